@@ -1,0 +1,95 @@
+// The retrieval port: one contract that the embedded engine and the OpenSearch adapter both obey.
+import type { FilterNode } from '../filters/ast.js';
+
+export type RetrievalMode = 'dense' | 'sparse' | 'hybrid';
+
+/** Metadata stored with a chunk; field names are the spec's (snake_case). */
+export interface ChunkMetadata {
+  chunk_index: number;
+  doc_id: string;
+  section?: string | null;
+  title?: string | null;
+  authors?: string[] | null;
+  doi?: string | null;
+  pmid?: string | null;
+  pmcid?: string | null;
+  url?: string | null;
+  journal?: string | null;
+  publisher?: string | null;
+  issn?: string[] | null;
+  isbn?: string | null;
+  keywords?: string[] | null;
+  publication_date?: string | null;
+  article_type?: string | null;
+  open_access?: boolean | null;
+  license?: string | null;
+  figures?: FigureRef[] | null;
+  [field: string]: unknown;
+}
+
+export interface FigureRef {
+  id: string;
+  label: string;
+  caption: string;
+  /** path of the image file relative to the collection's figure directory; never returned to clients */
+  path?: string;
+}
+
+/** One indexable unit. `id` is stable across re-ingestion, so indexing the same input twice is a no-op. */
+export interface ChunkRecord {
+  id: string;
+  text: string;
+  /** token count under the service's one tokenizer (the one billing charges by) */
+  tokens: number;
+  metadata: ChunkMetadata;
+  /** L2-normalized dense embedding; required for dense and hybrid indexes */
+  vector?: Float32Array;
+}
+
+export interface SearchRequest {
+  index: string;
+  mode: RetrievalMode;
+  /** raw query text, analyzed by the engine for sparse retrieval */
+  text: string;
+  /** L2-normalized query embedding, required for dense and hybrid */
+  vector?: Float32Array;
+  /** number of hits wanted */
+  limit: number;
+  filter?: FilterNode;
+}
+
+export interface SearchHit {
+  id: string;
+  /** engine-native score of this hit within its own result list, higher is better */
+  score: number;
+  /** cosine similarity of query and chunk vectors where the engine knows it (dense/hybrid) */
+  dense?: number;
+  /** raw BM25 score where the engine computed it (sparse/hybrid) */
+  sparse?: number;
+  chunk: ChunkRecord;
+}
+
+export interface IndexStats {
+  chunks: number;
+  /** bytes on disk (or in the engine's store) used by the index */
+  bytes: number;
+}
+
+export interface SearchEngine {
+  readonly kind: 'embedded' | 'opensearch';
+  /** create the index if absent; `dims` is the embedding width */
+  ensureIndex(index: string, dims: number): Promise<void>;
+  /** upsert by chunk id */
+  indexChunks(index: string, chunks: ChunkRecord[]): Promise<void>;
+  /** make everything indexed so far searchable and durable */
+  commit(index: string): Promise<void>;
+  search(req: SearchRequest): Promise<SearchHit[]>;
+  /** fetch chunks by id (missing ids are left out) */
+  getChunks(index: string, ids: string[]): Promise<ChunkRecord[]>;
+  stats(index: string): Promise<IndexStats>;
+  hasIndex(index: string): Promise<boolean>;
+  deleteIndex(index: string): Promise<void>;
+  /** true when the engine answers */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
