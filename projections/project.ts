@@ -1,0 +1,133 @@
+// Projection logic, written once: what each event changes in balances, ledger, keys, unlocks and usage.
+// The same function feeds the inline projector (SQL, in the append transaction) and replay (memory, then bulk).
+import type { StoredEvent } from '../src/domain/events.js';
+import type { ApiKeyRow, BalanceRow, OrganizationRow, ProjectionTable, RowOf, UsageRow } from './tables.js';
+
+export interface ProjectionReader {
+  organization(orgId: string): Promise<OrganizationRow | undefined>;
+  balance(orgId: string): Promise<BalanceRow | undefined>;
+  apiKey(keyId: string): Promise<ApiKeyRow | undefined>;
+  usage(orgId: string, period: string): Promise<UsageRow | undefined>;
+}
+
+export type Change = { [T in ProjectionTable]: { table: T; row: RowOf[T] } }[ProjectionTable];
+
+export const dayPeriod = (iso: string) => `d:${iso.slice(0, 10)}`;
+export const monthPeriod = (iso: string) => `m:${iso.slice(0, 7)}`;
+
+const add = (a: string, b: bigint) => (BigInt(a) + b).toString();
+
+async function requireBalance(read: ProjectionReader, orgId: string): Promise<BalanceRow> {
+  const row = await read.balance(orgId);
+  if (!row) throw new Error(`projection: no balance row for organization ${orgId}`);
+  return row;
+}
+
+async function bumpOrgVersion(read: ProjectionReader, e: StoredEvent, orgId: string, patch: Partial<OrganizationRow>): Promise<Change> {
+  const org = await read.organization(orgId);
+  if (!org) throw new Error(`projection: no organization ${orgId}`);
+  return { table: 'organizations', row: { ...org, ...patch, version: e.streamVersion } };
+}
+
+async function usageChanges(read: ProjectionReader, e: StoredEvent, orgId: string, queries: number, tokens: number, amount: bigint): Promise<Change[]> {
+  const out: Change[] = [];
+  for (const period of [dayPeriod(e.recordedAt), monthPeriod(e.recordedAt)]) {
+    const row = (await read.usage(orgId, period)) ?? { org_id: orgId, period, queries: 0, tokens: '0', amount_micros: '0' };
+    out.push({
+      table: 'usage',
+      row: { ...row, queries: row.queries + queries, tokens: add(row.tokens, BigInt(tokens)), amount_micros: add(row.amount_micros, amount) },
+    });
+  }
+  return out;
+}
+
+/** Money leaving an organization's balance for a search charge or an unlock, with the key's spend and the ledger line. */
+async function debit(read: ProjectionReader, e: StoredEvent, orgId: string, keyId: string, queryId: string, amount: bigint, type: 'charge' | 'unlock'): Promise<Change[]> {
+  if (amount === 0n) return [];
+  const bal = await requireBalance(read, orgId);
+  const next = BigInt(bal.balance_micros) - amount;
+  const out: Change[] = [
+    { table: 'balances', row: { ...bal, balance_micros: next.toString(), charged_micros: add(bal.charged_micros, amount) } },
+    {
+      table: 'ledger',
+      row: { position: e.position, org_id: orgId, time: e.recordedAt, type, amount_micros: (-amount).toString(), balance_after_micros: next.toString(), key_id: keyId, query_id: queryId, reference: null },
+    },
+  ];
+  const key = await read.apiKey(keyId);
+  if (key) out.push({ table: 'api_keys', row: { ...key, spent_micros: add(key.spent_micros, amount) } });
+  return out;
+}
+
+export async function project(e: StoredEvent, read: ProjectionReader): Promise<Change[]> {
+  switch (e.type) {
+    case 'OrganizationCreated': {
+      const d = e.data;
+      return [
+        { table: 'organizations', row: { org_id: d.orgId, name: d.name, billing_mode: d.billingMode, limits: { ...d.limits }, hide_balance: d.hideBalance, suspended: false, version: e.streamVersion } },
+        { table: 'balances', row: { org_id: d.orgId, balance_micros: '0', credited_micros: '0', charged_micros: '0', refunded_micros: '0' } },
+      ];
+    }
+    case 'CreditsAdded': {
+      const d = e.data;
+      const amount = BigInt(d.amountMicros);
+      const bal = await requireBalance(read, d.orgId);
+      const next = BigInt(bal.balance_micros) + amount;
+      return [
+        await bumpOrgVersion(read, e, d.orgId, {}),
+        { table: 'balances', row: { ...bal, balance_micros: next.toString(), credited_micros: add(bal.credited_micros, amount) } },
+        { table: 'ledger', row: { position: e.position, org_id: d.orgId, time: e.recordedAt, type: 'credit', amount_micros: amount.toString(), balance_after_micros: next.toString(), key_id: null, query_id: null, reference: d.reference } },
+      ];
+    }
+    case 'RefundIssued': {
+      const d = e.data;
+      const amount = BigInt(d.amountMicros);
+      const bal = await requireBalance(read, d.orgId);
+      const next = BigInt(bal.balance_micros) + amount;
+      return [
+        await bumpOrgVersion(read, e, d.orgId, {}),
+        { table: 'balances', row: { ...bal, balance_micros: next.toString(), refunded_micros: add(bal.refunded_micros, amount) } },
+        { table: 'ledger', row: { position: e.position, org_id: d.orgId, time: e.recordedAt, type: 'refund', amount_micros: amount.toString(), balance_after_micros: next.toString(), key_id: null, query_id: d.queryId, reference: d.reference } },
+      ];
+    }
+    case 'SearchCharged': {
+      const d = e.data;
+      const amount = BigInt(d.amountMicros);
+      return [
+        await bumpOrgVersion(read, e, d.orgId, {}),
+        ...(await debit(read, e, d.orgId, d.keyId, d.queryId, amount, 'charge')),
+        ...(await usageChanges(read, e, d.orgId, 1, d.tokens, amount)),
+      ];
+    }
+    case 'ResultsUnlocked': {
+      const d = e.data;
+      const amount = BigInt(d.amountMicros);
+      return [
+        await bumpOrgVersion(read, e, d.orgId, {}),
+        ...(await debit(read, e, d.orgId, d.keyId, d.queryId, amount, 'unlock')),
+        ...(await usageChanges(read, e, d.orgId, 0, d.tokens, amount)),
+        ...d.resultIds.map((resultId): Change => ({ table: 'unlocks', row: { query_id: d.queryId, result_id: resultId, org_id: d.orgId, key_id: d.keyId, position: e.position } })),
+      ];
+    }
+    case 'ApiKeyCreated': {
+      const d = e.data;
+      return [
+        { table: 'api_keys', row: { key_id: d.keyId, org_id: d.orgId, mode: d.mode, key_hash: d.keyHash, key_prefix: d.keyPrefix, collections: d.collections, spending_cap_micros: d.spendingCapMicros, spent_micros: '0', revoked: false, version: e.streamVersion } },
+      ];
+    }
+    case 'ApiKeyRevoked': {
+      const key = await read.apiKey(e.data.keyId);
+      if (!key) throw new Error(`projection: no api key ${e.data.keyId}`);
+      return [{ table: 'api_keys', row: { ...key, revoked: true, version: e.streamVersion } }];
+    }
+    case 'LimitsChanged':
+      return [await bumpOrgVersion(read, e, e.data.orgId, { limits: { ...e.data.limits } })];
+    case 'BillingSuspended':
+      return [await bumpOrgVersion(read, e, e.data.orgId, { suspended: true })];
+    case 'BillingResumed':
+      return [await bumpOrgVersion(read, e, e.data.orgId, { suspended: false })];
+    default: {
+      const unknownEvent: never = e;
+      throw new Error(`projection: unknown event ${JSON.stringify(unknownEvent)}`);
+    }
+  }
+}

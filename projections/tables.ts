@@ -1,0 +1,117 @@
+// Projection tables: their DDL under a name prefix (live "proj_", rebuilt "replay_") and row types.
+
+export type TablePrefix = 'proj_' | 'replay_';
+
+export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage'] as const;
+export type ProjectionTable = (typeof PROJECTION_TABLES)[number];
+
+/** Primary-key columns, used for upserts and for ordering digests. */
+export const PRIMARY_KEYS: Record<ProjectionTable, string[]> = {
+  organizations: ['org_id'],
+  balances: ['org_id'],
+  ledger: ['position'],
+  api_keys: ['key_id'],
+  unlocks: ['query_id', 'result_id'],
+  usage: ['org_id', 'period'],
+};
+
+/** Columns in a fixed order; money and counters as bigint, kept as decimal strings in TypeScript. */
+export const COLUMNS: Record<ProjectionTable, string[]> = {
+  organizations: ['org_id', 'name', 'billing_mode', 'limits', 'hide_balance', 'suspended', 'version'],
+  balances: ['org_id', 'balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros'],
+  ledger: ['position', 'org_id', 'time', 'type', 'amount_micros', 'balance_after_micros', 'key_id', 'query_id', 'reference'],
+  api_keys: ['key_id', 'org_id', 'mode', 'key_hash', 'key_prefix', 'collections', 'spending_cap_micros', 'spent_micros', 'revoked', 'version'],
+  unlocks: ['query_id', 'result_id', 'org_id', 'key_id', 'position'],
+  usage: ['org_id', 'period', 'queries', 'tokens', 'amount_micros'],
+};
+
+export function projectionDdl(p: TablePrefix): string {
+  return `
+CREATE TABLE IF NOT EXISTS ${p}organizations (
+  org_id TEXT PRIMARY KEY, name TEXT NOT NULL, billing_mode TEXT NOT NULL, limits JSONB NOT NULL,
+  hide_balance BOOLEAN NOT NULL, suspended BOOLEAN NOT NULL, version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS ${p}balances (
+  org_id TEXT PRIMARY KEY, balance_micros BIGINT NOT NULL, credited_micros BIGINT NOT NULL,
+  charged_micros BIGINT NOT NULL, refunded_micros BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS ${p}ledger (
+  position BIGINT PRIMARY KEY, org_id TEXT NOT NULL, time TIMESTAMPTZ NOT NULL, type TEXT NOT NULL,
+  amount_micros BIGINT NOT NULL, balance_after_micros BIGINT NOT NULL, key_id TEXT, query_id TEXT, reference TEXT);
+CREATE INDEX IF NOT EXISTS ${p}ledger_org ON ${p}ledger (org_id, position);
+CREATE TABLE IF NOT EXISTS ${p}api_keys (
+  key_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, mode TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE, key_prefix TEXT NOT NULL,
+  collections JSONB, spending_cap_micros BIGINT, spent_micros BIGINT NOT NULL, revoked BOOLEAN NOT NULL, version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS ${p}unlocks (
+  query_id TEXT NOT NULL, result_id TEXT NOT NULL, org_id TEXT NOT NULL, key_id TEXT NOT NULL, position BIGINT NOT NULL,
+  PRIMARY KEY (query_id, result_id));
+CREATE TABLE IF NOT EXISTS ${p}usage (
+  org_id TEXT NOT NULL, period TEXT NOT NULL, queries INTEGER NOT NULL, tokens BIGINT NOT NULL, amount_micros BIGINT NOT NULL,
+  PRIMARY KEY (org_id, period));
+`;
+}
+
+export function dropProjectionDdl(p: TablePrefix): string {
+  return PROJECTION_TABLES.map((t) => `DROP TABLE IF EXISTS ${p}${t};`).join('\n');
+}
+
+export interface OrganizationRow {
+  org_id: string;
+  name: string;
+  billing_mode: string;
+  limits: Record<string, number>;
+  hide_balance: boolean;
+  suspended: boolean;
+  version: number;
+}
+export interface BalanceRow {
+  org_id: string;
+  balance_micros: string;
+  credited_micros: string;
+  charged_micros: string;
+  refunded_micros: string;
+}
+export interface LedgerRow {
+  position: number;
+  org_id: string;
+  time: string;
+  type: 'credit' | 'charge' | 'unlock' | 'refund';
+  amount_micros: string;
+  balance_after_micros: string;
+  key_id: string | null;
+  query_id: string | null;
+  reference: string | null;
+}
+export interface ApiKeyRow {
+  key_id: string;
+  org_id: string;
+  mode: string;
+  key_hash: string;
+  key_prefix: string;
+  collections: string[] | null;
+  spending_cap_micros: string | null;
+  spent_micros: string;
+  revoked: boolean;
+  version: number;
+}
+export interface UnlockRow {
+  query_id: string;
+  result_id: string;
+  org_id: string;
+  key_id: string;
+  position: number;
+}
+export interface UsageRow {
+  org_id: string;
+  period: string;
+  queries: number;
+  tokens: string;
+  amount_micros: string;
+}
+
+export interface RowOf {
+  organizations: OrganizationRow;
+  balances: BalanceRow;
+  ledger: LedgerRow;
+  api_keys: ApiKeyRow;
+  unlocks: UnlockRow;
+  usage: UsageRow;
+}

@@ -1,0 +1,240 @@
+// Runs organization and key commands: lock, load state from projections, decide, append, project — one transaction.
+import type { Db, Queryable } from '../eventstore/db.js';
+import { appendToStream, lockAppends, StreamVersionConflict } from '../eventstore/eventStore.js';
+import { projectInline, sqlReader, selectList, normalizeRow } from '../../projections/sqlProjection.js';
+import { decide, type KeyState, type OrgCommand, type OrgState } from '../domain/organization.js';
+import { keyStream, orgStream, type Actor, type BillingMode, type DomainEvent, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
+import { Rejection } from '../domain/rejection.js';
+import { generateApiKey, hashApiKey, keyPrefixOf, newId } from '../auth/apiKeys.js';
+import type { ApiKeyRow, LedgerRow, OrganizationRow } from '../../projections/tables.js';
+
+export interface Organization {
+  id: string;
+  name: string;
+  billingMode: BillingMode;
+  limits: OrgLimits;
+  hideBalance: boolean;
+  suspended: boolean;
+  balanceMicros: bigint;
+  version: number;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  orgId: string;
+  mode: KeyMode;
+  collections: string[] | null;
+  spendingCapMicros: bigint | null;
+  spentMicros: bigint;
+  revoked: boolean;
+}
+
+export interface CommandResult {
+  events: StoredEvent[];
+  duplicate: boolean;
+}
+
+function toKeyState(k: ApiKeyRow): KeyState {
+  return {
+    keyId: k.key_id,
+    orgId: k.org_id,
+    revoked: k.revoked,
+    spendingCapMicros: k.spending_cap_micros === null ? null : BigInt(k.spending_cap_micros),
+    spentMicros: BigInt(k.spent_micros),
+  };
+}
+
+export function toKeyRecord(k: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: k.key_id,
+    orgId: k.org_id,
+    mode: k.mode as KeyMode,
+    collections: k.collections,
+    spendingCapMicros: k.spending_cap_micros === null ? null : BigInt(k.spending_cap_micros),
+    spentMicros: BigInt(k.spent_micros),
+    revoked: k.revoked,
+  };
+}
+
+async function loadOrgState(tx: Queryable, orgId: string): Promise<OrgState | undefined> {
+  const read = sqlReader(tx, 'proj_');
+  const org = await read.organization(orgId);
+  if (!org) return undefined;
+  const bal = await read.balance(orgId);
+  return {
+    orgId,
+    billingMode: org.billing_mode as BillingMode,
+    suspended: org.suspended,
+    balanceMicros: BigInt(bal?.balance_micros ?? '0'),
+    limits: org.limits as unknown as OrgLimits,
+    version: org.version,
+  };
+}
+
+export type Accounts = ReturnType<typeof createAccounts>;
+
+export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
+  /**
+   * One command against an organization stream. The advisory lock serializes appends; the expected version
+   * still guards the stream, so a decision is never made on state another writer has moved.
+   */
+  async function runOrgCommand(
+    orgId: string,
+    actor: Actor,
+    build: (tx: Queryable, state: OrgState | undefined) => Promise<OrgCommand | DomainEvent[]>,
+    options: { idempotencyKey?: string; requestId?: string } = {},
+  ): Promise<CommandResult> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await db.transaction(async (tx) => {
+          await lockAppends(tx);
+          const state = await loadOrgState(tx, orgId);
+          const built = await build(tx, state);
+          const events = Array.isArray(built) ? built : decide(built, state);
+          if (events.length === 0) return { events: [], duplicate: false };
+          const res = await appendToStream(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now: clock() });
+          if (!res.duplicate) await projectInline(tx, res.events);
+          return res;
+        });
+      } catch (err) {
+        if (err instanceof StreamVersionConflict && attempt < 3) continue;
+        throw err;
+      }
+    }
+  }
+
+  async function getOrganization(orgId: string, q: Queryable = db): Promise<Organization | undefined> {
+    const rows = await q.query(
+      `SELECT ${selectList('organizations')}, (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance
+       FROM proj_organizations o WHERE org_id = $1`,
+      [orgId],
+    );
+    const r = rows[0];
+    if (!r) return undefined;
+    const org = normalizeRow('organizations', r) as OrganizationRow;
+    return {
+      id: org.org_id,
+      name: org.name,
+      billingMode: org.billing_mode as BillingMode,
+      limits: org.limits as unknown as OrgLimits,
+      hideBalance: org.hide_balance,
+      suspended: org.suspended,
+      balanceMicros: BigInt((r.balance as string | null) ?? '0'),
+      version: org.version,
+    };
+  }
+
+  async function getKeyRow(tx: Queryable, keyId: string): Promise<ApiKeyRow> {
+    const row = await sqlReader(tx, 'proj_').apiKey(keyId);
+    if (!row) throw new Rejection('NOT_FOUND', `API key ${keyId} not found`);
+    return row;
+  }
+
+  return {
+    db,
+    getOrganization,
+
+    async createOrganization(input: { name: string; billingMode: BillingMode; limits: OrgLimits; hideBalance?: boolean }, actor: Actor): Promise<Organization> {
+      const orgId = newId('org');
+      await runOrgCommand(orgId, actor, async () => ({ type: 'CreateOrganization', orgId, name: input.name, billingMode: input.billingMode, limits: input.limits, hideBalance: input.hideBalance ?? false }));
+      return (await getOrganization(orgId))!;
+    },
+
+    async addCredits(orgId: string, amountMicros: bigint, reference: string, actor: Actor, idempotencyKey?: string): Promise<bigint> {
+      await runOrgCommand(orgId, actor, async () => ({ type: 'AddCredits', amountMicros, reference }), { idempotencyKey });
+      return (await getOrganization(orgId))!.balanceMicros;
+    },
+
+    async issueRefund(orgId: string, amountMicros: bigint, reference: string, queryId: string | null, actor: Actor): Promise<bigint> {
+      await runOrgCommand(orgId, actor, async () => ({ type: 'IssueRefund', amountMicros, reference, queryId }));
+      return (await getOrganization(orgId))!.balanceMicros;
+    },
+
+    async changeLimits(orgId: string, limits: OrgLimits, actor: Actor): Promise<void> {
+      await runOrgCommand(orgId, actor, async () => ({ type: 'ChangeLimits', limits }));
+    },
+
+    async setSuspended(orgId: string, suspended: boolean, reason: string, actor: Actor): Promise<void> {
+      await runOrgCommand(orgId, actor, async () => (suspended ? { type: 'SuspendBilling', reason } : { type: 'ResumeBilling' }));
+    },
+
+    async createKey(orgId: string, input: { mode: KeyMode; collections: string[] | null; spendingCapMicros: bigint | null }, actor: Actor): Promise<{ id: string; key: string }> {
+      const org = await getOrganization(orgId);
+      if (!org) throw new Rejection('NOT_FOUND', 'organization not found');
+      const key = generateApiKey(input.mode);
+      const keyId = newId('key');
+      const events: DomainEvent[] = [
+        {
+          type: 'ApiKeyCreated',
+          data: { keyId, orgId, mode: input.mode, keyHash: hashApiKey(key), keyPrefix: keyPrefixOf(key), collections: input.collections, spendingCapMicros: input.spendingCapMicros?.toString() ?? null },
+        },
+      ];
+      await db.transaction(async (tx) => {
+        await lockAppends(tx);
+        const res = await appendToStream(tx, keyStream(keyId), 0, events, { actor }, { now: clock() });
+        await projectInline(tx, res.events);
+      });
+      return { id: keyId, key };
+    },
+
+    async revokeKey(keyId: string, actor: Actor): Promise<void> {
+      await db.transaction(async (tx) => {
+        await lockAppends(tx);
+        const row = await getKeyRow(tx, keyId);
+        if (row.revoked) return;
+        const res = await appendToStream(tx, keyStream(keyId), row.version, [{ type: 'ApiKeyRevoked', data: { keyId, orgId: row.org_id } }], { actor }, { now: clock() });
+        await projectInline(tx, res.events);
+      });
+    },
+
+    async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+      const rows = await db.query(`SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_hash = $1`, [keyHash]);
+      return rows[0] ? toKeyRecord(normalizeRow('api_keys', rows[0])) : undefined;
+    },
+
+    async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+      const row = await sqlReader(db, 'proj_').apiKey(keyId);
+      return row ? toKeyRecord(row) : undefined;
+    },
+
+    /** Charges a search (live) or records it at zero (trial, exempt); throws a Rejection when money cannot move. */
+    async chargeSearch(input: { orgId: string; keyId: string; queryId: string; endpoint: string; collections: import('../domain/events.js').CollectionCharge[]; requestId?: string }): Promise<CommandResult> {
+      return runOrgCommand(
+        input.orgId,
+        { kind: 'key', id: input.keyId },
+        async (tx) => ({ type: 'ChargeSearch', key: toKeyState(await getKeyRow(tx, input.keyId)), queryId: input.queryId, endpoint: input.endpoint, collections: input.collections }),
+        { idempotencyKey: `search:${input.queryId}`, requestId: input.requestId },
+      );
+    },
+
+    /** Charges and unlocks the rows not yet unlocked under the query, atomically; idempotent per workflow run. */
+    async unlockResults(input: { orgId: string; keyId: string; queryId: string; rows: import('../domain/organization.js').UnlockRowPrice[]; workflowId: string }): Promise<CommandResult> {
+      return runOrgCommand(
+        input.orgId,
+        { kind: 'workflow', id: input.workflowId },
+        async (tx) => {
+          const unlocked = await tx.query<{ result_id: string }>('SELECT result_id FROM proj_unlocks WHERE query_id = $1', [input.queryId]);
+          return {
+            type: 'UnlockResults',
+            key: toKeyState(await getKeyRow(tx, input.keyId)),
+            queryId: input.queryId,
+            rows: input.rows,
+            alreadyUnlocked: new Set(unlocked.map((u) => u.result_id)),
+            workflowId: input.workflowId,
+          };
+        },
+        { idempotencyKey: `unlock:${input.workflowId}` },
+      );
+    },
+
+    async unlockedIds(queryId: string): Promise<Set<string>> {
+      const rows = await db.query<{ result_id: string }>('SELECT result_id FROM proj_unlocks WHERE query_id = $1', [queryId]);
+      return new Set(rows.map((r) => r.result_id));
+    },
+
+    async ledger(orgId: string): Promise<LedgerRow[]> {
+      const rows = await db.query(`SELECT ${selectList('ledger')} FROM proj_ledger WHERE org_id = $1 ORDER BY position`, [orgId]);
+      return rows.map((r) => normalizeRow('ledger', r));
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// The organization's money rules: decide(command, state) -> events. Pure; state comes from the projections.
+import type { BillingMode, CollectionCharge, DomainEvent, OrgLimits } from './events.js';
+import { Rejection } from './rejection.js';
+
+export interface OrgState {
+  orgId: string;
+  billingMode: BillingMode;
+  suspended: boolean;
+  balanceMicros: bigint;
+  limits: OrgLimits;
+  version: number;
+}
+
+export interface KeyState {
+  keyId: string;
+  orgId: string;
+  revoked: boolean;
+  spendingCapMicros: bigint | null;
+  spentMicros: bigint;
+}
+
+export interface UnlockRowPrice {
+  id: string;
+  collection: string;
+  tokens: number;
+  pricePer1000Micros: bigint;
+}
+
+export type OrgCommand =
+  | { type: 'CreateOrganization'; orgId: string; name: string; billingMode: BillingMode; limits: OrgLimits; hideBalance: boolean }
+  | { type: 'AddCredits'; amountMicros: bigint; reference: string }
+  | { type: 'IssueRefund'; amountMicros: bigint; reference: string; queryId: string | null }
+  | { type: 'ChargeSearch'; key: KeyState; queryId: string; endpoint: string; collections: CollectionCharge[] }
+  | { type: 'UnlockResults'; key: KeyState; queryId: string; rows: UnlockRowPrice[]; alreadyUnlocked: ReadonlySet<string>; workflowId: string }
+  | { type: 'ChangeLimits'; limits: OrgLimits }
+  | { type: 'SuspendBilling'; reason: string }
+  | { type: 'ResumeBilling' };
+
+/** Sums tokens x price per collection and rounds once per collection, half-up, to whole micro-credits. */
+export function chargeLines(rows: { collection: string; tokens: number; pricePer1000Micros: bigint }[]): CollectionCharge[] {
+  const byCollection = new Map<string, { tokens: number; numerator: bigint; prices: Set<bigint> }>();
+  for (const r of rows) {
+    const acc = byCollection.get(r.collection) ?? { tokens: 0, numerator: 0n, prices: new Set<bigint>() };
+    acc.tokens += r.tokens;
+    acc.numerator += BigInt(r.tokens) * r.pricePer1000Micros;
+    acc.prices.add(r.pricePer1000Micros);
+    byCollection.set(r.collection, acc);
+  }
+  return [...byCollection.entries()].map(([collection, acc]) => ({
+    collection,
+    tokens: acc.tokens,
+    // a meta-collection mixes member prices; the line then records the effective price
+    pricePer1000Micros: acc.prices.size === 1 ? [...acc.prices][0]!.toString() : acc.tokens > 0 ? ((acc.numerator + BigInt(acc.tokens) / 2n) / BigInt(acc.tokens)).toString() : '0',
+    amountMicros: ((acc.numerator + 500n) / 1000n).toString(),
+  }));
+}
+
+export const totalMicros = (lines: CollectionCharge[]) => lines.reduce((s, l) => s + BigInt(l.amountMicros), 0n);
+export const totalTokens = (lines: { tokens: number }[]) => lines.reduce((s, l) => s + l.tokens, 0);
+
+/** Checks that money may leave: billing active, balance covers it, the key's cap allows it. */
+function assertCanSpend(state: OrgState, key: KeyState, amount: bigint): void {
+  if (state.suspended) throw new Rejection('BILLING_SUSPENDED', 'Billing for this organization is on hold; contact support');
+  if (key.revoked) throw new Rejection('API_KEY_REVOKED', 'This API key has been revoked');
+  if (amount === 0n) return;
+  if (amount > state.balanceMicros) throw new Rejection('INSUFFICIENT_CREDITS', 'Balance cannot cover this request; nothing was charged');
+  if (key.spendingCapMicros !== null && key.spentMicros + amount > key.spendingCapMicros) {
+    throw new Rejection('API_KEY_BUDGET_EXCEEDED', "This API key's spending cap is used up; nothing was charged");
+  }
+}
+
+export function decide(command: OrgCommand, state: OrgState | undefined): DomainEvent[] {
+  if (command.type === 'CreateOrganization') {
+    if (state) throw new Rejection('VALIDATION_ERROR', `organization ${command.orgId} already exists`);
+    const { orgId, name, billingMode, limits, hideBalance } = command;
+    return [{ type: 'OrganizationCreated', data: { orgId, name, billingMode, limits, hideBalance } }];
+  }
+  if (!state) throw new Rejection('NOT_FOUND', 'organization not found');
+  const orgId = state.orgId;
+  switch (command.type) {
+    case 'AddCredits':
+      if (command.amountMicros <= 0n) throw new Rejection('VALIDATION_ERROR', 'amount must be greater than zero');
+      return [{ type: 'CreditsAdded', data: { orgId, amountMicros: command.amountMicros.toString(), reference: command.reference } }];
+    case 'IssueRefund':
+      if (command.amountMicros <= 0n) throw new Rejection('VALIDATION_ERROR', 'amount must be greater than zero');
+      return [{ type: 'RefundIssued', data: { orgId, amountMicros: command.amountMicros.toString(), reference: command.reference, queryId: command.queryId } }];
+    case 'ChargeSearch': {
+      const billable = state.billingMode === 'live';
+      const lines = billable ? command.collections : command.collections.map((l) => ({ ...l, amountMicros: '0' }));
+      const amount = totalMicros(lines);
+      assertCanSpend(state, command.key, amount);
+      return [
+        {
+          type: 'SearchCharged',
+          data: { orgId, keyId: command.key.keyId, queryId: command.queryId, endpoint: command.endpoint, billingMode: state.billingMode, tokens: totalTokens(lines), amountMicros: amount.toString(), collections: lines },
+        },
+      ];
+    }
+    case 'UnlockResults': {
+      const fresh = command.rows.filter((r) => !command.alreadyUnlocked.has(r.id));
+      if (fresh.length === 0) return [];
+      const billable = state.billingMode === 'live';
+      const lines = chargeLines(fresh).map((l) => (billable ? l : { ...l, amountMicros: '0' }));
+      const amount = totalMicros(lines);
+      assertCanSpend(state, command.key, amount);
+      return [
+        {
+          type: 'ResultsUnlocked',
+          data: { orgId, keyId: command.key.keyId, queryId: command.queryId, billingMode: state.billingMode, resultIds: fresh.map((r) => r.id), tokens: totalTokens(lines), amountMicros: amount.toString(), collections: lines, workflowId: command.workflowId },
+        },
+      ];
+    }
+    case 'ChangeLimits':
+      return [{ type: 'LimitsChanged', data: { orgId, limits: command.limits } }];
+    case 'SuspendBilling':
+      return state.suspended ? [] : [{ type: 'BillingSuspended', data: { orgId, reason: command.reason } }];
+    case 'ResumeBilling':
+      return state.suspended ? [{ type: 'BillingResumed', data: { orgId } }] : [];
+    default: {
+      const unhandled: never = command;
+      throw new Error(`unhandled command ${JSON.stringify(unhandled)}`);
+    }
+  }
+}

@@ -1,0 +1,94 @@
+// One SQL interface over the two PostgreSQL adapters: PGlite (embedded default) and a pg pool (server).
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+
+export interface Row {
+  [column: string]: unknown;
+}
+
+export interface Queryable {
+  query<R extends object = Row>(sql: string, params?: unknown[]): Promise<R[]>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** runs fn in one transaction; rolls back on throw */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** runs a multi-statement script (DDL) */
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Postgres error codes the store reacts to. */
+export const PG_UNIQUE_VIOLATION = '23505';
+export const PG_SERIALIZATION_FAILURE = '40001';
+
+export function pgErrorCode(err: unknown): string | undefined {
+  if (err && typeof err === 'object' && 'code' in err && typeof (err as { code: unknown }).code === 'string') {
+    return (err as { code: string }).code;
+  }
+  return undefined;
+}
+
+export async function openPglite(dataDir: string | undefined): Promise<Db> {
+  const lite = dataDir ? new PGlite(dataDir) : new PGlite();
+  await lite.waitReady;
+  const asQueryable = (q: { query: PGlite['query'] }): Queryable => ({
+    async query<R extends object>(sql: string, params?: unknown[]) {
+      const res = await q.query<R>(sql, params as unknown[] | undefined);
+      return res.rows;
+    },
+  });
+  const base = asQueryable(lite);
+  return {
+    kind: 'pglite',
+    query: base.query,
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
+      return lite.transaction((tx) => fn(asQueryable(tx)));
+    },
+    async exec(sql: string) {
+      await lite.exec(sql);
+    },
+    async close() {
+      await lite.close();
+    },
+  };
+}
+
+export async function openPostgres(url: string, maxConnections = 10): Promise<Db> {
+  const pool = new pg.Pool({ connectionString: url, max: maxConnections, connectionTimeoutMillis: 5_000 });
+  // an idle client that errors (server restart) must not crash the process
+  pool.on('error', () => undefined);
+  const query = async <R extends object>(sql: string, params?: unknown[]) => {
+    const res = await pool.query(sql, params);
+    return res.rows as R[];
+  };
+  return {
+    kind: 'postgres',
+    query,
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({
+          async query<R extends object>(sql: string, params?: unknown[]) {
+            return (await client.query(sql, params)).rows as R[];
+          },
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async exec(sql: string) {
+      await pool.query(sql);
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+// Creates the event log, the live projection tables and the operational tables (query cache, rate windows).
+import type { Db } from './db.js';
+import { EVENTS_DDL } from './eventStore.js';
+import { projectionDdl } from '../../projections/tables.js';
+
+const OPERATIONAL_DDL = `
+CREATE TABLE IF NOT EXISTS query_records (
+  query_id        TEXT PRIMARY KEY,
+  org_id          TEXT NOT NULL,
+  key_id          TEXT NOT NULL,
+  kind            TEXT NOT NULL,
+  payload_version INTEGER NOT NULL,
+  created_at      TIMESTAMPTZ NOT NULL,
+  payload         JSONB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS query_records_created ON query_records (created_at);
+CREATE TABLE IF NOT EXISTS preview_idempotency (
+  org_id       TEXT NOT NULL,
+  idem_key     TEXT NOT NULL,
+  body_hash    TEXT NOT NULL,
+  query_id     TEXT,
+  created_at   TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (org_id, idem_key)
+);
+CREATE TABLE IF NOT EXISTS rate_windows (
+  scope        TEXT NOT NULL,
+  window_start BIGINT NOT NULL,
+  count        INTEGER NOT NULL,
+  PRIMARY KEY (scope, window_start)
+);
+`;
+
+export async function migrate(db: Db): Promise<void> {
+  await db.exec(EVENTS_DDL);
+  await db.exec(projectionDdl('proj_'));
+  await db.exec(OPERATIONAL_DDL);
+}
