@@ -1,0 +1,101 @@
+// Runs one embedded OpenSearch node on 127.0.0.1 for litsearch's development and tests: announces readiness in a file, stops cleanly on SIGTERM.
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+
+import org.codelibs.opensearch.runner.OpenSearchRunner;
+import org.opensearch.cluster.health.ClusterHealthStatus;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.http.HttpServerTransport;
+
+public final class SingleNodeOpenSearch {
+
+    private SingleNodeOpenSearch() {
+    }
+
+    public static void main(final String[] args) throws Exception {
+        int httpPort = 0;
+        Path home = null;
+        Path readyFile = null;
+        String clusterName = "litsearch";
+        for (int i = 0; i < args.length; i++) {
+            final String value = i + 1 < args.length ? args[i + 1] : null;
+            switch (args[i]) {
+                case "--http-port": httpPort = Integer.parseInt(required(args[i], value)); i++; break;
+                case "--home": home = Paths.get(required(args[i], value)).toAbsolutePath(); i++; break;
+                case "--ready-file": readyFile = Paths.get(required(args[i], value)).toAbsolutePath(); i++; break;
+                case "--cluster-name": clusterName = required(args[i], value); i++; break;
+                default: fail("unknown argument " + args[i]
+                        + "; usage: SingleNodeOpenSearch --home DIR [--http-port N (0 = any free)] [--ready-file FILE] [--cluster-name NAME]");
+            }
+        }
+        if (home == null) {
+            fail("--home DIR is required");
+        }
+        if (readyFile != null) {
+            Files.deleteIfExists(readyFile);
+        }
+        Files.createDirectories(home);
+
+        final OpenSearchRunner runner = new OpenSearchRunner();
+        // The runner probes ports itself unless told not to; the port is ours to choose.
+        runner.setMaxHttpPort(-1);
+        final String port = String.valueOf(httpPort);
+        runner.onBuild((number, settings) -> configure(settings, port));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                runner.close();
+            } catch (final IOException e) {
+                System.err.println("SingleNodeOpenSearch: close failed: " + e);
+            }
+        }, "litsearch-opensearch-shutdown"));
+
+        runner.build(OpenSearchRunner.newConfigs()
+                .basePath(home.toString())
+                .numOfNode(1)
+                .clusterName(clusterName)
+                .printOnFailure());
+        final ClusterHealthStatus status = runner.ensureYellow();
+        final int boundPort = runner.getInstance(HttpServerTransport.class)
+                .boundAddress().publishAddress().getPort();
+        final String url = "http://127.0.0.1:" + boundPort;
+        if (readyFile != null) {
+            // Write then rename so a reader never sees a half-written file.
+            final Path tmp = readyFile.resolveSibling(readyFile.getFileName() + ".tmp");
+            Files.write(tmp, (url + "\n").getBytes(StandardCharsets.UTF_8));
+            Files.move(tmp, readyFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+        System.out.println("LITSEARCH_OPENSEARCH_READY " + url + " status=" + status);
+        System.out.flush();
+
+        while (!runner.isClosed()) {
+            Thread.sleep(1000);
+        }
+    }
+
+    private static void configure(final Settings.Builder settings, final String httpPort) {
+        settings.put("http.port", httpPort);
+        settings.put("network.host", "127.0.0.1");
+        settings.put("discovery.type", "single-node");
+        settings.putList("node.roles", "cluster_manager", "data", "ingest");
+        // A test machine's disk may be fuller than production watermarks allow; never go read-only for that.
+        settings.put("cluster.routing.allocation.disk.threshold_enabled", false);
+        settings.put("action.auto_create_index", true);
+    }
+
+    private static String required(final String flag, final String value) {
+        if (value == null) {
+            fail(flag + " needs a value");
+        }
+        return value;
+    }
+
+    private static void fail(final String message) {
+        System.err.println("SingleNodeOpenSearch: " + message);
+        System.exit(2);
+    }
+}

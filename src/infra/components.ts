@@ -1,0 +1,162 @@
+// Reads the manifest that scripts/provision.sh writes (paths of the Temporal CLI, the OpenSearch launcher and the PostgreSQL binaries) and fails clearly when something is not provisioned.
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export type ComponentName = 'temporal' | 'opensearch' | 'postgres';
+
+export interface TemporalCliComponent {
+  /** Absolute path of the `temporal` CLI binary. */
+  cli: string;
+}
+
+export interface OpenSearchComponent {
+  /** OpenSearch version the launcher's jars carry, e.g. "2.19.1". */
+  version: string;
+  /** Absolute path of a java binary (17 to 21). */
+  java: string;
+  /** Java class path; may end in a `dir/*` wildcard, which the java launcher expands. */
+  classpath: string;
+  mainClass: string;
+  jvmArgs: string[];
+}
+
+export interface PostgresComponent {
+  /** Directory holding initdb, postgres and pg_ctl. */
+  binDir: string;
+  /** Account that initdb and postgres run as when this process is root (both refuse root). */
+  runAsUser: string;
+  version: string;
+}
+
+export interface ProvisionedComponents {
+  temporal: TemporalCliComponent;
+  opensearch: OpenSearchComponent;
+  postgres: PostgresComponent;
+}
+
+export class ComponentNotProvisionedError extends Error {
+  constructor(
+    readonly component: ComponentName | 'manifest',
+    detail: string,
+    readonly manifestPath: string,
+  ) {
+    super(`${component === 'manifest' ? 'components manifest' : component} not provisioned: ${detail} (manifest: ${manifestPath}). Run npm run provision.`);
+    this.name = 'ComponentNotProvisionedError';
+  }
+}
+
+/** `$LITSEARCH_CACHE/components.json`, or `~/.cache/litsearch/components.json` (the cache provision.sh uses). */
+export function defaultComponentsManifestPath(env: NodeJS.ProcessEnv = process.env): string {
+  const cache = env.LITSEARCH_CACHE && env.LITSEARCH_CACHE.length > 0 ? env.LITSEARCH_CACHE : join(homedir(), '.cache', 'litsearch');
+  return join(cache, 'components.json');
+}
+
+/** One component's entry, checked against the disk. */
+export function readComponent<N extends ComponentName>(name: N, manifestPath = defaultComponentsManifestPath()): ProvisionedComponents[N] {
+  const manifest = readManifest(manifestPath);
+  const parsers: { [K in ComponentName]: () => ProvisionedComponents[K] } = {
+    temporal: () => parseTemporal(manifest, manifestPath),
+    opensearch: () => parseOpenSearch(manifest, manifestPath),
+    postgres: () => parsePostgres(manifest, manifestPath),
+  };
+  return parsers[name]();
+}
+
+/** Every component, checked against the disk; throws on the first one missing. */
+export function readComponents(manifestPath = defaultComponentsManifestPath()): ProvisionedComponents {
+  return {
+    temporal: readComponent('temporal', manifestPath),
+    opensearch: readComponent('opensearch', manifestPath),
+    postgres: readComponent('postgres', manifestPath),
+  };
+}
+
+type Json = Record<string, unknown>;
+
+function readManifest(manifestPath: string): Json {
+  if (!existsSync(manifestPath)) {
+    throw new ComponentNotProvisionedError('manifest', 'file does not exist', manifestPath);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  } catch (error) {
+    throw new ComponentNotProvisionedError('manifest', `not valid JSON (${(error as Error).message})`, manifestPath);
+  }
+  if (!isObject(parsed)) {
+    throw new ComponentNotProvisionedError('manifest', 'not a JSON object', manifestPath);
+  }
+  return parsed;
+}
+
+function parseTemporal(manifest: Json, manifestPath: string): TemporalCliComponent {
+  const cli = requireString(manifest, 'temporalCli', 'temporal', manifestPath);
+  requireExecutable(cli, 'temporal', 'Temporal CLI', manifestPath);
+  return { cli };
+}
+
+function parseOpenSearch(manifest: Json, manifestPath: string): OpenSearchComponent {
+  const section = requireSection(manifest, 'opensearch', manifestPath);
+  const java = requireString(section, 'java', 'opensearch', manifestPath);
+  requireExecutable(java, 'opensearch', 'java for OpenSearch', manifestPath);
+  const classpath = requireString(section, 'classpath', 'opensearch', manifestPath);
+  for (const entry of classpath.split(':')) {
+    const path = entry.endsWith('/*') ? entry.slice(0, -2) : entry;
+    if (!existsSync(path)) {
+      throw new ComponentNotProvisionedError('opensearch', `class path entry ${path} is missing`, manifestPath);
+    }
+  }
+  const jvmArgs = section.jvmArgs;
+  if (!Array.isArray(jvmArgs) || !jvmArgs.every((arg): arg is string => typeof arg === 'string')) {
+    throw new ComponentNotProvisionedError('opensearch', 'opensearch.jvmArgs is not a list of strings', manifestPath);
+  }
+  return {
+    version: requireString(section, 'version', 'opensearch', manifestPath),
+    java,
+    classpath,
+    mainClass: requireString(section, 'mainClass', 'opensearch', manifestPath),
+    jvmArgs,
+  };
+}
+
+function parsePostgres(manifest: Json, manifestPath: string): PostgresComponent {
+  const section = requireSection(manifest, 'postgres', manifestPath);
+  const binDir = requireString(section, 'binDir', 'postgres', manifestPath);
+  for (const program of ['initdb', 'postgres']) {
+    requireExecutable(join(binDir, program), 'postgres', `PostgreSQL ${program}`, manifestPath);
+  }
+  return {
+    binDir,
+    runAsUser: requireString(section, 'runAsUser', 'postgres', manifestPath),
+    version: requireString(section, 'version', 'postgres', manifestPath),
+  };
+}
+
+function requireSection(manifest: Json, key: ComponentName, manifestPath: string): Json {
+  const section = manifest[key];
+  if (!isObject(section)) {
+    throw new ComponentNotProvisionedError(key, `no "${key}" entry`, manifestPath);
+  }
+  return section;
+}
+
+function requireString(section: Json, key: string, component: ComponentName, manifestPath: string): string {
+  const value = section[key];
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new ComponentNotProvisionedError(component, `no "${key}" string`, manifestPath);
+  }
+  return value;
+}
+
+function requireExecutable(path: string, component: ComponentName, what: string, manifestPath: string): void {
+  try {
+    accessSync(path, constants.X_OK);
+  } catch {
+    throw new ComponentNotProvisionedError(component, `${what} ${path} is missing or not executable`, manifestPath);
+  }
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

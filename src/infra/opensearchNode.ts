@@ -1,0 +1,75 @@
+// Starts a single OpenSearch node (the Java launcher provision.sh builds) as a child process with its data in the given directory.
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { readComponent, type OpenSearchComponent } from './components.js';
+import { waitForReady } from './readiness.js';
+import { startSupervisedProcess } from './supervisedProcess.js';
+
+export interface OpenSearchNodeOptions {
+  /** Node home (config, data, logs) plus opensearch.log; created if missing. Reusing it keeps the indices. */
+  dataDir: string;
+  /** HTTP port; when omitted the node binds a free one itself and reports it. */
+  port?: number;
+  /** Defaults to the provisioned launcher from the components manifest. */
+  component?: OpenSearchComponent;
+  startTimeoutMs?: number;
+}
+
+export interface OpenSearchNode {
+  /** e.g. http://127.0.0.1:40271 */
+  url: string;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+export async function startOpenSearchNode(options: OpenSearchNodeOptions): Promise<OpenSearchNode> {
+  const component = options.component ?? readComponent('opensearch');
+  mkdirSync(options.dataDir, { recursive: true });
+  const logFile = join(options.dataDir, 'opensearch.log');
+  const readyFile = join(options.dataDir, 'opensearch.ready');
+  rmSync(readyFile, { force: true });
+
+  const child = startSupervisedProcess({
+    name: 'opensearch',
+    command: component.java,
+    args: [
+      ...component.jvmArgs,
+      '-cp', component.classpath,
+      component.mainClass,
+      '--home', options.dataDir,
+      '--http-port', String(options.port ?? 0),
+      '--ready-file', readyFile,
+      '--cluster-name', 'litsearch',
+    ],
+    logFile,
+    stopGraceMs: 30_000,
+  });
+
+  try {
+    const url = await waitForReady({
+      what: `OpenSearch node in ${options.dataDir}`,
+      process: child,
+      timeoutMs: options.startTimeoutMs ?? 120_000,
+      intervalMs: 250,
+      probe: () => healthyUrl(readyFile),
+    });
+    return { url, logFile, stop: () => child.stop() };
+  } catch (error) {
+    await child.stop();
+    throw error;
+  }
+}
+
+// The launcher writes its URL to the ready file once the cluster is yellow; confirm over HTTP.
+async function healthyUrl(readyFile: string): Promise<string | undefined> {
+  let url: string;
+  try {
+    url = readFileSync(readyFile, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  const response = await fetch(`${url}/_cluster/health`, { signal: AbortSignal.timeout(5_000) });
+  if (!response.ok) throw new Error(`GET /_cluster/health answered ${response.status}`);
+  const health = (await response.json()) as { status?: string };
+  return health.status === 'green' || health.status === 'yellow' ? url : undefined;
+}

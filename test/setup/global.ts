@@ -1,0 +1,76 @@
+// Vitest globalSetup: starts the real Temporal dev server, PostgreSQL server and OpenSearch node once per run (TEST_COMPONENTS picks which) and provides their addresses.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startOpenSearchNode } from '../../src/infra/opensearchNode.js';
+import { startPostgresServer } from '../../src/infra/postgresServer.js';
+import { startTemporalDevServer } from '../../src/infra/temporalDevServer.js';
+import { parseTestComponents, type TestComponentName } from './componentSelection.js';
+import './components.js'; // the ProvidedContext declarations
+
+interface Started {
+  name: TestComponentName;
+  stop(): Promise<void>;
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const selection = process.env.TEST_COMPONENTS ?? '';
+  const wanted = parseTestComponents(selection);
+  project.provide('testComponents', selection);
+
+  const root = mkdtempSync(join(tmpdir(), 'litsearch-test-'));
+  // PostgreSQL runs as its own account when we are root; it must be able to enter this directory.
+  chmodSync(root, 0o755);
+
+  const started: Started[] = [];
+  const timings: string[] = [];
+  const startOne = async (name: TestComponentName): Promise<void> => {
+    const t0 = performance.now();
+    switch (name) {
+      case 'temporal': {
+        const server = await startTemporalDevServer({ dataDir: join(root, 'temporal') });
+        started.push({ name, stop: server.stop });
+        project.provide('temporalAddress', server.address);
+        project.provide('temporalNamespace', server.namespace);
+        break;
+      }
+      case 'postgres': {
+        const server = await startPostgresServer({ dataDir: join(root, 'postgres') });
+        started.push({ name, stop: server.stop });
+        project.provide('postgresUrl', server.url);
+        break;
+      }
+      case 'opensearch': {
+        const node = await startOpenSearchNode({ dataDir: join(root, 'opensearch') });
+        started.push({ name, stop: node.stop });
+        project.provide('opensearchUrl', node.url);
+        break;
+      }
+    }
+    timings.push(`${name} ${((performance.now() - t0) / 1000).toFixed(1)}s`);
+  };
+
+  // Ctrl-C or a crash skips the teardown below; the servers then stop on their own (see supervisedProcess.ts), and the files go here.
+  const removeRoot = (): void => {
+    if (process.env.KEEP_TEST_DATA !== '1') rmSync(root, { recursive: true, force: true });
+  };
+  process.once('exit', removeRoot);
+
+  const stopAll = async (): Promise<void> => {
+    await Promise.allSettled(started.map((component) => component.stop()));
+    removeRoot();
+  };
+
+  const results = await Promise.allSettled(wanted.map(startOne));
+  const failures = results.flatMap((result, i) =>
+    result.status === 'rejected' ? [`${wanted[i]}: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}`] : [],
+  );
+  if (failures.length > 0) {
+    await stopAll();
+    throw new Error(`test components failed to start (no test was run):\n${failures.join('\n\n')}`);
+  }
+  console.log(`[test components] started ${timings.join(', ')} under ${root}`);
+
+  return stopAll;
+}
