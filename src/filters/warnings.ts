@@ -1,0 +1,52 @@
+// Non-fatal filter outcomes reported to the caller in `filterWarnings` (the spec's four codes).
+
+export type FilterWarningCode =
+  | 'unindexed_filter_field'
+  | 'doi_not_in_collection'
+  | 'journal_metric_matched_nothing'
+  | 'open_access_collection_excluded';
+
+export interface FilterWarning {
+  code: FilterWarningCode;
+  message: string;
+  field?: string;
+}
+
+export function unindexedFieldWarning(field: string, collections: string[]): FilterWarning {
+  return {
+    code: 'unindexed_filter_field',
+    field,
+    message:
+      `Field "${field}" has no index on ${collections.join(', ')}; it was matched by scanning, ` +
+      'which is slow and may time out on large collections. Prefer an indexed field.',
+  };
+}
+
+export function metricMatchedNothingWarning(field: string, condition: string): FilterWarning {
+  return {
+    code: 'journal_metric_matched_nothing',
+    field,
+    message: `No journal matches ${field} ${condition}; this condition selects no document.`,
+  };
+}
+
+export function openAccessCollectionExcludedWarning(collection: string): FilterWarning {
+  return {
+    code: 'open_access_collection_excluded',
+    field: 'open_access',
+    message:
+      `Collection "${collection}" holds only open-access content and was excluded: ` +
+      'its documents all have open_access true, and the filter asks for false or uses open_access under or/not.',
+  };
+}
+
+/** Merges warnings of the same code and field (e.g. one per scanned field across several collections). */
+export function dedupeWarnings(warnings: FilterWarning[]): FilterWarning[] {
+  const seen = new Set<string>();
+  return warnings.filter((warning) => {
+    const key = `${warning.code}\u0000${warning.field ?? ''}\u0000${warning.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
