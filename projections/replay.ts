@@ -46,7 +46,7 @@ async function bulkInsert(tx: Queryable, p: TablePrefix, table: ProjectionTable,
 
 /** Digest of a projection table: sha256 over its rows in primary-key order, each as canonical JSON. */
 export async function tableDigest(db: Queryable, p: TablePrefix, table: ProjectionTable): Promise<{ rows: number; digest: string }> {
-  const rows = await db.query(`SELECT ${selectList(table)} FROM ${p}${table} ORDER BY ${PRIMARY_KEYS[table].join(', ')}`);
+  const rows = await db.query(`SELECT ${selectList(table)} FROM ${p}${table} ORDER BY ${PRIMARY_KEYS[table].map((c) => `${p}${table}.${c}`).join(', ')}`);
   const h = createHash('sha256');
   for (const r of rows) h.update(canonicalJson(r)).update('\n');
   return { rows: rows.length, digest: h.digest('hex') };

@@ -233,7 +233,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     },
 
     async ledger(orgId: string): Promise<LedgerRow[]> {
-      const rows = await db.query(`SELECT ${selectList('ledger')} FROM proj_ledger WHERE org_id = $1 ORDER BY position`, [orgId]);
+      const rows = await db.query(`SELECT ${selectList('ledger')} FROM proj_ledger WHERE org_id = $1 ORDER BY proj_ledger.position`, [orgId]);
       return rows.map((r) => normalizeRow('ledger', r));
     },
   };

@@ -71,7 +71,7 @@ export async function lockAppends(tx: Queryable): Promise<void> {
 }
 
 interface EventRow {
-  position: string | number;
+  pos: string;
   stream_id: string;
   stream_version: number;
   type: string;
@@ -84,7 +84,7 @@ interface EventRow {
 
 export function rowToEvent(r: EventRow): StoredEvent {
   return {
-    position: Number(r.position),
+    position: Number(r.pos),
     streamId: r.stream_id,
     streamVersion: r.stream_version,
     type: r.type,
@@ -96,7 +96,8 @@ export function rowToEvent(r: EventRow): StoredEvent {
   } as StoredEvent;
 }
 
-const SELECT_EVENT = `SELECT position::text AS position, stream_id, stream_version, type, data, metadata, recorded_at, prev_hash, hash FROM events`;
+// positions are selected as text under another name: ORDER BY position must sort the bigint column, not the text alias
+const SELECT_EVENT = `SELECT position::text AS pos, stream_id, stream_version, type, data, metadata, recorded_at, prev_hash, hash FROM events`;
 
 /**
  * Appends events to one stream inside the caller's transaction (which must hold lockAppends).
@@ -123,11 +124,9 @@ export async function appendToStream(
   );
   const current = head?.v ?? 0;
   if (expectedVersion !== 'any' && current !== expectedVersion) throw new StreamVersionConflict(streamId, expectedVersion);
-  const [last] = await tx.query<{ position: string; hash: string }>(
-    'SELECT position::text AS position, hash FROM events ORDER BY position DESC LIMIT 1',
-  );
+  const [last] = await tx.query<{ pos: string; hash: string }>('SELECT position::text AS pos, hash FROM events ORDER BY position DESC LIMIT 1');
   let prevHash = last?.hash ?? GENESIS_HASH;
-  let position = last ? Number(last.position) : 0;
+  let position = last ? Number(last.pos) : 0;
   const recordedAt = (options.now ?? new Date()).toISOString();
   const stored: StoredEvent[] = [];
   for (const [i, e] of events.entries()) {

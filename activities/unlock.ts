@@ -1,0 +1,77 @@
+// Unlock activities: quota check, atomic charge-and-unlock, release of the paid rows.
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Db } from '../src/eventstore/db.js';
+import type { Accounts } from '../src/billing/accounts.js';
+import { Rejection } from '../src/domain/rejection.js';
+import { loadQueryRecord, type QueryRecord } from '../src/search/queryCache.js';
+import { takeMinuteBudget } from '../src/limits/quotas.js';
+import type { ChargeInput, ChargeOutcome, QuotaDecision, ReleasedRow, UnlockInput } from '../workflows/unlockTypes.js';
+
+export interface UnlockActivityDeps {
+  db: Db;
+  accounts: Accounts;
+  clock: () => Date;
+  /** fault injection for crash tests: pause before releasing, so a worker can be killed between charge and release */
+  releaseDelayMs?: number;
+}
+
+/** Business answers become non-retryable failures typed with the spec's code; faults stay retryable. */
+async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof Rejection) {
+      throw ApplicationFailure.create({ message: err.message, type: err.code, nonRetryable: err.code !== 'SERVICE_UNAVAILABLE', details: err.details ? [err.details] : undefined });
+    }
+    throw err;
+  }
+}
+
+async function requireRecord(db: Db, queryId: string): Promise<QueryRecord> {
+  const record = await loadQueryRecord(db, queryId);
+  if (!record) throw new Rejection('NOT_FOUND', `query ${queryId} not found`);
+  return record;
+}
+
+export function createUnlockActivities(deps: UnlockActivityDeps) {
+  const { db, accounts, clock } = deps;
+  return {
+    async checkUnlockQuota(input: UnlockInput): Promise<QuotaDecision> {
+      return asActivity(async () => {
+        const unlocked = await accounts.unlockedIds(input.queryId);
+        const freshIds = input.requestedIds.filter((id) => !unlocked.has(id));
+        if (freshIds.length === 0) return { freshIds };
+        const org = await accounts.getOrganization(input.orgId);
+        if (!org) throw new Rejection('NOT_FOUND', 'organization not found');
+        await takeMinuteBudget(db, org, clock());
+        return { freshIds };
+      });
+    },
+
+    async chargeUnlock(input: ChargeInput): Promise<ChargeOutcome> {
+      return asActivity(async () => {
+        const record = await requireRecord(db, input.queryId);
+        const wanted = new Set(input.freshIds);
+        const rows = record.payload.rows
+          .filter((r) => wanted.has(r.id))
+          .map((r) => ({ id: r.id, collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) }));
+        const result = await accounts.unlockResults({ orgId: input.orgId, keyId: input.keyId, queryId: input.queryId, rows, workflowId: input.chargeKey });
+        const event = result.events.find((e) => e.type === 'ResultsUnlocked');
+        if (!event || event.type !== 'ResultsUnlocked') return { chargedMicros: '0', unlockedIds: [] };
+        return { chargedMicros: event.data.amountMicros, unlockedIds: event.data.resultIds };
+      });
+    },
+
+    async releaseUnlock(input: UnlockInput): Promise<ReleasedRow[]> {
+      if (deps.releaseDelayMs) await new Promise((r) => setTimeout(r, deps.releaseDelayMs));
+      return asActivity(async () => {
+        const record = await requireRecord(db, input.queryId);
+        const unlocked = await accounts.unlockedIds(input.queryId);
+        const wanted = new Set(input.requestedIds);
+        return record.payload.rows.filter((r) => wanted.has(r.id) && unlocked.has(r.id)).map((r) => ({ id: r.id, text: r.text }));
+      });
+    },
+  };
+}
+
+export type UnlockActivities = ReturnType<typeof createUnlockActivities>;

@@ -1,0 +1,137 @@
+// The composition root: picks each adapter from configuration and wires the service together.
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import { Client, Connection } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import type { Config } from './config.js';
+import { openPglite, openPostgres, type Db } from './eventstore/db.js';
+import { migrate } from './eventstore/schema.js';
+import { createAccounts, type Accounts } from './billing/accounts.js';
+import { createOperations, type Operations } from './admin/operations.js';
+import { createPriceBook } from './billing/pricing.js';
+import { loadCollectionCatalog, type CollectionCatalog } from './collections/catalog.js';
+import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
+import type { SearchEngine } from './search/port.js';
+import { createEmbeddedEngine } from './search/embedded/embeddedEngine.js';
+import { createSearchService, type SearchService } from './search/searchService.js';
+import { createUnlockService } from './unlock/unlockService.js';
+import { createTemporalWorker, TASK_QUEUE } from './temporal/worker.js';
+import { startTemporalDevServer, type TemporalDevServer } from './infra/temporalDevServer.js';
+import { createApp } from './http/app.js';
+import type Koa from 'koa';
+import type { FilterPlanner } from './search/pipeline.js';
+
+export interface Runtime {
+  config: Config;
+  log: Logger;
+  db: Db;
+  engine: SearchEngine;
+  embedder: OnnxEmbedder;
+  catalog: CollectionCatalog;
+  accounts: Accounts;
+  operations: Operations;
+  search: SearchService;
+  temporal: { client: Client; connection: Connection; address: string; devServer?: TemporalDevServer };
+  worker?: { worker: Worker; running: Promise<void> };
+  app: Koa;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /** run the Temporal worker in this process */
+  worker: boolean;
+  clock?: () => Date;
+  log?: Logger;
+  /** filter planner (the filter language); absent means filters are rejected */
+  planFilters?: FilterPlanner;
+  /** fault injection for crash tests */
+  releaseDelayMs?: number;
+}
+
+export async function openEventStore(config: Config): Promise<Db> {
+  const db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(join(config.dataDir, 'pglite'));
+  await migrate(db);
+  return db;
+}
+
+export async function openSearchEngine(config: Config): Promise<SearchEngine> {
+  if (config.opensearchUrl) {
+    const { createOpenSearchEngine } = await import('./search/opensearch/openSearchEngine.js');
+    return createOpenSearchEngine({ url: config.opensearchUrl });
+  }
+  return createEmbeddedEngine({ dir: join(config.dataDir, 'index') });
+}
+
+export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
+  return createOnnxEmbedder({ manifest: join(config.cacheDir, 'model.json') });
+}
+
+export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
+  const log = options.log ?? pino({ level: config.logLevel, base: { service: 'litsearch' } });
+  const clock = options.clock ?? (() => new Date());
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c().catch((err) => log.warn({ err }, 'shutdown step failed'));
+  };
+  try {
+    let devServer: TemporalDevServer | undefined;
+    let address = config.temporalAddress;
+    if (!address) {
+      devServer = await startTemporalDevServer({ dataDir: join(config.dataDir, 'temporal'), namespace: config.temporalNamespace });
+      closers.push(() => devServer!.stop());
+      address = devServer.address;
+      log.info({ address }, 'temporal dev server started');
+    }
+    const db = await openEventStore(config);
+    closers.push(() => db.close());
+    const engine = await openSearchEngine(config);
+    closers.push(() => engine.close());
+    const embedder = await openEmbedder(config);
+    closers.push(() => embedder.close());
+    const catalog = await loadCollectionCatalog(config.collectionsConfig);
+    const accounts = createAccounts(db, clock);
+    const operations = createOperations(accounts);
+    const prices = createPriceBook();
+    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, prices, planFilters: options.planFilters });
+
+    const connection = await Connection.connect({ address });
+    closers.push(() => connection.close());
+    const client = new Client({ connection, namespace: config.temporalNamespace });
+    let worker: Runtime['worker'];
+    if (options.worker) {
+      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, releaseDelayMs: options.releaseDelayMs } });
+      const running = created.worker.run();
+      worker = { worker: created.worker, running };
+      closers.push(async () => {
+        created.worker.shutdown();
+        await running.catch(() => undefined);
+        await created.connection.close();
+      });
+    }
+    const unlock = createUnlockService(client);
+    const app = createApp({
+      log,
+      db,
+      accounts,
+      operations,
+      search,
+      unlock,
+      catalog,
+      prices,
+      clock,
+      adminToken: config.adminToken,
+      readiness: {
+        eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,
+        temporal: async () => {
+          await connection.workflowService.getSystemInfo({});
+          return true;
+        },
+        search: () => engine.ping(),
+      },
+    });
+    return { config, log, db, engine, embedder, catalog, accounts, operations, search, temporal: { client, connection, address, devServer }, worker, app, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

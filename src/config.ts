@@ -1,0 +1,67 @@
+// Configuration, read once from the environment; nothing else in the service reads process.env.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  adminToken: string;
+  /** true when the token was generated on this start (printed once) */
+  adminTokenGenerated: boolean;
+  databaseUrl?: string;
+  opensearchUrl?: string;
+  temporalAddress?: string;
+  temporalNamespace: string;
+  /** run the Temporal worker inside the API process (default) */
+  inProcessWorker: boolean;
+  cacheDir: string;
+  collectionsConfig: string;
+  dataRoot: string;
+  logLevel: string;
+  /** ingest demo collections on start when absent */
+  ingestDemo: boolean;
+  /** fault injection for crash tests only: the worker pauses this long before releasing unlocked rows */
+  faultReleaseDelayMs?: number;
+}
+
+function adminTokenFrom(env: NodeJS.ProcessEnv, dataDir: string): { token: string; generated: boolean } {
+  if (env.ADMIN_TOKEN && env.ADMIN_TOKEN.length >= 16) return { token: env.ADMIN_TOKEN, generated: false };
+  if (env.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN must be at least 16 characters');
+  const file = join(dataDir, 'admin-token');
+  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), generated: false };
+  mkdirSync(dataDir, { recursive: true });
+  const token = `adm_${randomBytes(24).toString('hex')}`;
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return { token, generated: true };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = resolve(env.DATA_DIR ?? join(REPO_ROOT, 'data'));
+  const port = Number(env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  const admin = adminTokenFrom(env, dataDir);
+  return {
+    port,
+    host: env.HOST ?? '127.0.0.1',
+    dataDir,
+    adminToken: admin.token,
+    adminTokenGenerated: admin.generated,
+    databaseUrl: env.DATABASE_URL || undefined,
+    opensearchUrl: env.OPENSEARCH_URL || undefined,
+    temporalAddress: env.TEMPORAL_ADDRESS || undefined,
+    temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
+    inProcessWorker: env.WORKER_MODE !== 'separate',
+    cacheDir: env.LITSEARCH_CACHE || join(homedir(), '.cache', 'litsearch'),
+    collectionsConfig: resolve(env.COLLECTIONS_CONFIG ?? join(REPO_ROOT, 'config', 'collections.json')),
+    dataRoot: resolve(env.DATA_ROOT ?? join(REPO_ROOT, '..', 'shared', 'data')),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    ingestDemo: env.INGEST_DEMO !== '0',
+    faultReleaseDelayMs: env.FAULT_RELEASE_DELAY_MS ? Number(env.FAULT_RELEASE_DELAY_MS) : undefined,
+  };
+}

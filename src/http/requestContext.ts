@@ -1,0 +1,17 @@
+// Per-request state carried on ctx.state: the request id, the logger bound to it, and who is calling.
+import type { Logger } from 'pino';
+import type { AuthContext } from '../auth/context.js';
+
+export interface RequestState {
+  requestId: string;
+  log: Logger;
+  auth?: AuthContext;
+  startedAt: number;
+}
+
+declare module 'koa' {
+  interface Request {
+    /** the parsed JSON body, set by the jsonBody middleware */
+    body?: unknown;
+  }
+}

@@ -1,0 +1,59 @@
+// /admin/v1: the operator API (Bearer $ADMIN_TOKEN). Paths and shapes are fixed; other tools depend on them.
+import Router from '@koa/router';
+import { operatorAuthentication } from '../authentication.js';
+import { parseOr422, organizationBody, creditsBody, keyBody, limitsBody } from '../schemas.js';
+import type { Operations } from '../../admin/operations.js';
+import { z } from 'zod';
+
+export function adminRoutes(ops: Operations, adminToken: string): Router {
+  const router = new Router({ prefix: '/admin/v1' });
+  router.use(operatorAuthentication(adminToken));
+
+  router.post('/organizations', async (ctx) => {
+    const body = parseOr422(organizationBody, ctx.request.body);
+    ctx.status = 201;
+    ctx.body = await ops.createOrganization(body);
+  });
+  router.get('/organizations/:orgId', async (ctx) => {
+    ctx.body = await ops.getOrganization(ctx.params.orgId!);
+  });
+  router.post('/organizations/:orgId/credits', async (ctx) => {
+    const body = parseOr422(creditsBody, ctx.request.body);
+    ctx.body = await ops.addCredits(ctx.params.orgId!, body.amount, body.reference);
+  });
+  router.post('/organizations/:orgId/limits', async (ctx) => {
+    ctx.body = await ops.changeLimits(ctx.params.orgId!, parseOr422(limitsBody, ctx.request.body));
+  });
+  router.post('/organizations/:orgId/suspend', async (ctx) => {
+    const body = parseOr422(z.strictObject({ reason: z.string().max(500).optional() }), ctx.request.body);
+    ctx.body = await ops.setSuspended(ctx.params.orgId!, true, body.reason);
+  });
+  router.post('/organizations/:orgId/resume', async (ctx) => {
+    ctx.body = await ops.setSuspended(ctx.params.orgId!, false);
+  });
+  router.post('/organizations/:orgId/keys', async (ctx) => {
+    const body = parseOr422(keyBody, ctx.request.body);
+    ctx.status = 201;
+    ctx.body = await ops.createKey(ctx.params.orgId!, body);
+  });
+  router.post('/keys/:keyId/revoke', async (ctx) => {
+    ctx.body = await ops.revokeKey(ctx.params.keyId!);
+  });
+  router.get('/organizations/:orgId/balance', async (ctx) => {
+    ctx.body = await ops.balance(ctx.params.orgId!);
+  });
+  router.get('/organizations/:orgId/ledger', async (ctx) => {
+    ctx.body = await ops.ledger(ctx.params.orgId!);
+  });
+  router.post('/replay', async (ctx) => {
+    const report = await ops.replay();
+    ctx.status = report.equal ? 200 : 409;
+    ctx.body = report;
+  });
+  router.get('/verify', async (ctx) => {
+    const verdict = await ops.verify();
+    ctx.status = verdict.ok ? 200 : 409;
+    ctx.body = verdict;
+  });
+  return router;
+}

@@ -1,0 +1,201 @@
+// /api/v1/search: collections, query, {collection}, preview, unlock, results and quota. HTTP translation only.
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { ApiError } from '../errors.js';
+import { parseOr422, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery } from '../schemas.js';
+import type { RequestState } from '../requestContext.js';
+import type { SearchService, BillingOutcome, SearchOutcome } from '../../search/searchService.js';
+import { remainingCost } from '../../search/searchService.js';
+import type { CachedRow } from '../../search/queryCache.js';
+import type { CollectionCatalog } from '../../collections/catalog.js';
+import { formatPricePer1000 } from '../../collections/catalog.js';
+import { formatCredits } from '../../money.js';
+import { quotaStatus } from '../../limits/quotas.js';
+import type { Db } from '../../eventstore/db.js';
+import type { UnlockService } from '../../unlock/unlockService.js';
+import type { AuthContext } from '../../auth/context.js';
+import { Rejection } from '../../domain/rejection.js';
+import type { PriceBook } from '../../billing/pricing.js';
+
+export interface SearchRouteDeps {
+  db: Db;
+  search: SearchService;
+  unlock: UnlockService;
+  catalog: CollectionCatalog;
+  prices: PriceBook;
+  clock: () => Date;
+}
+
+const auth = (ctx: Context): AuthContext => {
+  const a = (ctx.state as RequestState).auth;
+  if (!a) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key');
+  return a;
+};
+
+function setBillingHeaders(ctx: Context, billing: BillingOutcome): void {
+  ctx.set('X-Tokens-Used', String(billing.tokens));
+  ctx.set('X-Query-Cost', formatCredits(billing.costMicros, 6));
+  ctx.set('X-Billing-Mode', billing.mode);
+  if (billing.balanceMicros !== undefined) ctx.set('X-Credits-Remaining', formatCredits(billing.balanceMicros, 6));
+}
+
+/** Search result object; metadata always carries chunk_index, the rest only when asked for. */
+function searchResult(row: CachedRow, includeMetadata: boolean) {
+  const { figures, ...rest } = row.metadata;
+  const metadata = includeMetadata ? { ...rest, ...(Array.isArray(figures) ? { figures: figures.map(({ id, label, caption }) => ({ id, label, caption })) } : {}) } : { chunk_index: row.metadata.chunk_index };
+  return { id: row.id, text: row.text, metadata, collection: row.collection, relevance: row.relevance };
+}
+
+/** Preview/cached/unlocked row: locked rows show only the teaser. */
+function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean) {
+  return {
+    id: row.id,
+    collection: row.collection,
+    text: unlocked ? row.text : row.teaser,
+    locked: !unlocked,
+    tokens: row.tokens,
+    cost: formatCredits(BigInt(row.costMicros), 6),
+    figureCount: row.figureCount,
+    metadata: (() => {
+      const { figures, ...rest } = row.metadata;
+      return Array.isArray(figures) && unlocked ? { ...rest, figures: figures.map(({ id, label, caption }) => ({ id, label, caption })) } : rest;
+    })(),
+    ...(withRelevance ? { relevance: row.relevance } : {}),
+  };
+}
+
+function searchBody(outcome: SearchOutcome, includeMetadata: boolean) {
+  return {
+    results: outcome.rows.map((r) => searchResult(r, includeMetadata)),
+    queryId: outcome.queryId,
+    latencyMs: outcome.latencyMs,
+    ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
+    ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
+    ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
+  };
+}
+
+function setRateLimitHeaders(ctx: Context, outcome: SearchOutcome): void {
+  if (!outcome.quota) return;
+  ctx.set('X-RateLimit-Limit', String(outcome.quota.dailyLimit));
+  ctx.set('X-RateLimit-Remaining', String(outcome.quota.dailyRemaining));
+  ctx.set('X-RateLimit-Reset', String(outcome.quota.dailyResetAt));
+}
+
+export function searchRoutes(deps: SearchRouteDeps): Router {
+  const router = new Router({ prefix: '/api/v1/search' });
+
+  router.get('/collections', async (ctx) => {
+    const a = auth(ctx);
+    const scope = a.key.collections?.map((c) => c.toLowerCase()) ?? null;
+    const visible = [...deps.catalog.collections, ...deps.catalog.metaCollections].filter((c) => !scope || scope.includes(c.name.toLowerCase()));
+    const collections = visible.map((c) =>
+      c.type === 'meta'
+        ? {
+            name: c.name,
+            description: c.description,
+            members: deps.catalog.physicalMembers(c).map((m) => m.displayName),
+            memberCount: c.members.length,
+            priceRange: deps.catalog.priceRange(c, (m) => formatPricePer1000(deps.prices.priceFor(a.org.id, m))),
+          }
+        : { name: c.name, description: c.description },
+    );
+    setBillingHeaders(ctx, deps.search.zeroBilling(a));
+    ctx.body = { collections, count: collections.length };
+  });
+
+  const runSearch = async (ctx: Context, input: { collections: string[]; query: string; limit: number; filters: unknown; includeMetadata: boolean }, endpoint: string) => {
+    const a = auth(ctx);
+    const outcome = await deps.search.search(a, { collections: input.collections, query: input.query, limit: input.limit, filters: input.filters ?? null }, endpoint, (ctx.state as RequestState).requestId);
+    setBillingHeaders(ctx, outcome.billing);
+    setRateLimitHeaders(ctx, outcome);
+    ctx.body = searchBody(outcome, input.includeMetadata);
+  };
+
+  router.post('/query', async (ctx) => {
+    const body = parseOr422(queryBody, ctx.request.body);
+    if ((body.collection === undefined) === (body.collections === undefined)) {
+      throw new ApiError(422, 'VALIDATION_ERROR', 'send exactly one of collection or collections');
+    }
+    await runSearch(ctx, { collections: body.collection ? [body.collection] : body.collections!, query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.include_metadata }, '/query');
+  });
+
+  router.post('/preview', async (ctx) => {
+    const a = auth(ctx);
+    const body = parseOr422(previewBody, ctx.request.body);
+    if ((body.collection === undefined) === (body.collections === undefined)) {
+      throw new ApiError(422, 'VALIDATION_ERROR', 'send exactly one of collection or collections');
+    }
+    const outcome = await deps.search.preview(a, { collections: body.collection ? [body.collection] : body.collections!, query: body.query, limit: body.limit, filters: body.filters ?? null });
+    setBillingHeaders(ctx, deps.search.zeroBilling(a));
+    ctx.body = {
+      queryId: outcome.queryId,
+      results: outcome.rows.map((r) => ledgerRow(r, false, false)),
+      costCharged: null,
+      costToUnlockRemaining: formatCredits(remainingCost(outcome.rows, outcome.unlocked), 6),
+      ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
+      ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
+      ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
+    };
+  });
+
+  router.post('/unlock', async (ctx) => {
+    const a = auth(ctx);
+    const body = parseOr422(unlockBody, ctx.request.body);
+    if (a.billingMode === 'sandbox') throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', 'unlock has no sandbox behaviour; use a live key');
+    const record = await deps.search.loadOwnRecord(a, body.queryId);
+    if (record.kind !== 'preview') throw new ApiError(422, 'VALIDATION_ERROR', `query ${body.queryId} is not a preview; only previews can be unlocked`);
+    const known = new Set(record.payload.rows.map((r) => r.id));
+    const requested = body.resultIds ?? record.payload.rows.map((r) => r.id);
+    const unknown = requested.filter((id) => !known.has(id));
+    if (unknown.length > 0) throw new ApiError(422, 'VALIDATION_ERROR', `resultIds not in preview ${body.queryId}: ${unknown.slice(0, 5).join(', ')}`);
+    const outcome = await deps.unlock.unlock({ orgId: a.org.id, keyId: a.key.id, queryId: record.queryId, requestedIds: [...new Set(requested)] });
+    const unlocked = await deps.search.unlockedFor(record);
+    const org = await deps.search.zeroBilling(a);
+    const charged = BigInt(outcome.chargedMicros);
+    setBillingHeaders(ctx, { ...org, costMicros: charged, tokens: record.payload.rows.filter((r) => outcome.newlyUnlocked.includes(r.id)).reduce((s, r) => s + r.tokens, 0) });
+    ctx.body = {
+      queryId: record.queryId,
+      results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), false)),
+      costCharged: formatCredits(charged, 6),
+      costToUnlockRemaining: formatCredits(remainingCost(record.payload.rows, unlocked), 6),
+      ...(record.payload.filterWarnings ? { filterWarnings: record.payload.filterWarnings } : {}),
+      ...(record.payload.journalMetricExpansions ? { journalMetricExpansions: record.payload.journalMetricExpansions } : {}),
+    };
+  });
+
+  router.get('/results/:queryId', async (ctx) => {
+    const a = auth(ctx);
+    parseOr422(imageQuery, ctx.query);
+    const record = await deps.search.loadOwnRecord(a, ctx.params.queryId!);
+    const unlocked = await deps.search.unlockedFor(record);
+    ctx.set('X-Cache', 'hit');
+    ctx.set('X-Cache-Expires', deps.search.expiresAt(record).toUTCString());
+    setBillingHeaders(ctx, deps.search.zeroBilling(a));
+    ctx.body = {
+      queryId: record.queryId,
+      latencyMs: 0,
+      results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), true)),
+      filterWarnings: record.payload.filterWarnings ?? null,
+      journalMetricExpansions: record.payload.journalMetricExpansions ?? null,
+    };
+  });
+
+  router.get('/quota', async (ctx) => {
+    const a = auth(ctx);
+    const q = await quotaStatus(deps.db, a.org, deps.clock());
+    ctx.body = { dailyLimit: q.dailyLimit, dailyUsed: q.dailyUsed, dailyRemaining: q.dailyRemaining, monthlyLimit: q.monthlyLimit, monthlyUsed: q.monthlyUsed, monthlyRemaining: q.monthlyRemaining };
+  });
+
+  // the shorthand last, so the fixed paths above win
+  router.post('/:collection', async (ctx) => {
+    const raw = ctx.request.body;
+    if (raw && typeof raw === 'object' && ('collection' in raw || 'collections' in raw)) {
+      throw new ApiError(422, 'VALIDATION_ERROR', 'the collection is given in the path; remove collection/collections from the body');
+    }
+    const body = parseOr422(collectionSearchBody, raw);
+    await runSearch(ctx, { collections: [ctx.params.collection!], query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.includeMetadata }, '/{collection}');
+  });
+
+  return router;
+}

@@ -1,0 +1,97 @@
+// Request body schemas (zod): one place that says what each endpoint accepts.
+import { z } from 'zod';
+import { ApiError } from './errors.js';
+
+const limit = z.number().int().min(1, 'limit must be between 1 and 30').max(30, 'limit must be between 1 and 30');
+const query = z.string().max(1000, 'query must be at most 1000 characters');
+const filters = z.unknown().optional();
+const imageMaxWidth = z.number().int().min(100).max(1920);
+const imageMaxHeight = z.number().int().min(100).max(1080);
+const imageQuality = z.number().int().min(1).max(100);
+const collectionName = z.string().min(1).max(200);
+
+export const queryBody = z.object({
+  collection: collectionName.optional(),
+  collections: z.array(collectionName).min(1).max(5, 'collections holds at most 5 entries').optional(),
+  query,
+  limit: limit.default(10),
+  filters,
+  include_metadata: z.boolean().default(true),
+  include_figures: z.boolean().default(false),
+  image_max_width: imageMaxWidth.default(800),
+  image_max_height: imageMaxHeight.default(600),
+  image_quality: imageQuality.default(75),
+});
+
+export const collectionSearchBody = z
+  .object({
+    query,
+    limit: limit.default(10),
+    filters,
+    includeMetadata: z.boolean().default(true),
+    includeFigures: z.boolean().optional(),
+    includeImages: z.boolean().optional(),
+    imageMaxWidth: imageMaxWidth.default(800),
+    imageMaxHeight: imageMaxHeight.default(600),
+    imageQuality: imageQuality.default(75),
+  })
+  .passthrough();
+
+export const previewBody = z.strictObject({
+  collection: collectionName.optional(),
+  collections: z.array(collectionName).min(1).max(5, 'collections holds at most 5 entries').optional(),
+  query,
+  limit: limit.default(10),
+  filters,
+});
+
+export const unlockBody = z.strictObject({
+  queryId: z.string().min(1).max(200),
+  resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional(),
+  includeFigures: z.boolean().default(false),
+});
+
+export const imageQuery = z.object({
+  includeFigures: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  imageMaxWidth: z.coerce.number().pipe(imageMaxWidth).default(800),
+  imageMaxHeight: z.coerce.number().pipe(imageMaxHeight).default(600),
+  imageQuality: z.coerce.number().pipe(imageQuality).default(75),
+});
+
+const money = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string such as "25.00"');
+
+export const organizationBody = z.strictObject({
+  name: z.string().min(1).max(200),
+  billingMode: z.enum(['live', 'trial', 'exempt']).default('live'),
+  hideBalance: z.boolean().default(false),
+  limits: z
+    .strictObject({
+      perMinute: z.number().int().min(0).max(1_000_000).optional(),
+      daily: z.number().int().min(0).max(100_000_000).optional(),
+      monthly: z.number().int().min(0).max(1_000_000_000).optional(),
+      previewPerHour: z.number().int().min(0).max(1_000_000).optional(),
+    })
+    .optional(),
+});
+
+export const limitsBody = organizationBody.shape.limits.unwrap();
+
+export const creditsBody = z.strictObject({ amount: money, reference: z.string().max(200).optional() });
+
+export const keyBody = z.strictObject({
+  mode: z.enum(['live', 'test']),
+  collections: z.array(z.string().min(1).max(200)).min(1).optional(),
+  spendingCap: money.optional(),
+});
+
+/** Parses with a schema; the first problems become one 422 VALIDATION_ERROR message naming the fields. */
+export function parseOr422<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const res = schema.safeParse(value ?? {});
+  if (res.success) return res.data;
+  const problems = res.error.issues.slice(0, 5).map((i) => {
+    const path = i.path.join('.');
+    if (i.code === 'unrecognized_keys') return `unknown field(s): ${i.keys.join(', ')}`;
+    return path ? `${path}: ${i.message}` : i.message;
+  });
+  throw new ApiError(422, 'VALIDATION_ERROR', problems.join('; '), { issues: res.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message })) });
+}

@@ -1,0 +1,63 @@
+// `npm start`: starts the whole service on its embedded defaults (or the configured servers) and stops it cleanly.
+import { writeFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import { loadConfig } from './config.js';
+import { startRuntime } from './composition.js';
+import { ingestMissingDemoCollections } from './demoIngest.js';
+import { createFilterPlanner } from './filters/planner.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const runtime = await startRuntime(config, { worker: config.inProcessWorker, planFilters: await createFilterPlanner(config) });
+  const { log } = runtime;
+  let server: Server | undefined;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    rmSync(join(config.dataDir, 'server.json'), { force: true });
+    await runtime.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  if (config.ingestDemo) await ingestMissingDemoCollections(runtime);
+
+  server = runtime.app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server!.once('listening', resolve);
+    server!.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  writeFileSync(join(config.dataDir, 'server.json'), JSON.stringify({ url, pid: process.pid }, null, 2));
+  log.info({ url, temporal: runtime.temporal.address, engine: runtime.engine.kind, store: runtime.db.kind }, 'listening');
+  process.stdout.write(banner(url, config.adminToken, config.adminTokenGenerated, runtime.catalog.collections[0]?.name ?? 'scifact'));
+}
+
+function banner(url: string, token: string, generated: boolean, collection: string): string {
+  return `
+  Literature search is running at ${url}
+  Admin token${generated ? ' (generated, stored in the data directory)' : ''}: ${token}
+
+  Try it:
+    export BASE=${url} ADMIN=${token}
+    ORG=$(curl -s -X POST $BASE/admin/v1/organizations -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' -d '{"name":"Demo lab"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).id')
+    curl -s -X POST $BASE/admin/v1/organizations/$ORG/credits -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' -d '{"amount":"25.00"}'
+    KEY=$(curl -s -X POST $BASE/admin/v1/organizations/$ORG/keys -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' -d '{"mode":"live"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).key')
+    curl -s -i -X POST $BASE/api/v1/search/query -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' -d '{"collection":"${collection}","query":"vitamin D supplementation and fracture risk","limit":3}'
+
+  Ctrl-C stops everything.
+`;
+}
+
+main().catch((err) => {
+  process.stderr.write(`litsearch failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,146 @@
+// The search use case behind /query, /{collection} and /preview: resolve, authorize, retrieve, merge, price.
+import { randomUUID } from 'node:crypto';
+import type { CatalogEntry, CollectionCatalog, PlainCollection } from '../collections/catalog.js';
+import type { Embedder } from '../embedding/port.js';
+import type { FilterNode } from '../filters/ast.js';
+import type { SearchEngine, SearchHit } from './port.js';
+import type { AuthContext } from '../auth/context.js';
+import type { PriceBook } from '../billing/pricing.js';
+import type { CachedRow } from './queryCache.js';
+import { teaserOf } from './queryCache.js';
+import { assertSearchableQuery } from './queryValidation.js';
+import { Rejection } from '../domain/rejection.js';
+import { chargeLines } from '../domain/organization.js';
+import type { CollectionCharge } from '../domain/events.js';
+import { costForTokens } from '../money.js';
+import { mergeByRelevance } from './rerank.js';
+
+export interface FilterPlan {
+  /** per physical collection: the compiled filter, or 'skip' when the collection cannot take part */
+  perCollection: Map<string, FilterNode | 'skip' | undefined>;
+  filterWarnings: unknown[];
+  journalMetricExpansions: unknown[];
+  filtersApplied: unknown;
+}
+
+/** Turns a request's filters into per-collection ASTs; throws a Rejection (INVALID_FILTER) when they cannot apply. */
+export type FilterPlanner = (filters: unknown, targets: { requested: CatalogEntry; physical: PlainCollection[] }[]) => Promise<FilterPlan> | FilterPlan;
+
+export interface SearchDeps {
+  catalog: CollectionCatalog;
+  engine: SearchEngine;
+  embedder: Embedder;
+  prices: PriceBook;
+  planFilters?: FilterPlanner;
+}
+
+export interface SearchRequestInput {
+  collections: string[];
+  query: string;
+  limit: number;
+  filters: unknown;
+}
+
+export interface RetrievalOutcome {
+  queryId: string;
+  rows: CachedRow[];
+  /** billing lines per requested collection, rounded once per collection */
+  lines: CollectionCharge[];
+  filterWarnings?: unknown[];
+  journalMetricExpansions?: unknown[];
+  filtersApplied?: unknown;
+  requested: CatalogEntry[];
+}
+
+export const MAX_COLLECTIONS = 5;
+
+/** Resolves requested names and enforces the key's scope (403) and existence (404). */
+export function resolveTargets(catalog: CollectionCatalog, auth: AuthContext, names: string[]): { requested: CatalogEntry; physical: PlainCollection[] }[] {
+  const seen = new Set<string>();
+  const out: { requested: CatalogEntry; physical: PlainCollection[] }[] = [];
+  const scope = auth.key.collections?.map((c) => c.toLowerCase()) ?? null;
+  for (const name of names) {
+    const entry = catalog.resolveCollection(name);
+    if (!entry) throw new Rejection('COLLECTION_NOT_FOUND', `collection "${name}" does not exist; GET /api/v1/search/collections lists the ones you can search`);
+    if (scope && !scope.includes(entry.name.toLowerCase())) {
+      throw new Rejection('NO_COLLECTION_ACCESS', `this API key cannot reach collection "${entry.name}"`);
+    }
+    if (seen.has(entry.name)) continue;
+    seen.add(entry.name);
+    out.push({ requested: entry, physical: catalog.physicalMembers(entry) });
+  }
+  return out;
+}
+
+function needsVector(c: PlainCollection): boolean {
+  return c.retrieval !== 'sparse';
+}
+
+export async function retrieve(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput): Promise<RetrievalOutcome> {
+  assertSearchableQuery(input.query);
+  const targets = resolveTargets(deps.catalog, auth, input.collections);
+  const plan = input.filters != null && deps.planFilters ? await deps.planFilters(input.filters, targets) : undefined;
+  if (input.filters != null && !deps.planFilters) {
+    throw new Rejection('INVALID_FILTER', 'filters are not supported by this deployment', { field: null, filter: input.filters });
+  }
+
+  const anyDense = targets.some((t) => t.physical.some(needsVector));
+  let vector: Float32Array | undefined;
+  if (anyDense) {
+    try {
+      vector = await deps.embedder.embedQuery(input.query);
+    } catch (err) {
+      throw new Rejection('SERVICE_UNAVAILABLE', `the embedding model failed: ${(err as Error).message}`);
+    }
+  }
+
+  const lists = await Promise.all(
+    targets.flatMap((t) =>
+      t.physical.map(async (c) => {
+        const filter = plan?.perCollection.get(c.name);
+        if (filter === 'skip') return { target: t, collection: c, hits: [] as SearchHit[] };
+        try {
+          const hits = await deps.engine.search({ index: c.name, mode: c.retrieval, text: input.query, vector: needsVector(c) ? vector : undefined, limit: input.limit, filter });
+          return { target: t, collection: c, hits };
+        } catch (err) {
+          throw new Rejection('SERVICE_UNAVAILABLE', `search is temporarily unavailable (${c.name}): ${(err as Error).message}`);
+        }
+      }),
+    ),
+  );
+
+  const merged = mergeByRelevance(
+    lists.map((l) => ({ key: `${l.target.requested.name}\u0000${l.collection.name}`, hits: l.hits })),
+    input.limit,
+  );
+  const byKey = new Map(lists.map((l) => [`${l.target.requested.name}\u0000${l.collection.name}`, l]));
+  const rows: CachedRow[] = merged.map(({ listKey, hit, relevance }) => {
+    const l = byKey.get(listKey)!;
+    const price = deps.prices.priceFor(auth.org.id, l.collection);
+    const metadata = { ...hit.chunk.metadata };
+    if (l.collection.openAccessOnly) metadata.open_access = true;
+    return {
+      id: hit.id,
+      collection: l.target.requested.name,
+      physical: l.collection.name,
+      text: hit.chunk.text,
+      teaser: teaserOf(hit.chunk.text),
+      metadata,
+      relevance,
+      tokens: hit.chunk.tokens,
+      costMicros: costForTokens(hit.chunk.tokens, price).toString(),
+      pricePer1000Micros: price.toString(),
+      figureCount: Array.isArray(metadata.figures) ? metadata.figures.length : 0,
+    };
+  });
+  const lines = chargeLines(rows.map((r) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) })));
+  return {
+    queryId: randomUUID(),
+    rows,
+    lines,
+    filterWarnings: plan && plan.filterWarnings.length > 0 ? plan.filterWarnings : undefined,
+    journalMetricExpansions: plan && plan.journalMetricExpansions.length > 0 ? plan.journalMetricExpansions : undefined,
+    filtersApplied: plan ? plan.filtersApplied : undefined,
+    requested: targets.map((t) => t.requested),
+  };
+}

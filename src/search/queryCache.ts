@@ -1,0 +1,83 @@
+// Query records kept 7 days by queryId: the rows a search or preview delivered, for free re-fetch and unlock.
+import type { Queryable } from '../eventstore/db.js';
+import type { ChunkMetadata } from './port.js';
+
+/** Bumped when the cached row shape changes; older records answer 410 CACHED_RESULT_EXPIRED. */
+export const PAYLOAD_VERSION = 1;
+export const CACHE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface CachedRow {
+  id: string;
+  /** the collection as requested (a meta-collection's name for its members' rows) */
+  collection: string;
+  /** the physical collection holding the chunk */
+  physical: string;
+  text: string;
+  teaser: string;
+  metadata: ChunkMetadata;
+  relevance: number | null;
+  tokens: number;
+  /** per-row cost to unlock, micro-credits, as a decimal string */
+  costMicros: string;
+  pricePer1000Micros: string;
+  figureCount: number;
+}
+
+export interface QueryPayload {
+  query: string;
+  collections: string[];
+  rows: CachedRow[];
+  filterWarnings?: unknown[];
+  journalMetricExpansions?: unknown[];
+  filtersApplied?: unknown;
+}
+
+export interface QueryRecord {
+  queryId: string;
+  orgId: string;
+  keyId: string;
+  kind: 'search' | 'preview';
+  payloadVersion: number;
+  createdAt: Date;
+  payload: QueryPayload;
+}
+
+export async function saveQueryRecord(db: Queryable, r: QueryRecord): Promise<void> {
+  await db.query(
+    `INSERT INTO query_records (query_id, org_id, key_id, kind, payload_version, created_at, payload)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (query_id) DO NOTHING`,
+    [r.queryId, r.orgId, r.keyId, r.kind, r.payloadVersion, r.createdAt.toISOString(), JSON.stringify(r.payload)],
+  );
+}
+
+export async function loadQueryRecord(db: Queryable, queryId: string): Promise<QueryRecord | undefined> {
+  const rows = await db.query<{ query_id: string; org_id: string; key_id: string; kind: string; payload_version: number; created_at: Date | string; payload: QueryPayload }>(
+    'SELECT query_id, org_id, key_id, kind, payload_version, created_at, payload FROM query_records WHERE query_id = $1',
+    [queryId],
+  );
+  const r = rows[0];
+  if (!r) return undefined;
+  return {
+    queryId: r.query_id,
+    orgId: r.org_id,
+    keyId: r.key_id,
+    kind: r.kind as QueryRecord['kind'],
+    payloadVersion: r.payload_version,
+    createdAt: new Date(r.created_at),
+    payload: r.payload,
+  };
+}
+
+export type RecordFreshness = 'fresh' | 'expired';
+
+export function freshness(r: QueryRecord, now: Date): RecordFreshness {
+  if (r.payloadVersion !== PAYLOAD_VERSION) return 'expired';
+  return now.getTime() - r.createdAt.getTime() >= CACHE_LIFETIME_MS ? 'expired' : 'fresh';
+}
+
+/** A locked row shows a teaser: the opening words of the chunk, cut at a word boundary. */
+export function teaserOf(text: string, maxChars = 160): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= maxChars) return flat.length > 40 ? `${flat.slice(0, Math.floor(flat.length / 2)).replace(/\s+\S*$/, '')}...` : `${flat}...`;
+  return `${flat.slice(0, maxChars).replace(/\s+\S*$/, '')}...`;
+}

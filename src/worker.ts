@@ -1,0 +1,29 @@
+// `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and DATABASE_URL).
+import pino from 'pino';
+import { loadConfig } from './config.js';
+import { openEventStore } from './composition.js';
+import { createAccounts } from './billing/accounts.js';
+import { createTemporalWorker, TASK_QUEUE } from './temporal/worker.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = pino({ level: config.logLevel, base: { service: 'litsearch-worker' } });
+  if (!config.temporalAddress) throw new Error('a separate worker needs TEMPORAL_ADDRESS (the API process starts the dev server otherwise)');
+  if (!config.databaseUrl) log.warn('no DATABASE_URL: this worker opens the embedded PGlite store, which only one process may use at a time');
+  const db = await openEventStore(config);
+  const accounts = createAccounts(db);
+  const { worker, connection } = await createTemporalWorker({ address: config.temporalAddress, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock: () => new Date(), releaseDelayMs: config.faultReleaseDelayMs } });
+  const shutdown = () => worker.shutdown();
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  log.info({ address: config.temporalAddress, taskQueue: TASK_QUEUE }, 'worker running');
+  await worker.run();
+  await connection.close();
+  await db.close();
+  log.info('worker stopped');
+}
+
+main().catch((err) => {
+  process.stderr.write(`worker failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exit(1);
+});

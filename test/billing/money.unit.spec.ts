@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { costForTokens, formatCredits, parseCredits } from '../../src/money.js';
+import { chargeLines, decide, type KeyState, type OrgState } from '../../src/domain/organization.js';
+import { DEFAULT_LIMITS } from '../../src/domain/events.js';
+import { Rejection } from '../../src/domain/rejection.js';
+
+describe('money', () => {
+  it('parses decimal strings into micro-credits and formats them back exactly', () => {
+    expect(parseCredits('25.00')).toBe(25_000_000n);
+    expect(parseCredits('0.000001')).toBe(1n);
+    expect(parseCredits('1.5')).toBe(1_500_000n);
+    expect(parseCredits('1.0000001')).toBeNull();
+    expect(parseCredits('abc')).toBeNull();
+    expect(parseCredits('1e3')).toBeNull();
+    expect(formatCredits(25_000_000n)).toBe('25.000000');
+    expect(formatCredits(1n)).toBe('0.000001');
+    expect(formatCredits(-1_500_000n)).toBe('-1.500000');
+    expect(formatCredits(214_000n, 6)).toBe('0.214000');
+  });
+
+  it('prices tokens per 1000 and rounds half-up to 6 decimals', () => {
+    expect(costForTokens(214, 1_000_000n)).toBe(214_000n); // 214 tokens at 1.00 per 1000
+    expect(costForTokens(1, 1n)).toBe(0n); // 0.001 micro rounds down
+    expect(costForTokens(1, 500n)).toBe(1n); // 0.5 micro rounds up
+    expect(costForTokens(333, 20_000n)).toBe(6_660n);
+  });
+
+  it('rounds once per collection, not per row', () => {
+    // three rows of 1 token at 0.0015 credits/1000 tokens: per row 0.0000015 -> 2 micros each = 6; per collection 4.5 -> 5
+    const lines = chargeLines([1, 1, 1].map((tokens) => ({ collection: 'a', tokens, pricePer1000Micros: 1_500n })));
+    expect(lines).toEqual([{ collection: 'a', tokens: 3, pricePer1000Micros: '1500', amountMicros: '5' }]);
+  });
+});
+
+describe('organization decider', () => {
+  const state: OrgState = { orgId: 'org_1', billingMode: 'live', suspended: false, balanceMicros: 1_000n, limits: DEFAULT_LIMITS, version: 3 };
+  const key: KeyState = { keyId: 'key_1', orgId: 'org_1', revoked: false, spendingCapMicros: null, spentMicros: 0n };
+  const line = (amount: string) => [{ collection: 'scifact', tokens: 100, pricePer1000Micros: '10', amountMicros: amount }];
+  const rejected = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof Rejection) return err.code;
+      throw err;
+    }
+    return 'accepted';
+  };
+
+  it('charges a live search the priced amount', () => {
+    const [event] = decide({ type: 'ChargeSearch', key, queryId: 'q1', endpoint: '/query', collections: line('1000') }, state);
+    expect(event).toMatchObject({ type: 'SearchCharged', data: { amountMicros: '1000', tokens: 100, billingMode: 'live' } });
+  });
+
+  it('refuses a charge the balance cannot cover, and a suspended organization', () => {
+    expect(rejected(() => decide({ type: 'ChargeSearch', key, queryId: 'q1', endpoint: '/query', collections: line('1001') }, state))).toBe('INSUFFICIENT_CREDITS');
+    expect(rejected(() => decide({ type: 'ChargeSearch', key, queryId: 'q1', endpoint: '/query', collections: line('1') }, { ...state, suspended: true }))).toBe('BILLING_SUSPENDED');
+  });
+
+  it('holds a key to its spending cap', () => {
+    const capped = { ...key, spendingCapMicros: 1_500n, spentMicros: 1_000n };
+    expect(rejected(() => decide({ type: 'ChargeSearch', key: capped, queryId: 'q1', endpoint: '/query', collections: line('501') }, { ...state, balanceMicros: 10_000n }))).toBe('API_KEY_BUDGET_EXCEEDED');
+    expect(rejected(() => decide({ type: 'ChargeSearch', key: capped, queryId: 'q1', endpoint: '/query', collections: line('500') }, { ...state, balanceMicros: 10_000n }))).toBe('accepted');
+  });
+
+  it('records trial and exempt searches at zero', () => {
+    for (const billingMode of ['trial', 'exempt'] as const) {
+      const [event] = decide({ type: 'ChargeSearch', key, queryId: 'q1', endpoint: '/query', collections: line('999999') }, { ...state, billingMode });
+      expect(event).toMatchObject({ type: 'SearchCharged', data: { amountMicros: '0', billingMode } });
+    }
+  });
+
+  it('unlocks only rows not already unlocked, and nothing when all are', () => {
+    const rows = ['r1', 'r2', 'r3'].map((id) => ({ id, collection: 'scifact', tokens: 100, pricePer1000Micros: 2_000n }));
+    const [event] = decide({ type: 'UnlockResults', key, queryId: 'q', rows, alreadyUnlocked: new Set(['r2']), workflowId: 'w' }, state);
+    expect(event).toMatchObject({ type: 'ResultsUnlocked', data: { resultIds: ['r1', 'r3'], amountMicros: '400', tokens: 200 } });
+    expect(decide({ type: 'UnlockResults', key, queryId: 'q', rows, alreadyUnlocked: new Set(['r1', 'r2', 'r3']), workflowId: 'w' }, state)).toEqual([]);
+  });
+});
