@@ -1,0 +1,83 @@
+// Reads and checks model.json, the manifest scripts/provision-model.sh writes for the provisioned embedding model.
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { access, readFile } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { z } from 'zod';
+
+const modelManifestSchema = z.object({
+  name: z.string().min(1),
+  /** absolute directory holding the model files */
+  dir: z.string().refine(isAbsolute, 'dir must be an absolute path'),
+  /** ONNX file name inside dir; its output is last_hidden_state [batch, seq, dims] or pooled [batch, dims] */
+  onnx: z.string().min(1),
+  /** WordPiece vocabulary file name inside dir */
+  vocab: z.string().min(1),
+  dims: z.number().int().positive(),
+  /** instruction prepended to queries (bge style); "" for symmetric models */
+  queryPrefix: z.string(),
+  pooling: z.enum(['cls', 'mean']),
+  /** longest input in word pieces, [CLS] and [SEP] included */
+  maxTokens: z.number().int().min(2),
+  lowercase: z.boolean().default(true),
+  license: z.string().optional(),
+  source: z.string().optional(),
+  /** file name -> SHA-256 hex, pinned by the provisioning script */
+  sha256: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)),
+});
+
+export type ModelManifest = z.infer<typeof modelManifestSchema>;
+
+export class EmbeddingModelNotProvisionedError extends Error {
+  constructor(detail: string) {
+    super(`embedding model not provisioned: run npm run provision (${detail})`);
+    this.name = 'EmbeddingModelNotProvisionedError';
+  }
+}
+
+/** Where provisioning writes model.json: $LITSEARCH_CACHE/model.json, else ~/.cache/litsearch/model.json. The composition root passes its env. */
+export function resolveModelManifestPath(env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
+  const cache = env.LITSEARCH_CACHE && env.LITSEARCH_CACHE.length > 0 ? env.LITSEARCH_CACHE : join(homeDir, '.cache', 'litsearch');
+  return join(cache, 'model.json');
+}
+
+/** Reads model.json and checks that the files it names exist; throws EmbeddingModelNotProvisionedError when they do not. */
+export async function loadModelManifest(manifestPath: string): Promise<ModelManifest> {
+  let raw: string;
+  try {
+    raw = await readFile(manifestPath, 'utf8');
+  } catch {
+    throw new EmbeddingModelNotProvisionedError(`no manifest at ${manifestPath}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new Error(`embedding model manifest ${manifestPath} is not JSON: ${(error as Error).message}`);
+  }
+  const parsed = modelManifestSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new Error(`embedding model manifest ${manifestPath} is invalid: ${z.prettifyError(parsed.error)}`);
+  }
+  const manifest = parsed.data;
+  for (const file of [manifest.onnx, manifest.vocab]) {
+    try {
+      await access(join(manifest.dir, file));
+    } catch {
+      throw new EmbeddingModelNotProvisionedError(`missing ${join(manifest.dir, file)}`);
+    }
+  }
+  return manifest;
+}
+
+/** Re-hashes the model files against the manifest's pinned SHA-256 values (for audits; provisioning already verified them). */
+export async function verifyModelFiles(manifest: ModelManifest): Promise<void> {
+  for (const [file, expected] of Object.entries(manifest.sha256)) {
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(join(manifest.dir, file))) hash.update(chunk as Buffer);
+    const actual = hash.digest('hex');
+    if (actual !== expected) {
+      throw new Error(`embedding model file ${file} has SHA-256 ${actual}, manifest pins ${expected}: re-run npm run provision`);
+    }
+  }
+}

@@ -1,0 +1,163 @@
+// The ONNX embedder with the real provisioned model: reference similarities, normalization, batching, retrieval on SciFact.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddingModelNotProvisionedError, loadModelManifest, verifyModelFiles, type ModelManifest } from '../../src/embedding/modelManifest.js';
+import { createOnnxEmbedder, type OnnxEmbedder } from '../../src/embedding/onnxEmbedder.js';
+import { loadProvisionedManifest } from './provisionedModel.js';
+
+const SCIFACT = '/work/shared/data/scifact';
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
+  return sum;
+}
+
+function maxAbsDiff(a: Float32Array, b: Float32Array): number {
+  let max = 0;
+  for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs((a[i] as number) - (b[i] as number)));
+  return max;
+}
+
+let manifest: ModelManifest;
+let embedder: OnnxEmbedder;
+
+beforeAll(async () => {
+  manifest = await loadProvisionedManifest();
+  embedder = await createOnnxEmbedder({ manifest, batchSize: 8, threads: 2 });
+});
+
+afterAll(async () => {
+  await embedder?.close();
+});
+
+describe('provisioned model', () => {
+  it('matches the checksums pinned at provisioning', async () => {
+    await verifyModelFiles(manifest);
+  });
+
+  it('reports a missing manifest as not provisioned, naming the fix', async () => {
+    await expect(loadModelManifest('/nonexistent/litsearch/model.json')).rejects.toThrow(EmbeddingModelNotProvisionedError);
+    await expect(loadModelManifest('/nonexistent/litsearch/model.json')).rejects.toThrow(/embedding model not provisioned: run npm run provision/);
+  });
+});
+
+describe('ONNX embedder', () => {
+  it('has the manifest dimensions and returns unit vectors', async () => {
+    expect(embedder.dims).toBe(manifest.dims);
+    expect(embedder.modelName).toBe(manifest.name);
+    const vectors = await embedder.embedPassages(['A short sentence.', 'Another, somewhat longer sentence about protein folding.', '']);
+    for (const v of vectors) {
+      expect(v).toHaveLength(manifest.dims);
+      expect(Math.sqrt(dot(v, v))).toBeCloseTo(1, 5);
+      expect(v.every(Number.isFinite)).toBe(true);
+    }
+  });
+
+  it('reproduces the similarities sentence-transformers publishes for all-MiniLM-L6-v2', async () => {
+    // Reference: the sentence-transformers quick start prints [[1, 0.6660, 0.1046], [0.6660, 1, 0.1411], ...] for these.
+    expect(manifest.name).toBe('all-MiniLM-L6-v2');
+    const [weather, sunny, stadium] = await embedder.embedPassages(['The weather is lovely today.', "It's so sunny outside!", 'He drove to the stadium.']);
+    expect(dot(weather!, sunny!)).toBeCloseTo(0.666, 3);
+    expect(dot(weather!, stadium!)).toBeCloseTo(0.1046, 3);
+    expect(dot(sunny!, stadium!)).toBeCloseTo(0.1411, 3);
+  });
+
+  it('scores similar sentences above unrelated ones', async () => {
+    const [a, b, c] = await embedder.embedPassages([
+      'Aspirin reduces the risk of myocardial infarction.',
+      'Acetylsalicylic acid lowers the incidence of heart attacks.',
+      'The committee approved the new parking regulations downtown.',
+    ]);
+    expect(dot(a!, b!)).toBeGreaterThan(dot(a!, c!) + 0.3);
+    expect(dot(a!, b!)).toBeGreaterThan(dot(b!, c!) + 0.3);
+  });
+
+  it('gives the same vectors in a padded batch as one by one', async () => {
+    const texts = [
+      'Short.',
+      'A medium length sentence about gene expression in T cells.',
+      'Microstructural development of human newborn cerebral white matter assessed in vivo by diffusion tensor magnetic resonance imaging, with relative anisotropy measured across gestational ages.',
+      'x',
+      'Vitamin D deficiency and bone density.',
+    ];
+    const batched = await embedder.embedPassages(texts);
+    for (let i = 0; i < texts.length; i++) {
+      const [single] = await embedder.embedPassages([texts[i]!]);
+      expect(maxAbsDiff(batched[i]!, single!), texts[i]).toBeLessThan(1e-5);
+    }
+  });
+
+  it('keeps input order across batches of different lengths', async () => {
+    const texts = Array.from({ length: 19 }, (_, i) => `sentence ${i} ${'about cells '.repeat(19 - i)}`);
+    const all = await embedder.embedPassages(texts);
+    const last = await embedder.embedPassages([texts[18]!]);
+    const first = await embedder.embedPassages([texts[0]!]);
+    expect(maxAbsDiff(all[18]!, last[0]!)).toBeLessThan(1e-5);
+    expect(maxAbsDiff(all[0]!, first[0]!)).toBeLessThan(1e-5);
+    expect(await embedder.embedPassages([])).toEqual([]);
+  });
+
+  it('truncates inputs longer than the model maximum instead of failing', async () => {
+    const long = 'protein '.repeat(2000);
+    expect(embedder.tokenizer.count(long)).toBeGreaterThan(embedder.maxTokens);
+    const [v] = await embedder.embedPassages([long]);
+    const [prefix] = await embedder.embedPassages(['protein '.repeat(embedder.maxTokens - 2)]);
+    expect(maxAbsDiff(v!, prefix!)).toBeLessThan(1e-5);
+  });
+
+  it('embeds a query with the manifest query prefix', async () => {
+    const query = 'does aspirin prevent heart attacks';
+    const [asPassage] = await embedder.embedPassages([manifest.queryPrefix + query]);
+    expect(maxAbsDiff(await embedder.embedQuery(query), asPassage!)).toBeLessThan(1e-6);
+  });
+});
+
+describe('retrieval sanity on SciFact', () => {
+  it('ranks the judged relevant abstract first among a pool of judged abstracts for most queries', async () => {
+    const corpus = new Map<string, string>();
+    for (const line of (await readFile(join(SCIFACT, 'corpus.jsonl'), 'utf8')).split('\n')) {
+      if (line.trim()) {
+        const doc = JSON.parse(line) as { _id: string; title: string; text: string };
+        corpus.set(doc._id, `${doc.title}\n${doc.text}`);
+      }
+    }
+    const queries = new Map<string, string>();
+    for (const line of (await readFile(join(SCIFACT, 'queries.jsonl'), 'utf8')).split('\n')) {
+      if (line.trim()) {
+        const q = JSON.parse(line) as { _id: string; text: string };
+        queries.set(q._id, q.text);
+      }
+    }
+    const qrels = (await readFile(join(SCIFACT, 'qrels', 'train.tsv'), 'utf8'))
+      .split(/\r?\n/)
+      .slice(1)
+      .filter((line) => line.trim())
+      .map((line) => line.split('\t'))
+      .map(([queryId, docId]) => ({ queryId: queryId!, docId: docId! }));
+
+    // 20 queries with one judged abstract each; the pool is their 20 abstracts, so each query has 19 distractors.
+    const seen = new Set<string>();
+    const picked = qrels.filter(({ queryId, docId }) => {
+      if (seen.has(queryId) || seen.has(`d${docId}`) || !corpus.has(docId) || !queries.has(queryId)) return false;
+      seen.add(queryId);
+      seen.add(`d${docId}`);
+      return true;
+    }).slice(0, 20);
+    expect(picked).toHaveLength(20);
+
+    const docVectors = await embedder.embedPassages(picked.map(({ docId }) => corpus.get(docId)!));
+    let hitsAt1 = 0;
+    let reciprocalRanks = 0;
+    for (const [i, { queryId }] of picked.entries()) {
+      const q = await embedder.embedQuery(queries.get(queryId)!);
+      const scores = docVectors.map((d) => dot(q, d));
+      const rank = scores.filter((s) => s > scores[i]!).length + 1;
+      if (rank === 1) hitsAt1 += 1;
+      reciprocalRanks += 1 / rank;
+    }
+    expect(hitsAt1).toBeGreaterThanOrEqual(15);
+    expect(reciprocalRanks / picked.length).toBeGreaterThan(0.8);
+  });
+});
