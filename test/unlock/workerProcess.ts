@@ -1,0 +1,15 @@
+// A real worker in its own process for the crash test; it reads the same configuration as src/worker.ts.
+import { loadConfig } from '../../src/config.js';
+import { openEventStore } from '../../src/composition.js';
+import { createAccounts } from '../../src/billing/accounts.js';
+import { createTemporalWorker } from '../../src/temporal/worker.js';
+
+const config = loadConfig({ ...process.env, INGEST_DEMO: '0' });
+const db = await openEventStore(config);
+const { worker } = await createTemporalWorker({
+  address: config.temporalAddress!,
+  namespace: config.temporalNamespace,
+  taskQueue: process.env.TASK_QUEUE,
+  deps: { db, accounts: createAccounts(db), clock: () => new Date(), releaseDelayMs: config.faultReleaseDelayMs },
+});
+await worker.run();
