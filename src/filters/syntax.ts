@@ -533,8 +533,7 @@ function anyOfNode(spec: FieldSpec, normalized: NormalizedValue[]): FilterNode {
     const alternatives = normalized.map((entry) => equalityNode(spec, entry));
     return alternatives.length === 1 ? alternatives[0] : { kind: 'or', children: alternatives };
   }
-  const values: ScalarValue[] = [];
-  for (const entry of normalized) if (!values.includes(entry.value)) values.push(entry.value);
+  const values = [...new Set(normalized.map((entry) => entry.value))];
   return { kind: 'in', field: spec.name, values };
 }
 
