@@ -1,0 +1,185 @@
+// Splits a document's sections into token-bounded chunks on sentence boundaries, never indexing tiny fragments.
+import { createHash } from 'node:crypto';
+import type { Tokenizer } from '../embedding/port.js';
+import { splitSentences } from './sentences.js';
+import type { DocumentSection } from './sourceDocument.js';
+
+/** Bump when chunk boundaries or ids would change for the same input: it is part of the ingestion fingerprint. */
+export const CHUNKER_VERSION = 1;
+// 224 rather than 256: the demo model (all-MiniLM-L6-v2) reads 254 word pieces, and each chunk is embedded after its
+// document's title, so a full chunk leaves room for a title of about 30 tokens.
+export const DEFAULT_MAX_CHUNK_TOKENS = 224;
+/** A chunk below either threshold is a fragment (an isolated heading, a stray label) and is never indexed alone. */
+export const DEFAULT_MIN_CHUNK_TOKENS = 8;
+export const DEFAULT_MIN_CHUNK_WORDS = 4;
+
+export interface ChunkingOptions {
+  maxTokens?: number;
+  minTokens?: number;
+  minWords?: number;
+}
+
+export interface DocumentChunk {
+  /** 0-based position of the chunk in its document */
+  chunk_index: number;
+  section: string;
+  text: string;
+  /** token count of `text` under the tokenizer passed in */
+  tokens: number;
+}
+
+export interface ChunkedDocument {
+  chunks: DocumentChunk[];
+  /** fragments that could not be merged into a neighbour without exceeding maxTokens */
+  droppedFragments: number;
+}
+
+interface Piece {
+  text: string;
+  tokens: number;
+}
+
+interface DraftChunk {
+  section: string;
+  pieces: Piece[];
+  text: string;
+  tokens: number;
+}
+
+/** Stable chunk id: the same collection, document and position give the same id on every run. */
+export function chunkId(collection: string, docId: string, chunkIndex: number): string {
+  return createHash('sha1').update(`${collection}\u0000${docId}\u0000${chunkIndex}`).digest('hex').slice(0, 24);
+}
+
+function wordCount(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
+}
+
+/** A sentence longer than maxTokens is cut into word runs that each fit. */
+function splitOversizedSentence(sentence: string, maxTokens: number, tokenizer: Tokenizer): Piece[] {
+  const pieces: Piece[] = [];
+  let words: string[] = [];
+  let tokens = 0;
+  for (const word of sentence.split(/\s+/).filter(Boolean)) {
+    const wordTokens = tokenizer.count(word);
+    if (words.length > 0 && tokens + wordTokens > maxTokens) {
+      pieces.push({ text: words.join(' '), tokens });
+      words = [];
+      tokens = 0;
+    }
+    words.push(word);
+    tokens += wordTokens;
+  }
+  if (words.length > 0) pieces.push({ text: words.join(' '), tokens });
+  return pieces.map((piece) => ({ text: piece.text, tokens: tokenizer.count(piece.text) }));
+}
+
+function draftOf(section: string, pieces: Piece[], tokenizer: Tokenizer): DraftChunk {
+  const text = pieces.map((piece) => piece.text).join(' ');
+  return { section, pieces, text, tokens: tokenizer.count(text) };
+}
+
+/** Greedy packing of a section's sentences into chunks of at most maxTokens (by the tokenizer's real count). */
+function packSection(section: DocumentSection, maxTokens: number, tokenizer: Tokenizer): DraftChunk[] {
+  const pieces = splitSentences(section.text).flatMap((sentence) => {
+    const tokens = tokenizer.count(sentence);
+    return tokens > maxTokens ? splitOversizedSentence(sentence, maxTokens, tokenizer) : [{ text: sentence, tokens }];
+  });
+  const drafts: DraftChunk[] = [];
+  let current: Piece[] = [];
+  let currentTokens = 0;
+  const flush = (): void => {
+    while (current.length > 0) {
+      let draft = draftOf(section.section, current, tokenizer);
+      // joining can cost a token or two more than the parts; move trailing pieces on until it fits
+      const carried: Piece[] = [];
+      while (draft.tokens > maxTokens && draft.pieces.length > 1) {
+        carried.unshift(draft.pieces[draft.pieces.length - 1]!);
+        draft = draftOf(section.section, draft.pieces.slice(0, -1), tokenizer);
+      }
+      drafts.push(draft);
+      current = carried;
+    }
+    currentTokens = 0;
+  };
+  for (const piece of pieces) {
+    if (current.length > 0 && currentTokens + piece.tokens > maxTokens) flush();
+    current.push(piece);
+    currentTokens += piece.tokens;
+  }
+  flush();
+  return drafts;
+}
+
+/**
+ * Chunks a document's sections in order. Chunks never span two sections, except where a fragment is merged.
+ * Fragments (< minTokens tokens or < minWords words):
+ *  1. a section's short last chunk first borrows trailing sentences from the chunk before it in the same section;
+ *  2. a fragment still short is appended to the previous chunk of the document (keeping that chunk's section),
+ *     else prepended to the next chunk (taking that chunk's section), whichever first stays within maxTokens;
+ *  3. otherwise it is dropped and counted in `droppedFragments` (so a document with only a fragment yields no chunk).
+ */
+export function chunkSections(
+  sections: readonly DocumentSection[],
+  tokenizer: Tokenizer,
+  options: ChunkingOptions = {},
+): ChunkedDocument {
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_CHUNK_TOKENS;
+  const minTokens = options.minTokens ?? DEFAULT_MIN_CHUNK_TOKENS;
+  const minWords = options.minWords ?? DEFAULT_MIN_CHUNK_WORDS;
+  if (maxTokens < minTokens) throw new Error(`maxTokens (${maxTokens}) must be at least minTokens (${minTokens})`);
+  const isFragment = (draft: DraftChunk): boolean => draft.tokens < minTokens || wordCount(draft.text) < minWords;
+
+  const drafts: DraftChunk[] = [];
+  for (const section of sections) {
+    if (!section.text.trim()) continue;
+    const sectionDrafts = packSection(section, maxTokens, tokenizer);
+    const last = sectionDrafts.length >= 2 ? sectionDrafts[sectionDrafts.length - 1]! : null;
+    if (last && isFragment(last)) {
+      let previous = sectionDrafts[sectionDrafts.length - 2]!;
+      let tail = last;
+      while (isFragment(tail) && previous.pieces.length > 1) {
+        const moved = previous.pieces[previous.pieces.length - 1]!;
+        const nextPrevious = draftOf(previous.section, previous.pieces.slice(0, -1), tokenizer);
+        const nextTail = draftOf(tail.section, [moved, ...tail.pieces], tokenizer);
+        if (nextTail.tokens > maxTokens || isFragment(nextPrevious)) break;
+        previous = nextPrevious;
+        tail = nextTail;
+      }
+      sectionDrafts.splice(sectionDrafts.length - 2, 2, previous, tail);
+    }
+    drafts.push(...sectionDrafts);
+  }
+
+  let droppedFragments = 0;
+  const kept: DraftChunk[] = [];
+  for (let i = 0; i < drafts.length; i += 1) {
+    const draft = drafts[i]!;
+    if (!isFragment(draft)) {
+      kept.push(draft);
+      continue;
+    }
+    const previous = kept[kept.length - 1];
+    if (previous) {
+      const merged = draftOf(previous.section, [...previous.pieces, ...draft.pieces], tokenizer);
+      if (merged.tokens <= maxTokens) {
+        kept[kept.length - 1] = merged;
+        continue;
+      }
+    }
+    const next = drafts[i + 1];
+    if (next) {
+      const merged = draftOf(next.section, [...draft.pieces, ...next.pieces], tokenizer);
+      if (merged.tokens <= maxTokens) {
+        drafts[i + 1] = merged;
+        continue;
+      }
+    }
+    droppedFragments += 1;
+  }
+
+  return {
+    chunks: kept.map((draft, index) => ({ chunk_index: index, section: draft.section, text: draft.text, tokens: draft.tokens })),
+    droppedFragments,
+  };
+}

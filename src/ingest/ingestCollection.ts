@@ -1,0 +1,299 @@
+// The ingestion pipeline: read → normalize → chunk → embed (when the collection needs vectors) → index → commit.
+import { performance } from 'node:perf_hooks';
+import type { CollectionCatalog, PlainCollection } from '../collections/catalog.js';
+import { sourceFilePaths } from '../collections/catalog.js';
+import type { Embedder, Tokenizer } from '../embedding/port.js';
+import type { ChunkMetadata, ChunkRecord, SearchEngine } from '../search/port.js';
+import type { ChunkingOptions } from './chunk.js';
+import { CHUNKER_VERSION, chunkId, chunkSections, DEFAULT_MAX_CHUNK_TOKENS } from './chunk.js';
+import { fingerprintKey, hashCanonicalJson, hashFile, readStoredFingerprint, writeStoredFingerprint } from './fingerprint.js';
+import { readCollectionDocuments } from './readCollection.js';
+import { loadRetractedDois } from './retractions.js';
+import type { SourceDocument } from './sourceDocument.js';
+
+/** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
+const PIPELINE_VERSION = 1;
+const DEFAULT_BATCH_SIZE = 64;
+/** word pieces the demo embedding model reads (256 less [CLS] and [SEP]); pass the model's own figure when it differs */
+export const DEFAULT_EMBEDDING_INPUT_TOKENS = 254;
+
+export type IngestPhase = 'reading' | 'indexing';
+
+export interface IngestProgress {
+  collection: string;
+  phase: IngestPhase;
+  /** documents read (reading) or chunks indexed (indexing) */
+  done: number;
+  /** known in the indexing phase only */
+  total: number | null;
+}
+
+export interface IngestCollectionOptions {
+  collection: PlainCollection;
+  dataRoot: string;
+  engine: SearchEngine;
+  embedder: Embedder;
+  tokenizer: Tokenizer;
+  /** lower-case DOIs of retracted articles (see loadRetractedDois) */
+  retracted: ReadonlySet<string>;
+  /** JSON file holding the input fingerprint of every ingested index */
+  fingerprintFile: string;
+  /** re-ingest even when the index exists with the same fingerprint */
+  force?: boolean;
+  chunking?: ChunkingOptions;
+  /** longest embedder input in tokens; the title in front of each chunk is cut to fit it */
+  embeddingInputTokens?: number;
+  /** chunks per embedding call and per indexChunks call */
+  batchSize?: number;
+  /** engine index name; defaults to the collection name */
+  index?: string;
+  onProgress?: (progress: IngestProgress) => void;
+}
+
+export interface PreparedCollection {
+  records: ChunkRecord[];
+  /** one text per record, what the embedder sees: the title (cut to fit the embedder's input), a newline, the chunk text */
+  embeddingInputs: string[];
+  documentsRead: number;
+  documentsIndexed: number;
+  retractedExcluded: number;
+  /** doc_ids of the excluded retracted documents */
+  retractedDocIds: string[];
+  notOpenAccessExcluded: number;
+  /** documents with no body text (e.g. OpenAlex works without an abstract) */
+  emptyDocuments: number;
+  /** documents whose only text was fragments, so they yield no chunk */
+  fragmentOnlyDocuments: number;
+  droppedFragments: number;
+  tokens: number;
+}
+
+export interface IngestReport extends Omit<PreparedCollection, 'records' | 'embeddingInputs'> {
+  collection: string;
+  index: string;
+  /** true when the index already held this exact input and nothing was done */
+  skipped: boolean;
+  chunks: number;
+  embedded: boolean;
+  fingerprint: string;
+  seconds: number;
+}
+
+export function needsVectors(collection: PlainCollection): boolean {
+  return collection.retrieval !== 'sparse';
+}
+
+function isRetracted(document: SourceDocument, retracted: ReadonlySet<string>): boolean {
+  return document.retracted === true || (document.metadata.doi ? retracted.has(document.metadata.doi) : false);
+}
+
+function chunkMetadataOf(collection: PlainCollection, document: SourceDocument, chunkIndex: number, section: string): ChunkMetadata {
+  const metadata: ChunkMetadata = { doc_id: document.doc_id, chunk_index: chunkIndex, section };
+  for (const [field, value] of Object.entries(document.metadata)) {
+    if (value !== null && value !== undefined) metadata[field] = value;
+  }
+  // an open-access-only collection carries no open_access field: it answers that filter itself (spec: value rules)
+  if (collection.openAccessOnly) delete metadata.open_access;
+  return metadata;
+}
+
+/** The title, or as many of its leading words as fit in `budget` tokens (empty when none fit). */
+function titleWithin(title: string, budget: number, tokenizer: Tokenizer): string {
+  if (budget <= 0) return '';
+  if (tokenizer.count(title) <= budget) return title;
+  const kept: string[] = [];
+  let used = 0;
+  for (const word of title.split(/\s+/)) {
+    const cost = tokenizer.count(word);
+    if (used + cost > budget) break;
+    kept.push(word);
+    used += cost;
+  }
+  return kept.join(' ');
+}
+
+/** Reads, filters and chunks a collection without touching an engine; the vectors are left to the caller. */
+export async function prepareCollection(options: {
+  collection: PlainCollection;
+  dataRoot: string;
+  tokenizer: Tokenizer;
+  retracted: ReadonlySet<string>;
+  chunking?: ChunkingOptions;
+  embeddingInputTokens?: number;
+  onProgress?: (progress: IngestProgress) => void;
+}): Promise<PreparedCollection> {
+  const { collection, tokenizer, retracted } = options;
+  const prepared: PreparedCollection = {
+    records: [],
+    embeddingInputs: [],
+    documentsRead: 0,
+    documentsIndexed: 0,
+    retractedExcluded: 0,
+    retractedDocIds: [],
+    notOpenAccessExcluded: 0,
+    emptyDocuments: 0,
+    fragmentOnlyDocuments: 0,
+    droppedFragments: 0,
+    tokens: 0,
+  };
+  const seenDocIds = new Set<string>();
+  for await (const document of readCollectionDocuments(collection, options.dataRoot)) {
+    prepared.documentsRead += 1;
+    if (prepared.documentsRead % 500 === 0) {
+      options.onProgress?.({ collection: collection.name, phase: 'reading', done: prepared.documentsRead, total: null });
+    }
+    if (seenDocIds.has(document.doc_id)) throw new Error(`${collection.name}: duplicate doc_id ${document.doc_id}`);
+    seenDocIds.add(document.doc_id);
+    if (collection.excludeRetracted && isRetracted(document, retracted)) {
+      prepared.retractedExcluded += 1;
+      prepared.retractedDocIds.push(document.doc_id);
+      continue;
+    }
+    if (collection.openAccessOnly && document.metadata.open_access !== true) {
+      prepared.notOpenAccessExcluded += 1;
+      continue;
+    }
+    if (document.sections.every((section) => !section.text.trim())) {
+      prepared.emptyDocuments += 1;
+      continue;
+    }
+    const { chunks, droppedFragments } = chunkSections(document.sections, tokenizer, options.chunking);
+    prepared.droppedFragments += droppedFragments;
+    if (chunks.length === 0) {
+      prepared.fragmentOnlyDocuments += 1;
+      continue;
+    }
+    prepared.documentsIndexed += 1;
+    for (const chunk of chunks) {
+      prepared.records.push({
+        id: chunkId(collection.name, document.doc_id, chunk.chunk_index),
+        text: chunk.text,
+        tokens: chunk.tokens,
+        metadata: chunkMetadataOf(collection, document, chunk.chunk_index, chunk.section),
+      });
+      // the title gives every chunk its document's context for the dense vector; billing counts the chunk text only
+      const titleBudget = (options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS) - chunk.tokens;
+      const title = document.title ? titleWithin(document.title, titleBudget, tokenizer) : '';
+      prepared.embeddingInputs.push(title ? `${title}\n${chunk.text}` : chunk.text);
+      prepared.tokens += chunk.tokens;
+    }
+  }
+  options.onProgress?.({ collection: collection.name, phase: 'reading', done: prepared.documentsRead, total: null });
+  return prepared;
+}
+
+/** Everything that decides an index's content; the price, description and display name are deliberately left out. */
+async function inputFingerprint(options: IngestCollectionOptions): Promise<string> {
+  const { collection, tokenizer, embedder } = options;
+  const files = await Promise.all(
+    sourceFilePaths(collection, options.dataRoot).map(async (path, position) => ({
+      file: collection.source.files[position],
+      sha256: await hashFile(path),
+    })),
+  );
+  return hashCanonicalJson({
+    pipeline: PIPELINE_VERSION,
+    chunker: CHUNKER_VERSION,
+    chunking: { maxTokens: DEFAULT_MAX_CHUNK_TOKENS, ...options.chunking },
+    collection: {
+      name: collection.name,
+      kind: collection.kind,
+      retrieval: collection.retrieval,
+      openAccessOnly: collection.openAccessOnly,
+      excludeRetracted: collection.excludeRetracted,
+      source: collection.source,
+    },
+    files,
+    tokenizer: tokenizer.name,
+    embedder: needsVectors(collection)
+      ? { model: embedder.modelName, dims: embedder.dims, inputTokens: options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS }
+      : null,
+    retracted: collection.excludeRetracted ? hashCanonicalJson([...options.retracted].sort()) : null,
+  });
+}
+
+/** Ingests one plain collection into the engine; a no-op when the index already holds this exact input (unless forced). */
+export async function ingestCollection(options: IngestCollectionOptions): Promise<IngestReport> {
+  const started = performance.now();
+  const { collection, engine, embedder } = options;
+  const index = options.index ?? collection.name;
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const key = fingerprintKey(engine.kind, index);
+  const fingerprint = await inputFingerprint(options);
+  const stored = await readStoredFingerprint(options.fingerprintFile, key);
+  const elapsed = (): number => Math.round((performance.now() - started) / 10) / 100;
+
+  if (!options.force && stored?.fingerprint === fingerprint && (await engine.hasIndex(index))) {
+    return {
+      collection: collection.name,
+      index,
+      skipped: true,
+      chunks: stored.chunks,
+      documentsRead: 0,
+      documentsIndexed: stored.documents,
+      retractedExcluded: 0,
+      retractedDocIds: [],
+      notOpenAccessExcluded: 0,
+      emptyDocuments: 0,
+      fragmentOnlyDocuments: 0,
+      droppedFragments: 0,
+      tokens: 0,
+      embedded: false,
+      fingerprint,
+      seconds: elapsed(),
+    };
+  }
+
+  // read and chunk everything before touching the index, so a bad source never leaves a half-deleted index
+  const { records, embeddingInputs, ...counts } = await prepareCollection(options);
+  await writeStoredFingerprint(options.fingerprintFile, key, null);
+  if (await engine.hasIndex(index)) await engine.deleteIndex(index);
+  await engine.ensureIndex(index, embedder.dims);
+
+  const embed = needsVectors(collection);
+  options.onProgress?.({ collection: collection.name, phase: 'indexing', done: 0, total: records.length });
+  for (let start = 0; start < records.length; start += batchSize) {
+    const batch = records.slice(start, start + batchSize);
+    if (embed) {
+      const vectors = await embedder.embedPassages(embeddingInputs.slice(start, start + batchSize));
+      if (vectors.length !== batch.length) throw new Error(`embedder returned ${vectors.length} vectors for ${batch.length} texts`);
+      batch.forEach((record, position) => {
+        record.vector = vectors[position];
+      });
+    }
+    await engine.indexChunks(index, batch);
+    options.onProgress?.({ collection: collection.name, phase: 'indexing', done: start + batch.length, total: records.length });
+  }
+  await engine.commit(index);
+  await writeStoredFingerprint(options.fingerprintFile, key, {
+    fingerprint,
+    collection: collection.name,
+    documents: counts.documentsIndexed,
+    chunks: records.length,
+    ingestedAt: new Date().toISOString(),
+  });
+  return { collection: collection.name, index, skipped: false, chunks: records.length, embedded: embed, fingerprint, seconds: elapsed(), ...counts };
+}
+
+/** Ingests every plain collection of the catalogue, skipping those already indexed with the same input. */
+export async function ingestDemoCollections(options: {
+  catalog: CollectionCatalog;
+  dataRoot: string;
+  engine: SearchEngine;
+  embedder: Embedder;
+  tokenizer: Tokenizer;
+  fingerprintFile: string;
+  retracted?: ReadonlySet<string>;
+  force?: boolean;
+  chunking?: ChunkingOptions;
+  embeddingInputTokens?: number;
+  batchSize?: number;
+  onProgress?: (progress: IngestProgress) => void;
+}): Promise<IngestReport[]> {
+  const retracted = options.retracted ?? (await loadRetractedDois(options.dataRoot));
+  const reports: IngestReport[] = [];
+  for (const collection of options.catalog.collections) {
+    reports.push(await ingestCollection({ ...options, collection, retracted }));
+  }
+  return reports;
+}

@@ -1,0 +1,236 @@
+// Reads NLM MEDLINE citation XML (MedlineCitationSet or PubmedArticleSet) into typed citations and source documents.
+import { XMLParser } from 'fast-xml-parser';
+import { articleTypeFromPubMed } from './articleType.js';
+import { doiFromSource, issnListFromSource, pmcidFromSource } from './sourceIdentifiers.js';
+import { plainTextFromMarkup } from './inlineMarkup.js';
+import type { DocumentSection, SourceDocument } from './sourceDocument.js';
+import { readText } from './sourceFiles.js';
+
+/** The parts of one MedlineCitation that the service uses. */
+export interface MedlineCitation {
+  pmid: string;
+  /** MedlineCitation@Status: MEDLINE (indexing completed), In-Process, PubMed-not-MEDLINE, ... */
+  status: string | null;
+  title: string | null;
+  journal: string | null;
+  issn: string[];
+  /** ISO date; month and day default to 01 where the citation gives only a year or month */
+  publicationDate: string | null;
+  /** DateRevised, else DateCreated, as an ISO date */
+  revisedDate: string | null;
+  abstract: DocumentSection[];
+  authors: string[];
+  publicationTypes: string[];
+  doi: string | null;
+  pmcid: string | null;
+  meshHeadings: Array<{ descriptor: string; major: boolean }>;
+  keywords: string[];
+  dataBanks: Array<{ name: string; accessionNumbers: string[] }>;
+}
+
+type XmlNode = Record<string, unknown>;
+
+const REPEATED_ELEMENTS = new Set([
+  'MedlineCitation',
+  'PubmedArticle',
+  'AbstractText',
+  'Author',
+  'PublicationType',
+  'ELocationID',
+  'ArticleId',
+  'MeshHeading',
+  'QualifierName',
+  'KeywordList',
+  'Keyword',
+  'OtherID',
+  'DataBank',
+  'AccessionNumber',
+  'ISSN',
+]);
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  // these hold inline markup (<i>, <sup>); keep them raw and flatten them ourselves so word order survives
+  stopNodes: ['*.AbstractText', '*.ArticleTitle', '*.Keyword', '*.Affiliation'],
+  isArray: (name) => REPEATED_ELEMENTS.has(name),
+});
+
+function isNode(value: unknown): value is XmlNode {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function child(node: unknown, name: string): XmlNode | string | undefined {
+  if (!isNode(node)) return undefined;
+  const value = node[name];
+  if (Array.isArray(value)) return value[0] as XmlNode | string | undefined;
+  return value as XmlNode | string | undefined;
+}
+
+function children(node: unknown, name: string): Array<XmlNode | string> {
+  if (!isNode(node)) return [];
+  const value = node[name];
+  if (value === undefined || value === null) return [];
+  return (Array.isArray(value) ? value : [value]) as Array<XmlNode | string>;
+}
+
+function textOf(node: unknown): string | null {
+  if (typeof node === 'string' || typeof node === 'number') return plainTextFromMarkup(String(node)) || null;
+  if (isNode(node) && node['#text'] !== undefined) return plainTextFromMarkup(String(node['#text'])) || null;
+  return null;
+}
+
+function attrOf(node: unknown, name: string): string | null {
+  return isNode(node) && node[`@${name}`] !== undefined ? String(node[`@${name}`]) : null;
+}
+
+const MONTHS: Record<string, string> = {
+  jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06', jul: '07', aug: '08', sep: '09', oct: '10', nov: '11', dec: '12',
+};
+
+function monthNumber(month: string | null): string | null {
+  if (!month) return null;
+  if (/^\d{1,2}$/.test(month)) return month.padStart(2, '0');
+  return MONTHS[month.slice(0, 3).toLowerCase()] ?? null;
+}
+
+/** Year/Month/Day (or a MedlineDate such as "2015 Nov-Dec") as YYYY-MM-DD, filling unknown parts with 01. */
+function isoDateOf(dateNode: unknown): string | null {
+  if (!dateNode) return null;
+  let year = textOf(child(dateNode, 'Year'));
+  let month = monthNumber(textOf(child(dateNode, 'Month')));
+  let day = textOf(child(dateNode, 'Day'));
+  const medlineDate = textOf(child(dateNode, 'MedlineDate'));
+  if (!year && medlineDate) {
+    const match = /^(\d{4})(?:\s+([A-Za-z]{3}))?/.exec(medlineDate);
+    year = match?.[1] ?? null;
+    month = monthNumber(match?.[2] ?? null);
+    day = null;
+  }
+  if (!year || !/^\d{4}$/.test(year)) return null;
+  return `${year}-${month ?? '01'}-${(day ?? '01').padStart(2, '0')}`;
+}
+
+function abstractSections(abstractNode: unknown): DocumentSection[] {
+  const sections: DocumentSection[] = [];
+  for (const part of children(abstractNode, 'AbstractText')) {
+    const text = textOf(part);
+    if (!text) continue;
+    // NlmCategory is NLM's normalized label (PURPOSE → objective); use it so `section` filters see one vocabulary
+    const category = attrOf(part, 'NlmCategory');
+    const label = attrOf(part, 'Label');
+    const section = (category && category !== 'UNASSIGNED' ? category : label ?? 'abstract').toLowerCase();
+    sections.push({ section, text });
+  }
+  return sections;
+}
+
+function authorName(author: unknown): string | null {
+  const collective = textOf(child(author, 'CollectiveName'));
+  if (collective) return collective;
+  const last = textOf(child(author, 'LastName'));
+  const first = textOf(child(author, 'ForeName')) ?? textOf(child(author, 'Initials'));
+  if (!last) return null;
+  return first ? `${first} ${last}` : last;
+}
+
+/** Maps one <MedlineCitation> element (as parsed) to the typed citation. */
+function citationFromNode(citation: XmlNode, pubmedData?: unknown): MedlineCitation {
+  const article = child(citation, 'Article');
+  const journal = child(article, 'Journal');
+  const journalInfo = child(citation, 'MedlineJournalInfo');
+  const eLocationDoi = children(article, 'ELocationID').find((id) => attrOf(id, 'EIdType') === 'doi');
+  const articleIds = children(child(pubmedData, 'ArticleIdList'), 'ArticleId');
+  const articleIdDoi = articleIds.find((id) => attrOf(id, 'IdType') === 'doi');
+  const pmcFromIds = articleIds.find((id) => attrOf(id, 'IdType') === 'pmc');
+  // the 2016 MedlineCitationSet DTD has no ArticleIdList: PMC ids appear only as OtherID text ("PMC4380289 [Available on ...]")
+  const pmcFromOtherIds = children(citation, 'OtherID')
+    .map((id) => textOf(id))
+    .find((id): id is string => id !== null && /^PMC\d+/.test(id));
+  return {
+    pmid: textOf(child(citation, 'PMID')) ?? '',
+    status: attrOf(citation, 'Status'),
+    title: textOf(child(article, 'ArticleTitle')),
+    journal: textOf(child(journal, 'Title')),
+    // ISSN-L first, as for OpenAlex
+    issn: issnListFromSource([textOf(child(journalInfo, 'ISSNLinking')), ...children(journal, 'ISSN').map(textOf)]),
+    publicationDate: isoDateOf(child(child(journal, 'JournalIssue'), 'PubDate')),
+    revisedDate: isoDateOf(child(citation, 'DateRevised')) ?? isoDateOf(child(citation, 'DateCreated')),
+    abstract: abstractSections(child(article, 'Abstract')),
+    authors: children(child(article, 'AuthorList'), 'Author')
+      .map(authorName)
+      .filter((name): name is string => name !== null),
+    publicationTypes: children(child(article, 'PublicationTypeList'), 'PublicationType')
+      .map(textOf)
+      .filter((type): type is string => type !== null),
+    doi: doiFromSource(textOf(eLocationDoi)) ?? doiFromSource(textOf(articleIdDoi)),
+    pmcid: pmcidFromSource(textOf(pmcFromIds) ?? pmcFromOtherIds),
+    meshHeadings: children(child(citation, 'MeshHeadingList'), 'MeshHeading').flatMap((heading) => {
+      const descriptorNode = child(heading, 'DescriptorName');
+      const descriptor = textOf(descriptorNode);
+      if (!descriptor) return [];
+      const major =
+        attrOf(descriptorNode, 'MajorTopicYN') === 'Y' ||
+        children(heading, 'QualifierName').some((qualifier) => attrOf(qualifier, 'MajorTopicYN') === 'Y');
+      return [{ descriptor, major }];
+    }),
+    keywords: children(citation, 'KeywordList')
+      .flatMap((list) => children(list, 'Keyword').map(textOf))
+      .filter((keyword): keyword is string => keyword !== null),
+    dataBanks: children(child(article, 'DataBankList'), 'DataBank').flatMap((bank) => {
+      const name = textOf(child(bank, 'DataBankName'));
+      if (!name) return [];
+      const accessionNumbers = children(child(bank, 'AccessionNumberList'), 'AccessionNumber')
+        .map(textOf)
+        .filter((accession): accession is string => accession !== null);
+      return [{ name, accessionNumbers }];
+    }),
+  };
+}
+
+/** Parses MEDLINE XML text; DeleteCitation entries are ignored. */
+export function parseMedlineXml(xml: string): MedlineCitation[] {
+  const root = parser.parse(xml) as XmlNode;
+  const citationSet = child(root, 'MedlineCitationSet');
+  if (citationSet) return children(citationSet, 'MedlineCitation').filter(isNode).map((citation) => citationFromNode(citation));
+  const articleSet = child(root, 'PubmedArticleSet');
+  return children(articleSet, 'PubmedArticle')
+    .filter(isNode)
+    .flatMap((article) => {
+      const citation = child(article, 'MedlineCitation');
+      return isNode(citation) ? [citationFromNode(citation, child(article, 'PubmedData'))] : [];
+    });
+}
+
+export async function readMedlineCitations(path: string): Promise<MedlineCitation[]> {
+  return parseMedlineXml(await readText(path));
+}
+
+/** Scholarly view of a citation: doc_id = PMID, structured abstract parts become sections. */
+export function medlineCitationToDocument(citation: MedlineCitation): SourceDocument {
+  const keywords = [...new Set([...citation.meshHeadings.map((heading) => heading.descriptor), ...citation.keywords])];
+  return {
+    doc_id: citation.pmid,
+    title: citation.title,
+    sections: citation.abstract,
+    metadata: {
+      title: citation.title,
+      authors: citation.authors.length > 0 ? citation.authors : null,
+      doi: citation.doi,
+      pmid: citation.pmid,
+      pmcid: citation.pmcid,
+      journal: citation.journal,
+      issn: citation.issn.length > 0 ? citation.issn : null,
+      keywords: keywords.length > 0 ? keywords : null,
+      publication_date: citation.publicationDate,
+      article_type: articleTypeFromPubMed(citation.publicationTypes),
+    },
+  };
+}
+
+export async function* readMedlineDocuments(path: string): AsyncGenerator<SourceDocument> {
+  for (const citation of await readMedlineCitations(path)) yield medlineCitationToDocument(citation);
+}

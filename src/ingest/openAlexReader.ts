@@ -1,0 +1,126 @@
+// Reads OpenAlex work records (JSON lines, 2023 schema) into source documents.
+import { z } from 'zod';
+import { articleTypeFromOpenAlex } from './articleType.js';
+import { plainTextFromMarkup } from './inlineMarkup.js';
+import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from './sourceIdentifiers.js';
+import type { SourceDocument } from './sourceDocument.js';
+import { readJsonLines } from './sourceFiles.js';
+
+const source = z
+  .object({
+    display_name: z.string().nullish(),
+    issn_l: z.string().nullish(),
+    issn: z.array(z.string()).nullish(),
+    host_organization_name: z.string().nullish(),
+  })
+  .nullish();
+
+const location = z
+  .object({
+    landing_page_url: z.string().nullish(),
+    license: z.string().nullish(),
+    source,
+  })
+  .nullish();
+
+const openAlexWork = z.object({
+  id: z.string(),
+  doi: z.string().nullish(),
+  title: z.string().nullish(),
+  publication_date: z.string().nullish(),
+  type: z.string().nullish(),
+  ids: z.record(z.string(), z.string().nullish()).nullish(),
+  primary_location: location,
+  best_oa_location: location,
+  open_access: z.object({ oa_status: z.string().nullish() }).nullish(),
+  authorships: z.array(z.object({ author: z.object({ display_name: z.string().nullish() }).nullish() })).nullish(),
+  is_retracted: z.boolean().nullish(),
+  is_paratext: z.boolean().nullish(),
+  concepts: z.array(z.object({ display_name: z.string(), score: z.union([z.string(), z.number()]).nullish() })).nullish(),
+  mesh: z.array(z.object({ descriptor_name: z.string() })).nullish(),
+  // checked where it is used: validating every position of every word through zod doubled the read time
+  abstract_inverted_index: z.record(z.string(), z.unknown()).nullish(),
+});
+
+export type OpenAlexWork = z.infer<typeof openAlexWork>;
+
+/** OpenAlex oa_status values that mean the work is free to read; "closed" is not, null is unknown. */
+const OPEN_ACCESS_STATUSES = new Set(['gold', 'green', 'bronze', 'hybrid', 'diamond']);
+
+/** Concepts at or above this score count as keywords when a work has no MeSH headings. */
+const CONCEPT_KEYWORD_MIN_SCORE = 0.3;
+
+/** Rebuilds abstract text from OpenAlex's inverted index by placing every word at each of its positions. */
+export function abstractFromInvertedIndex(index: Record<string, unknown> | null | undefined): string {
+  if (!index) return '';
+  const words: string[] = [];
+  for (const [word, positions] of Object.entries(index)) {
+    if (!Array.isArray(positions)) throw new Error(`abstract_inverted_index["${word}"] is not a list of positions`);
+    for (const position of positions) {
+      if (!Number.isInteger(position) || position < 0 || position > 1_000_000) {
+        throw new Error(`abstract_inverted_index["${word}"] holds an invalid position ${String(position)}`);
+      }
+      words[position as number] = word;
+    }
+  }
+  // holes (positions nobody claims) are skipped rather than rendered as gaps
+  const text = words.filter((word) => word !== undefined).join(' ');
+  // some abstracts open with an "Abstract" heading and carry HTML section headings and inline tags
+  return plainTextFromMarkup(text.replace(/^\s*<h[1-6]>\s*abstract\s*<\/h[1-6]>/i, ''));
+}
+
+function openAlexShortId(id: string): string {
+  return id.replace(/^https?:\/\/openalex\.org\//i, '');
+}
+
+function keywordsOf(work: OpenAlexWork): string[] {
+  const mesh = [...new Set((work.mesh ?? []).map((heading) => heading.descriptor_name))];
+  if (mesh.length > 0) return mesh;
+  return (work.concepts ?? [])
+    .filter((concept) => Number(concept.score ?? 0) >= CONCEPT_KEYWORD_MIN_SCORE)
+    .map((concept) => concept.display_name);
+}
+
+function isoDate(value: string | null | undefined): string | null {
+  return value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : null;
+}
+
+/** Maps one OpenAlex work record to a source document (doc_id = the short W-id). */
+export function openAlexWorkToDocument(raw: unknown): SourceDocument {
+  const work = openAlexWork.parse(raw);
+  const venue = work.primary_location?.source;
+  const title = work.title ? plainTextFromMarkup(work.title) || null : null;
+  const oaStatus = work.open_access?.oa_status ?? null;
+  const abstract = abstractFromInvertedIndex(work.abstract_inverted_index);
+  const authors = (work.authorships ?? [])
+    .map((authorship) => authorship.author?.display_name?.trim())
+    .filter((name): name is string => Boolean(name));
+  const issn = issnListFromSource([venue?.issn_l, ...(venue?.issn ?? [])]);
+  const keywords = keywordsOf(work);
+  return {
+    doc_id: openAlexShortId(work.id),
+    title,
+    sections: abstract ? [{ section: 'abstract', text: abstract }] : [],
+    metadata: {
+      title,
+      authors: authors.length > 0 ? authors : null,
+      doi: doiFromSource(work.doi ?? work.ids?.doi),
+      pmid: pmidFromSource(work.ids?.pmid),
+      pmcid: pmcidFromSource(work.ids?.pmcid),
+      url: work.primary_location?.landing_page_url ?? null,
+      journal: venue?.display_name ?? null,
+      publisher: venue?.host_organization_name ?? null,
+      issn: issn.length > 0 ? issn : null,
+      keywords: keywords.length > 0 ? keywords : null,
+      publication_date: isoDate(work.publication_date),
+      article_type: articleTypeFromOpenAlex(work.type, title, work.is_paratext ?? false),
+      open_access: oaStatus === null ? null : OPEN_ACCESS_STATUSES.has(oaStatus),
+      license: work.primary_location?.license ?? work.best_oa_location?.license ?? null,
+    },
+    retracted: work.is_retracted ?? false,
+  };
+}
+
+export async function* readOpenAlexWorks(path: string): AsyncGenerator<SourceDocument> {
+  for await (const raw of readJsonLines(path)) yield openAlexWorkToDocument(raw);
+}

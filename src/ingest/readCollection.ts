@@ -1,0 +1,34 @@
+// Picks the reader a collection's source names and streams its documents from the data root.
+import type { PlainCollection } from '../collections/catalog.js';
+import { sourceFilePaths } from '../collections/catalog.js';
+import { readBeirCorpus } from './beirReader.js';
+import { medlineCitationToEditorialDocument } from './medlineEditorial.js';
+import { readMedlineCitations, readMedlineDocuments } from './medlineReader.js';
+import { readOpenAlexWorks } from './openAlexReader.js';
+import type { SourceDocument } from './sourceDocument.js';
+
+async function* readSourceFile(reader: PlainCollection['source']['reader'], path: string): AsyncGenerator<SourceDocument> {
+  switch (reader) {
+    case 'beir':
+      yield* readBeirCorpus(path);
+      return;
+    case 'openalex':
+      yield* readOpenAlexWorks(path);
+      return;
+    case 'medline':
+      yield* readMedlineDocuments(path);
+      return;
+    case 'medline-editorial':
+      for (const citation of await readMedlineCitations(path)) yield medlineCitationToEditorialDocument(citation);
+      return;
+    default: {
+      const unknownReader: never = reader;
+      throw new Error(`no reader for source type ${String(unknownReader)}`);
+    }
+  }
+}
+
+/** Every document of a collection's source files, in file order. */
+export async function* readCollectionDocuments(collection: PlainCollection, dataRoot: string): AsyncGenerator<SourceDocument> {
+  for (const path of sourceFilePaths(collection, dataRoot)) yield* readSourceFile(collection.source.reader, path);
+}
