@@ -80,9 +80,9 @@ export function bindToCollection(
   const bind = (node: ConditionTree, underOrOrNot: boolean): FilterNode => {
     switch (node.kind) {
       case 'and':
-        return foldAnd(node.children.map((child) => bind(child, underOrOrNot)));
+        return foldJunction('and', node.children.map((child) => bind(child, underOrOrNot)));
       case 'or':
-        return foldOr(node.children.map((child) => bind(child, true)));
+        return foldJunction('or', node.children.map((child) => bind(child, true)));
       case 'not':
         return foldNot(bind(node.child, true));
       case 'metric':
@@ -132,28 +132,22 @@ function acceptsTrue(node: FilterNode): boolean {
   return false;
 }
 
-function foldAnd(children: FilterNode[]): FilterNode {
+/**
+ * and/or with constants folded: `all` is and's identity and or's absorbing element, `none` the reverse;
+ * nested nodes of the same kind are flattened.
+ */
+function foldJunction(kind: 'and' | 'or', children: FilterNode[]): FilterNode {
+  const identity = kind === 'and' ? 'all' : 'none';
+  const absorbing = kind === 'and' ? 'none' : 'all';
   const kept: FilterNode[] = [];
   for (const child of children) {
-    if (child.kind === 'none') return { kind: 'none' };
-    if (child.kind === 'all') continue;
-    if (child.kind === 'and') kept.push(...child.children);
+    if (child.kind === absorbing) return { kind: absorbing };
+    if (child.kind === identity) continue;
+    if (child.kind === kind) kept.push(...child.children);
     else kept.push(child);
   }
-  if (kept.length === 0) return { kind: 'all' };
-  return kept.length === 1 ? kept[0] : { kind: 'and', children: kept };
-}
-
-function foldOr(children: FilterNode[]): FilterNode {
-  const kept: FilterNode[] = [];
-  for (const child of children) {
-    if (child.kind === 'all') return { kind: 'all' };
-    if (child.kind === 'none') continue;
-    if (child.kind === 'or') kept.push(...child.children);
-    else kept.push(child);
-  }
-  if (kept.length === 0) return { kind: 'none' };
-  return kept.length === 1 ? kept[0] : { kind: 'or', children: kept };
+  if (kept.length === 0) return { kind: identity };
+  return kept.length === 1 ? kept[0] : { kind, children: kept };
 }
 
 function foldNot(child: FilterNode): FilterNode {
