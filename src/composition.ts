@@ -20,6 +20,7 @@ import { startTemporalDevServer, type TemporalDevServer } from './infra/temporal
 import { createApp } from './http/app.js';
 import type Koa from 'koa';
 import type { FilterPlanner } from './search/pipeline.js';
+import { createFilterPlanner, loadJournalIndex } from './filters/planner.js';
 
 export interface Runtime {
   config: Config;
@@ -42,7 +43,7 @@ export interface RuntimeOptions {
   worker: boolean;
   clock?: () => Date;
   log?: Logger;
-  /** filter planner (the filter language); absent means filters are rejected */
+  /** filter planner; defaults to the filter language over the journals table in the data directory */
   planFilters?: FilterPlanner;
   /** fault injection for crash tests */
   releaseDelayMs?: number;
@@ -92,7 +93,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const accounts = createAccounts(db, clock);
     const operations = createOperations(accounts);
     const prices = createPriceBook();
-    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, prices, planFilters: options.planFilters });
+    const planFilters = options.planFilters ?? createFilterPlanner(await loadJournalIndex(join(config.dataDir, 'journals.json'), config.dataRoot));
+    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, prices, planFilters });
 
     const connection = await Connection.connect({ address });
     closers.push(() => connection.close());

@@ -5,11 +5,11 @@ import type { Server } from 'node:http';
 import { loadConfig } from './config.js';
 import { startRuntime } from './composition.js';
 import { ingestMissingDemoCollections } from './demoIngest.js';
-import { createFilterPlanner } from './filters/planner.js';
+
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const runtime = await startRuntime(config, { worker: config.inProcessWorker, planFilters: await createFilterPlanner(config) });
+  const runtime = await startRuntime(config, { worker: config.inProcessWorker});
   const { log } = runtime;
   let server: Server | undefined;
   let stopping = false;

@@ -1,0 +1,25 @@
+// Ingests the configured demo collections that are not indexed yet (first start), with a progress bar.
+import { join } from 'node:path';
+import type { Runtime } from './composition.js';
+import { ingestDemoCollections, type IngestReport } from './ingest/ingestCollection.js';
+import { createIngestProgressBar } from './ingest/progressBar.js';
+
+export async function ingestMissingDemoCollections(runtime: Pick<Runtime, 'config' | 'catalog' | 'engine' | 'embedder' | 'log'>, force = false): Promise<IngestReport[]> {
+  const bar = createIngestProgressBar();
+  try {
+    const reports = await ingestDemoCollections({
+      catalog: runtime.catalog,
+      dataRoot: runtime.config.dataRoot,
+      engine: runtime.engine,
+      embedder: runtime.embedder,
+      tokenizer: runtime.embedder.tokenizer,
+      fingerprintFile: join(runtime.config.dataDir, `ingest-fingerprints.${runtime.engine.kind}.json`),
+      force,
+      onProgress: bar.onProgress,
+    });
+    for (const r of reports) runtime.log.info({ collection: r.collection, skipped: r.skipped, chunks: r.chunks, seconds: r.seconds }, r.skipped ? 'collection already indexed' : 'collection ingested');
+    return reports;
+  } finally {
+    bar.stop();
+  }
+}

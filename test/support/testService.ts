@@ -1,0 +1,118 @@
+// Starts the real service for end-to-end tests: real Temporal, event store, embedded engine and embedding model,
+// over a small slice of the demo data so ingestion takes seconds.
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync, createReadStream, createWriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createGunzip, createGzip } from 'node:zlib';
+import { createInterface } from 'node:readline';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import pino from 'pino';
+import { loadConfig, REPO_ROOT } from '../../src/config.js';
+import { startRuntime, type Runtime, type RuntimeOptions } from '../../src/composition.js';
+import { ingestMissingDemoCollections } from '../../src/demoIngest.js';
+import { requireComponent } from '../setup/components.js';
+
+export const SHARED_DATA = join(REPO_ROOT, '..', 'shared', 'data');
+
+async function headLines(src: string, dest: string, n: number, gz: boolean): Promise<void> {
+  const input = gz ? createReadStream(src).pipe(createGunzip()) : createReadStream(src);
+  const lines: string[] = [];
+  for await (const line of createInterface({ input })) {
+    lines.push(line);
+    if (lines.length >= n) break;
+  }
+  input.destroy();
+  if (gz) {
+    await new Promise<void>((resolve, reject) => {
+      const out = createGzip();
+      out.pipe(createWriteStream(dest)).on('finish', resolve).on('error', reject);
+      out.end(lines.join('\n') + '\n');
+    });
+  } else {
+    writeFileSync(dest, lines.join('\n') + '\n');
+  }
+}
+
+/** A data root with the first `docs` SciFact documents and OpenAlex works, the MEDLINE sample and the retraction lists. */
+export async function sliceDataRoot(docs = 150): Promise<string> {
+  const root = mkdtempSync(join(tmpdir(), 'litsearch-data-'));
+  mkdirSync(join(root, 'scifact'));
+  mkdirSync(join(root, 'articles'));
+  await headLines(join(SHARED_DATA, 'scifact', 'corpus.jsonl'), join(root, 'scifact', 'corpus.jsonl'), docs, false);
+  await headLines(join(SHARED_DATA, 'articles', 'openalex_works.synergy.jsonl.gz'), join(root, 'articles', 'openalex_works.synergy.jsonl.gz'), docs, true);
+  symlinkSync(join(SHARED_DATA, 'articles', 'pubmed_medline16n0902_sample.xml.gz'), join(root, 'articles', 'pubmed_medline16n0902_sample.xml.gz'));
+  symlinkSync(join(SHARED_DATA, 'retractions'), join(root, 'retractions'));
+  symlinkSync(join(SHARED_DATA, 'journals'), join(root, 'journals'));
+  return root;
+}
+
+export interface TestService {
+  baseUrl: string;
+  adminToken: string;
+  runtime: Runtime;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export interface TestServiceOptions extends Partial<Omit<RuntimeOptions, 'worker'>> {
+  store?: 'pglite' | 'postgres';
+  databaseUrl?: string;
+  dataRoot?: string;
+  dataDir?: string;
+}
+
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'litsearch-svc-'));
+  const dataRoot = options.dataRoot ?? (await sliceDataRoot());
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    DATA_ROOT: dataRoot,
+    PORT: '0',
+    ADMIN_TOKEN: 'test-admin-token-0123456789',
+    TEMPORAL_ADDRESS: requireComponent('temporalAddress'),
+    DATABASE_URL: options.store === 'postgres' ? options.databaseUrl : '',
+    OPENSEARCH_URL: '',
+    LOG_LEVEL: 'warn',
+  };
+  const config = loadConfig(env);
+  const runtime = await startRuntime(config, { worker: true, log: pino({ level: 'warn' }), ...options });
+  await ingestMissingDemoCollections(runtime);
+  const server: Server = runtime.app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    adminToken: config.adminToken,
+    runtime,
+    dataDir,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await runtime.close();
+    },
+  };
+}
+
+/** A small HTTP client for tests: JSON in, status + headers + JSON out. */
+export function httpClient(baseUrl: string) {
+  return async (method: string, path: string, opts: { key?: string; admin?: string; body?: unknown; headers?: Record<string, string>; raw?: string } = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
+    if (opts.admin) headers.Authorization = `Bearer ${opts.admin}`;
+    if (opts.body !== undefined || opts.raw !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await fetch(`${baseUrl}${path}`, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
+    const text = await res.text();
+    let json: any;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = text;
+    }
+    return { status: res.status, headers: res.headers, body: json };
+  };
+}
+
+export function readAdminToken(dataDir: string): string {
+  return readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+}
