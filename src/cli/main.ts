@@ -1,0 +1,228 @@
+// The operator CLI: `npm run cli -- <command>` (also the `litsearch` bin). Talks to a running server's admin API
+// when one is up in the data directory, else opens the store directly.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { loadConfig, type Config } from '../config.js';
+import { openEventStore, openSearchEngine, openEmbedder } from '../composition.js';
+import { createAccounts } from '../billing/accounts.js';
+import { createOperations, type Operations } from '../admin/operations.js';
+import { loadCollectionCatalog } from '../collections/catalog.js';
+import { ingestMissingDemoCollections } from '../demoIngest.js';
+import { promoteReplay } from '../../projections/replay.js';
+import { Rejection } from '../domain/rejection.js';
+import { runBuildJournals } from '../journals/build.js';
+import { runComputeBounds } from '../journals/bounds.js';
+
+const USAGE = `usage: litsearch <command> [options]
+
+  org create --name NAME [--billing-mode live|trial|exempt] [--per-minute N] [--daily N] [--monthly N] [--preview-per-hour N] [--hide-balance]
+  org show ORG_ID
+  org limits ORG_ID [--per-minute N] [--daily N] [--monthly N] [--preview-per-hour N]
+  org suspend ORG_ID [--reason TEXT]      org resume ORG_ID
+  credits add ORG_ID AMOUNT [--reference TEXT]
+  key create ORG_ID --mode live|test [--collections a,b] [--spending-cap AMOUNT]
+  key revoke KEY_ID
+  balance ORG_ID
+  ledger ORG_ID [--csv]
+  ingest [--force]                         index the configured collections (skips those already indexed)
+  replay [--promote]                       rebuild every projection from position 0 and compare with the live ones
+  verify                                   check the event log's hash chain
+  journals build                           compute the journals table from the data root
+  journals bounds                          recompute the one-ended metric bounds from the journals table
+
+Environment: DATA_DIR, DATABASE_URL, OPENSEARCH_URL, ADMIN_TOKEN (see README).`;
+
+interface Remote {
+  url: string;
+  token: string;
+}
+
+/** A server already running on this data directory owns the store (PGlite allows one process); talk to it instead. */
+async function runningServer(config: Config): Promise<Remote | undefined> {
+  const file = join(config.dataDir, 'server.json');
+  if (!existsSync(file)) return undefined;
+  const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1500) });
+    return res.ok ? { url, token: config.adminToken } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function remoteOperations(remote: Remote): Operations {
+  const call = async (method: string, path: string, body?: unknown, okStatuses: number[] = [200, 201]) => {
+    const res = await fetch(`${remote.url}/admin/v1${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${remote.token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json()) as Record<string, unknown>;
+    if (!okStatuses.includes(res.status)) {
+      const err = json.error as { code: string; message: string } | undefined;
+      throw new Rejection((err?.code ?? 'INTERNAL_ERROR') as never, err?.message ?? `HTTP ${res.status}`);
+    }
+    return json;
+  };
+  return {
+    createOrganization: (input) => call('POST', '/organizations', input) as never,
+    getOrganization: (orgId) => call('GET', `/organizations/${orgId}`) as never,
+    addCredits: (orgId, amount, reference) => call('POST', `/organizations/${orgId}/credits`, { amount, reference }) as never,
+    changeLimits: (orgId, limits) => call('POST', `/organizations/${orgId}/limits`, limits) as never,
+    setSuspended: (orgId, suspended, reason) => call('POST', `/organizations/${orgId}/${suspended ? 'suspend' : 'resume'}`, suspended ? { reason } : {}) as never,
+    createKey: (orgId, input) => call('POST', `/organizations/${orgId}/keys`, input) as never,
+    revokeKey: (keyId) => call('POST', `/keys/${keyId}/revoke`) as never,
+    balance: (orgId) => call('GET', `/organizations/${orgId}/balance`) as never,
+    ledger: (orgId) => call('GET', `/organizations/${orgId}/ledger`) as never,
+    replay: () => call('POST', '/replay', undefined, [200, 409]) as never,
+    verify: () => call('GET', '/verify', undefined, [200, 409]) as never,
+  };
+}
+
+const intOpt = (v: string | undefined, name: string): number | undefined => {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer`);
+  return n;
+};
+
+function ledgerCsv(entries: { time: string; type: string; amount: string; balanceAfter: string; keyId: string | null; queryId: string | null; reference: string | null }[]): string {
+  const esc = (v: string | null) => (v === null ? '' : /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+  return ['time,type,amount,balance_after,key_id,query_id,reference', ...entries.map((e) => [e.time, e.type, e.amount, e.balanceAfter, e.keyId, e.queryId, e.reference].map(esc).join(','))].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      'billing-mode': { type: 'string' },
+      'per-minute': { type: 'string' },
+      daily: { type: 'string' },
+      monthly: { type: 'string' },
+      'preview-per-hour': { type: 'string' },
+      'hide-balance': { type: 'boolean' },
+      reason: { type: 'string' },
+      reference: { type: 'string' },
+      mode: { type: 'string' },
+      collections: { type: 'string' },
+      'spending-cap': { type: 'string' },
+      csv: { type: 'boolean' },
+      force: { type: 'boolean' },
+      promote: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, sub, ...rest] = positionals;
+  if (!command || values.help) {
+    console.log(USAGE);
+    return command ? 0 : 2;
+  }
+  const config = loadConfig();
+  const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
+  const limits = () =>
+    Object.fromEntries(
+      Object.entries({ perMinute: intOpt(values['per-minute'], 'per-minute'), daily: intOpt(values.daily, 'daily'), monthly: intOpt(values.monthly, 'monthly'), previewPerHour: intOpt(values['preview-per-hour'], 'preview-per-hour') }).filter(([, v]) => v !== undefined),
+    );
+
+  if (command === 'journals') {
+    if (sub === 'build') print(await runBuildJournals({ dataRoot: config.dataRoot, outPath: join(config.dataDir, 'journals.json') }));
+    else if (sub === 'bounds') print(await runComputeBounds({ journalsPath: join(config.dataDir, 'journals.json'), outPath: join(config.dataDir, 'journal-bounds.json') }));
+    else throw new Error('journals build | journals bounds');
+    return 0;
+  }
+
+  if (command === 'ingest') {
+    if (await runningServer(config)) throw new Error('stop the server first: it holds the embedded index and store of this data directory');
+    const engine = await openSearchEngine(config);
+    const embedder = await openEmbedder(config);
+    const catalog = await loadCollectionCatalog(config.collectionsConfig);
+    try {
+      const reports = await ingestMissingDemoCollections({ config, catalog, engine, embedder, log: pino({ level: 'warn' }) }, values.force ?? false);
+      print(reports);
+    } finally {
+      await embedder.close();
+      await engine.close();
+    }
+    return 0;
+  }
+
+  const remote = await runningServer(config);
+  const db = remote ? undefined : await openEventStore(config);
+  const ops = remote ? remoteOperations(remote) : createOperations(createAccounts(db!));
+  try {
+    switch (`${command} ${sub ?? ''}`.trim()) {
+      case 'org create':
+        if (!values.name) throw new Error('--name is required');
+        print(await ops.createOrganization({ name: values.name, billingMode: (values['billing-mode'] ?? 'live') as 'live', limits: limits(), hideBalance: values['hide-balance'] }));
+        return 0;
+      case 'org show':
+        print(await ops.getOrganization(rest[0] ?? ''));
+        return 0;
+      case 'org limits':
+        print(await ops.changeLimits(rest[0] ?? '', limits()));
+        return 0;
+      case 'org suspend':
+        print(await ops.setSuspended(rest[0] ?? '', true, values.reason));
+        return 0;
+      case 'org resume':
+        print(await ops.setSuspended(rest[0] ?? '', false));
+        return 0;
+      case 'credits add':
+        print(await ops.addCredits(rest[0] ?? '', rest[1] ?? '', values.reference));
+        return 0;
+      case 'key create':
+        if (values.mode !== 'live' && values.mode !== 'test') throw new Error('--mode live|test is required');
+        print(await ops.createKey(rest[0] ?? '', { mode: values.mode, collections: values.collections?.split(',').map((s) => s.trim()).filter(Boolean), spendingCap: values['spending-cap'] }));
+        return 0;
+      case 'key revoke':
+        print(await ops.revokeKey(rest[0] ?? ''));
+        return 0;
+      default:
+        break;
+    }
+    switch (command) {
+      case 'balance':
+        print(await ops.balance(sub ?? ''));
+        return 0;
+      case 'ledger': {
+        const ledger = await ops.ledger(sub ?? '');
+        if (values.csv) console.log(ledgerCsv(ledger.entries));
+        else print(ledger);
+        return 0;
+      }
+      case 'replay': {
+        const report = await ops.replay();
+        for (const t of report.tables) console.log(`${t.equal ? 'equal  ' : 'DIFFERS'} ${t.table.padEnd(14)} rows=${String(t.rows).padStart(7)} live=${t.live.slice(0, 16)} rebuilt=${t.rebuilt.slice(0, 16)}`);
+        console.log(JSON.stringify({ events: report.events, seconds: report.seconds, eventsPerSecond: report.eventsPerSecond, equal: report.equal }));
+        if (!report.equal && values.promote && db) {
+          await promoteReplay(db);
+          console.log('live projections replaced by the rebuilt ones');
+          return 0;
+        }
+        return report.equal ? 0 : 1;
+      }
+      case 'verify': {
+        const verdict = await ops.verify();
+        print(verdict);
+        return verdict.ok ? 0 : 1;
+      }
+      default:
+        console.error(USAGE);
+        return 2;
+    }
+  } finally {
+    await db?.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err instanceof Rejection ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  },
+);
