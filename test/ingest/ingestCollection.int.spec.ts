@@ -1,0 +1,157 @@
+// The ingestion pipeline end to end on the real embedded engine and the real embedding model: index, skip, re-ingest.
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCollectionCatalog, DEFAULT_DATA_ROOT } from '../../src/collections/catalog.js';
+import type { CollectionCatalog, PlainCollection } from '../../src/collections/catalog.js';
+import { createOnnxEmbedder, type OnnxEmbedder } from '../../src/embedding/onnxEmbedder.js';
+import type { Embedder } from '../../src/embedding/port.js';
+import { ingestCollection, ingestDemoCollections } from '../../src/ingest/ingestCollection.js';
+import type { IngestCollectionOptions } from '../../src/ingest/ingestCollection.js';
+import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
+import type { SearchEngine } from '../../src/search/port.js';
+import { loadProvisionedManifest } from '../embedding/provisionedModel.js';
+
+const scifactLines = readFileSync(join(DEFAULT_DATA_ROOT, 'scifact/corpus.jsonl'), 'utf8').split('\n').filter(Boolean);
+
+let root: string;
+let dataRoot: string;
+let engine: SearchEngine;
+let onnx: OnnxEmbedder;
+let passagesEmbedded = 0;
+let catalog: CollectionCatalog;
+
+// the real model, counted, so the test can tell whether a run embedded anything
+const countingEmbedder = (): Embedder => ({
+  get modelName() {
+    return onnx.modelName;
+  },
+  get dims() {
+    return onnx.dims;
+  },
+  async embedPassages(texts) {
+    passagesEmbedded += texts.length;
+    return onnx.embedPassages(texts);
+  },
+  embedQuery: (text) => onnx.embedQuery(text),
+  close: async () => {},
+});
+
+function writeCorpus(documents: number): void {
+  mkdirSync(join(dataRoot, 'mini'), { recursive: true });
+  writeFileSync(join(dataRoot, 'mini/corpus.jsonl'), `${scifactLines.slice(0, documents).join('\n')}\n`);
+}
+
+function collection(name: string): PlainCollection {
+  const entry = catalog.resolveCollection(name);
+  if (entry?.type !== 'plain') throw new Error(`no plain collection ${name}`);
+  return entry;
+}
+
+function options(name: string, extra: Partial<IngestCollectionOptions> = {}): IngestCollectionOptions {
+  return {
+    collection: collection(name),
+    dataRoot,
+    engine,
+    embedder: countingEmbedder(),
+    tokenizer: onnx.tokenizer,
+    retracted: new Set(),
+    fingerprintFile: join(root, 'state/ingest-fingerprints.json'),
+    ...extra,
+  };
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'litsearch-ingest-'));
+  dataRoot = join(root, 'data');
+  writeCorpus(12);
+  engine = createEmbeddedEngine({ dir: join(root, 'indexes') });
+  onnx = await createOnnxEmbedder({ manifest: await loadProvisionedManifest(), batchSize: 16, threads: 2 });
+  const source = { reader: 'beir', files: ['mini/corpus.jsonl'] };
+  const common = { description: null, kind: 'scholarly', pricePer1000: '0.010', openAccessOnly: false, scanFilterable: true, source };
+  catalog = createCollectionCatalog({
+    collections: [
+      { name: 'mini-hybrid', displayName: 'Mini hybrid', retrieval: 'hybrid', ...common },
+      { name: 'mini-sparse', displayName: 'Mini sparse', retrieval: 'sparse', ...common },
+    ],
+    metaCollections: [],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await engine?.close();
+  await onnx?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe('ingestCollection', () => {
+  it('embeds and indexes a hybrid collection, and its chunks are found by meaning', async () => {
+    const progress: number[] = [];
+    const report = await ingestCollection(options('mini-hybrid', { onProgress: (p) => p.phase === 'indexing' && progress.push(p.done) }));
+    expect(report).toMatchObject({ skipped: false, embedded: true, documentsRead: 12, documentsIndexed: 12 });
+    expect(report.chunks).toBeGreaterThanOrEqual(12);
+    expect(passagesEmbedded).toBe(report.chunks);
+    expect(progress.at(-1)).toBe(report.chunks);
+    expect((await engine.stats('mini-hybrid')).chunks).toBe(report.chunks);
+
+    const first = JSON.parse(scifactLines[3]!) as { _id: string; title: string };
+    const hits = await engine.search({
+      index: 'mini-hybrid',
+      mode: 'dense',
+      text: first.title,
+      vector: await onnx.embedQuery(first.title),
+      limit: 3,
+    });
+    expect(hits[0]?.chunk.metadata.doc_id).toBe(first._id);
+    expect(hits[0]?.chunk.tokens).toBe(onnx.tokenizer.count(hits[0]!.chunk.text));
+  });
+
+  it('skips an index that already holds the same input, and re-ingests when forced', async () => {
+    const before = passagesEmbedded;
+    const again = await ingestCollection(options('mini-hybrid'));
+    expect(again.skipped).toBe(true);
+    expect(passagesEmbedded).toBe(before);
+
+    const forced = await ingestCollection(options('mini-hybrid', { force: true }));
+    expect(forced.skipped).toBe(false);
+    expect(passagesEmbedded).toBe(before + forced.chunks);
+    expect(forced.fingerprint).toBe(again.fingerprint);
+  });
+
+  it('re-ingests when the source changes and leaves no stale chunk behind', async () => {
+    const first = await ingestCollection(options('mini-hybrid'));
+    writeCorpus(5);
+    const shrunk = await ingestCollection(options('mini-hybrid'));
+    expect(shrunk.skipped).toBe(false);
+    expect(shrunk.fingerprint).not.toBe(first.fingerprint);
+    expect(shrunk.documentsIndexed).toBe(5);
+    expect((await engine.stats('mini-hybrid')).chunks).toBe(shrunk.chunks);
+    writeCorpus(12);
+  });
+
+  it('indexes a sparse collection without embedding anything', async () => {
+    const before = passagesEmbedded;
+    const report = await ingestCollection(options('mini-sparse'));
+    expect(report).toMatchObject({ skipped: false, embedded: false });
+    expect(passagesEmbedded).toBe(before);
+    const hits = await engine.search({ index: 'mini-sparse', mode: 'sparse', text: 'diffusion tensor white matter newborn', limit: 3 });
+    expect(hits[0]?.chunk.metadata.doc_id).toBe('4983');
+  });
+
+  it('ingestDemoCollections ingests only what is absent or changed', async () => {
+    const reports = await ingestDemoCollections({
+      catalog,
+      dataRoot,
+      engine,
+      embedder: countingEmbedder(),
+      tokenizer: onnx.tokenizer,
+      fingerprintFile: join(root, 'state/ingest-fingerprints.json'),
+      retracted: new Set(),
+    });
+    expect(reports.map((r) => [r.collection, r.skipped])).toEqual([
+      ['mini-hybrid', false], // the corpus was rewritten after the last hybrid ingestion
+      ['mini-sparse', true],
+    ]);
+  });
+});
