@@ -1,0 +1,246 @@
+// Compiles a filter AST into a predicate over chunk metadata for the embedded engine; also home of the
+// value semantics both compilers share (case-insensitive strings, date periods), so OpenSearch matches alike.
+import type { FilterNode, RangeBounds, ScalarValue } from './ast.js';
+
+export type MetadataPredicate = (metadata: Readonly<Record<string, unknown>>) => boolean;
+
+/** Metadata fields holding dates (indexed as `date` in OpenSearch, compared as instants here). */
+export const DATE_FIELDS: ReadonlySet<string> = new Set(['publication_date', 'last_updated_date']);
+
+/** A date value read as the span of time it names: "2020" is all of 2020, "2020-05-01" that whole day. */
+export interface DatePeriod {
+  /** first millisecond (UTC) */
+  start: number;
+  /** last millisecond (UTC) */
+  end: number;
+}
+
+const DATE_PATTERN =
+  /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?)?)?$/;
+
+/**
+ * Reads an ISO date (yyyy, yyyy-MM, yyyy-MM-dd, or a date-time with optional offset, as OpenSearch's
+ * "yyyy-MM-dd||yyyy-MM||yyyy||strict_date_optional_time" formats accept) as a period; undefined if not a calendar date.
+ */
+export function parseDatePeriod(value: string): DatePeriod | undefined {
+  const match = DATE_PATTERN.exec(value.trim());
+  if (!match) return undefined;
+  const [, yearText, monthText, dayText, hourText, minuteText, secondText, fractionText, offsetText] = match;
+  const year = Number(yearText);
+  const month = monthText === undefined ? 1 : Number(monthText);
+  const day = dayText === undefined ? 1 : Number(dayText);
+  const hour = hourText === undefined ? 0 : Number(hourText);
+  const minute = minuteText === undefined ? 0 : Number(minuteText);
+  const second = secondText === undefined ? 0 : Number(secondText);
+  const millisecond = fractionText === undefined ? 0 : Math.floor(Number(`0.${fractionText}`) * 1000 + 1e-6);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  let offsetMinutes = 0;
+  if (offsetText !== undefined && offsetText !== 'Z') {
+    const sign = offsetText.startsWith('-') ? -1 : 1;
+    const digits = offsetText.slice(1).replace(':', '');
+    offsetMinutes = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0'));
+  }
+  const start = Date.UTC(year, month - 1, day, hour, minute, second, millisecond) - offsetMinutes * 60_000;
+  let end: number;
+  if (monthText === undefined) end = Date.UTC(year + 1, 0, 1) - 1;
+  else if (dayText === undefined) end = Date.UTC(year, month, 1) - 1;
+  else if (hourText === undefined) end = start + 86_400_000 - 1;
+  else if (minuteText === undefined) end = start + 3_600_000 - 1;
+  else if (secondText === undefined) end = start + 60_000 - 1;
+  else if (fractionText === undefined) end = start + 999;
+  else end = start;
+  return { start, end };
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** Period of a filter value on a date field; the parser guarantees validity, so a bad value is a bug. */
+export function filterDatePeriod(field: string, value: ScalarValue): DatePeriod {
+  const period = parseDatePeriod(String(value));
+  if (!period) throw new Error(`filter value ${JSON.stringify(value)} for date field "${field}" is not a date`);
+  return period;
+}
+
+/**
+ * Range bounds on a date field as instants: a lower bound counts from the start of its period (gte) or after
+ * its end (gt); an upper bound up to the end of its period (lte) or before its start (lt). So
+ * `lte: "2020"` includes 2020-12-31 and `gt: "2020-05"` starts in June.
+ */
+export function dateRangeMillis(field: string, bounds: RangeBounds): { gt?: number; gte?: number; lt?: number; lte?: number } {
+  const millis: { gt?: number; gte?: number; lt?: number; lte?: number } = {};
+  if (bounds.gte !== undefined) millis.gte = filterDatePeriod(field, bounds.gte).start;
+  if (bounds.gt !== undefined) millis.gt = filterDatePeriod(field, bounds.gt).end;
+  if (bounds.lte !== undefined) millis.lte = filterDatePeriod(field, bounds.lte).end;
+  if (bounds.lt !== undefined) millis.lt = filterDatePeriod(field, bounds.lt).start;
+  return millis;
+}
+
+/** Case folding of keyword values, code point by code point like OpenSearch's `lowercase` normalizer. */
+export function foldKeyword(value: string): string {
+  let ascii = true;
+  for (let i = 0; i < value.length; i++) {
+    if (value.charCodeAt(i) > 0x7f) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) return value.toLowerCase();
+  let folded = '';
+  for (const char of value) {
+    const lower = char.toLowerCase();
+    folded += [...lower].length === 1 ? lower : char === '\u0130' ? 'i' : char;
+  }
+  return folded;
+}
+
+/** The stored values of a field: scalars of a multi-valued field, a single scalar, or none. */
+function storedValues(metadata: Readonly<Record<string, unknown>>, field: string): unknown[] {
+  const raw = metadata[field];
+  if (raw === null || raw === undefined) return [];
+  if (Array.isArray(raw)) return raw.filter((value) => value !== null && value !== undefined);
+  return [raw];
+}
+
+function asNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value === 'string' && value.trim() !== '') {
+    const parsed = Number(value);
+    return Number.isFinite(parsed) ? parsed : undefined;
+  }
+  return undefined;
+}
+
+function asBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return undefined;
+}
+
+/** Equality of one stored value and one filter value, typed by the stored value as OpenSearch's mapping types it. */
+function scalarEquals(stored: unknown, wanted: ScalarValue): boolean {
+  if (typeof stored === 'number') return asNumber(wanted) === stored;
+  if (typeof stored === 'boolean') return asBoolean(wanted) === stored;
+  if (typeof stored !== 'string') return false;
+  if (typeof wanted === 'boolean') return asBoolean(stored) === wanted;
+  return foldKeyword(stored) === foldKeyword(String(wanted));
+}
+
+type Comparable = number | string;
+
+function compareInRange(value: Comparable, bounds: { gt?: Comparable; gte?: Comparable; lt?: Comparable; lte?: Comparable }): boolean {
+  if (bounds.gt !== undefined && !(value > bounds.gt)) return false;
+  if (bounds.gte !== undefined && !(value >= bounds.gte)) return false;
+  if (bounds.lt !== undefined && !(value < bounds.lt)) return false;
+  if (bounds.lte !== undefined && !(value <= bounds.lte)) return false;
+  return true;
+}
+
+/** Instants of stored date strings (NaN when unparseable); dates repeat across chunks and queries. */
+const storedInstantByText = new Map<string, number>();
+const STORED_INSTANT_CACHE_LIMIT = 200_000;
+
+function storedInstant(value: string): number {
+  let instant = storedInstantByText.get(value);
+  if (instant === undefined) {
+    // a stored date is the instant it names (its period's start), as OpenSearch parses it
+    instant = parseDatePeriod(value)?.start ?? Number.NaN;
+    if (storedInstantByText.size >= STORED_INSTANT_CACHE_LIMIT) storedInstantByText.clear();
+    storedInstantByText.set(value, instant);
+  }
+  return instant;
+}
+
+function storedDateStarts(metadata: Readonly<Record<string, unknown>>, field: string): number[] {
+  const instants: number[] = [];
+  for (const value of storedValues(metadata, field)) {
+    if (typeof value !== 'string') continue;
+    const instant = storedInstant(value);
+    if (!Number.isNaN(instant)) instants.push(instant);
+  }
+  return instants;
+}
+
+function compileEquality(field: string, values: readonly ScalarValue[]): MetadataPredicate {
+  if (DATE_FIELDS.has(field)) {
+    const periods = values.map((value) => filterDatePeriod(field, value));
+    return (metadata) =>
+      storedDateStarts(metadata, field).some((instant) =>
+        periods.some((period) => instant >= period.start && instant <= period.end),
+      );
+  }
+  return (metadata) => storedValues(metadata, field).some((stored) => values.some((wanted) => scalarEquals(stored, wanted)));
+}
+
+function compileRange(field: string, bounds: RangeBounds): MetadataPredicate {
+  if (DATE_FIELDS.has(field)) {
+    const millis = dateRangeMillis(field, bounds);
+    return (metadata) => storedDateStarts(metadata, field).some((instant) => compareInRange(instant, millis));
+  }
+  const boundValues = [bounds.gt, bounds.gte, bounds.lt, bounds.lte].filter((value) => value !== undefined);
+  const numeric = boundValues.every((value) => asNumber(value) !== undefined);
+  if (numeric) {
+    const numericBounds = {
+      gt: bounds.gt === undefined ? undefined : asNumber(bounds.gt),
+      gte: bounds.gte === undefined ? undefined : asNumber(bounds.gte),
+      lt: bounds.lt === undefined ? undefined : asNumber(bounds.lt),
+      lte: bounds.lte === undefined ? undefined : asNumber(bounds.lte),
+    };
+    return (metadata) =>
+      storedValues(metadata, field).some((stored) => {
+        const value = asNumber(stored);
+        return value !== undefined && compareInRange(value, numericBounds);
+      });
+  }
+  const fold = (value: ScalarValue | undefined) => (value === undefined ? undefined : foldKeyword(String(value)));
+  const keywordBounds = { gt: fold(bounds.gt), gte: fold(bounds.gte), lt: fold(bounds.lt), lte: fold(bounds.lte) };
+  return (metadata) =>
+    storedValues(metadata, field).some(
+      (stored) => typeof stored === 'string' && compareInRange(foldKeyword(stored), keywordBounds),
+    );
+}
+
+function compileExists(field: string): MetadataPredicate {
+  if (DATE_FIELDS.has(field)) return (metadata) => storedDateStarts(metadata, field).length > 0;
+  return (metadata) => storedValues(metadata, field).length > 0;
+}
+
+/**
+ * A predicate that is true for chunk metadata the filter selects. Multi-valued fields match when any element
+ * matches; `not` keeps chunks that lack the field (so an issn exclusion keeps chunks without an ISSN).
+ */
+export function compileToPredicate(node: FilterNode): MetadataPredicate {
+  switch (node.kind) {
+    case 'all':
+      return () => true;
+    case 'none':
+      return () => false;
+    case 'and': {
+      const children = node.children.map(compileToPredicate);
+      return (metadata) => children.every((child) => child(metadata));
+    }
+    case 'or': {
+      const children = node.children.map(compileToPredicate);
+      return (metadata) => children.some((child) => child(metadata));
+    }
+    case 'not': {
+      const child = compileToPredicate(node.child);
+      return (metadata) => !child(metadata);
+    }
+    case 'eq':
+      return compileEquality(node.field, [node.value]);
+    case 'in':
+      return compileEquality(node.field, node.values);
+    case 'range':
+      return compileRange(node.field, node.bounds);
+    case 'exists':
+      return compileExists(node.field);
+    default: {
+      const unhandled: never = node;
+      throw new Error(`unknown filter node ${JSON.stringify(unhandled)}`);
+    }
+  }
+}

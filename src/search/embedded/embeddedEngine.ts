@@ -1,0 +1,271 @@
+// The embedded, in-process SearchEngine: exact BM25 (OpenSearch-identical), exact cosine, shared hybrid fusion,
+// filters applied before top-k, and indexes persisted under `dir/<index>/` so a restart reloads instead of rebuilding.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { compileToPredicate } from '../../filters/compileToPredicate.js';
+import { hybridCandidateCount, rankCandidates, sparseFieldValues, type RankCandidate } from '../fusion.js';
+import type { ChunkRecord, IndexStats, SearchEngine, SearchHit, SearchRequest } from '../port.js';
+import { chunkFingerprint } from './chunkFingerprint.js';
+import { analyzeEnglish } from './englishAnalyzer.js';
+import { indexBytesOnDisk, indexExistsOnDisk, readIndexGeneration, writeIndexGeneration } from './indexFiles.js';
+import { countTerms, emptySegment, mergeSegment, type IndexSegment, type PendingChunk } from './indexSegment.js';
+import { cosineAt, searchDense, searchSparse, SparseScratch, type OrdinalFilter } from './segmentSearch.js';
+
+export interface EmbeddedEngineOptions {
+  /** directory holding one sub-directory per index */
+  dir: string;
+}
+
+interface IndexState {
+  readonly name: string;
+  readonly dir: string;
+  readonly dims: number;
+  /** merged, searchable chunks */
+  segment: IndexSegment;
+  /** chunks upserted since the last merge, by id */
+  pending: Map<string, PendingChunk>;
+  /** the segment last written to disk, and its generation */
+  committed: IndexSegment | undefined;
+  generation: number;
+  /** serializes commits of this index */
+  commitQueue: Promise<void>;
+  scratch: SparseScratch;
+}
+
+const INDEX_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngine {
+  const states = new Map<string, IndexState>();
+  const loading = new Map<string, Promise<IndexState | undefined>>();
+
+  function indexDir(name: string): string {
+    if (!INDEX_NAME.test(name) || name.includes('..')) {
+      throw new Error(`embedded engine: invalid index name ${JSON.stringify(name)}`);
+    }
+    return join(options.dir, name);
+  }
+
+  /** The index's state, loading it from disk on first use; undefined when it exists nowhere. */
+  async function findState(name: string): Promise<IndexState | undefined> {
+    const known = states.get(name);
+    if (known) return known;
+    let load = loading.get(name);
+    if (!load) {
+      load = (async () => {
+        const dir = indexDir(name);
+        if (!(await indexExistsOnDisk(dir))) return undefined;
+        const { segment, generation } = await readIndexGeneration(dir);
+        const state = newState(name, dir, segment, generation);
+        state.committed = segment;
+        states.set(name, state);
+        return state;
+      })().finally(() => loading.delete(name));
+      loading.set(name, load);
+    }
+    return load;
+  }
+
+  async function requireState(name: string): Promise<IndexState> {
+    const state = await findState(name);
+    if (!state) throw new Error(`embedded engine: index "${name}" does not exist`);
+    return state;
+  }
+
+  function newState(name: string, dir: string, segment: IndexSegment, generation: number): IndexState {
+    return {
+      name,
+      dir,
+      dims: segment.dims,
+      segment,
+      pending: new Map(),
+      committed: undefined,
+      generation,
+      commitQueue: Promise.resolve(),
+      scratch: new SparseScratch(),
+    };
+  }
+
+  /** Merges pending upserts so searches see everything indexed so far. */
+  function searchable(state: IndexState): IndexSegment {
+    if (state.pending.size > 0) {
+      state.segment = mergeSegment(state.segment, [...state.pending.values()]);
+      state.pending.clear();
+    }
+    return state.segment;
+  }
+
+  function commitState(state: IndexState): Promise<void> {
+    const run = state.commitQueue.then(async () => {
+      const segment = searchable(state);
+      if (segment === state.committed) return;
+      state.generation = await writeIndexGeneration(state.dir, segment, state.generation);
+      state.committed = segment;
+    });
+    state.commitQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  function upsert(state: IndexState, chunk: ChunkRecord): void {
+    if (chunk.vector && chunk.vector.length !== state.dims) {
+      throw new Error(
+        `embedded engine: chunk ${chunk.id} has a ${chunk.vector.length}-dim vector, index "${state.name}" has ${state.dims}`,
+      );
+    }
+    const fingerprint = chunkFingerprint(chunk);
+    const ordinal = state.segment.ordinalById.get(chunk.id);
+    if (ordinal !== undefined && state.segment.chunks[ordinal].fingerprint === fingerprint) {
+      // identical to what is indexed: drop any different pending version and change nothing
+      state.pending.delete(chunk.id);
+      return;
+    }
+    if (state.pending.get(chunk.id)?.chunk.fingerprint === fingerprint) return;
+    const { termFreqs, length } = countTerms(sparseFieldValues(chunk).flatMap(analyzeEnglish));
+    state.pending.set(chunk.id, {
+      chunk: { id: chunk.id, text: chunk.text, tokens: chunk.tokens, metadata: chunk.metadata, fingerprint },
+      vector: chunk.vector ? Float32Array.from(chunk.vector) : undefined,
+      termFreqs,
+      length,
+    });
+  }
+
+  function chunkAt(segment: IndexSegment, ordinal: number): ChunkRecord {
+    const stored = segment.chunks[ordinal];
+    const record: ChunkRecord = { id: stored.id, text: stored.text, tokens: stored.tokens, metadata: stored.metadata };
+    if (segment.hasVector[ordinal]) {
+      record.vector = segment.vectors.slice(ordinal * segment.dims, (ordinal + 1) * segment.dims);
+    }
+    return record;
+  }
+
+  function ordinalFilter(segment: IndexSegment, req: SearchRequest): OrdinalFilter | undefined {
+    if (!req.filter) return undefined;
+    const predicate = compileToPredicate(req.filter);
+    // 0 = not evaluated yet, 1 = passes, 2 = fails
+    const verdicts = new Uint8Array(segment.chunks.length);
+    return (ordinal) => {
+      let verdict = verdicts[ordinal];
+      if (verdict === 0) {
+        verdict = predicate(segment.chunks[ordinal].metadata) ? 1 : 2;
+        verdicts[ordinal] = verdict;
+      }
+      return verdict === 1;
+    };
+  }
+
+  function queryVector(state: IndexState, req: SearchRequest): Float32Array {
+    if (!req.vector) throw new Error(`embedded engine: ${req.mode} search needs a query vector`);
+    if (req.vector.length !== state.dims) {
+      throw new Error(`embedded engine: query vector has ${req.vector.length} dims, index "${state.name}" has ${state.dims}`);
+    }
+    return req.vector;
+  }
+
+  return {
+    kind: 'embedded',
+
+    async ensureIndex(index, dims) {
+      if (!Number.isInteger(dims) || dims <= 0) throw new Error(`embedded engine: invalid dims ${dims}`);
+      const existing = await findState(index);
+      if (existing) {
+        if (existing.dims !== dims) {
+          throw new Error(`embedded engine: index "${index}" has ${existing.dims} dims, asked for ${dims}`);
+        }
+        return;
+      }
+      const state = newState(index, indexDir(index), emptySegment(dims), 0);
+      states.set(index, state);
+      await commitState(state);
+    },
+
+    async indexChunks(index, chunks) {
+      const state = await requireState(index);
+      for (const chunk of chunks) upsert(state, chunk);
+    },
+
+    async commit(index) {
+      await commitState(await requireState(index));
+    },
+
+    async search(req) {
+      if (!Number.isInteger(req.limit) || req.limit < 0) throw new Error(`embedded engine: invalid limit ${req.limit}`);
+      const state = await requireState(req.index);
+      const segment = searchable(state);
+      if (req.limit === 0) return [];
+      const passes = ordinalFilter(segment, req);
+      const candidates = new Map<number, RankCandidate>();
+
+      if (req.mode === 'sparse') {
+        for (const match of searchSparse(segment, req.text, req.limit, passes, state.scratch)) {
+          candidates.set(match.ordinal, { id: segment.chunks[match.ordinal].id, sparse: match.bm25 });
+        }
+      } else if (req.mode === 'dense') {
+        for (const match of searchDense(segment, queryVector(state, req), req.limit, passes)) {
+          candidates.set(match.ordinal, { id: segment.chunks[match.ordinal].id, dense: match.cosine });
+        }
+      } else {
+        const vector = queryVector(state, req);
+        const pool = hybridCandidateCount(req.limit);
+        for (const match of searchDense(segment, vector, pool, passes)) {
+          candidates.set(match.ordinal, { id: segment.chunks[match.ordinal].id, dense: match.cosine });
+        }
+        for (const match of searchSparse(segment, req.text, pool, passes, state.scratch)) {
+          const known = candidates.get(match.ordinal);
+          if (known) known.sparse = match.bm25;
+          else {
+            candidates.set(match.ordinal, {
+              id: segment.chunks[match.ordinal].id,
+              sparse: match.bm25,
+              dense: cosineAt(segment, vector, match.ordinal),
+            });
+          }
+        }
+      }
+
+      const ordinalById = new Map<string, number>();
+      for (const [ordinal, candidate] of candidates) ordinalById.set(candidate.id, ordinal);
+      return rankCandidates(req.mode, [...candidates.values()], req.limit).map((ranked): SearchHit => {
+        const hit: SearchHit = { id: ranked.id, score: ranked.score, chunk: chunkAt(segment, ordinalById.get(ranked.id) as number) };
+        if (ranked.dense !== undefined) hit.dense = ranked.dense;
+        if (ranked.sparse !== undefined) hit.sparse = ranked.sparse;
+        return hit;
+      });
+    },
+
+    async getChunks(index, ids) {
+      const state = await requireState(index);
+      const segment = searchable(state);
+      const found: ChunkRecord[] = [];
+      for (const id of ids) {
+        const ordinal = segment.ordinalById.get(id);
+        if (ordinal !== undefined) found.push(chunkAt(segment, ordinal));
+      }
+      return found;
+    },
+
+    async stats(index): Promise<IndexStats> {
+      const state = await requireState(index);
+      return { chunks: searchable(state).chunks.length, bytes: await indexBytesOnDisk(state.dir) };
+    },
+
+    async hasIndex(index) {
+      return (await findState(index)) !== undefined;
+    },
+
+    async deleteIndex(index) {
+      const dir = indexDir(index);
+      const state = states.get(index);
+      if (state) await state.commitQueue;
+      states.delete(index);
+      await rm(dir, { recursive: true, force: true });
+    },
+
+    async ping() {
+      return true;
+    },
+
+    async close() {
+      await Promise.all([...states.values()].map((state) => state.commitQueue));
+      states.clear();
+    },
+  };
+}

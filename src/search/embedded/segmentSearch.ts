@@ -1,0 +1,109 @@
+// Exact retrieval over one segment: BM25 term-at-a-time over the postings and a brute-force dense scan over the
+// vector matrix, both restricted to chunks that pass the filter before the top-k is taken.
+import { denseSelectionKey, dotProduct } from '../fusion.js';
+import { analyzeEnglish } from './englishAnalyzer.js';
+import type { IndexSegment } from './indexSegment.js';
+import { bm25Idf, bm25NormInverseTable, bm25TermScore, bm25TermWeight } from './luceneBm25.js';
+import { TopCandidates } from './topCandidates.js';
+
+/** Whether the chunk at an ordinal passes the request's filter. */
+export type OrdinalFilter = (ordinal: number) => boolean;
+
+export interface SparseMatch {
+  ordinal: number;
+  /** BM25 as OpenSearch computes it (a float) */
+  bm25: number;
+}
+
+export interface DenseMatch {
+  ordinal: number;
+  cosine: number;
+}
+
+/** Reusable per-index buffers, so a query allocates nothing proportional to the index. */
+export class SparseScratch {
+  private scores = new Float64Array(0);
+  private touched = new Int32Array(0);
+
+  buffers(chunkCount: number): { scores: Float64Array; touched: Int32Array } {
+    if (this.scores.length < chunkCount) {
+      this.scores = new Float64Array(chunkCount);
+      this.touched = new Int32Array(chunkCount);
+    }
+    return { scores: this.scores, touched: this.touched };
+  }
+}
+
+/** Distinct analyzed query terms with how often each occurs in the query. */
+function queryTermCounts(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of analyzeEnglish(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
+}
+
+/** The `count` best chunks by BM25 over the title + text field, filter applied first. */
+export function searchSparse(
+  segment: IndexSegment,
+  text: string,
+  count: number,
+  passes: OrdinalFilter | undefined,
+  scratch: SparseScratch,
+): SparseMatch[] {
+  const terms = queryTermCounts(text);
+  if (terms.size === 0 || segment.docCount === 0 || count <= 0) return [];
+  const { scores, touched } = scratch.buffers(segment.chunks.length);
+  const normInverse = bm25NormInverseTable(segment);
+  const { postingStarts, postingDocs, postingFreqs, norms } = segment;
+  let touchedCount = 0;
+  for (const [term, queryCount] of terms) {
+    const termId = segment.termIdByTerm.get(term);
+    if (termId === undefined) continue;
+    const start = postingStarts[termId];
+    const end = postingStarts[termId + 1];
+    const weight = bm25TermWeight(bm25Idf(end - start, segment.docCount), queryCount);
+    for (let p = start; p < end; p++) {
+      const ordinal = postingDocs[p];
+      if (passes !== undefined && !passes(ordinal)) continue;
+      if (scores[ordinal] === 0) touched[touchedCount++] = ordinal;
+      scores[ordinal] += bm25TermScore(weight, postingFreqs[p], normInverse[norms[ordinal]]);
+    }
+  }
+  const top = new TopCandidates(count, (ordinal) => segment.chunks[ordinal].id);
+  for (let i = 0; i < touchedCount; i++) {
+    const ordinal = touched[i];
+    // Lucene sums the clause scores in double and returns a float
+    top.offer(ordinal, Math.fround(scores[ordinal]));
+    scores[ordinal] = 0;
+  }
+  return top.drain().map(({ ordinal, score }) => ({ ordinal, bm25: score }));
+}
+
+/**
+ * The `count` best chunks by cosine, filter applied first. Selection uses OpenSearch's rounded key
+ * (float of 1 + cosine) so both engines pick the same set; the returned cosines are exact.
+ */
+export function searchDense(
+  segment: IndexSegment,
+  query: Float32Array,
+  count: number,
+  passes: OrdinalFilter | undefined,
+): DenseMatch[] {
+  if (count <= 0) return [];
+  const { dims, vectors, hasVector } = segment;
+  const chunkCount = segment.chunks.length;
+  const top = new TopCandidates(count, (ordinal) => segment.chunks[ordinal].id);
+  for (let ordinal = 0; ordinal < chunkCount; ordinal++) {
+    if (hasVector[ordinal] === 0) continue;
+    if (passes !== undefined && !passes(ordinal)) continue;
+    const key = denseSelectionKey(dotProduct(query, vectors, ordinal * dims, dims));
+    if (key < top.threshold()) continue;
+    top.offer(ordinal, key);
+  }
+  return top.drain().map(({ ordinal }) => ({ ordinal, cosine: dotProduct(query, vectors, ordinal * dims, dims) }));
+}
+
+/** Exact cosine of the query and one chunk, or undefined when the chunk has no vector. */
+export function cosineAt(segment: IndexSegment, query: Float32Array, ordinal: number): number | undefined {
+  if (segment.hasVector[ordinal] === 0) return undefined;
+  return dotProduct(query, segment.vectors, ordinal * segment.dims, segment.dims);
+}

@@ -1,0 +1,248 @@
+// Embedded engine: the english analyzer, Lucene-exact BM25, dense and hybrid ranking, pre-filtering, persistence and idempotent upserts.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
+import { analyzeEnglish, ENGLISH_STOP_WORDS, tokenizeStandard } from '../../src/search/embedded/englishAnalyzer.js';
+import { decodeLengthNorm, encodeLengthNorm } from '../../src/search/embedded/luceneBm25.js';
+import { stemPorter } from '../../src/search/embedded/porterStemmer.js';
+import { BM25_B, BM25_K1, HYBRID_ALPHA } from '../../src/search/fusion.js';
+import type { ChunkRecord, SearchEngine } from '../../src/search/port.js';
+import { loadScifactChunks, loadScifactQueries, pseudoRandomVector } from './scifactFixture.js';
+
+describe('analyzeEnglish (OpenSearch english analyzer)', () => {
+  it('removes the 33 Lucene English stop words and nothing else', () => {
+    expect(ENGLISH_STOP_WORDS.size).toBe(33);
+    expect(analyzeEnglish('The effect of the drug is not such that they will be there')).toEqual(['effect', 'drug']);
+    // "over", "we", "which" are not in Lucene's list
+    expect(analyzeEnglish('over we which')).toEqual(['over', 'we', 'which']);
+  });
+
+  it('stems with Lucene\'s Porter stemmer', () => {
+    expect(analyzeEnglish('running runs')).toEqual(['run', 'run']);
+    expect(analyzeEnglish('generalizations relational probably')).toEqual(['gener', 'relat', 'probabl']);
+    // short-word cases where Lucene differs from other Porter implementations
+    expect(stemPorter('ies')).toBe('i');
+    expect(stemPorter('eed')).toBe('eed');
+    expect(stemPorter('sses')).toBe('ss');
+  });
+
+  it('strips English possessives, including the typographic apostrophe', () => {
+    expect(analyzeEnglish("the dog's bone, Alzheimer’s disease")).toEqual(['dog', 'bone', 'alzheim', 'diseas']);
+  });
+
+  it('splits words like the standard tokenizer (UAX#29)', () => {
+    expect(tokenizeStandard('3.5-fold 1,000 IL-6 U.S.A. foo_bar can\'t a:b x1y2 β-catenin 中文')).toEqual([
+      '3.5', 'fold', '1,000', 'IL', '6', 'U.S.A', 'foo_bar', "can't", 'a:b', 'x1y2', 'β', 'catenin', '中', '文',
+    ]);
+    expect(analyzeEnglish('  ...  ')).toEqual([]);
+  });
+});
+
+describe('Lucene length norm', () => {
+  it('keeps lengths below 24 exact and rounds longer ones down to 4 significant bits', () => {
+    for (let length = 0; length < 24; length++) expect(decodeLengthNorm(encodeLengthNorm(length))).toBe(length);
+    expect(decodeLengthNorm(encodeLengthNorm(100))).toBe(96);
+    for (let length = 24; length < 5000; length += 7) {
+      const decoded = decodeLengthNorm(encodeLengthNorm(length));
+      expect(decoded).toBeLessThanOrEqual(length);
+      expect(decoded).toBeGreaterThan(length * 0.85);
+    }
+  });
+});
+
+const DIMS = 8;
+
+function unitVector(values: number[]): Float32Array {
+  const norm = Math.sqrt(values.reduce((sum, value) => sum + value * value, 0));
+  return Float32Array.from(values.map((value) => value / norm));
+}
+
+function chunk(id: string, text: string, metadata: Partial<ChunkRecord['metadata']> = {}, vector?: Float32Array): ChunkRecord {
+  return {
+    id,
+    text,
+    tokens: text.split(' ').length,
+    metadata: { chunk_index: 0, doc_id: id, ...metadata },
+    vector: vector ?? pseudoRandomVector(text, DIMS),
+  };
+}
+
+describe('embedded engine', () => {
+  let dir: string;
+  let engine: SearchEngine;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'embedded-engine-'));
+    engine = createEmbeddedEngine({ dir });
+  });
+  afterEach(async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function indexed(chunks: ChunkRecord[], index = 'docs'): Promise<void> {
+    await engine.ensureIndex(index, DIMS);
+    await engine.indexChunks(index, chunks);
+    await engine.commit(index);
+  }
+
+  it('scores BM25 as Lucene does: idf ln(1 + (N - df + 0.5)/(df + 0.5)), k1 1.2, b 0.75, (k1 + 1) boost', async () => {
+    await indexed([
+      chunk('a', 'common rare'),
+      chunk('b', 'common words only'),
+      chunk('c', 'common words again here'),
+      chunk('d', 'nothing relevant'),
+    ]);
+    const hits = await engine.search({ index: 'docs', mode: 'sparse', text: 'common rare', limit: 10 });
+    expect(hits.map((hit) => hit.id)).toEqual(['a', 'b', 'c']);
+
+    const docCount = 4;
+    const avgdl = (2 + 3 + 4 + 2) / docCount;
+    const idf = (df: number) => Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
+    const termScore = (df: number, freq: number, length: number) =>
+      (idf(df) * (BM25_K1 + 1) * freq) / (freq + BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgdl));
+    expect(hits[0].sparse).toBeCloseTo(termScore(3, 1, 2) + termScore(1, 1, 2), 5);
+    expect(hits[1].sparse).toBeCloseTo(termScore(3, 1, 3), 5);
+    expect(hits[0].score).toBe(1);
+    expect(hits[1].score).toBeCloseTo((hits[1].sparse as number) / (hits[0].sparse as number), 12);
+  });
+
+  it('ranks a chunk matching a rarer term above one matching a common term', async () => {
+    await indexed([
+      chunk('common-1', 'protein expression in cells'),
+      chunk('common-2', 'protein folding in cells'),
+      chunk('common-3', 'protein binding in cells'),
+      chunk('rare', 'telomerase activity in cells'),
+    ]);
+    const hits = await engine.search({ index: 'docs', mode: 'sparse', text: 'protein telomerase', limit: 2 });
+    expect(hits[0].id).toBe('rare');
+  });
+
+  it('indexes the title with the text', async () => {
+    await indexed([chunk('titled', 'body words', { title: 'Telomerase review' }), chunk('plain', 'body words')]);
+    const hits = await engine.search({ index: 'docs', mode: 'sparse', text: 'telomerase', limit: 5 });
+    expect(hits.map((hit) => hit.id)).toEqual(['titled']);
+  });
+
+  it('ranks dense hits by cosine', async () => {
+    await indexed([
+      chunk('x', 'one', {}, unitVector([1, 0, 0, 0, 0, 0, 0, 0])),
+      chunk('xy', 'two', {}, unitVector([1, 1, 0, 0, 0, 0, 0, 0])),
+      chunk('y', 'three', {}, unitVector([0, 1, 0, 0, 0, 0, 0, 0])),
+      chunk('minus-x', 'four', {}, unitVector([-1, 0, 0, 0, 0, 0, 0, 0])),
+    ]);
+    const query = unitVector([1, 0.2, 0, 0, 0, 0, 0, 0]);
+    const hits = await engine.search({ index: 'docs', mode: 'dense', text: '', vector: query, limit: 4 });
+    expect(hits.map((hit) => hit.id)).toEqual(['x', 'xy', 'y', 'minus-x']);
+    expect(hits[0].dense).toBeCloseTo(1 / Math.sqrt(1.04), 6);
+    expect(hits[3].score).toBe(0);
+    for (const hit of hits) expect(hit.score).toBe(Math.max(0, hit.dense as number));
+  });
+
+  it('fuses hybrid scores as alpha * cosine + (1 - alpha) * bm25 / max bm25, all in 0..1', async () => {
+    await indexed([
+      chunk('lexical', 'telomerase telomerase activity', {}, unitVector([0, 1, 0, 0, 0, 0, 0, 0])),
+      chunk('semantic', 'unrelated words', {}, unitVector([1, 0, 0, 0, 0, 0, 0, 0])),
+      chunk('both', 'telomerase in cells', {}, unitVector([1, 1, 0, 0, 0, 0, 0, 0])),
+    ]);
+    const hits = await engine.search({
+      index: 'docs',
+      mode: 'hybrid',
+      text: 'telomerase',
+      vector: unitVector([1, 0, 0, 0, 0, 0, 0, 0]),
+      limit: 3,
+    });
+    const maxSparse = Math.max(...hits.map((hit) => hit.sparse ?? 0));
+    for (const hit of hits) {
+      expect(hit.score).toBeGreaterThanOrEqual(0);
+      expect(hit.score).toBeLessThanOrEqual(1);
+      const expected = HYBRID_ALPHA * Math.max(0, hit.dense as number) + (1 - HYBRID_ALPHA) * ((hit.sparse ?? 0) / maxSparse);
+      expect(hit.score).toBeCloseTo(expected, 12);
+    }
+    expect(hits[0].id).toBe('both');
+    expect(hits.find((hit) => hit.id === 'semantic')?.sparse).toBeUndefined();
+  });
+
+  it('applies filters before taking the top k (sparse, dense and hybrid)', async () => {
+    const chunks = Array.from({ length: 40 }, (_, i) =>
+      chunk(`c${i}`, `shared term number ${i}`, { journal: i < 30 ? 'Nature' : 'Cell', issn: i % 2 === 0 ? ['1234-5678'] : null }),
+    );
+    await indexed(chunks);
+    const filter = { kind: 'eq', field: 'journal', value: 'cell' } as const;
+    for (const mode of ['sparse', 'dense', 'hybrid'] as const) {
+      const hits = await engine.search({ index: 'docs', mode, text: 'shared term', vector: pseudoRandomVector('q', DIMS), limit: 5, filter });
+      expect(hits).toHaveLength(5);
+      for (const hit of hits) expect(hit.chunk.metadata.journal).toBe('Cell');
+    }
+    const withoutIssn = await engine.search({
+      index: 'docs',
+      mode: 'sparse',
+      text: 'shared',
+      limit: 100,
+      filter: { kind: 'not', child: { kind: 'eq', field: 'issn', value: '1234-5678' } },
+    });
+    expect(withoutIssn).toHaveLength(20);
+  });
+
+  it('reloads a committed index from disk with identical results, without rebuilding', async () => {
+    const chunks = loadScifactChunks(200, DIMS);
+    await indexed(chunks, 'scifact');
+    const queries = loadScifactQueries(20);
+    const search = (target: SearchEngine, text: string) =>
+      target.search({ index: 'scifact', mode: 'hybrid', text, vector: pseudoRandomVector(text, DIMS), limit: 10 });
+    const before = await Promise.all(queries.map((query) => search(engine, query.text)));
+
+    const manifest = JSON.parse(readFileSync(join(dir, 'scifact', 'manifest.json'), 'utf8')) as { formatVersion: number; chunkCount: number };
+    expect(manifest).toMatchObject({ formatVersion: 1, chunkCount: 200 });
+
+    const restarted = createEmbeddedEngine({ dir });
+    expect(await restarted.hasIndex('scifact')).toBe(true);
+    const after = await Promise.all(queries.map((query) => search(restarted, query.text)));
+    expect(after).toEqual(before);
+    expect(await restarted.stats('scifact')).toEqual(await engine.stats('scifact'));
+    const [reloaded] = await restarted.getChunks('scifact', [chunks[3].id]);
+    expect(reloaded).toEqual(chunks[3]);
+    await restarted.close();
+  });
+
+  it('treats re-indexing the same chunks as a no-op and an upsert with new content as a replacement', async () => {
+    const chunks = loadScifactChunks(50, DIMS);
+    await indexed(chunks);
+    const manifestPath = join(dir, 'docs', 'manifest.json');
+    const generation = () => (JSON.parse(readFileSync(manifestPath, 'utf8')) as { generation: number }).generation;
+    const statsBefore = await engine.stats('docs');
+    const generationBefore = generation();
+    const query = { index: 'docs', mode: 'hybrid' as const, text: 'cancer cells', vector: pseudoRandomVector('cancer', DIMS), limit: 10 };
+    const resultsBefore = await engine.search(query);
+
+    await engine.indexChunks('docs', chunks);
+    await engine.indexChunks('docs', chunks.map((record) => ({ ...record, metadata: { ...record.metadata } })));
+    await engine.commit('docs');
+    expect(await engine.stats('docs')).toEqual(statsBefore);
+    expect(generation()).toBe(generationBefore);
+    expect(await engine.search(query)).toEqual(resultsBefore);
+
+    await engine.indexChunks('docs', [{ ...chunks[0], text: 'zyxwv unique replacement text' }]);
+    await engine.commit('docs');
+    expect((await engine.stats('docs')).chunks).toBe(50);
+    const replaced = await engine.search({ index: 'docs', mode: 'sparse', text: 'zyxwv', limit: 5 });
+    expect(replaced.map((hit) => hit.id)).toEqual([chunks[0].id]);
+  });
+
+  it('fetches chunks by id, leaving out unknown ids, and deletes indexes', async () => {
+    await indexed([chunk('a', 'alpha'), chunk('b', 'beta')]);
+    expect((await engine.getChunks('docs', ['b', 'missing', 'a'])).map((record) => record.id)).toEqual(['b', 'a']);
+    await engine.deleteIndex('docs');
+    expect(await engine.hasIndex('docs')).toBe(false);
+    await expect(engine.search({ index: 'docs', mode: 'sparse', text: 'alpha', limit: 1 })).rejects.toThrow(/does not exist/);
+  });
+
+  it('rejects vectors of the wrong width and dense queries without a vector', async () => {
+    await engine.ensureIndex('docs', DIMS);
+    await expect(engine.indexChunks('docs', [chunk('a', 'alpha', {}, new Float32Array(3))])).rejects.toThrow(/3-dim/);
+    await expect(engine.search({ index: 'docs', mode: 'dense', text: 'alpha', limit: 1 })).rejects.toThrow(/query vector/);
+    await expect(engine.ensureIndex('docs', DIMS + 1)).rejects.toThrow(/dims/);
+  });
+});

@@ -1,0 +1,89 @@
+// SciFact documents as chunk records for engine tests, with deterministic pseudo-random vectors seeded from the text.
+// The vectors only make the two engines comparable; the real embedding model is exercised by the embedding tests
+// and the quality benchmark, not here.
+import { readFileSync } from 'node:fs';
+import type { ChunkRecord } from '../../src/search/port.js';
+
+export const SCIFACT_DIR = '/work/shared/data/scifact';
+
+interface ScifactDoc {
+  _id: string;
+  title: string;
+  text: string;
+}
+
+/** FNV-1a of the text, the seed of its vector. */
+function seedOf(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** mulberry32: a small deterministic generator of floats in [0, 1). */
+function generatorFrom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** An L2-normalized pseudo-random vector determined by `text`. */
+export function pseudoRandomVector(text: string, dims: number): Float32Array {
+  const next = generatorFrom(seedOf(text));
+  const vector = new Float32Array(dims);
+  let norm = 0;
+  for (let i = 0; i < dims; i++) {
+    // centred sum of uniforms: close enough to Gaussian for spreading directions
+    const value = next() + next() + next() - 1.5;
+    vector[i] = value;
+    norm += value * value;
+  }
+  const scale = 1 / Math.sqrt(norm);
+  for (let i = 0; i < dims; i++) vector[i] *= scale;
+  return vector;
+}
+
+/** Synthetic metadata so filters have something to select on: years, journals, ISSNs, open access. */
+function syntheticMetadata(index: number, doc: ScifactDoc): ChunkRecord['metadata'] {
+  const year = 2000 + (index % 20);
+  const month = String((index % 12) + 1).padStart(2, '0');
+  return {
+    chunk_index: 0,
+    doc_id: doc._id,
+    title: doc.title,
+    journal: ['Nature', 'Cell', 'The Lancet', 'PLoS ONE'][index % 4],
+    issn: index % 5 === 0 ? null : [`0000-000${index % 4}`, `1111-111${index % 3}`],
+    publication_date: index % 7 === 0 ? `${year}` : `${year}-${month}-15`,
+    open_access: index % 2 === 0,
+    article_type: index % 3 === 0 ? 'review' : 'research-article',
+    keywords: index % 4 === 0 ? ['Cancer', 'Immunology'] : ['Genetics'],
+  };
+}
+
+export function loadScifactChunks(limit: number, dims: number): ChunkRecord[] {
+  const lines = readFileSync(`${SCIFACT_DIR}/corpus.jsonl`, 'utf8').split('\n').filter((line) => line.length > 0);
+  return lines.slice(0, limit).map((line, index) => {
+    const doc = JSON.parse(line) as ScifactDoc;
+    return {
+      id: `scifact-${doc._id}`,
+      text: doc.text,
+      tokens: doc.text.split(/\s+/).length,
+      metadata: syntheticMetadata(index, doc),
+      vector: pseudoRandomVector(`${doc.title}\n${doc.text}`, dims),
+    };
+  });
+}
+
+export function loadScifactQueries(limit: number): Array<{ id: string; text: string }> {
+  const lines = readFileSync(`${SCIFACT_DIR}/queries.jsonl`, 'utf8').split('\n').filter((line) => line.length > 0);
+  return lines.slice(0, limit).map((line) => {
+    const query = JSON.parse(line) as { _id: string; text: string };
+    return { id: query._id, text: query.text };
+  });
+}
