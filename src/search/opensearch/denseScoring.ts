@@ -1,0 +1,60 @@
+// Exact dense scoring inside OpenSearch: vectors travel as little-endian Float32 bytes (base64 in JSON), and a
+// painless script_score computes 1 + cosine with the same summation order as fusion.ts's dotProduct.
+import { FIELD, type VectorStorage } from './indexMapping.js';
+import type { OpenSearchQuery } from '../../filters/compileToOpenSearch.js';
+
+export function encodeVector(vector: Float32Array): string {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64');
+}
+
+export function decodeVector(base64: string): Float32Array {
+  const bytes = Buffer.from(base64, 'base64');
+  const vector = new Float32Array(bytes.length / 4);
+  new Uint8Array(vector.buffer).set(bytes);
+  return vector;
+}
+
+/**
+ * 1 + the dot product of params.query and the stored vector (script scores must not be negative).
+ * Four interleaved accumulators, combined as (s0 + s1) + (s2 + s3), then the tail: the order of fusion.ts.
+ */
+const BINARY_COSINE_SCRIPT = `
+float at(byte[] b, int p) {
+  return Float.intBitsToFloat((((int) b[p]) & 255) | ((((int) b[p + 1]) & 255) << 8) | ((((int) b[p + 2]) & 255) << 16) | (((int) b[p + 3]) << 24));
+}
+BytesRef v = doc['${FIELD.vectorBinary}'].value;
+byte[] b = v.bytes;
+int o = v.offset;
+List q = params.query;
+int dims = q.size();
+int blockEnd = dims - dims % 4;
+double s0 = 0; double s1 = 0; double s2 = 0; double s3 = 0;
+int i = 0;
+for (; i < blockEnd; i += 4) {
+  int p = o + i * 4;
+  s0 += (double) q.get(i) * at(b, p);
+  s1 += (double) q.get(i + 1) * at(b, p + 4);
+  s2 += (double) q.get(i + 2) * at(b, p + 8);
+  s3 += (double) q.get(i + 3) * at(b, p + 12);
+}
+double sum = s0 + s1 + (s2 + s3);
+for (; i < dims; i++) sum += (double) q.get(i) * at(b, o + i * 4);
+return 1.0 + sum;
+`;
+
+/** Field that holds a chunk's vector under the given storage. */
+export function vectorField(storage: VectorStorage): string {
+  return storage === 'knn' ? FIELD.vectorKnn : FIELD.vectorBinary;
+}
+
+/** A script_score query ranking the filtered chunks that have a vector by 1 + cosine. */
+export function denseQuery(query: Float32Array, storage: VectorStorage, filters: OpenSearchQuery[]): OpenSearchQuery {
+  const field = vectorField(storage);
+  const candidates = { bool: { filter: [...filters, { exists: { field } }] } };
+  const queryValues = Array.from(query);
+  const script =
+    storage === 'knn'
+      ? { lang: 'knn', source: 'knn_score', params: { field, query_value: queryValues, space_type: 'cosinesimil' } }
+      : { lang: 'painless', source: BINARY_COSINE_SCRIPT, params: { query: queryValues } };
+  return { script_score: { query: candidates, script } };
+}

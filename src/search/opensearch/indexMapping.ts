@@ -1,0 +1,93 @@
+// Settings and mappings of one collection's OpenSearch index: the BM25 field (title + text, `english` analyzer,
+// same k1/b as the embedded engine), typed metadata fields with the filter semantics, and the vector field.
+import { DATE_FIELDS } from '../../filters/compileToPredicate.js';
+import { BM25_B, BM25_K1 } from '../fusion.js';
+
+/** Version of this mapping; an index created by another version needs a re-index. */
+export const OPENSEARCH_MAPPING_VERSION = 1;
+
+/** How dense vectors are stored and scored. */
+export type VectorStorage =
+  /** little-endian Float32 bytes in a binary doc-values field, scored exactly by a painless script */
+  | 'binary'
+  /** the k-NN plugin's knn_vector, scored exactly by its knn_score script */
+  | 'knn';
+
+export const FIELD = {
+  chunkId: 'chunk_id',
+  text: 'text',
+  tokens: 'tokens',
+  sparse: 'search_text',
+  metadata: 'metadata',
+  vectorBinary: 'vector_bin',
+  vectorKnn: 'vector_knn',
+  fingerprint: 'content_hash',
+} as const;
+
+const KEYWORD_NORMALIZER = 'litsearch_lowercase';
+const SIMILARITY = 'litsearch_bm25';
+/** keyword values longer than this (in characters) are kept in _source but not indexed (Lucene's term limit is 32766 bytes) */
+const KEYWORD_IGNORE_ABOVE = 8191;
+
+/** Metadata fields matched by case-insensitive equality (the predicate folds case the same way). */
+const KEYWORD_FIELDS = [
+  'doc_id', 'section', 'authors', 'doi', 'pmid', 'pmcid', 'url', 'publisher', 'issn', 'isbn', 'keywords',
+  'article_type', 'license', 'chapter_title', 'chapter_authors', 'topic', 'nct_id', 'overall_status', 'phases',
+];
+const INTEGER_FIELDS = ['chunk_index', 'chapter_number'];
+const BOOLEAN_FIELDS = ['open_access', 'medical_board_approved', 'has_results'];
+
+function keyword(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { type: 'keyword', normalizer: KEYWORD_NORMALIZER, ignore_above: KEYWORD_IGNORE_ABOVE, ...extra };
+}
+
+function metadataProperties(): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const field of KEYWORD_FIELDS) properties[field] = keyword();
+  for (const field of INTEGER_FIELDS) properties[field] = { type: 'integer', ignore_malformed: true };
+  for (const field of BOOLEAN_FIELDS) properties[field] = { type: 'boolean' };
+  for (const field of DATE_FIELDS) {
+    properties[field] = { type: 'date', format: 'yyyy-MM-dd||yyyy-MM||yyyy||strict_date_optional_time', ignore_malformed: true };
+  }
+  // the title is part of the BM25 field (see sparseFieldValues in fusion.ts)
+  properties.title = keyword({ copy_to: FIELD.sparse });
+  properties.journal = keyword({ fields: { text: { type: 'text', analyzer: 'english' } } });
+  properties.figures = { type: 'object', enabled: false };
+  return properties;
+}
+
+/** Body of the create-index request. */
+export function chunkIndexBody(dims: number, vectorStorage: VectorStorage): Record<string, unknown> {
+  const vectorProperty =
+    vectorStorage === 'knn'
+      ? { [FIELD.vectorKnn]: { type: 'knn_vector', dimension: dims } }
+      : { [FIELD.vectorBinary]: { type: 'binary', doc_values: true } };
+  return {
+    settings: {
+      index: {
+        number_of_shards: 1,
+        number_of_replicas: 0,
+        // commit() refreshes; bulk loads go faster without periodic refreshes
+        refresh_interval: '-1',
+        ...(vectorStorage === 'knn' ? { knn: true } : {}),
+        similarity: { [SIMILARITY]: { type: 'BM25', k1: BM25_K1, b: BM25_B } },
+      },
+      analysis: {
+        normalizer: { [KEYWORD_NORMALIZER]: { type: 'custom', filter: ['lowercase'] } },
+      },
+    },
+    mappings: {
+      dynamic: false,
+      _meta: { dims, vectorStorage, mappingVersion: OPENSEARCH_MAPPING_VERSION },
+      properties: {
+        [FIELD.chunkId]: { type: 'keyword' },
+        [FIELD.text]: { type: 'text', index: false, copy_to: FIELD.sparse },
+        [FIELD.tokens]: { type: 'integer', index: false },
+        [FIELD.sparse]: { type: 'text', analyzer: 'english', similarity: SIMILARITY },
+        [FIELD.fingerprint]: { type: 'keyword', index: false, doc_values: false },
+        ...vectorProperty,
+        [FIELD.metadata]: { type: 'object', dynamic: false, properties: metadataProperties() },
+      },
+    },
+  };
+}

@@ -1,0 +1,312 @@
+// The OpenSearch adapter of the retrieval port: one index per collection, BM25 and exact dense queries run
+// separately with the compiled filter, then ranked and fused in TypeScript by the same rules as the embedded engine.
+import { Client } from '@opensearch-project/opensearch';
+import { compileToOpenSearch, type OpenSearchQuery } from '../../filters/compileToOpenSearch.js';
+import { dotProduct, hybridCandidateCount, rankCandidates, type RankCandidate } from '../fusion.js';
+import type { ChunkMetadata, ChunkRecord, SearchEngine, SearchHit, SearchRequest } from '../port.js';
+import { chunkFingerprint } from '../embedded/chunkFingerprint.js';
+import { decodeVector, denseQuery, encodeVector } from './denseScoring.js';
+import { chunkIndexBody, FIELD, OPENSEARCH_MAPPING_VERSION, type VectorStorage } from './indexMapping.js';
+
+export interface OpenSearchEngineOptions {
+  /** e.g. http://127.0.0.1:9200 */
+  url: string;
+  /** prepended to collection names to form index names; lower-cased with them */
+  indexPrefix?: string;
+  /** chunks per bulk request */
+  bulkBatchSize?: number;
+}
+
+/** The document stored per chunk. */
+interface ChunkDocument {
+  [FIELD.chunkId]: string;
+  [FIELD.text]: string;
+  [FIELD.tokens]: number;
+  [FIELD.metadata]: ChunkMetadata;
+  [FIELD.fingerprint]: string;
+  [FIELD.vectorBinary]?: string;
+  [FIELD.vectorKnn]?: number[];
+}
+
+interface SearchResponseBody {
+  hits: { hits: Array<{ _id: string; _score: number | null; _source: ChunkDocument }> };
+}
+
+interface MgetResponseBody {
+  docs: Array<{ _id: string; found: boolean; _source?: Partial<ChunkDocument> }>;
+}
+
+interface BulkResponseBody {
+  errors: boolean;
+  items: Array<Record<string, { _id: string; status: number; error?: { type: string; reason: string } }>>;
+}
+
+interface IndexInfo {
+  dims: number;
+  vectorStorage: VectorStorage;
+}
+
+const INDEX_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+
+export function createOpenSearchEngine(options: OpenSearchEngineOptions): SearchEngine & {
+  /** how this node scores vectors: 'knn' when the k-NN plugin is installed, else the painless fallback */
+  vectorStorage(): Promise<VectorStorage>;
+} {
+  const client = new Client({ node: options.url });
+  const prefix = options.indexPrefix ?? 'litsearch-';
+  const batchSize = options.bulkBatchSize ?? 500;
+  const infoByIndex = new Map<string, IndexInfo>();
+  let pluginStorage: Promise<VectorStorage> | undefined;
+
+  async function call<T>(method: string, path: string, body?: unknown, ignore: number[] = []): Promise<{ body: T; statusCode: number }> {
+    const response = await client.transport.request(
+      body === undefined ? { method, path } : { method, path, body: body as Record<string, unknown> },
+      { ignore },
+    );
+    return { body: response.body as T, statusCode: response.statusCode ?? 0 };
+  }
+
+  function indexName(index: string): string {
+    const name = `${prefix}${index}`.toLowerCase();
+    if (!INDEX_NAME.test(name) || Buffer.byteLength(name) > 255) {
+      throw new Error(`opensearch engine: invalid index name ${JSON.stringify(name)}`);
+    }
+    return name;
+  }
+
+  /** 'knn' when the node has the k-NN plugin (checked once per engine). */
+  function detectVectorStorage(): Promise<VectorStorage> {
+    pluginStorage ??= call<Array<{ component: string }>>('GET', '/_cat/plugins?format=json').then(({ body }) =>
+      body.some((plugin) => plugin.component.includes('knn')) ? 'knn' : 'binary',
+    );
+    return pluginStorage;
+  }
+
+  async function indexInfo(index: string): Promise<IndexInfo | undefined> {
+    const known = infoByIndex.get(index);
+    if (known) return known;
+    const name = indexName(index);
+    const { body, statusCode } = await call<Record<string, { mappings: { _meta?: Partial<IndexInfo> & { mappingVersion?: number } } }>>(
+      'GET',
+      `/${name}/_mapping`,
+      undefined,
+      [404],
+    );
+    if (statusCode === 404) return undefined;
+    const meta = body[name]?.mappings._meta;
+    if (!meta || typeof meta.dims !== 'number' || meta.mappingVersion !== OPENSEARCH_MAPPING_VERSION) {
+      throw new Error(`opensearch engine: index ${name} was not created by this version of the adapter (re-index it)`);
+    }
+    const info: IndexInfo = { dims: meta.dims, vectorStorage: meta.vectorStorage === 'knn' ? 'knn' : 'binary' };
+    infoByIndex.set(index, info);
+    return info;
+  }
+
+  async function requireInfo(index: string): Promise<IndexInfo> {
+    const info = await indexInfo(index);
+    if (!info) throw new Error(`opensearch engine: index "${indexName(index)}" does not exist`);
+    return info;
+  }
+
+  function toDocument(chunk: ChunkRecord, info: IndexInfo, fingerprint: string): ChunkDocument {
+    const document: ChunkDocument = {
+      [FIELD.chunkId]: chunk.id,
+      [FIELD.text]: chunk.text,
+      [FIELD.tokens]: chunk.tokens,
+      [FIELD.metadata]: chunk.metadata,
+      [FIELD.fingerprint]: fingerprint,
+    };
+    if (chunk.vector) {
+      if (chunk.vector.length !== info.dims) {
+        throw new Error(`opensearch engine: chunk ${chunk.id} has a ${chunk.vector.length}-dim vector, index has ${info.dims}`);
+      }
+      if (info.vectorStorage === 'knn') document[FIELD.vectorKnn] = Array.from(chunk.vector);
+      else document[FIELD.vectorBinary] = encodeVector(chunk.vector);
+    }
+    return document;
+  }
+
+  function fromDocument(id: string, source: Partial<ChunkDocument>): ChunkRecord {
+    const record: ChunkRecord = {
+      id: source[FIELD.chunkId] ?? id,
+      text: source[FIELD.text] ?? '',
+      tokens: source[FIELD.tokens] ?? 0,
+      metadata: source[FIELD.metadata] ?? { chunk_index: 0, doc_id: '' },
+    };
+    const binary = source[FIELD.vectorBinary];
+    const knn = source[FIELD.vectorKnn];
+    if (typeof binary === 'string') record.vector = decodeVector(binary);
+    else if (Array.isArray(knn)) record.vector = Float32Array.from(knn);
+    return record;
+  }
+
+  /** Indexes one batch, skipping chunks whose stored fingerprint is unchanged; throws on any item error. */
+  async function indexBatch(name: string, info: IndexInfo, chunks: ChunkRecord[]): Promise<void> {
+    // last occurrence of an id in the batch wins, as with sequential upserts
+    const latest = new Map<string, ChunkRecord>();
+    for (const chunk of chunks) latest.set(chunk.id, chunk);
+    const ids = [...latest.keys()];
+    const { body: existing } = await call<MgetResponseBody>('POST', `/${name}/_mget?_source_includes=${FIELD.fingerprint}`, { ids });
+    const storedFingerprint = new Map<string, string | undefined>();
+    for (const doc of existing.docs) if (doc.found) storedFingerprint.set(doc._id, doc._source?.[FIELD.fingerprint]);
+
+    const bulkBody: unknown[] = [];
+    for (const chunk of latest.values()) {
+      const fingerprint = chunkFingerprint(chunk);
+      if (storedFingerprint.get(chunk.id) === fingerprint) continue;
+      bulkBody.push({ index: { _index: name, _id: chunk.id } }, toDocument(chunk, info, fingerprint));
+    }
+    if (bulkBody.length === 0) return;
+    const response = await client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: bulkBody as Record<string, unknown>[] });
+    const result = response.body as BulkResponseBody;
+    if (result.errors) {
+      const failures = result.items
+        .map((item) => Object.values(item)[0])
+        .filter((outcome) => outcome.error !== undefined)
+        .map((outcome) => `${outcome._id}: ${outcome.error?.type} ${outcome.error?.reason}`);
+      throw new Error(`opensearch engine: ${failures.length} chunk(s) failed to index into ${name}: ${failures.slice(0, 5).join('; ')}`);
+    }
+  }
+
+  async function runSearch(name: string, query: OpenSearchQuery, size: number): Promise<SearchResponseBody['hits']['hits']> {
+    const { body } = await call<SearchResponseBody>('POST', `/${name}/_search`, {
+      size,
+      query,
+      track_scores: true,
+      // score ties are broken by chunk id, as in the embedded engine
+      sort: [{ _score: 'desc' }, { [FIELD.chunkId]: 'asc' }],
+    });
+    return body.hits.hits;
+  }
+
+  function sparseQuery(text: string, filters: OpenSearchQuery[]): OpenSearchQuery {
+    return { bool: { must: [{ match: { [FIELD.sparse]: { query: text } } }], filter: filters } };
+  }
+
+  function queryVector(info: IndexInfo, req: SearchRequest): Float32Array {
+    if (!req.vector) throw new Error(`opensearch engine: ${req.mode} search needs a query vector`);
+    if (req.vector.length !== info.dims) {
+      throw new Error(`opensearch engine: query vector has ${req.vector.length} dims, index has ${info.dims}`);
+    }
+    return req.vector;
+  }
+
+  return {
+    kind: 'opensearch',
+
+    vectorStorage: detectVectorStorage,
+
+    async ensureIndex(index, dims) {
+      if (!Number.isInteger(dims) || dims <= 0) throw new Error(`opensearch engine: invalid dims ${dims}`);
+      const existing = await indexInfo(index);
+      if (existing) {
+        if (existing.dims !== dims) throw new Error(`opensearch engine: index "${indexName(index)}" has ${existing.dims} dims, asked for ${dims}`);
+        return;
+      }
+      const name = indexName(index);
+      const vectorStorage = await detectVectorStorage();
+      const { body, statusCode } = await call<{ error?: { type: string; reason: string } }>(
+        'PUT',
+        `/${name}`,
+        chunkIndexBody(dims, vectorStorage),
+        [400],
+      );
+      if (statusCode === 400 && body.error?.type !== 'resource_already_exists_exception') {
+        throw new Error(`opensearch engine: creating ${name} failed: ${body.error?.type} ${body.error?.reason}`);
+      }
+      await requireInfo(index);
+    },
+
+    async indexChunks(index, chunks) {
+      const info = await requireInfo(index);
+      const name = indexName(index);
+      for (let start = 0; start < chunks.length; start += batchSize) {
+        await indexBatch(name, info, chunks.slice(start, start + batchSize));
+      }
+    },
+
+    async commit(index) {
+      await requireInfo(index);
+      await call('POST', `/${indexName(index)}/_refresh`);
+    },
+
+    async search(req) {
+      if (!Number.isInteger(req.limit) || req.limit < 0) throw new Error(`opensearch engine: invalid limit ${req.limit}`);
+      const info = await requireInfo(req.index);
+      const name = indexName(req.index);
+      if (req.limit === 0) return [];
+      const filters = req.filter ? [compileToOpenSearch(req.filter)] : [];
+      const candidates = new Map<string, RankCandidate>();
+      const chunks = new Map<string, ChunkRecord>();
+
+      if (req.mode === 'sparse') {
+        for (const hit of await runSearch(name, sparseQuery(req.text, filters), req.limit)) {
+          chunks.set(hit._id, fromDocument(hit._id, hit._source));
+          candidates.set(hit._id, { id: hit._id, sparse: Math.fround(hit._score ?? 0) });
+        }
+      } else {
+        const vector = queryVector(info, req);
+        const pool = req.mode === 'dense' ? req.limit : hybridCandidateCount(req.limit);
+        const [denseHits, sparseHits] = await Promise.all([
+          runSearch(name, denseQuery(vector, info.vectorStorage, filters), pool),
+          req.mode === 'hybrid' ? runSearch(name, sparseQuery(req.text, filters), pool) : Promise.resolve([]),
+        ]);
+        for (const hit of [...denseHits, ...sparseHits]) {
+          if (chunks.has(hit._id)) continue;
+          const chunk = fromDocument(hit._id, hit._source);
+          chunks.set(hit._id, chunk);
+          // the exact cosine, computed as the embedded engine computes it (the script's score is a rounded float)
+          const dense = chunk.vector ? dotProduct(vector, chunk.vector, 0, info.dims) : undefined;
+          candidates.set(hit._id, { id: hit._id, dense });
+        }
+        for (const hit of sparseHits) (candidates.get(hit._id) as RankCandidate).sparse = Math.fround(hit._score ?? 0);
+      }
+
+      return rankCandidates(req.mode, [...candidates.values()], req.limit).map((ranked): SearchHit => {
+        const hit: SearchHit = { id: ranked.id, score: ranked.score, chunk: chunks.get(ranked.id) as ChunkRecord };
+        if (ranked.dense !== undefined) hit.dense = ranked.dense;
+        if (ranked.sparse !== undefined) hit.sparse = ranked.sparse;
+        return hit;
+      });
+    },
+
+    async getChunks(index, ids) {
+      await requireInfo(index);
+      if (ids.length === 0) return [];
+      const { body } = await call<MgetResponseBody>('POST', `/${indexName(index)}/_mget`, { ids });
+      return body.docs.filter((doc) => doc.found && doc._source).map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
+    },
+
+    async stats(index) {
+      await requireInfo(index);
+      const name = indexName(index);
+      const [{ body: count }, { body: stats }] = await Promise.all([
+        call<{ count: number }>('GET', `/${name}/_count`),
+        call<{ indices: Record<string, { primaries: { store: { size_in_bytes: number } } }> }>('GET', `/${name}/_stats/store`),
+      ]);
+      return { chunks: count.count, bytes: stats.indices[name]?.primaries.store.size_in_bytes ?? 0 };
+    },
+
+    async hasIndex(index) {
+      return (await indexInfo(index)) !== undefined;
+    },
+
+    async deleteIndex(index) {
+      infoByIndex.delete(index);
+      await call('DELETE', `/${indexName(index)}`, undefined, [404]);
+    },
+
+    async ping() {
+      try {
+        const { statusCode } = await call('GET', '/_cluster/health?timeout=5s');
+        return statusCode === 200;
+      } catch {
+        return false;
+      }
+    },
+
+    async close() {
+      await client.close();
+    },
+  };
+}
