@@ -96,12 +96,13 @@ export function foldKeyword(value: string): string {
   return folded;
 }
 
-/** The stored values of a field: scalars of a multi-valued field, a single scalar, or none. */
-function storedValues(metadata: Readonly<Record<string, unknown>>, field: string): unknown[] {
+/** Whether any stored value of the field (each element of a multi-valued field) passes `test`; null counts as absent. */
+function anyStoredValue(metadata: Readonly<Record<string, unknown>>, field: string, test: (value: unknown) => boolean): boolean {
   const raw = metadata[field];
-  if (raw === null || raw === undefined) return [];
-  if (Array.isArray(raw)) return raw.filter((value) => value !== null && value !== undefined);
-  return [raw];
+  if (raw === null || raw === undefined) return false;
+  if (!Array.isArray(raw)) return test(raw);
+  for (const value of raw) if (value !== null && value !== undefined && test(value)) return true;
+  return false;
 }
 
 function asNumber(value: unknown): number | undefined {
@@ -154,31 +155,30 @@ function storedInstant(value: string): number {
   return instant;
 }
 
-function storedDateStarts(metadata: Readonly<Record<string, unknown>>, field: string): number[] {
-  const instants: number[] = [];
-  for (const value of storedValues(metadata, field)) {
-    if (typeof value !== 'string') continue;
+/** Whether any stored date of the field (read as the instant it names) passes `test`. */
+function anyStoredInstant(metadata: Readonly<Record<string, unknown>>, field: string, test: (instant: number) => boolean): boolean {
+  return anyStoredValue(metadata, field, (value) => {
+    if (typeof value !== 'string') return false;
     const instant = storedInstant(value);
-    if (!Number.isNaN(instant)) instants.push(instant);
-  }
-  return instants;
+    return !Number.isNaN(instant) && test(instant);
+  });
 }
 
 function compileEquality(field: string, values: readonly ScalarValue[]): MetadataPredicate {
   if (DATE_FIELDS.has(field)) {
     const periods = values.map((value) => filterDatePeriod(field, value));
-    return (metadata) =>
-      storedDateStarts(metadata, field).some((instant) =>
-        periods.some((period) => instant >= period.start && instant <= period.end),
-      );
+    const inAnyPeriod = (instant: number) => periods.some((period) => instant >= period.start && instant <= period.end);
+    return (metadata) => anyStoredInstant(metadata, field, inAnyPeriod);
   }
-  return (metadata) => storedValues(metadata, field).some((stored) => values.some((wanted) => scalarEquals(stored, wanted)));
+  const equalsAnyWanted = (stored: unknown) => values.some((wanted) => scalarEquals(stored, wanted));
+  return (metadata) => anyStoredValue(metadata, field, equalsAnyWanted);
 }
 
 function compileRange(field: string, bounds: RangeBounds): MetadataPredicate {
   if (DATE_FIELDS.has(field)) {
     const millis = dateRangeMillis(field, bounds);
-    return (metadata) => storedDateStarts(metadata, field).some((instant) => compareInRange(instant, millis));
+    const inRange = (instant: number) => compareInRange(instant, millis);
+    return (metadata) => anyStoredInstant(metadata, field, inRange);
   }
   const boundValues = [bounds.gt, bounds.gte, bounds.lt, bounds.lte].filter((value) => value !== undefined);
   const numeric = boundValues.every((value) => asNumber(value) !== undefined);
@@ -189,23 +189,21 @@ function compileRange(field: string, bounds: RangeBounds): MetadataPredicate {
       lt: bounds.lt === undefined ? undefined : asNumber(bounds.lt),
       lte: bounds.lte === undefined ? undefined : asNumber(bounds.lte),
     };
-    return (metadata) =>
-      storedValues(metadata, field).some((stored) => {
-        const value = asNumber(stored);
-        return value !== undefined && compareInRange(value, numericBounds);
-      });
+    const inRange = (stored: unknown) => {
+      const value = asNumber(stored);
+      return value !== undefined && compareInRange(value, numericBounds);
+    };
+    return (metadata) => anyStoredValue(metadata, field, inRange);
   }
   const fold = (value: ScalarValue | undefined) => (value === undefined ? undefined : foldKeyword(String(value)));
   const keywordBounds = { gt: fold(bounds.gt), gte: fold(bounds.gte), lt: fold(bounds.lt), lte: fold(bounds.lte) };
-  return (metadata) =>
-    storedValues(metadata, field).some(
-      (stored) => typeof stored === 'string' && compareInRange(foldKeyword(stored), keywordBounds),
-    );
+  const inRange = (stored: unknown) => typeof stored === 'string' && compareInRange(foldKeyword(stored), keywordBounds);
+  return (metadata) => anyStoredValue(metadata, field, inRange);
 }
 
 function compileExists(field: string): MetadataPredicate {
-  if (DATE_FIELDS.has(field)) return (metadata) => storedDateStarts(metadata, field).length > 0;
-  return (metadata) => storedValues(metadata, field).length > 0;
+  if (DATE_FIELDS.has(field)) return (metadata) => anyStoredInstant(metadata, field, () => true);
+  return (metadata) => anyStoredValue(metadata, field, () => true);
 }
 
 /**

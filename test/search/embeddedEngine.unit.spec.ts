@@ -3,11 +3,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createVectorMatrix } from '../../src/search/embedded/denseKernel.js';
 import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
 import { analyzeEnglish, ENGLISH_STOP_WORDS, tokenizeStandard } from '../../src/search/embedded/englishAnalyzer.js';
 import { decodeLengthNorm, encodeLengthNorm } from '../../src/search/embedded/luceneBm25.js';
 import { stemPorter } from '../../src/search/embedded/porterStemmer.js';
-import { BM25_B, BM25_K1, HYBRID_ALPHA } from '../../src/search/fusion.js';
+import { BM25_B, BM25_K1, dotProduct, HYBRID_ALPHA } from '../../src/search/fusion.js';
 import type { ChunkRecord, SearchEngine } from '../../src/search/port.js';
 import { loadScifactChunks, loadScifactQueries, pseudoRandomVector } from './scifactFixture.js';
 
@@ -48,6 +49,24 @@ describe('Lucene length norm', () => {
       const decoded = decodeLengthNorm(encodeLengthNorm(length));
       expect(decoded).toBeLessThanOrEqual(length);
       expect(decoded).toBeGreaterThan(length * 0.85);
+    }
+  });
+});
+
+describe('dense kernel', () => {
+  it('computes bit-identical dot products in WebAssembly and in JS, for any width', () => {
+    for (const dims of [1, 3, 8, 13, 384]) {
+      const rows = 50;
+      const wasm = createVectorMatrix(rows, dims);
+      const portable = createVectorMatrix(rows, dims, true);
+      for (let i = 0; i < rows * dims; i++) wasm.vectors[i] = portable.vectors[i] = Math.sin(i * 12.9898) * 0.7;
+      const query = pseudoRandomVector(`q${dims}`, dims);
+      const fromWasm = Float64Array.from(wasm.scoreAll(query));
+      const fromJs = portable.scoreAll(query);
+      for (let row = 0; row < rows; row++) {
+        expect(fromWasm[row]).toBe(fromJs[row]);
+        expect(fromWasm[row]).toBe(dotProduct(query, wasm.vectors, row * dims, dims));
+      }
     }
   });
 });

@@ -132,7 +132,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     const stored = segment.chunks[ordinal];
     const record: ChunkRecord = { id: stored.id, text: stored.text, tokens: stored.tokens, metadata: stored.metadata };
     if (segment.hasVector[ordinal]) {
-      record.vector = segment.vectors.slice(ordinal * segment.dims, (ordinal + 1) * segment.dims);
+      record.vector = segment.matrix.vectors.slice(ordinal * segment.dims, (ordinal + 1) * segment.dims);
     }
     return record;
   }

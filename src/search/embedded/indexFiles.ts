@@ -4,6 +4,7 @@
 import { open, readFile, readdir, rename, rm, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChunkMetadata } from '../port.js';
+import { createVectorMatrix } from './denseKernel.js';
 import { assembleSegment, type IndexSegment, type StoredChunk } from './indexSegment.js';
 
 export const INDEX_FORMAT_VERSION = 1;
@@ -87,7 +88,7 @@ export async function writeIndexGeneration(indexDir: string, segment: IndexSegme
     postings: `${prefix}.postings.bin`,
   };
   await writeFileDurably(join(indexDir, files.chunks), chunkLines(segment.chunks));
-  await writeFileDurably(join(indexDir, files.vectors), [bytesOf(segment.vectors)]);
+  await writeFileDurably(join(indexDir, files.vectors), [bytesOf(segment.matrix.vectors)]);
   await writeFileDurably(join(indexDir, files.docs), [bytesOf(segment.lengths), bytesOf(segment.hasVector)]);
   await writeFileDurably(join(indexDir, files.terms), [JSON.stringify(segment.terms)]);
   await writeFileDurably(join(indexDir, files.postings), [
@@ -116,7 +117,7 @@ export async function writeIndexGeneration(indexDir: string, segment: IndexSegme
 }
 
 /** A typed view of `count` elements at `byteOffset`, copied when the offset is not aligned for the type. */
-function typedSlice<T extends Float32Array | Uint32Array>(
+function typedSlice<T extends Uint32Array>(
   create: (buffer: ArrayBuffer, byteOffset: number, length: number) => T,
   allocate: (length: number) => T,
   bytes: Buffer,
@@ -131,8 +132,6 @@ function typedSlice<T extends Float32Array | Uint32Array>(
   return copy;
 }
 
-const float32Slice = (bytes: Buffer, byteOffset: number, count: number) =>
-  typedSlice((b, o, l) => new Float32Array(b, o, l), (l) => new Float32Array(l), bytes, byteOffset, count, 4);
 const uint32Slice = (bytes: Buffer, byteOffset: number, count: number) =>
   typedSlice((b, o, l) => new Uint32Array(b, o, l), (l) => new Uint32Array(l), bytes, byteOffset, count, 4);
 
@@ -181,10 +180,12 @@ export async function readIndexGeneration(indexDir: string): Promise<{ segment: 
   const terms = JSON.parse(termText) as string[];
   if (terms.length !== termCount) throw new Error(`embedded index ${indexDir}: ${terms.length} terms, manifest says ${termCount}`);
 
+  const matrix = createVectorMatrix(chunkCount, dims);
+  bytesOf(matrix.vectors).set(vectorBytes);
   const segment = assembleSegment({
     dims,
     chunks,
-    vectors: float32Slice(vectorBytes, 0, chunkCount * dims),
+    matrix,
     lengths: uint32Slice(docBytes, 0, chunkCount),
     hasVector: new Uint8Array(docBytes.subarray(chunkCount * 4, chunkCount * 5)),
     terms,

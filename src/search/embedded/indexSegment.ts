@@ -1,6 +1,7 @@
 // The embedded engine's searchable form of one index: chunks by ordinal, an inverted index in typed arrays,
 // and all vectors in one contiguous Float32Array. Immutable; new chunks are merged into a fresh segment.
 import type { ChunkMetadata } from '../port.js';
+import { createVectorMatrix, type VectorMatrix } from './denseKernel.js';
 import { encodeLengthNorm } from './luceneBm25.js';
 
 /** A chunk as the segment keeps it: the vector lives in the segment's matrix, not here. */
@@ -18,7 +19,7 @@ export interface IndexSegment {
   readonly chunks: readonly StoredChunk[];
   readonly ordinalById: ReadonlyMap<string, number>;
   /** chunkCount * dims floats, row per ordinal; rows without a vector are zero */
-  readonly vectors: Float32Array;
+  readonly matrix: VectorMatrix;
   /** 1 where the chunk has a vector */
   readonly hasVector: Uint8Array;
   /** exact number of BM25 terms per chunk */
@@ -50,7 +51,7 @@ export function emptySegment(dims: number): IndexSegment {
     dims,
     chunks: [],
     ordinalById: new Map(),
-    vectors: new Float32Array(0),
+    matrix: createVectorMatrix(0, dims),
     hasVector: new Uint8Array(0),
     lengths: new Uint32Array(0),
     norms: new Uint8Array(0),
@@ -90,7 +91,9 @@ export function mergeSegment(base: IndexSegment, pending: readonly PendingChunk[
 
   const chunks: StoredChunk[] = new Array(chunkCount);
   const ordinalById = new Map<string, number>();
-  const vectors = new Float32Array(chunkCount * dims);
+  const matrix = createVectorMatrix(chunkCount, dims);
+  const vectors = matrix.vectors;
+  const oldVectors = base.matrix.vectors;
   const hasVector = new Uint8Array(chunkCount);
   const lengths = new Uint32Array(chunkCount);
   for (let ordinal = 0; ordinal < oldCount; ordinal++) {
@@ -99,7 +102,7 @@ export function mergeSegment(base: IndexSegment, pending: readonly PendingChunk[
     chunks[target] = base.chunks[ordinal];
     ordinalById.set(base.chunks[ordinal].id, target);
     if (base.hasVector[ordinal]) {
-      vectors.set(base.vectors.subarray(ordinal * dims, (ordinal + 1) * dims), target * dims);
+      vectors.set(oldVectors.subarray(ordinal * dims, (ordinal + 1) * dims), target * dims);
       hasVector[target] = 1;
     }
     lengths[target] = base.lengths[ordinal];
@@ -184,7 +187,7 @@ export function mergeSegment(base: IndexSegment, pending: readonly PendingChunk[
   return assembleSegment({
     dims,
     chunks,
-    vectors,
+    matrix,
     hasVector,
     lengths,
     terms: finalTerms,
@@ -200,7 +203,7 @@ export function mergeSegment(base: IndexSegment, pending: readonly PendingChunk[
 export interface SegmentParts {
   dims: number;
   chunks: StoredChunk[];
-  vectors: Float32Array;
+  matrix: VectorMatrix;
   hasVector: Uint8Array;
   lengths: Uint32Array;
   terms: string[];
@@ -237,7 +240,7 @@ export function assembleSegment(parts: SegmentParts): IndexSegment {
     dims: parts.dims,
     chunks: parts.chunks,
     ordinalById,
-    vectors: parts.vectors,
+    matrix: parts.matrix,
     hasVector: parts.hasVector,
     lengths: parts.lengths,
     norms,

@@ -1,5 +1,5 @@
 // Exact retrieval over one segment: BM25 term-at-a-time over the postings and a brute-force dense scan over the
-// vector matrix, both restricted to chunks that pass the filter before the top-k is taken.
+// vector matrix (WebAssembly kernel), both restricted to chunks that pass the filter before the top-k is taken.
 import { denseSelectionKey, dotProduct } from '../fusion.js';
 import { analyzeEnglish } from './englishAnalyzer.js';
 import type { IndexSegment } from './indexSegment.js';
@@ -89,21 +89,22 @@ export function searchDense(
   passes: OrdinalFilter | undefined,
 ): DenseMatch[] {
   if (count <= 0) return [];
-  const { dims, vectors, hasVector } = segment;
+  const { hasVector } = segment;
   const chunkCount = segment.chunks.length;
+  const cosines = segment.matrix.scoreAll(query);
   const top = new TopCandidates(count, (ordinal) => segment.chunks[ordinal].id);
   for (let ordinal = 0; ordinal < chunkCount; ordinal++) {
     if (hasVector[ordinal] === 0) continue;
-    if (passes !== undefined && !passes(ordinal)) continue;
-    const key = denseSelectionKey(dotProduct(query, vectors, ordinal * dims, dims));
+    const key = denseSelectionKey(cosines[ordinal]);
     if (key < top.threshold()) continue;
+    if (passes !== undefined && !passes(ordinal)) continue;
     top.offer(ordinal, key);
   }
-  return top.drain().map(({ ordinal }) => ({ ordinal, cosine: dotProduct(query, vectors, ordinal * dims, dims) }));
+  return top.drain().map(({ ordinal }) => ({ ordinal, cosine: cosines[ordinal] }));
 }
 
 /** Exact cosine of the query and one chunk, or undefined when the chunk has no vector. */
 export function cosineAt(segment: IndexSegment, query: Float32Array, ordinal: number): number | undefined {
   if (segment.hasVector[ordinal] === 0) return undefined;
-  return dotProduct(query, segment.vectors, ordinal * segment.dims, segment.dims);
+  return dotProduct(query, segment.matrix.vectors, ordinal * segment.dims, segment.dims);
 }

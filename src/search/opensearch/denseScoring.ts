@@ -15,32 +15,50 @@ export function decodeVector(base64: string): Float32Array {
 }
 
 /**
- * 1 + the dot product of params.query and the stored vector (script scores must not be negative).
+ * Painless computing the dot product of params.query and the stored vector into `sum`, then `finish`.
  * Four interleaved accumulators, combined as (s0 + s1) + (s2 + s3), then the tail: the order of fusion.ts.
  */
-const BINARY_COSINE_SCRIPT = `
+function binaryDotScript(withoutVector: string, finish: string): string {
+  return `
 float at(byte[] b, int p) {
   return Float.intBitsToFloat((((int) b[p]) & 255) | ((((int) b[p + 1]) & 255) << 8) | ((((int) b[p + 2]) & 255) << 16) | (((int) b[p + 3]) << 24));
 }
+if (doc['${FIELD.vectorBinary}'].size() == 0) { ${withoutVector} }
 BytesRef v = doc['${FIELD.vectorBinary}'].value;
 byte[] b = v.bytes;
 int o = v.offset;
-List q = params.query;
-int dims = q.size();
+// params is a per-segment copy: unbox the query once per segment, not once per document
+double[] q = params.queryArray;
+if (q == null) {
+  List query = params.query;
+  q = new double[query.size()];
+  for (int k = 0; k < q.length; k++) q[k] = (double) query.get(k);
+  params.queryArray = q;
+}
+int dims = q.length;
 int blockEnd = dims - dims % 4;
 double s0 = 0; double s1 = 0; double s2 = 0; double s3 = 0;
 int i = 0;
 for (; i < blockEnd; i += 4) {
   int p = o + i * 4;
-  s0 += (double) q.get(i) * at(b, p);
-  s1 += (double) q.get(i + 1) * at(b, p + 4);
-  s2 += (double) q.get(i + 2) * at(b, p + 8);
-  s3 += (double) q.get(i + 3) * at(b, p + 12);
+  s0 += q[i] * at(b, p);
+  s1 += q[i + 1] * at(b, p + 4);
+  s2 += q[i + 2] * at(b, p + 8);
+  s3 += q[i + 3] * at(b, p + 12);
 }
 double sum = s0 + s1 + (s2 + s3);
-for (; i < dims; i++) sum += (double) q.get(i) * at(b, o + i * 4);
-return 1.0 + sum;
+for (; i < dims; i++) sum += q[i] * at(b, o + i * 4);
+${finish}
 `;
+}
+
+/** script_score: 1 + cosine (scores must not be negative; OpenSearch rounds the score to a float) */
+const BINARY_SCORE_SCRIPT = binaryDotScript('return 0.0;', 'return 1.0 + sum;');
+/** script field: the exact cosine as a double, bit-identical to fusion.ts's dotProduct */
+const BINARY_COSINE_FIELD_SCRIPT = binaryDotScript('return null;', 'return sum;');
+
+/** Name of the script field carrying the exact cosine. */
+export const COSINE_FIELD = 'cosine';
 
 /** Field that holds a chunk's vector under the given storage. */
 export function vectorField(storage: VectorStorage): string {
@@ -55,6 +73,15 @@ export function denseQuery(query: Float32Array, storage: VectorStorage, filters:
   const script =
     storage === 'knn'
       ? { lang: 'knn', source: 'knn_score', params: { field, query_value: queryValues, space_type: 'cosinesimil' } }
-      : { lang: 'painless', source: BINARY_COSINE_SCRIPT, params: { query: queryValues } };
+      : { lang: 'painless', source: BINARY_SCORE_SCRIPT, params: { query: queryValues } };
   return { script_score: { query: candidates, script } };
+}
+
+/**
+ * script_fields computing each hit's exact cosine, or undefined where the index stores knn vectors
+ * (their cosine is then computed from the _source vector).
+ */
+export function cosineScriptFields(query: Float32Array, storage: VectorStorage): Record<string, unknown> | undefined {
+  if (storage === 'knn') return undefined;
+  return { [COSINE_FIELD]: { script: { lang: 'painless', source: BINARY_COSINE_FIELD_SCRIPT, params: { query: Array.from(query) } } } };
 }

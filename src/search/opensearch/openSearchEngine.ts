@@ -5,7 +5,7 @@ import { compileToOpenSearch, type OpenSearchQuery } from '../../filters/compile
 import { dotProduct, hybridCandidateCount, rankCandidates, type RankCandidate } from '../fusion.js';
 import type { ChunkMetadata, ChunkRecord, SearchEngine, SearchHit, SearchRequest } from '../port.js';
 import { chunkFingerprint } from '../embedded/chunkFingerprint.js';
-import { decodeVector, denseQuery, encodeVector } from './denseScoring.js';
+import { COSINE_FIELD, cosineScriptFields, decodeVector, denseQuery, encodeVector } from './denseScoring.js';
 import { chunkIndexBody, FIELD, OPENSEARCH_MAPPING_VERSION, type VectorStorage } from './indexMapping.js';
 
 export interface OpenSearchEngineOptions {
@@ -28,8 +28,15 @@ interface ChunkDocument {
   [FIELD.vectorKnn]?: number[];
 }
 
+interface SearchResponseHit {
+  _id: string;
+  _score: number | null;
+  _source?: ChunkDocument;
+  fields?: Record<string, Array<number | null> | undefined>;
+}
+
 interface SearchResponseBody {
-  hits: { hits: Array<{ _id: string; _score: number | null; _source: ChunkDocument }> };
+  hits: { hits: SearchResponseHit[] };
 }
 
 interface MgetResponseBody {
@@ -168,15 +175,28 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     }
   }
 
-  async function runSearch(name: string, query: OpenSearchQuery, size: number): Promise<SearchResponseBody['hits']['hits']> {
+  async function runSearch(
+    name: string,
+    query: OpenSearchQuery,
+    size: number,
+    fetch: { source: boolean; scriptFields?: Record<string, unknown> },
+  ): Promise<SearchResponseHit[]> {
     const { body } = await call<SearchResponseBody>('POST', `/${name}/_search`, {
       size,
       query,
+      _source: fetch.source,
+      ...(fetch.scriptFields ? { script_fields: fetch.scriptFields } : {}),
       track_scores: true,
       // score ties are broken by chunk id, as in the embedded engine
       sort: [{ _score: 'desc' }, { [FIELD.chunkId]: 'asc' }],
     });
     return body.hits.hits;
+  }
+
+  async function fetchChunks(name: string, ids: string[]): Promise<ChunkRecord[]> {
+    if (ids.length === 0) return [];
+    const { body } = await call<MgetResponseBody>('POST', `/${name}/_mget`, { ids });
+    return body.docs.filter((doc) => doc.found && doc._source).map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
   }
 
   function sparseQuery(text: string, filters: OpenSearchQuery[]): OpenSearchQuery {
@@ -238,43 +258,61 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const filters = req.filter ? [compileToOpenSearch(req.filter)] : [];
       const candidates = new Map<string, RankCandidate>();
       const chunks = new Map<string, ChunkRecord>();
+      const keepSource = (hit: SearchResponseHit): ChunkRecord | undefined => {
+        if (!hit._source) return undefined;
+        const chunk = fromDocument(hit._id, hit._source);
+        chunks.set(hit._id, chunk);
+        return chunk;
+      };
 
       if (req.mode === 'sparse') {
-        for (const hit of await runSearch(name, sparseQuery(req.text, filters), req.limit)) {
-          chunks.set(hit._id, fromDocument(hit._id, hit._source));
+        for (const hit of await runSearch(name, sparseQuery(req.text, filters), req.limit, { source: true })) {
+          keepSource(hit);
           candidates.set(hit._id, { id: hit._id, sparse: Math.fround(hit._score ?? 0) });
         }
       } else {
         const vector = queryVector(info, req);
-        const pool = req.mode === 'dense' ? req.limit : hybridCandidateCount(req.limit);
-        const [denseHits, sparseHits] = await Promise.all([
-          runSearch(name, denseQuery(vector, info.vectorStorage, filters), pool),
-          req.mode === 'hybrid' ? runSearch(name, sparseQuery(req.text, filters), pool) : Promise.resolve([]),
-        ]);
-        for (const hit of [...denseHits, ...sparseHits]) {
-          if (chunks.has(hit._id)) continue;
-          const chunk = fromDocument(hit._id, hit._source);
-          chunks.set(hit._id, chunk);
-          // the exact cosine, computed as the embedded engine computes it (the script's score is a rounded float)
-          const dense = chunk.vector ? dotProduct(vector, chunk.vector, 0, info.dims) : undefined;
-          candidates.set(hit._id, { id: hit._id, dense });
+        // exact cosine: from the script field (hybrid candidates, fetched without _source) or the _source vector
+        const cosineOf = (hit: SearchResponseHit, chunk: ChunkRecord | undefined): number | undefined => {
+          if (chunk) return chunk.vector ? dotProduct(vector, chunk.vector, 0, info.dims) : undefined;
+          const fromScript = hit.fields?.[COSINE_FIELD]?.[0];
+          return typeof fromScript === 'number' ? fromScript : undefined;
+        };
+        if (req.mode === 'dense') {
+          for (const hit of await runSearch(name, denseQuery(vector, info.vectorStorage, filters), req.limit, { source: true })) {
+            candidates.set(hit._id, { id: hit._id, dense: cosineOf(hit, keepSource(hit)) });
+          }
+        } else {
+          const pool = hybridCandidateCount(req.limit);
+          const scriptFields = cosineScriptFields(vector, info.vectorStorage);
+          const fetch = { source: scriptFields === undefined, scriptFields };
+          const [denseHits, sparseHits] = await Promise.all([
+            runSearch(name, denseQuery(vector, info.vectorStorage, filters), pool, fetch),
+            runSearch(name, sparseQuery(req.text, filters), pool, fetch),
+          ]);
+          for (const hit of [...denseHits, ...sparseHits]) {
+            if (!candidates.has(hit._id)) candidates.set(hit._id, { id: hit._id, dense: cosineOf(hit, keepSource(hit)) });
+          }
+          for (const hit of sparseHits) (candidates.get(hit._id) as RankCandidate).sparse = Math.fround(hit._score ?? 0);
         }
-        for (const hit of sparseHits) (candidates.get(hit._id) as RankCandidate).sparse = Math.fround(hit._score ?? 0);
       }
 
-      return rankCandidates(req.mode, [...candidates.values()], req.limit).map((ranked): SearchHit => {
-        const hit: SearchHit = { id: ranked.id, score: ranked.score, chunk: chunks.get(ranked.id) as ChunkRecord };
-        if (ranked.dense !== undefined) hit.dense = ranked.dense;
-        if (ranked.sparse !== undefined) hit.sparse = ranked.sparse;
+      const ranked = rankCandidates(req.mode, [...candidates.values()], req.limit);
+      const missing = ranked.map((candidate) => candidate.id).filter((id) => !chunks.has(id));
+      for (const chunk of await fetchChunks(name, missing)) chunks.set(chunk.id, chunk);
+      return ranked.map((candidate): SearchHit => {
+        const chunk = chunks.get(candidate.id);
+        if (!chunk) throw new Error(`opensearch engine: chunk ${candidate.id} vanished from ${name} during the search`);
+        const hit: SearchHit = { id: candidate.id, score: candidate.score, chunk };
+        if (candidate.dense !== undefined) hit.dense = candidate.dense;
+        if (candidate.sparse !== undefined) hit.sparse = candidate.sparse;
         return hit;
       });
     },
 
     async getChunks(index, ids) {
       await requireInfo(index);
-      if (ids.length === 0) return [];
-      const { body } = await call<MgetResponseBody>('POST', `/${indexName(index)}/_mget`, { ids });
-      return body.docs.filter((doc) => doc.found && doc._source).map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
+      return fetchChunks(indexName(index), ids);
     },
 
     async stats(index) {
