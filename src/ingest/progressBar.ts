@@ -29,6 +29,9 @@ export function createIngestProgressBar(stream: NodeJS.WritableStream = process.
                 ? `${progress.collection.padEnd(20)} reading   {value} documents`
                 : `${progress.collection.padEnd(20)} indexing  [{bar}] {value}/{total} chunks | {eta_formatted} left`,
             hideCursor: true,
+            // logs and CI capture stderr without a terminal: still print a line every few seconds
+            noTTYOutput: true,
+            notTTYSchedule: 5000,
           },
           cliProgress.Presets.shades_classic,
         );
