@@ -51,7 +51,7 @@ export async function startOpenSearchNode(options: OpenSearchNodeOptions): Promi
       process: child,
       timeoutMs: options.startTimeoutMs ?? 120_000,
       intervalMs: 250,
-      probe: () => healthyUrl(readyFile),
+      probe: (signal) => healthyUrl(readyFile, signal),
     });
     return { url, logFile, stop: () => child.stop() };
   } catch (error) {
@@ -61,14 +61,14 @@ export async function startOpenSearchNode(options: OpenSearchNodeOptions): Promi
 }
 
 // The launcher writes its URL to the ready file once the cluster is yellow; confirm over HTTP.
-async function healthyUrl(readyFile: string): Promise<string | undefined> {
+async function healthyUrl(readyFile: string, signal: AbortSignal): Promise<string | undefined> {
   let url: string;
   try {
     url = readFileSync(readyFile, 'utf8').trim();
   } catch {
     return undefined;
   }
-  const response = await fetch(`${url}/_cluster/health`, { signal: AbortSignal.timeout(5_000) });
+  const response = await fetch(`${url}/_cluster/health`, { signal });
   if (!response.ok) throw new Error(`GET /_cluster/health answered ${response.status}`);
   const health = (await response.json()) as { status?: string };
   return health.status === 'green' || health.status === 'yellow' ? url : undefined;

@@ -70,7 +70,7 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
       process: child,
       timeoutMs: options.startTimeoutMs ?? 60_000,
       intervalMs: 150,
-      probe: () => selectOne(adminUrl),
+      probe: (signal) => selectOne(adminUrl, signal),
     });
     await createDatabaseIfMissing(adminUrl, database);
   } catch (error) {
@@ -132,13 +132,17 @@ async function initCluster(component: PostgresComponent, clusterDir: string, run
   }
 }
 
-async function selectOne(url: string): Promise<true> {
+async function selectOne(url: string, signal: AbortSignal): Promise<true> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  // Something other than PostgreSQL may hold the port and never answer: drop the attempt when the probe times out.
+  const abandon = (): void => void client.end().catch(() => undefined);
+  signal.addEventListener('abort', abandon, { once: true });
   await client.connect();
   try {
     await client.query('SELECT 1');
     return true;
   } finally {
+    signal.removeEventListener('abort', abandon);
     await client.end();
   }
 }

@@ -23,8 +23,8 @@ export interface SupervisedProcessOptions {
 }
 
 export interface ProcessExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
+  /** The server's own exit status as the supervisor logged it (signals as 128 + n); undefined if it never got to log it. */
+  serverStatus: number | undefined;
 }
 
 export interface SupervisedProcess {
@@ -114,8 +114,10 @@ export function startSupervisedProcess(options: SupervisedProcessOptions): Super
 
   let exited: ProcessExit | undefined;
   const exit = new Promise<ProcessExit>((resolve) => {
-    child.once('exit', (code, signal) => {
-      exited = { code, signal };
+    child.once('exit', () => {
+      // The supervisor ends by killing its own group, so its exit code says nothing; the server's status is in the log.
+      const logged = /\[supervisor\] .* exited with status (\d+)\s*$/.exec(tailOf(options.logFile, 5));
+      exited = { serverStatus: logged ? Number(logged[1]) : undefined };
       live.delete(supervised);
       resolve(exited);
     });
