@@ -226,6 +226,21 @@ describe('embedded engine', () => {
     await restarted.close();
   });
 
+  it('lets a reader process see what a writer process committed', async () => {
+    await indexed([chunk('first', 'alpha')]);
+    const reader = createEmbeddedEngine({ dir });
+    expect((await reader.search({ index: 'docs', mode: 'sparse', text: 'alpha beta', limit: 5 })).map((hit) => hit.id)).toEqual(['first']);
+    await engine.indexChunks('docs', [chunk('second', 'beta')]);
+    await engine.commit('docs');
+    expect((await reader.search({ index: 'docs', mode: 'sparse', text: 'alpha beta', limit: 5 })).map((hit) => hit.id).sort()).toEqual([
+      'first',
+      'second',
+    ]);
+    await engine.deleteIndex('docs');
+    expect(await reader.hasIndex('docs')).toBe(false);
+    await reader.close();
+  });
+
   it('treats re-indexing the same chunks as a no-op and an upsert with new content as a replacement', async () => {
     const chunks = loadScifactChunks(50, DIMS);
     await indexed(chunks);

@@ -3,17 +3,19 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compileToPredicate } from '../../filters/compileToPredicate.js';
-import { hybridCandidateCount, rankCandidates, sparseFieldValues, type RankCandidate } from '../fusion.js';
+import { HYBRID_ALPHA, hybridCandidateCount, rankCandidates, sparseFieldValues, type RankCandidate } from '../fusion.js';
 import type { ChunkRecord, IndexStats, SearchEngine, SearchHit, SearchRequest } from '../port.js';
 import { chunkFingerprint } from './chunkFingerprint.js';
 import { analyzeEnglish } from './englishAnalyzer.js';
-import { indexBytesOnDisk, indexExistsOnDisk, readIndexGeneration, writeIndexGeneration } from './indexFiles.js';
+import { indexBytesOnDisk, indexExistsOnDisk, manifestStamp, readIndexGeneration, writeIndexGeneration } from './indexFiles.js';
 import { countTerms, emptySegment, mergeSegment, type IndexSegment, type PendingChunk } from './indexSegment.js';
 import { cosineAt, searchDense, searchSparse, SparseScratch, type OrdinalFilter } from './segmentSearch.js';
 
 export interface EmbeddedEngineOptions {
-  /** directory holding one sub-directory per index */
+  /** directory holding one sub-directory per index; one process writes an index, any number may read it */
   dir: string;
+  /** weight of the dense score in hybrid fusion (default HYBRID_ALPHA) */
+  hybridAlpha?: number;
 }
 
 interface IndexState {
@@ -24,9 +26,10 @@ interface IndexState {
   segment: IndexSegment;
   /** chunks upserted since the last merge, by id */
   pending: Map<string, PendingChunk>;
-  /** the segment last written to disk, and its generation */
+  /** the segment last written to disk or read from it, its generation and the manifest's stamp */
   committed: IndexSegment | undefined;
   generation: number;
+  stamp: string | undefined;
   /** serializes commits of this index */
   commitQueue: Promise<void>;
   scratch: SparseScratch;
@@ -35,6 +38,7 @@ interface IndexState {
 const INDEX_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngine {
+  const alpha = options.hybridAlpha ?? HYBRID_ALPHA;
   const states = new Map<string, IndexState>();
   const loading = new Map<string, Promise<IndexState | undefined>>();
 
@@ -45,18 +49,28 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     return join(options.dir, name);
   }
 
-  /** The index's state, loading it from disk on first use; undefined when it exists nowhere. */
+  /**
+   * The index's state, loading it from disk on first use, and reloading it when another process committed a
+   * newer generation while this one holds no uncommitted changes; undefined when the index exists nowhere.
+   */
   async function findState(name: string): Promise<IndexState | undefined> {
     const known = states.get(name);
-    if (known) return known;
+    if (known && (known.pending.size > 0 || known.segment !== known.committed || (await manifestStamp(known.dir)) === known.stamp)) {
+      return known;
+    }
     let load = loading.get(name);
     if (!load) {
       load = (async () => {
         const dir = indexDir(name);
-        if (!(await indexExistsOnDisk(dir))) return undefined;
-        const { segment, generation } = await readIndexGeneration(dir);
+        if (known) await known.commitQueue;
+        if (!(await indexExistsOnDisk(dir))) {
+          states.delete(name);
+          return undefined;
+        }
+        const { segment, generation, stamp } = await readIndexGeneration(dir);
         const state = newState(name, dir, segment, generation);
         state.committed = segment;
+        state.stamp = stamp;
         states.set(name, state);
         return state;
       })().finally(() => loading.delete(name));
@@ -80,6 +94,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       pending: new Map(),
       committed: undefined,
       generation,
+      stamp: undefined,
       commitQueue: Promise.resolve(),
       scratch: new SparseScratch(),
     };
@@ -98,7 +113,9 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     const run = state.commitQueue.then(async () => {
       const segment = searchable(state);
       if (segment === state.committed) return;
-      state.generation = await writeIndexGeneration(state.dir, segment, state.generation);
+      const written = await writeIndexGeneration(state.dir, segment, state.generation);
+      state.generation = written.generation;
+      state.stamp = written.stamp;
       state.committed = segment;
     });
     state.commitQueue = run.catch(() => undefined);
@@ -223,7 +240,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
 
       const ordinalById = new Map<string, number>();
       for (const [ordinal, candidate] of candidates) ordinalById.set(candidate.id, ordinal);
-      return rankCandidates(req.mode, [...candidates.values()], req.limit).map((ranked): SearchHit => {
+      return rankCandidates(req.mode, [...candidates.values()], req.limit, alpha).map((ranked): SearchHit => {
         const hit: SearchHit = { id: ranked.id, score: ranked.score, chunk: chunkAt(segment, ordinalById.get(ranked.id) as number) };
         if (ranked.dense !== undefined) hit.dense = ranked.dense;
         if (ranked.sparse !== undefined) hit.sparse = ranked.sparse;

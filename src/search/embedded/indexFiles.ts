@@ -31,11 +31,19 @@ interface StoredChunkLine {
 }
 
 export async function indexExistsOnDisk(indexDir: string): Promise<boolean> {
+  return (await manifestStamp(indexDir)) !== undefined;
+}
+
+/**
+ * Identity of the committed manifest (a commit renames a new file over it, so inode and mtime change):
+ * lets a process notice that another process committed a newer generation. Undefined when there is none.
+ */
+export async function manifestStamp(indexDir: string): Promise<string | undefined> {
   try {
-    await stat(join(indexDir, MANIFEST));
-    return true;
+    const info = await stat(join(indexDir, MANIFEST));
+    return `${info.ino}:${info.mtimeMs}:${info.size}`;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -76,7 +84,11 @@ function* chunkLines(chunks: readonly StoredChunk[]): Generator<string> {
 }
 
 /** Writes the segment as the next generation and switches the manifest to it; returns that generation. */
-export async function writeIndexGeneration(indexDir: string, segment: IndexSegment, previousGeneration: number): Promise<number> {
+export async function writeIndexGeneration(
+  indexDir: string,
+  segment: IndexSegment,
+  previousGeneration: number,
+): Promise<{ generation: number; stamp: string | undefined }> {
   await mkdir(indexDir, { recursive: true });
   const generation = previousGeneration + 1;
   const prefix = `g${generation}`;
@@ -107,13 +119,20 @@ export async function writeIndexGeneration(indexDir: string, segment: IndexSegme
     files,
   };
   await writeFileDurably(join(indexDir, MANIFEST), [JSON.stringify(manifest, null, 2)]);
+  // make the renames themselves durable
+  const directory = await open(indexDir, 'r');
+  try {
+    await directory.sync();
+  } finally {
+    await directory.close();
+  }
 
   // Older generations and abandoned temporaries are no longer referenced.
   const current = new Set<string>([MANIFEST, ...Object.values(files)]);
   for (const name of await readdir(indexDir)) {
     if (!current.has(name)) await rm(join(indexDir, name), { force: true });
   }
-  return generation;
+  return { generation, stamp: await manifestStamp(indexDir) };
 }
 
 /** A typed view of `count` elements at `byteOffset`, copied when the offset is not aligned for the type. */
@@ -157,7 +176,8 @@ function parseChunkLines(bytes: Buffer): StoredChunk[] {
 }
 
 /** Reads the committed generation; the caller checked that a manifest exists. */
-export async function readIndexGeneration(indexDir: string): Promise<{ segment: IndexSegment; generation: number }> {
+export async function readIndexGeneration(indexDir: string): Promise<{ segment: IndexSegment; generation: number; stamp: string | undefined }> {
+  const stamp = await manifestStamp(indexDir);
   const manifest = JSON.parse(await readFile(join(indexDir, MANIFEST), 'utf8')) as IndexManifest;
   if (manifest.formatVersion !== INDEX_FORMAT_VERSION) {
     throw new Error(
@@ -193,7 +213,7 @@ export async function readIndexGeneration(indexDir: string): Promise<{ segment: 
     postingDocs: uint32Slice(postingBytes, (termCount + 1) * 4, postingCount),
     postingFreqs: uint32Slice(postingBytes, (termCount + 1) * 4 + postingCount * 4, postingCount),
   });
-  return { segment, generation: manifest.generation };
+  return { segment, generation: manifest.generation, stamp };
 }
 
 /** Bytes the committed index takes on disk. */

@@ -2,7 +2,7 @@
 // separately with the compiled filter, then ranked and fused in TypeScript by the same rules as the embedded engine.
 import { Client } from '@opensearch-project/opensearch';
 import { compileToOpenSearch, type OpenSearchQuery } from '../../filters/compileToOpenSearch.js';
-import { dotProduct, hybridCandidateCount, rankCandidates, type RankCandidate } from '../fusion.js';
+import { dotProduct, HYBRID_ALPHA, hybridCandidateCount, rankCandidates, type RankCandidate } from '../fusion.js';
 import type { ChunkMetadata, ChunkRecord, SearchEngine, SearchHit, SearchRequest } from '../port.js';
 import { chunkFingerprint } from '../embedded/chunkFingerprint.js';
 import { COSINE_FIELD, cosineScriptFields, decodeVector, denseQuery, encodeVector } from './denseScoring.js';
@@ -15,6 +15,8 @@ export interface OpenSearchEngineOptions {
   indexPrefix?: string;
   /** chunks per bulk request */
   bulkBatchSize?: number;
+  /** weight of the dense score in hybrid fusion (default HYBRID_ALPHA) */
+  hybridAlpha?: number;
 }
 
 /** The document stored per chunk. */
@@ -297,7 +299,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
         }
       }
 
-      const ranked = rankCandidates(req.mode, [...candidates.values()], req.limit);
+      const ranked = rankCandidates(req.mode, [...candidates.values()], req.limit, options.hybridAlpha ?? HYBRID_ALPHA);
       const missing = ranked.map((candidate) => candidate.id).filter((id) => !chunks.has(id));
       for (const chunk of await fetchChunks(name, missing)) chunks.set(chunk.id, chunk);
       return ranked.map((candidate): SearchHit => {
