@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { loadModelManifest, type ModelManifest } from './modelManifest.js';
 import type { Embedder } from './port.js';
-import { loadWordpieceTokenizer, type WordpieceTokenizer } from './wordpieceTokenizer.js';
+import { loadModelTokenizer, type WordpieceTokenizer } from './wordpieceTokenizer.js';
 
 export interface OnnxEmbedderOptions {
   /** the manifest itself, or the path of model.json */
@@ -30,10 +30,7 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
   const batchSize = options.batchSize ?? 32;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
 
-  const tokenizer = await loadWordpieceTokenizer(join(manifest.dir, manifest.vocab), {
-    modelName: manifest.name,
-    lowercase: manifest.lowercase,
-  });
+  const tokenizer = await loadModelTokenizer(manifest);
   const session = await ort.InferenceSession.create(join(manifest.dir, manifest.onnx), {
     intraOpNumThreads: options.threads ?? 2,
     interOpNumThreads: 1,
@@ -67,8 +64,8 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
       attention_mask: new ort.Tensor('int64', mask, dims),
     };
     if (needsTokenTypes) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(size), dims);
-    const results = await session.run(feeds, [outputName as string]);
-    const output = results[outputName as string];
+    const results = await session.run(feeds, [outputName]);
+    const output = results[outputName];
     if (!output) throw new Error(`model ${manifest.name} returned no ${outputName}`);
     try {
       return pool(output, batch, seqLen);

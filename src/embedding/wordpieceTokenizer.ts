@@ -1,5 +1,7 @@
 // BERT WordPiece tokenizer (BasicTokenizer + greedy longest-match WordPiece) over a model's vocab.txt.
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ModelManifest } from './modelManifest.js';
 import type { Tokenizer } from './port.js';
 
 export interface WordpieceEncoding {
@@ -205,4 +207,9 @@ export async function loadWordpieceTokenizer(
   const lines = text.split(/\r?\n/);
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return createWordpieceTokenizer({ ...options, vocab: lines });
+}
+
+/** The provisioned model's tokenizer, without loading the model itself (for token counting in ingest and billing). */
+export function loadModelTokenizer(manifest: ModelManifest): Promise<WordpieceTokenizer> {
+  return loadWordpieceTokenizer(join(manifest.dir, manifest.vocab), { modelName: manifest.name, lowercase: manifest.lowercase });
 }

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createWordpieceTokenizer, loadWordpieceTokenizer, type WordpieceTokenizer } from '../../src/embedding/wordpieceTokenizer.js';
+import { createWordpieceTokenizer, loadModelTokenizer, type WordpieceTokenizer } from '../../src/embedding/wordpieceTokenizer.js';
 import reference from './wordpieceReference.fixture.json' with { type: 'json' };
 import { loadProvisionedManifest } from './provisionedModel.js';
 
@@ -15,7 +15,7 @@ let modelName: string;
 beforeAll(async () => {
   const manifest = await loadProvisionedManifest();
   modelName = manifest.name;
-  tokenizer = await loadWordpieceTokenizer(join(manifest.dir, manifest.vocab), { modelName: manifest.name, lowercase: manifest.lowercase });
+  tokenizer = await loadModelTokenizer(manifest);
 });
 
 describe('BERT uncased WordPiece over the real vocabulary', () => {
