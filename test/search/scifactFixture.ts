@@ -2,9 +2,11 @@
 // The vectors only make the two engines comparable; the real embedding model is exercised by the embedding tests
 // and the quality benchmark, not here.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { ChunkRecord } from '../../src/search/port.js';
 
-export const SCIFACT_DIR = '/work/shared/data/scifact';
+/** shared/data/scifact beside the repository (where the workplace and CI put shared/) */
+export const SCIFACT_DIR = fileURLToPath(new URL('../../../shared/data/scifact', import.meta.url));
 
 interface ScifactDoc {
   _id: string;
