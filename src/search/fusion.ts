@@ -96,11 +96,6 @@ export function compareRanked(a: RankedCandidate, b: RankedCandidate): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/** Compares ids the way OpenSearch sorts a keyword tie-breaker (code-unit order equals UTF-8 order below U+D800). */
-export function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /**
  * Scores candidates into 0..1 and returns the best `limit`, sorted.
  * - sparse: bm25 / max bm25 among the candidates
