@@ -1,19 +1,20 @@
-// Projection logic, written once: what each event changes in balances, ledger, keys, unlocks and usage.
+// Projection logic, written once: what each event changes in balances, ledger, keys, unlocks, usage and prices.
 // The same function feeds the inline projector (SQL, in the append transaction) and replay (memory, then bulk).
-import type { StoredEvent } from '../src/domain/events.js';
-import type { ApiKeyRow, BalanceRow, OrganizationRow, ProjectionTable, RowOf, UsageRow } from './tables.js';
+import type { CollectionCharge, StoredEvent } from '../src/domain/events.js';
+import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
+import type { ApiKeyRow, BalanceRow, CollectionUsageRow, OrganizationRow, ProjectionTable, RowOf, UsageRow } from './tables.js';
+
+export { dayPeriod, monthPeriod };
 
 export interface ProjectionReader {
   organization(orgId: string): Promise<OrganizationRow | undefined>;
   balance(orgId: string): Promise<BalanceRow | undefined>;
   apiKey(keyId: string): Promise<ApiKeyRow | undefined>;
   usage(orgId: string, period: string): Promise<UsageRow | undefined>;
+  collectionUsage(orgId: string, day: string, collection: string): Promise<CollectionUsageRow | undefined>;
 }
 
 export type Change = { [T in ProjectionTable]: { table: T; row: RowOf[T] } }[ProjectionTable];
-
-export const dayPeriod = (iso: string) => `d:${iso.slice(0, 10)}`;
-export const monthPeriod = (iso: string) => `m:${iso.slice(0, 7)}`;
 
 const add = (a: string, b: bigint) => (BigInt(a) + b).toString();
 
@@ -23,10 +24,10 @@ async function requireBalance(read: ProjectionReader, orgId: string): Promise<Ba
   return row;
 }
 
-async function bumpOrgVersion(read: ProjectionReader, e: StoredEvent, orgId: string, patch: Partial<OrganizationRow>): Promise<Change> {
+async function bumpOrgVersion(read: ProjectionReader, e: StoredEvent, orgId: string, patch: Partial<OrganizationRow> | ((org: OrganizationRow) => Partial<OrganizationRow>)): Promise<Change> {
   const org = await read.organization(orgId);
   if (!org) throw new Error(`projection: no organization ${orgId}`);
-  return { table: 'organizations', row: { ...org, ...patch, version: e.streamVersion } };
+  return { table: 'organizations', row: { ...org, ...(typeof patch === 'function' ? patch(org) : patch), version: e.streamVersion } };
 }
 
 async function usageChanges(read: ProjectionReader, e: StoredEvent, orgId: string, queries: number, tokens: number, amount: bigint): Promise<Change[]> {
@@ -36,6 +37,24 @@ async function usageChanges(read: ProjectionReader, e: StoredEvent, orgId: strin
     out.push({
       table: 'usage',
       row: { ...row, queries: row.queries + queries, tokens: add(row.tokens, BigInt(tokens)), amount_micros: add(row.amount_micros, amount) },
+    });
+  }
+  return out;
+}
+
+/** Per day and requested collection: a search counts one query on each of its collections; an unlock counts its rows. */
+async function collectionUsageChanges(read: ProjectionReader, e: StoredEvent, orgId: string, lines: CollectionCharge[], kind: 'search' | 'unlock', rowsByCollection: Map<string, number>): Promise<Change[]> {
+  const day = e.recordedAt.slice(0, 10);
+  const out: Change[] = [];
+  for (const line of lines) {
+    const row = (await read.collectionUsage(orgId, day, line.collection)) ?? { org_id: orgId, day, collection: line.collection, queries: 0, unlocked_results: 0, tokens: '0', charged_micros: '0', unlocked_micros: '0' };
+    const amount = BigInt(line.amountMicros);
+    out.push({
+      table: 'collection_usage',
+      row:
+        kind === 'search'
+          ? { ...row, queries: row.queries + 1, tokens: add(row.tokens, BigInt(line.tokens)), charged_micros: add(row.charged_micros, amount) }
+          : { ...row, unlocked_results: row.unlocked_results + (rowsByCollection.get(line.collection) ?? 0), tokens: add(row.tokens, BigInt(line.tokens)), unlocked_micros: add(row.unlocked_micros, amount) },
     });
   }
   return out;
@@ -63,7 +82,10 @@ export async function project(e: StoredEvent, read: ProjectionReader): Promise<C
     case 'OrganizationCreated': {
       const d = e.data;
       return [
-        { table: 'organizations', row: { org_id: d.orgId, name: d.name, billing_mode: d.billingMode, limits: { ...d.limits }, hide_balance: d.hideBalance, suspended: false, version: e.streamVersion } },
+        {
+          table: 'organizations',
+          row: { org_id: d.orgId, name: d.name, billing_mode: d.billingMode, limits: { ...d.limits }, hide_balance: d.hideBalance, suspended: false, version: e.streamVersion, billing_enabled: d.billingEnabled ?? true, trial_queries: d.trialQueries ?? 0, trial_used: 0 },
+        },
         { table: 'balances', row: { org_id: d.orgId, balance_micros: '0', credited_micros: '0', charged_micros: '0', refunded_micros: '0' } },
       ];
     }
@@ -93,18 +115,21 @@ export async function project(e: StoredEvent, read: ProjectionReader): Promise<C
       const d = e.data;
       const amount = BigInt(d.amountMicros);
       return [
-        await bumpOrgVersion(read, e, d.orgId, {}),
+        await bumpOrgVersion(read, e, d.orgId, (org) => (d.billingMode === 'trial' ? { trial_used: org.trial_used + 1 } : {})),
         ...(await debit(read, e, d.orgId, d.keyId, d.queryId, amount, 'charge')),
         ...(await usageChanges(read, e, d.orgId, 1, d.tokens, amount)),
+        ...(await collectionUsageChanges(read, e, d.orgId, d.collections, 'search', new Map())),
       ];
     }
     case 'ResultsUnlocked': {
       const d = e.data;
       const amount = BigInt(d.amountMicros);
+      const rowsByCollection = new Map(d.collections.map((line) => [line.collection, line.results ?? 0]));
       return [
-        await bumpOrgVersion(read, e, d.orgId, {}),
+        await bumpOrgVersion(read, e, d.orgId, (org) => (d.billingMode === 'trial' ? { trial_used: org.trial_used + 1 } : {})),
         ...(await debit(read, e, d.orgId, d.keyId, d.queryId, amount, 'unlock')),
         ...(await usageChanges(read, e, d.orgId, 0, d.tokens, amount)),
+        ...(await collectionUsageChanges(read, e, d.orgId, d.collections, 'unlock', rowsByCollection)),
         ...d.resultIds.map((resultId): Change => ({ table: 'unlocks', row: { query_id: d.queryId, result_id: resultId, org_id: d.orgId, key_id: d.keyId, position: e.position } })),
       ];
     }
@@ -121,6 +146,14 @@ export async function project(e: StoredEvent, read: ProjectionReader): Promise<C
     }
     case 'LimitsChanged':
       return [await bumpOrgVersion(read, e, e.data.orgId, { limits: { ...e.data.limits } })];
+    case 'BillingSettingsChanged': {
+      const d = e.data;
+      return [await bumpOrgVersion(read, e, d.orgId, { billing_mode: d.billingMode, billing_enabled: d.billingEnabled, hide_balance: d.hideBalance, trial_queries: d.trialQueries })];
+    }
+    case 'PriceOverrideSet': {
+      const d = e.data;
+      return [await bumpOrgVersion(read, e, d.orgId, {}), { table: 'price_overrides', row: { org_id: d.orgId, collection: d.collection, price_per_1000_micros: d.pricePer1000Micros, position: e.position } }];
+    }
     case 'BillingSuspended':
       return [await bumpOrgVersion(read, e, e.data.orgId, { suspended: true })];
     case 'BillingResumed':

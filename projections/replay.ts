@@ -4,7 +4,7 @@ import type { Db, Queryable } from '../src/eventstore/db.js';
 import { readAll, canonicalJson } from '../src/eventstore/eventStore.js';
 import { project, type ProjectionReader } from './project.js';
 import { upsertSql, rowParams, selectList } from './sqlProjection.js';
-import { dropProjectionDdl, PRIMARY_KEYS, PROJECTION_TABLES, projectionDdl, type ProjectionTable, type RowOf, type TablePrefix } from './tables.js';
+import { COLUMNS, dropProjectionDdl, PRIMARY_KEYS, PROJECTION_TABLES, projectionDdl, type ProjectionTable, type RowOf, type TablePrefix } from './tables.js';
 
 type MemoryTables = { [T in ProjectionTable]: Map<string, RowOf[T]> };
 
@@ -17,6 +17,7 @@ function memoryReader(m: MemoryTables): ProjectionReader {
     balance: async (orgId) => m.balances.get(orgId),
     apiKey: async (keyId) => m.api_keys.get(keyId),
     usage: async (orgId, period) => m.usage.get(`${orgId}\u0000${period}`),
+    collectionUsage: async (orgId, day, collection) => m.collection_usage.get(`${orgId}\u0000${day}\u0000${collection}`),
   };
 }
 
@@ -86,7 +87,9 @@ export async function promoteReplay(db: Db): Promise<void> {
   await db.transaction(async (tx) => {
     for (const t of PROJECTION_TABLES) {
       await tx.query(`DELETE FROM proj_${t}`);
-      await tx.query(`INSERT INTO proj_${t} SELECT * FROM replay_${t}`);
+      // explicit columns: a live table that gained columns by ALTER has them in another order
+      const cols = COLUMNS[t].join(', ');
+      await tx.query(`INSERT INTO proj_${t} (${cols}) SELECT ${cols} FROM replay_${t}`);
     }
   });
 }

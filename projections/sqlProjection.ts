@@ -5,7 +5,7 @@ import { project, type Change, type ProjectionReader } from './project.js';
 import { COLUMNS, PRIMARY_KEYS, type ProjectionTable, type RowOf, type TablePrefix } from './tables.js';
 
 /** bigint columns are selected as text so money never passes through a JS number */
-const BIGINT_COLUMNS = new Set(['balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros', 'amount_micros', 'balance_after_micros', 'spending_cap_micros', 'spent_micros', 'tokens', 'position']);
+const BIGINT_COLUMNS = new Set(['balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros', 'amount_micros', 'balance_after_micros', 'spending_cap_micros', 'spent_micros', 'tokens', 'position', 'unlocked_micros', 'price_per_1000_micros']);
 const JSON_COLUMNS = new Set(['limits', 'collections']);
 
 export function selectList(table: ProjectionTable): string {
@@ -14,7 +14,7 @@ export function selectList(table: ProjectionTable): string {
 
 export function normalizeRow<T extends ProjectionTable>(table: T, raw: Record<string, unknown>): RowOf[T] {
   const row: Record<string, unknown> = { ...raw };
-  if (table === 'ledger' || table === 'unlocks') row.position = Number(row.position);
+  if (table === 'ledger' || table === 'unlocks' || table === 'price_overrides') row.position = Number(row.position);
   return row as unknown as RowOf[T];
 }
 
@@ -28,6 +28,7 @@ export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionReader {
     balance: (orgId) => one('balances', 'org_id = $1', [orgId]),
     apiKey: (keyId) => one('api_keys', 'key_id = $1', [keyId]),
     usage: (orgId, period) => one('usage', 'org_id = $1 AND period = $2', [orgId, period]),
+    collectionUsage: (orgId, day, collection) => one('collection_usage', 'org_id = $1 AND day = $2 AND collection = $3', [orgId, day, collection]),
   };
 }
 

@@ -2,7 +2,7 @@
 
 export type TablePrefix = 'proj_' | 'replay_';
 
-export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage'] as const;
+export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage', 'collection_usage', 'price_overrides'] as const;
 export type ProjectionTable = (typeof PROJECTION_TABLES)[number];
 
 /** Primary-key columns, used for upserts and for ordering digests. */
@@ -13,16 +13,20 @@ export const PRIMARY_KEYS: Record<ProjectionTable, string[]> = {
   api_keys: ['key_id'],
   unlocks: ['query_id', 'result_id'],
   usage: ['org_id', 'period'],
+  collection_usage: ['org_id', 'day', 'collection'],
+  price_overrides: ['org_id', 'collection'],
 };
 
 /** Columns in a fixed order; money and counters as bigint, kept as decimal strings in TypeScript. */
 export const COLUMNS: Record<ProjectionTable, string[]> = {
-  organizations: ['org_id', 'name', 'billing_mode', 'limits', 'hide_balance', 'suspended', 'version'],
+  organizations: ['org_id', 'name', 'billing_mode', 'limits', 'hide_balance', 'suspended', 'version', 'billing_enabled', 'trial_queries', 'trial_used'],
   balances: ['org_id', 'balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros'],
   ledger: ['position', 'org_id', 'time', 'type', 'amount_micros', 'balance_after_micros', 'key_id', 'query_id', 'reference'],
   api_keys: ['key_id', 'org_id', 'mode', 'key_hash', 'key_prefix', 'collections', 'spending_cap_micros', 'spent_micros', 'revoked', 'version'],
   unlocks: ['query_id', 'result_id', 'org_id', 'key_id', 'position'],
   usage: ['org_id', 'period', 'queries', 'tokens', 'amount_micros'],
+  collection_usage: ['org_id', 'day', 'collection', 'queries', 'unlocked_results', 'tokens', 'charged_micros', 'unlocked_micros'],
+  price_overrides: ['org_id', 'collection', 'price_per_1000_micros', 'position'],
 };
 
 export function projectionDdl(p: TablePrefix): string {
@@ -30,6 +34,10 @@ export function projectionDdl(p: TablePrefix): string {
 CREATE TABLE IF NOT EXISTS ${p}organizations (
   org_id TEXT PRIMARY KEY, name TEXT NOT NULL, billing_mode TEXT NOT NULL, limits JSONB NOT NULL,
   hide_balance BOOLEAN NOT NULL, suspended BOOLEAN NOT NULL, version INTEGER NOT NULL);
+-- columns added after the first release; ADD COLUMN keeps older live tables usable
+ALTER TABLE ${p}organizations ADD COLUMN IF NOT EXISTS billing_enabled BOOLEAN NOT NULL DEFAULT true;
+ALTER TABLE ${p}organizations ADD COLUMN IF NOT EXISTS trial_queries INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE ${p}organizations ADD COLUMN IF NOT EXISTS trial_used INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE IF NOT EXISTS ${p}balances (
   org_id TEXT PRIMARY KEY, balance_micros BIGINT NOT NULL, credited_micros BIGINT NOT NULL,
   charged_micros BIGINT NOT NULL, refunded_micros BIGINT NOT NULL);
@@ -46,6 +54,13 @@ CREATE TABLE IF NOT EXISTS ${p}unlocks (
 CREATE TABLE IF NOT EXISTS ${p}usage (
   org_id TEXT NOT NULL, period TEXT NOT NULL, queries INTEGER NOT NULL, tokens BIGINT NOT NULL, amount_micros BIGINT NOT NULL,
   PRIMARY KEY (org_id, period));
+CREATE TABLE IF NOT EXISTS ${p}collection_usage (
+  org_id TEXT NOT NULL, day TEXT NOT NULL, collection TEXT NOT NULL, queries INTEGER NOT NULL, unlocked_results INTEGER NOT NULL,
+  tokens BIGINT NOT NULL, charged_micros BIGINT NOT NULL, unlocked_micros BIGINT NOT NULL,
+  PRIMARY KEY (org_id, day, collection));
+CREATE TABLE IF NOT EXISTS ${p}price_overrides (
+  org_id TEXT NOT NULL, collection TEXT NOT NULL, price_per_1000_micros BIGINT, position BIGINT NOT NULL,
+  PRIMARY KEY (org_id, collection));
 `;
 }
 
@@ -61,6 +76,9 @@ export interface OrganizationRow {
   hide_balance: boolean;
   suspended: boolean;
   version: number;
+  billing_enabled: boolean;
+  trial_queries: number;
+  trial_used: number;
 }
 export interface BalanceRow {
   org_id: string;
@@ -107,6 +125,26 @@ export interface UsageRow {
   amount_micros: string;
 }
 
+/** Per organization, UTC day and requested collection: what searches and unlocks delivered and cost. */
+export interface CollectionUsageRow {
+  org_id: string;
+  /** YYYY-MM-DD (UTC) */
+  day: string;
+  collection: string;
+  queries: number;
+  unlocked_results: number;
+  tokens: string;
+  charged_micros: string;
+  unlocked_micros: string;
+}
+/** An organization's price for one physical collection; null once the override was removed. */
+export interface PriceOverrideRow {
+  org_id: string;
+  collection: string;
+  price_per_1000_micros: string | null;
+  position: number;
+}
+
 export interface RowOf {
   organizations: OrganizationRow;
   balances: BalanceRow;
@@ -114,4 +152,6 @@ export interface RowOf {
   api_keys: ApiKeyRow;
   unlocks: UnlockRow;
   usage: UsageRow;
+  collection_usage: CollectionUsageRow;
+  price_overrides: PriceOverrideRow;
 }

@@ -8,10 +8,12 @@ import { openPglite, openPostgres, type Db } from './eventstore/db.js';
 import { migrate } from './eventstore/schema.js';
 import { createAccounts, type Accounts } from './billing/accounts.js';
 import { createOperations, type Operations } from './admin/operations.js';
-import { createPriceBook } from './billing/pricing.js';
+import { createToolRegistry, type ToolRegistry } from './tools/toolRegistry.js';
+import type { FigureImageRenderer } from './unlock/figureImages.js';
 import { loadCollectionCatalog, type CollectionCatalog } from './collections/catalog.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
 import type { SearchEngine } from './search/port.js';
+import { createPriceBook } from './billing/pricing.js';
 import { createEmbeddedEngine } from './search/embedded/embeddedEngine.js';
 import { createSearchService, type SearchService } from './search/searchService.js';
 import { createUnlockService } from './unlock/unlockService.js';
@@ -47,6 +49,10 @@ export interface RuntimeOptions {
   planFilters?: FilterPlanner;
   /** fault injection for crash tests */
   releaseDelayMs?: number;
+  /** tools served at /api/v1/tools/{prefix}/{tool}; none by default */
+  tools?: ToolRegistry;
+  /** renders figure images for unlock and re-fetch; without one, figures carry no image_data */
+  figureImages?: FigureImageRenderer;
 }
 
 export async function openEventStore(config: Config): Promise<Db> {
@@ -91,10 +97,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     closers.push(() => embedder.close());
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
     const accounts = createAccounts(db, clock);
-    const operations = createOperations(accounts);
+    const operations = createOperations(accounts, { catalog, clock });
     const prices = createPriceBook();
     const planFilters = options.planFilters ?? createFilterPlanner(await loadJournalIndex(join(config.dataDir, 'journals.json'), config.dataRoot));
-    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, prices, planFilters });
+    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, prices, planFilters, figureImages: options.figureImages });
 
     const connection = await Connection.connect({ address });
     closers.push(() => connection.close());
@@ -119,8 +125,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       search,
       unlock,
       catalog,
-      prices,
       clock,
+      tools: options.tools ?? createToolRegistry(),
       adminToken: config.adminToken,
       readiness: {
         eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,

@@ -1,10 +1,15 @@
-// Operator operations shared by the admin HTTP API and the CLI: organizations, credits, keys, ledger, replay, verify.
+// Operator operations shared by the admin HTTP API and the CLI: organizations, billing settings, prices, credits,
+// refunds, keys, ledger, reconciliation, replay, verify. Every change is an event with the operator as actor.
 import type { Accounts } from '../billing/accounts.js';
-import { DEFAULT_LIMITS, type Actor, type BillingMode, type KeyMode, type OrgLimits } from '../domain/events.js';
+import { DEFAULT_LIMITS, DEFAULT_TRIAL_QUERIES, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits } from '../domain/events.js';
 import { Rejection } from '../domain/rejection.js';
 import { formatCredits, parseCredits } from '../money.js';
 import { replayProjections, type ReplayReport } from '../../projections/replay.js';
 import { verifyChain, type ChainVerdict } from '../eventstore/eventStore.js';
+import type { CollectionCatalog } from '../collections/catalog.js';
+import { formatPricePer1000, pricePer1000Micros } from '../collections/catalog.js';
+import { organizationIdsInLog, reconcileOrganization, type OrgReconciliation, type ReconciliationPeriod } from '../billing/reconciliation.js';
+import type { LedgerEntryView } from './ledgerCsv.js';
 
 const OPERATOR: Actor = { kind: 'operator', id: 'admin' };
 
@@ -14,24 +19,87 @@ function money(amount: string, field: string): bigint {
   return micros;
 }
 
-export function createOperations(accounts: Accounts) {
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function reconciliationView(r: OrgReconciliation) {
+  return {
+    orgId: r.orgId,
+    from: r.from,
+    to: r.to,
+    openingBalance: formatCredits(r.openingMicros),
+    credits: formatCredits(r.creditsMicros),
+    charges: formatCredits(r.chargesMicros),
+    refunds: formatCredits(r.refundsMicros),
+    closingBalance: formatCredits(r.closingMicros),
+    days: r.lines.map((l) => ({
+      date: l.day,
+      collection: l.collection,
+      searches: l.searches,
+      charges: formatCredits(l.chargesMicros),
+      unlocks: formatCredits(l.unlocksMicros),
+      unlockedResults: l.unlockedResults,
+      credits: formatCredits(l.creditsMicros),
+      refunds: formatCredits(l.refundsMicros),
+    })),
+    discrepancies: r.discrepancies,
+    ok: r.discrepancies.length === 0,
+  };
+}
+
+export type ReconciliationView = ReturnType<typeof reconciliationView>;
+
+export interface OperationsOptions {
+  /** checks collection names of price overrides; without it any name is accepted */
+  catalog?: CollectionCatalog;
+  clock?: () => Date;
+}
+
+export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
+  const clock = options.clock ?? (() => new Date());
   async function requireOrg(orgId: string) {
     const org = await accounts.getOrganization(orgId);
     if (!org) throw new Rejection('NOT_FOUND', `organization ${orgId} not found`);
     return org;
   }
-  const orgView = (o: { id: string; name: string; billingMode: BillingMode; limits: OrgLimits; hideBalance: boolean; suspended: boolean }) => ({
+  const orgView = (o: { id: string; name: string; limits: OrgLimits; suspended: boolean; trialUsed: number; priceOverrides: ReadonlyMap<string, bigint> } & BillingSettings) => ({
     id: o.id,
     name: o.name,
     billingMode: o.billingMode,
-    limits: o.limits,
+    billingEnabled: o.billingEnabled,
     hideBalance: o.hideBalance,
+    trialQueries: o.trialQueries,
+    trialUsed: o.trialUsed,
+    limits: o.limits,
     suspended: o.suspended,
+    priceOverrides: Object.fromEntries([...o.priceOverrides].map(([c, p]) => [c, formatPricePer1000(p)])),
   });
+  function period(from?: string, to?: string): ReconciliationPeriod {
+    for (const [name, v] of [['from', from], ['to', to]] as const) {
+      if (v !== undefined && (!DAY.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`)))) throw new Rejection('VALIDATION_ERROR', `${name} must be a date YYYY-MM-DD`);
+    }
+    if (from && to && from > to) throw new Rejection('VALIDATION_ERROR', 'from must not be after to');
+    return { from: from ?? null, to: to ?? null };
+  }
+
+  async function pricesOf(orgId: string) {
+    const org = await requireOrg(orgId);
+    const catalogPrices = options.catalog ? options.catalog.collections.map((c) => [c.name, pricePer1000Micros(c)] as const) : [];
+    const names = new Set([...catalogPrices.map(([n]) => n), ...org.priceOverrides.keys()]);
+    return {
+      prices: [...names].sort().map((name) => {
+        const override = org.priceOverrides.get(name);
+        const base = catalogPrices.find(([n]) => n === name)?.[1];
+        return { collection: name, pricePer1000: formatPricePer1000(override ?? base ?? 0n), catalogPricePer1000: base === undefined ? null : formatPricePer1000(base), overridden: override !== undefined };
+      }),
+    };
+  }
 
   return {
-    async createOrganization(input: { name: string; billingMode: BillingMode; limits?: Partial<OrgLimits>; hideBalance?: boolean }) {
-      const org = await accounts.createOrganization({ name: input.name, billingMode: input.billingMode, limits: { ...DEFAULT_LIMITS, ...input.limits }, hideBalance: input.hideBalance }, OPERATOR);
+    async createOrganization(input: { name: string; billingMode: BillingMode; limits?: Partial<OrgLimits>; hideBalance?: boolean; billingEnabled?: boolean; trialQueries?: number }) {
+      const org = await accounts.createOrganization(
+        { name: input.name, billingMode: input.billingMode, limits: { ...DEFAULT_LIMITS, ...input.limits }, hideBalance: input.hideBalance, billingEnabled: input.billingEnabled, trialQueries: input.trialQueries },
+        OPERATOR,
+      );
       return orgView(org);
     },
     async getOrganization(orgId: string) {
@@ -44,12 +112,44 @@ export function createOperations(accounts: Accounts) {
       const balance = await accounts.addCredits(orgId, micros, reference ?? 'operator credit', OPERATOR);
       return { balance: formatCredits(balance, 6) };
     },
+    async issueRefund(orgId: string, amount: string, reference?: string, queryId?: string) {
+      await requireOrg(orgId);
+      const micros = money(amount, 'amount');
+      if (micros === 0n) throw new Rejection('VALIDATION_ERROR', 'amount must be greater than zero');
+      const balance = await accounts.issueRefund(orgId, micros, reference ?? 'operator refund', queryId ?? null, OPERATOR);
+      return { balance: formatCredits(balance, 6) };
+    },
     async changeLimits(orgId: string, limits: Partial<OrgLimits>) {
       const org = await requireOrg(orgId);
       const next = { ...org.limits, ...limits };
       await accounts.changeLimits(orgId, next, OPERATOR);
       return { limits: next };
     },
+    async changeBillingSettings(orgId: string, change: Partial<BillingSettings>) {
+      const org = await requireOrg(orgId);
+      const next: BillingSettings = {
+        billingMode: change.billingMode ?? org.billingMode,
+        billingEnabled: change.billingEnabled ?? org.billingEnabled,
+        hideBalance: change.hideBalance ?? org.hideBalance,
+        // switching to trial without an allowance gives the default one
+        trialQueries: change.trialQueries ?? (change.billingMode === 'trial' && org.trialQueries === 0 ? DEFAULT_TRIAL_QUERIES : org.trialQueries),
+      };
+      await accounts.changeBillingSettings(orgId, next, OPERATOR);
+      return orgView(await requireOrg(orgId));
+    },
+    /** The organization's price for one physical collection; null removes the override. */
+    async setPrice(orgId: string, collection: string, pricePer1000: string | null) {
+      await requireOrg(orgId);
+      const name = collection.toLowerCase();
+      if (options.catalog) {
+        const entry = options.catalog.resolveCollection(name);
+        if (!entry || entry.type === 'meta') throw new Rejection('VALIDATION_ERROR', `prices are set per physical collection; "${collection}" is not one (meta-collections bill at their members' prices)`);
+      }
+      const micros = pricePer1000 === null ? null : money(pricePer1000, 'pricePer1000');
+      await accounts.setPriceOverride(orgId, name, micros, OPERATOR);
+      return pricesOf(orgId);
+    },
+    prices: (orgId: string) => pricesOf(orgId),
     async setSuspended(orgId: string, suspended: boolean, reason?: string) {
       await requireOrg(orgId);
       await accounts.setSuspended(orgId, suspended, reason ?? 'operator hold', OPERATOR);
@@ -63,10 +163,15 @@ export function createOperations(accounts: Accounts) {
       await accounts.revokeKey(keyId, OPERATOR);
       return { id: keyId, revoked: true };
     },
+    async getKey(keyId: string) {
+      const key = await accounts.getKey(keyId);
+      if (!key) throw new Rejection('NOT_FOUND', `API key ${keyId} not found`);
+      return { id: key.id, orgId: key.orgId, mode: key.mode, collections: key.collections, spendingCap: key.spendingCapMicros === null ? null : formatCredits(key.spendingCapMicros), spent: formatCredits(key.spentMicros), revoked: key.revoked };
+    },
     async balance(orgId: string) {
       return { balance: formatCredits((await requireOrg(orgId)).balanceMicros, 6) };
     },
-    async ledger(orgId: string) {
+    async ledger(orgId: string): Promise<{ entries: LedgerEntryView[] }> {
       await requireOrg(orgId);
       const rows = await accounts.ledger(orgId);
       return {
@@ -80,6 +185,20 @@ export function createOperations(accounts: Accounts) {
           reference: r.reference,
         })),
       };
+    },
+    async reconcile(orgId: string, from?: string, to?: string): Promise<ReconciliationView> {
+      const p = period(from, to);
+      await requireOrg(orgId);
+      return reconciliationView(await reconcileOrganization(accounts.db, orgId, p, clock().toISOString().slice(0, 10)));
+    },
+    /** Every organization in the log; ok only when no organization shows a discrepancy. */
+    async reconcileAll(from?: string, to?: string): Promise<{ organizations: ReconciliationView[]; discrepancies: number; ok: boolean }> {
+      const p = period(from, to);
+      const today = clock().toISOString().slice(0, 10);
+      const organizations: ReconciliationView[] = [];
+      for (const orgId of await organizationIdsInLog(accounts.db)) organizations.push(reconciliationView(await reconcileOrganization(accounts.db, orgId, p, today)));
+      const discrepancies = organizations.reduce((s, o) => s + o.discrepancies.length, 0);
+      return { organizations, discrepancies, ok: discrepancies === 0 };
     },
     replay: (): Promise<ReplayReport> => replayProjections(accounts.db),
     verify: (): Promise<ChainVerdict> => verifyChain(accounts.db),

@@ -2,20 +2,23 @@
 import type { Db, Queryable } from '../eventstore/db.js';
 import { appendToStream, lockAppends, StreamVersionConflict } from '../eventstore/eventStore.js';
 import { projectInline, sqlReader, selectList, normalizeRow } from '../../projections/sqlProjection.js';
-import { decide, type KeyState, type OrgCommand, type OrgState } from '../domain/organization.js';
-import { keyStream, orgStream, type Actor, type BillingMode, type DomainEvent, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
+import { decide, type KeyState, type OrgCommand, type OrgState, type UnlockRowPrice } from '../domain/organization.js';
+import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type CollectionCharge, type DomainEvent, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
+import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
 import { Rejection } from '../domain/rejection.js';
 import { generateApiKey, hashApiKey, keyPrefixOf, newId } from '../auth/apiKeys.js';
 import type { ApiKeyRow, LedgerRow, OrganizationRow } from '../../projections/tables.js';
+import { DEFAULT_TRIAL_QUERIES } from '../domain/events.js';
 
-export interface Organization {
+export interface Organization extends BillingSettings {
   id: string;
   name: string;
-  billingMode: BillingMode;
   limits: OrgLimits;
-  hideBalance: boolean;
   suspended: boolean;
   balanceMicros: bigint;
+  trialUsed: number;
+  /** this organization's prices per physical collection, micro-credits per 1000 tokens */
+  priceOverrides: ReadonlyMap<string, bigint>;
   version: number;
 }
 
@@ -32,6 +35,13 @@ export interface ApiKeyRecord {
 export interface CommandResult {
   events: StoredEvent[];
   duplicate: boolean;
+}
+
+/** What a committed search charge left behind, read in its own transaction (no second round trip after it). */
+export interface ChargeResult extends CommandResult {
+  balanceMicros: bigint;
+  dailyUsed: number;
+  monthlyUsed: number;
 }
 
 function toKeyState(k: ApiKeyRow): KeyState {
@@ -56,17 +66,32 @@ export function toKeyRecord(k: ApiKeyRow): ApiKeyRecord {
   };
 }
 
-async function loadOrgState(tx: Queryable, orgId: string): Promise<OrgState | undefined> {
-  const read = sqlReader(tx, 'proj_');
-  const org = await read.organization(orgId);
-  if (!org) return undefined;
-  const bal = await read.balance(orgId);
+async function loadOrgState(tx: Queryable, orgId: string, now: Date): Promise<OrgState | undefined> {
+  const iso = now.toISOString();
+  // one round trip: the organization, its balance and this day's and month's query counts
+  const rows = await tx.query(
+    `SELECT ${selectList('organizations')},
+       (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
+       (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = $2) AS daily_used,
+       (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = $3) AS monthly_used
+     FROM proj_organizations o WHERE org_id = $1`,
+    [orgId, dayPeriod(iso), monthPeriod(iso)],
+  );
+  const r = rows[0];
+  if (!r) return undefined;
+  const org = normalizeRow('organizations', r) as OrganizationRow;
   return {
     orgId,
     billingMode: org.billing_mode as BillingMode,
+    billingEnabled: org.billing_enabled,
+    hideBalance: org.hide_balance,
+    trialQueries: org.trial_queries,
+    trialUsed: org.trial_used,
     suspended: org.suspended,
-    balanceMicros: BigInt(bal?.balance_micros ?? '0'),
+    balanceMicros: BigInt((r.balance as string | null) ?? '0'),
     limits: org.limits as unknown as OrgLimits,
+    usage: { dailyUsed: Number(r.daily_used ?? 0), monthlyUsed: Number(r.monthly_used ?? 0) },
+    now,
     version: org.version,
   };
 }
@@ -82,19 +107,24 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     orgId: string,
     actor: Actor,
     build: (tx: Queryable, state: OrgState | undefined) => Promise<OrgCommand | DomainEvent[]>,
-    options: { idempotencyKey?: string; requestId?: string } = {},
-  ): Promise<CommandResult> {
+    options: { idempotencyKey?: string; requestId?: string; alsoInTransaction?: (tx: Queryable, appended: StoredEvent[]) => Promise<void> } = {},
+  ): Promise<CommandResult & { state?: OrgState }> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await db.transaction(async (tx) => {
           await lockAppends(tx);
-          const state = await loadOrgState(tx, orgId);
+          const now = clock();
+          const state = await loadOrgState(tx, orgId, now);
           const built = await build(tx, state);
           const events = Array.isArray(built) ? built : decide(built, state);
-          if (events.length === 0) return { events: [], duplicate: false };
-          const res = await appendToStream(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now: clock() });
-          if (!res.duplicate) await projectInline(tx, res.events);
-          return res;
+          if (events.length === 0) return { events: [], duplicate: false, state };
+          const res = await appendToStream(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now });
+          if (!res.duplicate) {
+            await projectInline(tx, res.events);
+            // work that must commit with the events or not at all (e.g. the query record a charge pays for)
+            await options.alsoInTransaction?.(tx, res.events);
+          }
+          return { ...res, state };
         });
       } catch (err) {
         if (err instanceof StreamVersionConflict && attempt < 3) continue;
@@ -105,21 +135,28 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
 
   async function getOrganization(orgId: string, q: Queryable = db): Promise<Organization | undefined> {
     const rows = await q.query(
-      `SELECT ${selectList('organizations')}, (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance
+      `SELECT ${selectList('organizations')}, (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
+         (SELECT json_agg(json_build_array(p.collection, p.price_per_1000_micros::text)) FROM proj_price_overrides p
+           WHERE p.org_id = o.org_id AND p.price_per_1000_micros IS NOT NULL) AS overrides
        FROM proj_organizations o WHERE org_id = $1`,
       [orgId],
     );
     const r = rows[0];
     if (!r) return undefined;
     const org = normalizeRow('organizations', r) as OrganizationRow;
+    const overrides = (r.overrides as [string, string][] | null) ?? [];
     return {
       id: org.org_id,
       name: org.name,
       billingMode: org.billing_mode as BillingMode,
-      limits: org.limits as unknown as OrgLimits,
+      billingEnabled: org.billing_enabled,
       hideBalance: org.hide_balance,
+      trialQueries: org.trial_queries,
+      trialUsed: org.trial_used,
+      limits: org.limits as unknown as OrgLimits,
       suspended: org.suspended,
       balanceMicros: BigInt((r.balance as string | null) ?? '0'),
+      priceOverrides: new Map(overrides.map(([c, p]) => [c, BigInt(p)])),
       version: org.version,
     };
   }
@@ -134,10 +171,28 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     db,
     getOrganization,
 
-    async createOrganization(input: { name: string; billingMode: BillingMode; limits: OrgLimits; hideBalance?: boolean }, actor: Actor): Promise<Organization> {
+    async createOrganization(input: { name: string; billingMode: BillingMode; limits: OrgLimits; hideBalance?: boolean; billingEnabled?: boolean; trialQueries?: number }, actor: Actor): Promise<Organization> {
       const orgId = newId('org');
-      await runOrgCommand(orgId, actor, async () => ({ type: 'CreateOrganization', orgId, name: input.name, billingMode: input.billingMode, limits: input.limits, hideBalance: input.hideBalance ?? false }));
+      await runOrgCommand(orgId, actor, async () => ({
+        type: 'CreateOrganization',
+        orgId,
+        name: input.name,
+        billingMode: input.billingMode,
+        limits: input.limits,
+        hideBalance: input.hideBalance ?? false,
+        billingEnabled: input.billingEnabled ?? true,
+        trialQueries: input.trialQueries ?? (input.billingMode === 'trial' ? DEFAULT_TRIAL_QUERIES : 0),
+      }));
       return (await getOrganization(orgId))!;
+    },
+
+    async changeBillingSettings(orgId: string, settings: BillingSettings, actor: Actor): Promise<void> {
+      await runOrgCommand(orgId, actor, async () => ({ type: 'ChangeBillingSettings', settings }));
+    },
+
+    /** null removes the override; the collection name is checked against the catalogue by the caller */
+    async setPriceOverride(orgId: string, collection: string, pricePer1000Micros: bigint | null, actor: Actor): Promise<void> {
+      await runOrgCommand(orgId, actor, async () => ({ type: 'SetPriceOverride', collection, pricePer1000Micros }));
     },
 
     async addCredits(orgId: string, amountMicros: bigint, reference: string, actor: Actor, idempotencyKey?: string): Promise<bigint> {
@@ -197,18 +252,42 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
       return row ? toKeyRecord(row) : undefined;
     },
 
-    /** Charges a search (live) or records it at zero (trial, exempt); throws a Rejection when money cannot move. */
-    async chargeSearch(input: { orgId: string; keyId: string; queryId: string; endpoint: string; collections: import('../domain/events.js').CollectionCharge[]; requestId?: string }): Promise<CommandResult> {
-      return runOrgCommand(
+    /**
+     * Charges a search (live) or records it at zero (trial, exempt, billing off); throws a Rejection when money cannot
+     * move or the quota is used up. `alsoInTransaction` commits with the charge (the query record it pays for).
+     */
+    async chargeSearch(input: {
+      orgId: string;
+      keyId: string;
+      queryId: string;
+      endpoint: string;
+      collections: CollectionCharge[];
+      resultIds?: string[];
+      requestId?: string;
+      alsoInTransaction?: (tx: Queryable) => Promise<void>;
+    }): Promise<ChargeResult> {
+      const res = await runOrgCommand(
         input.orgId,
         { kind: 'key', id: input.keyId },
-        async (tx) => ({ type: 'ChargeSearch', key: toKeyState(await getKeyRow(tx, input.keyId)), queryId: input.queryId, endpoint: input.endpoint, collections: input.collections }),
-        { idempotencyKey: `search:${input.queryId}`, requestId: input.requestId },
+        async (tx) => ({ type: 'ChargeSearch', key: toKeyState(await getKeyRow(tx, input.keyId)), queryId: input.queryId, endpoint: input.endpoint, collections: input.collections, resultIds: input.resultIds ?? [] }),
+        { idempotencyKey: `search:${input.queryId}`, requestId: input.requestId, alsoInTransaction: input.alsoInTransaction },
       );
+      const event = res.events[0];
+      if (res.duplicate || !res.state || !event || event.type !== 'SearchCharged') {
+        const org = await getOrganization(input.orgId);
+        return { events: res.events, duplicate: res.duplicate, balanceMicros: org?.balanceMicros ?? 0n, dailyUsed: -1, monthlyUsed: -1 };
+      }
+      return {
+        events: res.events,
+        duplicate: false,
+        balanceMicros: res.state.balanceMicros - BigInt(event.data.amountMicros),
+        dailyUsed: res.state.usage.dailyUsed + 1,
+        monthlyUsed: res.state.usage.monthlyUsed + 1,
+      };
     },
 
     /** Charges and unlocks the rows not yet unlocked under the query, atomically; idempotent per workflow run. */
-    async unlockResults(input: { orgId: string; keyId: string; queryId: string; rows: import('../domain/organization.js').UnlockRowPrice[]; workflowId: string }): Promise<CommandResult> {
+    async unlockResults(input: { orgId: string; keyId: string; queryId: string; rows: UnlockRowPrice[]; workflowId: string }): Promise<CommandResult> {
       return runOrgCommand(
         input.orgId,
         { kind: 'workflow', id: input.workflowId },

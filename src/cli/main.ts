@@ -14,18 +14,25 @@ import { promoteReplay } from '../../projections/replay.js';
 import { Rejection } from '../domain/rejection.js';
 import { runBuildJournals } from '../journals/build.js';
 import { runComputeBounds } from '../journals/bounds.js';
+import { ledgerCsv } from '../admin/ledgerCsv.js';
+import type { BillingMode } from '../domain/events.js';
 
 const USAGE = `usage: litsearch <command> [options]
 
-  org create --name NAME [--billing-mode live|trial|exempt] [--per-minute N] [--daily N] [--monthly N] [--preview-per-hour N] [--hide-balance]
+  org create --name NAME [--billing-mode live|trial|exempt] [--trial-queries N] [--billing-off] [--hide-balance]
+             [--per-minute N] [--daily N] [--monthly N] [--preview-per-hour N]
   org show ORG_ID
   org limits ORG_ID [--per-minute N] [--daily N] [--monthly N] [--preview-per-hour N]
+  org billing ORG_ID [--billing-mode live|trial|exempt] [--trial-queries N] [--billing on|off] [--balance shown|hidden]
   org suspend ORG_ID [--reason TEXT]      org resume ORG_ID
+  price set ORG_ID COLLECTION PRICE_PER_1000      price clear ORG_ID COLLECTION      price list ORG_ID
   credits add ORG_ID AMOUNT [--reference TEXT]
+  refund ORG_ID AMOUNT [--reference TEXT] [--query-id QUERY_ID]
   key create ORG_ID --mode live|test [--collections a,b] [--spending-cap AMOUNT]
-  key revoke KEY_ID
+  key revoke KEY_ID                         key show KEY_ID
   balance ORG_ID
   ledger ORG_ID [--csv]
+  reconcile [ORG_ID] [--from YYYY-MM-DD] [--to YYYY-MM-DD]   per day and collection; exit 1 on any discrepancy
   ingest [--force]                         index the configured collections (skips those already indexed)
   replay [--promote]                       rebuild every projection from position 0 and compare with the live ones
   verify                                   check the event log's hash chain
@@ -71,6 +78,14 @@ function remoteOperations(remote: Remote): Operations {
     getOrganization: (orgId) => call('GET', `/organizations/${orgId}`) as never,
     addCredits: (orgId, amount, reference) => call('POST', `/organizations/${orgId}/credits`, { amount, reference }) as never,
     changeLimits: (orgId, limits) => call('POST', `/organizations/${orgId}/limits`, limits) as never,
+    changeBillingSettings: (orgId, change) => call('POST', `/organizations/${orgId}/billing`, change) as never,
+    setPrice: (orgId, collection, price) =>
+      (price === null ? call('DELETE', `/organizations/${orgId}/prices/${encodeURIComponent(collection)}`) : call('PUT', `/organizations/${orgId}/prices/${encodeURIComponent(collection)}`, { pricePer1000: price })) as never,
+    prices: (orgId) => call('GET', `/organizations/${orgId}/prices`) as never,
+    issueRefund: (orgId, amount, reference, queryId) => call('POST', `/organizations/${orgId}/refunds`, { amount, reference, queryId }) as never,
+    getKey: (keyId) => call('GET', `/keys/${keyId}`) as never,
+    reconcile: (orgId, from, to) => call('GET', `/organizations/${orgId}/reconciliation${periodQuery(from, to)}`) as never,
+    reconcileAll: (from, to) => call('GET', `/reconciliation${periodQuery(from, to)}`) as never,
     setSuspended: (orgId, suspended, reason) => call('POST', `/organizations/${orgId}/${suspended ? 'suspend' : 'resume'}`, suspended ? { reason } : {}) as never,
     createKey: (orgId, input) => call('POST', `/organizations/${orgId}/keys`, input) as never,
     revokeKey: (keyId) => call('POST', `/keys/${keyId}/revoke`) as never,
@@ -81,17 +96,24 @@ function remoteOperations(remote: Remote): Operations {
   };
 }
 
+const periodQuery = (from?: string, to?: string) => {
+  const q = new URLSearchParams(Object.entries({ from, to }).filter((e): e is [string, string] => e[1] !== undefined));
+  return q.size ? `?${q}` : '';
+};
+
+const onOff = (v: string | undefined, on: string, off: string, name: string): boolean | undefined => {
+  if (v === undefined) return undefined;
+  if (v === on) return true;
+  if (v === off) return false;
+  throw new Error(`--${name} must be ${on} or ${off}`);
+};
+
 const intOpt = (v: string | undefined, name: string): number | undefined => {
   if (v === undefined) return undefined;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer`);
   return n;
 };
-
-function ledgerCsv(entries: { time: string; type: string; amount: string; balanceAfter: string; keyId: string | null; queryId: string | null; reference: string | null }[]): string {
-  const esc = (v: string | null) => (v === null ? '' : /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-  return ['time,type,amount,balance_after,key_id,query_id,reference', ...entries.map((e) => [e.time, e.type, e.amount, e.balanceAfter, e.keyId, e.queryId, e.reference].map(esc).join(','))].join('\n');
-}
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -113,6 +135,13 @@ async function main(argv: string[]): Promise<number> {
       csv: { type: 'boolean' },
       force: { type: 'boolean' },
       promote: { type: 'boolean' },
+      'trial-queries': { type: 'string' },
+      'billing-off': { type: 'boolean' },
+      billing: { type: 'string' },
+      balance: { type: 'string' },
+      'query-id': { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -152,18 +181,55 @@ async function main(argv: string[]): Promise<number> {
 
   const remote = await runningServer(config);
   const db = remote ? undefined : await openEventStore(config);
-  const ops = remote ? remoteOperations(remote) : createOperations(createAccounts(db!));
+  const ops = remote ? remoteOperations(remote) : createOperations(createAccounts(db!), { catalog: await loadCollectionCatalog(config.collectionsConfig) });
+  const billingMode = (): BillingMode | undefined => {
+    const v = values['billing-mode'];
+    if (v === undefined) return undefined;
+    if (v !== 'live' && v !== 'trial' && v !== 'exempt') throw new Error('--billing-mode must be live, trial or exempt');
+    return v;
+  };
   try {
     switch (`${command} ${sub ?? ''}`.trim()) {
       case 'org create':
         if (!values.name) throw new Error('--name is required');
-        print(await ops.createOrganization({ name: values.name, billingMode: (values['billing-mode'] ?? 'live') as 'live', limits: limits(), hideBalance: values['hide-balance'] }));
+        print(
+          await ops.createOrganization({
+            name: values.name,
+            billingMode: billingMode() ?? 'live',
+            limits: limits(),
+            hideBalance: values['hide-balance'],
+            billingEnabled: values['billing-off'] ? false : undefined,
+            trialQueries: intOpt(values['trial-queries'], 'trial-queries'),
+          }),
+        );
         return 0;
       case 'org show':
         print(await ops.getOrganization(rest[0] ?? ''));
         return 0;
       case 'org limits':
         print(await ops.changeLimits(rest[0] ?? '', limits()));
+        return 0;
+      case 'org billing':
+        print(
+          await ops.changeBillingSettings(rest[0] ?? '', {
+            billingMode: billingMode(),
+            trialQueries: intOpt(values['trial-queries'], 'trial-queries'),
+            billingEnabled: onOff(values.billing, 'on', 'off', 'billing'),
+            hideBalance: onOff(values.balance, 'hidden', 'shown', 'balance'),
+          }),
+        );
+        return 0;
+      case 'price set':
+        print(await ops.setPrice(rest[0] ?? '', rest[1] ?? '', rest[2] ?? ''));
+        return 0;
+      case 'price clear':
+        print(await ops.setPrice(rest[0] ?? '', rest[1] ?? '', null));
+        return 0;
+      case 'price list':
+        print(await ops.prices(rest[0] ?? ''));
+        return 0;
+      case 'key show':
+        print(await ops.getKey(rest[0] ?? ''));
         return 0;
       case 'org suspend':
         print(await ops.setSuspended(rest[0] ?? '', true, values.reason));
@@ -188,9 +254,19 @@ async function main(argv: string[]): Promise<number> {
       case 'balance':
         print(await ops.balance(sub ?? ''));
         return 0;
+      case 'refund':
+        print(await ops.issueRefund(sub ?? '', rest[0] ?? '', values.reference, values['query-id']));
+        return 0;
+      case 'reconcile': {
+        const reports = sub ? [await ops.reconcile(sub, values.from, values.to)] : (await ops.reconcileAll(values.from, values.to)).organizations;
+        print(reports);
+        const bad = reports.reduce((s, r) => s + r.discrepancies.length, 0);
+        console.log(`reconciled ${reports.length} organization(s): ${bad === 0 ? 'no discrepancy' : `${bad} DISCREPANCIES`}`);
+        return bad === 0 ? 0 : 1;
+      }
       case 'ledger': {
         const ledger = await ops.ledger(sub ?? '');
-        if (values.csv) console.log(ledgerCsv(ledger.entries));
+        if (values.csv) process.stdout.write(ledgerCsv(ledger.entries));
         else print(ledger);
         return 0;
       }

@@ -2,7 +2,23 @@
 // Amounts travel as decimal strings of micro-credits (JSON has no bigint).
 
 export type BillingMode = 'live' | 'trial' | 'exempt';
+/** How one request was billed: the organization's mode, or 'off' when billing is switched off for it. */
+export type ChargeMode = BillingMode | 'off';
 export type KeyMode = 'live' | 'test';
+
+/** Free searches (and unlocks of new rows) a trial organization gets unless the operator sets another allowance. */
+export const DEFAULT_TRIAL_QUERIES = 100;
+
+/** The organization's billing switches, changed together by the operator. */
+export interface BillingSettings {
+  billingMode: BillingMode;
+  /** false: nothing is charged and no billing header is sent (internal or partner organizations) */
+  billingEnabled: boolean;
+  /** true: X-Credits-Remaining is left out of responses */
+  hideBalance: boolean;
+  /** trial allowance: searches and unlock calls that unlock new rows, free while the allowance lasts */
+  trialQueries: number;
+}
 
 export interface OrgLimits {
   perMinute: number;
@@ -16,6 +32,8 @@ export const DEFAULT_LIMITS: OrgLimits = { perMinute: 60, daily: 1000, monthly: 
 /** Tokens and money billed for one collection within a request (rounded once per collection). */
 export interface CollectionCharge {
   collection: string;
+  /** result rows billed on this line (absent in older logs) */
+  results?: number;
   tokens: number;
   pricePer1000Micros: string;
   amountMicros: string;
@@ -28,7 +46,11 @@ export interface Actor {
 }
 
 export type DomainEvent =
-  | { type: 'OrganizationCreated'; data: { orgId: string; name: string; billingMode: BillingMode; limits: OrgLimits; hideBalance: boolean } }
+  | {
+      type: 'OrganizationCreated';
+      // billingEnabled and trialQueries arrived later: absent in older logs means enabled and no trial allowance
+      data: { orgId: string; name: string; billingMode: BillingMode; limits: OrgLimits; hideBalance: boolean; billingEnabled?: boolean; trialQueries?: number };
+    }
   | { type: 'CreditsAdded'; data: { orgId: string; amountMicros: string; reference: string } }
   | {
       type: 'SearchCharged';
@@ -37,7 +59,9 @@ export type DomainEvent =
         keyId: string;
         queryId: string;
         endpoint: string;
-        billingMode: BillingMode;
+        billingMode: ChargeMode;
+        /** the rows delivered (absent in older logs) */
+        resultIds?: string[];
         tokens: number;
         amountMicros: string;
         collections: CollectionCharge[];
@@ -49,7 +73,7 @@ export type DomainEvent =
         orgId: string;
         keyId: string;
         queryId: string;
-        billingMode: BillingMode;
+        billingMode: ChargeMode;
         resultIds: string[];
         tokens: number;
         amountMicros: string;
@@ -71,7 +95,10 @@ export type DomainEvent =
       };
     }
   | { type: 'ApiKeyRevoked'; data: { keyId: string; orgId: string } }
-  | { type: 'LimitsChanged'; data: { orgId: string; limits: OrgLimits } }
+  | { type: 'LimitsChanged'; data: { orgId: string; limits: OrgLimits; previous?: OrgLimits } }
+  | { type: 'BillingSettingsChanged'; data: { orgId: string } & BillingSettings }
+  /** pricePer1000Micros null removes the override: the collection's catalogue price applies again */
+  | { type: 'PriceOverrideSet'; data: { orgId: string; collection: string; pricePer1000Micros: string | null } }
   | { type: 'BillingSuspended'; data: { orgId: string; reason: string } }
   | { type: 'BillingResumed'; data: { orgId: string } };
 

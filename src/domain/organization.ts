@@ -1,13 +1,19 @@
 // The organization's money rules: decide(command, state) -> events. Pure; state comes from the projections.
-import type { BillingMode, CollectionCharge, DomainEvent, OrgLimits } from './events.js';
+import type { BillingSettings, ChargeMode, CollectionCharge, DomainEvent, OrgLimits } from './events.js';
 import { Rejection } from './rejection.js';
+import { assertQuotaLeft, type QueryUsage } from './queryQuota.js';
 
-export interface OrgState {
+export interface OrgState extends BillingSettings {
   orgId: string;
-  billingMode: BillingMode;
   suspended: boolean;
   balanceMicros: bigint;
   limits: OrgLimits;
+  /** trial searches and unlocks used so far */
+  trialUsed: number;
+  /** queries counted today and this month, at the time of the decision */
+  usage: QueryUsage;
+  /** the time of the decision (quota periods and Retry-After are computed from it) */
+  now: Date;
   version: number;
 }
 
@@ -27,20 +33,23 @@ export interface UnlockRowPrice {
 }
 
 export type OrgCommand =
-  | { type: 'CreateOrganization'; orgId: string; name: string; billingMode: BillingMode; limits: OrgLimits; hideBalance: boolean }
+  | ({ type: 'CreateOrganization'; orgId: string; name: string; limits: OrgLimits } & BillingSettings)
   | { type: 'AddCredits'; amountMicros: bigint; reference: string }
   | { type: 'IssueRefund'; amountMicros: bigint; reference: string; queryId: string | null }
-  | { type: 'ChargeSearch'; key: KeyState; queryId: string; endpoint: string; collections: CollectionCharge[] }
+  | { type: 'ChargeSearch'; key: KeyState; queryId: string; endpoint: string; collections: CollectionCharge[]; resultIds?: string[] }
   | { type: 'UnlockResults'; key: KeyState; queryId: string; rows: UnlockRowPrice[]; alreadyUnlocked: ReadonlySet<string>; workflowId: string }
   | { type: 'ChangeLimits'; limits: OrgLimits }
+  | { type: 'ChangeBillingSettings'; settings: BillingSettings }
+  | { type: 'SetPriceOverride'; collection: string; pricePer1000Micros: bigint | null }
   | { type: 'SuspendBilling'; reason: string }
   | { type: 'ResumeBilling' };
 
 /** Sums tokens x price per collection and rounds once per collection, half-up, to whole micro-credits. */
 export function chargeLines(rows: { collection: string; tokens: number; pricePer1000Micros: bigint }[]): CollectionCharge[] {
-  const byCollection = new Map<string, { tokens: number; numerator: bigint; prices: Set<bigint> }>();
+  const byCollection = new Map<string, { results: number; tokens: number; numerator: bigint; prices: Set<bigint> }>();
   for (const r of rows) {
-    const acc = byCollection.get(r.collection) ?? { tokens: 0, numerator: 0n, prices: new Set<bigint>() };
+    const acc = byCollection.get(r.collection) ?? { results: 0, tokens: 0, numerator: 0n, prices: new Set<bigint>() };
+    acc.results += 1;
     acc.tokens += r.tokens;
     acc.numerator += BigInt(r.tokens) * r.pricePer1000Micros;
     acc.prices.add(r.pricePer1000Micros);
@@ -48,6 +57,7 @@ export function chargeLines(rows: { collection: string; tokens: number; pricePer
   }
   return [...byCollection.entries()].map(([collection, acc]) => ({
     collection,
+    results: acc.results,
     tokens: acc.tokens,
     // a meta-collection mixes member prices; the line then records the effective price
     pricePer1000Micros: acc.prices.size === 1 ? [...acc.prices][0]!.toString() : acc.tokens > 0 ? ((acc.numerator + BigInt(acc.tokens) / 2n) / BigInt(acc.tokens)).toString() : '0',
@@ -57,6 +67,18 @@ export function chargeLines(rows: { collection: string; tokens: number; pricePer
 
 export const totalMicros = (lines: CollectionCharge[]) => lines.reduce((s, l) => s + BigInt(l.amountMicros), 0n);
 export const totalTokens = (lines: { tokens: number }[]) => lines.reduce((s, l) => s + l.tokens, 0);
+
+/** How a request of this organization is billed now: only 'live' moves money. */
+export function chargeModeOf(state: Pick<OrgState, 'billingEnabled' | 'billingMode'>): ChargeMode {
+  return state.billingEnabled ? state.billingMode : 'off';
+}
+
+/** A trial organization's free queries are counted; past the allowance nothing more is free. */
+function assertTrialLeft(state: OrgState, mode: ChargeMode): void {
+  if (mode === 'trial' && state.trialUsed >= state.trialQueries) {
+    throw new Rejection('INSUFFICIENT_CREDITS', `the trial allowance of ${state.trialQueries} queries is used up; nothing was charged. Ask for a live account to continue`);
+  }
+}
 
 /** Checks that money may leave: billing active, balance covers it, the key's cap allows it. */
 function assertCanSpend(state: OrgState, key: KeyState, amount: bigint): void {
@@ -72,8 +94,8 @@ function assertCanSpend(state: OrgState, key: KeyState, amount: bigint): void {
 export function decide(command: OrgCommand, state: OrgState | undefined): DomainEvent[] {
   if (command.type === 'CreateOrganization') {
     if (state) throw new Rejection('VALIDATION_ERROR', `organization ${command.orgId} already exists`);
-    const { orgId, name, billingMode, limits, hideBalance } = command;
-    return [{ type: 'OrganizationCreated', data: { orgId, name, billingMode, limits, hideBalance } }];
+    const { orgId, name, billingMode, limits, hideBalance, billingEnabled, trialQueries } = command;
+    return [{ type: 'OrganizationCreated', data: { orgId, name, billingMode, limits, hideBalance, billingEnabled, trialQueries } }];
   }
   if (!state) throw new Rejection('NOT_FOUND', 'organization not found');
   const orgId = state.orgId;
@@ -85,33 +107,48 @@ export function decide(command: OrgCommand, state: OrgState | undefined): Domain
       if (command.amountMicros <= 0n) throw new Rejection('VALIDATION_ERROR', 'amount must be greater than zero');
       return [{ type: 'RefundIssued', data: { orgId, amountMicros: command.amountMicros.toString(), reference: command.reference, queryId: command.queryId } }];
     case 'ChargeSearch': {
-      const billable = state.billingMode === 'live';
-      const lines = billable ? command.collections : command.collections.map((l) => ({ ...l, amountMicros: '0' }));
+      const mode = chargeModeOf(state);
+      const lines = mode === 'live' ? command.collections : command.collections.map((l) => ({ ...l, amountMicros: '0' }));
       const amount = totalMicros(lines);
+      // quota first: a search over quota is refused whatever the money says
+      assertQuotaLeft(state.limits, state.usage, state.now);
       assertCanSpend(state, command.key, amount);
+      assertTrialLeft(state, mode);
       return [
         {
           type: 'SearchCharged',
-          data: { orgId, keyId: command.key.keyId, queryId: command.queryId, endpoint: command.endpoint, billingMode: state.billingMode, tokens: totalTokens(lines), amountMicros: amount.toString(), collections: lines },
+          data: { orgId, keyId: command.key.keyId, queryId: command.queryId, endpoint: command.endpoint, billingMode: mode, resultIds: command.resultIds ?? [], tokens: totalTokens(lines), amountMicros: amount.toString(), collections: lines },
         },
       ];
     }
     case 'UnlockResults': {
       const fresh = command.rows.filter((r) => !command.alreadyUnlocked.has(r.id));
       if (fresh.length === 0) return [];
-      const billable = state.billingMode === 'live';
-      const lines = chargeLines(fresh).map((l) => (billable ? l : { ...l, amountMicros: '0' }));
+      const mode = chargeModeOf(state);
+      const lines = chargeLines(fresh).map((l) => (mode === 'live' ? l : { ...l, amountMicros: '0' }));
       const amount = totalMicros(lines);
+      // an unlock of new rows needs quota left but does not count as a query
+      assertQuotaLeft(state.limits, state.usage, state.now);
       assertCanSpend(state, command.key, amount);
+      assertTrialLeft(state, mode);
       return [
         {
           type: 'ResultsUnlocked',
-          data: { orgId, keyId: command.key.keyId, queryId: command.queryId, billingMode: state.billingMode, resultIds: fresh.map((r) => r.id), tokens: totalTokens(lines), amountMicros: amount.toString(), collections: lines, workflowId: command.workflowId },
+          data: { orgId, keyId: command.key.keyId, queryId: command.queryId, billingMode: mode, resultIds: fresh.map((r) => r.id), tokens: totalTokens(lines), amountMicros: amount.toString(), collections: lines, workflowId: command.workflowId },
         },
       ];
     }
     case 'ChangeLimits':
-      return [{ type: 'LimitsChanged', data: { orgId, limits: command.limits } }];
+      return [{ type: 'LimitsChanged', data: { orgId, limits: command.limits, previous: state.limits } }];
+    case 'ChangeBillingSettings': {
+      const s = command.settings;
+      if (!Number.isInteger(s.trialQueries) || s.trialQueries < 0) throw new Rejection('VALIDATION_ERROR', 'trialQueries must be a non-negative integer');
+      const unchanged = s.billingMode === state.billingMode && s.billingEnabled === state.billingEnabled && s.hideBalance === state.hideBalance && s.trialQueries === state.trialQueries;
+      return unchanged ? [] : [{ type: 'BillingSettingsChanged', data: { orgId, ...s } }];
+    }
+    case 'SetPriceOverride':
+      if (command.pricePer1000Micros !== null && command.pricePer1000Micros < 0n) throw new Rejection('VALIDATION_ERROR', 'a price cannot be negative');
+      return [{ type: 'PriceOverrideSet', data: { orgId, collection: command.collection, pricePer1000Micros: command.pricePer1000Micros?.toString() ?? null } }];
     case 'SuspendBilling':
       return state.suspended ? [] : [{ type: 'BillingSuspended', data: { orgId, reason: command.reason } }];
     case 'ResumeBilling':

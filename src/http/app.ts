@@ -5,6 +5,8 @@ import { errorRenderer, jsonBody, requestIdentity } from './middleware.js';
 import { apiKeyAuthentication } from './authentication.js';
 import { searchRoutes, type SearchRouteDeps } from './routes/searchRoutes.js';
 import { adminRoutes } from './routes/adminRoutes.js';
+import { toolRoutes } from './routes/toolRoutes.js';
+import type { ToolRegistry } from '../tools/toolRegistry.js';
 import { healthRoutes, type ReadinessCheck } from './routes/healthRoutes.js';
 import type { Accounts } from '../billing/accounts.js';
 import type { Operations } from '../admin/operations.js';
@@ -15,6 +17,7 @@ export interface AppDeps extends SearchRouteDeps {
   operations: Operations;
   adminToken: string;
   readiness: Record<string, ReadinessCheck>;
+  tools: ToolRegistry;
   /** request body limit; filters may legitimately carry tens of thousands of values */
   bodyLimitBytes?: number;
 }
@@ -28,6 +31,7 @@ export function createApp(deps: AppDeps): Koa {
   const health = healthRoutes(deps.readiness);
   const admin = adminRoutes(deps.operations, deps.adminToken);
   const search = searchRoutes(deps);
+  const tools = toolRoutes(deps);
   const requireKey = apiKeyAuthentication(deps.accounts);
 
   app.use(requestIdentity(deps.log));
@@ -38,5 +42,6 @@ export function createApp(deps: AppDeps): Koa {
   app.use(async (ctx, next) => (ctx.path.startsWith('/api/') ? requireKey(ctx, next) : next()));
   app.use(search.routes());
   app.use(search.allowedMethods());
+  app.use(tools.routes());
   return app;
 }

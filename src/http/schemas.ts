@@ -49,6 +49,10 @@ export const unlockBody = z.strictObject({
   queryId: z.string().min(1).max(200),
   resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional(),
   includeFigures: z.boolean().default(false),
+  // the image options of the re-fetch, honoured for the figures this call returns
+  imageMaxWidth: imageMaxWidth.default(800),
+  imageMaxHeight: imageMaxHeight.default(600),
+  imageQuality: imageQuality.default(75),
 });
 
 export const imageQuery = z.object({
@@ -64,6 +68,8 @@ export const organizationBody = z.strictObject({
   name: z.string().min(1).max(200),
   billingMode: z.enum(['live', 'trial', 'exempt']).default('live'),
   hideBalance: z.boolean().default(false),
+  billingEnabled: z.boolean().default(true),
+  trialQueries: z.number().int().min(0).max(1_000_000).optional(),
   limits: z
     .strictObject({
       perMinute: z.number().int().min(0).max(1_000_000).optional(),
@@ -75,6 +81,22 @@ export const organizationBody = z.strictObject({
 });
 
 export const limitsBody = organizationBody.shape.limits.unwrap();
+
+export const billingSettingsBody = z.strictObject({
+  billingMode: z.enum(['live', 'trial', 'exempt']).optional(),
+  billingEnabled: z.boolean().optional(),
+  hideBalance: z.boolean().optional(),
+  trialQueries: z.number().int().min(0).max(1_000_000).optional(),
+});
+
+export const priceBody = z.strictObject({
+  pricePer1000: z.string().regex(/^\d{1,6}(\.\d{1,6})?$/, 'a decimal string of credits per 1000 tokens, e.g. "0.050"'),
+});
+
+export const refundBody = z.strictObject({ amount: money, reference: z.string().max(200).optional(), queryId: z.string().min(1).max(200).optional() });
+
+const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD (UTC)');
+export const reconciliationQuery = z.object({ from: isoDay.optional(), to: isoDay.optional(), format: z.enum(['json', 'csv']).optional() });
 
 export const creditsBody = z.strictObject({ amount: money, reference: z.string().max(200).optional() });
 

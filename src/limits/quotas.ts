@@ -1,9 +1,12 @@
 // Per-minute budget, daily/monthly query quotas and the preview hour, answered from the shared database.
+// A store that cannot answer is 503 SERVICE_UNAVAILABLE with nothing charged.
 import type { Queryable } from '../eventstore/db.js';
 import type { Organization } from '../billing/accounts.js';
 import { Rejection } from '../domain/rejection.js';
 import { takeFromWindow } from './rateWindows.js';
-import { dayPeriod, monthPeriod } from '../../projections/project.js';
+import { assertQuotaLeft, dayPeriod, monthPeriod, nextUtcMidnight, secondsUntil, type QueryUsage } from '../domain/queryQuota.js';
+
+export { nextUtcMidnight, nextUtcMonth } from '../domain/queryQuota.js';
 
 export interface QuotaStatus {
   dailyLimit: number;
@@ -19,18 +22,8 @@ export interface QuotaStatus {
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 
-export function nextUtcMidnight(now: Date): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
-}
-
-export function nextUtcMonth(now: Date): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-}
-
-const secondsUntil = (t: number, now: number) => Math.max(1, Math.ceil((t - now) / 1000));
-
 /** A dependency that cannot answer becomes 503 with nothing charged. */
-async function guarded<T>(what: string, fn: () => Promise<T>): Promise<T> {
+export async function guarded<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
@@ -39,35 +32,40 @@ async function guarded<T>(what: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function quotaStatus(db: Queryable, org: Organization, now: Date): Promise<QuotaStatus> {
-  const iso = now.toISOString();
-  const rows = await guarded('the quota store', () =>
-    db.query<{ period: string; queries: number }>('SELECT period, queries FROM proj_usage WHERE org_id = $1 AND period = ANY($2)', [org.id, [dayPeriod(iso), monthPeriod(iso)]]),
-  );
-  const used = (p: string) => Number(rows.find((r) => r.period === p)?.queries ?? 0);
-  const dailyUsed = used(dayPeriod(iso));
-  const monthlyUsed = used(monthPeriod(iso));
+/** The quota object for given usage counts. */
+export function quotaFromUsage(org: Pick<Organization, 'limits'>, usage: QueryUsage, now: Date): QuotaStatus {
   return {
     dailyLimit: org.limits.daily,
-    dailyUsed,
-    dailyRemaining: Math.max(0, org.limits.daily - dailyUsed),
+    dailyUsed: usage.dailyUsed,
+    dailyRemaining: Math.max(0, org.limits.daily - usage.dailyUsed),
     monthlyLimit: org.limits.monthly,
-    monthlyUsed,
-    monthlyRemaining: Math.max(0, org.limits.monthly - monthlyUsed),
+    monthlyUsed: usage.monthlyUsed,
+    monthlyRemaining: Math.max(0, org.limits.monthly - usage.monthlyUsed),
     dailyResetAt: Math.floor(nextUtcMidnight(now).getTime() / 1000),
   };
 }
 
-/** Throws 429 QUOTA_EXCEEDED when the daily or monthly query quota is used up. */
+export async function queryUsage(db: Queryable, orgId: string, now: Date): Promise<QueryUsage> {
+  const iso = now.toISOString();
+  const rows = await guarded('the quota store', () =>
+    db.query<{ period: string; queries: number }>('SELECT period, queries FROM proj_usage WHERE org_id = $1 AND period = ANY($2)', [orgId, [dayPeriod(iso), monthPeriod(iso)]]),
+  );
+  const used = (p: string) => Number(rows.find((r) => r.period === p)?.queries ?? 0);
+  return { dailyUsed: used(dayPeriod(iso)), monthlyUsed: used(monthPeriod(iso)) };
+}
+
+export async function quotaStatus(db: Queryable, org: Organization, now: Date): Promise<QuotaStatus> {
+  return quotaFromUsage(org, await queryUsage(db, org.id, now), now);
+}
+
+/**
+ * Refuses early (before any search work) when the daily or monthly quota is used up. The charge transaction checks
+ * again under the append lock, so concurrent requests from several processes cannot pass the quota together.
+ */
 export async function assertQueryQuota(db: Queryable, org: Organization, now: Date): Promise<QuotaStatus> {
-  const q = await quotaStatus(db, org, now);
-  if (q.dailyRemaining <= 0) {
-    throw new Rejection('QUOTA_EXCEEDED', `daily query quota of ${q.dailyLimit} is used up`, { retryAfterSeconds: secondsUntil(nextUtcMidnight(now).getTime(), now.getTime()) });
-  }
-  if (q.monthlyRemaining <= 0) {
-    throw new Rejection('QUOTA_EXCEEDED', `monthly query quota of ${q.monthlyLimit} is used up`, { retryAfterSeconds: secondsUntil(nextUtcMonth(now).getTime(), now.getTime()) });
-  }
-  return q;
+  const usage = await queryUsage(db, org.id, now);
+  assertQuotaLeft(org.limits, usage, now);
+  return quotaFromUsage(org, usage, now);
 }
 
 /** Takes one request from the per-minute budget shared by search and tool calls. */

@@ -1,17 +1,19 @@
 // Search use cases: paid search, free preview, free re-fetch. Each one enforces limits, then money, then caches.
-import { randomUUID } from 'node:crypto';
 import type { Db } from '../eventstore/db.js';
 import type { Accounts } from '../billing/accounts.js';
 import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../domain/rejection.js';
 import { totalMicros, totalTokens, chargeLines } from '../domain/organization.js';
-import type { CollectionCharge } from '../domain/events.js';
-import { retrieve, resolveTargets, type SearchDeps, type SearchRequestInput } from './pipeline.js';
+import { retrieve, resolveTargets, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
 import { freshness, loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type CachedRow, type QueryRecord, CACHE_LIFETIME_MS } from './queryCache.js';
 import { syntheticRows } from './sandbox.js';
 import { assertSearchableQuery } from './queryValidation.js';
-import { assertQueryQuota, quotaStatus, takeMinuteBudget, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
+import { assertQueryQuota, guarded, quotaFromUsage, quotaStatus, takeMinuteBudget, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
 import { countInWindow, readWindow } from '../limits/rateWindows.js';
+import { priceBookFor } from '../billing/pricing.js';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './previewIdempotency.js';
+import { planFigureImages, renderPlannedImages, type FigureImageRenderer, type ImageOptions } from '../unlock/figureImages.js';
+import { randomUUID } from 'node:crypto';
 
 export const INVALID_QUERY_LIMIT_PER_MINUTE = 30;
 
@@ -19,8 +21,8 @@ export interface BillingOutcome {
   mode: AuthContext['billingMode'];
   tokens: number;
   costMicros: bigint;
-  /** balance after the request; undefined when the organization hides it */
-  balanceMicros?: bigint;
+  /** balance after the request */
+  balanceMicros: bigint;
 }
 
 export interface SearchOutcome {
@@ -31,7 +33,7 @@ export interface SearchOutcome {
   journalMetricExpansions?: unknown[];
   filtersApplied?: unknown;
   billing: BillingOutcome;
-  quota?: QuotaStatus;
+  quota: QuotaStatus;
 }
 
 export interface PreviewOutcome {
@@ -41,12 +43,22 @@ export interface PreviewOutcome {
   filterWarnings?: unknown[];
   journalMetricExpansions?: unknown[];
   filtersApplied?: unknown;
+  /** set when the request carried an Idempotency-Key */
+  idempotency?: 'created' | 'replayed';
+}
+
+export interface RefetchOutcome {
+  record: QueryRecord;
+  unlocked: Set<string>;
+  /** row id -> figure id -> base64 image, for unlocked rows when figures were asked for */
+  images: Map<string, Map<string, string>>;
 }
 
 export interface ServiceDeps extends SearchDeps {
   db: Db;
   accounts: Accounts;
   clock: () => Date;
+  figureImages?: FigureImageRenderer;
 }
 
 export type SearchService = ReturnType<typeof createSearchService>;
@@ -56,6 +68,25 @@ export function remainingCost(rows: CachedRow[], unlocked: Set<string>): bigint 
   return totalMicros(chargeLines(rows.filter((r) => !unlocked.has(r.id)).map((r) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) }))));
 }
 
+function recordOf(auth: AuthContext, kind: QueryRecord['kind'], now: Date, input: SearchRequestInput, outcome: RetrievalOutcome): QueryRecord {
+  return {
+    queryId: outcome.queryId,
+    orgId: auth.org.id,
+    keyId: auth.key.id,
+    kind,
+    payloadVersion: PAYLOAD_VERSION,
+    createdAt: now,
+    payload: {
+      query: input.query,
+      collections: outcome.requested.map((r) => r.name),
+      rows: outcome.rows,
+      filterWarnings: outcome.filterWarnings,
+      journalMetricExpansions: outcome.journalMetricExpansions,
+      filtersApplied: outcome.filtersApplied,
+    },
+  };
+}
+
 export function createSearchService(deps: ServiceDeps) {
   const { db, accounts, clock } = deps;
 
@@ -63,61 +94,95 @@ export function createSearchService(deps: ServiceDeps) {
   async function withQueryGuard<T>(auth: AuthContext, fn: () => Promise<T>): Promise<T> {
     const now = clock().getTime();
     const scope = `invalid:${auth.org.id}`;
-    if ((await readWindow(db, scope, 60_000, now)) > INVALID_QUERY_LIMIT_PER_MINUTE) {
-      throw new Rejection('SEARCH_RATE_LIMITED', 'too many queries were rejected as INVALID_QUERY in the last minute', { retryAfterSeconds: Math.max(1, Math.ceil((60_000 - (now % 60_000)) / 1000)) });
-    }
+    const tooMany = () =>
+      new Rejection('SEARCH_RATE_LIMITED', `more than ${INVALID_QUERY_LIMIT_PER_MINUTE} queries were rejected as INVALID_QUERY in the last minute; fix the queries, then retry`, {
+        retryAfterSeconds: Math.max(1, Math.ceil((60_000 - (now % 60_000)) / 1000)),
+      });
+    if ((await guarded('the quota store', () => readWindow(db, scope, 60_000, now))) > INVALID_QUERY_LIMIT_PER_MINUTE) throw tooMany();
     try {
       return await fn();
     } catch (err) {
       if (err instanceof Rejection && err.code === 'INVALID_QUERY') {
-        const { count, resetAt } = await countInWindow(db, scope, 60_000, now);
-        if (count > INVALID_QUERY_LIMIT_PER_MINUTE) {
-          throw new Rejection('SEARCH_RATE_LIMITED', 'too many queries were rejected as INVALID_QUERY in the last minute', { retryAfterSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)) });
-        }
+        const { count } = await guarded('the quota store', () => countInWindow(db, scope, 60_000, now));
+        if (count > INVALID_QUERY_LIMIT_PER_MINUTE) throw tooMany();
       }
       throw err;
     }
   }
 
+  /** Refuses early, before any search work, what the charge would refuse anyway; takes the per-minute budget. */
+  async function admitPaidSearch(auth: AuthContext, now: Date): Promise<void> {
+    const { org, key } = auth;
+    if (org.suspended) throw new Rejection('BILLING_SUSPENDED', 'Billing for this organization is on hold; contact support');
+    const live = org.billingEnabled && auth.billingMode === 'live';
+    if (live && key.spendingCapMicros !== null && key.spentMicros >= key.spendingCapMicros) {
+      throw new Rejection('API_KEY_BUDGET_EXCEEDED', "This API key's spending cap is used up; nothing was charged");
+    }
+    if (live && org.balanceMicros <= 0n) throw new Rejection('INSUFFICIENT_CREDITS', 'Balance is zero; add credits to search. Nothing was charged');
+    if (org.billingEnabled && auth.billingMode === 'trial' && org.trialUsed >= org.trialQueries) {
+      throw new Rejection('INSUFFICIENT_CREDITS', `the trial allowance of ${org.trialQueries} queries is used up; nothing was charged. Ask for a live account to continue`);
+    }
+    await takeMinuteBudget(db, org, now);
+    await assertQueryQuota(db, org, now);
+  }
+
   function zeroBilling(auth: AuthContext): BillingOutcome {
-    return { mode: auth.billingMode, tokens: 0, costMicros: 0n, balanceMicros: auth.org.hideBalance ? undefined : auth.org.balanceMicros };
+    return { mode: auth.billingMode, tokens: 0, costMicros: 0n, balanceMicros: auth.org.balanceMicros };
+  }
+
+  async function sandboxSearch(auth: AuthContext, input: SearchRequestInput, now: Date, started: number): Promise<SearchOutcome> {
+    const names = resolveTargets(deps.catalog, auth, input.collections).map((t) => t.requested.name);
+    // sandbox calls are free and count no query, but they are requests: they take the per-minute budget
+    await takeMinuteBudget(db, auth.org, now);
+    const rows = syntheticRows(input.query, names, input.limit);
+    const queryId = randomUUID();
+    await saveQueryRecord(db, { queryId, orgId: auth.org.id, keyId: auth.key.id, kind: 'search', payloadVersion: PAYLOAD_VERSION, createdAt: now, payload: { query: input.query, collections: names, rows } });
+    return { queryId, rows, latencyMs: Math.round(performance.now() - started), billing: zeroBilling(auth), quota: await quotaStatus(db, auth.org, now) };
+  }
+
+  /** Loads a query record for the same key; 404 for unknown or another key's, 410 once expired or of an older payload version. */
+  async function loadOwnRecord(auth: AuthContext, queryId: string): Promise<QueryRecord> {
+    const record = await loadQueryRecord(db, queryId);
+    if (!record || record.keyId !== auth.key.id) throw new Rejection('NOT_FOUND', `query ${queryId} not found for this API key`);
+    if (freshness(record, clock()) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `query ${queryId} has expired (results are kept 7 days, and a change of the result format retires older ones); run the search again`);
+    return record;
+  }
+
+  async function unlockedFor(record: QueryRecord): Promise<Set<string>> {
+    if (record.kind === 'search') return new Set(record.payload.rows.map((r) => r.id));
+    return accounts.unlockedIds(record.queryId);
+  }
+
+  async function imagesFor(record: QueryRecord, unlocked: Set<string>, priorityIds: string[], options: ImageOptions) {
+    const plan = planFigureImages(record.payload.rows, unlocked, priorityIds);
+    return renderPlannedImages(deps.figureImages, record.payload.rows, plan, options);
   }
 
   return {
     async search(auth: AuthContext, input: SearchRequestInput, endpoint: string, requestId?: string): Promise<SearchOutcome> {
       const started = performance.now();
       const now = clock();
-      if (auth.billingMode === 'sandbox') {
-        const names = resolveTargets(deps.catalog, auth, input.collections).map((t) => t.requested.name);
-        return withQueryGuard(auth, async () => {
-          assertSearchableQuery(input.query);
-                    const rows = syntheticRows(input.query, names, input.limit);
-          const queryId = randomUUID();
-          await saveQueryRecord(db, { queryId, orgId: auth.org.id, keyId: auth.key.id, kind: 'search', payloadVersion: PAYLOAD_VERSION, createdAt: now, payload: { query: input.query, collections: names, rows } });
-          return { queryId, rows, latencyMs: Math.round(performance.now() - started), billing: { mode: 'sandbox', tokens: 0, costMicros: 0n } };
-        });
-      }
-      if (auth.org.suspended) throw new Rejection('BILLING_SUSPENDED', 'Billing for this organization is on hold; contact support');
-      await takeMinuteBudget(db, auth.org, now);
-      await assertQueryQuota(db, auth.org, now);
-      if (auth.billingMode === 'live' && auth.org.balanceMicros <= 0n) {
-        throw new Rejection('INSUFFICIENT_CREDITS', 'Balance is zero; add credits to search. Nothing was charged');
-      }
-      const outcome = await withQueryGuard(auth, () => retrieve(deps, auth, input));
-      const lines: CollectionCharge[] = outcome.lines;
-      const charged = await accounts.chargeSearch({ orgId: auth.org.id, keyId: auth.key.id, queryId: outcome.queryId, endpoint, collections: lines, requestId });
+      await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
+      if (auth.billingMode === 'sandbox') return sandboxSearch(auth, input, now, started);
+      await admitPaidSearch(auth, now);
+      const outcome = await retrieve({ ...deps, prices: priceBookFor(auth.org) }, auth, input);
+      const record = recordOf(auth, 'search', now, input, outcome);
+      // the record is what the charge pays for: both commit together or neither does
+      const charged = await guarded('the billing store', () =>
+        accounts.chargeSearch({
+          orgId: auth.org.id,
+          keyId: auth.key.id,
+          queryId: outcome.queryId,
+          endpoint,
+          collections: outcome.lines,
+          resultIds: outcome.rows.map((r) => r.id),
+          requestId,
+          alsoInTransaction: (tx) => saveQueryRecord(tx, record),
+        }),
+      );
       const event = charged.events[0];
       const costMicros = event && event.type === 'SearchCharged' ? BigInt(event.data.amountMicros) : 0n;
-      await saveQueryRecord(db, {
-        queryId: outcome.queryId,
-        orgId: auth.org.id,
-        keyId: auth.key.id,
-        kind: 'search',
-        payloadVersion: PAYLOAD_VERSION,
-        createdAt: now,
-        payload: { query: input.query, collections: outcome.requested.map((r) => r.name), rows: outcome.rows, filterWarnings: outcome.filterWarnings, journalMetricExpansions: outcome.journalMetricExpansions, filtersApplied: outcome.filtersApplied },
-      });
-      const org = await accounts.getOrganization(auth.org.id);
+      const quota = charged.dailyUsed >= 0 ? quotaFromUsage(auth.org, { dailyUsed: charged.dailyUsed, monthlyUsed: charged.monthlyUsed }, now) : await quotaStatus(db, auth.org, now);
       return {
         queryId: outcome.queryId,
         rows: outcome.rows,
@@ -125,43 +190,64 @@ export function createSearchService(deps: ServiceDeps) {
         filterWarnings: outcome.filterWarnings,
         journalMetricExpansions: outcome.journalMetricExpansions,
         filtersApplied: outcome.filtersApplied,
-        billing: { mode: auth.billingMode, tokens: totalTokens(lines), costMicros, balanceMicros: org && !org.hideBalance ? org.balanceMicros : undefined },
-        quota: await quotaStatus(db, auth.org, now),
+        billing: { mode: auth.billingMode, tokens: totalTokens(outcome.lines), costMicros, balanceMicros: charged.balanceMicros },
+        quota,
       };
     },
 
-    async preview(auth: AuthContext, input: SearchRequestInput): Promise<PreviewOutcome> {
-      if (auth.billingMode === 'sandbox') throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', 'preview has no sandbox behaviour; use a live key');
+    /** Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the first preview. */
+    async preview(auth: AuthContext, input: SearchRequestInput, idempotency?: { key: string; bodyHash: string }): Promise<PreviewOutcome> {
+      if (auth.billingMode === 'sandbox') throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', 'preview has no sandbox behaviour (sandbox keys support collections, query, {collection}, results and quota); use a live key');
       const now = clock();
-      await takePreviewBudget(db, auth.org, now);
-      const outcome = await withQueryGuard(auth, () => retrieve(deps, auth, input));
-      await saveQueryRecord(db, {
-        queryId: outcome.queryId,
-        orgId: auth.org.id,
-        keyId: auth.key.id,
-        kind: 'preview',
-        payloadVersion: PAYLOAD_VERSION,
-        createdAt: now,
-        payload: { query: input.query, collections: outcome.requested.map((r) => r.name), rows: outcome.rows, filterWarnings: outcome.filterWarnings, journalMetricExpansions: outcome.journalMetricExpansions, filtersApplied: outcome.filtersApplied },
-      });
-      return { queryId: outcome.queryId, rows: outcome.rows, unlocked: new Set(), filterWarnings: outcome.filterWarnings, journalMetricExpansions: outcome.journalMetricExpansions, filtersApplied: outcome.filtersApplied };
+      if (idempotency) {
+        const claim = await guarded('the idempotency store', () => claimIdempotencyKey(db, auth.org.id, idempotency.key, idempotency.bodyHash, now));
+        if (claim.kind === 'replay') {
+          const record = await loadQueryRecord(db, claim.queryId);
+          if (!record || freshness(record, now) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `the preview ${claim.queryId} made with this Idempotency-Key has expired; use a new key`);
+          const { rows, filterWarnings, journalMetricExpansions, filtersApplied } = record.payload;
+          return { queryId: record.queryId, rows, unlocked: await accounts.unlockedIds(record.queryId), filterWarnings, journalMetricExpansions, filtersApplied, idempotency: 'replayed' };
+        }
+      }
+      try {
+        await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
+        await takePreviewBudget(db, auth.org, now);
+        const outcome = await retrieve({ ...deps, prices: priceBookFor(auth.org) }, auth, input);
+        await saveQueryRecord(db, recordOf(auth, 'preview', now, input, outcome));
+        if (idempotency) await completeIdempotencyKey(db, auth.org.id, idempotency.key, outcome.queryId);
+        return {
+          queryId: outcome.queryId,
+          rows: outcome.rows,
+          unlocked: new Set(),
+          filterWarnings: outcome.filterWarnings,
+          journalMetricExpansions: outcome.journalMetricExpansions,
+          filtersApplied: outcome.filtersApplied,
+          idempotency: idempotency ? 'created' : undefined,
+        };
+      } catch (err) {
+        if (idempotency) await releaseIdempotencyKey(db, auth.org.id, idempotency.key).catch(() => undefined);
+        throw err;
+      }
     },
 
-    /** Loads a query record for the same key; 404 for unknown or another key's, 410 once expired. */
-    async loadOwnRecord(auth: AuthContext, queryId: string): Promise<QueryRecord> {
-      const record = await loadQueryRecord(db, queryId);
-      if (!record || record.keyId !== auth.key.id) throw new Rejection('NOT_FOUND', `query ${queryId} not found for this API key`);
-      if (freshness(record, clock()) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `query ${queryId} has expired; results are kept for 7 days. Run the search again`);
-      return record;
+    loadOwnRecord,
+    unlockedFor,
+    imagesFor,
+
+    /** Free re-fetch: the rows through the unlock ledger, and images of unlocked preview rows when asked for. */
+    async refetch(auth: AuthContext, queryId: string, figures: ImageOptions | null): Promise<RefetchOutcome> {
+      const record = await loadOwnRecord(auth, queryId);
+      const unlocked = await unlockedFor(record);
+      // a cached /query response keeps no figures: images apply to rows of a preview
+      const images = figures && record.kind === 'preview' ? await imagesFor(record, unlocked, [], figures) : new Map<string, Map<string, string>>();
+      return { record, unlocked, images };
     },
 
     expiresAt(record: QueryRecord): Date {
       return new Date(record.createdAt.getTime() + CACHE_LIFETIME_MS);
     },
 
-    async unlockedFor(record: QueryRecord): Promise<Set<string>> {
-      if (record.kind === 'search') return new Set(record.payload.rows.map((r) => r.id));
-      return accounts.unlockedIds(record.queryId);
+    async currentBalance(auth: AuthContext): Promise<bigint> {
+      return (await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros;
     },
 
     zeroBilling,

@@ -1,7 +1,8 @@
 // /admin/v1: the operator API (Bearer $ADMIN_TOKEN). Paths and shapes are fixed; other tools depend on them.
 import Router from '@koa/router';
 import { operatorAuthentication } from '../authentication.js';
-import { parseOr422, organizationBody, creditsBody, keyBody, limitsBody } from '../schemas.js';
+import { parseOr422, organizationBody, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery } from '../schemas.js';
+import { ledgerCsv } from '../../admin/ledgerCsv.js';
 import type { Operations } from '../../admin/operations.js';
 import { z } from 'zod';
 
@@ -20,6 +21,34 @@ export function adminRoutes(ops: Operations, adminToken: string): Router {
   router.post('/organizations/:orgId/credits', async (ctx) => {
     const body = parseOr422(creditsBody, ctx.request.body);
     ctx.body = await ops.addCredits(ctx.params.orgId!, body.amount, body.reference);
+  });
+  router.post('/organizations/:orgId/refunds', async (ctx) => {
+    const body = parseOr422(refundBody, ctx.request.body);
+    ctx.body = await ops.issueRefund(ctx.params.orgId!, body.amount, body.reference, body.queryId);
+  });
+  router.post('/organizations/:orgId/billing', async (ctx) => {
+    ctx.body = await ops.changeBillingSettings(ctx.params.orgId!, parseOr422(billingSettingsBody, ctx.request.body));
+  });
+  router.get('/organizations/:orgId/prices', async (ctx) => {
+    ctx.body = await ops.prices(ctx.params.orgId!);
+  });
+  router.put('/organizations/:orgId/prices/:collection', async (ctx) => {
+    const body = parseOr422(priceBody, ctx.request.body);
+    ctx.body = await ops.setPrice(ctx.params.orgId!, ctx.params.collection!, body.pricePer1000);
+  });
+  router.delete('/organizations/:orgId/prices/:collection', async (ctx) => {
+    ctx.body = await ops.setPrice(ctx.params.orgId!, ctx.params.collection!, null);
+  });
+  router.get('/organizations/:orgId/reconciliation', async (ctx) => {
+    const q = parseOr422(reconciliationQuery, ctx.query);
+    ctx.body = await ops.reconcile(ctx.params.orgId!, q.from, q.to);
+  });
+  router.get('/reconciliation', async (ctx) => {
+    const q = parseOr422(reconciliationQuery, ctx.query);
+    ctx.body = await ops.reconcileAll(q.from, q.to);
+  });
+  router.get('/keys/:keyId', async (ctx) => {
+    ctx.body = await ops.getKey(ctx.params.keyId!);
   });
   router.post('/organizations/:orgId/limits', async (ctx) => {
     ctx.body = await ops.changeLimits(ctx.params.orgId!, parseOr422(limitsBody, ctx.request.body));
@@ -43,7 +72,16 @@ export function adminRoutes(ops: Operations, adminToken: string): Router {
     ctx.body = await ops.balance(ctx.params.orgId!);
   });
   router.get('/organizations/:orgId/ledger', async (ctx) => {
-    ctx.body = await ops.ledger(ctx.params.orgId!);
+    const q = parseOr422(reconciliationQuery, ctx.query);
+    const ledger = await ops.ledger(ctx.params.orgId!);
+    if (q.format === 'csv') {
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.body = ledgerCsv(ledger.entries);
+    } else ctx.body = ledger;
+  });
+  router.get('/organizations/:orgId/ledger.csv', async (ctx) => {
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.body = ledgerCsv((await ops.ledger(ctx.params.orgId!)).entries);
   });
   router.post('/replay', async (ctx) => {
     const report = await ops.replay();

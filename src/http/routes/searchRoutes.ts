@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
 import { parseOr422, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery } from '../schemas.js';
 import type { RequestState } from '../requestContext.js';
-import type { SearchService, BillingOutcome, SearchOutcome } from '../../search/searchService.js';
+import type { SearchService, SearchOutcome } from '../../search/searchService.js';
 import { remainingCost } from '../../search/searchService.js';
 import type { CachedRow } from '../../search/queryCache.js';
 import type { CollectionCatalog } from '../../collections/catalog.js';
@@ -15,14 +15,16 @@ import type { Db } from '../../eventstore/db.js';
 import type { UnlockService } from '../../unlock/unlockService.js';
 import type { AuthContext } from '../../auth/context.js';
 import { Rejection } from '../../domain/rejection.js';
-import type { PriceBook } from '../../billing/pricing.js';
+import { priceBookFor } from '../../billing/pricing.js';
+import { setBillingHeaders } from './billingHeaders.js';
+import { idempotencyBodyHash, assertIdempotencyKey } from '../../search/previewIdempotency.js';
+import type { ImageOptions } from '../../unlock/figureImages.js';
 
 export interface SearchRouteDeps {
   db: Db;
   search: SearchService;
   unlock: UnlockService;
   catalog: CollectionCatalog;
-  prices: PriceBook;
   clock: () => Date;
 }
 
@@ -32,13 +34,6 @@ const auth = (ctx: Context): AuthContext => {
   return a;
 };
 
-function setBillingHeaders(ctx: Context, billing: BillingOutcome): void {
-  ctx.set('X-Tokens-Used', String(billing.tokens));
-  ctx.set('X-Query-Cost', formatCredits(billing.costMicros, 6));
-  ctx.set('X-Billing-Mode', billing.mode);
-  if (billing.balanceMicros !== undefined) ctx.set('X-Credits-Remaining', formatCredits(billing.balanceMicros, 6));
-}
-
 /** Search result object; metadata always carries chunk_index, the rest only when asked for. */
 function searchResult(row: CachedRow, includeMetadata: boolean) {
   const { figures, ...rest } = row.metadata;
@@ -46,8 +41,8 @@ function searchResult(row: CachedRow, includeMetadata: boolean) {
   return { id: row.id, text: row.text, metadata, collection: row.collection, relevance: row.relevance };
 }
 
-/** Preview/cached/unlocked row: locked rows show only the teaser. */
-function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean) {
+/** Preview/cached/unlocked row: locked rows show only the teaser; unlocked rows carry their figures (and images when fetched). */
+function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean, images?: Map<string, string>) {
   return {
     id: row.id,
     collection: row.collection,
@@ -58,7 +53,8 @@ function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean) {
     figureCount: row.figureCount,
     metadata: (() => {
       const { figures, ...rest } = row.metadata;
-      return Array.isArray(figures) && unlocked ? { ...rest, figures: figures.map(({ id, label, caption }) => ({ id, label, caption })) } : rest;
+      if (!Array.isArray(figures) || !unlocked) return rest;
+      return { ...rest, figures: figures.map(({ id, label, caption }) => ({ id, label, caption, ...(images?.has(id) ? { image_data: images.get(id) } : {}) })) };
     })(),
     ...(withRelevance ? { relevance: row.relevance } : {}),
   };
@@ -75,8 +71,8 @@ function searchBody(outcome: SearchOutcome, includeMetadata: boolean) {
   };
 }
 
+/** Only /query and /{collection} carry these: the daily quota, not the per-minute budget. */
 function setRateLimitHeaders(ctx: Context, outcome: SearchOutcome): void {
-  if (!outcome.quota) return;
   ctx.set('X-RateLimit-Limit', String(outcome.quota.dailyLimit));
   ctx.set('X-RateLimit-Remaining', String(outcome.quota.dailyRemaining));
   ctx.set('X-RateLimit-Reset', String(outcome.quota.dailyResetAt));
@@ -96,18 +92,18 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
             description: c.description,
             members: deps.catalog.physicalMembers(c).map((m) => m.displayName),
             memberCount: c.members.length,
-            priceRange: deps.catalog.priceRange(c, (m) => formatPricePer1000(deps.prices.priceFor(a.org.id, m))),
+            priceRange: deps.catalog.priceRange(c, (m) => formatPricePer1000(priceBookFor(a.org).priceFor(a.org.id, m))),
           }
         : { name: c.name, description: c.description },
     );
-    setBillingHeaders(ctx, deps.search.zeroBilling(a));
+    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = { collections, count: collections.length };
   });
 
   const runSearch = async (ctx: Context, input: { collections: string[]; query: string; limit: number; filters: unknown; includeMetadata: boolean }, endpoint: string) => {
     const a = auth(ctx);
     const outcome = await deps.search.search(a, { collections: input.collections, query: input.query, limit: input.limit, filters: input.filters ?? null }, endpoint, (ctx.state as RequestState).requestId);
-    setBillingHeaders(ctx, outcome.billing);
+    setBillingHeaders(ctx, a, outcome.billing);
     setRateLimitHeaders(ctx, outcome);
     ctx.body = searchBody(outcome, input.includeMetadata);
   };
@@ -126,11 +122,14 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     if ((body.collection === undefined) === (body.collections === undefined)) {
       throw new ApiError(422, 'VALIDATION_ERROR', 'send exactly one of collection or collections');
     }
-    const outcome = await deps.search.preview(a, { collections: body.collection ? [body.collection] : body.collections!, query: body.query, limit: body.limit, filters: body.filters ?? null });
-    setBillingHeaders(ctx, deps.search.zeroBilling(a));
+    const idempotencyKey = ctx.get('Idempotency-Key');
+    const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? (assertIdempotencyKey(idempotencyKey), { key: idempotencyKey, bodyHash: idempotencyBodyHash(ctx.request.body) }) : undefined;
+    const outcome = await deps.search.preview(a, { collections: body.collection ? [body.collection] : body.collections!, query: body.query, limit: body.limit, filters: body.filters ?? null }, idempotency);
+    if (outcome.idempotency) ctx.set('Idempotency-Status', outcome.idempotency);
+    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = {
       queryId: outcome.queryId,
-      results: outcome.rows.map((r) => ledgerRow(r, false, false)),
+      results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), false)),
       costCharged: null,
       costToUnlockRemaining: formatCredits(remainingCost(outcome.rows, outcome.unlocked), 6),
       ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
@@ -142,7 +141,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
   router.post('/unlock', async (ctx) => {
     const a = auth(ctx);
     const body = parseOr422(unlockBody, ctx.request.body);
-    if (a.billingMode === 'sandbox') throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', 'unlock has no sandbox behaviour; use a live key');
+    if (a.billingMode === 'sandbox') throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', 'unlock has no sandbox behaviour (sandbox keys support collections, query, {collection}, results and quota); use a live key');
     const record = await deps.search.loadOwnRecord(a, body.queryId);
     if (record.kind !== 'preview') throw new ApiError(422, 'VALIDATION_ERROR', `query ${body.queryId} is not a preview; only previews can be unlocked`);
     const known = new Set(record.payload.rows.map((r) => r.id));
@@ -151,12 +150,16 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     if (unknown.length > 0) throw new ApiError(422, 'VALIDATION_ERROR', `resultIds not in preview ${body.queryId}: ${unknown.slice(0, 5).join(', ')}`);
     const outcome = await deps.unlock.unlock({ orgId: a.org.id, keyId: a.key.id, queryId: record.queryId, requestedIds: [...new Set(requested)] });
     const unlocked = await deps.search.unlockedFor(record);
-    const org = await deps.search.zeroBilling(a);
+    // images budget: the ids asked for first, or when none were named, the rows this call unlocked
+    const images = body.includeFigures
+      ? await deps.search.imagesFor(record, unlocked, body.resultIds ?? outcome.newlyUnlocked, { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality })
+      : new Map<string, Map<string, string>>();
     const charged = BigInt(outcome.chargedMicros);
-    setBillingHeaders(ctx, { ...org, costMicros: charged, tokens: record.payload.rows.filter((r) => outcome.newlyUnlocked.includes(r.id)).reduce((s, r) => s + r.tokens, 0) });
+    const tokens = record.payload.rows.filter((r) => outcome.newlyUnlocked.includes(r.id)).reduce((s, r) => s + r.tokens, 0);
+    setBillingHeaders(ctx, a, { mode: a.billingMode, costMicros: charged, tokens, balanceMicros: charged > 0n ? await deps.search.currentBalance(a) : a.org.balanceMicros });
     ctx.body = {
       queryId: record.queryId,
-      results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), false)),
+      results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), false, images.get(r.id))),
       costCharged: formatCredits(charged, 6),
       costToUnlockRemaining: formatCredits(remainingCost(record.payload.rows, unlocked), 6),
       ...(record.payload.filterWarnings ? { filterWarnings: record.payload.filterWarnings } : {}),
@@ -166,16 +169,16 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
 
   router.get('/results/:queryId', async (ctx) => {
     const a = auth(ctx);
-    parseOr422(imageQuery, ctx.query);
-    const record = await deps.search.loadOwnRecord(a, ctx.params.queryId!);
-    const unlocked = await deps.search.unlockedFor(record);
+    const q = parseOr422(imageQuery, ctx.query);
+    const figures: ImageOptions | null = q.includeFigures ? { maxWidth: q.imageMaxWidth, maxHeight: q.imageMaxHeight, quality: q.imageQuality } : null;
+    const { record, unlocked, images } = await deps.search.refetch(a, ctx.params.queryId!, figures);
     ctx.set('X-Cache', 'hit');
     ctx.set('X-Cache-Expires', deps.search.expiresAt(record).toUTCString());
-    setBillingHeaders(ctx, deps.search.zeroBilling(a));
+    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = {
       queryId: record.queryId,
       latencyMs: 0,
-      results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), true)),
+      results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), true, images.get(r.id))),
       filterWarnings: record.payload.filterWarnings ?? null,
       journalMetricExpansions: record.payload.journalMetricExpansions ?? null,
     };
@@ -184,6 +187,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
   router.get('/quota', async (ctx) => {
     const a = auth(ctx);
     const q = await quotaStatus(deps.db, a.org, deps.clock());
+    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = { dailyLimit: q.dailyLimit, dailyUsed: q.dailyUsed, dailyRemaining: q.dailyRemaining, monthlyLimit: q.monthlyLimit, monthlyUsed: q.monthlyUsed, monthlyRemaining: q.monthlyRemaining };
   });
 

@@ -28,12 +28,25 @@ describe('money', () => {
   it('rounds once per collection, not per row', () => {
     // three rows of 1 token at 0.0015 credits/1000 tokens: per row 0.0000015 -> 2 micros each = 6; per collection 4.5 -> 5
     const lines = chargeLines([1, 1, 1].map((tokens) => ({ collection: 'a', tokens, pricePer1000Micros: 1_500n })));
-    expect(lines).toEqual([{ collection: 'a', tokens: 3, pricePer1000Micros: '1500', amountMicros: '5' }]);
+    expect(lines).toEqual([{ collection: 'a', results: 3, tokens: 3, pricePer1000Micros: '1500', amountMicros: '5' }]);
   });
 });
 
 describe('organization decider', () => {
-  const state: OrgState = { orgId: 'org_1', billingMode: 'live', suspended: false, balanceMicros: 1_000n, limits: DEFAULT_LIMITS, version: 3 };
+  const state: OrgState = {
+    orgId: 'org_1',
+    billingMode: 'live',
+    billingEnabled: true,
+    hideBalance: false,
+    trialQueries: 0,
+    trialUsed: 0,
+    suspended: false,
+    balanceMicros: 1_000n,
+    limits: DEFAULT_LIMITS,
+    usage: { dailyUsed: 0, monthlyUsed: 0 },
+    now: new Date('2026-03-14T10:00:00Z'),
+    version: 3,
+  };
   const key: KeyState = { keyId: 'key_1', orgId: 'org_1', revoked: false, spendingCapMicros: null, spentMicros: 0n };
   const line = (amount: string) => [{ collection: 'scifact', tokens: 100, pricePer1000Micros: '10', amountMicros: amount }];
   const rejected = (fn: () => unknown) => {
@@ -64,7 +77,7 @@ describe('organization decider', () => {
 
   it('records trial and exempt searches at zero', () => {
     for (const billingMode of ['trial', 'exempt'] as const) {
-      const [event] = decide({ type: 'ChargeSearch', key, queryId: 'q1', endpoint: '/query', collections: line('999999') }, { ...state, billingMode });
+      const [event] = decide({ type: 'ChargeSearch', key, queryId: 'q1', endpoint: '/query', collections: line('999999') }, { ...state, billingMode, trialQueries: 5 });
       expect(event).toMatchObject({ type: 'SearchCharged', data: { amountMicros: '0', billingMode } });
     }
   });
