@@ -3,8 +3,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../src/eventstore/db.js';
 import type { Accounts } from '../src/billing/accounts.js';
 import { Rejection } from '../src/domain/rejection.js';
-import { loadQueryRecord, type QueryRecord } from '../src/search/queryCache.js';
-import { takeMinuteBudget } from '../src/limits/quotas.js';
+import { freshness, loadQueryRecord, type QueryRecord } from '../src/search/queryCache.js';
+import { assertQueryQuota, guarded, takeMinuteBudget } from '../src/limits/quotas.js';
 import type { ChargeInput, ChargeOutcome, QuotaDecision, ReleasedRow, UnlockInput } from '../workflows/unlockTypes.js';
 
 export interface UnlockActivityDeps {
@@ -33,24 +33,33 @@ async function requireRecord(db: Db, queryId: string): Promise<QueryRecord> {
   return record;
 }
 
+/** The charge refuses an expired preview: the 7 days or the payload version may have run out since the request was checked. */
+function requireFresh(record: QueryRecord, now: Date): QueryRecord {
+  if (freshness(record, now) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `query ${record.queryId} has expired; run the preview again`);
+  return record;
+}
+
 export function createUnlockActivities(deps: UnlockActivityDeps) {
   const { db, accounts, clock } = deps;
   return {
+    /** Only an unlock of new rows is checked: it takes one request of the per-minute budget and needs quota left. */
     async checkUnlockQuota(input: UnlockInput): Promise<QuotaDecision> {
       return asActivity(async () => {
-        const unlocked = await accounts.unlockedIds(input.queryId);
+        const unlocked = await guarded('the quota store', () => accounts.unlockedIds(input.queryId));
         const freshIds = input.requestedIds.filter((id) => !unlocked.has(id));
         if (freshIds.length === 0) return { freshIds };
-        const org = await accounts.getOrganization(input.orgId);
+        const org = await guarded('the quota store', () => accounts.getOrganization(input.orgId));
         if (!org) throw new Rejection('NOT_FOUND', 'organization not found');
-        await takeMinuteBudget(db, org, clock());
+        const now = clock();
+        await takeMinuteBudget(db, org, now);
+        await assertQueryQuota(db, org, now);
         return { freshIds };
       });
     },
 
     async chargeUnlock(input: ChargeInput): Promise<ChargeOutcome> {
       return asActivity(async () => {
-        const record = await requireRecord(db, input.queryId);
+        const record = requireFresh(await requireRecord(db, input.queryId), clock());
         const wanted = new Set(input.freshIds);
         const rows = record.payload.rows
           .filter((r) => wanted.has(r.id))

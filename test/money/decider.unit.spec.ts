@@ -89,3 +89,64 @@ describe('organization decider', () => {
     expect(decide({ type: 'UnlockResults', key, queryId: 'q', rows, alreadyUnlocked: new Set(['r1', 'r2', 'r3']), workflowId: 'w' }, state)).toEqual([]);
   });
 });
+
+describe('organization decider: modes, trial allowance, quota', () => {
+  const base: OrgState = {
+    orgId: 'org_1',
+    billingMode: 'live',
+    billingEnabled: true,
+    hideBalance: false,
+    trialQueries: 0,
+    trialUsed: 0,
+    suspended: false,
+    balanceMicros: 1_000_000n,
+    limits: { ...DEFAULT_LIMITS, daily: 3, monthly: 10 },
+    usage: { dailyUsed: 0, monthlyUsed: 0 },
+    now: new Date('2026-03-31T18:00:00Z'),
+    version: 1,
+  };
+  const key: KeyState = { keyId: 'key_1', orgId: 'org_1', revoked: false, spendingCapMicros: null, spentMicros: 0n };
+  const lines = [{ collection: 'scifact', results: 2, tokens: 100, pricePer1000Micros: '10000', amountMicros: '1000' }];
+  const charge = (state: OrgState) => decide({ type: 'ChargeSearch', key, queryId: 'q', endpoint: '/query', collections: lines, resultIds: ['a', 'b'] }, state);
+  const refusal = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof Rejection) return { code: err.code, retryAfter: err.details?.retryAfterSeconds };
+      throw err;
+    }
+    return { code: 'accepted' };
+  };
+
+  it('records the rows delivered and the mode; billing off charges nothing and says so', () => {
+    expect(charge(base)[0]).toMatchObject({ data: { billingMode: 'live', amountMicros: '1000', resultIds: ['a', 'b'] } });
+    expect(charge({ ...base, billingEnabled: false, balanceMicros: 0n })[0]).toMatchObject({ data: { billingMode: 'off', amountMicros: '0' } });
+  });
+
+  it('gives a trial organization its allowance free, then refuses with nothing recorded', () => {
+    const trial = { ...base, billingMode: 'trial' as const, trialQueries: 2, balanceMicros: 0n };
+    expect(charge({ ...trial, trialUsed: 1 })[0]).toMatchObject({ data: { billingMode: 'trial', amountMicros: '0' } });
+    expect(refusal(() => charge({ ...trial, trialUsed: 2 })).code).toBe('INSUFFICIENT_CREDITS');
+    const rows = [{ id: 'r1', collection: 'scifact', tokens: 10, pricePer1000Micros: 1000n }];
+    expect(refusal(() => decide({ type: 'UnlockResults', key, queryId: 'q', rows, alreadyUnlocked: new Set(), workflowId: 'w' }, { ...trial, trialUsed: 2 })).code).toBe('INSUFFICIENT_CREDITS');
+    // nothing new to unlock: free whatever the allowance says
+    expect(decide({ type: 'UnlockResults', key, queryId: 'q', rows, alreadyUnlocked: new Set(['r1']), workflowId: 'w' }, { ...trial, trialUsed: 2 })).toEqual([]);
+  });
+
+  it('refuses past the daily quota until the next UTC midnight and past the monthly quota until the next month', () => {
+    expect(refusal(() => charge({ ...base, usage: { dailyUsed: 3, monthlyUsed: 3 } }))).toEqual({ code: 'QUOTA_EXCEEDED', retryAfter: 6 * 3600 });
+    expect(refusal(() => charge({ ...base, usage: { dailyUsed: 0, monthlyUsed: 10 } }))).toEqual({ code: 'QUOTA_EXCEEDED', retryAfter: 6 * 3600 });
+    const midMonth = { ...base, now: new Date('2026-02-10T00:00:00Z'), usage: { dailyUsed: 0, monthlyUsed: 10 } };
+    expect(refusal(() => charge(midMonth))).toEqual({ code: 'QUOTA_EXCEEDED', retryAfter: 19 * 24 * 3600 });
+    expect(refusal(() => charge({ ...base, usage: { dailyUsed: 2, monthlyUsed: 9 } })).code).toBe('accepted');
+  });
+
+  it('changes billing settings and prices as events, and ignores a change that changes nothing', () => {
+    const settings = { billingMode: 'exempt' as const, billingEnabled: true, hideBalance: true, trialQueries: 0 };
+    expect(decide({ type: 'ChangeBillingSettings', settings }, base)).toEqual([{ type: 'BillingSettingsChanged', data: { orgId: 'org_1', ...settings } }]);
+    expect(decide({ type: 'ChangeBillingSettings', settings: { billingMode: 'live', billingEnabled: true, hideBalance: false, trialQueries: 0 } }, base)).toEqual([]);
+    expect(decide({ type: 'SetPriceOverride', collection: 'scifact', pricePer1000Micros: 50_000n }, base)).toEqual([{ type: 'PriceOverrideSet', data: { orgId: 'org_1', collection: 'scifact', pricePer1000Micros: '50000' } }]);
+    expect(refusal(() => decide({ type: 'SetPriceOverride', collection: 'scifact', pricePer1000Micros: -1n }, base)).code).toBe('VALIDATION_ERROR');
+    expect(decide({ type: 'ChangeLimits', limits: { ...base.limits, daily: 9 } }, base)[0]).toMatchObject({ data: { limits: { daily: 9 }, previous: { daily: 3 } } });
+  });
+});
