@@ -55,6 +55,11 @@ function wordCount(text: string): number {
   return text.split(/\s+/).filter(Boolean).length;
 }
 
+/** A fragment (an isolated heading, a stray label): fewer than minTokens tokens or fewer than minWords words. */
+export function isFragment(text: string, tokens: number, options: ChunkingOptions = {}): boolean {
+  return tokens < (options.minTokens ?? DEFAULT_MIN_CHUNK_TOKENS) || wordCount(text) < (options.minWords ?? DEFAULT_MIN_CHUNK_WORDS);
+}
+
 /** A sentence longer than maxTokens is cut into word runs that each fit. */
 function splitOversizedSentence(sentence: string, maxTokens: number, tokenizer: Tokenizer): Piece[] {
   const pieces: Piece[] = [];
@@ -128,21 +133,21 @@ export function chunkSections(
   const minTokens = options.minTokens ?? DEFAULT_MIN_CHUNK_TOKENS;
   const minWords = options.minWords ?? DEFAULT_MIN_CHUNK_WORDS;
   if (maxTokens < minTokens) throw new Error(`maxTokens (${maxTokens}) must be at least minTokens (${minTokens})`);
-  const isFragment = (draft: DraftChunk): boolean => draft.tokens < minTokens || wordCount(draft.text) < minWords;
+  const isFragmentDraft = (draft: DraftChunk): boolean => isFragment(draft.text, draft.tokens, { minTokens, minWords });
 
   const drafts: DraftChunk[] = [];
   for (const section of sections) {
     if (!section.text.trim()) continue;
     const sectionDrafts = packSection(section, maxTokens, tokenizer);
     const last = sectionDrafts.length >= 2 ? sectionDrafts[sectionDrafts.length - 1]! : null;
-    if (last && isFragment(last)) {
+    if (last && isFragmentDraft(last)) {
       let previous = sectionDrafts[sectionDrafts.length - 2]!;
       let tail = last;
-      while (isFragment(tail) && previous.pieces.length > 1) {
+      while (isFragmentDraft(tail) && previous.pieces.length > 1) {
         const moved = previous.pieces[previous.pieces.length - 1]!;
         const nextPrevious = draftOf(previous.section, previous.pieces.slice(0, -1), tokenizer);
         const nextTail = draftOf(tail.section, [moved, ...tail.pieces], tokenizer);
-        if (nextTail.tokens > maxTokens || isFragment(nextPrevious)) break;
+        if (nextTail.tokens > maxTokens || isFragmentDraft(nextPrevious)) break;
         previous = nextPrevious;
         tail = nextTail;
       }
@@ -155,7 +160,7 @@ export function chunkSections(
   const kept: DraftChunk[] = [];
   for (let i = 0; i < drafts.length; i += 1) {
     const draft = drafts[i]!;
-    if (!isFragment(draft)) {
+    if (!isFragmentDraft(draft)) {
       kept.push(draft);
       continue;
     }

@@ -1,5 +1,5 @@
 // Ranking rules both engines share so they rank alike: what text is indexed for BM25, BM25 parameters,
-// the dense similarity, score normalization to 0..1, hybrid fusion and tie-breaking.
+// the dense similarity, score normalization to an absolute 0..1 scale, hybrid fusion and tie-breaking.
 import type { ChunkRecord, RetrievalMode } from './port.js';
 
 /** BM25 term-frequency saturation (Lucene and OpenSearch default). */
@@ -79,9 +79,13 @@ export function normalizeDense(cosine: number): number {
   return cosine <= 0 ? 0 : cosine >= 1 ? 1 : cosine;
 }
 
-/** BM25 has a theoretical minimum of 0 and no maximum: divide by the best score in the candidate list. */
-export function normalizeSparse(bm25: number, maxBm25: number): number {
-  return maxBm25 > 0 ? Math.min(1, bm25 / maxBm25) : 0;
+/**
+ * BM25 as a share of the query's BM25 ceiling (see bm25Ceiling in embedded/luceneBm25.ts: the score of a chunk
+ * saturated with every query term). Unlike a division by the best score of the result list, this depends only on
+ * the query, the chunk and the index statistics, so a weak best match stays weak and scores compare across lists.
+ */
+export function normalizeSparse(bm25: number, ceiling: number): number {
+  return ceiling > 0 ? Math.min(1, bm25 / ceiling) : 0;
 }
 
 /** Higher score first; ties by raw dense, then raw sparse, then chunk id (code-unit order) so the order is total. */
@@ -97,24 +101,22 @@ export function compareRanked(a: RankedCandidate, b: RankedCandidate): number {
 }
 
 /**
- * Scores candidates into 0..1 and returns the best `limit`, sorted.
- * - sparse: bm25 / max bm25 among the candidates
+ * Scores candidates into 0..1 and returns the best `limit`, sorted. Every score is absolute (no division by
+ * anything that depends on the other candidates), so the reranker can calibrate it (rerank.ts).
+ * - sparse: bm25 / the query's BM25 ceiling in this index
  * - dense: clamp(cosine, 0, 1)
- * - hybrid: alpha * clamp(cosine) + (1 - alpha) * bm25 / max bm25; a chunk that was not among the sparse
+ * - hybrid: alpha * clamp(cosine) + (1 - alpha) * bm25 / ceiling; a chunk that was not among the sparse
  *   candidates contributes 0 sparse (both engines know every candidate's cosine, not every candidate's BM25)
  */
 export function rankCandidates(
   mode: RetrievalMode,
   candidates: readonly RankCandidate[],
   limit: number,
+  sparseCeiling: number,
   alpha: number = HYBRID_ALPHA,
 ): RankedCandidate[] {
-  let maxSparse = 0;
-  for (const candidate of candidates) {
-    if (candidate.sparse !== undefined && candidate.sparse > maxSparse) maxSparse = candidate.sparse;
-  }
   const ranked: RankedCandidate[] = candidates.map((candidate) => {
-    const sparsePart = candidate.sparse === undefined ? 0 : normalizeSparse(candidate.sparse, maxSparse);
+    const sparsePart = candidate.sparse === undefined ? 0 : normalizeSparse(candidate.sparse, sparseCeiling);
     const densePart = candidate.dense === undefined ? 0 : normalizeDense(candidate.dense);
     const score =
       mode === 'sparse' ? sparsePart : mode === 'dense' ? densePart : alpha * densePart + (1 - alpha) * sparsePart;

@@ -1,29 +1,67 @@
-// Merges per-collection hit lists into one list on one relevance scale (0..1, three decimals).
-import type { SearchHit } from './port.js';
+// The reranker: puts every candidate of every searched collection on one relevance scale (0..1) and merges them.
+import type { RetrievalMode, SearchHit } from './port.js';
+
+/**
+ * Logistic calibration of one retrieval mode's engine score: relevance = 1 / (1 + exp(-(intercept + slope * score))).
+ * Engine scores are absolute (fusion.ts: cosine, BM25 over the query's BM25 ceiling, or their convex combination),
+ * but the three modes spread differently: a cosine of 0.5 and a BM25 share of 0.5 do not mean the same. Fitted per
+ * mode on the SciFact train judgements (bench/quality.ts --fit), the curves turn each mode's score into an estimate
+ * of the probability that the chunk's document is relevant, which is one scale whatever the collection or mode.
+ */
+export interface ModeCalibration {
+  intercept: number;
+  slope: number;
+}
+
+/** Fitted by `npm run bench:quality -- --fit` on SciFact train queries (see the README section on retrieval quality). */
+export const CALIBRATION: Readonly<Record<RetrievalMode, ModeCalibration>> = {
+  sparse: { intercept: -4.5, slope: 12 },
+  dense: { intercept: -7.5, slope: 12 },
+  hybrid: { intercept: -6, slope: 12 },
+};
+
+/** One engine's hits for one physical collection, searched in that collection's mode. */
+export interface RankedList {
+  key: string;
+  mode: RetrievalMode;
+  hits: SearchHit[];
+}
 
 export interface MergedHit {
   listKey: string;
   hit: SearchHit;
+  /** calibrated relevance before rounding */
+  calibrated: number;
+  /** what the API returns: 0..1, three decimals */
   relevance: number;
 }
 
-export const roundRelevance = (x: number) => Math.round(Math.min(1, Math.max(0, x)) * 1000) / 1000;
+export const roundRelevance = (x: number): number => Math.round(Math.min(1, Math.max(0, x)) * 1000) / 1000;
+
+/** The calibrated relevance of an engine score in a mode; strictly increasing in the score (slopes are positive). */
+export function calibratedRelevance(mode: RetrievalMode, engineScore: number, calibration: Readonly<Record<RetrievalMode, ModeCalibration>> = CALIBRATION): number {
+  const { intercept, slope } = calibration[mode];
+  return 1 / (1 + Math.exp(-(intercept + slope * engineScore)));
+}
 
 /**
- * Engines return scores already on 0..1 (fusion.ts); the merge sorts every candidate by that score,
- * breaks ties by id so the order is deterministic, and drops duplicates of one chunk reached twice.
+ * Merges per-collection hit lists into the best `limit` on the calibrated scale. Each list is already the best of
+ * its collection by engine score, and calibration is monotone per mode, so the top `limit` of each list is enough.
+ * Ties break by chunk id (then list key) so the order is total; one chunk reached twice through the same list
+ * counts once.
  */
-export function mergeByRelevance(lists: { key: string; hits: SearchHit[] }[], limit: number): MergedHit[] {
+export function mergeByRelevance(lists: readonly RankedList[], limit: number, calibration: Readonly<Record<RetrievalMode, ModeCalibration>> = CALIBRATION): MergedHit[] {
   const all: MergedHit[] = [];
   const seen = new Set<string>();
-  for (const l of lists) {
-    for (const hit of l.hits) {
-      const uniq = `${l.key}\u0000${hit.id}`;
-      if (seen.has(uniq)) continue;
-      seen.add(uniq);
-      all.push({ listKey: l.key, hit, relevance: roundRelevance(hit.score) });
+  for (const list of lists) {
+    for (const hit of list.hits) {
+      const unique = `${list.key}\u0000${hit.id}`;
+      if (seen.has(unique)) continue;
+      seen.add(unique);
+      const calibrated = calibratedRelevance(list.mode, hit.score, calibration);
+      all.push({ listKey: list.key, hit, calibrated, relevance: roundRelevance(calibrated) });
     }
   }
-  all.sort((a, b) => b.hit.score - a.hit.score || (a.hit.id < b.hit.id ? -1 : 1));
+  all.sort((a, b) => b.calibrated - a.calibrated || (a.hit.id < b.hit.id ? -1 : a.hit.id > b.hit.id ? 1 : a.listKey < b.listKey ? -1 : a.listKey > b.listKey ? 1 : 0));
   return all.slice(0, limit);
 }

@@ -124,8 +124,20 @@ describe('embedded engine', () => {
       (idf(df) * (BM25_K1 + 1) * freq) / (freq + BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgdl));
     expect(hits[0].sparse).toBeCloseTo(termScore(3, 1, 2) + termScore(1, 1, 2), 5);
     expect(hits[1].sparse).toBeCloseTo(termScore(3, 1, 3), 5);
-    expect(hits[0].score).toBe(1);
-    expect(hits[1].score).toBeCloseTo((hits[1].sparse as number) / (hits[0].sparse as number), 12);
+    // scores are shares of the query's BM25 ceiling: the sum of its terms' weights idf * (k1 + 1)
+    const ceiling = (BM25_K1 + 1) * (idf(3) + idf(1));
+    expect(hits[0].score).toBeCloseTo((hits[0].sparse as number) / ceiling, 5);
+    expect(hits[1].score).toBeCloseTo((hits[1].sparse as number) / ceiling, 5);
+    expect(hits[0].score).toBeLessThan(1);
+  });
+
+  it('keeps a weak best match weak: the sparse score does not depend on the other hits', async () => {
+    await indexed([chunk('strong', 'telomerase telomerase activity telomerase'), chunk('weak', 'activity of cells and tissues'), chunk('other', 'nothing here')]);
+    const both = await engine.search({ index: 'docs', mode: 'sparse', text: 'telomerase activity', limit: 10 });
+    const weakOnly = await engine.search({ index: 'docs', mode: 'sparse', text: 'telomerase activity', limit: 10, filter: { kind: 'eq', field: 'doc_id', value: 'weak' } });
+    expect(weakOnly).toHaveLength(1);
+    expect(weakOnly[0].score).toBe(both.find((hit) => hit.id === 'weak')!.score);
+    expect(weakOnly[0].score).toBeLessThan(0.5);
   });
 
   it('ranks a chunk matching a rarer term above one matching a common term', async () => {
@@ -160,7 +172,7 @@ describe('embedded engine', () => {
     for (const hit of hits) expect(hit.score).toBe(Math.max(0, hit.dense as number));
   });
 
-  it('fuses hybrid scores as alpha * cosine + (1 - alpha) * bm25 / max bm25, all in 0..1', async () => {
+  it('fuses hybrid scores as alpha * cosine + (1 - alpha) * bm25 / the BM25 ceiling of the query, all in 0..1', async () => {
     await indexed([
       chunk('lexical', 'telomerase telomerase activity', {}, unitVector([0, 1, 0, 0, 0, 0, 0, 0])),
       chunk('semantic', 'unrelated words', {}, unitVector([1, 0, 0, 0, 0, 0, 0, 0])),
@@ -173,12 +185,13 @@ describe('embedded engine', () => {
       vector: unitVector([1, 0, 0, 0, 0, 0, 0, 0]),
       limit: 3,
     });
-    const maxSparse = Math.max(...hits.map((hit) => hit.sparse ?? 0));
+    // 'telomerase' is in 2 of the 3 chunks
+    const ceiling = (BM25_K1 + 1) * Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5));
     for (const hit of hits) {
       expect(hit.score).toBeGreaterThanOrEqual(0);
       expect(hit.score).toBeLessThanOrEqual(1);
-      const expected = HYBRID_ALPHA * Math.max(0, hit.dense as number) + (1 - HYBRID_ALPHA) * ((hit.sparse ?? 0) / maxSparse);
-      expect(hit.score).toBeCloseTo(expected, 12);
+      const expected = HYBRID_ALPHA * Math.max(0, hit.dense as number) + (1 - HYBRID_ALPHA) * ((hit.sparse ?? 0) / ceiling);
+      expect(hit.score).toBeCloseTo(expected, 6);
     }
     expect(hits[0].id).toBe('both');
     expect(hits.find((hit) => hit.id === 'semantic')?.sparse).toBeUndefined();

@@ -1,6 +1,7 @@
 // BM25 exactly as OpenSearch scores it (Lucene's BM25Similarity behind OpenSearch's LegacyBM25Similarity),
 // including the lossy one-byte document-length norm and float arithmetic, so embedded scores equal OpenSearch's.
 import { BM25_B, BM25_K1 } from '../fusion.js';
+import { analyzeEnglish } from './englishAnalyzer.js';
 
 const f32 = Math.fround;
 
@@ -82,4 +83,24 @@ export function bm25TermWeight(idf: number, queryTermCount: number): number {
 /** Score of one term in one document: weight - weight / (1 + freq * normInverse), all in float. */
 export function bm25TermScore(weight: number, freq: number, normInverse: number): number {
   return f32(weight - f32(weight / f32(1 + f32(freq * normInverse))));
+}
+
+/** Distinct analyzed query terms with how often each occurs in the query (a repeated term is one boosted clause). */
+export function bm25QueryTerms(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of analyzeEnglish(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * The query's BM25 ceiling in one index: the sum of its terms' weights, which is what a chunk saturated with every
+ * term would score (each term's score tends to its weight as its frequency grows). Terms the index does not hold
+ * count too (document frequency 0): a collection that lacks part of the query matches it less. Summed in the
+ * terms' order as float, so both engines compute the same value from the same statistics.
+ */
+export function bm25Ceiling(terms: ReadonlyMap<string, number>, docFreqOf: (term: string) => number, docCount: number): number {
+  if (docCount <= 0) return 0;
+  let ceiling = 0;
+  for (const [term, queryCount] of terms) ceiling = f32(ceiling + bm25TermWeight(bm25Idf(docFreqOf(term), docCount), queryCount));
+  return ceiling;
 }

@@ -1,9 +1,8 @@
 // Exact retrieval over one segment: BM25 term-at-a-time over the postings and a brute-force dense scan over the
 // vector matrix (WebAssembly kernel), both restricted to chunks that pass the filter before the top-k is taken.
 import { denseSelectionKey, dotProduct } from '../fusion.js';
-import { analyzeEnglish } from './englishAnalyzer.js';
 import type { IndexSegment } from './indexSegment.js';
-import { bm25Idf, bm25NormInverseTable, bm25TermScore, bm25TermWeight } from './luceneBm25.js';
+import { bm25Ceiling, bm25Idf, bm25NormInverseTable, bm25QueryTerms, bm25TermScore, bm25TermWeight } from './luceneBm25.js';
 import { TopCandidates } from './topCandidates.js';
 
 /** Whether the chunk at an ordinal passes the request's filter. */
@@ -34,11 +33,15 @@ export class SparseScratch {
   }
 }
 
-/** Distinct analyzed query terms with how often each occurs in the query. */
-function queryTermCounts(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const term of analyzeEnglish(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
-  return counts;
+/** Document frequency of a term in the segment (0 when absent). */
+function docFreq(segment: IndexSegment, term: string): number {
+  const termId = segment.termIdByTerm.get(term);
+  return termId === undefined ? 0 : segment.postingStarts[termId + 1] - segment.postingStarts[termId];
+}
+
+/** The query's BM25 ceiling over this segment's statistics (see bm25Ceiling). */
+export function sparseCeiling(segment: IndexSegment, text: string): number {
+  return bm25Ceiling(bm25QueryTerms(text), (term) => docFreq(segment, term), segment.docCount);
 }
 
 /** The `count` best chunks by BM25 over the title + text field, filter applied first. */
@@ -49,7 +52,7 @@ export function searchSparse(
   passes: OrdinalFilter | undefined,
   scratch: SparseScratch,
 ): SparseMatch[] {
-  const terms = queryTermCounts(text);
+  const terms = bm25QueryTerms(text);
   if (terms.size === 0 || segment.docCount === 0 || count <= 0) return [];
   const { scores, touched } = scratch.buffers(segment.chunks.length);
   const normInverse = bm25NormInverseTable(segment);

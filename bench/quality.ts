@@ -1,0 +1,291 @@
+// Retrieval quality on SciFact train queries: nDCG@10 and Recall@100 (documents counted once, at their best chunk)
+// for sparse, dense and hybrid on the embedded engine and on OpenSearch, through the service's engines and reranker.
+// Prints JSON, then a table. The first run embeds the corpus into data/bench (minutes); later runs reuse it.
+// Usage: npm run bench:quality [-- --engines embedded,opensearch] [--queries N] [--tune] [--fit]
+//   --tune  sweeps fusion variants offline (alpha, BM25 normalization, candidate depth, missing BM25) on train
+//   --fit   fits the reranker's per-mode calibration (src/search/rerank.ts CALIBRATION) on train
+import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
+import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
+import { HYBRID_ALPHA, hybridCandidateCount, dotProduct } from '../src/search/fusion.js';
+import type { RetrievalMode, SearchEngine } from '../src/search/port.js';
+import type { ModeCalibration } from '../src/search/rerank.js';
+import { searchCollections } from '../src/search/pipeline.js';
+import { embedQueryCached } from '../src/search/queryVectorCache.js';
+import { copyIndex, loadScifactJudgements, openScifactIndex, scifactChunkIds, SCIFACT_COLLECTION, type BenchQuery, type ScifactIndex } from './scifactBench.js';
+import { documentRanking, mean, ndcgAt, recallAt } from './retrievalMetrics.js';
+
+const { values: args } = parseArgs({
+  options: {
+    engines: { type: 'string', default: 'embedded,opensearch' },
+    queries: { type: 'string' },
+    tune: { type: 'boolean', default: false },
+    fit: { type: 'boolean', default: false },
+  },
+});
+
+const MODES: RetrievalMode[] = ['sparse', 'dense', 'hybrid'];
+/** chunks asked for per query: enough to reach 100 distinct documents (SciFact abstracts make about 2 chunks each) */
+const CHUNK_DEPTH = 300;
+
+interface ModeFigures {
+  ndcg10: number;
+  recall100: number;
+  msPerQuery: number;
+}
+
+type QueryVectors = Map<string, Float32Array>;
+
+async function embedQueries(index: ScifactIndex, queries: BenchQuery[]): Promise<QueryVectors> {
+  const vectors: QueryVectors = new Map();
+  for (const query of queries) vectors.set(query.id, await embedQueryCached(index.embedder, query.text));
+  return vectors;
+}
+
+/**
+ * Runs every query through the service's retrieval step (searchCollections: query embedding, engine, fragment guard,
+ * reranker) on one engine, with the collection's retrieval mode set to `mode`; the query vectors are embedded first.
+ */
+async function evaluate(index: ScifactIndex, engine: SearchEngine, mode: RetrievalMode, queries: BenchQuery[], relevant: Map<string, Set<string>>): Promise<ModeFigures> {
+  const ndcg: number[] = [];
+  const recall: number[] = [];
+  const collection = { ...index.collection, retrieval: mode };
+  const started = performance.now();
+  for (const query of queries) {
+    const merged = await searchCollections({ engine, embedder: index.embedder }, [{ key: SCIFACT_COLLECTION, collection }], query.text, CHUNK_DEPTH);
+    const ranking = documentRanking(merged.map((m) => String(m.hit.chunk.metadata.doc_id)));
+    const judged = relevant.get(query.id) ?? new Set<string>();
+    ndcg.push(ndcgAt(ranking, judged, 10));
+    recall.push(recallAt(ranking, judged, 100));
+  }
+  return { ndcg10: round4(mean(ndcg)), recall100: round4(mean(recall)), msPerQuery: round2((performance.now() - started) / queries.length) };
+}
+
+const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+/** Per query: every chunk's cosine and BM25 (0 when no term matches) and the query's BM25 ceiling. */
+interface QueryFeatures {
+  query: BenchQuery;
+  cosines: Float32Array;
+  bm25: Float32Array;
+  ceiling: number;
+}
+
+async function collectFeatures(index: ScifactIndex, ids: string[], queries: BenchQuery[], vectors: QueryVectors): Promise<{ docIds: string[]; features: QueryFeatures[] }> {
+  const dims = index.embedder.dims;
+  const chunks = await index.embedded.getChunks(SCIFACT_COLLECTION, ids);
+  const matrix = new Float32Array(chunks.length * dims);
+  chunks.forEach((chunk, ordinal) => matrix.set(chunk.vector!, ordinal * dims));
+  const ordinalOf = new Map(chunks.map((chunk, ordinal) => [chunk.id, ordinal]));
+  const docIds = chunks.map((chunk) => String(chunk.metadata.doc_id));
+  const features: QueryFeatures[] = [];
+  for (const query of queries) {
+    const vector = vectors.get(query.id)!;
+    const cosines = new Float32Array(chunks.length);
+    for (let ordinal = 0; ordinal < chunks.length; ordinal++) cosines[ordinal] = dotProduct(vector, matrix, ordinal * dims, dims);
+    const bm25 = new Float32Array(chunks.length);
+    let ceiling = 0;
+    for (const hit of await index.embedded.search({ index: SCIFACT_COLLECTION, mode: 'sparse', text: query.text, limit: chunks.length })) {
+      bm25[ordinalOf.get(hit.id)!] = hit.sparse!;
+      if (hit.score > 0) ceiling = hit.sparse! / hit.score;
+    }
+    features.push({ query, cosines, bm25, ceiling });
+  }
+  return { docIds, features };
+}
+
+interface FusionVariant {
+  name: string;
+  normalization: 'ceiling' | 'list-max' | 'rrf';
+  alpha: number;
+  /** candidates per retriever, as a function of the chunk depth asked for */
+  pool: number;
+  /** a dense candidate outside the sparse pool: its BM25 counted as 0 (what the engines do) or exactly */
+  missingSparse: 'zero' | 'exact';
+}
+
+function topOrdinals(scores: Float32Array, count: number, eligible?: (ordinal: number) => boolean): number[] {
+  const ordinals: number[] = [];
+  for (let i = 0; i < scores.length; i++) if (!eligible || eligible(i)) ordinals.push(i);
+  ordinals.sort((a, b) => scores[b]! - scores[a]!);
+  return ordinals.slice(0, count);
+}
+
+function fuse(variant: FusionVariant, f: QueryFeatures, depth: number): number[] {
+  const denseTop = topOrdinals(f.cosines, variant.pool);
+  const sparseTop = topOrdinals(f.bm25, variant.pool, (i) => f.bm25[i]! > 0);
+  const inSparse = new Set(sparseTop);
+  const candidates = [...new Set([...denseTop, ...sparseTop])];
+  const sparseOf = (i: number): number => (inSparse.has(i) || variant.missingSparse === 'exact' ? f.bm25[i]! : 0);
+  let score: (i: number) => number;
+  if (variant.normalization === 'rrf') {
+    const denseRank = new Map(denseTop.map((i, r) => [i, r]));
+    const sparseRank = new Map(sparseTop.map((i, r) => [i, r]));
+    score = (i) => (denseRank.has(i) ? 1 / (60 + denseRank.get(i)!) : 0) + (sparseRank.has(i) ? 1 / (60 + sparseRank.get(i)!) : 0);
+  } else {
+    const denominator = variant.normalization === 'ceiling' ? f.ceiling : Math.max(...candidates.map(sparseOf), 0);
+    score = (i) => variant.alpha * Math.min(1, Math.max(0, f.cosines[i]!)) + (1 - variant.alpha) * (denominator > 0 ? sparseOf(i) / denominator : 0);
+  }
+  return candidates
+    .map((i) => ({ i, s: score(i) }))
+    .sort((a, b) => b.s - a.s)
+    .slice(0, depth)
+    .map((c) => c.i);
+}
+
+function scoreVariant(variant: FusionVariant, features: QueryFeatures[], docIds: string[], relevant: Map<string, Set<string>>): { ndcg10: number; recall100: number } {
+  const ndcg: number[] = [];
+  const recall: number[] = [];
+  for (const f of features) {
+    const ranking = documentRanking(fuse(variant, f, CHUNK_DEPTH).map((i) => docIds[i]!));
+    const judged = relevant.get(f.query.id)!;
+    ndcg.push(ndcgAt(ranking, judged, 10));
+    recall.push(recallAt(ranking, judged, 100));
+  }
+  return { ndcg10: round4(mean(ndcg)), recall100: round4(mean(recall)) };
+}
+
+function tune(features: QueryFeatures[], docIds: string[], relevant: Map<string, Set<string>>): void {
+  const results: Array<FusionVariant & { ndcg10: number; recall100: number }> = [];
+  const defaultPool = hybridCandidateCount(CHUNK_DEPTH);
+  const run = (variant: FusionVariant): void => {
+    results.push({ ...variant, ...scoreVariant(variant, features, docIds, relevant) });
+  };
+  run({ name: 'rrf k=60', normalization: 'rrf', alpha: 0, pool: defaultPool, missingSparse: 'zero' });
+  for (const normalization of ['ceiling', 'list-max'] as const) {
+    for (let alpha = 0; alpha <= 1.0001; alpha += 0.05) {
+      run({ name: `${normalization} a=${alpha.toFixed(2)}`, normalization, alpha: round2(alpha), pool: defaultPool, missingSparse: 'zero' });
+    }
+  }
+  const best = [...results].sort((a, b) => b.ndcg10 - a.ndcg10)[0]!;
+  for (const pool of [100, 300, 600, 1500, 3000]) {
+    for (const missingSparse of ['zero', 'exact'] as const) {
+      run({ ...best, name: `${best.normalization} a=${best.alpha} pool=${pool} missing=${missingSparse}`, pool, missingSparse });
+    }
+  }
+  console.log(JSON.stringify({ tuning: results }, null, 1));
+  console.log('\nvariant                                         nDCG@10  Recall@100');
+  for (const r of [...results].sort((a, b) => b.ndcg10 - a.ndcg10).slice(0, 25)) {
+    console.log(`${r.name.padEnd(46)}  ${r.ndcg10.toFixed(4)}   ${r.recall100.toFixed(4)}`);
+  }
+}
+
+/** Logistic regression of relevance on one engine score (Newton's method, two parameters). */
+function fitLogistic(samples: Array<{ x: number; y: number }>): ModeCalibration {
+  let a = 0;
+  let b = 0;
+  for (let iteration = 0; iteration < 50; iteration++) {
+    let ga = 0;
+    let gb = 0;
+    let haa = 0;
+    let hab = 0;
+    let hbb = 0;
+    for (const { x, y } of samples) {
+      const p = 1 / (1 + Math.exp(-(a + b * x)));
+      const w = p * (1 - p);
+      ga += y - p;
+      gb += (y - p) * x;
+      haa += w;
+      hab += w * x;
+      hbb += w * x * x;
+    }
+    const det = haa * hbb - hab * hab;
+    if (Math.abs(det) < 1e-12) break;
+    const da = (hbb * ga - hab * gb) / det;
+    const db = (haa * gb - hab * ga) / det;
+    a += da;
+    b += db;
+    if (Math.abs(da) + Math.abs(db) < 1e-9) break;
+  }
+  return { intercept: round4(a), slope: round4(b) };
+}
+
+/** Fits each mode's calibration on the engine scores of the first 30 chunks (the most a search returns) per query. */
+async function fit(engine: SearchEngine, queries: BenchQuery[], vectors: QueryVectors, relevant: Map<string, Set<string>>): Promise<void> {
+  const fitted: Partial<Record<RetrievalMode, ModeCalibration & { samples: number; positives: number }>> = {};
+  for (const mode of MODES) {
+    const samples: Array<{ x: number; y: number }> = [];
+    for (const query of queries) {
+      const hits = await engine.search({ index: SCIFACT_COLLECTION, mode, text: query.text, vector: vectors.get(query.id), limit: 30 });
+      const judged = relevant.get(query.id)!;
+      for (const hit of hits) samples.push({ x: hit.score, y: judged.has(String(hit.chunk.metadata.doc_id)) ? 1 : 0 });
+    }
+    fitted[mode] = { ...fitLogistic(samples), samples: samples.length, positives: samples.filter((s) => s.y === 1).length };
+  }
+  console.log(JSON.stringify({ calibration: fitted }, null, 2));
+}
+
+async function main(): Promise<void> {
+  const engines = args.engines.split(',').map((name) => name.trim()).filter(Boolean);
+  const loadBefore = loadavg()[0];
+  const index = await openScifactIndex();
+  let node: OpenSearchNode | undefined;
+  const opened: SearchEngine[] = [];
+  try {
+    const { queries: allQueries, relevant } = await loadScifactJudgements(index.config.dataRoot);
+    const queries = args.queries ? allQueries.slice(0, Number(args.queries)) : allQueries;
+    const ids = await scifactChunkIds(index);
+    console.error(`[quality] ${queries.length} train queries, ${ids.length} chunks; embedding queries...`);
+    // embedded once up front (the pipeline's query-vector cache then serves every mode and engine)
+    const vectors = await embedQueries(index, queries);
+
+    if (args.tune) {
+      const { docIds, features } = await collectFeatures(index, ids, queries, vectors);
+      tune(features, docIds, relevant);
+      return;
+    }
+    if (args.fit) {
+      await fit(index.embedded, queries, vectors, relevant);
+      return;
+    }
+
+    const byEngine: Record<string, Record<RetrievalMode, ModeFigures>> = {};
+    for (const name of engines) {
+      let engine: SearchEngine;
+      if (name === 'embedded') engine = index.embedded;
+      else if (name === 'opensearch') {
+        node ??= await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch') });
+        const opensearch = createOpenSearchEngine({ url: node.url, indexPrefix: 'bench-' });
+        opened.push(opensearch);
+        const copy = await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims);
+        console.error(`[quality] OpenSearch index ${copy} (${ids.length} chunks)`);
+        engine = opensearch;
+      } else throw new Error(`unknown engine ${name} (embedded, opensearch)`);
+      const figures = {} as Record<RetrievalMode, ModeFigures>;
+      for (const mode of MODES) {
+        figures[mode] = await evaluate(index, engine, mode, queries, relevant);
+        console.error(`[quality] ${name} ${mode}: ${JSON.stringify(figures[mode])}`);
+      }
+      byEngine[name] = figures;
+    }
+
+    const report = {
+      dataset: 'SciFact (BEIR) train: 809 queries, qrels/train.tsv; 5,183 abstracts',
+      queries: queries.length,
+      chunks: ids.length,
+      chunkDepth: CHUNK_DEPTH,
+      hybridAlpha: HYBRID_ALPHA,
+      hybridCandidates: hybridCandidateCount(CHUNK_DEPTH),
+      model: index.embedder.modelName,
+      loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) },
+      results: byEngine,
+    };
+    console.log(JSON.stringify(report, null, 2));
+    console.log('\nengine      mode     nDCG@10  Recall@100  ms/query');
+    for (const [name, figures] of Object.entries(byEngine)) {
+      for (const mode of MODES) {
+        const f = figures[mode];
+        console.log(`${name.padEnd(11)} ${mode.padEnd(8)} ${f.ndcg10.toFixed(4)}   ${f.recall100.toFixed(4)}      ${f.msPerQuery.toFixed(1)}`);
+      }
+    }
+  } finally {
+    for (const engine of opened) await engine.close();
+    await node?.stop();
+    await index.close();
+  }
+}
+
+await main();
