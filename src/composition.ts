@@ -22,7 +22,7 @@ import { startTemporalDevServer, type TemporalDevServer } from './infra/temporal
 import { createApp } from './http/app.js';
 import type Koa from 'koa';
 import type { FilterPlanner } from './search/pipeline.js';
-import { createFilterPlanner, loadJournalIndex } from './filters/planner.js';
+import { loadFilterPlanner } from './filters/planner.js';
 
 export interface Runtime {
   config: Config;
@@ -99,7 +99,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const accounts = createAccounts(db, clock);
     const operations = createOperations(accounts, { catalog, clock });
     const prices = createPriceBook();
-    const planFilters = options.planFilters ?? createFilterPlanner(await loadJournalIndex(join(config.dataDir, 'journals.json'), config.dataRoot));
+    const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot));
     const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, prices, planFilters, figureImages: options.figureImages });
 
     const connection = await Connection.connect({ address });

@@ -1,12 +1,18 @@
-// Binds the filter language to the search pipeline: journals table in, a FilterPlanner out; FilterError becomes 422.
+// Binds the filter language to the search pipeline: journals table and bounds in, a FilterPlanner out; FilterError becomes 422.
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from './parse.js';
 import { JournalMetricIndex } from '../journals/metricIndex.js';
 import { readJournalTable } from '../journals/table.js';
 import { runBuildJournals } from '../journals/build.js';
+import { DEFAULT_METRIC_BOUNDS, readMetricBounds, type MetricBoundsTable } from '../journals/bounds.js';
 import { Rejection } from '../domain/rejection.js';
 import type { FilterPlanner, FilterPlan } from '../search/pipeline.js';
 import type { FilterNode } from './ast.js';
+
+/** Files in the data directory: the journals table (`journals build`) and the recomputed bounds (`journals bounds`). */
+export const JOURNALS_FILE = 'journals.json';
+export const JOURNAL_BOUNDS_FILE = 'journal-bounds.json';
 
 /** Loads the journals table, building it from the data root on first use. */
 export async function loadJournalIndex(journalsPath: string, dataRoot: string): Promise<JournalMetricIndex> {
@@ -15,7 +21,24 @@ export async function loadJournalIndex(journalsPath: string, dataRoot: string): 
   return new JournalMetricIndex(table.journals);
 }
 
-export function createFilterPlanner(journals: JournalMetricIndex): FilterPlanner {
+/**
+ * The one-ended bounds recomputed from the current snapshot when `journals bounds` wrote them, else the spec's
+ * table: the spec's bounds "derive from a dataset snapshot and can move when refreshed".
+ */
+export async function loadMetricBounds(boundsPath: string): Promise<MetricBoundsTable> {
+  return existsSync(boundsPath) ? readMetricBounds(boundsPath) : DEFAULT_METRIC_BOUNDS;
+}
+
+/** The planner the service runs with: journals table and bounds from the data directory. */
+export async function loadFilterPlanner(dataDir: string, dataRoot: string): Promise<FilterPlanner> {
+  const [journals, bounds] = await Promise.all([
+    loadJournalIndex(join(dataDir, JOURNALS_FILE), dataRoot),
+    loadMetricBounds(join(dataDir, JOURNAL_BOUNDS_FILE)),
+  ]);
+  return createFilterPlanner(journals, { bounds });
+}
+
+export function createFilterPlanner(journals: JournalMetricIndex, options: { bounds?: MetricBoundsTable } = {}): FilterPlanner {
   return (filters, targets) => {
     // a physical collection reached directly anywhere in the request is checked as directly named
     const profiles = new Map<string, CollectionFilterProfile>();
@@ -27,7 +50,7 @@ export function createFilterPlanner(journals: JournalMetricIndex): FilterPlanner
       }
     }
     try {
-      const compiled = compileFilterForCollections(filters, [...profiles.values()], { journals });
+      const compiled = compileFilterForCollections(filters, [...profiles.values()], { journals, bounds: options.bounds });
       const perCollection = new Map<string, FilterNode | 'skip' | undefined>();
       for (const plan of compiled.collections) perCollection.set(plan.collection, plan.outcome === 'skip' ? 'skip' : plan.ast);
       const plan: FilterPlan = {
@@ -35,6 +58,7 @@ export function createFilterPlanner(journals: JournalMetricIndex): FilterPlanner
         filterWarnings: compiled.warnings,
         journalMetricExpansions: compiled.expansions,
         filtersApplied: compiled.applied,
+        pinnedDois: compiled.pinnedDois,
       };
       return plan;
     } catch (err) {

@@ -22,6 +22,27 @@ export function unindexedFieldWarning(field: string, collections: string[]): Fil
   };
 }
 
+/** Where a pinned DOI was found when none of the searched collections holds it. */
+export type DoiWhereabouts =
+  | { kind: 'unsearched'; collections: string[] }
+  | { kind: 'out_of_scope' }
+  | { kind: 'nowhere' };
+
+export function doiNotInCollectionWarning(doi: string, searched: readonly string[], whereabouts: DoiWhereabouts): FilterWarning {
+  const searchedText = searched.length === 0 ? 'no collection was searched' : `it is not in ${searched.map((name) => `"${name}"`).join(', ')}`;
+  const where =
+    whereabouts.kind === 'unsearched'
+      ? `${whereabouts.collections.map((name) => `"${name}"`).join(', ')} ${whereabouts.collections.length === 1 ? 'holds' : 'hold'} it; search ${whereabouts.collections.length === 1 ? 'that collection' : 'one of them'} to reach it`
+      : whereabouts.kind === 'out_of_scope'
+        ? 'it is held only by collections this API key cannot reach'
+        : 'no collection of this service holds it';
+  return {
+    code: 'doi_not_in_collection',
+    field: 'doi',
+    message: `The filter asks for DOI "${doi}", but ${searchedText}: ${where}.`,
+  };
+}
+
 export function metricMatchedNothingWarning(field: string, condition: string): FilterWarning {
   return {
     code: 'journal_metric_matched_nothing',

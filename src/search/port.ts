@@ -86,6 +86,8 @@ export interface SearchEngine {
   search(req: SearchRequest): Promise<SearchHit[]>;
   /** fetch chunks by id (missing ids are left out) */
   getChunks(index: string, ids: string[]): Promise<ChunkRecord[]>;
+  /** number of chunks passing `filter`, unranked (lookups such as "does this collection hold a DOI") */
+  countChunks(index: string, filter: FilterNode): Promise<number>;
   stats(index: string): Promise<IndexStats>;
   hasIndex(index: string): Promise<boolean>;
   deleteIndex(index: string): Promise<void>;

@@ -1,0 +1,119 @@
+// The `doi_not_in_collection` check: which DOIs pinned by a filter the searched collections do not hold, and where they are instead.
+import type { FilterNode } from './ast.js';
+import { doiNotInCollectionWarning, type DoiWhereabouts, type FilterWarning } from './warnings.js';
+import type { SearchEngine } from '../search/port.js';
+import type { CollectionCatalog } from '../collections/catalog.js';
+
+/** The spec's cover: at most ten pinned DOIs are checked per request. */
+export const MAX_DOIS_CHECKED = 10;
+
+/** How long the check may run beside the search; past it the warnings are omitted (the spec's best effort). */
+export const DEFAULT_DOI_REACH_BUDGET_MS = 1_500;
+
+export interface DoiReachInput {
+  engine: Pick<SearchEngine, 'countChunks' | 'hasIndex'>;
+  /** canonical DOIs pinned by the filter (eq/in outside any negation), in filter order */
+  dois: readonly string[];
+  /** physical collections (engine indexes) the request searches */
+  searched: readonly string[];
+  /** physical collections the key can reach that the request does not search */
+  unsearchedInScope: readonly string[];
+  /** physical collections outside the key's scope; never named in a warning */
+  outOfScope: readonly string[];
+  budgetMs?: number;
+}
+
+/**
+ * One warning per checked DOI that no searched collection holds, in filter order. Resolves to [] when the
+ * check cannot finish within the budget or the engine fails: a partial or wrong answer is worse than none.
+ */
+export async function doiNotInCollectionWarnings(input: DoiReachInput): Promise<FilterWarning[]> {
+  const dois = input.dois.slice(0, MAX_DOIS_CHECKED);
+  if (dois.length === 0) return [];
+  const budgetMs = input.budgetMs ?? DEFAULT_DOI_REACH_BUDGET_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const outOfTime = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), budgetMs);
+  });
+  const check = findWhereabouts(input, dois).catch(() => 'failed' as const);
+  try {
+    const outcome = await Promise.race([check, outOfTime]);
+    if (outcome === 'timeout' || outcome === 'failed') return [];
+    return dois.flatMap((doi) => {
+      const whereabouts = outcome.get(doi);
+      return whereabouts ? [doiNotInCollectionWarning(doi, input.searched, whereabouts)] : [];
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** For each DOI the searched collections lack: where it is instead. DOIs a searched collection holds are absent. */
+async function findWhereabouts(input: DoiReachInput, dois: readonly string[]): Promise<Map<string, DoiWhereabouts>> {
+  const [searched, unsearched, outOfScope] = await Promise.all([
+    holdersByDoi(input.engine, input.searched, dois),
+    holdersByDoi(input.engine, input.unsearchedInScope, dois),
+    holdersByDoi(input.engine, input.outOfScope, dois),
+  ]);
+  const missing = new Map<string, DoiWhereabouts>();
+  for (const doi of dois) {
+    if ((searched.get(doi) ?? []).length > 0) continue;
+    const reachable = unsearched.get(doi) ?? [];
+    if (reachable.length > 0) missing.set(doi, { kind: 'unsearched', collections: reachable });
+    else if ((outOfScope.get(doi) ?? []).length > 0) missing.set(doi, { kind: 'out_of_scope' });
+    else missing.set(doi, { kind: 'nowhere' });
+  }
+  return missing;
+}
+
+/** DOI -> the collections holding at least one chunk with it. One count per collection, then one per DOI where it holds any. */
+async function holdersByDoi(
+  engine: DoiReachInput['engine'],
+  collections: readonly string[],
+  dois: readonly string[],
+): Promise<Map<string, string[]>> {
+  const perCollection = await Promise.all(
+    collections.map(async (collection): Promise<[string, string[]]> => {
+      if (!(await engine.hasIndex(collection))) return [collection, []];
+      const anyOf: FilterNode = { kind: 'in', field: 'doi', values: [...dois] };
+      if ((await engine.countChunks(collection, anyOf)) === 0) return [collection, []];
+      if (dois.length === 1) return [collection, [...dois]];
+      const counts = await Promise.all(dois.map((doi) => engine.countChunks(collection, { kind: 'eq', field: 'doi', value: doi })));
+      return [collection, dois.filter((_, position) => counts[position] > 0)];
+    }),
+  );
+  const holders = new Map<string, string[]>();
+  for (const [collection, held] of perCollection) {
+    for (const doi of held) holders.set(doi, [...(holders.get(doi) ?? []), collection]);
+  }
+  return holders;
+}
+
+/**
+ * The check as the search pipeline runs it: `searched` are the physical collections the request searches; the
+ * key's scope (plain or meta-collection names, null for organization-wide) decides which others may be named.
+ */
+export function checkPinnedDois(input: {
+  engine: DoiReachInput['engine'];
+  catalog: CollectionCatalog;
+  keyScope: readonly string[] | null | undefined;
+  searched: readonly string[];
+  dois: readonly string[];
+  budgetMs?: number;
+}): Promise<FilterWarning[]> {
+  const searched = new Set(input.searched);
+  const inScope = new Set<string>();
+  const scopeEntries = input.keyScope ? input.keyScope.map((name) => input.catalog.resolveCollection(name)) : input.catalog.collections;
+  for (const entry of scopeEntries) {
+    if (entry) for (const member of input.catalog.physicalMembers(entry)) inScope.add(member.name);
+  }
+  const others = input.catalog.collections.map((collection) => collection.name).filter((name) => !searched.has(name));
+  return doiNotInCollectionWarnings({
+    engine: input.engine,
+    dois: input.dois,
+    searched: [...searched],
+    unsearchedInScope: others.filter((name) => inScope.has(name)),
+    outOfScope: others.filter((name) => !inScope.has(name)),
+    budgetMs: input.budgetMs,
+  });
+}
