@@ -13,7 +13,9 @@ import { Rejection } from '../domain/rejection.js';
 import { chargeLines } from '../domain/organization.js';
 import type { CollectionCharge } from '../domain/events.js';
 import { costForTokens } from '../money.js';
-import { mergeByRelevance } from './rerank.js';
+import { mergeByRelevance, type MergedHit, type RankedList } from './rerank.js';
+import { embedQueryCached } from './queryVectorCache.js';
+import { isFragment } from '../ingest/chunk.js';
 import { checkPinnedDois } from '../filters/doiReach.js';
 
 export interface FilterPlan {
@@ -79,6 +81,45 @@ function needsVector(c: PlainCollection): boolean {
   return c.retrieval !== 'sparse';
 }
 
+const listKey = (requested: CatalogEntry, collection: PlainCollection): string => `${requested.name}\u0000${collection.name}`;
+
+/** One physical collection to search, under the name it was requested by. */
+export interface CollectionSearch {
+  key: string;
+  collection: PlainCollection;
+  /** the compiled filter, or 'skip' when the collection cannot take part */
+  filter?: FilterNode | 'skip';
+}
+
+/**
+ * Searches each physical collection in its own retrieval mode (the query embedded once, and only when a mode needs
+ * it) and merges the lists with the reranker. A fragment (an isolated heading) is never returned, even from an index
+ * built before the chunker dropped them. An engine or model that fails answers 503 SERVICE_UNAVAILABLE.
+ */
+export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embedder'>, searches: readonly CollectionSearch[], query: string, limit: number): Promise<MergedHit[]> {
+  let vector: Float32Array | undefined;
+  if (searches.some((s) => s.filter !== 'skip' && needsVector(s.collection))) {
+    try {
+      vector = await embedQueryCached(deps.embedder, query);
+    } catch (err) {
+      throw new Rejection('SERVICE_UNAVAILABLE', `the embedding model failed: ${(err as Error).message}`);
+    }
+  }
+  const lists = await Promise.all(
+    searches.map(async ({ key, collection, filter }): Promise<RankedList> => {
+      const mode = collection.retrieval;
+      if (filter === 'skip') return { key, mode, hits: [] };
+      try {
+        const hits = await deps.engine.search({ index: collection.name, mode, text: query, vector: needsVector(collection) ? vector : undefined, limit, filter });
+        return { key, mode, hits: hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)) };
+      } catch (err) {
+        throw new Rejection('SERVICE_UNAVAILABLE', `search is temporarily unavailable (${collection.name}): ${(err as Error).message}`);
+      }
+    }),
+  );
+  return mergeByRelevance(lists, limit);
+}
+
 export async function retrieve(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput): Promise<RetrievalOutcome> {
   assertSearchableQuery(input.query);
   const targets = resolveTargets(deps.catalog, auth, input.collections);
@@ -87,51 +128,24 @@ export async function retrieve(deps: SearchDeps, auth: AuthContext, input: Searc
     throw new Rejection('INVALID_FILTER', 'filters are not supported by this deployment', { field: null, filter: input.filters });
   }
 
+  const lists = targets.flatMap((t) =>
+    t.physical.map((collection) => ({ key: listKey(t.requested, collection), requested: t.requested, collection, filter: plan?.perCollection.get(collection.name) })),
+  );
   // best effort beside the search, within its own time budget (spec: doi_not_in_collection)
-  const searched = targets.flatMap((t) => t.physical).filter((c) => plan?.perCollection.get(c.name) !== 'skip');
   const doiWarnings = plan?.pinnedDois?.length
-    ? checkPinnedDois({ engine: deps.engine, catalog: deps.catalog, keyScope: auth.key.collections, searched: searched.map((c) => c.name), dois: plan.pinnedDois })
+    ? checkPinnedDois({ engine: deps.engine, catalog: deps.catalog, keyScope: auth.key.collections, searched: lists.filter((l) => l.filter !== 'skip').map((l) => l.collection.name), dois: plan.pinnedDois })
     : Promise.resolve([]);
-
-  const anyDense = targets.some((t) => t.physical.some(needsVector));
-  let vector: Float32Array | undefined;
-  if (anyDense) {
-    try {
-      vector = await deps.embedder.embedQuery(input.query);
-    } catch (err) {
-      throw new Rejection('SERVICE_UNAVAILABLE', `the embedding model failed: ${(err as Error).message}`);
-    }
-  }
-
-  const lists = await Promise.all(
-    targets.flatMap((t) =>
-      t.physical.map(async (c) => {
-        const filter = plan?.perCollection.get(c.name);
-        if (filter === 'skip') return { target: t, collection: c, hits: [] as SearchHit[] };
-        try {
-          const hits = await deps.engine.search({ index: c.name, mode: c.retrieval, text: input.query, vector: needsVector(c) ? vector : undefined, limit: input.limit, filter });
-          return { target: t, collection: c, hits };
-        } catch (err) {
-          throw new Rejection('SERVICE_UNAVAILABLE', `search is temporarily unavailable (${c.name}): ${(err as Error).message}`);
-        }
-      }),
-    ),
-  );
-
+  const merged = await searchCollections(deps, lists, input.query, input.limit);
   const filterWarnings = plan ? [...plan.filterWarnings, ...(await doiWarnings)] : [];
-  const merged = mergeByRelevance(
-    lists.map((l) => ({ key: `${l.target.requested.name}\u0000${l.collection.name}`, hits: l.hits })),
-    input.limit,
-  );
-  const byKey = new Map(lists.map((l) => [`${l.target.requested.name}\u0000${l.collection.name}`, l]));
-  const rows: CachedRow[] = merged.map(({ listKey, hit, relevance }) => {
-    const l = byKey.get(listKey)!;
+  const byKey = new Map(lists.map((l) => [l.key, l]));
+  const rows: CachedRow[] = merged.map(({ listKey: key, hit, relevance }) => {
+    const l = byKey.get(key)!;
     const price = deps.prices.priceFor(auth.org.id, l.collection);
     const metadata = { ...hit.chunk.metadata };
     if (l.collection.openAccessOnly) metadata.open_access = true;
     return {
       id: hit.id,
-      collection: l.target.requested.name,
+      collection: l.requested.name,
       physical: l.collection.name,
       text: hit.chunk.text,
       teaser: teaserOf(hit.chunk.text),

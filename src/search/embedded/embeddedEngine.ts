@@ -9,7 +9,7 @@ import { chunkFingerprint } from './chunkFingerprint.js';
 import { analyzeEnglish } from './englishAnalyzer.js';
 import { indexBytesOnDisk, indexExistsOnDisk, manifestStamp, readIndexGeneration, writeIndexGeneration } from './indexFiles.js';
 import { countTerms, emptySegment, mergeSegment, type IndexSegment, type PendingChunk } from './indexSegment.js';
-import { cosineAt, searchDense, searchSparse, SparseScratch, type OrdinalFilter } from './segmentSearch.js';
+import { cosineAt, searchDense, searchSparse, sparseCeiling, SparseScratch, type OrdinalFilter } from './segmentSearch.js';
 
 export interface EmbeddedEngineOptions {
   /** directory holding one sub-directory per index; one process writes an index, any number may read it */
@@ -240,7 +240,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
 
       const ordinalById = new Map<string, number>();
       for (const [ordinal, candidate] of candidates) ordinalById.set(candidate.id, ordinal);
-      return rankCandidates(req.mode, [...candidates.values()], req.limit, alpha).map((ranked): SearchHit => {
+      const ceiling = req.mode === 'dense' ? 0 : sparseCeiling(segment, req.text);
+      return rankCandidates(req.mode, [...candidates.values()], req.limit, ceiling, alpha).map((ranked): SearchHit => {
         const hit: SearchHit = { id: ranked.id, score: ranked.score, chunk: chunkAt(segment, ordinalById.get(ranked.id) as number) };
         if (ranked.dense !== undefined) hit.dense = ranked.dense;
         if (ranked.sparse !== undefined) hit.sparse = ranked.sparse;

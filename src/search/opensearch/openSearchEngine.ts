@@ -5,6 +5,7 @@ import { compileToOpenSearch, type OpenSearchQuery } from '../../filters/compile
 import { dotProduct, HYBRID_ALPHA, hybridCandidateCount, rankCandidates, type RankCandidate } from '../fusion.js';
 import type { ChunkMetadata, ChunkRecord, SearchEngine, SearchHit, SearchRequest } from '../port.js';
 import { chunkFingerprint } from '../embedded/chunkFingerprint.js';
+import { bm25Ceiling, bm25QueryTerms } from '../embedded/luceneBm25.js';
 import { COSINE_FIELD, cosineScriptFields, decodeVector, denseQuery, encodeVector } from './denseScoring.js';
 import { chunkIndexBody, FIELD, OPENSEARCH_MAPPING_VERSION, type VectorStorage } from './indexMapping.js';
 
@@ -39,7 +40,13 @@ interface SearchResponseHit {
 
 interface SearchResponseBody {
   hits: { hits: SearchResponseHit[] };
+  aggregations?: { [CORPUS_AGG]?: { [TERM_STATS_AGG]?: { buckets: Record<string, { doc_count: number }> } } };
 }
+
+/** Aggregations over the whole index (not the matches) that give the BM25 statistics of the query's terms. */
+const CORPUS_AGG = 'corpus';
+const TERM_STATS_AGG = 'term_stats';
+const FIELD_DOCS_BUCKET = 'field_docs';
 
 interface MgetResponseBody {
   docs: Array<{ _id: string; found: boolean; _source?: Partial<ChunkDocument> }>;
@@ -182,17 +189,38 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     query: OpenSearchQuery,
     size: number,
     fetch: { source: boolean; scriptFields?: Record<string, unknown> },
-  ): Promise<SearchResponseHit[]> {
+    aggs?: Record<string, unknown>,
+  ): Promise<SearchResponseBody> {
     const { body } = await call<SearchResponseBody>('POST', `/${name}/_search`, {
       size,
       query,
       _source: fetch.source,
       ...(fetch.scriptFields ? { script_fields: fetch.scriptFields } : {}),
+      ...(aggs ? { aggs } : {}),
       track_scores: true,
       // score ties are broken by chunk id, as in the embedded engine
       sort: [{ _score: 'desc' }, { [FIELD.chunkId]: 'asc' }],
     });
-    return body.hits.hits;
+    return body;
+  }
+
+  /**
+   * Document frequencies of the analyzed query terms and the BM25 field's document count, computed in the same
+   * request as the sparse search (a global filters aggregation, so the request's filter does not narrow them).
+   */
+  function termStatsAggregation(terms: ReadonlyMap<string, number>): Record<string, unknown> {
+    const filters: Record<string, unknown> = { [FIELD_DOCS_BUCKET]: { exists: { field: FIELD.sparse } } };
+    [...terms.keys()].forEach((term, position) => {
+      filters[`t${position}`] = { term: { [FIELD.sparse]: term } };
+    });
+    return { [CORPUS_AGG]: { global: {}, aggs: { [TERM_STATS_AGG]: { filters: { filters } } } } };
+  }
+
+  function ceilingFrom(body: SearchResponseBody, terms: ReadonlyMap<string, number>): number {
+    const buckets = body.aggregations?.[CORPUS_AGG]?.[TERM_STATS_AGG]?.buckets;
+    if (!buckets) throw new Error('opensearch engine: the search response lacks the term statistics aggregation');
+    const positionOf = new Map([...terms.keys()].map((term, position) => [term, position]));
+    return bm25Ceiling(terms, (term) => buckets[`t${positionOf.get(term)}`]?.doc_count ?? 0, buckets[FIELD_DOCS_BUCKET]?.doc_count ?? 0);
   }
 
   async function fetchChunks(name: string, ids: string[]): Promise<ChunkRecord[]> {
@@ -267,8 +295,12 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
         return chunk;
       };
 
+      const terms = bm25QueryTerms(req.text);
+      let ceiling = 0;
       if (req.mode === 'sparse') {
-        for (const hit of await runSearch(name, sparseQuery(req.text, filters), req.limit, { source: true })) {
+        const body = await runSearch(name, sparseQuery(req.text, filters), req.limit, { source: true }, termStatsAggregation(terms));
+        ceiling = ceilingFrom(body, terms);
+        for (const hit of body.hits.hits) {
           keepSource(hit);
           candidates.set(hit._id, { id: hit._id, sparse: Math.fround(hit._score ?? 0) });
         }
@@ -281,17 +313,20 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
           return typeof fromScript === 'number' ? fromScript : undefined;
         };
         if (req.mode === 'dense') {
-          for (const hit of await runSearch(name, denseQuery(vector, info.vectorStorage, filters), req.limit, { source: true })) {
+          for (const hit of (await runSearch(name, denseQuery(vector, info.vectorStorage, filters), req.limit, { source: true })).hits.hits) {
             candidates.set(hit._id, { id: hit._id, dense: cosineOf(hit, keepSource(hit)) });
           }
         } else {
           const pool = hybridCandidateCount(req.limit);
           const scriptFields = cosineScriptFields(vector, info.vectorStorage);
           const fetch = { source: scriptFields === undefined, scriptFields };
-          const [denseHits, sparseHits] = await Promise.all([
+          const [denseBody, sparseBody] = await Promise.all([
             runSearch(name, denseQuery(vector, info.vectorStorage, filters), pool, fetch),
-            runSearch(name, sparseQuery(req.text, filters), pool, fetch),
+            runSearch(name, sparseQuery(req.text, filters), pool, fetch, termStatsAggregation(terms)),
           ]);
+          ceiling = ceilingFrom(sparseBody, terms);
+          const denseHits = denseBody.hits.hits;
+          const sparseHits = sparseBody.hits.hits;
           for (const hit of [...denseHits, ...sparseHits]) {
             if (!candidates.has(hit._id)) candidates.set(hit._id, { id: hit._id, dense: cosineOf(hit, keepSource(hit)) });
           }
@@ -299,7 +334,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
         }
       }
 
-      const ranked = rankCandidates(req.mode, [...candidates.values()], req.limit, options.hybridAlpha ?? HYBRID_ALPHA);
+      const ranked = rankCandidates(req.mode, [...candidates.values()], req.limit, ceiling, options.hybridAlpha ?? HYBRID_ALPHA);
       const missing = ranked.map((candidate) => candidate.id).filter((id) => !chunks.has(id));
       for (const chunk of await fetchChunks(name, missing)) chunks.set(chunk.id, chunk);
       return ranked.map((candidate): SearchHit => {
