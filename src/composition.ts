@@ -10,6 +10,8 @@ import { createAccounts, type Accounts } from './billing/accounts.js';
 import { createOperations, type Operations } from './admin/operations.js';
 import { createToolRegistry, type ToolRegistry } from './tools/toolRegistry.js';
 import type { FigureImageRenderer } from './unlock/figureImages.js';
+import { createJpegFigureRenderer } from './search/figures/jpegFigureRenderer.js';
+import { figureRootOf } from './search/figures/demoFigures.js';
 import { loadCollectionCatalog, type CollectionCatalog } from './collections/catalog.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
 import type { SearchEngine } from './search/port.js';
@@ -100,7 +102,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const operations = createOperations(accounts, { catalog, clock });
     const prices = createPriceBook();
     const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot));
-    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, prices, planFilters, figureImages: options.figureImages });
+    const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir));
+    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, prices, planFilters, figureImages });
 
     const connection = await Connection.connect({ address });
     closers.push(() => connection.close());
@@ -126,6 +129,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       unlock,
       catalog,
       clock,
+      figureImages,
       tools: options.tools ?? createToolRegistry(),
       adminToken: config.adminToken,
       readiness: {

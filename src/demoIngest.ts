@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Runtime } from './composition.js';
 import { ingestDemoCollections, type IngestReport } from './ingest/ingestCollection.js';
 import { createIngestProgressBar } from './ingest/progressBar.js';
+import { figureRootOf } from './search/figures/demoFigures.js';
 
 export async function ingestMissingDemoCollections(runtime: Pick<Runtime, 'config' | 'catalog' | 'engine' | 'embedder' | 'log'>, force = false): Promise<IngestReport[]> {
   const bar = createIngestProgressBar();
@@ -14,6 +15,7 @@ export async function ingestMissingDemoCollections(runtime: Pick<Runtime, 'confi
       embedder: runtime.embedder,
       tokenizer: runtime.embedder.tokenizer,
       fingerprintFile: join(runtime.config.dataDir, `ingest-fingerprints.${runtime.engine.kind}.json`),
+      figureDir: figureRootOf(runtime.config.dataDir),
       force,
       onProgress: bar.onProgress,
     });

@@ -1,4 +1,6 @@
 // The ingestion pipeline: read → normalize → chunk → embed (when the collection needs vectors) → index → commit.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { CollectionCatalog, PlainCollection } from '../collections/catalog.js';
 import { sourceFilePaths } from '../collections/catalog.js';
@@ -10,6 +12,7 @@ import { fingerprintKey, hashCanonicalJson, hashFile, readStoredFingerprint, wri
 import { readCollectionDocuments } from './readCollection.js';
 import { loadRetractedDois } from './retractions.js';
 import type { SourceDocument } from './sourceDocument.js';
+import { DEMO_FIGURES_VERSION, renderDemoFigures } from '../search/figures/demoFigures.js';
 
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 const PIPELINE_VERSION = 1;
@@ -47,6 +50,8 @@ export interface IngestCollectionOptions {
   batchSize?: number;
   /** engine index name; defaults to the collection name */
   index?: string;
+  /** figure root (one directory per collection); collections with demoFigures get generated charts there */
+  figureDir?: string;
   onProgress?: (progress: IngestProgress) => void;
 }
 
@@ -209,6 +214,8 @@ async function inputFingerprint(options: IngestCollectionOptions): Promise<strin
       ? { model: embedder.modelName, dims: embedder.dims, inputTokens: options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS }
       : null,
     retracted: collection.excludeRetracted ? hashCanonicalJson([...options.retracted].sort()) : null,
+    // only present when on, so collections without figures keep their fingerprint
+    ...(collection.demoFigures && options.figureDir ? { demoFigures: DEMO_FIGURES_VERSION } : {}),
   });
 }
 
@@ -250,6 +257,14 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
   if (await engine.hasIndex(index)) await engine.deleteIndex(index);
   await engine.ensureIndex(index, embedder.dims);
 
+  if (collection.demoFigures && options.figureDir) {
+    const figureDir = join(options.figureDir, collection.name);
+    await rm(figureDir, { recursive: true, force: true });
+    for (const record of records) {
+      const figures = await renderDemoFigures(figureDir, record.id, record.text);
+      if (figures.length > 0) record.metadata.figures = figures;
+    }
+  }
   const embed = needsVectors(collection);
   options.onProgress?.({ collection: collection.name, phase: 'indexing', done: 0, total: records.length });
   for (let start = 0; start < records.length; start += batchSize) {
@@ -288,6 +303,7 @@ export async function ingestDemoCollections(options: {
   chunking?: ChunkingOptions;
   embeddingInputTokens?: number;
   batchSize?: number;
+  figureDir?: string;
   onProgress?: (progress: IngestProgress) => void;
 }): Promise<IngestReport[]> {
   const retracted = options.retracted ?? (await loadRetractedDois(options.dataRoot));

@@ -18,7 +18,8 @@ import { Rejection } from '../../domain/rejection.js';
 import { priceBookFor } from '../../billing/pricing.js';
 import { setBillingHeaders } from './billingHeaders.js';
 import { idempotencyBodyHash, assertIdempotencyKey } from '../../search/previewIdempotency.js';
-import type { ImageOptions } from '../../unlock/figureImages.js';
+import type { FigureImageRenderer, ImageOptions } from '../../unlock/figureImages.js';
+import { searchFigureImages } from '../../search/figures/searchFigures.js';
 
 export interface SearchRouteDeps {
   db: Db;
@@ -26,6 +27,8 @@ export interface SearchRouteDeps {
   unlock: UnlockService;
   catalog: CollectionCatalog;
   clock: () => Date;
+  /** renders figure images for include_figures on /query and /{collection} */
+  figureImages?: FigureImageRenderer;
 }
 
 const auth = (ctx: Context): AuthContext => {
@@ -35,9 +38,10 @@ const auth = (ctx: Context): AuthContext => {
 };
 
 /** Search result object; metadata always carries chunk_index, the rest only when asked for. */
-function searchResult(row: CachedRow, includeMetadata: boolean) {
+function searchResult(row: CachedRow, includeMetadata: boolean, images?: Map<string, string>) {
   const { figures, ...rest } = row.metadata;
-  const metadata = includeMetadata ? { ...rest, ...(Array.isArray(figures) ? { figures: figures.map(({ id, label, caption }) => ({ id, label, caption })) } : {}) } : { chunk_index: row.metadata.chunk_index };
+  const figureList = Array.isArray(figures) && (includeMetadata || images) ? { figures: figures.map(({ id, label, caption }) => ({ id, label, caption, ...(images?.has(id) ? { image_data: images.get(id) } : {}) })) } : {};
+  const metadata = includeMetadata ? { ...rest, ...figureList } : { chunk_index: row.metadata.chunk_index, ...figureList };
   return { id: row.id, text: row.text, metadata, collection: row.collection, relevance: row.relevance };
 }
 
@@ -60,9 +64,9 @@ function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean, im
   };
 }
 
-function searchBody(outcome: SearchOutcome, includeMetadata: boolean) {
+function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: Map<string, Map<string, string>>) {
   return {
-    results: outcome.rows.map((r) => searchResult(r, includeMetadata)),
+    results: outcome.rows.map((r) => searchResult(r, includeMetadata, images?.get(r.id))),
     queryId: outcome.queryId,
     latencyMs: outcome.latencyMs,
     ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
@@ -100,12 +104,14 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     ctx.body = { collections, count: collections.length };
   });
 
-  const runSearch = async (ctx: Context, input: { collections: string[]; query: string; limit: number; filters: unknown; includeMetadata: boolean }, endpoint: string) => {
+  const runSearch = async (ctx: Context, input: { collections: string[]; query: string; limit: number; filters: unknown; includeMetadata: boolean; figures: ImageOptions | null }, endpoint: string) => {
     const a = auth(ctx);
     const outcome = await deps.search.search(a, { collections: input.collections, query: input.query, limit: input.limit, filters: input.filters ?? null }, endpoint, (ctx.state as RequestState).requestId);
+    // figures are free: rendered after the charge, from the rows already paid for
+    const images = input.figures ? await searchFigureImages(outcome.rows, deps.figureImages, input.figures) : undefined;
     setBillingHeaders(ctx, a, outcome.billing);
     setRateLimitHeaders(ctx, outcome);
-    ctx.body = searchBody(outcome, input.includeMetadata);
+    ctx.body = searchBody(outcome, input.includeMetadata, images);
   };
 
   router.post('/query', async (ctx) => {
@@ -113,7 +119,8 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     if ((body.collection === undefined) === (body.collections === undefined)) {
       throw new ApiError(422, 'VALIDATION_ERROR', 'send exactly one of collection or collections');
     }
-    await runSearch(ctx, { collections: body.collection ? [body.collection] : body.collections!, query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.include_metadata }, '/query');
+    const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
+    await runSearch(ctx, { collections: body.collection ? [body.collection] : body.collections!, query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.include_metadata, figures }, '/query');
   });
 
   router.post('/preview', async (ctx) => {
@@ -198,7 +205,9 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       throw new ApiError(422, 'VALIDATION_ERROR', 'the collection is given in the path; remove collection/collections from the body');
     }
     const body = parseOr422(collectionSearchBody, raw);
-    await runSearch(ctx, { collections: [ctx.params.collection!], query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.includeMetadata }, '/{collection}');
+    // includeImages is the deprecated alias of includeFigures
+    const figures = (body.includeFigures ?? body.includeImages) ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
+    await runSearch(ctx, { collections: [ctx.params.collection!], query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.includeMetadata, figures }, '/{collection}');
   });
 
   return router;
