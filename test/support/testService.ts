@@ -34,14 +34,30 @@ async function headLines(src: string, dest: string, n: number, gz: boolean): Pro
   }
 }
 
-/** A data root with the first `docs` SciFact documents and OpenAlex works, the MEDLINE sample and the retraction lists. */
-export async function sliceDataRoot(docs = 150): Promise<string> {
+/** The first `n` citations of the MEDLINE sample, still a valid MedlineCitationSet. */
+async function headMedline(src: string, dest: string, n: number): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const c of createReadStream(src).pipe(createGunzip())) chunks.push(c as Buffer);
+  const xml = Buffer.concat(chunks).toString('utf8');
+  const starts: number[] = [];
+  for (let i = xml.indexOf('<MedlineCitation '); i >= 0 && starts.length <= n; i = xml.indexOf('<MedlineCitation ', i + 1)) starts.push(i);
+  const cut = starts.length > n ? starts[n]! : xml.lastIndexOf('</MedlineCitationSet>');
+  const sliced = `${xml.slice(0, cut)}</MedlineCitationSet>\n`;
+  await new Promise<void>((resolve, reject) => {
+    const out = createGzip();
+    out.pipe(createWriteStream(dest)).on('finish', resolve).on('error', reject);
+    out.end(sliced);
+  });
+}
+
+/** A data root with the first `docs` SciFact documents, OpenAlex works and MEDLINE citations, and the retraction lists. */
+export async function sliceDataRoot(docs = 80): Promise<string> {
   const root = mkdtempSync(join(tmpdir(), 'litsearch-data-'));
   mkdirSync(join(root, 'scifact'));
   mkdirSync(join(root, 'articles'));
   await headLines(join(SHARED_DATA, 'scifact', 'corpus.jsonl'), join(root, 'scifact', 'corpus.jsonl'), docs, false);
   await headLines(join(SHARED_DATA, 'articles', 'openalex_works.synergy.jsonl.gz'), join(root, 'articles', 'openalex_works.synergy.jsonl.gz'), docs, true);
-  symlinkSync(join(SHARED_DATA, 'articles', 'pubmed_medline16n0902_sample.xml.gz'), join(root, 'articles', 'pubmed_medline16n0902_sample.xml.gz'));
+  await headMedline(join(SHARED_DATA, 'articles', 'pubmed_medline16n0902_sample.xml.gz'), join(root, 'articles', 'pubmed_medline16n0902_sample.xml.gz'), docs);
   symlinkSync(join(SHARED_DATA, 'retractions'), join(root, 'retractions'));
   symlinkSync(join(SHARED_DATA, 'journals'), join(root, 'journals'));
   return root;

@@ -1,0 +1,72 @@
+// `npm start` as an operator runs it: embedded defaults, its own Temporal dev server, Ctrl-C, restart with data kept.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/config.js';
+import { sliceDataRoot } from '../support/testService.js';
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  token: string;
+  output: () => string;
+}
+
+async function startMain(dataDir: string, dataRoot: string): Promise<Started> {
+  const env = { ...process.env, DATA_DIR: dataDir, DATA_ROOT: dataRoot, PORT: '0', TEMPORAL_ADDRESS: '', DATABASE_URL: '', OPENSEARCH_URL: '', ADMIN_TOKEN: '', LOG_LEVEL: 'warn' };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    const m = /running at (http:\/\/\S+)\s+Admin token[^:]*: (\S+)/.exec(out);
+    if (m && out.includes('Ctrl-C stops everything')) return { child, url: m[1]!, token: m[2]!, output: () => out };
+    if (child.exitCode !== null) throw new Error(`service exited early (${child.exitCode}):\n${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`service did not start in time:\n${out}`);
+}
+
+function processesUnder(dataDir: string): string[] {
+  const res = spawnSync('pgrep', ['-af', dataDir], { encoding: 'utf8' });
+  return res.stdout.split('\n').filter((l) => l.trim() && !l.includes('pgrep'));
+}
+
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+describe('the run command', () => {
+  it('starts on embedded defaults, prints URL and token, stops cleanly on Ctrl-C and keeps data across a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'litsearch-main-'));
+    const dataRoot = await sliceDataRoot(40);
+    const first = await startMain(dataDir, dataRoot);
+    children.push(first.child);
+    expect(first.output()).toContain('$BASE/api/v1/search/query');
+    expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+    const auth = { Authorization: `Bearer ${first.token}`, 'Content-Type': 'application/json' };
+    const org = (await (await fetch(`${first.url}/admin/v1/organizations`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Persistent' }) })).json()) as { id: string };
+    await fetch(`${first.url}/admin/v1/organizations/${org.id}/credits`, { method: 'POST', headers: auth, body: JSON.stringify({ amount: '3.25' }) });
+    // the Temporal dev server runs as a child, with its SQLite file in the data directory
+    expect(processesUnder(dataDir).some((l) => l.includes('temporal'))).toBe(true);
+
+    first.child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => first.child.once('exit', r));
+    expect(code).toBe(0);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(processesUnder(dataDir)).toEqual([]);
+
+    const second = await startMain(dataDir, dataRoot);
+    children.push(second.child);
+    expect(second.token).toBe(first.token);
+    const balance = (await (await fetch(`${second.url}/admin/v1/organizations/${org.id}/balance`, { headers: auth })).json()) as { balance: string };
+    expect(balance).toEqual({ balance: '3.250000' });
+    second.child.kill('SIGTERM');
+    expect(await new Promise((r) => second.child.once('exit', r))).toBe(0);
+  }, 600_000);
+});
