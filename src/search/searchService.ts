@@ -34,6 +34,8 @@ export interface SearchOutcome {
   filtersApplied?: unknown;
   billing: BillingOutcome;
   quota: QuotaStatus;
+  /** where the time went: limits and money (admission, charge, record) versus retrieval */
+  timings: { billingMs: number; retrievalMs: number };
 }
 
 export interface PreviewOutcome {
@@ -137,7 +139,9 @@ export function createSearchService(deps: ServiceDeps) {
     const rows = syntheticRows(input.query, names, input.limit);
     const queryId = randomUUID();
     await saveQueryRecord(db, { queryId, orgId: auth.org.id, keyId: auth.key.id, kind: 'search', payloadVersion: PAYLOAD_VERSION, createdAt: now, payload: { query: input.query, collections: names, rows } });
-    return { queryId, rows, latencyMs: Math.round(performance.now() - started), billing: zeroBilling(auth), quota: await quotaStatus(db, auth.org, now) };
+    const quota = await quotaStatus(db, auth.org, now);
+    const latencyMs = performance.now() - started;
+    return { queryId, rows, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 } };
   }
 
   /** Loads a query record for the same key; 404 for unknown or another key's, 410 once expired or of an older payload version. */
@@ -165,7 +169,9 @@ export function createSearchService(deps: ServiceDeps) {
       await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
       if (auth.billingMode === 'sandbox') return sandboxSearch(auth, input, now, started);
       await admitPaidSearch(auth, now);
+      const admitted = performance.now();
       const outcome = await retrieve({ ...deps, prices: priceBookFor(auth.org) }, auth, input);
+      const retrieved = performance.now();
       const record = recordOf(auth, 'search', now, input, outcome);
       // the record is what the charge pays for: both commit together or neither does
       const charged = await guarded('the billing store', () =>
@@ -183,10 +189,12 @@ export function createSearchService(deps: ServiceDeps) {
       const event = charged.events[0];
       const costMicros = event && event.type === 'SearchCharged' ? BigInt(event.data.amountMicros) : 0n;
       const quota = charged.dailyUsed >= 0 ? quotaFromUsage(auth.org, { dailyUsed: charged.dailyUsed, monthlyUsed: charged.monthlyUsed }, now) : await quotaStatus(db, auth.org, now);
+      const finished = performance.now();
       return {
         queryId: outcome.queryId,
         rows: outcome.rows,
-        latencyMs: Math.round(performance.now() - started),
+        latencyMs: Math.round(finished - started),
+        timings: { billingMs: admitted - started + (finished - retrieved), retrievalMs: retrieved - admitted },
         filterWarnings: outcome.filterWarnings,
         journalMetricExpansions: outcome.journalMetricExpansions,
         filtersApplied: outcome.filtersApplied,

@@ -56,7 +56,10 @@ export async function startMoneyServices(count: number, startIso: string, option
   const { role, url, superuserUrl } = await ownedDatabase();
   const dataRoot = await sliceDataRoot();
   const services: TestService[] = [];
-  for (let i = 0; i < count; i++) services.push(await startTestService({ store: 'postgres', databaseUrl: url, dataRoot, clock: clock.now, ...options }));
+  for (let i = 0; i < count; i++) {
+    // later runtimes open the first one's data directory: its index is built, so they skip ingestion
+    services.push(await startTestService({ store: 'postgres', databaseUrl: url, dataRoot, clock: clock.now, dataDir: services[0]?.dataDir, ...options }));
+  }
   const superuser = new pg.Client({ connectionString: superuserUrl });
   await superuser.connect();
   return {
