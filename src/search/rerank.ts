@@ -1,4 +1,5 @@
 // The reranker: puts every candidate of every searched collection on one relevance scale (0..1) and merges them.
+import { compareRanked } from './fusion.js';
 import type { RetrievalMode, SearchHit } from './port.js';
 
 /**
@@ -47,8 +48,8 @@ export function calibratedRelevance(mode: RetrievalMode, engineScore: number, ca
 /**
  * Merges per-collection hit lists into the best `limit` on the calibrated scale. Each list is already the best of
  * its collection by engine score, and calibration is monotone per mode, so the top `limit` of each list is enough.
- * Ties break by chunk id (then list key) so the order is total; one chunk reached twice through the same list
- * counts once.
+ * Ties break as the engines break them (score, cosine, BM25, chunk id), then by list key, so the order is total;
+ * one chunk reached twice through the same list counts once.
  */
 export function mergeByRelevance(lists: readonly RankedList[], limit: number, calibration: Readonly<Record<RetrievalMode, ModeCalibration>> = CALIBRATION): MergedHit[] {
   const all: MergedHit[] = [];
@@ -62,6 +63,12 @@ export function mergeByRelevance(lists: readonly RankedList[], limit: number, ca
       all.push({ listKey: list.key, hit, calibrated, relevance: roundRelevance(calibrated) });
     }
   }
-  all.sort((a, b) => b.calibrated - a.calibrated || (a.hit.id < b.hit.id ? -1 : a.hit.id > b.hit.id ? 1 : a.listKey < b.listKey ? -1 : a.listKey > b.listKey ? 1 : 0));
+  all.sort(
+    (a, b) =>
+      b.calibrated - a.calibrated ||
+      // where calibration cannot tell two scores apart, the engine order stands (fusion.ts compareRanked)
+      compareRanked(a.hit, b.hit) ||
+      (a.listKey < b.listKey ? -1 : a.listKey > b.listKey ? 1 : 0),
+  );
   return all.slice(0, limit);
 }

@@ -76,6 +76,10 @@ export interface TestServiceOptions extends Partial<Omit<RuntimeOptions, 'worker
   databaseUrl?: string;
   dataRoot?: string;
   dataDir?: string;
+  /** retrieval on this OpenSearch node instead of the embedded engine */
+  opensearchUrl?: string;
+  /** a collections configuration other than config/collections.json */
+  collectionsConfig?: string;
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -89,8 +93,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ADMIN_TOKEN: 'test-admin-token-0123456789',
     TEMPORAL_ADDRESS: requireComponent('temporalAddress'),
     DATABASE_URL: options.store === 'postgres' ? options.databaseUrl : '',
-    OPENSEARCH_URL: '',
+    OPENSEARCH_URL: options.opensearchUrl ?? '',
     LOG_LEVEL: 'warn',
+    ...(options.collectionsConfig ? { COLLECTIONS_CONFIG: options.collectionsConfig } : {}),
   };
   const config = loadConfig(env);
   const runtime = await startRuntime(config, { worker: true, log: pino({ level: 'warn' }), ...options });
