@@ -1,0 +1,247 @@
+// Speed benchmark. (1) Over HTTP with autocannon: POST /api/v1/search/query on the SciFact collection (hybrid), billed
+// to a live key, latency p50/p95/p99 and throughput at concurrency 1, 16 and 64, the service once on the embedded
+// engine and once on OpenSearch, each in its own process. (2) Scale: the embedded engine at 5k, 50k and 500k
+// generated chunks (index size on disk, memory, hybrid search latency), each size in a fresh child process.
+// Prints JSON and readable lines. The SciFact index comes from the quality benchmark's cache (data/bench).
+// Usage: npm run bench:speed [-- --duration 10] [--queries 200] [--scale 5000,50000,500000] [--skip-http] [--skip-scale]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { REPO_ROOT } from '../src/config.js';
+import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
+import { startSupervisedProcess, type SupervisedProcess } from '../src/infra/supervisedProcess.js';
+import { waitForReady } from '../src/infra/readiness.js';
+import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
+import { copyIndex, loadScifactJudgements, openScifactIndex, scifactChunkIds, SCIFACT_COLLECTION, BENCH_DIR } from './scifactBench.js';
+import { runScaleWorker, type ScaleFigures } from './speedScale.js';
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    queries: { type: 'string', default: '200' },
+    scale: { type: 'string', default: '5000,50000,500000' },
+    'skip-http': { type: 'boolean', default: false },
+    'skip-scale': { type: 'boolean', default: false },
+    'scale-worker': { type: 'string' },
+  },
+});
+
+const CONCURRENCY = [1, 16, 64];
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+
+interface LoadFigures {
+  connections: number;
+  requests: number;
+  requestsPerSecond: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+interface EngineFigures {
+  engine: 'embedded' | 'opensearch';
+  /** one request per query, concurrency 1, query vectors not cached yet */
+  coldP50: number;
+  coldP95: number;
+  load: LoadFigures[];
+  serverRssMB: number;
+}
+
+const round1 = (x: number): number => Math.round(x * 10) / 10;
+
+/** The service (src/main.ts) in a child process on the bench data, with only the scifact collection configured. */
+async function startService(name: string, dataDir: string, env: Record<string, string>): Promise<{ url: string; process: SupervisedProcess }> {
+  mkdirSync(dataDir, { recursive: true });
+  rmSync(join(dataDir, 'server.json'), { force: true });
+  const child = startSupervisedProcess({
+    name,
+    command: process.execPath,
+    args: ['--import', 'tsx', join(REPO_ROOT, 'src', 'main.ts')],
+    cwd: REPO_ROOT,
+    logFile: join(dataDir, 'service.log'),
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', INGEST_DEMO: '0', LOG_LEVEL: 'warn', ADMIN_TOKEN, COLLECTIONS_CONFIG: speedCollectionsConfig(), OPENSEARCH_URL: '', ...env },
+  });
+  const url = await waitForReady({
+    what: `${name} service`,
+    process: child,
+    timeoutMs: 300_000,
+    intervalMs: 500,
+    probe: async (signal) => {
+      const file = join(dataDir, 'server.json');
+      if (!existsSync(file)) return undefined;
+      const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
+      const ready = await fetch(`${url}/readyz`, { signal });
+      return ready.ok ? url : undefined;
+    },
+  });
+  return { url, process: child };
+}
+
+/** The repository's configuration reduced to the scifact collection (nothing else to ingest or search). */
+function speedCollectionsConfig(): string {
+  const config = JSON.parse(readFileSync(join(REPO_ROOT, 'config', 'collections.json'), 'utf8')) as { collections: Array<{ name: string }>; metaCollections: unknown[] };
+  const path = join(BENCH_DIR, 'collections.speed.json');
+  writeFileSync(path, JSON.stringify({ collections: config.collections.filter((c) => c.name === SCIFACT_COLLECTION), metaCollections: [] }, null, 2));
+  return path;
+}
+
+async function json(url: string, init: RequestInit & { token: string; body?: string }): Promise<{ [key: string]: unknown }> {
+  const response = await fetch(url, { ...init, headers: { Authorization: `Bearer ${init.token}`, 'Content-Type': 'application/json' } });
+  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as { [key: string]: unknown };
+}
+
+/** A live organization with credits and limits far above what the run needs, and its key: billing stays on. */
+async function liveKey(url: string): Promise<string> {
+  const org = await json(`${url}/admin/v1/organizations`, {
+    method: 'POST',
+    token: ADMIN_TOKEN,
+    body: JSON.stringify({ name: 'Speed bench', billingMode: 'live', limits: { perMinute: 1_000_000, daily: 100_000_000, monthly: 1_000_000_000 } }),
+  });
+  await json(`${url}/admin/v1/organizations/${org.id}/credits`, { method: 'POST', token: ADMIN_TOKEN, body: JSON.stringify({ amount: '1000000.00' }) });
+  const key = await json(`${url}/admin/v1/organizations/${org.id}/keys`, { method: 'POST', token: ADMIN_TOKEN, body: JSON.stringify({ mode: 'live' }) });
+  return String(key.key);
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+async function measureEngine(engine: EngineFigures['engine'], url: string, pid: number, queries: string[], duration: number): Promise<EngineFigures> {
+  const key = await liveKey(url);
+  const bodies = queries.map((query) => JSON.stringify({ collection: SCIFACT_COLLECTION, query, limit: 10 }));
+  const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+  // one pass with new query texts: each request embeds its query
+  const cold: number[] = [];
+  for (const body of bodies) {
+    const started = performance.now();
+    const response = await fetch(`${url}/api/v1/search/query`, { method: 'POST', headers, body });
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`search answered ${response.status}`);
+    cold.push(performance.now() - started);
+  }
+  cold.sort((a, b) => a - b);
+  const load: LoadFigures[] = [];
+  for (const connections of CONCURRENCY) {
+    let next = 0;
+    const result = await autocannon({
+      url: `${url}/api/v1/search/query`,
+      connections,
+      duration,
+      requests: [
+        {
+          method: 'POST',
+          headers,
+          setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodies[next++ % bodies.length] }),
+        },
+      ],
+    });
+    load.push({
+      connections,
+      requests: result.requests.total,
+      requestsPerSecond: round1(result.requests.average),
+      p50: result.latency.p50,
+      p95: interpolatedP95(result.latency),
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors,
+    });
+    console.error(`[speed] ${engine} c=${connections}: ${JSON.stringify(load[load.length - 1])}`);
+  }
+  return { engine, coldP50: round1(percentile(cold, 50)), coldP95: round1(percentile(cold, 95)), load, serverRssMB: rssOfTree(pid) };
+}
+
+/** autocannon reports p90 and p97.5, not p95: interpolated between them. */
+function interpolatedP95(latency: autocannon.Histogram): number {
+  return round1(latency.p90 + ((95 - 90) / (97.5 - 90)) * (latency.p97_5 - latency.p90));
+}
+
+/** Resident memory of a process and its descendants (the service node process under its supervisor), MB. */
+function rssOfTree(pid: number): number {
+  const out = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,rss=']).toString();
+  const rows = out.trim().split('\n').map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
+  const wanted = new Set([pid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [child, parent] of rows) if (wanted.has(parent) && !wanted.has(child)) wanted.add(child), (grew = true);
+  }
+  return round1(rows.filter(([child]) => wanted.has(child)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024);
+}
+
+async function httpBenchmark(duration: number, queryCount: number): Promise<EngineFigures[]> {
+  const index = await openScifactIndex();
+  const ids = await scifactChunkIds(index);
+  const { queries } = await loadScifactJudgements(index.config.dataRoot);
+  const texts = queries.slice(0, queryCount).map((q) => q.text);
+  let node: OpenSearchNode | undefined;
+  const figures: EngineFigures[] = [];
+  try {
+    node = await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch') });
+    // the service's OpenSearch engine names indexes litsearch-<collection>
+    const opensearch = createOpenSearchEngine({ url: node.url });
+    console.error(`[speed] OpenSearch index ${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`);
+    await opensearch.close();
+    await index.close();
+
+    for (const engine of ['embedded', 'opensearch'] as const) {
+      // the embedded service reads the cached index in data/bench/index; the other keeps its store apart
+      const dataDir = engine === 'embedded' ? BENCH_DIR : join(BENCH_DIR, 'service-opensearch');
+      const service = await startService(`litsearch-${engine}`, dataDir, engine === 'opensearch' ? { OPENSEARCH_URL: node.url } : {});
+      try {
+        figures.push(await measureEngine(engine, service.url, service.process.pid, texts, duration));
+      } finally {
+        await service.process.stop();
+      }
+    }
+  } finally {
+    await node?.stop();
+  }
+  return figures;
+}
+
+/** Runs one scale point in a fresh Node process, so its memory figures are its own. */
+function scaleInChild(chunks: number): ScaleFigures {
+  const out = execFileSync(process.execPath, ['--max-old-space-size=16000', '--expose-gc', '--import', 'tsx', join(REPO_ROOT, 'bench', 'speed.ts'), '--scale-worker', String(chunks)], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 * 1024 * 1024,
+  }).toString();
+  const line = out.trim().split('\n').pop()!;
+  return JSON.parse(line) as ScaleFigures;
+}
+
+async function main(): Promise<void> {
+  if (args['scale-worker']) {
+    console.log(JSON.stringify(await runScaleWorker(Number(args['scale-worker']))));
+    return;
+  }
+  const loadBefore = loadavg()[0];
+  const http = args['skip-http'] ? [] : await httpBenchmark(Number(args.duration), Number(args.queries));
+  const scale = args['skip-scale'] ? [] : args.scale.split(',').map(Number).map(scaleInChild);
+  console.log(
+    JSON.stringify(
+      {
+        machine: { cores: 2, loadAverage: { before: round1(loadBefore), after: round1(loadavg()[0]) } },
+        http: { endpoint: 'POST /api/v1/search/query', collection: 'scifact (hybrid, 10,144 chunks)', limit: 10, billing: 'live key, charged per request', durationSeconds: Number(args.duration), queries: Number(args.queries), results: http },
+        scale,
+      },
+      null,
+      2,
+    ),
+  );
+  for (const e of http) {
+    console.log(`${e.engine.padEnd(10)} cold (query embedded) p50 ${e.coldP50} ms p95 ${e.coldP95} ms; server RSS ${e.serverRssMB} MB`);
+    for (const l of e.load) console.log(`${e.engine.padEnd(10)} c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)`);
+  }
+  for (const s of scale) {
+    console.log(`embedded ${String(s.chunks).padStart(7)} chunks: index ${s.indexMB} MB on disk, heap ${s.heapMB} MB, RSS ${s.rssMB} MB, load ${s.loadSeconds} s, hybrid p50 ${s.hybridP50} ms p95 ${s.hybridP95} ms, sparse p50 ${s.sparseP50} ms, dense p50 ${s.denseP50} ms`);
+  }
+}
+
+await main();

@@ -1,0 +1,146 @@
+// The speed benchmark's scale points: an embedded index of N generated chunks (SciFact chunks with their words
+// rotated and their vectors jittered, so postings and similarities keep a realistic shape), its size on disk, the
+// memory it takes once loaded, and hybrid/sparse/dense search latency with real SciFact query texts and vectors.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createEmbeddedEngine } from '../src/search/embedded/embeddedEngine.js';
+import type { ChunkRecord, RetrievalMode, SearchEngine } from '../src/search/port.js';
+import { embedQueryCached } from '../src/search/queryVectorCache.js';
+import { BENCH_DIR, loadScifactJudgements, openScifactIndex, scifactChunkIds, SCIFACT_COLLECTION } from './scifactBench.js';
+
+export interface ScaleFigures {
+  chunks: number;
+  buildSeconds: number | null;
+  loadSeconds: number;
+  indexMB: number;
+  /** JS heap plus typed arrays held once the index is loaded, over the process before loading */
+  heapMB: number;
+  rssMB: number;
+  hybridP50: number;
+  hybridP95: number;
+  sparseP50: number;
+  denseP50: number;
+}
+
+const INDEX = 'generated';
+const QUERY_COUNT = 100;
+const COMMIT_EVERY = 100_000;
+const round1 = (x: number): number => Math.round(x * 10) / 10;
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+const mb = (bytes: number): number => round1(bytes / 1024 / 1024);
+
+/** mulberry32 */
+function generator(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function generatedChunk(source: ChunkRecord, ordinal: number, round: number, next: () => number): ChunkRecord {
+  const words = source.text.split(' ');
+  const shift = (round * 7) % Math.max(1, words.length);
+  const text = round === 0 ? source.text : [...words.slice(shift), ...words.slice(0, shift)].join(' ');
+  const vector = Float32Array.from(source.vector!);
+  if (round > 0) {
+    let norm = 0;
+    for (let i = 0; i < vector.length; i++) {
+      vector[i]! += (next() - 0.5) * 0.02;
+      norm += vector[i]! * vector[i]!;
+    }
+    const scale = 1 / Math.sqrt(norm);
+    for (let i = 0; i < vector.length; i++) vector[i]! *= scale;
+  }
+  return { id: `gen-${ordinal}`, text, tokens: source.tokens, metadata: { ...source.metadata, doc_id: `gen-${ordinal}`, chunk_index: 0 }, vector };
+}
+
+async function build(dir: string, chunks: number): Promise<number> {
+  const started = performance.now();
+  const index = await openScifactIndex();
+  try {
+    const sources = await index.embedded.getChunks(SCIFACT_COLLECTION, await scifactChunkIds(index));
+    const { queries } = await loadScifactJudgements(index.config.dataRoot);
+    const picked = queries.slice(0, QUERY_COUNT);
+    const vectors = new Float32Array(picked.length * index.embedder.dims);
+    for (const [i, q] of picked.entries()) vectors.set(await embedQueryCached(index.embedder, q.text), i * index.embedder.dims);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'queries.json'), JSON.stringify({ texts: picked.map((q) => q.text), dims: index.embedder.dims }));
+    writeFileSync(join(dir, 'queries.f32'), Buffer.from(vectors.buffer));
+    const engine = createEmbeddedEngine({ dir: join(dir, 'index') });
+    await engine.ensureIndex(INDEX, index.embedder.dims);
+    const next = generator(chunks);
+    let batch: ChunkRecord[] = [];
+    for (let ordinal = 0; ordinal < chunks; ordinal++) {
+      batch.push(generatedChunk(sources[ordinal % sources.length]!, ordinal, Math.floor(ordinal / sources.length), next));
+      if (batch.length === 5000 || ordinal === chunks - 1) {
+        await engine.indexChunks(INDEX, batch);
+        batch = [];
+      }
+      if ((ordinal + 1) % COMMIT_EVERY === 0 || ordinal === chunks - 1) {
+        await engine.commit(INDEX);
+        console.error(`[speed scale] ${ordinal + 1}/${chunks} chunks indexed`);
+      }
+    }
+    await engine.close();
+    writeFileSync(join(dir, 'built.json'), JSON.stringify({ chunks }));
+  } finally {
+    await index.close();
+  }
+  return round1((performance.now() - started) / 1000);
+}
+
+function memory(): { heap: number; rss: number } {
+  (globalThis as { gc?: () => void }).gc?.();
+  const usage = process.memoryUsage();
+  return { heap: usage.heapUsed + usage.arrayBuffers, rss: usage.rss };
+}
+
+async function latencies(engine: SearchEngine, mode: RetrievalMode, texts: string[], vectors: Float32Array, dims: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    for (const [i, text] of texts.entries()) {
+      const started = performance.now();
+      await engine.search({ index: INDEX, mode, text, vector: vectors.subarray(i * dims, (i + 1) * dims), limit: 10 });
+      if (round === 1) times.push(performance.now() - started);
+    }
+  }
+  return times.sort((a, b) => a - b);
+}
+
+const at = (sorted: number[], p: number): number => round2(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
+
+/** Builds the index when absent (data/bench/scale/<chunks>), then loads it and measures. */
+export async function runScaleWorker(chunks: number): Promise<ScaleFigures> {
+  const dir = join(BENCH_DIR, 'scale', String(chunks));
+  const built = existsSync(join(dir, 'built.json')) && (JSON.parse(readFileSync(join(dir, 'built.json'), 'utf8')) as { chunks: number }).chunks === chunks;
+  const buildSeconds = built ? null : await build(dir, chunks);
+  const { texts, dims } = JSON.parse(readFileSync(join(dir, 'queries.json'), 'utf8')) as { texts: string[]; dims: number };
+  const raw = readFileSync(join(dir, 'queries.f32'));
+  const vectors = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
+  const before = memory();
+  const started = performance.now();
+  const engine = createEmbeddedEngine({ dir: join(dir, 'index') });
+  const stats = await engine.stats(INDEX);
+  const loadSeconds = round2((performance.now() - started) / 1000);
+  const after = memory();
+  const hybrid = await latencies(engine, 'hybrid', texts, vectors, dims);
+  const sparse = await latencies(engine, 'sparse', texts, vectors, dims);
+  const dense = await latencies(engine, 'dense', texts, vectors, dims);
+  await engine.close();
+  return {
+    chunks: stats.chunks,
+    buildSeconds,
+    loadSeconds,
+    indexMB: mb(stats.bytes),
+    heapMB: mb(after.heap - before.heap),
+    rssMB: mb(after.rss - before.rss),
+    hybridP50: at(hybrid, 50),
+    hybridP95: at(hybrid, 95),
+    sparseP50: at(sparse, 50),
+    denseP50: at(dense, 50),
+  };
+}
