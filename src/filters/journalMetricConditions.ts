@@ -40,7 +40,8 @@ export function expandMetricConditions(
 ): ExpandedMetricConditions {
   if (tests.length > MAX_METRIC_CONDITIONS_PER_FILTER) {
     throw new FilterError(
-      `The filter has ${tests.length} journal_metric conditions; at most ${MAX_METRIC_CONDITIONS_PER_FILTER} are allowed ` +
+      `The filter has ${tests.length} journal_metric conditions (on ${[...new Set(tests.map((test) => test.field))].join(', ')}); ` +
+        `at most ${MAX_METRIC_CONDITIONS_PER_FILTER} are allowed ` +
         `per filter (put both bounds of one metric in one condition). ${indexedFieldsSentence()}`,
       {
         field: tests[0].field,
@@ -89,7 +90,7 @@ export function expandMetricConditions(
   }
   if (totalValues > MAX_FILTER_VALUES_PER_REQUEST) {
     throw new FilterError(
-      `The filter carries ${totalValues} values (journal metric expansions: ${totalValues - listValueCount}, ` +
+      `The filter carries ${totalValues} values (journal metric expansions${tests.length > 0 ? ` of ${[...new Set(tests.map((test) => test.field))].join(', ')}` : ''}: ${totalValues - listValueCount}, ` +
         `in/not_in lists: ${listValueCount}); a request may hold at most ${MAX_FILTER_VALUES_PER_REQUEST}. ` +
         `Narrow a metric range or shorten a list. ${indexedFieldsSentence()}`,
       {

@@ -221,24 +221,28 @@ class FilterReader {
     if (combinators.length > 0) {
       if (keys.length > 1) {
         const others = keys.filter((key) => key !== combinators[0]);
+        // the field the object names, as a condition's "field" or as a simple-format key
+        const named = typeof node.field === 'string' ? node.field : others.find((key) => !isCombinator(key) && !isOperator(key) && key !== 'field');
+        const naming = named === undefined ? '' : ` (it also names field "${named}")`;
         const message = others.some(isCombinator)
-          ? `One combinator per object: "${combinators.join('" and "')}" are in the same object; nest them inside one another.`
+          ? `One combinator per object: "${combinators.join('" and "')}" are in the same object${naming}; nest them inside one another.`
           : keys.includes('field') || others.some(isOperator)
-            ? `A combinator ("${combinators[0]}") cannot share an object with a condition's "field" or operator; put the condition inside its array.`
+            ? `A combinator ("${combinators[0]}") cannot share an object with a condition's "field" or operator${naming}; put the condition inside its array.`
             : `"${combinators[0]}" cannot stand beside plain field keys (${others.map((key) => `"${key}"`).join(', ')}): the simple and structured formats cannot be mixed.`;
-        reject(message, others.find((key) => !isCombinator(key) && !isOperator(key) && key !== 'field'), node);
+        reject(message, named, node);
       }
       return this.readCombinator(combinators[0], node[combinators[0]], node, depth);
     }
     if (!keys.includes('field')) {
       const operator = keys.find(isOperator);
+      const named = keys.find((key) => !isOperator(key));
       const message = operator
-        ? `A condition with operator "${operator}" needs a "field" key.`
-        : keys.length === 0
+        ? `A condition with operator "${operator}" needs a "field" key${named === undefined ? '' : `; "${named}" beside it is not one`}.`
+        : named === undefined
           ? 'An empty object is not a condition; a condition is {"field": ..., operator: ...}.'
           : `Inside the structured format each condition is {"field": ..., operator: ...}; the simple-format object ` +
-            `${describeValue(node)} cannot be mixed in.`;
-      reject(message, keys.find((key) => !isOperator(key)), node);
+            `${describeValue(node)} (field "${named}") cannot be mixed in.`;
+      reject(message, named, node);
     }
     return this.readStructuredCondition(node);
   }
@@ -500,17 +504,17 @@ function normalizeValue(spec: FieldSpec, raw: unknown, source: unknown): Normali
     case 'pmid': {
       if (typeof raw !== 'string' && typeof raw !== 'number') reject(`"pmid" takes a PubMed id, not ${describeValue(raw)}.`, field, source);
       const pmid = canonicalPmid(raw);
-      if (!pmid) reject(`${describeValue(raw)} is not a PubMed id (digits).`, field, source);
+      if (!pmid) reject(`${describeValue(raw)} is not a PubMed id; "pmid" takes digits.`, field, source);
       return same(pmid);
     }
     case 'pmcid': {
       const pmcid = canonicalPmcid(mustBeString('a PMC id'));
-      if (!pmcid) reject(`${describeValue(raw)} is not a PMC id (PMC followed by digits).`, field, source);
+      if (!pmcid) reject(`${describeValue(raw)} is not a PMC id; "pmcid" takes PMC followed by digits.`, field, source);
       return same(pmcid);
     }
     case 'nct_id': {
       const nctId = canonicalNctId(mustBeString('a ClinicalTrials.gov id'));
-      if (!nctId) reject(`${describeValue(raw)} is not a ClinicalTrials.gov id (NCT followed by 8 digits).`, field, source);
+      if (!nctId) reject(`${describeValue(raw)} is not a ClinicalTrials.gov id; "nct_id" takes NCT followed by 8 digits.`, field, source);
       return same(nctId);
     }
   }

@@ -28,7 +28,9 @@ function expectFilterError(filter: unknown): void {
   if (!(thrown instanceof FilterError)) {
     throw new Error(`expected a FilterError for ${safeJson(filter)}, got ${thrown === undefined ? 'acceptance' : String(thrown)}`);
   }
-  expect(thrown.message.length).toBeGreaterThan(0);
+  // the spec: the message names the field and lists the indexed fields
+  expect(thrown.message).toContain('Indexed fields:');
+  if (thrown.field !== undefined) expect(thrown.message).toContain(thrown.field);
 }
 
 function expectNothingButFilterError(filter: unknown): void {
@@ -36,6 +38,8 @@ function expectNothingButFilterError(filter: unknown): void {
     compile(filter);
   } catch (error) {
     if (!(error instanceof FilterError)) throw error;
+    expect(error.message).toContain('Indexed fields:');
+    if (error.field !== undefined) expect(error.message).toContain(error.field);
   }
 }
 

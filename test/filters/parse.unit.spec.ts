@@ -102,7 +102,7 @@ describe('formats: rejected', () => {
     ['or beside plain field keys', { or: [{ field: 'section', eq: 'x' }], journal: 'Nature' }, 'journal', /"or" cannot stand beside plain field keys/],
     ['not beside plain field keys', { not: [{ field: 'section', eq: 'x' }], journal: 'Nature' }, 'journal', /"not" cannot stand beside plain field keys/],
     ['two combinators in one object', { and: [{ field: 'journal', eq: 'A' }], or: [{ field: 'journal', eq: 'B' }] }, undefined, /One combinator per object/],
-    ['combinator beside a condition', { field: 'journal', eq: 'A', and: [{ field: 'journal', eq: 'B' }] }, undefined, /cannot share an object/],
+    ['combinator beside a condition', { field: 'journal', eq: 'A', and: [{ field: 'journal', eq: 'B' }] }, 'journal', /cannot share an object/],
     ['simple: not beside range keys', { chapter_number: { not: 3, gte: 1 } }, 'chapter_number', /a single "not"/],
     ['simple: empty value object', { journal: {} }, 'journal', /empty object/],
     ['simple: null value', { journal: null }, 'journal', /takes a string/],
