@@ -152,6 +152,10 @@ describe('accepted filters', () => {
     expect(res.body).not.toHaveProperty('filterWarnings');
     expect(res.body.results.length).toBeGreaterThan(0);
     for (const result of res.body.results as Result[]) expect(result.metadata.issn).toContain(issn);
+    const preview = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'openalex-synergy', query: PROBE_QUERY, filters } });
+    expect(preview.status).toBe(200);
+    expect(preview.body.filtersApplied).toEqual(res.body.filtersApplied);
+    expect((preview.body.results as Result[]).map((result) => result.id)).toEqual((res.body.results as Result[]).map((result) => result.id));
 
     const metric = await call('POST', '/api/v1/search/query', { key, body: { collection: 'openalex-synergy', query: PROBE_QUERY, filters: { and: [{ field: 'journal_metric.h_index', between: [0, 1000] }, { field: 'journal_metric.i10_index', between: [900000, 900001] }] } } });
     expect(metric.status).toBe(200);
