@@ -96,12 +96,21 @@ export function foldKeyword(value: string): string {
   return folded;
 }
 
+/**
+ * Stored text longer than this (UTF-16 code units, as Java counts) is kept but not indexed: OpenSearch's keyword
+ * `ignore_above` (Lucene caps a term at 32,766 bytes), so no filter matches it there, and none matches it here.
+ */
+export const MAX_FILTERABLE_TEXT_LENGTH = 8191;
+
+function filterable(value: unknown): boolean {
+  return value !== null && value !== undefined && !(typeof value === 'string' && value.length > MAX_FILTERABLE_TEXT_LENGTH);
+}
+
 /** Whether any stored value of the field (each element of a multi-valued field) passes `test`; null counts as absent. */
 function anyStoredValue(metadata: Readonly<Record<string, unknown>>, field: string, test: (value: unknown) => boolean): boolean {
   const raw = metadata[field];
-  if (raw === null || raw === undefined) return false;
-  if (!Array.isArray(raw)) return test(raw);
-  for (const value of raw) if (value !== null && value !== undefined && test(value)) return true;
+  if (!Array.isArray(raw)) return filterable(raw) && test(raw);
+  for (const value of raw) if (filterable(value) && test(value)) return true;
   return false;
 }
 

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FilterNode } from '../../src/filters/ast.js';
-import { compileToPredicate, parseDatePeriod } from '../../src/filters/compileToPredicate.js';
+import { compileToPredicate, MAX_FILTERABLE_TEXT_LENGTH, parseDatePeriod } from '../../src/filters/compileToPredicate.js';
 
 type Metadata = Record<string, unknown>;
 
@@ -25,6 +25,18 @@ function matches(node: FilterNode, metadata: Metadata = article): boolean {
 }
 
 describe('compileToPredicate', () => {
+  it('ignores stored text longer than OpenSearch indexes (keyword ignore_above), as absent', () => {
+    const long = 'x'.repeat(MAX_FILTERABLE_TEXT_LENGTH + 1);
+    const atLimit = 'y'.repeat(MAX_FILTERABLE_TEXT_LENGTH);
+    const metadata = { title: long, authors: [long, 'Ada Lovelace'], keywords: [atLimit] };
+    expect(matches({ kind: 'eq', field: 'title', value: long }, metadata)).toBe(false);
+    expect(matches({ kind: 'exists', field: 'title' }, metadata)).toBe(false);
+    expect(matches({ kind: 'not', child: { kind: 'exists', field: 'title' } }, metadata)).toBe(true);
+    expect(matches({ kind: 'eq', field: 'authors', value: long }, metadata)).toBe(false);
+    expect(matches({ kind: 'eq', field: 'authors', value: 'ada lovelace' }, metadata)).toBe(true);
+    expect(matches({ kind: 'eq', field: 'keywords', value: atLimit }, metadata)).toBe(true);
+  });
+
   it('matches equality on scalars, case-insensitively for strings', () => {
     expect(matches({ kind: 'eq', field: 'journal', value: 'the lancet' })).toBe(true);
     expect(matches({ kind: 'eq', field: 'journal', value: 'Lancet' })).toBe(false);

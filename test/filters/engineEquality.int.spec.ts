@@ -15,6 +15,7 @@ import { readJournalTable } from '../../src/journals/table.js';
 import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
 import { createOpenSearchEngine } from '../../src/search/opensearch/openSearchEngine.js';
 import type { ChunkRecord, RetrievalMode, SearchEngine } from '../../src/search/port.js';
+import type { FilterNode } from '../../src/filters/ast.js';
 import { requireComponent } from '../setup/components.js';
 import { pseudoRandomVector } from '../search/scifactFixture.js';
 import { SHARED_DATA, sliceDataRoot } from '../support/testService.js';
@@ -111,6 +112,37 @@ describe('the embedded predicate and the OpenSearch query select the same chunks
       expect(entry.pools.issn.length + entry.pools.doi.length).toBeGreaterThan(50);
     }
     expect(indexed[2].pools.topic.length).toBeGreaterThan(20);
+  });
+
+  it('for text too long to index: neither engine matches it, both keep it under not', async () => {
+    const index = 'eq-long-text';
+    const long = 'Long title '.repeat(800);
+    const chunks: ChunkRecord[] = [long, `${long}!`, 'A short title'].map((title, n) => ({
+      id: `long-${n}`,
+      text: `chunk ${n} about long titles`,
+      tokens: 5,
+      metadata: { doc_id: `long-${n}`, chunk_index: 0, title, authors: [long, `Author ${n}`] },
+      vector: pseudoRandomVector(`long-${n}`, DIMS),
+    }));
+    for (const engine of [embedded, opensearch]) {
+      await engine.ensureIndex(index, DIMS);
+      await engine.indexChunks(index, chunks);
+      await engine.commit(index);
+    }
+    const filters: FilterNode[] = [
+      { kind: 'eq', field: 'title', value: long },
+      { kind: 'exists', field: 'title' },
+      { kind: 'not', child: { kind: 'in', field: 'title', values: [long, 'a short title'] } },
+      { kind: 'in', field: 'authors', values: [long, 'author 1'] },
+    ];
+    const counts = [];
+    for (const filter of filters) {
+      const [fromEmbedded, fromOpenSearch] = await Promise.all([embedded.countChunks(index, filter), opensearch.countChunks(index, filter)]);
+      expect(fromOpenSearch, JSON.stringify(filter).slice(0, 80)).toBe(fromEmbedded);
+      counts.push(fromEmbedded);
+    }
+    expect(counts).toEqual([0, 1, 2, 1]);
+    await opensearch.deleteIndex(index);
   });
 
   for (const name of COLLECTIONS) {

@@ -1,6 +1,6 @@
 // Settings and mappings of one collection's OpenSearch index: the BM25 field (title + text, `english` analyzer,
 // same k1/b as the embedded engine), typed metadata fields with the filter semantics, and the vector field.
-import { DATE_FIELDS } from '../../filters/compileToPredicate.js';
+import { DATE_FIELDS, MAX_FILTERABLE_TEXT_LENGTH } from '../../filters/compileToPredicate.js';
 import { BM25_B, BM25_K1 } from '../fusion.js';
 
 /** Version of this mapping; an index created by another version needs a re-index. */
@@ -26,8 +26,8 @@ export const FIELD = {
 
 const KEYWORD_NORMALIZER = 'litsearch_lowercase';
 const SIMILARITY = 'litsearch_bm25';
-/** keyword values longer than this (in characters) are kept in _source but not indexed (Lucene's term limit is 32766 bytes) */
-const KEYWORD_IGNORE_ABOVE = 8191;
+/** keyword values longer than this (in characters) are kept in _source but not indexed; the predicate ignores them alike */
+const KEYWORD_IGNORE_ABOVE = MAX_FILTERABLE_TEXT_LENGTH;
 
 /** Metadata fields matched by case-insensitive equality (the predicate folds case the same way). */
 const KEYWORD_FIELDS = [
