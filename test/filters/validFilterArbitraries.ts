@@ -170,14 +170,16 @@ export function validConditions(pools: FilterValuePools, capabilities: FilterCap
   if (pooled('article_type')) options.push(equalityConditions('article_type', pick(pools.article_type as string[]).chain(articleTypeSpelling)));
   for (const field of ['journal', 'publisher', 'keywords', 'section']) text(field);
   options.push(equalityConditions('open_access', fc.boolean()));
-  options.push(equalityConditions('chapter_number', fc.integer({ min: 1, max: 3 })), rangeConditions('chapter_number', fc.integer({ min: 0, max: 5 })));
+  options.push(equalityConditions('chapter_number', fc.integer({ min: 1, max: 3 })), rangeConditions('chapter_number', fc.oneof(fc.integer({ min: 0, max: 5 }), fc.double({ min: -1, max: 6, noNaN: true }))));
   options.push(metricConditions());
   if (capabilities.scan) {
     for (const field of ['title', 'authors']) text(field);
     if (pooled('pmid')) options.push(equalityConditions('pmid', pick(pools.pmid as string[]).chain((pmid) => fc.constantFrom<unknown>(pmid, Number(pmid)))));
     if (pooled('pmcid')) options.push(equalityConditions('pmcid', pick(pools.pmcid as string[]).chain((id) => fc.constantFrom(id, id.toLowerCase(), id.replace(/^PMC/, '')))));
     const chunkIndex = fc.integer({ min: 0, max: 6 });
-    options.push(equalityConditions('chunk_index', chunkIndex), rangeConditions('chunk_index', chunkIndex));
+    // fractional bounds on an integer field: OpenSearch rounds them, the predicate compares them as numbers
+    const chunkIndexBound = fc.oneof(chunkIndex, fc.integer({ min: -1, max: 6 }).map((n) => n + 0.5));
+    options.push(equalityConditions('chunk_index', chunkIndex), rangeConditions('chunk_index', chunkIndexBound));
   }
   if (capabilities.editorial) {
     for (const field of ['topic', 'url', 'overall_status', 'phases']) text(field);
