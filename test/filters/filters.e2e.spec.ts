@@ -1,6 +1,7 @@
 // The filter language over HTTP on the real service (Koa, Temporal, PGlite, embedded engine, embedding model): 422 INVALID_FILTER
 // with its details and nothing charged, the echo, warnings and expansions, filtered requests always searched and billed, and a fuzz
 // of thousands of malformed filters that must all answer 422 INVALID_FILTER, never a 5xx.
+import { rmSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileFilterForCollections, FilterError } from '../../src/filters/parse.js';
@@ -56,13 +57,17 @@ function expectInvalidFilter(res: { status: number; body: { error?: { code: stri
   return details;
 }
 
+let dataRoot: string | undefined;
+
 beforeAll(async () => {
-  svc = await startTestService({ dataRoot: await sliceDataRoot(60) });
+  dataRoot = await sliceDataRoot(60);
+  svc = await startTestService({ dataRoot });
   call = httpClient(svc.baseUrl);
 }, 900_000);
 
 afterAll(async () => {
   await svc?.close();
+  for (const dir of [dataRoot, svc?.dataDir]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('422 INVALID_FILTER over HTTP', () => {
