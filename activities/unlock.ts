@@ -1,7 +1,8 @@
 // Unlock activities: quota check, atomic charge-and-unlock, release of the paid rows.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../src/eventstore/db.js';
-import type { Accounts } from '../src/billing/accounts.js';
+import { unlockChargeKey, type Accounts } from '../src/billing/accounts.js';
+import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
 import { Rejection } from '../src/domain/rejection.js';
 import { freshness, loadQueryRecord, type QueryRecord } from '../src/search/queryCache.js';
 import { assertQueryQuota, guarded, takeMinuteBudget } from '../src/limits/quotas.js';
@@ -57,8 +58,12 @@ export function createUnlockActivities(deps: UnlockActivityDeps) {
       });
     },
 
+    /** Idempotent by chargeKey: a repeated call returns what the first one charged and unlocked. */
     async chargeUnlock(input: ChargeInput): Promise<ChargeOutcome> {
       return asActivity(async () => {
+        const earlier = (await readByIdempotencyKey(db, unlockChargeKey(input.chargeKey))).find((e) => e.type === 'ResultsUnlocked');
+        if (earlier && earlier.type === 'ResultsUnlocked') return { chargedMicros: earlier.data.amountMicros, unlockedIds: earlier.data.resultIds };
+        if (input.freshIds.length === 0) return { chargedMicros: '0', unlockedIds: [] };
         const record = requireFresh(await requireRecord(db, input.queryId), clock());
         const wanted = new Set(input.freshIds);
         const rows = record.payload.rows

@@ -1,83 +1,89 @@
 // Projection logic, written once: what each event changes in balances, ledger, keys, unlocks, usage and prices.
 // The same function feeds the inline projector (SQL, in the append transaction) and replay (memory, then bulk).
-import type { CollectionCharge, StoredEvent } from '../src/domain/events.js';
+// It updates the rows its reader hands out in place and returns them as the changes: both readers give the projector
+// rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
+import type { CollectionCharge, ProjectableEvent } from '../src/domain/events.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
 import type { ApiKeyRow, BalanceRow, CollectionUsageRow, OrganizationRow, ProjectionTable, RowOf, UsageRow } from './tables.js';
 
 export { dayPeriod, monthPeriod };
 
+/**
+ * The rows projecting an event may read, answered synchronously: replay holds them in memory and the inline projector
+ * fetches them in one query first (every row an event touches is named by the event itself).
+ */
 export interface ProjectionReader {
-  organization(orgId: string): Promise<OrganizationRow | undefined>;
-  balance(orgId: string): Promise<BalanceRow | undefined>;
-  apiKey(keyId: string): Promise<ApiKeyRow | undefined>;
-  usage(orgId: string, period: string): Promise<UsageRow | undefined>;
-  collectionUsage(orgId: string, day: string, collection: string): Promise<CollectionUsageRow | undefined>;
+  organization(orgId: string): OrganizationRow | undefined;
+  balance(orgId: string): BalanceRow | undefined;
+  apiKey(keyId: string): ApiKeyRow | undefined;
+  usage(orgId: string, period: string): UsageRow | undefined;
+  collectionUsage(orgId: string, day: string, collection: string): CollectionUsageRow | undefined;
 }
 
 export type Change = { [T in ProjectionTable]: { table: T; row: RowOf[T] } }[ProjectionTable];
 
 const add = (a: string, b: bigint) => (BigInt(a) + b).toString();
 
-async function requireBalance(read: ProjectionReader, orgId: string): Promise<BalanceRow> {
-  const row = await read.balance(orgId);
+function requireBalance(read: ProjectionReader, orgId: string): BalanceRow {
+  const row = read.balance(orgId);
   if (!row) throw new Error(`projection: no balance row for organization ${orgId}`);
   return row;
 }
 
-async function bumpOrgVersion(read: ProjectionReader, e: StoredEvent, orgId: string, patch: Partial<OrganizationRow> | ((org: OrganizationRow) => Partial<OrganizationRow>)): Promise<Change> {
-  const org = await read.organization(orgId);
+function bumpOrgVersion(read: ProjectionReader, e: ProjectableEvent, orgId: string, patch: Partial<OrganizationRow> | ((org: OrganizationRow) => Partial<OrganizationRow>)): Change {
+  const org = read.organization(orgId);
   if (!org) throw new Error(`projection: no organization ${orgId}`);
-  return { table: 'organizations', row: { ...org, ...(typeof patch === 'function' ? patch(org) : patch), version: e.streamVersion } };
+  return { table: 'organizations', row: Object.assign(org, typeof patch === 'function' ? patch(org) : patch, { version: e.streamVersion }) };
 }
 
-async function usageChanges(read: ProjectionReader, e: StoredEvent, orgId: string, queries: number, tokens: number, amount: bigint): Promise<Change[]> {
+function usageChanges(read: ProjectionReader, e: ProjectableEvent, orgId: string, queries: number, tokens: number, amount: bigint): Change[] {
   const out: Change[] = [];
   for (const period of [dayPeriod(e.recordedAt), monthPeriod(e.recordedAt)]) {
-    const row = (await read.usage(orgId, period)) ?? { org_id: orgId, period, queries: 0, tokens: '0', amount_micros: '0' };
+    const row = (read.usage(orgId, period)) ?? { org_id: orgId, period, queries: 0, tokens: '0', amount_micros: '0' };
     out.push({
       table: 'usage',
-      row: { ...row, queries: row.queries + queries, tokens: add(row.tokens, BigInt(tokens)), amount_micros: add(row.amount_micros, amount) },
+      row: Object.assign(row, { queries: row.queries + queries, tokens: add(row.tokens, BigInt(tokens)), amount_micros: add(row.amount_micros, amount) }),
     });
   }
   return out;
 }
 
 /** Per day and requested collection: a search counts one query on each of its collections; an unlock counts its rows. */
-async function collectionUsageChanges(read: ProjectionReader, e: StoredEvent, orgId: string, lines: CollectionCharge[], kind: 'search' | 'unlock', rowsByCollection: Map<string, number>): Promise<Change[]> {
+function collectionUsageChanges(read: ProjectionReader, e: ProjectableEvent, orgId: string, lines: CollectionCharge[], kind: 'search' | 'unlock', rowsByCollection: Map<string, number>): Change[] {
   const day = e.recordedAt.slice(0, 10);
   const out: Change[] = [];
   for (const line of lines) {
-    const row = (await read.collectionUsage(orgId, day, line.collection)) ?? { org_id: orgId, day, collection: line.collection, queries: 0, unlocked_results: 0, tokens: '0', charged_micros: '0', unlocked_micros: '0' };
+    const row = (read.collectionUsage(orgId, day, line.collection)) ?? { org_id: orgId, day, collection: line.collection, queries: 0, unlocked_results: 0, tokens: '0', charged_micros: '0', unlocked_micros: '0' };
     const amount = BigInt(line.amountMicros);
     out.push({
       table: 'collection_usage',
       row:
         kind === 'search'
-          ? { ...row, queries: row.queries + 1, tokens: add(row.tokens, BigInt(line.tokens)), charged_micros: add(row.charged_micros, amount) }
-          : { ...row, unlocked_results: row.unlocked_results + (rowsByCollection.get(line.collection) ?? 0), tokens: add(row.tokens, BigInt(line.tokens)), unlocked_micros: add(row.unlocked_micros, amount) },
+          ? Object.assign(row, { queries: row.queries + 1, tokens: add(row.tokens, BigInt(line.tokens)), charged_micros: add(row.charged_micros, amount) })
+          : Object.assign(row, { unlocked_results: row.unlocked_results + (rowsByCollection.get(line.collection) ?? 0), tokens: add(row.tokens, BigInt(line.tokens)), unlocked_micros: add(row.unlocked_micros, amount) }),
     });
   }
   return out;
 }
 
 /** Money leaving an organization's balance for a search charge or an unlock, with the key's spend and the ledger line. */
-async function debit(read: ProjectionReader, e: StoredEvent, orgId: string, keyId: string, queryId: string, amount: bigint, type: 'charge' | 'unlock'): Promise<Change[]> {
+function debit(read: ProjectionReader, e: ProjectableEvent, orgId: string, keyId: string, queryId: string, amount: bigint, type: 'charge' | 'unlock'): Change[] {
   if (amount === 0n) return [];
-  const bal = await requireBalance(read, orgId);
+  const bal = requireBalance(read, orgId);
   const next = BigInt(bal.balance_micros) - amount;
   const out: Change[] = [
-    { table: 'balances', row: { ...bal, balance_micros: next.toString(), charged_micros: add(bal.charged_micros, amount) } },
+    { table: 'balances', row: Object.assign(bal, { balance_micros: next.toString(), charged_micros: add(bal.charged_micros, amount) }) },
     {
       table: 'ledger',
       row: { position: e.position, org_id: orgId, time: e.recordedAt, type, amount_micros: (-amount).toString(), balance_after_micros: next.toString(), key_id: keyId, query_id: queryId, reference: null },
     },
   ];
-  const key = await read.apiKey(keyId);
-  if (key) out.push({ table: 'api_keys', row: { ...key, spent_micros: add(key.spent_micros, amount) } });
+  const key = read.apiKey(keyId);
+  if (key) out.push({ table: 'api_keys', row: Object.assign(key, { spent_micros: add(key.spent_micros, amount) }) });
   return out;
 }
 
-export async function project(e: StoredEvent, read: ProjectionReader): Promise<Change[]> {
+export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
   switch (e.type) {
     case 'OrganizationCreated': {
       const d = e.data;
@@ -92,22 +98,22 @@ export async function project(e: StoredEvent, read: ProjectionReader): Promise<C
     case 'CreditsAdded': {
       const d = e.data;
       const amount = BigInt(d.amountMicros);
-      const bal = await requireBalance(read, d.orgId);
+      const bal = requireBalance(read, d.orgId);
       const next = BigInt(bal.balance_micros) + amount;
       return [
-        await bumpOrgVersion(read, e, d.orgId, {}),
-        { table: 'balances', row: { ...bal, balance_micros: next.toString(), credited_micros: add(bal.credited_micros, amount) } },
+        bumpOrgVersion(read, e, d.orgId, {}),
+        { table: 'balances', row: Object.assign(bal, { balance_micros: next.toString(), credited_micros: add(bal.credited_micros, amount) }) },
         { table: 'ledger', row: { position: e.position, org_id: d.orgId, time: e.recordedAt, type: 'credit', amount_micros: amount.toString(), balance_after_micros: next.toString(), key_id: null, query_id: null, reference: d.reference } },
       ];
     }
     case 'RefundIssued': {
       const d = e.data;
       const amount = BigInt(d.amountMicros);
-      const bal = await requireBalance(read, d.orgId);
+      const bal = requireBalance(read, d.orgId);
       const next = BigInt(bal.balance_micros) + amount;
       return [
-        await bumpOrgVersion(read, e, d.orgId, {}),
-        { table: 'balances', row: { ...bal, balance_micros: next.toString(), refunded_micros: add(bal.refunded_micros, amount) } },
+        bumpOrgVersion(read, e, d.orgId, {}),
+        { table: 'balances', row: Object.assign(bal, { balance_micros: next.toString(), refunded_micros: add(bal.refunded_micros, amount) }) },
         { table: 'ledger', row: { position: e.position, org_id: d.orgId, time: e.recordedAt, type: 'refund', amount_micros: amount.toString(), balance_after_micros: next.toString(), key_id: null, query_id: d.queryId, reference: d.reference } },
       ];
     }
@@ -115,10 +121,10 @@ export async function project(e: StoredEvent, read: ProjectionReader): Promise<C
       const d = e.data;
       const amount = BigInt(d.amountMicros);
       return [
-        await bumpOrgVersion(read, e, d.orgId, (org) => (d.billingMode === 'trial' ? { trial_used: org.trial_used + 1 } : {})),
-        ...(await debit(read, e, d.orgId, d.keyId, d.queryId, amount, 'charge')),
-        ...(await usageChanges(read, e, d.orgId, 1, d.tokens, amount)),
-        ...(await collectionUsageChanges(read, e, d.orgId, d.collections, 'search', new Map())),
+        bumpOrgVersion(read, e, d.orgId, (org) => (d.billingMode === 'trial' ? { trial_used: org.trial_used + 1 } : {})),
+        ...(debit(read, e, d.orgId, d.keyId, d.queryId, amount, 'charge')),
+        ...(usageChanges(read, e, d.orgId, 1, d.tokens, amount)),
+        ...(collectionUsageChanges(read, e, d.orgId, d.collections, 'search', new Map())),
       ];
     }
     case 'ResultsUnlocked': {
@@ -126,10 +132,10 @@ export async function project(e: StoredEvent, read: ProjectionReader): Promise<C
       const amount = BigInt(d.amountMicros);
       const rowsByCollection = new Map(d.collections.map((line) => [line.collection, line.results ?? 0]));
       return [
-        await bumpOrgVersion(read, e, d.orgId, (org) => (d.billingMode === 'trial' ? { trial_used: org.trial_used + 1 } : {})),
-        ...(await debit(read, e, d.orgId, d.keyId, d.queryId, amount, 'unlock')),
-        ...(await usageChanges(read, e, d.orgId, 0, d.tokens, amount)),
-        ...(await collectionUsageChanges(read, e, d.orgId, d.collections, 'unlock', rowsByCollection)),
+        bumpOrgVersion(read, e, d.orgId, (org) => (d.billingMode === 'trial' ? { trial_used: org.trial_used + 1 } : {})),
+        ...(debit(read, e, d.orgId, d.keyId, d.queryId, amount, 'unlock')),
+        ...(usageChanges(read, e, d.orgId, 0, d.tokens, amount)),
+        ...(collectionUsageChanges(read, e, d.orgId, d.collections, 'unlock', rowsByCollection)),
         ...d.resultIds.map((resultId): Change => ({ table: 'unlocks', row: { query_id: d.queryId, result_id: resultId, org_id: d.orgId, key_id: d.keyId, position: e.position } })),
       ];
     }
@@ -140,24 +146,24 @@ export async function project(e: StoredEvent, read: ProjectionReader): Promise<C
       ];
     }
     case 'ApiKeyRevoked': {
-      const key = await read.apiKey(e.data.keyId);
+      const key = read.apiKey(e.data.keyId);
       if (!key) throw new Error(`projection: no api key ${e.data.keyId}`);
-      return [{ table: 'api_keys', row: { ...key, revoked: true, version: e.streamVersion } }];
+      return [{ table: 'api_keys', row: Object.assign(key, { revoked: true, version: e.streamVersion }) }];
     }
     case 'LimitsChanged':
-      return [await bumpOrgVersion(read, e, e.data.orgId, { limits: { ...e.data.limits } })];
+      return [bumpOrgVersion(read, e, e.data.orgId, { limits: { ...e.data.limits } })];
     case 'BillingSettingsChanged': {
       const d = e.data;
-      return [await bumpOrgVersion(read, e, d.orgId, { billing_mode: d.billingMode, billing_enabled: d.billingEnabled, hide_balance: d.hideBalance, trial_queries: d.trialQueries })];
+      return [bumpOrgVersion(read, e, d.orgId, { billing_mode: d.billingMode, billing_enabled: d.billingEnabled, hide_balance: d.hideBalance, trial_queries: d.trialQueries })];
     }
     case 'PriceOverrideSet': {
       const d = e.data;
-      return [await bumpOrgVersion(read, e, d.orgId, {}), { table: 'price_overrides', row: { org_id: d.orgId, collection: d.collection, price_per_1000_micros: d.pricePer1000Micros, position: e.position } }];
+      return [bumpOrgVersion(read, e, d.orgId, {}), { table: 'price_overrides', row: { org_id: d.orgId, collection: d.collection, price_per_1000_micros: d.pricePer1000Micros, position: e.position } }];
     }
     case 'BillingSuspended':
-      return [await bumpOrgVersion(read, e, e.data.orgId, { suspended: true })];
+      return [bumpOrgVersion(read, e, e.data.orgId, { suspended: true })];
     case 'BillingResumed':
-      return [await bumpOrgVersion(read, e, e.data.orgId, { suspended: false })];
+      return [bumpOrgVersion(read, e, e.data.orgId, { suspended: false })];
     default: {
       const unknownEvent: never = e;
       throw new Error(`projection: unknown event ${JSON.stringify(unknownEvent)}`);

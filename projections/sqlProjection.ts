@@ -2,7 +2,8 @@
 import type { Queryable } from '../src/eventstore/db.js';
 import type { StoredEvent } from '../src/domain/events.js';
 import { project, type Change, type ProjectionReader } from './project.js';
-import { COLUMNS, PRIMARY_KEYS, type ProjectionTable, type RowOf, type TablePrefix } from './tables.js';
+import { COLUMNS, PRIMARY_KEYS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type OrganizationRow, type ProjectionTable, type RowOf, type TablePrefix, type UsageRow } from './tables.js';
+import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
 
 /** bigint columns are selected as text so money never passes through a JS number */
 const BIGINT_COLUMNS = new Set(['balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros', 'amount_micros', 'balance_after_micros', 'spending_cap_micros', 'spent_micros', 'tokens', 'position', 'unlocked_micros', 'price_per_1000_micros']);
@@ -18,7 +19,16 @@ export function normalizeRow<T extends ProjectionTable>(table: T, raw: Record<st
   return row as unknown as RowOf[T];
 }
 
-export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionReader {
+/** Rows of the projection tables read one by one (the command runner's reads); the projector itself uses prefetchedReader. */
+export interface ProjectionRowReader {
+  organization(orgId: string): Promise<OrganizationRow | undefined>;
+  balance(orgId: string): Promise<BalanceRow | undefined>;
+  apiKey(keyId: string): Promise<ApiKeyRow | undefined>;
+  usage(orgId: string, period: string): Promise<UsageRow | undefined>;
+  collectionUsage(orgId: string, day: string, collection: string): Promise<CollectionUsageRow | undefined>;
+}
+
+export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
   const one = async <T extends ProjectionTable>(table: T, where: string, params: unknown[]) => {
     const rows = await tx.query(`SELECT ${selectList(table)} FROM ${p}${table} WHERE ${where}`, params);
     return rows[0] ? normalizeRow(table, rows[0]) : undefined;
@@ -59,10 +69,96 @@ export async function writeChange(tx: Queryable, p: TablePrefix, change: Change)
   await tx.query(upsertSql(p, change.table, 1), rowParams(change.table, change.row));
 }
 
-/** Projects events into the live tables inside the transaction that appended them. */
-export async function projectInline(tx: Queryable, events: StoredEvent[], p: TablePrefix = 'proj_'): Promise<void> {
-  const reader = sqlReader(tx, p);
+const pkOf = (table: ProjectionTable, row: object) => `${table}\u0000${PRIMARY_KEYS[table].map((c) => String((row as Record<string, unknown>)[c])).join('\u0000')}`;
+
+/** The rows an event's projection may read, fetched in one round trip before projecting. */
+interface PrefetchKeys {
+  orgIds: Set<string>;
+  keyIds: Set<string>;
+  periods: Set<string>;
+  days: Set<string>;
+  collections: Set<string>;
+}
+
+function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
+  const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set() };
   for (const e of events) {
-    for (const change of await project(e, reader)) await writeChange(tx, p, change);
+    const d = e.data as { orgId?: string; keyId?: string; collections?: unknown };
+    if (d.orgId) k.orgIds.add(d.orgId);
+    if (d.keyId) k.keyIds.add(d.keyId);
+    k.periods.add(dayPeriod(e.recordedAt)).add(monthPeriod(e.recordedAt));
+    k.days.add(e.recordedAt.slice(0, 10));
+    if (Array.isArray(d.collections)) for (const l of d.collections as { collection?: unknown }[]) if (typeof l.collection === 'string') k.collections.add(l.collection);
   }
+  return k;
+}
+
+/**
+ * A reader for the inline projector: every row the events can touch is named by the events (organization, key, usage
+ * periods, collection days), so one query fetches them all; rows written by an earlier event of the same append win.
+ */
+async function prefetchedReader(tx: Queryable, p: TablePrefix, events: StoredEvent[], written: Map<string, object>): Promise<ProjectionReader> {
+  const k = prefetchKeysOf(events);
+  const rows = await tx.query<{ t: ProjectionTable; r: Record<string, unknown> }>(
+    `SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${selectList('organizations')} FROM ${p}organizations WHERE org_id = ANY($1)) x
+     UNION ALL SELECT 'balances', row_to_json(x) FROM (SELECT ${selectList('balances')} FROM ${p}balances WHERE org_id = ANY($1)) x
+     UNION ALL SELECT 'api_keys', row_to_json(x) FROM (SELECT ${selectList('api_keys')} FROM ${p}api_keys WHERE key_id = ANY($2)) x
+     UNION ALL SELECT 'usage', row_to_json(x) FROM (SELECT ${selectList('usage')} FROM ${p}usage WHERE org_id = ANY($1) AND period = ANY($3)) x
+     UNION ALL SELECT 'collection_usage', row_to_json(x) FROM (SELECT ${selectList('collection_usage')} FROM ${p}collection_usage
+       WHERE org_id = ANY($1) AND day = ANY($4) AND collection = ANY($5)) x`,
+    [[...k.orgIds], [...k.keyIds], [...k.periods], [...k.days], [...k.collections]],
+  );
+  const fetched = new Map<string, object>();
+  for (const { t, r } of rows) fetched.set(pkOf(t, r), normalizeRow(t, r));
+  const covered = (table: ProjectionTable, row: Record<string, string>) => {
+    if (table === 'api_keys') return k.keyIds.has(row.key_id!);
+    if (!k.orgIds.has(row.org_id!)) return false;
+    if (table === 'usage') return k.periods.has(row.period!);
+    if (table === 'collection_usage') return k.days.has(row.day!) && k.collections.has(row.collection!);
+    return true;
+  };
+  const one = <T extends ProjectionTable>(table: T, key: Record<string, string>): RowOf[T] | undefined => {
+    if (!covered(table, key)) throw new Error(`inline projection read ${table} ${JSON.stringify(key)}, which its events do not name`);
+    const id = pkOf(table, key);
+    return (written.get(id) ?? fetched.get(id)) as RowOf[T] | undefined;
+  };
+  return {
+    organization: (orgId) => one('organizations', { org_id: orgId }),
+    balance: (orgId) => one('balances', { org_id: orgId }),
+    apiKey: (keyId) => one('api_keys', { key_id: keyId }),
+    usage: (orgId, period) => one('usage', { org_id: orgId, period }),
+    collectionUsage: (orgId, day, collection) => one('collection_usage', { org_id: orgId, day, collection }),
+  };
+}
+
+/** Every change in one statement: one multi-row upsert per table, chained as data-modifying CTEs. */
+async function writeChanges(tx: Queryable, p: TablePrefix, changes: Map<string, Change>): Promise<void> {
+  const byTable = new Map<ProjectionTable, object[]>();
+  for (const c of changes.values()) byTable.set(c.table, [...(byTable.get(c.table) ?? []), c.row]);
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  for (const [table, rows] of byTable) {
+    const cols = COLUMNS[table];
+    const pk = PRIMARY_KEYS[table];
+    const values = rows.map((row) => `(${rowParams(table, row).map((v) => (params.push(v), `$${params.length}`)).join(', ')})`);
+    const updates = cols.filter((c) => !pk.includes(c)).map((c) => `${c} = EXCLUDED.${c}`);
+    parts.push(`w${parts.length} AS (INSERT INTO ${p}${table} (${cols.join(', ')}) VALUES ${values.join(', ')} ON CONFLICT (${pk.join(', ')}) DO ${updates.length ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'})`);
+  }
+  if (parts.length === 0) return;
+  await tx.query(`WITH ${parts.join(', ')} SELECT 1`, params);
+}
+
+/** Projects events into the live tables inside the transaction that appended them: one read and one write round trip. */
+export async function projectInline(tx: Queryable, events: StoredEvent[], p: TablePrefix = 'proj_'): Promise<void> {
+  const written = new Map<string, Change>();
+  const writtenRows = new Map<string, object>();
+  const reader = await prefetchedReader(tx, p, events, writtenRows);
+  for (const e of events) {
+    for (const change of project(e, reader)) {
+      const id = pkOf(change.table, change.row);
+      written.set(id, change);
+      writtenRows.set(id, change.row);
+    }
+  }
+  await writeChanges(tx, p, written);
 }

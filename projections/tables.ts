@@ -29,6 +29,17 @@ export const COLUMNS: Record<ProjectionTable, string[]> = {
   price_overrides: ['org_id', 'collection', 'price_per_1000_micros', 'position'],
 };
 
+/** SQL type of every column, for bulk inserts that pass one array per column (unnest). */
+export const COLUMN_TYPES: Record<string, string> = {
+  org_id: 'text', name: 'text', billing_mode: 'text', limits: 'jsonb', hide_balance: 'boolean', suspended: 'boolean', version: 'integer',
+  billing_enabled: 'boolean', trial_queries: 'integer', trial_used: 'integer',
+  balance_micros: 'bigint', credited_micros: 'bigint', charged_micros: 'bigint', refunded_micros: 'bigint',
+  position: 'bigint', time: 'timestamptz', type: 'text', amount_micros: 'bigint', balance_after_micros: 'bigint', key_id: 'text', query_id: 'text', reference: 'text',
+  mode: 'text', key_hash: 'text', key_prefix: 'text', collections: 'jsonb', spending_cap_micros: 'bigint', spent_micros: 'bigint', revoked: 'boolean',
+  result_id: 'text', period: 'text', queries: 'integer', tokens: 'bigint',
+  day: 'text', collection: 'text', unlocked_results: 'integer', unlocked_micros: 'bigint', price_per_1000_micros: 'bigint',
+};
+
 export function projectionDdl(p: TablePrefix): string {
   return `
 CREATE TABLE IF NOT EXISTS ${p}organizations (
@@ -62,6 +73,14 @@ CREATE TABLE IF NOT EXISTS ${p}price_overrides (
   org_id TEXT NOT NULL, collection TEXT NOT NULL, price_per_1000_micros BIGINT, position BIGINT NOT NULL,
   PRIMARY KEY (org_id, collection));
 `;
+}
+
+/**
+ * Scratch tables for a rebuild: the live tables' columns, unlogged and without keys or indexes, so the bulk load writes
+ * no WAL and maintains no index (the digests sort by primary key themselves).
+ */
+export function scratchProjectionDdl(): string {
+  return PROJECTION_TABLES.map((t) => `DROP TABLE IF EXISTS replay_${t}; CREATE UNLOGGED TABLE replay_${t} (LIKE proj_${t});`).join('\n');
 }
 
 export function dropProjectionDdl(p: TablePrefix): string {

@@ -98,6 +98,9 @@ async function loadOrgState(tx: Queryable, orgId: string, now: Date): Promise<Or
 
 export type Accounts = ReturnType<typeof createAccounts>;
 
+/** The idempotency key of an unlock charge: one per workflow run. */
+export const unlockChargeKey = (workflowRun: string) => `unlock:${workflowRun}`;
+
 export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
   /**
    * One command against an organization stream. The advisory lock serializes appends; the expected version
@@ -302,7 +305,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
             workflowId: input.workflowId,
           };
         },
-        { idempotencyKey: `unlock:${input.workflowId}` },
+        { idempotencyKey: unlockChargeKey(input.workflowId) },
       );
     },
 

@@ -109,6 +109,9 @@ export interface EventMetadata {
   requestId?: string;
 }
 
+/** What projecting an event needs: the event and its place in the log and its stream, and when. */
+export type ProjectableEvent = DomainEvent & { position: number; streamVersion: number; recordedAt: string };
+
 /** An event as stored: its place in the log, its stream, and its link in the hash chain. */
 export type StoredEvent = DomainEvent & {
   position: number;

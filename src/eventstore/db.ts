@@ -12,6 +12,11 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /**
+   * For writes whose loss in a crash costs no money (rate-limit counters): committed without waiting for the WAL
+   * flush (synchronous_commit off), which saves a disk flush per request. Money never goes through here.
+   */
+  readonly relaxed: Queryable;
   /** runs fn in one transaction; rolls back on throw */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** runs a multi-statement script (DDL) */
@@ -43,6 +48,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   return {
     kind: 'pglite',
     query: base.query,
+    relaxed: base,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
       return lite.transaction((tx) => fn(asQueryable(tx)));
     },
@@ -63,9 +69,20 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Db
     const res = await pool.query(sql, params);
     return res.rows as R[];
   };
+  let relaxedPool: pg.Pool | undefined;
+  const relaxed: Queryable = {
+    async query<R extends object>(sql: string, params?: unknown[]) {
+      if (!relaxedPool) {
+        relaxedPool = new pg.Pool({ connectionString: url, max: Math.max(2, Math.ceil(maxConnections / 3)), connectionTimeoutMillis: 5_000, options: '-c synchronous_commit=off' });
+        relaxedPool.on('error', () => undefined);
+      }
+      return (await relaxedPool.query(sql, params)).rows as R[];
+    },
+  };
   return {
     kind: 'postgres',
     query,
+    relaxed,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
       const client = await pool.connect();
       try {
@@ -89,6 +106,7 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Db
     },
     async close() {
       await pool.end();
+      await relaxedPool?.end();
     },
   };
 }

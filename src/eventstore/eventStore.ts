@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { Db, Queryable } from './db.js';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from './db.js';
-import type { DomainEvent, EventMetadata, StoredEvent } from '../domain/events.js';
+import type { DomainEvent, EventMetadata, ProjectableEvent, StoredEvent } from '../domain/events.js';
 
 export const EVENTS_DDL = `
 CREATE TABLE IF NOT EXISTS events (
@@ -111,24 +111,21 @@ export async function appendToStream(
   metadata: EventMetadata,
   options: { idempotencyKey?: string; now?: Date } = {},
 ): Promise<AppendResult> {
-  if (options.idempotencyKey) {
-    const existing = await tx.query<EventRow>(
-      `${SELECT_EVENT} WHERE idempotency_key = $1 OR idempotency_key LIKE $2 ORDER BY position`,
-      [options.idempotencyKey, `${options.idempotencyKey}#%`],
-    );
-    if (existing.length > 0) return { events: existing.map(rowToEvent), duplicate: true };
-  }
-  const [head] = await tx.query<{ v: number | null }>(
-    'SELECT max(stream_version) AS v FROM events WHERE stream_id = $1',
-    [streamId],
+  // one round trip for the stream's version, the log's head and whether the idempotency key was used
+  const [head] = await tx.query<{ v: number | null; pos: string | null; hash: string | null; used: boolean }>(
+    `SELECT (SELECT max(stream_version) FROM events WHERE stream_id = $1) AS v, last.pos, last.hash,
+       ($2::text IS NOT NULL AND EXISTS (SELECT 1 FROM events WHERE idempotency_key = $2)) AS used
+     FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT position::text AS pos, hash FROM events ORDER BY position DESC LIMIT 1) last ON true`,
+    [streamId, options.idempotencyKey ?? null],
   );
+  if (head?.used && options.idempotencyKey) return { events: await readByIdempotencyKey(tx, options.idempotencyKey), duplicate: true };
   const current = head?.v ?? 0;
   if (expectedVersion !== 'any' && current !== expectedVersion) throw new StreamVersionConflict(streamId, expectedVersion);
-  const [last] = await tx.query<{ pos: string; hash: string }>('SELECT position::text AS pos, hash FROM events ORDER BY position DESC LIMIT 1');
-  let prevHash = last?.hash ?? GENESIS_HASH;
-  let position = last ? Number(last.pos) : 0;
+  let prevHash = head?.hash ?? GENESIS_HASH;
+  let position = head?.pos ? Number(head.pos) : 0;
   const recordedAt = (options.now ?? new Date()).toISOString();
   const stored: StoredEvent[] = [];
+  const params: unknown[] = [];
   for (const [i, e] of events.entries()) {
     position += 1;
     const partial = {
@@ -142,18 +139,16 @@ export async function appendToStream(
     } as Omit<StoredEvent, 'hash'>;
     const hash = eventHash(partial);
     const key = options.idempotencyKey ? (i === 0 ? options.idempotencyKey : `${options.idempotencyKey}#${i}`) : null;
-    try {
-      await tx.query(
-        `INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, recorded_at, prev_hash, hash)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [position, streamId, partial.streamVersion, e.type, JSON.stringify(e.data), JSON.stringify(metadata), key, recordedAt, prevHash, hash],
-      );
-    } catch (err) {
-      if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) throw new StreamVersionConflict(streamId, expectedVersion);
-      throw err;
-    }
+    params.push(position, streamId, partial.streamVersion, e.type, JSON.stringify(e.data), JSON.stringify(metadata), key, recordedAt, prevHash, hash);
     stored.push({ ...partial, hash } as StoredEvent);
     prevHash = hash;
+  }
+  const values = events.map((_, r) => `(${Array.from({ length: 10 }, (__, c) => `$${r * 10 + c + 1}`).join(', ')})`).join(', ');
+  try {
+    await tx.query(`INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, recorded_at, prev_hash, hash) VALUES ${values}`, params);
+  } catch (err) {
+    if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) throw new StreamVersionConflict(streamId, expectedVersion);
+    throw err;
   }
   return { events: stored, duplicate: false };
 }
@@ -168,6 +163,42 @@ export async function* readAll(db: Queryable, after = 0, pageSize = 5000): Async
     yield page;
     from = page[page.length - 1]!.position;
     if (rows.length < pageSize) return;
+  }
+}
+
+/**
+ * The events an idempotent append wrote under `key` (none when it never committed). The first carries the key itself,
+ * the others `key#i` at the positions right after it, so both lookups use an index (no LIKE over the whole log).
+ */
+export async function readByIdempotencyKey(db: Queryable, key: string): Promise<StoredEvent[]> {
+  const rows = await db.query<EventRow>(
+    `WITH first AS (SELECT position FROM events WHERE idempotency_key = $1)
+     ${SELECT_EVENT} WHERE position >= (SELECT position FROM first) AND position < (SELECT position FROM first) + 1000
+       AND (idempotency_key = $1 OR left(idempotency_key, length($1) + 1) = $1 || '#') ORDER BY position`,
+    [key],
+  );
+  return rows.map(rowToEvent);
+}
+
+/**
+ * The whole log in order for replay: only what projecting needs (no metadata, no hashes), the time already as ISO text,
+ * in large pages, the next page fetched while the caller folds the current one.
+ */
+export async function* readAllForReplay(db: Queryable, pageSize = 20_000): AsyncGenerator<ProjectableEvent[]> {
+  const fetchPage = (after: number) =>
+    // data as text and time as epoch milliseconds: cheaper for both sides than jsonb values and formatted dates
+    db.query<{ pos: string; stream_version: number; type: string; data: string; at: string }>(
+      `SELECT position::text AS pos, stream_version, type, data::text AS data, (extract(epoch FROM recorded_at) * 1000)::bigint::text AS at
+       FROM events WHERE position > $1 ORDER BY position LIMIT $2`,
+      [after, pageSize],
+    );
+  let next = fetchPage(0);
+  for (;;) {
+    const rows = await next;
+    if (rows.length === 0) return;
+    const last = Number(rows[rows.length - 1]!.pos);
+    next = rows.length < pageSize ? Promise.resolve([]) : fetchPage(last);
+    yield rows.map((r) => ({ type: r.type, data: JSON.parse(r.data), position: Number(r.pos), streamVersion: r.stream_version, recordedAt: new Date(Number(r.at)).toISOString() }) as ProjectableEvent);
   }
 }
 

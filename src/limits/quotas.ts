@@ -1,9 +1,9 @@
 // Per-minute budget, daily/monthly query quotas and the preview hour, answered from the shared database.
 // A store that cannot answer is 503 SERVICE_UNAVAILABLE with nothing charged.
-import type { Queryable } from '../eventstore/db.js';
+import type { Db, Queryable } from '../eventstore/db.js';
 import type { Organization } from '../billing/accounts.js';
 import { Rejection } from '../domain/rejection.js';
-import { takeFromWindow } from './rateWindows.js';
+import { takeFromWindow, windowStart } from './rateWindows.js';
 import { assertQuotaLeft, dayPeriod, monthPeriod, nextUtcMidnight, secondsUntil, type QueryUsage } from '../domain/queryQuota.js';
 
 export { nextUtcMidnight, nextUtcMonth } from '../domain/queryQuota.js';
@@ -68,16 +68,30 @@ export async function assertQueryQuota(db: Queryable, org: Organization, now: Da
   return quotaFromUsage(org, usage, now);
 }
 
+/** What admitting a search needs to know, in one round trip: today's and this month's queries and the INVALID_QUERY count. */
+export async function admissionSnapshot(db: Queryable, orgId: string, invalidScope: string, now: Date): Promise<{ usage: QueryUsage; invalidQueries: number }> {
+  const iso = now.toISOString();
+  const [row] = await guarded('the quota store', () =>
+    db.query<{ daily: number | null; monthly: number | null; invalid: number | null }>(
+      `SELECT (SELECT queries FROM proj_usage WHERE org_id = $1 AND period = $2) AS daily,
+              (SELECT queries FROM proj_usage WHERE org_id = $1 AND period = $3) AS monthly,
+              (SELECT count FROM rate_windows WHERE scope = $4 AND window_start = $5) AS invalid`,
+      [orgId, dayPeriod(iso), monthPeriod(iso), invalidScope, windowStart(now.getTime(), 60_000)],
+    ),
+  );
+  return { usage: { dailyUsed: Number(row?.daily ?? 0), monthlyUsed: Number(row?.monthly ?? 0) }, invalidQueries: Number(row?.invalid ?? 0) };
+}
+
 /** Takes one request from the per-minute budget shared by search and tool calls. */
-export async function takeMinuteBudget(db: Queryable, org: Organization, now: Date): Promise<void> {
-  const hit = await guarded('the quota store', () => takeFromWindow(db, `minute:${org.id}`, MINUTE_MS, org.limits.perMinute, now.getTime()));
+export async function takeMinuteBudget(db: Db, org: Organization, now: Date): Promise<void> {
+  const hit = await guarded('the quota store', () => takeFromWindow(db.relaxed, `minute:${org.id}`, MINUTE_MS, org.limits.perMinute, now.getTime()));
   if (!hit.allowed) {
     throw new Rejection('QUOTA_EXCEEDED', `per-minute budget of ${org.limits.perMinute} requests is used up`, { retryAfterSeconds: secondsUntil(hit.resetAt, now.getTime()) });
   }
 }
 
-export async function takePreviewBudget(db: Queryable, org: Organization, now: Date): Promise<void> {
-  const hit = await guarded('the quota store', () => takeFromWindow(db, `preview:${org.id}`, HOUR_MS, org.limits.previewPerHour, now.getTime()));
+export async function takePreviewBudget(db: Db, org: Organization, now: Date): Promise<void> {
+  const hit = await guarded('the quota store', () => takeFromWindow(db.relaxed, `preview:${org.id}`, HOUR_MS, org.limits.previewPerHour, now.getTime()));
   if (!hit.allowed) {
     throw new Rejection('PREVIEW_RATE_LIMIT_EXCEEDED', `preview limit of ${org.limits.previewPerHour} per hour is used up`, { retryAfterSeconds: secondsUntil(hit.resetAt, now.getTime()) });
   }

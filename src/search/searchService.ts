@@ -8,7 +8,8 @@ import { retrieve, resolveTargets, type RetrievalOutcome, type SearchDeps, type 
 import { freshness, loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type CachedRow, type QueryRecord, CACHE_LIFETIME_MS } from './queryCache.js';
 import { syntheticRows } from './sandbox.js';
 import { assertSearchableQuery } from './queryValidation.js';
-import { assertQueryQuota, guarded, quotaFromUsage, quotaStatus, takeMinuteBudget, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
+import { admissionSnapshot, guarded, quotaFromUsage, quotaStatus, takeMinuteBudget, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
+import { assertQuotaLeft, type QueryUsage } from '../domain/queryQuota.js';
 import { countInWindow, readWindow } from '../limits/rateWindows.js';
 import { priceBookFor } from '../billing/pricing.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './previewIdempotency.js';
@@ -92,20 +93,27 @@ function recordOf(auth: AuthContext, kind: QueryRecord['kind'], now: Date, input
 export function createSearchService(deps: ServiceDeps) {
   const { db, accounts, clock } = deps;
 
-  /** INVALID_QUERY rejections are counted; past 30 a minute the organization is told to slow down. */
-  async function withQueryGuard<T>(auth: AuthContext, fn: () => Promise<T>): Promise<T> {
+  const invalidScope = (auth: AuthContext) => `invalid:${auth.org.id}`;
+  const tooManyInvalid = (now: number) =>
+    new Rejection('SEARCH_RATE_LIMITED', `more than ${INVALID_QUERY_LIMIT_PER_MINUTE} queries were rejected as INVALID_QUERY in the last minute; fix the queries, then retry`, {
+      retryAfterSeconds: Math.max(1, Math.ceil((60_000 - (now % 60_000)) / 1000)),
+    });
+
+  /**
+   * INVALID_QUERY rejections are counted; past 30 a minute the organization is told to slow down.
+   * `invalidSoFar` is the count when the caller already read it (the search path reads it with the quota).
+   */
+  async function withQueryGuard<T>(auth: AuthContext, fn: () => Promise<T>, invalidSoFar?: number): Promise<T> {
     const now = clock().getTime();
-    const scope = `invalid:${auth.org.id}`;
-    const tooMany = () =>
-      new Rejection('SEARCH_RATE_LIMITED', `more than ${INVALID_QUERY_LIMIT_PER_MINUTE} queries were rejected as INVALID_QUERY in the last minute; fix the queries, then retry`, {
-        retryAfterSeconds: Math.max(1, Math.ceil((60_000 - (now % 60_000)) / 1000)),
-      });
-    if ((await guarded('the quota store', () => readWindow(db, scope, 60_000, now))) > INVALID_QUERY_LIMIT_PER_MINUTE) throw tooMany();
+    const scope = invalidScope(auth);
+    const tooMany = () => tooManyInvalid(now);
+    const seen = invalidSoFar ?? (await guarded('the quota store', () => readWindow(db, scope, 60_000, now)));
+    if (seen > INVALID_QUERY_LIMIT_PER_MINUTE) throw tooMany();
     try {
       return await fn();
     } catch (err) {
       if (err instanceof Rejection && err.code === 'INVALID_QUERY') {
-        const { count } = await guarded('the quota store', () => countInWindow(db, scope, 60_000, now));
+        const { count } = await guarded('the quota store', () => countInWindow(db.relaxed, scope, 60_000, now));
         if (count > INVALID_QUERY_LIMIT_PER_MINUTE) throw tooMany();
       }
       throw err;
@@ -113,7 +121,7 @@ export function createSearchService(deps: ServiceDeps) {
   }
 
   /** Refuses early, before any search work, what the charge would refuse anyway; takes the per-minute budget. */
-  async function admitPaidSearch(auth: AuthContext, now: Date): Promise<void> {
+  async function admitPaidSearch(auth: AuthContext, now: Date, usage: QueryUsage): Promise<void> {
     const { org, key } = auth;
     if (org.suspended) throw new Rejection('BILLING_SUSPENDED', 'Billing for this organization is on hold; contact support');
     const live = org.billingEnabled && auth.billingMode === 'live';
@@ -125,7 +133,7 @@ export function createSearchService(deps: ServiceDeps) {
       throw new Rejection('INSUFFICIENT_CREDITS', `the trial allowance of ${org.trialQueries} queries is used up; nothing was charged. Ask for a live account to continue`);
     }
     await takeMinuteBudget(db, org, now);
-    await assertQueryQuota(db, org, now);
+    assertQuotaLeft(org.limits, usage, now);
   }
 
   function zeroBilling(auth: AuthContext): BillingOutcome {
@@ -166,9 +174,10 @@ export function createSearchService(deps: ServiceDeps) {
     async search(auth: AuthContext, input: SearchRequestInput, endpoint: string, requestId?: string): Promise<SearchOutcome> {
       const started = performance.now();
       const now = clock();
-      await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
+      const snapshot = await admissionSnapshot(db, auth.org.id, invalidScope(auth), now);
+      await withQueryGuard(auth, async () => assertSearchableQuery(input.query), snapshot.invalidQueries);
       if (auth.billingMode === 'sandbox') return sandboxSearch(auth, input, now, started);
-      await admitPaidSearch(auth, now);
+      await admitPaidSearch(auth, now, snapshot.usage);
       const admitted = performance.now();
       const outcome = await retrieve({ ...deps, prices: priceBookFor(auth.org) }, auth, input);
       const retrieved = performance.now();

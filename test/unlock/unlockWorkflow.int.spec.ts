@@ -150,6 +150,9 @@ describe('unlock workflow', () => {
       const outcome = (await handle.result()) as { released: { id: string }[]; chargedMicros: string };
       expect(outcome.released.map((r) => r.id).sort()).toEqual(['q-crash-0', 'q-crash-1']);
       expect(await countEvents(db, 'ResultsUnlocked', 'q-crash')).toBe(1);
+      // the restarted run reports what the killed one charged, not zero
+      const charged = await db.query<{ amount: string }>(`SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'ResultsUnlocked' AND data->>'queryId' = 'q-crash'`);
+      expect(outcome.chargedMicros).toBe(charged[0]!.amount);
       expect((await accounts.unlockedIds('q-crash')).size).toBe(2);
       expect((await replayProjections(db)).equal).toBe(true);
     } finally {
