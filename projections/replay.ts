@@ -82,11 +82,32 @@ export async function tableDigest(db: Queryable, p: TablePrefix, table: Projecti
   return { rows: rows.length, digest: h.digest('hex') };
 }
 
-/** Folds the whole log in memory with the same projection logic as the inline projector, then writes replay_* tables. */
+/**
+ * Tables whose rows are only ever inserted, never changed by a later event (a ledger entry, an unlocked row): replay
+ * streams them to the database while it folds, instead of holding them until the end.
+ */
+const APPEND_ONLY: ReadonlySet<ProjectionTable> = new Set(['ledger', 'unlocks']);
+const STREAM_BATCH = 20_000;
+
+/**
+ * Folds the whole log with the same projection logic as the inline projector into replay_* tables: the next page is
+ * read while one is folded, append-only rows are written while folding goes on, the rest is written at the end.
+ */
 export async function replayProjections(db: Db): Promise<ReplayReport> {
   const started = performance.now();
+  await db.exec(scratchProjectionDdl());
   const mem = Object.fromEntries(PROJECTION_TABLES.map((t) => [t, new Map()])) as MemoryTables;
   const reader = memoryReader(mem);
+  const pending = new Map<ProjectionTable, object[]>([...APPEND_ONLY].map((t) => [t, []]));
+  let writing: Promise<void> = Promise.resolve();
+  const flush = (table: ProjectionTable) => {
+    const rows = pending.get(table)!;
+    if (rows.length === 0) return;
+    pending.set(table, []);
+    // one write at a time, in order; an error surfaces at the final await
+    writing = writing.then(() => bulkInsert(db, 'replay_', table, rows));
+    writing.catch(() => undefined); // handled at the final await; this keeps a failure from counting as unhandled meanwhile
+  };
   let events = 0;
   let foldMs = 0;
   const pages = readAllForReplay(db);
@@ -96,16 +117,20 @@ export async function replayProjections(db: Db): Promise<ReplayReport> {
     const t0 = performance.now();
     for (const e of next.value) {
       for (const change of project(e, reader)) {
-        (mem[change.table] as Map<string, object>).set(pkOf(change.table, change.row), change.row);
+        const buffered = pending.get(change.table);
+        if (buffered) buffered.push(change.row);
+        else (mem[change.table] as Map<string, object>).set(pkOf(change.table, change.row), change.row);
       }
       events += 1;
     }
+    for (const t of APPEND_ONLY) if (pending.get(t)!.length >= STREAM_BATCH) flush(t);
     foldMs += performance.now() - t0;
   }
   const folded = performance.now();
-  await db.exec(scratchProjectionDdl());
+  for (const t of APPEND_ONLY) flush(t);
+  await writing;
   await db.transaction(async (tx) => {
-    for (const t of PROJECTION_TABLES) await bulkInsert(tx, 'replay_', t, [...mem[t].values()]);
+    for (const t of PROJECTION_TABLES) if (!APPEND_ONLY.has(t)) await bulkInsert(tx, 'replay_', t, [...mem[t].values()]);
   });
   const seconds = (performance.now() - started) / 1000;
   const phases = { readSeconds: (folded - started - foldMs) / 1000, foldSeconds: foldMs / 1000, writeSeconds: (performance.now() - folded) / 1000 };

@@ -181,23 +181,32 @@ export async function readByIdempotencyKey(db: Queryable, key: string): Promise<
 }
 
 /**
- * The whole log in order for replay: only what projecting needs (no metadata, no hashes), the time already as ISO text,
- * in large pages, the next page fetched while the caller folds the current one.
+ * The whole log in order for replay: only what projecting needs (no metadata, no hashes), in position ranges with two
+ * ranges in flight, so the database produces the next pages while the caller folds the current one.
  */
-export async function* readAllForReplay(db: Queryable, pageSize = 20_000): AsyncGenerator<ProjectableEvent[]> {
-  const fetchPage = (after: number) =>
-    // data as text and time as epoch milliseconds: cheaper for both sides than jsonb values and formatted dates
+export async function* readAllForReplay(db: Queryable, rangeSize = 20_000): AsyncGenerator<ProjectableEvent[]> {
+  const [head] = await db.query<{ max: string | null }>('SELECT max(position)::text AS max FROM events');
+  const last = head?.max ? Number(head.max) : 0;
+  // data as text and time as epoch milliseconds: cheaper for both sides than jsonb values and formatted dates
+  const fetchRange = (from: number) =>
     db.query<{ pos: string; stream_version: number; type: string; data: string; at: string }>(
       `SELECT position::text AS pos, stream_version, type, data::text AS data, (extract(epoch FROM recorded_at) * 1000)::bigint::text AS at
-       FROM events WHERE position > $1 ORDER BY position LIMIT $2`,
-      [after, pageSize],
+       FROM events WHERE position > $1 AND position <= $2 ORDER BY position`,
+      [from, from + rangeSize],
     );
-  let next = fetchPage(0);
-  for (;;) {
-    const rows = await next;
-    if (rows.length === 0) return;
-    const last = Number(rows[rows.length - 1]!.pos);
-    next = rows.length < pageSize ? Promise.resolve([]) : fetchPage(last);
+  const inFlight: Promise<{ pos: string; stream_version: number; type: string; data: string; at: string }[]>[] = [];
+  let nextFrom = 0;
+  const refill = () => {
+    while (inFlight.length < 2 && nextFrom < last) {
+      inFlight.push(fetchRange(nextFrom));
+      nextFrom += rangeSize;
+    }
+  };
+  refill();
+  while (inFlight.length > 0) {
+    const rows = await inFlight.shift()!;
+    refill();
+    if (rows.length === 0) continue;
     yield rows.map((r) => ({ type: r.type, data: JSON.parse(r.data), position: Number(r.pos), streamVersion: r.stream_version, recordedAt: new Date(Number(r.at)).toISOString() }) as ProjectableEvent);
   }
 }
