@@ -1,17 +1,19 @@
 // Speed benchmark. (1) Over HTTP with autocannon: POST /api/v1/search/query on the SciFact collection (hybrid), billed
-// to a live key, latency p50/p95/p99 and throughput at concurrency 1, 16 and 64, the service once on the embedded
-// engine and once on OpenSearch, each in its own process. (2) Scale: the embedded engine at 5k, 50k and 500k
+// to a live key, latency p50/p95/p99 and throughput at concurrency 1, 16 and 64, the service on the embedded engine
+// and on OpenSearch, with billing in PGlite (the default) and in a PostgreSQL server, each in its own process. (2) Scale: the embedded engine at 5k, 50k and 500k
 // generated chunks (index size on disk, memory, hybrid search latency), each size in a fresh child process.
 // Prints JSON and readable lines. The SciFact index comes from the quality benchmark's cache (data/bench).
-// Usage: npm run bench:speed [-- --duration 10] [--queries 200] [--scale 5000,50000,500000] [--skip-http] [--skip-scale]
+// Usage: npm run bench:speed [-- --duration 10] [--queries 200] [--stores pglite,postgres] [--scale 5000,50000,500000]
+//        [--skip-http] [--skip-scale]
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { REPO_ROOT } from '../src/config.js';
 import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
+import { startPostgresServer, type PostgresServer } from '../src/infra/postgresServer.js';
 import { startSupervisedProcess, type SupervisedProcess } from '../src/infra/supervisedProcess.js';
 import { waitForReady } from '../src/infra/readiness.js';
 import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
@@ -23,6 +25,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '10' },
     queries: { type: 'string', default: '200' },
     scale: { type: 'string', default: '5000,50000,500000' },
+    stores: { type: 'string', default: 'pglite,postgres' },
     'skip-http': { type: 'boolean', default: false },
     'skip-scale': { type: 'boolean', default: false },
     'scale-worker': { type: 'string' },
@@ -45,6 +48,8 @@ interface LoadFigures {
 
 interface EngineFigures {
   engine: 'embedded' | 'opensearch';
+  /** the event store billing writes to */
+  store: 'pglite' | 'postgres';
   /** one request per query, concurrency 1, query vectors not cached yet */
   coldP50: number;
   coldP95: number;
@@ -112,7 +117,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function measureEngine(engine: EngineFigures['engine'], url: string, pid: number, queries: string[], duration: number): Promise<EngineFigures> {
+async function measureEngine(engine: EngineFigures['engine'], store: EngineFigures['store'], url: string, pid: number, queries: string[], duration: number): Promise<EngineFigures> {
   const key = await liveKey(url);
   const bodies = queries.map((query) => JSON.stringify({ collection: SCIFACT_COLLECTION, query, limit: 10 }));
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
@@ -151,9 +156,9 @@ async function measureEngine(engine: EngineFigures['engine'], url: string, pid: 
       non2xx: result.non2xx,
       errors: result.errors,
     });
-    console.error(`[speed] ${engine} c=${connections}: ${JSON.stringify(load[load.length - 1])}`);
+    console.error(`[speed] ${engine}/${store} c=${connections}: ${JSON.stringify(load[load.length - 1])}`);
   }
-  return { engine, coldP50: round1(percentile(cold, 50)), coldP95: round1(percentile(cold, 95)), load, serverRssMB: rssOfTree(pid) };
+  return { engine, store, coldP50: round1(percentile(cold, 50)), coldP95: round1(percentile(cold, 95)), load, serverRssMB: rssOfTree(pid) };
 }
 
 /** autocannon reports p90 and p97.5, not p95: interpolated between them. */
@@ -174,12 +179,13 @@ function rssOfTree(pid: number): number {
   return round1(rows.filter(([child]) => wanted.has(child)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024);
 }
 
-async function httpBenchmark(duration: number, queryCount: number): Promise<EngineFigures[]> {
+async function httpBenchmark(duration: number, queryCount: number, stores: Array<EngineFigures['store']>): Promise<EngineFigures[]> {
   const index = await openScifactIndex();
   const ids = await scifactChunkIds(index);
   const { queries } = await loadScifactJudgements(index.config.dataRoot);
   const texts = queries.slice(0, queryCount).map((q) => q.text);
   let node: OpenSearchNode | undefined;
+  let postgres: PostgresServer | undefined;
   const figures: EngineFigures[] = [];
   try {
     node = await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch') });
@@ -188,21 +194,34 @@ async function httpBenchmark(duration: number, queryCount: number): Promise<Engi
     console.error(`[speed] OpenSearch index ${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`);
     await opensearch.close();
     await index.close();
+    if (stores.includes('postgres')) postgres = await startPostgresServer({ dataDir: join(BENCH_DIR, 'postgres') });
 
-    for (const engine of ['embedded', 'opensearch'] as const) {
-      // the embedded service reads the cached index in data/bench/index; the other keeps its store apart
-      const dataDir = engine === 'embedded' ? BENCH_DIR : join(BENCH_DIR, 'service-opensearch');
-      const service = await startService(`litsearch-${engine}`, dataDir, engine === 'opensearch' ? { OPENSEARCH_URL: node.url } : {});
-      try {
-        figures.push(await measureEngine(engine, service.url, service.process.pid, texts, duration));
-      } finally {
-        await service.process.stop();
+    for (const store of stores) {
+      for (const engine of ['embedded', 'opensearch'] as const) {
+        // the embedded service reads the cached index in data/bench/index; the others keep their PGlite stores apart
+        const dataDir = engine === 'embedded' && store === 'pglite' ? BENCH_DIR : join(BENCH_DIR, `service-${engine}-${store}`);
+        if (engine === 'embedded' && dataDir !== BENCH_DIR) linkIndex(dataDir);
+        const env: Record<string, string> = { ...(engine === 'opensearch' ? { OPENSEARCH_URL: node.url } : {}), ...(store === 'postgres' ? { DATABASE_URL: postgres!.url } : {}) };
+        const service = await startService(`litsearch-${engine}-${store}`, dataDir, env);
+        try {
+          figures.push(await measureEngine(engine, store, service.url, service.process.pid, texts, duration));
+        } finally {
+          await service.process.stop();
+        }
       }
     }
   } finally {
+    await postgres?.stop();
     await node?.stop();
   }
   return figures;
+}
+
+/** Another data directory reads the cached embedded index through a symbolic link (nothing is written to it). */
+function linkIndex(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true });
+  rmSync(join(dataDir, 'index'), { recursive: true, force: true });
+  symlinkSync(join(BENCH_DIR, 'index'), join(dataDir, 'index'));
 }
 
 /** Runs one scale point in a fresh Node process, so its memory figures are its own. */
@@ -222,7 +241,8 @@ async function main(): Promise<void> {
     return;
   }
   const loadBefore = loadavg()[0];
-  const http = args['skip-http'] ? [] : await httpBenchmark(Number(args.duration), Number(args.queries));
+  const stores = args.stores.split(',').map((store) => store.trim()) as Array<EngineFigures['store']>;
+  const http = args['skip-http'] ? [] : await httpBenchmark(Number(args.duration), Number(args.queries), stores);
   const scale = args['skip-scale'] ? [] : args.scale.split(',').map(Number).map(scaleInChild);
   console.log(
     JSON.stringify(
@@ -236,8 +256,9 @@ async function main(): Promise<void> {
     ),
   );
   for (const e of http) {
-    console.log(`${e.engine.padEnd(10)} cold (query embedded) p50 ${e.coldP50} ms p95 ${e.coldP95} ms; server RSS ${e.serverRssMB} MB`);
-    for (const l of e.load) console.log(`${e.engine.padEnd(10)} c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)`);
+    const label = `${e.engine}/${e.store}`.padEnd(20);
+    console.log(`${label} cold (query embedded) p50 ${e.coldP50} ms p95 ${e.coldP95} ms; server RSS ${e.serverRssMB} MB`);
+    for (const l of e.load) console.log(`${label} c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)`);
   }
   for (const s of scale) {
     console.log(`embedded ${String(s.chunks).padStart(7)} chunks: index ${s.indexMB} MB on disk, heap ${s.heapMB} MB, RSS ${s.rssMB} MB, load ${s.loadSeconds} s, hybrid p50 ${s.hybridP50} ms p95 ${s.hybridP95} ms, sparse p50 ${s.sparseP50} ms, dense p50 ${s.denseP50} ms`);

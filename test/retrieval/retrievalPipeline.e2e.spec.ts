@@ -98,6 +98,34 @@ for (const engineKind of ['embedded', 'opensearch'] as const) {
       for (const limit of [0, 31]) expect((await query({ collection: 'scifact', query: 'vitamin D', limit })).status).toBe(422);
     });
 
+    it('validates the request: exactly one of collection/collections, at most 5 collections; the caller cannot pick the retrieval mode', async () => {
+      for (const body of [{ query: 'insulin' }, { collection: 'scifact', collections: ['scifact'], query: 'insulin' }, { collections: ['scifact', 'a', 'b', 'c', 'd', 'e'], query: 'insulin' }]) {
+        const res = await query(body);
+        expect([res.status, res.body.error.code]).toEqual([422, 'VALIDATION_ERROR']);
+      }
+      const five = await query({ collections: ['scifact', 'SCIFACT', 'biomedical', 'clinical-digest', 'openalex-synergy'], query: 'insulin resistance', limit: 5 });
+      expect(five.status).toBe(200);
+      const own = await query({ collection: 'scifact', query: 'insulin resistance', limit: 5 });
+      for (const attempt of [{ mode: 'sparse' }, { retrieval: 'dense' }, { retrieval_mode: 'sparse' }]) {
+        const res = await query({ collection: 'scifact', query: 'insulin resistance', limit: 5, ...attempt });
+        expect(res.status).toBe(200);
+        expect(results(res).map((r) => [r.id, r.relevance])).toEqual(results(own).map((r) => [r.id, r.relevance]));
+      }
+    });
+
+    it('rejects queries with nothing to search on (422 INVALID_QUERY), lets short identifiers through, and slows down repeated rejections (429)', async () => {
+      const { key: guarded } = await liveKey();
+      for (const text of ['   ', '?!?!', 'a', 'aaaaaa', 'cancer cancer cancer', 'the of and']) {
+        const res = await query({ collection: 'scifact', query: text }, guarded);
+        expect([text, res.status, res.body.error?.code]).toEqual([text, 422, 'INVALID_QUERY']);
+      }
+      for (const text of ['BRCA1', 'p53', 'IL-6']) expect((await query({ collection: 'scifact', query: text, limit: 1 }, guarded)).status).toBe(200);
+      let last = await query({ collection: 'scifact', query: '!!!' }, guarded);
+      for (let i = 0; i < 30 && last.status !== 429; i++) last = await query({ collection: 'scifact', query: '!!!' }, guarded);
+      expect([last.status, last.body.error.code]).toEqual([429, 'SEARCH_RATE_LIMITED']);
+      expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+    });
+
     it('serves the shorthand with camelCase fields and rejects a collection key in its body with 422', async () => {
       const res = await call('POST', '/api/v1/search/ScIfAcT', { key, body: { query: 'insulin resistance in obesity', limit: 2, includeMetadata: false } });
       expect(res.status).toBe(200);
