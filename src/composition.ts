@@ -36,7 +36,7 @@ export interface Runtime {
   accounts: Accounts;
   operations: Operations;
   search: SearchService;
-  temporal: { client: Client; connection: Connection; address: string; devServer?: TemporalDevServer };
+  temporal: { client: Client; address: string; devServer?: TemporalDevServer };
   worker?: { worker: Worker; running: Promise<void> };
   app: Koa;
   close(): Promise<void>;
@@ -105,10 +105,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir));
     const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, prices, planFilters, figureImages });
 
-    const connection = await Connection.connect({ address });
-    closers.push(() => connection.close());
-    const client = new Client({ connection, namespace: config.temporalNamespace });
     let worker: Runtime['worker'];
+    let client: Client;
     if (options.worker) {
       const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, releaseDelayMs: options.releaseDelayMs } });
       const running = created.worker.run();
@@ -118,8 +116,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         await running.catch(() => undefined);
         await created.connection.close();
       });
+      // the client shares the worker's connection, so an unlock starts eagerly on this process's worker
+      client = new Client({ connection: created.connection, namespace: config.temporalNamespace });
+    } else {
+      const connection = await Connection.connect({ address });
+      closers.push(() => connection.close());
+      client = new Client({ connection, namespace: config.temporalNamespace });
     }
-    const unlock = createUnlockService(client);
+    const unlock = createUnlockService(client, TASK_QUEUE, { eagerStart: options.worker });
     const app = createApp({
       log,
       db,
@@ -135,13 +139,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       readiness: {
         eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,
         temporal: async () => {
-          await connection.workflowService.getSystemInfo({});
+          await client.workflowService.getSystemInfo({});
           return true;
         },
         search: () => engine.ping(),
       },
     });
-    return { config, log, db, engine, embedder, catalog, accounts, operations, search, temporal: { client, connection, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, catalog, accounts, operations, search, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;

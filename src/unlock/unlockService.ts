@@ -35,7 +35,11 @@ export interface UnlockRequest {
   requestedIds: string[];
 }
 
-export function createUnlockService(client: Client, taskQueue = TASK_QUEUE) {
+/**
+ * `eagerStart`: the client shares its NativeConnection with a worker of this process, so the server hands the new
+ * workflow straight to that worker in the start call (one round trip less per unlock).
+ */
+export function createUnlockService(client: Client, taskQueue = TASK_QUEUE, options: { eagerStart?: boolean } = {}) {
   return {
     async unlock(req: UnlockRequest): Promise<UnlockOutcome> {
       const workflowId = unlockWorkflowId(req.queryId, req.requestedIds);
@@ -47,6 +51,7 @@ export function createUnlockService(client: Client, taskQueue = TASK_QUEUE) {
           workflowIdConflictPolicy: 'USE_EXISTING',
           workflowIdReusePolicy: 'ALLOW_DUPLICATE',
           workflowExecutionTimeout: '2 minutes',
+          requestEagerStart: options.eagerStart ?? false,
         });
         return await handle.result();
       } catch (err) {
