@@ -142,7 +142,7 @@ async function measureEngine(engine: EngineFigures['engine'], store: EngineFigur
         {
           method: 'POST',
           headers,
-          setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodies[next++ % bodies.length] }),
+          setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }),
         },
       ],
     });
