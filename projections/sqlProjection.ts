@@ -1,5 +1,6 @@
 // Reads and writes projection rows in SQL under a table prefix; the inline projector of money-moving appends.
 import type { Queryable } from '../src/eventstore/db.js';
+import { runParts, type SqlPart } from '../src/eventstore/eventStore.js';
 import type { StoredEvent } from '../src/domain/events.js';
 import { project, type Change, type ProjectionReader } from './project.js';
 import { COLUMNS, PRIMARY_KEYS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type OrganizationRow, type ProjectionTable, type RowOf, type TablePrefix, type UsageRow } from './tables.js';
@@ -131,25 +132,25 @@ async function prefetchedReader(tx: Queryable, p: TablePrefix, events: StoredEve
   };
 }
 
-/** Every change in one statement: one multi-row upsert per table, chained as data-modifying CTEs. */
-async function writeChanges(tx: Queryable, p: TablePrefix, changes: Map<string, Change>): Promise<void> {
+/** Every change as statement parts: one multi-row upsert per table. */
+function changeParts(p: TablePrefix, changes: Map<string, Change>): SqlPart[] {
   const byTable = new Map<ProjectionTable, object[]>();
   for (const c of changes.values()) byTable.set(c.table, [...(byTable.get(c.table) ?? []), c.row]);
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  for (const [table, rows] of byTable) {
+  return [...byTable].map(([table, rows]): SqlPart => (param) => {
     const cols = COLUMNS[table];
     const pk = PRIMARY_KEYS[table];
-    const values = rows.map((row) => `(${rowParams(table, row).map((v) => (params.push(v), `$${params.length}`)).join(', ')})`);
+    const values = rows.map((row) => `(${rowParams(table, row).map(param).join(', ')})`);
     const updates = cols.filter((c) => !pk.includes(c)).map((c) => `${c} = EXCLUDED.${c}`);
-    parts.push(`w${parts.length} AS (INSERT INTO ${p}${table} (${cols.join(', ')}) VALUES ${values.join(', ')} ON CONFLICT (${pk.join(', ')}) DO ${updates.length ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'})`);
-  }
-  if (parts.length === 0) return;
-  await tx.query(`WITH ${parts.join(', ')} SELECT 1`, params);
+    return `INSERT INTO ${p}${table} (${cols.join(', ')}) VALUES ${values.join(', ')} ON CONFLICT (${pk.join(', ')}) DO ${updates.length ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
+  });
 }
 
-/** Projects events into the live tables inside the transaction that appended them: one read and one write round trip. */
-export async function projectInline(tx: Queryable, events: StoredEvent[], p: TablePrefix = 'proj_'): Promise<void> {
+/**
+ * Projects events into the live tables inside the transaction that appends them: one read, then one statement that
+ * writes `before` (the events' own INSERT, when not yet written), every projection change and `after` (e.g. the query
+ * record a charge pays for).
+ */
+export async function projectInline(tx: Queryable, events: StoredEvent[], p: TablePrefix = 'proj_', before: SqlPart[] = [], after: SqlPart[] = []): Promise<void> {
   const written = new Map<string, Change>();
   const writtenRows = new Map<string, object>();
   const reader = await prefetchedReader(tx, p, events, writtenRows);
@@ -160,5 +161,6 @@ export async function projectInline(tx: Queryable, events: StoredEvent[], p: Tab
       writtenRows.set(id, change.row);
     }
   }
-  await writeChanges(tx, p, written);
+  const parts = [...before, ...changeParts(p, written), ...after];
+  if (parts.length > 0) await runParts(tx, parts, events[0]?.streamId ?? '', 'any');
 }

@@ -1,6 +1,6 @@
 // Runs organization and key commands: lock, load state from projections, decide, append, project — one transaction.
 import type { Db, Queryable } from '../eventstore/db.js';
-import { appendToStream, lockAppends, StreamVersionConflict } from '../eventstore/eventStore.js';
+import { APPEND_LOCK_KEY, appendToStream, lockAppends, prepareAppend, StreamVersionConflict, type SqlPart } from '../eventstore/eventStore.js';
 import { projectInline, sqlReader, selectList, normalizeRow } from '../../projections/sqlProjection.js';
 import { decide, type KeyState, type OrgCommand, type OrgState, type UnlockRowPrice } from '../domain/organization.js';
 import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type CollectionCharge, type DomainEvent, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
@@ -66,21 +66,25 @@ export function toKeyRecord(k: ApiKeyRow): ApiKeyRecord {
   };
 }
 
-async function loadOrgState(tx: Queryable, orgId: string, now: Date): Promise<OrgState | undefined> {
+/** The organization's state for a decision and, when asked, the acting key's row. */
+async function loadOrgState(tx: Queryable, orgId: string, now: Date, keyId?: string): Promise<{ state?: OrgState; key?: ApiKeyRow }> {
   const iso = now.toISOString();
-  // one round trip: the organization, its balance and this day's and month's query counts
+  // one round trip: the organization, its balance, this day's and month's query counts, and the key
   const rows = await tx.query(
-    `SELECT ${selectList('organizations')},
-       (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
-       (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = $2) AS daily_used,
-       (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = $3) AS monthly_used
-     FROM proj_organizations o WHERE org_id = $1`,
-    [orgId, dayPeriod(iso), monthPeriod(iso)],
+    `SELECT o.*, (SELECT row_to_json(k) FROM (SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_id = $4) k) AS key_row
+     FROM (SELECT 1) one LEFT JOIN LATERAL (
+       SELECT ${selectList('organizations')},
+         (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
+         (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = $2) AS daily_used,
+         (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = $3) AS monthly_used
+       FROM proj_organizations o WHERE org_id = $1) o ON true`,
+    [orgId, dayPeriod(iso), monthPeriod(iso), keyId ?? null],
   );
   const r = rows[0];
-  if (!r) return undefined;
+  const key = r?.key_row ? normalizeRow('api_keys', r.key_row as Record<string, unknown>) : undefined;
+  if (!r || r.org_id === null || r.org_id === undefined) return { key };
   const org = normalizeRow('organizations', r) as OrganizationRow;
-  return {
+  const state: OrgState = {
     orgId,
     billingMode: org.billing_mode as BillingMode,
     billingEnabled: org.billing_enabled,
@@ -94,6 +98,7 @@ async function loadOrgState(tx: Queryable, orgId: string, now: Date): Promise<Or
     now,
     version: org.version,
   };
+  return { state, key };
 }
 
 export type Accounts = ReturnType<typeof createAccounts>;
@@ -109,26 +114,28 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
   async function runOrgCommand(
     orgId: string,
     actor: Actor,
-    build: (tx: Queryable, state: OrgState | undefined) => Promise<OrgCommand | DomainEvent[]>,
-    options: { idempotencyKey?: string; requestId?: string; alsoInTransaction?: (tx: Queryable, appended: StoredEvent[]) => Promise<void> } = {},
+    build: (tx: Queryable, state: OrgState | undefined, key: KeyState | undefined) => Promise<OrgCommand | DomainEvent[]>,
+    options: { idempotencyKey?: string; requestId?: string; keyId?: string; alsoWrite?: SqlPart } = {},
   ): Promise<CommandResult & { state?: OrgState }> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await db.transaction(async (tx) => {
-          await lockAppends(tx);
-          const now = clock();
-          const state = await loadOrgState(tx, orgId, now);
-          const built = await build(tx, state);
-          const events = Array.isArray(built) ? built : decide(built, state);
-          if (events.length === 0) return { events: [], duplicate: false, state };
-          const res = await appendToStream(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now });
-          if (!res.duplicate) {
-            await projectInline(tx, res.events);
-            // work that must commit with the events or not at all (e.g. the query record a charge pays for)
-            await options.alsoInTransaction?.(tx, res.events);
-          }
-          return { ...res, state };
-        });
+        return await db.transaction(
+          async (tx) => {
+            const now = clock();
+            const { state, key } = await loadOrgState(tx, orgId, now, options.keyId);
+            if (options.keyId && !key) throw new Rejection('NOT_FOUND', `API key ${options.keyId} not found`);
+            const built = await build(tx, state, key && toKeyState(key));
+            const events = Array.isArray(built) ? built : decide(built, state);
+            if (events.length === 0) return { events: [], duplicate: false, state };
+            const prepared = await prepareAppend(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now });
+            if (prepared.duplicate) return { events: prepared.events, duplicate: true, state };
+            // one statement: the events, their projection, and what must commit with them or not at all
+            // (e.g. the query record a charge pays for)
+            await projectInline(tx, prepared.events, 'proj_', [prepared.insert], options.alsoWrite ? [options.alsoWrite] : []);
+            return { events: prepared.events, duplicate: false, state };
+          },
+          { advisoryLock: APPEND_LOCK_KEY },
+        );
       } catch (err) {
         if (err instanceof StreamVersionConflict && attempt < 3) continue;
         throw err;
@@ -257,7 +264,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
 
     /**
      * Charges a search (live) or records it at zero (trial, exempt, billing off); throws a Rejection when money cannot
-     * move or the quota is used up. `alsoInTransaction` commits with the charge (the query record it pays for).
+     * move or the quota is used up. `alsoWrite` commits with the charge (the query record it pays for).
      */
     async chargeSearch(input: {
       orgId: string;
@@ -267,13 +274,13 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
       collections: CollectionCharge[];
       resultIds?: string[];
       requestId?: string;
-      alsoInTransaction?: (tx: Queryable) => Promise<void>;
+      alsoWrite?: SqlPart;
     }): Promise<ChargeResult> {
       const res = await runOrgCommand(
         input.orgId,
         { kind: 'key', id: input.keyId },
-        async (tx) => ({ type: 'ChargeSearch', key: toKeyState(await getKeyRow(tx, input.keyId)), queryId: input.queryId, endpoint: input.endpoint, collections: input.collections, resultIds: input.resultIds ?? [] }),
-        { idempotencyKey: `search:${input.queryId}`, requestId: input.requestId, alsoInTransaction: input.alsoInTransaction },
+        async (_tx, _state, key) => ({ type: 'ChargeSearch', key: key!, queryId: input.queryId, endpoint: input.endpoint, collections: input.collections, resultIds: input.resultIds ?? [] }),
+        { idempotencyKey: `search:${input.queryId}`, requestId: input.requestId, keyId: input.keyId, alsoWrite: input.alsoWrite },
       );
       const event = res.events[0];
       if (res.duplicate || !res.state || !event || event.type !== 'SearchCharged') {
@@ -294,18 +301,18 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
       return runOrgCommand(
         input.orgId,
         { kind: 'workflow', id: input.workflowId },
-        async (tx) => {
+        async (tx, _state, key) => {
           const unlocked = await tx.query<{ result_id: string }>('SELECT result_id FROM proj_unlocks WHERE query_id = $1', [input.queryId]);
           return {
             type: 'UnlockResults',
-            key: toKeyState(await getKeyRow(tx, input.keyId)),
+            key: key!,
             queryId: input.queryId,
             rows: input.rows,
             alreadyUnlocked: new Set(unlocked.map((u) => u.result_id)),
             workflowId: input.workflowId,
           };
         },
-        { idempotencyKey: unlockChargeKey(input.workflowId) },
+        { idempotencyKey: unlockChargeKey(input.workflowId), keyId: input.keyId },
       );
     },
 

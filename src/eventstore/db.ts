@@ -17,8 +17,8 @@ export interface Db extends Queryable {
    * flush (synchronous_commit off), which saves a disk flush per request. Money never goes through here.
    */
   readonly relaxed: Queryable;
-  /** runs fn in one transaction; rolls back on throw */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** runs fn in one transaction; rolls back on throw. `advisoryLock`: take this transaction-level lock first (sent with BEGIN) */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { advisoryLock?: number }): Promise<T>;
   /** runs a multi-statement script (DDL) */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -49,8 +49,12 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     kind: 'pglite',
     query: base.query,
     relaxed: base,
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
-      return lite.transaction((tx) => fn(asQueryable(tx)));
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { advisoryLock?: number }) {
+      return lite.transaction(async (tx) => {
+        const q = asQueryable(tx);
+        if (options?.advisoryLock !== undefined) await q.query('SELECT pg_advisory_xact_lock($1)', [options.advisoryLock]);
+        return fn(q);
+      });
     },
     async exec(sql: string) {
       await lite.exec(sql);
@@ -83,10 +87,12 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Db
     kind: 'postgres',
     query,
     relaxed,
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { advisoryLock?: number }) {
       const client = await pool.connect();
       try {
-        await client.query('BEGIN');
+        const lock = options?.advisoryLock;
+        // one round trip for both: a simple-protocol query may hold several statements (the key is an integer we own)
+        await client.query(lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(${Math.trunc(lock)})`);
         const result = await fn({
           async query<R extends object>(sql: string, params?: unknown[]) {
             return (await client.query(sql, params)).rows as R[];

@@ -26,7 +26,10 @@ CREATE INDEX IF NOT EXISTS events_stream ON events (stream_id, stream_version);
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** A fixed advisory-lock key: appends take it so the global order and the hash chain are one sequence. */
-const APPEND_LOCK_KEY = 774_211_001;
+export const APPEND_LOCK_KEY = 774_211_001;
+
+/** A statement fragment for a data-modifying CTE; `param` adds a parameter and returns its placeholder. */
+export type SqlPart = (param: (value: unknown) => string) => string;
 
 export class StreamVersionConflict extends Error {
   constructor(readonly streamId: string, readonly expected: number | 'any') {
@@ -103,6 +106,67 @@ const SELECT_EVENT = `SELECT position::text AS pos, stream_id, stream_version, t
  * Appends events to one stream inside the caller's transaction (which must hold lockAppends).
  * expectedVersion is the stream's current version (0 for a new stream) or 'any'.
  */
+export type PreparedAppend =
+  | { duplicate: true; events: StoredEvent[] }
+  | { duplicate: false; events: StoredEvent[]; /** the INSERT of the events, to run alone or as part of one statement */ insert: SqlPart };
+
+/**
+ * Decides an append inside the caller's transaction (which must hold the append lock) without writing it: checks the
+ * idempotency key and the stream's version, numbers and hashes the events. One round trip.
+ */
+export async function prepareAppend(
+  tx: Queryable,
+  streamId: string,
+  expectedVersion: number | 'any',
+  events: DomainEvent[],
+  metadata: EventMetadata,
+  options: { idempotencyKey?: string; now?: Date } = {},
+): Promise<PreparedAppend> {
+  const [head] = await tx.query<{ v: number | null; pos: string | null; hash: string | null; used: boolean }>(
+    `SELECT (SELECT max(stream_version) FROM events WHERE stream_id = $1) AS v, last.pos, last.hash,
+       ($2::text IS NOT NULL AND EXISTS (SELECT 1 FROM events WHERE idempotency_key = $2)) AS used
+     FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT position::text AS pos, hash FROM events ORDER BY position DESC LIMIT 1) last ON true`,
+    [streamId, options.idempotencyKey ?? null],
+  );
+  if (head?.used && options.idempotencyKey) return { duplicate: true, events: await readByIdempotencyKey(tx, options.idempotencyKey) };
+  const current = head?.v ?? 0;
+  if (expectedVersion !== 'any' && current !== expectedVersion) throw new StreamVersionConflict(streamId, expectedVersion);
+  let prevHash = head?.hash ?? GENESIS_HASH;
+  let position = head?.pos ? Number(head.pos) : 0;
+  const recordedAt = (options.now ?? new Date()).toISOString();
+  const stored: StoredEvent[] = [];
+  const rows: unknown[][] = [];
+  for (const [i, e] of events.entries()) {
+    position += 1;
+    const partial = { ...e, position, streamId, streamVersion: current + i + 1, metadata, recordedAt, prevHash } as Omit<StoredEvent, 'hash'>;
+    const hash = eventHash(partial);
+    const key = options.idempotencyKey ? (i === 0 ? options.idempotencyKey : `${options.idempotencyKey}#${i}`) : null;
+    rows.push([position, streamId, partial.streamVersion, e.type, JSON.stringify(e.data), JSON.stringify(metadata), key, recordedAt, prevHash, hash]);
+    stored.push({ ...partial, hash } as StoredEvent);
+    prevHash = hash;
+  }
+  const insert: SqlPart = (param) =>
+    `INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, recorded_at, prev_hash, hash) VALUES ${rows.map((r) => `(${r.map(param).join(', ')})`).join(', ')}`;
+  return { duplicate: false, events: stored, insert };
+}
+
+/** Runs statement parts as one statement (data-modifying CTEs); a unique violation means another writer won the stream version. */
+export async function runParts(tx: Queryable, parts: SqlPart[], streamId = '', expectedVersion: number | 'any' = 'any'): Promise<void> {
+  const params: unknown[] = [];
+  const param = (v: unknown) => (params.push(v), `$${params.length}`);
+  const sql = parts.length === 1 ? parts[0]!(param) : `WITH ${parts.map((part, i) => `s${i} AS (${part(param)})`).join(', ')} SELECT 1`;
+  try {
+    await tx.query(sql, params);
+  } catch (err) {
+    if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) throw new StreamVersionConflict(streamId, expectedVersion);
+    throw err;
+  }
+}
+
+/**
+ * Appends events to one stream inside the caller's transaction (which must hold lockAppends).
+ * expectedVersion is the stream's current version (0 for a new stream) or 'any'.
+ */
 export async function appendToStream(
   tx: Queryable,
   streamId: string,
@@ -111,46 +175,10 @@ export async function appendToStream(
   metadata: EventMetadata,
   options: { idempotencyKey?: string; now?: Date } = {},
 ): Promise<AppendResult> {
-  // one round trip for the stream's version, the log's head and whether the idempotency key was used
-  const [head] = await tx.query<{ v: number | null; pos: string | null; hash: string | null; used: boolean }>(
-    `SELECT (SELECT max(stream_version) FROM events WHERE stream_id = $1) AS v, last.pos, last.hash,
-       ($2::text IS NOT NULL AND EXISTS (SELECT 1 FROM events WHERE idempotency_key = $2)) AS used
-     FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT position::text AS pos, hash FROM events ORDER BY position DESC LIMIT 1) last ON true`,
-    [streamId, options.idempotencyKey ?? null],
-  );
-  if (head?.used && options.idempotencyKey) return { events: await readByIdempotencyKey(tx, options.idempotencyKey), duplicate: true };
-  const current = head?.v ?? 0;
-  if (expectedVersion !== 'any' && current !== expectedVersion) throw new StreamVersionConflict(streamId, expectedVersion);
-  let prevHash = head?.hash ?? GENESIS_HASH;
-  let position = head?.pos ? Number(head.pos) : 0;
-  const recordedAt = (options.now ?? new Date()).toISOString();
-  const stored: StoredEvent[] = [];
-  const params: unknown[] = [];
-  for (const [i, e] of events.entries()) {
-    position += 1;
-    const partial = {
-      ...e,
-      position,
-      streamId,
-      streamVersion: current + i + 1,
-      metadata,
-      recordedAt,
-      prevHash,
-    } as Omit<StoredEvent, 'hash'>;
-    const hash = eventHash(partial);
-    const key = options.idempotencyKey ? (i === 0 ? options.idempotencyKey : `${options.idempotencyKey}#${i}`) : null;
-    params.push(position, streamId, partial.streamVersion, e.type, JSON.stringify(e.data), JSON.stringify(metadata), key, recordedAt, prevHash, hash);
-    stored.push({ ...partial, hash } as StoredEvent);
-    prevHash = hash;
-  }
-  const values = events.map((_, r) => `(${Array.from({ length: 10 }, (__, c) => `$${r * 10 + c + 1}`).join(', ')})`).join(', ');
-  try {
-    await tx.query(`INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, recorded_at, prev_hash, hash) VALUES ${values}`, params);
-  } catch (err) {
-    if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) throw new StreamVersionConflict(streamId, expectedVersion);
-    throw err;
-  }
-  return { events: stored, duplicate: false };
+  const prepared = await prepareAppend(tx, streamId, expectedVersion, events, metadata, options);
+  if (prepared.duplicate) return { events: prepared.events, duplicate: true };
+  await runParts(tx, [prepared.insert], streamId, expectedVersion);
+  return { events: prepared.events, duplicate: false };
 }
 
 /** Reads events in global order from `after` (exclusive), in pages. */

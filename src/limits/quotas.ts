@@ -68,18 +68,47 @@ export async function assertQueryQuota(db: Queryable, org: Organization, now: Da
   return quotaFromUsage(org, usage, now);
 }
 
-/** What admitting a search needs to know, in one round trip: today's and this month's queries and the INVALID_QUERY count. */
-export async function admissionSnapshot(db: Queryable, orgId: string, invalidScope: string, now: Date): Promise<{ usage: QueryUsage; invalidQueries: number }> {
+export interface SearchAdmission {
+  /** INVALID_QUERY rejections of the organization this minute */
+  invalidQueries: number;
+  /** false: the per-minute budget is used up (nothing was taken) */
+  minuteTaken: boolean;
+  /** epoch ms when the minute ends */
+  minuteResetAt: number;
+  usage: QueryUsage;
+}
+
+/**
+ * Admits a search in one statement: takes a slot of the per-minute budget unless the INVALID_QUERY guard has tripped,
+ * and reads the guard's count and today's and this month's queries. Written without waiting for the WAL flush.
+ */
+export async function admitSearchRequest(db: Db, org: Organization, invalidScope: string, invalidLimit: number, now: Date): Promise<SearchAdmission> {
   const iso = now.toISOString();
+  const minute = windowStart(now.getTime(), MINUTE_MS);
   const [row] = await guarded('the quota store', () =>
-    db.query<{ daily: number | null; monthly: number | null; invalid: number | null }>(
-      `SELECT (SELECT queries FROM proj_usage WHERE org_id = $1 AND period = $2) AS daily,
-              (SELECT queries FROM proj_usage WHERE org_id = $1 AND period = $3) AS monthly,
-              (SELECT count FROM rate_windows WHERE scope = $4 AND window_start = $5) AS invalid`,
-      [orgId, dayPeriod(iso), monthPeriod(iso), invalidScope, windowStart(now.getTime(), 60_000)],
+    db.relaxed.query<{ invalid: number; taken: number | null; daily: number | null; monthly: number | null }>(
+      `WITH guard AS (SELECT coalesce((SELECT count FROM rate_windows WHERE scope = $4 AND window_start = $2), 0) AS invalid),
+       hit AS (
+         INSERT INTO rate_windows (scope, window_start, count) SELECT $1, $2, 1 FROM guard WHERE guard.invalid <= $5 AND $3 > 0
+         ON CONFLICT (scope, window_start) DO UPDATE SET count = rate_windows.count + 1 WHERE rate_windows.count < $3
+         RETURNING count)
+       SELECT (SELECT invalid FROM guard) AS invalid, (SELECT count FROM hit) AS taken,
+         (SELECT queries FROM proj_usage WHERE org_id = $6 AND period = $7) AS daily,
+         (SELECT queries FROM proj_usage WHERE org_id = $6 AND period = $8) AS monthly`,
+      [`minute:${org.id}`, minute, org.limits.perMinute, invalidScope, invalidLimit, org.id, dayPeriod(iso), monthPeriod(iso)],
     ),
   );
-  return { usage: { dailyUsed: Number(row?.daily ?? 0), monthlyUsed: Number(row?.monthly ?? 0) }, invalidQueries: Number(row?.invalid ?? 0) };
+  return {
+    invalidQueries: Number(row?.invalid ?? 0),
+    minuteTaken: row?.taken !== null && row?.taken !== undefined,
+    minuteResetAt: minute + MINUTE_MS,
+    usage: { dailyUsed: Number(row?.daily ?? 0), monthlyUsed: Number(row?.monthly ?? 0) },
+  };
+}
+
+/** 429 for an admission that took no slot of the per-minute budget. */
+export function minuteBudgetExceeded(org: Organization, admission: SearchAdmission, now: Date): Rejection {
+  return new Rejection('QUOTA_EXCEEDED', `per-minute budget of ${org.limits.perMinute} requests is used up`, { retryAfterSeconds: secondsUntil(admission.minuteResetAt, now.getTime()) });
 }
 
 /** Takes one request from the per-minute budget shared by search and tool calls. */

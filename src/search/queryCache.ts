@@ -1,5 +1,6 @@
 // Query records kept 7 days by queryId: the rows a search or preview delivered, for free re-fetch and unlock.
 import type { Queryable } from '../eventstore/db.js';
+import { runParts, type SqlPart } from '../eventstore/eventStore.js';
 import type { ChunkMetadata } from './port.js';
 
 /** Bumped when the cached row shape changes; older records answer 410 CACHED_RESULT_EXPIRED. */
@@ -42,12 +43,16 @@ export interface QueryRecord {
   payload: QueryPayload;
 }
 
-export async function saveQueryRecord(db: Queryable, r: QueryRecord): Promise<void> {
-  await db.query(
+/** The record's INSERT as a statement part, so a charge can write it in the same statement as its event. */
+export function queryRecordInsert(r: QueryRecord): SqlPart {
+  return (param) =>
     `INSERT INTO query_records (query_id, org_id, key_id, kind, payload_version, created_at, payload)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (query_id) DO NOTHING`,
-    [r.queryId, r.orgId, r.keyId, r.kind, r.payloadVersion, r.createdAt.toISOString(), JSON.stringify(r.payload)],
-  );
+     VALUES (${[r.queryId, r.orgId, r.keyId, r.kind, r.payloadVersion, r.createdAt.toISOString(), JSON.stringify(r.payload)].map(param).join(', ')})
+     ON CONFLICT (query_id) DO NOTHING`;
+}
+
+export async function saveQueryRecord(db: Queryable, r: QueryRecord): Promise<void> {
+  await runParts(db, [queryRecordInsert(r)]);
 }
 
 export async function loadQueryRecord(db: Queryable, queryId: string): Promise<QueryRecord | undefined> {

@@ -5,11 +5,11 @@ import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../domain/rejection.js';
 import { totalMicros, totalTokens, chargeLines } from '../domain/organization.js';
 import { retrieve, resolveTargets, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
-import { freshness, loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type CachedRow, type QueryRecord, CACHE_LIFETIME_MS } from './queryCache.js';
+import { freshness, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord, CACHE_LIFETIME_MS } from './queryCache.js';
 import { syntheticRows } from './sandbox.js';
-import { assertSearchableQuery } from './queryValidation.js';
-import { admissionSnapshot, guarded, quotaFromUsage, quotaStatus, takeMinuteBudget, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
-import { assertQuotaLeft, type QueryUsage } from '../domain/queryQuota.js';
+import { assertSearchableQuery, queryProblem } from './queryValidation.js';
+import { admitSearchRequest, guarded, minuteBudgetExceeded, quotaFromUsage, quotaStatus, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
+import { assertQuotaLeft } from '../domain/queryQuota.js';
 import { countInWindow, readWindow } from '../limits/rateWindows.js';
 import { priceBookFor } from '../billing/pricing.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './previewIdempotency.js';
@@ -120,8 +120,8 @@ export function createSearchService(deps: ServiceDeps) {
     }
   }
 
-  /** Refuses early, before any search work, what the charge would refuse anyway; takes the per-minute budget. */
-  async function admitPaidSearch(auth: AuthContext, now: Date, usage: QueryUsage): Promise<void> {
+  /** Refuses early, before any search work or budget, what the charge would refuse anyway (no I/O). */
+  function refuseUnpayable(auth: AuthContext): void {
     const { org, key } = auth;
     if (org.suspended) throw new Rejection('BILLING_SUSPENDED', 'Billing for this organization is on hold; contact support');
     const live = org.billingEnabled && auth.billingMode === 'live';
@@ -132,8 +132,14 @@ export function createSearchService(deps: ServiceDeps) {
     if (org.billingEnabled && auth.billingMode === 'trial' && org.trialUsed >= org.trialQueries) {
       throw new Rejection('INSUFFICIENT_CREDITS', `the trial allowance of ${org.trialQueries} queries is used up; nothing was charged. Ask for a live account to continue`);
     }
-    await takeMinuteBudget(db, org, now);
-    assertQuotaLeft(org.limits, usage, now);
+  }
+
+  /** Takes the per-minute slot and checks the guard and the quota, in one round trip. */
+  async function admit(auth: AuthContext, now: Date, countsAsQuery: boolean): Promise<void> {
+    const admission = await admitSearchRequest(db, auth.org, invalidScope(auth), INVALID_QUERY_LIMIT_PER_MINUTE, now);
+    if (admission.invalidQueries > INVALID_QUERY_LIMIT_PER_MINUTE) throw tooManyInvalid(now.getTime());
+    if (!admission.minuteTaken) throw minuteBudgetExceeded(auth.org, admission, now);
+    if (countsAsQuery) assertQuotaLeft(auth.org.limits, admission.usage, now);
   }
 
   function zeroBilling(auth: AuthContext): BillingOutcome {
@@ -143,7 +149,7 @@ export function createSearchService(deps: ServiceDeps) {
   async function sandboxSearch(auth: AuthContext, input: SearchRequestInput, now: Date, started: number): Promise<SearchOutcome> {
     const names = resolveTargets(deps.catalog, auth, input.collections).map((t) => t.requested.name);
     // sandbox calls are free and count no query, but they are requests: they take the per-minute budget
-    await takeMinuteBudget(db, auth.org, now);
+    await admit(auth, now, false);
     const rows = syntheticRows(input.query, names, input.limit);
     const queryId = randomUUID();
     await saveQueryRecord(db, { queryId, orgId: auth.org.id, keyId: auth.key.id, kind: 'search', payloadVersion: PAYLOAD_VERSION, createdAt: now, payload: { query: input.query, collections: names, rows } });
@@ -174,10 +180,11 @@ export function createSearchService(deps: ServiceDeps) {
     async search(auth: AuthContext, input: SearchRequestInput, endpoint: string, requestId?: string): Promise<SearchOutcome> {
       const started = performance.now();
       const now = clock();
-      const snapshot = await admissionSnapshot(db, auth.org.id, invalidScope(auth), now);
-      await withQueryGuard(auth, async () => assertSearchableQuery(input.query), snapshot.invalidQueries);
+      // an invalid query is counted by the guard and answered without touching the budget
+      if (queryProblem(input.query)) await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
       if (auth.billingMode === 'sandbox') return sandboxSearch(auth, input, now, started);
-      await admitPaidSearch(auth, now, snapshot.usage);
+      refuseUnpayable(auth);
+      await admit(auth, now, true);
       const admitted = performance.now();
       const outcome = await retrieve({ ...deps, prices: priceBookFor(auth.org) }, auth, input);
       const retrieved = performance.now();
@@ -192,7 +199,7 @@ export function createSearchService(deps: ServiceDeps) {
           collections: outcome.lines,
           resultIds: outcome.rows.map((r) => r.id),
           requestId,
-          alsoInTransaction: (tx) => saveQueryRecord(tx, record),
+          alsoWrite: queryRecordInsert(record),
         }),
       );
       const event = charged.events[0];
