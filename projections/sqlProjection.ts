@@ -73,7 +73,7 @@ export async function writeChange(tx: Queryable, p: TablePrefix, change: Change)
 const pkOf = (table: ProjectionTable, row: object) => `${table}\u0000${PRIMARY_KEYS[table].map((c) => String((row as Record<string, unknown>)[c])).join('\u0000')}`;
 
 /** The rows an event's projection may read, fetched in one round trip before projecting. */
-interface PrefetchKeys {
+export interface PrefetchKeys {
   orgIds: Set<string>;
   keyIds: Set<string>;
   periods: Set<string>;
@@ -81,7 +81,7 @@ interface PrefetchKeys {
   collections: Set<string>;
 }
 
-function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
+export function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
   const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set() };
   for (const e of events) {
     const d = e.data as { orgId?: string; keyId?: string; collections?: unknown };
@@ -94,21 +94,47 @@ function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
   return k;
 }
 
+/** The rows named by `k`, as one json array of {t, r} (a subquery a caller can fold into its own first query). */
+export function prefetchSubquery(p: TablePrefix, k: PrefetchKeys, param: (value: unknown) => string): string {
+  const org = param([...k.orgIds]);
+  const key = param([...k.keyIds]);
+  const periods = param([...k.periods]);
+  const days = param([...k.days]);
+  const collections = param([...k.collections]);
+  return `(SELECT coalesce(json_agg(u), '[]'::json) FROM (
+     SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${selectList('organizations')} FROM ${p}organizations WHERE org_id = ANY(${org})) x
+     UNION ALL SELECT 'balances', row_to_json(x) FROM (SELECT ${selectList('balances')} FROM ${p}balances WHERE org_id = ANY(${org})) x
+     UNION ALL SELECT 'api_keys', row_to_json(x) FROM (SELECT ${selectList('api_keys')} FROM ${p}api_keys WHERE key_id = ANY(${key})) x
+     UNION ALL SELECT 'usage', row_to_json(x) FROM (SELECT ${selectList('usage')} FROM ${p}usage WHERE org_id = ANY(${org}) AND period = ANY(${periods})) x
+     UNION ALL SELECT 'collection_usage', row_to_json(x) FROM (SELECT ${selectList('collection_usage')} FROM ${p}collection_usage
+       WHERE org_id = ANY(${org}) AND day = ANY(${days}) AND collection = ANY(${collections})) x) u)`;
+}
+
+/** Rows fetched ahead by the caller, and the keys they cover. */
+export interface PrefetchedRows {
+  keys: PrefetchKeys;
+  rows: { t: ProjectionTable; r: Record<string, unknown> }[];
+}
+
+const coversAll = (outer: PrefetchKeys, inner: PrefetchKeys) =>
+  (['orgIds', 'keyIds', 'periods', 'days', 'collections'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
+
 /**
  * A reader for the inline projector: every row the events can touch is named by the events (organization, key, usage
- * periods, collection days), so one query fetches them all; rows written by an earlier event of the same append win.
+ * periods, collection days), so one query fetches them all, unless the caller fetched them already; rows written by an
+ * earlier event of the same append win.
  */
-async function prefetchedReader(tx: Queryable, p: TablePrefix, events: StoredEvent[], written: Map<string, object>): Promise<ProjectionReader> {
-  const k = prefetchKeysOf(events);
-  const rows = await tx.query<{ t: ProjectionTable; r: Record<string, unknown> }>(
-    `SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${selectList('organizations')} FROM ${p}organizations WHERE org_id = ANY($1)) x
-     UNION ALL SELECT 'balances', row_to_json(x) FROM (SELECT ${selectList('balances')} FROM ${p}balances WHERE org_id = ANY($1)) x
-     UNION ALL SELECT 'api_keys', row_to_json(x) FROM (SELECT ${selectList('api_keys')} FROM ${p}api_keys WHERE key_id = ANY($2)) x
-     UNION ALL SELECT 'usage', row_to_json(x) FROM (SELECT ${selectList('usage')} FROM ${p}usage WHERE org_id = ANY($1) AND period = ANY($3)) x
-     UNION ALL SELECT 'collection_usage', row_to_json(x) FROM (SELECT ${selectList('collection_usage')} FROM ${p}collection_usage
-       WHERE org_id = ANY($1) AND day = ANY($4) AND collection = ANY($5)) x`,
-    [[...k.orgIds], [...k.keyIds], [...k.periods], [...k.days], [...k.collections]],
-  );
+async function prefetchedReader(tx: Queryable, p: TablePrefix, events: StoredEvent[], written: Map<string, object>, provided?: PrefetchedRows): Promise<ProjectionReader> {
+  let k = prefetchKeysOf(events);
+  let rows: PrefetchedRows['rows'];
+  if (provided && coversAll(provided.keys, k)) {
+    k = provided.keys;
+    rows = provided.rows;
+  } else {
+    const params: unknown[] = [];
+    const [one] = await tx.query<{ rows: PrefetchedRows['rows'] }>(`SELECT ${prefetchSubquery(p, k, (v) => (params.push(v), `$${params.length}`))} AS rows`, params);
+    rows = one?.rows ?? [];
+  }
   const fetched = new Map<string, object>();
   for (const { t, r } of rows) fetched.set(pkOf(t, r), normalizeRow(t, r));
   const covered = (table: ProjectionTable, row: Record<string, string>) => {
@@ -150,10 +176,10 @@ function changeParts(p: TablePrefix, changes: Map<string, Change>): SqlPart[] {
  * writes `before` (the events' own INSERT, when not yet written), every projection change and `after` (e.g. the query
  * record a charge pays for).
  */
-export async function projectInline(tx: Queryable, events: StoredEvent[], p: TablePrefix = 'proj_', before: SqlPart[] = [], after: SqlPart[] = []): Promise<void> {
+export async function projectInline(tx: Queryable, events: StoredEvent[], p: TablePrefix = 'proj_', before: SqlPart[] = [], after: SqlPart[] = [], provided?: PrefetchedRows): Promise<void> {
   const written = new Map<string, Change>();
   const writtenRows = new Map<string, object>();
-  const reader = await prefetchedReader(tx, p, events, writtenRows);
+  const reader = await prefetchedReader(tx, p, events, writtenRows, provided);
   for (const e of events) {
     for (const change of project(e, reader)) {
       const id = pkOf(change.table, change.row);

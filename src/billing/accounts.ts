@@ -1,7 +1,7 @@
 // Runs organization and key commands: lock, load state from projections, decide, append, project — one transaction.
 import type { Db, Queryable } from '../eventstore/db.js';
-import { APPEND_LOCK_KEY, appendToStream, lockAppends, prepareAppend, StreamVersionConflict, type SqlPart } from '../eventstore/eventStore.js';
-import { projectInline, sqlReader, selectList, normalizeRow } from '../../projections/sqlProjection.js';
+import { APPEND_LOCK_KEY, appendHeadColumns, appendToStream, lockAppends, prepareAppend, StreamVersionConflict, type AppendHead, type SqlPart } from '../eventstore/eventStore.js';
+import { prefetchSubquery, projectInline, sqlReader, selectList, normalizeRow, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
 import { decide, type KeyState, type OrgCommand, type OrgState, type UnlockRowPrice } from '../domain/organization.js';
 import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type CollectionCharge, type DomainEvent, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
@@ -66,23 +66,44 @@ export function toKeyRecord(k: ApiKeyRow): ApiKeyRecord {
   };
 }
 
-/** The organization's state for a decision and, when asked, the acting key's row. */
-async function loadOrgState(tx: Queryable, orgId: string, now: Date, keyId?: string): Promise<{ state?: OrgState; key?: ApiKeyRow }> {
+interface LoadedState {
+  state?: OrgState;
+  key?: ApiKeyRow;
+  /** the stream's and the log's head, for the append */
+  head: AppendHead;
+  /** the rows the projection of this command's events will read, when the command could name them */
+  prefetched?: PrefetchedRows;
+}
+
+/**
+ * Everything a command needs before it appends, in one round trip: the organization's state, the acting key, the
+ * append head, and the projection rows its events will touch (organization, balance, key, usage, collection days).
+ */
+async function loadOrgState(tx: Queryable, orgId: string, now: Date, opts: { keyId?: string; idempotencyKey?: string; collections?: string[] }): Promise<LoadedState> {
   const iso = now.toISOString();
-  // one round trip: the organization, its balance, this day's and month's query counts, and the key
+  const params: unknown[] = [];
+  const param = (v: unknown) => (params.push(v), `$${params.length}`);
+  const keys: PrefetchKeys | undefined = opts.collections
+    ? { orgIds: new Set([orgId]), keyIds: new Set(opts.keyId ? [opts.keyId] : []), periods: new Set([dayPeriod(iso), monthPeriod(iso)]), days: new Set([iso.slice(0, 10)]), collections: new Set(opts.collections) }
+    : undefined;
+  const o = param(orgId);
   const rows = await tx.query(
-    `SELECT o.*, (SELECT row_to_json(k) FROM (SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_id = $4) k) AS key_row
+    `SELECT o.*, (SELECT row_to_json(k) FROM (SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_id = ${param(opts.keyId ?? null)}) k) AS key_row,
+       ${appendHeadColumns(orgStream(orgId), opts.idempotencyKey, param)}
+       ${keys ? `, ${prefetchSubquery('proj_', keys, param)} AS prefetched` : ''}
      FROM (SELECT 1) one LEFT JOIN LATERAL (
        SELECT ${selectList('organizations')},
          (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
-         (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = $2) AS daily_used,
-         (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = $3) AS monthly_used
-       FROM proj_organizations o WHERE org_id = $1) o ON true`,
-    [orgId, dayPeriod(iso), monthPeriod(iso), keyId ?? null],
+         (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = ${param(dayPeriod(iso))}) AS daily_used,
+         (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = ${param(monthPeriod(iso))}) AS monthly_used
+       FROM proj_organizations o WHERE org_id = ${o}) o ON true`,
+    params,
   );
   const r = rows[0];
   const key = r?.key_row ? normalizeRow('api_keys', r.key_row as Record<string, unknown>) : undefined;
-  if (!r || r.org_id === null || r.org_id === undefined) return { key };
+  const head: AppendHead = { v: (r?.head_v as number | null) ?? null, pos: (r?.head_pos as string | null) ?? null, hash: (r?.head_hash as string | null) ?? null, used: Boolean(r?.head_used) };
+  const prefetched = keys ? { keys, rows: (r?.prefetched ?? []) as PrefetchedRows['rows'] } : undefined;
+  if (!r || r.org_id === null || r.org_id === undefined) return { key, head, prefetched };
   const org = normalizeRow('organizations', r) as OrganizationRow;
   const state: OrgState = {
     orgId,
@@ -98,7 +119,7 @@ async function loadOrgState(tx: Queryable, orgId: string, now: Date, keyId?: str
     now,
     version: org.version,
   };
-  return { state, key };
+  return { state, key, head, prefetched };
 }
 
 export type Accounts = ReturnType<typeof createAccounts>;
@@ -115,23 +136,23 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     orgId: string,
     actor: Actor,
     build: (tx: Queryable, state: OrgState | undefined, key: KeyState | undefined) => Promise<OrgCommand | DomainEvent[]>,
-    options: { idempotencyKey?: string; requestId?: string; keyId?: string; alsoWrite?: SqlPart } = {},
+    options: { idempotencyKey?: string; requestId?: string; keyId?: string; alsoWrite?: SqlPart; /** collections the events will bill: their usage rows are fetched with the state */ collections?: string[] } = {},
   ): Promise<CommandResult & { state?: OrgState }> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await db.transaction(
           async (tx) => {
             const now = clock();
-            const { state, key } = await loadOrgState(tx, orgId, now, options.keyId);
+            const { state, key, head, prefetched } = await loadOrgState(tx, orgId, now, options);
             if (options.keyId && !key) throw new Rejection('NOT_FOUND', `API key ${options.keyId} not found`);
             const built = await build(tx, state, key && toKeyState(key));
             const events = Array.isArray(built) ? built : decide(built, state);
             if (events.length === 0) return { events: [], duplicate: false, state };
-            const prepared = await prepareAppend(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now });
+            const prepared = await prepareAppend(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now, head });
             if (prepared.duplicate) return { events: prepared.events, duplicate: true, state };
             // one statement: the events, their projection, and what must commit with them or not at all
             // (e.g. the query record a charge pays for)
-            await projectInline(tx, prepared.events, 'proj_', [prepared.insert], options.alsoWrite ? [options.alsoWrite] : []);
+            await projectInline(tx, prepared.events, 'proj_', [prepared.insert], options.alsoWrite ? [options.alsoWrite] : [], prefetched);
             return { events: prepared.events, duplicate: false, state };
           },
           { advisoryLock: APPEND_LOCK_KEY },
@@ -280,7 +301,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
         input.orgId,
         { kind: 'key', id: input.keyId },
         async (_tx, _state, key) => ({ type: 'ChargeSearch', key: key!, queryId: input.queryId, endpoint: input.endpoint, collections: input.collections, resultIds: input.resultIds ?? [] }),
-        { idempotencyKey: `search:${input.queryId}`, requestId: input.requestId, keyId: input.keyId, alsoWrite: input.alsoWrite },
+        { idempotencyKey: `search:${input.queryId}`, requestId: input.requestId, keyId: input.keyId, alsoWrite: input.alsoWrite, collections: input.collections.map((l) => l.collection) },
       );
       const event = res.events[0];
       if (res.duplicate || !res.state || !event || event.type !== 'SearchCharged') {
@@ -312,7 +333,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
             workflowId: input.workflowId,
           };
         },
-        { idempotencyKey: unlockChargeKey(input.workflowId), keyId: input.keyId },
+        { idempotencyKey: unlockChargeKey(input.workflowId), keyId: input.keyId, collections: [...new Set(input.rows.map((r) => r.collection))] },
       );
     },
 

@@ -106,6 +106,28 @@ const SELECT_EVENT = `SELECT position::text AS pos, stream_id, stream_version, t
  * Appends events to one stream inside the caller's transaction (which must hold lockAppends).
  * expectedVersion is the stream's current version (0 for a new stream) or 'any'.
  */
+/** Where a stream and the log stand before an append: read by prepareAppend, or by the caller in its own first query. */
+export interface AppendHead {
+  /** the stream's version (null: new stream) */
+  v: number | null;
+  /** the log's last position and hash (null: empty log) */
+  pos: string | null;
+  hash: string | null;
+  /** the idempotency key was used already */
+  used: boolean;
+}
+
+/** The head as select-list items, for a caller that reads it within another query; `param` numbers the values. */
+export function appendHeadColumns(streamId: string, idempotencyKey: string | undefined, param: (value: unknown) => string): string {
+  const s = param(streamId);
+  const k = param(idempotencyKey ?? null);
+  // the text position gets its own name: ORDER BY position must sort the bigint column, not the text ('9' > '10')
+  return `(SELECT max(stream_version) FROM events WHERE stream_id = ${s}) AS head_v,
+    (SELECT position::text AS last_position FROM events ORDER BY position DESC LIMIT 1) AS head_pos,
+    (SELECT hash FROM events ORDER BY position DESC LIMIT 1) AS head_hash,
+    (${k}::text IS NOT NULL AND EXISTS (SELECT 1 FROM events WHERE idempotency_key = ${k})) AS head_used`;
+}
+
 export type PreparedAppend =
   | { duplicate: true; events: StoredEvent[] }
   | { duplicate: false; events: StoredEvent[]; /** the INSERT of the events, to run alone or as part of one statement */ insert: SqlPart };
@@ -120,14 +142,17 @@ export async function prepareAppend(
   expectedVersion: number | 'any',
   events: DomainEvent[],
   metadata: EventMetadata,
-  options: { idempotencyKey?: string; now?: Date } = {},
+  options: { idempotencyKey?: string; now?: Date; head?: AppendHead } = {},
 ): Promise<PreparedAppend> {
-  const [head] = await tx.query<{ v: number | null; pos: string | null; hash: string | null; used: boolean }>(
-    `SELECT (SELECT max(stream_version) FROM events WHERE stream_id = $1) AS v, last.pos, last.hash,
-       ($2::text IS NOT NULL AND EXISTS (SELECT 1 FROM events WHERE idempotency_key = $2)) AS used
-     FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT position::text AS pos, hash FROM events ORDER BY position DESC LIMIT 1) last ON true`,
-    [streamId, options.idempotencyKey ?? null],
-  );
+  let head = options.head;
+  if (!head) {
+    const params: unknown[] = [];
+    const [row] = await tx.query<{ head_v: number | null; head_pos: string | null; head_hash: string | null; head_used: boolean }>(
+      `SELECT ${appendHeadColumns(streamId, options.idempotencyKey, (v) => (params.push(v), `$${params.length}`))}`,
+      params,
+    );
+    head = { v: row?.head_v ?? null, pos: row?.head_pos ?? null, hash: row?.head_hash ?? null, used: row?.head_used ?? false };
+  }
   if (head?.used && options.idempotencyKey) return { duplicate: true, events: await readByIdempotencyKey(tx, options.idempotencyKey) };
   const current = head?.v ?? 0;
   if (expectedVersion !== 'any' && current !== expectedVersion) throw new StreamVersionConflict(streamId, expectedVersion);
