@@ -98,6 +98,7 @@ async function loadOrgState(tx: Queryable, orgId: string, now: Date, opts: { key
          (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = ${param(monthPeriod(iso))}) AS monthly_used
        FROM proj_organizations o WHERE org_id = ${o}) o ON true`,
     params,
+    true,
   );
   const r = rows[0];
   const key = r?.key_row ? normalizeRow('api_keys', r.key_row as Record<string, unknown>) : undefined;

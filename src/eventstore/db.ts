@@ -1,4 +1,5 @@
 // One SQL interface over the two PostgreSQL adapters: PGlite (embedded default) and a pg pool (server).
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 
@@ -7,8 +8,12 @@ export interface Row {
 }
 
 export interface Queryable {
-  query<R extends object = Row>(sql: string, params?: unknown[]): Promise<R[]>;
+  /** `prepared`: a hot statement whose text repeats; the server keeps its plan per connection (PostgreSQL server only) */
+  query<R extends object = Row>(sql: string, params?: unknown[], prepared?: boolean): Promise<R[]>;
 }
+
+/** A prepared statement's name: derived from its text, so equal texts share one plan per connection. */
+const statementName = (sql: string) => `ls_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
@@ -69,18 +74,18 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Db
   const pool = new pg.Pool({ connectionString: url, max: maxConnections, connectionTimeoutMillis: 5_000 });
   // an idle client that errors (server restart) must not crash the process
   pool.on('error', () => undefined);
-  const query = async <R extends object>(sql: string, params?: unknown[]) => {
-    const res = await pool.query(sql, params);
+  const query = async <R extends object>(sql: string, params?: unknown[], prepared?: boolean) => {
+    const res = prepared ? await pool.query({ name: statementName(sql), text: sql, values: params }) : await pool.query(sql, params);
     return res.rows as R[];
   };
   let relaxedPool: pg.Pool | undefined;
   const relaxed: Queryable = {
-    async query<R extends object>(sql: string, params?: unknown[]) {
+    async query<R extends object>(sql: string, params?: unknown[], prepared?: boolean) {
       if (!relaxedPool) {
         relaxedPool = new pg.Pool({ connectionString: url, max: Math.max(2, Math.ceil(maxConnections / 3)), connectionTimeoutMillis: 5_000, options: '-c synchronous_commit=off' });
         relaxedPool.on('error', () => undefined);
       }
-      return (await relaxedPool.query(sql, params)).rows as R[];
+      return (prepared ? await relaxedPool.query({ name: statementName(sql), text: sql, values: params }) : await relaxedPool.query(sql, params)).rows as R[];
     },
   };
   return {
@@ -94,8 +99,8 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Db
         // one round trip for both: a simple-protocol query may hold several statements (the key is an integer we own)
         await client.query(lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(${Math.trunc(lock)})`);
         const result = await fn({
-          async query<R extends object>(sql: string, params?: unknown[]) {
-            return (await client.query(sql, params)).rows as R[];
+          async query<R extends object>(sql: string, params?: unknown[], prepared?: boolean) {
+            return (prepared ? await client.query({ name: statementName(sql), text: sql, values: params }) : await client.query(sql, params)).rows as R[];
           },
         });
         await client.query('COMMIT');

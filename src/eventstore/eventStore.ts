@@ -181,7 +181,8 @@ export async function runParts(tx: Queryable, parts: SqlPart[], streamId = '', e
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
   const sql = parts.length === 1 ? parts[0]!(param) : `WITH ${parts.map((part, i) => `s${i} AS (${part(param)})`).join(', ')} SELECT 1`;
   try {
-    await tx.query(sql, params);
+    // a charge's statement has the same text each time (the same tables and row counts): keep its plan
+    await tx.query(sql, params, true);
   } catch (err) {
     if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) throw new StreamVersionConflict(streamId, expectedVersion);
     throw err;

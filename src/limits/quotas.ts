@@ -96,6 +96,7 @@ export async function admitSearchRequest(db: Db, org: Organization, invalidScope
          (SELECT queries FROM proj_usage WHERE org_id = $6 AND period = $7) AS daily,
          (SELECT queries FROM proj_usage WHERE org_id = $6 AND period = $8) AS monthly`,
       [`minute:${org.id}`, minute, org.limits.perMinute, invalidScope, invalidLimit, org.id, dayPeriod(iso), monthPeriod(iso)],
+      true,
     ),
   );
   return {
