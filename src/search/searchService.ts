@@ -147,15 +147,19 @@ export function createSearchService(deps: ServiceDeps) {
   }
 
   async function sandboxSearch(auth: AuthContext, input: SearchRequestInput, now: Date, started: number): Promise<SearchOutcome> {
-    const names = resolveTargets(deps.catalog, auth, input.collections).map((t) => t.requested.name);
+    const targets = resolveTargets(deps.catalog, auth, input.collections);
+    const names = targets.map((t) => t.requested.name);
     // sandbox calls are free and count no query, but they are requests: they take the per-minute budget
     await admit(auth, now, false);
+    // the same input rules as live keys, so code written against the sandbox does not break on a live key
+    assertSearchableQuery(input.query);
+    const plan = input.filters != null && deps.planFilters ? await deps.planFilters(input.filters, targets) : undefined;
     const rows = syntheticRows(input.query, names, input.limit);
     const queryId = randomUUID();
     await saveQueryRecord(db, { queryId, orgId: auth.org.id, keyId: auth.key.id, kind: 'search', payloadVersion: PAYLOAD_VERSION, createdAt: now, payload: { query: input.query, collections: names, rows } });
     const quota = await quotaStatus(db, auth.org, now);
     const latencyMs = performance.now() - started;
-    return { queryId, rows, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 } };
+    return { queryId, rows, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, ...(plan ? { filtersApplied: plan.filtersApplied } : {}) };
   }
 
   /** Loads a query record for the same key; 404 for unknown or another key's, 410 once expired or of an older payload version. */

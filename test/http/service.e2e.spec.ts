@@ -221,6 +221,13 @@ describe('paid search', () => {
     expect(res.body.results.every((r: { metadata: { synthetic: boolean } }) => r.metadata.synthetic === true)).toBe(true);
     const again = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: 'statins and memory', limit: 3 } });
     expect(again.body.results.map((r: { id: string }) => r.id)).toEqual(res.body.results.map((r: { id: string }) => r.id));
+    const badFilter = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: 'statins', filters: { doc_id: 'x' } } });
+    expect([badFilter.status, badFilter.body.error.code]).toEqual([422, 'INVALID_FILTER']);
+    const badQuery = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: '?!?!' } });
+    expect([badQuery.status, badQuery.body.error.code]).toEqual([422, 'INVALID_QUERY']);
+    const filtered = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: 'statins', filters: { publication_date: { gte: '2010' } } } });
+    expect(filtered.status).toBe(200);
+    expect(filtered.body.filtersApplied).toEqual(expect.anything());
     const preview = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: 'statins' } });
     expect([preview.status, preview.body.error.code]).toEqual([403, 'SANDBOX_UNSUPPORTED_ENDPOINT']);
   });
