@@ -83,6 +83,18 @@ function debit(read: ProjectionReader, e: ProjectableEvent, orgId: string, keyId
   return out;
 }
 
+/** Money entering a balance: a credit or a refund, with its ledger line and its running total. */
+function moneyIn(read: ProjectionReader, e: ProjectableEvent, orgId: string, amount: bigint, type: 'credit' | 'refund', queryId: string | null, reference: string): Change[] {
+  const bal = requireBalance(read, orgId);
+  const next = BigInt(bal.balance_micros) + amount;
+  const total = type === 'credit' ? { credited_micros: add(bal.credited_micros, amount) } : { refunded_micros: add(bal.refunded_micros, amount) };
+  return [
+    bumpOrgVersion(read, e, orgId, {}),
+    { table: 'balances', row: Object.assign(bal, { balance_micros: next.toString(), ...total }) },
+    { table: 'ledger', row: { position: e.position, org_id: orgId, time: e.recordedAt, type, amount_micros: amount.toString(), balance_after_micros: next.toString(), key_id: null, query_id: queryId, reference } },
+  ];
+}
+
 export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
   switch (e.type) {
     case 'OrganizationCreated': {
@@ -95,28 +107,10 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
         { table: 'balances', row: { org_id: d.orgId, balance_micros: '0', credited_micros: '0', charged_micros: '0', refunded_micros: '0' } },
       ];
     }
-    case 'CreditsAdded': {
-      const d = e.data;
-      const amount = BigInt(d.amountMicros);
-      const bal = requireBalance(read, d.orgId);
-      const next = BigInt(bal.balance_micros) + amount;
-      return [
-        bumpOrgVersion(read, e, d.orgId, {}),
-        { table: 'balances', row: Object.assign(bal, { balance_micros: next.toString(), credited_micros: add(bal.credited_micros, amount) }) },
-        { table: 'ledger', row: { position: e.position, org_id: d.orgId, time: e.recordedAt, type: 'credit', amount_micros: amount.toString(), balance_after_micros: next.toString(), key_id: null, query_id: null, reference: d.reference } },
-      ];
-    }
-    case 'RefundIssued': {
-      const d = e.data;
-      const amount = BigInt(d.amountMicros);
-      const bal = requireBalance(read, d.orgId);
-      const next = BigInt(bal.balance_micros) + amount;
-      return [
-        bumpOrgVersion(read, e, d.orgId, {}),
-        { table: 'balances', row: Object.assign(bal, { balance_micros: next.toString(), refunded_micros: add(bal.refunded_micros, amount) }) },
-        { table: 'ledger', row: { position: e.position, org_id: d.orgId, time: e.recordedAt, type: 'refund', amount_micros: amount.toString(), balance_after_micros: next.toString(), key_id: null, query_id: d.queryId, reference: d.reference } },
-      ];
-    }
+    case 'CreditsAdded':
+      return moneyIn(read, e, e.data.orgId, BigInt(e.data.amountMicros), 'credit', null, e.data.reference);
+    case 'RefundIssued':
+      return moneyIn(read, e, e.data.orgId, BigInt(e.data.amountMicros), 'refund', e.data.queryId, e.data.reference);
     case 'SearchCharged': {
       const d = e.data;
       const amount = BigInt(d.amountMicros);
