@@ -37,9 +37,3 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 }
-
-export const validationError = (message: string, details?: Record<string, unknown>) =>
-  new ApiError(422, 'VALIDATION_ERROR', message, details);
-
-export const serviceUnavailable = (what: string) =>
-  new ApiError(503, 'SERVICE_UNAVAILABLE', `${what} is temporarily unavailable; nothing was charged, retry with backoff`);
