@@ -1,5 +1,6 @@
 // The normalized document every reader produces: text sections plus metadata under the spec's field names.
 import type { ArticleType } from '../filters/articleTypes.js';
+import type { ChunkMetadata } from '../search/port.js';
 
 export interface DocumentSection {
   /** section name as stored in chunk metadata, e.g. "abstract", "methods", "results" */
@@ -7,26 +8,11 @@ export interface DocumentSection {
   text: string;
 }
 
-/** Result metadata fields shared by scholarly and editorial documents (spec: "Result metadata fields"). */
-export interface ScholarlyMetadata {
-  title?: string | null;
-  authors?: string[] | null;
-  doi?: string | null;
-  pmid?: string | null;
-  pmcid?: string | null;
-  url?: string | null;
-  journal?: string | null;
-  publisher?: string | null;
-  /** normalized "1234-567X"; ISSN-L first when known */
-  issn?: string[] | null;
-  isbn?: string | null;
-  keywords?: string[] | null;
-  /** ISO date YYYY-MM-DD */
-  publication_date?: string | null;
-  article_type?: ArticleType | null;
-  open_access?: boolean | null;
-  license?: string | null;
-}
+/** Result metadata fields shared by scholarly and editorial documents: the port's chunk fields, article_type narrowed. */
+export type ScholarlyMetadata = Pick<
+  ChunkMetadata,
+  'title' | 'authors' | 'doi' | 'pmid' | 'pmcid' | 'url' | 'journal' | 'publisher' | 'issn' | 'isbn' | 'keywords' | 'publication_date' | 'open_access' | 'license'
+> & { article_type?: ArticleType | null };
 
 /** Fields indexed on editorial collections only. */
 export interface EditorialMetadata {
