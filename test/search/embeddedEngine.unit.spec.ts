@@ -2,7 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createVectorMatrix } from '../../src/search/embedded/denseKernel.js';
 import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
 import { analyzeEnglish, ENGLISH_STOP_WORDS, tokenizeStandard } from '../../src/search/embedded/englishAnalyzer.js';
@@ -252,6 +252,25 @@ describe('embedded engine', () => {
     await engine.deleteIndex('docs');
     expect(await reader.hasIndex('docs')).toBe(false);
     await reader.close();
+  });
+
+  it('lets a reader with a reload check interval see a commit only once the interval has passed', async () => {
+    await indexed([chunk('first', 'alpha')]);
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      const reader = createEmbeddedEngine({ dir, reloadCheckIntervalMs: 1000 });
+      const ids = async () => (await reader.search({ index: 'docs', mode: 'sparse', text: 'alpha beta', limit: 5 })).map((hit) => hit.id).sort();
+      expect(await ids()).toEqual(['first']);
+      await engine.indexChunks('docs', [chunk('second', 'beta')]);
+      await engine.commit('docs');
+      vi.advanceTimersByTime(999);
+      expect(await ids()).toEqual(['first']);
+      vi.advanceTimersByTime(1);
+      expect(await ids()).toEqual(['first', 'second']);
+      await reader.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('treats re-indexing the same chunks as a no-op and an upsert with new content as a replacement', async () => {

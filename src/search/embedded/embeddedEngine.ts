@@ -16,6 +16,11 @@ export interface EmbeddedEngineOptions {
   dir: string;
   /** weight of the dense score in hybrid fusion (default HYBRID_ALPHA) */
   hybridAlpha?: number;
+  /**
+   * how long searches may trust the loaded generation before a stat of the manifest checks again for another
+   * process's commit (default 0: check on every search, so a commit is seen at once)
+   */
+  reloadCheckIntervalMs?: number;
 }
 
 interface IndexState {
@@ -30,6 +35,8 @@ interface IndexState {
   committed: IndexSegment | undefined;
   generation: number;
   stamp: string | undefined;
+  /** when (performance.now()) the manifest last matched `stamp` */
+  stampCheckedAt: number;
   /** serializes commits of this index */
   commitQueue: Promise<void>;
   scratch: SparseScratch;
@@ -39,6 +46,7 @@ const INDEX_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngine {
   const alpha = options.hybridAlpha ?? HYBRID_ALPHA;
+  const reloadCheckIntervalMs = options.reloadCheckIntervalMs ?? 0;
   const states = new Map<string, IndexState>();
   const loading = new Map<string, Promise<IndexState | undefined>>();
 
@@ -55,7 +63,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
    */
   async function findState(name: string): Promise<IndexState | undefined> {
     const known = states.get(name);
-    if (known && (known.pending.size > 0 || known.segment !== known.committed || (await manifestStamp(known.dir)) === known.stamp)) {
+    if (known && (known.pending.size > 0 || known.segment !== known.committed || (await committedStampUnchanged(known)))) {
       return known;
     }
     let load = loading.get(name);
@@ -71,12 +79,22 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
         const state = newState(name, dir, segment, generation);
         state.committed = segment;
         state.stamp = stamp;
+        state.stampCheckedAt = performance.now();
         states.set(name, state);
         return state;
       })().finally(() => loading.delete(name));
       loading.set(name, load);
     }
     return load;
+  }
+
+  /** Whether the manifest is still the one this state holds, trusted without a stat within the check interval. */
+  async function committedStampUnchanged(state: IndexState): Promise<boolean> {
+    const now = performance.now();
+    if (reloadCheckIntervalMs > 0 && now - state.stampCheckedAt < reloadCheckIntervalMs) return true;
+    if ((await manifestStamp(state.dir)) !== state.stamp) return false;
+    state.stampCheckedAt = now;
+    return true;
   }
 
   async function requireState(name: string): Promise<IndexState> {
@@ -95,6 +113,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       committed: undefined,
       generation,
       stamp: undefined,
+      stampCheckedAt: -Infinity,
       commitQueue: Promise.resolve(),
       scratch: new SparseScratch(),
     };
@@ -116,6 +135,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       const written = await writeIndexGeneration(state.dir, segment, state.generation);
       state.generation = written.generation;
       state.stamp = written.stamp;
+      state.stampCheckedAt = performance.now();
       state.committed = segment;
     });
     state.commitQueue = run.catch(() => undefined);
