@@ -119,22 +119,20 @@ export interface PrefetchedRows {
 const coversAll = (outer: PrefetchKeys, inner: PrefetchKeys) =>
   (['orgIds', 'keyIds', 'periods', 'days', 'collections'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
 
+/** The rows an inline projection reads: fetched in one query, unless the caller fetched them already. */
+async function rowsFor(tx: Queryable, p: TablePrefix, events: StoredEvent[], provided?: PrefetchedRows): Promise<PrefetchedRows> {
+  const keys = prefetchKeysOf(events);
+  if (provided && coversAll(provided.keys, keys)) return provided;
+  const params: unknown[] = [];
+  const [one] = await tx.query<{ rows: PrefetchedRows['rows'] }>(`SELECT ${prefetchSubquery(p, keys, (v) => (params.push(v), `$${params.length}`))} AS rows`, params);
+  return { keys, rows: one?.rows ?? [] };
+}
+
 /**
- * A reader for the inline projector: every row the events can touch is named by the events (organization, key, usage
- * periods, collection days), so one query fetches them all, unless the caller fetched them already; rows written by an
- * earlier event of the same append win.
+ * A reader over prefetched rows: every row an event can touch is named by the event (organization, key, usage
+ * periods, collection days), so reading anything else is a bug; rows written by an earlier event (`written`) win.
  */
-async function prefetchedReader(tx: Queryable, p: TablePrefix, events: StoredEvent[], written: Map<string, object>, provided?: PrefetchedRows): Promise<ProjectionReader> {
-  let k = prefetchKeysOf(events);
-  let rows: PrefetchedRows['rows'];
-  if (provided && coversAll(provided.keys, k)) {
-    k = provided.keys;
-    rows = provided.rows;
-  } else {
-    const params: unknown[] = [];
-    const [one] = await tx.query<{ rows: PrefetchedRows['rows'] }>(`SELECT ${prefetchSubquery(p, k, (v) => (params.push(v), `$${params.length}`))} AS rows`, params);
-    rows = one?.rows ?? [];
-  }
+function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, object>): ProjectionReader {
   const fetched = new Map<string, object>();
   for (const { t, r } of rows) fetched.set(pkOf(t, r), normalizeRow(t, r));
   const covered = (table: ProjectionTable, row: Record<string, string>) => {
@@ -158,6 +156,30 @@ async function prefetchedReader(tx: Queryable, p: TablePrefix, events: StoredEve
   };
 }
 
+/**
+ * Projects events in memory over prefetched rows, event after event, and keeps the last version of every row it
+ * changed: `reader` shows the state after the events applied so far (a batch of charges decides each one on it),
+ * `parts` writes every changed row once.
+ */
+export function memoryProjector(prefetched: PrefetchedRows, p: TablePrefix = 'proj_') {
+  const written = new Map<string, Change>();
+  const writtenRows = new Map<string, object>();
+  const reader = readerOver(prefetched, writtenRows);
+  return {
+    reader,
+    apply(events: StoredEvent[]): void {
+      for (const e of events) {
+        for (const change of project(e, reader)) {
+          const id = pkOf(change.table, change.row);
+          written.set(id, change);
+          writtenRows.set(id, change.row);
+        }
+      }
+    },
+    parts: (): SqlPart[] => changeParts(p, written),
+  };
+}
+
 /** Every change as statement parts: one multi-row upsert per table. */
 function changeParts(p: TablePrefix, changes: Map<string, Change>): SqlPart[] {
   const byTable = new Map<ProjectionTable, object[]>();
@@ -177,16 +199,8 @@ function changeParts(p: TablePrefix, changes: Map<string, Change>): SqlPart[] {
  * record a charge pays for).
  */
 export async function projectInline(tx: Queryable, events: StoredEvent[], p: TablePrefix = 'proj_', before: SqlPart[] = [], after: SqlPart[] = [], provided?: PrefetchedRows): Promise<void> {
-  const written = new Map<string, Change>();
-  const writtenRows = new Map<string, object>();
-  const reader = await prefetchedReader(tx, p, events, writtenRows, provided);
-  for (const e of events) {
-    for (const change of project(e, reader)) {
-      const id = pkOf(change.table, change.row);
-      written.set(id, change);
-      writtenRows.set(id, change.row);
-    }
-  }
-  const parts = [...before, ...changeParts(p, written), ...after];
+  const projector = memoryProjector(await rowsFor(tx, p, events, provided), p);
+  projector.apply(events);
+  const parts = [...before, ...projector.parts(), ...after];
   if (parts.length > 0) await runParts(tx, parts, events[0]?.streamId ?? '', 'any');
 }

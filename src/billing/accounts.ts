@@ -9,6 +9,7 @@ import { Rejection } from '../domain/rejection.js';
 import { generateApiKey, hashApiKey, keyPrefixOf, newId } from '../auth/apiKeys.js';
 import type { ApiKeyRow, LedgerRow, OrganizationRow } from '../../projections/tables.js';
 import { DEFAULT_TRIAL_QUERIES } from '../domain/events.js';
+import { createChargeBatcher, searchChargeKey, type ChargeInput, type ChargeResult } from './chargeBatch.js';
 
 export interface Organization extends BillingSettings {
   id: string;
@@ -37,12 +38,7 @@ export interface CommandResult {
   duplicate: boolean;
 }
 
-/** What a committed search charge left behind, read in its own transaction (no second round trip after it). */
-export interface ChargeResult extends CommandResult {
-  balanceMicros: bigint;
-  dailyUsed: number;
-  monthlyUsed: number;
-}
+export type { ChargeResult } from './chargeBatch.js';
 
 function toKeyState(k: ApiKeyRow): KeyState {
   return {
@@ -165,16 +161,12 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     }
   }
 
-  async function getOrganization(orgId: string, q: Queryable = db): Promise<Organization | undefined> {
-    const rows = await q.query(
-      `SELECT ${selectList('organizations')}, (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
-         (SELECT json_agg(json_build_array(p.collection, p.price_per_1000_micros::text)) FROM proj_price_overrides p
-           WHERE p.org_id = o.org_id AND p.price_per_1000_micros IS NOT NULL) AS overrides
-       FROM proj_organizations o WHERE org_id = $1`,
-      [orgId],
-    );
-    const r = rows[0];
-    if (!r) return undefined;
+  /** An organization's columns with its balance and price overrides (the select list of getOrganization and authenticate). */
+  const ORGANIZATION_COLUMNS = `${selectList('organizations')}, (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
+    (SELECT json_agg(json_build_array(p.collection, p.price_per_1000_micros::text)) FROM proj_price_overrides p
+      WHERE p.org_id = o.org_id AND p.price_per_1000_micros IS NOT NULL) AS overrides`;
+
+  function organizationOf(r: Record<string, unknown>): Organization {
     const org = normalizeRow('organizations', r) as OrganizationRow;
     const overrides = (r.overrides as [string, string][] | null) ?? [];
     return {
@@ -193,11 +185,40 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     };
   }
 
+  async function getOrganization(orgId: string, q: Queryable = db): Promise<Organization | undefined> {
+    const rows = await q.query(`SELECT ${ORGANIZATION_COLUMNS} FROM proj_organizations o WHERE org_id = $1`, [orgId], true);
+    return rows[0] ? organizationOf(rows[0]) : undefined;
+  }
+
   async function getKeyRow(tx: Queryable, keyId: string): Promise<ApiKeyRow> {
     const row = await sqlReader(tx, 'proj_').apiKey(keyId);
     if (!row) throw new Rejection('NOT_FOUND', `API key ${keyId} not found`);
     return row;
   }
+
+  /** One search charge in its own transaction: the path of a retried charge, which returns the original events. */
+  async function chargeAlone(input: ChargeInput): Promise<ChargeResult> {
+    const res = await runOrgCommand(
+      input.orgId,
+      { kind: 'key', id: input.keyId },
+      async (_tx, _state, key) => ({ type: 'ChargeSearch', key: key!, queryId: input.queryId, endpoint: input.endpoint, collections: input.collections, resultIds: input.resultIds ?? [] }),
+      { idempotencyKey: searchChargeKey(input.queryId), requestId: input.requestId, keyId: input.keyId, alsoWrite: input.alsoWrite, collections: input.collections.map((l) => l.collection) },
+    );
+    const event = res.events[0];
+    if (res.duplicate || !res.state || !event || event.type !== 'SearchCharged') {
+      const org = await getOrganization(input.orgId);
+      return { events: res.events, duplicate: res.duplicate, balanceMicros: org?.balanceMicros ?? 0n, dailyUsed: -1, monthlyUsed: -1 };
+    }
+    return {
+      events: res.events,
+      duplicate: false,
+      balanceMicros: res.state.balanceMicros - BigInt(event.data.amountMicros),
+      dailyUsed: res.state.usage.dailyUsed + 1,
+      monthlyUsed: res.state.usage.monthlyUsed + 1,
+    };
+  }
+
+  const batcher = createChargeBatcher(db, clock, chargeAlone);
 
   return {
     db,
@@ -274,6 +295,20 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
       });
     },
 
+    /** The key with this hash and its organization, in one round trip (every API request starts here). */
+    async authenticate(keyHash: string): Promise<{ key: ApiKeyRecord; org: Organization | undefined } | undefined> {
+      const rows = await db.query(
+        `SELECT row_to_json(k) AS key_row, o.* FROM (SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_hash = $1) k
+         LEFT JOIN LATERAL (SELECT ${ORGANIZATION_COLUMNS} FROM proj_organizations o WHERE o.org_id = k.org_id) o ON true`,
+        [keyHash],
+        true,
+      );
+      const r = rows[0];
+      if (!r) return undefined;
+      const key = toKeyRecord(normalizeRow('api_keys', r.key_row as Record<string, unknown>));
+      return { key, org: r.org_id === null || r.org_id === undefined ? undefined : organizationOf(r) };
+    },
+
     async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
       const rows = await db.query(`SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_hash = $1`, [keyHash]);
       return rows[0] ? toKeyRecord(normalizeRow('api_keys', rows[0])) : undefined;
@@ -286,37 +321,10 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
 
     /**
      * Charges a search (live) or records it at zero (trial, exempt, billing off); throws a Rejection when money cannot
-     * move or the quota is used up. `alsoWrite` commits with the charge (the query record it pays for).
+     * move or the quota is used up. `alsoWrite` commits with the charge (the query record it pays for). Concurrent
+     * charges commit in batches (group commit).
      */
-    async chargeSearch(input: {
-      orgId: string;
-      keyId: string;
-      queryId: string;
-      endpoint: string;
-      collections: CollectionCharge[];
-      resultIds?: string[];
-      requestId?: string;
-      alsoWrite?: SqlPart;
-    }): Promise<ChargeResult> {
-      const res = await runOrgCommand(
-        input.orgId,
-        { kind: 'key', id: input.keyId },
-        async (_tx, _state, key) => ({ type: 'ChargeSearch', key: key!, queryId: input.queryId, endpoint: input.endpoint, collections: input.collections, resultIds: input.resultIds ?? [] }),
-        { idempotencyKey: `search:${input.queryId}`, requestId: input.requestId, keyId: input.keyId, alsoWrite: input.alsoWrite, collections: input.collections.map((l) => l.collection) },
-      );
-      const event = res.events[0];
-      if (res.duplicate || !res.state || !event || event.type !== 'SearchCharged') {
-        const org = await getOrganization(input.orgId);
-        return { events: res.events, duplicate: res.duplicate, balanceMicros: org?.balanceMicros ?? 0n, dailyUsed: -1, monthlyUsed: -1 };
-      }
-      return {
-        events: res.events,
-        duplicate: false,
-        balanceMicros: res.state.balanceMicros - BigInt(event.data.amountMicros),
-        dailyUsed: res.state.usage.dailyUsed + 1,
-        monthlyUsed: res.state.usage.monthlyUsed + 1,
-      };
-    },
+    chargeSearch: (input: ChargeInput): Promise<ChargeResult> => batcher.charge(input),
 
     /** Charges and unlocks the rows not yet unlocked under the query, atomically; idempotent per workflow run. */
     async unlockResults(input: { orgId: string; keyId: string; queryId: string; rows: UnlockRowPrice[]; workflowId: string }): Promise<CommandResult> {

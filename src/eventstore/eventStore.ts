@@ -156,23 +156,39 @@ export async function prepareAppend(
   if (head?.used && options.idempotencyKey) return { duplicate: true, events: await readByIdempotencyKey(tx, options.idempotencyKey) };
   const current = head?.v ?? 0;
   if (expectedVersion !== 'any' && current !== expectedVersion) throw new StreamVersionConflict(streamId, expectedVersion);
-  let prevHash = head?.hash ?? GENESIS_HASH;
-  let position = head?.pos ? Number(head.pos) : 0;
-  const recordedAt = (options.now ?? new Date()).toISOString();
+  const numbered = numberEvents({ pos: head?.pos ? Number(head.pos) : 0, hash: head?.hash ?? GENESIS_HASH }, streamId, current, events, metadata, (options.now ?? new Date()).toISOString(), options.idempotencyKey);
+  return { duplicate: false, events: numbered.events, insert: insertEventsPart(numbered.rows) };
+}
+
+/** Where the log stands while events are numbered: its last position and hash, moved on by each event. */
+export interface LogHead {
+  pos: number;
+  hash: string;
+}
+
+/**
+ * Numbers and hashes events of one stream after `log` (which it moves on) and the stream's version `current`; the
+ * first event carries the idempotency key, the others `key#i`. Returns the stored events and their INSERT values.
+ */
+export function numberEvents(log: LogHead, streamId: string, current: number, events: DomainEvent[], metadata: EventMetadata, recordedAt: string, idempotencyKey?: string): { events: StoredEvent[]; rows: unknown[][] } {
   const stored: StoredEvent[] = [];
   const rows: unknown[][] = [];
   for (const [i, e] of events.entries()) {
-    position += 1;
-    const partial = { ...e, position, streamId, streamVersion: current + i + 1, metadata, recordedAt, prevHash } as Omit<StoredEvent, 'hash'>;
+    log.pos += 1;
+    const partial = { ...e, position: log.pos, streamId, streamVersion: current + i + 1, metadata, recordedAt, prevHash: log.hash } as Omit<StoredEvent, 'hash'>;
     const hash = eventHash(partial);
-    const key = options.idempotencyKey ? (i === 0 ? options.idempotencyKey : `${options.idempotencyKey}#${i}`) : null;
-    rows.push([position, streamId, partial.streamVersion, e.type, JSON.stringify(e.data), JSON.stringify(metadata), key, recordedAt, prevHash, hash]);
+    const key = idempotencyKey ? (i === 0 ? idempotencyKey : `${idempotencyKey}#${i}`) : null;
+    rows.push([log.pos, streamId, partial.streamVersion, e.type, JSON.stringify(e.data), JSON.stringify(metadata), key, recordedAt, log.hash, hash]);
     stored.push({ ...partial, hash } as StoredEvent);
-    prevHash = hash;
+    log.hash = hash;
   }
-  const insert: SqlPart = (param) =>
+  return { events: stored, rows };
+}
+
+/** The INSERT of numbered events (numberEvents' rows), as a statement part. */
+export function insertEventsPart(rows: unknown[][]): SqlPart {
+  return (param) =>
     `INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, recorded_at, prev_hash, hash) VALUES ${rows.map((r) => `(${r.map(param).join(', ')})`).join(', ')}`;
-  return { duplicate: false, events: stored, insert };
 }
 
 /** Runs statement parts as one statement (data-modifying CTEs); a unique violation means another writer won the stream version. */

@@ -21,10 +21,10 @@ export function apiKeyAuthentication(accounts: Accounts) {
     const key = presentedKey(ctx);
     if (!key) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key: send Authorization: Bearer <key> or X-API-Key');
     if (!isWellFormedKey(key)) throw new ApiError(401, 'INVALID_API_KEY', 'API key is malformed');
-    const record = await accounts.findKeyByHash(hashApiKey(key));
-    if (!record) throw new ApiError(401, 'INVALID_API_KEY', 'API key is not recognised');
+    const found = await accounts.authenticate(hashApiKey(key));
+    if (!found) throw new ApiError(401, 'INVALID_API_KEY', 'API key is not recognised');
+    const { key: record, org } = found;
     if (record.revoked) throw new ApiError(401, 'API_KEY_REVOKED', 'API key has been revoked');
-    const org = await accounts.getOrganization(record.orgId);
     if (!org) throw new ApiError(401, 'INVALID_API_KEY', 'API key is not recognised');
     (ctx.state as RequestState).auth = { key: record, org, billingMode: record.mode === 'test' ? 'sandbox' : org.billingMode };
     await next();

@@ -1,0 +1,208 @@
+// Group commit for search charges: charges that arrive while a charge transaction is committing wait for it, then
+// commit together in the next one. Each charge is still decided on its own (in arrival order, each on the state the
+// ones before it left), gets its own event, hash link, ledger line and query record, and succeeds or is refused on its
+// own; the batch shares the lock, the reads, one statement and one commit. A charge arriving at an idle store
+// commits at once, so a lone request waits for nobody.
+import type { Db, Queryable } from '../eventstore/db.js';
+import { APPEND_LOCK_KEY, GENESIS_HASH, insertEventsPart, numberEvents, runParts, StreamVersionConflict, type LogHead, type SqlPart } from '../eventstore/eventStore.js';
+import { memoryProjector, normalizeRow, prefetchSubquery, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
+import { decide, type KeyState, type OrgState } from '../domain/organization.js';
+import { orgStream, type BillingMode, type CollectionCharge, type OrgLimits, type StoredEvent } from '../domain/events.js';
+import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
+import { Rejection } from '../domain/rejection.js';
+import type { ApiKeyRow } from '../../projections/tables.js';
+
+export interface ChargeInput {
+  orgId: string;
+  keyId: string;
+  queryId: string;
+  endpoint: string;
+  collections: CollectionCharge[];
+  resultIds?: string[];
+  requestId?: string;
+  /** commits with the charge or not at all (the query record it pays for) */
+  alsoWrite?: SqlPart;
+}
+
+/** What a committed search charge left behind, known without a read after it. */
+export interface ChargeResult {
+  events: StoredEvent[];
+  duplicate: boolean;
+  balanceMicros: bigint;
+  /** -1 when unknown (a duplicate): the caller reads the quota */
+  dailyUsed: number;
+  monthlyUsed: number;
+}
+
+/** Enough to keep a batch's statement well under PostgreSQL's 65,535 parameters (about 25 per charge). */
+export const MAX_CHARGES_PER_BATCH = 64;
+
+/** The idempotency key of a search charge: one per query. */
+export const searchChargeKey = (queryId: string) => `search:${queryId}`;
+
+interface Pending {
+  input: ChargeInput;
+  resolve(result: ChargeResult): void;
+  reject(err: unknown): void;
+}
+
+interface BatchState {
+  log: LogHead;
+  /** idempotency keys of the batch already in the log */
+  used: Set<string>;
+  /** stream id -> its version in the log */
+  versions: Map<string, number>;
+  prefetched: PrefetchedRows;
+}
+
+/** The log head, the used keys, the streams' versions and every projection row the charges touch: one query. */
+async function loadBatch(tx: Queryable, batch: Pending[], now: Date): Promise<BatchState> {
+  const iso = now.toISOString();
+  const keys: PrefetchKeys = {
+    orgIds: new Set(batch.map((p) => p.input.orgId)),
+    keyIds: new Set(batch.map((p) => p.input.keyId)),
+    periods: new Set([dayPeriod(iso), monthPeriod(iso)]),
+    days: new Set([iso.slice(0, 10)]),
+    collections: new Set(batch.flatMap((p) => p.input.collections.map((l) => l.collection))),
+  };
+  const params: unknown[] = [];
+  const param = (v: unknown) => (params.push(v), `$${params.length}`);
+  // the text position gets its own name: ORDER BY position must sort the bigint column, not the text ('9' > '10')
+  const [row] = await tx.query<{ head_pos: string | null; head_hash: string | null; used: string[]; versions: Record<string, number>; prefetched: PrefetchedRows['rows'] }>(
+    `SELECT (SELECT position::text AS last_position FROM events ORDER BY position DESC LIMIT 1) AS head_pos,
+       (SELECT hash FROM events ORDER BY position DESC LIMIT 1) AS head_hash,
+       (SELECT coalesce(json_agg(idempotency_key), '[]'::json) FROM events WHERE idempotency_key = ANY(${param(batch.map((p) => searchChargeKey(p.input.queryId)))})) AS used,
+       (SELECT coalesce(json_object_agg(stream_id, v), '{}'::json) FROM (SELECT stream_id, max(stream_version) AS v FROM events
+         WHERE stream_id = ANY(${param([...keys.orgIds].map(orgStream))}) GROUP BY stream_id) s) AS versions,
+       ${prefetchSubquery('proj_', keys, param)} AS prefetched`,
+    params,
+    true,
+  );
+  return {
+    log: { pos: row?.head_pos ? Number(row.head_pos) : 0, hash: row?.head_hash ?? GENESIS_HASH },
+    used: new Set(row?.used ?? []),
+    versions: new Map(Object.entries(row?.versions ?? {})),
+    prefetched: { keys, rows: row?.prefetched ?? [] },
+  };
+}
+
+function keyStateOf(k: ApiKeyRow): KeyState {
+  return { keyId: k.key_id, orgId: k.org_id, revoked: k.revoked, spendingCapMicros: k.spending_cap_micros === null ? null : BigInt(k.spending_cap_micros), spentMicros: BigInt(k.spent_micros) };
+}
+
+type Outcome = { kind: 'charged'; result: ChargeResult } | { kind: 'refused'; error: Rejection } | { kind: 'alone' };
+
+/**
+ * Decides and writes one batch inside its transaction. A charge whose query was charged before (a retry) is left
+ * for the one-by-one path, which returns the original events.
+ */
+async function writeBatch(tx: Queryable, batch: Pending[], now: Date): Promise<Outcome[]> {
+  const loaded = await loadBatch(tx, batch, now);
+  const projector = memoryProjector(loaded.prefetched);
+  const read = projector.reader;
+  const iso = now.toISOString();
+  const streamVersions = new Map<string, number>();
+  const seen = new Set<string>();
+  const rows: unknown[][] = [];
+  const alsoWrite: SqlPart[] = [];
+  const outcomes = batch.map(({ input }): Outcome => {
+    const idempotencyKey = searchChargeKey(input.queryId);
+    if (loaded.used.has(idempotencyKey) || seen.has(idempotencyKey)) return { kind: 'alone' };
+    seen.add(idempotencyKey);
+    const org = read.organization(input.orgId);
+    const keyRow = read.apiKey(input.keyId);
+    const stream = orgStream(input.orgId);
+    let current = streamVersions.get(stream);
+    if (current === undefined) {
+      current = loaded.versions.get(stream) ?? 0;
+      // the projection must stand where the log does, as for any command (the lock makes this hold)
+      if (org && org.version !== current) throw new StreamVersionConflict(stream, org.version);
+    }
+    const state: OrgState | undefined = org && {
+      orgId: input.orgId,
+      billingMode: org.billing_mode as BillingMode,
+      billingEnabled: org.billing_enabled,
+      hideBalance: org.hide_balance,
+      trialQueries: org.trial_queries,
+      trialUsed: org.trial_used,
+      suspended: org.suspended,
+      balanceMicros: BigInt(read.balance(input.orgId)?.balance_micros ?? '0'),
+      limits: org.limits as unknown as OrgLimits,
+      usage: { dailyUsed: read.usage(input.orgId, dayPeriod(iso))?.queries ?? 0, monthlyUsed: read.usage(input.orgId, monthPeriod(iso))?.queries ?? 0 },
+      now,
+      version: current,
+    };
+    try {
+      if (!keyRow) throw new Rejection('NOT_FOUND', `API key ${input.keyId} not found`);
+      const events = decide({ type: 'ChargeSearch', key: keyStateOf(keyRow), queryId: input.queryId, endpoint: input.endpoint, collections: input.collections, resultIds: input.resultIds ?? [] }, state);
+      const numbered = numberEvents(loaded.log, stream, current, events, { actor: { kind: 'key', id: input.keyId }, requestId: input.requestId }, iso, idempotencyKey);
+      projector.apply(numbered.events);
+      streamVersions.set(stream, current + events.length);
+      rows.push(...numbered.rows);
+      if (input.alsoWrite) alsoWrite.push(input.alsoWrite);
+      const charged = numbered.events[0];
+      const amount = charged?.type === 'SearchCharged' ? BigInt(charged.data.amountMicros) : 0n;
+      return {
+        kind: 'charged',
+        result: { events: numbered.events, duplicate: false, balanceMicros: state!.balanceMicros - amount, dailyUsed: state!.usage.dailyUsed + 1, monthlyUsed: state!.usage.monthlyUsed + 1 },
+      };
+    } catch (err) {
+      if (err instanceof Rejection) return { kind: 'refused', error: err };
+      throw err;
+    }
+  });
+  if (rows.length > 0) await runParts(tx, [insertEventsPart(rows), ...projector.parts(), ...alsoWrite]);
+  return outcomes;
+}
+
+/**
+ * Queues charges and commits them in batches, one transaction at a time per process (processes sharing a PostgreSQL
+ * database take turns on the append lock). `alone` charges one query by itself (the retry of a committed charge).
+ */
+export function createChargeBatcher(db: Db, clock: () => Date, alone: (input: ChargeInput) => Promise<ChargeResult>) {
+  const queue: Pending[] = [];
+  let draining = false;
+
+  async function commit(batch: Pending[]): Promise<void> {
+    let outcomes: Outcome[];
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          outcomes = await db.transaction((tx) => writeBatch(tx, batch, clock()), { advisoryLock: APPEND_LOCK_KEY });
+          break;
+        } catch (err) {
+          if (err instanceof StreamVersionConflict && attempt < 3) continue;
+          throw err;
+        }
+      }
+    } catch (err) {
+      // nothing of the batch committed: every charge in it fails the same way
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    for (const [i, p] of batch.entries()) {
+      const outcome = outcomes[i]!;
+      if (outcome.kind === 'charged') p.resolve(outcome.result);
+      else if (outcome.kind === 'refused') p.reject(outcome.error);
+      else await alone(p.input).then(p.resolve, p.reject);
+    }
+  }
+
+  async function drain(): Promise<void> {
+    draining = true;
+    try {
+      while (queue.length > 0) await commit(queue.splice(0, MAX_CHARGES_PER_BATCH));
+    } finally {
+      draining = false;
+    }
+  }
+
+  return {
+    charge(input: ChargeInput): Promise<ChargeResult> {
+      return new Promise<ChargeResult>((resolve, reject) => {
+        queue.push({ input, resolve, reject });
+        if (!draining) void drain();
+      });
+    },
+  };
+}
