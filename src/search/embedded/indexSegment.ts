@@ -2,6 +2,7 @@
 // and all vectors in one contiguous Float32Array. Immutable; new chunks are merged into a fresh segment.
 import type { ChunkMetadata } from '../port.js';
 import { createVectorMatrix, type VectorMatrix } from './denseKernel.js';
+import { createDenseScreen, type DenseScreen } from './denseScreen.js';
 import { encodeLengthNorm } from './luceneBm25.js';
 
 /** A chunk as the segment keeps it: the vector lives in the segment's matrix, not here. */
@@ -20,6 +21,8 @@ export interface IndexSegment {
   readonly ordinalById: ReadonlyMap<string, number>;
   /** chunkCount * dims floats, row per ordinal; rows without a vector are zero */
   readonly matrix: VectorMatrix;
+  /** cheap bounds on the matrix's dot products, when the platform has WebAssembly SIMD */
+  readonly screen: DenseScreen | undefined;
   /** 1 where the chunk has a vector */
   readonly hasVector: Uint8Array;
   /** exact number of BM25 terms per chunk */
@@ -47,11 +50,13 @@ export interface PendingChunk {
 }
 
 export function emptySegment(dims: number): IndexSegment {
+  const matrix = createVectorMatrix(0, dims);
   return {
     dims,
     chunks: [],
     ordinalById: new Map(),
-    matrix: createVectorMatrix(0, dims),
+    matrix,
+    screen: createDenseScreen(matrix),
     hasVector: new Uint8Array(0),
     lengths: new Uint32Array(0),
     norms: new Uint8Array(0),
@@ -241,6 +246,7 @@ export function assembleSegment(parts: SegmentParts): IndexSegment {
     chunks: parts.chunks,
     ordinalById,
     matrix: parts.matrix,
+    screen: createDenseScreen(parts.matrix),
     hasVector: parts.hasVector,
     lengths: parts.lengths,
     norms,

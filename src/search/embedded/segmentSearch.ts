@@ -1,6 +1,7 @@
-// Exact retrieval over one segment: BM25 term-at-a-time over the postings and a brute-force dense scan over the
-// vector matrix (WebAssembly kernel), both restricted to chunks that pass the filter before the top-k is taken.
+// Exact retrieval over one segment: BM25 term-at-a-time over the postings and a brute-force dense scan (an int8
+// screen, then exact cosines where it cannot decide), both restricted to chunks that pass the filter before the top-k.
 import { denseSelectionKey, dotProduct } from '../fusion.js';
+import type { DenseEstimates } from './denseScreen.js';
 import type { IndexSegment } from './indexSegment.js';
 import { bm25Ceiling, bm25Idf, bm25NormInverseTable, bm25QueryTerms, bm25TermScore, bm25TermWeight } from './luceneBm25.js';
 import { TopCandidates } from './topCandidates.js';
@@ -92,18 +93,60 @@ export function searchDense(
   passes: OrdinalFilter | undefined,
 ): DenseMatch[] {
   if (count <= 0) return [];
-  const { hasVector } = segment;
-  const chunkCount = segment.chunks.length;
-  const cosines = segment.matrix.scoreAll(query);
+  const screened = segment.screen?.estimate(query);
   const top = new TopCandidates(count, (ordinal) => segment.chunks[ordinal].id);
-  for (let ordinal = 0; ordinal < chunkCount; ordinal++) {
+  const cosines = screened ? offerScreened(segment, query, screened, top, passes) : offerAll(segment, query, top, passes);
+  return top.drain().map(({ ordinal }) => ({ ordinal, cosine: cosines(ordinal) }));
+}
+
+/** Offers every chunk with a vector by its exact cosine; returns the cosine of an ordinal. */
+function offerAll(segment: IndexSegment, query: Float32Array, top: TopCandidates, passes: OrdinalFilter | undefined): (ordinal: number) => number {
+  const { hasVector } = segment;
+  const cosines = segment.matrix.scoreAll(query);
+  for (let ordinal = 0; ordinal < segment.chunks.length; ordinal++) {
     if (hasVector[ordinal] === 0) continue;
     const key = denseSelectionKey(cosines[ordinal]);
     if (key < top.threshold()) continue;
     if (passes !== undefined && !passes(ordinal)) continue;
     top.offer(ordinal, key);
   }
-  return top.drain().map(({ ordinal }) => ({ ordinal, cosine: cosines[ordinal] }));
+  return (ordinal) => cosines[ordinal];
+}
+
+/**
+ * Offers by exact cosine only the chunks the screen cannot rule out. The count-th best lower bound among chunks that
+ * pass is a floor that at least `count` exact cosines reach; a chunk whose upper bound's key is below the floor's
+ * key ranks strictly below all of those (the key is monotone in the cosine), so leaving it out changes nothing.
+ */
+function offerScreened(
+  segment: IndexSegment,
+  query: Float32Array,
+  { estimates, errors }: DenseEstimates,
+  top: TopCandidates,
+  passes: OrdinalFilter | undefined,
+): (ordinal: number) => number {
+  const { hasVector, dims } = segment;
+  const chunkCount = segment.chunks.length;
+  const lowest = new TopCandidates(top.capacity, (ordinal) => segment.chunks[ordinal].id);
+  for (let ordinal = 0; ordinal < chunkCount; ordinal++) {
+    if (hasVector[ordinal] === 0) continue;
+    const lower = estimates[ordinal] - errors[ordinal];
+    if (lower <= lowest.threshold()) continue;
+    if (passes !== undefined && !passes(ordinal)) continue;
+    lowest.offer(ordinal, lower);
+  }
+  const floorKey = denseSelectionKey(lowest.threshold());
+  const cosines = new Map<number, number>();
+  for (let ordinal = 0; ordinal < chunkCount; ordinal++) {
+    if (hasVector[ordinal] === 0 || denseSelectionKey(estimates[ordinal] + errors[ordinal]) < floorKey) continue;
+    if (passes !== undefined && !passes(ordinal)) continue;
+    const cosine = dotProduct(query, segment.matrix.vectors, ordinal * dims, dims);
+    const key = denseSelectionKey(cosine);
+    if (key < top.threshold()) continue;
+    cosines.set(ordinal, cosine);
+    top.offer(ordinal, key);
+  }
+  return (ordinal) => cosines.get(ordinal) as number;
 }
 
 /** Exact cosine of the query and one chunk, or undefined when the chunk has no vector. */

@@ -7,7 +7,7 @@ export class TopCandidates {
   private size = 0;
 
   constructor(
-    private readonly capacity: number,
+    readonly capacity: number,
     /** chunk id of an ordinal, for the tie-break (smaller id wins) */
     private readonly idOf: (ordinal: number) => string,
   ) {
