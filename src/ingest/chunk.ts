@@ -51,13 +51,16 @@ export function chunkId(collection: string, docId: string, chunkIndex: number): 
   return createHash('sha1').update(`${collection}\u0000${docId}\u0000${chunkIndex}`).digest('hex').slice(0, 24);
 }
 
-function wordCount(text: string): number {
-  return text.split(/\s+/).filter(Boolean).length;
+/** Whether `text` has at least `count` words; stops at the count-th, since search asks this of every hit. */
+function hasWords(text: string, count: number): boolean {
+  const word = /\S+/g;
+  for (let found = 0; found < count; found++) if (word.exec(text) === null) return false;
+  return true;
 }
 
 /** A fragment (an isolated heading, a stray label): fewer than minTokens tokens or fewer than minWords words. */
 export function isFragment(text: string, tokens: number, options: ChunkingOptions = {}): boolean {
-  return tokens < (options.minTokens ?? DEFAULT_MIN_CHUNK_TOKENS) || wordCount(text) < (options.minWords ?? DEFAULT_MIN_CHUNK_WORDS);
+  return tokens < (options.minTokens ?? DEFAULT_MIN_CHUNK_TOKENS) || !hasWords(text, options.minWords ?? DEFAULT_MIN_CHUNK_WORDS);
 }
 
 /** A sentence longer than maxTokens is cut into word runs that each fit. */

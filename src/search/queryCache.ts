@@ -82,7 +82,22 @@ export function freshness(r: QueryRecord, now: Date): RecordFreshness {
 
 /** A locked row shows a teaser: the opening words of the chunk, cut at a word boundary. */
 export function teaserOf(text: string, maxChars = 160): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = flatOpening(text, maxChars);
   if (flat.length <= maxChars) return flat.length > 40 ? `${flat.slice(0, Math.floor(flat.length / 2)).replace(/\s+\S*$/, '')}...` : `${flat}...`;
   return `${flat.slice(0, maxChars).replace(/\s+\S*$/, '')}...`;
 }
+
+/**
+ * The text with whitespace runs collapsed and trimmed, or only an opening of it when that already decides the
+ * teaser: collapsing a prefix of the text gives a prefix of the collapsed whole, and one longer than maxChars + 1
+ * fixes the first maxChars characters (trimming the end removes at most one space). Search builds a teaser per hit,
+ * so the opening skips the collapsing regex when it has nothing to collapse, as chunk text rarely does.
+ */
+function flatOpening(text: string, maxChars: number): string {
+  const prefix = text.slice(0, 2 * maxChars + 2);
+  const opening = (COLLAPSIBLE.test(prefix) ? prefix.replace(/\s+/g, ' ') : prefix).trimStart();
+  return opening.length > maxChars + 1 ? opening : text.replace(/\s+/g, ' ').trim();
+}
+
+/** whitespace that collapsing would change: a run, or anything other than a single space */
+const COLLAPSIBLE = /\s\s|[^\S ]/;
