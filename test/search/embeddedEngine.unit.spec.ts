@@ -63,9 +63,12 @@ describe('dense kernel', () => {
       const query = pseudoRandomVector(`q${dims}`, dims);
       const fromWasm = Float64Array.from(wasm.scoreAll(query));
       const fromJs = portable.scoreAll(query);
+      const [wasmRow, jsRow] = [wasm.scoreRows(query), portable.scoreRows(query)];
       for (let row = 0; row < rows; row++) {
         expect(fromWasm[row]).toBe(fromJs[row]);
         expect(fromWasm[row]).toBe(dotProduct(query, wasm.vectors, row * dims, dims));
+        expect(wasmRow(row)).toBe(fromWasm[row]);
+        expect(jsRow(row)).toBe(fromWasm[row]);
       }
     }
   });

@@ -11,6 +11,8 @@ export interface VectorMatrix {
   readonly vectors: Float32Array;
   /** dot product of `query` with every row, in row order; the returned array is reused by the next call */
   scoreAll(query: Float32Array): Float64Array;
+  /** scores single rows against `query` like scoreAll does, until the next scoreAll or scoreRows */
+  scoreRows(query: Float32Array): (row: number) => number;
 }
 
 // Locals of scan(q, m, dims, rows, out): parameters 0-4, then these.
@@ -89,6 +91,13 @@ function createWasmMatrix(rows: number, dims: number): VectorMatrix | undefined 
       scan(queryOffset, 0, dims, rows, outOffset);
       return scores;
     },
+    scoreRows(input) {
+      query.set(input);
+      return (row) => {
+        scan(queryOffset, row * dims * 4, dims, 1, outOffset);
+        return scores[0];
+      };
+    },
   };
 }
 
@@ -102,6 +111,9 @@ function createJsMatrix(rows: number, dims: number): VectorMatrix {
     scoreAll(query) {
       for (let row = 0; row < rows; row++) scores[row] = dotProduct(query, vectors, row * dims, dims);
       return scores;
+    },
+    scoreRows(query) {
+      return (row) => dotProduct(query, vectors, row * dims, dims);
     },
   };
 }

@@ -125,7 +125,7 @@ function offerScreened(
   top: TopCandidates,
   passes: OrdinalFilter | undefined,
 ): (ordinal: number) => number {
-  const { hasVector, dims } = segment;
+  const { hasVector } = segment;
   const chunkCount = segment.chunks.length;
   const lowest = new TopCandidates(top.capacity, (ordinal) => segment.chunks[ordinal].id);
   for (let ordinal = 0; ordinal < chunkCount; ordinal++) {
@@ -136,11 +136,12 @@ function offerScreened(
     lowest.offer(ordinal, lower);
   }
   const floorKey = denseSelectionKey(lowest.threshold());
+  const exactCosine = segment.matrix.scoreRows(query);
   const cosines = new Map<number, number>();
   for (let ordinal = 0; ordinal < chunkCount; ordinal++) {
     if (hasVector[ordinal] === 0 || denseSelectionKey(estimates[ordinal] + errors[ordinal]) < floorKey) continue;
     if (passes !== undefined && !passes(ordinal)) continue;
-    const cosine = dotProduct(query, segment.matrix.vectors, ordinal * dims, dims);
+    const cosine = exactCosine(ordinal);
     const key = denseSelectionKey(cosine);
     if (key < top.threshold()) continue;
     cosines.set(ordinal, cosine);
