@@ -21,7 +21,7 @@ function segmentOf(vectors: Array<Float32Array | undefined>, dims: number): Inde
 describe('dense screen', () => {
   it('bounds the error of every estimate, for any width, scale and sign', () => {
     for (const dims of [1, 13, 16, 384, 1000]) {
-      const vectors = Array.from({ length: 60 }, (_, i) => {
+      const vectors = Array.from({ length: 61 }, (_, i) => {
         const vector = pseudoRandomVector(`row ${i}`, dims);
         // unnormalized rows, an all-zero row, and a row with one large component
         return vector.map((value, d) => (i === 0 ? 0 : i === 1 && d === 0 ? 40 : value * (1 + (i % 7))));
