@@ -1,7 +1,7 @@
 // One SQL interface over the two PostgreSQL adapters: PGlite (embedded default) and a pg pool (server).
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
+import { Worker } from 'node:worker_threads';
 
 export interface Row {
   [column: string]: unknown;
@@ -40,32 +40,89 @@ export function pgErrorCode(err: unknown): string | undefined {
   return undefined;
 }
 
+interface ThreadReply {
+  id: number;
+  rows?: Row[];
+  error?: { message: string; code?: string };
+}
+
+/**
+ * The embedded store: PGlite in its own worker thread (pgliteThread.worker.mjs), so the database's CPU work runs on
+ * the second core instead of between HTTP requests. Every call is a message; a transaction keeps PGlite's lock from
+ * its begin to its commit or rollback. PGlite has one connection, so transactions are serialized by PGlite itself and
+ * the advisory lock, which orders appends across PostgreSQL connections, is not needed.
+ */
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
-  const lite = dataDir ? new PGlite(dataDir) : new PGlite();
-  await lite.waitReady;
-  const asQueryable = (q: { query: PGlite['query'] }): Queryable => ({
-    async query<R extends object>(sql: string, params?: unknown[]) {
-      const res = await q.query<R>(sql, params as unknown[] | undefined);
-      return res.rows;
-    },
+  const worker = new Worker(new URL('./pgliteThread.worker.mjs', import.meta.url), { workerData: { dataDir } });
+  const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (err: Error) => void }>();
+  let nextId = 0;
+  let nextTx = 0;
+  let stopped: Error | undefined;
+  // referenced only while a call is outstanding: an idle store never keeps the process alive, a pending call does
+  const settle = () => pending.size === 0 && worker.unref();
+  const failAll = (err: Error) => {
+    stopped ??= err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', (m: { ready: boolean; error?: { message: string } }) => (m.ready ? resolve() : reject(new Error(`PGlite did not open: ${m.error?.message}`))));
+    worker.once('error', reject);
   });
-  const base = asQueryable(lite);
+  worker.on('message', (m: ThreadReply) => {
+    const p = pending.get(m.id);
+    if (!p) return;
+    pending.delete(m.id);
+    settle();
+    if (m.error) p.reject(Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {}));
+    else p.resolve(m.rows ?? []);
+  });
+  worker.on('error', (err) => failAll(new Error(`the PGlite thread failed: ${err.message}`)));
+  worker.on('exit', (code) => failAll(new Error(`the PGlite thread exited (${code})`)));
+  worker.unref();
+
+  const call = (message: Record<string, unknown>): Promise<Row[]> =>
+    new Promise((resolve, reject) => {
+      if (stopped) return reject(stopped);
+      const id = ++nextId;
+      pending.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ id, ...message });
+    });
+  const base: Queryable = {
+    async query<R extends object>(sql: string, params?: unknown[]) {
+      return (await call({ op: 'query', sql, params })) as R[];
+    },
+  };
   return {
     kind: 'pglite',
     query: base.query,
     relaxed: base,
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { advisoryLock?: number }) {
-      return lite.transaction(async (tx) => {
-        const q = asQueryable(tx);
-        if (options?.advisoryLock !== undefined) await q.query('SELECT pg_advisory_xact_lock($1)', [options.advisoryLock]);
-        return fn(q);
-      });
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
+      const tx = ++nextTx;
+      await call({ op: 'begin', tx });
+      let result: T;
+      try {
+        result = await fn({
+          async query<R extends object>(sql: string, params?: unknown[]) {
+            return (await call({ op: 'query', tx, sql, params })) as R[];
+          },
+        });
+      } catch (err) {
+        await call({ op: 'rollback', tx }).catch(() => undefined);
+        throw err;
+      }
+      await call({ op: 'commit', tx });
+      return result;
     },
     async exec(sql: string) {
-      await lite.exec(sql);
+      await call({ op: 'exec', sql });
     },
     async close() {
-      await lite.close();
+      if (stopped) return;
+      await call({ op: 'close' });
+      stopped = new Error('the store is closed');
+      await worker.terminate();
     },
   };
 }
