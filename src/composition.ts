@@ -63,13 +63,18 @@ export async function openEventStore(config: Config): Promise<Db> {
   return db;
 }
 
+/**
+ * How often the service's embedded engine looks for an index generation another process committed (or removed): a
+ * manifest stat per search was ~7% of a hybrid search's CPU under load; seeing an ingest a second later is fine.
+ */
+export const INDEX_RELOAD_CHECK_MS = 1000;
+
 export async function openSearchEngine(config: Config): Promise<SearchEngine> {
   if (config.opensearchUrl) {
     const { createOpenSearchEngine } = await import('./search/opensearch/openSearchEngine.js');
     return createOpenSearchEngine({ url: config.opensearchUrl });
   }
-  // a manifest stat per search was ~7% of a hybrid search's CPU under load; seeing an ingest a second later is fine
-  return createEmbeddedEngine({ dir: join(config.dataDir, 'index'), reloadCheckIntervalMs: 1000 });
+  return createEmbeddedEngine({ dir: join(config.dataDir, 'index'), reloadCheckIntervalMs: INDEX_RELOAD_CHECK_MS });
 }
 
 export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
@@ -113,7 +118,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       const running = created.worker.run();
       worker = { worker: created.worker, running };
       closers.push(async () => {
-        created.worker.shutdown();
+        // the SDK's own SIGINT/SIGTERM handling may have begun the shutdown already
+        if (created.worker.getState() === 'RUNNING') created.worker.shutdown();
         await running.catch(() => undefined);
         await created.connection.close();
       });

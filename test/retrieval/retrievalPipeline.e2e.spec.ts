@@ -12,6 +12,7 @@ import { readOpenAlexWorks } from '../../src/ingest/openAlexReader.js';
 import { loadRetractedDois } from '../../src/ingest/retractions.js';
 import { quotedPercentages } from '../../src/search/figures/demoFigures.js';
 import type { PlainCollection } from '../../src/collections/catalog.js';
+import { INDEX_RELOAD_CHECK_MS } from '../../src/composition.js';
 import { requireComponent } from '../setup/components.js';
 import { httpClient, startTestService, type TestService } from '../support/testService.js';
 import { FRAGMENT_DOC, RETRACTED_CITATION, RETRACTED_WORKS, retrievalCollectionsConfig, retrievalDataRoot, SCHOLARLY_MEDLINE } from './retrievalData.js';
@@ -292,7 +293,11 @@ for (const engineKind of ['embedded', 'opensearch'] as const) {
     it('answers 503 SERVICE_UNAVAILABLE and charges nothing while the engine does not answer', async () => {
       const before = (await call('GET', `/admin/v1/organizations/${orgId}/balance`, { admin: admin() })).body.balance;
       if (engineKind === 'opensearch') await proxy!.stop();
-      else rmSync(join(svc.dataDir, 'index', 'scifact'), { recursive: true, force: true });
+      else {
+        rmSync(join(svc.dataDir, 'index', 'scifact'), { recursive: true, force: true });
+        // the service notices a change of its index files at its next check
+        await new Promise((resolve) => setTimeout(resolve, INDEX_RELOAD_CHECK_MS + 100));
+      }
       const res = await query({ collection: 'scifact', query: 'insulin resistance' });
       expect([res.status, res.body.error.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
       expect((await call('GET', `/admin/v1/organizations/${orgId}/balance`, { admin: admin() })).body.balance).toBe(before);
