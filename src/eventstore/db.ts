@@ -100,7 +100,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     relaxed: base,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
       const tx = ++nextTx;
-      await call({ op: 'begin', tx });
+      if (stopped) throw stopped;
+      // not awaited: the thread runs a transaction's messages in order, and a failed BEGIN fails the first query
+      worker.postMessage({ op: 'begin', tx });
       let result: T;
       try {
         result = await fn({

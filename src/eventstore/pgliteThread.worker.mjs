@@ -2,7 +2,8 @@
 // instead of on it. Plain JavaScript: a worker thread must load without the TypeScript loader (vitest, tsx, node).
 // Messages from src/eventstore/db.ts, each answered with { id, rows } or { id, error }:
 //   { id, op: 'query', sql, params }   { id, op: 'exec', sql }   { id, op: 'close' }
-//   { id, op: 'begin', tx }            then { id, op: 'query', tx, sql, params }... and { id, op: 'commit' | 'rollback', tx }
+//   { op: 'begin', tx } (no answer: it saves a round trip; a failed BEGIN fails the transaction's next message)
+//   then { id, op: 'query', tx, sql, params }... and { id, op: 'commit' | 'rollback', tx }
 // A transaction holds PGlite's transaction lock until its commit or rollback: other queries wait, as in-process.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
@@ -23,6 +24,7 @@ function nextMessage(state) {
 function deliver(message) {
   const state = transactions.get(message.tx);
   if (!state) return reply(message.id, failure(new Error(`transaction ${message.tx} is not open`)));
+  if (state.failed) return endFailed(state, message);
   if (state.wake) {
     const wake = state.wake;
     state.wake = undefined;
@@ -30,15 +32,22 @@ function deliver(message) {
   } else state.queue.push(message);
 }
 
+/** A message for a transaction that never began: its rollback succeeds (nothing to undo) and ends it, the rest fail. */
+function endFailed(state, message) {
+  reply(message.id, message.op === 'rollback' ? { rows: [] } : failure(state.failed));
+  if (message.op === 'rollback' || message.op === 'commit') transactions.delete(message.tx);
+}
+
 class Rollback extends Error {}
 
-function begin({ id, tx }) {
-  const state = { queue: [], wake: undefined };
+function begin({ tx }) {
+  const state = { queue: [], wake: undefined, failed: undefined };
   transactions.set(tx, state);
   let ended;
+  let started = false;
   lite
     .transaction(async (t) => {
-      reply(id, { rows: [] });
+      started = true;
       for (;;) {
         const message = await nextMessage(state);
         if (message.op === 'commit' || message.op === 'rollback') {
@@ -54,10 +63,21 @@ function begin({ id, tx }) {
       }
     })
     .then(
-      () => reply(ended.id, { rows: [] }),
-      (err) => (ended ? reply(ended.id, err instanceof Rollback ? { rows: [] } : failure(err)) : reply(id, failure(err))),
-    )
-    .finally(() => transactions.delete(tx));
+      () => {
+        reply(ended.id, { rows: [] });
+        transactions.delete(tx);
+      },
+      (err) => {
+        if (ended) {
+          reply(ended.id, err instanceof Rollback ? { rows: [] } : failure(err));
+          transactions.delete(tx);
+          return;
+        }
+        // BEGIN itself failed: what is queued and what still comes fails, until the rollback that ends it
+        state.failed = started ? err : new Error(`the transaction did not begin: ${err?.message ?? err}`);
+        for (const message of state.queue.splice(0)) endFailed(state, message);
+      },
+    );
 }
 
 parentPort.on('message', (message) => {
