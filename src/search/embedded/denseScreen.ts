@@ -127,7 +127,8 @@ function createWasmScreen(matrix: VectorMatrix): DenseScreen | undefined {
       let codeSquares = 0;
       for (let i = 0; i < dims; i++) {
         const value = vectors[base + i];
-        const code = scale === 0 ? 0 : Math.round(value / scale);
+        // clamped for subnormal scales, whose quotients can round past the range; the residual keeps the bound exact
+        const code = scale === 0 ? 0 : Math.max(-ROW_LEVELS, Math.min(ROW_LEVELS, Math.round(value / scale)));
         codes[row * stride + i] = code;
         const residual = value - scale * code;
         residuals += residual * residual;
@@ -150,7 +151,7 @@ function createWasmScreen(matrix: VectorMatrix): DenseScreen | undefined {
       const step = largest / queryLevels;
       let differences = 0;
       for (let i = 0; i < dims; i++) {
-        const code = step === 0 ? 0 : Math.round(input[i] / step);
+        const code = step === 0 ? 0 : Math.max(-queryLevels, Math.min(queryLevels, Math.round(input[i] / step)));
         query[i] = code;
         const difference = input[i] - step * code;
         differences += difference * difference;
