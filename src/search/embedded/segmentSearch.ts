@@ -128,14 +128,16 @@ function offerScreened(
   const { hasVector } = segment;
   const chunkCount = segment.chunks.length;
   const lowest = new TopCandidates(top.capacity, (ordinal) => segment.chunks[ordinal].id);
+  let floor = -Infinity;
   for (let ordinal = 0; ordinal < chunkCount; ordinal++) {
     if (hasVector[ordinal] === 0) continue;
     const lower = estimates[ordinal] - errors[ordinal];
-    if (lower <= lowest.threshold()) continue;
+    if (lower <= floor) continue;
     if (passes !== undefined && !passes(ordinal)) continue;
     lowest.offer(ordinal, lower);
+    floor = lowest.threshold();
   }
-  const floorKey = denseSelectionKey(lowest.threshold());
+  const floorKey = denseSelectionKey(floor);
   const exactCosine = segment.matrix.scoreRows(query);
   const cosines = new Map<number, number>();
   for (let ordinal = 0; ordinal < chunkCount; ordinal++) {
