@@ -19,7 +19,7 @@ export interface DenseScreen {
 const ROW_LEVELS = 127;
 /**
  * Covers every floating-point rounding in the bound's terms (the exact dot product's own f64 summation, the
- * residual norms, the estimate's products), each below dims * 2^-53 relative, i.e. under 1e-12 up to 10^4 dims.
+ * residual norms, the estimate's products): each is within dims * 2^-53 of |q| * |v|, about 1e-12 at 10^4 dims.
  */
 const ROUNDING_SLACK = 1e-9;
 
