@@ -98,6 +98,7 @@ type Outcome = { kind: 'charged'; result: ChargeResult } | { kind: 'refused'; er
  */
 async function writeBatch(tx: Queryable, batch: Pending[], now: Date): Promise<Outcome[]> {
   const loaded = await loadBatch(tx, batch, now);
+  const headRead = loaded.log.pos;
   const projector = memoryProjector(loaded.prefetched);
   const read = projector.reader;
   const iso = now.toISOString();
@@ -151,7 +152,7 @@ async function writeBatch(tx: Queryable, batch: Pending[], now: Date): Promise<O
       throw err;
     }
   });
-  if (rows.length > 0) await runParts(tx, [insertEventsPart(rows), ...projector.parts(), ...alsoWrite]);
+  if (rows.length > 0) await runParts(tx, [insertEventsPart(rows), ...projector.parts(), ...alsoWrite], 'the event log', headRead);
   return outcomes;
 }
 
@@ -163,12 +164,22 @@ export function createChargeBatcher(db: Db, clock: () => Date, alone: (input: Ch
   const queue: Pending[] = [];
   let draining = false;
 
+  /**
+   * On PostgreSQL a batch is a transaction under the append lock, which orders the processes sharing the database.
+   * PGlite has one process and one connection, and a transaction there would keep every other query waiting while
+   * this thread decides: the batch reads in one statement and writes in one statement instead. That is safe because
+   * every append numbers its events from the log head it read: if anything was appended in between, the batch's
+   * first position is taken, its statement fails whole on the events' primary key, and the batch is decided again.
+   */
+  const write = (batch: Pending[]): Promise<Outcome[]> =>
+    db.kind === 'pglite' ? writeBatch(db, batch, clock()) : db.transaction((tx) => writeBatch(tx, batch, clock()), { advisoryLock: APPEND_LOCK_KEY });
+
   async function commit(batch: Pending[]): Promise<void> {
     let outcomes: Outcome[];
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          outcomes = await db.transaction((tx) => writeBatch(tx, batch, clock()), { advisoryLock: APPEND_LOCK_KEY });
+          outcomes = await write(batch);
           break;
         } catch (err) {
           if (err instanceof StreamVersionConflict && attempt < 3) continue;

@@ -108,6 +108,21 @@ describe.each(STORE_KINDS)('search charges committed in batches on %s', (kind) =
     expect((await accounts.getOrganization(owner.orgId))!.balanceMicros).toBe(1_000_000n - 2n * PRICE);
   });
 
+  it('keeps every balance exact while other appends interleave with the batches', async () => {
+    const owner = await organization('Interleaved', 10n * PRICE);
+    const charges = Array.from({ length: 30 }, (_, i) => accounts.chargeSearch(chargeOf(owner, `mixed${i}`)));
+    const credits = Array.from({ length: 10 }, (_, i) => accounts.addCredits(owner.orgId, 2n * PRICE, `top-up ${i}`, operator));
+    const settled = await Promise.allSettled(charges);
+    await Promise.all(credits);
+    const unexpected = settled.filter((r) => r.status === 'rejected' && !(r.reason instanceof Rejection && r.reason.code === 'INSUFFICIENT_CREDITS'));
+    expect(unexpected).toEqual([]);
+    const charged = settled.filter((r) => r.status === 'fulfilled').length;
+    expect(charged).toBeGreaterThanOrEqual(10);
+    expect((await accounts.getOrganization(owner.orgId))!.balanceMicros).toBe(30n * PRICE - BigInt(charged) * PRICE);
+    expect((await replayProjections(db)).equal).toBe(true);
+    expect((await verifyChain(db)).ok).toBe(true);
+  });
+
   it('charges none of a batch whose statement fails, and keeps the charge committed before it', async () => {
     const owner = await organization('Atomic', 1_000_000n);
     const broken: ChargeInput = { ...chargeOf(owner, 'broken'), alsoWrite: () => 'INSERT INTO query_records (query_id) VALUES (NULL)' };
