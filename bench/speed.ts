@@ -3,7 +3,7 @@
 // and on OpenSearch, with billing in PGlite (the default) and in a PostgreSQL server, each in its own process. (2) Scale: the embedded engine at 5k, 50k and 500k
 // generated chunks (index size on disk, memory, hybrid search latency), each size in a fresh child process.
 // Prints JSON and readable lines. The SciFact index comes from the quality benchmark's cache (data/bench).
-// Usage: npm run bench:speed [-- --duration 10] [--queries 200] [--stores pglite,postgres] [--scale 5000,50000,500000]
+// Usage: npm run bench:speed [-- --duration 10] [--queries 200] [--stores pglite,postgres] [--engines embedded,opensearch] [--scale 5000,50000,500000]
 //        [--skip-http] [--skip-scale]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
@@ -26,6 +26,7 @@ const { values: args } = parseArgs({
     queries: { type: 'string', default: '200' },
     scale: { type: 'string', default: '5000,50000,500000' },
     stores: { type: 'string', default: 'pglite,postgres' },
+    engines: { type: 'string', default: 'embedded,opensearch' },
     'skip-http': { type: 'boolean', default: false },
     'skip-scale': { type: 'boolean', default: false },
     'scale-worker': { type: 'string' },
@@ -179,7 +180,7 @@ function rssOfTree(pid: number): number {
   return round1(rows.filter(([child]) => wanted.has(child)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024);
 }
 
-async function httpBenchmark(duration: number, queryCount: number, stores: Array<EngineFigures['store']>): Promise<EngineFigures[]> {
+async function httpBenchmark(duration: number, queryCount: number, stores: Array<EngineFigures['store']>, engines: Array<EngineFigures['engine']>): Promise<EngineFigures[]> {
   const index = await openScifactIndex();
   const ids = await scifactChunkIds(index);
   const { queries } = await loadScifactJudgements(index.config.dataRoot);
@@ -188,20 +189,22 @@ async function httpBenchmark(duration: number, queryCount: number, stores: Array
   let postgres: PostgresServer | undefined;
   const figures: EngineFigures[] = [];
   try {
-    node = await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch') });
-    // the service's OpenSearch engine names indexes litsearch-<collection>
-    const opensearch = createOpenSearchEngine({ url: node.url });
-    console.error(`[speed] OpenSearch index ${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`);
-    await opensearch.close();
+    if (engines.includes('opensearch')) {
+      node = await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch') });
+      // the service's OpenSearch engine names indexes litsearch-<collection>
+      const opensearch = createOpenSearchEngine({ url: node.url });
+      console.error(`[speed] OpenSearch index ${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`);
+      await opensearch.close();
+    }
     await index.close();
     if (stores.includes('postgres')) postgres = await startPostgresServer({ dataDir: join(BENCH_DIR, 'postgres') });
 
     for (const store of stores) {
-      for (const engine of ['embedded', 'opensearch'] as const) {
+      for (const engine of engines) {
         // the embedded service reads the cached index in data/bench/index; the others keep their PGlite stores apart
         const dataDir = engine === 'embedded' && store === 'pglite' ? BENCH_DIR : join(BENCH_DIR, `service-${engine}-${store}`);
         if (engine === 'embedded' && dataDir !== BENCH_DIR) linkIndex(dataDir);
-        const env: Record<string, string> = { ...(engine === 'opensearch' ? { OPENSEARCH_URL: node.url } : {}), ...(store === 'postgres' ? { DATABASE_URL: postgres!.url } : {}) };
+        const env: Record<string, string> = { ...(engine === 'opensearch' ? { OPENSEARCH_URL: node!.url } : {}), ...(store === 'postgres' ? { DATABASE_URL: postgres!.url } : {}) };
         const service = await startService(`litsearch-${engine}-${store}`, dataDir, env);
         try {
           figures.push(await measureEngine(engine, store, service.url, service.process.pid, texts, duration));
@@ -242,7 +245,8 @@ async function main(): Promise<void> {
   }
   const loadBefore = loadavg()[0];
   const stores = args.stores.split(',').map((store) => store.trim()) as Array<EngineFigures['store']>;
-  const http = args['skip-http'] ? [] : await httpBenchmark(Number(args.duration), Number(args.queries), stores);
+  const engines = args.engines.split(',').map((engine) => engine.trim()) as Array<EngineFigures['engine']>;
+  const http = args['skip-http'] ? [] : await httpBenchmark(Number(args.duration), Number(args.queries), stores, engines);
   const scale = args['skip-scale'] ? [] : args.scale.split(',').map(Number).map(scaleInChild);
   console.log(
     JSON.stringify(
