@@ -9,6 +9,7 @@ import { Rejection } from '../domain/rejection.js';
 import { generateApiKey, hashApiKey, keyPrefixOf, newId } from '../auth/apiKeys.js';
 import type { ApiKeyRow, LedgerRow, OrganizationRow } from '../../projections/tables.js';
 import { DEFAULT_TRIAL_QUERIES } from '../domain/events.js';
+import { groupCalls } from '../eventstore/groupCalls.js';
 import { createChargeBatcher, searchChargeKey, type ChargeInput, type ChargeResult } from './chargeBatch.js';
 
 export interface Organization extends BillingSettings {
@@ -220,6 +221,31 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
 
   const batcher = createChargeBatcher(db, clock, chargeAlone);
 
+  type Authenticated = { key: ApiKeyRecord; org: Organization | undefined } | undefined;
+
+  /** The keys with these hashes and their organizations, in one statement. */
+  async function authenticateAll(keyHashes: string[]): Promise<Authenticated[]> {
+    const rows = await db.query(
+      `SELECT row_to_json(k) AS key_row, o.* FROM (SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_hash = ANY($1)) k
+       LEFT JOIN LATERAL (SELECT ${ORGANIZATION_COLUMNS} FROM proj_organizations o WHERE o.org_id = k.org_id) o ON true`,
+      [[...new Set(keyHashes)]],
+      true,
+    );
+    const byHash = new Map<string, Authenticated>();
+    for (const r of rows) {
+      const key = normalizeRow('api_keys', r.key_row as Record<string, unknown>);
+      byHash.set(key.key_hash, { key: toKeyRecord(key), org: r.org_id === null || r.org_id === undefined ? undefined : organizationOf(r) });
+    }
+    return keyHashes.map((hash) => byHash.get(hash));
+  }
+
+  /**
+   * The key with this hash and its organization (every API request starts here). On the embedded store, lookups that
+   * arrive together share one statement; PostgreSQL answers them in parallel on its connections.
+   */
+  const authenticate: (keyHash: string) => Promise<Authenticated> =
+    db.kind === 'pglite' ? groupCalls(authenticateAll, 64) : async (keyHash) => (await authenticateAll([keyHash]))[0];
+
   return {
     db,
     getOrganization,
@@ -296,18 +322,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     },
 
     /** The key with this hash and its organization, in one round trip (every API request starts here). */
-    async authenticate(keyHash: string): Promise<{ key: ApiKeyRecord; org: Organization | undefined } | undefined> {
-      const rows = await db.query(
-        `SELECT row_to_json(k) AS key_row, o.* FROM (SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_hash = $1) k
-         LEFT JOIN LATERAL (SELECT ${ORGANIZATION_COLUMNS} FROM proj_organizations o WHERE o.org_id = k.org_id) o ON true`,
-        [keyHash],
-        true,
-      );
-      const r = rows[0];
-      if (!r) return undefined;
-      const key = toKeyRecord(normalizeRow('api_keys', r.key_row as Record<string, unknown>));
-      return { key, org: r.org_id === null || r.org_id === undefined ? undefined : organizationOf(r) };
-    },
+    authenticate,
 
     async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
       const rows = await db.query(`SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_hash = $1`, [keyHash]);

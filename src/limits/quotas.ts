@@ -4,6 +4,7 @@ import type { Db, Queryable } from '../eventstore/db.js';
 import type { Organization } from '../billing/accounts.js';
 import { Rejection } from '../domain/rejection.js';
 import { takeFromWindow, windowStart } from './rateWindows.js';
+import { groupCalls } from '../eventstore/groupCalls.js';
 import { assertQuotaLeft, dayPeriod, monthPeriod, nextUtcMidnight, secondsUntil, type QueryUsage } from '../domain/queryQuota.js';
 
 export { nextUtcMidnight, nextUtcMonth } from '../domain/queryQuota.js';
@@ -81,8 +82,10 @@ export interface SearchAdmission {
 /**
  * Admits a search in one statement: takes a slot of the per-minute budget unless the INVALID_QUERY guard has tripped,
  * and reads the guard's count and today's and this month's queries. Written without waiting for the WAL flush.
+ * On the embedded store, admissions that arrive together share one statement (admitGroup).
  */
 export async function admitSearchRequest(db: Db, org: Organization, invalidScope: string, invalidLimit: number, now: Date): Promise<SearchAdmission> {
+  if (db.kind === 'pglite') return guarded('the quota store', () => groupedAdmission(db)({ org, invalidScope, invalidLimit, now }));
   const iso = now.toISOString();
   const minute = windowStart(now.getTime(), MINUTE_MS);
   const [row] = await guarded('the quota store', () =>
@@ -105,6 +108,75 @@ export async function admitSearchRequest(db: Db, org: Organization, invalidScope
     minuteResetAt: minute + MINUTE_MS,
     usage: { dailyUsed: Number(row?.daily ?? 0), monthlyUsed: Number(row?.monthly ?? 0) },
   };
+}
+
+interface AdmissionRequest {
+  org: Organization;
+  invalidScope: string;
+  invalidLimit: number;
+  now: Date;
+}
+
+/**
+ * Many admissions in one statement, in arrival order: each takes the next slot of its minute window while the window
+ * has one and its guard has not tripped. The new counts are computed from what the statement read, so this is only
+ * for the embedded store, whose one connection runs nothing in between; PostgreSQL takes each slot atomically.
+ */
+async function admitGroup(db: Db, requests: AdmissionRequest[]): Promise<SearchAdmission[]> {
+  const column = <T>(f: (r: AdmissionRequest) => T) => requests.map(f);
+  const rows = await db.relaxed.query<{ invalid: number; taken: boolean; daily: number | null; monthly: number | null }>(
+    `WITH req AS (
+       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::text[], $8::text[])
+         WITH ORDINALITY AS r(scope, lim, guard_scope, guard_lim, org_id, window_start, day_period, month_period, i)),
+     seen AS (
+       SELECT r.*, coalesce((SELECT count FROM rate_windows w WHERE w.scope = r.guard_scope AND w.window_start = r.window_start), 0) AS invalid,
+         coalesce((SELECT count FROM rate_windows w WHERE w.scope = r.scope AND w.window_start = r.window_start), 0) AS used
+       FROM req r),
+     ranked AS (
+       SELECT s.*, (invalid <= guard_lim AND lim > 0) AS eligible,
+         count(*) FILTER (WHERE invalid <= guard_lim AND lim > 0) OVER (PARTITION BY scope, window_start ORDER BY i) AS nth
+       FROM seen s),
+     granted AS (SELECT g.*, (eligible AND used + nth <= lim) AS taken FROM ranked g),
+     hit AS (
+       INSERT INTO rate_windows (scope, window_start, count)
+       SELECT scope, window_start, max(used) + count(*) FILTER (WHERE taken) FROM granted GROUP BY scope, window_start
+       HAVING count(*) FILTER (WHERE taken) > 0
+       ON CONFLICT (scope, window_start) DO UPDATE SET count = EXCLUDED.count)
+     SELECT invalid, taken,
+       (SELECT queries FROM proj_usage u WHERE u.org_id = g.org_id AND u.period = g.day_period) AS daily,
+       (SELECT queries FROM proj_usage u WHERE u.org_id = g.org_id AND u.period = g.month_period) AS monthly
+     FROM granted g ORDER BY i`,
+    [
+      column((r) => `minute:${r.org.id}`),
+      column((r) => r.org.limits.perMinute),
+      column((r) => r.invalidScope),
+      column((r) => r.invalidLimit),
+      column((r) => r.org.id),
+      column((r) => windowStart(r.now.getTime(), MINUTE_MS)),
+      column((r) => dayPeriod(r.now.toISOString())),
+      column((r) => monthPeriod(r.now.toISOString())),
+    ],
+  );
+  return requests.map((r, i) => {
+    const row = rows[i];
+    return {
+      invalidQueries: Number(row?.invalid ?? 0),
+      minuteTaken: row?.taken === true,
+      minuteResetAt: windowStart(r.now.getTime(), MINUTE_MS) + MINUTE_MS,
+      usage: { dailyUsed: Number(row?.daily ?? 0), monthlyUsed: Number(row?.monthly ?? 0) },
+    };
+  });
+}
+
+const admissionGroups = new WeakMap<Db, (request: AdmissionRequest) => Promise<SearchAdmission>>();
+
+function groupedAdmission(db: Db): (request: AdmissionRequest) => Promise<SearchAdmission> {
+  let admit = admissionGroups.get(db);
+  if (!admit) {
+    admit = groupCalls((requests: AdmissionRequest[]) => admitGroup(db, requests), 64);
+    admissionGroups.set(db, admit);
+  }
+  return admit;
 }
 
 /** 429 for an admission that took no slot of the per-minute budget. */
