@@ -116,7 +116,8 @@ export interface PrefetchedRows {
   rows: { t: ProjectionTable; r: Record<string, unknown> }[];
 }
 
-const coversAll = (outer: PrefetchKeys, inner: PrefetchKeys) =>
+/** Whether rows fetched for `outer` include every row `inner` names. */
+export const coversAll = (outer: PrefetchKeys, inner: PrefetchKeys) =>
   (['orgIds', 'keyIds', 'periods', 'days', 'collections'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
 
 /** The rows an inline projection reads: fetched in one query, unless the caller fetched them already. */
@@ -161,6 +162,8 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
  * changed: `reader` shows the state after the events applied so far (a batch of charges decides each one on it),
  * `parts` writes every changed row once.
  */
+export type MemoryProjector = ReturnType<typeof memoryProjector>;
+
 export function memoryProjector(prefetched: PrefetchedRows, p: TablePrefix = 'proj_') {
   const written = new Map<string, Change>();
   const writtenRows = new Map<string, object>();
@@ -177,6 +180,10 @@ export function memoryProjector(prefetched: PrefetchedRows, p: TablePrefix = 'pr
       }
     },
     parts: (): SqlPart[] => changeParts(p, written),
+    /** The changes were committed: the next parts() writes only what is applied from now on; the rows stay as they are. */
+    settled(): void {
+      written.clear();
+    },
   };
 }
 

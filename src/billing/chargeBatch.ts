@@ -5,7 +5,7 @@
 // commits at once, so a lone request waits for nobody.
 import type { Db, Queryable } from '../eventstore/db.js';
 import { APPEND_LOCK_KEY, GENESIS_HASH, insertEventsPart, numberEvents, runParts, StreamVersionConflict, type LogHead, type SqlPart } from '../eventstore/eventStore.js';
-import { memoryProjector, normalizeRow, prefetchSubquery, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
+import { coversAll, memoryProjector, prefetchSubquery, type MemoryProjector, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
 import { decide, type KeyState, type OrgState } from '../domain/organization.js';
 import { orgStream, type BillingMode, type CollectionCharge, type OrgLimits, type StoredEvent } from '../domain/events.js';
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
@@ -55,16 +55,20 @@ interface BatchState {
   prefetched: PrefetchedRows;
 }
 
-/** The log head, the used keys, the streams' versions and every projection row the charges touch: one query. */
-async function loadBatch(tx: Queryable, batch: Pending[], now: Date): Promise<BatchState> {
+/** The projection rows a batch's charges touch. */
+function batchKeys(batch: Pending[], now: Date): PrefetchKeys {
   const iso = now.toISOString();
-  const keys: PrefetchKeys = {
+  return {
     orgIds: new Set(batch.map((p) => p.input.orgId)),
     keyIds: new Set(batch.map((p) => p.input.keyId)),
     periods: new Set([dayPeriod(iso), monthPeriod(iso)]),
     days: new Set([iso.slice(0, 10)]),
     collections: new Set(batch.flatMap((p) => p.input.collections.map((l) => l.collection))),
   };
+}
+
+/** The log head, the used keys, the streams' versions and every projection row the charges touch: one query. */
+async function loadBatch(tx: Queryable, batch: Pending[], keys: PrefetchKeys): Promise<BatchState> {
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
   // the text position gets its own name: ORDER BY position must sort the bigint column, not the text ('9' > '10')
@@ -93,13 +97,26 @@ function keyStateOf(k: ApiKeyRow): KeyState {
 type Outcome = { kind: 'charged'; result: ChargeResult } | { kind: 'refused'; error: Rejection } | { kind: 'alone' };
 
 /**
- * Decides and writes one batch inside its transaction. A charge whose query was charged before (a retry) is left
- * for the one-by-one path, which returns the original events.
+ * What the store looked like after the last batch this process wrote: the log head, the streams' versions and the
+ * projection rows as its own events left them. Valid exactly while nothing else was appended, which the next write
+ * proves (see createChargeBatcher), so on PGlite the next batch can decide on it without reading.
  */
-async function writeBatch(tx: Queryable, batch: Pending[], now: Date): Promise<Outcome[]> {
-  const loaded = await loadBatch(tx, batch, now);
+interface Snapshot {
+  loaded: BatchState;
+  projector: MemoryProjector;
+}
+
+/**
+ * Decides and writes one batch (inside its transaction on PostgreSQL), from `kept` when it holds every row the batch
+ * touches, else from a fresh read. A charge whose query was charged before (a retry) is left for the one-by-one path,
+ * which returns the original events. Returns the outcomes and the state after the batch.
+ */
+async function writeBatch(tx: Queryable, batch: Pending[], now: Date, kept?: Snapshot): Promise<{ outcomes: Outcome[]; after: Snapshot }> {
+  const keys = batchKeys(batch, now);
+  const reuse = kept !== undefined && coversAll(kept.loaded.prefetched.keys, keys);
+  const loaded = reuse ? kept.loaded : await loadBatch(tx, batch, keys);
   const headRead = loaded.log.pos;
-  const projector = memoryProjector(loaded.prefetched);
+  const projector = reuse ? kept.projector : memoryProjector(loaded.prefetched);
   const read = projector.reader;
   const iso = now.toISOString();
   const streamVersions = new Map<string, number>();
@@ -152,8 +169,12 @@ async function writeBatch(tx: Queryable, batch: Pending[], now: Date): Promise<O
       throw err;
     }
   });
+  // a refusal writes nothing, so nothing would prove the kept state current: refusals are decided on a fresh read
+  if (reuse && outcomes.some((o) => o.kind === 'refused')) return writeBatch(tx, batch, now);
   if (rows.length > 0) await runParts(tx, [insertEventsPart(rows), ...projector.parts(), ...alsoWrite], 'the event log', headRead);
-  return outcomes;
+  projector.settled();
+  for (const [stream, version] of streamVersions) loaded.versions.set(stream, version);
+  return { outcomes, after: { loaded, projector } };
 }
 
 /**
@@ -167,12 +188,22 @@ export function createChargeBatcher(db: Db, clock: () => Date, alone: (input: Ch
   /**
    * On PostgreSQL a batch is a transaction under the append lock, which orders the processes sharing the database.
    * PGlite has one process and one connection, and a transaction there would keep every other query waiting while
-   * this thread decides: the batch reads in one statement and writes in one statement instead. That is safe because
-   * every append numbers its events from the log head it read: if anything was appended in between, the batch's
-   * first position is taken, its statement fails whole on the events' primary key, and the batch is decided again.
+   * this thread decides: the batch writes in one statement instead, deciding on the state the previous batch left
+   * (read again only when it lacks a row the batch touches). That is safe because every append numbers its events from
+   * the log head it knew: if anything else was appended since, the batch's first position is taken, its statement
+   * fails whole on the events' primary key, and the batch is decided again on a fresh read. Projection rows change
+   * only with appended events, so an unmoved head means unchanged rows.
    */
-  const write = (batch: Pending[]): Promise<Outcome[]> =>
-    db.kind === 'pglite' ? writeBatch(db, batch, clock()) : db.transaction((tx) => writeBatch(tx, batch, clock()), { advisoryLock: APPEND_LOCK_KEY });
+  let kept: Snapshot | undefined;
+  async function write(batch: Pending[]): Promise<Outcome[]> {
+    if (db.kind !== 'pglite') return (await db.transaction((tx) => writeBatch(tx, batch, clock()), { advisoryLock: APPEND_LOCK_KEY })).outcomes;
+    const snapshot = kept;
+    // a failed write may have moved the snapshot's rows: only a committed batch's state is kept
+    kept = undefined;
+    const { outcomes, after } = await writeBatch(db, batch, clock(), snapshot);
+    kept = after;
+    return outcomes;
+  }
 
   async function commit(batch: Pending[]): Promise<void> {
     let outcomes: Outcome[];

@@ -123,6 +123,17 @@ describe.each(STORE_KINDS)('search charges committed in batches on %s', (kind) =
     expect((await verifyChain(db)).ok).toBe(true);
   });
 
+  it('decides on what other writers appended between batches: a credit after a refusal lets the next charge through', async () => {
+    const owner = await organization('Topped up', PRICE);
+    await expect(accounts.chargeSearch(chargeOf(owner, 'first'))).resolves.toMatchObject({ balanceMicros: 0n });
+    await expect(accounts.chargeSearch(chargeOf(owner, 'broke'))).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS' });
+    await accounts.addCredits(owner.orgId, 2n * PRICE, 'top-up', operator);
+    await expect(accounts.chargeSearch(chargeOf(owner, 'after credit'))).resolves.toMatchObject({ balanceMicros: PRICE });
+    await accounts.addCredits(owner.orgId, PRICE, 'top-up', operator);
+    await expect(accounts.chargeSearch(chargeOf(owner, 'after another'))).resolves.toMatchObject({ balanceMicros: PRICE });
+    expect((await replayProjections(db)).equal).toBe(true);
+  });
+
   it('charges none of a batch whose statement fails, and keeps the charge committed before it', async () => {
     const owner = await organization('Atomic', 1_000_000n);
     const broken: ChargeInput = { ...chargeOf(owner, 'broken'), alsoWrite: () => 'INSERT INTO query_records (query_id) VALUES (NULL)' };
