@@ -1,14 +1,20 @@
-// The speed benchmark's scale points: an embedded index of N generated chunks (SciFact chunks with their words
-// rotated and their vectors jittered, so postings and similarities keep a realistic shape), its size on disk, the
-// memory it takes once loaded, and hybrid/sparse/dense search latency with real SciFact query texts and vectors.
+// The speed benchmark's scale points: an index of N generated chunks (SciFact chunks with their words rotated and
+// their vectors jittered, so postings and similarities keep a realistic shape) in the embedded engine or in
+// OpenSearch, its size on disk, the memory it takes, and hybrid/sparse/dense search latency through the search
+// engine port with real SciFact query texts and vectors.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startOpenSearchNode } from '../src/infra/opensearchNode.js';
 import { createEmbeddedEngine } from '../src/search/embedded/embeddedEngine.js';
+import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
 import type { ChunkRecord, RetrievalMode, SearchEngine } from '../src/search/port.js';
 import { embedQueryCached } from '../src/search/queryVectorCache.js';
 import { BENCH_DIR, loadScifactJudgements, openScifactIndex, scifactChunkIds, SCIFACT_COLLECTION } from './scifactBench.js';
 
-export interface ScaleFigures {
+export type ScaleEngine = 'embedded' | 'opensearch';
+
+export interface EmbeddedScaleFigures {
+  engine: 'embedded';
   chunks: number;
   buildSeconds: number | null;
   loadSeconds: number;
@@ -19,7 +25,40 @@ export interface ScaleFigures {
   hybridP50: number;
   hybridP95: number;
   sparseP50: number;
+  sparseP95: number;
   denseP50: number;
+  denseP95: number;
+}
+
+export interface OpenSearchScaleFigures {
+  engine: 'opensearch';
+  chunks: number;
+  /** generating the chunks, indexChunks in batches of 5000 and the refreshes, on a fresh node */
+  indexSeconds: number;
+  chunksPerSecond: number;
+  /** primaries store size from the index stats API */
+  indexMB: number;
+  /** JVM heap used on the node before creating the index and once it is indexed and refreshed (nodes stats) */
+  jvmHeapBeforeMB: number;
+  jvmHeapMB: number;
+  jvmHeapMaxMB: number;
+  hybridP50: number;
+  hybridP95: number;
+  sparseP50: number;
+  sparseP95: number;
+  denseP50: number;
+  denseP95: number;
+}
+
+export type ScaleFigures = EmbeddedScaleFigures | OpenSearchScaleFigures;
+
+/** The chunks every generated index is made from, and the queries every scale point searches with. */
+export interface ScaleSource {
+  sources: ChunkRecord[];
+  texts: string[];
+  /** `texts.length` query vectors of `dims`, back to back */
+  vectors: Float32Array;
+  dims: number;
 }
 
 const INDEX = 'generated';
@@ -57,8 +96,8 @@ function generatedChunk(source: ChunkRecord, ordinal: number, round: number, nex
   return { id: `gen-${ordinal}`, text, tokens: source.tokens, metadata: { ...source.metadata, doc_id: `gen-${ordinal}`, chunk_index: 0 }, vector };
 }
 
-async function build(dir: string, chunks: number): Promise<number> {
-  const started = performance.now();
+/** Opens the SciFact bench index just long enough to read its chunks and embed the queries. */
+export async function loadScaleSource(): Promise<ScaleSource> {
   const index = await openScifactIndex();
   try {
     const sources = await index.embedded.getChunks(SCIFACT_COLLECTION, await scifactChunkIds(index));
@@ -66,30 +105,41 @@ async function build(dir: string, chunks: number): Promise<number> {
     const picked = queries.slice(0, QUERY_COUNT);
     const vectors = new Float32Array(picked.length * index.embedder.dims);
     for (const [i, q] of picked.entries()) vectors.set(await embedQueryCached(index.embedder, q.text), i * index.embedder.dims);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'queries.json'), JSON.stringify({ texts: picked.map((q) => q.text), dims: index.embedder.dims }));
-    writeFileSync(join(dir, 'queries.f32'), Buffer.from(vectors.buffer));
-    const engine = createEmbeddedEngine({ dir: join(dir, 'index') });
-    await engine.ensureIndex(INDEX, index.embedder.dims);
-    const next = generator(chunks);
-    let batch: ChunkRecord[] = [];
-    for (let ordinal = 0; ordinal < chunks; ordinal++) {
-      batch.push(generatedChunk(sources[ordinal % sources.length]!, ordinal, Math.floor(ordinal / sources.length), next));
-      if (batch.length === 5000 || ordinal === chunks - 1) {
-        await engine.indexChunks(INDEX, batch);
-        batch = [];
-      }
-      if ((ordinal + 1) % COMMIT_EVERY === 0 || ordinal === chunks - 1) {
-        await engine.commit(INDEX);
-        console.error(`[speed scale] ${ordinal + 1}/${chunks} chunks indexed`);
-      }
-    }
-    await engine.close();
-    writeFileSync(join(dir, 'built.json'), JSON.stringify({ chunks }));
+    return { sources, texts: picked.map((q) => q.text), vectors, dims: index.embedder.dims };
   } finally {
     await index.close();
   }
+}
+
+/** Writes the same N generated chunks into any engine (the seed is N), committing every COMMIT_EVERY chunks and at the end. */
+async function indexGenerated(engine: SearchEngine, index: string, sources: ChunkRecord[], chunks: number): Promise<void> {
+  const next = generator(chunks);
+  let batch: ChunkRecord[] = [];
+  for (let ordinal = 0; ordinal < chunks; ordinal++) {
+    batch.push(generatedChunk(sources[ordinal % sources.length]!, ordinal, Math.floor(ordinal / sources.length), next));
+    if (batch.length === 5000 || ordinal === chunks - 1) {
+      await engine.indexChunks(index, batch);
+      batch = [];
+    }
+    if ((ordinal + 1) % COMMIT_EVERY === 0 || ordinal === chunks - 1) {
+      await engine.commit(index);
+      console.error(`[speed scale] ${engine.kind}: ${ordinal + 1}/${chunks} chunks indexed`);
+    }
+  }
+}
+
+async function build(dir: string, chunks: number): Promise<number> {
+  const started = performance.now();
+  const { sources, texts, vectors, dims } = await loadScaleSource();
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'queries.json'), JSON.stringify({ texts, dims }));
+  writeFileSync(join(dir, 'queries.f32'), Buffer.from(vectors.buffer));
+  const engine = createEmbeddedEngine({ dir: join(dir, 'index') });
+  await engine.ensureIndex(INDEX, dims);
+  await indexGenerated(engine, INDEX, sources, chunks);
+  await engine.close();
+  writeFileSync(join(dir, 'built.json'), JSON.stringify({ chunks }));
   return round1((performance.now() - started) / 1000);
 }
 
@@ -99,12 +149,12 @@ function memory(): { heap: number; rss: number } {
   return { heap: usage.heapUsed + usage.arrayBuffers, rss: usage.rss };
 }
 
-async function latencies(engine: SearchEngine, mode: RetrievalMode, texts: string[], vectors: Float32Array, dims: number): Promise<number[]> {
+async function latencies(engine: SearchEngine, index: string, mode: RetrievalMode, texts: string[], vectors: Float32Array, dims: number): Promise<number[]> {
   const times: number[] = [];
   for (let round = 0; round < 2; round++) {
     for (const [i, text] of texts.entries()) {
       const started = performance.now();
-      await engine.search({ index: INDEX, mode, text, vector: vectors.subarray(i * dims, (i + 1) * dims), limit: 10 });
+      await engine.search({ index, mode, text, vector: vectors.subarray(i * dims, (i + 1) * dims), limit: 10 });
       if (round === 1) times.push(performance.now() - started);
     }
   }
@@ -114,7 +164,7 @@ async function latencies(engine: SearchEngine, mode: RetrievalMode, texts: strin
 const at = (sorted: number[], p: number): number => round2(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 
 /** Builds the index when absent (data/bench/scale/<chunks>), then loads it and measures. */
-export async function runScaleWorker(chunks: number): Promise<ScaleFigures> {
+export async function runScaleWorker(chunks: number): Promise<EmbeddedScaleFigures> {
   const dir = join(BENCH_DIR, 'scale', String(chunks));
   const built = existsSync(join(dir, 'built.json')) && (JSON.parse(readFileSync(join(dir, 'built.json'), 'utf8')) as { chunks: number }).chunks === chunks;
   const buildSeconds = built ? null : await build(dir, chunks);
@@ -127,11 +177,12 @@ export async function runScaleWorker(chunks: number): Promise<ScaleFigures> {
   const stats = await engine.stats(INDEX);
   const loadSeconds = round2((performance.now() - started) / 1000);
   const after = memory();
-  const hybrid = await latencies(engine, 'hybrid', texts, vectors, dims);
-  const sparse = await latencies(engine, 'sparse', texts, vectors, dims);
-  const dense = await latencies(engine, 'dense', texts, vectors, dims);
+  const hybrid = await latencies(engine, INDEX, 'hybrid', texts, vectors, dims);
+  const sparse = await latencies(engine, INDEX, 'sparse', texts, vectors, dims);
+  const dense = await latencies(engine, INDEX, 'dense', texts, vectors, dims);
   await engine.close();
   return {
+    engine: 'embedded',
     chunks: stats.chunks,
     buildSeconds,
     loadSeconds,
@@ -141,6 +192,68 @@ export async function runScaleWorker(chunks: number): Promise<ScaleFigures> {
     hybridP50: at(hybrid, 50),
     hybridP95: at(hybrid, 95),
     sparseP50: at(sparse, 50),
+    sparseP95: at(sparse, 95),
     denseP50: at(dense, 50),
+    denseP95: at(dense, 95),
   };
+}
+
+interface NodesStatsBody {
+  nodes: Record<string, { jvm: { mem: { heap_used_in_bytes: number; heap_max_in_bytes: number } } }>;
+}
+
+/** The single node's JVM heap, used and maximum. */
+async function jvmHeap(url: string): Promise<{ used: number; max: number }> {
+  const response = await fetch(`${url}/_nodes/stats/jvm`);
+  if (!response.ok) throw new Error(`GET /_nodes/stats/jvm answered ${response.status}`);
+  const [node] = Object.values(((await response.json()) as NodesStatsBody).nodes);
+  if (!node) throw new Error('GET /_nodes/stats/jvm listed no node');
+  return { used: node.jvm.mem.heap_used_in_bytes, max: node.jvm.mem.heap_max_in_bytes };
+}
+
+/**
+ * One OpenSearch scale point on a node of its own (a fresh home, so the heap figures hold this index alone, as each
+ * embedded point runs in a fresh process): the generated chunks indexed through the engine the service uses, then
+ * searched with the same queries. The index and the node's home are deleted afterwards, so nothing is reused.
+ */
+export async function runOpenSearchScalePoint(chunks: number, source: ScaleSource): Promise<OpenSearchScaleFigures> {
+  const home = join(BENCH_DIR, 'opensearch-scale');
+  const index = `${INDEX}-${chunks}`;
+  rmSync(home, { recursive: true, force: true });
+  const node = await startOpenSearchNode({ dataDir: home });
+  const engine = createOpenSearchEngine({ url: node.url });
+  try {
+    const before = await jvmHeap(node.url);
+    const started = performance.now();
+    await engine.ensureIndex(index, source.dims);
+    await indexGenerated(engine, index, source.sources, chunks);
+    const indexSeconds = (performance.now() - started) / 1000;
+    const stats = await engine.stats(index);
+    const after = await jvmHeap(node.url);
+    console.error(`[speed scale] opensearch: ${chunks} chunks indexed in ${round1(indexSeconds)} s; searching`);
+    const hybrid = await latencies(engine, index, 'hybrid', source.texts, source.vectors, source.dims);
+    const sparse = await latencies(engine, index, 'sparse', source.texts, source.vectors, source.dims);
+    const dense = await latencies(engine, index, 'dense', source.texts, source.vectors, source.dims);
+    return {
+      engine: 'opensearch',
+      chunks: stats.chunks,
+      indexSeconds: round1(indexSeconds),
+      chunksPerSecond: Math.round(chunks / indexSeconds),
+      indexMB: mb(stats.bytes),
+      jvmHeapBeforeMB: mb(before.used),
+      jvmHeapMB: mb(after.used),
+      jvmHeapMaxMB: mb(after.max),
+      hybridP50: at(hybrid, 50),
+      hybridP95: at(hybrid, 95),
+      sparseP50: at(sparse, 50),
+      sparseP95: at(sparse, 95),
+      denseP50: at(dense, 50),
+      denseP95: at(dense, 95),
+    };
+  } finally {
+    await engine.deleteIndex(index).catch((error: unknown) => console.error(`[speed scale] deleting ${index} failed: ${String(error)}`));
+    await engine.close();
+    await node.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
 }
