@@ -3,13 +3,14 @@ import type { Db, Queryable } from '../eventstore/db.js';
 import { APPEND_LOCK_KEY, appendHeadColumns, appendToStream, lockAppends, prepareAppend, StreamVersionConflict, type AppendHead, type SqlPart } from '../eventstore/eventStore.js';
 import { prefetchSubquery, projectInline, sqlReader, selectList, normalizeRow, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
 import { decide, type KeyState, type OrgCommand, type OrgState, type UnlockRowPrice } from '../domain/organization.js';
-import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type CollectionCharge, type DomainEvent, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
+import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type DomainEvent, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
 import { Rejection } from '../domain/rejection.js';
 import { generateApiKey, hashApiKey, keyPrefixOf, newId } from '../auth/apiKeys.js';
 import type { ApiKeyRow, LedgerRow, OrganizationRow } from '../../projections/tables.js';
 import { DEFAULT_TRIAL_QUERIES } from '../domain/events.js';
 import { groupCalls } from '../eventstore/groupCalls.js';
+import { keyStateOf, orgStateOf } from './orgState.js';
 import { createChargeBatcher, searchChargeKey, type ChargeInput, type ChargeResult } from './chargeBatch.js';
 
 export interface Organization extends BillingSettings {
@@ -40,16 +41,6 @@ export interface CommandResult {
 }
 
 export type { ChargeResult } from './chargeBatch.js';
-
-function toKeyState(k: ApiKeyRow): KeyState {
-  return {
-    keyId: k.key_id,
-    orgId: k.org_id,
-    revoked: k.revoked,
-    spendingCapMicros: k.spending_cap_micros === null ? null : BigInt(k.spending_cap_micros),
-    spentMicros: BigInt(k.spent_micros),
-  };
-}
 
 export function toKeyRecord(k: ApiKeyRow): ApiKeyRecord {
   return {
@@ -103,20 +94,7 @@ async function loadOrgState(tx: Queryable, orgId: string, now: Date, opts: { key
   const prefetched = keys ? { keys, rows: (r?.prefetched ?? []) as PrefetchedRows['rows'] } : undefined;
   if (!r || r.org_id === null || r.org_id === undefined) return { key, head, prefetched };
   const org = normalizeRow('organizations', r) as OrganizationRow;
-  const state: OrgState = {
-    orgId,
-    billingMode: org.billing_mode as BillingMode,
-    billingEnabled: org.billing_enabled,
-    hideBalance: org.hide_balance,
-    trialQueries: org.trial_queries,
-    trialUsed: org.trial_used,
-    suspended: org.suspended,
-    balanceMicros: BigInt((r.balance as string | null) ?? '0'),
-    limits: org.limits as unknown as OrgLimits,
-    usage: { dailyUsed: Number(r.daily_used ?? 0), monthlyUsed: Number(r.monthly_used ?? 0) },
-    now,
-    version: org.version,
-  };
+  const state = orgStateOf(org, r.balance as string | null, { dailyUsed: Number(r.daily_used ?? 0), monthlyUsed: Number(r.monthly_used ?? 0) }, now, org.version);
   return { state, key, head, prefetched };
 }
 
@@ -143,7 +121,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
             const now = clock();
             const { state, key, head, prefetched } = await loadOrgState(tx, orgId, now, options);
             if (options.keyId && !key) throw new Rejection('NOT_FOUND', `API key ${options.keyId} not found`);
-            const built = await build(tx, state, key && toKeyState(key));
+            const built = await build(tx, state, key && keyStateOf(key));
             const events = Array.isArray(built) ? built : decide(built, state);
             if (events.length === 0) return { events: [], duplicate: false, state };
             const prepared = await prepareAppend(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now, head });
@@ -323,11 +301,6 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
 
     /** The key with this hash and its organization, in one round trip (every API request starts here). */
     authenticate,
-
-    async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-      const rows = await db.query(`SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_hash = $1`, [keyHash]);
-      return rows[0] ? toKeyRecord(normalizeRow('api_keys', rows[0])) : undefined;
-    },
 
     async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
       const row = await sqlReader(db, 'proj_').apiKey(keyId);

@@ -4,13 +4,14 @@
 // own; the batch shares the lock, the reads, one statement and one commit. A charge arriving at an idle store
 // commits at once, so a lone request waits for nobody.
 import type { Db, Queryable } from '../eventstore/db.js';
+import { groupCalls } from '../eventstore/groupCalls.js';
 import { APPEND_LOCK_KEY, GENESIS_HASH, insertEventsPart, numberEvents, runParts, StreamVersionConflict, type LogHead, type SqlPart } from '../eventstore/eventStore.js';
 import { coversAll, memoryProjector, prefetchSubquery, type MemoryProjector, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
-import { decide, type KeyState, type OrgState } from '../domain/organization.js';
-import { orgStream, type BillingMode, type CollectionCharge, type OrgLimits, type StoredEvent } from '../domain/events.js';
+import { decide } from '../domain/organization.js';
+import { keyStateOf, orgStateOf } from './orgState.js';
+import { orgStream, type CollectionCharge, type StoredEvent } from '../domain/events.js';
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
 import { Rejection } from '../domain/rejection.js';
-import type { ApiKeyRow } from '../../projections/tables.js';
 
 export interface ChargeInput {
   orgId: string;
@@ -40,12 +41,6 @@ export const MAX_CHARGES_PER_BATCH = 64;
 /** The idempotency key of a search charge: one per query. */
 export const searchChargeKey = (queryId: string) => `search:${queryId}`;
 
-interface Pending {
-  input: ChargeInput;
-  resolve(result: ChargeResult): void;
-  reject(err: unknown): void;
-}
-
 interface BatchState {
   log: LogHead;
   /** idempotency keys of the batch already in the log */
@@ -56,26 +51,26 @@ interface BatchState {
 }
 
 /** The projection rows a batch's charges touch. */
-function batchKeys(batch: Pending[], now: Date): PrefetchKeys {
+function batchKeys(batch: ChargeInput[], now: Date): PrefetchKeys {
   const iso = now.toISOString();
   return {
-    orgIds: new Set(batch.map((p) => p.input.orgId)),
-    keyIds: new Set(batch.map((p) => p.input.keyId)),
+    orgIds: new Set(batch.map((charge) => charge.orgId)),
+    keyIds: new Set(batch.map((charge) => charge.keyId)),
     periods: new Set([dayPeriod(iso), monthPeriod(iso)]),
     days: new Set([iso.slice(0, 10)]),
-    collections: new Set(batch.flatMap((p) => p.input.collections.map((l) => l.collection))),
+    collections: new Set(batch.flatMap((charge) => charge.collections.map((l) => l.collection))),
   };
 }
 
 /** The log head, the used keys, the streams' versions and every projection row the charges touch: one query. */
-async function loadBatch(tx: Queryable, batch: Pending[], keys: PrefetchKeys): Promise<BatchState> {
+async function loadBatch(tx: Queryable, batch: ChargeInput[], keys: PrefetchKeys): Promise<BatchState> {
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
   // the text position gets its own name: ORDER BY position must sort the bigint column, not the text ('9' > '10')
   const [row] = await tx.query<{ head_pos: string | null; head_hash: string | null; used: string[]; versions: Record<string, number>; prefetched: PrefetchedRows['rows'] }>(
     `SELECT (SELECT position::text AS last_position FROM events ORDER BY position DESC LIMIT 1) AS head_pos,
        (SELECT hash FROM events ORDER BY position DESC LIMIT 1) AS head_hash,
-       (SELECT coalesce(json_agg(idempotency_key), '[]'::json) FROM events WHERE idempotency_key = ANY(${param(batch.map((p) => searchChargeKey(p.input.queryId)))})) AS used,
+       (SELECT coalesce(json_agg(idempotency_key), '[]'::json) FROM events WHERE idempotency_key = ANY(${param(batch.map((charge) => searchChargeKey(charge.queryId)))})) AS used,
        (SELECT coalesce(json_object_agg(stream_id, v), '{}'::json) FROM (SELECT stream_id, max(stream_version) AS v FROM events
          WHERE stream_id = ANY(${param([...keys.orgIds].map(orgStream))}) GROUP BY stream_id) s) AS versions,
        ${prefetchSubquery('proj_', keys, param)} AS prefetched`,
@@ -88,10 +83,6 @@ async function loadBatch(tx: Queryable, batch: Pending[], keys: PrefetchKeys): P
     versions: new Map(Object.entries(row?.versions ?? {})),
     prefetched: { keys, rows: row?.prefetched ?? [] },
   };
-}
-
-function keyStateOf(k: ApiKeyRow): KeyState {
-  return { keyId: k.key_id, orgId: k.org_id, revoked: k.revoked, spendingCapMicros: k.spending_cap_micros === null ? null : BigInt(k.spending_cap_micros), spentMicros: BigInt(k.spent_micros) };
 }
 
 type Outcome = { kind: 'charged'; result: ChargeResult } | { kind: 'refused'; error: Rejection } | { kind: 'alone' };
@@ -111,7 +102,7 @@ interface Snapshot {
  * touches, else from a fresh read. A charge whose query was charged before (a retry) is left for the one-by-one path,
  * which returns the original events. Returns the outcomes and the state after the batch.
  */
-async function writeBatch(tx: Queryable, batch: Pending[], now: Date, kept?: Snapshot): Promise<{ outcomes: Outcome[]; after: Snapshot }> {
+async function writeBatch(tx: Queryable, batch: ChargeInput[], now: Date, kept?: Snapshot): Promise<{ outcomes: Outcome[]; after: Snapshot }> {
   const keys = batchKeys(batch, now);
   const reuse = kept !== undefined && coversAll(kept.loaded.prefetched.keys, keys);
   const loaded = reuse ? kept.loaded : await loadBatch(tx, batch, keys);
@@ -123,7 +114,7 @@ async function writeBatch(tx: Queryable, batch: Pending[], now: Date, kept?: Sna
   const seen = new Set<string>();
   const rows: unknown[][] = [];
   const alsoWrite: SqlPart[] = [];
-  const outcomes = batch.map(({ input }): Outcome => {
+  const outcomes = batch.map((input): Outcome => {
     const idempotencyKey = searchChargeKey(input.queryId);
     if (loaded.used.has(idempotencyKey) || seen.has(idempotencyKey)) return { kind: 'alone' };
     seen.add(idempotencyKey);
@@ -136,20 +127,8 @@ async function writeBatch(tx: Queryable, batch: Pending[], now: Date, kept?: Sna
       // the projection must stand where the log does, as for any command (the lock makes this hold)
       if (org && org.version !== current) throw new StreamVersionConflict(stream, org.version);
     }
-    const state: OrgState | undefined = org && {
-      orgId: input.orgId,
-      billingMode: org.billing_mode as BillingMode,
-      billingEnabled: org.billing_enabled,
-      hideBalance: org.hide_balance,
-      trialQueries: org.trial_queries,
-      trialUsed: org.trial_used,
-      suspended: org.suspended,
-      balanceMicros: BigInt(read.balance(input.orgId)?.balance_micros ?? '0'),
-      limits: org.limits as unknown as OrgLimits,
-      usage: { dailyUsed: read.usage(input.orgId, dayPeriod(iso))?.queries ?? 0, monthlyUsed: read.usage(input.orgId, monthPeriod(iso))?.queries ?? 0 },
-      now,
-      version: current,
-    };
+    const usage = { dailyUsed: read.usage(input.orgId, dayPeriod(iso))?.queries ?? 0, monthlyUsed: read.usage(input.orgId, monthPeriod(iso))?.queries ?? 0 };
+    const state = org && orgStateOf(org, read.balance(input.orgId)?.balance_micros, usage, now, current);
     try {
       if (!keyRow) throw new Rejection('NOT_FOUND', `API key ${input.keyId} not found`);
       const events = decide({ type: 'ChargeSearch', key: keyStateOf(keyRow), queryId: input.queryId, endpoint: input.endpoint, collections: input.collections, resultIds: input.resultIds ?? [] }, state);
@@ -182,9 +161,6 @@ async function writeBatch(tx: Queryable, batch: Pending[], now: Date, kept?: Sna
  * database take turns on the append lock). `alone` charges one query by itself (the retry of a committed charge).
  */
 export function createChargeBatcher(db: Db, clock: () => Date, alone: (input: ChargeInput) => Promise<ChargeResult>) {
-  const queue: Pending[] = [];
-  let draining = false;
-
   /**
    * On PostgreSQL a batch is a transaction under the append lock, which orders the processes sharing the database.
    * PGlite has one process and one connection, and a transaction there would keep every other query waiting while
@@ -195,7 +171,7 @@ export function createChargeBatcher(db: Db, clock: () => Date, alone: (input: Ch
    * only with appended events, so an unmoved head means unchanged rows.
    */
   let kept: Snapshot | undefined;
-  async function write(batch: Pending[]): Promise<Outcome[]> {
+  async function write(batch: ChargeInput[]): Promise<Outcome[]> {
     if (db.kind !== 'pglite') return (await db.transaction((tx) => writeBatch(tx, batch, clock()), { advisoryLock: APPEND_LOCK_KEY })).outcomes;
     const snapshot = kept;
     // a failed write may have moved the snapshot's rows: only a committed batch's state is kept
@@ -205,46 +181,26 @@ export function createChargeBatcher(db: Db, clock: () => Date, alone: (input: Ch
     return outcomes;
   }
 
-  async function commit(batch: Pending[]): Promise<void> {
+  /** One batch; a throw (nothing of the batch committed) fails every charge in it the same way. */
+  async function commit(batch: ChargeInput[]): Promise<Array<ChargeResult | Error>> {
     let outcomes: Outcome[];
-    try {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          outcomes = await write(batch);
-          break;
-        } catch (err) {
-          if (err instanceof StreamVersionConflict && attempt < 3) continue;
-          throw err;
-        }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        outcomes = await write(batch);
+        break;
+      } catch (err) {
+        if (err instanceof StreamVersionConflict && attempt < 3) continue;
+        throw err;
       }
-    } catch (err) {
-      // nothing of the batch committed: every charge in it fails the same way
-      for (const p of batch) p.reject(err);
-      return;
     }
-    for (const [i, p] of batch.entries()) {
-      const outcome = outcomes[i]!;
-      if (outcome.kind === 'charged') p.resolve(outcome.result);
-      else if (outcome.kind === 'refused') p.reject(outcome.error);
-      else await alone(p.input).then(p.resolve, p.reject);
+    const answers: Array<ChargeResult | Error> = [];
+    for (const [i, outcome] of outcomes.entries()) {
+      if (outcome.kind === 'charged') answers.push(outcome.result);
+      else if (outcome.kind === 'refused') answers.push(outcome.error);
+      else answers.push(await alone(batch[i]!).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))));
     }
+    return answers;
   }
 
-  async function drain(): Promise<void> {
-    draining = true;
-    try {
-      while (queue.length > 0) await commit(queue.splice(0, MAX_CHARGES_PER_BATCH));
-    } finally {
-      draining = false;
-    }
-  }
-
-  return {
-    charge(input: ChargeInput): Promise<ChargeResult> {
-      return new Promise<ChargeResult>((resolve, reject) => {
-        queue.push({ input, resolve, reject });
-        if (!draining) void drain();
-      });
-    },
-  };
+  return { charge: groupCalls(commit, MAX_CHARGES_PER_BATCH) };
 }

@@ -1,6 +1,7 @@
-// Groups calls to a single-connection store: calls that arrive while a group is being answered wait, then go together
-// in one statement. A lone call goes at once. On the embedded store every statement costs a fixed share of the one
-// thread that runs them all, so under load one statement for many requests is most of the saving.
+// Groups calls to the store: calls that arrive while a group is being answered wait, then go together in one
+// statement (or one transaction: the charge batches). A lone call goes at once. On the embedded store every statement
+// costs a fixed share of the one thread that runs them all, so under load one statement for many requests is most of
+// the saving; on PostgreSQL a charge batch shares one WAL flush.
 
 /** One group's answers, in the order of its inputs; an input may fail on its own by answering an Error. */
 export type GroupRunner<I, O> = (inputs: I[]) => Promise<Array<O | Error>>;

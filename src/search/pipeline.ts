@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { CatalogEntry, CollectionCatalog, PlainCollection } from '../collections/catalog.js';
 import type { Embedder } from '../embedding/port.js';
 import type { FilterNode } from '../filters/ast.js';
-import type { SearchEngine, SearchHit } from './port.js';
+import type { SearchEngine } from './port.js';
 import type { AuthContext } from '../auth/context.js';
 import type { PriceBook } from '../billing/pricing.js';
 import type { CachedRow } from './queryCache.js';
