@@ -13,15 +13,8 @@ import { BENCH_DIR, loadScifactJudgements, openScifactIndex, scifactChunkIds, SC
 
 export type ScaleEngine = 'embedded' | 'opensearch';
 
-export interface EmbeddedScaleFigures {
-  engine: 'embedded';
-  chunks: number;
-  buildSeconds: number | null;
-  loadSeconds: number;
-  indexMB: number;
-  /** JS heap plus typed arrays held once the index is loaded, over the process before loading */
-  heapMB: number;
-  rssMB: number;
+/** Search latency over the scale queries, ms, in each retrieval mode. */
+export interface LatencyFigures {
   hybridP50: number;
   hybridP95: number;
   sparseP50: number;
@@ -30,7 +23,18 @@ export interface EmbeddedScaleFigures {
   denseP95: number;
 }
 
-export interface OpenSearchScaleFigures {
+export interface EmbeddedScaleFigures extends LatencyFigures {
+  engine: 'embedded';
+  chunks: number;
+  buildSeconds: number | null;
+  loadSeconds: number;
+  indexMB: number;
+  /** JS heap plus typed arrays held once the index is loaded, over the process before loading */
+  heapMB: number;
+  rssMB: number;
+}
+
+export interface OpenSearchScaleFigures extends LatencyFigures {
   engine: 'opensearch';
   chunks: number;
   /** generating the chunks, indexChunks in batches of 5000 and the refreshes, on a fresh node */
@@ -42,12 +46,6 @@ export interface OpenSearchScaleFigures {
   jvmHeapBeforeMB: number;
   jvmHeapMB: number;
   jvmHeapMaxMB: number;
-  hybridP50: number;
-  hybridP95: number;
-  sparseP50: number;
-  sparseP95: number;
-  denseP50: number;
-  denseP95: number;
 }
 
 export type ScaleFigures = EmbeddedScaleFigures | OpenSearchScaleFigures;
@@ -163,6 +161,14 @@ async function latencies(engine: SearchEngine, index: string, mode: RetrievalMod
 
 const at = (sorted: number[], p: number): number => round2(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 
+/** p50 and p95 in each mode, the modes one after another over the same queries. */
+async function latencyFigures(engine: SearchEngine, index: string, texts: string[], vectors: Float32Array, dims: number): Promise<LatencyFigures> {
+  const hybrid = await latencies(engine, index, 'hybrid', texts, vectors, dims);
+  const sparse = await latencies(engine, index, 'sparse', texts, vectors, dims);
+  const dense = await latencies(engine, index, 'dense', texts, vectors, dims);
+  return { hybridP50: at(hybrid, 50), hybridP95: at(hybrid, 95), sparseP50: at(sparse, 50), sparseP95: at(sparse, 95), denseP50: at(dense, 50), denseP95: at(dense, 95) };
+}
+
 /** Builds the index when absent (data/bench/scale/<chunks>), then loads it and measures. */
 export async function runScaleWorker(chunks: number): Promise<EmbeddedScaleFigures> {
   const dir = join(BENCH_DIR, 'scale', String(chunks));
@@ -177,9 +183,7 @@ export async function runScaleWorker(chunks: number): Promise<EmbeddedScaleFigur
   const stats = await engine.stats(INDEX);
   const loadSeconds = round2((performance.now() - started) / 1000);
   const after = memory();
-  const hybrid = await latencies(engine, INDEX, 'hybrid', texts, vectors, dims);
-  const sparse = await latencies(engine, INDEX, 'sparse', texts, vectors, dims);
-  const dense = await latencies(engine, INDEX, 'dense', texts, vectors, dims);
+  const latency = await latencyFigures(engine, INDEX, texts, vectors, dims);
   await engine.close();
   return {
     engine: 'embedded',
@@ -189,12 +193,7 @@ export async function runScaleWorker(chunks: number): Promise<EmbeddedScaleFigur
     indexMB: mb(stats.bytes),
     heapMB: mb(after.heap - before.heap),
     rssMB: mb(after.rss - before.rss),
-    hybridP50: at(hybrid, 50),
-    hybridP95: at(hybrid, 95),
-    sparseP50: at(sparse, 50),
-    sparseP95: at(sparse, 95),
-    denseP50: at(dense, 50),
-    denseP95: at(dense, 95),
+    ...latency,
   };
 }
 
@@ -231,9 +230,7 @@ export async function runOpenSearchScalePoint(chunks: number, source: ScaleSourc
     const stats = await engine.stats(index);
     const after = await jvmHeap(node.url);
     console.error(`[speed scale] opensearch: ${chunks} chunks indexed in ${round1(indexSeconds)} s; searching`);
-    const hybrid = await latencies(engine, index, 'hybrid', source.texts, source.vectors, source.dims);
-    const sparse = await latencies(engine, index, 'sparse', source.texts, source.vectors, source.dims);
-    const dense = await latencies(engine, index, 'dense', source.texts, source.vectors, source.dims);
+    const latency = await latencyFigures(engine, index, source.texts, source.vectors, source.dims);
     return {
       engine: 'opensearch',
       chunks: stats.chunks,
@@ -243,12 +240,7 @@ export async function runOpenSearchScalePoint(chunks: number, source: ScaleSourc
       jvmHeapBeforeMB: mb(before.used),
       jvmHeapMB: mb(after.used),
       jvmHeapMaxMB: mb(after.max),
-      hybridP50: at(hybrid, 50),
-      hybridP95: at(hybrid, 95),
-      sparseP50: at(sparse, 50),
-      sparseP95: at(sparse, 95),
-      denseP50: at(dense, 50),
-      denseP95: at(dense, 95),
+      ...latency,
     };
   } finally {
     await engine.deleteIndex(index).catch((error: unknown) => console.error(`[speed scale] deleting ${index} failed: ${String(error)}`));
