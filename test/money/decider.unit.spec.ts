@@ -32,22 +32,25 @@ describe('money', () => {
   });
 });
 
+/** A live organization in good standing with an unlimited key: each block changes what it tests. */
+const liveOrg: OrgState = {
+  orgId: 'org_1',
+  billingMode: 'live',
+  billingEnabled: true,
+  hideBalance: false,
+  trialQueries: 0,
+  trialUsed: 0,
+  suspended: false,
+  balanceMicros: 1_000n,
+  limits: DEFAULT_LIMITS,
+  usage: { dailyUsed: 0, monthlyUsed: 0 },
+  now: new Date('2026-03-14T10:00:00Z'),
+  version: 3,
+};
+const key: KeyState = { keyId: 'key_1', orgId: 'org_1', revoked: false, spendingCapMicros: null, spentMicros: 0n };
+
 describe('organization decider', () => {
-  const state: OrgState = {
-    orgId: 'org_1',
-    billingMode: 'live',
-    billingEnabled: true,
-    hideBalance: false,
-    trialQueries: 0,
-    trialUsed: 0,
-    suspended: false,
-    balanceMicros: 1_000n,
-    limits: DEFAULT_LIMITS,
-    usage: { dailyUsed: 0, monthlyUsed: 0 },
-    now: new Date('2026-03-14T10:00:00Z'),
-    version: 3,
-  };
-  const key: KeyState = { keyId: 'key_1', orgId: 'org_1', revoked: false, spendingCapMicros: null, spentMicros: 0n };
+  const state = liveOrg;
   const line = (amount: string) => [{ collection: 'scifact', tokens: 100, pricePer1000Micros: '10', amountMicros: amount }];
   const rejected = (fn: () => unknown) => {
     try {
@@ -91,21 +94,7 @@ describe('organization decider', () => {
 });
 
 describe('organization decider: modes, trial allowance, quota', () => {
-  const base: OrgState = {
-    orgId: 'org_1',
-    billingMode: 'live',
-    billingEnabled: true,
-    hideBalance: false,
-    trialQueries: 0,
-    trialUsed: 0,
-    suspended: false,
-    balanceMicros: 1_000_000n,
-    limits: { ...DEFAULT_LIMITS, daily: 3, monthly: 10 },
-    usage: { dailyUsed: 0, monthlyUsed: 0 },
-    now: new Date('2026-03-31T18:00:00Z'),
-    version: 1,
-  };
-  const key: KeyState = { keyId: 'key_1', orgId: 'org_1', revoked: false, spendingCapMicros: null, spentMicros: 0n };
+  const base: OrgState = { ...liveOrg, balanceMicros: 1_000_000n, limits: { ...DEFAULT_LIMITS, daily: 3, monthly: 10 }, now: new Date('2026-03-31T18:00:00Z'), version: 1 };
   const lines = [{ collection: 'scifact', results: 2, tokens: 100, pricePer1000Micros: '10000', amountMicros: '1000' }];
   const charge = (state: OrgState) => decide({ type: 'ChargeSearch', key, queryId: 'q', endpoint: '/query', collections: lines, resultIds: ['a', 'b'] }, state);
   const refusal = (fn: () => unknown) => {
