@@ -84,23 +84,15 @@ export function foldOrganizationEvents(events: StoredEvent[], period: Reconcilia
     if (period.to !== null && day > period.to) break;
     const before = period.from !== null && day < period.from;
     switch (e.type) {
-      case 'CreditsAdded': {
-        const a = BigInt(e.data.amountMicros);
-        if (before) opening += a;
-        else {
-          totals.credits += a;
-          dayTotals(day).credits += a;
-          line(day, null).creditsMicros += a;
-        }
-        break;
-      }
+      case 'CreditsAdded':
       case 'RefundIssued': {
         const a = BigInt(e.data.amountMicros);
         if (before) opening += a;
         else {
-          totals.refunds += a;
-          dayTotals(day).refunds += a;
-          line(day, null).refundsMicros += a;
+          const kind = e.type === 'CreditsAdded' ? 'credits' : 'refunds';
+          totals[kind] += a;
+          dayTotals(day)[kind] += a;
+          line(day, null)[`${kind}Micros`] += a;
         }
         break;
       }
