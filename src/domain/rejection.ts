@@ -1,5 +1,5 @@
 // A business rule said no: carries the spec's error code; the HTTP layer maps it to a status.
-import type { ErrorCode } from '../http/errors.js';
+import type { ErrorCode } from './errorCodes.js';
 
 export class Rejection extends Error {
   constructor(

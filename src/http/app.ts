@@ -1,7 +1,8 @@
 // Assembles the Koa application: middleware in one visible order, then the route groups.
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { errorRenderer, jsonBody, requestIdentity } from './middleware.js';
+import { errorRenderer, requestIdentity } from './middleware.js';
+import { jsonBody } from './jsonBody.js';
 import { apiKeyAuthentication } from './authentication.js';
 import { searchRoutes, type SearchRouteDeps } from './routes/searchRoutes.js';
 import { adminRoutes } from './routes/adminRoutes.js';

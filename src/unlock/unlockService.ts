@@ -5,7 +5,7 @@ import { unlockWorkflow } from '../../workflows/unlock.js';
 import type { UnlockOutcome } from '../../workflows/unlockTypes.js';
 import { TASK_QUEUE } from '../temporal/worker.js';
 import { Rejection } from '../domain/rejection.js';
-import type { ErrorCode } from '../http/errors.js';
+import type { ErrorCode } from '../domain/errorCodes.js';
 
 const KNOWN_CODES = new Set<string>([
   'INSUFFICIENT_CREDITS', 'BILLING_SUSPENDED', 'API_KEY_BUDGET_EXCEEDED', 'API_KEY_REVOKED', 'QUOTA_EXCEEDED',
