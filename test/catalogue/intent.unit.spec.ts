@@ -1,0 +1,61 @@
+// Catalogue intent detection on the labelled set: catalogue questions answered, research questions searched.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { detectCatalogueQuestion } from '../../src/catalogue/intent.js';
+
+interface Labelled {
+  query: string;
+  label: 'catalogue' | 'research';
+  intent?: string;
+  topic?: string | null;
+}
+
+const { queries } = JSON.parse(readFileSync(new URL('./labelledQueries.json', import.meta.url), 'utf8')) as { queries: Labelled[] };
+const catalogue = queries.filter((q) => q.label === 'catalogue');
+const research = queries.filter((q) => q.label === 'research');
+
+describe('the labelled set', () => {
+  it('holds at least 300 queries, SciFact train claims among the research questions', () => {
+    expect(queries.length).toBeGreaterThanOrEqual(300);
+    expect(catalogue.length).toBeGreaterThanOrEqual(100);
+    expect(research.filter((q) => /journal|publisher|source|database|collection|available/i.test(q.query)).length).toBeGreaterThanOrEqual(40);
+  });
+});
+
+describe('detectCatalogueQuestion', () => {
+  const searched = research.filter((q) => detectCatalogueQuestion(q.query) === null);
+  const answered = catalogue.filter((q) => detectCatalogueQuestion(q.query)?.intent === q.intent);
+  const figures = { researchSearched: searched.length / research.length, catalogueAnswered: answered.length / catalogue.length };
+
+  it('searches at least 0.98 of the research questions and answers at least 0.95 of the catalogue questions', () => {
+    console.log(`[catalogue intent] research searched ${searched.length}/${research.length} = ${figures.researchSearched.toFixed(3)}; catalogue answered with the right intent ${answered.length}/${catalogue.length} = ${figures.catalogueAnswered.toFixed(3)}`);
+    const swallowed = research.filter((q) => detectCatalogueQuestion(q.query) !== null).map((q) => q.query);
+    const missed = catalogue.filter((q) => detectCatalogueQuestion(q.query)?.intent !== q.intent).map((q) => `${q.query} -> ${JSON.stringify(detectCatalogueQuestion(q.query))}`);
+    expect({ swallowed: swallowed.length <= research.length * 0.02 ? [] : swallowed, missed: missed.length <= catalogue.length * 0.05 ? [] : missed }).toEqual({ swallowed: [], missed: [] });
+    expect(figures.researchSearched).toBeGreaterThanOrEqual(0.98);
+    expect(figures.catalogueAnswered).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('reads the topic of a topic-scoped journals question', () => {
+    const withTopic = catalogue.filter((q) => q.intent === 'journals' && q.topic);
+    const right = withTopic.filter((q) => detectCatalogueQuestion(q.query)?.topic?.toLowerCase() === q.topic);
+    const wrong = withTopic.filter((q) => !right.includes(q)).map((q) => `${q.query} -> ${detectCatalogueQuestion(q.query)?.topic}`);
+    expect(right.length / withTopic.length, wrong.join('\n')).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('answers the spec examples and searches the issue examples', () => {
+    expect(detectCatalogueQuestion('which data sources are available?')).toEqual({ intent: 'sources', topic: null });
+    expect(detectCatalogueQuestion('What can I search?')).toEqual({ intent: 'sources', topic: null });
+    expect(detectCatalogueQuestion('which publishers are available?')).toEqual({ intent: 'publishers', topic: null });
+    expect(detectCatalogueQuestion('what journals can I search?')).toEqual({ intent: 'journals', topic: null });
+    expect(detectCatalogueQuestion('which journals do you have on cardiology?')).toEqual({ intent: 'journals', topic: 'cardiology' });
+    expect(detectCatalogueQuestion('does vitamin D reduce fractures?')).toBeNull();
+    expect(detectCatalogueQuestion('which journals published the first RECOVERY trial results?')).toBeNull();
+  });
+
+  it('never treats an empty or very long query as a catalogue question', () => {
+    expect(detectCatalogueQuestion('')).toBeNull();
+    expect(detectCatalogueQuestion('?!')).toBeNull();
+    expect(detectCatalogueQuestion(`which journals ${'are available '.repeat(20)}`)).toBeNull();
+  });
+});
