@@ -139,6 +139,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       search,
       unlock,
       catalog,
+      engine,
       clock,
       figureImages,
       tools: options.tools ?? createToolRegistry(),

@@ -26,3 +26,65 @@ export interface CollectionInventory {
 
 /** The most entries kept per collection; a larger inventory is truncated and says so. */
 export const MAX_INVENTORY_ENTRIES = 50_000;
+
+/** The fields of a document (or of any of its chunks) that decide its journal identity. */
+export interface JournalIdentityFields {
+  issn?: readonly string[] | null;
+  journal?: string | null;
+  publisher?: string | null;
+}
+
+/** Blank titles and publishers say nothing, so they group with the documents that carry none. */
+const textOrNull = (value: string | null | undefined): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+
+const sortedIssns = (issn: readonly string[] | null | undefined): string[] => [...new Set(Array.isArray(issn) ? issn : [])].sort();
+
+/**
+ * The key one journal is known by across the catalogue: its smallest ISSN (an entry's `issns[0]`), else its title in
+ * lower case; null when the document carries neither. Taking the smallest rather than the first ISSN a document lists
+ * keeps documents that list the same ISSNs in another order under one key.
+ */
+export function journalKey(fields: Pick<JournalIdentityFields, 'issn' | 'journal'>): string | null {
+  const issns = sortedIssns(fields.issn);
+  if (issns.length > 0) return issns[0];
+  return textOrNull(fields.journal)?.toLowerCase() ?? null;
+}
+
+const compareText = (a: string | null, b: string | null): number => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
+
+/** Most documents first; ties by title (untitled last), ISSNs, publisher, so the order never depends on reading order. */
+function compareEntries(a: InventoryEntry, b: InventoryEntry): number {
+  return b.documents - a.documents || compareText(a.journal, b.journal) || compareText(a.issns.join(' '), b.issns.join(' ')) || compareText(a.publisher, b.publisher);
+}
+
+/**
+ * Counts documents per journal identity. Ingest adds each indexed document; an engine rebuilding the inventory of an
+ * index ingested before inventories were stored adds each document's first chunk (chunk_index 0 carries the document's
+ * metadata), so both give the same inventory for the same documents.
+ */
+export class InventoryTally {
+  private readonly entries = new Map<string, InventoryEntry>();
+  private documentCount = 0;
+
+  add(document: JournalIdentityFields): void {
+    const issns = sortedIssns(document.issn);
+    const journal = textOrNull(document.journal);
+    const publisher = textOrNull(document.publisher);
+    const key = JSON.stringify([issns, journal, publisher]);
+    const entry = this.entries.get(key);
+    if (entry) entry.documents += 1;
+    else this.entries.set(key, { issns, journal, publisher, documents: 1 });
+    this.documentCount += 1;
+  }
+
+  inventory(collection: string, builtAt: Date = new Date()): CollectionInventory {
+    const entries = [...this.entries.values()].map((entry) => ({ ...entry, issns: [...entry.issns] })).sort(compareEntries);
+    return {
+      collection,
+      documentCount: this.documentCount,
+      entries: entries.slice(0, MAX_INVENTORY_ENTRIES),
+      truncated: entries.length > MAX_INVENTORY_ENTRIES,
+      builtAt: builtAt.toISOString(),
+    };
+  }
+}

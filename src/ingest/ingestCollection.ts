@@ -2,6 +2,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { InventoryTally, type CollectionInventory } from '../catalogue/inventory.js';
 import type { CollectionCatalog, PlainCollection } from '../collections/catalog.js';
 import { sourceFilePaths } from '../collections/catalog.js';
 import type { Embedder, Tokenizer } from '../embedding/port.js';
@@ -71,9 +72,11 @@ export interface PreparedCollection {
   fragmentOnlyDocuments: number;
   droppedFragments: number;
   tokens: number;
+  /** documents per journal identity, over the indexed documents (those with at least one chunk) */
+  inventory: CollectionInventory;
 }
 
-export interface IngestReport extends Omit<PreparedCollection, 'records' | 'embeddingInputs'> {
+export interface IngestReport extends Omit<PreparedCollection, 'records' | 'embeddingInputs' | 'inventory'> {
   collection: string;
   index: string;
   /** true when the index already held this exact input and nothing was done */
@@ -128,7 +131,8 @@ export async function prepareCollection(options: {
   onProgress?: (progress: IngestProgress) => void;
 }): Promise<PreparedCollection> {
   const { collection, tokenizer, retracted } = options;
-  const prepared: PreparedCollection = {
+  const tally = new InventoryTally();
+  const prepared: Omit<PreparedCollection, 'inventory'> = {
     records: [],
     embeddingInputs: [],
     documentsRead: 0,
@@ -169,6 +173,7 @@ export async function prepareCollection(options: {
       continue;
     }
     prepared.documentsIndexed += 1;
+    tally.add(document.metadata);
     for (const chunk of chunks) {
       prepared.records.push({
         id: chunkId(collection.name, document.doc_id, chunk.chunk_index),
@@ -184,7 +189,7 @@ export async function prepareCollection(options: {
     }
   }
   options.onProgress?.({ collection: collection.name, phase: 'reading', done: prepared.documentsRead, total: null });
-  return prepared;
+  return { ...prepared, inventory: tally.inventory(collection.name) };
 }
 
 /** Everything that decides an index's content; the price, description and display name are deliberately left out. */
@@ -252,7 +257,7 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
   }
 
   // read and chunk everything before touching the index, so a bad source never leaves a half-deleted index
-  const { records, embeddingInputs, ...counts } = await prepareCollection(options);
+  const { records, embeddingInputs, inventory, ...counts } = await prepareCollection(options);
   await writeStoredFingerprint(options.fingerprintFile, key, null);
   if (await engine.hasIndex(index)) await engine.deleteIndex(index);
   await engine.ensureIndex(index, embedder.dims);
@@ -279,6 +284,8 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
     await engine.indexChunks(index, batch);
     options.onProgress?.({ collection: collection.name, phase: 'indexing', done: start + batch.length, total: records.length });
   }
+  // committed with the chunks it describes
+  await engine.putInventory(index, inventory);
   await engine.commit(index);
   await writeStoredFingerprint(options.fingerprintFile, key, {
     fingerprint,

@@ -1,4 +1,5 @@
 // The retrieval port: one contract that the embedded engine and the OpenSearch adapter both obey.
+import type { CollectionInventory } from '../catalogue/inventory.js';
 import type { FilterNode } from '../filters/ast.js';
 
 export type RetrievalMode = 'dense' | 'sparse' | 'hybrid';
@@ -81,8 +82,18 @@ export interface SearchEngine {
   ensureIndex(index: string, dims: number): Promise<void>;
   /** upsert by chunk id */
   indexChunks(index: string, chunks: ChunkRecord[]): Promise<void>;
-  /** make everything indexed so far searchable and durable */
+  /**
+   * make everything indexed so far searchable and durable, together with the inventory put since the last commit;
+   * a commit that changes chunks without a new inventory drops the stored one (getInventory then rebuilds it)
+   */
   commit(index: string): Promise<void>;
+  /** the index's inventory (documents per journal identity), stored by the next commit; the index must exist */
+  putInventory(index: string, inventory: CollectionInventory): Promise<void>;
+  /**
+   * the inventory committed with the index; for an index committed without one (ingested before inventories were
+   * stored, or changed since), one rebuilt from its chunks and named after the index; null when the index does not exist
+   */
+  getInventory(index: string): Promise<CollectionInventory | null>;
   search(req: SearchRequest): Promise<SearchHit[]>;
   /** fetch chunks by id (missing ids are left out) */
   getChunks(index: string, ids: string[]): Promise<ChunkRecord[]>;

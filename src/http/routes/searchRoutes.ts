@@ -8,14 +8,14 @@ import type { SearchService, SearchOutcome } from '../../search/searchService.js
 import { remainingCost } from '../../search/searchService.js';
 import type { CachedRow } from '../../search/queryCache.js';
 import type { CollectionCatalog } from '../../collections/catalog.js';
-import { formatPricePer1000 } from '../../collections/catalog.js';
+import { listCollections } from '../../catalogue/collectionsList.js';
+import type { SearchEngine } from '../../search/port.js';
 import { formatCredits } from '../../money.js';
 import { quotaStatus } from '../../limits/quotas.js';
 import type { Db } from '../../eventstore/db.js';
 import type { UnlockService } from '../../unlock/unlockService.js';
 import type { AuthContext } from '../../auth/context.js';
 import { Rejection } from '../../domain/rejection.js';
-import { priceBookFor } from '../../billing/pricing.js';
 import { setBillingHeaders } from './billingHeaders.js';
 import { idempotencyBodyHash, assertIdempotencyKey } from '../../search/previewIdempotency.js';
 import type { FigureImageRenderer, ImageOptions } from '../../unlock/figureImages.js';
@@ -26,6 +26,8 @@ export interface SearchRouteDeps {
   search: SearchService;
   unlock: UnlockService;
   catalog: CollectionCatalog;
+  /** read for the collections list's document counts (the collections' inventories) */
+  engine: Pick<SearchEngine, 'getInventory'>;
   clock: () => Date;
   /** renders figure images for include_figures on /query and /{collection} */
   figureImages?: FigureImageRenderer;
@@ -87,19 +89,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
 
   router.get('/collections', async (ctx) => {
     const a = auth(ctx);
-    const scope = a.key.collections?.map((c) => c.toLowerCase()) ?? null;
-    const visible = [...deps.catalog.collections, ...deps.catalog.metaCollections].filter((c) => !scope || scope.includes(c.name.toLowerCase()));
-    const collections = visible.map((c) =>
-      c.type === 'meta'
-        ? {
-            name: c.name,
-            description: c.description,
-            members: deps.catalog.physicalMembers(c).map((m) => m.displayName),
-            memberCount: c.members.length,
-            priceRange: deps.catalog.priceRange(c, (m) => formatPricePer1000(priceBookFor(a.org).priceFor(a.org.id, m))),
-          }
-        : { name: c.name, description: c.description },
-    );
+    const collections = await listCollections({ catalog: deps.catalog, engine: deps.engine }, a);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = { collections, count: collections.length };
   });

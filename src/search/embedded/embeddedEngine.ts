@@ -2,6 +2,7 @@
 // filters applied before top-k, and indexes persisted under `dir/<index>/` so a restart reloads instead of rebuilding.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { InventoryTally, type CollectionInventory } from '../../catalogue/inventory.js';
 import { compileToPredicate } from '../../filters/compileToPredicate.js';
 import { HYBRID_ALPHA, hybridCandidateCount, rankCandidates, sparseFieldValues, type RankCandidate } from '../fusion.js';
 import type { ChunkRecord, IndexStats, SearchEngine, SearchHit, SearchRequest } from '../port.js';
@@ -35,6 +36,10 @@ interface IndexState {
   committed: IndexSegment | undefined;
   generation: number;
   stamp: string | undefined;
+  /** the inventory committed with that generation, if it has one */
+  inventory: CollectionInventory | undefined;
+  /** the inventory put since the last commit, which the next commit writes */
+  stagedInventory: CollectionInventory | undefined;
   /** when (performance.now()) the manifest last matched `stamp` */
   stampCheckedAt: number;
   /** serializes commits of this index */
@@ -49,6 +54,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
   const reloadCheckIntervalMs = options.reloadCheckIntervalMs ?? 0;
   const states = new Map<string, IndexState>();
   const loading = new Map<string, Promise<IndexState | undefined>>();
+  /** inventories rebuilt from the chunks of segments committed without one */
+  const rebuiltInventories = new WeakMap<IndexSegment, CollectionInventory>();
 
   function indexDir(name: string): string {
     if (!INDEX_NAME.test(name) || name.includes('..')) {
@@ -63,7 +70,10 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
    */
   async function findState(name: string): Promise<IndexState | undefined> {
     const known = states.get(name);
-    if (known && (known.pending.size > 0 || known.segment !== known.committed || (await committedStampUnchanged(known)))) {
+    if (
+      known &&
+      (known.pending.size > 0 || known.segment !== known.committed || known.stagedInventory !== undefined || (await committedStampUnchanged(known)))
+    ) {
       return known;
     }
     let load = loading.get(name);
@@ -75,10 +85,11 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
           states.delete(name);
           return undefined;
         }
-        const { segment, generation, stamp } = await readIndexGeneration(dir);
+        const { segment, generation, stamp, inventory } = await readIndexGeneration(dir);
         const state = newState(name, dir, segment, generation);
         state.committed = segment;
         state.stamp = stamp;
+        state.inventory = inventory;
         state.stampCheckedAt = performance.now();
         states.set(name, state);
         return state;
@@ -113,6 +124,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       committed: undefined,
       generation,
       stamp: undefined,
+      inventory: undefined,
+      stagedInventory: undefined,
       stampCheckedAt: -Infinity,
       commitQueue: Promise.resolve(),
       scratch: new SparseScratch(),
@@ -131,12 +144,16 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
   function commitState(state: IndexState): Promise<void> {
     const run = state.commitQueue.then(async () => {
       const segment = searchable(state);
-      if (segment === state.committed) return;
-      const written = await writeIndexGeneration(state.dir, segment, state.generation);
+      const inventory = state.stagedInventory;
+      if (segment === state.committed && inventory === undefined) return;
+      // new chunks without a new inventory: the old one no longer describes them, so it is not carried over
+      const written = await writeIndexGeneration(state.dir, segment, state.generation, inventory);
       state.generation = written.generation;
       state.stamp = written.stamp;
       state.stampCheckedAt = performance.now();
       state.committed = segment;
+      state.inventory = inventory;
+      if (state.stagedInventory === inventory) state.stagedInventory = undefined;
     });
     state.commitQueue = run.catch(() => undefined);
     return run;
@@ -221,6 +238,25 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
 
     async commit(index) {
       await commitState(await requireState(index));
+    },
+
+    async putInventory(index, inventory) {
+      (await requireState(index)).stagedInventory = inventory;
+    },
+
+    async getInventory(index) {
+      const state = await findState(index);
+      if (!state) return null;
+      const segment = searchable(state);
+      if (segment === state.committed && state.inventory) return state.inventory;
+      let rebuilt = rebuiltInventories.get(segment);
+      if (!rebuilt) {
+        const tally = new InventoryTally();
+        for (const chunk of segment.chunks) if (chunk.metadata.chunk_index === 0) tally.add(chunk.metadata);
+        rebuilt = tally.inventory(index);
+        rebuiltInventories.set(segment, rebuilt);
+      }
+      return rebuilt;
     },
 
     async search(req) {

@@ -1,8 +1,11 @@
 // On-disk form of an embedded index under `dir/<index>/`: a manifest naming one generation of data files
 // (chunks as NDJSON, vectors as raw Float32, lengths, terms, postings). A commit writes a new generation
 // beside the old one and then renames the manifest over, so a crash leaves either the old or the new index.
+// The collection's inventory, when one was put, is a file of the generation like the others, so it changes with the
+// chunks it describes and never on its own.
 import { open, readFile, readdir, rename, rm, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { CollectionInventory } from '../../catalogue/inventory.js';
 import type { ChunkMetadata } from '../port.js';
 import { createVectorMatrix } from './denseKernel.js';
 import { assembleSegment, type IndexSegment, type StoredChunk } from './indexSegment.js';
@@ -19,7 +22,8 @@ interface IndexManifest {
   postingCount: number;
   /** what the BM25 field holds and how it was analyzed; a change needs a re-index */
   sparseField: 'metadata.title + text, OpenSearch english analyzer';
-  files: { chunks: string; vectors: string; docs: string; terms: string; postings: string };
+  /** `inventory` is absent in generations committed without one (and in every one written before inventories) */
+  files: { chunks: string; vectors: string; docs: string; terms: string; postings: string; inventory?: string };
 }
 
 interface StoredChunkLine {
@@ -83,21 +87,23 @@ function* chunkLines(chunks: readonly StoredChunk[]): Generator<string> {
   if (batch.length > 0) yield batch.join('\n') + '\n';
 }
 
-/** Writes the segment as the next generation and switches the manifest to it; returns that generation. */
+/** Writes the segment (and the inventory, if any) as the next generation and switches the manifest to it; returns that generation. */
 export async function writeIndexGeneration(
   indexDir: string,
   segment: IndexSegment,
   previousGeneration: number,
+  inventory?: CollectionInventory,
 ): Promise<{ generation: number; stamp: string | undefined }> {
   await mkdir(indexDir, { recursive: true });
   const generation = previousGeneration + 1;
   const prefix = `g${generation}`;
-  const files = {
+  const files: IndexManifest['files'] = {
     chunks: `${prefix}.chunks.ndjson`,
     vectors: `${prefix}.vectors.f32`,
     docs: `${prefix}.docs.bin`,
     terms: `${prefix}.terms.json`,
     postings: `${prefix}.postings.bin`,
+    ...(inventory ? { inventory: `${prefix}.inventory.json` } : {}),
   };
   await writeFileDurably(join(indexDir, files.chunks), chunkLines(segment.chunks));
   await writeFileDurably(join(indexDir, files.vectors), [bytesOf(segment.matrix.vectors)]);
@@ -108,6 +114,7 @@ export async function writeIndexGeneration(
     bytesOf(segment.postingDocs),
     bytesOf(segment.postingFreqs),
   ]);
+  if (files.inventory) await writeFileDurably(join(indexDir, files.inventory), [JSON.stringify(inventory)]);
   const manifest: IndexManifest = {
     formatVersion: INDEX_FORMAT_VERSION,
     generation,
@@ -128,7 +135,7 @@ export async function writeIndexGeneration(
   }
 
   // Older generations and abandoned temporaries are no longer referenced.
-  const current = new Set<string>([MANIFEST, ...Object.values(files)]);
+  const current = new Set<string>([MANIFEST, ...Object.values(files).filter((name) => name !== undefined)]);
   for (const name of await readdir(indexDir)) {
     if (!current.has(name)) await rm(join(indexDir, name), { force: true });
   }
@@ -176,7 +183,9 @@ function parseChunkLines(bytes: Buffer): StoredChunk[] {
 }
 
 /** Reads the committed generation; the caller checked that a manifest exists. */
-export async function readIndexGeneration(indexDir: string): Promise<{ segment: IndexSegment; generation: number; stamp: string | undefined }> {
+export async function readIndexGeneration(
+  indexDir: string,
+): Promise<{ segment: IndexSegment; generation: number; stamp: string | undefined; inventory: CollectionInventory | undefined }> {
   const stamp = await manifestStamp(indexDir);
   const manifest = JSON.parse(await readFile(join(indexDir, MANIFEST), 'utf8')) as IndexManifest;
   if (manifest.formatVersion !== INDEX_FORMAT_VERSION) {
@@ -185,12 +194,14 @@ export async function readIndexGeneration(indexDir: string): Promise<{ segment: 
     );
   }
   const { dims, chunkCount, termCount, postingCount, files } = manifest;
-  const [chunkBytes, vectorBytes, docBytes, termText, postingBytes] = await Promise.all([
+  // read with the rest of the generation: a later commit by another process deletes this generation's files
+  const [chunkBytes, vectorBytes, docBytes, termText, postingBytes, inventoryText] = await Promise.all([
     readFile(join(indexDir, files.chunks)),
     readFile(join(indexDir, files.vectors)),
     readFile(join(indexDir, files.docs)),
     readFile(join(indexDir, files.terms), 'utf8'),
     readFile(join(indexDir, files.postings)),
+    files.inventory ? readFile(join(indexDir, files.inventory), 'utf8') : undefined,
   ]);
   const chunks = parseChunkLines(chunkBytes);
   if (chunks.length !== chunkCount) throw new Error(`embedded index ${indexDir}: ${chunks.length} chunks, manifest says ${chunkCount}`);
@@ -213,7 +224,8 @@ export async function readIndexGeneration(indexDir: string): Promise<{ segment: 
     postingDocs: uint32Slice(postingBytes, (termCount + 1) * 4, postingCount),
     postingFreqs: uint32Slice(postingBytes, (termCount + 1) * 4 + postingCount * 4, postingCount),
   });
-  return { segment, generation: manifest.generation, stamp };
+  const inventory = inventoryText === undefined ? undefined : (JSON.parse(inventoryText) as CollectionInventory);
+  return { segment, generation: manifest.generation, stamp, inventory };
 }
 
 /** Bytes the committed index takes on disk. */

@@ -91,3 +91,21 @@ export function chunkIndexBody(dims: number, vectorStorage: VectorStorage): Reco
     },
   };
 }
+
+/**
+ * Body of the index holding one inventory document per collection index. The inventory itself is stored, not indexed
+ * (`enabled: false`): it is only ever fetched by id, and its journal titles would otherwise become mapped fields.
+ */
+export function inventoryIndexBody(): Record<string, unknown> {
+  return {
+    settings: { index: { number_of_shards: 1, number_of_replicas: 0 } },
+    mappings: {
+      dynamic: 'strict',
+      properties: {
+        index: { type: 'keyword' },
+        rebuilt: { type: 'boolean' },
+        inventory: { type: 'object', enabled: false },
+      },
+    },
+  };
+}

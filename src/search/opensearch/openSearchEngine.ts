@@ -1,13 +1,15 @@
 // The OpenSearch adapter of the retrieval port: one index per collection, BM25 and exact dense queries run
 // separately with the compiled filter, then ranked and fused in TypeScript by the same rules as the embedded engine.
+// Collection inventories live in one more index, a document per collection index, written when ingest commits.
 import { Client } from '@opensearch-project/opensearch';
+import { InventoryTally, type CollectionInventory } from '../../catalogue/inventory.js';
 import { compileToOpenSearch, type OpenSearchQuery } from '../../filters/compileToOpenSearch.js';
 import { dotProduct, HYBRID_ALPHA, hybridCandidateCount, rankCandidates, type RankCandidate } from '../fusion.js';
 import type { ChunkMetadata, ChunkRecord, SearchEngine, SearchHit, SearchRequest } from '../port.js';
 import { chunkFingerprint } from '../embedded/chunkFingerprint.js';
 import { bm25Ceiling, bm25QueryTerms } from '../embedded/luceneBm25.js';
 import { COSINE_FIELD, cosineScriptFields, decodeVector, denseQuery, encodeVector } from './denseScoring.js';
-import { chunkIndexBody, FIELD, OPENSEARCH_MAPPING_VERSION, type VectorStorage } from './indexMapping.js';
+import { chunkIndexBody, FIELD, inventoryIndexBody, OPENSEARCH_MAPPING_VERSION, type VectorStorage } from './indexMapping.js';
 
 export interface OpenSearchEngineOptions {
   /** e.g. http://127.0.0.1:9200 */
@@ -36,6 +38,7 @@ interface SearchResponseHit {
   _score: number | null;
   _source?: ChunkDocument;
   fields?: Record<string, Array<number | null> | undefined>;
+  sort?: unknown[];
 }
 
 interface SearchResponseBody {
@@ -62,7 +65,26 @@ interface IndexInfo {
   vectorStorage: VectorStorage;
 }
 
+/** The document stored per collection index in the inventory index (its id is the collection index's name). */
+interface InventoryDocument {
+  index: string;
+  /** true when getInventory rebuilt it from the chunks of an index ingested without one */
+  rebuilt: boolean;
+  inventory: CollectionInventory;
+}
+
+interface GetResponseBody<T> {
+  found?: boolean;
+  _seq_no?: number;
+  _primary_term?: number;
+  _source?: T;
+}
+
 const INDEX_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+/** Appended to the prefix for the inventory index; a catalogue name cannot start with "_", so no collection maps onto it. */
+const INVENTORY_INDEX_SUFFIX = '_inventory';
+/** first chunks read per request when an inventory is rebuilt from an index */
+const INVENTORY_SCAN_PAGE = 2_000;
 
 export function createOpenSearchEngine(options: OpenSearchEngineOptions): SearchEngine & {
   /** how this node scores vectors: 'knn' when the k-NN plugin is installed, else the painless fallback */
@@ -73,6 +95,13 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   const batchSize = options.bulkBatchSize ?? 500;
   const infoByIndex = new Map<string, IndexInfo>();
   let pluginStorage: Promise<VectorStorage> | undefined;
+  const inventoryIndex = `${prefix}${INVENTORY_INDEX_SUFFIX}`.toLowerCase();
+  let inventoryIndexReady: Promise<void> | undefined;
+  /** by collection index name: inventories put since the last commit, and indexes whose chunks changed since it */
+  const stagedInventories = new Map<string, CollectionInventory>();
+  const changedSinceCommit = new Set<string>();
+  /** inventories read, with the sequence number and primary term of the document they were read from */
+  const readInventories = new Map<string, { version: string; inventory: CollectionInventory }>();
 
   async function call<T>(method: string, path: string, body?: unknown, ignore: number[] = []): Promise<{ body: T; statusCode: number }> {
     const response = await client.transport.request(
@@ -84,7 +113,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
   function indexName(index: string): string {
     const name = `${prefix}${index}`.toLowerCase();
-    if (!INDEX_NAME.test(name) || Buffer.byteLength(name) > 255) {
+    if (!INDEX_NAME.test(name) || Buffer.byteLength(name) > 255 || name === inventoryIndex) {
       throw new Error(`opensearch engine: invalid index name ${JSON.stringify(name)}`);
     }
     return name;
@@ -173,6 +202,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       bulkBody.push({ index: { _index: name, _id: chunk.id } }, toDocument(chunk, info, fingerprint));
     }
     if (bulkBody.length === 0) return;
+    changedSinceCommit.add(name);
     const response = await client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: bulkBody as Record<string, unknown>[] });
     const result = response.body as BulkResponseBody;
     if (result.errors) {
@@ -229,6 +259,76 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     return body.docs.filter((doc) => doc.found && doc._source).map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
   }
 
+  function ensureInventoryIndex(): Promise<void> {
+    inventoryIndexReady ??= call<{ error?: { type: string; reason: string } }>('PUT', `/${inventoryIndex}`, inventoryIndexBody(), [400]).then(
+      ({ body, statusCode }) => {
+        if (statusCode === 400 && body.error?.type !== 'resource_already_exists_exception') {
+          throw new Error(`opensearch engine: creating ${inventoryIndex} failed: ${body.error?.type} ${body.error?.reason}`);
+        }
+      },
+    );
+    // a failed creation is tried again by the next write
+    inventoryIndexReady.catch(() => {
+      inventoryIndexReady = undefined;
+    });
+    return inventoryIndexReady;
+  }
+
+  /** Writes the inventory document; `create` writes only when there is none (a rebuild never replaces an ingest's). */
+  async function writeInventory(name: string, document: InventoryDocument, op: 'index' | 'create'): Promise<void> {
+    await ensureInventoryIndex();
+    const { body, statusCode } = await call<{ error?: { type: string; reason: string } }>(
+      'PUT',
+      `/${inventoryIndex}/_doc/${encodeURIComponent(name)}?op_type=${op}`,
+      document,
+      op === 'create' ? [409] : [],
+    );
+    if (statusCode >= 400 && statusCode !== 409) throw new Error(`opensearch engine: writing the inventory of ${name} failed: ${body.error?.reason}`);
+  }
+
+  async function deleteInventory(name: string): Promise<void> {
+    readInventories.delete(name);
+    await call('DELETE', `/${inventoryIndex}/_doc/${encodeURIComponent(name)}`, undefined, [404]);
+  }
+
+  /** The stored inventory, read again only when its document changed since this engine last read it. */
+  async function storedInventory(name: string): Promise<CollectionInventory | undefined> {
+    const path = `/${inventoryIndex}/_doc/${encodeURIComponent(name)}`;
+    const versionOf = (body: GetResponseBody<unknown>): string => `${body._primary_term}:${body._seq_no}`;
+    const { body: head, statusCode } = await call<GetResponseBody<never>>('GET', `${path}?_source=false`, undefined, [404]);
+    if (statusCode === 404 || !head.found) {
+      readInventories.delete(name);
+      return undefined;
+    }
+    const known = readInventories.get(name);
+    if (known?.version === versionOf(head)) return known.inventory;
+    const { body, statusCode: fullStatus } = await call<GetResponseBody<InventoryDocument>>('GET', path, undefined, [404]);
+    if (fullStatus === 404 || !body.found || !body._source) return undefined;
+    readInventories.set(name, { version: versionOf(body), inventory: body._source.inventory });
+    return body._source.inventory;
+  }
+
+  /** An inventory from the index's first chunks (chunk_index 0 carries its document's metadata). */
+  async function rebuildInventory(index: string, name: string): Promise<CollectionInventory> {
+    const tally = new InventoryTally();
+    let after: unknown[] | undefined;
+    for (;;) {
+      const { body } = await call<SearchResponseBody>('POST', `/${name}/_search`, {
+        size: INVENTORY_SCAN_PAGE,
+        query: { term: { [`${FIELD.metadata}.chunk_index`]: 0 } },
+        _source: ['issn', 'journal', 'publisher'].map((field) => `${FIELD.metadata}.${field}`),
+        sort: [{ [FIELD.chunkId]: 'asc' }],
+        track_total_hits: false,
+        ...(after ? { search_after: after } : {}),
+      });
+      const hits = body.hits.hits;
+      for (const hit of hits) tally.add(hit._source?.[FIELD.metadata] ?? {});
+      if (hits.length < INVENTORY_SCAN_PAGE) break;
+      after = hits[hits.length - 1].sort;
+    }
+    return tally.inventory(index);
+  }
+
   function sparseQuery(text: string, filters: OpenSearchQuery[]): OpenSearchQuery {
     return { bool: { must: [{ match: { [FIELD.sparse]: { query: text } } }], filter: filters } };
   }
@@ -277,7 +377,32 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
     async commit(index) {
       await requireInfo(index);
-      await call('POST', `/${indexName(index)}/_refresh`);
+      const name = indexName(index);
+      await call('POST', `/${name}/_refresh`);
+      const inventory = stagedInventories.get(name);
+      if (inventory) {
+        await writeInventory(name, { index: name, rebuilt: false, inventory }, 'index');
+        if (stagedInventories.get(name) === inventory) stagedInventories.delete(name);
+      } else if (changedSinceCommit.has(name)) {
+        // the stored inventory no longer describes the chunks; getInventory rebuilds one from them
+        await deleteInventory(name);
+      }
+      changedSinceCommit.delete(name);
+    },
+
+    async putInventory(index, inventory) {
+      await requireInfo(index);
+      stagedInventories.set(indexName(index), inventory);
+    },
+
+    async getInventory(index) {
+      if (!(await indexInfo(index))) return null;
+      const name = indexName(index);
+      const stored = await storedInventory(name);
+      if (stored) return stored;
+      const rebuilt = await rebuildInventory(index, name);
+      await writeInventory(name, { index: name, rebuilt: true, inventory: rebuilt }, 'create');
+      return rebuilt;
     },
 
     async search(req) {
@@ -374,7 +499,11 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
     async deleteIndex(index) {
       infoByIndex.delete(index);
-      await call('DELETE', `/${indexName(index)}`, undefined, [404]);
+      const name = indexName(index);
+      stagedInventories.delete(name);
+      changedSinceCommit.delete(name);
+      await call('DELETE', `/${name}`, undefined, [404]);
+      await deleteInventory(name);
     },
 
     async ping() {

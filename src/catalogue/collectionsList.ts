@@ -1,0 +1,67 @@
+// The collections list behind GET /api/v1/search/collections: the entries a key can reach, each with the number of
+// documents it holds (from the stored inventories) and, for a meta-collection, its members and price range.
+import type { AuthContext } from '../auth/context.js';
+import { priceBookFor } from '../billing/pricing.js';
+import { formatPricePer1000, type CollectionCatalog, type PlainCollection, type PriceRange } from '../collections/catalog.js';
+import { Rejection } from '../domain/rejection.js';
+import type { SearchEngine } from '../search/port.js';
+
+export interface CollectionsListDeps {
+  catalog: CollectionCatalog;
+  engine: Pick<SearchEngine, 'getInventory'>;
+}
+
+interface PlainListing {
+  name: string;
+  description: string | null;
+  /** documents, not chunks */
+  documentCount: number;
+}
+
+interface MetaListing extends PlainListing {
+  members: string[];
+  memberCount: number;
+  priceRange: PriceRange | null;
+}
+
+export type CollectionListing = PlainListing | MetaListing;
+
+/**
+ * Documents indexed per physical collection (0 for one not ingested yet). An engine that cannot answer makes the
+ * list unavailable rather than wrong: clients read documentCount as what a search can reach.
+ */
+async function documentCounts(engine: CollectionsListDeps['engine'], collections: readonly PlainCollection[]): Promise<Map<string, number>> {
+  const counts = await Promise.all(
+    collections.map(async (collection): Promise<[string, number]> => {
+      try {
+        return [collection.name, (await engine.getInventory(collection.name))?.documentCount ?? 0];
+      } catch (err) {
+        throw new Rejection('SERVICE_UNAVAILABLE', `the collections list is temporarily unavailable (${collection.name}): ${(err as Error).message}`);
+      }
+    }),
+  );
+  return new Map(counts);
+}
+
+/** The catalogue entries the key's scope allows, plain collections first, as the catalogue lists them. */
+export async function listCollections(deps: CollectionsListDeps, auth: AuthContext): Promise<CollectionListing[]> {
+  const scope = auth.key.collections?.map((name) => name.toLowerCase()) ?? null;
+  const visible = [...deps.catalog.collections, ...deps.catalog.metaCollections].filter((entry) => !scope || scope.includes(entry.name.toLowerCase()));
+  const physical = [...new Set(visible.flatMap((entry) => deps.catalog.physicalMembers(entry)))];
+  const counts = await documentCounts(deps.engine, physical);
+  const prices = priceBookFor(auth.org);
+  return visible.map((entry): CollectionListing => {
+    const members = deps.catalog.physicalMembers(entry);
+    // a meta-collection holds what its members hold: a document in two members counts in both, as a search returns it from both
+    const documentCount = members.reduce((sum, member) => sum + (counts.get(member.name) ?? 0), 0);
+    if (entry.type === 'plain') return { name: entry.name, description: entry.description, documentCount };
+    return {
+      name: entry.name,
+      description: entry.description,
+      documentCount,
+      members: members.map((member) => member.displayName),
+      memberCount: entry.members.length,
+      priceRange: deps.catalog.priceRange(entry, (member) => formatPricePer1000(prices.priceFor(auth.org.id, member))),
+    };
+  });
+}
