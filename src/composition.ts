@@ -9,6 +9,7 @@ import { migrate } from './eventstore/schema.js';
 import { createAccounts, type Accounts } from './billing/accounts.js';
 import { createOperations, type Operations } from './admin/operations.js';
 import { createToolRegistry, type ToolRegistry } from './tools/toolRegistry.js';
+import { createToolCalls } from './tools/toolCalls.js';
 import type { FigureImageRenderer } from './unlock/figureImages.js';
 import { createJpegFigureRenderer } from './search/figures/jpegFigureRenderer.js';
 import { figureRootOf } from './search/figures/demoFigures.js';
@@ -133,15 +134,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const unlock = createUnlockService(client, TASK_QUEUE, { eagerStart: options.worker });
     const app = createApp({
       log,
-      db,
       accounts,
       operations,
       search,
       unlock,
       catalog,
-      clock,
       figureImages,
-      tools: options.tools ?? createToolRegistry(),
+      toolCalls: createToolCalls({ db, clock, tools: options.tools ?? createToolRegistry() }),
       adminToken: config.adminToken,
       readiness: {
         eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,

@@ -6,7 +6,7 @@ import { Rejection } from '../domain/rejection.js';
 import { totalMicros, totalTokens, chargeLines } from '../domain/organization.js';
 import { retrieve, resolveTargets, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
 import { freshness, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord, CACHE_LIFETIME_MS } from './queryCache.js';
-import { syntheticRows } from './sandbox.js';
+import { refuseSandbox, syntheticRows } from './sandbox.js';
 import { assertSearchableQuery, queryProblem } from './queryValidation.js';
 import { admitSearchRequest, guarded, minuteBudgetExceeded, quotaFromUsage, quotaStatus, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
 import { assertQuotaLeft } from '../domain/queryQuota.js';
@@ -225,7 +225,7 @@ export function createSearchService(deps: ServiceDeps) {
 
     /** Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the first preview. */
     async preview(auth: AuthContext, input: SearchRequestInput, idempotency?: { key: string; bodyHash: string }): Promise<PreviewOutcome> {
-      if (auth.billingMode === 'sandbox') throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', 'preview has no sandbox behaviour (sandbox keys support collections, query, {collection}, results and quota); use a live key');
+      refuseSandbox(auth, 'preview');
       const now = clock();
       if (idempotency) {
         const claim = await guarded('the idempotency store', () => claimIdempotencyKey(db, auth.org.id, idempotency.key, idempotency.bodyHash, now));
@@ -276,6 +276,11 @@ export function createSearchService(deps: ServiceDeps) {
 
     async currentBalance(auth: AuthContext): Promise<bigint> {
       return (await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros;
+    },
+
+    /** The quota object of GET /quota: today's and this month's queries against the organization's limits. */
+    quota(auth: AuthContext): Promise<QuotaStatus> {
+      return quotaStatus(db, auth.org, clock());
     },
 
     zeroBilling,

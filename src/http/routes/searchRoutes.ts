@@ -10,8 +10,6 @@ import type { CachedRow } from '../../search/queryCache.js';
 import type { CollectionCatalog } from '../../collections/catalog.js';
 import { formatPricePer1000 } from '../../collections/catalog.js';
 import { formatCredits } from '../../money.js';
-import { quotaStatus } from '../../limits/quotas.js';
-import type { Db } from '../../eventstore/db.js';
 import type { UnlockService } from '../../unlock/unlockService.js';
 import type { AuthContext } from '../../auth/context.js';
 import { Rejection } from '../../domain/rejection.js';
@@ -22,11 +20,9 @@ import type { FigureImageRenderer, ImageOptions } from '../../unlock/figureImage
 import { searchFigureImages } from '../../search/figures/searchFigures.js';
 
 export interface SearchRouteDeps {
-  db: Db;
   search: SearchService;
   unlock: UnlockService;
   catalog: CollectionCatalog;
-  clock: () => Date;
   /** renders figure images for include_figures on /query and /{collection} */
   figureImages?: FigureImageRenderer;
 }
@@ -193,7 +189,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
 
   router.get('/quota', async (ctx) => {
     const a = auth(ctx);
-    const q = await quotaStatus(deps.db, a.org, deps.clock());
+    const q = await deps.search.quota(a);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = { dailyLimit: q.dailyLimit, dailyUsed: q.dailyUsed, dailyRemaining: q.dailyRemaining, monthlyLimit: q.monthlyLimit, monthlyUsed: q.monthlyUsed, monthlyRemaining: q.monthlyRemaining };
   });
