@@ -10,9 +10,8 @@ import type { CachedRow } from '../../search/queryCache.js';
 import type { CollectionCatalog } from '../../collections/catalog.js';
 import { formatPricePer1000 } from '../../collections/catalog.js';
 import { formatCredits } from '../../money.js';
-import type { UnlockService } from '../../unlock/unlockService.js';
+import type { Unlock } from '../../unlock/unlock.js';
 import type { AuthContext } from '../../auth/context.js';
-import { Rejection } from '../../domain/rejection.js';
 import { priceBookFor } from '../../billing/pricing.js';
 import { setBillingHeaders } from './billingHeaders.js';
 import { idempotencyBodyHash, assertIdempotencyKey } from '../../search/previewIdempotency.js';
@@ -21,7 +20,7 @@ import { searchFigureImages } from '../../search/figures/searchFigures.js';
 
 export interface SearchRouteDeps {
   search: SearchService;
-  unlock: UnlockService;
+  unlock: Unlock;
   catalog: CollectionCatalog;
   /** renders figure images for include_figures on /query and /{collection} */
   figureImages?: FigureImageRenderer;
@@ -144,29 +143,16 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
   router.post('/unlock', async (ctx) => {
     const a = auth(ctx);
     const body = parseOr422(unlockBody, ctx.request.body);
-    if (a.billingMode === 'sandbox') throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', 'unlock has no sandbox behaviour (sandbox keys support collections, query, {collection}, results and quota); use a live key');
-    const record = await deps.search.loadOwnRecord(a, body.queryId);
-    if (record.kind !== 'preview') throw new ApiError(422, 'VALIDATION_ERROR', `query ${body.queryId} is not a preview; only previews can be unlocked`);
-    const known = new Set(record.payload.rows.map((r) => r.id));
-    const requested = body.resultIds ?? record.payload.rows.map((r) => r.id);
-    const unknown = requested.filter((id) => !known.has(id));
-    if (unknown.length > 0) throw new ApiError(422, 'VALIDATION_ERROR', `resultIds not in preview ${body.queryId}: ${unknown.slice(0, 5).join(', ')}`);
-    const outcome = await deps.unlock.unlock({ orgId: a.org.id, keyId: a.key.id, queryId: record.queryId, requestedIds: [...new Set(requested)] });
-    const unlocked = await deps.search.unlockedFor(record);
-    // images budget: the ids asked for first, or when none were named, the rows this call unlocked
-    const images = body.includeFigures
-      ? await deps.search.imagesFor(record, unlocked, body.resultIds ?? outcome.newlyUnlocked, { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality })
-      : new Map<string, Map<string, string>>();
-    const charged = BigInt(outcome.chargedMicros);
-    const tokens = record.payload.rows.filter((r) => outcome.newlyUnlocked.includes(r.id)).reduce((s, r) => s + r.tokens, 0);
-    setBillingHeaders(ctx, a, { mode: a.billingMode, costMicros: charged, tokens, balanceMicros: charged > 0n ? await deps.search.currentBalance(a) : a.org.balanceMicros });
+    const figures = body.includeFigures ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
+    const outcome = await deps.unlock.unlock(a, { queryId: body.queryId, resultIds: body.resultIds, figures });
+    setBillingHeaders(ctx, a, outcome.billing);
     ctx.body = {
-      queryId: record.queryId,
-      results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), false, images.get(r.id))),
-      costCharged: formatCredits(charged, 6),
-      costToUnlockRemaining: formatCredits(remainingCost(record.payload.rows, unlocked), 6),
-      ...(record.payload.filterWarnings ? { filterWarnings: record.payload.filterWarnings } : {}),
-      ...(record.payload.journalMetricExpansions ? { journalMetricExpansions: record.payload.journalMetricExpansions } : {}),
+      queryId: outcome.queryId,
+      results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), false, outcome.images.get(r.id))),
+      costCharged: formatCredits(outcome.costChargedMicros, 6),
+      costToUnlockRemaining: formatCredits(outcome.costToUnlockRemainingMicros, 6),
+      ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
+      ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
     };
   });
 
