@@ -29,5 +29,5 @@ export async function unlockWorkflow(input: UnlockInput): Promise<UnlockOutcome>
   // always asked: after a crash the replayed quota check finds the rows unlocked, and the charge step still reports
   // what this run paid (by its key) instead of zero
   const charge = await chargeUnlock({ ...input, freshIds, chargeKey: `${workflowId}/${runId}` });
-  return { queryId: input.queryId, chargedMicros: charge.chargedMicros, newlyUnlocked: charge.unlockedIds };
+  return { queryId: input.queryId, chargedMicros: charge.chargedMicros, newlyUnlocked: charge.unlockedIds, callId: input.callId };
 }

@@ -8,6 +8,8 @@ export interface UnlockInput {
   queryId: string;
   /** the rows asked for, already validated against the preview; the whole preview when the caller sent none */
   requestedIds: string[];
+  /** names the HTTP call that started the run: the one call that reports the run's charge (callers that join report 0) */
+  callId: string;
 }
 
 export interface QuotaDecision {
@@ -33,6 +35,8 @@ export interface UnlockOutcome {
   chargedMicros: string;
   /** the rows this run unlocked */
   newlyUnlocked: string[];
+  /** the `callId` of the input that started this run */
+  callId: string;
 }
 
 /**

@@ -1,6 +1,16 @@
 // The unlock use case: checks the request against the caller's own preview, runs the unlock workflow (quota, charge),
-// and returns the rows, images and the billing of the run.
-import { createHash } from 'node:crypto';
+// and returns the rows, images and the billing of this call.
+//
+// Who reports the charge. Identical calls (same query, same rows) share one workflow id and join the running run
+// (USE_EXISTING), so the rows are charged once. Each call also passes its own `callId`; a joined run keeps the input of
+// the call that started it and returns that `callId`. So exactly one call, the starter, reports the run's charge
+// (`costCharged`, `X-Query-Cost`, `X-Tokens-Used`); calls that joined report 0 with the rows unlocked. Adding up the
+// responses gives the balance drop. This holds under crash and replay: the starter's `callId` is in the run's input
+// (workflow history), and a replayed charge returns what the run paid by its idempotency key, never zero and never
+// twice. It needs nothing from the server about who started a run, so a start the SDK retries cannot lose the charge.
+// Calls for different but overlapping rows run their own workflows; each charges only the rows not yet unlocked
+// under the query (decided under the append lock), so each reports what it alone paid.
+import { createHash, randomUUID } from 'node:crypto';
 import { Client, WorkflowFailedError, ActivityFailure, ApplicationFailure } from '@temporalio/client';
 import { unlockWorkflow } from '../../workflows/unlock.js';
 import type { UnlockOutcome } from '../../workflows/unlockTypes.js';
@@ -45,7 +55,7 @@ export interface UnlockResult {
   unlocked: Set<string>;
   /** row id -> figure id -> base64 image */
   images: Map<string, Map<string, string>>;
-  /** what the run paid: zero when the rows were already unlocked */
+  /** what this call paid: zero when it joined a run another call started, or the rows were already unlocked */
   costChargedMicros: bigint;
   costToUnlockRemainingMicros: bigint;
   filterWarnings?: unknown[];
@@ -75,12 +85,12 @@ export function createUnlock(deps: UnlockDeps) {
   const taskQueue = deps.taskQueue ?? TASK_QUEUE;
 
   /** Starts the run for these rows or joins the one running; its outcome, or the failure as a Rejection. */
-  async function runWorkflow(auth: AuthContext, queryId: string, requestedIds: string[]): Promise<UnlockOutcome> {
+  async function runWorkflow(auth: AuthContext, queryId: string, requestedIds: string[], callId: string): Promise<UnlockOutcome> {
     try {
       const handle = await client.workflow.start(unlockWorkflow, {
         taskQueue,
         workflowId: unlockWorkflowId(queryId, requestedIds),
-        args: [{ orgId: auth.org.id, keyId: auth.key.id, queryId, requestedIds }],
+        args: [{ orgId: auth.org.id, keyId: auth.key.id, queryId, requestedIds, callId }],
         workflowIdConflictPolicy: 'USE_EXISTING',
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         workflowExecutionTimeout: '2 minutes',
@@ -103,15 +113,18 @@ export function createUnlock(deps: UnlockDeps) {
       const unknown = requested.filter((id) => !known.has(id));
       if (unknown.length > 0) throw new Rejection('VALIDATION_ERROR', `resultIds not in preview ${request.queryId}: ${unknown.slice(0, 5).join(', ')}`);
 
-      const run = await runWorkflow(auth, record.queryId, [...new Set(requested)]);
-      const chargedMicros = BigInt(run.chargedMicros);
-      const newlyUnlocked = new Set(run.newlyUnlocked);
+      const callId = randomUUID();
+      const run = await runWorkflow(auth, record.queryId, [...new Set(requested)], callId);
+      const mine = run.callId === callId;
+      const chargedMicros = mine ? BigInt(run.chargedMicros) : 0n;
+      const newlyUnlocked = new Set(mine ? run.newlyUnlocked : []);
 
       const unlocked = await accounts.unlockedIds(record.queryId);
-      // the image budget goes first to the ids asked for, or when none were named, to the rows this run unlocked
+      // the image budget goes first to the ids asked for, or when none were named, to the rows this call unlocked
       const images = request.figures ? await renderFigureImages(deps.figureImages, rows, unlocked, request.resultIds ?? [...newlyUnlocked], request.figures) : new Map<string, Map<string, string>>();
       const tokens = rows.filter((r) => newlyUnlocked.has(r.id)).reduce((s, r) => s + r.tokens, 0);
-      const balanceMicros = chargedMicros > 0n ? ((await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros) : auth.org.balanceMicros;
+      // a run that charged moved the balance, whichever call reports it
+      const balanceMicros = BigInt(run.chargedMicros) > 0n ? ((await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros) : auth.org.balanceMicros;
       return {
         queryId: record.queryId,
         rows,

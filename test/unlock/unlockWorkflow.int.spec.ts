@@ -101,7 +101,7 @@ describe('unlock workflow', () => {
     await db?.close();
   });
 
-  it('charges exactly once for 20 identical unlock calls sent concurrently', async () => {
+  it('charges exactly once for 20 identical unlock calls sent concurrently, and only the call that started the run reports it', async () => {
     await preview('q-concurrent', 5);
     const unlock = unlockUseCase();
     const auth = await authOf(orgId, keyId);
@@ -112,7 +112,12 @@ describe('unlock workflow', () => {
     expect(await countEvents(db, 'ResultsUnlocked', 'q-concurrent')).toBe(1);
     expect(before - (await accounts.getOrganization(orgId))!.balanceMicros).toBe(expected);
     expect(results.every((r) => unlockedIn(r).join() === ids.join())).toBe(true);
-    expect(results.reduce((s, r) => s + r.costChargedMicros, 0n)).toBe(expected * 20n); // all joined the one run that charged
+    // the responses add up to the bill: one call paid, the others joined its run and report zero
+    expect(results.reduce((s, r) => s + r.costChargedMicros, 0n)).toBe(expected);
+    expect(results.filter((r) => r.costChargedMicros !== 0n).map((r) => [r.costChargedMicros, r.billing.costMicros, r.billing.tokens])).toEqual([[expected, expected, 306]]);
+    expect(results.filter((r) => r.costChargedMicros === 0n).every((r) => r.billing.tokens === 0 && r.billing.costMicros === 0n)).toBe(true);
+    // every call, the joiners too, reports the balance after the one charge
+    expect(new Set(results.map((r) => r.billing.balanceMicros))).toEqual(new Set([before - expected]));
     // unlocking again is free and charges nothing
     const again = await unlock.unlock(auth, { queryId: 'q-concurrent', resultIds: ids, figures: null });
     expect(again.costChargedMicros).toBe(0n);
@@ -158,7 +163,7 @@ describe('unlock workflow', () => {
     expect(await countEvents(db, 'ResultsUnlocked', 'q-refused')).toBe(0);
   });
 
-  it('completes after the worker is killed between the charge committing and its result being recorded: one charge, rows unlocked', async () => {
+  it('completes after the worker is killed between the charge committing and its result being recorded: one charge, reported once', async () => {
     await preview('q-crash', 3);
     await worker!.close();
     worker = undefined;
@@ -172,16 +177,19 @@ describe('unlock workflow', () => {
       const request = { queryId: 'q-crash', resultIds: ['q-crash-0', 'q-crash-1'], figures: null };
       const starter = unlock.unlock(auth, request);
       await waitFor(async () => (await countEvents(db, 'ResultsUnlocked', 'q-crash')) === 1, 60_000);
+      // an identical call joins the run, which stays open until a worker finishes it (either way it must report zero)
+      const joiner = unlock.unlock(auth, request);
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
       worker = await startWorker();
-      const first = await starter;
+      const [first, second] = await Promise.all([starter, joiner]);
       expect(await countEvents(db, 'ResultsUnlocked', 'q-crash')).toBe(1);
       const charged = await db.query<{ amount: string }>(`SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'ResultsUnlocked' AND data->>'queryId' = 'q-crash'`);
-      // the replayed run reports what the killed worker charged, not zero
+      // the replayed run reports what the killed worker charged, not zero, to the call that started it
       expect(first.costChargedMicros).toBe(BigInt(charged[0]!.amount));
+      expect(second.costChargedMicros).toBe(0n);
       expect(before - (await accounts.getOrganization(orgId))!.balanceMicros).toBe(first.costChargedMicros);
-      expect(unlockedIn(first)).toEqual(['q-crash-0', 'q-crash-1']);
+      for (const r of [first, second]) expect(unlockedIn(r)).toEqual(['q-crash-0', 'q-crash-1']);
       expect((await accounts.unlockedIds('q-crash')).size).toBe(2);
       expect((await replayProjections(db)).equal).toBe(true);
     } finally {
