@@ -1,4 +1,4 @@
-// Unlock activities: quota check, atomic charge-and-unlock, release of the paid rows.
+// Unlock activities: the quota check and the atomic charge-and-unlock.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../src/eventstore/db.js';
 import { unlockChargeKey, type Accounts } from '../src/billing/accounts.js';
@@ -6,23 +6,26 @@ import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
 import { Rejection } from '../src/domain/rejection.js';
 import { freshness, loadQueryRecord, type QueryRecord } from '../src/search/queryCache.js';
 import { assertQueryQuota, guarded, takeMinuteBudget } from '../src/limits/quotas.js';
-import type { ChargeInput, ChargeOutcome, QuotaDecision, ReleasedRow, UnlockInput } from '../workflows/unlockTypes.js';
+import { isBusinessAnswer, type ChargeInput, type ChargeOutcome, type QuotaDecision, type UnlockInput } from '../workflows/unlockTypes.js';
 
 export interface UnlockActivityDeps {
   db: Db;
   accounts: Accounts;
   clock: () => Date;
-  /** fault injection for crash tests: pause before releasing, so a worker can be killed between charge and release */
-  releaseDelayMs?: number;
+  /**
+   * fault injection for crash tests: pause after the charge commits and before its result reaches the workflow, so a
+   * worker can be killed with the charge in the store but not in the run's history
+   */
+  afterChargeDelayMs?: number;
 }
 
-/** Business answers become non-retryable failures typed with the spec's code; faults stay retryable. */
+/** Rejections become failures typed with the spec's code: business answers are final, faults stay retryable. */
 async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (err instanceof Rejection) {
-      throw ApplicationFailure.create({ message: err.message, type: err.code, nonRetryable: err.code !== 'SERVICE_UNAVAILABLE', details: err.details ? [err.details] : undefined });
+      throw ApplicationFailure.create({ message: err.message, type: err.code, nonRetryable: isBusinessAnswer(err.code), details: err.details ? [err.details] : undefined });
     }
     throw err;
   }
@@ -70,19 +73,10 @@ export function createUnlockActivities(deps: UnlockActivityDeps) {
           .filter((r) => wanted.has(r.id))
           .map((r) => ({ id: r.id, collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) }));
         const result = await accounts.unlockResults({ orgId: input.orgId, keyId: input.keyId, queryId: input.queryId, rows, workflowId: input.chargeKey });
+        if (deps.afterChargeDelayMs) await new Promise((r) => setTimeout(r, deps.afterChargeDelayMs));
         const event = result.events.find((e) => e.type === 'ResultsUnlocked');
         if (!event || event.type !== 'ResultsUnlocked') return { chargedMicros: '0', unlockedIds: [] };
         return { chargedMicros: event.data.amountMicros, unlockedIds: event.data.resultIds };
-      });
-    },
-
-    async releaseUnlock(input: UnlockInput): Promise<ReleasedRow[]> {
-      if (deps.releaseDelayMs) await new Promise((r) => setTimeout(r, deps.releaseDelayMs));
-      return asActivity(async () => {
-        const record = await requireRecord(db, input.queryId);
-        const unlocked = await accounts.unlockedIds(input.queryId);
-        const wanted = new Set(input.requestedIds);
-        return record.payload.rows.filter((r) => wanted.has(r.id) && unlocked.has(r.id)).map((r) => ({ id: r.id, text: r.text }));
       });
     },
   };

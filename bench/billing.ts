@@ -21,7 +21,7 @@ import { loadCollectionCatalog } from '../src/collections/catalog.js';
 import { createPriceBook } from '../src/billing/pricing.js';
 import { createSearchService } from '../src/search/searchService.js';
 import { createTemporalWorker } from '../src/temporal/worker.js';
-import { createUnlockService } from '../src/unlock/unlockService.js';
+import { createUnlock } from '../src/unlock/unlock.js';
 import { PAYLOAD_VERSION, saveQueryRecord, type CachedRow } from '../src/search/queryCache.js';
 import type { AuthContext } from '../src/auth/context.js';
 import type { Embedder } from '../src/embedding/port.js';
@@ -223,7 +223,7 @@ function previewRows(prefix: string, n: number): CachedRow[] {
   }));
 }
 
-/** Unlock of 3 new rows of a fresh preview through the workflow (quota check, charge, release), end to end from the client. */
+/** Unlock of 3 new rows of a fresh preview through the use case (preview check, workflow: quota check and charge, rows read back), end to end from the caller. */
 async function unlockLatency(db: Db, address: string, unlocks: number) {
   const accounts = createAccounts(db);
   const [{ orgId, keyId }] = await fundedOrgs(accounts, 1);
@@ -231,14 +231,15 @@ async function unlockLatency(db: Db, address: string, unlocks: number) {
   const { worker, connection: workerConnection } = await createTemporalWorker({ address, namespace: 'default', taskQueue, deps: { db, accounts, clock: () => new Date() } });
   const running = worker.run();
   // the client shares the worker's connection, as the API process does when it runs the worker: eager start
-  const service = createUnlockService(new Client({ connection: workerConnection, namespace: 'default' }), taskQueue, { eagerStart: true });
+  const unlock = createUnlock({ client: new Client({ connection: workerConnection, namespace: 'default' }), db, accounts, clock: () => new Date(), taskQueue, eagerStart: true });
+  const auth: AuthContext = { org: (await accounts.getOrganization(orgId))!, key: (await accounts.getKey(keyId))!, billingMode: 'live' };
   const latencies: number[] = [];
   for (let i = 0; i < unlocks + 5; i++) {
     const queryId = `bench-preview-${i}`;
     await saveQueryRecord(db, { queryId, orgId, keyId, kind: 'preview', payloadVersion: PAYLOAD_VERSION, createdAt: new Date(), payload: { query: 'q', collections: ['scifact'], rows: previewRows(queryId, 5) } });
     const t0 = performance.now();
-    const out = await service.unlock({ orgId, keyId, queryId, requestedIds: [`${queryId}-0`, `${queryId}-1`, `${queryId}-2`] });
-    if (out.newlyUnlocked.length !== 3) throw new Error('unlock did not unlock the rows');
+    const out = await unlock.unlock(auth, { queryId, resultIds: [`${queryId}-0`, `${queryId}-1`, `${queryId}-2`], figures: null });
+    if (out.unlocked.size !== 3 || out.costChargedMicros === 0n) throw new Error('unlock did not unlock the rows');
     if (i >= 5) latencies.push(performance.now() - t0);
   }
   worker.shutdown();

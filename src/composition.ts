@@ -9,6 +9,7 @@ import { migrate } from './eventstore/schema.js';
 import { createAccounts, type Accounts } from './billing/accounts.js';
 import { createOperations, type Operations } from './admin/operations.js';
 import { createToolRegistry, type ToolRegistry } from './tools/toolRegistry.js';
+import { createToolCalls } from './tools/toolCalls.js';
 import type { FigureImageRenderer } from './unlock/figureImages.js';
 import { createJpegFigureRenderer } from './search/figures/jpegFigureRenderer.js';
 import { figureRootOf } from './search/figures/demoFigures.js';
@@ -18,7 +19,7 @@ import type { SearchEngine } from './search/port.js';
 import { createPriceBook } from './billing/pricing.js';
 import { createEmbeddedEngine } from './search/embedded/embeddedEngine.js';
 import { createSearchService, type SearchService } from './search/searchService.js';
-import { createUnlockService } from './unlock/unlockService.js';
+import { createUnlock } from './unlock/unlock.js';
 import { createTemporalWorker, TASK_QUEUE } from './temporal/worker.js';
 import { startTemporalDevServer, type TemporalDevServer } from './infra/temporalDevServer.js';
 import { createApp } from './http/app.js';
@@ -49,8 +50,8 @@ export interface RuntimeOptions {
   log?: Logger;
   /** filter planner; defaults to the filter language over the journals table in the data directory */
   planFilters?: FilterPlanner;
-  /** fault injection for crash tests */
-  releaseDelayMs?: number;
+  /** fault injection for crash tests: the worker pauses after an unlock charge commits */
+  afterChargeDelayMs?: number;
   /** tools served at /api/v1/tools/{prefix}/{tool}; none by default */
   tools?: ToolRegistry;
   /** renders figure images for unlock and re-fetch; without one, figures carry no image_data */
@@ -114,7 +115,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let worker: Runtime['worker'];
     let client: Client;
     if (options.worker) {
-      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, releaseDelayMs: options.releaseDelayMs } });
+      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: options.afterChargeDelayMs } });
       const running = created.worker.run();
       worker = { worker: created.worker, running };
       closers.push(async () => {
@@ -130,19 +131,17 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       closers.push(() => connection.close());
       client = new Client({ connection, namespace: config.temporalNamespace });
     }
-    const unlock = createUnlockService(client, TASK_QUEUE, { eagerStart: options.worker });
+    const unlock = createUnlock({ client, db, accounts, clock, taskQueue: TASK_QUEUE, eagerStart: options.worker, figureImages });
     const app = createApp({
       log,
-      db,
       accounts,
       operations,
       search,
       unlock,
       catalog,
       engine,
-      clock,
       figureImages,
-      tools: options.tools ?? createToolRegistry(),
+      toolCalls: createToolCalls({ db, clock, tools: options.tools ?? createToolRegistry() }),
       adminToken: config.adminToken,
       readiness: {
         eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,

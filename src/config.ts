@@ -26,8 +26,8 @@ export interface Config {
   logLevel: string;
   /** ingest demo collections on start when absent */
   ingestDemo: boolean;
-  /** fault injection for crash tests only: the worker pauses this long before releasing unlocked rows */
-  faultReleaseDelayMs?: number;
+  /** fault injection for crash tests only: the worker pauses this long after an unlock charge commits */
+  faultAfterChargeDelayMs?: number;
 }
 
 function adminTokenFrom(env: NodeJS.ProcessEnv, dataDir: string): { token: string; generated: boolean } {
@@ -62,6 +62,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataRoot: resolve(env.DATA_ROOT ?? join(REPO_ROOT, '..', 'shared', 'data')),
     logLevel: env.LOG_LEVEL ?? 'info',
     ingestDemo: env.INGEST_DEMO !== '0',
-    faultReleaseDelayMs: env.FAULT_RELEASE_DELAY_MS ? Number(env.FAULT_RELEASE_DELAY_MS) : undefined,
+    faultAfterChargeDelayMs: env.FAULT_AFTER_CHARGE_DELAY_MS ? Number(env.FAULT_AFTER_CHARGE_DELAY_MS) : undefined,
   };
 }

@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   if (!config.databaseUrl) log.warn('no DATABASE_URL: this worker opens the embedded PGlite store, which only one process may use at a time');
   const db = await openEventStore(config);
   const accounts = createAccounts(db);
-  const { worker, connection } = await createTemporalWorker({ address: config.temporalAddress, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock: () => new Date(), releaseDelayMs: config.faultReleaseDelayMs } });
+  const { worker, connection } = await createTemporalWorker({ address: config.temporalAddress, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock: () => new Date(), afterChargeDelayMs: config.faultAfterChargeDelayMs } });
   const shutdown = () => worker.shutdown();
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);

@@ -1,7 +1,7 @@
-// The unlock transaction: quota check, then charge, then release. Deterministic; activities do the I/O.
+// The unlock transaction: quota check, then the atomic charge-and-unlock. Deterministic; activities do the I/O.
 import { proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { UnlockActivities } from '../activities/unlock.js';
-import { NON_RETRYABLE_UNLOCK_ERRORS, type UnlockInput, type UnlockOutcome } from './unlockTypes.js';
+import { BUSINESS_ANSWERS, type UnlockInput, type UnlockOutcome } from './unlockTypes.js';
 
 // The steps are short database calls, so they run as local activities: one workflow task instead of a task per step
 // (about 6x lower latency on the dev server). A step whose result was not yet recorded when a worker dies runs again
@@ -10,21 +10,24 @@ import { NON_RETRYABLE_UNLOCK_ERRORS, type UnlockInput, type UnlockOutcome } fro
 // The quota check gives up quickly: its failure surfaces as 503 with nothing charged.
 const { checkUnlockQuota } = proxyLocalActivities<UnlockActivities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '100 milliseconds', maximumInterval: '1 second', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE_UNLOCK_ERRORS },
+  retry: { initialInterval: '100 milliseconds', maximumInterval: '1 second', maximumAttempts: 3, nonRetryableErrorTypes: BUSINESS_ANSWERS },
 });
 
-// Charge and release are idempotent, so they retry until the store answers.
-const { chargeUnlock, releaseUnlock } = proxyLocalActivities<UnlockActivities>({
+// The charge is idempotent, so it retries until the store answers.
+const { chargeUnlock } = proxyLocalActivities<UnlockActivities>({
   startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '100 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE_UNLOCK_ERRORS },
+  retry: { initialInterval: '100 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 20, nonRetryableErrorTypes: BUSINESS_ANSWERS },
 });
 
+/**
+ * Returns ids and the amount, not the rows: the use case that started the run already holds the query record and
+ * reads the rows unlocked under the query from the unlock ledger.
+ */
 export async function unlockWorkflow(input: UnlockInput): Promise<UnlockOutcome> {
   const { freshIds } = await checkUnlockQuota(input);
   const { workflowId, runId } = workflowInfo();
   // always asked: after a crash the replayed quota check finds the rows unlocked, and the charge step still reports
   // what this run paid (by its key) instead of zero
   const charge = await chargeUnlock({ ...input, freshIds, chargeKey: `${workflowId}/${runId}` });
-  const released = await releaseUnlock(input);
-  return { queryId: input.queryId, chargedMicros: charge.chargedMicros, newlyUnlocked: charge.unlockedIds, released };
+  return { queryId: input.queryId, chargedMicros: charge.chargedMicros, newlyUnlocked: charge.unlockedIds, callId: input.callId };
 }

@@ -1,4 +1,6 @@
-// Types shared by the unlock workflow and its activities; no I/O, safe inside the workflow sandbox.
+// Types and the retry rule shared by the unlock workflow, its activities and the use case that starts it; no I/O, safe
+// inside the workflow sandbox.
+import { STATUS_OF, type ErrorCode } from '../src/domain/errorCodes.js';
 
 export interface UnlockInput {
   orgId: string;
@@ -6,6 +8,8 @@ export interface UnlockInput {
   queryId: string;
   /** the rows asked for, already validated against the preview; the whole preview when the caller sent none */
   requestedIds: string[];
+  /** names the HTTP call that started the run: the one call that reports the run's charge (callers that join report 0) */
+  callId: string;
 }
 
 export interface QuotaDecision {
@@ -15,7 +19,7 @@ export interface QuotaDecision {
 
 export interface ChargeInput extends UnlockInput {
   freshIds: string[];
-  /** workflow id and run id: makes a retried charge a no-op */
+  /** workflow id and run id: makes a retried charge a no-op that returns what this run paid */
   chargeKey: string;
 }
 
@@ -24,26 +28,22 @@ export interface ChargeOutcome {
   unlockedIds: string[];
 }
 
-export interface ReleasedRow {
-  id: string;
-  text: string;
-}
-
+/** Ids and amounts only: the rows' texts stay in the query record, out of workflow history. */
 export interface UnlockOutcome {
   queryId: string;
+  /** what this run charged (by its charge key), also after a worker died and the run was replayed */
   chargedMicros: string;
+  /** the rows this run unlocked */
   newlyUnlocked: string[];
-  released: ReleasedRow[];
+  /** the `callId` of the input that started this run */
+  callId: string;
 }
 
-/** Activity failure types that must not be retried: business answers, not faults. */
-export const NON_RETRYABLE_UNLOCK_ERRORS = [
-  'INSUFFICIENT_CREDITS',
-  'BILLING_SUSPENDED',
-  'API_KEY_BUDGET_EXCEEDED',
-  'API_KEY_REVOKED',
-  'QUOTA_EXCEEDED',
-  'VALIDATION_ERROR',
-  'NOT_FOUND',
-  'CACHED_RESULT_EXPIRED',
-];
+/**
+ * A rejection with a 4xx code of the spec is a business answer: final, never retried. A 5xx (the store unreachable) is a
+ * fault the retry policy may outlast. The activities type their failures with the code, the workflow's retry policy
+ * lists these, and the use case turns any failure carrying a code back into that Rejection.
+ */
+export const isBusinessAnswer = (code: ErrorCode): boolean => STATUS_OF[code] < 500;
+
+export const BUSINESS_ANSWERS: ErrorCode[] = (Object.keys(STATUS_OF) as ErrorCode[]).filter(isBusinessAnswer);

@@ -6,19 +6,17 @@ import { jsonBody } from './jsonBody.js';
 import { apiKeyAuthentication } from './authentication.js';
 import { searchRoutes, type SearchRouteDeps } from './routes/searchRoutes.js';
 import { adminRoutes } from './routes/adminRoutes.js';
-import { toolRoutes } from './routes/toolRoutes.js';
-import type { ToolRegistry } from '../tools/toolRegistry.js';
+import { toolRoutes, type ToolRouteDeps } from './routes/toolRoutes.js';
 import { healthRoutes, type ReadinessCheck } from './routes/healthRoutes.js';
 import type { Accounts } from '../billing/accounts.js';
 import type { Operations } from '../admin/operations.js';
 
-export interface AppDeps extends SearchRouteDeps {
+export interface AppDeps extends SearchRouteDeps, ToolRouteDeps {
   log: Logger;
   accounts: Accounts;
   operations: Operations;
   adminToken: string;
   readiness: Record<string, ReadinessCheck>;
-  tools: ToolRegistry;
   /** request body limit; filters may legitimately carry tens of thousands of values */
   bodyLimitBytes?: number;
 }

@@ -3,6 +3,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Queryable } from '../eventstore/db.js';
 import { runParts, type SqlPart } from '../eventstore/eventStore.js';
 import type { ChunkMetadata } from './port.js';
+import { Rejection } from '../domain/rejection.js';
 
 /** Bumped when the cached row shape changes; older records answer 410 CACHED_RESULT_EXPIRED. */
 export const PAYLOAD_VERSION = 1;
@@ -84,6 +85,14 @@ export type RecordFreshness = 'fresh' | 'expired';
 export function freshness(r: QueryRecord, now: Date): RecordFreshness {
   if (r.payloadVersion !== PAYLOAD_VERSION) return 'expired';
   return now.getTime() - r.createdAt.getTime() >= CACHE_LIFETIME_MS ? 'expired' : 'fresh';
+}
+
+/** The record of a query made with this key (re-fetch, unlock): 404 for unknown or another key's, 410 once expired. */
+export async function loadOwnQueryRecord(db: Queryable, keyId: string, queryId: string, now: Date): Promise<QueryRecord> {
+  const record = await loadQueryRecord(db, queryId);
+  if (!record || record.keyId !== keyId) throw new Rejection('NOT_FOUND', `query ${queryId} not found for this API key`);
+  if (freshness(record, now) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `query ${queryId} has expired (results are kept 7 days, and a change of the result format retires older ones); run the search again`);
+  return record;
 }
 
 /** A locked row shows a teaser: the opening words of the chunk, cut at a word boundary. */

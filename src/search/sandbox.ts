@@ -1,7 +1,19 @@
-// Sandbox keys get deterministic synthetic results: the live response's shape, no licensed content, no cost.
+// Sandbox keys get deterministic synthetic results: the live response's shape, no licensed content, no cost; the use
+// cases without sandbox behaviour refuse them here.
 import { createHash } from 'node:crypto';
 import type { CachedRow } from './queryCache.js';
 import { teaserOf } from './queryCache.js';
+import type { AuthContext } from '../auth/context.js';
+import { Rejection } from '../domain/rejection.js';
+
+/**
+ * 403 SANDBOX_UNSUPPORTED_ENDPOINT for a sandbox key: called first by each use case that has no sandbox behaviour
+ * (preview, unlock, tool calls), so both doors into a use case (REST, MCP) refuse alike.
+ */
+export function refuseSandbox(auth: AuthContext, useCase: string): void {
+  if (auth.billingMode !== 'sandbox') return;
+  throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', `${useCase} has no sandbox behaviour (sandbox keys support collections, query, {collection}, results and quota); use a live key`);
+}
 
 const TOPICS = ['cohort study', 'randomized trial', 'systematic review', 'case series', 'mechanistic study'];
 

@@ -5,15 +5,15 @@ import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../domain/rejection.js';
 import { totalMicros, totalTokens, chargeLines } from '../domain/organization.js';
 import { retrieve, resolveTargets, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
-import { freshness, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord, CACHE_LIFETIME_MS } from './queryCache.js';
-import { syntheticRows } from './sandbox.js';
+import { freshness, loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord, CACHE_LIFETIME_MS } from './queryCache.js';
+import { refuseSandbox, syntheticRows } from './sandbox.js';
 import { assertSearchableQuery, queryProblem } from './queryValidation.js';
 import { admitSearchRequest, guarded, minuteBudgetExceeded, quotaFromUsage, quotaStatus, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
 import { assertQuotaLeft } from '../domain/queryQuota.js';
 import { countInWindow, readWindow } from '../limits/rateWindows.js';
 import { priceBookFor } from '../billing/pricing.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './previewIdempotency.js';
-import { planFigureImages, renderPlannedImages, type FigureImageRenderer, type ImageOptions } from '../unlock/figureImages.js';
+import { renderFigureImages, type FigureImageRenderer, type ImageOptions } from '../unlock/figureImages.js';
 import { randomUUID } from 'node:crypto';
 
 export const INVALID_QUERY_LIMIT_PER_MINUTE = 30;
@@ -162,22 +162,11 @@ export function createSearchService(deps: ServiceDeps) {
     return { queryId, rows, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, ...(plan ? { filtersApplied: plan.filtersApplied } : {}) };
   }
 
-  /** Loads a query record for the same key; 404 for unknown or another key's, 410 once expired or of an older payload version. */
-  async function loadOwnRecord(auth: AuthContext, queryId: string): Promise<QueryRecord> {
-    const record = await loadQueryRecord(db, queryId);
-    if (!record || record.keyId !== auth.key.id) throw new Rejection('NOT_FOUND', `query ${queryId} not found for this API key`);
-    if (freshness(record, clock()) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `query ${queryId} has expired (results are kept 7 days, and a change of the result format retires older ones); run the search again`);
-    return record;
-  }
+  const loadOwnRecord = (auth: AuthContext, queryId: string): Promise<QueryRecord> => loadOwnQueryRecord(db, auth.key.id, queryId, clock());
 
   async function unlockedFor(record: QueryRecord): Promise<Set<string>> {
     if (record.kind === 'search') return new Set(record.payload.rows.map((r) => r.id));
     return accounts.unlockedIds(record.queryId);
-  }
-
-  async function imagesFor(record: QueryRecord, unlocked: Set<string>, priorityIds: string[], options: ImageOptions) {
-    const plan = planFigureImages(record.payload.rows, unlocked, priorityIds);
-    return renderPlannedImages(deps.figureImages, record.payload.rows, plan, options);
   }
 
   return {
@@ -225,7 +214,7 @@ export function createSearchService(deps: ServiceDeps) {
 
     /** Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the first preview. */
     async preview(auth: AuthContext, input: SearchRequestInput, idempotency?: { key: string; bodyHash: string }): Promise<PreviewOutcome> {
-      if (auth.billingMode === 'sandbox') throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', 'preview has no sandbox behaviour (sandbox keys support collections, query, {collection}, results and quota); use a live key');
+      refuseSandbox(auth, 'preview');
       const now = clock();
       if (idempotency) {
         const claim = await guarded('the idempotency store', () => claimIdempotencyKey(db, auth.org.id, idempotency.key, idempotency.bodyHash, now));
@@ -257,16 +246,12 @@ export function createSearchService(deps: ServiceDeps) {
       }
     },
 
-    loadOwnRecord,
-    unlockedFor,
-    imagesFor,
-
     /** Free re-fetch: the rows through the unlock ledger, and images of unlocked preview rows when asked for. */
     async refetch(auth: AuthContext, queryId: string, figures: ImageOptions | null): Promise<RefetchOutcome> {
       const record = await loadOwnRecord(auth, queryId);
       const unlocked = await unlockedFor(record);
       // a cached /query response keeps no figures: images apply to rows of a preview
-      const images = figures && record.kind === 'preview' ? await imagesFor(record, unlocked, [], figures) : new Map<string, Map<string, string>>();
+      const images = figures && record.kind === 'preview' ? await renderFigureImages(deps.figureImages, record.payload.rows, unlocked, [], figures) : new Map<string, Map<string, string>>();
       return { record, unlocked, images };
     },
 
@@ -274,8 +259,9 @@ export function createSearchService(deps: ServiceDeps) {
       return new Date(record.createdAt.getTime() + CACHE_LIFETIME_MS);
     },
 
-    async currentBalance(auth: AuthContext): Promise<bigint> {
-      return (await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros;
+    /** The quota object of GET /quota: today's and this month's queries against the organization's limits. */
+    quota(auth: AuthContext): Promise<QuotaStatus> {
+      return quotaStatus(db, auth.org, clock());
     },
 
     zeroBilling,

@@ -46,6 +46,11 @@ export function planFigureImages(rows: CachedRow[], unlocked: ReadonlySet<string
   return plan;
 }
 
+/** The images of one call (unlock or re-fetch): planned over the unlocked rows, then rendered; row id -> figure id -> base64. */
+export function renderFigureImages(renderer: FigureImageRenderer | undefined, rows: CachedRow[], unlocked: ReadonlySet<string>, priorityIds: readonly string[], options: ImageOptions): Promise<Map<string, Map<string, string>>> {
+  return renderPlannedImages(renderer, rows, planFigureImages(rows, unlocked, priorityIds), options);
+}
+
 /** Renders the planned images: row id -> figure id -> base64 image. */
 export async function renderPlannedImages(renderer: FigureImageRenderer | undefined, rows: CachedRow[], plan: Map<string, FigureRef[]>, options: ImageOptions): Promise<Map<string, Map<string, string>>> {
   const out = new Map<string, Map<string, string>>();

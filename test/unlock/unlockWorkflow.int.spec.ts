@@ -1,4 +1,4 @@
-// The unlock transaction on a real Temporal dev server and a real PostgreSQL server.
+// The unlock use case and its workflow on a real Temporal dev server and a real PostgreSQL server.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
@@ -8,7 +8,8 @@ import type { Db } from '../../src/eventstore/db.js';
 import { DEFAULT_LIMITS, type Actor } from '../../src/domain/events.js';
 import { PAYLOAD_VERSION, saveQueryRecord, type CachedRow } from '../../src/search/queryCache.js';
 import { createTemporalWorker } from '../../src/temporal/worker.js';
-import { createUnlockService } from '../../src/unlock/unlockService.js';
+import { createUnlock, type UnlockResult } from '../../src/unlock/unlock.js';
+import type { AuthContext } from '../../src/auth/context.js';
 import { Rejection } from '../../src/domain/rejection.js';
 import { replayProjections } from '../../projections/replay.js';
 import { requireComponent } from '../setup/components.js';
@@ -52,8 +53,8 @@ describe('unlock workflow', () => {
   let orgId: string;
   let keyId: string;
 
-  async function startWorker(releaseDelayMs?: number) {
-    const created = await createTemporalWorker({ address, namespace: 'default', taskQueue, deps: { db, accounts, clock: () => new Date(), releaseDelayMs } });
+  async function startWorker() {
+    const created = await createTemporalWorker({ address, namespace: 'default', taskQueue, deps: { db, accounts, clock: () => new Date() } });
     const running = created.worker.run();
     return {
       worker: created.worker,
@@ -66,9 +67,17 @@ describe('unlock workflow', () => {
     };
   }
 
-  async function preview(queryId: string, n: number, prefix = queryId) {
-    await saveQueryRecord(db, { queryId, orgId, keyId, kind: 'preview', payloadVersion: PAYLOAD_VERSION, createdAt: new Date(), payload: { query: 'q', collections: ['scifact'], rows: rows(prefix, n) } });
+  async function preview(queryId: string, n: number, prefix = queryId, owner = { orgId, keyId }) {
+    await saveQueryRecord(db, { queryId, orgId: owner.orgId, keyId: owner.keyId, kind: 'preview', payloadVersion: PAYLOAD_VERSION, createdAt: new Date(), payload: { query: 'q', collections: ['scifact'], rows: rows(prefix, n) } });
   }
+
+  /** The caller as the HTTP layer would hand it to the use case, read from the real projections. */
+  async function authOf(org: string, key: string): Promise<AuthContext> {
+    return { org: (await accounts.getOrganization(org))!, key: (await accounts.getKey(key))!, billingMode: 'live' };
+  }
+
+  const unlockUseCase = () => createUnlock({ client, db, accounts, clock: () => new Date(), taskQueue });
+  const unlockedIn = (result: UnlockResult) => result.rows.filter((r) => result.unlocked.has(r.id)).map((r) => r.id);
 
   beforeAll(async () => {
     address = requireComponent('temporalAddress');
@@ -92,67 +101,95 @@ describe('unlock workflow', () => {
     await db?.close();
   });
 
-  it('charges exactly once for 20 identical unlock calls sent concurrently', async () => {
+  it('charges exactly once for 20 identical unlock calls sent concurrently, and only the call that started the run reports it', async () => {
     await preview('q-concurrent', 5);
-    const service = createUnlockService(client, taskQueue);
+    const unlock = unlockUseCase();
+    const auth = await authOf(orgId, keyId);
     const before = (await accounts.getOrganization(orgId))!.balanceMicros;
     const ids = ['q-concurrent-0', 'q-concurrent-2', 'q-concurrent-4'];
-    const outcomes = await Promise.all(Array.from({ length: 20 }, () => service.unlock({ orgId, keyId, queryId: 'q-concurrent', requestedIds: ids })));
+    const results = await Promise.all(Array.from({ length: 20 }, () => unlock.unlock(auth, { queryId: 'q-concurrent', resultIds: ids, figures: null })));
     const expected = BigInt(Math.round(((100 + 102 + 104) * 10_000) / 1000));
     expect(await countEvents(db, 'ResultsUnlocked', 'q-concurrent')).toBe(1);
     expect(before - (await accounts.getOrganization(orgId))!.balanceMicros).toBe(expected);
-    expect(outcomes.every((o) => o.released.length === 3)).toBe(true);
-    expect(outcomes.reduce((s, o) => s + BigInt(o.chargedMicros), 0n)).toBe(expected * 20n); // all joined the one run that charged
+    expect(results.every((r) => unlockedIn(r).join() === ids.join())).toBe(true);
+    // the responses add up to the bill: one call paid, the others joined its run and report zero
+    expect(results.reduce((s, r) => s + r.costChargedMicros, 0n)).toBe(expected);
+    expect(results.filter((r) => r.costChargedMicros !== 0n).map((r) => [r.costChargedMicros, r.billing.costMicros, r.billing.tokens])).toEqual([[expected, expected, 306]]);
+    expect(results.filter((r) => r.costChargedMicros === 0n).every((r) => r.billing.tokens === 0 && r.billing.costMicros === 0n)).toBe(true);
+    // every call, the joiners too, reports the balance after the one charge
+    expect(new Set(results.map((r) => r.billing.balanceMicros))).toEqual(new Set([before - expected]));
     // unlocking again is free and charges nothing
-    const again = await service.unlock({ orgId, keyId, queryId: 'q-concurrent', requestedIds: ids });
-    expect(again.chargedMicros).toBe('0');
+    const again = await unlock.unlock(auth, { queryId: 'q-concurrent', resultIds: ids, figures: null });
+    expect(again.costChargedMicros).toBe(0n);
     expect(await countEvents(db, 'ResultsUnlocked', 'q-concurrent')).toBe(1);
     // the rest of the preview is charged only for the rows not yet unlocked
-    const rest = await service.unlock({ orgId, keyId, queryId: 'q-concurrent', requestedIds: ['q-concurrent-0', 'q-concurrent-1', 'q-concurrent-3'] });
-    expect(rest.newlyUnlocked.sort()).toEqual(['q-concurrent-1', 'q-concurrent-3']);
-    expect(rest.chargedMicros).toBe(String(Math.round(((101 + 103) * 10_000) / 1000)));
+    const rest = await unlock.unlock(auth, { queryId: 'q-concurrent', resultIds: ['q-concurrent-0', 'q-concurrent-1', 'q-concurrent-3'], figures: null });
+    expect(rest.billing.tokens).toBe(101 + 103);
+    expect(rest.costChargedMicros).toBe(BigInt(Math.round(((101 + 103) * 10_000) / 1000)));
+    expect(rest.costToUnlockRemainingMicros).toBe(0n);
   });
 
   it('charges the same result ids again under a different preview', async () => {
     await preview('q-a', 2, 'shared');
     await preview('q-b', 2, 'shared');
-    const service = createUnlockService(client, taskQueue);
-    const a = await service.unlock({ orgId, keyId, queryId: 'q-a', requestedIds: ['shared-0', 'shared-1'] });
-    const b = await service.unlock({ orgId, keyId, queryId: 'q-b', requestedIds: ['shared-0', 'shared-1'] });
-    expect(a.chargedMicros).toBe('2010');
-    expect(b.chargedMicros).toBe('2010');
+    const unlock = unlockUseCase();
+    const auth = await authOf(orgId, keyId);
+    const a = await unlock.unlock(auth, { queryId: 'q-a', resultIds: ['shared-0', 'shared-1'], figures: null });
+    const b = await unlock.unlock(auth, { queryId: 'q-b', resultIds: ['shared-0', 'shared-1'], figures: null });
+    expect(a.costChargedMicros).toBe(2010n);
+    expect(b.costChargedMicros).toBe(2010n);
   });
 
   it('leaves nothing unlocked and nothing charged when the balance cannot cover the rows', async () => {
     const poor = await accounts.createOrganization({ name: 'Poor', billingMode: 'live', limits: DEFAULT_LIMITS }, operator);
     const poorKey = (await accounts.createKey(poor.id, { mode: 'live', collections: null, spendingCapMicros: null }, operator)).id;
     await accounts.addCredits(poor.id, 1_000n, 'small', operator);
-    await saveQueryRecord(db, { queryId: 'q-poor', orgId: poor.id, keyId: poorKey, kind: 'preview', payloadVersion: PAYLOAD_VERSION, createdAt: new Date(), payload: { query: 'q', collections: ['scifact'], rows: rows('poor', 3) } });
-    const service = createUnlockService(client, taskQueue);
-    await expect(service.unlock({ orgId: poor.id, keyId: poorKey, queryId: 'q-poor', requestedIds: ['poor-0', 'poor-1'] })).rejects.toSatisfy((e) => e instanceof Rejection && e.code === 'INSUFFICIENT_CREDITS');
+    await preview('q-poor', 3, 'poor', { orgId: poor.id, keyId: poorKey });
+    const unlock = unlockUseCase();
+    await expect(unlock.unlock(await authOf(poor.id, poorKey), { queryId: 'q-poor', resultIds: ['poor-0', 'poor-1'], figures: null })).rejects.toSatisfy((e) => e instanceof Rejection && e.code === 'INSUFFICIENT_CREDITS');
     expect((await accounts.unlockedIds('q-poor')).size).toBe(0);
     expect((await accounts.getOrganization(poor.id))!.balanceMicros).toBe(1_000n);
   });
 
-  it('completes after the worker is killed between charge and release: one charge, rows released', async () => {
+  it('refuses ids outside the preview, another key\'s preview and a sandbox key before any workflow runs', async () => {
+    await preview('q-refused', 2);
+    const unlock = unlockUseCase();
+    const auth = await authOf(orgId, keyId);
+    const otherKey = (await accounts.createKey(orgId, { mode: 'live', collections: null, spendingCapMicros: null }, operator)).id;
+    const codeOf = (p: Promise<unknown>) => p.then(() => 'resolved', (e) => (e instanceof Rejection ? e.code : String(e)));
+    expect(await codeOf(unlock.unlock(auth, { queryId: 'q-refused', resultIds: ['q-refused-0', 'nope'], figures: null }))).toBe('VALIDATION_ERROR');
+    expect(await codeOf(unlock.unlock(await authOf(orgId, otherKey), { queryId: 'q-refused', figures: null }))).toBe('NOT_FOUND');
+    expect(await codeOf(unlock.unlock({ ...auth, billingMode: 'sandbox' }, { queryId: 'q-refused', figures: null }))).toBe('SANDBOX_UNSUPPORTED_ENDPOINT');
+    expect(await countEvents(db, 'ResultsUnlocked', 'q-refused')).toBe(0);
+  });
+
+  it('completes after the worker is killed between the charge committing and its result being recorded: one charge, reported once', async () => {
     await preview('q-crash', 3);
     await worker!.close();
     worker = undefined;
-    // a worker in its own process, told to pause before release, so it can be killed right after the charge commits
+    // a worker in its own process, told to pause right after the charge commits, so it can be killed with the charge
+    // in the store but not yet in the run's history: the replay runs the charge again
     const child = spawnWorker(dbUrl, address, taskQueue, 20_000);
     try {
-      const handleStart = client.workflow.start('unlockWorkflow', { taskQueue, workflowId: `crash-${Date.now()}`, args: [{ orgId, keyId, queryId: 'q-crash', requestedIds: ['q-crash-0', 'q-crash-1'] }] });
-      const handle = await handleStart;
+      const unlock = unlockUseCase();
+      const auth = await authOf(orgId, keyId);
+      const before = (await accounts.getOrganization(orgId))!.balanceMicros;
+      const request = { queryId: 'q-crash', resultIds: ['q-crash-0', 'q-crash-1'], figures: null };
+      const starter = unlock.unlock(auth, request);
       await waitFor(async () => (await countEvents(db, 'ResultsUnlocked', 'q-crash')) === 1, 60_000);
+      // an identical call joins the run, which stays open until a worker finishes it (either way it must report zero)
+      const joiner = unlock.unlock(auth, request);
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
       worker = await startWorker();
-      const outcome = (await handle.result()) as { released: { id: string }[]; chargedMicros: string };
-      expect(outcome.released.map((r) => r.id).sort()).toEqual(['q-crash-0', 'q-crash-1']);
+      const [first, second] = await Promise.all([starter, joiner]);
       expect(await countEvents(db, 'ResultsUnlocked', 'q-crash')).toBe(1);
-      // the restarted run reports what the killed one charged, not zero
       const charged = await db.query<{ amount: string }>(`SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'ResultsUnlocked' AND data->>'queryId' = 'q-crash'`);
-      expect(outcome.chargedMicros).toBe(charged[0]!.amount);
+      // the replayed run reports what the killed worker charged, not zero, to the call that started it
+      expect(first.costChargedMicros).toBe(BigInt(charged[0]!.amount));
+      expect(second.costChargedMicros).toBe(0n);
+      expect(before - (await accounts.getOrganization(orgId))!.balanceMicros).toBe(first.costChargedMicros);
+      for (const r of [first, second]) expect(unlockedIn(r)).toEqual(['q-crash-0', 'q-crash-1']);
       expect((await accounts.unlockedIds('q-crash')).size).toBe(2);
       expect((await replayProjections(db)).equal).toBe(true);
     } finally {
@@ -161,10 +198,10 @@ describe('unlock workflow', () => {
   }, 120_000);
 });
 
-function spawnWorker(databaseUrl: string, temporalAddress: string, taskQueue: string, releaseDelayMs: number): ChildProcess {
+function spawnWorker(databaseUrl: string, temporalAddress: string, taskQueue: string, afterChargeDelayMs: number): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/unlock/workerProcess.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, TASK_QUEUE: taskQueue, FAULT_RELEASE_DELAY_MS: String(releaseDelayMs) },
+    env: { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, TASK_QUEUE: taskQueue, FAULT_AFTER_CHARGE_DELAY_MS: String(afterChargeDelayMs) },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   return child;

@@ -10,6 +10,6 @@ const { worker } = await createTemporalWorker({
   address: config.temporalAddress!,
   namespace: config.temporalNamespace,
   taskQueue: process.env.TASK_QUEUE,
-  deps: { db, accounts: createAccounts(db), clock: () => new Date(), releaseDelayMs: config.faultReleaseDelayMs },
+  deps: { db, accounts: createAccounts(db), clock: () => new Date(), afterChargeDelayMs: config.faultAfterChargeDelayMs },
 });
 await worker.run();

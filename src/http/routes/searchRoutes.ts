@@ -11,24 +11,19 @@ import type { CollectionCatalog } from '../../collections/catalog.js';
 import { listCollections } from '../../catalogue/collectionsList.js';
 import type { SearchEngine } from '../../search/port.js';
 import { formatCredits } from '../../money.js';
-import { quotaStatus } from '../../limits/quotas.js';
-import type { Db } from '../../eventstore/db.js';
-import type { UnlockService } from '../../unlock/unlockService.js';
+import type { Unlock } from '../../unlock/unlock.js';
 import type { AuthContext } from '../../auth/context.js';
-import { Rejection } from '../../domain/rejection.js';
 import { setBillingHeaders } from './billingHeaders.js';
 import { idempotencyBodyHash, assertIdempotencyKey } from '../../search/previewIdempotency.js';
 import type { FigureImageRenderer, ImageOptions } from '../../unlock/figureImages.js';
 import { searchFigureImages } from '../../search/figures/searchFigures.js';
 
 export interface SearchRouteDeps {
-  db: Db;
   search: SearchService;
-  unlock: UnlockService;
+  unlock: Unlock;
   catalog: CollectionCatalog;
   /** read for the collections list's document counts (the collections' inventories) */
   engine: Pick<SearchEngine, 'getInventory'>;
-  clock: () => Date;
   /** renders figure images for include_figures on /query and /{collection} */
   figureImages?: FigureImageRenderer;
 }
@@ -138,29 +133,16 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
   router.post('/unlock', async (ctx) => {
     const a = auth(ctx);
     const body = parseOr422(unlockBody, ctx.request.body);
-    if (a.billingMode === 'sandbox') throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', 'unlock has no sandbox behaviour (sandbox keys support collections, query, {collection}, results and quota); use a live key');
-    const record = await deps.search.loadOwnRecord(a, body.queryId);
-    if (record.kind !== 'preview') throw new ApiError(422, 'VALIDATION_ERROR', `query ${body.queryId} is not a preview; only previews can be unlocked`);
-    const known = new Set(record.payload.rows.map((r) => r.id));
-    const requested = body.resultIds ?? record.payload.rows.map((r) => r.id);
-    const unknown = requested.filter((id) => !known.has(id));
-    if (unknown.length > 0) throw new ApiError(422, 'VALIDATION_ERROR', `resultIds not in preview ${body.queryId}: ${unknown.slice(0, 5).join(', ')}`);
-    const outcome = await deps.unlock.unlock({ orgId: a.org.id, keyId: a.key.id, queryId: record.queryId, requestedIds: [...new Set(requested)] });
-    const unlocked = await deps.search.unlockedFor(record);
-    // images budget: the ids asked for first, or when none were named, the rows this call unlocked
-    const images = body.includeFigures
-      ? await deps.search.imagesFor(record, unlocked, body.resultIds ?? outcome.newlyUnlocked, { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality })
-      : new Map<string, Map<string, string>>();
-    const charged = BigInt(outcome.chargedMicros);
-    const tokens = record.payload.rows.filter((r) => outcome.newlyUnlocked.includes(r.id)).reduce((s, r) => s + r.tokens, 0);
-    setBillingHeaders(ctx, a, { mode: a.billingMode, costMicros: charged, tokens, balanceMicros: charged > 0n ? await deps.search.currentBalance(a) : a.org.balanceMicros });
+    const figures = body.includeFigures ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
+    const outcome = await deps.unlock.unlock(a, { queryId: body.queryId, resultIds: body.resultIds, figures });
+    setBillingHeaders(ctx, a, outcome.billing);
     ctx.body = {
-      queryId: record.queryId,
-      results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), false, images.get(r.id))),
-      costCharged: formatCredits(charged, 6),
-      costToUnlockRemaining: formatCredits(remainingCost(record.payload.rows, unlocked), 6),
-      ...(record.payload.filterWarnings ? { filterWarnings: record.payload.filterWarnings } : {}),
-      ...(record.payload.journalMetricExpansions ? { journalMetricExpansions: record.payload.journalMetricExpansions } : {}),
+      queryId: outcome.queryId,
+      results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), false, outcome.images.get(r.id))),
+      costCharged: formatCredits(outcome.costChargedMicros, 6),
+      costToUnlockRemaining: formatCredits(outcome.costToUnlockRemainingMicros, 6),
+      ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
+      ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
     };
   });
 
@@ -183,7 +165,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
 
   router.get('/quota', async (ctx) => {
     const a = auth(ctx);
-    const q = await quotaStatus(deps.db, a.org, deps.clock());
+    const q = await deps.search.quota(a);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = { dailyLimit: q.dailyLimit, dailyUsed: q.dailyUsed, dailyRemaining: q.dailyRemaining, monthlyLimit: q.monthlyLimit, monthlyUsed: q.monthlyUsed, monthlyRemaining: q.monthlyRemaining };
   });
