@@ -37,11 +37,15 @@ const auth = (ctx: Context): AuthContext => {
   return a;
 };
 
-/** Search result object; metadata always carries chunk_index, the rest only when asked for. */
-function searchResult(row: CachedRow, includeMetadata: boolean, images?: Map<string, string>) {
+/**
+ * Search result object. Without include_metadata, metadata is null (the spec: present when metadata is included);
+ * include_figures still delivers what it asked for, and the spec has figures only in metadata.figures, so a row with
+ * figures then carries metadata holding its figures alone.
+ */
+function searchResult(row: CachedRow, includeMetadata: boolean, includeFigures: boolean, images?: Map<string, string>) {
   const { figures, ...rest } = row.metadata;
-  const figureList = Array.isArray(figures) && (includeMetadata || images) ? { figures: figures.map(({ id, label, caption }) => ({ id, label, caption, ...(images?.has(id) ? { image_data: images.get(id) } : {}) })) } : {};
-  const metadata = includeMetadata ? { ...rest, ...figureList } : { chunk_index: row.metadata.chunk_index, ...figureList };
+  const figureList = Array.isArray(figures) && (includeMetadata || includeFigures) ? { figures: figures.map(({ id, label, caption }) => ({ id, label, caption, ...(images?.has(id) ? { image_data: images.get(id) } : {}) })) } : null;
+  const metadata = includeMetadata ? { ...rest, ...figureList } : figureList;
   return { id: row.id, text: row.text, metadata, collection: row.collection, relevance: row.relevance };
 }
 
@@ -66,7 +70,7 @@ function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean, im
 
 function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: Map<string, Map<string, string>>) {
   return {
-    results: outcome.rows.map((r) => searchResult(r, includeMetadata, images?.get(r.id))),
+    results: outcome.rows.map((r) => searchResult(r, includeMetadata, images !== undefined, images?.get(r.id))),
     queryId: outcome.queryId,
     latencyMs: outcome.latencyMs,
     ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
