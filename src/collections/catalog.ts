@@ -41,7 +41,7 @@ const plainCollectionSchema = z.strictObject({
   scanFilterable: z.boolean(),
   /** drop retracted articles at ingestion; defaults to true for scholarly collections (the spec's rule) */
   excludeRetracted: z.boolean().optional(),
-  /** draw generated demo figures for chunks at ingestion (src/search/figures/demoFigures.ts) */
+  /** draw generated demo figures for chunks at ingestion (src/figures/demoFigures.ts) */
   demoFigures: z.boolean().optional(),
   source: sourceSchema,
 });

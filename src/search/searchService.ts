@@ -13,7 +13,7 @@ import { assertQuotaLeft } from '../domain/queryQuota.js';
 import { countInWindow, readWindow } from '../limits/rateWindows.js';
 import { priceBookFor } from '../billing/pricing.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './previewIdempotency.js';
-import { planFigureImages, renderPlannedImages, type FigureImageRenderer, type ImageOptions } from '../unlock/figureImages.js';
+import { planFigureImages, renderPlannedImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../figures/figureImages.js';
 import { randomUUID } from 'node:crypto';
 
 export const INVALID_QUERY_LIMIT_PER_MINUTE = 30;
@@ -54,7 +54,7 @@ export interface RefetchOutcome {
   record: QueryRecord;
   unlocked: Set<string>;
   /** row id -> figure id -> base64 image, for unlocked rows when figures were asked for */
-  images: Map<string, Map<string, string>>;
+  images: FigureImages;
 }
 
 export interface ServiceDeps extends SearchDeps {
@@ -266,7 +266,7 @@ export function createSearchService(deps: ServiceDeps) {
       const record = await loadOwnRecord(auth, queryId);
       const unlocked = await unlockedFor(record);
       // a cached /query response keeps no figures: images apply to rows of a preview
-      const images = figures && record.kind === 'preview' ? await imagesFor(record, unlocked, [], figures) : new Map<string, Map<string, string>>();
+      const images = figures && record.kind === 'preview' ? await imagesFor(record, unlocked, [], figures) : new Map();
       return { record, unlocked, images };
     },
 

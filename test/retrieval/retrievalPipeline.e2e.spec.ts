@@ -10,7 +10,7 @@ import { prepareCollection } from '../../src/ingest/ingestCollection.js';
 import { readMedlineDocuments } from '../../src/ingest/medlineReader.js';
 import { readOpenAlexWorks } from '../../src/ingest/openAlexReader.js';
 import { loadRetractedDois } from '../../src/ingest/retractions.js';
-import { quotedPercentages } from '../../src/search/figures/demoFigures.js';
+import { quotedPercentages } from '../../src/figures/demoFigures.js';
 import type { PlainCollection } from '../../src/collections/catalog.js';
 import { INDEX_RELOAD_CHECK_MS } from '../../src/composition.js';
 import { requireComponent } from '../setup/components.js';

@@ -18,8 +18,7 @@ import { Rejection } from '../../domain/rejection.js';
 import { priceBookFor } from '../../billing/pricing.js';
 import { setBillingHeaders } from './billingHeaders.js';
 import { idempotencyBodyHash, assertIdempotencyKey } from '../../search/previewIdempotency.js';
-import type { FigureImageRenderer, ImageOptions } from '../../unlock/figureImages.js';
-import { searchFigureImages } from '../../search/figures/searchFigures.js';
+import { metadataWithFigures, responseFigures, searchFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../../figures/figureImages.js';
 
 export interface SearchRouteDeps {
   db: Db;
@@ -43,9 +42,8 @@ const auth = (ctx: Context): AuthContext => {
  * figures then carries metadata holding its figures alone.
  */
 function searchResult(row: CachedRow, includeMetadata: boolean, includeFigures: boolean, images?: Map<string, string>) {
-  const { figures, ...rest } = row.metadata;
-  const figureList = Array.isArray(figures) && (includeMetadata || includeFigures) ? { figures: figures.map(({ id, label, caption }) => ({ id, label, caption, ...(images?.has(id) ? { image_data: images.get(id) } : {}) })) } : null;
-  const metadata = includeMetadata ? { ...rest, ...figureList } : figureList;
+  const figures = row.metadata.figures;
+  const metadata = includeMetadata ? metadataWithFigures(row.metadata, true, images) : includeFigures && Array.isArray(figures) ? { figures: responseFigures(figures, images) } : null;
   return { id: row.id, text: row.text, metadata, collection: row.collection, relevance: row.relevance };
 }
 
@@ -59,16 +57,12 @@ function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean, im
     tokens: row.tokens,
     cost: formatCredits(BigInt(row.costMicros), 6),
     figureCount: row.figureCount,
-    metadata: (() => {
-      const { figures, ...rest } = row.metadata;
-      if (!Array.isArray(figures) || !unlocked) return rest;
-      return { ...rest, figures: figures.map(({ id, label, caption }) => ({ id, label, caption, ...(images?.has(id) ? { image_data: images.get(id) } : {}) })) };
-    })(),
+    metadata: metadataWithFigures(row.metadata, unlocked, images),
     ...(withRelevance ? { relevance: row.relevance } : {}),
   };
 }
 
-function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: Map<string, Map<string, string>>) {
+function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: FigureImages) {
   return {
     results: outcome.rows.map((r) => searchResult(r, includeMetadata, images !== undefined, images?.get(r.id))),
     queryId: outcome.queryId,
