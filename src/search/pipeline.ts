@@ -57,8 +57,6 @@ export interface RetrievalOutcome {
   requested: CatalogEntry[];
 }
 
-export const MAX_COLLECTIONS = 5;
-
 /** Resolves requested names and enforces the key's scope (403) and existence (404). */
 export function resolveTargets(catalog: CollectionCatalog, auth: AuthContext, names: string[]): { requested: CatalogEntry; physical: PlainCollection[] }[] {
   const seen = new Set<string>();
