@@ -10,6 +10,8 @@ import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
 import { startPostgresServer } from '../src/infra/postgresServer.js';
 import { startTemporalDevServer } from '../src/infra/temporalDevServer.js';
+import { readComponent } from '../src/infra/components.js';
+import { cacheDirFrom } from '../src/config.js';
 import { openPglite, openPostgres, type Db } from '../src/eventstore/db.js';
 import { migrate } from '../src/eventstore/schema.js';
 import { eventHash, GENESIS_HASH } from '../src/eventstore/eventStore.js';
@@ -253,7 +255,7 @@ async function main(): Promise<void> {
   const stops: (() => Promise<void>)[] = [];
   const result: Record<string, unknown> = { machine: { cores: (await import('node:os')).cpus().length } };
   try {
-    const pg = await startPostgresServer({ dataDir: join(root, 'postgres') });
+    const pg = await startPostgresServer({ dataDir: join(root, 'postgres'), component: readComponent('postgres', cacheDirFrom(process.env)) });
     stops.push(pg.stop);
     // latency first, on a quiet server: the bulk writes of the throughput runs leave checkpoints behind them
     if (only.has('search')) {
@@ -276,7 +278,7 @@ async function main(): Promise<void> {
     if (only.has('unlock')) {
       let address = args['temporal-address'];
       if (!address) {
-        const temporal = await startTemporalDevServer({ dataDir: join(root, 'temporal') });
+        const temporal = await startTemporalDevServer({ dataDir: join(root, 'temporal'), component: readComponent('temporal', cacheDirFrom(process.env)) });
         stops.push(temporal.stop);
         address = temporal.address;
       }

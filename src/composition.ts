@@ -14,6 +14,7 @@ import { createJpegFigureRenderer } from './figures/jpegFigureRenderer.js';
 import { figureRootOf } from './figures/demoFigures.js';
 import { loadCollectionCatalog, type CollectionCatalog } from './collections/catalog.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
+import { modelManifestPath } from './embedding/modelManifest.js';
 import type { SearchEngine } from './search/port.js';
 import { createPriceBook } from './billing/pricing.js';
 import { createEmbeddedEngine } from './search/embedded/embeddedEngine.js';
@@ -21,6 +22,7 @@ import { createSearchService, type SearchService } from './search/searchService.
 import { createUnlockService } from './unlock/unlockService.js';
 import { createTemporalWorker, TASK_QUEUE } from './temporal/worker.js';
 import { startTemporalDevServer, type TemporalDevServer } from './infra/temporalDevServer.js';
+import { readComponent } from './infra/components.js';
 import { createApp } from './http/app.js';
 import type Koa from 'koa';
 import type { FilterPlanner } from './search/pipeline.js';
@@ -78,7 +80,7 @@ export async function openSearchEngine(config: Config): Promise<SearchEngine> {
 }
 
 export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
-  return createOnnxEmbedder({ manifest: join(config.cacheDir, 'model.json') });
+  return createOnnxEmbedder({ manifest: modelManifestPath(config.cacheDir) });
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
@@ -92,7 +94,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let devServer: TemporalDevServer | undefined;
     let address = config.temporalAddress;
     if (!address) {
-      devServer = await startTemporalDevServer({ dataDir: join(config.dataDir, 'temporal'), namespace: config.temporalNamespace });
+      devServer = await startTemporalDevServer({ dataDir: join(config.dataDir, 'temporal'), namespace: config.temporalNamespace, component: readComponent('temporal', config.cacheDir) });
       closers.push(() => devServer!.stop());
       address = devServer.address;
       log.info({ address }, 'temporal dev server started');

@@ -41,6 +41,11 @@ function adminTokenFrom(env: NodeJS.ProcessEnv, dataDir: string): { token: strin
   return { token, generated: true };
 }
 
+/** Where provisioning installs the components and the embedding model: $LITSEARCH_CACHE, else ~/.cache/litsearch (the rule scripts/provision.sh follows). */
+export function cacheDirFrom(env: NodeJS.ProcessEnv): string {
+  return env.LITSEARCH_CACHE || join(homedir(), '.cache', 'litsearch');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR ?? join(REPO_ROOT, 'data'));
   const port = Number(env.PORT ?? 8080);
@@ -57,7 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
     inProcessWorker: env.WORKER_MODE !== 'separate',
-    cacheDir: env.LITSEARCH_CACHE || join(homedir(), '.cache', 'litsearch'),
+    cacheDir: cacheDirFrom(env),
     collectionsConfig: resolve(env.COLLECTIONS_CONFIG ?? join(REPO_ROOT, 'config', 'collections.json')),
     dataRoot: resolve(env.DATA_ROOT ?? join(REPO_ROOT, '..', 'shared', 'data')),
     logLevel: env.LOG_LEVEL ?? 'info',
