@@ -11,7 +11,7 @@ import { Client } from '@temporalio/client';
 import { startPostgresServer } from '../src/infra/postgresServer.js';
 import { startTemporalDevServer } from '../src/infra/temporalDevServer.js';
 import { readComponent } from '../src/infra/components.js';
-import { cacheDirFrom } from '../src/config.js';
+import { cacheDirFrom, DEFAULT_COLLECTIONS_CONFIG } from '../src/config.js';
 import { openPglite, openPostgres, type Db } from '../src/eventstore/db.js';
 import { migrate } from '../src/eventstore/schema.js';
 import { eventHash, GENESIS_HASH } from '../src/eventstore/eventStore.js';
@@ -160,7 +160,7 @@ async function replayRate(db: Db, events: number) {
 async function searchBillingLatency(db: Db, searches: number) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-index-'));
   const engine = createEmbeddedEngine({ dir });
-  const catalog = await loadCollectionCatalog();
+  const catalog = await loadCollectionCatalog(DEFAULT_COLLECTIONS_CONFIG);
   const collection = catalog.collections.find((c) => c.retrieval === 'sparse')!;
   await engine.ensureIndex(collection.name, 384);
   const words = 'vitamin bone fracture insulin resistance obesity microbiome statin memory cohort trial review muscle relaxant pain therapy'.split(' ');

@@ -6,6 +6,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+/** The collection definitions and the demo data beside the clone, when COLLECTIONS_CONFIG and DATA_ROOT are unset. */
+export const DEFAULT_COLLECTIONS_CONFIG = join(REPO_ROOT, 'config', 'collections.json');
+export const DEFAULT_DATA_ROOT = join(REPO_ROOT, '..', 'shared', 'data');
 
 export interface Config {
   port: number;
@@ -63,8 +66,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
     inProcessWorker: env.WORKER_MODE !== 'separate',
     cacheDir: cacheDirFrom(env),
-    collectionsConfig: resolve(env.COLLECTIONS_CONFIG ?? join(REPO_ROOT, 'config', 'collections.json')),
-    dataRoot: resolve(env.DATA_ROOT ?? join(REPO_ROOT, '..', 'shared', 'data')),
+    collectionsConfig: resolve(env.COLLECTIONS_CONFIG ?? DEFAULT_COLLECTIONS_CONFIG),
+    dataRoot: resolve(env.DATA_ROOT ?? DEFAULT_DATA_ROOT),
     logLevel: env.LOG_LEVEL ?? 'info',
     ingestDemo: env.INGEST_DEMO !== '0',
     faultReleaseDelayMs: env.FAULT_RELEASE_DELAY_MS ? Number(env.FAULT_RELEASE_DELAY_MS) : undefined,
