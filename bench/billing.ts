@@ -20,7 +20,6 @@ import { replayProjections, promoteReplay, type ReplayReport } from '../projecti
 import { DEFAULT_LIMITS, keyStream, orgStream, type Actor, type DomainEvent, type StoredEvent } from '../src/domain/events.js';
 import { createEmbeddedEngine } from '../src/search/embedded/embeddedEngine.js';
 import { loadCollectionCatalog } from '../src/collections/catalog.js';
-import { createPriceBook } from '../src/billing/pricing.js';
 import { createSearchService } from '../src/search/searchService.js';
 import { createTemporalWorker } from '../src/temporal/worker.js';
 import { createUnlockService } from '../src/unlock/unlockService.js';
@@ -176,7 +175,7 @@ async function searchBillingLatency(db: Db, searches: number) {
   const embedder: Embedder = { modelName: 'none', dims: 384, embedPassages: () => Promise.reject(new Error('not used')), embedQuery: () => Promise.reject(new Error('not used')), close: async () => undefined };
   const accounts = createAccounts(db);
   const [{ orgId, keyId }] = await fundedOrgs(accounts, 1);
-  const search = createSearchService({ db, accounts, clock: () => new Date(), catalog, engine, embedder, prices: createPriceBook() });
+  const search = createSearchService({ db, accounts, clock: () => new Date(), catalog, engine, embedder });
   const billing: number[] = [];
   const retrieval: number[] = [];
   const total: number[] = [];

@@ -16,7 +16,6 @@ import { loadCollectionCatalog, type CollectionCatalog } from './collections/cat
 import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
 import { modelManifestPath } from './embedding/modelManifest.js';
 import type { SearchEngine } from './search/port.js';
-import { createPriceBook } from './billing/pricing.js';
 import { createEmbeddedEngine } from './search/embedded/embeddedEngine.js';
 import { createSearchService, type SearchService } from './search/searchService.js';
 import { createUnlockService } from './unlock/unlockService.js';
@@ -108,10 +107,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
     const accounts = createAccounts(db, clock);
     const operations = createOperations(accounts, { catalog, clock });
-    const prices = createPriceBook();
     const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot));
     const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir));
-    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, prices, planFilters, figureImages });
+    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages });
 
     let worker: Runtime['worker'];
     let client: Client;

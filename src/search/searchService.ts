@@ -11,7 +11,6 @@ import { assertSearchableQuery, queryProblem } from './queryValidation.js';
 import { admitSearchRequest, guarded, minuteBudgetExceeded, quotaFromUsage, quotaStatus, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
 import { assertQuotaLeft } from '../domain/queryQuota.js';
 import { countInWindow, readWindow } from '../limits/rateWindows.js';
-import { priceBookFor } from '../billing/pricing.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './previewIdempotency.js';
 import { planFigureImages, renderPlannedImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../figures/figureImages.js';
 import { randomUUID } from 'node:crypto';
@@ -190,7 +189,7 @@ export function createSearchService(deps: ServiceDeps) {
       refuseUnpayable(auth);
       await admit(auth, now, true);
       const admitted = performance.now();
-      const outcome = await retrieve({ ...deps, prices: priceBookFor(auth.org) }, auth, input);
+      const outcome = await retrieve(deps, auth, input);
       const retrieved = performance.now();
       const record = recordOf(auth, 'search', now, input, outcome);
       // the record is what the charge pays for: both commit together or neither does
@@ -239,7 +238,7 @@ export function createSearchService(deps: ServiceDeps) {
       try {
         await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
         await takePreviewBudget(db, auth.org, now);
-        const outcome = await retrieve({ ...deps, prices: priceBookFor(auth.org) }, auth, input);
+        const outcome = await retrieve(deps, auth, input);
         await saveQueryRecord(db, recordOf(auth, 'preview', now, input, outcome));
         if (idempotency) await completeIdempotencyKey(db, auth.org.id, idempotency.key, outcome.queryId);
         return {

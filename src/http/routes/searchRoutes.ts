@@ -15,7 +15,7 @@ import type { Db } from '../../eventstore/db.js';
 import type { UnlockService } from '../../unlock/unlockService.js';
 import type { AuthContext } from '../../auth/context.js';
 import { Rejection } from '../../domain/rejection.js';
-import { priceBookFor } from '../../billing/pricing.js';
+import { pricePer1000For } from '../../billing/pricing.js';
 import { setBillingHeaders } from './billingHeaders.js';
 import { idempotencyBodyHash, assertIdempotencyKey } from '../../search/previewIdempotency.js';
 import { metadataWithFigures, responseFigures, searchFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../../figures/figureImages.js';
@@ -94,7 +94,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
             description: c.description,
             members: deps.catalog.physicalMembers(c).map((m) => m.displayName),
             memberCount: c.members.length,
-            priceRange: deps.catalog.priceRange(c, (m) => formatPricePer1000(priceBookFor(a.org).priceFor(a.org.id, m))),
+            priceRange: deps.catalog.priceRange(c, (m) => formatPricePer1000(pricePer1000For(a.org, m))),
           }
         : { name: c.name, description: c.description },
     );
