@@ -50,8 +50,6 @@ export interface RuntimeOptions {
   log?: Logger;
   /** filter planner; defaults to the filter language over the journals table in the data directory */
   planFilters?: FilterPlanner;
-  /** fault injection for crash tests */
-  releaseDelayMs?: number;
   /** tools served at /api/v1/tools/{prefix}/{tool}; none by default */
   tools?: ToolRegistry;
   /** renders figure images for unlock and re-fetch; without one, figures carry no image_data */
@@ -114,7 +112,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let worker: Runtime['worker'];
     let client: Client;
     if (options.worker) {
-      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, releaseDelayMs: options.releaseDelayMs } });
+      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, releaseDelayMs: config.faultReleaseDelayMs } });
       const running = created.worker.run();
       worker = { worker: created.worker, running };
       closers.push(async () => {
