@@ -10,6 +10,8 @@ import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
 import { startPostgresServer } from '../src/infra/postgresServer.js';
 import { startTemporalDevServer } from '../src/infra/temporalDevServer.js';
+import { readComponent } from '../src/infra/components.js';
+import { cacheDirFrom, DEFAULT_COLLECTIONS_CONFIG } from '../src/config.js';
 import { openPglite, openPostgres, type Db } from '../src/eventstore/db.js';
 import { migrate } from '../src/eventstore/schema.js';
 import { eventHash, GENESIS_HASH } from '../src/eventstore/eventStore.js';
@@ -18,7 +20,6 @@ import { replayProjections, promoteReplay, type ReplayReport } from '../projecti
 import { DEFAULT_LIMITS, keyStream, orgStream, type Actor, type DomainEvent, type StoredEvent } from '../src/domain/events.js';
 import { createEmbeddedEngine } from '../src/search/embedded/embeddedEngine.js';
 import { loadCollectionCatalog } from '../src/collections/catalog.js';
-import { createPriceBook } from '../src/billing/pricing.js';
 import { createSearchService } from '../src/search/searchService.js';
 import { createTemporalWorker } from '../src/temporal/worker.js';
 import { createUnlock } from '../src/unlock/unlock.js';
@@ -158,7 +159,7 @@ async function replayRate(db: Db, events: number) {
 async function searchBillingLatency(db: Db, searches: number) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-index-'));
   const engine = createEmbeddedEngine({ dir });
-  const catalog = await loadCollectionCatalog();
+  const catalog = await loadCollectionCatalog(DEFAULT_COLLECTIONS_CONFIG);
   const collection = catalog.collections.find((c) => c.retrieval === 'sparse')!;
   await engine.ensureIndex(collection.name, 384);
   const words = 'vitamin bone fracture insulin resistance obesity microbiome statin memory cohort trial review muscle relaxant pain therapy'.split(' ');
@@ -174,7 +175,7 @@ async function searchBillingLatency(db: Db, searches: number) {
   const embedder: Embedder = { modelName: 'none', dims: 384, embedPassages: () => Promise.reject(new Error('not used')), embedQuery: () => Promise.reject(new Error('not used')), close: async () => undefined };
   const accounts = createAccounts(db);
   const [{ orgId, keyId }] = await fundedOrgs(accounts, 1);
-  const search = createSearchService({ db, accounts, clock: () => new Date(), catalog, engine, embedder, prices: createPriceBook() });
+  const search = createSearchService({ db, accounts, clock: () => new Date(), catalog, engine, embedder });
   const billing: number[] = [];
   const retrieval: number[] = [];
   const total: number[] = [];
@@ -254,7 +255,7 @@ async function main(): Promise<void> {
   const stops: (() => Promise<void>)[] = [];
   const result: Record<string, unknown> = { machine: { cores: (await import('node:os')).cpus().length } };
   try {
-    const pg = await startPostgresServer({ dataDir: join(root, 'postgres') });
+    const pg = await startPostgresServer({ dataDir: join(root, 'postgres'), component: readComponent('postgres', cacheDirFrom(process.env)) });
     stops.push(pg.stop);
     // latency first, on a quiet server: the bulk writes of the throughput runs leave checkpoints behind them
     if (only.has('search')) {
@@ -277,7 +278,7 @@ async function main(): Promise<void> {
     if (only.has('unlock')) {
       let address = args['temporal-address'];
       if (!address) {
-        const temporal = await startTemporalDevServer({ dataDir: join(root, 'temporal') });
+        const temporal = await startTemporalDevServer({ dataDir: join(root, 'temporal'), component: readComponent('temporal', cacheDirFrom(process.env)) });
         stops.push(temporal.stop);
         address = temporal.address;
       }

@@ -1,10 +1,11 @@
 // Embedding benchmark: model load time, passage throughput (abstracts and short chunks), query latency; prints JSON and one line.
 // Usage: tsx bench/embedding.ts [--batch 32] [--threads 2] [--passages 256] [--rounds 3] [--queries 200] [--onnx model.onnx] [--scifact DIR]
 import { readFile, readdir, stat } from 'node:fs/promises';
-import { homedir, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadModelManifest, resolveModelManifestPath } from '../src/embedding/modelManifest.js';
+import { loadModelManifest, modelManifestPath } from '../src/embedding/modelManifest.js';
+import { cacheDirFrom } from '../src/config.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
 
 const { values: args } = parseArgs({
@@ -77,7 +78,7 @@ function round(n: number, digits = 1): number {
   return Math.round(n * f) / f;
 }
 
-const manifestPath = resolveModelManifestPath(process.env, homedir());
+const manifestPath = modelManifestPath(cacheDirFrom(process.env));
 const baseManifest = await loadModelManifest(manifestPath);
 const manifest = args.onnx ? { ...baseManifest, onnx: args.onnx } : baseManifest;
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
+import { readComponent } from '../src/infra/components.js';
 import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
 import { HYBRID_ALPHA, hybridCandidateCount, dotProduct } from '../src/search/fusion.js';
 import type { RetrievalMode, SearchEngine } from '../src/search/port.js';
@@ -247,7 +248,7 @@ async function main(): Promise<void> {
       let engine: SearchEngine;
       if (name === 'embedded') engine = index.embedded;
       else if (name === 'opensearch') {
-        node ??= await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch') });
+        node ??= await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch'), component: readComponent('opensearch', index.config.cacheDir) });
         const opensearch = createOpenSearchEngine({ url: node.url, indexPrefix: 'bench-' });
         opened.push(opensearch);
         const copy = await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims);

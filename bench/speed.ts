@@ -15,6 +15,7 @@ import autocannon from 'autocannon';
 import { REPO_ROOT } from '../src/config.js';
 import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
 import { startPostgresServer, type PostgresServer } from '../src/infra/postgresServer.js';
+import { readComponent } from '../src/infra/components.js';
 import { startSupervisedProcess, type SupervisedProcess } from '../src/infra/supervisedProcess.js';
 import { waitForReady } from '../src/infra/readiness.js';
 import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
@@ -192,14 +193,14 @@ async function httpBenchmark(duration: number, queryCount: number, stores: Array
   const figures: EngineFigures[] = [];
   try {
     if (engines.includes('opensearch')) {
-      node = await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch') });
+      node = await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch'), component: readComponent('opensearch', index.config.cacheDir) });
       // the service's OpenSearch engine names indexes litsearch-<collection>
       const opensearch = createOpenSearchEngine({ url: node.url });
       console.error(`[speed] OpenSearch index ${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`);
       await opensearch.close();
     }
     await index.close();
-    if (stores.includes('postgres')) postgres = await startPostgresServer({ dataDir: join(BENCH_DIR, 'postgres') });
+    if (stores.includes('postgres')) postgres = await startPostgresServer({ dataDir: join(BENCH_DIR, 'postgres'), component: readComponent('postgres', index.config.cacheDir) });
 
     for (const store of stores) {
       for (const engine of engines) {

@@ -5,6 +5,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOpenSearchNode } from '../src/infra/opensearchNode.js';
+import { readComponent } from '../src/infra/components.js';
+import { cacheDirFrom } from '../src/config.js';
 import { createEmbeddedEngine } from '../src/search/embedded/embeddedEngine.js';
 import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
 import type { ChunkRecord, RetrievalMode, SearchEngine } from '../src/search/port.js';
@@ -219,7 +221,7 @@ export async function runOpenSearchScalePoint(chunks: number, source: ScaleSourc
   const home = join(BENCH_DIR, 'opensearch-scale');
   const index = `${INDEX}-${chunks}`;
   rmSync(home, { recursive: true, force: true });
-  const node = await startOpenSearchNode({ dataDir: home });
+  const node = await startOpenSearchNode({ dataDir: home, component: readComponent('opensearch', cacheDirFrom(process.env)) });
   const engine = createOpenSearchEngine({ url: node.url });
   try {
     const before = await jvmHeap(node.url);

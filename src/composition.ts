@@ -10,18 +10,19 @@ import { createAccounts, type Accounts } from './billing/accounts.js';
 import { createOperations, type Operations } from './admin/operations.js';
 import { createToolRegistry, type ToolRegistry } from './tools/toolRegistry.js';
 import { createToolCalls } from './tools/toolCalls.js';
-import type { FigureImageRenderer } from './unlock/figureImages.js';
-import { createJpegFigureRenderer } from './search/figures/jpegFigureRenderer.js';
-import { figureRootOf } from './search/figures/demoFigures.js';
+import type { FigureImageRenderer } from './figures/figureImages.js';
+import { createJpegFigureRenderer } from './figures/jpegFigureRenderer.js';
+import { figureRootOf } from './figures/demoFigures.js';
 import { loadCollectionCatalog, type CollectionCatalog } from './collections/catalog.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
+import { modelManifestPath } from './embedding/modelManifest.js';
 import type { SearchEngine } from './search/port.js';
-import { createPriceBook } from './billing/pricing.js';
 import { createEmbeddedEngine } from './search/embedded/embeddedEngine.js';
 import { createSearchService, type SearchService } from './search/searchService.js';
 import { createUnlock } from './unlock/unlock.js';
 import { createTemporalWorker, TASK_QUEUE } from './temporal/worker.js';
 import { startTemporalDevServer, type TemporalDevServer } from './infra/temporalDevServer.js';
+import { readComponent } from './infra/components.js';
 import { createApp } from './http/app.js';
 import type Koa from 'koa';
 import type { FilterPlanner } from './search/pipeline.js';
@@ -50,8 +51,6 @@ export interface RuntimeOptions {
   log?: Logger;
   /** filter planner; defaults to the filter language over the journals table in the data directory */
   planFilters?: FilterPlanner;
-  /** fault injection for crash tests: the worker pauses after an unlock charge commits */
-  afterChargeDelayMs?: number;
   /** tools served at /api/v1/tools/{prefix}/{tool}; none by default */
   tools?: ToolRegistry;
   /** renders figure images for unlock and re-fetch; without one, figures carry no image_data */
@@ -79,7 +78,7 @@ export async function openSearchEngine(config: Config): Promise<SearchEngine> {
 }
 
 export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
-  return createOnnxEmbedder({ manifest: join(config.cacheDir, 'model.json') });
+  return createOnnxEmbedder({ manifest: modelManifestPath(config.cacheDir) });
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
@@ -93,7 +92,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let devServer: TemporalDevServer | undefined;
     let address = config.temporalAddress;
     if (!address) {
-      devServer = await startTemporalDevServer({ dataDir: join(config.dataDir, 'temporal'), namespace: config.temporalNamespace });
+      devServer = await startTemporalDevServer({ dataDir: join(config.dataDir, 'temporal'), namespace: config.temporalNamespace, component: readComponent('temporal', config.cacheDir) });
       closers.push(() => devServer!.stop());
       address = devServer.address;
       log.info({ address }, 'temporal dev server started');
@@ -107,15 +106,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
     const accounts = createAccounts(db, clock);
     const operations = createOperations(accounts, { catalog, clock });
-    const prices = createPriceBook();
     const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot));
     const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir));
-    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, prices, planFilters, figureImages });
+    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages });
 
     let worker: Runtime['worker'];
     let client: Client;
     if (options.worker) {
-      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: options.afterChargeDelayMs } });
+      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs } });
       const running = created.worker.run();
       worker = { worker: created.worker, running };
       closers.push(async () => {

@@ -6,6 +6,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+/** The collection definitions and the demo data beside the clone, when COLLECTIONS_CONFIG and DATA_ROOT are unset. */
+export const DEFAULT_COLLECTIONS_CONFIG = join(REPO_ROOT, 'config', 'collections.json');
+export const DEFAULT_DATA_ROOT = join(REPO_ROOT, '..', 'shared', 'data');
 
 export interface Config {
   port: number;
@@ -41,6 +44,11 @@ function adminTokenFrom(env: NodeJS.ProcessEnv, dataDir: string): { token: strin
   return { token, generated: true };
 }
 
+/** Where provisioning installs the components and the embedding model: $LITSEARCH_CACHE, else ~/.cache/litsearch (the rule scripts/provision.sh follows). */
+export function cacheDirFrom(env: NodeJS.ProcessEnv): string {
+  return env.LITSEARCH_CACHE || join(homedir(), '.cache', 'litsearch');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR ?? join(REPO_ROOT, 'data'));
   const port = Number(env.PORT ?? 8080);
@@ -57,9 +65,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
     inProcessWorker: env.WORKER_MODE !== 'separate',
-    cacheDir: env.LITSEARCH_CACHE || join(homedir(), '.cache', 'litsearch'),
-    collectionsConfig: resolve(env.COLLECTIONS_CONFIG ?? join(REPO_ROOT, 'config', 'collections.json')),
-    dataRoot: resolve(env.DATA_ROOT ?? join(REPO_ROOT, '..', 'shared', 'data')),
+    cacheDir: cacheDirFrom(env),
+    collectionsConfig: resolve(env.COLLECTIONS_CONFIG ?? DEFAULT_COLLECTIONS_CONFIG),
+    dataRoot: resolve(env.DATA_ROOT ?? DEFAULT_DATA_ROOT),
     logLevel: env.LOG_LEVEL ?? 'info',
     ingestDemo: env.INGEST_DEMO !== '0',
     faultAfterChargeDelayMs: env.FAULT_AFTER_CHARGE_DELAY_MS ? Number(env.FAULT_AFTER_CHARGE_DELAY_MS) : undefined,

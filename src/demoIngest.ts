@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Runtime } from './composition.js';
 import { ingestDemoCollections, type IngestReport } from './ingest/ingestCollection.js';
 import { createIngestProgressBar } from './ingest/progressBar.js';
-import { figureRootOf } from './search/figures/demoFigures.js';
+import { figureRootOf } from './figures/demoFigures.js';
 
 export async function ingestMissingDemoCollections(runtime: Pick<Runtime, 'config' | 'catalog' | 'engine' | 'embedder' | 'log'>, force = false): Promise<IngestReport[]> {
   const bar = createIngestProgressBar();

@@ -1,7 +1,7 @@
 // The collections list behind GET /api/v1/search/collections: the entries a key can reach, each with the number of
 // documents it holds (from the stored inventories) and, for a meta-collection, its members and price range.
 import type { AuthContext } from '../auth/context.js';
-import { priceBookFor } from '../billing/pricing.js';
+import { pricePer1000For } from '../billing/pricing.js';
 import { formatPricePer1000, type CollectionCatalog, type PlainCollection, type PriceRange } from '../collections/catalog.js';
 import { Rejection } from '../domain/rejection.js';
 import type { SearchEngine } from '../search/port.js';
@@ -49,7 +49,6 @@ export async function listCollections(deps: CollectionsListDeps, auth: AuthConte
   const visible = [...deps.catalog.collections, ...deps.catalog.metaCollections].filter((entry) => !scope || scope.includes(entry.name.toLowerCase()));
   const physical = [...new Set(visible.flatMap((entry) => deps.catalog.physicalMembers(entry)))];
   const counts = await documentCounts(deps.engine, physical);
-  const prices = priceBookFor(auth.org);
   return visible.map((entry): CollectionListing => {
     const members = deps.catalog.physicalMembers(entry);
     // a meta-collection holds what its members hold: a document in two members counts in both, as a search returns it from both
@@ -61,7 +60,7 @@ export async function listCollections(deps: CollectionsListDeps, auth: AuthConte
       documentCount,
       members: members.map((member) => member.displayName),
       memberCount: entry.members.length,
-      priceRange: deps.catalog.priceRange(entry, (member) => formatPricePer1000(prices.priceFor(auth.org.id, member))),
+      priceRange: deps.catalog.priceRange(entry, (member) => formatPricePer1000(pricePer1000For(auth.org, member))),
     };
   });
 }

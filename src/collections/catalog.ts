@@ -1,11 +1,9 @@
 // The collections catalogue: loads and validates config/collections.json and answers name, member and price questions.
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, normalize, resolve } from 'node:path';
+import { isAbsolute, join, normalize } from 'node:path';
 import { z } from 'zod';
 import { formatCredits, parseCredits } from '../money.js';
 
-export const DEFAULT_COLLECTIONS_CONFIG_PATH = resolve(import.meta.dirname, '../../config/collections.json');
-export const DEFAULT_DATA_ROOT = '/work/shared/data';
 
 const collectionName = z
   .string()
@@ -41,7 +39,7 @@ const plainCollectionSchema = z.strictObject({
   scanFilterable: z.boolean(),
   /** drop retracted articles at ingestion; defaults to true for scholarly collections (the spec's rule) */
   excludeRetracted: z.boolean().optional(),
-  /** draw generated demo figures for chunks at ingestion (src/search/figures/demoFigures.ts) */
+  /** draw generated demo figures for chunks at ingestion (src/figures/demoFigures.ts) */
   demoFigures: z.boolean().optional(),
   source: sourceSchema,
 });
@@ -169,7 +167,7 @@ export function createCollectionCatalog(raw: unknown): CollectionCatalog {
 }
 
 /** Reads and validates the collections configuration file (the composition root passes the path). */
-export async function loadCollectionCatalog(path: string = DEFAULT_COLLECTIONS_CONFIG_PATH): Promise<CollectionCatalog> {
+export async function loadCollectionCatalog(path: string): Promise<CollectionCatalog> {
   const text = await readFile(path, 'utf8');
   let raw: unknown;
   try {
@@ -191,6 +189,6 @@ export function formatPricePer1000(micros: bigint): string {
 }
 
 /** Absolute paths of a collection's source files under the data root. */
-export function sourceFilePaths(collection: PlainCollection, dataRoot: string = DEFAULT_DATA_ROOT): string[] {
+export function sourceFilePaths(collection: PlainCollection, dataRoot: string): string[] {
   return collection.source.files.map((file) => join(dataRoot, file));
 }

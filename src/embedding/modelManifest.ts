@@ -35,10 +35,9 @@ export class EmbeddingModelNotProvisionedError extends Error {
   }
 }
 
-/** Where provisioning writes model.json: $LITSEARCH_CACHE/model.json, else ~/.cache/litsearch/model.json. The composition root passes its env. */
-export function resolveModelManifestPath(env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
-  const cache = env.LITSEARCH_CACHE && env.LITSEARCH_CACHE.length > 0 ? env.LITSEARCH_CACHE : join(homeDir, '.cache', 'litsearch');
-  return join(cache, 'model.json');
+/** Where provisioning writes model.json in the cache directory (config.cacheDir). */
+export function modelManifestPath(cacheDir: string): string {
+  return join(cacheDir, 'model.json');
 }
 
 /** Reads model.json and checks that the files it names exist; throws EmbeddingModelNotProvisionedError when they do not. */

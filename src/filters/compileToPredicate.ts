@@ -1,6 +1,7 @@
 // Compiles a filter AST into a predicate over chunk metadata for the embedded engine; also home of the
 // value semantics both compilers share (case-insensitive strings, date periods), so OpenSearch matches alike.
 import type { FilterNode, RangeBounds, ScalarValue } from './ast.js';
+import { lowerCaseLikeLucene } from '../search/embedded/englishAnalyzer.js';
 
 export type MetadataPredicate = (metadata: Readonly<Record<string, unknown>>) => boolean;
 
@@ -78,24 +79,6 @@ export function dateRangeMillis(field: string, bounds: RangeBounds): { gt?: numb
   return millis;
 }
 
-/** Case folding of keyword values, code point by code point like OpenSearch's `lowercase` normalizer. */
-export function foldKeyword(value: string): string {
-  let ascii = true;
-  for (let i = 0; i < value.length; i++) {
-    if (value.charCodeAt(i) > 0x7f) {
-      ascii = false;
-      break;
-    }
-  }
-  if (ascii) return value.toLowerCase();
-  let folded = '';
-  for (const char of value) {
-    const lower = char.toLowerCase();
-    folded += [...lower].length === 1 ? lower : char === '\u0130' ? 'i' : char;
-  }
-  return folded;
-}
-
 /**
  * Stored text longer than this (UTF-16 code units, as Java counts) is kept but not indexed: OpenSearch's keyword
  * `ignore_above` (Lucene caps a term at 32,766 bytes), so no filter matches it there, and none matches it here.
@@ -136,7 +119,7 @@ function scalarEquals(stored: unknown, wanted: ScalarValue): boolean {
   if (typeof stored === 'boolean') return asBoolean(wanted) === stored;
   if (typeof stored !== 'string') return false;
   if (typeof wanted === 'boolean') return asBoolean(stored) === wanted;
-  return foldKeyword(stored) === foldKeyword(String(wanted));
+  return lowerCaseLikeLucene(stored) === lowerCaseLikeLucene(String(wanted));
 }
 
 type Comparable = number | string;
@@ -204,9 +187,9 @@ function compileRange(field: string, bounds: RangeBounds): MetadataPredicate {
     };
     return (metadata) => anyStoredValue(metadata, field, inRange);
   }
-  const fold = (value: ScalarValue | undefined) => (value === undefined ? undefined : foldKeyword(String(value)));
+  const fold = (value: ScalarValue | undefined) => (value === undefined ? undefined : lowerCaseLikeLucene(String(value)));
   const keywordBounds = { gt: fold(bounds.gt), gte: fold(bounds.gte), lt: fold(bounds.lt), lte: fold(bounds.lte) };
-  const inRange = (stored: unknown) => typeof stored === 'string' && compareInRange(foldKeyword(stored), keywordBounds);
+  const inRange = (stored: unknown) => typeof stored === 'string' && compareInRange(lowerCaseLikeLucene(stored), keywordBounds);
   return (metadata) => anyStoredValue(metadata, field, inRange);
 }
 

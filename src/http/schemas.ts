@@ -1,6 +1,10 @@
 // Request body schemas (zod): one place that says what each endpoint accepts.
 import { z } from 'zod';
 import { ApiError } from './errors.js';
+import { DEFAULT_IMAGE_OPTIONS } from '../figures/figureImages.js';
+
+/** At most this many names in `collections` (the spec's limit). */
+export const MAX_COLLECTIONS = 5;
 
 const limit = z.number().int().min(1, 'limit must be between 1 and 30').max(30, 'limit must be between 1 and 30');
 const query = z.string().max(1000, 'query must be at most 1000 characters');
@@ -10,17 +14,29 @@ const imageMaxHeight = z.number().int().min(100).max(1080);
 const imageQuality = z.number().int().min(1).max(100);
 const collectionName = z.string().min(1).max(200);
 
-export const queryBody = z.object({
+/** The result-selection fields of a search request, which the preview takes as they are (the spec). */
+const selectionFields = {
   collection: collectionName.optional(),
-  collections: z.array(collectionName).min(1).max(5, 'collections holds at most 5 entries').optional(),
+  collections: z.array(collectionName).min(1).max(MAX_COLLECTIONS, `collections holds at most ${MAX_COLLECTIONS} entries`).optional(),
   query,
   limit: limit.default(10),
   filters,
+};
+
+/** The image options in the camelCase bodies, defaulting to DEFAULT_IMAGE_OPTIONS. */
+const imageFields = {
+  imageMaxWidth: imageMaxWidth.default(DEFAULT_IMAGE_OPTIONS.maxWidth),
+  imageMaxHeight: imageMaxHeight.default(DEFAULT_IMAGE_OPTIONS.maxHeight),
+  imageQuality: imageQuality.default(DEFAULT_IMAGE_OPTIONS.quality),
+};
+
+export const queryBody = z.object({
+  ...selectionFields,
   include_metadata: z.boolean().default(true),
   include_figures: z.boolean().default(false),
-  image_max_width: imageMaxWidth.default(800),
-  image_max_height: imageMaxHeight.default(600),
-  image_quality: imageQuality.default(75),
+  image_max_width: imageFields.imageMaxWidth,
+  image_max_height: imageFields.imageMaxHeight,
+  image_quality: imageFields.imageQuality,
 });
 
 export const collectionSearchBody = z
@@ -31,35 +47,26 @@ export const collectionSearchBody = z
     includeMetadata: z.boolean().default(true),
     includeFigures: z.boolean().optional(),
     includeImages: z.boolean().optional(),
-    imageMaxWidth: imageMaxWidth.default(800),
-    imageMaxHeight: imageMaxHeight.default(600),
-    imageQuality: imageQuality.default(75),
+    ...imageFields,
   })
   .passthrough();
 
-export const previewBody = z.strictObject({
-  collection: collectionName.optional(),
-  collections: z.array(collectionName).min(1).max(5, 'collections holds at most 5 entries').optional(),
-  query,
-  limit: limit.default(10),
-  filters,
-});
+// previews never deliver content, so they take the selection fields alone and reject anything else
+export const previewBody = z.strictObject(selectionFields);
 
 export const unlockBody = z.strictObject({
   queryId: z.string().min(1).max(200),
   resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional(),
   includeFigures: z.boolean().default(false),
   // the image options of the re-fetch, honoured for the figures this call returns
-  imageMaxWidth: imageMaxWidth.default(800),
-  imageMaxHeight: imageMaxHeight.default(600),
-  imageQuality: imageQuality.default(75),
+  ...imageFields,
 });
 
 export const imageQuery = z.object({
   includeFigures: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
-  imageMaxWidth: z.coerce.number().pipe(imageMaxWidth).default(800),
-  imageMaxHeight: z.coerce.number().pipe(imageMaxHeight).default(600),
-  imageQuality: z.coerce.number().pipe(imageQuality).default(75),
+  imageMaxWidth: z.coerce.number().pipe(imageMaxWidth).default(DEFAULT_IMAGE_OPTIONS.maxWidth),
+  imageMaxHeight: z.coerce.number().pipe(imageMaxHeight).default(DEFAULT_IMAGE_OPTIONS.maxHeight),
+  imageQuality: z.coerce.number().pipe(imageQuality).default(DEFAULT_IMAGE_OPTIONS.quality),
 });
 
 const money = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string such as "25.00"');

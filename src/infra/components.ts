@@ -1,6 +1,5 @@
 // Reads the manifest that scripts/provision.sh writes (paths of the Temporal CLI, the OpenSearch launcher and the PostgreSQL binaries) and fails clearly when something is not provisioned.
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 export type ComponentName = 'temporal' | 'opensearch' | 'postgres';
@@ -46,14 +45,9 @@ export class ComponentNotProvisionedError extends Error {
   }
 }
 
-/** `$LITSEARCH_CACHE/components.json`, or `~/.cache/litsearch/components.json` (the cache provision.sh uses). */
-export function defaultComponentsManifestPath(env: NodeJS.ProcessEnv = process.env): string {
-  const cache = env.LITSEARCH_CACHE && env.LITSEARCH_CACHE.length > 0 ? env.LITSEARCH_CACHE : join(homedir(), '.cache', 'litsearch');
-  return join(cache, 'components.json');
-}
-
-/** One component's entry, checked against the disk. */
-export function readComponent<N extends ComponentName>(name: N, manifestPath = defaultComponentsManifestPath()): ProvisionedComponents[N] {
+/** One component's entry in `<cacheDir>/components.json` (the cache provision.sh fills; config.cacheDir), checked against the disk. */
+export function readComponent<N extends ComponentName>(name: N, cacheDir: string): ProvisionedComponents[N] {
+  const manifestPath = join(cacheDir, 'components.json');
   const manifest = readManifest(manifestPath);
   const parsers: { [K in ComponentName]: () => ProvisionedComponents[K] } = {
     temporal: () => parseTemporal(manifest, manifestPath),
@@ -61,15 +55,6 @@ export function readComponent<N extends ComponentName>(name: N, manifestPath = d
     postgres: () => parsePostgres(manifest, manifestPath),
   };
   return parsers[name]();
-}
-
-/** Every component, checked against the disk; throws on the first one missing. */
-export function readComponents(manifestPath = defaultComponentsManifestPath()): ProvisionedComponents {
-  return {
-    temporal: readComponent('temporal', manifestPath),
-    opensearch: readComponent('opensearch', manifestPath),
-    postgres: readComponent('postgres', manifestPath),
-  };
 }
 
 type Json = Record<string, unknown>;

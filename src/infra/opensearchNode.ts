@@ -1,7 +1,7 @@
 // Starts a single OpenSearch node (the Java launcher provision.sh builds) as a child process with its data in the given directory.
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readComponent, type OpenSearchComponent } from './components.js';
+import type { OpenSearchComponent } from './components.js';
 import { waitForReady } from './readiness.js';
 import { startSupervisedProcess } from './supervisedProcess.js';
 
@@ -10,8 +10,8 @@ export interface OpenSearchNodeOptions {
   dataDir: string;
   /** HTTP port; when omitted the node binds a free one itself and reports it. */
   port?: number;
-  /** Defaults to the provisioned launcher from the components manifest. */
-  component?: OpenSearchComponent;
+  /** The provisioned launcher: readComponent('opensearch', cacheDir). */
+  component: OpenSearchComponent;
   startTimeoutMs?: number;
 }
 
@@ -23,7 +23,7 @@ export interface OpenSearchNode {
 }
 
 export async function startOpenSearchNode(options: OpenSearchNodeOptions): Promise<OpenSearchNode> {
-  const component = options.component ?? readComponent('opensearch');
+  const component = options.component;
   mkdirSync(options.dataDir, { recursive: true });
   const logFile = join(options.dataDir, 'opensearch.log');
   const readyFile = join(options.dataDir, 'opensearch.ready');

@@ -4,7 +4,7 @@ import { chownSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:f
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { readComponent, type PostgresComponent } from './components.js';
+import type { PostgresComponent } from './components.js';
 import { findFreePort } from './freePort.js';
 import { waitForReady } from './readiness.js';
 import { startSupervisedProcess } from './supervisedProcess.js';
@@ -18,8 +18,8 @@ export interface PostgresServerOptions {
   port?: number;
   /** Database created if missing (default "litsearch"). */
   database?: string;
-  /** Defaults to the provisioned binaries from the components manifest. */
-  component?: PostgresComponent;
+  /** The provisioned binaries: readComponent('postgres', cacheDir). */
+  component: PostgresComponent;
   startTimeoutMs?: number;
 }
 
@@ -35,7 +35,7 @@ export interface PostgresServer {
 const SUPERUSER = 'postgres';
 
 export async function startPostgresServer(options: PostgresServerOptions): Promise<PostgresServer> {
-  const component = options.component ?? readComponent('postgres');
+  const component = options.component;
   const database = options.database ?? 'litsearch';
   mkdirSync(options.dataDir, { recursive: true });
   const clusterDir = join(options.dataDir, 'pgdata');

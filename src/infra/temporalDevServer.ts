@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { readComponent, type TemporalCliComponent } from './components.js';
+import type { TemporalCliComponent } from './components.js';
 import { findFreePort } from './freePort.js';
 import { waitForReady } from './readiness.js';
 import { startSupervisedProcess } from './supervisedProcess.js';
@@ -16,8 +16,8 @@ export interface TemporalDevServerOptions {
   uiPort?: number;
   /** Namespace created at launch (default "default", which always exists). */
   namespace?: string;
-  /** Defaults to the provisioned CLI from the components manifest. */
-  component?: TemporalCliComponent;
+  /** The provisioned CLI: readComponent('temporal', cacheDir). */
+  component: TemporalCliComponent;
   startTimeoutMs?: number;
 }
 
@@ -32,7 +32,7 @@ export interface TemporalDevServer {
 }
 
 export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
-  const component = options.component ?? readComponent('temporal');
+  const component = options.component;
   const namespace = options.namespace ?? 'default';
   const port = options.port ?? (await findFreePort());
   const address = `127.0.0.1:${port}`;

@@ -13,7 +13,7 @@ import { fingerprintKey, hashCanonicalJson, hashFile, readStoredFingerprint, wri
 import { readCollectionDocuments } from './readCollection.js';
 import { loadRetractedDois } from './retractions.js';
 import type { SourceDocument } from './sourceDocument.js';
-import { DEMO_FIGURES_VERSION, renderDemoFigures } from '../search/figures/demoFigures.js';
+import { DEMO_FIGURES_VERSION, renderDemoFigures } from '../figures/demoFigures.js';
 
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 const PIPELINE_VERSION = 1;

@@ -5,7 +5,7 @@ import type { Embedder } from '../embedding/port.js';
 import type { FilterNode } from '../filters/ast.js';
 import type { SearchEngine } from './port.js';
 import type { AuthContext } from '../auth/context.js';
-import type { PriceBook } from '../billing/pricing.js';
+import { pricePer1000For } from '../billing/pricing.js';
 import type { CachedRow } from './queryCache.js';
 import { teaserOf } from './queryCache.js';
 import { assertSearchableQuery } from './queryValidation.js';
@@ -35,7 +35,6 @@ export interface SearchDeps {
   catalog: CollectionCatalog;
   engine: SearchEngine;
   embedder: Embedder;
-  prices: PriceBook;
   planFilters?: FilterPlanner;
 }
 
@@ -56,8 +55,6 @@ export interface RetrievalOutcome {
   filtersApplied?: unknown;
   requested: CatalogEntry[];
 }
-
-export const MAX_COLLECTIONS = 5;
 
 /** Resolves requested names and enforces the key's scope (403) and existence (404). */
 export function resolveTargets(catalog: CollectionCatalog, auth: AuthContext, names: string[]): { requested: CatalogEntry; physical: PlainCollection[] }[] {
@@ -140,7 +137,7 @@ export async function retrieve(deps: SearchDeps, auth: AuthContext, input: Searc
   const byKey = new Map(lists.map((l) => [l.key, l]));
   const rows: CachedRow[] = merged.map(({ listKey: key, hit, relevance }) => {
     const l = byKey.get(key)!;
-    const price = deps.prices.priceFor(auth.org.id, l.collection);
+    const price = pricePer1000For(auth.org, l.collection);
     const metadata = { ...hit.chunk.metadata };
     if (l.collection.openAccessOnly) metadata.open_access = true;
     return {

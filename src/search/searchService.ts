@@ -11,9 +11,8 @@ import { assertSearchableQuery, queryProblem } from './queryValidation.js';
 import { admitSearchRequest, guarded, minuteBudgetExceeded, quotaFromUsage, quotaStatus, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
 import { assertQuotaLeft } from '../domain/queryQuota.js';
 import { countInWindow, readWindow } from '../limits/rateWindows.js';
-import { priceBookFor } from '../billing/pricing.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './previewIdempotency.js';
-import { renderFigureImages, type FigureImageRenderer, type ImageOptions } from '../unlock/figureImages.js';
+import { renderFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../figures/figureImages.js';
 import { randomUUID } from 'node:crypto';
 
 export const INVALID_QUERY_LIMIT_PER_MINUTE = 30;
@@ -54,7 +53,7 @@ export interface RefetchOutcome {
   record: QueryRecord;
   unlocked: Set<string>;
   /** row id -> figure id -> base64 image, for unlocked rows when figures were asked for */
-  images: Map<string, Map<string, string>>;
+  images: FigureImages;
 }
 
 export interface ServiceDeps extends SearchDeps {
@@ -179,7 +178,7 @@ export function createSearchService(deps: ServiceDeps) {
       refuseUnpayable(auth);
       await admit(auth, now, true);
       const admitted = performance.now();
-      const outcome = await retrieve({ ...deps, prices: priceBookFor(auth.org) }, auth, input);
+      const outcome = await retrieve(deps, auth, input);
       const retrieved = performance.now();
       const record = recordOf(auth, 'search', now, input, outcome);
       // the record is what the charge pays for: both commit together or neither does
@@ -228,7 +227,7 @@ export function createSearchService(deps: ServiceDeps) {
       try {
         await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
         await takePreviewBudget(db, auth.org, now);
-        const outcome = await retrieve({ ...deps, prices: priceBookFor(auth.org) }, auth, input);
+        const outcome = await retrieve(deps, auth, input);
         await saveQueryRecord(db, recordOf(auth, 'preview', now, input, outcome));
         if (idempotency) await completeIdempotencyKey(db, auth.org.id, idempotency.key, outcome.queryId);
         return {
@@ -251,7 +250,7 @@ export function createSearchService(deps: ServiceDeps) {
       const record = await loadOwnRecord(auth, queryId);
       const unlocked = await unlockedFor(record);
       // a cached /query response keeps no figures: images apply to rows of a preview
-      const images = figures && record.kind === 'preview' ? await renderFigureImages(deps.figureImages, record.payload.rows, unlocked, [], figures) : new Map<string, Map<string, string>>();
+      const images: FigureImages = figures && record.kind === 'preview' ? await renderFigureImages(deps.figureImages, record.payload.rows, unlocked, [], figures) : new Map();
       return { record, unlocked, images };
     },
 

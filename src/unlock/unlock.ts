@@ -23,7 +23,7 @@ import { isErrorCode } from '../domain/errorCodes.js';
 import { loadOwnQueryRecord, type CachedRow } from '../search/queryCache.js';
 import { refuseSandbox } from '../search/sandbox.js';
 import { remainingCost, type BillingOutcome } from '../search/searchService.js';
-import { renderFigureImages, type FigureImageRenderer, type ImageOptions } from './figureImages.js';
+import { renderFigureImages, type FigureImageRenderer, type ImageOptions } from '../figures/figureImages.js';
 
 export interface UnlockDeps {
   client: Client;

@@ -3,6 +3,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_COLLECTIONS_CONFIG } from '../../src/config.js';
 import { loadCollectionCatalog, type CollectionCatalog } from '../../src/collections/catalog.js';
 import { prepareCollection } from '../../src/ingest/ingestCollection.js';
 import { loadRetractedDois } from '../../src/ingest/retractions.js';
@@ -38,7 +39,7 @@ beforeAll(async () => {
   dataRoot = await sliceDataRoot();
   svc = await startTestService({ dataRoot });
   call = httpClient(svc.baseUrl);
-  catalog = await loadCollectionCatalog();
+  catalog = await loadCollectionCatalog(DEFAULT_COLLECTIONS_CONFIG);
 }, 600_000);
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_COLLECTIONS_CONFIG } from '../../src/config.js';
 import type { CollectionInventory, InventoryEntry } from '../../src/catalogue/inventory.js';
 import { journalWeightsForTopic, rankByTopicWeight } from '../../src/catalogue/topicJournals.js';
 import { createCollectionCatalog, loadCollectionCatalog, type PlainCollection } from '../../src/collections/catalog.js';
@@ -89,7 +90,7 @@ beforeAll(async () => {
   opensearch = createOpenSearchEngine({ url, indexPrefix: prefix });
   engines = [embedded, opensearch];
 
-  const demo = await loadCollectionCatalog();
+  const demo = await loadCollectionCatalog(DEFAULT_COLLECTIONS_CONFIG);
   const plain = (name: string) => demo.collections.find((collection) => collection.name === name)!;
   const { type: _type, excludeRetracted: _exclude, ...openalex } = plain('openalex-synergy');
   const hybrid = createCollectionCatalog({

@@ -7,6 +7,7 @@ import {
   loadCollectionCatalog,
   pricePer1000Micros,
 } from '../../src/collections/catalog.js';
+import { DEFAULT_COLLECTIONS_CONFIG } from '../../src/config.js';
 import type { MetaCollection } from '../../src/collections/catalog.js';
 
 function plain(name: string, pricePer1000: string, kind: 'scholarly' | 'editorial' = 'scholarly') {
@@ -96,7 +97,7 @@ describe('collection catalogue', () => {
 
 describe('config/collections.json', () => {
   it('loads and holds the demo collections the service promises', async () => {
-    const catalog = await loadCollectionCatalog();
+    const catalog = await loadCollectionCatalog(DEFAULT_COLLECTIONS_CONFIG);
     const plainCollections = catalog.collections;
     expect(plainCollections.some((c) => c.kind === 'scholarly' && c.source.reader === 'openalex' && !c.openAccessOnly)).toBe(true);
     expect(plainCollections.some((c) => c.source.reader === 'beir' && c.source.files.includes('scifact/corpus.jsonl'))).toBe(true);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_COLLECTIONS_CONFIG } from '../../src/config.js';
 import { loadCollectionCatalog, type PlainCollection } from '../../src/collections/catalog.js';
 import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from '../../src/filters/parse.js';
 import { prepareCollection } from '../../src/ingest/ingestCollection.js';
@@ -72,7 +73,7 @@ beforeAll(async () => {
   await runBuildJournals({ dataRoot: SHARED_DATA, outPath: journalsPath });
   journals = new JournalMetricIndex((await readJournalTable(journalsPath)).journals);
 
-  const catalog = await loadCollectionCatalog();
+  const catalog = await loadCollectionCatalog(DEFAULT_COLLECTIONS_CONFIG);
   const retracted = await loadRetractedDois(dataRoot);
   for (const name of COLLECTIONS) {
     const collection = catalog.collections.find((candidate) => candidate.name === name);

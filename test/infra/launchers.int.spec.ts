@@ -8,6 +8,8 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startPostgresServer } from '../../src/infra/postgresServer.js';
 import { startTemporalDevServer } from '../../src/infra/temporalDevServer.js';
+import { readComponent } from '../../src/infra/components.js';
+import { cacheDirFrom } from '../../src/config.js';
 
 const root = mkdtempSync(join(tmpdir(), 'litsearch-launchers-'));
 chmodSync(root, 0o755); // PostgreSQL runs as its own account when the tests run as root
@@ -18,7 +20,7 @@ describe('startTemporalDevServer', () => {
     const dataDir = join(root, 'temporal');
     const workflowId = `restart-check-${Date.now()}`;
 
-    const first = await startTemporalDevServer({ dataDir });
+    const first = await startTemporalDevServer({ dataDir, component: readComponent('temporal', cacheDirFrom(process.env)) });
     try {
       await withTemporalClient(first.address, async (client) => {
         // No worker polls this queue: the execution simply stays open, which is all we need to find it again.
@@ -29,7 +31,7 @@ describe('startTemporalDevServer', () => {
     }
     expect(await portAcceptsConnections(first.address)).toBe(false);
 
-    const second = await startTemporalDevServer({ dataDir });
+    const second = await startTemporalDevServer({ dataDir, component: readComponent('temporal', cacheDirFrom(process.env)) });
     try {
       await withTemporalClient(second.address, async (client) => {
         const description = await client.workflow.getHandle(workflowId).describe();
@@ -46,7 +48,7 @@ describe('startPostgresServer', () => {
   it('keeps rows across a restart and stops listening on stop()', async () => {
     const dataDir = join(root, 'postgres');
 
-    const first = await startPostgresServer({ dataDir, database: 'restart_check' });
+    const first = await startPostgresServer({ dataDir, database: 'restart_check', component: readComponent('postgres', cacheDirFrom(process.env)) });
     try {
       await withPg(first.url, (client) => client.query("CREATE TABLE kept (v text); INSERT INTO kept VALUES ('still here')"));
     } finally {
@@ -54,7 +56,7 @@ describe('startPostgresServer', () => {
     }
     expect(await portAcceptsConnections(`127.0.0.1:${first.port}`)).toBe(false);
 
-    const second = await startPostgresServer({ dataDir, database: 'restart_check' });
+    const second = await startPostgresServer({ dataDir, database: 'restart_check', component: readComponent('postgres', cacheDirFrom(process.env)) });
     try {
       const result = await withPg(second.url, (client) => client.query<{ v: string }>('SELECT v FROM kept'));
       expect(result.rows).toEqual([{ v: 'still here' }]);

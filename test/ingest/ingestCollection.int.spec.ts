@@ -3,7 +3,8 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCollectionCatalog, DEFAULT_DATA_ROOT } from '../../src/collections/catalog.js';
+import { createCollectionCatalog } from '../../src/collections/catalog.js';
+import { DEFAULT_DATA_ROOT } from '../../src/config.js';
 import type { CollectionCatalog, PlainCollection } from '../../src/collections/catalog.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from '../../src/embedding/onnxEmbedder.js';
 import type { Embedder } from '../../src/embedding/port.js';

@@ -1,7 +1,8 @@
 // Readers on the real files in the shared data folder: OpenAlex, MEDLINE, SciFact and the retraction lists.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createCollectionCatalog, DEFAULT_DATA_ROOT } from '../../src/collections/catalog.js';
+import { createCollectionCatalog } from '../../src/collections/catalog.js';
+import { DEFAULT_DATA_ROOT } from '../../src/config.js';
 import type { PlainCollection } from '../../src/collections/catalog.js';
 import { readBeirCorpus } from '../../src/ingest/beirReader.js';
 import { prepareCollection } from '../../src/ingest/ingestCollection.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planFigureImages, renderPlannedImages, MAX_IMAGES_PER_CALL } from '../../src/unlock/figureImages.js';
+import { planFigureImages, renderPlannedImages, metadataWithFigures, responseFigures, MAX_IMAGES_PER_CALL } from '../../src/figures/figureImages.js';
 import type { CachedRow } from '../../src/search/queryCache.js';
 
 function row(id: string, figures: number): CachedRow {
@@ -43,5 +43,14 @@ describe('figure image budget', () => {
     expect(seen).toEqual(['a-f0@300', 'a-f1@300']);
     expect(images.get('a')?.get('a-f1')).toBe('img:a-f1');
     expect((await renderPlannedImages(undefined, [row('a', 2)], plan, { maxWidth: 300, maxHeight: 200, quality: 50 })).size).toBe(0);
+  });
+
+  it('shows figures without their stored path, with image_data only where an image was rendered, or leaves them out', () => {
+    const metadata = { chunk_index: 3, doc_id: 'd', figures: [{ id: 'f1', label: 'Figure 1', caption: 'c1', path: 'd-1.png' }, { id: 'f2', label: 'Figure 2', caption: 'c2', path: 'd-2.png' }] };
+    const images = new Map([['f2', 'img2']]);
+    expect(responseFigures(metadata.figures, images)).toEqual([{ id: 'f1', label: 'Figure 1', caption: 'c1' }, { id: 'f2', label: 'Figure 2', caption: 'c2', image_data: 'img2' }]);
+    expect(metadataWithFigures(metadata, true, images)).toEqual({ chunk_index: 3, doc_id: 'd', figures: responseFigures(metadata.figures, images) });
+    expect(metadataWithFigures(metadata, false, images)).toEqual({ chunk_index: 3, doc_id: 'd' });
+    expect(metadataWithFigures({ chunk_index: 0, doc_id: 'e' }, true)).toEqual({ chunk_index: 0, doc_id: 'e' });
   });
 });

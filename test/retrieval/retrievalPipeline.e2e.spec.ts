@@ -10,7 +10,7 @@ import { prepareCollection } from '../../src/ingest/ingestCollection.js';
 import { readMedlineDocuments } from '../../src/ingest/medlineReader.js';
 import { readOpenAlexWorks } from '../../src/ingest/openAlexReader.js';
 import { loadRetractedDois } from '../../src/ingest/retractions.js';
-import { quotedPercentages } from '../../src/search/figures/demoFigures.js';
+import { quotedPercentages } from '../../src/figures/demoFigures.js';
 import type { PlainCollection } from '../../src/collections/catalog.js';
 import { INDEX_RELOAD_CHECK_MS } from '../../src/composition.js';
 import { requireComponent } from '../setup/components.js';
@@ -95,7 +95,8 @@ for (const engineKind of ['embedded', 'opensearch'] as const) {
       expect(results(three).map((r) => r.id)).toEqual(results(res).slice(0, 3).map((r) => r.id));
       expect(results(three)[0]!.collection).toBe('scifact');
       const bare = await query({ collection: 'scifact', query: 'vitamin D and bone density', limit: 2, include_metadata: false });
-      expect(results(bare).map((r) => r.metadata)).toEqual(results(res).slice(0, 2).map((r) => ({ chunk_index: r.metadata.chunk_index })));
+      // without metadata the same results come back with metadata null (the spec: present when metadata is included)
+      expect(results(bare)).toEqual(results(res).slice(0, 2).map((r) => ({ ...r, metadata: null })));
       for (const limit of [0, 31]) expect((await query({ collection: 'scifact', query: 'vitamin D', limit })).status).toBe(422);
     });
 
@@ -128,11 +129,13 @@ for (const engineKind of ['embedded', 'opensearch'] as const) {
     });
 
     it('serves the shorthand with camelCase fields and rejects a collection key in its body with 422', async () => {
-      const res = await call('POST', '/api/v1/search/ScIfAcT', { key, body: { query: 'insulin resistance in obesity', limit: 2, includeMetadata: false } });
+      const res = await call('POST', '/api/v1/search/ScIfAcT', { key, body: { query: 'insulin resistance in obesity', limit: 2 } });
       expect(res.status).toBe(200);
       expect(results(res)).toHaveLength(2);
       expectResultShape(results(res), 'scifact');
-      expect(Object.keys(results(res)[0]!.metadata)).toEqual(['chunk_index']);
+      const bare = await call('POST', '/api/v1/search/ScIfAcT', { key, body: { query: 'insulin resistance in obesity', limit: 2, includeMetadata: false } });
+      expect(bare.status).toBe(200);
+      expect(results(bare)).toEqual(results(res).map((r) => ({ ...r, metadata: null })));
       for (const extra of [{ collection: 'scifact' }, { collections: ['scifact'] }]) {
         const rejected = await call('POST', '/api/v1/search/scifact', { key, body: { query: 'insulin resistance', ...extra } });
         expect([rejected.status, rejected.body.error.code]).toEqual([422, 'VALIDATION_ERROR']);
@@ -287,6 +290,18 @@ for (const engineKind of ['embedded', 'opensearch'] as const) {
         expect(res.status).toBe(200);
         const meta = await sharp(Buffer.from(find(res)!.metadata.figures![0]!.image_data!, 'base64')).metadata();
         expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 120, 80]);
+      }
+
+      // figures asked for without metadata: a row with figures carries them alone in metadata, the others carry null
+      const figuresOnly = [
+        await query({ collection: 'clinical-digest', query: text, limit: 10, include_figures: true, include_metadata: false }),
+        await call('POST', '/api/v1/search/clinical-digest', { key, body: { query: text, limit: 10, includeFigures: true, includeMetadata: false } }),
+      ];
+      for (const res of figuresOnly) {
+        expect(res.status).toBe(200);
+        expect(results(res).map((r) => r.id)).toEqual(results(plain).map((r) => r.id));
+        expect(find(res)!.metadata).toEqual({ figures: [{ ...find(plain)!.metadata.figures![0]!, image_data: expect.any(String) }] });
+        for (const r of results(res)) expect(r.metadata === null).toBe(results(plain).find((p) => p.id === r.id)!.metadata.figures === undefined);
       }
     });
 

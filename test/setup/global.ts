@@ -6,6 +6,8 @@ import type { TestProject } from 'vitest/node';
 import { startOpenSearchNode } from '../../src/infra/opensearchNode.js';
 import { startPostgresServer } from '../../src/infra/postgresServer.js';
 import { startTemporalDevServer } from '../../src/infra/temporalDevServer.js';
+import { readComponent } from '../../src/infra/components.js';
+import { cacheDirFrom } from '../../src/config.js';
 import { parseTestComponents, type TestComponentName } from './componentSelection.js';
 import './components.js'; // the ProvidedContext declarations
 
@@ -19,6 +21,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const wanted = parseTestComponents(selection);
   project.provide('testComponents', selection);
 
+  const cacheDir = cacheDirFrom(process.env);
   const root = mkdtempSync(join(tmpdir(), 'litsearch-test-'));
   // PostgreSQL runs as its own account when we are root; it must be able to enter this directory.
   chmodSync(root, 0o755);
@@ -29,20 +32,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const t0 = performance.now();
     switch (name) {
       case 'temporal': {
-        const server = await startTemporalDevServer({ dataDir: join(root, 'temporal') });
+        const server = await startTemporalDevServer({ dataDir: join(root, 'temporal'), component: readComponent('temporal', cacheDir) });
         started.push({ name, stop: server.stop });
         project.provide('temporalAddress', server.address);
         project.provide('temporalNamespace', server.namespace);
         break;
       }
       case 'postgres': {
-        const server = await startPostgresServer({ dataDir: join(root, 'postgres') });
+        const server = await startPostgresServer({ dataDir: join(root, 'postgres'), component: readComponent('postgres', cacheDir) });
         started.push({ name, stop: server.stop });
         project.provide('postgresUrl', server.url);
         break;
       }
       case 'opensearch': {
-        const node = await startOpenSearchNode({ dataDir: join(root, 'opensearch') });
+        const node = await startOpenSearchNode({ dataDir: join(root, 'opensearch'), component: readComponent('opensearch', cacheDir) });
         started.push({ name, stop: node.stop });
         project.provide('opensearchUrl', node.url);
         break;

@@ -8,12 +8,12 @@ import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import pino from 'pino';
-import { loadConfig, REPO_ROOT } from '../../src/config.js';
+import { DEFAULT_DATA_ROOT, loadConfig } from '../../src/config.js';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../src/composition.js';
 import { ingestMissingDemoCollections } from '../../src/demoIngest.js';
 import { requireComponent } from '../setup/components.js';
 
-export const SHARED_DATA = join(REPO_ROOT, '..', 'shared', 'data');
+export const SHARED_DATA = DEFAULT_DATA_ROOT;
 
 async function headLines(src: string, dest: string, n: number, gz: boolean): Promise<void> {
   const input = gz ? createReadStream(src).pipe(createGunzip()) : createReadStream(src);

@@ -15,8 +15,7 @@ import type { Unlock } from '../../unlock/unlock.js';
 import type { AuthContext } from '../../auth/context.js';
 import { setBillingHeaders } from './billingHeaders.js';
 import { idempotencyBodyHash, assertIdempotencyKey } from '../../search/previewIdempotency.js';
-import type { FigureImageRenderer, ImageOptions } from '../../unlock/figureImages.js';
-import { searchFigureImages } from '../../search/figures/searchFigures.js';
+import { metadataWithFigures, responseFigures, searchFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../../figures/figureImages.js';
 
 export interface SearchRouteDeps {
   search: SearchService;
@@ -34,11 +33,14 @@ const auth = (ctx: Context): AuthContext => {
   return a;
 };
 
-/** Search result object; metadata always carries chunk_index, the rest only when asked for. */
-function searchResult(row: CachedRow, includeMetadata: boolean, images?: Map<string, string>) {
-  const { figures, ...rest } = row.metadata;
-  const figureList = Array.isArray(figures) && (includeMetadata || images) ? { figures: figures.map(({ id, label, caption }) => ({ id, label, caption, ...(images?.has(id) ? { image_data: images.get(id) } : {}) })) } : {};
-  const metadata = includeMetadata ? { ...rest, ...figureList } : { chunk_index: row.metadata.chunk_index, ...figureList };
+/**
+ * Search result object. Without include_metadata, metadata is null (the spec: present when metadata is included);
+ * include_figures still delivers what it asked for, and the spec has figures only in metadata.figures, so a row with
+ * figures then carries metadata holding its figures alone.
+ */
+function searchResult(row: CachedRow, includeMetadata: boolean, includeFigures: boolean, images?: Map<string, string>) {
+  const figures = row.metadata.figures;
+  const metadata = includeMetadata ? metadataWithFigures(row.metadata, true, images) : includeFigures && Array.isArray(figures) ? { figures: responseFigures(figures, images) } : null;
   return { id: row.id, text: row.text, metadata, collection: row.collection, relevance: row.relevance };
 }
 
@@ -52,18 +54,14 @@ function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean, im
     tokens: row.tokens,
     cost: formatCredits(BigInt(row.costMicros), 6),
     figureCount: row.figureCount,
-    metadata: (() => {
-      const { figures, ...rest } = row.metadata;
-      if (!Array.isArray(figures) || !unlocked) return rest;
-      return { ...rest, figures: figures.map(({ id, label, caption }) => ({ id, label, caption, ...(images?.has(id) ? { image_data: images.get(id) } : {}) })) };
-    })(),
+    metadata: metadataWithFigures(row.metadata, unlocked, images),
     ...(withRelevance ? { relevance: row.relevance } : {}),
   };
 }
 
-function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: Map<string, Map<string, string>>) {
+function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: FigureImages) {
   return {
-    results: outcome.rows.map((r) => searchResult(r, includeMetadata, images?.get(r.id))),
+    results: outcome.rows.map((r) => searchResult(r, includeMetadata, images !== undefined, images?.get(r.id))),
     queryId: outcome.queryId,
     latencyMs: outcome.latencyMs,
     ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),

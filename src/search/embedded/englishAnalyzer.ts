@@ -242,8 +242,12 @@ function stripPossessive(word: string): string {
   return word;
 }
 
-/** LowerCaseFilter lowers each code point on its own (Java's Character.toLowerCase), with no context rules. */
-function lowerCaseLikeLucene(word: string): string {
+/**
+ * Lucene's LowerCaseFilter, which OpenSearch's `lowercase` keyword normalizer also runs: each code point lowered on
+ * its own (Java's Character.toLowerCase), with no context rules. The english analyzer and the embedded engine's
+ * keyword filters both fold with it, so the two engines agree.
+ */
+export function lowerCaseLikeLucene(word: string): string {
   let ascii = true;
   for (let i = 0; i < word.length; i++) {
     if (word.charCodeAt(i) > 0x7f) {

@@ -2,22 +2,10 @@
 import { readFile } from 'node:fs/promises';
 import { join, normalize } from 'node:path';
 import sharp from 'sharp';
-import type { FigureRef } from '../port.js';
-
-export interface FigureImageOptions {
-  maxWidth: number;
-  maxHeight: number;
-  /** JPEG quality 1..100 */
-  quality: number;
-}
-
-/** The physical collection holding a result row (its figures live under the figure root by collection). */
-export interface FigureOwner {
-  physical: string;
-}
+import type { FigureImageRenderer, ImageOptions } from './figureImages.js';
 
 /** Scales the image to fit inside the bounds (keeping its aspect ratio, never enlarging) and encodes it as JPEG. */
-export async function encodeFigureJpeg(image: Buffer, options: FigureImageOptions): Promise<Buffer> {
+async function encodeFigureJpeg(image: Buffer, options: ImageOptions): Promise<Buffer> {
   return sharp(image)
     .rotate()
     .resize({ width: options.maxWidth, height: options.maxHeight, fit: 'inside', withoutEnlargement: true })
@@ -30,9 +18,9 @@ export async function encodeFigureJpeg(image: Buffer, options: FigureImageOption
  * Figure images are files under `<figureRoot>/<collection>/<figure.path>`; a figure without a path, or whose file is
  * missing, has no image (null), and a path may not leave its collection's directory.
  */
-export function createJpegFigureRenderer(figureRoot: string) {
+export function createJpegFigureRenderer(figureRoot: string): FigureImageRenderer {
   return {
-    async render(row: FigureOwner, figure: FigureRef, options: FigureImageOptions): Promise<string | null> {
+    async render(row, figure, options) {
       if (!figure.path) return null;
       const relative = normalize(figure.path);
       if (relative.startsWith('..') || relative.startsWith('/')) return null;

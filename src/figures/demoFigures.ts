@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import sharp from 'sharp';
-import type { FigureRef } from '../port.js';
+import type { FigureRef } from '../search/port.js';
 
 /** Where a data directory keeps figure images: one sub-directory per physical collection. */
 export function figureRootOf(dataDir: string): string {
