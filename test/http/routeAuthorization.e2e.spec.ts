@@ -1,0 +1,132 @@
+// The HTTP shell as an attacker meets it, on the real service with default settings: every spelling of every route
+// without credentials.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, sliceDataRoot, type TestService } from '../support/testService.js';
+import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
+import type { Operations } from '../../src/admin/operations.js';
+import { rawRequest, type RawResponse } from './rawRequest.js';
+
+/** Spellings of a canonical path that must never reach its handler: case, empty and dot segments, trailing /, escapes, ; params. */
+function spellingsOf(path: string): string[] {
+  const [, first, second, ...rest] = path.split('/');
+  const tail = rest.length ? `/${rest.join('/')}` : '';
+  const upperFirst = first!.toUpperCase();
+  const capitalFirst = first![0]!.toUpperCase() + first!.slice(1);
+  const escapedFirst = `%${first!.charCodeAt(0).toString(16)}${first!.slice(1)}`;
+  return [
+    `/${upperFirst}/${second}${tail}`,
+    `/${capitalFirst}/${second}${tail}`,
+    `/${first}/${second!.toUpperCase()}${tail}`,
+    path.toUpperCase(),
+    `${path}/`,
+    `/${first}//${second}${tail}`,
+    `/${path}`,
+    `${path.replace(/\/([^/]+)$/, '//$1')}`,
+    `/${first}%2F${second}${tail}`,
+    `/${first}%2f${second}${tail}`,
+    `/${escapedFirst}/${second}${tail}`,
+    `/${first}/${second}/%2e%2e/${second}${tail}`,
+    `/${first}/${second}/../${second}${tail}`,
+    `/${first}/./${second}${tail}`,
+    `/${first}/%2E/${second}${tail}`,
+    `${path};x=1`,
+    `/${first};x/${second}${tail}`,
+    `/${first}\\${second}${tail}`,
+    `${path}%00`,
+    `/${first}/${second}${tail.replace(/([a-z])/, (c) => `%${c.charCodeAt(0).toString(16)}`)}`,
+  ];
+}
+
+let svc: TestService;
+let now = Date.parse('2031-03-04T10:00:00Z');
+let orgId: string;
+let keyId: string;
+let liveKey: string;
+const send = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) => rawRequest(svc.baseUrl, method, path, headers, body);
+const asOperator = () => ({ Authorization: `Bearer ${svc.adminToken}` });
+/** a fresh minute for the per-address limiters, so each test starts from zero failed attempts */
+const nextMinute = () => (now += 61_000);
+
+beforeAll(async () => {
+  svc = await startTestService({ dataRoot: await sliceDataRoot(10), clock: () => new Date(now) });
+  const org = await send('POST', '/admin/v1/organizations', asOperator(), { name: 'Attack surface lab' });
+  expect(org.status).toBe(201);
+  orgId = org.body.id;
+  expect((await send('POST', `/admin/v1/organizations/${orgId}/credits`, asOperator(), { amount: '5.00' })).status).toBe(200);
+  const key = await send('POST', `/admin/v1/organizations/${orgId}/keys`, asOperator(), { mode: 'live' });
+  expect(key.status).toBe(201);
+  keyId = key.body.id;
+  liveKey = key.body.key;
+}, 600_000);
+
+afterAll(async () => {
+  await svc?.close();
+});
+
+/** Every operator route, read from the router itself so a new route is covered without editing this test. */
+function operatorRoutes(): { method: string; path: string }[] {
+  const router = adminRoutes({} as Operations);
+  return router.stack.flatMap((layer) =>
+    layer.methods.map((method) => ({
+      method,
+      path: String(layer.path).replace(':orgId', orgId).replace(':keyId', keyId).replace(':collection', 'scifact'),
+    })),
+  );
+}
+
+const API_ROUTES = [
+  { method: 'GET', path: '/api/v1/search/collections' },
+  { method: 'POST', path: '/api/v1/search/query', body: { collection: 'scifact', query: 'vitamin D and bone fractures' } },
+  { method: 'POST', path: '/api/v1/search/scifact', body: { query: 'vitamin D and bone fractures' } },
+  { method: 'POST', path: '/api/v1/search/preview', body: { collection: 'scifact', query: 'vitamin D and bone fractures' } },
+  { method: 'POST', path: '/api/v1/search/unlock', body: { queryId: 'q_x', resultIds: ['r_1'] } },
+  { method: 'GET', path: '/api/v1/search/results/q_123' },
+  { method: 'GET', path: '/api/v1/search/quota' },
+  { method: 'POST', path: '/api/v1/tools/demo/echo', body: {} },
+];
+
+/** A refusal that no handler wrote: 401 from the authentication, or 404 because the spelling is no route. */
+function expectRefusedBeforeHandler(res: RawResponse, method: string, path: string) {
+  expect([401, 404], `${method} ${path} -> ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);
+  if (method === 'HEAD') return;
+  expect(res.body?.error?.requestId, `${method} ${path}`).toBe(res.headers['x-request-id']);
+  if (res.status === 404) expect(res.body.error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringMatching(/^no route for /) });
+  else expect(res.body.error.code).toBe('UNAUTHORIZED');
+}
+
+describe('every spelling of every route, without credentials', () => {
+  it('the operator API answers 401 or 404 (never a handler) to each route in every spelling, with no token and with a wrong one', async () => {
+    const routes = operatorRoutes();
+    expect(routes.length).toBeGreaterThanOrEqual(25);
+    for (const { method, path } of routes) {
+      nextMinute();
+      const canonical = await send(method, path);
+      expect(canonical.status, `${method} ${path}`).toBe(401);
+      expect((await send(method, path, { Authorization: 'Bearer not-the-operator-token-at-all' })).status).toBe(401);
+      for (const spelling of spellingsOf(path)) {
+        expectRefusedBeforeHandler(await send(method, spelling), method, spelling);
+        // a body a handler would accept
+        expectRefusedBeforeHandler(await send(method, spelling, {}, { name: 'Bypass lab', amount: '1000.00', mode: 'live' }), method, spelling);
+      }
+    }
+    // nothing was made, credited or revoked
+    expect((await send('GET', `/admin/v1/organizations/${orgId}/balance`, asOperator())).body.balance).toBe('5.000000');
+    expect((await send('GET', `/admin/v1/keys/${keyId}`, asOperator())).body.revoked).toBe(false);
+  });
+
+  it('with the operator token the canonical spelling works', async () => {
+    nextMinute();
+    expect((await send('GET', '/admin/v1/reconciliation', asOperator())).status).toBe(200);
+    expect((await send('POST', '/admin/v1/organizations', asOperator(), { name: 'Second lab' })).status).toBe(201);
+    expect((await send('GET', '/ADMIN/v1/reconciliation', asOperator())).status).toBe(404);
+  });
+
+  it('every API route needs a key in every spelling: 401 or 404, never a handler', async () => {
+    for (const { method, path, body } of API_ROUTES) {
+      expect((await send(method, path, {}, body)).status, `${method} ${path}`).toBe(401);
+      for (const spelling of spellingsOf(path)) expectRefusedBeforeHandler(await send(method, spelling, {}, body), method, spelling);
+    }
+    // and the key opens the canonical spelling
+    expect((await send('GET', '/api/v1/search/quota', { Authorization: `Bearer ${liveKey}` })).status).toBe(200);
+  });
+});
