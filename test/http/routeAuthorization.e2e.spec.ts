@@ -1,5 +1,5 @@
 // The HTTP shell as an attacker meets it, on the real service with default settings: every spelling of every route
-// without credentials.
+// without credentials, and the error envelope for what no handler answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, sliceDataRoot, type TestService } from '../support/testService.js';
 import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
@@ -128,5 +128,40 @@ describe('every spelling of every route, without credentials', () => {
     }
     // and the key opens the canonical spelling
     expect((await send('GET', '/api/v1/search/quota', { Authorization: `Bearer ${liveKey}` })).status).toBe(200);
+  });
+});
+
+describe('one error envelope for what no handler answers', () => {
+  it('405 METHOD_NOT_ALLOWED with Allow for PUT/PATCH/DELETE on API routes', async () => {
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      const res = await send(method, '/api/v1/search/query', { Authorization: `Bearer ${liveKey}` });
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('POST');
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.body).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: expect.stringContaining('POST'), requestId: res.headers['x-request-id'] } });
+    }
+  });
+
+  it('501 NOT_IMPLEMENTED for methods the service does not implement, on any path', async () => {
+    for (const [method, path] of [['PROPFIND', '/api/v1/search/query'], ['TRACE', '/healthz'], ['PROPFIND', '/nowhere'], ['LOCK', '/admin/v1/verify']] as const) {
+      const res = await send(method, path);
+      expect(res.status, `${method} ${path}`).toBe(501);
+      expect(res.body).toEqual({ error: { code: 'NOT_IMPLEMENTED', message: expect.any(String), requestId: res.headers['x-request-id'] } });
+    }
+  });
+
+  it('a malformed percent-encoding is 400 VALIDATION_ERROR in the envelope, not a 500', async () => {
+    for (const path of ['/api/v1/search/%', '/admin/v1/organizations/%zz', '/api/v1/search/results/%E0%A4%A']) {
+      const res = await send('GET', path);
+      expect(res.status, path).toBe(400);
+      expect(res.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.any(String), requestId: res.headers['x-request-id'] } });
+    }
+  });
+
+  it('HEAD and OPTIONS: HEAD follows GET, OPTIONS lists the methods without granting anything cross-origin', async () => {
+    expect((await send('HEAD', '/healthz')).status).toBe(200);
+    const options = await send('OPTIONS', '/api/v1/search/query', { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' });
+    expect(options.headers.allow).toBe('POST');
+    expect(Object.keys(options.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
   });
 });
