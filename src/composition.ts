@@ -143,6 +143,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       figureImages,
       tools: options.tools ?? createToolRegistry(),
       adminToken: config.adminToken,
+      trustProxyHops: config.trustProxyHops,
+      operatorLimits: config.operatorLimits,
       readiness: {
         eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,
         temporal: async () => {

@@ -13,6 +13,7 @@ import type { Accounts } from '../billing/accounts.js';
 import type { Operations } from '../admin/operations.js';
 import { routeGroups } from './routeGroups.js';
 import { canonicalPath } from './canonicalPath.js';
+import { IpLimiter } from './ipLimiter.js';
 
 export interface AppDeps extends SearchRouteDeps {
   log: Logger;
@@ -23,15 +24,28 @@ export interface AppDeps extends SearchRouteDeps {
   tools: ToolRegistry;
   /** request body limit; filters may legitimately carry tens of thousands of values */
   bodyLimitBytes?: number;
+  /** proxies whose X-Forwarded-For entries are trusted for the client address; 0 (default): the socket's address */
+  trustProxyHops?: number;
+  /** per client address and minute on the operator API */
+  operatorLimits?: { failedAttemptsPerMinute: number; requestsPerMinute: number };
 }
+
+const MINUTE_MS = 60_000;
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
-  app.proxy = false;
+  // a count of trusted hops: ctx.ip is then the address the outermost trusted proxy saw, not the client's own claim
+  app.proxy = (deps.trustProxyHops ?? 0) > 0;
+  app.maxIpsCount = deps.trustProxyHops ?? 0;
   // errors are rendered by errorRenderer; Koa's default printer would duplicate them
   app.silent = true;
 
-  const requireOperator = operatorAuthentication(deps.adminToken);
+  const now = () => deps.clock().getTime();
+  const operatorLimits = deps.operatorLimits ?? { failedAttemptsPerMinute: 20, requestsPerMinute: 600 };
+  const requireOperator = operatorAuthentication(deps.adminToken, {
+    requests: new IpLimiter({ limit: operatorLimits.requestsPerMinute, windowMs: MINUTE_MS, now }),
+    failedAttempts: new IpLimiter({ limit: operatorLimits.failedAttemptsPerMinute, windowMs: MINUTE_MS, now }),
+  });
   const requireKey = apiKeyAuthentication(deps.accounts);
   const groups = routeGroups([
     { router: healthRoutes(deps.readiness), access: 'public' },

@@ -1,5 +1,5 @@
 // The HTTP shell as an attacker meets it, on the real service with default settings: every spelling of every route
-// without credentials, and the error envelope for what no handler answers.
+// without credentials, the error envelope for what no handler answers, and the operator limiter.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, sliceDataRoot, type TestService } from '../support/testService.js';
 import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
@@ -163,5 +163,34 @@ describe('one error envelope for what no handler answers', () => {
     const options = await send('OPTIONS', '/api/v1/search/query', { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' });
     expect(options.headers.allow).toBe('POST');
     expect(Object.keys(options.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+  });
+});
+
+describe('the per-address limiter on the operator API', () => {
+  it('after 20 failed attempts in a minute the 21st is 429 in the bare form; the right token still works', async () => {
+    nextMinute();
+    for (let i = 0; i < 20; i++) expect((await send('GET', '/admin/v1/verify', { Authorization: `Bearer guess-${i}-0123456789abcdef` })).status).toBe(401);
+    const refused = await send('GET', '/admin/v1/verify', { Authorization: 'Bearer guess-21-0123456789abcdef' });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: expect.any(String) });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Object.keys(refused.headers).filter((h) => h.startsWith('x-ratelimit-'))).toEqual([]);
+    expect((await send('POST', '/admin/v1/organizations', {}, { name: 'x' })).status).toBe(429);
+    // the operator is not locked out
+    expect((await send('GET', '/admin/v1/verify', asOperator())).status).toBe(200);
+    expect((await send('GET', `/admin/v1/organizations/${orgId}/balance`, asOperator())).status).toBe(200);
+    // the window passes
+    nextMinute();
+    expect((await send('GET', '/admin/v1/verify', { Authorization: 'Bearer guess-22-0123456789abcdef' })).status).toBe(401);
+  });
+
+  it('X-Forwarded-For is not trusted without TRUST_PROXY: a new claimed address per attempt does not evade the limiter', async () => {
+    nextMinute();
+    for (let i = 0; i < 20; i++) {
+      const res = await send('GET', '/admin/v1/verify', { Authorization: 'Bearer wrong-0123456789abcdef', 'X-Forwarded-For': `198.51.100.${i}` });
+      expect(res.status).toBe(401);
+    }
+    const res = await send('GET', '/admin/v1/verify', { Authorization: 'Bearer wrong-0123456789abcdef', 'X-Forwarded-For': '198.51.100.99' });
+    expect(res.status).toBe(429);
   });
 });
