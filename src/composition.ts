@@ -144,6 +144,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       tools: options.tools ?? createToolRegistry(),
       adminToken: config.adminToken,
       trustProxyHops: config.trustProxyHops,
+      corsOrigins: config.corsOrigins,
       operatorLimits: config.operatorLimits,
       readiness: {
         eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,

@@ -30,6 +30,8 @@ export interface Config {
   faultReleaseDelayMs?: number;
   /** proxies in front of the service whose X-Forwarded-For entries are trusted for the client address; 0: the socket's */
   trustProxyHops: number;
+  /** browser origins granted CORS on the API-key routes ('*' for any); empty: CORS off */
+  corsOrigins: string[];
   /** per client address and minute on the operator API */
   operatorLimits: { failedAttemptsPerMinute: number; requestsPerMinute: number };
 }
@@ -48,6 +50,21 @@ function trustProxyHopsFrom(raw: string | undefined): number {
   const hops = Number(raw);
   if (!Number.isInteger(hops) || hops < 1) throw new Error(`TRUST_PROXY must be the number of proxies in front of the service (1, 2, ...) or 0, got ${raw}`);
   return hops;
+}
+
+function corsOriginsFrom(raw: string | undefined): string[] {
+  const origins = (raw ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let canonical: string | undefined;
+    try {
+      canonical = new URL(origin).origin;
+    } catch {
+      canonical = undefined;
+    }
+    if (canonical !== origin) throw new Error(`CORS_ORIGINS entries must be origins like https://app.example.org (no path, no trailing /), got ${origin}`);
+  }
+  return origins;
 }
 
 function adminTokenFrom(env: NodeJS.ProcessEnv, dataDir: string): { token: string; generated: boolean } {
@@ -84,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestDemo: env.INGEST_DEMO !== '0',
     faultReleaseDelayMs: env.FAULT_RELEASE_DELAY_MS ? Number(env.FAULT_RELEASE_DELAY_MS) : undefined,
     trustProxyHops: trustProxyHopsFrom(env.TRUST_PROXY),
+    corsOrigins: corsOriginsFrom(env.CORS_ORIGINS),
     operatorLimits: {
       failedAttemptsPerMinute: positiveInteger(env, 'ADMIN_FAILED_AUTH_PER_MINUTE', 20),
       requestsPerMinute: positiveInteger(env, 'ADMIN_REQUESTS_PER_MINUTE', 600),

@@ -13,6 +13,8 @@ import type { Accounts } from '../billing/accounts.js';
 import type { Operations } from '../admin/operations.js';
 import { routeGroups } from './routeGroups.js';
 import { canonicalPath } from './canonicalPath.js';
+import { securityHeaders } from './securityHeaders.js';
+import { crossOriginAccess } from './cors.js';
 import { IpLimiter } from './ipLimiter.js';
 
 export interface AppDeps extends SearchRouteDeps {
@@ -26,6 +28,8 @@ export interface AppDeps extends SearchRouteDeps {
   bodyLimitBytes?: number;
   /** proxies whose X-Forwarded-For entries are trusted for the client address; 0 (default): the socket's address */
   trustProxyHops?: number;
+  /** browser origins granted CORS on the API-key routes; none (default): CORS off */
+  corsOrigins?: readonly string[];
   /** per client address and minute on the operator API */
   operatorLimits?: { failedAttemptsPerMinute: number; requestsPerMinute: number };
 }
@@ -50,13 +54,15 @@ export function createApp(deps: AppDeps): Koa {
   const groups = routeGroups([
     { router: healthRoutes(deps.readiness), access: 'public' },
     { router: adminRoutes(deps.operations), access: requireOperator },
-    { router: searchRoutes(deps), access: requireKey },
-    { router: toolRoutes(deps), access: requireKey },
+    { router: searchRoutes(deps), access: requireKey, crossOrigin: true },
+    { router: toolRoutes(deps), access: requireKey, crossOrigin: true },
   ]);
 
+  app.use(securityHeaders());
   app.use(requestIdentity(deps.log));
   app.use(errorRenderer());
   app.use(canonicalPath());
+  app.use(crossOriginAccess({ origins: deps.corsOrigins ?? [], methodsOn: groups.crossOriginMethods }));
   app.use(groups.authorize);
   app.use(jsonBody(deps.bodyLimitBytes ?? 4 * 1024 * 1024));
   app.use(groups.dispatch);

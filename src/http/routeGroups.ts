@@ -6,6 +6,8 @@ export interface RouteGroup {
   router: Router;
   /** the authentication every route of the group requires, or 'public' */
   access: Middleware | 'public';
+  /** browsers on the configured CORS origins may call it */
+  crossOrigin?: boolean;
 }
 
 export interface RouteGroups {
@@ -13,6 +15,8 @@ export interface RouteGroups {
   authorize: Middleware;
   /** Dispatches to the groups' routes, then sets 405 (with Allow) or 501 where a path has no route for the method. */
   dispatch: Middleware;
+  /** The methods the cross-origin groups serve on `path`, for CORS preflight; empty when none. */
+  crossOriginMethods(path: string): string[];
 }
 
 /**
@@ -32,6 +36,10 @@ export function routeGroups(groups: RouteGroup[]): RouteGroups {
     },
     // the router's middleware types its context with params; at run time it is the same Koa context
     dispatch: inSequence(groups.flatMap((g) => [g.router.routes(), g.router.allowedMethods()] as unknown as Middleware[])),
+    crossOriginMethods(path) {
+      const layers = groups.filter((g) => g.crossOrigin).flatMap((g) => g.router.match(path, 'GET').path);
+      return [...new Set(layers.flatMap((layer) => layer.methods))];
+    },
   };
 }
 

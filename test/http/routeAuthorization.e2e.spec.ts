@@ -1,5 +1,5 @@
 // The HTTP shell as an attacker meets it, on the real service with default settings: every spelling of every route
-// without credentials, the error envelope for what no handler answers, and the operator limiter.
+// without credentials, the error envelope for what no handler answers, the operator limiter, and the headers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, sliceDataRoot, type TestService } from '../support/testService.js';
 import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
@@ -192,5 +192,44 @@ describe('the per-address limiter on the operator API', () => {
     }
     const res = await send('GET', '/admin/v1/verify', { Authorization: 'Bearer wrong-0123456789abcdef', 'X-Forwarded-For': '198.51.100.99' });
     expect(res.status).toBe(429);
+  });
+});
+
+describe('headers', () => {
+  it('X-Content-Type-Options: nosniff on every response, errors and 404s included', async () => {
+    nextMinute();
+    const responses = [
+      await send('GET', '/healthz'),
+      await send('GET', '/nowhere'),
+      await send('GET', '/ADMIN/v1/verify'),
+      await send('GET', '/admin/v1/verify'),
+      await send('GET', '/admin/v1/verify', asOperator()),
+      await send('GET', '/api/v1/search/quota', { Authorization: `Bearer ${liveKey}` }),
+      await send('GET', '/api/v1/search/quota', { Authorization: 'Bearer sk_live_nope' }),
+      await send('DELETE', '/api/v1/search/query'),
+      await send('TRACE', '/healthz'),
+      await send('GET', '/api/v1/search/%'),
+    ];
+    for (const res of responses) expect(res.headers['x-content-type-options'], String(res.status)).toBe('nosniff');
+  });
+
+  it('Cache-Control: no-store on authenticated responses (API key and operator), refusals included', async () => {
+    nextMinute();
+    for (const res of [
+      await send('GET', '/api/v1/search/quota', { Authorization: `Bearer ${liveKey}` }),
+      await send('GET', '/api/v1/search/quota', { 'X-API-Key': liveKey }),
+      await send('POST', '/api/v1/search/query', {}, { collection: 'scifact', query: 'x' }),
+      await send('GET', '/admin/v1/verify', asOperator()),
+      await send('GET', `/admin/v1/organizations/${orgId}/ledger.csv`, asOperator()),
+      await send('GET', '/admin/v1/verify'),
+    ]) {
+      expect(res.headers['cache-control'], String(res.status)).toBe('no-store');
+    }
+  });
+
+  it('CORS is off by default: no Access-Control-* headers, even for a request with an Origin', async () => {
+    const res = await send('GET', '/api/v1/search/quota', { Authorization: `Bearer ${liveKey}`, Origin: 'https://app.example.org' });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
   });
 });

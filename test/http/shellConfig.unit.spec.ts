@@ -1,4 +1,4 @@
-// The HTTP shell's settings as loadConfig reads them: trusted proxy hops and the operator limiter's numbers.
+// The HTTP shell's settings as loadConfig reads them: trusted proxy hops, the operator limiter's numbers, CORS origins.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 
@@ -21,5 +21,12 @@ describe('shell settings', () => {
     expect(load({ ADMIN_FAILED_AUTH_PER_MINUTE: '5', ADMIN_REQUESTS_PER_MINUTE: '100' }).operatorLimits).toEqual({ failedAttemptsPerMinute: 5, requestsPerMinute: 100 });
     expect(() => load({ ADMIN_FAILED_AUTH_PER_MINUTE: '0' })).toThrow(/ADMIN_FAILED_AUTH_PER_MINUTE/);
     expect(() => load({ ADMIN_REQUESTS_PER_MINUTE: 'lots' })).toThrow(/ADMIN_REQUESTS_PER_MINUTE/);
+  });
+
+  it('leaves CORS off unless origins are listed, and takes only bare origins', () => {
+    expect(load({}).corsOrigins).toEqual([]);
+    expect(load({ CORS_ORIGINS: 'https://app.example.org, http://localhost:5173' }).corsOrigins).toEqual(['https://app.example.org', 'http://localhost:5173']);
+    expect(load({ CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+    for (const value of ['https://app.example.org/', 'app.example.org', 'https://app.example.org/path']) expect(() => load({ CORS_ORIGINS: value }), value).toThrow(/CORS_ORIGINS/);
   });
 });
