@@ -138,9 +138,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       unlock,
       catalog,
       engine,
+      clock,
       figureImages,
       toolCalls: createToolCalls({ db, clock, tools: options.tools ?? createToolRegistry() }),
       adminToken: config.adminToken,
+      trustProxyHops: config.trustProxyHops,
+      corsOrigins: config.corsOrigins,
+      operatorLimits: config.operatorLimits,
       readiness: {
         eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,
         temporal: async () => {

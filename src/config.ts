@@ -31,6 +31,43 @@ export interface Config {
   ingestDemo: boolean;
   /** fault injection for crash tests only: the worker pauses this long after an unlock charge commits */
   faultAfterChargeDelayMs?: number;
+  /** proxies in front of the service whose X-Forwarded-For entries are trusted for the client address; 0: the socket's */
+  trustProxyHops: number;
+  /** browser origins granted CORS on the API-key routes ('*' for any); empty: CORS off */
+  corsOrigins: string[];
+  /** per client address and minute on the operator API */
+  operatorLimits: { failedAttemptsPerMinute: number; requestsPerMinute: number };
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return value;
+}
+
+/** TRUST_PROXY is a count of hops, never "true": Koa would then take the leftmost X-Forwarded-For entry, which the client writes. */
+function trustProxyHopsFrom(raw: string | undefined): number {
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return 0;
+  const hops = Number(raw);
+  if (!Number.isInteger(hops) || hops < 1) throw new Error(`TRUST_PROXY must be the number of proxies in front of the service (1, 2, ...) or 0, got ${raw}`);
+  return hops;
+}
+
+function corsOriginsFrom(raw: string | undefined): string[] {
+  const origins = (raw ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let canonical: string | undefined;
+    try {
+      canonical = new URL(origin).origin;
+    } catch {
+      canonical = undefined;
+    }
+    if (canonical !== origin) throw new Error(`CORS_ORIGINS entries must be origins like https://app.example.org (no path, no trailing /), got ${origin}`);
+  }
+  return origins;
 }
 
 function adminTokenFrom(env: NodeJS.ProcessEnv, dataDir: string): { token: string; generated: boolean } {
@@ -71,5 +108,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     ingestDemo: env.INGEST_DEMO !== '0',
     faultAfterChargeDelayMs: env.FAULT_AFTER_CHARGE_DELAY_MS ? Number(env.FAULT_AFTER_CHARGE_DELAY_MS) : undefined,
+    trustProxyHops: trustProxyHopsFrom(env.TRUST_PROXY),
+    corsOrigins: corsOriginsFrom(env.CORS_ORIGINS),
+    operatorLimits: {
+      failedAttemptsPerMinute: positiveInteger(env, 'ADMIN_FAILED_AUTH_PER_MINUTE', 20),
+      requestsPerMinute: positiveInteger(env, 'ADMIN_REQUESTS_PER_MINUTE', 600),
+    },
   };
 }

@@ -1,46 +1,70 @@
-// Assembles the Koa application: middleware in one visible order, then the route groups.
+// Assembles the Koa application: middleware in one visible order, then the route groups with the access each requires.
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { errorRenderer, requestIdentity } from './middleware.js';
 import { jsonBody } from './jsonBody.js';
-import { apiKeyAuthentication } from './authentication.js';
+import { apiKeyAuthentication, operatorAuthentication } from './authentication.js';
 import { searchRoutes, type SearchRouteDeps } from './routes/searchRoutes.js';
 import { adminRoutes } from './routes/adminRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from './routes/toolRoutes.js';
 import { healthRoutes, type ReadinessCheck } from './routes/healthRoutes.js';
 import type { Accounts } from '../billing/accounts.js';
 import type { Operations } from '../admin/operations.js';
+import { routeGroups } from './routeGroups.js';
+import { canonicalPath } from './canonicalPath.js';
+import { securityHeaders } from './securityHeaders.js';
+import { crossOriginAccess } from './cors.js';
+import { IpLimiter } from './ipLimiter.js';
 
 export interface AppDeps extends SearchRouteDeps, ToolRouteDeps {
   log: Logger;
   accounts: Accounts;
   operations: Operations;
   adminToken: string;
+  /** the service clock: the per-IP limiter's windows run on it, so tests move time instead of waiting */
+  clock: () => Date;
   readiness: Record<string, ReadinessCheck>;
   /** request body limit; filters may legitimately carry tens of thousands of values */
   bodyLimitBytes?: number;
+  /** proxies whose X-Forwarded-For entries are trusted for the client address; 0 (default): the socket's address */
+  trustProxyHops?: number;
+  /** browser origins granted CORS on the API-key routes; none (default): CORS off */
+  corsOrigins?: readonly string[];
+  /** per client address and minute on the operator API */
+  operatorLimits?: { failedAttemptsPerMinute: number; requestsPerMinute: number };
 }
+
+const MINUTE_MS = 60_000;
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
-  app.proxy = false;
+  // a count of trusted hops: ctx.ip is then the address the outermost trusted proxy saw, not the client's own claim
+  app.proxy = (deps.trustProxyHops ?? 0) > 0;
+  app.maxIpsCount = deps.trustProxyHops ?? 0;
   // errors are rendered by errorRenderer; Koa's default printer would duplicate them
   app.silent = true;
 
-  const health = healthRoutes(deps.readiness);
-  const admin = adminRoutes(deps.operations, deps.adminToken);
-  const search = searchRoutes(deps);
-  const tools = toolRoutes(deps);
+  const now = () => deps.clock().getTime();
+  const operatorLimits = deps.operatorLimits ?? { failedAttemptsPerMinute: 20, requestsPerMinute: 600 };
+  const requireOperator = operatorAuthentication(deps.adminToken, {
+    requests: new IpLimiter({ limit: operatorLimits.requestsPerMinute, windowMs: MINUTE_MS, now }),
+    failedAttempts: new IpLimiter({ limit: operatorLimits.failedAttemptsPerMinute, windowMs: MINUTE_MS, now }),
+  });
   const requireKey = apiKeyAuthentication(deps.accounts);
+  const groups = routeGroups([
+    { router: healthRoutes(deps.readiness), access: 'public' },
+    { router: adminRoutes(deps.operations), access: requireOperator },
+    { router: searchRoutes(deps), access: requireKey, crossOrigin: true },
+    { router: toolRoutes(deps), access: requireKey, crossOrigin: true },
+  ]);
 
+  app.use(securityHeaders());
   app.use(requestIdentity(deps.log));
   app.use(errorRenderer());
+  app.use(canonicalPath());
+  app.use(crossOriginAccess({ origins: deps.corsOrigins ?? [], methodsOn: groups.crossOriginMethods }));
+  app.use(groups.authorize);
   app.use(jsonBody(deps.bodyLimitBytes ?? 4 * 1024 * 1024));
-  app.use(health.routes());
-  app.use(admin.routes());
-  app.use(async (ctx, next) => (ctx.path.startsWith('/api/') ? requireKey(ctx, next) : next()));
-  app.use(search.routes());
-  app.use(search.allowedMethods());
-  app.use(tools.routes());
+  app.use(groups.dispatch);
   return app;
 }

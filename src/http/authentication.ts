@@ -5,6 +5,7 @@ import { ApiError } from './errors.js';
 import { hashApiKey, isWellFormedKey } from '../auth/apiKeys.js';
 import type { Accounts } from '../billing/accounts.js';
 import type { RequestState } from './requestContext.js';
+import { clientAddress, refuseTooManyRequests, type IpLimiter } from './ipLimiter.js';
 
 function presentedKey(ctx: Context): string | undefined {
   const auth = ctx.get('Authorization');
@@ -31,13 +32,30 @@ export function apiKeyAuthentication(accounts: Accounts) {
   };
 }
 
-export function operatorAuthentication(adminToken: string) {
+export interface OperatorLimiters {
+  /** every operator request, per address: a generous cap */
+  requests: IpLimiter;
+  /** operator requests without the right token, per address */
+  failedAttempts: IpLimiter;
+}
+
+/** The operator token check. Failed attempts are throttled per address; the right token is never refused by that
+ *  counter (the operator is not locked out by someone guessing), only by the generous cap on all requests. */
+export function operatorAuthentication(adminToken: string, limiters: OperatorLimiters) {
   const expected = Buffer.from(adminToken);
-  return async (ctx: Context, next: Next) => {
+  const tokenMatches = (ctx: Context) => {
     const m = /^Bearer\s+(.+)$/i.exec(ctx.get('Authorization').trim());
-    if (!m) throw new ApiError(401, 'UNAUTHORIZED', 'missing operator token: send Authorization: Bearer $ADMIN_TOKEN');
-    const given = Buffer.from(m[1]!.trim());
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ApiError(401, 'UNAUTHORIZED', 'operator token does not match');
-    await next();
+    const given = m ? Buffer.from(m[1]!.trim()) : undefined;
+    return given !== undefined && given.length === expected.length && timingSafeEqual(given, expected);
+  };
+  return async (ctx: Context, next: Next) => {
+    const address = clientAddress(ctx);
+    const capWait = limiters.requests.take(address);
+    if (capWait) return refuseTooManyRequests(ctx, capWait);
+    if (tokenMatches(ctx)) return next();
+    const failWait = limiters.failedAttempts.take(address);
+    if (failWait) return refuseTooManyRequests(ctx, failWait);
+    if (!/^Bearer\s+\S/i.test(ctx.get('Authorization').trim())) throw new ApiError(401, 'UNAUTHORIZED', 'missing operator token: send Authorization: Bearer $ADMIN_TOKEN');
+    throw new ApiError(401, 'UNAUTHORIZED', 'operator token does not match');
   };
 }

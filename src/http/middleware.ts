@@ -1,9 +1,10 @@
 // The HTTP shell's middleware: request id and access log, and error rendering.
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError } from './errors.js';
-import { statusOf } from '../domain/errorCodes.js';
+import { statusOf, type ErrorCode } from '../domain/errorCodes.js';
 import { Rejection } from '../domain/rejection.js';
 import type { RequestState } from './requestContext.js';
 
@@ -35,17 +36,50 @@ export function requestIdentity(rootLog: Logger) {
   };
 }
 
-/** Renders every error as {error:{code,message,requestId}}; the unexpected becomes a logged 500 without internals. */
+// the code for an error that carries only an HTTP status (the router's 405/501, Koa's and http-errors' own)
+const CODE_OF_STATUS: Record<number, ErrorCode> = {
+  401: 'UNAUTHORIZED',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  501: 'NOT_IMPLEMENTED',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** An error that carries only a status (http-errors, Koa's ctx.throw/assert) as an ApiError; client errors keep their status. */
+function fromHttpStatus(status: number, message: string, headers?: Record<string, string>): ApiError | undefined {
+  const code = CODE_OF_STATUS[status] ?? (status >= 400 && status < 500 ? 'VALIDATION_ERROR' : undefined);
+  return code ? new ApiError(status, code, message, undefined, headers) : undefined;
+}
+
+function httpErrorOf(err: unknown): ApiError | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { status, expose, message, headers } = err as { status?: unknown; expose?: unknown; message?: unknown; headers?: unknown };
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  const text = expose === true && typeof message === 'string' ? message : (STATUS_CODES[status] ?? 'bad request');
+  const stringHeaders = headers && typeof headers === 'object' ? Object.fromEntries(Object.entries(headers).filter(([, v]) => typeof v === 'string')) : undefined;
+  return fromHttpStatus(status, text, stringHeaders as Record<string, string> | undefined);
+}
+
+function statusOnlyMessage(ctx: Context): string {
+  if (ctx.status === 404) return `no route for ${ctx.method} ${ctx.path}`;
+  if (ctx.status === 405) return `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}`;
+  if (ctx.status === 501) return `method ${ctx.method} is not implemented`;
+  return STATUS_CODES[ctx.status] ?? 'error';
+}
+
+/** Renders every error as {error:{code,message,requestId}}: thrown errors, and a status set without a body (404, the
+ *  router's 405 and 501, whose Allow header stays); the unexpected becomes a logged 500 without internals. */
 export function errorRenderer() {
   return async (ctx: Context, next: Next) => {
     const state = ctx.state as RequestState;
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new ApiError(404, 'NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+      if (ctx.status >= 400 && ctx.body == null) {
+        throw fromHttpStatus(ctx.status, statusOnlyMessage(ctx)) ?? new Error(`status ${ctx.status} set without a body`);
       }
     } catch (err) {
-      let apiError = toApiError(err);
+      let apiError = toApiError(err) ?? httpErrorOf(err);
       if (!apiError) {
         state.log.error({ err }, 'unhandled error');
         apiError = new ApiError(500, 'INTERNAL_ERROR', `unexpected error; quote request id ${state.requestId} to support`);

@@ -80,6 +80,8 @@ export interface TestServiceOptions extends Partial<Omit<RuntimeOptions, 'worker
   opensearchUrl?: string;
   /** a collections configuration other than config/collections.json */
   collectionsConfig?: string;
+  /** further environment for loadConfig (e.g. TRUST_PROXY, CORS_ORIGINS) */
+  env?: Record<string, string>;
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -96,6 +98,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     OPENSEARCH_URL: options.opensearchUrl ?? '',
     LOG_LEVEL: 'warn',
     ...(options.collectionsConfig ? { COLLECTIONS_CONFIG: options.collectionsConfig } : {}),
+    ...options.env,
   };
   const config = loadConfig(env);
   const runtime = await startRuntime(config, { worker: true, log: pino({ level: 'warn' }), ...options });

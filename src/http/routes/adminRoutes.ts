@@ -1,14 +1,14 @@
-// /admin/v1: the operator API (Bearer $ADMIN_TOKEN). Paths and shapes are fixed; other tools depend on them.
+// /admin/v1: the operator API. Paths and shapes are fixed; other tools depend on them. Its access (the operator token)
+// is declared where the groups are mounted (app.ts), so it applies to whatever this router matches.
 import Router from '@koa/router';
-import { operatorAuthentication } from '../authentication.js';
 import { parseOr422, organizationBody, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery } from '../schemas.js';
 import { ledgerCsv } from '../../admin/ledgerCsv.js';
 import type { Operations } from '../../admin/operations.js';
 import { z } from 'zod';
 
-export function adminRoutes(ops: Operations, adminToken: string): Router {
-  const router = new Router({ prefix: '/admin/v1' });
-  router.use(operatorAuthentication(adminToken));
+export function adminRoutes(ops: Operations): Router {
+  // one spelling per route: /ADMIN/v1/... and /admin/v1/organizations/ are not routes
+  const router = new Router({ prefix: '/admin/v1', sensitive: true, strict: true });
 
   router.post('/organizations', async (ctx) => {
     const body = parseOr422(organizationBody, ctx.request.body);

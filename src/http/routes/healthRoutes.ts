@@ -15,7 +15,7 @@ async function probe(check: ReadinessCheck, timeoutMs = 2000): Promise<boolean> 
 }
 
 export function healthRoutes(checks: Record<string, ReadinessCheck>): Router {
-  const router = new Router();
+  const router = new Router({ sensitive: true, strict: true });
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });

@@ -1,0 +1,22 @@
+// Which request paths count as canonical: one spelling per route, everything else refused before routing.
+import { describe, expect, it } from 'vitest';
+import { nonCanonicalReason } from '../../src/http/canonicalPath.js';
+
+describe('nonCanonicalReason', () => {
+  it('admits the routes as written, ids and ordinary escapes included', () => {
+    for (const path of ['/', '/healthz', '/admin/v1/organizations/org_1a2b/credits', '/api/v1/search/results/q_123', '/api/v1/search/caf%C3%A9', '/api/v1/search/a%20b']) {
+      expect(nonCanonicalReason(path), path).toBeUndefined();
+    }
+  });
+
+  it('refuses every other spelling: empty and dot segments, trailing /, separators, needless or hiding escapes', () => {
+    for (const path of [
+      'admin/v1/verify', '/admin//v1/verify', '//admin/v1/verify', '/admin/v1/verify/', '/admin/./v1/verify', '/admin/v1/../v1/verify',
+      '/admin\\v1/verify', '/admin/v1/verify;x', '/admin;x/v1/verify', '/admin/v1/verify%00', '/admin/v1/verify\u0000',
+      '/%61dmin/v1/verify', '/admin/%76%31/verify', '/admin%2Fv1/verify', '/admin%2fv1/verify', '/admin/v1/%2e%2e/v1/verify',
+      '/admin/v1/%2E/verify', '/admin%5cv1/verify', '/admin/v1/verify%3bx', '/admin/v1/ver%7Eify', '/admin/v1/%5Fx', '/admin/v1/%2Dx', '/admin/v1/x%7f',
+    ]) {
+      expect(nonCanonicalReason(path), path).toBeDefined();
+    }
+  });
+});

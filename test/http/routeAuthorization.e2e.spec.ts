@@ -1,0 +1,235 @@
+// The HTTP shell as an attacker meets it, on the real service with default settings: every spelling of every route
+// without credentials, the error envelope for what no handler answers, the operator limiter, and the headers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, sliceDataRoot, type TestService } from '../support/testService.js';
+import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
+import type { Operations } from '../../src/admin/operations.js';
+import { rawRequest, type RawResponse } from './rawRequest.js';
+
+/** Spellings of a canonical path that must never reach its handler: case, empty and dot segments, trailing /, escapes, ; params. */
+function spellingsOf(path: string): string[] {
+  const [, first, second, ...rest] = path.split('/');
+  const tail = rest.length ? `/${rest.join('/')}` : '';
+  const upperFirst = first!.toUpperCase();
+  const capitalFirst = first![0]!.toUpperCase() + first!.slice(1);
+  const escapedFirst = `%${first!.charCodeAt(0).toString(16)}${first!.slice(1)}`;
+  return [
+    `/${upperFirst}/${second}${tail}`,
+    `/${capitalFirst}/${second}${tail}`,
+    `/${first}/${second!.toUpperCase()}${tail}`,
+    path.toUpperCase(),
+    `${path}/`,
+    `/${first}//${second}${tail}`,
+    `/${path}`,
+    `${path.replace(/\/([^/]+)$/, '//$1')}`,
+    `/${first}%2F${second}${tail}`,
+    `/${first}%2f${second}${tail}`,
+    `/${escapedFirst}/${second}${tail}`,
+    `/${first}/${second}/%2e%2e/${second}${tail}`,
+    `/${first}/${second}/../${second}${tail}`,
+    `/${first}/./${second}${tail}`,
+    `/${first}/%2E/${second}${tail}`,
+    `${path};x=1`,
+    `/${first};x/${second}${tail}`,
+    `/${first}\\${second}${tail}`,
+    `${path}%00`,
+    `/${first}/${second}${tail.replace(/([a-z])/, (c) => `%${c.charCodeAt(0).toString(16)}`)}`,
+  ];
+}
+
+let svc: TestService;
+let now = Date.parse('2031-03-04T10:00:00Z');
+let orgId: string;
+let keyId: string;
+let liveKey: string;
+const send = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) => rawRequest(svc.baseUrl, method, path, headers, body);
+const asOperator = () => ({ Authorization: `Bearer ${svc.adminToken}` });
+/** a fresh minute for the per-address limiters, so each test starts from zero failed attempts */
+const nextMinute = () => (now += 61_000);
+
+beforeAll(async () => {
+  svc = await startTestService({ dataRoot: await sliceDataRoot(10), clock: () => new Date(now) });
+  const org = await send('POST', '/admin/v1/organizations', asOperator(), { name: 'Attack surface lab' });
+  expect(org.status).toBe(201);
+  orgId = org.body.id;
+  expect((await send('POST', `/admin/v1/organizations/${orgId}/credits`, asOperator(), { amount: '5.00' })).status).toBe(200);
+  const key = await send('POST', `/admin/v1/organizations/${orgId}/keys`, asOperator(), { mode: 'live' });
+  expect(key.status).toBe(201);
+  keyId = key.body.id;
+  liveKey = key.body.key;
+}, 600_000);
+
+afterAll(async () => {
+  await svc?.close();
+});
+
+/** Every operator route, read from the router itself so a new route is covered without editing this test. */
+function operatorRoutes(): { method: string; path: string }[] {
+  const router = adminRoutes({} as Operations);
+  return router.stack.flatMap((layer) =>
+    layer.methods.map((method) => ({
+      method,
+      path: String(layer.path).replace(':orgId', orgId).replace(':keyId', keyId).replace(':collection', 'scifact'),
+    })),
+  );
+}
+
+const API_ROUTES = [
+  { method: 'GET', path: '/api/v1/search/collections' },
+  { method: 'POST', path: '/api/v1/search/query', body: { collection: 'scifact', query: 'vitamin D and bone fractures' } },
+  { method: 'POST', path: '/api/v1/search/scifact', body: { query: 'vitamin D and bone fractures' } },
+  { method: 'POST', path: '/api/v1/search/preview', body: { collection: 'scifact', query: 'vitamin D and bone fractures' } },
+  { method: 'POST', path: '/api/v1/search/unlock', body: { queryId: 'q_x', resultIds: ['r_1'] } },
+  { method: 'GET', path: '/api/v1/search/results/q_123' },
+  { method: 'GET', path: '/api/v1/search/quota' },
+  { method: 'POST', path: '/api/v1/tools/demo/echo', body: {} },
+];
+
+/** A refusal that no handler wrote: 401 from the authentication, or 404 because the spelling is no route. */
+function expectRefusedBeforeHandler(res: RawResponse, method: string, path: string) {
+  expect([401, 404], `${method} ${path} -> ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);
+  if (method === 'HEAD') return;
+  expect(res.body?.error?.requestId, `${method} ${path}`).toBe(res.headers['x-request-id']);
+  if (res.status === 404) expect(res.body.error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringMatching(/^no route for /) });
+  else expect(res.body.error.code).toBe('UNAUTHORIZED');
+}
+
+describe('every spelling of every route, without credentials', () => {
+  it('the operator API answers 401 or 404 (never a handler) to each route in every spelling, with no token and with a wrong one', async () => {
+    const routes = operatorRoutes();
+    expect(routes.length).toBeGreaterThanOrEqual(25);
+    for (const { method, path } of routes) {
+      nextMinute();
+      const canonical = await send(method, path);
+      expect(canonical.status, `${method} ${path}`).toBe(401);
+      expect((await send(method, path, { Authorization: 'Bearer not-the-operator-token-at-all' })).status).toBe(401);
+      for (const spelling of spellingsOf(path)) {
+        expectRefusedBeforeHandler(await send(method, spelling), method, spelling);
+        // a body a handler would accept
+        expectRefusedBeforeHandler(await send(method, spelling, {}, { name: 'Bypass lab', amount: '1000.00', mode: 'live' }), method, spelling);
+      }
+    }
+    // nothing was made, credited or revoked
+    expect((await send('GET', `/admin/v1/organizations/${orgId}/balance`, asOperator())).body.balance).toBe('5.000000');
+    expect((await send('GET', `/admin/v1/keys/${keyId}`, asOperator())).body.revoked).toBe(false);
+  });
+
+  it('with the operator token the canonical spelling works', async () => {
+    nextMinute();
+    expect((await send('GET', '/admin/v1/reconciliation', asOperator())).status).toBe(200);
+    expect((await send('POST', '/admin/v1/organizations', asOperator(), { name: 'Second lab' })).status).toBe(201);
+    expect((await send('GET', '/ADMIN/v1/reconciliation', asOperator())).status).toBe(404);
+  });
+
+  it('every API route needs a key in every spelling: 401 or 404, never a handler', async () => {
+    for (const { method, path, body } of API_ROUTES) {
+      expect((await send(method, path, {}, body)).status, `${method} ${path}`).toBe(401);
+      for (const spelling of spellingsOf(path)) expectRefusedBeforeHandler(await send(method, spelling, {}, body), method, spelling);
+    }
+    // and the key opens the canonical spelling
+    expect((await send('GET', '/api/v1/search/quota', { Authorization: `Bearer ${liveKey}` })).status).toBe(200);
+  });
+});
+
+describe('one error envelope for what no handler answers', () => {
+  it('405 METHOD_NOT_ALLOWED with Allow for PUT/PATCH/DELETE on API routes', async () => {
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      const res = await send(method, '/api/v1/search/query', { Authorization: `Bearer ${liveKey}` });
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('POST');
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.body).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: expect.stringContaining('POST'), requestId: res.headers['x-request-id'] } });
+    }
+  });
+
+  it('501 NOT_IMPLEMENTED for methods the service does not implement, on any path', async () => {
+    for (const [method, path] of [['PROPFIND', '/api/v1/search/query'], ['TRACE', '/healthz'], ['PROPFIND', '/nowhere'], ['LOCK', '/admin/v1/verify']] as const) {
+      const res = await send(method, path);
+      expect(res.status, `${method} ${path}`).toBe(501);
+      expect(res.body).toEqual({ error: { code: 'NOT_IMPLEMENTED', message: expect.any(String), requestId: res.headers['x-request-id'] } });
+    }
+  });
+
+  it('a malformed percent-encoding is 400 VALIDATION_ERROR in the envelope, not a 500', async () => {
+    for (const path of ['/api/v1/search/%', '/admin/v1/organizations/%zz', '/api/v1/search/results/%E0%A4%A']) {
+      const res = await send('GET', path);
+      expect(res.status, path).toBe(400);
+      expect(res.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.any(String), requestId: res.headers['x-request-id'] } });
+    }
+  });
+
+  it('HEAD and OPTIONS: HEAD follows GET, OPTIONS lists the methods without granting anything cross-origin', async () => {
+    expect((await send('HEAD', '/healthz')).status).toBe(200);
+    const options = await send('OPTIONS', '/api/v1/search/query', { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' });
+    expect(options.headers.allow).toBe('POST');
+    expect(Object.keys(options.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+  });
+});
+
+describe('the per-address limiter on the operator API', () => {
+  it('after 20 failed attempts in a minute the 21st is 429 in the bare form; the right token still works', async () => {
+    nextMinute();
+    for (let i = 0; i < 20; i++) expect((await send('GET', '/admin/v1/verify', { Authorization: `Bearer guess-${i}-0123456789abcdef` })).status).toBe(401);
+    const refused = await send('GET', '/admin/v1/verify', { Authorization: 'Bearer guess-21-0123456789abcdef' });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: expect.any(String) });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Object.keys(refused.headers).filter((h) => h.startsWith('x-ratelimit-'))).toEqual([]);
+    expect((await send('POST', '/admin/v1/organizations', {}, { name: 'x' })).status).toBe(429);
+    // the operator is not locked out
+    expect((await send('GET', '/admin/v1/verify', asOperator())).status).toBe(200);
+    expect((await send('GET', `/admin/v1/organizations/${orgId}/balance`, asOperator())).status).toBe(200);
+    // the window passes
+    nextMinute();
+    expect((await send('GET', '/admin/v1/verify', { Authorization: 'Bearer guess-22-0123456789abcdef' })).status).toBe(401);
+  });
+
+  it('X-Forwarded-For is not trusted without TRUST_PROXY: a new claimed address per attempt does not evade the limiter', async () => {
+    nextMinute();
+    for (let i = 0; i < 20; i++) {
+      const res = await send('GET', '/admin/v1/verify', { Authorization: 'Bearer wrong-0123456789abcdef', 'X-Forwarded-For': `198.51.100.${i}` });
+      expect(res.status).toBe(401);
+    }
+    const res = await send('GET', '/admin/v1/verify', { Authorization: 'Bearer wrong-0123456789abcdef', 'X-Forwarded-For': '198.51.100.99' });
+    expect(res.status).toBe(429);
+  });
+});
+
+describe('headers', () => {
+  it('X-Content-Type-Options: nosniff on every response, errors and 404s included', async () => {
+    nextMinute();
+    const responses = [
+      await send('GET', '/healthz'),
+      await send('GET', '/nowhere'),
+      await send('GET', '/ADMIN/v1/verify'),
+      await send('GET', '/admin/v1/verify'),
+      await send('GET', '/admin/v1/verify', asOperator()),
+      await send('GET', '/api/v1/search/quota', { Authorization: `Bearer ${liveKey}` }),
+      await send('GET', '/api/v1/search/quota', { Authorization: 'Bearer sk_live_nope' }),
+      await send('DELETE', '/api/v1/search/query'),
+      await send('TRACE', '/healthz'),
+      await send('GET', '/api/v1/search/%'),
+    ];
+    for (const res of responses) expect(res.headers['x-content-type-options'], String(res.status)).toBe('nosniff');
+  });
+
+  it('Cache-Control: no-store on authenticated responses (API key and operator), refusals included', async () => {
+    nextMinute();
+    for (const res of [
+      await send('GET', '/api/v1/search/quota', { Authorization: `Bearer ${liveKey}` }),
+      await send('GET', '/api/v1/search/quota', { 'X-API-Key': liveKey }),
+      await send('POST', '/api/v1/search/query', {}, { collection: 'scifact', query: 'x' }),
+      await send('GET', '/admin/v1/verify', asOperator()),
+      await send('GET', `/admin/v1/organizations/${orgId}/ledger.csv`, asOperator()),
+      await send('GET', '/admin/v1/verify'),
+    ]) {
+      expect(res.headers['cache-control'], String(res.status)).toBe('no-store');
+    }
+  });
+
+  it('CORS is off by default: no Access-Control-* headers, even for a request with an Origin', async () => {
+    const res = await send('GET', '/api/v1/search/quota', { Authorization: `Bearer ${liveKey}`, Origin: 'https://app.example.org' });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+  });
+});
