@@ -1,4 +1,5 @@
 // `npm start`: starts the whole service on its embedded defaults (or the configured servers) and stops it cleanly.
+import { listen } from './http/server.js';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
@@ -28,11 +29,7 @@ async function main(): Promise<void> {
 
   if (config.ingestDemo) await ingestMissingDemoCollections(runtime);
 
-  server = runtime.app.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => {
-    server!.once('listening', resolve);
-    server!.once('error', reject);
-  });
+  server = await listen(runtime.app, config.port, config.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;

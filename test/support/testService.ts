@@ -11,6 +11,7 @@ import pino from 'pino';
 import { DEFAULT_DATA_ROOT, loadConfig } from '../../src/config.js';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../src/composition.js';
 import { ingestMissingDemoCollections } from '../../src/demoIngest.js';
+import { listen } from '../../src/http/server.js';
 import { requireComponent } from '../setup/components.js';
 
 export const SHARED_DATA = DEFAULT_DATA_ROOT;
@@ -103,8 +104,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const config = loadConfig(env);
   const runtime = await startRuntime(config, { worker: true, log: pino({ level: 'warn' }), ...options });
   await ingestMissingDemoCollections(runtime);
-  const server: Server = runtime.app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const server: Server = await listen(runtime.app, 0, '127.0.0.1');
   const port = (server.address() as AddressInfo).port;
   return {
     baseUrl: `http://127.0.0.1:${port}`,

@@ -78,7 +78,7 @@ function setRateLimitHeaders(ctx: Context, outcome: SearchOutcome): void {
 }
 
 export function searchRoutes(deps: SearchRouteDeps): Router {
-  const router = new Router({ prefix: '/api/v1/search' });
+  const router = new Router({ prefix: '/api/v1/search', sensitive: true, strict: true });
 
   router.get('/collections', async (ctx) => {
     const a = auth(ctx);

@@ -11,7 +11,7 @@ export interface ToolRouteDeps {
 }
 
 export function toolRoutes(deps: ToolRouteDeps): Router {
-  const router = new Router({ prefix: '/api/v1/tools' });
+  const router = new Router({ prefix: '/api/v1/tools', sensitive: true, strict: true });
   router.post('/:prefix/:tool', async (ctx: Context) => {
     const auth = (ctx.state as RequestState).auth;
     if (!auth) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key');

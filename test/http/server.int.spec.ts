@@ -1,0 +1,54 @@
+// The listener answers requests Node's parser rejects (bad header bytes, oversized headers) in the error envelope.
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen } from '../../src/http/server.js';
+import type { Server } from 'node:http';
+
+let server: Server;
+let port: number;
+
+function rawExchange(request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    let data = '';
+    socket.on('data', (d) => (data += d.toString('latin1')));
+    socket.on('end', () => resolve(data));
+    socket.on('error', reject);
+  });
+}
+
+function parse(response: string) {
+  const [head, body] = response.split('\r\n\r\n');
+  return { status: Number(head!.split(' ')[1]), head: head!, body: JSON.parse(body!) };
+}
+
+beforeAll(async () => {
+  const app = new Koa();
+  app.use((ctx) => (ctx.body = { ok: true }));
+  server = await listen(app, 0, '127.0.0.1');
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('listen', () => {
+  it('answers a header with a control byte with 400 in the envelope', async () => {
+    const res = parse(await rawExchange('GET / HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n'));
+    expect(res.status).toBe(400);
+    expect(res.head).toMatch(/content-type: application\/json/i);
+    expect(res.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'malformed HTTP request', requestId: expect.stringMatching(/^req_/) } });
+  });
+
+  it('answers an oversized header block with 431 in the envelope', async () => {
+    const res = parse(await rawExchange(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+    expect(res.status).toBe(431);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('serves well-formed requests as before', async () => {
+    const res = await rawExchange('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(res).toMatch(/^HTTP\/1\.1 200/);
+  });
+});
