@@ -3,6 +3,7 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import { errorRenderer, requestIdentity } from './middleware.js';
 import { jsonBody } from './jsonBody.js';
+import { requestTargetText } from './requestText.js';
 import { apiKeyAuthentication, operatorAuthentication } from './authentication.js';
 import { searchRoutes, type SearchRouteDeps } from './routes/searchRoutes.js';
 import { adminRoutes } from './routes/adminRoutes.js';
@@ -62,6 +63,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestIdentity(deps.log));
   app.use(errorRenderer());
   app.use(canonicalPath());
+  app.use(requestTargetText());
   app.use(crossOriginAccess({ origins: deps.corsOrigins ?? [], methodsOn: groups.crossOriginMethods }));
   app.use(groups.authorize);
   app.use(jsonBody(deps.bodyLimitBytes ?? 4 * 1024 * 1024));

@@ -1,30 +1,92 @@
-// Reads bounded JSON request bodies; a malformed or oversized body is 422 VALIDATION_ERROR before any handler runs.
+// Reads bounded JSON request bodies; a body that is oversized, not UTF-8, nested too deep, malformed, or carrying text
+// the store cannot hold is 422 VALIDATION_ERROR before any handler runs.
 import type { Context, Next } from 'koa';
 import { ApiError } from './errors.js';
+import { findTextDefect } from './requestText.js';
 
-/** Reads a JSON body up to `limitBytes`; malformed or oversized bodies are 422 VALIDATION_ERROR. */
+/**
+ * Deepest nesting of arrays and objects a body may have. Far below what recursive code downstream can take (zod,
+ * canonical JSON for the Idempotency-Key hash, JSON.stringify of an error's `details`: a filter nested 3,000 levels
+ * overflowed the stack there), and above what the filter language's own cap of 32 and/or/not levels needs (two JSON
+ * levels each, inside the body and its `filters`), so a filter a little too deep is still named by the filter parser.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Whether `text` opens more than `max` arrays/objects inside one another, by one linear pass over the characters
+ * (brackets inside strings do not count). Runs before JSON.parse, so nothing ever recurses over an unbounded depth;
+ * malformed text is left for JSON.parse to name.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth += 1;
+      if (depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth -= 1;
+    }
+  }
+  return false;
+}
+
+/** Parses a JSON body's text, or says in a 422 VALIDATION_ERROR why it is refused. */
+export function parseJsonBody(raw: string): unknown {
+  if (raw.trim() === '') return undefined;
+  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
+    throw new ApiError(422, 'VALIDATION_ERROR', `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch (err) {
+    throw new ApiError(422, 'VALIDATION_ERROR', `request body is not valid JSON: ${(err as Error).message}`);
+  }
+  // the one place every route's input passes: no handler can hand such text to PostgreSQL
+  const defect = findTextDefect(body);
+  if (defect) throw new ApiError(422, 'VALIDATION_ERROR', `request body ${defect.path ? `field "${defect.path}" ` : ''}${defect.problem}`);
+  return body;
+}
+
+/** Reads a JSON body up to `limitBytes` and parses it with `parseJsonBody`. */
 export function jsonBody(limitBytes: number) {
+  const tooLarge = () => new ApiError(422, 'VALIDATION_ERROR', `request body is larger than ${limitBytes} bytes`);
   return async (ctx: Context, next: Next) => {
     if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE') return next();
     const declared = Number(ctx.get('Content-Length') || '0');
-    if (declared > limitBytes) throw new ApiError(422, 'VALIDATION_ERROR', `request body is larger than ${limitBytes} bytes`);
+    if (declared > limitBytes) throw tooLarge();
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of ctx.req) {
+    let overflowed = false;
+    // not destroyed on the early exit: the rest is drained (discarded) so the client can finish sending and read the 422
+    for await (const chunk of ctx.req.iterator({ destroyOnReturn: false })) {
       size += (chunk as Buffer).length;
-      if (size > limitBytes) throw new ApiError(422, 'VALIDATION_ERROR', `request body is larger than ${limitBytes} bytes`);
+      if (size > limitBytes) {
+        overflowed = true;
+        break;
+      }
       chunks.push(chunk as Buffer);
     }
-    const raw = Buffer.concat(chunks).toString('utf8');
-    if (raw.trim() === '') {
-      ctx.request.body = undefined;
-    } else {
-      try {
-        ctx.request.body = JSON.parse(raw);
-      } catch (err) {
-        throw new ApiError(422, 'VALIDATION_ERROR', `request body is not valid JSON: ${(err as Error).message}`);
-      }
+    if (overflowed) {
+      ctx.req.resume();
+      throw tooLarge();
     }
+    let raw: string;
+    try {
+      raw = utf8.decode(Buffer.concat(chunks));
+    } catch {
+      throw new ApiError(422, 'VALIDATION_ERROR', 'request body is not valid UTF-8 text');
+    }
+    ctx.request.body = parseJsonBody(raw);
     return next();
   };
 }

@@ -216,10 +216,20 @@ export function createSearchService(deps: ServiceDeps) {
       refuseSandbox(auth, 'preview');
       const now = clock();
       if (idempotency) {
+        // A replay is authorized exactly like a fresh request, before the key is claimed or its record read: sandbox
+        // (above), revocation (authentication), and here the collections of the body against this key's scope.
+        resolveTargets(deps.catalog, auth, input.collections);
         const claim = await guarded('the idempotency store', () => claimIdempotencyKey(db, auth.org.id, idempotency.key, idempotency.bodyHash, now));
         if (claim.kind === 'replay') {
           const record = await loadQueryRecord(db, claim.queryId);
           if (!record || freshness(record, now) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `the preview ${claim.queryId} made with this Idempotency-Key has expired; use a new key`);
+          // Idempotency-Keys are one namespace per organization (the spec's preview limit is per organization), but a
+          // preview belongs to the API key that ran it: only that key may re-fetch or unlock it (spec: re-fetch needs
+          // the same key), and its rows show what that key unlocked. Another key of the organization replaying it
+          // would see a queryId it cannot use and text it never paid for, so it is told the key is taken instead.
+          if (record.keyId !== auth.key.id) {
+            throw new Rejection('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used by another API key of your organization in the last 24 hours; use a new key');
+          }
           const { rows, filterWarnings, journalMetricExpansions, filtersApplied } = record.payload;
           return { queryId: record.queryId, rows, unlocked: await accounts.unlockedIds(record.queryId), filterWarnings, journalMetricExpansions, filtersApplied, idempotency: 'replayed' };
         }

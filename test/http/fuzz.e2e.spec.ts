@@ -1,0 +1,617 @@
+// Hostile HTTP against every route of the real service (Koa, Temporal, PGlite, embedded engine, embedding model): NUL
+// bytes, lone surrogates, deep nesting, 1-20 MB bodies, odd methods, every spelling of every path, SQL- and
+// prototype-pollution-shaped text, huge numbers, wrong types; with and without valid keys and the operator token.
+// Expected: no 5xx, every error in the envelope, no 2xx for a path spelled other than as documented, no balance moved
+// but by the requests that succeeded, the hash chain intact and Object.prototype untouched (the service runs in this
+// process). The requests come from fast-check with a fixed seed, so a failure reproduces.
+import http from 'node:http';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, httpClient, type TestService } from '../support/testService.js';
+import { parseCredits } from '../../src/money.js';
+
+/** Micro-credits of a decimal string the service wrote; anything else is a failure of the test's reading. */
+function credits(text: unknown): bigint {
+  const micros = typeof text === 'string' ? parseCredits(text) : null;
+  if (micros === null) throw new Error(`not an amount: ${String(text)}`);
+  return micros;
+}
+import { nearMiss, simpleWithDefect, structuredWithDefect, validTree } from '../filters/malformedFilterArbitraries.js';
+
+const SEED = 20_251_123;
+const RANDOM_REQUESTS = 5_000;
+const CONCURRENCY = 8;
+
+let svc: TestService;
+let call: ReturnType<typeof httpClient>;
+let admin: string;
+
+type Credential = 'live' | 'scoped' | 'sandbox' | 'revoked' | 'otherOrg' | 'victimOrg' | 'malformed' | 'unknownKey' | 'none' | 'xApiKey' | 'basic' | 'hugeBearer';
+type AdminCredential = 'token' | 'lowercaseBearer' | 'wrongToken' | 'none' | 'apiKey';
+
+interface Fixtures {
+  orgs: { main: string; other: string; victim: string };
+  keys: Record<'live' | 'scoped' | 'sandbox' | 'revoked' | 'otherOrg' | 'victimOrg', string>;
+  victimKeyId: string;
+  previewId: string;
+  previewRowIds: string[];
+}
+let fx: Fixtures;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The routes, from src/http/routes/*.ts. `:id` parts take a value from the fixtures or a hostile one.
+
+interface Route {
+  method: string;
+  path: string;
+  door: 'api' | 'admin' | 'open';
+  /** a valid body for the route, the starting point of mutations */
+  body?: (f: Fixtures) => Record<string, unknown>;
+}
+
+const SEARCH_BODY = { collection: 'scifact', query: 'vitamin D and bone density', limit: 3 };
+const ROUTES: Route[] = [
+  { method: 'GET', path: '/healthz', door: 'open' },
+  { method: 'GET', path: '/readyz', door: 'open' },
+  { method: 'GET', path: '/api/v1/search/collections', door: 'api' },
+  { method: 'POST', path: '/api/v1/search/query', door: 'api', body: () => ({ ...SEARCH_BODY }) },
+  { method: 'POST', path: '/api/v1/search/preview', door: 'api', body: () => ({ ...SEARCH_BODY }) },
+  { method: 'POST', path: '/api/v1/search/unlock', door: 'api', body: (f) => ({ queryId: f.previewId, resultIds: f.previewRowIds.slice(0, 1) }) },
+  { method: 'GET', path: '/api/v1/search/results/:queryId', door: 'api' },
+  { method: 'GET', path: '/api/v1/search/quota', door: 'api' },
+  { method: 'POST', path: '/api/v1/search/:collection', door: 'api', body: () => ({ query: 'vitamin D and bone density', limit: 3 }) },
+  { method: 'POST', path: '/api/v1/tools/:prefix/:tool', door: 'api', body: () => ({ input: 'x' }) },
+  { method: 'POST', path: '/admin/v1/organizations', door: 'admin', body: () => ({ name: 'Fuzz lab' }) },
+  { method: 'GET', path: '/admin/v1/organizations/:orgId', door: 'admin' },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/credits', door: 'admin', body: () => ({ amount: '1.25', reference: 'fuzz' }) },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/refunds', door: 'admin', body: () => ({ amount: '0.50' }) },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/billing', door: 'admin', body: () => ({ billingMode: 'live' }) },
+  { method: 'GET', path: '/admin/v1/organizations/:orgId/prices', door: 'admin' },
+  { method: 'PUT', path: '/admin/v1/organizations/:orgId/prices/:collection', door: 'admin', body: () => ({ pricePer1000: '0.010' }) },
+  { method: 'DELETE', path: '/admin/v1/organizations/:orgId/prices/:collection', door: 'admin' },
+  { method: 'GET', path: '/admin/v1/organizations/:orgId/reconciliation', door: 'admin' },
+  { method: 'GET', path: '/admin/v1/reconciliation', door: 'admin' },
+  { method: 'GET', path: '/admin/v1/keys/:keyId', door: 'admin' },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/limits', door: 'admin', body: () => ({ perMinute: 1000 }) },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/suspend', door: 'admin', body: () => ({ reason: 'fuzz' }) },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/resume', door: 'admin', body: () => ({}) },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/keys', door: 'admin', body: () => ({ mode: 'live', collections: ['scifact'] }) },
+  { method: 'POST', path: '/admin/v1/keys/:keyId/revoke', door: 'admin', body: () => ({}) },
+  { method: 'GET', path: '/admin/v1/organizations/:orgId/balance', door: 'admin' },
+  { method: 'GET', path: '/admin/v1/organizations/:orgId/ledger', door: 'admin' },
+  { method: 'GET', path: '/admin/v1/organizations/:orgId/ledger.csv', door: 'admin' },
+  { method: 'POST', path: '/admin/v1/replay', door: 'admin', body: () => ({}) },
+  { method: 'GET', path: '/admin/v1/verify', door: 'admin' },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Hostile material.
+
+const SQL = ["' OR 1=1 --", '; DROP TABLE events;', "'); DELETE FROM balances; --", '1; SELECT pg_sleep(0)', '" OR ""="', "\\'; TRUNCATE query_records; --"];
+const POLLUTION = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf'];
+const hostileText = fc.oneof(
+  fc.constantFrom(...SQL, ...POLLUTION, '\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\udc00\ud800', '%00', '\\u0000', '😀', '\u202e', '', ' ', '\t\n', 'NaN', 'null', '${jndi:ldap://x/a}', '<script>alert(1)</script>', '../../etc/passwd'),
+  fc.string({ unit: 'binary', maxLength: 30 }),
+  fc.integer({ min: 1_000, max: 200_000 }).map((n) => 'a'.repeat(n)),
+);
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: hostileText },
+  { weight: 2, arbitrary: fc.constantFrom(1e308, -1e308, -1, 0, -0, 0.5, 9_007_199_254_740_993, Number.MIN_VALUE, 31, 1_000_000_000_000, true, false, null) },
+  { weight: 1, arbitrary: fc.double() },
+  { weight: 1, arbitrary: fc.array(hostileText, { maxLength: 6 }) },
+  { weight: 1, arbitrary: fc.object({ maxDepth: 2 }) },
+  { weight: 1, arbitrary: fc.constantFrom({ __proto__: null, polluted: true }, { constructor: { prototype: { polluted: true } } }) },
+);
+/** Raw texts that cannot be built with JSON.stringify: numbers JSON cannot hold as doubles, own __proto__ keys, garbage. */
+const RAW_BODIES = [
+  '{"collection":"scifact","query":"bone density","limit":1e400}',
+  '{"collection":"scifact","query":"bone density","limit":-1e-400}',
+  '{"amount":1e999}',
+  '{"amount":"99999999999999999999999999.999999"}',
+  '{"__proto__":{"polluted":true},"collection":"scifact","query":"bone density"}',
+  '{"constructor":{"prototype":{"polluted":true}},"query":"bone density"}',
+  '{"name":"x","__proto__":{"isAdmin":true}}',
+  '{"filters":{"__proto__":{"eq":"x"}},"collection":"scifact","query":"bone density"}',
+  '{"collection":"scifact","query":"bone density","collection":"clinical-digest"}',
+  '\ufeff{"collection":"scifact","query":"bone density"}',
+  '{"collection": "scifact", ',
+  'null',
+  '[]',
+  '"just a string"',
+  'true',
+  '1e999999',
+  'NaN',
+  '{"a":"\\ud800"}',
+  '{"query":"\\u0000"}',
+  '{"name":"\\udfff\\ud800"}',
+  "{'single':'quotes'}",
+  '{"a":1}}}}',
+  '\u0000',
+  '{"a":"\\x00"}',
+];
+const RAW_BYTES = [Buffer.from([0xff, 0xfe, 0x7b, 0x7d]), Buffer.from([0x7b, 0x22, 0x71, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0x00, 0x00, 0x00])];
+
+/** Deep nesting of one shape, `depth` levels, as raw text (building it as an object and stringifying would overflow). */
+type DeepShape = 'and' | 'or' | 'not' | 'notArray' | 'array' | 'object' | 'flatNot';
+function deepText(shape: DeepShape, depth: number): string {
+  const condition = '{"field":"journal","eq":"A"}';
+  switch (shape) {
+    case 'and':
+    case 'or':
+      return `${`{"${shape}":[`.repeat(depth)}${condition}${']}'.repeat(depth)}`;
+    case 'notArray':
+      return `${'{"not":['.repeat(depth)}${condition}${']}'.repeat(depth)}`;
+    case 'not':
+      return `{"journal":${'{"not":'.repeat(depth)}"A"${'}'.repeat(depth)}}`;
+    case 'flatNot':
+      return `{"journal":${'['.repeat(depth)}"A"${']'.repeat(depth)}}`;
+    case 'array':
+      return `${'['.repeat(depth)}1${']'.repeat(depth)}`;
+    case 'object':
+      return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  }
+}
+
+const filterArb: fc.Arbitrary<unknown> = fc.oneof(nearMiss, simpleWithDefect, structuredWithDefect, validTree, fc.record({ journal: hostileText }), fc.record({ and: fc.array(fc.record({ field: fc.constantFrom('journal', 'doi', ...POLLUTION), eq: hostileText }), { minLength: 1, maxLength: 3 }) }));
+
+type BodyRecipe =
+  | { kind: 'none' }
+  | { kind: 'valid' }
+  | { kind: 'mutate'; mutations: { target: number; value: unknown }[] }
+  | { kind: 'extraField'; name: string; value: unknown }
+  | { kind: 'filters'; filter: unknown }
+  | { kind: 'deep'; shape: DeepShape; depth: number; at: 'filters' | 'body' | 'field' }
+  | { kind: 'raw'; index: number }
+  | { kind: 'bytes'; index: number }
+  | { kind: 'wrongRoot'; value: unknown };
+
+const bodyRecipe: fc.Arbitrary<BodyRecipe> = fc.oneof(
+  { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'valid' as const }) },
+  { weight: 5, arbitrary: fc.array(fc.record({ target: fc.nat(), value: hostileValue }), { minLength: 1, maxLength: 3 }).map((mutations) => ({ kind: 'mutate' as const, mutations })) },
+  { weight: 1, arbitrary: fc.record({ name: fc.oneof(hostileText, fc.constantFrom(...POLLUTION)), value: hostileValue }).map((r) => ({ kind: 'extraField' as const, ...r })) },
+  { weight: 3, arbitrary: filterArb.map((filter) => ({ kind: 'filters' as const, filter })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ shape: fc.constantFrom<DeepShape>('and', 'or', 'not', 'notArray', 'array', 'object', 'flatNot'), depth: fc.oneof(fc.integer({ min: 3000, max: 5000 }), fc.integer({ min: 30, max: 140 })), at: fc.constantFrom<'filters' | 'body' | 'field'>('filters', 'body', 'field') })
+      .map((r) => ({ kind: 'deep' as const, ...r })),
+  },
+  { weight: 2, arbitrary: fc.nat({ max: RAW_BODIES.length - 1 }).map((index) => ({ kind: 'raw' as const, index })) },
+  { weight: 1, arbitrary: fc.nat({ max: RAW_BYTES.length - 1 }).map((index) => ({ kind: 'bytes' as const, index })) },
+  { weight: 1, arbitrary: hostileValue.map((value) => ({ kind: 'wrongRoot' as const, value })) },
+);
+
+const SPELLINGS = ['canonical', 'upperAll', 'upperSegment', 'doubleSlash', 'trailingSlash', 'encodedSlash', 'encodedLetter', 'nulSuffix', 'dotSegment', 'leadingDoubleSlash', 'query'] as const;
+type Spelling = (typeof SPELLINGS)[number];
+const ODD_METHODS = ['PROPFIND', 'TRACE', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'PUT', 'GET', 'POST', 'SEARCH', 'PURGE', 'MKCOL', 'LOCK'];
+const HOSTILE_IDS = ['%00', 'abc%00def', '%ED%A0%80', '%FF', '%C0%AF', encodeURIComponent("' OR 1=1 --"), encodeURIComponent('; DROP TABLE events;'), '__proto__', 'constructor', '..', '%2e%2e', 'a%2Fb', 'x'.repeat(5000), '9'.repeat(400), '-1', 'null', 'undefined', encodeURIComponent('😀'), '%25', '%', '00000000-0000-0000-0000-000000000000', 'SCIFACT', 'biomedical'];
+const HOSTILE_QUERIES = ['?from=%00', `?from=${encodeURIComponent("' OR 1=1 --")}`, `?to=${encodeURIComponent('; DROP TABLE events;')}`, '?__proto__[polluted]=1', '?constructor[prototype][polluted]=1', '?format=csv&format=json', '?includeFigures=true&imageMaxWidth=1e400', '?imageQuality=-1', '?to=9999-99-99', '?x=%ED%A0%80', '?a=%00&b=%FF', `?q=${'a'.repeat(10_000)}`, '?format=csv'];
+
+interface Recipe {
+  route: number;
+  spelling: Spelling;
+  method: string | null;
+  credential: Credential;
+  adminCredential: AdminCredential;
+  ids: number[];
+  body: BodyRecipe;
+  query: number | null;
+  contentType: string | null;
+  idempotencyKey: string | null;
+  requestId: string | null;
+}
+
+const recipe: fc.Arbitrary<Recipe> = fc.record({
+  route: fc.nat({ max: ROUTES.length - 1 }),
+  spelling: fc.oneof({ weight: 10, arbitrary: fc.constant('canonical' as const) }, { weight: 6, arbitrary: fc.constantFrom(...SPELLINGS) }),
+  method: fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom(...ODD_METHODS) }),
+  credential: fc.oneof(
+    { weight: 6, arbitrary: fc.constant('live' as const) },
+    { weight: 5, arbitrary: fc.constantFrom<Credential>('scoped', 'sandbox', 'revoked', 'otherOrg', 'victimOrg', 'malformed', 'unknownKey', 'none', 'xApiKey', 'basic', 'hugeBearer') },
+  ),
+  adminCredential: fc.oneof({ weight: 6, arbitrary: fc.constant('token' as const) }, { weight: 4, arbitrary: fc.constantFrom<AdminCredential>('lowercaseBearer', 'wrongToken', 'none', 'apiKey') }),
+  ids: fc.array(fc.nat(), { minLength: 2, maxLength: 2 }),
+  body: bodyRecipe,
+  query: fc.option(fc.nat({ max: HOSTILE_QUERIES.length - 1 }), { freq: 5 }),
+  contentType: fc.option(fc.constantFrom('application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/json; charset=latin1'), { freq: 2 }),
+  idempotencyKey: fc.option(fc.oneof(fc.constantFrom(...SQL, ...POLLUTION, 'k'.repeat(256), 'ÿþ', ''), fc.string({ minLength: 1, maxLength: 20, unit: 'grapheme-ascii' })), { freq: 3 }),
+  requestId: fc.option(fc.constantFrom("' OR 1=1 --", 'x'.repeat(500), '__proto__', 'ok-request-id-1'), { freq: 8 }),
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Turning a recipe into a request.
+
+interface FuzzRequest {
+  label: string;
+  route: Route;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+  /** the path is spelled exactly as documented (only ids vary) */
+  canonical: boolean;
+  /** the org whose balance a success of this request may move (API key's org, or the admin path's org) */
+  orgId?: string;
+}
+
+function idFor(name: string, pick: number, f: Fixtures): string {
+  const real: Record<string, string[]> = {
+    queryId: [f.previewId, f.previewId, 'no-such-query'],
+    collection: ['scifact', 'biomedical', 'clinical-digest', 'no-such-collection'],
+    prefix: ['demo', 'mcp'],
+    tool: ['echo', 'search'],
+    // operator mutations only reach the victim organization, so the organization the fuzz searches with stays usable
+    orgId: [f.orgs.victim, f.orgs.victim, '00000000-0000-0000-0000-000000000000'],
+    keyId: [f.victimKeyId, 'key_does_not_exist'],
+  };
+  const pool = real[name] ?? ['x'];
+  const all = pick % 3 === 0 ? HOSTILE_IDS : pool;
+  return all[pick % all.length]!;
+}
+
+function spell(path: string, spelling: Spelling, pick: number): string {
+  const segments = path.split('/');
+  switch (spelling) {
+    case 'canonical':
+    case 'query':
+      return path;
+    case 'upperAll':
+      return path.toUpperCase();
+    case 'upperSegment': {
+      const i = 1 + (pick % (segments.length - 1));
+      segments[i] = segments[i]!.charAt(0).toUpperCase() + segments[i]!.slice(1);
+      return segments.join('/');
+    }
+    case 'doubleSlash': {
+      const i = 1 + (pick % (segments.length - 1));
+      segments[i] = `/${segments[i]}`;
+      return segments.join('/');
+    }
+    case 'leadingDoubleSlash':
+      return `/${path}`;
+    case 'trailingSlash':
+      return `${path}/`;
+    case 'encodedSlash': {
+      const i = 1 + (pick % Math.max(1, segments.length - 2));
+      return `${segments.slice(0, i + 1).join('/')}%2F${segments.slice(i + 1).join('/')}`;
+    }
+    case 'encodedLetter':
+      return path.replace(/[a-z]/, (c) => `%${c.charCodeAt(0).toString(16)}`);
+    case 'nulSuffix':
+      return `${path}%00`;
+    case 'dotSegment':
+      return path.replace(/\/([^/]+)$/, '/./$1');
+  }
+}
+
+function bodyText(r: Recipe, route: Route, f: Fixtures): Buffer | undefined {
+  const base = route.body?.(f) ?? {};
+  const b = r.body;
+  switch (b.kind) {
+    case 'none':
+      return undefined;
+    case 'valid':
+      return Buffer.from(JSON.stringify(base));
+    case 'mutate': {
+      const out: Record<string, unknown> = { ...base };
+      const keys = Object.keys(out).length > 0 ? Object.keys(out) : ['query'];
+      for (const m of b.mutations) out[keys[m.target % keys.length]!] = m.value;
+      return Buffer.from(JSON.stringify(out));
+    }
+    case 'extraField':
+      return Buffer.from(JSON.stringify({ ...base, [b.name]: b.value }));
+    case 'filters':
+      return Buffer.from(JSON.stringify({ ...base, filters: b.filter }));
+    case 'deep': {
+      const inner = deepText(b.shape, b.depth);
+      const rest = JSON.stringify(base).slice(1, -1);
+      if (b.at === 'body') return Buffer.from(inner);
+      const field = b.at === 'filters' ? 'filters' : (Object.keys(base)[0] ?? 'query');
+      return Buffer.from(`{${rest ? `${rest},` : ''}"${field}":${inner}}`);
+    }
+    case 'raw':
+      return Buffer.from(RAW_BODIES[b.index]!);
+    case 'bytes':
+      return RAW_BYTES[b.index];
+    case 'wrongRoot':
+      return Buffer.from(JSON.stringify(b.value) ?? 'undefined');
+  }
+}
+
+function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
+  const route = ROUTES[r.route]!;
+  let idIndex = 0;
+  const filled = route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => idFor(name, r.ids[idIndex++ % r.ids.length]!, f));
+  let path = spell(filled, r.spelling, r.ids[0]!);
+  if (r.spelling === 'query' && r.query !== null) path += HOSTILE_QUERIES[r.query]!;
+  else if (r.query !== null && r.query % 4 === 0) path += HOSTILE_QUERIES[r.query]!;
+  const method = r.method ?? route.method;
+  const headers: Record<string, string> = {};
+  let orgId: string | undefined;
+  if (route.door === 'api') {
+    const keyOf: Partial<Record<Credential, { key: string; org: string }>> = {
+      live: { key: f.keys.live, org: f.orgs.main },
+      scoped: { key: f.keys.scoped, org: f.orgs.main },
+      sandbox: { key: f.keys.sandbox, org: f.orgs.main },
+      revoked: { key: f.keys.revoked, org: f.orgs.main },
+      otherOrg: { key: f.keys.otherOrg, org: f.orgs.other },
+      victimOrg: { key: f.keys.victimOrg, org: f.orgs.victim },
+      xApiKey: { key: f.keys.live, org: f.orgs.main },
+    };
+    const k = keyOf[r.credential];
+    orgId = k?.org;
+    if (r.credential === 'xApiKey') headers['X-API-Key'] = k!.key;
+    else if (k) headers.Authorization = `Bearer ${k.key}`;
+    else if (r.credential === 'malformed') headers.Authorization = "Bearer ' OR 1=1 --";
+    else if (r.credential === 'unknownKey') headers.Authorization = `Bearer sk_live_${'Z'.repeat(40)}`;
+    else if (r.credential === 'basic') headers.Authorization = 'Basic YWRtaW46YWRtaW4=';
+    else if (r.credential === 'hugeBearer') headers.Authorization = `Bearer sk_live_${'a'.repeat(8000)}`;
+  } else if (route.door === 'admin') {
+    if (r.adminCredential === 'token') headers.Authorization = `Bearer ${admin}`;
+    else if (r.adminCredential === 'lowercaseBearer') headers.Authorization = `bearer ${admin}`;
+    else if (r.adminCredential === 'wrongToken') headers.Authorization = `Bearer ${admin.slice(0, -1)}X`;
+    else if (r.adminCredential === 'apiKey') headers.Authorization = `Bearer ${f.keys.live}`;
+    const m = /^\/admin\/v1\/organizations\/([^/]+)/.exec(filled);
+    orgId = m?.[1];
+  } else if (r.credential === 'live') {
+    headers.Authorization = `Bearer ${f.keys.live}`;
+  }
+  const body = method === 'GET' || method === 'HEAD' ? undefined : bodyText(r, route, f);
+  if (body !== undefined) headers['Content-Type'] = r.contentType ?? 'application/json';
+  if (r.idempotencyKey !== null) headers['Idempotency-Key'] = r.idempotencyKey;
+  if (r.requestId !== null) headers['X-Request-Id'] = r.requestId;
+  return { label: `#${n} ${r.spelling} ${r.credential}/${r.adminCredential} ${r.body.kind}`, route, method, path, headers, body, canonical: r.spelling === 'canonical' || r.spelling === 'query', orgId };
+}
+
+/** The requests outside the random draw: every route with 1-20 MB bodies and the issue's deep filters on every POST. */
+function fixedRequests(f: Fixtures): FuzzRequest[] {
+  const out: FuzzRequest[] = [];
+  const posts = ROUTES.filter((r) => r.method !== 'GET' && r.method !== 'DELETE');
+  const sizes = [1, 3, 5, 8, 12, 20];
+  sizes.forEach((mb, i) => {
+    const route = posts[(i * 5) % posts.length]!;
+    const filler = 'a'.repeat(mb * 1024 * 1024);
+    const body = Buffer.from(JSON.stringify({ ...(route.body?.(f) ?? {}), query: filler }));
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', Authorization: `Bearer ${route.door === 'admin' ? admin : f.keys.live}` };
+    out.push({ label: `big ${mb} MB`, route, method: route.method, path: route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f)), headers, body, canonical: true, orgId: route.door === 'admin' ? f.orgs.victim : f.orgs.main });
+    // the same size sent chunked (no Content-Length), so the limit is found while reading
+    out.push({ ...out[out.length - 1]!, label: `big ${mb} MB chunked`, headers: { ...headers, 'Transfer-Encoding': 'chunked' } });
+  });
+  for (const route of posts) {
+    for (const [shape, depth] of [['and', 3000], ['not', 5000], ['flatNot', 5000], ['notArray', 5000]] as const) {
+      const headers: Record<string, string> = { 'Content-Type': 'application/json', Authorization: `Bearer ${route.door === 'admin' ? admin : f.keys.live}`, 'Idempotency-Key': `deep-${shape}` };
+      const base = JSON.stringify(route.body?.(f) ?? {}).slice(1, -1);
+      const body = Buffer.from(`{${base ? `${base},` : ''}"filters":${deepText(shape, depth)}}`);
+      out.push({ label: `deep ${shape} ${depth}`, route, method: route.method, path: route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f)), headers, body, canonical: true, orgId: route.door === 'admin' ? f.orgs.victim : f.orgs.main });
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sending.
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+function send(baseUrl: string, req: FuzzRequest): Promise<Answer> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ...req.headers };
+    const chunked = headers['Transfer-Encoding'] === 'chunked';
+    if (req.body && !chunked) headers['Content-Length'] = String(req.body.length);
+    const outgoing = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    outgoing.on('error', reject);
+    if (req.body) {
+      if (chunked) for (let i = 0; i < req.body.length; i += 256 * 1024) outgoing.write(req.body.subarray(i, i + 256 * 1024));
+      else outgoing.write(req.body);
+    }
+    outgoing.end();
+  });
+}
+
+async function inPool<T, R>(items: T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await work(items[i]!);
+      }
+    }),
+  );
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Judging.
+
+interface Failure {
+  kind: string;
+  request: string;
+  detail: string;
+}
+
+const isEnvelope = (body: any, requestId: string | undefined) =>
+  body !== null &&
+  typeof body === 'object' &&
+  typeof body.error === 'object' &&
+  body.error !== null &&
+  typeof body.error.code === 'string' &&
+  typeof body.error.message === 'string' &&
+  typeof body.error.requestId === 'string' &&
+  body.error.requestId === requestId;
+
+/** The route a path reaches once spelling is forgiven: what a success there could have moved. */
+function normalizedPath(path: string): string {
+  let p = path.split('?')[0]!;
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    /* stays raw */
+  }
+  return p.toLowerCase().replace(/\/\.\//g, '/').replace(/\/+/g, '/').replace(/\/$/, '');
+}
+
+function judge(req: FuzzRequest, res: Answer): Failure[] {
+  const failures: Failure[] = [];
+  const where = `${req.method} ${req.path.length > 120 ? `${req.path.slice(0, 120)}...` : req.path} (${req.label})`;
+  const type = String(res.headers['content-type'] ?? '');
+  const requestId = res.headers['x-request-id'] as string | undefined;
+  // 501 says the server does not know the method at all (RFC 9110 15.6.2): the one 5xx a client may cause, in the envelope
+  const unknownMethod = res.status === 501 && !ROUTES.some((r) => r.method === req.method) && req.method !== 'HEAD' && req.method !== 'OPTIONS';
+  if (res.status >= 500 && !unknownMethod) failures.push({ kind: `5xx ${res.status}`, request: where, detail: res.text.slice(0, 200) });
+  if (res.status >= 200 && res.status < 300 && !req.canonical) failures.push({ kind: `2xx for a path not spelled as documented (${req.route.method} ${req.route.path})`, request: where, detail: `${res.status}` });
+  if (res.status >= 300) {
+    if (req.method === 'HEAD') {
+      if (!type.startsWith('application/json')) failures.push({ kind: `HEAD ${res.status} not JSON (${type || 'no type'})`, request: where, detail: '' });
+    } else {
+      let body: any;
+      try {
+        body = JSON.parse(res.text);
+      } catch {
+        body = undefined;
+      }
+      const limiter = res.status === 429 && body && typeof body.error === 'string';
+      if (!type.startsWith('application/json') || (!limiter && !isEnvelope(body, requestId))) {
+        failures.push({ kind: `${res.status} not in the envelope (${type || 'no type'})`, request: where, detail: res.text.slice(0, 200) });
+      }
+    }
+  }
+  return failures;
+}
+
+/** Money a successful request may move, by organization: search charges, unlock charges, operator credits and refunds. */
+function moneyMoved(req: FuzzRequest, res: Answer): { orgId: string; micros: bigint } | undefined {
+  if (res.status < 200 || res.status >= 300 || !req.orgId) return undefined;
+  const path = normalizedPath(req.path);
+  const method = req.method.toUpperCase();
+  if (method !== 'POST') return undefined;
+  if (/^\/api\/v1\/search\/unlock$/.test(path)) return { orgId: req.orgId, micros: -credits(JSON.parse(res.text).costCharged) };
+  if (/^\/api\/v1\/search\/[^/]+$/.test(path) && !/\/(preview|collections|quota)$/.test(path)) {
+    const cost = res.headers['x-query-cost'];
+    return { orgId: req.orgId, micros: typeof cost === 'string' ? -credits(cost) : 0n };
+  }
+  if (/^\/admin\/v1\/organizations\/[^/]+\/(credits|refunds)$/.test(path)) return { orgId: req.orgId, micros: credits(JSON.parse(req.body!.toString('utf8')).amount) };
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function balances(): Promise<Record<string, bigint>> {
+  const out: Record<string, bigint> = {};
+  for (const id of Object.values(fx.orgs)) out[id] = credits((await call('GET', `/admin/v1/organizations/${id}/balance`, { admin })).body.balance);
+  return out;
+}
+
+beforeAll(async () => {
+  svc = await startTestService();
+  call = httpClient(svc.baseUrl);
+  admin = svc.adminToken;
+  const limits = { perMinute: 1_000_000, daily: 100_000_000, monthly: 1_000_000_000, previewPerHour: 1_000_000 };
+  const org = async (name: string, credits: string) => {
+    const made = await call('POST', '/admin/v1/organizations', { admin, body: { name, limits } });
+    expect(made.status).toBe(201);
+    expect((await call('POST', `/admin/v1/organizations/${made.body.id}/credits`, { admin, body: { amount: credits } })).status).toBe(200);
+    return made.body.id as string;
+  };
+  const key = async (orgId: string, body: Record<string, unknown>) => {
+    const made = await call('POST', `/admin/v1/organizations/${orgId}/keys`, { admin, body });
+    expect(made.status).toBe(201);
+    return made.body as { id: string; key: string };
+  };
+  const orgs = { main: await org('Fuzz main', '50.00'), other: await org('Fuzz other', '20.00'), victim: await org('Fuzz victim', '10.00') };
+  const live = await key(orgs.main, { mode: 'live' });
+  const revoked = await key(orgs.main, { mode: 'live' });
+  expect((await call('POST', `/admin/v1/keys/${revoked.id}/revoke`, { admin })).status).toBe(200);
+  const victim = await key(orgs.victim, { mode: 'live' });
+  const preview = await call('POST', '/api/v1/search/preview', { key: live.key, body: SEARCH_BODY });
+  expect(preview.status).toBe(200);
+  fx = {
+    orgs,
+    keys: {
+      live: live.key,
+      scoped: (await key(orgs.main, { mode: 'live', collections: ['clinical-digest'] })).key,
+      sandbox: (await key(orgs.main, { mode: 'test' })).key,
+      revoked: revoked.key,
+      otherOrg: (await key(orgs.other, { mode: 'live' })).key,
+      victimOrg: victim.key,
+    },
+    victimKeyId: victim.id,
+    previewId: preview.body.queryId,
+    previewRowIds: preview.body.results.map((r: { id: string }) => r.id),
+  };
+}, 600_000);
+
+afterAll(async () => {
+  agent.destroy();
+  await svc?.close();
+});
+
+describe('HTTP fuzz', () => {
+  it(`answers ${RANDOM_REQUESTS}+ hostile requests on every route without a 5xx, always in the envelope, moving no money by a failure`, async () => {
+    const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
+    const before = await balances();
+    const requests = [...fixedRequests(fx), ...fc.sample(recipe, { seed: SEED, numRuns: RANDOM_REQUESTS }).map((r, i) => build(r, fx, i))];
+    expect(requests.length).toBeGreaterThanOrEqual(5_000);
+    const covered = new Set(requests.map((r) => `${r.route.method} ${r.route.path}`));
+    expect(ROUTES.filter((r) => !covered.has(`${r.method} ${r.path}`))).toEqual([]);
+
+    const failures: Failure[] = [];
+    const expectedMoves: Record<string, bigint> = Object.fromEntries(Object.values(fx.orgs).map((id) => [id, 0n]));
+    const statuses = new Map<number, number>();
+    await inPool(requests, CONCURRENCY, async (req) => {
+      let res: Answer;
+      try {
+        res = await send(svc.baseUrl, req);
+      } catch (err) {
+        failures.push({ kind: `no answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, request: `${req.method} ${req.path.slice(0, 120)} (${req.label})`, detail: '' });
+        return;
+      }
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      failures.push(...judge(req, res));
+      try {
+        const moved = moneyMoved(req, res);
+        if (moved && moved.orgId in expectedMoves) expectedMoves[moved.orgId]! += moved.micros;
+      } catch (err) {
+        failures.push({ kind: 'a success whose money cannot be read', request: `${req.method} ${req.path.slice(0, 120)} (${req.label})`, detail: String(err) });
+      }
+    });
+
+    const after = await balances();
+    for (const id of Object.values(fx.orgs)) {
+      if (after[id] !== before[id]! + expectedMoves[id]!) {
+        failures.push({ kind: 'balance moved by a failed request', request: id, detail: `before ${before[id]}, successful requests moved ${expectedMoves[id]}, after ${after[id]}` });
+      }
+    }
+    const verify = await call('GET', '/admin/v1/verify', { admin });
+    if (verify.status !== 200 || verify.body.ok !== true) failures.push({ kind: 'hash chain broken', request: '/admin/v1/verify', detail: JSON.stringify(verify.body).slice(0, 200) });
+    // quiet now: every projection rebuilt from the events must equal the live one (replays during the fuzz raced writes)
+    const replay = await call('POST', '/admin/v1/replay', { admin });
+    if (replay.status !== 200 || replay.body.equal !== true) failures.push({ kind: 'projections differ from the events', request: '/admin/v1/replay', detail: JSON.stringify(replay.body?.tables?.filter((t: { equal: boolean }) => !t.equal)).slice(0, 300) });
+    const prototypeAfter = Object.getOwnPropertyNames(Object.prototype).sort();
+    if (JSON.stringify(prototypeAfter) !== JSON.stringify(prototypeBefore) || ({} as Record<string, unknown>).polluted !== undefined) {
+      failures.push({ kind: 'Object.prototype polluted', request: '', detail: prototypeAfter.filter((n) => !prototypeBefore.includes(n)).join(', ') });
+    }
+
+    // one line per kind of failure with a count and the first example, so the report names what to fix
+    const byKind = new Map<string, Failure[]>();
+    for (const f of failures) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), f]);
+    const summary = [...byKind.entries()].map(([kind, list]) => `${list.length} x ${kind}; e.g. ${list[0]!.request} -> ${list[0]!.detail}`);
+    const histogram = [...statuses.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
+    console.log(`fuzz: ${requests.length} requests (${histogram}), ${failures.length} failures\n${summary.join('\n')}`);
+    expect(summary).toEqual([]);
+  }, 600_000);
+});
