@@ -36,13 +36,12 @@ export function requestIdentity(rootLog: Logger) {
   };
 }
 
-// the code for an error that carries only an HTTP status (the router's 405/501, Koa's and http-errors' own)
+// the code for an error that carries only an HTTP status (the router's 405, Koa's and http-errors' own)
 const CODE_OF_STATUS: Record<number, ErrorCode> = {
   401: 'UNAUTHORIZED',
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
   409: 'CONFLICT',
-  501: 'NOT_IMPLEMENTED',
   503: 'SERVICE_UNAVAILABLE',
 };
 
@@ -64,12 +63,11 @@ function httpErrorOf(err: unknown): ApiError | undefined {
 function statusOnlyMessage(ctx: Context): string {
   if (ctx.status === 404) return `no route for ${ctx.method} ${ctx.path}`;
   if (ctx.status === 405) return `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}`;
-  if (ctx.status === 501) return `method ${ctx.method} is not implemented`;
   return STATUS_CODES[ctx.status] ?? 'error';
 }
 
 /** Renders every error as {error:{code,message,requestId}}: thrown errors, and a status set without a body (404, the
- *  router's 405 and 501, whose Allow header stays); the unexpected becomes a logged 500 without internals. */
+ *  router's 405, whose Allow header stays); the unexpected becomes a logged 500 without internals. */
 export function errorRenderer() {
   return async (ctx: Context, next: Next) => {
     const state = ctx.state as RequestState;

@@ -13,7 +13,10 @@ export interface RouteGroup {
 export interface RouteGroups {
   /** Runs the authentication of every group with a route for this method and path; mount it before the body is read. */
   authorize: Middleware;
-  /** Dispatches to the groups' routes, then sets 405 (with Allow) or 501 where a path has no route for the method. */
+  /**
+   * Dispatches to the groups' routes. A method a path does not serve is 405 with Allow, also a method the service does
+   * not know at all (PROPFIND, TRACE): that is the client's request, never a 5xx. A path no route serves is 404.
+   */
   dispatch: Middleware;
   /** The methods the cross-origin groups serve on `path`, for CORS preflight; empty when none. */
   crossOriginMethods(path: string): string[];
@@ -25,6 +28,8 @@ export interface RouteGroups {
  * step with the router's matching), and a router cannot be mounted without declaring its access.
  */
 export function routeGroups(groups: RouteGroup[]): RouteGroups {
+  // the router's middleware types its context with params; at run time it is the same Koa context
+  const routed = inSequence(groups.flatMap((g) => [g.router.routes(), g.router.allowedMethods()] as unknown as Middleware[]));
   const guarded = groups.filter((g): g is RouteGroup & { access: Middleware } => g.access !== 'public');
   return {
     authorize(ctx, next) {
@@ -34,13 +39,24 @@ export function routeGroups(groups: RouteGroup[]): RouteGroups {
       ctx.set('Cache-Control', 'no-store');
       return inSequence(required)(ctx, next);
     },
-    // the router's middleware types its context with params; at run time it is the same Koa context
-    dispatch: inSequence(groups.flatMap((g) => [g.router.routes(), g.router.allowedMethods()] as unknown as Middleware[])),
-    crossOriginMethods(path) {
-      const layers = groups.filter((g) => g.crossOrigin).flatMap((g) => g.router.match(path, 'GET').path);
-      return [...new Set(layers.flatMap((layer) => layer.methods))];
+    async dispatch(ctx, next) {
+      await routed(ctx, next);
+      if (ctx.status !== 501 || ctx.body !== undefined) return;
+      const allowed = methodsOn(groups, ctx.path);
+      if (allowed.length === 0) {
+        ctx.status = 404;
+        return;
+      }
+      ctx.status = 405;
+      ctx.set('Allow', allowed.join(', '));
     },
+    crossOriginMethods: (path) => methodsOn(groups.filter((g) => g.crossOrigin), path),
   };
+}
+
+/** The methods some route of these groups serves on `path`. */
+function methodsOn(groups: RouteGroup[], path: string): string[] {
+  return [...new Set(groups.flatMap((g) => g.router.match(path, 'GET').path).flatMap((layer) => layer.methods))];
 }
 
 function inSequence(middleware: Middleware[]): Middleware {

@@ -470,9 +470,7 @@ function judge(req: FuzzRequest, res: Answer): Failure[] {
   const where = `${req.method} ${req.path.length > 120 ? `${req.path.slice(0, 120)}...` : req.path} (${req.label})`;
   const type = String(res.headers['content-type'] ?? '');
   const requestId = res.headers['x-request-id'] as string | undefined;
-  // 501 says the server does not know the method at all (RFC 9110 15.6.2): the one 5xx a client may cause, in the envelope
-  const unknownMethod = res.status === 501 && !ROUTES.some((r) => r.method === req.method) && req.method !== 'HEAD' && req.method !== 'OPTIONS';
-  if (res.status >= 500 && !unknownMethod) failures.push({ kind: `5xx ${res.status}`, request: where, detail: res.text.slice(0, 200) });
+  if (res.status >= 500) failures.push({ kind: `5xx ${res.status}`, request: where, detail: res.text.slice(0, 200) });
   if (res.status >= 200 && res.status < 300 && !req.canonical) failures.push({ kind: `2xx for a path not spelled as documented (${req.route.method} ${req.route.path})`, request: where, detail: `${res.status}` });
   if (res.status >= 300) {
     if (req.method === 'HEAD') {

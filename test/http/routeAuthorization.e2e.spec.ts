@@ -142,12 +142,16 @@ describe('one error envelope for what no handler answers', () => {
     }
   });
 
-  it('501 NOT_IMPLEMENTED for methods the service does not implement, on any path', async () => {
-    for (const [method, path] of [['PROPFIND', '/api/v1/search/query'], ['TRACE', '/healthz'], ['PROPFIND', '/nowhere'], ['LOCK', '/admin/v1/verify']] as const) {
+  it('a method the service does not know is 405 with Allow on a routed path and 404 elsewhere, never a 5xx', async () => {
+    for (const [method, path, allow] of [['PROPFIND', '/api/v1/search/query', 'POST'], ['TRACE', '/healthz', 'HEAD, GET'], ['LOCK', '/admin/v1/verify', 'HEAD, GET']] as const) {
       const res = await send(method, path);
-      expect(res.status, `${method} ${path}`).toBe(501);
-      expect(res.body).toEqual({ error: { code: 'NOT_IMPLEMENTED', message: expect.any(String), requestId: res.headers['x-request-id'] } });
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.allow).toBe(allow);
+      expect(res.body).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: expect.stringContaining(method), requestId: res.headers['x-request-id'] } });
     }
+    const nowhere = await send('PROPFIND', '/nowhere');
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.body.error.code).toBe('NOT_FOUND');
   });
 
   it('a malformed percent-encoding is 400 VALIDATION_ERROR in the envelope, not a 500', async () => {
