@@ -1,6 +1,6 @@
 // Runs organization and key commands: lock, load state from projections, decide, append, project — one transaction.
 import type { Db, Queryable } from '../eventstore/db.js';
-import { APPEND_LOCK_KEY, appendHeadColumns, appendToStream, lockAppends, prepareAppend, StreamVersionConflict, type AppendHead, type SqlPart } from '../eventstore/eventStore.js';
+import { APPEND_LOCK_KEY, appendHeadColumns, appendToStream, lockAppends, prepareAppend, type AppendHead, type SqlPart } from '../eventstore/eventStore.js';
 import { prefetchSubquery, projectInline, sqlReader, selectList, normalizeRow, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
 import { decide, type KeyState, type OrgCommand, type OrgState, type UnlockRowPrice } from '../domain/organization.js';
 import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type DomainEvent, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
@@ -10,6 +10,7 @@ import { generateApiKey, hashApiKey, keyPrefixOf, newId } from '../auth/apiKeys.
 import type { ApiKeyRow, LedgerRow, OrganizationRow } from '../../projections/tables.js';
 import { DEFAULT_TRIAL_QUERIES } from '../domain/events.js';
 import { groupCalls } from '../eventstore/groupCalls.js';
+import { retryConflicts } from '../eventstore/conflictRetry.js';
 import { keyStateOf, orgStateOf } from './orgState.js';
 import { createChargeBatcher, searchChargeKey, type ChargeInput, type ChargeResult } from './chargeBatch.js';
 
@@ -114,30 +115,26 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     build: (tx: Queryable, state: OrgState | undefined, key: KeyState | undefined) => Promise<OrgCommand | DomainEvent[]>,
     options: { idempotencyKey?: string; requestId?: string; keyId?: string; alsoWrite?: SqlPart; /** collections the events will bill: their usage rows are fetched with the state */ collections?: string[] } = {},
   ): Promise<CommandResult & { state?: OrgState }> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await db.transaction(
-          async (tx) => {
-            const now = clock();
-            const { state, key, head, prefetched } = await loadOrgState(tx, orgId, now, options);
-            if (options.keyId && !key) throw new Rejection('NOT_FOUND', `API key ${options.keyId} not found`);
-            const built = await build(tx, state, key && keyStateOf(key));
-            const events = Array.isArray(built) ? built : decide(built, state);
-            if (events.length === 0) return { events: [], duplicate: false, state };
-            const prepared = await prepareAppend(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now, head });
-            if (prepared.duplicate) return { events: prepared.events, duplicate: true, state };
-            // one statement: the events, their projection, and what must commit with them or not at all
-            // (e.g. the query record a charge pays for)
-            await projectInline(tx, prepared.events, 'proj_', [prepared.insert], options.alsoWrite ? [options.alsoWrite] : [], prefetched);
-            return { events: prepared.events, duplicate: false, state };
-          },
-          { advisoryLock: APPEND_LOCK_KEY },
-        );
-      } catch (err) {
-        if (err instanceof StreamVersionConflict && attempt < 3) continue;
-        throw err;
-      }
-    }
+    // a conflict is another writer's turn, not an outage: decide again on the state it left
+    return retryConflicts(() =>
+      db.transaction(
+        async (tx) => {
+          const now = clock();
+          const { state, key, head, prefetched } = await loadOrgState(tx, orgId, now, options);
+          if (options.keyId && !key) throw new Rejection('NOT_FOUND', `API key ${options.keyId} not found`);
+          const built = await build(tx, state, key && keyStateOf(key));
+          const events = Array.isArray(built) ? built : decide(built, state);
+          if (events.length === 0) return { events: [], duplicate: false, state };
+          const prepared = await prepareAppend(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now, head });
+          if (prepared.duplicate) return { events: prepared.events, duplicate: true, state };
+          // one statement: the events, their projection, and what must commit with them or not at all
+          // (e.g. the query record a charge pays for)
+          await projectInline(tx, prepared.events, 'proj_', [prepared.insert], options.alsoWrite ? [options.alsoWrite] : [], prefetched);
+          return { events: prepared.events, duplicate: false, state };
+        },
+        { advisoryLock: APPEND_LOCK_KEY },
+      ),
+    );
   }
 
   /** An organization's columns with its balance and price overrides (the select list of getOrganization and authenticate). */
