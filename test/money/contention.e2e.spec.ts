@@ -1,5 +1,6 @@
 // Contention is not an outage, over HTTP on the real service (embedded store): operators crediting organizations
-// in parallel while other organizations search. Every search answers 200 and every balance is exact.
+// in parallel while other organizations search (every search answers 200, every balance is exact), and operators
+// replaying at the same time (one replay runs, the other is told one is running).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, startTestService, type TestService } from '../support/testService.js';
 import { formatCredits, parseCredits } from '../../src/money.js';
@@ -69,4 +70,11 @@ describe('contention over HTTP (embedded store)', () => {
     expect(replay.body.equal).toBe(true);
     expect((await call('GET', '/admin/v1/verify', { admin })).status).toBe(200);
   }, 300_000);
+
+  it('two concurrent replays: one reports equal, the other is refused with 409 CONFLICT in the error envelope, never a false divergence', async () => {
+    const answers = await Promise.all([call('POST', '/admin/v1/replay', { admin }), call('POST', '/admin/v1/replay', { admin })]);
+    const outcomes = answers.map((res) => (res.status === 200 && res.body.equal === true ? 'equal' : res.status === 409 && res.body.error?.code === 'CONFLICT' ? 'refused' : `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`));
+    expect(outcomes.sort()).toEqual(['equal', 'refused']);
+    expect(answers.find((res) => res.status === 409)!.body.error.message).toMatch(/already running/);
+  }, 120_000);
 });
