@@ -49,25 +49,9 @@ function sqlValue(column: string, value: unknown): unknown {
   return value;
 }
 
-export function upsertSql(p: TablePrefix, table: ProjectionTable, rowCount: number): string {
-  const cols = COLUMNS[table];
-  const pk = PRIMARY_KEYS[table];
-  const values: string[] = [];
-  for (let r = 0; r < rowCount; r++) {
-    values.push(`(${cols.map((_, i) => `$${r * cols.length + i + 1}`).join(', ')})`);
-  }
-  const updates = cols.filter((c) => !pk.includes(c)).map((c) => `${c} = EXCLUDED.${c}`);
-  return `INSERT INTO ${p}${table} (${cols.join(', ')}) VALUES ${values.join(', ')}
-    ON CONFLICT (${pk.join(', ')}) DO ${updates.length ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
-}
-
-export function rowParams(table: ProjectionTable, row: object): unknown[] {
+function rowParams(table: ProjectionTable, row: object): unknown[] {
   const r = row as Record<string, unknown>;
   return COLUMNS[table].map((c) => sqlValue(c, r[c]));
-}
-
-export async function writeChange(tx: Queryable, p: TablePrefix, change: Change): Promise<void> {
-  await tx.query(upsertSql(p, change.table, 1), rowParams(change.table, change.row));
 }
 
 const pkOf = (table: ProjectionTable, row: object) => `${table}\u0000${PRIMARY_KEYS[table].map((c) => String((row as Record<string, unknown>)[c])).join('\u0000')}`;

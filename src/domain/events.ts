@@ -102,8 +102,6 @@ export type DomainEvent =
   | { type: 'BillingSuspended'; data: { orgId: string; reason: string } }
   | { type: 'BillingResumed'; data: { orgId: string } };
 
-export type EventType = DomainEvent['type'];
-
 export interface EventMetadata {
   actor: Actor;
   requestId?: string;
