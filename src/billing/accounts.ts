@@ -1,6 +1,6 @@
 // Runs organization and key commands: lock, load state from projections, decide, append, project — one transaction.
 import type { Db, Queryable } from '../eventstore/db.js';
-import { APPEND_LOCK_KEY, appendHeadColumns, appendToStream, lockAppends, prepareAppend, type AppendHead, type SqlPart } from '../eventstore/eventStore.js';
+import { APPEND_LOCK_KEY, appendHeadColumns, appendHeadOf, appendToStream, lockAppends, prepareAppend, type AppendHead, type SqlPart } from '../eventstore/eventStore.js';
 import { prefetchSubquery, projectInline, sqlReader, selectList, normalizeRow, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
 import { decide, type KeyState, type OrgCommand, type OrgState, type UnlockRowPrice } from '../domain/organization.js';
 import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type DomainEvent, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
@@ -91,7 +91,7 @@ async function loadOrgState(tx: Queryable, orgId: string, now: Date, opts: { key
   );
   const r = rows[0];
   const key = r?.key_row ? normalizeRow('api_keys', r.key_row as Record<string, unknown>) : undefined;
-  const head: AppendHead = { v: (r?.head_v as number | null) ?? null, pos: (r?.head_pos as string | null) ?? null, hash: (r?.head_hash as string | null) ?? null, used: Boolean(r?.head_used) };
+  const head = appendHeadOf(r);
   const prefetched = keys ? { keys, rows: (r?.prefetched ?? []) as PrefetchedRows['rows'] } : undefined;
   if (!r || r.org_id === null || r.org_id === undefined) return { key, head, prefetched };
   const org = normalizeRow('organizations', r) as OrganizationRow;

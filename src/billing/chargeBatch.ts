@@ -5,7 +5,7 @@
 // commits at once, so a lone request waits for nobody.
 import type { Db, Queryable } from '../eventstore/db.js';
 import { groupCalls } from '../eventstore/groupCalls.js';
-import { APPEND_LOCK_KEY, GENESIS_HASH, insertEventsPart, numberEvents, runParts, StreamVersionConflict, type LogHead, type SqlPart } from '../eventstore/eventStore.js';
+import { APPEND_LOCK_KEY, insertEventsPart, LOG_HEAD_COLUMNS, logHeadOf, numberEvents, runParts, StreamVersionConflict, type LogHead, type SqlPart } from '../eventstore/eventStore.js';
 import { coversAll, memoryProjector, prefetchSubquery, type MemoryProjector, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
 import { decide } from '../domain/organization.js';
 import { keyStateOf, orgStateOf } from './orgState.js';
@@ -67,10 +67,8 @@ function batchKeys(batch: ChargeInput[], now: Date): PrefetchKeys {
 async function loadBatch(tx: Queryable, batch: ChargeInput[], keys: PrefetchKeys): Promise<BatchState> {
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
-  // the text position gets its own name: ORDER BY position must sort the bigint column, not the text ('9' > '10')
   const [row] = await tx.query<{ head_pos: string | null; head_hash: string | null; used: string[]; versions: Record<string, number>; prefetched: PrefetchedRows['rows'] }>(
-    `SELECT (SELECT position::text AS last_position FROM events ORDER BY position DESC LIMIT 1) AS head_pos,
-       (SELECT hash FROM events ORDER BY position DESC LIMIT 1) AS head_hash,
+    `SELECT ${LOG_HEAD_COLUMNS},
        (SELECT coalesce(json_agg(idempotency_key), '[]'::json) FROM events WHERE idempotency_key = ANY(${param(batch.map((charge) => searchChargeKey(charge.queryId)))})) AS used,
        (SELECT coalesce(json_object_agg(stream_id, v), '{}'::json) FROM (SELECT stream_id, max(stream_version) AS v FROM events
          WHERE stream_id = ANY(${param([...keys.orgIds].map(orgStream))}) GROUP BY stream_id) s) AS versions,
@@ -79,7 +77,7 @@ async function loadBatch(tx: Queryable, batch: ChargeInput[], keys: PrefetchKeys
     true,
   );
   return {
-    log: { pos: row?.head_pos ? Number(row.head_pos) : 0, hash: row?.head_hash ?? GENESIS_HASH },
+    log: logHeadOf(row),
     used: new Set(row?.used ?? []),
     versions: new Map(Object.entries(row?.versions ?? {})),
     prefetched: { keys, rows: row?.prefetched ?? [] },
