@@ -1,7 +1,7 @@
 // Runs organization and key commands: lock, load state from projections, decide, append, project — one transaction.
 import type { Db, Queryable } from '../eventstore/db.js';
 import { APPEND_LOCK_KEY, appendHeadColumns, appendHeadOf, appendToStream, lockAppends, prepareAppend, type AppendHead, type SqlPart } from '../eventstore/eventStore.js';
-import { prefetchSubquery, projectInline, sqlReader, selectList, normalizeRow, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
+import { prefetchKeysFor, prefetchSubquery, projectInline, sqlReader, selectList, normalizeRow, type PrefetchedRows } from '../../projections/sqlProjection.js';
 import { decide, type KeyState, type OrgCommand, type OrgState, type UnlockRowPrice } from '../domain/organization.js';
 import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type DomainEvent, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
@@ -72,9 +72,7 @@ async function loadOrgState(tx: Queryable, orgId: string, now: Date, opts: { key
   const iso = now.toISOString();
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
-  const keys: PrefetchKeys | undefined = opts.collections
-    ? { orgIds: new Set([orgId]), keyIds: new Set(opts.keyId ? [opts.keyId] : []), periods: new Set([dayPeriod(iso), monthPeriod(iso)]), days: new Set([iso.slice(0, 10)]), collections: new Set(opts.collections) }
-    : undefined;
+  const keys = opts.collections ? prefetchKeysFor([{ orgId, keyId: opts.keyId, at: iso, collections: opts.collections }]) : undefined;
   const o = param(orgId);
   const rows = await tx.query(
     `SELECT o.*, (SELECT row_to_json(k) FROM (SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_id = ${param(opts.keyId ?? null)}) k) AS key_row,

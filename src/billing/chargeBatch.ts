@@ -6,7 +6,7 @@
 import type { Db, Queryable } from '../eventstore/db.js';
 import { groupCalls } from '../eventstore/groupCalls.js';
 import { APPEND_LOCK_KEY, insertEventsPart, LOG_HEAD_COLUMNS, logHeadOf, numberEvents, runParts, StreamVersionConflict, type LogHead, type SqlPart } from '../eventstore/eventStore.js';
-import { coversAll, memoryProjector, prefetchSubquery, type MemoryProjector, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
+import { coversAll, memoryProjector, prefetchKeysFor, prefetchSubquery, type MemoryProjector, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
 import { decide } from '../domain/organization.js';
 import { keyStateOf, orgStateOf } from './orgState.js';
 import { orgStream, type CollectionCharge, type StoredEvent } from '../domain/events.js';
@@ -52,16 +52,8 @@ interface BatchState {
 }
 
 /** The projection rows a batch's charges touch. */
-function batchKeys(batch: ChargeInput[], now: Date): PrefetchKeys {
-  const iso = now.toISOString();
-  return {
-    orgIds: new Set(batch.map((charge) => charge.orgId)),
-    keyIds: new Set(batch.map((charge) => charge.keyId)),
-    periods: new Set([dayPeriod(iso), monthPeriod(iso)]),
-    days: new Set([iso.slice(0, 10)]),
-    collections: new Set(batch.flatMap((charge) => charge.collections.map((l) => l.collection))),
-  };
-}
+const batchKeys = (batch: ChargeInput[], now: Date): PrefetchKeys =>
+  prefetchKeysFor(batch.map((charge) => ({ orgId: charge.orgId, keyId: charge.keyId, at: now.toISOString(), collections: charge.collections.map((l) => l.collection) })));
 
 /** The log head, the used keys, the streams' versions and every projection row the charges touch: one query. */
 async function loadBatch(tx: Queryable, batch: ChargeInput[], keys: PrefetchKeys): Promise<BatchState> {
