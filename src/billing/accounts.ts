@@ -7,34 +7,14 @@ import { keyStream, orgStream, type Actor, type BillingMode, type BillingSetting
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
 import { Rejection } from '../domain/rejection.js';
 import { generateApiKey, hashApiKey, keyPrefixOf, newId } from '../auth/apiKeys.js';
-import type { ApiKeyRow, LedgerRow, OrganizationRow } from '../../projections/tables.js';
+import type { ApiKeyRow, LedgerRow } from '../../projections/tables.js';
 import { DEFAULT_TRIAL_QUERIES } from '../domain/events.js';
 import { groupCalls } from '../eventstore/groupCalls.js';
 import { retryConflicts } from '../eventstore/conflictRetry.js';
-import { keyStateOf, orgStateOf } from './orgState.js';
+import { apiKeyRecordOf, keyStateOf, organizationOf, orgStateOf, type ApiKeyRecord, type Organization } from './orgState.js';
 import { createChargeBatcher, searchChargeKey, type ChargeInput, type ChargeResult } from './chargeBatch.js';
 
-export interface Organization extends BillingSettings {
-  id: string;
-  name: string;
-  limits: OrgLimits;
-  suspended: boolean;
-  balanceMicros: bigint;
-  trialUsed: number;
-  /** this organization's prices per physical collection, micro-credits per 1000 tokens */
-  priceOverrides: ReadonlyMap<string, bigint>;
-  version: number;
-}
-
-export interface ApiKeyRecord {
-  id: string;
-  orgId: string;
-  mode: KeyMode;
-  collections: string[] | null;
-  spendingCapMicros: bigint | null;
-  spentMicros: bigint;
-  revoked: boolean;
-}
+export type { ApiKeyRecord, Organization } from './orgState.js';
 
 export interface CommandResult {
   events: StoredEvent[];
@@ -42,18 +22,6 @@ export interface CommandResult {
 }
 
 export type { ChargeResult } from './chargeBatch.js';
-
-export function toKeyRecord(k: ApiKeyRow): ApiKeyRecord {
-  return {
-    id: k.key_id,
-    orgId: k.org_id,
-    mode: k.mode as KeyMode,
-    collections: k.collections,
-    spendingCapMicros: k.spending_cap_micros === null ? null : BigInt(k.spending_cap_micros),
-    spentMicros: BigInt(k.spent_micros),
-    revoked: k.revoked,
-  };
-}
 
 interface LoadedState {
   state?: OrgState;
@@ -92,8 +60,8 @@ async function loadOrgState(tx: Queryable, orgId: string, now: Date, opts: { key
   const head = appendHeadOf(r);
   const prefetched = keys ? { keys, rows: (r?.prefetched ?? []) as PrefetchedRows['rows'] } : undefined;
   if (!r || r.org_id === null || r.org_id === undefined) return { key, head, prefetched };
-  const org = normalizeRow('organizations', r) as OrganizationRow;
-  const state = orgStateOf(org, r.balance as string | null, { dailyUsed: Number(r.daily_used ?? 0), monthlyUsed: Number(r.monthly_used ?? 0) }, now, org.version);
+  const org = normalizeRow('organizations', r);
+  const state = orgStateOf(org, r.balance as string | null, { dailyUsed: Number(r.daily_used ?? 0), monthlyUsed: Number(r.monthly_used ?? 0) }, now);
   return { state, key, head, prefetched };
 }
 
@@ -140,28 +108,13 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     (SELECT json_agg(json_build_array(p.collection, p.price_per_1000_micros::text)) FROM proj_price_overrides p
       WHERE p.org_id = o.org_id AND p.price_per_1000_micros IS NOT NULL) AS overrides`;
 
-  function organizationOf(r: Record<string, unknown>): Organization {
-    const org = normalizeRow('organizations', r) as OrganizationRow;
-    const overrides = (r.overrides as [string, string][] | null) ?? [];
-    return {
-      id: org.org_id,
-      name: org.name,
-      billingMode: org.billing_mode as BillingMode,
-      billingEnabled: org.billing_enabled,
-      hideBalance: org.hide_balance,
-      trialQueries: org.trial_queries,
-      trialUsed: org.trial_used,
-      limits: org.limits as unknown as OrgLimits,
-      suspended: org.suspended,
-      balanceMicros: BigInt((r.balance as string | null) ?? '0'),
-      priceOverrides: new Map(overrides.map(([c, p]) => [c, BigInt(p)])),
-      version: org.version,
-    };
-  }
+  /** The Organization in a row selected with ORGANIZATION_COLUMNS. */
+  const organizationIn = (r: Record<string, unknown>): Organization =>
+    organizationOf(normalizeRow('organizations', r), r.balance as string | null, (r.overrides as [string, string][] | null) ?? []);
 
   async function getOrganization(orgId: string, q: Queryable = db): Promise<Organization | undefined> {
     const rows = await q.query(`SELECT ${ORGANIZATION_COLUMNS} FROM proj_organizations o WHERE org_id = $1`, [orgId], true);
-    return rows[0] ? organizationOf(rows[0]) : undefined;
+    return rows[0] ? organizationIn(rows[0]) : undefined;
   }
 
   async function getKeyRow(tx: Queryable, keyId: string): Promise<ApiKeyRow> {
@@ -207,7 +160,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     const byHash = new Map<string, Authenticated>();
     for (const r of rows) {
       const key = normalizeRow('api_keys', r.key_row as Record<string, unknown>);
-      byHash.set(key.key_hash, { key: toKeyRecord(key), org: r.org_id === null || r.org_id === undefined ? undefined : organizationOf(r) });
+      byHash.set(key.key_hash, { key: apiKeyRecordOf(key), org: r.org_id === null || r.org_id === undefined ? undefined : organizationIn(r) });
     }
     return keyHashes.map((hash) => byHash.get(hash));
   }
@@ -299,7 +252,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
 
     async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
       const row = await sqlReader(db, 'proj_').apiKey(keyId);
-      return row ? toKeyRecord(row) : undefined;
+      return row ? apiKeyRecordOf(row) : undefined;
     },
 
     /**

@@ -113,7 +113,7 @@ function decideBatch(loaded: BatchState, projector: MemoryProjector, batch: Char
       if (org && org.version !== current) throw new StreamVersionConflict(stream, org.version);
     }
     const usage = { dailyUsed: read.usage(input.orgId, dayPeriod(iso))?.queries ?? 0, monthlyUsed: read.usage(input.orgId, monthPeriod(iso))?.queries ?? 0 };
-    const state = org && orgStateOf(org, read.balance(input.orgId)?.balance_micros, usage, now, current);
+    const state = org && orgStateOf(org, read.balance(input.orgId)?.balance_micros, usage, now);
     try {
       if (!keyRow) throw new Rejection('NOT_FOUND', `API key ${input.keyId} not found`);
       const events = decide({ type: 'ChargeSearch', key: keyStateOf(keyRow), queryId: input.queryId, endpoint: input.endpoint, collections: input.collections, resultIds: input.resultIds ?? [] }, state);

@@ -3,18 +3,24 @@ import type { BillingSettings, ChargeMode, CollectionCharge, DomainEvent, OrgLim
 import { Rejection } from './rejection.js';
 import { assertQuotaLeft, type QueryUsage } from './queryQuota.js';
 
-export interface OrgState extends BillingSettings {
+/** An organization as its projection rows stand: what every money rule reads. */
+export interface OrgAccount extends BillingSettings {
   orgId: string;
   suspended: boolean;
   balanceMicros: bigint;
   limits: OrgLimits;
   /** trial searches and unlocks used so far */
   trialUsed: number;
+  /** the stream's version */
+  version: number;
+}
+
+/** The decider's state: the account, and the quota usage and time the decision is made at. */
+export interface OrgState extends OrgAccount {
   /** queries counted today and this month, at the time of the decision */
   usage: QueryUsage;
   /** the time of the decision (quota periods and Retry-After are computed from it) */
   now: Date;
-  version: number;
 }
 
 export interface KeyState {
