@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { costForTokens, formatCredits, parseCredits } from '../../src/money.js';
-import { chargeLines, decide, type KeyState, type OrgState } from '../../src/domain/organization.js';
+import { assertSearchPayable, chargeLines, decide, type KeyState, type OrgState } from '../../src/domain/organization.js';
 import { DEFAULT_LIMITS } from '../../src/domain/events.js';
 import { Rejection } from '../../src/domain/rejection.js';
 
@@ -137,5 +137,52 @@ describe('organization decider: modes, trial allowance, quota', () => {
     expect(decide({ type: 'SetPriceOverride', collection: 'scifact', pricePer1000Micros: 50_000n }, base)).toEqual([{ type: 'PriceOverrideSet', data: { orgId: 'org_1', collection: 'scifact', pricePer1000Micros: '50000' } }]);
     expect(refusal(() => decide({ type: 'SetPriceOverride', collection: 'scifact', pricePer1000Micros: -1n }, base)).code).toBe('VALIDATION_ERROR');
     expect(decide({ type: 'ChangeLimits', limits: { ...base.limits, daily: 9 } }, base)[0]).toMatchObject({ data: { limits: { daily: 9 }, previous: { daily: 3 } } });
+  });
+});
+
+describe('refusing before the search what the charge would refuse', () => {
+  const early = (state: OrgState, k: KeyState = key) => {
+    try {
+      assertSearchPayable(state, k);
+    } catch (err) {
+      if (err instanceof Rejection) return err.code;
+      throw err;
+    }
+    return 'accepted';
+  };
+  const charged = (state: OrgState, k: KeyState = key) => {
+    try {
+      decide({ type: 'ChargeSearch', key: k, queryId: 'q', endpoint: '/query', collections: [{ collection: 'scifact', tokens: 1, pricePer1000Micros: '1000', amountMicros: '1' }] }, state);
+    } catch (err) {
+      if (err instanceof Rejection) return err.code;
+      throw err;
+    }
+    return 'accepted';
+  };
+
+  it('gives the charge\'s own answer for the least a search can cost, in every mode', () => {
+    const cases: [string, OrgState, KeyState][] = [
+      ['good standing', liveOrg, key],
+      ['zero balance', { ...liveOrg, balanceMicros: 0n }, key],
+      ['spent cap', liveOrg, { ...key, spendingCapMicros: 500n, spentMicros: 500n }],
+      ['suspended', { ...liveOrg, suspended: true }, key],
+      ['trial used up', { ...liveOrg, billingMode: 'trial', trialQueries: 2, trialUsed: 2, balanceMicros: 0n }, key],
+      ['trial left', { ...liveOrg, billingMode: 'trial', trialQueries: 2, trialUsed: 1, balanceMicros: 0n }, key],
+      ['exempt at zero', { ...liveOrg, billingMode: 'exempt', balanceMicros: 0n }, key],
+      ['billing off at zero', { ...liveOrg, billingEnabled: false, balanceMicros: 0n }, key],
+      ['billing off, trial used up', { ...liveOrg, billingEnabled: false, billingMode: 'trial', trialQueries: 1, trialUsed: 1 }, key],
+    ];
+    const answers = cases.map(([name, state, k]) => [name, early(state, k)]);
+    expect(answers).toEqual(cases.map(([name, state, k]) => [name, charged(state, k)]));
+    expect(Object.fromEntries(answers)).toMatchObject({
+      'good standing': 'accepted',
+      'zero balance': 'INSUFFICIENT_CREDITS',
+      'spent cap': 'API_KEY_BUDGET_EXCEEDED',
+      suspended: 'BILLING_SUSPENDED',
+      'trial used up': 'INSUFFICIENT_CREDITS',
+      'exempt at zero': 'accepted',
+      'billing off at zero': 'accepted',
+      'billing off, trial used up': 'accepted',
+    });
   });
 });
