@@ -130,6 +130,15 @@ describe('organization decider: modes, trial allowance, quota', () => {
     expect(refusal(() => charge({ ...base, usage: { dailyUsed: 2, monthlyUsed: 9 } })).code).toBe('accepted');
   });
 
+  it('credits and refunds positive amounts only', () => {
+    expect(decide({ type: 'AddCredits', amountMicros: 5n, reference: 'top-up' }, base)).toEqual([{ type: 'CreditsAdded', data: { orgId: 'org_1', amountMicros: '5', reference: 'top-up' } }]);
+    expect(decide({ type: 'IssueRefund', amountMicros: 5n, reference: 'goodwill', queryId: null }, base)).toEqual([{ type: 'RefundIssued', data: { orgId: 'org_1', amountMicros: '5', reference: 'goodwill', queryId: null } }]);
+    for (const amountMicros of [0n, -1n]) {
+      expect(refusal(() => decide({ type: 'AddCredits', amountMicros, reference: 'x' }, base)).code).toBe('VALIDATION_ERROR');
+      expect(refusal(() => decide({ type: 'IssueRefund', amountMicros, reference: 'x', queryId: null }, base)).code).toBe('VALIDATION_ERROR');
+    }
+  });
+
   it('changes billing settings and prices as events, and ignores a change that changes nothing', () => {
     const settings = { billingMode: 'exempt' as const, billingEnabled: true, hideBalance: true, trialQueries: 0 };
     expect(decide({ type: 'ChangeBillingSettings', settings }, base)).toEqual([{ type: 'BillingSettingsChanged', data: { orgId: 'org_1', ...settings } }]);
