@@ -1,9 +1,10 @@
-// Runs organization and key commands: lock, load state from projections, decide, append, project — one transaction.
+// Runs organization and key commands: lock, load state from projections, decide (the organization or the key decider), append, project — one transaction.
 import type { Db, Queryable } from '../eventstore/db.js';
-import { APPEND_LOCK_KEY, appendHeadColumns, appendHeadOf, appendToStream, lockAppends, prepareAppend, type AppendHead, type SqlPart } from '../eventstore/eventStore.js';
+import { APPEND_LOCK_KEY, appendHeadColumns, appendHeadOf, prepareAppend, type AppendHead, type SqlPart } from '../eventstore/eventStore.js';
 import { prefetchKeysFor, prefetchSubquery, projectInline, sqlReader, selectList, normalizeRow, type PrefetchedRows } from '../../projections/sqlProjection.js';
+import { decideKey, type KeyCommand } from '../domain/apiKey.js';
 import { decide, type KeyState, type OrgCommand, type OrgState, type UnlockRowPrice } from '../domain/organization.js';
-import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type DomainEvent, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
+import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
 import { Rejection } from '../domain/rejection.js';
 import { generateApiKey, hashApiKey, keyPrefixOf, newId } from '../auth/apiKeys.js';
@@ -78,7 +79,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
   async function runOrgCommand(
     orgId: string,
     actor: Actor,
-    build: (tx: Queryable, state: OrgState | undefined, key: KeyState | undefined) => Promise<OrgCommand | DomainEvent[]>,
+    build: (tx: Queryable, state: OrgState | undefined, key: KeyState | undefined) => Promise<OrgCommand>,
     options: { idempotencyKey?: string; requestId?: string; keyId?: string; alsoWrite?: SqlPart; /** collections the events will bill: their usage rows are fetched with the state */ collections?: string[] } = {},
   ): Promise<CommandResult & { state?: OrgState }> {
     // a conflict is another writer's turn, not an outage: decide again on the state it left
@@ -88,8 +89,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
           const now = clock();
           const { state, key, head, prefetched } = await loadOrgState(tx, orgId, now, options);
           if (options.keyId && !key) throw new Rejection('NOT_FOUND', `API key ${options.keyId} not found`);
-          const built = await build(tx, state, key && keyStateOf(key));
-          const events = Array.isArray(built) ? built : decide(built, state);
+          const events = decide(await build(tx, state, key && keyStateOf(key)), state);
           if (events.length === 0) return { events: [], duplicate: false, state };
           const prepared = await prepareAppend(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now, head });
           if (prepared.duplicate) return { events: prepared.events, duplicate: true, state };
@@ -97,6 +97,23 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
           // (e.g. the query record a charge pays for)
           await projectInline(tx, prepared.events, 'proj_', [prepared.insert], options.alsoWrite ? [options.alsoWrite] : [], prefetched);
           return { events: prepared.events, duplicate: false, state };
+        },
+        { advisoryLock: APPEND_LOCK_KEY },
+      ),
+    );
+  }
+
+  /** One command against a key stream, like runOrgCommand: lock, read the key, decide, append and project together. */
+  async function runKeyCommand(keyId: string, actor: Actor, build: (tx: Queryable) => Promise<KeyCommand>): Promise<void> {
+    await retryConflicts(() =>
+      db.transaction(
+        async (tx) => {
+          const row = await sqlReader(tx, 'proj_').apiKey(keyId);
+          const events = decideKey(await build(tx), row && keyStateOf(row));
+          if (events.length === 0) return;
+          const prepared = await prepareAppend(tx, keyStream(keyId), row?.version ?? 0, events, { actor }, { now: clock() });
+          if (prepared.duplicate) return;
+          await projectInline(tx, prepared.events, 'proj_', [prepared.insert]);
         },
         { advisoryLock: APPEND_LOCK_KEY },
       ),
@@ -115,12 +132,6 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
   async function getOrganization(orgId: string, q: Queryable = db): Promise<Organization | undefined> {
     const rows = await q.query(`SELECT ${ORGANIZATION_COLUMNS} FROM proj_organizations o WHERE org_id = $1`, [orgId], true);
     return rows[0] ? organizationIn(rows[0]) : undefined;
-  }
-
-  async function getKeyRow(tx: Queryable, keyId: string): Promise<ApiKeyRow> {
-    const row = await sqlReader(tx, 'proj_').apiKey(keyId);
-    if (!row) throw new Rejection('NOT_FOUND', `API key ${keyId} not found`);
-    return row;
   }
 
   /** One search charge in its own transaction: the path of a retried charge, which returns the original events. */
@@ -219,32 +230,24 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     },
 
     async createKey(orgId: string, input: { mode: KeyMode; collections: string[] | null; spendingCapMicros: bigint | null }, actor: Actor): Promise<{ id: string; key: string }> {
-      const org = await getOrganization(orgId);
-      if (!org) throw new Rejection('NOT_FOUND', 'organization not found');
       const key = generateApiKey(input.mode);
       const keyId = newId('key');
-      const events: DomainEvent[] = [
-        {
-          type: 'ApiKeyCreated',
-          data: { keyId, orgId, mode: input.mode, keyHash: hashApiKey(key), keyPrefix: keyPrefixOf(key), collections: input.collections, spendingCapMicros: input.spendingCapMicros?.toString() ?? null },
-        },
-      ];
-      await db.transaction(async (tx) => {
-        await lockAppends(tx);
-        const res = await appendToStream(tx, keyStream(keyId), 0, events, { actor }, { now: clock() });
-        await projectInline(tx, res.events);
-      });
+      await runKeyCommand(keyId, actor, async (tx) => ({
+        type: 'CreateKey',
+        keyId,
+        orgId,
+        organizationFound: (await sqlReader(tx, 'proj_').organization(orgId)) !== undefined,
+        mode: input.mode,
+        keyHash: hashApiKey(key),
+        keyPrefix: keyPrefixOf(key),
+        collections: input.collections,
+        spendingCapMicros: input.spendingCapMicros,
+      }));
       return { id: keyId, key };
     },
 
     async revokeKey(keyId: string, actor: Actor): Promise<void> {
-      await db.transaction(async (tx) => {
-        await lockAppends(tx);
-        const row = await getKeyRow(tx, keyId);
-        if (row.revoked) return;
-        const res = await appendToStream(tx, keyStream(keyId), row.version, [{ type: 'ApiKeyRevoked', data: { keyId, orgId: row.org_id } }], { actor }, { now: clock() });
-        await projectInline(tx, res.events);
-      });
+      await runKeyCommand(keyId, actor, async () => ({ type: 'RevokeKey', keyId }));
     },
 
     /** The key with this hash and its organization, in one round trip (every API request starts here). */

@@ -3,6 +3,7 @@ import { costForTokens, formatCredits, parseCredits } from '../../src/money.js';
 import { assertSearchPayable, chargeLines, decide, type KeyState, type OrgState } from '../../src/domain/organization.js';
 import { DEFAULT_LIMITS } from '../../src/domain/events.js';
 import { Rejection } from '../../src/domain/rejection.js';
+import { decideKey, type KeyCommand } from '../../src/domain/apiKey.js';
 
 describe('money', () => {
   it('parses decimal strings into micro-credits and formats them back exactly', () => {
@@ -193,5 +194,37 @@ describe('refusing before the search what the charge would refuse', () => {
       'billing off at zero': 'accepted',
       'billing off, trial used up': 'accepted',
     });
+  });
+});
+
+describe('key decider', () => {
+  const create: KeyCommand = { type: 'CreateKey', keyId: 'key_2', orgId: 'org_1', organizationFound: true, mode: 'live', keyHash: 'h', keyPrefix: 'sk_live_ab', collections: ['scifact'], spendingCapMicros: 2_000n };
+  const code = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof Rejection) return err.code;
+      throw err;
+    }
+    return 'accepted';
+  };
+
+  it('creates a key of an existing organization with the event replay has always read', () => {
+    expect(decideKey(create, undefined)).toEqual([
+      { type: 'ApiKeyCreated', data: { keyId: 'key_2', orgId: 'org_1', mode: 'live', keyHash: 'h', keyPrefix: 'sk_live_ab', collections: ['scifact'], spendingCapMicros: '2000' } },
+    ]);
+    expect(decideKey({ ...create, collections: null, spendingCapMicros: null }, undefined)[0]).toMatchObject({ data: { collections: null, spendingCapMicros: null } });
+  });
+
+  it('refuses a key for no organization, a negative cap, and a key id already taken', () => {
+    expect(code(() => decideKey({ ...create, organizationFound: false }, undefined))).toBe('NOT_FOUND');
+    expect(code(() => decideKey({ ...create, spendingCapMicros: -1n }, undefined))).toBe('VALIDATION_ERROR');
+    expect(code(() => decideKey(create, { ...key, keyId: 'key_2' }))).toBe('VALIDATION_ERROR');
+  });
+
+  it('revokes a key once: revoking a revoked key changes nothing, an unknown key is not found', () => {
+    expect(decideKey({ type: 'RevokeKey', keyId: 'key_1' }, key)).toEqual([{ type: 'ApiKeyRevoked', data: { keyId: 'key_1', orgId: 'org_1' } }]);
+    expect(decideKey({ type: 'RevokeKey', keyId: 'key_1' }, { ...key, revoked: true })).toEqual([]);
+    expect(code(() => decideKey({ type: 'RevokeKey', keyId: 'key_9' }, undefined))).toBe('NOT_FOUND');
   });
 });
