@@ -5,6 +5,7 @@ import { readAllForReplay, canonicalJson } from '../src/eventstore/eventStore.js
 import { project, type ProjectionReader } from './project.js';
 import { selectList } from './sqlProjection.js';
 import { COLUMNS, COLUMN_TYPES, PRIMARY_KEYS, PROJECTION_TABLES, scratchProjectionDdl, type ProjectionTable, type RowOf, type TablePrefix } from './tables.js';
+import { Rejection } from '../src/domain/rejection.js';
 
 type MemoryTables = { [T in ProjectionTable]: Map<string, RowOf[T]> };
 
@@ -89,11 +90,42 @@ export async function tableDigest(db: Queryable, p: TablePrefix, table: Projecti
 const APPEND_ONLY: ReadonlySet<ProjectionTable> = new Set(['ledger', 'unlocks']);
 const STREAM_BATCH = 20_000;
 
+/** Held (transaction-level) by the one replay or promotion running against a PostgreSQL database. */
+const REPLAY_LOCK_KEY = 774_211_002;
+/** Stores this process is replaying or promoting on: the lock of the embedded store, which admits one process. */
+const replaying = new WeakSet<Db>();
+
+/**
+ * Runs `fn` as the only replay or promotion on the store, or refuses with 409 CONFLICT at once. Replays share the
+ * replay_* scratch tables: a second one would empty and fill them under the first, and both would report a false
+ * divergence. On PostgreSQL a transaction-level advisory lock, held on one connection while `fn` runs, keeps out
+ * the replays of other processes sharing the database; the in-process mark keeps out this process's own.
+ */
+async function exclusively<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  const busy = () => new Rejection('CONFLICT', 'a replay of this event store is already running; wait for its report, then try again (nothing was changed)');
+  if (replaying.has(db)) throw busy();
+  replaying.add(db);
+  try {
+    if (db.kind === 'pglite') return await fn();
+    return await db.transaction(async (tx) => {
+      const [lock] = await tx.query<{ taken: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS taken', [REPLAY_LOCK_KEY]);
+      if (!lock?.taken) throw busy();
+      return fn();
+    });
+  } finally {
+    replaying.delete(db);
+  }
+}
+
 /**
  * Folds the whole log with the same projection logic as the inline projector into replay_* tables: the next page is
  * read while one is folded, append-only rows are written while folding goes on, the rest is written at the end.
  */
-export async function replayProjections(db: Db): Promise<ReplayReport> {
+export function replayProjections(db: Db): Promise<ReplayReport> {
+  return exclusively(db, () => rebuild(db));
+}
+
+async function rebuild(db: Db): Promise<ReplayReport> {
   const started = performance.now();
   await db.exec(scratchProjectionDdl());
   const mem = Object.fromEntries(PROJECTION_TABLES.map((t) => [t, new Map()])) as MemoryTables;
@@ -143,14 +175,16 @@ export async function replayProjections(db: Db): Promise<ReplayReport> {
   return { events, seconds, eventsPerSecond: seconds > 0 ? Math.round(events / seconds) : events, phases, tables, equal: tables.every((t) => t.equal) };
 }
 
-/** Replaces the live projections with the rebuilt ones (operator repair after a projection bug). */
-export async function promoteReplay(db: Db): Promise<void> {
-  await db.transaction(async (tx) => {
-    for (const t of PROJECTION_TABLES) {
-      await tx.query(`DELETE FROM proj_${t}`);
-      // explicit columns: a live table that gained columns by ALTER has them in another order
-      const cols = COLUMNS[t].join(', ');
-      await tx.query(`INSERT INTO proj_${t} (${cols}) SELECT ${cols} FROM replay_${t}`);
-    }
-  });
+/** Replaces the live projections with the rebuilt ones (operator repair after a projection bug); never under a running replay. */
+export function promoteReplay(db: Db): Promise<void> {
+  return exclusively(db, () =>
+    db.transaction(async (tx) => {
+      for (const t of PROJECTION_TABLES) {
+        await tx.query(`DELETE FROM proj_${t}`);
+        // explicit columns: a live table that gained columns by ALTER has them in another order
+        const cols = COLUMNS[t].join(', ');
+        await tx.query(`INSERT INTO proj_${t} (${cols}) SELECT ${cols} FROM replay_${t}`);
+      }
+    }),
+  );
 }

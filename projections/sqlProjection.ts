@@ -49,25 +49,9 @@ function sqlValue(column: string, value: unknown): unknown {
   return value;
 }
 
-export function upsertSql(p: TablePrefix, table: ProjectionTable, rowCount: number): string {
-  const cols = COLUMNS[table];
-  const pk = PRIMARY_KEYS[table];
-  const values: string[] = [];
-  for (let r = 0; r < rowCount; r++) {
-    values.push(`(${cols.map((_, i) => `$${r * cols.length + i + 1}`).join(', ')})`);
-  }
-  const updates = cols.filter((c) => !pk.includes(c)).map((c) => `${c} = EXCLUDED.${c}`);
-  return `INSERT INTO ${p}${table} (${cols.join(', ')}) VALUES ${values.join(', ')}
-    ON CONFLICT (${pk.join(', ')}) DO ${updates.length ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
-}
-
-export function rowParams(table: ProjectionTable, row: object): unknown[] {
+function rowParams(table: ProjectionTable, row: object): unknown[] {
   const r = row as Record<string, unknown>;
   return COLUMNS[table].map((c) => sqlValue(c, r[c]));
-}
-
-export async function writeChange(tx: Queryable, p: TablePrefix, change: Change): Promise<void> {
-  await tx.query(upsertSql(p, change.table, 1), rowParams(change.table, change.row));
 }
 
 const pkOf = (table: ProjectionTable, row: object) => `${table}\u0000${PRIMARY_KEYS[table].map((c) => String((row as Record<string, unknown>)[c])).join('\u0000')}`;
@@ -81,17 +65,36 @@ export interface PrefetchKeys {
   collections: Set<string>;
 }
 
-export function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
+/** Something an append does: an organization's key acting at a time (ISO) on collections. */
+export interface PrefetchTouch {
+  orgId?: string;
+  keyId?: string;
+  at: string;
+  collections?: Iterable<string>;
+}
+
+/** The rows appends doing these things may read: their organizations, keys, usage periods and collection days. */
+export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys {
   const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set() };
-  for (const e of events) {
-    const d = e.data as { orgId?: string; keyId?: string; collections?: unknown };
-    if (d.orgId) k.orgIds.add(d.orgId);
-    if (d.keyId) k.keyIds.add(d.keyId);
-    k.periods.add(dayPeriod(e.recordedAt)).add(monthPeriod(e.recordedAt));
-    k.days.add(e.recordedAt.slice(0, 10));
-    if (Array.isArray(d.collections)) for (const l of d.collections as { collection?: unknown }[]) if (typeof l.collection === 'string') k.collections.add(l.collection);
+  for (const t of touches) {
+    if (t.orgId) k.orgIds.add(t.orgId);
+    if (t.keyId) k.keyIds.add(t.keyId);
+    k.periods.add(dayPeriod(t.at)).add(monthPeriod(t.at));
+    k.days.add(t.at.slice(0, 10));
+    for (const c of t.collections ?? []) k.collections.add(c);
   }
   return k;
+}
+
+/** The rows projecting these events may read (every row an event touches is named by the event). */
+export function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
+  return prefetchKeysFor(
+    events.map((e) => {
+      const d = e.data as { orgId?: string; keyId?: string; collections?: unknown };
+      const lines = Array.isArray(d.collections) ? (d.collections as { collection?: unknown }[]) : [];
+      return { orgId: d.orgId, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])) };
+    }),
+  );
 }
 
 /** The rows named by `k`, as one json array of {t, r} (a subquery a caller can fold into its own first query). */

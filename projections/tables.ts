@@ -83,10 +83,6 @@ export function scratchProjectionDdl(): string {
   return PROJECTION_TABLES.map((t) => `DROP TABLE IF EXISTS replay_${t}; CREATE UNLOGGED TABLE replay_${t} (LIKE proj_${t});`).join('\n');
 }
 
-export function dropProjectionDdl(p: TablePrefix): string {
-  return PROJECTION_TABLES.map((t) => `DROP TABLE IF EXISTS ${p}${t};`).join('\n');
-}
-
 export interface OrganizationRow {
   org_id: string;
   name: string;

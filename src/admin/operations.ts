@@ -13,6 +13,7 @@ import type { LedgerEntryView } from './ledgerCsv.js';
 
 const OPERATOR: Actor = { kind: 'operator', id: 'admin' };
 
+/** A non-negative decimal string of credits, as micro-credits; what amount a command accepts is the decider's rule. */
 function money(amount: string, field: string): bigint {
   const micros = parseCredits(amount);
   if (micros === null || micros < 0n) throw new Rejection('VALIDATION_ERROR', `${field} must be a non-negative decimal string such as "25.00"`);
@@ -107,16 +108,13 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     },
     async addCredits(orgId: string, amount: string, reference?: string) {
       await requireOrg(orgId);
-      const micros = money(amount, 'amount');
-      if (micros === 0n) throw new Rejection('VALIDATION_ERROR', 'amount must be greater than zero');
-      const balance = await accounts.addCredits(orgId, micros, reference ?? 'operator credit', OPERATOR);
+      // a zero amount is the decider's to refuse (AddCredits), like any other money rule
+      const balance = await accounts.addCredits(orgId, money(amount, 'amount'), reference ?? 'operator credit', OPERATOR);
       return { balance: formatCredits(balance, 6) };
     },
     async issueRefund(orgId: string, amount: string, reference?: string, queryId?: string) {
       await requireOrg(orgId);
-      const micros = money(amount, 'amount');
-      if (micros === 0n) throw new Rejection('VALIDATION_ERROR', 'amount must be greater than zero');
-      const balance = await accounts.issueRefund(orgId, micros, reference ?? 'operator refund', queryId ?? null, OPERATOR);
+      const balance = await accounts.issueRefund(orgId, money(amount, 'amount'), reference ?? 'operator refund', queryId ?? null, OPERATOR);
       return { balance: formatCredits(balance, 6) };
     },
     async changeLimits(orgId: string, limits: Partial<OrgLimits>) {

@@ -1,39 +1,21 @@
-// Runs organization and key commands: lock, load state from projections, decide, append, project — one transaction.
+// Runs organization and key commands: lock, load state from projections, decide (the organization or the key decider), append, project — one transaction.
 import type { Db, Queryable } from '../eventstore/db.js';
-import { APPEND_LOCK_KEY, appendHeadColumns, appendToStream, lockAppends, prepareAppend, StreamVersionConflict, type AppendHead, type SqlPart } from '../eventstore/eventStore.js';
-import { prefetchSubquery, projectInline, sqlReader, selectList, normalizeRow, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
+import { APPEND_LOCK_KEY, appendHeadColumns, appendHeadOf, prepareAppend, type AppendHead, type SqlPart } from '../eventstore/eventStore.js';
+import { prefetchKeysFor, prefetchSubquery, projectInline, sqlReader, selectList, normalizeRow, type PrefetchedRows } from '../../projections/sqlProjection.js';
+import { decideKey, type KeyCommand } from '../domain/apiKey.js';
 import { decide, type KeyState, type OrgCommand, type OrgState, type UnlockRowPrice } from '../domain/organization.js';
-import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type DomainEvent, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
+import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
 import { Rejection } from '../domain/rejection.js';
 import { generateApiKey, hashApiKey, keyPrefixOf, newId } from '../auth/apiKeys.js';
-import type { ApiKeyRow, LedgerRow, OrganizationRow } from '../../projections/tables.js';
+import type { ApiKeyRow, LedgerRow } from '../../projections/tables.js';
 import { DEFAULT_TRIAL_QUERIES } from '../domain/events.js';
 import { groupCalls } from '../eventstore/groupCalls.js';
-import { keyStateOf, orgStateOf } from './orgState.js';
+import { retryConflicts } from '../eventstore/conflictRetry.js';
+import { apiKeyRecordOf, keyStateOf, organizationOf, orgStateOf, type ApiKeyRecord, type Organization } from './orgState.js';
 import { createChargeBatcher, searchChargeKey, type ChargeInput, type ChargeResult } from './chargeBatch.js';
 
-export interface Organization extends BillingSettings {
-  id: string;
-  name: string;
-  limits: OrgLimits;
-  suspended: boolean;
-  balanceMicros: bigint;
-  trialUsed: number;
-  /** this organization's prices per physical collection, micro-credits per 1000 tokens */
-  priceOverrides: ReadonlyMap<string, bigint>;
-  version: number;
-}
-
-export interface ApiKeyRecord {
-  id: string;
-  orgId: string;
-  mode: KeyMode;
-  collections: string[] | null;
-  spendingCapMicros: bigint | null;
-  spentMicros: bigint;
-  revoked: boolean;
-}
+export type { ApiKeyRecord, Organization } from './orgState.js';
 
 export interface CommandResult {
   events: StoredEvent[];
@@ -41,18 +23,6 @@ export interface CommandResult {
 }
 
 export type { ChargeResult } from './chargeBatch.js';
-
-export function toKeyRecord(k: ApiKeyRow): ApiKeyRecord {
-  return {
-    id: k.key_id,
-    orgId: k.org_id,
-    mode: k.mode as KeyMode,
-    collections: k.collections,
-    spendingCapMicros: k.spending_cap_micros === null ? null : BigInt(k.spending_cap_micros),
-    spentMicros: BigInt(k.spent_micros),
-    revoked: k.revoked,
-  };
-}
 
 interface LoadedState {
   state?: OrgState;
@@ -71,9 +41,7 @@ async function loadOrgState(tx: Queryable, orgId: string, now: Date, opts: { key
   const iso = now.toISOString();
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
-  const keys: PrefetchKeys | undefined = opts.collections
-    ? { orgIds: new Set([orgId]), keyIds: new Set(opts.keyId ? [opts.keyId] : []), periods: new Set([dayPeriod(iso), monthPeriod(iso)]), days: new Set([iso.slice(0, 10)]), collections: new Set(opts.collections) }
-    : undefined;
+  const keys = opts.collections ? prefetchKeysFor([{ orgId, keyId: opts.keyId, at: iso, collections: opts.collections }]) : undefined;
   const o = param(orgId);
   const rows = await tx.query(
     `SELECT o.*, (SELECT row_to_json(k) FROM (SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_id = ${param(opts.keyId ?? null)}) k) AS key_row,
@@ -90,11 +58,11 @@ async function loadOrgState(tx: Queryable, orgId: string, now: Date, opts: { key
   );
   const r = rows[0];
   const key = r?.key_row ? normalizeRow('api_keys', r.key_row as Record<string, unknown>) : undefined;
-  const head: AppendHead = { v: (r?.head_v as number | null) ?? null, pos: (r?.head_pos as string | null) ?? null, hash: (r?.head_hash as string | null) ?? null, used: Boolean(r?.head_used) };
+  const head = appendHeadOf(r);
   const prefetched = keys ? { keys, rows: (r?.prefetched ?? []) as PrefetchedRows['rows'] } : undefined;
   if (!r || r.org_id === null || r.org_id === undefined) return { key, head, prefetched };
-  const org = normalizeRow('organizations', r) as OrganizationRow;
-  const state = orgStateOf(org, r.balance as string | null, { dailyUsed: Number(r.daily_used ?? 0), monthlyUsed: Number(r.monthly_used ?? 0) }, now, org.version);
+  const org = normalizeRow('organizations', r);
+  const state = orgStateOf(org, r.balance as string | null, { dailyUsed: Number(r.daily_used ?? 0), monthlyUsed: Number(r.monthly_used ?? 0) }, now);
   return { state, key, head, prefetched };
 }
 
@@ -111,33 +79,45 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
   async function runOrgCommand(
     orgId: string,
     actor: Actor,
-    build: (tx: Queryable, state: OrgState | undefined, key: KeyState | undefined) => Promise<OrgCommand | DomainEvent[]>,
+    build: (tx: Queryable, state: OrgState | undefined, key: KeyState | undefined) => Promise<OrgCommand>,
     options: { idempotencyKey?: string; requestId?: string; keyId?: string; alsoWrite?: SqlPart; /** collections the events will bill: their usage rows are fetched with the state */ collections?: string[] } = {},
   ): Promise<CommandResult & { state?: OrgState }> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await db.transaction(
-          async (tx) => {
-            const now = clock();
-            const { state, key, head, prefetched } = await loadOrgState(tx, orgId, now, options);
-            if (options.keyId && !key) throw new Rejection('NOT_FOUND', `API key ${options.keyId} not found`);
-            const built = await build(tx, state, key && keyStateOf(key));
-            const events = Array.isArray(built) ? built : decide(built, state);
-            if (events.length === 0) return { events: [], duplicate: false, state };
-            const prepared = await prepareAppend(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now, head });
-            if (prepared.duplicate) return { events: prepared.events, duplicate: true, state };
-            // one statement: the events, their projection, and what must commit with them or not at all
-            // (e.g. the query record a charge pays for)
-            await projectInline(tx, prepared.events, 'proj_', [prepared.insert], options.alsoWrite ? [options.alsoWrite] : [], prefetched);
-            return { events: prepared.events, duplicate: false, state };
-          },
-          { advisoryLock: APPEND_LOCK_KEY },
-        );
-      } catch (err) {
-        if (err instanceof StreamVersionConflict && attempt < 3) continue;
-        throw err;
-      }
-    }
+    // a conflict is another writer's turn, not an outage: decide again on the state it left
+    return retryConflicts(() =>
+      db.transaction(
+        async (tx) => {
+          const now = clock();
+          const { state, key, head, prefetched } = await loadOrgState(tx, orgId, now, options);
+          if (options.keyId && !key) throw new Rejection('NOT_FOUND', `API key ${options.keyId} not found`);
+          const events = decide(await build(tx, state, key && keyStateOf(key)), state);
+          if (events.length === 0) return { events: [], duplicate: false, state };
+          const prepared = await prepareAppend(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now, head });
+          if (prepared.duplicate) return { events: prepared.events, duplicate: true, state };
+          // one statement: the events, their projection, and what must commit with them or not at all
+          // (e.g. the query record a charge pays for)
+          await projectInline(tx, prepared.events, 'proj_', [prepared.insert], options.alsoWrite ? [options.alsoWrite] : [], prefetched);
+          return { events: prepared.events, duplicate: false, state };
+        },
+        { advisoryLock: APPEND_LOCK_KEY },
+      ),
+    );
+  }
+
+  /** One command against a key stream, like runOrgCommand: lock, read the key, decide, append and project together. */
+  async function runKeyCommand(keyId: string, actor: Actor, build: (tx: Queryable) => Promise<KeyCommand>): Promise<void> {
+    await retryConflicts(() =>
+      db.transaction(
+        async (tx) => {
+          const row = await sqlReader(tx, 'proj_').apiKey(keyId);
+          const events = decideKey(await build(tx), row && keyStateOf(row));
+          if (events.length === 0) return;
+          const prepared = await prepareAppend(tx, keyStream(keyId), row?.version ?? 0, events, { actor }, { now: clock() });
+          if (prepared.duplicate) return;
+          await projectInline(tx, prepared.events, 'proj_', [prepared.insert]);
+        },
+        { advisoryLock: APPEND_LOCK_KEY },
+      ),
+    );
   }
 
   /** An organization's columns with its balance and price overrides (the select list of getOrganization and authenticate). */
@@ -145,34 +125,13 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     (SELECT json_agg(json_build_array(p.collection, p.price_per_1000_micros::text)) FROM proj_price_overrides p
       WHERE p.org_id = o.org_id AND p.price_per_1000_micros IS NOT NULL) AS overrides`;
 
-  function organizationOf(r: Record<string, unknown>): Organization {
-    const org = normalizeRow('organizations', r) as OrganizationRow;
-    const overrides = (r.overrides as [string, string][] | null) ?? [];
-    return {
-      id: org.org_id,
-      name: org.name,
-      billingMode: org.billing_mode as BillingMode,
-      billingEnabled: org.billing_enabled,
-      hideBalance: org.hide_balance,
-      trialQueries: org.trial_queries,
-      trialUsed: org.trial_used,
-      limits: org.limits as unknown as OrgLimits,
-      suspended: org.suspended,
-      balanceMicros: BigInt((r.balance as string | null) ?? '0'),
-      priceOverrides: new Map(overrides.map(([c, p]) => [c, BigInt(p)])),
-      version: org.version,
-    };
-  }
+  /** The Organization in a row selected with ORGANIZATION_COLUMNS. */
+  const organizationIn = (r: Record<string, unknown>): Organization =>
+    organizationOf(normalizeRow('organizations', r), r.balance as string | null, (r.overrides as [string, string][] | null) ?? []);
 
   async function getOrganization(orgId: string, q: Queryable = db): Promise<Organization | undefined> {
     const rows = await q.query(`SELECT ${ORGANIZATION_COLUMNS} FROM proj_organizations o WHERE org_id = $1`, [orgId], true);
-    return rows[0] ? organizationOf(rows[0]) : undefined;
-  }
-
-  async function getKeyRow(tx: Queryable, keyId: string): Promise<ApiKeyRow> {
-    const row = await sqlReader(tx, 'proj_').apiKey(keyId);
-    if (!row) throw new Rejection('NOT_FOUND', `API key ${keyId} not found`);
-    return row;
+    return rows[0] ? organizationIn(rows[0]) : undefined;
   }
 
   /** One search charge in its own transaction: the path of a retried charge, which returns the original events. */
@@ -212,7 +171,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     const byHash = new Map<string, Authenticated>();
     for (const r of rows) {
       const key = normalizeRow('api_keys', r.key_row as Record<string, unknown>);
-      byHash.set(key.key_hash, { key: toKeyRecord(key), org: r.org_id === null || r.org_id === undefined ? undefined : organizationOf(r) });
+      byHash.set(key.key_hash, { key: apiKeyRecordOf(key), org: r.org_id === null || r.org_id === undefined ? undefined : organizationIn(r) });
     }
     return keyHashes.map((hash) => byHash.get(hash));
   }
@@ -271,32 +230,24 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     },
 
     async createKey(orgId: string, input: { mode: KeyMode; collections: string[] | null; spendingCapMicros: bigint | null }, actor: Actor): Promise<{ id: string; key: string }> {
-      const org = await getOrganization(orgId);
-      if (!org) throw new Rejection('NOT_FOUND', 'organization not found');
       const key = generateApiKey(input.mode);
       const keyId = newId('key');
-      const events: DomainEvent[] = [
-        {
-          type: 'ApiKeyCreated',
-          data: { keyId, orgId, mode: input.mode, keyHash: hashApiKey(key), keyPrefix: keyPrefixOf(key), collections: input.collections, spendingCapMicros: input.spendingCapMicros?.toString() ?? null },
-        },
-      ];
-      await db.transaction(async (tx) => {
-        await lockAppends(tx);
-        const res = await appendToStream(tx, keyStream(keyId), 0, events, { actor }, { now: clock() });
-        await projectInline(tx, res.events);
-      });
+      await runKeyCommand(keyId, actor, async (tx) => ({
+        type: 'CreateKey',
+        keyId,
+        orgId,
+        organizationFound: (await sqlReader(tx, 'proj_').organization(orgId)) !== undefined,
+        mode: input.mode,
+        keyHash: hashApiKey(key),
+        keyPrefix: keyPrefixOf(key),
+        collections: input.collections,
+        spendingCapMicros: input.spendingCapMicros,
+      }));
       return { id: keyId, key };
     },
 
     async revokeKey(keyId: string, actor: Actor): Promise<void> {
-      await db.transaction(async (tx) => {
-        await lockAppends(tx);
-        const row = await getKeyRow(tx, keyId);
-        if (row.revoked) return;
-        const res = await appendToStream(tx, keyStream(keyId), row.version, [{ type: 'ApiKeyRevoked', data: { keyId, orgId: row.org_id } }], { actor }, { now: clock() });
-        await projectInline(tx, res.events);
-      });
+      await runKeyCommand(keyId, actor, async () => ({ type: 'RevokeKey', keyId }));
     },
 
     /** The key with this hash and its organization, in one round trip (every API request starts here). */
@@ -304,7 +255,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
 
     async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
       const row = await sqlReader(db, 'proj_').apiKey(keyId);
-      return row ? toKeyRecord(row) : undefined;
+      return row ? apiKeyRecordOf(row) : undefined;
     },
 
     /**

@@ -5,13 +5,14 @@
 // commits at once, so a lone request waits for nobody.
 import type { Db, Queryable } from '../eventstore/db.js';
 import { groupCalls } from '../eventstore/groupCalls.js';
-import { APPEND_LOCK_KEY, GENESIS_HASH, insertEventsPart, numberEvents, runParts, StreamVersionConflict, type LogHead, type SqlPart } from '../eventstore/eventStore.js';
-import { coversAll, memoryProjector, prefetchSubquery, type MemoryProjector, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
+import { APPEND_LOCK_KEY, insertEventsPart, LOG_HEAD_COLUMNS, logHeadOf, numberEvents, runParts, StreamVersionConflict, type LogHead, type SqlPart } from '../eventstore/eventStore.js';
+import { coversAll, memoryProjector, prefetchKeysFor, prefetchSubquery, type MemoryProjector, type PrefetchedRows, type PrefetchKeys } from '../../projections/sqlProjection.js';
 import { decide } from '../domain/organization.js';
 import { keyStateOf, orgStateOf } from './orgState.js';
 import { orgStream, type CollectionCharge, type StoredEvent } from '../domain/events.js';
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
 import { Rejection } from '../domain/rejection.js';
+import { retryConflicts } from '../eventstore/conflictRetry.js';
 
 export interface ChargeInput {
   orgId: string;
@@ -51,25 +52,15 @@ interface BatchState {
 }
 
 /** The projection rows a batch's charges touch. */
-function batchKeys(batch: ChargeInput[], now: Date): PrefetchKeys {
-  const iso = now.toISOString();
-  return {
-    orgIds: new Set(batch.map((charge) => charge.orgId)),
-    keyIds: new Set(batch.map((charge) => charge.keyId)),
-    periods: new Set([dayPeriod(iso), monthPeriod(iso)]),
-    days: new Set([iso.slice(0, 10)]),
-    collections: new Set(batch.flatMap((charge) => charge.collections.map((l) => l.collection))),
-  };
-}
+const batchKeys = (batch: ChargeInput[], now: Date): PrefetchKeys =>
+  prefetchKeysFor(batch.map((charge) => ({ orgId: charge.orgId, keyId: charge.keyId, at: now.toISOString(), collections: charge.collections.map((l) => l.collection) })));
 
 /** The log head, the used keys, the streams' versions and every projection row the charges touch: one query. */
 async function loadBatch(tx: Queryable, batch: ChargeInput[], keys: PrefetchKeys): Promise<BatchState> {
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
-  // the text position gets its own name: ORDER BY position must sort the bigint column, not the text ('9' > '10')
   const [row] = await tx.query<{ head_pos: string | null; head_hash: string | null; used: string[]; versions: Record<string, number>; prefetched: PrefetchedRows['rows'] }>(
-    `SELECT (SELECT position::text AS last_position FROM events ORDER BY position DESC LIMIT 1) AS head_pos,
-       (SELECT hash FROM events ORDER BY position DESC LIMIT 1) AS head_hash,
+    `SELECT ${LOG_HEAD_COLUMNS},
        (SELECT coalesce(json_agg(idempotency_key), '[]'::json) FROM events WHERE idempotency_key = ANY(${param(batch.map((charge) => searchChargeKey(charge.queryId)))})) AS used,
        (SELECT coalesce(json_object_agg(stream_id, v), '{}'::json) FROM (SELECT stream_id, max(stream_version) AS v FROM events
          WHERE stream_id = ANY(${param([...keys.orgIds].map(orgStream))}) GROUP BY stream_id) s) AS versions,
@@ -78,7 +69,7 @@ async function loadBatch(tx: Queryable, batch: ChargeInput[], keys: PrefetchKeys
     true,
   );
   return {
-    log: { pos: row?.head_pos ? Number(row.head_pos) : 0, hash: row?.head_hash ?? GENESIS_HASH },
+    log: logHeadOf(row),
     used: new Set(row?.used ?? []),
     versions: new Map(Object.entries(row?.versions ?? {})),
     prefetched: { keys, rows: row?.prefetched ?? [] },
@@ -98,16 +89,10 @@ interface Snapshot {
 }
 
 /**
- * Decides and writes one batch (inside its transaction on PostgreSQL), from `kept` when it holds every row the batch
- * touches, else from a fresh read. A charge whose query was charged before (a retry) is left for the one-by-one path,
- * which returns the original events. Returns the outcomes and the state after the batch.
+ * Decides every charge of a batch on `loaded` (through `projector`, which moves on with each charge), in arrival order.
+ * No I/O: returns the outcomes and what to write (event rows, their query records, the streams' new versions).
  */
-async function writeBatch(tx: Queryable, batch: ChargeInput[], now: Date, kept?: Snapshot): Promise<{ outcomes: Outcome[]; after: Snapshot }> {
-  const keys = batchKeys(batch, now);
-  const reuse = kept !== undefined && coversAll(kept.loaded.prefetched.keys, keys);
-  const loaded = reuse ? kept.loaded : await loadBatch(tx, batch, keys);
-  const headRead = loaded.log.pos;
-  const projector = reuse ? kept.projector : memoryProjector(loaded.prefetched);
+function decideBatch(loaded: BatchState, projector: MemoryProjector, batch: ChargeInput[], now: Date) {
   const read = projector.reader;
   const iso = now.toISOString();
   const streamVersions = new Map<string, number>();
@@ -128,7 +113,7 @@ async function writeBatch(tx: Queryable, batch: ChargeInput[], now: Date, kept?:
       if (org && org.version !== current) throw new StreamVersionConflict(stream, org.version);
     }
     const usage = { dailyUsed: read.usage(input.orgId, dayPeriod(iso))?.queries ?? 0, monthlyUsed: read.usage(input.orgId, monthPeriod(iso))?.queries ?? 0 };
-    const state = org && orgStateOf(org, read.balance(input.orgId)?.balance_micros, usage, now, current);
+    const state = org && orgStateOf(org, read.balance(input.orgId)?.balance_micros, usage, now);
     try {
       if (!keyRow) throw new Rejection('NOT_FOUND', `API key ${input.keyId} not found`);
       const events = decide({ type: 'ChargeSearch', key: keyStateOf(keyRow), queryId: input.queryId, endpoint: input.endpoint, collections: input.collections, resultIds: input.resultIds ?? [] }, state);
@@ -148,12 +133,40 @@ async function writeBatch(tx: Queryable, batch: ChargeInput[], now: Date, kept?:
       throw err;
     }
   });
-  // a refusal writes nothing, so nothing would prove the kept state current: refusals are decided on a fresh read
-  if (reuse && outcomes.some((o) => o.kind === 'refused')) return writeBatch(tx, batch, now);
-  if (rows.length > 0) await runParts(tx, [insertEventsPart(rows), ...projector.parts(), ...alsoWrite], 'the event log', headRead);
+  return { outcomes, rows, alsoWrite, streamVersions };
+}
+
+/** Writes a decided batch in one statement; the log position it numbered from proves nothing was appended since. */
+async function writeDecided(tx: Queryable, loaded: BatchState, projector: MemoryProjector, decided: ReturnType<typeof decideBatch>, headRead: number): Promise<{ outcomes: Outcome[]; after: Snapshot }> {
+  if (decided.rows.length > 0) await runParts(tx, [insertEventsPart(decided.rows), ...projector.parts(), ...decided.alsoWrite], 'the event log', headRead);
   projector.settled();
-  for (const [stream, version] of streamVersions) loaded.versions.set(stream, version);
-  return { outcomes, after: { loaded, projector } };
+  for (const [stream, version] of decided.streamVersions) loaded.versions.set(stream, version);
+  return { outcomes: decided.outcomes, after: { loaded, projector } };
+}
+
+/**
+ * Reads, decides and writes one batch. Must run where no other append can come between the read and the write: in a
+ * transaction holding the append lock (PostgreSQL) or PGlite's transaction (its one connection), so it never loses
+ * its log position to a writer of another organization. Returns the outcomes and the state after the batch.
+ */
+async function writeFresh(tx: Queryable, batch: ChargeInput[], now: Date): Promise<{ outcomes: Outcome[]; after: Snapshot }> {
+  const loaded = await loadBatch(tx, batch, batchKeys(batch, now));
+  const projector = memoryProjector(loaded.prefetched);
+  const headRead = loaded.log.pos;
+  return writeDecided(tx, loaded, projector, decideBatch(loaded, projector, batch, now), headRead);
+}
+
+/**
+ * Decides and writes one batch on the state the previous batch left, in one statement outside any transaction, when
+ * that state holds every row the batch touches and no charge is refused (a refusal writes nothing, so nothing would
+ * prove the kept state current); undefined otherwise. A StreamVersionConflict means something else was appended since.
+ */
+async function writeOnSnapshot(db: Queryable, batch: ChargeInput[], now: Date, kept: Snapshot): Promise<{ outcomes: Outcome[]; after: Snapshot } | undefined> {
+  if (!coversAll(kept.loaded.prefetched.keys, batchKeys(batch, now))) return undefined;
+  const headRead = kept.loaded.log.pos;
+  const decided = decideBatch(kept.loaded, kept.projector, batch, now);
+  if (decided.outcomes.some((o) => o.kind === 'refused')) return undefined;
+  return writeDecided(db, kept.loaded, kept.projector, decided, headRead);
 }
 
 /**
@@ -162,37 +175,38 @@ async function writeBatch(tx: Queryable, batch: ChargeInput[], now: Date, kept?:
  */
 export function createChargeBatcher(db: Db, clock: () => Date, alone: (input: ChargeInput) => Promise<ChargeResult>) {
   /**
-   * On PostgreSQL a batch is a transaction under the append lock, which orders the processes sharing the database.
-   * PGlite has one process and one connection, and a transaction there would keep every other query waiting while
-   * this thread decides: the batch writes in one statement instead, deciding on the state the previous batch left
-   * (read again only when it lacks a row the batch touches). That is safe because every append numbers its events from
-   * the log head it knew: if anything else was appended since, the batch's first position is taken, its statement
-   * fails whole on the events' primary key, and the batch is decided again on a fresh read. Projection rows change
-   * only with appended events, so an unmoved head means unchanged rows.
+   * A batch is read, decided and written in a transaction under the append lock, which orders every writer of the log.
+   * PGlite has one connection, and a transaction there keeps every other query waiting while this thread decides; so
+   * on PGlite a batch first tries the state the previous batch left, written in one statement without a transaction.
+   * That is safe because every append numbers its events from the log head it knew: if anything else was appended
+   * since (a credit of any organization takes the next position too), the statement fails whole on the events'
+   * primary key and the batch is read and decided again inside a transaction, where nothing can come between.
+   * Projection rows change only with appended events, so an unmoved head means unchanged rows.
    */
   let kept: Snapshot | undefined;
   async function write(batch: ChargeInput[]): Promise<Outcome[]> {
-    if (db.kind !== 'pglite') return (await db.transaction((tx) => writeBatch(tx, batch, clock()), { advisoryLock: APPEND_LOCK_KEY })).outcomes;
-    const snapshot = kept;
+    const now = clock();
     // a failed write may have moved the snapshot's rows: only a committed batch's state is kept
+    const snapshot = kept;
     kept = undefined;
-    const { outcomes, after } = await writeBatch(db, batch, clock(), snapshot);
-    kept = after;
-    return outcomes;
+    if (db.kind === 'pglite' && snapshot) {
+      const done = await writeOnSnapshot(db, batch, now, snapshot).catch((err: unknown) => {
+        if (err instanceof StreamVersionConflict) return undefined;
+        throw err;
+      });
+      if (done) {
+        kept = done.after;
+        return done.outcomes;
+      }
+    }
+    const fresh = await db.transaction((tx) => writeFresh(tx, batch, now), { advisoryLock: APPEND_LOCK_KEY });
+    if (db.kind === 'pglite') kept = fresh.after;
+    return fresh.outcomes;
   }
 
   /** One batch; a throw (nothing of the batch committed) fails every charge in it the same way. */
   async function commit(batch: ChargeInput[]): Promise<Array<ChargeResult | Error>> {
-    let outcomes: Outcome[];
-    for (let attempt = 0; ; attempt++) {
-      try {
-        outcomes = await write(batch);
-        break;
-      } catch (err) {
-        if (err instanceof StreamVersionConflict && attempt < 3) continue;
-        throw err;
-      }
-    }
+    const outcomes = await retryConflicts(() => write(batch));
     const answers: Array<ChargeResult | Error> = [];
     for (const [i, outcome] of outcomes.entries()) {
       if (outcome.kind === 'charged') answers.push(outcome.result);

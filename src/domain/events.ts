@@ -29,6 +29,32 @@ export interface OrgLimits {
 
 export const DEFAULT_LIMITS: OrgLimits = { perMinute: 60, daily: 1000, monthly: 25000, previewPerHour: 50 };
 
+const BILLING_MODES: readonly BillingMode[] = ['live', 'trial', 'exempt'];
+const KEY_MODES: readonly KeyMode[] = ['live', 'test'];
+
+/** A stored billing mode; anything else is a corrupt row, not a mode to guess. */
+export function parseBillingMode(value: unknown): BillingMode {
+  if (!BILLING_MODES.includes(value as BillingMode)) throw new Error(`not a billing mode: ${JSON.stringify(value)}`);
+  return value as BillingMode;
+}
+
+export function parseKeyMode(value: unknown): KeyMode {
+  if (!KEY_MODES.includes(value as KeyMode)) throw new Error(`not a key mode: ${JSON.stringify(value)}`);
+  return value as KeyMode;
+}
+
+/** Stored limits (JSON): each a non-negative integer; a limit the record predates takes its default. */
+export function parseOrgLimits(value: unknown): OrgLimits {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`not organization limits: ${JSON.stringify(value)}`);
+  const stored = value as Record<string, unknown>;
+  const limit = (name: keyof OrgLimits): number => {
+    const v = stored[name] ?? DEFAULT_LIMITS[name];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`organization limit ${name} is not a non-negative integer: ${JSON.stringify(v)}`);
+    return v;
+  };
+  return { perMinute: limit('perMinute'), daily: limit('daily'), monthly: limit('monthly'), previewPerHour: limit('previewPerHour') };
+}
+
 /** Tokens and money billed for one collection within a request (rounded once per collection). */
 export interface CollectionCharge {
   collection: string;
@@ -101,8 +127,6 @@ export type DomainEvent =
   | { type: 'PriceOverrideSet'; data: { orgId: string; collection: string; pricePer1000Micros: string | null } }
   | { type: 'BillingSuspended'; data: { orgId: string; reason: string } }
   | { type: 'BillingResumed'; data: { orgId: string } };
-
-export type EventType = DomainEvent['type'];
 
 export interface EventMetadata {
   actor: Actor;

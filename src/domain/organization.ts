@@ -3,18 +3,24 @@ import type { BillingSettings, ChargeMode, CollectionCharge, DomainEvent, OrgLim
 import { Rejection } from './rejection.js';
 import { assertQuotaLeft, type QueryUsage } from './queryQuota.js';
 
-export interface OrgState extends BillingSettings {
+/** An organization as its projection rows stand: what every money rule reads. */
+export interface OrgAccount extends BillingSettings {
   orgId: string;
   suspended: boolean;
   balanceMicros: bigint;
   limits: OrgLimits;
   /** trial searches and unlocks used so far */
   trialUsed: number;
+  /** the stream's version */
+  version: number;
+}
+
+/** The decider's state: the account, and the quota usage and time the decision is made at. */
+export interface OrgState extends OrgAccount {
   /** queries counted today and this month, at the time of the decision */
   usage: QueryUsage;
   /** the time of the decision (quota periods and Retry-After are computed from it) */
   now: Date;
-  version: number;
 }
 
 export interface KeyState {
@@ -73,22 +79,36 @@ export function chargeModeOf(state: Pick<OrgState, 'billingEnabled' | 'billingMo
   return state.billingEnabled ? state.billingMode : 'off';
 }
 
-/** A trial organization's free queries are counted; past the allowance nothing more is free. */
-function assertTrialLeft(state: OrgState, mode: ChargeMode): void {
-  if (mode === 'trial' && state.trialUsed >= state.trialQueries) {
-    throw new Rejection('INSUFFICIENT_CREDITS', `the trial allowance of ${state.trialQueries} queries is used up; nothing was charged. Ask for a live account to continue`);
+/** What the money rules read of an organization and of the key paying. */
+export type Payer = Pick<OrgAccount, 'suspended' | 'balanceMicros' | 'billingEnabled' | 'billingMode' | 'trialUsed' | 'trialQueries'>;
+export type Spender = Pick<KeyState, 'revoked' | 'spendingCapMicros' | 'spentMicros'>;
+
+/**
+ * The money rules of a request that would be charged `amount` (zero unless the organization is billed live), in
+ * order: billing not on hold, key not revoked, the balance covers the amount, the key's cap allows it, and a trial
+ * organization has free queries left.
+ */
+export function assertPayable(org: Payer, key: Spender, amount: bigint): void {
+  if (org.suspended) throw new Rejection('BILLING_SUSPENDED', 'Billing for this organization is on hold; contact support');
+  if (key.revoked) throw new Rejection('API_KEY_REVOKED', 'This API key has been revoked');
+  if (amount > 0n && amount > org.balanceMicros) {
+    throw new Rejection('INSUFFICIENT_CREDITS', org.balanceMicros <= 0n ? 'Balance is zero; add credits to search. Nothing was charged' : 'Balance cannot cover this request; nothing was charged');
+  }
+  if (amount > 0n && key.spendingCapMicros !== null && key.spentMicros + amount > key.spendingCapMicros) {
+    throw new Rejection('API_KEY_BUDGET_EXCEEDED', "This API key's spending cap is used up; nothing was charged");
+  }
+  if (chargeModeOf(org) === 'trial' && org.trialUsed >= org.trialQueries) {
+    throw new Rejection('INSUFFICIENT_CREDITS', `the trial allowance of ${org.trialQueries} queries is used up; nothing was charged. Ask for a live account to continue`);
   }
 }
 
-/** Checks that money may leave: billing active, balance covers it, the key's cap allows it. */
-function assertCanSpend(state: OrgState, key: KeyState, amount: bigint): void {
-  if (state.suspended) throw new Rejection('BILLING_SUSPENDED', 'Billing for this organization is on hold; contact support');
-  if (key.revoked) throw new Rejection('API_KEY_REVOKED', 'This API key has been revoked');
-  if (amount === 0n) return;
-  if (amount > state.balanceMicros) throw new Rejection('INSUFFICIENT_CREDITS', 'Balance cannot cover this request; nothing was charged');
-  if (key.spendingCapMicros !== null && key.spentMicros + amount > key.spendingCapMicros) {
-    throw new Rejection('API_KEY_BUDGET_EXCEEDED', "This API key's spending cap is used up; nothing was charged");
-  }
+/**
+ * The same rules before a search runs, when its cost is not known: a live search is held to the least it can cost
+ * (one micro-credit), so a zero balance or a spent cap is refused before any search work, even for a search that
+ * would have found nothing. What passes here is decided again, with the real amount, by the charge.
+ */
+export function assertSearchPayable(org: Payer, key: Spender): void {
+  assertPayable(org, key, chargeModeOf(org) === 'live' ? 1n : 0n);
 }
 
 export function decide(command: OrgCommand, state: OrgState | undefined): DomainEvent[] {
@@ -112,8 +132,7 @@ export function decide(command: OrgCommand, state: OrgState | undefined): Domain
       const amount = totalMicros(lines);
       // quota first: a search over quota is refused whatever the money says
       assertQuotaLeft(state.limits, state.usage, state.now);
-      assertCanSpend(state, command.key, amount);
-      assertTrialLeft(state, mode);
+      assertPayable(state, command.key, amount);
       return [
         {
           type: 'SearchCharged',
@@ -129,8 +148,7 @@ export function decide(command: OrgCommand, state: OrgState | undefined): Domain
       const amount = totalMicros(lines);
       // an unlock of new rows needs quota left but does not count as a query
       assertQuotaLeft(state.limits, state.usage, state.now);
-      assertCanSpend(state, command.key, amount);
-      assertTrialLeft(state, mode);
+      assertPayable(state, command.key, amount);
       return [
         {
           type: 'ResultsUnlocked',

@@ -31,7 +31,6 @@ export interface Db extends Queryable {
 
 /** Postgres error codes the store reacts to. */
 export const PG_UNIQUE_VIOLATION = '23505';
-export const PG_SERIALIZATION_FAILURE = '40001';
 
 export function pgErrorCode(err: unknown): string | undefined {
   if (err && typeof err === 'object' && 'code' in err && typeof (err as { code: unknown }).code === 'string') {

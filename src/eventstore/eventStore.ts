@@ -110,22 +110,36 @@ const SELECT_EVENT = `SELECT position::text AS pos, stream_id, stream_version, t
 export interface AppendHead {
   /** the stream's version (null: new stream) */
   v: number | null;
-  /** the log's last position and hash (null: empty log) */
-  pos: string | null;
-  hash: string | null;
+  log: LogHead;
   /** the idempotency key was used already */
   used: boolean;
 }
 
-/** The head as select-list items, for a caller that reads it within another query; `param` numbers the values. */
+/**
+ * The log's last position and hash as select-list items `head_pos` and `head_hash`, for a caller that reads the head
+ * within its own first query (logHeadOf reads them back). The text position gets its own name: ORDER BY position must
+ * sort the bigint column, not the text ('9' > '10').
+ */
+export const LOG_HEAD_COLUMNS = `(SELECT position::text AS last_position FROM events ORDER BY position DESC LIMIT 1) AS head_pos,
+    (SELECT hash FROM events ORDER BY position DESC LIMIT 1) AS head_hash`;
+
+/** The log head a row selected with LOG_HEAD_COLUMNS carries; an empty log stands at 0 with the genesis hash. */
+export function logHeadOf(row: { head_pos?: unknown; head_hash?: unknown } | undefined): LogHead {
+  return { pos: row?.head_pos ? Number(row.head_pos) : 0, hash: typeof row?.head_hash === 'string' ? row.head_hash : GENESIS_HASH };
+}
+
+/** The append head as select-list items (`head_v`, the log head, `head_used`); `param` numbers the values. */
 export function appendHeadColumns(streamId: string, idempotencyKey: string | undefined, param: (value: unknown) => string): string {
   const s = param(streamId);
   const k = param(idempotencyKey ?? null);
-  // the text position gets its own name: ORDER BY position must sort the bigint column, not the text ('9' > '10')
   return `(SELECT max(stream_version) FROM events WHERE stream_id = ${s}) AS head_v,
-    (SELECT position::text AS last_position FROM events ORDER BY position DESC LIMIT 1) AS head_pos,
-    (SELECT hash FROM events ORDER BY position DESC LIMIT 1) AS head_hash,
+    ${LOG_HEAD_COLUMNS},
     (${k}::text IS NOT NULL AND EXISTS (SELECT 1 FROM events WHERE idempotency_key = ${k})) AS head_used`;
+}
+
+/** The append head a row selected with appendHeadColumns carries. */
+export function appendHeadOf(row: { head_v?: unknown; head_pos?: unknown; head_hash?: unknown; head_used?: unknown } | undefined): AppendHead {
+  return { v: typeof row?.head_v === 'number' ? row.head_v : null, log: logHeadOf(row), used: row?.head_used === true };
 }
 
 export type PreparedAppend =
@@ -147,16 +161,13 @@ export async function prepareAppend(
   let head = options.head;
   if (!head) {
     const params: unknown[] = [];
-    const [row] = await tx.query<{ head_v: number | null; head_pos: string | null; head_hash: string | null; head_used: boolean }>(
-      `SELECT ${appendHeadColumns(streamId, options.idempotencyKey, (v) => (params.push(v), `$${params.length}`))}`,
-      params,
-    );
-    head = { v: row?.head_v ?? null, pos: row?.head_pos ?? null, hash: row?.head_hash ?? null, used: row?.head_used ?? false };
+    const [row] = await tx.query(`SELECT ${appendHeadColumns(streamId, options.idempotencyKey, (v) => (params.push(v), `$${params.length}`))}`, params);
+    head = appendHeadOf(row);
   }
-  if (head?.used && options.idempotencyKey) return { duplicate: true, events: await readByIdempotencyKey(tx, options.idempotencyKey) };
-  const current = head?.v ?? 0;
+  if (head.used && options.idempotencyKey) return { duplicate: true, events: await readByIdempotencyKey(tx, options.idempotencyKey) };
+  const current = head.v ?? 0;
   if (expectedVersion !== 'any' && current !== expectedVersion) throw new StreamVersionConflict(streamId, expectedVersion);
-  const numbered = numberEvents({ pos: head?.pos ? Number(head.pos) : 0, hash: head?.hash ?? GENESIS_HASH }, streamId, current, events, metadata, (options.now ?? new Date()).toISOString(), options.idempotencyKey);
+  const numbered = numberEvents({ ...head.log }, streamId, current, events, metadata, (options.now ?? new Date()).toISOString(), options.idempotencyKey);
   return { duplicate: false, events: numbered.events, insert: insertEventsPart(numbered.rows) };
 }
 

@@ -3,7 +3,7 @@ import type { Db } from '../eventstore/db.js';
 import type { Accounts } from '../billing/accounts.js';
 import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../domain/rejection.js';
-import { totalMicros, totalTokens, chargeLines } from '../domain/organization.js';
+import { assertSearchPayable, totalMicros, totalTokens, chargeLines } from '../domain/organization.js';
 import { retrieve, resolveTargets, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
 import { freshness, loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord, CACHE_LIFETIME_MS } from './queryCache.js';
 import { refuseSandbox, syntheticRows } from './sandbox.js';
@@ -119,18 +119,9 @@ export function createSearchService(deps: ServiceDeps) {
     }
   }
 
-  /** Refuses early, before any search work or budget, what the charge would refuse anyway (no I/O). */
+  /** Refuses early, before any search work or budget, what the charge would refuse anyway: the decider's rules, no I/O. */
   function refuseUnpayable(auth: AuthContext): void {
-    const { org, key } = auth;
-    if (org.suspended) throw new Rejection('BILLING_SUSPENDED', 'Billing for this organization is on hold; contact support');
-    const live = org.billingEnabled && auth.billingMode === 'live';
-    if (live && key.spendingCapMicros !== null && key.spentMicros >= key.spendingCapMicros) {
-      throw new Rejection('API_KEY_BUDGET_EXCEEDED', "This API key's spending cap is used up; nothing was charged");
-    }
-    if (live && org.balanceMicros <= 0n) throw new Rejection('INSUFFICIENT_CREDITS', 'Balance is zero; add credits to search. Nothing was charged');
-    if (org.billingEnabled && auth.billingMode === 'trial' && org.trialUsed >= org.trialQueries) {
-      throw new Rejection('INSUFFICIENT_CREDITS', `the trial allowance of ${org.trialQueries} queries is used up; nothing was charged. Ask for a live account to continue`);
-    }
+    assertSearchPayable(auth.org, auth.key);
   }
 
   /** Takes the per-minute slot and checks the guard and the quota, in one round trip. */

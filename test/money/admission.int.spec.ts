@@ -12,7 +12,7 @@ const NOW = new Date('2026-11-22T10:15:30.000Z');
 const GUARD_LIMIT = 30;
 
 function org(id: string, perMinute: number): Organization {
-  return { id, name: id, billingMode: 'live', billingEnabled: true, hideBalance: false, trialQueries: 0, trialUsed: 0, limits: { ...DEFAULT_LIMITS, perMinute }, suspended: false, balanceMicros: 0n, priceOverrides: new Map(), version: 1 };
+  return { id, orgId: id, name: id, billingMode: 'live', billingEnabled: true, hideBalance: false, trialQueries: 0, trialUsed: 0, limits: { ...DEFAULT_LIMITS, perMinute }, suspended: false, balanceMicros: 0n, priceOverrides: new Map(), version: 1 };
 }
 
 describe.each(STORE_KINDS)('search admission on %s', (kind) => {

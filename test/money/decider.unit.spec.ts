@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { costForTokens, formatCredits, parseCredits } from '../../src/money.js';
-import { chargeLines, decide, type KeyState, type OrgState } from '../../src/domain/organization.js';
+import { assertSearchPayable, chargeLines, decide, type KeyState, type OrgState } from '../../src/domain/organization.js';
 import { DEFAULT_LIMITS } from '../../src/domain/events.js';
 import { Rejection } from '../../src/domain/rejection.js';
+import { decideKey, type KeyCommand } from '../../src/domain/apiKey.js';
 
 describe('money', () => {
   it('parses decimal strings into micro-credits and formats them back exactly', () => {
@@ -130,6 +131,15 @@ describe('organization decider: modes, trial allowance, quota', () => {
     expect(refusal(() => charge({ ...base, usage: { dailyUsed: 2, monthlyUsed: 9 } })).code).toBe('accepted');
   });
 
+  it('credits and refunds positive amounts only', () => {
+    expect(decide({ type: 'AddCredits', amountMicros: 5n, reference: 'top-up' }, base)).toEqual([{ type: 'CreditsAdded', data: { orgId: 'org_1', amountMicros: '5', reference: 'top-up' } }]);
+    expect(decide({ type: 'IssueRefund', amountMicros: 5n, reference: 'goodwill', queryId: null }, base)).toEqual([{ type: 'RefundIssued', data: { orgId: 'org_1', amountMicros: '5', reference: 'goodwill', queryId: null } }]);
+    for (const amountMicros of [0n, -1n]) {
+      expect(refusal(() => decide({ type: 'AddCredits', amountMicros, reference: 'x' }, base)).code).toBe('VALIDATION_ERROR');
+      expect(refusal(() => decide({ type: 'IssueRefund', amountMicros, reference: 'x', queryId: null }, base)).code).toBe('VALIDATION_ERROR');
+    }
+  });
+
   it('changes billing settings and prices as events, and ignores a change that changes nothing', () => {
     const settings = { billingMode: 'exempt' as const, billingEnabled: true, hideBalance: true, trialQueries: 0 };
     expect(decide({ type: 'ChangeBillingSettings', settings }, base)).toEqual([{ type: 'BillingSettingsChanged', data: { orgId: 'org_1', ...settings } }]);
@@ -137,5 +147,84 @@ describe('organization decider: modes, trial allowance, quota', () => {
     expect(decide({ type: 'SetPriceOverride', collection: 'scifact', pricePer1000Micros: 50_000n }, base)).toEqual([{ type: 'PriceOverrideSet', data: { orgId: 'org_1', collection: 'scifact', pricePer1000Micros: '50000' } }]);
     expect(refusal(() => decide({ type: 'SetPriceOverride', collection: 'scifact', pricePer1000Micros: -1n }, base)).code).toBe('VALIDATION_ERROR');
     expect(decide({ type: 'ChangeLimits', limits: { ...base.limits, daily: 9 } }, base)[0]).toMatchObject({ data: { limits: { daily: 9 }, previous: { daily: 3 } } });
+  });
+});
+
+describe('refusing before the search what the charge would refuse', () => {
+  const early = (state: OrgState, k: KeyState = key) => {
+    try {
+      assertSearchPayable(state, k);
+    } catch (err) {
+      if (err instanceof Rejection) return err.code;
+      throw err;
+    }
+    return 'accepted';
+  };
+  const charged = (state: OrgState, k: KeyState = key) => {
+    try {
+      decide({ type: 'ChargeSearch', key: k, queryId: 'q', endpoint: '/query', collections: [{ collection: 'scifact', tokens: 1, pricePer1000Micros: '1000', amountMicros: '1' }] }, state);
+    } catch (err) {
+      if (err instanceof Rejection) return err.code;
+      throw err;
+    }
+    return 'accepted';
+  };
+
+  it('gives the charge\'s own answer for the least a search can cost, in every mode', () => {
+    const cases: [string, OrgState, KeyState][] = [
+      ['good standing', liveOrg, key],
+      ['zero balance', { ...liveOrg, balanceMicros: 0n }, key],
+      ['spent cap', liveOrg, { ...key, spendingCapMicros: 500n, spentMicros: 500n }],
+      ['suspended', { ...liveOrg, suspended: true }, key],
+      ['trial used up', { ...liveOrg, billingMode: 'trial', trialQueries: 2, trialUsed: 2, balanceMicros: 0n }, key],
+      ['trial left', { ...liveOrg, billingMode: 'trial', trialQueries: 2, trialUsed: 1, balanceMicros: 0n }, key],
+      ['exempt at zero', { ...liveOrg, billingMode: 'exempt', balanceMicros: 0n }, key],
+      ['billing off at zero', { ...liveOrg, billingEnabled: false, balanceMicros: 0n }, key],
+      ['billing off, trial used up', { ...liveOrg, billingEnabled: false, billingMode: 'trial', trialQueries: 1, trialUsed: 1 }, key],
+    ];
+    const answers = cases.map(([name, state, k]) => [name, early(state, k)]);
+    expect(answers).toEqual(cases.map(([name, state, k]) => [name, charged(state, k)]));
+    expect(Object.fromEntries(answers)).toMatchObject({
+      'good standing': 'accepted',
+      'zero balance': 'INSUFFICIENT_CREDITS',
+      'spent cap': 'API_KEY_BUDGET_EXCEEDED',
+      suspended: 'BILLING_SUSPENDED',
+      'trial used up': 'INSUFFICIENT_CREDITS',
+      'exempt at zero': 'accepted',
+      'billing off at zero': 'accepted',
+      'billing off, trial used up': 'accepted',
+    });
+  });
+});
+
+describe('key decider', () => {
+  const create: KeyCommand = { type: 'CreateKey', keyId: 'key_2', orgId: 'org_1', organizationFound: true, mode: 'live', keyHash: 'h', keyPrefix: 'sk_live_ab', collections: ['scifact'], spendingCapMicros: 2_000n };
+  const code = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof Rejection) return err.code;
+      throw err;
+    }
+    return 'accepted';
+  };
+
+  it('creates a key of an existing organization with the event replay has always read', () => {
+    expect(decideKey(create, undefined)).toEqual([
+      { type: 'ApiKeyCreated', data: { keyId: 'key_2', orgId: 'org_1', mode: 'live', keyHash: 'h', keyPrefix: 'sk_live_ab', collections: ['scifact'], spendingCapMicros: '2000' } },
+    ]);
+    expect(decideKey({ ...create, collections: null, spendingCapMicros: null }, undefined)[0]).toMatchObject({ data: { collections: null, spendingCapMicros: null } });
+  });
+
+  it('refuses a key for no organization, a negative cap, and a key id already taken', () => {
+    expect(code(() => decideKey({ ...create, organizationFound: false }, undefined))).toBe('NOT_FOUND');
+    expect(code(() => decideKey({ ...create, spendingCapMicros: -1n }, undefined))).toBe('VALIDATION_ERROR');
+    expect(code(() => decideKey(create, { ...key, keyId: 'key_2' }))).toBe('VALIDATION_ERROR');
+  });
+
+  it('revokes a key once: revoking a revoked key changes nothing, an unknown key is not found', () => {
+    expect(decideKey({ type: 'RevokeKey', keyId: 'key_1' }, key)).toEqual([{ type: 'ApiKeyRevoked', data: { keyId: 'key_1', orgId: 'org_1' } }]);
+    expect(decideKey({ type: 'RevokeKey', keyId: 'key_1' }, { ...key, revoked: true })).toEqual([]);
+    expect(code(() => decideKey({ type: 'RevokeKey', keyId: 'key_9' }, undefined))).toBe('NOT_FOUND');
   });
 });

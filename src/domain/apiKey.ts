@@ -1,0 +1,40 @@
+// An API key's rules: decideKey(command, state) -> events. Pure; the secret is drawn by the caller (randomness is
+// I/O), and only its hash and prefix enter the event.
+import type { DomainEvent, KeyMode } from './events.js';
+import type { KeyState } from './organization.js';
+import { Rejection } from './rejection.js';
+
+export type KeyCommand =
+  | {
+      type: 'CreateKey';
+      keyId: string;
+      orgId: string;
+      /** whether the organization exists, as the command runner found it */
+      organizationFound: boolean;
+      mode: KeyMode;
+      keyHash: string;
+      keyPrefix: string;
+      collections: string[] | null;
+      spendingCapMicros: bigint | null;
+    }
+  | { type: 'RevokeKey'; keyId: string };
+
+export function decideKey(command: KeyCommand, state: KeyState | undefined): DomainEvent[] {
+  switch (command.type) {
+    case 'CreateKey': {
+      if (state) throw new Rejection('VALIDATION_ERROR', `API key ${command.keyId} already exists`);
+      if (!command.organizationFound) throw new Rejection('NOT_FOUND', 'organization not found');
+      if (command.spendingCapMicros !== null && command.spendingCapMicros < 0n) throw new Rejection('VALIDATION_ERROR', 'a spending cap cannot be negative');
+      const { keyId, orgId, mode, keyHash, keyPrefix, collections } = command;
+      return [{ type: 'ApiKeyCreated', data: { keyId, orgId, mode, keyHash, keyPrefix, collections, spendingCapMicros: command.spendingCapMicros?.toString() ?? null } }];
+    }
+    case 'RevokeKey':
+      if (!state) throw new Rejection('NOT_FOUND', `API key ${command.keyId} not found`);
+      // revoking a revoked key changes nothing
+      return state.revoked ? [] : [{ type: 'ApiKeyRevoked', data: { keyId: state.keyId, orgId: state.orgId } }];
+    default: {
+      const unhandled: never = command;
+      throw new Error(`unhandled command ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
