@@ -265,7 +265,7 @@ export async function readByIdempotencyKey(db: Queryable, key: string): Promise<
  * The whole log in order for replay: only what projecting needs (no metadata, no hashes), in position ranges with two
  * ranges in flight, so the database produces the next pages while the caller folds the current one.
  */
-export async function* readAllForReplay(db: Queryable, rangeSize = 20_000): AsyncGenerator<ProjectableEvent[]> {
+export async function* readAllForReplay(db: Queryable, rangeSize = 20_000, after = 0): AsyncGenerator<ProjectableEvent[]> {
   const [head] = await db.query<{ max: string | null }>('SELECT max(position)::text AS max FROM events');
   const last = head?.max ? Number(head.max) : 0;
   // a range comes back as one JSON document: one parse per range instead of a row object and a parse per event
@@ -279,7 +279,7 @@ export async function* readAllForReplay(db: Queryable, rangeSize = 20_000): Asyn
     return row?.page ? (JSON.parse(row.page) as Packed) : [];
   };
   const inFlight: Promise<Packed>[] = [];
-  let nextFrom = 0;
+  let nextFrom = after;
   const refill = () => {
     while (inFlight.length < 2 && nextFrom < last) {
       inFlight.push(fetchRange(nextFrom));
