@@ -91,9 +91,17 @@ function remoteOperations(remote: Remote): Operations {
     revokeKey: (keyId) => call('POST', `/keys/${keyId}/revoke`) as never,
     balance: (orgId) => call('GET', `/organizations/${orgId}/balance`) as never,
     ledger: (orgId) => call('GET', `/organizations/${orgId}/ledger`) as never,
-    replay: () => call('POST', '/replay', undefined, [200, 409]) as never,
-    verify: () => call('GET', '/verify', undefined, [200, 409]) as never,
+    replay: async () => findingOf(await call('POST', '/replay', undefined, [200, 409])) as never,
+    verify: async () => findingOf(await call('GET', '/verify', undefined, [200, 409])) as never,
   };
+}
+
+/** A replay report or chain verdict: the body on 200, the error's details on a 409 finding; a 409 without one is refused work. */
+function findingOf(body: unknown): unknown {
+  const error = (body as { error?: { message: string; details?: unknown } }).error;
+  if (!error) return body;
+  if (error.details === undefined) throw new Error(error.message);
+  return error.details;
 }
 
 const periodQuery = (from?: string, to?: string) => {

@@ -397,7 +397,7 @@ describe('audit, reconciliation and replay', () => {
     expect(all.body.ok).toBe(false);
     expect(all.body.organizations.filter((o: { ok: boolean }) => !o.ok).map((o: { orgId: string }) => o.orgId)).toEqual([org.id]);
     const verify = await call('GET', '/admin/v1/verify', { admin });
-    expect([verify.status, verify.body.firstBadPosition]).toEqual([409, charge!.position]);
+    expect([verify.status, verify.body.error.code, verify.body.error.details.firstBadPosition]).toEqual([409, 'CONFLICT', charge!.position]);
     await m.superuser.query(`UPDATE events SET data = $2 WHERE position = $1`, [charge!.position, JSON.stringify(charge!.data)]);
     expect((await call('GET', '/admin/v1/verify', { admin })).status).toBe(200);
     expect((await call('GET', '/admin/v1/reconciliation', { admin })).body.ok).toBe(true);
@@ -429,7 +429,8 @@ describe('audit, reconciliation and replay', () => {
     await bump(1);
     const broken = await call('POST', '/admin/v1/replay', { admin });
     expect(broken.status).toBe(409);
-    expect(broken.body.tables.find((t: { table: string }) => t.table === 'collection_usage').equal).toBe(false);
+    expect(broken.body.error.code).toBe('CONFLICT');
+    expect(broken.body.error.details.tables.find((t: { table: string }) => t.table === 'collection_usage').equal).toBe(false);
     await bump(-1);
     expect((await call('POST', '/admin/v1/replay', { admin })).status).toBe(200);
   });

@@ -1,5 +1,6 @@
 // /admin/v1: the operator API. Paths and shapes are fixed; other tools depend on them. Its access (the operator token)
 // is declared where the groups are mounted (app.ts), so it applies to whatever this router matches.
+import { ApiError } from '../errors.js';
 import Router from '@koa/router';
 import { parseOr422, organizationBody, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery } from '../schemas.js';
 import { ledgerCsv } from '../../admin/ledgerCsv.js';
@@ -83,14 +84,15 @@ export function adminRoutes(ops: Operations): Router {
     ctx.type = 'text/csv; charset=utf-8';
     ctx.body = ledgerCsv((await ops.ledger(ctx.params.orgId!)).entries);
   });
+  // a divergence or a broken chain is a finding, reported in the envelope: the report or verdict is its details
   router.post('/replay', async (ctx) => {
     const report = await ops.replay();
-    ctx.status = report.equal ? 200 : 409;
+    if (!report.equal) throw new ApiError(409, 'CONFLICT', 'the projections rebuilt from the event log differ from the live ones; error.details is the replay report', report as unknown as Record<string, unknown>);
     ctx.body = report;
   });
   router.get('/verify', async (ctx) => {
     const verdict = await ops.verify();
-    ctx.status = verdict.ok ? 200 : 409;
+    if (!verdict.ok) throw new ApiError(409, 'CONFLICT', `the hash chain breaks at position ${verdict.firstBadPosition}; error.details is the verdict`, verdict as unknown as Record<string, unknown>);
     ctx.body = verdict;
   });
   return router;
