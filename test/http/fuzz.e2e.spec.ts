@@ -515,7 +515,8 @@ async function balances(): Promise<Record<string, bigint>> {
 }
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // the per-IP limiter has its own tests; here every hostile request should reach the code that reads its input
+  svc = await startTestService({ env: { ADMIN_REQUESTS_PER_MINUTE: '1000000', ADMIN_FAILED_AUTH_PER_MINUTE: '1000000' } });
   call = httpClient(svc.baseUrl);
   admin = svc.adminToken;
   const limits = { perMinute: 1_000_000, daily: 100_000_000, monthly: 1_000_000_000, previewPerHour: 1_000_000 };
