@@ -36,10 +36,20 @@ function bumpOrgVersion(read: ProjectionReader, e: ProjectableEvent, orgId: stri
   return { table: 'organizations', row: Object.assign(org, typeof patch === 'function' ? patch(org) : patch, { version: e.streamVersion }) };
 }
 
+const emptyUsage = (orgId: string, period: string): UsageRow => ({ org_id: orgId, period, queries: 0, tokens: '0', amount_micros: '0', catalogue_answers: 0 });
+
+/** A free catalogue answer: counted per day and month beside the queries, never as one. */
+function catalogueAnswerChanges(read: ProjectionReader, e: ProjectableEvent, orgId: string): Change[] {
+  return [dayPeriod(e.recordedAt), monthPeriod(e.recordedAt)].map((period) => {
+    const row = read.usage(orgId, period) ?? emptyUsage(orgId, period);
+    return { table: 'usage', row: Object.assign(row, { catalogue_answers: row.catalogue_answers + 1 }) };
+  });
+}
+
 function usageChanges(read: ProjectionReader, e: ProjectableEvent, orgId: string, queries: number, tokens: number, amount: bigint): Change[] {
   const out: Change[] = [];
   for (const period of [dayPeriod(e.recordedAt), monthPeriod(e.recordedAt)]) {
-    const row = (read.usage(orgId, period)) ?? { org_id: orgId, period, queries: 0, tokens: '0', amount_micros: '0' };
+    const row = read.usage(orgId, period) ?? emptyUsage(orgId, period);
     out.push({
       table: 'usage',
       row: Object.assign(row, { queries: row.queries + queries, tokens: add(row.tokens, BigInt(tokens)), amount_micros: add(row.amount_micros, amount) }),
@@ -158,6 +168,11 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
       return [bumpOrgVersion(read, e, e.data.orgId, { suspended: true })];
     case 'BillingResumed':
       return [bumpOrgVersion(read, e, e.data.orgId, { suspended: false })];
+    case 'CatalogueAnswered':
+      return catalogueAnswerChanges(read, e, e.data.orgId);
+    case 'JournalRequested':
+      // operators list requests from the events themselves (GET /admin/v1/journal-requests)
+      return [];
     default: {
       const unknownEvent: never = e;
       throw new Error(`projection: unknown event ${JSON.stringify(unknownEvent)}`);

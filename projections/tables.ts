@@ -24,7 +24,7 @@ export const COLUMNS: Record<ProjectionTable, string[]> = {
   ledger: ['position', 'org_id', 'time', 'type', 'amount_micros', 'balance_after_micros', 'key_id', 'query_id', 'reference'],
   api_keys: ['key_id', 'org_id', 'mode', 'key_hash', 'key_prefix', 'collections', 'spending_cap_micros', 'spent_micros', 'revoked', 'version'],
   unlocks: ['query_id', 'result_id', 'org_id', 'key_id', 'position'],
-  usage: ['org_id', 'period', 'queries', 'tokens', 'amount_micros'],
+  usage: ['org_id', 'period', 'queries', 'tokens', 'amount_micros', 'catalogue_answers'],
   collection_usage: ['org_id', 'day', 'collection', 'queries', 'unlocked_results', 'tokens', 'charged_micros', 'unlocked_micros'],
   price_overrides: ['org_id', 'collection', 'price_per_1000_micros', 'position'],
 };
@@ -36,7 +36,7 @@ export const COLUMN_TYPES: Record<string, string> = {
   balance_micros: 'bigint', credited_micros: 'bigint', charged_micros: 'bigint', refunded_micros: 'bigint',
   position: 'bigint', time: 'timestamptz', type: 'text', amount_micros: 'bigint', balance_after_micros: 'bigint', key_id: 'text', query_id: 'text', reference: 'text',
   mode: 'text', key_hash: 'text', key_prefix: 'text', collections: 'jsonb', spending_cap_micros: 'bigint', spent_micros: 'bigint', revoked: 'boolean',
-  result_id: 'text', period: 'text', queries: 'integer', tokens: 'bigint',
+  result_id: 'text', period: 'text', queries: 'integer', tokens: 'bigint', catalogue_answers: 'integer',
   day: 'text', collection: 'text', unlocked_results: 'integer', unlocked_micros: 'bigint', price_per_1000_micros: 'bigint',
 };
 
@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS ${p}unlocks (
 CREATE TABLE IF NOT EXISTS ${p}usage (
   org_id TEXT NOT NULL, period TEXT NOT NULL, queries INTEGER NOT NULL, tokens BIGINT NOT NULL, amount_micros BIGINT NOT NULL,
   PRIMARY KEY (org_id, period));
+ALTER TABLE ${p}usage ADD COLUMN IF NOT EXISTS catalogue_answers INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE IF NOT EXISTS ${p}collection_usage (
   org_id TEXT NOT NULL, day TEXT NOT NULL, collection TEXT NOT NULL, queries INTEGER NOT NULL, unlocked_results INTEGER NOT NULL,
   tokens BIGINT NOT NULL, charged_micros BIGINT NOT NULL, unlocked_micros BIGINT NOT NULL,
@@ -138,6 +139,8 @@ export interface UsageRow {
   queries: number;
   tokens: string;
   amount_micros: string;
+  /** catalogue questions answered (free; not queries) */
+  catalogue_answers: number;
 }
 
 /** Per organization, UTC day and requested collection: what searches and unlocks delivered and cost. */

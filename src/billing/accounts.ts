@@ -3,8 +3,9 @@ import type { Db, Queryable } from '../eventstore/db.js';
 import { APPEND_LOCK_KEY, appendHeadColumns, appendHeadOf, prepareAppend, type AppendHead, type SqlPart } from '../eventstore/eventStore.js';
 import { prefetchKeysFor, prefetchSubquery, projectInline, sqlReader, selectList, normalizeRow, type PrefetchedRows } from '../../projections/sqlProjection.js';
 import { decideKey, type KeyCommand } from '../domain/apiKey.js';
+import { decideCatalogue, type CatalogueCommand } from '../domain/catalogue.js';
 import { decide, type KeyState, type OrgCommand, type OrgState, type UnlockRowPrice } from '../domain/organization.js';
-import { keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
+import { catalogueAnswerStream, journalRequestStream, keyStream, orgStream, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits, type StoredEvent } from '../domain/events.js';
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
 import { Rejection } from '../domain/rejection.js';
 import { generateApiKey, hashApiKey, keyPrefixOf, newId } from '../auth/apiKeys.js';
@@ -66,6 +67,27 @@ async function loadOrgState(tx: Queryable, orgId: string, now: Date, opts: { key
   return { state, key, head, prefetched };
 }
 
+export interface JournalRequest {
+  id: string;
+  title: string | null;
+  issn: string | null;
+  note: string | null;
+  recordedAt: string;
+}
+
+/** Requests for one journal, for operators deciding what to add. */
+export interface JournalRequestSummary {
+  issn: string | null;
+  title: string | null;
+  requests: number;
+  /** distinct organizations that asked */
+  organizations: number;
+  firstRequestedAt: string;
+  lastRequestedAt: string;
+  /** up to ten of the notes sent with the requests */
+  notes: string[];
+}
+
 export type Accounts = ReturnType<typeof createAccounts>;
 
 /** The idempotency key of an unlock charge: one per workflow run. */
@@ -114,6 +136,22 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
           const prepared = await prepareAppend(tx, keyStream(keyId), row?.version ?? 0, events, { actor }, { now: clock() });
           if (prepared.duplicate) return;
           await projectInline(tx, prepared.events, 'proj_', [prepared.insert]);
+        },
+        { advisoryLock: APPEND_LOCK_KEY },
+      ),
+    );
+  }
+
+  /** A catalogue fact on its own new stream: appended and projected under the append lock like every event. */
+  async function runCatalogueCommand(streamId: string, actor: Actor, command: CatalogueCommand, requestId?: string): Promise<StoredEvent[]> {
+    const events = decideCatalogue(command);
+    return retryConflicts(() =>
+      db.transaction(
+        async (tx) => {
+          const prepared = await prepareAppend(tx, streamId, 0, events, { actor, ...(requestId ? { requestId } : {}) }, { now: clock() });
+          if (prepared.duplicate) return prepared.events;
+          await projectInline(tx, prepared.events, 'proj_', [prepared.insert]);
+          return prepared.events;
         },
         { advisoryLock: APPEND_LOCK_KEY },
       ),
@@ -293,6 +331,38 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     async ledger(orgId: string): Promise<LedgerRow[]> {
       const rows = await db.query(`SELECT ${selectList('ledger')} FROM proj_ledger WHERE org_id = $1 ORDER BY proj_ledger.position`, [orgId]);
       return rows.map((r) => normalizeRow('ledger', r));
+    },
+
+    /** The free event of a catalogue answer, with the key as actor. */
+    async recordCatalogueAnswer(answer: Omit<Extract<CatalogueCommand, { type: 'RecordCatalogueAnswer' }>, 'type'>, requestId?: string): Promise<void> {
+      await runCatalogueCommand(catalogueAnswerStream(answer.queryId), { kind: 'key', id: answer.keyId }, { type: 'RecordCatalogueAnswer', ...answer }, requestId);
+    },
+
+    /** A journal request (free); its id is the stream's, so the event says which request it is. */
+    async requestJournal(request: Omit<Extract<CatalogueCommand, { type: 'RequestJournal' }>, 'type' | 'requestId'>, requestId?: string): Promise<JournalRequest> {
+      const id = newId('jr');
+      const [event] = await runCatalogueCommand(journalRequestStream(id), { kind: 'key', id: request.keyId }, { type: 'RequestJournal', requestId: id, ...request }, requestId);
+      if (!event || event.type !== 'JournalRequested') throw new Error('journal request was not recorded');
+      return { id, title: event.data.title, issn: event.data.issn, note: event.data.note, recordedAt: event.recordedAt };
+    },
+
+    /** Every journal request, grouped by journal (canonical ISSN, else the lower-cased title), most requested first. */
+    async journalRequests(): Promise<JournalRequestSummary[]> {
+      const rows = await db.query<{ data: { orgId: string; title: string | null; issn: string | null; note: string | null }; recorded_at: Date | string }>(
+        `SELECT data, recorded_at FROM events WHERE type = 'JournalRequested' ORDER BY position`,
+      );
+      const byJournal = new Map<string, { summary: JournalRequestSummary; orgs: Set<string> }>();
+      for (const { data, recorded_at } of rows) {
+        const key = data.issn ?? `title:${(data.title ?? '').toLowerCase()}`;
+        const at = new Date(recorded_at).toISOString();
+        const entry = byJournal.get(key) ?? { summary: { issn: data.issn, title: data.title, requests: 0, organizations: 0, firstRequestedAt: at, lastRequestedAt: at, notes: [] }, orgs: new Set<string>() };
+        entry.orgs.add(data.orgId);
+        const s = entry.summary;
+        Object.assign(s, { requests: s.requests + 1, organizations: entry.orgs.size, lastRequestedAt: at, title: s.title ?? data.title });
+        if (data.note && s.notes.length < 10) s.notes.push(data.note);
+        byJournal.set(key, entry);
+      }
+      return [...byJournal.values()].map((e) => e.summary).sort((a, b) => b.requests - a.requests || a.firstRequestedAt.localeCompare(b.firstRequestedAt));
     },
   };
 }

@@ -126,7 +126,11 @@ export type DomainEvent =
   /** pricePer1000Micros null removes the override: the collection's catalogue price applies again */
   | { type: 'PriceOverrideSet'; data: { orgId: string; collection: string; pricePer1000Micros: string | null } }
   | { type: 'BillingSuspended'; data: { orgId: string; reason: string } }
-  | { type: 'BillingResumed'; data: { orgId: string } };
+  | { type: 'BillingResumed'; data: { orgId: string } }
+  /** a catalogue question answered from the catalogue: free, recorded so operators see catalogue questions in usage */
+  | { type: 'CatalogueAnswered'; data: { orgId: string; keyId: string; queryId: string; endpoint: string; intent: 'sources' | 'publishers' | 'journals'; topic: string | null; collections: string[] } }
+  /** a client asked for a journal the service does not hold (free) */
+  | { type: 'JournalRequested'; data: { orgId: string; keyId: string; requestId: string; title: string | null; issn: string | null; note: string | null } };
 
 export interface EventMetadata {
   actor: Actor;
@@ -149,3 +153,6 @@ export type StoredEvent = DomainEvent & {
 
 export const orgStream = (orgId: string) => `org-${orgId}`;
 export const keyStream = (keyId: string) => `key-${keyId}`;
+/** One stream per catalogue answer and per journal request: each is its own fact, so appends never contend on a version. */
+export const catalogueAnswerStream = (queryId: string) => `catalogue-${queryId}`;
+export const journalRequestStream = (requestId: string) => `journal-request-${requestId}`;
