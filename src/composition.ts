@@ -26,7 +26,13 @@ import { readComponent } from './infra/components.js';
 import { createApp } from './http/app.js';
 import type Koa from 'koa';
 import type { FilterPlanner } from './search/pipeline.js';
-import { loadFilterPlanner } from './filters/planner.js';
+import { loadFilterPlanner, loadJournals } from './filters/planner.js';
+import { createCatalogueService, type CatalogueService } from './catalogue/catalogueService.js';
+import { journalLookupOf } from './catalogue/discovery.js';
+import { readInventory } from './catalogue/collectionsList.js';
+import { journalWeightsForTopic } from './catalogue/topicJournals.js';
+import { pricePer1000For } from './billing/pricing.js';
+import { takeMinuteBudget } from './limits/quotas.js';
 
 export interface Runtime {
   config: Config;
@@ -38,6 +44,7 @@ export interface Runtime {
   accounts: Accounts;
   operations: Operations;
   search: SearchService;
+  catalogue: CatalogueService;
   temporal: { client: Client; address: string; devServer?: TemporalDevServer };
   worker?: { worker: Worker; running: Promise<void> };
   app: Koa;
@@ -106,9 +113,20 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
     const accounts = createAccounts(db, clock);
     const operations = createOperations(accounts, { catalog, clock });
-    const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot));
+    const journals = await loadJournals(config.dataDir, config.dataRoot);
+    const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journals));
     const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir));
-    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages });
+    const catalogue = createCatalogueService({
+      catalog,
+      journals: journalLookupOf(journals),
+      inventoryOf: (collection) => readInventory(engine, collection),
+      topicWeights: (collection, topic) => journalWeightsForTopic({ engine, embedder }, collection, topic),
+      priceOf: (auth, collection) => pricePer1000For(auth.org, collection),
+      record: (auth, answer) => accounts.recordCatalogueAnswer({ orgId: auth.org.id, keyId: auth.key.id, ...answer }),
+      recordJournalRequest: (auth, request) => accounts.requestJournal({ orgId: auth.org.id, keyId: auth.key.id, ...request }),
+      takeMinuteSlot: (auth) => takeMinuteBudget(db, auth.org, clock()),
+    });
+    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue });
 
     let worker: Runtime['worker'];
     let client: Client;
@@ -135,6 +153,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       accounts,
       operations,
       search,
+      catalogue,
       unlock,
       catalog,
       engine,
@@ -154,7 +173,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         search: () => engine.ping(),
       },
     });
-    return { config, log, db, engine, embedder, catalog, accounts, operations, search, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, catalog, accounts, operations, search, catalogue, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;

@@ -3,8 +3,9 @@
 // Decisions (README "Catalogue answers"):
 // - A meta-collection answers with one scope block per member: members differ in journals, prices and metrics.
 // - A sources question lists every collection the key can reach, the requested ones first.
-// - An answer is free: no credits, no daily or monthly quota, no trial query, no preview hour. It takes one slot of
-//   the per-minute budget on the search endpoints (the caller does that), and it is recorded as a free event.
+// - An answer is free: no credits, no daily or monthly quota, no trial query, no preview hour. Every catalogue call
+//   (answer, journals listing, journal request) takes one slot of the per-minute budget, and is recorded as an event.
+// - Sandbox keys get real answers: the catalogue is metadata, not licensed content, like the collections list.
 import { randomUUID } from 'node:crypto';
 import type { AuthContext } from '../auth/context.js';
 import type { CatalogEntry, CollectionCatalog, PlainCollection } from '../collections/catalog.js';
@@ -13,6 +14,7 @@ import { Rejection } from '../domain/rejection.js';
 import { resolveTargets } from '../search/pipeline.js';
 import type { CatalogueIntent, CatalogueQuestion } from './intent.js';
 import type { CollectionInventory } from './inventory.js';
+import type { JournalRequest } from '../billing/accounts.js';
 import {
   assembleDiscovery,
   journalScope,
@@ -47,6 +49,16 @@ export interface CatalogueDeps {
   priceOf(auth: AuthContext, collection: PlainCollection): bigint;
   /** appends the free audit event of an answer */
   record(auth: AuthContext, answer: CatalogueAnswerRecord): Promise<void>;
+  /** appends a journal request */
+  recordJournalRequest(auth: AuthContext, request: JournalRequestInput): Promise<JournalRequest>;
+  /** takes one slot of the organization's per-minute budget (429 QUOTA_EXCEEDED when none is left) */
+  takeMinuteSlot(auth: AuthContext): Promise<void>;
+}
+
+export interface JournalRequestInput {
+  title?: string;
+  issn?: string;
+  note?: string;
 }
 
 export interface JournalListing {
@@ -124,6 +136,7 @@ export function createCatalogueService(deps: CatalogueDeps) {
     /** A catalogue question sent to a search endpoint: the requested collections are resolved and scoped as a search's. */
     async answer(auth: AuthContext, collections: string[], question: CatalogueQuestion, endpoint: string): Promise<Discovery> {
       const requested = resolveTargets(catalog, auth, collections).map((t) => t.requested);
+      await deps.takeMinuteSlot(auth);
       return answerFor(auth, question, requested, { topic: question.topic, limit: ANSWER_JOURNALS_PER_SCOPE, offset: 0 }, endpoint, false);
     },
 
@@ -134,13 +147,14 @@ export function createCatalogueService(deps: CatalogueDeps) {
       if (!entry || (scope && !scope.includes(entry.name.toLowerCase()))) {
         throw new Rejection('NO_COLLECTION_ACCESS', `this API key cannot reach a collection named "${name}"; GET /api/v1/search/collections lists the ones it can`);
       }
+      await deps.takeMinuteSlot(auth);
       return answerFor(auth, { intent: 'journals', topic: listing.topic }, [entry], listing, '/collections/{name}/journals', true);
     },
 
-    /** Documents per collection the key can reach, for the collections list. */
-    async documentCount(entry: CatalogEntry): Promise<number> {
-      const inventories = await Promise.all(catalog.physicalMembers(entry).map(deps.inventoryOf));
-      return inventories.reduce((s, i) => s + i.documentCount, 0);
+    /** POST /journal-requests: a journal the client wants us to add (free; the request_journal next action). */
+    async requestJournal(auth: AuthContext, request: JournalRequestInput): Promise<JournalRequest> {
+      await deps.takeMinuteSlot(auth);
+      return deps.recordJournalRequest(auth, request);
     },
   };
 }

@@ -1,5 +1,6 @@
 // The collections list behind GET /api/v1/search/collections: the entries a key can reach, each with the number of
 // documents it holds (from the stored inventories) and, for a meta-collection, its members and price range.
+import type { CollectionInventory } from './inventory.js';
 import type { AuthContext } from '../auth/context.js';
 import { pricePer1000For } from '../billing/pricing.js';
 import { formatPricePer1000, type CollectionCatalog, type PlainCollection, type PriceRange } from '../collections/catalog.js';
@@ -27,19 +28,19 @@ interface MetaListing extends PlainListing {
 export type CollectionListing = PlainListing | MetaListing;
 
 /**
- * Documents indexed per physical collection (0 for one not ingested yet). An engine that cannot answer makes the
- * list unavailable rather than wrong: clients read documentCount as what a search can reach.
+ * A collection's inventory, empty for one not ingested yet. An engine that cannot answer makes the answer unavailable
+ * rather than wrong: clients read documentCount as what a search can reach.
  */
+export async function readInventory(engine: CollectionsListDeps['engine'], collection: PlainCollection): Promise<CollectionInventory> {
+  try {
+    return (await engine.getInventory(collection.name)) ?? { collection: collection.name, documentCount: 0, entries: [], truncated: false, builtAt: new Date(0).toISOString() };
+  } catch (err) {
+    throw new Rejection('SERVICE_UNAVAILABLE', `the catalogue is temporarily unavailable (${collection.name}): ${(err as Error).message}`);
+  }
+}
+
 async function documentCounts(engine: CollectionsListDeps['engine'], collections: readonly PlainCollection[]): Promise<Map<string, number>> {
-  const counts = await Promise.all(
-    collections.map(async (collection): Promise<[string, number]> => {
-      try {
-        return [collection.name, (await engine.getInventory(collection.name))?.documentCount ?? 0];
-      } catch (err) {
-        throw new Rejection('SERVICE_UNAVAILABLE', `the collections list is temporarily unavailable (${collection.name}): ${(err as Error).message}`);
-      }
-    }),
-  );
+  const counts = await Promise.all(collections.map(async (collection): Promise<[string, number]> => [collection.name, (await readInventory(engine, collection)).documentCount]));
   return new Map(counts);
 }
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from './parse.js';
 import { JournalMetricIndex } from '../journals/metricIndex.js';
-import { readJournalTable } from '../journals/table.js';
+import { readJournalTable, type JournalRecord } from '../journals/table.js';
 import { runBuildJournals } from '../journals/build.js';
 import { DEFAULT_METRIC_BOUNDS, readMetricBounds, type MetricBoundsTable } from '../journals/bounds.js';
 import { Rejection } from '../domain/rejection.js';
@@ -14,11 +14,11 @@ import type { FilterNode } from './ast.js';
 export const JOURNALS_FILE = 'journals.json';
 export const JOURNAL_BOUNDS_FILE = 'journal-bounds.json';
 
-/** Loads the journals table, building it from the data root on first use. */
-export async function loadJournalIndex(journalsPath: string, dataRoot: string): Promise<JournalMetricIndex> {
+/** The journals table of the data directory, built from the data root on first use (filters and catalogue share it). */
+export async function loadJournals(dataDir: string, dataRoot: string): Promise<JournalRecord[]> {
+  const journalsPath = join(dataDir, JOURNALS_FILE);
   if (!existsSync(journalsPath)) await runBuildJournals({ dataRoot, outPath: journalsPath });
-  const table = await readJournalTable(journalsPath);
-  return new JournalMetricIndex(table.journals);
+  return (await readJournalTable(journalsPath)).journals;
 }
 
 /**
@@ -29,13 +29,10 @@ export async function loadMetricBounds(boundsPath: string): Promise<MetricBounds
   return existsSync(boundsPath) ? readMetricBounds(boundsPath) : DEFAULT_METRIC_BOUNDS;
 }
 
-/** The planner the service runs with: journals table and bounds from the data directory. */
-export async function loadFilterPlanner(dataDir: string, dataRoot: string): Promise<FilterPlanner> {
-  const [journals, bounds] = await Promise.all([
-    loadJournalIndex(join(dataDir, JOURNALS_FILE), dataRoot),
-    loadMetricBounds(join(dataDir, JOURNAL_BOUNDS_FILE)),
-  ]);
-  return createFilterPlanner(journals, { bounds });
+/** The planner the service runs with: the journals table (loaded here unless given) and bounds from the data directory. */
+export async function loadFilterPlanner(dataDir: string, dataRoot: string, journals?: readonly JournalRecord[]): Promise<FilterPlanner> {
+  const [records, bounds] = await Promise.all([journals ?? loadJournals(dataDir, dataRoot), loadMetricBounds(join(dataDir, JOURNAL_BOUNDS_FILE))]);
+  return createFilterPlanner(new JournalMetricIndex(records), { bounds });
 }
 
 export function createFilterPlanner(journals: JournalMetricIndex, options: { bounds?: MetricBoundsTable } = {}): FilterPlanner {

@@ -14,6 +14,9 @@ import { countInWindow, readWindow } from '../limits/rateWindows.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './previewIdempotency.js';
 import { renderFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../figures/figureImages.js';
 import { randomUUID } from 'node:crypto';
+import { detectCatalogueQuestion, type CatalogueQuestion } from '../catalogue/intent.js';
+import type { CatalogueService } from '../catalogue/catalogueService.js';
+import type { Discovery } from '../catalogue/discovery.js';
 
 export const INVALID_QUERY_LIMIT_PER_MINUTE = 30;
 
@@ -34,6 +37,8 @@ export interface SearchOutcome {
   filtersApplied?: unknown;
   billing: BillingOutcome;
   quota: QuotaStatus;
+  /** the catalogue's answer to a catalogue question sent without filters (then rows are empty and nothing is charged) */
+  discovery?: Discovery;
   /** where the time went: limits and money (admission, charge, record) versus retrieval */
   timings: { billingMs: number; retrievalMs: number };
 }
@@ -47,6 +52,8 @@ export interface PreviewOutcome {
   filtersApplied?: unknown;
   /** set when the request carried an Idempotency-Key */
   idempotency?: 'created' | 'replayed';
+  /** the catalogue's answer to a catalogue question sent without filters */
+  discovery?: Discovery;
 }
 
 export interface RefetchOutcome {
@@ -61,6 +68,8 @@ export interface ServiceDeps extends SearchDeps {
   accounts: Accounts;
   clock: () => Date;
   figureImages?: FigureImageRenderer;
+  /** answers catalogue questions sent without filters; without it every query is searched */
+  catalogue?: CatalogueService;
 }
 
 export type SearchService = ReturnType<typeof createSearchService>;
@@ -159,12 +168,25 @@ export function createSearchService(deps: ServiceDeps) {
     return accounts.unlockedIds(record.queryId);
   }
 
+  /** A catalogue question is one sent without filters that asks what the service holds; a request with filters is searched. */
+  const catalogueQuestionOf = (input: SearchRequestInput): CatalogueQuestion | null => (deps.catalogue && input.filters == null ? detectCatalogueQuestion(input.query) : null);
+
+  /** Answered from the catalogue: free (no credits, quota, trial query or preview hour); one slot of the per-minute budget. */
+  const answerFromCatalogue = (auth: AuthContext, input: SearchRequestInput, question: CatalogueQuestion, endpoint: string): Promise<Discovery> =>
+    deps.catalogue!.answer(auth, input.collections, question, endpoint);
+
   return {
     async search(auth: AuthContext, input: SearchRequestInput, endpoint: string, requestId?: string): Promise<SearchOutcome> {
       const started = performance.now();
       const now = clock();
       // an invalid query is counted by the guard and answered without touching the budget
       if (queryProblem(input.query)) await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
+      const question = catalogueQuestionOf(input);
+      if (question) {
+        const discovery = await answerFromCatalogue(auth, input, question, endpoint);
+        const latencyMs = performance.now() - started;
+        return { queryId: discovery.queryId, rows: [], latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota: await quotaStatus(db, auth.org, now), discovery, timings: { billingMs: 0, retrievalMs: latencyMs } };
+      }
       if (auth.billingMode === 'sandbox') return sandboxSearch(auth, input, now, started);
       refuseUnpayable(auth);
       await admit(auth, now, true);
@@ -206,6 +228,12 @@ export function createSearchService(deps: ServiceDeps) {
     async preview(auth: AuthContext, input: SearchRequestInput, idempotency?: { key: string; bodyHash: string }): Promise<PreviewOutcome> {
       refuseSandbox(auth, 'preview');
       const now = clock();
+      // a catalogue answer is free and records no preview, so an Idempotency-Key has nothing to hold on to
+      const question = catalogueQuestionOf(input);
+      if (question) {
+        const discovery = await answerFromCatalogue(auth, input, question, '/preview');
+        return { queryId: discovery.queryId, rows: [], unlocked: new Set(), discovery };
+      }
       if (idempotency) {
         // A replay is authorized exactly like a fresh request, before the key is claimed or its record read: sandbox
         // (above), revocation (authentication), and here the collections of the body against this key's scope.
