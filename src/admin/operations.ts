@@ -200,6 +200,11 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     },
     replay: (): Promise<ReplayReport> => replayProjections(accounts.db),
     verify: (): Promise<ChainVerdict> => verifyChain(accounts.db),
+    /** Journal requests grouped by journal, most requested first (what clients ask us to add). */
+    journalRequests: async () => {
+      const journals = await accounts.journalRequests();
+      return { journals, count: journals.length, requests: journals.reduce((s, j) => s + j.requests, 0) };
+    },
   };
 }
 

@@ -36,6 +36,7 @@ const USAGE = `usage: litsearch <command> [options]
   ingest [--force]                         index the configured collections (skips those already indexed)
   replay [--promote]                       rebuild every projection from position 0 and compare with the live ones
   verify                                   check the event log's hash chain
+  journal-requests                         journals clients asked us to add, most requested first
   journals build                           compute the journals table from the data root
   journals bounds                          recompute the one-ended metric bounds from the journals table
 
@@ -93,6 +94,7 @@ function remoteOperations(remote: Remote): Operations {
     ledger: (orgId) => call('GET', `/organizations/${orgId}/ledger`) as never,
     replay: async () => findingOf(await call('POST', '/replay', undefined, [200, 409])) as never,
     verify: async () => findingOf(await call('GET', '/verify', undefined, [200, 409])) as never,
+    journalRequests: () => call('GET', '/journal-requests') as never,
   };
 }
 
@@ -294,6 +296,9 @@ async function main(argv: string[]): Promise<number> {
         print(verdict);
         return verdict.ok ? 0 : 1;
       }
+      case 'journal-requests':
+        print(await ops.journalRequests());
+        return 0;
       default:
         console.error(USAGE);
         return 2;

@@ -69,6 +69,28 @@ export const imageQuery = z.object({
   imageQuality: z.coerce.number().pipe(imageQuality).default(DEFAULT_IMAGE_OPTIONS.quality),
 });
 
+/** GET /collections/{name}/journals: the spec's ranges; query parameters arrive as strings. */
+const whole = (min: number, max: number, name: string) =>
+  z
+    .string()
+    .regex(/^\d{1,7}$/, `${name} must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `${name} must be a whole number from ${min} to ${max}`).max(max, `${name} must be a whole number from ${min} to ${max}`));
+export const journalsQuery = z.strictObject({
+  topic: z.string().trim().min(1, 'topic must not be empty').max(200, 'topic must be at most 200 characters').optional(),
+  publisher: z.string().trim().min(1, 'publisher must not be empty').max(200, 'publisher must be at most 200 characters').optional(),
+  min_h_index: whole(0, 10_000, 'min_h_index').optional(),
+  limit: whole(1, 200, 'limit').default(50),
+  offset: whole(0, 1_000_000, 'offset').default(0),
+});
+
+/** POST /journal-requests: at least one of title and issn (the decider checks that and the ISSN's form). */
+export const journalRequestBody = z.strictObject({
+  title: z.string().max(300, 'title must be at most 300 characters').optional(),
+  issn: z.string().max(20, 'issn must be at most 20 characters').optional(),
+  note: z.string().max(1000, 'note must be at most 1000 characters').optional(),
+});
+
 const money = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string such as "25.00"');
 
 export const organizationBody = z.strictObject({

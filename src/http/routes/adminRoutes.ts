@@ -90,6 +90,9 @@ export function adminRoutes(ops: Operations): Router {
     if (!report.equal) throw new ApiError(409, 'CONFLICT', 'the projections rebuilt from the event log differ from the live ones; error.details is the replay report', report as unknown as Record<string, unknown>);
     ctx.body = report;
   });
+  router.get('/journal-requests', async (ctx) => {
+    ctx.body = await ops.journalRequests();
+  });
   router.get('/verify', async (ctx) => {
     const verdict = await ops.verify();
     if (!verdict.ok) throw new ApiError(409, 'CONFLICT', `the hash chain breaks at position ${verdict.firstBadPosition}; error.details is the verdict`, verdict as unknown as Record<string, unknown>);

@@ -2,9 +2,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
-import { parseOr422, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery } from '../schemas.js';
+import { parseOr422, journalsQuery, journalRequestBody, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery } from '../schemas.js';
 import type { RequestState } from '../requestContext.js';
 import type { SearchService, SearchOutcome } from '../../search/searchService.js';
+import type { CatalogueService } from '../../catalogue/catalogueService.js';
 import { remainingCost } from '../../search/searchService.js';
 import type { CachedRow } from '../../search/queryCache.js';
 import type { CollectionCatalog } from '../../collections/catalog.js';
@@ -19,6 +20,7 @@ import { metadataWithFigures, responseFigures, searchFigureImages, type FigureIm
 
 export interface SearchRouteDeps {
   search: SearchService;
+  catalogue: CatalogueService;
   unlock: Unlock;
   catalog: CollectionCatalog;
   /** read for the collections list's document counts (the collections' inventories) */
@@ -67,6 +69,7 @@ function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: F
     ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
     ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
     ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
+    ...(outcome.discovery ? { discovery: outcome.discovery } : {}),
   };
 }
 
@@ -125,6 +128,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
       ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
       ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
+      ...(outcome.discovery ? { discovery: outcome.discovery } : {}),
     };
   });
 
@@ -159,6 +163,24 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       filterWarnings: record.payload.filterWarnings ?? null,
       journalMetricExpansions: record.payload.journalMetricExpansions ?? null,
     };
+  });
+
+  // a catalogue answer: the discovery fields at the top level, free
+  router.get('/collections/:name/journals', async (ctx) => {
+    const a = auth(ctx);
+    const q = parseOr422(journalsQuery, ctx.query);
+    const discovery = await deps.catalogue.journals(a, ctx.params.name!, { topic: q.topic ?? null, publisher: q.publisher, minHIndex: q.min_h_index, limit: q.limit, offset: q.offset });
+    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+    ctx.body = discovery;
+  });
+
+  // before the {collection} shorthand, so "journal-requests" is never read as a collection name
+  router.post('/journal-requests', async (ctx) => {
+    const a = auth(ctx);
+    const request = await deps.catalogue.requestJournal(a, parseOr422(journalRequestBody, ctx.request.body));
+    ctx.status = 201;
+    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+    ctx.body = request;
   });
 
   router.get('/quota', async (ctx) => {
