@@ -1,31 +1,21 @@
 // End to end over HTTP: the real service (Koa, Temporal, PGlite, embedded engine, embedding model) on a data slice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, httpClient, type TestService } from '../support/testService.js';
+import { startTestService, httpClient, operatorSteps, type TestService } from '../support/testService.js';
 import { parseCredits } from '../../src/money.js';
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;
 let admin: string;
 
-async function newOrg(body: Record<string, unknown> = {}, credits?: string) {
-  const org = await call('POST', '/admin/v1/organizations', { admin, body: { name: 'Lab', ...body } });
-  expect(org.status).toBe(201);
-  if (credits) expect((await call('POST', `/admin/v1/organizations/${org.body.id}/credits`, { admin, body: { amount: credits } })).status).toBe(200);
-  return org.body as { id: string; name: string; billingMode: string; limits: Record<string, number> };
-}
-
-async function newKey(orgId: string, body: Record<string, unknown> = { mode: 'live' }) {
-  const res = await call('POST', `/admin/v1/organizations/${orgId}/keys`, { admin, body });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; key: string };
-}
-
-const balanceOf = async (orgId: string) => (await call('GET', `/admin/v1/organizations/${orgId}/balance`, { admin })).body.balance as string;
+let newOrg: ReturnType<typeof operatorSteps>['newOrg'];
+let newKey: ReturnType<typeof operatorSteps>['newKey'];
+let balanceOf: ReturnType<typeof operatorSteps>['balanceOf'];
 
 beforeAll(async () => {
   svc = await startTestService();
   call = httpClient(svc.baseUrl);
   admin = svc.adminToken;
+  ({ newOrg, newKey, balanceOf } = operatorSteps(call, admin));
 }, 600_000);
 
 afterAll(async () => {

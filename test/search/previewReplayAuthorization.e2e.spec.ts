@@ -1,6 +1,6 @@
 // An Idempotency-Key replay of a preview is authorized like a fresh request and never shows another API key's preview.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, httpClient, type TestService } from '../support/testService.js';
+import { startTestService, httpClient, type TestService, operatorSteps } from '../support/testService.js';
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;
@@ -21,12 +21,6 @@ async function recorded(): Promise<Record<string, unknown>> {
   return out;
 }
 
-async function newKey(orgId: string, body: Record<string, unknown>): Promise<{ id: string; key: string }> {
-  const res = await call('POST', `/admin/v1/organizations/${orgId}/keys`, { admin, body });
-  expect(res.status).toBe(201);
-  return res.body;
-}
-
 beforeAll(async () => {
   svc = await startTestService();
   call = httpClient(svc.baseUrl);
@@ -39,8 +33,8 @@ afterAll(async () => {
 
 describe('Idempotency-Key replay', () => {
   it('authorizes a replay like a fresh request and never hands another key its preview or unlocked text', async () => {
-    const org = (await call('POST', '/admin/v1/organizations', { admin, body: { name: 'Replay' } })).body as { id: string };
-    expect((await call('POST', `/admin/v1/organizations/${org.id}/credits`, { admin, body: { amount: '5.00' } })).status).toBe(200);
+    const { newOrg, newKey } = operatorSteps(call, admin);
+    const org = await newOrg({ name: 'Replay' }, '5.00');
     const owner = await newKey(org.id, { mode: 'live' });
     const outside = await newKey(org.id, { mode: 'live', collections: ['clinical-digest'] });
     const inside = await newKey(org.id, { mode: 'live', collections: ['scifact'] });

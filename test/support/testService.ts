@@ -140,3 +140,24 @@ export function httpClient(baseUrl: string) {
 export function readAdminToken(dataDir: string): string {
   return readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
 }
+
+/** The operator steps most end-to-end tests begin with: an organization (with credits), a key, a balance. */
+export function operatorSteps(call: ReturnType<typeof httpClient>, admin: string) {
+  return {
+    async newOrg(body: Record<string, unknown> = {}, credits?: string) {
+      const org = await call('POST', '/admin/v1/organizations', { admin, body: { name: 'Lab', ...body } });
+      if (org.status !== 201) throw new Error(`organization not created: ${org.status} ${JSON.stringify(org.body)}`);
+      if (credits) {
+        const added = await call('POST', `/admin/v1/organizations/${org.body.id}/credits`, { admin, body: { amount: credits } });
+        if (added.status !== 200) throw new Error(`credits not added: ${added.status} ${JSON.stringify(added.body)}`);
+      }
+      return org.body as { id: string; name: string; billingMode: string; limits: Record<string, number> };
+    },
+    async newKey(orgId: string, body: Record<string, unknown> = { mode: 'live' }) {
+      const res = await call('POST', `/admin/v1/organizations/${orgId}/keys`, { admin, body });
+      if (res.status !== 201) throw new Error(`key not created: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body as { id: string; key: string };
+    },
+    balanceOf: async (orgId: string) => (await call('GET', `/admin/v1/organizations/${orgId}/balance`, { admin })).body.balance as string,
+  };
+}
