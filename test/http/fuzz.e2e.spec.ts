@@ -4,6 +4,11 @@
 // Expected: no 5xx, every error in the envelope, no 2xx for a path spelled other than as documented, no balance moved
 // but by the requests that succeeded, the hash chain intact and Object.prototype untouched (the service runs in this
 // process). The requests come from fast-check with a fixed seed, so a failure reproduces.
+import { healthRoutes } from '../../src/http/routes/healthRoutes.js';
+import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
+import { searchRoutes, type SearchRouteDeps } from '../../src/http/routes/searchRoutes.js';
+import { toolRoutes, type ToolRouteDeps } from '../../src/http/routes/toolRoutes.js';
+import type { Operations } from '../../src/admin/operations.js';
 import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +64,8 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/api/v1/search/unlock', door: 'api', body: (f) => ({ queryId: f.previewId, resultIds: f.previewRowIds.slice(0, 1) }) },
   { method: 'GET', path: '/api/v1/search/results/:queryId', door: 'api' },
   { method: 'GET', path: '/api/v1/search/quota', door: 'api' },
+  { method: 'GET', path: '/api/v1/search/collections/:name/journals', door: 'api' },
+  { method: 'POST', path: '/api/v1/search/journal-requests', door: 'api', body: () => ({ title: 'Journal of Fuzzing', issn: '1234-5678', note: 'fuzz' }) },
   { method: 'POST', path: '/api/v1/search/:collection', door: 'api', body: () => ({ query: 'vitamin D and bone density', limit: 3 }) },
   { method: 'POST', path: '/api/v1/tools/:prefix/:tool', door: 'api', body: () => ({ input: 'x' }) },
   { method: 'POST', path: '/admin/v1/organizations', door: 'admin', body: () => ({ name: 'Fuzz lab' }) },
@@ -82,7 +89,14 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/admin/v1/organizations/:orgId/ledger.csv', door: 'admin' },
   { method: 'POST', path: '/admin/v1/replay', door: 'admin', body: () => ({}) },
   { method: 'GET', path: '/admin/v1/verify', door: 'admin' },
+  { method: 'GET', path: '/admin/v1/journal-requests', door: 'admin' },
 ];
+
+/** Every route the app's routers register: the fuzz covers each one, so a new route cannot be left out of it. */
+function registeredRoutes(): string[] {
+  const routers = [healthRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps)];
+  return routers.flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path)}`))).sort();
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Hostile material.
@@ -239,6 +253,7 @@ function idFor(name: string, pick: number, f: Fixtures): string {
   const real: Record<string, string[]> = {
     queryId: [f.previewId, f.previewId, 'no-such-query'],
     collection: ['scifact', 'biomedical', 'clinical-digest', 'no-such-collection'],
+    name: ['openalex-synergy', 'biomedical', 'no-such-collection'],
     prefix: ['demo', 'mcp'],
     tool: ['echo', 'search'],
     // operator mutations only reach the victim organization, so the organization the fuzz searches with stays usable
@@ -560,6 +575,10 @@ afterAll(async () => {
 });
 
 describe('HTTP fuzz', () => {
+  it('knows every route the app registers', () => {
+    expect(ROUTES.map((r) => `${r.method} ${r.path}`).sort()).toEqual(registeredRoutes());
+  });
+
   it(`answers ${RANDOM_REQUESTS}+ hostile requests on every route without a 5xx, always in the envelope, moving no money by a failure`, async () => {
     const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
     const before = await balances();
