@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what litsearch and its tests need beyond npm (Temporal CLI, an OpenSearch node, a PostgreSQL server) into a cache outside the clone, then writes the components manifest.
+# Installs what litsearch and its tests need beyond npm (Temporal CLI, an OpenSearch node, a PostgreSQL server, the embedding model, the reference Python SDK) into a cache outside the clone, then writes the components manifest.
 #
 # Idempotent: each component is skipped when its stamp in the cache matches what this script would install.
 # Runs non-interactively (CI=true, no stdin), as root or as a user who can use sudo -n for apt.
@@ -317,6 +317,14 @@ if [[ -f $repo_root/scripts/provision-model.sh ]]; then
   bash "$repo_root/scripts/provision-model.sh" || die "scripts/provision-model.sh exited with status $?"
   step_done "done"
 fi
+
+# ---------------------------------------------------------------------------
+# 6. The reference Python SDK for the SDK contract test (owned by scripts/provision-redpine-sdk.sh)
+# ---------------------------------------------------------------------------
+step "reference python sdk (scripts/provision-redpine-sdk.sh)"
+bash "$repo_root/scripts/provision-redpine-sdk.sh" \
+  || die "scripts/provision-redpine-sdk.sh exited with status $? (PyPI redpine-sdk into $CACHE/venv-redpine-sdk; test/sdk needs it)"
+step_done "done"
 
 rm -rf "$CACHE/tmp"
 cleanup_actions=()
