@@ -129,6 +129,8 @@ export const reconciliationQuery = z.object({ from: isoDay.optional(), to: isoDa
 
 export const creditsBody = z.strictObject({ amount: money, reference: z.string().max(200).optional() });
 
+export const suspendBody = z.strictObject({ reason: z.string().max(500).optional() });
+
 export const keyBody = z.strictObject({
   mode: z.enum(['live', 'test']),
   collections: z.array(z.string().min(1).max(200)).min(1).optional(),
