@@ -131,7 +131,7 @@ const HEADERS: Record<string, Json> = {
   'X-RateLimit-Remaining': { description: 'Queries remaining today.', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Unix timestamp (seconds) of the next UTC midnight.', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
-  'Idempotency-Status': { description: 'Sent when the request carried Idempotency-Key: whether this answer is a new preview or the replay of the original one.', schema: { type: 'string' } },
+  'Idempotency-Status': { description: 'Sent when the request carried Idempotency-Key: a new preview, or the replay of the original one.', schema: { type: 'string', enum: ['created', 'replayed'] } },
   'X-Cache': { description: 'Always `hit`: the answer comes from the cached query record.', schema: { type: 'string', enum: ['hit'] } },
   'X-Cache-Expires': { description: 'When the cached query record expires (HTTP date).', schema: { type: 'string' } },
 };
@@ -147,7 +147,6 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'COLLECTION_NOT_FOUND, or NOT_FOUND',
   409: 'CONFLICT / IDEMPOTENCY_KEY_IN_PROGRESS',
   410: 'CACHED_RESULT_EXPIRED: older than 7 days, or written by an older payload version',
-  413: 'Request body too large',
   422: 'VALIDATION_ERROR, INVALID_FILTER, INVALID_QUERY, IDEMPOTENCY_KEY_REUSED, TOOL_ERROR',
   429: 'QUOTA_EXCEEDED, API_KEY_BUDGET_EXCEEDED, PREVIEW_RATE_LIMIT_EXCEEDED, SEARCH_RATE_LIMITED; Retry-After where sent',
   500: 'INTERNAL_ERROR',
