@@ -7,6 +7,7 @@ import { startTestService, httpClient, operatorSteps, type TestService } from '.
 import { appRoutes } from '../../src/http/app.js';
 import { buildOpenApiDocument } from '../../src/http/openapi/document.js';
 import * as responses from '../../src/http/openapi/responses.js';
+import * as operator from '../../src/http/openapi/operatorResponses.js';
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;
@@ -102,6 +103,25 @@ describe('responses as documented', () => {
     expect(refetch.status).toBe(200);
     expectDocumented(responses.SearchResultsPreviewResponse, refetch.body);
     expectDocumentedHeaders('get', '/api/v1/search/results/{queryId}', '200', refetch.headers);
+  });
+
+  it('the operator API', async () => {
+    const admin = svc.adminToken;
+    const org = await call('POST', '/admin/v1/organizations', { admin, body: { name: 'Documented lab' } });
+    expect(org.status).toBe(201);
+    expectDocumented(operator.Organization, org.body);
+    const orgId = org.body.id as string;
+    expectDocumented(operator.Balance, (await call('POST', `/admin/v1/organizations/${orgId}/credits`, { admin, body: { amount: '5.00' } })).body);
+    const created = await call('POST', `/admin/v1/organizations/${orgId}/keys`, { admin, body: { mode: 'live', collections: ['scifact'] } });
+    expectDocumented(operator.CreatedKey, created.body);
+    expectDocumented(operator.ApiKeyView, (await call('GET', `/admin/v1/keys/${created.body.id}`, { admin })).body);
+    expectDocumented(operator.Prices, (await call('PUT', `/admin/v1/organizations/${orgId}/prices/scifact`, { admin, body: { pricePer1000: '0.010' } })).body);
+    expectDocumented(operator.Limits, (await call('POST', `/admin/v1/organizations/${orgId}/limits`, { admin, body: { daily: 500 } })).body);
+    expectDocumented(operator.Ledger, (await call('GET', `/admin/v1/organizations/${orgId}/ledger`, { admin })).body);
+    expectDocumented(operator.Reconciliation, (await call('GET', `/admin/v1/organizations/${orgId}/reconciliation`, { admin })).body);
+    expectDocumented(operator.JournalRequestSummaries, (await call('GET', '/admin/v1/journal-requests', { admin })).body);
+    expectDocumented(operator.ChainVerdict, (await call('GET', '/admin/v1/verify', { admin })).body);
+    expectDocumented(operator.RevokedKey, (await call('POST', `/admin/v1/keys/${created.body.id}/revoke`, { admin })).body);
   });
 
   it('errors in the envelope', async () => {

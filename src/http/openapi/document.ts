@@ -20,6 +20,7 @@ import {
   reconciliationQuery,
 } from '../schemas.js';
 import * as responses from './responses.js';
+import * as operator from './operatorResponses.js';
 
 type Json = Record<string, unknown>;
 type Access = 'apiKey' | 'operator' | 'public';
@@ -56,7 +57,19 @@ const NAMED_SCHEMAS = {
   ToolResult: responses.ToolResult,
   Liveness: responses.Liveness,
   Readiness: responses.Readiness,
-  OperatorResult: responses.OperatorResult,
+  Organization: operator.Organization,
+  Balance: operator.Balance,
+  Limits: operator.Limits,
+  Prices: operator.Prices,
+  CreatedKey: operator.CreatedKey,
+  ApiKey: operator.ApiKeyView,
+  RevokedKey: operator.RevokedKey,
+  Ledger: operator.Ledger,
+  Reconciliation: operator.Reconciliation,
+  ReconciliationAll: operator.ReconciliationAll,
+  JournalRequestSummaries: operator.JournalRequestSummaries,
+  ReplayReport: operator.ReplayReport,
+  ChainVerdict: operator.ChainVerdict,
   TooManyRequestsFromAddress: responses.TooManyRequestsFromAddress,
 } satisfies Record<string, z.ZodType>;
 
@@ -231,34 +244,34 @@ const OPERATIONS: Operation[] = [
 ];
 
 function operatorOperations(): Operation[] {
-  const op = (method: Operation['method'], path: string, operationId: string, summary: string, extra: Partial<Operation> = {}): Operation => ({
-    method, path: `/admin/v1${path}`, tag: 'operator', access: 'operator', operationId, summary, response: 'OperatorResult', errors: OPERATOR_ERRORS, ...extra,
+  const op = (method: Operation['method'], path: string, operationId: string, summary: string, rest: Pick<Operation, 'response'> & Partial<Operation>): Operation => ({
+    method, path: `/admin/v1${path}`, tag: 'operator', access: 'operator', operationId, summary, errors: OPERATOR_ERRORS, ...rest,
   });
   const reconciliation = queryParameters(reconciliationQuery, { from: 'First day (UTC), inclusive.', to: 'Last day (UTC), inclusive.', format: 'Ignored here; the ledger takes it.' });
   const csv = { 'text/csv': { schema: { type: 'string' } } };
   return [
-    op('post', '/organizations', 'createOrganization', 'Create an organization', { body: 'OrganizationRequest', status: 201 }),
-    op('get', '/organizations/{orgId}', 'getOrganization', 'An organization'),
-    op('post', '/organizations/{orgId}/credits', 'addCredits', 'Add credits', { body: 'CreditsRequest' }),
-    op('post', '/organizations/{orgId}/refunds', 'issueRefund', 'Refund credits', { body: 'RefundRequest' }),
-    op('post', '/organizations/{orgId}/billing', 'changeBillingSettings', 'Change billing mode, visibility, trial queries', { body: 'BillingSettingsRequest' }),
-    op('get', '/organizations/{orgId}/prices', 'listPrices', "The organization's prices per collection"),
-    op('put', '/organizations/{orgId}/prices/{collection}', 'setPrice', 'Set the price of a collection for the organization', { body: 'PriceRequest' }),
-    op('delete', '/organizations/{orgId}/prices/{collection}', 'clearPrice', "Back to the collection's default price"),
-    op('get', '/organizations/{orgId}/reconciliation', 'reconcileOrganization', 'Reconcile charges against the ledger for one organization', { query: reconciliation }),
-    op('get', '/reconciliation', 'reconcileAll', 'Reconcile every organization', { query: reconciliation }),
-    op('get', '/keys/{keyId}', 'getKey', 'An API key (never its secret)'),
-    op('post', '/organizations/{orgId}/limits', 'changeLimits', 'Change per-minute, daily, monthly and preview limits', { body: 'LimitsRequest' }),
-    op('post', '/organizations/{orgId}/suspend', 'suspendOrganization', 'Suspend billing (requests answer 402 BILLING_SUSPENDED)', { body: 'SuspendRequest' }),
-    op('post', '/organizations/{orgId}/resume', 'resumeOrganization', 'Resume a suspended organization'),
-    op('post', '/organizations/{orgId}/keys', 'createKey', 'Create an API key; the secret is shown once', { body: 'KeyRequest', status: 201 }),
-    op('post', '/keys/{keyId}/revoke', 'revokeKey', 'Revoke an API key'),
-    op('get', '/organizations/{orgId}/balance', 'getBalance', 'Balance'),
-    op('get', '/organizations/{orgId}/ledger', 'getLedger', 'Ledger entries (JSON, or CSV with format=csv)', { query: queryParameters(reconciliationQuery, { format: '`csv` answers text/csv.' }).filter((p) => p.name === 'format'), response: { content: { 'application/json': { schema: ref('OperatorResult') }, ...csv } } }),
+    op('post', '/organizations', 'createOrganization', 'Create an organization', { body: 'OrganizationRequest', status: 201, response: 'Organization' }),
+    op('get', '/organizations/{orgId}', 'getOrganization', 'An organization', { response: 'Organization' }),
+    op('post', '/organizations/{orgId}/credits', 'addCredits', 'Add credits', { body: 'CreditsRequest', response: 'Balance' }),
+    op('post', '/organizations/{orgId}/refunds', 'issueRefund', 'Refund credits', { body: 'RefundRequest', response: 'Balance' }),
+    op('post', '/organizations/{orgId}/billing', 'changeBillingSettings', 'Change billing mode, visibility, trial queries', { body: 'BillingSettingsRequest', response: 'Organization' }),
+    op('get', '/organizations/{orgId}/prices', 'listPrices', "The organization's prices per collection", { response: 'Prices' }),
+    op('put', '/organizations/{orgId}/prices/{collection}', 'setPrice', 'Set the price of a physical collection for the organization', { body: 'PriceRequest', response: 'Prices' }),
+    op('delete', '/organizations/{orgId}/prices/{collection}', 'clearPrice', "Back to the collection's catalogue price", { response: 'Prices' }),
+    op('get', '/organizations/{orgId}/reconciliation', 'reconcileOrganization', 'Reconcile charges against the ledger for one organization', { query: reconciliation, response: 'Reconciliation' }),
+    op('get', '/reconciliation', 'reconcileAll', 'Reconcile every organization', { query: reconciliation, response: 'ReconciliationAll' }),
+    op('get', '/keys/{keyId}', 'getKey', 'An API key (never its secret)', { response: 'ApiKey' }),
+    op('post', '/organizations/{orgId}/limits', 'changeLimits', 'Change per-minute, daily, monthly and preview limits', { body: 'LimitsRequest', response: 'Limits' }),
+    op('post', '/organizations/{orgId}/suspend', 'suspendOrganization', 'Suspend billing (requests answer 402 BILLING_SUSPENDED)', { body: 'SuspendRequest', response: 'Organization' }),
+    op('post', '/organizations/{orgId}/resume', 'resumeOrganization', 'Resume a suspended organization', { response: 'Organization' }),
+    op('post', '/organizations/{orgId}/keys', 'createKey', 'Create an API key; the secret is shown once', { body: 'KeyRequest', status: 201, response: 'CreatedKey' }),
+    op('post', '/keys/{keyId}/revoke', 'revokeKey', 'Revoke an API key', { response: 'RevokedKey' }),
+    op('get', '/organizations/{orgId}/balance', 'getBalance', 'Balance', { response: 'Balance' }),
+    op('get', '/organizations/{orgId}/ledger', 'getLedger', 'Ledger entries (JSON, or CSV with format=csv)', { query: queryParameters(reconciliationQuery, { format: '`csv` answers text/csv.' }).filter((p) => p.name === 'format'), response: { content: { 'application/json': { schema: ref('Ledger') }, ...csv } } }),
     op('get', '/organizations/{orgId}/ledger.csv', 'getLedgerCsv', 'Ledger entries as CSV', { response: { content: csv } }),
-    op('post', '/replay', 'replay', 'Rebuild the projections from the event log and compare', { description: 'A divergence is 409 CONFLICT with the replay report in error.details.', errors: [401, 409, 429] }),
-    op('get', '/journal-requests', 'listJournalRequests', 'Journal requests, grouped by journal'),
-    op('get', '/verify', 'verifyChain', "Verify the event log's hash chain", { description: 'A break is 409 CONFLICT with the verdict in error.details.', errors: [401, 409, 429] }),
+    op('post', '/replay', 'replay', 'Rebuild the projections from the event log and compare', { description: 'A divergence is 409 CONFLICT with the replay report in error.details; a replay already running is 409 too.', response: 'ReplayReport', errors: [401, 409, 429] }),
+    op('get', '/journal-requests', 'listJournalRequests', 'Journal requests, grouped by journal, most requested first', { response: 'JournalRequestSummaries' }),
+    op('get', '/verify', 'verifyChain', "Verify the event log's hash chain", { description: 'A break is 409 CONFLICT with the verdict in error.details.', response: 'ChainVerdict', errors: [401, 409, 429] }),
   ];
 }
 

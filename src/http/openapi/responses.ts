@@ -179,8 +179,6 @@ export const Readiness = z.object({
   checks: z.record(z.string(), z.enum(['up', 'down'])).meta({ description: 'Each dependency: the event store, Temporal, the search engine.' }),
 });
 
-export const OperatorResult = z.record(z.string(), z.unknown()).meta({ description: 'The operation\'s result (organization, key, balance, ledger, report...).' });
-
 /** Per-IP limiter refusal on the operator API: a bare string, no envelope (the spec). */
 export const TooManyRequestsFromAddress = z.object({ error: z.string() });
 
