@@ -140,7 +140,7 @@ const HEADERS: Record<string, Json> = {
   'X-Query-Cost': { description: 'Amount charged, 6 decimal places; `0.000000` when nothing was charged.', schema: { type: 'string', examples: ['0.000000'] } },
   'X-Billing-Mode': { description: 'How the request was billed.', schema: { type: 'string', enum: ['live', 'exempt', 'trial', 'sandbox'] } },
   'X-Credits-Remaining': { description: 'Balance after the request; omitted when the organization hides its balance.', schema: { type: 'string' } },
-  'X-RateLimit-Limit': { description: 'The daily query limit (not the per-minute one).', schema: { type: 'integer' } },
+  'X-RateLimit-Limit': { description: 'The daily query limit (not the per-minute one). The X-RateLimit headers are sent only on /query and /{collection}.', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Queries remaining today.', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Unix timestamp (seconds) of the next UTC midnight.', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
@@ -153,7 +153,6 @@ const BILLING_HEADERS = ['X-Tokens-Used', 'X-Query-Cost', 'X-Billing-Mode', 'X-C
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Malformed request (e.g. a malformed percent-encoding in the path or unparseable JSON)',
   401: 'UNAUTHORIZED (no key), INVALID_API_KEY, API_KEY_REVOKED',
   402: 'INSUFFICIENT_CREDITS or BILLING_SUSPENDED; nothing charged',
   403: 'NO_COLLECTION_ACCESS, SANDBOX_UNSUPPORTED_ENDPOINT',
@@ -311,9 +310,6 @@ function operationObject(op: Operation): Json {
     },
   };
 }
-
-/** Every documented (method, path), in the document's spelling. */
-export const documentedOperations = (): { method: string; path: string }[] => OPERATIONS.map((op) => ({ method: op.method.toUpperCase(), path: op.path }));
 
 export function buildOpenApiDocument(): Json {
   const paths: Record<string, Record<string, Json>> = {};
