@@ -2,6 +2,7 @@
 // checks at the bottom tie each one to what the operation returns, so a changed operation fails the typecheck here.
 import { z } from 'zod';
 import type { Operations } from '../../admin/operations.js';
+import type { Fits } from './responses.js';
 
 const credits = (description: string) => z.string().meta({ description: `${description} (decimal string of credits)` });
 
@@ -117,7 +118,6 @@ export const ChainVerdict = z.object({
 });
 
 type Returns<K extends keyof Operations> = Operations[K] extends (...args: never[]) => Promise<infer R> ? R : unknown; // unknown fits no schema: a signature that stops matching fails too
-type Fits<Schema extends z.ZodType, _Domain extends z.output<Schema>> = true;
 export type OperatorSchemasFitOperations = [
   Fits<typeof Organization, Returns<'createOrganization'>>,
   Fits<typeof Organization, Returns<'getOrganization'>>,

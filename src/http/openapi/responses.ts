@@ -183,7 +183,8 @@ export const Readiness = z.object({
 export const TooManyRequestsFromAddress = z.object({ error: z.string() });
 
 // each domain type the routes send must fit its schema, so a changed domain type fails the typecheck here
-type Fits<Schema extends z.ZodType, _Domain extends z.output<Schema>> = true;
+/** Compiles only when the domain type is assignable to what the schema describes. */
+export type Fits<Schema extends z.ZodType, _Domain extends z.output<Schema>> = true;
 export type ResponseSchemasFitDomain = [
   Fits<typeof Discovery, DomainDiscovery>,
   Fits<typeof Collection, CollectionListing>,
