@@ -9,9 +9,12 @@ import { searchRoutes, type SearchRouteDeps } from './routes/searchRoutes.js';
 import { adminRoutes } from './routes/adminRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from './routes/toolRoutes.js';
 import { healthRoutes, type ReadinessCheck } from './routes/healthRoutes.js';
+import { docsRoutes } from './routes/docsRoutes.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { routedOperations, type RoutedOperation } from './openapi/routedOperations.js';
 import type { Accounts } from '../billing/accounts.js';
 import type { Operations } from '../admin/operations.js';
-import { routeGroups } from './routeGroups.js';
+import { routeGroups, type RouteGroup } from './routeGroups.js';
 import { canonicalPath } from './canonicalPath.js';
 import { securityHeaders } from './securityHeaders.js';
 import { crossOriginAccess } from './cors.js';
@@ -37,6 +40,13 @@ export interface AppDeps extends SearchRouteDeps, ToolRouteDeps {
 
 const MINUTE_MS = 60_000;
 
+const routesOfApp = new WeakMap<Koa, readonly RoutedOperation[]>();
+
+/** Every (method, path) the app's route groups serve, in OpenAPI spelling: the OpenAPI document must cover exactly these. */
+export function appRoutes(app: Koa): readonly RoutedOperation[] {
+  return routesOfApp.get(app) ?? [];
+}
+
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   // a count of trusted hops: ctx.ip is then the address the outermost trusted proxy saw, not the client's own claim
@@ -52,12 +62,15 @@ export function createApp(deps: AppDeps): Koa {
     failedAttempts: new IpLimiter({ limit: operatorLimits.failedAttemptsPerMinute, windowMs: MINUTE_MS, now }),
   });
   const requireKey = apiKeyAuthentication(deps.accounts);
-  const groups = routeGroups([
+  const mounted: RouteGroup[] = [
     { router: healthRoutes(deps.readiness), access: 'public' },
+    { router: docsRoutes(buildOpenApiDocument()), access: 'public' },
     { router: adminRoutes(deps.operations), access: requireOperator },
     { router: searchRoutes(deps), access: requireKey, crossOrigin: true },
     { router: toolRoutes(deps), access: requireKey, crossOrigin: true },
-  ]);
+  ];
+  const groups = routeGroups(mounted);
+  routesOfApp.set(app, routedOperations(mounted.map((g) => g.router)));
 
   app.use(securityHeaders());
   app.use(requestIdentity(deps.log));

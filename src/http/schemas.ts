@@ -7,17 +7,22 @@ import { DEFAULT_IMAGE_OPTIONS } from '../figures/figureImages.js';
 export const MAX_COLLECTIONS = 5;
 
 const limit = z.number().int().min(1, 'limit must be between 1 and 30').max(30, 'limit must be between 1 and 30');
-const query = z.string().max(1000, 'query must be at most 1000 characters');
-const filters = z.unknown().optional();
+const query = z.string().max(1000, 'query must be at most 1000 characters').meta({ description: 'The search text; it must carry enough to search on (422 INVALID_QUERY otherwise). Short identifiers are fine.' });
+const filters = z.unknown().optional().meta({ description: 'Metadata filter, simple (flat) or structured format (see Filtering in the service specification); null or absent: none. An unappliable filter is 422 INVALID_FILTER. A request with filters is always searched, never answered from the catalogue.' });
 const imageMaxWidth = z.number().int().min(100).max(1920);
 const imageMaxHeight = z.number().int().min(100).max(1080);
-const imageQuality = z.number().int().min(1).max(100);
+const imageQuality = z.number().int().min(1).max(100).meta({ description: 'JPEG quality of figure images.' });
 const collectionName = z.string().min(1).max(200);
 
 /** The result-selection fields of a search request, which the preview takes as they are (the spec). */
 const selectionFields = {
-  collection: collectionName.optional(),
-  collections: z.array(collectionName).min(1).max(MAX_COLLECTIONS, `collections holds at most ${MAX_COLLECTIONS} entries`).optional(),
+  collection: collectionName.optional().meta({ description: 'One collection (a meta-collection name searches all its members). Send exactly one of collection and collections.' }),
+  collections: z
+    .array(collectionName)
+    .min(1)
+    .max(MAX_COLLECTIONS, `collections holds at most ${MAX_COLLECTIONS} entries`)
+    .optional()
+    .meta({ description: `Up to ${MAX_COLLECTIONS} collections, merged into one relevance-ranked list. Send exactly one of collection and collections.` }),
   query,
   limit: limit.default(10),
   filters,
@@ -33,7 +38,7 @@ const imageFields = {
 export const queryBody = z.object({
   ...selectionFields,
   include_metadata: z.boolean().default(true),
-  include_figures: z.boolean().default(false),
+  include_figures: z.boolean().default(false).meta({ description: 'Adds figure images as base64 in metadata.figures[].image_data; free, adds latency.' }),
   image_max_width: imageFields.imageMaxWidth,
   image_max_height: imageFields.imageMaxHeight,
   image_quality: imageFields.imageQuality,
@@ -46,7 +51,7 @@ export const collectionSearchBody = z
     filters,
     includeMetadata: z.boolean().default(true),
     includeFigures: z.boolean().optional(),
-    includeImages: z.boolean().optional(),
+    includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
     ...imageFields,
   })
   .passthrough();
@@ -56,8 +61,8 @@ export const previewBody = z.strictObject(selectionFields);
 
 export const unlockBody = z.strictObject({
   queryId: z.string().min(1).max(200),
-  resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional(),
-  includeFigures: z.boolean().default(false),
+  resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional().meta({ description: 'The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.' }),
+  includeFigures: z.boolean().default(false).meta({ description: 'Figure images (base64) for every row unlocked under this queryId, earlier ones included; never changes the charge.' }),
   // the image options of the re-fetch, honoured for the figures this call returns
   ...imageFields,
 });
@@ -128,6 +133,8 @@ const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD (UTC)'
 export const reconciliationQuery = z.object({ from: isoDay.optional(), to: isoDay.optional(), format: z.enum(['json', 'csv']).optional() });
 
 export const creditsBody = z.strictObject({ amount: money, reference: z.string().max(200).optional() });
+
+export const suspendBody = z.strictObject({ reason: z.string().max(500).optional() });
 
 export const keyBody = z.strictObject({
   mode: z.enum(['live', 'test']),

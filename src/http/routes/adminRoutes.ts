@@ -2,10 +2,9 @@
 // is declared where the groups are mounted (app.ts), so it applies to whatever this router matches.
 import { ApiError } from '../errors.js';
 import Router from '@koa/router';
-import { parseOr422, organizationBody, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery } from '../schemas.js';
+import { parseOr422, organizationBody, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody } from '../schemas.js';
 import { ledgerCsv } from '../../admin/ledgerCsv.js';
 import type { Operations } from '../../admin/operations.js';
-import { z } from 'zod';
 
 export function adminRoutes(ops: Operations): Router {
   // one spelling per route: /ADMIN/v1/... and /admin/v1/organizations/ are not routes
@@ -55,7 +54,7 @@ export function adminRoutes(ops: Operations): Router {
     ctx.body = await ops.changeLimits(ctx.params.orgId!, parseOr422(limitsBody, ctx.request.body));
   });
   router.post('/organizations/:orgId/suspend', async (ctx) => {
-    const body = parseOr422(z.strictObject({ reason: z.string().max(500).optional() }), ctx.request.body);
+    const body = parseOr422(suspendBody, ctx.request.body);
     ctx.body = await ops.setSuspended(ctx.params.orgId!, true, body.reason);
   });
   router.post('/organizations/:orgId/resume', async (ctx) => {

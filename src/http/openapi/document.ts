@@ -1,0 +1,345 @@
+// The OpenAPI 3.1 document, generated from the zod schemas the routes validate with (request bodies, query parameters)
+// and from the response schemas in responses.ts: one source for behaviour and documentation.
+import { z } from 'zod';
+import {
+  queryBody,
+  collectionSearchBody,
+  previewBody,
+  unlockBody,
+  imageQuery,
+  journalsQuery,
+  journalRequestBody,
+  organizationBody,
+  creditsBody,
+  refundBody,
+  billingSettingsBody,
+  priceBody,
+  limitsBody,
+  keyBody,
+  suspendBody,
+  reconciliationQuery,
+} from '../schemas.js';
+import * as responses from './responses.js';
+import * as operator from './operatorResponses.js';
+
+type Json = Record<string, unknown>;
+type Access = 'apiKey' | 'operator' | 'public';
+type Tag = 'search' | 'catalogue' | 'tools' | 'operator' | 'health' | 'docs';
+
+/** The named schemas: request schemas are the very objects the routes parse with. */
+const NAMED_SCHEMAS = {
+  SearchRequest: queryBody,
+  CollectionSearchRequest: collectionSearchBody,
+  SearchPreviewRequest: previewBody,
+  UnlockRequest: unlockBody,
+  JournalRequestInput: journalRequestBody,
+  OrganizationRequest: organizationBody,
+  CreditsRequest: creditsBody,
+  RefundRequest: refundBody,
+  BillingSettingsRequest: billingSettingsBody,
+  PriceRequest: priceBody,
+  LimitsRequest: limitsBody,
+  KeyRequest: keyBody,
+  SuspendRequest: suspendBody,
+  Error: responses.ErrorResponse,
+  FilterWarning: responses.FilterWarning,
+  JournalMetricExpansion: responses.JournalMetricExpansion,
+  Discovery: responses.Discovery,
+  SearchResult: responses.SearchResult,
+  SearchResponse: responses.SearchResponse,
+  PreviewResult: responses.PreviewResult,
+  PreviewUnlockResponse: responses.PreviewUnlockResponse,
+  SearchResultsPreviewResponse: responses.SearchResultsPreviewResponse,
+  Collection: responses.Collection,
+  CollectionsResponse: responses.CollectionsResponse,
+  QuotaInfo: responses.QuotaInfo,
+  JournalRequest: responses.JournalRequest,
+  ToolResult: responses.ToolResult,
+  Liveness: responses.Liveness,
+  Readiness: responses.Readiness,
+  Organization: operator.Organization,
+  Balance: operator.Balance,
+  Limits: operator.Limits,
+  Prices: operator.Prices,
+  CreatedKey: operator.CreatedKey,
+  ApiKey: operator.ApiKeyView,
+  RevokedKey: operator.RevokedKey,
+  Ledger: operator.Ledger,
+  Reconciliation: operator.Reconciliation,
+  ReconciliationAll: operator.ReconciliationAll,
+  JournalRequestSummaries: operator.JournalRequestSummaries,
+  ReplayReport: operator.ReplayReport,
+  ChainVerdict: operator.ChainVerdict,
+  TooManyRequestsFromAddress: responses.TooManyRequestsFromAddress,
+} satisfies Record<string, z.ZodType>;
+
+type SchemaName = keyof typeof NAMED_SCHEMAS;
+const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
+
+/** zod states "any safe integer" of a bare .int() as bounds; the document leaves an unbounded integer unbounded. */
+const withoutSafeIntegerBounds = ({ jsonSchema }: { jsonSchema: Json }) => {
+  if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+  if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+};
+
+/** The JSON Schema of one request schema as a client sends it (`io: 'input'`: a field with a default is optional). */
+export function requestJsonSchema(schema: z.ZodType): Json {
+  return withoutDialect(z.toJSONSchema(schema, { io: 'input', override: withoutSafeIntegerBounds }) as Json);
+}
+
+function withoutDialect(schema: Json): Json {
+  const { $schema: _dialect, $id: _id, ...rest } = schema;
+  return rest;
+}
+
+function componentSchemas(): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(NAMED_SCHEMAS)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, { io: 'input', uri: (id) => `#/components/schemas/${id}`, override: withoutSafeIntegerBounds });
+  return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, withoutDialect(schema as Json)]));
+}
+
+/**
+ * Query parameters from the schema the route parses `ctx.query` with. They arrive as strings and are parsed into
+ * numbers; each parameter's schema is the parsed value's (type, range, default), except where the parse is a mapping
+ * JSON Schema cannot state (includeFigures: the strings "true"/"false"), where it is the string the client sends.
+ */
+function queryParameters(schema: z.ZodObject, descriptions: Record<string, string> = {}): Json[] {
+  const sent = z.toJSONSchema(schema, { io: 'input' }) as { properties: Record<string, Json>; required?: string[] };
+  const parsed = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as { properties: Record<string, Json> };
+  return Object.keys(schema.shape).map((name) => {
+    const asParsed = parsed.properties[name] ?? {};
+    return {
+      name,
+      in: 'query',
+      required: sent.required?.includes(name) ?? false,
+      ...(descriptions[name] ? { description: descriptions[name] } : {}),
+      schema: Object.keys(asParsed).length > 0 ? asParsed : sent.properties[name],
+    };
+  });
+}
+
+const PATH_PARAMETERS: Record<string, string> = {
+  collection: 'Collection name (a meta-collection name searches all its members); resolves case-insensitively.',
+  name: 'Collection name.',
+  queryId: 'The queryId of an earlier search or preview, made with the same API key.',
+  prefix: 'Tool namespace prefix.',
+  tool: 'Tool name.',
+  orgId: 'Organization id.',
+  keyId: 'API key id.',
+  file: 'Asset file name.',
+};
+
+function pathParameters(path: string): Json[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, description: PATH_PARAMETERS[name!] ?? name, schema: { type: 'string' } }));
+}
+
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': { description: 'Identifies the request (an incoming sane X-Request-Id is kept); also `error.requestId`.', schema: { type: 'string' } },
+  'X-Tokens-Used': { description: 'Tokens billed for this request. Billing headers are absent when billing is switched off for the organization.', schema: { type: 'integer' } },
+  'X-Query-Cost': { description: 'Amount charged, 6 decimal places; `0.000000` when nothing was charged.', schema: { type: 'string', examples: ['0.000000'] } },
+  'X-Billing-Mode': { description: 'How the request was billed.', schema: { type: 'string', enum: ['live', 'exempt', 'trial', 'sandbox'] } },
+  'X-Credits-Remaining': { description: 'Balance after the request; omitted when the organization hides its balance.', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'The daily query limit (not the per-minute one). The X-RateLimit headers are sent only on /query and /{collection}.', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Queries remaining today.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix timestamp (seconds) of the next UTC midnight.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  'Idempotency-Status': { description: 'Sent when the request carried Idempotency-Key: a new preview, or the replay of the original one.', schema: { type: 'string', enum: ['created', 'replayed'] } },
+  'X-Cache': { description: 'Always `hit`: the answer comes from the cached query record.', schema: { type: 'string', enum: ['hit'] } },
+  'X-Cache-Expires': { description: 'When the cached query record expires (HTTP date).', schema: { type: 'string' } },
+};
+const headerRefs = (...names: (keyof typeof HEADERS)[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+const BILLING_HEADERS = ['X-Tokens-Used', 'X-Query-Cost', 'X-Billing-Mode', 'X-Credits-Remaining'] as const;
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  401: 'UNAUTHORIZED (no key), INVALID_API_KEY, API_KEY_REVOKED',
+  402: 'INSUFFICIENT_CREDITS or BILLING_SUSPENDED; nothing charged',
+  403: 'NO_COLLECTION_ACCESS, SANDBOX_UNSUPPORTED_ENDPOINT',
+  404: 'COLLECTION_NOT_FOUND, or NOT_FOUND',
+  409: 'CONFLICT / IDEMPOTENCY_KEY_IN_PROGRESS',
+  410: 'CACHED_RESULT_EXPIRED: older than 7 days, or written by an older payload version',
+  422: 'VALIDATION_ERROR, INVALID_FILTER, INVALID_QUERY, IDEMPOTENCY_KEY_REUSED, TOOL_ERROR',
+  429: 'QUOTA_EXCEEDED, API_KEY_BUDGET_EXCEEDED, PREVIEW_RATE_LIMIT_EXCEEDED, SEARCH_RATE_LIMITED; Retry-After where sent',
+  500: 'INTERNAL_ERROR',
+  503: 'SERVICE_UNAVAILABLE: a dependency is unreachable; retry is safe',
+};
+
+interface Operation {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  tag: Tag;
+  access: Access;
+  operationId: string;
+  summary: string;
+  description?: string;
+  body?: SchemaName;
+  /** a body with no schema of its own (the tool gateway passes it to the tool) */
+  freeBody?: string;
+  query?: Json[];
+  headerParameters?: Json[];
+  status?: number;
+  response: SchemaName | { content: Record<string, Json>; description?: string };
+  responseDescription?: string;
+  headers?: readonly (keyof typeof HEADERS)[];
+  errors: number[];
+}
+
+const SEARCH_ERRORS = [401, 402, 403, 404, 422, 429, 503];
+const OPERATOR_ERRORS = [401, 404, 422, 429];
+
+const OPERATIONS: Operation[] = [
+  // search
+  { method: 'get', path: '/api/v1/search/collections', tag: 'search', access: 'apiKey', operationId: 'listCollections', summary: 'List the collections the key can reach', description: 'Free (`X-Query-Cost` zero); suitable as a startup check.', response: 'CollectionsResponse', headers: BILLING_HEADERS, errors: [401, 503] },
+  {
+    method: 'post', path: '/api/v1/search/query', tag: 'search', access: 'apiKey', operationId: 'searchQuery', summary: 'Search one or more collections',
+    description: 'Exactly one of `collection` / `collections` (max 5; merged into one relevance-ranked list). A catalogue question sent without `filters` is answered from the catalogue (`discovery`, empty `results`, free). `filters`: see the Filtering section of the service specification; an unappliable filter is 422 INVALID_FILTER.',
+    body: 'SearchRequest', response: 'SearchResponse', headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS], errors: SEARCH_ERRORS,
+  },
+  {
+    method: 'post', path: '/api/v1/search/preview', tag: 'search', access: 'apiKey', operationId: 'searchPreview', summary: 'Preview a search: locked teasers, free',
+    description: 'The same pipeline as /query, never charged: every row of a new preview is locked, with a teaser and its cost to unlock. Unknown body fields are 422. 50 previews per hour per organization by default.',
+    body: 'SearchPreviewRequest', response: 'PreviewUnlockResponse', headers: [...BILLING_HEADERS, 'Idempotency-Status'], errors: [401, 403, 404, 409, 422, 429, 503],
+    headerParameters: [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A repeat with the same key and body returns the original queryId; the same key while the first runs is 409 IDEMPOTENCY_KEY_IN_PROGRESS; with a different body 422 IDEMPOTENCY_KEY_REUSED.', schema: { type: 'string' } }],
+  },
+  {
+    method: 'post', path: '/api/v1/search/unlock', tag: 'search', access: 'apiKey', operationId: 'searchUnlock', summary: 'Pay for previewed results and return them in full',
+    description: 'Charges only for rows not already unlocked under the queryId; omit `resultIds` (or send null) to unlock everything. At most 50 images per call. On 503 nothing is charged and nothing unlocks.',
+    body: 'UnlockRequest', response: 'PreviewUnlockResponse', headers: BILLING_HEADERS, errors: [401, 402, 404, 410, 422, 429, 503],
+  },
+  {
+    method: 'get', path: '/api/v1/search/results/{queryId}', tag: 'search', access: 'apiKey', operationId: 'getCachedResult', summary: 'Re-fetch a cached result set, free, for 7 days',
+    description: 'Rows pass through the unlock ledger: unpaid rows come back as teasers. Same API key as the original search.',
+    query: queryParameters(imageQuery, { includeFigures: 'Images for rows already unlocked (rows from a preview; a cached /query response keeps no figures). Free.' }),
+    response: 'SearchResultsPreviewResponse', headers: ['X-Cache', 'X-Cache-Expires', ...BILLING_HEADERS], errors: [401, 404, 410, 422],
+  },
+  { method: 'get', path: '/api/v1/search/quota', tag: 'search', access: 'apiKey', operationId: 'getQuota', summary: "The organization's daily and monthly query usage and limits", response: 'QuotaInfo', headers: BILLING_HEADERS, errors: [401, 503] },
+  {
+    method: 'post', path: '/api/v1/search/{collection}', tag: 'search', access: 'apiKey', operationId: 'searchCollection', summary: 'Search one collection named in the path',
+    description: 'Shorthand for /query. A `collection` or `collections` key in the body is 422. `includeImages` is the deprecated alias of `includeFigures`.',
+    body: 'CollectionSearchRequest', response: 'SearchResponse', headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS], errors: SEARCH_ERRORS,
+  },
+  // catalogue
+  {
+    method: 'get', path: '/api/v1/search/collections/{name}/journals', tag: 'catalogue', access: 'apiKey', operationId: 'listJournals', summary: "Journals in the key's scope of a collection",
+    description: 'Free. Ranked by h-index, or with `topic` by how much relevant content each journal holds on it. The answer is a catalogue answer (the discovery fields at the top level, `intent` = `journals`). An unreachable or misspelled collection is 403 NO_COLLECTION_ACCESS.',
+    query: queryParameters(journalsQuery), response: 'Discovery', headers: BILLING_HEADERS, errors: [401, 403, 422, 429, 503],
+  },
+  { method: 'post', path: '/api/v1/search/journal-requests', tag: 'catalogue', access: 'apiKey', operationId: 'requestJournal', summary: 'Ask for a journal to be added', description: 'At least one of `title` and `issn`. Free; takes one slot of the per-minute budget.', body: 'JournalRequestInput', status: 201, response: 'JournalRequest', headers: BILLING_HEADERS, errors: [401, 422, 429] },
+  // tools
+  {
+    method: 'post', path: '/api/v1/tools/{prefix}/{tool}', tag: 'tools', access: 'apiKey', operationId: 'callTool', summary: 'Call a tool',
+    description: 'Shares the per-minute budget with search. A domain error from the tool is 422 TOOL_ERROR carrying its message.',
+    freeBody: "The tool's arguments, as its input schema describes them.", response: 'ToolResult', headers: BILLING_HEADERS, errors: [401, 403, 404, 422, 429, 503],
+  },
+  // health and docs
+  { method: 'get', path: '/healthz', tag: 'health', access: 'public', operationId: 'liveness', summary: 'Liveness', response: 'Liveness', errors: [] },
+  { method: 'get', path: '/readyz', tag: 'health', access: 'public', operationId: 'readiness', summary: 'Readiness: the event store, Temporal and the search engine answer', response: 'Readiness', responseDescription: 'Ready; 503 with the same body when a dependency is down', errors: [503] },
+  { method: 'get', path: '/openapi.json', tag: 'docs', access: 'public', operationId: 'openApiDocument', summary: 'This document', response: { content: { 'application/json': { schema: { type: 'object' } } } }, errors: [] },
+  { method: 'get', path: '/docs', tag: 'docs', access: 'public', operationId: 'docsPage', summary: 'This document rendered as a page (Swagger UI, served locally)', response: { content: { 'text/html': { schema: { type: 'string' } } } }, errors: [] },
+  { method: 'get', path: '/docs/assets/{file}', tag: 'docs', access: 'public', operationId: 'docsAsset', summary: "The documentation page's scripts and styles", response: { content: { 'application/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } }, 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } }, errors: [404] },
+  // operator
+  ...operatorOperations(),
+];
+
+function operatorOperations(): Operation[] {
+  const op = (method: Operation['method'], path: string, operationId: string, summary: string, rest: Pick<Operation, 'response'> & Partial<Operation>): Operation => ({
+    method, path: `/admin/v1${path}`, tag: 'operator', access: 'operator', operationId, summary, errors: OPERATOR_ERRORS, ...rest,
+  });
+  const reconciliation = queryParameters(reconciliationQuery, { from: 'First day (UTC), inclusive.', to: 'Last day (UTC), inclusive.', format: 'Ignored here; the ledger takes it.' });
+  const csv = { 'text/csv': { schema: { type: 'string' } } };
+  return [
+    op('post', '/organizations', 'createOrganization', 'Create an organization', { body: 'OrganizationRequest', status: 201, response: 'Organization' }),
+    op('get', '/organizations/{orgId}', 'getOrganization', 'An organization', { response: 'Organization' }),
+    op('post', '/organizations/{orgId}/credits', 'addCredits', 'Add credits', { body: 'CreditsRequest', response: 'Balance' }),
+    op('post', '/organizations/{orgId}/refunds', 'issueRefund', 'Refund credits', { body: 'RefundRequest', response: 'Balance' }),
+    op('post', '/organizations/{orgId}/billing', 'changeBillingSettings', 'Change billing mode, visibility, trial queries', { body: 'BillingSettingsRequest', response: 'Organization' }),
+    op('get', '/organizations/{orgId}/prices', 'listPrices', "The organization's prices per collection", { response: 'Prices' }),
+    op('put', '/organizations/{orgId}/prices/{collection}', 'setPrice', 'Set the price of a physical collection for the organization', { body: 'PriceRequest', response: 'Prices' }),
+    op('delete', '/organizations/{orgId}/prices/{collection}', 'clearPrice', "Back to the collection's catalogue price", { response: 'Prices' }),
+    op('get', '/organizations/{orgId}/reconciliation', 'reconcileOrganization', 'Reconcile charges against the ledger for one organization', { query: reconciliation, response: 'Reconciliation' }),
+    op('get', '/reconciliation', 'reconcileAll', 'Reconcile every organization', { query: reconciliation, response: 'ReconciliationAll' }),
+    op('get', '/keys/{keyId}', 'getKey', 'An API key (never its secret)', { response: 'ApiKey' }),
+    op('post', '/organizations/{orgId}/limits', 'changeLimits', 'Change per-minute, daily, monthly and preview limits', { body: 'LimitsRequest', response: 'Limits' }),
+    op('post', '/organizations/{orgId}/suspend', 'suspendOrganization', 'Suspend billing (requests answer 402 BILLING_SUSPENDED)', { body: 'SuspendRequest', response: 'Organization' }),
+    op('post', '/organizations/{orgId}/resume', 'resumeOrganization', 'Resume a suspended organization', { response: 'Organization' }),
+    op('post', '/organizations/{orgId}/keys', 'createKey', 'Create an API key; the secret is shown once', { body: 'KeyRequest', status: 201, response: 'CreatedKey' }),
+    op('post', '/keys/{keyId}/revoke', 'revokeKey', 'Revoke an API key', { response: 'RevokedKey' }),
+    op('get', '/organizations/{orgId}/balance', 'getBalance', 'Balance', { response: 'Balance' }),
+    op('get', '/organizations/{orgId}/ledger', 'getLedger', 'Ledger entries (JSON, or CSV with format=csv)', { query: queryParameters(reconciliationQuery, { format: '`csv` answers text/csv.' }).filter((p) => p.name === 'format'), response: { content: { 'application/json': { schema: ref('Ledger') }, ...csv } } }),
+    op('get', '/organizations/{orgId}/ledger.csv', 'getLedgerCsv', 'Ledger entries as CSV', { response: { content: csv } }),
+    op('post', '/replay', 'replay', 'Rebuild the projections from the event log and compare', { description: 'A divergence is 409 CONFLICT with the replay report in error.details; a replay already running is 409 too.', response: 'ReplayReport', errors: [401, 409, 429] }),
+    op('get', '/journal-requests', 'listJournalRequests', 'Journal requests, grouped by journal, most requested first', { response: 'JournalRequestSummaries' }),
+    op('get', '/verify', 'verifyChain', "Verify the event log's hash chain", { description: 'A break is 409 CONFLICT with the verdict in error.details.', response: 'ChainVerdict', errors: [401, 409, 429] }),
+  ];
+}
+
+const SECURITY: Record<Access, Json[]> = {
+  apiKey: [{ BearerAuth: [] }, { ApiKeyHeader: [] }],
+  operator: [{ OperatorBearer: [] }],
+  public: [],
+};
+
+function errorResponse(status: number, access: Access): Json {
+  // the operator API's per-address limiter answers with a bare string (the spec), before any token check
+  if (status === 429 && access === 'operator') {
+    return { description: 'Too many requests from this address (per-IP limiter): a bare `{error: string}`, no envelope', headers: headerRefs('Retry-After'), content: { 'application/json': { schema: ref('TooManyRequestsFromAddress') } } };
+  }
+  return {
+    description: ERROR_DESCRIPTIONS[status] ?? 'Error',
+    ...(status === 429 || status === 503 ? { headers: headerRefs('Retry-After') } : {}),
+    content: { 'application/json': { schema: ref('Error') } },
+  };
+}
+
+function operationObject(op: Operation): Json {
+  const success = typeof op.response === 'string' ? { content: { 'application/json': { schema: ref(op.response) } } } : { content: op.response.content };
+  const parameters = [...pathParameters(op.path), ...(op.query ?? []), ...(op.headerParameters ?? [])];
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    tags: [op.tag],
+    security: SECURITY[op.access],
+    ...(parameters.length ? { parameters } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(op.body) } } } } : {}),
+    ...(op.freeBody ? { requestBody: { required: false, description: op.freeBody, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
+    responses: {
+      [String(op.status ?? 200)]: { description: op.responseDescription ?? op.summary, headers: headerRefs('X-Request-Id', ...(op.headers ?? [])), ...success },
+      ...Object.fromEntries([...new Set([...op.errors, ...(op.access === 'public' ? [] : [500])])].sort((a, b) => a - b).map((s) => [String(s), errorResponse(s, op.access)])),
+    },
+  };
+}
+
+export function buildOpenApiDocument(): Json {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'litsearch: literature search API',
+      version: '1.0.0',
+      description:
+        'A paid, collection-based literature search API: ranked text chunks with metadata from scholarly and editorial collections, catalogue discovery, free previews and paid unlocks, quota reporting and a tool gateway. Every error is `{error: {code, message, requestId}}`. Request schemas here are generated from the same zod schemas that validate requests. Not yet documented: POST /api/v1/search/assisted (not served yet).',
+    },
+    tags: [
+      { name: 'search', description: 'Search, preview, unlock, re-fetch, quota (API key)' },
+      { name: 'catalogue', description: 'Which journals a collection holds; journal requests (API key)' },
+      { name: 'tools', description: 'The tool gateway (API key)' },
+      { name: 'operator', description: 'The operator API: organizations, credits, keys, prices, ledger, audit (operator token, not an API key)' },
+      { name: 'health', description: 'Liveness and readiness (no credentials)' },
+      { name: 'docs', description: 'This document and its page (no credentials)' },
+    ],
+    security: SECURITY.apiKey,
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      headers: HEADERS,
+      securitySchemes: {
+        BearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: `Authorization: Bearer sk_live_...` (live, spends credits) or `sk_test_...` (sandbox, synthetic results at no cost).' },
+        ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The API key in `X-API-Key`, the alternative to the Authorization header.' },
+        OperatorBearer: { type: 'http', scheme: 'bearer', description: 'The operator token (`ADMIN_TOKEN`) for /admin/v1; API keys are not accepted there.' },
+      },
+    },
+  };
+}

@@ -1,0 +1,141 @@
+// Response schemas (zod) of the operator API (/admin/v1) for the OpenAPI document. They document only; the type
+// checks at the bottom tie each one to what the operation returns, so a changed operation fails the typecheck here.
+import { z } from 'zod';
+import type { Operations } from '../../admin/operations.js';
+import type { Fits } from './responses.js';
+
+const credits = (description: string) => z.string().meta({ description: `${description} (decimal string of credits)` });
+
+const OrgLimits = z.object({ perMinute: z.number().int(), daily: z.number().int(), monthly: z.number().int(), previewPerHour: z.number().int() });
+
+export const Organization = z.object({
+  id: z.string(),
+  name: z.string(),
+  billingMode: z.enum(['live', 'trial', 'exempt']),
+  billingEnabled: z.boolean().meta({ description: 'False: no charges and no billing headers.' }),
+  hideBalance: z.boolean().meta({ description: 'True: responses omit X-Credits-Remaining.' }),
+  trialQueries: z.number().int(),
+  trialUsed: z.number().int(),
+  limits: OrgLimits,
+  suspended: z.boolean(),
+  priceOverrides: z.record(z.string(), z.string()).meta({ description: 'Collection name to price per 1000 tokens, where the organization pays other than the catalogue price.' }),
+});
+
+export const Balance = z.object({ balance: credits('The balance') });
+
+export const Limits = z.object({ limits: OrgLimits });
+
+export const Prices = z.object({
+  prices: z.array(z.object({ collection: z.string(), pricePer1000: z.string(), catalogPricePer1000: z.string().nullable(), overridden: z.boolean() })),
+});
+
+export const CreatedKey = z.object({ id: z.string(), key: z.string().meta({ description: 'The secret (sk_live_... or sk_test_...), shown only in this answer; only its hash is stored.' }) });
+
+export const ApiKeyView = z.object({
+  id: z.string(),
+  orgId: z.string(),
+  mode: z.enum(['live', 'test']),
+  collections: z.array(z.string()).nullable().meta({ description: 'The collections the key may reach; null: the whole organization.' }),
+  spendingCap: credits('The spending cap').nullable(),
+  spent: credits('Spent against the cap'),
+  revoked: z.boolean(),
+});
+
+export const RevokedKey = z.object({ id: z.string(), revoked: z.boolean() });
+
+export const Ledger = z.object({
+  entries: z.array(
+    z.object({
+      time: z.string(),
+      type: z.string(),
+      amount: credits('Signed amount'),
+      balanceAfter: credits('Balance after the entry'),
+      keyId: z.string().nullable(),
+      queryId: z.string().nullable(),
+      reference: z.string().nullable(),
+    }),
+  ),
+});
+
+export const Reconciliation = z.object({
+  orgId: z.string(),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  openingBalance: z.string(),
+  credits: z.string(),
+  charges: z.string(),
+  refunds: z.string(),
+  closingBalance: z.string(),
+  days: z.array(
+    z.object({
+      date: z.string(),
+      collection: z.string().nullable(),
+      searches: z.number().int(),
+      charges: z.string(),
+      unlocks: z.string(),
+      unlockedResults: z.number().int(),
+      credits: z.string(),
+      refunds: z.string(),
+    }),
+  ),
+  discrepancies: z.array(z.unknown()).meta({ description: 'Where the charges and the ledger disagree; empty when they agree.' }),
+  ok: z.boolean(),
+});
+
+export const ReconciliationAll = z.object({ organizations: z.array(Reconciliation), discrepancies: z.number().int(), ok: z.boolean() });
+
+export const JournalRequestSummaries = z.object({
+  journals: z.array(
+    z.object({
+      issn: z.string().nullable(),
+      title: z.string().nullable(),
+      requests: z.number().int(),
+      organizations: z.number().int().meta({ description: 'Distinct organizations that asked.' }),
+      firstRequestedAt: z.string(),
+      lastRequestedAt: z.string(),
+      notes: z.array(z.string()).meta({ description: 'Up to ten of the notes sent with the requests.' }),
+    }),
+  ),
+  count: z.number().int(),
+  requests: z.number().int(),
+});
+
+export const ReplayReport = z.object({
+  events: z.number().int(),
+  seconds: z.number(),
+  eventsPerSecond: z.number(),
+  phases: z.object({ readSeconds: z.number(), foldSeconds: z.number(), writeSeconds: z.number() }),
+  tables: z.array(z.unknown()).meta({ description: 'A digest of each rebuilt projection table beside the live one.' }),
+  equal: z.boolean(),
+});
+
+export const ChainVerdict = z.object({
+  ok: z.boolean(),
+  checked: z.number().int(),
+  firstBadPosition: z.number().int().optional(),
+  reason: z.string().optional(),
+  headHash: z.string(),
+});
+
+type Returns<K extends keyof Operations> = Operations[K] extends (...args: never[]) => Promise<infer R> ? R : unknown; // unknown fits no schema: a signature that stops matching fails too
+export type OperatorSchemasFitOperations = [
+  Fits<typeof Organization, Returns<'createOrganization'>>,
+  Fits<typeof Organization, Returns<'getOrganization'>>,
+  Fits<typeof Organization, Returns<'changeBillingSettings'>>,
+  Fits<typeof Organization, Returns<'setSuspended'>>,
+  Fits<typeof Balance, Returns<'addCredits'>>,
+  Fits<typeof Balance, Returns<'issueRefund'>>,
+  Fits<typeof Balance, Returns<'balance'>>,
+  Fits<typeof Limits, Returns<'changeLimits'>>,
+  Fits<typeof Prices, Returns<'prices'>>,
+  Fits<typeof Prices, Returns<'setPrice'>>,
+  Fits<typeof CreatedKey, Returns<'createKey'>>,
+  Fits<typeof ApiKeyView, Returns<'getKey'>>,
+  Fits<typeof RevokedKey, Returns<'revokeKey'>>,
+  Fits<typeof Ledger, Returns<'ledger'>>,
+  Fits<typeof Reconciliation, Returns<'reconcile'>>,
+  Fits<typeof ReconciliationAll, Returns<'reconcileAll'>>,
+  Fits<typeof JournalRequestSummaries, Returns<'journalRequests'>>,
+  Fits<typeof ReplayReport, Returns<'replay'>>,
+  Fits<typeof ChainVerdict, Returns<'verify'>>,
+];

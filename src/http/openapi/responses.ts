@@ -1,0 +1,194 @@
+// Response schemas (zod) for the OpenAPI document: what the routes send, in the spec's field names. They document only;
+// no route parses its output with them. Type checks at the bottom tie each one to the domain type the route returns.
+import { z } from 'zod';
+import { STATUS_OF } from '../../domain/errorCodes.js';
+import type { Discovery as DomainDiscovery } from '../../catalogue/discovery.js';
+import type { CollectionListing } from '../../catalogue/collectionsList.js';
+import type { FilterWarning as DomainFilterWarning } from '../../filters/warnings.js';
+import type { JournalMetricExpansion as DomainJournalMetricExpansion } from '../../filters/journalMetricConditions.js';
+import type { JournalRequest as DomainJournalRequest } from '../../billing/accounts.js';
+
+const nullable = <S extends z.ZodType>(schema: S) => schema.nullable();
+const decimal = (description: string) => z.string().meta({ description, examples: ['0.012345'] });
+
+export const ErrorResponse = z.object({
+  error: z.object({
+    code: z.string().meta({ description: 'Machine-readable error code.', examples: Object.keys(STATUS_OF) }),
+    message: z.string().meta({ description: 'Human-readable error description.' }),
+    requestId: z.string().meta({ description: 'The request id, also sent as the X-Request-Id header; quote it to support.' }),
+    details: z.record(z.string(), z.unknown()).optional().meta({ description: 'INVALID_FILTER: `field`, `filter`, and for metric bounds `min_gte`, `max_lte`; VALIDATION_ERROR: `issues`.' }),
+  }),
+});
+
+export const FilterWarning = z.object({
+  code: z.enum(['unindexed_filter_field', 'doi_not_in_collection', 'journal_metric_matched_nothing', 'open_access_collection_excluded']).meta({ description: 'Machine-readable warning code.' }),
+  message: z.string().meta({ description: 'Human-readable explanation.' }),
+  field: z.string().optional().meta({ description: 'The filter field the warning concerns (unindexed_filter_field).' }),
+});
+
+export const JournalMetricExpansion = z.object({
+  field: z.string().meta({ description: 'Metric field expanded, e.g. `journal_metric.h_index`.' }),
+  condition: z.string().meta({ description: 'Threshold applied, e.g. `gte 35`.' }),
+  matchedJournals: z.number().int().meta({ description: 'Distinct journals matching the condition.' }),
+  issnCount: z.number().int().meta({ description: 'ISSNs pushed down into the search.' }),
+  sampleIssns: z.array(z.string()).meta({ description: 'The first few ISSNs, for inspection.' }),
+});
+
+const priceRange = z.object({
+  min: z.string().meta({ description: 'Lowest per-1000-token price across the members (decimal string).' }),
+  max: z.string().meta({ description: 'Highest per-1000-token price across the members (decimal string).' }),
+  per: z.string().meta({ description: 'Unit label.' }),
+});
+
+const CatalogueItem = z.object({
+  kind: z.enum(['journal', 'collection', 'publisher']),
+  title: z.string(),
+  publisher: nullable(z.string()),
+  hIndex: nullable(z.number().int()),
+  impactFactor: nullable(z.number()).meta({ description: 'Computed by this service from an open citation dataset with the JIF formula; not a proprietary Journal Impact Factor. Null when the journal has too few articles and reviews.' }),
+  issnL: nullable(z.string()),
+  issns: z.array(z.string()).meta({ description: 'Pass these in an `issn` filter to search one journal.' }),
+  pricePer1000: z.string().optional().meta({ description: "Collection rows: the organization's price per 1000 tokens when one price applies." }),
+  priceRange: nullable(priceRange).optional().meta({ description: "Collection rows of a meta-collection whose members' prices differ." }),
+  name: z.string().optional().meta({ description: 'Collection rows: the name to pass as `collection`.' }),
+  documents: z.number().int().optional().meta({ description: 'Documents the item accounts for in this collection.' }),
+});
+
+const ScopeBlock = z.object({
+  collection: z.string(),
+  displayName: z.string(),
+  total: z.number().int().meta({ description: 'Ranked items in the whole list (journals: only those matched to the metrics table).' }),
+  shown: z.number().int(),
+  offset: z.number().int(),
+  rankedBy: nullable(z.enum(['h_index', 'topic_relevance', 'documents'])),
+  items: z.array(CatalogueItem),
+  publishers: z.array(z.string()),
+  issnValuesSeen: z.number().int(),
+  note: nullable(z.string()),
+  sampledEntries: z.number().int(),
+  titleOnly: z.number().int(),
+  unresolvedIssns: z.number().int(),
+  truncatedInventory: z.boolean(),
+  unranked: z.array(CatalogueItem).meta({ description: 'Titles-only, sampled and metric-less entries: reported beside `total`, never ranked.' }),
+});
+
+export const Discovery = z
+  .object({
+    intent: z.enum(['sources', 'publishers', 'journals']).meta({ description: 'Which catalogue question was answered.' }),
+    topic: nullable(z.string()).meta({ description: 'Topic of a topic-scoped journals answer.' }),
+    scopes: z.array(ScopeBlock).meta({ description: 'One block per collection.' }),
+    metricsNote: nullable(z.string()).meta({ description: 'How to read h-index and impact factor; set whenever metrics are shown.' }),
+    callout: nullable(z.object({ kind: z.enum(['add_payment_method']), message: z.string() })),
+    nextActions: z.array(z.object({ action: z.enum(['search', 'list_collections', 'list_journals', 'request_journal']), hint: z.string() })),
+    text: z.string().meta({ description: 'The same answer as text (what MCP shows).' }),
+    queryId: z.string().meta({ description: 'Audit reference.' }),
+  })
+  .meta({ description: 'A catalogue answer: which sources, publishers or journals are reachable. Free.' });
+
+const metadata = z.record(z.string(), z.unknown()).meta({
+  description:
+    'Document metadata: `chunk_index` (0-based position of the chunk in its document), `title`, `authors`, `doi`, `pmid`, `pmcid`, `url`, `journal`, `publisher`, `keywords`, `publication_date`, `issn`, `article_type`, `section`, `isbn`, `open_access`, `license`, chapter fields, editorial fields, and `figures` (`id`, `label`, `caption`, `image_data` = base64 image when figures were requested).',
+});
+
+const filterReport = {
+  filterWarnings: nullable(z.array(FilterWarning)).optional().meta({ description: 'Advisory warnings about the filter; the search still runs. Omitted when there are none.' }),
+  journalMetricExpansions: nullable(z.array(JournalMetricExpansion)).optional().meta({ description: 'How each journal-metric condition resolved to ISSNs; omitted when no metric filter was used.' }),
+  filtersApplied: z.unknown().optional().meta({ description: 'The filters sent, after validation; omitted when none were sent.' }),
+  discovery: nullable(Discovery).optional().meta({ description: 'Only for catalogue questions sent without `filters`: then `results` is empty and nothing is charged.' }),
+};
+
+export const SearchResult = z.object({
+  id: z.string().meta({ description: 'Chunk identifier.' }),
+  text: z.string().meta({ description: 'Chunk text.' }),
+  metadata: nullable(metadata).meta({ description: 'Null when include_metadata is false (unless figures were requested: then it holds `figures` alone).' }),
+  collection: nullable(z.string()).meta({ description: 'Origin collection as requested; always populated.' }),
+  relevance: nullable(z.number()).meta({ description: '0 to 1, three decimals; null when the result has no score.' }),
+});
+
+export const SearchResponse = z.object({
+  results: z.array(SearchResult),
+  queryId: z.string().meta({ description: 'Re-fetch these results free for 7 days at GET /api/v1/search/results/{queryId}.' }),
+  latencyMs: z.number().int(),
+  ...filterReport,
+});
+
+export const PreviewResult = z.object({
+  id: z.string(),
+  collection: nullable(z.string()),
+  text: z.string().meta({ description: 'Full chunk text when `locked` is false; a short teaser when `locked` is true.' }),
+  locked: z.boolean().meta({ description: 'True: `text` is a teaser, the row is not paid for.' }),
+  tokens: nullable(z.number().int()).meta({ description: 'Token count of the result.' }),
+  cost: nullable(z.string()).meta({ description: 'Cost to unlock the row (credits, 6 decimals).' }),
+  figureCount: z.number().int().meta({ description: 'Figures the result carries; figure captions and images only on unlocked rows.' }),
+  metadata: nullable(metadata),
+  relevance: nullable(z.number()).optional().meta({ description: 'Present on re-fetched rows.' }),
+});
+
+export const PreviewUnlockResponse = z.object({
+  queryId: z.string(),
+  results: z.array(PreviewResult),
+  costCharged: nullable(decimal('What this call charged; null on a preview.')),
+  costToUnlockRemaining: decimal('Cost to unlock every row not yet unlocked.'),
+  ...filterReport,
+});
+
+export const SearchResultsPreviewResponse = z.object({
+  queryId: z.string(),
+  latencyMs: z.literal(0),
+  results: z.array(PreviewResult).meta({ description: 'Every row of the original search, through the unlock ledger: unpaid rows are teasers.' }),
+  filterWarnings: nullable(z.array(FilterWarning)),
+  journalMetricExpansions: nullable(z.array(JournalMetricExpansion)),
+});
+
+export const Collection = z.object({
+  name: z.string().meta({ description: 'Pass as `collection`; resolves case-insensitively.' }),
+  description: nullable(z.string()),
+  documentCount: z.number().int().meta({ description: 'Documents (not chunks) a search can reach; a meta-collection sums its members.' }),
+  members: z.array(z.string()).optional().meta({ description: 'Meta-collections only: the physical collections spanned.' }),
+  memberCount: z.number().int().optional().meta({ description: 'Meta-collections only.' }),
+  priceRange: nullable(priceRange).optional().meta({ description: "Meta-collections only: null when any member's price cannot be resolved." }),
+});
+
+export const CollectionsResponse = z.object({
+  collections: z.array(Collection),
+  count: z.number().int(),
+});
+
+export const QuotaInfo = z.object({
+  dailyLimit: z.number().int(),
+  dailyUsed: z.number().int(),
+  dailyRemaining: z.number().int(),
+  monthlyLimit: z.number().int(),
+  monthlyUsed: z.number().int(),
+  monthlyRemaining: z.number().int(),
+});
+
+export const JournalRequest = z.object({
+  id: z.string(),
+  title: nullable(z.string()),
+  issn: nullable(z.string()),
+  note: nullable(z.string()),
+  recordedAt: z.string().meta({ description: 'ISO 8601 timestamp.' }),
+});
+
+export const ToolResult = z.record(z.string(), z.unknown()).meta({ description: "The tool's result; its shape is the tool's own." });
+
+export const Liveness = z.object({ status: z.literal('ok') });
+export const Readiness = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  checks: z.record(z.string(), z.enum(['up', 'down'])).meta({ description: 'Each dependency: the event store, Temporal, the search engine.' }),
+});
+
+/** Per-IP limiter refusal on the operator API: a bare string, no envelope (the spec). */
+export const TooManyRequestsFromAddress = z.object({ error: z.string() });
+
+// each domain type the routes send must fit its schema, so a changed domain type fails the typecheck here
+/** Compiles only when the domain type is assignable to what the schema describes. */
+export type Fits<Schema extends z.ZodType, _Domain extends z.output<Schema>> = true;
+export type ResponseSchemasFitDomain = [
+  Fits<typeof Discovery, DomainDiscovery>,
+  Fits<typeof Collection, CollectionListing>,
+  Fits<typeof FilterWarning, DomainFilterWarning>,
+  Fits<typeof JournalMetricExpansion, DomainJournalMetricExpansion>,
+  Fits<typeof JournalRequest, DomainJournalRequest>,
+];
