@@ -35,14 +35,43 @@ const imageFields = {
   imageQuality: imageQuality.default(DEFAULT_IMAGE_OPTIONS.quality),
 };
 
-export const queryBody = z.object({
-  ...selectionFields,
-  include_metadata: z.boolean().default(true),
-  include_figures: z.boolean().default(false).meta({ description: 'Adds figure images as base64 in metadata.figures[].image_data; free, adds latency.' }),
-  image_max_width: imageFields.imageMaxWidth,
-  image_max_height: imageFields.imageMaxHeight,
-  image_quality: imageFields.imageQuality,
-});
+/** /query's content options in the spec's snake_case, and the camelCase spelling the reference SDK sends (as on /{collection}). */
+const QUERY_OPTION_ALIASES = [
+  ['include_metadata', 'includeMetadata'],
+  ['include_figures', 'includeFigures'],
+  ['image_max_width', 'imageMaxWidth'],
+  ['image_max_height', 'imageMaxHeight'],
+  ['image_quality', 'imageQuality'],
+] as const;
+const sameAs = (snake: string) => `The same as ${snake}, in the spelling the reference SDK sends; sending both with different values is refused.`;
+
+export const queryBody = z
+  .object({
+    ...selectionFields,
+    include_metadata: z.boolean().optional().meta({ default: true }),
+    include_figures: z.boolean().optional().meta({ default: false, description: 'Adds figure images as base64 in metadata.figures[].image_data; free, adds latency.' }),
+    image_max_width: imageMaxWidth.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.maxWidth }),
+    image_max_height: imageMaxHeight.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.maxHeight }),
+    image_quality: imageQuality.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.quality }),
+    includeMetadata: z.boolean().optional().meta({ description: sameAs('include_metadata') }),
+    includeFigures: z.boolean().optional().meta({ description: sameAs('include_figures') }),
+    imageMaxWidth: imageMaxWidth.optional().meta({ description: sameAs('image_max_width') }),
+    imageMaxHeight: imageMaxHeight.optional().meta({ description: sameAs('image_max_height') }),
+    imageQuality: imageQuality.optional().meta({ description: sameAs('image_quality') }),
+  })
+  .superRefine((b, ctx) => {
+    for (const [snake, camel] of QUERY_OPTION_ALIASES) {
+      if (b[snake] !== undefined && b[camel] !== undefined && b[snake] !== b[camel]) ctx.addIssue({ code: 'custom', path: [snake], message: `${snake} and ${camel} are the same option with different values; send one` });
+    }
+  })
+  .transform(({ includeMetadata, includeFigures, imageMaxWidth: w, imageMaxHeight: h, imageQuality: q, ...b }) => ({
+    ...b,
+    include_metadata: b.include_metadata ?? includeMetadata ?? true,
+    include_figures: b.include_figures ?? includeFigures ?? false,
+    image_max_width: b.image_max_width ?? w ?? DEFAULT_IMAGE_OPTIONS.maxWidth,
+    image_max_height: b.image_max_height ?? h ?? DEFAULT_IMAGE_OPTIONS.maxHeight,
+    image_quality: b.image_quality ?? q ?? DEFAULT_IMAGE_OPTIONS.quality,
+  }));
 
 export const collectionSearchBody = z
   .object({

@@ -5,6 +5,7 @@
 // but by the requests that succeeded, the hash chain intact and Object.prototype untouched (the service runs in this
 // process). The requests come from fast-check with a fixed seed, so a failure reproduces.
 import { healthRoutes } from '../../src/http/routes/healthRoutes.js';
+import { docsRoutes } from '../../src/http/routes/docsRoutes.js';
 import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
 import { searchRoutes, type SearchRouteDeps } from '../../src/http/routes/searchRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from '../../src/http/routes/toolRoutes.js';
@@ -58,6 +59,9 @@ const SEARCH_BODY = { collection: 'scifact', query: 'vitamin D and bone density'
 const ROUTES: Route[] = [
   { method: 'GET', path: '/healthz', door: 'open' },
   { method: 'GET', path: '/readyz', door: 'open' },
+  { method: 'GET', path: '/openapi.json', door: 'open' },
+  { method: 'GET', path: '/docs', door: 'open' },
+  { method: 'GET', path: '/docs/assets/:file', door: 'open' },
   { method: 'GET', path: '/api/v1/search/collections', door: 'api' },
   { method: 'POST', path: '/api/v1/search/query', door: 'api', body: () => ({ ...SEARCH_BODY }) },
   { method: 'POST', path: '/api/v1/search/preview', door: 'api', body: () => ({ ...SEARCH_BODY }) },
@@ -94,7 +98,7 @@ const ROUTES: Route[] = [
 
 /** Every route the app's routers register: the fuzz covers each one, so a new route cannot be left out of it. */
 function registeredRoutes(): string[] {
-  const routers = [healthRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps)];
+  const routers = [healthRoutes({}), docsRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps)];
   return routers.flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path)}`))).sort();
 }
 
@@ -254,6 +258,7 @@ function idFor(name: string, pick: number, f: Fixtures): string {
     queryId: [f.previewId, f.previewId, 'no-such-query'],
     collection: ['scifact', 'biomedical', 'clinical-digest', 'no-such-collection'],
     name: ['openalex-synergy', 'biomedical', 'no-such-collection'],
+    file: ['swagger-ui-bundle.js', 'swagger-ui.css', 'no-such-file.js'],
     prefix: ['demo', 'mcp'],
     tool: ['echo', 'search'],
     // operator mutations only reach the victim organization, so the organization the fuzz searches with stays usable

@@ -167,25 +167,26 @@ describe('the reference Python SDK against the running service', () => {
 // the SDK's source and not provoked here:
 // - its Collection model declares only name and documentCount (required); the spec's collection object has no
 //   documentCount and names description, members, memberCount, priceRange (the SDK keeps them as additional properties);
+// - /query options in camelCase: taken as aliases of the spec's snake_case names (tested below);
 // - every 503 raises AssistedUnavailable, though the spec's 503 SERVICE_UNAVAILABLE can come from any endpoint;
 // - 409 IDEMPOTENCY_KEY_IN_PROGRESS has no typed error (plain RedpineError), and preview() cannot send Idempotency-Key;
 // - by default (max_retries=2) a 429 is retried after sleeping its whole Retry-After, which for a daily or monthly quota
 //   is hours or days; these tests pass max_retries=0.
 describe('where the SDK and the spec disagree', () => {
-  it("search(include_metadata=False) is not honoured on /query: the SDK sends includeMetadata, the spec's /query takes include_metadata", async () => {
-    // The SDK (and the reference OpenAPI) spell every /query body field in camelCase (includeMetadata, includeFigures,
-    // imageMaxWidth, ...); the spec's /query table spells them in snake_case (include_metadata, include_figures,
-    // image_max_width, ...) and only /{collection} in camelCase. /query ignores keys it does not name, so through the
-    // SDK include_metadata=False still returns metadata and include_figures=True returns no images on search();
-    // search_collection() is honoured.
+  it("search(include_metadata=False) is honoured: /query takes the SDK's camelCase spelling beside the spec's snake_case", async () => {
+    // The SDK (and the reference OpenAPI) spell /query's options in camelCase (includeMetadata, includeFigures,
+    // imageMaxWidth, ...); the spec's /query table spells them in snake_case. /query takes both (src/http/schemas.ts),
+    // so the SDK's clients work; the same option sent in both spellings with different values is refused.
     const lines = await sdk(key, [
       { name: 'query', method: 'search', args: ['vitamin D and bone fractures'], kwargs: { collection: 'scifact', limit: 2, include_metadata: false } },
       { name: 'path', method: 'search_collection', args: ['scifact', 'vitamin D and bone fractures'], kwargs: { limit: 2, include_metadata: false } },
     ]);
-    for (const r of ok(lines.query, 'SearchResponse').value.results) expect(r.metadata).not.toBeNull();
+    for (const r of ok(lines.query, 'SearchResponse').value.results) expect(r.metadata).toBeNull();
     for (const r of ok(lines.path, 'SearchResponse').value.results) expect(r.metadata).toBeNull();
     const snake = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: 'vitamin D and bone fractures', limit: 2, include_metadata: false } });
     for (const r of snake.body.results) expect(r.metadata).toBeNull();
+    const both = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: 'vitamin D and bone fractures', include_metadata: false, includeMetadata: true } });
+    expect([both.status, both.body.error.code]).toEqual([422, 'VALIDATION_ERROR']);
   });
 
   it('GAP, change when assisted search lands: assisted_search() reaches /{collection} with collection "assisted", which refuses its body', async () => {
