@@ -147,6 +147,15 @@ describe('journals/lookup (priced at 0.0025)', () => {
     // a free tool still answers
     expect((await tool('retractions/check', { dois: [RW_RETRACTED] }, k)).status).toBe(200);
   });
+
+  it('charges concurrent calls only while the balance lasts: the charge is decided again under the append lock', async () => {
+    const org = await ops.newOrg({}, '0.005000');
+    const k = (await ops.newKey(org.id)).key;
+    const answers = await Promise.all(Array.from({ length: 4 }, () => tool('journals/lookup', { issn: DOAJ_JOURNAL.eissn }, k)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 402, 402]);
+    expect(await ops.balanceOf(org.id)).toBe('0.000000');
+    expect((await call('GET', `/admin/v1/organizations/${org.id}/reconciliation`, { admin: svc.adminToken })).body.ok).toBe(true);
+  });
 });
 
 describe('budget and keys', () => {
@@ -198,6 +207,16 @@ describe('upstream MCP mount', () => {
     expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([422, 'TOOL_ERROR', 'refused: no reason']);
     const badArgs = await tool('up/shout', { text: 42 });
     expect([badArgs.status, badArgs.body.error.code]).toEqual([422, 'TOOL_ERROR']);
+  });
+
+  it('refuses a priced upstream call the balance cannot cover before forwarding it', async () => {
+    const org = await ops.newOrg({}, '0.000500');
+    const k = (await ops.newKey(org.id)).key;
+    const before = upstream.calls.length;
+    const res = await tool('up/shout', { text: 'unpaid' }, k);
+    expect([res.status, res.body.error.code]).toEqual([402, 'INSUFFICIENT_CREDITS']);
+    expect(upstream.calls.length).toBe(before);
+    expect(await ops.balanceOf(org.id)).toBe('0.000500');
   });
 
   it('answers 503 SERVICE_UNAVAILABLE with nothing charged when the upstream is down', async () => {
