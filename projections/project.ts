@@ -77,7 +77,7 @@ function collectionUsageChanges(read: ProjectionReader, e: ProjectableEvent, org
 }
 
 /** Money leaving an organization's balance for a search charge or an unlock, with the key's spend and the ledger line. */
-function debit(read: ProjectionReader, e: ProjectableEvent, orgId: string, keyId: string, queryId: string, amount: bigint, type: 'charge' | 'unlock'): Change[] {
+function debit(read: ProjectionReader, e: ProjectableEvent, orgId: string, keyId: string, queryId: string, amount: bigint, type: 'charge' | 'unlock', reference: string | null = null): Change[] {
   if (amount === 0n) return [];
   const bal = requireBalance(read, orgId);
   const next = BigInt(bal.balance_micros) - amount;
@@ -85,7 +85,7 @@ function debit(read: ProjectionReader, e: ProjectableEvent, orgId: string, keyId
     { table: 'balances', row: Object.assign(bal, { balance_micros: next.toString(), charged_micros: add(bal.charged_micros, amount) }) },
     {
       table: 'ledger',
-      row: { position: e.position, org_id: orgId, time: e.recordedAt, type, amount_micros: (-amount).toString(), balance_after_micros: next.toString(), key_id: keyId, query_id: queryId, reference: null },
+      row: { position: e.position, org_id: orgId, time: e.recordedAt, type, amount_micros: (-amount).toString(), balance_after_micros: next.toString(), key_id: keyId, query_id: queryId, reference },
     },
   ];
   const key = read.apiKey(keyId);
@@ -130,6 +130,12 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
         ...(usageChanges(read, e, d.orgId, 1, d.tokens, amount)),
         ...(collectionUsageChanges(read, e, d.orgId, d.collections, 'search', new Map())),
       ];
+    }
+    case 'ToolCallCharged': {
+      // a ledger charge named after the tool (query_id is the call's id); usage money, but no query and no collection
+      const d = e.data;
+      const amount = BigInt(d.amountMicros);
+      return [bumpOrgVersion(read, e, d.orgId, {}), ...debit(read, e, d.orgId, d.keyId, d.callId, amount, 'charge', `tool:${d.tool}`), ...(amount > 0n ? usageChanges(read, e, d.orgId, 0, 0, amount) : [])];
     }
     case 'ResultsUnlocked': {
       const d = e.data;

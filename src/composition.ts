@@ -8,8 +8,9 @@ import { openPglite, openPostgres, type Db } from './eventstore/db.js';
 import { migrate } from './eventstore/schema.js';
 import { createAccounts, type Accounts } from './billing/accounts.js';
 import { createOperations, type Operations } from './admin/operations.js';
-import { createToolRegistry, type ToolRegistry } from './tools/toolRegistry.js';
+import type { ToolRegistry } from './tools/toolRegistry.js';
 import { createToolCalls } from './tools/toolCalls.js';
+import { createGatewayTools } from './tools/shippedTools.js';
 import type { FigureImageRenderer } from './figures/figureImages.js';
 import { createJpegFigureRenderer } from './figures/jpegFigureRenderer.js';
 import { figureRootOf } from './figures/demoFigures.js';
@@ -45,6 +46,8 @@ export interface Runtime {
   operations: Operations;
   search: SearchService;
   catalogue: CatalogueService;
+  /** the tool gateway's tools (MCP find-tools lists them) */
+  tools: ToolRegistry;
   temporal: { client: Client; address: string; devServer?: TemporalDevServer };
   worker?: { worker: Worker; running: Promise<void> };
   app: Koa;
@@ -58,7 +61,7 @@ export interface RuntimeOptions {
   log?: Logger;
   /** filter planner; defaults to the filter language over the journals table in the data directory */
   planFilters?: FilterPlanner;
-  /** tools served at /api/v1/tools/{prefix}/{tool}; none by default */
+  /** tools served at /api/v1/tools/{prefix}/{tool}; by default the shipped tools and the configured upstream mounts, at the configured prices */
   tools?: ToolRegistry;
   /** renders figure images for unlock and re-fetch; without one, figures carry no image_data */
   figureImages?: FigureImageRenderer;
@@ -127,6 +130,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       takeMinuteSlot: (auth) => takeMinuteBudget(db, auth.org, clock()),
     });
     const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue });
+    const tools = options.tools ?? (await createGatewayTools({ dataRoot: config.dataRoot, engine, catalog, journals, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
 
     let worker: Runtime['worker'];
     let client: Client;
@@ -159,7 +163,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       engine,
       clock,
       figureImages,
-      toolCalls: createToolCalls({ db, clock, tools: options.tools ?? createToolRegistry() }),
+      toolCalls: createToolCalls({ db, clock, accounts, tools }),
       adminToken: config.adminToken,
       trustProxyHops: config.trustProxyHops,
       corsOrigins: config.corsOrigins,
@@ -173,7 +177,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         search: () => engine.ping(),
       },
     });
-    return { config, log, db, engine, embedder, catalog, accounts, operations, search, catalogue, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, catalog, accounts, operations, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;

@@ -4,6 +4,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { parseCredits } from './money.js';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 /** The collection definitions and the demo data beside the clone, when COLLECTIONS_CONFIG and DATA_ROOT are unset. */
@@ -37,6 +39,60 @@ export interface Config {
   corsOrigins: string[];
   /** per client address and minute on the operator API */
   operatorLimits: { failedAttemptsPerMinute: number; requestsPerMinute: number };
+  /** price per call of gateway tools, micro-credits by "prefix/tool" (TOOL_PRICES); a tool not named is free */
+  toolPrices: ReadonlyMap<string, bigint>;
+  /** upstream MCP servers mounted under a prefix of the tool gateway (TOOL_UPSTREAMS) */
+  toolUpstreams: ToolUpstreamConfig[];
+}
+
+export interface ToolUpstreamConfig {
+  /** the tools appear as `prefix--tool` and are called at /api/v1/tools/{prefix}/{tool} */
+  prefix: string;
+  /** the upstream's streamable-HTTP MCP endpoint */
+  url: string;
+  /** value of the Authorization header sent upstream (e.g. "Bearer ..."), when the upstream wants one */
+  authHeader?: string;
+}
+
+const TOOL_PATH = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+
+/** TOOL_PRICES: comma-separated `prefix/tool=credits` pairs, e.g. "retractions/check=0.001,works/lookup=0". */
+export function toolPricesFrom(raw: string | undefined): Map<string, bigint> {
+  const prices = new Map<string, bigint>();
+  for (const entry of (raw ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+    const [path, price, ...rest] = entry.split('=');
+    const micros = price === undefined ? null : parseCredits(price);
+    if (rest.length > 0 || !path || !TOOL_PATH.test(path.trim()) || micros === null || micros < 0n) {
+      throw new Error(`TOOL_PRICES entries must look like prefix/tool=0.001 (credits per call, not negative), got ${entry}`);
+    }
+    prices.set(path.trim(), micros);
+  }
+  return prices;
+}
+
+const toolUpstreamsSchema = z.array(
+  z.object({
+    prefix: z.string().regex(/^[A-Za-z0-9_.]+(?:-[A-Za-z0-9_.]+)*$/, 'a prefix is letters, digits, "_", "." and single "-"'),
+    url: z.string().url(),
+    authHeader: z.string().min(1).optional(),
+  }).strict(),
+);
+
+/** TOOL_UPSTREAMS: a JSON array of {prefix, url, authHeader?}; each prefix once. */
+export function toolUpstreamsFrom(raw: string | undefined): ToolUpstreamConfig[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error('TOOL_UPSTREAMS must be a JSON array of {"prefix", "url", "authHeader"?}');
+  }
+  const result = toolUpstreamsSchema.safeParse(parsed);
+  if (!result.success) throw new Error(`TOOL_UPSTREAMS: ${result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  const prefixes = result.data.map((u) => u.prefix);
+  const twice = prefixes.find((p, i) => prefixes.indexOf(p) !== i);
+  if (twice) throw new Error(`TOOL_UPSTREAMS mounts the prefix ${twice} twice`);
+  return result.data;
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -114,5 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       failedAttemptsPerMinute: positiveInteger(env, 'ADMIN_FAILED_AUTH_PER_MINUTE', 20),
       requestsPerMinute: positiveInteger(env, 'ADMIN_REQUESTS_PER_MINUTE', 600),
     },
+    toolPrices: toolPricesFrom(env.TOOL_PRICES),
+    toolUpstreams: toolUpstreamsFrom(env.TOOL_UPSTREAMS),
   };
 }

@@ -259,6 +259,23 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
       return (await getOrganization(orgId))!.balanceMicros;
     },
 
+    /**
+     * The charge of a priced tool call, after the tool answered: decided on the balance as it stands under the append
+     * lock (a balance spent meanwhile refuses with nothing charged), idempotent per call id.
+     */
+    async chargeToolCall(input: { orgId: string; keyId: string; callId: string; tool: string; priceMicros: bigint; requestId?: string }): Promise<{ amountMicros: bigint; balanceMicros: bigint }> {
+      const res = await runOrgCommand(
+        input.orgId,
+        { kind: 'key', id: input.keyId },
+        async (_tx, _state, key) => ({ type: 'ChargeToolCall', key: key!, callId: input.callId, tool: input.tool, priceMicros: input.priceMicros }),
+        { idempotencyKey: `tool:${input.callId}`, requestId: input.requestId, keyId: input.keyId },
+      );
+      const event = res.events[0];
+      const amountMicros = event?.type === 'ToolCallCharged' ? BigInt(event.data.amountMicros) : 0n;
+      if (!res.duplicate && res.state) return { amountMicros, balanceMicros: res.state.balanceMicros - amountMicros };
+      return { amountMicros, balanceMicros: (await getOrganization(input.orgId))?.balanceMicros ?? 0n };
+    },
+
     async changeLimits(orgId: string, limits: OrgLimits, actor: Actor): Promise<void> {
       await runOrgCommand(orgId, actor, async () => ({ type: 'ChangeLimits', limits }));
     },

@@ -36,7 +36,7 @@ export interface OrgReconciliation {
   to: string;
   openingMicros: bigint;
   creditsMicros: bigint;
-  /** search charges and unlock charges */
+  /** search charges, unlock charges and priced tool calls */
   chargesMicros: bigint;
   refundsMicros: bigint;
   closingMicros: bigint;
@@ -94,6 +94,18 @@ export function foldOrganizationEvents(events: StoredEvent[], period: Reconcilia
           dayTotals(day)[kind] += a;
           line(day, null)[`${kind}Micros`] += a;
         }
+        break;
+      }
+      case 'ToolCallCharged': {
+        // money that belongs to no collection, like credits: on the day's null-collection line
+        const a = BigInt(e.data.amountMicros);
+        if (before) {
+          opening -= a;
+          break;
+        }
+        totals.charges += a;
+        dayTotals(day).charges += a;
+        line(day, null).chargesMicros += a;
         break;
       }
       case 'SearchCharged':

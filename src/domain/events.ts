@@ -107,6 +107,8 @@ export type DomainEvent =
         workflowId: string;
       };
     }
+  /** a priced gateway tool answered (POST /api/v1/tools/{prefix}/{tool}); not a query: no quota, no trial allowance, no collection */
+  | { type: 'ToolCallCharged'; data: { orgId: string; keyId: string; callId: string; tool: string; billingMode: ChargeMode; amountMicros: string } }
   | { type: 'RefundIssued'; data: { orgId: string; amountMicros: string; reference: string; queryId: string | null } }
   | {
       type: 'ApiKeyCreated';

@@ -44,6 +44,7 @@ export type OrgCommand =
   | { type: 'IssueRefund'; amountMicros: bigint; reference: string; queryId: string | null }
   | { type: 'ChargeSearch'; key: KeyState; queryId: string; endpoint: string; collections: CollectionCharge[]; resultIds?: string[] }
   | { type: 'UnlockResults'; key: KeyState; queryId: string; rows: UnlockRowPrice[]; alreadyUnlocked: ReadonlySet<string>; workflowId: string }
+  | { type: 'ChargeToolCall'; key: KeyState; callId: string; tool: string; priceMicros: bigint }
   | { type: 'ChangeLimits'; limits: OrgLimits }
   | { type: 'ChangeBillingSettings'; settings: BillingSettings }
   | { type: 'SetPriceOverride'; collection: string; pricePer1000Micros: bigint | null }
@@ -86,9 +87,9 @@ export type Spender = Pick<KeyState, 'revoked' | 'spendingCapMicros' | 'spentMic
 /**
  * The money rules of a request that would be charged `amount` (zero unless the organization is billed live), in
  * order: billing not on hold, key not revoked, the balance covers the amount, the key's cap allows it, and a trial
- * organization has free queries left.
+ * organization has free queries left (unless the request is not a query: `countsAsQuery` false, e.g. a tool call).
  */
-export function assertPayable(org: Payer, key: Spender, amount: bigint): void {
+export function assertPayable(org: Payer, key: Spender, amount: bigint, countsAsQuery = true): void {
   if (org.suspended) throw new Rejection('BILLING_SUSPENDED', 'Billing for this organization is on hold; contact support');
   if (key.revoked) throw new Rejection('API_KEY_REVOKED', 'This API key has been revoked');
   if (amount > 0n && amount > org.balanceMicros) {
@@ -97,7 +98,7 @@ export function assertPayable(org: Payer, key: Spender, amount: bigint): void {
   if (amount > 0n && key.spendingCapMicros !== null && key.spentMicros + amount > key.spendingCapMicros) {
     throw new Rejection('API_KEY_BUDGET_EXCEEDED', "This API key's spending cap is used up; nothing was charged");
   }
-  if (chargeModeOf(org) === 'trial' && org.trialUsed >= org.trialQueries) {
+  if (countsAsQuery && chargeModeOf(org) === 'trial' && org.trialUsed >= org.trialQueries) {
     throw new Rejection('INSUFFICIENT_CREDITS', `the trial allowance of ${org.trialQueries} queries is used up; nothing was charged. Ask for a live account to continue`);
   }
 }
@@ -155,6 +156,14 @@ export function decide(command: OrgCommand, state: OrgState | undefined): Domain
           data: { orgId, keyId: command.key.keyId, queryId: command.queryId, billingMode: mode, resultIds: fresh.map((r) => r.id), tokens: totalTokens(lines), amountMicros: amount.toString(), collections: lines, workflowId: command.workflowId },
         },
       ];
+    }
+    case 'ChargeToolCall': {
+      if (command.priceMicros < 0n) throw new Error('a tool price cannot be negative');
+      // only a live organization pays; a tool call is no query, so neither the quota nor the trial allowance applies
+      const mode = chargeModeOf(state);
+      const amount = mode === 'live' ? command.priceMicros : 0n;
+      assertPayable(state, command.key, amount, false);
+      return [{ type: 'ToolCallCharged', data: { orgId, keyId: command.key.keyId, callId: command.callId, tool: command.tool, billingMode: mode, amountMicros: amount.toString() } }];
     }
     case 'ChangeLimits':
       return [{ type: 'LimitsChanged', data: { orgId, limits: command.limits, previous: state.limits } }];

@@ -1,4 +1,5 @@
-// Loads the DOIs of retracted articles from the open-retractions dump and the Retraction Watch sample.
+// Loads the retracted articles of the open-retractions dump and the Retraction Watch sample: their DOIs (ingestion
+// excludes them) and their notices (date, reasons, source: the retractions/check tool).
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse';
@@ -9,39 +10,113 @@ import { readJsonLines } from './sourceFiles.js';
 export const OPEN_RETRACTIONS_FILE = 'retractions/open_retractions.retracted.jsonl';
 export const RETRACTION_WATCH_FILE = 'retractions/retraction_watch_etl_sampled.csv';
 
+/** What the retraction lists say about one retracted article: the notice's date, reason and DOI, and which list says so. */
+export interface RetractionNotice {
+  /** the retracted article's DOI, lower-case */
+  doi: string;
+  source: 'retraction_watch' | 'open_retractions';
+  /**
+   * YYYY-MM-DD: Retraction Watch's retraction date; for open-retractions the record's top-level timestamp (Crossref's
+   * date, sometimes the notice's, sometimes the article's: the list has no better one); null when absent
+   */
+  date: string | null;
+  /** Retraction Watch's reasons ("Plagiarism of Text", ...); open-retractions gives none: empty */
+  reasons: string[];
+  /** DOI of the notice itself, when the list names it */
+  noticeDoi: string | null;
+  /** the update's kind as the list records it ("retraction", "erratum", ... for open-retractions; "Retraction" for Retraction Watch) */
+  noticeType: string | null;
+}
+
 const openRetractionRecord = z.object({
   retracted: z.boolean(),
+  timestamp: z.number().optional(),
+  updates: z.array(z.object({ identifier: z.object({ doi: z.string() }).partial().optional(), type: z.string().optional() })).optional(),
   identifier: z.object({ doi: z.string() }),
 });
 
-/** DOIs (lower-case) of `retracted: true` records; `identifier.doi` is the retracted article, not the notice. */
-export async function readOpenRetractions(path: string): Promise<Set<string>> {
-  const dois = new Set<string>();
+const RETRACTION_TYPE = /retract|withdraw/i;
+
+/** Notices of `retracted: true` records by DOI (lower-case); `identifier.doi` is the retracted article, not the notice. The first record of a DOI wins. */
+export async function readOpenRetractionNotices(path: string): Promise<Map<string, RetractionNotice>> {
+  const notices = new Map<string, RetractionNotice>();
   for await (const raw of readJsonLines(path)) {
     const record = openRetractionRecord.parse(raw);
     const doi = doiFromSource(record.identifier.doi);
-    if (record.retracted && doi) dois.add(doi);
+    if (!record.retracted || !doi || notices.has(doi)) continue;
+    // the flag is heuristic: the retraction-type update when there is one, else the first update
+    const update = record.updates?.find((u) => u.type && RETRACTION_TYPE.test(u.type)) ?? record.updates?.[0];
+    notices.set(doi, {
+      doi,
+      source: 'open_retractions',
+      date: record.timestamp === undefined ? null : new Date(record.timestamp).toISOString().slice(0, 10),
+      reasons: [],
+      noticeDoi: doiFromSource(update?.identifier?.doi),
+      noticeType: update?.type ?? null,
+    });
   }
-  return dois;
+  return notices;
 }
 
-/** Original-paper DOIs of Retraction Watch rows whose retractionnature is "Retraction" (not EoC, correction, reinstatement). */
-export async function readRetractionWatch(path: string): Promise<Set<string>> {
-  const dois = new Set<string>();
+/** DOIs (lower-case) of `retracted: true` records. */
+export async function readOpenRetractions(path: string): Promise<Set<string>> {
+  return new Set((await readOpenRetractionNotices(path)).keys());
+}
+
+/** "2/2/2015 0:00" (M/D/YYYY) -> "2015-02-02"; null when not such a date. */
+export function retractionWatchDate(value: string | undefined): string | null {
+  const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})\b/.exec(value?.trim() ?? '');
+  return m ? `${m[3]}-${m[1]!.padStart(2, '0')}-${m[2]!.padStart(2, '0')}` : null;
+}
+
+/** Items of a numpy-style list string ("['+Plagiarism' '+Duplication of Text']", possibly over several lines), without the leading "+". */
+export function retractionWatchList(value: string | undefined): string[] {
+  const items: string[] = [];
+  for (const m of (value ?? '').matchAll(/'([^']*)'|"([^"]*)"/g)) {
+    const item = (m[1] ?? m[2] ?? '').replace(/\s+/g, ' ').trim().replace(/^\+/, '');
+    if (item) items.push(item);
+  }
+  return items;
+}
+
+/** Notices of Retraction Watch rows whose retractionnature is "Retraction" (not EoC, correction, reinstatement), by original-paper DOI; the first row of a DOI wins. */
+export async function readRetractionWatchNotices(path: string): Promise<Map<string, RetractionNotice>> {
+  const notices = new Map<string, RetractionNotice>();
   const rows = createReadStream(path).pipe(parse({ columns: true, skip_empty_lines: true, relax_column_count: true }));
   for await (const row of rows as AsyncIterable<Record<string, string | undefined>>) {
     if (row.retractionnature?.trim() !== 'Retraction') continue;
     const doi = doiFromSource(row.originalpaperdoi);
-    if (doi) dois.add(doi);
+    if (!doi || notices.has(doi)) continue;
+    notices.set(doi, {
+      doi,
+      source: 'retraction_watch',
+      date: retractionWatchDate(row.retractiondate),
+      reasons: retractionWatchList(row.reason),
+      noticeDoi: doiFromSource(row.retractiondoi),
+      noticeType: 'Retraction',
+    });
   }
-  return dois;
+  return notices;
+}
+
+/** Original-paper DOIs of Retraction Watch rows whose retractionnature is "Retraction". */
+export async function readRetractionWatch(path: string): Promise<Set<string>> {
+  return new Set((await readRetractionWatchNotices(path)).keys());
+}
+
+/**
+ * Both lists under a data root by DOI: Retraction Watch's notice where it has one (a dated notice with reasons),
+ * else open-retractions'. The keys are the retracted DOIs ingestion excludes.
+ */
+export async function loadRetractionNotices(dataRoot: string): Promise<Map<string, RetractionNotice>> {
+  const [openRetractions, retractionWatch] = await Promise.all([
+    readOpenRetractionNotices(join(dataRoot, OPEN_RETRACTIONS_FILE)),
+    readRetractionWatchNotices(join(dataRoot, RETRACTION_WATCH_FILE)),
+  ]);
+  return new Map([...openRetractions, ...retractionWatch]);
 }
 
 /** Union of both retraction lists under a data root, as lower-case DOIs. */
 export async function loadRetractedDois(dataRoot: string): Promise<Set<string>> {
-  const [openRetractions, retractionWatch] = await Promise.all([
-    readOpenRetractions(join(dataRoot, OPEN_RETRACTIONS_FILE)),
-    readRetractionWatch(join(dataRoot, RETRACTION_WATCH_FILE)),
-  ]);
-  return new Set([...openRetractions, ...retractionWatch]);
+  return new Set((await loadRetractionNotices(dataRoot)).keys());
 }

@@ -99,6 +99,8 @@ export interface SearchEngine {
   getChunks(index: string, ids: string[]): Promise<ChunkRecord[]>;
   /** number of chunks passing `filter`, unranked (lookups such as "does this collection hold a DOI") */
   countChunks(index: string, filter: FilterNode): Promise<number>;
+  /** up to `limit` chunks passing `filter`, unranked (a work looked up by DOI or PMID: works/lookup) */
+  findChunks(index: string, filter: FilterNode, limit: number): Promise<ChunkRecord[]>;
   stats(index: string): Promise<IndexStats>;
   hasIndex(index: string): Promise<boolean>;
   deleteIndex(index: string): Promise<void>;

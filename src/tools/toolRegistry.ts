@@ -1,5 +1,5 @@
 // Tool calls behind POST /api/v1/tools/{prefix}/{tool}: the port a tool implements and the registry that finds it.
-// No tool ships with the service; a deployment registers its own (for example an MCP bridge) in the composition root.
+// The shipped tools and the mounted upstream MCP tools are registered in the composition root (tools/shippedTools.ts).
 
 /** A tool ran and answered with a domain error; the API returns it as 422 TOOL_ERROR with the tool's message. */
 export class ToolError extends Error {
@@ -13,6 +13,8 @@ export interface ToolCall {
   orgId: string;
   keyId: string;
   payload: unknown;
+  /** the calling key's collection scope (plain or meta names; null: every collection); absent: none, so a tool reading collections fails closed */
+  keyScope?: readonly string[] | null;
 }
 
 export type ToolHandler = (call: ToolCall) => Promise<unknown>;

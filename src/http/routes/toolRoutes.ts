@@ -16,9 +16,10 @@ export function toolRoutes(deps: ToolRouteDeps): Router {
     const auth = (ctx.state as RequestState).auth;
     if (!auth) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key');
     const { prefix, tool } = ctx.params as { prefix: string; tool: string };
-    const result = await deps.toolCalls.call(auth, prefix, tool, ctx.request.body ?? null);
-    setBillingHeaders(ctx, auth, { mode: auth.billingMode, tokens: 0, costMicros: 0n, balanceMicros: auth.org.balanceMicros });
-    ctx.body = result ?? {};
+    const { requestId } = ctx.state as RequestState;
+    const outcome = await deps.toolCalls.invoke(auth, prefix, tool, ctx.request.body ?? null, requestId);
+    setBillingHeaders(ctx, auth, { mode: auth.billingMode, tokens: 0, costMicros: outcome.costMicros, balanceMicros: outcome.balanceMicros });
+    ctx.body = outcome.answer ?? {};
   });
   return router;
 }

@@ -324,6 +324,16 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       return count;
     },
 
+    async findChunks(index, filter, limit) {
+      const segment = searchable(await requireState(index));
+      const predicate = compileToPredicate(filter);
+      const found: ChunkRecord[] = [];
+      for (let ordinal = 0; ordinal < segment.chunks.length && found.length < limit; ordinal++) {
+        if (predicate(segment.chunks[ordinal].metadata)) found.push(chunkAt(segment, ordinal));
+      }
+      return found;
+    },
+
     async stats(index): Promise<IndexStats> {
       const state = await requireState(index);
       return { chunks: searchable(state).chunks.length, bytes: await indexBytesOnDisk(state.dir) };

@@ -483,6 +483,15 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       return body.count;
     },
 
+    async findChunks(index, filter, limit) {
+      await requireInfo(index);
+      const { body } = await call<{ hits: { hits: { _id: string; _source: ChunkDocument }[] } }>('POST', `/${indexName(index)}/_search`, {
+        size: limit,
+        query: { bool: { filter: [compileToOpenSearch(filter)] } },
+      });
+      return body.hits.hits.map((hit) => fromDocument(hit._id, hit._source));
+    },
+
     async stats(index) {
       await requireInfo(index);
       const name = indexName(index);

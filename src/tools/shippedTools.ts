@@ -1,0 +1,51 @@
+// The gateway's tools: the shipped ones (retractions/check, works/lookup, journals/lookup) and those of the mounted
+// upstream MCP servers, each with its configured price per call (free unless TOOL_PRICES names it).
+import type { Logger } from 'pino';
+import type { CollectionCatalog } from '../collections/catalog.js';
+import type { ToolUpstreamConfig } from '../config.js';
+import { loadRetractionNotices, type RetractionNotice } from '../ingest/retractions.js';
+import type { JournalRecord } from '../journals/table.js';
+import type { SearchEngine } from '../search/port.js';
+import { journalsLookupTool } from './journalsLookup.js';
+import { retractionsCheckTool } from './retractionsCheck.js';
+import { createToolRegistry, type RegisteredTool, type ToolRegistry } from './toolRegistry.js';
+import { mountUpstream } from './upstreamTools.js';
+import { worksLookupTool } from './worksLookup.js';
+
+export const SHIPPED_PREFIXES = ['retractions', 'works', 'journals'] as const;
+
+export function shippedTools(deps: { notices: ReadonlyMap<string, RetractionNotice>; engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>; catalog: CollectionCatalog; journals: readonly JournalRecord[] }): Record<string, RegisteredTool> {
+  return {
+    'retractions/check': retractionsCheckTool(deps.notices),
+    'works/lookup': worksLookupTool(deps),
+    'journals/lookup': journalsLookupTool(deps.journals),
+  };
+}
+
+/** Every tool at its price: a price for a tool that is not registered (a typo, an upstream down at start) is logged. */
+export function pricedRegistry(tools: Record<string, RegisteredTool>, prices: ReadonlyMap<string, bigint>, log?: Pick<Logger, 'warn'>): ToolRegistry {
+  for (const path of prices.keys()) if (!(path in tools)) log?.warn({ tool: path }, 'TOOL_PRICES names a tool that is not registered');
+  return createToolRegistry(Object.fromEntries(Object.entries(tools).map(([path, tool]) => [path, { ...tool, priceMicros: prices.get(path) ?? tool.priceMicros ?? 0n }])));
+}
+
+/** The registry the service starts with: retraction notices read once, upstreams listed once. */
+export async function createGatewayTools(deps: {
+  dataRoot: string;
+  engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>;
+  catalog: CollectionCatalog;
+  journals: readonly JournalRecord[];
+  prices: ReadonlyMap<string, bigint>;
+  upstreams: readonly ToolUpstreamConfig[];
+  log?: Pick<Logger, 'warn'>;
+}): Promise<ToolRegistry> {
+  for (const u of deps.upstreams) {
+    if ((SHIPPED_PREFIXES as readonly string[]).includes(u.prefix)) throw new Error(`TOOL_UPSTREAMS: the prefix ${u.prefix} belongs to a shipped tool`);
+  }
+  const [notices, mounted] = await Promise.all([loadRetractionNotices(deps.dataRoot), Promise.all(deps.upstreams.map(mountUpstream))]);
+  const tools = shippedTools({ notices, engine: deps.engine, catalog: deps.catalog, journals: deps.journals });
+  for (const m of mounted) {
+    if (m.error) deps.log?.warn({ prefix: m.prefix, err: m.error }, 'upstream MCP server could not be listed; its tools are not mounted until the next start');
+    Object.assign(tools, m.tools);
+  }
+  return pricedRegistry(tools, deps.prices, deps.log);
+}
