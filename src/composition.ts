@@ -147,6 +147,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       closers.push(() => connection.close());
       client = new Client({ connection, namespace: config.temporalNamespace });
     }
+    const tools = options.tools ?? createToolRegistry();
     const unlock = createUnlock({ client, db, accounts, clock, taskQueue: TASK_QUEUE, eagerStart: options.worker, figureImages });
     const app = createApp({
       log,
@@ -159,7 +160,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       engine,
       clock,
       figureImages,
-      toolCalls: createToolCalls({ db, clock, tools: options.tools ?? createToolRegistry() }),
+      tools,
+      toolCalls: createToolCalls({ db, clock, tools }),
       adminToken: config.adminToken,
       trustProxyHops: config.trustProxyHops,
       corsOrigins: config.corsOrigins,
