@@ -9,9 +9,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import type { Logger } from 'pino';
 import type { AuthContext } from '../auth/context.js';
 import { toApiError } from '../http/middleware.js';
-import { Rejection } from '../domain/rejection.js';
 import { formatCredits } from '../money.js';
-import { isLowBalance, toolsFor, type McpDeps } from './tools.js';
+import { isLowBalance, toolNotFound, toolsFor, type McpDeps } from './tools.js';
 
 export const SERVER_INFO = { name: 'litsearch', version: '0.1.0' };
 
@@ -37,18 +36,15 @@ function resultOf(payload: unknown): CallToolResult {
   return { content: [{ type: 'text', text: typeof payload === 'string' ? payload : JSON.stringify(payload) }] };
 }
 
-/** A refusal as a tool error: the spec's code and message (and details, Retry-After as retryAfterSeconds); anything else is INTERNAL_ERROR. */
-function errorOf(err: unknown, log: Logger, requestId: string): CallToolResult {
+/** A refusal as a tool error's body: the spec's code and message (and details, Retry-After as retryAfterSeconds); anything else is INTERNAL_ERROR. */
+function errorBodyOf(err: unknown, log: Logger, requestId: string): { code: string; message: string } & Record<string, unknown> {
   const api = toApiError(err);
-  let body: Record<string, unknown>;
   if (api) {
     const retryAfter = api.headers?.['Retry-After'];
-    body = { code: api.code, message: api.message, ...(api.details ? { details: api.details } : {}), ...(retryAfter ? { retryAfterSeconds: Number(retryAfter) } : {}) };
-  } else {
-    log.error({ err }, 'unhandled error in an MCP tool');
-    body = { code: 'INTERNAL_ERROR', message: `unexpected error; quote request id ${requestId} to support` };
+    return { code: api.code, message: api.message, ...(api.details ? { details: api.details } : {}), ...(retryAfter ? { retryAfterSeconds: Number(retryAfter) } : {}) };
   }
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+  log.error({ err }, 'unhandled error in an MCP tool');
+  return { code: 'INTERNAL_ERROR', message: `unexpected error; quote request id ${requestId} to support` };
 }
 
 export function createMcpServer(deps: McpDeps, auth: AuthContext, context: { requestId: string; log: Logger }): Server {
@@ -58,17 +54,19 @@ export function createMcpServer(deps: McpDeps, auth: AuthContext, context: { req
     tools: tools.listed.map((t): Tool => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as Tool['inputSchema'] })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = tools.find(request.params.name);
-    if (!tool) return errorOf(toolNotFound(request.params.name), context.log, context.requestId);
+    const name = request.params.name;
+    const tool = tools.find(name);
     try {
-      return resultOf(await tool.run(request.params.arguments ?? {}));
+      if (!tool) throw toolNotFound(name);
+      const result = resultOf(await tool.run(request.params.arguments ?? {}));
+      // the request log says POST /mcp 200 whatever the tool did: these lines say which tool and how it ended
+      context.log.info({ tool: name, keyId: auth.key.id }, 'mcp tool call');
+      return result;
     } catch (err) {
-      return errorOf(err, context.log, context.requestId);
+      const body = errorBodyOf(err, context.log, context.requestId);
+      context.log.info({ tool: name, keyId: auth.key.id, error: body.code }, 'mcp tool call refused');
+      return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] } satisfies CallToolResult;
     }
   });
   return server;
-}
-
-function toolNotFound(name: string): Rejection {
-  return new Rejection('NOT_FOUND', `no tool "${name}" is available to this key; tools/list and find-tools list them`);
 }

@@ -75,6 +75,8 @@ function collectionsOf(body: { collection?: string; collections?: string[] }): s
   return body.collection ? [body.collection] : body.collections!;
 }
 
+export const toolNotFound = (name: string) => new Rejection('NOT_FOUND', `no tool "${name}" is available to this key; find-tools lists the tools`);
+
 const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
 
 /** The balance as the account shows it: hidden balances are null. */
@@ -176,7 +178,6 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
     return { name, description: '', inputSchema: { type: 'object' }, run: (args) => deps.toolCalls.call(auth, prefix, tool, args ?? {}) };
   }
 
-  const notFound = (name: string) => new Rejection('NOT_FOUND', `no tool "${name}" is available to this key; find-tools lists the tools`);
 
   const bound: McpTool[] = reachable.map((entry) => ({
     name: `${BOUND_SEARCH}${entry.name}`,
@@ -224,7 +225,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
       run: async (args) => {
         const { tool_name } = parseOr422(inspectToolArgs, args);
         const tool = catalogue.find((t) => t.name === tool_name) ?? bound.find((t) => t.name === tool_name) ?? listed.find((t) => t.name === tool_name);
-        if (!tool) throw notFound(tool_name);
+        if (!tool) throw toolNotFound(tool_name);
         return describeTool(tool, true);
       },
     },
@@ -283,7 +284,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
       run: async (args) => {
         const { tool_name, arguments: a } = parseOr422(callToolArgs, args);
         const tool = catalogueTool(tool_name);
-        if (!tool) throw notFound(tool_name);
+        if (!tool) throw toolNotFound(tool_name);
         return tool.run(a);
       },
     },

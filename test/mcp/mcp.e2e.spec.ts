@@ -76,6 +76,8 @@ describe('connecting', () => {
     expect(del.status).toBe(401);
     expect(bad.headers.get('cache-control')).toBe('no-store');
     await expect(connect('sk_live_not_a_real_key_0000000000000000')).rejects.toThrow(/INVALID_API_KEY/);
+    // one spelling: others are no route, never an unauthenticated handler
+    for (const spelling of ['/mcp/', '/MCP', '/%6Dcp', '/mcp;x']) expect((await call('POST', spelling, { body: init, headers })).status, spelling).toBe(404);
   });
 
   it('initializes with instructions carrying the balance, and the low-balance notice below 1 credit', async () => {
@@ -283,7 +285,7 @@ describe('tools', () => {
     expect(await tool(client, 'call-tool', { tool_name: 'demo--fail', arguments: {} })).toEqual({ isError: true, body: { code: 'TOOL_ERROR', message: 'the tool could not parse its input' } });
     expect((await tool(client, 'call-tool', { tool_name: 'none--such' })).body.code).toBe('NOT_FOUND');
     expect(await tool(client, 'call-tool', { tool_name: 'unknown' })).toEqual({ isError: true, body: { code: 'NOT_FOUND', message: 'no tool "unknown" is available to this key; find-tools lists the tools' } });
-    expect((await tool(client, 'no_such_tool')).body.code).toBe('NOT_FOUND');
+    expect(await tool(client, 'no_such_tool')).toEqual({ isError: true, body: { code: 'NOT_FOUND', message: 'no tool "no_such_tool" is available to this key; find-tools lists the tools' } });
 
     const restList = await call('GET', '/api/v1/search/collections', { key });
     expect((await tool(client, 'list_collections')).body).toEqual(restList.body);
