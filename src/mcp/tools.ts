@@ -55,6 +55,17 @@ export interface McpTool {
 /** A balance below this (1 credit) is announced in the server's instructions. */
 export const LOW_BALANCE_MICROS = 1_000_000n;
 
+/** Input schemas are the same for every key: converted once, not per request. */
+const SCHEMAS = {
+  noArgs: jsonSchemaOf(noArgs),
+  findTools: jsonSchemaOf(findToolsArgs),
+  inspectTool: jsonSchemaOf(inspectToolArgs),
+  preview: jsonSchemaOf(previewArgs),
+  confirm: jsonSchemaOf(confirmArgs),
+  callTool: jsonSchemaOf(callToolArgs),
+  requestJournal: jsonSchemaOf(journalRequestBody),
+};
+
 /** The prefix of the bound search tools: `search-<collection>`. */
 const BOUND_SEARCH = 'search-';
 
@@ -135,7 +146,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
     {
       name: 'list_collections',
       description: 'Lists the collections this key can search, with descriptions, document counts and, for meta-collections, members and price range. Free.',
-      inputSchema: jsonSchemaOf(noArgs),
+      inputSchema: SCHEMAS.noArgs,
       run: async (args) => {
         parseOr422(noArgs, args);
         const collections = await listCollections({ catalog: deps.catalog, engine: deps.engine }, auth);
@@ -178,7 +189,6 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
     return { name, description: '', inputSchema: { type: 'object' }, run: (args) => deps.toolCalls.call(auth, prefix, tool, args ?? {}) };
   }
 
-
   const bound: McpTool[] = reachable.map((entry) => ({
     name: `${BOUND_SEARCH}${entry.name}`,
     description: `Searches ${entry.displayName}${entry.description ? ` (${entry.description})` : ''}. Bills immediately, like POST /api/v1/search/${entry.name}: the result carries \`cost\` and \`queryId\`. Use preview with tool_name "${BOUND_SEARCH}${entry.name}" to see teasers and prices for free first.`,
@@ -192,7 +202,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
     {
       name: 'get_balance',
       description: 'Free. The balance, billing mode and trial queries left of this account. Call once at session start; confirm returns balance_remaining itself.',
-      inputSchema: jsonSchemaOf(noArgs),
+      inputSchema: SCHEMAS.noArgs,
       run: async (args) => {
         parseOr422(noArgs, args);
         return {
@@ -208,7 +218,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
       name: 'find-tools',
       description:
         'Free. The catalogue of tools behind this server (search, list_collections, list_journals and the gateway tools): name, first sentence of the description, input schema. `query` searches names and descriptions; `integration` lists one provider (a gateway prefix); `format` is json (default) or text.',
-      inputSchema: jsonSchemaOf(findToolsArgs),
+      inputSchema: SCHEMAS.findTools,
       run: async (args) => {
         const a = parseOr422(findToolsArgs, args);
         const terms = (a.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
@@ -221,7 +231,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
     {
       name: 'inspect-tool',
       description: 'Free. The full description and input schema of one tool (from find-tools or tools/list). Read it before calling a tool: a guessed argument costs a failed call.',
-      inputSchema: jsonSchemaOf(inspectToolArgs),
+      inputSchema: SCHEMAS.inspectTool,
       run: async (args) => {
         const { tool_name } = parseOr422(inspectToolArgs, args);
         const tool = catalogue.find((t) => t.name === tool_name) ?? bound.find((t) => t.name === tool_name) ?? listed.find((t) => t.name === tool_name);
@@ -233,7 +243,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
       name: 'preview',
       description:
         'Free (50 per hour per organization, shared with POST /api/v1/search/preview). Runs a search (`tool_name` "search" or a "search-<name>", with that tool\'s selection arguments: query, limit, filters, and collection/collections for "search") and returns locked teasers, the cost to unlock each row and a `queryId` unlockable with confirm for 7 days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is already in hand.',
-      inputSchema: jsonSchemaOf(previewArgs),
+      inputSchema: SCHEMAS.preview,
       run: async (args) => {
         const { tool_name, arguments: a } = parseOr422(previewArgs, args);
         let input: { collections: string[]; query: string; limit: number; filters: unknown };
@@ -255,7 +265,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
       name: 'confirm',
       description:
         'Bills. Unlocks rows of a preview by its `queryId` (`query_id` is accepted too): `result_ids` names the rows to buy, omitted or null buys all. Charges only rows not yet unlocked under that queryId, so a repeat costs nothing. Returns the rows in full, `cost_charged` and `balance_remaining`.',
-      inputSchema: jsonSchemaOf(confirmArgs),
+      inputSchema: SCHEMAS.confirm,
       run: async (args) => {
         const c = parseOr422(confirmArgs, args);
         if (c.queryId !== undefined && c.query_id !== undefined && c.queryId !== c.query_id) throw bad('queryId and query_id differ; send one of them');
@@ -280,7 +290,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
       name: 'call-tool',
       description:
         'Runs a tool of the catalogue (find-tools) with its `arguments`: search, list_collections, list_journals, or a gateway tool `prefix--tool` (POST /api/v1/tools/{prefix}/{tool}). Bills immediately what the tool costs; calls share the per-minute budget with search.',
-      inputSchema: jsonSchemaOf(callToolArgs),
+      inputSchema: SCHEMAS.callTool,
       run: async (args) => {
         const { tool_name, arguments: a } = parseOr422(callToolArgs, args);
         const tool = catalogueTool(tool_name);
@@ -293,7 +303,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
           {
             name: 'request_journal',
             description: 'Free. Records a request for a journal or publisher this account cannot reach (after a search for it came back empty): `title` and/or `issn`, and a `note`. It records the request; it does not grant access.',
-            inputSchema: jsonSchemaOf(journalRequestBody),
+            inputSchema: SCHEMAS.requestJournal,
             run: async (args: unknown) => deps.catalogue.requestJournal(auth, parseOr422(journalRequestBody, args)),
           },
         ]

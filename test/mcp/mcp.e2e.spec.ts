@@ -130,6 +130,15 @@ describe('tools/list per key', () => {
     const collections = (await call('GET', '/api/v1/search/collections', { key: await newKey(orgId) })).body.collections.map((c: { name: string }) => c.name);
     expect(collections.length).toBeGreaterThan(1);
     expect(names).toEqual([...FIXED_TOOLS, ...collections.map((c: string) => `search-${c}`)]);
+    // the reference service's argument names
+    const schemaOf = async (name: string) => (await wide.listTools()).tools.find((t) => t.name === name)!.inputSchema;
+    expect(Object.keys((await schemaOf('confirm')).properties!).sort()).toEqual(['include_figures', 'queryId', 'query_id', 'result_ids']);
+    expect(Object.keys((await schemaOf('preview')).properties!).sort()).toEqual(['arguments', 'tool_name']);
+    expect(Object.keys((await schemaOf('call-tool')).properties!).sort()).toEqual(['arguments', 'tool_name']);
+    expect(Object.keys((await schemaOf('inspect-tool')).properties!)).toEqual(['tool_name']);
+    expect(Object.keys((await schemaOf('find-tools')).properties!).sort()).toEqual(['format', 'integration', 'query']);
+    expect(Object.keys((await schemaOf('request_journal')).properties!).sort()).toEqual(['issn', 'note', 'title']);
+    expect((await schemaOf('get_balance')).properties).toEqual({});
     // behind find-tools, not listed
     for (const hidden of ['search', 'list_collections', 'list_journals', 'assisted_search']) expect(names).not.toContain(hidden);
 
