@@ -76,6 +76,12 @@ describe('connecting', () => {
     expect(del.status).toBe(401);
     expect(bad.headers.get('cache-control')).toBe('no-store');
     await expect(connect('sk_live_not_a_real_key_0000000000000000')).rejects.toThrow(/INVALID_API_KEY/);
+    // a key revoked while a client is connected: its next request is refused
+    const orgId = await newOrg();
+    const { id: keyId, key } = await ops.newKey(orgId);
+    const connected = await connect(key);
+    expect((await call('POST', `/admin/v1/keys/${keyId}/revoke`, { admin })).status).toBe(200);
+    await expect(connected.listTools()).rejects.toThrow(/API_KEY_REVOKED/);
     // one spelling: others are no route, never an unauthenticated handler
     for (const spelling of ['/mcp/', '/MCP', '/%6Dcp', '/mcp;x']) expect((await call('POST', spelling, { body: init, headers })).status, spelling).toBe(404);
   });
@@ -92,6 +98,10 @@ describe('connecting', () => {
     expect(trial.getInstructions()).not.toContain('Low balance');
     expect((await tool(trial, 'get_balance')).body).toEqual({ balance: '0.000000', billing_mode: 'trial', billing_enabled: true, trial_queries_left: 7, low_balance: false });
     expect((await tool(poor, 'get_balance')).body).toEqual({ balance: '0.500000', billing_mode: 'live', billing_enabled: true, trial_queries_left: null, low_balance: true });
+    // every request is authenticated afresh: the same client sees the trial query its search used
+    const trialSearch = await tool(trial, 'search-scifact', { query: QUERY, limit: 1 });
+    expect([trialSearch.isError, trialSearch.body.cost, trialSearch.body.billing_mode]).toEqual([false, '0.000000', 'trial']);
+    expect((await tool(trial, 'get_balance')).body.trial_queries_left).toBe(6);
     const hidden = await connect(await newKey(await newOrg({ hideBalance: true }, '3.00')));
     expect((await tool(hidden, 'get_balance')).body.balance).toBeNull();
     expect(hidden.getInstructions()).toContain('Balance: hidden by the organization');
