@@ -1,16 +1,12 @@
 // The MCP tools of one API key: each runs the use case of its REST twin (same validation, billing, limits, sandbox
 // rules and error codes) and answers with the REST response's fields. The MCP shell (server.ts) only lists and calls them.
 import type { AuthContext } from '../auth/context.js';
-import type { SearchService, BillingOutcome } from '../search/searchService.js';
-import type { CatalogueService } from '../catalogue/catalogueService.js';
-import type { Unlock } from '../unlock/unlock.js';
-import type { CollectionCatalog } from '../collections/catalog.js';
-import type { SearchEngine } from '../search/port.js';
-import type { ToolCalls } from '../tools/toolCalls.js';
+import type { BillingOutcome } from '../search/searchService.js';
 import type { ToolRegistry } from '../tools/toolRegistry.js';
 import { listCollections, reachableEntries } from '../catalogue/collectionsList.js';
-import { searchFigureImages, type FigureImageRenderer } from '../figures/figureImages.js';
-import { searchBody, previewResponse, unlockResponse } from '../http/routes/searchRoutes.js';
+import { searchFigureImages } from '../figures/figureImages.js';
+import { searchBody, previewResponse, unlockResponse, type SearchRouteDeps } from '../http/routes/searchRoutes.js';
+import type { ToolRouteDeps } from '../http/routes/toolRoutes.js';
 import { parseOr422, journalsQuery, journalRequestBody, unlockBody } from '../http/schemas.js';
 import { Rejection } from '../domain/rejection.js';
 import { formatCredits } from '../money.js';
@@ -31,15 +27,9 @@ import {
   searchSchema,
 } from './toolSchemas.js';
 
-export interface McpDeps {
-  search: SearchService;
-  catalogue: CatalogueService;
-  unlock: Unlock;
-  catalog: CollectionCatalog;
-  engine: Pick<SearchEngine, 'getInventory'>;
-  figureImages?: FigureImageRenderer;
-  toolCalls: ToolCalls;
-  /** the gateway's tools (shipped and mounted upstream), for find-tools and inspect-tool */
+/** What the REST routes of the same use cases get, and the gateway's tools for find-tools and inspect-tool. */
+export interface McpDeps extends SearchRouteDeps, ToolRouteDeps {
+  /** the gateway's tools (shipped and mounted upstream) */
   tools: ToolRegistry;
 }
 

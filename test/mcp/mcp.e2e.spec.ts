@@ -350,6 +350,18 @@ describe('limits and sandbox', () => {
     expect((await tool(client, 'search-scifact', { query: QUERY, limit: 1 })).isError).toBe(false);
   });
 
+  it('shares the preview hour with REST', async () => {
+    const orgId = await newOrg({ limits: { previewPerHour: 2 } }, '5.00');
+    const key = await newKey(orgId);
+    const client = await connect(key);
+    expect((await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: QUERY, limit: 1 } })).status).toBe(200);
+    expect((await tool(client, 'preview', { tool_name: 'search', arguments: { collection: 'scifact', query: QUERY, limit: 1 } })).isError).toBe(false);
+    const refused = await tool(client, 'preview', { tool_name: 'search-scifact', arguments: { query: QUERY, limit: 1 } });
+    const rest = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: QUERY, limit: 1 } });
+    expect([rest.status, rest.body.error.code]).toEqual([429, 'PREVIEW_RATE_LIMIT_EXCEEDED']);
+    expect(refused).toEqual({ isError: true, body: { code: 'PREVIEW_RATE_LIMIT_EXCEEDED', message: rest.body.error.message, retryAfterSeconds: Number(rest.headers.get('retry-after')) } });
+  });
+
   it('gives a sandbox key synthetic results for free and refuses preview, confirm and gateway tools', async () => {
     const orgId = await newOrg({}, '5.00');
     const key = await newKey(orgId, { mode: 'test' });
