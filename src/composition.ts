@@ -163,6 +163,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       engine,
       clock,
       figureImages,
+      tools,
       toolCalls: createToolCalls({ db, clock, accounts, tools }),
       adminToken: config.adminToken,
       trustProxyHops: config.trustProxyHops,

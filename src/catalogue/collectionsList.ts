@@ -3,7 +3,7 @@
 import type { CollectionInventory } from './inventory.js';
 import type { AuthContext } from '../auth/context.js';
 import { pricePer1000For } from '../billing/pricing.js';
-import { formatPricePer1000, type CollectionCatalog, type PlainCollection, type PriceRange } from '../collections/catalog.js';
+import { formatPricePer1000, type CatalogEntry, type CollectionCatalog, type PlainCollection, type PriceRange } from '../collections/catalog.js';
 import { Rejection } from '../domain/rejection.js';
 import type { SearchEngine } from '../search/port.js';
 
@@ -45,9 +45,14 @@ async function documentCounts(engine: CollectionsListDeps['engine'], collections
 }
 
 /** The catalogue entries the key's scope allows, plain collections first, as the catalogue lists them. */
-export async function listCollections(deps: CollectionsListDeps, auth: AuthContext): Promise<CollectionListing[]> {
+export function reachableEntries(catalog: CollectionCatalog, auth: AuthContext): CatalogEntry[] {
   const scope = auth.key.collections?.map((name) => name.toLowerCase()) ?? null;
-  const visible = [...deps.catalog.collections, ...deps.catalog.metaCollections].filter((entry) => !scope || scope.includes(entry.name.toLowerCase()));
+  return [...catalog.collections, ...catalog.metaCollections].filter((entry) => !scope || scope.includes(entry.name.toLowerCase()));
+}
+
+/** The reachable entries, each with its document count and, for a meta-collection, its members and price range. */
+export async function listCollections(deps: CollectionsListDeps, auth: AuthContext): Promise<CollectionListing[]> {
+  const visible = reachableEntries(deps.catalog, auth);
   const physical = [...new Set(visible.flatMap((entry) => deps.catalog.physicalMembers(entry)))];
   const counts = await documentCounts(deps.engine, physical);
   return visible.map((entry): CollectionListing => {

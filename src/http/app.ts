@@ -8,6 +8,7 @@ import { apiKeyAuthentication, operatorAuthentication } from './authentication.j
 import { searchRoutes, type SearchRouteDeps } from './routes/searchRoutes.js';
 import { adminRoutes } from './routes/adminRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from './routes/toolRoutes.js';
+import { mcpRoutes, type McpRouteDeps } from '../mcp/routes.js';
 import { healthRoutes, type ReadinessCheck } from './routes/healthRoutes.js';
 import { docsRoutes } from './routes/docsRoutes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
@@ -20,7 +21,7 @@ import { securityHeaders } from './securityHeaders.js';
 import { crossOriginAccess } from './cors.js';
 import { IpLimiter } from './ipLimiter.js';
 
-export interface AppDeps extends SearchRouteDeps, ToolRouteDeps {
+export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps {
   log: Logger;
   accounts: Accounts;
   operations: Operations;
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): Koa {
     { router: adminRoutes(deps.operations), access: requireOperator },
     { router: searchRoutes(deps), access: requireKey, crossOrigin: true },
     { router: toolRoutes(deps), access: requireKey, crossOrigin: true },
+    { router: mcpRoutes(deps), access: requireKey },
   ];
   const groups = routeGroups(mounted);
   routesOfApp.set(app, routedOperations(mounted.map((g) => g.router)));

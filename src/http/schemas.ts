@@ -45,33 +45,44 @@ const QUERY_OPTION_ALIASES = [
 ] as const;
 const sameAs = (snake: string) => `The same as ${snake}, in the spelling the reference SDK sends; sending both with different values is refused.`;
 
-export const queryBody = z
-  .object({
-    ...selectionFields,
-    include_metadata: z.boolean().optional().meta({ default: true }),
-    include_figures: z.boolean().optional().meta({ default: false, description: 'Adds figure images as base64 in metadata.figures[].image_data; free, adds latency.' }),
-    image_max_width: imageMaxWidth.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.maxWidth }),
-    image_max_height: imageMaxHeight.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.maxHeight }),
-    image_quality: imageQuality.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.quality }),
-    includeMetadata: z.boolean().optional().meta({ description: sameAs('include_metadata') }),
-    includeFigures: z.boolean().optional().meta({ description: sameAs('include_figures') }),
-    imageMaxWidth: imageMaxWidth.optional().meta({ description: sameAs('image_max_width') }),
-    imageMaxHeight: imageMaxHeight.optional().meta({ description: sameAs('image_max_height') }),
-    imageQuality: imageQuality.optional().meta({ description: sameAs('image_quality') }),
-  })
-  .superRefine((b, ctx) => {
-    for (const [snake, camel] of QUERY_OPTION_ALIASES) {
-      if (b[snake] !== undefined && b[camel] !== undefined && b[snake] !== b[camel]) ctx.addIssue({ code: 'custom', path: [snake], message: `${snake} and ${camel} are the same option with different values; send one` });
-    }
-  })
-  .transform(({ includeMetadata, includeFigures, imageMaxWidth: w, imageMaxHeight: h, imageQuality: q, ...b }) => ({
+type QueryOptions = Partial<Record<(typeof QUERY_OPTION_ALIASES)[number][number], unknown>>;
+
+function refuseDisagreeingAliases(b: QueryOptions, ctx: z.RefinementCtx): void {
+  for (const [snake, camel] of QUERY_OPTION_ALIASES) {
+    if (b[snake] !== undefined && b[camel] !== undefined && b[snake] !== b[camel]) ctx.addIssue({ code: 'custom', path: [snake], message: `${snake} and ${camel} are the same option with different values; send one` });
+  }
+}
+
+const queryObject = z.object({
+  ...selectionFields,
+  include_metadata: z.boolean().optional().meta({ default: true }),
+  include_figures: z.boolean().optional().meta({ default: false, description: 'Adds figure images as base64 in metadata.figures[].image_data; free, adds latency.' }),
+  image_max_width: imageMaxWidth.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.maxWidth }),
+  image_max_height: imageMaxHeight.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.maxHeight }),
+  image_quality: imageQuality.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.quality }),
+  includeMetadata: z.boolean().optional().meta({ description: sameAs('include_metadata') }),
+  includeFigures: z.boolean().optional().meta({ description: sameAs('include_figures') }),
+  imageMaxWidth: imageMaxWidth.optional().meta({ description: sameAs('image_max_width') }),
+  imageMaxHeight: imageMaxHeight.optional().meta({ description: sameAs('image_max_height') }),
+  imageQuality: imageQuality.optional().meta({ description: sameAs('image_quality') }),
+});
+
+/** The options under their spec names, whichever spelling was sent, with the spec's defaults. */
+function resolveAliases<T extends z.output<typeof queryObject> | z.output<ReturnType<typeof queryObject.omit<{ collection: true; collections: true }>>>>(body: T) {
+  const { includeMetadata, includeFigures, imageMaxWidth: w, imageMaxHeight: h, imageQuality: q, ...b } = body;
+  return {
     ...b,
     include_metadata: b.include_metadata ?? includeMetadata ?? true,
     include_figures: b.include_figures ?? includeFigures ?? false,
     image_max_width: b.image_max_width ?? w ?? DEFAULT_IMAGE_OPTIONS.maxWidth,
     image_max_height: b.image_max_height ?? h ?? DEFAULT_IMAGE_OPTIONS.maxHeight,
     image_quality: b.image_quality ?? q ?? DEFAULT_IMAGE_OPTIONS.quality,
-  }));
+  };
+}
+
+export const queryBody = queryObject.superRefine(refuseDisagreeingAliases).transform(resolveAliases);
+/** The /query body with the collection bound elsewhere (the MCP search-<name> tools). */
+export const boundQueryBody = queryObject.omit({ collection: true, collections: true }).superRefine(refuseDisagreeingAliases).transform(resolveAliases);
 
 export const collectionSearchBody = z
   .object({

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
 import { parseOr422, journalsQuery, journalRequestBody, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery } from '../schemas.js';
 import type { RequestState } from '../requestContext.js';
-import type { SearchService, SearchOutcome } from '../../search/searchService.js';
+import type { SearchService, SearchOutcome, PreviewOutcome } from '../../search/searchService.js';
 import type { CatalogueService } from '../../catalogue/catalogueService.js';
 import { remainingCost } from '../../search/searchService.js';
 import type { CachedRow } from '../../search/queryCache.js';
@@ -12,7 +12,7 @@ import type { CollectionCatalog } from '../../collections/catalog.js';
 import { listCollections } from '../../catalogue/collectionsList.js';
 import type { SearchEngine } from '../../search/port.js';
 import { formatCredits } from '../../money.js';
-import type { Unlock } from '../../unlock/unlock.js';
+import type { Unlock, UnlockResult } from '../../unlock/unlock.js';
 import type { AuthContext } from '../../auth/context.js';
 import { setBillingHeaders } from './billingHeaders.js';
 import { idempotencyBodyHash, assertIdempotencyKey } from '../../search/previewIdempotency.js';
@@ -47,7 +47,7 @@ function searchResult(row: CachedRow, includeMetadata: boolean, includeFigures: 
 }
 
 /** Preview/cached/unlocked row: locked rows show only the teaser; unlocked rows carry their figures (and images when fetched). */
-function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean, images?: Map<string, string>) {
+export function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean, images?: Map<string, string>) {
   return {
     id: row.id,
     collection: row.collection,
@@ -61,7 +61,7 @@ function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean, im
   };
 }
 
-function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: FigureImages) {
+export function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: FigureImages) {
   return {
     results: outcome.rows.map((r) => searchResult(r, includeMetadata, images !== undefined, images?.get(r.id))),
     queryId: outcome.queryId,
@@ -70,6 +70,32 @@ function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: F
     ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
     ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
     ...(outcome.discovery ? { discovery: outcome.discovery } : {}),
+  };
+}
+
+/** The preview response (also the MCP `preview` tool's): every row a teaser with its cost, nothing charged. */
+export function previewResponse(outcome: PreviewOutcome) {
+  return {
+    queryId: outcome.queryId,
+    results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), false)),
+    costCharged: null,
+    costToUnlockRemaining: formatCredits(remainingCost(outcome.rows, outcome.unlocked), 6),
+    ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
+    ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
+    ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
+    ...(outcome.discovery ? { discovery: outcome.discovery } : {}),
+  };
+}
+
+/** The unlock response (also the MCP `confirm` tool's): what this call paid and the rows, unlocked ones in full. */
+export function unlockResponse(outcome: UnlockResult) {
+  return {
+    queryId: outcome.queryId,
+    results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), false, outcome.images.get(r.id))),
+    costCharged: formatCredits(outcome.costChargedMicros, 6),
+    costToUnlockRemaining: formatCredits(outcome.costToUnlockRemainingMicros, 6),
+    ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
+    ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
   };
 }
 
@@ -120,16 +146,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const outcome = await deps.search.preview(a, { collections: body.collection ? [body.collection] : body.collections!, query: body.query, limit: body.limit, filters: body.filters ?? null }, idempotency);
     if (outcome.idempotency) ctx.set('Idempotency-Status', outcome.idempotency);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = {
-      queryId: outcome.queryId,
-      results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), false)),
-      costCharged: null,
-      costToUnlockRemaining: formatCredits(remainingCost(outcome.rows, outcome.unlocked), 6),
-      ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
-      ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
-      ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
-      ...(outcome.discovery ? { discovery: outcome.discovery } : {}),
-    };
+    ctx.body = previewResponse(outcome);
   });
 
   router.post('/unlock', async (ctx) => {
@@ -138,14 +155,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const figures = body.includeFigures ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
     const outcome = await deps.unlock.unlock(a, { queryId: body.queryId, resultIds: body.resultIds, figures });
     setBillingHeaders(ctx, a, outcome.billing);
-    ctx.body = {
-      queryId: outcome.queryId,
-      results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), false, outcome.images.get(r.id))),
-      costCharged: formatCredits(outcome.costChargedMicros, 6),
-      costToUnlockRemaining: formatCredits(outcome.costToUnlockRemainingMicros, 6),
-      ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
-      ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
-    };
+    ctx.body = unlockResponse(outcome);
   });
 
   router.get('/results/:queryId', async (ctx) => {

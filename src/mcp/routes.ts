@@ -1,0 +1,52 @@
+// POST and DELETE /mcp: MCP over Streamable HTTP, stateless. Each request gets a server built for its key and a fresh
+// transport, answers, and both are closed; nothing is kept between requests, so any API process can take any request.
+// HTTP translation only: the tools (tools.ts) call the use cases.
+//
+// The SDK's web-standard transport answers with a Response that is copied onto the Koa context, so Koa writes it
+// (status, headers, body) and the request log, security headers and error envelope stay Koa's. JSON responses, no SSE
+// streams: no tool sends progress yet. GET /mcp (a server-to-client stream) has no route: 405 in the envelope, which
+// MCP clients read as "no stream offered". DELETE (session end) is answered 200 by the transport: there is no session,
+// and an Mcp-Session-Id a client sends is ignored.
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { ApiError } from '../http/errors.js';
+import type { RequestState } from '../http/requestContext.js';
+import { createMcpServer } from './server.js';
+import type { McpDeps } from './tools.js';
+
+export type McpRouteDeps = McpDeps;
+
+function webRequestOf(ctx: Context): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(ctx.req.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  // the body was read and parsed by the jsonBody middleware; the transport takes it as parsedBody
+  return new Request(`http://localhost${ctx.url}`, { method: ctx.method, headers });
+}
+
+async function answer(ctx: Context, deps: McpDeps): Promise<void> {
+  const state = ctx.state as RequestState;
+  if (!state.auth) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key');
+  const server = createMcpServer(deps, state.auth, { requestId: state.requestId, log: state.log });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    const response = await transport.handleRequest(webRequestOf(ctx), { parsedBody: ctx.request.body });
+    ctx.status = response.status;
+    response.headers.forEach((value, name) => ctx.set(name, value));
+    // an empty answer (202 to a notification, 200 to DELETE) keeps its status: '' is a body, so Koa does not turn it into 204
+    ctx.body = await response.text();
+  } finally {
+    await server.close();
+  }
+}
+
+export function mcpRoutes(deps: McpRouteDeps): Router {
+  const router = new Router({ sensitive: true, strict: true });
+  router.post('/mcp', (ctx) => answer(ctx, deps));
+  router.delete('/mcp', (ctx) => answer(ctx, deps));
+  return router;
+}

@@ -1,0 +1,72 @@
+// The MCP server of one request: built for the authenticated key (its tools/list and instructions are that key's), it
+// lists the key's tools and calls them; a use case's refusal is a tool result with isError and the spec's code.
+//
+// Built on the SDK's low-level Server rather than McpServer: McpServer validates arguments with the tool's zod schema
+// itself and answers a failure with its own text, while the tools here validate with the REST schemas (parseOr422), so
+// an MCP client gets the REST twin's VALIDATION_ERROR message, and tools/list shows the JSON Schema of those schemas.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { AuthContext } from '../auth/context.js';
+import { toApiError } from '../http/middleware.js';
+import { formatCredits } from '../money.js';
+import { isLowBalance, toolNotFound, toolsFor, type McpDeps } from './tools.js';
+
+export const SERVER_INFO = { name: 'litsearch', version: '0.1.0' };
+
+/** The server's instructions: how to use the tools, and this account's balance, trial queries and a low-balance notice. */
+export function instructionsFor(auth: AuthContext): string {
+  const account: string[] = [];
+  const balance = auth.org.hideBalance ? 'hidden by the organization' : `${formatCredits(auth.org.balanceMicros, 6)} credits`;
+  if (auth.billingMode === 'sandbox') account.push('This is a sandbox key: searches return synthetic results at no cost; preview, confirm and gateway tools are not available to it.');
+  else if (!auth.org.billingEnabled) account.push('Billing is off for this organization: nothing is charged.');
+  else account.push(`Billing mode: ${auth.billingMode}. Balance: ${balance}.`);
+  if (auth.billingMode === 'trial') account.push(`Trial queries left: ${Math.max(0, auth.org.trialQueries - auth.org.trialUsed)} (previews use none; confirm and direct searches use one each).`);
+  if (isLowBalance(auth)) account.push(`Low balance: ${balance} left. Quote the remaining balance next to every cost; preview stays free, confirm and direct searches need credits.`);
+  return [
+    'Literature search over the collections this API key can reach. Results are passages of scholarly and editorial documents with their metadata; cite them by title, journal and year with a link (url, doi or pmid).',
+    ...account,
+    'Free: get_balance, find-tools, inspect-tool, preview (50 per hour per organization), list_collections, list_journals, request_journal. Billed: confirm (only rows not yet unlocked), search-<name> and call-tool (immediately).',
+    'The loop: inspect-tool, then preview with tool_name "search" or "search-<name>", show the teasers and the cost, ask before buying, then confirm with the queryId and the result_ids worth buying. A direct search-<name> bills at once and its result carries cost and queryId.',
+  ].join('\n');
+}
+
+/** A tool's answer as MCP content: the JSON of the REST response (text as it is). */
+function resultOf(payload: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: typeof payload === 'string' ? payload : JSON.stringify(payload) }] };
+}
+
+/** A refusal as a tool error's body: the spec's code and message (and details, Retry-After as retryAfterSeconds); anything else is INTERNAL_ERROR. */
+function errorBodyOf(err: unknown, log: Logger, requestId: string): { code: string; message: string } & Record<string, unknown> {
+  const api = toApiError(err);
+  if (api) {
+    const retryAfter = api.headers?.['Retry-After'];
+    return { code: api.code, message: api.message, ...(api.details ? { details: api.details } : {}), ...(retryAfter ? { retryAfterSeconds: Number(retryAfter) } : {}) };
+  }
+  log.error({ err }, 'unhandled error in an MCP tool');
+  return { code: 'INTERNAL_ERROR', message: `unexpected error; quote request id ${requestId} to support` };
+}
+
+export function createMcpServer(deps: McpDeps, auth: AuthContext, context: { requestId: string; log: Logger }): Server {
+  const tools = toolsFor(deps, auth, context.requestId);
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: instructionsFor(auth) });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: tools.listed.map((t): Tool => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as Tool['inputSchema'] })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const name = request.params.name;
+    const tool = tools.find(name);
+    try {
+      if (!tool) throw toolNotFound(name);
+      const result = resultOf(await tool.run(request.params.arguments ?? {}));
+      // the request log says POST /mcp 200 whatever the tool did: these lines say which tool and how it ended
+      context.log.info({ tool: name, keyId: auth.key.id }, 'mcp tool call');
+      return result;
+    } catch (err) {
+      const body = errorBodyOf(err, context.log, context.requestId);
+      context.log.info({ tool: name, keyId: auth.key.id, error: body.code }, 'mcp tool call refused');
+      return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] } satisfies CallToolResult;
+    }
+  });
+  return server;
+}

@@ -1,0 +1,310 @@
+// The MCP tools of one API key: each runs the use case of its REST twin (same validation, billing, limits, sandbox
+// rules and error codes) and answers with the REST response's fields. The MCP shell (server.ts) only lists and calls them.
+import type { AuthContext } from '../auth/context.js';
+import type { BillingOutcome } from '../search/searchService.js';
+import type { ToolRegistry } from '../tools/toolRegistry.js';
+import { listCollections, reachableEntries } from '../catalogue/collectionsList.js';
+import { searchFigureImages } from '../figures/figureImages.js';
+import { searchBody, previewResponse, unlockResponse, type SearchRouteDeps } from '../http/routes/searchRoutes.js';
+import type { ToolRouteDeps } from '../http/routes/toolRoutes.js';
+import { parseOr422, journalsQuery, journalRequestBody, unlockBody } from '../http/schemas.js';
+import { Rejection } from '../domain/rejection.js';
+import { formatCredits } from '../money.js';
+import {
+  boundPreviewSearchArgs,
+  boundSearchArgs,
+  boundSearchSchema,
+  callToolArgs,
+  confirmArgs,
+  findToolsArgs,
+  inspectToolArgs,
+  jsonSchemaOf,
+  listJournalsSchema,
+  noArgs,
+  previewArgs,
+  previewSearchArgs,
+  searchArgs,
+  searchSchema,
+} from './toolSchemas.js';
+
+/** What the REST routes of the same use cases get, and the gateway's tools for find-tools and inspect-tool. */
+export interface McpDeps extends SearchRouteDeps, ToolRouteDeps {
+  /** the gateway's tools (shipped and mounted upstream) */
+  tools: ToolRegistry;
+}
+
+export interface McpTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** per call, for gateway tools with a fixed price */
+  price?: string;
+  run(args: unknown): Promise<unknown>;
+}
+
+/** A balance below this (1 credit) is announced in the server's instructions. */
+export const LOW_BALANCE_MICROS = 1_000_000n;
+
+/** Input schemas are the same for every key: converted once, not per request. */
+const SCHEMAS = {
+  noArgs: jsonSchemaOf(noArgs),
+  findTools: jsonSchemaOf(findToolsArgs),
+  inspectTool: jsonSchemaOf(inspectToolArgs),
+  preview: jsonSchemaOf(previewArgs),
+  confirm: jsonSchemaOf(confirmArgs),
+  callTool: jsonSchemaOf(callToolArgs),
+  requestJournal: jsonSchemaOf(journalRequestBody),
+};
+
+/** The prefix of the bound search tools: `search-<collection>`. */
+const BOUND_SEARCH = 'search-';
+
+const bad = (message: string) => new Rejection('VALIDATION_ERROR', message);
+
+function objectArgs(args: unknown): Record<string, unknown> {
+  return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+}
+
+/** The bound search tools take the collection from their name; a collection in the arguments is refused as on POST /{collection}. */
+function refuseCollectionArgument(args: unknown): void {
+  const a = objectArgs(args);
+  if ('collection' in a || 'collections' in a) throw bad('the collection is given by the tool name; remove collection/collections from the arguments');
+}
+
+function collectionsOf(body: { collection?: string; collections?: string[] }): string[] {
+  if ((body.collection === undefined) === (body.collections === undefined)) throw bad('send exactly one of collection or collections');
+  return body.collection ? [body.collection] : body.collections!;
+}
+
+export const toolNotFound = (name: string) => new Rejection('NOT_FOUND', `no tool "${name}" is available to this key; find-tools lists the tools`);
+
+const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
+
+/** The balance as the account shows it: hidden balances are null. */
+function balanceOf(auth: AuthContext, micros: bigint): string | null {
+  return auth.org.hideBalance ? null : formatCredits(micros, 6);
+}
+
+function trialQueriesLeft(auth: AuthContext): number | null {
+  return auth.billingMode === 'trial' ? Math.max(0, auth.org.trialQueries - auth.org.trialUsed) : null;
+}
+
+export function isLowBalance(auth: AuthContext): boolean {
+  return auth.billingMode === 'live' && auth.org.billingEnabled && auth.org.balanceMicros < LOW_BALANCE_MICROS;
+}
+
+/** What the billing headers of a search say, in the result, so a client reconciles without HTTP headers. */
+function billingFields(auth: AuthContext, billing: BillingOutcome) {
+  return { cost: formatCredits(billing.costMicros, 6), tokens_used: billing.tokens, billing_mode: billing.mode, balance_remaining: balanceOf(auth, billing.balanceMicros) };
+}
+
+/**
+ * The tools of one key. `listed` is what tools/list shows (the reference's fixed tools and one `search-<name>` per
+ * reachable collection); `catalogue` is what find-tools shows (`search`, `list_collections`, `list_journals` and the
+ * gateway's tools), also callable directly by name.
+ */
+export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
+  const reachable = reachableEntries(deps.catalog, auth);
+
+  async function search(args: unknown, bound: string | null) {
+    let collections: string[];
+    let body: { query: string; limit: number; filters?: unknown; include_metadata: boolean; include_figures: boolean; image_max_width: number; image_max_height: number; image_quality: number };
+    if (bound === null) {
+      const parsed = parseOr422(searchArgs, args);
+      collections = collectionsOf(parsed);
+      body = parsed;
+    } else {
+      refuseCollectionArgument(args);
+      body = parseOr422(boundSearchArgs, args);
+      collections = [bound];
+    }
+    const endpoint = bound === null ? 'mcp:search' : `mcp:${BOUND_SEARCH}${bound}`;
+    const outcome = await deps.search.search(auth, { collections, query: body.query, limit: body.limit, filters: body.filters ?? null }, endpoint, requestId);
+    const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
+    const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
+    return { ...searchBody(outcome, body.include_metadata, images), ...billingFields(auth, outcome.billing) };
+  }
+
+  const catalogue: McpTool[] = [
+    {
+      name: 'search',
+      description:
+        'Searches one collection (`collection`) or up to 5 (`collections`, merged into one ranked list) and returns ranked passages. Bills immediately: delivered result tokens at the collection price per 1000 tokens (`cost` in the result); use preview first to see teasers and prices for free. A catalogue question sent without filters (which sources, publishers or journals?) is answered free in `discovery`. The result carries `queryId`: GET /api/v1/search/results/{queryId} re-fetches it free for 7 days.',
+      inputSchema: searchSchema,
+      run: (args) => search(args, null),
+    },
+    {
+      name: 'list_collections',
+      description: 'Lists the collections this key can search, with descriptions, document counts and, for meta-collections, members and price range. Free.',
+      inputSchema: SCHEMAS.noArgs,
+      run: async (args) => {
+        parseOr422(noArgs, args);
+        const collections = await listCollections({ catalog: deps.catalog, engine: deps.engine }, auth);
+        return { collections, count: collections.length };
+      },
+    },
+    {
+      name: 'list_journals',
+      description:
+        "Lists the journals of a collection in this key's scope, ranked by h-index, or with `topic` by how much relevant content each holds on it. Free. Pass a journal's ISSNs in an `issn` filter to search that journal.",
+      inputSchema: listJournalsSchema,
+      run: async (args) => {
+        const { collection, ...rest } = objectArgs(args);
+        if (typeof collection !== 'string' || collection === '') throw bad('collection: a collection name is required');
+        // the REST query schema reads query-string text: numbers are handed over as their text, so its rules and messages apply
+        const asQuery = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' ? String(v) : v]));
+        const q = parseOr422(journalsQuery, asQuery);
+        return deps.catalogue.journals(auth, collection, { topic: q.topic ?? null, publisher: q.publisher, minHIndex: q.min_h_index, limit: q.limit, offset: q.offset });
+      },
+    },
+    ...deps.tools.describe().map(
+      (t): McpTool => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        price: formatCredits(t.priceMicros, 6),
+        run: (args) => deps.toolCalls.call(auth, t.prefix, t.tool, args ?? {}),
+      }),
+    ),
+  ];
+
+  /** A catalogue tool by name; a `prefix--tool` name not described still goes to the gateway, which answers 404 as REST does. */
+  function catalogueTool(name: string): McpTool | undefined {
+    const known = catalogue.find((t) => t.name === name);
+    if (known) return known;
+    const split = name.indexOf('--');
+    if (split <= 0) return undefined;
+    const prefix = name.slice(0, split);
+    const tool = name.slice(split + 2);
+    return { name, description: '', inputSchema: { type: 'object' }, run: (args) => deps.toolCalls.call(auth, prefix, tool, args ?? {}) };
+  }
+
+  const bound: McpTool[] = reachable.map((entry) => ({
+    name: `${BOUND_SEARCH}${entry.name}`,
+    description: `Searches ${entry.displayName}${entry.description ? ` (${entry.description})` : ''}. Bills immediately, like POST /api/v1/search/${entry.name}: the result carries \`cost\` and \`queryId\`. Use preview with tool_name "${BOUND_SEARCH}${entry.name}" to see teasers and prices for free first.`,
+    inputSchema: boundSearchSchema,
+    run: (args) => search(args, entry.name),
+  }));
+
+  const describeTool = (t: McpTool, full: boolean) => ({ name: t.name, description: full ? t.description : firstSentence(t.description), inputSchema: t.inputSchema, ...(t.price !== undefined ? { price: t.price } : {}) });
+
+  const listed: McpTool[] = [
+    {
+      name: 'get_balance',
+      description: 'Free. The balance, billing mode and trial queries left of this account. Call once at session start; confirm returns balance_remaining itself.',
+      inputSchema: SCHEMAS.noArgs,
+      run: async (args) => {
+        parseOr422(noArgs, args);
+        return {
+          balance: balanceOf(auth, auth.org.balanceMicros),
+          billing_mode: auth.billingMode,
+          billing_enabled: auth.org.billingEnabled,
+          trial_queries_left: trialQueriesLeft(auth),
+          low_balance: isLowBalance(auth),
+        };
+      },
+    },
+    {
+      name: 'find-tools',
+      description:
+        'Free. The catalogue of tools behind this server (search, list_collections, list_journals and the gateway tools): name, first sentence of the description, input schema. `query` searches names and descriptions; `integration` lists one provider (a gateway prefix); `format` is json (default) or text.',
+      inputSchema: SCHEMAS.findTools,
+      run: async (args) => {
+        const a = parseOr422(findToolsArgs, args);
+        const terms = (a.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+        const matches = (t: McpTool) => terms.length === 0 || terms.some((term) => `${t.name} ${t.description}`.toLowerCase().includes(term));
+        const inIntegration = (t: McpTool) => a.integration === undefined || t.name.startsWith(`${a.integration}--`);
+        const found = catalogue.filter((t) => inIntegration(t) && matches(t)).map((t) => describeTool(t, false));
+        return a.format === 'text' ? found.map((t) => `${t.name}: ${t.description}`).join('\n') || 'no tool matches' : found;
+      },
+    },
+    {
+      name: 'inspect-tool',
+      description: 'Free. The full description and input schema of one tool (from find-tools or tools/list). Read it before calling a tool: a guessed argument costs a failed call.',
+      inputSchema: SCHEMAS.inspectTool,
+      run: async (args) => {
+        const { tool_name } = parseOr422(inspectToolArgs, args);
+        const tool = catalogue.find((t) => t.name === tool_name) ?? bound.find((t) => t.name === tool_name) ?? listed.find((t) => t.name === tool_name);
+        if (!tool) throw toolNotFound(tool_name);
+        return describeTool(tool, true);
+      },
+    },
+    {
+      name: 'preview',
+      description:
+        'Free (50 per hour per organization, shared with POST /api/v1/search/preview). Runs a search (`tool_name` "search" or a "search-<name>", with that tool\'s selection arguments: query, limit, filters, and collection/collections for "search") and returns locked teasers, the cost to unlock each row and a `queryId` unlockable with confirm for 7 days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is already in hand.',
+      inputSchema: SCHEMAS.preview,
+      run: async (args) => {
+        const { tool_name, arguments: a } = parseOr422(previewArgs, args);
+        let input: { collections: string[]; query: string; limit: number; filters: unknown };
+        if (tool_name === 'search') {
+          const body = parseOr422(previewSearchArgs, a);
+          input = { collections: collectionsOf(body), query: body.query, limit: body.limit, filters: body.filters ?? null };
+        } else if (tool_name.startsWith(BOUND_SEARCH) && tool_name.length > BOUND_SEARCH.length) {
+          refuseCollectionArgument(a);
+          const body = parseOr422(boundPreviewSearchArgs, a);
+          input = { collections: [tool_name.slice(BOUND_SEARCH.length)], query: body.query, limit: body.limit, filters: body.filters ?? null };
+        } else {
+          throw bad(`tool_name: only searches are previewable ("search" or "search-<name>"), not "${tool_name}"`);
+        }
+        const outcome = await deps.search.preview(auth, input);
+        return { ...previewResponse(outcome), workflow: outcome.rows.some((r) => !outcome.unlocked.has(r.id)) ? 'requires_confirm' : 'complete' };
+      },
+    },
+    {
+      name: 'confirm',
+      description:
+        'Bills. Unlocks rows of a preview by its `queryId` (`query_id` is accepted too): `result_ids` names the rows to buy, omitted or null buys all. Charges only rows not yet unlocked under that queryId, so a repeat costs nothing. Returns the rows in full, `cost_charged` and `balance_remaining`.',
+      inputSchema: SCHEMAS.confirm,
+      run: async (args) => {
+        const c = parseOr422(confirmArgs, args);
+        if (c.queryId !== undefined && c.query_id !== undefined && c.queryId !== c.query_id) throw bad('queryId and query_id differ; send one of them');
+        // the REST unlock body's rules (ids, limits) apply to what confirm passes on
+        const body = parseOr422(unlockBody, {
+          queryId: c.queryId ?? c.query_id,
+          ...(c.result_ids !== undefined ? { resultIds: c.result_ids } : {}),
+          ...(c.include_figures !== undefined ? { includeFigures: c.include_figures } : {}),
+        });
+        const figures = body.includeFigures ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
+        const outcome = await deps.unlock.unlock(auth, { queryId: body.queryId, resultIds: body.resultIds, figures });
+        return {
+          ...unlockResponse(outcome),
+          cost_charged: formatCredits(outcome.costChargedMicros, 6),
+          tokens_used: outcome.billing.tokens,
+          billing_mode: outcome.billing.mode,
+          balance_remaining: balanceOf(auth, outcome.billing.balanceMicros),
+        };
+      },
+    },
+    {
+      name: 'call-tool',
+      description:
+        'Runs a tool of the catalogue (find-tools) with its `arguments`: search, list_collections, list_journals, or a gateway tool `prefix--tool` (POST /api/v1/tools/{prefix}/{tool}). Bills immediately what the tool costs; calls share the per-minute budget with search.',
+      inputSchema: SCHEMAS.callTool,
+      run: async (args) => {
+        const { tool_name, arguments: a } = parseOr422(callToolArgs, args);
+        const tool = catalogueTool(tool_name);
+        if (!tool) throw toolNotFound(tool_name);
+        return tool.run(a);
+      },
+    },
+    ...(reachable.length > 0
+      ? [
+          {
+            name: 'request_journal',
+            description: 'Free. Records a request for a journal or publisher this account cannot reach (after a search for it came back empty): `title` and/or `issn`, and a `note`. It records the request; it does not grant access.',
+            inputSchema: SCHEMAS.requestJournal,
+            run: async (args: unknown) => deps.catalogue.requestJournal(auth, parseOr422(journalRequestBody, args)),
+          },
+        ]
+      : []),
+    ...bound,
+  ];
+
+  return {
+    /** what tools/list shows this key */
+    listed,
+    /** a tool callable by name with tools/call: a listed one, or one of the catalogue */
+    find: (name: string): McpTool | undefined => listed.find((t) => t.name === name) ?? catalogueTool(name),
+  };
+}
