@@ -27,6 +27,18 @@ function webRequestOf(ctx: Context): Request {
   return new Request(`http://localhost${ctx.url}`, { method: ctx.method, headers });
 }
 
+function protocolRefusal(status: number, body: string): ApiError {
+  let message = `the MCP transport refused the request (HTTP ${status})`;
+  try {
+    const text = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
+    if (typeof text === 'string' && text.length > 0) message = `MCP: ${text}`;
+  } catch {
+    // not JSON: the status says enough
+  }
+  if (status === 405) return new ApiError(405, 'METHOD_NOT_ALLOWED', message, undefined, { Allow: 'POST, DELETE' });
+  return new ApiError(status >= 500 ? 503 : status, status >= 500 ? 'SERVICE_UNAVAILABLE' : 'VALIDATION_ERROR', message);
+}
+
 async function answer(ctx: Context, deps: McpDeps): Promise<void> {
   const state = ctx.state as RequestState;
   if (!state.auth) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key');
@@ -35,6 +47,9 @@ async function answer(ctx: Context, deps: McpDeps): Promise<void> {
   await server.connect(transport);
   try {
     const response = await transport.handleRequest(webRequestOf(ctx), { parsedBody: ctx.request.body });
+    // the transport's own refusals (no Accept for JSON and SSE, not a JSON-RPC message, wrong content type) come as a
+    // JSON-RPC error body; like every non-2xx answer of the service they go out in the spec's envelope
+    if (response.status >= 400) throw protocolRefusal(response.status, await response.text());
     ctx.status = response.status;
     response.headers.forEach((value, name) => ctx.set(name, value));
     // an empty answer (202 to a notification, 200 to DELETE) keeps its status: '' is a body, so Koa does not turn it into 204

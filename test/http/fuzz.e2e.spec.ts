@@ -10,6 +10,7 @@ import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
 import { searchRoutes, type SearchRouteDeps } from '../../src/http/routes/searchRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from '../../src/http/routes/toolRoutes.js';
 import type { Operations } from '../../src/admin/operations.js';
+import { mcpRoutes, type McpRouteDeps } from '../../src/mcp/routes.js';
 import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,6 +73,8 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/api/v1/search/journal-requests', door: 'api', body: () => ({ title: 'Journal of Fuzzing', issn: '1234-5678', note: 'fuzz' }) },
   { method: 'POST', path: '/api/v1/search/:collection', door: 'api', body: () => ({ query: 'vitamin D and bone density', limit: 3 }) },
   { method: 'POST', path: '/api/v1/tools/:prefix/:tool', door: 'api', body: () => ({ input: 'x' }) },
+  { method: 'POST', path: '/mcp', door: 'api', body: () => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_balance', arguments: {} } }) },
+  { method: 'DELETE', path: '/mcp', door: 'api' },
   { method: 'POST', path: '/admin/v1/organizations', door: 'admin', body: () => ({ name: 'Fuzz lab' }) },
   { method: 'GET', path: '/admin/v1/organizations/:orgId', door: 'admin' },
   { method: 'POST', path: '/admin/v1/organizations/:orgId/credits', door: 'admin', body: () => ({ amount: '1.25', reference: 'fuzz' }) },
@@ -98,7 +101,7 @@ const ROUTES: Route[] = [
 
 /** Every route the app's routers register: the fuzz covers each one, so a new route cannot be left out of it. */
 function registeredRoutes(): string[] {
-  const routers = [healthRoutes({}), docsRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps)];
+  const routers = [healthRoutes({}), docsRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps), mcpRoutes({} as McpRouteDeps)];
   return routers.flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path)}`))).sort();
 }
 

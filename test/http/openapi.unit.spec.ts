@@ -67,11 +67,11 @@ describe('the OpenAPI document', () => {
     expect(refetch.find((p) => p.name === 'imageMaxWidth')!.schema).toMatchObject({ type: 'integer', minimum: 100, maximum: 1920, default: 800 });
   });
 
-  it('asks an API key on /api/v1, the operator token on /admin/v1, nothing on the public routes', () => {
+  it('asks an API key on /api/v1 and /mcp, the operator token on /admin/v1, nothing on the public routes', () => {
     for (const [path, ops] of Object.entries(document.paths)) {
       for (const op of Object.values(ops)) {
         const schemes = op.security.flatMap((s) => Object.keys(s)).sort();
-        if (path.startsWith('/api/v1/')) expect(schemes, path).toEqual(['ApiKeyHeader', 'BearerAuth']);
+        if (path.startsWith('/api/v1/') || path === '/mcp') expect(schemes, path).toEqual(['ApiKeyHeader', 'BearerAuth']);
         else if (path.startsWith('/admin/v1/')) expect(schemes, path).toEqual(['OperatorBearer']);
         else expect(schemes, path).toEqual([]);
       }

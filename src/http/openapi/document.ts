@@ -24,7 +24,7 @@ import * as operator from './operatorResponses.js';
 
 type Json = Record<string, unknown>;
 type Access = 'apiKey' | 'operator' | 'public';
-type Tag = 'search' | 'catalogue' | 'tools' | 'operator' | 'health' | 'docs';
+type Tag = 'search' | 'catalogue' | 'tools' | 'mcp' | 'operator' | 'health' | 'docs';
 
 /** The named schemas: request schemas are the very objects the routes parse with. */
 const NAMED_SCHEMAS = {
@@ -238,6 +238,14 @@ const OPERATIONS: Operation[] = [
   { method: 'get', path: '/openapi.json', tag: 'docs', access: 'public', operationId: 'openApiDocument', summary: 'This document', response: { content: { 'application/json': { schema: { type: 'object' } } } }, errors: [] },
   { method: 'get', path: '/docs', tag: 'docs', access: 'public', operationId: 'docsPage', summary: 'This document rendered as a page (Swagger UI, served locally)', response: { content: { 'text/html': { schema: { type: 'string' } } } }, errors: [] },
   { method: 'get', path: '/docs/assets/{file}', tag: 'docs', access: 'public', operationId: 'docsAsset', summary: "The documentation page's scripts and styles", response: { content: { 'application/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } }, 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } }, errors: [404] },
+  {
+    method: 'post', path: '/mcp', tag: 'mcp', access: 'apiKey', operationId: 'mcpMessage', summary: 'An MCP JSON-RPC message (Streamable HTTP, stateless)',
+    description: 'Model Context Protocol over Streamable HTTP: initialize, tools/list (a key sees one search-<name> tool per collection it reaches), tools/call. Each request is answered by a fresh server; no session id is issued. Tool results carry the REST answers (searches add `cost`).',
+    freeBody: 'A JSON-RPC 2.0 message or batch (see the MCP specification).',
+    response: { content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } }, description: 'A JSON-RPC response, or a stream of them' },
+    errors: [401, 422],
+  },
+  { method: 'delete', path: '/mcp', tag: 'mcp', access: 'apiKey', operationId: 'mcpEndSession', summary: 'Ends a session: accepted for clients that send it; the server keeps none', response: { content: { 'application/json': { schema: { type: 'object' } } } }, errors: [401] },
   // operator
   ...operatorOperations(),
 ];
@@ -326,6 +334,7 @@ export function buildOpenApiDocument(): Json {
       { name: 'search', description: 'Search, preview, unlock, re-fetch, quota (API key)' },
       { name: 'catalogue', description: 'Which journals a collection holds; journal requests (API key)' },
       { name: 'tools', description: 'The tool gateway (API key)' },
+      { name: 'mcp', description: 'The MCP server (Streamable HTTP, stateless; API key): the same use cases as REST, see the README\'s Agents section' },
       { name: 'operator', description: 'The operator API: organizations, credits, keys, prices, ledger, audit (operator token, not an API key)' },
       { name: 'health', description: 'Liveness and readiness (no credentials)' },
       { name: 'docs', description: 'This document and its page (no credentials)' },
