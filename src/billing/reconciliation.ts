@@ -96,18 +96,7 @@ export function foldOrganizationEvents(events: StoredEvent[], period: Reconcilia
         }
         break;
       }
-      case 'ToolCallCharged': {
-        // money that belongs to no collection, like credits: on the day's null-collection line
-        const a = BigInt(e.data.amountMicros);
-        if (before) {
-          opening -= a;
-          break;
-        }
-        totals.charges += a;
-        dayTotals(day).charges += a;
-        line(day, null).chargesMicros += a;
-        break;
-      }
+      case 'ToolCallCharged':
       case 'SearchCharged':
       case 'ResultsUnlocked': {
         const a = BigInt(e.data.amountMicros);
@@ -117,14 +106,18 @@ export function foldOrganizationEvents(events: StoredEvent[], period: Reconcilia
         }
         totals.charges += a;
         dayTotals(day).charges += a;
-        for (const l of e.data.collections) {
-          const target = line(day, l.collection);
-          if (e.type === 'SearchCharged') {
-            target.searches += 1;
-            target.chargesMicros += BigInt(l.amountMicros);
-          } else {
-            target.unlocksMicros += BigInt(l.amountMicros);
-            target.unlockedResults += l.results ?? 0;
+        // a tool call's money belongs to no collection, like credits: on the day's null-collection line
+        if (e.type === 'ToolCallCharged') line(day, null).chargesMicros += a;
+        else {
+          for (const l of e.data.collections) {
+            const target = line(day, l.collection);
+            if (e.type === 'SearchCharged') {
+              target.searches += 1;
+              target.chargesMicros += BigInt(l.amountMicros);
+            } else {
+              target.unlocksMicros += BigInt(l.amountMicros);
+              target.unlockedResults += l.results ?? 0;
+            }
           }
         }
         break;

@@ -4,6 +4,7 @@ import { assertSearchPayable, chargeLines, decide, type KeyState, type OrgState 
 import { DEFAULT_LIMITS } from '../../src/domain/events.js';
 import { Rejection } from '../../src/domain/rejection.js';
 import { decideKey, type KeyCommand } from '../../src/domain/apiKey.js';
+import { rejectionCode } from '../support/rejectionCode.js';
 
 describe('money', () => {
   it('parses decimal strings into micro-credits and formats them back exactly', () => {
@@ -53,15 +54,7 @@ const key: KeyState = { keyId: 'key_1', orgId: 'org_1', revoked: false, spending
 describe('organization decider', () => {
   const state = liveOrg;
   const line = (amount: string) => [{ collection: 'scifact', tokens: 100, pricePer1000Micros: '10', amountMicros: amount }];
-  const rejected = (fn: () => unknown) => {
-    try {
-      fn();
-    } catch (err) {
-      if (err instanceof Rejection) return err.code;
-      throw err;
-    }
-    return 'accepted';
-  };
+  const rejected = rejectionCode;
 
   it('charges a live search the priced amount', () => {
     const [event] = decide({ type: 'ChargeSearch', key, queryId: 'q1', endpoint: '/query', collections: line('1000') }, state);
@@ -151,24 +144,9 @@ describe('organization decider: modes, trial allowance, quota', () => {
 });
 
 describe('refusing before the search what the charge would refuse', () => {
-  const early = (state: OrgState, k: KeyState = key) => {
-    try {
-      assertSearchPayable(state, k);
-    } catch (err) {
-      if (err instanceof Rejection) return err.code;
-      throw err;
-    }
-    return 'accepted';
-  };
-  const charged = (state: OrgState, k: KeyState = key) => {
-    try {
-      decide({ type: 'ChargeSearch', key: k, queryId: 'q', endpoint: '/query', collections: [{ collection: 'scifact', tokens: 1, pricePer1000Micros: '1000', amountMicros: '1' }] }, state);
-    } catch (err) {
-      if (err instanceof Rejection) return err.code;
-      throw err;
-    }
-    return 'accepted';
-  };
+  const early = (state: OrgState, k: KeyState = key) => rejectionCode(() => assertSearchPayable(state, k));
+  const charged = (state: OrgState, k: KeyState = key) =>
+    rejectionCode(() => decide({ type: 'ChargeSearch', key: k, queryId: 'q', endpoint: '/query', collections: [{ collection: 'scifact', tokens: 1, pricePer1000Micros: '1000', amountMicros: '1' }] }, state));
 
   it('gives the charge\'s own answer for the least a search can cost, in every mode', () => {
     const cases: [string, OrgState, KeyState][] = [
@@ -199,15 +177,7 @@ describe('refusing before the search what the charge would refuse', () => {
 
 describe('key decider', () => {
   const create: KeyCommand = { type: 'CreateKey', keyId: 'key_2', orgId: 'org_1', organizationFound: true, mode: 'live', keyHash: 'h', keyPrefix: 'sk_live_ab', collections: ['scifact'], spendingCapMicros: 2_000n };
-  const code = (fn: () => unknown) => {
-    try {
-      fn();
-    } catch (err) {
-      if (err instanceof Rejection) return err.code;
-      throw err;
-    }
-    return 'accepted';
-  };
+  const code = rejectionCode;
 
   it('creates a key of an existing organization with the event replay has always read', () => {
     expect(decideKey(create, undefined)).toEqual([

@@ -1,8 +1,8 @@
 // The money rules of a priced tool call (decide), its projection and its reconciliation fold, without I/O.
 import { describe, expect, it } from 'vitest';
+import { rejectionCode } from '../support/rejectionCode.js';
 import { decide, type KeyState, type OrgState } from '../../src/domain/organization.js';
 import { DEFAULT_LIMITS, type ProjectableEvent, type StoredEvent } from '../../src/domain/events.js';
-import { Rejection } from '../../src/domain/rejection.js';
 import { project, type ProjectionReader } from '../../projections/project.js';
 import { foldOrganizationEvents } from '../../src/billing/reconciliation.js';
 import type { BalanceRow, OrganizationRow } from '../../projections/tables.js';
@@ -24,15 +24,7 @@ const org: OrgState = {
 };
 const key: KeyState = { keyId: 'key_1', orgId: 'org_1', revoked: false, spendingCapMicros: null, spentMicros: 0n };
 const charge = (priceMicros: bigint, k: KeyState = key) => ({ type: 'ChargeToolCall' as const, key: k, callId: 'tc_1', tool: 'retractions/check', priceMicros });
-const codeOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof Rejection) return err.code;
-    throw err;
-  }
-  return 'accepted';
-};
+const codeOf = rejectionCode;
 
 describe('ChargeToolCall', () => {
   it('charges a live organization exactly the price, whatever its query quota says', () => {
