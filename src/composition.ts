@@ -79,10 +79,10 @@ export async function openEventStore(config: Config): Promise<Db> {
  */
 export const INDEX_RELOAD_CHECK_MS = 1000;
 
-export async function openSearchEngine(config: Config): Promise<SearchEngine> {
+export async function openSearchEngine(config: Config, log?: Logger): Promise<SearchEngine> {
   if (config.opensearchUrl) {
     const { createOpenSearchEngine } = await import('./search/opensearch/openSearchEngine.js');
-    return createOpenSearchEngine({ url: config.opensearchUrl });
+    return createOpenSearchEngine({ url: config.opensearchUrl, onVectorStorage: (storage, detail) => log?.info({ searchKnn: storage === 'knn' ? 'lucene-hnsw' : 'exact' }, detail) });
   }
   return createEmbeddedEngine({ dir: join(config.dataDir, 'index'), reloadCheckIntervalMs: INDEX_RELOAD_CHECK_MS });
 }
@@ -109,7 +109,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }
     const db = await openEventStore(config);
     closers.push(() => db.close());
-    const engine = await openSearchEngine(config);
+    const engine = await openSearchEngine(config, log);
+    if (engine.vectorSearchMode) void engine.vectorSearchMode().catch((err) => log.warn({ err }, 'could not ask the search engine how it searches vectors'));
     closers.push(() => engine.close());
     const embedder = await openEmbedder(config);
     closers.push(() => embedder.close());
@@ -177,6 +178,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         },
         search: () => engine.ping(),
       },
+      readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact' }),
     });
     return { config, log, db, engine, embedder, catalog, accounts, operations, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {

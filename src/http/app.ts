@@ -9,7 +9,7 @@ import { searchRoutes, type SearchRouteDeps } from './routes/searchRoutes.js';
 import { adminRoutes } from './routes/adminRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from './routes/toolRoutes.js';
 import { mcpRoutes, type McpRouteDeps } from '../mcp/routes.js';
-import { healthRoutes, type ReadinessCheck } from './routes/healthRoutes.js';
+import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from './routes/healthRoutes.js';
 import { docsRoutes } from './routes/docsRoutes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { routedOperations, type RoutedOperation } from './openapi/routedOperations.js';
@@ -29,6 +29,8 @@ export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps {
   /** the service clock: the per-IP limiter's windows run on it, so tests move time instead of waiting */
   clock: () => Date;
   readiness: Record<string, ReadinessCheck>;
+  /** shown as /readyz details (how vector search runs, ...) */
+  readinessDetails?: ReadinessDetails;
   /** request body limit; filters may legitimately carry tens of thousands of values */
   bodyLimitBytes?: number;
   /** proxies whose X-Forwarded-For entries are trusted for the client address; 0 (default): the socket's address */
@@ -64,7 +66,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   const requireKey = apiKeyAuthentication(deps.accounts);
   const mounted: RouteGroup[] = [
-    { router: healthRoutes(deps.readiness), access: 'public' },
+    { router: healthRoutes(deps.readiness, deps.readinessDetails), access: 'public' },
     { router: docsRoutes(buildOpenApiDocument()), access: 'public' },
     { router: adminRoutes(deps.operations), access: requireOperator },
     { router: searchRoutes(deps), access: requireKey, crossOrigin: true },

@@ -106,5 +106,12 @@ export interface SearchEngine {
   deleteIndex(index: string): Promise<void>;
   /** true when the engine answers */
   ping(): Promise<boolean>;
+  /**
+   * How dense and hybrid searches find their vector candidates: 'lucene-hnsw' (OpenSearch's k-NN plugin, approximate,
+   * filtered k-NN queries) or 'exact' (every filtered vector scored). Shown in /readyz details.
+   */
+  vectorSearchMode?(): Promise<VectorSearchMode>;
   close(): Promise<void>;
 }
+
+export type VectorSearchMode = 'lucene-hnsw' | 'exact';

@@ -27,7 +27,7 @@ describe('health and the HTTP shell', () => {
     expect((await call('GET', '/healthz')).status).toBe(200);
     const ready = await call('GET', '/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready', checks: { eventStore: 'up', temporal: 'up', search: 'up' } });
+    expect(ready.body).toEqual({ status: 'ready', checks: { eventStore: 'up', temporal: 'up', search: 'up' }, details: { searchKnn: 'exact' } });
   });
 
   it('puts a request id on every response, in the header and in error bodies', async () => {

@@ -14,7 +14,18 @@ import org.opensearch.http.HttpServerTransport;
 
 public final class SingleNodeOpenSearch {
 
+    private static final String KNN_PLUGIN = "org.opensearch.knn.plugin.KNNPlugin";
+
     private SingleNodeOpenSearch() {
+    }
+
+    private static boolean onClassPath(final String className) {
+        try {
+            Class.forName(className, false, SingleNodeOpenSearch.class.getClassLoader());
+            return true;
+        } catch (final ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     public static void main(final String[] args) throws Exception {
@@ -54,11 +65,18 @@ public final class SingleNodeOpenSearch {
             }
         }, "litsearch-opensearch-shutdown"));
 
-        runner.build(OpenSearchRunner.newConfigs()
+        final OpenSearchRunner.Configs configs = OpenSearchRunner.newConfigs()
                 .basePath(home.toString())
                 .numOfNode(1)
                 .clusterName(clusterName)
-                .printOnFailure());
+                .printOnFailure();
+        // The k-NN plugin (its jars on the class path when provision.sh installed it) is a classpath plugin here;
+        // without it, vectors are scored exactly by painless.
+        if (onClassPath(KNN_PLUGIN)) {
+            configs.pluginTypes(KNN_PLUGIN);
+            System.out.println("SingleNodeOpenSearch: loading " + KNN_PLUGIN);
+        }
+        runner.build(configs);
         final ClusterHealthStatus status = runner.ensureYellow();
         final int boundPort = runner.getInstance(HttpServerTransport.class)
                 .boundAddress().publishAddress().getPort();

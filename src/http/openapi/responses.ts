@@ -177,6 +177,10 @@ export const Liveness = z.object({ status: z.literal('ok') });
 export const Readiness = z.object({
   status: z.enum(['ready', 'not_ready']),
   checks: z.record(z.string(), z.enum(['up', 'down'])).meta({ description: 'Each dependency: the event store, Temporal, the search engine.' }),
+  details: z
+    .record(z.string(), z.string())
+    .optional()
+    .meta({ description: "How the service runs; searchKnn: 'lucene-hnsw' (OpenSearch k-NN plugin, approximate filtered k-NN) or 'exact' (every filtered vector scored)." }),
 });
 
 /** Per-IP limiter refusal on the operator API: a bare string, no envelope (the spec). */

@@ -14,18 +14,32 @@ async function probe(check: ReadinessCheck, timeoutMs = 2000): Promise<boolean> 
   }
 }
 
-export function healthRoutes(checks: Record<string, ReadinessCheck>): Router {
+/** Facts about how the service runs (e.g. searchKnn: 'lucene-hnsw' | 'exact'), shown beside the checks; never decide readiness. */
+async function describe(details: ReadinessDetails, timeoutMs = 2000): Promise<Record<string, string> | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([details(), new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)))]);
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export type ReadinessDetails = () => Promise<Record<string, string>>;
+
+export function healthRoutes(checks: Record<string, ReadinessCheck>, details?: ReadinessDetails): Router {
   const router = new Router({ sensitive: true, strict: true });
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
     const names = Object.keys(checks);
-    const results = await Promise.all(names.map((n) => probe(checks[n]!)));
+    const [results, facts] = await Promise.all([Promise.all(names.map((n) => probe(checks[n]!))), details ? describe(details) : undefined]);
     const status = Object.fromEntries(names.map((n, i) => [n, results[i] ? 'up' : 'down']));
     const ready = results.every(Boolean);
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'not_ready', checks: status };
+    ctx.body = { status: ready ? 'ready' : 'not_ready', checks: status, ...(facts ? { details: facts } : {}) };
   });
   return router;
 }

@@ -65,16 +65,32 @@ export function vectorField(storage: VectorStorage): string {
   return storage === 'knn' ? FIELD.vectorKnn : FIELD.vectorBinary;
 }
 
-/** A script_score query ranking the filtered chunks that have a vector by 1 + cosine. */
-export function denseQuery(query: Float32Array, storage: VectorStorage, filters: OpenSearchQuery[]): OpenSearchQuery {
+/** HNSW candidate list size at search time (Lucene engine); never below k. */
+export const HNSW_EF_SEARCH = 100;
+
+/**
+ * The filtered chunks that have a vector, at most k of them, nearest to the query first.
+ * binary storage: a script_score query scoring every candidate exactly (1 + cosine).
+ * knn storage: an approximate k-NN query over the Lucene HNSW graph, the filter applied during the graph search
+ * (Lucene falls back to exact search itself when the filter leaves few chunks). Callers recompute exact cosines.
+ */
+export function denseQuery(query: Float32Array, storage: VectorStorage, filters: OpenSearchQuery[], k: number): OpenSearchQuery {
   const field = vectorField(storage);
-  const candidates = { bool: { filter: [...filters, { exists: { field } }] } };
   const queryValues = Array.from(query);
-  const script =
-    storage === 'knn'
-      ? { lang: 'knn', source: 'knn_score', params: { field, query_value: queryValues, space_type: 'cosinesimil' } }
-      : { lang: 'painless', source: BINARY_SCORE_SCRIPT, params: { query: queryValues } };
-  return { script_score: { query: candidates, script } };
+  if (storage === 'knn') {
+    return {
+      knn: {
+        [field]: {
+          vector: queryValues,
+          k,
+          method_parameters: { ef_search: Math.max(HNSW_EF_SEARCH, k) },
+          ...(filters.length > 0 ? { filter: { bool: { filter: filters } } } : {}),
+        },
+      },
+    };
+  }
+  const candidates = { bool: { filter: [...filters, { exists: { field } }] } };
+  return { script_score: { query: candidates, script: { lang: 'painless', source: BINARY_SCORE_SCRIPT, params: { query: queryValues } } } };
 }
 
 /**

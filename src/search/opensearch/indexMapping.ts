@@ -10,8 +10,16 @@ export const OPENSEARCH_MAPPING_VERSION = 1;
 export type VectorStorage =
   /** little-endian Float32 bytes in a binary doc-values field, scored exactly by a painless script */
   | 'binary'
-  /** the k-NN plugin's knn_vector, scored exactly by its knn_score script */
+  /** the k-NN plugin's knn_vector in a Lucene HNSW graph (cosine), searched by approximate filtered k-NN queries */
   | 'knn';
+
+/**
+ * HNSW parameters of the knn_vector field (Lucene engine: pure Java, none of the plugin's native libraries).
+ * m = 16 links per node and ef_construction = 128 are the usual recall/size balance for 384-dim sentence embeddings;
+ * ef_search (see denseScoring.ts) is 100, raised to k when k is larger.
+ */
+export const HNSW_M = 16;
+export const HNSW_EF_CONSTRUCTION = 128;
 
 export const FIELD = {
   chunkId: 'chunk_id',
@@ -60,7 +68,18 @@ function metadataProperties(): Record<string, unknown> {
 export function chunkIndexBody(dims: number, vectorStorage: VectorStorage): Record<string, unknown> {
   const vectorProperty =
     vectorStorage === 'knn'
-      ? { [FIELD.vectorKnn]: { type: 'knn_vector', dimension: dims } }
+      ? {
+          [FIELD.vectorKnn]: {
+            type: 'knn_vector',
+            dimension: dims,
+            method: {
+              name: 'hnsw',
+              engine: 'lucene',
+              space_type: 'cosinesimil',
+              parameters: { m: HNSW_M, ef_construction: HNSW_EF_CONSTRUCTION },
+            },
+          },
+        }
       : { [FIELD.vectorBinary]: { type: 'binary', doc_values: true } };
   return {
     settings: {

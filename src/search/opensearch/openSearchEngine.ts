@@ -5,7 +5,7 @@ import { Client } from '@opensearch-project/opensearch';
 import { InventoryTally, type CollectionInventory } from '../../catalogue/inventory.js';
 import { compileToOpenSearch, type OpenSearchQuery } from '../../filters/compileToOpenSearch.js';
 import { dotProduct, HYBRID_ALPHA, hybridCandidateCount, rankCandidates, type RankCandidate } from '../fusion.js';
-import type { ChunkMetadata, ChunkRecord, SearchEngine, SearchHit, SearchRequest } from '../port.js';
+import type { ChunkMetadata, ChunkRecord, SearchEngine, SearchHit, SearchRequest, VectorSearchMode } from '../port.js';
 import { chunkFingerprint } from '../embedded/chunkFingerprint.js';
 import { bm25Ceiling, bm25QueryTerms } from '../embedded/luceneBm25.js';
 import { COSINE_FIELD, cosineScriptFields, decodeVector, denseQuery, encodeVector } from './denseScoring.js';
@@ -20,6 +20,8 @@ export interface OpenSearchEngineOptions {
   bulkBatchSize?: number;
   /** weight of the dense score in hybrid fusion (default HYBRID_ALPHA) */
   hybridAlpha?: number;
+  /** told once which vector search the node allows: k-NN plugin (Lucene HNSW) or exact painless scoring */
+  onVectorStorage?: (storage: VectorStorage, detail: string) => void;
 }
 
 /** The document stored per chunk. */
@@ -87,6 +89,7 @@ const INVENTORY_INDEX_SUFFIX = '_inventory';
 const INVENTORY_SCAN_PAGE = 2_000;
 
 export function createOpenSearchEngine(options: OpenSearchEngineOptions): SearchEngine & {
+  vectorSearchMode(): Promise<VectorSearchMode>;
   /** how this node scores vectors: 'knn' when the k-NN plugin is installed, else the painless fallback */
   vectorStorage(): Promise<VectorStorage>;
 } {
@@ -119,11 +122,25 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     return name;
   }
 
-  /** 'knn' when the node has the k-NN plugin (checked once per engine). */
+  /**
+   * 'knn' when the node runs the k-NN plugin, else 'binary' (exact painless scoring): checked once per engine. A plugin
+   * that is loaded but cannot start, or a node that cannot be asked, leaves the exact fallback (a failed ask is retried).
+   */
   function detectVectorStorage(): Promise<VectorStorage> {
-    pluginStorage ??= call<Array<{ component: string }>>('GET', '/_cat/plugins?format=json').then(({ body }) =>
-      body.some((plugin) => plugin.component.includes('knn')) ? 'knn' : 'binary',
-    );
+    pluginStorage ??= call<Array<{ component: string }>>('GET', '/_cat/plugins?format=json').then(({ body }) => {
+      const plugin = body.find((entry) => /(^|[.-])knn([.-]|$)|KNNPlugin/i.test(entry.component));
+      const storage: VectorStorage = plugin ? 'knn' : 'binary';
+      options.onVectorStorage?.(
+        storage,
+        plugin
+          ? `k-NN plugin ${plugin.component}: dense and hybrid run filtered k-NN queries on Lucene HNSW graphs`
+          : 'no k-NN plugin on the node: dense and hybrid score every filtered vector exactly (painless)',
+      );
+      return storage;
+    });
+    pluginStorage.catch(() => {
+      pluginStorage = undefined;
+    });
     return pluginStorage;
   }
 
@@ -346,6 +363,10 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
     vectorStorage: detectVectorStorage,
 
+    async vectorSearchMode() {
+      return (await detectVectorStorage()) === 'knn' ? 'lucene-hnsw' : 'exact';
+    },
+
     async ensureIndex(index, dims) {
       if (!Number.isInteger(dims) || dims <= 0) throw new Error(`opensearch engine: invalid dims ${dims}`);
       const existing = await indexInfo(index);
@@ -438,7 +459,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
           return typeof fromScript === 'number' ? fromScript : undefined;
         };
         if (req.mode === 'dense') {
-          for (const hit of (await runSearch(name, denseQuery(vector, info.vectorStorage, filters), req.limit, { source: true })).hits.hits) {
+          for (const hit of (await runSearch(name, denseQuery(vector, info.vectorStorage, filters, req.limit), req.limit, { source: true })).hits.hits) {
             candidates.set(hit._id, { id: hit._id, dense: cosineOf(hit, keepSource(hit)) });
           }
         } else {
@@ -446,7 +467,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
           const scriptFields = cosineScriptFields(vector, info.vectorStorage);
           const fetch = { source: scriptFields === undefined, scriptFields };
           const [denseBody, sparseBody] = await Promise.all([
-            runSearch(name, denseQuery(vector, info.vectorStorage, filters), pool, fetch),
+            runSearch(name, denseQuery(vector, info.vectorStorage, filters, pool), pool, fetch),
             runSearch(name, sparseQuery(req.text, filters), pool, fetch, termStatsAggregation(terms)),
           ]);
           ceiling = ceilingFrom(sparseBody, terms);
