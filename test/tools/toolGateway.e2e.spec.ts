@@ -24,9 +24,13 @@ let ops: ReturnType<typeof operatorSteps>;
 let key: string;
 let orgId: string;
 
+/** the service clock, fixed: the per-minute budget test's window cannot roll over under it */
+const now = new Date('2026-05-10T20:00:10Z');
+
 beforeAll(async () => {
   upstream = await startUpstreamMcpServer(UPSTREAM_AUTH);
   svc = await startTestService({
+    clock: () => now,
     env: {
       TOOL_PRICES: 'journals/lookup=0.002500,up/shout=0.001000',
       TOOL_UPSTREAMS: JSON.stringify([{ prefix: 'up', url: upstream.url, authHeader: UPSTREAM_AUTH }]),
