@@ -5,6 +5,7 @@ import { DEFAULT_LIMITS } from '../../src/domain/events.js';
 import { Rejection } from '../../src/domain/rejection.js';
 import { decideKey, type KeyCommand } from '../../src/domain/apiKey.js';
 import { rejectionCode } from '../support/rejectionCode.js';
+import { liveOrg, unlimitedKey } from '../support/orgStates.js';
 
 describe('money', () => {
   it('parses decimal strings into micro-credits and formats them back exactly', () => {
@@ -34,22 +35,8 @@ describe('money', () => {
   });
 });
 
-/** A live organization in good standing with an unlimited key: each block changes what it tests. */
-const liveOrg: OrgState = {
-  orgId: 'org_1',
-  billingMode: 'live',
-  billingEnabled: true,
-  hideBalance: false,
-  trialQueries: 0,
-  trialUsed: 0,
-  suspended: false,
-  balanceMicros: 1_000n,
-  limits: DEFAULT_LIMITS,
-  usage: { dailyUsed: 0, monthlyUsed: 0 },
-  now: new Date('2026-03-14T10:00:00Z'),
-  version: 3,
-};
-const key: KeyState = { keyId: 'key_1', orgId: 'org_1', revoked: false, spendingCapMicros: null, spentMicros: 0n };
+/** A live organization in good standing with an unlimited key (test/support/orgStates.ts): each block changes what it tests. */
+const key = unlimitedKey;
 
 describe('organization decider', () => {
   const state = liveOrg;

@@ -1,28 +1,16 @@
 // The money rules of a priced tool call (decide), its projection and its reconciliation fold, without I/O.
 import { describe, expect, it } from 'vitest';
 import { rejectionCode } from '../support/rejectionCode.js';
+import { liveOrg, unlimitedKey } from '../support/orgStates.js';
 import { decide, type KeyState, type OrgState } from '../../src/domain/organization.js';
 import { DEFAULT_LIMITS, type ProjectableEvent, type StoredEvent } from '../../src/domain/events.js';
 import { project, type ProjectionReader } from '../../projections/project.js';
 import { foldOrganizationEvents } from '../../src/billing/reconciliation.js';
 import type { BalanceRow, OrganizationRow } from '../../projections/tables.js';
 
-const org: OrgState = {
-  orgId: 'org_1',
-  billingMode: 'live',
-  billingEnabled: true,
-  hideBalance: false,
-  trialQueries: 0,
-  trialUsed: 0,
-  suspended: false,
-  balanceMicros: 1_000n,
-  limits: DEFAULT_LIMITS,
-  // quotas used up: a tool call is no query, so they must not matter
-  usage: { dailyUsed: DEFAULT_LIMITS.daily, monthlyUsed: DEFAULT_LIMITS.monthly },
-  now: new Date('2026-03-14T10:00:00Z'),
-  version: 3,
-};
-const key: KeyState = { keyId: 'key_1', orgId: 'org_1', revoked: false, spendingCapMicros: null, spentMicros: 0n };
+// quotas used up: a tool call is no query, so they must not matter
+const org: OrgState = { ...liveOrg, usage: { dailyUsed: DEFAULT_LIMITS.daily, monthlyUsed: DEFAULT_LIMITS.monthly } };
+const key = unlimitedKey;
 const charge = (priceMicros: bigint, k: KeyState = key) => ({ type: 'ChargeToolCall' as const, key: k, callId: 'tc_1', tool: 'retractions/check', priceMicros });
 const codeOf = rejectionCode;
 
