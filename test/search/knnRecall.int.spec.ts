@@ -1,6 +1,8 @@
 // OpenSearch with the k-NN plugin: dense and hybrid find their vector candidates with filtered k-NN queries on Lucene
 // HNSW graphs. On SciFact embedded by the real model, approximate dense search keeps recall@10 >= 0.98 against the
-// exact embedded engine, and the filter holds. Provisioning installs the plugin, so these tests fail (never skip)
+// exact embedded engine, and the filter holds; on the same index, nDCG@10 of SciFact train queries (a fixed subset: the
+// first 300 judged train queries, over their judged abstracts plus the first 1,000 abstracts) stays within 0.005 of
+// exact search in dense and hybrid mode, hybrid fused by the same rules (fusion.ts) on both engines. Provisioning installs the plugin, so these tests fail (never skip)
 // without it; a second node started without the plugin's jars shows the fallback: 'exact' scoring, exact answers.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,10 +19,14 @@ import { createOpenSearchEngine } from '../../src/search/opensearch/openSearchEn
 import type { ChunkRecord, RetrievalMode, SearchEngine } from '../../src/search/port.js';
 import { loadProvisionedManifest } from '../embedding/provisionedModel.js';
 import { requireComponent } from '../setup/components.js';
-import { loadScifactChunks, loadScifactQueries } from './scifactFixture.js';
+import { documentRanking, mean, ndcgAt } from '../../bench/retrievalMetrics.js';
+import { loadScifactChunks, loadScifactQueries, loadScifactTrainJudgements } from './scifactFixture.js';
 
 const DOCS = 1000;
 const QUERIES = 50;
+/** SciFact train queries whose nDCG@10 is compared (their judged abstracts join the index) */
+const TRAIN_QUERIES = 300;
+const NDCG_TOLERANCE = 0.005;
 const INDEX = 'scifact-knn';
 const FILTERS: Array<{ name: string; filter: FilterNode | undefined }> = [
   { name: 'none', filter: undefined },
@@ -42,6 +48,7 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
   let opensearch: ReturnType<typeof createOpenSearchEngine>;
   let chunks: ChunkRecord[];
   let queries: Array<{ text: string; vector: Float32Array }>;
+  let trainQueries: Array<{ text: string; vector: Float32Array; relevant: Set<string> }>;
   const detected: string[] = [];
 
   beforeAll(async () => {
@@ -52,11 +59,14 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
     exact = createEmbeddedEngine({ dir });
     const embedder = await createOnnxEmbedder({ manifest: await loadProvisionedManifest(), batchSize: 16, threads: 2 });
     try {
-      chunks = loadScifactChunks(DOCS, embedder.dims);
+      const train = loadScifactTrainJudgements(TRAIN_QUERIES);
+      chunks = loadScifactChunks(DOCS, embedder.dims, train.flatMap((query) => [...query.relevant]));
       const vectors = await embedder.embedPassages(chunks.map((chunk) => `${chunk.metadata.title}\n${chunk.text}`));
       chunks.forEach((chunk, i) => (chunk.vector = vectors[i]));
       queries = [];
       for (const query of loadScifactQueries(QUERIES)) queries.push({ text: query.text, vector: await embedder.embedQuery(query.text) });
+      trainQueries = [];
+      for (const query of train) trainQueries.push({ text: query.text, vector: await embedder.embedQuery(query.text), relevant: query.relevant });
     } finally {
       await embedder.close();
     }
@@ -65,7 +75,7 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
       await engine.indexChunks(INDEX, chunks);
       await engine.commit(INDEX);
     }
-  }, 300_000);
+  }, 900_000);
 
   afterAll(async () => {
     if (chunks) await opensearch?.deleteIndex(INDEX);
@@ -123,6 +133,27 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
       console.log(lines.map((line) => `[knn] ${line}`).join('\n'));
     }, 120_000);
   }
+
+  it(`keeps SciFact train nDCG@10 within ${NDCG_TOLERANCE} of exact search, dense and hybrid`, async () => {
+    expect(trainQueries.length).toBe(TRAIN_QUERIES);
+    const lines: string[] = [];
+    for (const mode of ['dense', 'hybrid'] as RetrievalMode[]) {
+      const approximate: number[] = [];
+      const exactScores: number[] = [];
+      for (const query of trainQueries) {
+        const request = { index: INDEX, mode, text: query.text, vector: query.vector, limit: 10 };
+        const [got, want] = await Promise.all([opensearch.search(request), exact.search(request)]);
+        approximate.push(ndcgAt(documentRanking(got.map((hit) => hit.chunk.metadata.doc_id)), query.relevant, 10));
+        exactScores.push(ndcgAt(documentRanking(want.map((hit) => hit.chunk.metadata.doc_id)), query.relevant, 10));
+      }
+      const [a, e] = [mean(approximate), mean(exactScores)];
+      lines.push(`${mode}: nDCG@10 lucene-hnsw ${a.toFixed(4)}, exact ${e.toFixed(4)} (${TRAIN_QUERIES} train queries, ${chunks.length} abstracts)`);
+      // an exact engine that found nothing relevant would make the comparison empty
+      expect(e, `${mode}: exact nDCG@10`).toBeGreaterThan(0.5);
+      expect(Math.abs(a - e), `${mode}: |nDCG@10 lucene-hnsw - exact|`).toBeLessThanOrEqual(NDCG_TOLERANCE);
+    }
+    console.log(lines.map((line) => `[knn] ${line}`).join('\n'));
+  }, 300_000);
 });
 
 describe('OpenSearch without the k-NN plugin (the fallback)', () => {
