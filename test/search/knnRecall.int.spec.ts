@@ -16,6 +16,7 @@ import { readComponent } from '../../src/infra/components.js';
 import { startOpenSearchNode } from '../../src/infra/opensearchNode.js';
 import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
 import { createOpenSearchEngine } from '../../src/search/opensearch/openSearchEngine.js';
+import { chunkIndexBody } from '../../src/search/opensearch/indexMapping.js';
 import type { ChunkRecord, RetrievalMode, SearchEngine } from '../../src/search/port.js';
 import { loadProvisionedManifest } from '../embedding/provisionedModel.js';
 import { requireComponent } from '../setup/components.js';
@@ -92,16 +93,56 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
     console.log(`[knn] ${detected[0]}`);
   });
 
-  it('maps vectors as a Lucene HNSW cosine knn_vector', async () => {
+  it('maps vectors as a Lucene HNSW cosine knn_vector, kept out of the stored _source, and as binary doc values', async () => {
     const url = requireComponent('opensearchUrl');
     const name = `knn-${process.pid}-${INDEX}`;
-    const mapping = (await (await fetch(`${url}/${name}/_mapping`)).json()) as Record<string, { mappings: { properties: Record<string, unknown> } }>;
+    const mapping = (await (await fetch(`${url}/${name}/_mapping`)).json()) as Record<string, { mappings: { _source?: unknown; properties: Record<string, unknown> } }>;
     expect(mapping[name]?.mappings.properties.vector_knn).toEqual({
       type: 'knn_vector',
       dimension: 384,
       method: { engine: 'lucene', space_type: 'cosinesimil', name: 'hnsw', parameters: { ef_construction: 128, m: 16 } },
     });
+    expect(mapping[name]?.mappings.properties.vector_bin).toEqual({ type: 'binary', doc_values: true });
+    expect(mapping[name]?.mappings._source).toEqual({ excludes: ['vector_knn'] });
   });
+
+  it('reads a k-NN index of mapping version 1 (vectors as JSON in _source, no binary field) and answers as on version 2', async () => {
+    const url = requireComponent('opensearchUrl');
+    const few = chunks.slice(0, 200);
+    const current = `${INDEX}-v2`;
+    const legacy = `${INDEX}-v1`;
+    await opensearch.ensureIndex(current, 384);
+    // version 1's body: today's without the binary field and the _source exclusion
+    const body = chunkIndexBody(384, 'knn') as { mappings: Record<string, any> };
+    delete body.mappings.properties.vector_bin;
+    delete body.mappings._source;
+    body.mappings._meta.mappingVersion = 1;
+    const created = await fetch(`${url}/knn-${process.pid}-${legacy}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(created.status).toBe(200);
+    // a fresh engine reads the index's version from its mapping
+    const reader = createOpenSearchEngine({ url, indexPrefix: `knn-${process.pid}-` });
+    try {
+      for (const index of [current, legacy]) {
+        await reader.indexChunks(index, few);
+        await reader.commit(index);
+      }
+      const stored = (await (await fetch(`${url}/knn-${process.pid}-${legacy}/_doc/${few[0]!.id}`)).json()) as { _source: Record<string, unknown> };
+      expect(Array.isArray(stored._source.vector_knn) && stored._source.vector_bin === undefined).toBe(true);
+      expect(await reader.getChunks(legacy, [few[0]!.id])).toEqual([few[0]]);
+      for (const mode of ['sparse', 'dense', 'hybrid'] as RetrievalMode[]) {
+        for (const query of queries.slice(0, 20)) {
+          const request = { mode, text: query.text, vector: query.vector, limit: 10 };
+          const [got, want] = await Promise.all([reader.search({ ...request, index: legacy }), reader.search({ ...request, index: current })]);
+          const shape = (hits: typeof got) => hits.map((hit) => [hit.id, hit.score, hit.dense, hit.sparse]);
+          expect(shape(got), `${mode}: ${query.text}`).toEqual(shape(want));
+        }
+      }
+    } finally {
+      await reader.deleteIndex(legacy);
+      await reader.deleteIndex(current);
+      await reader.close();
+    }
+  }, 120_000);
 
   for (const mode of ['dense', 'hybrid'] as RetrievalMode[]) {
     it(`keeps ${mode} recall@10 against exact search and respects the filter`, async () => {
