@@ -18,7 +18,7 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 /** The command as an operator types it (npm run), small enough for CI; stdout must be one JSON line. */
 async function benchScale(engine: string): Promise<{ lines: string[]; report: unknown }> {
-  const args = ['run', '--silent', 'bench:scale', '--', '--engine', engine, '--chunks', String(CHUNKS), '--json', '--sources', '200', '--queries', '10', '--work-dir', workDir];
+  const args = ['run', '--silent', 'bench:scale', '--', '--engine', engine, '--chunks', String(CHUNKS), '--json', '--sources', '200', '--queries', '10', '--rounds', '2', '--work-dir', workDir];
   if (engine === 'opensearch') args.push('--heap', '512m');
   const { stdout } = await run('npm', args, { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 600_000 });
   const lines = stdout.split('\n').filter((line) => line.trim().length > 0);
@@ -36,6 +36,7 @@ describe('npm run bench:scale -- --json', () => {
       expect(parsed.knn).toBe(engine === 'embedded' ? 'exact' : 'lucene-hnsw');
       expect(Object.keys(parsed.latencyMs).sort()).toEqual([...LATENCY_KEYS].sort());
       for (const key of LATENCY_KEYS) expect(parsed.latencyMs[key].p95).toBeGreaterThanOrEqual(parsed.latencyMs[key].p50);
+      expect(parsed.rounds).toBe(2);
       expect(parsed.memory.kind).toBe(engine === 'embedded' ? 'rss' : 'jvm-heap');
       expect(parsed.memory.usedMB).toBeGreaterThan(0);
       expect(parsed.indexSeconds).toBeGreaterThan(0);
