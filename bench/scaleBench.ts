@@ -446,7 +446,12 @@ async function forceMerge(url: string, index: string, maxSegments: number): Prom
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const status = (await (await fetch(`${url}/_tasks/${task}`)).json()) as { completed?: boolean; error?: unknown };
     if (status.error) throw new Error(`force-merge failed: ${JSON.stringify(status.error)}`);
-    if (status.completed) return round1((performance.now() - started) / 1000);
+    if (status.completed) {
+      // the index refreshes only when told (refresh_interval -1): without this, searches keep reading the old segments
+      const refreshed = await fetch(`${url}/${index}/_refresh`, { method: 'POST' });
+      if (!refreshed.ok) throw new Error(`refresh after the force-merge answered ${refreshed.status}`);
+      return round1((performance.now() - started) / 1000);
+    }
   }
 }
 
