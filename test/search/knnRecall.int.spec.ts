@@ -106,6 +106,29 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
     expect(mapping[name]?.mappings._source).toEqual({ excludes: ['vector_knn'] });
   });
 
+  it('merges a k-NN index into one segment when chunks written since the last commit are committed (one graph per search)', async () => {
+    const url = requireComponent('opensearchUrl');
+    const index = `${INDEX}-segments`;
+    const name = `knn-${process.pid}-${index}`;
+    const segments = async () => ((await (await fetch(`${url}/${name}/_stats/segments`)).json()) as { _all: { primaries: { segments: { count: number } } } })._all.primaries.segments.count;
+    await opensearch.ensureIndex(index, 384);
+    try {
+      // three flushed batches: three segments, as a bulk ingest leaves dozens
+      for (const part of [chunks.slice(0, 100), chunks.slice(100, 200), chunks.slice(200, 300)]) {
+        await opensearch.indexChunks(index, part);
+        expect((await fetch(`${url}/${name}/_refresh`, { method: 'POST' })).ok).toBe(true);
+      }
+      expect(await segments()).toBeGreaterThanOrEqual(3);
+      await opensearch.commit(index);
+      expect(await segments()).toBe(1);
+      expect((await opensearch.stats(index)).chunks).toBe(300);
+      const [hit] = await opensearch.search({ index, mode: 'dense', text: queries[0]!.text, vector: queries[0]!.vector, limit: 1 });
+      expect(hit?.dense).toBeGreaterThan(0);
+    } finally {
+      await opensearch.deleteIndex(index);
+    }
+  }, 120_000);
+
   it('reads a k-NN index of mapping version 1 (vectors as JSON in _source, no binary field) and answers as on version 2', async () => {
     const url = requireComponent('opensearchUrl');
     const few = chunks.slice(0, 200);
