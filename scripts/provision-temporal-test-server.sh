@@ -8,7 +8,7 @@
 # what this script writes; the class-data archive is rebuilt when this java refuses it (new JDK, changed jars).
 # Environment:
 #   LITSEARCH_CACHE              cache root (default: $HOME/.cache/litsearch), as scripts/provision.sh
-#   TEMPORAL_TEST_SERVER_JAVA    java 17+ to run it (default: java on PATH); provision.sh passes the JDK it picked
+#   TEMPORAL_TEST_SERVER_JAVA    java 17+ to run it (default: java on PATH, symlinks resolved); provision.sh passes the JDK it picked
 #   TEMPORAL_CLI                 Temporal CLI for the check (default: $LITSEARCH_CACHE/bin/temporal)
 #   PROVISION_REVERIFY=1         start and check the server even when nothing changed
 set -euo pipefail
@@ -26,7 +26,7 @@ MAIN_CLASS="io.temporal.testserver.TestServer"
 JVM_FLAGS=(-Xms32m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData)
 # sdk-core (EphemeralServer::start) tries to connect every 100 ms for 5 s, then kills the server.
 SDK_START_BUDGET_S=5
-JAVA="${TEMPORAL_TEST_SERVER_JAVA:-$(command -v java || true)}"
+JAVA="${TEMPORAL_TEST_SERVER_JAVA:-$(readlink -f "$(command -v java)" 2>/dev/null || true)}"
 TEMPORAL_CLI="${TEMPORAL_CLI:-$CACHE/bin/temporal}"
 reverify="${PROVISION_REVERIFY:-0}"
 
