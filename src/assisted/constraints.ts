@@ -92,6 +92,11 @@ export type QueryForm = 'request' | 'question' | 'claim';
 /** Words that ask for publications: with them even a claim's years and article types are constraints. */
 const PUBLICATION_CUE = /\b(published|publications?|papers?|articles?|literature|studies published|evidence from|reports? from|show me|find me)\b/i;
 
+/** The text without its article-type phrases ("case reports of X" holds no verb "reports"). */
+export function withoutArticleTypes(text: string): string {
+  return ARTICLE_TYPE_RULES.reduce((rest, rule) => rest.replace(new RegExp(rule.pattern.source, 'gi'), ' '), text);
+}
+
 /** Abbreviations people write for journals whose table titles are longer. */
 const JOURNAL_ALIASES: Record<string, string> = {
   nejm: 'the new england journal of medicine',

@@ -1,7 +1,7 @@
 // The built-in reasoner's reading of a query: constraints (constraints.ts), entities by noun-phrase chunking, aspects,
 // sub-questions by decomposing comparisons, conjunctions and aspects, and a clarification for vague queries.
 import type { Understanding, UnderstandInput } from './reasoner.js';
-import { BREAK, readConstraints, type CatalogueVocabulary, type QueryForm } from './constraints.js';
+import { BREAK, readConstraints, withoutArticleTypes, type CatalogueVocabulary, type QueryForm } from './constraints.js';
 import { ASPECT_CUES, ENTITY_EDGE_WORDS, FUNCTION_WORDS, GENERIC_WORDS, STUDY_DESIGNS, VERBS } from './vocabulary.js';
 
 export interface UnderstandingContext {
@@ -128,7 +128,7 @@ export function formOf(query: string): QueryForm {
   if (/\?\s*$/.test(text) || REQUEST_OPENING.test(text) && !/^(?:is|are|was|were|has|have|had|can|could|may|might|must|should|will|would|do|does|did)\b[^?]*\.\s*$/i.test(text)) {
     return /^(?:please|find|show|give|get|list|search|look|i |tell me|can you|could you|would you)/i.test(text) ? 'request' : 'question';
   }
-  const words = wordsOf(text);
+  const words = wordsOf(withoutArticleTypes(text));
   const hasVerb = FINITE_VERB.test(text) || words.some((w, i) => i > 0 && VERBS.has(w.lower) && !/ing$/.test(w.lower));
   return hasVerb ? 'claim' : 'request';
 }
