@@ -43,6 +43,19 @@ export interface Config {
   toolPrices: ReadonlyMap<string, bigint>;
   /** upstream MCP servers mounted under a prefix of the tool gateway (TOOL_UPSTREAMS) */
   toolUpstreams: ToolUpstreamConfig[];
+  /** assisted search's reasoner */
+  assisted: { llm: LlmReasonerConfig | null };
+}
+
+/** The OpenAI-compatible chat model of assisted search; set only when LLM_BASE_URL and LLM_MODEL both are. */
+export interface LlmReasonerConfig {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** per attempt (LLM_TIMEOUT_MS, default 20000) */
+  timeoutMs: number;
+  /** further attempts after a timeout, network error, 429 or 5xx (LLM_RETRIES, default 2) */
+  retries: number;
 }
 
 export interface ToolUpstreamConfig {
@@ -93,6 +106,34 @@ export function toolUpstreamsFrom(raw: string | undefined): ToolUpstreamConfig[]
   const twice = prefixes.find((p, i) => prefixes.indexOf(p) !== i);
   if (twice) throw new Error(`TOOL_UPSTREAMS mounts the prefix ${twice} twice`);
   return result.data;
+}
+
+function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number (0 or more), got ${raw}`);
+  return value;
+}
+
+/** LLM_BASE_URL and LLM_MODEL turn the chat reasoner on; one without the other is a configuration mistake. */
+export function llmReasonerConfigFrom(env: NodeJS.ProcessEnv): LlmReasonerConfig | null {
+  const baseUrl = env.LLM_BASE_URL?.trim() || undefined;
+  const model = env.LLM_MODEL?.trim() || undefined;
+  if (!baseUrl && !model) return null;
+  if (!baseUrl || !model) throw new Error('LLM_BASE_URL and LLM_MODEL go together: set both to use a chat model for assisted search, or neither');
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new Error(`LLM_BASE_URL must be a URL such as https://api.example.com/v1, got ${baseUrl}`);
+  }
+  return {
+    baseUrl,
+    model,
+    apiKey: env.LLM_API_KEY || undefined,
+    timeoutMs: positiveInteger(env, 'LLM_TIMEOUT_MS', 20_000),
+    retries: nonNegativeInteger(env, 'LLM_RETRIES', 2),
+  };
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -172,5 +213,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     toolPrices: toolPricesFrom(env.TOOL_PRICES),
     toolUpstreams: toolUpstreamsFrom(env.TOOL_UPSTREAMS),
+    assisted: { llm: llmReasonerConfigFrom(env) },
   };
 }
