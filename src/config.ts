@@ -33,6 +33,8 @@ export interface Config {
   ingestDemo: boolean;
   /** fault injection for crash tests only: the worker pauses this long after an unlock charge commits */
   faultAfterChargeDelayMs?: number;
+  /** fault injection for crash tests only: each assisted search step pauses this long before it searches */
+  faultFanOutDelayMs?: number;
   /** proxies in front of the service whose X-Forwarded-For entries are trusted for the client address; 0: the socket's */
   trustProxyHops: number;
   /** browser origins granted CORS on the API-key routes ('*' for any); empty: CORS off */
@@ -43,8 +45,8 @@ export interface Config {
   toolPrices: ReadonlyMap<string, bigint>;
   /** upstream MCP servers mounted under a prefix of the tool gateway (TOOL_UPSTREAMS) */
   toolUpstreams: ToolUpstreamConfig[];
-  /** assisted search's reasoner */
-  assisted: { llm: LlmReasonerConfig | null };
+  /** assisted search: its reasoner, and how long an HTTP call waits for its run before answering 503 with nothing charged */
+  assisted: { llm: LlmReasonerConfig | null; waitMs: number };
 }
 
 /** The OpenAI-compatible chat model of assisted search; set only when LLM_BASE_URL and LLM_MODEL both are. */
@@ -205,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     ingestDemo: env.INGEST_DEMO !== '0',
     faultAfterChargeDelayMs: env.FAULT_AFTER_CHARGE_DELAY_MS ? Number(env.FAULT_AFTER_CHARGE_DELAY_MS) : undefined,
+    faultFanOutDelayMs: env.FAULT_FAN_OUT_DELAY_MS ? Number(env.FAULT_FAN_OUT_DELAY_MS) : undefined,
     trustProxyHops: trustProxyHopsFrom(env.TRUST_PROXY),
     corsOrigins: corsOriginsFrom(env.CORS_ORIGINS),
     operatorLimits: {
@@ -213,6 +216,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     toolPrices: toolPricesFrom(env.TOOL_PRICES),
     toolUpstreams: toolUpstreamsFrom(env.TOOL_UPSTREAMS),
-    assisted: { llm: llmReasonerConfigFrom(env) },
+    assisted: { llm: llmReasonerConfigFrom(env), waitMs: positiveInteger(env, 'ASSISTED_WAIT_SECONDS', 90) * 1000 },
   };
 }

@@ -99,6 +99,32 @@ export const collectionSearchBody = z
 // previews never deliver content, so they take the selection fields alone and reject anything else
 export const previewBody = z.strictObject(selectionFields);
 
+/** POST /assisted: a new assisted search. The query may be long (a case description); the rest is as on /query. */
+export const assistedBody = z.strictObject({
+  collection: selectionFields.collection,
+  collections: selectionFields.collections,
+  query: z.string().max(16_000, 'query must be at most 16000 characters').meta({ description: 'The question or case, up to 16,000 characters.' }),
+  limit: limit.default(10).meta({ description: 'The most verified results to return (1-30).' }),
+  filters: z.unknown().optional().meta({ description: 'The filters of /query, applied to every internal search; a rejected filter is 422 INVALID_FILTER before any work.' }),
+  allowClarification: z.boolean().default(true).meta({ description: 'May answer clarification_needed with a question instead of results when the query is too underspecified; false: never asks.' }),
+  includeMetadata: z.boolean().default(true),
+  includeFigures: z.boolean().optional().meta({ description: 'Figure images (base64) for the delivered rows; free.' }),
+  includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
+  ...imageFields,
+  maxCost: z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,6})?$/, 'maxCost must be a decimal string of credits such as "0.50"')
+    .optional()
+    .meta({ description: 'The most this call may charge, in credits; delivered rows are cut to fit, best first.' }),
+});
+
+/** POST /assisted with the answer to a clarification question: the waiting run resumes with it. */
+export const assistedAnswerBody = z.strictObject({
+  queryId: z.string().min(1).max(200),
+  answer: z.string().trim().min(1, 'answer must not be empty').max(4000, 'answer must be at most 4000 characters'),
+  includeMetadata: z.boolean().default(true),
+});
+
 export const unlockBody = z.strictObject({
   queryId: z.string().min(1).max(200),
   resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional().meta({ description: 'The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.' }),

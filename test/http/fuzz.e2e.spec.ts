@@ -66,6 +66,7 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/v1/search/collections', door: 'api' },
   { method: 'POST', path: '/api/v1/search/query', door: 'api', body: () => ({ ...SEARCH_BODY }) },
   { method: 'POST', path: '/api/v1/search/preview', door: 'api', body: () => ({ ...SEARCH_BODY }) },
+  { method: 'POST', path: '/api/v1/search/assisted', door: 'api', body: () => ({ ...SEARCH_BODY, allowClarification: false }) },
   { method: 'POST', path: '/api/v1/search/unlock', door: 'api', body: (f) => ({ queryId: f.previewId, resultIds: f.previewRowIds.slice(0, 1) }) },
   { method: 'GET', path: '/api/v1/search/results/:queryId', door: 'api' },
   { method: 'GET', path: '/api/v1/search/quota', door: 'api' },

@@ -18,6 +18,8 @@ import {
   keyBody,
   suspendBody,
   reconciliationQuery,
+  assistedBody,
+  assistedAnswerBody,
 } from '../schemas.js';
 import * as responses from './responses.js';
 import * as operator from './operatorResponses.js';
@@ -31,6 +33,8 @@ const NAMED_SCHEMAS = {
   SearchRequest: queryBody,
   CollectionSearchRequest: collectionSearchBody,
   SearchPreviewRequest: previewBody,
+  AssistedSearchRequest: assistedBody,
+  AssistedAnswerRequest: assistedAnswerBody,
   UnlockRequest: unlockBody,
   JournalRequestInput: journalRequestBody,
   OrganizationRequest: organizationBody,
@@ -48,6 +52,8 @@ const NAMED_SCHEMAS = {
   SearchResult: responses.SearchResult,
   SearchResponse: responses.SearchResponse,
   PreviewResult: responses.PreviewResult,
+  AssistedSearchResult: responses.AssistedSearchResult,
+  AssistedSearchResponse: responses.AssistedSearchResponse,
   PreviewUnlockResponse: responses.PreviewUnlockResponse,
   SearchResultsPreviewResponse: responses.SearchResultsPreviewResponse,
   Collection: responses.Collection,
@@ -173,7 +179,8 @@ interface Operation {
   operationId: string;
   summary: string;
   description?: string;
-  body?: SchemaName;
+  /** the request body's schema; several: the body is one of them */
+  body?: SchemaName | SchemaName[];
   /** a body with no schema of its own (the tool gateway passes it to the tool) */
   freeBody?: string;
   query?: Json[];
@@ -201,6 +208,13 @@ const OPERATIONS: Operation[] = [
     description: 'The same pipeline as /query, never charged: every row of a new preview is locked, with a teaser and its cost to unlock. Unknown body fields are 422. 50 previews per hour per organization by default.',
     body: 'SearchPreviewRequest', response: 'PreviewUnlockResponse', headers: [...BILLING_HEADERS, 'Idempotency-Status'], errors: [401, 403, 404, 409, 422, 429, 503],
     headerParameters: [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A repeat with the same key and body returns the original queryId; the same key while the first runs is 409 IDEMPOTENCY_KEY_IN_PROGRESS; with a different body 422 IDEMPOTENCY_KEY_REUSED.', schema: { type: 'string' } }],
+  },
+  {
+    method: 'post', path: '/api/v1/search/assisted', tag: 'search', access: 'apiKey', operationId: 'searchAssisted', summary: 'Assisted search: understood, planned, searched, verified; only verified rows are charged',
+    description:
+      'The query is read (entities, aspects, constraints such as years, article types and journals), sub-questions are searched in parallel with the request filters on every internal search, each candidate is judged, and rounds are replanned while too few verify. Only the delivered rows are charged, once, at each collection\'s price; `clarification_needed` and `no_relevant_results` cost nothing; internal fan-out is never charged. One call takes one per-minute slot and one query of the quota. A too vague query may get `clarification_needed` with a question (unless `allowClarification` is false); answer it with `{queryId, answer}` in the body and the same run resumes (the question waits 24 hours). The call waits for the run at most ASSISTED_WAIT_SECONDS (90 s by default); past that it is 503 with nothing charged.',
+    body: ['AssistedSearchRequest', 'AssistedAnswerRequest'], response: 'AssistedSearchResponse', headers: [...BILLING_HEADERS, 'Idempotency-Status'], errors: [401, 402, 403, 404, 409, 422, 429, 503],
+    headerParameters: [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'As on preview: a repeat with the same key and body returns the original answer and queryId, charged once.', schema: { type: 'string' } }],
   },
   {
     method: 'post', path: '/api/v1/search/unlock', tag: 'search', access: 'apiKey', operationId: 'searchUnlock', summary: 'Pay for previewed results and return them in full',
@@ -310,7 +324,7 @@ function operationObject(op: Operation): Json {
     tags: [op.tag],
     security: SECURITY[op.access],
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(op.body) } } } } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: Array.isArray(op.body) ? { oneOf: op.body.map(ref) } : ref(op.body) } } } } : {}),
     ...(op.freeBody ? { requestBody: { required: false, description: op.freeBody, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
     responses: {
       [String(op.status ?? 200)]: { description: op.responseDescription ?? op.summary, headers: headerRefs('X-Request-Id', ...(op.headers ?? [])), ...success },
@@ -328,7 +342,7 @@ export function buildOpenApiDocument(): Json {
       title: 'litsearch: literature search API',
       version: '1.0.0',
       description:
-        'A paid, collection-based literature search API: ranked text chunks with metadata from scholarly and editorial collections, catalogue discovery, free previews and paid unlocks, quota reporting and a tool gateway. Every error is `{error: {code, message, requestId}}`. Request schemas here are generated from the same zod schemas that validate requests. Not yet documented: POST /api/v1/search/assisted (not served yet).',
+        'A paid, collection-based literature search API: ranked text chunks with metadata from scholarly and editorial collections, catalogue discovery, free previews and paid unlocks, quota reporting and a tool gateway. Every error is `{error: {code, message, requestId}}`. Request schemas here are generated from the same zod schemas that validate requests.',
     },
     tags: [
       { name: 'search', description: 'Search, preview, unlock, re-fetch, quota (API key)' },
