@@ -21,6 +21,8 @@ export interface AssistedActivityDeps extends SearchDeps {
   clock: () => Date;
   /** fault injection for crash tests: the search step pauses this long before searching, so a worker can be killed mid-fan-out */
   fanOutDelayMs?: number;
+  /** fault injection for crash tests: the charge step pauses this long after its charge commits, before it reports it */
+  afterChargeDelayMs?: number;
 }
 
 /** The endpoint the charge names in the ledger and the usage projections. */
@@ -163,6 +165,7 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
         const charged = await guarded('the billing store', () =>
           accounts.chargeSearch({ orgId: input.orgId, keyId: input.keyId, queryId: input.queryId, endpoint: ASSISTED_ENDPOINT, collections: lines, resultIds: kept.map((r) => r.id), requestId: input.requestId, alsoWrite: queryRecordInsert(record) }),
         );
+        if (deps.afterChargeDelayMs) await new Promise((r) => setTimeout(r, deps.afterChargeDelayMs));
         if (charged.duplicate) return (await earlierCharge(input.queryId))!;
         const event = charged.events[0];
         return {

@@ -110,7 +110,7 @@ export async function openAssistedActivityDeps(config: Config, parts: { db: Db; 
   const journals = parts.journals ?? (await loadJournals(config.dataDir, config.dataRoot));
   const planFilters = parts.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journals));
   const { db, accounts, engine, embedder, catalog, clock } = parts;
-  return { db, accounts, engine, embedder, catalog, clock, planFilters, reasoner: openReasoner(config, { ...parts, journals }), fanOutDelayMs: config.faultFanOutDelayMs };
+  return { db, accounts, engine, embedder, catalog, clock, planFilters, reasoner: openReasoner(config, { ...parts, journals }), fanOutDelayMs: config.faultFanOutDelayMs, afterChargeDelayMs: config.faultAfterChargeDelayMs };
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {

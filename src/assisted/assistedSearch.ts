@@ -83,6 +83,8 @@ export type ProgressListener = (progress: AssistedProgress) => void;
 
 /** A step that takes long is reported again this often (MCP clients reset their request timeout on progress). */
 const PROGRESS_HEARTBEAT_MS = 5_000;
+/** How long starting a run may take before the call answers 503. */
+const START_DEADLINE_MS = 10_000;
 
 export const assistedWorkflowId = (queryId: string) => `assisted-${queryId}`;
 
@@ -219,7 +221,8 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     const queryId = randomUUID();
     const deadline = Date.now() + deps.waitMs;
     try {
-      await client.workflow.start(assistedSearchWorkflow, {
+      // a Temporal that does not answer must not hold the caller: the start gets a few seconds, then 503
+      await client.withDeadline(Math.min(deadline, Date.now() + START_DEADLINE_MS), () => client.workflow.start(assistedSearchWorkflow, {
         taskQueue,
         workflowId: assistedWorkflowId(queryId),
         args: [
@@ -240,7 +243,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
         // the clarification may wait 24 hours; the run ends by itself after that
         workflowExecutionTimeout: '25 hours',
         requestEagerStart: deps.eagerStart ?? false,
-      });
+      }));
     } catch (err) {
       throw rejectionFrom(err);
     }
