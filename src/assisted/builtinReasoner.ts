@@ -22,7 +22,6 @@ export interface BuiltinReasonerOptions {
   judgeModel?: JudgeModel;
   /** see JudgeDeps */
   maxEmbeddedChunks?: number;
-  maxEmbeddedSentences?: number;
 }
 
 export const BUILTIN_REASONER_NAME = 'builtin';
@@ -56,7 +55,7 @@ export function createBuiltinReasoner(deps: BuiltinReasonerDeps, options: Builti
     },
     judge(query, understanding, candidates) {
       return judgeCandidates(
-        { embedder: deps.embedder, chunkVectors: deps.chunkVectors, model: options.judgeModel, maxEmbeddedChunks: options.maxEmbeddedChunks, maxEmbeddedSentences: options.maxEmbeddedSentences },
+        { embedder: deps.embedder, chunkVectors: deps.chunkVectors, model: options.judgeModel, maxEmbeddedChunks: options.maxEmbeddedChunks },
         query,
         understanding,
         candidates,
