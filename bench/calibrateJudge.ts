@@ -39,7 +39,7 @@ const BUDGET = Number(args.budget);
 /** rows an assisted call delivers at most (the endpoint's default limit) */
 const LIMIT = Number(args.limit);
 const FOLDS = 5;
-const CACHE_VERSION = 4;
+const CACHE_VERSION = 5;
 const OUT_JSON = join(REPO_ROOT, 'src', 'assisted', 'judgeCalibration.json');
 const OUT_SVG = join(REPO_ROOT, 'docs', 'judge-calibration.svg');
 

@@ -23,6 +23,8 @@ export const FEATURE_NAMES = [
   'documentCosQuery',
   'documentSentenceCoverage',
   'documentRetrieval',
+  'bigramCoverage',
+  'titleCoverage',
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -31,11 +33,24 @@ export type FeatureName = (typeof FEATURE_NAMES)[number];
 export interface SentenceTerms {
   text: string;
   terms: Set<string>;
+  /** adjacent analyzed terms, "a b" */
+  bigrams: Set<string>;
+}
+
+function bigramsOf(terms: readonly string[]): Set<string> {
+  const pairs = new Set<string>();
+  for (let i = 1; i < terms.length; i++) pairs.add(`${terms[i - 1]} ${terms[i]}`);
+  return pairs;
 }
 
 export function sentencesOf(candidate: Pick<Candidate, 'text' | 'title'>): SentenceTerms[] {
   const sentences = candidate.title ? [candidate.title, ...splitSentences(candidate.text)] : splitSentences(candidate.text);
-  return sentences.filter((s) => s.trim().length > 0).map((text) => ({ text, terms: new Set(analyzeEnglish(text)) }));
+  return sentences
+    .filter((s) => s.trim().length > 0)
+    .map((text) => {
+      const terms = analyzeEnglish(text);
+      return { text, terms: new Set(terms), bigrams: bigramsOf(terms) };
+    });
 }
 
 /** Query terms weighted by how rare they are among the call's candidates (a local idf: common to all says little). */
@@ -118,6 +133,7 @@ export function candidateFeatures(inputs: JudgeInputs): number[][] {
     return all;
   });
   const weights = termWeights(inputs.queryTerms, chunkTerms);
+  const queryBigrams = bigramsOf(inputs.queryTerms);
   const perDocument = new Map<string, number>();
   for (const candidate of inputs.candidates) perDocument.set(documentKeyOf(candidate), (perDocument.get(documentKeyOf(candidate)) ?? 0) + 1);
   const rows = inputs.candidates.map((candidate, i) => {
@@ -126,7 +142,12 @@ export function candidateFeatures(inputs: JudgeInputs): number[][] {
     const sentenceCoverage = sentences.reduce((best, s) => Math.max(best, weightedCoverage(weights, s.terms)), 0);
     const entityCoverage = inputs.entities.length > 0 ? entityMatches(inputs.entities, chunkTerms[i]!) / inputs.entities.length : termCoverage;
     const cosQuery = inputs.cosQuery[i] ?? 0;
+    // phrases of the query said the same way in one sentence ("vitamin D supplementation")
+    const bigramCoverage = queryBigrams.size > 0 ? sentences.reduce((best, s) => Math.max(best, [...queryBigrams].filter((b) => s.bigrams.has(b)).length), 0) / queryBigrams.size : 0;
+    const titleCoverage = candidate.title && sentences[0] ? weightedCoverage(weights, sentences[0].terms) : 0;
     return {
+      bigramCoverage,
+      titleCoverage,
       cosQuery,
       cosSubQuestion: inputs.cosSubQuestion[i] ?? cosQuery,
       retrieval: candidate.retrievalScore,
