@@ -18,6 +18,7 @@ import { searchCollections } from '../src/search/pipeline.js';
 import { CatalogueVocabulary } from '../src/assisted/constraints.js';
 import { planByRules } from '../src/assisted/builtinReasoner.js';
 import { understandByRules } from '../src/assisted/understanding.js';
+import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from '../src/assisted/candidateBudget.js';
 import { prepareJudgement, type JudgeModel } from '../src/assisted/judge.js';
 import { candidateFeatures, FEATURE_NAMES, type FeatureName } from '../src/assisted/judgeFeatures.js';
 import type { Candidate } from '../src/assisted/reasoner.js';
@@ -29,7 +30,7 @@ const { values: args } = parseArgs({
   options: {
     queries: { type: 'string' },
     refresh: { type: 'boolean', default: false },
-    budget: { type: 'string', default: '50' },
+    budget: { type: 'string', default: String(CANDIDATES_PER_CALL) },
     features: { type: 'string' },
     limit: { type: 'string', default: '10' },
   },
@@ -116,7 +117,7 @@ async function collect(): Promise<FeatureCache> {
     for (const item of items) {
       const understanding = understandByRules({ query: item.text, callerFilters: null }, { vocabulary, now });
       const subQuestions = planByRules({ query: item.text, understanding, round: 1, searched: [] });
-      const perSub = Math.ceil(BUDGET / subQuestions.length);
+      const perSub = candidatesPerSubQuestion(subQuestions.length, BUDGET);
       const t0 = performance.now();
       const merged = new Map<string, { candidate: Candidate; docId: string }>();
       for (const subQuestion of subQuestions) {
