@@ -42,12 +42,12 @@ export function planByRules(input: PlanInput): string[] {
 }
 
 export function createBuiltinReasoner(deps: BuiltinReasonerDeps, options: BuiltinReasonerOptions = {}): Reasoner {
-  let vocabulary: CatalogueVocabulary | undefined;
+  // built here, not on the first query: indexing ~23,000 journals takes about a second
+  const vocabulary = new CatalogueVocabulary(deps.journals);
   const clock = deps.clock ?? (() => new Date());
   return {
     name: BUILTIN_REASONER_NAME,
     async understand(input: UnderstandInput): Promise<Understanding> {
-      vocabulary ??= new CatalogueVocabulary(deps.journals);
       return understandByRules(input, { vocabulary, now: clock() });
     },
     async plan(input: PlanInput): Promise<string[]> {
