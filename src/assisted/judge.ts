@@ -15,7 +15,6 @@ import {
   termWeights,
   type FeatureName,
   type JudgeInputs,
-  type SentenceTerms,
 } from './judgeFeatures.js';
 import type { Candidate, QueryUnderstanding, Verdict } from './reasoner.js';
 
@@ -47,40 +46,25 @@ export interface JudgeDeps {
   model?: JudgeModel;
   /** chunks without a stored vector embedded per call, best retrieval scores first (the others score cosine 0) */
   maxEmbeddedChunks?: number;
-  /** candidates whose best sentence is embedded per call (the best retrieval scores first); 0 turns it off */
-  maxEmbeddedSentences?: number;
 }
 
 export const DEFAULT_MAX_EMBEDDED_CHUNKS = 12;
-export const DEFAULT_MAX_EMBEDDED_SENTENCES = 50;
 
-/** Sentence vectors by text: candidates recur across rounds and calls, and a sentence always embeds the same. */
-class VectorCache {
-  private readonly entries = new Map<string, Float32Array>();
-  constructor(private readonly capacity: number) {}
-  get(key: string): Float32Array | undefined {
-    const value = this.entries.get(key);
-    if (value) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-  set(key: string, value: Float32Array): void {
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
-  }
-}
-
-const sentenceVectors = new WeakMap<Embedder, VectorCache>();
+/** Passage vectors by text: a candidate recurs across rounds and calls, and a text always embeds the same. */
+const passageVectors = new WeakMap<Embedder, Map<string, Float32Array>>();
+const PASSAGE_CACHE_ENTRIES = 4096;
 
 async function embedPassagesCached(embedder: Embedder, texts: string[]): Promise<Float32Array[]> {
-  let cache = sentenceVectors.get(embedder);
-  if (!cache) sentenceVectors.set(embedder, (cache = new VectorCache(20_000)));
-  const missing = [...new Set(texts.filter((t) => !cache.get(t)))];
+  let cache = passageVectors.get(embedder);
+  if (!cache) passageVectors.set(embedder, (cache = new Map()));
+  const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
   if (missing.length > 0) {
     const vectors = await embedder.embedPassages(missing);
     missing.forEach((text, i) => cache.set(text, vectors[i]!));
+    for (const key of cache.keys()) {
+      if (cache.size <= PASSAGE_CACHE_ENTRIES) break;
+      cache.delete(key);
+    }
   }
   return texts.map((t) => cache.get(t)!);
 }
@@ -116,14 +100,7 @@ export async function prepareJudgement(deps: JudgeDeps, query: string, understan
   const cosQuery = chunkVector.map((v) => (v ? cosine(queryVector, v) : null));
   const cosSubQuestion = chunkVector.map((v, i) => (v ? Math.max(cosQuery[i]!, ...subVectors.map((s) => cosine(s, v))) : null));
 
-  const sentenceBudget = deps.maxEmbeddedSentences ?? DEFAULT_MAX_EMBEDDED_SENTENCES;
-  const cosSentence: (number | null)[] = candidates.map(() => null);
-  const withSentence = order.slice(0, sentenceBudget).filter((i) => bestSentence[i]! >= 0);
-  if (withSentence.length > 0) {
-    const vectors = await embedPassagesCached(deps.embedder, withSentence.map((i) => sentences[i]![bestSentence[i]!]!.text));
-    withSentence.forEach((i, k) => (cosSentence[i] = cosine(queryVector, vectors[k]!)));
-  }
-  return { queryTerms, entities: entityTerms(understanding.entities), candidates, sentences, cosQuery, cosSubQuestion, cosSentence, bestSentence };
+  return { queryTerms, entities: entityTerms(understanding.entities), candidates, sentences, cosQuery, cosSubQuestion, bestSentence };
 }
 
 /** The text a chunk was embedded from at ingestion is its text; the title adds what a bare chunk lacks. */
@@ -239,4 +216,3 @@ export async function judgeCandidates(deps: JudgeDeps, query: string, understand
   });
 }
 
-export type { SentenceTerms };
