@@ -16,6 +16,7 @@ import {
   type VerifiedRow,
 } from './assistedTypes.js';
 import { BUSINESS_ANSWERS } from './unlockTypes.js';
+import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from '../src/assisted/candidateBudget.js';
 
 // Reading and judging are CPU work on the worker; a worker that dies mid-step has the step retried on another.
 const { understandQuery, planRound, judgeCandidates } = proxyActivities<AssistedActivities>({
@@ -35,8 +36,6 @@ const { chargeAssisted } = proxyActivities<AssistedActivities>({
   retry: { initialInterval: '100 milliseconds', maximumInterval: '2 seconds', maximumAttempts: 20, nonRetryableErrorTypes: [...BUSINESS_ANSWERS, 'CHARGE_DEADLINE_PASSED'] },
 });
 
-/** Candidates each sub-question's search brings to the judge. */
-const CANDIDATES_PER_SEARCH = 12;
 /** Sub-questions searched in one round at most. */
 const SEARCHES_PER_ROUND = 4;
 
@@ -102,7 +101,7 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
     progress.phase = 'searching';
     const found = await Promise.all(
       subQuestions.map((subQuestion) =>
-        searchSubQuestion({ orgId: input.orgId, keyId: input.keyId, collections: input.collections, subQuestion, callerFilters: input.filters, queryFilter: understanding.queryFilter, limit: CANDIDATES_PER_SEARCH }),
+        searchSubQuestion({ orgId: input.orgId, keyId: input.keyId, collections: input.collections, subQuestion, callerFilters: input.filters, queryFilter: understanding.queryFilter, limit: candidatesPerSubQuestion(subQuestions.length) }),
       ),
     );
     progress.searchesRun += subQuestions.length;
@@ -111,6 +110,7 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
       filterWarnings.push(...(found[0]?.filterWarnings ?? []));
       journalMetricExpansions.push(...(found[0]?.journalMetricExpansions ?? []));
     }
+    // the judge weighs one pool per round, as it was calibrated: the best CANDIDATES_PER_CALL by retrieval score
     const fresh = firstSighting(found.flatMap((f) => f.candidates), judged);
     progress.phase = 'verifying';
     const verdicts = fresh.length > 0 ? await judgeCandidates({ query: input.query, understanding: stripped(understanding), candidates: fresh }) : [];
@@ -163,8 +163,9 @@ function firstSighting(candidates: AssistedCandidate[], judged: Set<string>): As
     const seen = best.get(c.row.id);
     if (!seen || (c.row.relevance ?? 0) > (seen.row.relevance ?? 0)) best.set(c.row.id, c);
   }
-  for (const id of best.keys()) judged.add(id);
-  return [...best.values()];
+  const pool = [...best.values()].sort((a, b) => (b.row.relevance ?? 0) - (a.row.relevance ?? 0)).slice(0, CANDIDATES_PER_CALL);
+  for (const c of pool) judged.add(c.row.id);
+  return pool;
 }
 
 const documentOf = (r: VerifiedRow) => `${r.candidate.row.physical}\u0000${r.candidate.row.metadata.doc_id}`;
