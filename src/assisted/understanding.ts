@@ -47,6 +47,9 @@ const isContent = (w: Word): boolean => !FUNCTION_WORDS.has(w.lower) && !VERBS.h
  * trimmed from their edges ("the role of IL-6" -> "IL-6"). "of" joins two content runs when both sides are short
  * ("risk of fracture" stays one phrase only through its parts: "risk" is generic, so "fracture").
  */
+/** The most words one entity phrase holds. */
+const MAX_PHRASE_WORDS = 8;
+
 export function nounPhrases(text: string): string[] {
   const words = wordsOf(text);
   const phrases: string[] = [];
@@ -69,6 +72,8 @@ export function nounPhrases(text: string): string[] {
     if (word.breakBefore) flush();
     if (isContent(word)) run.push(word);
     else flush();
+    // a name is a few words: a long run of content words (a pasted list, a repeated phrase) is cut into phrases
+    if (run.length >= MAX_PHRASE_WORDS) flush();
   }
   flush();
   return phrases;

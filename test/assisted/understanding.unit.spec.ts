@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CatalogueVocabulary } from '../../src/assisted/constraints.js';
 import { planByRules } from '../../src/assisted/builtinReasoner.js';
 import type { Understanding } from '../../src/assisted/reasoner.js';
-import { formOf, understandByRules } from '../../src/assisted/understanding.js';
+import { formOf, nounPhrases, understandByRules } from '../../src/assisted/understanding.js';
 import { compileFilterForCollections, type CollectionFilterProfile } from '../../src/filters/parse.js';
 import { JournalMetricIndex } from '../../src/journals/metricIndex.js';
 import { journal } from '../journals/syntheticJournals.js';
@@ -247,5 +247,14 @@ describe('every query of SciFact-like claims', () => {
       expect(u.subQuestions.length).toBeGreaterThanOrEqual(1);
       expect(u.answeredBy).toBe('builtin');
     }
+  });
+});
+
+describe('long queries', () => {
+  it('cuts a long run of content words into phrases of at most 8 words, so a 16,000-character query reads in bounded pieces', () => {
+    const query = `obesity and insulin resistance ${'insulin obesity '.repeat(990)}`.slice(0, 16_000);
+    const phrases = nounPhrases(query);
+    expect(phrases.length).toBeGreaterThan(0);
+    for (const p of phrases) expect(p.split(' ').length).toBeLessThanOrEqual(8);
   });
 });
