@@ -1,5 +1,6 @@
 // Assisted-search activities: read the query, plan a round, search one sub-question, judge candidates, charge once.
 import { ApplicationFailure } from '@temporalio/activity';
+import { asActivity } from './asActivity.js';
 import type { Db } from '../src/eventstore/db.js';
 import type { Accounts } from '../src/billing/accounts.js';
 import type { AuthContext } from '../src/auth/context.js';
@@ -11,7 +12,6 @@ import { searchChargeKey } from '../src/billing/chargeBatch.js';
 import { retrieve, type SearchDeps } from '../src/search/pipeline.js';
 import { loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, type AssistedPayload, type CachedRow, type QueryRecord } from '../src/search/queryCache.js';
 import { guarded } from '../src/limits/quotas.js';
-import { isBusinessAnswer } from '../workflows/unlockTypes.js';
 import type { AssistedCandidate, ChargeAssistedInput, ChargeAssistedOutcome, SearchPlanInput, SearchPlanOutcome, UnderstandOutcome } from '../workflows/assistedTypes.js';
 
 export interface AssistedActivityDeps extends SearchDeps {
@@ -28,16 +28,6 @@ export interface AssistedActivityDeps extends SearchDeps {
 /** The endpoint the charge names in the ledger and the usage projections. */
 export const ASSISTED_ENDPOINT = '/search/assisted';
 
-async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof Rejection) {
-      throw ApplicationFailure.create({ message: err.message, type: err.code, nonRetryable: isBusinessAnswer(err.code), details: err.details ? [err.details] : undefined });
-    }
-    throw err;
-  }
-}
 
 /** The rows best first that fit `maxCostMicros`, rounded once per collection like the charge; rows that would pass it are skipped. */
 export function cutToMaxCost(rows: CachedRow[], maxCostMicros: bigint | undefined): { kept: CachedRow[]; withheld: number } {
