@@ -1,8 +1,8 @@
-// Reads the manifest that scripts/provision.sh writes (paths of the Temporal CLI, the OpenSearch launcher and the PostgreSQL binaries) and fails clearly when something is not provisioned.
+// Reads the manifest that scripts/provision.sh writes (paths of the Temporal CLI, the OpenSearch launcher, the PostgreSQL binaries and Chromium) and fails clearly when something is not provisioned.
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type ComponentName = 'temporal' | 'opensearch' | 'postgres';
+export type ComponentName = 'temporal' | 'opensearch' | 'postgres' | 'chromium';
 
 export interface TemporalCliComponent {
   /** Absolute path of the `temporal` CLI binary. */
@@ -28,10 +28,17 @@ export interface PostgresComponent {
   version: string;
 }
 
+/** Debian's Chromium, driven headless by the dashboard's browser test (playwright-core, executablePath). */
+export interface ChromiumComponent {
+  executablePath: string;
+  version: string;
+}
+
 export interface ProvisionedComponents {
   temporal: TemporalCliComponent;
   opensearch: OpenSearchComponent;
   postgres: PostgresComponent;
+  chromium: ChromiumComponent;
 }
 
 export class ComponentNotProvisionedError extends Error {
@@ -53,6 +60,7 @@ export function readComponent<N extends ComponentName>(name: N, cacheDir: string
     temporal: () => parseTemporal(manifest, manifestPath),
     opensearch: () => parseOpenSearch(manifest, manifestPath),
     postgres: () => parsePostgres(manifest, manifestPath),
+    chromium: () => parseChromium(manifest, manifestPath),
   };
   return parsers[name]();
 }
@@ -116,6 +124,13 @@ function parsePostgres(manifest: Json, manifestPath: string): PostgresComponent 
     runAsUser: requireString(section, 'runAsUser', 'postgres', manifestPath),
     version: requireString(section, 'version', 'postgres', manifestPath),
   };
+}
+
+function parseChromium(manifest: Json, manifestPath: string): ChromiumComponent {
+  const section = requireSection(manifest, 'chromium', manifestPath);
+  const executablePath = requireString(section, 'executablePath', 'chromium', manifestPath);
+  requireExecutable(executablePath, 'chromium', 'Chromium', manifestPath);
+  return { executablePath, version: requireString(section, 'version', 'chromium', manifestPath) };
 }
 
 function requireSection(manifest: Json, key: ComponentName, manifestPath: string): Json {
