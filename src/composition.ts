@@ -34,6 +34,8 @@ import { readInventory } from './catalogue/collectionsList.js';
 import { journalWeightsForTopic } from './catalogue/topicJournals.js';
 import { pricePer1000For } from './billing/pricing.js';
 import { takeMinuteBudget } from './limits/quotas.js';
+import { createMembers, type Members } from './members/members.js';
+import { createConsoleData } from './dashboard/consoleData.js';
 
 export interface Runtime {
   config: Config;
@@ -44,6 +46,7 @@ export interface Runtime {
   catalog: CollectionCatalog;
   accounts: Accounts;
   operations: Operations;
+  members: Members;
   search: SearchService;
   catalogue: CatalogueService;
   /** the tool gateway's tools (MCP find-tools lists them) */
@@ -116,7 +119,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     closers.push(() => embedder.close());
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
     const accounts = createAccounts(db, clock);
-    const operations = createOperations(accounts, { catalog, clock });
+    const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000 });
+    const operations = createOperations(accounts, { catalog, clock, members });
     const journals = await loadJournals(config.dataDir, config.dataRoot);
     const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journals));
     const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir));
@@ -170,6 +174,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       trustProxyHops: config.trustProxyHops,
       corsOrigins: config.corsOrigins,
       operatorLimits: config.operatorLimits,
+      members,
+      consoleData: createConsoleData(db, accounts, operations, clock),
+      dashboard: config.dashboard,
+      tls: config.tls,
+      publicUrl: config.publicUrl,
       readiness: {
         eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,
         temporal: async () => {
@@ -180,7 +189,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       },
       readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact' }),
     });
-    return { config, log, db, engine, embedder, catalog, accounts, operations, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, catalog, accounts, operations, members, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;
