@@ -121,7 +121,7 @@ export function invitePage(formToken: string, action: string, invite: { email: s
 ${error ? notice('error', error) : ''}
 <form method="post" action="${action}" class="stack">
   ${csrfField(formToken)}
-  <input type="email" name="username" autocomplete="username" value="${invite.email}" hidden readonly>
+  <input type="email" autocomplete="username" value="${invite.email}" hidden readonly aria-hidden="true">
   <label for="password">Choose a password</label>
   <input id="password" name="password" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="200" aria-describedby="password-hint" autofocus>
   <p id="password-hint" class="hint">At least ${PASSWORD_MIN_LENGTH} characters; a few unrelated words make a good one.</p>
