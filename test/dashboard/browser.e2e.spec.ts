@@ -70,6 +70,7 @@ describe('the dashboard in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.waitForURL('**/dashboard');
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Kestrel Biolabs');
+    await shot('03-overview');
     // the first Tab reaches the skip link, which moves the focus to the content
     const focused = () => page.evaluate(() => {
       const el = (globalThis as unknown as { document: { activeElement: { tagName: string; className: string; id: string } | null } }).document.activeElement;
@@ -81,7 +82,6 @@ describe('the dashboard in Chromium', () => {
     expect(await focused()).toBe('main.#main');
     expect(await page.locator('#billing-mode').textContent()).toBe('live');
     expect(await page.locator('#quota-today').textContent()).toBe('0 of 1000');
-    await shot('03-overview');
 
     // Settings > API Keys: create a live key on scifact and copy it
     await nav().getByRole('link', { name: 'API Keys' }).click();
@@ -146,6 +146,15 @@ describe('the dashboard in Chromium', () => {
     });
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('API_KEY_REVOKED');
+
+    // the remaining pages: members (the owner's invite form) and sessions
+    await nav().getByRole('link', { name: 'Members' }).click();
+    expect(await page.getByRole('table').first().textContent()).toContain('rosalind@kestrel.example');
+    await expect(page.getByLabel('Role').count()).resolves.toBe(1);
+    await shot('10-members');
+    await nav().getByRole('link', { name: 'Sessions' }).click();
+    expect(await page.getByRole('table').textContent()).toContain('this session');
+    await shot('11-sessions');
   }, 240_000);
 
   it('the operator signs in with the token and sees the whole house', async () => {
