@@ -12,12 +12,12 @@ import { formatPricePer1000, pricePer1000Micros } from '../collections/catalog.j
 import { organizationIdsInLog, reconcileOrganization, type OrgReconciliation, type ReconciliationPeriod } from '../billing/reconciliation.js';
 import type { LedgerEntryView } from './ledgerCsv.js';
 import type { MemberRole } from '../domain/events.js';
-import { createMembers, type Members } from '../members/members.js';
+import { createMembers, OPERATOR_ACTOR, type Members } from '../members/members.js';
 
-const OPERATOR: Actor = { kind: 'operator', id: 'admin' };
+const OPERATOR: Actor = OPERATOR_ACTOR;
 
 /** A non-negative decimal string of credits, as micro-credits; what amount a command accepts is the decider's rule. */
-function money(amount: string, field: string): bigint {
+export function money(amount: string, field: string): bigint {
   const micros = parseCredits(amount);
   if (micros === null || micros < 0n) throw new Rejection('VALIDATION_ERROR', `${field} must be a non-negative decimal string such as "25.00"`);
   return micros;

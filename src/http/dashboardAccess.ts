@@ -5,7 +5,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from './errors.js';
 import { IpLimiter, clientAddress, refuseTooManyRequests } from './ipLimiter.js';
 import { bearerToken, operatorTokenCheck } from './authentication.js';
-import { newSecretToken, sameSecret } from '../auth/sessionTokens.js';
+import { isWellFormedToken, newSecretToken, sameSecret } from '../auth/sessionTokens.js';
 import type { Members, SignedIn } from '../members/members.js';
 import type { DashboardSettings } from '../config.js';
 
@@ -127,7 +127,7 @@ export function dashboardAccess(opts: DashboardAccessOptions) {
      */
     formToken(ctx: Context): string {
       const current = ctx.cookies.get(formCookie);
-      if (current && /^[A-Za-z0-9_-]{43}$/.test(current)) return current;
+      if (current && isWellFormedToken(current)) return current;
       const token = newSecretToken();
       ctx.append('Set-Cookie', `${formCookie}=${token}; ${attributes('Strict', 2 * 3600)}`);
       return token;

@@ -231,6 +231,5 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
       await accounts.setSpendingCap(keyId, spendingCapMicros, actorOf(by));
     },
 
-    keyOwnership,
   };
 }

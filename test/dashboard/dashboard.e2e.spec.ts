@@ -417,6 +417,22 @@ describe('keys, caps, the audit log and replay', () => {
 });
 
 describe('pages', () => {
+  it('the overview warns of a low balance; usage and ledger download as CSV', async () => {
+    const low = (await operatorSteps(call, admin).newOrg({ name: 'Gamma Lab' }, '0.40')).id;
+    const c = fresh();
+    await joined(c, low, 'owner@gamma.example', 'owner');
+    const overview = await c.send('GET', '/dashboard');
+    expect(overview.text).toContain('Your balance is low (0.40 credits)');
+    expect((await c.send('GET', '/dashboard/ledger.csv')).text).toMatch(/^time,type,amount,balance_after,key_id,query_id,reference\n.*,credit,0\.400000,0\.400000,/);
+    const usage = await c.send('GET', '/dashboard/usage.csv');
+    expect(usage.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(usage.text).toBe('day,collection,searches,unlocked_results,tokens,spend\n');
+    // ten credits are not low
+    const alpha = fresh();
+    await signIn(alpha, 'owner@alpha.example');
+    expect((await alpha.send('GET', '/dashboard')).text).not.toContain('Your balance is low');
+  });
+
   it('serves the stylesheet and script from the service, and every page with labels and a skip link', async () => {
     const b = fresh(true);
     await signIn(b, 'owner@alpha.example');

@@ -387,6 +387,8 @@ function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
   let idIndex = 0;
   const filled = route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => idFor(name, r.ids[idIndex++ % r.ids.length]!, f));
   let path = spell(filled, r.spelling, r.ids[0]!);
+  // a respelling that changes nothing (upper-casing a segment that starts with a digit, say) is the documented spelling
+  const respelled = path !== filled;
   if (r.spelling === 'query' && r.query !== null) path += HOSTILE_QUERIES[r.query]!;
   else if (r.query !== null && r.query % 4 === 0) path += HOSTILE_QUERIES[r.query]!;
   const method = r.method ?? route.method;
@@ -437,7 +439,7 @@ function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
   if (body !== undefined) headers['Content-Type'] = r.contentType ?? 'application/json';
   if (r.idempotencyKey !== null) headers['Idempotency-Key'] = r.idempotencyKey;
   if (r.requestId !== null) headers['X-Request-Id'] = r.requestId;
-  return { label: `#${n} ${r.spelling} ${r.credential}/${r.adminCredential} ${r.body.kind}`, route, method, path, headers, body, canonical: r.spelling === 'canonical' || r.spelling === 'query', orgId };
+  return { label: `#${n} ${r.spelling} ${r.credential}/${r.adminCredential} ${r.body.kind}`, route, method, path, headers, body, canonical: r.spelling === 'canonical' || r.spelling === 'query' || !respelled, orgId };
 }
 
 /** The requests outside the random draw: every route with 1-20 MB bodies and the issue's deep filters on every POST. */

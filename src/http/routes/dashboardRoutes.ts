@@ -16,9 +16,9 @@ import type { ConsoleData } from '../../dashboard/consoleData.js';
 import type { CollectionCatalog } from '../../collections/catalog.js';
 import { canonicalEmail, mayDo, type Principal } from '../../domain/member.js';
 import { Rejection } from '../../domain/rejection.js';
-import { parseCredits, formatCredits } from '../../money.js';
+import { formatCredits } from '../../money.js';
 import { ledgerCsv } from '../../admin/ledgerCsv.js';
-import { inviteUrlOf } from '../../admin/operations.js';
+import { inviteUrlOf, money } from '../../admin/operations.js';
 import type { Html } from '../../dashboard/html.js';
 import * as pages from '../../dashboard/pages.js';
 import { requestBaseUrl } from '../requestContext.js';
@@ -56,7 +56,7 @@ async function dashboardShell(ctx: Context, next: () => Promise<unknown>): Promi
   try {
     await next();
   } catch (err) {
-    const apiError = toApiError(err) ?? (err instanceof ApiError ? err : undefined);
+    const apiError = toApiError(err);
     if (!apiError || !wantsHtml(ctx)) throw err;
     const signedIn = (ctx.state as { dashboard?: unknown }).dashboard !== undefined;
     page(ctx, pages.errorPage(apiError.status, apiError.message, signedIn), apiError.status);
@@ -81,12 +81,6 @@ function done(ctx: Context, location: string, json: unknown, status = 200): void
   }
   ctx.status = status;
   ctx.body = json;
-}
-
-function creditsOr422(text: string, field: string): bigint {
-  const micros = parseCredits(text);
-  if (micros === null || micros < 0n) throw new ApiError(422, 'VALIDATION_ERROR', `${field} must be a non-negative decimal string such as "10.00"`);
-  return micros;
 }
 
 /** The routes before sign-in: login (members and the operator), invites, and the pages' assets. */
@@ -219,7 +213,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     const form = parseOr422(dashboardKeyForm, ctx.request.body);
     const names = (form.collections ?? '').split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
     for (const name of names) if (!deps.catalog.resolveCollection(name)) throw new ApiError(422, 'VALIDATION_ERROR', `no collection is named "${name}"`);
-    const cap = form.spendingCap ? creditsOr422(form.spendingCap, 'spendingCap') : null;
+    const cap = form.spendingCap ? money(form.spendingCap, 'spendingCap') : null;
     const created = await deps.members.createKey(member, member.orgId, { mode: form.mode, collections: names.length ? [...new Set(names)] : null, spendingCapMicros: cap });
     // the secret goes out in this answer only: a page (never a redirect, whose URL would carry it) or JSON
     if (wantsHtml(ctx)) return keysPage(ctx, member, { created }, 201);
@@ -235,7 +229,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
 
   router.post('/dashboard/keys/:keyId/cap', memberPage(async (ctx, member) => {
     const form = parseOr422(dashboardCapForm, ctx.request.body);
-    const cap = form.spendingCap === '' ? null : creditsOr422(form.spendingCap, 'spendingCap');
+    const cap = form.spendingCap === '' ? null : money(form.spendingCap, 'spendingCap');
     await deps.members.setSpendingCap(member, ctx.params.keyId!, cap);
     done(ctx, '/dashboard/keys', { id: ctx.params.keyId, spendingCap: cap === null ? null : formatCredits(cap) });
   }));
