@@ -11,7 +11,7 @@ import { parseOr422, loginBody, operatorLoginBody, setPasswordBody, dashboardKey
 import { refuseTooManyRequests } from '../ipLimiter.js';
 import { dashboardStateOf, wantsHtml, type DashboardAccess } from '../dashboardAccess.js';
 import { operatorTokenCheck } from '../authentication.js';
-import type { Members } from '../../members/members.js';
+import type { Members, SignedIn } from '../../members/members.js';
 import type { ConsoleData } from '../../dashboard/consoleData.js';
 import type { CollectionCatalog } from '../../collections/catalog.js';
 import { canonicalEmail, mayDo, type Principal } from '../../domain/member.js';
@@ -88,6 +88,19 @@ export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
   const router = new Router({ sensitive: true, strict: true });
   router.use(dashboardShell);
 
+  /** A sign-in that failed: counted, then the login page again for a browser, a 401 for a script. */
+  const refuseSignIn = (ctx: Context, message: string, account?: string) => {
+    deps.dashboardAccess.recordFailedLogin(ctx, account);
+    if (wantsHtml(ctx)) return page(ctx, pages.loginPage(deps.dashboardAccess.formToken(ctx), message), 401);
+    throw new ApiError(401, 'UNAUTHORIZED', message);
+  };
+  /** A new session: its cookie, then the first page for a browser, the CSRF token for a script. */
+  const signedIn = (ctx: Context, session: SignedIn, status = 200) => {
+    deps.dashboardAccess.setSession(ctx, session);
+    const role = session.principal.kind === 'member' ? session.principal.role : 'operator';
+    done(ctx, role === 'operator' ? '/dashboard/operator' : '/dashboard', { signedIn: true, role, csrfToken: session.csrfToken, expiresAt: session.expiresAt }, status);
+  };
+
   router.get('/dashboard/login', (ctx) => {
     page(ctx, pages.loginPage(deps.dashboardAccess.formToken(ctx)));
   });
@@ -101,14 +114,8 @@ export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
     const wait = access.loginWait(ctx, account);
     if (wait) return refuseTooManyRequests(ctx, wait);
     const session = await deps.members.signIn(body.email, body.password);
-    if (!session) {
-      access.recordFailedLogin(ctx, account);
-      const message = 'The email or the password is wrong.';
-      if (wantsHtml(ctx)) return page(ctx, pages.loginPage(access.formToken(ctx), message), 401);
-      throw new ApiError(401, 'UNAUTHORIZED', message);
-    }
-    access.setSession(ctx, session);
-    done(ctx, '/dashboard', { signedIn: true, role: session.principal.kind === 'member' ? session.principal.role : 'operator', csrfToken: session.csrfToken, expiresAt: session.expiresAt });
+    if (!session) return refuseSignIn(ctx, 'The email or the password is wrong.', account);
+    signedIn(ctx, session);
   });
 
   router.post('/dashboard/operator/login', async (ctx) => {
@@ -117,15 +124,8 @@ export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
     access.checkFormToken(ctx, body._csrf);
     const wait = access.loginWait(ctx);
     if (wait) return refuseTooManyRequests(ctx, wait);
-    if (!operatorTokenCheck(deps.adminToken)(body.token)) {
-      access.recordFailedLogin(ctx);
-      const message = 'That is not the operator token.';
-      if (wantsHtml(ctx)) return page(ctx, pages.loginPage(access.formToken(ctx), message), 401);
-      throw new ApiError(401, 'UNAUTHORIZED', message);
-    }
-    const session = await deps.members.signInOperator();
-    access.setSession(ctx, session);
-    done(ctx, '/dashboard/operator', { signedIn: true, role: 'operator', csrfToken: session.csrfToken, expiresAt: session.expiresAt });
+    if (!operatorTokenCheck(deps.adminToken)(body.token)) return refuseSignIn(ctx, 'That is not the operator token.');
+    signedIn(ctx, await deps.members.signInOperator());
   });
 
   const invalidInvite = () => new ApiError(404, 'NOT_FOUND', 'This invite link is not valid: it was used, has expired or never existed. Ask for a new one.');
@@ -162,8 +162,7 @@ export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
       if (invite) return page(ctx, pages.invitePage(access.formToken(ctx), ctx.path, invite, (err as Rejection).message), 422);
       throw err;
     }
-    access.setSession(ctx, session);
-    done(ctx, '/dashboard', { signedIn: true, role: session.principal.kind === 'member' ? session.principal.role : 'operator', csrfToken: session.csrfToken, expiresAt: session.expiresAt }, 201);
+    signedIn(ctx, session, 201);
   });
 
   router.get('/dashboard/assets/:file', (ctx) => {
