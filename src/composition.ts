@@ -40,6 +40,8 @@ import { chunkVectorsFromEngine } from './assisted/chunkVectors.js';
 import { createAssistedSearch } from './assisted/assistedSearch.js';
 import type { AssistedActivityDeps } from '../activities/assisted.js';
 import type { JournalRecord } from './journals/table.js';
+import { createMembers, type Members } from './members/members.js';
+import { createConsoleData } from './dashboard/consoleData.js';
 
 export interface Runtime {
   config: Config;
@@ -50,6 +52,7 @@ export interface Runtime {
   catalog: CollectionCatalog;
   accounts: Accounts;
   operations: Operations;
+  members: Members;
   search: SearchService;
   catalogue: CatalogueService;
   /** the tool gateway's tools (MCP find-tools lists them) */
@@ -138,7 +141,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     closers.push(() => embedder.close());
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
     const accounts = createAccounts(db, clock);
-    const operations = createOperations(accounts, { catalog, clock });
+    const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000 });
+    const operations = createOperations(accounts, { catalog, clock, members });
     const journals = await loadJournals(config.dataDir, config.dataRoot);
     const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journals));
     const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir));
@@ -196,6 +200,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       trustProxyHops: config.trustProxyHops,
       corsOrigins: config.corsOrigins,
       operatorLimits: config.operatorLimits,
+      members,
+      consoleData: createConsoleData(db, accounts, operations, clock),
+      dashboard: config.dashboard,
+      tls: config.tls,
+      publicUrl: config.publicUrl,
       readiness: {
         eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,
         temporal: async () => {
@@ -206,7 +215,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       },
       readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact' }),
     });
-    return { config, log, db, engine, embedder, catalog, accounts, operations, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, catalog, accounts, operations, members, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;

@@ -47,6 +47,22 @@ export interface Config {
   toolUpstreams: ToolUpstreamConfig[];
   /** assisted search: its reasoner, and how long an HTTP call waits for its run before answering 503 with nothing charged */
   assisted: { llm: LlmReasonerConfig | null; waitMs: number };
+  /** the address users reach the service at (PUBLIC_URL), for invite links; unset: the address a request came to */
+  publicUrl?: string;
+  /** the dashboard's cookies are Secure (and __Host- named): the service is reached over HTTPS (TLS=1, or an https PUBLIC_URL) */
+  tls: boolean;
+  dashboard: DashboardSettings;
+}
+
+export interface DashboardSettings {
+  /** per client address and minute, every dashboard request (pages, forms, assets, login, invites) */
+  requestsPerMinute: number;
+  /** per client address and minute, failed sign-ins (and invite links that do not open) */
+  failedLoginsPerMinute: number;
+  /** per account (the email tried) and 15 minutes, failed sign-ins */
+  failedLoginsPerAccount: number;
+  /** a session lasts this long from sign-in */
+  sessionHours: number;
 }
 
 /** The OpenAI-compatible chat model of assisted search; set only when LLM_BASE_URL and LLM_MODEL both are. */
@@ -185,11 +201,25 @@ export function cacheDirFrom(env: NodeJS.ProcessEnv): string {
   return env.LITSEARCH_CACHE || join(homedir(), '.cache', 'litsearch');
 }
 
+function publicUrlFrom(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error(`PUBLIC_URL must be an http(s) URL such as https://search.example.org, got ${raw}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`PUBLIC_URL must be an http(s) URL, got ${raw}`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR ?? join(REPO_ROOT, 'data'));
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
   const admin = adminTokenFrom(env, dataDir);
+  const publicUrl = publicUrlFrom(env.PUBLIC_URL);
+  if (env.TLS !== undefined && !['', '0', '1', 'true', 'false'].includes(env.TLS)) throw new Error(`TLS must be 1 or 0, got ${env.TLS}`);
   return {
     port,
     host: env.HOST ?? '127.0.0.1',
@@ -217,5 +247,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     toolPrices: toolPricesFrom(env.TOOL_PRICES),
     toolUpstreams: toolUpstreamsFrom(env.TOOL_UPSTREAMS),
     assisted: { llm: llmReasonerConfigFrom(env), waitMs: positiveInteger(env, 'ASSISTED_WAIT_SECONDS', 90) * 1000 },
+    publicUrl,
+    tls: env.TLS === '1' || env.TLS === 'true' || publicUrl?.startsWith('https:') === true,
+    dashboard: {
+      requestsPerMinute: positiveInteger(env, 'DASHBOARD_REQUESTS_PER_MINUTE', 300),
+      failedLoginsPerMinute: positiveInteger(env, 'DASHBOARD_FAILED_LOGINS_PER_MINUTE', 10),
+      failedLoginsPerAccount: positiveInteger(env, 'DASHBOARD_FAILED_LOGINS_PER_ACCOUNT', 5),
+      sessionHours: positiveInteger(env, 'DASHBOARD_SESSION_HOURS', 12),
+    },
   };
 }

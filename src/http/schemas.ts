@@ -208,6 +208,31 @@ export const keyBody = z.strictObject({
   spendingCap: money.optional(),
 });
 
+/** POST /admin/v1/keys/{keyId}/spending-cap: a cap in credits, or null to clear it. */
+export const spendingCapBody = z.strictObject({ spendingCap: money.nullable() });
+
+/** POST /admin/v1/organizations/{orgId}/invites (and the owner's invite form): who, and their role. */
+export const inviteBody = z.strictObject({
+  email: z.string().min(3).max(254),
+  role: z.enum(['owner', 'member']).default('member'),
+});
+
+/** The dashboard's sign-in (form or JSON). Lengths bound the work a request can ask for; the rules are the domain's. */
+export const loginBody = z.strictObject({ email: z.string().max(254), password: z.string().max(1024), _csrf: z.string().max(200).optional() });
+export const operatorLoginBody = z.strictObject({ token: z.string().max(1024), _csrf: z.string().max(200).optional() });
+export const setPasswordBody = z.strictObject({ password: z.string().max(1024), _csrf: z.string().max(200).optional() });
+
+/** The dashboard's forms: what each carries beside its `_csrf` field (JSON clients send X-CSRF-Token instead). */
+export const dashboardKeyForm = z.strictObject({
+  mode: z.enum(['live', 'test']),
+  collections: z.string().max(2000).optional(),
+  spendingCap: z.union([money, z.literal('')]).optional(),
+  _csrf: z.string().max(200).optional(),
+});
+export const dashboardCapForm = z.strictObject({ spendingCap: z.union([money, z.literal('')]), _csrf: z.string().max(200).optional() });
+export const dashboardInviteForm = inviteBody.extend({ _csrf: z.string().max(200).optional() });
+export const csrfOnlyForm = z.strictObject({ _csrf: z.string().max(200).optional() });
+
 /** Parses with a schema; the first problems become one 422 VALIDATION_ERROR message naming the fields. */
 export function parseOr422<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const res = schema.safeParse(value ?? {});

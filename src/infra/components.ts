@@ -1,8 +1,8 @@
-// Reads the manifest that scripts/provision.sh writes (paths of the Temporal CLI, the OpenSearch launcher, the PostgreSQL binaries and Temporal's time-skipping test server) and fails clearly when something is not provisioned.
+// Reads the manifest that scripts/provision.sh writes (paths of the Temporal CLI, the OpenSearch launcher, the PostgreSQL binaries, Temporal's time-skipping test server and Chromium) and fails clearly when something is not provisioned.
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type ComponentName = 'temporal' | 'opensearch' | 'postgres' | 'temporalTestServer';
+export type ComponentName = 'temporal' | 'opensearch' | 'postgres' | 'temporalTestServer' | 'chromium';
 
 export interface TemporalCliComponent {
   /** Absolute path of the `temporal` CLI binary. */
@@ -38,11 +38,18 @@ export interface TemporalTestServerComponent {
   java: string;
 }
 
+/** Debian's Chromium, driven headless by the dashboard's browser test (playwright-core, executablePath). */
+export interface ChromiumComponent {
+  executablePath: string;
+  version: string;
+}
+
 export interface ProvisionedComponents {
   temporal: TemporalCliComponent;
   opensearch: OpenSearchComponent;
   postgres: PostgresComponent;
   temporalTestServer: TemporalTestServerComponent;
+  chromium: ChromiumComponent;
 }
 
 export class ComponentNotProvisionedError extends Error {
@@ -65,6 +72,7 @@ export function readComponent<N extends ComponentName>(name: N, cacheDir: string
     opensearch: () => parseOpenSearch(manifest, manifestPath),
     postgres: () => parsePostgres(manifest, manifestPath),
     temporalTestServer: () => parseTemporalTestServer(manifest, manifestPath),
+    chromium: () => parseChromium(manifest, manifestPath),
   };
   return parsers[name]();
 }
@@ -138,6 +146,13 @@ function parseTemporalTestServer(manifest: Json, manifestPath: string): Temporal
   const java = requireString(section, 'java', 'temporalTestServer', manifestPath);
   requireExecutable(java, 'temporalTestServer', 'java for the time-skipping test server', manifestPath);
   return { version: requireString(section, 'version', 'temporalTestServer', manifestPath), executable, java };
+}
+
+function parseChromium(manifest: Json, manifestPath: string): ChromiumComponent {
+  const section = requireSection(manifest, 'chromium', manifestPath);
+  const executablePath = requireString(section, 'executablePath', 'chromium', manifestPath);
+  requireExecutable(executablePath, 'chromium', 'Chromium', manifestPath);
+  return { executablePath, version: requireString(section, 'version', 'chromium', manifestPath) };
 }
 
 function requireSection(manifest: Json, key: ComponentName, manifestPath: string): Json {
