@@ -388,8 +388,12 @@ function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
   let idIndex = 0;
   const filled = route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => idFor(name, r.ids[idIndex++ % r.ids.length]!, f));
   let path = spell(filled, r.spelling, r.ids[0]!);
-  // a respelling that changes nothing (upper-casing a segment that starts with a digit, say) is the documented spelling
-  const respelled = path !== filled;
+  // a respelling that changes nothing (upper-casing a segment that starts with a digit, say) is the documented spelling,
+  // and so is one that only upper-cases a parameter's value: collection names, for one, are case-insensitive
+  const routeSegments = route.path.split('/');
+  const changed = path.split('/').flatMap((segment, i) => (segment === filled.split('/')[i] ? [] : [i]));
+  const onlyParameterCase = r.spelling === 'upperSegment' && changed.length > 0 && changed.every((i) => routeSegments[i]?.startsWith(':'));
+  const respelled = path !== filled && !onlyParameterCase;
   if (r.spelling === 'query' && r.query !== null) path += HOSTILE_QUERIES[r.query]!;
   else if (r.query !== null && r.query % 4 === 0) path += HOSTILE_QUERIES[r.query]!;
   const method = r.method ?? route.method;
