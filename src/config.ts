@@ -5,12 +5,42 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { parseCredits } from './money.js';
+import { formatCredits, parseCredits } from './money.js';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 /** The collection definitions and the demo data beside the clone, when COLLECTIONS_CONFIG and DATA_ROOT are unset. */
 export const DEFAULT_COLLECTIONS_CONFIG = join(REPO_ROOT, 'config', 'collections.json');
 export const DEFAULT_DATA_ROOT = join(REPO_ROOT, '..', 'shared', 'data');
+
+/**
+ * Every environment variable loadConfig reads, and nothing else (test/config/configVariables.unit.spec.ts proves it by
+ * recording what loadConfig touches); deploy/ may set only these (test/deploy/deployManifests.unit.spec.ts).
+ */
+export const CONFIG_VARIABLES = [
+  'PORT',
+  'HOST',
+  'DATA_DIR',
+  'ADMIN_TOKEN',
+  'DATABASE_URL',
+  'OPENSEARCH_URL',
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'WORKER_MODE',
+  'LITSEARCH_CACHE',
+  'COLLECTIONS_CONFIG',
+  'DATA_ROOT',
+  'LOG_LEVEL',
+  'INGEST_DEMO',
+  'FAULT_AFTER_CHARGE_DELAY_MS',
+  'TRUST_PROXY',
+  'CORS_ORIGINS',
+  'ADMIN_FAILED_AUTH_PER_MINUTE',
+  'ADMIN_REQUESTS_PER_MINUTE',
+  'TOOL_PRICES',
+  'TOOL_UPSTREAMS',
+] as const;
+
+export type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
 
 export interface Config {
   port: number;
@@ -255,5 +285,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       failedLoginsPerAccount: positiveInteger(env, 'DASHBOARD_FAILED_LOGINS_PER_ACCOUNT', 5),
       sessionHours: positiveInteger(env, 'DASHBOARD_SESSION_HOURS', 12),
     },
+  };
+}
+
+/**
+ * The environment that makes loadConfig read `config` back (loadConfig(configEnvironment(c)) equals c): how a launcher
+ * hands its configuration, changed where it means to, to the processes it starts (src/infra/scaledTopology.ts).
+ */
+export function configEnvironment(config: Config): Record<ConfigVariable, string> {
+  return {
+    PORT: String(config.port),
+    HOST: config.host,
+    DATA_DIR: config.dataDir,
+    ADMIN_TOKEN: config.adminToken,
+    DATABASE_URL: config.databaseUrl ?? '',
+    OPENSEARCH_URL: config.opensearchUrl ?? '',
+    TEMPORAL_ADDRESS: config.temporalAddress ?? '',
+    TEMPORAL_NAMESPACE: config.temporalNamespace,
+    WORKER_MODE: config.inProcessWorker ? 'in-process' : 'separate',
+    LITSEARCH_CACHE: config.cacheDir,
+    COLLECTIONS_CONFIG: config.collectionsConfig,
+    DATA_ROOT: config.dataRoot,
+    LOG_LEVEL: config.logLevel,
+    INGEST_DEMO: config.ingestDemo ? '1' : '0',
+    FAULT_AFTER_CHARGE_DELAY_MS: config.faultAfterChargeDelayMs === undefined ? '' : String(config.faultAfterChargeDelayMs),
+    TRUST_PROXY: String(config.trustProxyHops),
+    CORS_ORIGINS: config.corsOrigins.join(','),
+    ADMIN_FAILED_AUTH_PER_MINUTE: String(config.operatorLimits.failedAttemptsPerMinute),
+    ADMIN_REQUESTS_PER_MINUTE: String(config.operatorLimits.requestsPerMinute),
+    TOOL_PRICES: [...config.toolPrices].map(([tool, micros]) => `${tool}=${formatCredits(micros)}`).join(','),
+    TOOL_UPSTREAMS: config.toolUpstreams.length === 0 ? '' : JSON.stringify(config.toolUpstreams),
   };
 }

@@ -1,15 +1,17 @@
 // `npm start`: starts the whole service on its embedded defaults (or the configured servers) and stops it cleanly.
+// `npm run up -- --scaled` (or `npm start -- --scaled`): the scale-out shape on this machine instead (src/infra/scaledTopology.ts).
 import { listen } from './http/server.js';
-import { writeFileSync, rmSync } from 'node:fs';
+import { readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { startRuntime } from './composition.js';
 import { ingestMissingDemoCollections } from './demoIngest.js';
-
+import { startScaledTopology } from './infra/scaledTopology.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  if (process.argv.slice(2).includes('--scaled')) return runScaled(config);
   const runtime = await startRuntime(config, { worker: config.inProcessWorker});
   const { log } = runtime;
   let server: Server | undefined;
@@ -19,7 +21,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'stopping');
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    rmSync(join(config.dataDir, 'server.json'), { force: true });
+    removeServerFile(config.dataDir);
     await runtime.close();
     log.info('stopped');
     process.exit(0);
@@ -36,6 +38,42 @@ async function main(): Promise<void> {
   writeFileSync(join(config.dataDir, 'server.json'), JSON.stringify({ url, pid: process.pid }, null, 2));
   log.info({ url, temporal: runtime.temporal.address, engine: runtime.engine.kind, store: runtime.db.kind }, 'listening');
   process.stdout.write(banner(url, config.adminToken, config.adminTokenGenerated, runtime.catalog.collections[0]?.name ?? 'scifact'));
+}
+
+/** The data directory's server.json, unless another process sharing the directory (the scaled shape) wrote it since. */
+function removeServerFile(dataDir: string): void {
+  const file = join(dataDir, 'server.json');
+  try {
+    if ((JSON.parse(readFileSync(file, 'utf8')) as { pid?: number }).pid !== process.pid) return;
+  } catch {
+    return;
+  }
+  rmSync(file, { force: true });
+}
+
+/** Starts the scaled topology as children of this process and stops all of it on Ctrl-C. */
+async function runScaled(config: Config): Promise<void> {
+  const say = (line: string) => process.stdout.write(`[scaled] ${line}\n`);
+  // the children are unreferenced (they must not keep a dying parent alive): this timer keeps the launcher running
+  setInterval(() => undefined, 1 << 30);
+  const topology = await startScaledTopology({ config, inheritedEnv: process.env, say });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`${signal}: stopping the API processes, the workers and the components`);
+    await topology.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.stdout.write(`
+  The scaled shape is running: ${topology.apis.length} API processes (no worker inside), ${topology.workers.length} worker process(es),
+  PostgreSQL ${topology.databaseUrl}, Temporal ${topology.temporalAddress}, OpenSearch ${topology.opensearchUrl}.
+${topology.apis.map((api) => `    ${api.name}: ${api.url}`).join('\n')}
+  Admin token${config.adminTokenGenerated ? ' (generated, stored in the data directory)' : ''}: ${topology.adminToken}
+  Logs: ${join(config.dataDir, 'logs')}. Either API process answers any request; Ctrl-C stops everything.
+`);
 }
 
 function banner(url: string, token: string, generated: boolean, collection: string): string {

@@ -37,7 +37,25 @@ CREATE TABLE IF NOT EXISTS rate_windows (
 );
 `;
 
+/** Serializes migrations: "CREATE ... IF NOT EXISTS" is not safe against itself in another session. */
+const MIGRATE_LOCK_KEY = 774_211_003;
+
+/**
+ * Creates or updates every table. On PostgreSQL, processes starting together on a fresh database (the scaled shape's
+ * API processes and worker) take turns under an advisory lock, each in one transaction, so none sees another's
+ * half-made catalogue entries (a duplicate pg_type row otherwise). PGlite has one process and one connection.
+ */
 export async function migrate(db: Db): Promise<void> {
+  if (db.kind === 'postgres') {
+    await db.transaction(
+      async (tx) => {
+        // a simple-protocol query (no parameters) may hold several statements
+        for (const ddl of [EVENTS_DDL, projectionDdl('proj_'), OPERATIONAL_DDL]) await tx.query(ddl);
+      },
+      { advisoryLock: MIGRATE_LOCK_KEY },
+    );
+    return;
+  }
   await db.exec(EVENTS_DDL);
   const added = await missingTables(db);
   await db.exec(projectionDdl('proj_'));
