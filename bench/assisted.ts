@@ -68,12 +68,16 @@ async function main(): Promise<void> {
     let answered = 0;
     let costMicros = 0n;
     let failures = 0;
+    const failureCodes: Record<string, number> = {};
     for (const [i, claim] of claims.entries()) {
       const t0 = performance.now();
       const res = await assisted({ query: claim.text, allowClarification: false, limit: 10 });
       latencies.push(performance.now() - t0);
       if (res.status !== 200) {
         failures += 1;
+        const code = `${res.status} ${res.body?.error?.code ?? ''}`.trim();
+        failureCodes[code] = (failureCodes[code] ?? 0) + 1;
+        process.stderr.write(`[bench:assisted] claim ${claim.id}: ${code} ${res.body?.error?.message ?? ''}\n`);
         continue;
       }
       const docs = [...new Set((res.body.results as { metadata: { doc_id: string } }[]).map((r) => String(r.metadata.doc_id)))];
@@ -115,6 +119,7 @@ async function main(): Promise<void> {
       latencyMs: { p50: Math.round(pct(latencies, 50)), p95: Math.round(pct(latencies, 95)) },
       costPerVerifiedResult: delivered ? round(Number(costMicros) / 1e6 / delivered, 6) : null,
       failures,
+      failureCodes,
       loadAverage: round(loadavg()[0]!, 2),
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
