@@ -47,7 +47,9 @@ describe('assisted search with a separate worker that dies', () => {
   beforeAll(async () => {
     databaseUrl = await createPostgresDatabase();
     // the API process runs no worker: every run is the child processes'
-    svc = await startTestService({ dataRoot, store: 'postgres', databaseUrl, worker: false });
+    // the call's bound is not what these tests are about: a loaded machine may take a minute to start a worker and
+    // retry the lost step, so the call waits long enough to see the run through
+    svc = await startTestService({ dataRoot, store: 'postgres', databaseUrl, worker: false, env: { ASSISTED_WAIT_SECONDS: '400' } });
     call = httpClient(svc.baseUrl);
     ops = operatorSteps(call, svc.adminToken);
   }, 600_000);
@@ -108,7 +110,7 @@ describe('assisted search with a separate worker that dies', () => {
     expect(rows).toHaveLength(1);
     expect(before - parseCredits(await ops.balanceOf(orgId))!).toBe(BigInt(rows[0]!.amount));
     expect(parseCredits(res.headers.get('x-query-cost')!)).toBe(BigInt(rows[0]!.amount));
-  }, 300_000);
+  }, 480_000);
 
   it('a worker killed right after its charge committed: the replacement reports that charge and charges nothing more', async () => {
     const { res, queryId, orgId, before } = await crashAt('charging', { FAULT_AFTER_CHARGE_DELAY_MS: '20000' });
@@ -121,7 +123,7 @@ describe('assisted search with a separate worker that dies', () => {
     // the replay of the whole log agrees with the projections
     const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
     expect(replay.status, JSON.stringify(replay.body)).toBe(200);
-  }, 300_000);
+  }, 480_000);
 });
 
 describe('assisted search when the run cannot finish in time or Temporal is unreachable', () => {
