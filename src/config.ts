@@ -38,6 +38,19 @@ export const CONFIG_VARIABLES = [
   'ADMIN_REQUESTS_PER_MINUTE',
   'TOOL_PRICES',
   'TOOL_UPSTREAMS',
+  'FAULT_FAN_OUT_DELAY_MS',
+  'ASSISTED_WAIT_SECONDS',
+  'LLM_BASE_URL',
+  'LLM_MODEL',
+  'LLM_API_KEY',
+  'LLM_TIMEOUT_MS',
+  'LLM_RETRIES',
+  'PUBLIC_URL',
+  'TLS',
+  'DASHBOARD_REQUESTS_PER_MINUTE',
+  'DASHBOARD_FAILED_LOGINS_PER_MINUTE',
+  'DASHBOARD_FAILED_LOGINS_PER_ACCOUNT',
+  'DASHBOARD_SESSION_HOURS',
 ] as const;
 
 export type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
@@ -168,6 +181,10 @@ function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: numb
 export function llmReasonerConfigFrom(env: NodeJS.ProcessEnv): LlmReasonerConfig | null {
   const baseUrl = env.LLM_BASE_URL?.trim() || undefined;
   const model = env.LLM_MODEL?.trim() || undefined;
+  // every LLM_ variable is read (and checked) whether or not a model is configured: CONFIG_VARIABLES names them all
+  const apiKey = env.LLM_API_KEY || undefined;
+  const timeoutMs = positiveInteger(env, 'LLM_TIMEOUT_MS', 20_000);
+  const retries = nonNegativeInteger(env, 'LLM_RETRIES', 2);
   if (!baseUrl && !model) return null;
   if (!baseUrl || !model) throw new Error('LLM_BASE_URL and LLM_MODEL go together: set both to use a chat model for assisted search, or neither');
   try {
@@ -178,9 +195,9 @@ export function llmReasonerConfigFrom(env: NodeJS.ProcessEnv): LlmReasonerConfig
   return {
     baseUrl,
     model,
-    apiKey: env.LLM_API_KEY || undefined,
-    timeoutMs: positiveInteger(env, 'LLM_TIMEOUT_MS', 20_000),
-    retries: nonNegativeInteger(env, 'LLM_RETRIES', 2),
+    apiKey,
+    timeoutMs,
+    retries,
   };
 }
 
@@ -315,5 +332,18 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     ADMIN_REQUESTS_PER_MINUTE: String(config.operatorLimits.requestsPerMinute),
     TOOL_PRICES: [...config.toolPrices].map(([tool, micros]) => `${tool}=${formatCredits(micros)}`).join(','),
     TOOL_UPSTREAMS: config.toolUpstreams.length === 0 ? '' : JSON.stringify(config.toolUpstreams),
+    FAULT_FAN_OUT_DELAY_MS: config.faultFanOutDelayMs === undefined ? '' : String(config.faultFanOutDelayMs),
+    ASSISTED_WAIT_SECONDS: String(config.assisted.waitMs / 1000),
+    LLM_BASE_URL: config.assisted.llm?.baseUrl ?? '',
+    LLM_MODEL: config.assisted.llm?.model ?? '',
+    LLM_API_KEY: config.assisted.llm?.apiKey ?? '',
+    LLM_TIMEOUT_MS: String(config.assisted.llm?.timeoutMs ?? 20_000),
+    LLM_RETRIES: String(config.assisted.llm?.retries ?? 2),
+    PUBLIC_URL: config.publicUrl ?? '',
+    TLS: config.tls ? '1' : '0',
+    DASHBOARD_REQUESTS_PER_MINUTE: String(config.dashboard.requestsPerMinute),
+    DASHBOARD_FAILED_LOGINS_PER_MINUTE: String(config.dashboard.failedLoginsPerMinute),
+    DASHBOARD_FAILED_LOGINS_PER_ACCOUNT: String(config.dashboard.failedLoginsPerAccount),
+    DASHBOARD_SESSION_HOURS: String(config.dashboard.sessionHours),
   };
 }

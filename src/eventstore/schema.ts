@@ -1,5 +1,5 @@
 // Creates the event log, the live projection tables and the operational tables (query cache, rate windows).
-import type { Db } from './db.js';
+import type { Db, Queryable } from './db.js';
 import { EVENTS_DDL } from './eventStore.js';
 import { COLUMNS, PROJECTION_TABLES, projectionDdl, type ProjectionTable } from '../../projections/tables.js';
 import { replayProjections } from '../../projections/replay.js';
@@ -46,25 +46,29 @@ const MIGRATE_LOCK_KEY = 774_211_003;
  * half-made catalogue entries (a duplicate pg_type row otherwise). PGlite has one process and one connection.
  */
 export async function migrate(db: Db): Promise<void> {
+  let added: ProjectionTable[] = [];
   if (db.kind === 'postgres') {
     await db.transaction(
       async (tx) => {
+        await tx.query(EVENTS_DDL);
+        added = await missingTables(tx);
         // a simple-protocol query (no parameters) may hold several statements
-        for (const ddl of [EVENTS_DDL, projectionDdl('proj_'), OPERATIONAL_DDL]) await tx.query(ddl);
+        for (const ddl of [projectionDdl('proj_'), OPERATIONAL_DDL]) await tx.query(ddl);
       },
       { advisoryLock: MIGRATE_LOCK_KEY },
     );
-    return;
+  } else {
+    await db.exec(EVENTS_DDL);
+    added = await missingTables(db);
+    await db.exec(projectionDdl('proj_'));
+    await db.exec(OPERATIONAL_DDL);
   }
-  await db.exec(EVENTS_DDL);
-  const added = await missingTables(db);
-  await db.exec(projectionDdl('proj_'));
-  await db.exec(OPERATIONAL_DDL);
+  // on both stores: a table an upgrade added is filled from the log (the early return of the PostgreSQL path skipped it)
   if (added.length > 0 && added.length < PROJECTION_TABLES.length) await fillAddedProjections(db, added);
 }
 
 /** The projection tables this store does not have yet. */
-async function missingTables(db: Db): Promise<ProjectionTable[]> {
+async function missingTables(db: Queryable): Promise<ProjectionTable[]> {
   const rows = await db.query<{ name: string }>(`SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL`, [PROJECTION_TABLES.map((t) => `proj_${t}`)]);
   const missing = new Set(rows.map((r) => r.name));
   return PROJECTION_TABLES.filter((t) => missing.has(`proj_${t}`));

@@ -61,15 +61,18 @@ describe('assisted search with a separate worker that dies', () => {
   /** Starts the call, waits until the run reaches `phase` on the faulty worker, kills it, starts a healthy one. */
   async function crashAt(phase: 'searching' | 'charging', faults: Record<string, string>) {
     const org = await ops.newOrg({}, '10.00');
-    const { key } = await ops.newKey(org.id);
+    const { key, id: keyId } = await ops.newKey(org.id);
     const before = parseCredits(await ops.balanceOf(org.id))!;
     const faulty = spawnWorker(svc, databaseUrl, faults);
     workers.push(faulty);
     const pending = call('POST', '/api/v1/search/assisted', { key, body: { collection: 'scifact', query: QUERY, allowClarification: false, limit: 3 } });
-    // find the run and wait for the phase (the fault holds it there)
+    // find this key's run (other test files run assisted searches on the same Temporal) and wait for the phase
     let queryId: string | undefined;
     for (let i = 0; i < 600 && !queryId; i++) {
-      for await (const w of svc.runtime.temporal.client.workflow.list({ query: `WorkflowType = 'assistedSearchWorkflow' AND ExecutionStatus = 'Running'` })) queryId = w.workflowId.replace(/^assisted-/, '');
+      for await (const w of svc.runtime.temporal.client.workflow.list({ query: `WorkflowType = 'assistedSearchWorkflow' AND ExecutionStatus = 'Running'` })) {
+        const p = await svc.runtime.temporal.client.workflow.getHandle(w.workflowId).query(progressQuery).catch(() => undefined);
+        if (p?.keyId === keyId) queryId = w.workflowId.replace(/^assisted-/, '');
+      }
       if (!queryId) await sleep(100);
     }
     expect(queryId).toBeDefined();

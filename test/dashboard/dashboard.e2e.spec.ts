@@ -218,7 +218,7 @@ describe('CSRF', () => {
     const other = fresh();
     const otherCsrf = (await signIn(other, 'member@beta.example')).json.csrfToken;
     const keysBefore = await svc.runtime.db.query('SELECT key_id FROM proj_api_keys WHERE org_id = $1', [orgA]);
-    for (const headers of [{}, { 'X-CSRF-Token': otherCsrf }, { 'X-CSRF-Token': `${csrf.slice(0, -1)}A` }] as Record<string, string>[]) {
+    for (const headers of [{}, { 'X-CSRF-Token': otherCsrf }, { 'X-CSRF-Token': `${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}` }] as Record<string, string>[]) {
       const res = await c.send('POST', '/dashboard/keys', { json: { mode: 'test' }, headers });
       expect(res.status).toBe(403);
       expect(res.json.error.code).toBe('FORBIDDEN');
