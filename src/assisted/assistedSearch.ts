@@ -159,19 +159,27 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     );
     let lastProgress = '';
     let lastReportedAt = Date.now();
-    while (outcome === undefined && failure === undefined && Date.now() < deadline) {
-      await Promise.race([result, sleep(pollMs)]);
-      if (outcome !== undefined || failure !== undefined) break;
-      const progress = await handle.query(progressQuery).catch(() => undefined);
-      if (!progress) continue;
-      // a change is reported at once, and a long step again every few seconds, so a listener's client never goes quiet
+    // a change is reported at once, and a long step again every few seconds, so a listener's client never goes quiet
+    const report = (progress: AssistedProgress) => {
       const seen = JSON.stringify([progress.phase, progress.round, progress.searchesRun, progress.candidatesVerified]);
-      if (seen !== lastProgress || Date.now() - lastReportedAt >= PROGRESS_HEARTBEAT_MS) {
-        lastProgress = seen;
-        lastReportedAt = Date.now();
-        onProgress?.(progress);
+      if (seen === lastProgress && Date.now() - lastReportedAt < PROGRESS_HEARTBEAT_MS) return;
+      lastProgress = seen;
+      lastReportedAt = Date.now();
+      onProgress?.(progress);
+    };
+    while (outcome === undefined && failure === undefined && Date.now() < deadline) {
+      const progress = await handle.query(progressQuery).catch(() => undefined);
+      if (outcome !== undefined || failure !== undefined) break;
+      if (progress) {
+        report(progress);
+        if (progress.phase === 'awaiting_clarification' && progress.clarification) return clarificationAnswer(auth, queryId, progress, started, idempotency);
       }
-      if (progress.phase === 'awaiting_clarification' && progress.clarification) return clarificationAnswer(auth, queryId, progress, started, idempotency);
+      await Promise.race([result, sleep(pollMs)]);
+    }
+    // a listener always hears how the run ended, however quickly it ran: the final counts, phase 'done'
+    if (outcome !== undefined && onProgress) {
+      const final = await handle.query(progressQuery).catch(() => undefined);
+      if (final) report(final);
     }
     if (failure !== undefined) throw rejectionFrom(failure);
     if (outcome === undefined) {

@@ -88,13 +88,13 @@ export const toolNotFound = (name: string) => new Rejection('NOT_FOUND', `no too
 
 const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
 
-/** The balance as the account shows it: hidden balances are null. */
 /** One line of progress: the phase, the round and the counts so far. */
 function progressMessage(p: AssistedProgress): string {
   if (p.phase === 'awaiting_clarification') return 'waiting for the answer to a clarification question';
   return `${p.phase.replace('_', ' ')}: round ${p.round}, ${p.searchesRun} searches run, ${p.candidatesVerified} candidates judged, ${p.verified} verified`;
 }
 
+/** The balance as the account shows it: hidden balances are null. */
 function balanceOf(auth: AuthContext, micros: bigint): string | null {
   return auth.org.hideBalance ? null : formatCredits(micros, 6);
 }
