@@ -20,7 +20,7 @@ function namesRead(env: Record<string, string>): Set<string> {
 
 describe('CONFIG_VARIABLES', () => {
   it('names every variable loadConfig reads and no other', () => {
-    const everySet = { ...BASE, TOOL_PRICES: 'works/lookup=0.001', TOOL_UPSTREAMS: '[]', CORS_ORIGINS: '*', FAULT_AFTER_CHARGE_DELAY_MS: '1' };
+    const everySet = { ...BASE, TOOL_PRICES: 'works/lookup=0.001', TOOL_UPSTREAMS: '[]', CORS_ORIGINS: '*', FAULT_AFTER_CHARGE_DELAY_MS: '1', LLM_BASE_URL: 'https://llm.example/v1', LLM_MODEL: 'm', LLM_API_KEY: 'k', TLS: '1', PUBLIC_URL: 'https://search.example' };
     expect([...namesRead(BASE)].sort()).toEqual([...CONFIG_VARIABLES].sort());
     expect([...namesRead(everySet)].sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
