@@ -8,6 +8,7 @@
 //          [--sources N]         replicate the first N SciFact abstracts (embedded here, cached) instead of the bench's
 //                                SciFact chunks (the quality benchmark's index in data/bench, built on first use)
 //          [--max-segments N]    OpenSearch: force-merge to at most N segments after indexing
+//          [--ef-search N]       OpenSearch k-NN: the queries' ef_search (default: the service's, HNSW_EF_SEARCH)
 //          [--heap 1g]           OpenSearch: JVM heap of the node (default: the provisioned launcher's, 1g)
 //          [--keep]              keep the built index (embedded: always cached) for the next run with the same arguments
 //          [--work-dir DIR]      default data/bench/scale
@@ -31,6 +32,7 @@ const { values: args } = parseArgs({
     sources: { type: 'string' },
     'max-segments': { type: 'string' },
     heap: { type: 'string' },
+    'ef-search': { type: 'string' },
     keep: { type: 'boolean', default: false },
     'work-dir': { type: 'string', default: join(BENCH_DIR, 'scale') },
     'measure-embedded': { type: 'string' },
@@ -98,6 +100,7 @@ async function main(): Promise<void> {
       maxSegments: args['max-segments'] === undefined ? undefined : positiveInteger('max-segments', args['max-segments']),
       keep: args.keep,
       rounds,
+      efSearch: args['ef-search'] === undefined ? undefined : positiveInteger('ef-search', args['ef-search']),
     });
   }
   const report = scaleReportSchema.parse({ ...measured, loadAverage: { before: Math.round(loadBefore * 10) / 10, after: Math.round(loadavg()[0]! * 10) / 10 } });

@@ -483,6 +483,8 @@ export interface OpenSearchRunOptions {
   /** keep the node's home (and index) for the next run with the same chunks, source and mode, which then skips indexing */
   keep: boolean;
   rounds: number;
+  /** k-NN queries' ef_search (default HNSW_EF_SEARCH): a search-time setting, so a kept index can be measured with several */
+  efSearch?: number;
 }
 
 function nodeComponent(options: OpenSearchRunOptions): OpenSearchComponent {
@@ -517,7 +519,7 @@ export async function runOpenSearch(chunks: number, source: ScaleSource, options
   let node: OpenSearchNode | undefined;
   const engine = await (async () => {
     node = await startOpenSearchNode({ dataDir: home, component: nodeComponent(options), startTimeoutMs: 300_000 });
-    return createOpenSearchEngine({ url: node.url, indexPrefix: 'scale-' });
+    return createOpenSearchEngine({ url: node.url, indexPrefix: 'scale-', efSearch: options.efSearch });
   })();
   const indexReused = build !== undefined;
   try {
@@ -556,7 +558,7 @@ export async function runOpenSearch(chunks: number, source: ScaleSource, options
       queries: source.texts.length,
       filter: SCALE_FILTER_TEXT,
       source: source.name,
-      hnsw: knn === 'lucene-hnsw' ? { m: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, efSearch: HNSW_EF_SEARCH } : null,
+      hnsw: knn === 'lucene-hnsw' ? { m: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, efSearch: options.efSearch ?? HNSW_EF_SEARCH } : null,
     };
   } finally {
     if (!options.keep) await engine.deleteIndex(SCALE_INDEX).catch((error: unknown) => console.error(`[scale] deleting the index failed: ${String(error)}`));

@@ -13,13 +13,15 @@ import { LATENCY_KEYS, scaleReportSchema } from '../../bench/scaleBench.js';
 const run = promisify(execFile);
 const workDir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
 const CHUNKS = 2000;
+/** not the service's default, so the report shows the one the queries were asked with */
+const EF_SEARCH = 150;
 
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 /** The command as an operator types it (npm run), small enough for CI; stdout must be one JSON line. */
 async function benchScale(engine: string): Promise<{ lines: string[]; report: unknown }> {
   const args = ['run', '--silent', 'bench:scale', '--', '--engine', engine, '--chunks', String(CHUNKS), '--json', '--sources', '200', '--queries', '10', '--rounds', '2', '--work-dir', workDir];
-  if (engine === 'opensearch') args.push('--heap', '512m');
+  if (engine === 'opensearch') args.push('--heap', '512m', '--ef-search', String(EF_SEARCH));
   const { stdout } = await run('npm', args, { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 600_000 });
   const lines = stdout.split('\n').filter((line) => line.trim().length > 0);
   return { lines, report: JSON.parse(lines[lines.length - 1]!) };
@@ -41,7 +43,7 @@ describe('npm run bench:scale -- --json', () => {
       expect(parsed.memory.usedMB).toBeGreaterThan(0);
       expect(parsed.indexSeconds).toBeGreaterThan(0);
       expect(parsed.segments === null).toBe(engine === 'embedded');
-      expect(parsed.hnsw === null).toBe(engine === 'embedded');
+      expect(parsed.hnsw?.efSearch ?? null).toBe(engine === 'embedded' ? null : EF_SEARCH);
       // 2,000 chunks: the exact engine finds the exact top 10, and the graph at this size as well
       expect(parsed.recallAt10VsExact).toBeGreaterThanOrEqual(engine === 'embedded' ? 1 : 0.98);
       expect(parsed.recallAt10VsExactFiltered).toBeGreaterThanOrEqual(engine === 'embedded' ? 1 : 0.98);

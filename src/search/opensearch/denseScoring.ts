@@ -74,7 +74,7 @@ export const HNSW_EF_SEARCH = 100;
  * knn storage: an approximate k-NN query over the Lucene HNSW graph, the filter applied during the graph search
  * (Lucene falls back to exact search itself when the filter leaves few chunks). Callers recompute exact cosines.
  */
-export function denseQuery(query: Float32Array, storage: VectorStorage, filters: OpenSearchQuery[], k: number): OpenSearchQuery {
+export function denseQuery(query: Float32Array, storage: VectorStorage, filters: OpenSearchQuery[], k: number, efSearch = HNSW_EF_SEARCH): OpenSearchQuery {
   const field = vectorField(storage);
   const queryValues = Array.from(query);
   if (storage === 'knn') {
@@ -83,7 +83,7 @@ export function denseQuery(query: Float32Array, storage: VectorStorage, filters:
         [field]: {
           vector: queryValues,
           k,
-          method_parameters: { ef_search: Math.max(HNSW_EF_SEARCH, k) },
+          method_parameters: { ef_search: Math.max(efSearch, k) },
           ...(filters.length > 0 ? { filter: { bool: { filter: filters } } } : {}),
         },
       },

@@ -20,6 +20,8 @@ export interface OpenSearchEngineOptions {
   bulkBatchSize?: number;
   /** weight of the dense score in hybrid fusion (default HYBRID_ALPHA) */
   hybridAlpha?: number;
+  /** HNSW candidate list size of k-NN queries (default HNSW_EF_SEARCH); the scale benchmark varies it */
+  efSearch?: number;
   /** told once which vector search the node allows: k-NN plugin (Lucene HNSW) or exact painless scoring */
   onVectorStorage?: (storage: VectorStorage, detail: string) => void;
 }
@@ -495,7 +497,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
         };
         if (req.mode === 'dense') {
           const fetch = { source: scriptFields ? WITHOUT_VECTORS : true, scriptFields };
-          for (const hit of (await runSearch(name, denseQuery(vector, info.vectorStorage, filters, req.limit), req.limit, fetch)).hits.hits) {
+          for (const hit of (await runSearch(name, denseQuery(vector, info.vectorStorage, filters, req.limit, options.efSearch), req.limit, fetch)).hits.hits) {
             candidates.set(hit._id, { id: hit._id, dense: cosineOf(hit, keepSource(hit)) });
           }
         } else {
@@ -503,7 +505,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
           // hundreds of candidates travel without their sources; the `limit` kept are fetched afterwards
           const fetch = { source: scriptFields === undefined, scriptFields };
           const [denseBody, sparseBody, sparseMax] = await Promise.all([
-            runSearch(name, denseQuery(vector, info.vectorStorage, filters, pool), pool, fetch),
+            runSearch(name, denseQuery(vector, info.vectorStorage, filters, pool, options.efSearch), pool, fetch),
             runSearch(name, sparseQuery(req.text, filters), pool, fetch),
             sparseCeiling(name, req.text, terms),
           ]);

@@ -1,0 +1,29 @@
+// The k-NN query the OpenSearch adapter asks: ef_search is the service's constant unless the engine was given one, and
+// never below k; the filter goes inside the knn clause, so Lucene applies it during the graph walk.
+import { describe, expect, it } from 'vitest';
+import { HNSW_EF_SEARCH, denseQuery } from '../../src/search/opensearch/denseScoring.js';
+
+const vector = Float32Array.from([0.6, 0.8]);
+const filter = { range: { 'metadata.publication_date': { gte: '2016' } } };
+
+function knnClause(query: Record<string, unknown>): Record<string, unknown> {
+  return (query.knn as Record<string, Record<string, unknown>>).vector_knn!;
+}
+
+describe('dense k-NN query', () => {
+  it('asks the service ef_search for a small k and k itself for a larger one', () => {
+    expect(knnClause(denseQuery(vector, 'knn', [], 10))).toMatchObject({ k: 10, method_parameters: { ef_search: HNSW_EF_SEARCH } });
+    const large = HNSW_EF_SEARCH + 50;
+    expect(knnClause(denseQuery(vector, 'knn', [], large))).toMatchObject({ k: large, method_parameters: { ef_search: large } });
+  });
+
+  it('takes the engine ef_search when one is given, still never below k', () => {
+    expect(knnClause(denseQuery(vector, 'knn', [], 10, 50))).toMatchObject({ method_parameters: { ef_search: 50 } });
+    expect(knnClause(denseQuery(vector, 'knn', [], 100, 50))).toMatchObject({ method_parameters: { ef_search: 100 } });
+  });
+
+  it('puts the filter inside the knn clause, and none when there is none', () => {
+    expect(knnClause(denseQuery(vector, 'knn', [filter], 10)).filter).toEqual({ bool: { filter: [filter] } });
+    expect(knnClause(denseQuery(vector, 'knn', [], 10))).not.toHaveProperty('filter');
+  });
+});
