@@ -87,8 +87,17 @@ export async function openSearchEngine(config: Config, log?: Logger): Promise<Se
   return createEmbeddedEngine({ dir: join(config.dataDir, 'index'), reloadCheckIntervalMs: INDEX_RELOAD_CHECK_MS });
 }
 
+/** The embedder of queries (and of anything small): one session in this thread, a few milliseconds a query. */
 export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
-  return createOnnxEmbedder({ manifest: modelManifestPath(config.cacheDir) });
+  return createOnnxEmbedder({ manifest: modelManifestPath(config.cacheDir), precision: config.embeddingPrecision });
+}
+
+/**
+ * The embedder of ingestion: the same model and precision as openEmbedder (so passages and queries share one vector
+ * space), on EMBEDDING_WORKERS worker threads started on first use; close it when the ingestion is done.
+ */
+export async function openIngestEmbedder(config: Config): Promise<OnnxEmbedder> {
+  return createOnnxEmbedder({ manifest: modelManifestPath(config.cacheDir), precision: config.embeddingPrecision, workers: config.embeddingWorkers });
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {

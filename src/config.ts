@@ -1,7 +1,7 @@
 // Configuration, read once from the environment; nothing else in the service reads process.env.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -31,6 +31,10 @@ export interface Config {
   logLevel: string;
   /** ingest demo collections on start when absent */
   ingestDemo: boolean;
+  /** which graph of the embedding model runs, for passages and queries alike (EMBEDDING_PRECISION) */
+  embeddingPrecision: 'fp32' | 'int8';
+  /** worker threads that embed passages during ingestion, one ONNX session (one intra-op thread) each (EMBEDDING_WORKERS) */
+  embeddingWorkers: number;
   /** fault injection for crash tests only: the worker pauses this long after an unlock charge commits */
   faultAfterChargeDelayMs?: number;
   /** proxies in front of the service whose X-Forwarded-For entries are trusted for the client address; 0: the socket's */
@@ -137,6 +141,12 @@ function adminTokenFrom(env: NodeJS.ProcessEnv, dataDir: string): { token: strin
   return { token, generated: true };
 }
 
+function embeddingPrecisionFrom(raw: string | undefined): 'fp32' | 'int8' {
+  if (raw === undefined || raw === '') return 'fp32';
+  if (raw !== 'fp32' && raw !== 'int8') throw new Error(`EMBEDDING_PRECISION must be int8 or fp32, got ${raw}`);
+  return raw;
+}
+
 /** Where provisioning installs the components and the embedding model: $LITSEARCH_CACHE, else ~/.cache/litsearch (the rule scripts/provision.sh follows). */
 export function cacheDirFrom(env: NodeJS.ProcessEnv): string {
   return env.LITSEARCH_CACHE || join(homedir(), '.cache', 'litsearch');
@@ -163,6 +173,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataRoot: resolve(env.DATA_ROOT ?? DEFAULT_DATA_ROOT),
     logLevel: env.LOG_LEVEL ?? 'info',
     ingestDemo: env.INGEST_DEMO !== '0',
+    embeddingPrecision: embeddingPrecisionFrom(env.EMBEDDING_PRECISION),
+    // one per core, at most 8: each holds its own copy of the model
+    embeddingWorkers: positiveInteger(env, 'EMBEDDING_WORKERS', Math.min(availableParallelism(), 8)),
     faultAfterChargeDelayMs: env.FAULT_AFTER_CHARGE_DELAY_MS ? Number(env.FAULT_AFTER_CHARGE_DELAY_MS) : undefined,
     trustProxyHops: trustProxyHopsFrom(env.TRUST_PROXY),
     corsOrigins: corsOriginsFrom(env.CORS_ORIGINS),

@@ -1,18 +1,20 @@
 // Ingests the configured demo collections that are not indexed yet (first start), with a progress bar.
 import { join } from 'node:path';
-import type { Runtime } from './composition.js';
+import { openIngestEmbedder, type Runtime } from './composition.js';
 import { ingestDemoCollections, type IngestReport } from './ingest/ingestCollection.js';
 import { createIngestProgressBar } from './ingest/progressBar.js';
 import { figureRootOf } from './figures/demoFigures.js';
 
 export async function ingestMissingDemoCollections(runtime: Pick<Runtime, 'config' | 'catalog' | 'engine' | 'embedder' | 'log'>, force = false): Promise<IngestReport[]> {
   const bar = createIngestProgressBar();
+  // worker threads, started on the first passage to embed: a start with nothing to ingest starts none
+  const embedder = await openIngestEmbedder(runtime.config);
   try {
     const reports = await ingestDemoCollections({
       catalog: runtime.catalog,
       dataRoot: runtime.config.dataRoot,
       engine: runtime.engine,
-      embedder: runtime.embedder,
+      embedder,
       tokenizer: runtime.embedder.tokenizer,
       fingerprintFile: join(runtime.config.dataDir, `ingest-fingerprints.${runtime.engine.kind}.json`),
       figureDir: figureRootOf(runtime.config.dataDir),
@@ -23,5 +25,6 @@ export async function ingestMissingDemoCollections(runtime: Pick<Runtime, 'confi
     return reports;
   } finally {
     bar.stop();
+    await embedder.close();
   }
 }
