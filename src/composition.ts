@@ -15,6 +15,7 @@ import type { FigureImageRenderer } from './figures/figureImages.js';
 import { createJpegFigureRenderer } from './figures/jpegFigureRenderer.js';
 import { figureRootOf } from './figures/demoFigures.js';
 import { loadCollectionCatalog, type CollectionCatalog } from './collections/catalog.js';
+import { createCollectionReadiness, type CollectionReadiness } from './collections/readiness.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
 import { modelManifestPath } from './embedding/modelManifest.js';
 import type { SearchEngine } from './search/port.js';
@@ -42,6 +43,8 @@ export interface Runtime {
   engine: SearchEngine;
   embedder: OnnxEmbedder;
   catalog: CollectionCatalog;
+  /** which collections answer searches yet (demo ingestion marks the ones it builds) */
+  readiness: CollectionReadiness;
   accounts: Accounts;
   operations: Operations;
   search: SearchService;
@@ -124,6 +127,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const embedder = await openEmbedder(config);
     closers.push(() => embedder.close());
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
+    const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
     const accounts = createAccounts(db, clock);
     const operations = createOperations(accounts, { catalog, clock });
     const journals = await loadJournals(config.dataDir, config.dataRoot);
@@ -139,7 +143,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       recordJournalRequest: (auth, request) => accounts.requestJournal({ orgId: auth.org.id, keyId: auth.key.id, ...request }),
       takeMinuteSlot: (auth) => takeMinuteBudget(db, auth.org, clock()),
     });
-    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue });
+    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness });
     const tools = options.tools ?? (await createGatewayTools({ dataRoot: config.dataRoot, engine, catalog, journals, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
 
     let worker: Runtime['worker'];
@@ -170,6 +174,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       catalogue,
       unlock,
       catalog,
+      collectionReadiness: readiness,
       engine,
       clock,
       figureImages,
@@ -187,9 +192,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         },
         search: () => engine.ping(),
       },
-      readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact' }),
+      readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact', collections: readiness.summary() }),
     });
-    return { config, log, db, engine, embedder, catalog, accounts, operations, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;
