@@ -15,7 +15,12 @@ export interface OnnxEmbedderOptions {
   manifest: ModelManifest | string;
   /** default fp32; int8 needs a manifest that names an int8 graph */
   precision?: EmbeddingPrecision;
-  /** texts per inference run */
+  /**
+   * texts per inference run; default 1. On this 2-core EPYC batching cost more than it saved: a batch's activations
+   * outgrow the caches (SciFact chunks per CPU-second, int8: 94 one text a run, 66 at 32; fp32: 42 and 29), and a
+   * lone text needs no padding. The int8 graph also quantizes a run's activations with one scale, so only one text a
+   * run gives each text the vector it gets alone (queries are embedded alone).
+   */
   batchSize?: number;
   /** intra-op threads of each ONNX session (default: 2 in-process, 1 per worker) */
   threads?: number;
@@ -56,7 +61,7 @@ function onnxFileOf(manifest: ModelManifest, precision: EmbeddingPrecision): str
 export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<OnnxEmbedder> {
   const manifest = typeof options.manifest === 'string' ? await loadModelManifest(options.manifest) : options.manifest;
   const precision = options.precision ?? 'fp32';
-  const batchSize = options.batchSize ?? 32;
+  const batchSize = options.batchSize ?? 1;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
   const workerCount = options.workers ?? 0;
   if (!Number.isInteger(workerCount) || workerCount < 0) throw new RangeError(`workers must be a non-negative integer, got ${workerCount}`);
@@ -90,8 +95,8 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
   async function embed(texts: readonly string[], onEmbedded?: (done: number) => void): Promise<Float32Array[]> {
     if (closed) throw new Error('embedder is closed');
     const encoded: EncodedText[] = texts.map((text, index) => ({ index, ids: tokenizer.encode(text, manifest.maxTokens).inputIds }));
-    // Longest first: texts of like length share a batch (little compute goes to padding), and with several lanes the
-    // long batches start first, so the lanes finish together.
+    // Longest first: with several lanes the long texts start first, so the lanes finish together; with batches of
+    // more than one text, texts of like length share a batch (little compute goes to padding).
     encoded.sort((a, b) => b.ids.length - a.ids.length);
     const batches: EncodedText[][] = [];
     for (let start = 0; start < encoded.length; start += batchSize) batches.push(encoded.slice(start, start + batchSize));

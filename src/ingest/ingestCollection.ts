@@ -19,9 +19,9 @@ import { DEMO_FIGURES_VERSION, renderDemoFigures } from '../figures/demoFigures.
 const PIPELINE_VERSION = 1;
 const DEFAULT_BATCH_SIZE = 64;
 /**
- * Chunks handed to the embedder at once. It sorts them by length into batches, so the larger the window the less
- * compute goes to padding (SciFact, batches of 32: 20% padding in windows of 64, 2% in windows of 1024); a window
- * is also the step of the progress bar (about 10 s at 100 chunks/s).
+ * Chunks handed to the embedder at once: it spreads them over its workers, longest first so they finish together,
+ * while the window before is indexed. (With batches of several texts it also sorts them by length: SciFact, batches
+ * of 32, spent 20% of its compute on padding in windows of 64, 2% in windows of 1,024.)
  */
 const DEFAULT_EMBED_WINDOW = 1024;
 /** word pieces the demo embedding model reads (256 less [CLS] and [SEP]); pass the model's own figure when it differs */

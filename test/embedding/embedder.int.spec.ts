@@ -150,6 +150,21 @@ describe('int8 graph', () => {
     expect(Math.abs(dot(sunny!, stadium!) - 0.1411)).toBeLessThan(0.02);
   });
 
+  it('gives a text the same vector alone as among others, one text a run (the default)', async () => {
+    const lone = await createOnnxEmbedder({ manifest, precision: 'int8', threads: 1 });
+    try {
+      const texts = await scifactPassages(12);
+      const together = await lone.embedPassages(texts);
+      for (const i of [0, 5, 11]) expect(maxAbsDiff((await lone.embedPassages([texts[i]!]))[0]!, together[i]!)).toBe(0);
+      expect(maxAbsDiff(await lone.embedQuery(texts[3]!), together[3]!)).toBe(0);
+      // in a batch the activations share one quantization scale, so the vector moves with its neighbours
+      const [batched] = await int8.embedPassages([texts[3]!, 'a much shorter text']);
+      expect(maxAbsDiff(batched!, together[3]!)).toBeGreaterThan(0);
+    } finally {
+      await lone.close();
+    }
+  });
+
   it('refuses a manifest that names no int8 graph, naming the fix', async () => {
     const { onnxInt8: _none, ...fp32Only } = manifest;
     await expect(createOnnxEmbedder({ manifest: fp32Only, precision: 'int8' })).rejects.toThrow(/no int8 graph.*npm run provision/);
