@@ -1,12 +1,12 @@
 // Unlock activities: the quota check and the atomic charge-and-unlock.
-import { ApplicationFailure } from '@temporalio/activity';
+import { asActivity } from './asActivity.js';
 import type { Db } from '../src/eventstore/db.js';
 import { unlockChargeKey, type Accounts } from '../src/billing/accounts.js';
 import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
 import { Rejection } from '../src/domain/rejection.js';
 import { freshness, loadQueryRecord, type QueryRecord } from '../src/search/queryCache.js';
 import { assertQueryQuota, guarded, takeMinuteBudget } from '../src/limits/quotas.js';
-import { isBusinessAnswer, type ChargeInput, type ChargeOutcome, type QuotaDecision, type UnlockInput } from '../workflows/unlockTypes.js';
+import { type ChargeInput, type ChargeOutcome, type QuotaDecision, type UnlockInput } from '../workflows/unlockTypes.js';
 
 export interface UnlockActivityDeps {
   db: Db;
@@ -19,17 +19,6 @@ export interface UnlockActivityDeps {
   afterChargeDelayMs?: number;
 }
 
-/** Rejections become failures typed with the spec's code: business answers are final, faults stay retryable. */
-async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof Rejection) {
-      throw ApplicationFailure.create({ message: err.message, type: err.code, nonRetryable: isBusinessAnswer(err.code), details: err.details ? [err.details] : undefined });
-    }
-    throw err;
-  }
-}
 
 async function requireRecord(db: Db, queryId: string): Promise<QueryRecord> {
   const record = await loadQueryRecord(db, queryId);

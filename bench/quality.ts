@@ -1,5 +1,7 @@
 // Retrieval quality on SciFact train queries: nDCG@10 and Recall@100 (documents counted once, at their best chunk)
 // for sparse, dense and hybrid on the embedded engine and on OpenSearch, through the service's engines and reranker.
+// With both engines, the same run also compares OpenSearch's vector search (lucene-hnsw when the node has the k-NN
+// plugin) with the embedded engine's exact one: recall@10 of the chunk top 10 and the nDCG@10 differences.
 // Prints JSON, then a table. The first run embeds the corpus into data/bench (minutes); later runs reuse it.
 // Usage: npm run bench:quality [-- --engines embedded,opensearch] [--queries N] [--tune] [--fit]
 //   --tune  sweeps fusion variants offline (alpha, BM25 normalization, candidate depth, missing BM25) on train
@@ -65,6 +67,20 @@ async function evaluate(index: ScifactIndex, engine: SearchEngine, mode: Retriev
 }
 
 const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
+
+/** Share of the exact engine's top 10 chunks that the other engine's top 10 holds, over every query, in one mode. */
+async function recallAt10(engine: SearchEngine, exact: SearchEngine, mode: RetrievalMode, queries: BenchQuery[], vectors: QueryVectors): Promise<number> {
+  let found = 0;
+  let wanted = 0;
+  for (const query of queries) {
+    const request = { index: SCIFACT_COLLECTION, mode, text: query.text, vector: vectors.get(query.id), limit: 10 };
+    const [got, want] = await Promise.all([engine.search(request), exact.search(request)]);
+    const wantIds = new Set(want.map((hit) => hit.id));
+    wanted += wantIds.size;
+    found += got.filter((hit) => wantIds.has(hit.id)).length;
+  }
+  return round4(found / Math.max(1, wanted));
+}
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /** Per query: every chunk's cosine and BM25 (0 when no term matches) and the query's BM25 ceiling. */
@@ -244,6 +260,7 @@ async function main(): Promise<void> {
     }
 
     const byEngine: Record<string, Record<RetrievalMode, ModeFigures>> = {};
+    let knnVsExact: { knn: string; exact: 'embedded'; recallAt10: { dense: number; hybrid: number } } | undefined;
     for (const name of engines) {
       let engine: SearchEngine;
       if (name === 'embedded') engine = index.embedded;
@@ -254,6 +271,14 @@ async function main(): Promise<void> {
         const copy = await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims);
         console.error(`[quality] OpenSearch index ${copy} (${ids.length} chunks)`);
         engine = opensearch;
+        if (engines.includes('embedded')) {
+          knnVsExact = {
+            knn: await opensearch.vectorSearchMode!(),
+            exact: 'embedded',
+            recallAt10: { dense: await recallAt10(opensearch, index.embedded, 'dense', queries, vectors), hybrid: await recallAt10(opensearch, index.embedded, 'hybrid', queries, vectors) },
+          };
+          console.error(`[quality] OpenSearch against exact search: ${JSON.stringify(knnVsExact)}`);
+        }
       } else throw new Error(`unknown engine ${name} (embedded, opensearch)`);
       const figures = {} as Record<RetrievalMode, ModeFigures>;
       for (const mode of MODES) {
@@ -273,6 +298,14 @@ async function main(): Promise<void> {
       model: index.embedder.modelName,
       loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) },
       results: byEngine,
+      ...(knnVsExact && byEngine.embedded && byEngine.opensearch
+        ? {
+            knnVsExact: {
+              ...knnVsExact,
+              ndcg10Difference: Object.fromEntries(MODES.map((mode) => [mode, round4(byEngine.opensearch![mode].ndcg10 - byEngine.embedded![mode].ndcg10)])),
+            },
+          }
+        : {}),
     };
     console.log(JSON.stringify(report, null, 2));
     console.log('\nengine      mode     nDCG@10  Recall@100  ms/query');
@@ -282,6 +315,7 @@ async function main(): Promise<void> {
         console.log(`${name.padEnd(11)} ${mode.padEnd(8)} ${f.ndcg10.toFixed(4)}   ${f.recall100.toFixed(4)}      ${f.msPerQuery.toFixed(1)}`);
       }
     }
+    if (report.knnVsExact) console.log(`\nOpenSearch (${report.knnVsExact.knn}) against exact: ${JSON.stringify(report.knnVsExact)}`);
   } finally {
     for (const engine of opened) await engine.close();
     await node?.stop();

@@ -1,11 +1,9 @@
-// Speed benchmark. (1) Over HTTP with autocannon: POST /api/v1/search/query on the SciFact collection (hybrid), billed
+// Speed benchmark over HTTP with autocannon: POST /api/v1/search/query on the SciFact collection (hybrid), billed
 // to a live key, latency p50/p95/p99 and throughput at concurrency 1, 16 and 64, the service on the embedded engine
-// and on OpenSearch, with billing in PGlite (the default) and in a PostgreSQL server, each in its own process. (2) Scale: the
-// embedded engine and OpenSearch at 5k, 50k and 500k generated chunks (index size on disk, memory, load or indexing
-// time, hybrid/sparse/dense search latency); each embedded size in a fresh child process, each OpenSearch size on a
-// fresh node. Prints JSON and readable lines. The SciFact index comes from the quality benchmark's cache (data/bench).
-// Usage: npm run bench:speed [-- --duration 10] [--queries 200] [--stores pglite,postgres] [--engines embedded,opensearch] [--scale 5000,50000,500000]
-//        [--scale-engines embedded,opensearch] [--skip-http] [--skip-scale]
+// and on OpenSearch, with billing in PGlite (the default) and in a PostgreSQL server, each in its own process. Prints
+// JSON and readable lines. The SciFact index comes from the quality benchmark's cache (data/bench). Search at scale
+// (generated chunks, 50k to 500k) is `npm run bench:scale`.
+// Usage: npm run bench:speed [-- --duration 10] [--queries 200] [--stores pglite,postgres] [--engines embedded,opensearch]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -20,19 +18,13 @@ import { startSupervisedProcess, type SupervisedProcess } from '../src/infra/sup
 import { waitForReady } from '../src/infra/readiness.js';
 import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
 import { copyIndex, loadScifactJudgements, openScifactIndex, scifactChunkIds, SCIFACT_COLLECTION, BENCH_DIR } from './scifactBench.js';
-import { loadScaleSource, runOpenSearchScalePoint, runScaleWorker, type EmbeddedScaleFigures, type ScaleEngine, type ScaleFigures, type ScaleSource } from './speedScale.js';
 
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     queries: { type: 'string', default: '200' },
-    scale: { type: 'string', default: '5000,50000,500000' },
     stores: { type: 'string', default: 'pglite,postgres' },
     engines: { type: 'string', default: 'embedded,opensearch' },
-    'scale-engines': { type: 'string', default: 'embedded,opensearch' },
-    'skip-http': { type: 'boolean', default: false },
-    'skip-scale': { type: 'boolean', default: false },
-    'scale-worker': { type: 'string' },
   },
 });
 
@@ -230,62 +222,16 @@ function linkIndex(dataDir: string): void {
   symlinkSync(join(BENCH_DIR, 'index'), join(dataDir, 'index'));
 }
 
-/** Runs one scale point in a fresh Node process, so its memory figures are its own. */
-function scaleInChild(chunks: number): EmbeddedScaleFigures {
-  const out = execFileSync(process.execPath, ['--max-old-space-size=16000', '--expose-gc', '--import', 'tsx', join(REPO_ROOT, 'bench', 'speed.ts'), '--scale-worker', String(chunks)], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 16 * 1024 * 1024,
-  }).toString();
-  const line = out.trim().split('\n').pop()!;
-  return JSON.parse(line) as EmbeddedScaleFigures;
-}
-
-/** Each size on each chosen engine, the engines of a size next to each other; the chunks and queries OpenSearch indexes are read once. */
-async function scaleBenchmark(sizes: number[], engines: ScaleEngine[]): Promise<ScaleFigures[]> {
-  const figures: ScaleFigures[] = [];
-  let source: ScaleSource | undefined;
-  for (const chunks of sizes) {
-    if (engines.includes('embedded')) figures.push(scaleInChild(chunks));
-    if (engines.includes('opensearch')) figures.push(await runOpenSearchScalePoint(chunks, (source ??= await loadScaleSource())));
-  }
-  return figures;
-}
-
-function scaleLine(s: ScaleFigures): string {
-  const latency = `hybrid p50 ${s.hybridP50} ms p95 ${s.hybridP95} ms, sparse p50 ${s.sparseP50} ms p95 ${s.sparseP95} ms, dense p50 ${s.denseP50} ms p95 ${s.denseP95} ms`;
-  const size = `${s.engine.padEnd(10)} ${String(s.chunks).padStart(7)} chunks: index ${s.indexMB} MB on disk`;
-  switch (s.engine) {
-    case 'embedded':
-      return `${size}, heap ${s.heapMB} MB, RSS ${s.rssMB} MB, load ${s.loadSeconds} s, ${latency}`;
-    case 'opensearch':
-      return `${size}, JVM heap ${s.jvmHeapMB} MB of ${s.jvmHeapMaxMB} MB (${s.jvmHeapBeforeMB} MB empty), indexed in ${s.indexSeconds} s (${s.chunksPerSecond} chunks/s), ${latency}`;
-    default: {
-      const unknown: never = s;
-      throw new Error(`no scale line for ${JSON.stringify(unknown)}`);
-    }
-  }
-}
-
 async function main(): Promise<void> {
-  if (args['scale-worker']) {
-    console.log(JSON.stringify(await runScaleWorker(Number(args['scale-worker']))));
-    return;
-  }
   const loadBefore = loadavg()[0];
   const stores = args.stores.split(',').map((store) => store.trim()) as Array<EngineFigures['store']>;
   const engines = args.engines.split(',').map((engine) => engine.trim()) as Array<EngineFigures['engine']>;
-  const http = args['skip-http'] ? [] : await httpBenchmark(Number(args.duration), Number(args.queries), stores, engines);
-  const scaleEngines = args['scale-engines'].split(',').map((engine) => engine.trim()) as ScaleEngine[];
-  const unknownEngine = scaleEngines.find((engine) => engine !== 'embedded' && engine !== 'opensearch');
-  if (unknownEngine !== undefined) throw new Error(`--scale-engines: unknown engine ${JSON.stringify(unknownEngine)} (embedded, opensearch)`);
-  const scale = args['skip-scale'] ? [] : await scaleBenchmark(args.scale.split(',').map(Number), scaleEngines);
+  const http = await httpBenchmark(Number(args.duration), Number(args.queries), stores, engines);
   console.log(
     JSON.stringify(
       {
         machine: { cores: 2, loadAverage: { before: round1(loadBefore), after: round1(loadavg()[0]) } },
         http: { endpoint: 'POST /api/v1/search/query', collection: 'scifact (hybrid, 10,144 chunks)', limit: 10, billing: 'live key, charged per request', durationSeconds: Number(args.duration), queries: Number(args.queries), results: http },
-        scale,
       },
       null,
       2,
@@ -296,7 +242,6 @@ async function main(): Promise<void> {
     console.log(`${label} cold (query embedded) p50 ${e.coldP50} ms p95 ${e.coldP95} ms; server RSS ${e.serverRssMB} MB`);
     for (const l of e.load) console.log(`${label} c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)`);
   }
-  for (const s of scale) console.log(scaleLine(s));
 }
 
 await main();

@@ -1,10 +1,11 @@
-// Projection logic, written once: what each event changes in balances, ledger, keys, unlocks, usage and prices.
+// Projection logic, written once: what each event changes in balances, ledger, keys, unlocks, usage, prices, members,
+// invites and sessions.
 // The same function feeds the inline projector (SQL, in the append transaction) and replay (memory, then bulk).
 // It updates the rows its reader hands out in place and returns them as the changes: both readers give the projector
 // rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
 import type { CollectionCharge, ProjectableEvent } from '../src/domain/events.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
-import type { ApiKeyRow, BalanceRow, CollectionUsageRow, OrganizationRow, ProjectionTable, RowOf, UsageRow } from './tables.js';
+import type { ApiKeyRow, BalanceRow, CollectionUsageRow, InviteRow, OrganizationRow, ProjectionTable, RowOf, SessionRow, UsageRow } from './tables.js';
 
 export { dayPeriod, monthPeriod };
 
@@ -18,6 +19,8 @@ export interface ProjectionReader {
   apiKey(keyId: string): ApiKeyRow | undefined;
   usage(orgId: string, period: string): UsageRow | undefined;
   collectionUsage(orgId: string, day: string, collection: string): CollectionUsageRow | undefined;
+  invite(inviteId: string): InviteRow | undefined;
+  session(sessionId: string): SessionRow | undefined;
 }
 
 export type Change = { [T in ProjectionTable]: { table: T; row: RowOf[T] } }[ProjectionTable];
@@ -105,6 +108,9 @@ function moneyIn(read: ProjectionReader, e: ProjectableEvent, orgId: string, amo
   ];
 }
 
+/** The key an event was caused by, as of this event (the dashboard's "last used"): the whole row follows from the event. */
+const keyUsed = (e: ProjectableEvent, orgId: string, keyId: string): Change => ({ table: 'key_last_used', row: { key_id: keyId, org_id: orgId, used_at: e.recordedAt, position: e.position } });
+
 export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
   switch (e.type) {
     case 'OrganizationCreated': {
@@ -129,13 +135,14 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
         ...(debit(read, e, d.orgId, d.keyId, d.queryId, amount, 'charge')),
         ...(usageChanges(read, e, d.orgId, 1, d.tokens, amount)),
         ...(collectionUsageChanges(read, e, d.orgId, d.collections, 'search', new Map())),
+        keyUsed(e, d.orgId, d.keyId),
       ];
     }
     case 'ToolCallCharged': {
       // a ledger charge named after the tool (query_id is the call's id); usage money, but no query and no collection
       const d = e.data;
       const amount = BigInt(d.amountMicros);
-      return [bumpOrgVersion(read, e, d.orgId, {}), ...debit(read, e, d.orgId, d.keyId, d.callId, amount, 'charge', `tool:${d.tool}`), ...(amount > 0n ? usageChanges(read, e, d.orgId, 0, 0, amount) : [])];
+      return [bumpOrgVersion(read, e, d.orgId, {}), ...debit(read, e, d.orgId, d.keyId, d.callId, amount, 'charge', `tool:${d.tool}`), ...(amount > 0n ? usageChanges(read, e, d.orgId, 0, 0, amount) : []), keyUsed(e, d.orgId, d.keyId)];
     }
     case 'ResultsUnlocked': {
       const d = e.data;
@@ -147,6 +154,7 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
         ...(usageChanges(read, e, d.orgId, 0, d.tokens, amount)),
         ...(collectionUsageChanges(read, e, d.orgId, d.collections, 'unlock', rowsByCollection)),
         ...d.resultIds.map((resultId): Change => ({ table: 'unlocks', row: { query_id: d.queryId, result_id: resultId, org_id: d.orgId, key_id: d.keyId, position: e.position } })),
+        keyUsed(e, d.orgId, d.keyId),
       ];
     }
     case 'ApiKeyCreated': {
@@ -159,6 +167,11 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
       const key = read.apiKey(e.data.keyId);
       if (!key) throw new Error(`projection: no api key ${e.data.keyId}`);
       return [{ table: 'api_keys', row: Object.assign(key, { revoked: true, version: e.streamVersion }) }];
+    }
+    case 'ApiKeySpendingCapChanged': {
+      const key = read.apiKey(e.data.keyId);
+      if (!key) throw new Error(`projection: no api key ${e.data.keyId}`);
+      return [{ table: 'api_keys', row: Object.assign(key, { spending_cap_micros: e.data.spendingCapMicros, version: e.streamVersion }) }];
     }
     case 'LimitsChanged':
       return [bumpOrgVersion(read, e, e.data.orgId, { limits: { ...e.data.limits } })];
@@ -175,10 +188,32 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
     case 'BillingResumed':
       return [bumpOrgVersion(read, e, e.data.orgId, { suspended: false })];
     case 'CatalogueAnswered':
-      return catalogueAnswerChanges(read, e, e.data.orgId);
+      return [...catalogueAnswerChanges(read, e, e.data.orgId), keyUsed(e, e.data.orgId, e.data.keyId)];
     case 'JournalRequested':
       // operators list requests from the events themselves (GET /admin/v1/journal-requests)
-      return [];
+      return [keyUsed(e, e.data.orgId, e.data.keyId)];
+    case 'MemberInvited': {
+      const d = e.data;
+      return [{ table: 'invites', row: { invite_id: d.inviteId, org_id: d.orgId, email: d.email, role: d.role, token_hash: d.tokenHash, expires_at: d.expiresAt, invited_at: e.recordedAt, accepted_by: null, accepted_at: null } }];
+    }
+    case 'InviteAccepted': {
+      const d = e.data;
+      const invite = read.invite(d.inviteId);
+      if (!invite) throw new Error(`projection: no invite ${d.inviteId}`);
+      return [
+        { table: 'invites', row: Object.assign(invite, { accepted_by: d.memberId, accepted_at: e.recordedAt }) },
+        { table: 'members', row: { member_id: d.memberId, org_id: d.orgId, email: d.email, role: d.role, password_hash: d.passwordHash, invite_id: d.inviteId, joined_at: e.recordedAt } },
+      ];
+    }
+    case 'SessionStarted': {
+      const d = e.data;
+      return [{ table: 'sessions', row: { session_id: d.sessionId, org_id: d.orgId, member_id: d.memberId, started_at: e.recordedAt, expires_at: d.expiresAt, ended_at: null, end_reason: null } }];
+    }
+    case 'SessionEnded': {
+      const session = read.session(e.data.sessionId);
+      if (!session) throw new Error(`projection: no session ${e.data.sessionId}`);
+      return [{ table: 'sessions', row: Object.assign(session, { ended_at: e.recordedAt, end_reason: e.data.reason }) }];
+    }
     default: {
       const unknownEvent: never = e;
       throw new Error(`projection: unknown event ${JSON.stringify(unknownEvent)}`);

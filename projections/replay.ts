@@ -29,6 +29,14 @@ function pkOf(table: ProjectionTable, row: object): string {
       return `${r.org_id}\u0000${r.day}\u0000${r.collection}`;
     case 'price_overrides':
       return `${r.org_id}\u0000${r.collection}`;
+    case 'key_last_used':
+      return r.key_id as string;
+    case 'members':
+      return r.member_id as string;
+    case 'invites':
+      return r.invite_id as string;
+    case 'sessions':
+      return r.session_id as string;
   }
 }
 
@@ -39,6 +47,8 @@ function memoryReader(m: MemoryTables): ProjectionReader {
     apiKey: (keyId) => m.api_keys.get(keyId),
     usage: (orgId, period) => m.usage.get(`${orgId}\u0000${period}`),
     collectionUsage: (orgId, day, collection) => m.collection_usage.get(`${orgId}\u0000${day}\u0000${collection}`),
+    invite: (inviteId) => m.invites.get(inviteId),
+    session: (sessionId) => m.sessions.get(sessionId),
   };
 }
 

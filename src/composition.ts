@@ -35,6 +35,14 @@ import { readInventory } from './catalogue/collectionsList.js';
 import { journalWeightsForTopic } from './catalogue/topicJournals.js';
 import { pricePer1000For } from './billing/pricing.js';
 import { takeMinuteBudget } from './limits/quotas.js';
+import type { Reasoner } from './assisted/reasoner.js';
+import { createReasoner } from './assisted/createReasoner.js';
+import { chunkVectorsFromEngine } from './assisted/chunkVectors.js';
+import { createAssistedSearch } from './assisted/assistedSearch.js';
+import type { AssistedActivityDeps } from '../activities/assisted.js';
+import type { JournalRecord } from './journals/table.js';
+import { createMembers, type Members } from './members/members.js';
+import { createConsoleData } from './dashboard/consoleData.js';
 
 export interface Runtime {
   config: Config;
@@ -47,6 +55,7 @@ export interface Runtime {
   readiness: CollectionReadiness;
   accounts: Accounts;
   operations: Operations;
+  members: Members;
   search: SearchService;
   catalogue: CatalogueService;
   /** the tool gateway's tools (MCP find-tools lists them) */
@@ -103,6 +112,22 @@ export async function openIngestEmbedder(config: Config): Promise<OnnxEmbedder> 
   return createOnnxEmbedder({ manifest: modelManifestPath(config.cacheDir), precision: config.embeddingPrecision, workers: config.embeddingWorkers });
 }
 
+/** The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the built-in one. */
+export function openReasoner(config: Config, deps: { engine: SearchEngine; embedder: OnnxEmbedder; catalog: CollectionCatalog; journals: readonly JournalRecord[]; clock: () => Date; log: Logger }): Reasoner {
+  return createReasoner(
+    { embedder: deps.embedder, journals: deps.journals, chunkVectors: chunkVectorsFromEngine(deps), clock: deps.clock, onFallback: (stage, err) => deps.log.warn({ stage, err: err.message }, 'the chat model failed; the built-in reasoner answered') },
+    { llm: config.assisted.llm },
+  );
+}
+
+/** What the assisted-search activities need: retrieval, the filter planner, the reasoner and the event store. */
+export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner }): Promise<AssistedActivityDeps> {
+  const journals = parts.journals ?? (await loadJournals(config.dataDir, config.dataRoot));
+  const planFilters = parts.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journals));
+  const { db, accounts, engine, embedder, catalog, clock } = parts;
+  return { db, accounts, engine, embedder, catalog, clock, planFilters, reasoner: openReasoner(config, { ...parts, journals }), fanOutDelayMs: config.faultFanOutDelayMs, afterChargeDelayMs: config.faultAfterChargeDelayMs };
+}
+
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const log = options.log ?? pino({ level: config.logLevel, base: { service: 'litsearch' } });
   const clock = options.clock ?? (() => new Date());
@@ -129,7 +154,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
     const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
     const accounts = createAccounts(db, clock);
-    const operations = createOperations(accounts, { catalog, clock });
+    const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000 });
+    const operations = createOperations(accounts, { catalog, clock, members });
     const journals = await loadJournals(config.dataDir, config.dataRoot);
     const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journals));
     const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir));
@@ -146,10 +172,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness });
     const tools = options.tools ?? (await createGatewayTools({ dataRoot: config.dataRoot, engine, catalog, journals, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
 
+    const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, catalog, clock, log, journals, planFilters });
+
     let worker: Runtime['worker'];
     let client: Client;
     if (options.worker) {
-      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs } });
+      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs }, assisted: assistedDeps });
       const running = created.worker.run();
       worker = { worker: created.worker, running };
       closers.push(async () => {
@@ -165,6 +193,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       closers.push(() => connection.close());
       client = new Client({ connection, namespace: config.temporalNamespace });
     }
+    const assisted = createAssistedSearch({ client, db, accounts, clock, catalog, planFilters, search, waitMs: config.assisted.waitMs, eagerStart: options.worker });
     const unlock = createUnlock({ client, db, accounts, clock, taskQueue: TASK_QUEUE, eagerStart: options.worker, figureImages });
     const app = createApp({
       log,
@@ -173,6 +202,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       search,
       catalogue,
       unlock,
+      assisted,
       catalog,
       collectionReadiness: readiness,
       engine,
@@ -184,6 +214,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       trustProxyHops: config.trustProxyHops,
       corsOrigins: config.corsOrigins,
       operatorLimits: config.operatorLimits,
+      members,
+      consoleData: createConsoleData(db, accounts, operations, clock),
+      dashboard: config.dashboard,
+      tls: config.tls,
+      publicUrl: config.publicUrl,
       readiness: {
         eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,
         temporal: async () => {
@@ -194,7 +229,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       },
       readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact', collections: readiness.summary() }),
     });
-    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, members, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;

@@ -5,12 +5,57 @@ import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { parseCredits } from './money.js';
+import { formatCredits, parseCredits } from './money.js';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 /** The collection definitions and the demo data beside the clone, when COLLECTIONS_CONFIG and DATA_ROOT are unset. */
 export const DEFAULT_COLLECTIONS_CONFIG = join(REPO_ROOT, 'config', 'collections.json');
 export const DEFAULT_DATA_ROOT = join(REPO_ROOT, '..', 'shared', 'data');
+
+/**
+ * Every environment variable loadConfig reads, and nothing else (test/config/configVariables.unit.spec.ts proves it by
+ * recording what loadConfig touches); deploy/ may set only these (test/deploy/deployManifests.unit.spec.ts).
+ */
+export const CONFIG_VARIABLES = [
+  'PORT',
+  'HOST',
+  'DATA_DIR',
+  'ADMIN_TOKEN',
+  'DATABASE_URL',
+  'OPENSEARCH_URL',
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'WORKER_MODE',
+  'LITSEARCH_CACHE',
+  'COLLECTIONS_CONFIG',
+  'DATA_ROOT',
+  'LOG_LEVEL',
+  'INGEST_DEMO',
+  'EMBEDDING_PRECISION',
+  'EMBEDDING_WORKERS',
+  'FAULT_AFTER_CHARGE_DELAY_MS',
+  'TRUST_PROXY',
+  'CORS_ORIGINS',
+  'ADMIN_FAILED_AUTH_PER_MINUTE',
+  'ADMIN_REQUESTS_PER_MINUTE',
+  'TOOL_PRICES',
+  'TOOL_UPSTREAMS',
+  'FAULT_FAN_OUT_DELAY_MS',
+  'ASSISTED_WAIT_SECONDS',
+  'LLM_BASE_URL',
+  'LLM_MODEL',
+  'LLM_API_KEY',
+  'LLM_TIMEOUT_MS',
+  'LLM_RETRIES',
+  'PUBLIC_URL',
+  'TLS',
+  'DASHBOARD_REQUESTS_PER_MINUTE',
+  'DASHBOARD_FAILED_LOGINS_PER_MINUTE',
+  'DASHBOARD_FAILED_LOGINS_PER_ACCOUNT',
+  'DASHBOARD_SESSION_HOURS',
+] as const;
+
+export type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
 
 export interface Config {
   port: number;
@@ -37,6 +82,8 @@ export interface Config {
   embeddingWorkers: number;
   /** fault injection for crash tests only: the worker pauses this long after an unlock charge commits */
   faultAfterChargeDelayMs?: number;
+  /** fault injection for crash tests only: each assisted search step pauses this long before it searches */
+  faultFanOutDelayMs?: number;
   /** proxies in front of the service whose X-Forwarded-For entries are trusted for the client address; 0: the socket's */
   trustProxyHops: number;
   /** browser origins granted CORS on the API-key routes ('*' for any); empty: CORS off */
@@ -47,6 +94,35 @@ export interface Config {
   toolPrices: ReadonlyMap<string, bigint>;
   /** upstream MCP servers mounted under a prefix of the tool gateway (TOOL_UPSTREAMS) */
   toolUpstreams: ToolUpstreamConfig[];
+  /** assisted search: its reasoner, and how long an HTTP call waits for its run before answering 503 with nothing charged */
+  assisted: { llm: LlmReasonerConfig | null; waitMs: number };
+  /** the address users reach the service at (PUBLIC_URL), for invite links; unset: the address a request came to */
+  publicUrl?: string;
+  /** the dashboard's cookies are Secure (and __Host- named): the service is reached over HTTPS (TLS=1, or an https PUBLIC_URL) */
+  tls: boolean;
+  dashboard: DashboardSettings;
+}
+
+export interface DashboardSettings {
+  /** per client address and minute, every dashboard request (pages, forms, assets, login, invites) */
+  requestsPerMinute: number;
+  /** per client address and minute, failed sign-ins (and invite links that do not open) */
+  failedLoginsPerMinute: number;
+  /** per account (the email tried) and 15 minutes, failed sign-ins */
+  failedLoginsPerAccount: number;
+  /** a session lasts this long from sign-in */
+  sessionHours: number;
+}
+
+/** The OpenAI-compatible chat model of assisted search; set only when LLM_BASE_URL and LLM_MODEL both are. */
+export interface LlmReasonerConfig {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** per attempt (LLM_TIMEOUT_MS, default 20000) */
+  timeoutMs: number;
+  /** further attempts after a timeout, network error, 429 or 5xx (LLM_RETRIES, default 2) */
+  retries: number;
 }
 
 export interface ToolUpstreamConfig {
@@ -97,6 +173,38 @@ export function toolUpstreamsFrom(raw: string | undefined): ToolUpstreamConfig[]
   const twice = prefixes.find((p, i) => prefixes.indexOf(p) !== i);
   if (twice) throw new Error(`TOOL_UPSTREAMS mounts the prefix ${twice} twice`);
   return result.data;
+}
+
+function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number (0 or more), got ${raw}`);
+  return value;
+}
+
+/** LLM_BASE_URL and LLM_MODEL turn the chat reasoner on; one without the other is a configuration mistake. */
+export function llmReasonerConfigFrom(env: NodeJS.ProcessEnv): LlmReasonerConfig | null {
+  const baseUrl = env.LLM_BASE_URL?.trim() || undefined;
+  const model = env.LLM_MODEL?.trim() || undefined;
+  // every LLM_ variable is read (and checked) whether or not a model is configured: CONFIG_VARIABLES names them all
+  const apiKey = env.LLM_API_KEY || undefined;
+  const timeoutMs = positiveInteger(env, 'LLM_TIMEOUT_MS', 20_000);
+  const retries = nonNegativeInteger(env, 'LLM_RETRIES', 2);
+  if (!baseUrl && !model) return null;
+  if (!baseUrl || !model) throw new Error('LLM_BASE_URL and LLM_MODEL go together: set both to use a chat model for assisted search, or neither');
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new Error(`LLM_BASE_URL must be a URL such as https://api.example.com/v1, got ${baseUrl}`);
+  }
+  return {
+    baseUrl,
+    model,
+    apiKey,
+    timeoutMs,
+    retries,
+  };
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -152,11 +260,25 @@ export function cacheDirFrom(env: NodeJS.ProcessEnv): string {
   return env.LITSEARCH_CACHE || join(homedir(), '.cache', 'litsearch');
 }
 
+function publicUrlFrom(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error(`PUBLIC_URL must be an http(s) URL such as https://search.example.org, got ${raw}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`PUBLIC_URL must be an http(s) URL, got ${raw}`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR ?? join(REPO_ROOT, 'data'));
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
   const admin = adminTokenFrom(env, dataDir);
+  const publicUrl = publicUrlFrom(env.PUBLIC_URL);
+  if (env.TLS !== undefined && !['', '0', '1', 'true', 'false'].includes(env.TLS)) throw new Error(`TLS must be 1 or 0, got ${env.TLS}`);
   return {
     port,
     host: env.HOST ?? '127.0.0.1',
@@ -177,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // one per core, at most 8: each holds its own copy of the model
     embeddingWorkers: positiveInteger(env, 'EMBEDDING_WORKERS', Math.min(availableParallelism(), 8)),
     faultAfterChargeDelayMs: env.FAULT_AFTER_CHARGE_DELAY_MS ? Number(env.FAULT_AFTER_CHARGE_DELAY_MS) : undefined,
+    faultFanOutDelayMs: env.FAULT_FAN_OUT_DELAY_MS ? Number(env.FAULT_FAN_OUT_DELAY_MS) : undefined,
     trustProxyHops: trustProxyHopsFrom(env.TRUST_PROXY),
     corsOrigins: corsOriginsFrom(env.CORS_ORIGINS),
     operatorLimits: {
@@ -185,5 +308,59 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     toolPrices: toolPricesFrom(env.TOOL_PRICES),
     toolUpstreams: toolUpstreamsFrom(env.TOOL_UPSTREAMS),
+    assisted: { llm: llmReasonerConfigFrom(env), waitMs: positiveInteger(env, 'ASSISTED_WAIT_SECONDS', 90) * 1000 },
+    publicUrl,
+    tls: env.TLS === '1' || env.TLS === 'true' || publicUrl?.startsWith('https:') === true,
+    dashboard: {
+      requestsPerMinute: positiveInteger(env, 'DASHBOARD_REQUESTS_PER_MINUTE', 300),
+      failedLoginsPerMinute: positiveInteger(env, 'DASHBOARD_FAILED_LOGINS_PER_MINUTE', 10),
+      failedLoginsPerAccount: positiveInteger(env, 'DASHBOARD_FAILED_LOGINS_PER_ACCOUNT', 5),
+      sessionHours: positiveInteger(env, 'DASHBOARD_SESSION_HOURS', 12),
+    },
+  };
+}
+
+/**
+ * The environment that makes loadConfig read `config` back (loadConfig(configEnvironment(c)) equals c): how a launcher
+ * hands its configuration, changed where it means to, to the processes it starts (src/infra/scaledTopology.ts).
+ */
+export function configEnvironment(config: Config): Record<ConfigVariable, string> {
+  return {
+    PORT: String(config.port),
+    HOST: config.host,
+    DATA_DIR: config.dataDir,
+    ADMIN_TOKEN: config.adminToken,
+    DATABASE_URL: config.databaseUrl ?? '',
+    OPENSEARCH_URL: config.opensearchUrl ?? '',
+    TEMPORAL_ADDRESS: config.temporalAddress ?? '',
+    TEMPORAL_NAMESPACE: config.temporalNamespace,
+    WORKER_MODE: config.inProcessWorker ? 'in-process' : 'separate',
+    LITSEARCH_CACHE: config.cacheDir,
+    COLLECTIONS_CONFIG: config.collectionsConfig,
+    DATA_ROOT: config.dataRoot,
+    LOG_LEVEL: config.logLevel,
+    INGEST_DEMO: config.ingestDemo ? '1' : '0',
+    EMBEDDING_PRECISION: config.embeddingPrecision,
+    EMBEDDING_WORKERS: String(config.embeddingWorkers),
+    FAULT_AFTER_CHARGE_DELAY_MS: config.faultAfterChargeDelayMs === undefined ? '' : String(config.faultAfterChargeDelayMs),
+    TRUST_PROXY: String(config.trustProxyHops),
+    CORS_ORIGINS: config.corsOrigins.join(','),
+    ADMIN_FAILED_AUTH_PER_MINUTE: String(config.operatorLimits.failedAttemptsPerMinute),
+    ADMIN_REQUESTS_PER_MINUTE: String(config.operatorLimits.requestsPerMinute),
+    TOOL_PRICES: [...config.toolPrices].map(([tool, micros]) => `${tool}=${formatCredits(micros)}`).join(','),
+    TOOL_UPSTREAMS: config.toolUpstreams.length === 0 ? '' : JSON.stringify(config.toolUpstreams),
+    FAULT_FAN_OUT_DELAY_MS: config.faultFanOutDelayMs === undefined ? '' : String(config.faultFanOutDelayMs),
+    ASSISTED_WAIT_SECONDS: String(config.assisted.waitMs / 1000),
+    LLM_BASE_URL: config.assisted.llm?.baseUrl ?? '',
+    LLM_MODEL: config.assisted.llm?.model ?? '',
+    LLM_API_KEY: config.assisted.llm?.apiKey ?? '',
+    LLM_TIMEOUT_MS: String(config.assisted.llm?.timeoutMs ?? 20_000),
+    LLM_RETRIES: String(config.assisted.llm?.retries ?? 2),
+    PUBLIC_URL: config.publicUrl ?? '',
+    TLS: config.tls ? '1' : '0',
+    DASHBOARD_REQUESTS_PER_MINUTE: String(config.dashboard.requestsPerMinute),
+    DASHBOARD_FAILED_LOGINS_PER_MINUTE: String(config.dashboard.failedLoginsPerMinute),
+    DASHBOARD_FAILED_LOGINS_PER_ACCOUNT: String(config.dashboard.failedLoginsPerAccount),
+    DASHBOARD_SESSION_HOURS: String(config.dashboard.sessionHours),
   };
 }

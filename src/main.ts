@@ -1,15 +1,17 @@
 // `npm start`: starts the whole service on its embedded defaults (or the configured servers) and stops it cleanly.
+// `npm run up -- --scaled` (or `npm start -- --scaled`): the scale-out shape on this machine instead (src/infra/scaledTopology.ts).
 import { listen } from './http/server.js';
-import { writeFileSync, rmSync } from 'node:fs';
+import { readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { startRuntime } from './composition.js';
 import { planDemoIngestion, type DemoIngestion } from './demoIngest.js';
-
+import { startScaledTopology } from './infra/scaledTopology.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  if (process.argv.slice(2).includes('--scaled')) return runScaled(config);
   const runtime = await startRuntime(config, { worker: config.inProcessWorker});
   const { log } = runtime;
   let server: Server | undefined;
@@ -21,7 +23,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'stopping');
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     await ingestion?.cancel();
-    rmSync(join(config.dataDir, 'server.json'), { force: true });
+    removeServerFile(config.dataDir);
     await runtime.close();
     log.info('stopped');
     process.exit(0);
@@ -49,6 +51,42 @@ async function main(): Promise<void> {
       else log.error({ failed: failures.map((f) => f.collection), seconds }, 'demo ingestion finished; some collections could not be ingested (see above)');
     }, (err: unknown) => log.error({ err }, 'demo ingestion stopped unexpectedly'));
   }
+}
+
+/** The data directory's server.json, unless another process sharing the directory (the scaled shape) wrote it since. */
+function removeServerFile(dataDir: string): void {
+  const file = join(dataDir, 'server.json');
+  try {
+    if ((JSON.parse(readFileSync(file, 'utf8')) as { pid?: number }).pid !== process.pid) return;
+  } catch {
+    return;
+  }
+  rmSync(file, { force: true });
+}
+
+/** Starts the scaled topology as children of this process and stops all of it on Ctrl-C. */
+async function runScaled(config: Config): Promise<void> {
+  const say = (line: string) => process.stdout.write(`[scaled] ${line}\n`);
+  // the children are unreferenced (they must not keep a dying parent alive): this timer keeps the launcher running
+  setInterval(() => undefined, 1 << 30);
+  const topology = await startScaledTopology({ config, inheritedEnv: process.env, say });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`${signal}: stopping the API processes, the workers and the components`);
+    await topology.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.stdout.write(`
+  The scaled shape is running: ${topology.apis.length} API processes (no worker inside), ${topology.workers.length} worker process(es),
+  PostgreSQL ${topology.databaseUrl}, Temporal ${topology.temporalAddress}, OpenSearch ${topology.opensearchUrl}.
+${topology.apis.map((api) => `    ${api.name}: ${api.url}`).join('\n')}
+  Admin token${config.adminTokenGenerated ? ' (generated, stored in the data directory)' : ''}: ${topology.adminToken}
+  Logs: ${join(config.dataDir, 'logs')}. Either API process answers any request; Ctrl-C stops everything.
+`);
 }
 
 function banner(url: string, token: string, generated: boolean, collection: string, ingesting: readonly string[]): string {

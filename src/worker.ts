@@ -1,7 +1,8 @@
 // `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and DATABASE_URL).
 import pino from 'pino';
 import { loadConfig } from './config.js';
-import { openEventStore } from './composition.js';
+import { openAssistedActivityDeps, openEmbedder, openEventStore, openSearchEngine } from './composition.js';
+import { loadCollectionCatalog } from './collections/catalog.js';
 import { createAccounts } from './billing/accounts.js';
 import { createTemporalWorker, TASK_QUEUE } from './temporal/worker.js';
 
@@ -12,13 +13,27 @@ async function main(): Promise<void> {
   if (!config.databaseUrl) log.warn('no DATABASE_URL: this worker opens the embedded PGlite store, which only one process may use at a time');
   const db = await openEventStore(config);
   const accounts = createAccounts(db);
-  const { worker, connection } = await createTemporalWorker({ address: config.temporalAddress, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock: () => new Date(), afterChargeDelayMs: config.faultAfterChargeDelayMs } });
+  const clock = () => new Date();
+  // assisted search's activities retrieve and judge here: this process opens the search engine and the model too
+  const engine = await openSearchEngine(config, log);
+  const embedder = await openEmbedder(config);
+  const catalog = await loadCollectionCatalog(config.collectionsConfig);
+  const assisted = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, catalog, clock, log });
+  const { worker, connection } = await createTemporalWorker({
+    address: config.temporalAddress,
+    namespace: config.temporalNamespace,
+    taskQueue: TASK_QUEUE,
+    deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs },
+    assisted,
+  });
   const shutdown = () => worker.shutdown();
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
   log.info({ address: config.temporalAddress, taskQueue: TASK_QUEUE }, 'worker running');
   await worker.run();
   await connection.close();
+  await embedder.close();
+  await engine.close();
   await db.close();
   log.info('worker stopped');
 }

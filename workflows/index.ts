@@ -1,2 +1,3 @@
 // Every workflow the worker registers.
 export { unlockWorkflow } from './unlock.js';
+export { assistedSearchWorkflow } from './assisted.js';

@@ -1,5 +1,6 @@
 // Operator operations shared by the admin HTTP API and the CLI: organizations, billing settings, prices, credits,
-// refunds, keys, ledger, reconciliation, replay, verify. Every change is an event with the operator as actor.
+// refunds, keys and their caps, member invites, ledger, reconciliation, replay, verify. Every change is an event with
+// the operator as actor.
 import type { Accounts } from '../billing/accounts.js';
 import { DEFAULT_LIMITS, DEFAULT_TRIAL_QUERIES, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits } from '../domain/events.js';
 import { Rejection } from '../domain/rejection.js';
@@ -10,11 +11,13 @@ import type { CollectionCatalog } from '../collections/catalog.js';
 import { formatPricePer1000, pricePer1000Micros } from '../collections/catalog.js';
 import { organizationIdsInLog, reconcileOrganization, type OrgReconciliation, type ReconciliationPeriod } from '../billing/reconciliation.js';
 import type { LedgerEntryView } from './ledgerCsv.js';
+import type { MemberRole } from '../domain/events.js';
+import { createMembers, OPERATOR_ACTOR, type Members } from '../members/members.js';
 
-const OPERATOR: Actor = { kind: 'operator', id: 'admin' };
+const OPERATOR: Actor = OPERATOR_ACTOR;
 
 /** A non-negative decimal string of credits, as micro-credits; what amount a command accepts is the decider's rule. */
-function money(amount: string, field: string): bigint {
+export function money(amount: string, field: string): bigint {
   const micros = parseCredits(amount);
   if (micros === null || micros < 0n) throw new Rejection('VALIDATION_ERROR', `${field} must be a non-negative decimal string such as "25.00"`);
   return micros;
@@ -53,10 +56,14 @@ export interface OperationsOptions {
   /** checks collection names of price overrides; without it any name is accepted */
   catalog?: CollectionCatalog;
   clock?: () => Date;
+  /** members and invites; by default their use cases over the same accounts */
+  members?: Members;
 }
 
 export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
   const clock = options.clock ?? (() => new Date());
+  // invites only: sessions are the dashboard's, which passes its own
+  const members = options.members ?? createMembers(accounts.db, accounts, { clock, sessionLifetimeMs: 12 * 3600 * 1000 });
   async function requireOrg(orgId: string) {
     const org = await accounts.getOrganization(orgId);
     if (!org) throw new Rejection('NOT_FOUND', `organization ${orgId} not found`);
@@ -80,6 +87,12 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     }
     if (from && to && from > to) throw new Rejection('VALIDATION_ERROR', 'from must not be after to');
     return { from: from ?? null, to: to ?? null };
+  }
+
+  async function keyView(keyId: string) {
+    const key = await accounts.getKey(keyId);
+    if (!key) throw new Rejection('NOT_FOUND', `API key ${keyId} not found`);
+    return { id: key.id, orgId: key.orgId, mode: key.mode, collections: key.collections, spendingCap: key.spendingCapMicros === null ? null : formatCredits(key.spendingCapMicros), spent: formatCredits(key.spentMicros), revoked: key.revoked };
   }
 
   async function pricesOf(orgId: string) {
@@ -161,10 +174,16 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       await accounts.revokeKey(keyId, OPERATOR);
       return { id: keyId, revoked: true };
     },
-    async getKey(keyId: string) {
-      const key = await accounts.getKey(keyId);
-      if (!key) throw new Rejection('NOT_FOUND', `API key ${keyId} not found`);
-      return { id: key.id, orgId: key.orgId, mode: key.mode, collections: key.collections, spendingCap: key.spendingCapMicros === null ? null : formatCredits(key.spendingCapMicros), spent: formatCredits(key.spentMicros), revoked: key.revoked };
+    getKey: keyView,
+    /** Sets a key's spending cap (credits), or clears it with null. */
+    async setSpendingCap(keyId: string, spendingCap: string | null) {
+      await accounts.setSpendingCap(keyId, spendingCap === null ? null : money(spendingCap, 'spendingCap'), OPERATOR);
+      return keyView(keyId);
+    },
+    /** Invites `email` to the organization; the link (token inside) is shown in this answer only. */
+    async inviteMember(orgId: string, input: { email: string; role: MemberRole }, baseUrl: string) {
+      const invite = await members.invite(orgId, input, { kind: 'operator' });
+      return { inviteId: invite.inviteId, email: invite.email, role: invite.role, inviteUrl: inviteUrlOf(baseUrl, invite.token), expiresAt: invite.expiresAt };
     },
     async balance(orgId: string) {
       return { balance: formatCredits((await requireOrg(orgId)).balanceMicros, 6) };
@@ -209,3 +228,6 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
 }
 
 export type Operations = ReturnType<typeof createOperations>;
+
+/** Where an invite's token is used: the dashboard's set-password page under the service's public address. */
+export const inviteUrlOf = (baseUrl: string, token: string) => `${baseUrl.replace(/\/+$/, '')}/dashboard/invite/${token}`;

@@ -29,6 +29,11 @@ export interface Understanding extends QueryUnderstanding {
   queryFilter: unknown | null;
   /** set when the query is too underspecified to search well; never about what the query or its filters already say */
   clarification: { question: string; reason: string } | null;
+  /**
+   * who produced this understanding: 'builtin' or 'llm:<model>'. The chat adapter answers 'builtin' here when it fell
+   * back, so the query record can say which reasoner answered this call (the adapter's `name` says which was asked)
+   */
+  answeredBy?: string;
 }
 
 export interface UnderstandInput {
@@ -65,6 +70,8 @@ export interface Verdict {
   rationale: string;
   /** judgeScore at or above the reasoner's threshold */
   verified: boolean;
+  /** who judged: 'builtin' or 'llm:<model>' (the chat adapter's fallback judges as 'builtin') */
+  answeredBy?: string;
 }
 
 export interface PlanInput {

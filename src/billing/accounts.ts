@@ -12,6 +12,7 @@ import { generateApiKey, hashApiKey, keyPrefixOf, newId } from '../auth/apiKeys.
 import type { ApiKeyRow, LedgerRow } from '../../projections/tables.js';
 import { DEFAULT_TRIAL_QUERIES } from '../domain/events.js';
 import { groupCalls } from '../eventstore/groupCalls.js';
+import { runStreamCommand } from '../eventstore/streamCommand.js';
 import { retryConflicts } from '../eventstore/conflictRetry.js';
 import { apiKeyRecordOf, keyStateOf, organizationOf, orgStateOf, type ApiKeyRecord, type Organization } from './orgState.js';
 import { createChargeBatcher, searchChargeKey, type ChargeInput, type ChargeResult } from './chargeBatch.js';
@@ -127,35 +128,16 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
 
   /** One command against a key stream, like runOrgCommand: lock, read the key, decide, append and project together. */
   async function runKeyCommand(keyId: string, actor: Actor, build: (tx: Queryable) => Promise<KeyCommand>): Promise<void> {
-    await retryConflicts(() =>
-      db.transaction(
-        async (tx) => {
-          const row = await sqlReader(tx, 'proj_').apiKey(keyId);
-          const events = decideKey(await build(tx), row && keyStateOf(row));
-          if (events.length === 0) return;
-          const prepared = await prepareAppend(tx, keyStream(keyId), row?.version ?? 0, events, { actor }, { now: clock() });
-          if (prepared.duplicate) return;
-          await projectInline(tx, prepared.events, 'proj_', [prepared.insert]);
-        },
-        { advisoryLock: APPEND_LOCK_KEY },
-      ),
-    );
+    await runStreamCommand(db, clock, keyStream(keyId), actor, async (tx) => {
+      const row = await sqlReader(tx, 'proj_').apiKey(keyId);
+      return { version: row?.version ?? 0, events: decideKey(await build(tx), row && keyStateOf(row)) };
+    });
   }
 
   /** A catalogue fact on its own new stream: appended and projected under the append lock like every event. */
-  async function runCatalogueCommand(streamId: string, actor: Actor, command: CatalogueCommand, requestId?: string): Promise<StoredEvent[]> {
+  function runCatalogueCommand(streamId: string, actor: Actor, command: CatalogueCommand, requestId?: string): Promise<StoredEvent[]> {
     const events = decideCatalogue(command);
-    return retryConflicts(() =>
-      db.transaction(
-        async (tx) => {
-          const prepared = await prepareAppend(tx, streamId, 0, events, { actor, ...(requestId ? { requestId } : {}) }, { now: clock() });
-          if (prepared.duplicate) return prepared.events;
-          await projectInline(tx, prepared.events, 'proj_', [prepared.insert]);
-          return prepared.events;
-        },
-        { advisoryLock: APPEND_LOCK_KEY },
-      ),
-    );
+    return runStreamCommand(db, clock, streamId, actor, async () => ({ version: 0, events }), { requestId });
   }
 
   /** An organization's columns with its balance and price overrides (the select list of getOrganization and authenticate). */
@@ -303,6 +285,11 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
 
     async revokeKey(keyId: string, actor: Actor): Promise<void> {
       await runKeyCommand(keyId, actor, async () => ({ type: 'RevokeKey', keyId }));
+    },
+
+    /** null clears the cap */
+    async setSpendingCap(keyId: string, spendingCapMicros: bigint | null, actor: Actor): Promise<void> {
+      await runKeyCommand(keyId, actor, async () => ({ type: 'SetSpendingCap', keyId, spendingCapMicros }));
     },
 
     /** The key with this hash and its organization, in one round trip (every API request starts here). */

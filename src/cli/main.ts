@@ -30,6 +30,8 @@ const USAGE = `usage: litsearch <command> [options]
   refund ORG_ID AMOUNT [--reference TEXT] [--query-id QUERY_ID]
   key create ORG_ID --mode live|test [--collections a,b] [--spending-cap AMOUNT]
   key revoke KEY_ID                         key show KEY_ID
+  key cap KEY_ID AMOUNT | key cap KEY_ID --clear   set or clear a key's spending cap
+  member invite ORG_ID EMAIL [--role owner|member]  an invite link to the dashboard (one use, 7 days)
   balance ORG_ID
   ledger ORG_ID [--csv]
   reconcile [ORG_ID] [--from YYYY-MM-DD] [--to YYYY-MM-DD]   per day and collection; exit 1 on any discrepancy
@@ -90,6 +92,9 @@ function remoteOperations(remote: Remote): Operations {
     setSuspended: (orgId, suspended, reason) => call('POST', `/organizations/${orgId}/${suspended ? 'suspend' : 'resume'}`, suspended ? { reason } : {}) as never,
     createKey: (orgId, input) => call('POST', `/organizations/${orgId}/keys`, input) as never,
     revokeKey: (keyId) => call('POST', `/keys/${keyId}/revoke`) as never,
+    setSpendingCap: (keyId, spendingCap) => call('POST', `/keys/${keyId}/spending-cap`, { spendingCap }) as never,
+    // the server builds the link from its own public address
+    inviteMember: (orgId, input) => call('POST', `/organizations/${orgId}/invites`, input) as never,
     balance: (orgId) => call('GET', `/organizations/${orgId}/balance`) as never,
     ledger: (orgId) => call('GET', `/organizations/${orgId}/ledger`) as never,
     replay: async () => findingOf(await call('POST', '/replay', undefined, [200, 409])) as never,
@@ -150,6 +155,8 @@ async function main(argv: string[]): Promise<number> {
       billing: { type: 'string' },
       balance: { type: 'string' },
       'query-id': { type: 'string' },
+      role: { type: 'string' },
+      clear: { type: 'boolean' },
       from: { type: 'string' },
       to: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -257,6 +264,17 @@ async function main(argv: string[]): Promise<number> {
       case 'key revoke':
         print(await ops.revokeKey(rest[0] ?? ''));
         return 0;
+      case 'key cap': {
+        if (values.clear === (rest[1] !== undefined)) throw new Error('key cap KEY_ID AMOUNT, or key cap KEY_ID --clear');
+        print(await ops.setSpendingCap(rest[0] ?? '', values.clear ? null : rest[1]!));
+        return 0;
+      }
+      case 'member invite': {
+        const role = values.role ?? 'member';
+        if (role !== 'owner' && role !== 'member') throw new Error('--role must be owner or member');
+        print(await ops.inviteMember(rest[0] ?? '', { email: rest[1] ?? '', role }, config.publicUrl ?? `http://${config.host}:${config.port}`));
+        return 0;
+      }
       default:
         break;
     }

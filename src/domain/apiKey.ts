@@ -17,7 +17,9 @@ export type KeyCommand =
       collections: string[] | null;
       spendingCapMicros: bigint | null;
     }
-  | { type: 'RevokeKey'; keyId: string };
+  | { type: 'RevokeKey'; keyId: string }
+  /** null clears the cap */
+  | { type: 'SetSpendingCap'; keyId: string; spendingCapMicros: bigint | null };
 
 export function decideKey(command: KeyCommand, state: KeyState | undefined): DomainEvent[] {
   switch (command.type) {
@@ -32,6 +34,15 @@ export function decideKey(command: KeyCommand, state: KeyState | undefined): Dom
       if (!state) throw new Rejection('NOT_FOUND', `API key ${command.keyId} not found`);
       // revoking a revoked key changes nothing
       return state.revoked ? [] : [{ type: 'ApiKeyRevoked', data: { keyId: state.keyId, orgId: state.orgId } }];
+    case 'SetSpendingCap': {
+      if (!state) throw new Rejection('NOT_FOUND', `API key ${command.keyId} not found`);
+      if (state.revoked) throw new Rejection('VALIDATION_ERROR', 'a revoked key has no spending cap to change');
+      const cap = command.spendingCapMicros;
+      if (cap !== null && cap < 0n) throw new Rejection('VALIDATION_ERROR', 'a spending cap cannot be negative');
+      // a cap below what the key has spent is allowed: the key is then refused until the cap is raised
+      if (cap === state.spendingCapMicros) return [];
+      return [{ type: 'ApiKeySpendingCapChanged', data: { keyId: state.keyId, orgId: state.orgId, spendingCapMicros: cap?.toString() ?? null, previous: state.spendingCapMicros?.toString() ?? null } }];
+    }
     default: {
       const unhandled: never = command;
       throw new Error(`unhandled command ${JSON.stringify(unhandled)}`);

@@ -1,4 +1,4 @@
-// The event catalogue: every credit, charge, refund, unlock, key change, limit change and suspension.
+// The event catalogue: every credit, charge, refund, unlock, key change, limit change, suspension and member action.
 // Amounts travel as decimal strings of micro-credits (JSON has no bigint).
 
 export type BillingMode = 'live' | 'trial' | 'exempt';
@@ -66,9 +66,19 @@ export interface CollectionCharge {
 }
 
 export interface Actor {
-  /** 'operator' for the admin API and CLI, 'key' for API-key traffic, 'workflow' for Temporal activities */
-  kind: 'operator' | 'key' | 'workflow';
+  /** 'operator' for the admin API, CLI and operator dashboard, 'key' for API-key traffic, 'workflow' for Temporal
+   *  activities, 'member' for a signed-in member of an organization (id: the member id) */
+  kind: 'operator' | 'key' | 'workflow' | 'member';
   id: string;
+}
+
+/** A member's role in their organization: owners also invite, set spending caps and revoke any key. */
+export type MemberRole = 'owner' | 'member';
+export const MEMBER_ROLES: readonly MemberRole[] = ['owner', 'member'];
+
+export function parseMemberRole(value: unknown): MemberRole {
+  if (!MEMBER_ROLES.includes(value as MemberRole)) throw new Error(`not a member role: ${JSON.stringify(value)}`);
+  return value as MemberRole;
 }
 
 export type DomainEvent =
@@ -123,6 +133,8 @@ export type DomainEvent =
       };
     }
   | { type: 'ApiKeyRevoked'; data: { keyId: string; orgId: string } }
+  /** spendingCapMicros null: no cap; previous is the cap it replaced */
+  | { type: 'ApiKeySpendingCapChanged'; data: { keyId: string; orgId: string; spendingCapMicros: string | null; previous: string | null } }
   | { type: 'LimitsChanged'; data: { orgId: string; limits: OrgLimits; previous?: OrgLimits } }
   | { type: 'BillingSettingsChanged'; data: { orgId: string } & BillingSettings }
   /** pricePer1000Micros null removes the override: the collection's catalogue price applies again */
@@ -132,7 +144,17 @@ export type DomainEvent =
   /** a catalogue question answered from the catalogue: free, recorded so operators see catalogue questions in usage */
   | { type: 'CatalogueAnswered'; data: { orgId: string; keyId: string; queryId: string; endpoint: string; intent: 'sources' | 'publishers' | 'journals'; topic: string | null; collections: string[] } }
   /** a client asked for a journal the service does not hold (free) */
-  | { type: 'JournalRequested'; data: { orgId: string; keyId: string; requestId: string; title: string | null; issn: string | null; note: string | null } };
+  | { type: 'JournalRequested'; data: { orgId: string; keyId: string; requestId: string; title: string | null; issn: string | null; note: string | null } }
+  /** an operator or an owner invited someone by email; only the SHA-256 of the one-use token is kept */
+  | { type: 'MemberInvited'; data: { orgId: string; inviteId: string; email: string; role: MemberRole; tokenHash: string; expiresAt: string } }
+  /** the invite was used: the member exists from here on, with their scrypt password hash */
+  | { type: 'InviteAccepted'; data: { orgId: string; inviteId: string; memberId: string; email: string; role: MemberRole; passwordHash: string } }
+  /** a sign-in: a member (orgId, memberId) or the operator (both null); sessionId is the SHA-256 of the cookie's token */
+  | { type: 'SessionStarted'; data: { sessionId: string; orgId: string | null; memberId: string | null; expiresAt: string } }
+  | { type: 'SessionEnded'; data: { sessionId: string; orgId: string | null; memberId: string | null; reason: SessionEndReason } };
+
+/** signed-out: the session's own sign-out; revoked: ended from another session (or by the operator) */
+export type SessionEndReason = 'signed-out' | 'revoked';
 
 export interface EventMetadata {
   actor: Actor;
@@ -158,3 +180,6 @@ export const keyStream = (keyId: string) => `key-${keyId}`;
 /** One stream per catalogue answer and per journal request: each is its own fact, so appends never contend on a version. */
 export const catalogueAnswerStream = (queryId: string) => `catalogue-${queryId}`;
 export const journalRequestStream = (requestId: string) => `journal-request-${requestId}`;
+/** An invite and its acceptance (which creates the member); a session from sign-in to its end. */
+export const inviteStream = (inviteId: string) => `invite-${inviteId}`;
+export const sessionStream = (sessionId: string) => `session-${sessionId}`;

@@ -20,6 +20,11 @@ import { canonicalPath } from './canonicalPath.js';
 import { securityHeaders } from './securityHeaders.js';
 import { crossOriginAccess } from './cors.js';
 import { IpLimiter } from './ipLimiter.js';
+import { dashboardOpenRoutes, dashboardRoutes, type DashboardRouteDeps } from './routes/dashboardRoutes.js';
+import { dashboardAccess } from './dashboardAccess.js';
+import type { Members } from '../members/members.js';
+import type { ConsoleData } from '../dashboard/consoleData.js';
+import type { DashboardSettings } from '../config.js';
 
 export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps {
   log: Logger;
@@ -39,7 +44,17 @@ export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps {
   corsOrigins?: readonly string[];
   /** per client address and minute on the operator API */
   operatorLimits?: { failedAttemptsPerMinute: number; requestsPerMinute: number };
+  members: Members;
+  consoleData: ConsoleData;
+  /** the dashboard's limits and session length */
+  dashboard?: DashboardSettings;
+  /** the dashboard's cookies are Secure (the service is reached over HTTPS) */
+  tls?: boolean;
+  /** the address users reach the service at (invite links); unset: the address a request came to */
+  publicUrl?: string;
 }
+
+export const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = { requestsPerMinute: 300, failedLoginsPerMinute: 10, failedLoginsPerAccount: 5, sessionHours: 12 };
 
 const MINUTE_MS = 60_000;
 
@@ -65,10 +80,22 @@ export function createApp(deps: AppDeps): Koa {
     failedAttempts: new IpLimiter({ limit: operatorLimits.failedAttemptsPerMinute, windowMs: MINUTE_MS, now }),
   });
   const requireKey = apiKeyAuthentication(deps.accounts);
+  const dashboard: DashboardRouteDeps = {
+    members: deps.members,
+    consoleData: deps.consoleData,
+    catalog: deps.catalog,
+    adminToken: deps.adminToken,
+    clock: deps.clock,
+    publicUrl: deps.publicUrl,
+    dashboardAccess: dashboardAccess({ members: deps.members, adminToken: deps.adminToken, settings: deps.dashboard ?? DEFAULT_DASHBOARD_SETTINGS, tls: deps.tls ?? false, now }),
+  };
   const mounted: RouteGroup[] = [
     { router: healthRoutes(deps.readiness, deps.readinessDetails), access: 'public' },
     { router: docsRoutes(buildOpenApiDocument()), access: 'public' },
-    { router: adminRoutes(deps.operations), access: requireOperator },
+    { router: adminRoutes(deps.operations, deps.publicUrl), access: requireOperator },
+    // every dashboard route is behind the per-IP limiter, the routes before sign-in too
+    { router: dashboardOpenRoutes(dashboard), access: dashboard.dashboardAccess.open, forms: true },
+    { router: dashboardRoutes(dashboard), access: dashboard.dashboardAccess.signedIn, forms: true },
     { router: searchRoutes(deps), access: requireKey, crossOrigin: true },
     { router: toolRoutes(deps), access: requireKey, crossOrigin: true },
     { router: mcpRoutes(deps), access: requireKey },
@@ -83,7 +110,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestTargetText());
   app.use(crossOriginAccess({ origins: deps.corsOrigins ?? [], methodsOn: groups.crossOriginMethods }));
   app.use(groups.authorize);
-  app.use(jsonBody(deps.bodyLimitBytes ?? 4 * 1024 * 1024));
+  app.use(jsonBody(deps.bodyLimitBytes ?? 4 * 1024 * 1024, groups.acceptsForms));
   app.use(groups.dispatch);
   return app;
 }

@@ -39,15 +39,26 @@ export interface OperatorLimiters {
   failedAttempts: IpLimiter;
 }
 
+/** Whether a presented operator token is the operator's, in constant time. */
+export function operatorTokenCheck(adminToken: string): (presented: string | undefined) => boolean {
+  const expected = Buffer.from(adminToken);
+  return (presented) => {
+    const given = presented === undefined ? undefined : Buffer.from(presented);
+    return given !== undefined && given.length === expected.length && timingSafeEqual(given, expected);
+  };
+}
+
+/** The token of an `Authorization: Bearer ...` header, if the request sent one. */
+export function bearerToken(ctx: Context): string | undefined {
+  const m = /^Bearer\s+(.+)$/i.exec(ctx.get('Authorization').trim());
+  return m ? m[1]!.trim() : undefined;
+}
+
 /** The operator token check. Failed attempts are throttled per address; the right token is never refused by that
  *  counter (the operator is not locked out by someone guessing), only by the generous cap on all requests. */
 export function operatorAuthentication(adminToken: string, limiters: OperatorLimiters) {
-  const expected = Buffer.from(adminToken);
-  const tokenMatches = (ctx: Context) => {
-    const m = /^Bearer\s+(.+)$/i.exec(ctx.get('Authorization').trim());
-    const given = m ? Buffer.from(m[1]!.trim()) : undefined;
-    return given !== undefined && given.length === expected.length && timingSafeEqual(given, expected);
-  };
+  const isOperatorToken = operatorTokenCheck(adminToken);
+  const tokenMatches = (ctx: Context) => isOperatorToken(bearerToken(ctx));
   return async (ctx: Context, next: Next) => {
     const address = clientAddress(ctx);
     const capWait = limiters.requests.take(address);

@@ -1,4 +1,4 @@
-// Per-client-address limiter (fixed window, bounded memory) for routes open to guessing: the operator API now, dashboard login and invites next.
+// Per-client-address limiter (fixed window, bounded memory) for routes open to guessing: the operator API and every dashboard route (also keyed by account for failed sign-ins).
 import { isIPv6 } from 'node:net';
 import type { Context } from 'koa';
 

@@ -1,5 +1,5 @@
-// Reads bounded JSON request bodies; a body that is oversized, not UTF-8, nested too deep, malformed, or carrying text
-// the store cannot hold is 422 VALIDATION_ERROR before any handler runs.
+// Reads bounded JSON request bodies (and, on routes that take them, HTML form posts); a body that is oversized, not
+// UTF-8, nested too deep, malformed, or carrying text the store cannot hold is 422 VALIDATION_ERROR before any handler runs.
 import type { Context, Next } from 'koa';
 import { ApiError } from './errors.js';
 import { findTextDefect } from './requestText.js';
@@ -57,8 +57,30 @@ export function parseJsonBody(raw: string): unknown {
   return body;
 }
 
-/** Reads a JSON body up to `limitBytes` and parses it with `parseJsonBody`. */
-export function jsonBody(limitBytes: number) {
+/**
+ * Parses an application/x-www-form-urlencoded body into an object of strings. A field sent twice is refused (no
+ * handler has to guess which one counts); the text rules are the JSON bodies'.
+ */
+export function parseFormBody(raw: string): Record<string, string> {
+  const fields: [string, string][] = [];
+  const seen = new Set<string>();
+  for (const [name, value] of new URLSearchParams(raw)) {
+    if (seen.has(name)) throw new ApiError(422, 'VALIDATION_ERROR', `form field "${name.slice(0, 50)}" is sent more than once`);
+    seen.add(name);
+    fields.push([name, value]);
+  }
+  // own properties only, whatever the names ("__proto__" included): Object.fromEntries defines, never assigns
+  const body = Object.fromEntries(fields);
+  const defect = findTextDefect(body);
+  if (defect) throw new ApiError(422, 'VALIDATION_ERROR', `form ${defect.path ? `field "${defect.path}" ` : ''}${defect.problem}`);
+  return body;
+}
+
+/**
+ * Reads a body up to `limitBytes` and parses it with `parseJsonBody`, or with `parseFormBody` when it is a form post
+ * to a route that takes forms (`acceptsForms`).
+ */
+export function jsonBody(limitBytes: number, acceptsForms: (ctx: Context) => boolean = () => false) {
   const tooLarge = () => new ApiError(422, 'VALIDATION_ERROR', `request body is larger than ${limitBytes} bytes`);
   return async (ctx: Context, next: Next) => {
     if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE') return next();
@@ -86,7 +108,7 @@ export function jsonBody(limitBytes: number) {
     } catch {
       throw new ApiError(422, 'VALIDATION_ERROR', 'request body is not valid UTF-8 text');
     }
-    ctx.request.body = parseJsonBody(raw);
+    ctx.request.body = ctx.is('application/x-www-form-urlencoded') && acceptsForms(ctx) ? parseFormBody(raw) : parseJsonBody(raw);
     return next();
   };
 }

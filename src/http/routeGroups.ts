@@ -8,6 +8,8 @@ export interface RouteGroup {
   access: Middleware | 'public';
   /** browsers on the configured CORS origins may call it */
   crossOrigin?: boolean;
+  /** its routes take HTML form posts (application/x-www-form-urlencoded) beside JSON */
+  forms?: boolean;
 }
 
 export interface RouteGroups {
@@ -20,6 +22,8 @@ export interface RouteGroups {
   dispatch: Middleware;
   /** The methods the cross-origin groups serve on `path`, for CORS preflight; empty when none. */
   crossOriginMethods(path: string): string[];
+  /** Whether the route this request matches takes form posts. */
+  acceptsForms(ctx: Context): boolean;
 }
 
 /**
@@ -51,6 +55,7 @@ export function routeGroups(groups: RouteGroup[]): RouteGroups {
       ctx.set('Allow', allowed.join(', '));
     },
     crossOriginMethods: (path) => methodsOn(groups.filter((g) => g.crossOrigin), path),
+    acceptsForms: (ctx) => groups.some((g) => g.forms && g.router.match(ctx.path, ctx.method).route),
   };
 }
 

@@ -99,6 +99,32 @@ export const collectionSearchBody = z
 // previews never deliver content, so they take the selection fields alone and reject anything else
 export const previewBody = z.strictObject(selectionFields);
 
+/** POST /assisted: a new assisted search. The query may be long (a case description); the rest is as on /query. */
+export const assistedBody = z.strictObject({
+  collection: selectionFields.collection,
+  collections: selectionFields.collections,
+  query: z.string().max(16_000, 'query must be at most 16000 characters').meta({ description: 'The question or case, up to 16,000 characters.' }),
+  limit: limit.default(10).meta({ description: 'The most verified results to return (1-30).' }),
+  filters: z.unknown().optional().meta({ description: 'The filters of /query, applied to every internal search; a rejected filter is 422 INVALID_FILTER before any work.' }),
+  allowClarification: z.boolean().default(true).meta({ description: 'May answer clarification_needed with a question instead of results when the query is too underspecified; false: never asks.' }),
+  includeMetadata: z.boolean().default(true),
+  includeFigures: z.boolean().optional().meta({ description: 'Figure images (base64) for the delivered rows; free.' }),
+  includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
+  ...imageFields,
+  maxCost: z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,6})?$/, 'maxCost must be a decimal string of credits such as "0.50"')
+    .optional()
+    .meta({ description: 'The most this call may charge, in credits; delivered rows are cut to fit, best first.' }),
+});
+
+/** POST /assisted with the answer to a clarification question: the waiting run resumes with it. */
+export const assistedAnswerBody = z.strictObject({
+  queryId: z.string().min(1).max(200),
+  answer: z.string().trim().min(1, 'answer must not be empty').max(4000, 'answer must be at most 4000 characters'),
+  includeMetadata: z.boolean().default(true),
+});
+
 export const unlockBody = z.strictObject({
   queryId: z.string().min(1).max(200),
   resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional().meta({ description: 'The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.' }),
@@ -181,6 +207,31 @@ export const keyBody = z.strictObject({
   collections: z.array(z.string().min(1).max(200)).min(1).optional(),
   spendingCap: money.optional(),
 });
+
+/** POST /admin/v1/keys/{keyId}/spending-cap: a cap in credits, or null to clear it. */
+export const spendingCapBody = z.strictObject({ spendingCap: money.nullable() });
+
+/** POST /admin/v1/organizations/{orgId}/invites (and the owner's invite form): who, and their role. */
+export const inviteBody = z.strictObject({
+  email: z.string().min(3).max(254),
+  role: z.enum(['owner', 'member']).default('member'),
+});
+
+/** The dashboard's sign-in (form or JSON). Lengths bound the work a request can ask for; the rules are the domain's. */
+export const loginBody = z.strictObject({ email: z.string().max(254), password: z.string().max(1024), _csrf: z.string().max(200).optional() });
+export const operatorLoginBody = z.strictObject({ token: z.string().max(1024), _csrf: z.string().max(200).optional() });
+export const setPasswordBody = z.strictObject({ password: z.string().max(1024), _csrf: z.string().max(200).optional() });
+
+/** The dashboard's forms: what each carries beside its `_csrf` field (JSON clients send X-CSRF-Token instead). */
+export const dashboardKeyForm = z.strictObject({
+  mode: z.enum(['live', 'test']),
+  collections: z.string().max(2000).optional(),
+  spendingCap: z.union([money, z.literal('')]).optional(),
+  _csrf: z.string().max(200).optional(),
+});
+export const dashboardCapForm = z.strictObject({ spendingCap: z.union([money, z.literal('')]), _csrf: z.string().max(200).optional() });
+export const dashboardInviteForm = inviteBody.extend({ _csrf: z.string().max(200).optional() });
+export const csrfOnlyForm = z.strictObject({ _csrf: z.string().max(200).optional() });
 
 /** Parses with a schema; the first problems become one 422 VALIDATION_ERROR message naming the fields. */
 export function parseOr422<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

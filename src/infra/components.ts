@@ -1,8 +1,8 @@
-// Reads the manifest that scripts/provision.sh writes (paths of the Temporal CLI, the OpenSearch launcher and the PostgreSQL binaries) and fails clearly when something is not provisioned.
+// Reads the manifest that scripts/provision.sh writes (paths of the Temporal CLI, the OpenSearch launcher, the PostgreSQL binaries, Temporal's time-skipping test server and Chromium) and fails clearly when something is not provisioned.
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type ComponentName = 'temporal' | 'opensearch' | 'postgres';
+export type ComponentName = 'temporal' | 'opensearch' | 'postgres' | 'temporalTestServer' | 'chromium';
 
 export interface TemporalCliComponent {
   /** Absolute path of the `temporal` CLI binary. */
@@ -28,10 +28,28 @@ export interface PostgresComponent {
   version: string;
 }
 
+/** Temporal's time-skipping test server (Java), for TestWorkflowEnvironment.createTimeSkipping() in tests. */
+export interface TemporalTestServerComponent {
+  /** io.temporal:temporal-test-server version, e.g. "1.38.0". */
+  version: string;
+  /** Launcher script run as `<executable> <port> [--enable-time-skipping]` (the SDK's existing-path executable). */
+  executable: string;
+  /** The java the launcher runs. */
+  java: string;
+}
+
+/** Debian's Chromium, driven headless by the dashboard's browser test (playwright-core, executablePath). */
+export interface ChromiumComponent {
+  executablePath: string;
+  version: string;
+}
+
 export interface ProvisionedComponents {
   temporal: TemporalCliComponent;
   opensearch: OpenSearchComponent;
   postgres: PostgresComponent;
+  temporalTestServer: TemporalTestServerComponent;
+  chromium: ChromiumComponent;
 }
 
 export class ComponentNotProvisionedError extends Error {
@@ -53,6 +71,8 @@ export function readComponent<N extends ComponentName>(name: N, cacheDir: string
     temporal: () => parseTemporal(manifest, manifestPath),
     opensearch: () => parseOpenSearch(manifest, manifestPath),
     postgres: () => parsePostgres(manifest, manifestPath),
+    temporalTestServer: () => parseTemporalTestServer(manifest, manifestPath),
+    chromium: () => parseChromium(manifest, manifestPath),
   };
   return parsers[name]();
 }
@@ -116,6 +136,23 @@ function parsePostgres(manifest: Json, manifestPath: string): PostgresComponent 
     runAsUser: requireString(section, 'runAsUser', 'postgres', manifestPath),
     version: requireString(section, 'version', 'postgres', manifestPath),
   };
+}
+
+function parseTemporalTestServer(manifest: Json, manifestPath: string): TemporalTestServerComponent {
+  const section = requireSection(manifest, 'temporalTestServer', manifestPath);
+  const executable = requireString(section, 'executable', 'temporalTestServer', manifestPath);
+  requireExecutable(executable, 'temporalTestServer', 'time-skipping test server launcher', manifestPath);
+  // the launcher execs this java; a JDK removed since provisioning would otherwise surface as a start-up timeout
+  const java = requireString(section, 'java', 'temporalTestServer', manifestPath);
+  requireExecutable(java, 'temporalTestServer', 'java for the time-skipping test server', manifestPath);
+  return { version: requireString(section, 'version', 'temporalTestServer', manifestPath), executable, java };
+}
+
+function parseChromium(manifest: Json, manifestPath: string): ChromiumComponent {
+  const section = requireSection(manifest, 'chromium', manifestPath);
+  const executablePath = requireString(section, 'executablePath', 'chromium', manifestPath);
+  requireExecutable(executablePath, 'chromium', 'Chromium', manifestPath);
+  return { executablePath, version: requireString(section, 'version', 'chromium', manifestPath) };
 }
 
 function requireSection(manifest: Json, key: ComponentName, manifestPath: string): Json {

@@ -3,10 +3,12 @@
 // HTTP translation only: the tools (tools.ts) call the use cases.
 //
 // The SDK's web-standard transport answers with a Response that is copied onto the Koa context, so Koa writes it
-// (status, headers, body) and the request log, security headers and error envelope stay Koa's. JSON responses, no SSE
-// streams: no tool sends progress yet. GET /mcp (a server-to-client stream) has no route: 405 in the envelope, which
+// (status, headers, body) and the request log, security headers and error envelope stay Koa's. JSON responses, except
+// for a tools/call that carries a progressToken: that one is an SSE stream, so the progress notifications of a long
+// tool (assisted_search) reach the client before the result and keep its request timeout from running out. GET /mcp (a server-to-client stream) has no route: 405 in the envelope, which
 // MCP clients read as "no stream offered". DELETE (session end) is answered 200 by the transport: there is no session,
 // and an Mcp-Session-Id a client sends is ignored.
+import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -39,12 +41,21 @@ function protocolRefusal(status: number, body: string): ApiError {
   return new ApiError(status >= 500 ? 503 : status, status >= 500 ? 'SERVICE_UNAVAILABLE' : 'VALIDATION_ERROR', message);
 }
 
+/** A tools/call that asked for progress notifications (a progressToken): answered as an SSE stream that carries them. */
+function asksForProgress(body: unknown): boolean {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
+  const message = body as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } };
+  return message.method === 'tools/call' && message.params?._meta?.progressToken !== undefined;
+}
+
 async function answer(ctx: Context, deps: McpDeps): Promise<void> {
   const state = ctx.state as RequestState;
   if (!state.auth) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key');
   const server = createMcpServer(deps, state.auth, { requestId: state.requestId, log: state.log });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const streaming = asksForProgress(ctx.request.body);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
   await server.connect(transport);
+  let streamed = false;
   try {
     const response = await transport.handleRequest(webRequestOf(ctx), { parsedBody: ctx.request.body });
     // the transport's own refusals (no Accept for JSON and SSE, not a JSON-RPC message, wrong content type) come as a
@@ -52,10 +63,18 @@ async function answer(ctx: Context, deps: McpDeps): Promise<void> {
     if (response.status >= 400) throw protocolRefusal(response.status, await response.text());
     ctx.status = response.status;
     response.headers.forEach((value, name) => ctx.set(name, value));
+    if (streaming && response.body && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      // the stream carries the progress notifications, then the result; the server closes when it ends
+      const stream = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
+      stream.once('close', () => void server.close());
+      streamed = true;
+      ctx.body = stream;
+      return;
+    }
     // an empty answer (202 to a notification, 200 to DELETE) keeps its status: '' is a body, so Koa does not turn it into 204
     ctx.body = await response.text();
   } finally {
-    await server.close();
+    if (!streamed) await server.close();
   }
 }
 

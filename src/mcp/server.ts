@@ -53,12 +53,22 @@ export function createMcpServer(deps: McpDeps, auth: AuthContext, context: { req
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.listed.map((t): Tool => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as Tool['inputSchema'] })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
     const tool = tools.find(name);
+    // progress goes out only to a client that asked for it with a progressToken; each report counts one step further
+    const token = request.params._meta?.progressToken;
+    let step = 0;
+    const progress =
+      token === undefined
+        ? undefined
+        : (message: string) => {
+            step += 1;
+            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } }).catch(() => undefined);
+          };
     try {
       if (!tool) throw toolNotFound(name);
-      const result = resultOf(await tool.run(request.params.arguments ?? {}));
+      const result = resultOf(await tool.run(request.params.arguments ?? {}, { progress }));
       // the request log says POST /mcp 200 whatever the tool did: these lines say which tool and how it ended
       context.log.info({ tool: name, keyId: auth.key.id }, 'mcp tool call');
       return result;

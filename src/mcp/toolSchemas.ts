@@ -1,7 +1,7 @@
 // The arguments each MCP tool takes. The search tools reuse the REST bodies' zod schemas (src/http/schemas.ts), so a
 // tool validates exactly as its REST twin; the MCP-only tools' own arguments carry the reference service's names.
 import { z } from 'zod';
-import { queryBody, boundQueryBody, previewBody } from '../http/schemas.js';
+import { assistedBody, queryBody, boundQueryBody, previewBody } from '../http/schemas.js';
 
 /** JSON Schema of a zod schema, as a client sends it (defaults optional), without the draft marker clients do not need. */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -68,3 +68,20 @@ export const listJournalsSchema: Record<string, unknown> = {
 
 export const searchSchema = jsonSchemaOf(searchArgs);
 export const boundSearchSchema = jsonSchemaOf(boundSearchArgs);
+
+/**
+ * `assisted_search`: the body of POST /api/v1/search/assisted, either a new search or `{queryId, answer}` answering its
+ * clarification question; checked as that body (the REST rules and messages).
+ */
+export const assistedSearchSchema: Record<string, unknown> = (() => {
+  const start = jsonSchemaOf(assistedBody) as { properties: Record<string, unknown> };
+  return {
+    type: 'object',
+    properties: {
+      ...start.properties,
+      queryId: { type: 'string', maxLength: 200, description: 'to answer a clarification question: the queryId of the clarification_needed answer (send with `answer` only)' },
+      answer: { type: 'string', maxLength: 4000, description: 'the answer to the clarification question' },
+    },
+    additionalProperties: false,
+  };
+})();

@@ -5,9 +5,11 @@ import type { BillingOutcome } from '../search/searchService.js';
 import type { ToolRegistry } from '../tools/toolRegistry.js';
 import { listCollections, reachableEntries } from '../catalogue/collectionsList.js';
 import { searchFigureImages } from '../figures/figureImages.js';
-import { searchBody, previewResponse, unlockResponse, type SearchRouteDeps } from '../http/routes/searchRoutes.js';
+import { searchBody, previewResponse, unlockResponse, assistedResponse, type SearchRouteDeps } from '../http/routes/searchRoutes.js';
 import type { ToolRouteDeps } from '../http/routes/toolRoutes.js';
-import { parseOr422, journalsQuery, journalRequestBody, unlockBody } from '../http/schemas.js';
+import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, unlockBody } from '../http/schemas.js';
+import { parseCredits } from '../money.js';
+import type { AssistedProgress } from '../../workflows/assistedTypes.js';
 import { Rejection } from '../domain/rejection.js';
 import { formatCredits } from '../money.js';
 import {
@@ -19,6 +21,7 @@ import {
   findToolsArgs,
   inspectToolArgs,
   jsonSchemaOf,
+  assistedSearchSchema,
   listJournalsSchema,
   noArgs,
   previewArgs,
@@ -39,7 +42,12 @@ export interface McpTool {
   inputSchema: Record<string, unknown>;
   /** per call, for gateway tools with a fixed price */
   price?: string;
-  run(args: unknown): Promise<unknown>;
+  run(args: unknown, call?: ToolCallContext): Promise<unknown>;
+}
+
+/** What a tool may do while it runs: report progress (sent as MCP progress notifications when the client asked for them). */
+export interface ToolCallContext {
+  progress?: (message: string) => void;
 }
 
 /** A balance below this (1 credit) is announced in the server's instructions. */
@@ -79,6 +87,12 @@ function collectionsOf(body: { collection?: string; collections?: string[] }): s
 export const toolNotFound = (name: string) => new Rejection('NOT_FOUND', `no tool "${name}" is available to this key; find-tools lists the tools`);
 
 const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
+
+/** One line of progress: the phase, the round and the counts so far. */
+function progressMessage(p: AssistedProgress): string {
+  if (p.phase === 'awaiting_clarification') return 'waiting for the answer to a clarification question';
+  return `${p.phase.replace('_', ' ')}: round ${p.round}, ${p.searchesRun} searches run, ${p.candidatesVerified} candidates judged, ${p.verified} verified`;
+}
 
 /** The balance as the account shows it: hidden balances are null. */
 function balanceOf(auth: AuthContext, micros: bigint): string | null {
@@ -125,6 +139,34 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
     return { ...searchBody(outcome, body.include_metadata, images), ...billingFields(auth, outcome.billing) };
   }
 
+  /** POST /api/v1/search/assisted, reporting the run's progress while it goes on. */
+  async function assistedSearch(args: unknown, call?: ToolCallContext) {
+    const onProgress = call?.progress ? (p: AssistedProgress) => call.progress!(progressMessage(p)) : undefined;
+    if (args && typeof args === 'object' && 'queryId' in args) {
+      const body = parseOr422(assistedAnswerBody, args);
+      const answer = await deps.assisted.resume(auth, body.queryId, body.answer, { onProgress });
+      return { ...assistedResponse(answer, body.includeMetadata), ...billingFields(auth, answer.billing) };
+    }
+    const body = parseOr422(assistedBody, args);
+    const collections = collectionsOf(body);
+    const answer = await deps.assisted.start(
+      auth,
+      { collections, query: body.query, limit: body.limit, filters: body.filters ?? null, allowClarification: body.allowClarification, ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}) },
+      { requestId, onProgress },
+    );
+    const figures = (body.includeFigures ?? body.includeImages) ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
+    const images = figures ? await searchFigureImages(answer.rows.map((r) => r.row), deps.figureImages, figures) : undefined;
+    return { ...assistedResponse(answer, body.includeMetadata, images), ...billingFields(auth, answer.billing) };
+  }
+
+  const assisted: McpTool = {
+    name: 'assisted_search',
+    description:
+      'Assisted search: reads the question (up to 16,000 characters), searches sub-questions over `collection` or `collections`, verifies every candidate and returns only verified passages, each with a judge score, matched terms and a rationale. Bills only the delivered verified rows (`cost`); clarification_needed and no_relevant_results cost nothing. When it asks a clarification question, call it again with `queryId` and `answer`. Sends progress notifications while it runs (ask for them with a progressToken).',
+    inputSchema: assistedSearchSchema,
+    run: assistedSearch,
+  };
+
   const catalogue: McpTool[] = [
     {
       name: 'search',
@@ -157,6 +199,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
         return deps.catalogue.journals(auth, collection, { topic: q.topic ?? null, publisher: q.publisher, minHIndex: q.min_h_index, limit: q.limit, offset: q.offset });
       },
     },
+    assisted,
     ...deps.tools.describe().map(
       (t): McpTool => ({
         name: t.name,
@@ -298,6 +341,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
           },
         ]
       : []),
+    assisted,
     ...bound,
   ];
 

@@ -46,6 +46,8 @@ export interface SearchRequestInput {
   query: string;
   limit: number;
   filters: unknown;
+  /** more conditions in the filter language, ANDed with `filters` (assisted search: the constraints read off the query) */
+  constraints?: unknown;
 }
 
 export interface RetrievalOutcome {
@@ -137,15 +139,35 @@ export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embed
   return mergeByRelevance(lists, limit);
 }
 
+async function planOf(deps: SearchDeps, filters: unknown, targets: ReturnType<typeof resolveTargets>): Promise<FilterPlan | undefined> {
+  if (filters == null) return undefined;
+  if (!deps.planFilters) throw new Rejection('INVALID_FILTER', 'filters are not supported by this deployment', { field: null, filter: filters });
+  return deps.planFilters(filters, targets);
+}
+
+/** The request's filters and its constraints, each planned on its own (they may be written in different formats) and ANDed per collection. */
+async function planBoth(deps: SearchDeps, input: SearchRequestInput, targets: ReturnType<typeof resolveTargets>): Promise<FilterPlan | undefined> {
+  const [filters, constraints] = [await planOf(deps, input.filters, targets), await planOf(deps, input.constraints, targets)];
+  if (!constraints) return filters;
+  if (!filters) return { ...constraints, filterWarnings: [], journalMetricExpansions: [], filtersApplied: undefined };
+  const perCollection = new Map<string, FilterNode | 'skip' | undefined>();
+  for (const name of new Set([...filters.perCollection.keys(), ...constraints.perCollection.keys()])) {
+    const both = [filters.perCollection.get(name), constraints.perCollection.get(name)];
+    if (both.includes('skip')) perCollection.set(name, 'skip');
+    else {
+      const nodes = both.filter((n): n is FilterNode => n !== undefined && n !== 'skip');
+      perCollection.set(name, nodes.length > 1 ? { kind: 'and', children: nodes } : nodes[0]);
+    }
+  }
+  return { ...filters, perCollection };
+}
+
 export async function retrieve(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput): Promise<RetrievalOutcome> {
   assertSearchableQuery(input.query);
   const targets = resolveTargets(deps.catalog, auth, input.collections);
   // the use cases check this before taking budget; here it guards any other caller
   assertCollectionsReady(deps, auth, input.collections);
-  const plan = input.filters != null && deps.planFilters ? await deps.planFilters(input.filters, targets) : undefined;
-  if (input.filters != null && !deps.planFilters) {
-    throw new Rejection('INVALID_FILTER', 'filters are not supported by this deployment', { field: null, filter: input.filters });
-  }
+  const plan = await planBoth(deps, input, targets);
 
   const lists = targets.flatMap((t) =>
     t.physical.map((collection) => ({ key: listKey(t.requested, collection), requested: t.requested, collection, filter: plan?.perCollection.get(collection.name) })),

@@ -3,6 +3,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Queryable } from '../eventstore/db.js';
 import { runParts, type SqlPart } from '../eventstore/eventStore.js';
 import type { ChunkMetadata } from './port.js';
+import type { QueryUnderstanding } from '../assisted/reasoner.js';
 import { Rejection } from '../domain/rejection.js';
 
 /** Bumped when the cached row shape changes; older records answer 410 CACHED_RESULT_EXPIRED. */
@@ -26,6 +27,20 @@ export interface CachedRow {
   figureCount: number;
 }
 
+/** What an assisted answer holds beyond its rows (whose `relevance` is the judge's score). */
+export interface AssistedPayload {
+  status: 'results' | 'no_relevant_results';
+  iterationsRun: number;
+  understanding: QueryUnderstanding;
+  /** which reasoner answered: 'builtin' or 'llm:<model>' */
+  reasoner: string;
+  /** row id -> the judge's verdict and the sub-question whose search found the row */
+  verdicts: Record<string, { judgeScore: number; matchedTerms: string[]; rationale: string; subQuestion: string }>;
+  /** verified rows left out to stay within maxCost */
+  withheldByMaxCost: number;
+  tokensCharged: number;
+}
+
 export interface QueryPayload {
   query: string;
   collections: string[];
@@ -33,13 +48,16 @@ export interface QueryPayload {
   filterWarnings?: unknown[];
   journalMetricExpansions?: unknown[];
   filtersApplied?: unknown;
+  /** set on the record of an assisted search */
+  assisted?: AssistedPayload;
 }
 
 export interface QueryRecord {
   queryId: string;
   orgId: string;
   keyId: string;
-  kind: 'search' | 'preview';
+  /** search and assisted rows were paid for when made; preview rows are paid for by unlocking them */
+  kind: 'search' | 'preview' | 'assisted';
   payloadVersion: number;
   createdAt: Date;
   payload: QueryPayload;

@@ -8,7 +8,7 @@ import { assertCollectionsReady, retrieve, resolveTargets, type RetrievalOutcome
 import { freshness, loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord, CACHE_LIFETIME_MS } from './queryCache.js';
 import { refuseSandbox, syntheticRows } from './sandbox.js';
 import { assertSearchableQuery, queryProblem } from './queryValidation.js';
-import { admitSearchRequest, guarded, minuteBudgetExceeded, quotaFromUsage, quotaStatus, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
+import { admitSearchRequest, guarded, takeMinuteBudget, minuteBudgetExceeded, quotaFromUsage, quotaStatus, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
 import { assertQuotaLeft } from '../domain/queryQuota.js';
 import { countInWindow, readWindow } from '../limits/rateWindows.js';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './previewIdempotency.js';
@@ -148,10 +148,6 @@ export function createSearchService(deps: ServiceDeps) {
   async function sandboxSearch(auth: AuthContext, input: SearchRequestInput, now: Date, started: number): Promise<SearchOutcome> {
     const targets = resolveTargets(deps.catalog, auth, input.collections);
     const names = targets.map((t) => t.requested.name);
-    // sandbox calls are free and count no query, but they are requests: they take the per-minute budget
-    await admit(auth, now, false);
-    // the same input rules as live keys, so code written against the sandbox does not break on a live key
-    assertSearchableQuery(input.query);
     const plan = input.filters != null && deps.planFilters ? await deps.planFilters(input.filters, targets) : undefined;
     const rows = syntheticRows(input.query, names, input.limit);
     const queryId = randomUUID();
@@ -164,7 +160,7 @@ export function createSearchService(deps: ServiceDeps) {
   const loadOwnRecord = (auth: AuthContext, queryId: string): Promise<QueryRecord> => loadOwnQueryRecord(db, auth.key.id, queryId, clock());
 
   async function unlockedFor(record: QueryRecord): Promise<Set<string>> {
-    if (record.kind === 'search') return new Set(record.payload.rows.map((r) => r.id));
+    if (record.kind !== 'preview') return new Set(record.payload.rows.map((r) => r.id));
     return accounts.unlockedIds(record.queryId);
   }
 
@@ -175,23 +171,44 @@ export function createSearchService(deps: ServiceDeps) {
   const answerFromCatalogue = (auth: AuthContext, input: SearchRequestInput, question: CatalogueQuestion, endpoint: string): Promise<Discovery> =>
     deps.catalogue!.answer(auth, input.collections, question, endpoint);
 
+  /**
+   * The gate of every paid search (/query, /{collection}, assisted): an invalid query is counted by the guard and
+   * answered without touching the budget; a collection still ingesting answers 503; a catalogue question is answered
+   * free; a sandbox key goes its own way; any other request must be payable and takes its per-minute slot and one
+   * query of the quota.
+   */
+  async function gate(auth: AuthContext, input: SearchRequestInput, endpoint: string, now: Date): Promise<{ kind: 'catalogue'; discovery: Discovery } | { kind: 'sandbox' } | { kind: 'admitted' }> {
+    if (queryProblem(input.query)) await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
+    // a collection still ingesting answers 503 before anything is taken or charged
+    assertCollectionsReady(deps, auth, input.collections);
+    const question = catalogueQuestionOf(input);
+    if (question) return { kind: 'catalogue', discovery: await answerFromCatalogue(auth, input, question, endpoint) };
+    if (auth.billingMode === 'sandbox') {
+      resolveTargets(deps.catalog, auth, input.collections);
+      // sandbox calls are free and count no query, but they are requests: they take the per-minute budget
+      await admit(auth, now, false);
+      return { kind: 'sandbox' };
+    }
+    refuseUnpayable(auth);
+    await admit(auth, now, true);
+    return { kind: 'admitted' };
+  }
+
   return {
+    gate,
+
+    /** One slot of the per-minute budget and nothing else (a request that runs no new query, such as a clarification's answer). */
+    takeRequestSlot: (auth: AuthContext): Promise<void> => takeMinuteBudget(db, auth.org, clock()),
+
     async search(auth: AuthContext, input: SearchRequestInput, endpoint: string, requestId?: string): Promise<SearchOutcome> {
       const started = performance.now();
       const now = clock();
-      // an invalid query is counted by the guard and answered without touching the budget
-      if (queryProblem(input.query)) await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
-      // a collection still ingesting answers 503 before anything is taken or charged
-      assertCollectionsReady(deps, auth, input.collections);
-      const question = catalogueQuestionOf(input);
-      if (question) {
-        const discovery = await answerFromCatalogue(auth, input, question, endpoint);
+      const gated = await gate(auth, input, endpoint, now);
+      if (gated.kind === 'catalogue') {
         const latencyMs = performance.now() - started;
-        return { queryId: discovery.queryId, rows: [], latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota: await quotaStatus(db, auth.org, now), discovery, timings: { billingMs: 0, retrievalMs: latencyMs } };
+        return { queryId: gated.discovery.queryId, rows: [], latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota: await quotaStatus(db, auth.org, now), discovery: gated.discovery, timings: { billingMs: 0, retrievalMs: latencyMs } };
       }
-      if (auth.billingMode === 'sandbox') return sandboxSearch(auth, input, now, started);
-      refuseUnpayable(auth);
-      await admit(auth, now, true);
+      if (gated.kind === 'sandbox') return sandboxSearch(auth, input, now, started);
       const admitted = performance.now();
       const outcome = await retrieve(deps, auth, input);
       const retrieved = performance.now();

@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createUnlockActivities, type UnlockActivityDeps } from '../../activities/unlock.js';
+import { createAssistedActivities, type AssistedActivityDeps } from '../../activities/assisted.js';
 
 export const TASK_QUEUE = 'litsearch';
 
@@ -20,6 +21,8 @@ export interface WorkerOptions {
   namespace: string;
   taskQueue?: string;
   deps: UnlockActivityDeps;
+  /** the assisted-search activities' dependencies; without them this worker runs only unlocks */
+  assisted?: AssistedActivityDeps;
 }
 
 export async function createTemporalWorker(opts: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
@@ -29,7 +32,7 @@ export async function createTemporalWorker(opts: WorkerOptions): Promise<{ worke
     namespace: opts.namespace,
     taskQueue: opts.taskQueue ?? TASK_QUEUE,
     workflowBundle: await workflowBundle(),
-    activities: createUnlockActivities(opts.deps),
+    activities: { ...createUnlockActivities(opts.deps), ...(opts.assisted ? createAssistedActivities(opts.assisted) : {}) },
     // this service runs its work inline on two cores; small slots keep latency predictable
     maxConcurrentActivityTaskExecutions: 20,
     maxConcurrentWorkflowTaskExecutions: 20,

@@ -11,7 +11,9 @@ import { searchRoutes, type SearchRouteDeps } from '../../src/http/routes/search
 import { toolRoutes, type ToolRouteDeps } from '../../src/http/routes/toolRoutes.js';
 import type { Operations } from '../../src/admin/operations.js';
 import { mcpRoutes, type McpRouteDeps } from '../../src/mcp/routes.js';
+import { dashboardOpenRoutes, dashboardRoutes, type DashboardRouteDeps } from '../../src/http/routes/dashboardRoutes.js';
 import http from 'node:http';
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, httpClient, type TestService } from '../support/testService.js';
@@ -36,12 +38,23 @@ let admin: string;
 type Credential = 'live' | 'scoped' | 'sandbox' | 'revoked' | 'otherOrg' | 'victimOrg' | 'malformed' | 'unknownKey' | 'none' | 'xApiKey' | 'basic' | 'hugeBearer';
 type AdminCredential = 'token' | 'lowercaseBearer' | 'wrongToken' | 'none' | 'apiKey';
 
+/** A dashboard session: its cookie and its CSRF token. */
+interface Session {
+  cookie: string;
+  csrf: string;
+}
+
 interface Fixtures {
   orgs: { main: string; other: string; victim: string };
   keys: Record<'live' | 'scoped' | 'sandbox' | 'revoked' | 'otherOrg' | 'victimOrg', string>;
   victimKeyId: string;
   previewId: string;
   previewRowIds: string[];
+  /** the dashboard: an owner of the main organization, a member of the other, an ended session, spare sessions */
+  sessions: { owner: Session; otherOrg: Session; ended: Session; forLogout: Session; spareId: string };
+  /** a key of the main organization the dashboard may revoke and cap (the fuzz searches with another) */
+  dashboardKeyId: string;
+  inviteToken: string;
 }
 let fx: Fixtures;
 
@@ -51,7 +64,8 @@ let fx: Fixtures;
 interface Route {
   method: string;
   path: string;
-  door: 'api' | 'admin' | 'open';
+  /** dashboard: a session cookie and its CSRF token; dashboardOpen: no credential (login, invites, assets) */
+  door: 'api' | 'admin' | 'open' | 'dashboard' | 'dashboardOpen';
   /** a valid body for the route, the starting point of mutations */
   body?: (f: Fixtures) => Record<string, unknown>;
 }
@@ -66,6 +80,7 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/v1/search/collections', door: 'api' },
   { method: 'POST', path: '/api/v1/search/query', door: 'api', body: () => ({ ...SEARCH_BODY }) },
   { method: 'POST', path: '/api/v1/search/preview', door: 'api', body: () => ({ ...SEARCH_BODY }) },
+  { method: 'POST', path: '/api/v1/search/assisted', door: 'api', body: () => ({ ...SEARCH_BODY, allowClarification: false }) },
   { method: 'POST', path: '/api/v1/search/unlock', door: 'api', body: (f) => ({ queryId: f.previewId, resultIds: f.previewRowIds.slice(0, 1) }) },
   { method: 'GET', path: '/api/v1/search/results/:queryId', door: 'api' },
   { method: 'GET', path: '/api/v1/search/quota', door: 'api' },
@@ -97,11 +112,35 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/admin/v1/replay', door: 'admin', body: () => ({}) },
   { method: 'GET', path: '/admin/v1/verify', door: 'admin' },
   { method: 'GET', path: '/admin/v1/journal-requests', door: 'admin' },
+  { method: 'POST', path: '/admin/v1/keys/:keyId/spending-cap', door: 'admin', body: () => ({ spendingCap: '3.00' }) },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/invites', door: 'admin', body: () => ({ email: 'fuzz-invitee@example.org', role: 'member' }) },
+  { method: 'GET', path: '/dashboard/login', door: 'dashboardOpen' },
+  { method: 'POST', path: '/dashboard/login', door: 'dashboardOpen', body: () => ({ email: 'owner@fuzz.example', password: 'not the password at all' }) },
+  { method: 'POST', path: '/dashboard/operator/login', door: 'dashboardOpen', body: () => ({ token: 'not-the-operator-token' }) },
+  { method: 'GET', path: '/dashboard/invite/:token', door: 'dashboardOpen' },
+  { method: 'POST', path: '/dashboard/invite/:token', door: 'dashboardOpen', body: () => ({ password: 'a fuzzed passphrase' }) },
+  { method: 'GET', path: '/dashboard/assets/:file', door: 'dashboardOpen' },
+  { method: 'GET', path: '/dashboard', door: 'dashboard' },
+  { method: 'GET', path: '/dashboard/keys', door: 'dashboard' },
+  { method: 'POST', path: '/dashboard/keys', door: 'dashboard', body: () => ({ mode: 'test', collections: 'scifact' }) },
+  { method: 'POST', path: '/dashboard/keys/:keyId/revoke', door: 'dashboard', body: () => ({}) },
+  { method: 'POST', path: '/dashboard/keys/:keyId/cap', door: 'dashboard', body: () => ({ spendingCap: '2.00' }) },
+  { method: 'GET', path: '/dashboard/usage', door: 'dashboard' },
+  { method: 'GET', path: '/dashboard/usage.csv', door: 'dashboard' },
+  { method: 'GET', path: '/dashboard/ledger', door: 'dashboard' },
+  { method: 'GET', path: '/dashboard/ledger.csv', door: 'dashboard' },
+  { method: 'GET', path: '/dashboard/queries', door: 'dashboard' },
+  { method: 'GET', path: '/dashboard/members', door: 'dashboard' },
+  { method: 'POST', path: '/dashboard/members/invites', door: 'dashboard', body: () => ({ email: 'fuzz-member@example.org', role: 'member' }) },
+  { method: 'GET', path: '/dashboard/account', door: 'dashboard' },
+  { method: 'POST', path: '/dashboard/sessions/:sessionId/revoke', door: 'dashboard', body: () => ({}) },
+  { method: 'POST', path: '/dashboard/logout', door: 'dashboard', body: () => ({}) },
+  { method: 'GET', path: '/dashboard/operator', door: 'dashboard' },
 ];
 
 /** Every route the app's routers register: the fuzz covers each one, so a new route cannot be left out of it. */
 function registeredRoutes(): string[] {
-  const routers = [healthRoutes({}), docsRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps), mcpRoutes({} as McpRouteDeps)];
+  const routers = [healthRoutes({}), docsRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps), mcpRoutes({} as McpRouteDeps), dashboardOpenRoutes({} as DashboardRouteDeps), dashboardRoutes({} as DashboardRouteDeps)];
   return routers.flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path)}`))).sort();
 }
 
@@ -261,12 +300,14 @@ function idFor(name: string, pick: number, f: Fixtures): string {
     queryId: [f.previewId, f.previewId, 'no-such-query'],
     collection: ['scifact', 'biomedical', 'clinical-digest', 'no-such-collection'],
     name: ['openalex-synergy', 'biomedical', 'no-such-collection'],
-    file: ['swagger-ui-bundle.js', 'swagger-ui.css', 'no-such-file.js'],
+    file: ['swagger-ui-bundle.js', 'swagger-ui.css', 'dashboard.css', 'dashboard.js', 'no-such-file.js'],
+    token: [f.inviteToken, 'A'.repeat(43), 'not-a-token'],
+    sessionId: [f.sessions.spareId, 'f'.repeat(64)],
     prefix: ['demo', 'mcp'],
     tool: ['echo', 'search'],
     // operator mutations only reach the victim organization, so the organization the fuzz searches with stays usable
     orgId: [f.orgs.victim, f.orgs.victim, '00000000-0000-0000-0000-000000000000'],
-    keyId: [f.victimKeyId, 'key_does_not_exist'],
+    keyId: [f.victimKeyId, f.dashboardKeyId, 'key_does_not_exist'],
   };
   const pool = real[name] ?? ['x'];
   const all = pick % 3 === 0 ? HOSTILE_IDS : pool;
@@ -347,6 +388,12 @@ function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
   let idIndex = 0;
   const filled = route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => idFor(name, r.ids[idIndex++ % r.ids.length]!, f));
   let path = spell(filled, r.spelling, r.ids[0]!);
+  // a respelling that changes nothing (upper-casing a segment that starts with a digit, say) is the documented spelling,
+  // and so is one that only upper-cases a parameter's value: collection names, for one, are case-insensitive
+  const routeSegments = route.path.split('/');
+  const changed = path.split('/').flatMap((segment, i) => (segment === filled.split('/')[i] ? [] : [i]));
+  const onlyParameterCase = r.spelling === 'upperSegment' && changed.length > 0 && changed.every((i) => routeSegments[i]?.startsWith(':'));
+  const respelled = path !== filled && !onlyParameterCase;
   if (r.spelling === 'query' && r.query !== null) path += HOSTILE_QUERIES[r.query]!;
   else if (r.query !== null && r.query % 4 === 0) path += HOSTILE_QUERIES[r.query]!;
   const method = r.method ?? route.method;
@@ -377,6 +424,19 @@ function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
     else if (r.adminCredential === 'apiKey') headers.Authorization = `Bearer ${f.keys.live}`;
     const m = /^\/admin\/v1\/organizations\/([^/]+)/.exec(filled);
     orgId = m?.[1];
+  } else if (route.door === 'dashboard') {
+    // the logout route gets a session of its own, so the fuzz's owner session lives on
+    const s = route.path === '/dashboard/logout' ? f.sessions.forLogout : f.sessions.owner;
+    const session: Partial<Record<Credential, Session>> = { live: s, scoped: s, revoked: f.sessions.ended, otherOrg: f.sessions.otherOrg, victimOrg: f.sessions.otherOrg };
+    const chosen = session[r.credential];
+    if (chosen) {
+      headers.Cookie = chosen.cookie;
+      headers['X-CSRF-Token'] = chosen.csrf;
+    } else if (r.credential === 'xApiKey') headers.Cookie = s.cookie; // no CSRF token
+    else if (r.credential === 'basic') Object.assign(headers, { Cookie: s.cookie, 'X-CSRF-Token': f.sessions.otherOrg.csrf }); // another session's token
+    else if (r.credential === 'malformed') headers.Cookie = "ls_session=' OR 1=1 --";
+    else if (r.credential === 'hugeBearer') headers.Authorization = `Bearer ${'a'.repeat(8000)}`;
+    else if (r.credential === 'sandbox') headers.Authorization = `Bearer ${f.keys.sandbox}`;
   } else if (r.credential === 'live') {
     headers.Authorization = `Bearer ${f.keys.live}`;
   }
@@ -384,7 +444,7 @@ function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
   if (body !== undefined) headers['Content-Type'] = r.contentType ?? 'application/json';
   if (r.idempotencyKey !== null) headers['Idempotency-Key'] = r.idempotencyKey;
   if (r.requestId !== null) headers['X-Request-Id'] = r.requestId;
-  return { label: `#${n} ${r.spelling} ${r.credential}/${r.adminCredential} ${r.body.kind}`, route, method, path, headers, body, canonical: r.spelling === 'canonical' || r.spelling === 'query', orgId };
+  return { label: `#${n} ${r.spelling} ${r.credential}/${r.adminCredential} ${r.body.kind}`, route, method, path, headers, body, canonical: r.spelling === 'canonical' || r.spelling === 'query' || !respelled, orgId };
 }
 
 /** The requests outside the random draw: every route with 1-20 MB bodies and the issue's deep filters on every POST. */
@@ -539,7 +599,9 @@ async function balances(): Promise<Record<string, bigint>> {
 
 beforeAll(async () => {
   // the per-IP limiter has its own tests; here every hostile request should reach the code that reads its input
-  svc = await startTestService({ env: { ADMIN_REQUESTS_PER_MINUTE: '1000000', ADMIN_FAILED_AUTH_PER_MINUTE: '1000000' } });
+  svc = await startTestService({
+    env: { ADMIN_REQUESTS_PER_MINUTE: '1000000', ADMIN_FAILED_AUTH_PER_MINUTE: '1000000', DASHBOARD_REQUESTS_PER_MINUTE: '1000000', DASHBOARD_FAILED_LOGINS_PER_MINUTE: '1000000', DASHBOARD_FAILED_LOGINS_PER_ACCOUNT: '1000000' },
+  });
   call = httpClient(svc.baseUrl);
   admin = svc.adminToken;
   const limits = { perMinute: 1_000_000, daily: 100_000_000, monthly: 1_000_000_000, previewPerHour: 1_000_000 };
@@ -561,6 +623,27 @@ beforeAll(async () => {
   const victim = await key(orgs.victim, { mode: 'live' });
   const preview = await call('POST', '/api/v1/search/preview', { key: live.key, body: SEARCH_BODY });
   expect(preview.status).toBe(200);
+  // dashboard members: an owner of the main organization and a member of the other, signed in over JSON
+  const session = (res: { status: number; headers: Headers; body: any }): Session => {
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('ls_session='))!.split(';')[0]!;
+    return { cookie, csrf: res.body.csrfToken };
+  };
+  const join = async (orgId: string, email: string, role: string) => {
+    const invite = await call('POST', `/admin/v1/organizations/${orgId}/invites`, { admin, body: { email, role } });
+    expect(invite.status).toBe(201);
+    return session(await call('POST', new URL(invite.body.inviteUrl).pathname, { body: { password: 'fuzzing passphrase 1' } }));
+  };
+  const login = async (email: string) => session(await call('POST', '/dashboard/login', { body: { email, password: 'fuzzing passphrase 1' } }));
+  const owner = await join(orgs.main, 'owner@fuzz.example', 'owner');
+  const otherOrg = await join(orgs.other, 'member@fuzz.example', 'member');
+  const ended = await login('owner@fuzz.example');
+  expect((await call('POST', '/dashboard/logout', { headers: { Cookie: ended.cookie, 'X-CSRF-Token': ended.csrf }, body: {} })).status).toBe(200);
+  const spare = await login('owner@fuzz.example');
+  // a session is named by the SHA-256 of its cookie's token
+  const spareId = createHash('sha256').update(spare.cookie.split('=')[1]!).digest('hex');
+  const dashboardKey = await key(orgs.main, { mode: 'test' });
+  const pendingInvite = await call('POST', `/admin/v1/organizations/${orgs.other}/invites`, { admin, body: { email: 'pending@fuzz.example', role: 'member' } });
   fx = {
     orgs,
     keys: {
@@ -574,6 +657,9 @@ beforeAll(async () => {
     victimKeyId: victim.id,
     previewId: preview.body.queryId,
     previewRowIds: preview.body.results.map((r: { id: string }) => r.id),
+    sessions: { owner, otherOrg, ended, forLogout: await login('owner@fuzz.example'), spareId },
+    dashboardKeyId: dashboardKey.id,
+    inviteToken: new URL(pendingInvite.body.inviteUrl).pathname.split('/').pop()!,
   };
 }, 600_000);
 

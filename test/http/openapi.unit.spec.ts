@@ -67,12 +67,15 @@ describe('the OpenAPI document', () => {
     expect(refetch.find((p) => p.name === 'imageMaxWidth')!.schema).toMatchObject({ type: 'integer', minimum: 100, maximum: 1920, default: 800 });
   });
 
-  it('asks an API key on /api/v1 and /mcp, the operator token on /admin/v1, nothing on the public routes', () => {
+  it('asks an API key on /api/v1 and /mcp, the operator token on /admin/v1, the session on the dashboard past sign-in, nothing on the public routes', () => {
+    const beforeSignIn = /^\/dashboard\/(login|operator\/login|invite\/\{token\}|assets\/\{file\})$/;
     for (const [path, ops] of Object.entries(document.paths)) {
       for (const op of Object.values(ops)) {
         const schemes = op.security.flatMap((s) => Object.keys(s)).sort();
         if (path.startsWith('/api/v1/') || path === '/mcp') expect(schemes, path).toEqual(['ApiKeyHeader', 'BearerAuth']);
         else if (path.startsWith('/admin/v1/')) expect(schemes, path).toEqual(['OperatorBearer']);
+        else if (path === '/dashboard/operator') expect(schemes, path).toEqual(['DashboardSession', 'OperatorBearer']);
+        else if (path.startsWith('/dashboard') && !beforeSignIn.test(path)) expect(schemes, path).toEqual(['DashboardSession']);
         else expect(schemes, path).toEqual([]);
       }
     }

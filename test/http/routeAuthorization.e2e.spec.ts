@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, sliceDataRoot, type TestService } from '../support/testService.js';
 import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
 import type { Operations } from '../../src/admin/operations.js';
+import { dashboardRoutes, type DashboardRouteDeps } from '../../src/http/routes/dashboardRoutes.js';
 import { rawRequest, type RawResponse } from './rawRequest.js';
 
 /** Spellings of a canonical path that must never reach its handler: case, empty and dot segments, trailing /, escapes, ; params. */
@@ -74,6 +75,13 @@ function operatorRoutes(): { method: string; path: string }[] {
   );
 }
 
+/** Every signed-in dashboard route, read from its router like the operator's. */
+function signedInDashboardRoutes(): { method: string; path: string }[] {
+  return dashboardRoutes({} as DashboardRouteDeps).stack.flatMap((layer) =>
+    layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path).replace(':keyId', keyId).replace(':sessionId', 'f'.repeat(64)) })),
+  );
+}
+
 const API_ROUTES = [
   { method: 'GET', path: '/api/v1/search/collections' },
   { method: 'POST', path: '/api/v1/search/query', body: { collection: 'scifact', query: 'vitamin D and bone fractures' } },
@@ -119,6 +127,21 @@ describe('every spelling of every route, without credentials', () => {
     expect((await send('GET', '/admin/v1/reconciliation', asOperator())).status).toBe(200);
     expect((await send('POST', '/admin/v1/organizations', asOperator(), { name: 'Second lab' })).status).toBe(201);
     expect((await send('GET', '/ADMIN/v1/reconciliation', asOperator())).status).toBe(404);
+  });
+
+  it('every signed-in dashboard route needs a session in every spelling: 401 or 404, never a handler', async () => {
+    const routes = signedInDashboardRoutes();
+    expect(routes.length).toBeGreaterThanOrEqual(16);
+    for (const { method, path } of routes) {
+      nextMinute();
+      expect((await send(method, path)).status, `${method} ${path}`).toBe(401);
+      // an API key or a forged cookie is no session
+      expect((await send(method, path, { Authorization: `Bearer ${liveKey}` })).status, `${method} ${path}`).toBe(401);
+      expect((await send(method, path, { Cookie: `ls_session=${'A'.repeat(43)}` })).status, `${method} ${path}`).toBe(401);
+      if (path.split('/').length < 3) continue; // /dashboard has no second segment to respell
+      for (const spelling of spellingsOf(path)) expectRefusedBeforeHandler(await send(method, spelling, {}, {}), method, spelling);
+    }
+    expect((await send('GET', `/admin/v1/keys/${keyId}`, asOperator())).body.revoked).toBe(false);
   });
 
   it('every API route needs a key in every spelling: 401 or 404, never a handler', async () => {

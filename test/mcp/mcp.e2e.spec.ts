@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
 import { createToolRegistry, ToolError } from '../../src/tools/toolRegistry.js';
 
-const FIXED_TOOLS = ['get_balance', 'find-tools', 'inspect-tool', 'preview', 'confirm', 'call-tool', 'request_journal'];
+const FIXED_TOOLS = ['get_balance', 'find-tools', 'inspect-tool', 'preview', 'confirm', 'call-tool', 'request_journal', 'assisted_search'];
 const QUERY = 'vitamin D and bone fractures';
 
 let svc: TestService;
@@ -150,7 +150,7 @@ describe('tools/list per key', () => {
     expect(Object.keys((await schemaOf('request_journal')).properties!).sort()).toEqual(['issn', 'note', 'title']);
     expect((await schemaOf('get_balance')).properties).toEqual({});
     // behind find-tools, not listed
-    for (const hidden of ['search', 'list_collections', 'list_journals', 'assisted_search']) expect(names).not.toContain(hidden);
+    for (const hidden of ['search', 'list_collections', 'list_journals']) expect(names).not.toContain(hidden);
 
     const scopedKey = await newKey(orgId, { mode: 'live', collections: ['scifact'] });
     const scoped = await connect(scopedKey);
@@ -171,11 +171,11 @@ describe('tools', () => {
   it('find-tools lists the catalogue behind the gateway, inspect-tool gives one tool in full', async () => {
     const client = await connect(await newKey(await newOrg()));
     const all = (await tool(client, 'find-tools')).body as { name: string; description: string; inputSchema: any; price?: string }[];
-    expect(all.map((t) => t.name)).toEqual(['search', 'list_collections', 'list_journals', 'demo--echo', 'demo--fail']);
+    expect(all.map((t) => t.name)).toEqual(['search', 'list_collections', 'list_journals', 'assisted_search', 'demo--echo', 'demo--fail']);
     for (const t of all) expect(t.inputSchema.type).toBe('object');
     expect(all[0]!.inputSchema.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 30 });
     // the first sentence only in the catalogue
-    expect(all[3]).toEqual({ name: 'demo--echo', description: 'Echoes its arguments.', inputSchema: { type: 'object', properties: { x: { type: 'number' } } }, price: '0.000000' });
+    expect(all[4]).toEqual({ name: 'demo--echo', description: 'Echoes its arguments.', inputSchema: { type: 'object', properties: { x: { type: 'number' } } }, price: '0.000000' });
     expect((await tool(client, 'find-tools', { query: 'journals' })).body.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['list_journals']));
     expect((await tool(client, 'find-tools', { integration: 'demo' })).body.map((t: { name: string }) => t.name)).toEqual(['demo--echo', 'demo--fail']);
     expect((await tool(client, 'find-tools', { format: 'text', query: 'echoes' })).body).toBe('demo--echo: Echoes its arguments.');
@@ -383,5 +383,37 @@ describe('limits and sandbox', () => {
     const rest = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: QUERY } });
     expect([rest.status, rest.body.error.code]).toEqual([403, 'SANDBOX_UNSUPPORTED_ENDPOINT']);
     expect(await ops.balanceOf(orgId)).toBe(before);
+  });
+
+  it('assisted_search runs the assisted use case, sends progress notifications while it runs, and bills like REST', async () => {
+    const orgId = await newOrg({}, '5.00');
+    const client = await connect(await newKey(orgId));
+    const before = micros(await ops.balanceOf(orgId));
+    const progress: { progress: number; message?: string }[] = [];
+    const res = await client.callTool(
+      { name: 'assisted_search', arguments: { collection: 'scifact', query: 'How does obesity lead to insulin resistance and type 2 diabetes?', allowClarification: false, limit: 3 } },
+      undefined,
+      { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true },
+    );
+    const body = JSON.parse((res.content as { text: string }[])[0]!.text);
+    expect(res.isError, JSON.stringify(body)).not.toBe(true);
+    expect(['results', 'no_relevant_results']).toContain(body.status);
+    // several notifications, each a step further, naming the phase; however fast the run, the first is sent as it
+    // starts and the last says how it ended, with its counts
+    expect(progress.length).toBeGreaterThan(1);
+    expect(progress.map((p) => p.progress)).toEqual(progress.map((_, i) => i + 1));
+    expect(progress[0]!.message).not.toMatch(/^done/);
+    expect(progress.at(-1)!.message).toMatch(/^done: round [1-3], [1-9]\d* searches run, [1-9]\d* candidates judged, \d+ verified$/);
+    // the cost the tool reports is the balance drop and the charge event's amount
+    const charged = await svc.runtime.db.query<{ amount: string }>(`SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`, [body.queryId]);
+    expect(charged).toHaveLength(1);
+    expect(before - micros(await ops.balanceOf(orgId))).toBe(BigInt(charged[0]!.amount));
+    expect(micros(body.cost)).toBe(BigInt(charged[0]!.amount));
+    // validation is the REST one
+    const bad = await tool(client, 'assisted_search', { collection: 'scifact', query: 'x', limit: 99 });
+    expect([bad.isError, bad.body.code]).toEqual([true, 'VALIDATION_ERROR']);
+    // without a progressToken the answer is plain JSON, the same use case
+    const plain = await tool(client, 'assisted_search', { collection: 'scifact', query: 'What is the best recipe for Neapolitan pizza dough?', allowClarification: false });
+    expect([plain.isError, plain.body.status, plain.body.cost]).toEqual([false, 'no_relevant_results', '0.000000']);
   });
 });

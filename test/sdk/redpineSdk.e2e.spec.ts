@@ -189,19 +189,24 @@ describe('where the SDK and the spec disagree', () => {
     expect([both.status, both.body.error.code]).toEqual([422, 'VALIDATION_ERROR']);
   });
 
-  it('GAP, change when assisted search lands: assisted_search() reaches /{collection} with collection "assisted", which refuses its body', async () => {
-    // POST /api/v1/search/assisted is not built yet. Until it is, the path is matched by POST /api/v1/search/{collection}
-    // (a collection named "assisted"), and the SDK's body names its collection(s), which that route refuses with 422.
-    // When the assisted-search route lands, this test must assert the real AssistedSearchResponse instead.
-    const before = await ops.balanceOf(orgId);
+  it('assisted_search() reaches POST /api/v1/search/assisted and parses its AssistedSearchResponse; the charge is the balance drop', async () => {
+    const before = parseCredits(await ops.balanceOf(orgId))!;
     const lines = await sdk(key, [
-      { name: 'one', method: 'assisted_search', args: ['vitamin D and bone fractures'], kwargs: { collection: 'scifact' } },
-      { name: 'many', method: 'assisted_search', args: ['vitamin D and bone fractures'], kwargs: { collections: ['scifact', 'openalex-synergy'] } },
+      { name: 'one', method: 'assisted_search', args: ['How does obesity lead to insulin resistance and type 2 diabetes?'], kwargs: { collection: 'scifact', allow_clarification: false, limit: 3 } },
+      { name: 'many', method: 'assisted_search', args: ['What is the best recipe for Neapolitan pizza dough?'], kwargs: { collections: ['scifact', 'openalex-synergy'], allow_clarification: false } },
+      { name: 'vague', method: 'assisted_search', args: ['treatment'], kwargs: { collection: 'scifact' } },
     ]);
-    for (const line of [lines.one, lines.many]) {
-      expect(line).toMatchObject({ ok: false, error: 'ValidationError', status: 422, code: 'VALIDATION_ERROR', message: expect.stringContaining('the collection is given in the path') });
-    }
-    expect(await ops.balanceOf(orgId)).toBe(before);
+    const one = ok(lines.one, 'AssistedSearchResponse').value;
+    expect(one.status).toBe('results');
+    expect(one.results.length).toBeGreaterThan(0);
+    for (const r of one.results) expect(r.relevance.judgeScore).toBeGreaterThan(0);
+    const many = ok(lines.many, 'AssistedSearchResponse').value;
+    expect([many.status, many.results, many.billing]).toEqual(['no_relevant_results', [], { chargedResults: 0, tokensCharged: 0 }]);
+    const vague = ok(lines.vague, 'AssistedSearchResponse').value;
+    expect(vague.status).toBe('clarification_needed');
+    expect(vague.clarification.question.length).toBeGreaterThan(0);
+    const charged = await svc.runtime.db.query<{ amount: string }>(`SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`, [one.queryId]);
+    expect(before - parseCredits(await ops.balanceOf(orgId))!).toBe(BigInt(charged[0]!.amount));
   });
 });
 

@@ -1,6 +1,8 @@
 // OpenSearch with the k-NN plugin: dense and hybrid find their vector candidates with filtered k-NN queries on Lucene
 // HNSW graphs. On SciFact embedded by the real model, approximate dense search keeps recall@10 >= 0.98 against the
-// exact embedded engine, and the filter holds. Provisioning installs the plugin, so these tests fail (never skip)
+// exact embedded engine, and the filter holds; on the same index, nDCG@10 of SciFact train queries (a fixed subset: the
+// first 300 judged train queries, over their judged abstracts plus the first 1,000 abstracts) stays within 0.005 of
+// exact search in dense and hybrid mode, hybrid fused by the same rules (fusion.ts) on both engines. Provisioning installs the plugin, so these tests fail (never skip)
 // without it; a second node started without the plugin's jars shows the fallback: 'exact' scoring, exact answers.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,13 +16,18 @@ import { readComponent } from '../../src/infra/components.js';
 import { startOpenSearchNode } from '../../src/infra/opensearchNode.js';
 import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
 import { createOpenSearchEngine } from '../../src/search/opensearch/openSearchEngine.js';
+import { chunkIndexBody } from '../../src/search/opensearch/indexMapping.js';
 import type { ChunkRecord, RetrievalMode, SearchEngine } from '../../src/search/port.js';
 import { loadProvisionedManifest } from '../embedding/provisionedModel.js';
 import { requireComponent } from '../setup/components.js';
-import { loadScifactChunks, loadScifactQueries } from './scifactFixture.js';
+import { documentRanking, mean, ndcgAt } from '../../bench/retrievalMetrics.js';
+import { loadScifactChunks, loadScifactQueries, loadScifactTrainJudgements } from './scifactFixture.js';
 
 const DOCS = 1000;
 const QUERIES = 50;
+/** SciFact train queries whose nDCG@10 is compared (their judged abstracts join the index) */
+const TRAIN_QUERIES = 300;
+const NDCG_TOLERANCE = 0.005;
 const INDEX = 'scifact-knn';
 const FILTERS: Array<{ name: string; filter: FilterNode | undefined }> = [
   { name: 'none', filter: undefined },
@@ -42,6 +49,7 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
   let opensearch: ReturnType<typeof createOpenSearchEngine>;
   let chunks: ChunkRecord[];
   let queries: Array<{ text: string; vector: Float32Array }>;
+  let trainQueries: Array<{ text: string; vector: Float32Array; relevant: Set<string> }>;
   const detected: string[] = [];
 
   beforeAll(async () => {
@@ -52,11 +60,14 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
     exact = createEmbeddedEngine({ dir });
     const embedder = await createOnnxEmbedder({ manifest: await loadProvisionedManifest(), batchSize: 16, threads: 2 });
     try {
-      chunks = loadScifactChunks(DOCS, embedder.dims);
+      const train = loadScifactTrainJudgements(TRAIN_QUERIES);
+      chunks = loadScifactChunks(DOCS, embedder.dims, train.flatMap((query) => [...query.relevant]));
       const vectors = await embedder.embedPassages(chunks.map((chunk) => `${chunk.metadata.title}\n${chunk.text}`));
       chunks.forEach((chunk, i) => (chunk.vector = vectors[i]));
       queries = [];
       for (const query of loadScifactQueries(QUERIES)) queries.push({ text: query.text, vector: await embedder.embedQuery(query.text) });
+      trainQueries = [];
+      for (const query of train) trainQueries.push({ text: query.text, vector: await embedder.embedQuery(query.text), relevant: query.relevant });
     } finally {
       await embedder.close();
     }
@@ -65,7 +76,7 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
       await engine.indexChunks(INDEX, chunks);
       await engine.commit(INDEX);
     }
-  }, 300_000);
+  }, 900_000);
 
   afterAll(async () => {
     if (chunks) await opensearch?.deleteIndex(INDEX);
@@ -82,16 +93,56 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
     console.log(`[knn] ${detected[0]}`);
   });
 
-  it('maps vectors as a Lucene HNSW cosine knn_vector', async () => {
+  it('maps vectors as a Lucene HNSW cosine knn_vector, kept out of the stored _source, and as binary doc values', async () => {
     const url = requireComponent('opensearchUrl');
     const name = `knn-${process.pid}-${INDEX}`;
-    const mapping = (await (await fetch(`${url}/${name}/_mapping`)).json()) as Record<string, { mappings: { properties: Record<string, unknown> } }>;
+    const mapping = (await (await fetch(`${url}/${name}/_mapping`)).json()) as Record<string, { mappings: { _source?: unknown; properties: Record<string, unknown> } }>;
     expect(mapping[name]?.mappings.properties.vector_knn).toEqual({
       type: 'knn_vector',
       dimension: 384,
       method: { engine: 'lucene', space_type: 'cosinesimil', name: 'hnsw', parameters: { ef_construction: 128, m: 16 } },
     });
+    expect(mapping[name]?.mappings.properties.vector_bin).toEqual({ type: 'binary', doc_values: true });
+    expect(mapping[name]?.mappings._source).toEqual({ excludes: ['vector_knn'] });
   });
+
+  it('reads a k-NN index of mapping version 1 (vectors as JSON in _source, no binary field) and answers as on version 2', async () => {
+    const url = requireComponent('opensearchUrl');
+    const few = chunks.slice(0, 200);
+    const current = `${INDEX}-v2`;
+    const legacy = `${INDEX}-v1`;
+    await opensearch.ensureIndex(current, 384);
+    // version 1's body: today's without the binary field and the _source exclusion
+    const body = chunkIndexBody(384, 'knn') as { mappings: Record<string, any> };
+    delete body.mappings.properties.vector_bin;
+    delete body.mappings._source;
+    body.mappings._meta.mappingVersion = 1;
+    const created = await fetch(`${url}/knn-${process.pid}-${legacy}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(created.status).toBe(200);
+    // a fresh engine reads the index's version from its mapping
+    const reader = createOpenSearchEngine({ url, indexPrefix: `knn-${process.pid}-` });
+    try {
+      for (const index of [current, legacy]) {
+        await reader.indexChunks(index, few);
+        await reader.commit(index);
+      }
+      const stored = (await (await fetch(`${url}/knn-${process.pid}-${legacy}/_doc/${few[0]!.id}`)).json()) as { _source: Record<string, unknown> };
+      expect(Array.isArray(stored._source.vector_knn) && stored._source.vector_bin === undefined).toBe(true);
+      expect(await reader.getChunks(legacy, [few[0]!.id])).toEqual([few[0]]);
+      for (const mode of ['sparse', 'dense', 'hybrid'] as RetrievalMode[]) {
+        for (const query of queries.slice(0, 20)) {
+          const request = { mode, text: query.text, vector: query.vector, limit: 10 };
+          const [got, want] = await Promise.all([reader.search({ ...request, index: legacy }), reader.search({ ...request, index: current })]);
+          const shape = (hits: typeof got) => hits.map((hit) => [hit.id, hit.score, hit.dense, hit.sparse]);
+          expect(shape(got), `${mode}: ${query.text}`).toEqual(shape(want));
+        }
+      }
+    } finally {
+      await reader.deleteIndex(legacy);
+      await reader.deleteIndex(current);
+      await reader.close();
+    }
+  }, 120_000);
 
   for (const mode of ['dense', 'hybrid'] as RetrievalMode[]) {
     it(`keeps ${mode} recall@10 against exact search and respects the filter`, async () => {
@@ -123,6 +174,27 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
       console.log(lines.map((line) => `[knn] ${line}`).join('\n'));
     }, 120_000);
   }
+
+  it(`keeps SciFact train nDCG@10 within ${NDCG_TOLERANCE} of exact search, dense and hybrid`, async () => {
+    expect(trainQueries.length).toBe(TRAIN_QUERIES);
+    const lines: string[] = [];
+    for (const mode of ['dense', 'hybrid'] as RetrievalMode[]) {
+      const approximate: number[] = [];
+      const exactScores: number[] = [];
+      for (const query of trainQueries) {
+        const request = { index: INDEX, mode, text: query.text, vector: query.vector, limit: 10 };
+        const [got, want] = await Promise.all([opensearch.search(request), exact.search(request)]);
+        approximate.push(ndcgAt(documentRanking(got.map((hit) => hit.chunk.metadata.doc_id)), query.relevant, 10));
+        exactScores.push(ndcgAt(documentRanking(want.map((hit) => hit.chunk.metadata.doc_id)), query.relevant, 10));
+      }
+      const [a, e] = [mean(approximate), mean(exactScores)];
+      lines.push(`${mode}: nDCG@10 lucene-hnsw ${a.toFixed(4)}, exact ${e.toFixed(4)} (${TRAIN_QUERIES} train queries, ${chunks.length} abstracts)`);
+      // an exact engine that found nothing relevant would make the comparison empty
+      expect(e, `${mode}: exact nDCG@10`).toBeGreaterThan(0.5);
+      expect(Math.abs(a - e), `${mode}: |nDCG@10 lucene-hnsw - exact|`).toBeLessThanOrEqual(NDCG_TOLERANCE);
+    }
+    console.log(lines.map((line) => `[knn] ${line}`).join('\n'));
+  }, 300_000);
 });
 
 describe('OpenSearch without the k-NN plugin (the fallback)', () => {

@@ -68,24 +68,53 @@ function syntheticMetadata(index: number, doc: ScifactDoc): ChunkRecord['metadat
   };
 }
 
-export function loadScifactChunks(limit: number, dims: number): ChunkRecord[] {
-  const lines = readFileSync(`${SCIFACT_DIR}/corpus.jsonl`, 'utf8').split('\n').filter((line) => line.length > 0);
-  return lines.slice(0, limit).map((line, index) => {
-    const doc = JSON.parse(line) as ScifactDoc;
-    return {
-      id: `scifact-${doc._id}`,
-      text: doc.text,
-      tokens: doc.text.split(/\s+/).length,
-      metadata: syntheticMetadata(index, doc),
-      vector: pseudoRandomVector(`${doc.title}\n${doc.text}`, dims),
-    };
+/**
+ * The first `limit` SciFact documents as chunks (one per document), then the documents named in `alsoIds` that are not
+ * among them, in the order given; synthetic metadata by position, so the first `limit` are the same either way.
+ */
+export function loadScifactChunks(limit: number, dims: number, alsoIds: readonly string[] = []): ChunkRecord[] {
+  const docs = readFileSync(`${SCIFACT_DIR}/corpus.jsonl`, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as ScifactDoc);
+  const picked = docs.slice(0, limit);
+  const pickedIds = new Set(picked.map((doc) => String(doc._id)));
+  const byId = new Map(docs.map((doc) => [String(doc._id), doc]));
+  for (const id of alsoIds) {
+    const doc = byId.get(id);
+    if (!doc) throw new Error(`SciFact corpus has no document ${id}`);
+    if (!pickedIds.has(id)) picked.push(doc), pickedIds.add(id);
+  }
+  return picked.map((doc, index) => ({
+    id: `scifact-${doc._id}`,
+    text: doc.text,
+    tokens: doc.text.split(/\s+/).length,
+    metadata: syntheticMetadata(index, doc),
+    vector: pseudoRandomVector(`${doc.title}\n${doc.text}`, dims),
+  }));
+}
+
+/** The first `limit` SciFact train queries that have judgements (qrels/train.tsv order), with their relevant documents. */
+export function loadScifactTrainJudgements(limit: number): Array<{ id: string; text: string; relevant: Set<string> }> {
+  const relevant = new Map<string, Set<string>>();
+  for (const line of readFileSync(`${SCIFACT_DIR}/qrels/train.tsv`, 'utf8').split(/\r?\n/).slice(1)) {
+    const [queryId, docId, score] = line.split('\t');
+    if (!queryId || !docId || Number(score) <= 0) continue;
+    if (!relevant.has(queryId)) relevant.set(queryId, new Set());
+    relevant.get(queryId)!.add(docId);
+  }
+  const texts = new Map(loadScifactQueries(Number.MAX_SAFE_INTEGER).map((query) => [query.id, query.text]));
+  return [...relevant.entries()].slice(0, limit).map(([id, docs]) => {
+    const text = texts.get(id);
+    if (text === undefined) throw new Error(`SciFact train query ${id} is not in queries.jsonl`);
+    return { id, text, relevant: docs };
   });
 }
 
 export function loadScifactQueries(limit: number): Array<{ id: string; text: string }> {
   const lines = readFileSync(`${SCIFACT_DIR}/queries.jsonl`, 'utf8').split('\n').filter((line) => line.length > 0);
   return lines.slice(0, limit).map((line) => {
-    const query = JSON.parse(line) as { _id: string; text: string };
-    return { id: query._id, text: query.text };
+    const query = JSON.parse(line) as { _id: string | number; text: string };
+    return { id: String(query._id), text: query.text };
   });
 }

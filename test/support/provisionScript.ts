@@ -4,9 +4,14 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export async function runProvisionScript(script: string, cache: string, timeoutMs: number): Promise<{ code: number; output: string }> {
+export async function runProvisionScript(
+  script: string,
+  cache: string,
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run('bash', [script], { env: { ...process.env, LITSEARCH_CACHE: cache }, timeout: timeoutMs });
+    const { stdout, stderr } = await run('bash', [script], { env: { ...process.env, ...env, LITSEARCH_CACHE: cache }, timeout: timeoutMs });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failure = error as { code?: number; stdout?: string; stderr?: string };

@@ -74,7 +74,7 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export interface TestServiceOptions extends Partial<Omit<RuntimeOptions, 'worker'>> {
+export interface TestServiceOptions extends Partial<RuntimeOptions> {
   store?: 'pglite' | 'postgres';
   databaseUrl?: string;
   dataRoot?: string;

@@ -18,19 +18,34 @@ import {
   keyBody,
   suspendBody,
   reconciliationQuery,
+  assistedBody,
+  assistedAnswerBody,
+  spendingCapBody,
+  inviteBody,
+  loginBody,
+  operatorLoginBody,
+  setPasswordBody,
+  dashboardKeyForm,
+  dashboardCapForm,
+  dashboardInviteForm,
+  csrfOnlyForm,
 } from '../schemas.js';
 import * as responses from './responses.js';
 import * as operator from './operatorResponses.js';
+import * as dashboard from './dashboardResponses.js';
 
 type Json = Record<string, unknown>;
-type Access = 'apiKey' | 'operator' | 'public';
-type Tag = 'search' | 'catalogue' | 'tools' | 'mcp' | 'operator' | 'health' | 'docs';
+/** dashboardOpen: no credential, behind the per-IP limiter; session: the dashboard's session cookie (operatorPage: or the operator token) */
+type Access = 'apiKey' | 'operator' | 'public' | 'dashboardOpen' | 'session' | 'operatorPage';
+type Tag = 'search' | 'catalogue' | 'tools' | 'mcp' | 'operator' | 'dashboard' | 'health' | 'docs';
 
 /** The named schemas: request schemas are the very objects the routes parse with. */
 const NAMED_SCHEMAS = {
   SearchRequest: queryBody,
   CollectionSearchRequest: collectionSearchBody,
   SearchPreviewRequest: previewBody,
+  AssistedSearchRequest: assistedBody,
+  AssistedAnswerRequest: assistedAnswerBody,
   UnlockRequest: unlockBody,
   JournalRequestInput: journalRequestBody,
   OrganizationRequest: organizationBody,
@@ -41,6 +56,21 @@ const NAMED_SCHEMAS = {
   LimitsRequest: limitsBody,
   KeyRequest: keyBody,
   SuspendRequest: suspendBody,
+  SpendingCapRequest: spendingCapBody,
+  InviteRequest: inviteBody,
+  LoginRequest: loginBody,
+  OperatorLoginRequest: operatorLoginBody,
+  SetPasswordRequest: setPasswordBody,
+  DashboardKeyForm: dashboardKeyForm,
+  DashboardCapForm: dashboardCapForm,
+  DashboardInviteForm: dashboardInviteForm,
+  CsrfOnlyForm: csrfOnlyForm,
+  Invite: operator.Invite,
+  DashboardSignedIn: dashboard.DashboardSignedIn,
+  DashboardInvite: dashboard.DashboardInvite,
+  DashboardCap: dashboard.DashboardCap,
+  DashboardSignedOut: dashboard.DashboardSignedOut,
+  DashboardSessionRevoked: dashboard.DashboardSessionRevoked,
   Error: responses.ErrorResponse,
   FilterWarning: responses.FilterWarning,
   JournalMetricExpansion: responses.JournalMetricExpansion,
@@ -48,6 +78,8 @@ const NAMED_SCHEMAS = {
   SearchResult: responses.SearchResult,
   SearchResponse: responses.SearchResponse,
   PreviewResult: responses.PreviewResult,
+  AssistedSearchResult: responses.AssistedSearchResult,
+  AssistedSearchResponse: responses.AssistedSearchResponse,
   PreviewUnlockResponse: responses.PreviewUnlockResponse,
   SearchResultsPreviewResponse: responses.SearchResultsPreviewResponse,
   Collection: responses.Collection,
@@ -128,6 +160,8 @@ const PATH_PARAMETERS: Record<string, string> = {
   orgId: 'Organization id.',
   keyId: 'API key id.',
   file: 'Asset file name.',
+  token: "The invite's token (from the invite link).",
+  sessionId: 'A session of the signed-in member (as listed on /dashboard/account).',
 };
 
 function pathParameters(path: string): Json[] {
@@ -173,7 +207,10 @@ interface Operation {
   operationId: string;
   summary: string;
   description?: string;
-  body?: SchemaName;
+  /** the request body's schema; several: the body is one of them */
+  body?: SchemaName | SchemaName[];
+  /** a body sent as an HTML form or as JSON, with the same fields */
+  formBody?: SchemaName;
   /** a body with no schema of its own (the tool gateway passes it to the tool) */
   freeBody?: string;
   query?: Json[];
@@ -201,6 +238,13 @@ const OPERATIONS: Operation[] = [
     description: 'The same pipeline as /query, never charged: every row of a new preview is locked, with a teaser and its cost to unlock. Unknown body fields are 422. 50 previews per hour per organization by default.',
     body: 'SearchPreviewRequest', response: 'PreviewUnlockResponse', headers: [...BILLING_HEADERS, 'Idempotency-Status'], errors: [401, 403, 404, 409, 422, 429, 503],
     headerParameters: [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A repeat with the same key and body returns the original queryId; the same key while the first runs is 409 IDEMPOTENCY_KEY_IN_PROGRESS; with a different body 422 IDEMPOTENCY_KEY_REUSED.', schema: { type: 'string' } }],
+  },
+  {
+    method: 'post', path: '/api/v1/search/assisted', tag: 'search', access: 'apiKey', operationId: 'searchAssisted', summary: 'Assisted search: understood, planned, searched, verified; only verified rows are charged',
+    description:
+      'The query is read (entities, aspects, constraints such as years, article types and journals), sub-questions are searched in parallel with the request filters on every internal search, each candidate is judged, and rounds are replanned while too few verify. Only the delivered rows are charged, once, at each collection\'s price; `clarification_needed` and `no_relevant_results` cost nothing; internal fan-out is never charged. One call takes one per-minute slot and one query of the quota. A too vague query may get `clarification_needed` with a question (unless `allowClarification` is false); answer it with `{queryId, answer}` in the body and the same run resumes (the question waits 24 hours). The call waits for the run at most ASSISTED_WAIT_SECONDS (90 s by default); past that it is 503 with nothing charged.',
+    body: ['AssistedSearchRequest', 'AssistedAnswerRequest'], response: 'AssistedSearchResponse', headers: [...BILLING_HEADERS, 'Idempotency-Status'], errors: [401, 402, 403, 404, 409, 422, 429, 503],
+    headerParameters: [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'As on preview: a repeat with the same key and body returns the original answer and queryId, charged once.', schema: { type: 'string' } }],
   },
   {
     method: 'post', path: '/api/v1/search/unlock', tag: 'search', access: 'apiKey', operationId: 'searchUnlock', summary: 'Pay for previewed results and return them in full',
@@ -248,7 +292,49 @@ const OPERATIONS: Operation[] = [
   { method: 'delete', path: '/mcp', tag: 'mcp', access: 'apiKey', operationId: 'mcpEndSession', summary: 'Ends a session: accepted for clients that send it; the server keeps none', response: { content: { 'application/json': { schema: { type: 'object' } } } }, errors: [401] },
   // operator
   ...operatorOperations(),
+  // dashboard
+  ...dashboardOperations(),
 ];
+
+function dashboardOperations(): Operation[] {
+  const htmlPage = (description: string) => ({ content: { 'text/html': { schema: { type: 'string' } } }, description });
+  const csv = { content: { 'text/csv': { schema: { type: 'string' } } } };
+  const op = (method: Operation['method'], path: string, access: Access, operationId: string, summary: string, rest: Pick<Operation, 'response'> & Partial<Operation>): Operation => ({
+    method, path, tag: 'dashboard', access, operationId, summary, errors: access === 'dashboardOpen' ? [422, 429] : [401, 403, 404, 422, 429], ...rest,
+  });
+  const page = (path: string, operationId: string, summary: string, description?: string) =>
+    op('get', path, 'session', operationId, summary, { response: htmlPage(summary), ...(description ? { description } : {}), errors: [401, 403, 429] });
+  const form = (path: string, operationId: string, summary: string, body: SchemaName, response: SchemaName, description: string, status = 200) =>
+    op('post', path, 'session', operationId, summary, { formBody: body, response, status, description: `${description} Needs the session's CSRF token (\`_csrf\` field or X-CSRF-Token). A browser (Accept: text/html) gets a page or a 303 redirect instead of JSON.` });
+  return [
+    op('get', '/dashboard/login', 'dashboardOpen', 'dashboardLoginPage', 'The sign-in page (members and the operator)', { response: htmlPage('The sign-in page; sets the form cookie its forms echo'), errors: [429] }),
+    op('post', '/dashboard/login', 'dashboardOpen', 'dashboardLogin', 'Sign in with email and password', {
+      formBody: 'LoginRequest', response: 'DashboardSignedIn',
+      description: 'Sets the session cookie (HttpOnly, SameSite=Lax, Secure under TLS). A form must echo the form cookie in `_csrf`; JSON needs none (a cross-site page cannot send JSON without a CORS preflight, never granted here). A wrong email or password is 401 with one message for both. Failed sign-ins are limited per address and per account: 429 in the bare form.',
+      errors: [401, 403, 422, 429],
+    }),
+    op('post', '/dashboard/operator/login', 'dashboardOpen', 'dashboardOperatorLogin', 'Sign in to the operator pages with the operator token', { formBody: 'OperatorLoginRequest', response: 'DashboardSignedIn', errors: [401, 403, 422, 429] }),
+    op('get', '/dashboard/invite/{token}', 'dashboardOpen', 'dashboardInvitePage', "An invite's set-password page", { response: htmlPage('The set-password page'), description: 'A used, expired or unknown invite is 404 (alike); each counts as a failed sign-in of the address.', errors: [404, 429] }),
+    op('post', '/dashboard/invite/{token}', 'dashboardOpen', 'dashboardAcceptInvite', 'Set a password: creates the member and signs them in', { formBody: 'SetPasswordRequest', response: 'DashboardSignedIn', status: 201, description: 'At least 12 characters. A used or expired invite is refused with 404.', errors: [403, 404, 422, 429] }),
+    op('get', '/dashboard/assets/{file}', 'dashboardOpen', 'dashboardAsset', "The pages' stylesheet and script", { response: { content: { 'text/css': { schema: { type: 'string' } }, 'application/javascript': { schema: { type: 'string' } } } }, errors: [404, 429] }),
+    page('/dashboard', 'dashboardOverview', 'Overview: balance, billing mode, quota use, spend this month, low-balance notice'),
+    page('/dashboard/keys', 'dashboardKeys', 'Settings > API Keys: every key with mode, scope, spend, cap, created and last used'),
+    form('/dashboard/keys', 'dashboardCreateKey', 'Create an API key (the secret is shown once)', 'DashboardKeyForm', 'CreatedKey', 'Any member; a spending cap at creation is an owner\'s.', 201),
+    form('/dashboard/keys/{keyId}/revoke', 'dashboardRevokeKey', 'Revoke a key', 'CsrfOnlyForm', 'RevokedKey', 'Owners revoke any key of their organization, members the keys they created (403 otherwise); a key of another organization is 404.'),
+    form('/dashboard/keys/{keyId}/cap', 'dashboardSetCap', "Set or clear (empty) a key's spending cap", 'DashboardCapForm', 'DashboardCap', 'Owners only.'),
+    page('/dashboard/usage', 'dashboardUsage', 'Usage: searches, tokens and spend per day and collection, last 30 days (SVG charts and a table)'),
+    op('get', '/dashboard/usage.csv', 'session', 'dashboardUsageCsv', 'Usage per day and collection as CSV', { response: csv, errors: [401, 403, 429] }),
+    page('/dashboard/ledger', 'dashboardLedger', 'Ledger entries with the balance after each'),
+    op('get', '/dashboard/ledger.csv', 'session', 'dashboardLedgerCsv', 'The ledger as CSV', { response: csv, errors: [401, 403, 429] }),
+    page('/dashboard/queries', 'dashboardQueries', 'Recent queries with their re-fetch command'),
+    page('/dashboard/members', 'dashboardMembers', "The organization's members and open invites"),
+    form('/dashboard/members/invites', 'dashboardInvite', 'Invite someone to the organization', 'DashboardInviteForm', 'DashboardInvite', 'Owners only.', 201),
+    page('/dashboard/account', 'dashboardSessions', "The member's live sessions"),
+    form('/dashboard/sessions/{sessionId}/revoke', 'dashboardRevokeSession', 'End one of your other sessions', 'CsrfOnlyForm', 'DashboardSessionRevoked', "Only the member's own sessions (another is 404)."),
+    form('/dashboard/logout', 'dashboardLogout', 'Sign out: the session ends on the server', 'CsrfOnlyForm', 'DashboardSignedOut', 'The cookie is cleared and the session can no longer be used.'),
+    op('get', '/dashboard/operator', 'operatorPage', 'dashboardOperator', 'The operator page: organizations with balances, billing and suspension, reconciliation, the hash chain, journal requests', { response: htmlPage('The operator page'), errors: [401, 403, 429] }),
+  ];
+}
 
 function operatorOperations(): Operation[] {
   const op = (method: Operation['method'], path: string, operationId: string, summary: string, rest: Pick<Operation, 'response'> & Partial<Operation>): Operation => ({
@@ -268,6 +354,8 @@ function operatorOperations(): Operation[] {
     op('get', '/organizations/{orgId}/reconciliation', 'reconcileOrganization', 'Reconcile charges against the ledger for one organization', { query: reconciliation, response: 'Reconciliation' }),
     op('get', '/reconciliation', 'reconcileAll', 'Reconcile every organization', { query: reconciliation, response: 'ReconciliationAll' }),
     op('get', '/keys/{keyId}', 'getKey', 'An API key (never its secret)', { response: 'ApiKey' }),
+    op('post', '/keys/{keyId}/spending-cap', 'setSpendingCap', "Set a key's spending cap in credits, or clear it with null", { body: 'SpendingCapRequest', response: 'ApiKey' }),
+    op('post', '/organizations/{orgId}/invites', 'inviteMember', 'Invite someone to the dashboard as owner or member (one use, 7 days)', { body: 'InviteRequest', status: 201, response: 'Invite' }),
     op('post', '/organizations/{orgId}/limits', 'changeLimits', 'Change per-minute, daily, monthly and preview limits', { body: 'LimitsRequest', response: 'Limits' }),
     op('post', '/organizations/{orgId}/suspend', 'suspendOrganization', 'Suspend billing (requests answer 402 BILLING_SUSPENDED)', { body: 'SuspendRequest', response: 'Organization' }),
     op('post', '/organizations/{orgId}/resume', 'resumeOrganization', 'Resume a suspended organization', { response: 'Organization' }),
@@ -286,11 +374,16 @@ const SECURITY: Record<Access, Json[]> = {
   apiKey: [{ BearerAuth: [] }, { ApiKeyHeader: [] }],
   operator: [{ OperatorBearer: [] }],
   public: [],
+  dashboardOpen: [],
+  session: [{ DashboardSession: [] }],
+  operatorPage: [{ DashboardSession: [] }, { OperatorBearer: [] }],
 };
 
+const BEHIND_IP_LIMITER: ReadonlySet<Access> = new Set(['operator', 'dashboardOpen', 'session', 'operatorPage']);
+
 function errorResponse(status: number, access: Access): Json {
-  // the operator API's per-address limiter answers with a bare string (the spec), before any token check
-  if (status === 429 && access === 'operator') {
+  // the per-address limiter of the operator API and the dashboard answers with a bare string (the spec), before any credential check
+  if (status === 429 && BEHIND_IP_LIMITER.has(access)) {
     return { description: 'Too many requests from this address (per-IP limiter): a bare `{error: string}`, no envelope', headers: headerRefs('Retry-After'), content: { 'application/json': { schema: ref('TooManyRequestsFromAddress') } } };
   }
   return {
@@ -310,11 +403,12 @@ function operationObject(op: Operation): Json {
     tags: [op.tag],
     security: SECURITY[op.access],
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(op.body) } } } } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: Array.isArray(op.body) ? { oneOf: op.body.map(ref) } : ref(op.body) } } } } : {}),
+    ...(op.formBody ? { requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ref(op.formBody) }, 'application/json': { schema: ref(op.formBody) } } } } : {}),
     ...(op.freeBody ? { requestBody: { required: false, description: op.freeBody, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
     responses: {
       [String(op.status ?? 200)]: { description: op.responseDescription ?? op.summary, headers: headerRefs('X-Request-Id', ...(op.headers ?? [])), ...success },
-      ...Object.fromEntries([...new Set([...op.errors, ...(op.access === 'public' ? [] : [500])])].sort((a, b) => a - b).map((s) => [String(s), errorResponse(s, op.access)])),
+      ...Object.fromEntries([...new Set([...op.errors, ...(op.access === 'public' || op.access === 'dashboardOpen' ? [] : [500])])].sort((a, b) => a - b).map((s) => [String(s), errorResponse(s, op.access)])),
     },
   };
 }
@@ -328,14 +422,15 @@ export function buildOpenApiDocument(): Json {
       title: 'litsearch: literature search API',
       version: '1.0.0',
       description:
-        'A paid, collection-based literature search API: ranked text chunks with metadata from scholarly and editorial collections, catalogue discovery, free previews and paid unlocks, quota reporting and a tool gateway. Every error is `{error: {code, message, requestId}}`. Request schemas here are generated from the same zod schemas that validate requests. Not yet documented: POST /api/v1/search/assisted (not served yet).',
+        'A paid, collection-based literature search API: ranked text chunks with metadata from scholarly and editorial collections, catalogue discovery, free previews and paid unlocks, quota reporting and a tool gateway. Every error is `{error: {code, message, requestId}}`. Request schemas here are generated from the same zod schemas that validate requests.',
     },
     tags: [
       { name: 'search', description: 'Search, preview, unlock, re-fetch, quota (API key)' },
       { name: 'catalogue', description: 'Which journals a collection holds; journal requests (API key)' },
       { name: 'tools', description: 'The tool gateway (API key)' },
       { name: 'mcp', description: 'The MCP server (Streamable HTTP, stateless; API key): the same use cases as REST, see the README\'s Agents section' },
-      { name: 'operator', description: 'The operator API: organizations, credits, keys, prices, ledger, audit (operator token, not an API key)' },
+      { name: 'operator', description: 'The operator API: organizations, credits, keys, prices, invites, ledger, audit (operator token, not an API key)' },
+      { name: 'dashboard', description: "The members' console and the operator page, served as HTML pages; forms answer JSON to scripts (session cookie; every route behind the per-IP limiter)" },
       { name: 'health', description: 'Liveness and readiness (no credentials)' },
       { name: 'docs', description: 'This document and its page (no credentials)' },
     ],
@@ -348,6 +443,7 @@ export function buildOpenApiDocument(): Json {
         BearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: `Authorization: Bearer sk_live_...` (live, spends credits) or `sk_test_...` (sandbox, synthetic results at no cost).' },
         ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The API key in `X-API-Key`, the alternative to the Authorization header.' },
         OperatorBearer: { type: 'http', scheme: 'bearer', description: 'The operator token (`ADMIN_TOKEN`) for /admin/v1; API keys are not accepted there.' },
+        DashboardSession: { type: 'apiKey', in: 'cookie', name: 'ls_session', description: 'The dashboard session cookie set by sign-in (`__Host-ls_session` when the service runs with TLS). POSTs also need the CSRF token.' },
       },
     },
   };

@@ -43,6 +43,14 @@ export const ApiKeyView = z.object({
 
 export const RevokedKey = z.object({ id: z.string(), revoked: z.boolean() });
 
+export const Invite = z.object({
+  inviteId: z.string(),
+  email: z.string(),
+  role: z.enum(['owner', 'member']),
+  inviteUrl: z.string().meta({ description: "The set-password page: one use, 7 days. It carries the invite's token; shown only in this answer (only the token's hash is stored)." }),
+  expiresAt: z.string(),
+});
+
 export const Ledger = z.object({
   entries: z.array(
     z.object({
@@ -132,6 +140,8 @@ export type OperatorSchemasFitOperations = [
   Fits<typeof CreatedKey, Returns<'createKey'>>,
   Fits<typeof ApiKeyView, Returns<'getKey'>>,
   Fits<typeof RevokedKey, Returns<'revokeKey'>>,
+  Fits<typeof ApiKeyView, Returns<'setSpendingCap'>>,
+  Fits<typeof Invite, Returns<'inviteMember'>>,
   Fits<typeof Ledger, Returns<'ledger'>>,
   Fits<typeof Reconciliation, Returns<'reconcile'>>,
   Fits<typeof ReconciliationAll, Returns<'reconcileAll'>>,

@@ -112,6 +112,41 @@ export const SearchResponse = z.object({
   ...filterReport,
 });
 
+export const AssistedSearchResult = z.object({
+  collection: nullable(z.string()).meta({ description: 'Origin collection as requested; always populated.' }),
+  doiUrl: nullable(z.string()).meta({ description: 'https://doi.org/{doi}, or null when the document has no DOI.' }),
+  id: z.string().meta({ description: 'Chunk identifier.' }),
+  metadata: nullable(metadata).meta({ description: 'Null when includeMetadata is false.' }),
+  section: nullable(z.string()).meta({ description: 'Source section(s) of the chunk.' }),
+  subQuestion: z.string().meta({ description: 'The sub-question whose internal search found the row.' }),
+  text: z.string().meta({ description: 'Chunk text (paid for).' }),
+  relevance: z.object({
+    judgeScore: z.number().meta({ description: 'Calibrated probability (0..1) that the chunk addresses the query.' }),
+    matchedTerms: z.array(z.string()).meta({ description: 'Entity and synonym surface forms found in the chunk, for highlighting.' }),
+    rationale: z.string().meta({ description: 'One sentence: the best evidence sentence and the matched entities.' }),
+  }),
+});
+
+export const AssistedSearchResponse = z.object({
+  status: z.enum(['results', 'clarification_needed', 'no_relevant_results']).meta({ description: 'clarification_needed and no_relevant_results charge nothing.' }),
+  queryId: z.string().meta({ description: 'Re-fetch the rows free for 7 days at GET /api/v1/search/results/{queryId}; answer a clarification with POST /api/v1/search/assisted {queryId, answer}.' }),
+  latencyMs: z.number().int(),
+  iterationsRun: z.number().int().meta({ description: 'Search and replan rounds run.' }),
+  results: z.array(AssistedSearchResult).meta({ description: 'Verified rows, best first, one per document; empty unless status is results.' }),
+  billing: z.object({ chargedResults: z.number().int(), tokensCharged: z.number().int() }).meta({ description: 'What was charged: only delivered, verified rows.' }),
+  clarification: z.object({ question: z.string(), reason: z.string() }).optional().meta({ description: 'Only when status is clarification_needed.' }),
+  queryUnderstanding: z.object({
+    intent: z.string(),
+    entities: z.array(z.string()),
+    aspects: z.array(z.string()),
+    caseSummary: z.string(),
+    filters: z.record(z.string(), z.unknown()).meta({ description: 'Constraints read off the query (journal, publisher, article_type, publication_date {gte, lt}); ANDed with the request filters on every internal search.' }),
+    subQuestions: z.array(z.string()),
+  }),
+  withheldByMaxCost: z.number().int().optional().meta({ description: 'Verified rows left out to stay within maxCost; omitted when none.' }),
+  ...filterReport,
+});
+
 export const PreviewResult = z.object({
   id: z.string(),
   collection: nullable(z.string()),

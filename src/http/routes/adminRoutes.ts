@@ -2,11 +2,13 @@
 // is declared where the groups are mounted (app.ts), so it applies to whatever this router matches.
 import { ApiError } from '../errors.js';
 import Router from '@koa/router';
-import { parseOr422, organizationBody, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody } from '../schemas.js';
+import { parseOr422, organizationBody, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody, spendingCapBody, inviteBody } from '../schemas.js';
 import { ledgerCsv } from '../../admin/ledgerCsv.js';
 import type { Operations } from '../../admin/operations.js';
+import { requestBaseUrl } from '../requestContext.js';
 
-export function adminRoutes(ops: Operations): Router {
+/** `publicUrl`: the service's address as its users reach it (invite links); by default the address this request came to. */
+export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   // one spelling per route: /ADMIN/v1/... and /admin/v1/organizations/ are not routes
   const router = new Router({ prefix: '/admin/v1', sensitive: true, strict: true });
 
@@ -67,6 +69,15 @@ export function adminRoutes(ops: Operations): Router {
   });
   router.post('/keys/:keyId/revoke', async (ctx) => {
     ctx.body = await ops.revokeKey(ctx.params.keyId!);
+  });
+  router.post('/keys/:keyId/spending-cap', async (ctx) => {
+    const body = parseOr422(spendingCapBody, ctx.request.body);
+    ctx.body = await ops.setSpendingCap(ctx.params.keyId!, body.spendingCap);
+  });
+  router.post('/organizations/:orgId/invites', async (ctx) => {
+    const body = parseOr422(inviteBody, ctx.request.body);
+    ctx.status = 201;
+    ctx.body = await ops.inviteMember(ctx.params.orgId!, body, publicUrl ?? requestBaseUrl(ctx));
   });
   router.get('/organizations/:orgId/balance', async (ctx) => {
     ctx.body = await ops.balance(ctx.params.orgId!);

@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
-import { parseOr422, journalsQuery, journalRequestBody, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery } from '../schemas.js';
+import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery } from '../schemas.js';
 import type { RequestState } from '../requestContext.js';
 import type { SearchService, SearchOutcome, PreviewOutcome } from '../../search/searchService.js';
 import type { CatalogueService } from '../../catalogue/catalogueService.js';
@@ -12,7 +12,8 @@ import type { CollectionCatalog } from '../../collections/catalog.js';
 import type { CollectionReadiness } from '../../collections/readiness.js';
 import { listCollections } from '../../catalogue/collectionsList.js';
 import type { SearchEngine } from '../../search/port.js';
-import { formatCredits } from '../../money.js';
+import { formatCredits, parseCredits } from '../../money.js';
+import type { AssistedAnswer, AssistedSearch } from '../../assisted/assistedSearch.js';
 import type { Unlock, UnlockResult } from '../../unlock/unlock.js';
 import type { AuthContext } from '../../auth/context.js';
 import { setBillingHeaders } from './billingHeaders.js';
@@ -21,6 +22,7 @@ import { metadataWithFigures, responseFigures, searchFigureImages, type FigureIm
 
 export interface SearchRouteDeps {
   search: SearchService;
+  assisted: AssistedSearch;
   catalogue: CatalogueService;
   unlock: Unlock;
   catalog: CollectionCatalog;
@@ -99,6 +101,37 @@ export function unlockResponse(outcome: UnlockResult) {
     costToUnlockRemaining: formatCredits(outcome.costToUnlockRemainingMicros, 6),
     ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
     ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
+  };
+}
+
+/** The assisted-search response: verified rows with the judge's verdict; a clarification only when one is asked. */
+export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolean, images?: FigureImages) {
+  return {
+    status: answer.status,
+    queryId: answer.queryId,
+    latencyMs: answer.latencyMs,
+    iterationsRun: answer.iterationsRun,
+    results: answer.rows.map(({ row, judgeScore, matchedTerms, rationale, subQuestion }) => {
+      const doi = typeof row.metadata.doi === 'string' && row.metadata.doi ? row.metadata.doi : null;
+      const { metadata } = searchResult(row, includeMetadata, images !== undefined, images?.get(row.id));
+      return {
+        collection: row.collection,
+        doiUrl: doi ? `https://doi.org/${doi}` : null,
+        id: row.id,
+        metadata,
+        section: typeof row.metadata.section === 'string' ? row.metadata.section : null,
+        subQuestion,
+        text: row.text,
+        relevance: { judgeScore, matchedTerms, rationale },
+      };
+    }),
+    billing: { chargedResults: answer.billing.chargedResults, tokensCharged: answer.billing.tokens },
+    ...(answer.clarification ? { clarification: answer.clarification } : {}),
+    queryUnderstanding: answer.queryUnderstanding,
+    ...(answer.discovery ? { discovery: answer.discovery } : {}),
+    ...(answer.filterWarnings ? { filterWarnings: answer.filterWarnings } : {}),
+    ...(answer.journalMetricExpansions ? { journalMetricExpansions: answer.journalMetricExpansions } : {}),
+    ...(answer.withheldByMaxCost ? { withheldByMaxCost: answer.withheldByMaxCost } : {}),
   };
 }
 
@@ -195,6 +228,44 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     ctx.status = 201;
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = request;
+  });
+
+  // a fixed path before the {collection} shorthand, so "assisted" is never read as a collection name
+  router.post('/assisted', async (ctx) => {
+    const a = auth(ctx);
+    const raw = ctx.request.body;
+    const requestId = (ctx.state as RequestState).requestId;
+    if (raw && typeof raw === 'object' && 'queryId' in raw) {
+      const body = parseOr422(assistedAnswerBody, raw);
+      const answer = await deps.assisted.resume(a, body.queryId, body.answer);
+      setBillingHeaders(ctx, a, answer.billing);
+      ctx.body = assistedResponse(answer, body.includeMetadata);
+      return;
+    }
+    const body = parseOr422(assistedBody, raw);
+    if ((body.collection === undefined) === (body.collections === undefined)) {
+      throw new ApiError(422, 'VALIDATION_ERROR', 'send exactly one of collection or collections');
+    }
+    const idempotencyKey = ctx.get('Idempotency-Key');
+    const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? (assertIdempotencyKey(idempotencyKey), { key: idempotencyKey, bodyHash: idempotencyBodyHash(raw) }) : undefined;
+    const answer = await deps.assisted.start(
+      a,
+      {
+        collections: body.collection ? [body.collection] : body.collections!,
+        query: body.query,
+        limit: body.limit,
+        filters: body.filters ?? null,
+        allowClarification: body.allowClarification,
+        ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}),
+      },
+      { requestId, idempotency },
+    );
+    if (answer.idempotency) ctx.set('Idempotency-Status', answer.idempotency);
+    const figures = (body.includeFigures ?? body.includeImages) ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
+    // figures are free: rendered after the charge, for the delivered rows
+    const images = figures ? await searchFigureImages(answer.rows.map((r) => r.row), deps.figureImages, figures) : undefined;
+    setBillingHeaders(ctx, a, answer.billing);
+    ctx.body = assistedResponse(answer, body.includeMetadata, images);
   });
 
   router.get('/quota', async (ctx) => {

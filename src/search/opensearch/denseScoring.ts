@@ -94,10 +94,10 @@ export function denseQuery(query: Float32Array, storage: VectorStorage, filters:
 }
 
 /**
- * script_fields computing each hit's exact cosine, or undefined where the index stores knn vectors
- * (their cosine is then computed from the _source vector).
+ * script_fields computing each hit's exact cosine from the binary doc values, or undefined where the index has none
+ * (k-NN indexes of mapping version 1: their cosine is computed from the _source vector).
  */
-export function cosineScriptFields(query: Float32Array, storage: VectorStorage): Record<string, unknown> | undefined {
-  if (storage === 'knn') return undefined;
+export function cosineScriptFields(query: Float32Array, binaryVectors: boolean): Record<string, unknown> | undefined {
+  if (!binaryVectors) return undefined;
   return { [COSINE_FIELD]: { script: { lang: 'painless', source: BINARY_COSINE_FIELD_SCRIPT, params: { query: Array.from(query) } } } };
 }

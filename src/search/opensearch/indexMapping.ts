@@ -3,14 +3,22 @@
 import { DATE_FIELDS, MAX_FILTERABLE_TEXT_LENGTH } from '../../filters/compileToPredicate.js';
 import { BM25_B, BM25_K1 } from '../fusion.js';
 
-/** Version of this mapping; an index created by another version needs a re-index. */
-export const OPENSEARCH_MAPPING_VERSION = 1;
+/**
+ * Version of this mapping. 2: k-NN indexes keep the vector out of the stored _source (as JSON it was most of the index
+ * and of every search response) and carry it as binary doc values too, for exact cosines in a script field. The
+ * adapter still reads version 1 indexes (their cosines come from the _source vector); older ones need a re-index.
+ */
+export const OPENSEARCH_MAPPING_VERSION = 2;
+export const READABLE_MAPPING_VERSIONS: readonly number[] = [1, 2];
 
 /** How dense vectors are stored and scored. */
 export type VectorStorage =
   /** little-endian Float32 bytes in a binary doc-values field, scored exactly by a painless script */
   | 'binary'
-  /** the k-NN plugin's knn_vector in a Lucene HNSW graph (cosine), searched by approximate filtered k-NN queries */
+  /**
+   * the k-NN plugin's knn_vector in a Lucene HNSW graph (cosine), searched by approximate filtered k-NN queries; since
+   * mapping version 2 also the binary field, from which the candidates' cosines are computed exactly
+   */
   | 'knn';
 
 /**
@@ -66,9 +74,11 @@ function metadataProperties(): Record<string, unknown> {
 
 /** Body of the create-index request. */
 export function chunkIndexBody(dims: number, vectorStorage: VectorStorage): Record<string, unknown> {
+  const binaryVector = { [FIELD.vectorBinary]: { type: 'binary', doc_values: true } };
   const vectorProperty =
     vectorStorage === 'knn'
       ? {
+          ...binaryVector,
           [FIELD.vectorKnn]: {
             type: 'knn_vector',
             dimension: dims,
@@ -80,7 +90,7 @@ export function chunkIndexBody(dims: number, vectorStorage: VectorStorage): Reco
             },
           },
         }
-      : { [FIELD.vectorBinary]: { type: 'binary', doc_values: true } };
+      : binaryVector;
   return {
     settings: {
       index: {
@@ -98,6 +108,8 @@ export function chunkIndexBody(dims: number, vectorStorage: VectorStorage): Reco
     mappings: {
       dynamic: false,
       _meta: { dims, vectorStorage, mappingVersion: OPENSEARCH_MAPPING_VERSION },
+      // the graph's copy of the vector is not stored as JSON: the binary field (base64 in _source) carries it
+      ...(vectorStorage === 'knn' ? { _source: { excludes: [FIELD.vectorKnn] } } : {}),
       properties: {
         [FIELD.chunkId]: { type: 'keyword' },
         [FIELD.text]: { type: 'text', index: false, copy_to: FIELD.sparse },

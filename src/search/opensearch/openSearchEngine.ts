@@ -1,4 +1,4 @@
-// The OpenSearch adapter of the retrieval port: one index per collection, BM25 and exact dense queries run
+// The OpenSearch adapter of the retrieval port: one index per collection, BM25 and dense (k-NN or exact) queries run
 // separately with the compiled filter, then ranked and fused in TypeScript by the same rules as the embedded engine.
 // Collection inventories live in one more index, a document per collection index, written when ingest commits.
 import { Client } from '@opensearch-project/opensearch';
@@ -9,7 +9,7 @@ import type { ChunkMetadata, ChunkRecord, SearchEngine, SearchHit, SearchRequest
 import { chunkFingerprint } from '../embedded/chunkFingerprint.js';
 import { bm25Ceiling, bm25QueryTerms } from '../embedded/luceneBm25.js';
 import { COSINE_FIELD, cosineScriptFields, decodeVector, denseQuery, encodeVector } from './denseScoring.js';
-import { chunkIndexBody, FIELD, inventoryIndexBody, OPENSEARCH_MAPPING_VERSION, type VectorStorage } from './indexMapping.js';
+import { chunkIndexBody, FIELD, inventoryIndexBody, READABLE_MAPPING_VERSIONS, type VectorStorage } from './indexMapping.js';
 
 export interface OpenSearchEngineOptions {
   /** e.g. http://127.0.0.1:9200 */
@@ -45,13 +45,15 @@ interface SearchResponseHit {
 
 interface SearchResponseBody {
   hits: { hits: SearchResponseHit[] };
-  aggregations?: { [CORPUS_AGG]?: { [TERM_STATS_AGG]?: { buckets: Record<string, { doc_count: number }> } } };
 }
 
-/** Aggregations over the whole index (not the matches) that give the BM25 statistics of the query's terms. */
-const CORPUS_AGG = 'corpus';
-const TERM_STATS_AGG = 'term_stats';
-const FIELD_DOCS_BUCKET = 'field_docs';
+/** The term vectors API's answer for an artificial document: the index's statistics of its analyzed terms. */
+interface TermVectorsBody {
+  term_vectors?: Record<string, { field_statistics?: { doc_count: number }; terms?: Record<string, { doc_freq?: number }> }>;
+}
+
+/** Vector fields a search response never needs in _source (cosines come from a script field or are computed here). */
+const WITHOUT_VECTORS = { excludes: [FIELD.vectorBinary, FIELD.vectorKnn] };
 
 interface MgetResponseBody {
   docs: Array<{ _id: string; found: boolean; _source?: Partial<ChunkDocument> }>;
@@ -65,6 +67,8 @@ interface BulkResponseBody {
 interface IndexInfo {
   dims: number;
   vectorStorage: VectorStorage;
+  /** the vector is also in the binary doc-values field (always with binary storage; k-NN indexes since mapping version 2) */
+  binaryVectors: boolean;
 }
 
 /** The document stored per collection index in the inventory index (its id is the collection index's name). */
@@ -156,10 +160,11 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     );
     if (statusCode === 404) return undefined;
     const meta = body[name]?.mappings._meta;
-    if (!meta || typeof meta.dims !== 'number' || meta.mappingVersion !== OPENSEARCH_MAPPING_VERSION) {
+    if (!meta || typeof meta.dims !== 'number' || meta.mappingVersion === undefined || !READABLE_MAPPING_VERSIONS.includes(meta.mappingVersion)) {
       throw new Error(`opensearch engine: index ${name} was not created by this version of the adapter (re-index it)`);
     }
-    const info: IndexInfo = { dims: meta.dims, vectorStorage: meta.vectorStorage === 'knn' ? 'knn' : 'binary' };
+    const vectorStorage: VectorStorage = meta.vectorStorage === 'knn' ? 'knn' : 'binary';
+    const info: IndexInfo = { dims: meta.dims, vectorStorage, binaryVectors: vectorStorage === 'binary' || meta.mappingVersion >= 2 };
     infoByIndex.set(index, info);
     return info;
   }
@@ -183,7 +188,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
         throw new Error(`opensearch engine: chunk ${chunk.id} has a ${chunk.vector.length}-dim vector, index has ${info.dims}`);
       }
       if (info.vectorStorage === 'knn') document[FIELD.vectorKnn] = Array.from(chunk.vector);
-      else document[FIELD.vectorBinary] = encodeVector(chunk.vector);
+      if (info.binaryVectors) document[FIELD.vectorBinary] = encodeVector(chunk.vector);
     }
     return document;
   }
@@ -235,16 +240,16 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     name: string,
     query: OpenSearchQuery,
     size: number,
-    fetch: { source: boolean; scriptFields?: Record<string, unknown> },
-    aggs?: Record<string, unknown>,
+    fetch: { source: boolean | typeof WITHOUT_VECTORS; scriptFields?: Record<string, unknown> },
   ): Promise<SearchResponseBody> {
     const { body } = await call<SearchResponseBody>('POST', `/${name}/_search`, {
       size,
       query,
       _source: fetch.source,
       ...(fetch.scriptFields ? { script_fields: fetch.scriptFields } : {}),
-      ...(aggs ? { aggs } : {}),
       track_scores: true,
+      // no hit count is ever used: counting every match would only stop Lucene from skipping non-competitive ones
+      track_total_hits: false,
       // score ties are broken by chunk id, as in the embedded engine
       sort: [{ _score: 'desc' }, { [FIELD.chunkId]: 'asc' }],
     });
@@ -252,27 +257,31 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   }
 
   /**
-   * Document frequencies of the analyzed query terms and the BM25 field's document count, computed in the same
-   * request as the sparse search (a global filters aggregation, so the request's filter does not narrow them).
+   * The query's BM25 ceiling from the index's statistics of its analyzed terms (document frequencies, and the number
+   * of documents with the BM25 field), asked of the term vectors API for the query text as an artificial document:
+   * a look-up in the terms dictionary, whatever the index's size, and the same statistics Lucene scores with (one
+   * shard per index, so the shard's are the index's; like the scores, they count deleted documents until a merge
+   * drops them, where a count of matches would not).
    */
-  function termStatsAggregation(terms: ReadonlyMap<string, number>): Record<string, unknown> {
-    const filters: Record<string, unknown> = { [FIELD_DOCS_BUCKET]: { exists: { field: FIELD.sparse } } };
-    [...terms.keys()].forEach((term, position) => {
-      filters[`t${position}`] = { term: { [FIELD.sparse]: term } };
+  async function sparseCeiling(name: string, text: string, terms: ReadonlyMap<string, number>): Promise<number> {
+    if (terms.size === 0) return 0;
+    const { body } = await call<TermVectorsBody>('POST', `/${name}/_termvectors`, {
+      doc: { [FIELD.sparse]: text },
+      fields: [FIELD.sparse],
+      term_statistics: true,
+      field_statistics: true,
+      positions: false,
+      offsets: false,
+      payloads: false,
     });
-    return { [CORPUS_AGG]: { global: {}, aggs: { [TERM_STATS_AGG]: { filters: { filters } } } } };
+    const field = body.term_vectors?.[FIELD.sparse];
+    return bm25Ceiling(terms, (term) => field?.terms?.[term]?.doc_freq ?? 0, field?.field_statistics?.doc_count ?? 0);
   }
 
-  function ceilingFrom(body: SearchResponseBody, terms: ReadonlyMap<string, number>): number {
-    const buckets = body.aggregations?.[CORPUS_AGG]?.[TERM_STATS_AGG]?.buckets;
-    if (!buckets) throw new Error('opensearch engine: the search response lacks the term statistics aggregation');
-    const positionOf = new Map([...terms.keys()].map((term, position) => [term, position]));
-    return bm25Ceiling(terms, (term) => buckets[`t${positionOf.get(term)}`]?.doc_count ?? 0, buckets[FIELD_DOCS_BUCKET]?.doc_count ?? 0);
-  }
-
-  async function fetchChunks(name: string, ids: string[]): Promise<ChunkRecord[]> {
+  async function fetchChunks(name: string, ids: string[], vectors = true): Promise<ChunkRecord[]> {
     if (ids.length === 0) return [];
-    const { body } = await call<MgetResponseBody>('POST', `/${name}/_mget`, { ids });
+    const excludes = vectors ? '' : `?_source_excludes=${WITHOUT_VECTORS.excludes.join(',')}`;
+    const { body } = await call<MgetResponseBody>('POST', `/${name}/_mget${excludes}`, { ids });
     return body.docs.filter((doc) => doc.found && doc._source).map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
   }
 
@@ -444,33 +453,39 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const terms = bm25QueryTerms(req.text);
       let ceiling = 0;
       if (req.mode === 'sparse') {
-        const body = await runSearch(name, sparseQuery(req.text, filters), req.limit, { source: true }, termStatsAggregation(terms));
-        ceiling = ceilingFrom(body, terms);
+        const [body, sparseMax] = await Promise.all([
+          runSearch(name, sparseQuery(req.text, filters), req.limit, { source: info.binaryVectors ? WITHOUT_VECTORS : true }),
+          sparseCeiling(name, req.text, terms),
+        ]);
+        ceiling = sparseMax;
         for (const hit of body.hits.hits) {
           keepSource(hit);
           candidates.set(hit._id, { id: hit._id, sparse: Math.fround(hit._score ?? 0) });
         }
       } else {
         const vector = queryVector(info, req);
-        // exact cosine: from the script field (hybrid candidates, fetched without _source) or the _source vector
+        // exact cosine: from the script field over the binary doc values, or (k-NN indexes of mapping version 1) the _source vector
+        const scriptFields = cosineScriptFields(vector, info.binaryVectors);
         const cosineOf = (hit: SearchResponseHit, chunk: ChunkRecord | undefined): number | undefined => {
-          if (chunk) return chunk.vector ? dotProduct(vector, chunk.vector, 0, info.dims) : undefined;
           const fromScript = hit.fields?.[COSINE_FIELD]?.[0];
-          return typeof fromScript === 'number' ? fromScript : undefined;
+          if (typeof fromScript === 'number') return fromScript;
+          return chunk?.vector ? dotProduct(vector, chunk.vector, 0, info.dims) : undefined;
         };
         if (req.mode === 'dense') {
-          for (const hit of (await runSearch(name, denseQuery(vector, info.vectorStorage, filters, req.limit), req.limit, { source: true })).hits.hits) {
+          const fetch = { source: scriptFields ? WITHOUT_VECTORS : true, scriptFields };
+          for (const hit of (await runSearch(name, denseQuery(vector, info.vectorStorage, filters, req.limit), req.limit, fetch)).hits.hits) {
             candidates.set(hit._id, { id: hit._id, dense: cosineOf(hit, keepSource(hit)) });
           }
         } else {
           const pool = hybridCandidateCount(req.limit);
-          const scriptFields = cosineScriptFields(vector, info.vectorStorage);
+          // hundreds of candidates travel without their sources; the `limit` kept are fetched afterwards
           const fetch = { source: scriptFields === undefined, scriptFields };
-          const [denseBody, sparseBody] = await Promise.all([
+          const [denseBody, sparseBody, sparseMax] = await Promise.all([
             runSearch(name, denseQuery(vector, info.vectorStorage, filters, pool), pool, fetch),
-            runSearch(name, sparseQuery(req.text, filters), pool, fetch, termStatsAggregation(terms)),
+            runSearch(name, sparseQuery(req.text, filters), pool, fetch),
+            sparseCeiling(name, req.text, terms),
           ]);
-          ceiling = ceilingFrom(sparseBody, terms);
+          ceiling = sparseMax;
           const denseHits = denseBody.hits.hits;
           const sparseHits = sparseBody.hits.hits;
           for (const hit of [...denseHits, ...sparseHits]) {
@@ -482,7 +497,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
       const ranked = rankCandidates(req.mode, [...candidates.values()], req.limit, ceiling, options.hybridAlpha ?? HYBRID_ALPHA);
       const missing = ranked.map((candidate) => candidate.id).filter((id) => !chunks.has(id));
-      for (const chunk of await fetchChunks(name, missing)) chunks.set(chunk.id, chunk);
+      for (const chunk of await fetchChunks(name, missing, !info.binaryVectors)) chunks.set(chunk.id, chunk);
       return ranked.map((candidate): SearchHit => {
         const chunk = chunks.get(candidate.id);
         if (!chunk) throw new Error(`opensearch engine: chunk ${candidate.id} vanished from ${name} during the search`);

@@ -1,0 +1,173 @@
+// Assisted-search activities: read the query, plan a round, search one sub-question, judge candidates, charge once.
+import { ApplicationFailure } from '@temporalio/activity';
+import { asActivity } from './asActivity.js';
+import type { Db } from '../src/eventstore/db.js';
+import type { Accounts } from '../src/billing/accounts.js';
+import type { AuthContext } from '../src/auth/context.js';
+import type { PlanInput, QueryUnderstanding, Reasoner, UnderstandInput } from '../src/assisted/reasoner.js';
+import { Rejection } from '../src/domain/rejection.js';
+import { chargeLines, totalMicros, totalTokens } from '../src/domain/organization.js';
+import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
+import { searchChargeKey } from '../src/billing/chargeBatch.js';
+import { retrieve, type SearchDeps } from '../src/search/pipeline.js';
+import { loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, type AssistedPayload, type CachedRow, type QueryRecord } from '../src/search/queryCache.js';
+import { guarded } from '../src/limits/quotas.js';
+import type { AssistedCandidate, ChargeAssistedInput, ChargeAssistedOutcome, SearchPlanInput, SearchPlanOutcome, UnderstandOutcome } from '../workflows/assistedTypes.js';
+
+export interface AssistedActivityDeps extends SearchDeps {
+  db: Db;
+  accounts: Accounts;
+  reasoner: Reasoner;
+  clock: () => Date;
+  /** fault injection for crash tests: the search step pauses this long before searching, so a worker can be killed mid-fan-out */
+  fanOutDelayMs?: number;
+  /** fault injection for crash tests: the charge step pauses this long after its charge commits, before it reports it */
+  afterChargeDelayMs?: number;
+}
+
+/** The endpoint the charge names in the ledger and the usage projections. */
+export const ASSISTED_ENDPOINT = '/search/assisted';
+
+
+/** The rows best first that fit `maxCostMicros`, rounded once per collection like the charge; rows that would pass it are skipped. */
+export function cutToMaxCost(rows: CachedRow[], maxCostMicros: bigint | undefined): { kept: CachedRow[]; withheld: number } {
+  if (maxCostMicros === undefined) return { kept: rows, withheld: 0 };
+  const kept: CachedRow[] = [];
+  for (const row of rows) {
+    const next = [...kept, row];
+    if (totalMicros(chargeLines(next.map(priceLine))) <= maxCostMicros) kept.push(row);
+  }
+  return { kept, withheld: rows.length - kept.length };
+}
+
+const priceLine = (r: CachedRow) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) });
+
+export function createAssistedActivities(deps: AssistedActivityDeps) {
+  const { db, accounts, reasoner, clock } = deps;
+
+  /** The caller as the HTTP request authorized it: the organization's prices and the key's scope as they are now. */
+  async function callerOf(orgId: string, keyId: string): Promise<AuthContext> {
+    const [org, key] = await Promise.all([guarded('the account store', () => accounts.getOrganization(orgId)), guarded('the account store', () => accounts.getKey(keyId))]);
+    if (!org || !key) throw new Rejection('NOT_FOUND', 'the organization or API key of this assisted search no longer exists');
+    return { org, key, billingMode: org.billingMode };
+  }
+
+  /** The charge made for this query, read back from its record: a retried charge step reports it instead of charging again. */
+  async function earlierCharge(queryId: string): Promise<ChargeAssistedOutcome | undefined> {
+    const event = (await readByIdempotencyKey(db, searchChargeKey(queryId))).find((e) => e.type === 'SearchCharged');
+    if (!event || event.type !== 'SearchCharged') return undefined;
+    const record = await loadQueryRecord(db, queryId);
+    const assisted = record?.payload.assisted;
+    const balance = (await accounts.getOrganization(event.data.orgId))?.balanceMicros ?? 0n;
+    return {
+      deliveredIds: record?.payload.rows.map((r) => r.id) ?? event.data.resultIds ?? [],
+      withheldByMaxCost: assisted?.withheldByMaxCost ?? 0,
+      chargedMicros: event.data.amountMicros,
+      tokensCharged: event.data.tokens,
+      balanceMicros: balance.toString(),
+    };
+  }
+
+  return {
+    /** The reasoner's reading; constraints it read that cannot apply to these collections are dropped, never refused. */
+    async understandQuery(input: UnderstandInput & { collections?: string[] }): Promise<UnderstandOutcome> {
+      return asActivity(async () => {
+        const understanding = await reasoner.understand(input);
+        return { ...understanding, reasoner: understanding.answeredBy ?? reasoner.name };
+      });
+    },
+
+    async planRound(input: PlanInput): Promise<string[]> {
+      return asActivity(() => reasoner.plan(input));
+    },
+
+    async searchSubQuestion(input: SearchPlanInput): Promise<SearchPlanOutcome> {
+      return asActivity(async () => {
+        if (deps.fanOutDelayMs) await new Promise((r) => setTimeout(r, deps.fanOutDelayMs));
+        const caller = await callerOf(input.orgId, input.keyId);
+        const search = (constraints: unknown) => retrieve(deps, caller, { collections: input.collections, query: input.subQuestion, limit: input.limit, filters: input.callerFilters, constraints });
+        // a constraint the reasoner read off the query that these collections cannot take is dropped, not refused:
+        // the caller's own filters were checked before the run started
+        const outcome = await search(input.queryFilter).catch((err) => {
+          if (input.queryFilter != null && err instanceof Rejection && err.code === 'INVALID_FILTER') return search(null);
+          throw err;
+        });
+        const candidates: AssistedCandidate[] = outcome.rows.map((row, rank) => ({ row, subQuestion: input.subQuestion, rank }));
+        return { candidates, filterWarnings: outcome.filterWarnings ?? [], journalMetricExpansions: outcome.journalMetricExpansions ?? [] };
+      });
+    },
+
+    async judgeCandidates(input: { query: string; understanding: QueryUnderstanding; candidates: AssistedCandidate[] }) {
+      return asActivity(() =>
+        reasoner.judge(
+          input.query,
+          input.understanding,
+          input.candidates.map(({ row, subQuestion, rank }) => ({
+            id: row.id,
+            collection: row.collection,
+            text: row.text,
+            section: typeof row.metadata.section === 'string' ? row.metadata.section : null,
+            title: typeof row.metadata.title === 'string' ? row.metadata.title : null,
+            subQuestion,
+            retrievalScore: row.relevance ?? 0,
+            rank,
+          })),
+        ),
+      );
+    },
+
+    /**
+     * One charge for the delivered rows, committed with the query record that holds them (idempotent by the query id).
+     * Refused once the HTTP caller's deadline has passed: that caller was told 503 and nothing charged.
+     */
+    async chargeAssisted(c: ChargeAssistedInput): Promise<ChargeAssistedOutcome> {
+      return asActivity(async () => {
+        const { input } = c;
+        const earlier = await earlierCharge(input.queryId);
+        if (earlier) return earlier;
+        // wall time, as the waiting HTTP call measures it (the service clock may be a test's fixed one)
+        if (Date.now() > input.chargeDeadline) {
+          throw ApplicationFailure.create({ message: 'the caller stopped waiting before the charge; nothing was charged', type: 'CHARGE_DEADLINE_PASSED', nonRetryable: true });
+        }
+        const ranked = c.rows.map(({ candidate, verdict }) => ({ ...candidate.row, relevance: verdict.judgeScore }));
+        const { kept, withheld } = cutToMaxCost(ranked, input.maxCostMicros === undefined ? undefined : BigInt(input.maxCostMicros));
+        const verdicts: AssistedPayload['verdicts'] = {};
+        for (const { candidate, verdict } of c.rows) {
+          verdicts[candidate.row.id] = { judgeScore: verdict.judgeScore, matchedTerms: verdict.matchedTerms, rationale: verdict.rationale, subQuestion: candidate.subQuestion };
+        }
+        const lines = chargeLines(kept.map(priceLine));
+        const record: QueryRecord = {
+          queryId: input.queryId,
+          orgId: input.orgId,
+          keyId: input.keyId,
+          kind: 'assisted',
+          payloadVersion: PAYLOAD_VERSION,
+          createdAt: clock(),
+          payload: {
+            query: input.query,
+            collections: input.collections,
+            rows: kept,
+            filterWarnings: c.filterWarnings.length > 0 ? c.filterWarnings : undefined,
+            journalMetricExpansions: c.journalMetricExpansions.length > 0 ? c.journalMetricExpansions : undefined,
+            assisted: { status: c.status, iterationsRun: c.iterationsRun, understanding: c.understanding, reasoner: c.reasoner, verdicts, withheldByMaxCost: withheld, tokensCharged: totalTokens(lines) },
+          },
+        };
+        const charged = await guarded('the billing store', () =>
+          accounts.chargeSearch({ orgId: input.orgId, keyId: input.keyId, queryId: input.queryId, endpoint: ASSISTED_ENDPOINT, collections: lines, resultIds: kept.map((r) => r.id), requestId: input.requestId, alsoWrite: queryRecordInsert(record) }),
+        );
+        if (deps.afterChargeDelayMs) await new Promise((r) => setTimeout(r, deps.afterChargeDelayMs));
+        if (charged.duplicate) return (await earlierCharge(input.queryId))!;
+        const event = charged.events[0];
+        return {
+          deliveredIds: kept.map((r) => r.id),
+          withheldByMaxCost: withheld,
+          chargedMicros: event && event.type === 'SearchCharged' ? event.data.amountMicros : '0',
+          tokensCharged: event && event.type === 'SearchCharged' ? event.data.tokens : 0,
+          balanceMicros: charged.balanceMicros.toString(),
+        };
+      });
+    },
+  };
+}
+
+export type AssistedActivities = ReturnType<typeof createAssistedActivities>;

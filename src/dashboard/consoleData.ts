@@ -1,0 +1,196 @@
+// What the dashboard's pages show, read from the projections (and, for a key's creation and the recent searches, from
+// the organization's and the keys' own streams, which the log indexes). Read-only; every query is scoped to one
+// organization except the operator's.
+import type { Db } from '../eventstore/db.js';
+import type { Accounts, Organization } from '../billing/accounts.js';
+import type { Operations } from '../admin/operations.js';
+import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
+import { orgStream, type Actor } from '../domain/events.js';
+import { CACHE_LIFETIME_MS } from '../search/queryCache.js';
+import { LOW_BALANCE_MICROS } from '../mcp/tools.js';
+
+export const USAGE_DAYS = 30;
+
+export interface OverviewData {
+  org: Organization;
+  today: { queries: number; limit: number };
+  month: { queries: number; limit: number; spendMicros: bigint; tokens: bigint };
+  lowBalance: boolean;
+}
+
+export interface KeyRow {
+  id: string;
+  prefix: string;
+  mode: 'live' | 'test';
+  collections: string[] | null;
+  spentMicros: bigint;
+  spendingCapMicros: bigint | null;
+  revoked: boolean;
+  createdAt: string;
+  /** who created it: a member's email, "operator", or null when unknown */
+  createdBy: string | null;
+  createdByMemberId: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface UsageDay {
+  day: string;
+  collection: string;
+  searches: number;
+  unlockedResults: number;
+  tokens: bigint;
+  spendMicros: bigint;
+}
+
+export interface RecentQuery {
+  queryId: string;
+  endpoint: string;
+  collections: string[];
+  costMicros: bigint;
+  tokens: number;
+  time: string;
+  keyId: string;
+  keyPrefix: string | null;
+  /** re-fetchable for free until then */
+  cachedUntil: string;
+}
+
+/** The last `n` UTC days ending with `now`'s, oldest first. */
+export function lastDays(now: Date, n: number): string[] {
+  const out: string[] = [];
+  for (let i = n - 1; i >= 0; i -= 1) out.push(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - i)).toISOString().slice(0, 10));
+  return out;
+}
+
+const iso = (v: Date | string | null): string | null => (v === null ? null : new Date(v).toISOString());
+
+export function createConsoleData(db: Db, accounts: Accounts, operations: Operations, clock: () => Date) {
+  return {
+    async overview(orgId: string): Promise<OverviewData | undefined> {
+      const org = await accounts.getOrganization(orgId);
+      if (!org) return undefined;
+      const now = clock().toISOString();
+      const rows = await db.query<{ period: string; queries: number; tokens: string; amount_micros: string }>(
+        'SELECT period, queries, tokens::text AS tokens, amount_micros::text AS amount_micros FROM proj_usage WHERE org_id = $1 AND period = ANY($2)',
+        [orgId, [dayPeriod(now), monthPeriod(now)]],
+      );
+      const day = rows.find((r) => r.period === dayPeriod(now));
+      const month = rows.find((r) => r.period === monthPeriod(now));
+      return {
+        org,
+        today: { queries: day?.queries ?? 0, limit: org.limits.daily },
+        month: { queries: month?.queries ?? 0, limit: org.limits.monthly, spendMicros: BigInt(month?.amount_micros ?? '0'), tokens: BigInt(month?.tokens ?? '0') },
+        lowBalance: org.billingMode === 'live' && org.billingEnabled && org.balanceMicros < LOW_BALANCE_MICROS,
+      };
+    },
+
+    async keys(orgId: string): Promise<KeyRow[]> {
+      const rows = await db.query<{
+        key_id: string; key_prefix: string; mode: 'live' | 'test'; collections: string[] | null; spent_micros: string; spending_cap_micros: string | null; revoked: boolean;
+        created_at: Date | string | null; actor: Actor | null; used_at: Date | string | null; email: string | null;
+      }>(
+        `SELECT k.key_id, k.key_prefix, k.mode, k.collections, k.spent_micros::text AS spent_micros, k.spending_cap_micros::text AS spending_cap_micros, k.revoked,
+           e.recorded_at AS created_at, e.metadata->'actor' AS actor, u.used_at, m.email
+         FROM proj_api_keys k
+         LEFT JOIN events e ON e.stream_id = 'key-' || k.key_id AND e.stream_version = 1
+         LEFT JOIN proj_key_last_used u ON u.key_id = k.key_id
+         LEFT JOIN proj_members m ON e.metadata->'actor'->>'kind' = 'member' AND m.member_id = e.metadata->'actor'->>'id'
+         WHERE k.org_id = $1 ORDER BY k.revoked, e.position DESC`,
+        [orgId],
+      );
+      return rows.map((r) => ({
+        id: r.key_id,
+        prefix: r.key_prefix,
+        mode: r.mode,
+        collections: r.collections,
+        spentMicros: BigInt(r.spent_micros),
+        spendingCapMicros: r.spending_cap_micros === null ? null : BigInt(r.spending_cap_micros),
+        revoked: r.revoked,
+        createdAt: iso(r.created_at) ?? '',
+        createdBy: r.actor?.kind === 'member' ? (r.email ?? 'a member') : r.actor?.kind === 'operator' ? 'operator' : null,
+        createdByMemberId: r.actor?.kind === 'member' ? r.actor.id : null,
+        lastUsedAt: iso(r.used_at),
+      }));
+    },
+
+    /** Per day and collection over the last USAGE_DAYS days, from the usage projections; tool charges (no collection) as "(tools)". */
+    async usage(orgId: string): Promise<{ days: string[]; rows: UsageDay[] }> {
+      const days = lastDays(clock(), USAGE_DAYS);
+      const perCollection = await db.query<{ day: string; collection: string; queries: number; unlocked_results: number; tokens: string; spend: string }>(
+        `SELECT day, collection, queries, unlocked_results, tokens::text AS tokens, (charged_micros + unlocked_micros)::text AS spend
+         FROM proj_collection_usage WHERE org_id = $1 AND day >= $2 ORDER BY day, collection`,
+        [orgId, days[0]],
+      );
+      const perDay = await db.query<{ period: string; amount_micros: string }>(
+        `SELECT period, amount_micros::text AS amount_micros FROM proj_usage WHERE org_id = $1 AND period = ANY($2)`,
+        [orgId, days.map((d) => `d:${d}`)],
+      );
+      const rows: UsageDay[] = perCollection.map((r) => ({ day: r.day, collection: r.collection, searches: r.queries, unlockedResults: r.unlocked_results, tokens: BigInt(r.tokens), spendMicros: BigInt(r.spend) }));
+      // spend no collection accounts for (priced tool calls) still belongs in the day's spend
+      for (const d of perDay) {
+        const day = d.period.slice(2);
+        const inCollections = rows.filter((r) => r.day === day).reduce((s, r) => s + r.spendMicros, 0n);
+        const rest = BigInt(d.amount_micros) - inCollections;
+        if (rest > 0n) rows.push({ day, collection: '(tools)', searches: 0, unlockedResults: 0, tokens: 0n, spendMicros: rest });
+      }
+      rows.sort((a, b) => (a.day === b.day ? a.collection.localeCompare(b.collection) : a.day < b.day ? -1 : 1));
+      return { days, rows };
+    },
+
+    /** The organization's searches, newest first, from its stream. */
+    async recentQueries(orgId: string, limit = 50): Promise<RecentQuery[]> {
+      const rows = await db.query<{ data: { queryId: string; endpoint: string; keyId: string; amountMicros: string; tokens: number; collections: { collection: string }[] }; recorded_at: Date | string; key_prefix: string | null }>(
+        `SELECT e.data, e.recorded_at, k.key_prefix FROM events e LEFT JOIN proj_api_keys k ON k.key_id = e.data->>'keyId'
+         WHERE e.stream_id = $1 AND e.type = 'SearchCharged' ORDER BY e.stream_version DESC LIMIT $2`,
+        [orgStream(orgId), limit],
+      );
+      return rows.map((r) => {
+        const time = new Date(r.recorded_at).toISOString();
+        return {
+          queryId: r.data.queryId,
+          endpoint: r.data.endpoint,
+          collections: r.data.collections.map((c) => c.collection),
+          costMicros: BigInt(r.data.amountMicros),
+          tokens: r.data.tokens,
+          time,
+          keyId: r.data.keyId,
+          keyPrefix: r.key_prefix,
+          cachedUntil: new Date(Date.parse(time) + CACHE_LIFETIME_MS).toISOString(),
+        };
+      });
+    },
+
+    ledger: (orgId: string) => operations.ledger(orgId),
+
+    /** Every organization with its balance, billing mode and suspension, and the house's audit results. */
+    async operatorOverview() {
+      const orgs = await db.query<{ org_id: string; name: string; billing_mode: string; billing_enabled: boolean; suspended: boolean; balance: string | null; members: number; keys: number }>(
+        `SELECT o.org_id, o.name, o.billing_mode, o.billing_enabled, o.suspended, b.balance_micros::text AS balance,
+           (SELECT count(*)::int FROM proj_members m WHERE m.org_id = o.org_id) AS members,
+           (SELECT count(*)::int FROM proj_api_keys k WHERE k.org_id = o.org_id AND NOT k.revoked) AS keys
+         FROM proj_organizations o LEFT JOIN proj_balances b ON b.org_id = o.org_id ORDER BY o.name, o.org_id`,
+      );
+      const [reconciliation, verify, journals] = await Promise.all([operations.reconcileAll(), operations.verify(), operations.journalRequests()]);
+      const byOrg = new Map(reconciliation.organizations.map((r) => [r.orgId, r]));
+      return {
+        organizations: orgs.map((o) => ({
+          id: o.org_id,
+          name: o.name,
+          billingMode: o.billing_mode,
+          billingEnabled: o.billing_enabled,
+          suspended: o.suspended,
+          balanceMicros: BigInt(o.balance ?? '0'),
+          members: o.members,
+          activeKeys: o.keys,
+          reconciliation: byOrg.get(o.org_id) ?? null,
+        })),
+        reconciliationOk: reconciliation.ok,
+        discrepancies: reconciliation.discrepancies,
+        verify,
+        journals,
+      };
+    },
+  };
+}
+
+export type ConsoleData = ReturnType<typeof createConsoleData>;

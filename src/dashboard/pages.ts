@@ -1,0 +1,370 @@
+// The dashboard's pages, rendered on the server: one layout (skip link, labelled navigation, sign-out form), then one
+// function per page. Forms post to the same origin and carry the session's CSRF token; nothing here reads a request.
+import { html, type Html, type HtmlValue } from './html.js';
+import { stackedBarChart } from './charts.js';
+import { formatCredits } from '../money.js';
+import type { KeyRow, OverviewData, RecentQuery, UsageDay } from './consoleData.js';
+import type { ConsoleData } from './consoleData.js';
+import type { LedgerEntryView } from '../admin/ledgerCsv.js';
+import type { MemberRole } from '../domain/events.js';
+import type { Principal } from '../domain/member.js';
+import { PASSWORD_MIN_LENGTH } from '../domain/member.js';
+
+/** Who the page is for: drives the navigation and the forms' CSRF field. */
+export interface Viewer {
+  principal: Principal;
+  email: string | null;
+  orgName: string | null;
+  csrfToken: string;
+}
+
+type Section = 'overview' | 'keys' | 'usage' | 'ledger' | 'queries' | 'members' | 'account' | 'operator';
+
+const NAV: { section: Section; href: string; label: string; operator?: boolean }[] = [
+  { section: 'overview', href: '/dashboard', label: 'Overview' },
+  { section: 'keys', href: '/dashboard/keys', label: 'API Keys' },
+  { section: 'usage', href: '/dashboard/usage', label: 'Usage' },
+  { section: 'ledger', href: '/dashboard/ledger', label: 'Ledger' },
+  { section: 'queries', href: '/dashboard/queries', label: 'Recent queries' },
+  { section: 'members', href: '/dashboard/members', label: 'Members' },
+  { section: 'account', href: '/dashboard/account', label: 'Sessions' },
+  { section: 'operator', href: '/dashboard/operator', label: 'Operator', operator: true },
+];
+
+/** Credits for people: at least two decimals, up to the six the ledger keeps. */
+export function credits(micros: bigint): string {
+  const full = formatCredits(micros, 6);
+  return full.replace(/(\.\d\d\d*?)0+$/, '$1');
+}
+
+/** A time as people read it in a console: UTC, to the second. */
+export const when = (isoTime: string | null): string => (isoTime ? `${isoTime.slice(0, 10)} ${isoTime.slice(11, 19)} UTC` : '—');
+
+const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+
+function document(title: string, body: HtmlValue): Html {
+  return html`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · litsearch</title>
+<link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+<script src="/dashboard/assets/dashboard.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+${body}
+</body>
+</html>
+`;
+}
+
+function layout(viewer: Viewer, section: Section, title: string, content: HtmlValue): Html {
+  const operator = viewer.principal.kind === 'operator';
+  const items = NAV.filter((n) => (operator ? n.operator : !n.operator));
+  return document(
+    title,
+    html`<header class="top">
+  <span class="brand">litsearch</span>
+  <nav aria-label="Dashboard"><ul>${items.map((n) => html`<li><a href="${n.href}"${n.section === section ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}</ul></nav>
+  <div class="who"><span>${operator ? 'Operator' : html`${viewer.email} · ${viewer.orgName}`}</span>
+    <form method="post" action="/dashboard/logout">${csrfField(viewer.csrfToken)}<button type="submit" class="link">Sign out</button></form>
+  </div>
+</header>
+<main id="main" tabindex="-1">
+<h1>${title}</h1>
+${content}
+</main>`,
+  );
+}
+
+const notice = (kind: 'error' | 'ok' | 'warn', text: HtmlValue) => html`<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Signed out
+
+export function loginPage(formToken: string, error?: string): Html {
+  return document(
+    'Sign in',
+    html`<main id="main" class="narrow" tabindex="-1">
+<h1>Sign in to litsearch</h1>
+${error ? notice('error', error) : ''}
+<form method="post" action="/dashboard/login" class="stack">
+  ${csrfField(formToken)}
+  <label for="email">Email</label>
+  <input id="email" name="email" type="email" autocomplete="username" required maxlength="254" autofocus>
+  <label for="password">Password</label>
+  <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024">
+  <button type="submit">Sign in</button>
+</form>
+<details class="operator-login">
+  <summary>Operator sign-in</summary>
+  <form method="post" action="/dashboard/operator/login" class="stack">
+    ${csrfField(formToken)}
+    <label for="token">Operator token</label>
+    <input id="token" name="token" type="password" autocomplete="off" required maxlength="1024">
+    <button type="submit">Sign in as operator</button>
+  </form>
+</details>
+<p class="hint">No account? Members join through an invite link from an owner of their organization or the operator.</p>
+</main>`,
+  );
+}
+
+export function invitePage(formToken: string, action: string, invite: { email: string; role: MemberRole; orgName: string; expiresAt: string }, error?: string): Html {
+  return document(
+    'Set your password',
+    html`<main id="main" class="narrow" tabindex="-1">
+<h1>Join ${invite.orgName}</h1>
+<p>You were invited as <strong>${invite.role}</strong> with <strong>${invite.email}</strong>. This link works once, until ${when(invite.expiresAt)}.</p>
+${error ? notice('error', error) : ''}
+<form method="post" action="${action}" class="stack">
+  ${csrfField(formToken)}
+  <input type="email" autocomplete="username" value="${invite.email}" hidden readonly aria-hidden="true">
+  <label for="password">Choose a password</label>
+  <input id="password" name="password" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="200" aria-describedby="password-hint" autofocus>
+  <p id="password-hint" class="hint">At least ${PASSWORD_MIN_LENGTH} characters; a few unrelated words make a good one.</p>
+  <button type="submit">Set password and sign in</button>
+</form>
+</main>`,
+  );
+}
+
+export function errorPage(status: number, message: string, signedIn: boolean): Html {
+  return document(
+    `Error ${status}`,
+    html`<main id="main" class="narrow" tabindex="-1">
+<h1>${status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : status === 429 ? 'Too many requests' : 'Something went wrong'}</h1>
+${notice('error', message)}
+<p><a href="${signedIn ? '/dashboard' : '/dashboard/login'}">${signedIn ? 'Back to the dashboard' : 'Sign in'}</a></p>
+</main>`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Organization pages
+
+export function overviewPage(viewer: Viewer, data: OverviewData): Html {
+  const { org } = data;
+  const balance = org.hideBalance ? 'hidden by your plan' : `${credits(org.balanceMicros)} credits`;
+  const mode = org.billingEnabled ? org.billingMode : `${org.billingMode} (billing off)`;
+  return layout(
+    viewer,
+    'overview',
+    org.name,
+    html`${data.lowBalance ? notice('warn', html`Your balance is low (${credits(org.balanceMicros)} credits): live searches stop at zero. Ask the operator to add credits.`) : ''}
+${org.suspended ? notice('error', 'Billing for this organization is on hold: paid searches answer 402 BILLING_SUSPENDED.') : ''}
+<dl class="cards">
+  <div><dt>Balance</dt><dd id="balance">${balance}</dd></div>
+  <div><dt>Billing mode</dt><dd id="billing-mode">${mode}${org.billingMode === 'trial' ? html` · ${Math.max(0, org.trialQueries - org.trialUsed)} trial queries left` : ''}</dd></div>
+  <div><dt>Queries today</dt><dd id="quota-today">${data.today.queries} of ${data.today.limit}</dd></div>
+  <div><dt>Queries this month</dt><dd id="quota-month">${data.month.queries} of ${data.month.limit}</dd></div>
+  <div><dt>Spend this month</dt><dd id="spend-month">${credits(data.month.spendMicros)} credits</dd></div>
+  <div><dt>Tokens this month</dt><dd>${data.month.tokens.toString()}</dd></div>
+</dl>
+<p>Organization id <code>${org.id}</code>. Keys are created under <a href="/dashboard/keys">API Keys</a>; usage per day and collection is under <a href="/dashboard/usage">Usage</a>.</p>`,
+  );
+}
+
+const scopeOf = (k: KeyRow) => (k.collections === null ? 'whole organization' : k.collections.join(', '));
+
+export function keysPage(viewer: Viewer, keys: KeyRow[], opts: { created?: { id: string; key: string }; canSetCaps: boolean; error?: string }): Html {
+  const me = viewer.principal.kind === 'member' ? viewer.principal : undefined;
+  const mayRevoke = (k: KeyRow) => !k.revoked && (opts.canSetCaps || (me !== undefined && k.createdByMemberId === me.memberId));
+  const rows = keys.map(
+    (k) => html`<tr data-key-id="${k.id}"${k.revoked ? html` class="revoked"` : ''}>
+  <td><code>${k.prefix}…</code><br><small>${k.id}</small></td>
+  <td>${k.mode === 'test' ? 'sandbox (sk_test_)' : 'live'}</td>
+  <td>${scopeOf(k)}</td>
+  <td class="num">${credits(k.spentMicros)}</td>
+  <td class="num">${k.spendingCapMicros === null ? 'none' : credits(k.spendingCapMicros)}</td>
+  <td>${when(k.createdAt)}${k.createdBy ? html`<br><small>by ${k.createdBy}</small>` : ''}</td>
+  <td>${when(k.lastUsedAt)}</td>
+  <td>${k.revoked ? 'revoked' : 'active'}</td>
+  <td class="actions">${
+    k.revoked
+      ? ''
+      : html`${opts.canSetCaps
+          ? html`<form method="post" action="/dashboard/keys/${k.id}/cap" class="inline">${csrfField(viewer.csrfToken)}<label for="cap-${k.id}" class="sr-only">Spending cap for ${k.prefix}</label><input id="cap-${k.id}" name="spendingCap" inputmode="decimal" placeholder="no cap" size="8" value="${k.spendingCapMicros === null ? '' : credits(k.spendingCapMicros)}" pattern="\\d{1,12}(\\.\\d{1,6})?"><button type="submit">Set cap</button></form>`
+          : ''}${mayRevoke(k) ? html`<form method="post" action="/dashboard/keys/${k.id}/revoke" class="inline" data-confirm="Revoke ${k.prefix}…? Requests with it will be refused at once.">${csrfField(viewer.csrfToken)}<button type="submit" class="danger">Revoke</button></form>` : ''}`
+  }</td>
+</tr>`,
+  );
+  return layout(
+    viewer,
+    'keys',
+    'API Keys',
+    html`${opts.error ? notice('error', opts.error) : ''}
+${opts.created
+  ? html`<section class="created" aria-labelledby="created-title">
+  <h2 id="created-title">New key</h2>
+  <p>Copy it now: it is shown only this once (only its hash is stored).</p>
+  <p class="secret"><code id="new-key">${opts.created.key}</code> <button type="button" data-copy="new-key" aria-describedby="copy-status">Copy</button> <span id="copy-status" role="status"></span></p>
+</section>`
+  : ''}
+<section aria-labelledby="create-title">
+<h2 id="create-title">Create a key</h2>
+<form method="post" action="/dashboard/keys" class="grid">
+  ${csrfField(viewer.csrfToken)}
+  <fieldset><legend>Mode</legend>
+    <label><input type="radio" name="mode" value="live" checked> live (real content, spends credits)</label>
+    <label><input type="radio" name="mode" value="test"> sandbox (synthetic results, free)</label>
+  </fieldset>
+  <label for="collections">Collections <small>(comma-separated; empty: the whole organization)</small></label>
+  <input id="collections" name="collections" maxlength="2000" placeholder="scifact, biomedical">
+  ${opts.canSetCaps ? html`<label for="spendingCap">Spending cap in credits <small>(empty: none)</small></label><input id="spendingCap" name="spendingCap" inputmode="decimal" pattern="\\d{1,12}(\\.\\d{1,6})?">` : ''}
+  <button type="submit">Create key</button>
+</form>
+</section>
+<section aria-labelledby="keys-title">
+<h2 id="keys-title">Keys</h2>
+<div class="scroll"><table>
+<thead><tr><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Scope</th><th scope="col">Spent</th><th scope="col">Cap</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="9">No keys yet.</td></tr>`}</tbody>
+</table></div>
+<p class="hint">"Last used" is the last search, unlock, tool call or catalogue answer recorded for the key. ${opts.canSetCaps ? 'A key past its cap is refused with 429 API_KEY_BUDGET_EXCEEDED.' : 'Owners set spending caps and revoke keys other members created.'}</p>
+</section>`,
+  );
+}
+
+function usageTable(days: string[], rows: UsageDay[]): Html {
+  const shown = rows.filter((r) => days.includes(r.day)).slice().reverse();
+  return html`<div class="scroll"><table id="usage-table">
+<caption>Per day and collection (newest first)</caption>
+<thead><tr><th scope="col">Day</th><th scope="col">Collection</th><th scope="col">Searches</th><th scope="col">Unlocked results</th><th scope="col">Tokens</th><th scope="col">Spend</th></tr></thead>
+<tbody>${shown.length ? shown.map((r) => html`<tr><td>${r.day}</td><td>${r.collection}</td><td class="num">${r.searches}</td><td class="num">${r.unlockedResults}</td><td class="num">${r.tokens.toString()}</td><td class="num">${credits(r.spendMicros)}</td></tr>`) : html`<tr><td colspan="6">No usage in these days.</td></tr>`}</tbody>
+</table></div>`;
+}
+
+export function usagePage(viewer: Viewer, usage: Awaited<ReturnType<ConsoleData['usage']>>): Html {
+  const names = [...new Set(usage.rows.map((r) => r.collection))];
+  const series = (pick: (r: UsageDay) => number) =>
+    names.map((name) => ({ name, values: new Map(usage.rows.filter((r) => r.collection === name).map((r) => [r.day, pick(r)] as const)) })).filter((s) => [...s.values.values()].some((v) => v > 0));
+  const integer = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
+  return layout(
+    viewer,
+    'usage',
+    'Usage',
+    html`<p>The last ${usage.days.length} days (UTC), from the usage projections. A search of several collections counts once on each. <a href="/dashboard/usage.csv" download>Download CSV</a></p>
+${stackedBarChart({ id: 'chart-searches', title: 'Searches', days: usage.days, series: series((r) => r.searches), format: integer })}
+${stackedBarChart({ id: 'chart-tokens', title: 'Tokens billed', days: usage.days, series: series((r) => Number(r.tokens)), format: integer })}
+${stackedBarChart({ id: 'chart-spend', title: 'Spend (credits)', days: usage.days, series: series((r) => Number(r.spendMicros) / 1e6), format: (v) => v.toFixed(v > 0 && v < 0.01 ? 6 : 2) })}
+${usageTable(usage.days, usage.rows)}`,
+  );
+}
+
+/** The usage rows as CSV (spend in credits, six decimals). */
+export function usageCsv(rows: UsageDay[]): string {
+  return ['day,collection,searches,unlocked_results,tokens,spend', ...rows.map((r) => [r.day, /[",\n\r]/.test(r.collection) ? `"${r.collection.replace(/"/g, '""')}"` : r.collection, r.searches, r.unlockedResults, r.tokens.toString(), formatCredits(r.spendMicros, 6)].join(','))].join('\n') + '\n';
+}
+
+export function ledgerPage(viewer: Viewer, entries: LedgerEntryView[]): Html {
+  const newest = entries.slice().reverse();
+  return layout(
+    viewer,
+    'ledger',
+    'Ledger',
+    html`<p>Every credit, charge, unlock and refund with the balance after it. <a href="/dashboard/ledger.csv" download>Download CSV</a></p>
+<div class="scroll"><table id="ledger-table">
+<caption>Entries, newest first</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Type</th><th scope="col">Amount</th><th scope="col">Balance after</th><th scope="col">Key</th><th scope="col">Query</th><th scope="col">Reference</th></tr></thead>
+<tbody>${newest.length ? newest.map((e) => html`<tr data-query-id="${e.queryId ?? ''}"><td>${when(e.time)}</td><td>${e.type}</td><td class="num">${e.amount}</td><td class="num">${e.balanceAfter}</td><td><small>${e.keyId ?? ''}</small></td><td><small>${e.queryId ?? ''}</small></td><td>${e.reference ?? ''}</td></tr>`) : html`<tr><td colspan="7">No entries yet.</td></tr>`}</tbody>
+</table></div>`,
+  );
+}
+
+export function queriesPage(viewer: Viewer, queries: RecentQuery[], baseUrl: string, now: Date): Html {
+  return layout(
+    viewer,
+    'queries',
+    'Recent queries',
+    html`<p>The organization's last ${queries.length} searches. A result set can be re-fetched free for 7 days, with the key that ran it.</p>
+<div class="scroll"><table id="queries-table">
+<thead><tr><th scope="col">Query id</th><th scope="col">Endpoint</th><th scope="col">Collections</th><th scope="col">Cost</th><th scope="col">Time</th><th scope="col">Re-fetch</th></tr></thead>
+<tbody>${
+      queries.length
+        ? queries.map((q) => {
+            const fresh = Date.parse(q.cachedUntil) > now.getTime();
+            return html`<tr data-query-id="${q.queryId}"><td><code>${q.queryId}</code></td><td>${q.endpoint}</td><td>${q.collections.join(', ')}</td><td class="num">${credits(q.costMicros)}</td><td>${when(q.time)}</td>
+<td>${fresh ? html`<code class="command">curl -H "Authorization: Bearer ${q.keyPrefix ?? 'sk_'}…" ${baseUrl}/api/v1/search/results/${q.queryId}</code>` : html`<small>expired ${when(q.cachedUntil)}</small>`}</td></tr>`;
+          })
+        : html`<tr><td colspan="6">No searches yet.</td></tr>`
+    }</tbody>
+</table></div>`,
+  );
+}
+
+export function membersPage(viewer: Viewer, roster: { members: { email: string; role: MemberRole; joinedAt: string }[]; invites: { email: string; role: MemberRole; invitedAt: string; expiresAt: string }[] }, opts: { canInvite: boolean; inviteUrl?: string; error?: string }): Html {
+  return layout(
+    viewer,
+    'members',
+    'Members',
+    html`${opts.error ? notice('error', opts.error) : ''}
+${opts.inviteUrl ? html`<section class="created"><h2>Invite link</h2><p>Send this link to the person you invited; it works once, for 7 days, and is shown only now.</p><p class="secret"><code id="invite-url">${opts.inviteUrl}</code> <button type="button" data-copy="invite-url">Copy</button></p></section>` : ''}
+<div class="scroll"><table>
+<caption>Members</caption>
+<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Joined</th></tr></thead>
+<tbody>${roster.members.map((m) => html`<tr><td>${m.email}</td><td>${m.role}</td><td>${when(m.joinedAt)}</td></tr>`)}</tbody>
+</table></div>
+${roster.invites.length ? html`<div class="scroll"><table><caption>Open invites</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited</th><th scope="col">Expires</th></tr></thead><tbody>${roster.invites.map((i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${when(i.invitedAt)}</td><td>${when(i.expiresAt)}</td></tr>`)}</tbody></table></div>` : ''}
+${opts.canInvite
+  ? html`<section aria-labelledby="invite-title"><h2 id="invite-title">Invite someone</h2>
+<form method="post" action="/dashboard/members/invites" class="grid">
+  ${csrfField(viewer.csrfToken)}
+  <label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required maxlength="254">
+  <label for="invite-role">Role</label><select id="invite-role" name="role"><option value="member">member</option><option value="owner">owner</option></select>
+  <button type="submit">Create invite link</button>
+</form></section>`
+  : html`<p class="hint">Owners invite members.</p>`}`,
+  );
+}
+
+export function accountPage(viewer: Viewer, sessions: { sessionId: string; startedAt: string; expiresAt: string }[], currentSessionId: string): Html {
+  return layout(
+    viewer,
+    'account',
+    'Sessions',
+    html`<p>Where you are signed in. Sessions end on sign-out and by themselves at the time shown; end any you do not recognise.</p>
+<div class="scroll"><table>
+<thead><tr><th scope="col">Signed in</th><th scope="col">Ends</th><th scope="col">Action</th></tr></thead>
+<tbody>${sessions.map(
+      (s) => html`<tr><td>${when(s.startedAt)}</td><td>${when(s.expiresAt)}</td><td>${
+        s.sessionId === currentSessionId
+          ? 'this session'
+          : html`<form method="post" action="/dashboard/sessions/${s.sessionId}/revoke" class="inline">${csrfField(viewer.csrfToken)}<button type="submit" class="danger">End session</button></form>`
+      }</td></tr>`,
+    )}</tbody>
+</table></div>`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Operator
+
+export function operatorPage(viewer: Viewer, data: Awaited<ReturnType<ConsoleData['operatorOverview']>>): Html {
+  return layout(
+    viewer,
+    'operator',
+    'The whole house',
+    html`<dl class="cards">
+  <div><dt>Hash chain</dt><dd id="verify">${data.verify.ok ? html`intact (${data.verify.checked} events)` : html`<strong>broken at position ${data.verify.firstBadPosition}</strong>: ${data.verify.reason}`}</dd></div>
+  <div><dt>Reconciliation</dt><dd id="reconciliation">${data.reconciliationOk ? 'every organization reconciles' : html`<strong>${data.discrepancies} discrepancies</strong>`}</dd></div>
+  <div><dt>Organizations</dt><dd>${data.organizations.length}</dd></div>
+</dl>
+<div class="scroll"><table id="orgs-table">
+<caption>Organizations</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Balance</th><th scope="col">Billing</th><th scope="col">Suspended</th><th scope="col">Members</th><th scope="col">Active keys</th><th scope="col">Reconciliation</th></tr></thead>
+<tbody>${data.organizations.map(
+      (o) => html`<tr data-org-id="${o.id}"><td>${o.name}</td><td><code>${o.id}</code></td><td class="num">${credits(o.balanceMicros)}</td><td>${o.billingEnabled ? o.billingMode : `${o.billingMode} (off)`}</td><td>${o.suspended ? 'yes' : 'no'}</td><td class="num">${o.members}</td><td class="num">${o.activeKeys}</td>
+<td>${o.reconciliation === null ? 'no events' : o.reconciliation.ok ? 'ok' : html`<strong>${o.reconciliation.discrepancies.length} discrepancies</strong>`}</td></tr>`,
+    )}</tbody>
+</table></div>
+<div class="scroll"><table id="journal-requests">
+<caption>Journal requests</caption>
+<thead><tr><th scope="col">Journal</th><th scope="col">ISSN</th><th scope="col">Requests</th><th scope="col">Organizations</th><th scope="col">Last asked</th></tr></thead>
+<tbody>${data.journals.journals.length ? data.journals.journals.map((j) => html`<tr><td>${j.title ?? ''}</td><td>${j.issn ?? ''}</td><td class="num">${j.requests}</td><td class="num">${j.organizations}</td><td>${when(j.lastRequestedAt)}</td></tr>`) : html`<tr><td colspan="5">No journal requests.</td></tr>`}</tbody>
+</table></div>
+<p class="hint">Invite members with <code>npm run cli -- member invite ORG_ID EMAIL --role owner</code> or <code>POST /admin/v1/organizations/{id}/invites</code>.</p>`,
+  );
+}

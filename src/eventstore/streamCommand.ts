@@ -1,0 +1,38 @@
+// One command on one stream, the way every non-charge append runs: under the append lock, read what the decision
+// needs, decide, append at the version read, and project inline, in one transaction; a conflict is decided again.
+import type { Db, Queryable } from './db.js';
+import { APPEND_LOCK_KEY, prepareAppend } from './eventStore.js';
+import { retryConflicts } from './conflictRetry.js';
+import { projectInline } from '../../projections/sqlProjection.js';
+import type { Actor, DomainEvent, StoredEvent } from '../domain/events.js';
+
+export interface StreamDecision {
+  /** the stream's version the decision was made on (0: a new stream) */
+  version: number;
+  events: DomainEvent[];
+}
+
+/** Appends what `decide` returns (nothing when it returns no events) and returns the stored events. */
+export function runStreamCommand(
+  db: Db,
+  now: () => Date,
+  streamId: string,
+  actor: Actor,
+  decide: (tx: Queryable, at: Date) => Promise<StreamDecision>,
+  options: { requestId?: string } = {},
+): Promise<StoredEvent[]> {
+  return retryConflicts(() =>
+    db.transaction(
+      async (tx) => {
+        const at = now();
+        const { version, events } = await decide(tx, at);
+        if (events.length === 0) return [];
+        const prepared = await prepareAppend(tx, streamId, version, events, { actor, ...(options.requestId ? { requestId: options.requestId } : {}) }, { now: at });
+        if (prepared.duplicate) return prepared.events;
+        await projectInline(tx, prepared.events, 'proj_', [prepared.insert]);
+        return prepared.events;
+      },
+      { advisoryLock: APPEND_LOCK_KEY },
+    ),
+  );
+}

@@ -1,0 +1,297 @@
+// /dashboard: the members' console and the operator's view of the house, served as pages by the service itself. Two
+// routers: the routes before sign-in (login, invites, the page assets) and the signed-in ones; app.ts mounts them with
+// their access (both behind the per-IP limiter). Handlers parse, call one use case, and answer with a page or a
+// redirect for browsers and JSON for scripts (the same form fields as a JSON body).
+import { readFileSync } from 'node:fs';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { ApiError } from '../errors.js';
+import { toApiError } from '../middleware.js';
+import { parseOr422, loginBody, operatorLoginBody, setPasswordBody, dashboardKeyForm, dashboardCapForm, dashboardInviteForm, csrfOnlyForm } from '../schemas.js';
+import { refuseTooManyRequests } from '../ipLimiter.js';
+import { dashboardStateOf, wantsHtml, type DashboardAccess } from '../dashboardAccess.js';
+import { operatorTokenCheck } from '../authentication.js';
+import type { Members, SignedIn } from '../../members/members.js';
+import type { ConsoleData } from '../../dashboard/consoleData.js';
+import type { CollectionCatalog } from '../../collections/catalog.js';
+import { canonicalEmail, mayDo, type Principal } from '../../domain/member.js';
+import { Rejection } from '../../domain/rejection.js';
+import { formatCredits } from '../../money.js';
+import { ledgerCsv } from '../../admin/ledgerCsv.js';
+import { inviteUrlOf, money } from '../../admin/operations.js';
+import type { Html } from '../../dashboard/html.js';
+import * as pages from '../../dashboard/pages.js';
+import { requestBaseUrl } from '../requestContext.js';
+
+export interface DashboardRouteDeps {
+  members: Members;
+  consoleData: ConsoleData;
+  dashboardAccess: DashboardAccess;
+  catalog: CollectionCatalog;
+  adminToken: string;
+  clock: () => Date;
+  /** the address users reach the service at (invite links, re-fetch commands); unset: the request's own */
+  publicUrl?: string;
+}
+
+/** Pages load nothing but the service's own stylesheet and script; no frame may hold them; no URL (an invite's token) leaks as a Referer. */
+export const DASHBOARD_CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+const ASSETS = new Map<string, { type: string; file: URL }>([
+  ['dashboard.css', { type: 'text/css; charset=utf-8', file: new URL('../../dashboard/assets/dashboard.css', import.meta.url) }],
+  ['dashboard.js', { type: 'application/javascript; charset=utf-8', file: new URL('../../dashboard/assets/dashboard.js', import.meta.url) }],
+]);
+
+function page(ctx: Context, body: Html, status = 200): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = body.text;
+}
+
+/** Headers of every dashboard answer, and errors as pages for browsers (the envelope for scripts). */
+async function dashboardShell(ctx: Context, next: () => Promise<unknown>): Promise<void> {
+  ctx.set('Content-Security-Policy', DASHBOARD_CONTENT_SECURITY_POLICY);
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Frame-Options', 'DENY');
+  try {
+    await next();
+  } catch (err) {
+    const apiError = toApiError(err);
+    if (!apiError || !wantsHtml(ctx)) throw err;
+    const signedIn = (ctx.state as { dashboard?: unknown }).dashboard !== undefined;
+    page(ctx, pages.errorPage(apiError.status, apiError.message, signedIn), apiError.status);
+  }
+}
+
+const baseUrlOf = (deps: DashboardRouteDeps, ctx: Context) => deps.publicUrl ?? requestBaseUrl(ctx);
+
+/** The member behind the session; the operator has no organization (its page is /dashboard/operator). */
+function memberOf(ctx: Context): Extract<Principal, { kind: 'member' }> {
+  const p = dashboardStateOf(ctx).principal;
+  if (p.kind !== 'member') throw new ApiError(403, 'FORBIDDEN', 'the operator has no organization: the operator pages are at /dashboard/operator');
+  return p;
+}
+
+/** Answers a browser's form with a redirect (post, redirect, get) and a script with JSON. */
+function done(ctx: Context, location: string, json: unknown, status = 200): void {
+  if (wantsHtml(ctx)) {
+    ctx.redirect(location);
+    ctx.status = 303;
+    return;
+  }
+  ctx.status = status;
+  ctx.body = json;
+}
+
+/** The routes before sign-in: login (members and the operator), invites, and the pages' assets. */
+export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
+  const router = new Router({ sensitive: true, strict: true });
+  router.use(dashboardShell);
+
+  /** A sign-in that failed: counted, then the login page again for a browser, a 401 for a script. */
+  const refuseSignIn = (ctx: Context, message: string, account?: string) => {
+    deps.dashboardAccess.recordFailedLogin(ctx, account);
+    if (wantsHtml(ctx)) return page(ctx, pages.loginPage(deps.dashboardAccess.formToken(ctx), message), 401);
+    throw new ApiError(401, 'UNAUTHORIZED', message);
+  };
+  /** A new session: its cookie, then the first page for a browser, the CSRF token for a script. */
+  const signedIn = (ctx: Context, session: SignedIn, status = 200) => {
+    deps.dashboardAccess.setSession(ctx, session);
+    const role = session.principal.kind === 'member' ? session.principal.role : 'operator';
+    done(ctx, role === 'operator' ? '/dashboard/operator' : '/dashboard', { signedIn: true, role, csrfToken: session.csrfToken, expiresAt: session.expiresAt }, status);
+  };
+
+  router.get('/dashboard/login', (ctx) => {
+    page(ctx, pages.loginPage(deps.dashboardAccess.formToken(ctx)));
+  });
+
+  router.post('/dashboard/login', async (ctx) => {
+    const access = deps.dashboardAccess;
+    const body = parseOr422(loginBody, ctx.request.body);
+    access.checkFormToken(ctx, body._csrf);
+    // the account counted is the address tried, whether or not it has an account: the answer tells nothing either way
+    const account = canonicalEmail(body.email) ?? body.email.trim().toLowerCase();
+    const wait = access.loginWait(ctx, account);
+    if (wait) return refuseTooManyRequests(ctx, wait);
+    const session = await deps.members.signIn(body.email, body.password);
+    if (!session) return refuseSignIn(ctx, 'The email or the password is wrong.', account);
+    signedIn(ctx, session);
+  });
+
+  router.post('/dashboard/operator/login', async (ctx) => {
+    const access = deps.dashboardAccess;
+    const body = parseOr422(operatorLoginBody, ctx.request.body);
+    access.checkFormToken(ctx, body._csrf);
+    const wait = access.loginWait(ctx);
+    if (wait) return refuseTooManyRequests(ctx, wait);
+    if (!operatorTokenCheck(deps.adminToken)(body.token)) return refuseSignIn(ctx, 'That is not the operator token.');
+    signedIn(ctx, await deps.members.signInOperator());
+  });
+
+  const invalidInvite = () => new ApiError(404, 'NOT_FOUND', 'This invite link is not valid: it was used, has expired or never existed. Ask for a new one.');
+
+  router.get('/dashboard/invite/:token', async (ctx) => {
+    const access = deps.dashboardAccess;
+    const wait = access.loginWait(ctx);
+    if (wait) return refuseTooManyRequests(ctx, wait);
+    const invite = await deps.members.pendingInvite(ctx.params.token!);
+    if (!invite) {
+      // a link that does not open counts like a failed sign-in: tokens cannot be guessed at speed
+      access.recordFailedLogin(ctx);
+      throw invalidInvite();
+    }
+    page(ctx, pages.invitePage(access.formToken(ctx), ctx.path, invite));
+  });
+
+  router.post('/dashboard/invite/:token', async (ctx) => {
+    const access = deps.dashboardAccess;
+    const body = parseOr422(setPasswordBody, ctx.request.body);
+    access.checkFormToken(ctx, body._csrf);
+    const wait = access.loginWait(ctx);
+    if (wait) return refuseTooManyRequests(ctx, wait);
+    const token = ctx.params.token!;
+    let session;
+    try {
+      session = await deps.members.acceptInvite(token, body.password);
+    } catch (err) {
+      if (err instanceof Rejection && err.code === 'NOT_FOUND') {
+        access.recordFailedLogin(ctx);
+        throw invalidInvite();
+      }
+      const invite = err instanceof Rejection && err.code === 'VALIDATION_ERROR' && wantsHtml(ctx) ? await deps.members.pendingInvite(token) : undefined;
+      if (invite) return page(ctx, pages.invitePage(access.formToken(ctx), ctx.path, invite, (err as Rejection).message), 422);
+      throw err;
+    }
+    signedIn(ctx, session, 201);
+  });
+
+  router.get('/dashboard/assets/:file', (ctx) => {
+    const asset = ASSETS.get(ctx.params.file!);
+    if (!asset) throw new ApiError(404, 'NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+    ctx.type = asset.type;
+    ctx.set('Cache-Control', 'private, max-age=300');
+    ctx.body = readFileSync(asset.file);
+  });
+
+  return router;
+}
+
+/** The signed-in routes: the organization's pages and actions, the member's sessions, sign-out, and the operator page. */
+export function dashboardRoutes(deps: DashboardRouteDeps): Router {
+  const router = new Router({ sensitive: true, strict: true });
+  router.use(dashboardShell);
+  router.use((ctx, next) => deps.dashboardAccess.csrfGuard(ctx, next));
+
+  const viewer = (ctx: Context): pages.Viewer => {
+    const s = dashboardStateOf(ctx);
+    return { principal: s.principal, email: s.email, orgName: s.orgName, csrfToken: s.csrfToken ?? '' };
+  };
+  /** Member pages: the operator is sent to its own page. */
+  const memberPage = (handler: (ctx: Context, member: Extract<Principal, { kind: 'member' }>) => Promise<void>) => async (ctx: Context) => {
+    const p = dashboardStateOf(ctx).principal;
+    if (p.kind === 'operator' && wantsHtml(ctx)) {
+      ctx.redirect('/dashboard/operator');
+      ctx.status = 303;
+      return;
+    }
+    await handler(ctx, memberOf(ctx));
+  };
+
+  router.get('/dashboard', memberPage(async (ctx, member) => {
+    const data = await deps.consoleData.overview(member.orgId);
+    if (!data) throw new ApiError(404, 'NOT_FOUND', 'organization not found');
+    page(ctx, pages.overviewPage(viewer(ctx), data));
+  }));
+
+  const keysPage = async (ctx: Context, member: Extract<Principal, { kind: 'member' }>, extra: { created?: { id: string; key: string }; error?: string } = {}, status = 200) =>
+    page(ctx, pages.keysPage(viewer(ctx), await deps.consoleData.keys(member.orgId), { ...extra, canSetCaps: mayDo(member, 'setSpendingCap', member.orgId) }), status);
+
+  router.get('/dashboard/keys', memberPage((ctx, member) => keysPage(ctx, member)));
+
+  router.post('/dashboard/keys', memberPage(async (ctx, member) => {
+    const form = parseOr422(dashboardKeyForm, ctx.request.body);
+    const names = (form.collections ?? '').split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
+    for (const name of names) if (!deps.catalog.resolveCollection(name)) throw new ApiError(422, 'VALIDATION_ERROR', `no collection is named "${name}"`);
+    const cap = form.spendingCap ? money(form.spendingCap, 'spendingCap') : null;
+    const created = await deps.members.createKey(member, member.orgId, { mode: form.mode, collections: names.length ? [...new Set(names)] : null, spendingCapMicros: cap });
+    // the secret goes out in this answer only: a page (never a redirect, whose URL would carry it) or JSON
+    if (wantsHtml(ctx)) return keysPage(ctx, member, { created }, 201);
+    ctx.status = 201;
+    ctx.body = created;
+  }));
+
+  router.post('/dashboard/keys/:keyId/revoke', memberPage(async (ctx, member) => {
+    parseOr422(csrfOnlyForm, ctx.request.body);
+    await deps.members.revokeKey(member, ctx.params.keyId!);
+    done(ctx, '/dashboard/keys', { id: ctx.params.keyId, revoked: true });
+  }));
+
+  router.post('/dashboard/keys/:keyId/cap', memberPage(async (ctx, member) => {
+    const form = parseOr422(dashboardCapForm, ctx.request.body);
+    const cap = form.spendingCap === '' ? null : money(form.spendingCap, 'spendingCap');
+    await deps.members.setSpendingCap(member, ctx.params.keyId!, cap);
+    done(ctx, '/dashboard/keys', { id: ctx.params.keyId, spendingCap: cap === null ? null : formatCredits(cap) });
+  }));
+
+  router.get('/dashboard/usage', memberPage(async (ctx, member) => {
+    page(ctx, pages.usagePage(viewer(ctx), await deps.consoleData.usage(member.orgId)));
+  }));
+  router.get('/dashboard/usage.csv', memberPage(async (ctx, member) => {
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.set('Content-Disposition', 'attachment; filename="usage.csv"');
+    ctx.body = pages.usageCsv((await deps.consoleData.usage(member.orgId)).rows);
+  }));
+
+  router.get('/dashboard/ledger', memberPage(async (ctx, member) => {
+    page(ctx, pages.ledgerPage(viewer(ctx), (await deps.consoleData.ledger(member.orgId)).entries));
+  }));
+  router.get('/dashboard/ledger.csv', memberPage(async (ctx, member) => {
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.set('Content-Disposition', 'attachment; filename="ledger.csv"');
+    ctx.body = ledgerCsv((await deps.consoleData.ledger(member.orgId)).entries);
+  }));
+
+  router.get('/dashboard/queries', memberPage(async (ctx, member) => {
+    page(ctx, pages.queriesPage(viewer(ctx), await deps.consoleData.recentQueries(member.orgId), baseUrlOf(deps, ctx), deps.clock()));
+  }));
+
+  const membersPage = async (ctx: Context, member: Extract<Principal, { kind: 'member' }>, extra: { inviteUrl?: string; error?: string } = {}, status = 200) =>
+    page(ctx, pages.membersPage(viewer(ctx), await deps.members.roster(member.orgId), { ...extra, canInvite: mayDo(member, 'invite', member.orgId) }), status);
+
+  router.get('/dashboard/members', memberPage((ctx, member) => membersPage(ctx, member)));
+
+  router.post('/dashboard/members/invites', memberPage(async (ctx, member) => {
+    const form = parseOr422(dashboardInviteForm, ctx.request.body);
+    const invite = await deps.members.invite(member.orgId, { email: form.email, role: form.role }, member);
+    const inviteUrl = inviteUrlOf(baseUrlOf(deps, ctx), invite.token);
+    // the link is shown once, on this page (never in a redirect's URL)
+    if (wantsHtml(ctx)) return membersPage(ctx, member, { inviteUrl }, 201);
+    ctx.status = 201;
+    ctx.body = { inviteUrl, expiresAt: invite.expiresAt, email: invite.email, role: invite.role };
+  }));
+
+  router.get('/dashboard/account', memberPage(async (ctx, member) => {
+    page(ctx, pages.accountPage(viewer(ctx), await deps.members.sessionsOf(member.memberId), dashboardStateOf(ctx).sessionId));
+  }));
+
+  router.post('/dashboard/sessions/:sessionId/revoke', memberPage(async (ctx, member) => {
+    parseOr422(csrfOnlyForm, ctx.request.body);
+    await deps.members.endSession(ctx.params.sessionId!, member, 'revoked');
+    done(ctx, '/dashboard/account', { sessionId: ctx.params.sessionId, revoked: true });
+  }));
+
+  router.post('/dashboard/logout', async (ctx) => {
+    parseOr422(csrfOnlyForm, ctx.request.body);
+    const s = dashboardStateOf(ctx);
+    if (s.sessionId) await deps.members.endSession(s.sessionId, s.principal, 'signed-out');
+    deps.dashboardAccess.clearSession(ctx);
+    done(ctx, '/dashboard/login', { signedOut: true });
+  });
+
+  router.get('/dashboard/operator', async (ctx) => {
+    if (dashboardStateOf(ctx).principal.kind !== 'operator') throw new ApiError(403, 'FORBIDDEN', 'the operator pages need the operator: sign in with the operator token');
+    page(ctx, pages.operatorPage(viewer(ctx), await deps.consoleData.operatorOverview()));
+  });
+
+  return router;
+}

@@ -1,0 +1,235 @@
+// Members of organizations and their sessions: invites, sign-in and sign-out, and the key actions the dashboard offers,
+// each decided by the pure rules in src/domain and appended as an event with the member (or the operator) as actor.
+import type { Db, Queryable } from '../eventstore/db.js';
+import { runStreamCommand } from '../eventstore/streamCommand.js';
+import { inviteStream, sessionStream, parseMemberRole, type Actor, type KeyMode, type MemberRole, type SessionEndReason } from '../domain/events.js';
+import { assertMay, canonicalEmail, decideMember, passwordProblem, type InviteState, type MemberCommand, type Principal, type SessionState } from '../domain/member.js';
+import { Rejection } from '../domain/rejection.js';
+import { hashPassword, verifyDecoy, verifyPassword } from '../auth/passwords.js';
+import { csrfTokenOf, isWellFormedToken, newSecretToken, tokenHash } from '../auth/sessionTokens.js';
+import { newId } from '../auth/apiKeys.js';
+import type { Accounts } from '../billing/accounts.js';
+import { sqlReader } from '../../projections/sqlProjection.js';
+import type { InviteRow, SessionRow } from '../../projections/tables.js';
+
+export const OPERATOR_ACTOR: Actor = { kind: 'operator', id: 'admin' };
+export const actorOf = (p: Principal): Actor => (p.kind === 'operator' ? OPERATOR_ACTOR : { kind: 'member', id: p.memberId });
+
+/** A signed-in session as a request sees it: who, and the secrets only this request holds (never stored). */
+export interface SignedIn {
+  principal: Principal;
+  /** the session's id (SHA-256 of its token) */
+  sessionId: string;
+  /** the cookie's value, to be set on the response */
+  token: string;
+  /** the synchronizer token its forms carry */
+  csrfToken: string;
+  expiresAt: string;
+  /** the member's email, or null for the operator */
+  email: string | null;
+  /** the member's organization name, or null for the operator */
+  orgName: string | null;
+}
+
+export interface PendingInvite {
+  email: string;
+  role: MemberRole;
+  orgName: string;
+  expiresAt: string;
+}
+
+export interface MembersOptions {
+  clock: () => Date;
+  /** how long a session lasts from sign-in (no sliding renewal: a stolen cookie stops working on its own) */
+  sessionLifetimeMs: number;
+}
+
+const inviteStateOf = (r: InviteRow): InviteState => ({ inviteId: r.invite_id, orgId: r.org_id, email: r.email, role: parseMemberRole(r.role), expiresAt: r.expires_at, acceptedBy: r.accepted_by });
+const sessionStateOf = (r: SessionRow): SessionState => ({ sessionId: r.session_id, orgId: r.org_id, memberId: r.member_id, expiresAt: r.expires_at, ended: r.ended_at !== null });
+
+export type Members = ReturnType<typeof createMembers>;
+
+export function createMembers(db: Db, accounts: Accounts, options: MembersOptions) {
+  const { clock } = options;
+
+  const emailTaken = async (q: Queryable, email: string) => (await q.query('SELECT 1 FROM proj_members WHERE email = $1', [email])).length > 0;
+
+  function runInviteCommand(inviteId: string, actor: Actor, command: (tx: Queryable, now: Date) => Promise<MemberCommand>) {
+    return runStreamCommand(db, clock, inviteStream(inviteId), actor, async (tx, now) => {
+      const row = await sqlReader(tx, 'proj_').invite(inviteId);
+      // an invite's stream: MemberInvited, then InviteAccepted
+      return { version: row ? (row.accepted_by === null ? 1 : 2) : 0, events: decideMember(await command(tx, now), row && inviteStateOf(row)) };
+    });
+  }
+
+  function runSessionCommand(sessionId: string, actor: Actor, command: MemberCommand) {
+    return runStreamCommand(db, clock, sessionStream(sessionId), actor, async (tx) => {
+      const row = await sqlReader(tx, 'proj_').session(sessionId);
+      // a session's stream: SessionStarted, then SessionEnded
+      return { version: row ? (row.ended_at === null ? 1 : 2) : 0, events: decideMember(command, row && sessionStateOf(row)) };
+    });
+  }
+
+  /** A new session for the principal: its token is returned once, to be set as the cookie. */
+  async function startSession(principal: Principal, email: string | null, orgName: string | null): Promise<SignedIn> {
+    const token = newSecretToken();
+    const sessionId = tokenHash(token);
+    const [event] = await runSessionCommand(sessionId, actorOf(principal), { type: 'StartSession', sessionId, principal, lifetimeMs: options.sessionLifetimeMs, now: clock() });
+    if (!event || event.type !== 'SessionStarted') throw new Error('session was not recorded');
+    return { principal, sessionId, token, csrfToken: csrfTokenOf(token), expiresAt: event.data.expiresAt, email, orgName };
+  }
+
+  async function orgName(orgId: string): Promise<string> {
+    return (await accounts.getOrganization(orgId))?.name ?? orgId;
+  }
+
+  /** The organization a key belongs to and who created it (the first event of its stream names its actor). */
+  async function keyOwnership(keyId: string): Promise<{ orgId: string; createdBy: Actor | null } | undefined> {
+    const key = await accounts.getKey(keyId);
+    if (!key) return undefined;
+    const [first] = await db.query<{ actor: Actor | null }>(`SELECT metadata->'actor' AS actor FROM events WHERE stream_id = $1 AND stream_version = 1`, [`key-${keyId}`]);
+    return { orgId: key.orgId, createdBy: first?.actor ?? null };
+  }
+
+  async function requireKeyIn(by: Principal, keyId: string) {
+    const found = await keyOwnership(keyId);
+    // a key of another organization reads as no key at all
+    if (!found || (by.kind === 'member' && found.orgId !== by.orgId)) throw new Rejection('NOT_FOUND', `API key ${keyId} not found`);
+    return found;
+  }
+
+  return {
+    /** An invite to `email` with `role`: the token is returned once (the link), only its hash is kept. */
+    async invite(orgId: string, input: { email: string; role: MemberRole }, by: Principal): Promise<{ inviteId: string; token: string; email: string; role: MemberRole; expiresAt: string }> {
+      const inviteId = newId('inv');
+      const token = newSecretToken();
+      const email = canonicalEmail(input.email) ?? input.email;
+      const [event] = await runInviteCommand(inviteId, actorOf(by), async (tx, now) => ({
+        type: 'InviteMember',
+        inviteId,
+        orgId,
+        organizationFound: (await sqlReader(tx, 'proj_').organization(orgId)) !== undefined,
+        emailTaken: await emailTaken(tx, email),
+        by,
+        email,
+        role: input.role,
+        tokenHash: tokenHash(token),
+        now,
+      }));
+      if (!event || event.type !== 'MemberInvited') throw new Error('invite was not recorded');
+      return { inviteId, token, email: event.data.email, role: event.data.role, expiresAt: event.data.expiresAt };
+    },
+
+    /** The invite behind a link while it can still be used; undefined for an unknown, used or expired one (alike). */
+    async pendingInvite(token: string): Promise<PendingInvite | undefined> {
+      if (!isWellFormedToken(token)) return undefined;
+      const [row] = await db.query<{ email: string; role: string; expires_at: Date | string; accepted_by: string | null; org_id: string }>(
+        'SELECT email, role, expires_at, accepted_by, org_id FROM proj_invites WHERE token_hash = $1',
+        [tokenHash(token)],
+      );
+      if (!row || row.accepted_by !== null || new Date(row.expires_at).getTime() <= clock().getTime()) return undefined;
+      return { email: row.email, role: parseMemberRole(row.role), orgName: await orgName(row.org_id), expiresAt: new Date(row.expires_at).toISOString() };
+    },
+
+    /** Uses the invite: the member is created with this password and signed in. */
+    async acceptInvite(token: string, password: string): Promise<SignedIn> {
+      const problem = passwordProblem(password);
+      if (problem) throw new Rejection('VALIDATION_ERROR', problem);
+      const [found] = isWellFormedToken(token) ? await db.query<{ invite_id: string }>('SELECT invite_id FROM proj_invites WHERE token_hash = $1', [tokenHash(token)]) : [];
+      if (!found) throw new Rejection('NOT_FOUND', 'this invite link is not valid: it was used, has expired or never existed; ask for a new one');
+      // scrypt runs before the append lock is taken
+      const passwordHash = await hashPassword(password);
+      const memberId = newId('mem');
+      const [event] = await runInviteCommand(found.invite_id, { kind: 'member', id: memberId }, async (tx, now) => {
+        const row = await sqlReader(tx, 'proj_').invite(found.invite_id);
+        return { type: 'AcceptInvite', memberId, passwordHash, emailTaken: row ? await emailTaken(tx, row.email) : false, now };
+      });
+      if (!event || event.type !== 'InviteAccepted') throw new Error('invite acceptance was not recorded');
+      const d = event.data;
+      return startSession({ kind: 'member', memberId, orgId: d.orgId, role: d.role }, d.email, await orgName(d.orgId));
+    },
+
+    /**
+     * A session for the member with this email and password, or undefined. Unknown emails cost the same scrypt as a
+     * wrong password and answer the same, so neither the message nor the time tells which addresses have accounts.
+     */
+    async signIn(rawEmail: string, password: string): Promise<SignedIn | undefined> {
+      const email = canonicalEmail(rawEmail);
+      const [member] = email ? await db.query<{ member_id: string; org_id: string; role: string; password_hash: string }>('SELECT member_id, org_id, role, password_hash FROM proj_members WHERE email = $1', [email]) : [];
+      const bounded = password.slice(0, 1024);
+      const ok = member ? await verifyPassword(bounded, member.password_hash) : await verifyDecoy(bounded);
+      if (!member || !ok) return undefined;
+      return startSession({ kind: 'member', memberId: member.member_id, orgId: member.org_id, role: parseMemberRole(member.role) }, email!, await orgName(member.org_id));
+    },
+
+    /** An operator session; the caller has checked the operator token. */
+    signInOperator: (): Promise<SignedIn> => startSession({ kind: 'operator' }, null, null),
+
+    /** The live session behind a cookie's token, or undefined (unknown, ended or expired). */
+    async session(token: string): Promise<SignedIn | undefined> {
+      if (!isWellFormedToken(token)) return undefined;
+      const sessionId = tokenHash(token);
+      const [row] = await db.query<{ org_id: string | null; member_id: string | null; expires_at: Date | string; email: string | null; role: string | null; name: string | null }>(
+        `SELECT s.org_id, s.member_id, s.expires_at, m.email, m.role, o.name FROM proj_sessions s
+           LEFT JOIN proj_members m ON m.member_id = s.member_id LEFT JOIN proj_organizations o ON o.org_id = s.org_id
+         WHERE s.session_id = $1 AND s.ended_at IS NULL AND s.expires_at > $2`,
+        [sessionId, clock().toISOString()],
+      );
+      if (!row) return undefined;
+      const expiresAt = new Date(row.expires_at).toISOString();
+      const principal: Principal = row.member_id === null ? { kind: 'operator' } : { kind: 'member', memberId: row.member_id, orgId: row.org_id!, role: parseMemberRole(row.role) };
+      return { principal, sessionId, token, csrfToken: csrfTokenOf(token), expiresAt, email: row.email, orgName: row.name };
+    },
+
+    /** Ends a session: one's own sign-out, or the revocation of another of one's sessions (the operator: any). */
+    async endSession(sessionId: string, by: Principal, reason: SessionEndReason): Promise<void> {
+      await runSessionCommand(sessionId, actorOf(by), { type: 'EndSession', reason, by });
+    },
+
+    /** A member's live sessions, newest first. */
+    async sessionsOf(memberId: string): Promise<{ sessionId: string; startedAt: string; expiresAt: string }[]> {
+      const rows = await db.query<{ session_id: string; started_at: Date | string; expires_at: Date | string }>(
+        'SELECT session_id, started_at, expires_at FROM proj_sessions WHERE member_id = $1 AND ended_at IS NULL AND expires_at > $2 ORDER BY started_at DESC',
+        [memberId, clock().toISOString()],
+      );
+      return rows.map((r) => ({ sessionId: r.session_id, startedAt: new Date(r.started_at).toISOString(), expiresAt: new Date(r.expires_at).toISOString() }));
+    },
+
+    /** The organization's members and its invites not yet used. */
+    async roster(orgId: string) {
+      const members = await db.query<{ member_id: string; email: string; role: string; joined_at: Date | string }>('SELECT member_id, email, role, joined_at FROM proj_members WHERE org_id = $1 ORDER BY joined_at', [orgId]);
+      const invites = await db.query<{ invite_id: string; email: string; role: string; expires_at: Date | string; invited_at: Date | string }>(
+        'SELECT invite_id, email, role, expires_at, invited_at FROM proj_invites WHERE org_id = $1 AND accepted_by IS NULL AND expires_at > $2 ORDER BY invited_at',
+        [orgId, clock().toISOString()],
+      );
+      return {
+        members: members.map((m) => ({ memberId: m.member_id, email: m.email, role: parseMemberRole(m.role), joinedAt: new Date(m.joined_at).toISOString() })),
+        invites: invites.map((i) => ({ inviteId: i.invite_id, email: i.email, role: parseMemberRole(i.role), invitedAt: new Date(i.invited_at).toISOString(), expiresAt: new Date(i.expires_at).toISOString() })),
+      };
+    },
+
+    /** A key for the organization, created by a member (any role) or the operator; the secret is returned once. */
+    async createKey(by: Principal, orgId: string, input: { mode: KeyMode; collections: string[] | null; spendingCapMicros: bigint | null }): Promise<{ id: string; key: string }> {
+      assertMay(by, 'createKey', orgId);
+      // a cap is money policy: owners set it, also at creation
+      if (input.spendingCapMicros !== null) assertMay(by, 'setSpendingCap', orgId);
+      return accounts.createKey(orgId, input, actorOf(by));
+    },
+
+    /** Revokes a key: owners any key of their organization, members the keys they created. */
+    async revokeKey(by: Principal, keyId: string): Promise<void> {
+      const key = await requireKeyIn(by, keyId);
+      const own = by.kind === 'member' && key.createdBy?.kind === 'member' && key.createdBy.id === by.memberId;
+      assertMay(by, own ? 'revokeOwnKey' : 'revokeAnyKey', key.orgId);
+      await accounts.revokeKey(keyId, actorOf(by));
+    },
+
+    /** Sets (or with null clears) a key's spending cap: owners and the operator. */
+    async setSpendingCap(by: Principal, keyId: string, spendingCapMicros: bigint | null): Promise<void> {
+      const key = await requireKeyIn(by, keyId);
+      assertMay(by, 'setSpendingCap', key.orgId);
+      await accounts.setSpendingCap(keyId, spendingCapMicros, actorOf(by));
+    },
+
+  };
+}

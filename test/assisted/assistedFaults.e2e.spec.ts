@@ -1,0 +1,175 @@
+// Faults of assisted search on the real service with PostgreSQL and a separate worker process (src/worker.ts): a
+// worker killed during the fan-out, or right after its charge commits, is replaced and the run finishes with one
+// charge; a call that waits past its bound, or finds Temporal unreachable, is 503 with nothing charged, ever.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
+import { createPostgresDatabase } from '../support/stores.js';
+import { requireComponent } from '../setup/components.js';
+import { startTcpProxy, type TcpProxy } from '../retrieval/tcpProxy.js';
+import { REPO_ROOT } from '../../src/config.js';
+import { parseCredits } from '../../src/money.js';
+import { assistedWorkflowId } from '../../src/assisted/assistedSearch.js';
+import { progressQuery } from '../../workflows/assistedTypes.js';
+
+const QUERY = 'How does obesity lead to insulin resistance and type 2 diabetes?';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let dataRoot: string;
+beforeAll(async () => {
+  dataRoot = await sliceDataRoot();
+}, 120_000);
+
+/** src/worker.ts in its own process, on the service's data, store and Temporal. */
+function spawnWorker(svc: TestService, databaseUrl: string, faults: Record<string, string> = {}): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATA_DIR: svc.dataDir, DATA_ROOT: dataRoot, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: svc.runtime.temporal.address, ADMIN_TOKEN: svc.adminToken, LOG_LEVEL: 'warn', INGEST_DEMO: '0', ...faults },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return child;
+}
+
+async function killed(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('assisted search with a separate worker that dies', () => {
+  let svc: TestService;
+  let databaseUrl: string;
+  let call: ReturnType<typeof httpClient>;
+  let ops: ReturnType<typeof operatorSteps>;
+  const workers: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    databaseUrl = await createPostgresDatabase();
+    // the API process runs no worker: every run is the child processes'
+    // the call's bound is not what these tests are about: a loaded machine may take a minute to start a worker and
+    // retry the lost step, so the call waits long enough to see the run through
+    svc = await startTestService({ dataRoot, store: 'postgres', databaseUrl, worker: false, env: { ASSISTED_WAIT_SECONDS: '400' } });
+    call = httpClient(svc.baseUrl);
+    ops = operatorSteps(call, svc.adminToken);
+  }, 600_000);
+  afterAll(async () => {
+    for (const w of workers) await killed(w);
+    await svc?.close();
+  });
+
+  /** Starts the call, waits until the run reaches `phase` on the faulty worker, kills it, starts a healthy one. */
+  async function crashAt(phase: 'searching' | 'charging', faults: Record<string, string>) {
+    const org = await ops.newOrg({}, '10.00');
+    const { key, id: keyId } = await ops.newKey(org.id);
+    const before = parseCredits(await ops.balanceOf(org.id))!;
+    const faulty = spawnWorker(svc, databaseUrl, faults);
+    workers.push(faulty);
+    const pending = call('POST', '/api/v1/search/assisted', { key, body: { collection: 'scifact', query: QUERY, allowClarification: false, limit: 3 } });
+    // find this key's run (other test files run assisted searches on the same Temporal) and wait for the phase
+    let queryId: string | undefined;
+    for (let i = 0; i < 600 && !queryId; i++) {
+      for await (const w of svc.runtime.temporal.client.workflow.list({ query: `WorkflowType = 'assistedSearchWorkflow' AND ExecutionStatus = 'Running'` })) {
+        const p = await svc.runtime.temporal.client.workflow.getHandle(w.workflowId).query(progressQuery).catch(() => undefined);
+        if (p?.keyId === keyId) queryId = w.workflowId.replace(/^assisted-/, '');
+      }
+      if (!queryId) await sleep(100);
+    }
+    expect(queryId).toBeDefined();
+    const handle = svc.runtime.temporal.client.workflow.getHandle(assistedWorkflowId(queryId!));
+    for (let i = 0; i < 600; i++) {
+      const p = await handle.query(progressQuery).catch(() => undefined);
+      if (p?.phase === phase) break;
+      await sleep(100);
+    }
+    if (phase === 'charging') {
+      // the charge commits, then the worker pauses before reporting it: kill it with the charge in the store only
+      for (let i = 0; i < 300; i++) {
+        const n = await svc.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`, [queryId!]);
+        if (n[0]!.n > 0) break;
+        await sleep(100);
+      }
+    } else {
+      await sleep(300);
+    }
+    await killed(faulty);
+    workers.push(spawnWorker(svc, databaseUrl));
+    const res = await pending;
+    // no worker outlives its test: the next one starts from a faulty worker alone
+    for (const w of workers) await killed(w);
+    return { res, queryId: queryId!, orgId: org.id, before };
+  }
+
+  async function charges(queryId: string) {
+    return svc.runtime.db.query<{ amount: string }>(`SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`, [queryId]);
+  }
+
+  it('a worker killed during the fan-out: the run finishes on another worker and charges once', async () => {
+    const { res, queryId, orgId, before } = await crashAt('searching', { FAULT_FAN_OUT_DELAY_MS: '4000' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.queryId).toBe(queryId);
+    expect(res.body.status).toBe('results');
+    const rows = await charges(queryId);
+    expect(rows).toHaveLength(1);
+    expect(before - parseCredits(await ops.balanceOf(orgId))!).toBe(BigInt(rows[0]!.amount));
+    expect(parseCredits(res.headers.get('x-query-cost')!)).toBe(BigInt(rows[0]!.amount));
+  }, 480_000);
+
+  it('a worker killed right after its charge committed: the replacement reports that charge and charges nothing more', async () => {
+    const { res, queryId, orgId, before } = await crashAt('charging', { FAULT_AFTER_CHARGE_DELAY_MS: '20000' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const rows = await charges(queryId);
+    expect(rows).toHaveLength(1);
+    expect(before - parseCredits(await ops.balanceOf(orgId))!).toBe(BigInt(rows[0]!.amount));
+    expect(parseCredits(res.headers.get('x-query-cost')!)).toBe(BigInt(rows[0]!.amount));
+    expect(res.body.billing.chargedResults).toBe(res.body.results.length);
+    // the replay of the whole log agrees with the projections
+    const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
+    expect(replay.status, JSON.stringify(replay.body)).toBe(200);
+  }, 480_000);
+});
+
+describe('assisted search when the run cannot finish in time or Temporal is unreachable', () => {
+  let svc: TestService;
+  let proxy: TcpProxy;
+  let call: ReturnType<typeof httpClient>;
+  let ops: ReturnType<typeof operatorSteps>;
+
+  beforeAll(async () => {
+    proxy = await startTcpProxy(`http://${requireComponent('temporalAddress')}`);
+    // each search step pauses 3 s and the call waits 2 s at most
+    svc = await startTestService({ dataRoot, env: { TEMPORAL_ADDRESS: new URL(proxy.url).host, ASSISTED_WAIT_SECONDS: '2', FAULT_FAN_OUT_DELAY_MS: '3000' } });
+    call = httpClient(svc.baseUrl);
+    ops = operatorSteps(call, svc.adminToken);
+  }, 600_000);
+  afterAll(async () => {
+    await svc?.close();
+    await proxy?.stop();
+  });
+
+  it('past its bound the call is 503, and the run never charges afterwards', async () => {
+    const org = await ops.newOrg({}, '10.00');
+    const { key } = await ops.newKey(org.id);
+    const res = await call('POST', '/api/v1/search/assisted', { key, body: { collection: 'scifact', query: QUERY, allowClarification: false } });
+    expect([res.status, res.body.error.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+    expect(res.body.error.message).toContain('nothing was charged');
+    // long enough for the run to have reached its charge had it gone on
+    await sleep(8000);
+    expect(await ops.balanceOf(org.id)).toBe('10.000000');
+    const charged = await svc.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'SearchCharged' AND data->>'orgId' = $1`, [org.id]);
+    expect(charged[0]!.n).toBe(0);
+  }, 120_000);
+
+  it('Temporal unreachable: 503 in the envelope, nothing charged', async () => {
+    const org = await ops.newOrg({}, '10.00');
+    const { key } = await ops.newKey(org.id);
+    await proxy.stop();
+    try {
+      const res = await call('POST', '/api/v1/search/assisted', { key, body: { collection: 'scifact', query: QUERY, allowClarification: false } });
+      expect([res.status, res.body.error.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+    } finally {
+      await proxy.start();
+    }
+    expect(await ops.balanceOf(org.id)).toBe('10.000000');
+  }, 120_000);
+});

@@ -1,0 +1,99 @@
+// The clarification wait of assisted search on Temporal's time-skipping test server: the real workflow and activities
+// (event store, embedded engine, embedding model, built-in reasoner) and the real use case. The question waits 24 hours:
+// answered after 23 the same run resumes and charges once; unanswered after 24 the run ends, nothing charged, and a late
+// answer is refused.
+import pino from 'pino';
+import { Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTimeSkippingEnv } from '../support/timeSkipping.js';
+import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
+import { openAssistedActivityDeps } from '../../src/composition.js';
+import { createAssistedActivities } from '../../activities/assisted.js';
+import { workflowBundle } from '../../src/temporal/worker.js';
+import { assistedWorkflowId, createAssistedSearch, type AssistedSearch } from '../../src/assisted/assistedSearch.js';
+import { progressQuery } from '../../workflows/assistedTypes.js';
+import type { AuthContext } from '../../src/auth/context.js';
+import { Rejection } from '../../src/domain/rejection.js';
+
+const TASK_QUEUE = 'assisted-time-skipping';
+const HOUR_MS = 3_600_000;
+
+let svc: TestService;
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+let assisted: AssistedSearch;
+let client: Client;
+
+beforeAll(async () => {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  svc = await startTestService();
+  env = await startTimeSkippingEnv();
+  const r = svc.runtime;
+  const deps = await openAssistedActivityDeps(r.config, { db: r.db, accounts: r.accounts, engine: r.engine, embedder: r.embedder, catalog: r.catalog, clock: () => new Date(), log: pino({ level: 'silent' }) });
+  worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: await workflowBundle(), activities: createAssistedActivities(deps) });
+  running = worker.run();
+  // a plain client: time moves only when the test skips it (the environment's own client skips while awaiting a result)
+  client = new Client({ connection: env.connection, namespace: 'default' });
+  assisted = createAssistedSearch({ client, db: r.db, accounts: r.accounts, clock: () => new Date(), catalog: r.catalog, planFilters: deps.planFilters, search: r.search, taskQueue: TASK_QUEUE, waitMs: 60_000 });
+}, 600_000);
+
+afterAll(async () => {
+  if (worker) {
+    worker.shutdown();
+    await running;
+  }
+  await env?.teardown();
+  await svc?.close();
+});
+
+async function caller(): Promise<{ auth: AuthContext; orgId: string }> {
+  const ops = operatorSteps(httpClient(svc.baseUrl), svc.adminToken);
+  const org = await ops.newOrg({}, '10.00');
+  const created = await ops.newKey(org.id);
+  const [o, k] = await Promise.all([svc.runtime.accounts.getOrganization(org.id), svc.runtime.accounts.getKey(created.id)]);
+  return { auth: { org: o!, key: k!, billingMode: o!.billingMode }, orgId: org.id };
+}
+
+const charges = async (queryId: string) =>
+  (await svc.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`, [queryId]))[0]!.n;
+
+describe('the clarification wait', () => {
+  it('answered after 23 hours: the same run resumes with the answer and charges once', async () => {
+    const { auth } = await caller();
+    const asked = await assisted.start(auth, { collections: ['scifact'], query: 'treatment', limit: 5, filters: null, allowClarification: true });
+    expect(asked.status).toBe('clarification_needed');
+    const handle = client.workflow.getHandle(assistedWorkflowId(asked.queryId));
+    const waiting = await handle.query(progressQuery);
+    expect(waiting.phase).toBe('awaiting_clarification');
+    expect(waiting.clarificationExpiresAt! - (await env.currentTimeMs())).toBeGreaterThan(23 * HOUR_MS);
+
+    await env.sleep('23 hours');
+    expect((await handle.query(progressQuery)).phase).toBe('awaiting_clarification');
+    const answered = await assisted.resume(auth, asked.queryId, 'insulin resistance and type 2 diabetes in obesity');
+    expect(answered.queryId).toBe(asked.queryId);
+    expect(['results', 'no_relevant_results']).toContain(answered.status);
+    expect((await handle.describe()).runId).toBe((await client.workflow.getHandle(assistedWorkflowId(asked.queryId)).describe()).runId);
+    expect(await charges(asked.queryId)).toBe(1);
+  }, 180_000);
+
+  it('unanswered for 24 hours: the run ends with nothing charged, and a late answer is refused', async () => {
+    const { auth, orgId } = await caller();
+    const asked = await assisted.start(auth, { collections: ['scifact'], query: 'outcomes', limit: 5, filters: null, allowClarification: true });
+    expect(asked.status).toBe('clarification_needed');
+    const handle = client.workflow.getHandle(assistedWorkflowId(asked.queryId));
+    const wallStart = performance.now();
+    await env.sleep('24 hours');
+    const outcome = await handle.result();
+    expect(outcome.status).toBe('clarification_expired');
+    // 24 hours skipped in seconds of wall time
+    expect(performance.now() - wallStart).toBeLessThan(30_000);
+    const late = await assisted.resume(auth, asked.queryId, 'insulin resistance').catch((err: unknown) => err);
+    expect(late).toBeInstanceOf(Rejection);
+    expect((late as Rejection).code).toBe('CONFLICT');
+    expect(await charges(asked.queryId)).toBe(0);
+    expect((await svc.runtime.accounts.getOrganization(orgId))!.balanceMicros).toBe(10_000_000n);
+  }, 180_000);
+});

@@ -1,0 +1,115 @@
+// The built-in judge with the real provisioned embedding model (fails, never skips, when it is missing) on real
+// SciFact claims and their evidence: the chunk holding the evidence scores above off-topic text, off-topic text stays
+// under the threshold, an off-topic question verifies nothing, and the rationale quotes the chunk.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_JUDGE_MODEL, judgeCandidates, matchedTermsOf } from '../../src/assisted/judge.js';
+import type { Candidate } from '../../src/assisted/reasoner.js';
+import { understandByRules } from '../../src/assisted/understanding.js';
+import { CatalogueVocabulary } from '../../src/assisted/constraints.js';
+import { DEFAULT_DATA_ROOT } from '../../src/config.js';
+import { createOnnxEmbedder, type OnnxEmbedder } from '../../src/embedding/onnxEmbedder.js';
+import { splitSentences } from '../../src/ingest/sentences.js';
+import { loadProvisionedManifest } from '../embedding/provisionedModel.js';
+
+/** Train claims with SUPPORT or CONTRADICT evidence (ids of queries.jsonl), varied in subject. */
+const CLAIM_IDS = ['2', '123', '264', '381', '530', '647', '780', '902', '1005'];
+
+const OFF_TOPIC_TEXTS = [
+  'Stretch the dough by hand, spread crushed San Marzano tomatoes, add fior di latte and basil, and bake the pizza for ninety seconds in a wood-fired oven at 450 degrees.',
+  'Loosen the wheel nuts before raising the car with the jack, then remove the flat tyre, fit the spare and tighten the nuts in a star pattern.',
+  'The quarterly earnings call lifted the share price by four percent as investors expected higher iPhone sales in the holiday season.',
+];
+
+interface Claim {
+  id: string;
+  text: string;
+  /** the evidence sentences and their neighbours: the chunk a search would find */
+  evidenceChunk: Candidate;
+  evidenceSentences: string[];
+}
+
+let embedder: OnnxEmbedder;
+let claims: Claim[];
+const vocabulary = new CatalogueVocabulary([]);
+const now = new Date('2025-06-15T00:00:00Z');
+
+function candidate(id: string, text: string, title: string | null, subQuestion: string, rank: number): Candidate {
+  // one retrieval score for all, so the judge's reading of the text decides
+  return { id, collection: 'scifact', text, section: null, title, subQuestion, retrievalScore: 0.3, rank };
+}
+
+beforeAll(async () => {
+  embedder = await createOnnxEmbedder({ manifest: await loadProvisionedManifest(), batchSize: 16, threads: 2 });
+  const dir = join(DEFAULT_DATA_ROOT, 'scifact');
+  const corpus = new Map<string, { title: string; text: string }>();
+  for (const line of (await readFile(join(dir, 'corpus.jsonl'), 'utf8')).split('\n')) {
+    if (!line.trim()) continue;
+    const doc = JSON.parse(line) as { _id: string; title: string; text: string };
+    corpus.set(String(doc._id), doc);
+  }
+  claims = [];
+  for (const line of (await readFile(join(dir, 'queries.jsonl'), 'utf8')).split('\n')) {
+    if (!line.trim()) continue;
+    const q = JSON.parse(line) as { _id: string; text: string; metadata: Record<string, { sentences: number[] }[]> };
+    if (!CLAIM_IDS.includes(String(q._id))) continue;
+    const [docId, sets] = Object.entries(q.metadata)[0]!;
+    const doc = corpus.get(docId)!;
+    const sentences = splitSentences(doc.text);
+    const wanted = sets.flatMap((s) => s.sentences);
+    const from = Math.max(0, Math.min(...wanted) - 1);
+    const to = Math.min(sentences.length, Math.max(...wanted) + 2);
+    claims.push({
+      id: String(q._id),
+      text: q.text,
+      evidenceChunk: candidate(`doc-${docId}`, sentences.slice(from, to).join(' '), doc.title, q.text, 1),
+      evidenceSentences: wanted.map((i) => sentences[i]!).filter(Boolean),
+    });
+  }
+  expect(claims).toHaveLength(CLAIM_IDS.length);
+});
+
+afterAll(async () => {
+  await embedder?.close();
+});
+
+describe('built-in judge on SciFact evidence', () => {
+  it('scores the evidence above off-topic text, which stays under the threshold', async () => {
+    let verifiedEvidence = 0;
+    for (const claim of claims) {
+      const understanding = understandByRules({ query: claim.text, callerFilters: null }, { vocabulary, now });
+      const offTopic = OFF_TOPIC_TEXTS.map((text, i) => candidate(`off-${i}`, text, null, claim.text, i === 0 ? 0 : i + 1));
+      const verdicts = await judgeCandidates({ embedder }, claim.text, understanding, [offTopic[0]!, claim.evidenceChunk, ...offTopic.slice(1)]);
+      const evidence = verdicts[1]!;
+      for (const off of [verdicts[0]!, ...verdicts.slice(2)]) {
+        expect(evidence.judgeScore, `${claim.id}: ${claim.text}`).toBeGreaterThan(off.judgeScore);
+        expect(off.verified).toBe(false);
+        expect(off.judgeScore).toBeLessThan(DEFAULT_JUDGE_MODEL.threshold);
+      }
+      if (evidence.verified) verifiedEvidence++;
+      expect(evidence.answeredBy).toBe('builtin');
+      // the rationale quotes a sentence of the chunk
+      const quoted = /"(.+)"/.exec(evidence.rationale)?.[1]?.replace(/…$/, '') ?? '';
+      expect(quoted.length).toBeGreaterThan(20);
+      expect(`${claim.evidenceChunk.title} ${claim.evidenceChunk.text}`).toContain(quoted.slice(0, 60));
+      for (const term of evidence.matchedTerms) expect(`${claim.evidenceChunk.title}\n${claim.evidenceChunk.text}`.toLowerCase()).toContain(term.toLowerCase());
+    }
+    // most evidence chunks are verified on their own (calibrated on whole candidate lists, so not necessarily all)
+    expect(verifiedEvidence).toBeGreaterThanOrEqual(Math.ceil(claims.length / 2));
+  });
+
+  it('verifies nothing for an off-topic question, even against real abstracts', async () => {
+    for (const question of ['best pizza recipe in Naples', 'how to change a car tyre', 'stock price of Apple tomorrow']) {
+      const understanding = understandByRules({ query: question, callerFilters: null }, { vocabulary, now });
+      const pool = claims.map((c, i) => ({ ...c.evidenceChunk, subQuestion: question, rank: i }));
+      const verdicts = await judgeCandidates({ embedder }, question, understanding, pool);
+      expect(verdicts.filter((v) => v.verified), question).toEqual([]);
+    }
+  });
+
+  it('names matched entities as the chunk writes them', () => {
+    const chunk = { title: 'Vitamin D and falls', text: 'Cholecalciferol supplementation lowered the rate of hip fractures among elderly women.' };
+    expect(matchedTermsOf(['vitamin D', 'hip fracture', 'older adults'], chunk)).toEqual(['Vitamin D', 'hip', 'fractures', 'elderly']);
+  });
+});

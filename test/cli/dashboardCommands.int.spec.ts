@@ -1,0 +1,41 @@
+// The CLI's dashboard commands against its own embedded store: a key's spending cap set and cleared, and an invite
+// link for a member, each an event with the operator as actor, replaying equal.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/config.js';
+
+function cli(dataDir: string, ...args: string[]) {
+  const res = spawnSync(process.execPath, ['bin/litsearch.mjs', ...args], { cwd: REPO_ROOT, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PUBLIC_URL: 'https://search.example.org' }, encoding: 'utf8' });
+  return { code: res.status, out: res.stdout, err: res.stderr };
+}
+
+describe('litsearch CLI: caps and invites', () => {
+  it('sets and clears a spending cap, and prints an invite link under PUBLIC_URL', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'litsearch-cli-dash-'));
+    const org = JSON.parse(cli(dataDir, 'org', 'create', '--name', 'Cap lab').out) as { id: string };
+    const key = JSON.parse(cli(dataDir, 'key', 'create', org.id, '--mode', 'live', '--spending-cap', '1.00').out) as { id: string };
+    const capped = cli(dataDir, 'key', 'cap', key.id, '7.25');
+    expect(capped.code, capped.err).toBe(0);
+    expect(JSON.parse(capped.out)).toMatchObject({ id: key.id, spendingCap: '7.250000' });
+    expect(JSON.parse(cli(dataDir, 'key', 'cap', key.id, '--clear').out).spendingCap).toBeNull();
+    expect(JSON.parse(cli(dataDir, 'key', 'show', key.id).out).spendingCap).toBeNull();
+    const bad = cli(dataDir, 'key', 'cap', key.id, 'lots');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/VALIDATION_ERROR/);
+    expect(cli(dataDir, 'key', 'cap', key.id).code).toBe(1); // neither an amount nor --clear
+    expect(cli(dataDir, 'key', 'cap', 'key_missing', '1.00').err).toMatch(/NOT_FOUND/);
+
+    const invite = cli(dataDir, 'member', 'invite', org.id, 'Lead@Cap.example', '--role', 'owner');
+    expect(invite.code, invite.err).toBe(0);
+    expect(JSON.parse(invite.out)).toMatchObject({ email: 'lead@cap.example', role: 'owner', inviteUrl: expect.stringMatching(/^https:\/\/search\.example\.org\/dashboard\/invite\/[\w-]{43}$/) });
+    expect(cli(dataDir, 'member', 'invite', org.id, 'x@cap.example', '--role', 'admin').code).toBe(1);
+
+    const replay = cli(dataDir, 'replay');
+    expect(replay.code, replay.out).toBe(0);
+    expect(replay.out).toMatch(/equal\s+invites/);
+    expect(cli(dataDir, 'verify').code).toBe(0);
+  }, 180_000);
+});

@@ -1,0 +1,197 @@
+// Assisted search: understand the query, ask when it must, plan searches, fan them out, verify every candidate,
+// replan while too few verify, then charge once for the delivered rows. Deterministic; activities do the I/O.
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { AssistedActivities } from '../activities/assisted.js';
+import {
+  answerUpdate,
+  CLARIFICATION_WAIT_MS,
+  MAX_ROUNDS,
+  progressQuery,
+  type AssistedCandidate,
+  type AssistedInput,
+  type AssistedOutcome,
+  type AssistedProgress,
+  type ClarificationAnswer,
+  type UnderstandOutcome,
+  type VerifiedRow,
+} from './assistedTypes.js';
+import { BUSINESS_ANSWERS } from './unlockTypes.js';
+import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from '../src/assisted/candidateBudget.js';
+
+// Reading and judging are CPU work on the worker; a worker that dies mid-step has the step retried on another.
+const { understandQuery, planRound, judgeCandidates } = proxyActivities<AssistedActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '2 seconds', maximumAttempts: 5, nonRetryableErrorTypes: BUSINESS_ANSWERS },
+});
+
+// One search per sub-question, all in parallel; a rejected filter or a missing collection is final.
+const { searchSubQuestion } = proxyActivities<AssistedActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '2 seconds', maximumAttempts: 5, nonRetryableErrorTypes: BUSINESS_ANSWERS },
+});
+
+// The charge is idempotent by the query id, so it retries until the store answers or the deadline passes.
+const { chargeAssisted } = proxyActivities<AssistedActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '100 milliseconds', maximumInterval: '2 seconds', maximumAttempts: 20, nonRetryableErrorTypes: [...BUSINESS_ANSWERS, 'CHARGE_DEADLINE_PASSED'] },
+});
+
+/** Sub-questions searched in one round at most. */
+const SEARCHES_PER_ROUND = 4;
+
+export async function assistedSearchWorkflow(input: AssistedInput): Promise<AssistedOutcome> {
+  let chargeDeadline = input.chargeDeadline;
+  let answer: string | undefined;
+  const progress: AssistedProgress = {
+    phase: 'understanding',
+    keyId: input.keyId,
+    round: 0,
+    searchesRun: 0,
+    candidatesVerified: 0,
+    verified: 0,
+    clarification: null,
+    understanding: null,
+    clarificationExpiresAt: null,
+  };
+  setHandler(progressQuery, () => progress);
+  setHandler(
+    answerUpdate,
+    (a: ClarificationAnswer) => {
+      answer = a.answer;
+      chargeDeadline = a.chargeDeadline;
+    },
+    {
+      validator: (_a: ClarificationAnswer) => {
+        if (progress.phase !== 'awaiting_clarification' || answer !== undefined) throw new Error('this assisted search is not waiting for a clarification');
+      },
+    },
+  );
+
+  let understanding: UnderstandOutcome = await understandQuery({ query: input.query, callerFilters: input.filters });
+  progress.understanding = stripped(understanding);
+  if (understanding.clarification && input.allowClarification) {
+    progress.phase = 'awaiting_clarification';
+    progress.clarification = understanding.clarification;
+    progress.clarificationExpiresAt = Date.now() + CLARIFICATION_WAIT_MS;
+    const answered = await condition(() => answer !== undefined, CLARIFICATION_WAIT_MS);
+    if (!answered) {
+      progress.phase = 'done';
+      return { status: 'clarification_expired', queryId: input.queryId };
+    }
+    progress.clarification = null;
+    progress.clarificationExpiresAt = null;
+    progress.phase = 'understanding';
+    understanding = await understandQuery({ query: input.query, callerFilters: input.filters, clarificationAnswer: answer });
+    progress.understanding = stripped(understanding);
+  }
+
+  const verified = new Map<string, VerifiedRow>();
+  const searched: { subQuestion: string; verified: number }[] = [];
+  const judged = new Set<string>();
+  const filterWarnings: unknown[] = [];
+  const journalMetricExpansions: unknown[] = [];
+  let rounds = 0;
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const subQuestions = (round === 1 ? understanding.subQuestions : await planRound({ query: input.query, understanding: stripped(understanding), round, searched }))
+      .filter((q) => !searched.some((s) => s.subQuestion === q))
+      .slice(0, SEARCHES_PER_ROUND);
+    if (subQuestions.length === 0) break;
+    rounds = round;
+    progress.round = round;
+    progress.phase = 'searching';
+    const found = await Promise.all(
+      subQuestions.map((subQuestion) =>
+        searchSubQuestion({ orgId: input.orgId, keyId: input.keyId, collections: input.collections, subQuestion, callerFilters: input.filters, queryFilter: understanding.queryFilter, limit: candidatesPerSubQuestion(subQuestions.length) }),
+      ),
+    );
+    progress.searchesRun += subQuestions.length;
+    if (round === 1) {
+      // every search of the plan applies the same filters: the first round's warnings say all there is to say
+      filterWarnings.push(...(found[0]?.filterWarnings ?? []));
+      journalMetricExpansions.push(...(found[0]?.journalMetricExpansions ?? []));
+    }
+    // the judge weighs one pool per round, as it was calibrated: the best CANDIDATES_PER_CALL by retrieval score
+    const fresh = firstSighting(found.flatMap((f) => f.candidates), judged);
+    progress.phase = 'verifying';
+    const verdicts = fresh.length > 0 ? await judgeCandidates({ query: input.query, understanding: stripped(understanding), candidates: fresh }) : [];
+    progress.candidatesVerified += fresh.length;
+    const perQuestion = new Map<string, number>();
+    verdicts.forEach((verdict, i) => {
+      const candidate = fresh[i]!;
+      if (!verdict.verified) return;
+      verified.set(candidate.row.id, { candidate, verdict });
+      perQuestion.set(candidate.subQuestion, (perQuestion.get(candidate.subQuestion) ?? 0) + 1);
+    });
+    for (const q of subQuestions) searched.push({ subQuestion: q, verified: perQuestion.get(q) ?? 0 });
+    progress.verified = verified.size;
+    if (distinctDocuments([...verified.values()]) >= input.limit) break;
+  }
+
+  const rows = deliverable([...verified.values()], input.limit);
+  const status = rows.length > 0 ? 'results' : 'no_relevant_results';
+  progress.phase = 'charging';
+  try {
+    const charge = await chargeAssisted({
+      input: { ...input, chargeDeadline },
+      status,
+      rows,
+      understanding: stripped(understanding),
+      reasoner: understanding.reasoner,
+      iterationsRun: rounds,
+      filterWarnings,
+      journalMetricExpansions,
+    });
+    progress.phase = 'done';
+    return { status, queryId: input.queryId, iterationsRun: rounds, charge };
+  } catch (err) {
+    progress.phase = 'done';
+    if (isDeadlinePassed(err)) return { status: 'abandoned', queryId: input.queryId };
+    throw err;
+  }
+}
+
+/** The understanding as the client sees it: without the reasoner's internals. */
+function stripped(u: UnderstandOutcome) {
+  return { intent: u.intent, entities: u.entities, aspects: u.aspects, caseSummary: u.caseSummary, filters: u.filters, subQuestions: u.subQuestions };
+}
+
+/** Each chunk once, under the sub-question that ranked it best, and never one an earlier round judged. */
+function firstSighting(candidates: AssistedCandidate[], judged: Set<string>): AssistedCandidate[] {
+  const best = new Map<string, AssistedCandidate>();
+  for (const c of candidates) {
+    if (judged.has(c.row.id)) continue;
+    const seen = best.get(c.row.id);
+    if (!seen || (c.row.relevance ?? 0) > (seen.row.relevance ?? 0)) best.set(c.row.id, c);
+  }
+  const pool = [...best.values()].sort((a, b) => (b.row.relevance ?? 0) - (a.row.relevance ?? 0)).slice(0, CANDIDATES_PER_CALL);
+  for (const c of pool) judged.add(c.row.id);
+  return pool;
+}
+
+const documentOf = (r: VerifiedRow) => `${r.candidate.row.physical}\u0000${r.candidate.row.metadata.doc_id}`;
+
+function distinctDocuments(rows: VerifiedRow[]): number {
+  return new Set(rows.map(documentOf)).size;
+}
+
+/** Best first by the judge, one chunk per document (its best), at most `limit`. */
+function deliverable(rows: VerifiedRow[], limit: number): VerifiedRow[] {
+  const sorted = [...rows].sort((a, b) => b.verdict.judgeScore - a.verdict.judgeScore || (b.candidate.row.relevance ?? 0) - (a.candidate.row.relevance ?? 0) || (a.candidate.row.id < b.candidate.row.id ? -1 : 1));
+  const seen = new Set<string>();
+  const out: VerifiedRow[] = [];
+  for (const r of sorted) {
+    const doc = documentOf(r);
+    if (seen.has(doc)) continue;
+    seen.add(doc);
+    out.push(r);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+function isDeadlinePassed(err: unknown): boolean {
+  for (let e = err as { cause?: unknown; type?: string } | undefined; e; e = e.cause as typeof e) {
+    if (e.type === 'CHARGE_DEADLINE_PASSED') return true;
+  }
+  return false;
+}
