@@ -76,7 +76,10 @@ export interface Config {
   logLevel: string;
   /** ingest demo collections on start when absent */
   ingestDemo: boolean;
-  /** which graph of the embedding model runs, for passages and queries alike (EMBEDDING_PRECISION) */
+  /**
+   * which graph of the embedding model runs, for passages and queries alike (EMBEDDING_PRECISION): int8 by default, about
+   * twice as fast as fp32 on CPU; SciFact train nDCG@10 dense 0.6806 vs 0.6834, hybrid 0.7399 vs 0.7418 (README)
+   */
   embeddingPrecision: 'fp32' | 'int8';
   /** worker threads that embed passages during ingestion, one ONNX session (one intra-op thread) each (EMBEDDING_WORKERS) */
   embeddingWorkers: number;
@@ -250,7 +253,7 @@ function adminTokenFrom(env: NodeJS.ProcessEnv, dataDir: string): { token: strin
 }
 
 function embeddingPrecisionFrom(raw: string | undefined): 'fp32' | 'int8' {
-  if (raw === undefined || raw === '') return 'fp32';
+  if (raw === undefined || raw === '') return 'int8';
   if (raw !== 'fp32' && raw !== 'int8') throw new Error(`EMBEDDING_PRECISION must be int8 or fp32, got ${raw}`);
   return raw;
 }
