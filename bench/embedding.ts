@@ -2,12 +2,15 @@
 // configurations, from the old path ("before") to the configured one ("after"); query latency; optionally a whole
 // SciFact ingest. Prints JSON, then one line per configuration.
 // Usage: npm run bench:embedding [-- --configs before,after] [--chunks 2048] [--rounds 3] [--queries 200] [--full]
+//   [--full-configs after]
 //   configurations: before (fp32, one in-process session with 2 threads, batches of 32 from the pipeline's old
 //   windows of 64), fp32-sorted (the same, windows of 1,024 sorted by length), fp32-workers (fp32 on worker threads,
 //   one text a run), int8-batch32 (int8 on worker threads, batches of 32), int8-session (int8, one in-process session
 //   with 2 threads), after (EMBEDDING_PRECISION on EMBEDDING_WORKERS worker threads, one text a run, windows of 1,024:
 //   what ingestion runs now)
 //   --full  also ingests the whole SciFact collection into a scratch embedded index with the configured embedder
+//           (openIngestEmbedder), or with each of --full-configs (`before`: the old embedder and windows of 64; the
+//           pipeline around it is today's, which embeds the next window while it indexes one)
 // Other processes on a shared machine move every figure: each configuration runs `rounds` times and the best and the
 // median are printed, with the load average and the chunks per CPU-second (less sensitive to other processes).
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -32,6 +35,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     queries: { type: 'string', default: '200' },
     full: { type: 'boolean', default: false },
+    'full-configs': { type: 'string', default: 'after' },
   },
 });
 
@@ -141,11 +145,23 @@ for (const q of queries.slice(0, Number(args.queries))) {
 latencies.sort((a, b) => a - b);
 await queryEmbedder.close();
 
-let full: { chunks: number; seconds: number; chunksPerSecond: number; loadAverage: { before: number; after: number } } | undefined;
-if (args.full) {
+interface FullIngest {
+  name: string;
+  model: string;
+  chunks: number;
+  seconds: number;
+  chunksPerSecond: number;
+  loadAverage: { before: number; after: number };
+}
+
+/** One whole SciFact ingest into a scratch embedded index; `after` opens the embedder as ingestion does. */
+async function fullIngest(name: string): Promise<FullIngest> {
+  const c = CONFIGS[name];
+  if (!c) throw new Error(`unknown configuration ${name}; known: ${Object.keys(CONFIGS).join(', ')}`);
   const dir = await mkdtemp(join(tmpdir(), 'litsearch-bench-embedding-'));
   const engine = createEmbeddedEngine({ dir: join(dir, 'index') });
-  const embedder = await openIngestEmbedder(config);
+  const embedder =
+    name === 'after' ? await openIngestEmbedder(config) : await createOnnxEmbedder({ manifest, precision: c.precision, workers: c.workers, threads: c.threads, batchSize: c.batch });
   const bar = createIngestProgressBar();
   const loadBefore = loadavg()[0] ?? 0;
   try {
@@ -157,9 +173,10 @@ if (args.full) {
       tokenizer: tokenizerHost.tokenizer,
       retracted,
       fingerprintFile: join(dir, 'fingerprints.json'),
+      embedWindow: c.window,
       onProgress: bar.onProgress,
     });
-    full = { chunks: report.chunks, seconds: report.seconds, chunksPerSecond: round(report.chunks / report.seconds), loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) } };
+    return { name, model: embedder.modelName, chunks: report.chunks, seconds: report.seconds, chunksPerSecond: round(report.chunks / report.seconds), loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) } };
   } finally {
     bar.stop();
     await embedder.close();
@@ -167,6 +184,9 @@ if (args.full) {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+const fullIngests: FullIngest[] = [];
+if (args.full) for (const name of args['full-configs'].split(',').map((n) => n.trim()).filter(Boolean)) fullIngests.push(await fullIngest(name));
 await tokenizerHost.close();
 
 const output = {
@@ -176,7 +196,7 @@ const output = {
   rounds: Number(args.rounds),
   configurations: results,
   query: { precision: config.embeddingPrecision, count: latencies.length, p50Ms: round(percentile(latencies, 50), 2), p95Ms: round(percentile(latencies, 95), 2) },
-  ...(full ? { fullIngest: full } : {}),
+  ...(fullIngests.length > 0 ? { fullIngests } : {}),
 };
 console.log(JSON.stringify(output, null, 2));
 for (const r of results) {
@@ -186,4 +206,4 @@ for (const r of results) {
   );
 }
 console.log(`query (${output.query.precision}, in-process): p50 ${output.query.p50Ms} ms, p95 ${output.query.p95Ms} ms`);
-if (full) console.log(`full SciFact ingest (${config.embeddingPrecision}, ${config.embeddingWorkers} workers): ${full.chunks} chunks in ${full.seconds} s = ${full.chunksPerSecond} chunks/s, loadavg ${full.loadAverage.before}->${full.loadAverage.after}`);
+for (const f of fullIngests) console.log(`full SciFact ingest, ${f.name} (${f.model}): ${f.chunks} chunks in ${f.seconds} s = ${f.chunksPerSecond} chunks/s, loadavg ${f.loadAverage.before}->${f.loadAverage.after}`);
