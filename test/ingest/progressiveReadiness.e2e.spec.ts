@@ -1,5 +1,5 @@
 // A first start that listens while it ingests, as `npm start` does: with scifact held back (and clinical-digest queued
-// behind it), the ready collections answer, every search route naming scifact answers 503 in the error envelope without
+// behind it), the ready collections answer, every search route naming scifact (assisted search included) answers 503 in the error envelope without
 // taking budget or money, /readyz and the collections list say which collections are still ingesting, and both answer
 // once they are built.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +74,8 @@ describe('while scifact is still ingesting', () => {
       // a catalogue question is refused the same way: it would describe an index not built yet
       await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: 'which journals do you have' } }),
       await call('GET', '/api/v1/search/collections/scifact/journals', { key }),
+      // assisted search passes the same gate before it starts a workflow
+      await call('POST', '/api/v1/search/assisted', { key, body: SCIFACT_QUERY }),
     ];
     for (const res of refused) {
       expect(res.status).toBe(503);
