@@ -1,147 +1,209 @@
-// Embedding benchmark: model load time, passage throughput (abstracts and short chunks), query latency; prints JSON and one line.
-// Usage: tsx bench/embedding.ts [--batch 32] [--threads 2] [--passages 256] [--rounds 3] [--queries 200] [--onnx model.onnx] [--scifact DIR]
-import { readFile, readdir, stat } from 'node:fs/promises';
-import { loadavg } from 'node:os';
+// Embedding benchmark for the ingest path: SciFact chunks/s (title + chunk, as ingestion embeds them) for named
+// configurations, from the old path ("before") to the configured one ("after"); query latency; optionally a whole
+// SciFact ingest. Prints JSON, then one line per configuration.
+// Usage: npm run bench:embedding [-- --configs before,after] [--chunks 2048] [--rounds 3] [--queries 200] [--full]
+//   [--full-configs after]
+//   configurations: before (fp32, one in-process session with 2 threads, batches of 32 from the pipeline's old
+//   windows of 64), fp32-sorted (the same, windows of 1,024 sorted by length), fp32-workers (fp32 on worker threads,
+//   one text a run), int8-batch32 (int8 on worker threads, batches of 32), int8-session (int8, one in-process session
+//   with 2 threads), after (EMBEDDING_PRECISION on EMBEDDING_WORKERS worker threads, one text a run, windows of 1,024:
+//   what ingestion runs now)
+//   --full  also ingests the whole SciFact collection into a scratch embedded index with the configured embedder
+//           (openIngestEmbedder), or with each of --full-configs (`before`: the old embedder and windows of 64; the
+//           pipeline around it is today's, which embeds the next window while it indexes one)
+// Other processes on a shared machine move every figure: each configuration runs `rounds` times and the best and the
+// median are printed, with the load average and the chunks per CPU-second (less sensitive to other processes).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
+import { loadCollectionCatalog, type PlainCollection } from '../src/collections/catalog.js';
+import { openIngestEmbedder } from '../src/composition.js';
 import { loadModelManifest, modelManifestPath } from '../src/embedding/modelManifest.js';
-import { cacheDirFrom } from '../src/config.js';
-import { createOnnxEmbedder, type OnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
+import { createOnnxEmbedder, type EmbeddingPrecision, type OnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
+import { ingestCollection, prepareCollection } from '../src/ingest/ingestCollection.js';
+import { createIngestProgressBar } from '../src/ingest/progressBar.js';
+import { loadRetractedDois } from '../src/ingest/retractions.js';
+import { createEmbeddedEngine } from '../src/search/embedded/embeddedEngine.js';
+import { loadScifactJudgements } from './scifactBench.js';
 
 const { values: args } = parseArgs({
   options: {
-    batch: { type: 'string', default: '32' },
-    threads: { type: 'string', default: '2' },
-    passages: { type: 'string', default: '256' },
+    configs: { type: 'string', default: 'before,after' },
+    chunks: { type: 'string', default: '2048' },
     rounds: { type: 'string', default: '3' },
     queries: { type: 'string', default: '200' },
-    onnx: { type: 'string' },
-    scifact: { type: 'string', default: '/work/shared/data/scifact' },
+    full: { type: 'boolean', default: false },
+    'full-configs': { type: 'string', default: 'after' },
   },
 });
-const batchSize = Number(args.batch);
-const threads = Number(args.threads);
-const passageCount = Number(args.passages);
-const queryCount = Number(args.queries);
-const rounds = Number(args.rounds);
-const SCIFACT = args.scifact;
 
-async function readJsonl<T>(path: string): Promise<T[]> {
-  return (await readFile(path, 'utf8'))
-    .split('\n')
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as T);
+const config = loadConfig({ ...process.env, ADMIN_TOKEN: process.env.ADMIN_TOKEN ?? 'bench-admin-token-0123456789' });
+const manifest = await loadModelManifest(modelManifestPath(config.cacheDir));
+
+interface BenchConfig {
+  precision: EmbeddingPrecision;
+  /** 0: one session in this thread */
+  workers: number;
+  threads: number;
+  batch: number;
+  /** chunks per embedPassages call (the embedder sorts by length inside a call) */
+  window: number;
 }
 
-async function directoryBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    total += entry.isDirectory() ? await directoryBytes(path) : (await stat(path)).size;
+const CONFIGS: Record<string, BenchConfig> = {
+  before: { precision: 'fp32', workers: 0, threads: 2, batch: 32, window: 64 },
+  'fp32-sorted': { precision: 'fp32', workers: 0, threads: 2, batch: 32, window: 1024 },
+  'fp32-workers': { precision: 'fp32', workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
+  'int8-batch32': { precision: 'int8', workers: config.embeddingWorkers, threads: 1, batch: 32, window: 1024 },
+  'int8-session': { precision: 'int8', workers: 0, threads: 2, batch: 1, window: 1024 },
+  after: { precision: config.embeddingPrecision, workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
+};
+
+const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+const catalog = await loadCollectionCatalog(config.collectionsConfig);
+const scifact = catalog.resolveCollection('scifact') as PlainCollection;
+const retracted = await loadRetractedDois(config.dataRoot);
+const tokenizerHost = await createOnnxEmbedder({ manifest, threads: 1 });
+const prepared = await prepareCollection({ collection: scifact, dataRoot: config.dataRoot, tokenizer: tokenizerHost.tokenizer, retracted });
+// an even sample across the collection, in ingestion order (documents keep their chunks together, as ingestion sees them)
+const sampleSize = Math.min(Number(args.chunks), prepared.embeddingInputs.length);
+const sample = Array.from({ length: sampleSize }, (_, i) => prepared.embeddingInputs[Math.floor((i * prepared.embeddingInputs.length) / sampleSize)]!);
+const lengths = sample.map((text) => tokenizerHost.tokenizer.encode(text, manifest.maxTokens).inputIds.length);
+
+/** Share of the computed token positions that are padding, for this window and batch size (the embedder sorts inside a window). */
+function paddingShare(window: number, batch: number): number {
+  let real = 0;
+  let padded = 0;
+  for (let start = 0; start < lengths.length; start += window) {
+    const sorted = lengths.slice(start, start + window).sort((a, b) => b - a);
+    for (let b = 0; b < sorted.length; b += batch) {
+      const rows = sorted.slice(b, b + batch);
+      real += rows.reduce((sum, n) => sum + n, 0);
+      padded += (rows[0] ?? 0) * rows.length;
+    }
   }
-  return total;
+  return padded === 0 ? 0 : 1 - real / padded;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+async function embedAll(embedder: OnnxEmbedder, window: number): Promise<void> {
+  for (let start = 0; start < sample.length; start += window) await embedder.embedPassages(sample.slice(start, start + window));
 }
 
-/** Cuts text to about `pieces` word pieces at a word boundary. */
-function cutToPieces(embedder: OnnxEmbedder, text: string, pieces: number): string {
-  const words = text.split(/\s+/);
-  let lo = 1;
-  let hi = words.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (embedder.tokenizer.count(words.slice(0, mid).join(' ')) <= pieces) lo = mid;
-    else hi = mid - 1;
-  }
-  return words.slice(0, lo).join(' ');
-}
-
-/** Embeds all texts once per round; the median resists other processes on a shared machine, the best shows the quiet speed. */
-async function throughput(embedder: OnnxEmbedder, texts: string[]): Promise<{ medianPerSecond: number; bestPerSecond: number; meanTokens: number }> {
-  await embedder.embedPassages(texts.slice(0, batchSize)); // warm-up
+async function measure(name: string, c: BenchConfig) {
+  const loadStart = performance.now();
+  const embedder = await createOnnxEmbedder({ manifest, precision: c.precision, workers: c.workers, threads: c.threads, batchSize: c.batch });
+  await embedder.embedPassages(sample.slice(0, c.batch * Math.max(1, c.workers))); // warm-up (starts the workers)
+  const loadMs = performance.now() - loadStart;
   const rates: number[] = [];
-  for (let r = 0; r < rounds; r++) {
+  const perCpuSecond: number[] = [];
+  const loadBefore = loadavg()[0] ?? 0;
+  for (let r = 0; r < Number(args.rounds); r++) {
+    const cpu = process.cpuUsage();
     const start = performance.now();
-    await embedder.embedPassages(texts);
-    rates.push(texts.length / ((performance.now() - start) / 1000));
+    await embedAll(embedder, c.window);
+    const seconds = (performance.now() - start) / 1000;
+    const used = process.cpuUsage(cpu);
+    rates.push(sample.length / seconds);
+    perCpuSecond.push(sample.length / ((used.user + used.system) / 1e6));
   }
+  await embedder.close();
   rates.sort((a, b) => a - b);
-  const meanTokens = texts.reduce((sum, t) => sum + Math.min(embedder.tokenizer.count(t) + 2, embedder.maxTokens), 0) / texts.length;
-  return { medianPerSecond: round(percentile(rates, 50)), bestPerSecond: round(rates[rates.length - 1] ?? Number.NaN), meanTokens: round(meanTokens) };
+  perCpuSecond.sort((a, b) => a - b);
+  return {
+    name,
+    ...c,
+    model: embedder.modelName,
+    chunksPerSecond: { best: round(rates.at(-1)!), median: round(percentile(rates, 50)) },
+    chunksPerCpuSecond: { best: round(perCpuSecond.at(-1)!), median: round(percentile(perCpuSecond, 50)) },
+    paddingShare: round(paddingShare(c.window, c.batch), 3),
+    startMs: Math.round(loadMs),
+    loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) },
+  };
 }
 
-function round(n: number, digits = 1): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
+const results = [];
+for (const name of args.configs.split(',').map((n) => n.trim()).filter(Boolean)) {
+  const c = CONFIGS[name];
+  if (!c) throw new Error(`unknown configuration ${name}; known: ${Object.keys(CONFIGS).join(', ')}`);
+  results.push(await measure(name, c));
 }
 
-const manifestPath = modelManifestPath(cacheDirFrom(process.env));
-const baseManifest = await loadModelManifest(manifestPath);
-const manifest = args.onnx ? { ...baseManifest, onnx: args.onnx } : baseManifest;
-
-const loadBefore = loadavg()[0] ?? 0;
-const loadStart = performance.now();
-const embedder = await createOnnxEmbedder({ manifest, batchSize, threads });
-const loadMs = performance.now() - loadStart;
-
-const corpus = await readJsonl<{ title: string; text: string }>(join(SCIFACT, 'corpus.jsonl'));
-const queries = await readJsonl<{ text: string }>(join(SCIFACT, 'queries.jsonl'));
-
-// Abstracts of typical length (200-300 pieces) and short chunks (~120 pieces cut from other abstracts).
-const abstracts = corpus
-  .map((d) => `${d.title}\n${d.text}`)
-  .filter((t) => {
-    const n = embedder.tokenizer.count(t);
-    return n >= 200 && n <= 300;
-  })
-  .slice(0, passageCount);
-const chunks = corpus
-  .map((d) => d.text)
-  .filter((t) => embedder.tokenizer.count(t) >= 160)
-  .slice(passageCount, passageCount * 2)
-  .map((t) => cutToPieces(embedder, t, 118));
-
-const abstractRun = await throughput(embedder, abstracts);
-const chunkRun = await throughput(embedder, chunks);
-
+// queries are embedded one at a time, in-process, with the configured precision (what a search does)
+const queryEmbedder = await createOnnxEmbedder({ manifest, precision: config.embeddingPrecision });
+const { queries } = await loadScifactJudgements(config.dataRoot);
+for (const q of queries.slice(0, 10)) await queryEmbedder.embedQuery(q.text);
 const latencies: number[] = [];
-for (const q of queries.slice(0, 10)) await embedder.embedQuery(q.text); // warm-up
-for (const q of queries.slice(0, queryCount)) {
+for (const q of queries.slice(0, Number(args.queries))) {
   const start = performance.now();
-  await embedder.embedQuery(q.text);
+  await queryEmbedder.embedQuery(q.text);
   latencies.push(performance.now() - start);
 }
 latencies.sort((a, b) => a - b);
-await embedder.close();
+await queryEmbedder.close();
 
-const onnxBytes = (await stat(join(manifest.dir, manifest.onnx))).size;
-const result = {
+interface FullIngest {
+  name: string;
+  model: string;
+  chunks: number;
+  seconds: number;
+  chunksPerSecond: number;
+  loadAverage: { before: number; after: number };
+}
+
+/** One whole SciFact ingest into a scratch embedded index; `after` opens the embedder as ingestion does. */
+async function fullIngest(name: string): Promise<FullIngest> {
+  const c = CONFIGS[name];
+  if (!c) throw new Error(`unknown configuration ${name}; known: ${Object.keys(CONFIGS).join(', ')}`);
+  const dir = await mkdtemp(join(tmpdir(), 'litsearch-bench-embedding-'));
+  const engine = createEmbeddedEngine({ dir: join(dir, 'index') });
+  const embedder =
+    name === 'after' ? await openIngestEmbedder(config) : await createOnnxEmbedder({ manifest, precision: c.precision, workers: c.workers, threads: c.threads, batchSize: c.batch });
+  const bar = createIngestProgressBar();
+  const loadBefore = loadavg()[0] ?? 0;
+  try {
+    const report = await ingestCollection({
+      collection: scifact,
+      dataRoot: config.dataRoot,
+      engine,
+      embedder,
+      tokenizer: tokenizerHost.tokenizer,
+      retracted,
+      fingerprintFile: join(dir, 'fingerprints.json'),
+      embedWindow: c.window,
+      onProgress: bar.onProgress,
+    });
+    return { name, model: embedder.modelName, chunks: report.chunks, seconds: report.seconds, chunksPerSecond: round(report.chunks / report.seconds), loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) } };
+  } finally {
+    bar.stop();
+    await embedder.close();
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const fullIngests: FullIngest[] = [];
+if (args.full) for (const name of args['full-configs'].split(',').map((n) => n.trim()).filter(Boolean)) fullIngests.push(await fullIngest(name));
+await tokenizerHost.close();
+
+const output = {
   model: manifest.name,
-  onnx: manifest.onnx,
-  dims: manifest.dims,
-  batchSize,
-  threads,
-  rounds,
-  modelLoadMs: round(loadMs),
-  abstracts: { count: abstracts.length, ...abstractRun },
-  shortChunks: { count: chunks.length, ...chunkRun },
-  query: {
-    count: latencies.length,
-    p50Ms: round(percentile(latencies, 50), 2),
-    p95Ms: round(percentile(latencies, 95), 2),
-    meanTokens: round(queries.slice(0, queryCount).reduce((s, q) => s + embedder.tokenizer.count(q.text) + 2, 0) / latencies.length),
-  },
-  /** 1-minute load average before and after: other processes on the machine skew every figure */
-  loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) },
-  disk: { onnxMB: round(onnxBytes / 2 ** 20), modelDirMB: round((await directoryBytes(manifest.dir)) / 2 ** 20) },
+  cores: availableParallelism(),
+  sample: { chunks: sample.length, of: prepared.embeddingInputs.length, meanTokens: round(lengths.reduce((s, n) => s + n, 0) / lengths.length) },
+  rounds: Number(args.rounds),
+  configurations: results,
+  query: { precision: config.embeddingPrecision, count: latencies.length, p50Ms: round(percentile(latencies, 50), 2), p95Ms: round(percentile(latencies, 95), 2) },
+  ...(fullIngests.length > 0 ? { fullIngests } : {}),
 };
-console.log(JSON.stringify(result, null, 2));
-console.log(
-  `${result.model} (${result.onnx}, ${threads} threads, batch ${batchSize}): ` +
-    `${result.abstracts.medianPerSecond} abstracts/s (best ${result.abstracts.bestPerSecond}, ~${result.abstracts.meanTokens} tok), ` +
-    `${result.shortChunks.medianPerSecond} chunks/s (best ${result.shortChunks.bestPerSecond}, ~${result.shortChunks.meanTokens} tok), ` +
-    `query p50 ${result.query.p50Ms} ms (p95 ${result.query.p95Ms} ms), load ${result.modelLoadMs} ms, onnx ${result.disk.onnxMB} MB, loadavg ${result.loadAverage.before}->${result.loadAverage.after}`,
-);
+console.log(JSON.stringify(output, null, 2));
+for (const r of results) {
+  console.log(
+    `${r.name.padEnd(13)} ${r.model} ${r.workers === 0 ? `in-process x${r.threads} threads` : `${r.workers} workers x${r.threads} thread`}, window ${r.window}, batch ${r.batch}: ` +
+      `${r.chunksPerSecond.best} chunks/s best (median ${r.chunksPerSecond.median}), ${r.chunksPerCpuSecond.best} per CPU-second, padding ${Math.round(r.paddingShare * 100)}%, loadavg ${r.loadAverage.before}->${r.loadAverage.after}`,
+  );
+}
+console.log(`query (${output.query.precision}, in-process): p50 ${output.query.p50Ms} ms, p95 ${output.query.p95Ms} ms`);
+for (const f of fullIngests) console.log(`full SciFact ingest, ${f.name} (${f.model}): ${f.chunks} chunks in ${f.seconds} s = ${f.chunksPerSecond} chunks/s, loadavg ${f.loadAverage.before}->${f.loadAverage.after}`);

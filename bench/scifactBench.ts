@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig, REPO_ROOT, type Config } from '../src/config.js';
 import { loadCollectionCatalog, type PlainCollection } from '../src/collections/catalog.js';
-import { openEmbedder } from '../src/composition.js';
+import { openEmbedder, openIngestEmbedder } from '../src/composition.js';
 import type { OnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
 import { ingestCollection, prepareCollection, type IngestReport } from '../src/ingest/ingestCollection.js';
 import { createIngestProgressBar } from '../src/ingest/progressBar.js';
@@ -80,13 +80,14 @@ export async function openScifactIndex(): Promise<ScifactIndex> {
   const embedder = await openEmbedder(config);
   const embedded = createEmbeddedEngine({ dir: join(config.dataDir, 'index') });
   const bar = createIngestProgressBar();
+  const ingestEmbedder = await openIngestEmbedder(config);
   let report: IngestReport;
   try {
     report = await ingestCollection({
       collection,
       dataRoot: config.dataRoot,
       engine: embedded,
-      embedder,
+      embedder: ingestEmbedder,
       tokenizer: embedder.tokenizer,
       retracted: await loadRetractedDois(config.dataRoot),
       fingerprintFile: join(config.dataDir, 'ingest-fingerprints.embedded.json'),
@@ -94,6 +95,7 @@ export async function openScifactIndex(): Promise<ScifactIndex> {
     });
   } finally {
     bar.stop();
+    await ingestEmbedder.close();
   }
   return {
     config,

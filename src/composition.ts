@@ -15,6 +15,7 @@ import type { FigureImageRenderer } from './figures/figureImages.js';
 import { createJpegFigureRenderer } from './figures/jpegFigureRenderer.js';
 import { figureRootOf } from './figures/demoFigures.js';
 import { loadCollectionCatalog, type CollectionCatalog } from './collections/catalog.js';
+import { createCollectionReadiness, type CollectionReadiness } from './collections/readiness.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
 import { modelManifestPath } from './embedding/modelManifest.js';
 import type { SearchEngine } from './search/port.js';
@@ -50,6 +51,8 @@ export interface Runtime {
   engine: SearchEngine;
   embedder: OnnxEmbedder;
   catalog: CollectionCatalog;
+  /** which collections answer searches yet (demo ingestion marks the ones it builds) */
+  readiness: CollectionReadiness;
   accounts: Accounts;
   operations: Operations;
   members: Members;
@@ -96,8 +99,17 @@ export async function openSearchEngine(config: Config, log?: Logger): Promise<Se
   return createEmbeddedEngine({ dir: join(config.dataDir, 'index'), reloadCheckIntervalMs: INDEX_RELOAD_CHECK_MS });
 }
 
+/** The embedder of queries (and of anything small): one session in this thread, a few milliseconds a query. */
 export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
-  return createOnnxEmbedder({ manifest: modelManifestPath(config.cacheDir) });
+  return createOnnxEmbedder({ manifest: modelManifestPath(config.cacheDir), precision: config.embeddingPrecision });
+}
+
+/**
+ * The embedder of ingestion: the same model and precision as openEmbedder (so passages and queries share one vector
+ * space), on EMBEDDING_WORKERS worker threads started on first use; close it when the ingestion is done.
+ */
+export async function openIngestEmbedder(config: Config): Promise<OnnxEmbedder> {
+  return createOnnxEmbedder({ manifest: modelManifestPath(config.cacheDir), precision: config.embeddingPrecision, workers: config.embeddingWorkers });
 }
 
 /** The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the built-in one. */
@@ -140,6 +152,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const embedder = await openEmbedder(config);
     closers.push(() => embedder.close());
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
+    const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
     const accounts = createAccounts(db, clock);
     const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000 });
     const operations = createOperations(accounts, { catalog, clock, members });
@@ -156,7 +169,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       recordJournalRequest: (auth, request) => accounts.requestJournal({ orgId: auth.org.id, keyId: auth.key.id, ...request }),
       takeMinuteSlot: (auth) => takeMinuteBudget(db, auth.org, clock()),
     });
-    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue });
+    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness });
     const tools = options.tools ?? (await createGatewayTools({ dataRoot: config.dataRoot, engine, catalog, journals, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
 
     const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, catalog, clock, log, journals, planFilters });
@@ -191,6 +204,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       unlock,
       assisted,
       catalog,
+      collectionReadiness: readiness,
       engine,
       clock,
       figureImages,
@@ -213,9 +227,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         },
         search: () => engine.ping(),
       },
-      readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact' }),
+      readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact', collections: readiness.summary() }),
     });
-    return { config, log, db, engine, embedder, catalog, accounts, operations, members, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, members, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;

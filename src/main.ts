@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from './config.js';
 import { startRuntime } from './composition.js';
-import { ingestMissingDemoCollections } from './demoIngest.js';
+import { planDemoIngestion, type DemoIngestion } from './demoIngest.js';
 import { startScaledTopology } from './infra/scaledTopology.js';
 
 async function main(): Promise<void> {
@@ -15,12 +15,14 @@ async function main(): Promise<void> {
   const runtime = await startRuntime(config, { worker: config.inProcessWorker});
   const { log } = runtime;
   let server: Server | undefined;
+  let ingestion: DemoIngestion | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping');
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await ingestion?.cancel();
     removeServerFile(config.dataDir);
     await runtime.close();
     log.info('stopped');
@@ -29,7 +31,9 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
-  if (config.ingestDemo) await ingestMissingDemoCollections(runtime);
+  // The collections to build are marked ingesting before the service listens: it answers for the others at once, and
+  // 503 for each of these until its index is committed.
+  if (config.ingestDemo) ingestion = await planDemoIngestion(runtime);
 
   server = await listen(runtime.app, config.port, config.host);
   const address = server.address();
@@ -37,7 +41,16 @@ async function main(): Promise<void> {
   const url = `http://${config.host}:${port}`;
   writeFileSync(join(config.dataDir, 'server.json'), JSON.stringify({ url, pid: process.pid }, null, 2));
   log.info({ url, temporal: runtime.temporal.address, engine: runtime.engine.kind, store: runtime.db.kind }, 'listening');
-  process.stdout.write(banner(url, config.adminToken, config.adminTokenGenerated, runtime.catalog.collections[0]?.name ?? 'scifact'));
+  process.stdout.write(banner(url, config.adminToken, config.adminTokenGenerated, runtime.catalog.collections[0]?.name ?? 'scifact', ingestion?.pending ?? []));
+  if (ingestion && ingestion.pending.length > 0) {
+    const started = performance.now();
+    void ingestion.run().then(({ reports, failures }) => {
+      if (stopping) return;
+      const seconds = Math.round((performance.now() - started) / 100) / 10;
+      if (failures.length === 0) log.info({ collections: reports.map((r) => r.collection), seconds }, 'every collection is ready');
+      else log.error({ failed: failures.map((f) => f.collection), seconds }, 'demo ingestion finished; some collections could not be ingested (see above)');
+    }, (err: unknown) => log.error({ err }, 'demo ingestion stopped unexpectedly'));
+  }
 }
 
 /** The data directory's server.json, unless another process sharing the directory (the scaled shape) wrote it since. */
@@ -76,7 +89,11 @@ ${topology.apis.map((api) => `    ${api.name}: ${api.url}`).join('\n')}
 `);
 }
 
-function banner(url: string, token: string, generated: boolean, collection: string): string {
+function banner(url: string, token: string, generated: boolean, collection: string, ingesting: readonly string[]): string {
+  const waiting = ingesting.length === 0 ? '' : `
+  Still ingesting (first start), in this order: ${ingesting.join(', ')}. Searches on these answer 503 until each is
+  ready; the others answer now. GET ${url}/readyz lists which are ready.
+`;
   return `
   Literature search is running at ${url}
   Admin token${generated ? ' (generated, stored in the data directory)' : ''}: ${token}
@@ -89,7 +106,7 @@ function banner(url: string, token: string, generated: boolean, collection: stri
     curl -s -i -X POST $BASE/api/v1/search/query -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' -d '{"collection":"${collection}","query":"vitamin D supplementation and fracture risk","limit":3}'
 
   Ctrl-C stops everything.
-`;
+${waiting}`;
 }
 
 main().catch((err) => {

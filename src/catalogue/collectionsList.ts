@@ -1,15 +1,18 @@
 // The collections list behind GET /api/v1/search/collections: the entries a key can reach, each with the number of
-// documents it holds (from the stored inventories) and, for a meta-collection, its members and price range.
+// documents it holds (from the stored inventories) and, for a meta-collection, its members and price range; while the
+// service ingests at start, the entries not searchable yet say so.
 import type { CollectionInventory } from './inventory.js';
 import type { AuthContext } from '../auth/context.js';
 import { pricePer1000For } from '../billing/pricing.js';
 import { formatPricePer1000, type CatalogEntry, type CollectionCatalog, type PlainCollection, type PriceRange } from '../collections/catalog.js';
+import type { CollectionReadiness } from '../collections/readiness.js';
 import { Rejection } from '../domain/rejection.js';
 import type { SearchEngine } from '../search/port.js';
 
 export interface CollectionsListDeps {
   catalog: CollectionCatalog;
   engine: Pick<SearchEngine, 'getInventory'>;
+  readiness?: CollectionReadiness;
 }
 
 interface PlainListing {
@@ -17,6 +20,8 @@ interface PlainListing {
   description: string | null;
   /** documents, not chunks */
   documentCount: number;
+  /** only while the collection (or a member of the meta-collection) cannot be searched yet: searches answer 503 */
+  status?: 'ingesting' | 'failed';
 }
 
 interface MetaListing extends PlainListing {
@@ -59,11 +64,14 @@ export async function listCollections(deps: CollectionsListDeps, auth: AuthConte
     const members = deps.catalog.physicalMembers(entry);
     // a meta-collection holds what its members hold: a document in two members counts in both, as a search returns it from both
     const documentCount = members.reduce((sum, member) => sum + (counts.get(member.name) ?? 0), 0);
-    if (entry.type === 'plain') return { name: entry.name, description: entry.description, documentCount };
+    const states = members.map((member) => deps.readiness?.stateOf(member.name) ?? 'ready');
+    const status = states.includes('failed') ? 'failed' : states.includes('ingesting') ? 'ingesting' : undefined;
+    if (entry.type === 'plain') return { name: entry.name, description: entry.description, documentCount, ...(status ? { status } : {}) };
     return {
       name: entry.name,
       description: entry.description,
       documentCount,
+      ...(status ? { status } : {}),
       members: members.map((member) => member.displayName),
       memberCount: entry.members.length,
       priceRange: deps.catalog.priceRange(entry, (member) => formatPricePer1000(pricePer1000For(auth.org, member))),

@@ -11,6 +11,8 @@ const modelManifestSchema = z.object({
   dir: z.string().refine(isAbsolute, 'dir must be an absolute path'),
   /** ONNX file name inside dir; its output is last_hidden_state [batch, seq, dims] or pooled [batch, dims] */
   onnx: z.string().min(1),
+  /** the same graph with int8 weights (dynamic quantization of every linear layer), when provisioning wrote one */
+  onnxInt8: z.string().min(1).optional(),
   /** WordPiece vocabulary file name inside dir */
   vocab: z.string().min(1),
   dims: z.number().int().positive(),
@@ -59,7 +61,7 @@ export async function loadModelManifest(manifestPath: string): Promise<ModelMani
     throw new Error(`embedding model manifest ${manifestPath} is invalid: ${z.prettifyError(parsed.error)}`);
   }
   const manifest = parsed.data;
-  for (const file of [manifest.onnx, manifest.vocab]) {
+  for (const file of [manifest.onnx, manifest.vocab, ...(manifest.onnxInt8 ? [manifest.onnxInt8] : [])]) {
     try {
       await access(join(manifest.dir, file));
     } catch {

@@ -1,127 +1,131 @@
-// Embedder adapter: runs the provisioned sentence-embedding model with onnxruntime-node (batched, pooled, L2-normalized).
+// Embedder adapter: runs the provisioned sentence-embedding model with onnxruntime-node (batched, pooled, L2-normalized),
+// in this thread or on worker threads (one ONNX session each), so bulk embedding uses every core.
 import { join } from 'node:path';
-import * as ort from 'onnxruntime-node';
+import { Worker } from 'node:worker_threads';
 import { loadModelManifest, type ModelManifest } from './modelManifest.js';
 import type { Embedder } from './port.js';
 import { loadModelTokenizer, type WordpieceTokenizer } from './wordpieceTokenizer.js';
+import { openEncoderSession, type EncoderSession, type EncoderSessionOptions } from './encoderSession.mjs';
+
+/** Which graph of the manifest runs: the fp32 export, or its int8 quantization (manifest `onnxInt8`). */
+export type EmbeddingPrecision = 'fp32' | 'int8';
 
 export interface OnnxEmbedderOptions {
   /** the manifest itself, or the path of model.json */
   manifest: ModelManifest | string;
-  /** texts per inference run; 32 suits a 2-core CPU */
+  /** default fp32; int8 needs a manifest that names an int8 graph */
+  precision?: EmbeddingPrecision;
+  /**
+   * texts per inference run; default 1. On this 2-core EPYC batching cost more than it saved: a batch's activations
+   * outgrow the caches (SciFact chunks per CPU-second, int8: 94 one text a run, 66 at 32; fp32: 42 and 29), and a
+   * lone text needs no padding. The int8 graph also quantizes a run's activations with one scale, so only one text a
+   * run gives each text the vector it gets alone (queries are embedded alone).
+   */
   batchSize?: number;
-  /** intra-op threads of the ONNX session */
+  /** intra-op threads of each ONNX session (default: 2 in-process, 1 per worker) */
   threads?: number;
+  /**
+   * 0 (default): one session in this thread; onnxruntime-node's run blocks this thread while it computes, which suits
+   * queries (a few milliseconds). N: N worker threads with a session each, started on first use; for bulk embedding
+   * (ingestion), so the work spreads over N cores and this thread stays free.
+   */
+  workers?: number;
 }
 
 export interface OnnxEmbedder extends Embedder {
   readonly tokenizer: WordpieceTokenizer;
   /** longest input in word pieces, [CLS] and [SEP] included; longer texts are truncated */
   readonly maxTokens: number;
+  readonly precision: EmbeddingPrecision;
 }
+
+/** Runs one batch (word-piece ids per text) and returns one vector per text, in batch order. */
+type BatchRunner = (batch: readonly number[][]) => Promise<Float32Array[]>;
 
 interface EncodedText {
   index: number;
   ids: number[];
 }
 
+/** The model name embeddings are known by: vectors of the int8 graph are not those of the fp32 one (ingest fingerprints use it). */
+export function embeddingModelName(manifest: ModelManifest, precision: EmbeddingPrecision): string {
+  return precision === 'int8' ? `${manifest.name}-int8` : manifest.name;
+}
+
+function onnxFileOf(manifest: ModelManifest, precision: EmbeddingPrecision): string {
+  if (precision === 'fp32') return manifest.onnx;
+  if (!manifest.onnxInt8) throw new Error(`the manifest of ${manifest.name} names no int8 graph (onnxInt8): re-run npm run provision, or set EMBEDDING_PRECISION=fp32`);
+  return manifest.onnxInt8;
+}
+
 export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<OnnxEmbedder> {
   const manifest = typeof options.manifest === 'string' ? await loadModelManifest(options.manifest) : options.manifest;
-  const batchSize = options.batchSize ?? 32;
+  const precision = options.precision ?? 'fp32';
+  const batchSize = options.batchSize ?? 1;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  const workerCount = options.workers ?? 0;
+  if (!Number.isInteger(workerCount) || workerCount < 0) throw new RangeError(`workers must be a non-negative integer, got ${workerCount}`);
 
   const tokenizer = await loadModelTokenizer(manifest);
-  const session = await ort.InferenceSession.create(join(manifest.dir, manifest.onnx), {
-    intraOpNumThreads: options.threads ?? 2,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-  });
-  const needsTokenTypes = session.inputNames.includes('token_type_ids');
-  for (const input of ['input_ids', 'attention_mask']) {
-    if (!session.inputNames.includes(input)) throw new Error(`model ${manifest.name} has no ${input} input (inputs: ${session.inputNames.join(', ')})`);
-  }
-  const outputName = session.outputNames.includes('last_hidden_state') ? 'last_hidden_state' : session.outputNames[0];
-  if (outputName === undefined) throw new Error(`model ${manifest.name} has no outputs`);
-  const padId = tokenizer.idOf('[PAD]') ?? 0;
+  const sessionOptions: EncoderSessionOptions = {
+    onnxPath: join(manifest.dir, onnxFileOf(manifest, precision)),
+    name: manifest.name,
+    dims: manifest.dims,
+    pooling: manifest.pooling,
+    padId: tokenizer.idOf('[PAD]') ?? 0,
+    threads: options.threads ?? (workerCount > 0 ? 1 : 2),
+  };
   let closed = false;
-
-  /** Runs one padded batch; returns one normalized vector per text, in batch order. */
-  async function runBatch(batch: readonly EncodedText[]): Promise<Float32Array[]> {
-    const seqLen = Math.max(...batch.map((t) => t.ids.length));
-    const size = batch.length * seqLen;
-    const inputIds = new BigInt64Array(size).fill(BigInt(padId));
-    const mask = new BigInt64Array(size);
-    batch.forEach((text, row) => {
-      text.ids.forEach((id, col) => {
-        inputIds[row * seqLen + col] = BigInt(id);
-        mask[row * seqLen + col] = 1n;
-      });
-    });
-    const dims = [batch.length, seqLen];
-    const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor('int64', inputIds, dims),
-      attention_mask: new ort.Tensor('int64', mask, dims),
+  /** what runs batches: the in-process session, or one runner per worker thread (started on first use) */
+  let lanes: () => Promise<BatchRunner[]>;
+  let release: () => Promise<void>;
+  if (workerCount === 0) {
+    const session = await openEncoderSession(sessionOptions);
+    const runner: BatchRunner = (batch) => session.encode(batch);
+    lanes = async () => [runner];
+    release = () => session.release();
+  } else {
+    let pool: Promise<EmbeddingWorker[]> | undefined;
+    lanes = async () => (await (pool ??= startWorkers(workerCount, sessionOptions))).map((w) => w.run);
+    release = async () => {
+      for (const w of pool ? await pool.catch(() => []) : []) await w.terminate();
     };
-    if (needsTokenTypes) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(size), dims);
-    const results = await session.run(feeds, [outputName]);
-    const output = results[outputName];
-    if (!output) throw new Error(`model ${manifest.name} returned no ${outputName}`);
-    try {
-      return pool(output, batch, seqLen);
-    } finally {
-      for (const tensor of Object.values(results)) tensor.dispose();
-    }
   }
 
-  function pool(output: ort.Tensor, batch: readonly EncodedText[], seqLen: number): Float32Array[] {
-    const data = output.data as Float32Array;
-    const d = manifest.dims;
-    const pooledByModel = output.dims.length === 2;
-    const last = output.dims[output.dims.length - 1];
-    if (last !== d) throw new Error(`model ${manifest.name} returned ${last} dims, manifest says ${d}`);
-    return batch.map((text, row) => {
-      const vector = new Float32Array(d);
-      if (pooledByModel) {
-        vector.set(data.subarray(row * d, row * d + d));
-      } else if (manifest.pooling === 'cls') {
-        const base = row * seqLen * d;
-        vector.set(data.subarray(base, base + d));
-      } else {
-        // Mean over the real tokens only ([CLS] and [SEP] included, padding excluded), as sentence-transformers does.
-        const n = text.ids.length;
-        for (let t = 0; t < n; t++) {
-          const base = (row * seqLen + t) * d;
-          for (let k = 0; k < d; k++) vector[k] += data[base + k];
-        }
-        for (let k = 0; k < d; k++) vector[k] /= n;
-      }
-      return normalize(vector);
-    });
-  }
-
-  async function embed(texts: readonly string[]): Promise<Float32Array[]> {
+  async function embed(texts: readonly string[], onEmbedded?: (done: number) => void): Promise<Float32Array[]> {
     if (closed) throw new Error('embedder is closed');
     const encoded: EncodedText[] = texts.map((text, index) => ({ index, ids: tokenizer.encode(text, manifest.maxTokens).inputIds }));
-    // Sorting by length keeps texts of similar length in one batch, so little compute goes to padding.
-    const byLength = [...encoded].sort((a, b) => a.ids.length - b.ids.length);
+    // Longest first: with several lanes the long texts start first, so the lanes finish together; with batches of
+    // more than one text, texts of like length share a batch (little compute goes to padding).
+    encoded.sort((a, b) => b.ids.length - a.ids.length);
+    const batches: EncodedText[][] = [];
+    for (let start = 0; start < encoded.length; start += batchSize) batches.push(encoded.slice(start, start + batchSize));
     const vectors = new Array<Float32Array>(texts.length);
-    for (let start = 0; start < byLength.length; start += batchSize) {
-      const batch = byLength.slice(start, start + batchSize);
-      const batchVectors = await runBatch(batch);
-      batch.forEach((text, i) => {
-        vectors[text.index] = batchVectors[i] as Float32Array;
-      });
-    }
+    let next = 0;
+    let done = 0;
+    await Promise.all(
+      (await lanes()).map(async (run) => {
+        while (next < batches.length) {
+          const batch = batches[next++]!;
+          const batchVectors = await run(batch.map((t) => t.ids));
+          batch.forEach((text, i) => {
+            vectors[text.index] = batchVectors[i] as Float32Array;
+          });
+          done += batch.length;
+          onEmbedded?.(done);
+        }
+      }),
+    );
     return vectors;
   }
 
   return {
-    modelName: manifest.name,
+    modelName: embeddingModelName(manifest, precision),
     dims: manifest.dims,
     tokenizer,
     maxTokens: manifest.maxTokens,
-    embedPassages: (texts) => embed(texts),
+    precision,
+    embedPassages: (texts, onEmbedded) => embed(texts, onEmbedded),
     async embedQuery(text) {
       const [vector] = await embed([manifest.queryPrefix + text]);
       return vector as Float32Array;
@@ -129,15 +133,85 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
     async close() {
       if (closed) return;
       closed = true;
-      await session.release();
+      await release();
     },
   };
 }
 
-function normalize(vector: Float32Array): Float32Array {
-  let sum = 0;
-  for (const v of vector) sum += v * v;
-  const norm = Math.max(Math.sqrt(sum), 1e-12);
-  for (let k = 0; k < vector.length; k++) vector[k] /= norm;
-  return vector;
+interface EmbeddingWorker {
+  run: BatchRunner;
+  terminate(): Promise<void>;
+}
+
+async function startWorkers(count: number, options: EncoderSessionOptions): Promise<EmbeddingWorker[]> {
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startWorker(options)));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    for (const s of started) if (s.status === 'fulfilled') await s.value.terminate();
+    throw failed.reason;
+  }
+  return started.map((s) => (s as PromiseFulfilledResult<EmbeddingWorker>).value);
+}
+
+function startWorker(options: EncoderSessionOptions): Promise<EmbeddingWorker> {
+  const worker = new Worker(new URL('./embeddingWorker.mjs', import.meta.url), { workerData: options });
+  // an idle pool must not keep the process alive; a batch in flight refs it again
+  worker.unref();
+  const pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
+  let nextId = 0;
+  let failure: Error | undefined;
+  const failAll = (err: Error) => {
+    failure ??= err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  return new Promise((resolve, reject) => {
+    worker.once('error', (err) => reject(err));
+    worker.on('error', (err) => failAll(err));
+    worker.on('exit', (code) => failAll(new Error(`embedding worker exited (code ${code})`)));
+    worker.on('message', (message: { ready?: true; id?: number; vectors?: Float32Array; error?: string }) => {
+      if (message.ready) {
+        resolve({
+          run(batch) {
+            if (failure) return Promise.reject(failure);
+            const id = nextId++;
+            const lengths = Int32Array.from(batch, (ids) => ids.length);
+            const ids = new Int32Array(lengths.reduce((sum, n) => sum + n, 0));
+            let offset = 0;
+            for (const text of batch) {
+              ids.set(text, offset);
+              offset += text.length;
+            }
+            worker.ref();
+            return new Promise<Float32Array[]>((resolveRun, rejectRun) => {
+              pending.set(id, { resolve: resolveRun, reject: rejectRun });
+              worker.postMessage({ id, ids, lengths }, [ids.buffer, lengths.buffer]);
+            }).finally(() => {
+              if (pending.size === 0) worker.unref();
+            });
+          },
+          terminate: async () => {
+            await worker.terminate();
+          },
+        });
+        return;
+      }
+      if (message.id === undefined) {
+        reject(new Error(`embedding worker could not load the model: ${message.error}`));
+        void worker.terminate();
+        return;
+      }
+      const waiter = pending.get(message.id);
+      if (!waiter) return;
+      pending.delete(message.id);
+      if (message.error !== undefined || !message.vectors) {
+        waiter.reject(new Error(`embedding worker failed: ${message.error ?? 'no vectors'}`));
+        return;
+      }
+      const flat = message.vectors;
+      const vectors: Float32Array[] = [];
+      for (let row = 0; row * options.dims < flat.length; row++) vectors.push(flat.slice(row * options.dims, (row + 1) * options.dims));
+      waiter.resolve(vectors);
+    });
+  });
 }

@@ -4,8 +4,8 @@ export interface Embedder {
   /** model identifier, e.g. "bge-small-en-v1.5" */
   readonly modelName: string;
   readonly dims: number;
-  /** embed passages (documents) */
-  embedPassages(texts: string[]): Promise<Float32Array[]>;
+  /** embed passages (documents); `onEmbedded`, when given, hears how many of them are done as batches finish */
+  embedPassages(texts: string[], onEmbedded?: (done: number) => void): Promise<Float32Array[]>;
   /** embed a search query (some models prefix queries with an instruction) */
   embedQuery(text: string): Promise<Float32Array>;
   close(): Promise<void>;

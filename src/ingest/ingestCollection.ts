@@ -9,7 +9,7 @@ import type { Embedder, Tokenizer } from '../embedding/port.js';
 import type { ChunkMetadata, ChunkRecord, SearchEngine } from '../search/port.js';
 import type { ChunkingOptions } from './chunk.js';
 import { CHUNKER_VERSION, chunkId, chunkSections, DEFAULT_MAX_CHUNK_TOKENS } from './chunk.js';
-import { fingerprintKey, hashCanonicalJson, hashFile, readStoredFingerprint, writeStoredFingerprint } from './fingerprint.js';
+import { fingerprintKey, hashCanonicalJson, hashFile, readStoredFingerprint, writeStoredFingerprint, type StoredFingerprint } from './fingerprint.js';
 import { readCollectionDocuments } from './readCollection.js';
 import { loadRetractedDois } from './retractions.js';
 import type { SourceDocument } from './sourceDocument.js';
@@ -18,6 +18,12 @@ import { DEMO_FIGURES_VERSION, renderDemoFigures } from '../figures/demoFigures.
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 const PIPELINE_VERSION = 1;
 const DEFAULT_BATCH_SIZE = 64;
+/**
+ * Chunks handed to the embedder at once: it spreads them over its workers, longest first so they finish together,
+ * while the window before is indexed. (With batches of several texts it also sorts them by length: SciFact, batches
+ * of 32, spent 20% of its compute on padding in windows of 64, 2% in windows of 1,024.)
+ */
+const DEFAULT_EMBED_WINDOW = 1024;
 /** word pieces the demo embedding model reads (256 less [CLS] and [SEP]); pass the model's own figure when it differs */
 export const DEFAULT_EMBEDDING_INPUT_TOKENS = 254;
 
@@ -47,8 +53,10 @@ export interface IngestCollectionOptions {
   chunking?: ChunkingOptions;
   /** longest embedder input in tokens; the title in front of each chunk is cut to fit it */
   embeddingInputTokens?: number;
-  /** chunks per embedding call and per indexChunks call */
+  /** chunks per indexChunks call */
   batchSize?: number;
+  /** chunks per embedding call (the embedder sorts them by length into its own batches) */
+  embedWindow?: number;
   /** engine index name; defaults to the collection name */
   index?: string;
   /** figure root (one directory per collection); collections with demoFigures get generated charts there */
@@ -224,6 +232,18 @@ async function inputFingerprint(options: IngestCollectionOptions): Promise<strin
   });
 }
 
+/** The input fingerprint, what the fingerprint file holds for the index, and whether the index holds exactly this input. */
+async function indexState(options: IngestCollectionOptions): Promise<{ fingerprint: string; stored: StoredFingerprint | null; current: boolean }> {
+  const fingerprint = await inputFingerprint(options);
+  const stored = await readStoredFingerprint(options.fingerprintFile, fingerprintKey(options.engine.kind, options.index ?? options.collection.name));
+  return { fingerprint, stored, current: stored?.fingerprint === fingerprint && (await options.engine.hasIndex(options.index ?? options.collection.name)) };
+}
+
+/** Whether ingestCollection would build the index (absent, or built from other input); false when it would skip. */
+export async function needsIngest(options: IngestCollectionOptions): Promise<boolean> {
+  return options.force === true || !(await indexState(options)).current;
+}
+
 /** Ingests one plain collection into the engine; a no-op when the index already holds this exact input (unless forced). */
 export async function ingestCollection(options: IngestCollectionOptions): Promise<IngestReport> {
   const started = performance.now();
@@ -231,11 +251,10 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
   const index = options.index ?? collection.name;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const key = fingerprintKey(engine.kind, index);
-  const fingerprint = await inputFingerprint(options);
-  const stored = await readStoredFingerprint(options.fingerprintFile, key);
+  const { fingerprint, stored, current } = await indexState(options);
   const elapsed = (): number => Math.round((performance.now() - started) / 10) / 100;
 
-  if (!options.force && stored?.fingerprint === fingerprint && (await engine.hasIndex(index))) {
+  if (!options.force && current && stored) {
     return {
       collection: collection.name,
       index,
@@ -271,18 +290,39 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
     }
   }
   const embed = needsVectors(collection);
-  options.onProgress?.({ collection: collection.name, phase: 'indexing', done: 0, total: records.length });
-  for (let start = 0; start < records.length; start += batchSize) {
-    const batch = records.slice(start, start + batchSize);
+  const window = embed ? (options.embedWindow ?? DEFAULT_EMBED_WINDOW) : records.length;
+  // embedding is the slow part and drives the progress bar as its batches finish; indexing a window confirms it (for
+  // an embedder that reports nothing); the next window's embedding may report first, so only rises are shown
+  let reported = -1;
+  const progress = (done: number) => {
+    if (done <= reported) return;
+    reported = done;
+    options.onProgress?.({ collection: collection.name, phase: 'indexing', done, total: records.length });
+  };
+  const embedWindow = (start: number): Promise<Float32Array[]> => {
+    const vectors = embed ? embedder.embedPassages(embeddingInputs.slice(start, start + window), (done) => progress(start + done)) : Promise.resolve([]);
+    // awaited in the next round; if indexing fails first, its failure is the one reported
+    vectors.catch(() => undefined);
+    return vectors;
+  };
+  progress(0);
+  // the next window embeds (on the embedder's threads) while this one is indexed
+  let embedding = embedWindow(0);
+  for (let start = 0; start < records.length; start += window) {
+    const windowRecords = records.slice(start, start + window);
+    const vectors = await embedding;
+    if (start + window < records.length) embedding = embedWindow(start + window);
     if (embed) {
-      const vectors = await embedder.embedPassages(embeddingInputs.slice(start, start + batchSize));
-      if (vectors.length !== batch.length) throw new Error(`embedder returned ${vectors.length} vectors for ${batch.length} texts`);
-      batch.forEach((record, position) => {
+      if (vectors.length !== windowRecords.length) throw new Error(`embedder returned ${vectors.length} vectors for ${windowRecords.length} texts`);
+      windowRecords.forEach((record, position) => {
         record.vector = vectors[position];
       });
     }
-    await engine.indexChunks(index, batch);
-    options.onProgress?.({ collection: collection.name, phase: 'indexing', done: start + batch.length, total: records.length });
+    for (let from = 0; from < windowRecords.length; from += batchSize) {
+      const batch = windowRecords.slice(from, from + batchSize);
+      await engine.indexChunks(index, batch);
+      progress(start + from + batch.length);
+    }
   }
   // committed with the chunks it describes
   await engine.putInventory(index, inventory);

@@ -1,6 +1,7 @@
 // The search use case behind /query, /{collection} and /preview: resolve, authorize, retrieve, merge, price.
 import { randomUUID } from 'node:crypto';
 import type { CatalogEntry, CollectionCatalog, PlainCollection } from '../collections/catalog.js';
+import type { CollectionReadiness } from '../collections/readiness.js';
 import type { Embedder } from '../embedding/port.js';
 import type { FilterNode } from '../filters/ast.js';
 import type { SearchEngine } from './port.js';
@@ -36,6 +37,8 @@ export interface SearchDeps {
   engine: SearchEngine;
   embedder: Embedder;
   planFilters?: FilterPlanner;
+  /** which collections are still ingesting (first start); without it every collection counts as ready */
+  readiness?: CollectionReadiness;
 }
 
 export interface SearchRequestInput {
@@ -58,15 +61,18 @@ export interface RetrievalOutcome {
   requested: CatalogEntry[];
 }
 
+function inKeyScope(auth: AuthContext, entry: CatalogEntry): boolean {
+  return !auth.key.collections || auth.key.collections.some((c) => c.toLowerCase() === entry.name.toLowerCase());
+}
+
 /** Resolves requested names and enforces the key's scope (403) and existence (404). */
 export function resolveTargets(catalog: CollectionCatalog, auth: AuthContext, names: string[]): { requested: CatalogEntry; physical: PlainCollection[] }[] {
   const seen = new Set<string>();
   const out: { requested: CatalogEntry; physical: PlainCollection[] }[] = [];
-  const scope = auth.key.collections?.map((c) => c.toLowerCase()) ?? null;
   for (const name of names) {
     const entry = catalog.resolveCollection(name);
     if (!entry) throw new Rejection('COLLECTION_NOT_FOUND', `collection "${name}" does not exist; GET /api/v1/search/collections lists the ones you can search`);
-    if (scope && !scope.includes(entry.name.toLowerCase())) {
+    if (!inKeyScope(auth, entry)) {
       throw new Rejection('NO_COLLECTION_ACCESS', `this API key cannot reach collection "${entry.name}"`);
     }
     if (seen.has(entry.name)) continue;
@@ -74,6 +80,20 @@ export function resolveTargets(catalog: CollectionCatalog, auth: AuthContext, na
     out.push({ requested: entry, physical: catalog.physicalMembers(entry) });
   }
   return out;
+}
+
+/**
+ * 503 SERVICE_UNAVAILABLE, naming the collection, when a requested collection or a member of a requested
+ * meta-collection is still being ingested (or its ingestion failed). Callers check it before they take any budget or
+ * charge anything. Names that do not resolve or that the key cannot reach are left to resolveTargets (404/403).
+ */
+export function assertCollectionsReady(deps: Pick<SearchDeps, 'catalog' | 'readiness'>, auth: AuthContext, names: readonly string[]): void {
+  if (!deps.readiness) return;
+  const physical = names.flatMap((name) => {
+    const entry = deps.catalog.resolveCollection(name);
+    return entry && inKeyScope(auth, entry) ? deps.catalog.physicalMembers(entry).map((c) => c.name) : [];
+  });
+  deps.readiness.assertSearchable(physical);
 }
 
 function needsVector(c: PlainCollection): boolean {
@@ -145,6 +165,8 @@ async function planBoth(deps: SearchDeps, input: SearchRequestInput, targets: Re
 export async function retrieve(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput): Promise<RetrievalOutcome> {
   assertSearchableQuery(input.query);
   const targets = resolveTargets(deps.catalog, auth, input.collections);
+  // the use cases check this before taking budget; here it guards any other caller
+  assertCollectionsReady(deps, auth, input.collections);
   const plan = await planBoth(deps, input, targets);
 
   const lists = targets.flatMap((t) =>

@@ -4,7 +4,7 @@ import type { Accounts } from '../billing/accounts.js';
 import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../domain/rejection.js';
 import { assertSearchPayable, totalMicros, totalTokens, chargeLines } from '../domain/organization.js';
-import { retrieve, resolveTargets, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
+import { assertCollectionsReady, retrieve, resolveTargets, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
 import { freshness, loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord, CACHE_LIFETIME_MS } from './queryCache.js';
 import { refuseSandbox, syntheticRows } from './sandbox.js';
 import { assertSearchableQuery, queryProblem } from './queryValidation.js';
@@ -173,11 +173,14 @@ export function createSearchService(deps: ServiceDeps) {
 
   /**
    * The gate of every paid search (/query, /{collection}, assisted): an invalid query is counted by the guard and
-   * answered without touching the budget; a catalogue question is answered free; a sandbox key goes its own way; any
-   * other request must be payable and takes its per-minute slot and one query of the quota.
+   * answered without touching the budget; a collection still ingesting answers 503; a catalogue question is answered
+   * free; a sandbox key goes its own way; any other request must be payable and takes its per-minute slot and one
+   * query of the quota.
    */
   async function gate(auth: AuthContext, input: SearchRequestInput, endpoint: string, now: Date): Promise<{ kind: 'catalogue'; discovery: Discovery } | { kind: 'sandbox' } | { kind: 'admitted' }> {
     if (queryProblem(input.query)) await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
+    // a collection still ingesting answers 503 before anything is taken or charged
+    assertCollectionsReady(deps, auth, input.collections);
     const question = catalogueQuestionOf(input);
     if (question) return { kind: 'catalogue', discovery: await answerFromCatalogue(auth, input, question, endpoint) };
     if (auth.billingMode === 'sandbox') {
@@ -243,6 +246,7 @@ export function createSearchService(deps: ServiceDeps) {
     /** Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the first preview. */
     async preview(auth: AuthContext, input: SearchRequestInput, idempotency?: { key: string; bodyHash: string }): Promise<PreviewOutcome> {
       refuseSandbox(auth, 'preview');
+      assertCollectionsReady(deps, auth, input.collections);
       const now = clock();
       // a catalogue answer is free and records no preview, so an Idempotency-Key has nothing to hold on to
       const question = catalogueQuestionOf(input);
@@ -309,5 +313,8 @@ export function createSearchService(deps: ServiceDeps) {
     },
 
     zeroBilling,
+
+    /** 503 while a collection these names reach is still ingesting: for routes that read a collection outside a search (its journals listing) */
+    assertCollectionsReady: (auth: AuthContext, names: readonly string[]): void => assertCollectionsReady(deps, auth, names),
   };
 }

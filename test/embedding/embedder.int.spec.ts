@@ -1,4 +1,5 @@
-// The ONNX embedder with the real provisioned model: reference similarities, normalization, batching, retrieval on SciFact.
+// The ONNX embedder with the real provisioned model: reference similarities, normalization, batching, retrieval on
+// SciFact; the int8 graph against the fp32 one; worker threads against the in-process session.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,15 +23,27 @@ function maxAbsDiff(a: Float32Array, b: Float32Array): number {
 
 let manifest: ModelManifest;
 let embedder: OnnxEmbedder;
+let int8: OnnxEmbedder;
 
 beforeAll(async () => {
   manifest = await loadProvisionedManifest();
   embedder = await createOnnxEmbedder({ manifest, batchSize: 8, threads: 2 });
+  int8 = await createOnnxEmbedder({ manifest, precision: 'int8', batchSize: 8, threads: 2 });
 });
 
 afterAll(async () => {
   await embedder?.close();
+  await int8?.close();
 });
+
+/** SciFact abstracts of varied length, as the ingest path sees them (title, newline, text). */
+async function scifactPassages(count: number): Promise<string[]> {
+  const lines = (await readFile(join(SCIFACT, 'corpus.jsonl'), 'utf8')).split('\n').filter((line) => line.trim());
+  return lines.slice(0, count).map((line) => {
+    const doc = JSON.parse(line) as { title: string; text: string };
+    return `${doc.title}\n${doc.text}`;
+  });
+}
 
 describe('provisioned model', () => {
   it('matches the checksums pinned at provisioning', async () => {
@@ -111,6 +124,84 @@ describe('ONNX embedder', () => {
     const query = 'does aspirin prevent heart attacks';
     const [asPassage] = await embedder.embedPassages([manifest.queryPrefix + query]);
     expect(maxAbsDiff(await embedder.embedQuery(query), asPassage!)).toBeLessThan(1e-6);
+  });
+});
+
+describe('int8 graph', () => {
+  it('is named apart from the fp32 graph, so indexes built with one are rebuilt for the other', () => {
+    expect(int8.modelName).toBe(`${manifest.name}-int8`);
+    expect(int8.precision).toBe('int8');
+    expect(int8.dims).toBe(manifest.dims);
+  });
+
+  it('stays close to the fp32 vectors (the retrieval figures are in the README)', async () => {
+    const texts = await scifactPassages(48);
+    const [exact, quantized] = [await embedder.embedPassages(texts), await int8.embedPassages(texts)];
+    const cosines = exact.map((v, i) => dot(v, quantized[i]!));
+    expect(Math.min(...cosines)).toBeGreaterThan(0.98);
+    expect(cosines.reduce((sum, c) => sum + c, 0) / cosines.length).toBeGreaterThan(0.99);
+    for (const v of quantized) expect(Math.sqrt(dot(v, v))).toBeCloseTo(1, 5);
+  });
+
+  it('keeps the published similarities to within 0.02', async () => {
+    const [weather, sunny, stadium] = await int8.embedPassages(['The weather is lovely today.', "It's so sunny outside!", 'He drove to the stadium.']);
+    expect(Math.abs(dot(weather!, sunny!) - 0.666)).toBeLessThan(0.02);
+    expect(Math.abs(dot(weather!, stadium!) - 0.1046)).toBeLessThan(0.02);
+    expect(Math.abs(dot(sunny!, stadium!) - 0.1411)).toBeLessThan(0.02);
+  });
+
+  it('gives a text the same vector alone as among others, one text a run (the default)', async () => {
+    const lone = await createOnnxEmbedder({ manifest, precision: 'int8', threads: 1 });
+    try {
+      const texts = await scifactPassages(12);
+      const together = await lone.embedPassages(texts);
+      for (const i of [0, 5, 11]) expect(maxAbsDiff((await lone.embedPassages([texts[i]!]))[0]!, together[i]!)).toBe(0);
+      expect(maxAbsDiff(await lone.embedQuery(texts[3]!), together[3]!)).toBe(0);
+      // in a batch the activations share one quantization scale, so the vector moves with its neighbours
+      const [batched] = await int8.embedPassages([texts[3]!, 'a much shorter text']);
+      expect(maxAbsDiff(batched!, together[3]!)).toBeGreaterThan(0);
+    } finally {
+      await lone.close();
+    }
+  });
+
+  it('refuses a manifest that names no int8 graph, naming the fix', async () => {
+    const { onnxInt8: _none, ...fp32Only } = manifest;
+    await expect(createOnnxEmbedder({ manifest: fp32Only, precision: 'int8' })).rejects.toThrow(/no int8 graph.*npm run provision/);
+  });
+});
+
+describe('worker threads', () => {
+  it('give the same vectors, in input order, as the in-process session (fp32 and int8)', async () => {
+    const texts = (await scifactPassages(40)).concat(['', 'x', 'Short.']);
+    for (const precision of ['fp32', 'int8'] as const) {
+      const inProcess = precision === 'fp32' ? embedder : int8;
+      const pool = await createOnnxEmbedder({ manifest, precision, batchSize: 8, workers: 2 });
+      try {
+        const reported: number[] = [];
+        const [expected, actual] = [await inProcess.embedPassages(texts), await pool.embedPassages(texts, (done) => reported.push(done))];
+        expect(actual).toHaveLength(texts.length);
+        for (let i = 0; i < texts.length; i++) expect(maxAbsDiff(actual[i]!, expected[i]!), `${precision} #${i}`).toBeLessThan(1e-6);
+        // progress rises batch by batch to the whole call
+        expect(reported.at(-1)).toBe(texts.length);
+        expect(reported).toEqual([...reported].sort((a, b) => a - b));
+        expect(maxAbsDiff(await pool.embedQuery('does aspirin prevent heart attacks'), await inProcess.embedQuery('does aspirin prevent heart attacks'))).toBeLessThan(1e-6);
+      } finally {
+        await pool.close();
+      }
+    }
+  });
+
+  it('start on first use and report a model they cannot load when used', async () => {
+    const broken = await createOnnxEmbedder({ manifest: { ...manifest, onnx: 'vocab.txt' }, workers: 1 });
+    try {
+      await expect(broken.embedPassages(['text'])).rejects.toThrow(/embedding worker could not load the model/);
+    } finally {
+      await broken.close();
+    }
+    const unused = await createOnnxEmbedder({ manifest, workers: 2 });
+    await unused.close();
+    await expect(unused.embedPassages(['text'])).rejects.toThrow(/closed/);
   });
 });
 

@@ -29,6 +29,14 @@ describe('/readyz', () => {
     });
   });
 
+  it('stays ready while collections ingest, and lists them', async () => {
+    const collections = { ready: ['openalex-synergy'], ingesting: ['scifact'], failed: [] };
+    expect(await readyz({ search: async () => true }, async () => ({ searchKnn: 'exact', collections }))).toEqual({
+      status: 200,
+      body: { status: 'ready', checks: { search: 'up' }, details: { searchKnn: 'exact', collections } },
+    });
+  });
+
   it('leaves details out when they cannot be had, without changing readiness', async () => {
     const failing: ReadinessDetails = async () => {
       throw new Error('node down');

@@ -27,7 +27,11 @@ describe('health and the HTTP shell', () => {
     expect((await call('GET', '/healthz')).status).toBe(200);
     const ready = await call('GET', '/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready', checks: { eventStore: 'up', temporal: 'up', search: 'up' }, details: { searchKnn: 'exact' } });
+    expect(ready.body).toEqual({
+      status: 'ready',
+      checks: { eventStore: 'up', temporal: 'up', search: 'up' },
+      details: { searchKnn: 'exact', collections: { ready: ['openalex-synergy', 'openalex-open-access', 'scifact', 'clinical-digest'], ingesting: [], failed: [] } },
+    });
   });
 
   it('puts a request id on every response, in the header and in error bodies', async () => {

@@ -8,7 +8,7 @@ import { DEFAULT_DATA_ROOT } from '../../src/config.js';
 import type { CollectionCatalog, PlainCollection } from '../../src/collections/catalog.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from '../../src/embedding/onnxEmbedder.js';
 import type { Embedder } from '../../src/embedding/port.js';
-import { ingestCollection, ingestDemoCollections } from '../../src/ingest/ingestCollection.js';
+import { ingestCollection, ingestDemoCollections, prepareCollection } from '../../src/ingest/ingestCollection.js';
 import type { IngestCollectionOptions } from '../../src/ingest/ingestCollection.js';
 import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
 import type { SearchEngine } from '../../src/search/port.js';
@@ -106,6 +106,34 @@ describe('ingestCollection', () => {
     });
     expect(hits[0]?.chunk.metadata.doc_id).toBe(first._id);
     expect(hits[0]?.chunk.tokens).toBe(onnx.tokenizer.count(hits[0]!.chunk.text));
+  });
+
+  it('embeds window by window on worker threads, each chunk keeping its own vector', async () => {
+    const pool = await createOnnxEmbedder({ manifest: await loadProvisionedManifest(), batchSize: 4, workers: 2 });
+    try {
+      const progress: number[] = [];
+      // windows of 5 over about 24 chunks: several windows, the last one short, each sorted by length inside
+      const report = await ingestCollection(
+        options('mini-hybrid', { index: 'mini-windows', embedder: pool, embedWindow: 5, onProgress: (p) => p.phase === 'indexing' && progress.push(p.done) }),
+      );
+      expect(report.chunks).toBeGreaterThan(10);
+      expect(progress).toEqual([...progress].sort((a, b) => a - b));
+      expect(progress.at(-1)).toBe(report.chunks);
+      const prepared = await prepareCollection({ collection: collection('mini-hybrid'), dataRoot, tokenizer: onnx.tokenizer, retracted: new Set() });
+      const expected = await onnx.embedPassages(prepared.embeddingInputs);
+      const stored = await engine.getChunks('mini-windows', prepared.records.map((r) => r.id));
+      expect(stored).toHaveLength(prepared.records.length);
+      const byId = new Map(stored.map((chunk) => [chunk.id, chunk]));
+      prepared.records.forEach((record, i) => {
+        const vector = byId.get(record.id)?.vector;
+        expect(vector, record.id).toBeDefined();
+        let maxDiff = 0;
+        for (let k = 0; k < expected[i]!.length; k++) maxDiff = Math.max(maxDiff, Math.abs(vector![k]! - expected[i]![k]!));
+        expect(maxDiff, record.id).toBeLessThan(1e-5);
+      });
+    } finally {
+      await pool.close();
+    }
   });
 
   it('skips an index that already holds the same input, and re-ingests when forced', async () => {

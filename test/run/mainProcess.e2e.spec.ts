@@ -48,7 +48,13 @@ describe('the run command', () => {
     const first = await startMain(dataDir, dataRoot);
     children.push(first.child);
     expect(first.output()).toContain('$BASE/api/v1/search/query');
+    // it listens before the demo collections are built, says so, and builds them behind the listener
+    expect(first.output()).toContain('Still ingesting (first start), in this order: openalex-synergy, openalex-open-access, scifact, clinical-digest.');
     expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+    const collections = async () => ((await (await fetch(`${first.url}/readyz`)).json()) as { details: { collections: { ready: string[]; ingesting: string[] } } }).details.collections;
+    const deadline = Date.now() + 300_000;
+    while ((await collections()).ingesting.length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+    expect(await collections()).toEqual({ ready: ['openalex-synergy', 'openalex-open-access', 'scifact', 'clinical-digest'], ingesting: [], failed: [] });
     const auth = { Authorization: `Bearer ${first.token}`, 'Content-Type': 'application/json' };
     const org = (await (await fetch(`${first.url}/admin/v1/organizations`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Persistent' }) })).json()) as { id: string };
     await fetch(`${first.url}/admin/v1/organizations/${org.id}/credits`, { method: 'POST', headers: auth, body: JSON.stringify({ amount: '3.25' }) });
@@ -64,6 +70,8 @@ describe('the run command', () => {
     const second = await startMain(dataDir, dataRoot);
     children.push(second.child);
     expect(second.token).toBe(first.token);
+    // everything was built on the first start: nothing to ingest, every collection ready at once
+    expect(second.output()).not.toContain('Still ingesting');
     const balance = (await (await fetch(`${second.url}/admin/v1/organizations/${org.id}/balance`, { headers: auth })).json()) as { balance: string };
     expect(balance).toEqual({ balance: '3.250000' });
     second.child.kill('SIGTERM');

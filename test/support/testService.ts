@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { DEFAULT_DATA_ROOT, loadConfig } from '../../src/config.js';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../src/composition.js';
-import { ingestMissingDemoCollections } from '../../src/demoIngest.js';
+import { ingestMissingDemoCollections, planDemoIngestion, type DemoIngestion } from '../../src/demoIngest.js';
 import { listen } from '../../src/http/server.js';
 import { requireComponent } from '../setup/components.js';
 
@@ -69,6 +69,8 @@ export interface TestService {
   adminToken: string;
   runtime: Runtime;
   dataDir: string;
+  /** with `ingestInBackground`: the ingestion running behind the listening service */
+  ingestion?: ReturnType<DemoIngestion['run']>;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,11 @@ export interface TestServiceOptions extends Partial<RuntimeOptions> {
   collectionsConfig?: string;
   /** further environment for loadConfig (e.g. TRUST_PROXY, CORS_ORIGINS) */
   env?: Record<string, string>;
+  /**
+   * listen first and ingest behind it, as `npm start` does; `beforeCollection` is awaited before each collection is
+   * built, so a test can hold one back and see the service answer while it is still ingesting
+   */
+  ingestInBackground?: { beforeCollection?: (collection: string) => Promise<void> };
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -103,7 +110,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   };
   const config = loadConfig(env);
   const runtime = await startRuntime(config, { worker: true, log: pino({ level: 'warn' }), ...options });
-  await ingestMissingDemoCollections(runtime);
+  const background = options.ingestInBackground ? await planDemoIngestion(runtime, options.ingestInBackground) : undefined;
+  if (!background) await ingestMissingDemoCollections(runtime);
   const server: Server = await listen(runtime.app, 0, '127.0.0.1');
   const port = (server.address() as AddressInfo).port;
   return {
@@ -111,8 +119,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     adminToken: config.adminToken,
     runtime,
     dataDir,
+    ingestion: background?.run(),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await background?.cancel();
       await runtime.close();
     },
   };

@@ -182,6 +182,10 @@ export const Collection = z.object({
   members: z.array(z.string()).optional().meta({ description: 'Meta-collections only: the physical collections spanned.' }),
   memberCount: z.number().int().optional().meta({ description: 'Meta-collections only.' }),
   priceRange: nullable(priceRange).optional().meta({ description: "Meta-collections only: null when any member's price cannot be resolved." }),
+  status: z
+    .enum(['ingesting', 'failed'])
+    .optional()
+    .meta({ description: 'Only while the collection (or a member of the meta-collection) cannot be searched: its index is still being built at start (`ingesting`), or building it failed (`failed`). Searches naming it answer 503 `SERVICE_UNAVAILABLE` until then; `GET /readyz` lists the collections by state.' }),
 });
 
 export const CollectionsResponse = z.object({
@@ -213,9 +217,15 @@ export const Readiness = z.object({
   status: z.enum(['ready', 'not_ready']),
   checks: z.record(z.string(), z.enum(['up', 'down'])).meta({ description: 'Each dependency: the event store, Temporal, the search engine.' }),
   details: z
-    .record(z.string(), z.string())
+    .object({
+      searchKnn: z.enum(['lucene-hnsw', 'exact']).optional().meta({ description: "'lucene-hnsw' (OpenSearch k-NN plugin, approximate filtered k-NN) or 'exact' (every filtered vector scored)." }),
+      collections: z
+        .object({ ready: z.array(z.string()), ingesting: z.array(z.string()), failed: z.array(z.string()) })
+        .optional()
+        .meta({ description: 'The physical collections by state. While some are ingesting (first start) the service is ready (200) and answers 503 SERVICE_UNAVAILABLE for those alone; failed: building the index at start failed (see the service log).' }),
+    })
     .optional()
-    .meta({ description: "How the service runs; searchKnn: 'lucene-hnsw' (OpenSearch k-NN plugin, approximate filtered k-NN) or 'exact' (every filtered vector scored)." }),
+    .meta({ description: 'How the service runs; never decides readiness.' }),
 });
 
 /** Per-IP limiter refusal on the operator API: a bare string, no envelope (the spec). */

@@ -1,4 +1,5 @@
-// Liveness (/healthz) and readiness (/readyz: the event store, Temporal and the search engine all answer).
+// Liveness (/healthz) and readiness (/readyz: the event store, Temporal and the search engine all answer; the details
+// say how vector search runs and which collections are ready or still ingesting, and never decide readiness).
 import Router from '@koa/router';
 
 export type ReadinessCheck = () => Promise<boolean>;
@@ -14,8 +15,12 @@ async function probe(check: ReadinessCheck, timeoutMs = 2000): Promise<boolean> 
   }
 }
 
-/** Facts about how the service runs (e.g. searchKnn: 'lucene-hnsw' | 'exact'), shown beside the checks; never decide readiness. */
-async function describe(details: ReadinessDetails, timeoutMs = 2000): Promise<Record<string, string> | undefined> {
+/**
+ * Facts about how the service runs (searchKnn: 'lucene-hnsw' | 'exact'; collections: ready and ingesting), shown beside
+ * the checks; they never decide readiness: a service whose collections are still ingesting is ready, and answers 503
+ * for those collections alone.
+ */
+async function describe(details: ReadinessDetails, timeoutMs = 2000): Promise<Record<string, unknown> | undefined> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([details(), new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)))]);
@@ -26,7 +31,7 @@ async function describe(details: ReadinessDetails, timeoutMs = 2000): Promise<Re
   }
 }
 
-export type ReadinessDetails = () => Promise<Record<string, string>>;
+export type ReadinessDetails = () => Promise<Record<string, unknown>>;
 
 export function healthRoutes(checks: Record<string, ReadinessCheck>, details?: ReadinessDetails): Router {
   const router = new Router({ sensitive: true, strict: true });

@@ -9,6 +9,7 @@ import type { CatalogueService } from '../../catalogue/catalogueService.js';
 import { remainingCost } from '../../search/searchService.js';
 import type { CachedRow } from '../../search/queryCache.js';
 import type { CollectionCatalog } from '../../collections/catalog.js';
+import type { CollectionReadiness } from '../../collections/readiness.js';
 import { listCollections } from '../../catalogue/collectionsList.js';
 import type { SearchEngine } from '../../search/port.js';
 import { formatCredits, parseCredits } from '../../money.js';
@@ -29,6 +30,8 @@ export interface SearchRouteDeps {
   engine: Pick<SearchEngine, 'getInventory'>;
   /** renders figure images for include_figures on /query and /{collection} */
   figureImages?: FigureImageRenderer;
+  /** marks the collections list's entries still ingesting */
+  collectionReadiness?: CollectionReadiness;
 }
 
 const auth = (ctx: Context): AuthContext => {
@@ -144,7 +147,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
 
   router.get('/collections', async (ctx) => {
     const a = auth(ctx);
-    const collections = await listCollections({ catalog: deps.catalog, engine: deps.engine }, a);
+    const collections = await listCollections({ catalog: deps.catalog, engine: deps.engine, readiness: deps.collectionReadiness }, a);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = { collections, count: collections.length };
   });
@@ -212,6 +215,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
   router.get('/collections/:name/journals', async (ctx) => {
     const a = auth(ctx);
     const q = parseOr422(journalsQuery, ctx.query);
+    deps.search.assertCollectionsReady(a, [ctx.params.name!]);
     const discovery = await deps.catalogue.journals(a, ctx.params.name!, { topic: q.topic ?? null, publisher: q.publisher, minHIndex: q.min_h_index, limit: q.limit, offset: q.offset });
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = discovery;
