@@ -10,6 +10,7 @@ import { chargeLines, totalMicros, totalTokens } from '../src/domain/organizatio
 import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
 import { searchChargeKey } from '../src/billing/chargeBatch.js';
 import { retrieve, type SearchDeps } from '../src/search/pipeline.js';
+import { queryProblem } from '../src/search/queryValidation.js';
 import { loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, type AssistedPayload, type CachedRow, type QueryRecord } from '../src/search/queryCache.js';
 import { guarded } from '../src/limits/quotas.js';
 import type { AssistedCandidate, ChargeAssistedInput, ChargeAssistedOutcome, SearchPlanInput, SearchPlanOutcome, UnderstandOutcome } from '../workflows/assistedTypes.js';
@@ -78,7 +79,9 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
     },
 
     async planRound(input: PlanInput): Promise<string[]> {
-      return asActivity(() => reasoner.plan(input));
+      // a sub-question the search would refuse as INVALID_QUERY ("M" of "M. stadtmanae") is dropped, whichever
+      // reasoner proposed it: the caller's query was searchable, and one bad internal search must not fail the call
+      return asActivity(async () => (await reasoner.plan(input)).filter((q) => queryProblem(q) === null));
     },
 
     async searchSubQuestion(input: SearchPlanInput): Promise<SearchPlanOutcome> {

@@ -23,14 +23,22 @@ interface Word {
 function wordsOf(text: string): Word[] {
   const words: Word[] = [];
   let pendingBreak = true;
-  for (const token of text.split(/\s+/)) {
+  // "G - quadruplex" is the name "G-quadruplex"
+  for (const token of text.replace(/(?<=[\p{L}\p{N}]) - (?=[\p{L}\p{N}])/gu, '-').split(/\s+/)) {
     if (!token) continue;
     if (token === BREAK.trim()) {
       pendingBreak = true;
       continue;
     }
+    // an abbreviated genus ("S. cerevisiae", "M. stadtmanae") keeps its period and ends no phrase
+    if (/^[A-Z]\.$/.test(token)) {
+      words.push({ text: token, lower: token.toLowerCase(), breakBefore: pendingBreak });
+      pendingBreak = false;
+      continue;
+    }
     const leading = /^[("'[{“‘]/.test(token);
-    const core = token.replace(/^[("'[{“‘]+/, '').replace(/[)"'\]},.;:!?”’]+$/, '');
+    // "E2f-1, -2, -3": a list's "-2" is the number 2, not a name
+    const core = token.replace(/^[("'[{“‘]+/, '').replace(/[)"'\]},.;:!?”’]+$/, '').replace(/^-+(?=\d)/, '');
     const trailing = core !== token.replace(/^[("'[{“‘]+/, '');
     if (core) words.push({ text: core, lower: core.toLowerCase(), breakBefore: pendingBreak || leading });
     pendingBreak = trailing && /[,.;:!?)\]}"”]$/.test(token);
@@ -62,7 +70,9 @@ export function nounPhrases(text: string): string[] {
     while (end > start && ENTITY_EDGE_WORDS.has(run[end - 1]!.lower)) end--;
     while (start < end && isNumber(run[start]!) && !run.slice(start + 1, end).some((w) => !isNumber(w))) start++;
     const kept = run.slice(start, end);
-    if (kept.some((w) => !isNumber(w)) && !(kept.length === 1 && GENERIC_WORDS.has(kept[0]!.lower))) {
+    // a phrase needs something to search on: never a lone letter ("G" of a split name)
+    const searchable = kept.map((w) => w.text).join('').replace(/[^\p{L}\p{N}]/gu, '').length >= 2;
+    if (searchable && kept.some((w) => !isNumber(w)) && !(kept.length === 1 && GENERIC_WORDS.has(kept[0]!.lower))) {
       const phrase = kept.map((w) => w.text).join(' ');
       if (!phrases.some((p) => p.toLowerCase() === phrase.toLowerCase())) phrases.push(phrase);
     }

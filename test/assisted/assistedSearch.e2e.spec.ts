@@ -127,6 +127,17 @@ describe('assisted search', () => {
     expect(res.body.clarification).toBeUndefined();
   }, 120_000);
 
+  it('answers a claim whose broadened round would split off an unsearchable sub-question ("M" of "M. stadtmanae")', async () => {
+    // SciFact train claims 732 and 1000: each failed with 422 INVALID_QUERY on one internal search; the caller's
+    // query is searchable, so the call must answer
+    const { key } = await liveKey();
+    for (const query of ['M. stadtmanae induces ASC speck formation in BlaER1 monocytes.', 'Q. zx induces G - quadruplex blorf in W. qqv.']) {
+      const res = await assisted(key, { collection: 'scifact', query, allowClarification: false });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(['results', 'no_relevant_results']).toContain(res.body.status);
+    }
+  }, 120_000);
+
   it('validates the body before any work and reads "assisted" as the endpoint, never as a collection', async () => {
     const { orgId, key } = await liveKey();
     const before = await ops.balanceOf(orgId);

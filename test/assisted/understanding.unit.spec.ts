@@ -151,6 +151,17 @@ describe('entities', () => {
     expect(understand('ALDH1 expression is associated with poorer prognosis for breast cancer primary tumors.').entities).toEqual(['ALDH1 expression', 'prognosis', 'breast cancer primary tumors']);
   });
 
+  it('keeps abbreviated genera and spaced hyphens inside a name, and never makes an entity of a lone letter or a list number', () => {
+    expect(understand('M. stadtmanae induces ASC speck formation in BlaER1 monocytes.').entities).toEqual(['M. stadtmanae', 'ASC speck formation', 'BlaER1 monocytes']);
+    expect(understand('Pyridostatin stabilizes the G - quadruplex in the telomeric region.').entities).toContain('G-quadruplex');
+    expect(understand('Transcription rates in S. cerevisiae range between 0.7 and 2 kb/min.').entities.join('|')).toContain('S. cerevisiae');
+    const listed = understand('Differentiated E2f-1, -2, -3 TKO cells in the intestine do not exhibit apoptosis.').entities;
+    expect(listed).not.toContain('-2');
+    for (const claim of ['M. stadtmanae induces ASC speck formation.', 'G - quadruplex', 'E2f-1, -2, -3 TKO cells', 'X and Y']) {
+      for (const entity of understand(claim).entities) expect(entity.replace(/[^\p{L}\p{N}]/gu, '').length, entity).toBeGreaterThanOrEqual(2);
+    }
+  });
+
   it('names the facets asked about as aspects', () => {
     expect(understand('safety and efficacy of ketamine for depression').aspects).toEqual(expect.arrayContaining(['safety', 'efficacy']));
     expect(understand('mechanism of action of metformin in cancer cells').aspects).toContain('mechanism');
