@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { z } from 'zod';
 import { ApiError } from '../errors.js';
 import { toApiError } from '../middleware.js';
 import { parseOr422, loginBody, operatorLoginBody, setPasswordBody, dashboardKeyForm, dashboardCapForm, dashboardInviteForm, csrfOnlyForm } from '../schemas.js';
@@ -101,29 +102,36 @@ export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
     done(ctx, role === 'operator' ? '/dashboard/operator' : '/dashboard', { signedIn: true, role, csrfToken: session.csrfToken, expiresAt: session.expiresAt }, status);
   };
 
+  /**
+   * A sign-in form (member, operator, invite): its body once it is well formed, carries the form token, and neither
+   * the address nor the account tried is waiting out failed attempts; undefined when one is, the 429 answered.
+   */
+  const signInForm = <S extends z.ZodType<{ _csrf?: string }>>(ctx: Context, schema: S, accountOf?: (body: z.output<S>) => string): z.output<S> | undefined => {
+    const body = parseOr422(schema, ctx.request.body);
+    deps.dashboardAccess.checkFormToken(ctx, body._csrf);
+    const wait = deps.dashboardAccess.loginWait(ctx, accountOf?.(body));
+    if (!wait) return body;
+    refuseTooManyRequests(ctx, wait);
+    return undefined;
+  };
+  // the account counted is the address tried, whether or not it has an account: the answer tells nothing either way
+  const accountTried = (email: string) => canonicalEmail(email) ?? email.trim().toLowerCase();
+
   router.get('/dashboard/login', (ctx) => {
     page(ctx, pages.loginPage(deps.dashboardAccess.formToken(ctx)));
   });
 
   router.post('/dashboard/login', async (ctx) => {
-    const access = deps.dashboardAccess;
-    const body = parseOr422(loginBody, ctx.request.body);
-    access.checkFormToken(ctx, body._csrf);
-    // the account counted is the address tried, whether or not it has an account: the answer tells nothing either way
-    const account = canonicalEmail(body.email) ?? body.email.trim().toLowerCase();
-    const wait = access.loginWait(ctx, account);
-    if (wait) return refuseTooManyRequests(ctx, wait);
+    const body = signInForm(ctx, loginBody, (b) => accountTried(b.email));
+    if (!body) return;
     const session = await deps.members.signIn(body.email, body.password);
-    if (!session) return refuseSignIn(ctx, 'The email or the password is wrong.', account);
+    if (!session) return refuseSignIn(ctx, 'The email or the password is wrong.', accountTried(body.email));
     signedIn(ctx, session);
   });
 
   router.post('/dashboard/operator/login', async (ctx) => {
-    const access = deps.dashboardAccess;
-    const body = parseOr422(operatorLoginBody, ctx.request.body);
-    access.checkFormToken(ctx, body._csrf);
-    const wait = access.loginWait(ctx);
-    if (wait) return refuseTooManyRequests(ctx, wait);
+    const body = signInForm(ctx, operatorLoginBody);
+    if (!body) return;
     if (!operatorTokenCheck(deps.adminToken)(body.token)) return refuseSignIn(ctx, 'That is not the operator token.');
     signedIn(ctx, await deps.members.signInOperator());
   });
@@ -145,10 +153,8 @@ export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
 
   router.post('/dashboard/invite/:token', async (ctx) => {
     const access = deps.dashboardAccess;
-    const body = parseOr422(setPasswordBody, ctx.request.body);
-    access.checkFormToken(ctx, body._csrf);
-    const wait = access.loginWait(ctx);
-    if (wait) return refuseTooManyRequests(ctx, wait);
+    const body = signInForm(ctx, setPasswordBody);
+    if (!body) return;
     const token = ctx.params.token!;
     let session;
     try {
