@@ -4,32 +4,23 @@ import Router from '@koa/router';
 
 export type ReadinessCheck = () => Promise<boolean>;
 
-async function probe(check: ReadinessCheck, timeoutMs = 2000): Promise<boolean> {
+/** What `work` gives within `timeoutMs`, else `fallback` (a check that throws or hangs counts as the fallback). */
+async function within<T>(work: () => Promise<T>, fallback: T, timeoutMs = 2000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([check(), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
+    return await Promise.race([work(), new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), timeoutMs)))]);
   } catch {
-    return false;
+    return fallback;
   } finally {
     clearTimeout(timer);
   }
 }
 
-/**
- * Facts about how the service runs (searchKnn: 'lucene-hnsw' | 'exact'; collections: ready and ingesting), shown beside
- * the checks; they never decide readiness: a service whose collections are still ingesting is ready, and answers 503
- * for those collections alone.
+/*
+ * The details are facts about how the service runs (searchKnn: 'lucene-hnsw' | 'exact'; collections: ready and
+ * ingesting), shown beside the checks; they never decide readiness: a service whose collections are still ingesting
+ * is ready, and answers 503 for those collections alone.
  */
-async function describe(details: ReadinessDetails, timeoutMs = 2000): Promise<Record<string, unknown> | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([details(), new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)))]);
-  } catch {
-    return undefined;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export type ReadinessDetails = () => Promise<Record<string, unknown>>;
 
@@ -40,7 +31,7 @@ export function healthRoutes(checks: Record<string, ReadinessCheck>, details?: R
   });
   router.get('/readyz', async (ctx) => {
     const names = Object.keys(checks);
-    const [results, facts] = await Promise.all([Promise.all(names.map((n) => probe(checks[n]!))), details ? describe(details) : undefined]);
+    const [results, facts] = await Promise.all([Promise.all(names.map((n) => within(checks[n]!, false))), details ? within<Record<string, unknown> | undefined>(details, undefined) : undefined]);
     const status = Object.fromEntries(names.map((n, i) => [n, results[i] ? 'up' : 'down']));
     const ready = results.every(Boolean);
     ctx.status = ready ? 200 : 503;
