@@ -16,12 +16,11 @@ async function within<T>(work: () => Promise<T>, fallback: T, timeoutMs = 2000):
   }
 }
 
-/*
- * The details are facts about how the service runs (searchKnn: 'lucene-hnsw' | 'exact'; collections: ready and
+/**
+ * Readiness details: facts about how the service runs (searchKnn: 'lucene-hnsw' | 'exact'; collections: ready and
  * ingesting), shown beside the checks; they never decide readiness: a service whose collections are still ingesting
  * is ready, and answers 503 for those collections alone.
  */
-
 export type ReadinessDetails = () => Promise<Record<string, unknown>>;
 
 export function healthRoutes(checks: Record<string, ReadinessCheck>, details?: ReadinessDetails): Router {
