@@ -21,7 +21,7 @@ import type { BillingOutcome, SearchService } from '../search/searchService.js';
 import type { CollectionCatalog } from '../collections/catalog.js';
 import type { Discovery } from '../catalogue/discovery.js';
 import type { QueryUnderstanding } from './reasoner.js';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../search/previewIdempotency.js';
+import { claimIdempotencyKey, completeIdempotencyKey, idempotencyKeyOfAnotherKey, releaseIdempotencyKey } from '../search/previewIdempotency.js';
 import { guarded } from '../limits/quotas.js';
 import { readByIdempotencyKey } from '../eventstore/eventStore.js';
 import { searchChargeKey } from '../billing/chargeBatch.js';
@@ -268,7 +268,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       resolveTargets(deps.catalog, auth, request.collections);
       const bodyHash = createHash('sha256').update(`assisted\u0000${idem.bodyHash}`).digest('hex');
       const claim = await guarded('the idempotency store', () => claimIdempotencyKey(db, auth.org.id, idem.key, bodyHash, clock()));
-      if (claim.kind === 'replay') return replay(auth, claim.queryId, started, options.onProgress);
+      if (claim.kind === 'replay') return replay(auth, claim.queryId, started);
       try {
         return await run(auth, request, { ...options, idempotencyKey: idem.key }, started);
       } catch (err) {
@@ -307,18 +307,17 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     },
   };
 
-  async function replay(auth: AuthContext, queryId: string, started: number, onProgress?: ProgressListener): Promise<AssistedAnswer> {
+  async function replay(auth: AuthContext, queryId: string, started: number): Promise<AssistedAnswer> {
     const record = await loadQueryRecord(db, queryId);
     if (record) {
-      if (record.keyId !== auth.key.id) throw new Rejection('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used by another API key of your organization in the last 24 hours; use a new key');
+      if (record.keyId !== auth.key.id) throw idempotencyKeyOfAnotherKey();
       return answerFromRecord(auth, record, started, 'replayed');
     }
     const handle = client.workflow.getHandle(assistedWorkflowId(queryId));
     const progress = await handle.query(progressQuery).catch(() => undefined);
-    if (progress && progress.keyId !== auth.key.id) throw new Rejection('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used by another API key of your organization in the last 24 hours; use a new key');
+    if (progress && progress.keyId !== auth.key.id) throw idempotencyKeyOfAnotherKey();
     if (progress?.phase === 'awaiting_clarification' && progress.clarification) return clarificationAnswer(auth, queryId, progress, started, 'replayed');
     if (progress && progress.phase !== 'done') throw new Rejection('IDEMPOTENCY_KEY_IN_PROGRESS', 'an assisted search with this Idempotency-Key is still running; retry shortly');
-    void onProgress;
     throw new Rejection('CACHED_RESULT_EXPIRED', `the assisted search ${queryId} made with this Idempotency-Key did not finish; use a new key`);
   }
 }

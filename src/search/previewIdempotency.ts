@@ -65,3 +65,6 @@ export async function completeIdempotencyKey(db: Queryable, orgId: string, key: 
 export async function releaseIdempotencyKey(db: Queryable, orgId: string, key: string): Promise<void> {
   await db.query('DELETE FROM preview_idempotency WHERE org_id = $1 AND idem_key = $2 AND query_id IS NULL', [orgId, key]);
 }
+
+/** A replay of an Idempotency-Key that another API key of the organization used: refused, whatever it holds. */
+export const idempotencyKeyOfAnotherKey = (): Rejection => new Rejection('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used by another API key of your organization in the last 24 hours; use a new key');

@@ -11,7 +11,7 @@ import { assertSearchableQuery, queryProblem } from './queryValidation.js';
 import { admitSearchRequest, guarded, takeMinuteBudget, minuteBudgetExceeded, quotaFromUsage, quotaStatus, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
 import { assertQuotaLeft } from '../domain/queryQuota.js';
 import { countInWindow, readWindow } from '../limits/rateWindows.js';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './previewIdempotency.js';
+import { claimIdempotencyKey, completeIdempotencyKey, idempotencyKeyOfAnotherKey, releaseIdempotencyKey } from './previewIdempotency.js';
 import { renderFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../figures/figureImages.js';
 import { randomUUID } from 'node:crypto';
 import { detectCatalogueQuestion, type CatalogueQuestion } from '../catalogue/intent.js';
@@ -267,7 +267,7 @@ export function createSearchService(deps: ServiceDeps) {
           // the same key), and its rows show what that key unlocked. Another key of the organization replaying it
           // would see a queryId it cannot use and text it never paid for, so it is told the key is taken instead.
           if (record.keyId !== auth.key.id) {
-            throw new Rejection('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used by another API key of your organization in the last 24 hours; use a new key');
+            throw idempotencyKeyOfAnotherKey();
           }
           const { rows, filterWarnings, journalMetricExpansions, filtersApplied } = record.payload;
           return { queryId: record.queryId, rows, unlocked: await accounts.unlockedIds(record.queryId), filterWarnings, journalMetricExpansions, filtersApplied, idempotency: 'replayed' };

@@ -155,6 +155,10 @@ describe('assisted search', () => {
       [{ collection: 'scifact', query: '???' }, 422, 'INVALID_QUERY'],
       [{ collection: 'nope', query: ANSWERABLE }, 404, 'COLLECTION_NOT_FOUND'],
       [{ queryId: 'unknown', answer: 'x' }, 404, 'NOT_FOUND'],
+      // hostile ids: a NUL byte is refused like anywhere in a body; the others are unknown, like any other
+      [{ queryId: 'a\u0000b', answer: 'x' }, 422, 'VALIDATION_ERROR'],
+      [{ queryId: '../../assisted-x', answer: 'x' }, 404, 'NOT_FOUND'],
+      [{ queryId: 'x'.repeat(200), answer: 'x' }, 404, 'NOT_FOUND'],
       [{ queryId: 'unknown', answer: '' }, 422, 'VALIDATION_ERROR'],
     ];
     for (const [body, status, code] of cases) {
