@@ -158,6 +158,7 @@ function startWorker(options: EncoderSessionOptions): Promise<EmbeddingWorker> {
   // an idle pool must not keep the process alive; a batch in flight refs it again
   worker.unref();
   const pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
+  const inFlight = new Set<Promise<unknown>>();
   let nextId = 0;
   let failure: Error | undefined;
   const failAll = (err: Error) => {
@@ -183,14 +184,19 @@ function startWorker(options: EncoderSessionOptions): Promise<EmbeddingWorker> {
               offset += text.length;
             }
             worker.ref();
-            return new Promise<Float32Array[]>((resolveRun, rejectRun) => {
+            const run = new Promise<Float32Array[]>((resolveRun, rejectRun) => {
               pending.set(id, { resolve: resolveRun, reject: rejectRun });
               worker.postMessage({ id, ids, lengths }, [ids.buffer, lengths.buffer]);
             }).finally(() => {
               if (pending.size === 0) worker.unref();
             });
+            inFlight.add(run);
+            void run.catch(() => undefined).finally(() => inFlight.delete(run));
+            return run;
           },
           terminate: async () => {
+            // terminating a thread inside a native inference run aborts the process: let the runs in flight finish
+            await Promise.allSettled(inFlight);
             await worker.terminate();
           },
         });

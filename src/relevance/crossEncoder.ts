@@ -1,0 +1,182 @@
+// The relevance model: a cross-encoder that reads a query and a passage together and scores how well the passage
+// answers it (a logit; higher is more relevant). It is what a bi-encoder cannot be: the query's words attend to the
+// passage's. scripts/provision-judge-models.sh provisions cross-encoder/ms-marco-MiniLM-L-12-v2 (int8 ONNX) and writes
+// reranker.json; the model runs on its own worker thread (crossEncoderWorker.mjs).
+import { access, readFile } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { z } from 'zod';
+import { loadWordpieceTokenizer, type WordpieceTokenizer } from '../embedding/wordpieceTokenizer.js';
+
+/** Scores (query, passage) pairs; the same pair always gets the same score. */
+export interface RelevanceModel {
+  readonly modelName: string;
+  /** one logit per passage, in order */
+  score(query: string, passages: readonly string[]): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+const manifestSchema = z.object({
+  name: z.string().min(1),
+  dir: z.string().refine(isAbsolute, 'dir must be an absolute path'),
+  onnx: z.string().min(1),
+  vocab: z.string().min(1),
+  lowercase: z.boolean(),
+  maxTokens: z.number().int().min(8),
+  license: z.string().optional(),
+  source: z.string().optional(),
+  sha256: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)),
+});
+
+export type CrossEncoderManifest = z.infer<typeof manifestSchema>;
+
+export class RelevanceModelNotProvisionedError extends Error {
+  constructor(detail: string) {
+    super(`relevance model not provisioned: run npm run provision (${detail})`);
+    this.name = 'RelevanceModelNotProvisionedError';
+  }
+}
+
+/** Where provisioning writes reranker.json in the cache directory (config.cacheDir). */
+export const crossEncoderManifestPath = (cacheDir: string): string => join(cacheDir, 'reranker.json');
+
+export async function loadCrossEncoderManifest(path: string): Promise<CrossEncoderManifest> {
+  let raw: string;
+  try {
+    raw = await readFile(path, 'utf8');
+  } catch {
+    throw new RelevanceModelNotProvisionedError(`no manifest at ${path}`);
+  }
+  const parsed = manifestSchema.safeParse(JSON.parse(raw));
+  if (!parsed.success) throw new Error(`relevance model manifest ${path} is invalid: ${z.prettifyError(parsed.error)}`);
+  for (const file of [parsed.data.onnx, parsed.data.vocab]) {
+    await access(join(parsed.data.dir, file)).catch(() => {
+      throw new RelevanceModelNotProvisionedError(`missing ${join(parsed.data.dir, file)}`);
+    });
+  }
+  return parsed.data;
+}
+
+/**
+ * Pairs are read up to this many word pieces, [CLS] and both [SEP] included: an abstract's chunk with its title fits,
+ * and a pair's cost grows faster than its length.
+ */
+export const PAIR_TOKENS = 320;
+/** the query's share of a pair at most; the passage gets the rest */
+export const QUERY_TOKENS = 64;
+
+export interface EncodedPair {
+  ids: number[];
+  typeIds: number[];
+}
+
+/** [CLS] query [SEP] passage [SEP], the query cut to `queryTokens` and the passage to what is left of `maxTokens`. */
+export function encodePair(tokenizer: WordpieceTokenizer, query: string, passage: string, maxTokens = PAIR_TOKENS, queryTokens = QUERY_TOKENS): EncodedPair {
+  const cls = tokenizer.idOf('[CLS]');
+  const sep = tokenizer.idOf('[SEP]');
+  if (cls === undefined || sep === undefined) throw new Error('the vocabulary has no [CLS] or [SEP]');
+  const q = tokenizer.pieceIds(query).slice(0, queryTokens);
+  const p = tokenizer.pieceIds(passage).slice(0, Math.max(0, maxTokens - q.length - 3));
+  const ids = [cls, ...q, sep, ...p, sep];
+  const typeIds = ids.map((_, i) => (i < q.length + 2 ? 0 : 1));
+  return { ids, typeIds };
+}
+
+export interface CrossEncoderOptions {
+  /** the manifest itself, or the path of reranker.json */
+  manifest: CrossEncoderManifest | string;
+  /** intra-op threads of the session (default 2: both cores of the machine this was measured on) */
+  threads?: number;
+}
+
+export async function createCrossEncoder(options: CrossEncoderOptions): Promise<RelevanceModel> {
+  const manifest = typeof options.manifest === 'string' ? await loadCrossEncoderManifest(options.manifest) : options.manifest;
+  const tokenizer = await loadWordpieceTokenizer(join(manifest.dir, manifest.vocab), { modelName: manifest.name, lowercase: manifest.lowercase });
+  const maxTokens = Math.min(PAIR_TOKENS, manifest.maxTokens);
+  let worker: Promise<PairWorker> | undefined;
+  let closed = false;
+  return {
+    modelName: manifest.name,
+    async score(query, passages) {
+      if (closed) throw new Error('relevance model is closed');
+      if (passages.length === 0) return [];
+      const pairs = passages.map((p) => encodePair(tokenizer, query, p, maxTokens));
+      worker ??= startPairWorker({ onnxPath: join(manifest.dir, manifest.onnx), name: manifest.name, threads: options.threads ?? 2 });
+      // a worker that failed to start is forgotten, so the next call tries again
+      const running = await worker.catch((err: unknown) => {
+        worker = undefined;
+        throw err;
+      });
+      return running.run(pairs);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (worker) await (await worker.catch(() => null))?.terminate();
+    },
+  };
+}
+
+interface PairWorker {
+  run(pairs: readonly EncodedPair[]): Promise<number[]>;
+  terminate(): Promise<void>;
+}
+
+function startPairWorker(workerData: { onnxPath: string; name: string; threads: number }): Promise<PairWorker> {
+  const worker = new Worker(new URL('./crossEncoderWorker.mjs', import.meta.url), { workerData });
+  // an idle worker must not keep the process alive; a call in flight refs it again
+  worker.unref();
+  const pending = new Map<number, { resolve: (v: number[]) => void; reject: (e: Error) => void }>();
+  const inFlight = new Set<Promise<unknown>>();
+  let nextId = 0;
+  let failure: Error | undefined;
+  const failAll = (err: Error) => {
+    failure ??= err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  return new Promise((resolve, reject) => {
+    worker.once('error', (err) => reject(err));
+    worker.on('error', (err) => failAll(err));
+    worker.on('exit', (code) => failAll(new Error(`relevance model worker exited (code ${code})`)));
+    worker.on('message', (message: { ready?: true; id?: number; logits?: Float32Array; error?: string }) => {
+      if (message.ready) {
+        resolve({
+          run(pairs) {
+            if (failure) return Promise.reject(failure);
+            const id = nextId++;
+            const lengths = Int32Array.from(pairs, (p) => p.ids.length);
+            const ids = new Int32Array(pairs.flatMap((p) => p.ids));
+            const typeIds = new Int32Array(pairs.flatMap((p) => p.typeIds));
+            worker.ref();
+            const run = new Promise<number[]>((resolveRun, rejectRun) => {
+              pending.set(id, { resolve: resolveRun, reject: rejectRun });
+              worker.postMessage({ id, ids, typeIds, lengths }, [ids.buffer, typeIds.buffer, lengths.buffer]);
+            }).finally(() => {
+              if (pending.size === 0) worker.unref();
+            });
+            inFlight.add(run);
+            void run.catch(() => undefined).finally(() => inFlight.delete(run));
+            return run;
+          },
+          terminate: async () => {
+            // terminating a thread inside a native inference run aborts the process: let the runs in flight finish
+            await Promise.allSettled(inFlight);
+            await worker.terminate();
+          },
+        });
+        return;
+      }
+      if (message.id === undefined) {
+        reject(new Error(`relevance model worker could not load the model: ${message.error}`));
+        void worker.terminate();
+        return;
+      }
+      const waiter = pending.get(message.id);
+      if (!waiter) return;
+      pending.delete(message.id);
+      if (message.error !== undefined || !message.logits) waiter.reject(new Error(`relevance model failed: ${message.error ?? 'no logits'}`));
+      else waiter.resolve([...message.logits]);
+    });
+  });
+}
