@@ -2,10 +2,13 @@
 // and docs/judge-calibration.svg. Each train claim (and each off-topic question of offTopicQuestions.ts) runs through
 // the built-in understanding and planning, the hybrid retrieval of the scifact collection (searchCollections, a
 // candidate budget per call split over the sub-questions) and the judge's feature computation; candidates are
-// labelled relevant when their document is in the train qrels. A logistic regression is fitted with 5-fold
-// cross-validation by query: each fold's model and delivery rule are chosen on the other folds, and the figures
-// reported are those of the held-out folds. The final model is fitted on everything.
-// Usage: npx tsx bench/calibrateJudge.ts [--queries N] [--refresh] [--budget 50] [--features a,b,c]
+// labelled relevant when their document is in the train qrels. The judge has two stages, each a logistic regression
+// fitted with 5-fold cross-validation by query (each fold's model and delivery rule chosen on the other folds; the
+// figures reported are those of the held-out folds): the first on the evidence features; then a cross-encoder and a
+// second bi-encoder read the pool's chunks of the first stage's best documents (the shortlist, chosen by the held-out
+// first-stage model) and the second stage adds their reading. Shortlists of several sizes are compared; the final models are fitted on
+// everything. Readings are cached in data/bench/judge-reads.json.
+// Usage: npx tsx bench/calibrateJudge.ts [--queries N] [--refresh] [--budget 50] [--features a,b,c] [--shortlist N]
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -19,8 +22,9 @@ import { CatalogueVocabulary } from '../src/assisted/constraints.js';
 import { planByRules } from '../src/assisted/builtinReasoner.js';
 import { understandByRules } from '../src/assisted/understanding.js';
 import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from '../src/assisted/candidateBudget.js';
-import { prepareJudgement, type JudgeModel } from '../src/assisted/judge.js';
-import { candidateFeatures, FEATURE_NAMES, type FeatureName } from '../src/assisted/judgeFeatures.js';
+import { chunkPassage, prepareJudgement, readPassages, shortlist, type JudgeModel } from '../src/assisted/judge.js';
+import { candidateFeatures, documentKeyOf, FEATURE_NAMES, READING_FEATURES, readingFeatures, UNREAD, type FeatureName } from '../src/assisted/judgeFeatures.js';
+import { openJudgeReaders } from '../src/composition.js';
 import type { Candidate } from '../src/assisted/reasoner.js';
 import { fitLogistic, predict, type LogisticFit, type Sample } from './logisticRegression.js';
 import { OFF_TOPIC_QUESTIONS } from './offTopicQuestions.js';
@@ -33,6 +37,7 @@ const { values: args } = parseArgs({
     budget: { type: 'string', default: String(CANDIDATES_PER_CALL) },
     features: { type: 'string' },
     limit: { type: 'string', default: '10' },
+    shortlist: { type: 'string' },
   },
 });
 
@@ -40,12 +45,19 @@ const BUDGET = Number(args.budget);
 /** rows an assisted call delivers at most (the endpoint's default limit) */
 const LIMIT = Number(args.limit);
 const FOLDS = 5;
-const CACHE_VERSION = 5;
+const CACHE_VERSION = 6;
+/** shortlist sizes compared (documents the cross-encoder reads per call) */
+const SHORTLISTS = [5, 8, 10, 12, 15];
+const READS_PATH = join(REPO_ROOT, 'data', 'bench', 'judge-reads.json');
+const SECOND_STAGE_FEATURES: readonly FeatureName[] = READING_FEATURES;
 const OUT_JSON = join(REPO_ROOT, 'src', 'assisted', 'judgeCalibration.json');
 const OUT_SVG = join(REPO_ROOT, 'docs', 'judge-calibration.svg');
 
 interface CandidateRow {
   docId: string;
+  chunkId: string;
+  /** documentKeyOf the candidate: which chunks are one document for the judge */
+  documentKey: string;
   label: 0 | 1;
   /** the chunk holds one of the claim's evidence sentences (SciFact rationale), as split by splitSentences */
   evidence: boolean;
@@ -162,6 +174,8 @@ async function collect(): Promise<FeatureCache> {
           const bestText = best >= 0 ? prepared.sentences[i]![best]!.text : '';
           return {
             docId: p.docId,
+            chunkId: p.candidate.id,
+            documentKey: documentKeyOf(p.candidate),
             label: judged.has(p.docId) ? 1 : 0,
             evidence: wanted.some((s) => p.candidate.text.includes(s.slice(0, 60))),
             quotesEvidence: wanted.some((s) => bestText.includes(s.slice(0, 60)) || s.includes(bestText.slice(0, 60))),
@@ -337,27 +351,15 @@ ${bars}
 `;
 }
 
-async function main(): Promise<void> {
-  const cachePath = join(REPO_ROOT, 'data', 'bench', `judge-features.b${BUDGET}${args.queries ? `.q${args.queries}` : ''}.json`);
-  let cache: FeatureCache | undefined;
-  if (!args.refresh && existsSync(cachePath)) {
-    const stored = JSON.parse(await readFile(cachePath, 'utf8')) as FeatureCache;
-    if (stored.version === CACHE_VERSION && stored.featureNames.join() === FEATURE_NAMES.join()) cache = stored;
-  }
-  if (!cache) {
-    cache = await collect();
-    await mkdir(dirname(cachePath), { recursive: true });
-    await writeFile(cachePath, JSON.stringify(cache));
-  }
-  const queries = cache.queries;
-  const featureNames = (args.features?.split(',') ?? DEFAULT_FEATURES) as FeatureName[];
-  const columns = featureNames.map((name) => {
-    const k = FEATURE_NAMES.indexOf(name);
-    if (k < 0) throw new Error(`unknown feature ${name} (${FEATURE_NAMES.join(', ')})`);
-    return k;
-  });
+interface CrossValidation {
+  heldOut: Map<string, number[]>;
+  ruleOf: Map<string, Rule>;
+  foldRules: Rule[];
+  figures: Figures;
+}
 
-  // cross-validation: model and rule chosen on four folds, figures from the fifth
+/** Model and rule chosen on four folds, probabilities and figures of the fifth, for each fold. */
+function crossValidate(queries: QueryRow[], columns: number[]): CrossValidation {
   const heldOut = new Map<string, number[]>();
   const foldRules: Rule[] = [];
   const ruleOf = new Map<string, Rule>();
@@ -373,33 +375,150 @@ async function main(): Promise<void> {
       ruleOf.set(q.id, rule);
     }
   }
-  const cv = figuresOf(queries, heldOut, (q) => ruleOf.get(q.id)!);
+  return { heldOut, ruleOf, foldRules, figures: figuresOf(queries, heldOut, (q) => ruleOf.get(q.id)!) };
+}
 
-  const finalFit = fitLogistic(samplesOf(queries, columns));
-  const finalProbabilities = probabilitiesOf(queries, finalFit, columns);
-  const { rule, figures: trainFigures } = chooseRule(queries, finalProbabilities);
-  const bins = reliability(queries, heldOut);
-  const claims = queries.filter((q) => !q.offTopic);
-  const pct = (xs: number[], p: number) => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    return round3(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0);
-  };
-  const top1 = { threshold: 0, relativeCut: 1 };
-  const retrievalOnly = new Map(queries.map((q) => [q.id, q.candidates.map((c) => c.features[FEATURE_NAMES.indexOf('retrieval')]!)]));
-
+/** The final model, fitted on every query, with the rule chosen on them. */
+function finalModel(queries: QueryRow[], names: FeatureName[]): { model: JudgeModel; trainFigures: Figures } {
+  const columns = names.map((name) => FEATURE_NAMES.indexOf(name));
+  const fit = fitLogistic(samplesOf(queries, columns));
+  const { rule, figures } = chooseRule(queries, probabilitiesOf(queries, fit, columns));
   const model: JudgeModel = {
-    features: featureNames,
-    intercept: round4(finalFit.intercept),
-    weights: finalFit.weights.map(round4),
-    means: finalFit.means.map(round4),
-    scales: finalFit.scales.map(round4),
+    features: names,
+    intercept: round4(fit.intercept),
+    weights: fit.weights.map(round4),
+    means: fit.means.map(round4),
+    scales: fit.scales.map(round4),
     threshold: rule.threshold,
     relativeCut: rule.relativeCut,
   };
+  return { model, trainFigures: figures };
+}
+
+interface Reads {
+  /** query id -> chunk id -> [the cross-encoder's logit, the second bi-encoder's cosine] */
+  logits: Record<string, Record<string, [number, number]>>;
+  /** the readers' model names */
+  model: string;
+  /** per query read: pairs and milliseconds (one call at a time) */
+  timings: { pairs: number; ms: number }[];
+}
+
+/** The readers' reading of each query's shortlist (the held-out first stage's best documents); cached. */
+async function readShortlists(queries: QueryRow[], firstStage: Map<string, number[]>, documents: number): Promise<Reads> {
+  const index = await openScifactIndex();
+  const readers = await openJudgeReaders(index.config);
+  const model = `${readers.crossEncoder.modelName}+${readers.biEncoder.modelName}`;
+  const stored = existsSync(READS_PATH) ? (JSON.parse(await readFile(READS_PATH, 'utf8')) as Reads) : null;
+  const reads: Reads = stored && stored.model === model ? stored : { logits: {}, model, timings: [] };
+  try {
+    let done = 0;
+    for (const q of queries) {
+      const known = (reads.logits[q.id] ??= {});
+      const wanted = shortlist(q.candidates.map((c) => c.documentKey), firstStage.get(q.id)!, documents).map((i) => q.candidates[i]!.chunkId).filter((id) => !(id in known));
+      if (wanted.length > 0) {
+        const chunks = await index.embedded.getChunks(SCIFACT_COLLECTION, wanted);
+        const byId = new Map(chunks.map((c) => [c.id, c]));
+        const passages = wanted.map((id) => {
+          const chunk = byId.get(id);
+          if (!chunk) throw new Error(`chunk ${id} is not in the bench index`);
+          return chunkPassage({ title: (chunk.metadata.title as string | null | undefined) ?? null, text: chunk.text });
+        });
+        const t0 = performance.now();
+        const read = await readPassages(readers, q.text, passages, wanted.map((_, k) => k), wanted.length);
+        if (wanted.length >= documents) reads.timings.push({ pairs: wanted.length, ms: round3(performance.now() - t0) });
+        wanted.forEach((id, k) => (known[id] = [round4(read.crossEncoder[k]!), round4(read.biEncoder[k]!)]));
+      }
+      if (++done % 100 === 0) {
+        console.error(`[calibrate] read ${done}/${queries.length} shortlists`);
+        await writeFile(READS_PATH, JSON.stringify(reads));
+      }
+    }
+    await writeFile(READS_PATH, JSON.stringify(reads));
+    return reads;
+  } finally {
+    await readers.close();
+    await index.close();
+  }
+}
+
+/** The queries with the readers' features of the first `documents` of each shortlist (the rest unread). */
+function withReadings(queries: QueryRow[], firstStage: Map<string, number[]>, reads: Reads, documents: number): QueryRow[] {
+  const at = (name: FeatureName) => FEATURE_NAMES.indexOf(name);
+  return queries.map((q) => {
+    const keys = q.candidates.map((c) => c.documentKey);
+    const chosen = new Set(shortlist(keys, firstStage.get(q.id)!, documents));
+    const scores = q.candidates.map((c, i) => (chosen.has(i) ? (reads.logits[q.id]?.[c.chunkId] ?? null) : null));
+    const crossEncoder = readingFeatures(scores.map((s) => s?.[0] ?? null), keys, UNREAD.crossEncoder);
+    const biEncoder = readingFeatures(scores.map((s) => s?.[1] ?? null), keys, UNREAD.biEncoder);
+    return {
+      ...q,
+      candidates: q.candidates.map((c, i) => {
+        const features = [...c.features];
+        features[at('crossEncoder')] = crossEncoder[i]!.score;
+        features[at('crossEncoderGap')] = crossEncoder[i]!.gap;
+        features[at('documentCrossEncoder')] = crossEncoder[i]!.document;
+        features[at('biEncoder')] = biEncoder[i]!.score;
+        features[at('biEncoderGap')] = biEncoder[i]!.gap;
+        features[at('documentBiEncoder')] = biEncoder[i]!.document;
+        return { ...c, features };
+      }),
+    };
+  });
+}
+
+async function main(): Promise<void> {
+  const cachePath = join(REPO_ROOT, 'data', 'bench', `judge-features.b${BUDGET}${args.queries ? `.q${args.queries}` : ''}.json`);
+  let cache: FeatureCache | undefined;
+  if (!args.refresh && existsSync(cachePath)) {
+    const stored = JSON.parse(await readFile(cachePath, 'utf8')) as FeatureCache;
+    if (stored.version === CACHE_VERSION && stored.featureNames.join() === FEATURE_NAMES.join()) cache = stored;
+  }
+  if (!cache) {
+    cache = await collect();
+    await mkdir(dirname(cachePath), { recursive: true });
+    await writeFile(cachePath, JSON.stringify(cache));
+  }
+  const queries = cache.queries;
+  const firstNames = (args.features?.split(',') ?? FIRST_STAGE_FEATURES) as FeatureName[];
+  const firstColumns = firstNames.map((name) => {
+    const k = FEATURE_NAMES.indexOf(name);
+    if (k < 0 || SECOND_STAGE_FEATURES.includes(name)) throw new Error(`unknown first-stage feature ${name} (${FIRST_STAGE_FEATURES.join(', ')})`);
+    return k;
+  });
+  const secondNames = [...firstNames, ...SECOND_STAGE_FEATURES];
+  const secondColumns = secondNames.map((name) => FEATURE_NAMES.indexOf(name));
+
+  // stage 1: the evidence features; its held-out probabilities choose each query's shortlist
+  const first = crossValidate(queries, firstColumns);
+  const reads = await readShortlists(queries, first.heldOut, Math.max(...SHORTLISTS));
+  const msPerPair = reads.timings.map((t) => t.ms / t.pairs);
+  // stage 2, for each shortlist size
+  const sweep = SHORTLISTS.map((documents) => {
+    const cv = crossValidate(withReadings(queries, first.heldOut, reads, documents), secondColumns);
+    const pairs = pct(queries.map((q) => shortlist(q.candidates.map((c) => c.documentKey), first.heldOut.get(q.id)!, documents).length), 0.5);
+    return { documents, cv, pairsP50: pairs, readMsP50: round3(pct(msPerPair, 0.5) * pairs) };
+  });
+  const balance = (f: Figures) => Math.min(f.precision, f.recall) + 0.1 * ((2 * f.precision * f.recall) / (f.precision + f.recall || 1));
+  const chosen = args.shortlist
+    ? sweep.find((s) => s.documents === Number(args.shortlist))!
+    : sweep.reduce((best, s) => (balance(s.cv.figures) > balance(best.cv.figures) + 0.002 ? s : best));
+  if (!chosen) throw new Error(`--shortlist must be one of ${SHORTLISTS.join(', ')}`);
+  const second = chosen.cv;
+  const secondQueries = withReadings(queries, first.heldOut, reads, chosen.documents);
+
+  const { model } = finalModel(queries, firstNames);
+  const { model: readerModel, trainFigures } = finalModel(secondQueries, secondNames);
+  const bins = reliability(secondQueries, second.heldOut);
+  const claims = queries.filter((q) => !q.offTopic);
+  const top1 = { threshold: 0, relativeCut: 1 };
+  const retrievalOnly = new Map(queries.map((q) => [q.id, q.candidates.map((c) => c.features[FEATURE_NAMES.indexOf('retrieval')]!)]));
   const evidenceRows = claims.flatMap((q) => q.candidates.filter((c) => c.label === 1 && c.evidence));
   const report = {
     $comment: 'Written by bench/calibrateJudge.ts (SciFact train only; figures from 5-fold cross-validation by query). Do not edit by hand.',
     model,
+    readerModel,
+    shortlistDocuments: chosen.documents,
     fittedOn: {
       dataset: 'SciFact (BEIR) train claims, qrels/train.tsv, and the off-topic questions of bench/offTopicQuestions.ts',
       claims: claims.length,
@@ -408,12 +527,17 @@ async function main(): Promise<void> {
       relevantCandidates: queries.reduce((s, q) => s + q.candidates.filter((c) => c.label === 1).length, 0),
       candidateBudget: cache.budget,
       limit: LIMIT,
+      crossEncoder: reads.model,
       label: 'a candidate is relevant when its document is judged relevant to the claim',
     },
-    crossValidated: { ...roundAll(cv), foldRules },
+    crossValidated: { ...roundAll(second.figures), foldRules: second.foldRules },
+    firstStageCrossValidated: { ...roundAll(first.figures), foldRules: first.foldRules },
+    shortlistSweep: sweep.map((s) => ({ documents: s.documents, ...roundAll(s.cv.figures), chunksReadP50: s.pairsP50, readMsP50: s.readMsP50 })),
     trainFit: roundAll(trainFigures),
     baselines: {
       retrievalTop1: roundAll(figuresOf(queries, retrievalOnly, top1)),
+      firstStageTop1: roundAll(figuresOf(queries, first.heldOut, top1)),
+      judgeTop1: roundAll(figuresOf(secondQueries, second.heldOut, top1)),
       candidatePoolRecall: round4(claims.reduce((s, q) => s + new Set(q.candidates.filter((c) => c.label === 1).map((c) => c.docId)).size, 0) / claims.reduce((s, q) => s + q.relevant.length, 0)),
     },
     rationale: {
@@ -424,22 +548,29 @@ async function main(): Promise<void> {
       retrievalP50: pct(claims.map((q) => q.retrievalMs), 0.5),
       judgeFeaturesP50: pct(claims.map((q) => q.judgeMs), 0.5),
       judgeFeaturesP95: pct(claims.map((q) => q.judgeMs), 0.95),
+      crossEncoderMsPerPairP50: round3(pct(msPerPair, 0.5)),
       loadAverage: cache.loadAverage,
-      note: 'measured while collecting, on this 2-core machine shared with other work (load average noted), one call at a time; the judge time includes the query and sub-question embeddings (cached after the searches), reading the stored chunk vectors and the lexical features',
+      note: 'measured while collecting, on this 2-core machine shared with other work (load average noted), one call at a time; the judge time includes the query and sub-question embeddings (cached after the searches), reading the stored chunk vectors and the lexical features; the cross-encoder reads one pair per run on its worker thread',
     },
     reliability: bins,
   };
   await writeFile(OUT_JSON, `${JSON.stringify(report, null, 2)}\n`);
   await mkdir(dirname(OUT_SVG), { recursive: true });
-  const caption = `${claims.length} claims, ${report.fittedOn.candidates} candidates; held-out precision ${cv.precision.toFixed(3)}, recall ${cv.recall.toFixed(3)}; bars: candidates per bin (log)`;
+  const caption = `${claims.length} claims, ${report.fittedOn.candidates} candidates; held-out precision ${second.figures.precision.toFixed(3)}, recall ${second.figures.recall.toFixed(3)}; bars: candidates per bin (log)`;
   await writeFile(OUT_SVG, svgOf(bins, caption));
-  console.log(JSON.stringify({ model, crossValidated: report.crossValidated, trainFit: report.trainFit, baselines: report.baselines, rationale: report.rationale, latencyMs: report.latencyMs }, null, 2));
+  console.log(JSON.stringify({ shortlistDocuments: chosen.documents, crossValidated: report.crossValidated, firstStageCrossValidated: report.firstStageCrossValidated, shortlistSweep: report.shortlistSweep, baselines: report.baselines, latencyMs: report.latencyMs }, null, 2));
 }
+
+const pct = (xs: number[], p: number): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return round3(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0);
+};
 
 function roundAll(figures: Figures): Figures {
   return Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, round4(v)])) as unknown as Figures;
 }
 
-const DEFAULT_FEATURES: FeatureName[] = [...FEATURE_NAMES];
+/** the first stage reads every feature but the cross-encoder's */
+const FIRST_STAGE_FEATURES: FeatureName[] = FEATURE_NAMES.filter((name) => !SECOND_STAGE_FEATURES.includes(name));
 
 await main();

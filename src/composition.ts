@@ -18,6 +18,9 @@ import { loadCollectionCatalog, type CollectionCatalog } from './collections/cat
 import { createCollectionReadiness, type CollectionReadiness } from './collections/readiness.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
 import { modelManifestPath } from './embedding/modelManifest.js';
+import { createCrossEncoder, crossEncoderManifestPath } from './relevance/crossEncoder.js';
+import { createBiEncoderRelevance, judgeEmbedderManifestPath } from './relevance/biEncoder.js';
+import type { JudgeReaders } from './assisted/judge.js';
 import type { SearchEngine } from './search/port.js';
 import { createEmbeddedEngine } from './search/embedded/embeddedEngine.js';
 import { createSearchService, type SearchService } from './search/searchService.js';
@@ -50,6 +53,8 @@ export interface Runtime {
   db: Db;
   engine: SearchEngine;
   embedder: OnnxEmbedder;
+  /** the assisted-search judge's reading models */
+  readers: JudgeReaders;
   catalog: CollectionCatalog;
   /** which collections answer searches yet (demo ingestion marks the ones it builds) */
   readiness: CollectionReadiness;
@@ -112,16 +117,34 @@ export async function openIngestEmbedder(config: Config): Promise<OnnxEmbedder> 
   return createOnnxEmbedder({ manifest: modelManifestPath(config.cacheDir), precision: config.embeddingPrecision, workers: config.embeddingWorkers });
 }
 
+/** The built-in judge's reading models; their worker threads start on the first assisted search. Close them at shutdown. */
+export async function openJudgeReaders(config: Config): Promise<JudgeReaders & { close(): Promise<void> }> {
+  const crossEncoder = await createCrossEncoder({ manifest: crossEncoderManifestPath(config.cacheDir) });
+  const biEncoder = await createBiEncoderRelevance(judgeEmbedderManifestPath(config.cacheDir)).catch(async (err: unknown) => {
+    await crossEncoder.close();
+    throw err;
+  });
+  return { crossEncoder, biEncoder, close: async () => void (await Promise.all([crossEncoder.close(), biEncoder.close()])) };
+}
+
 /** The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the built-in one. */
-export function openReasoner(config: Config, deps: { engine: SearchEngine; embedder: OnnxEmbedder; catalog: CollectionCatalog; journals: readonly JournalRecord[]; clock: () => Date; log: Logger }): Reasoner {
+export function openReasoner(config: Config, deps: { engine: SearchEngine; embedder: OnnxEmbedder; readers: JudgeReaders; catalog: CollectionCatalog; journals: readonly JournalRecord[]; clock: () => Date; log: Logger }): Reasoner {
   return createReasoner(
-    { embedder: deps.embedder, journals: deps.journals, chunkVectors: chunkVectorsFromEngine(deps), clock: deps.clock, onFallback: (stage, err) => deps.log.warn({ stage, err: err.message }, 'the chat model failed; the built-in reasoner answered') },
+    {
+      embedder: deps.embedder,
+      journals: deps.journals,
+      chunkVectors: chunkVectorsFromEngine(deps),
+      readers: deps.readers,
+      onReaderFailure: (err) => deps.log.warn({ err: err.message }, 'a reading model failed; the judge\'s first stage answered'),
+      clock: deps.clock,
+      onFallback: (stage, err) => deps.log.warn({ stage, err: err.message }, 'the chat model failed; the built-in reasoner answered'),
+    },
     { llm: config.assisted.llm },
   );
 }
 
 /** What the assisted-search activities need: retrieval, the filter planner, the reasoner and the event store. */
-export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner }): Promise<AssistedActivityDeps> {
+export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; readers: JudgeReaders; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner }): Promise<AssistedActivityDeps> {
   const journals = parts.journals ?? (await loadJournals(config.dataDir, config.dataRoot));
   const planFilters = parts.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journals));
   const { db, accounts, engine, embedder, catalog, clock } = parts;
@@ -151,6 +174,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     closers.push(() => engine.close());
     const embedder = await openEmbedder(config);
     closers.push(() => embedder.close());
+    const readers = await openJudgeReaders(config);
+    closers.push(() => readers.close());
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
     const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
     const accounts = createAccounts(db, clock);
@@ -172,7 +197,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness });
     const tools = options.tools ?? (await createGatewayTools({ dataRoot: config.dataRoot, engine, catalog, journals, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
 
-    const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, catalog, clock, log, journals, planFilters });
+    const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, readers, catalog, clock, log, journals, planFilters });
 
     let worker: Runtime['worker'];
     let client: Client;
@@ -229,7 +254,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       },
       readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact', collections: readiness.summary() }),
     });
-    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, members, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, readers, catalog, readiness, accounts, operations, members, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;

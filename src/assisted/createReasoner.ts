@@ -3,7 +3,7 @@
 import type { Embedder } from '../embedding/port.js';
 import type { JournalRecord } from '../journals/table.js';
 import { createBuiltinReasoner, type BuiltinReasonerOptions } from './builtinReasoner.js';
-import type { ChunkVectors } from './judge.js';
+import type { ChunkVectors, JudgeReaders } from './judge.js';
 import { createLlmReasoner, type LlmConfig } from './llmReasoner.js';
 import type { Reasoner } from './reasoner.js';
 
@@ -13,6 +13,10 @@ export interface ReasonerDeps {
   journals: readonly JournalRecord[];
   /** stored chunk vectors, e.g. chunkVectorsFromEngine({ engine, catalog }) */
   chunkVectors?: ChunkVectors;
+  /** the built-in judge's reading models (openJudgeReaders) */
+  readers?: JudgeReaders;
+  /** told when a reader failed on a call */
+  onReaderFailure?: (error: Error) => void;
   clock?: () => Date;
   /** told when the chat model failed and the built-in reasoner answered instead */
   onFallback?: (stage: 'understand' | 'plan' | 'judge', error: Error) => void;
@@ -26,7 +30,8 @@ export interface ReasonerConfig {
 }
 
 export function createReasoner(deps: ReasonerDeps, config: ReasonerConfig): Reasoner {
-  const builtin = createBuiltinReasoner({ embedder: deps.embedder, journals: deps.journals, chunkVectors: deps.chunkVectors, clock: deps.clock }, config.builtin);
+  const { embedder, journals, chunkVectors, readers, onReaderFailure, clock } = deps;
+  const builtin = createBuiltinReasoner({ embedder, journals, chunkVectors, readers, onReaderFailure, clock }, config.builtin);
   if (!config.llm) return builtin;
   return createLlmReasoner(config.llm, { fallback: builtin, journals: deps.journals, onFallback: deps.onFallback, fetch: deps.fetch });
 }

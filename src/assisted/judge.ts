@@ -1,7 +1,11 @@
 // The built-in judge: evidence features of each candidate (judgeFeatures.ts) turned into a calibrated probability by a
 // logistic model fitted on SciFact train claims (bench/calibrateJudge.ts writes judgeCalibration.json), a rationale
-// that quotes the best evidence sentence and names the matched entities, and the delivery rule.
+// that quotes the best evidence sentence and names the matched entities, and the delivery rule. Two stages: a first
+// model on the evidence features ranks the candidates; two readers read the chunks of the best documents with the
+// query (a cross-encoder, and a second, stronger bi-encoder), and a second model judges with their reading.
+// When a reader is missing or fails, the first model's verdicts stand (it is calibrated and has its own rule).
 import type { Embedder } from '../embedding/port.js';
+import type { RelevanceModel } from '../relevance/crossEncoder.js';
 import { analyzeEnglish } from '../search/embedded/englishAnalyzer.js';
 import { embedQueryCached } from '../search/queryVectorCache.js';
 import calibration from './judgeCalibration.json' with { type: 'json' };
@@ -9,6 +13,7 @@ import {
   bestSentenceIndex,
   candidateFeatures,
   cosine,
+  documentKeyOf,
   entityTerms,
   FEATURE_NAMES,
   sentencesOf,
@@ -32,7 +37,21 @@ export interface JudgeModel {
   relativeCut: number;
 }
 
-export const DEFAULT_JUDGE_MODEL: JudgeModel = calibration.model as JudgeModel;
+/** The two stages' models and the size of the shortlist between them. */
+export interface JudgeModels {
+  /** the evidence features alone: ranks the shortlist, and judges when the cross-encoder cannot read */
+  firstStage: JudgeModel;
+  /** the evidence features and the cross-encoder's reading of the shortlist; null: one stage */
+  withReader: JudgeModel | null;
+  /** documents whose best chunk the cross-encoder reads */
+  shortlistDocuments: number;
+}
+
+export const DEFAULT_JUDGE_MODELS: JudgeModels = {
+  firstStage: calibration.model as JudgeModel,
+  withReader: (calibration.readerModel ?? null) as JudgeModel | null,
+  shortlistDocuments: calibration.shortlistDocuments ?? 0,
+};
 
 /**
  * Stored vectors of candidate chunks, by candidate id, where the engine holds them (dense and hybrid collections);
@@ -40,10 +59,20 @@ export const DEFAULT_JUDGE_MODEL: JudgeModel = calibration.model as JudgeModel;
  */
 export type ChunkVectors = (candidates: readonly Candidate[]) => Promise<Map<string, Float32Array>>;
 
+/** The models that read the shortlist with the query. */
+export interface JudgeReaders {
+  crossEncoder: RelevanceModel;
+  biEncoder: RelevanceModel;
+}
+
 export interface JudgeDeps {
   embedder: Embedder;
   chunkVectors?: ChunkVectors;
-  model?: JudgeModel;
+  /** the readers of the shortlist; without them the first stage judges alone */
+  readers?: JudgeReaders;
+  /** told when a reader failed and the first stage judged alone */
+  onReaderFailure?: (error: Error) => void;
+  models?: JudgeModels;
   /** chunks without a stored vector embedded per call, best retrieval scores first (the others score cosine 0) */
   maxEmbeddedChunks?: number;
 }
@@ -100,11 +129,11 @@ export async function prepareJudgement(deps: JudgeDeps, query: string, understan
   const cosQuery = chunkVector.map((v) => (v ? cosine(queryVector, v) : null));
   const cosSubQuestion = chunkVector.map((v, i) => (v ? Math.max(cosQuery[i]!, ...subVectors.map((s) => cosine(s, v))) : null));
 
-  return { queryTerms, entities: entityTerms(understanding.entities), candidates, sentences, cosQuery, cosSubQuestion, bestSentence };
+  return { queryTerms, entities: entityTerms(understanding.entities), candidates, sentences, cosQuery, cosSubQuestion, crossEncoder: candidates.map(() => null), biEncoder: candidates.map(() => null), bestSentence };
 }
 
 /** The text a chunk was embedded from at ingestion is its text; the title adds what a bare chunk lacks. */
-const chunkPassage = (c: Candidate): string => (c.title && !c.text.startsWith(c.title) ? `${c.title}. ${c.text}` : c.text);
+export const chunkPassage = (c: Pick<Candidate, 'title' | 'text'>): string => (c.title && !c.text.startsWith(c.title) ? `${c.title}. ${c.text}` : c.text);
 
 export function probability(model: JudgeModel, features: readonly number[]): number {
   let z = model.intercept;
@@ -192,14 +221,62 @@ function rationaleOf(evidence: string | null, matched: readonly string[], verifi
   return `Best evidence: "${quote(evidence)}"; the chunk ${named}${verified ? '' : ', too weakly to verify'}.`;
 }
 
+/**
+ * Indexes of the candidates of the `documents` best documents, by probability (documentKeys: each candidate's
+ * documentKeyOf): every chunk of theirs in the pool, since the passage that answers may be any of them.
+ */
+export function shortlist(documentKeys: readonly string[], probabilities: readonly number[], documents: number): number[] {
+  const order = probabilities.map((_, i) => i).sort((a, b) => probabilities[b]! - probabilities[a]! || a - b);
+  const best = new Set<string>();
+  for (const i of order) {
+    if (best.size >= documents) break;
+    best.add(documentKeys[i]!);
+  }
+  return order.filter((i) => best.has(documentKeys[i]!));
+}
+
+/** The rule reads the rounded score the verdict reports, so `verified` always agrees with `judgeScore`. */
+const scoresOf = (model: JudgeModel, features: readonly number[][]): number[] => features.map((f) => Math.round(probability(model, f) * 1000) / 1000);
+
+/** Each reader's scores of the shortlisted passages, spread over the candidates (null: not read). */
+export async function readPassages(readers: JudgeReaders, query: string, passages: readonly string[], chosen: readonly number[], candidates: number): Promise<Pick<JudgeInputs, 'crossEncoder' | 'biEncoder'>> {
+  // both readers finish before this returns, even when one fails: no read is left running behind the call
+  const [logits, cosines] = await Promise.allSettled([readers.crossEncoder.score(query, passages), readers.biEncoder.score(query, passages)]);
+  if (logits.status === 'rejected') throw logits.reason;
+  if (cosines.status === 'rejected') throw cosines.reason;
+  const spread = (scores: number[]) => {
+    const all = Array.from({ length: candidates }, (): number | null => null);
+    chosen.forEach((i, k) => (all[i] = scores[k]!));
+    return all;
+  };
+  return { crossEncoder: spread(logits.value), biEncoder: spread(cosines.value) };
+}
+
+/**
+ * The readers' reading of the first stage's shortlist and the second stage's probabilities, or null when there is no
+ * second stage, no readers, or a reader failed (the first stage's verdicts stand).
+ */
+async function readShortlist(deps: JudgeDeps, models: JudgeModels, query: string, prepared: PreparedJudgement, firstStage: readonly number[]): Promise<{ model: JudgeModel; probabilities: number[] } | null> {
+  if (!deps.readers || !models.withReader || models.shortlistDocuments <= 0) return null;
+  const chosen = shortlist(prepared.candidates.map(documentKeyOf), firstStage, models.shortlistDocuments);
+  const passages = chosen.map((i) => chunkPassage(prepared.candidates[i]!));
+  let read: Pick<JudgeInputs, 'crossEncoder' | 'biEncoder'>;
+  try {
+    read = await readPassages(deps.readers, query, passages, chosen, prepared.candidates.length);
+  } catch (error) {
+    deps.onReaderFailure?.(error as Error);
+    return null;
+  }
+  return { model: models.withReader, probabilities: scoresOf(models.withReader, candidateFeatures({ ...prepared, ...read })) };
+}
+
 /** Verdicts for the candidates, in their order. */
 export async function judgeCandidates(deps: JudgeDeps, query: string, understanding: QueryUnderstanding, candidates: readonly Candidate[]): Promise<Verdict[]> {
   if (candidates.length === 0) return [];
-  const model = deps.model ?? DEFAULT_JUDGE_MODEL;
+  const models = deps.models ?? DEFAULT_JUDGE_MODELS;
   const prepared = await prepareJudgement(deps, query, understanding, candidates);
-  const features = candidateFeatures(prepared);
-  // the rule reads the rounded score the verdict reports, so `verified` always agrees with `judgeScore`
-  const probabilities = features.map((f) => Math.round(probability(model, f) * 1000) / 1000);
+  const firstStage = scoresOf(models.firstStage, candidateFeatures(prepared));
+  const { model, probabilities } = (await readShortlist(deps, models, query, prepared, firstStage)) ?? { model: models.firstStage, probabilities: firstStage };
   const verified = deliveryRule(model, probabilities);
   return candidates.map((candidate, i) => {
     const best = prepared.bestSentence[i]!;

@@ -2,7 +2,9 @@
 // sub-questions with the chunk, BM25-style coverage of the query terms by the chunk and by its best sentence, entity
 // matches, and the retrieval score, each absolute, relative to the best candidate of the same call, and the best of
 // the chunk's document. (Embedding the best sentence as well was tried and dropped: on SciFact train it added nothing
-// over the chunk's stored vector, at about a second of inference per call on 2 cores.)
+// over the chunk's stored vector, at about a second of inference per call on 2 cores.) The reading of a shortlist
+// (judge.ts) by a cross-encoder and by a second bi-encoder adds each one's score, absolute, relative to the best read,
+// and the best of the chunk's document.
 import { splitSentences } from '../ingest/sentences.js';
 import { analyzeEnglish } from '../search/embedded/englishAnalyzer.js';
 import type { Candidate } from './reasoner.js';
@@ -25,7 +27,25 @@ export const FEATURE_NAMES = [
   'documentRetrieval',
   'bigramCoverage',
   'titleCoverage',
+  'crossEncoder',
+  'crossEncoderGap',
+  'documentCrossEncoder',
+  'biEncoder',
+  'biEncoderGap',
+  'documentBiEncoder',
 ] as const;
+
+/** The features of the shortlist's reading (the second stage's; the first stage reads none of them). */
+export const READING_FEATURES = ['crossEncoder', 'crossEncoderGap', 'documentCrossEncoder', 'biEncoder', 'biEncoderGap', 'documentBiEncoder'] as const;
+
+/**
+ * A chunk a reader did not read scores `margin` below the lowest score it read (or `noneRead` when it read none):
+ * the first stage ranked it lower than every chunk read.
+ */
+export const UNREAD = {
+  crossEncoder: { margin: 1, noneRead: -12 },
+  biEncoder: { margin: 0.05, noneRead: 0 },
+} as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
@@ -105,6 +125,10 @@ export interface JudgeInputs {
   cosQuery: (number | null)[];
   /** per candidate: best cosine of any sub-question with the chunk, null when unknown */
   cosSubQuestion: (number | null)[];
+  /** per candidate: the cross-encoder's logit for (query, chunk), null when it did not read the chunk */
+  crossEncoder: (number | null)[];
+  /** per candidate: the second bi-encoder's cosine of query and chunk, null when it did not read the chunk */
+  biEncoder: (number | null)[];
 }
 
 /** Index of the sentence that covers the most query weight (ties: the earlier one; the title only when alone). */
@@ -124,6 +148,17 @@ export function bestSentenceIndex(weights: ReadonlyMap<string, number>, sentence
 /** The document a chunk belongs to, as far as a candidate tells: its title, else its own id. */
 export const documentKeyOf = (candidate: Pick<Candidate, 'title' | 'id' | 'collection'>): string =>
   candidate.title ? `${candidate.collection}\u0000${candidate.title.trim().toLowerCase()}` : `${candidate.collection}\u0000${candidate.id}`;
+
+/** One reader's features of each candidate, from its scores (null: not read) and each candidate's document. */
+export function readingFeatures(scores: readonly (number | null)[], documentKeys: readonly string[], unread: { margin: number; noneRead: number }): { score: number; gap: number; document: number }[] {
+  const read = scores.filter((x): x is number => x !== null);
+  const floor = read.length > 0 ? Math.min(...read) - unread.margin : unread.noneRead;
+  const filled = scores.map((x) => x ?? floor);
+  const best = Math.max(...filled);
+  const byDocument = new Map<string, number>();
+  filled.forEach((x, i) => byDocument.set(documentKeys[i]!, Math.max(byDocument.get(documentKeys[i]!) ?? -Infinity, x)));
+  return filled.map((x, i) => ({ score: x, gap: x - best, document: byDocument.get(documentKeys[i]!)! }));
+}
 
 /** One feature vector per candidate, in FEATURE_NAMES order. A missing cosine counts as 0 (no evidence of meaning). */
 export function candidateFeatures(inputs: JudgeInputs): number[][] {
@@ -166,6 +201,9 @@ export function candidateFeatures(inputs: JudgeInputs): number[][] {
     const known = documentBest.get(key) ?? { cos: -Infinity, coverage: -Infinity, retrieval: -Infinity };
     documentBest.set(key, { cos: Math.max(known.cos, r.cosQuery), coverage: Math.max(known.coverage, r.sentenceCoverage), retrieval: Math.max(known.retrieval, r.retrieval) });
   });
+  const documentKeys = inputs.candidates.map(documentKeyOf);
+  const crossEncoder = readingFeatures(inputs.crossEncoder, documentKeys, UNREAD.crossEncoder);
+  const biEncoder = readingFeatures(inputs.biEncoder, documentKeys, UNREAD.biEncoder);
   const bestCos = maxOf((r) => r.cosQuery);
   const bestRetrieval = maxOf((r) => r.retrieval);
   const bestSentence = maxOf((r) => r.sentenceCoverage);
@@ -179,6 +217,12 @@ export function candidateFeatures(inputs: JudgeInputs): number[][] {
       cosQueryGap: r.cosQuery - bestCos,
       retrievalGap: r.retrieval - bestRetrieval,
       sentenceCoverageGap: r.sentenceCoverage - bestSentence,
+      crossEncoder: crossEncoder[i]!.score,
+      crossEncoderGap: crossEncoder[i]!.gap,
+      documentCrossEncoder: crossEncoder[i]!.document,
+      biEncoder: biEncoder[i]!.score,
+      biEncoderGap: biEncoder[i]!.gap,
+      documentBiEncoder: biEncoder[i]!.document,
     };
     return FEATURE_NAMES.map((name) => named[name]);
   });

@@ -32,7 +32,7 @@ beforeAll(async () => {
   svc = await startTestService();
   env = await startTimeSkippingEnv();
   const r = svc.runtime;
-  const deps = await openAssistedActivityDeps(r.config, { db: r.db, accounts: r.accounts, engine: r.engine, embedder: r.embedder, catalog: r.catalog, clock: () => new Date(), log: pino({ level: 'silent' }) });
+  const deps = await openAssistedActivityDeps(r.config, { db: r.db, accounts: r.accounts, engine: r.engine, embedder: r.embedder, readers: r.readers, catalog: r.catalog, clock: () => new Date(), log: pino({ level: 'silent' }) });
   worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: await workflowBundle(), activities: createAssistedActivities(deps) });
   running = worker.run();
   // a plain client: time moves only when the test skips it (the environment's own client skips while awaiting a result)

@@ -1,16 +1,21 @@
-// The built-in judge with the real provisioned embedding model (fails, never skips, when it is missing) on real
-// SciFact claims and their evidence: the chunk holding the evidence scores above off-topic text, off-topic text stays
-// under the threshold, an off-topic question verifies nothing, and the rationale quotes the chunk.
+// The built-in judge with the real provisioned embedding model and reading models (fails, never skips, when one is
+// missing) on real SciFact claims and their evidence: the chunk holding the evidence scores above off-topic text,
+// off-topic text stays under the threshold, an off-topic question verifies nothing, the rationale quotes the chunk, and
+// when the cross-encoder fails the first stage's verdicts stand.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_JUDGE_MODEL, judgeCandidates, matchedTermsOf } from '../../src/assisted/judge.js';
+import { DEFAULT_JUDGE_MODELS, judgeCandidates, matchedTermsOf } from '../../src/assisted/judge.js';
 import type { Candidate } from '../../src/assisted/reasoner.js';
 import { understandByRules } from '../../src/assisted/understanding.js';
 import { CatalogueVocabulary } from '../../src/assisted/constraints.js';
 import { DEFAULT_DATA_ROOT } from '../../src/config.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from '../../src/embedding/onnxEmbedder.js';
 import { splitSentences } from '../../src/ingest/sentences.js';
+import { cacheDirFrom, loadConfig } from '../../src/config.js';
+import { createCrossEncoder, crossEncoderManifestPath } from '../../src/relevance/crossEncoder.js';
+import { openJudgeReaders } from '../../src/composition.js';
+import type { JudgeReaders } from '../../src/assisted/judge.js';
 import { loadProvisionedManifest } from '../embedding/provisionedModel.js';
 
 /** Train claims with SUPPORT or CONTRADICT evidence (ids of queries.jsonl), varied in subject. */
@@ -31,6 +36,7 @@ interface Claim {
 }
 
 let embedder: OnnxEmbedder;
+let readers: JudgeReaders & { close(): Promise<void> };
 let claims: Claim[];
 const vocabulary = new CatalogueVocabulary([]);
 const now = new Date('2025-06-15T00:00:00Z');
@@ -42,6 +48,7 @@ function candidate(id: string, text: string, title: string | null, subQuestion: 
 
 beforeAll(async () => {
   embedder = await createOnnxEmbedder({ manifest: await loadProvisionedManifest(), batchSize: 16, threads: 2 });
+  readers = await openJudgeReaders(loadConfig());
   const dir = join(DEFAULT_DATA_ROOT, 'scifact');
   const corpus = new Map<string, { title: string; text: string }>();
   for (const line of (await readFile(join(dir, 'corpus.jsonl'), 'utf8')).split('\n')) {
@@ -71,6 +78,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await readers?.close();
   await embedder?.close();
 });
 
@@ -80,12 +88,12 @@ describe('built-in judge on SciFact evidence', () => {
     for (const claim of claims) {
       const understanding = understandByRules({ query: claim.text, callerFilters: null }, { vocabulary, now });
       const offTopic = OFF_TOPIC_TEXTS.map((text, i) => candidate(`off-${i}`, text, null, claim.text, i === 0 ? 0 : i + 1));
-      const verdicts = await judgeCandidates({ embedder }, claim.text, understanding, [offTopic[0]!, claim.evidenceChunk, ...offTopic.slice(1)]);
+      const verdicts = await judgeCandidates({ embedder, readers }, claim.text, understanding, [offTopic[0]!, claim.evidenceChunk, ...offTopic.slice(1)]);
       const evidence = verdicts[1]!;
       for (const off of [verdicts[0]!, ...verdicts.slice(2)]) {
         expect(evidence.judgeScore, `${claim.id}: ${claim.text}`).toBeGreaterThan(off.judgeScore);
         expect(off.verified).toBe(false);
-        expect(off.judgeScore).toBeLessThan(DEFAULT_JUDGE_MODEL.threshold);
+        expect(off.judgeScore).toBeLessThan(DEFAULT_JUDGE_MODELS.withReader!.threshold);
       }
       if (evidence.verified) verifiedEvidence++;
       expect(evidence.answeredBy).toBe('builtin');
@@ -103,9 +111,33 @@ describe('built-in judge on SciFact evidence', () => {
     for (const question of ['best pizza recipe in Naples', 'how to change a car tyre', 'stock price of Apple tomorrow']) {
       const understanding = understandByRules({ query: question, callerFilters: null }, { vocabulary, now });
       const pool = claims.map((c, i) => ({ ...c.evidenceChunk, subQuestion: question, rank: i }));
-      const verdicts = await judgeCandidates({ embedder }, question, understanding, pool);
+      const verdicts = await judgeCandidates({ embedder, readers }, question, understanding, pool);
       expect(verdicts.filter((v) => v.verified), question).toEqual([]);
     }
+  });
+
+  it('reads the shortlist with both readers: the second stage changes the scores the first stage alone gives', async () => {
+    const claim = claims[0]!;
+    const understanding = understandByRules({ query: claim.text, callerFilters: null }, { vocabulary, now });
+    const pool = [claim.evidenceChunk, ...claims.slice(1).map((c, i) => ({ ...c.evidenceChunk, subQuestion: claim.text, rank: i + 2 }))];
+    const alone = await judgeCandidates({ embedder }, claim.text, understanding, pool);
+    const read = await judgeCandidates({ embedder, readers }, claim.text, understanding, pool);
+    expect(read.map((v) => v.judgeScore)).not.toEqual(alone.map((v) => v.judgeScore));
+    // the claim's own evidence is the best of the pool either way
+    expect(Math.max(...read.map((v) => v.judgeScore))).toBe(read[0]!.judgeScore);
+  });
+
+  it('judges with the first stage alone when a reader fails, and says so', async () => {
+    const claim = claims[1]!;
+    const understanding = understandByRules({ query: claim.text, callerFilters: null }, { vocabulary, now });
+    const pool = [claim.evidenceChunk, ...claims.slice(2).map((c, i) => ({ ...c.evidenceChunk, subQuestion: claim.text, rank: i + 2 }))];
+    const broken = await createCrossEncoder({ manifest: crossEncoderManifestPath(cacheDirFrom(process.env)) });
+    await broken.close();
+    const failures: Error[] = [];
+    const fallback = await judgeCandidates({ embedder, readers: { crossEncoder: broken, biEncoder: readers.biEncoder }, onReaderFailure: (err) => failures.push(err) }, claim.text, understanding, pool);
+    const alone = await judgeCandidates({ embedder }, claim.text, understanding, pool);
+    expect(failures.map((e) => e.message)).toEqual(['relevance model is closed']);
+    expect(fallback).toEqual(alone);
   });
 
   it('names matched entities as the chunk writes them', () => {
