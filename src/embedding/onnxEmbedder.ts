@@ -1,7 +1,7 @@
 // Embedder adapter: runs the provisioned sentence-embedding model with onnxruntime-node (batched, pooled, L2-normalized),
 // in this thread or on worker threads (one ONNX session each), so bulk embedding uses every core.
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { startInferenceWorker } from '../infra/inferenceWorker.js';
 import { loadModelManifest, type ModelManifest } from './modelManifest.js';
 import type { Embedder } from './port.js';
 import { loadModelTokenizer, type WordpieceTokenizer } from './wordpieceTokenizer.js';
@@ -153,71 +153,24 @@ async function startWorkers(count: number, options: EncoderSessionOptions): Prom
   return started.map((s) => (s as PromiseFulfilledResult<EmbeddingWorker>).value);
 }
 
-function startWorker(options: EncoderSessionOptions): Promise<EmbeddingWorker> {
-  const worker = new Worker(new URL('./embeddingWorker.mjs', import.meta.url), { workerData: options });
-  // an idle pool must not keep the process alive; a batch in flight refs it again
-  worker.unref();
-  const pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
-  const inFlight = new Set<Promise<unknown>>();
-  let nextId = 0;
-  let failure: Error | undefined;
-  const failAll = (err: Error) => {
-    failure ??= err;
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-  };
-  return new Promise((resolve, reject) => {
-    worker.once('error', (err) => reject(err));
-    worker.on('error', (err) => failAll(err));
-    worker.on('exit', (code) => failAll(new Error(`embedding worker exited (code ${code})`)));
-    worker.on('message', (message: { ready?: true; id?: number; vectors?: Float32Array; error?: string }) => {
-      if (message.ready) {
-        resolve({
-          run(batch) {
-            if (failure) return Promise.reject(failure);
-            const id = nextId++;
-            const lengths = Int32Array.from(batch, (ids) => ids.length);
-            const ids = new Int32Array(lengths.reduce((sum, n) => sum + n, 0));
-            let offset = 0;
-            for (const text of batch) {
-              ids.set(text, offset);
-              offset += text.length;
-            }
-            worker.ref();
-            const run = new Promise<Float32Array[]>((resolveRun, rejectRun) => {
-              pending.set(id, { resolve: resolveRun, reject: rejectRun });
-              worker.postMessage({ id, ids, lengths }, [ids.buffer, lengths.buffer]);
-            }).finally(() => {
-              if (pending.size === 0) worker.unref();
-            });
-            inFlight.add(run);
-            void run.catch(() => undefined).finally(() => inFlight.delete(run));
-            return run;
-          },
-          terminate: async () => {
-            // terminating a thread inside a native inference run aborts the process: let the runs in flight finish
-            await Promise.allSettled(inFlight);
-            await worker.terminate();
-          },
-        });
-        return;
+async function startWorker(options: EncoderSessionOptions): Promise<EmbeddingWorker> {
+  const worker = await startInferenceWorker(new URL('./embeddingWorker.mjs', import.meta.url), options, 'embedding');
+  return {
+    async run(batch) {
+      const lengths = Int32Array.from(batch, (ids) => ids.length);
+      const ids = new Int32Array(lengths.reduce((sum, n) => sum + n, 0));
+      let offset = 0;
+      for (const text of batch) {
+        ids.set(text, offset);
+        offset += text.length;
       }
-      if (message.id === undefined) {
-        reject(new Error(`embedding worker could not load the model: ${message.error}`));
-        void worker.terminate();
-        return;
-      }
-      const waiter = pending.get(message.id);
-      if (!waiter) return;
-      pending.delete(message.id);
-      if (message.error !== undefined || !message.vectors) {
-        waiter.reject(new Error(`embedding worker failed: ${message.error ?? 'no vectors'}`));
-        return;
-      }
-      const flat = message.vectors;
+      const reply = await worker.request({ ids, lengths }, [ids.buffer, lengths.buffer]);
+      const flat = reply.vectors;
+      if (!(flat instanceof Float32Array)) throw new Error('embedding worker failed: no vectors');
       const vectors: Float32Array[] = [];
       for (let row = 0; row * options.dims < flat.length; row++) vectors.push(flat.slice(row * options.dims, (row + 1) * options.dims));
-      waiter.resolve(vectors);
-    });
-  });
+      return vectors;
+    },
+    terminate: () => worker.terminate(),
+  };
 }

@@ -4,9 +4,9 @@
 // reranker.json; the model runs on its own worker thread (crossEncoderWorker.mjs).
 import { access, readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import { loadWordpieceTokenizer, type WordpieceTokenizer } from '../embedding/wordpieceTokenizer.js';
+import { startInferenceWorker } from '../infra/inferenceWorker.js';
 
 /** Scores (query, passage) pairs; the same pair always gets the same score. */
 export interface RelevanceModel {
@@ -122,61 +122,17 @@ interface PairWorker {
   terminate(): Promise<void>;
 }
 
-function startPairWorker(workerData: { onnxPath: string; name: string; threads: number }): Promise<PairWorker> {
-  const worker = new Worker(new URL('./crossEncoderWorker.mjs', import.meta.url), { workerData });
-  // an idle worker must not keep the process alive; a call in flight refs it again
-  worker.unref();
-  const pending = new Map<number, { resolve: (v: number[]) => void; reject: (e: Error) => void }>();
-  const inFlight = new Set<Promise<unknown>>();
-  let nextId = 0;
-  let failure: Error | undefined;
-  const failAll = (err: Error) => {
-    failure ??= err;
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
+async function startPairWorker(workerData: { onnxPath: string; name: string; threads: number }): Promise<PairWorker> {
+  const worker = await startInferenceWorker(new URL('./crossEncoderWorker.mjs', import.meta.url), workerData, 'relevance model');
+  return {
+    async run(pairs) {
+      const lengths = Int32Array.from(pairs, (p) => p.ids.length);
+      const ids = new Int32Array(pairs.flatMap((p) => p.ids));
+      const typeIds = new Int32Array(pairs.flatMap((p) => p.typeIds));
+      const reply = await worker.request({ ids, typeIds, lengths }, [ids.buffer, typeIds.buffer, lengths.buffer]);
+      if (!(reply.logits instanceof Float32Array)) throw new Error('relevance model worker failed: no logits');
+      return [...reply.logits];
+    },
+    terminate: () => worker.terminate(),
   };
-  return new Promise((resolve, reject) => {
-    worker.once('error', (err) => reject(err));
-    worker.on('error', (err) => failAll(err));
-    worker.on('exit', (code) => failAll(new Error(`relevance model worker exited (code ${code})`)));
-    worker.on('message', (message: { ready?: true; id?: number; logits?: Float32Array; error?: string }) => {
-      if (message.ready) {
-        resolve({
-          run(pairs) {
-            if (failure) return Promise.reject(failure);
-            const id = nextId++;
-            const lengths = Int32Array.from(pairs, (p) => p.ids.length);
-            const ids = new Int32Array(pairs.flatMap((p) => p.ids));
-            const typeIds = new Int32Array(pairs.flatMap((p) => p.typeIds));
-            worker.ref();
-            const run = new Promise<number[]>((resolveRun, rejectRun) => {
-              pending.set(id, { resolve: resolveRun, reject: rejectRun });
-              worker.postMessage({ id, ids, typeIds, lengths }, [ids.buffer, typeIds.buffer, lengths.buffer]);
-            }).finally(() => {
-              if (pending.size === 0) worker.unref();
-            });
-            inFlight.add(run);
-            void run.catch(() => undefined).finally(() => inFlight.delete(run));
-            return run;
-          },
-          terminate: async () => {
-            // terminating a thread inside a native inference run aborts the process: let the runs in flight finish
-            await Promise.allSettled(inFlight);
-            await worker.terminate();
-          },
-        });
-        return;
-      }
-      if (message.id === undefined) {
-        reject(new Error(`relevance model worker could not load the model: ${message.error}`));
-        void worker.terminate();
-        return;
-      }
-      const waiter = pending.get(message.id);
-      if (!waiter) return;
-      pending.delete(message.id);
-      if (message.error !== undefined || !message.logits) waiter.reject(new Error(`relevance model failed: ${message.error ?? 'no logits'}`));
-      else waiter.resolve([...message.logits]);
-    });
-  });
 }
