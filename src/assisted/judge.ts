@@ -39,11 +39,11 @@ export interface JudgeModel {
 
 /** The two stages' models and the size of the shortlist between them. */
 export interface JudgeModels {
-  /** the evidence features alone: ranks the shortlist, and judges when the cross-encoder cannot read */
+  /** the evidence features alone: chooses the shortlist, and judges when the readers cannot read */
   firstStage: JudgeModel;
-  /** the evidence features and the cross-encoder's reading of the shortlist; null: one stage */
+  /** the evidence features and the readers' reading of the shortlist; null: one stage */
   withReader: JudgeModel | null;
-  /** documents whose best chunk the cross-encoder reads */
+  /** documents whose chunks in the pool the readers read */
   shortlistDocuments: number;
 }
 
