@@ -548,9 +548,9 @@ async function main(): Promise<void> {
       retrievalP50: pct(claims.map((q) => q.retrievalMs), 0.5),
       judgeFeaturesP50: pct(claims.map((q) => q.judgeMs), 0.5),
       judgeFeaturesP95: pct(claims.map((q) => q.judgeMs), 0.95),
-      crossEncoderMsPerPairP50: round3(pct(msPerPair, 0.5)),
+      readersMsPerChunkP50: round3(pct(msPerPair, 0.5)),
       loadAverage: cache.loadAverage,
-      note: 'measured while collecting, on this 2-core machine shared with other work (load average noted), one call at a time; the judge time includes the query and sub-question embeddings (cached after the searches), reading the stored chunk vectors and the lexical features; the cross-encoder reads one pair per run on its worker thread',
+      note: 'measured while collecting, on this 2-core machine shared with other work (load average noted), one call at a time; the judge time includes the query and sub-question embeddings (cached after the searches), reading the stored chunk vectors and the lexical features; readersMsPerChunkP50: both readers reading one chunk with the query, side by side on their worker threads (the cross-encoder one pair a run)',
     },
     reliability: bins,
   };
