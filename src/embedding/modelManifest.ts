@@ -1,11 +1,12 @@
-// Reads and checks model.json, the manifest scripts/provision-model.sh writes for the provisioned embedding model.
+// Reads and checks model.json, the manifest scripts/provision-model.sh writes for the provisioned embedding model, and
+// the reading of any provisioned model's manifest (the judge's models have theirs: src/relevance/).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 
-const modelManifestSchema = z.object({
+export const modelManifestSchema = z.object({
   name: z.string().min(1),
   /** absolute directory holding the model files */
   dir: z.string().refine(isAbsolute, 'dir must be an absolute path'),
@@ -42,33 +43,53 @@ export function modelManifestPath(cacheDir: string): string {
   return join(cacheDir, 'model.json');
 }
 
-/** Reads model.json and checks that the files it names exist; throws EmbeddingModelNotProvisionedError when they do not. */
-export async function loadModelManifest(manifestPath: string): Promise<ModelManifest> {
+/**
+ * Reads a provisioned model's manifest and checks that the files it names exist. `kind` names the model in errors;
+ * `notProvisioned` is what a missing manifest or file throws (it says to run provisioning).
+ */
+export async function readModelManifest<Schema extends z.ZodType<{ dir: string }>>(
+  manifestPath: string,
+  schema: Schema,
+  kind: string,
+  filesOf: (manifest: z.infer<Schema>) => string[],
+  notProvisioned: (detail: string) => Error,
+): Promise<z.infer<Schema>> {
   let raw: string;
   try {
     raw = await readFile(manifestPath, 'utf8');
   } catch {
-    throw new EmbeddingModelNotProvisionedError(`no manifest at ${manifestPath}`);
+    throw notProvisioned(`no manifest at ${manifestPath}`);
   }
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch (error) {
-    throw new Error(`embedding model manifest ${manifestPath} is not JSON: ${(error as Error).message}`);
+    throw new Error(`${kind} manifest ${manifestPath} is not JSON: ${(error as Error).message}`);
   }
-  const parsed = modelManifestSchema.safeParse(json);
+  const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    throw new Error(`embedding model manifest ${manifestPath} is invalid: ${z.prettifyError(parsed.error)}`);
+    throw new Error(`${kind} manifest ${manifestPath} is invalid: ${z.prettifyError(parsed.error)}`);
   }
   const manifest = parsed.data;
-  for (const file of [manifest.onnx, manifest.vocab, ...(manifest.onnxInt8 ? [manifest.onnxInt8] : [])]) {
+  for (const file of filesOf(manifest)) {
     try {
       await access(join(manifest.dir, file));
     } catch {
-      throw new EmbeddingModelNotProvisionedError(`missing ${join(manifest.dir, file)}`);
+      throw notProvisioned(`missing ${join(manifest.dir, file)}`);
     }
   }
   return manifest;
+}
+
+/** Reads model.json and checks that the files it names exist; throws EmbeddingModelNotProvisionedError when they do not. */
+export function loadModelManifest(manifestPath: string): Promise<ModelManifest> {
+  return readModelManifest(
+    manifestPath,
+    modelManifestSchema,
+    'embedding model',
+    (m) => [m.onnx, m.vocab, ...(m.onnxInt8 ? [m.onnxInt8] : [])],
+    (detail) => new EmbeddingModelNotProvisionedError(detail),
+  );
 }
 
 /** Re-hashes the model files against the manifest's pinned SHA-256 values (for audits; provisioning already verified them). */

@@ -2,9 +2,9 @@
 // answers it (a logit; higher is more relevant). It is what a bi-encoder cannot be: the query's words attend to the
 // passage's. scripts/provision-judge-models.sh provisions cross-encoder/ms-marco-MiniLM-L-12-v2 (int8 ONNX) and writes
 // reranker.json; the model runs on its own worker thread (crossEncoderWorker.mjs).
-import { access, readFile } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
-import { z } from 'zod';
+import { join } from 'node:path';
+import type { z } from 'zod';
+import { modelManifestSchema, readModelManifest } from '../embedding/modelManifest.js';
 import { loadWordpieceTokenizer, type WordpieceTokenizer } from '../embedding/wordpieceTokenizer.js';
 import { startInferenceWorker } from '../infra/inferenceWorker.js';
 
@@ -16,17 +16,8 @@ export interface RelevanceModel {
   close(): Promise<void>;
 }
 
-const manifestSchema = z.object({
-  name: z.string().min(1),
-  dir: z.string().refine(isAbsolute, 'dir must be an absolute path'),
-  onnx: z.string().min(1),
-  vocab: z.string().min(1),
-  lowercase: z.boolean(),
-  maxTokens: z.number().int().min(8),
-  license: z.string().optional(),
-  source: z.string().optional(),
-  sha256: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)),
-});
+/** reranker.json: the embedding model's manifest format, without what only a bi-encoder has (dims, pooling, a query prefix) */
+const manifestSchema = modelManifestSchema.pick({ name: true, dir: true, onnx: true, vocab: true, lowercase: true, maxTokens: true, license: true, source: true, sha256: true });
 
 export type CrossEncoderManifest = z.infer<typeof manifestSchema>;
 
@@ -40,21 +31,8 @@ export class RelevanceModelNotProvisionedError extends Error {
 /** Where provisioning writes reranker.json in the cache directory (config.cacheDir). */
 export const crossEncoderManifestPath = (cacheDir: string): string => join(cacheDir, 'reranker.json');
 
-export async function loadCrossEncoderManifest(path: string): Promise<CrossEncoderManifest> {
-  let raw: string;
-  try {
-    raw = await readFile(path, 'utf8');
-  } catch {
-    throw new RelevanceModelNotProvisionedError(`no manifest at ${path}`);
-  }
-  const parsed = manifestSchema.safeParse(JSON.parse(raw));
-  if (!parsed.success) throw new Error(`relevance model manifest ${path} is invalid: ${z.prettifyError(parsed.error)}`);
-  for (const file of [parsed.data.onnx, parsed.data.vocab]) {
-    await access(join(parsed.data.dir, file)).catch(() => {
-      throw new RelevanceModelNotProvisionedError(`missing ${join(parsed.data.dir, file)}`);
-    });
-  }
-  return parsed.data;
+export function loadCrossEncoderManifest(path: string): Promise<CrossEncoderManifest> {
+  return readModelManifest(path, manifestSchema, 'relevance model', (m) => [m.onnx, m.vocab], (detail) => new RelevanceModelNotProvisionedError(detail));
 }
 
 /**
