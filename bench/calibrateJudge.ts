@@ -23,7 +23,7 @@ import { planByRules } from '../src/assisted/builtinReasoner.js';
 import { understandByRules } from '../src/assisted/understanding.js';
 import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from '../src/assisted/candidateBudget.js';
 import { chunkPassage, prepareJudgement, readPassages, shortlist, type JudgeModel } from '../src/assisted/judge.js';
-import { candidateFeatures, documentKeyOf, FEATURE_NAMES, READING_FEATURES, readingFeatures, UNREAD, type FeatureName } from '../src/assisted/judgeFeatures.js';
+import { candidateFeatures, documentKeyOf, FEATURE_NAMES, READING_FEATURES, readingFeaturesOf, type FeatureName } from '../src/assisted/judgeFeatures.js';
 import { openJudgeReaders } from '../src/composition.js';
 import type { Candidate } from '../src/assisted/reasoner.js';
 import { fitLogistic, predict, type LogisticFit, type Sample } from './logisticRegression.js';
@@ -49,7 +49,6 @@ const CACHE_VERSION = 6;
 /** shortlist sizes compared (documents the cross-encoder reads per call) */
 const SHORTLISTS = [5, 8, 10, 12, 15];
 const READS_PATH = join(REPO_ROOT, 'data', 'bench', 'judge-reads.json');
-const SECOND_STAGE_FEATURES: readonly FeatureName[] = READING_FEATURES;
 const OUT_JSON = join(REPO_ROOT, 'src', 'assisted', 'judgeCalibration.json');
 const OUT_SVG = join(REPO_ROOT, 'docs', 'judge-calibration.svg');
 
@@ -444,23 +443,16 @@ async function readShortlists(queries: QueryRow[], firstStage: Map<string, numbe
 
 /** The queries with the readers' features of the first `documents` of each shortlist (the rest unread). */
 function withReadings(queries: QueryRow[], firstStage: Map<string, number[]>, reads: Reads, documents: number): QueryRow[] {
-  const at = (name: FeatureName) => FEATURE_NAMES.indexOf(name);
   return queries.map((q) => {
     const keys = q.candidates.map((c) => c.documentKey);
     const chosen = new Set(shortlist(keys, firstStage.get(q.id)!, documents));
     const scores = q.candidates.map((c, i) => (chosen.has(i) ? (reads.logits[q.id]?.[c.chunkId] ?? null) : null));
-    const crossEncoder = readingFeatures(scores.map((s) => s?.[0] ?? null), keys, UNREAD.crossEncoder);
-    const biEncoder = readingFeatures(scores.map((s) => s?.[1] ?? null), keys, UNREAD.biEncoder);
+    const reading = readingFeaturesOf({ crossEncoder: scores.map((s) => s?.[0] ?? null), biEncoder: scores.map((s) => s?.[1] ?? null) }, keys);
     return {
       ...q,
       candidates: q.candidates.map((c, i) => {
         const features = [...c.features];
-        features[at('crossEncoder')] = crossEncoder[i]!.score;
-        features[at('crossEncoderGap')] = crossEncoder[i]!.gap;
-        features[at('documentCrossEncoder')] = crossEncoder[i]!.document;
-        features[at('biEncoder')] = biEncoder[i]!.score;
-        features[at('biEncoderGap')] = biEncoder[i]!.gap;
-        features[at('documentBiEncoder')] = biEncoder[i]!.document;
+        for (const name of READING_FEATURES) features[FEATURE_NAMES.indexOf(name)] = reading[i]![name];
         return { ...c, features };
       }),
     };
@@ -483,10 +475,10 @@ async function main(): Promise<void> {
   const firstNames = (args.features?.split(',') ?? FIRST_STAGE_FEATURES) as FeatureName[];
   const firstColumns = firstNames.map((name) => {
     const k = FEATURE_NAMES.indexOf(name);
-    if (k < 0 || SECOND_STAGE_FEATURES.includes(name)) throw new Error(`unknown first-stage feature ${name} (${FIRST_STAGE_FEATURES.join(', ')})`);
+    if (k < 0 || isReading(name)) throw new Error(`unknown first-stage feature ${name} (${FIRST_STAGE_FEATURES.join(', ')})`);
     return k;
   });
-  const secondNames = [...firstNames, ...SECOND_STAGE_FEATURES];
+  const secondNames = [...firstNames, ...READING_FEATURES];
   const secondColumns = secondNames.map((name) => FEATURE_NAMES.indexOf(name));
 
   // stage 1: the evidence features; its held-out probabilities choose each query's shortlist
@@ -571,6 +563,7 @@ function roundAll(figures: Figures): Figures {
 }
 
 /** the first stage reads every feature but the cross-encoder's */
-const FIRST_STAGE_FEATURES: FeatureName[] = FEATURE_NAMES.filter((name) => !SECOND_STAGE_FEATURES.includes(name));
+const isReading = (name: FeatureName): boolean => (READING_FEATURES as readonly FeatureName[]).includes(name);
+const FIRST_STAGE_FEATURES: FeatureName[] = FEATURE_NAMES.filter((name) => !isReading(name));
 
 await main();

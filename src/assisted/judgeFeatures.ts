@@ -37,6 +37,7 @@ export const FEATURE_NAMES = [
 
 /** The features of the shortlist's reading (the second stage's; the first stage reads none of them). */
 export const READING_FEATURES = ['crossEncoder', 'crossEncoderGap', 'documentCrossEncoder', 'biEncoder', 'biEncoderGap', 'documentBiEncoder'] as const;
+export type ReadingFeature = (typeof READING_FEATURES)[number];
 
 /**
  * A chunk a reader did not read scores `margin` below the lowest score it read (or `noneRead` when it read none):
@@ -160,6 +161,20 @@ export function readingFeatures(scores: readonly (number | null)[], documentKeys
   return filled.map((x, i) => ({ score: x, gap: x - best, document: byDocument.get(documentKeys[i]!)! }));
 }
 
+/** Both readers' features of each candidate, from their scores (null: not read) and each candidate's document. */
+export function readingFeaturesOf(reading: Pick<JudgeInputs, 'crossEncoder' | 'biEncoder'>, documentKeys: readonly string[]): Record<ReadingFeature, number>[] {
+  const crossEncoder = readingFeatures(reading.crossEncoder, documentKeys, UNREAD.crossEncoder);
+  const biEncoder = readingFeatures(reading.biEncoder, documentKeys, UNREAD.biEncoder);
+  return crossEncoder.map((c, i) => ({
+    crossEncoder: c.score,
+    crossEncoderGap: c.gap,
+    documentCrossEncoder: c.document,
+    biEncoder: biEncoder[i]!.score,
+    biEncoderGap: biEncoder[i]!.gap,
+    documentBiEncoder: biEncoder[i]!.document,
+  }));
+}
+
 /** One feature vector per candidate, in FEATURE_NAMES order. A missing cosine counts as 0 (no evidence of meaning). */
 export function candidateFeatures(inputs: JudgeInputs): number[][] {
   const chunkTerms = inputs.sentences.map((sentences) => {
@@ -201,9 +216,7 @@ export function candidateFeatures(inputs: JudgeInputs): number[][] {
     const known = documentBest.get(key) ?? { cos: -Infinity, coverage: -Infinity, retrieval: -Infinity };
     documentBest.set(key, { cos: Math.max(known.cos, r.cosQuery), coverage: Math.max(known.coverage, r.sentenceCoverage), retrieval: Math.max(known.retrieval, r.retrieval) });
   });
-  const documentKeys = inputs.candidates.map(documentKeyOf);
-  const crossEncoder = readingFeatures(inputs.crossEncoder, documentKeys, UNREAD.crossEncoder);
-  const biEncoder = readingFeatures(inputs.biEncoder, documentKeys, UNREAD.biEncoder);
+  const reading = readingFeaturesOf(inputs, inputs.candidates.map(documentKeyOf));
   const bestCos = maxOf((r) => r.cosQuery);
   const bestRetrieval = maxOf((r) => r.retrieval);
   const bestSentence = maxOf((r) => r.sentenceCoverage);
@@ -217,12 +230,7 @@ export function candidateFeatures(inputs: JudgeInputs): number[][] {
       cosQueryGap: r.cosQuery - bestCos,
       retrievalGap: r.retrieval - bestRetrieval,
       sentenceCoverageGap: r.sentenceCoverage - bestSentence,
-      crossEncoder: crossEncoder[i]!.score,
-      crossEncoderGap: crossEncoder[i]!.gap,
-      documentCrossEncoder: crossEncoder[i]!.document,
-      biEncoder: biEncoder[i]!.score,
-      biEncoderGap: biEncoder[i]!.gap,
-      documentBiEncoder: biEncoder[i]!.document,
+      ...reading[i]!,
     };
     return FEATURE_NAMES.map((name) => named[name]);
   });
