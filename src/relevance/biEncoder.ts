@@ -3,6 +3,7 @@
 // format). It is not the index's embedding model: it reads only the judge's shortlist, on its own worker thread.
 import { join } from 'node:path';
 import { createOnnxEmbedder } from '../embedding/onnxEmbedder.js';
+import { dotProduct } from '../search/fusion.js';
 import type { RelevanceModel } from './crossEncoder.js';
 
 /** Where provisioning writes judge-embedder.json in the cache directory (config.cacheDir). */
@@ -15,11 +16,7 @@ export async function createBiEncoderRelevance(manifestPath: string): Promise<Re
     async score(query, passages) {
       if (passages.length === 0) return [];
       const [queryVector, vectors] = await Promise.all([embedder.embedQuery(query), embedder.embedPassages([...passages])]);
-      return vectors.map((v) => {
-        let dot = 0;
-        for (let k = 0; k < v.length; k++) dot += v[k]! * queryVector[k]!;
-        return dot;
-      });
+      return vectors.map((v) => dotProduct(queryVector, v, 0, v.length));
     },
     close: () => embedder.close(),
   };

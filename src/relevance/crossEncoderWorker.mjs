@@ -10,6 +10,8 @@ import * as ort from 'onnxruntime-node';
 
 let session;
 try {
+  // Not encoderSession.mjs's options: turning SkipLayerNormFusion off (faster for the embedding model's int8 graph)
+  // moves this graph's logits by up to 0.1, and the judge is calibrated on the fused graph's.
   session = await ort.InferenceSession.create(workerData.onnxPath, {
     intraOpNumThreads: workerData.threads,
     interOpNumThreads: 1,
