@@ -49,8 +49,8 @@ export interface JudgeModels {
 
 export const DEFAULT_JUDGE_MODELS: JudgeModels = {
   firstStage: calibration.model as JudgeModel,
-  withReader: (calibration.readerModel ?? null) as JudgeModel | null,
-  shortlistDocuments: calibration.shortlistDocuments ?? 0,
+  withReader: calibration.readerModel as JudgeModel,
+  shortlistDocuments: calibration.shortlistDocuments,
 };
 
 /**
