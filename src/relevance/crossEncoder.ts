@@ -48,16 +48,20 @@ export interface EncodedPair {
   typeIds: number[];
 }
 
-/** [CLS] query [SEP] passage [SEP], the query cut to `queryTokens` and the passage to what is left of `maxTokens`. */
-export function encodePair(tokenizer: WordpieceTokenizer, query: string, passage: string, maxTokens = PAIR_TOKENS, queryTokens = QUERY_TOKENS): EncodedPair {
+/**
+ * [CLS] query [SEP] passage [SEP] for each passage, the query cut to `queryTokens` and each passage to what is left of
+ * `maxTokens`. The query is tokenized once for all of them.
+ */
+export function encodePairs(tokenizer: WordpieceTokenizer, query: string, passages: readonly string[], maxTokens = PAIR_TOKENS, queryTokens = QUERY_TOKENS): EncodedPair[] {
   const cls = tokenizer.idOf('[CLS]');
   const sep = tokenizer.idOf('[SEP]');
   if (cls === undefined || sep === undefined) throw new Error('the vocabulary has no [CLS] or [SEP]');
   const q = tokenizer.pieceIds(query).slice(0, queryTokens);
-  const p = tokenizer.pieceIds(passage).slice(0, Math.max(0, maxTokens - q.length - 3));
-  const ids = [cls, ...q, sep, ...p, sep];
-  const typeIds = ids.map((_, i) => (i < q.length + 2 ? 0 : 1));
-  return { ids, typeIds };
+  return passages.map((passage) => {
+    const p = tokenizer.pieceIds(passage).slice(0, Math.max(0, maxTokens - q.length - 3));
+    const ids = [cls, ...q, sep, ...p, sep];
+    return { ids, typeIds: ids.map((_, i) => (i < q.length + 2 ? 0 : 1)) };
+  });
 }
 
 export interface CrossEncoderOptions {
@@ -78,7 +82,7 @@ export async function createCrossEncoder(options: CrossEncoderOptions): Promise<
     async score(query, passages) {
       if (closed) throw new Error('relevance model is closed');
       if (passages.length === 0) return [];
-      const pairs = passages.map((p) => encodePair(tokenizer, query, p, maxTokens));
+      const pairs = encodePairs(tokenizer, query, passages, maxTokens);
       worker ??= startPairWorker({ onnxPath: join(manifest.dir, manifest.onnx), name: manifest.name, threads: options.threads ?? 2 });
       // a worker that failed to start is forgotten, so the next call tries again
       const running = await worker.catch((err: unknown) => {

@@ -10,7 +10,7 @@ import { loadWordpieceTokenizer } from '../../src/embedding/wordpieceTokenizer.j
 import {
   createCrossEncoder,
   crossEncoderManifestPath,
-  encodePair,
+  encodePairs,
   loadCrossEncoderManifest,
   PAIR_TOKENS,
   QUERY_TOKENS,
@@ -41,16 +41,17 @@ describe('cross-encoder', () => {
     const tokenizer = await loadWordpieceTokenizer(join(manifest.dir, manifest.vocab), { modelName: manifest.name, lowercase: manifest.lowercase });
     const cls = tokenizer.idOf('[CLS]')!;
     const sep = tokenizer.idOf('[SEP]')!;
-    const short = encodePair(tokenizer, 'vitamin d', 'hip fractures');
+    const [short, other] = encodePairs(tokenizer, 'vitamin d', ['hip fractures', 'bone']);
     const q = tokenizer.pieceIds('vitamin d');
     const p = tokenizer.pieceIds('hip fractures');
-    expect(short.ids).toEqual([cls, ...q, sep, ...p, sep]);
-    expect(short.typeIds).toEqual([0, ...q.map(() => 0), 0, ...p.map(() => 1), 1]);
+    expect(short!.ids).toEqual([cls, ...q, sep, ...p, sep]);
+    expect(short!.typeIds).toEqual([0, ...q.map(() => 0), 0, ...p.map(() => 1), 1]);
+    expect(other!.ids).toEqual([cls, ...q, sep, ...tokenizer.pieceIds('bone'), sep]);
 
-    const long = encodePair(tokenizer, 'word '.repeat(200), 'passage '.repeat(1000));
-    expect(long.ids).toHaveLength(PAIR_TOKENS);
-    expect(long.typeIds.filter((t) => t === 0)).toHaveLength(QUERY_TOKENS + 2);
-    expect(long.ids.at(-1)).toBe(sep);
+    const [long] = encodePairs(tokenizer, 'word '.repeat(200), ['passage '.repeat(1000)]);
+    expect(long!.ids).toHaveLength(PAIR_TOKENS);
+    expect(long!.typeIds.filter((t) => t === 0)).toHaveLength(QUERY_TOKENS + 2);
+    expect(long!.ids.at(-1)).toBe(sep);
   });
 
   it('scores the passage that answers the claim above one on the same topic and one on another', async () => {
