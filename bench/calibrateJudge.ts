@@ -1,14 +1,17 @@
-// Fits and calibrates the built-in judge on SciFact train (never the test split) and writes src/assisted/judgeCalibration.json
-// and docs/judge-calibration.svg. Each train claim (and each off-topic question of offTopicQuestions.ts) runs through
-// the built-in understanding and planning, the hybrid retrieval of the scifact collection (searchCollections, a
-// candidate budget per call split over the sub-questions) and the judge's feature computation; candidates are
-// labelled relevant when their document is in the train qrels. The judge has two stages, each a logistic regression
-// fitted with 5-fold cross-validation by query (each fold's model and delivery rule chosen on the other folds; the
-// figures reported are those of the held-out folds): the first on the evidence features; then a cross-encoder and a
-// second bi-encoder read the pool's chunks of the first stage's best documents (the shortlist, chosen by the held-out
-// first-stage model) and the second stage adds their reading. Shortlists of several sizes are compared; the final models are fitted on
-// everything. Readings are cached in data/bench/judge-reads.json.
-// Usage: npx tsx bench/calibrateJudge.ts [--queries N] [--refresh] [--budget 50] [--features a,b,c] [--shortlist N]
+// Fits and calibrates the built-in judge on SciFact train (never the test split) and writes src/assisted/judgeCalibration.json,
+// bench/judgeFolds.json and docs/judge-calibration.svg. Each train claim (and each off-topic question of
+// offTopicQuestions.ts) runs through the built-in understanding and planning, the hybrid retrieval of the scifact
+// collection (searchCollections, a candidate budget per call split over the sub-questions) and the judge's feature
+// computation; candidates are labelled relevant when their document is in the train qrels. The judge has two stages:
+// a logistic regression on the evidence features; then two readers (a cross-encoder and a second bi-encoder) read
+// the pool's chunks of the first stage's best documents (the shortlist, chosen by the
+// held-out first-stage model), and gradient-boosted trees (--second logistic: a second regression) judge with the
+// evidence features and the readings. Both are cross-validated with 5 folds by query: each fold's model is fitted on
+// the other four, and its delivery rule chosen on their own held-out probabilities (a cross-validation inside the
+// four); the figures reported are those of the held-out folds, and bench/judgeFolds.json keeps each fold's models
+// for bench/assisted.ts. The final models are fitted on everything, with the rule chosen on the held-out
+// probabilities. Shortlists of several sizes are compared. Readings are cached per reader in data/bench/judge-reads.json.
+// Usage: npx tsx bench/calibrateJudge.ts [--queries N] [--refresh] [--budget 50] [--features a,b,c] [--shortlist N] [--second trees|logistic]
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -22,11 +25,13 @@ import { CatalogueVocabulary } from '../src/assisted/constraints.js';
 import { planByRules } from '../src/assisted/builtinReasoner.js';
 import { understandByRules } from '../src/assisted/understanding.js';
 import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from '../src/assisted/candidateBudget.js';
-import { chunkPassage, prepareJudgement, readPassages, shortlist, type JudgeModel } from '../src/assisted/judge.js';
-import { candidateFeatures, documentKeyOf, FEATURE_NAMES, READING_FEATURES, readingFeaturesOf, type FeatureName } from '../src/assisted/judgeFeatures.js';
+import { chunkPassage, prepareJudgement, probability, readPassages, shortlist, type JudgeModel, type LogisticJudge, type TreesJudge } from '../src/assisted/judge.js';
+import { candidateFeatures, documentKeyOf, FEATURE_NAMES, READERS, READING_FEATURES, readingFeaturesOf, type FeatureName, type ReaderName, type Readings } from '../src/assisted/judgeFeatures.js';
 import { openJudgeReaders } from '../src/composition.js';
 import type { Candidate } from '../src/assisted/reasoner.js';
-import { fitLogistic, predict, type LogisticFit, type Sample } from './logisticRegression.js';
+import { fitBoostedTrees } from './boostedTrees.js';
+import { FOLDS, foldOf, JUDGE_FOLDS_PATH, type JudgeFolds } from './judgeFolds.js';
+import { fitLogistic, type LogisticFit, type Sample } from './logisticRegression.js';
 import { OFF_TOPIC_QUESTIONS } from './offTopicQuestions.js';
 import { loadScifactJudgements, openScifactIndex, SCIFACT_COLLECTION } from './scifactBench.js';
 
@@ -38,16 +43,18 @@ const { values: args } = parseArgs({
     features: { type: 'string' },
     limit: { type: 'string', default: '10' },
     shortlist: { type: 'string' },
+    second: { type: 'string', default: 'trees' },
   },
 });
 
 const BUDGET = Number(args.budget);
 /** rows an assisted call delivers at most (the endpoint's default limit) */
 const LIMIT = Number(args.limit);
-const FOLDS = 5;
 const CACHE_VERSION = 6;
 /** shortlist sizes compared (documents the cross-encoder reads per call) */
-const SHORTLISTS = [5, 8, 10, 12, 15];
+const SHORTLISTS = [5, 8, 10];
+/** shortlists each reader reads whole with the clock on (cached ones again) */
+const TIMED_READS = 100;
 const READS_PATH = join(REPO_ROOT, 'data', 'bench', 'judge-reads.json');
 const OUT_JSON = join(REPO_ROOT, 'src', 'assisted', 'judgeCalibration.json');
 const OUT_SVG = join(REPO_ROOT, 'docs', 'judge-calibration.svg');
@@ -280,21 +287,44 @@ function chooseRule(queries: QueryRow[], probabilities: Map<string, number[]>): 
 }
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+const ruleOfModel = (model: JudgeModel): Rule => ({ threshold: model.threshold, relativeCut: model.relativeCut });
 const round4 = (x: number): number => Math.round(x * 10000) / 10000;
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 
 function samplesOf(queries: QueryRow[], columns: number[]): Sample[] {
   return queries.flatMap((q) => q.candidates.map((c) => ({ x: columns.map((k) => c.features[k]!), y: c.label })));
 }
 
-function probabilitiesOf(queries: QueryRow[], fit: LogisticFit, columns: number[]): Map<string, number[]> {
-  return new Map(queries.map((q) => [q.id, q.candidates.map((c) => round3(predict(fit, columns.map((k) => c.features[k]!))))]));
+/** A fitted model's probability of one sample's features. */
+type Predictor = (x: number[]) => number;
+
+function probabilitiesOf(queries: QueryRow[], predictor: Predictor, columns: number[]): Map<string, number[]> {
+  return new Map(queries.map((q) => [q.id, q.candidates.map((c) => round3(predictor(columns.map((k) => c.features[k]!))))]));
 }
 
-function foldOf(id: string): number {
-  let h = 0;
-  for (const ch of id) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
-  return h % FOLDS;
+/** The kinds of model a stage can be, each fitted to samples as a JudgeModel without its rule. */
+type ModelKind = JudgeModel['kind'];
+type FittedModel = Omit<LogisticJudge, 'threshold' | 'relativeCut'> | Omit<TreesJudge, 'threshold' | 'relativeCut'>;
+
+function fitModel(kind: ModelKind, samples: Sample[], names: FeatureName[]): FittedModel {
+  if (kind === 'trees') {
+    const { base, trees } = fitBoostedTrees(samples);
+    return { kind, features: names, base: round6(base), trees: trees.map((t) => ({ ...t, threshold: t.threshold.map(round6), value: t.value.map(round6) })) };
+  }
+  const fit: LogisticFit = fitLogistic(samples);
+  return { kind, features: names, intercept: round4(fit.intercept), weights: fit.weights.map(round4), means: fit.means.map(round4), scales: fit.scales.map(round4) };
 }
+
+const predictorOf = (model: FittedModel): Predictor => {
+  const columns = model.features.map((name) => FEATURE_NAMES.indexOf(name));
+  const full = { ...model, threshold: 0, relativeCut: 0 } as JudgeModel;
+  // probability() reads features by name from a full feature vector; the samples hold only the model's columns
+  return (x) => {
+    const all = new Array<number>(FEATURE_NAMES.length).fill(0);
+    columns.forEach((k, i) => (all[k] = x[i]!));
+    return probability(full, all);
+  };
+};
 
 interface ReliabilityBin {
   from: number;
@@ -353,80 +383,89 @@ ${bars}
 interface CrossValidation {
   heldOut: Map<string, number[]>;
   ruleOf: Map<string, Rule>;
-  foldRules: Rule[];
+  /** each fold's model (fitted on the other folds) with its rule */
+  foldModels: JudgeModel[];
   figures: Figures;
 }
 
-/** Model and rule chosen on four folds, probabilities and figures of the fifth, for each fold. */
-function crossValidate(queries: QueryRow[], columns: number[]): CrossValidation {
+/** Each query's probabilities from the model fitted on the queries of the other folds (of those present), and those models. */
+function heldOutProbabilities(queries: QueryRow[], names: FeatureName[], kind: ModelKind): { heldOut: Map<string, number[]>; models: FittedModel[] } {
+  const columns = names.map((name) => FEATURE_NAMES.indexOf(name));
   const heldOut = new Map<string, number[]>();
-  const foldRules: Rule[] = [];
-  const ruleOf = new Map<string, Rule>();
+  const models: FittedModel[] = [];
   for (let fold = 0; fold < FOLDS; fold++) {
     const train = queries.filter((q) => foldOf(q.id) !== fold);
     const test = queries.filter((q) => foldOf(q.id) === fold);
-    const fit = fitLogistic(samplesOf(train, columns));
-    const { rule } = chooseRule(train, probabilitiesOf(train, fit, columns));
-    foldRules.push(rule);
-    const testProbabilities = probabilitiesOf(test, fit, columns);
-    for (const q of test) {
-      heldOut.set(q.id, testProbabilities.get(q.id)!);
-      ruleOf.set(q.id, rule);
-    }
+    if (test.length === 0) continue;
+    const fitted = fitModel(kind, samplesOf(train, columns), names);
+    models[fold] = fitted;
+    for (const [id, p] of probabilitiesOf(test, predictorOf(fitted), columns)) heldOut.set(id, p);
   }
-  return { heldOut, ruleOf, foldRules, figures: figuresOf(queries, heldOut, (q) => ruleOf.get(q.id)!) };
+  return { heldOut, models };
 }
 
-/** The final model, fitted on every query, with the rule chosen on them. */
-function finalModel(queries: QueryRow[], names: FeatureName[]): { model: JudgeModel; trainFigures: Figures } {
+/**
+ * For each fold: the model fitted on the other four, and its rule chosen on their own held-out probabilities (a
+ * cross-validation inside the four), since a model's probabilities of the queries it was fitted on are more
+ * confident than those of queries it has not seen; probabilities and figures of the fold.
+ */
+function crossValidate(queries: QueryRow[], names: FeatureName[], kind: ModelKind): CrossValidation {
+  const { heldOut, models } = heldOutProbabilities(queries, names, kind);
+  const foldModels: JudgeModel[] = [];
+  const ruleOf = new Map<string, Rule>();
+  for (let fold = 0; fold < FOLDS; fold++) {
+    const train = queries.filter((q) => foldOf(q.id) !== fold);
+    const { rule } = chooseRule(train, heldOutProbabilities(train, names, kind).heldOut);
+    foldModels.push({ ...models[fold]!, ...rule } as JudgeModel);
+    for (const q of queries) if (foldOf(q.id) === fold) ruleOf.set(q.id, rule);
+  }
+  return { heldOut, ruleOf, foldModels, figures: figuresOf(queries, heldOut, (q) => ruleOf.get(q.id)!) };
+}
+
+/** The final model, fitted on every query, with the rule chosen on the cross-validation's held-out probabilities. */
+function finalModel(queries: QueryRow[], names: FeatureName[], kind: ModelKind, cv: CrossValidation): { model: JudgeModel; trainFigures: Figures } {
   const columns = names.map((name) => FEATURE_NAMES.indexOf(name));
-  const fit = fitLogistic(samplesOf(queries, columns));
-  const { rule, figures } = chooseRule(queries, probabilitiesOf(queries, fit, columns));
-  const model: JudgeModel = {
-    features: names,
-    intercept: round4(fit.intercept),
-    weights: fit.weights.map(round4),
-    means: fit.means.map(round4),
-    scales: fit.scales.map(round4),
-    threshold: rule.threshold,
-    relativeCut: rule.relativeCut,
-  };
-  return { model, trainFigures: figures };
+  const fitted = fitModel(kind, samplesOf(queries, columns), names);
+  const { rule } = chooseRule(queries, cv.heldOut);
+  return { model: { ...fitted, threshold: rule.threshold, relativeCut: rule.relativeCut } as JudgeModel, trainFigures: figuresOf(queries, probabilitiesOf(queries, predictorOf(fitted), columns), rule) };
 }
 
 interface Reads {
-  /** query id -> chunk id -> [the cross-encoder's logit, the second bi-encoder's cosine] */
-  logits: Record<string, Record<string, [number, number]>>;
-  /** the readers' model names */
-  model: string;
-  /** per query read: pairs and milliseconds (one call at a time) */
-  timings: { pairs: number; ms: number }[];
+  /** reader model name -> query id -> chunk id -> its score of (claim, chunk) */
+  scores: Record<string, Record<string, Record<string, number>>>;
+  /** reader model name -> milliseconds per chunk of each shortlist it read whole (one reader, one call at a time) */
+  msPerChunk: Record<string, number[]>;
 }
 
-/** The readers' reading of each query's shortlist (the held-out first stage's best documents); cached. */
-async function readShortlists(queries: QueryRow[], firstStage: Map<string, number[]>, documents: number): Promise<Reads> {
+/** Every reader's reading of each query's shortlist (the held-out first stage's best documents); cached per reader. */
+async function readShortlists(queries: QueryRow[], firstStage: Map<string, number[]>, documents: number): Promise<{ reads: Reads; models: Record<ReaderName, string> }> {
   const index = await openScifactIndex();
   const readers = await openJudgeReaders(index.config);
-  const model = `${readers.crossEncoder.modelName}+${readers.biEncoder.modelName}`;
-  const stored = existsSync(READS_PATH) ? (JSON.parse(await readFile(READS_PATH, 'utf8')) as Reads) : null;
-  const reads: Reads = stored && stored.model === model ? stored : { logits: {}, model, timings: [] };
+  const reads: Reads = existsSync(READS_PATH) ? (JSON.parse(await readFile(READS_PATH, 'utf8')) as Reads) : { scores: {}, msPerChunk: {} };
   try {
     let done = 0;
     for (const q of queries) {
-      const known = (reads.logits[q.id] ??= {});
-      const wanted = shortlist(q.candidates.map((c) => c.documentKey), firstStage.get(q.id)!, documents).map((i) => q.candidates[i]!.chunkId).filter((id) => !(id in known));
-      if (wanted.length > 0) {
-        const chunks = await index.embedded.getChunks(SCIFACT_COLLECTION, wanted);
-        const byId = new Map(chunks.map((c) => [c.id, c]));
+      const ids = shortlist(q.candidates.map((c) => c.documentKey), firstStage.get(q.id)!, documents).map((i) => q.candidates[i]!.chunkId);
+      const chunks = new Map((await index.embedded.getChunks(SCIFACT_COLLECTION, ids)).map((c) => [c.id, c]));
+      for (const reader of READERS) {
+        const model = readers[reader].modelName;
+        const known = ((reads.scores[model] ??= {})[q.id] ??= {});
+        const timed = (reads.msPerChunk[model] ??= []);
+        // a cached shortlist is read again until TIMED_READS are timed; its scores must come out the same
+        const wanted = timed.length < TIMED_READS ? ids : ids.filter((id) => !(id in known));
+        if (wanted.length === 0) continue;
         const passages = wanted.map((id) => {
-          const chunk = byId.get(id);
+          const chunk = chunks.get(id);
           if (!chunk) throw new Error(`chunk ${id} is not in the bench index`);
           return chunkPassage({ title: (chunk.metadata.title as string | null | undefined) ?? null, text: chunk.text });
         });
         const t0 = performance.now();
-        const read = await readPassages(readers, q.text, passages, wanted.map((_, k) => k), wanted.length);
-        if (wanted.length >= documents) reads.timings.push({ pairs: wanted.length, ms: round3(performance.now() - t0) });
-        wanted.forEach((id, k) => (known[id] = [round4(read.crossEncoder[k]!), round4(read.biEncoder[k]!)]));
+        const scores = await readers[reader].score(q.text, passages);
+        if (wanted.length === ids.length) timed.push(round3((performance.now() - t0) / wanted.length));
+        wanted.forEach((id, k) => {
+          if (id in known && Math.abs(known[id]! - scores[k]!) > 1e-3) throw new Error(`${model} read ${id} for ${q.id} as ${scores[k]}, cached ${known[id]}: the cache is stale (delete ${READS_PATH})`);
+          known[id] = round4(scores[k]!);
+        });
       }
       if (++done % 100 === 0) {
         console.error(`[calibrate] read ${done}/${queries.length} shortlists`);
@@ -434,7 +473,7 @@ async function readShortlists(queries: QueryRow[], firstStage: Map<string, numbe
       }
     }
     await writeFile(READS_PATH, JSON.stringify(reads));
-    return reads;
+    return { reads, models: Object.fromEntries(READERS.map((reader) => [reader, readers[reader].modelName])) as Record<ReaderName, string> };
   } finally {
     await readers.close();
     await index.close();
@@ -442,12 +481,12 @@ async function readShortlists(queries: QueryRow[], firstStage: Map<string, numbe
 }
 
 /** The queries with the readers' features of the first `documents` of each shortlist (the rest unread). */
-function withReadings(queries: QueryRow[], firstStage: Map<string, number[]>, reads: Reads, documents: number): QueryRow[] {
+function withReadings(queries: QueryRow[], firstStage: Map<string, number[]>, reads: Reads, models: Record<ReaderName, string>, documents: number): QueryRow[] {
   return queries.map((q) => {
     const keys = q.candidates.map((c) => c.documentKey);
     const chosen = new Set(shortlist(keys, firstStage.get(q.id)!, documents));
-    const scores = q.candidates.map((c, i) => (chosen.has(i) ? (reads.logits[q.id]?.[c.chunkId] ?? null) : null));
-    const reading = readingFeaturesOf({ crossEncoder: scores.map((s) => s?.[0] ?? null), biEncoder: scores.map((s) => s?.[1] ?? null) }, keys);
+    const readings = Object.fromEntries(READERS.map((reader) => [reader, q.candidates.map((c, i) => (chosen.has(i) ? (reads.scores[models[reader]]?.[q.id]?.[c.chunkId] ?? null) : null))])) as unknown as Readings;
+    const reading = readingFeaturesOf(readings, keys);
     return {
       ...q,
       candidates: q.candidates.map((c, i) => {
@@ -464,7 +503,8 @@ async function main(): Promise<void> {
   let cache: FeatureCache | undefined;
   if (!args.refresh && existsSync(cachePath)) {
     const stored = JSON.parse(await readFile(cachePath, 'utf8')) as FeatureCache;
-    if (stored.version === CACHE_VERSION && stored.featureNames.join() === FEATURE_NAMES.join()) cache = stored;
+    // the readers' features are filled in from the reads (withReadings); the cache holds the first stage's
+    if (stored.version === CACHE_VERSION && stored.featureNames.filter((name) => !isReading(name as FeatureName)).join() === FIRST_STAGE_FEATURES.join()) cache = stored;
   }
   if (!cache) {
     cache = await collect();
@@ -473,23 +513,24 @@ async function main(): Promise<void> {
   }
   const queries = cache.queries;
   const firstNames = (args.features?.split(',') ?? FIRST_STAGE_FEATURES) as FeatureName[];
-  const firstColumns = firstNames.map((name) => {
-    const k = FEATURE_NAMES.indexOf(name);
-    if (k < 0 || isReading(name)) throw new Error(`unknown first-stage feature ${name} (${FIRST_STAGE_FEATURES.join(', ')})`);
-    return k;
-  });
+  for (const name of firstNames) {
+    if (!FEATURE_NAMES.includes(name) || isReading(name)) throw new Error(`unknown first-stage feature ${name} (${FIRST_STAGE_FEATURES.join(', ')})`);
+  }
+  const secondKind = args.second as ModelKind;
+  if (secondKind !== 'logistic' && secondKind !== 'trees') throw new Error('--second must be logistic or trees');
   const secondNames = [...firstNames, ...READING_FEATURES];
-  const secondColumns = secondNames.map((name) => FEATURE_NAMES.indexOf(name));
 
   // stage 1: the evidence features; its held-out probabilities choose each query's shortlist
-  const first = crossValidate(queries, firstColumns);
-  const reads = await readShortlists(queries, first.heldOut, Math.max(...SHORTLISTS));
-  const msPerPair = reads.timings.map((t) => t.ms / t.pairs);
+  const first = crossValidate(queries, firstNames, 'logistic');
+  const { reads, models } = await readShortlists(queries, first.heldOut, Math.max(...SHORTLISTS));
+  // the readers read side by side on their worker threads in the service; here one at a time, so the sum bounds a chunk's reading
+  const readerMsPerChunk = Object.fromEntries(READERS.map((reader) => [reader, pct(reads.msPerChunk[models[reader]] ?? [], 0.5)])) as Record<ReaderName, number>;
+  const msPerChunk = round3(READERS.reduce((sum, reader) => sum + readerMsPerChunk[reader], 0));
   // stage 2, for each shortlist size
   const sweep = SHORTLISTS.map((documents) => {
-    const cv = crossValidate(withReadings(queries, first.heldOut, reads, documents), secondColumns);
+    const cv = crossValidate(withReadings(queries, first.heldOut, reads, models, documents), secondNames, secondKind);
     const pairs = pct(queries.map((q) => shortlist(q.candidates.map((c) => c.documentKey), first.heldOut.get(q.id)!, documents).length), 0.5);
-    return { documents, cv, pairsP50: pairs, readMsP50: round3(pct(msPerPair, 0.5) * pairs) };
+    return { documents, cv, pairsP50: pairs, readMsP50: round3(msPerChunk * pairs) };
   });
   const balance = (f: Figures) => Math.min(f.precision, f.recall) + 0.1 * ((2 * f.precision * f.recall) / (f.precision + f.recall || 1));
   const chosen = args.shortlist
@@ -497,10 +538,10 @@ async function main(): Promise<void> {
     : sweep.reduce((best, s) => (balance(s.cv.figures) > balance(best.cv.figures) + 0.002 ? s : best));
   if (!chosen) throw new Error(`--shortlist must be one of ${SHORTLISTS.join(', ')}`);
   const second = chosen.cv;
-  const secondQueries = withReadings(queries, first.heldOut, reads, chosen.documents);
+  const secondQueries = withReadings(queries, first.heldOut, reads, models, chosen.documents);
 
-  const { model } = finalModel(queries, firstNames);
-  const { model: readerModel, trainFigures } = finalModel(secondQueries, secondNames);
+  const { model } = finalModel(queries, firstNames, 'logistic', first);
+  const { model: readerModel, trainFigures } = finalModel(secondQueries, secondNames, secondKind, second);
   const bins = reliability(secondQueries, second.heldOut);
   const claims = queries.filter((q) => !q.offTopic);
   const top1 = { threshold: 0, relativeCut: 1 };
@@ -519,11 +560,11 @@ async function main(): Promise<void> {
       relevantCandidates: queries.reduce((s, q) => s + q.candidates.filter((c) => c.label === 1).length, 0),
       candidateBudget: cache.budget,
       limit: LIMIT,
-      crossEncoder: reads.model,
+      readers: models,
       label: 'a candidate is relevant when its document is judged relevant to the claim',
     },
-    crossValidated: { ...roundAll(second.figures), foldRules: second.foldRules },
-    firstStageCrossValidated: { ...roundAll(first.figures), foldRules: first.foldRules },
+    crossValidated: { ...roundAll(second.figures), foldRules: second.foldModels.map(ruleOfModel) },
+    firstStageCrossValidated: { ...roundAll(first.figures), foldRules: first.foldModels.map(ruleOfModel) },
     shortlistSweep: sweep.map((s) => ({ documents: s.documents, ...roundAll(s.cv.figures), chunksReadP50: s.pairsP50, readMsP50: s.readMsP50 })),
     trainFit: roundAll(trainFigures),
     baselines: {
@@ -540,13 +581,18 @@ async function main(): Promise<void> {
       retrievalP50: pct(claims.map((q) => q.retrievalMs), 0.5),
       judgeFeaturesP50: pct(claims.map((q) => q.judgeMs), 0.5),
       judgeFeaturesP95: pct(claims.map((q) => q.judgeMs), 0.95),
-      readersMsPerChunkP50: round3(pct(msPerPair, 0.5)),
+      readerMsPerChunkP50: readerMsPerChunk,
       loadAverage: cache.loadAverage,
-      note: 'measured while collecting, on this 2-core machine shared with other work (load average noted), one call at a time; the judge time includes the query and sub-question embeddings (cached after the searches), reading the stored chunk vectors and the lexical features; readersMsPerChunkP50: both readers reading one chunk with the query, side by side on their worker threads (the cross-encoder one pair a run)',
+      note: 'measured while collecting, on this 2-core machine shared with other work (load average noted), one call at a time; the judge time includes the query and sub-question embeddings (cached after the searches), reading the stored chunk vectors and the lexical features; readerMsPerChunkP50: each reader alone reading one chunk with the query (the cross-encoder one passage a run); the service runs them side by side on their worker threads',
     },
     reliability: bins,
   };
   await writeFile(OUT_JSON, `${JSON.stringify(report, null, 2)}\n`);
+  const folds: JudgeFolds = {
+    $comment: 'Written by bench/calibrateJudge.ts: fold k holds the judge fitted without fold k\'s claims (foldOf in bench/judgeFolds.ts); bench/assisted.ts judges each claim with its own fold\'s. Do not edit by hand.',
+    folds: first.foldModels.map((firstStage, k) => ({ firstStage, withReader: second.foldModels[k]!, shortlistDocuments: chosen.documents })),
+  };
+  await writeFile(JUDGE_FOLDS_PATH, `${JSON.stringify(folds)}\n`);
   await mkdir(dirname(OUT_SVG), { recursive: true });
   const caption = `${claims.length} claims, ${report.fittedOn.candidates} candidates; held-out precision ${second.figures.precision.toFixed(3)}, recall ${second.figures.recall.toFixed(3)}; bars: candidates per bin (log)`;
   await writeFile(OUT_SVG, svgOf(bins, caption));
@@ -562,7 +608,7 @@ function roundAll(figures: Figures): Figures {
   return Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, round4(v)])) as unknown as Figures;
 }
 
-/** the first stage reads every feature but the cross-encoder's */
+/** the first stage reads every feature but the readers' */
 const isReading = (name: FeatureName): boolean => (READING_FEATURES as readonly FeatureName[]).includes(name);
 const FIRST_STAGE_FEATURES: FeatureName[] = FEATURE_NAMES.filter((name) => !isReading(name));
 

@@ -20,7 +20,7 @@ import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.
 import { modelManifestPath } from './embedding/modelManifest.js';
 import { createCrossEncoder, crossEncoderManifestPath } from './relevance/crossEncoder.js';
 import { createBiEncoderRelevance, judgeEmbedderManifestPath } from './relevance/biEncoder.js';
-import type { JudgeReaders } from './assisted/judge.js';
+import type { JudgeModels, JudgeReaders } from './assisted/judge.js';
 import type { SearchEngine } from './search/port.js';
 import { createEmbeddedEngine } from './search/embedded/embeddedEngine.js';
 import { createSearchService, type SearchService } from './search/searchService.js';
@@ -82,6 +82,8 @@ export interface RuntimeOptions {
   tools?: ToolRegistry;
   /** renders figure images for unlock and re-fetch; without one, figures carry no image_data */
   figureImages?: FigureImageRenderer;
+  /** the built-in judge's models; by default the calibrated ones (src/assisted/judgeCalibration.json) */
+  judgeModels?: JudgeModels;
 }
 
 export async function openEventStore(config: Config): Promise<Db> {
@@ -128,7 +130,7 @@ export async function openJudgeReaders(config: Config): Promise<JudgeReaders & {
 }
 
 /** The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the built-in one. */
-export function openReasoner(config: Config, deps: { engine: SearchEngine; embedder: OnnxEmbedder; readers: JudgeReaders; catalog: CollectionCatalog; journals: readonly JournalRecord[]; clock: () => Date; log: Logger }): Reasoner {
+export function openReasoner(config: Config, deps: { engine: SearchEngine; embedder: OnnxEmbedder; readers: JudgeReaders; catalog: CollectionCatalog; journals: readonly JournalRecord[]; clock: () => Date; log: Logger; judgeModels?: JudgeModels }): Reasoner {
   return createReasoner(
     {
       embedder: deps.embedder,
@@ -139,12 +141,12 @@ export function openReasoner(config: Config, deps: { engine: SearchEngine; embed
       clock: deps.clock,
       onFallback: (stage, err) => deps.log.warn({ stage, err: err.message }, 'the chat model failed; the built-in reasoner answered'),
     },
-    { llm: config.assisted.llm },
+    { llm: config.assisted.llm, builtin: { judgeModels: deps.judgeModels } },
   );
 }
 
 /** What the assisted-search activities need: retrieval, the filter planner, the reasoner and the event store. */
-export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; readers: JudgeReaders; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner }): Promise<AssistedActivityDeps> {
+export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; readers: JudgeReaders; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner; judgeModels?: JudgeModels }): Promise<AssistedActivityDeps> {
   const journals = parts.journals ?? (await loadJournals(config.dataDir, config.dataRoot));
   const planFilters = parts.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journals));
   const { db, accounts, engine, embedder, catalog, clock } = parts;
@@ -197,7 +199,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness });
     const tools = options.tools ?? (await createGatewayTools({ dataRoot: config.dataRoot, engine, catalog, journals, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
 
-    const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, readers, catalog, clock, log, journals, planFilters });
+    const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, readers, catalog, clock, log, journals, planFilters, judgeModels: options.judgeModels });
 
     let worker: Runtime['worker'];
     let client: Client;

@@ -2,12 +2,14 @@
 // logistic model fitted on SciFact train claims (bench/calibrateJudge.ts writes judgeCalibration.json), a rationale
 // that quotes the best evidence sentence and names the matched entities, and the delivery rule. Two stages: a first
 // model on the evidence features ranks the candidates; two readers read the chunks of the best documents with the
-// query (a cross-encoder, and a second, stronger bi-encoder), and a second model judges with their reading.
+// query (a cross-encoder, and a second, stronger bi-encoder), and a second model (boosted trees) judges with the
+// evidence and their reading.
 // When a reader is missing or fails, the first model's verdicts stand (it is calibrated and has its own rule).
 import type { Embedder } from '../embedding/port.js';
 import type { RelevanceModel } from '../relevance/crossEncoder.js';
 import { analyzeEnglish } from '../search/embedded/englishAnalyzer.js';
 import { embedQueryCached } from '../search/queryVectorCache.js';
+import { boostedProbability, type BoostedTrees } from './boostedTrees.js';
 import calibration from './judgeCalibration.json' with { type: 'json' };
 import {
   bestSentenceIndex,
@@ -16,26 +18,41 @@ import {
   documentKeyOf,
   entityTerms,
   FEATURE_NAMES,
+  READERS,
   sentencesOf,
   termWeights,
   type FeatureName,
   type JudgeInputs,
+  type ReaderName,
+  type Readings,
 } from './judgeFeatures.js';
 import type { Candidate, QueryUnderstanding, Verdict } from './reasoner.js';
 
-/** The fitted judge: a logistic regression on standardized features, and the delivery rule tuned with it. */
-export interface JudgeModel {
+/** What every fitted judge has: the features it reads, and the delivery rule tuned with it. */
+interface JudgeRule {
   features: FeatureName[];
-  intercept: number;
-  /** one per feature, on the standardized scale ((x - mean) / scale) */
-  weights: number[];
-  means: number[];
-  scales: number[];
   /** a candidate is verified when its probability reaches this ... */
   threshold: number;
   /** ... and this fraction of the best probability of the same call (0: no relative cut) */
   relativeCut: number;
 }
+
+/** A logistic regression on standardized features. */
+export interface LogisticJudge extends JudgeRule {
+  kind: 'logistic';
+  intercept: number;
+  /** one per feature, on the standardized scale ((x - mean) / scale) */
+  weights: number[];
+  means: number[];
+  scales: number[];
+}
+
+/** Gradient-boosted trees on the features (a tree's feature k is the model's k-th feature). */
+export interface TreesJudge extends JudgeRule, BoostedTrees {
+  kind: 'trees';
+}
+
+export type JudgeModel = LogisticJudge | TreesJudge;
 
 /** The two stages' models and the size of the shortlist between them. */
 export interface JudgeModels {
@@ -60,10 +77,7 @@ export const DEFAULT_JUDGE_MODELS: JudgeModels = {
 export type ChunkVectors = (candidates: readonly Candidate[]) => Promise<Map<string, Float32Array>>;
 
 /** The models that read the shortlist with the query. */
-export interface JudgeReaders {
-  crossEncoder: RelevanceModel;
-  biEncoder: RelevanceModel;
-}
+export type JudgeReaders = Record<ReaderName, RelevanceModel>;
 
 export interface JudgeDeps {
   embedder: Embedder;
@@ -129,18 +143,17 @@ export async function prepareJudgement(deps: JudgeDeps, query: string, understan
   const cosQuery = chunkVector.map((v) => (v ? cosine(queryVector, v) : null));
   const cosSubQuestion = chunkVector.map((v, i) => (v ? Math.max(cosQuery[i]!, ...subVectors.map((s) => cosine(s, v))) : null));
 
-  return { queryTerms, entities: entityTerms(understanding.entities), candidates, sentences, cosQuery, cosSubQuestion, crossEncoder: candidates.map(() => null), biEncoder: candidates.map(() => null), bestSentence };
+  return { queryTerms, entities: entityTerms(understanding.entities), candidates, sentences, cosQuery, cosSubQuestion, readings: unread(candidates.length), bestSentence };
 }
 
 /** The text a chunk was embedded from at ingestion is its text; the title adds what a bare chunk lacks. */
 export const chunkPassage = (c: Pick<Candidate, 'title' | 'text'>): string => (c.title && !c.text.startsWith(c.title) ? `${c.title}. ${c.text}` : c.text);
 
 export function probability(model: JudgeModel, features: readonly number[]): number {
+  const x = model.features.map((name) => features[FEATURE_NAMES.indexOf(name)]!);
+  if (model.kind === 'trees') return boostedProbability(model, x);
   let z = model.intercept;
-  model.features.forEach((name, k) => {
-    const x = features[FEATURE_NAMES.indexOf(name)]!;
-    z += model.weights[k]! * ((x - model.means[k]!) / (model.scales[k]! || 1));
-  });
+  x.forEach((v, k) => (z += model.weights[k]! * ((v - model.means[k]!) / (model.scales[k]! || 1))));
   return 1 / (1 + Math.exp(-z));
 }
 
@@ -238,18 +251,18 @@ export function shortlist(documentKeys: readonly string[], probabilities: readon
 /** The rule reads the rounded score the verdict reports, so `verified` always agrees with `judgeScore`. */
 const scoresOf = (model: JudgeModel, features: readonly number[][]): number[] => features.map((f) => Math.round(probability(model, f) * 1000) / 1000);
 
+const unread = (candidates: number): Readings => Object.fromEntries(READERS.map((reader) => [reader, Array.from({ length: candidates }, () => null)])) as unknown as Readings;
+
 /** Each reader's scores of the shortlisted passages, spread over the candidates (null: not read). */
-export async function readPassages(readers: JudgeReaders, query: string, passages: readonly string[], chosen: readonly number[], candidates: number): Promise<Pick<JudgeInputs, 'crossEncoder' | 'biEncoder'>> {
-  // both readers finish before this returns, even when one fails: no read is left running behind the call
-  const [logits, cosines] = await Promise.allSettled([readers.crossEncoder.score(query, passages), readers.biEncoder.score(query, passages)]);
-  if (logits.status === 'rejected') throw logits.reason;
-  if (cosines.status === 'rejected') throw cosines.reason;
-  const spread = (scores: number[]) => {
-    const all = Array.from({ length: candidates }, (): number | null => null);
-    chosen.forEach((i, k) => (all[i] = scores[k]!));
-    return all;
-  };
-  return { crossEncoder: spread(logits.value), biEncoder: spread(cosines.value) };
+export async function readPassages(readers: JudgeReaders, query: string, passages: readonly string[], chosen: readonly number[], candidates: number): Promise<Readings> {
+  // every reader finishes before this returns, even when one fails: no read is left running behind the call
+  const settled = await Promise.allSettled(READERS.map((reader) => readers[reader].score(query, passages)));
+  const readings = unread(candidates);
+  settled.forEach((result, r) => {
+    if (result.status === 'rejected') throw result.reason;
+    chosen.forEach((i, k) => (readings[READERS[r]!][i] = result.value[k]!));
+  });
+  return readings;
 }
 
 /**
@@ -260,14 +273,14 @@ async function readShortlist(deps: JudgeDeps, models: JudgeModels, query: string
   if (!deps.readers || !models.withReader || models.shortlistDocuments <= 0) return null;
   const chosen = shortlist(prepared.candidates.map(documentKeyOf), firstStage, models.shortlistDocuments);
   const passages = chosen.map((i) => chunkPassage(prepared.candidates[i]!));
-  let read: Pick<JudgeInputs, 'crossEncoder' | 'biEncoder'>;
+  let readings: Readings;
   try {
-    read = await readPassages(deps.readers, query, passages, chosen, prepared.candidates.length);
+    readings = await readPassages(deps.readers, query, passages, chosen, prepared.candidates.length);
   } catch (error) {
     deps.onReaderFailure?.(error as Error);
     return null;
   }
-  return { model: models.withReader, probabilities: scoresOf(models.withReader, candidateFeatures({ ...prepared, ...read })) };
+  return { model: models.withReader, probabilities: scoresOf(models.withReader, candidateFeatures({ ...prepared, readings })) };
 }
 
 /** Verdicts for the candidates, in their order. */

@@ -9,6 +9,17 @@ import { splitSentences } from '../ingest/sentences.js';
 import { analyzeEnglish } from '../search/embedded/englishAnalyzer.js';
 import type { Candidate } from './reasoner.js';
 
+/** The features of the shortlist's reading (the second stage's; the first stage reads none of them). */
+export const READING_FEATURES = [
+  'crossEncoder',
+  'crossEncoderGap',
+  'documentCrossEncoder',
+  'biEncoder',
+  'biEncoderGap',
+  'documentBiEncoder',
+] as const;
+export type ReadingFeature = (typeof READING_FEATURES)[number];
+
 /** Names of the features, in the order of the vectors `candidateFeatures` returns (the calibration file keys them). */
 export const FEATURE_NAMES = [
   'cosQuery',
@@ -27,26 +38,24 @@ export const FEATURE_NAMES = [
   'documentRetrieval',
   'bigramCoverage',
   'titleCoverage',
-  'crossEncoder',
-  'crossEncoderGap',
-  'documentCrossEncoder',
-  'biEncoder',
-  'biEncoderGap',
-  'documentBiEncoder',
+  ...READING_FEATURES,
 ] as const;
 
-/** The features of the shortlist's reading (the second stage's; the first stage reads none of them). */
-export const READING_FEATURES = ['crossEncoder', 'crossEncoderGap', 'documentCrossEncoder', 'biEncoder', 'biEncoderGap', 'documentBiEncoder'] as const;
-export type ReadingFeature = (typeof READING_FEATURES)[number];
+/** The models that read the shortlist with the query (judge.ts): a cross-encoder and a second bi-encoder. */
+export const READERS = ['crossEncoder', 'biEncoder'] as const;
+export type ReaderName = (typeof READERS)[number];
+
+/** Per reader, per candidate: its score of (query, chunk), null when it did not read the chunk. */
+export type Readings = Record<ReaderName, (number | null)[]>;
 
 /**
  * A chunk a reader did not read scores `margin` below the lowest score it read (or `noneRead` when it read none):
  * the first stage ranked it lower than every chunk read.
  */
-export const UNREAD = {
+export const UNREAD: Record<ReaderName, { margin: number; noneRead: number }> = {
   crossEncoder: { margin: 1, noneRead: -12 },
   biEncoder: { margin: 0.05, noneRead: 0 },
-} as const;
+};
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
@@ -126,10 +135,8 @@ export interface JudgeInputs {
   cosQuery: (number | null)[];
   /** per candidate: best cosine of any sub-question with the chunk, null when unknown */
   cosSubQuestion: (number | null)[];
-  /** per candidate: the cross-encoder's logit for (query, chunk), null when it did not read the chunk */
-  crossEncoder: (number | null)[];
-  /** per candidate: the second bi-encoder's cosine of query and chunk, null when it did not read the chunk */
-  biEncoder: (number | null)[];
+  /** the readers' scores: the cross-encoder's logit, the second bi-encoder's cosine */
+  readings: Readings;
 }
 
 /** Index of the sentence that covers the most query weight (ties: the earlier one; the title only when alone). */
@@ -162,9 +169,9 @@ export function readingFeatures(scores: readonly (number | null)[], documentKeys
 }
 
 /** Both readers' features of each candidate, from their scores (null: not read) and each candidate's document. */
-export function readingFeaturesOf(reading: Pick<JudgeInputs, 'crossEncoder' | 'biEncoder'>, documentKeys: readonly string[]): Record<ReadingFeature, number>[] {
-  const crossEncoder = readingFeatures(reading.crossEncoder, documentKeys, UNREAD.crossEncoder);
-  const biEncoder = readingFeatures(reading.biEncoder, documentKeys, UNREAD.biEncoder);
+export function readingFeaturesOf(readings: Readings, documentKeys: readonly string[]): Record<ReadingFeature, number>[] {
+  const crossEncoder = readingFeatures(readings.crossEncoder, documentKeys, UNREAD.crossEncoder);
+  const biEncoder = readingFeatures(readings.biEncoder, documentKeys, UNREAD.biEncoder);
   return crossEncoder.map((c, i) => ({
     crossEncoder: c.score,
     crossEncoderGap: c.gap,
@@ -216,7 +223,7 @@ export function candidateFeatures(inputs: JudgeInputs): number[][] {
     const known = documentBest.get(key) ?? { cos: -Infinity, coverage: -Infinity, retrieval: -Infinity };
     documentBest.set(key, { cos: Math.max(known.cos, r.cosQuery), coverage: Math.max(known.coverage, r.sentenceCoverage), retrieval: Math.max(known.retrieval, r.retrieval) });
   });
-  const reading = readingFeaturesOf(inputs, inputs.candidates.map(documentKeyOf));
+  const reading = readingFeaturesOf(inputs.readings, inputs.candidates.map(documentKeyOf));
   const bestCos = maxOf((r) => r.cosQuery);
   const bestRetrieval = maxOf((r) => r.retrieval);
   const bestSentence = maxOf((r) => r.sentenceCoverage);

@@ -134,7 +134,7 @@ describe('built-in judge on SciFact evidence', () => {
     const broken = await createCrossEncoder({ manifest: crossEncoderManifestPath(cacheDirFrom(process.env)) });
     await broken.close();
     const failures: Error[] = [];
-    const fallback = await judgeCandidates({ embedder, readers: { crossEncoder: broken, biEncoder: readers.biEncoder }, onReaderFailure: (err) => failures.push(err) }, claim.text, understanding, pool);
+    const fallback = await judgeCandidates({ embedder, readers: { ...readers, crossEncoder: broken }, onReaderFailure: (err) => failures.push(err) }, claim.text, understanding, pool);
     const alone = await judgeCandidates({ embedder }, claim.text, understanding, pool);
     expect(failures.map((e) => e.message)).toEqual(['relevance model is closed']);
     expect(fallback).toEqual(alone);
