@@ -352,11 +352,14 @@ function svgOf(bins: ReliabilityBin[], caption: string): string {
   const pad = 48;
   const x = (p: number) => pad + p * size;
   const y = (p: number) => pad + (1 - p) * size;
+  // the bars (candidates per bin) stand in their own strip under the axis label; the width leaves room for the title and caption
+  const barsBottom = pad + size + 104;
+  const width = size + 2 * pad + 300;
   const maxCount = Math.max(...bins.map((b) => b.candidates), 1);
   const bars = bins
     .map((b) => {
       const h = (Math.log1p(b.candidates) / Math.log1p(maxCount)) * 60;
-      return `<rect x="${x(b.from) + 2}" y="${pad + size + 40 - h}" width="${size / 10 - 4}" height="${h}" fill="#c8d6e5"><title>${b.candidates} candidates</title></rect>`;
+      return `<rect x="${x(b.from) + 2}" y="${barsBottom - h}" width="${size / 10 - 4}" height="${h}" fill="#c8d6e5"><title>${b.candidates} candidates</title></rect>`;
     })
     .join('');
   const used = bins.filter((b) => b.candidates > 0);
@@ -365,7 +368,7 @@ function svgOf(bins: ReliabilityBin[], caption: string): string {
   const ticks = [0, 0.25, 0.5, 0.75, 1]
     .map((t) => `<text x="${x(t)}" y="${pad + size + 16}" font-size="11" text-anchor="middle">${t}</text><text x="${pad - 8}" y="${y(t) + 4}" font-size="11" text-anchor="end">${t}</text>`)
     .join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${size + 2 * pad}" height="${size + 2 * pad + 70}" font-family="sans-serif">
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${barsBottom + 30}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 <text x="${pad}" y="24" font-size="14" font-weight="bold">Built-in judge: reliability on held-out SciFact train folds</text>
 <rect x="${pad}" y="${pad}" width="${size}" height="${size}" fill="none" stroke="#888"/>
@@ -375,7 +378,7 @@ ${ticks}
 <text x="${pad + size / 2}" y="${pad + size + 32}" font-size="12" text-anchor="middle">judgeScore (mean per bin)</text>
 <text x="14" y="${pad + size / 2}" font-size="12" text-anchor="middle" transform="rotate(-90 14 ${pad + size / 2})">share of candidates relevant</text>
 ${bars}
-<text x="${pad}" y="${pad + size + 62}" font-size="11">${caption}</text>
+<text x="${pad}" y="${barsBottom + 20}" font-size="11">${caption}</text>
 </svg>
 `;
 }
