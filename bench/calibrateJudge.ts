@@ -25,7 +25,7 @@ import { CatalogueVocabulary } from '../src/assisted/constraints.js';
 import { planByRules } from '../src/assisted/builtinReasoner.js';
 import { understandByRules } from '../src/assisted/understanding.js';
 import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from '../src/assisted/candidateBudget.js';
-import { chunkPassage, prepareJudgement, probability, readPassages, shortlist, type JudgeModel, type LogisticJudge, type TreesJudge } from '../src/assisted/judge.js';
+import { chunkPassage, prepareJudgement, probabilityOfOwn, shortlist, type FittedJudge, type JudgeModel } from '../src/assisted/judge.js';
 import { candidateFeatures, documentKeyOf, FEATURE_NAMES, READERS, READING_FEATURES, readingFeaturesOf, type FeatureName, type ReaderName, type Readings } from '../src/assisted/judgeFeatures.js';
 import { openJudgeReaders } from '../src/composition.js';
 import type { Candidate } from '../src/assisted/reasoner.js';
@@ -302,11 +302,10 @@ function probabilitiesOf(queries: QueryRow[], predictor: Predictor, columns: num
   return new Map(queries.map((q) => [q.id, q.candidates.map((c) => round3(predictor(columns.map((k) => c.features[k]!))))]));
 }
 
-/** The kinds of model a stage can be, each fitted to samples as a JudgeModel without its rule. */
+/** The kinds of model a stage can be, each fitted to samples as a FittedJudge (a JudgeModel without its rule). */
 type ModelKind = JudgeModel['kind'];
-type FittedModel = Omit<LogisticJudge, 'threshold' | 'relativeCut'> | Omit<TreesJudge, 'threshold' | 'relativeCut'>;
 
-function fitModel(kind: ModelKind, samples: Sample[], names: FeatureName[]): FittedModel {
+function fitModel(kind: ModelKind, samples: Sample[], names: FeatureName[]): FittedJudge {
   if (kind === 'trees') {
     const { base, trees } = fitBoostedTrees(samples);
     return { kind, features: names, base: round6(base), trees: trees.map((t) => ({ ...t, threshold: t.threshold.map(round6), value: t.value.map(round6) })) };
@@ -315,16 +314,7 @@ function fitModel(kind: ModelKind, samples: Sample[], names: FeatureName[]): Fit
   return { kind, features: names, intercept: round4(fit.intercept), weights: fit.weights.map(round4), means: fit.means.map(round4), scales: fit.scales.map(round4) };
 }
 
-const predictorOf = (model: FittedModel): Predictor => {
-  const columns = model.features.map((name) => FEATURE_NAMES.indexOf(name));
-  const full = { ...model, threshold: 0, relativeCut: 0 } as JudgeModel;
-  // probability() reads features by name from a full feature vector; the samples hold only the model's columns
-  return (x) => {
-    const all = new Array<number>(FEATURE_NAMES.length).fill(0);
-    columns.forEach((k, i) => (all[k] = x[i]!));
-    return probability(full, all);
-  };
-};
+const predictorOf = (model: FittedJudge): Predictor => (x) => probabilityOfOwn(model, x);
 
 interface ReliabilityBin {
   from: number;
@@ -392,10 +382,10 @@ interface CrossValidation {
 }
 
 /** Each query's probabilities from the model fitted on the queries of the other folds (of those present), and those models. */
-function heldOutProbabilities(queries: QueryRow[], names: FeatureName[], kind: ModelKind): { heldOut: Map<string, number[]>; models: FittedModel[] } {
+function heldOutProbabilities(queries: QueryRow[], names: FeatureName[], kind: ModelKind): { heldOut: Map<string, number[]>; models: FittedJudge[] } {
   const columns = names.map((name) => FEATURE_NAMES.indexOf(name));
   const heldOut = new Map<string, number[]>();
-  const models: FittedModel[] = [];
+  const models: FittedJudge[] = [];
   for (let fold = 0; fold < FOLDS; fold++) {
     const train = queries.filter((q) => foldOf(q.id) !== fold);
     const test = queries.filter((q) => foldOf(q.id) === fold);

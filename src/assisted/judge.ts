@@ -149,8 +149,16 @@ export async function prepareJudgement(deps: JudgeDeps, query: string, understan
 /** The text a chunk was embedded from at ingestion is its text; the title adds what a bare chunk lacks. */
 export const chunkPassage = (c: Pick<Candidate, 'title' | 'text'>): string => (c.title && !c.text.startsWith(c.title) ? `${c.title}. ${c.text}` : c.text);
 
+/** A fitted model without its delivery rule: what the calibration fits before it chooses the rule. */
+export type FittedJudge = Omit<LogisticJudge, 'threshold' | 'relativeCut'> | Omit<TreesJudge, 'threshold' | 'relativeCut'>;
+
+/** The probability from a full feature vector (FEATURE_NAMES order). */
 export function probability(model: JudgeModel, features: readonly number[]): number {
-  const x = model.features.map((name) => features[FEATURE_NAMES.indexOf(name)]!);
+  return probabilityOfOwn(model, model.features.map((name) => features[FEATURE_NAMES.indexOf(name)]!));
+}
+
+/** The probability from the values of the model's own features, in its order. */
+export function probabilityOfOwn(model: FittedJudge, x: readonly number[]): number {
   if (model.kind === 'trees') return boostedProbability(model, x);
   let z = model.intercept;
   x.forEach((v, k) => (z += model.weights[k]! * ((v - model.means[k]!) / (model.scales[k]! || 1))));
