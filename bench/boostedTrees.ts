@@ -69,24 +69,25 @@ export function fitBoostedTrees(samples: readonly Sample[], options: BoostingOpt
   const g = new Float64Array(n);
   const h = new Float64Array(n);
   const { lambda, minLeafSamples } = options;
-  const leafValue = (rows: Int32Array) => {
+  /** the rows' sums of gradients and of hessians */
+  const sums = (rows: Int32Array): { G: number; H: number } => {
     let G = 0;
     let H = 0;
     for (const r of rows) {
       G += g[r]!;
       H += h[r]!;
     }
+    return { G, H };
+  };
+
+  const leafValue = (rows: Int32Array) => {
+    const { G, H } = sums(rows);
     return (-G / (H + lambda)) * options.learningRate;
   };
 
   const bestSplit = (rows: Int32Array): Split | null => {
     if (rows.length < 2 * minLeafSamples) return null;
-    let G = 0;
-    let H = 0;
-    for (const r of rows) {
-      G += g[r]!;
-      H += h[r]!;
-    }
+    const { G, H } = sums(rows);
     const parent = (G * G) / (H + lambda);
     let best: Split | null = null;
     for (let k = 0; k < d; k++) {
