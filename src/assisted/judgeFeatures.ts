@@ -9,15 +9,17 @@ import { splitSentences } from '../ingest/sentences.js';
 import { analyzeEnglish } from '../search/embedded/englishAnalyzer.js';
 import type { Candidate } from './reasoner.js';
 
-/** The features of the shortlist's reading (the second stage's; the first stage reads none of them). */
-export const READING_FEATURES = [
-  'crossEncoder',
-  'crossEncoderGap',
-  'documentCrossEncoder',
-  'biEncoder',
-  'biEncoderGap',
-  'documentBiEncoder',
-] as const;
+/** The models that read the shortlist with the query (judge.ts): a cross-encoder and a second bi-encoder. */
+export const READERS = ['crossEncoder', 'biEncoder'] as const;
+export type ReaderName = (typeof READERS)[number];
+
+/** One reader's three features: its score of the chunk, the score's gap to the best read, the best of its document. */
+function readerFeatureNames<R extends ReaderName>(reader: R): [R, `${R}Gap`, `document${Capitalize<R>}`] {
+  return [reader, `${reader}Gap`, `document${(reader.charAt(0).toUpperCase() + reader.slice(1)) as Capitalize<R>}`];
+}
+
+/** The features of the shortlist's reading (the second stage's; the first stage reads none of them), reader by reader. */
+export const READING_FEATURES = READERS.flatMap(readerFeatureNames);
 export type ReadingFeature = (typeof READING_FEATURES)[number];
 
 /** Names of the features, in the order of the vectors `candidateFeatures` returns (the calibration file keys them). */
@@ -40,10 +42,6 @@ export const FEATURE_NAMES = [
   'titleCoverage',
   ...READING_FEATURES,
 ] as const;
-
-/** The models that read the shortlist with the query (judge.ts): a cross-encoder and a second bi-encoder. */
-export const READERS = ['crossEncoder', 'biEncoder'] as const;
-export type ReaderName = (typeof READERS)[number];
 
 /** Per reader, per candidate: its score of (query, chunk), null when it did not read the chunk. */
 export type Readings = Record<ReaderName, (number | null)[]>;
@@ -168,18 +166,18 @@ export function readingFeatures(scores: readonly (number | null)[], documentKeys
   return filled.map((x, i) => ({ score: x, gap: x - best, document: byDocument.get(documentKeys[i]!)! }));
 }
 
-/** Both readers' features of each candidate, from their scores (null: not read) and each candidate's document. */
+/** Every reader's features of each candidate, from their scores (null: not read) and each candidate's document. */
 export function readingFeaturesOf(readings: Readings, documentKeys: readonly string[]): Record<ReadingFeature, number>[] {
-  const crossEncoder = readingFeatures(readings.crossEncoder, documentKeys, UNREAD.crossEncoder);
-  const biEncoder = readingFeatures(readings.biEncoder, documentKeys, UNREAD.biEncoder);
-  return crossEncoder.map((c, i) => ({
-    crossEncoder: c.score,
-    crossEncoderGap: c.gap,
-    documentCrossEncoder: c.document,
-    biEncoder: biEncoder[i]!.score,
-    biEncoderGap: biEncoder[i]!.gap,
-    documentBiEncoder: biEncoder[i]!.document,
-  }));
+  const perReader = READERS.map((reader) => ({ names: readerFeatureNames(reader), values: readingFeatures(readings[reader], documentKeys, UNREAD[reader]) }));
+  return documentKeys.map((_, i) => {
+    const row = {} as Record<ReadingFeature, number>;
+    for (const { names: [score, gap, document], values } of perReader) {
+      row[score] = values[i]!.score;
+      row[gap] = values[i]!.gap;
+      row[document] = values[i]!.document;
+    }
+    return row;
+  });
 }
 
 /** One feature vector per candidate, in FEATURE_NAMES order. A missing cosine counts as 0 (no evidence of meaning). */
