@@ -29,6 +29,7 @@ import { chunkPassage, prepareJudgement, probabilityOfOwn, shortlist, type Fitte
 import { candidateFeatures, documentKeyOf, FEATURE_NAMES, READERS, READING_FEATURES, readingFeaturesOf, type FeatureName, type ReaderName, type Readings } from '../src/assisted/judgeFeatures.js';
 import { openJudgeReaders } from '../src/composition.js';
 import type { Candidate } from '../src/assisted/reasoner.js';
+import type { ChunkRecord } from '../src/search/port.js';
 import { fitBoostedTrees } from './boostedTrees.js';
 import { FOLDS, foldOf, JUDGE_FOLDS_PATH, type JudgeFolds } from './judgeFolds.js';
 import { fitLogistic, type LogisticFit, type Sample } from './logisticRegression.js';
@@ -439,7 +440,8 @@ async function readShortlists(queries: QueryRow[], firstStage: Map<string, numbe
     let done = 0;
     for (const q of queries) {
       const ids = shortlist(q.candidates.map((c) => c.documentKey), firstStage.get(q.id)!, documents).map((i) => q.candidates[i]!.chunkId);
-      const chunks = new Map((await index.embedded.getChunks(SCIFACT_COLLECTION, ids)).map((c) => [c.id, c]));
+      // the chunks are fetched once a reader has something to read: a fully cached shortlist needs none
+      let chunks: Map<string, ChunkRecord> | undefined;
       for (const reader of READERS) {
         const model = readers[reader].modelName;
         const known = ((reads.scores[model] ??= {})[q.id] ??= {});
@@ -447,8 +449,9 @@ async function readShortlists(queries: QueryRow[], firstStage: Map<string, numbe
         // a cached shortlist is read again until TIMED_READS are timed; its scores must come out the same
         const wanted = timed.length < TIMED_READS ? ids : ids.filter((id) => !(id in known));
         if (wanted.length === 0) continue;
+        const byId = (chunks ??= new Map((await index.embedded.getChunks(SCIFACT_COLLECTION, ids)).map((c) => [c.id, c])));
         const passages = wanted.map((id) => {
-          const chunk = chunks.get(id);
+          const chunk = byId.get(id);
           if (!chunk) throw new Error(`chunk ${id} is not in the bench index`);
           return chunkPassage({ title: (chunk.metadata.title as string | null | undefined) ?? null, text: chunk.text });
         });
