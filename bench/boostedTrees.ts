@@ -52,6 +52,9 @@ interface Split {
 interface Leaf {
   rows: Int32Array;
   node: number;
+  /** the rows' sums of gradients and of hessians */
+  G: number;
+  H: number;
   best: Split | null;
 }
 
@@ -80,14 +83,8 @@ export function fitBoostedTrees(samples: readonly Sample[], options: BoostingOpt
     return { G, H };
   };
 
-  const leafValue = (rows: Int32Array) => {
-    const { G, H } = sums(rows);
-    return (-G / (H + lambda)) * options.learningRate;
-  };
-
-  const bestSplit = (rows: Int32Array): Split | null => {
+  const bestSplit = (rows: Int32Array, G: number, H: number): Split | null => {
     if (rows.length < 2 * minLeafSamples) return null;
-    const { G, H } = sums(rows);
     const parent = (G * G) / (H + lambda);
     let best: Split | null = null;
     for (let k = 0; k < d; k++) {
@@ -121,6 +118,12 @@ export function fitBoostedTrees(samples: readonly Sample[], options: BoostingOpt
     return best;
   };
 
+  /** a leaf of `rows` at `node`: its sums serve its split search and, if it stays a leaf, its value */
+  const leafOf = (rows: Int32Array, node: number): Leaf => {
+    const { G, H } = sums(rows);
+    return { rows, node, G, H, best: bestSplit(rows, G, H) };
+  };
+
   const trees: RegressionTree[] = [];
   const all = Int32Array.from({ length: n }, (_, i) => i);
   for (let it = 0; it < options.iterations; it++) {
@@ -130,7 +133,7 @@ export function fitBoostedTrees(samples: readonly Sample[], options: BoostingOpt
       h[i] = Math.max(p * (1 - p), 1e-12);
     }
     const tree: RegressionTree = { feature: [-1], threshold: [0], left: [-1], right: [-1], value: [0] };
-    const leaves: Leaf[] = [{ rows: all, node: 0, best: bestSplit(all) }];
+    const leaves: Leaf[] = [leafOf(all, 0)];
     while (leaves.length < options.maxLeaves) {
       let pick = -1;
       for (let l = 0; l < leaves.length; l++) if (leaves[l]!.best && (pick < 0 || leaves[l]!.best!.gain > leaves[pick]!.best!.gain)) pick = l;
@@ -153,10 +156,10 @@ export function fitBoostedTrees(samples: readonly Sample[], options: BoostingOpt
       tree.threshold[leaf.node] = cuts[feature]![bin]!;
       tree.left[leaf.node] = left;
       tree.right[leaf.node] = right;
-      leaves.splice(pick, 1, { rows: leftRows, node: left, best: bestSplit(leftRows) }, { rows: rightRows, node: right, best: bestSplit(rightRows) });
+      leaves.splice(pick, 1, leafOf(leftRows, left), leafOf(rightRows, right));
     }
     for (const leaf of leaves) {
-      const v = leafValue(leaf.rows);
+      const v = (-leaf.G / (leaf.H + lambda)) * options.learningRate;
       tree.value[leaf.node] = v;
       for (const r of leaf.rows) score[r]! += v;
     }
