@@ -152,11 +152,6 @@ export const chunkPassage = (c: Pick<Candidate, 'title' | 'text'>): string => (c
 /** A fitted model without its delivery rule: what the calibration fits before it chooses the rule. */
 export type FittedJudge = Omit<LogisticJudge, 'threshold' | 'relativeCut'> | Omit<TreesJudge, 'threshold' | 'relativeCut'>;
 
-/** The probability from a full feature vector (FEATURE_NAMES order). */
-export function probability(model: JudgeModel, features: readonly number[]): number {
-  return probabilityOfOwn(model, model.features.map((name) => features[FEATURE_NAMES.indexOf(name)]!));
-}
-
 /** The probability from the values of the model's own features, in its order. */
 export function probabilityOfOwn(model: FittedJudge, x: readonly number[]): number {
   if (model.kind === 'trees') return boostedProbability(model, x);
@@ -256,8 +251,14 @@ export function shortlist(documentKeys: readonly string[], probabilities: readon
   return order.filter((i) => best.has(documentKeys[i]!));
 }
 
-/** The rule reads the rounded score the verdict reports, so `verified` always agrees with `judgeScore`. */
-const scoresOf = (model: JudgeModel, features: readonly number[][]): number[] => features.map((f) => Math.round(probability(model, f) * 1000) / 1000);
+/**
+ * Each full feature vector's (FEATURE_NAMES order) probability, rounded as the verdict reports it, so that the rule,
+ * which reads this score, always agrees with `judgeScore`. The model's columns are looked up once per call.
+ */
+function scoresOf(model: JudgeModel, features: readonly number[][]): number[] {
+  const columns = model.features.map((name) => FEATURE_NAMES.indexOf(name));
+  return features.map((f) => Math.round(probabilityOfOwn(model, columns.map((k) => f[k]!)) * 1000) / 1000);
+}
 
 const unread = (candidates: number): Readings => Object.fromEntries(READERS.map((reader) => [reader, Array.from({ length: candidates }, () => null)])) as unknown as Readings;
 
