@@ -15,7 +15,7 @@ import { listen } from '../src/http/server.js';
 import { parseCredits } from '../src/money.js';
 import { benchConfig, loadScifactJudgements, openScifactIndex, SCIFACT_COLLECTION } from './scifactBench.js';
 import { OFF_TOPIC_QUESTIONS } from './offTopicQuestions.js';
-import { foldOf, loadJudgeFolds } from './judgeFolds.js';
+import { claimFolds, loadJudgeFolds } from './judgeFolds.js';
 import type { JudgeModels } from '../src/assisted/judge.js';
 
 const { values: args } = parseArgs({ options: { claims: { type: 'string' }, judge: { type: 'string', default: 'held-out' } } });
@@ -84,6 +84,7 @@ async function main(): Promise<void> {
   const offTopic = OFF_TOPIC_QUESTIONS.map((text, i) => ({ id: `off-${i}`, text }));
   // held-out: each claim (and off-topic question) judged by the models fitted without its fold; shipped: by the
   // models fitted on every train claim, so its precision and recall are of claims the judge was fitted on
+  const foldOf = claimFolds(relevant);
   const passes: { judgeModels?: JudgeModels; ofPass: (id: string) => boolean }[] =
     args.judge === 'held-out' ? (await loadJudgeFolds()).folds.map((judgeModels, k) => ({ judgeModels, ofPass: (id) => foldOf(id) === k })) : [{ ofPass: () => true }];
   const latencies: number[] = [];

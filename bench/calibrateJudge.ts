@@ -6,7 +6,8 @@
 // a logistic regression on the evidence features; then two readers (a cross-encoder and a second bi-encoder) read
 // the pool's chunks of the first stage's best documents (the shortlist, chosen by the
 // held-out first-stage model), and gradient-boosted trees (--second logistic: a second regression) judge with the
-// evidence features and the readings. Both are cross-validated with 5 folds by query: each fold's model is fitted on
+// evidence features and the readings. Both are cross-validated with 5 folds of claims, claims that share a relevant
+// document kept in one fold (claimFolds in judgeFolds.ts): each fold's model is fitted on
 // the other four, and its delivery rule chosen on their own held-out probabilities (a cross-validation inside the
 // four); the figures reported are those of the held-out folds, and bench/judgeFolds.json keeps each fold's models
 // for bench/assisted.ts. The final models are fitted on everything, with the rule chosen on the held-out
@@ -31,7 +32,7 @@ import { openJudgeReaders } from '../src/composition.js';
 import type { Candidate } from '../src/assisted/reasoner.js';
 import type { ChunkRecord } from '../src/search/port.js';
 import { fitBoostedTrees } from './boostedTrees.js';
-import { FOLDS, foldOf, JUDGE_FOLDS_PATH, type JudgeFolds } from './judgeFolds.js';
+import { claimFolds, FOLDS, JUDGE_FOLDS_PATH, type JudgeFolds } from './judgeFolds.js';
 import { fitLogistic, type LogisticFit, type Sample } from './logisticRegression.js';
 import { OFF_TOPIC_QUESTIONS } from './offTopicQuestions.js';
 import { loadScifactJudgements, openScifactIndex, SCIFACT_COLLECTION } from './scifactBench.js';
@@ -382,8 +383,11 @@ interface CrossValidation {
   figures: Figures;
 }
 
+/** A query's fold (claimFolds over every query of the run, so that an inner cross-validation keeps the same groups). */
+type FoldOf = (id: string) => number;
+
 /** Each query's probabilities from the model fitted on the queries of the other folds (of those present), and those models. */
-function heldOutProbabilities(queries: QueryRow[], names: FeatureName[], kind: ModelKind): { heldOut: Map<string, number[]>; models: FittedJudge[] } {
+function heldOutProbabilities(queries: QueryRow[], names: FeatureName[], kind: ModelKind, foldOf: FoldOf): { heldOut: Map<string, number[]>; models: FittedJudge[] } {
   const columns = names.map((name) => FEATURE_NAMES.indexOf(name));
   const heldOut = new Map<string, number[]>();
   const models: FittedJudge[] = [];
@@ -403,13 +407,13 @@ function heldOutProbabilities(queries: QueryRow[], names: FeatureName[], kind: M
  * cross-validation inside the four), since a model's probabilities of the queries it was fitted on are more
  * confident than those of queries it has not seen; probabilities and figures of the fold.
  */
-function crossValidate(queries: QueryRow[], names: FeatureName[], kind: ModelKind): CrossValidation {
-  const { heldOut, models } = heldOutProbabilities(queries, names, kind);
+function crossValidate(queries: QueryRow[], names: FeatureName[], kind: ModelKind, foldOf: FoldOf): CrossValidation {
+  const { heldOut, models } = heldOutProbabilities(queries, names, kind, foldOf);
   const foldModels: JudgeModel[] = [];
   const ruleOf = new Map<string, Rule>();
   for (let fold = 0; fold < FOLDS; fold++) {
     const train = queries.filter((q) => foldOf(q.id) !== fold);
-    const { rule } = chooseRule(train, heldOutProbabilities(train, names, kind).heldOut);
+    const { rule } = chooseRule(train, heldOutProbabilities(train, names, kind, foldOf).heldOut);
     foldModels.push({ ...models[fold]!, ...rule } as JudgeModel);
     for (const q of queries) if (foldOf(q.id) === fold) ruleOf.set(q.id, rule);
   }
@@ -517,14 +521,15 @@ async function main(): Promise<void> {
   const secondNames = [...firstNames, ...READING_FEATURES];
 
   // stage 1: the evidence features; its held-out probabilities choose each query's shortlist
-  const first = crossValidate(queries, firstNames, 'logistic');
+  const foldOf = claimFolds(new Map(queries.map((q) => [q.id, q.relevant])));
+  const first = crossValidate(queries, firstNames, 'logistic', foldOf);
   const { reads, models } = await readShortlists(queries, first.heldOut, Math.max(...SHORTLISTS));
   // the readers read side by side on their worker threads in the service; here one at a time, so the sum bounds a chunk's reading
   const readerMsPerChunk = Object.fromEntries(READERS.map((reader) => [reader, pct(reads.msPerChunk[models[reader]] ?? [], 0.5)])) as Record<ReaderName, number>;
   const msPerChunk = round3(READERS.reduce((sum, reader) => sum + readerMsPerChunk[reader], 0));
   // stage 2, for each shortlist size
   const sweep = SHORTLISTS.map((documents) => {
-    const cv = crossValidate(withReadings(queries, first.heldOut, reads, models, documents), secondNames, secondKind);
+    const cv = crossValidate(withReadings(queries, first.heldOut, reads, models, documents), secondNames, secondKind, foldOf);
     const pairs = pct(queries.map((q) => shortlist(q.candidates.map((c) => c.documentKey), first.heldOut.get(q.id)!, documents).length), 0.5);
     return { documents, cv, pairsP50: pairs, readMsP50: round3(msPerChunk * pairs) };
   });
@@ -544,7 +549,7 @@ async function main(): Promise<void> {
   const retrievalOnly = new Map(queries.map((q) => [q.id, q.candidates.map((c) => c.features[FEATURE_NAMES.indexOf('retrieval')]!)]));
   const evidenceRows = claims.flatMap((q) => q.candidates.filter((c) => c.label === 1 && c.evidence));
   const report = {
-    $comment: 'Written by bench/calibrateJudge.ts (SciFact train only; figures from 5-fold cross-validation by query). Do not edit by hand.',
+    $comment: 'Written by bench/calibrateJudge.ts (SciFact train only; figures from 5-fold cross-validation, claims grouped by shared relevant documents). Do not edit by hand.',
     model,
     readerModel,
     shortlistDocuments: chosen.documents,
@@ -585,7 +590,7 @@ async function main(): Promise<void> {
   };
   await writeFile(OUT_JSON, `${JSON.stringify(report, null, 2)}\n`);
   const folds: JudgeFolds = {
-    $comment: 'Written by bench/calibrateJudge.ts: fold k holds the judge fitted without fold k\'s claims (foldOf in bench/judgeFolds.ts); bench/assisted.ts judges each claim with its own fold\'s. Do not edit by hand.',
+    $comment: 'Written by bench/calibrateJudge.ts: fold k holds the judge fitted without fold k\'s claims (claimFolds in bench/judgeFolds.ts); bench/assisted.ts judges each claim with its own fold\'s. Do not edit by hand.',
     folds: first.foldModels.map((firstStage, k) => ({ firstStage, withReader: second.foldModels[k]!, shortlistDocuments: chosen.documents })),
   };
   await writeFile(JUDGE_FOLDS_PATH, `${JSON.stringify(folds)}\n`);
