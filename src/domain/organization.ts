@@ -142,7 +142,8 @@ export function decide(command: OrgCommand, state: OrgState | undefined): Domain
       ];
     }
     case 'UnlockResults': {
-      const fresh = command.rows.filter((r) => !command.alreadyUnlocked.has(r.id));
+      // a result id is paid for once per queryId, however many rows of the record carry it
+      const fresh = [...new Map(command.rows.filter((r) => !command.alreadyUnlocked.has(r.id)).map((r) => [r.id, r] as const)).values()];
       if (fresh.length === 0) return [];
       const mode = chargeModeOf(state);
       const lines = chargeLines(fresh).map((l) => (mode === 'live' ? l : { ...l, amountMicros: '0' }));

@@ -48,6 +48,8 @@ export interface SearchRequestInput {
   filters: unknown;
   /** more conditions in the filter language, ANDed with `filters` (assisted search: the constraints read off the query) */
   constraints?: unknown;
+  /** false: the caller asked for no metadata, and the query record remembers it for re-fetches (default true) */
+  includeMetadata?: boolean;
 }
 
 export interface RetrievalOutcome {
@@ -127,10 +129,10 @@ export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embed
   const lists = await Promise.all(
     searches.map(async ({ key, collection, filter }): Promise<RankedList> => {
       const mode = collection.retrieval;
-      if (filter === 'skip') return { key, mode, hits: [] };
+      if (filter === 'skip') return { key, source: collection.name, mode, hits: [] };
       try {
         const hits = await deps.engine.search({ index: collection.name, mode, text: query, vector: needsVector(collection) ? vector : undefined, limit, filter });
-        return { key, mode, hits: hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)) };
+        return { key, source: collection.name, mode, hits: hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)) };
       } catch (err) {
         throw new Rejection('SERVICE_UNAVAILABLE', `search is temporarily unavailable (${collection.name}): ${(err as Error).message}`);
       }

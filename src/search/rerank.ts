@@ -28,12 +28,16 @@ export const CALIBRATION: Readonly<Record<RetrievalMode, ModeCalibration>> = {
 /** One engine's hits for one physical collection, searched in that collection's mode. */
 export interface RankedList {
   key: string;
+  /** the physical collection (index) the hits come from; several keys may search the same one */
+  source: string;
   mode: RetrievalMode;
   hits: SearchHit[];
 }
 
 export interface MergedHit {
   listKey: string;
+  /** the physical collection of the hit */
+  source: string;
   hit: SearchHit;
   /** calibrated relevance before rounding */
   calibrated: number;
@@ -52,19 +56,16 @@ export function calibratedRelevance(mode: RetrievalMode, engineScore: number, ca
 /**
  * Merges per-collection hit lists into the best `limit` on the calibrated scale. Each list is already the best of
  * its collection by engine score, and calibration is monotone per mode, so the top `limit` of each list is enough.
- * Ties break as the engines break them (score, cosine, BM25, chunk id), then by list key, so the order is total;
- * one chunk reached twice through the same list counts once.
+ * Ties break as the engines break them (score, cosine, BM25, chunk id), then by list key, so the order is total.
+ * A chunk is one result however it was reached: a meta-collection requested beside one of its members searches that
+ * member twice, and the chunk stands once, under the first list key in that order (each row is billed).
  */
 export function mergeByRelevance(lists: readonly RankedList[], limit: number, calibration: Readonly<Record<RetrievalMode, ModeCalibration>> = CALIBRATION): MergedHit[] {
   const all: MergedHit[] = [];
-  const seen = new Set<string>();
   for (const list of lists) {
     for (const hit of list.hits) {
-      const unique = `${list.key}\u0000${hit.id}`;
-      if (seen.has(unique)) continue;
-      seen.add(unique);
       const calibrated = calibratedRelevance(list.mode, hit.score, calibration);
-      all.push({ listKey: list.key, hit, calibrated, relevance: roundRelevance(calibrated) });
+      all.push({ listKey: list.key, source: list.source, hit, calibrated, relevance: roundRelevance(calibrated) });
     }
   }
   all.sort(
@@ -74,5 +75,14 @@ export function mergeByRelevance(lists: readonly RankedList[], limit: number, ca
       compareRanked(a.hit, b.hit) ||
       (a.listKey < b.listKey ? -1 : a.listKey > b.listKey ? 1 : 0),
   );
-  return all.slice(0, limit);
+  const seen = new Set<string>();
+  const merged: MergedHit[] = [];
+  for (const m of all) {
+    if (merged.length === limit) break;
+    const chunk = `${m.source}\u0000${m.hit.id}`;
+    if (seen.has(chunk)) continue;
+    seen.add(chunk);
+    merged.push(m);
+  }
+  return merged;
 }

@@ -72,6 +72,12 @@ describe('organization decider', () => {
     expect(event).toMatchObject({ type: 'ResultsUnlocked', data: { resultIds: ['r1', 'r3'], amountMicros: '400', tokens: 200 } });
     expect(decide({ type: 'UnlockResults', key, queryId: 'q', rows, alreadyUnlocked: new Set(['r1', 'r2', 'r3']), workflowId: 'w' }, state)).toEqual([]);
   });
+
+  it('charges a result id once even when the record holds it twice (a record written before merges were deduplicated)', () => {
+    const rows = ['r1', 'r1', 'r2'].map((id) => ({ id, collection: 'scifact', tokens: 100, pricePer1000Micros: 2_000n }));
+    const [event] = decide({ type: 'UnlockResults', key, queryId: 'q', rows, alreadyUnlocked: new Set(), workflowId: 'w' }, state);
+    expect(event).toMatchObject({ type: 'ResultsUnlocked', data: { resultIds: ['r1', 'r2'], amountMicros: '400', tokens: 200 } });
+  });
 });
 
 describe('organization decider: modes, trial allowance, quota', () => {

@@ -174,6 +174,19 @@ for (const engineKind of ['embedded', 'opensearch'] as const) {
       expect(Number(res.headers.get('x-tokens-used'))).toBe(tokens);
     });
 
+    it('returns and bills a chunk once when a meta-collection is searched beside one of its members', async () => {
+      const res = await query({ collections: ['biomedical', 'scifact'], query: 'statin therapy cardiovascular mortality', limit: 10 });
+      expect(res.status).toBe(200);
+      const list = results(res);
+      expect(list).toHaveLength(10);
+      expect(new Set(list.map((r) => r.id)).size).toBe(list.length);
+      const events = await svc.runtime.db.query<{ data: { tokens: number; resultIds: string[] } }>(`SELECT data FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`, [res.body.queryId]);
+      expect(events[0]!.data.resultIds).toEqual(list.map((r) => r.id));
+      let tokens = 0;
+      for (const r of list) tokens += (await svc.runtime.engine.getChunks(String(collectionOf(MEMBERS.find((m) => chunkId(m, String(r.metadata.doc_id), r.metadata.chunk_index) === r.id)!).name), [r.id]))[0]!.tokens;
+      expect([events[0]!.data.tokens, Number(res.headers.get('x-tokens-used'))]).toEqual([tokens, tokens]);
+    });
+
     it('enforces the key scope with 403 NO_COLLECTION_ACCESS and unknown names with 404 COLLECTION_NOT_FOUND', async () => {
       const scoped = await liveKey(['scifact']);
       for (const collection of ['biomedical', 'clinical-digest', 'OpenAlex-Synergy']) {
