@@ -6,6 +6,12 @@ import { DEFAULT_IMAGE_OPTIONS } from '../figures/figureImages.js';
 /** At most this many names in `collections` (the spec's limit). */
 export const MAX_COLLECTIONS = 5;
 
+/** The collections a search body names: exactly one of `collection` / `collections`, the other absent or null (422 otherwise). */
+export function requestedCollections(body: { collection?: string | null; collections?: string[] | null }): string[] {
+  if ((body.collection == null) === (body.collections == null)) throw new ApiError(422, 'VALIDATION_ERROR', 'send exactly one of collection or collections');
+  return body.collection != null ? [body.collection] : body.collections!;
+}
+
 const limit = z.number().int().min(1, 'limit must be between 1 and 30').max(30, 'limit must be between 1 and 30');
 const query = z.string().max(1000, 'query must be at most 1000 characters').meta({ description: 'The search text; it must carry enough to search on (422 INVALID_QUERY otherwise). Short identifiers are fine.' });
 const filters = z.unknown().optional().meta({ description: 'Metadata filter, simple (flat) or structured format (see Filtering in the service specification); null or absent: none. An unappliable filter is 422 INVALID_FILTER. A request with filters is always searched, never answered from the catalogue.' });
@@ -16,12 +22,12 @@ const collectionName = z.string().min(1).max(200);
 
 /** The result-selection fields of a search request, which the preview takes as they are (the spec). */
 const selectionFields = {
-  collection: collectionName.optional().meta({ description: 'One collection (a meta-collection name searches all its members). Send exactly one of collection and collections.' }),
+  collection: collectionName.nullish().meta({ description: 'One collection (a meta-collection name searches all its members). Send exactly one of collection and collections (the other absent or null).' }),
   collections: z
     .array(collectionName)
     .min(1)
     .max(MAX_COLLECTIONS, `collections holds at most ${MAX_COLLECTIONS} entries`)
-    .optional()
+    .nullish()
     .meta({ description: `Up to ${MAX_COLLECTIONS} collections, merged into one relevance-ranked list. Send exactly one of collection and collections.` }),
   query,
   limit: limit.default(10),

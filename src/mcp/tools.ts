@@ -7,7 +7,7 @@ import { listCollections, reachableEntries } from '../catalogue/collectionsList.
 import { searchFigureImages } from '../figures/figureImages.js';
 import { searchBody, previewResponse, unlockResponse, assistedResponse, type SearchRouteDeps } from '../http/routes/searchRoutes.js';
 import type { ToolRouteDeps } from '../http/routes/toolRoutes.js';
-import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, unlockBody } from '../http/schemas.js';
+import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, unlockBody, requestedCollections } from '../http/schemas.js';
 import { parseCredits } from '../money.js';
 import type { AssistedProgress } from '../../workflows/assistedTypes.js';
 import { Rejection } from '../domain/rejection.js';
@@ -79,11 +79,6 @@ function refuseCollectionArgument(args: unknown): void {
   if ('collection' in a || 'collections' in a) throw bad('the collection is given by the tool name; remove collection/collections from the arguments');
 }
 
-function collectionsOf(body: { collection?: string; collections?: string[] }): string[] {
-  if ((body.collection === undefined) === (body.collections === undefined)) throw bad('send exactly one of collection or collections');
-  return body.collection ? [body.collection] : body.collections!;
-}
-
 export const toolNotFound = (name: string) => new Rejection('NOT_FOUND', `no tool "${name}" is available to this key; find-tools lists the tools`);
 
 const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
@@ -125,7 +120,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
     let body: { query: string; limit: number; filters?: unknown; include_metadata: boolean; include_figures: boolean; image_max_width: number; image_max_height: number; image_quality: number };
     if (bound === null) {
       const parsed = parseOr422(searchArgs, args);
-      collections = collectionsOf(parsed);
+      collections = requestedCollections(parsed);
       body = parsed;
     } else {
       refuseCollectionArgument(args);
@@ -133,7 +128,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
       collections = [bound];
     }
     const endpoint = bound === null ? 'mcp:search' : `mcp:${BOUND_SEARCH}${bound}`;
-    const outcome = await deps.search.search(auth, { collections, query: body.query, limit: body.limit, filters: body.filters ?? null }, endpoint, requestId);
+    const outcome = await deps.search.search(auth, { collections, query: body.query, limit: body.limit, filters: body.filters ?? null, includeMetadata: body.include_metadata }, endpoint, requestId);
     const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
     const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
     return { ...searchBody(outcome, body.include_metadata, images), ...billingFields(auth, outcome.billing) };
@@ -148,7 +143,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
       return { ...assistedResponse(answer, body.includeMetadata), ...billingFields(auth, answer.billing) };
     }
     const body = parseOr422(assistedBody, args);
-    const collections = collectionsOf(body);
+    const collections = requestedCollections(body);
     const answer = await deps.assisted.start(
       auth,
       { collections, query: body.query, limit: body.limit, filters: body.filters ?? null, allowClarification: body.allowClarification, ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}) },
@@ -282,7 +277,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
         let input: { collections: string[]; query: string; limit: number; filters: unknown };
         if (tool_name === 'search') {
           const body = parseOr422(previewSearchArgs, a);
-          input = { collections: collectionsOf(body), query: body.query, limit: body.limit, filters: body.filters ?? null };
+          input = { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters ?? null };
         } else if (tool_name.startsWith(BOUND_SEARCH) && tool_name.length > BOUND_SEARCH.length) {
           refuseCollectionArgument(a);
           const body = parseOr422(boundPreviewSearchArgs, a);

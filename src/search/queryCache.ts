@@ -48,6 +48,8 @@ export interface QueryPayload {
   filterWarnings?: unknown[];
   journalMetricExpansions?: unknown[];
   filtersApplied?: unknown;
+  /** the search asked for no metadata: re-fetched rows carry metadata null as well */
+  metadataWithheld?: true;
   /** set on the record of an assisted search */
   assisted?: AssistedPayload;
 }

@@ -30,9 +30,11 @@ export function queryProblem(query: string): QueryProblem | null {
   const alnum = trimmed.replace(/[^\p{L}\p{N}]/gu, '');
   if (alnum.length === 0) return 'no_letters_or_digits';
   if (alnum.length < 2) return 'too_few_letters_or_digits';
-  if (alnum.length >= 3 && new Set(alnum.toLowerCase()).size === 1) return 'repeated_character';
+  if (new Set(alnum.toLowerCase()).size === 1) return 'repeated_character';
   const words = (trimmed.toLowerCase().match(WORD) ?? []) as string[];
-  if (words.length >= 2 && new Set(words).size === 1) return 'repeated_word';
+  // "cancer-cancer" repeats one word as much as "cancer cancer" does; "IL-6" is two different parts
+  const parts = trimmed.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (parts.length >= 2 && new Set(parts).size === 1) return 'repeated_word';
   if (words.length > 0 && words.every((w) => NON_CONTENT_WORDS.has(w))) return 'only_stop_words';
   return null;
 }

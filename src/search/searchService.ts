@@ -94,6 +94,7 @@ function recordOf(auth: AuthContext, kind: QueryRecord['kind'], now: Date, input
       filterWarnings: outcome.filterWarnings,
       journalMetricExpansions: outcome.journalMetricExpansions,
       filtersApplied: outcome.filtersApplied,
+      ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}),
     },
   };
 }
@@ -151,7 +152,7 @@ export function createSearchService(deps: ServiceDeps) {
     const plan = input.filters != null && deps.planFilters ? await deps.planFilters(input.filters, targets) : undefined;
     const rows = syntheticRows(input.query, names, input.limit);
     const queryId = randomUUID();
-    await saveQueryRecord(db, { queryId, orgId: auth.org.id, keyId: auth.key.id, kind: 'search', payloadVersion: PAYLOAD_VERSION, createdAt: now, payload: { query: input.query, collections: names, rows } });
+    await saveQueryRecord(db, { queryId, orgId: auth.org.id, keyId: auth.key.id, kind: 'search', payloadVersion: PAYLOAD_VERSION, createdAt: now, payload: { query: input.query, collections: names, rows, ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}) } });
     const quota = await quotaStatus(db, auth.org, now);
     const latencyMs = performance.now() - started;
     return { queryId, rows, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, ...(plan ? { filtersApplied: plan.filtersApplied } : {}) };

@@ -4,7 +4,7 @@
 // Who reports the charge. Identical calls (same query, same rows) share one workflow id and join the running run
 // (USE_EXISTING), so the rows are charged once. Each call also passes its own `callId`; a joined run keeps the input of
 // the call that started it and returns that `callId`. So exactly one call, the starter, reports the run's charge
-// (`costCharged`, `X-Query-Cost`, `X-Tokens-Used`); calls that joined report 0 with the rows unlocked. Adding up the
+// (`costCharged`, `X-Query-Cost`, `X-Tokens-Used`); calls that joined report nothing charged (`costCharged` null) with the rows unlocked. Adding up the
 // responses gives the balance drop. This holds under crash and replay: the starter's `callId` is in the run's input
 // (workflow history), and a replayed charge returns what the run paid by its idempotency key, never zero and never
 // twice. It needs nothing from the server about who started a run, so a start the SDK retries cannot lose the charge.
@@ -57,6 +57,8 @@ export interface UnlockResult {
   images: Map<string, Map<string, string>>;
   /** what this call paid: zero when it joined a run another call started, or the rows were already unlocked */
   costChargedMicros: bigint;
+  /** how many rows this call unlocked; 0 when its whole delta was already unlocked (earlier, or by a call it joined) */
+  newlyUnlockedCount: number;
   costToUnlockRemainingMicros: bigint;
   filterWarnings?: unknown[];
   journalMetricExpansions?: unknown[];
@@ -131,6 +133,7 @@ export function createUnlock(deps: UnlockDeps) {
         unlocked,
         images,
         costChargedMicros: chargedMicros,
+        newlyUnlockedCount: newlyUnlocked.size,
         costToUnlockRemainingMicros: remainingCost(rows, unlocked),
         filterWarnings: record.payload.filterWarnings,
         journalMetricExpansions: record.payload.journalMetricExpansions,

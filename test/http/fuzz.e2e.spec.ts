@@ -580,7 +580,11 @@ function moneyMoved(req: FuzzRequest, res: Answer): { orgId: string; micros: big
   const path = normalizedPath(req.path);
   const method = req.method.toUpperCase();
   if (method !== 'POST') return undefined;
-  if (/^\/api\/v1\/search\/unlock$/.test(path)) return { orgId: req.orgId, micros: -credits(JSON.parse(res.text).costCharged) };
+  if (/^\/api\/v1\/search\/unlock$/.test(path)) {
+    // costCharged is null when the call unlocked nothing new
+    const charged: unknown = JSON.parse(res.text).costCharged;
+    return { orgId: req.orgId, micros: charged === null ? 0n : -credits(charged) };
+  }
   if (/^\/api\/v1\/search\/[^/]+$/.test(path) && !/\/(preview|collections|quota)$/.test(path)) {
     const cost = res.headers['x-query-cost'];
     return { orgId: req.orgId, micros: typeof cost === 'string' ? -credits(cost) : 0n };

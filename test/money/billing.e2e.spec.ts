@@ -217,6 +217,12 @@ describe('cached results', () => {
     expect((await call('GET', `/api/v1/search/results/${s.body.queryId}?includeFigures=true&imageMaxWidth=5000`, { key })).status).toBe(422);
     expect((await call('GET', `/api/v1/search/results/${s.body.queryId}?includeFigures=true&imageMaxWidth=400`, { key })).status).toBe(200);
     expect((await call('GET', `/api/v1/search/results/${s.body.queryId}`, { key: other.key })).status).toBe(404);
+    expect(r.body.results[0].metadata).toMatchObject({ chunk_index: expect.any(Number) });
+    // a search that asked for no metadata is re-fetched without it (the reference's PreviewResult.metadata)
+    const bare = await q(key, { ...SEARCH, include_metadata: false, collections: null });
+    expect(bare.status).toBe(200);
+    const bareAgain = await call('GET', `/api/v1/search/results/${bare.body.queryId}`, { key });
+    expect(bareAgain.body.results.map((x: { metadata: unknown }) => x.metadata)).toEqual(bare.body.results.map(() => null));
     const balance = await ops.balance(org.id);
 
     m.clock.advance(7 * DAY_MS - 1000);
@@ -303,7 +309,8 @@ describe('unlock over HTTP', () => {
     expect(first.headers.get('x-query-cost')).toBe(first.body.costCharged);
     for (let i = 0; i < 3; i++) {
       const again = await unlock(key, { queryId: p.body.queryId, resultIds: [r0] });
-      expect([again.status, again.body.costCharged]).toEqual([200, '0.000000']);
+      // nothing new unlocked: costCharged null (the reference's PreviewUnlockResponse), X-Query-Cost zero
+      expect([again.status, again.body.costCharged, again.headers.get('x-query-cost')]).toEqual([200, null, '0.000000']);
     }
     const balance = await ops.balance(org.id);
     const more = await unlock(key, { queryId: p.body.queryId, resultIds: [r1] });

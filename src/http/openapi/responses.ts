@@ -162,7 +162,7 @@ export const PreviewResult = z.object({
 export const PreviewUnlockResponse = z.object({
   queryId: z.string(),
   results: z.array(PreviewResult),
-  costCharged: nullable(decimal('What this call charged; null on a preview.')),
+  costCharged: nullable(decimal('What this call charged; null on a preview and on an unlock that unlocked nothing new.')),
   costToUnlockRemaining: decimal('Cost to unlock every row not yet unlocked.'),
   ...filterReport,
 });

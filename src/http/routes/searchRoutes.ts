@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
-import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery } from '../schemas.js';
+import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery, requestedCollections } from '../schemas.js';
 import type { RequestState } from '../requestContext.js';
 import type { SearchService, SearchOutcome, PreviewOutcome } from '../../search/searchService.js';
 import type { CatalogueService } from '../../catalogue/catalogueService.js';
@@ -51,8 +51,11 @@ function searchResult(row: CachedRow, includeMetadata: boolean, includeFigures: 
   return { id: row.id, text: row.text, metadata, collection: row.collection, relevance: row.relevance };
 }
 
-/** Preview/cached/unlocked row: locked rows show only the teaser; unlocked rows carry their figures (and images when fetched). */
-export function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean, images?: Map<string, string>) {
+/**
+ * Preview/cached/unlocked row: locked rows show only the teaser; unlocked rows carry their figures (and images when
+ * fetched). `withMetadata` false (a re-fetch of a search that asked for none) answers metadata null.
+ */
+export function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean, images?: Map<string, string>, withMetadata = true) {
   return {
     id: row.id,
     collection: row.collection,
@@ -61,7 +64,7 @@ export function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: bool
     tokens: row.tokens,
     cost: formatCredits(BigInt(row.costMicros), 6),
     figureCount: row.figureCount,
-    metadata: metadataWithFigures(row.metadata, unlocked, images),
+    metadata: withMetadata ? metadataWithFigures(row.metadata, unlocked, images) : null,
     ...(withRelevance ? { relevance: row.relevance } : {}),
   };
 }
@@ -92,12 +95,16 @@ export function previewResponse(outcome: PreviewOutcome) {
   };
 }
 
-/** The unlock response (also the MCP `confirm` tool's): what this call paid and the rows, unlocked ones in full. */
+/**
+ * The unlock response (also the MCP `confirm` tool's): what this call paid and the rows, unlocked ones in full.
+ * `costCharged` is null when the call unlocked nothing new (the reference: "null ... on an unlock whose entire delta
+ * was already unlocked"); `X-Query-Cost` still says 0.000000.
+ */
 export function unlockResponse(outcome: UnlockResult) {
   return {
     queryId: outcome.queryId,
     results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), false, outcome.images.get(r.id))),
-    costCharged: formatCredits(outcome.costChargedMicros, 6),
+    costCharged: outcome.newlyUnlockedCount === 0 ? null : formatCredits(outcome.costChargedMicros, 6),
     costToUnlockRemaining: formatCredits(outcome.costToUnlockRemainingMicros, 6),
     ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
     ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
@@ -154,7 +161,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
 
   const runSearch = async (ctx: Context, input: { collections: string[]; query: string; limit: number; filters: unknown; includeMetadata: boolean; figures: ImageOptions | null }, endpoint: string) => {
     const a = auth(ctx);
-    const outcome = await deps.search.search(a, { collections: input.collections, query: input.query, limit: input.limit, filters: input.filters ?? null }, endpoint, (ctx.state as RequestState).requestId);
+    const outcome = await deps.search.search(a, { collections: input.collections, query: input.query, limit: input.limit, filters: input.filters ?? null, includeMetadata: input.includeMetadata }, endpoint, (ctx.state as RequestState).requestId);
     // figures are free: rendered after the charge, from the rows already paid for
     const images = input.figures ? await searchFigureImages(outcome.rows, deps.figureImages, input.figures) : undefined;
     setBillingHeaders(ctx, a, outcome.billing);
@@ -164,22 +171,16 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
 
   router.post('/query', async (ctx) => {
     const body = parseOr422(queryBody, ctx.request.body);
-    if ((body.collection === undefined) === (body.collections === undefined)) {
-      throw new ApiError(422, 'VALIDATION_ERROR', 'send exactly one of collection or collections');
-    }
     const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
-    await runSearch(ctx, { collections: body.collection ? [body.collection] : body.collections!, query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.include_metadata, figures }, '/query');
+    await runSearch(ctx, { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.include_metadata, figures }, '/query');
   });
 
   router.post('/preview', async (ctx) => {
     const a = auth(ctx);
     const body = parseOr422(previewBody, ctx.request.body);
-    if ((body.collection === undefined) === (body.collections === undefined)) {
-      throw new ApiError(422, 'VALIDATION_ERROR', 'send exactly one of collection or collections');
-    }
     const idempotencyKey = ctx.get('Idempotency-Key');
     const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? (assertIdempotencyKey(idempotencyKey), { key: idempotencyKey, bodyHash: idempotencyBodyHash(ctx.request.body) }) : undefined;
-    const outcome = await deps.search.preview(a, { collections: body.collection ? [body.collection] : body.collections!, query: body.query, limit: body.limit, filters: body.filters ?? null }, idempotency);
+    const outcome = await deps.search.preview(a, { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters ?? null }, idempotency);
     if (outcome.idempotency) ctx.set('Idempotency-Status', outcome.idempotency);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = previewResponse(outcome);
@@ -205,7 +206,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     ctx.body = {
       queryId: record.queryId,
       latencyMs: 0,
-      results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), true, images.get(r.id))),
+      results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), true, images.get(r.id), !record.payload.metadataWithheld)),
       filterWarnings: record.payload.filterWarnings ?? null,
       journalMetricExpansions: record.payload.journalMetricExpansions ?? null,
     };
@@ -243,15 +244,12 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       return;
     }
     const body = parseOr422(assistedBody, raw);
-    if ((body.collection === undefined) === (body.collections === undefined)) {
-      throw new ApiError(422, 'VALIDATION_ERROR', 'send exactly one of collection or collections');
-    }
     const idempotencyKey = ctx.get('Idempotency-Key');
     const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? (assertIdempotencyKey(idempotencyKey), { key: idempotencyKey, bodyHash: idempotencyBodyHash(raw) }) : undefined;
     const answer = await deps.assisted.start(
       a,
       {
-        collections: body.collection ? [body.collection] : body.collections!,
+        collections: requestedCollections(body),
         query: body.query,
         limit: body.limit,
         filters: body.filters ?? null,
