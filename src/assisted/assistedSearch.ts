@@ -15,7 +15,7 @@ import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../domain/rejection.js';
 import { isErrorCode } from '../domain/errorCodes.js';
 import { loadOwnQueryRecord, loadQueryRecord, type CachedRow, type QueryRecord } from '../search/queryCache.js';
-import { resolveTargets, type FilterPlanner } from '../search/pipeline.js';
+import { resolveTargets } from '../search/pipeline.js';
 import { syntheticRows } from '../search/sandbox.js';
 import type { BillingOutcome, SearchService } from '../search/searchService.js';
 import type { CollectionCatalog } from '../collections/catalog.js';
@@ -69,7 +69,6 @@ export interface AssistedSearchDeps {
   accounts: Accounts;
   clock: () => Date;
   catalog: CollectionCatalog;
-  planFilters?: FilterPlanner;
   search: SearchService;
   taskQueue?: string;
   /** how long one HTTP call waits for the run (the documented bound) */
@@ -214,12 +213,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
   async function run(auth: AuthContext, request: AssistedRequest, options: { requestId?: string; onProgress?: ProgressListener; idempotencyKey?: string }, started: number): Promise<AssistedAnswer> {
     const now = clock();
     const input = { collections: request.collections, query: request.query, limit: request.limit, filters: request.filters };
-    // the caller's filters are checked before any work: a rejected filter is 422 with nothing spent
-    const targets = resolveTargets(deps.catalog, auth, request.collections);
-    if (request.filters != null) {
-      if (!deps.planFilters) throw new Rejection('INVALID_FILTER', 'filters are not supported by this deployment', { field: null, filter: request.filters });
-      await deps.planFilters(request.filters, targets);
-    }
+    // the gate checks scope and the caller's filters before any work or budget: a rejected filter is 422 with nothing spent
     const gated = await deps.search.gate(auth, input, ASSISTED_ENDPOINT, now);
     if (gated.kind === 'catalogue') {
       return { status: 'results', queryId: gated.discovery.queryId, latencyMs: Math.round(performance.now() - started), iterationsRun: 0, rows: [], billing: { ...deps.search.zeroBilling(auth), chargedResults: 0 }, queryUnderstanding: { ...EMPTY_UNDERSTANDING, intent: `catalogue:${gated.discovery.intent}` }, discovery: gated.discovery };
@@ -239,7 +233,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
             keyId: auth.key.id,
             queryId,
             query: request.query,
-            collections: targets.map((t) => t.requested.name),
+            collections: gated.prepared.targets.map((t) => t.requested.name),
             filters: request.filters,
             limit: request.limit,
             allowClarification: request.allowClarification,

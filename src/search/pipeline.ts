@@ -164,12 +164,26 @@ async function planBoth(deps: SearchDeps, input: SearchRequestInput, targets: Re
   return { ...filters, perCollection };
 }
 
-export async function retrieve(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput): Promise<RetrievalOutcome> {
+/** What a search settles before it runs: the collections it may search and its filters, planned per collection. */
+export interface PreparedRetrieval {
+  targets: ReturnType<typeof resolveTargets>;
+  plan: FilterPlan | undefined;
+}
+
+/**
+ * The checks of a search that need no budget: a searchable query, collections the key may reach that exist and are
+ * ready, and filters that apply (403, 404, 503, 422). The use cases run them before they take a per-minute slot, a
+ * preview of the hour or a query of the quota, so a refused request uses none of those.
+ */
+export async function prepareRetrieval(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput): Promise<PreparedRetrieval> {
   assertSearchableQuery(input.query);
   const targets = resolveTargets(deps.catalog, auth, input.collections);
-  // the use cases check this before taking budget; here it guards any other caller
   assertCollectionsReady(deps, auth, input.collections);
-  const plan = await planBoth(deps, input, targets);
+  return { targets, plan: await planBoth(deps, input, targets) };
+}
+
+export async function retrieve(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput, prepared?: PreparedRetrieval): Promise<RetrievalOutcome> {
+  const { targets, plan } = prepared ?? (await prepareRetrieval(deps, auth, input));
 
   const lists = targets.flatMap((t) =>
     t.physical.map((collection) => ({ key: listKey(t.requested, collection), requested: t.requested, collection, filter: plan?.perCollection.get(collection.name) })),

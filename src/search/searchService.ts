@@ -4,7 +4,7 @@ import type { Accounts } from '../billing/accounts.js';
 import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../domain/rejection.js';
 import { assertSearchPayable, totalMicros, totalTokens, chargeLines } from '../domain/organization.js';
-import { assertCollectionsReady, retrieve, resolveTargets, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
+import { assertCollectionsReady, prepareRetrieval, retrieve, resolveTargets, type PreparedRetrieval, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
 import { freshness, loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord, CACHE_LIFETIME_MS } from './queryCache.js';
 import { refuseSandbox, syntheticRows } from './sandbox.js';
 import { assertSearchableQuery, queryProblem } from './queryValidation.js';
@@ -146,10 +146,8 @@ export function createSearchService(deps: ServiceDeps) {
     return { mode: auth.billingMode, tokens: 0, costMicros: 0n, balanceMicros: auth.org.balanceMicros };
   }
 
-  async function sandboxSearch(auth: AuthContext, input: SearchRequestInput, now: Date, started: number): Promise<SearchOutcome> {
-    const targets = resolveTargets(deps.catalog, auth, input.collections);
+  async function sandboxSearch(auth: AuthContext, input: SearchRequestInput, now: Date, started: number, { targets, plan }: PreparedRetrieval): Promise<SearchOutcome> {
     const names = targets.map((t) => t.requested.name);
-    const plan = input.filters != null && deps.planFilters ? await deps.planFilters(input.filters, targets) : undefined;
     const rows = syntheticRows(input.query, names, input.limit);
     const queryId = randomUUID();
     await saveQueryRecord(db, { queryId, orgId: auth.org.id, keyId: auth.key.id, kind: 'search', payloadVersion: PAYLOAD_VERSION, createdAt: now, payload: { query: input.query, collections: names, rows, ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}) } });
@@ -178,21 +176,22 @@ export function createSearchService(deps: ServiceDeps) {
    * free; a sandbox key goes its own way; any other request must be payable and takes its per-minute slot and one
    * query of the quota.
    */
-  async function gate(auth: AuthContext, input: SearchRequestInput, endpoint: string, now: Date): Promise<{ kind: 'catalogue'; discovery: Discovery } | { kind: 'sandbox' } | { kind: 'admitted' }> {
+  async function gate(auth: AuthContext, input: SearchRequestInput, endpoint: string, now: Date): Promise<{ kind: 'catalogue'; discovery: Discovery } | { kind: 'sandbox' | 'admitted'; prepared: PreparedRetrieval }> {
     if (queryProblem(input.query)) await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
     // a collection still ingesting answers 503 before anything is taken or charged
     assertCollectionsReady(deps, auth, input.collections);
     const question = catalogueQuestionOf(input);
     if (question) return { kind: 'catalogue', discovery: await answerFromCatalogue(auth, input, question, endpoint) };
+    // scope, existence and filters are settled before the budget: a refused request takes nothing
+    const prepared = await prepareRetrieval(deps, auth, input);
     if (auth.billingMode === 'sandbox') {
-      resolveTargets(deps.catalog, auth, input.collections);
       // sandbox calls are free and count no query, but they are requests: they take the per-minute budget
       await admit(auth, now, false);
-      return { kind: 'sandbox' };
+      return { kind: 'sandbox', prepared };
     }
     refuseUnpayable(auth);
     await admit(auth, now, true);
-    return { kind: 'admitted' };
+    return { kind: 'admitted', prepared };
   }
 
   return {
@@ -209,9 +208,9 @@ export function createSearchService(deps: ServiceDeps) {
         const latencyMs = performance.now() - started;
         return { queryId: gated.discovery.queryId, rows: [], latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota: await quotaStatus(db, auth.org, now), discovery: gated.discovery, timings: { billingMs: 0, retrievalMs: latencyMs } };
       }
-      if (gated.kind === 'sandbox') return sandboxSearch(auth, input, now, started);
+      if (gated.kind === 'sandbox') return sandboxSearch(auth, input, now, started, gated.prepared);
       const admitted = performance.now();
-      const outcome = await retrieve(deps, auth, input);
+      const outcome = await retrieve(deps, auth, input, gated.prepared);
       const retrieved = performance.now();
       const record = recordOf(auth, 'search', now, input, outcome);
       // the record is what the charge pays for: both commit together or neither does
@@ -276,8 +275,10 @@ export function createSearchService(deps: ServiceDeps) {
       }
       try {
         await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
+        // scope, existence and filters before the preview hour: a refused preview does not use one
+        const prepared = await prepareRetrieval(deps, auth, input);
         await takePreviewBudget(db, auth.org, now);
-        const outcome = await retrieve(deps, auth, input);
+        const outcome = await retrieve(deps, auth, input, prepared);
         await saveQueryRecord(db, recordOf(auth, 'preview', now, input, outcome));
         if (idempotency) await completeIdempotencyKey(db, auth.org.id, idempotency.key, outcome.queryId);
         return {

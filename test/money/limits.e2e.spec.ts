@@ -48,6 +48,29 @@ describe('per-minute budget', () => {
     expect((await search(1, key)).status).toBe(200);
   });
 
+  it('takes nothing for a refused request: out of scope (403), unknown collection (404) or an unappliable filter (422)', async () => {
+    const org = await ops.org({ limits: { perMinute: 2, previewPerHour: 1 } }, '5.00');
+    const { key: scoped } = await ops.key(org.id, { mode: 'live', collections: ['scifact'] });
+    const refused = [
+      { ...SEARCH, collection: 'clinical-digest' },
+      { ...SEARCH, collection: 'no-such-collection' },
+      { ...SEARCH, filters: { doc_id: 'x' } },
+      { ...SEARCH, filters: { publication_date: '2021-02-30' } },
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const body of refused) {
+        const res = await search(round, scoped, body);
+        expect([403, 404, 422]).toContain(res.status);
+        const preview = await via(round)('POST', '/api/v1/search/preview', { key: scoped, body });
+        expect(preview.status).toBe(res.status);
+      }
+    }
+    // the organization's two searches of the minute and its one preview of the hour are all still there
+    expect([(await search(0, scoped)).status, (await search(1, scoped)).status, (await search(0, scoped)).status]).toEqual([200, 200, 429]);
+    expect((await via(1)('POST', '/api/v1/search/preview', { key: scoped, body: SEARCH })).status).toBe(200);
+    expect((await via(0)('GET', '/api/v1/search/quota', { key: scoped })).body.dailyUsed).toBe(2);
+  });
+
   it('holds across two API processes under concurrency: exactly the budget succeeds', async () => {
     const org = await ops.org({ limits: { perMinute: 7 } }, '5.00');
     const { key } = await ops.key(org.id);
