@@ -30,7 +30,9 @@ function dayAfter(year: number, month: number, day: number): string {
 
 /**
  * Parses YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS; `allowPartial` admits the first two.
- * Returns null for any other shape and for non-calendar dates (2021-02-30, month 13, hour 24).
+ * Returns null for any other shape, for non-calendar dates (2021-02-30, month 13, hour 24), and for a day, month or
+ * year that ends with year 9999 (9999, 9999-12, 9999-12-31): its end would be year 10000, which neither engine reads
+ * as a date.
  */
 export function parseFilterDate(raw: string, allowPartial: boolean): FilterDatePeriod | null {
   const match = DATE_PATTERN.exec(raw);
@@ -40,20 +42,22 @@ export function parseFilterDate(raw: string, allowPartial: boolean): FilterDateP
   if (year < 1) return null;
   if (monthText === undefined) {
     if (!allowPartial) return null;
-    return { start: isoDay(year, 1, 1), next: year >= 9999 ? '10000-01-01' : isoDay(year + 1, 1, 1), precision: 'year' };
+    if (year >= 9999) return null;
+    return { start: isoDay(year, 1, 1), next: isoDay(year + 1, 1, 1), precision: 'year' };
   }
   const month = Number(monthText);
   if (month < 1 || month > 12) return null;
   if (dayText === undefined) {
     if (!allowPartial) return null;
-    const next = month === 12 ? (year >= 9999 ? '10000-01-01' : isoDay(year + 1, 1, 1)) : isoDay(year, month + 1, 1);
+    if (year >= 9999 && month === 12) return null;
+    const next = month === 12 ? isoDay(year + 1, 1, 1) : isoDay(year, month + 1, 1);
     return { start: isoDay(year, month, 1), next, precision: 'month' };
   }
   const day = Number(dayText);
   if (day < 1 || day > daysInMonth(year, month)) return null;
   if (hourText === undefined) {
-    const next = year === 9999 && month === 12 && day === 31 ? '10000-01-01' : dayAfter(year, month, day);
-    return { start: isoDay(year, month, day), next, precision: 'day' };
+    if (year === 9999 && month === 12 && day === 31) return null;
+    return { start: isoDay(year, month, day), next: dayAfter(year, month, day), precision: 'day' };
   }
   const hour = Number(hourText);
   const minute = Number(minuteText);

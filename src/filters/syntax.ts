@@ -494,7 +494,7 @@ function normalizeValue(spec: FieldSpec, raw: unknown, source: unknown): Normali
       const accepted = partial ? 'YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS' : 'a full date, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS';
       const text = mustBeString(`a date (${accepted})`);
       const period = parseFilterDate(text, partial);
-      if (!period) reject(`${describeValue(raw)} is not a valid date for "${field}", which takes ${accepted} (a real calendar date).`, field, source);
+      if (!period) reject(`${describeValue(raw)} is not a valid date for "${field}", which takes ${accepted} (a real calendar date, up to 9999-12-30).`, field, source);
       return { value: period.start, applied: text, period };
     }
     case 'number':

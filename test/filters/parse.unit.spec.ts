@@ -326,9 +326,20 @@ describe('values', () => {
     ['last_updated_date', '2021'],
     ['last_updated_date', '2021-05'],
     ['last_updated_date', '2019-02-29'],
+    // a period that ends with year 9999 would end in year 10000, which no engine reads as a date (was a 503)
+    ['publication_date', '9999'],
+    ['publication_date', '9999-12'],
+    ['publication_date', '9999-12-31'],
+    ['publication_date', { lte: '9999' }],
+    ['publication_date', { gt: '9999-12-31' }],
   ])('invalid date: %s %j', (field, value) => {
     const error = rejectionOf({ [field]: value }, [editorial]);
     expect(error.details.field).toBe(field);
+  });
+  it('takes the last dates an engine can read', () => {
+    const lastDay = compileToPredicate(astOf({ publication_date: { gte: '9999-12-30' } }));
+    expect(lastDay({ chunk_index: 0, doc_id: 'a', publication_date: '9999-12-30' })).toBe(true);
+    expect(compileToPredicate(astOf({ publication_date: '9998' }))({ chunk_index: 0, doc_id: 'a', publication_date: '9998-12-31' })).toBe(true);
   });
   it('last_updated_date takes a full date or a date-time', () => {
     expect(astOf({ last_updated_date: { gte: '2024-01-31' } }, editorial)).toEqual({ kind: 'range', field: 'last_updated_date', bounds: { gte: '2024-01-31' } });
