@@ -133,6 +133,8 @@ function assignWeights(weights: TopicWeights, byIssn: JournalGroup[], byTitle: J
   }
 }
 
+const hasAnyMetric = (r: JournalRecord): boolean => r.h_index !== null || r.i10_index !== null || r.two_yr_mean_citedness !== null || r.impact_factor !== null;
+
 /** Groups a collection's inventory by journal: matched to the journals table, ISSNs the table lacks, titles only. */
 function journalGroups(inventory: CollectionInventory, lookup: JournalLookup, weights?: TopicWeights) {
   const matched = new Map<JournalRecord, JournalGroup>();
@@ -145,15 +147,18 @@ function journalGroups(inventory: CollectionInventory, lookup: JournalLookup, we
   for (const e of inventory.entries) {
     for (const issn of e.issns) issnsSeen.add(issn);
     if (e.publisher) publisherDocs.set(e.publisher, (publisherDocs.get(e.publisher) ?? 0) + e.documents);
-    const record = e.issns.map(lookup).find((r) => r !== undefined);
+    const known = e.issns.map(lookup).find((r) => r !== undefined);
+    // a row with no metric at all (a journal known only from DOAJ) is not matched to the metrics table: it is
+    // reported beside the total and never ranked, as an ISSN the table lacks is (the spec's scope block)
+    const record = known && hasAnyMetric(known) ? known : undefined;
     let group: JournalGroup | undefined;
     if (record) {
       group = matched.get(record) ?? { record, title: record.title ?? e.journal ?? record.issns[0]!, publisher: record.publisher ?? e.publisher, issns: new Set(), documents: 0, weight: 0 };
       matched.set(record, group);
     } else if (e.issns.length > 0) {
       for (const issn of e.issns) unresolvedIssns.add(issn);
-      const key = e.issns.join(',');
-      group = unresolved.get(key) ?? { title: e.journal ?? e.issns[0]!, publisher: e.publisher, issns: new Set(), documents: 0, weight: 0 };
+      const key = known ? known.issns.join(',') : e.issns.join(',');
+      group = unresolved.get(key) ?? { title: known?.title ?? e.journal ?? e.issns[0]!, publisher: known?.publisher ?? e.publisher, issns: new Set(), documents: 0, weight: 0 };
       unresolved.set(key, group);
     } else if (e.journal) {
       const key = e.journal.trim().toLowerCase();

@@ -21,13 +21,15 @@ const table = [
   journal('1111-1111', 'Alpha', 50, { issns: ['1111-1111', '1111-2222'], impact_factor: 3.2 }),
   journal('2222-2222', 'Beta', 80, { publisher: 'Pub B' }),
   journal('3333-3333', 'Gamma', 50),
-  journal('4444-4444', 'Delta', null),
+  journal('4444-4444', 'Delta', null, { two_yr_mean_citedness: 0.4 }),
+  // a journal known only from DOAJ: in the table, but with no metric at all
+  journal('6666-6666', 'Omega', null),
   journal('5555-5555', 'Epsilon', 10, { publisher: 'Pub B' }),
 ];
 const lookup = journalLookupOf(table);
 const inventory: CollectionInventory = {
   collection: 'c',
-  documentCount: 40,
+  documentCount: 41,
   truncated: false,
   builtAt: '2026-01-01T00:00:00Z',
   entries: [
@@ -37,6 +39,7 @@ const inventory: CollectionInventory = {
     { issns: ['4444-4444'], journal: 'Delta', publisher: 'Pub A', documents: 2 },
     { issns: ['5555-5555'], journal: 'Epsilon', publisher: 'Pub B', documents: 1 },
     { issns: ['9999-9999'], journal: 'Unknown Journal', publisher: 'Pub C', documents: 6 },
+    { issns: ['6666-6666'], journal: 'Omega J', publisher: 'Pub A', documents: 1 },
     { issns: [], journal: 'Titled Only', publisher: null, documents: 7 },
     { issns: [], journal: null, publisher: null, documents: 12 },
   ],
@@ -44,17 +47,18 @@ const inventory: CollectionInventory = {
 const scope = { name: 'c', displayName: 'Collection C' };
 
 describe('journalScope', () => {
-  it('ranks matched journals by h-index, nulls last, ties by title; reports the rest beside total', () => {
+  it('ranks journals with metrics by h-index, nulls last, ties by title; reports the rest beside total', () => {
     const s = journalScope(scope, inventory, lookup, { topic: null, limit: 50, offset: 0 });
     expect(s.items.map((i) => i.title)).toEqual(['Beta', 'Alpha', 'Gamma', 'Epsilon', 'Delta']);
     expect(s.total).toBe(5);
     expect(s.shown).toBe(5);
     expect(s.rankedBy).toBe('h_index');
     expect(s.items[1]).toMatchObject({ kind: 'journal', title: 'Alpha', publisher: 'Pub A', hIndex: 50, impactFactor: 3.2, issnL: '1111-1111', issns: ['1111-1111', '1111-2222'] });
-    expect(s.unranked.map((i) => i.title)).toEqual(['Titled Only', 'Unknown Journal']);
-    expect(s).toMatchObject({ titleOnly: 1, unresolvedIssns: 1, issnValuesSeen: 6, sampledEntries: 0, truncatedInventory: false });
+    // a journal without any metric is reported beside the total like an ISSN the table lacks, under the table's title
+    expect(s.unranked.map((i) => i.title)).toEqual(['Titled Only', 'Unknown Journal', 'Omega']);
+    expect(s).toMatchObject({ titleOnly: 1, unresolvedIssns: 2, issnValuesSeen: 7, sampledEntries: 0, truncatedInventory: false });
     expect(s.publishers).toEqual(['Pub A', 'Pub C', 'Pub B']); // by documents
-    expect(s.note).toContain('12 of 40 documents carry no journal metadata');
+    expect(s.note).toContain('12 of 41 documents carry no journal metadata');
   });
 
   it('pages without overlap or gap', () => {
@@ -94,7 +98,7 @@ describe('journalScope', () => {
 describe('the other scopes, actions, callout and text', () => {
   it('lists publishers by documents and collections with their prices', () => {
     const p = publisherScope(scope, inventory, lookup, 10);
-    expect(p.items.map((i) => [i.title, i.documents])).toEqual([['Pub A', 11], ['Pub C', 6], ['Pub B', 4]]);
+    expect(p.items.map((i) => [i.title, i.documents])).toEqual([['Pub A', 12], ['Pub C', 6], ['Pub B', 4]]);
     const s = sourceScope(scope, [{ name: 'c', displayName: 'Collection C', description: null, documentCount: 40, pricePer1000: '0.050000' }], [inventory], lookup);
     expect(s.items[0]).toMatchObject({ kind: 'collection', title: 'Collection C', name: 'c', documents: 40, pricePer1000: '0.050000' });
   });
