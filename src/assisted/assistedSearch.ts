@@ -14,7 +14,7 @@ import type { Accounts } from '../billing/accounts.js';
 import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../domain/rejection.js';
 import { isErrorCode } from '../domain/errorCodes.js';
-import { loadOwnQueryRecord, loadQueryRecord, type CachedRow, type QueryRecord } from '../search/queryCache.js';
+import { loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type AssistedPayload, type CachedRow, type QueryRecord } from '../search/queryCache.js';
 import { resolveTargets } from '../search/pipeline.js';
 import { syntheticRows } from '../search/sandbox.js';
 import type { BillingOutcome, SearchService } from '../search/searchService.js';
@@ -51,7 +51,8 @@ export interface AssistedAnswer {
   latencyMs: number;
   iterationsRun: number;
   rows: AssistedRow[];
-  billing: BillingOutcome & { chargedResults: number };
+  /** tokens and costMicros: what this call charged (the billing headers); chargedResults and tokensCharged: what the answer's rows were charged, once, when the run delivered them */
+  billing: BillingOutcome & { chargedResults: number; tokensCharged: number };
   clarification?: { question: string; reason: string };
   queryUnderstanding: QueryUnderstanding;
   discovery?: Discovery;
@@ -107,8 +108,11 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
   const taskQueue = deps.taskQueue ?? TASK_QUEUE;
   const pollMs = deps.pollMs ?? 150;
 
-  /** The answer of a finished run, read from the record its charge wrote. */
-  async function answerFromRecord(auth: AuthContext, record: QueryRecord, started: number, idempotency?: 'created' | 'replayed'): Promise<AssistedAnswer> {
+  /**
+   * The answer of a finished run, read from the record its charge wrote. `chargedNow`: this call is the one the run's
+   * charge belongs to; a replay or a re-read reports nothing charged (its headers say 0.000000), the same rows.
+   */
+  async function answerFromRecord(auth: AuthContext, record: QueryRecord, started: number, chargedNow: boolean, idempotency?: 'created' | 'replayed'): Promise<AssistedAnswer> {
     const a = record.payload.assisted;
     if (!a) throw new Rejection('VALIDATION_ERROR', `query ${record.queryId} is not an assisted search`);
     // the charge's own event says what it cost; the balance is read after it
@@ -121,7 +125,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       latencyMs: Math.round(performance.now() - started),
       iterationsRun: a.iterationsRun,
       rows: record.payload.rows.map((row) => ({ row, ...(a.verdicts[row.id] ?? { judgeScore: row.relevance ?? 0, matchedTerms: [], rationale: '', subQuestion: record.payload.query }) })),
-      billing: { mode: auth.billingMode, tokens: a.tokensCharged, costMicros, balanceMicros: org?.balanceMicros ?? auth.org.balanceMicros, chargedResults: record.payload.rows.length },
+      billing: { mode: auth.billingMode, tokens: chargedNow ? a.tokensCharged : 0, costMicros: chargedNow ? costMicros : 0n, balanceMicros: org?.balanceMicros ?? auth.org.balanceMicros, chargedResults: record.payload.rows.length, tokensCharged: a.tokensCharged },
       queryUnderstanding: a.understanding,
       filterWarnings: record.payload.filterWarnings,
       journalMetricExpansions: record.payload.journalMetricExpansions,
@@ -137,7 +141,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       latencyMs: Math.round(performance.now() - started),
       iterationsRun: 0,
       rows: [],
-      billing: { ...deps.search.zeroBilling(auth), chargedResults: 0 },
+      billing: { ...deps.search.zeroBilling(auth), chargedResults: 0, tokensCharged: 0 },
       clarification: progress.clarification!,
       queryUnderstanding: progress.understanding ?? EMPTY_UNDERSTANDING,
       ...(idempotency ? { idempotency } : {}),
@@ -184,7 +188,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     if (outcome === undefined) {
       await handle.cancel().catch(() => undefined);
       const record = await loadQueryRecord(db, queryId);
-      if (record?.payload.assisted) return answerFromRecord(auth, record, started, idempotency);
+      if (record?.payload.assisted) return answerFromRecord(auth, record, started, true, idempotency);
       throw new Rejection('SERVICE_UNAVAILABLE', `assisted search did not finish within ${Math.round(deps.waitMs / 1000)} s; nothing was charged, retry is safe`);
     }
     if (outcome.status === 'abandoned' || outcome.status === 'clarification_expired') {
@@ -192,22 +196,34 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     }
     const record = await loadQueryRecord(db, queryId);
     if (!record) throw new Rejection('SERVICE_UNAVAILABLE', 'assisted search finished but its answer could not be read; nothing was charged twice, fetch it with GET /api/v1/search/results/' + queryId);
-    return answerFromRecord(auth, record, started, idempotency);
+    return answerFromRecord(auth, record, started, true, idempotency);
   }
 
-  /** Deterministic synthetic verified rows at no cost: the live shape, every row marked synthetic. */
-  function sandboxAnswer(auth: AuthContext, request: AssistedRequest, started: number): AssistedAnswer {
-    const names = resolveTargets(deps.catalog, auth, request.collections).map((t) => t.requested.name);
+  /**
+   * Deterministic synthetic verified rows at no cost: the live shape, every row marked synthetic. Kept as a query
+   * record like a live answer, so the key re-fetches it for 7 days and an Idempotency-Key replays it.
+   */
+  async function sandboxAnswer(auth: AuthContext, request: AssistedRequest, names: string[], started: number, idempotencyKey?: string): Promise<AssistedAnswer> {
     const rows = syntheticRows(request.query, names, request.limit);
-    return {
-      status: 'results',
+    const verdicts: AssistedPayload['verdicts'] = {};
+    for (const row of rows) verdicts[row.id] = { judgeScore: row.relevance ?? 0.5, matchedTerms: [], rationale: 'Synthetic sandbox result: no judge ran and nothing was charged.', subQuestion: request.query };
+    const record: QueryRecord = {
       queryId: randomUUID(),
-      latencyMs: Math.round(performance.now() - started),
-      iterationsRun: 1,
-      rows: rows.map((row) => ({ row, judgeScore: row.relevance ?? 0.5, matchedTerms: [], rationale: 'Synthetic sandbox result: no judge ran and nothing was charged.', subQuestion: request.query })),
-      billing: { ...deps.search.zeroBilling(auth), chargedResults: 0 },
-      queryUnderstanding: { ...EMPTY_UNDERSTANDING, intent: 'sandbox', subQuestions: [request.query] },
+      orgId: auth.org.id,
+      keyId: auth.key.id,
+      kind: 'assisted',
+      payloadVersion: PAYLOAD_VERSION,
+      createdAt: clock(),
+      payload: {
+        query: request.query,
+        collections: names,
+        rows,
+        assisted: { status: 'results', iterationsRun: 1, understanding: { ...EMPTY_UNDERSTANDING, intent: 'sandbox', subQuestions: [request.query] }, reasoner: 'sandbox', verdicts, withheldByMaxCost: 0, tokensCharged: 0 },
+      },
     };
+    await saveQueryRecord(db, record);
+    if (idempotencyKey) await completeIdempotencyKey(db, auth.org.id, idempotencyKey, record.queryId);
+    return answerFromRecord(auth, record, started, false, idempotencyKey ? 'created' : undefined);
   }
 
   async function run(auth: AuthContext, request: AssistedRequest, options: { requestId?: string; onProgress?: ProgressListener; idempotencyKey?: string }, started: number): Promise<AssistedAnswer> {
@@ -216,9 +232,11 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     // the gate checks scope and the caller's filters before any work or budget: a rejected filter is 422 with nothing spent
     const gated = await deps.search.gate(auth, input, ASSISTED_ENDPOINT, now);
     if (gated.kind === 'catalogue') {
-      return { status: 'results', queryId: gated.discovery.queryId, latencyMs: Math.round(performance.now() - started), iterationsRun: 0, rows: [], billing: { ...deps.search.zeroBilling(auth), chargedResults: 0 }, queryUnderstanding: { ...EMPTY_UNDERSTANDING, intent: `catalogue:${gated.discovery.intent}` }, discovery: gated.discovery };
+      // a catalogue answer is free and kept nowhere: a repeat with the same Idempotency-Key answers it afresh
+      if (options.idempotencyKey) await releaseIdempotencyKey(db, auth.org.id, options.idempotencyKey);
+      return { status: 'results', queryId: gated.discovery.queryId, latencyMs: Math.round(performance.now() - started), iterationsRun: 0, rows: [], billing: { ...deps.search.zeroBilling(auth), chargedResults: 0, tokensCharged: 0 }, queryUnderstanding: { ...EMPTY_UNDERSTANDING, intent: `catalogue:${gated.discovery.intent}` }, discovery: gated.discovery };
     }
-    if (gated.kind === 'sandbox') return sandboxAnswer(auth, request, started);
+    if (gated.kind === 'sandbox') return sandboxAnswer(auth, request, gated.prepared.targets.map((t) => t.requested.name), started, options.idempotencyKey);
 
     const queryId = randomUUID();
     const deadline = Date.now() + deps.waitMs;
@@ -297,7 +315,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
 
     /** The answer of an earlier run by this key (GET /results serves the rows; this serves the assisted shape). */
     async load(auth: AuthContext, queryId: string): Promise<AssistedAnswer> {
-      return answerFromRecord(auth, await loadOwnQueryRecord(db, auth.key.id, queryId, clock()), performance.now());
+      return answerFromRecord(auth, await loadOwnQueryRecord(db, auth.key.id, queryId, clock()), performance.now(), false);
     },
   };
 
@@ -305,7 +323,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     const record = await loadQueryRecord(db, queryId);
     if (record) {
       if (record.keyId !== auth.key.id) throw idempotencyKeyOfAnotherKey();
-      return answerFromRecord(auth, record, started, 'replayed');
+      return answerFromRecord(auth, record, started, false, 'replayed');
     }
     const handle = client.workflow.getHandle(assistedWorkflowId(queryId));
     const progress = await handle.query(progressQuery).catch(() => undefined);

@@ -87,6 +87,13 @@ describe('assisted search', () => {
     expect(res.body.billing).toEqual({ chargedResults: 0, tokensCharged: 0 });
     expect(res.headers.get('x-query-cost')).toBe('0.000000');
     expect(await ops.balanceOf(orgId)).toBe(before);
+    // on a trial organization it uses no trial query either (a no-results answer costs nothing)
+    const trial = await ops.newOrg({ billingMode: 'trial' });
+    const { key: trialKey } = await ops.newKey(trial.id);
+    const t = await assisted(trialKey, { collection: 'scifact', query: OFF_TOPIC, allowClarification: false });
+    expect([t.status, t.body.status, t.headers.get('x-billing-mode')]).toEqual([200, 'no_relevant_results', 'trial']);
+    const view = await call('GET', `/admin/v1/organizations/${trial.id}`, { admin: svc.adminToken });
+    expect(view.body.trialUsed).toBe(0);
   }, 120_000);
 
   it('asks about a vague query, charges nothing, and the same run resumes with the answer', async () => {
@@ -203,6 +210,12 @@ describe('assisted search', () => {
     expect(a.body.results.map((r: any) => r.id)).toEqual(b.body.results.map((r: any) => r.id));
     expect(a.body.billing).toEqual({ chargedResults: 0, tokensCharged: 0 });
     expect(await ops.balanceOf(org.id)).toBe('1.000000');
+    // kept like a live answer: re-fetched free by the same key, replayed by an Idempotency-Key
+    const again = await call('GET', `/api/v1/search/results/${a.body.queryId}`, { key });
+    expect([again.status, again.body.results.map((r: any) => r.id)]).toEqual([200, a.body.results.map((r: any) => r.id)]);
+    const c1 = await assisted(key, { collection: 'scifact', query: ANSWERABLE }, { 'Idempotency-Key': 'sandbox-1' });
+    const c2 = await assisted(key, { collection: 'scifact', query: ANSWERABLE }, { 'Idempotency-Key': 'sandbox-1' });
+    expect([c1.status, c2.status, c2.headers.get('idempotency-status'), c2.body.queryId]).toEqual([200, 200, 'replayed', c1.body.queryId]);
   }, 60_000);
 
   it('cuts delivered rows to maxCost, best first, and charges no more than it', async () => {
@@ -241,9 +254,18 @@ describe('assisted search', () => {
     expect(second.body.queryId).toBe(first.body.queryId);
     expect(second.body.results.map((r: any) => r.id)).toEqual(first.body.results.map((r: any) => r.id));
     expect(await ops.balanceOf(orgId)).toBe(balance);
+    // the replay charged nothing, and its headers say so; its body is the same answer
+    expect(parseCredits(first.headers.get('x-query-cost')!)).toBeGreaterThan(0n);
+    expect([second.headers.get('x-query-cost'), second.headers.get('x-tokens-used')]).toEqual(['0.000000', '0']);
+    expect(second.body.billing).toEqual(first.body.billing);
     expect(await events('SearchCharged', first.body.queryId)).toHaveLength(1);
     const reused = await assisted(key, { ...body, limit: 4 }, { 'Idempotency-Key': 'assist-1' });
     expect(reused.status).toBe(422);
     expect(reused.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    // a catalogue answer keeps no claim: the same key and body answer again, free
+    const catalogue = { collection: 'scifact', query: 'Which journals are in this collection?' };
+    const k1 = await assisted(key, catalogue, { 'Idempotency-Key': 'assist-catalogue' });
+    const k2 = await assisted(key, catalogue, { 'Idempotency-Key': 'assist-catalogue' });
+    expect([k1.status, k2.status, k2.body.discovery?.intent, k2.headers.get('x-query-cost')]).toEqual([200, 200, 'journals', '0.000000']);
   }, 120_000);
 });

@@ -132,7 +132,7 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
         relevance: { judgeScore, matchedTerms, rationale },
       };
     }),
-    billing: { chargedResults: answer.billing.chargedResults, tokensCharged: answer.billing.tokens },
+    billing: { chargedResults: answer.billing.chargedResults, tokensCharged: answer.billing.tokensCharged },
     ...(answer.clarification ? { clarification: answer.clarification } : {}),
     queryUnderstanding: answer.queryUnderstanding,
     ...(answer.discovery ? { discovery: answer.discovery } : {}),
