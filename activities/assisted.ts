@@ -1,4 +1,5 @@
 // Assisted-search activities: read the query, plan a round, search one sub-question, judge candidates, charge once.
+import { ASSISTED_SEARCH_ENDPOINT } from '../src/domain/events.js';
 import { ApplicationFailure } from '@temporalio/activity';
 import { asActivity } from './asActivity.js';
 import type { Db } from '../src/eventstore/db.js';
@@ -27,7 +28,7 @@ export interface AssistedActivityDeps extends SearchDeps {
 }
 
 /** The endpoint the charge names in the ledger and the usage projections. */
-export const ASSISTED_ENDPOINT = '/search/assisted';
+export const ASSISTED_ENDPOINT = ASSISTED_SEARCH_ENDPOINT;
 
 
 /** The rows best first that fit `maxCostMicros`, rounded once per collection like the charge; rows that would pass it are skipped. */

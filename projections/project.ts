@@ -3,7 +3,7 @@
 // The same function feeds the inline projector (SQL, in the append transaction) and replay (memory, then bulk).
 // It updates the rows its reader hands out in place and returns them as the changes: both readers give the projector
 // rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
-import type { CollectionCharge, ProjectableEvent } from '../src/domain/events.js';
+import { usesTrialQuery, type CollectionCharge, type ProjectableEvent } from '../src/domain/events.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
 import type { ApiKeyRow, BalanceRow, CollectionUsageRow, InviteRow, OrganizationRow, ProjectionTable, RowOf, SessionRow, UsageRow } from './tables.js';
 
@@ -131,7 +131,7 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
       const d = e.data;
       const amount = BigInt(d.amountMicros);
       return [
-        bumpOrgVersion(read, e, d.orgId, (org) => (d.billingMode === 'trial' ? { trial_used: org.trial_used + 1 } : {})),
+        bumpOrgVersion(read, e, d.orgId, (org) => (usesTrialQuery(d) ? { trial_used: org.trial_used + 1 } : {})),
         ...(debit(read, e, d.orgId, d.keyId, d.queryId, amount, 'charge')),
         ...(usageChanges(read, e, d.orgId, 1, d.tokens, amount)),
         ...(collectionUsageChanges(read, e, d.orgId, d.collections, 'search', new Map())),

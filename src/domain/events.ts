@@ -183,3 +183,14 @@ export const journalRequestStream = (requestId: string) => `journal-request-${re
 /** An invite and its acceptance (which creates the member); a session from sign-in to its end. */
 export const inviteStream = (inviteId: string) => `invite-${inviteId}`;
 export const sessionStream = (sessionId: string) => `session-${sessionId}`;
+
+/** The endpoint an assisted search's charge names (SearchCharged.endpoint). */
+export const ASSISTED_SEARCH_ENDPOINT = '/search/assisted';
+
+/**
+ * Whether a search charge uses one query of a trial allowance: every trial search does, except an assisted search
+ * that delivered nothing (a no-results answer costs nothing, in credits or in trial queries).
+ */
+export function usesTrialQuery(d: { billingMode: ChargeMode; endpoint: string; resultIds?: string[] }): boolean {
+  return d.billingMode === 'trial' && !(d.endpoint === ASSISTED_SEARCH_ENDPOINT && d.resultIds !== undefined && d.resultIds.length === 0);
+}

@@ -1,5 +1,5 @@
 // The organization's money rules: decide(command, state) -> events. Pure; state comes from the projections.
-import type { BillingSettings, ChargeMode, CollectionCharge, DomainEvent, OrgLimits } from './events.js';
+import { usesTrialQuery, type BillingSettings, type ChargeMode, type CollectionCharge, type DomainEvent, type OrgLimits } from './events.js';
 import { Rejection } from './rejection.js';
 import { assertQuotaLeft, type QueryUsage } from './queryQuota.js';
 
@@ -133,7 +133,8 @@ export function decide(command: OrgCommand, state: OrgState | undefined): Domain
       const amount = totalMicros(lines);
       // quota first: a search over quota is refused whatever the money says
       assertQuotaLeft(state.limits, state.usage, state.now);
-      assertPayable(state, command.key, amount);
+      // an assisted search that delivered nothing uses no trial query, so it needs none left
+      assertPayable(state, command.key, amount, usesTrialQuery({ billingMode: 'trial', endpoint: command.endpoint, resultIds: command.resultIds ?? [] }));
       return [
         {
           type: 'SearchCharged',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { costForTokens, formatCredits, parseCredits } from '../../src/money.js';
 import { assertSearchPayable, chargeLines, decide, type KeyState, type OrgState } from '../../src/domain/organization.js';
-import { DEFAULT_LIMITS } from '../../src/domain/events.js';
+import { ASSISTED_SEARCH_ENDPOINT, DEFAULT_LIMITS, usesTrialQuery } from '../../src/domain/events.js';
 import { Rejection } from '../../src/domain/rejection.js';
 import { decideKey, type KeyCommand } from '../../src/domain/apiKey.js';
 import { rejectionCode } from '../support/rejectionCode.js';
@@ -107,6 +107,20 @@ describe('organization decider: modes, trial allowance, quota', () => {
     expect(refusal(() => decide({ type: 'UnlockResults', key, queryId: 'q', rows, alreadyUnlocked: new Set(), workflowId: 'w' }, { ...trial, trialUsed: 2 })).code).toBe('INSUFFICIENT_CREDITS');
     // nothing new to unlock: free whatever the allowance says
     expect(decide({ type: 'UnlockResults', key, queryId: 'q', rows, alreadyUnlocked: new Set(['r1']), workflowId: 'w' }, { ...trial, trialUsed: 2 })).toEqual([]);
+  });
+
+  it('uses no trial query for an assisted search that delivered nothing, and needs none left for it', () => {
+    const trial = { ...base, billingMode: 'trial' as const, trialQueries: 2, trialUsed: 2, balanceMicros: 0n };
+    const assisted = (resultIds: string[]) => decide({ type: 'ChargeSearch', key, queryId: 'q', endpoint: ASSISTED_SEARCH_ENDPOINT, collections: [], resultIds }, trial);
+    const [none] = assisted([]);
+    expect(none).toMatchObject({ type: 'SearchCharged', data: { billingMode: 'trial', resultIds: [], amountMicros: '0' } });
+    expect(usesTrialQuery(none!.data as { billingMode: 'trial'; endpoint: string; resultIds: string[] })).toBe(false);
+    expect(refusal(() => assisted(['a'])).code).toBe('INSUFFICIENT_CREDITS');
+    expect(usesTrialQuery({ billingMode: 'trial', endpoint: ASSISTED_SEARCH_ENDPOINT, resultIds: ['a'] })).toBe(true);
+    // a /query search uses one whatever it found, and an older event without resultIds counts as before
+    expect(usesTrialQuery({ billingMode: 'trial', endpoint: '/query', resultIds: [] })).toBe(true);
+    expect(usesTrialQuery({ billingMode: 'trial', endpoint: ASSISTED_SEARCH_ENDPOINT })).toBe(true);
+    expect(usesTrialQuery({ billingMode: 'live', endpoint: '/query', resultIds: ['a'] })).toBe(false);
   });
 
   it('refuses past the daily quota until the next UTC midnight and past the monthly quota until the next month', () => {
