@@ -172,6 +172,11 @@ describe('assisted search', () => {
       const res = await assisted(key, body);
       expect([res.status, res.body?.error?.code], JSON.stringify(body).slice(0, 200)).toEqual([status, code]);
     }
+    // the fixed routes in another case are misspelt routes, never collections (collection names resolve in any case)
+    for (const path of ['Assisted', 'ASSISTED', 'Preview', 'Query']) {
+      const res = await call('POST', `/api/v1/search/${path}`, { key, body: { query: ANSWERABLE } });
+      expect([path, res.status, res.body.error.code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
     // a query of 16,000 characters is accepted
     const long = await assisted(key, { collection: 'scifact', query: `${ANSWERABLE} ${'insulin obesity '.repeat(990)}`.slice(0, 16_000), allowClarification: false, limit: 1 });
     expect(long.status, JSON.stringify(long.body).slice(0, 300)).toBe(200);

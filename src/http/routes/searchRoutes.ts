@@ -149,6 +149,9 @@ function setRateLimitHeaders(ctx: Context, outcome: SearchOutcome): void {
   ctx.set('X-RateLimit-Reset', String(outcome.quota.dailyResetAt));
 }
 
+/** The fixed POST routes beside POST /{collection}: their names, in any case, are never read as a collection's. */
+const FIXED_POST_ROUTES = ['query', 'preview', 'unlock', 'assisted'] as const;
+
 export function searchRoutes(deps: SearchRouteDeps): Router {
   const router = new Router({ prefix: '/api/v1/search', sensitive: true, strict: true });
 
@@ -275,6 +278,9 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
 
   // the shorthand last, so the fixed paths above win
   router.post('/:collection', async (ctx) => {
+    // the fixed routes' names in another case are those routes misspelt (paths are case-sensitive), never collections
+    const fixed = FIXED_POST_ROUTES.find((name) => name === ctx.params.collection!.toLowerCase());
+    if (fixed) throw new ApiError(404, 'NOT_FOUND', `no route POST /api/v1/search/${ctx.params.collection}; paths are case-sensitive: POST /api/v1/search/${fixed}`);
     const raw = ctx.request.body;
     if (raw && typeof raw === 'object' && ('collection' in raw || 'collections' in raw)) {
       throw new ApiError(422, 'VALIDATION_ERROR', 'the collection is given in the path; remove collection/collections from the body');
