@@ -7,14 +7,18 @@ import type { Accounts } from '../billing/accounts.js';
 import type { RequestState } from './requestContext.js';
 import { clientAddress, refuseTooManyRequests, type IpLimiter } from './ipLimiter.js';
 
+/**
+ * The API key a request presents: `Authorization: Bearer <key>`, else `X-API-Key: <key>` (the spec's alternative, also
+ * beside an Authorization header of another scheme, such as a proxy's Basic credentials), else a bare Authorization
+ * value (read as a key: malformed unless it is one).
+ */
 function presentedKey(ctx: Context): string | undefined {
-  const auth = ctx.get('Authorization');
-  if (auth) {
-    const m = /^Bearer\s+(.+)$/i.exec(auth.trim());
-    return m ? m[1]!.trim() : auth.trim();
-  }
-  const header = ctx.get('X-API-Key');
-  return header ? header.trim() : undefined;
+  const auth = ctx.get('Authorization').trim();
+  const bearer = /^Bearer\s+(.+)$/i.exec(auth);
+  if (bearer) return bearer[1]!.trim();
+  const header = ctx.get('X-API-Key').trim();
+  if (header) return header;
+  return auth || undefined;
 }
 
 export function apiKeyAuthentication(accounts: Accounts) {

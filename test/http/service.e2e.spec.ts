@@ -61,6 +61,9 @@ describe('authentication', () => {
     expect((await call('GET', '/api/v1/search/collections', { headers: { Authorization: 'Bearer not-a-key' } })).body.error.code).toBe('INVALID_API_KEY');
     expect((await call('GET', '/api/v1/search/collections', { headers: { 'X-API-Key': `sk_live_${'A'.repeat(40)}` } })).body.error.code).toBe('INVALID_API_KEY');
     expect((await call('GET', '/api/v1/search/collections', { headers: { 'X-API-Key': key } })).status).toBe(200);
+    // X-API-Key beside another scheme's Authorization (a proxy's Basic credentials) is the key; a Bearer key wins over it
+    expect((await call('GET', '/api/v1/search/collections', { headers: { Authorization: 'Basic dXNlcjpwYXNz', 'X-API-Key': key } })).status).toBe(200);
+    expect((await call('GET', '/api/v1/search/collections', { headers: { Authorization: `Bearer sk_live_${'A'.repeat(40)}`, 'X-API-Key': key } })).body.error.code).toBe('INVALID_API_KEY');
     expect((await call('POST', `/admin/v1/keys/${id}/revoke`, { admin })).status).toBe(200);
     const revoked = await call('GET', '/api/v1/search/collections', { key });
     expect(revoked.status).toBe(401);
