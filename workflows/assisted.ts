@@ -17,6 +17,7 @@ import {
 } from './assistedTypes.js';
 import { BUSINESS_ANSWERS } from './unlockTypes.js';
 import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from '../src/assisted/candidateBudget.js';
+import { deliverable, distinctDocuments } from '../src/assisted/delivery.js';
 
 // Reading and judging are CPU work on the worker; a worker that dies mid-step has the step retried on another.
 const { understandQuery, planRound, judgeCandidates } = proxyActivities<AssistedActivities>({
@@ -166,27 +167,6 @@ function firstSighting(candidates: AssistedCandidate[], judged: Set<string>): As
   const pool = [...best.values()].sort((a, b) => (b.row.relevance ?? 0) - (a.row.relevance ?? 0)).slice(0, CANDIDATES_PER_CALL);
   for (const c of pool) judged.add(c.row.id);
   return pool;
-}
-
-const documentOf = (r: VerifiedRow) => `${r.candidate.row.physical}\u0000${r.candidate.row.metadata.doc_id}`;
-
-function distinctDocuments(rows: VerifiedRow[]): number {
-  return new Set(rows.map(documentOf)).size;
-}
-
-/** Best first by the judge, one chunk per document (its best), at most `limit`. */
-function deliverable(rows: VerifiedRow[], limit: number): VerifiedRow[] {
-  const sorted = [...rows].sort((a, b) => b.verdict.judgeScore - a.verdict.judgeScore || (b.candidate.row.relevance ?? 0) - (a.candidate.row.relevance ?? 0) || (a.candidate.row.id < b.candidate.row.id ? -1 : 1));
-  const seen = new Set<string>();
-  const out: VerifiedRow[] = [];
-  for (const r of sorted) {
-    const doc = documentOf(r);
-    if (seen.has(doc)) continue;
-    seen.add(doc);
-    out.push(r);
-    if (out.length >= limit) break;
-  }
-  return out;
 }
 
 function isDeadlinePassed(err: unknown): boolean {
