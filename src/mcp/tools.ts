@@ -102,6 +102,14 @@ export function isLowBalance(auth: AuthContext): boolean {
   return auth.billingMode === 'live' && auth.org.billingEnabled && auth.org.balanceMicros < LOW_BALANCE_MICROS;
 }
 
+/**
+ * The reference service's MCP spellings beside ours: `query_id` (its skills tell agents to keep it and to pass it to
+ * confirm) and each result's `source_collection` (which collection, so open-access rows can be labelled).
+ */
+function withReferenceNames<T extends { queryId: string; results: Array<{ collection: string | null }> }>(body: T) {
+  return { ...body, query_id: body.queryId, results: body.results.map((r) => ({ ...r, source_collection: r.collection })) };
+}
+
 /** What the billing headers of a search say, in the result, so a client reconciles without HTTP headers. */
 function billingFields(auth: AuthContext, billing: BillingOutcome) {
   return { cost: formatCredits(billing.costMicros, 6), tokens_used: billing.tokens, billing_mode: billing.mode, balance_remaining: balanceOf(auth, billing.balanceMicros) };
@@ -131,7 +139,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
     const outcome = await deps.search.search(auth, { collections, query: body.query, limit: body.limit, filters: body.filters ?? null, includeMetadata: body.include_metadata }, endpoint, requestId);
     const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
     const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
-    return { ...searchBody(outcome, body.include_metadata, images), ...billingFields(auth, outcome.billing) };
+    return { ...withReferenceNames(searchBody(outcome, body.include_metadata, images)), ...billingFields(auth, outcome.billing) };
   }
 
   /** POST /api/v1/search/assisted, reporting the run's progress while it goes on. */
@@ -140,7 +148,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
     if (args && typeof args === 'object' && 'queryId' in args) {
       const body = parseOr422(assistedAnswerBody, args);
       const answer = await deps.assisted.resume(auth, body.queryId, body.answer, { onProgress });
-      return { ...assistedResponse(answer, body.includeMetadata), ...billingFields(auth, answer.billing) };
+      return { ...withReferenceNames(assistedResponse(answer, body.includeMetadata)), ...billingFields(auth, answer.billing) };
     }
     const body = parseOr422(assistedBody, args);
     const collections = requestedCollections(body);
@@ -151,7 +159,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
     );
     const figures = (body.includeFigures ?? body.includeImages) ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
     const images = figures ? await searchFigureImages(answer.rows.map((r) => r.row), deps.figureImages, figures) : undefined;
-    return { ...assistedResponse(answer, body.includeMetadata, images), ...billingFields(auth, answer.billing) };
+    return { ...withReferenceNames(assistedResponse(answer, body.includeMetadata, images)), ...billingFields(auth, answer.billing) };
   }
 
   const assisted: McpTool = {
@@ -286,7 +294,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
           throw bad(`tool_name: only searches are previewable ("search" or "search-<name>"), not "${tool_name}"`);
         }
         const outcome = await deps.search.preview(auth, input);
-        return { ...previewResponse(outcome), workflow: outcome.rows.some((r) => !outcome.unlocked.has(r.id)) ? 'requires_confirm' : 'complete' };
+        return { ...withReferenceNames(previewResponse(outcome)), workflow: outcome.rows.some((r) => !outcome.unlocked.has(r.id)) ? 'requires_confirm' : 'complete' };
       },
     },
     {
@@ -306,7 +314,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
         const figures = body.includeFigures ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
         const outcome = await deps.unlock.unlock(auth, { queryId: body.queryId, resultIds: body.resultIds, figures });
         return {
-          ...unlockResponse(outcome),
+          ...withReferenceNames(unlockResponse(outcome)),
           cost_charged: formatCredits(outcome.costChargedMicros, 6),
           tokens_used: outcome.billing.tokens,
           billing_mode: outcome.billing.mode,

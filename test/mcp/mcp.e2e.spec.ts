@@ -197,9 +197,13 @@ describe('tools', () => {
     const key = await newKey(orgId);
     const client = await connect(key);
     const start = await ops.balanceOf(orgId);
-    const preview = await tool(client, 'preview', { tool_name: 'search-scifact', arguments: { query: QUERY, limit: 4 } });
+    // the search tool's own arguments are accepted (content options are checked, then ignored by a preview)
+    const preview = await tool(client, 'preview', { tool_name: 'search-scifact', arguments: { query: QUERY, limit: 4, include_metadata: true, include_figures: false } });
     expect(preview.isError).toBe(false);
     const p = preview.body;
+    // the reference's spellings beside ours: query_id, and each row's source_collection
+    expect(p.query_id).toBe(p.queryId);
+    for (const r of p.results) expect(r.source_collection).toBe(r.collection);
     expect(p.workflow).toBe('requires_confirm');
     expect(p.costCharged).toBeNull();
     expect(p.results.length).toBe(4);
@@ -231,9 +235,15 @@ describe('tools', () => {
     // the REST rules: ids outside the preview, unknown arguments, previewing a tool that is not a search
     const foreign = await tool(client, 'confirm', { queryId: p.queryId, result_ids: ['not-in-preview'] });
     expect([foreign.isError, foreign.body.code, foreign.body.message]).toEqual([true, 'VALIDATION_ERROR', `resultIds not in preview ${p.queryId}: not-in-preview`]);
-    const unknownArg = await tool(client, 'preview', { tool_name: 'search', arguments: { collection: 'scifact', query: QUERY, include_metadata: true } });
-    const restUnknown = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: QUERY, include_metadata: true } });
-    expect([unknownArg.body.code, unknownArg.body.message]).toEqual([restUnknown.body.error.code, restUnknown.body.error.message]);
+    // preview takes the search tool's own arguments (the reference's skills pass them on), the REST preview body does not
+    const searchArgs = await tool(client, 'preview', { tool_name: 'search', arguments: { collection: 'scifact', query: QUERY, limit: 2, include_metadata: true } });
+    expect([searchArgs.isError, searchArgs.body.results?.length]).toEqual([false, 2]);
+    expect((await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: QUERY, include_metadata: true } })).status).toBe(422);
+    // arguments the search refuses are refused as the search refuses them, before anything runs
+    const badArg = await tool(client, 'preview', { tool_name: 'search', arguments: { collection: 'scifact', query: QUERY, limit: 31, include_figures: 'yes' } });
+    const searchBad = await tool(client, 'search', { collection: 'scifact', query: QUERY, limit: 31, include_figures: 'yes' });
+    expect([badArg.body.code, badArg.body.message]).toEqual([searchBad.body.code, searchBad.body.message]);
+    expect(badArg.body.code).toBe('VALIDATION_ERROR');
     expect((await tool(client, 'preview', { tool_name: 'demo--echo', arguments: {} })).body.code).toBe('VALIDATION_ERROR');
     expect((await tool(client, 'confirm', {})).body.code).toBe('VALIDATION_ERROR');
     expect(await ops.balanceOf(orgId)).toBe(end);
@@ -247,7 +257,8 @@ describe('tools', () => {
     const bound = await tool(client, 'search-scifact', { query: QUERY, limit: 3 });
     expect(bound.isError).toBe(false);
     expect(bound.body.results.length).toBe(3);
-    expect(bound.body.results[0]).toMatchObject({ collection: 'scifact' });
+    expect(bound.body.results[0]).toMatchObject({ collection: 'scifact', source_collection: 'scifact' });
+    expect(bound.body.query_id).toBe(bound.body.queryId);
     expect(micros(bound.body.cost)).toBeGreaterThan(0n);
     expect(bound.body.billing_mode).toBe('live');
     const afterBound = await ops.balanceOf(orgId);
@@ -263,7 +274,7 @@ describe('tools', () => {
     // the same search over REST costs what the header says, as the tool's cost did
     const restSearch = await call('POST', '/api/v1/search/scifact', { key, body: { query: QUERY, limit: 3 } });
     expect(restSearch.headers.get('x-query-cost')).toBe(bound.body.cost);
-    expect(Object.keys(restSearch.body).sort()).toEqual(Object.keys(bound.body).filter((k) => !['cost', 'tokens_used', 'billing_mode', 'balance_remaining'].includes(k)).sort());
+    expect(Object.keys(restSearch.body).sort()).toEqual(Object.keys(bound.body).filter((k) => !['cost', 'tokens_used', 'billing_mode', 'balance_remaining', 'query_id'].includes(k)).sort());
 
     // validation: the REST messages, nothing charged
     const beforeBad = await ops.balanceOf(orgId);
