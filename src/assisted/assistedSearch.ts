@@ -125,7 +125,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       latencyMs: Math.round(performance.now() - started),
       iterationsRun: a.iterationsRun,
       rows: record.payload.rows.map((row) => ({ row, ...(a.verdicts[row.id] ?? { judgeScore: row.relevance ?? 0, matchedTerms: [], rationale: '', subQuestion: record.payload.query }) })),
-      billing: { mode: auth.billingMode, tokens: chargedNow ? a.tokensCharged : 0, costMicros: chargedNow ? costMicros : 0n, balanceMicros: org?.balanceMicros ?? auth.org.balanceMicros, chargedResults: record.payload.rows.length, tokensCharged: a.tokensCharged },
+      billing: { mode: auth.billingMode, tokens: chargedNow ? a.tokensCharged : 0, costMicros: chargedNow ? costMicros : 0n, balanceMicros: org?.balanceMicros ?? auth.org.balanceMicros, chargedResults: auth.billingMode === 'sandbox' ? 0 : record.payload.rows.length, tokensCharged: a.tokensCharged },
       queryUnderstanding: a.understanding,
       filterWarnings: record.payload.filterWarnings,
       journalMetricExpansions: record.payload.journalMetricExpansions,
