@@ -538,12 +538,19 @@ async function main(): Promise<void> {
     ? sweep.find((s) => s.documents === Number(args.shortlist))!
     : sweep.reduce((best, s) => (balance(s.cv.figures) > balance(best.cv.figures) + 0.002 ? s : best));
   if (!chosen) throw new Error(`--shortlist must be one of ${SHORTLISTS.join(', ')}`);
-  const second = chosen.cv;
+  const secondStage = chosen.cv;
   const secondQueries = withReadings(queries, first.heldOut, reads, models, chosen.documents);
+  // the readers are kept only when their held-out figures beat the first stage's: reading costs about half a second a
+  // call, and with bge-small-en-v1.5 as the index's model (its cosine already a first-stage feature) they did not
+  const twoStages = balance(secondStage.figures) > balance(first.figures) + 0.002;
+  const second = twoStages ? secondStage : first;
+  const judgedQueries = twoStages ? secondQueries : queries;
 
-  const { model } = finalModel(queries, firstNames, 'logistic', first);
-  const { model: readerModel, trainFigures } = finalModel(secondQueries, secondNames, secondKind, second);
-  const bins = reliability(secondQueries, second.heldOut);
+  const { model, trainFigures: firstTrainFigures } = finalModel(queries, firstNames, 'logistic', first);
+  const fittedSecond = twoStages ? finalModel(secondQueries, secondNames, secondKind, secondStage) : null;
+  const readerModel = fittedSecond?.model ?? null;
+  const trainFigures = fittedSecond?.trainFigures ?? firstTrainFigures;
+  const bins = reliability(judgedQueries, second.heldOut);
   const claims = queries.filter((q) => !q.offTopic);
   const top1 = { threshold: 0, relativeCut: 1 };
   const retrievalOnly = new Map(queries.map((q) => [q.id, q.candidates.map((c) => c.features[FEATURE_NAMES.indexOf('retrieval')]!)]));
@@ -552,7 +559,8 @@ async function main(): Promise<void> {
     $comment: 'Written by bench/calibrateJudge.ts (SciFact train only; figures from 5-fold cross-validation, claims grouped by shared relevant documents). Do not edit by hand.',
     model,
     readerModel,
-    shortlistDocuments: chosen.documents,
+    stages: twoStages ? 2 : 1,
+    shortlistDocuments: twoStages ? chosen.documents : 0,
     fittedOn: {
       dataset: 'SciFact (BEIR) train claims, qrels/train.tsv, and the off-topic questions of bench/offTopicQuestions.ts',
       claims: claims.length,
@@ -566,12 +574,14 @@ async function main(): Promise<void> {
     },
     crossValidated: { ...roundAll(second.figures), foldRules: second.foldModels.map(ruleOfModel) },
     firstStageCrossValidated: { ...roundAll(first.figures), foldRules: first.foldModels.map(ruleOfModel) },
+    secondStageCrossValidated: { shortlistDocuments: chosen.documents, ...roundAll(secondStage.figures), foldRules: secondStage.foldModels.map(ruleOfModel) },
     shortlistSweep: sweep.map((s) => ({ documents: s.documents, ...roundAll(s.cv.figures), chunksReadP50: s.pairsP50, readMsP50: s.readMsP50 })),
     trainFit: roundAll(trainFigures),
     baselines: {
       retrievalTop1: roundAll(figuresOf(queries, retrievalOnly, top1)),
       firstStageTop1: roundAll(figuresOf(queries, first.heldOut, top1)),
-      judgeTop1: roundAll(figuresOf(secondQueries, second.heldOut, top1)),
+      judgeTop1: roundAll(figuresOf(judgedQueries, second.heldOut, top1)),
+      secondStageTop1: roundAll(figuresOf(secondQueries, secondStage.heldOut, top1)),
       candidatePoolRecall: round4(claims.reduce((s, q) => s + new Set(q.candidates.filter((c) => c.label === 1).map((c) => c.docId)).size, 0) / claims.reduce((s, q) => s + q.relevant.length, 0)),
     },
     rationale: {
@@ -591,13 +601,13 @@ async function main(): Promise<void> {
   await writeFile(OUT_JSON, `${JSON.stringify(report, null, 2)}\n`);
   const folds: JudgeFolds = {
     $comment: 'Written by bench/calibrateJudge.ts: fold k holds the judge fitted without fold k\'s claims (claimFolds in bench/judgeFolds.ts); bench/assisted.ts judges each claim with its own fold\'s. Do not edit by hand.',
-    folds: first.foldModels.map((firstStage, k) => ({ firstStage, withReader: second.foldModels[k]!, shortlistDocuments: chosen.documents })),
+    folds: first.foldModels.map((firstStage, k) => ({ firstStage, withReader: twoStages ? secondStage.foldModels[k]! : null, shortlistDocuments: twoStages ? chosen.documents : 0 })),
   };
   await writeFile(JUDGE_FOLDS_PATH, `${JSON.stringify(folds)}\n`);
   await mkdir(dirname(OUT_SVG), { recursive: true });
   const caption = `${claims.length} claims, ${report.fittedOn.candidates} candidates; held-out precision ${second.figures.precision.toFixed(3)}, recall ${second.figures.recall.toFixed(3)}; bars: candidates per bin (log)`;
   await writeFile(OUT_SVG, svgOf(bins, caption));
-  console.log(JSON.stringify({ shortlistDocuments: chosen.documents, crossValidated: report.crossValidated, firstStageCrossValidated: report.firstStageCrossValidated, shortlistSweep: report.shortlistSweep, baselines: report.baselines, latencyMs: report.latencyMs }, null, 2));
+  console.log(JSON.stringify({ stages: report.stages, shortlistDocuments: report.shortlistDocuments, crossValidated: report.crossValidated, firstStageCrossValidated: report.firstStageCrossValidated, secondStageCrossValidated: report.secondStageCrossValidated, shortlistSweep: report.shortlistSweep, baselines: report.baselines, latencyMs: report.latencyMs }, null, 2));
 }
 
 const pct = (xs: number[], p: number): number => {

@@ -66,7 +66,7 @@ export interface JudgeModels {
 
 export const DEFAULT_JUDGE_MODELS: JudgeModels = {
   firstStage: calibration.model as JudgeModel,
-  withReader: calibration.readerModel as JudgeModel,
+  withReader: calibration.readerModel as JudgeModel | null,
   shortlistDocuments: calibration.shortlistDocuments,
 };
 
