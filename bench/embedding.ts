@@ -6,8 +6,9 @@
 //   configurations: before (fp32, one in-process session with 2 threads, batches of 32 from the pipeline's old
 //   windows of 64), fp32-sorted (the same, windows of 1,024 sorted by length), fp32-workers (fp32 on worker threads,
 //   one text a run), int8-batch32 (int8 on worker threads, batches of 32), int8-session (int8, one in-process session
-//   with 2 threads), after (EMBEDDING_PRECISION on EMBEDDING_WORKERS worker threads, one text a run, windows of 1,024:
-//   what ingestion runs now)
+//   with 2 threads), minilm-int8 (int8 on EMBEDDING_WORKERS worker threads, one text a run, windows of 1,024: what
+//   ingestion ran until bge-small-en-v1.5 replaced all-MiniLM-L6-v2), after (the service's model, bge-small-en-v1.5
+//   int8, the same way: what ingestion runs now). All but `after` run all-MiniLM-L6-v2 (model.json).
 //   --full  also ingests the whole SciFact collection into a scratch embedded index with the configured embedder
 //           (openIngestEmbedder), or with each of --full-configs (`before`: the old embedder and windows of 64; the
 //           pipeline around it is today's, which embeds the next window while it indexes one)
@@ -19,8 +20,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { loadCollectionCatalog, type PlainCollection } from '../src/collections/catalog.js';
-import { openIngestEmbedder } from '../src/composition.js';
-import { loadModelManifest, modelManifestPath } from '../src/embedding/modelManifest.js';
+import { openEmbedder, openIngestEmbedder } from '../src/composition.js';
+import { embeddingModelManifestPath, loadModelManifest, modelManifestPath } from '../src/embedding/modelManifest.js';
 import { createOnnxEmbedder, type EmbeddingPrecision, type OnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
 import { ingestCollection, prepareCollection } from '../src/ingest/ingestCollection.js';
 import { createIngestProgressBar } from '../src/ingest/progressBar.js';
@@ -41,8 +42,11 @@ const { values: args } = parseArgs({
 
 const config = loadConfig({ ...process.env, ADMIN_TOKEN: process.env.ADMIN_TOKEN ?? 'bench-admin-token-0123456789' });
 const manifest = await loadModelManifest(modelManifestPath(config.cacheDir));
+const serviceManifest = await loadModelManifest(embeddingModelManifestPath(config.cacheDir));
 
 interface BenchConfig {
+  /** minilm: all-MiniLM-L6-v2 (model.json); service: the service's embedding model */
+  model: 'minilm' | 'service';
   precision: EmbeddingPrecision;
   /** 0: one session in this thread */
   workers: number;
@@ -53,12 +57,14 @@ interface BenchConfig {
 }
 
 const CONFIGS: Record<string, BenchConfig> = {
-  before: { precision: 'fp32', workers: 0, threads: 2, batch: 32, window: 64 },
-  'fp32-sorted': { precision: 'fp32', workers: 0, threads: 2, batch: 32, window: 1024 },
-  'fp32-workers': { precision: 'fp32', workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
-  'int8-batch32': { precision: 'int8', workers: config.embeddingWorkers, threads: 1, batch: 32, window: 1024 },
-  'int8-session': { precision: 'int8', workers: 0, threads: 2, batch: 1, window: 1024 },
-  after: { precision: config.embeddingPrecision, workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
+  before: { model: 'minilm', precision: 'fp32', workers: 0, threads: 2, batch: 32, window: 64 },
+  'fp32-sorted': { model: 'minilm', precision: 'fp32', workers: 0, threads: 2, batch: 32, window: 1024 },
+  'fp32-workers': { model: 'minilm', precision: 'fp32', workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
+  'int8-batch32': { model: 'minilm', precision: 'int8', workers: config.embeddingWorkers, threads: 1, batch: 32, window: 1024 },
+  'int8-session': { model: 'minilm', precision: 'int8', workers: 0, threads: 2, batch: 1, window: 1024 },
+  'minilm-int8': { model: 'minilm', precision: 'int8', workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
+  // the service's manifest names its int8 graph as its only graph (onnx)
+  after: { model: 'service', precision: 'fp32', workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
 };
 
 const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -95,7 +101,7 @@ async function embedAll(embedder: OnnxEmbedder, window: number): Promise<void> {
 
 async function measure(name: string, c: BenchConfig) {
   const loadStart = performance.now();
-  const embedder = await createOnnxEmbedder({ manifest, precision: c.precision, workers: c.workers, threads: c.threads, batchSize: c.batch });
+  const embedder = await createOnnxEmbedder({ manifest: c.model === 'service' ? serviceManifest : manifest, precision: c.precision, workers: c.workers, threads: c.threads, batchSize: c.batch });
   await embedder.embedPassages(sample.slice(0, c.batch * Math.max(1, c.workers))); // warm-up (starts the workers)
   const loadMs = performance.now() - loadStart;
   const rates: number[] = [];
@@ -132,8 +138,8 @@ for (const name of args.configs.split(',').map((n) => n.trim()).filter(Boolean))
   results.push(await measure(name, c));
 }
 
-// queries are embedded one at a time, in-process, with the configured precision (what a search does)
-const queryEmbedder = await createOnnxEmbedder({ manifest, precision: config.embeddingPrecision });
+// queries are embedded one at a time, in-process, by the service's query embedder (what a search does)
+const queryEmbedder = await openEmbedder(config);
 const { queries } = await loadScifactJudgements(config.dataRoot);
 for (const q of queries.slice(0, 10)) await queryEmbedder.embedQuery(q.text);
 const latencies: number[] = [];
@@ -161,7 +167,7 @@ async function fullIngest(name: string): Promise<FullIngest> {
   const dir = await mkdtemp(join(tmpdir(), 'litsearch-bench-embedding-'));
   const engine = createEmbeddedEngine({ dir: join(dir, 'index') });
   const embedder =
-    name === 'after' ? await openIngestEmbedder(config) : await createOnnxEmbedder({ manifest, precision: c.precision, workers: c.workers, threads: c.threads, batchSize: c.batch });
+    name === 'after' ? await openIngestEmbedder(config) : await createOnnxEmbedder({ manifest: c.model === 'service' ? serviceManifest : manifest, precision: c.precision, workers: c.workers, threads: c.threads, batchSize: c.batch });
   const bar = createIngestProgressBar();
   const loadBefore = loadavg()[0] ?? 0;
   try {
@@ -190,12 +196,12 @@ if (args.full) for (const name of args['full-configs'].split(',').map((n) => n.t
 await tokenizerHost.close();
 
 const output = {
-  model: manifest.name,
+  models: { minilm: manifest.name, service: serviceManifest.name },
   cores: availableParallelism(),
   sample: { chunks: sample.length, of: prepared.embeddingInputs.length, meanTokens: round(lengths.reduce((s, n) => s + n, 0) / lengths.length) },
   rounds: Number(args.rounds),
   configurations: results,
-  query: { precision: config.embeddingPrecision, count: latencies.length, p50Ms: round(percentile(latencies, 50), 2), p95Ms: round(percentile(latencies, 95), 2) },
+  query: { model: queryEmbedder.modelName, count: latencies.length, p50Ms: round(percentile(latencies, 50), 2), p95Ms: round(percentile(latencies, 95), 2) },
   ...(fullIngests.length > 0 ? { fullIngests } : {}),
 };
 console.log(JSON.stringify(output, null, 2));
@@ -205,5 +211,5 @@ for (const r of results) {
       `${r.chunksPerSecond.best} chunks/s best (median ${r.chunksPerSecond.median}), ${r.chunksPerCpuSecond.best} per CPU-second, padding ${Math.round(r.paddingShare * 100)}%, loadavg ${r.loadAverage.before}->${r.loadAverage.after}`,
   );
 }
-console.log(`query (${output.query.precision}, in-process): p50 ${output.query.p50Ms} ms, p95 ${output.query.p95Ms} ms`);
+console.log(`query (${output.query.model}, in-process): p50 ${output.query.p50Ms} ms, p95 ${output.query.p95Ms} ms`);
 for (const f of fullIngests) console.log(`full SciFact ingest, ${f.name} (${f.model}): ${f.chunks} chunks in ${f.seconds} s = ${f.chunksPerSecond} chunks/s, loadavg ${f.loadAverage.before}->${f.loadAverage.after}`);

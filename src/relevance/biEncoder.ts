@@ -1,13 +1,8 @@
-// A second bi-encoder as a relevance model: the cosine of the query's and each passage's embedding, read with
-// bge-small-en-v1.5 (scripts/provision-judge-models.sh writes judge-embedder.json, in the embedding model's manifest
-// format). It is not the index's embedding model: it reads only the judge's shortlist, on its own worker thread.
-import { join } from 'node:path';
+// A bi-encoder as a relevance model: the cosine of the query's and each passage's embedding, read on its own worker
+// thread for the judge's shortlist (title and chunk, at most the manifest's maxTokens).
 import { createOnnxEmbedder } from '../embedding/onnxEmbedder.js';
 import { dotProduct } from '../search/fusion.js';
 import type { RelevanceModel } from './crossEncoder.js';
-
-/** Where provisioning writes judge-embedder.json in the cache directory (config.cacheDir). */
-export const judgeEmbedderManifestPath = (cacheDir: string): string => join(cacheDir, 'judge-embedder.json');
 
 export async function createBiEncoderRelevance(manifestPath: string): Promise<RelevanceModel> {
   const embedder = await createOnnxEmbedder({ manifest: manifestPath, workers: 1, threads: 2 });

@@ -40,7 +40,6 @@ describe('configEnvironment', () => {
       WORKER_MODE: 'separate',
       LITSEARCH_CACHE: '/cache',
       INGEST_DEMO: '0',
-      EMBEDDING_PRECISION: 'fp32',
       EMBEDDING_WORKERS: '3',
       LOG_LEVEL: 'warn',
       FAULT_AFTER_CHARGE_DELAY_MS: '250',
@@ -60,15 +59,8 @@ describe('configEnvironment', () => {
 });
 
 describe('embedding settings', () => {
-  it('embeds with the int8 graph unless told otherwise (SciFact train nDCG@10 within 0.005 of fp32: README, Ingestion speed)', () => {
-    expect(loadConfig(BASE).embeddingPrecision).toBe('int8');
-    expect(loadConfig({ ...BASE, EMBEDDING_PRECISION: '' }).embeddingPrecision).toBe('int8');
-  });
-
-  it('reads EMBEDDING_PRECISION and EMBEDDING_WORKERS, refusing what is neither a precision nor a positive count', () => {
-    expect(loadConfig({ ...BASE, EMBEDDING_PRECISION: 'fp32', EMBEDDING_WORKERS: '3' })).toMatchObject({ embeddingPrecision: 'fp32', embeddingWorkers: 3 });
-    expect(loadConfig({ ...BASE, EMBEDDING_PRECISION: 'int8' }).embeddingPrecision).toBe('int8');
-    expect(() => loadConfig({ ...BASE, EMBEDDING_PRECISION: 'fp16' })).toThrow(/EMBEDDING_PRECISION must be int8 or fp32, got fp16/);
+  it('reads EMBEDDING_WORKERS, refusing what is not a positive count', () => {
+    expect(loadConfig({ ...BASE, EMBEDDING_WORKERS: '3' })).toMatchObject({ embeddingWorkers: 3 });
     expect(() => loadConfig({ ...BASE, EMBEDDING_WORKERS: '0' })).toThrow(/EMBEDDING_WORKERS/);
   });
 });

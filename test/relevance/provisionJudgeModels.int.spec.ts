@@ -37,7 +37,7 @@ describe('scripts/provision-judge-models.sh', () => {
     expect(result.code).not.toBe(0);
     expect(result.output).toMatch(/checksum mismatch for .*\.whl/);
     await expect(readFile(join(cache, 'reranker.json'))).rejects.toThrow();
-    await expect(readFile(join(cache, 'judge-embedder.json'))).rejects.toThrow();
+    await expect(readFile(join(cache, 'bge-small.json'))).rejects.toThrow();
   });
 
   it('writes manifests that load, repairs a damaged graph, and is idempotent', async () => {
@@ -45,7 +45,7 @@ describe('scripts/provision-judge-models.sh', () => {
     const first = await provision(cache);
     expect(first.code, first.output).toBe(0);
     const reranker = await loadCrossEncoderManifest(join(cache, 'reranker.json'));
-    const embedder = await loadModelManifest(join(cache, 'judge-embedder.json'));
+    const embedder = await loadModelManifest(join(cache, 'bge-small.json'));
     expect(reranker.dir).toBe(join(cache, 'model', 'ms-marco-MiniLM-L-12-v2-int8'));
     expect(embedder).toMatchObject({ pooling: 'cls', dims: 384, dir: join(cache, 'model', 'bge-small-en-v1.5-int8') });
     await verifyModelFiles(embedder);

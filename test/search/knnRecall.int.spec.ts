@@ -18,7 +18,7 @@ import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.j
 import { createOpenSearchEngine } from '../../src/search/opensearch/openSearchEngine.js';
 import { chunkIndexBody } from '../../src/search/opensearch/indexMapping.js';
 import type { ChunkRecord, RetrievalMode, SearchEngine } from '../../src/search/port.js';
-import { loadProvisionedManifest } from '../embedding/provisionedModel.js';
+import { loadServiceModelManifest } from '../embedding/provisionedModel.js';
 import { requireComponent } from '../setup/components.js';
 import { documentRanking, mean, ndcgAt } from '../../bench/retrievalMetrics.js';
 import { loadScifactChunks, loadScifactQueries, loadScifactTrainJudgements } from './scifactFixture.js';
@@ -58,7 +58,7 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
     if ((await opensearch.vectorStorage()) !== 'knn') return;
     dir = mkdtempSync(join(tmpdir(), 'knn-recall-'));
     exact = createEmbeddedEngine({ dir });
-    const embedder = await createOnnxEmbedder({ manifest: await loadProvisionedManifest(), batchSize: 16, threads: 2 });
+    const embedder = await createOnnxEmbedder({ manifest: await loadServiceModelManifest(), batchSize: 16, threads: 2 });
     try {
       const train = loadScifactTrainJudgements(TRAIN_QUERIES);
       chunks = loadScifactChunks(DOCS, embedder.dims, train.flatMap((query) => [...query.relevant]));
@@ -231,7 +231,7 @@ describe('OpenSearch without the k-NN plugin (the fallback)', () => {
     const engine = createOpenSearchEngine({ url: node.url, indexPrefix: 'noknn-' });
     try {
       expect(await engine.vectorSearchMode()).toBe('exact');
-      const embedder = await createOnnxEmbedder({ manifest: await loadProvisionedManifest(), batchSize: 16, threads: 2 });
+      const embedder = await createOnnxEmbedder({ manifest: await loadServiceModelManifest(), batchSize: 16, threads: 2 });
       const few = loadScifactChunks(120, embedder.dims);
       const queries: Array<{ text: string; vector: Float32Array }> = [];
       try {

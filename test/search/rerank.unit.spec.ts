@@ -79,7 +79,8 @@ describe('reranker', () => {
     const other = { key: 'openalex\u0000openalex', source: 'openalex', mode: 'sparse' as const, hits: [hit('p', 0.2)] };
     const merged = mergeByRelevance([direct, viaMeta, other], 10);
     // the same id in another physical collection is another chunk; the limit counts distinct chunks
-    expect(merged.map((m) => `${m.listKey.split('\u0000')[0]}/${m.hit.id}`)).toEqual(['biomedical/p', 'biomedical/q', 'openalex/p']);
+    expect(merged.map((m) => `${m.listKey.split('\u0000')[0]}/${m.hit.id}`).sort()).toEqual(['biomedical/p', 'biomedical/q', 'openalex/p']);
+    expect(merged.map((m) => m.calibrated)).toEqual(merged.map((m) => m.calibrated).sort((a, b) => b - a));
     expect(mergeByRelevance([direct, viaMeta], 2).map((m) => m.hit.id)).toEqual(['p', 'q']);
   });
 });
