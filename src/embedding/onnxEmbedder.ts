@@ -54,7 +54,7 @@ export function embeddingModelName(manifest: ModelManifest, precision: Embedding
 
 function onnxFileOf(manifest: ModelManifest, precision: EmbeddingPrecision): string {
   if (precision === 'fp32') return manifest.onnx;
-  if (!manifest.onnxInt8) throw new Error(`the manifest of ${manifest.name} names no int8 graph (onnxInt8): re-run npm run provision, or set EMBEDDING_PRECISION=fp32`);
+  if (!manifest.onnxInt8) throw new Error(`the manifest of ${manifest.name} names no int8 graph (onnxInt8): re-run npm run provision, or embed with its fp32 graph`);
   return manifest.onnxInt8;
 }
 
