@@ -32,9 +32,10 @@ export function queryProblem(query: string): QueryProblem | null {
   if (alnum.length < 2) return 'too_few_letters_or_digits';
   if (new Set(alnum.toLowerCase()).size === 1) return 'repeated_character';
   const words = (trimmed.toLowerCase().match(WORD) ?? []) as string[];
-  // "cancer-cancer" repeats one word as much as "cancer cancer" does; "IL-6" is two different parts
+  // one word said again ("cancer cancer", "IL-6 IL-6"), or one part joined to itself ("cancer-cancer"; "IL-6" is two parts)
   const parts = trimmed.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  if (parts.length >= 2 && new Set(parts).size === 1) return 'repeated_word';
+  const repeats = (xs: readonly string[]) => xs.length >= 2 && new Set(xs).size === 1;
+  if (repeats(words) || repeats(parts)) return 'repeated_word';
   if (words.length > 0 && words.every((w) => NON_CONTENT_WORDS.has(w))) return 'only_stop_words';
   return null;
 }

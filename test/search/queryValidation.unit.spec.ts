@@ -15,6 +15,7 @@ describe('query validation', () => {
       ['aaaaaa', 'repeated_character'],
       ['cancer cancer', 'repeated_word'],
       ['cancer-cancer', 'repeated_word'],
+      ['IL-6 IL-6', 'repeated_word'],
       ['Cancer, CANCER; cancer', 'repeated_word'],
       ['the of and', 'only_stop_words'],
       ['what is it', 'only_stop_words'],
