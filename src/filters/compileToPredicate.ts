@@ -113,15 +113,6 @@ function asBoolean(value: unknown): boolean | undefined {
   return undefined;
 }
 
-/** Equality of one stored value and one filter value, typed by the stored value as OpenSearch's mapping types it. */
-function scalarEquals(stored: unknown, wanted: ScalarValue): boolean {
-  if (typeof stored === 'number') return asNumber(wanted) === stored;
-  if (typeof stored === 'boolean') return asBoolean(wanted) === stored;
-  if (typeof stored !== 'string') return false;
-  if (typeof wanted === 'boolean') return asBoolean(stored) === wanted;
-  return lowerCaseLikeLucene(stored) === lowerCaseLikeLucene(String(wanted));
-}
-
 type Comparable = number | string;
 
 function compareInRange(value: Comparable, bounds: { gt?: Comparable; gte?: Comparable; lt?: Comparable; lte?: Comparable }): boolean {
@@ -181,8 +172,10 @@ function inAnyPeriodOf(periods: ReadonlyArray<{ start: number; end: number }>): 
 }
 
 /**
- * Equality with any of the values, as scalarEquals decides it for each, with the values folded into sets once: an
- * `in` list may hold 70,000 values (the spec's limit per request), and the embedded engine tests every chunk.
+ * Equality of a stored value with any of the filter values, typed by the stored value as OpenSearch's mapping types
+ * it: a number equals a value that reads as that number, a boolean one that reads as that boolean, a string one whose
+ * text is the same up to case (or a boolean the string reads as). The values are folded into sets once: an `in` list
+ * may hold 70,000 values (the spec's limit per request), and the embedded engine tests every chunk.
  */
 function equalsAnyOf(values: readonly ScalarValue[]): (stored: unknown) => boolean {
   const numbers = new Set<number>();
@@ -213,7 +206,7 @@ function compileEquality(field: string, values: readonly ScalarValue[]): Metadat
     const inAnyPeriod = inAnyPeriodOf(values.map((value) => filterDatePeriod(field, value)));
     return (metadata) => anyStoredInstant(metadata, field, inAnyPeriod);
   }
-  const equalsAnyWanted = values.length === 1 ? (stored: unknown) => scalarEquals(stored, values[0]!) : equalsAnyOf(values);
+  const equalsAnyWanted = equalsAnyOf(values);
   return (metadata) => anyStoredValue(metadata, field, equalsAnyWanted);
 }
 
