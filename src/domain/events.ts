@@ -188,9 +188,14 @@ export const sessionStream = (sessionId: string) => `session-${sessionId}`;
 export const ASSISTED_SEARCH_ENDPOINT = '/search/assisted';
 
 /**
- * Whether a search charge uses one query of a trial allowance: every trial search does, except an assisted search
- * that delivered nothing (a no-results answer costs nothing, in credits or in trial queries).
+ * Whether a search counts against a trial allowance: every search does, except an assisted search that delivered
+ * nothing (a no-results answer costs nothing, in credits or in trial queries). Older events without resultIds count.
  */
+export function countsAgainstTrial(d: { endpoint: string; resultIds?: string[] }): boolean {
+  return !(d.endpoint === ASSISTED_SEARCH_ENDPOINT && d.resultIds !== undefined && d.resultIds.length === 0);
+}
+
+/** Whether a search charge used one query of a trial allowance (the projection's rule). */
 export function usesTrialQuery(d: { billingMode: ChargeMode; endpoint: string; resultIds?: string[] }): boolean {
-  return d.billingMode === 'trial' && !(d.endpoint === ASSISTED_SEARCH_ENDPOINT && d.resultIds !== undefined && d.resultIds.length === 0);
+  return d.billingMode === 'trial' && countsAgainstTrial(d);
 }

@@ -1,5 +1,5 @@
 // The organization's money rules: decide(command, state) -> events. Pure; state comes from the projections.
-import { usesTrialQuery, type BillingSettings, type ChargeMode, type CollectionCharge, type DomainEvent, type OrgLimits } from './events.js';
+import { countsAgainstTrial, type BillingSettings, type ChargeMode, type CollectionCharge, type DomainEvent, type OrgLimits } from './events.js';
 import { Rejection } from './rejection.js';
 import { assertQuotaLeft, type QueryUsage } from './queryQuota.js';
 
@@ -134,7 +134,7 @@ export function decide(command: OrgCommand, state: OrgState | undefined): Domain
       // quota first: a search over quota is refused whatever the money says
       assertQuotaLeft(state.limits, state.usage, state.now);
       // an assisted search that delivered nothing uses no trial query, so it needs none left
-      assertPayable(state, command.key, amount, usesTrialQuery({ billingMode: 'trial', endpoint: command.endpoint, resultIds: command.resultIds ?? [] }));
+      assertPayable(state, command.key, amount, countsAgainstTrial({ endpoint: command.endpoint, resultIds: command.resultIds ?? [] }));
       return [
         {
           type: 'SearchCharged',
