@@ -89,6 +89,12 @@ function resolveAliases<T extends z.output<typeof queryObject> | z.output<Return
 export const queryBody = queryObject.superRefine(refuseDisagreeingAliases).transform(resolveAliases);
 /** The /query body with the collection bound elsewhere (the MCP search-<name> tools). */
 export const boundQueryBody = queryObject.omit({ collection: true, collections: true }).superRefine(refuseDisagreeingAliases).transform(resolveAliases);
+/**
+ * The same two, refusing any other field: what MCP's `preview` takes as a search tool's arguments (a preview refuses
+ * unknown fields, as POST /preview does).
+ */
+export const strictQueryBody = z.strictObject(queryObject.shape).superRefine(refuseDisagreeingAliases).transform(resolveAliases);
+export const strictBoundQueryBody = z.strictObject(queryObject.omit({ collection: true, collections: true }).shape).superRefine(refuseDisagreeingAliases).transform(resolveAliases);
 
 export const collectionSearchBody = z
   .object({

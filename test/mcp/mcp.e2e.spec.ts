@@ -244,6 +244,10 @@ describe('tools', () => {
     const searchBad = await tool(client, 'search', { collection: 'scifact', query: QUERY, limit: 31, include_figures: 'yes' });
     expect([badArg.body.code, badArg.body.message]).toEqual([searchBad.body.code, searchBad.body.message]);
     expect(badArg.body.code).toBe('VALIDATION_ERROR');
+    // and a field neither takes is refused as POST /preview refuses it, nothing run
+    const unknownArg = await tool(client, 'preview', { tool_name: 'search-scifact', arguments: { query: QUERY, surprise: true } });
+    const restUnknown = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: QUERY, surprise: true } });
+    expect([unknownArg.body.code, unknownArg.body.message]).toEqual([restUnknown.body.error.code, restUnknown.body.error.message]);
     expect((await tool(client, 'preview', { tool_name: 'demo--echo', arguments: {} })).body.code).toBe('VALIDATION_ERROR');
     expect((await tool(client, 'confirm', {})).body.code).toBe('VALIDATION_ERROR');
     expect(await ops.balanceOf(orgId)).toBe(end);
