@@ -236,7 +236,8 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       if (options.idempotencyKey) await releaseIdempotencyKey(db, auth.org.id, options.idempotencyKey);
       return { status: 'results', queryId: gated.discovery.queryId, latencyMs: Math.round(performance.now() - started), iterationsRun: 0, rows: [], billing: { ...deps.search.zeroBilling(auth), chargedResults: 0, tokensCharged: 0 }, queryUnderstanding: { ...EMPTY_UNDERSTANDING, intent: `catalogue:${gated.discovery.intent}` }, discovery: gated.discovery };
     }
-    if (gated.kind === 'sandbox') return sandboxAnswer(auth, request, gated.prepared.targets.map((t) => t.requested.name), started, options.idempotencyKey);
+    const names = gated.prepared.targets.map((t) => t.requested.name);
+    if (gated.kind === 'sandbox') return sandboxAnswer(auth, request, names, started, options.idempotencyKey);
 
     const queryId = randomUUID();
     const deadline = Date.now() + deps.waitMs;
@@ -251,7 +252,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
             keyId: auth.key.id,
             queryId,
             query: request.query,
-            collections: gated.prepared.targets.map((t) => t.requested.name),
+            collections: names,
             filters: request.filters,
             limit: request.limit,
             allowClarification: request.allowClarification,
