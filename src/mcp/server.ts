@@ -7,12 +7,20 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import type { AuthContext } from '../auth/context.js';
 import { toApiError } from '../http/middleware.js';
 import { formatCredits } from '../money.js';
 import { isLowBalance, toolNotFound, toolsFor, type McpDeps } from './tools.js';
 
 export const SERVER_INFO = { name: 'litsearch', version: '0.1.0' };
+
+/**
+ * tools/call as the protocol layer receives it, params unchecked: the SDK's Server then checks them against
+ * CallToolRequestSchema and answers a malformed call with JSON-RPC -32602 Invalid params. Registered with the strict
+ * schema, the protocol layer's own parse would throw first, and the client would get -32603 Internal error.
+ */
+const ToolsCall = z.looseObject({ method: z.literal('tools/call'), params: z.unknown() });
 
 /** The server's instructions: how to use the tools, and this account's balance, trial queries and a low-balance notice. */
 export function instructionsFor(auth: AuthContext): string {
@@ -53,7 +61,8 @@ export function createMcpServer(deps: McpDeps, auth: AuthContext, context: { req
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.listed.map((t): Tool => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as Tool['inputSchema'] })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(ToolsCall, async (unchecked, extra) => {
+    const request = CallToolRequestSchema.parse(unchecked);
     const name = request.params.name;
     const tool = tools.find(name);
     // progress goes out only to a client that asked for it with a progressToken; each report counts one step further

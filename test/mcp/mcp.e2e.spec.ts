@@ -129,6 +129,11 @@ describe('connecting', () => {
     expect(raw.body.id).toBe(7);
     expect(raw.body.result.tools.map((t: { name: string }) => t.name)).toContain('get_balance');
     expect(raw.headers.get('x-content-type-options')).toBe('nosniff');
+    // malformed tools/call params are the client's fault: JSON-RPC -32602 Invalid params, not -32603 Internal error
+    for (const params of [{ name: 'get_balance', arguments: 'not an object' }, { name: 42 }, {}]) {
+      const malformed = await call('POST', '/mcp', { key, headers: { Accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 8, method: 'tools/call', params } });
+      expect([malformed.status, malformed.body.id, malformed.body.error?.code], JSON.stringify(params)).toEqual([200, 8, -32602]);
+    }
   });
 });
 
