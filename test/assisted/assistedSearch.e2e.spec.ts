@@ -173,7 +173,7 @@ describe('assisted search', () => {
       expect([res.status, res.body?.error?.code], JSON.stringify(body).slice(0, 200)).toEqual([status, code]);
     }
     // the fixed routes in another case are misspelt routes, never collections (collection names resolve in any case)
-    for (const path of ['Assisted', 'ASSISTED', 'Preview', 'Query']) {
+    for (const path of ['Assisted', 'ASSISTED', 'Preview', 'Query', 'UNLOCK', 'Journal-Requests']) {
       const res = await call('POST', `/api/v1/search/${path}`, { key, body: { query: ANSWERABLE } });
       expect([path, res.status, res.body.error.code]).toEqual([path, 404, 'NOT_FOUND']);
     }

@@ -149,9 +149,6 @@ function setRateLimitHeaders(ctx: Context, outcome: SearchOutcome): void {
   ctx.set('X-RateLimit-Reset', String(outcome.quota.dailyResetAt));
 }
 
-/** The fixed POST routes beside POST /{collection}: their names, in any case, are never read as a collection's. */
-const FIXED_POST_ROUTES = ['query', 'preview', 'unlock', 'assisted'] as const;
-
 export function searchRoutes(deps: SearchRouteDeps): Router {
   const router = new Router({ prefix: '/api/v1/search', sensitive: true, strict: true });
 
@@ -276,10 +273,11 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     ctx.body = { dailyLimit: q.dailyLimit, dailyUsed: q.dailyUsed, dailyRemaining: q.dailyRemaining, monthlyLimit: q.monthlyLimit, monthlyUsed: q.monthlyUsed, monthlyRemaining: q.monthlyRemaining };
   });
 
-  // the shorthand last, so the fixed paths above win
+  // the shorthand last, so the fixed paths above win; their names in another case are those routes misspelt (paths
+  // are case-sensitive), never collections
+  const fixedPostNames = router.stack.filter((layer) => layer.methods.includes('POST')).map((layer) => String(layer.path).split('/').pop()!);
   router.post('/:collection', async (ctx) => {
-    // the fixed routes' names in another case are those routes misspelt (paths are case-sensitive), never collections
-    const fixed = FIXED_POST_ROUTES.find((name) => name === ctx.params.collection!.toLowerCase());
+    const fixed = fixedPostNames.find((name) => name.toLowerCase() === ctx.params.collection!.toLowerCase());
     if (fixed) throw new ApiError(404, 'NOT_FOUND', `no route POST /api/v1/search/${ctx.params.collection}; paths are case-sensitive: POST /api/v1/search/${fixed}`);
     const raw = ctx.request.body;
     if (raw && typeof raw === 'object' && ('collection' in raw || 'collections' in raw)) {
