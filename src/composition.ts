@@ -20,7 +20,7 @@ import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.
 import { embeddingModelManifestPath } from './embedding/modelManifest.js';
 import { createCrossEncoder, crossEncoderManifestPath } from './relevance/crossEncoder.js';
 import { createBiEncoderRelevance } from './relevance/biEncoder.js';
-import type { JudgeModels, JudgeReaders } from './assisted/judge.js';
+import { DEFAULT_JUDGE_MODELS, type JudgeModels, type JudgeReaders } from './assisted/judge.js';
 import type { SearchEngine } from './search/port.js';
 import { createEmbeddedEngine } from './search/embedded/embeddedEngine.js';
 import { createSearchService, type SearchService } from './search/searchService.js';
@@ -53,8 +53,8 @@ export interface Runtime {
   db: Db;
   engine: SearchEngine;
   embedder: OnnxEmbedder;
-  /** the assisted-search judge's reading models */
-  readers: JudgeReaders;
+  /** the assisted-search judge's reading models; none when its judge has one stage (the shipped calibration's) */
+  readers?: JudgeReaders;
   catalog: CollectionCatalog;
   /** which collections answer searches yet (demo ingestion marks the ones it builds) */
   readiness: CollectionReadiness;
@@ -119,6 +119,11 @@ export async function openIngestEmbedder(config: Config): Promise<OnnxEmbedder> 
   return createOnnxEmbedder({ manifest: embeddingModelManifestPath(config.cacheDir), workers: config.embeddingWorkers });
 }
 
+/** The reading models the judge `models` reads with: none for a one-stage judge, which never reads. */
+export async function openJudgeReadersFor(config: Config, models: JudgeModels = DEFAULT_JUDGE_MODELS): Promise<(JudgeReaders & { close(): Promise<void> }) | undefined> {
+  return models.withReader ? openJudgeReaders(config) : undefined;
+}
+
 /** The built-in judge's reading models; their worker threads start on the first assisted search. Close them at shutdown. */
 export async function openJudgeReaders(config: Config): Promise<JudgeReaders & { close(): Promise<void> }> {
   const crossEncoder = await createCrossEncoder({ manifest: crossEncoderManifestPath(config.cacheDir) });
@@ -130,7 +135,7 @@ export async function openJudgeReaders(config: Config): Promise<JudgeReaders & {
 }
 
 /** The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the built-in one. */
-export function openReasoner(config: Config, deps: { engine: SearchEngine; embedder: OnnxEmbedder; readers: JudgeReaders; catalog: CollectionCatalog; journals: readonly JournalRecord[]; clock: () => Date; log: Logger; judgeModels?: JudgeModels }): Reasoner {
+export function openReasoner(config: Config, deps: { engine: SearchEngine; embedder: OnnxEmbedder; readers?: JudgeReaders; catalog: CollectionCatalog; journals: readonly JournalRecord[]; clock: () => Date; log: Logger; judgeModels?: JudgeModels }): Reasoner {
   return createReasoner(
     {
       embedder: deps.embedder,
@@ -146,7 +151,7 @@ export function openReasoner(config: Config, deps: { engine: SearchEngine; embed
 }
 
 /** What the assisted-search activities need: retrieval, the filter planner, the reasoner and the event store. */
-export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; readers: JudgeReaders; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner; judgeModels?: JudgeModels }): Promise<AssistedActivityDeps> {
+export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; readers?: JudgeReaders; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner; judgeModels?: JudgeModels }): Promise<AssistedActivityDeps> {
   const journals = parts.journals ?? (await loadJournals(config.dataDir, config.dataRoot));
   const planFilters = parts.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journals));
   const { db, accounts, engine, embedder, catalog, clock } = parts;
@@ -176,8 +181,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     closers.push(() => engine.close());
     const embedder = await openEmbedder(config);
     closers.push(() => embedder.close());
-    const readers = await openJudgeReaders(config);
-    closers.push(() => readers.close());
+    const readers = await openJudgeReadersFor(config, options.judgeModels);
+    if (readers) closers.push(() => readers.close());
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
     const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
     const accounts = createAccounts(db, clock);

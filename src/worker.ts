@@ -1,7 +1,7 @@
 // `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and DATABASE_URL).
 import pino from 'pino';
 import { loadConfig } from './config.js';
-import { openAssistedActivityDeps, openEmbedder, openJudgeReaders, openEventStore, openSearchEngine } from './composition.js';
+import { openAssistedActivityDeps, openEmbedder, openJudgeReadersFor, openEventStore, openSearchEngine } from './composition.js';
 import { loadCollectionCatalog } from './collections/catalog.js';
 import { createAccounts } from './billing/accounts.js';
 import { createTemporalWorker, TASK_QUEUE } from './temporal/worker.js';
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   // assisted search's activities retrieve and judge here: this process opens the search engine and the model too
   const engine = await openSearchEngine(config, log);
   const embedder = await openEmbedder(config);
-  const readers = await openJudgeReaders(config);
+  const readers = await openJudgeReadersFor(config);
   const catalog = await loadCollectionCatalog(config.collectionsConfig);
   const assisted = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, readers, catalog, clock, log });
   const { worker, connection } = await createTemporalWorker({
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   log.info({ address: config.temporalAddress, taskQueue: TASK_QUEUE }, 'worker running');
   await worker.run();
   await connection.close();
-  await readers.close();
+  await readers?.close();
   await embedder.close();
   await engine.close();
   await db.close();
