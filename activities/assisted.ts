@@ -7,7 +7,7 @@ import type { Accounts } from '../src/billing/accounts.js';
 import type { AuthContext } from '../src/auth/context.js';
 import type { PlanInput, QueryUnderstanding, Reasoner, UnderstandInput } from '../src/assisted/reasoner.js';
 import { Rejection } from '../src/domain/rejection.js';
-import { chargeLines, totalMicros, totalTokens } from '../src/domain/organization.js';
+import { chargeLines, chargeModeOf, totalMicros, totalTokens } from '../src/domain/organization.js';
 import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
 import { searchChargeKey } from '../src/billing/chargeBatch.js';
 import { retrieve, type SearchDeps } from '../src/search/pipeline.js';
@@ -134,7 +134,10 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
           throw ApplicationFailure.create({ message: 'the caller stopped waiting before the charge; nothing was charged', type: 'CHARGE_DEADLINE_PASSED', nonRetryable: true });
         }
         const ranked = c.rows.map(({ candidate, verdict }) => ({ ...candidate.row, relevance: verdict.judgeScore }));
-        const { kept, withheld } = cutToMaxCost(ranked, input.maxCostMicros === undefined ? undefined : BigInt(input.maxCostMicros));
+        // maxCost bounds what the call charges: only an organization billed live pays, so only its rows are cut
+        const payer = await guarded('the account store', () => accounts.getOrganization(input.orgId));
+        const paysLive = payer !== undefined && chargeModeOf(payer) === 'live';
+        const { kept, withheld } = cutToMaxCost(ranked, input.maxCostMicros === undefined || !paysLive ? undefined : BigInt(input.maxCostMicros));
         const verdicts: AssistedPayload['verdicts'] = {};
         for (const { candidate, verdict } of c.rows) {
           verdicts[candidate.row.id] = { judgeScore: verdict.judgeScore, matchedTerms: verdict.matchedTerms, rationale: verdict.rationale, subQuestion: candidate.subQuestion };

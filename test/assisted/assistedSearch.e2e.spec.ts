@@ -236,6 +236,12 @@ describe('assisted search', () => {
     expect(before - parseCredits(await ops.balanceOf(orgId))!).toBe(parseCredits(capped.headers.get('x-query-cost')!));
     expect(capped.body.withheldByMaxCost).toBeGreaterThan(0);
     void firstCost;
+    // an exempt organization pays nothing, so any maxCost fits: nothing is withheld
+    const exempt = await ops.newOrg({ billingMode: 'exempt' });
+    const exemptKey = (await ops.newKey(exempt.id)).key;
+    const free = await assisted(exemptKey, { collection: 'scifact', query: ANSWERABLE, allowClarification: false, limit: 10, maxCost: '0' });
+    expect([free.status, free.headers.get('x-query-cost'), free.body.withheldByMaxCost]).toEqual([200, '0.000000', undefined]);
+    expect(free.body.results.length).toBe(full.body.results.length);
   }, 180_000);
 
   it('refuses an organization that cannot pay before any work (402), charging nothing', async () => {
