@@ -1,13 +1,13 @@
 // What the dashboard's pages show, read from the projections (and, for a key's creation and the recent searches, from
 // the organization's and the keys' own streams, which the log indexes). Read-only; every query is scoped to one
 // organization except the operator's.
+import { isLowBalance } from '../domain/organization.js';
 import type { Db } from '../eventstore/db.js';
 import type { Accounts, Organization } from '../billing/accounts.js';
 import type { Operations } from '../admin/operations.js';
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
 import { orgStream, type Actor } from '../domain/events.js';
 import { CACHE_LIFETIME_MS } from '../search/queryCache.js';
-import { LOW_BALANCE_MICROS } from '../mcp/tools.js';
 
 export const USAGE_DAYS = 30;
 
@@ -80,7 +80,7 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
         org,
         today: { queries: day?.queries ?? 0, limit: org.limits.daily },
         month: { queries: month?.queries ?? 0, limit: org.limits.monthly, spendMicros: BigInt(month?.amount_micros ?? '0'), tokens: BigInt(month?.tokens ?? '0') },
-        lowBalance: org.billingMode === 'live' && org.billingEnabled && org.balanceMicros < LOW_BALANCE_MICROS,
+        lowBalance: isLowBalance(org),
       };
     },
 
@@ -160,7 +160,11 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       });
     },
 
-    ledger: (orgId: string) => operations.ledger(orgId),
+    /** The organization's ledger for its members: without the balance after each entry when the balance is hidden. */
+    async ledger(orgId: string) {
+      const [ledger, org] = await Promise.all([operations.ledger(orgId), accounts.getOrganization(orgId)]);
+      return org?.hideBalance ? { ...ledger, entries: ledger.entries.map((e) => ({ ...e, balanceAfter: '' })) } : ledger;
+    },
 
     /** Every organization with its balance, billing mode and suspension, and the house's audit results. */
     async operatorOverview() {

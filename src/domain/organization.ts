@@ -15,6 +15,14 @@ export interface OrgAccount extends BillingSettings {
   version: number;
 }
 
+/** A balance below this (1 credit) is low: the MCP instructions and the dashboard say so. */
+export const LOW_BALANCE_MICROS = 1_000_000n;
+
+/** A live balance under 1 credit; a hidden balance is never told, not even as low. */
+export function isLowBalance(org: Pick<OrgAccount, 'hideBalance' | 'billingMode' | 'billingEnabled' | 'balanceMicros'>): boolean {
+  return !org.hideBalance && org.billingMode === 'live' && org.billingEnabled && org.balanceMicros < LOW_BALANCE_MICROS;
+}
+
 /** The decider's state: the account, and the quota usage and time the decision is made at. */
 export interface OrgState extends OrgAccount {
   /** queries counted today and this month, at the time of the decision */

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { AuthContext } from '../auth/context.js';
 import { toApiError } from '../http/middleware.js';
 import { formatCredits } from '../money.js';
-import { isLowBalance, toolNotFound, toolsFor, type McpDeps } from './tools.js';
+import { isLowBalanceOf, toolNotFound, toolsFor, type McpDeps } from './tools.js';
 
 export const SERVER_INFO = { name: 'litsearch', version: '0.1.0' };
 
@@ -30,7 +30,7 @@ export function instructionsFor(auth: AuthContext): string {
   else if (!auth.org.billingEnabled) account.push('Billing is off for this organization: nothing is charged.');
   else account.push(`Billing mode: ${auth.billingMode}. Balance: ${balance}.`);
   if (auth.billingMode === 'trial') account.push(`Trial queries left: ${Math.max(0, auth.org.trialQueries - auth.org.trialUsed)} (previews use none; confirm and direct searches use one each).`);
-  if (isLowBalance(auth)) account.push(`Low balance: ${balance} left. Quote the remaining balance next to every cost; preview stays free, confirm and direct searches need credits.`);
+  if (isLowBalanceOf(auth)) account.push(`Low balance: ${balance} left. Quote the remaining balance next to every cost; preview stays free, confirm and direct searches need credits.`);
   return [
     'Literature search over the collections this API key can reach. Results are passages of scholarly and editorial documents with their metadata; cite them by title, journal and year with a link (url, doi or pmid).',
     ...account,

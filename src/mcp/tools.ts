@@ -1,5 +1,6 @@
 // The MCP tools of one API key: each runs the use case of its REST twin (same validation, billing, limits, sandbox
 // rules and error codes) and answers with the REST response's fields. The MCP shell (server.ts) only lists and calls them.
+import { isLowBalance } from '../domain/organization.js';
 import type { AuthContext } from '../auth/context.js';
 import type { BillingOutcome } from '../search/searchService.js';
 import type { ToolRegistry } from '../tools/toolRegistry.js';
@@ -50,9 +51,6 @@ export interface ToolCallContext {
   progress?: (message: string) => void;
 }
 
-/** A balance below this (1 credit) is announced in the server's instructions. */
-export const LOW_BALANCE_MICROS = 1_000_000n;
-
 /** Input schemas are the same for every key: converted once, not per request. */
 const SCHEMAS = {
   noArgs: jsonSchemaOf(noArgs),
@@ -98,8 +96,9 @@ function trialQueriesLeft(auth: AuthContext): number | null {
   return auth.billingMode === 'trial' ? Math.max(0, auth.org.trialQueries - auth.org.trialUsed) : null;
 }
 
-export function isLowBalance(auth: AuthContext): boolean {
-  return auth.billingMode === 'live' && auth.org.billingEnabled && auth.org.balanceMicros < LOW_BALANCE_MICROS;
+/** The key's organization has a low balance it may see (a sandbox key's never is: it spends nothing). */
+export function isLowBalanceOf(auth: AuthContext): boolean {
+  return auth.billingMode !== 'sandbox' && isLowBalance(auth.org);
 }
 
 /**
@@ -246,7 +245,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
           billing_mode: auth.billingMode,
           billing_enabled: auth.org.billingEnabled,
           trial_queries_left: trialQueriesLeft(auth),
-          low_balance: isLowBalance(auth),
+          low_balance: auth.org.hideBalance ? null : isLowBalanceOf(auth),
         };
       },
     },

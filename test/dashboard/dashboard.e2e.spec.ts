@@ -431,6 +431,15 @@ describe('pages', () => {
     const alpha = fresh();
     await signIn(alpha, 'owner@alpha.example');
     expect((await alpha.send('GET', '/dashboard')).text).not.toContain('Your balance is low');
+    // a hidden balance is told nowhere: not as low on the overview, not as the balance after a ledger entry
+    const hiddenOrg = (await operatorSteps(call, admin).newOrg({ name: 'Hidden Lab', hideBalance: true }, '0.40')).id;
+    const h = fresh();
+    await joined(h, hiddenOrg, 'owner@hidden.example', 'owner');
+    const hiddenOverview = (await h.send('GET', '/dashboard')).text;
+    expect(hiddenOverview).toContain('hidden by your plan');
+    expect(hiddenOverview).not.toContain('0.40');
+    expect((await h.send('GET', '/dashboard/ledger.csv')).text).toMatch(/^time,type,amount,balance_after,key_id,query_id,reference\n[^\n]*,credit,0\.400000,,/);
+    expect((await h.send('GET', '/dashboard/ledger')).text).not.toMatch(/<td class="num">0\.400000<\/td><td class="num">0\.400000<\/td>/);
   });
 
   it('serves the stylesheet and script from the service, and every page with labels and a skip link', async () => {

@@ -102,9 +102,12 @@ describe('connecting', () => {
     const trialSearch = await tool(trial, 'search-scifact', { query: QUERY, limit: 1 });
     expect([trialSearch.isError, trialSearch.body.cost, trialSearch.body.billing_mode]).toEqual([false, '0.000000', 'trial']);
     expect((await tool(trial, 'get_balance')).body.trial_queries_left).toBe(6);
-    const hidden = await connect(await newKey(await newOrg({ hideBalance: true }, '3.00')));
-    expect((await tool(hidden, 'get_balance')).body.balance).toBeNull();
+    // a hidden balance is not told, not even as low: 0.50 credits left says neither the amount nor "low"
+    const hidden = await connect(await newKey(await newOrg({ hideBalance: true }, '0.50')));
+    const hiddenBalance = (await tool(hidden, 'get_balance')).body;
+    expect([hiddenBalance.balance, hiddenBalance.low_balance]).toEqual([null, null]);
     expect(hidden.getInstructions()).toContain('Balance: hidden by the organization');
+    expect(hidden.getInstructions()).not.toContain('Low balance');
   });
 
   it('is stateless: a client sending Mcp-Session-Id works, DELETE /mcp answers 200, GET /mcp 405 in the envelope', async () => {
