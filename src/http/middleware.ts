@@ -19,6 +19,9 @@ export function toApiError(err: unknown): ApiError | undefined {
 }
 
 /** Assigns the request id (honouring a sane incoming X-Request-Id), logs one line per request. */
+/** The path as the request log keeps it: an invite link's token is a secret (only its hash is stored), so it is not. */
+export const loggedPath = (path: string): string => path.replace(/^(\/dashboard\/invite\/)[^/]+/i, '$1[token]');
+
 export function requestIdentity(rootLog: Logger) {
   return async (ctx: Context, next: Next) => {
     const incoming = ctx.get('X-Request-Id');
@@ -31,7 +34,7 @@ export function requestIdentity(rootLog: Logger) {
     try {
       await next();
     } finally {
-      state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - state.startedAt), keyId: state.auth?.key.id }, 'request');
+      state.log.info({ method: ctx.method, path: loggedPath(ctx.path), status: ctx.status, ms: Math.round(performance.now() - state.startedAt), keyId: state.auth?.key.id }, 'request');
     }
   };
 }
