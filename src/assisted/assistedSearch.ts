@@ -79,7 +79,8 @@ export interface AssistedSearchDeps {
   pollMs?: number;
 }
 
-export type ProgressListener = (progress: AssistedProgress) => void;
+/** Told the run's progress, with its query id (a client whose stream drops re-fetches the answer by it). */
+export type ProgressListener = (progress: AssistedProgress, queryId: string) => void;
 
 /** A step that takes long is reported again this often (MCP clients reset their request timeout on progress). */
 const PROGRESS_HEARTBEAT_MS = 5_000;
@@ -168,7 +169,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       if (seen === lastProgress && Date.now() - lastReportedAt < PROGRESS_HEARTBEAT_MS) return;
       lastProgress = seen;
       lastReportedAt = Date.now();
-      onProgress?.(progress);
+      onProgress?.(progress, queryId);
     };
     while (outcome === undefined && failure === undefined && Date.now() < deadline) {
       const progress = await handle.query(progressQuery).catch(() => undefined);

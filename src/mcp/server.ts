@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { AuthContext } from '../auth/context.js';
 import { toApiError } from '../http/middleware.js';
 import { formatCredits } from '../money.js';
-import { isLowBalanceOf, toolNotFound, toolsFor, type McpDeps } from './tools.js';
+import { isLowBalanceOf, toolNotFound, toolsFor, type McpDeps, type ToolsRequest } from './tools.js';
 
 export const SERVER_INFO = { name: 'litsearch', version: '0.1.0' };
 
@@ -23,18 +23,18 @@ export const SERVER_INFO = { name: 'litsearch', version: '0.1.0' };
 const ToolsCall = z.looseObject({ method: z.literal('tools/call'), params: z.unknown() });
 
 /** The server's instructions: how to use the tools, and this account's balance, trial queries and a low-balance notice. */
-export function instructionsFor(auth: AuthContext): string {
+export function instructionsFor(auth: AuthContext, dashboardUrl: string): string {
   const account: string[] = [];
   const balance = auth.org.hideBalance ? 'hidden by the organization' : `${formatCredits(auth.org.balanceMicros, 6)} credits`;
   if (auth.billingMode === 'sandbox') account.push('This is a sandbox key: searches return synthetic results at no cost; preview, confirm and gateway tools are not available to it.');
   else if (!auth.org.billingEnabled) account.push('Billing is off for this organization: nothing is charged.');
   else account.push(`Billing mode: ${auth.billingMode}. Balance: ${balance}.`);
   if (auth.billingMode === 'trial') account.push(`Trial queries left: ${Math.max(0, auth.org.trialQueries - auth.org.trialUsed)} (previews use none; confirm and direct searches use one each).`);
-  if (isLowBalanceOf(auth)) account.push(`Low balance: ${balance} left. Quote the remaining balance next to every cost; preview stays free, confirm and direct searches need credits.`);
+  if (isLowBalanceOf(auth)) account.push(`Low balance: ${balance} left. Quote the remaining balance next to every cost; preview stays free, confirm and direct searches need credits. The dashboard (usage, ledger): ${dashboardUrl}.`);
   return [
     'Literature search over the collections this API key can reach. Results are passages of scholarly and editorial documents with their metadata; cite them by title, journal and year with a link (url, doi or pmid).',
     ...account,
-    'Free: get_balance, find-tools, inspect-tool, preview (50 per hour per organization), list_collections, list_journals, request_journal. Billed: confirm (only rows not yet unlocked), search-<name> and call-tool (immediately).',
+    'Free: get_balance, find-tools, inspect-tool, preview (50 per hour per organization), get_results (re-fetch by queryId, 7 days), list_collections, list_journals, request_journal. Billed: confirm (only rows not yet unlocked), search-<name> and call-tool (immediately).',
     'The loop: inspect-tool, then preview with tool_name "search" or "search-<name>", show the teasers and the cost, ask before buying, then confirm with the queryId and the result_ids worth buying. A direct search-<name> bills at once and its result carries cost and queryId.',
   ].join('\n');
 }
@@ -55,9 +55,9 @@ function errorBodyOf(err: unknown, log: Logger, requestId: string): { code: stri
   return { code: 'INTERNAL_ERROR', message: `unexpected error; quote request id ${requestId} to support` };
 }
 
-export function createMcpServer(deps: McpDeps, auth: AuthContext, context: { requestId: string; log: Logger }): Server {
-  const tools = toolsFor(deps, auth, context.requestId);
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: instructionsFor(auth) });
+export function createMcpServer(deps: McpDeps, auth: AuthContext, context: ToolsRequest & { log: Logger }): Server {
+  const tools = toolsFor(deps, auth, context);
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: instructionsFor(auth, context.dashboardUrl) });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.listed.map((t): Tool => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as Tool['inputSchema'] })),
   }));

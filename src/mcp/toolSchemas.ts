@@ -46,6 +46,13 @@ export const confirmArgs = z.strictObject({
   include_figures: z.boolean().optional(),
 });
 
+/** `get_results`: a kept search by its id (either spelling, as confirm takes it); figures as GET /results gives them. */
+export const getResultsArgs = z.strictObject({
+  queryId: z.string().min(1).max(200).optional(),
+  query_id: z.string().min(1).max(200).optional(),
+  include_figures: z.boolean().optional(),
+});
+
 export const callToolArgs = z.strictObject({
   tool_name: z.string().min(1).max(200),
   arguments: z.record(z.string(), z.unknown()).default({}),
@@ -85,6 +92,12 @@ export const assistedSearchSchema: Record<string, unknown> = (() => {
       ...start.properties,
       queryId: { type: 'string', maxLength: 200, description: 'to answer a clarification question: the queryId of the clarification_needed answer (send with `answer` only)' },
       answer: { type: 'string', maxLength: 4000, description: 'the answer to the clarification question' },
+      idempotency_key: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 255,
+        description: 'as the REST Idempotency-Key header: a retry with the same key and arguments returns the first answer and queryId, charged once',
+      },
     },
     additionalProperties: false,
   };

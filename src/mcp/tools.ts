@@ -6,12 +6,13 @@ import type { BillingOutcome } from '../search/searchService.js';
 import type { ToolRegistry } from '../tools/toolRegistry.js';
 import { listCollections, reachableEntries } from '../catalogue/collectionsList.js';
 import { searchFigureImages } from '../figures/figureImages.js';
-import { searchBody, previewResponse, unlockResponse, assistedResponse, type SearchRouteDeps } from '../http/routes/searchRoutes.js';
+import { searchBody, previewResponse, unlockResponse, assistedResponse, resultsBody, type SearchRouteDeps } from '../http/routes/searchRoutes.js';
 import type { ToolRouteDeps } from '../http/routes/toolRoutes.js';
-import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, unlockBody, requestedCollections } from '../http/schemas.js';
+import { parseOr422, assistedAnswerBody, assistedBody, imageQuery, journalsQuery, journalRequestBody, unlockBody, requestedCollections } from '../http/schemas.js';
 import { parseCredits } from '../money.js';
 import type { AssistedProgress } from '../../workflows/assistedTypes.js';
 import { Rejection } from '../domain/rejection.js';
+import { assertIdempotencyKey, idempotencyBodyHash } from '../search/previewIdempotency.js';
 import { formatCredits } from '../money.js';
 import {
   boundPreviewSearchArgs,
@@ -20,6 +21,7 @@ import {
   callToolArgs,
   confirmArgs,
   findToolsArgs,
+  getResultsArgs,
   inspectToolArgs,
   jsonSchemaOf,
   assistedSearchSchema,
@@ -35,6 +37,8 @@ import {
 export interface McpDeps extends SearchRouteDeps, ToolRouteDeps {
   /** the gateway's tools (shipped and mounted upstream) */
   tools: ToolRegistry;
+  /** the service's address as its users reach it (PUBLIC_URL); unset: the address the request came to */
+  publicUrl?: string;
 }
 
 export interface McpTool {
@@ -59,6 +63,7 @@ const SCHEMAS = {
   preview: jsonSchemaOf(previewArgs),
   confirm: jsonSchemaOf(confirmArgs),
   callTool: jsonSchemaOf(callToolArgs),
+  getResults: jsonSchemaOf(getResultsArgs),
   requestJournal: jsonSchemaOf(journalRequestBody),
 };
 
@@ -82,9 +87,9 @@ export const toolNotFound = (name: string) => new Rejection('NOT_FOUND', `no too
 const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
 
 /** One line of progress: the phase, the round and the counts so far. */
-function progressMessage(p: AssistedProgress): string {
-  if (p.phase === 'awaiting_clarification') return 'waiting for the answer to a clarification question';
-  return `${p.phase.replace('_', ' ')}: round ${p.round}, ${p.searchesRun} searches run, ${p.candidatesVerified} candidates judged, ${p.verified} verified`;
+function progressMessage(p: AssistedProgress, queryId: string): string {
+  if (p.phase === 'awaiting_clarification') return `query ${queryId}: waiting for the answer to a clarification question`;
+  return `query ${queryId}: ${p.phase.replace('_', ' ')}: round ${p.round}, ${p.searchesRun} searches run, ${p.candidatesVerified} candidates judged, ${p.verified} verified`;
 }
 
 /** The balance as the account shows it: hidden balances are null. */
@@ -119,7 +124,13 @@ function billingFields(auth: AuthContext, billing: BillingOutcome) {
  * reachable collection); `catalogue` is what find-tools shows (`search`, `list_collections`, `list_journals` and the
  * gateway's tools), also callable directly by name.
  */
-export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
+/** What the tools of one request know of it: its id, and the dashboard's address as this client reaches the service. */
+export interface ToolsRequest {
+  requestId: string;
+  dashboardUrl: string;
+}
+
+export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboardUrl }: ToolsRequest) {
   const reachable = reachableEntries(deps.catalog, auth);
 
   async function search(args: unknown, bound: string | null) {
@@ -143,30 +154,58 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
 
   /** POST /api/v1/search/assisted, reporting the run's progress while it goes on. */
   async function assistedSearch(args: unknown, call?: ToolCallContext) {
-    const onProgress = call?.progress ? (p: AssistedProgress) => call.progress!(progressMessage(p)) : undefined;
+    const onProgress = call?.progress ? (p: AssistedProgress, queryId: string) => call.progress!(progressMessage(p, queryId)) : undefined;
     if (args && typeof args === 'object' && 'queryId' in args) {
       const body = parseOr422(assistedAnswerBody, args);
       const answer = await deps.assisted.resume(auth, body.queryId, body.answer, { onProgress });
       return { ...withReferenceNames(assistedResponse(answer, body.includeMetadata)), ...billingFields(auth, answer.billing) };
     }
-    const body = parseOr422(assistedBody, args);
+    // idempotency_key: the REST twin's Idempotency-Key header, as an argument (an MCP client sets no header per call)
+    const { idempotency_key: idempotencyKey, ...request } = objectArgs(args);
+    const body = parseOr422(assistedBody, request);
+    let idempotency: { key: string; bodyHash: string } | undefined;
+    if (idempotencyKey !== undefined) {
+      if (typeof idempotencyKey !== 'string') throw bad('idempotency_key: a string of 1 to 255 characters');
+      assertIdempotencyKey(idempotencyKey);
+      idempotency = { key: idempotencyKey, bodyHash: idempotencyBodyHash(request) };
+    }
     const collections = requestedCollections(body);
     const answer = await deps.assisted.start(
       auth,
       { collections, query: body.query, limit: body.limit, filters: body.filters ?? null, allowClarification: body.allowClarification, ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}) },
-      { requestId, onProgress },
+      { requestId, onProgress, idempotency },
     );
     const figures = (body.includeFigures ?? body.includeImages) ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
     const images = figures ? await searchFigureImages(answer.rows.map((r) => r.row), deps.figureImages, figures) : undefined;
-    return { ...withReferenceNames(assistedResponse(answer, body.includeMetadata, images)), ...billingFields(auth, answer.billing) };
+    return {
+      ...withReferenceNames(assistedResponse(answer, body.includeMetadata, images)),
+      ...billingFields(auth, answer.billing),
+      ...(answer.idempotency ? { idempotency_status: answer.idempotency } : {}),
+    };
   }
 
   const assisted: McpTool = {
     name: 'assisted_search',
     description:
-      'Assisted search: reads the question (up to 16,000 characters), searches sub-questions over `collection` or `collections`, verifies every candidate and returns only verified passages, each with a judge score, matched terms and a rationale. Bills only the delivered verified rows (`cost`); clarification_needed and no_relevant_results cost nothing. When it asks a clarification question, call it again with `queryId` and `answer`. Sends progress notifications while it runs (ask for them with a progressToken).',
+      'Assisted search: reads the question (up to 16,000 characters), searches sub-questions over `collection` or `collections`, verifies every candidate and returns only verified passages, each with a judge score, matched terms and a rationale. Bills only the delivered verified rows (`cost`); clarification_needed and no_relevant_results cost nothing. When it asks a clarification question, call it again with `queryId` and `answer`. Sends progress notifications while it runs (ask for them with a progressToken), each naming the queryId; a run whose answer was lost is re-fetched free with get_results. `idempotency_key` makes a retry safe: the same key and arguments return the first answer, charged once.',
     inputSchema: assistedSearchSchema,
     run: assistedSearch,
+  };
+
+  const getResults: McpTool = {
+    name: 'get_results',
+    description:
+      'Free. Re-fetches a search, preview or assisted search of this key by its `queryId` (`query_id` is accepted too) for 7 days, as GET /api/v1/search/results/{queryId}: the same rows, unlocked as they are now (preview rows not bought stay teasers). Re-fetch rather than search again.',
+    inputSchema: SCHEMAS.getResults,
+    run: async (args) => {
+      const a = parseOr422(getResultsArgs, args);
+      if (a.queryId !== undefined && a.query_id !== undefined && a.queryId !== a.query_id) throw bad('queryId and query_id differ; send one of them');
+      const queryId = a.queryId ?? a.query_id;
+      if (queryId === undefined) throw bad('queryId: the queryId of a search, preview or assisted search is required');
+      const options = parseOr422(imageQuery, { includeFigures: String(a.include_figures ?? false) });
+      const figures = options.includeFigures ? { maxWidth: options.imageMaxWidth, maxHeight: options.imageMaxHeight, quality: options.imageQuality } : null;
+      return { ...withReferenceNames(resultsBody(await deps.search.refetch(auth, queryId, figures))), ...billingFields(auth, deps.search.zeroBilling(auth)) };
+    },
   };
 
   const catalogue: McpTool[] = [
@@ -202,6 +241,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
       },
     },
     assisted,
+    getResults,
     ...deps.tools.describe().map(
       (t): McpTool => ({
         name: t.name,
@@ -236,7 +276,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
   const listed: McpTool[] = [
     {
       name: 'get_balance',
-      description: 'Free. The balance, billing mode and trial queries left of this account. Call once at session start; confirm returns balance_remaining itself.',
+      description: 'Free. The balance, billing mode and trial queries left of this account, and the dashboard URL (usage, ledger, keys; give the user this one, never a constructed one). Call once at session start; confirm returns balance_remaining itself.',
       inputSchema: SCHEMAS.noArgs,
       run: async (args) => {
         parseOr422(noArgs, args);
@@ -246,6 +286,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, requestId: string) {
           billing_enabled: auth.org.billingEnabled,
           trial_queries_left: trialQueriesLeft(auth),
           low_balance: auth.org.hideBalance ? null : isLowBalanceOf(auth),
+          dashboard_url: dashboardUrl,
         };
       },
     },

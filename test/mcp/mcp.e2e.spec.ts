@@ -96,8 +96,11 @@ describe('connecting', () => {
     const trial = await connect(await newKey(await newOrg({ billingMode: 'trial', trialQueries: 7 }, '')));
     expect(trial.getInstructions()).toContain('Trial queries left: 7');
     expect(trial.getInstructions()).not.toContain('Low balance');
-    expect((await tool(trial, 'get_balance')).body).toEqual({ balance: '0.000000', billing_mode: 'trial', billing_enabled: true, trial_queries_left: 7, low_balance: false });
-    expect((await tool(poor, 'get_balance')).body).toEqual({ balance: '0.500000', billing_mode: 'live', billing_enabled: true, trial_queries_left: null, low_balance: true });
+    // the dashboard's address as this client reaches the service (PUBLIC_URL when set): the reference's skills give it to the user
+    const dashboardUrl = `${svc.baseUrl}/dashboard`;
+    expect((await tool(trial, 'get_balance')).body).toEqual({ balance: '0.000000', billing_mode: 'trial', billing_enabled: true, trial_queries_left: 7, low_balance: false, dashboard_url: dashboardUrl });
+    expect((await tool(poor, 'get_balance')).body).toEqual({ balance: '0.500000', billing_mode: 'live', billing_enabled: true, trial_queries_left: null, low_balance: true, dashboard_url: dashboardUrl });
+    expect(poor.getInstructions()).toContain(`The dashboard (usage, ledger): ${dashboardUrl}.`);
     // every request is authenticated afresh: the same client sees the trial query its search used
     const trialSearch = await tool(trial, 'search-scifact', { query: QUERY, limit: 1 });
     expect([trialSearch.isError, trialSearch.body.cost, trialSearch.body.billing_mode]).toEqual([false, '0.000000', 'trial']);
@@ -179,11 +182,11 @@ describe('tools', () => {
   it('find-tools lists the catalogue behind the gateway, inspect-tool gives one tool in full', async () => {
     const client = await connect(await newKey(await newOrg()));
     const all = (await tool(client, 'find-tools')).body as { name: string; description: string; inputSchema: any; price?: string }[];
-    expect(all.map((t) => t.name)).toEqual(['search', 'list_collections', 'list_journals', 'assisted_search', 'demo--echo', 'demo--fail']);
+    expect(all.map((t) => t.name)).toEqual(['search', 'list_collections', 'list_journals', 'assisted_search', 'get_results', 'demo--echo', 'demo--fail']);
     for (const t of all) expect(t.inputSchema.type).toBe('object');
     expect(all[0]!.inputSchema.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 30 });
     // the first sentence only in the catalogue
-    expect(all[4]).toEqual({ name: 'demo--echo', description: 'Echoes its arguments.', inputSchema: { type: 'object', properties: { x: { type: 'number' } } }, price: '0.000000' });
+    expect(all.find((t) => t.name === 'demo--echo')).toEqual({ name: 'demo--echo', description: 'Echoes its arguments.', inputSchema: { type: 'object', properties: { x: { type: 'number' } } }, price: '0.000000' });
     expect((await tool(client, 'find-tools', { query: 'journals' })).body.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['list_journals']));
     expect((await tool(client, 'find-tools', { integration: 'demo' })).body.map((t: { name: string }) => t.name)).toEqual(['demo--echo', 'demo--fail']);
     expect((await tool(client, 'find-tools', { format: 'text', query: 'echoes' })).body).toBe('demo--echo: Echoes its arguments.');
@@ -425,8 +428,10 @@ describe('limits and sandbox', () => {
     // starts and the last says how it ended, with its counts
     expect(progress.length).toBeGreaterThan(1);
     expect(progress.map((p) => p.progress)).toEqual(progress.map((_, i) => i + 1));
-    expect(progress[0]!.message).not.toMatch(/^done/);
-    expect(progress.at(-1)!.message).toMatch(/^done: round [1-3], [1-9]\d* searches run, [1-9]\d* candidates judged, \d+ verified$/);
+    expect(progress[0]!.message).not.toMatch(/: done/);
+    // each names the run's queryId: a client whose stream dropped re-fetches the answer by it
+    for (const p of progress) expect(p.message).toMatch(new RegExp(`^query ${body.queryId}: `));
+    expect(progress.at(-1)!.message).toMatch(/: done: round [1-3], [1-9]\d* searches run, [1-9]\d* candidates judged, \d+ verified$/);
     // the cost the tool reports is the balance drop and the charge event's amount
     const charged = await svc.runtime.db.query<{ amount: string }>(`SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`, [body.queryId]);
     expect(charged).toHaveLength(1);
@@ -438,5 +443,34 @@ describe('limits and sandbox', () => {
     // without a progressToken the answer is plain JSON, the same use case
     const plain = await tool(client, 'assisted_search', { collection: 'scifact', query: 'What is the best recipe for Neapolitan pizza dough?', allowClarification: false });
     expect([plain.isError, plain.body.status, plain.body.cost]).toEqual([false, 'no_relevant_results', '0.000000']);
+    // get_results re-fetches the paid answer free, with this key only
+    const beforeRefetch = await ops.balanceOf(orgId);
+    const again = await tool(client, 'get_results', { query_id: body.queryId });
+    expect([again.isError, again.body.query_id, again.body.cost]).toEqual([false, body.queryId, '0.000000']);
+    expect(again.body.results.map((r: { id: string }) => r.id)).toEqual(body.results.map((r: { id: string }) => r.id));
+    expect(again.body.results.every((r: { locked: boolean; source_collection: string }) => !r.locked && r.source_collection === 'scifact')).toBe(true);
+    expect(await ops.balanceOf(orgId)).toBe(beforeRefetch);
+    const stranger = await connect(await newKey(await newOrg()));
+    expect(await tool(stranger, 'get_results', { queryId: body.queryId })).toMatchObject({ isError: true, body: { code: 'NOT_FOUND' } });
+    expect(await tool(client, 'get_results', { queryId: body.queryId, query_id: 'other' })).toMatchObject({ isError: true, body: { code: 'VALIDATION_ERROR' } });
+    expect(await tool(client, 'get_results', {})).toMatchObject({ isError: true, body: { code: 'VALIDATION_ERROR' } });
+  });
+
+  it('assisted_search takes idempotency_key as REST takes the header: a retry returns the first answer, charged once', async () => {
+    const orgId = await newOrg({}, '5.00');
+    const client = await connect(await newKey(orgId));
+    const args = { collection: 'scifact', query: 'How does obesity lead to insulin resistance and type 2 diabetes?', allowClarification: false, limit: 3, idempotency_key: 'mcp-retry-1' };
+    const before = micros(await ops.balanceOf(orgId));
+    const first = await tool(client, 'assisted_search', args);
+    expect([first.isError, first.body.status, first.body.idempotency_status]).toEqual([false, 'results', 'created']);
+    const retry = await tool(client, 'assisted_search', args);
+    expect([retry.isError, retry.body.queryId, retry.body.idempotency_status, retry.body.cost]).toEqual([false, first.body.queryId, 'replayed', '0.000000']);
+    expect(before - micros(await ops.balanceOf(orgId))).toBe(micros(first.body.cost));
+    // other arguments under the same key are refused; the key's form is the header's
+    const other = await tool(client, 'assisted_search', { ...args, limit: 2 });
+    expect([other.isError, other.body.code]).toEqual([true, 'IDEMPOTENCY_KEY_REUSED']);
+    const badKey = await tool(client, 'assisted_search', { ...args, idempotency_key: 42 });
+    expect([badKey.isError, badKey.body.code]).toEqual([true, 'VALIDATION_ERROR']);
+    expect(before - micros(await ops.balanceOf(orgId))).toBe(micros(first.body.cost));
   });
 });

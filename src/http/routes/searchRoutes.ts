@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
 import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery, requestedCollections } from '../schemas.js';
 import type { RequestState } from '../requestContext.js';
-import type { SearchService, SearchOutcome, PreviewOutcome } from '../../search/searchService.js';
+import type { SearchService, SearchOutcome, PreviewOutcome, RefetchOutcome } from '../../search/searchService.js';
 import type { CatalogueService } from '../../catalogue/catalogueService.js';
 import { remainingCost } from '../../search/searchService.js';
 import type { CachedRow } from '../../search/queryCache.js';
@@ -66,6 +66,17 @@ export function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: bool
     figureCount: row.figureCount,
     metadata: withMetadata ? metadataWithFigures(row.metadata, unlocked, images) : null,
     ...(withRelevance ? { relevance: row.relevance } : {}),
+  };
+}
+
+/** GET /results/{queryId}: a kept search re-fetched, its rows as unlocked now (the MCP get_results tool answers the same). */
+export function resultsBody({ record, unlocked, images }: RefetchOutcome) {
+  return {
+    queryId: record.queryId,
+    latencyMs: 0,
+    results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), true, images.get(r.id), !record.payload.metadataWithheld)),
+    filterWarnings: record.payload.filterWarnings ?? null,
+    journalMetricExpansions: record.payload.journalMetricExpansions ?? null,
   };
 }
 
@@ -199,17 +210,12 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const a = auth(ctx);
     const q = parseOr422(imageQuery, ctx.query);
     const figures: ImageOptions | null = q.includeFigures ? { maxWidth: q.imageMaxWidth, maxHeight: q.imageMaxHeight, quality: q.imageQuality } : null;
-    const { record, unlocked, images } = await deps.search.refetch(a, ctx.params.queryId!, figures);
+    const refetched = await deps.search.refetch(a, ctx.params.queryId!, figures);
+    const { record } = refetched;
     ctx.set('X-Cache', 'hit');
     ctx.set('X-Cache-Expires', deps.search.expiresAt(record).toUTCString());
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = {
-      queryId: record.queryId,
-      latencyMs: 0,
-      results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), true, images.get(r.id), !record.payload.metadataWithheld)),
-      filterWarnings: record.payload.filterWarnings ?? null,
-      journalMetricExpansions: record.payload.journalMetricExpansions ?? null,
-    };
+    ctx.body = resultsBody(refetched);
   });
 
   // a catalogue answer: the discovery fields at the top level, free
