@@ -12,7 +12,7 @@ import { Rejection } from '../domain/rejection.js';
  */
 export function refuseSandbox(auth: AuthContext, useCase: string): void {
   if (auth.billingMode !== 'sandbox') return;
-  throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', `${useCase} has no sandbox behaviour (sandbox keys support collections, query, {collection}, results and quota); use a live key`);
+  throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', `${useCase} has no sandbox behaviour (sandbox keys support collections and their journals, query, {collection}, assisted, results, journal requests and quota); use a live key`);
 }
 
 const TOPICS = ['cohort study', 'randomized trial', 'systematic review', 'case series', 'mechanistic study'];
