@@ -5,7 +5,7 @@
 // rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
 import { usesTrialQuery, type CollectionCharge, type ProjectableEvent } from '../src/domain/events.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
-import type { ApiKeyRow, BalanceRow, CollectionUsageRow, InviteRow, OrganizationRow, ProjectionTable, RowOf, SessionRow, UsageRow } from './tables.js';
+import type { ApiKeyRow, BalanceRow, CollectionUsageRow, InviteRow, MemberRow, OrganizationRow, ProjectionTable, RowOf, SessionRow, UsageRow } from './tables.js';
 
 export { dayPeriod, monthPeriod };
 
@@ -20,6 +20,7 @@ export interface ProjectionReader {
   usage(orgId: string, period: string): UsageRow | undefined;
   collectionUsage(orgId: string, day: string, collection: string): CollectionUsageRow | undefined;
   invite(inviteId: string): InviteRow | undefined;
+  member(memberId: string): MemberRow | undefined;
   session(sessionId: string): SessionRow | undefined;
 }
 
@@ -194,7 +195,7 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
       return [keyUsed(e, e.data.orgId, e.data.keyId)];
     case 'MemberInvited': {
       const d = e.data;
-      return [{ table: 'invites', row: { invite_id: d.inviteId, org_id: d.orgId, email: d.email, role: d.role, token_hash: d.tokenHash, expires_at: d.expiresAt, invited_at: e.recordedAt, accepted_by: null, accepted_at: null } }];
+      return [{ table: 'invites', row: { invite_id: d.inviteId, org_id: d.orgId, email: d.email, role: d.role, token_hash: d.tokenHash, expires_at: d.expiresAt, invited_at: e.recordedAt, accepted_by: null, accepted_at: null, cancelled_at: null } }];
     }
     case 'InviteAccepted': {
       const d = e.data;
@@ -202,8 +203,18 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
       if (!invite) throw new Error(`projection: no invite ${d.inviteId}`);
       return [
         { table: 'invites', row: Object.assign(invite, { accepted_by: d.memberId, accepted_at: e.recordedAt }) },
-        { table: 'members', row: { member_id: d.memberId, org_id: d.orgId, email: d.email, role: d.role, password_hash: d.passwordHash, invite_id: d.inviteId, joined_at: e.recordedAt } },
+        { table: 'members', row: { member_id: d.memberId, org_id: d.orgId, email: d.email, role: d.role, password_hash: d.passwordHash, invite_id: d.inviteId, joined_at: e.recordedAt, removed_at: null } },
       ];
+    }
+    case 'MemberRemoved': {
+      const member = read.member(e.data.memberId);
+      if (!member) throw new Error(`projection: no member ${e.data.memberId}`);
+      return [{ table: 'members', row: Object.assign(member, { removed_at: e.recordedAt }) }];
+    }
+    case 'InviteCancelled': {
+      const invite = read.invite(e.data.inviteId);
+      if (!invite) throw new Error(`projection: no invite ${e.data.inviteId}`);
+      return [{ table: 'invites', row: Object.assign(invite, { cancelled_at: e.recordedAt }) }];
     }
     case 'SessionStarted': {
       const d = e.data;

@@ -48,6 +48,7 @@ function memoryReader(m: MemoryTables): ProjectionReader {
     usage: (orgId, period) => m.usage.get(`${orgId}\u0000${period}`),
     collectionUsage: (orgId, day, collection) => m.collection_usage.get(`${orgId}\u0000${day}\u0000${collection}`),
     invite: (inviteId) => m.invites.get(inviteId),
+    member: (memberId) => m.members.get(memberId),
     session: (sessionId) => m.sessions.get(sessionId),
   };
 }

@@ -3,7 +3,7 @@ import type { Queryable } from '../src/eventstore/db.js';
 import { runParts, type SqlPart } from '../src/eventstore/eventStore.js';
 import type { StoredEvent } from '../src/domain/events.js';
 import { project, type Change, type ProjectionReader } from './project.js';
-import { COLUMNS, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type InviteRow, type OrganizationRow, type ProjectionTable, type RowOf, type SessionRow, type TablePrefix, type UsageRow } from './tables.js';
+import { COLUMNS, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type InviteRow, type MemberRow, type OrganizationRow, type ProjectionTable, type RowOf, type SessionRow, type TablePrefix, type UsageRow } from './tables.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
 
 /** bigint columns are selected as text so money never passes through a JS number */
@@ -28,6 +28,7 @@ export interface ProjectionRowReader {
   usage(orgId: string, period: string): Promise<UsageRow | undefined>;
   collectionUsage(orgId: string, day: string, collection: string): Promise<CollectionUsageRow | undefined>;
   invite(inviteId: string): Promise<InviteRow | undefined>;
+  member(memberId: string): Promise<MemberRow | undefined>;
   session(sessionId: string): Promise<SessionRow | undefined>;
 }
 
@@ -43,6 +44,7 @@ export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
     usage: (orgId, period) => one('usage', 'org_id = $1 AND period = $2', [orgId, period]),
     collectionUsage: (orgId, day, collection) => one('collection_usage', 'org_id = $1 AND day = $2 AND collection = $3', [orgId, day, collection]),
     invite: (inviteId) => one('invites', 'invite_id = $1', [inviteId]),
+    member: (memberId) => one('members', 'member_id = $1', [memberId]),
     session: (sessionId) => one('sessions', 'session_id = $1', [sessionId]),
   };
 }
@@ -67,8 +69,9 @@ export interface PrefetchKeys {
   periods: Set<string>;
   days: Set<string>;
   collections: Set<string>;
-  /** member actions: the invite and the session their events change */
+  /** member actions: the invite, the member and the session their events change */
   inviteIds: Set<string>;
+  memberIds: Set<string>;
   sessionIds: Set<string>;
 }
 
@@ -79,16 +82,18 @@ export interface PrefetchTouch {
   at: string;
   collections?: Iterable<string>;
   inviteId?: string;
+  memberId?: string;
   sessionId?: string;
 }
 
 /** The rows appends doing these things may read: their organizations, keys, usage periods and collection days. */
 export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys {
-  const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set(), inviteIds: new Set(), sessionIds: new Set() };
+  const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set(), inviteIds: new Set(), memberIds: new Set(), sessionIds: new Set() };
   for (const t of touches) {
     if (t.orgId) k.orgIds.add(t.orgId);
     if (t.keyId) k.keyIds.add(t.keyId);
     if (t.inviteId) k.inviteIds.add(t.inviteId);
+    if (t.memberId) k.memberIds.add(t.memberId);
     if (t.sessionId) k.sessionIds.add(t.sessionId);
     k.periods.add(dayPeriod(t.at)).add(monthPeriod(t.at));
     k.days.add(t.at.slice(0, 10));
@@ -101,9 +106,9 @@ export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys 
 export function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
   return prefetchKeysFor(
     events.map((e) => {
-      const d = e.data as { orgId?: string | null; keyId?: string; collections?: unknown; inviteId?: string; sessionId?: string };
+      const d = e.data as { orgId?: string | null; keyId?: string; collections?: unknown; inviteId?: string; sessionId?: string; memberId?: string | null };
       const lines = Array.isArray(d.collections) ? (d.collections as { collection?: unknown }[]) : [];
-      return { orgId: d.orgId ?? undefined, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])), inviteId: d.inviteId, sessionId: d.sessionId };
+      return { orgId: d.orgId ?? undefined, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])), inviteId: d.inviteId, memberId: e.type === 'MemberRemoved' ? e.data.memberId : undefined, sessionId: d.sessionId };
     }),
   );
 }
@@ -118,6 +123,7 @@ export function prefetchSubquery(p: TablePrefix, k: PrefetchKeys, param: (value:
   // member actions only: a charge's statement keeps its text (and plan) without them
   const memberRows = [
     k.inviteIds.size ? `UNION ALL SELECT 'invites', row_to_json(x) FROM (SELECT ${selectList('invites')} FROM ${p}invites WHERE invite_id = ANY(${param([...k.inviteIds])})) x` : '',
+    k.memberIds.size ? `UNION ALL SELECT 'members', row_to_json(x) FROM (SELECT ${selectList('members')} FROM ${p}members WHERE member_id = ANY(${param([...k.memberIds])})) x` : '',
     k.sessionIds.size ? `UNION ALL SELECT 'sessions', row_to_json(x) FROM (SELECT ${selectList('sessions')} FROM ${p}sessions WHERE session_id = ANY(${param([...k.sessionIds])})) x` : '',
   ].join('\n     ');
   return `(SELECT coalesce(json_agg(u), '[]'::json) FROM (
@@ -138,7 +144,7 @@ export interface PrefetchedRows {
 
 /** Whether rows fetched for `outer` include every row `inner` names. */
 export const coversAll = (outer: PrefetchKeys, inner: PrefetchKeys) =>
-  (['orgIds', 'keyIds', 'periods', 'days', 'collections', 'inviteIds', 'sessionIds'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
+  (['orgIds', 'keyIds', 'periods', 'days', 'collections', 'inviteIds', 'memberIds', 'sessionIds'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
 
 /** The rows an inline projection reads: fetched in one query, unless the caller fetched them already. */
 async function rowsFor(tx: Queryable, p: TablePrefix, events: StoredEvent[], provided?: PrefetchedRows): Promise<PrefetchedRows> {
@@ -159,6 +165,7 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
   const covered = (table: ProjectionTable, row: Record<string, string>) => {
     if (table === 'api_keys') return k.keyIds.has(row.key_id!);
     if (table === 'invites') return k.inviteIds.has(row.invite_id!);
+    if (table === 'members') return k.memberIds.has(row.member_id!);
     if (table === 'sessions') return k.sessionIds.has(row.session_id!);
     if (!k.orgIds.has(row.org_id!)) return false;
     if (table === 'usage') return k.periods.has(row.period!);
@@ -177,6 +184,7 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
     usage: (orgId, period) => one('usage', { org_id: orgId, period }),
     collectionUsage: (orgId, day, collection) => one('collection_usage', { org_id: orgId, day, collection }),
     invite: (inviteId) => one('invites', { invite_id: inviteId }),
+    member: (memberId) => one('members', { member_id: memberId }),
     session: (sessionId) => one('sessions', { session_id: sessionId }),
   };
 }

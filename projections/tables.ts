@@ -32,8 +32,8 @@ export const COLUMNS: Record<ProjectionTable, string[]> = {
   collection_usage: ['org_id', 'day', 'collection', 'queries', 'unlocked_results', 'tokens', 'charged_micros', 'unlocked_micros'],
   price_overrides: ['org_id', 'collection', 'price_per_1000_micros', 'position'],
   key_last_used: ['key_id', 'org_id', 'used_at', 'position'],
-  members: ['member_id', 'org_id', 'email', 'role', 'password_hash', 'invite_id', 'joined_at'],
-  invites: ['invite_id', 'org_id', 'email', 'role', 'token_hash', 'expires_at', 'invited_at', 'accepted_by', 'accepted_at'],
+  members: ['member_id', 'org_id', 'email', 'role', 'password_hash', 'invite_id', 'joined_at', 'removed_at'],
+  invites: ['invite_id', 'org_id', 'email', 'role', 'token_hash', 'expires_at', 'invited_at', 'accepted_by', 'accepted_at', 'cancelled_at'],
   sessions: ['session_id', 'org_id', 'member_id', 'started_at', 'expires_at', 'ended_at', 'end_reason'],
 };
 
@@ -48,6 +48,7 @@ export const COLUMN_TYPES: Record<string, string> = {
   day: 'text', collection: 'text', unlocked_results: 'integer', unlocked_micros: 'bigint', price_per_1000_micros: 'bigint',
   used_at: 'timestamptz', member_id: 'text', email: 'text', role: 'text', password_hash: 'text', invite_id: 'text', joined_at: 'timestamptz',
   token_hash: 'text', expires_at: 'timestamptz', invited_at: 'timestamptz', accepted_by: 'text', accepted_at: 'timestamptz',
+  removed_at: 'timestamptz', cancelled_at: 'timestamptz',
   session_id: 'text', started_at: 'timestamptz', ended_at: 'timestamptz', end_reason: 'text',
 };
 
@@ -91,12 +92,17 @@ CREATE TABLE IF NOT EXISTS ${p}price_overrides (
 CREATE TABLE IF NOT EXISTS ${p}key_last_used (
   key_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, used_at TIMESTAMPTZ NOT NULL, position BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS ${p}members (
-  member_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, email TEXT NOT NULL UNIQUE, role TEXT NOT NULL, password_hash TEXT NOT NULL,
+  member_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, email TEXT NOT NULL, role TEXT NOT NULL, password_hash TEXT NOT NULL,
   invite_id TEXT NOT NULL, joined_at TIMESTAMPTZ NOT NULL);
 CREATE INDEX IF NOT EXISTS ${p}members_org ON ${p}members (org_id);
+-- a removed member stays, for the history; an address belongs to one member at a time (the first release had email UNIQUE)
+ALTER TABLE ${p}members ADD COLUMN IF NOT EXISTS removed_at TIMESTAMPTZ;
+ALTER TABLE ${p}members DROP CONSTRAINT IF EXISTS ${p}members_email_key;
+CREATE UNIQUE INDEX IF NOT EXISTS ${p}members_current_email ON ${p}members (email) WHERE removed_at IS NULL;
 CREATE TABLE IF NOT EXISTS ${p}invites (
   invite_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, email TEXT NOT NULL, role TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE,
   expires_at TIMESTAMPTZ NOT NULL, invited_at TIMESTAMPTZ NOT NULL, accepted_by TEXT, accepted_at TIMESTAMPTZ);
+ALTER TABLE ${p}invites ADD COLUMN IF NOT EXISTS cancelled_at TIMESTAMPTZ;
 CREATE TABLE IF NOT EXISTS ${p}sessions (
   session_id TEXT PRIMARY KEY, org_id TEXT, member_id TEXT, started_at TIMESTAMPTZ NOT NULL, expires_at TIMESTAMPTZ NOT NULL,
   ended_at TIMESTAMPTZ, end_reason TEXT);
@@ -206,6 +212,8 @@ export interface MemberRow {
   password_hash: string;
   invite_id: string;
   joined_at: string;
+  /** set when an owner or the operator removed the member: their sessions stop, the address is free again */
+  removed_at: string | null;
 }
 export interface InviteRow {
   invite_id: string;
@@ -218,6 +226,8 @@ export interface InviteRow {
   invited_at: string;
   accepted_by: string | null;
   accepted_at: string | null;
+  /** set when the invite was withdrawn before use: its link reads as unknown */
+  cancelled_at: string | null;
 }
 export interface SessionRow {
   /** SHA-256 of the cookie's token */

@@ -185,6 +185,16 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       const invite = await members.invite(orgId, input, { kind: 'operator' });
       return { inviteId: invite.inviteId, email: invite.email, role: invite.role, inviteUrl: inviteUrlOf(baseUrl, invite.token), expiresAt: invite.expiresAt };
     },
+    /** Withdraws an invite not yet used. */
+    async cancelInvite(orgId: string, inviteId: string) {
+      await members.cancelInvite({ kind: 'operator' }, orgId, inviteId);
+      return { inviteId, cancelled: true as const };
+    },
+    /** Takes a member out of the organization: their sessions stop, their address may be invited again. */
+    async removeMember(orgId: string, memberId: string) {
+      await members.removeMember({ kind: 'operator' }, orgId, memberId);
+      return { memberId, removed: true as const };
+    },
     async balance(orgId: string) {
       return { balance: formatCredits((await requireOrg(orgId)).balanceMicros, 6) };
     },

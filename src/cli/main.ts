@@ -32,6 +32,8 @@ const USAGE = `usage: litsearch <command> [options]
   key revoke KEY_ID                         key show KEY_ID
   key cap KEY_ID AMOUNT | key cap KEY_ID --clear   set or clear a key's spending cap
   member invite ORG_ID EMAIL [--role owner|member]  an invite link to the dashboard (one use, 7 days)
+  member remove ORG_ID MEMBER_ID                     take a member out (their sessions stop; the last owner stays)
+  member cancel-invite ORG_ID INVITE_ID              withdraw an invite not yet used
   balance ORG_ID
   ledger ORG_ID [--csv]
   reconcile [ORG_ID] [--from YYYY-MM-DD] [--to YYYY-MM-DD]   per day and collection; exit 1 on any discrepancy
@@ -95,6 +97,8 @@ function remoteOperations(remote: Remote): Operations {
     setSpendingCap: (keyId, spendingCap) => call('POST', `/keys/${keyId}/spending-cap`, { spendingCap }) as never,
     // the server builds the link from its own public address
     inviteMember: (orgId, input) => call('POST', `/organizations/${orgId}/invites`, input) as never,
+    cancelInvite: (orgId, inviteId) => call('POST', `/organizations/${orgId}/invites/${encodeURIComponent(inviteId)}/cancel`) as never,
+    removeMember: (orgId, memberId) => call('POST', `/organizations/${orgId}/members/${encodeURIComponent(memberId)}/remove`) as never,
     balance: (orgId) => call('GET', `/organizations/${orgId}/balance`) as never,
     ledger: (orgId) => call('GET', `/organizations/${orgId}/ledger`) as never,
     replay: async () => findingOf(await call('POST', '/replay', undefined, [200, 409])) as never,
@@ -275,6 +279,12 @@ async function main(argv: string[]): Promise<number> {
         print(await ops.inviteMember(rest[0] ?? '', { email: rest[1] ?? '', role }, config.publicUrl ?? `http://${config.host}:${config.port}`));
         return 0;
       }
+      case 'member remove':
+        print(await ops.removeMember(rest[0] ?? '', rest[1] ?? ''));
+        return 0;
+      case 'member cancel-invite':
+        print(await ops.cancelInvite(rest[0] ?? '', rest[1] ?? ''));
+        return 0;
       default:
         break;
     }

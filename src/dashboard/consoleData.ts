@@ -170,7 +170,7 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
     async operatorOverview() {
       const orgs = await db.query<{ org_id: string; name: string; billing_mode: string; billing_enabled: boolean; suspended: boolean; balance: string | null; members: number; keys: number }>(
         `SELECT o.org_id, o.name, o.billing_mode, o.billing_enabled, o.suspended, b.balance_micros::text AS balance,
-           (SELECT count(*)::int FROM proj_members m WHERE m.org_id = o.org_id) AS members,
+           (SELECT count(*)::int FROM proj_members m WHERE m.org_id = o.org_id AND m.removed_at IS NULL) AS members,
            (SELECT count(*)::int FROM proj_api_keys k WHERE k.org_id = o.org_id AND NOT k.revoked) AS keys
          FROM proj_organizations o LEFT JOIN proj_balances b ON b.org_id = o.org_id ORDER BY o.name, o.org_id`,
       );

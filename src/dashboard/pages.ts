@@ -295,7 +295,12 @@ export function queriesPage(viewer: Viewer, queries: RecentQuery[], baseUrl: str
   );
 }
 
-export function membersPage(viewer: Viewer, roster: { members: { email: string; role: MemberRole; joinedAt: string }[]; invites: { email: string; role: MemberRole; invitedAt: string; expiresAt: string }[] }, opts: { canInvite: boolean; inviteUrl?: string; error?: string }): Html {
+export function membersPage(
+  viewer: Viewer,
+  roster: { members: { memberId: string; email: string; role: MemberRole; joinedAt: string }[]; invites: { inviteId: string; email: string; role: MemberRole; invitedAt: string; expiresAt: string }[] },
+  opts: { canInvite: boolean; canRemove: boolean; self: string; inviteUrl?: string; error?: string },
+): Html {
+  const action = (path: string, label: string) => html`<form method="post" action="${path}" class="inline">${csrfField(viewer.csrfToken)}<button type="submit" class="danger">${label}</button></form>`;
   return layout(
     viewer,
     'members',
@@ -304,10 +309,10 @@ export function membersPage(viewer: Viewer, roster: { members: { email: string; 
 ${opts.inviteUrl ? html`<section class="created"><h2>Invite link</h2><p>Send this link to the person you invited; it works once, for 7 days, and is shown only now.</p><p class="secret"><code id="invite-url">${opts.inviteUrl}</code> <button type="button" data-copy="invite-url">Copy</button></p></section>` : ''}
 <div class="scroll"><table>
 <caption>Members</caption>
-<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Joined</th></tr></thead>
-<tbody>${roster.members.map((m) => html`<tr><td>${m.email}</td><td>${m.role}</td><td>${when(m.joinedAt)}</td></tr>`)}</tbody>
+<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Joined</th>${opts.canRemove ? html`<th scope="col">Action</th>` : ''}</tr></thead>
+<tbody>${roster.members.map((m) => html`<tr><td>${m.email}</td><td>${m.role}</td><td>${when(m.joinedAt)}</td>${opts.canRemove ? html`<td>${m.memberId === opts.self ? 'you' : action(`/dashboard/members/${m.memberId}/remove`, 'Remove')}</td>` : ''}</tr>`)}</tbody>
 </table></div>
-${roster.invites.length ? html`<div class="scroll"><table><caption>Open invites</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited</th><th scope="col">Expires</th></tr></thead><tbody>${roster.invites.map((i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${when(i.invitedAt)}</td><td>${when(i.expiresAt)}</td></tr>`)}</tbody></table></div>` : ''}
+${roster.invites.length ? html`<div class="scroll"><table><caption>Open invites</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited</th><th scope="col">Expires</th>${opts.canInvite ? html`<th scope="col">Action</th>` : ''}</tr></thead><tbody>${roster.invites.map((i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${when(i.invitedAt)}</td><td>${when(i.expiresAt)}</td>${opts.canInvite ? html`<td>${action(`/dashboard/invites/${i.inviteId}/cancel`, 'Withdraw')}</td>` : ''}</tr>`)}</tbody></table></div>` : ''}
 ${opts.canInvite
   ? html`<section aria-labelledby="invite-title"><h2 id="invite-title">Invite someone</h2>
 <form method="post" action="/dashboard/members/invites" class="grid">

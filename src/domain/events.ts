@@ -149,6 +149,10 @@ export type DomainEvent =
   | { type: 'MemberInvited'; data: { orgId: string; inviteId: string; email: string; role: MemberRole; tokenHash: string; expiresAt: string } }
   /** the invite was used: the member exists from here on, with their scrypt password hash */
   | { type: 'InviteAccepted'; data: { orgId: string; inviteId: string; memberId: string; email: string; role: MemberRole; passwordHash: string } }
+  /** an owner or the operator took the member out of the organization: their sessions stop and the address is free again */
+  | { type: 'MemberRemoved'; data: { orgId: string; inviteId: string; memberId: string; email: string } }
+  /** an owner or the operator withdrew an invite before it was used: its link reads as unknown */
+  | { type: 'InviteCancelled'; data: { orgId: string; inviteId: string } }
   /** a sign-in: a member (orgId, memberId) or the operator (both null); sessionId is the SHA-256 of the cookie's token */
   | { type: 'SessionStarted'; data: { sessionId: string; orgId: string | null; memberId: string | null; expiresAt: string } }
   | { type: 'SessionEnded'; data: { sessionId: string; orgId: string | null; memberId: string | null; reason: SessionEndReason } };

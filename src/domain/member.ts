@@ -31,7 +31,15 @@ export interface InviteState {
   role: MemberRole;
   expiresAt: string;
   acceptedBy: string | null;
+  /** withdrawn before use */
+  cancelled: boolean;
+  /** the member it made was removed */
+  memberRemoved: boolean;
 }
+
+/** An invite's stream: MemberInvited, then InviteAccepted or InviteCancelled, then MemberRemoved after an acceptance. */
+export const inviteStreamVersion = (invite: InviteState | undefined): number =>
+  invite ? 1 + (invite.acceptedBy !== null ? 1 : 0) + (invite.cancelled ? 1 : 0) + (invite.memberRemoved ? 1 : 0) : 0;
 
 export interface SessionState {
   sessionId: string;
@@ -60,6 +68,9 @@ export type MemberCommand =
       now: Date;
     }
   | { type: 'AcceptInvite'; memberId: string; passwordHash: string; emailTaken: boolean; now: Date }
+  /** the member the invite made leaves the organization; `currentOwners`: the organization's owners now, this one included */
+  | { type: 'RemoveMember'; memberId: string; currentOwners: number; by: Principal }
+  | { type: 'CancelInvite'; by: Principal }
   | { type: 'StartSession'; sessionId: string; principal: Principal; lifetimeMs: number; now: Date }
   | { type: 'EndSession'; reason: SessionEndReason; by: Principal };
 
@@ -79,12 +90,30 @@ export function decideMember(command: MemberCommand, state: InviteState | Sessio
     case 'AcceptInvite': {
       const invite = state as InviteState | undefined;
       // an unknown, used and expired invite read the same to whoever holds the link
-      if (!invite || invite.acceptedBy !== null || Date.parse(invite.expiresAt) <= command.now.getTime()) {
+      if (!invite || invite.acceptedBy !== null || invite.cancelled || Date.parse(invite.expiresAt) <= command.now.getTime()) {
         throw new Rejection('NOT_FOUND', 'this invite link is not valid: it was used, has expired or never existed; ask for a new one');
       }
       if (command.emailTaken) throw new Rejection('VALIDATION_ERROR', 'this email already belongs to a member; sign in instead');
       const { orgId, inviteId, email, role } = invite;
       return [{ type: 'InviteAccepted', data: { orgId, inviteId, memberId: command.memberId, email, role, passwordHash: command.passwordHash } }];
+    }
+    case 'RemoveMember': {
+      const invite = state as InviteState | undefined;
+      if (!invite || invite.acceptedBy !== command.memberId) throw new Rejection('NOT_FOUND', `member ${command.memberId} not found`);
+      assertMay(command.by, 'removeMember', invite.orgId);
+      if (invite.memberRemoved) return [];
+      if (invite.role === 'owner' && command.currentOwners <= 1) {
+        throw new Rejection('VALIDATION_ERROR', 'an organization keeps at least one owner: invite another owner before removing this one');
+      }
+      return [{ type: 'MemberRemoved', data: { orgId: invite.orgId, inviteId: invite.inviteId, memberId: command.memberId, email: invite.email } }];
+    }
+    case 'CancelInvite': {
+      const invite = state as InviteState | undefined;
+      if (!invite) throw new Rejection('NOT_FOUND', 'invite not found');
+      assertMay(command.by, 'cancelInvite', invite.orgId);
+      if (invite.acceptedBy !== null) throw new Rejection('VALIDATION_ERROR', 'this invite was used: remove the member instead');
+      if (invite.cancelled) return [];
+      return [{ type: 'InviteCancelled', data: { orgId: invite.orgId, inviteId: invite.inviteId } }];
     }
     case 'StartSession': {
       if (state) throw new Rejection('VALIDATION_ERROR', 'session already exists');
@@ -108,11 +137,12 @@ export function decideMember(command: MemberCommand, state: InviteState | Sessio
 }
 
 /** What the dashboard lets someone do in an organization. */
-export type MemberAction = 'invite' | 'createKey' | 'revokeOwnKey' | 'revokeAnyKey' | 'setSpendingCap';
+export type MemberAction = 'invite' | 'cancelInvite' | 'removeMember' | 'createKey' | 'revokeOwnKey' | 'revokeAnyKey' | 'setSpendingCap';
 
 /**
  * The roles' rules: an owner does everything in their organization; a member reads every page, creates keys and
- * revokes the keys they created; inviting, spending caps and other people's keys are the owners'. The operator may
+ * revokes the keys they created; inviting, withdrawing invites, removing members, spending caps and other people's keys
+ * are the owners'. The operator may
  * do anything anywhere. Nobody acts on another organization (that reads as not found).
  */
 export function mayDo(by: Principal, action: MemberAction, orgId: string): boolean {
@@ -129,6 +159,8 @@ export function assertMay(by: Principal, action: MemberAction, orgId: string): v
 
 const ACTION_TEXT: Record<MemberAction, string> = {
   invite: 'invite members',
+  cancelInvite: 'withdraw invites',
+  removeMember: 'remove members',
   createKey: 'create API keys',
   revokeOwnKey: 'revoke this key',
   revokeAnyKey: "revoke another member's key",

@@ -3,14 +3,14 @@
 import type { Db, Queryable } from '../eventstore/db.js';
 import { runStreamCommand } from '../eventstore/streamCommand.js';
 import { inviteStream, sessionStream, parseMemberRole, type Actor, type KeyMode, type MemberRole, type SessionEndReason } from '../domain/events.js';
-import { assertMay, canonicalEmail, decideMember, passwordProblem, type InviteState, type MemberCommand, type Principal, type SessionState } from '../domain/member.js';
+import { assertMay, canonicalEmail, decideMember, inviteStreamVersion, passwordProblem, type InviteState, type MemberCommand, type Principal, type SessionState } from '../domain/member.js';
 import { Rejection } from '../domain/rejection.js';
 import { hashPassword, verifyDecoy, verifyPassword } from '../auth/passwords.js';
 import { csrfTokenOf, isWellFormedToken, newSecretToken, tokenHash } from '../auth/sessionTokens.js';
 import { newId } from '../auth/apiKeys.js';
 import type { Accounts } from '../billing/accounts.js';
 import { sqlReader } from '../../projections/sqlProjection.js';
-import type { InviteRow, SessionRow } from '../../projections/tables.js';
+import type { SessionRow } from '../../projections/tables.js';
 
 export const OPERATOR_ACTOR: Actor = { kind: 'operator', id: 'admin' };
 export const actorOf = (p: Principal): Actor => (p.kind === 'operator' ? OPERATOR_ACTOR : { kind: 'member', id: p.memberId });
@@ -44,7 +44,6 @@ export interface MembersOptions {
   sessionLifetimeMs: number;
 }
 
-const inviteStateOf = (r: InviteRow): InviteState => ({ inviteId: r.invite_id, orgId: r.org_id, email: r.email, role: parseMemberRole(r.role), expiresAt: r.expires_at, acceptedBy: r.accepted_by });
 const sessionStateOf = (r: SessionRow): SessionState => ({ sessionId: r.session_id, orgId: r.org_id, memberId: r.member_id, expiresAt: r.expires_at, ended: r.ended_at !== null });
 
 export type Members = ReturnType<typeof createMembers>;
@@ -52,13 +51,22 @@ export type Members = ReturnType<typeof createMembers>;
 export function createMembers(db: Db, accounts: Accounts, options: MembersOptions) {
   const { clock } = options;
 
-  const emailTaken = async (q: Queryable, email: string) => (await q.query('SELECT 1 FROM proj_members WHERE email = $1', [email])).length > 0;
+  // an address belongs to one current member (a removed member's is free again)
+  const emailTaken = async (q: Queryable, email: string) => (await q.query('SELECT 1 FROM proj_members WHERE email = $1 AND removed_at IS NULL', [email])).length > 0;
+
+  /** An invite as the rules see it: with whether it was withdrawn and whether the member it made was removed. */
+  async function inviteState(tx: Queryable, inviteId: string): Promise<InviteState | undefined> {
+    const reader = sqlReader(tx, 'proj_');
+    const r = await reader.invite(inviteId);
+    if (!r) return undefined;
+    const member = r.accepted_by === null ? undefined : await reader.member(r.accepted_by);
+    return { inviteId: r.invite_id, orgId: r.org_id, email: r.email, role: parseMemberRole(r.role), expiresAt: r.expires_at, acceptedBy: r.accepted_by, cancelled: r.cancelled_at !== null, memberRemoved: member?.removed_at != null };
+  }
 
   function runInviteCommand(inviteId: string, actor: Actor, command: (tx: Queryable, now: Date) => Promise<MemberCommand>) {
     return runStreamCommand(db, clock, inviteStream(inviteId), actor, async (tx, now) => {
-      const row = await sqlReader(tx, 'proj_').invite(inviteId);
-      // an invite's stream: MemberInvited, then InviteAccepted
-      return { version: row ? (row.accepted_by === null ? 1 : 2) : 0, events: decideMember(await command(tx, now), row && inviteStateOf(row)) };
+      const state = await inviteState(tx, inviteId);
+      return { version: inviteStreamVersion(state), events: decideMember(await command(tx, now), state) };
     });
   }
 
@@ -123,11 +131,11 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
     /** The invite behind a link while it can still be used; undefined for an unknown, used or expired one (alike). */
     async pendingInvite(token: string): Promise<PendingInvite | undefined> {
       if (!isWellFormedToken(token)) return undefined;
-      const [row] = await db.query<{ email: string; role: string; expires_at: Date | string; accepted_by: string | null; org_id: string }>(
-        'SELECT email, role, expires_at, accepted_by, org_id FROM proj_invites WHERE token_hash = $1',
+      const [row] = await db.query<{ email: string; role: string; expires_at: Date | string; accepted_by: string | null; cancelled_at: Date | string | null; org_id: string }>(
+        'SELECT email, role, expires_at, accepted_by, cancelled_at, org_id FROM proj_invites WHERE token_hash = $1',
         [tokenHash(token)],
       );
-      if (!row || row.accepted_by !== null || new Date(row.expires_at).getTime() <= clock().getTime()) return undefined;
+      if (!row || row.accepted_by !== null || row.cancelled_at !== null || new Date(row.expires_at).getTime() <= clock().getTime()) return undefined;
       return { email: row.email, role: parseMemberRole(row.role), orgName: await orgName(row.org_id), expiresAt: new Date(row.expires_at).toISOString() };
     },
 
@@ -155,7 +163,7 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
      */
     async signIn(rawEmail: string, password: string): Promise<SignedIn | undefined> {
       const email = canonicalEmail(rawEmail);
-      const [member] = email ? await db.query<{ member_id: string; org_id: string; role: string; password_hash: string }>('SELECT member_id, org_id, role, password_hash FROM proj_members WHERE email = $1', [email]) : [];
+      const [member] = email ? await db.query<{ member_id: string; org_id: string; role: string; password_hash: string }>('SELECT member_id, org_id, role, password_hash FROM proj_members WHERE email = $1 AND removed_at IS NULL', [email]) : [];
       const bounded = password.slice(0, 1024);
       const ok = member ? await verifyPassword(bounded, member.password_hash) : await verifyDecoy(bounded);
       if (!member || !ok) return undefined;
@@ -172,13 +180,35 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
       const [row] = await db.query<{ org_id: string | null; member_id: string | null; expires_at: Date | string; email: string | null; role: string | null; name: string | null }>(
         `SELECT s.org_id, s.member_id, s.expires_at, m.email, m.role, o.name FROM proj_sessions s
            LEFT JOIN proj_members m ON m.member_id = s.member_id LEFT JOIN proj_organizations o ON o.org_id = s.org_id
-         WHERE s.session_id = $1 AND s.ended_at IS NULL AND s.expires_at > $2`,
+         WHERE s.session_id = $1 AND s.ended_at IS NULL AND s.expires_at > $2
+           AND (s.member_id IS NULL OR (m.member_id IS NOT NULL AND m.removed_at IS NULL))`,
         [sessionId, clock().toISOString()],
       );
       if (!row) return undefined;
       const expiresAt = new Date(row.expires_at).toISOString();
       const principal: Principal = row.member_id === null ? { kind: 'operator' } : { kind: 'member', memberId: row.member_id, orgId: row.org_id!, role: parseMemberRole(row.role) };
       return { principal, sessionId, token, csrfToken: csrfTokenOf(token), expiresAt, email: row.email, orgName: row.name };
+    },
+
+    /**
+     * Takes a member out of their organization (owners and the operator): their sessions stop working at once, the keys
+     * they created stay the organization's (an owner revokes them on the keys page), and the address may be invited again.
+     */
+    async removeMember(by: Principal, orgId: string, memberId: string): Promise<void> {
+      const [member] = await db.query<{ invite_id: string }>('SELECT invite_id FROM proj_members WHERE member_id = $1 AND org_id = $2', [memberId, orgId]);
+      // a member of another organization reads as no member at all
+      if (!member) throw new Rejection('NOT_FOUND', `member ${memberId} not found`);
+      await runInviteCommand(member.invite_id, actorOf(by), async (tx) => {
+        const [owners] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM proj_members WHERE org_id = $1 AND role = 'owner' AND removed_at IS NULL`, [orgId]);
+        return { type: 'RemoveMember', memberId, currentOwners: owners?.n ?? 0, by };
+      });
+    },
+
+    /** Withdraws an invite not yet used (owners and the operator): its link reads as unknown from now on. */
+    async cancelInvite(by: Principal, orgId: string, inviteId: string): Promise<void> {
+      const [invite] = await db.query('SELECT 1 FROM proj_invites WHERE invite_id = $1 AND org_id = $2', [inviteId, orgId]);
+      if (!invite) throw new Rejection('NOT_FOUND', 'invite not found');
+      await runInviteCommand(inviteId, actorOf(by), async () => ({ type: 'CancelInvite', by }));
     },
 
     /** Ends a session: one's own sign-out, or the revocation of another of one's sessions (the operator: any). */
@@ -197,9 +227,9 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
 
     /** The organization's members and its invites not yet used. */
     async roster(orgId: string) {
-      const members = await db.query<{ member_id: string; email: string; role: string; joined_at: Date | string }>('SELECT member_id, email, role, joined_at FROM proj_members WHERE org_id = $1 ORDER BY joined_at', [orgId]);
+      const members = await db.query<{ member_id: string; email: string; role: string; joined_at: Date | string }>('SELECT member_id, email, role, joined_at FROM proj_members WHERE org_id = $1 AND removed_at IS NULL ORDER BY joined_at', [orgId]);
       const invites = await db.query<{ invite_id: string; email: string; role: string; expires_at: Date | string; invited_at: Date | string }>(
-        'SELECT invite_id, email, role, expires_at, invited_at FROM proj_invites WHERE org_id = $1 AND accepted_by IS NULL AND expires_at > $2 ORDER BY invited_at',
+        'SELECT invite_id, email, role, expires_at, invited_at FROM proj_invites WHERE org_id = $1 AND accepted_by IS NULL AND cancelled_at IS NULL AND expires_at > $2 ORDER BY invited_at',
         [orgId, clock().toISOString()],
       );
       return {

@@ -402,9 +402,58 @@ describe('keys, caps, the audit log and replay', () => {
     ]);
   });
 
+  it('an owner removes a member (their sessions stop, the address is free again) and withdraws an invite; the last owner stays', async () => {
+    const org = (await operatorSteps(call, admin).newOrg({ name: 'Delta Lab' }, '1.00')).id;
+    const owner = fresh();
+    const ownerCsrf = await joined(owner, org, 'owner@delta.example', 'owner');
+    const dev = fresh();
+    const devCsrf = await joined(dev, org, 'dev@delta.example', 'member');
+    expect((await dev.send('GET', '/dashboard')).status).toBe(200);
+    const idOf = async (email: string) => (await svc.runtime.members.roster(org)).members.find((m) => m.email === email)!.memberId;
+    const [ownerId, devId] = [await idOf('owner@delta.example'), await idOf('dev@delta.example')];
+    const post = (client: DashboardClient, path: string, csrf: string) => client.send('POST', path, { json: {}, headers: { 'X-CSRF-Token': csrf } });
+
+    // a member removes nobody; an owner of another organization finds no such member
+    expect((await post(dev, `/dashboard/members/${ownerId}/remove`, devCsrf)).status).toBe(403);
+    const intruder = fresh();
+    const intruderCsrf = await joined(intruder, orgB, 'intruder@beta.example', 'owner');
+    expect((await post(intruder, `/dashboard/members/${devId}/remove`, intruderCsrf)).status).toBe(404);
+    expect((await call('POST', `/admin/v1/organizations/${orgB}/members/${devId}/remove`, { admin })).status).toBe(404);
+
+    const removed = await post(owner, `/dashboard/members/${devId}/remove`, ownerCsrf);
+    expect([removed.status, removed.json]).toEqual([200, { memberId: devId, removed: true }]);
+    // at once: the session the member holds is refused, and their password signs in no more
+    expect((await dev.send('GET', '/dashboard')).status).toBe(401);
+    expect((await signIn(fresh(), 'dev@delta.example')).status).toBe(401);
+    expect((await owner.send('GET', '/dashboard/members')).text).not.toContain('dev@delta.example');
+    // removing again changes nothing
+    expect((await call('POST', `/admin/v1/organizations/${org}/members/${devId}/remove`, { admin })).status).toBe(200);
+    const removals = (await eventsOf('MemberRemoved')).filter((e) => e.data.memberId === devId);
+    expect(removals.map((e) => [e.metadata.actor, e.data.email])).toEqual([[{ kind: 'member', id: ownerId }, 'dev@delta.example']]);
+    // the address may be invited again: a new member
+    const back = fresh();
+    await joined(back, org, 'dev@delta.example', 'member');
+    expect(await idOf('dev@delta.example')).not.toBe(devId);
+
+    // the last owner stays
+    const last = await post(owner, `/dashboard/members/${ownerId}/remove`, ownerCsrf);
+    expect([last.status, last.json.error.code]).toEqual([422, 'VALIDATION_ERROR']);
+
+    // an invite withdrawn before use: its link reads as unknown; a used invite is not withdrawn (remove the member)
+    const link = await invite(org, 'later@delta.example', 'member');
+    const pendingId = (await svc.runtime.members.roster(org)).invites.find((i) => i.email === 'later@delta.example')!.inviteId;
+    expect((await owner.send('GET', '/dashboard/members')).text).toContain(`/dashboard/invites/${pendingId}/cancel`);
+    const cancelled = await post(owner, `/dashboard/invites/${pendingId}/cancel`, ownerCsrf);
+    expect([cancelled.status, cancelled.json]).toEqual([200, { inviteId: pendingId, cancelled: true }]);
+    expect((await fresh().send('POST', link, { json: { password: PASSWORD } })).status).toBe(404);
+    expect((await owner.send('GET', '/dashboard/members')).text).not.toContain('later@delta.example');
+    const usedId = (await eventsOf('InviteAccepted')).find((e) => e.data.memberId === ownerId)!.data.inviteId;
+    expect((await call('POST', `/admin/v1/organizations/${org}/invites/${usedId}/cancel`, { admin })).status).toBe(422);
+  });
+
   it('every member action is an event with who and when; the projections rebuilt from the log equal the live ones and the chain verifies', async () => {
     const memberEvents = await svc.runtime.db.query<{ type: string }>(`SELECT DISTINCT type FROM events WHERE metadata->'actor'->>'kind' = 'member' ORDER BY type`);
-    expect(memberEvents.map((e) => e.type)).toEqual(['ApiKeyCreated', 'ApiKeyRevoked', 'ApiKeySpendingCapChanged', 'InviteAccepted', 'MemberInvited', 'SessionEnded', 'SessionStarted']);
+    expect(memberEvents.map((e) => e.type)).toEqual(['ApiKeyCreated', 'ApiKeyRevoked', 'ApiKeySpendingCapChanged', 'InviteAccepted', 'InviteCancelled', 'MemberInvited', 'MemberRemoved', 'SessionEnded', 'SessionStarted']);
     for (const e of await svc.runtime.db.query<{ metadata: any; recorded_at: Date }>(`SELECT metadata, recorded_at FROM events WHERE metadata->'actor'->>'kind' = 'member'`)) {
       expect(e.metadata.actor.id).toMatch(/^mem_/);
       expect(e.recorded_at).toBeInstanceOf(Date);

@@ -2,11 +2,11 @@
 // sessions (start, end, only one's own), the roles' permissions, the spending-cap command, and the projection of
 // member events. Given state, when a command, then events or a rejection.
 import { describe, expect, it } from 'vitest';
-import { assertMay, canonicalEmail, decideMember, INVITE_LIFETIME_MS, mayDo, passwordProblem, type InviteState, type Principal, type SessionState } from '../../src/domain/member.js';
+import { assertMay, canonicalEmail, decideMember, INVITE_LIFETIME_MS, inviteStreamVersion, mayDo, passwordProblem, type InviteState, type Principal, type SessionState } from '../../src/domain/member.js';
 import { decideKey } from '../../src/domain/apiKey.js';
 import { project, type ProjectionReader } from '../../projections/project.js';
 import type { ProjectableEvent } from '../../src/domain/events.js';
-import type { InviteRow, SessionRow } from '../../projections/tables.js';
+import type { InviteRow, MemberRow, SessionRow } from '../../projections/tables.js';
 import { rejectionCode } from '../support/rejectionCode.js';
 
 const now = new Date('2031-01-10T12:00:00.000Z');
@@ -16,7 +16,7 @@ const outsider: Principal = { kind: 'member', memberId: 'mem_x', orgId: 'org_b',
 const operator: Principal = { kind: 'operator' };
 const inviteCommand = (by: Principal, extra: Partial<Parameters<typeof decideMember>[0]> = {}) =>
   ({ type: 'InviteMember', inviteId: 'inv_1', orgId: 'org_a', organizationFound: true, emailTaken: false, by, email: 'New@Lab.example', role: 'member', tokenHash: 'h'.repeat(64), now, ...extra }) as Parameters<typeof decideMember>[0];
-const pending: InviteState = { inviteId: 'inv_1', orgId: 'org_a', email: 'new@lab.example', role: 'member', expiresAt: new Date(now.getTime() + 1000).toISOString(), acceptedBy: null };
+const pending: InviteState = { inviteId: 'inv_1', orgId: 'org_a', email: 'new@lab.example', role: 'member', expiresAt: new Date(now.getTime() + 1000).toISOString(), acceptedBy: null, cancelled: false, memberRemoved: false };
 
 describe('invites', () => {
   it('the operator and owners invite, for seven days, keeping only the token hash; members and other organizations cannot', () => {
@@ -39,6 +39,34 @@ describe('invites', () => {
     expect(rejectionCode(() => decideMember(accept, { ...pending, expiresAt: now.toISOString() }))).toBe('NOT_FOUND');
     expect(rejectionCode(() => decideMember(accept, undefined))).toBe('NOT_FOUND');
     expect(rejectionCode(() => decideMember({ ...accept, emailTaken: true }, pending))).toBe('VALIDATION_ERROR');
+  });
+
+  it('an invite withdrawn before use reads as unknown; owners and the operator withdraw, a used one is not withdrawn', () => {
+    const accept = { type: 'AcceptInvite', memberId: 'mem_new', passwordHash: 'scrypt$...', emailTaken: false, now } as const;
+    expect(rejectionCode(() => decideMember(accept, { ...pending, cancelled: true }))).toBe('NOT_FOUND');
+    expect(decideMember({ type: 'CancelInvite', by: owner }, pending)).toEqual([{ type: 'InviteCancelled', data: { orgId: 'org_a', inviteId: 'inv_1' } }]);
+    expect(decideMember({ type: 'CancelInvite', by: operator }, { ...pending, cancelled: true })).toEqual([]);
+    expect(rejectionCode(() => decideMember({ type: 'CancelInvite', by: member }, pending))).toBe('FORBIDDEN');
+    expect(rejectionCode(() => decideMember({ type: 'CancelInvite', by: outsider }, pending))).toBe('NOT_FOUND');
+    expect(rejectionCode(() => decideMember({ type: 'CancelInvite', by: owner }, { ...pending, acceptedBy: 'mem_new' }))).toBe('VALIDATION_ERROR');
+    expect(rejectionCode(() => decideMember({ type: 'CancelInvite', by: owner }, undefined))).toBe('NOT_FOUND');
+  });
+
+  it('owners and the operator remove a member once; the last owner stays; nobody reaches another organization', () => {
+    const joinedMember: InviteState = { ...pending, acceptedBy: 'mem_new' };
+    const remove = (by: Principal, currentOwners = 1) => ({ type: 'RemoveMember', memberId: 'mem_new', currentOwners, by }) as const;
+    expect(decideMember(remove(owner), joinedMember)).toEqual([{ type: 'MemberRemoved', data: { orgId: 'org_a', inviteId: 'inv_1', memberId: 'mem_new', email: 'new@lab.example' } }]);
+    expect(decideMember(remove(operator), { ...joinedMember, memberRemoved: true })).toEqual([]);
+    expect(rejectionCode(() => decideMember(remove(member), joinedMember))).toBe('FORBIDDEN');
+    expect(rejectionCode(() => decideMember(remove(outsider), joinedMember))).toBe('NOT_FOUND');
+    expect(rejectionCode(() => decideMember(remove(owner), pending))).toBe('NOT_FOUND');
+    const anOwner: InviteState = { ...joinedMember, role: 'owner' };
+    expect(rejectionCode(() => decideMember(remove(operator, 1), anOwner))).toBe('VALIDATION_ERROR');
+    expect(decideMember(remove(owner, 2), anOwner)).toHaveLength(1);
+  });
+
+  it("an invite's stream counts its events: invited, then used or withdrawn, then the member removed", () => {
+    expect([undefined, pending, { ...pending, cancelled: true }, { ...pending, acceptedBy: 'm' }, { ...pending, acceptedBy: 'm', memberRemoved: true }].map(inviteStreamVersion)).toEqual([0, 1, 2, 2, 3]);
   });
 
   it('emails are compared trimmed and lower-case; passwords are long enough and bounded', () => {
@@ -71,11 +99,11 @@ describe('sessions', () => {
 
 describe('roles', () => {
   it('owners do everything in their organization, members create keys and revoke their own, nobody acts elsewhere', () => {
-    const actions = ['invite', 'createKey', 'revokeOwnKey', 'revokeAnyKey', 'setSpendingCap'] as const;
-    expect(actions.map((a) => mayDo(owner, a, 'org_a'))).toEqual([true, true, true, true, true]);
-    expect(actions.map((a) => mayDo(member, a, 'org_a'))).toEqual([false, true, true, false, false]);
-    expect(actions.map((a) => mayDo(owner, a, 'org_b'))).toEqual([false, false, false, false, false]);
-    expect(actions.map((a) => mayDo(operator, a, 'org_b'))).toEqual([true, true, true, true, true]);
+    const actions = ['invite', 'cancelInvite', 'removeMember', 'createKey', 'revokeOwnKey', 'revokeAnyKey', 'setSpendingCap'] as const;
+    expect(actions.map((a) => mayDo(owner, a, 'org_a'))).toEqual([true, true, true, true, true, true, true]);
+    expect(actions.map((a) => mayDo(member, a, 'org_a'))).toEqual([false, false, false, true, true, false, false]);
+    expect(actions.map((a) => mayDo(owner, a, 'org_b'))).toEqual([false, false, false, false, false, false, false]);
+    expect(actions.map((a) => mayDo(operator, a, 'org_b'))).toEqual([true, true, true, true, true, true, true]);
     expect(rejectionCode(() => assertMay(member, 'setSpendingCap', 'org_a'))).toBe('FORBIDDEN');
     expect(rejectionCode(() => assertMay(owner, 'createKey', 'org_b'))).toBe('NOT_FOUND');
   });
@@ -94,7 +122,7 @@ describe('the spending cap command', () => {
 });
 
 describe('the projection of member events', () => {
-  const rows: { invite?: InviteRow; session?: SessionRow } = {};
+  const rows: { invite?: InviteRow; member?: MemberRow; session?: SessionRow } = {};
   const reader: ProjectionReader = {
     organization: () => undefined,
     balance: () => undefined,
@@ -102,19 +130,21 @@ describe('the projection of member events', () => {
     usage: () => undefined,
     collectionUsage: () => undefined,
     invite: () => rows.invite,
+    member: () => rows.member,
     session: () => rows.session,
   };
   const at = (e: Omit<ProjectableEvent, 'position' | 'streamVersion' | 'recordedAt'>, position: number, recordedAt: string): ProjectableEvent => ({ ...e, position, streamVersion: 1, recordedAt }) as ProjectableEvent;
 
   it('an invite becomes a member on acceptance; a session ends with its reason; a key is last used by its latest event', () => {
     const [invite] = project(at({ type: 'MemberInvited', data: { orgId: 'org_a', inviteId: 'inv_1', email: 'a@b.example', role: 'owner', tokenHash: 't', expiresAt: '2031-01-17T12:00:00.000Z' } }, 1, '2031-01-10T12:00:00.000Z'), reader);
-    expect(invite).toEqual({ table: 'invites', row: { invite_id: 'inv_1', org_id: 'org_a', email: 'a@b.example', role: 'owner', token_hash: 't', expires_at: '2031-01-17T12:00:00.000Z', invited_at: '2031-01-10T12:00:00.000Z', accepted_by: null, accepted_at: null } });
+    expect(invite).toEqual({ table: 'invites', row: { invite_id: 'inv_1', org_id: 'org_a', email: 'a@b.example', role: 'owner', token_hash: 't', expires_at: '2031-01-17T12:00:00.000Z', invited_at: '2031-01-10T12:00:00.000Z', accepted_by: null, accepted_at: null, cancelled_at: null } });
     rows.invite = invite!.row as InviteRow;
     const accepted = project(at({ type: 'InviteAccepted', data: { orgId: 'org_a', inviteId: 'inv_1', memberId: 'mem_1', email: 'a@b.example', role: 'owner', passwordHash: 'scrypt$x' } }, 2, '2031-01-11T08:00:00.000Z'), reader);
     expect(accepted).toEqual([
       { table: 'invites', row: expect.objectContaining({ accepted_by: 'mem_1', accepted_at: '2031-01-11T08:00:00.000Z' }) },
-      { table: 'members', row: { member_id: 'mem_1', org_id: 'org_a', email: 'a@b.example', role: 'owner', password_hash: 'scrypt$x', invite_id: 'inv_1', joined_at: '2031-01-11T08:00:00.000Z' } },
+      { table: 'members', row: { member_id: 'mem_1', org_id: 'org_a', email: 'a@b.example', role: 'owner', password_hash: 'scrypt$x', invite_id: 'inv_1', joined_at: '2031-01-11T08:00:00.000Z', removed_at: null } },
     ]);
+    rows.member = accepted[1]!.row as MemberRow;
     const [session] = project(at({ type: 'SessionStarted', data: { sessionId: 's1', orgId: 'org_a', memberId: 'mem_1', expiresAt: '2031-01-11T20:00:00.000Z' } }, 3, '2031-01-11T08:00:00.000Z'), reader);
     rows.session = session!.row as SessionRow;
     expect(project(at({ type: 'SessionEnded', data: { sessionId: 's1', orgId: 'org_a', memberId: 'mem_1', reason: 'revoked' } }, 4, '2031-01-11T09:00:00.000Z'), reader)).toEqual([
@@ -122,6 +152,13 @@ describe('the projection of member events', () => {
     ]);
     expect(project(at({ type: 'JournalRequested', data: { orgId: 'org_a', keyId: 'key_1', requestId: 'jr_1', title: 'T', issn: null, note: null } }, 5, '2031-01-12T00:00:00.000Z'), reader)).toEqual([
       { table: 'key_last_used', row: { key_id: 'key_1', org_id: 'org_a', used_at: '2031-01-12T00:00:00.000Z', position: 5 } },
+    ]);
+    // a removed member's row stays, marked; a withdrawn invite likewise
+    expect(project(at({ type: 'MemberRemoved', data: { orgId: 'org_a', inviteId: 'inv_1', memberId: 'mem_1', email: 'a@b.example' } }, 6, '2031-01-13T00:00:00.000Z'), reader)).toEqual([
+      { table: 'members', row: expect.objectContaining({ member_id: 'mem_1', email: 'a@b.example', removed_at: '2031-01-13T00:00:00.000Z' }) },
+    ]);
+    expect(project(at({ type: 'InviteCancelled', data: { orgId: 'org_a', inviteId: 'inv_1' } }, 7, '2031-01-14T00:00:00.000Z'), reader)).toEqual([
+      { table: 'invites', row: expect.objectContaining({ invite_id: 'inv_1', cancelled_at: '2031-01-14T00:00:00.000Z' }) },
     ]);
   });
 });

@@ -11,3 +11,5 @@ export const DashboardInvite = z.object({ inviteUrl: z.string(), expiresAt: z.st
 export const DashboardCap = z.object({ id: z.string(), spendingCap: z.string().nullable() });
 export const DashboardSignedOut = z.object({ signedOut: z.literal(true) });
 export const DashboardSessionRevoked = z.object({ sessionId: z.string(), revoked: z.literal(true) });
+export const MemberRemoved = z.object({ memberId: z.string(), removed: z.literal(true) });
+export const InviteCancelled = z.object({ inviteId: z.string(), cancelled: z.literal(true) });

@@ -79,6 +79,12 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
     ctx.status = 201;
     ctx.body = await ops.inviteMember(ctx.params.orgId!, body, publicUrl ?? requestBaseUrl(ctx));
   });
+  router.post('/organizations/:orgId/invites/:inviteId/cancel', async (ctx) => {
+    ctx.body = await ops.cancelInvite(ctx.params.orgId!, ctx.params.inviteId!);
+  });
+  router.post('/organizations/:orgId/members/:memberId/remove', async (ctx) => {
+    ctx.body = await ops.removeMember(ctx.params.orgId!, ctx.params.memberId!);
+  });
   router.get('/organizations/:orgId/balance', async (ctx) => {
     ctx.body = await ops.balance(ctx.params.orgId!);
   });

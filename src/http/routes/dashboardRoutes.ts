@@ -262,7 +262,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   }));
 
   const membersPage = async (ctx: Context, member: Extract<Principal, { kind: 'member' }>, extra: { inviteUrl?: string; error?: string } = {}, status = 200) =>
-    page(ctx, pages.membersPage(viewer(ctx), await deps.members.roster(member.orgId), { ...extra, canInvite: mayDo(member, 'invite', member.orgId) }), status);
+    page(ctx, pages.membersPage(viewer(ctx), await deps.members.roster(member.orgId), { ...extra, canInvite: mayDo(member, 'invite', member.orgId), canRemove: mayDo(member, 'removeMember', member.orgId), self: member.memberId }), status);
 
   router.get('/dashboard/members', memberPage((ctx, member) => membersPage(ctx, member)));
 
@@ -274,6 +274,18 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     if (wantsHtml(ctx)) return membersPage(ctx, member, { inviteUrl }, 201);
     ctx.status = 201;
     ctx.body = { inviteUrl, expiresAt: invite.expiresAt, email: invite.email, role: invite.role };
+  }));
+
+  router.post('/dashboard/members/:memberId/remove', memberPage(async (ctx, member) => {
+    parseOr422(csrfOnlyForm, ctx.request.body);
+    await deps.members.removeMember(member, member.orgId, ctx.params.memberId!);
+    done(ctx, '/dashboard/members', { memberId: ctx.params.memberId, removed: true });
+  }));
+
+  router.post('/dashboard/invites/:inviteId/cancel', memberPage(async (ctx, member) => {
+    parseOr422(csrfOnlyForm, ctx.request.body);
+    await deps.members.cancelInvite(member, member.orgId, ctx.params.inviteId!);
+    done(ctx, '/dashboard/members', { inviteId: ctx.params.inviteId, cancelled: true });
   }));
 
   router.get('/dashboard/account', memberPage(async (ctx, member) => {
