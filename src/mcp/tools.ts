@@ -248,10 +248,21 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
         description: t.description,
         inputSchema: t.inputSchema,
         price: formatCredits(t.priceMicros, 6),
-        run: (args) => deps.toolCalls.call(auth, t.prefix, t.tool, args ?? {}),
+        run: (args) => gatewayCall(t.prefix, t.tool, args),
       }),
     ),
   ];
+
+  /**
+   * A gateway tool's call, as POST /api/v1/tools/{prefix}/{tool}: its answer, with what the billing headers say there
+   * (`cost`, `billing_mode`, `balance_remaining`) added when the answer is an object, as a search adds them.
+   */
+  async function gatewayCall(prefix: string, tool: string, args: unknown) {
+    const outcome = await deps.toolCalls.invoke(auth, prefix, tool, args ?? {}, requestId);
+    const answer = outcome.answer ?? {};
+    if (typeof answer !== 'object' || Array.isArray(answer)) return answer;
+    return { ...answer, cost: formatCredits(outcome.costMicros, 6), billing_mode: auth.billingMode, balance_remaining: balanceOf(auth, outcome.balanceMicros) };
+  }
 
   /** A catalogue tool by name; a `prefix--tool` name not described still goes to the gateway, which answers 404 as REST does. */
   function catalogueTool(name: string): McpTool | undefined {
@@ -261,7 +272,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
     if (split <= 0) return undefined;
     const prefix = name.slice(0, split);
     const tool = name.slice(split + 2);
-    return { name, description: '', inputSchema: { type: 'object' }, run: (args) => deps.toolCalls.call(auth, prefix, tool, args ?? {}) };
+    return { name, description: '', inputSchema: { type: 'object' }, run: (args) => gatewayCall(prefix, tool, args) };
   }
 
   const bound: McpTool[] = reachable.map((entry) => ({

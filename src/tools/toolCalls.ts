@@ -28,6 +28,7 @@ export interface ToolCallOutcome {
 }
 
 export function createToolCalls(deps: ToolCallDeps) {
+  /** A tool's answer and its charge; 404 NOT_FOUND for a tool not registered, 422 TOOL_ERROR for a tool's domain error, 402 when a priced tool cannot be paid. */
   async function invoke(auth: AuthContext, prefix: string, tool: string, payload: unknown, requestId?: string): Promise<ToolCallOutcome> {
     refuseSandbox(auth, 'tool calls');
     await takeMinuteBudget(deps.db, auth.org, deps.clock());
@@ -49,13 +50,7 @@ export function createToolCalls(deps: ToolCallDeps) {
     return { answer, costMicros: charged.amountMicros, balanceMicros: charged.balanceMicros };
   }
 
-  return {
-    invoke,
-    /** The tool's answer; 404 NOT_FOUND for a tool not registered, 422 TOOL_ERROR for a tool's domain error, 402 when a priced tool cannot be paid. */
-    async call(auth: AuthContext, prefix: string, tool: string, payload: unknown): Promise<unknown> {
-      return (await invoke(auth, prefix, tool, payload)).answer;
-    },
-  };
+  return { invoke };
 }
 
 export type ToolCalls = ReturnType<typeof createToolCalls>;

@@ -25,6 +25,7 @@ beforeAll(async () => {
     'demo/fail': async () => {
       throw new ToolError('the tool could not parse its input');
     },
+    'demo/priced': { handler: async () => ({ answer: 42 }), description: 'Answers, for a price.', inputSchema: { type: 'object' }, priceMicros: 250_000n },
   });
   svc = await startTestService({ tools, clock: () => now });
   call = httpClient(svc.baseUrl);
@@ -182,13 +183,13 @@ describe('tools', () => {
   it('find-tools lists the catalogue behind the gateway, inspect-tool gives one tool in full', async () => {
     const client = await connect(await newKey(await newOrg()));
     const all = (await tool(client, 'find-tools')).body as { name: string; description: string; inputSchema: any; price?: string }[];
-    expect(all.map((t) => t.name)).toEqual(['search', 'list_collections', 'list_journals', 'assisted_search', 'get_results', 'demo--echo', 'demo--fail']);
+    expect(all.map((t) => t.name)).toEqual(['search', 'list_collections', 'list_journals', 'assisted_search', 'get_results', 'demo--echo', 'demo--fail', 'demo--priced']);
     for (const t of all) expect(t.inputSchema.type).toBe('object');
     expect(all[0]!.inputSchema.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 30 });
     // the first sentence only in the catalogue
     expect(all.find((t) => t.name === 'demo--echo')).toEqual({ name: 'demo--echo', description: 'Echoes its arguments.', inputSchema: { type: 'object', properties: { x: { type: 'number' } } }, price: '0.000000' });
     expect((await tool(client, 'find-tools', { query: 'journals' })).body.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['list_journals']));
-    expect((await tool(client, 'find-tools', { integration: 'demo' })).body.map((t: { name: string }) => t.name)).toEqual(['demo--echo', 'demo--fail']);
+    expect((await tool(client, 'find-tools', { integration: 'demo' })).body.map((t: { name: string }) => t.name)).toEqual(['demo--echo', 'demo--fail', 'demo--priced']);
     expect((await tool(client, 'find-tools', { format: 'text', query: 'echoes' })).body).toBe('demo--echo: Echoes its arguments.');
     const bad = await tool(client, 'find-tools', { format: 'yaml' });
     expect([bad.isError, bad.body.code]).toEqual([true, 'VALIDATION_ERROR']);
@@ -325,8 +326,14 @@ describe('tools', () => {
     const orgId = await newOrg();
     const key = await newKey(orgId);
     const client = await connect(key);
-    expect(await tool(client, 'call-tool', { tool_name: 'demo--echo', arguments: { x: 1 } })).toEqual({ isError: false, body: { echoed: { x: 1 } } });
-    expect(await tool(client, 'demo--echo', { x: 2 })).toEqual({ isError: false, body: { echoed: { x: 2 } } });
+    // the answer, with what the REST twin's billing headers say
+    const billed = { cost: '0.000000', billing_mode: 'live', balance_remaining: '5.000000' };
+    expect(await tool(client, 'call-tool', { tool_name: 'demo--echo', arguments: { x: 1 } })).toEqual({ isError: false, body: { echoed: { x: 1 }, ...billed } });
+    expect(await tool(client, 'demo--echo', { x: 2 })).toEqual({ isError: false, body: { echoed: { x: 2 }, ...billed } });
+    // a priced tool reports its charge, which is the balance drop
+    const priced = await tool(client, 'call-tool', { tool_name: 'demo--priced', arguments: {} });
+    expect(priced).toEqual({ isError: false, body: { answer: 42, cost: '0.250000', billing_mode: 'live', balance_remaining: '4.750000' } });
+    expect(await ops.balanceOf(orgId)).toBe('4.750000');
     expect(await tool(client, 'call-tool', { tool_name: 'demo--fail', arguments: {} })).toEqual({ isError: true, body: { code: 'TOOL_ERROR', message: 'the tool could not parse its input' } });
     expect((await tool(client, 'call-tool', { tool_name: 'none--such' })).body.code).toBe('NOT_FOUND');
     expect(await tool(client, 'call-tool', { tool_name: 'unknown' })).toEqual({ isError: true, body: { code: 'NOT_FOUND', message: 'no tool "unknown" is available to this key; find-tools lists the tools' } });
