@@ -269,6 +269,26 @@ function figuresOf(queries: QueryRow[], probabilities: Map<string, number[]>, ru
   };
 }
 
+/**
+ * Precision and recall when each claim delivers exactly as many documents as it has relevant ones, best first by
+ * `probabilities`: a delivery rule told each claim's count by an oracle. It measures the ranking more than the rule: a
+ * ranking whose oracle count falls below the target leaves a rule little to win by choosing how many to deliver.
+ */
+function oracleCountFigures(queries: QueryRow[], probabilities: Map<string, number[]>): { precision: number; recall: number } {
+  let hits = 0;
+  let deliveredCount = 0;
+  let relevantCount = 0;
+  for (const q of queries) {
+    if (q.offTopic) continue;
+    const relevant = new Set(q.relevant);
+    const docs = delivered(q, probabilities.get(q.id)!, { threshold: 0, relativeCut: 0 }).slice(0, relevant.size);
+    hits += docs.filter((d) => relevant.has(d)).length;
+    deliveredCount += docs.length;
+    relevantCount += relevant.size;
+  }
+  return { precision: round4(deliveredCount > 0 ? hits / deliveredCount : 0), recall: round4(relevantCount > 0 ? hits / relevantCount : 0) };
+}
+
 const THRESHOLDS = Array.from({ length: 60 }, (_, i) => 0.05 + i * 0.015);
 const RELATIVE_CUTS = [0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 
@@ -582,6 +602,7 @@ async function main(): Promise<void> {
       firstStageTop1: roundAll(figuresOf(queries, first.heldOut, top1)),
       judgeTop1: roundAll(figuresOf(judgedQueries, second.heldOut, top1)),
       secondStageTop1: roundAll(figuresOf(secondQueries, secondStage.heldOut, top1)),
+      judgeOracleCount: oracleCountFigures(judgedQueries, second.heldOut),
       candidatePoolRecall: round4(claims.reduce((s, q) => s + new Set(q.candidates.filter((c) => c.label === 1).map((c) => c.docId)).size, 0) / claims.reduce((s, q) => s + q.relevant.length, 0)),
     },
     rationale: {
