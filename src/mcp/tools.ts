@@ -72,6 +72,12 @@ const BOUND_SEARCH = 'search-';
 
 const bad = (message: string) => new Rejection('VALIDATION_ERROR', message);
 
+/** The queryId in either of the reference's spellings (`queryId`, `query_id`); both given must agree. */
+function queryIdOf(args: { queryId?: string; query_id?: string }): string | undefined {
+  if (args.queryId !== undefined && args.query_id !== undefined && args.queryId !== args.query_id) throw bad('queryId and query_id differ; send one of them');
+  return args.queryId ?? args.query_id;
+}
+
 function objectArgs(args: unknown): Record<string, unknown> {
   return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
 }
@@ -199,8 +205,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
     inputSchema: SCHEMAS.getResults,
     run: async (args) => {
       const a = parseOr422(getResultsArgs, args);
-      if (a.queryId !== undefined && a.query_id !== undefined && a.queryId !== a.query_id) throw bad('queryId and query_id differ; send one of them');
-      const queryId = a.queryId ?? a.query_id;
+      const queryId = queryIdOf(a);
       if (queryId === undefined) throw bad('queryId: the queryId of a search, preview or assisted search is required');
       const options = parseOr422(imageQuery, { includeFigures: String(a.include_figures ?? false) });
       const figures = options.includeFigures ? { maxWidth: options.imageMaxWidth, maxHeight: options.imageMaxHeight, quality: options.imageQuality } : null;
@@ -304,7 +309,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
     {
       name: 'find-tools',
       description:
-        'Free. The catalogue of tools behind this server (search, list_collections, list_journals and the gateway tools): name, first sentence of the description, input schema. `query` searches names and descriptions; `integration` lists one provider (a gateway prefix); `format` is json (default) or text.',
+        'Free. The catalogue of tools behind this server (search, list_collections, list_journals, assisted_search, get_results and the gateway tools): name, first sentence of the description, input schema. `query` searches names and descriptions; `integration` lists one provider (a gateway prefix); `format` is json (default) or text.',
       inputSchema: SCHEMAS.findTools,
       run: async (args) => {
         const a = parseOr422(findToolsArgs, args);
@@ -355,10 +360,9 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
       inputSchema: SCHEMAS.confirm,
       run: async (args) => {
         const c = parseOr422(confirmArgs, args);
-        if (c.queryId !== undefined && c.query_id !== undefined && c.queryId !== c.query_id) throw bad('queryId and query_id differ; send one of them');
         // the REST unlock body's rules (ids, limits) apply to what confirm passes on
         const body = parseOr422(unlockBody, {
-          queryId: c.queryId ?? c.query_id,
+          queryId: queryIdOf(c),
           ...(c.result_ids !== undefined ? { resultIds: c.result_ids } : {}),
           ...(c.include_figures !== undefined ? { includeFigures: c.include_figures } : {}),
         });
