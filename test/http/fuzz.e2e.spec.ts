@@ -114,6 +114,8 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/admin/v1/journal-requests', door: 'admin' },
   { method: 'POST', path: '/admin/v1/keys/:keyId/spending-cap', door: 'admin', body: () => ({ spendingCap: '3.00' }) },
   { method: 'POST', path: '/admin/v1/organizations/:orgId/invites', door: 'admin', body: () => ({ email: 'fuzz-invitee@example.org', role: 'member' }) },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/invites/:inviteId/cancel', door: 'admin', body: () => ({}) },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/members/:memberId/remove', door: 'admin', body: () => ({}) },
   { method: 'GET', path: '/dashboard/login', door: 'dashboardOpen' },
   { method: 'POST', path: '/dashboard/login', door: 'dashboardOpen', body: () => ({ email: 'owner@fuzz.example', password: 'not the password at all' }) },
   { method: 'POST', path: '/dashboard/operator/login', door: 'dashboardOpen', body: () => ({ token: 'not-the-operator-token' }) },
@@ -132,6 +134,8 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/dashboard/queries', door: 'dashboard' },
   { method: 'GET', path: '/dashboard/members', door: 'dashboard' },
   { method: 'POST', path: '/dashboard/members/invites', door: 'dashboard', body: () => ({ email: 'fuzz-member@example.org', role: 'member' }) },
+  { method: 'POST', path: '/dashboard/members/:memberId/remove', door: 'dashboard', body: () => ({}) },
+  { method: 'POST', path: '/dashboard/invites/:inviteId/cancel', door: 'dashboard', body: () => ({}) },
   { method: 'GET', path: '/dashboard/account', door: 'dashboard' },
   { method: 'POST', path: '/dashboard/sessions/:sessionId/revoke', door: 'dashboard', body: () => ({}) },
   { method: 'POST', path: '/dashboard/logout', door: 'dashboard', body: () => ({}) },
@@ -308,6 +312,9 @@ function idFor(name: string, pick: number, f: Fixtures): string {
     // operator mutations only reach the victim organization, so the organization the fuzz searches with stays usable
     orgId: [f.orgs.victim, f.orgs.victim, '00000000-0000-0000-0000-000000000000'],
     keyId: [f.victimKeyId, f.dashboardKeyId, 'key_does_not_exist'],
+    // none that exists: removing the fuzz's own members or withdrawing its invite would end the sessions and the link it uses
+    memberId: ['mem_does_not_exist', 'mem_00000000000000000000'],
+    inviteId: ['inv_does_not_exist', 'inv_00000000000000000000'],
   };
   const pool = real[name] ?? ['x'];
   const all = pick % 3 === 0 ? HOSTILE_IDS : pool;
