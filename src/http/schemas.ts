@@ -137,13 +137,17 @@ export const assistedAnswerBody = z.strictObject({
   includeMetadata: z.boolean().default(true),
 });
 
-export const unlockBody = z.strictObject({
-  queryId: z.string().min(1).max(200),
-  resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional().meta({ description: 'The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.' }),
-  includeFigures: z.boolean().default(false).meta({ description: 'Figure images (base64) for every row unlocked under this queryId, earlier ones included; never changes the charge.' }),
-  // the image options of the re-fetch, honoured for the figures this call returns
-  ...imageFields,
-});
+export const unlockBody = z
+  .strictObject({
+    queryId: z.string().min(1).max(200),
+    resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional().meta({ description: 'The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.' }),
+    includeFigures: z.boolean().optional().meta({ description: 'Figure images (base64) for every row unlocked under this queryId, earlier ones included; never changes the charge. Default false.' }),
+    includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
+    // the image options of the re-fetch, honoured for the figures this call returns
+    ...imageFields,
+  })
+  // includeImages is the reference's deprecated alias: one field from here on
+  .transform(({ includeImages, ...body }) => ({ ...body, includeFigures: body.includeFigures ?? includeImages ?? false }));
 
 export const imageQuery = z.object({
   includeFigures: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),

@@ -39,6 +39,8 @@ export interface SearchOutcome {
   quota: QuotaStatus;
   /** the catalogue's answer to a catalogue question sent without filters (then rows are empty and nothing is charged) */
   discovery?: Discovery;
+  /** until when GET /results/{queryId} re-fetches these rows free (absent for a catalogue answer, which keeps no rows) */
+  cachedUntil?: Date;
   /** where the time went: limits and money (admission, charge, record) versus retrieval */
   timings: { billingMs: number; retrievalMs: number };
 }
@@ -153,8 +155,10 @@ export function createSearchService(deps: ServiceDeps) {
     await saveQueryRecord(db, { queryId, orgId: auth.org.id, keyId: auth.key.id, kind: 'search', payloadVersion: PAYLOAD_VERSION, createdAt: now, payload: { query: input.query, collections: names, rows, ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}) } });
     const quota = await quotaStatus(db, auth.org, now);
     const latencyMs = performance.now() - started;
-    return { queryId, rows, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, ...(plan ? { filtersApplied: plan.filtersApplied } : {}) };
+    return { queryId, rows, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, cachedUntil: cachedUntil(now), ...(plan ? { filtersApplied: plan.filtersApplied } : {}) };
   }
+
+  const cachedUntil = (createdAt: Date): Date => new Date(createdAt.getTime() + CACHE_LIFETIME_MS);
 
   const loadOwnRecord = (auth: AuthContext, queryId: string): Promise<QueryRecord> => loadOwnQueryRecord(db, auth.key.id, queryId, clock());
 
@@ -240,6 +244,7 @@ export function createSearchService(deps: ServiceDeps) {
         filtersApplied: outcome.filtersApplied,
         billing: { mode: auth.billingMode, tokens: totalTokens(outcome.lines), costMicros, balanceMicros: charged.balanceMicros },
         quota,
+        cachedUntil: cachedUntil(record.createdAt),
       };
     },
 
@@ -305,9 +310,7 @@ export function createSearchService(deps: ServiceDeps) {
       return { record, unlocked, images };
     },
 
-    expiresAt(record: QueryRecord): Date {
-      return new Date(record.createdAt.getTime() + CACHE_LIFETIME_MS);
-    },
+    expiresAt: (record: QueryRecord): Date => cachedUntil(record.createdAt),
 
     /** The quota object of GET /quota: today's and this month's queries against the organization's limits. */
     quota(auth: AuthContext): Promise<QuotaStatus> {

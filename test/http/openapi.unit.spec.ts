@@ -55,6 +55,8 @@ describe('the OpenAPI document', () => {
     expect(searchRequest.required).toEqual(['query']);
     expect(document.components.schemas.SearchPreviewRequest).toEqual(requestJsonSchema(previewBody));
     expect(document.components.schemas.UnlockRequest).toEqual(requestJsonSchema(unlockBody));
+    // the deprecated alias reads as includeFigures; includeFigures wins when both are sent
+    expect([unlockBody.parse({ queryId: 'q', includeImages: true }).includeFigures, unlockBody.parse({ queryId: 'q' }).includeFigures, unlockBody.parse({ queryId: 'q', includeFigures: false, includeImages: true }).includeFigures]).toEqual([true, false, false]);
     expect(document.components.schemas.UnlockRequest.additionalProperties).toBe(false);
   });
 

@@ -207,9 +207,11 @@ describe('cached results', () => {
     const s = await q(key, SEARCH);
     const p = await preview(key, SEARCH);
     const created = m.clock.now();
+    // the search says until when it re-fetches free, as the re-fetch does (ISO 8601, as the reference's clients parse it)
+    expect(s.headers.get('x-cache-expires')).toBe(new Date(created.getTime() + 7 * DAY_MS).toISOString());
     const r = await call('GET', `/api/v1/search/results/${s.body.queryId}`, { key });
     expect(r.status).toBe(200);
-    expect([r.headers.get('x-cache'), r.headers.get('x-cache-expires'), r.headers.get('x-query-cost')]).toEqual(['hit', new Date(created.getTime() + 7 * DAY_MS).toUTCString(), '0.000000']);
+    expect([r.headers.get('x-cache'), r.headers.get('x-cache-expires'), r.headers.get('x-query-cost')]).toEqual(['hit', new Date(created.getTime() + 7 * DAY_MS).toISOString(), '0.000000']);
     expect(RATE_LIMIT_HEADERS.filter((n) => r.headers.has(n))).toEqual([]);
     expect(r.body.latencyMs).toBe(0);
     for (const row of r.body.results) expect(row).toMatchObject({ locked: false, tokens: expect.any(Number), cost: expect.stringMatching(/^\d+\.\d{6}$/), figureCount: 0, relevance: expect.any(Number) });
@@ -343,6 +345,9 @@ describe('unlock over HTTP', () => {
     expect(u.body.results.every((r: { locked: boolean; text: string }) => !r.locked && !r.text.endsWith('...'))).toBe(true);
     expect(u.body.costCharged).toBe(p.body.costToUnlockRemaining);
     expect(u.body.costToUnlockRemaining).toBe('0.000000');
+    // includeImages, the reference's deprecated alias of includeFigures, is taken too (a repeat: nothing charged)
+    const alias = await unlock(key, { queryId: p.body.queryId, includeImages: true });
+    expect([alias.status, alias.body.costCharged]).toEqual([200, null]);
     const [event] = await orgEvents(m.superuser, org.id, 'ResultsUnlocked');
     expect(event!.data).toMatchObject({ keyId, queryId: p.body.queryId, resultIds: p.body.results.map((r: { id: string }) => r.id), amountMicros: String(parseCredits(u.body.costCharged)), collections: [{ collection: 'scifact', results: 3 }] });
     expect(event!.metadata.actor.kind).toBe('workflow');

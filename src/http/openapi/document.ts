@@ -182,7 +182,7 @@ const HEADERS: Record<string, Json> = {
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
   'Idempotency-Status': { description: 'Sent when the request carried Idempotency-Key: a new preview, or the replay of the original one.', schema: { type: 'string', enum: ['created', 'replayed'] } },
   'X-Cache': { description: 'Always `hit`: the answer comes from the cached query record.', schema: { type: 'string', enum: ['hit'] } },
-  'X-Cache-Expires': { description: 'When the cached query record expires (HTTP date).', schema: { type: 'string' } },
+  'X-Cache-Expires': { description: 'Until when GET /api/v1/search/results/{queryId} re-fetches these results free (ISO 8601, UTC).', schema: { type: 'string', format: 'date-time' } },
 };
 const headerRefs = (...names: (keyof typeof HEADERS)[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 const BILLING_HEADERS = ['X-Tokens-Used', 'X-Query-Cost', 'X-Billing-Mode', 'X-Credits-Remaining'] as const;
@@ -233,7 +233,7 @@ const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/search/query', tag: 'search', access: 'apiKey', operationId: 'searchQuery', summary: 'Search one or more collections',
     description: 'Exactly one of `collection` / `collections` (max 5; merged into one relevance-ranked list). A catalogue question sent without `filters` is answered from the catalogue (`discovery`, empty `results`, free). `filters`: see the Filtering section of the service specification; an unappliable filter is 422 INVALID_FILTER.',
-    body: 'SearchRequest', response: 'SearchResponse', headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS], errors: SEARCH_ERRORS,
+    body: 'SearchRequest', response: 'SearchResponse', headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, 'X-Cache-Expires'], errors: SEARCH_ERRORS,
   },
   {
     method: 'post', path: '/api/v1/search/preview', tag: 'search', access: 'apiKey', operationId: 'searchPreview', summary: 'Preview a search: locked teasers, free',
@@ -263,7 +263,7 @@ const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/search/{collection}', tag: 'search', access: 'apiKey', operationId: 'searchCollection', summary: 'Search one collection named in the path',
     description: 'Shorthand for /query. A `collection` or `collections` key in the body is 422. `includeImages` is the deprecated alias of `includeFigures`.',
-    body: 'CollectionSearchRequest', response: 'SearchResponse', headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS], errors: SEARCH_ERRORS,
+    body: 'CollectionSearchRequest', response: 'SearchResponse', headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, 'X-Cache-Expires'], errors: SEARCH_ERRORS,
   },
   // catalogue
   {

@@ -177,6 +177,8 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const images = input.figures ? await searchFigureImages(outcome.rows, deps.figureImages, input.figures) : undefined;
     setBillingHeaders(ctx, a, outcome.billing);
     setRateLimitHeaders(ctx, outcome);
+    // ISO 8601, as the reference's clients parse it
+    if (outcome.cachedUntil) ctx.set('X-Cache-Expires', outcome.cachedUntil.toISOString());
     ctx.body = searchBody(outcome, input.includeMetadata, images);
   };
 
@@ -213,7 +215,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const refetched = await deps.search.refetch(a, ctx.params.queryId!, figures);
     const { record } = refetched;
     ctx.set('X-Cache', 'hit');
-    ctx.set('X-Cache-Expires', deps.search.expiresAt(record).toUTCString());
+    ctx.set('X-Cache-Expires', deps.search.expiresAt(record).toISOString());
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = resultsBody(refetched);
   });
