@@ -67,7 +67,8 @@ export type MemberCommand =
       tokenHash: string;
       now: Date;
     }
-  | { type: 'AcceptInvite'; memberId: string; passwordHash: string; emailTaken: boolean; now: Date }
+  /** `inviterRemoved`: the member who sent the invite has since been removed (their invites die with their access) */
+  | { type: 'AcceptInvite'; memberId: string; passwordHash: string; emailTaken: boolean; inviterRemoved: boolean; now: Date }
   /** the member the invite made leaves the organization; `currentOwners`: the organization's owners now, this one included */
   | { type: 'RemoveMember'; memberId: string; currentOwners: number; by: Principal }
   | { type: 'CancelInvite'; by: Principal }
@@ -90,7 +91,7 @@ export function decideMember(command: MemberCommand, state: InviteState | Sessio
     case 'AcceptInvite': {
       const invite = state as InviteState | undefined;
       // an unknown, used and expired invite read the same to whoever holds the link
-      if (!invite || invite.acceptedBy !== null || invite.cancelled || Date.parse(invite.expiresAt) <= command.now.getTime()) {
+      if (!invite || invite.acceptedBy !== null || invite.cancelled || command.inviterRemoved || Date.parse(invite.expiresAt) <= command.now.getTime()) {
         throw new Rejection('NOT_FOUND', 'this invite link is not valid: it was used, has expired or never existed; ask for a new one');
       }
       if (command.emailTaken) throw new Rejection('VALIDATION_ERROR', 'this email already belongs to a member; sign in instead');

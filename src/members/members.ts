@@ -63,8 +63,22 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
     return { inviteId: r.invite_id, orgId: r.org_id, email: r.email, role: parseMemberRole(r.role), expiresAt: r.expires_at, acceptedBy: r.accepted_by, cancelled: r.cancelled_at !== null, memberRemoved: member?.removed_at != null };
   }
 
-  function runInviteCommand(inviteId: string, actor: Actor, command: (tx: Queryable, now: Date) => Promise<MemberCommand>) {
+  /** Whether a member still belongs to their organization (not removed). */
+  const isCurrentMember = async (q: Queryable, memberId: string) => (await q.query('SELECT 1 FROM proj_members WHERE member_id = $1 AND removed_at IS NULL', [memberId])).length > 0;
+
+  /** Whether the invite was sent by a member who has since been removed (the first event of its stream names its actor). */
+  async function inviterRemoved(q: Queryable, inviteId: string): Promise<boolean> {
+    const [first] = await q.query<{ actor: Actor | null }>(`SELECT metadata->'actor' AS actor FROM events WHERE stream_id = $1 AND stream_version = 1`, [inviteStream(inviteId)]);
+    return first?.actor?.kind === 'member' && !(await isCurrentMember(q, first.actor.id));
+  }
+
+  /**
+   * One invite-stream command under the append lock. `by`, a member acting from a session: checked again here, so a
+   * member removed while their request was on its way acts no more.
+   */
+  function runInviteCommand(inviteId: string, actor: Actor, command: (tx: Queryable, now: Date) => Promise<MemberCommand>, by?: Principal) {
     return runStreamCommand(db, clock, inviteStream(inviteId), actor, async (tx, now) => {
+      if (by?.kind === 'member' && !(await isCurrentMember(tx, by.memberId))) throw new Rejection('UNAUTHORIZED', 'this member was removed from the organization; the session has ended');
       const state = await inviteState(tx, inviteId);
       return { version: inviteStreamVersion(state), events: decideMember(await command(tx, now), state) };
     });
@@ -123,7 +137,7 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
         role: input.role,
         tokenHash: tokenHash(token),
         now,
-      }));
+      }), by);
       if (!event || event.type !== 'MemberInvited') throw new Error('invite was not recorded');
       return { inviteId, token, email: event.data.email, role: event.data.role, expiresAt: event.data.expiresAt };
     },
@@ -131,11 +145,12 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
     /** The invite behind a link while it can still be used; undefined for an unknown, used or expired one (alike). */
     async pendingInvite(token: string): Promise<PendingInvite | undefined> {
       if (!isWellFormedToken(token)) return undefined;
-      const [row] = await db.query<{ email: string; role: string; expires_at: Date | string; accepted_by: string | null; cancelled_at: Date | string | null; org_id: string }>(
-        'SELECT email, role, expires_at, accepted_by, cancelled_at, org_id FROM proj_invites WHERE token_hash = $1',
+      const [row] = await db.query<{ invite_id: string; email: string; role: string; expires_at: Date | string; accepted_by: string | null; cancelled_at: Date | string | null; org_id: string }>(
+        'SELECT invite_id, email, role, expires_at, accepted_by, cancelled_at, org_id FROM proj_invites WHERE token_hash = $1',
         [tokenHash(token)],
       );
       if (!row || row.accepted_by !== null || row.cancelled_at !== null || new Date(row.expires_at).getTime() <= clock().getTime()) return undefined;
+      if (await inviterRemoved(db, row.invite_id)) return undefined;
       return { email: row.email, role: parseMemberRole(row.role), orgName: await orgName(row.org_id), expiresAt: new Date(row.expires_at).toISOString() };
     },
 
@@ -150,7 +165,7 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
       const memberId = newId('mem');
       const [event] = await runInviteCommand(found.invite_id, { kind: 'member', id: memberId }, async (tx, now) => {
         const row = await sqlReader(tx, 'proj_').invite(found.invite_id);
-        return { type: 'AcceptInvite', memberId, passwordHash, emailTaken: row ? await emailTaken(tx, row.email) : false, now };
+        return { type: 'AcceptInvite', memberId, passwordHash, emailTaken: row ? await emailTaken(tx, row.email) : false, inviterRemoved: await inviterRemoved(tx, found.invite_id), now };
       });
       if (!event || event.type !== 'InviteAccepted') throw new Error('invite acceptance was not recorded');
       const d = event.data;
@@ -201,14 +216,14 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
       await runInviteCommand(member.invite_id, actorOf(by), async (tx) => {
         const [owners] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM proj_members WHERE org_id = $1 AND role = 'owner' AND removed_at IS NULL`, [orgId]);
         return { type: 'RemoveMember', memberId, currentOwners: owners?.n ?? 0, by };
-      });
+      }, by);
     },
 
     /** Withdraws an invite not yet used (owners and the operator): its link reads as unknown from now on. */
     async cancelInvite(by: Principal, orgId: string, inviteId: string): Promise<void> {
       const [invite] = await db.query('SELECT 1 FROM proj_invites WHERE invite_id = $1 AND org_id = $2', [inviteId, orgId]);
       if (!invite) throw new Rejection('NOT_FOUND', 'invite not found');
-      await runInviteCommand(inviteId, actorOf(by), async () => ({ type: 'CancelInvite', by }));
+      await runInviteCommand(inviteId, actorOf(by), async () => ({ type: 'CancelInvite', by }), by);
     },
 
     /** Ends a session: one's own sign-out, or the revocation of another of one's sessions (the operator: any). */

@@ -439,6 +439,21 @@ describe('keys, caps, the audit log and replay', () => {
     const last = await post(owner, `/dashboard/members/${ownerId}/remove`, ownerCsrf);
     expect([last.status, last.json.error.code]).toEqual([422, 'VALIDATION_ERROR']);
 
+    // a second owner's open invite dies with their access: removed, they cannot come back through it
+    const second = fresh();
+    const secondCsrf = await joined(second, org, 'second@delta.example', 'owner');
+    const secondId = await idOf('second@delta.example');
+    const backdoor = await second.send('POST', '/dashboard/members/invites', { json: { email: 'second-alt@delta.example', role: 'owner' }, headers: { 'X-CSRF-Token': secondCsrf } });
+    expect(backdoor.status).toBe(201);
+    expect((await post(owner, `/dashboard/members/${secondId}/remove`, ownerCsrf)).status).toBe(200);
+    const backdoorPath = new URL(backdoor.json.inviteUrl).pathname;
+    expect((await fresh().send('GET', backdoorPath)).status).toBe(404);
+    expect((await fresh().send('POST', backdoorPath, { json: { password: PASSWORD } })).status).toBe(404);
+    // and a request of theirs already past the session check acts no more: the rule is checked again under the append lock
+    const stale = { kind: 'member' as const, memberId: secondId, orgId: org, role: 'owner' as const };
+    await expect(svc.runtime.members.removeMember(stale, org, ownerId)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(svc.runtime.members.invite(org, { email: 'late@delta.example', role: 'owner' }, stale)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+
     // an invite withdrawn before use: its link reads as unknown; a used invite is not withdrawn (remove the member)
     const link = await invite(org, 'later@delta.example', 'member');
     const pendingId = (await svc.runtime.members.roster(org)).invites.find((i) => i.email === 'later@delta.example')!.inviteId;

@@ -33,16 +33,18 @@ describe('invites', () => {
   });
 
   it('an invite is used once, before it expires; used, expired and unknown read alike', () => {
-    const accept = { type: 'AcceptInvite', memberId: 'mem_new', passwordHash: 'scrypt$...', emailTaken: false, now } as const;
+    const accept = { type: 'AcceptInvite', memberId: 'mem_new', passwordHash: 'scrypt$...', emailTaken: false, inviterRemoved: false, now } as const;
     expect(decideMember(accept, pending)).toEqual([{ type: 'InviteAccepted', data: { orgId: 'org_a', inviteId: 'inv_1', memberId: 'mem_new', email: 'new@lab.example', role: 'member', passwordHash: 'scrypt$...' } }]);
     expect(rejectionCode(() => decideMember(accept, { ...pending, acceptedBy: 'mem_other' }))).toBe('NOT_FOUND');
     expect(rejectionCode(() => decideMember(accept, { ...pending, expiresAt: now.toISOString() }))).toBe('NOT_FOUND');
     expect(rejectionCode(() => decideMember(accept, undefined))).toBe('NOT_FOUND');
     expect(rejectionCode(() => decideMember({ ...accept, emailTaken: true }, pending))).toBe('VALIDATION_ERROR');
+    // an invite whose sender has been removed dies with their access, and reads like any other dead link
+    expect(rejectionCode(() => decideMember({ ...accept, inviterRemoved: true }, pending))).toBe('NOT_FOUND');
   });
 
   it('an invite withdrawn before use reads as unknown; owners and the operator withdraw, a used one is not withdrawn', () => {
-    const accept = { type: 'AcceptInvite', memberId: 'mem_new', passwordHash: 'scrypt$...', emailTaken: false, now } as const;
+    const accept = { type: 'AcceptInvite', memberId: 'mem_new', passwordHash: 'scrypt$...', emailTaken: false, inviterRemoved: false, now } as const;
     expect(rejectionCode(() => decideMember(accept, { ...pending, cancelled: true }))).toBe('NOT_FOUND');
     expect(decideMember({ type: 'CancelInvite', by: owner }, pending)).toEqual([{ type: 'InviteCancelled', data: { orgId: 'org_a', inviteId: 'inv_1' } }]);
     expect(decideMember({ type: 'CancelInvite', by: operator }, { ...pending, cancelled: true })).toEqual([]);
