@@ -185,6 +185,11 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       const invite = await members.invite(orgId, input, { kind: 'operator' });
       return { inviteId: invite.inviteId, email: invite.email, role: invite.role, inviteUrl: inviteUrlOf(baseUrl, invite.token), expiresAt: invite.expiresAt };
     },
+    /** The organization's current members and open invites. */
+    async members(orgId: string) {
+      await requireOrg(orgId);
+      return members.roster(orgId);
+    },
     /** Withdraws an invite not yet used. */
     async cancelInvite(orgId: string, inviteId: string) {
       await members.cancelInvite({ kind: 'operator' }, orgId, inviteId);

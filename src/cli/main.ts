@@ -32,6 +32,7 @@ const USAGE = `usage: litsearch <command> [options]
   key revoke KEY_ID                         key show KEY_ID
   key cap KEY_ID AMOUNT | key cap KEY_ID --clear   set or clear a key's spending cap
   member invite ORG_ID EMAIL [--role owner|member]  an invite link to the dashboard (one use, 7 days)
+  member list ORG_ID                                 current members and open invites, with their ids
   member remove ORG_ID MEMBER_ID                     take a member out (their sessions stop; the last owner stays)
   member cancel-invite ORG_ID INVITE_ID              withdraw an invite not yet used
   balance ORG_ID
@@ -97,6 +98,7 @@ function remoteOperations(remote: Remote): Operations {
     setSpendingCap: (keyId, spendingCap) => call('POST', `/keys/${keyId}/spending-cap`, { spendingCap }) as never,
     // the server builds the link from its own public address
     inviteMember: (orgId, input) => call('POST', `/organizations/${orgId}/invites`, input) as never,
+    members: (orgId) => call('GET', `/organizations/${orgId}/members`) as never,
     cancelInvite: (orgId, inviteId) => call('POST', `/organizations/${orgId}/invites/${encodeURIComponent(inviteId)}/cancel`) as never,
     removeMember: (orgId, memberId) => call('POST', `/organizations/${orgId}/members/${encodeURIComponent(memberId)}/remove`) as never,
     balance: (orgId) => call('GET', `/organizations/${orgId}/balance`) as never,
@@ -279,6 +281,9 @@ async function main(argv: string[]): Promise<number> {
         print(await ops.inviteMember(rest[0] ?? '', { email: rest[1] ?? '', role }, config.publicUrl ?? `http://${config.host}:${config.port}`));
         return 0;
       }
+      case 'member list':
+        print(await ops.members(rest[0] ?? ''));
+        return 0;
       case 'member remove':
         print(await ops.removeMember(rest[0] ?? '', rest[1] ?? ''));
         return 0;

@@ -409,7 +409,8 @@ describe('keys, caps, the audit log and replay', () => {
     const dev = fresh();
     const devCsrf = await joined(dev, org, 'dev@delta.example', 'member');
     expect((await dev.send('GET', '/dashboard')).status).toBe(200);
-    const idOf = async (email: string) => (await svc.runtime.members.roster(org)).members.find((m) => m.email === email)!.memberId;
+    // the operator lists members and open invites with their ids (GET /admin/v1/organizations/{id}/members)
+    const idOf = async (email: string) => (await call('GET', `/admin/v1/organizations/${org}/members`, { admin })).body.members.find((m: { email: string }) => m.email === email)!.memberId;
     const [ownerId, devId] = [await idOf('owner@delta.example'), await idOf('dev@delta.example')];
     const post = (client: DashboardClient, path: string, csrf: string) => client.send('POST', path, { json: {}, headers: { 'X-CSRF-Token': csrf } });
 

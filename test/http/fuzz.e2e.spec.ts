@@ -114,6 +114,7 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/admin/v1/journal-requests', door: 'admin' },
   { method: 'POST', path: '/admin/v1/keys/:keyId/spending-cap', door: 'admin', body: () => ({ spendingCap: '3.00' }) },
   { method: 'POST', path: '/admin/v1/organizations/:orgId/invites', door: 'admin', body: () => ({ email: 'fuzz-invitee@example.org', role: 'member' }) },
+  { method: 'GET', path: '/admin/v1/organizations/:orgId/members', door: 'admin' },
   { method: 'POST', path: '/admin/v1/organizations/:orgId/invites/:inviteId/cancel', door: 'admin', body: () => ({}) },
   { method: 'POST', path: '/admin/v1/organizations/:orgId/members/:memberId/remove', door: 'admin', body: () => ({}) },
   { method: 'GET', path: '/dashboard/login', door: 'dashboardOpen' },

@@ -43,6 +43,10 @@ export const ApiKeyView = z.object({
 
 export const RevokedKey = z.object({ id: z.string(), revoked: z.boolean() });
 
+export const Members = z.object({
+  members: z.array(z.object({ memberId: z.string(), email: z.string(), role: z.enum(['owner', 'member']), joinedAt: z.string() })),
+  invites: z.array(z.object({ inviteId: z.string(), email: z.string(), role: z.enum(['owner', 'member']), invitedAt: z.string(), expiresAt: z.string() })).meta({ description: 'Invites not yet used, withdrawn or expired.' }),
+});
 export const Invite = z.object({
   inviteId: z.string(),
   email: z.string(),

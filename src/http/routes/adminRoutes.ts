@@ -79,6 +79,9 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
     ctx.status = 201;
     ctx.body = await ops.inviteMember(ctx.params.orgId!, body, publicUrl ?? requestBaseUrl(ctx));
   });
+  router.get('/organizations/:orgId/members', async (ctx) => {
+    ctx.body = await ops.members(ctx.params.orgId!);
+  });
   router.post('/organizations/:orgId/invites/:inviteId/cancel', async (ctx) => {
     ctx.body = await ops.cancelInvite(ctx.params.orgId!, ctx.params.inviteId!);
   });
