@@ -65,6 +65,46 @@ async function runningServer(config: Config): Promise<Remote | undefined> {
   }
 }
 
+/** The positional arguments of the operator commands, in order (`?`: optional); a command is refused before it runs otherwise. */
+const ARGUMENTS: Record<string, string[]> = {
+  'org show': ['ORG_ID'],
+  'org limits': ['ORG_ID'],
+  'org billing': ['ORG_ID'],
+  'org suspend': ['ORG_ID'],
+  'org resume': ['ORG_ID'],
+  'price set': ['ORG_ID', 'COLLECTION', 'PRICE'],
+  'price clear': ['ORG_ID', 'COLLECTION'],
+  'price list': ['ORG_ID'],
+  'credits add': ['ORG_ID', 'AMOUNT'],
+  'key create': ['ORG_ID'],
+  'key show': ['KEY_ID'],
+  'key revoke': ['KEY_ID'],
+  'key cap': ['KEY_ID', 'AMOUNT?'],
+  'member invite': ['ORG_ID', 'EMAIL'],
+  'member list': ['ORG_ID'],
+  'member remove': ['ORG_ID', 'MEMBER_ID'],
+  'member cancel-invite': ['ORG_ID', 'INVITE_ID'],
+  balance: ['ORG_ID'],
+  refund: ['ORG_ID', 'AMOUNT'],
+  ledger: ['ORG_ID'],
+  reconcile: ['ORG_ID?'],
+  replay: [],
+  verify: [],
+  'journal-requests': [],
+};
+
+/** Refuses a known command given too few, too many or empty positional arguments, naming what it takes. */
+function checkArguments(command: string | undefined, sub: string | undefined, rest: string[]): void {
+  const twoWords = `${command} ${sub ?? ''}`.trim();
+  const [name, given] = ARGUMENTS[twoWords] ? [twoWords, rest] : [command ?? '', [sub, ...rest].filter((a): a is string => a !== undefined)];
+  const expected = ARGUMENTS[name];
+  if (!expected) return;
+  const required = expected.filter((a) => !a.endsWith('?')).length;
+  if (given.length < required || given.length > expected.length || given.some((a) => a.trim() === '')) {
+    throw new Error(`usage: ${name} ${expected.map((a) => (a.endsWith('?') ? `[${a.slice(0, -1)}]` : a)).join(' ')}`.trim());
+  }
+}
+
 function remoteOperations(remote: Remote): Operations {
   const call = async (method: string, path: string, body?: unknown, okStatuses: number[] = [200, 201]) => {
     const res = await fetch(`${remote.url}/admin/v1${path}`, {
@@ -212,6 +252,7 @@ async function main(argv: string[]): Promise<number> {
     return v;
   };
   try {
+    checkArguments(command, sub, rest);
     switch (`${command} ${sub ?? ''}`.trim()) {
       case 'org create':
         if (!values.name) throw new Error('--name is required');
@@ -271,7 +312,7 @@ async function main(argv: string[]): Promise<number> {
         print(await ops.revokeKey(rest[0] ?? ''));
         return 0;
       case 'key cap': {
-        if (values.clear === (rest[1] !== undefined)) throw new Error('key cap KEY_ID AMOUNT, or key cap KEY_ID --clear');
+        if (Boolean(values.clear) === (rest[1] !== undefined)) throw new Error('usage: key cap KEY_ID AMOUNT, or key cap KEY_ID --clear');
         print(await ops.setSpendingCap(rest[0] ?? '', values.clear ? null : rest[1]!));
         return 0;
       }

@@ -25,13 +25,28 @@ describe('litsearch CLI: caps and invites', () => {
     const bad = cli(dataDir, 'key', 'cap', key.id, 'lots');
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/VALIDATION_ERROR/);
-    expect(cli(dataDir, 'key', 'cap', key.id).code).toBe(1); // neither an amount nor --clear
+    const neither = cli(dataDir, 'key', 'cap', key.id); // neither an amount nor --clear
+    expect([neither.code, neither.err]).toEqual([1, expect.stringMatching(/usage: key cap KEY_ID AMOUNT, or key cap KEY_ID --clear/)]);
     expect(cli(dataDir, 'key', 'cap', 'key_missing', '1.00').err).toMatch(/NOT_FOUND/);
 
     const invite = cli(dataDir, 'member', 'invite', org.id, 'Lead@Cap.example', '--role', 'owner');
     expect(invite.code, invite.err).toBe(0);
     expect(JSON.parse(invite.out)).toMatchObject({ email: 'lead@cap.example', role: 'owner', inviteUrl: expect.stringMatching(/^https:\/\/search\.example\.org\/dashboard\/invite\/[\w-]{43}$/) });
     expect(cli(dataDir, 'member', 'invite', org.id, 'x@cap.example', '--role', 'admin').code).toBe(1);
+
+    // the operator lists members and open invites with their ids, and withdraws an invite by its id
+    const roster = JSON.parse(cli(dataDir, 'member', 'list', org.id).out) as { members: unknown[]; invites: { inviteId: string; email: string }[] };
+    expect(roster.members).toEqual([]);
+    const open = roster.invites.find((i) => i.email === 'lead@cap.example')!;
+    const withdrawn = cli(dataDir, 'member', 'cancel-invite', org.id, open.inviteId);
+    expect(withdrawn.code, withdrawn.err).toBe(0);
+    expect(JSON.parse(withdrawn.out)).toEqual({ inviteId: open.inviteId, cancelled: true });
+    expect(JSON.parse(cli(dataDir, 'member', 'list', org.id).out).invites).toEqual([]);
+    // too few or too many arguments: refused before anything runs, with the command's usage
+    for (const args of [['member', 'remove', org.id], ['member', 'remove', org.id, 'mem_x', 'extra'], ['balance'], ['member', 'cancel-invite', org.id, '']]) {
+      const wrong = cli(dataDir, ...args);
+      expect([wrong.code, wrong.err], args.join(' ')).toEqual([1, expect.stringMatching(/usage: (member remove ORG_ID MEMBER_ID|balance ORG_ID|member cancel-invite ORG_ID INVITE_ID)/)]);
+    }
 
     const replay = cli(dataDir, 'replay');
     expect(replay.code, replay.out).toBe(0);
