@@ -99,6 +99,19 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
    * One command against an organization stream. The advisory lock serializes appends; the expected version
    * still guards the stream, so a decision is never made on state another writer has moved.
    */
+  /** What the organization paid for a query (its charge and unlocks, from the ledger) less its refunds; null when it paid nothing for it. */
+  async function refundableOf(tx: Queryable, orgId: string, queryId: string): Promise<bigint | null> {
+    const [row] = await tx.query<{ charges: number; paid: string; refunded: string }>(
+      `SELECT count(*) FILTER (WHERE type IN ('charge', 'unlock'))::int AS charges,
+              coalesce(-sum(amount_micros) FILTER (WHERE type IN ('charge', 'unlock')), 0)::text AS paid,
+              coalesce(sum(amount_micros) FILTER (WHERE type = 'refund'), 0)::text AS refunded
+         FROM proj_ledger WHERE org_id = $1 AND query_id = $2`,
+      [orgId, queryId],
+    );
+    if (!row || row.charges === 0) return null;
+    return BigInt(row.paid) - BigInt(row.refunded);
+  }
+
   async function runOrgCommand(
     orgId: string,
     actor: Actor,
@@ -237,7 +250,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     },
 
     async issueRefund(orgId: string, amountMicros: bigint, reference: string, queryId: string | null, actor: Actor): Promise<bigint> {
-      await runOrgCommand(orgId, actor, async () => ({ type: 'IssueRefund', amountMicros, reference, queryId }));
+      await runOrgCommand(orgId, actor, async (tx) => ({ type: 'IssueRefund', amountMicros, reference, queryId, refundableMicros: queryId === null ? null : await refundableOf(tx, orgId, queryId) }));
       return (await getOrganization(orgId))!.balanceMicros;
     },
 

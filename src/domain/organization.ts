@@ -1,5 +1,6 @@
 // The organization's money rules: decide(command, state) -> events. Pure; state comes from the projections.
 import { countsAgainstTrial, type BillingSettings, type ChargeMode, type CollectionCharge, type DomainEvent, type OrgLimits } from './events.js';
+import { formatCredits } from '../money.js';
 import { Rejection } from './rejection.js';
 import { assertQuotaLeft, type QueryUsage } from './queryQuota.js';
 
@@ -49,7 +50,11 @@ export interface UnlockRowPrice {
 export type OrgCommand =
   | ({ type: 'CreateOrganization'; orgId: string; name: string; limits: OrgLimits } & BillingSettings)
   | { type: 'AddCredits'; amountMicros: bigint; reference: string }
-  | { type: 'IssueRefund'; amountMicros: bigint; reference: string; queryId: string | null }
+  /**
+   * `refundableMicros`, for a refund tied to a query: what the organization paid for it (charge and unlocks) less what
+   * was refunded for it already, or null when the organization paid nothing for that query
+   */
+  | { type: 'IssueRefund'; amountMicros: bigint; reference: string; queryId: string | null; refundableMicros: bigint | null }
   | { type: 'ChargeSearch'; key: KeyState; queryId: string; endpoint: string; collections: CollectionCharge[]; resultIds?: string[] }
   | { type: 'UnlockResults'; key: KeyState; queryId: string; rows: UnlockRowPrice[]; alreadyUnlocked: ReadonlySet<string>; workflowId: string }
   | { type: 'ChargeToolCall'; key: KeyState; callId: string; tool: string; priceMicros: bigint }
@@ -134,6 +139,13 @@ export function decide(command: OrgCommand, state: OrgState | undefined): Domain
       return [{ type: 'CreditsAdded', data: { orgId, amountMicros: command.amountMicros.toString(), reference: command.reference } }];
     case 'IssueRefund':
       if (command.amountMicros <= 0n) throw new Rejection('VALIDATION_ERROR', 'amount must be greater than zero');
+      if (command.queryId !== null) {
+        // a refund tied to a query gives back what that query cost, at most: the ledger line must be true to its query
+        if (command.refundableMicros === null) throw new Rejection('VALIDATION_ERROR', `queryId ${command.queryId} names no charge of this organization; send the refund without queryId, or the id of one of its charged queries`);
+        if (command.amountMicros > command.refundableMicros) {
+          throw new Rejection('VALIDATION_ERROR', `query ${command.queryId} has ${formatCredits(command.refundableMicros, 6)} credits left to refund (what it cost less earlier refunds); refund at most that`);
+        }
+      }
       return [{ type: 'RefundIssued', data: { orgId, amountMicros: command.amountMicros.toString(), reference: command.reference, queryId: command.queryId } }];
     case 'ChargeSearch': {
       const mode = chargeModeOf(state);

@@ -2,7 +2,7 @@
 // preview and its Idempotency-Key, unlock rules, audit events, reconciliation and ledger CSV. The clock is moved, never waited on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMoneyServices, operator, orgEvents, BILLING_HEADERS, RATE_LIMIT_HEADERS, type MoneyServices } from './moneyService.js';
-import { parseCredits } from '../../src/money.js';
+import { formatCredits, parseCredits } from '../../src/money.js';
 import { idempotencyBodyHash } from '../../src/search/previewIdempotency.js';
 
 let m: MoneyServices;
@@ -366,6 +366,17 @@ describe('audit, reconciliation and replay', () => {
     const p = await preview(key, SEARCH);
     const u = await unlock(key, { queryId: p.body.queryId });
     expect((await call('POST', `/admin/v1/organizations/${org.id}/refunds`, { admin, body: { amount: '0.010000', reference: 'goodwill', queryId: s1.body.queryId } })).status).toBe(200);
+    // a refund tied to a query gives back at most what that query cost, less what was refunded for it, and only for a
+    // query this organization paid for: refused, nothing moves
+    const beforeBad = await ops.balance(org.id);
+    const left = parseCredits(s1.headers.get('x-query-cost')!)! - parseCredits('0.010000')!;
+    const refundOf = (body: Record<string, unknown>) => call('POST', `/admin/v1/organizations/${org.id}/refunds`, { admin, body });
+    expect((await refundOf({ amount: formatCredits(left + 1n, 6), queryId: s1.body.queryId })).body.error.code).toBe('VALIDATION_ERROR');
+    expect((await refundOf({ amount: '0.000001', queryId: 'no-such-query' })).body.error.code).toBe('VALIDATION_ERROR');
+    const stranger = await ops.org({}, '1.00');
+    const strangerSearch = await q((await ops.key(stranger.id)).key, SEARCH);
+    expect((await refundOf({ amount: '0.000001', queryId: strangerSearch.body.queryId })).body.error.code).toBe('VALIDATION_ERROR');
+    expect(await ops.balance(org.id)).toBe(beforeBad);
     const rec = await call('GET', `/admin/v1/organizations/${org.id}/reconciliation?from=${day1}&to=${day2}`, { admin });
     expect(rec.status).toBe(200);
     expect(rec.body.discrepancies).toEqual([]);

@@ -133,11 +133,19 @@ describe('organization decider: modes, trial allowance, quota', () => {
 
   it('credits and refunds positive amounts only', () => {
     expect(decide({ type: 'AddCredits', amountMicros: 5n, reference: 'top-up' }, base)).toEqual([{ type: 'CreditsAdded', data: { orgId: 'org_1', amountMicros: '5', reference: 'top-up' } }]);
-    expect(decide({ type: 'IssueRefund', amountMicros: 5n, reference: 'goodwill', queryId: null }, base)).toEqual([{ type: 'RefundIssued', data: { orgId: 'org_1', amountMicros: '5', reference: 'goodwill', queryId: null } }]);
+    expect(decide({ type: 'IssueRefund', amountMicros: 5n, reference: 'goodwill', queryId: null, refundableMicros: null }, base)).toEqual([{ type: 'RefundIssued', data: { orgId: 'org_1', amountMicros: '5', reference: 'goodwill', queryId: null } }]);
     for (const amountMicros of [0n, -1n]) {
       expect(refusal(() => decide({ type: 'AddCredits', amountMicros, reference: 'x' }, base)).code).toBe('VALIDATION_ERROR');
-      expect(refusal(() => decide({ type: 'IssueRefund', amountMicros, reference: 'x', queryId: null }, base)).code).toBe('VALIDATION_ERROR');
+      expect(refusal(() => decide({ type: 'IssueRefund', amountMicros, reference: 'x', queryId: null, refundableMicros: null }, base)).code).toBe('VALIDATION_ERROR');
     }
+  });
+
+  it('refunds a query at most what it cost less what was refunded for it, and only a query the organization paid for', () => {
+    const refund = (amountMicros: bigint, refundableMicros: bigint | null) => decide({ type: 'IssueRefund', amountMicros, reference: 'x', queryId: 'q1', refundableMicros }, base);
+    expect(refund(30n, 30n)).toEqual([{ type: 'RefundIssued', data: { orgId: 'org_1', amountMicros: '30', reference: 'x', queryId: 'q1' } }]);
+    expect(refusal(() => refund(31n, 30n))).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(refusal(() => refund(1n, 0n))).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(refusal(() => refund(1n, null))).toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 
   it('changes billing settings and prices as events, and ignores a change that changes nothing', () => {

@@ -351,7 +351,7 @@ function operatorOperations(): Operation[] {
     op('post', '/organizations', 'createOrganization', 'Create an organization', { body: 'OrganizationRequest', status: 201, response: 'Organization' }),
     op('get', '/organizations/{orgId}', 'getOrganization', 'An organization', { response: 'Organization' }),
     op('post', '/organizations/{orgId}/credits', 'addCredits', 'Add credits', { body: 'CreditsRequest', response: 'Balance' }),
-    op('post', '/organizations/{orgId}/refunds', 'issueRefund', 'Refund credits', { body: 'RefundRequest', response: 'Balance' }),
+    op('post', '/organizations/{orgId}/refunds', 'issueRefund', 'Refund credits', { body: 'RefundRequest', response: 'Balance', description: 'With `queryId`: at most what that query cost the organization (its charge and unlocks) less the refunds already tied to it, and only a query the organization paid for; otherwise 422 and nothing moves.' }),
     op('post', '/organizations/{orgId}/billing', 'changeBillingSettings', 'Change billing mode, visibility, trial queries', { body: 'BillingSettingsRequest', response: 'Organization' }),
     op('get', '/organizations/{orgId}/prices', 'listPrices', "The organization's prices per collection", { response: 'Prices' }),
     op('put', '/organizations/{orgId}/prices/{collection}', 'setPrice', 'Set the price of a physical collection for the organization', { body: 'PriceRequest', response: 'Prices' }),
