@@ -27,9 +27,6 @@ export interface AssistedActivityDeps extends SearchDeps {
   afterChargeDelayMs?: number;
 }
 
-/** The endpoint the charge names in the ledger and the usage projections. */
-export const ASSISTED_ENDPOINT = ASSISTED_SEARCH_ENDPOINT;
-
 
 /** The rows best first that fit `maxCostMicros`, rounded once per collection like the charge; rows that would pass it are skipped. */
 export function cutToMaxCost(rows: CachedRow[], maxCostMicros: bigint | undefined): { kept: CachedRow[]; withheld: number } {
@@ -160,7 +157,7 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
           },
         };
         const charged = await guarded('the billing store', () =>
-          accounts.chargeSearch({ orgId: input.orgId, keyId: input.keyId, queryId: input.queryId, endpoint: ASSISTED_ENDPOINT, collections: lines, resultIds: kept.map((r) => r.id), requestId: input.requestId, alsoWrite: queryRecordInsert(record) }),
+          accounts.chargeSearch({ orgId: input.orgId, keyId: input.keyId, queryId: input.queryId, endpoint: ASSISTED_SEARCH_ENDPOINT, collections: lines, resultIds: kept.map((r) => r.id), requestId: input.requestId, alsoWrite: queryRecordInsert(record) }),
         );
         if (deps.afterChargeDelayMs) await new Promise((r) => setTimeout(r, deps.afterChargeDelayMs));
         if (charged.duplicate) return (await earlierCharge(input.queryId))!;

@@ -12,6 +12,7 @@ import { answerUpdate, progressQuery, type AssistedOutcome, type AssistedProgres
 import type { Db } from '../eventstore/db.js';
 import type { Accounts } from '../billing/accounts.js';
 import type { AuthContext } from '../auth/context.js';
+import { ASSISTED_SEARCH_ENDPOINT } from '../domain/events.js';
 import { Rejection } from '../domain/rejection.js';
 import { isErrorCode } from '../domain/errorCodes.js';
 import { loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type AssistedPayload, type CachedRow, type QueryRecord } from '../search/queryCache.js';
@@ -26,7 +27,6 @@ import { guarded } from '../limits/quotas.js';
 import { readByIdempotencyKey } from '../eventstore/eventStore.js';
 import { searchChargeKey } from '../billing/chargeBatch.js';
 import { TASK_QUEUE } from '../temporal/worker.js';
-import { ASSISTED_ENDPOINT } from '../../activities/assisted.js';
 
 export interface AssistedRequest {
   collections: string[];
@@ -231,7 +231,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     const now = clock();
     const input = { collections: request.collections, query: request.query, limit: request.limit, filters: request.filters };
     // the gate checks scope and the caller's filters before any work or budget: a rejected filter is 422 with nothing spent
-    const gated = await deps.search.gate(auth, input, ASSISTED_ENDPOINT, now);
+    const gated = await deps.search.gate(auth, input, ASSISTED_SEARCH_ENDPOINT, now);
     if (gated.kind === 'catalogue') {
       // a catalogue answer is free and kept nowhere: a repeat with the same Idempotency-Key answers it afresh
       if (options.idempotencyKey) await releaseIdempotencyKey(db, auth.org.id, options.idempotencyKey);

@@ -12,7 +12,7 @@ import { parseOr422, assistedAnswerBody, assistedBody, imageQuery, journalsQuery
 import { parseCredits } from '../money.js';
 import type { AssistedProgress } from '../../workflows/assistedTypes.js';
 import { Rejection } from '../domain/rejection.js';
-import { assertIdempotencyKey, idempotencyBodyHash } from '../search/previewIdempotency.js';
+import { idempotencyRequest } from '../search/previewIdempotency.js';
 import { formatCredits } from '../money.js';
 import {
   boundPreviewSearchArgs,
@@ -169,12 +169,8 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
     // idempotency_key: the REST twin's Idempotency-Key header, as an argument (an MCP client sets no header per call)
     const { idempotency_key: idempotencyKey, ...request } = objectArgs(args);
     const body = parseOr422(assistedBody, request);
-    let idempotency: { key: string; bodyHash: string } | undefined;
-    if (idempotencyKey !== undefined) {
-      if (typeof idempotencyKey !== 'string') throw bad('idempotency_key: a string of 1 to 255 characters');
-      assertIdempotencyKey(idempotencyKey);
-      idempotency = { key: idempotencyKey, bodyHash: idempotencyBodyHash(request) };
-    }
+    if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') throw bad('idempotency_key: a string of 1 to 255 characters');
+    const idempotency = idempotencyKey === undefined ? undefined : idempotencyRequest(idempotencyKey, request);
     const collections = requestedCollections(body);
     const answer = await deps.assisted.start(
       auth,

@@ -18,6 +18,12 @@ export function assertIdempotencyKey(key: string): void {
   if (key.length < 1 || key.length > 255) throw new Rejection('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 characters');
 }
 
+/** What a request with an Idempotency-Key asks to be kept by: the key, checked, and the hash of its body. */
+export function idempotencyRequest(key: string, body: unknown): { key: string; bodyHash: string } {
+  assertIdempotencyKey(key);
+  return { key, bodyHash: idempotencyBodyHash(body) };
+}
+
 interface ClaimRow {
   body_hash: string;
   query_id: string | null;

@@ -17,7 +17,7 @@ import type { AssistedAnswer, AssistedSearch } from '../../assisted/assistedSear
 import type { Unlock, UnlockResult } from '../../unlock/unlock.js';
 import type { AuthContext } from '../../auth/context.js';
 import { setBillingHeaders } from './billingHeaders.js';
-import { idempotencyBodyHash, assertIdempotencyKey } from '../../search/previewIdempotency.js';
+import { idempotencyRequest } from '../../search/previewIdempotency.js';
 import { metadataWithFigures, responseFigures, searchFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../../figures/figureImages.js';
 
 export interface SearchRouteDeps {
@@ -192,7 +192,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const a = auth(ctx);
     const body = parseOr422(previewBody, ctx.request.body);
     const idempotencyKey = ctx.get('Idempotency-Key');
-    const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? (assertIdempotencyKey(idempotencyKey), { key: idempotencyKey, bodyHash: idempotencyBodyHash(ctx.request.body) }) : undefined;
+    const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? idempotencyRequest(idempotencyKey, ctx.request.body) : undefined;
     const outcome = await deps.search.preview(a, { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters ?? null }, idempotency);
     if (outcome.idempotency) ctx.set('Idempotency-Status', outcome.idempotency);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
@@ -253,7 +253,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     }
     const body = parseOr422(assistedBody, raw);
     const idempotencyKey = ctx.get('Idempotency-Key');
-    const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? (assertIdempotencyKey(idempotencyKey), { key: idempotencyKey, bodyHash: idempotencyBodyHash(raw) }) : undefined;
+    const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? idempotencyRequest(idempotencyKey, raw) : undefined;
     const answer = await deps.assisted.start(
       a,
       {
