@@ -118,7 +118,10 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     if (!a) throw new Rejection('VALIDATION_ERROR', `query ${record.queryId} is not an assisted search`);
     // the charge's own event says what it cost; the balance is read after it
     const [charge] = (await readByIdempotencyKey(db, searchChargeKey(record.queryId))).filter((e) => e.type === 'SearchCharged');
-    const costMicros = charge && charge.type === 'SearchCharged' ? BigInt(charge.data.amountMicros) : 0n;
+    const charged = charge?.type === 'SearchCharged' ? charge.data : undefined;
+    const costMicros = charged ? BigInt(charged.amountMicros) : 0n;
+    // the results the charge names (a sandbox answer has no charge: none); charges before resultIds named the record's rows
+    const chargedResults = charged ? (charged.resultIds?.length ?? record.payload.rows.length) : 0;
     const org = await deps.accounts.getOrganization(auth.org.id);
     return {
       status: a.status,
@@ -126,7 +129,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       latencyMs: Math.round(performance.now() - started),
       iterationsRun: a.iterationsRun,
       rows: record.payload.rows.map((row) => ({ row, ...(a.verdicts[row.id] ?? { judgeScore: row.relevance ?? 0, matchedTerms: [], rationale: '', subQuestion: record.payload.query }) })),
-      billing: { mode: auth.billingMode, tokens: chargedNow ? a.tokensCharged : 0, costMicros: chargedNow ? costMicros : 0n, balanceMicros: org?.balanceMicros ?? auth.org.balanceMicros, chargedResults: auth.billingMode === 'sandbox' ? 0 : record.payload.rows.length, tokensCharged: a.tokensCharged },
+      billing: { mode: auth.billingMode, tokens: chargedNow ? a.tokensCharged : 0, costMicros: chargedNow ? costMicros : 0n, balanceMicros: org?.balanceMicros ?? auth.org.balanceMicros, chargedResults, tokensCharged: a.tokensCharged },
       queryUnderstanding: a.understanding,
       filterWarnings: record.payload.filterWarnings,
       journalMetricExpansions: record.payload.journalMetricExpansions,
