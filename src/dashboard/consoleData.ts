@@ -7,7 +7,7 @@ import type { Accounts, Organization } from '../billing/accounts.js';
 import type { Operations } from '../admin/operations.js';
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
 import { orgStream, type Actor } from '../domain/events.js';
-import { CACHE_LIFETIME_MS } from '../search/queryCache.js';
+import { cachedUntil } from '../search/queryCache.js';
 
 export const USAGE_DAYS = 30;
 
@@ -155,7 +155,7 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
           time,
           keyId: r.data.keyId,
           keyPrefix: r.key_prefix,
-          cachedUntil: new Date(Date.parse(time) + CACHE_LIFETIME_MS).toISOString(),
+          cachedUntil: cachedUntil(new Date(time)).toISOString(),
         };
       });
     },

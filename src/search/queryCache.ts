@@ -102,9 +102,12 @@ export async function loadQueryRecord(db: Queryable, queryId: string): Promise<Q
 
 export type RecordFreshness = 'fresh' | 'expired';
 
+/** Until when a record made at `createdAt` is re-fetched free (X-Cache-Expires). */
+export const cachedUntil = (createdAt: Date): Date => new Date(createdAt.getTime() + CACHE_LIFETIME_MS);
+
 export function freshness(r: QueryRecord, now: Date): RecordFreshness {
   if (r.payloadVersion !== PAYLOAD_VERSION) return 'expired';
-  return now.getTime() - r.createdAt.getTime() >= CACHE_LIFETIME_MS ? 'expired' : 'fresh';
+  return now.getTime() >= cachedUntil(r.createdAt).getTime() ? 'expired' : 'fresh';
 }
 
 /** The record of a query made with this key (re-fetch, unlock): 404 for unknown or another key's, 410 once expired. */

@@ -5,7 +5,7 @@ import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../domain/rejection.js';
 import { assertSearchPayable, totalMicros, totalTokens, chargeLines } from '../domain/organization.js';
 import { assertCollectionsReady, prepareRetrieval, retrieve, resolveTargets, type PreparedRetrieval, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
-import { freshness, loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord, CACHE_LIFETIME_MS } from './queryCache.js';
+import { cachedUntil, freshness, loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord } from './queryCache.js';
 import { refuseSandbox, syntheticRows } from './sandbox.js';
 import { assertSearchableQuery, queryProblem } from './queryValidation.js';
 import { admitSearchRequest, guarded, takeMinuteBudget, minuteBudgetExceeded, quotaFromUsage, quotaStatus, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
@@ -63,6 +63,8 @@ export interface RefetchOutcome {
   unlocked: Set<string>;
   /** row id -> figure id -> base64 image, for unlocked rows when figures were asked for */
   images: FigureImages;
+  /** until when it is re-fetched free */
+  cachedUntil: Date;
 }
 
 export interface ServiceDeps extends SearchDeps {
@@ -157,8 +159,6 @@ export function createSearchService(deps: ServiceDeps) {
     const latencyMs = performance.now() - started;
     return { queryId, rows, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, cachedUntil: cachedUntil(now), ...(plan ? { filtersApplied: plan.filtersApplied } : {}) };
   }
-
-  const cachedUntil = (createdAt: Date): Date => new Date(createdAt.getTime() + CACHE_LIFETIME_MS);
 
   const loadOwnRecord = (auth: AuthContext, queryId: string): Promise<QueryRecord> => loadOwnQueryRecord(db, auth.key.id, queryId, clock());
 
@@ -307,10 +307,9 @@ export function createSearchService(deps: ServiceDeps) {
       const unlocked = await unlockedFor(record);
       // a cached /query response keeps no figures: images apply to rows of a preview
       const images: FigureImages = figures && record.kind === 'preview' ? await renderFigureImages(deps.figureImages, record.payload.rows, unlocked, [], figures) : new Map();
-      return { record, unlocked, images };
+      return { record, unlocked, images, cachedUntil: cachedUntil(record.createdAt) };
     },
 
-    expiresAt: (record: QueryRecord): Date => cachedUntil(record.createdAt),
 
     /** The quota object of GET /quota: today's and this month's queries against the organization's limits. */
     quota(auth: AuthContext): Promise<QuotaStatus> {

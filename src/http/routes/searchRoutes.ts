@@ -213,9 +213,8 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const q = parseOr422(imageQuery, ctx.query);
     const figures: ImageOptions | null = q.includeFigures ? { maxWidth: q.imageMaxWidth, maxHeight: q.imageMaxHeight, quality: q.imageQuality } : null;
     const refetched = await deps.search.refetch(a, ctx.params.queryId!, figures);
-    const { record } = refetched;
     ctx.set('X-Cache', 'hit');
-    ctx.set('X-Cache-Expires', deps.search.expiresAt(record).toISOString());
+    ctx.set('X-Cache-Expires', refetched.cachedUntil.toISOString());
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = resultsBody(refetched);
   });
