@@ -240,16 +240,18 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
       return rows.map((r) => ({ sessionId: r.session_id, startedAt: new Date(r.started_at).toISOString(), expiresAt: new Date(r.expires_at).toISOString() }));
     },
 
-    /** The organization's members and its invites not yet used. */
+    /** The organization's members and the invites that can still be used (not used, withdrawn, expired, nor sent by a removed member). */
     async roster(orgId: string) {
       const members = await db.query<{ member_id: string; email: string; role: string; joined_at: Date | string }>('SELECT member_id, email, role, joined_at FROM proj_members WHERE org_id = $1 AND removed_at IS NULL ORDER BY joined_at', [orgId]);
       const invites = await db.query<{ invite_id: string; email: string; role: string; expires_at: Date | string; invited_at: Date | string }>(
         'SELECT invite_id, email, role, expires_at, invited_at FROM proj_invites WHERE org_id = $1 AND accepted_by IS NULL AND cancelled_at IS NULL AND expires_at > $2 ORDER BY invited_at',
         [orgId, clock().toISOString()],
       );
+      const usable = [];
+      for (const i of invites) if (!(await inviterRemoved(db, i.invite_id))) usable.push(i);
       return {
         members: members.map((m) => ({ memberId: m.member_id, email: m.email, role: parseMemberRole(m.role), joinedAt: new Date(m.joined_at).toISOString() })),
-        invites: invites.map((i) => ({ inviteId: i.invite_id, email: i.email, role: parseMemberRole(i.role), invitedAt: new Date(i.invited_at).toISOString(), expiresAt: new Date(i.expires_at).toISOString() })),
+        invites: usable.map((i) => ({ inviteId: i.invite_id, email: i.email, role: parseMemberRole(i.role), invitedAt: new Date(i.invited_at).toISOString(), expiresAt: new Date(i.expires_at).toISOString() })),
       };
     },
 

@@ -450,6 +450,8 @@ describe('keys, caps, the audit log and replay', () => {
     const backdoorPath = new URL(backdoor.json.inviteUrl).pathname;
     expect((await fresh().send('GET', backdoorPath)).status).toBe(404);
     expect((await fresh().send('POST', backdoorPath, { json: { password: PASSWORD } })).status).toBe(404);
+    // nor is it listed as open, to the owners or the operator
+    expect((await call('GET', `/admin/v1/organizations/${org}/members`, { admin })).body.invites.map((i: { email: string }) => i.email)).not.toContain('second-alt@delta.example');
     // and a request of theirs already past the session check acts no more: the rule is checked again under the append lock
     const stale = { kind: 'member' as const, memberId: secondId, orgId: org, role: 'owner' as const };
     await expect(svc.runtime.members.removeMember(stale, org, ownerId)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
