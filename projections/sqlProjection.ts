@@ -108,7 +108,7 @@ export function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
     events.map((e) => {
       const d = e.data as { orgId?: string | null; keyId?: string; collections?: unknown; inviteId?: string; sessionId?: string; memberId?: string | null };
       const lines = Array.isArray(d.collections) ? (d.collections as { collection?: unknown }[]) : [];
-      return { orgId: d.orgId ?? undefined, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])), inviteId: d.inviteId, memberId: e.type === 'MemberRemoved' ? e.data.memberId : undefined, sessionId: d.sessionId };
+      return { orgId: d.orgId ?? undefined, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])), inviteId: d.inviteId, memberId: d.memberId ?? undefined, sessionId: d.sessionId };
     }),
   );
 }

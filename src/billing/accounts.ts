@@ -95,10 +95,6 @@ export type Accounts = ReturnType<typeof createAccounts>;
 export const unlockChargeKey = (workflowRun: string) => `unlock:${workflowRun}`;
 
 export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
-  /**
-   * One command against an organization stream. The advisory lock serializes appends; the expected version
-   * still guards the stream, so a decision is never made on state another writer has moved.
-   */
   /** What the organization paid for a query (its charge and unlocks, from the ledger) less its refunds; null when it paid nothing for it. */
   async function refundableOf(tx: Queryable, orgId: string, queryId: string): Promise<bigint | null> {
     const [row] = await tx.query<{ charges: number; paid: string; refunded: string }>(
@@ -112,6 +108,10 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
     return BigInt(row.paid) - BigInt(row.refunded);
   }
 
+  /**
+   * One command against an organization stream. The advisory lock serializes appends; the expected version
+   * still guards the stream, so a decision is never made on state another writer has moved.
+   */
   async function runOrgCommand(
     orgId: string,
     actor: Actor,

@@ -143,8 +143,8 @@ export type MemberAction = 'invite' | 'cancelInvite' | 'removeMember' | 'createK
 /**
  * The roles' rules: an owner does everything in their organization; a member reads every page, creates keys and
  * revokes the keys they created; inviting, withdrawing invites, removing members, spending caps and other people's keys
- * are the owners'. The operator may
- * do anything anywhere. Nobody acts on another organization (that reads as not found).
+ * are the owners'. The operator may do anything anywhere. Nobody acts on another organization (that reads as not
+ * found).
  */
 export function mayDo(by: Principal, action: MemberAction, orgId: string): boolean {
   if (by.kind === 'operator') return true;

@@ -5,10 +5,10 @@ import type { AuthContext } from '../auth/context.js';
 import type { BillingOutcome } from '../search/searchService.js';
 import type { ToolRegistry } from '../tools/toolRegistry.js';
 import { listCollections, reachableEntries } from '../catalogue/collectionsList.js';
-import { searchFigureImages } from '../figures/figureImages.js';
+import { DEFAULT_IMAGE_OPTIONS, searchFigureImages } from '../figures/figureImages.js';
 import { searchBody, previewResponse, unlockResponse, assistedResponse, resultsBody, type SearchRouteDeps } from '../http/routes/searchRoutes.js';
 import type { ToolRouteDeps } from '../http/routes/toolRoutes.js';
-import { parseOr422, assistedAnswerBody, assistedBody, imageQuery, journalsQuery, journalRequestBody, unlockBody, requestedCollections } from '../http/schemas.js';
+import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, unlockBody, requestedCollections } from '../http/schemas.js';
 import { parseCredits } from '../money.js';
 import type { AssistedProgress } from '../../workflows/assistedTypes.js';
 import { Rejection } from '../domain/rejection.js';
@@ -125,16 +125,17 @@ function billingFields(auth: AuthContext, billing: BillingOutcome) {
   return { cost: formatCredits(billing.costMicros, 6), tokens_used: billing.tokens, billing_mode: billing.mode, balance_remaining: balanceOf(auth, billing.balanceMicros) };
 }
 
-/**
- * The tools of one key. `listed` is what tools/list shows (the reference's fixed tools and one `search-<name>` per
- * reachable collection); `catalogue` is what find-tools shows (`search`, `list_collections`, `list_journals` and the
- * gateway's tools), also callable directly by name.
- */
 /** What the tools of one request know of it: its id, and the dashboard's address as this client reaches the service. */
 export interface ToolsRequest {
   requestId: string;
   dashboardUrl: string;
 }
+
+/**
+ * The tools of one key. `listed` is what tools/list shows (the reference's fixed tools and one `search-<name>` per
+ * reachable collection); `catalogue` is what find-tools shows (`search`, `list_collections`, `list_journals`,
+ * `assisted_search`, `get_results` and the gateway's tools), also callable directly by name.
+ */
 
 export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboardUrl }: ToolsRequest) {
   const reachable = reachableEntries(deps.catalog, auth);
@@ -203,8 +204,8 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
       const a = parseOr422(getResultsArgs, args);
       const queryId = queryIdOf(a);
       if (queryId === undefined) throw bad('queryId: the queryId of a search, preview or assisted search is required');
-      const options = parseOr422(imageQuery, { includeFigures: String(a.include_figures ?? false) });
-      const figures = options.includeFigures ? { maxWidth: options.imageMaxWidth, maxHeight: options.imageMaxHeight, quality: options.imageQuality } : null;
+      // GET /results takes the image options too; the tool keeps to the flag, with their defaults
+      const figures = a.include_figures ? { ...DEFAULT_IMAGE_OPTIONS } : null;
       return { ...withReferenceNames(resultsBody(await deps.search.refetch(auth, queryId, figures))), ...billingFields(auth, deps.search.zeroBilling(auth)) };
     },
   };
