@@ -1,35 +1,11 @@
 // `npm start` as an operator runs it: embedded defaults, its own Temporal dev server, Ctrl-C, restart with data kept.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/config.js';
 import { sliceDataRoot } from '../support/testService.js';
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  token: string;
-  output: () => string;
-}
-
-async function startMain(dataDir: string, dataRoot: string): Promise<Started> {
-  const env = { ...process.env, DATA_DIR: dataDir, DATA_ROOT: dataRoot, PORT: '0', TEMPORAL_ADDRESS: '', DATABASE_URL: '', OPENSEARCH_URL: '', ADMIN_TOKEN: '', LOG_LEVEL: 'warn' };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const deadline = Date.now() + 300_000;
-  while (Date.now() < deadline) {
-    const m = /running at (http:\/\/\S+)\s+Admin token[^:]*: (\S+)/.exec(out);
-    if (m && out.includes('Ctrl-C stops everything')) return { child, url: m[1]!, token: m[2]!, output: () => out };
-    if (child.exitCode !== null) throw new Error(`service exited early (${child.exitCode}):\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`service did not start in time:\n${out}`);
-}
+import { startMain } from '../support/mainProcess.js';
 
 function processesUnder(dataDir: string): string[] {
   const res = spawnSync('pgrep', ['-af', dataDir], { encoding: 'utf8' });
