@@ -31,7 +31,8 @@ import { readComponent } from './infra/components.js';
 import { createApp } from './http/app.js';
 import type Koa from 'koa';
 import type { FilterPlanner } from './search/pipeline.js';
-import { loadFilterPlanner, loadJournals } from './filters/planner.js';
+import { loadFilterPlanner, loadJournalTable } from './filters/planner.js';
+import { metricsBasisSentence } from './journals/metricsBasis.js';
 import { createCatalogueService, type CatalogueService } from './catalogue/catalogueService.js';
 import { journalLookupOf } from './catalogue/discovery.js';
 import { readInventory } from './catalogue/collectionsList.js';
@@ -152,8 +153,9 @@ export function openReasoner(config: Config, deps: { engine: SearchEngine; embed
 
 /** What the assisted-search activities need: retrieval, the filter planner, the reasoner and the event store. */
 export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; readers?: JudgeReaders; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner; judgeModels?: JudgeModels }): Promise<AssistedActivityDeps> {
-  const journals = parts.journals ?? (await loadJournals(config.dataDir, config.dataRoot));
-  const planFilters = parts.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journals));
+  const table = parts.journals ? undefined : await loadJournalTable(config.dataDir, config.dataRoot);
+  const journals = parts.journals ?? table!.journals;
+  const planFilters = parts.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, table));
   const { db, accounts, engine, embedder, catalog, clock } = parts;
   return { db, accounts, engine, embedder, catalog, clock, planFilters, reasoner: openReasoner(config, { ...parts, journals }), fanOutDelayMs: config.faultFanOutDelayMs, afterChargeDelayMs: config.faultAfterChargeDelayMs };
 }
@@ -188,12 +190,15 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const accounts = createAccounts(db, clock);
     const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000 });
     const operations = createOperations(accounts, { catalog, clock, members });
-    const journals = await loadJournals(config.dataDir, config.dataRoot);
-    const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journals));
+    const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);
+    const journals = journalTable.journals;
+    const metricsBasis = metricsBasisSentence(journalTable.metricsBasis);
+    const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journalTable));
     const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir));
     const catalogue = createCatalogueService({
       catalog,
       journals: journalLookupOf(journals),
+      metricsBasis,
       inventoryOf: (collection) => readInventory(engine, collection),
       topicWeights: (collection, topic) => journalWeightsForTopic({ engine, embedder }, collection, topic),
       priceOf: (auth, collection) => pricePer1000For(auth.org, collection),
@@ -202,7 +207,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       takeMinuteSlot: (auth) => takeMinuteBudget(db, auth.org, clock()),
     });
     const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness });
-    const tools = options.tools ?? (await createGatewayTools({ dataRoot: config.dataRoot, engine, catalog, journals, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
+    const tools = options.tools ?? (await createGatewayTools({ dataRoot: config.dataRoot, engine, catalog, journals, metricsBasis, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
 
     const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, readers, catalog, clock, log, journals, planFilters, judgeModels: options.judgeModels });
 

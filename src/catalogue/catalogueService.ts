@@ -41,6 +41,8 @@ export interface CatalogueAnswerRecord {
 export interface CatalogueDeps {
   catalog: CollectionCatalog;
   journals: JournalLookup;
+  /** the journals table's sentence saying what its metrics were computed from (metricsBasisSentence) */
+  metricsBasis: string;
   /** the collection's inventory (documents per journal identity) */
   inventoryOf(collection: PlainCollection): Promise<CollectionInventory>;
   /** relevance of each journal's content to a topic in one physical collection */
@@ -129,7 +131,7 @@ export function createCatalogueService(deps: CatalogueDeps) {
       callout: question.intent === 'sources' && auth.billingMode === 'sandbox' ? null : paymentCallout(auth.billingMode, auth.org.balanceMicros),
       nextActions: nextActionsFor(question.intent, topic, scopes, paged ? { limit: listing.limit } : undefined),
       queryId,
-    });
+    }, deps.metricsBasis);
   }
 
   return {

@@ -64,6 +64,7 @@ export interface Discovery {
   queryId: string;
 }
 
+/** How to read the metrics; the metrics note opens with the table's basis sentence (metricsBasisSentence) before it. */
 export const METRICS_NOTE =
   'hIndex: the h-index of the journal over the works in our citation dataset. impactFactor: computed by this service from an open citation dataset with the JIF formula (citations received in the year by everything the journal published in the two previous years, divided by its articles and reviews of those years); it is not a proprietary Journal Impact Factor, journals publishing many news items, letters and editorials score far lower, and a journal with fewer than 20 articles and reviews in the two years, or where those are under half of its output, has none (null, not 0).';
 
@@ -352,8 +353,9 @@ export function paymentCallout(billingMode: string, balanceMicros: bigint): Call
   return null;
 }
 
-export function assembleDiscovery(parts: Omit<Discovery, 'text' | 'metricsNote'>): Discovery {
+/** `metricsBasis`: the journals table's sentence saying what its metrics were computed from. */
+export function assembleDiscovery(parts: Omit<Discovery, 'text' | 'metricsNote'>, metricsBasis: string): Discovery {
   const metricsShown = parts.scopes.some((s) => s.items.some((i) => i.kind === 'journal'));
-  const withNote = { ...parts, metricsNote: metricsShown ? METRICS_NOTE : null };
+  const withNote = { ...parts, metricsNote: metricsShown ? `${metricsBasis} ${METRICS_NOTE}` : null };
   return { ...withNote, text: discoveryText(withNote) };
 }

@@ -14,6 +14,7 @@ import { promoteReplay } from '../../projections/replay.js';
 import { Rejection } from '../domain/rejection.js';
 import { runBuildJournals } from '../journals/build.js';
 import { runComputeBounds } from '../journals/bounds.js';
+import { JOURNAL_BOUNDS_FILE, JOURNALS_FILE } from '../filters/planner.js';
 import { ledgerCsv } from '../admin/ledgerCsv.js';
 import type { BillingMode } from '../domain/events.js';
 
@@ -42,7 +43,9 @@ const USAGE = `usage: litsearch <command> [options]
   replay [--promote]                       rebuild every projection from position 0 and compare with the live ones
   verify                                   check the event log's hash chain
   journal-requests                         journals clients asked us to add, most requested first
-  journals build                           compute the journals table from the data root
+  journals build [--openalex-sources DIR]  compute the journals table (and its metric bounds): from the data root's
+                                           OpenAlex works, or from OpenAlex's open sources entity files under DIR
+                                           (snapshot data/sources/updated_date=*/part_*.gz); restart the server after
   journals bounds                          recompute the one-ended metric bounds from the journals table
 
 Environment: DATA_DIR, DATABASE_URL, OPENSEARCH_URL, ADMIN_TOKEN (see README).`;
@@ -194,6 +197,7 @@ async function main(argv: string[]): Promise<number> {
       collections: { type: 'string' },
       'spending-cap': { type: 'string' },
       csv: { type: 'boolean' },
+      'openalex-sources': { type: 'string' },
       force: { type: 'boolean' },
       promote: { type: 'boolean' },
       'trial-queries': { type: 'string' },
@@ -221,8 +225,10 @@ async function main(argv: string[]): Promise<number> {
     );
 
   if (command === 'journals') {
-    if (sub === 'build') print(await runBuildJournals({ dataRoot: config.dataRoot, outPath: join(config.dataDir, 'journals.json') }));
-    else if (sub === 'bounds') print(await runComputeBounds({ journalsPath: join(config.dataDir, 'journals.json'), outPath: join(config.dataDir, 'journal-bounds.json') }));
+    const journalsPath = join(config.dataDir, JOURNALS_FILE);
+    const boundsPath = join(config.dataDir, JOURNAL_BOUNDS_FILE);
+    if (sub === 'build') print(await runBuildJournals({ dataRoot: config.dataRoot, openAlexSourcesDir: values['openalex-sources'], outPath: journalsPath, boundsPath }));
+    else if (sub === 'bounds') print(await runComputeBounds({ journalsPath, outPath: boundsPath }));
     else throw new Error('journals build | journals bounds');
     return 0;
   }

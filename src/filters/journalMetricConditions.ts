@@ -16,6 +16,8 @@ export interface JournalMetricExpansion {
   matchedJournals: number;
   issnCount: number;
   sampleIssns: string[];
+  /** what the journals table's metrics were computed from (added by the service's planner) */
+  metricsBasis?: string;
 }
 
 export interface ExpandedMetricConditions {

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from './parse.js';
 import { JournalMetricIndex } from '../journals/metricIndex.js';
-import { readJournalTable, type JournalRecord } from '../journals/table.js';
+import { OutdatedJournalTable, readJournalTable, type JournalTable } from '../journals/table.js';
+import { metricsBasisSentence } from '../journals/metricsBasis.js';
 import { runBuildJournals } from '../journals/build.js';
 import { DEFAULT_METRIC_BOUNDS, readMetricBounds, type MetricBoundsTable } from '../journals/bounds.js';
 import { Rejection } from '../domain/rejection.js';
@@ -14,11 +15,26 @@ import type { FilterNode } from './ast.js';
 export const JOURNALS_FILE = 'journals.json';
 export const JOURNAL_BOUNDS_FILE = 'journal-bounds.json';
 
-/** The journals table of the data directory, built from the data root on first use (filters and catalogue share it). */
-export async function loadJournals(dataDir: string, dataRoot: string): Promise<JournalRecord[]> {
+/**
+ * The journals table of the data directory (filters, catalogue and tools share it), built from the data root's works on
+ * first use, and again when it predates the record of what its metrics were computed from (only the data root could
+ * build such a table). A table built on first use keeps the spec's bounds; `journals build` writes bounds of its own.
+ */
+export async function loadJournalTable(dataDir: string, dataRoot: string): Promise<JournalTable> {
   const journalsPath = join(dataDir, JOURNALS_FILE);
   if (!existsSync(journalsPath)) await runBuildJournals({ dataRoot, outPath: journalsPath });
-  return (await readJournalTable(journalsPath)).journals;
+  try {
+    return await readJournalTable(journalsPath);
+  } catch (error) {
+    if (!(error instanceof OutdatedJournalTable)) throw error;
+    await runBuildJournals({ dataRoot, outPath: journalsPath });
+    return readJournalTable(journalsPath);
+  }
+}
+
+/** The rows of the data directory's journals table. */
+export async function loadJournals(dataDir: string, dataRoot: string) {
+  return (await loadJournalTable(dataDir, dataRoot)).journals;
 }
 
 /**
@@ -30,12 +46,13 @@ export async function loadMetricBounds(boundsPath: string): Promise<MetricBounds
 }
 
 /** The planner the service runs with: the journals table (loaded here unless given) and bounds from the data directory. */
-export async function loadFilterPlanner(dataDir: string, dataRoot: string, journals?: readonly JournalRecord[]): Promise<FilterPlanner> {
-  const [records, bounds] = await Promise.all([journals ?? loadJournals(dataDir, dataRoot), loadMetricBounds(join(dataDir, JOURNAL_BOUNDS_FILE))]);
-  return createFilterPlanner(new JournalMetricIndex(records), { bounds });
+export async function loadFilterPlanner(dataDir: string, dataRoot: string, table?: JournalTable): Promise<FilterPlanner> {
+  const [loaded, bounds] = await Promise.all([table ?? loadJournalTable(dataDir, dataRoot), loadMetricBounds(join(dataDir, JOURNAL_BOUNDS_FILE))]);
+  return createFilterPlanner(new JournalMetricIndex(loaded.journals), { bounds, metricsBasis: metricsBasisSentence(loaded.metricsBasis) });
 }
 
-export function createFilterPlanner(journals: JournalMetricIndex, options: { bounds?: MetricBoundsTable } = {}): FilterPlanner {
+/** `metricsBasis`: the sentence saying what the metrics were computed from, carried by every expansion entry. */
+export function createFilterPlanner(journals: JournalMetricIndex, options: { bounds?: MetricBoundsTable; metricsBasis?: string } = {}): FilterPlanner {
   return (filters, targets) => {
     // a physical collection reached directly anywhere in the request is checked as directly named
     const profiles = new Map<string, CollectionFilterProfile>();
@@ -53,7 +70,7 @@ export function createFilterPlanner(journals: JournalMetricIndex, options: { bou
       const plan: FilterPlan = {
         perCollection,
         filterWarnings: compiled.warnings,
-        journalMetricExpansions: compiled.expansions,
+        journalMetricExpansions: options.metricsBasis ? compiled.expansions.map((expansion) => ({ ...expansion, metricsBasis: options.metricsBasis })) : compiled.expansions,
         filtersApplied: compiled.applied,
         pinnedDois: compiled.pinnedDois,
       };

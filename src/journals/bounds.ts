@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import specBounds from './bounds.json' with { type: 'json' };
 import { METRICS, METRIC_FIELDS, isMetricField, type MetricField } from './metricFields.js';
 import { JournalMetricIndex } from './metricIndex.js';
-import { readJournalTable, type JournalRecord } from './table.js';
+import { readJournalTable, type JournalRecord, type JournalTable } from './table.js';
 
 export interface MetricBound {
   /** lowest `gte` accepted without an upper end */
@@ -132,6 +132,14 @@ export async function readMetricBounds(path: string): Promise<MetricBoundsTable>
   return parseMetricBoundsTable(JSON.parse(await readFile(path, 'utf8')));
 }
 
+/** The bounds of one built table, saying which table they derive from. */
+export function boundsOfTable(table: JournalTable, maxIssnsPerCondition?: number): MetricBoundsTable {
+  return computeBounds(table.journals, {
+    maxIssnsPerCondition,
+    derivedFrom: `journals table built ${table.builtAt} (${table.journals.length} journals, citation year ${table.citationYear ?? 'unknown'})`,
+  });
+}
+
 /** The command behind "recompute the bounds table from a journals snapshot". */
 export async function runComputeBounds(options: {
   journalsPath: string;
@@ -139,10 +147,7 @@ export async function runComputeBounds(options: {
   maxIssnsPerCondition?: number;
 }): Promise<MetricBoundsTable> {
   const table = await readJournalTable(options.journalsPath);
-  const computed = computeBounds(table.journals, {
-    maxIssnsPerCondition: options.maxIssnsPerCondition,
-    derivedFrom: `journals table built ${table.builtAt} (${table.journals.length} journals, citation year ${table.citationYear ?? 'unknown'})`,
-  });
+  const computed = boundsOfTable(table, options.maxIssnsPerCondition);
   await mkdir(dirname(options.outPath), { recursive: true });
   await writeFile(options.outPath, `${JSON.stringify(computed, null, 2)}\n`, 'utf8');
   return computed;

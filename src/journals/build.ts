@@ -1,11 +1,15 @@
-// Builds the journals table from the data folder: metrics from OpenAlex works (and source records if present), names and ISSNs from DOAJ.
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+// Builds the journals table: metrics from OpenAlex works (the indexed sample) or from OpenAlex source records (an open
+// snapshot's `sources` entity files), names and ISSNs from DOAJ.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { writeFile, mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { boundsOfTable, type MetricBoundsTable } from './bounds.js';
 import { readDoajJournals, type DoajJournal } from './doaj.js';
 import { readOpenAlexSources } from './openAlexSources.js';
 import { readJsonLines } from './readJsonLines.js';
 import { writeJournalTable, type JournalRecord, type JournalTable } from './table.js';
 import { WorkMetricsAccumulator } from './worksMetrics.js';
+import { metricsBasisSentence } from './metricsBasis.js';
 
 export interface BuildJournalTableOptions {
   /** folder holding articles/ (OpenAlex works) and journals/ (DOAJ, optional OpenAlex sources) */
@@ -16,6 +20,11 @@ export interface BuildJournalTableOptions {
   doajPath?: string | null;
   /** default: every journals/openalex_sources*.jsonl[.gz] */
   sourcesPaths?: string[];
+  /**
+   * a folder of OpenAlex `sources` entity files (the open snapshot's data/sources: updated_date=.../part_NNN.gz,
+   * gzipped JSON Lines); the table is then built from them alone (no works), every file under it read
+   */
+  openAlexSourcesDir?: string;
   /** Y of the two-year metrics; default: the year before the works' latest update */
   citationYear?: number;
   now?: Date;
@@ -29,13 +38,31 @@ function filesMatching(folder: string, pattern: RegExp): string[] {
     .map((name) => join(folder, name));
 }
 
+/** Every JSON Lines file (gzipped or not) under a folder, at any depth, in path order; refuses a folder with none. */
+export function openAlexSourceFiles(folder: string): string[] {
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new Error(`--openalex-sources ${folder}: no such folder`);
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.(gz|jsonl)$/.test(entry.name)) files.push(path);
+    }
+  };
+  walk(folder);
+  if (files.length === 0) throw new Error(`--openalex-sources ${folder}: no .gz or .jsonl files in it (expected the snapshot's sources/updated_date=*/part_*.gz)`);
+  return files;
+}
+
 export async function buildJournalTable(input: string | BuildJournalTableOptions): Promise<JournalTable> {
   const options: BuildJournalTableOptions = typeof input === 'string' ? { dataRoot: input } : input;
-  const worksPaths = options.worksPaths ?? filesMatching(join(options.dataRoot, 'articles'), /^openalex_works.*\.jsonl(\.gz)?$/);
+  const fromSnapshot = options.openAlexSourcesDir !== undefined;
+  const worksPaths = options.worksPaths ?? (fromSnapshot ? [] : filesMatching(join(options.dataRoot, 'articles'), /^openalex_works.*\.jsonl(\.gz)?$/));
   const defaultDoaj = join(options.dataRoot, 'journals', 'doaj_journals.csv');
   const doajPath = options.doajPath === undefined ? (existsSync(defaultDoaj) ? defaultDoaj : null) : options.doajPath;
   const sourcesPaths =
-    options.sourcesPaths ?? filesMatching(join(options.dataRoot, 'journals'), /^openalex_sources.*\.jsonl(\.gz)?$/);
+    options.sourcesPaths ??
+    (fromSnapshot ? openAlexSourceFiles(options.openAlexSourcesDir!) : filesMatching(join(options.dataRoot, 'journals'), /^openalex_sources.*\.jsonl(\.gz)?$/));
 
   const accumulator = new WorkMetricsAccumulator();
   for (const path of worksPaths) {
@@ -55,6 +82,12 @@ export async function buildJournalTable(input: string | BuildJournalTableOptions
       ...sourcesPaths.map((path) => `OpenAlex sources: ${path}`),
       ...(doajPath ? [`DOAJ: ${doajPath} (${fromDoaj.length} journals with an ISSN)`] : []),
     ],
+    metricsBasis: {
+      works: worksPaths.length > 0 ? { count: accumulator.worksAttributed, publicationYears: accumulator.publicationYears } : null,
+      openAlexSources:
+        sourcesPaths.length > 0 ? { records: fromSources.length, worksCount: fromSources.reduce((sum, source) => sum + (source.works_count ?? 0), 0) } : null,
+      citationYear: fromWorks.citationYear,
+    },
     journals: mergeJournals(fromWorks.journals, fromSources, fromDoaj),
   };
 }
@@ -99,6 +132,7 @@ export function mergeJournals(
       addRow(source);
       continue;
     }
+    // the works sample's works_count stays: the impact factor it gives is computed from those works
     row.h_index = source.h_index ?? row.h_index;
     row.i10_index = source.i10_index ?? row.i10_index;
     row.two_yr_mean_citedness = source.two_yr_mean_citedness ?? row.two_yr_mean_citedness;
@@ -131,6 +165,11 @@ export function mergeJournals(
 
 export interface JournalTableSummary {
   outPath: string;
+  /** the one-ended bounds recomputed from this table, when written */
+  boundsPath?: string;
+  bounds?: MetricBoundsTable['bounds'];
+  /** the sentence the metrics are shown with */
+  metricsBasis: string;
   journals: number;
   withCitationMetrics: number;
   withImpactFactor: number;
@@ -141,6 +180,7 @@ export interface JournalTableSummary {
 export function summarizeJournalTable(table: JournalTable, outPath: string): JournalTableSummary {
   return {
     outPath,
+    metricsBasis: metricsBasisSentence(table.metricsBasis),
     journals: table.journals.length,
     withCitationMetrics: table.journals.filter((journal) => journal.h_index !== null).length,
     withImpactFactor: table.journals.filter((journal) => journal.impact_factor !== null).length,
@@ -149,9 +189,17 @@ export function summarizeJournalTable(table: JournalTable, outPath: string): Jou
   };
 }
 
-/** The command behind "build the journals table": reads dataRoot, writes outPath, returns figures to print. */
-export async function runBuildJournals(options: BuildJournalTableOptions & { outPath: string }): Promise<JournalTableSummary> {
+/**
+ * The command behind "build the journals table": reads dataRoot (or the sources folder), writes outPath and, given
+ * boundsPath, the one-ended bounds recomputed from the table just built; returns figures to print.
+ */
+export async function runBuildJournals(options: BuildJournalTableOptions & { outPath: string; boundsPath?: string }): Promise<JournalTableSummary> {
   const table = await buildJournalTable(options);
   await writeJournalTable(table, options.outPath);
-  return summarizeJournalTable(table, options.outPath);
+  const summary = summarizeJournalTable(table, options.outPath);
+  if (options.boundsPath === undefined) return summary;
+  const bounds = boundsOfTable(table);
+  await mkdir(dirname(options.boundsPath), { recursive: true });
+  await writeFile(options.boundsPath, `${JSON.stringify(bounds, null, 2)}\n`, 'utf8');
+  return { ...summary, boundsPath: options.boundsPath, bounds: bounds.bounds };
 }

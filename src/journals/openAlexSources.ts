@@ -15,8 +15,10 @@ function asMetric(value: unknown): number | null {
 }
 
 /**
- * One source record → a journal row. Source records carry no impact factor (the JIF rule needs
- * per-work types), so impact_factor is null unless the works give one. Null for a source with no ISSN.
+ * One source record → a journal row. Source records carry no impact factor: the JIF formula needs the citations
+ * received in Y by the works of Y-1 and Y-2 and the count of those that are articles and reviews, and a source's
+ * `counts_by_year` gives only its works per year and the citations made in each year to all its works; so
+ * impact_factor is null (absent, not 0) unless works give one. Null for a source with no ISSN.
  */
 export function journalFromOpenAlexSource(record: unknown): JournalRecord | null {
   const source = asObject(record);
@@ -41,7 +43,7 @@ export function journalFromOpenAlexSource(record: unknown): JournalRecord | null
     i10_index: asMetric(stats.i10_index),
     two_yr_mean_citedness: citedness === null ? null : roundMetric(citedness),
     impact_factor: null,
-    works_count: null,
+    works_count: asMetric(source.works_count),
   };
 }
 

@@ -1,6 +1,7 @@
 // The journals table: one row per journal with its ISSNs, names and citation metrics, as persisted and loaded.
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { MetricsBasis } from './metricsBasis.js';
 
 export interface JournalRecord {
   /** ISSN-L from OpenAlex; null for a journal known only from DOAJ */
@@ -15,7 +16,7 @@ export interface JournalRecord {
   two_yr_mean_citedness: number | null;
   /** null also when the spec's JIF rule withholds it (under 20 articles+reviews, or under half the output) */
   impact_factor: number | null;
-  /** works the metrics were computed from; null when they came from source records or there are none */
+  /** works the metrics were computed from: the works sample's count, or a source record's `works_count` (OpenAlex's); null when unknown */
   works_count: number | null;
 }
 
@@ -26,8 +27,13 @@ export interface JournalTable {
   citationYear: number | null;
   /** what the table was built from, for the record */
   inputs: string[];
+  /** what the metrics were computed from (the sentence every place showing metrics says is derived from it) */
+  metricsBasis: MetricsBasis;
   journals: JournalRecord[];
 }
+
+/** A table written before it recorded its metrics basis: rebuild it (`journals build`). */
+export class OutdatedJournalTable extends Error {}
 
 export async function writeJournalTable(table: JournalTable, path: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
@@ -37,6 +43,9 @@ export async function writeJournalTable(table: JournalTable, path: string): Prom
 export async function readJournalTable(path: string): Promise<JournalTable> {
   const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
   if (!isJournalTable(parsed)) throw new Error(`${path} is not a journals table (formatVersion 1)`);
+  if (typeof parsed.metricsBasis !== 'object' || parsed.metricsBasis === null) {
+    throw new OutdatedJournalTable(`${path} does not record what its metrics were computed from: rebuild it with \`journals build\``);
+  }
   return parsed;
 }
 

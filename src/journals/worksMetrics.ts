@@ -63,6 +63,8 @@ export class WorkMetricsAccumulator {
   private latestCitationYear: number | null = null;
   worksSeen = 0;
   worksAttributed = 0;
+  /** earliest and latest publication year of the attributed works */
+  publicationYears: { first: number; last: number } | null = null;
 
   add(record: unknown): void {
     const work = asObject(record);
@@ -100,6 +102,10 @@ export class WorkMetricsAccumulator {
       this.latestCitationYear = Math.max(this.latestCitationYear ?? yearly.year, yearly.year);
     }
     const type = asText(work.type);
+    if (typeof work.publication_year === 'number') {
+      const year = work.publication_year;
+      this.publicationYears = { first: Math.min(this.publicationYears?.first ?? year, year), last: Math.max(this.publicationYears?.last ?? year, year) };
+    }
     journal.works.push({
       year: typeof work.publication_year === 'number' ? work.publication_year : null,
       articleOrReview: type !== null && ARTICLE_OR_REVIEW_TYPES.has(type) && work.is_paratext !== true,

@@ -21,7 +21,7 @@ export const journalsLookupSchema = {
 
 const titleKey = (title: string) => title.trim().replace(/\s+/g, ' ').toLowerCase();
 
-function rowOf(j: JournalRecord) {
+function rowOf(j: JournalRecord, metricsBasis: string | undefined) {
   return {
     issn_l: j.issnL,
     issns: j.issns,
@@ -32,10 +32,12 @@ function rowOf(j: JournalRecord) {
     two_yr_mean_citedness: j.two_yr_mean_citedness,
     impact_factor: j.impact_factor,
     works_count: j.works_count,
+    ...(metricsBasis ? { metrics_basis: metricsBasis } : {}),
   };
 }
 
-export function journalsLookupTool(journals: readonly JournalRecord[]): RegisteredTool {
+/** `metricsBasis`: the journals table's sentence saying what its metrics were computed from, sent with every row. */
+export function journalsLookupTool(journals: readonly JournalRecord[], metricsBasis?: string): RegisteredTool {
   const byIssn = journalLookupOf(journals);
   // a title several rows share answers with the row that has the most works (the metrics are computed from them)
   const byTitle = new Map<string, JournalRecord>();
@@ -46,7 +48,7 @@ export function journalsLookupTool(journals: readonly JournalRecord[]): Register
     if (!known || (j.works_count ?? -1) > (known.works_count ?? -1)) byTitle.set(key, j);
   }
   return {
-    description: 'Looks a journal up in the journals table by ISSN (any form) or by exact title (ignoring case): its ISSNs, publisher and metrics (h-index, i10-index, two-year mean citedness, impact factor, works counted).',
+    description: 'Looks a journal up in the journals table by ISSN (any form) or by exact title (ignoring case): its ISSNs, publisher and metrics (h-index, i10-index, two-year mean citedness, impact factor, works counted) and what those metrics were computed from.',
     inputSchema: journalsLookupSchema,
     async handler({ payload }) {
       const args = toolInput('journals/lookup', input, payload);
@@ -55,11 +57,11 @@ export function journalsLookupTool(journals: readonly JournalRecord[]): Register
         if (!issn) throw new ToolError(`journals/lookup: "${args.issn}" is not an ISSN (expected 1234-5678, 12345678 or 1234-567X)`);
         const journal = byIssn(issn);
         if (!journal) throw new ToolError(`journals/lookup: no journal with ISSN ${issn} in the journals table`);
-        return rowOf(journal);
+        return rowOf(journal, metricsBasis);
       }
       const journal = byTitle.get(titleKey(args.title));
       if (!journal) throw new ToolError(`journals/lookup: no journal titled "${args.title.trim()}" in the journals table`);
-      return rowOf(journal);
+      return rowOf(journal, metricsBasis);
     },
   };
 }

@@ -14,11 +14,11 @@ import { worksLookupTool } from './worksLookup.js';
 
 export const SHIPPED_PREFIXES = ['retractions', 'works', 'journals'] as const;
 
-export function shippedTools(deps: { notices: ReadonlyMap<string, RetractionNotice>; engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>; catalog: CollectionCatalog; journals: readonly JournalRecord[] }): Record<string, RegisteredTool> {
+export function shippedTools(deps: { notices: ReadonlyMap<string, RetractionNotice>; engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>; catalog: CollectionCatalog; journals: readonly JournalRecord[]; metricsBasis?: string }): Record<string, RegisteredTool> {
   return {
     'retractions/check': retractionsCheckTool(deps.notices),
     'works/lookup': worksLookupTool(deps),
-    'journals/lookup': journalsLookupTool(deps.journals),
+    'journals/lookup': journalsLookupTool(deps.journals, deps.metricsBasis),
   };
 }
 
@@ -34,6 +34,8 @@ export async function createGatewayTools(deps: {
   engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>;
   catalog: CollectionCatalog;
   journals: readonly JournalRecord[];
+  /** the journals table's sentence saying what its metrics were computed from */
+  metricsBasis?: string;
   prices: ReadonlyMap<string, bigint>;
   upstreams: readonly ToolUpstreamConfig[];
   log?: Pick<Logger, 'warn'>;
@@ -42,7 +44,7 @@ export async function createGatewayTools(deps: {
     if ((SHIPPED_PREFIXES as readonly string[]).includes(u.prefix)) throw new Error(`TOOL_UPSTREAMS: the prefix ${u.prefix} belongs to a shipped tool`);
   }
   const [notices, mounted] = await Promise.all([loadRetractionNotices(deps.dataRoot), Promise.all(deps.upstreams.map(mountUpstream))]);
-  const tools = shippedTools({ notices, engine: deps.engine, catalog: deps.catalog, journals: deps.journals });
+  const tools = shippedTools({ notices, engine: deps.engine, catalog: deps.catalog, journals: deps.journals, metricsBasis: deps.metricsBasis });
   for (const m of mounted) {
     if (m.error) deps.log?.warn({ prefix: m.prefix, err: m.error }, 'upstream MCP server could not be listed; its tools are not mounted until the next start');
     Object.assign(tools, m.tools);

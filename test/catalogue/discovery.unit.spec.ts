@@ -119,13 +119,15 @@ describe('the other scopes, actions, callout and text', () => {
     expect(paymentCallout('sandbox', 0n)).toBeNull();
   });
 
-  it('sets the metrics note when journals are shown and renders the same answer as text', () => {
+  it('sets the metrics note, opening with what the metrics are computed from, when journals are shown, and renders the same answer as text', () => {
     const s = journalScope(scope, inventory, lookup, { topic: null, limit: 50, offset: 0 });
-    const d = assembleDiscovery({ intent: 'journals', topic: null, scopes: [s], callout: null, nextActions: nextActionsFor('journals', null, [s]), queryId: 'q1' });
-    expect(d.metricsNote).toBe(METRICS_NOTE);
+    const basis = 'Journal metrics are computed from the 12 OpenAlex works this service indexes.';
+    const d = assembleDiscovery({ intent: 'journals', topic: null, scopes: [s], callout: null, nextActions: nextActionsFor('journals', null, [s]), queryId: 'q1' }, basis);
+    expect(d.metricsNote).toBe(`${basis} ${METRICS_NOTE}`);
+    expect(d.text).toContain(basis);
     expect(d.text).toContain('1. Beta, Pub B (h-index 80; ISSN 2222-2222)');
     expect(d.text).toContain('Reference: q1');
-    const p = assembleDiscovery({ intent: 'publishers', topic: null, scopes: [publisherScope(scope, inventory, lookup, 10)], callout: null, nextActions: [], queryId: 'q2' });
+    const p = assembleDiscovery({ intent: 'publishers', topic: null, scopes: [publisherScope(scope, inventory, lookup, 10)], callout: null, nextActions: [], queryId: 'q2' }, basis);
     expect(p.metricsNote).toBeNull();
   });
 });

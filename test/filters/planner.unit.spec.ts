@@ -32,7 +32,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'filter-planner-'));
   // a small snapshot: 40 journals with h_index 0..39, so recomputed bounds let any one-ended threshold through
   const journals = Array.from({ length: 40 }, (_, n) => journal({ issns: [syntheticIssn(n)], h_index: n, i10_index: n, two_yr_mean_citedness: n / 10, impact_factor: n / 10 }));
-  await writeJournalTable({ formatVersion: 1, builtAt: '2026-01-01T00:00:00Z', citationYear: 2025, inputs: ['test'], journals }, join(dataDir, JOURNALS_FILE));
+  await writeJournalTable({ formatVersion: 1, builtAt: '2026-01-01T00:00:00Z', citationYear: 2025, inputs: ['test'], metricsBasis: { works: { count: 40, publicationYears: { first: 2020, last: 2024 } }, openAlexSources: null, citationYear: 2025 }, journals }, join(dataDir, JOURNALS_FILE));
 });
 
 afterAll(() => {
@@ -65,6 +65,15 @@ describe('metric bounds loaded by the service', () => {
     const accepted = await plannerOutcome(planner, { 'journal_metric.h_index': { gte: 10 } });
     expect(accepted).not.toBeInstanceOf(Rejection);
     expect(accepted).toMatchObject({ journalMetricExpansions: [{ field: 'journal_metric.h_index', condition: 'gte 10', matchedJournals: 30, issnCount: 30 }] });
+  });
+});
+
+describe('metrics basis', () => {
+  it('every expansion entry says, from the table, what its metrics were computed from', async () => {
+    const planner = await loadFilterPlanner(dataDir, '/nonexistent-data-root');
+    const plan = await plannerOutcome(planner, { 'journal_metric.h_index': { gte: 35 }, 'journal_metric.i10_index': { gte: 160 } });
+    const sentence = 'Journal metrics are computed from the 40 OpenAlex works this service indexes that name their journal (published 2020-2024, citations counted in 2025)';
+    expect((plan as { journalMetricExpansions: { metricsBasis: string }[] }).journalMetricExpansions.map((e) => e.metricsBasis.slice(0, sentence.length))).toEqual([sentence, sentence]);
   });
 });
 

@@ -130,7 +130,7 @@ describe('OpenAlex source records importer', () => {
       i10_index: 9100,
       two_yr_mean_citedness: 6.123,
       impact_factor: null,
-      works_count: null,
+      works_count: 12000,
     });
     expect(journalFromOpenAlexSource(sources[1])?.issns).toEqual(['9999-999X']);
     expect(journalFromOpenAlexSource(sources[2])).toBeNull();
@@ -275,7 +275,16 @@ describe('runBuildJournals', () => {
     writeFileSync(join(journalsFolder, 'doaj_journals.csv'), 'Journal title,Journal ISSN (print version),Journal EISSN (online version),Publisher\nX,1745-6215,,BMC\n');
     const outPath = join(folder, 'out', 'journals.json');
     const summary = await runBuildJournals({ dataRoot: folder, outPath });
-    expect(summary).toEqual({ outPath, journals: 2, withCitationMetrics: 1, withImpactFactor: 1, issns: 3, citationYear: 2022 });
+    expect(summary).toEqual({
+      outPath,
+      metricsBasis:
+        "Journal metrics are computed from the 25 OpenAlex works this service indexes that name their journal (published in 2021, citations counted in 2022): a journal's h-index, i10-index, citedness and impact factor count only its works among them, not its whole output, so they read far below the journal's published figures.",
+      journals: 2,
+      withCitationMetrics: 1,
+      withImpactFactor: 1,
+      issns: 3,
+      citationYear: 2022,
+    });
     expect((await readJournalTable(outPath)).journals[0]).toMatchObject({ h_index: 12, i10_index: 15, impact_factor: 12 });
   });
 });

@@ -32,6 +32,7 @@ export const JournalMetricExpansion = z.object({
   matchedJournals: z.number().int().meta({ description: 'Distinct journals matching the condition.' }),
   issnCount: z.number().int().meta({ description: 'ISSNs pushed down into the search.' }),
   sampleIssns: z.array(z.string()).meta({ description: 'The first few ISSNs, for inspection.' }),
+  metricsBasis: z.string().optional().meta({ description: "One sentence saying what the journals table's metrics were computed from: how many works, which publication years, and whose output they count (the works this service indexes, or OpenAlex source records)." }),
 });
 
 const priceRange = z.object({
@@ -77,7 +78,7 @@ export const Discovery = z
     intent: z.enum(['sources', 'publishers', 'journals']).meta({ description: 'Which catalogue question was answered.' }),
     topic: nullable(z.string()).meta({ description: 'Topic of a topic-scoped journals answer.' }),
     scopes: z.array(ScopeBlock).meta({ description: 'One block per collection.' }),
-    metricsNote: nullable(z.string()).meta({ description: 'How to read h-index and impact factor; set whenever metrics are shown.' }),
+    metricsNote: nullable(z.string()).meta({ description: 'What the metrics are computed from (how many works, which publication years, whose output they count), then how to read h-index and impact factor; set whenever metrics are shown.' }),
     callout: nullable(z.object({ kind: z.enum(['add_payment_method']), message: z.string() })),
     nextActions: z.array(z.object({ action: z.enum(['search', 'list_collections', 'list_journals', 'request_journal']), hint: z.string() })),
     text: z.string().meta({ description: 'The same answer as text (what MCP shows).' }),
