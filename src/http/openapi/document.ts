@@ -33,6 +33,7 @@ import {
 import * as responses from './responses.js';
 import * as operator from './operatorResponses.js';
 import * as dashboard from './dashboardResponses.js';
+import { FREE_BODY_EXAMPLES, PATH_PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from './requestExamples.js';
 
 type Json = Record<string, unknown>;
 /** dashboardOpen: no credential, behind the per-IP limiter; session: the dashboard's session cookie (operatorPage: or the operator token) */
@@ -40,7 +41,7 @@ type Access = 'apiKey' | 'operator' | 'public' | 'dashboardOpen' | 'session' | '
 type Tag = 'search' | 'catalogue' | 'tools' | 'mcp' | 'operator' | 'dashboard' | 'health' | 'docs';
 
 /** The named schemas: request schemas are the very objects the routes parse with. */
-const NAMED_SCHEMAS = {
+export const NAMED_SCHEMAS = {
   SearchRequest: queryBody,
   CollectionSearchRequest: collectionSearchBody,
   SearchPreviewRequest: previewBody,
@@ -168,7 +169,14 @@ const PATH_PARAMETERS: Record<string, string> = {
 };
 
 function pathParameters(path: string): Json[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, description: PATH_PARAMETERS[name!] ?? name, schema: { type: 'string' } }));
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    description: PATH_PARAMETERS[name!] ?? name,
+    schema: { type: 'string' },
+    ...(PATH_PARAMETER_EXAMPLES[name!] ? { example: PATH_PARAMETER_EXAMPLES[name!] } : {}),
+  }));
 }
 
 const HEADERS: Record<string, Json> = {
@@ -401,6 +409,12 @@ function errorResponse(status: number, access: Access): Json {
   };
 }
 
+/** The media type of a request body: its schema and the examples of each schema it may be (requestExamples.ts). */
+function bodyMedia(schema: Json, names: readonly SchemaName[]): Json {
+  const examples = Object.assign({}, ...names.map((name) => REQUEST_EXAMPLES[name] ?? {}));
+  return { schema, ...(Object.keys(examples).length > 0 ? { examples } : {}) };
+}
+
 function operationObject(op: Operation): Json {
   const success = typeof op.response === 'string' ? { content: { 'application/json': { schema: ref(op.response) } } } : { content: op.response.content };
   const parameters = [...pathParameters(op.path), ...(op.query ?? []), ...(op.headerParameters ?? [])];
@@ -411,9 +425,9 @@ function operationObject(op: Operation): Json {
     tags: [op.tag],
     security: SECURITY[op.access],
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: Array.isArray(op.body) ? { oneOf: op.body.map(ref) } : ref(op.body) } } } } : {}),
-    ...(op.formBody ? { requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ref(op.formBody) }, 'application/json': { schema: ref(op.formBody) } } } } : {}),
-    ...(op.freeBody ? { requestBody: { required: false, description: op.freeBody, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { 'application/json': Array.isArray(op.body) ? bodyMedia({ oneOf: op.body.map(ref) }, op.body) : bodyMedia(ref(op.body), [op.body]) } } } : {}),
+    ...(op.formBody ? { requestBody: { required: true, content: { 'application/x-www-form-urlencoded': bodyMedia(ref(op.formBody), [op.formBody]), 'application/json': bodyMedia(ref(op.formBody), [op.formBody]) } } } : {}),
+    ...(op.freeBody ? { requestBody: { required: false, description: op.freeBody, content: { 'application/json': { schema: { type: 'object' }, ...(FREE_BODY_EXAMPLES[op.operationId] ? { examples: FREE_BODY_EXAMPLES[op.operationId] } : {}) } } } } : {}),
     responses: {
       [String(op.status ?? 200)]: { description: op.responseDescription ?? op.summary, headers: headerRefs('X-Request-Id', ...(op.headers ?? [])), ...success },
       ...Object.fromEntries([...new Set([...op.errors, ...(op.access === 'public' || op.access === 'dashboardOpen' ? [] : [500])])].sort((a, b) => a - b).map((s) => [String(s), errorResponse(s, op.access)])),

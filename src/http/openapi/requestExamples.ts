@@ -1,0 +1,120 @@
+// The example of every request body in the OpenAPI document, per schema: realistic bodies on the demo catalogue
+// (config/collections.json) that succeed as sent. Swagger's "Try it out" starts from them; test/http/openapiExamples
+// sends each one to a running service, so a body schema without a working example fails there.
+
+/**
+ * One example (an OpenAPI Example Object). Extensions say what a test (or a person) must do first:
+ * - `x-queryId-from`: "operationId/exampleName" whose answer's `queryId` replaces the placeholder `queryId` here;
+ * - `x-after`: operationIds to run first on the same organization (e.g. credits before a refund).
+ */
+export interface RequestExample {
+  summary: string;
+  description?: string;
+  value: unknown;
+  'x-queryId-from'?: string;
+  'x-after'?: string[];
+}
+
+/** Stands for "the queryId of your earlier call": a real id looks like it; replace it with yours. */
+const EARLIER_QUERY_ID = '0b6f4c6e-6f3a-4d7e-9a55-3c1d2e8f9a10';
+
+/** Examples keyed by request schema name (NAMED_SCHEMAS in document.ts), then by example name. */
+export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = {
+  // search (API key)
+  SearchRequest: {
+    search: {
+      summary: 'Recent OpenAlex works on a question, with a date filter',
+      value: { collection: 'openalex-synergy', query: 'emicizumab prophylaxis in hemophilia A with factor VIII inhibitors', limit: 5, filters: { publication_date: { gte: '2010' } } },
+    },
+  },
+  CollectionSearchRequest: {
+    search: {
+      summary: 'Trial reports with results in the clinical digest',
+      value: { query: 'randomized trial of blood pressure lowering', limit: 5, filters: { has_results: true }, includeMetadata: true },
+    },
+  },
+  SearchPreviewRequest: {
+    preview: {
+      summary: 'Free locked teasers from two collections',
+      value: { collections: ['scifact', 'openalex-synergy'], query: 'aspirin and the risk of colorectal cancer', limit: 5 },
+    },
+  },
+  UnlockRequest: {
+    unlockAll: {
+      summary: 'Pay for every row of a preview',
+      description: 'Replace queryId with the queryId of your preview; resultIds null unlocks every row.',
+      value: { queryId: EARLIER_QUERY_ID, resultIds: null },
+      'x-queryId-from': 'searchPreview/preview',
+    },
+  },
+  AssistedSearchRequest: {
+    question: {
+      summary: 'A specific question: planned, searched and verified; only verified rows are charged',
+      value: { collection: 'scifact', query: 'Does vitamin D supplementation reduce fracture risk in older adults?', limit: 5, maxCost: '0.50' },
+    },
+    vague: {
+      summary: 'A vague query: answered with a clarification question, free',
+      value: { collection: 'scifact', query: 'cancer' },
+    },
+  },
+  AssistedAnswerRequest: {
+    answer: {
+      summary: 'Answer the clarification question: the same run resumes',
+      description: 'Replace queryId with the queryId of the clarification_needed answer.',
+      value: { queryId: EARLIER_QUERY_ID, answer: 'immune checkpoint inhibitors in metastatic melanoma' },
+      'x-queryId-from': 'searchAssisted/vague',
+    },
+  },
+  JournalRequestInput: {
+    journal: {
+      summary: 'Ask for a journal to be added',
+      value: { title: 'The New England Journal of Medicine', issn: '0028-4793', note: 'Our clinicians cite it most.' },
+    },
+  },
+
+  // operator (operator token)
+  OrganizationRequest: {
+    organization: { summary: 'A live organization with its own limits', value: { name: 'Riverside Medical Library', billingMode: 'live', limits: { perMinute: 60, daily: 5000 } } },
+  },
+  CreditsRequest: { credits: { summary: 'Add credits', value: { amount: '25.00', reference: 'invoice 2026-0142' } } },
+  RefundRequest: {
+    refund: { summary: 'Refund part of the balance', value: { amount: '2.50', reference: 'goodwill: a search that returned nothing useful' }, 'x-after': ['addCredits'] },
+  },
+  BillingSettingsRequest: { settings: { summary: 'Bill live and hide the balance from API responses', value: { billingMode: 'live', hideBalance: true } } },
+  PriceRequest: { price: { summary: 'A negotiated price per 1000 tokens', value: { pricePer1000: '0.025' } } },
+  LimitsRequest: { limits: { summary: 'Raise the limits', value: { perMinute: 120, daily: 10000, monthly: 200000, previewPerHour: 100 } } },
+  KeyRequest: { key: { summary: 'A live key for two collections, capped', value: { mode: 'live', collections: ['scifact', 'openalex-synergy'], spendingCap: '10.00' } } },
+  SuspendRequest: { suspend: { summary: 'Suspend billing', value: { reason: 'invoice 2026-0142 overdue' } } },
+  SpendingCapRequest: { cap: { summary: "Set a key's spending cap", value: { spendingCap: '15.00' } } },
+  InviteRequest: { invite: { summary: 'Invite a member to the dashboard', value: { email: 'librarian@riverside.example.org', role: 'member' } } },
+
+  // dashboard forms (session cookie and CSRF token; sent by the pages)
+  LoginRequest: { login: { summary: 'Sign in', value: { email: 'librarian@riverside.example.org', password: 'correct horse battery staple' } } },
+  OperatorLoginRequest: { login: { summary: 'Sign in as the operator (your ADMIN_TOKEN)', value: { token: 'your-admin-token' } } },
+  SetPasswordRequest: { password: { summary: 'Choose a password (at least 12 characters)', value: { password: 'correct horse battery staple' } } },
+  DashboardKeyForm: { key: { summary: 'A live key for two collections, capped', value: { mode: 'live', collections: 'scifact,openalex-synergy', spendingCap: '10.00' } } },
+  DashboardCapForm: { cap: { summary: "Set a key's spending cap", value: { spendingCap: '15.00' } } },
+  DashboardInviteForm: { invite: { summary: 'Invite a member', value: { email: 'analyst@riverside.example.org', role: 'member' } } },
+  CsrfOnlyForm: { confirm: { summary: 'No fields: the CSRF token goes in X-CSRF-Token (JSON) or _csrf (form)', value: {} } },
+};
+
+/** Examples of the bodies that have no schema of their own, keyed by operationId. */
+export const FREE_BODY_EXAMPLES: Record<string, Record<string, RequestExample>> = {
+  callTool: { journalLookup: { summary: 'journals/lookup: a journal of the journals table by ISSN (path prefix journals, tool lookup)', value: { issn: '1745-6215' } } },
+  mcpMessage: {
+    toolsList: {
+      summary: 'List the tools this key can call',
+      description: 'Send Accept: application/json, text/event-stream (Streamable HTTP).',
+      value: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    },
+  },
+};
+
+/** Example values of path parameters that name something of the demo catalogue (ids of things you create are yours). */
+export const PATH_PARAMETER_EXAMPLES: Record<string, string> = {
+  // an editorial collection: the search example filters on has_results, which only editorial collections index
+  collection: 'clinical-digest',
+  name: 'openalex-synergy',
+  prefix: 'journals',
+  tool: 'lookup',
+};
