@@ -164,9 +164,11 @@ describe('accepted filters', () => {
 
     const metric = await call('POST', '/api/v1/search/query', { key, body: { collection: 'openalex-synergy', query: PROBE_QUERY, filters: { and: [{ field: 'journal_metric.h_index', between: [0, 1000] }, { field: 'journal_metric.i10_index', between: [900000, 900001] }] } } });
     expect(metric.status).toBe(200);
+    // each entry says what the metrics are computed from: here the indexed works of the sliced data root
+    const basis = expect.stringMatching(/^Journal metrics are computed from the \d+ OpenAlex works this service indexes that name their journal \(published (in \d{4}|\d{4}-\d{4}), citations counted in \d{4}\)/);
     expect(metric.body.journalMetricExpansions).toEqual([
-      { field: 'journal_metric.h_index', condition: 'between 0 and 1000', matchedJournals: expect.any(Number), issnCount: expect.any(Number), sampleIssns: expect.any(Array) },
-      { field: 'journal_metric.i10_index', condition: 'between 900000 and 900001', matchedJournals: 0, issnCount: 0, sampleIssns: [] },
+      { field: 'journal_metric.h_index', condition: 'between 0 and 1000', matchedJournals: expect.any(Number), issnCount: expect.any(Number), sampleIssns: expect.any(Array), metricsBasis: basis },
+      { field: 'journal_metric.i10_index', condition: 'between 900000 and 900001', matchedJournals: 0, issnCount: 0, sampleIssns: [], metricsBasis: basis },
     ]);
     expect(metric.body.filterWarnings).toEqual([{ code: 'journal_metric_matched_nothing', field: 'journal_metric.i10_index', message: expect.any(String) }]);
     expect(metric.body.results).toEqual([]);

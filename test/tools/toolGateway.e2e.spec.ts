@@ -106,6 +106,8 @@ describe('journals/lookup (priced at 0.0025)', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ title: DOAJ_JOURNAL.title, issns: expect.arrayContaining([DOAJ_JOURNAL.eissn]) });
       expect(Object.keys(res.body)).toEqual(expect.arrayContaining(['h_index', 'i10_index', 'two_yr_mean_citedness', 'impact_factor', 'works_count', 'publisher', 'issn_l']));
+      // the row says what its metrics are computed from (the table's basis)
+      expect(res.body.metrics_basis).toMatch(/^Journal metrics are computed from the \d+ OpenAlex works this service indexes/);
     }
     const byTitle = await tool('journals/lookup', { title: DOAJ_JOURNAL.title.toUpperCase() });
     expect(byTitle.body.issns).toContain(DOAJ_JOURNAL.eissn);
