@@ -411,7 +411,11 @@ function errorResponse(status: number, access: Access): Json {
 
 /** The media type of a request body: its schema and the examples of each schema it may be (requestExamples.ts). */
 function bodyMedia(schema: Json, names: readonly SchemaName[]): Json {
-  const examples = Object.assign({}, ...names.map((name) => REQUEST_EXAMPLES[name] ?? {}));
+  const examples: Record<string, unknown> = {};
+  for (const [exampleName, example] of names.flatMap((name) => Object.entries(REQUEST_EXAMPLES[name] ?? {}))) {
+    if (exampleName in examples) throw new Error(`request example "${exampleName}" is named twice in the body of ${names.join(' | ')}`);
+    examples[exampleName] = example;
+  }
   return { schema, ...(Object.keys(examples).length > 0 ? { examples } : {}) };
 }
 
