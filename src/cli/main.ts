@@ -43,9 +43,10 @@ const USAGE = `usage: litsearch <command> [options]
   replay [--promote]                       rebuild every projection from position 0 and compare with the live ones
   verify                                   check the event log's hash chain
   journal-requests                         journals clients asked us to add, most requested first
-  journals build [--openalex-sources DIR]  compute the journals table (and its metric bounds): from the data root's
-                                           OpenAlex works, or from OpenAlex's open sources entity files under DIR
-                                           (snapshot data/sources/updated_date=*/part_*.gz); restart the server after
+  journals build [--openalex-sources DIR]  compute the journals table from the data root's OpenAlex works, or from
+                                           OpenAlex's open sources entity files under DIR (snapshot
+                                           data/sources/updated_date=*/part_*.gz) with bounds recomputed from it;
+                                           restart the server after
   journals bounds                          recompute the one-ended metric bounds from the journals table
 
 Environment: DATA_DIR, DATABASE_URL, OPENSEARCH_URL, ADMIN_TOKEN (see README).`;
@@ -227,7 +228,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'journals') {
     const journalsPath = join(config.dataDir, JOURNALS_FILE);
     const boundsPath = join(config.dataDir, JOURNAL_BOUNDS_FILE);
-    if (sub === 'build') print(await runBuildJournals({ dataRoot: config.dataRoot, openAlexSourcesDir: values['openalex-sources'], outPath: journalsPath, boundsPath }));
+    // a snapshot's table brings its own bounds; the works sample's table keeps the spec's, as when built on first start
+    const sources = values['openalex-sources'];
+    if (sub === 'build') print(await runBuildJournals({ dataRoot: config.dataRoot, openAlexSourcesDir: sources, outPath: journalsPath, ...(sources ? { boundsPath } : {}) }));
     else if (sub === 'bounds') print(await runComputeBounds({ journalsPath, outPath: boundsPath }));
     else throw new Error('journals build | journals bounds');
     return 0;
