@@ -1,5 +1,5 @@
 // The journals table: one row per journal with its ISSNs, names and citation metrics, as persisted and loaded.
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { readFile, writeFile, mkdir, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { MetricsBasis } from './metricsBasis.js';
 
@@ -35,9 +35,12 @@ export interface JournalTable {
 /** A table written before it recorded its metrics basis: rebuild it (`journals build`). */
 export class OutdatedJournalTable extends Error {}
 
+/** Written whole or not at all (a temporary file renamed over it): processes starting together may rebuild it at once. */
 export async function writeJournalTable(table: JournalTable, path: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, `${JSON.stringify(table)}\n`, 'utf8');
+  const partial = `${path}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(partial, `${JSON.stringify(table)}\n`, 'utf8');
+  await rename(partial, path);
 }
 
 export async function readJournalTable(path: string): Promise<JournalTable> {

@@ -1,10 +1,10 @@
 // The filter planner as the service loads it: bounds that move with a recomputed snapshot, Rejections for 422, pinned DOIs passed on.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogEntry, PlainCollection } from '../../src/collections/catalog.js';
-import { JOURNAL_BOUNDS_FILE, JOURNALS_FILE, loadFilterPlanner, loadMetricBounds } from '../../src/filters/planner.js';
+import { JOURNAL_BOUNDS_FILE, JOURNALS_FILE, loadFilterPlanner, loadJournalTable, loadMetricBounds } from '../../src/filters/planner.js';
 import { DEFAULT_METRIC_BOUNDS, runComputeBounds } from '../../src/journals/bounds.js';
 import { writeJournalTable } from '../../src/journals/table.js';
 import { Rejection } from '../../src/domain/rejection.js';
@@ -91,5 +91,22 @@ describe('planner output', () => {
     const planner = await loadFilterPlanner(dataDir, '/nonexistent-data-root');
     const plan = await plannerOutcome(planner, { or: [{ field: 'doi', in: ['https://doi.org/10.1/X', '10.2/y'] }, { not: [{ field: 'doi', eq: '10.3/z' }] }] });
     expect(plan).toMatchObject({ pinnedDois: ['10.1/x', '10.2/y'] });
+  });
+});
+
+describe('a journals table written before it recorded its basis', () => {
+  it('is rebuilt from the data root on load, so the sentence can be derived from it', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'outdated-table-'));
+    const oldDataDir = join(folder, 'data-dir');
+    mkdirSync(oldDataDir);
+    writeFileSync(join(oldDataDir, JOURNALS_FILE), JSON.stringify({ formatVersion: 1, builtAt: '2025-01-01T00:00:00Z', citationYear: 2022, inputs: [], journals: [] }));
+    const dataRoot = join(folder, 'root');
+    mkdirSync(join(dataRoot, 'articles'), { recursive: true });
+    const work = { publication_year: 2019, type: 'journal-article', cited_by_count: 4, updated_date: '2023-03-01', primary_location: { source: { issn_l: '1745-6215', issn: ['1745-6215'] } } };
+    writeFileSync(join(dataRoot, 'articles', 'openalex_works.x.jsonl'), [work, work].map((w) => JSON.stringify(w)).join('\n'));
+    const table = await loadJournalTable(oldDataDir, dataRoot);
+    expect(table.metricsBasis).toEqual({ works: { count: 2, publicationYears: { first: 2019, last: 2019 } }, openAlexSources: null, citationYear: 2022 });
+    expect(table.journals.map((j) => j.issnL)).toEqual(['1745-6215']);
+    rmSync(folder, { recursive: true, force: true });
   });
 });
