@@ -18,7 +18,7 @@ export const JOURNAL_BOUNDS_FILE = 'journal-bounds.json';
 /**
  * The journals table of the data directory (filters, catalogue and tools share it), built from the data root's works on
  * first use, and again when it predates the record of what its metrics were computed from (only the data root could
- * build such a table). A table built on first use keeps the spec's bounds; `journals build` writes bounds of its own.
+ * build such a table). A table built here keeps the spec's bounds; `journals build --openalex-sources` writes its own.
  */
 export async function loadJournalTable(dataDir: string, dataRoot: string): Promise<JournalTable> {
   const journalsPath = join(dataDir, JOURNALS_FILE);
