@@ -1,4 +1,5 @@
-// Assisted-search activities: read the query, plan a round, search one sub-question, judge candidates, charge once.
+// Assisted-search activities: read the query, plan a round, search one sub-question, judge candidates, charge once,
+// and refund that charge when the answer never reached its caller.
 import { ASSISTED_SEARCH_ENDPOINT } from '../src/domain/events.js';
 import { ApplicationFailure } from '@temporalio/activity';
 import { asActivity } from './asActivity.js';
@@ -12,9 +13,9 @@ import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
 import { searchChargeKey } from '../src/billing/chargeBatch.js';
 import { retrieve, type SearchDeps } from '../src/search/pipeline.js';
 import { queryProblem } from '../src/search/queryValidation.js';
-import { loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, type AssistedPayload, type CachedRow, type QueryRecord } from '../src/search/queryCache.js';
+import { loadQueryRecord, markRefundedUndelivered, PAYLOAD_VERSION, queryRecordInsert, type AssistedPayload, type CachedRow, type QueryRecord } from '../src/search/queryCache.js';
 import { guarded } from '../src/limits/quotas.js';
-import type { AssistedCandidate, ChargeAssistedInput, ChargeAssistedOutcome, SearchPlanInput, SearchPlanOutcome, UnderstandOutcome } from '../workflows/assistedTypes.js';
+import type { AssistedCandidate, ChargeAssistedInput, ChargeAssistedOutcome, RefundUndeliveredInput, SearchPlanInput, SearchPlanOutcome, UnderstandOutcome } from '../workflows/assistedTypes.js';
 
 export interface AssistedActivityDeps extends SearchDeps {
   db: Db;
@@ -171,7 +172,26 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
         };
       });
     },
+
+    /**
+     * The compensation of the charge: a refund of exactly what it took, tied to the query like an operator's query
+     * refund (the same decider bounds it by what the query cost), appended once (idempotent by the query id), and the
+     * query record marked in the same statement so the answer is never served afterwards.
+     */
+    async refundUndelivered(input: RefundUndeliveredInput): Promise<void> {
+      return asActivity(async () => {
+        await guarded('the billing store', () =>
+          accounts.issueRefund(input.orgId, BigInt(input.amountMicros), UNDELIVERED_REFUND_REFERENCE, input.queryId, { kind: 'workflow', id: `assisted-${input.queryId}` }, {
+            idempotencyKey: `undelivered:${input.queryId}`,
+            alsoWrite: markRefundedUndelivered(input.queryId, clock()),
+          }),
+        );
+      });
+    },
   };
 }
+
+/** The reference of the refund of an assisted answer nobody received, as the ledger shows it. */
+export const UNDELIVERED_REFUND_REFERENCE = 'assisted answer not delivered: charge refunded';
 
 export type AssistedActivities = ReturnType<typeof createAssistedActivities>;

@@ -230,7 +230,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       closers.push(() => connection.close());
       client = new Client({ connection, namespace: config.temporalNamespace });
     }
-    const assisted = createAssistedSearch({ client, db, accounts, clock, catalog, search, waitMs: config.assisted.waitMs, eagerStart: options.worker });
+    const assisted = createAssistedSearch({ client, db, accounts, clock, catalog, search, waitMs: config.assisted.waitMs, deliveryWaitMs: config.assisted.deliveryWaitMs, eagerStart: options.worker });
     const unlock = createUnlock({ client, db, accounts, clock, taskQueue: TASK_QUEUE, eagerStart: options.worker, figureImages });
     const app = createApp({
       log,

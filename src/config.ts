@@ -41,6 +41,7 @@ export const CONFIG_VARIABLES = [
   'TOOL_UPSTREAMS',
   'FAULT_FAN_OUT_DELAY_MS',
   'ASSISTED_WAIT_SECONDS',
+  'ASSISTED_DELIVERY_WAIT_SECONDS',
   'LLM_BASE_URL',
   'LLM_MODEL',
   'LLM_API_KEY',
@@ -92,7 +93,8 @@ export interface Config {
   /** upstream MCP servers mounted under a prefix of the tool gateway (TOOL_UPSTREAMS) */
   toolUpstreams: ToolUpstreamConfig[];
   /** assisted search: its reasoner, and how long an HTTP call waits for its run before answering 503 with nothing charged */
-  assisted: { llm: LlmReasonerConfig | null; waitMs: number };
+  /** deliveryWaitMs: how long a charged assisted answer waits for proof it reached its caller before it is refunded */
+  assisted: { llm: LlmReasonerConfig | null; waitMs: number; deliveryWaitMs: number };
   /** the address users reach the service at (PUBLIC_URL), for invite links; unset: the address a request came to */
   publicUrl?: string;
   /** the dashboard's cookies are Secure (and __Host- named): the service is reached over HTTPS (TLS=1, or an https PUBLIC_URL) */
@@ -298,7 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     toolPrices: toolPricesFrom(env.TOOL_PRICES),
     toolUpstreams: toolUpstreamsFrom(env.TOOL_UPSTREAMS),
-    assisted: { llm: llmReasonerConfigFrom(env), waitMs: positiveInteger(env, 'ASSISTED_WAIT_SECONDS', 90) * 1000 },
+    assisted: { llm: llmReasonerConfigFrom(env), waitMs: positiveInteger(env, 'ASSISTED_WAIT_SECONDS', 90) * 1000, deliveryWaitMs: positiveInteger(env, 'ASSISTED_DELIVERY_WAIT_SECONDS', 15 * 60) * 1000 },
     publicUrl,
     tls: env.TLS === '1' || env.TLS === 'true' || publicUrl?.startsWith('https:') === true,
     dashboard: {
@@ -340,6 +342,7 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     TOOL_UPSTREAMS: config.toolUpstreams.length === 0 ? '' : JSON.stringify(config.toolUpstreams),
     FAULT_FAN_OUT_DELAY_MS: config.faultFanOutDelayMs === undefined ? '' : String(config.faultFanOutDelayMs),
     ASSISTED_WAIT_SECONDS: String(config.assisted.waitMs / 1000),
+    ASSISTED_DELIVERY_WAIT_SECONDS: String(config.assisted.deliveryWaitMs / 1000),
     LLM_BASE_URL: config.assisted.llm?.baseUrl ?? '',
     LLM_MODEL: config.assisted.llm?.model ?? '',
     LLM_API_KEY: config.assisted.llm?.apiKey ?? '',

@@ -1,5 +1,6 @@
 // Assisted search: understand the query, ask when it must, plan searches, fan them out, verify every candidate,
-// replan while too few verify, then charge once for the delivered rows. Deterministic; activities do the I/O.
+// replan while too few verify, then charge once for the delivered rows, and refund that charge if the answer never
+// reaches its caller (assistedDelivery.ts). Deterministic; activities do the I/O.
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { AssistedActivities } from '../activities/assisted.js';
 import {
@@ -18,6 +19,7 @@ import {
 import { BUSINESS_ANSWERS } from './unlockTypes.js';
 import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from '../src/assisted/candidateBudget.js';
 import { deliverable, distinctDocuments } from '../src/assisted/delivery.js';
+import { acceptDeliveryProof, awaitDelivery } from './assistedDelivery.js';
 
 // Reading and judging are CPU work on the worker; a worker that dies mid-step has the step retried on another.
 const { understandQuery, planRound, judgeCandidates } = proxyActivities<AssistedActivities>({
@@ -53,8 +55,10 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
     clarification: null,
     understanding: null,
     clarificationExpiresAt: null,
+    delivery: null,
   };
   setHandler(progressQuery, () => progress);
+  acceptDeliveryProof(progress);
   setHandler(
     answerUpdate,
     (a: ClarificationAnswer) => {
@@ -143,7 +147,8 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
       journalMetricExpansions,
     });
     progress.phase = 'done';
-    return { status, queryId: input.queryId, iterationsRun: rounds, charge };
+    const delivery = await awaitDelivery(input, charge, progress);
+    return { status, queryId: input.queryId, iterationsRun: rounds, charge, delivery };
   } catch (err) {
     progress.phase = 'done';
     if (isDeadlinePassed(err)) return { status: 'abandoned', queryId: input.queryId };

@@ -22,6 +22,11 @@ export interface AssistedInput {
   chargeDeadline: number;
   /** names the request, for the audit trail of the charge */
   requestId?: string;
+  /**
+   * How long a charged answer waits for proof that it reached its caller before its charge is refunded (ms);
+   * absent (runs started before delivery was tracked): no wait, the charge stands.
+   */
+  deliveryWaitMs?: number;
 }
 
 export type AssistedPhase = 'understanding' | 'awaiting_clarification' | 'searching' | 'verifying' | 'charging' | 'done';
@@ -40,7 +45,14 @@ export interface AssistedProgress {
   understanding: QueryUnderstanding | null;
   /** when a clarification is pending: the time its wait ends (epoch ms) */
   clarificationExpiresAt: number | null;
+  /**
+   * After a charge: 'awaiting' while the run waits for proof the answer reached its caller (the answer is in the
+   * store and can be served), 'delivered' once it has it, 'refunded' when the wait ended without it; null before.
+   */
+  delivery?: DeliveryState | null;
 }
+
+export type DeliveryState = 'awaiting' | 'delivered' | 'refunded';
 
 /** The understanding and which reasoner produced it ('builtin', 'llm:<model>'), for the query record. */
 export interface UnderstandOutcome extends Understanding {
@@ -105,6 +117,8 @@ export type AssistedOutcome =
       queryId: string;
       iterationsRun: number;
       charge: ChargeAssistedOutcome;
+      /** what became of the charge: kept (delivered, or nothing charged) or refunded because nobody received it */
+      delivery?: DeliveryState | 'nothing_charged';
     }
   /** the clarification went unanswered for its whole wait: the run ends, nothing charged */
   | { status: 'clarification_expired'; queryId: string }
@@ -120,6 +134,18 @@ export interface ClarificationAnswer {
 export const progressQuery = defineQuery<AssistedProgress>('progress');
 /** Resumes a run waiting for a clarification; refused (by its validator) when the run waits for none. */
 export const answerUpdate = defineUpdate<void, [ClarificationAnswer]>('answer');
+/**
+ * Proof that the charged answer reached its caller (its response flushed, an Idempotency-Key replay, a re-fetch, the
+ * MCP tool's answer sent); refused (by its validator) unless the run is waiting for one, so once refunded it stays so.
+ */
+export const deliveredUpdate = defineUpdate<void, []>('delivered');
+
+export interface RefundUndeliveredInput {
+  orgId: string;
+  queryId: string;
+  /** exactly what the charge took, micro-credits as a decimal string */
+  amountMicros: string;
+}
 
 /** How long a clarification question waits for its answer. */
 export const CLARIFICATION_WAIT_MS = 24 * 60 * 60 * 1000;

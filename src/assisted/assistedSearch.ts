@@ -5,17 +5,22 @@
 // waits at most `waitMs`; the charge refuses after that deadline (plus nothing: the deadline is the bound), so a
 // caller told 503 was charged nothing. After the bound the run is also cancelled; if its charge still committed in the
 // moment between, the answer is read from the record instead of a 503, so a response never hides a charge.
+//
+// Delivery. A charged answer counts as delivered when its response was flushed in full (the route calls
+// `confirmDelivery` then), when the caller replays its Idempotency-Key or re-fetches it by queryId (those calls confirm
+// before they answer); without one within `deliveryWaitMs` the run refunds the charge and the answer is never served
+// again (410). The call returns as soon as the charge is in the store; the run goes on waiting.
 import { createHash, randomUUID } from 'node:crypto';
 import { Client, WorkflowFailedError, ActivityFailure, ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { assistedSearchWorkflow } from '../../workflows/assisted.js';
-import { answerUpdate, progressQuery, type AssistedOutcome, type AssistedProgress } from '../../workflows/assistedTypes.js';
+import { answerUpdate, CLARIFICATION_WAIT_MS, deliveredUpdate, progressQuery, type AssistedOutcome, type AssistedProgress } from '../../workflows/assistedTypes.js';
 import type { Db } from '../eventstore/db.js';
 import type { Accounts } from '../billing/accounts.js';
 import type { AuthContext } from '../auth/context.js';
 import { ASSISTED_SEARCH_ENDPOINT } from '../domain/events.js';
 import { Rejection } from '../domain/rejection.js';
 import { isErrorCode } from '../domain/errorCodes.js';
-import { loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type AssistedPayload, type CachedRow, type QueryRecord } from '../search/queryCache.js';
+import { assertNotRefunded, loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type AssistedPayload, type CachedRow, type QueryRecord } from '../search/queryCache.js';
 import { resolveTargets } from '../search/pipeline.js';
 import { syntheticRows } from '../search/sandbox.js';
 import type { BillingOutcome, SearchService } from '../search/searchService.js';
@@ -62,6 +67,8 @@ export interface AssistedAnswer {
   withheldByMaxCost?: number;
   /** set when the request carried an Idempotency-Key */
   idempotency?: 'created' | 'replayed';
+  /** this call's answer carries a charge that stands only once delivered: the route confirms it after the response is flushed */
+  awaitsDelivery?: boolean;
 }
 
 export interface AssistedSearchDeps {
@@ -74,6 +81,8 @@ export interface AssistedSearchDeps {
   taskQueue?: string;
   /** how long one HTTP call waits for the run (the documented bound) */
   waitMs: number;
+  /** how long a charged answer waits for proof of delivery before its charge is refunded (ASSISTED_DELIVERY_WAIT_SECONDS) */
+  deliveryWaitMs: number;
   eagerStart?: boolean;
   /** how often the progress is read while waiting (MCP progress notifications, the clarification question) */
   pollMs?: number;
@@ -84,6 +93,8 @@ export type ProgressListener = (progress: AssistedProgress, queryId: string) => 
 
 /** A step that takes long is reported again this often (MCP clients reset their request timeout on progress). */
 const PROGRESS_HEARTBEAT_MS = 5_000;
+/** A run's delivery wait starts after its record is written: a re-fetch this much past the wait still asks the run. */
+const DELIVERY_MARGIN_MS = 10 * 60 * 1000;
 /** How long starting a run may take before the call answers 503. */
 const START_DEADLINE_MS = 10_000;
 
@@ -135,6 +146,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       journalMetricExpansions: record.payload.journalMetricExpansions,
       ...(a.withheldByMaxCost > 0 ? { withheldByMaxCost: a.withheldByMaxCost } : {}),
       ...(idempotency ? { idempotency } : {}),
+      ...(chargedNow && costMicros > 0n ? { awaitsDelivery: true } : {}),
     };
   }
 
@@ -164,6 +176,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       (o) => (outcome = o),
       (err) => (failure = err ?? new Error('the run failed')),
     );
+    let charged = false;
     let lastProgress = '';
     let lastReportedAt = Date.now();
     // a change is reported at once, and a long step again every few seconds, so a listener's client never goes quiet
@@ -180,22 +193,27 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       if (progress) {
         report(progress);
         if (progress.phase === 'awaiting_clarification' && progress.clarification) return clarificationAnswer(auth, queryId, progress, started, idempotency);
+        // charged and waiting for delivery: the answer is in the store, this call delivers it
+        if (progress.delivery === 'awaiting') {
+          charged = true;
+          break;
+        }
       }
       await Promise.race([result, sleep(pollMs)]);
     }
     // a listener always hears how the run ended, however quickly it ran: the final counts, phase 'done'
-    if (outcome !== undefined && onProgress) {
+    if ((outcome !== undefined || charged) && onProgress) {
       const final = await handle.query(progressQuery).catch(() => undefined);
       if (final) report(final);
     }
     if (failure !== undefined) throw rejectionFrom(failure);
-    if (outcome === undefined) {
+    if (outcome === undefined && !charged) {
       await handle.cancel().catch(() => undefined);
       const record = await loadQueryRecord(db, queryId);
       if (record?.payload.assisted) return answerFromRecord(auth, record, started, true, idempotency);
       throw new Rejection('SERVICE_UNAVAILABLE', `assisted search did not finish within ${Math.round(deps.waitMs / 1000)} s; nothing was charged, retry is safe`);
     }
-    if (outcome.status === 'abandoned' || outcome.status === 'clarification_expired') {
+    if (outcome?.status === 'abandoned' || outcome?.status === 'clarification_expired') {
       throw new Rejection('SERVICE_UNAVAILABLE', 'assisted search did not finish in time; nothing was charged, retry is safe');
     }
     const record = await loadQueryRecord(db, queryId);
@@ -263,10 +281,11 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
             ...(request.maxCostMicros !== undefined ? { maxCostMicros: request.maxCostMicros.toString() } : {}),
             chargeDeadline: deadline,
             requestId: options.requestId,
+            deliveryWaitMs: deps.deliveryWaitMs,
           },
         ],
-        // the clarification may wait 24 hours; the run ends by itself after that
-        workflowExecutionTimeout: '25 hours',
+        // the clarification may wait 24 hours and the delivery its own wait; the run ends by itself after that
+        workflowExecutionTimeout: CLARIFICATION_WAIT_MS + deps.deliveryWaitMs + 60 * 60 * 1000,
         requestEagerStart: deps.eagerStart ?? false,
       }));
     } catch (err) {
@@ -320,14 +339,53 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
 
     /** The answer of an earlier run by this key (GET /results serves the rows; this serves the assisted shape). */
     async load(auth: AuthContext, queryId: string): Promise<AssistedAnswer> {
-      return answerFromRecord(auth, await loadOwnQueryRecord(db, auth.key.id, queryId, clock()), performance.now(), false);
+      const record = await loadOwnQueryRecord(db, auth.key.id, queryId, clock());
+      await deliveredBeforeServing(record);
+      return answerFromRecord(auth, record, performance.now(), false);
     },
+
+    /**
+     * Proof that a charged answer reached its caller (its response was flushed in full): its run stops waiting and the
+     * charge stands. Sent after the response, so nothing is left to tell the caller; a run not waiting ignores it.
+     */
+    async confirmDelivery(queryId: string): Promise<void> {
+      await proveDelivery(queryId);
+    },
+
+    deliveredBeforeServing,
   };
+
+  /** Tells the run its answer was delivered: 'refunded' when the run refunded it already (the proof came too late). */
+  async function proveDelivery(queryId: string): Promise<'delivered' | 'refunded' | 'not_waiting'> {
+    try {
+      await client.workflow.getHandle(assistedWorkflowId(queryId)).executeUpdate(deliveredUpdate);
+      return 'delivered';
+    } catch (err) {
+      const cause = err instanceof WorkflowUpdateFailedError ? (err.cause as Error | undefined) : undefined;
+      return cause && /^refunded:/.test(cause.message) ? 'refunded' : 'not_waiting';
+    }
+  }
+
+  /**
+   * A replay or a re-fetch of an assisted answer is delivery (the caller knows its queryId), proven before it is
+   * served; a run that refunded it already makes it 410. Only a record young enough for its run to still be waiting
+   * asks Temporal: after that its refund mark is final.
+   */
+  async function deliveredBeforeServing(record: QueryRecord): Promise<void> {
+    assertNotRefunded(record);
+    if (record.kind !== 'assisted' || clock().getTime() - record.createdAt.getTime() > deps.deliveryWaitMs + DELIVERY_MARGIN_MS) return;
+    const proof = await proveDelivery(record.queryId);
+    if (proof === 'delivered') return;
+    const now = await loadQueryRecord(db, record.queryId);
+    if (now) assertNotRefunded(now);
+    if (proof === 'refunded') throw new Rejection('CACHED_RESULT_EXPIRED', `the answer of query ${record.queryId} never reached its caller, so its charge was refunded; run the search again`);
+  }
 
   async function replay(auth: AuthContext, queryId: string, started: number): Promise<AssistedAnswer> {
     const record = await loadQueryRecord(db, queryId);
     if (record) {
       if (record.keyId !== auth.key.id) throw idempotencyKeyOfAnotherKey();
+      await deliveredBeforeServing(record);
       return answerFromRecord(auth, record, started, false, 'replayed');
     }
     const handle = client.workflow.getHandle(assistedWorkflowId(queryId));

@@ -249,8 +249,12 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
       return (await getOrganization(orgId))!.balanceMicros;
     },
 
-    async issueRefund(orgId: string, amountMicros: bigint, reference: string, queryId: string | null, actor: Actor): Promise<bigint> {
-      await runOrgCommand(orgId, actor, async (tx) => ({ type: 'IssueRefund', amountMicros, reference, queryId, refundableMicros: queryId === null ? null : await refundableOf(tx, orgId, queryId) }));
+    /**
+     * A refund, at most what its query cost less earlier refunds when it names one. `idempotencyKey` makes a retried
+     * refund (a workflow's) append once; `alsoWrite` commits with it (the query record that says it was refunded).
+     */
+    async issueRefund(orgId: string, amountMicros: bigint, reference: string, queryId: string | null, actor: Actor, options: { idempotencyKey?: string; alsoWrite?: SqlPart } = {}): Promise<bigint> {
+      await runOrgCommand(orgId, actor, async (tx) => ({ type: 'IssueRefund', amountMicros, reference, queryId, refundableMicros: queryId === null ? null : await refundableOf(tx, orgId, queryId) }), options);
       return (await getOrganization(orgId))!.balanceMicros;
     },
 

@@ -21,6 +21,8 @@ CREATE INDEX IF NOT EXISTS query_records_created ON query_records (created_at);
 ALTER TABLE query_records ADD COLUMN IF NOT EXISTS payload_deflated BYTEA;
 ALTER TABLE query_records ALTER COLUMN payload DROP NOT NULL;
 ALTER TABLE query_records ALTER COLUMN payload_deflated SET STORAGE EXTERNAL;
+-- set with the refund of an assisted answer that never reached its caller (written with its RefundIssued event)
+ALTER TABLE query_records ADD COLUMN IF NOT EXISTS refunded_undelivered_at TIMESTAMPTZ;
 CREATE TABLE IF NOT EXISTS preview_idempotency (
   org_id       TEXT NOT NULL,
   idem_key     TEXT NOT NULL,

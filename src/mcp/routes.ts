@@ -13,7 +13,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ApiError } from '../http/errors.js';
-import { requestBaseUrl, type RequestState } from '../http/requestContext.js';
+import { afterResponseFlushed, requestBaseUrl, type RequestState } from '../http/requestContext.js';
 import { createMcpServer } from './server.js';
 import type { McpDeps } from './tools.js';
 
@@ -51,7 +51,7 @@ function asksForProgress(body: unknown): boolean {
 async function answer(ctx: Context, deps: McpDeps): Promise<void> {
   const state = ctx.state as RequestState;
   if (!state.auth) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key');
-  const server = createMcpServer(deps, state.auth, { requestId: state.requestId, log: state.log, dashboardUrl: `${deps.publicUrl ?? requestBaseUrl(ctx)}/dashboard` });
+  const server = createMcpServer(deps, state.auth, { requestId: state.requestId, log: state.log, dashboardUrl: `${deps.publicUrl ?? requestBaseUrl(ctx)}/dashboard`, afterAnswerSent: (then) => afterResponseFlushed(ctx, then) });
   const streaming = asksForProgress(ctx.request.body);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
   await server.connect(transport);

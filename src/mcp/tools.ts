@@ -11,6 +11,7 @@ import type { ToolRouteDeps } from '../http/routes/toolRoutes.js';
 import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, unlockBody, requestedCollections } from '../http/schemas.js';
 import { parseCredits } from '../money.js';
 import type { AssistedProgress } from '../../workflows/assistedTypes.js';
+import type { AssistedAnswer } from '../assisted/assistedSearch.js';
 import { Rejection } from '../domain/rejection.js';
 import { idempotencyRequest } from '../search/previewIdempotency.js';
 import { formatCredits } from '../money.js';
@@ -129,6 +130,8 @@ function billingFields(auth: AuthContext, billing: BillingOutcome) {
 export interface ToolsRequest {
   requestId: string;
   dashboardUrl: string;
+  /** runs a step once the tool's answer has been sent in full (the HTTP response flushed): proof of delivery */
+  afterAnswerSent?: (then: () => void) => void;
 }
 
 /**
@@ -137,7 +140,7 @@ export interface ToolsRequest {
  * `assisted_search`, `get_results` and the gateway's tools), also callable directly by name.
  */
 
-export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboardUrl }: ToolsRequest) {
+export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboardUrl, afterAnswerSent }: ToolsRequest) {
   const reachable = reachableEntries(deps.catalog, auth);
 
   async function search(args: unknown, bound: string | null) {
@@ -159,12 +162,18 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
     return { ...withReferenceNames(searchBody(outcome, body.include_metadata, images)), ...billingFields(auth, outcome.billing) };
   }
 
+  /** A charged answer's charge stands once the tool's answer is sent; without that the run refunds it. */
+  const confirmDeliveryWhenSent = (answer: AssistedAnswer) => {
+    if (answer.awaitsDelivery) afterAnswerSent?.(() => void deps.assisted.confirmDelivery(answer.queryId));
+  };
+
   /** POST /api/v1/search/assisted, reporting the run's progress while it goes on. */
   async function assistedSearch(args: unknown, call?: ToolCallContext) {
     const onProgress = call?.progress ? (p: AssistedProgress, queryId: string) => call.progress!(progressMessage(p, queryId)) : undefined;
     if (args && typeof args === 'object' && 'queryId' in args) {
       const body = parseOr422(assistedAnswerBody, args);
       const answer = await deps.assisted.resume(auth, body.queryId, body.answer, { onProgress });
+      confirmDeliveryWhenSent(answer);
       return { ...withReferenceNames(assistedResponse(answer, body.includeMetadata)), ...billingFields(auth, answer.billing) };
     }
     // idempotency_key: the REST twin's Idempotency-Key header, as an argument (an MCP client sets no header per call)
@@ -180,6 +189,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
     );
     const figures = (body.includeFigures ?? body.includeImages) ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
     const images = figures ? await searchFigureImages(answer.rows.map((r) => r.row), deps.figureImages, figures) : undefined;
+    confirmDeliveryWhenSent(answer);
     return {
       ...withReferenceNames(assistedResponse(answer, body.includeMetadata, images)),
       ...billingFields(auth, answer.billing),
@@ -206,7 +216,10 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
       if (queryId === undefined) throw bad('queryId: the queryId of a search, preview or assisted search is required');
       // GET /results takes the image options too; the tool keeps to the flag, with their defaults
       const figures = a.include_figures ? { ...DEFAULT_IMAGE_OPTIONS } : null;
-      return { ...withReferenceNames(resultsBody(await deps.search.refetch(auth, queryId, figures))), ...billingFields(auth, deps.search.zeroBilling(auth)) };
+      const refetched = await deps.search.refetch(auth, queryId, figures);
+      // as GET /results: a re-fetch of an assisted answer is its delivery; 410 once it was refunded
+      await deps.assisted.deliveredBeforeServing(refetched.record);
+      return { ...withReferenceNames(resultsBody(refetched)), ...billingFields(auth, deps.search.zeroBilling(auth)) };
     },
   };
 

@@ -63,6 +63,8 @@ export interface QueryRecord {
   payloadVersion: number;
   createdAt: Date;
   payload: QueryPayload;
+  /** an assisted answer nobody received: its charge was refunded at this time, and it is never served again */
+  refundedUndeliveredAt?: Date;
 }
 
 /**
@@ -83,8 +85,8 @@ export async function saveQueryRecord(db: Queryable, r: QueryRecord): Promise<vo
 }
 
 export async function loadQueryRecord(db: Queryable, queryId: string): Promise<QueryRecord | undefined> {
-  const rows = await db.query<{ query_id: string; org_id: string; key_id: string; kind: string; payload_version: number; created_at: Date | string; payload: QueryPayload | null; payload_deflated: Uint8Array | null }>(
-    'SELECT query_id, org_id, key_id, kind, payload_version, created_at, payload, payload_deflated FROM query_records WHERE query_id = $1',
+  const rows = await db.query<{ query_id: string; org_id: string; key_id: string; kind: string; payload_version: number; created_at: Date | string; payload: QueryPayload | null; payload_deflated: Uint8Array | null; refunded_undelivered_at: Date | string | null }>(
+    'SELECT query_id, org_id, key_id, kind, payload_version, created_at, payload, payload_deflated, refunded_undelivered_at FROM query_records WHERE query_id = $1',
     [queryId],
   );
   const r = rows[0];
@@ -97,7 +99,26 @@ export async function loadQueryRecord(db: Queryable, queryId: string): Promise<Q
     payloadVersion: r.payload_version,
     createdAt: new Date(r.created_at),
     payload: r.payload_deflated ? (JSON.parse(inflateRawSync(r.payload_deflated).toString('utf8')) as QueryPayload) : r.payload!,
+    ...(r.refunded_undelivered_at ? { refundedUndeliveredAt: new Date(r.refunded_undelivered_at) } : {}),
   };
+}
+
+/** Marks the record of an assisted answer refunded for want of delivery; written in the statement of its refund event. */
+export function markRefundedUndelivered(queryId: string, at: Date): SqlPart {
+  return (param) => `UPDATE query_records SET refunded_undelivered_at = ${param(at.toISOString())} WHERE query_id = ${param(queryId)}`;
+}
+
+/**
+ * A refunded answer is gone: 410, never served free (a caller could otherwise hang up on purpose, be refunded, and
+ * read it anyway) and never charged again behind the caller's back; the search is run again instead.
+ */
+export function assertNotRefunded(record: QueryRecord): void {
+  if (record.refundedUndeliveredAt) {
+    throw new Rejection(
+      'CACHED_RESULT_EXPIRED',
+      `the answer of query ${record.queryId} never reached its caller, so its charge was refunded (${record.refundedUndeliveredAt.toISOString()}) and it is no longer kept; run the search again`,
+    );
+  }
 }
 
 export type RecordFreshness = 'fresh' | 'expired';
@@ -115,6 +136,7 @@ export async function loadOwnQueryRecord(db: Queryable, keyId: string, queryId: 
   const record = await loadQueryRecord(db, queryId);
   if (!record || record.keyId !== keyId) throw new Rejection('NOT_FOUND', `query ${queryId} not found for this API key`);
   if (freshness(record, now) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `query ${queryId} has expired (results are kept 7 days, and a change of the result format retires older ones); run the search again`);
+  assertNotRefunded(record);
   return record;
 }
 

@@ -37,7 +37,7 @@ beforeAll(async () => {
   running = worker.run();
   // a plain client: time moves only when the test skips it (the environment's own client skips while awaiting a result)
   client = new Client({ connection: env.connection, namespace: 'default' });
-  assisted = createAssistedSearch({ client, db: r.db, accounts: r.accounts, clock: () => new Date(), catalog: r.catalog, search: r.search, taskQueue: TASK_QUEUE, waitMs: 60_000 });
+  assisted = createAssistedSearch({ client, db: r.db, accounts: r.accounts, clock: () => new Date(), catalog: r.catalog, search: r.search, taskQueue: TASK_QUEUE, waitMs: 60_000, deliveryWaitMs: 15 * 60_000 });
 }, 600_000);
 
 afterAll(async () => {

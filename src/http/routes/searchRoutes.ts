@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
 import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery, requestedCollections } from '../schemas.js';
-import type { RequestState } from '../requestContext.js';
+import { afterResponseFlushed, type RequestState } from '../requestContext.js';
 import type { SearchService, SearchOutcome, PreviewOutcome, RefetchOutcome } from '../../search/searchService.js';
 import type { CatalogueService } from '../../catalogue/catalogueService.js';
 import { remainingCost } from '../../search/searchService.js';
@@ -213,6 +213,8 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const q = parseOr422(imageQuery, ctx.query);
     const figures: ImageOptions | null = q.includeFigures ? { maxWidth: q.imageMaxWidth, maxHeight: q.imageMaxHeight, quality: q.imageQuality } : null;
     const refetched = await deps.search.refetch(a, ctx.params.queryId!, figures);
+    // a re-fetch of an assisted answer is its delivery (the caller knows its queryId); 410 once it was refunded
+    await deps.assisted.deliveredBeforeServing(refetched.record);
     ctx.set('X-Cache', 'hit');
     ctx.set('X-Cache-Expires', refetched.cachedUntil.toISOString());
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
@@ -248,6 +250,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       const answer = await deps.assisted.resume(a, body.queryId, body.answer);
       setBillingHeaders(ctx, a, answer.billing);
       ctx.body = assistedResponse(answer, body.includeMetadata);
+      confirmDeliveryWhenFlushed(ctx, answer);
       return;
     }
     const body = parseOr422(assistedBody, raw);
@@ -271,7 +274,13 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const images = figures ? await searchFigureImages(answer.rows.map((r) => r.row), deps.figureImages, figures) : undefined;
     setBillingHeaders(ctx, a, answer.billing);
     ctx.body = assistedResponse(answer, body.includeMetadata, images);
+    confirmDeliveryWhenFlushed(ctx, answer);
   });
+
+  /** A charged answer's charge stands once its response is written in full; without that the run refunds it. */
+  const confirmDeliveryWhenFlushed = (ctx: Context, answer: AssistedAnswer) => {
+    if (answer.awaitsDelivery) afterResponseFlushed(ctx, () => void deps.assisted.confirmDelivery(answer.queryId));
+  };
 
   router.get('/quota', async (ctx) => {
     const a = auth(ctx);

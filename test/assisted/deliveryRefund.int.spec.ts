@@ -1,0 +1,153 @@
+// The delivery step of assisted search on Temporal's time-skipping test server: the real workflow, activities and use
+// case on the real event store. A charged answer whose response was never written (the API process died between the
+// charge and the response: no proof of delivery ever comes) is refunded, exactly, once, after the 15-minute wait; a
+// delivered one, a re-fetched one, keeps its charge; a clarification answered is not a delivery.
+import pino from 'pino';
+import { Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTimeSkippingEnv } from '../support/timeSkipping.js';
+import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
+import { openAssistedActivityDeps } from '../../src/composition.js';
+import { createAssistedActivities, UNDELIVERED_REFUND_REFERENCE } from '../../activities/assisted.js';
+import { workflowBundle } from '../../src/temporal/worker.js';
+import { assistedWorkflowId, createAssistedSearch, type AssistedSearch } from '../../src/assisted/assistedSearch.js';
+import { deliveredUpdate, type AssistedOutcome } from '../../workflows/assistedTypes.js';
+import type { AuthContext } from '../../src/auth/context.js';
+import { Rejection } from '../../src/domain/rejection.js';
+import { replayProjections } from '../../projections/replay.js';
+import { verifyChain } from '../../src/eventstore/eventStore.js';
+import { loadQueryRecord } from '../../src/search/queryCache.js';
+
+const TASK_QUEUE = 'assisted-delivery-time-skipping';
+const DELIVERY_WAIT_MS = 15 * 60_000;
+const QUERY = 'How does obesity lead to insulin resistance and type 2 diabetes?';
+
+let svc: TestService;
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+let assisted: AssistedSearch;
+let client: Client;
+
+beforeAll(async () => {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  svc = await startTestService();
+  env = await startTimeSkippingEnv();
+  const r = svc.runtime;
+  const deps = await openAssistedActivityDeps(r.config, { db: r.db, accounts: r.accounts, engine: r.engine, embedder: r.embedder, readers: r.readers, catalog: r.catalog, clock: () => new Date(), log: pino({ level: 'silent' }) });
+  worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: await workflowBundle(), activities: createAssistedActivities(deps) });
+  running = worker.run();
+  // a plain client: time moves only when the test skips it
+  client = new Client({ connection: env.connection, namespace: 'default' });
+  assisted = createAssistedSearch({ client, db: r.db, accounts: r.accounts, clock: () => new Date(), catalog: r.catalog, search: r.search, taskQueue: TASK_QUEUE, waitMs: 60_000, deliveryWaitMs: DELIVERY_WAIT_MS });
+}, 600_000);
+
+afterAll(async () => {
+  if (worker) {
+    worker.shutdown();
+    await running;
+  }
+  await env?.teardown();
+  await svc?.close();
+});
+
+async function caller(): Promise<{ auth: AuthContext; orgId: string }> {
+  const ops = operatorSteps(httpClient(svc.baseUrl), svc.adminToken);
+  const org = await ops.newOrg({}, '10.00');
+  const created = await ops.newKey(org.id);
+  const [o, k] = await Promise.all([svc.runtime.accounts.getOrganization(org.id), svc.runtime.accounts.getKey(created.id)]);
+  return { auth: { org: o!, key: k!, billingMode: o!.billingMode }, orgId: org.id };
+}
+
+const balanceOf = async (orgId: string) => (await svc.runtime.accounts.getOrganization(orgId))!.balanceMicros;
+const refundsOf = (queryId: string) =>
+  svc.runtime.db.query<{ amount: string; reference: string }>(`SELECT data->>'amountMicros' AS amount, data->>'reference' AS reference FROM events WHERE type = 'RefundIssued' AND data->>'queryId' = $1`, [queryId]);
+const ledgerOf = (orgId: string, queryId: string) =>
+  svc.runtime.db.query<{ type: string; amount: string }>(`SELECT type, amount_micros::text AS amount FROM proj_ledger WHERE org_id = $1 AND query_id = $2 ORDER BY type`, [orgId, queryId]);
+
+/** Skips past the delivery wait and reads how the run ended. */
+async function pastTheWait(queryId: string): Promise<AssistedOutcome> {
+  await env.sleep(DELIVERY_WAIT_MS + 60_000);
+  return client.workflow.getHandle(assistedWorkflowId(queryId)).result();
+}
+
+async function expectStoreConsistent(): Promise<void> {
+  expect((await verifyChain(svc.runtime.db)).ok).toBe(true);
+  expect((await replayProjections(svc.runtime.db)).equal).toBe(true);
+}
+
+describe('an assisted answer that never reached its caller', () => {
+  it('is refunded after the wait: exactly its charge, once, tied to the query; the balance is whole and the answer is gone (410)', async () => {
+    const { auth, orgId } = await caller();
+    const answer = await assisted.start(auth, { collections: ['scifact'], query: QUERY, limit: 3, filters: null, allowClarification: false });
+    // the charge is in the store: this is the moment the API process died, before any response byte was written
+    expect(answer.status).toBe('results');
+    expect(answer.awaitsDelivery).toBe(true);
+    const cost = answer.billing.costMicros;
+    expect(cost).toBeGreaterThan(0n);
+    expect(await balanceOf(orgId)).toBe(10_000_000n - cost);
+
+    const outcome = await pastTheWait(answer.queryId);
+    expect(outcome.status === 'results' && outcome.delivery).toBe('refunded');
+    const refunds = await refundsOf(answer.queryId);
+    expect(refunds).toEqual([{ amount: cost.toString(), reference: UNDELIVERED_REFUND_REFERENCE }]);
+    expect(await balanceOf(orgId)).toBe(10_000_000n);
+    expect(await ledgerOf(orgId, answer.queryId)).toEqual([
+      { type: 'charge', amount: (-cost).toString() },
+      { type: 'refund', amount: cost.toString() },
+    ]);
+    // the record says so, and the answer is never served afterwards: not by re-fetch, not by the proof coming late
+    expect((await loadQueryRecord(svc.runtime.db, answer.queryId))!.refundedUndeliveredAt).toBeInstanceOf(Date);
+    const refetch = await assisted.load(auth, answer.queryId).catch((e: unknown) => e);
+    expect(refetch).toBeInstanceOf(Rejection);
+    expect((refetch as Rejection).code).toBe('CACHED_RESULT_EXPIRED');
+    expect((refetch as Rejection).message).toMatch(/refunded/);
+    await assisted.confirmDelivery(answer.queryId);
+    expect(await refundsOf(answer.queryId)).toHaveLength(1);
+    expect(await balanceOf(orgId)).toBe(10_000_000n);
+    await expectStoreConsistent();
+  }, 300_000);
+
+  it('delivered (its response flushed): the charge stands, no refund, however long after', async () => {
+    const { auth, orgId } = await caller();
+    const answer = await assisted.start(auth, { collections: ['scifact'], query: QUERY, limit: 3, filters: null, allowClarification: false });
+    expect(answer.awaitsDelivery).toBe(true);
+    await assisted.confirmDelivery(answer.queryId);
+    const outcome = await pastTheWait(answer.queryId);
+    expect(outcome.status === 'results' && outcome.delivery).toBe('delivered');
+    expect(await refundsOf(answer.queryId)).toHaveLength(0);
+    expect(await balanceOf(orgId)).toBe(10_000_000n - answer.billing.costMicros);
+    expect((await assisted.load(auth, answer.queryId)).rows.length).toBe(answer.rows.length);
+    await expectStoreConsistent();
+  }, 300_000);
+
+  it('re-fetched by its queryId during the wait (GET /results): that is its delivery, the charge stands', async () => {
+    const { auth, orgId } = await caller();
+    const answer = await assisted.start(auth, { collections: ['scifact'], query: QUERY, limit: 3, filters: null, allowClarification: false });
+    await env.sleep(10 * 60_000);
+    const refetched = await assisted.load(auth, answer.queryId);
+    expect(refetched.queryId).toBe(answer.queryId);
+    const outcome = await pastTheWait(answer.queryId);
+    expect(outcome.status === 'results' && outcome.delivery).toBe('delivered');
+    expect(await refundsOf(answer.queryId)).toHaveLength(0);
+    expect(await balanceOf(orgId)).toBe(10_000_000n - answer.billing.costMicros);
+  }, 300_000);
+
+  it('a clarification question sent is not a delivery: answered, charged, never delivered, refunded', async () => {
+    const { auth, orgId } = await caller();
+    const asked = await assisted.start(auth, { collections: ['scifact'], query: 'treatment', limit: 3, filters: null, allowClarification: true });
+    expect(asked.status).toBe('clarification_needed');
+    // the clarification's response was written: a proof of delivery now is refused, nothing is charged yet
+    const early = await client.workflow.getHandle(assistedWorkflowId(asked.queryId)).executeUpdate(deliveredUpdate).catch((e: unknown) => e);
+    expect(early).toBeInstanceOf(Error);
+    const answer = await assisted.resume(auth, asked.queryId, 'insulin resistance and type 2 diabetes in obesity');
+    if (answer.billing.costMicros === 0n) throw new Error(`the resumed run charged nothing (${answer.status}); the test needs a charged answer`);
+    const outcome = await pastTheWait(asked.queryId);
+    expect(outcome.status !== 'abandoned' && outcome.status !== 'clarification_expired' && outcome.delivery).toBe('refunded');
+    expect(await refundsOf(asked.queryId)).toHaveLength(1);
+    expect(await balanceOf(orgId)).toBe(10_000_000n);
+    await expectStoreConsistent();
+  }, 300_000);
+});
