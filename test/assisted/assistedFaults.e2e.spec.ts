@@ -1,6 +1,7 @@
 // Faults of assisted search on the real service with PostgreSQL and a separate worker process (src/worker.ts): a
 // worker killed during the fan-out, or right after its charge commits, is replaced and the run finishes with one
-// charge; a call that waits past its bound, or finds Temporal unreachable, is 503 with nothing charged, ever.
+// charge; a call that waits past its bound, or finds Temporal unreachable, is 503 with nothing charged, ever; a caller
+// that hung up before its answer was written is refunded after the delivery wait, one that read it keeps the charge.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
@@ -49,7 +50,8 @@ describe('assisted search with a separate worker that dies', () => {
     // the API process runs no worker: every run is the child processes'
     // the call's bound is not what these tests are about: a loaded machine may take a minute to start a worker and
     // retry the lost step, so the call waits long enough to see the run through
-    svc = await startTestService({ dataRoot, store: 'postgres', databaseUrl, worker: false, env: { ASSISTED_WAIT_SECONDS: '400' } });
+    // a charged answer waits 20 s (not 15 min) for proof that it was delivered
+    svc = await startTestService({ dataRoot, store: 'postgres', databaseUrl, worker: false, env: { ASSISTED_WAIT_SECONDS: '400', ASSISTED_DELIVERY_WAIT_SECONDS: '20' } });
     call = httpClient(svc.baseUrl);
     ops = operatorSteps(call, svc.adminToken);
   }, 600_000);
@@ -126,6 +128,45 @@ describe('assisted search with a separate worker that dies', () => {
     // the replay of the whole log agrees with the projections
     const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
     expect(replay.status, JSON.stringify(replay.body)).toBe(200);
+  }, 480_000);
+
+  it('a caller that hung up after the charge, before the response: refunded after the delivery wait; a caller that read its answer keeps the charge', async () => {
+    const worker = spawnWorker(svc, databaseUrl);
+    workers.push(worker);
+    const org = await ops.newOrg({}, '10.00');
+    const { key } = await ops.newKey(org.id);
+    const hangingUp = new AbortController();
+    const body = JSON.stringify({ collection: 'scifact', query: QUERY, allowClarification: false, limit: 3 });
+    const request = (signal?: AbortSignal) => fetch(`${svc.baseUrl}/api/v1/search/assisted`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body, signal });
+    const lost = request(hangingUp.signal).catch((err: unknown) => err);
+    const read = await request();
+    const readBody = (await read.json()) as { queryId: string };
+    expect(read.status, JSON.stringify(readBody)).toBe(200);
+    // the first call's charge commits: its caller hangs up before the answer is written
+    let lostQueryId: string | undefined;
+    for (let i = 0; i < 600 && !lostQueryId; i++) {
+      const rows = await svc.runtime.db.query<{ q: string }>(`SELECT data->>'queryId' AS q FROM events WHERE type = 'SearchCharged' AND data->>'orgId' = $1 AND data->>'queryId' <> $2`, [org.id, readBody.queryId]);
+      lostQueryId = rows[0]?.q;
+      if (!lostQueryId) await sleep(20);
+    }
+    expect(lostQueryId).toBeDefined();
+    hangingUp.abort();
+    expect(await lost).toBeInstanceOf(Error);
+    const [lostCharge] = await charges(lostQueryId!);
+    const [readCharge] = await charges(readBody.queryId);
+    // past the 20 s wait: the lost answer's charge came back, exactly, and nothing else moved
+    await sleep(30_000);
+    const refunds = await svc.runtime.db.query<{ q: string; amount: string }>(`SELECT data->>'queryId' AS q, data->>'amountMicros' AS amount FROM events WHERE type = 'RefundIssued' AND data->>'orgId' = $1`, [org.id]);
+    expect(refunds).toEqual([{ q: lostQueryId, amount: lostCharge!.amount }]);
+    expect(parseCredits(await ops.balanceOf(org.id))).toBe(10_000_000n - BigInt(readCharge!.amount));
+    const gone = await call('GET', `/api/v1/search/results/${lostQueryId}`, { key });
+    expect([gone.status, gone.body.error?.code]).toEqual([410, 'CACHED_RESULT_EXPIRED']);
+    expect((await call('GET', `/api/v1/search/results/${readBody.queryId}`, { key })).status).toBe(200);
+    const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
+    expect([replay.status, replay.body.equal]).toEqual([200, true]);
+    const verify = await call('GET', '/admin/v1/verify', { admin: svc.adminToken });
+    expect([verify.status, verify.body.ok]).toEqual([200, true]);
+    await killed(worker);
   }, 480_000);
 });
 
