@@ -7,23 +7,55 @@ import type { Accounts } from '../billing/accounts.js';
 import type { RequestState } from './requestContext.js';
 import { clientAddress, refuseTooManyRequests, type IpLimiter } from './ipLimiter.js';
 
+/** The headers a key may come in, as the client wrote them (repeats included: Node keeps only the first Authorization). */
+export type KeyHeaders = { authorization: string[]; apiKey: string[] };
+
+export function keyHeadersOf(rawHeaders: readonly string[]): KeyHeaders {
+  const found: KeyHeaders = { authorization: [], apiKey: [] };
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (name === 'authorization') found.authorization.push(rawHeaders[i + 1]!);
+    else if (name === 'x-api-key') found.apiKey.push(rawHeaders[i + 1]!);
+  }
+  return found;
+}
+
 /**
- * The API key a request presents: `Authorization: Bearer <key>`, else `X-API-Key: <key>` (the spec's alternative, also
- * beside an Authorization header of another scheme, such as a proxy's Basic credentials), else a bare Authorization
- * value (read as a key: malformed unless it is one).
+ * The API key a request presents, from every Authorization and X-API-Key header it carries:
+ * - `Authorization: Bearer <key>`: the scheme in any case (RFC 9110), any spaces or tabs around and between;
+ * - `X-API-Key: <key>`, surrounding whitespace ignored;
+ * - `Authorization: <key>` with no scheme (a single token): read as the key, malformed unless it is one;
+ * - `Authorization` with another scheme (a proxy's Basic credentials) carries no key and is ignored beside a key.
+ * The same key more than once is that key; two different keys are a conflict (`conflict` names where they came
+ * from, never the keys), refused before anything is read or charged.
  */
-function presentedKey(ctx: Context): string | undefined {
-  const auth = ctx.get('Authorization').trim();
-  const bearer = /^Bearer\s+(.+)$/i.exec(auth);
-  if (bearer) return bearer[1]!.trim();
-  const header = ctx.get('X-API-Key').trim();
-  if (header) return header;
-  return auth || undefined;
+export function presentedKey(headers: KeyHeaders): { key?: string; otherScheme?: string; conflict?: string } {
+  const keys: { key: string; from: string }[] = [];
+  let otherScheme: string | undefined;
+  for (const value of headers.authorization) {
+    const v = value.trim();
+    if (!v) continue;
+    const scheme = /^(\S+)[ \t]+(\S.*)$/.exec(v);
+    if (!scheme) keys.push({ key: v, from: 'Authorization' });
+    else if (scheme[1]!.toLowerCase() === 'bearer') keys.push({ key: scheme[2]!.trim(), from: 'Authorization' });
+    else otherScheme ??= v;
+  }
+  for (const value of headers.apiKey) if (value.trim()) keys.push({ key: value.trim(), from: 'X-API-Key' });
+  const distinct = [...new Set(keys.map((k) => k.key))];
+  if (distinct.length > 1) {
+    const where = keys.map((k) => k.from);
+    const named = where.every((w) => w === 'Authorization') ? `${where.length} Authorization headers` : where.every((w) => w === 'X-API-Key') ? `${where.length} X-API-Key headers` : 'Authorization and X-API-Key';
+    return { conflict: `the request carries ${distinct.length} different API keys (${named}); send one key, in Authorization: Bearer <key> or X-API-Key` };
+  }
+  return distinct.length === 1 ? { key: distinct[0] } : { otherScheme };
 }
 
 export function apiKeyAuthentication(accounts: Accounts) {
   return async (ctx: Context, next: Next) => {
-    const key = presentedKey(ctx);
+    const presented = presentedKey(keyHeadersOf(ctx.req.rawHeaders));
+    if (presented.conflict) throw new ApiError(401, 'INVALID_API_KEY', presented.conflict);
+    // an Authorization of another scheme alone is read as before: as the key, malformed unless it is one
+    const key = presented.key ?? presented.otherScheme;
     if (!key) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key: send Authorization: Bearer <key> or X-API-Key');
     if (!isWellFormedKey(key)) throw new ApiError(401, 'INVALID_API_KEY', 'API key is malformed');
     const found = await accounts.authenticate(hashApiKey(key));

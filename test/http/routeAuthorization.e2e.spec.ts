@@ -260,3 +260,54 @@ describe('headers', () => {
     expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
   });
 });
+
+describe('one key per request', () => {
+  /** a request with header lines exactly as listed, repeats included */
+  const sendLines = (method: string, path: string, lines: [string, string][], body?: unknown) => {
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of lines) headers[name] = headers[name] === undefined ? value : [...[headers[name]].flat(), value];
+    return send(method, path, headers as Record<string, string>, body);
+  };
+  const SEARCH = { collection: 'scifact', query: 'vitamin D and bone fractures', limit: 1 };
+
+  it('two different keys in any pair of Authorization / X-API-Key headers: 401 INVALID_API_KEY naming the conflict, nothing charged', async () => {
+    nextMinute();
+    const other = await send('POST', '/admin/v1/organizations', asOperator(), { name: 'Other lab' });
+    const otherKey = (await send('POST', `/admin/v1/organizations/${other.body.id}/keys`, asOperator(), { mode: 'live' })).body.key as string;
+    const revoked = await send('POST', `/admin/v1/organizations/${orgId}/keys`, asOperator(), { mode: 'live' });
+    expect((await send('POST', `/admin/v1/keys/${revoked.body.id}/revoke`, asOperator())).status).toBe(200);
+    const before = (await send('GET', `/admin/v1/organizations/${orgId}/balance`, asOperator())).body.balance;
+    const conflicts: [string, [string, string][]][] = [
+      ['Bearer + revoked X-API-Key', [['Authorization', `Bearer ${liveKey}`], ['X-API-Key', revoked.body.key]]],
+      ["Bearer + another organization's X-API-Key", [['Authorization', `Bearer ${liveKey}`], ['X-API-Key', otherKey]]],
+      ['X-API-Key + Bearer of another organization', [['X-API-Key', liveKey], ['Authorization', `Bearer ${otherKey}`]]],
+      ['two Authorization headers', [['Authorization', `Bearer ${liveKey}`], ['Authorization', `Bearer ${otherKey}`]]],
+      ['two X-API-Key headers', [['X-API-Key', liveKey], ['X-API-Key', otherKey]]],
+      ['a bare Authorization key + X-API-Key', [['Authorization', liveKey], ['X-API-Key', otherKey]]],
+    ];
+    for (const [name, lines] of conflicts) {
+      for (const [method, path, body] of [['POST', '/api/v1/search/query', SEARCH], ['POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }]] as const) {
+        const res = await sendLines(method, path, lines, body);
+        expect([res.status, res.body?.error?.code], `${name}: ${method} ${path}`).toEqual([401, 'INVALID_API_KEY']);
+        expect(res.body.error.message, name).toMatch(/different API keys/);
+        expect(res.body.error.message, name).not.toContain(liveKey);
+      }
+    }
+    expect((await send('GET', `/admin/v1/organizations/${orgId}/balance`, asOperator())).body.balance).toBe(before);
+  });
+
+  it('the same key twice is that key; Bearer in any case with extra whitespace, and a bare key without a scheme, are accepted', async () => {
+    for (const lines of [
+      [['Authorization', `Bearer ${liveKey}`], ['X-API-Key', liveKey]],
+      [['Authorization', `Bearer ${liveKey}`], ['Authorization', `bearer ${liveKey}`]],
+      [['Authorization', `  BEARER \t ${liveKey}  `]],
+      [['Authorization', liveKey]],
+      [['X-API-Key', `  ${liveKey} `]],
+      // a proxy's credentials in another scheme beside the key
+      [['Authorization', 'Basic dXNlcjpwYXNz'], ['X-API-Key', liveKey]],
+    ] as [string, string][][]) {
+      const res = await sendLines('GET', '/api/v1/search/quota', lines);
+      expect(res.status, JSON.stringify(lines.map(([n]) => n))).toBe(200);
+    }
+  });
+});
