@@ -69,6 +69,17 @@ function statusOnlyMessage(ctx: Context): string {
   return STATUS_CODES[ctx.status] ?? 'error';
 }
 
+/** nginx's status for a request its client abandoned; never sent (there is no one to send it to), only logged. */
+const CLIENT_CLOSED_REQUEST = 499;
+
+/** A read of the request that failed because its client's connection went away (ECONNRESET "aborted" mid-body). */
+function isClientAbort(ctx: Context, err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'ECONNRESET' && code !== 'ECONNABORTED' && code !== 'ERR_STREAM_PREMATURE_CLOSE') return false;
+  // only the incoming side: the same codes from an upstream call (OpenSearch, a tool) stay the service's fault
+  return ctx.req.destroyed && (ctx.req.readableAborted || ctx.req.socket?.destroyed !== false);
+}
+
 /** Renders every error as {error:{code,message,requestId}}: thrown errors, and a status set without a body (404, the
  *  router's 405, whose Allow header stays); the unexpected becomes a logged 500 without internals. */
 export function errorRenderer() {
@@ -80,6 +91,14 @@ export function errorRenderer() {
         throw fromHttpStatus(ctx.status, statusOnlyMessage(ctx)) ?? new Error(`status ${ctx.status} set without a body`);
       }
     } catch (err) {
+      if (isClientAbort(ctx, err)) {
+        // the client hung up mid-request: nothing to answer and no fault of the service (not a 500, not an error line),
+        // so a caller cannot inflate the 5xx rate and its alerts; logged as 499, as proxies call it
+        state.log.info({ code: (err as NodeJS.ErrnoException).code }, 'client closed the connection before the request was read');
+        ctx.status = CLIENT_CLOSED_REQUEST;
+        ctx.body = { error: { code: 'VALIDATION_ERROR', message: 'the client closed the connection before its request was read', requestId: state.requestId } };
+        return;
+      }
       let apiError = toApiError(err) ?? httpErrorOf(err);
       if (!apiError) {
         state.log.error({ err }, 'unhandled error');

@@ -1,4 +1,5 @@
-// The listener answers requests Node's parser rejects (bad header bytes, oversized headers) in the error envelope.
+// The listener answers requests Node handles before Koa (bad header bytes, oversized headers, an Expect it cannot
+// meet, CONNECT) in the error envelope.
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
@@ -45,6 +46,22 @@ describe('listen', () => {
     const res = parse(await rawExchange(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
     expect(res.status).toBe(431);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('answers an Expect other than 100-continue with 417 in the envelope, with a request id and nosniff', async () => {
+    const res = parse(await rawExchange('POST / HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}'));
+    expect(res.status).toBe(417);
+    expect(res.head).toMatch(/x-content-type-options: nosniff/i);
+    const requestId = /x-request-id: (\S+)/i.exec(res.head)?.[1];
+    expect(res.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('100-continue'), requestId } });
+  });
+
+  it('answers CONNECT with 405 in the envelope (an empty Allow: nothing tunnels here) instead of closing silently', async () => {
+    const res = parse(await rawExchange('CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n'));
+    expect(res.status).toBe(405);
+    expect(res.head).toMatch(/\r\nallow: \r\n/i);
+    expect(res.head).toMatch(/x-content-type-options: nosniff/i);
+    expect(res.body).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: expect.stringContaining('not a proxy'), requestId: expect.stringMatching(/^req_/) } });
   });
 
   it('serves well-formed requests as before', async () => {
