@@ -298,6 +298,8 @@ interface FuzzRequest {
   canonical: boolean;
   /** the org whose balance a success of this request may move (API key's org, or the admin path's org) */
   orgId?: string;
+  /** a request that must be refused whatever its body (two different keys): this status, never a success */
+  mustAnswer?: number;
 }
 
 function idFor(name: string, pick: number, f: Fixtures): string {
@@ -477,6 +479,21 @@ function fixedRequests(f: Fixtures): FuzzRequest[] {
       out.push({ label: `deep ${shape} ${depth}`, route, method: route.method, path: route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f)), headers, body, canonical: true, orgId: route.door === 'admin' ? f.orgs.victim : f.orgs.main });
     }
   }
+  // every API route with two different keys (the live one and a revoked one, or another organization's) in any pair
+  // of headers: 401 before anything runs or is charged; and with an Expect the service cannot meet: 417 in the envelope
+  for (const route of ROUTES.filter((r) => r.door === 'api')) {
+    const path = route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f));
+    const body = route.method === 'GET' || route.method === 'HEAD' ? undefined : Buffer.from(JSON.stringify(route.body?.(f) ?? {}));
+    const json: Record<string, string> = body ? { 'Content-Type': 'application/json' } : {};
+    for (const [label, keys] of [
+      ['Bearer + revoked X-API-Key', { Authorization: `Bearer ${f.keys.live}`, 'X-API-Key': f.keys.revoked }],
+      ["Bearer + another organization's X-API-Key", { Authorization: `Bearer ${f.keys.live}`, 'X-API-Key': f.keys.otherOrg }],
+      ['X-API-Key + bare Authorization of another organization', { Authorization: f.keys.victimOrg, 'X-API-Key': f.keys.live }],
+    ] as const) {
+      out.push({ label: `two keys: ${label}`, route, method: route.method, path, headers: { ...json, ...keys }, body, canonical: true, orgId: f.orgs.main, mustAnswer: 401 });
+    }
+    out.push({ label: 'Expect: 200-ok', route, method: route.method, path, headers: { ...json, Authorization: `Bearer ${f.keys.live}`, Expect: '200-ok' }, body, canonical: true, orgId: f.orgs.main, mustAnswer: 417 });
+  }
   return out;
 }
 
@@ -562,6 +579,7 @@ function judge(req: FuzzRequest, res: Answer): Failure[] {
   const type = String(res.headers['content-type'] ?? '');
   const requestId = res.headers['x-request-id'] as string | undefined;
   if (res.status >= 500) failures.push({ kind: `5xx ${res.status}`, request: where, detail: res.text.slice(0, 200) });
+  if (req.mustAnswer !== undefined && res.status !== req.mustAnswer) failures.push({ kind: `${res.status} where ${req.mustAnswer} is due (${req.label})`, request: where, detail: res.text.slice(0, 200) });
   if (res.status >= 200 && res.status < 300 && !req.canonical) failures.push({ kind: `2xx for a path not spelled as documented (${req.route.method} ${req.route.path})`, request: where, detail: `${res.status}` });
   if (res.status >= 300) {
     if (req.method === 'HEAD') {

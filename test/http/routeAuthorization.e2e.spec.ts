@@ -1,5 +1,6 @@
 // The HTTP shell as an attacker meets it, on the real service with default settings: every spelling of every route
 // without credentials, the error envelope for what no handler answers, the operator limiter, and the headers.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, sliceDataRoot, type TestService } from '../support/testService.js';
 import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
@@ -175,6 +176,27 @@ describe('one error envelope for what no handler answers', () => {
     const nowhere = await send('PROPFIND', '/nowhere');
     expect(nowhere.status).toBe(404);
     expect(nowhere.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('an Expect other than 100-continue is 417 and CONNECT is 405, both in the envelope with a request id and nosniff', async () => {
+    for (const path of ['/api/v1/search/query', '/admin/v1/verify', '/healthz']) {
+      const res = await send('POST', path, { Authorization: `Bearer ${liveKey}`, Expect: '200-ok' }, { collection: 'scifact', query: 'x' });
+      expect(res.status, path).toBe(417);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('100-continue'), requestId: res.headers['x-request-id'] } });
+    }
+    const { hostname, port } = new URL(svc.baseUrl);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => socket.write(`CONNECT ${hostname}:${port} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`));
+      let data = '';
+      socket.on('data', (d) => (data += d.toString('latin1')));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 405 /);
+    expect(head).toMatch(/x-content-type-options: nosniff/i);
+    expect(JSON.parse(body!).error).toMatchObject({ code: 'METHOD_NOT_ALLOWED', requestId: /x-request-id: (\S+)/i.exec(head!)?.[1] });
   });
 
   it('a malformed percent-encoding is 400 VALIDATION_ERROR in the envelope, not a 500', async () => {
