@@ -5,7 +5,7 @@
 // itself and answers a failure with its own text, while the tools here validate with the REST schemas (parseOr422), so
 // an MCP client gets the REST twin's VALIDATION_ERROR message, and tools/list shows the JSON Schema of those schemas.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { AuthContext } from '../auth/context.js';
@@ -55,6 +55,37 @@ function errorBodyOf(err: unknown, log: Logger, requestId: string): { code: stri
   return { code: 'INTERNAL_ERROR', message: `unexpected error; quote request id ${requestId} to support` };
 }
 
+type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+/** A request whose params do not parse (a zod failure of the method's schema): -32602 naming the first problem, briefly. */
+function invalidParamsOf(err: unknown): McpError | undefined {
+  const issues = (err as { name?: unknown; issues?: unknown } | undefined)?.name === 'ZodError' ? (err as { issues: { path: PropertyKey[]; message: string }[] }).issues : undefined;
+  if (!issues || issues.length === 0) return undefined;
+  const first = issues[0]!;
+  const where = first.path.length > 0 ? `${first.path.map(String).join('.')}: ` : '';
+  return new McpError(ErrorCode.InvalidParams, `${where}${first.message}`.slice(0, 300));
+}
+
+/**
+ * Every method the server answers, the SDK's own (initialize, ping) included: params that fail the method's schema are
+ * JSON-RPC -32602 Invalid params with a short message, never -32603 Internal error with a zod dump. The SDK parses them
+ * in the handler it registers and lets the ZodError through, so each registered handler is wrapped once here (the
+ * handler map is the SDK's; test/mcp/invalidParams.unit.spec.ts fails if a new SDK moves it).
+ */
+function answerInvalidParams(server: Server): void {
+  const handlers = (server as unknown as { _requestHandlers?: Map<string, RequestHandler> })._requestHandlers;
+  if (!(handlers instanceof Map)) throw new Error('the MCP SDK no longer keeps its request handlers where answerInvalidParams expects them');
+  for (const [method, handler] of handlers) {
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await handler(request, extra);
+      } catch (err) {
+        throw invalidParamsOf(err) ?? err;
+      }
+    });
+  }
+}
+
 export function createMcpServer(deps: McpDeps, auth: AuthContext, context: ToolsRequest & { log: Logger }): Server {
   const tools = toolsFor(deps, auth, context);
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: instructionsFor(auth, context.dashboardUrl) });
@@ -87,5 +118,6 @@ export function createMcpServer(deps: McpDeps, auth: AuthContext, context: Tools
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] } satisfies CallToolResult;
     }
   });
+  answerInvalidParams(server);
   return server;
 }

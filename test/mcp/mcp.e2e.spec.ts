@@ -141,6 +141,21 @@ describe('connecting', () => {
       const malformed = await call('POST', '/mcp', { key, headers: { Accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 8, method: 'tools/call', params } });
       expect([malformed.status, malformed.body.id, malformed.body.error?.code], JSON.stringify(params)).toEqual([200, 8, -32602]);
     }
+    // on every method, the SDK's own initialize included, and with params missing altogether: -32602 with a short
+    // message naming the field, never -32603 Internal error with a zod dump
+    for (const message of [
+      { method: 'tools/list', params: { cursor: { x: 1 } } },
+      { method: 'initialize', params: {} },
+      { method: 'initialize' },
+      { method: 'tools/call' },
+      { method: 'tools/call', params: null },
+      { method: 'ping', params: 'x' },
+    ]) {
+      const res = await call('POST', '/mcp', { key, headers: { Accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 9, ...message } });
+      expect([res.status, res.body.id, res.body.error?.code], JSON.stringify(message)).toEqual([200, 9, -32602]);
+      expect(res.body.error.message.length, JSON.stringify(message)).toBeLessThan(300);
+      expect(res.body.error.message).not.toMatch(/^\s*\[/);
+    }
   });
 });
 
