@@ -59,8 +59,10 @@ type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
 
 /** A request whose params do not parse (a zod failure of the method's schema): -32602 naming the first problem, briefly. */
 function invalidParamsOf(err: unknown): McpError | undefined {
-  const issues = (err as { name?: unknown; issues?: unknown } | undefined)?.name === 'ZodError' ? (err as { issues: { path: PropertyKey[]; message: string }[] }).issues : undefined;
-  if (!issues || issues.length === 0) return undefined;
+  // zod's classic ZodError or the core $ZodError the SDK's parse throws
+  const name = (err as { name?: unknown } | undefined)?.name;
+  const issues = name === 'ZodError' || name === '$ZodError' ? (err as { issues?: { path: PropertyKey[]; message: string }[] }).issues : undefined;
+  if (!Array.isArray(issues) || issues.length === 0) return undefined;
   const first = issues[0]!;
   const where = first.path.length > 0 ? `${first.path.map(String).join('.')}: ` : '';
   return new McpError(ErrorCode.InvalidParams, `${where}${first.message}`.slice(0, 300));

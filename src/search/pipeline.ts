@@ -171,15 +171,18 @@ export interface PreparedRetrieval {
 }
 
 /**
- * The checks of a search that need no budget: a searchable query, collections the key may reach that exist and are
- * ready, and filters that apply (403, 404, 503, 422). The use cases run them before they take a per-minute slot, a
+ * The checks of a search that need no budget: a searchable query, collections the key may reach that exist, filters
+ * that apply, and collections that are ready (403, 404, 422, 503, in that order). The use cases run them before they take a per-minute slot, a
  * preview of the hour or a query of the quota, so a refused request uses none of those.
  */
 export async function prepareRetrieval(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput): Promise<PreparedRetrieval> {
   assertSearchableQuery(input.query);
   const targets = resolveTargets(deps.catalog, auth, input.collections);
+  // filters are checked against the collections' configuration, not their contents: a filter refused once is refused
+  // the same way while a collection ingests and once it is ready (422 before the 503)
+  const plan = await planBoth(deps, input, targets);
   assertCollectionsReady(deps, auth, input.collections);
-  return { targets, plan: await planBoth(deps, input, targets) };
+  return { targets, plan };
 }
 
 export async function retrieve(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput, prepared?: PreparedRetrieval): Promise<RetrievalOutcome> {

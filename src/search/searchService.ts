@@ -182,11 +182,13 @@ export function createSearchService(deps: ServiceDeps) {
    */
   async function gate(auth: AuthContext, input: SearchRequestInput, endpoint: string, now: Date): Promise<{ kind: 'catalogue'; discovery: Discovery } | { kind: 'sandbox' | 'admitted'; prepared: PreparedRetrieval }> {
     if (queryProblem(input.query)) await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
-    // a collection still ingesting answers 503 before anything is taken or charged
-    assertCollectionsReady(deps, auth, input.collections);
     const question = catalogueQuestionOf(input);
-    if (question) return { kind: 'catalogue', discovery: await answerFromCatalogue(auth, input, question, endpoint) };
-    // scope, existence and filters are settled before the budget: a refused request takes nothing
+    if (question) {
+      // a collection still ingesting answers 503 before anything is taken or charged
+      assertCollectionsReady(deps, auth, input.collections);
+      return { kind: 'catalogue', discovery: await answerFromCatalogue(auth, input, question, endpoint) };
+    }
+    // scope, existence, filters and readiness are settled before the budget: a refused request takes nothing
     const prepared = await prepareRetrieval(deps, auth, input);
     if (auth.billingMode === 'sandbox') {
       // sandbox calls are free and count no query, but they are requests: they take the per-minute budget
@@ -251,11 +253,11 @@ export function createSearchService(deps: ServiceDeps) {
     /** Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the first preview. */
     async preview(auth: AuthContext, input: SearchRequestInput, idempotency?: { key: string; bodyHash: string }): Promise<PreviewOutcome> {
       refuseSandbox(auth, 'preview');
-      assertCollectionsReady(deps, auth, input.collections);
       const now = clock();
       // a catalogue answer is free and records no preview, so an Idempotency-Key has nothing to hold on to
       const question = catalogueQuestionOf(input);
       if (question) {
+        assertCollectionsReady(deps, auth, input.collections);
         const discovery = await answerFromCatalogue(auth, input, question, '/preview');
         return { queryId: discovery.queryId, rows: [], unlocked: new Set(), discovery };
       }

@@ -47,6 +47,15 @@ afterAll(async () => {
 });
 
 const SCIFACT_QUERY = { collection: 'scifact', query: 'vitamin D supplementation and fracture risk', limit: 3 };
+/** A filter the spec rejects, on collections still ingesting: refused identically before and after they are ready. */
+const REJECTED_FILTER = { field: 'doc_id', eq: 'x' };
+const REJECTED_FILTER_REQUESTS = [
+  { path: '/api/v1/search/query', body: { collection: 'biomedical', query: SCIFACT_QUERY.query, filters: REJECTED_FILTER } },
+  { path: '/api/v1/search/scifact', body: { query: SCIFACT_QUERY.query, filters: REJECTED_FILTER } },
+  { path: '/api/v1/search/preview', body: { ...SCIFACT_QUERY, filters: REJECTED_FILTER } },
+  { path: '/api/v1/search/assisted', body: { ...SCIFACT_QUERY, filters: REJECTED_FILTER } },
+];
+const rejectedWhileIngesting: { status: number; code: string; message: string }[] = [];
 
 describe('while scifact is still ingesting', () => {
   it('builds the collections without vectors first, then the others in catalogue order', () => {
@@ -100,6 +109,17 @@ describe('while scifact is still ingesting', () => {
     expect(Number(await steps.balanceOf(org.id))).toBeLessThan(5);
   });
 
+  it('refuses a filter the spec rejects with 422 INVALID_FILTER, as it will once ready (the filter is checked before readiness)', async () => {
+    const org = await steps.newOrg({}, '5.00');
+    const { key } = await steps.newKey(org.id);
+    for (const request of REJECTED_FILTER_REQUESTS) {
+      const res = await call('POST', request.path, { key, body: request.body });
+      expect([res.status, res.body.error?.code], `${request.path} ${JSON.stringify(res.body)}`).toEqual([422, 'INVALID_FILTER']);
+      rejectedWhileIngesting.push({ status: res.status, code: res.body.error.code, message: res.body.error.message });
+    }
+    expect(await steps.balanceOf(org.id)).toBe('5.000000');
+  });
+
   it('answers 503 to sandbox keys too, so code written against the sandbox meets the same answer', async () => {
     const org = await steps.newOrg();
     const { key } = await steps.newKey(org.id, { mode: 'test' });
@@ -138,5 +158,12 @@ describe('once scifact and clinical-digest are built', () => {
     }
     const listed = await call('GET', '/api/v1/search/collections', { key });
     for (const entry of listed.body.collections) expect(entry).not.toHaveProperty('status');
+    // the filter refused while they ingested is refused identically now
+    const rejectedWhenReady = [];
+    for (const request of REJECTED_FILTER_REQUESTS) {
+      const res = await call('POST', request.path, { key, body: request.body });
+      rejectedWhenReady.push({ status: res.status, code: res.body.error?.code, message: res.body.error?.message });
+    }
+    expect(rejectedWhenReady).toEqual(rejectedWhileIngesting);
   });
 });
