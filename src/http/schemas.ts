@@ -59,7 +59,29 @@ function refuseDisagreeingAliases(b: QueryOptions, ctx: z.RefinementCtx): void {
   }
 }
 
-const queryObject = z.object({
+/** A field name as written in either spelling: `image_quality`, `imageQuality` and `image-quality` are one. */
+const spellingOf = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
+
+/**
+ * The refusal of unknown fields, naming each and, when it is a field of this endpoint in another endpoint's spelling
+ * (`image_quality` on /{collection}), the spelling this one takes. The known fields are the schema's own, so a field
+ * added to a schema is accepted and suggested without a second list.
+ */
+export function unknownFieldsMessage(keys: readonly string[], known: readonly string[]): string {
+  const named = keys.slice(0, 10).map((key) => {
+    const meant = known.find((k) => spellingOf(k) === spellingOf(key));
+    return meant ? `${key} (this endpoint spells it ${meant})` : key;
+  });
+  return `unknown field(s): ${named.join(', ')}; an option this endpoint does not take is refused, never ignored`;
+}
+
+/** A request body that refuses any field it does not declare, with unknownFieldsMessage. */
+function strictBody<T extends z.core.$ZodLooseShape>(shape: T) {
+  const known = Object.keys(shape);
+  return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? unknownFieldsMessage(issue.keys, known) : undefined) });
+}
+
+const queryObject = strictBody({
   ...selectionFields,
   include_metadata: z.boolean().optional().meta({ default: true }),
   include_figures: z.boolean().optional().meta({ default: false, description: 'Adds figure images as base64 in metadata.figures[].image_data; free, adds latency.' }),
@@ -86,27 +108,21 @@ function resolveAliases<T extends z.output<typeof queryObject> | z.output<Return
   };
 }
 
+/** POST /query; an unknown field is 422 (a paid search never drops an option the caller thinks it set). */
 export const queryBody = queryObject.superRefine(refuseDisagreeingAliases).transform(resolveAliases);
 /** The /query body with the collection bound elsewhere (the MCP search-<name> tools). */
-export const boundQueryBody = queryObject.omit({ collection: true, collections: true }).superRefine(refuseDisagreeingAliases).transform(resolveAliases);
-/**
- * The same two, refusing any other field: what MCP's `preview` takes as a search tool's arguments (a preview refuses
- * unknown fields, as POST /preview does).
- */
-export const strictQueryBody = z.strictObject(queryObject.shape).superRefine(refuseDisagreeingAliases).transform(resolveAliases);
-export const strictBoundQueryBody = z.strictObject(queryObject.omit({ collection: true, collections: true }).shape).superRefine(refuseDisagreeingAliases).transform(resolveAliases);
+export const boundQueryBody = strictBody(queryObject.omit({ collection: true, collections: true }).shape).superRefine(refuseDisagreeingAliases).transform(resolveAliases);
 
-export const collectionSearchBody = z
-  .object({
-    query,
-    limit: limit.default(10),
-    filters,
-    includeMetadata: z.boolean().default(true),
-    includeFigures: z.boolean().optional(),
-    includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
-    ...imageFields,
-  })
-  .passthrough();
+/** POST /{collection}: camelCase options; an unknown field is 422, naming the camelCase spelling of a snake_case one. */
+export const collectionSearchBody = strictBody({
+  query,
+  limit: limit.default(10),
+  filters,
+  includeMetadata: z.boolean().default(true),
+  includeFigures: z.boolean().optional(),
+  includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
+  ...imageFields,
+});
 
 // previews never deliver content, so they take the selection fields alone and reject anything else
 export const previewBody = z.strictObject(selectionFields);
@@ -255,7 +271,7 @@ export function parseOr422<S extends z.ZodType>(schema: S, value: unknown): z.ou
   if (res.success) return res.data;
   const problems = res.error.issues.slice(0, 5).map((i) => {
     const path = i.path.join('.');
-    if (i.code === 'unrecognized_keys') return `unknown field(s): ${i.keys.join(', ')}`;
+    if (i.code === 'unrecognized_keys') return i.message.startsWith('unknown field') ? i.message : `unknown field(s): ${i.keys.join(', ')}`;
     return path ? `${path}: ${i.message}` : i.message;
   });
   throw new ApiError(422, 'VALIDATION_ERROR', problems.join('; '), { issues: res.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message })) });

@@ -1,7 +1,7 @@
 // The arguments each MCP tool takes. The search tools reuse the REST bodies' zod schemas (src/http/schemas.ts), so a
 // tool validates exactly as its REST twin; the MCP-only tools' own arguments carry the reference service's names.
 import { z } from 'zod';
-import { assistedBody, queryBody, boundQueryBody, strictQueryBody, strictBoundQueryBody } from '../http/schemas.js';
+import { assistedBody, queryBody, boundQueryBody } from '../http/schemas.js';
 
 /** JSON Schema of a zod schema, as a client sends it (defaults optional), without the draft marker clients do not need. */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -20,8 +20,8 @@ export const boundSearchArgs = boundQueryBody;
  * preview a search with its arguments), checked as the search checks them and refusing any other field; only the
  * selection fields reach the preview, which never fetches figures and always returns metadata, as the REST preview does.
  */
-export const previewSearchArgs = strictQueryBody;
-export const boundPreviewSearchArgs = strictBoundQueryBody;
+export const previewSearchArgs = queryBody;
+export const boundPreviewSearchArgs = boundQueryBody;
 
 export const noArgs = z.strictObject({});
 

@@ -148,8 +148,7 @@ describe('connecting', () => {
       { method: 'initialize', params: {} },
       { method: 'initialize' },
       { method: 'tools/call' },
-      { method: 'tools/call', params: null },
-      { method: 'ping', params: 'x' },
+      { method: 'ping', params: { _meta: 5 } },
     ]) {
       const res = await call('POST', '/mcp', { key, headers: { Accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 9, ...message } });
       expect([res.status, res.body.id, res.body.error?.code], JSON.stringify(message)).toEqual([200, 9, -32602]);
