@@ -3,6 +3,7 @@
 // hashes enter the events, and the time of the decision comes in the command.
 import type { DomainEvent, MemberRole, SessionEndReason } from './events.js';
 import { Rejection } from './rejection.js';
+import { COMMON_PASSWORDS } from './commonPasswords.js';
 
 /** One use, seven days. */
 export const INVITE_LIFETIME_MS = 7 * 24 * 3600 * 1000;
@@ -17,10 +18,16 @@ export function canonicalEmail(raw: string): string | undefined {
   return email.length <= 254 && EMAIL.test(email) ? email : undefined;
 }
 
-/** Why a password is refused, or undefined: length only (long passphrases beat composition rules). */
+/**
+ * Why a password is refused, or undefined: length (long passphrases beat composition rules), and never one a guesser
+ * tries first: all whitespace, one character repeated, or one of the most common passwords (commonPasswords.ts).
+ */
 export function passwordProblem(password: string): string | undefined {
   if (password.length < PASSWORD_MIN_LENGTH) return `a password needs at least ${PASSWORD_MIN_LENGTH} characters`;
   if (password.length > PASSWORD_MAX_LENGTH) return `a password has at most ${PASSWORD_MAX_LENGTH} characters`;
+  if (password.trim() === '') return 'a password cannot be only spaces; choose a passphrase of words';
+  if (new Set(password).size === 1) return 'a password cannot be one character repeated; choose a passphrase of words';
+  if (COMMON_PASSWORDS.has(password.trim().toLowerCase())) return 'this password is among the most common ones and is guessed first; choose a passphrase of words';
   return undefined;
 }
 

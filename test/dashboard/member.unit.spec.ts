@@ -78,6 +78,16 @@ describe('invites', () => {
     expect(passwordProblem('twelve chars')).toBeUndefined();
     expect(passwordProblem('x'.repeat(201))).toMatch(/at most 200/);
   });
+
+  it('passwords a guesser tries first are refused: all whitespace, one character repeated, the most common ones', () => {
+    expect(passwordProblem(' '.repeat(12))).toMatch(/only spaces/);
+    expect(passwordProblem(' \t \u00a0'.repeat(4))).toMatch(/only spaces/);
+    expect(passwordProblem('a'.repeat(12))).toMatch(/one character repeated/);
+    expect(passwordProblem('111111111111')).toMatch(/one character repeated/);
+    for (const common of ['password1234', 'Password1234', ' QWERTY123456 ', '1qaz2wsx3edc', 'qwertyuiop123']) expect(passwordProblem(common), common).toMatch(/most common/);
+    // what a person would choose still passes
+    for (const fine of ['correct horse battery staple', 'aaaaaaaaaaab', 'password1234!x', '  my own words  ']) expect(passwordProblem(fine), fine).toBeUndefined();
+  });
 });
 
 describe('sessions', () => {
