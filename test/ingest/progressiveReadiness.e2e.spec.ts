@@ -165,5 +165,6 @@ describe('once scifact and clinical-digest are built', () => {
       rejectedWhenReady.push({ status: res.status, code: res.body.error?.code, message: res.body.error?.message });
     }
     expect(rejectedWhenReady).toEqual(rejectedWhileIngesting);
-  });
+    // building two collections with vectors takes minutes on a loaded machine
+  }, 600_000);
 });
