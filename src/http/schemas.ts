@@ -72,7 +72,7 @@ export function unknownFieldsMessage(keys: readonly string[], known: readonly st
     const meant = known.find((k) => spellingOf(k) === spellingOf(key));
     return meant ? `${key} (this endpoint spells it ${meant})` : key;
   });
-  return `unknown field(s): ${named.join(', ')}; an option this endpoint does not take is refused, never ignored`;
+  return `unknown field(s): ${named.join(', ')}`;
 }
 
 /** A request body that refuses any field it does not declare, with unknownFieldsMessage. */

@@ -148,7 +148,7 @@ describe('connecting', () => {
       { method: 'initialize', params: {} },
       { method: 'initialize' },
       { method: 'tools/call' },
-      { method: 'ping', params: { _meta: 5 } },
+      { method: 'initialize', params: { protocolVersion: 2025, capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
     ]) {
       const res = await call('POST', '/mcp', { key, headers: { Accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 9, ...message } });
       expect([res.status, res.body.id, res.body.error?.code], JSON.stringify(message)).toEqual([200, 9, -32602]);
