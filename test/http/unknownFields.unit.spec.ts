@@ -24,7 +24,7 @@ describe('unknown body fields', () => {
 
   it('/query: an unknown field is refused by name; a made-up one gets no suggestion', () => {
     const err = refusal(queryBody, { collection: 'scifact', query: 'hair cortisol', includeImages: true, colour: 'red' });
-    expect(err.message).toMatch(/^unknown field\(s\): includeImages, colour;/);
+    expect(err.message).toBe('unknown field(s): includeImages, colour');
     expect(refusal(queryBody, { collection: 'scifact', query: 'x', maxCost: '1.00' }).message).toContain('maxCost');
   });
 
