@@ -225,6 +225,9 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
       if (!session) throw new Error(`projection: no session ${e.data.sessionId}`);
       return [{ table: 'sessions', row: Object.assign(session, { ended_at: e.recordedAt, end_reason: e.data.reason }) }];
     }
+    case 'RetractionsLoaded':
+      // the list in force is read from the retractions stream itself (src/ingest/liveRetractions.ts)
+      return [];
     default: {
       const unknownEvent: never = e;
       throw new Error(`projection: unknown event ${JSON.stringify(unknownEvent)}`);

@@ -47,6 +47,7 @@ import type { AssistedActivityDeps } from '../activities/assisted.js';
 import type { JournalRecord } from './journals/table.js';
 import { createMembers, type Members } from './members/members.js';
 import { createConsoleData } from './dashboard/consoleData.js';
+import { createLiveRetractions, type LiveRetractions } from './ingest/liveRetractions.js';
 
 export interface Runtime {
   config: Config;
@@ -66,6 +67,8 @@ export interface Runtime {
   catalogue: CatalogueService;
   /** the tool gateway's tools (MCP find-tools lists them) */
   tools: ToolRegistry;
+  /** the retraction list in force (shipped lists plus operator loads) */
+  retractions: LiveRetractions;
   temporal: { client: Client; address: string; devServer?: TemporalDevServer };
   worker?: { worker: Worker; running: Promise<void> };
   app: Koa;
@@ -152,12 +155,13 @@ export function openReasoner(config: Config, deps: { engine: SearchEngine; embed
 }
 
 /** What the assisted-search activities need: retrieval, the filter planner, the reasoner and the event store. */
-export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; readers?: JudgeReaders; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner; judgeModels?: JudgeModels }): Promise<AssistedActivityDeps> {
+export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; readers?: JudgeReaders; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner; judgeModels?: JudgeModels; retractions?: LiveRetractions }): Promise<AssistedActivityDeps> {
   const table = parts.journals ? undefined : await loadJournalTable(config.dataDir, config.dataRoot);
   const journals = parts.journals ?? table!.journals;
   const planFilters = parts.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, table));
   const { db, accounts, engine, embedder, catalog, clock } = parts;
-  return { db, accounts, engine, embedder, catalog, clock, planFilters, reasoner: openReasoner(config, { ...parts, journals }), fanOutDelayMs: config.faultFanOutDelayMs, afterChargeDelayMs: config.faultAfterChargeDelayMs };
+  const retractions = parts.retractions ?? createLiveRetractions({ db, dataRoot: config.dataRoot, clock });
+  return { db, accounts, engine, embedder, catalog, clock, planFilters, retractions, reasoner: openReasoner(config, { ...parts, journals }), fanOutDelayMs: config.faultFanOutDelayMs, afterChargeDelayMs: config.faultAfterChargeDelayMs };
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
@@ -189,7 +193,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
     const accounts = createAccounts(db, clock);
     const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000 });
-    const operations = createOperations(accounts, { catalog, clock, members });
+    const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot, clock });
+    const operations = createOperations(accounts, { catalog, clock, members, retractions });
     const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);
     const journals = journalTable.journals;
     const metricsBasis = metricsBasisSentence(journalTable.metricsBasis);
@@ -206,10 +211,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       recordJournalRequest: (auth, request) => accounts.requestJournal({ orgId: auth.org.id, keyId: auth.key.id, ...request }),
       takeMinuteSlot: (auth) => takeMinuteBudget(db, auth.org, clock()),
     });
-    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness });
-    const tools = options.tools ?? (await createGatewayTools({ dataRoot: config.dataRoot, engine, catalog, journals, metricsBasis, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
+    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness, retractions });
+    const tools = options.tools ?? (await createGatewayTools({ retractions, engine, catalog, journals, metricsBasis, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
 
-    const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, readers, catalog, clock, log, journals, planFilters, judgeModels: options.judgeModels });
+    const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, readers, catalog, clock, log, journals, planFilters, judgeModels: options.judgeModels, retractions });
 
     let worker: Runtime['worker'];
     let client: Client;
@@ -266,7 +271,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       },
       readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact', collections: readiness.summary() }),
     });
-    return { config, log, db, engine, embedder, readers, catalog, readiness, accounts, operations, members, search, catalogue, tools, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, readers, catalog, readiness, accounts, operations, members, search, catalogue, tools, retractions, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;

@@ -1,5 +1,5 @@
 // Operator operations shared by the admin HTTP API and the CLI: organizations, billing settings, prices, credits,
-// refunds, keys and their caps, member invites, ledger, reconciliation, replay, verify. Every change is an event with
+// refunds, keys and their caps, member invites, ledger, reconciliation, replay, verify, retraction lists. Every change is an event with
 // the operator as actor.
 import type { Accounts } from '../billing/accounts.js';
 import { DEFAULT_LIMITS, DEFAULT_TRIAL_QUERIES, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits } from '../domain/events.js';
@@ -13,6 +13,7 @@ import { organizationIdsInLog, reconcileOrganization, type OrgReconciliation, ty
 import type { LedgerEntryView } from './ledgerCsv.js';
 import type { MemberRole } from '../domain/events.js';
 import { createMembers, OPERATOR_ACTOR, type Members } from '../members/members.js';
+import type { LiveRetractions, RetractionsLoad } from '../ingest/liveRetractions.js';
 
 const OPERATOR: Actor = OPERATOR_ACTOR;
 
@@ -58,6 +59,8 @@ export interface OperationsOptions {
   clock?: () => Date;
   /** members and invites; by default their use cases over the same accounts */
   members?: Members;
+  /** the retraction list in force, which loadRetractions extends */
+  retractions?: LiveRetractions;
 }
 
 export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
@@ -238,6 +241,11 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     journalRequests: async () => {
       const journals = await accounts.journalRequests();
       return { journals, count: journals.length, requests: journals.reduce((s, j) => s + j.requests, 0) };
+    },
+    /** Loads retraction lists as the list in force (an event); a file missing or unparseable is 422 naming it, and nothing changes. */
+    loadRetractions: (files: string[]): Promise<RetractionsLoad> => {
+      if (!options.retractions) throw new Rejection('SERVICE_UNAVAILABLE', 'retraction lists cannot be loaded here');
+      return options.retractions.load(files, OPERATOR);
     },
   };
 }

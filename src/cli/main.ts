@@ -16,6 +16,7 @@ import { runBuildJournals } from '../journals/build.js';
 import { runComputeBounds } from '../journals/bounds.js';
 import { JOURNAL_BOUNDS_FILE, JOURNALS_FILE } from '../filters/planner.js';
 import { ledgerCsv } from '../admin/ledgerCsv.js';
+import { createLiveRetractions } from '../ingest/liveRetractions.js';
 import type { BillingMode } from '../domain/events.js';
 
 const USAGE = `usage: litsearch <command> [options]
@@ -43,6 +44,9 @@ const USAGE = `usage: litsearch <command> [options]
   replay [--promote]                       rebuild every projection from position 0 and compare with the live ones
   verify                                   check the event log's hash chain
   journal-requests                         journals clients asked us to add, most requested first
+  retractions load FILE...                 load newer retraction lists (Retraction Watch .csv, open-retractions
+                                           .jsonl[.gz]; relative paths under DATA_ROOT): their works leave search
+                                           results without re-ingesting; retractions/check answers from them
   journals build [--openalex-sources DIR]  compute the journals table from the data root's OpenAlex works, or from
                                            OpenAlex's open sources entity files under DIR (snapshot
                                            data/sources/updated_date=*/part_*.gz) with bounds recomputed from it;
@@ -150,6 +154,7 @@ function remoteOperations(remote: Remote): Operations {
     replay: async () => findingOf(await call('POST', '/replay', undefined, [200, 409])) as never,
     verify: async () => findingOf(await call('GET', '/verify', undefined, [200, 409])) as never,
     journalRequests: () => call('GET', '/journal-requests') as never,
+    loadRetractions: (files) => call('POST', '/retractions', { files }) as never,
   };
 }
 
@@ -253,7 +258,9 @@ async function main(argv: string[]): Promise<number> {
 
   const remote = await runningServer(config);
   const db = remote ? undefined : await openEventStore(config);
-  const ops = remote ? remoteOperations(remote) : createOperations(createAccounts(db!), { catalog: await loadCollectionCatalog(config.collectionsConfig) });
+  const ops = remote
+    ? remoteOperations(remote)
+    : createOperations(createAccounts(db!), { catalog: await loadCollectionCatalog(config.collectionsConfig), retractions: createLiveRetractions({ db: db!, dataRoot: config.dataRoot }) });
   const billingMode = (): BillingMode | undefined => {
     const v = values['billing-mode'];
     if (v === undefined) return undefined;
@@ -381,6 +388,10 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'journal-requests':
         print(await ops.journalRequests());
+        return 0;
+      case 'retractions load':
+        if (rest.length === 0) throw new Error('usage: retractions load FILE...');
+        print(await ops.loadRetractions(rest));
         return 0;
       default:
         console.error(USAGE);

@@ -18,8 +18,11 @@ const relativeDataPath = z
   .min(1)
   .refine((path) => !isAbsolute(path) && !normalize(path).startsWith('..'), 'a path relative to the data root');
 
-/** Which reader turns the source files into documents; `medline-editorial` adds the derived editorial fields. */
-export const SOURCE_READERS = ['beir', 'openalex', 'medline', 'medline-editorial'] as const;
+/**
+ * Which reader turns the source files into documents; `medline-editorial` adds the derived editorial fields; `jsonl`
+ * reads any corpus written one document a line with the spec's metadata field names (src/ingest/jsonlReader.ts).
+ */
+export const SOURCE_READERS = ['beir', 'openalex', 'medline', 'medline-editorial', 'jsonl'] as const;
 export type SourceReader = (typeof SOURCE_READERS)[number];
 
 const sourceSchema = z.strictObject({

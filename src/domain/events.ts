@@ -1,5 +1,6 @@
 // The event catalogue: every credit, charge, refund, unlock, key change, limit change, suspension and member action.
 // Amounts travel as decimal strings of micro-credits (JSON has no bigint).
+import type { RetractionNotice } from '../ingest/retractions.js';
 
 export type BillingMode = 'live' | 'trial' | 'exempt';
 /** How one request was billed: the organization's mode, or 'off' when billing is switched off for it. */
@@ -155,7 +156,12 @@ export type DomainEvent =
   | { type: 'InviteCancelled'; data: { orgId: string; inviteId: string } }
   /** a sign-in: a member (orgId, memberId) or the operator (both null); sessionId is the SHA-256 of the cookie's token */
   | { type: 'SessionStarted'; data: { sessionId: string; orgId: string | null; memberId: string | null; expiresAt: string } }
-  | { type: 'SessionEnded'; data: { sessionId: string; orgId: string | null; memberId: string | null; reason: SessionEndReason } };
+  | { type: 'SessionEnded'; data: { sessionId: string; orgId: string | null; memberId: string | null; reason: SessionEndReason } }
+  /**
+   * An operator loaded retraction lists (POST /admin/v1/retractions): the files as given, how many retracted works they
+   * list, and the notices of the works no earlier list had (the list now in force is the shipped lists plus these).
+   */
+  | { type: 'RetractionsLoaded'; data: { files: string[]; listed: number; newlyRetracted: number; notices: RetractionNotice[] } };
 
 /** signed-out: the session's own sign-out; revoked: ended from another session (or by the operator) */
 export type SessionEndReason = 'signed-out' | 'revoked';
@@ -187,6 +193,8 @@ export const journalRequestStream = (requestId: string) => `journal-request-${re
 /** An invite and its acceptance (which creates the member); a session from sign-in to its end. */
 export const inviteStream = (inviteId: string) => `invite-${inviteId}`;
 export const sessionStream = (sessionId: string) => `session-${sessionId}`;
+/** Every retraction-list load, in order: its version is the version of the list in force. */
+export const RETRACTIONS_STREAM = 'retractions';
 
 /** The endpoint an assisted search's charge names (SearchCharged.endpoint). */
 export const ASSISTED_SEARCH_ENDPOINT = '/search/assisted';

@@ -233,6 +233,9 @@ export const reconciliationQuery = z.object({ from: isoDay.optional(), to: isoDa
 export const creditsBody = z.strictObject({ amount: money, reference: z.string().max(200).optional() });
 
 export const suspendBody = z.strictObject({ reason: z.string().max(500).optional() });
+export const retractionsBody = z.strictObject({
+  files: z.array(z.string().min(1).max(1000)).min(1).max(50).meta({ description: 'Retraction lists the server can read: Retraction Watch CSV (`.csv`) or open-retractions JSON lines (`.jsonl`, `.jsonl.gz`); relative paths are under DATA_ROOT.' }),
+});
 
 export const keyBody = z.strictObject({
   mode: z.enum(['live', 'test']),

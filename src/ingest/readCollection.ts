@@ -5,6 +5,7 @@ import { readBeirCorpus } from './beirReader.js';
 import { medlineCitationToEditorialDocument } from './medlineEditorial.js';
 import { readMedlineCitations, readMedlineDocuments } from './medlineReader.js';
 import { readOpenAlexWorks } from './openAlexReader.js';
+import { readJsonlDocuments } from './jsonlReader.js';
 import type { SourceDocument } from './sourceDocument.js';
 
 async function* readSourceFile(reader: PlainCollection['source']['reader'], path: string): AsyncGenerator<SourceDocument> {
@@ -17,6 +18,9 @@ async function* readSourceFile(reader: PlainCollection['source']['reader'], path
       return;
     case 'medline':
       yield* readMedlineDocuments(path);
+      return;
+    case 'jsonl':
+      yield* readJsonlDocuments(path);
       return;
     case 'medline-editorial':
       for (const citation of await readMedlineCitations(path)) yield medlineCitationToEditorialDocument(citation);

@@ -18,6 +18,7 @@ import { mergeByRelevance, type MergedHit, type RankedList } from './rerank.js';
 import { embedQueryCached } from './queryVectorCache.js';
 import { isFragment } from '../ingest/chunk.js';
 import { checkPinnedDois } from '../filters/doiReach.js';
+import type { LiveRetractions } from '../ingest/liveRetractions.js';
 
 export interface FilterPlan {
   /** per physical collection: the compiled filter, or 'skip' when the collection cannot take part */
@@ -39,6 +40,8 @@ export interface SearchDeps {
   planFilters?: FilterPlanner;
   /** which collections are still ingesting (first start); without it every collection counts as ready */
   readiness?: CollectionReadiness;
+  /** the works retraction lists loaded since ingestion name, excluded where a collection excludes retractions */
+  retractions?: Pick<LiveRetractions, 'exclusionFilter'>;
 }
 
 export interface SearchRequestInput {
@@ -141,6 +144,15 @@ export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embed
   return mergeByRelevance(lists, limit);
 }
 
+/**
+ * A collection that excludes retractions also drops the works retraction lists loaded after its ingestion name (the
+ * engine filters them, so a page keeps its length); ingestion dropped those of the lists it read.
+ */
+function withoutRetracted(collection: PlainCollection, filter: FilterNode | 'skip' | undefined, retracted: FilterNode | undefined): FilterNode | 'skip' | undefined {
+  if (!retracted || !collection.excludeRetracted || filter === 'skip') return filter;
+  return filter ? { kind: 'and', children: [filter, retracted] } : retracted;
+}
+
 async function planOf(deps: SearchDeps, filters: unknown, targets: ReturnType<typeof resolveTargets>): Promise<FilterPlan | undefined> {
   if (filters == null) return undefined;
   if (!deps.planFilters) throw new Rejection('INVALID_FILTER', 'filters are not supported by this deployment', { field: null, filter: filters });
@@ -188,8 +200,9 @@ export async function prepareRetrieval(deps: SearchDeps, auth: AuthContext, inpu
 export async function retrieve(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput, prepared?: PreparedRetrieval): Promise<RetrievalOutcome> {
   const { targets, plan } = prepared ?? (await prepareRetrieval(deps, auth, input));
 
+  const retracted = await deps.retractions?.exclusionFilter();
   const lists = targets.flatMap((t) =>
-    t.physical.map((collection) => ({ key: listKey(t.requested, collection), requested: t.requested, collection, filter: plan?.perCollection.get(collection.name) })),
+    t.physical.map((collection) => ({ key: listKey(t.requested, collection), requested: t.requested, collection, filter: withoutRetracted(collection, plan?.perCollection.get(collection.name), retracted) })),
   );
   // best effort beside the search, within its own time budget (spec: doi_not_in_collection)
   const doiWarnings = plan?.pinnedDois?.length

@@ -1,8 +1,9 @@
 // retractions/check: whether DOIs are retracted, with the notice's date, reasons and source, from the retraction
-// lists loaded once at start (the same lists ingestion excludes retracted works by).
+// list in force (the shipped lists ingestion excludes by, plus those an operator loaded since).
 import { z } from 'zod';
 import { canonicalDoi } from '../filters/identifiers.js';
 import type { RetractionNotice } from '../ingest/retractions.js';
+import type { LiveRetractions } from '../ingest/liveRetractions.js';
 import { ToolError, type RegisteredTool } from './toolRegistry.js';
 import { toolInput } from './toolInput.js';
 
@@ -27,7 +28,7 @@ export interface RetractionCheck {
   notice?: { date: string | null; reasons: string[]; source: RetractionNotice['source']; notice_doi: string | null; notice_type: string | null };
 }
 
-export function retractionsCheckTool(notices: ReadonlyMap<string, RetractionNotice>): RegisteredTool {
+export function retractionsCheckTool(list: Pick<LiveRetractions, 'notices'>): RegisteredTool {
   return {
     description: `Checks up to ${MAX_DOIS_PER_CHECK} DOIs against the retraction lists (Retraction Watch sample, open-retractions): for each, whether the work is retracted and the notice's date, reasons and source. A malformed DOI fails the call.`,
     inputSchema: retractionsCheckSchema,
@@ -38,6 +39,7 @@ export function retractionsCheckTool(notices: ReadonlyMap<string, RetractionNoti
         if (!doi) throw new ToolError(`retractions/check: "${raw}" is not a DOI (expected 10.<registrant>/<suffix>, optionally as https://doi.org/… or doi:…)`);
         return doi;
       });
+      const notices = await list.notices();
       const results = canonical.map((doi, i): RetractionCheck => {
         const notice = notices.get(doi);
         if (!notice) return { input: dois[i]!, doi, retracted: false };

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { CollectionCatalog } from '../collections/catalog.js';
 import type { ToolUpstreamConfig } from '../config.js';
-import { loadRetractionNotices, type RetractionNotice } from '../ingest/retractions.js';
+import type { LiveRetractions } from '../ingest/liveRetractions.js';
 import type { JournalRecord } from '../journals/table.js';
 import type { SearchEngine } from '../search/port.js';
 import { journalsLookupTool } from './journalsLookup.js';
@@ -14,9 +14,9 @@ import { worksLookupTool } from './worksLookup.js';
 
 export const SHIPPED_PREFIXES = ['retractions', 'works', 'journals'] as const;
 
-export function shippedTools(deps: { notices: ReadonlyMap<string, RetractionNotice>; engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>; catalog: CollectionCatalog; journals: readonly JournalRecord[]; metricsBasis?: string }): Record<string, RegisteredTool> {
+export function shippedTools(deps: { retractions: Pick<LiveRetractions, 'notices'>; engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>; catalog: CollectionCatalog; journals: readonly JournalRecord[]; metricsBasis?: string }): Record<string, RegisteredTool> {
   return {
-    'retractions/check': retractionsCheckTool(deps.notices),
+    'retractions/check': retractionsCheckTool(deps.retractions),
     'works/lookup': worksLookupTool(deps),
     'journals/lookup': journalsLookupTool(deps.journals, deps.metricsBasis),
   };
@@ -28,9 +28,9 @@ export function pricedRegistry(tools: Record<string, RegisteredTool>, prices: Re
   return createToolRegistry(Object.fromEntries(Object.entries(tools).map(([path, tool]) => [path, { ...tool, priceMicros: prices.get(path) ?? tool.priceMicros ?? 0n }])));
 }
 
-/** The registry the service starts with: retraction notices read once, upstreams listed once. */
+/** The registry the service starts with: retractions/check on the list in force, upstreams listed once. */
 export async function createGatewayTools(deps: {
-  dataRoot: string;
+  retractions: Pick<LiveRetractions, 'notices'>;
   engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>;
   catalog: CollectionCatalog;
   journals: readonly JournalRecord[];
@@ -43,8 +43,8 @@ export async function createGatewayTools(deps: {
   for (const u of deps.upstreams) {
     if ((SHIPPED_PREFIXES as readonly string[]).includes(u.prefix)) throw new Error(`TOOL_UPSTREAMS: the prefix ${u.prefix} belongs to a shipped tool`);
   }
-  const [notices, mounted] = await Promise.all([loadRetractionNotices(deps.dataRoot), Promise.all(deps.upstreams.map(mountUpstream))]);
-  const tools = shippedTools({ notices, engine: deps.engine, catalog: deps.catalog, journals: deps.journals, metricsBasis: deps.metricsBasis });
+  const [, mounted] = await Promise.all([deps.retractions.notices(), Promise.all(deps.upstreams.map(mountUpstream))]);
+  const tools = shippedTools({ retractions: deps.retractions, engine: deps.engine, catalog: deps.catalog, journals: deps.journals, metricsBasis: deps.metricsBasis });
   for (const m of mounted) {
     if (m.error) deps.log?.warn({ prefix: m.prefix, err: m.error }, 'upstream MCP server could not be listed; its tools are not mounted until the next start');
     Object.assign(tools, m.tools);

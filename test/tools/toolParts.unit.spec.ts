@@ -36,7 +36,7 @@ describe('Retraction Watch fields', () => {
 
 describe('shipped tools on bad input', () => {
   const notice: RetractionNotice = { doi: '10.1/x', source: 'retraction_watch', date: '2020-01-01', reasons: ['Paper Mill'], noticeDoi: null, noticeType: 'Retraction' };
-  const check = retractionsCheckTool(new Map([[notice.doi, notice]]));
+  const check = retractionsCheckTool({ notices: async () => new Map([[notice.doi, notice]]) });
   const call = (payload: unknown) => check.handler({ orgId: 'o', keyId: 'k', payload });
 
   it('answers retractions/check in input order with canonical DOIs', async () => {

@@ -17,6 +17,7 @@ import {
   limitsBody,
   keyBody,
   suspendBody,
+  retractionsBody,
   reconciliationQuery,
   assistedBody,
   assistedAnswerBody,
@@ -57,6 +58,7 @@ export const NAMED_SCHEMAS = {
   LimitsRequest: limitsBody,
   KeyRequest: keyBody,
   SuspendRequest: suspendBody,
+  RetractionsRequest: retractionsBody,
   SpendingCapRequest: spendingCapBody,
   InviteRequest: inviteBody,
   LoginRequest: loginBody,
@@ -106,6 +108,7 @@ export const NAMED_SCHEMAS = {
   JournalRequestSummaries: operator.JournalRequestSummaries,
   ReplayReport: operator.ReplayReport,
   ChainVerdict: operator.ChainVerdict,
+  RetractionsLoad: operator.RetractionsLoad,
   TooManyRequestsFromAddress: responses.TooManyRequestsFromAddress,
 } satisfies Record<string, z.ZodType>;
 
@@ -382,6 +385,7 @@ function operatorOperations(): Operation[] {
     op('get', '/organizations/{orgId}/ledger.csv', 'getLedgerCsv', 'Ledger entries as CSV', { response: { content: csv } }),
     op('post', '/replay', 'replay', 'Rebuild the projections from the event log and compare', { description: 'A divergence is 409 CONFLICT with the replay report in error.details; a replay already running is 409 too.', response: 'ReplayReport', errors: [401, 409, 429] }),
     op('get', '/journal-requests', 'listJournalRequests', 'Journal requests, grouped by journal, most requested first', { response: 'JournalRequestSummaries' }),
+    op('post', '/retractions', 'loadRetractions', 'Load newer retraction lists: their works leave the results of every collection that excludes retractions, without re-ingesting', { body: 'RetractionsRequest', response: 'RetractionsLoad', description: 'Recorded as an event; the list in force is the shipped lists plus every load, and retractions/check answers from it. Other API processes follow within a second. A file that is missing or does not parse is 422 naming it, and nothing is loaded.' }),
     op('get', '/verify', 'verifyChain', "Verify the event log's hash chain", { description: 'A break is 409 CONFLICT with the verdict in error.details.', response: 'ChainVerdict', errors: [401, 409, 429] }),
   ];
 }

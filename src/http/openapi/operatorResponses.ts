@@ -121,6 +121,14 @@ export const ReplayReport = z.object({
   equal: z.boolean(),
 });
 
+export const RetractionsLoad = z.object({
+  version: z.number().int().meta({ description: 'The version of the list in force after this load (one per load).' }),
+  files: z.array(z.string()),
+  listed: z.number().int().meta({ description: 'Retracted works the files list.' }),
+  newlyRetracted: z.number().int().meta({ description: 'Of those, the works no earlier list had: excluded from results from now on.' }),
+  loadedAt: z.string(),
+});
+
 export const ChainVerdict = z.object({
   ok: z.boolean(),
   checked: z.number().int(),
@@ -152,4 +160,5 @@ export type OperatorSchemasFitOperations = [
   Fits<typeof JournalRequestSummaries, Returns<'journalRequests'>>,
   Fits<typeof ReplayReport, Returns<'replay'>>,
   Fits<typeof ChainVerdict, Returns<'verify'>>,
+  Fits<typeof RetractionsLoad, Returns<'loadRetractions'>>,
 ];

@@ -2,7 +2,7 @@
 // is declared where the groups are mounted (app.ts), so it applies to whatever this router matches.
 import { ApiError } from '../errors.js';
 import Router from '@koa/router';
-import { parseOr422, organizationBody, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody, spendingCapBody, inviteBody } from '../schemas.js';
+import { parseOr422, organizationBody, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody, spendingCapBody, inviteBody, retractionsBody } from '../schemas.js';
 import { ledgerCsv } from '../../admin/ledgerCsv.js';
 import type { Operations } from '../../admin/operations.js';
 import { requestBaseUrl } from '../requestContext.js';
@@ -111,6 +111,10 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   });
   router.get('/journal-requests', async (ctx) => {
     ctx.body = await ops.journalRequests();
+  });
+  router.post('/retractions', async (ctx) => {
+    const body = parseOr422(retractionsBody, ctx.request.body);
+    ctx.body = await ops.loadRetractions(body.files);
   });
   router.get('/verify', async (ctx) => {
     const verdict = await ops.verify();

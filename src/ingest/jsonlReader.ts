@@ -1,0 +1,123 @@
+// Reads any corpus an operator brings as JSON lines: one document a line, `{"id", "title", "text" | "sections", ...}`
+// with the spec's result metadata field names; a bad line is reported with its file and line number.
+import { z } from 'zod';
+import { canonicalArticleType } from '../filters/articleTypes.js';
+import { parseFilterDate } from '../filters/dates.js';
+import { canonicalNctId } from '../filters/identifiers.js';
+import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from './sourceIdentifiers.js';
+import type { DocumentSection, SourceDocument } from './sourceDocument.js';
+import { readLines } from './sourceFiles.js';
+
+/** The section name of a document given as one `text`. */
+export const JSONL_TEXT_SECTION = 'body';
+
+/** Bad lines listed in the error; the count says how many more there were. */
+const LISTED_BAD_LINES = 10;
+
+const text = z.string().trim().min(1).nullish();
+const texts = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]).map((s) => s.trim()).filter(Boolean)).nullish();
+const identifier = (name: string, canonical: (v: string) => string | null) =>
+  z.union([z.string(), z.number()]).nullish().transform((v, ctx) => {
+    if (v === null || v === undefined) return null;
+    const c = canonical(String(v));
+    if (!c) ctx.addIssue({ code: 'custom', message: `not a ${name}: ${JSON.stringify(v)}` });
+    return c;
+  });
+const date = (partial: boolean) =>
+  z.string().nullish().refine((v) => v == null || parseFilterDate(v, partial) !== null && !v.includes('T'), partial ? 'a date as YYYY, YYYY-MM or YYYY-MM-DD' : 'a date as YYYY-MM-DD');
+
+const jsonlRecord = z
+  .strictObject({
+    id: z.union([z.string().trim().min(1), z.number().int()]).transform(String),
+    title: text,
+    text: z.string().nullish(),
+    sections: z.array(z.strictObject({ title: z.string().trim().min(1), text: z.string() })).nullish(),
+    retracted: z.boolean().nullish(),
+    // scholarly result metadata (spec: "Result metadata fields named in the interface")
+    authors: texts,
+    doi: identifier('DOI', (v) => doiFromSource(v)),
+    pmid: identifier('PMID', (v) => pmidFromSource(v)),
+    pmcid: identifier('PMCID', (v) => pmcidFromSource(v)),
+    url: text,
+    journal: text,
+    publisher: text,
+    issn: texts.transform((v, ctx) => {
+      if (!v) return null;
+      const issns = issnListFromSource(v);
+      if (issns.length !== new Set(v).size) ctx.addIssue({ code: 'custom', message: `not an ISSN: ${JSON.stringify(v)}` });
+      return issns;
+    }),
+    isbn: text,
+    keywords: texts,
+    publication_date: date(true),
+    article_type: z.string().nullish().transform((v, ctx) => {
+      if (v == null) return null;
+      const type = canonicalArticleType(v);
+      if (!type) ctx.addIssue({ code: 'custom', message: `not an article type: ${JSON.stringify(v)}` });
+      return type;
+    }),
+    open_access: z.boolean().nullish(),
+    license: text,
+    chapter_number: z.number().int().nullish(),
+    chapter_title: text,
+    chapter_authors: texts,
+    // editorial result metadata (indexed on editorial collections)
+    topic: text,
+    medical_board_approved: z.boolean().nullish(),
+    last_updated_date: date(false),
+    nct_id: identifier('ClinicalTrials.gov id', canonicalNctId),
+    overall_status: text,
+    phases: texts,
+    has_results: z.boolean().nullish(),
+  })
+  .refine((r) => !(r.text != null && r.sections != null), { message: 'give "text" or "sections", not both' });
+
+/** Maps one line's record; throws a readable message when it does not fit. */
+export function jsonlRecordToDocument(raw: unknown): SourceDocument {
+  const parsed = jsonlRecord.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
+  }
+  const { id, title, text: body, sections, retracted, ...fields } = parsed.data;
+  const documentSections: DocumentSection[] = sections
+    ? sections.filter((s) => s.text.trim()).map((s) => ({ section: s.title.toLowerCase(), text: s.text.trim() }))
+    : body?.trim()
+      ? [{ section: JSONL_TEXT_SECTION, text: body.trim() }]
+      : [];
+  const metadata = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0)));
+  return { doc_id: id, title: title ?? null, sections: documentSections, metadata: { ...metadata, title: title ?? null }, ...(retracted ? { retracted: true } : {}) };
+}
+
+/**
+ * Documents of a JSON-lines file (".gz" gunzipped). Good lines are read on; when any line is bad (not JSON, not an
+ * object of the known fields, a duplicate id) the read fails at the end, listing the bad lines by number.
+ */
+export async function* readJsonlDocuments(path: string): AsyncGenerator<SourceDocument> {
+  const bad: string[] = [];
+  let badCount = 0;
+  const seen = new Set<string>();
+  let lineNumber = 0;
+  for await (const line of readLines(path)) {
+    lineNumber += 1;
+    let document: SourceDocument;
+    try {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(line);
+      } catch (err) {
+        throw new Error(`not valid JSON (${(err as Error).message})`);
+      }
+      document = jsonlRecordToDocument(raw);
+      if (seen.has(document.doc_id)) throw new Error(`id ${JSON.stringify(document.doc_id)} was given on an earlier line`);
+      seen.add(document.doc_id);
+    } catch (err) {
+      badCount += 1;
+      if (bad.length < LISTED_BAD_LINES) bad.push(`line ${lineNumber}: ${(err as Error).message}`);
+      continue;
+    }
+    yield document;
+  }
+  if (badCount > 0) {
+    throw new Error(`${path}: ${badCount} bad line${badCount === 1 ? '' : 's'} (nothing was indexed from this file's collection): ${bad.join(' | ')}${badCount > bad.length ? ` | … ${badCount - bad.length} more` : ''}`);
+  }
+}
