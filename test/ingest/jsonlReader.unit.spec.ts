@@ -1,0 +1,60 @@
+// The jsonl reader: documents from one JSON object a line with the spec's metadata field names; bad lines named by number.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readJsonlDocuments } from '../../src/ingest/jsonlReader.js';
+import type { SourceDocument } from '../../src/ingest/sourceDocument.js';
+
+function file(lines: string[]): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'jsonl-')), 'corpus.jsonl');
+  writeFileSync(path, lines.join('\n') + '\n');
+  return path;
+}
+
+async function readAll(path: string): Promise<SourceDocument[]> {
+  const docs: SourceDocument[] = [];
+  for await (const d of readJsonlDocuments(path)) docs.push(d);
+  return docs;
+}
+
+describe('jsonl reader', () => {
+  it('reads text or sections and normalizes the metadata fields', async () => {
+    const docs = await readAll(
+      file([
+        JSON.stringify({ id: 'a1', title: 'Sleep and memory', text: 'Sleep consolidates memory.', doi: 'https://doi.org/10.1000/ABC', issn: '0028-4793', publication_date: '2021-03', article_type: 'Review Article', keywords: ['sleep'], open_access: true, retracted: false }),
+        JSON.stringify({ id: 7, title: 'Guideline', sections: [{ title: 'Methods', text: 'We reviewed.' }, { title: 'Results', text: 'It works.' }], topic: 'cardiology', last_updated_date: '2024-01-02', nct_id: 'nct01234567' }),
+      ]),
+    );
+    expect(docs[0]).toEqual({
+      doc_id: 'a1',
+      title: 'Sleep and memory',
+      sections: [{ section: 'body', text: 'Sleep consolidates memory.' }],
+      metadata: { title: 'Sleep and memory', doi: '10.1000/abc', issn: ['0028-4793'], publication_date: '2021-03', article_type: 'review', keywords: ['sleep'], open_access: true },
+    });
+    expect(docs[1]).toMatchObject({ doc_id: '7', sections: [{ section: 'methods', text: 'We reviewed.' }, { section: 'results', text: 'It works.' }], metadata: { topic: 'cardiology', last_updated_date: '2024-01-02', nct_id: 'NCT01234567' } });
+  });
+
+  it('reads the good lines, then fails naming every bad line by number', async () => {
+    const path = file([
+      JSON.stringify({ id: 'ok', title: 'Fine', text: 'fine' }),
+      '{not json',
+      JSON.stringify({ id: 'x', text: 'a', sections: [] }),
+      JSON.stringify({ id: 'y', text: 'a', jornal: 'typo' }),
+      JSON.stringify({ id: 'z', text: 'a', doi: 'not-a-doi', publication_date: '2021-13' }),
+      JSON.stringify({ id: 'ok', text: 'again' }),
+    ]);
+    const seen: string[] = [];
+    const read = (async () => {
+      for await (const d of readJsonlDocuments(path)) seen.push(d.doc_id);
+    })();
+    const error = await read.then(() => undefined, (e: Error) => e.message);
+    expect(seen).toEqual(['ok']);
+    expect(error).toContain('5 bad lines');
+    expect(error).toMatch(/line 2: not valid JSON/);
+    expect(error).toMatch(/line 3: give "text" or "sections", not both/);
+    expect(error).toMatch(/line 4: .*jornal/);
+    expect(error).toMatch(/line 5: doi: not a DOI: "not-a-doi".*publication_date: a date as YYYY, YYYY-MM or YYYY-MM-DD/);
+    expect(error).toMatch(/line 6: id "ok" was given on an earlier line/);
+  });
+});
