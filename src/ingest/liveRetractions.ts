@@ -59,7 +59,7 @@ export async function readRetractionFile(path: string, asGiven: string): Promise
     return await readOpenRetractionNotices(path);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    const reason = e.code === 'ENOENT' ? 'no such file' : e.code === 'EACCES' ? 'the server may not read it' : e.code === 'EISDIR' ? 'a directory, not a file' : e.message.replace(`${path}:`, 'line ');
+    const reason = e.code === 'ENOENT' ? 'no such file' : e.code === 'EACCES' ? 'the server may not read it' : e.code === 'EISDIR' ? 'a directory, not a file' : e.message.replace(`${path}:`, 'line ').replace(/not valid JSON \(.*\)$/s, 'not valid JSON'); // JSON.parse quotes the file's text: not echoed
     throw new Rejection('VALIDATION_ERROR', `retraction list "${asGiven}" cannot be read: ${reason}. Give a Retraction Watch CSV or open-retractions JSON lines (relative paths are under DATA_ROOT); nothing was loaded`, { file: asGiven });
   }
 }

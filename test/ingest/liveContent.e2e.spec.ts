@@ -74,6 +74,7 @@ describe.each(['embedded', 'opensearch'] as const)('live content on the %s engin
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
       expect(res.body.error.message).toContain(`"${named}"`);
       expect(res.body.error.requestId).toEqual(expect.any(String));
+      expect(res.body.error.message).not.toContain('"retracted": tru'); // the file's text is not echoed
     }
     expect(await check(OTHER_DOI)).toMatchObject({ retracted: false });
     expect(await createLiveRetractions({ db: svc.runtime.db, dataRoot }).addedDois()).toEqual([]);
