@@ -347,6 +347,10 @@ async function main(argv: string[]): Promise<number> {
       case 'member cancel-invite':
         print(await ops.cancelInvite(rest[0] ?? '', rest[1] ?? ''));
         return 0;
+      case 'retractions load':
+        if (rest.length === 0) throw new Error('usage: retractions load FILE...');
+        print(await ops.loadRetractions(rest));
+        return 0;
       default:
         break;
     }
@@ -388,10 +392,6 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'journal-requests':
         print(await ops.journalRequests());
-        return 0;
-      case 'retractions load':
-        if (rest.length === 0) throw new Error('usage: retractions load FILE...');
-        print(await ops.loadRetractions(rest));
         return 0;
       default:
         console.error(USAGE);
