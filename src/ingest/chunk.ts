@@ -1,11 +1,12 @@
-// Splits a document's sections into token-bounded chunks on sentence boundaries, never indexing tiny fragments.
+// Splits a document's sections into token-bounded chunks on sentence boundaries, never indexing tiny fragments, and no
+// short chunk alone when a neighbour in the same document can take it.
 import { createHash } from 'node:crypto';
 import type { Tokenizer } from '../embedding/port.js';
 import { splitSentences } from './sentences.js';
 import type { DocumentSection } from './sourceDocument.js';
 
 /** Bump when chunk boundaries or ids would change for the same input: it is part of the ingestion fingerprint. */
-export const CHUNKER_VERSION = 1;
+export const CHUNKER_VERSION = 2;
 // 224 rather than 256: each chunk is embedded after its document's title within 254 word pieces (the limit of
 // all-MiniLM-L6-v2, the first embedding model, kept for bge-small-en-v1.5 so that chunks and their ids did not change),
 // so a full chunk leaves room for a title of about 30 tokens.
@@ -13,11 +14,18 @@ export const DEFAULT_MAX_CHUNK_TOKENS = 224;
 /** A chunk below either threshold is a fragment (an isolated heading, a stray label) and is never indexed alone. */
 export const DEFAULT_MIN_CHUNK_TOKENS = 8;
 export const DEFAULT_MIN_CHUNK_WORDS = 4;
+/**
+ * A chunk of fewer words does not stand alone ("However, further randomized clinical trials may be needed."): it joins
+ * a neighbour in the same document when one can take it, and is indexed alone only when none can.
+ */
+export const DEFAULT_MIN_STANDALONE_WORDS = 20;
 
 export interface ChunkingOptions {
   maxTokens?: number;
   minTokens?: number;
   minWords?: number;
+  /** see DEFAULT_MIN_STANDALONE_WORDS */
+  minStandaloneWords?: number;
 }
 
 export interface DocumentChunk {
@@ -121,12 +129,14 @@ function packSection(section: DocumentSection, maxTokens: number, tokenizer: Tok
 }
 
 /**
- * Chunks a document's sections in order. Chunks never span two sections, except where a fragment is merged.
- * Fragments (< minTokens tokens or < minWords words):
+ * Chunks a document's sections in order. Chunks never span two sections, except where a short chunk is merged.
+ * Short chunks (< minStandaloneWords words; fragments, < minTokens tokens or < minWords words, are short too):
  *  1. a section's short last chunk first borrows trailing sentences from the chunk before it in the same section;
- *  2. a fragment still short is appended to the previous chunk of the document (keeping that chunk's section),
- *     else prepended to the next chunk (taking that chunk's section), whichever first stays within maxTokens;
- *  3. otherwise it is dropped and counted in `droppedFragments` (so a document with only a fragment yields no chunk).
+ *  2. a chunk still short is appended to the previous chunk of the document, else prepended to the next chunk,
+ *     whichever first stays within maxTokens (the merged chunk keeps the section of its larger part); else it borrows
+ *     trailing sentences of the previous chunk of the document (see `borrow`);
+ *  3. otherwise a fragment is dropped and counted in `droppedFragments` (so a document with only a fragment yields no
+ *     chunk), and a short chunk that is no fragment is indexed alone: no neighbour could take it.
  */
 export function chunkSections(
   sections: readonly DocumentSection[],
@@ -136,27 +146,39 @@ export function chunkSections(
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_CHUNK_TOKENS;
   const minTokens = options.minTokens ?? DEFAULT_MIN_CHUNK_TOKENS;
   const minWords = options.minWords ?? DEFAULT_MIN_CHUNK_WORDS;
+  const minStandaloneWords = Math.max(minWords, options.minStandaloneWords ?? DEFAULT_MIN_STANDALONE_WORDS);
   if (maxTokens < minTokens) throw new Error(`maxTokens (${maxTokens}) must be at least minTokens (${minTokens})`);
   const isFragmentDraft = (draft: DraftChunk): boolean => isFragment(draft.text, draft.tokens, { minTokens, minWords });
+  const isShort = (draft: DraftChunk): boolean => isFragmentDraft(draft) || !hasWords(draft.text, minStandaloneWords);
+
+  /**
+   * Moves trailing pieces of `previous` to the front of `tail` until `tail` is long enough, while `previous` stays long
+   * enough; a fragment that cannot get that far settles for no longer being a fragment, neither side left one.
+   */
+  const borrow = (previous: DraftChunk, tail: DraftChunk): [DraftChunk, DraftChunk] => {
+    const move = (tooSmall: (draft: DraftChunk) => boolean): [DraftChunk, DraftChunk] => {
+      let [before, after] = [previous, tail];
+      while (tooSmall(after) && before.pieces.length > 1) {
+        const nextBefore = draftOf(before.section, before.pieces.slice(0, -1), tokenizer);
+        const nextAfter = draftOf(after.section, [before.pieces[before.pieces.length - 1]!, ...after.pieces], tokenizer);
+        if (nextAfter.tokens > maxTokens || tooSmall(nextBefore)) break;
+        [before, after] = [nextBefore, nextAfter];
+      }
+      return [before, after];
+    };
+    const standalone = move(isShort);
+    return !isShort(standalone[1]) || !isFragmentDraft(tail) ? standalone : move(isFragmentDraft);
+  };
+  /** Two neighbours as one chunk, under the section of the larger part. */
+  const join = (first: DraftChunk, second: DraftChunk): DraftChunk =>
+    draftOf(first.tokens >= second.tokens ? first.section : second.section, [...first.pieces, ...second.pieces], tokenizer);
 
   const drafts: DraftChunk[] = [];
   for (const section of sections) {
     if (!section.text.trim()) continue;
     const sectionDrafts = packSection(section, maxTokens, tokenizer);
     const last = sectionDrafts.length >= 2 ? sectionDrafts[sectionDrafts.length - 1]! : null;
-    if (last && isFragmentDraft(last)) {
-      let previous = sectionDrafts[sectionDrafts.length - 2]!;
-      let tail = last;
-      while (isFragmentDraft(tail) && previous.pieces.length > 1) {
-        const moved = previous.pieces[previous.pieces.length - 1]!;
-        const nextPrevious = draftOf(previous.section, previous.pieces.slice(0, -1), tokenizer);
-        const nextTail = draftOf(tail.section, [moved, ...tail.pieces], tokenizer);
-        if (nextTail.tokens > maxTokens || isFragmentDraft(nextPrevious)) break;
-        previous = nextPrevious;
-        tail = nextTail;
-      }
-      sectionDrafts.splice(sectionDrafts.length - 2, 2, previous, tail);
-    }
+    if (last && isShort(last)) sectionDrafts.splice(sectionDrafts.length - 2, 2, ...borrow(sectionDrafts[sectionDrafts.length - 2]!, last));
     drafts.push(...sectionDrafts);
   }
 
@@ -164,13 +186,13 @@ export function chunkSections(
   const kept: DraftChunk[] = [];
   for (let i = 0; i < drafts.length; i += 1) {
     const draft = drafts[i]!;
-    if (!isFragmentDraft(draft)) {
+    if (!isShort(draft)) {
       kept.push(draft);
       continue;
     }
     const previous = kept[kept.length - 1];
     if (previous) {
-      const merged = draftOf(previous.section, [...previous.pieces, ...draft.pieces], tokenizer);
+      const merged = join(previous, draft);
       if (merged.tokens <= maxTokens) {
         kept[kept.length - 1] = merged;
         continue;
@@ -178,13 +200,21 @@ export function chunkSections(
     }
     const next = drafts[i + 1];
     if (next) {
-      const merged = draftOf(next.section, [...draft.pieces, ...next.pieces], tokenizer);
+      const merged = join(draft, next);
       if (merged.tokens <= maxTokens) {
         drafts[i + 1] = merged;
         continue;
       }
     }
-    droppedFragments += 1;
+    if (previous) {
+      const [shortened, lengthened] = borrow(previous, draft);
+      if (!isFragmentDraft(lengthened) && lengthened !== draft) {
+        kept.splice(kept.length - 1, 1, shortened, lengthened);
+        continue;
+      }
+    }
+    if (isFragmentDraft(draft)) droppedFragments += 1;
+    else kept.push(draft);
   }
 
   return {

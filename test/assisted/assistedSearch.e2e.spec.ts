@@ -74,6 +74,9 @@ describe('assisted search', () => {
     expect(again.status).toBe(200);
     expect(again.body.results.map((r: any) => r.id)).toEqual(res.body.results.map((r: any) => r.id));
     expect(again.body.results.every((r: any) => r.locked === false)).toBe(true);
+    // the re-fetch keeps the answer: its status, and each row's verdict and sub-question as the answer gave them
+    expect(again.body.status).toBe('results');
+    expect(again.body.results.map((r: any) => [r.relevance, r.subQuestion])).toEqual(res.body.results.map((r: any) => [r.relevance, r.subQuestion]));
     expect(parseCredits(await ops.balanceOf(orgId))).toBe(after);
   }, 120_000);
 

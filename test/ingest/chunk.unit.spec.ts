@@ -97,6 +97,46 @@ describe('chunkSections', () => {
     });
   });
 
+  it('never indexes a chunk under 20 words alone when a neighbour in the same document can take it', () => {
+    // a structured abstract's one-sentence conclusion joins the text before it
+    const conclusion = 'However, further randomized clinical trials may be needed.';
+    const joined = chunkSections(
+      [
+        { section: 'results', text: [sentence(30, 'R'), sentence(30, 'S')].join(' ') },
+        { section: 'conclusions', text: conclusion },
+      ],
+      whitespaceTokenizer,
+    );
+    expect(joined.chunks.map((c) => [c.section, c.text])).toEqual([['results', `${sentence(30, 'R')} ${sentence(30, 'S')} ${conclusion}`]]);
+    // the previous chunk is full: the short one borrows its last sentences, and neither is left under 20 words
+    const borrowed = chunkSections([{ section: 'abstract', text: [sentence(20, 'A'), sentence(20, 'B'), sentence(20, 'C'), conclusion].join(' ') }], whitespaceTokenizer, { maxTokens: 60 });
+    expect(borrowed.chunks.map((c) => c.tokens)).toEqual([40, 28]);
+    expect(borrowed.chunks[1]!.text).toBe(`${sentence(20, 'C')} ${conclusion}`);
+    // a short opening section joins the next one
+    const opening = chunkSections(
+      [
+        { section: 'objective', text: 'To test whether aspirin prevents stroke.' },
+        { section: 'methods', text: sentence(30, 'M') },
+      ],
+      whitespaceTokenizer,
+    );
+    expect(opening.chunks.map((c) => [c.section, c.tokens])).toEqual([['methods', 36]]);
+  });
+
+  it('indexes a short chunk alone only when no neighbour can take it', () => {
+    const { chunks, droppedFragments } = chunkSections(
+      [
+        { section: 'a', text: sentence(20, 'A') },
+        { section: 'b', text: 'A short but complete sentence of about ten words here.' },
+        { section: 'c', text: sentence(20, 'C') },
+      ],
+      whitespaceTokenizer,
+      { maxTokens: 20 },
+    );
+    expect([droppedFragments, chunks.map((c) => [c.section, c.tokens])]).toEqual([0, [['a', 20], ['b', 10], ['c', 20]]]);
+    expect(chunks.every((c) => c.chunk_index === chunks.indexOf(c))).toBe(true);
+  });
+
   it('treats fewer than 4 words as a fragment even when they cost many tokens', () => {
     const tokenHeavy = { name: 'ten-per-word', count: (text: string) => 10 * whitespaceTokenizer.count(text) };
     const { chunks, droppedFragments } = chunkSections([{ section: 'x', text: 'Three long words.' }], tokenHeavy, { maxTokens: 100 });

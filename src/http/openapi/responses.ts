@@ -113,6 +113,13 @@ export const SearchResponse = z.object({
   ...filterReport,
 });
 
+/** The judge's verdict on an assisted row (the assisted response's and its re-fetch's `relevance`). */
+const AssistedRelevance = z.object({
+  judgeScore: z.number().meta({ description: 'Calibrated probability (0..1) that the chunk addresses the query.' }),
+  matchedTerms: z.array(z.string()).meta({ description: 'Entity and synonym surface forms found in the chunk, for highlighting.' }),
+  rationale: z.string().meta({ description: 'One sentence: the best evidence sentence the row itself carries (its text, or its title named as the title) and the matched entities.' }),
+});
+
 export const AssistedSearchResult = z.object({
   collection: nullable(z.string()).meta({ description: 'Origin collection as requested; always populated.' }),
   doiUrl: nullable(z.string()).meta({ description: 'https://doi.org/{doi}, or null when the document has no DOI.' }),
@@ -121,11 +128,7 @@ export const AssistedSearchResult = z.object({
   section: nullable(z.string()).meta({ description: 'Source section(s) of the chunk.' }),
   subQuestion: z.string().meta({ description: 'The sub-question whose internal search found the row.' }),
   text: z.string().meta({ description: 'Chunk text (paid for).' }),
-  relevance: z.object({
-    judgeScore: z.number().meta({ description: 'Calibrated probability (0..1) that the chunk addresses the query.' }),
-    matchedTerms: z.array(z.string()).meta({ description: 'Entity and synonym surface forms found in the chunk, for highlighting.' }),
-    rationale: z.string().meta({ description: 'One sentence: the best evidence sentence and the matched entities.' }),
-  }),
+  relevance: AssistedRelevance,
 });
 
 export const AssistedSearchResponse = z.object({
@@ -157,7 +160,12 @@ export const PreviewResult = z.object({
   cost: nullable(z.string()).meta({ description: 'Cost to unlock the row (credits, 6 decimals).' }),
   figureCount: z.number().int().meta({ description: 'Figures the result carries; figure captions and images only on unlocked rows.' }),
   metadata: nullable(metadata),
-  relevance: nullable(z.number()).optional().meta({ description: 'Present on re-fetched rows.' }),
+  relevance: z
+    .union([z.number(), AssistedRelevance])
+    .nullable()
+    .optional()
+    .meta({ description: "Present on re-fetched rows: the row's relevance (0 to 1), or for a re-fetched assisted search the judge's verdict, as the assisted answer gave it." }),
+  subQuestion: z.string().optional().meta({ description: 'Re-fetched assisted rows only: the sub-question whose internal search found the row.' }),
 });
 
 export const PreviewUnlockResponse = z.object({
@@ -170,6 +178,7 @@ export const PreviewUnlockResponse = z.object({
 
 export const SearchResultsPreviewResponse = z.object({
   queryId: z.string(),
+  status: z.enum(['results', 'no_relevant_results']).optional().meta({ description: "Re-fetched assisted searches only: the answer's status." }),
   latencyMs: z.literal(0),
   results: z.array(PreviewResult).meta({ description: 'Every row of the original search, through the unlock ledger: unpaid rows are teasers.' }),
   filterWarnings: nullable(z.array(FilterWarning)),

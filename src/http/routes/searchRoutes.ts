@@ -69,12 +69,23 @@ export function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: bool
   };
 }
 
-/** GET /results/{queryId}: a kept search re-fetched, its rows as unlocked now (the MCP get_results tool answers the same). */
+/**
+ * GET /results/{queryId}: a kept search re-fetched, its rows as unlocked now (the MCP get_results tool answers the
+ * same). An assisted search's rows keep the judge's verdict and their sub-question, and the answer its status.
+ */
 export function resultsBody({ record, unlocked, images }: RefetchOutcome) {
+  const assisted = record.payload.assisted;
   return {
     queryId: record.queryId,
+    ...(assisted ? { status: assisted.status } : {}),
     latencyMs: 0,
-    results: record.payload.rows.map((r) => ledgerRow(r, unlocked.has(r.id), true, images.get(r.id), !record.payload.metadataWithheld)),
+    results: record.payload.rows.map((r) => {
+      const row = ledgerRow(r, unlocked.has(r.id), true, images.get(r.id), !record.payload.metadataWithheld);
+      const verdict = assisted?.verdicts[r.id];
+      if (!verdict) return row;
+      const { judgeScore, matchedTerms, rationale, subQuestion } = verdict;
+      return { ...row, subQuestion, relevance: { judgeScore, matchedTerms, rationale } };
+    }),
     filterWarnings: record.payload.filterWarnings ?? null,
     journalMetricExpansions: record.payload.journalMetricExpansions ?? null,
   };
