@@ -231,10 +231,15 @@ export function matchedTermsOf(entities: readonly string[], candidate: Pick<Cand
   return found;
 }
 
-function rationaleOf(evidence: string | null, matched: readonly string[], verified: boolean): string {
+/**
+ * One sentence quoting only what the row carries: a sentence of its text, or its title named as the title (the title
+ * is the row's `metadata.title`, not part of its `text`).
+ */
+export function rationaleOf(evidence: { text: string; isTitle: boolean } | null, matched: readonly string[], verified: boolean): string {
   const named = matched.length > 0 ? `names ${matched.slice(0, 6).join(', ')}` : 'names none of the query\u2019s entities';
   if (!evidence) return `No sentence of this chunk addresses the query; it ${named}.`;
-  return `Best evidence: "${quote(evidence)}"; the chunk ${named}${verified ? '' : ', too weakly to verify'}.`;
+  const quoted = evidence.isTitle ? `the document's title, "${quote(evidence.text)}"` : `"${quote(evidence.text)}"`;
+  return `Best evidence: ${quoted}; the chunk ${named}${verified ? '' : ', too weakly to verify'}.`;
 }
 
 /**
@@ -302,7 +307,8 @@ export async function judgeCandidates(deps: JudgeDeps, query: string, understand
   const verified = deliveryRule(model, probabilities);
   return candidates.map((candidate, i) => {
     const best = prepared.bestSentence[i]!;
-    const evidence = best >= 0 ? prepared.sentences[i]![best]!.text : null;
+    // sentencesOf puts the title first when the candidate has one
+    const evidence = best >= 0 ? { text: prepared.sentences[i]![best]!.text, isTitle: best === 0 && Boolean(candidate.title) } : null;
     const matchedTerms = matchedTermsOf(understanding.entities, candidate);
     return {
       id: candidate.id,

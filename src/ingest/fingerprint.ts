@@ -11,6 +11,8 @@ const storedFingerprint = z.object({
   documents: z.number().int(),
   chunks: z.number().int(),
   ingestedAt: z.string(),
+  /** what decides a chunk's vector besides its text and title (see ingestCollection's vectorInputs); absent: unknown */
+  vectors: z.string().optional(),
 });
 
 const fingerprintStore = z.object({

@@ -232,6 +232,32 @@ async function inputFingerprint(options: IngestCollectionOptions): Promise<strin
   });
 }
 
+/**
+ * What decides a chunk's vector besides its text and its document's title: the record building, the tokenizer (which
+ * cuts the title) and the embedding model. An index built under the same key holds vectors a re-ingestion may keep.
+ */
+function vectorInputs(options: IngestCollectionOptions): string {
+  const { tokenizer, embedder } = options;
+  return hashCanonicalJson({ pipeline: PIPELINE_VERSION, tokenizer: tokenizer.name, model: embedder.modelName, dims: embedder.dims, inputTokens: options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS });
+}
+
+/**
+ * Vectors of the index being replaced that the new records can keep: same chunk id, text and title, embedded under the
+ * same vector inputs (a chunker change re-embeds only the chunks it changed). By record id.
+ */
+async function reusableVectors(engine: SearchEngine, index: string, records: readonly ChunkRecord[]): Promise<Map<string, Float32Array>> {
+  const kept = new Map<string, Float32Array>();
+  for (let from = 0; from < records.length; from += 512) {
+    const batch = records.slice(from, from + 512);
+    const old = new Map((await engine.getChunks(index, batch.map((r) => r.id))).map((chunk) => [chunk.id, chunk]));
+    for (const record of batch) {
+      const before = old.get(record.id);
+      if (before?.vector && before.text === record.text && (before.metadata.title ?? null) === (record.metadata.title ?? null)) kept.set(record.id, before.vector);
+    }
+  }
+  return kept;
+}
+
 /** The input fingerprint, what the fingerprint file holds for the index, and whether the index holds exactly this input. */
 async function indexState(options: IngestCollectionOptions): Promise<{ fingerprint: string; stored: StoredFingerprint | null; current: boolean }> {
   const fingerprint = await inputFingerprint(options);
@@ -277,6 +303,10 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
 
   // read and chunk everything before touching the index, so a bad source never leaves a half-deleted index
   const { records, embeddingInputs, inventory, ...counts } = await prepareCollection(options);
+  const embed = needsVectors(collection);
+  const vectors = vectorInputs(options);
+  // a forced re-ingestion rebuilds everything (it repairs an index); otherwise unchanged chunks keep their vectors
+  const reused = embed && !options.force && stored?.vectors === vectors && (await engine.hasIndex(index)) ? await reusableVectors(engine, index, records) : new Map<string, Float32Array>();
   await writeStoredFingerprint(options.fingerprintFile, key, null);
   if (await engine.hasIndex(index)) await engine.deleteIndex(index);
   await engine.ensureIndex(index, embedder.dims);
@@ -289,7 +319,6 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
       if (figures.length > 0) record.metadata.figures = figures;
     }
   }
-  const embed = needsVectors(collection);
   const window = embed ? (options.embedWindow ?? DEFAULT_EMBED_WINDOW) : records.length;
   // embedding is the slow part and drives the progress bar as its batches finish; indexing a window confirms it (for
   // an embedder that reports nothing); the next window's embedding may report first, so only rises are shown
@@ -300,7 +329,16 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
     options.onProgress?.({ collection: collection.name, phase: 'indexing', done, total: records.length });
   };
   const embedWindow = (start: number): Promise<Float32Array[]> => {
-    const vectors = embed ? embedder.embedPassages(embeddingInputs.slice(start, start + window), (done) => progress(start + done)) : Promise.resolve([]);
+    const slice = records.slice(start, start + window);
+    const missing = slice.flatMap((record, position) => (reused.has(record.id) ? [] : [position]));
+    const embedded = !embed ? Promise.resolve([]) : missing.length === 0 ? Promise.resolve([]) : embedder.embedPassages(missing.map((position) => embeddingInputs[start + position]!), (done) => progress(start + done));
+    const vectors = embedded.then((fresh) => {
+      if (!embed) return [];
+      if (fresh.length !== missing.length) throw new Error(`embedder returned ${fresh.length} vectors for ${missing.length} texts`);
+      const all = slice.map((record) => reused.get(record.id));
+      missing.forEach((position, k) => (all[position] = fresh[k]));
+      return all as Float32Array[];
+    });
     // awaited in the next round; if indexing fails first, its failure is the one reported
     vectors.catch(() => undefined);
     return vectors;
@@ -333,6 +371,7 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
     documents: counts.documentsIndexed,
     chunks: records.length,
     ingestedAt: new Date().toISOString(),
+    ...(embed ? { vectors } : {}),
   });
   return { collection: collection.name, index, skipped: false, chunks: records.length, embedded: embed, fingerprint, seconds: elapsed(), ...counts };
 }

@@ -111,14 +111,23 @@ describe('built-in judge on SciFact evidence', () => {
       }
       if (evidence.verified) verifiedEvidence++;
       expect(evidence.answeredBy).toBe('builtin');
-      // the rationale quotes a sentence of the chunk
+      // the rationale quotes a sentence of the chunk's text, or its title named as the title
       const quoted = /"(.+)"/.exec(evidence.rationale)?.[1]?.replace(/…$/, '') ?? '';
       expect(quoted.length).toBeGreaterThan(20);
-      expect(`${claim.evidenceChunk.title} ${claim.evidenceChunk.text}`).toContain(quoted.slice(0, 60));
+      expect(evidence.rationale.includes("the document's title") ? claim.evidenceChunk.title : claim.evidenceChunk.text).toContain(quoted.slice(0, 60));
       for (const term of evidence.matchedTerms) expect(`${claim.evidenceChunk.title}\n${claim.evidenceChunk.text}`.toLowerCase()).toContain(term.toLowerCase());
     }
     // most evidence chunks are verified on their own (calibrated on whole candidate lists, so not necessarily all)
     expect(verifiedEvidence).toBeGreaterThanOrEqual(Math.ceil(claims.length / 2));
+  });
+
+  it('quotes only text the row carries: a title it matched on is named as the title, never passed off as the text', async () => {
+    const title = 'Emicizumab prophylaxis in hemophilia A with inhibitors';
+    const query = 'emicizumab prophylaxis in hemophilia A with inhibitors';
+    const understanding = understandByRules({ query, callerFilters: null }, { vocabulary, now });
+    const [verdict] = await judgeCandidates({ embedder }, query, understanding, [candidate('short', 'However, further randomized clinical trials may be needed.', title, query, 0)]);
+    expect(verdict!.rationale).toContain(`the document's title, "${title}"`);
+    expect(verdict!.rationale).not.toMatch(/^Best evidence: "Emicizumab/);
   });
 
   it('verifies nothing for an off-topic question, even against real abstracts', async () => {

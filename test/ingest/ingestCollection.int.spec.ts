@@ -159,6 +159,28 @@ describe('ingestCollection', () => {
     writeCorpus(12);
   });
 
+  it('re-embeds only the chunks a chunking change altered, keeping the vectors of the others', async () => {
+    await ingestCollection(options('mini-hybrid'));
+    const chunking = { minStandaloneWords: 120 };
+    const before = await prepareCollection({ collection: collection('mini-hybrid'), dataRoot, tokenizer: onnx.tokenizer, retracted: new Set() });
+    const after = await prepareCollection({ collection: collection('mini-hybrid'), dataRoot, tokenizer: onnx.tokenizer, retracted: new Set(), chunking });
+    const unchanged = new Set(before.records.map((r) => `${r.id}\u0000${r.text}`));
+    const changed = after.records.filter((r) => !unchanged.has(`${r.id}\u0000${r.text}`));
+    expect(changed.length).toBeGreaterThan(0);
+    expect(changed.length).toBeLessThan(after.records.length);
+    const embeddedBefore = passagesEmbedded;
+    const report = await ingestCollection(options('mini-hybrid', { chunking }));
+    expect(report.skipped).toBe(false);
+    expect(passagesEmbedded - embeddedBefore).toBe(changed.length);
+    // every chunk, kept or re-embedded, holds the vector of its own embedding input
+    const expected = await onnx.embedPassages(after.embeddingInputs);
+    const stored = new Map((await engine.getChunks('mini-hybrid', after.records.map((r) => r.id))).map((c) => [c.id, c]));
+    after.records.forEach((record, i) => {
+      const vector = stored.get(record.id)!.vector!;
+      expect(Math.max(...expected[i]!.map((x, k) => Math.abs(x - vector[k]!))), record.id).toBeLessThan(1e-5);
+    });
+  });
+
   it('indexes a sparse collection without embedding anything', async () => {
     const before = passagesEmbedded;
     const report = await ingestCollection(options('mini-sparse'));
@@ -179,7 +201,7 @@ describe('ingestCollection', () => {
       retracted: new Set(),
     });
     expect(reports.map((r) => [r.collection, r.skipped])).toEqual([
-      ['mini-hybrid', false], // the corpus was rewritten after the last hybrid ingestion
+      ['mini-hybrid', false], // the last hybrid ingestion used other chunking options
       ['mini-sparse', true],
     ]);
   });
