@@ -90,6 +90,8 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
     progress.understanding = stripped(understanding);
   }
 
+  // after a clarification the answer leads: the plan and the judge read the question it makes, not the vague query
+  const question = understanding.question ?? input.query;
   const verified = new Map<string, VerifiedRow>();
   const searched: { subQuestion: string; verified: number }[] = [];
   const judged = new Set<string>();
@@ -97,7 +99,7 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
   const journalMetricExpansions: unknown[] = [];
   let rounds = 0;
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    const subQuestions = (round === 1 ? understanding.subQuestions : await planRound({ query: input.query, understanding: stripped(understanding), round, searched }))
+    const subQuestions = (round === 1 ? understanding.subQuestions : await planRound({ query: question, understanding: stripped(understanding), round, searched }))
       .filter((q) => !searched.some((s) => s.subQuestion === q))
       .slice(0, SEARCHES_PER_ROUND);
     if (subQuestions.length === 0) break;
@@ -118,7 +120,7 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
     // the judge weighs one pool per round, as it was calibrated: the best CANDIDATES_PER_CALL by retrieval score
     const fresh = firstSighting(found.flatMap((f) => f.candidates), judged);
     progress.phase = 'verifying';
-    const verdicts = fresh.length > 0 ? await judgeCandidates({ query: input.query, understanding: stripped(understanding), candidates: fresh }) : [];
+    const verdicts = fresh.length > 0 ? await judgeCandidates({ query: question, understanding: stripped(understanding), candidates: fresh }) : [];
     progress.candidatesVerified += fresh.length;
     const perQuestion = new Map<string, number>();
     verdicts.forEach((verdict, i) => {

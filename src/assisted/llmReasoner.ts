@@ -253,14 +253,19 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
     understand(input: UnderstandInput): Promise<Understanding> {
       return withFallback(
         'understand',
-        async () => {
+        async (): Promise<Understanding> => {
+          // after a clarification the answer leads: the question to answer is composed by the same rule as the
+          // built-in reasoner's (the answer, completed by the query only where it refers back to it)
+          const question = input.clarificationAnswer ? (await deps.fallback.understand(input)).question : undefined;
           const answer = await ask(
             'understanding',
             understandingSchema,
             [
               `Query: ${JSON.stringify(input.query)}`,
               `Caller filters (already applied; never ask about what they constrain): ${JSON.stringify(input.callerFilters ?? null)}`,
-              input.clarificationAnswer ? `The user answered an earlier clarification question: ${JSON.stringify(input.clarificationAnswer)}. Do not ask again.` : '',
+              input.clarificationAnswer
+                ? `The user answered an earlier clarification question: ${JSON.stringify(input.clarificationAnswer)}. Do not ask again. The answer leads: understand and plan this question, keeping only the constraints of the query that the answer does not contradict: ${JSON.stringify(question ?? input.clarificationAnswer)}`
+                : '',
               `Today is ${new Date().toISOString().slice(0, 10)}.`,
               'Read the constraints the query names (journal, publisher, article_type, publication_date) into filters and keep them out of entities and subQuestions. ' +
                 'subQuestions: 1 to 4 self-contained search questions (the whole question first; split comparisons and conjunctions). ' +
@@ -280,6 +285,7 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
             subQuestions: answer.subQuestions.slice(0, 4),
             queryFilter,
             clarification: input.clarificationAnswer || pinned ? null : answer.clarification,
+            ...(question ? { question } : {}),
             answeredBy: name,
           };
         },

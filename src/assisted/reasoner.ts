@@ -27,6 +27,12 @@ export interface Understanding extends QueryUnderstanding {
    * the query named none; the workflow ANDs it with the caller's filters
    */
   queryFilter: unknown | null;
+  /**
+   * the question the run answers when it is not the query as sent: after a clarification, the answer with what the
+   * query said that the answer does not contradict (understanding.ts, answeredQuestion). The judge and the planner
+   * read it in place of the query
+   */
+  question?: string;
   /** set when the query is too underspecified to search well; never about what the query or its filters already say */
   clarification: { question: string; reason: string } | null;
   /**

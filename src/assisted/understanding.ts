@@ -193,14 +193,34 @@ const PINNING_FIELDS = ['doi', 'pmid', 'pmcid', 'isbn', 'nct_id', 'url'];
 
 const PRONOUN_ONLY = /^(?:(?:what|how|and|so|but|tell me|more|about|regarding|on|of|with|is|are|does|do|it|this|that|these|those|they|them|its|their|he|she|him|her|there|here|same|one|ones|thing|things|stuff|again|else|more|info|information|details?|please|the|a|an)\b[\s?!.,]*)+$/i;
 
-function clarificationFor(topic: string, specific: string[], entities: string[], constrained: Set<string>, queryFilters: Record<string, unknown>): Understanding['clarification'] {
+/** A pronoun standing for a subject the query never names ("is it safe?", "are they safe for children?"). */
+const UNNAMED_SUBJECT = /\b(?:it|its|they|them|their|this|that|these|those|one)\b/i;
+/**
+ * Words that judge or ask about a subject without naming one ("safe", "side effects", "dose", "evidence"): a query made
+ * only of them (and function words) asks about nothing in particular.
+ */
+const EVALUATIVE_WORDS: ReadonlySet<string> = new Set([
+  'safe', 'safety', 'unsafe', 'effective', 'effectiveness', 'efficacy', 'efficacious', 'better', 'best', 'worse', 'worst', 'good', 'bad',
+  'worth', 'true', 'false', 'right', 'wrong', 'useful', 'helpful', 'dangerous', 'harmful', 'side', 'effect', 'effects', 'risk', 'risks',
+  'dose', 'doses', 'dosage', 'cure', 'cures', 'evidence', 'research', 'studies', 'study', 'papers', 'paper', 'literature', 'read',
+  'outcome', 'outcomes', 'benefit', 'benefits', 'long', 'take', 'taking', 'work', 'works', 'say', 'says', 'cancer', 'children',
+  'pregnancy', 'pregnant', 'adults', 'elderly', 'women', 'men', 'i', 'option', 'options', 'one', 'ones',
+]);
+
+function clarificationFor(topic: string, specific: string[], entities: string[], constrained: Set<string>, queryFilters: Record<string, unknown>, form: QueryForm): Understanding['clarification'] {
   if (PINNING_FIELDS.some((field) => constrained.has(field))) return null;
   const words = topic.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w));
+  const constrainedByQuery = Object.keys(queryFilters).length > 0;
+  // the subject-naming words: what is left once words that only judge or ask about a subject are set aside
+  const naming = specific.filter((w) => !EVALUATIVE_WORDS.has(w));
   let reason: string | null = null;
   if (words.length === 0 || PRONOUN_ONLY.test(topic.trim())) reason = 'the query names no topic (only pronouns or filler words)';
   else if (specific.length === 0) reason = `"${topic}" names no specific substance, condition, population or method`;
-  else if (words.length === 1 && Object.keys(queryFilters).length === 0) reason = `a single word ("${topic}") is too broad to search well`;
-  else if (specific.length === 1 && words.length <= 2 && entities.length <= 1 && Object.keys(queryFilters).length === 0 && !/\d|[A-Z]{2,}/.test(topic)) reason = `"${topic}" is too broad to search well`;
+  else if (UNNAMED_SUBJECT.test(topic) && naming.length === 0 && specific.length <= 3) reason = `"${topic}" does not name what "it" is (a substance, treatment or exposure)`;
+  else if (form === 'question' && naming.length === 0 && specific.length <= 2) reason = `"${topic}" names no specific substance, condition, population or method`;
+  else if (words.length === 1 && !constrainedByQuery) reason = `a single word ("${topic}") is too broad to search well`;
+  // a bare topic of two words ("stem cells", "vitamin D"): which of its many questions is meant?
+  else if ((form === 'request' || !REQUEST_OPENING.test(topic)) && words.length <= 2 && entities.length <= 1 && !constrainedByQuery) reason = `"${topic}" is too broad to search well`;
   if (!reason) return null;
   const subject = entities[0] ?? (specific.length > 0 ? specific.join(' ') : null);
   const asks: string[] = [];
@@ -226,12 +246,62 @@ function intentOf(topic: string, designs: string[], hasComparison: boolean): str
 }
 
 /**
- * Understands `input.query` by rule. With a clarification answer the two are read as one query and no further
- * question is asked.
+ * Understands `input.query` by rule. With a clarification answer, the answer leads: the run plans from the question
+ * `answeredQuestion` makes of the two, keeps the query's constraints the answer leaves open, and asks nothing more.
  */
 export function understandByRules(input: UnderstandInput, context: UnderstandingContext): Understanding {
-  const answered = input.clarificationAnswer?.trim();
-  const query = answered ? `${input.query.trim().replace(/[?.!]+$/, '')}: ${answered}` : input.query.trim();
+  const answer = input.clarificationAnswer?.trim();
+  if (!answer) return readQuery(input.query.trim(), input.callerFilters, context, true);
+  const original = readQuery(input.query.trim(), input.callerFilters, context, false);
+  const question = answeredQuestion(input.query, answer, context);
+  const read = readQuery(question, input.callerFilters, context, false);
+  // what the query said that the answer does not contradict: its constraints on what the answer leaves open
+  const filters = { ...read.filters };
+  const queryFilter: Record<string, unknown> = { ...((read.queryFilter as Record<string, unknown> | null) ?? {}) };
+  for (const [key, value] of Object.entries(original.filters)) {
+    if (key in filters) continue;
+    filters[key] = value;
+    const filterKey = key === 'journal' ? 'issn' : key;
+    const inFilter = (original.queryFilter as Record<string, unknown> | null)?.[filterKey];
+    if (inFilter !== undefined) queryFilter[filterKey] = inFilter;
+  }
+  return {
+    ...read,
+    filters,
+    queryFilter: Object.keys(queryFilter).length > 0 ? queryFilter : null,
+    caseSummary: summarize(question, read.entities, read.aspects, filters),
+    question,
+  };
+}
+
+/** Pronouns that point back to the query's subject ("does it work in children?"). */
+const REFERS_BACK = /\b(?:it|its|they|them|their|these|those|ones?)\b/i;
+/** An answer that opens like this continues the query's words ("for heart failure", "in adults", "only since 2020"). */
+const CONTINUES = /^(?:in|for|with|without|among|on|about|regarding|concerning|during|after|before|versus|vs\.?|compared|and|or|but|only|mainly|mostly|especially|specifically|particularly|from|at|of|to|by|as|when|where|whether)\b/i;
+/** A reply of this many specific words, or a question or claim, says the whole question by itself. */
+const COMPLETE_ANSWER_WORDS = 4;
+
+/**
+ * The question a run answers after a clarification: the answer itself when it stands alone (it names its own subject
+ * and refers back to nothing: the vague query adds no words to it), else the query completed by the answer (the
+ * answer's pronoun replaced by the query's subject, or its words appended). Filters the query read are kept apart.
+ */
+export function answeredQuestion(query: string, answer: string, context: UnderstandingContext): string {
+  const reply = answer.trim();
+  const original = readQuery(query.trim(), null, context, false);
+  const subject = original.entities[0];
+  const own = readQuery(reply, null, context, true);
+  const mentionsSubject = original.entities.some((entity) => specificWords(entity).some((w) => specificWords(reply).includes(w)));
+  const complete = formOf(reply) !== 'request' || specificWords(reply).length >= COMPLETE_ANSWER_WORDS;
+  const refersBack = REFERS_BACK.test(reply);
+  if (own.clarification === null && !CONTINUES.test(reply) && !refersBack && (!subject || mentionsSubject || complete)) return reply;
+  if (refersBack && subject && !mentionsSubject) return reply.replace(REFERS_BACK, subject);
+  const stem = query.trim().replace(/[?.!]+$/, '');
+  return CONTINUES.test(reply) ? `${stem} ${reply}` : `${stem}: ${reply}`;
+}
+
+/** The rule-based reading of one text; `ask`: whether it may come with a clarification question. */
+function readQuery(query: string, callerFilters: unknown | null, context: UnderstandingContext, ask: boolean): Understanding {
   const form = formOf(query);
   const constraints = readConstraints(query, context.vocabulary, context.now, form);
   const topic = searchableText(constraints.remainder);
@@ -252,7 +322,7 @@ export function understandByRules(input: UnderstandInput, context: Understanding
   if (designs.length > 0) filters.study_design = designs.length === 1 ? designs[0] : designs;
 
   const specific = specificWords(designFree);
-  const clarification = answered ? null : clarificationFor(topic, specific, entities, constrainedFields(input.callerFilters), constraints.filters);
+  const clarification = ask ? clarificationFor(topic, specific, entities, constrainedFields(callerFilters), constraints.filters, form) : null;
   const caseSummary = summarize(topic, entities, aspects, constraints.filters);
   return {
     intent: intentOf(topic, designs, comparison.length > 0),

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { CatalogueVocabulary } from '../../src/assisted/constraints.js';
 import { planByRules } from '../../src/assisted/builtinReasoner.js';
 import type { Understanding } from '../../src/assisted/reasoner.js';
-import { formOf, nounPhrases, understandByRules } from '../../src/assisted/understanding.js';
+import { answeredQuestion, formOf, nounPhrases, understandByRules } from '../../src/assisted/understanding.js';
+import { SPECIFIC_QUERIES, VAGUE_QUERIES } from '../../bench/clarificationQueries.js';
 import { compileFilterForCollections, type CollectionFilterProfile } from '../../src/filters/parse.js';
 import { JournalMetricIndex } from '../../src/journals/metricIndex.js';
 import { journal } from '../journals/syntheticJournals.js';
@@ -242,11 +243,56 @@ describe('clarification', () => {
     expect(undated.question).toMatch(/publication years/);
   });
 
+  it('asks at least 90% of the labelled vague queries and at most 3% of the specific ones', () => {
+    const asked = (queries: readonly string[]) => queries.filter((q) => understand(q).clarification !== null);
+    expect(VAGUE_QUERIES.length + SPECIFIC_QUERIES.length).toBeGreaterThanOrEqual(150);
+    expect(asked(VAGUE_QUERIES).length / VAGUE_QUERIES.length).toBeGreaterThanOrEqual(0.9);
+    expect(asked(SPECIFIC_QUERIES).length / SPECIFIC_QUERIES.length).toBeLessThanOrEqual(0.03);
+    for (const q of ['is it safe?', 'does it work?', 'stem cells', 'what works best?', 'are they safe for children?', 'vitamin D']) expect(understand(q).clarification, q).not.toBeNull();
+  });
+
   it('does not ask again once the client answered', () => {
     const u = understand('cancer', null, 'immunotherapy side effects in melanoma');
     expect(u.clarification).toBeNull();
     expect(u.entities).toEqual(expect.arrayContaining(['melanoma']));
     expect(u.subQuestions[0]).toMatch(/melanoma/);
+  });
+});
+
+describe('the clarification answer leads', () => {
+  const context = { vocabulary, now: NOW };
+
+  it('plans a complete answer exactly as a fresh query: nothing of the vague query is glued in', () => {
+    const complete = 'treatments for borderline personality disorder in adults: psychotherapy versus medication, randomized trials';
+    for (const vague of ['what works best?', 'treatment options', 'is it effective?', 'stem cells']) {
+      const resumed = understand(vague, null, complete);
+      const fresh = understand(complete);
+      expect(resumed.question, vague).toBe(complete);
+      expect([resumed.subQuestions, resumed.entities, resumed.filters, resumed.clarification]).toEqual([fresh.subQuestions, fresh.entities, fresh.filters, null]);
+    }
+    // a claim given as the answer to a vague stem is the claim
+    const claim = 'Vitamin D supplementation reduces the risk of falls in older adults.';
+    expect(understand('is it true?', null, claim).subQuestions).toEqual(understand(claim).subQuestions);
+  });
+
+  it('completes the query with an answer that refers back to it or continues it', () => {
+    expect(answeredQuestion('stem cells', 'for heart failure', context)).toBe('stem cells for heart failure');
+    expect(answeredQuestion('stem cells', 'knee osteoarthritis', context)).toBe('stem cells: knee osteoarthritis');
+    expect(answeredQuestion('metformin', 'is it safe in pregnancy?', context)).toBe('is metformin safe in pregnancy?');
+    expect(answeredQuestion('stem cells', 'stem cell injections for knee osteoarthritis pain', context)).toBe('stem cell injections for knee osteoarthritis pain');
+    const u = understand('stem cells', null, 'for heart failure');
+    expect(u.entities.join(' ')).toMatch(/stem cells/);
+    expect(u.entities.join(' ')).toMatch(/heart failure/);
+  });
+
+  it("keeps the query's constraints the answer leaves open, and the answer's where both say", () => {
+    const answer = 'statin therapy for primary prevention of cardiovascular disease';
+    const kept = understand('reviews since 2020 about it', null, answer);
+    expect(kept.question).toBe(answer);
+    expect(kept.filters).toMatchObject({ publication_date: { gte: '2020-01-01' }, article_type: 'review' });
+    expectParses(kept.queryFilter);
+    const overridden = understand('reviews since 2020 about it', null, `${answer} since 2015`);
+    expect(overridden.filters).toMatchObject({ publication_date: { gte: '2015-01-01' }, article_type: 'review' });
   });
 });
 
