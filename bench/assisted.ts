@@ -5,7 +5,14 @@
 // The judge is fitted on these claims (bench/calibrateJudge.ts), so by default each claim is judged by the models of
 // its cross-validation fold, fitted without it (bench/judgeFolds.json; the service restarts once per fold); --judge
 // shipped judges every claim with the shipped models instead (figures of claims they were fitted on).
-// Usage: npm run bench:assisted [-- --claims N] [--judge held-out|shipped] (N: the first N train claims; default all)
+// It also measures asking and listening: the labelled vague queries (bench/clarificationQueries.ts) through the service
+// with allowClarification true, and the labelled specific queries and the train claims through the built-in
+// understanding (the step that decides a clarification); the answer leads: pairs of a vague query answered with a
+// complete question against a fresh run of that question (documents in common), and each train claim sent again as the
+// answer to a vague stem (precision and recall against the fresh runs'); the qualifier pairs of bench/qualifierPairs.json
+// ordered right by the shipped judge without and with its reading of qualifiers; delivered rows under 20 words.
+// Usage: npm run bench:assisted [-- --claims N] [--answers N] [--judge held-out|shipped] (N: the first N train claims;
+// default all; --answers: how many of them are also sent as a clarification answer, default all)
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
@@ -16,29 +23,53 @@ import { parseCredits } from '../src/money.js';
 import { benchConfig, loadScifactJudgements, openScifactIndex, SCIFACT_COLLECTION } from './scifactBench.js';
 import { OFF_TOPIC_QUESTIONS } from './offTopicQuestions.js';
 import { claimFolds, loadJudgeFolds } from './judgeFolds.js';
-import type { JudgeModels } from '../src/assisted/judge.js';
+import { judgeCandidates, type JudgeModels } from '../src/assisted/judge.js';
+import { readFile } from 'node:fs/promises';
+import { openEmbedder } from '../src/composition.js';
+import { CatalogueVocabulary } from '../src/assisted/constraints.js';
+import { understandByRules } from '../src/assisted/understanding.js';
+import type { Candidate } from '../src/assisted/reasoner.js';
+import { loadJournals } from '../src/filters/planner.js';
+import { DEFAULT_MIN_STANDALONE_WORDS } from '../src/ingest/chunk.js';
+import { SPECIFIC_QUERIES, VAGUE_QUERIES } from './clarificationQueries.js';
 
-const { values: args } = parseArgs({ options: { claims: { type: 'string' }, judge: { type: 'string', default: 'held-out' } } });
+const { values: args } = parseArgs({ options: { claims: { type: 'string' }, answers: { type: 'string' }, judge: { type: 'string', default: 'held-out' } } });
 if (args.judge !== 'held-out' && args.judge !== 'shipped') throw new Error('--judge must be held-out or shipped');
 
-/** Queries too vague to search well: a good assistant asks before it spends the caller's money on them. */
-const VAGUE_QUERIES = [
-  'treatment',
-  'cancer',
-  'what about it?',
-  'side effects',
-  'the best drug',
-  'outcomes',
-  'is it safe?',
-  'latest research',
-  'mechanism',
-  'risk factors',
-  'diagnosis',
-  'tell me more',
-  'genes',
-  'therapy options',
-  'what works?',
-];
+/** The vague stems a train claim answers (one per claim, in turn): none says anything the claim contradicts. */
+const VAGUE_STEMS = ['is it true?', 'what does the research say?', 'tell me more', 'does it work?', 'what about it?'];
+/** Complete questions on SciFact's subjects, each sent fresh and as the answer to a vague query. */
+const COMPLETE_QUESTIONS = SPECIFIC_QUERIES.filter((q) => q.endsWith('?')).slice(0, 20);
+/** A chunk under this many words does not stand alone (src/ingest/chunk.ts). */
+const SHORT_ROW_WORDS = DEFAULT_MIN_STANDALONE_WORDS;
+
+interface QualifierPair {
+  query: string;
+  better: { collection: string; docId: string; title: string; text: string };
+  worse: { collection: string; docId: string; title: string; text: string };
+}
+
+/** Share of the pairs whose better document the shipped judge scores strictly above the worse, without and with qualifiers. */
+async function qualifierOrdering(config: ReturnType<typeof benchConfig>): Promise<{ pairs: number; before: number; after: number }> {
+  const pairs = JSON.parse(await readFile(new URL('./qualifierPairs.json', import.meta.url), 'utf8')) as QualifierPair[];
+  const embedder = await openEmbedder(config);
+  const vocabulary = new CatalogueVocabulary([]);
+  const right = { before: 0, after: 0 };
+  try {
+    for (const pair of pairs) {
+      const understanding = understandByRules({ query: pair.query, callerFilters: null }, { vocabulary, now: new Date() });
+      const candidate = (side: QualifierPair['better'], id: string): Candidate => ({ id, collection: side.collection, text: side.text, section: null, title: side.title, subQuestion: pair.query, retrievalScore: 0.3, rank: 0 });
+      const pool = [candidate(pair.better, 'better'), candidate(pair.worse, 'worse')];
+      for (const key of ['before', 'after'] as const) {
+        const [better, worse] = await judgeCandidates({ embedder, readQualifiers: key === 'after' }, pair.query, understanding, pool);
+        if (better!.judgeScore > worse!.judgeScore) right[key] += 1;
+      }
+    }
+  } finally {
+    await embedder.close();
+  }
+  return { pairs: pairs.length, before: round(right.before / pairs.length), after: round(right.after / pairs.length) };
+}
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -48,6 +79,7 @@ const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
 interface Service {
   assisted(body: Record<string, unknown>): Promise<{ status: number; headers: Headers; body: any }>;
+
   close(): Promise<void>;
 }
 
@@ -68,7 +100,10 @@ async function serve(config: ReturnType<typeof benchConfig>, judgeModels?: Judge
     const org = await post('/admin/v1/organizations', { name: 'assisted bench', limits: { perMinute: 1_000_000, daily: 100_000_000, monthly: 1_000_000_000 } }, config.adminToken);
     await post(`/admin/v1/organizations/${org.body.id}/credits`, { amount: '1000000.00' }, config.adminToken);
     const key = (await post(`/admin/v1/organizations/${org.body.id}/keys`, { mode: 'live' }, config.adminToken)).body.key as string;
-    return { assisted: (body) => post('/api/v1/search/assisted', { collection: SCIFACT_COLLECTION, ...body }, key), close };
+    return {
+      assisted: (body) => post('/api/v1/search/assisted', 'queryId' in body ? body : { collection: SCIFACT_COLLECTION, ...body }, key),
+      close,
+    };
   } catch (err) {
     await close();
     throw err;
@@ -100,6 +135,20 @@ async function main(): Promise<void> {
   let offTopicNo = 0;
   let asked = 0;
   let done = 0;
+  let rowsDelivered = 0;
+  let shortRows = 0;
+  // each answered claim: the fresh run's and the resumed run's delivered documents
+  const answerClaims = new Set(claims.slice(0, args.answers ? Number(args.answers) : claims.length).map((c) => c.id));
+  const fresh = { delivered: 0, relevant: 0, total: 0, found: 0 };
+  const resumed = { delivered: 0, relevant: 0, total: 0, found: 0, notAsked: 0, failures: 0 };
+  const overlap = { pairs: 0, freshDocuments: 0, inCommon: 0, notAsked: 0 };
+  const docsOf = (body: any): string[] => [...new Set((body.results as { metadata: { doc_id: string } }[]).map((r) => String(r.metadata.doc_id)))];
+  /** A vague query that must be asked, then answered: the resumed run's answer (null when no question was asked). */
+  const askThenAnswer = async (service: Service, stem: string, answer: string) => {
+    const first = await service.assisted({ query: stem, allowClarification: true, limit: 10 });
+    if (first.status !== 200 || first.body.status !== 'clarification_needed') return null;
+    return service.assisted({ queryId: first.body.queryId, answer });
+  };
   for (const [p, pass] of passes.entries()) {
     const service = await serve(config, pass.judgeModels);
     try {
@@ -115,9 +164,25 @@ async function main(): Promise<void> {
           process.stderr.write(`[bench:assisted] claim ${claim.id}: ${code} ${res.body?.error?.message ?? ''}\n`);
           continue;
         }
-        const docs = [...new Set((res.body.results as { metadata: { doc_id: string } }[]).map((r) => String(r.metadata.doc_id)))];
+        const docs = docsOf(res.body);
         const rel = relevant.get(claim.id) ?? new Set<string>();
         const hits = docs.filter((d) => rel.has(d)).length;
+        for (const row of res.body.results as { text: string }[]) {
+          rowsDelivered += 1;
+          if (row.text.split(/\s+/).filter(Boolean).length < SHORT_ROW_WORDS) shortRows += 1;
+        }
+        if (answerClaims.has(claim.id)) {
+          // the same claim as the answer to a vague stem: the answer leads, so it should deliver what the claim does
+          const again = await askThenAnswer(service, VAGUE_STEMS[done % VAGUE_STEMS.length]!, claim.text);
+          if (!again) resumed.notAsked += 1;
+          else if (again.status !== 200) resumed.failures += 1;
+          else {
+            const resumedDocs = docsOf(again.body);
+            const resumedHits = resumedDocs.filter((d) => rel.has(d)).length;
+            Object.assign(fresh, { delivered: fresh.delivered + docs.length, relevant: fresh.relevant + hits, total: fresh.total + rel.size, found: fresh.found + hits });
+            Object.assign(resumed, { delivered: resumed.delivered + resumedDocs.length, relevant: resumed.relevant + resumedHits, total: resumed.total + rel.size, found: resumed.found + resumedHits });
+          }
+        }
         delivered += docs.length;
         deliveredRelevant += hits;
         relevantTotal += rel.size;
@@ -130,17 +195,36 @@ async function main(): Promise<void> {
         const res = await service.assisted({ query: q.text, allowClarification: false });
         if (res.status === 200 && res.body.status === 'no_relevant_results') offTopicNo += 1;
       }
-      // understanding decides a clarification, not the judge: the vague queries run once
+      // understanding decides a clarification, not the judge: the vague queries and the complete questions run once
       if (p === passes.length - 1) {
         for (const q of VAGUE_QUERIES) {
           const res = await service.assisted({ query: q, allowClarification: true });
           if (res.status === 200 && res.body.status === 'clarification_needed') asked += 1;
+        }
+        for (const [i, question] of COMPLETE_QUESTIONS.entries()) {
+          const alone = await service.assisted({ query: question, allowClarification: false, limit: 10 });
+          const again = await askThenAnswer(service, VAGUE_STEMS[i % VAGUE_STEMS.length]!, question);
+          if (!again) overlap.notAsked += 1;
+          if (alone.status !== 200 || again?.status !== 200) continue;
+          const theirs = new Set(docsOf(again.body));
+          const freshDocs = docsOf(alone.body);
+          overlap.pairs += 1;
+          overlap.freshDocuments += freshDocs.length;
+          overlap.inCommon += freshDocs.filter((d) => theirs.has(d)).length;
         }
       }
     } finally {
       await service.close();
     }
   }
+  // the specific queries and the train claims through the understanding step itself (no search runs for them)
+  const vocabulary = new CatalogueVocabulary(await loadJournals(config.dataDir, config.dataRoot));
+  const asks = (q: string) => understandByRules({ query: q, callerFilters: null }, { vocabulary, now: new Date() }).clarification !== null;
+  const specificAsked = SPECIFIC_QUERIES.filter(asks).length;
+  const claimsAsked = queries.filter((c) => asks(c.text)).length;
+  const qualifiers = await qualifierOrdering(config);
+  const precisionOf = (x: { delivered: number; relevant: number }) => round(x.delivered ? x.relevant / x.delivered : 0);
+  const recallOf = (x: { total: number; found: number }) => round(x.total ? x.found / x.total : 0);
   const result = {
     bench: 'assisted',
     collection: SCIFACT_COLLECTION,
@@ -156,6 +240,20 @@ async function main(): Promise<void> {
     offTopicNoRelevantResults: round(offTopicNo / OFF_TOPIC_QUESTIONS.length),
     vagueQueries: VAGUE_QUERIES.length,
     clarificationRate: round(asked / VAGUE_QUERIES.length),
+    specificQueries: SPECIFIC_QUERIES.length,
+    specificAskedRate: round(specificAsked / SPECIFIC_QUERIES.length),
+    trainClaimsAskedRate: round(claimsAsked / queries.length, 4),
+    answerVsFresh: { pairs: overlap.pairs, notAsked: overlap.notAsked, freshDocuments: overlap.freshDocuments, overlap: round(overlap.freshDocuments ? overlap.inCommon / overlap.freshDocuments : 1) },
+    claimsAsAnswers: {
+      claims: answerClaims.size,
+      notAsked: resumed.notAsked,
+      failures: resumed.failures,
+      fresh: { precision: precisionOf(fresh), recall: recallOf(fresh) },
+      resumed: { precision: precisionOf(resumed), recall: recallOf(resumed) },
+    },
+    qualifierPairs: qualifiers,
+    rowsDelivered,
+    rowsUnder20Words: shortRows,
     latencyMs: { p50: Math.round(pct(latencies, 50)), p95: Math.round(pct(latencies, 95)) },
     costPerVerifiedResult: delivered ? round(Number(costMicros) / 1e6 / delivered, 6) : null,
     failures,
@@ -169,6 +267,10 @@ async function main(): Promise<void> {
       `| claims | judge | precision | recall | with a relevant result | off-topic no_relevant_results | clarification on vague | p50 | p95 | cost per verified result |`,
       `|---|---|---|---|---|---|---|---|---|---|`,
       `| ${result.claims} | ${result.judge} | ${result.precision} | ${result.recall} | ${result.claimsWithRelevantResult} | ${offTopicNo}/${OFF_TOPIC_QUESTIONS.length} | ${asked}/${VAGUE_QUERIES.length} | ${result.latencyMs.p50} ms | ${result.latencyMs.p95} ms | ${result.costPerVerifiedResult} |`,
+      '',
+      `| specific asked | train claims asked | answer vs fresh (documents in common) | claims as answers: precision / recall (fresh) | qualifier pairs ordered right (before -> after) | rows under ${SHORT_ROW_WORDS} words delivered |`,
+      `|---|---|---|---|---|---|`,
+      `| ${specificAsked}/${SPECIFIC_QUERIES.length} | ${claimsAsked}/${queries.length} | ${result.answerVsFresh.overlap} over ${overlap.pairs} pairs | ${result.claimsAsAnswers.resumed.precision} / ${result.claimsAsAnswers.resumed.recall} (${result.claimsAsAnswers.fresh.precision} / ${result.claimsAsAnswers.fresh.recall}) over ${answerClaims.size} | ${qualifiers.before} -> ${qualifiers.after} of ${qualifiers.pairs} | ${shortRows}/${rowsDelivered} |`,
       '',
     ].join('\n'),
   );

@@ -10,6 +10,7 @@ import type { RelevanceModel } from '../relevance/crossEncoder.js';
 import { analyzeEnglish } from '../search/embedded/englishAnalyzer.js';
 import { embedQueryCached } from '../search/queryVectorCache.js';
 import { boostedProbability, type BoostedTrees } from './boostedTrees.js';
+import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from './qualifiers.js';
 import calibration from './judgeCalibration.json' with { type: 'json' };
 import {
   bestSentenceIndex,
@@ -89,6 +90,8 @@ export interface JudgeDeps {
   models?: JudgeModels;
   /** chunks without a stored vector embedded per call, best retrieval scores first (the others score cosine 0) */
   maxEmbeddedChunks?: number;
+  /** false: the query's qualifiers are not read (qualifiers.ts); the benchmark's "before" */
+  readQualifiers?: boolean;
 }
 
 export const DEFAULT_MAX_EMBEDDED_CHUNKS = 12;
@@ -303,7 +306,11 @@ export async function judgeCandidates(deps: JudgeDeps, query: string, understand
   const models = deps.models ?? DEFAULT_JUDGE_MODELS;
   const prepared = await prepareJudgement(deps, query, understanding, candidates);
   const firstStage = scoresOf(models.firstStage, candidateFeatures(prepared));
-  const { model, probabilities } = (await readShortlist(deps, models, query, prepared, firstStage)) ?? { model: models.firstStage, probabilities: firstStage };
+  const read = (await readShortlist(deps, models, query, prepared, firstStage)) ?? { model: models.firstStage, probabilities: firstStage };
+  const model = read.model;
+  // a candidate whose only mention of a qualifier the query asks for is negated, or that names only another
+  // population, ranks below those that match it (qualifiers.ts)
+  const probabilities = read.probabilities.map((p, i) => (deps.readQualifiers !== false && qualifierConflict(query, `${candidates[i]!.title ?? ''}\n${candidates[i]!.text}`) ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000 : p));
   const verified = deliveryRule(model, probabilities);
   return candidates.map((candidate, i) => {
     const best = prepared.bestSentence[i]!;
