@@ -37,7 +37,7 @@ const { values: args } = parseArgs({ options: { claims: { type: 'string' }, answ
 if (args.judge !== 'held-out' && args.judge !== 'shipped') throw new Error('--judge must be held-out or shipped');
 
 /** The vague stems a train claim answers (one per claim, in turn): none says anything the claim contradicts. */
-const VAGUE_STEMS = ['is it true?', 'what does the research say?', 'tell me more', 'does it work?', 'what about it?'];
+const VAGUE_STEMS = ['is it true?', 'what does the research say?', 'tell me more', 'does it work?', 'is it safe?'];
 /** Complete questions on SciFact's subjects, each sent fresh and as the answer to a vague query. */
 const COMPLETE_QUESTIONS = SPECIFIC_QUERIES.filter((q) => q.endsWith('?')).slice(0, 20);
 /** A chunk under this many words does not stand alone (src/ingest/chunk.ts). */
@@ -134,6 +134,7 @@ async function main(): Promise<void> {
   const failureCodes: Record<string, number> = {};
   let offTopicNo = 0;
   let asked = 0;
+  let vagueRefused = 0;
   let done = 0;
   let rowsDelivered = 0;
   let shortRows = 0;
@@ -200,6 +201,8 @@ async function main(): Promise<void> {
         for (const q of VAGUE_QUERIES) {
           const res = await service.assisted({ query: q, allowClarification: true });
           if (res.status === 200 && res.body.status === 'clarification_needed') asked += 1;
+          // "what about it?" is refused before any work (422 INVALID_QUERY, only stop words): neither searched nor charged
+          else if (res.status === 422) vagueRefused += 1;
         }
         for (const [i, question] of COMPLETE_QUESTIONS.entries()) {
           const alone = await service.assisted({ query: question, allowClarification: false, limit: 10 });
@@ -240,6 +243,7 @@ async function main(): Promise<void> {
     offTopicNoRelevantResults: round(offTopicNo / OFF_TOPIC_QUESTIONS.length),
     vagueQueries: VAGUE_QUERIES.length,
     clarificationRate: round(asked / VAGUE_QUERIES.length),
+    vagueRefusedUnsearchable: vagueRefused,
     specificQueries: SPECIFIC_QUERIES.length,
     specificAskedRate: round(specificAsked / SPECIFIC_QUERIES.length),
     trainClaimsAskedRate: round(claimsAsked / queries.length, 4),
