@@ -129,6 +129,22 @@ describe('assisted search', () => {
     expect(twice.status).toBe(409);
   }, 120_000);
 
+  it('lets the answer lead: a vague query answered with a complete question delivers what that question delivers fresh', async () => {
+    const { key } = await liveKey();
+    const fresh = await assisted(key, { collection: 'scifact', query: ANSWERABLE, allowClarification: false, limit: 5 });
+    expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
+    expect(fresh.body.results.length).toBeGreaterThan(0);
+    for (const vague of ['is it safe?', 'stem cells']) {
+      const asked = await assisted(key, { collection: 'scifact', query: vague, limit: 5 });
+      expect([vague, asked.body.status]).toEqual([vague, 'clarification_needed']);
+      const resumed = await call('POST', '/api/v1/search/assisted', { key, body: { queryId: asked.body.queryId, answer: ANSWERABLE } });
+      expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+      // nothing of the vague query is glued into the plan or the judge's question
+      expect(resumed.body.queryUnderstanding.subQuestions).toEqual(fresh.body.queryUnderstanding.subQuestions);
+      expect(resumed.body.results.map((r: any) => [r.id, r.relevance.judgeScore])).toEqual(fresh.body.results.map((r: any) => [r.id, r.relevance.judgeScore]));
+    }
+  }, 180_000);
+
   it('never asks when allowClarification is false', async () => {
     const { key } = await liveKey();
     const res = await assisted(key, { collection: 'scifact', query: VAGUE, allowClarification: false });

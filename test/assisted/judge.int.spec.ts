@@ -130,6 +130,22 @@ describe('built-in judge on SciFact evidence', () => {
     expect(verdict!.rationale).not.toMatch(/^Best evidence: "Emicizumab/);
   });
 
+  it('orders the labelled qualifier pairs right more often when it reads qualifiers: a negated or contradicted match ranks below', async () => {
+    const pairs = JSON.parse(await readFile(new URL('../../bench/qualifierPairs.json', import.meta.url), 'utf8')) as { query: string; better: { title: string; text: string }; worse: { title: string; text: string } }[];
+    expect(pairs.length).toBeGreaterThanOrEqual(50);
+    const right = { before: 0, after: 0 };
+    for (const pair of pairs) {
+      const understanding = understandByRules({ query: pair.query, callerFilters: null }, { vocabulary, now });
+      const pool = [candidate('better', pair.better.text, pair.better.title, pair.query, 0), candidate('worse', pair.worse.text, pair.worse.title, pair.query, 0)];
+      for (const key of ['before', 'after'] as const) {
+        const [better, worse] = await judgeCandidates({ embedder, readQualifiers: key === 'after' }, pair.query, understanding, pool);
+        if (better!.judgeScore > worse!.judgeScore) right[key] += 1;
+      }
+    }
+    expect(right.after).toBeGreaterThan(right.before);
+    expect(right.after / pairs.length).toBeGreaterThanOrEqual(0.85);
+  }, 300_000);
+
   it('verifies nothing for an off-topic question, even against real abstracts', async () => {
     for (const question of ['best pizza recipe in Naples', 'how to change a car tyre', 'stock price of Apple tomorrow']) {
       const understanding = understandByRules({ query: question, callerFilters: null }, { vocabulary, now });
