@@ -279,7 +279,7 @@ const REFERS_BACK = /\b(?:it|its|they|them|their|these|those|ones?)\b/i;
 /** An answer that opens like this continues the query's words ("for heart failure", "in adults", "only since 2020"). */
 const CONTINUES = /^(?:in|for|with|without|among|on|about|regarding|concerning|during|after|before|versus|vs\.?|compared|and|or|but|only|mainly|mostly|especially|specifically|particularly|from|at|of|to|by|as|when|where|whether)\b/i;
 /** A reply of this many specific words, or a question or claim, says the whole question by itself. */
-const COMPLETE_ANSWER_WORDS = 4;
+const COMPLETE_ANSWER_WORDS = 3;
 
 /**
  * The question a run answers after a clarification: the answer itself when it stands alone (it names its own subject
@@ -288,10 +288,11 @@ const COMPLETE_ANSWER_WORDS = 4;
  */
 export function answeredQuestion(query: string, answer: string, context: UnderstandingContext): string {
   const reply = answer.trim();
-  const original = readQuery(query.trim(), null, context, false);
-  const subject = original.entities[0];
+  // the query's subjects: its entities that name something ("safe" of "is it safe?" names nothing)
+  const subjects = readQuery(query.trim(), null, context, false).entities.filter((entity) => specificWords(entity).some((w) => !EVALUATIVE_WORDS.has(w)));
+  const subject = subjects[0];
   const own = readQuery(reply, null, context, true);
-  const mentionsSubject = original.entities.some((entity) => specificWords(entity).some((w) => specificWords(reply).includes(w)));
+  const mentionsSubject = subjects.some((entity) => specificWords(entity).some((w) => specificWords(reply).includes(w)));
   const complete = formOf(reply) !== 'request' || specificWords(reply).length >= COMPLETE_ANSWER_WORDS;
   const refersBack = REFERS_BACK.test(reply);
   if (own.clarification === null && !CONTINUES.test(reply) && !refersBack && (!subject || mentionsSubject || complete)) return reply;

@@ -134,6 +134,16 @@ describe('chat-model reasoner, model answering', () => {
     compileFilterForCollections(u.queryFilter, [{ name: 'scifact', editorial: false, openAccessOnly: false, scanFilterable: true, isMetaMember: false }], { journals: new JournalMetricIndex(journals) });
   });
 
+  it('lets a clarification answer lead: the model is told the question the answer makes, and the run judges by it', async () => {
+    script = [json(understandingAnswer)];
+    const answer = 'CRISPR off-target effects in human cells';
+    const u = await llm().understand({ query: 'is it safe?', callerFilters: null, clarificationAnswer: answer });
+    expect(u.answeredBy).toBe('llm:test-model');
+    expect(u.clarification).toBeNull();
+    expect(u.question).toBe(answer);
+    expect(recorded[0]!.body.messages[1]!.content).toContain(`The answer leads: understand and plan this question, keeping only the constraints of the query that the answer does not contradict: ${JSON.stringify(answer)}`);
+  });
+
   it('sends no Authorization header without a key', async () => {
     script = [json({ subQuestions: ['a new angle'] })];
     const u = await builtin.understand({ query: 'effects of caffeine on sleep and memory', callerFilters: null });
