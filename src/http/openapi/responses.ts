@@ -103,13 +103,18 @@ export const SearchResult = z.object({
   text: z.string().meta({ description: 'Chunk text.' }),
   metadata: nullable(metadata).meta({ description: 'Null when include_metadata is false (unless figures were requested: then it holds `figures` alone).' }),
   collection: nullable(z.string()).meta({ description: 'Origin collection as requested; always populated.' }),
-  relevance: nullable(z.number()).meta({ description: '0 to 1, three decimals; null when the result has no score.' }),
+  relevance: nullable(z.number()).meta({
+    description: "0 to 1, three decimals: a calibrated estimate of the probability that the row's document is relevant to the query, on one scale across collections and retrieval modes (min_relevance filters by it). Null when the result has no score.",
+  }),
 });
+
+const belowMinRelevance = z.number().int().meta({ description: 'Rows held back because their relevance is below min_relevance (minRelevance): neither returned nor charged. 0 when none were, or no threshold was sent.' });
 
 export const SearchResponse = z.object({
   results: z.array(SearchResult),
   queryId: z.string().meta({ description: 'Re-fetch these results free for 7 days at GET /api/v1/search/results/{queryId}.' }),
   latencyMs: z.number().int(),
+  belowMinRelevance,
   ...filterReport,
 });
 
@@ -157,7 +162,7 @@ export const PreviewResult = z.object({
   cost: nullable(z.string()).meta({ description: 'Cost to unlock the row (credits, 6 decimals).' }),
   figureCount: z.number().int().meta({ description: 'Figures the result carries; figure captions and images only on unlocked rows.' }),
   metadata: nullable(metadata),
-  relevance: nullable(z.number()).optional().meta({ description: 'Present on re-fetched rows.' }),
+  relevance: nullable(z.number()).optional().meta({ description: 'As on a search result: what to choose the rows to unlock by. Present on preview, unlock and re-fetched rows.' }),
 });
 
 export const PreviewUnlockResponse = z.object({
@@ -165,6 +170,7 @@ export const PreviewUnlockResponse = z.object({
   results: z.array(PreviewResult),
   costCharged: nullable(decimal('What this call charged; null on a preview and on an unlock that unlocked nothing new.')),
   costToUnlockRemaining: decimal('Cost to unlock every row not yet unlocked.'),
+  belowMinRelevance: belowMinRelevance.optional().meta({ description: 'Preview only: rows held back because their relevance is below min_relevance; they are not in the preview and cannot be unlocked.' }),
   ...filterReport,
 });
 
