@@ -234,7 +234,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
     },
     {
       name: 'list_collections',
-      description: 'Lists the collections this key can search, with descriptions, document counts and, for meta-collections, members and price range. Free.',
+      description: "Lists the collections this key can search, with descriptions, document counts and the organization's price per 1000 tokens (pricePer1000; for meta-collections, members and priceRange). Free.",
       inputSchema: SCHEMAS.noArgs,
       run: async (args) => {
         parseOr422(noArgs, args);

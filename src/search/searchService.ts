@@ -183,7 +183,9 @@ export function createSearchService(deps: ServiceDeps) {
   }
 
   /** A catalogue question is one sent without filters that asks what the service holds; a request with filters is searched. */
-  const catalogueQuestionOf = (input: SearchRequestInput): CatalogueQuestion | null => (deps.catalogue && input.filters == null ? detectCatalogueQuestion(input.query) : null);
+  // a price question may name a collection ("is scifact expensive?"), by its name or its display name
+  const collectionNames = [...deps.catalog.collections, ...deps.catalog.metaCollections].flatMap((c) => [c.name, c.displayName]);
+  const catalogueQuestionOf = (input: SearchRequestInput): CatalogueQuestion | null => (deps.catalogue && input.filters == null ? detectCatalogueQuestion(input.query, collectionNames) : null);
 
   /** Answered from the catalogue: free (no credits, quota, trial query or preview hour); one slot of the per-minute budget. */
   const answerFromCatalogue = (auth: AuthContext, input: SearchRequestInput, question: CatalogueQuestion, endpoint: string): Promise<Discovery> =>

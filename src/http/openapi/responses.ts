@@ -186,6 +186,10 @@ export const Collection = z.object({
   name: z.string().meta({ description: 'Pass as `collection`; resolves case-insensitively.' }),
   description: nullable(z.string()),
   documentCount: z.number().int().meta({ description: 'Documents (not chunks) a search can reach; a meta-collection sums its members.' }),
+  pricePer1000: z
+    .string()
+    .optional()
+    .meta({ description: "Plain collections only: the organization's price in credits per 1000 result tokens (its negotiated price where it has one), e.g. \"0.050\". A meta-collection gives `priceRange` instead.", examples: ['0.050'] }),
   members: z.array(z.string()).optional().meta({ description: 'Meta-collections only: the physical collections spanned.' }),
   memberCount: z.number().int().optional().meta({ description: 'Meta-collections only.' }),
   priceRange: nullable(priceRange).optional().meta({ description: "Meta-collections only: null when any member's price cannot be resolved." }),
