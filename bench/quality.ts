@@ -222,11 +222,20 @@ interface ThresholdFigures {
   creditsPerRelevantRow: string;
 }
 
+/** Whether relevance reads as a probability: the rows of one band of relevance, their mean relevance and the share judged relevant. */
+interface CalibrationBand {
+  from: number;
+  to: number;
+  rows: number;
+  meanRelevance: number;
+  relevantShare: number;
+}
+
 /**
  * A default search (10 rows, the collection's configured mode) of every query through searchCollections, then the
  * service's own row selection (selectRows) at each threshold, charged as the service charges (chargeLines).
  */
-async function thresholdTable(index: ScifactIndex, engine: SearchEngine, queries: BenchQuery[], relevant: Map<string, Set<string>>): Promise<ThresholdFigures[]> {
+async function thresholdTable(index: ScifactIndex, engine: SearchEngine, queries: BenchQuery[], relevant: Map<string, Set<string>>): Promise<{ table: ThresholdFigures[]; bands: CalibrationBand[] }> {
   const price = pricePer1000Micros(index.collection);
   const ranked: Array<{ judged: Set<string>; rows: Array<{ id: string; physical: string; relevance: number; tokens: number; metadata: { doc_id: string } }> }> = [];
   for (const query of queries) {
@@ -251,7 +260,13 @@ async function thresholdTable(index: ScifactIndex, engine: SearchEngine, queries
     return { rows, relevantRows, emptyAnswers, micros };
   };
   const all = figuresAt(0);
-  return THRESHOLDS.map((minRelevance) => {
+  const edges = [...THRESHOLDS, 0.5, 1.0001];
+  const bands = edges.slice(0, -1).map((from, i): CalibrationBand => {
+    const to = edges[i + 1]!;
+    const inBand = ranked.flatMap((q) => q.rows.filter((r) => r.relevance >= from && r.relevance < to).map((r) => ({ relevance: r.relevance, relevant: q.judged.has(r.metadata.doc_id) })));
+    return { from, to: Math.min(1, to), rows: inBand.length, meanRelevance: round4(mean(inBand.map((r) => r.relevance))), relevantShare: round4(inBand.filter((r) => r.relevant).length / Math.max(1, inBand.length)) };
+  });
+  const table = THRESHOLDS.map((minRelevance) => {
     const f = figuresAt(minRelevance);
     return {
       minRelevance,
@@ -264,9 +279,10 @@ async function thresholdTable(index: ScifactIndex, engine: SearchEngine, queries
       creditsPerRelevantRow: formatCredits(f.relevantRows > 0 ? f.micros / BigInt(f.relevantRows) : 0n, 6),
     };
   });
+  return { table, bands };
 }
 
-function printThresholdTable(table: ThresholdFigures[], queries: number): void {
+function printThresholdTable({ table, bands }: { table: ThresholdFigures[]; bands: CalibrationBand[] }, queries: number): void {
   console.log(`
 min_relevance on ${queries} train queries, ${SEARCH_LIMIT} rows each, scifact (hybrid), embedded engine`);
   console.log('min_relevance  rows  removed  relevant rows  relevant lost  empty answers  credits   credits/relevant row');
@@ -275,6 +291,8 @@ min_relevance on ${queries} train queries, ${SEARCH_LIMIT} rows each, scifact (h
       `${t.minRelevance.toFixed(2).padEnd(13)}  ${String(t.rows).padStart(4)}  ${t.rowsRemoved.toFixed(3).padStart(7)}  ${String(t.relevantRows).padStart(13)}  ${t.relevantRowsLost.toFixed(3).padStart(13)}  ${String(t.emptyAnswers).padStart(13)}  ${t.credits}  ${t.creditsPerRelevantRow}`,
     );
   }
+  console.log('relevance band  rows  mean relevance  share judged relevant');
+  for (const b of bands) console.log(`[${b.from.toFixed(2)}, ${b.to.toFixed(2)})   ${String(b.rows).padStart(4)}  ${b.meanRelevance.toFixed(3).padStart(14)}  ${b.relevantShare.toFixed(3).padStart(21)}`);
 }
 
 /** Logistic regression of relevance on one engine score (Newton's method, two parameters). */
@@ -347,7 +365,7 @@ async function main(): Promise<void> {
     }
     const thresholds = await thresholdTable(index, index.embedded, queries, relevant);
     if (args.thresholds) {
-      console.log(JSON.stringify({ dataset: 'SciFact (BEIR) train', queries: queries.length, limit: SEARCH_LIMIT, mode: index.collection.retrieval, engine: 'embedded', loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) }, minRelevance: thresholds }, null, 2));
+      console.log(JSON.stringify({ dataset: 'SciFact (BEIR) train', queries: queries.length, limit: SEARCH_LIMIT, mode: index.collection.retrieval, engine: 'embedded', loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) }, minRelevance: thresholds.table, calibration: thresholds.bands }, null, 2));
       printThresholdTable(thresholds, queries.length);
       return;
     }
@@ -393,7 +411,7 @@ async function main(): Promise<void> {
       ingest: index.report.skipped ? 'reused' : { chunks: index.report.chunks, seconds: index.report.seconds, chunksPerSecond: Math.round((index.report.chunks / index.report.seconds) * 10) / 10 },
       loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) },
       results: byEngine,
-      minRelevance: { limit: SEARCH_LIMIT, mode: index.collection.retrieval, engine: 'embedded', thresholds },
+      minRelevance: { limit: SEARCH_LIMIT, mode: index.collection.retrieval, engine: 'embedded', thresholds: thresholds.table, calibration: thresholds.bands },
       ...(knnVsExact && byEngine.embedded && byEngine.opensearch
         ? {
             knnVsExact: {
