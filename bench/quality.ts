@@ -2,10 +2,14 @@
 // for sparse, dense and hybrid on the embedded engine and on OpenSearch, through the service's engines and reranker.
 // With both engines, the same run also compares OpenSearch's vector search (lucene-hnsw when the node has the k-NN
 // plugin) with the embedded engine's exact one: recall@10 of the chunk top 10 and the nDCG@10 differences.
+// It also prints what a min_relevance threshold does to a default search (10 rows, the collection's own mode, the
+// embedded engine): for each threshold the share of rows held back, the share of relevant rows lost and the cost per
+// relevant row delivered (the README's recommendation comes from it).
 // Prints JSON, then a table. The first run embeds the corpus into data/bench (minutes); later runs reuse it.
-// Usage: npm run bench:quality [-- --engines embedded,opensearch] [--queries N] [--tune] [--fit]
-//   --tune  sweeps fusion variants offline (alpha, BM25 normalization, candidate depth, missing BM25) on train
-//   --fit   fits the reranker's per-mode calibration (src/search/rerank.ts CALIBRATION) on train
+// Usage: npm run bench:quality [-- --engines embedded,opensearch] [--queries N] [--tune] [--fit] [--thresholds]
+//   --tune        sweeps fusion variants offline (alpha, BM25 normalization, candidate depth, missing BM25) on train
+//   --fit         fits the reranker's per-mode calibration (src/search/rerank.ts CALIBRATION) on train
+//   --thresholds  only the min_relevance table
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -19,6 +23,10 @@ import { searchCollections } from '../src/search/pipeline.js';
 import { embedQueryCached } from '../src/search/queryVectorCache.js';
 import { copyIndex, loadScifactJudgements, openScifactIndex, scifactChunkIds, SCIFACT_COLLECTION, type BenchQuery, type ScifactIndex } from './scifactBench.js';
 import { documentRanking, mean, ndcgAt, recallAt } from './retrievalMetrics.js';
+import { selectRows } from '../src/search/rowSelection.js';
+import { chargeLines, totalMicros } from '../src/domain/organization.js';
+import { pricePer1000Micros } from '../src/collections/catalog.js';
+import { formatCredits } from '../src/money.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -26,6 +34,7 @@ const { values: args } = parseArgs({
     queries: { type: 'string' },
     tune: { type: 'boolean', default: false },
     fit: { type: 'boolean', default: false },
+    thresholds: { type: 'boolean', default: false },
   },
 });
 
@@ -190,6 +199,102 @@ function tune(features: QueryFeatures[], docIds: string[], relevant: Map<string,
   }
 }
 
+/** The thresholds the README's min_relevance recommendation is read from; 0 is today's behaviour (every row). */
+const THRESHOLDS = [0, 0.01, 0.02, 0.05, 0.1, 0.2];
+/** the default `limit` of a search */
+const SEARCH_LIMIT = 10;
+
+interface ThresholdFigures {
+  minRelevance: number;
+  /** rows returned over all queries */
+  rows: number;
+  /** share of the rows returned without a threshold that this threshold holds back */
+  rowsRemoved: number;
+  /** rows whose document is judged relevant */
+  relevantRows: number;
+  /** share of the relevant rows returned without a threshold that this threshold holds back */
+  relevantRowsLost: number;
+  /** queries left with no row at all */
+  emptyAnswers: number;
+  /** credits charged over all queries (each query's charge rounded as the service rounds it) */
+  credits: string;
+  /** credits charged per relevant row delivered */
+  creditsPerRelevantRow: string;
+}
+
+/** Whether relevance reads as a probability: the rows of one band of relevance, their mean relevance and the share judged relevant. */
+interface CalibrationBand {
+  from: number;
+  to: number;
+  rows: number;
+  meanRelevance: number;
+  relevantShare: number;
+}
+
+/**
+ * A default search (10 rows, the collection's configured mode) of every query through searchCollections, then the
+ * service's own row selection (selectRows) at each threshold, charged as the service charges (chargeLines).
+ */
+async function thresholdTable(index: ScifactIndex, engine: SearchEngine, queries: BenchQuery[], relevant: Map<string, Set<string>>): Promise<{ table: ThresholdFigures[]; bands: CalibrationBand[] }> {
+  const price = pricePer1000Micros(index.collection);
+  const ranked: Array<{ judged: Set<string>; rows: Array<{ id: string; physical: string; relevance: number; tokens: number; metadata: { doc_id: string } }> }> = [];
+  for (const query of queries) {
+    const merged = await searchCollections({ engine, embedder: index.embedder }, [{ key: SCIFACT_COLLECTION, collection: index.collection }], query.text, SEARCH_LIMIT);
+    ranked.push({
+      judged: relevant.get(query.id) ?? new Set(),
+      rows: merged.map((m) => ({ id: m.hit.id, physical: m.source, relevance: m.relevance, tokens: m.hit.chunk.tokens, metadata: { doc_id: String(m.hit.chunk.metadata.doc_id) } })),
+    });
+  }
+  const figuresAt = (minRelevance: number) => {
+    let rows = 0;
+    let relevantRows = 0;
+    let emptyAnswers = 0;
+    let micros = 0n;
+    for (const q of ranked) {
+      const delivered = selectRows(q.rows, { minRelevance, onePerDocument: false }, SEARCH_LIMIT).rows;
+      rows += delivered.length;
+      relevantRows += delivered.filter((r) => q.judged.has(r.metadata.doc_id)).length;
+      if (delivered.length === 0) emptyAnswers++;
+      micros += totalMicros(chargeLines(delivered.map((r) => ({ collection: SCIFACT_COLLECTION, tokens: r.tokens, pricePer1000Micros: price }))));
+    }
+    return { rows, relevantRows, emptyAnswers, micros };
+  };
+  const all = figuresAt(0);
+  const edges = [...THRESHOLDS, 0.5, 1.0001];
+  const bands = edges.slice(0, -1).map((from, i): CalibrationBand => {
+    const to = edges[i + 1]!;
+    const inBand = ranked.flatMap((q) => q.rows.filter((r) => r.relevance >= from && r.relevance < to).map((r) => ({ relevance: r.relevance, relevant: q.judged.has(r.metadata.doc_id) })));
+    return { from, to: Math.min(1, to), rows: inBand.length, meanRelevance: round4(mean(inBand.map((r) => r.relevance))), relevantShare: round4(inBand.filter((r) => r.relevant).length / Math.max(1, inBand.length)) };
+  });
+  const table = THRESHOLDS.map((minRelevance) => {
+    const f = figuresAt(minRelevance);
+    return {
+      minRelevance,
+      rows: f.rows,
+      rowsRemoved: round4(1 - f.rows / Math.max(1, all.rows)),
+      relevantRows: f.relevantRows,
+      relevantRowsLost: round4(1 - f.relevantRows / Math.max(1, all.relevantRows)),
+      emptyAnswers: f.emptyAnswers,
+      credits: formatCredits(f.micros, 6),
+      creditsPerRelevantRow: formatCredits(f.relevantRows > 0 ? f.micros / BigInt(f.relevantRows) : 0n, 6),
+    };
+  });
+  return { table, bands };
+}
+
+function printThresholdTable({ table, bands }: { table: ThresholdFigures[]; bands: CalibrationBand[] }, queries: number): void {
+  console.log(`
+min_relevance on ${queries} train queries, ${SEARCH_LIMIT} rows each, scifact (hybrid), embedded engine`);
+  console.log('min_relevance  rows  removed  relevant rows  relevant lost  empty answers  credits   credits/relevant row');
+  for (const t of table) {
+    console.log(
+      `${t.minRelevance.toFixed(2).padEnd(13)}  ${String(t.rows).padStart(4)}  ${t.rowsRemoved.toFixed(3).padStart(7)}  ${String(t.relevantRows).padStart(13)}  ${t.relevantRowsLost.toFixed(3).padStart(13)}  ${String(t.emptyAnswers).padStart(13)}  ${t.credits}  ${t.creditsPerRelevantRow}`,
+    );
+  }
+  console.log('relevance band  rows  mean relevance  share judged relevant');
+  for (const b of bands) console.log(`[${b.from.toFixed(2)}, ${b.to.toFixed(2)})   ${String(b.rows).padStart(4)}  ${b.meanRelevance.toFixed(3).padStart(14)}  ${b.relevantShare.toFixed(3).padStart(21)}`);
+}
+
 /** Logistic regression of relevance on one engine score (Newton's method, two parameters). */
 function fitLogistic(samples: Array<{ x: number; y: number }>): ModeCalibration {
   let a = 0;
@@ -258,6 +363,12 @@ async function main(): Promise<void> {
       await fit(index.embedded, queries, vectors, relevant);
       return;
     }
+    const thresholds = await thresholdTable(index, index.embedded, queries, relevant);
+    if (args.thresholds) {
+      console.log(JSON.stringify({ dataset: 'SciFact (BEIR) train', queries: queries.length, limit: SEARCH_LIMIT, mode: index.collection.retrieval, engine: 'embedded', loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) }, minRelevance: thresholds.table, calibration: thresholds.bands }, null, 2));
+      printThresholdTable(thresholds, queries.length);
+      return;
+    }
 
     const byEngine: Record<string, Record<RetrievalMode, ModeFigures>> = {};
     let knnVsExact: { knn: string; exact: 'embedded'; recallAt10: { dense: number; hybrid: number } } | undefined;
@@ -300,6 +411,7 @@ async function main(): Promise<void> {
       ingest: index.report.skipped ? 'reused' : { chunks: index.report.chunks, seconds: index.report.seconds, chunksPerSecond: Math.round((index.report.chunks / index.report.seconds) * 10) / 10 },
       loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) },
       results: byEngine,
+      minRelevance: { limit: SEARCH_LIMIT, mode: index.collection.retrieval, engine: 'embedded', thresholds: thresholds.table, calibration: thresholds.bands },
       ...(knnVsExact && byEngine.embedded && byEngine.opensearch
         ? {
             knnVsExact: {
@@ -318,6 +430,7 @@ async function main(): Promise<void> {
       }
     }
     if (report.knnVsExact) console.log(`\nOpenSearch (${report.knnVsExact.knn}) against exact: ${JSON.stringify(report.knnVsExact)}`);
+    printThresholdTable(thresholds, queries.length);
   } finally {
     for (const engine of opened) await engine.close();
     await node?.stop();

@@ -1,6 +1,6 @@
 // The collections list behind GET /api/v1/search/collections: the entries a key can reach, each with the number of
-// documents it holds (from the stored inventories) and, for a meta-collection, its members and price range; while the
-// service ingests at start, the entries not searchable yet say so.
+// documents it holds (from the stored inventories) and the organization's price: a plain collection's pricePer1000, a
+// meta-collection's members and price range; while the service ingests at start, the entries not searchable yet say so.
 import type { CollectionInventory } from './inventory.js';
 import type { AuthContext } from '../auth/context.js';
 import { pricePer1000For } from '../billing/pricing.js';
@@ -15,7 +15,7 @@ export interface CollectionsListDeps {
   readiness?: CollectionReadiness;
 }
 
-interface PlainListing {
+interface Listing {
   name: string;
   description: string | null;
   /** documents, not chunks */
@@ -24,7 +24,12 @@ interface PlainListing {
   status?: 'ingesting' | 'failed';
 }
 
-interface MetaListing extends PlainListing {
+interface PlainListing extends Listing {
+  /** the organization's price per 1000 result tokens (its override, else the catalogue's), e.g. "0.050" */
+  pricePer1000: string;
+}
+
+interface MetaListing extends Listing {
   members: string[];
   memberCount: number;
   priceRange: PriceRange | null;
@@ -55,7 +60,7 @@ export function reachableEntries(catalog: CollectionCatalog, auth: AuthContext):
   return [...catalog.collections, ...catalog.metaCollections].filter((entry) => !scope || scope.includes(entry.name.toLowerCase()));
 }
 
-/** The reachable entries, each with its document count and, for a meta-collection, its members and price range. */
+/** The reachable entries, each with its document count and the organization's price (a meta-collection: its members and price range). */
 export async function listCollections(deps: CollectionsListDeps, auth: AuthContext): Promise<CollectionListing[]> {
   const visible = reachableEntries(deps.catalog, auth);
   const physical = [...new Set(visible.flatMap((entry) => deps.catalog.physicalMembers(entry)))];
@@ -66,7 +71,7 @@ export async function listCollections(deps: CollectionsListDeps, auth: AuthConte
     const documentCount = members.reduce((sum, member) => sum + (counts.get(member.name) ?? 0), 0);
     const states = members.map((member) => deps.readiness?.stateOf(member.name) ?? 'ready');
     const status = states.includes('failed') ? 'failed' : states.includes('ingesting') ? 'ingesting' : undefined;
-    if (entry.type === 'plain') return { name: entry.name, description: entry.description, documentCount, ...(status ? { status } : {}) };
+    if (entry.type === 'plain') return { name: entry.name, description: entry.description, documentCount, pricePer1000: formatPricePer1000(pricePer1000For(auth.org, entry)), ...(status ? { status } : {}) };
     return {
       name: entry.name,
       description: entry.description,

@@ -5,6 +5,8 @@
 // asking about holdings (which/what/list/show, journals/publishers/sources, available/search/cover/index, you/your,
 // determiners and auxiliaries). A research question carries words outside that vocabulary ("published", "RECOVERY",
 // "reduce", "fractures") and is searched. Misspelt vocabulary words are matched by edit distance.
+// A question about prices ("how much does each collection cost?", "what are your prices?") is a sources question:
+// prices are per collection, and the sources answer lists each collection with the organization's price.
 
 export type CatalogueIntent = 'sources' | 'publishers' | 'journals';
 
@@ -45,6 +47,21 @@ const NOUNS: Record<string, CatalogueIntent> = {
   catalog: 'sources',
   coverage: 'sources',
 };
+
+/** Words that ask what searching costs: any of them makes a catalogue question a sources question (prices are per collection). */
+const PRICE = new Set([
+  'price', 'prices', 'priced', 'pricing', 'pricelist', 'cost', 'costs', 'costing', 'charge', 'charges', 'charged', 'fee', 'fees', 'rate', 'rates', 'tariff',
+  'tariffs', 'expensive', 'cheap', 'cheaper', 'cheapest', 'pay', 'paying', 'payment', 'billed', 'billing', 'bill', 'spend',
+]);
+
+/** Words that belong to a price question only beside a price word ("cost per 1000 tokens", "do I pay per result?"). */
+const PRICE_CONTEXT = new Set([
+  'per', 'token', 'tokens', '1000', '1k', 'thousand', 'credit', 'credits', 'result', 'results', 'row', 'rows', 'query', 'queries', 'search', 'searches',
+  'request', 'requests', 'chunk', 'chunks', 'passage', 'passages', 'unlock', 'unlocking', 'money', 'dollars', 'usd', 'euros', 'they', 'them', 'their',
+  'much', 'how', 'and', 'what', 'go', 'apply', 'please', 'info', 'information', 'details', 'model', 'structure', 'page', 'plans', 'me', 'us',
+  // "how much dose it cost": the typo of does, harmless beside a price word ("how much dose of vitamin D" names a drug: searched)
+  'dose',
+]);
 
 /** Words that ask for a list or a count. */
 const ASKING = new Set(['which', 'what', 'whats', 'list', 'show', 'give', 'tell', 'display', 'enumerate', 'name', 'names', 'see', 'view', 'find', 'get', 'how', 'many', 'much', 'number', 'overview', 'browse', 'lookup', 'know', 'want', 'wanna', 'need', 'like', 'explore']);
@@ -103,11 +120,11 @@ const TOPIC_TAIL = new Set([...HOLDING, ...PRONOUNS, ...DETERMINERS, 'can', 'cou
 /** Common misspellings of short frame words (too short for edit distance). */
 const SHORT_TYPOS: Record<string, string> = { wich: 'which', whic: 'which', whihc: 'which', wht: 'what', waht: 'what', whta: 'what', hwat: 'what', lsit: 'list', shwo: 'show', r: 'are', ya: 'you', yo: 'you', wat: 'what', cn: 'can', hav: 'have' };
 
-/** The words a typo is corrected towards: the nouns and the holding adjectives, nothing a research question needs. */
-const CORRECTABLE = [...Object.keys(NOUNS), 'available', 'searchable', 'accessible', 'included', 'indexed', 'covered', 'catalogue', 'publishers'];
+/** The words a typo is corrected towards: the nouns, the holding adjectives and the price nouns, nothing a research question needs. */
+const CORRECTABLE = [...Object.keys(NOUNS), 'available', 'searchable', 'accessible', 'included', 'indexed', 'covered', 'catalogue', 'publishers', 'price', 'prices', 'pricing'];
 
 /** Real words within an edit or two of the vocabulary: never "corrected" (a question about who published stays a search). */
-const REAL_WORDS = new Set(['published', 'publishes', 'publish', 'publication', 'courses', 'course', 'journey', 'journeys', 'journalism', 'journalist', 'journalists', 'collected', 'collecting', 'collective', 'collector', 'sourced', 'sourcing', 'resource', 'contest', 'contents', 'context', 'contexts', 'contest', 'content', 'resolved', 'resources', 'tiles', 'titled', 'titers', 'titres', 'titre', 'litres', 'liters', 'bases', 'catalyst', 'indexes', 'include', 'covert', 'coveted', 'covered', 'recovered', 'avoidable', 'variable', 'valuable']);
+const REAL_WORDS = new Set(['published', 'publishes', 'publish', 'publication', 'courses', 'course', 'journey', 'journeys', 'journalism', 'journalist', 'journalists', 'collected', 'collecting', 'collective', 'collector', 'sourced', 'sourcing', 'resource', 'contest', 'contents', 'context', 'contexts', 'contest', 'content', 'resolved', 'resources', 'tiles', 'titled', 'titers', 'titres', 'titre', 'litres', 'liters', 'bases', 'catalyst', 'indexes', 'include', 'covert', 'coveted', 'covered', 'recovered', 'avoidable', 'variable', 'valuable', 'prime', 'primes', 'pride', 'prize', 'prizes', 'prick', 'pricks', 'prince', 'princes', 'printing', 'pricking', 'slicing', 'dicing', 'spice', 'spices', 'trice', 'crises']);
 
 function damerauLevenshtein(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
@@ -126,7 +143,7 @@ function damerauLevenshtein(a: string, b: string, max: number): number {
   return d[a.length]![b.length]!;
 }
 
-const isKnown = (w: string) => /^\d{1,3}$/.test(w) || w in NOUNS || ASKING.has(w) || HOLDING.has(w) || FRAME.has(w) || SERVICE_PLACES.has(w);
+const isKnown = (w: string) => /^\d{1,3}$/.test(w) || w in NOUNS || ASKING.has(w) || HOLDING.has(w) || FRAME.has(w) || SERVICE_PLACES.has(w) || PRICE.has(w);
 
 /** A misspelt vocabulary word becomes the word meant: one edit for words of 5-7 letters, two from 8. */
 function corrected(word: string): string {
@@ -156,8 +173,9 @@ function words(query: string): string[] {
 
 const startsWith = (ws: string[], at: number, phrase: string[]) => phrase.every((p, k) => ws[at + k] === p);
 
-function isFrameWord(w: string): boolean {
-  return isKnown(w) || w === 'not';
+/** A word of the question's frame; a price question may also name prices' units and the collections ("is scifact expensive?"). */
+function isFrameWord(w: string, price?: { collections: ReadonlySet<string> }): boolean {
+  return isKnown(w) || w === 'not' || (price !== undefined && (PRICE_CONTEXT.has(w) || price.collections.has(w)));
 }
 
 const openerAt = (ws: string[], i: number) => TOPIC_OPENERS.find((p) => startsWith(ws, i, p));
@@ -183,16 +201,19 @@ function topicFrom(original: string[], ws: string[], from: number): string | nul
 /**
  * Classifies a query sent without filters. Returns null for anything that is not plainly a catalogue question:
  * the caller then searches it, so a doubtful case costs the client a search, never a wrong free answer.
+ * `collectionNames`: the collections' names and display names, which a price question may name ("is scifact expensive?").
  */
-export function detectCatalogueQuestion(query: string): CatalogueQuestion | null {
+export function detectCatalogueQuestion(query: string, collectionNames: readonly string[] = []): CatalogueQuestion | null {
   const original = words(query);
   if (original.length === 0 || original.length > 24) return null;
   const ws = original.map(corrected);
+  // a price question has no topic: every word must belong to its frame (so "prices of generic drugs" is searched)
+  const price = ws.some((w, i) => PRICE.has(w) || (w === 'how' && ws[i + 1] === 'much')) ? { collections: new Set(collectionNames.flatMap(words)) } : undefined;
 
   const nounAt = ws.findIndex((w) => w in NOUNS);
   // modifiers right before the noun ("cardiology journals") are part of the topic
   let modifiersFrom = nounAt;
-  while (modifiersFrom > 0 && !isFrameWord(ws[modifiersFrom - 1]!)) modifiersFrom--;
+  while (!price && modifiersFrom > 0 && !isFrameWord(ws[modifiersFrom - 1]!)) modifiersFrom--;
   const modifiers = nounAt > modifiersFrom ? original.slice(modifiersFrom, nounAt).join(' ') : null;
 
   // the frame is every word up to the topic clause; each must belong to the vocabulary of asking about holdings
@@ -200,7 +221,7 @@ export function detectCatalogueQuestion(query: string): CatalogueQuestion | null
   let frameEnd = ws.length;
   for (let i = 0; i < ws.length; i++) {
     if (i >= modifiersFrom && i < nounAt) continue;
-    if (i > nounAt && nounAt >= 0 && openerAt(ws, i)) {
+    if (!price && i > nounAt && nounAt >= 0 && openerAt(ws, i)) {
       const candidate = topicFrom(original, ws, i);
       if (candidate !== null) {
         topic = candidate;
@@ -208,15 +229,21 @@ export function detectCatalogueQuestion(query: string): CatalogueQuestion | null
         break;
       }
     }
-    if (nounAt < 0 && openerAt(ws, i) && topicFrom(original, ws, i) !== null) {
+    if (!price && nounAt < 0 && openerAt(ws, i) && topicFrom(original, ws, i) !== null) {
       // "what do you have on X?" with no catalogue noun asks for documents: a search
       return null;
     }
-    if (!isFrameWord(ws[i]!)) return null;
+    if (!isFrameWord(ws[i]!, price)) return null;
   }
   const frame = ws.slice(0, frameEnd);
   const asks = frame.some((w) => ASKING.has(w)) || ['do', 'does', 'is', 'are', 'can', 'could'].includes(frame[0] ?? '');
 
+  if (price) {
+    // "what are your prices?", "how much does each collection cost?", "pricing", "cost per 1000 tokens": a question, or
+    // nothing but price words ("fee for service" names a payment model: a search)
+    const onlyPrice = frame.every((w) => PRICE.has(w) || PRICE_CONTEXT.has(w) || price.collections.has(w) || /^\d{1,3}$/.test(w) || w in NOUNS || ['list', 'the', 'your', 'our', 'a', 'of', 'for'].includes(w));
+    return asks || onlyPrice ? { intent: 'sources', topic: null } : null;
+  }
   if (nounAt < 0) {
     // no noun: "what can I search?", "what do you cover?", "what is available?"
     const holding = frame.some((w) => HOLDING.has(w) && w !== 'there' && w !== 'up');

@@ -19,6 +19,24 @@ const imageMaxWidth = z.number().int().min(100).max(1920);
 const imageMaxHeight = z.number().int().min(100).max(1080);
 const imageQuality = z.number().int().min(1).max(100).meta({ description: 'JPEG quality of figure images.' });
 const collectionName = z.string().min(1).max(200);
+/** The row-selection options in each spelling: min_relevance / minRelevance, one_per_document / onePerDocument. */
+const minRelevance = (name: string) =>
+  z
+    .number()
+    .min(0, `${name} must be between 0 and 1`)
+    .max(1, `${name} must be between 0 and 1`)
+    .default(0)
+    .meta({
+      description:
+        "Rows whose `relevance` is below this are neither returned nor charged; `belowMinRelevance` in the response counts them. `relevance` is a calibrated estimate of the probability that the row's document is relevant to the query, so 0.05 keeps rows with at least about a 1 in 20 chance. 0 (the default) keeps every row.",
+    });
+const onePerDocument = () =>
+  z
+    .boolean()
+    .default(false)
+    .meta({
+      description: 'true: at most one row per document (its best chunk; a work held by two collections, the same DOI, counts once), the list filled from the next documents; only the rows delivered are charged. false (the default): every chunk is a row of its own.',
+    });
 
 /** The result-selection fields of a search request, which the preview takes as they are (the spec). */
 const selectionFields = {
@@ -32,6 +50,8 @@ const selectionFields = {
   query,
   limit: limit.default(10),
   filters,
+  min_relevance: minRelevance('min_relevance'),
+  one_per_document: onePerDocument(),
 };
 
 /** The image options in the camelCase bodies, defaulting to DEFAULT_IMAGE_OPTIONS. */
@@ -122,6 +142,8 @@ export const collectionSearchBody = strictBody({
   includeFigures: z.boolean().optional(),
   includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
   ...imageFields,
+  minRelevance: minRelevance('minRelevance'),
+  onePerDocument: onePerDocument(),
 });
 
 // previews never deliver content, so they take the selection fields alone and reject anything else

@@ -3,10 +3,11 @@
 import { isLowBalance } from '../domain/organization.js';
 import type { AuthContext } from '../auth/context.js';
 import type { BillingOutcome } from '../search/searchService.js';
+import type { SearchRequestInput } from '../search/pipeline.js';
 import type { ToolRegistry } from '../tools/toolRegistry.js';
 import { listCollections, reachableEntries } from '../catalogue/collectionsList.js';
 import { DEFAULT_IMAGE_OPTIONS, searchFigureImages } from '../figures/figureImages.js';
-import { searchBody, previewResponse, unlockResponse, assistedResponse, resultsBody, type SearchRouteDeps } from '../http/routes/searchRoutes.js';
+import { searchBody, previewResponse, unlockResponse, assistedResponse, resultsBody, selectionOf, type SearchRouteDeps } from '../http/routes/searchRoutes.js';
 import type { ToolRouteDeps } from '../http/routes/toolRoutes.js';
 import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, unlockBody, requestedCollections } from '../http/schemas.js';
 import { parseCredits } from '../money.js';
@@ -145,7 +146,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
 
   async function search(args: unknown, bound: string | null) {
     let collections: string[];
-    let body: { query: string; limit: number; filters?: unknown; include_metadata: boolean; include_figures: boolean; image_max_width: number; image_max_height: number; image_quality: number };
+    let body: { query: string; limit: number; filters?: unknown; include_metadata: boolean; include_figures: boolean; image_max_width: number; image_max_height: number; image_quality: number; min_relevance: number; one_per_document: boolean };
     if (bound === null) {
       const parsed = parseOr422(searchArgs, args);
       collections = requestedCollections(parsed);
@@ -156,7 +157,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
       collections = [bound];
     }
     const endpoint = bound === null ? 'mcp:search' : `mcp:${BOUND_SEARCH}${bound}`;
-    const outcome = await deps.search.search(auth, { collections, query: body.query, limit: body.limit, filters: body.filters ?? null, includeMetadata: body.include_metadata }, endpoint, requestId);
+    const outcome = await deps.search.search(auth, { collections, query: body.query, limit: body.limit, filters: body.filters ?? null, includeMetadata: body.include_metadata, selection: selectionOf(body) }, endpoint, requestId);
     const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
     const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
     return { ...withReferenceNames(searchBody(outcome, body.include_metadata, images)), ...billingFields(auth, outcome.billing) };
@@ -233,7 +234,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
     },
     {
       name: 'list_collections',
-      description: 'Lists the collections this key can search, with descriptions, document counts and, for meta-collections, members and price range. Free.',
+      description: "Lists the collections this key can search, with descriptions, document counts and the organization's price per 1000 tokens (pricePer1000; for meta-collections, members and priceRange). Free.",
       inputSchema: SCHEMAS.noArgs,
       run: async (args) => {
         parseOr422(noArgs, args);
@@ -344,18 +345,18 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, { requestId, dashboar
     {
       name: 'preview',
       description:
-        'Free (50 per hour per organization, shared with POST /api/v1/search/preview). Runs a search (`tool_name` "search" or a "search-<name>", with that tool\'s selection arguments: query, limit, filters, and collection/collections for "search") and returns locked teasers, the cost to unlock each row and a `queryId` unlockable with confirm for 7 days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is already in hand.',
+        'Free (50 per hour per organization, shared with POST /api/v1/search/preview). Runs a search (`tool_name` "search" or a "search-<name>", with that tool\'s selection arguments: query, limit, filters, min_relevance, one_per_document, and collection/collections for "search") and returns locked teasers, each row\'s relevance and cost to unlock, and a `queryId` unlockable with confirm for 7 days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is already in hand.',
       inputSchema: SCHEMAS.preview,
       run: async (args) => {
         const { tool_name, arguments: a } = parseOr422(previewArgs, args);
-        let input: { collections: string[]; query: string; limit: number; filters: unknown };
+        let input: SearchRequestInput;
         if (tool_name === 'search') {
           const body = parseOr422(previewSearchArgs, a);
-          input = { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters ?? null };
+          input = { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters ?? null, selection: selectionOf(body) };
         } else if (tool_name.startsWith(BOUND_SEARCH) && tool_name.length > BOUND_SEARCH.length) {
           refuseCollectionArgument(a);
           const body = parseOr422(boundPreviewSearchArgs, a);
-          input = { collections: [tool_name.slice(BOUND_SEARCH.length)], query: body.query, limit: body.limit, filters: body.filters ?? null };
+          input = { collections: [tool_name.slice(BOUND_SEARCH.length)], query: body.query, limit: body.limit, filters: body.filters ?? null, selection: selectionOf(body) };
         } else {
           throw bad(`tool_name: only searches are previewable ("search" or "search-<name>"), not "${tool_name}"`);
         }

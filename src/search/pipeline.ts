@@ -19,6 +19,7 @@ import { embedQueryCached } from './queryVectorCache.js';
 import { isFragment } from '../ingest/chunk.js';
 import { checkPinnedDois } from '../filters/doiReach.js';
 import type { LiveRetractions } from '../ingest/liveRetractions.js';
+import { EVERY_ROW, firstPerDocument, selectRows, type RowSelection } from './rowSelection.js';
 
 export interface FilterPlan {
   /** per physical collection: the compiled filter, or 'skip' when the collection cannot take part */
@@ -53,11 +54,15 @@ export interface SearchRequestInput {
   constraints?: unknown;
   /** false: the caller asked for no metadata, and the query record remembers it for re-fetches (default true) */
   includeMetadata?: boolean;
+  /** min_relevance and one_per_document; absent: every row, as ranked */
+  selection?: RowSelection;
 }
 
 export interface RetrievalOutcome {
   queryId: string;
   rows: CachedRow[];
+  /** rows of the list held back because their relevance is below min_relevance (neither returned nor charged) */
+  belowMinRelevance: number;
   /** billing lines per requested collection, rounded once per collection */
   lines: CollectionCharge[];
   filterWarnings?: unknown[];
@@ -197,21 +202,22 @@ export async function prepareRetrieval(deps: SearchDeps, auth: AuthContext, inpu
   return { targets, plan };
 }
 
-export async function retrieve(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput, prepared?: PreparedRetrieval): Promise<RetrievalOutcome> {
-  const { targets, plan } = prepared ?? (await prepareRetrieval(deps, auth, input));
+/** Chunks searched for a one-per-document list: three per row wanted at first, three times more while documents repeat, at most this many. */
+export const MAX_DOCUMENT_DEPTH = 270;
 
-  const retracted = await deps.retractions?.exclusionFilter();
-  const lists = targets.flatMap((t) =>
-    t.physical.map((collection) => ({ key: listKey(t.requested, collection), requested: t.requested, collection, filter: withoutRetracted(collection, plan?.perCollection.get(collection.name), retracted) })),
-  );
-  // best effort beside the search, within its own time budget (spec: doi_not_in_collection)
-  const doiWarnings = plan?.pinnedDois?.length
-    ? checkPinnedDois({ engine: deps.engine, catalog: deps.catalog, keyScope: auth.key.collections, searched: lists.filter((l) => l.filter !== 'skip').map((l) => l.collection.name), dois: plan.pinnedDois })
-    : Promise.resolve([]);
-  const merged = await searchCollections(deps, lists, input.query, input.limit);
-  const filterWarnings = plan ? [...plan.filterWarnings, ...(await doiWarnings)] : [];
+/** One physical collection's search as `retrieve` runs it: under which requested entry. */
+interface TargetList extends CollectionSearch {
+  requested: CatalogEntry;
+}
+
+/**
+ * The merged hits as rows, best first: the first `limit` chunks; with one_per_document, enough chunks that `limit`
+ * documents stand among them when the collections hold that many (deeper searches while documents repeat, up to
+ * MAX_DOCUMENT_DEPTH chunks, never past the relevance threshold, under which nothing more would be delivered).
+ */
+async function rankedRows(deps: SearchDeps, auth: AuthContext, lists: readonly TargetList[], input: SearchRequestInput, selection: RowSelection): Promise<CachedRow[]> {
   const byKey = new Map(lists.map((l) => [l.key, l]));
-  const rows: CachedRow[] = merged.map(({ listKey: key, hit, relevance }) => {
+  const rowOf = ({ listKey: key, hit, relevance }: MergedHit): CachedRow => {
     const l = byKey.get(key)!;
     const price = pricePer1000For(auth.org, l.collection);
     const metadata = { ...hit.chunk.metadata };
@@ -229,11 +235,39 @@ export async function retrieve(deps: SearchDeps, auth: AuthContext, input: Searc
       pricePer1000Micros: price.toString(),
       figureCount: Array.isArray(metadata.figures) ? metadata.figures.length : 0,
     };
-  });
+  };
+  let depth = selection.onePerDocument ? Math.min(MAX_DOCUMENT_DEPTH, input.limit * 3) : input.limit;
+  for (;;) {
+    const merged = await searchCollections(deps, lists, input.query, depth);
+    const rows = merged.map(rowOf);
+    if (!selection.onePerDocument) return rows;
+    const last = merged[merged.length - 1];
+    const exhausted = merged.length < depth || depth >= MAX_DOCUMENT_DEPTH || (last !== undefined && last.relevance < selection.minRelevance);
+    if (exhausted || firstPerDocument(rows, (row) => row, input.limit).length >= input.limit) return rows;
+    depth = Math.min(MAX_DOCUMENT_DEPTH, depth * 3);
+  }
+}
+
+export async function retrieve(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput, prepared?: PreparedRetrieval): Promise<RetrievalOutcome> {
+  const { targets, plan } = prepared ?? (await prepareRetrieval(deps, auth, input));
+  const selection = input.selection ?? EVERY_ROW;
+
+  const retracted = await deps.retractions?.exclusionFilter();
+  const lists: TargetList[] = targets.flatMap((t) =>
+    t.physical.map((collection) => ({ key: listKey(t.requested, collection), requested: t.requested, collection, filter: withoutRetracted(collection, plan?.perCollection.get(collection.name), retracted) })),
+  );
+  // best effort beside the search, within its own time budget (spec: doi_not_in_collection)
+  const doiWarnings = plan?.pinnedDois?.length
+    ? checkPinnedDois({ engine: deps.engine, catalog: deps.catalog, keyScope: auth.key.collections, searched: lists.filter((l) => l.filter !== 'skip').map((l) => l.collection.name), dois: plan.pinnedDois })
+    : Promise.resolve([]);
+  // only the rows delivered are priced into the charge: those held back by the threshold or as a document's second chunk are not
+  const { rows, belowMinRelevance } = selectRows(await rankedRows(deps, auth, lists, input, selection), selection, input.limit);
+  const filterWarnings = plan ? [...plan.filterWarnings, ...(await doiWarnings)] : [];
   const lines = chargeLines(rows.map((r) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) })));
   return {
     queryId: randomUUID(),
     rows,
+    belowMinRelevance,
     lines,
     filterWarnings: filterWarnings.length > 0 ? filterWarnings : undefined,
     journalMetricExpansions: plan && plan.journalMetricExpansions.length > 0 ? plan.journalMetricExpansions : undefined,

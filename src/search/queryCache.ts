@@ -48,6 +48,8 @@ export interface QueryPayload {
   filterWarnings?: unknown[];
   journalMetricExpansions?: unknown[];
   filtersApplied?: unknown;
+  /** rows the search or preview held back by min_relevance (absent: none) */
+  belowMinRelevance?: number;
   /** the search asked for no metadata: re-fetched rows carry metadata null as well */
   metadataWithheld?: true;
   /** set on the record of an assisted search */

@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { detectCatalogueQuestion, type CatalogueQuestion } from '../catalogue/intent.js';
 import type { CatalogueService } from '../catalogue/catalogueService.js';
 import type { Discovery } from '../catalogue/discovery.js';
+import { EVERY_ROW, selectRows } from './rowSelection.js';
 
 export const INVALID_QUERY_LIMIT_PER_MINUTE = 30;
 
@@ -31,6 +32,8 @@ export interface BillingOutcome {
 export interface SearchOutcome {
   queryId: string;
   rows: CachedRow[];
+  /** rows held back by min_relevance: neither returned nor charged */
+  belowMinRelevance: number;
   latencyMs: number;
   filterWarnings?: unknown[];
   journalMetricExpansions?: unknown[];
@@ -48,6 +51,8 @@ export interface SearchOutcome {
 export interface PreviewOutcome {
   queryId: string;
   rows: CachedRow[];
+  /** rows held back by min_relevance: not previewed, so not unlockable */
+  belowMinRelevance: number;
   unlocked: Set<string>;
   filterWarnings?: unknown[];
   journalMetricExpansions?: unknown[];
@@ -98,6 +103,7 @@ function recordOf(auth: AuthContext, kind: QueryRecord['kind'], now: Date, input
       filterWarnings: outcome.filterWarnings,
       journalMetricExpansions: outcome.journalMetricExpansions,
       filtersApplied: outcome.filtersApplied,
+      ...(outcome.belowMinRelevance > 0 ? { belowMinRelevance: outcome.belowMinRelevance } : {}),
       ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}),
     },
   };
@@ -152,12 +158,21 @@ export function createSearchService(deps: ServiceDeps) {
 
   async function sandboxSearch(auth: AuthContext, input: SearchRequestInput, now: Date, started: number, { targets, plan }: PreparedRetrieval): Promise<SearchOutcome> {
     const names = targets.map((t) => t.requested.name);
-    const rows = syntheticRows(input.query, names, input.limit);
+    // the live rules of selection on the synthetic rows, so a sandbox integration sees min_relevance work
+    const { rows, belowMinRelevance } = selectRows(syntheticRows(input.query, names, input.limit), input.selection ?? EVERY_ROW, input.limit);
     const queryId = randomUUID();
-    await saveQueryRecord(db, { queryId, orgId: auth.org.id, keyId: auth.key.id, kind: 'search', payloadVersion: PAYLOAD_VERSION, createdAt: now, payload: { query: input.query, collections: names, rows, ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}) } });
+    await saveQueryRecord(db, {
+      queryId,
+      orgId: auth.org.id,
+      keyId: auth.key.id,
+      kind: 'search',
+      payloadVersion: PAYLOAD_VERSION,
+      createdAt: now,
+      payload: { query: input.query, collections: names, rows, ...(belowMinRelevance > 0 ? { belowMinRelevance } : {}), ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}) },
+    });
     const quota = await quotaStatus(db, auth.org, now);
     const latencyMs = performance.now() - started;
-    return { queryId, rows, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, cachedUntil: cachedUntil(now), ...(plan ? { filtersApplied: plan.filtersApplied } : {}) };
+    return { queryId, rows, belowMinRelevance, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, cachedUntil: cachedUntil(now), ...(plan ? { filtersApplied: plan.filtersApplied } : {}) };
   }
 
   const loadOwnRecord = (auth: AuthContext, queryId: string): Promise<QueryRecord> => loadOwnQueryRecord(db, auth.key.id, queryId, clock());
@@ -168,7 +183,9 @@ export function createSearchService(deps: ServiceDeps) {
   }
 
   /** A catalogue question is one sent without filters that asks what the service holds; a request with filters is searched. */
-  const catalogueQuestionOf = (input: SearchRequestInput): CatalogueQuestion | null => (deps.catalogue && input.filters == null ? detectCatalogueQuestion(input.query) : null);
+  // a price question may name a collection ("is scifact expensive?"), by its name or its display name
+  const collectionNames = [...deps.catalog.collections, ...deps.catalog.metaCollections].flatMap((c) => [c.name, c.displayName]);
+  const catalogueQuestionOf = (input: SearchRequestInput): CatalogueQuestion | null => (deps.catalogue && input.filters == null ? detectCatalogueQuestion(input.query, collectionNames) : null);
 
   /** Answered from the catalogue: free (no credits, quota, trial query or preview hour); one slot of the per-minute budget. */
   const answerFromCatalogue = (auth: AuthContext, input: SearchRequestInput, question: CatalogueQuestion, endpoint: string): Promise<Discovery> =>
@@ -212,7 +229,7 @@ export function createSearchService(deps: ServiceDeps) {
       const gated = await gate(auth, input, endpoint, now);
       if (gated.kind === 'catalogue') {
         const latencyMs = performance.now() - started;
-        return { queryId: gated.discovery.queryId, rows: [], latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota: await quotaStatus(db, auth.org, now), discovery: gated.discovery, timings: { billingMs: 0, retrievalMs: latencyMs } };
+        return { queryId: gated.discovery.queryId, rows: [], belowMinRelevance: 0, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota: await quotaStatus(db, auth.org, now), discovery: gated.discovery, timings: { billingMs: 0, retrievalMs: latencyMs } };
       }
       if (gated.kind === 'sandbox') return sandboxSearch(auth, input, now, started, gated.prepared);
       const admitted = performance.now();
@@ -239,6 +256,7 @@ export function createSearchService(deps: ServiceDeps) {
       return {
         queryId: outcome.queryId,
         rows: outcome.rows,
+        belowMinRelevance: outcome.belowMinRelevance,
         latencyMs: Math.round(finished - started),
         timings: { billingMs: admitted - started + (finished - retrieved), retrievalMs: retrieved - admitted },
         filterWarnings: outcome.filterWarnings,
@@ -259,7 +277,7 @@ export function createSearchService(deps: ServiceDeps) {
       if (question) {
         assertCollectionsReady(deps, auth, input.collections);
         const discovery = await answerFromCatalogue(auth, input, question, '/preview');
-        return { queryId: discovery.queryId, rows: [], unlocked: new Set(), discovery };
+        return { queryId: discovery.queryId, rows: [], belowMinRelevance: 0, unlocked: new Set(), discovery };
       }
       if (idempotency) {
         // A replay is authorized exactly like a fresh request, before the key is claimed or its record read: sandbox
@@ -276,8 +294,8 @@ export function createSearchService(deps: ServiceDeps) {
           if (record.keyId !== auth.key.id) {
             throw idempotencyKeyOfAnotherKey();
           }
-          const { rows, filterWarnings, journalMetricExpansions, filtersApplied } = record.payload;
-          return { queryId: record.queryId, rows, unlocked: await accounts.unlockedIds(record.queryId), filterWarnings, journalMetricExpansions, filtersApplied, idempotency: 'replayed' };
+          const { rows, filterWarnings, journalMetricExpansions, filtersApplied, belowMinRelevance } = record.payload;
+          return { queryId: record.queryId, rows, belowMinRelevance: belowMinRelevance ?? 0, unlocked: await accounts.unlockedIds(record.queryId), filterWarnings, journalMetricExpansions, filtersApplied, idempotency: 'replayed' };
         }
       }
       try {
@@ -291,6 +309,7 @@ export function createSearchService(deps: ServiceDeps) {
         return {
           queryId: outcome.queryId,
           rows: outcome.rows,
+          belowMinRelevance: outcome.belowMinRelevance,
           unlocked: new Set(),
           filterWarnings: outcome.filterWarnings,
           journalMetricExpansions: outcome.journalMetricExpansions,

@@ -1,7 +1,9 @@
 // Catalogue intent detection on the labelled set: catalogue questions answered, research questions searched.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { detectCatalogueQuestion } from '../../src/catalogue/intent.js';
+import { detectCatalogueQuestion as detectWithNames } from '../../src/catalogue/intent.js';
+import { loadCollectionCatalog } from '../../src/collections/catalog.js';
+import { DEFAULT_COLLECTIONS_CONFIG } from '../../src/config.js';
 
 interface Labelled {
   query: string;
@@ -9,6 +11,11 @@ interface Labelled {
   intent?: string;
   topic?: string | null;
 }
+
+// the demo catalogue's names and display names, as the search service passes them (a price question may name one)
+const catalog = await loadCollectionCatalog(DEFAULT_COLLECTIONS_CONFIG);
+const names = [...catalog.collections, ...catalog.metaCollections].flatMap((c) => [c.name, c.displayName]);
+const detectCatalogueQuestion = (query: string) => detectWithNames(query, names);
 
 const { queries } = JSON.parse(readFileSync(new URL('./labelledQueries.json', import.meta.url), 'utf8')) as { queries: Labelled[] };
 const catalogue = queries.filter((q) => q.label === 'catalogue');
@@ -34,6 +41,19 @@ describe('detectCatalogueQuestion', () => {
     expect({ swallowed: swallowed.length <= research.length * 0.02 ? [] : swallowed, missed: missed.length <= catalogue.length * 0.05 ? [] : missed }).toEqual({ swallowed: [], missed: [] });
     expect(figures.researchSearched).toBeGreaterThanOrEqual(0.98);
     expect(figures.catalogueAnswered).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('searches every research question and answers every price question as a sources question (prices are per collection)', () => {
+    expect(research.filter((q) => detectCatalogueQuestion(q.query) !== null).map((q) => q.query)).toEqual([]);
+    const priceWords = /pric|cost|charg|rate|bill|pay|cheap|expensive|how much|prcies/i;
+    const priceQuestions = catalogue.filter((q) => priceWords.test(q.query));
+    expect(priceQuestions.length).toBeGreaterThanOrEqual(45);
+    expect(priceQuestions.filter((q) => detectCatalogueQuestion(q.query)?.intent !== 'sources').map((q) => q.query)).toEqual([]);
+    expect(research.filter((q) => priceWords.test(q.query)).length).toBeGreaterThanOrEqual(25);
+    // a collection's name counts only in a price question: without the catalogue's names it is a topic word
+    expect(detectWithNames('is scifact expensive?')).toBeNull();
+    expect(detectCatalogueQuestion('is scifact expensive?')).toEqual({ intent: 'sources', topic: null });
+    expect(detectCatalogueQuestion('which journals does scifact hold?')).toEqual(detectWithNames('which journals does scifact hold?'));
   });
 
   it('reads the topic of a topic-scoped journals question', () => {

@@ -112,7 +112,7 @@ describe('collections', () => {
     expect(res.headers.get('x-query-cost')).toBe('0.000000');
     expect(res.body.count).toBe(res.body.collections.length);
     const scifact = res.body.collections.find((c: { name: string }) => c.name === 'scifact');
-    expect(scifact).toEqual({ name: 'scifact', description: expect.any(String), documentCount: expect.any(Number) });
+    expect(scifact).toEqual({ name: 'scifact', description: expect.any(String), documentCount: expect.any(Number), pricePer1000: '0.030' });
     const meta = res.body.collections.find((c: { members?: unknown }) => c.members);
     expect(meta).toMatchObject({ name: 'biomedical', memberCount: meta.members.length, priceRange: { min: expect.any(String), max: expect.any(String), per: expect.any(String) } });
     expect(Number(meta.priceRange.min)).toBeLessThan(Number(meta.priceRange.max));

@@ -26,6 +26,11 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
       summary: 'Recent OpenAlex works on a question, with a date filter',
       value: { collection: 'openalex-synergy', query: 'emicizumab prophylaxis in hemophilia A with factor VIII inhibitors', limit: 5, filters: { publication_date: { gte: '2010' } } },
     },
+    worthPaying: {
+      summary: 'Only rows worth paying for: one per document, relevance at least 0.02',
+      description: 'Rows below min_relevance are neither returned nor charged (belowMinRelevance counts them); one_per_document keeps the best chunk of each document.',
+      value: { collection: 'clinical-digest', query: 'randomized trial of blood pressure lowering', limit: 10, min_relevance: 0.02, one_per_document: true },
+    },
   },
   CollectionSearchRequest: {
     search: {

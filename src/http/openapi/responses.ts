@@ -103,13 +103,18 @@ export const SearchResult = z.object({
   text: z.string().meta({ description: 'Chunk text.' }),
   metadata: nullable(metadata).meta({ description: 'Null when include_metadata is false (unless figures were requested: then it holds `figures` alone).' }),
   collection: nullable(z.string()).meta({ description: 'Origin collection as requested; always populated.' }),
-  relevance: nullable(z.number()).meta({ description: '0 to 1, three decimals; null when the result has no score.' }),
+  relevance: nullable(z.number()).meta({
+    description: "0 to 1, three decimals: a calibrated estimate of the probability that the row's document is relevant to the query, on one scale across collections and retrieval modes (min_relevance filters by it). Null when the result has no score.",
+  }),
 });
+
+const belowMinRelevance = z.number().int().meta({ description: 'Rows held back because their relevance is below min_relevance (minRelevance): neither returned nor charged. 0 when none were, or no threshold was sent.' });
 
 export const SearchResponse = z.object({
   results: z.array(SearchResult),
   queryId: z.string().meta({ description: 'Re-fetch these results free for 7 days at GET /api/v1/search/results/{queryId}.' }),
   latencyMs: z.number().int(),
+  belowMinRelevance,
   ...filterReport,
 });
 
@@ -164,7 +169,7 @@ export const PreviewResult = z.object({
     .union([z.number(), AssistedRelevance])
     .nullable()
     .optional()
-    .meta({ description: "Present on re-fetched rows: the row's relevance (0 to 1), or for a re-fetched assisted search the judge's verdict, as the assisted answer gave it." }),
+    .meta({ description: "The row's relevance (0 to 1), as on a search result: what to choose the rows to unlock by. Present on preview, unlock and re-fetched rows; for a re-fetched assisted search the judge's verdict, as the assisted answer gave it." }),
   subQuestion: z.string().optional().meta({ description: 'Re-fetched assisted rows only: the sub-question whose internal search found the row.' }),
 });
 
@@ -173,6 +178,7 @@ export const PreviewUnlockResponse = z.object({
   results: z.array(PreviewResult),
   costCharged: nullable(decimal('What this call charged; null on a preview and on an unlock that unlocked nothing new.')),
   costToUnlockRemaining: decimal('Cost to unlock every row not yet unlocked.'),
+  belowMinRelevance: belowMinRelevance.optional().meta({ description: 'Preview only: rows held back because their relevance is below min_relevance; they are not in the preview and cannot be unlocked.' }),
   ...filterReport,
 });
 
@@ -189,6 +195,10 @@ export const Collection = z.object({
   name: z.string().meta({ description: 'Pass as `collection`; resolves case-insensitively.' }),
   description: nullable(z.string()),
   documentCount: z.number().int().meta({ description: 'Documents (not chunks) a search can reach; a meta-collection sums its members.' }),
+  pricePer1000: z
+    .string()
+    .optional()
+    .meta({ description: "Plain collections only: the organization's price in credits per 1000 result tokens (its negotiated price where it has one), e.g. \"0.050\". A meta-collection gives `priceRange` instead.", examples: ['0.050'] }),
   members: z.array(z.string()).optional().meta({ description: 'Meta-collections only: the physical collections spanned.' }),
   memberCount: z.number().int().optional().meta({ description: 'Meta-collections only.' }),
   priceRange: nullable(priceRange).optional().meta({ description: "Meta-collections only: null when any member's price cannot be resolved." }),

@@ -19,6 +19,7 @@ import type { AuthContext } from '../../auth/context.js';
 import { setBillingHeaders } from './billingHeaders.js';
 import { idempotencyRequest } from '../../search/previewIdempotency.js';
 import { metadataWithFigures, responseFigures, searchFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../../figures/figureImages.js';
+import type { RowSelection } from '../../search/rowSelection.js';
 
 export interface SearchRouteDeps {
   search: SearchService;
@@ -96,6 +97,7 @@ export function searchBody(outcome: SearchOutcome, includeMetadata: boolean, ima
     results: outcome.rows.map((r) => searchResult(r, includeMetadata, images !== undefined, images?.get(r.id))),
     queryId: outcome.queryId,
     latencyMs: outcome.latencyMs,
+    belowMinRelevance: outcome.belowMinRelevance,
     ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
     ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
     ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
@@ -103,13 +105,17 @@ export function searchBody(outcome: SearchOutcome, includeMetadata: boolean, ima
   };
 }
 
-/** The preview response (also the MCP `preview` tool's): every row a teaser with its cost, nothing charged. */
+/**
+ * The preview response (also the MCP `preview` tool's): every row a teaser with its cost and its relevance, so the
+ * client chooses what to unlock by it; nothing charged.
+ */
 export function previewResponse(outcome: PreviewOutcome) {
   return {
     queryId: outcome.queryId,
-    results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), false)),
+    results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), true)),
     costCharged: null,
     costToUnlockRemaining: formatCredits(remainingCost(outcome.rows, outcome.unlocked), 6),
+    belowMinRelevance: outcome.belowMinRelevance,
     ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
     ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
     ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
@@ -125,7 +131,7 @@ export function previewResponse(outcome: PreviewOutcome) {
 export function unlockResponse(outcome: UnlockResult) {
   return {
     queryId: outcome.queryId,
-    results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), false, outcome.images.get(r.id))),
+    results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), true, outcome.images.get(r.id))),
     costCharged: outcome.newlyUnlockedCount === 0 ? null : formatCredits(outcome.costChargedMicros, 6),
     costToUnlockRemaining: formatCredits(outcome.costToUnlockRemainingMicros, 6),
     ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
@@ -164,6 +170,11 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
   };
 }
 
+/** The row selection of a body in the snake_case spelling (/query, /preview and the MCP search tools). */
+export function selectionOf(body: { min_relevance: number; one_per_document: boolean }): RowSelection {
+  return { minRelevance: body.min_relevance, onePerDocument: body.one_per_document };
+}
+
 /** Only /query and /{collection} carry these: the daily quota, not the per-minute budget. */
 function setRateLimitHeaders(ctx: Context, outcome: SearchOutcome): void {
   ctx.set('X-RateLimit-Limit', String(outcome.quota.dailyLimit));
@@ -181,9 +192,14 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     ctx.body = { collections, count: collections.length };
   });
 
-  const runSearch = async (ctx: Context, input: { collections: string[]; query: string; limit: number; filters: unknown; includeMetadata: boolean; figures: ImageOptions | null }, endpoint: string) => {
+  const runSearch = async (ctx: Context, input: { collections: string[]; query: string; limit: number; filters: unknown; includeMetadata: boolean; figures: ImageOptions | null; selection: RowSelection }, endpoint: string) => {
     const a = auth(ctx);
-    const outcome = await deps.search.search(a, { collections: input.collections, query: input.query, limit: input.limit, filters: input.filters ?? null, includeMetadata: input.includeMetadata }, endpoint, (ctx.state as RequestState).requestId);
+    const outcome = await deps.search.search(
+      a,
+      { collections: input.collections, query: input.query, limit: input.limit, filters: input.filters ?? null, includeMetadata: input.includeMetadata, selection: input.selection },
+      endpoint,
+      (ctx.state as RequestState).requestId,
+    );
     // figures are free: rendered after the charge, from the rows already paid for
     const images = input.figures ? await searchFigureImages(outcome.rows, deps.figureImages, input.figures) : undefined;
     setBillingHeaders(ctx, a, outcome.billing);
@@ -196,7 +212,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
   router.post('/query', async (ctx) => {
     const body = parseOr422(queryBody, ctx.request.body);
     const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
-    await runSearch(ctx, { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.include_metadata, figures }, '/query');
+    await runSearch(ctx, { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.include_metadata, figures, selection: selectionOf(body) }, '/query');
   });
 
   router.post('/preview', async (ctx) => {
@@ -204,7 +220,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const body = parseOr422(previewBody, ctx.request.body);
     const idempotencyKey = ctx.get('Idempotency-Key');
     const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? idempotencyRequest(idempotencyKey, ctx.request.body) : undefined;
-    const outcome = await deps.search.preview(a, { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters ?? null }, idempotency);
+    const outcome = await deps.search.preview(a, { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters ?? null, selection: selectionOf(body) }, idempotency);
     if (outcome.idempotency) ctx.set('Idempotency-Status', outcome.idempotency);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = previewResponse(outcome);
@@ -313,7 +329,11 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const body = parseOr422(collectionSearchBody, raw);
     // includeImages is the deprecated alias of includeFigures
     const figures = (body.includeFigures ?? body.includeImages) ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
-    await runSearch(ctx, { collections: [ctx.params.collection!], query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.includeMetadata, figures }, '/{collection}');
+    await runSearch(
+      ctx,
+      { collections: [ctx.params.collection!], query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.includeMetadata, figures, selection: { minRelevance: body.minRelevance, onePerDocument: body.onePerDocument } },
+      '/{collection}',
+    );
   });
 
   return router;
