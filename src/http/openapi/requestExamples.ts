@@ -89,7 +89,7 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
   PriceRequest: { price: { summary: 'A negotiated price per 1000 tokens', value: { pricePer1000: '0.025' } } },
   LimitsRequest: { limits: { summary: 'Raise the limits', value: { perMinute: 120, daily: 10000, monthly: 200000, previewPerHour: 100 } } },
   KeyRequest: { key: { summary: 'A live key for two collections, capped', value: { mode: 'live', collections: ['scifact', 'openalex-synergy'], spendingCap: '10.00' } } },
-  RetractionsRequest: { load: { summary: 'Load a newer Retraction Watch export', value: { files: ['retractions/retraction_watch_2026-11-26.csv'] } } },
+  RetractionsRequest: { load: { summary: 'Load a Retraction Watch export (a path under DATA_ROOT)', value: { files: ['retractions/retraction_watch_etl_sampled.csv'] } } },
   SuspendRequest: { suspend: { summary: 'Suspend billing', value: { reason: 'invoice 2026-0142 overdue' } } },
   SpendingCapRequest: { cap: { summary: "Set a key's spending cap", value: { spendingCap: '15.00' } } },
   InviteRequest: { invite: { summary: 'Invite a member to the dashboard', value: { email: 'librarian@riverside.example.org', role: 'member' } } },
