@@ -95,7 +95,7 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
   async function keyView(keyId: string) {
     const key = await accounts.getKey(keyId);
     if (!key) throw new Rejection('NOT_FOUND', `API key ${keyId} not found`);
-    return { id: key.id, orgId: key.orgId, mode: key.mode, collections: key.collections, spendingCap: key.spendingCapMicros === null ? null : formatCredits(key.spendingCapMicros), spent: formatCredits(key.spentMicros), revoked: key.revoked };
+    return { id: key.id, orgId: key.orgId, name: key.name, mode: key.mode, collections: key.collections, spendingCap: key.spendingCapMicros === null ? null : formatCredits(key.spendingCapMicros), spent: formatCredits(key.spentMicros), revoked: key.revoked };
   }
 
   async function pricesOf(orgId: string) {
@@ -169,9 +169,9 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       await accounts.setSuspended(orgId, suspended, reason ?? 'operator hold', OPERATOR);
       return orgView(await requireOrg(orgId));
     },
-    async createKey(orgId: string, input: { mode: KeyMode; collections?: string[]; spendingCap?: string }) {
+    async createKey(orgId: string, input: { mode: KeyMode; name?: string; collections?: string[]; spendingCap?: string }) {
       await requireOrg(orgId);
-      return accounts.createKey(orgId, { mode: input.mode, collections: input.collections ?? null, spendingCapMicros: input.spendingCap === undefined ? null : money(input.spendingCap, 'spendingCap') }, OPERATOR);
+      return accounts.createKey(orgId, { mode: input.mode, name: input.name ?? null, collections: input.collections ?? null, spendingCapMicros: input.spendingCap === undefined ? null : money(input.spendingCap, 'spendingCap') }, OPERATOR);
     },
     async revokeKey(keyId: string) {
       await accounts.revokeKey(keyId, OPERATOR);

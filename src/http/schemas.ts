@@ -239,6 +239,7 @@ export const retractionsBody = z.strictObject({
 
 export const keyBody = z.strictObject({
   mode: z.enum(['live', 'test']),
+  name: z.string().max(200).optional().meta({ description: 'What people call the key (at most 100 characters, one line); shown on the dashboard, its ledger and its recent queries.' }),
   collections: z.array(z.string().min(1).max(200)).min(1).optional(),
   spendingCap: money.optional(),
 });
@@ -260,6 +261,7 @@ export const setPasswordBody = z.strictObject({ password: z.string().max(1024), 
 /** The dashboard's forms: what each carries beside its `_csrf` field (JSON clients send X-CSRF-Token instead). */
 export const dashboardKeyForm = z.strictObject({
   mode: z.enum(['live', 'test']),
+  name: z.string().max(200).optional(),
   collections: z.string().max(2000).optional(),
   spendingCap: z.union([money, z.literal('')]).optional(),
   _csrf: z.string().max(200).optional(),

@@ -28,6 +28,10 @@ describe('litsearch CLI: caps and invites', () => {
     const neither = cli(dataDir, 'key', 'cap', key.id); // neither an amount nor --clear
     expect([neither.code, neither.err]).toEqual([1, expect.stringMatching(/usage: key cap KEY_ID AMOUNT, or key cap KEY_ID --clear/)]);
     expect(cli(dataDir, 'key', 'cap', 'key_missing', '1.00').err).toMatch(/NOT_FOUND/);
+    // a key with a name: kept, and shown by key show
+    const named = JSON.parse(cli(dataDir, 'key', 'create', org.id, '--mode', 'test', '--name', 'CI smoke tests').out) as { id: string };
+    expect(JSON.parse(cli(dataDir, 'key', 'show', named.id).out)).toMatchObject({ id: named.id, name: 'CI smoke tests', mode: 'test' });
+    expect(JSON.parse(cli(dataDir, 'key', 'show', key.id).out).name).toBeNull();
 
     const invite = cli(dataDir, 'member', 'invite', org.id, 'Lead@Cap.example', '--role', 'owner');
     expect(invite.code, invite.err).toBe(0);
