@@ -3,7 +3,7 @@
 import { html, type Html, type HtmlValue } from './html.js';
 import { stackedBarChart } from './charts.js';
 import { formatCredits } from '../money.js';
-import type { KeyRow, OverviewData, RecentQuery, UsageDay } from './consoleData.js';
+import type { KeyRow, LedgerKeys, OverviewData, RecentQuery, UsageDay } from './consoleData.js';
 import type { ConsoleData } from './consoleData.js';
 import type { LedgerEntryView } from '../admin/ledgerCsv.js';
 import type { MemberRole } from '../domain/events.js';
@@ -31,11 +31,12 @@ const NAV: { section: Section; href: string; label: string; operator?: boolean }
   { section: 'operator', href: '/dashboard/operator', label: 'Operator', operator: true },
 ];
 
-/** Credits for people: at least two decimals, up to the six the ledger keeps. */
-export function credits(micros: bigint): string {
-  const full = formatCredits(micros, 6);
-  return full.replace(/(\.\d\d\d*?)0+$/, '$1');
-}
+/** Credits as every page and CSV shows them: six decimals, as X-Query-Cost and the ledger keep them. */
+export const credits = (micros: bigint): string => formatCredits(micros, 6);
+
+/** What a key is called on a page: its name and prefix, or the prefix alone. */
+const keyLabel = (k: { name: string | null; prefix: string | null }): Html =>
+  k.name ? html`${k.name} <small><code>${k.prefix ?? ''}…</code></small>` : html`<code>${k.prefix ?? 'sk_'}…</code>`;
 
 /** A time as people read it in a console: UTC, to the second. */
 export const when = (isoTime: string | null): string => (isoTime ? `${isoTime.slice(0, 10)} ${isoTime.slice(11, 19)} UTC` : '—');
@@ -131,11 +132,14 @@ ${error ? notice('error', error) : ''}
   );
 }
 
+/** The heading of an error page; the API error's own message is under it. */
+const ERROR_TITLES: Record<number, string> = { 401: 'Sign in first', 403: 'Not allowed', 404: 'Not found', 409: 'That changed meanwhile', 422: 'That was not accepted', 429: 'Too many requests' };
+
 export function errorPage(status: number, message: string, signedIn: boolean): Html {
   return document(
     `Error ${status}`,
     html`<main id="main" class="narrow" tabindex="-1">
-<h1>${status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : status === 429 ? 'Too many requests' : 'Something went wrong'}</h1>
+<h1>${ERROR_TITLES[status] ?? (status < 500 ? 'That was not accepted' : 'Something went wrong')}</h1>
 ${notice('error', message)}
 <p><a href="${signedIn ? '/dashboard' : '/dashboard/login'}">${signedIn ? 'Back to the dashboard' : 'Sign in'}</a></p>
 </main>`,
@@ -174,7 +178,7 @@ export function keysPage(viewer: Viewer, keys: KeyRow[], opts: { created?: { id:
   const mayRevoke = (k: KeyRow) => !k.revoked && (opts.canSetCaps || (me !== undefined && k.createdByMemberId === me.memberId));
   const rows = keys.map(
     (k) => html`<tr data-key-id="${k.id}"${k.revoked ? html` class="revoked"` : ''}>
-  <td><code>${k.prefix}…</code><br><small>${k.id}</small></td>
+  <td>${keyLabel(k)}<br><small>${k.id}</small></td>
   <td>${k.mode === 'test' ? 'sandbox (sk_test_)' : 'live'}</td>
   <td>${scopeOf(k)}</td>
   <td class="num">${credits(k.spentMicros)}</td>
@@ -211,6 +215,8 @@ ${opts.created
     <label><input type="radio" name="mode" value="live" checked> live (real content, spends credits)</label>
     <label><input type="radio" name="mode" value="test"> sandbox (synthetic results, free)</label>
   </fieldset>
+  <label for="key-name">Name <small>(what you will call it: "CI smoke tests", "Rosalind's notebook")</small></label>
+  <input id="key-name" name="name" maxlength="100" autocomplete="off">
   <label for="collections">Collections <small>(comma-separated; empty: the whole organization)</small></label>
   <input id="collections" name="collections" maxlength="2000" placeholder="scifact, biomedical">
   ${opts.canSetCaps ? html`<label for="spendingCap">Spending cap in credits <small>(empty: none)</small></label><input id="spendingCap" name="spendingCap" inputmode="decimal" pattern="\\d{1,12}(\\.\\d{1,6})?">` : ''}
@@ -249,7 +255,7 @@ export function usagePage(viewer: Viewer, usage: Awaited<ReturnType<ConsoleData[
     html`<p>The last ${usage.days.length} days (UTC), from the usage projections. A search of several collections counts once on each. <a href="/dashboard/usage.csv" download>Download CSV</a></p>
 ${stackedBarChart({ id: 'chart-searches', title: 'Searches', days: usage.days, series: series((r) => r.searches), format: integer })}
 ${stackedBarChart({ id: 'chart-tokens', title: 'Tokens billed', days: usage.days, series: series((r) => Number(r.tokens)), format: integer })}
-${stackedBarChart({ id: 'chart-spend', title: 'Spend (credits)', days: usage.days, series: series((r) => Number(r.spendMicros) / 1e6), format: (v) => v.toFixed(v > 0 && v < 0.01 ? 6 : 2) })}
+${stackedBarChart({ id: 'chart-spend', title: 'Spend (credits)', days: usage.days, series: series((r) => Number(r.spendMicros) / 1e6), format: (v) => credits(BigInt(Math.round(v * 1e6))) })}
 ${usageTable(usage.days, usage.rows)}`,
   );
 }
@@ -259,39 +265,66 @@ export function usageCsv(rows: UsageDay[]): string {
   return ['day,collection,searches,unlocked_results,tokens,spend', ...rows.map((r) => [r.day, /[",\n\r]/.test(r.collection) ? `"${r.collection.replace(/"/g, '""')}"` : r.collection, r.searches, r.unlockedResults, r.tokens.toString(), formatCredits(r.spendMicros, 6)].join(','))].join('\n') + '\n';
 }
 
-export function ledgerPage(viewer: Viewer, entries: LedgerEntryView[]): Html {
-  const newest = entries.slice().reverse();
+/** The ledger's entries, newest first; with `queriesHref` a search's entries link to it there. */
+function ledgerTable(ledger: { entries: LedgerEntryView[]; keys: LedgerKeys }, queriesHref?: string): Html {
+  const newest = ledger.entries.slice().reverse();
+  const key = (keyId: string | null) => {
+    if (keyId === null) return '';
+    const k = ledger.keys.get(keyId);
+    return k ? keyLabel(k) : html`<small>${keyId}</small>`;
+  };
+  // a charge, an unlock and a refund of a search link to that search on the recent queries
+  const query = (queryId: string | null) =>
+    queryId === null ? '' : queriesHref ? html`<a href="${queriesHref}?queryId=${encodeURIComponent(queryId)}"><small>${queryId}</small></a>` : html`<small>${queryId}</small>`;
+  return html`<div class="scroll"><table id="ledger-table">
+<caption>Entries, newest first</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Type</th><th scope="col">Amount</th><th scope="col">Balance after</th><th scope="col">Key</th><th scope="col">Query</th><th scope="col">Reference</th></tr></thead>
+<tbody>${newest.length ? newest.map((e) => html`<tr data-query-id="${e.queryId ?? ''}"><td>${when(e.time)}</td><td>${e.type}</td><td class="num">${e.amount}</td><td class="num">${e.balanceAfter}</td><td>${key(e.keyId)}</td><td>${query(e.queryId)}</td><td>${e.reference ?? ''}</td></tr>`) : html`<tr><td colspan="7">No entries yet.</td></tr>`}</tbody>
+</table></div>`;
+}
+
+export function ledgerPage(viewer: Viewer, ledger: { entries: LedgerEntryView[]; keys: LedgerKeys }): Html {
   return layout(
     viewer,
     'ledger',
     'Ledger',
-    html`<p>Every credit, charge, unlock and refund with the balance after it. <a href="/dashboard/ledger.csv" download>Download CSV</a></p>
-<div class="scroll"><table id="ledger-table">
-<caption>Entries, newest first</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Type</th><th scope="col">Amount</th><th scope="col">Balance after</th><th scope="col">Key</th><th scope="col">Query</th><th scope="col">Reference</th></tr></thead>
-<tbody>${newest.length ? newest.map((e) => html`<tr data-query-id="${e.queryId ?? ''}"><td>${when(e.time)}</td><td>${e.type}</td><td class="num">${e.amount}</td><td class="num">${e.balanceAfter}</td><td><small>${e.keyId ?? ''}</small></td><td><small>${e.queryId ?? ''}</small></td><td>${e.reference ?? ''}</td></tr>`) : html`<tr><td colspan="7">No entries yet.</td></tr>`}</tbody>
-</table></div>`,
+    html`<p>Every credit, charge, unlock and refund with the balance after it, in credits; a search's entries link to the search. <a href="/dashboard/ledger.csv" download>Download CSV</a></p>
+${ledgerTable(ledger, '/dashboard/queries')}`,
   );
 }
 
-export function queriesPage(viewer: Viewer, queries: RecentQuery[], baseUrl: string, now: Date): Html {
+/** The queries' first QUERY_TEXT_SHOWN characters are shown; the full text is the cell's title. */
+export const QUERY_TEXT_SHOWN = 120;
+const queryTextCell = (text: string | null) => {
+  if (text === null) return html`<td class="query-text"><small>not kept</small></td>`;
+  const shown = [...text].length > QUERY_TEXT_SHOWN ? `${[...text].slice(0, QUERY_TEXT_SHOWN).join('')}…` : text;
+  return html`<td class="query-text" title="${text}">${shown}</td>`;
+};
+
+export function queriesTable(queries: RecentQuery[], opts: { baseUrl: string; now: Date }): Html {
+  return html`<div class="scroll"><table id="queries-table">
+<thead><tr><th scope="col">Query</th><th scope="col">Results</th><th scope="col">Key</th><th scope="col">Cost</th><th scope="col">Collections</th><th scope="col">Time</th><th scope="col">Re-fetch</th></tr></thead>
+<tbody>${
+    queries.length
+      ? queries.map((q) => {
+          const fresh = Date.parse(q.cachedUntil) > opts.now.getTime();
+          return html`<tr data-query-id="${q.queryId}">${queryTextCell(q.queryText)}<td class="num">${q.resultCount ?? '—'}</td><td>${keyLabel({ name: q.keyName, prefix: q.keyPrefix })}</td><td class="num">${credits(q.costMicros)}</td><td>${q.collections.join(', ')}<br><small>${q.endpoint}</small></td><td>${when(q.time)}<br><small><code>${q.queryId}</code></small></td>
+<td>${fresh ? html`<code class="command">curl -H "Authorization: Bearer ${q.keyPrefix ?? 'sk_'}…" ${opts.baseUrl}/api/v1/search/results/${q.queryId}</code>` : html`<small>expired ${when(q.cachedUntil)}</small>`}</td></tr>`;
+        })
+      : html`<tr><td colspan="7">No searches yet.</td></tr>`
+  }</tbody>
+</table></div>`;
+}
+
+export function queriesPage(viewer: Viewer, queries: RecentQuery[], baseUrl: string, now: Date, oneQuery?: string): Html {
   return layout(
     viewer,
     'queries',
     'Recent queries',
-    html`<p>The organization's last ${queries.length} searches. A result set can be re-fetched free for 7 days, with the key that ran it.</p>
-<div class="scroll"><table id="queries-table">
-<thead><tr><th scope="col">Query id</th><th scope="col">Endpoint</th><th scope="col">Collections</th><th scope="col">Cost</th><th scope="col">Time</th><th scope="col">Re-fetch</th></tr></thead>
-<tbody>${
-      queries.length
-        ? queries.map((q) => {
-            const fresh = Date.parse(q.cachedUntil) > now.getTime();
-            return html`<tr data-query-id="${q.queryId}"><td><code>${q.queryId}</code></td><td>${q.endpoint}</td><td>${q.collections.join(', ')}</td><td class="num">${credits(q.costMicros)}</td><td>${when(q.time)}</td>
-<td>${fresh ? html`<code class="command">curl -H "Authorization: Bearer ${q.keyPrefix ?? 'sk_'}…" ${baseUrl}/api/v1/search/results/${q.queryId}</code>` : html`<small>expired ${when(q.cachedUntil)}</small>`}</td></tr>`;
-          })
-        : html`<tr><td colspan="6">No searches yet.</td></tr>`
-    }</tbody>
-</table></div>`,
+    html`${oneQuery
+      ? html`<p>The search <code>${oneQuery}</code>${queries.length ? '' : ' (not a search of this organization)'}. <a href="/dashboard/queries">All recent queries</a></p>`
+      : html`<p>The organization's last ${queries.length} searches: what was asked (the first ${QUERY_TEXT_SHOWN} characters), the rows delivered, the key and the cost in credits. A result set can be re-fetched free for 7 days, with the key that ran it.</p>`}
+${queriesTable(queries, { baseUrl, now })}`,
   );
 }
 

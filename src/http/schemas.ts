@@ -269,6 +269,8 @@ export const dashboardKeyForm = z.strictObject({
 export const dashboardCapForm = z.strictObject({ spendingCap: z.union([money, z.literal('')]), _csrf: z.string().max(200).optional() });
 export const dashboardInviteForm = inviteBody.extend({ _csrf: z.string().max(200).optional() });
 export const csrfOnlyForm = z.strictObject({ _csrf: z.string().max(200).optional() });
+/** GET /dashboard/queries: optionally the one search a ledger entry links to. */
+export const queriesQuery = z.strictObject({ queryId: z.string().min(1).max(100).optional() });
 
 /** Parses with a schema; the first problems become one 422 VALIDATION_ERROR message naming the fields. */
 export function parseOr422<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

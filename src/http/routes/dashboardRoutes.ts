@@ -8,7 +8,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import { ApiError } from '../errors.js';
 import { toApiError } from '../middleware.js';
-import { parseOr422, loginBody, operatorLoginBody, setPasswordBody, dashboardKeyForm, dashboardCapForm, dashboardInviteForm, csrfOnlyForm } from '../schemas.js';
+import { parseOr422, loginBody, operatorLoginBody, setPasswordBody, dashboardKeyForm, dashboardCapForm, dashboardInviteForm, csrfOnlyForm, queriesQuery } from '../schemas.js';
 import { refuseTooManyRequests } from '../ipLimiter.js';
 import { dashboardStateOf, wantsHtml, type DashboardAccess } from '../dashboardAccess.js';
 import { operatorTokenCheck } from '../authentication.js';
@@ -215,11 +215,19 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   router.get('/dashboard/keys', memberPage((ctx, member) => keysPage(ctx, member)));
 
   router.post('/dashboard/keys', memberPage(async (ctx, member) => {
-    const form = parseOr422(dashboardKeyForm, ctx.request.body);
-    const names = (form.collections ?? '').split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
-    for (const name of names) if (!deps.catalog.resolveCollection(name)) throw new ApiError(422, 'VALIDATION_ERROR', `no collection is named "${name}"`);
-    const cap = form.spendingCap ? money(form.spendingCap, 'spendingCap') : null;
-    const created = await deps.members.createKey(member, member.orgId, { mode: form.mode, collections: names.length ? [...new Set(names)] : null, spendingCapMicros: cap });
+    let created: { id: string; key: string };
+    try {
+      const form = parseOr422(dashboardKeyForm, ctx.request.body);
+      const names = (form.collections ?? '').split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
+      for (const name of names) if (!deps.catalog.resolveCollection(name)) throw new ApiError(422, 'VALIDATION_ERROR', `no collection is named "${name}"`);
+      const cap = form.spendingCap ? money(form.spendingCap, 'spendingCap') : null;
+      created = await deps.members.createKey(member, member.orgId, { mode: form.mode, name: form.name ?? null, collections: names.length ? [...new Set(names)] : null, spendingCapMicros: cap });
+    } catch (err) {
+      // a browser gets the keys page again with the reason on it; a script the error envelope
+      const refused = toApiError(err);
+      if (refused?.status === 422 && wantsHtml(ctx)) return keysPage(ctx, member, { error: refused.message }, 422);
+      throw err;
+    }
     // the secret goes out in this answer only: a page (never a redirect, whose URL would carry it) or JSON
     if (wantsHtml(ctx)) return keysPage(ctx, member, { created }, 201);
     ctx.status = 201;
@@ -249,7 +257,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   }));
 
   router.get('/dashboard/ledger', memberPage(async (ctx, member) => {
-    page(ctx, pages.ledgerPage(viewer(ctx), (await deps.consoleData.ledger(member.orgId)).entries));
+    page(ctx, pages.ledgerPage(viewer(ctx), await deps.consoleData.ledger(member.orgId)));
   }));
   router.get('/dashboard/ledger.csv', memberPage(async (ctx, member) => {
     ctx.type = 'text/csv; charset=utf-8';
@@ -258,7 +266,8 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   }));
 
   router.get('/dashboard/queries', memberPage(async (ctx, member) => {
-    page(ctx, pages.queriesPage(viewer(ctx), await deps.consoleData.recentQueries(member.orgId), baseUrlOf(deps, ctx), deps.clock()));
+    const { queryId } = parseOr422(queriesQuery, ctx.query);
+    page(ctx, pages.queriesPage(viewer(ctx), await deps.consoleData.recentQueries(member.orgId, { queryId }), baseUrlOf(deps, ctx), deps.clock(), queryId));
   }));
 
   const membersPage = async (ctx: Context, member: Extract<Principal, { kind: 'member' }>, extra: { inviteUrl?: string; error?: string } = {}, status = 200) =>
