@@ -113,7 +113,8 @@ function checkArguments(command: string | undefined, sub: string | undefined, re
   }
 }
 
-function remoteOperations(remote: Remote): Operations {
+/** The operations the CLI sends to a running server (the dashboard's organization list is not a CLI command). */
+function remoteOperations(remote: Remote): Omit<Operations, 'listOrganizations'> {
   const call = async (method: string, path: string, body?: unknown, okStatuses: number[] = [200, 201]) => {
     const res = await fetch(`${remote.url}/admin/v1${path}`, {
       method,
@@ -258,7 +259,7 @@ async function main(argv: string[]): Promise<number> {
 
   const remote = await runningServer(config);
   const db = remote ? undefined : await openEventStore(config);
-  const ops = remote
+  const ops: Omit<Operations, 'listOrganizations'> = remote
     ? remoteOperations(remote)
     : createOperations(createAccounts(db!), { catalog: await loadCollectionCatalog(config.collectionsConfig), retractions: createLiveRetractions({ db: db!, dataRoot: config.dataRoot }) });
   const billingMode = (): BillingMode | undefined => {

@@ -12,6 +12,7 @@ import { cachedUntil, loadQueryRecord } from '../search/queryCache.js';
 type SearchChargedData = Extract<DomainEvent, { type: 'SearchCharged' }>['data'];
 
 export const USAGE_DAYS = 30;
+export const ORGANIZATIONS_PER_PAGE = 25;
 
 export interface OverviewData {
   org: Organization;
@@ -187,43 +188,46 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
      * The organization's ledger for its members: without the balance after each entry when the balance is hidden; with
      * its keys' names and prefixes by id, for the page.
      */
-    async ledger(orgId: string) {
+    async ledger(orgId: string, opts: { asOperator?: boolean } = {}) {
       const [ledger, org, keys] = await Promise.all([
         operations.ledger(orgId),
         accounts.getOrganization(orgId),
         db.query<{ key_id: string; key_prefix: string; name: string | null }>('SELECT key_id, key_prefix, name FROM proj_api_keys WHERE org_id = $1', [orgId]),
       ]);
       const keyNames: LedgerKeys = new Map(keys.map((k) => [k.key_id, { prefix: k.key_prefix, name: k.name }]));
-      return { entries: org?.hideBalance ? ledger.entries.map((e) => ({ ...e, balanceAfter: '' })) : ledger.entries, keys: keyNames };
+      const hidden = org?.hideBalance && !opts.asOperator;
+      return { entries: hidden ? ledger.entries.map((e) => ({ ...e, balanceAfter: '' })) : ledger.entries, keys: keyNames };
     },
 
-    /** Every organization with its balance, billing mode and suspension, and the house's audit results. */
-    async operatorOverview() {
-      const orgs = await db.query<{ org_id: string; name: string; billing_mode: string; billing_enabled: boolean; suspended: boolean; balance: string | null; members: number; keys: number }>(
-        `SELECT o.org_id, o.name, o.billing_mode, o.billing_enabled, o.suspended, b.balance_micros::text AS balance,
-           (SELECT count(*)::int FROM proj_members m WHERE m.org_id = o.org_id AND m.removed_at IS NULL) AS members,
-           (SELECT count(*)::int FROM proj_api_keys k WHERE k.org_id = o.org_id AND NOT k.revoked) AS keys
-         FROM proj_organizations o LEFT JOIN proj_balances b ON b.org_id = o.org_id ORDER BY o.name, o.org_id`,
-      );
-      const [reconciliation, verify, journals] = await Promise.all([operations.reconcileAll(), operations.verify(), operations.journalRequests()]);
+    /** One page of organizations (`q` searches names and ids) with their reconciliation, and the house's audit results. */
+    async operatorOverview(opts: { q?: string; page?: number } = {}) {
+      const page = Math.max(1, opts.page ?? 1);
+      const [list, reconciliation, verify, journals] = await Promise.all([
+        operations.listOrganizations({ q: opts.q, offset: (page - 1) * ORGANIZATIONS_PER_PAGE, limit: ORGANIZATIONS_PER_PAGE }),
+        operations.reconcileAll(),
+        operations.verify(),
+        operations.journalRequests(),
+      ]);
       const byOrg = new Map(reconciliation.organizations.map((r) => [r.orgId, r]));
       return {
-        organizations: orgs.map((o) => ({
-          id: o.org_id,
-          name: o.name,
-          billingMode: o.billing_mode,
-          billingEnabled: o.billing_enabled,
-          suspended: o.suspended,
-          balanceMicros: BigInt(o.balance ?? '0'),
-          members: o.members,
-          activeKeys: o.keys,
-          reconciliation: byOrg.get(o.org_id) ?? null,
-        })),
+        organizations: list.organizations.map((o) => ({ ...o, reconciliation: byOrg.get(o.id) ?? null })),
+        q: opts.q?.trim() ?? '',
+        page,
+        pages: Math.max(1, Math.ceil(list.total / ORGANIZATIONS_PER_PAGE)),
+        total: list.total,
         reconciliationOk: reconciliation.ok,
         discrepancies: reconciliation.discrepancies,
         verify,
         journals,
       };
+    },
+
+    /** One organization as the operator sees it: what its members see (the balance always), its members and invites. */
+    async operatorOrganization(orgId: string) {
+      const overview = await this.overview(orgId);
+      if (!overview) return undefined;
+      const [keys, usage, ledger, roster] = await Promise.all([this.keys(orgId), this.usage(orgId), this.ledger(orgId, { asOperator: true }), operations.members(orgId)]);
+      return { overview, keys, usage, ledger, roster };
     },
   };
 }

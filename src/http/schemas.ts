@@ -269,6 +269,14 @@ export const dashboardKeyForm = z.strictObject({
 export const dashboardCapForm = z.strictObject({ spendingCap: z.union([money, z.literal('')]), _csrf: z.string().max(200).optional() });
 export const dashboardInviteForm = inviteBody.extend({ _csrf: z.string().max(200).optional() });
 export const csrfOnlyForm = z.strictObject({ _csrf: z.string().max(200).optional() });
+/** The operator's pages: the organization list's search and page, and the forms on an organization's page. */
+export const operatorListQuery = z.strictObject({ q: z.string().max(200).optional(), page: z.coerce.number().int().min(1).max(100_000).optional() });
+export const operatorCreditsForm = creditsBody.extend({ reference: z.string().max(200).optional(), _csrf: z.string().max(200).optional() });
+const formLimit = z.union([z.number().int().min(0), z.string().regex(/^\s*\d{1,9}\s*$/, 'a whole number').transform(Number)]);
+export const operatorLimitsForm = z.strictObject({ perMinute: formLimit, daily: formLimit, monthly: formLimit, previewPerHour: formLimit, _csrf: z.string().max(200).optional() });
+export const operatorSuspendForm = suspendBody.extend({ _csrf: z.string().max(200).optional() });
+export const operatorDoneQuery = z.strictObject({ done: z.enum(['credits', 'limits', 'suspended', 'resumed', 'revoked', 'cap']).optional() });
+
 /** GET /dashboard/queries: optionally the one search a ledger entry links to. */
 export const queriesQuery = z.strictObject({ queryId: z.string().min(1).max(100).optional() });
 
