@@ -452,7 +452,7 @@ export function operatorOrgPage(
   const { org } = data.overview;
   const base = `/dashboard/operator/orgs/${org.id}`;
   const limit = (name: keyof typeof org.limits, label: string) =>
-    html`<label for="limit-${name}">${label}</label><input id="limit-${name}" name="${name}" inputmode="numeric" pattern="\d{1,9}" required value="${org.limits[name]}">`;
+    html`<label for="limit-${name}">${label}</label><input id="limit-${name}" name="${name}" inputmode="numeric" pattern="\\d{1,9}" required value="${org.limits[name]}">`;
   return layout(
     viewer,
     'operator',
@@ -474,7 +474,7 @@ ${org.suspended ? notice('error', 'Billing for this organization is on hold: pai
 <form method="post" action="${base}/credits" class="grid" aria-labelledby="credits-title">
   <h3 id="credits-title">Add credits</h3>
   ${csrfField(viewer.csrfToken)}
-  <label for="credit-amount">Amount in credits</label><input id="credit-amount" name="amount" inputmode="decimal" required pattern="\d{1,12}(\.\d{1,6})?" placeholder="25.000000">
+  <label for="credit-amount">Amount in credits</label><input id="credit-amount" name="amount" inputmode="decimal" required pattern="\\d{1,12}(\\.\\d{1,6})?" placeholder="25.000000">
   <label for="credit-reference">Reference</label><input id="credit-reference" name="reference" maxlength="200" placeholder="invoice 2031-114">
   <button type="submit">Add credits</button>
 </form>
