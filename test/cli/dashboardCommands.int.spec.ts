@@ -28,10 +28,6 @@ describe('litsearch CLI: caps and invites', () => {
     const neither = cli(dataDir, 'key', 'cap', key.id); // neither an amount nor --clear
     expect([neither.code, neither.err]).toEqual([1, expect.stringMatching(/usage: key cap KEY_ID AMOUNT, or key cap KEY_ID --clear/)]);
     expect(cli(dataDir, 'key', 'cap', 'key_missing', '1.00').err).toMatch(/NOT_FOUND/);
-    // a key with a name: kept, and shown by key show
-    const named = JSON.parse(cli(dataDir, 'key', 'create', org.id, '--mode', 'test', '--name', 'CI smoke tests').out) as { id: string };
-    expect(JSON.parse(cli(dataDir, 'key', 'show', named.id).out)).toMatchObject({ id: named.id, name: 'CI smoke tests', mode: 'test' });
-    expect(JSON.parse(cli(dataDir, 'key', 'show', key.id).out).name).toBeNull();
 
     const invite = cli(dataDir, 'member', 'invite', org.id, 'Lead@Cap.example', '--role', 'owner');
     expect(invite.code, invite.err).toBe(0);
@@ -56,5 +52,16 @@ describe('litsearch CLI: caps and invites', () => {
     expect(replay.code, replay.out).toBe(0);
     expect(replay.out).toMatch(/equal\s+invites/);
     expect(cli(dataDir, 'verify').code).toBe(0);
+  }, 180_000);
+
+  it('creates a key with a name, which key show prints (a key without one shows null)', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'litsearch-cli-name-'));
+    const org = JSON.parse(cli(dataDir, 'org', 'create', '--name', 'Name lab').out) as { id: string };
+    const named = cli(dataDir, 'key', 'create', org.id, '--mode', 'test', '--name', 'CI smoke tests');
+    expect(named.code, named.err).toBe(0);
+    const { id } = JSON.parse(named.out) as { id: string };
+    expect(JSON.parse(cli(dataDir, 'key', 'show', id).out)).toMatchObject({ id, name: 'CI smoke tests', mode: 'test' });
+    const unnamed = JSON.parse(cli(dataDir, 'key', 'create', org.id, '--mode', 'test').out) as { id: string };
+    expect(JSON.parse(cli(dataDir, 'key', 'show', unnamed.id).out).name).toBeNull();
   }, 180_000);
 });
