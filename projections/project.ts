@@ -161,7 +161,7 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
     case 'ApiKeyCreated': {
       const d = e.data;
       return [
-        { table: 'api_keys', row: { key_id: d.keyId, org_id: d.orgId, mode: d.mode, key_hash: d.keyHash, key_prefix: d.keyPrefix, collections: d.collections, spending_cap_micros: d.spendingCapMicros, spent_micros: '0', revoked: false, version: e.streamVersion } },
+        { table: 'api_keys', row: { key_id: d.keyId, org_id: d.orgId, mode: d.mode, key_hash: d.keyHash, key_prefix: d.keyPrefix, collections: d.collections, spending_cap_micros: d.spendingCapMicros, spent_micros: '0', revoked: false, version: e.streamVersion, name: d.name ?? null } },
       ];
     }
     case 'ApiKeyRevoked': {

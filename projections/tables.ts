@@ -26,7 +26,7 @@ export const COLUMNS: Record<ProjectionTable, string[]> = {
   organizations: ['org_id', 'name', 'billing_mode', 'limits', 'hide_balance', 'suspended', 'version', 'billing_enabled', 'trial_queries', 'trial_used'],
   balances: ['org_id', 'balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros'],
   ledger: ['position', 'org_id', 'time', 'type', 'amount_micros', 'balance_after_micros', 'key_id', 'query_id', 'reference'],
-  api_keys: ['key_id', 'org_id', 'mode', 'key_hash', 'key_prefix', 'collections', 'spending_cap_micros', 'spent_micros', 'revoked', 'version'],
+  api_keys: ['key_id', 'org_id', 'mode', 'key_hash', 'key_prefix', 'collections', 'spending_cap_micros', 'spent_micros', 'revoked', 'version', 'name'],
   unlocks: ['query_id', 'result_id', 'org_id', 'key_id', 'position'],
   usage: ['org_id', 'period', 'queries', 'tokens', 'amount_micros', 'catalogue_answers'],
   collection_usage: ['org_id', 'day', 'collection', 'queries', 'unlocked_results', 'tokens', 'charged_micros', 'unlocked_micros'],
@@ -74,6 +74,8 @@ CREATE INDEX IF NOT EXISTS ${p}ledger_org ON ${p}ledger (org_id, position);
 CREATE TABLE IF NOT EXISTS ${p}api_keys (
   key_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, mode TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE, key_prefix TEXT NOT NULL,
   collections JSONB, spending_cap_micros BIGINT, spent_micros BIGINT NOT NULL, revoked BOOLEAN NOT NULL, version INTEGER NOT NULL);
+-- keys created before names existed have none (null)
+ALTER TABLE ${p}api_keys ADD COLUMN IF NOT EXISTS name TEXT;
 CREATE TABLE IF NOT EXISTS ${p}unlocks (
   query_id TEXT NOT NULL, result_id TEXT NOT NULL, org_id TEXT NOT NULL, key_id TEXT NOT NULL, position BIGINT NOT NULL,
   PRIMARY KEY (query_id, result_id));
@@ -159,6 +161,8 @@ export interface ApiKeyRow {
   spent_micros: string;
   revoked: boolean;
   version: number;
+  /** null: created without a name (or before keys had names) */
+  name: string | null;
 }
 export interface UnlockRow {
   query_id: string;

@@ -2,7 +2,7 @@
 // refunds, keys and their caps, member invites, ledger, reconciliation, replay, verify, retraction lists. Every change is an event with
 // the operator as actor.
 import type { Accounts } from '../billing/accounts.js';
-import { DEFAULT_LIMITS, DEFAULT_TRIAL_QUERIES, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits } from '../domain/events.js';
+import { DEFAULT_LIMITS, DEFAULT_TRIAL_QUERIES, parseBillingMode, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits } from '../domain/events.js';
 import { Rejection } from '../domain/rejection.js';
 import { formatCredits, parseCredits } from '../money.js';
 import { replayProjections, type ReplayReport } from '../../projections/replay.js';
@@ -95,7 +95,7 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
   async function keyView(keyId: string) {
     const key = await accounts.getKey(keyId);
     if (!key) throw new Rejection('NOT_FOUND', `API key ${keyId} not found`);
-    return { id: key.id, orgId: key.orgId, mode: key.mode, collections: key.collections, spendingCap: key.spendingCapMicros === null ? null : formatCredits(key.spendingCapMicros), spent: formatCredits(key.spentMicros), revoked: key.revoked };
+    return { id: key.id, orgId: key.orgId, name: key.name, mode: key.mode, collections: key.collections, spendingCap: key.spendingCapMicros === null ? null : formatCredits(key.spendingCapMicros), spent: formatCredits(key.spentMicros), revoked: key.revoked };
   }
 
   async function pricesOf(orgId: string) {
@@ -169,9 +169,9 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       await accounts.setSuspended(orgId, suspended, reason ?? 'operator hold', OPERATOR);
       return orgView(await requireOrg(orgId));
     },
-    async createKey(orgId: string, input: { mode: KeyMode; collections?: string[]; spendingCap?: string }) {
+    async createKey(orgId: string, input: { mode: KeyMode; name?: string; collections?: string[]; spendingCap?: string }) {
       await requireOrg(orgId);
-      return accounts.createKey(orgId, { mode: input.mode, collections: input.collections ?? null, spendingCapMicros: input.spendingCap === undefined ? null : money(input.spendingCap, 'spendingCap') }, OPERATOR);
+      return accounts.createKey(orgId, { mode: input.mode, name: input.name ?? null, collections: input.collections ?? null, spendingCapMicros: input.spendingCap === undefined ? null : money(input.spendingCap, 'spendingCap') }, OPERATOR);
     },
     async revokeKey(keyId: string) {
       await accounts.revokeKey(keyId, OPERATOR);
@@ -202,6 +202,43 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     async removeMember(orgId: string, memberId: string) {
       await members.removeMember({ kind: 'operator' }, orgId, memberId);
       return { memberId, removed: true as const };
+    },
+    /**
+     * One page of organizations by name (then id), with balance, billing, suspension, members and active keys; `q`
+     * keeps those whose name or id contains it (case-insensitive). `total` counts every match.
+     */
+    async listOrganizations(opts: { q?: string; offset?: number; limit?: number } = {}) {
+      const q = opts.q?.trim() ?? '';
+      const pattern = q ? `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+      const limit = Math.max(1, Math.min(opts.limit ?? 25, 200));
+      const offset = Math.max(0, opts.offset ?? 0);
+      const where = `($1::text IS NULL OR lower(o.name) LIKE $1 OR lower(o.org_id) LIKE $1)`;
+      const [rows, [count]] = await Promise.all([
+        accounts.db.query<{ org_id: string; name: string; billing_mode: string; billing_enabled: boolean; suspended: boolean; balance: string | null; members: number; keys: number }>(
+          `SELECT o.org_id, o.name, o.billing_mode, o.billing_enabled, o.suspended, b.balance_micros::text AS balance,
+             (SELECT count(*)::int FROM proj_members m WHERE m.org_id = o.org_id AND m.removed_at IS NULL) AS members,
+             (SELECT count(*)::int FROM proj_api_keys k WHERE k.org_id = o.org_id AND NOT k.revoked) AS keys
+           FROM proj_organizations o LEFT JOIN proj_balances b ON b.org_id = o.org_id WHERE ${where}
+           ORDER BY lower(o.name), o.org_id LIMIT $2 OFFSET $3`,
+          [pattern, limit, offset],
+        ),
+        accounts.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM proj_organizations o WHERE ${where}`, [pattern]),
+      ]);
+      return {
+        organizations: rows.map((o) => ({
+          id: o.org_id,
+          name: o.name,
+          billingMode: parseBillingMode(o.billing_mode),
+          billingEnabled: o.billing_enabled,
+          suspended: o.suspended,
+          balanceMicros: BigInt(o.balance ?? '0'),
+          members: o.members,
+          activeKeys: o.keys,
+        })),
+        total: count?.n ?? 0,
+        offset,
+        limit,
+      };
     },
     async balance(orgId: string) {
       return { balance: formatCredits((await requireOrg(orgId)).balanceMicros, 6) };

@@ -283,7 +283,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
       await runOrgCommand(orgId, actor, async () => (suspended ? { type: 'SuspendBilling', reason } : { type: 'ResumeBilling' }));
     },
 
-    async createKey(orgId: string, input: { mode: KeyMode; collections: string[] | null; spendingCapMicros: bigint | null }, actor: Actor): Promise<{ id: string; key: string }> {
+    async createKey(orgId: string, input: { mode: KeyMode; collections: string[] | null; spendingCapMicros: bigint | null; name?: string | null }, actor: Actor): Promise<{ id: string; key: string }> {
       const key = generateApiKey(input.mode);
       const keyId = newId('key');
       await runKeyCommand(keyId, actor, async (tx) => ({
@@ -296,6 +296,7 @@ export function createAccounts(db: Db, clock: () => Date = () => new Date()) {
         keyPrefix: keyPrefixOf(key),
         collections: input.collections,
         spendingCapMicros: input.spendingCapMicros,
+        name: input.name ?? null,
       }));
       return { id: keyId, key };
     },

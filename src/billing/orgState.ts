@@ -19,6 +19,8 @@ export interface ApiKeyRecord extends KeyState {
   id: string;
   mode: KeyMode;
   collections: string[] | null;
+  /** null: created without a name */
+  name: string | null;
 }
 
 /** `balanceMicros` is the balance row's decimal string (absent: 0). */
@@ -57,5 +59,5 @@ export function keyStateOf(k: ApiKeyRow): KeyState {
 }
 
 export function apiKeyRecordOf(k: ApiKeyRow): ApiKeyRecord {
-  return { ...keyStateOf(k), id: k.key_id, mode: parseKeyMode(k.mode), collections: k.collections };
+  return { ...keyStateOf(k), id: k.key_id, mode: parseKeyMode(k.mode), collections: k.collections, name: k.name ?? null };
 }

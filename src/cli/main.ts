@@ -30,7 +30,7 @@ const USAGE = `usage: litsearch <command> [options]
   price set ORG_ID COLLECTION PRICE_PER_1000      price clear ORG_ID COLLECTION      price list ORG_ID
   credits add ORG_ID AMOUNT [--reference TEXT]
   refund ORG_ID AMOUNT [--reference TEXT] [--query-id QUERY_ID]
-  key create ORG_ID --mode live|test [--collections a,b] [--spending-cap AMOUNT]
+  key create ORG_ID --mode live|test [--name NAME] [--collections a,b] [--spending-cap AMOUNT]
   key revoke KEY_ID                         key show KEY_ID
   key cap KEY_ID AMOUNT | key cap KEY_ID --clear   set or clear a key's spending cap
   member invite ORG_ID EMAIL [--role owner|member]  an invite link to the dashboard (one use, 7 days)
@@ -113,7 +113,8 @@ function checkArguments(command: string | undefined, sub: string | undefined, re
   }
 }
 
-function remoteOperations(remote: Remote): Operations {
+/** The operations the CLI sends to a running server (the dashboard's organization list is not a CLI command). */
+function remoteOperations(remote: Remote): Omit<Operations, 'listOrganizations'> {
   const call = async (method: string, path: string, body?: unknown, okStatuses: number[] = [200, 201]) => {
     const res = await fetch(`${remote.url}/admin/v1${path}`, {
       method,
@@ -258,7 +259,7 @@ async function main(argv: string[]): Promise<number> {
 
   const remote = await runningServer(config);
   const db = remote ? undefined : await openEventStore(config);
-  const ops = remote
+  const ops: Omit<Operations, 'listOrganizations'> = remote
     ? remoteOperations(remote)
     : createOperations(createAccounts(db!), { catalog: await loadCollectionCatalog(config.collectionsConfig), retractions: createLiveRetractions({ db: db!, dataRoot: config.dataRoot }) });
   const billingMode = (): BillingMode | undefined => {
@@ -322,7 +323,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case 'key create':
         if (values.mode !== 'live' && values.mode !== 'test') throw new Error('--mode live|test is required');
-        print(await ops.createKey(rest[0] ?? '', { mode: values.mode, collections: values.collections?.split(',').map((s) => s.trim()).filter(Boolean), spendingCap: values['spending-cap'] }));
+        print(await ops.createKey(rest[0] ?? '', { mode: values.mode, name: values.name, collections: values.collections?.split(',').map((s) => s.trim()).filter(Boolean), spendingCap: values['spending-cap'] }));
         return 0;
       case 'key revoke':
         print(await ops.revokeKey(rest[0] ?? ''));

@@ -6,10 +6,13 @@ import type { Db } from '../eventstore/db.js';
 import type { Accounts, Organization } from '../billing/accounts.js';
 import type { Operations } from '../admin/operations.js';
 import { dayPeriod, monthPeriod } from '../domain/queryQuota.js';
-import { orgStream, type Actor } from '../domain/events.js';
-import { cachedUntil } from '../search/queryCache.js';
+import { orgStream, type Actor, type DomainEvent } from '../domain/events.js';
+import { cachedUntil, loadQueryRecord } from '../search/queryCache.js';
+
+type SearchChargedData = Extract<DomainEvent, { type: 'SearchCharged' }>['data'];
 
 export const USAGE_DAYS = 30;
+export const ORGANIZATIONS_PER_PAGE = 25;
 
 export interface OverviewData {
   org: Organization;
@@ -21,6 +24,7 @@ export interface OverviewData {
 export interface KeyRow {
   id: string;
   prefix: string;
+  name: string | null;
   mode: 'live' | 'test';
   collections: string[] | null;
   spentMicros: bigint;
@@ -44,16 +48,24 @@ export interface UsageDay {
 
 export interface RecentQuery {
   queryId: string;
+  /** what was asked; null when the search's record is gone */
+  queryText: string | null;
   endpoint: string;
+  /** rows delivered; null for a search logged before charges counted them */
+  resultCount: number | null;
   collections: string[];
   costMicros: bigint;
   tokens: number;
   time: string;
   keyId: string;
   keyPrefix: string | null;
+  keyName: string | null;
   /** re-fetchable for free until then */
   cachedUntil: string;
 }
+
+/** The keys a ledger names, by id: what the page shows for each. */
+export type LedgerKeys = ReadonlyMap<string, { prefix: string; name: string | null }>;
 
 /** The last `n` UTC days ending with `now`'s, oldest first. */
 export function lastDays(now: Date, n: number): string[] {
@@ -86,10 +98,10 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
 
     async keys(orgId: string): Promise<KeyRow[]> {
       const rows = await db.query<{
-        key_id: string; key_prefix: string; mode: 'live' | 'test'; collections: string[] | null; spent_micros: string; spending_cap_micros: string | null; revoked: boolean;
+        key_id: string; key_prefix: string; name: string | null; mode: 'live' | 'test'; collections: string[] | null; spent_micros: string; spending_cap_micros: string | null; revoked: boolean;
         created_at: Date | string | null; actor: Actor | null; used_at: Date | string | null; email: string | null;
       }>(
-        `SELECT k.key_id, k.key_prefix, k.mode, k.collections, k.spent_micros::text AS spent_micros, k.spending_cap_micros::text AS spending_cap_micros, k.revoked,
+        `SELECT k.key_id, k.key_prefix, k.name, k.mode, k.collections, k.spent_micros::text AS spent_micros, k.spending_cap_micros::text AS spending_cap_micros, k.revoked,
            e.recorded_at AS created_at, e.metadata->'actor' AS actor, u.used_at, m.email
          FROM proj_api_keys k
          LEFT JOIN events e ON e.stream_id = 'key-' || k.key_id AND e.stream_version = 1
@@ -101,6 +113,7 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       return rows.map((r) => ({
         id: r.key_id,
         prefix: r.key_prefix,
+        name: r.name,
         mode: r.mode,
         collections: r.collections,
         spentMicros: BigInt(r.spent_micros),
@@ -137,62 +150,84 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       return { days, rows };
     },
 
-    /** The organization's searches, newest first, from its stream. */
-    async recentQueries(orgId: string, limit = 50): Promise<RecentQuery[]> {
-      const rows = await db.query<{ data: { queryId: string; endpoint: string; keyId: string; amountMicros: string; tokens: number; collections: { collection: string }[] }; recorded_at: Date | string; key_prefix: string | null }>(
-        `SELECT e.data, e.recorded_at, k.key_prefix FROM events e LEFT JOIN proj_api_keys k ON k.key_id = e.data->>'keyId'
-         WHERE e.stream_id = $1 AND e.type = 'SearchCharged' ORDER BY e.stream_version DESC LIMIT $2`,
-        [orgStream(orgId), limit],
+    /**
+     * The organization's searches, newest first, from its stream, with what was asked (the query record's text) and
+     * the key's name; `queryId` narrows it to that one search (the ledger links to it).
+     */
+    async recentQueries(orgId: string, opts: { limit?: number; queryId?: string } = {}): Promise<RecentQuery[]> {
+      const rows = await db.query<{ data: SearchChargedData; recorded_at: Date | string; key_prefix: string | null; key_name: string | null; query_text: string | null; recorded: boolean }>(
+        `SELECT e.data, e.recorded_at, k.key_prefix, k.name AS key_name, COALESCE(q.query_text, q.payload->>'query') AS query_text, q.query_id IS NOT NULL AS recorded
+         FROM events e LEFT JOIN proj_api_keys k ON k.key_id = e.data->>'keyId' LEFT JOIN query_records q ON q.query_id = e.data->>'queryId'
+         WHERE e.stream_id = $1 AND e.type = 'SearchCharged' AND ($3::text IS NULL OR e.data->>'queryId' = $3)
+         ORDER BY e.stream_version DESC LIMIT $2`,
+        [orgStream(orgId), opts.limit ?? 50, opts.queryId ?? null],
       );
-      return rows.map((r) => {
+      return Promise.all(rows.map(async (r) => {
         const time = new Date(r.recorded_at).toISOString();
+        // a record written before query_text existed keeps the text only inside its deflated payload
+        const queryText = r.query_text ?? (r.recorded ? ((await loadQueryRecord(db, r.data.queryId))?.payload.query ?? null) : null);
+        const perCollection = r.data.collections.map((c) => c.results);
         return {
           queryId: r.data.queryId,
+          queryText,
           endpoint: r.data.endpoint,
           collections: r.data.collections.map((c) => c.collection),
+          resultCount: r.data.resultIds?.length ?? (perCollection.every((n) => n !== undefined) ? perCollection.reduce((a: number, n) => a + n!, 0) : null),
           costMicros: BigInt(r.data.amountMicros),
           tokens: r.data.tokens,
           time,
           keyId: r.data.keyId,
           keyPrefix: r.key_prefix,
+          keyName: r.key_name,
           cachedUntil: cachedUntil(new Date(time)).toISOString(),
         };
-      });
+      }));
     },
 
-    /** The organization's ledger for its members: without the balance after each entry when the balance is hidden. */
-    async ledger(orgId: string) {
-      const [ledger, org] = await Promise.all([operations.ledger(orgId), accounts.getOrganization(orgId)]);
-      return org?.hideBalance ? { ...ledger, entries: ledger.entries.map((e) => ({ ...e, balanceAfter: '' })) } : ledger;
+    /**
+     * The organization's ledger for its members: without the balance after each entry when the balance is hidden; with
+     * its keys' names and prefixes by id, for the page.
+     */
+    async ledger(orgId: string, opts: { asOperator?: boolean } = {}) {
+      const [ledger, org, keys] = await Promise.all([
+        operations.ledger(orgId),
+        accounts.getOrganization(orgId),
+        db.query<{ key_id: string; key_prefix: string; name: string | null }>('SELECT key_id, key_prefix, name FROM proj_api_keys WHERE org_id = $1', [orgId]),
+      ]);
+      const keyNames: LedgerKeys = new Map(keys.map((k) => [k.key_id, { prefix: k.key_prefix, name: k.name }]));
+      const hidden = org?.hideBalance && !opts.asOperator;
+      return { entries: hidden ? ledger.entries.map((e) => ({ ...e, balanceAfter: '' })) : ledger.entries, keys: keyNames };
     },
 
-    /** Every organization with its balance, billing mode and suspension, and the house's audit results. */
-    async operatorOverview() {
-      const orgs = await db.query<{ org_id: string; name: string; billing_mode: string; billing_enabled: boolean; suspended: boolean; balance: string | null; members: number; keys: number }>(
-        `SELECT o.org_id, o.name, o.billing_mode, o.billing_enabled, o.suspended, b.balance_micros::text AS balance,
-           (SELECT count(*)::int FROM proj_members m WHERE m.org_id = o.org_id AND m.removed_at IS NULL) AS members,
-           (SELECT count(*)::int FROM proj_api_keys k WHERE k.org_id = o.org_id AND NOT k.revoked) AS keys
-         FROM proj_organizations o LEFT JOIN proj_balances b ON b.org_id = o.org_id ORDER BY o.name, o.org_id`,
-      );
-      const [reconciliation, verify, journals] = await Promise.all([operations.reconcileAll(), operations.verify(), operations.journalRequests()]);
+    /** One page of organizations (`q` searches names and ids) with their reconciliation, and the house's audit results. */
+    async operatorOverview(opts: { q?: string; page?: number } = {}) {
+      const page = Math.max(1, opts.page ?? 1);
+      const [list, reconciliation, verify, journals] = await Promise.all([
+        operations.listOrganizations({ q: opts.q, offset: (page - 1) * ORGANIZATIONS_PER_PAGE, limit: ORGANIZATIONS_PER_PAGE }),
+        operations.reconcileAll(),
+        operations.verify(),
+        operations.journalRequests(),
+      ]);
       const byOrg = new Map(reconciliation.organizations.map((r) => [r.orgId, r]));
       return {
-        organizations: orgs.map((o) => ({
-          id: o.org_id,
-          name: o.name,
-          billingMode: o.billing_mode,
-          billingEnabled: o.billing_enabled,
-          suspended: o.suspended,
-          balanceMicros: BigInt(o.balance ?? '0'),
-          members: o.members,
-          activeKeys: o.keys,
-          reconciliation: byOrg.get(o.org_id) ?? null,
-        })),
+        organizations: list.organizations.map((o) => ({ ...o, reconciliation: byOrg.get(o.id) ?? null })),
+        q: opts.q?.trim() ?? '',
+        page,
+        pages: Math.max(1, Math.ceil(list.total / ORGANIZATIONS_PER_PAGE)),
+        total: list.total,
         reconciliationOk: reconciliation.ok,
         discrepancies: reconciliation.discrepancies,
         verify,
         journals,
       };
+    },
+
+    /** One organization as the operator sees it: what its members see (the balance always), its members and invites. */
+    async operatorOrganization(orgId: string) {
+      const overview = await this.overview(orgId);
+      if (!overview) return undefined;
+      const [keys, usage, ledger, roster] = await Promise.all([this.keys(orgId), this.usage(orgId), this.ledger(orgId, { asOperator: true }), operations.members(orgId)]);
+      return { overview, keys, usage, ledger, roster };
     },
   };
 }

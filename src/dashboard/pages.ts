@@ -3,7 +3,7 @@
 import { html, type Html, type HtmlValue } from './html.js';
 import { stackedBarChart } from './charts.js';
 import { formatCredits } from '../money.js';
-import type { KeyRow, OverviewData, RecentQuery, UsageDay } from './consoleData.js';
+import type { KeyRow, LedgerKeys, OverviewData, RecentQuery, UsageDay } from './consoleData.js';
 import type { ConsoleData } from './consoleData.js';
 import type { LedgerEntryView } from '../admin/ledgerCsv.js';
 import type { MemberRole } from '../domain/events.js';
@@ -31,11 +31,12 @@ const NAV: { section: Section; href: string; label: string; operator?: boolean }
   { section: 'operator', href: '/dashboard/operator', label: 'Operator', operator: true },
 ];
 
-/** Credits for people: at least two decimals, up to the six the ledger keeps. */
-export function credits(micros: bigint): string {
-  const full = formatCredits(micros, 6);
-  return full.replace(/(\.\d\d\d*?)0+$/, '$1');
-}
+/** Credits as every page and CSV shows them: six decimals, as X-Query-Cost and the ledger keep them. */
+export const credits = (micros: bigint): string => formatCredits(micros, 6);
+
+/** What a key is called on a page: its name and prefix, or the prefix alone. */
+const keyLabel = (k: { name: string | null; prefix: string | null }): Html =>
+  k.name ? html`${k.name} <small><code>${k.prefix ?? ''}…</code></small>` : html`<code>${k.prefix ?? 'sk_'}…</code>`;
 
 /** A time as people read it in a console: UTC, to the second. */
 export const when = (isoTime: string | null): string => (isoTime ? `${isoTime.slice(0, 10)} ${isoTime.slice(11, 19)} UTC` : '—');
@@ -49,6 +50,7 @@ function document(title: string, body: HtmlValue): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · litsearch</title>
+<link rel="icon" href="/dashboard/assets/favicon.ico">
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
 <script src="/dashboard/assets/dashboard.js" defer></script>
 </head>
@@ -131,11 +133,14 @@ ${error ? notice('error', error) : ''}
   );
 }
 
+/** The heading of an error page; the API error's own message is under it. */
+const ERROR_TITLES: Record<number, string> = { 401: 'Sign in first', 403: 'Not allowed', 404: 'Not found', 409: 'That changed meanwhile', 422: 'That was not accepted', 429: 'Too many requests' };
+
 export function errorPage(status: number, message: string, signedIn: boolean): Html {
   return document(
     `Error ${status}`,
     html`<main id="main" class="narrow" tabindex="-1">
-<h1>${status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : status === 429 ? 'Too many requests' : 'Something went wrong'}</h1>
+<h1>${ERROR_TITLES[status] ?? (status < 500 ? 'That was not accepted' : 'Something went wrong')}</h1>
 ${notice('error', message)}
 <p><a href="${signedIn ? '/dashboard' : '/dashboard/login'}">${signedIn ? 'Back to the dashboard' : 'Sign in'}</a></p>
 </main>`,
@@ -169,12 +174,27 @@ ${org.suspended ? notice('error', 'Billing for this organization is on hold: pai
 
 const scopeOf = (k: KeyRow) => (k.collections === null ? 'whole organization' : k.collections.join(', '));
 
-export function keysPage(viewer: Viewer, keys: KeyRow[], opts: { created?: { id: string; key: string }; canSetCaps: boolean; error?: string }): Html {
+interface KeysOptions {
+  created?: { id: string; key: string };
+  canSetCaps: boolean;
+  error?: string;
+}
+
+export function keysPage(viewer: Viewer, keys: KeyRow[], opts: KeysOptions): Html {
+  return layout(viewer, 'keys', 'API Keys', keysSections(viewer, keys, { ...opts, actions: '/dashboard/keys' }));
+}
+
+/**
+ * The new key (shown once), the form that creates one and the table of keys with their cap and revoke forms, which
+ * post under `actions` (the member's /dashboard/keys, or an organization's keys on the operator's page).
+ */
+function keysSections(viewer: Viewer, keys: KeyRow[], opts: KeysOptions & { actions: string }): Html {
   const me = viewer.principal.kind === 'member' ? viewer.principal : undefined;
+  const operator = viewer.principal.kind === 'operator';
   const mayRevoke = (k: KeyRow) => !k.revoked && (opts.canSetCaps || (me !== undefined && k.createdByMemberId === me.memberId));
   const rows = keys.map(
     (k) => html`<tr data-key-id="${k.id}"${k.revoked ? html` class="revoked"` : ''}>
-  <td><code>${k.prefix}…</code><br><small>${k.id}</small></td>
+  <td>${keyLabel(k)}<br><small>${k.id}</small></td>
   <td>${k.mode === 'test' ? 'sandbox (sk_test_)' : 'live'}</td>
   <td>${scopeOf(k)}</td>
   <td class="num">${credits(k.spentMicros)}</td>
@@ -186,16 +206,12 @@ export function keysPage(viewer: Viewer, keys: KeyRow[], opts: { created?: { id:
     k.revoked
       ? ''
       : html`${opts.canSetCaps
-          ? html`<form method="post" action="/dashboard/keys/${k.id}/cap" class="inline">${csrfField(viewer.csrfToken)}<label for="cap-${k.id}" class="sr-only">Spending cap for ${k.prefix}</label><input id="cap-${k.id}" name="spendingCap" inputmode="decimal" placeholder="no cap" size="8" value="${k.spendingCapMicros === null ? '' : credits(k.spendingCapMicros)}" pattern="\\d{1,12}(\\.\\d{1,6})?"><button type="submit">Set cap</button></form>`
-          : ''}${mayRevoke(k) ? html`<form method="post" action="/dashboard/keys/${k.id}/revoke" class="inline" data-confirm="Revoke ${k.prefix}…? Requests with it will be refused at once.">${csrfField(viewer.csrfToken)}<button type="submit" class="danger">Revoke</button></form>` : ''}`
+          ? html`<form method="post" action="${opts.actions}/${k.id}/cap" class="inline">${csrfField(viewer.csrfToken)}<label for="cap-${k.id}" class="sr-only">Spending cap for ${k.prefix}</label><input id="cap-${k.id}" name="spendingCap" inputmode="decimal" placeholder="no cap" size="8" value="${k.spendingCapMicros === null ? '' : credits(k.spendingCapMicros)}" pattern="\\d{1,12}(\\.\\d{1,6})?"><button type="submit">Set cap</button></form>`
+          : ''}${mayRevoke(k) ? html`<form method="post" action="${opts.actions}/${k.id}/revoke" class="inline" data-confirm="Revoke ${k.prefix}…? Requests with it will be refused at once.">${csrfField(viewer.csrfToken)}<button type="submit" class="danger">Revoke</button></form>` : ''}`
   }</td>
 </tr>`,
   );
-  return layout(
-    viewer,
-    'keys',
-    'API Keys',
-    html`${opts.error ? notice('error', opts.error) : ''}
+  return html`${opts.error ? notice('error', opts.error) : ''}
 ${opts.created
   ? html`<section class="created" aria-labelledby="created-title">
   <h2 id="created-title">New key</h2>
@@ -205,12 +221,14 @@ ${opts.created
   : ''}
 <section aria-labelledby="create-title">
 <h2 id="create-title">Create a key</h2>
-<form method="post" action="/dashboard/keys" class="grid">
+<form method="post" action="${opts.actions}" class="grid">
   ${csrfField(viewer.csrfToken)}
   <fieldset><legend>Mode</legend>
     <label><input type="radio" name="mode" value="live" checked> live (real content, spends credits)</label>
     <label><input type="radio" name="mode" value="test"> sandbox (synthetic results, free)</label>
   </fieldset>
+  <label for="key-name">Name <small>(what you will call it: "CI smoke tests", "Rosalind's notebook")</small></label>
+  <input id="key-name" name="name" maxlength="100" autocomplete="off">
   <label for="collections">Collections <small>(comma-separated; empty: the whole organization)</small></label>
   <input id="collections" name="collections" maxlength="2000" placeholder="scifact, biomedical">
   ${opts.canSetCaps ? html`<label for="spendingCap">Spending cap in credits <small>(empty: none)</small></label><input id="spendingCap" name="spendingCap" inputmode="decimal" pattern="\\d{1,12}(\\.\\d{1,6})?">` : ''}
@@ -223,9 +241,8 @@ ${opts.created
 <thead><tr><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Scope</th><th scope="col">Spent</th><th scope="col">Cap</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="9">No keys yet.</td></tr>`}</tbody>
 </table></div>
-<p class="hint">"Last used" is the last search, unlock, tool call or catalogue answer recorded for the key. ${opts.canSetCaps ? 'A key past its cap is refused with 429 API_KEY_BUDGET_EXCEEDED.' : 'Owners set spending caps and revoke keys other members created.'}</p>
-</section>`,
-  );
+<p class="hint">"Last used" is the last search, unlock, tool call or catalogue answer recorded for the key. ${opts.canSetCaps ? 'A key past its cap is refused with 429 API_KEY_BUDGET_EXCEEDED.' : 'Owners set spending caps and revoke keys other members created.'}${operator ? ' Keys you create or change here are recorded with the operator as actor.' : ''}</p>
+</section>`;
 }
 
 function usageTable(days: string[], rows: UsageDay[]): Html {
@@ -249,7 +266,7 @@ export function usagePage(viewer: Viewer, usage: Awaited<ReturnType<ConsoleData[
     html`<p>The last ${usage.days.length} days (UTC), from the usage projections. A search of several collections counts once on each. <a href="/dashboard/usage.csv" download>Download CSV</a></p>
 ${stackedBarChart({ id: 'chart-searches', title: 'Searches', days: usage.days, series: series((r) => r.searches), format: integer })}
 ${stackedBarChart({ id: 'chart-tokens', title: 'Tokens billed', days: usage.days, series: series((r) => Number(r.tokens)), format: integer })}
-${stackedBarChart({ id: 'chart-spend', title: 'Spend (credits)', days: usage.days, series: series((r) => Number(r.spendMicros) / 1e6), format: (v) => v.toFixed(v > 0 && v < 0.01 ? 6 : 2) })}
+${stackedBarChart({ id: 'chart-spend', title: 'Spend (credits)', days: usage.days, series: series((r) => Number(r.spendMicros) / 1e6), format: (v) => credits(BigInt(Math.round(v * 1e6))) })}
 ${usageTable(usage.days, usage.rows)}`,
   );
 }
@@ -259,39 +276,66 @@ export function usageCsv(rows: UsageDay[]): string {
   return ['day,collection,searches,unlocked_results,tokens,spend', ...rows.map((r) => [r.day, /[",\n\r]/.test(r.collection) ? `"${r.collection.replace(/"/g, '""')}"` : r.collection, r.searches, r.unlockedResults, r.tokens.toString(), formatCredits(r.spendMicros, 6)].join(','))].join('\n') + '\n';
 }
 
-export function ledgerPage(viewer: Viewer, entries: LedgerEntryView[]): Html {
-  const newest = entries.slice().reverse();
+/** The ledger's entries, newest first; with `queriesHref` a search's entries link to it there. */
+function ledgerTable(ledger: { entries: LedgerEntryView[]; keys: LedgerKeys }, queriesHref?: string): Html {
+  const newest = ledger.entries.slice().reverse();
+  const key = (keyId: string | null) => {
+    if (keyId === null) return '';
+    const k = ledger.keys.get(keyId);
+    return k ? keyLabel(k) : html`<small>${keyId}</small>`;
+  };
+  // a charge, an unlock and a refund of a search link to that search on the recent queries
+  const query = (queryId: string | null) =>
+    queryId === null ? '' : queriesHref ? html`<a href="${queriesHref}?queryId=${encodeURIComponent(queryId)}"><small>${queryId}</small></a>` : html`<small>${queryId}</small>`;
+  return html`<div class="scroll"><table id="ledger-table">
+<caption>Entries, newest first</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Type</th><th scope="col">Amount</th><th scope="col">Balance after</th><th scope="col">Key</th><th scope="col">Query</th><th scope="col">Reference</th></tr></thead>
+<tbody>${newest.length ? newest.map((e) => html`<tr data-query-id="${e.queryId ?? ''}"><td>${when(e.time)}</td><td>${e.type}</td><td class="num">${e.amount}</td><td class="num">${e.balanceAfter}</td><td>${key(e.keyId)}</td><td>${query(e.queryId)}</td><td>${e.reference ?? ''}</td></tr>`) : html`<tr><td colspan="7">No entries yet.</td></tr>`}</tbody>
+</table></div>`;
+}
+
+export function ledgerPage(viewer: Viewer, ledger: { entries: LedgerEntryView[]; keys: LedgerKeys }): Html {
   return layout(
     viewer,
     'ledger',
     'Ledger',
-    html`<p>Every credit, charge, unlock and refund with the balance after it. <a href="/dashboard/ledger.csv" download>Download CSV</a></p>
-<div class="scroll"><table id="ledger-table">
-<caption>Entries, newest first</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Type</th><th scope="col">Amount</th><th scope="col">Balance after</th><th scope="col">Key</th><th scope="col">Query</th><th scope="col">Reference</th></tr></thead>
-<tbody>${newest.length ? newest.map((e) => html`<tr data-query-id="${e.queryId ?? ''}"><td>${when(e.time)}</td><td>${e.type}</td><td class="num">${e.amount}</td><td class="num">${e.balanceAfter}</td><td><small>${e.keyId ?? ''}</small></td><td><small>${e.queryId ?? ''}</small></td><td>${e.reference ?? ''}</td></tr>`) : html`<tr><td colspan="7">No entries yet.</td></tr>`}</tbody>
-</table></div>`,
+    html`<p>Every credit, charge, unlock and refund with the balance after it, in credits; a search's entries link to the search. <a href="/dashboard/ledger.csv" download>Download CSV</a></p>
+${ledgerTable(ledger, '/dashboard/queries')}`,
   );
 }
 
-export function queriesPage(viewer: Viewer, queries: RecentQuery[], baseUrl: string, now: Date): Html {
+/** The queries' first QUERY_TEXT_SHOWN characters are shown; the full text is the cell's title. */
+export const QUERY_TEXT_SHOWN = 120;
+const queryTextCell = (text: string | null) => {
+  if (text === null) return html`<td class="query-text"><small>not kept</small></td>`;
+  const shown = [...text].length > QUERY_TEXT_SHOWN ? `${[...text].slice(0, QUERY_TEXT_SHOWN).join('')}…` : text;
+  return html`<td class="query-text" title="${text}">${shown}</td>`;
+};
+
+export function queriesTable(queries: RecentQuery[], opts: { baseUrl: string; now: Date }): Html {
+  return html`<div class="scroll"><table id="queries-table">
+<thead><tr><th scope="col">Query</th><th scope="col">Results</th><th scope="col">Key</th><th scope="col">Cost</th><th scope="col">Collections</th><th scope="col">Time</th><th scope="col">Re-fetch</th></tr></thead>
+<tbody>${
+    queries.length
+      ? queries.map((q) => {
+          const fresh = Date.parse(q.cachedUntil) > opts.now.getTime();
+          return html`<tr data-query-id="${q.queryId}">${queryTextCell(q.queryText)}<td class="num">${q.resultCount ?? '—'}</td><td>${keyLabel({ name: q.keyName, prefix: q.keyPrefix })}</td><td class="num">${credits(q.costMicros)}</td><td>${q.collections.join(', ')}<br><small>${q.endpoint}</small></td><td>${when(q.time)}<br><small><code>${q.queryId}</code></small></td>
+<td>${fresh ? html`<code class="command">curl -H "Authorization: Bearer ${q.keyPrefix ?? 'sk_'}…" ${opts.baseUrl}/api/v1/search/results/${q.queryId}</code>` : html`<small>expired ${when(q.cachedUntil)}</small>`}</td></tr>`;
+        })
+      : html`<tr><td colspan="7">No searches yet.</td></tr>`
+  }</tbody>
+</table></div>`;
+}
+
+export function queriesPage(viewer: Viewer, queries: RecentQuery[], baseUrl: string, now: Date, oneQuery?: string): Html {
   return layout(
     viewer,
     'queries',
     'Recent queries',
-    html`<p>The organization's last ${queries.length} searches. A result set can be re-fetched free for 7 days, with the key that ran it.</p>
-<div class="scroll"><table id="queries-table">
-<thead><tr><th scope="col">Query id</th><th scope="col">Endpoint</th><th scope="col">Collections</th><th scope="col">Cost</th><th scope="col">Time</th><th scope="col">Re-fetch</th></tr></thead>
-<tbody>${
-      queries.length
-        ? queries.map((q) => {
-            const fresh = Date.parse(q.cachedUntil) > now.getTime();
-            return html`<tr data-query-id="${q.queryId}"><td><code>${q.queryId}</code></td><td>${q.endpoint}</td><td>${q.collections.join(', ')}</td><td class="num">${credits(q.costMicros)}</td><td>${when(q.time)}</td>
-<td>${fresh ? html`<code class="command">curl -H "Authorization: Bearer ${q.keyPrefix ?? 'sk_'}…" ${baseUrl}/api/v1/search/results/${q.queryId}</code>` : html`<small>expired ${when(q.cachedUntil)}</small>`}</td></tr>`;
-          })
-        : html`<tr><td colspan="6">No searches yet.</td></tr>`
-    }</tbody>
-</table></div>`,
+    html`${oneQuery
+      ? html`<p>The search <code>${oneQuery}</code>${queries.length ? '' : ' (not a search of this organization)'}. <a href="/dashboard/queries">All recent queries</a></p>`
+      : html`<p>The organization's last ${queries.length} searches: what was asked (the first ${QUERY_TEXT_SHOWN} characters), the rows delivered, the key and the cost in credits. A result set can be re-fetched free for 7 days, with the key that ran it.</p>`}
+${queriesTable(queries, { baseUrl, now })}`,
   );
 }
 
@@ -347,7 +391,10 @@ export function accountPage(viewer: Viewer, sessions: { sessionId: string; start
 // ---------------------------------------------------------------------------------------------------------------
 // Operator
 
+const reconciliationCell = (r: { ok: boolean; discrepancies: unknown[] } | null) => (r === null ? 'no events' : r.ok ? 'ok' : html`<strong>${r.discrepancies.length} discrepancies</strong>`);
+
 export function operatorPage(viewer: Viewer, data: Awaited<ReturnType<ConsoleData['operatorOverview']>>): Html {
+  const pageHref = (n: number) => `/dashboard/operator?${new URLSearchParams({ ...(data.q ? { q: data.q } : {}), page: String(n) }).toString()}`;
   return layout(
     viewer,
     'operator',
@@ -355,21 +402,126 @@ export function operatorPage(viewer: Viewer, data: Awaited<ReturnType<ConsoleDat
     html`<dl class="cards">
   <div><dt>Hash chain</dt><dd id="verify">${data.verify.ok ? html`intact (${data.verify.checked} events)` : html`<strong>broken at position ${data.verify.firstBadPosition}</strong>: ${data.verify.reason}`}</dd></div>
   <div><dt>Reconciliation</dt><dd id="reconciliation">${data.reconciliationOk ? 'every organization reconciles' : html`<strong>${data.discrepancies} discrepancies</strong>`}</dd></div>
-  <div><dt>Organizations</dt><dd>${data.organizations.length}</dd></div>
+  <div><dt>Organizations</dt><dd id="org-count">${data.q ? html`${data.total} matching` : data.total}</dd></div>
 </dl>
+<form method="get" action="/dashboard/operator" class="inline" role="search">
+  <label for="org-search">Find an organization</label>
+  <input id="org-search" name="q" type="search" value="${data.q}" maxlength="200" placeholder="name or id">
+  <button type="submit">Search</button>${data.q ? html` <a href="/dashboard/operator">Show all</a>` : ''}
+</form>
 <div class="scroll"><table id="orgs-table">
-<caption>Organizations</caption>
+<caption>Organizations${data.q ? html` matching “${data.q}”` : ''}, by name: page ${data.page} of ${data.pages}</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Balance</th><th scope="col">Billing</th><th scope="col">Suspended</th><th scope="col">Members</th><th scope="col">Active keys</th><th scope="col">Reconciliation</th></tr></thead>
-<tbody>${data.organizations.map(
-      (o) => html`<tr data-org-id="${o.id}"><td>${o.name}</td><td><code>${o.id}</code></td><td class="num">${credits(o.balanceMicros)}</td><td>${o.billingEnabled ? o.billingMode : `${o.billingMode} (off)`}</td><td>${o.suspended ? 'yes' : 'no'}</td><td class="num">${o.members}</td><td class="num">${o.activeKeys}</td>
-<td>${o.reconciliation === null ? 'no events' : o.reconciliation.ok ? 'ok' : html`<strong>${o.reconciliation.discrepancies.length} discrepancies</strong>`}</td></tr>`,
-    )}</tbody>
+<tbody>${data.organizations.length ? data.organizations.map(
+      (o) => html`<tr data-org-id="${o.id}"><td><a href="/dashboard/operator/orgs/${o.id}">${o.name}</a></td><td><code>${o.id}</code></td><td class="num">${credits(o.balanceMicros)}</td><td>${o.billingEnabled ? o.billingMode : `${o.billingMode} (off)`}</td><td>${o.suspended ? 'yes' : 'no'}</td><td class="num">${o.members}</td><td class="num">${o.activeKeys}</td>
+<td>${reconciliationCell(o.reconciliation)}</td></tr>`,
+    ) : html`<tr><td colspan="8">${data.q ? 'No organization matches.' : 'No organizations yet.'}</td></tr>`}</tbody>
 </table></div>
+${data.pages > 1
+  ? html`<nav aria-label="Pages of organizations" class="pager"><ul>
+  <li>${data.page > 1 ? html`<a href="${pageHref(data.page - 1)}" rel="prev">Previous</a>` : html`<span aria-disabled="true">Previous</span>`}</li>
+  <li aria-current="page">Page ${data.page} of ${data.pages}</li>
+  <li>${data.page < data.pages ? html`<a href="${pageHref(data.page + 1)}" rel="next">Next</a>` : html`<span aria-disabled="true">Next</span>`}</li>
+</ul></nav>`
+  : ''}
 <div class="scroll"><table id="journal-requests">
 <caption>Journal requests</caption>
 <thead><tr><th scope="col">Journal</th><th scope="col">ISSN</th><th scope="col">Requests</th><th scope="col">Organizations</th><th scope="col">Last asked</th></tr></thead>
 <tbody>${data.journals.journals.length ? data.journals.journals.map((j) => html`<tr><td>${j.title ?? ''}</td><td>${j.issn ?? ''}</td><td class="num">${j.requests}</td><td class="num">${j.organizations}</td><td>${when(j.lastRequestedAt)}</td></tr>`) : html`<tr><td colspan="5">No journal requests.</td></tr>`}</tbody>
 </table></div>
 <p class="hint">Invite members with <code>npm run cli -- member invite ORG_ID EMAIL --role owner</code> or <code>POST /admin/v1/organizations/{id}/invites</code>.</p>`,
+  );
+}
+
+/** What an operator's action on an organization's page did, shown after its redirect (the query names one of these). */
+export const OPERATOR_DONE = {
+  credits: 'Credits added.',
+  limits: 'Limits changed.',
+  suspended: 'Billing suspended: paid searches answer 402 BILLING_SUSPENDED until you resume it.',
+  resumed: 'Billing resumed.',
+  revoked: 'Key revoked: requests with it are refused from now on.',
+  cap: 'Spending cap changed.',
+} as const;
+export type OperatorDone = keyof typeof OPERATOR_DONE;
+
+export function operatorOrgPage(
+  viewer: Viewer,
+  data: NonNullable<Awaited<ReturnType<ConsoleData['operatorOrganization']>>>,
+  opts: { done?: OperatorDone; error?: string; created?: { id: string; key: string } } = {},
+): Html {
+  const { org } = data.overview;
+  const base = `/dashboard/operator/orgs/${org.id}`;
+  const limit = (name: keyof typeof org.limits, label: string) =>
+    html`<label for="limit-${name}">${label}</label><input id="limit-${name}" name="${name}" inputmode="numeric" pattern="\\d{1,9}" required value="${org.limits[name]}">`;
+  return layout(
+    viewer,
+    'operator',
+    org.name,
+    html`<p><a href="/dashboard/operator">All organizations</a> · id <code>${org.id}</code></p>
+${opts.done ? notice('ok', OPERATOR_DONE[opts.done]) : ''}
+${org.suspended ? notice('error', 'Billing for this organization is on hold: paid searches answer 402 BILLING_SUSPENDED.') : ''}
+<dl class="cards">
+  <div><dt>Balance</dt><dd id="balance">${credits(org.balanceMicros)} credits${org.hideBalance ? html`<br><small>hidden from its members</small>` : ''}</dd></div>
+  <div><dt>Billing mode</dt><dd id="billing-mode">${org.billingEnabled ? org.billingMode : `${org.billingMode} (billing off)`}</dd></div>
+  <div><dt>Billing</dt><dd id="suspended">${org.suspended ? 'suspended' : 'active'}</dd></div>
+  <div><dt>Queries today</dt><dd>${data.overview.today.queries} of ${data.overview.today.limit}</dd></div>
+  <div><dt>Queries this month</dt><dd>${data.overview.month.queries} of ${data.overview.month.limit}</dd></div>
+  <div><dt>Spend this month</dt><dd>${credits(data.overview.month.spendMicros)} credits</dd></div>
+</dl>
+<section aria-labelledby="actions-title">
+<h2 id="actions-title">Actions</h2>
+<div class="actions-grid">
+<form method="post" action="${base}/credits" class="grid" aria-labelledby="credits-title">
+  <h3 id="credits-title">Add credits</h3>
+  ${csrfField(viewer.csrfToken)}
+  <label for="credit-amount">Amount in credits</label><input id="credit-amount" name="amount" inputmode="decimal" required pattern="\\d{1,12}(\\.\\d{1,6})?" placeholder="25.000000">
+  <label for="credit-reference">Reference</label><input id="credit-reference" name="reference" maxlength="200" placeholder="invoice 2031-114">
+  <button type="submit">Add credits</button>
+</form>
+<form method="post" action="${base}/limits" class="grid" aria-labelledby="limits-title">
+  <h3 id="limits-title">Limits</h3>
+  ${csrfField(viewer.csrfToken)}
+  ${limit('perMinute', 'Requests per minute')}
+  ${limit('daily', 'Queries per day')}
+  ${limit('monthly', 'Queries per month')}
+  ${limit('previewPerHour', 'Previews per hour')}
+  <button type="submit">Change limits</button>
+</form>
+${org.suspended
+  ? html`<form method="post" action="${base}/resume" class="grid" aria-labelledby="hold-title">
+  <h3 id="hold-title">Billing hold</h3>
+  ${csrfField(viewer.csrfToken)}
+  <p>Paid searches are refused while billing is suspended.</p>
+  <button type="submit">Resume billing</button>
+</form>`
+  : html`<form method="post" action="${base}/suspend" class="grid" aria-labelledby="hold-title" data-confirm="Suspend billing for ${org.name}? Its paid searches will be refused.">
+  <h3 id="hold-title">Billing hold</h3>
+  ${csrfField(viewer.csrfToken)}
+  <label for="suspend-reason">Reason</label><input id="suspend-reason" name="reason" maxlength="500" placeholder="invoice overdue">
+  <button type="submit" class="danger">Suspend billing</button>
+</form>`}
+</div>
+</section>
+<section aria-labelledby="org-keys-title">
+<h2 id="org-keys-title">API keys</h2>
+${keysSections(viewer, data.keys, { actions: `${base}/keys`, canSetCaps: true, created: opts.created, error: opts.error })}
+</section>
+<section aria-labelledby="org-usage-title">
+<h2 id="org-usage-title">Usage, last ${data.usage.days.length} days</h2>
+${usageTable(data.usage.days, data.usage.rows)}
+</section>
+<section aria-labelledby="org-ledger-title">
+<h2 id="org-ledger-title">Ledger</h2>
+${ledgerTable(data.ledger)}
+</section>
+<section aria-labelledby="org-members-title">
+<h2 id="org-members-title">Members</h2>
+<div class="scroll"><table id="org-members">
+<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Joined</th></tr></thead>
+<tbody>${data.roster.members.length ? data.roster.members.map((m) => html`<tr><td>${m.email}</td><td>${m.role}</td><td>${when(m.joinedAt)}</td></tr>`) : html`<tr><td colspan="3">No members yet.</td></tr>`}</tbody>
+</table></div>
+${data.roster.invites.length ? html`<div class="scroll"><table><caption>Open invites</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited</th><th scope="col">Expires</th></tr></thead><tbody>${data.roster.invites.map((i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${when(i.invitedAt)}</td><td>${when(i.expiresAt)}</td></tr>`)}</tbody></table></div>` : ''}
+<p class="hint">Invite with <code>npm run cli -- member invite ${org.id} EMAIL --role owner</code>.</p>
+</section>`,
   );
 }

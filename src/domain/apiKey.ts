@@ -16,10 +16,23 @@ export type KeyCommand =
       keyPrefix: string;
       collections: string[] | null;
       spendingCapMicros: bigint | null;
+      /** null: no name */
+      name: string | null;
     }
   | { type: 'RevokeKey'; keyId: string }
   /** null clears the cap */
   | { type: 'SetSpendingCap'; keyId: string; spendingCapMicros: bigint | null };
+
+export const KEY_NAME_MAX_LENGTH = 100;
+
+/** A key's name as kept: trimmed, inner whitespace runs as one space; empty is no name; control characters are refused. */
+export function keyName(name: string | null): string | null {
+  if (name === null) return null;
+  if (/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/.test(name)) throw new Rejection('VALIDATION_ERROR', 'name: a key name is one line of text without control characters');
+  const kept = name.trim().replace(/\s+/g, ' ');
+  if (kept.length > KEY_NAME_MAX_LENGTH) throw new Rejection('VALIDATION_ERROR', `name: at most ${KEY_NAME_MAX_LENGTH} characters`);
+  return kept || null;
+}
 
 export function decideKey(command: KeyCommand, state: KeyState | undefined): DomainEvent[] {
   switch (command.type) {
@@ -27,8 +40,9 @@ export function decideKey(command: KeyCommand, state: KeyState | undefined): Dom
       if (state) throw new Rejection('VALIDATION_ERROR', `API key ${command.keyId} already exists`);
       if (!command.organizationFound) throw new Rejection('NOT_FOUND', 'organization not found');
       if (command.spendingCapMicros !== null && command.spendingCapMicros < 0n) throw new Rejection('VALIDATION_ERROR', 'a spending cap cannot be negative');
+      const name = keyName(command.name);
       const { keyId, orgId, mode, keyHash, keyPrefix, collections } = command;
-      return [{ type: 'ApiKeyCreated', data: { keyId, orgId, mode, keyHash, keyPrefix, collections, spendingCapMicros: command.spendingCapMicros?.toString() ?? null } }];
+      return [{ type: 'ApiKeyCreated', data: { keyId, orgId, mode, keyHash, keyPrefix, collections, spendingCapMicros: command.spendingCapMicros?.toString() ?? null, ...(name ? { name } : {}) } }];
     }
     case 'RevokeKey':
       if (!state) throw new Rejection('NOT_FOUND', `API key ${command.keyId} not found`);

@@ -131,6 +131,8 @@ export type DomainEvent =
         keyPrefix: string;
         collections: string[] | null;
         spendingCapMicros: string | null;
+        /** what people call the key on the dashboard, the ledger and the recent queries (absent in older logs) */
+        name?: string;
       };
     }
   | { type: 'ApiKeyRevoked'; data: { keyId: string; orgId: string } }

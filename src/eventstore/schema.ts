@@ -23,6 +23,8 @@ ALTER TABLE query_records ALTER COLUMN payload DROP NOT NULL;
 ALTER TABLE query_records ALTER COLUMN payload_deflated SET STORAGE EXTERNAL;
 -- set with the refund of an assisted answer that never reached its caller (written with its RefundIssued event)
 ALTER TABLE query_records ADD COLUMN IF NOT EXISTS refunded_undelivered_at TIMESTAMPTZ;
+-- the query as asked, beside the deflated payload, so the dashboard's recent queries read it without inflating rows
+ALTER TABLE query_records ADD COLUMN IF NOT EXISTS query_text TEXT;
 CREATE TABLE IF NOT EXISTS preview_idempotency (
   org_id       TEXT NOT NULL,
   idem_key     TEXT NOT NULL,

@@ -83,6 +83,7 @@ export function createApp(deps: AppDeps): Koa {
   const dashboard: DashboardRouteDeps = {
     members: deps.members,
     consoleData: deps.consoleData,
+    operations: deps.operations,
     catalog: deps.catalog,
     adminToken: deps.adminToken,
     clock: deps.clock,

@@ -261,6 +261,7 @@ export const retractionsBody = z.strictObject({
 
 export const keyBody = z.strictObject({
   mode: z.enum(['live', 'test']),
+  name: z.string().max(200).optional().meta({ description: 'What people call the key (at most 100 characters, one line); shown on the dashboard, its ledger and its recent queries.' }),
   collections: z.array(z.string().min(1).max(200)).min(1).optional(),
   spendingCap: money.optional(),
 });
@@ -282,6 +283,7 @@ export const setPasswordBody = z.strictObject({ password: z.string().max(1024), 
 /** The dashboard's forms: what each carries beside its `_csrf` field (JSON clients send X-CSRF-Token instead). */
 export const dashboardKeyForm = z.strictObject({
   mode: z.enum(['live', 'test']),
+  name: z.string().max(200).optional(),
   collections: z.string().max(2000).optional(),
   spendingCap: z.union([money, z.literal('')]).optional(),
   _csrf: z.string().max(200).optional(),
@@ -289,6 +291,16 @@ export const dashboardKeyForm = z.strictObject({
 export const dashboardCapForm = z.strictObject({ spendingCap: z.union([money, z.literal('')]), _csrf: z.string().max(200).optional() });
 export const dashboardInviteForm = inviteBody.extend({ _csrf: z.string().max(200).optional() });
 export const csrfOnlyForm = z.strictObject({ _csrf: z.string().max(200).optional() });
+/** The operator's pages: the organization list's search and page, and the forms on an organization's page. */
+export const operatorListQuery = z.strictObject({ q: z.string().max(200).optional(), page: z.coerce.number().int().min(1).max(100_000).optional() });
+export const operatorCreditsForm = creditsBody.extend({ reference: z.string().max(200).optional(), _csrf: z.string().max(200).optional() });
+const formLimit = z.union([z.number().int().min(0), z.string().regex(/^\s*\d{1,9}\s*$/, 'a whole number').transform(Number)]);
+export const operatorLimitsForm = z.strictObject({ perMinute: formLimit, daily: formLimit, monthly: formLimit, previewPerHour: formLimit, _csrf: z.string().max(200).optional() });
+export const operatorSuspendForm = suspendBody.extend({ _csrf: z.string().max(200).optional() });
+export const operatorDoneQuery = z.strictObject({ done: z.enum(['credits', 'limits', 'suspended', 'resumed', 'revoked', 'cap']).optional() });
+
+/** GET /dashboard/queries: optionally the one search a ledger entry links to. */
+export const queriesQuery = z.strictObject({ queryId: z.string().min(1).max(100).optional() });
 
 /** Parses with a schema; the first problems become one 422 VALIDATION_ERROR message naming the fields. */
 export function parseOr422<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

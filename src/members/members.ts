@@ -256,7 +256,7 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
     },
 
     /** A key for the organization, created by a member (any role) or the operator; the secret is returned once. */
-    async createKey(by: Principal, orgId: string, input: { mode: KeyMode; collections: string[] | null; spendingCapMicros: bigint | null }): Promise<{ id: string; key: string }> {
+    async createKey(by: Principal, orgId: string, input: { mode: KeyMode; collections: string[] | null; spendingCapMicros: bigint | null; name?: string | null }): Promise<{ id: string; key: string }> {
       assertMay(by, 'createKey', orgId);
       // a cap is money policy: owners set it, also at creation
       if (input.spendingCapMicros !== null) assertMay(by, 'setSpendingCap', orgId);

@@ -53,4 +53,15 @@ describe('litsearch CLI: caps and invites', () => {
     expect(replay.out).toMatch(/equal\s+invites/);
     expect(cli(dataDir, 'verify').code).toBe(0);
   }, 180_000);
+
+  it('creates a key with a name, which key show prints (a key without one shows null)', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'litsearch-cli-name-'));
+    const org = JSON.parse(cli(dataDir, 'org', 'create', '--name', 'Name lab').out) as { id: string };
+    const named = cli(dataDir, 'key', 'create', org.id, '--mode', 'test', '--name', 'CI smoke tests');
+    expect(named.code, named.err).toBe(0);
+    const { id } = JSON.parse(named.out) as { id: string };
+    expect(JSON.parse(cli(dataDir, 'key', 'show', id).out)).toMatchObject({ id, name: 'CI smoke tests', mode: 'test' });
+    const unnamed = JSON.parse(cli(dataDir, 'key', 'create', org.id, '--mode', 'test').out) as { id: string };
+    expect(JSON.parse(cli(dataDir, 'key', 'show', unnamed.id).out).name).toBeNull();
+  }, 180_000);
 });

@@ -58,7 +58,7 @@ describe('the dashboard in Chromium', () => {
     await shot('01-invite');
     await page.getByRole('button', { name: 'Set password and sign in' }).click();
     await page.waitForURL('**/dashboard');
-    expect(await page.locator('#balance').textContent()).toBe('25.00 credits');
+    expect(await page.locator('#balance').textContent()).toBe('25.000000 credits');
 
     // sign out, then sign in again with the keyboard only (the email field has the focus when the page opens)
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -85,6 +85,7 @@ describe('the dashboard in Chromium', () => {
 
     // Settings > API Keys: create a live key on scifact and copy it
     await nav().getByRole('link', { name: 'API Keys' }).click();
+    await page.getByLabel('Name').fill('Rosalind’s notebook');
     await page.getByLabel('Collections').fill('scifact');
     await page.getByLabel('Spending cap in credits').fill('5.00');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -117,18 +118,27 @@ describe('the dashboard in Chromium', () => {
     expect(await page.locator('#usage-table tbody tr').first().textContent()).toContain('scifact');
     await shot('05-usage');
 
-    // the ledger shows the charge with the balance after it
+    // the ledger shows the charge with the balance after it and the key's name
     await nav().getByRole('link', { name: 'Ledger' }).click();
     const entry = page.locator(`#ledger-table tr[data-query-id="${queryId}"]`);
     const cells = await entry.locator('td').allTextContents();
     expect(cells[1]).toBe('charge');
     expect(cells[2]).toBe(`-${cost}`);
     expect(parseCredits(cells[3]!)).toBe(25_000_000n - parseCredits(cost)!);
+    expect(cells[4]).toContain('Rosalind’s notebook');
     await shot('06-ledger');
 
-    // recent queries: the query with its re-fetch command
-    await nav().getByRole('link', { name: 'Recent queries' }).click();
+    // the charge links to its search: the query as asked, its results, the key's name, the cost, the re-fetch command
+    await entry.getByRole('link', { name: queryId }).click();
+    await page.waitForURL(`**/dashboard/queries?queryId=${queryId}`);
+    const asked = page.locator(`#queries-table tr[data-query-id="${queryId}"] td`);
+    expect(await asked.nth(0).textContent()).toBe('vitamin D supplementation and bone fractures');
+    expect(await asked.nth(1).textContent()).toBe('3');
+    expect(await asked.nth(2).textContent()).toContain('Rosalind’s notebook');
+    expect(await asked.nth(3).textContent()).toBe(cost);
     expect(await page.locator(`#queries-table tr[data-query-id="${queryId}"] code.command`).textContent()).toContain(`/api/v1/search/results/${queryId}`);
+    await nav().getByRole('link', { name: 'Recent queries' }).click();
+    expect(await page.locator('#queries-table tbody tr').count()).toBe(1);
     await shot('07-queries');
 
     // last used, then revoke
@@ -170,7 +180,27 @@ describe('the dashboard in Chromium', () => {
       expect(await page.locator(`#orgs-table tr[data-org-id="${orgId}"]`).textContent()).toContain('Kestrel Biolabs');
       expect(await page.locator('#verify').textContent()).toMatch(/^intact/);
       expect(await page.locator('#reconciliation').textContent()).toBe('every organization reconciles');
+      // find the organization, open its page, add credits there
+      await page.getByLabel('Find an organization').fill('kestrel');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL('**/dashboard/operator?q=kestrel');
+      expect(await page.locator('#orgs-table tbody tr').count()).toBe(1);
       await shot('09-operator');
+      await page.getByRole('link', { name: 'Kestrel Biolabs' }).click();
+      await page.waitForURL(`**/dashboard/operator/orgs/${orgId}`);
+      const before = parseCredits((await page.locator('#balance').textContent())!.replace(' credits', ''))!;
+      await page.getByLabel('Amount in credits').fill('10');
+      await page.getByLabel('Reference').fill('invoice 2031-114');
+      await page.getByRole('button', { name: 'Add credits' }).click();
+      await page.waitForURL(`**/dashboard/operator/orgs/${orgId}?done=credits`);
+      expect(await page.getByRole('status').first().textContent()).toBe('Credits added.');
+      expect(parseCredits((await page.locator('#balance').textContent())!.replace(' credits', ''))).toBe(before + 10_000_000n);
+      expect(await page.locator('#ledger-table tbody tr').first().textContent()).toContain('invoice 2031-114');
+      expect(await page.locator('#org-members').textContent()).toContain('rosalind@kestrel.example');
+      await shot('12-operator-organization');
+      // a favicon, not a 404
+      const icon = await page.request.get('/favicon.ico');
+      expect([icon.status(), icon.headers()['content-type']]).toEqual([200, 'image/x-icon']);
     } finally {
       await operator.close();
     }

@@ -95,7 +95,7 @@ describe('invites', () => {
     const overview = await browser.send('GET', '/dashboard');
     expect(overview.status).toBe(200);
     expect(overview.text).toContain('Alpha Lab');
-    expect(overview.text).toContain('10.00 credits');
+    expect(overview.text).toContain('10.000000 credits');
 
     // one use: the same link is refused, page and form, for anyone
     expect((await fresh(true).send('GET', path)).status).toBe(404);
@@ -489,7 +489,7 @@ describe('pages', () => {
     const c = fresh();
     await joined(c, low, 'owner@gamma.example', 'owner');
     const overview = await c.send('GET', '/dashboard');
-    expect(overview.text).toContain('Your balance is low (0.40 credits)');
+    expect(overview.text).toContain('Your balance is low (0.400000 credits)');
     expect((await c.send('GET', '/dashboard/ledger.csv')).text).toMatch(/^time,type,amount,balance_after,key_id,query_id,reference\n.*,credit,0\.400000,0\.400000,/);
     const usage = await c.send('GET', '/dashboard/usage.csv');
     expect(usage.headers.get('content-type')).toMatch(/^text\/csv/);
@@ -524,5 +524,181 @@ describe('pages', () => {
       // every input has a label
       for (const [, id] of page.text.matchAll(/<input id="([^"]+)"/g)) expect(page.text, `${path} #${id}`).toContain(`for="${id}"`);
     }
+  });
+});
+
+describe('pages a customer reads', () => {
+  it('a key has a name wherever it appears: keys page, ledger and recent queries, which show the query text (escaped, 120 characters), results and cost', async () => {
+    now += 61_000;
+    const org = (await operatorSteps(call, admin).newOrg({ name: 'Epsilon Lab' }, '5.00')).id;
+    const owner = fresh();
+    const csrf = await joined(owner, org, 'owner@epsilon.example', 'owner');
+    // a name from the dashboard's form (with markup in it), and one from the operator API
+    const form = await owner.send('GET', '/dashboard/keys');
+    expect(form.text).toContain('<input id="key-name" name="name"');
+    const createdPage = await owner.send('POST', '/dashboard/keys', { form: { mode: 'live', name: '  Notebook <b>key</b> ', collections: 'scifact', _csrf: csrf }, headers: { Accept: 'text/html' } });
+    expect(createdPage.status).toBe(201);
+    const secret = /<code id="new-key">([^<]+)<\/code>/.exec(createdPage.text)![1]!;
+    const viaApi = await call('POST', `/admin/v1/organizations/${org}/keys`, { admin, body: { mode: 'live', name: 'CI smoke tests' } });
+    expect(viaApi.status).toBe(201);
+    expect((await call('GET', `/admin/v1/keys/${viaApi.body.id}`, { admin })).body).toMatchObject({ name: 'CI smoke tests', orgId: org });
+    expect((await call('POST', `/admin/v1/organizations/${org}/keys`, { admin, body: { mode: 'live', name: 'two\nlines' } })).status).toBe(422);
+    const created = (await eventsOf('ApiKeyCreated')).filter((e) => e.data.orgId === org).map((e) => e.data.name);
+    expect(created).toEqual(['Notebook <b>key</b>', 'CI smoke tests']);
+    const keys = (await owner.send('GET', '/dashboard/keys')).text;
+    expect(keys).toContain('Notebook &lt;b&gt;key&lt;/b&gt;');
+    expect(keys).not.toContain('<b>key</b>');
+    expect(keys).toContain('CI smoke tests');
+
+    // a search whose text is long and carries markup
+    const asked = `<img src=x onerror=alert(1)> vitamin D supplementation and the risk of bone fractures in older adults: ${'a randomized trial '.repeat(6)}`;
+    expect(asked.length).toBeGreaterThan(120);
+    const search = await call('POST', '/api/v1/search/query', { key: secret, body: { collection: 'scifact', query: asked, limit: 3 } });
+    expect(search.status, JSON.stringify(search.body)).toBe(200);
+    const cost = search.headers.get('x-query-cost')!;
+    const { queryId } = search.body;
+    const queries = (await owner.send('GET', '/dashboard/queries')).text;
+    const row = new RegExp(`<tr data-query-id="${queryId}">([\\s\\S]*?)</tr>`).exec(queries)![1]!;
+    const shown = asked.slice(0, 120).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+    expect(row).toContain(`>${shown}…</td>`);
+    expect(row).not.toContain('<img');
+    expect(row).toContain(`<td class="num">${search.body.results.length}</td>`);
+    expect(row).toContain('Notebook &lt;b&gt;key&lt;/b&gt;');
+    expect(row).toContain(`<td class="num">${cost}</td>`); // the cost as X-Query-Cost says it: six decimals
+    // the ledger names the key and links the charge to its search, which the page then shows alone
+    const ledger = (await owner.send('GET', '/dashboard/ledger')).text;
+    const entry = new RegExp(`<tr data-query-id="${queryId}">([\\s\\S]*?)</tr>`).exec(ledger)![1]!;
+    expect(entry).toContain(`<td class="num">-${cost}</td>`);
+    expect(entry).toContain('Notebook &lt;b&gt;key&lt;/b&gt;');
+    expect(entry).toContain(`<a href="/dashboard/queries?queryId=${queryId}">`);
+    const one = (await owner.send('GET', `/dashboard/queries?queryId=${queryId}`)).text;
+    expect(one.match(/<tr data-query-id=/g)).toHaveLength(1);
+    expect(one).toContain(`<tr data-query-id="${queryId}">`);
+    // a record written before query_text existed keeps the text inside its payload only: still shown
+    await svc.runtime.db.query('UPDATE query_records SET query_text = NULL WHERE query_id = $1', [queryId]);
+    expect((await owner.send('GET', `/dashboard/queries?queryId=${queryId}`)).text).toContain(`>${shown}…</td>`);
+    // another organization's search is not shown by its id
+    expect((await owner.send('GET', `/dashboard/queries?queryId=q_of_someone_else`)).text).not.toContain('<tr data-query-id=');
+    // one money format: six decimals on the pages and in both CSVs
+    expect((await owner.send('GET', '/dashboard')).text).toMatch(/<dd id="balance">\d+\.\d{6} credits<\/dd>/);
+    expect((await owner.send('GET', '/dashboard/usage.csv')).text).toMatch(/,scifact,1,0,\d+,\d+\.\d{6}\n/);
+    const replay = await call('POST', '/admin/v1/replay', { admin });
+    expect(replay.status, JSON.stringify(replay.body?.error?.details)).toBe(200);
+  });
+
+  it('a key form the service refuses shows its reason on the keys page, not a bare error page', async () => {
+    const b = fresh(true);
+    await signIn(b, 'owner@alpha.example');
+    const page = await b.send('GET', '/dashboard/keys');
+    const refused = await b.send('POST', '/dashboard/keys', { form: { mode: 'live', collections: 'scifacts', _csrf: b.csrfIn(page.text) } });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('<h1>API Keys</h1>');
+    expect(refused.text).toContain('no collection is named &quot;scifacts&quot;');
+    expect(refused.text).not.toContain('Something went wrong');
+  });
+
+  it('serves an icon at /favicon.ico and links it from every page', async () => {
+    const icon = await fetch(`${svc.baseUrl}/favicon.ico`, { headers: { 'X-Forwarded-For': `198.51.100.${++addressCounter}` } });
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/x-icon');
+    expect([...new Uint8Array(await icon.arrayBuffer()).slice(0, 4)]).toEqual([0, 0, 1, 0]);
+    expect((await fresh(true).send('GET', '/dashboard/login')).text).toContain('<link rel="icon" href="/dashboard/assets/favicon.ico">');
+  });
+});
+
+describe('the operator area', () => {
+  it('organizations 25 a page, searchable by name or id, each linking to its page', async () => {
+    now += 61_000;
+    const { newOrg } = operatorSteps(call, admin);
+    for (let i = 0; i < 26; i += 1) await newOrg({ name: `Paging Lab ${String(i).padStart(2, '0')}` });
+    await newOrg({ name: 'Zeta <script>alert(1)</script> Lab' });
+    const op = fresh();
+    const list = async (query: string) => (await op.send('GET', `/dashboard/operator${query}`, { headers: { Authorization: `Bearer ${admin}` } })).text;
+    const rows = (text: string) => [...text.matchAll(/<tr data-org-id="([^"]+)"><td><a href="\/dashboard\/operator\/orgs\/\1">([^<]*)<\/a>/g)].map((m) => m[2]);
+    const first = await list('');
+    expect(rows(first)).toHaveLength(25);
+    expect(first).toMatch(/page 1 of \d+/);
+    const found = await list('?q=paging%20LAB');
+    expect(rows(found)).toEqual(Array.from({ length: 25 }, (_, i) => `Paging Lab ${String(i).padStart(2, '0')}`));
+    expect(found).toContain('<dd id="org-count">26 matching</dd>');
+    expect(found).toContain('href="/dashboard/operator?q=paging+LAB&amp;page=2" rel="next"');
+    expect(rows(await list('?q=paging%20LAB&page=2'))).toEqual(['Paging Lab 25']);
+    expect(rows(await list(`?q=${orgB}`))).toEqual(['Beta Lab']);
+    const markup = await list('?q=zeta');
+    expect(rows(markup)).toEqual(['Zeta &lt;script&gt;alert(1)&lt;/script&gt; Lab']);
+    expect(markup).not.toContain('<script>alert');
+    expect(rows(await list('?q=%25'))).toEqual([]); // a LIKE wildcard is a character like any other
+    expect((await op.send('GET', '/dashboard/operator?page=0', { headers: { Authorization: `Bearer ${admin}` } })).status).toBe(422);
+  });
+
+  it("an organization's page shows balance, keys, usage, ledger and members, and carries the operator's actions", async () => {
+    now += 61_000;
+    const op = fresh(true);
+    const login = await op.send('GET', '/dashboard/login');
+    expect((await op.send('POST', '/dashboard/operator/login', { form: { token: admin, _csrf: op.csrfIn(login.text) } })).status).toBe(303);
+    const base = `/dashboard/operator/orgs/${orgA}`;
+    const page = await op.send('GET', base);
+    expect(page.status).toBe(200);
+    for (const text of ['<h1>Alpha Lab</h1>', '<dd id="balance">', 'Add credits', 'Change limits', 'Suspend billing', 'Create key', 'id="usage-table"', 'id="ledger-table"', 'owner@alpha.example']) expect(page.text).toContain(text);
+    const csrf = op.csrfIn(page.text);
+    const balance = async () => (await call('GET', `/admin/v1/organizations/${orgA}/balance`, { admin })).body.balance as string;
+    const before = await balance();
+    const [{ position: lastPosition }] = await svc.runtime.db.query<{ position: string }>('SELECT max(position)::text AS position FROM events');
+
+    // no CSRF token, or a member's session: refused, nothing changes
+    expect((await op.send('POST', `${base}/credits`, { form: { amount: '5.00' } })).status).toBe(403);
+    const member = fresh();
+    const memberCsrf = (await signIn(member, 'owner@alpha.example')).json.csrfToken;
+    expect((await member.send('GET', base)).status).toBe(403);
+    expect((await member.send('POST', `${base}/credits`, { json: { amount: '5.00' }, headers: { 'X-CSRF-Token': memberCsrf } })).status).toBe(403);
+    expect((await member.send('POST', `${base}/suspend`, { json: {}, headers: { 'X-CSRF-Token': memberCsrf } })).status).toBe(403);
+    expect(await balance()).toBe(before);
+
+    // credits
+    const credited = await op.send('POST', `${base}/credits`, { form: { amount: '5.00', reference: 'invoice 2031-114', _csrf: csrf } });
+    expect(credited.status).toBe(303);
+    expect(credited.headers.get('location')).toBe(`${base}?done=credits`);
+    expect(Number(await balance())).toBeCloseTo(Number(before) + 5, 6);
+    const after = (await op.send('GET', `${base}?done=credits`)).text;
+    expect(after).toContain('Credits added.');
+    expect(after).toContain('invoice 2031-114');
+    const bad = await op.send('POST', `${base}/credits`, { form: { amount: 'lots', _csrf: csrf } });
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain('<h1>Alpha Lab</h1>');
+    expect(bad.text).toContain('amount');
+
+    // limits
+    expect((await op.send('POST', `${base}/limits`, { form: { perMinute: '30', daily: '500', monthly: '9000', previewPerHour: '20', _csrf: csrf } })).status).toBe(303);
+    expect((await call('GET', `/admin/v1/organizations/${orgA}`, { admin })).body.limits).toEqual({ perMinute: 30, daily: 500, monthly: 9000, previewPerHour: 20 });
+    expect((await op.send('POST', `${base}/limits`, { form: { perMinute: 'many', daily: '500', monthly: '9000', previewPerHour: '20', _csrf: csrf } })).status).toBe(422);
+    expect((await op.send('POST', `${base}/limits`, { form: { perMinute: '60', daily: '1000', monthly: '25000', previewPerHour: '50', _csrf: csrf } })).status).toBe(303);
+
+    // suspend and resume
+    expect((await op.send('POST', `${base}/suspend`, { form: { reason: 'invoice overdue', _csrf: csrf } })).status).toBe(303);
+    expect((await call('GET', `/admin/v1/organizations/${orgA}`, { admin })).body.suspended).toBe(true);
+    expect((await op.send('GET', base)).text).toContain('Resume billing');
+    expect((await op.send('POST', `${base}/resume`, { form: { _csrf: csrf } })).status).toBe(303);
+    expect((await call('GET', `/admin/v1/organizations/${orgA}`, { admin })).body.suspended).toBe(false);
+
+    // keys: create (the secret once, on the page), cap, revoke; another organization's key is not found here
+    const made = await op.send('POST', `${base}/keys`, { form: { mode: 'test', name: 'Operator sandbox', _csrf: csrf } });
+    expect(made.status).toBe(201);
+    expect(made.text).toMatch(/<code id="new-key">sk_test_[A-Za-z0-9]{40}<\/code>/);
+    const keyId = /<tr data-key-id="([^"]+)">\s*<td>Operator sandbox/.exec(made.text)![1]!;
+    expect((await op.send('POST', `${base}/keys/${keyId}/cap`, { form: { spendingCap: '3.5', _csrf: csrf } })).status).toBe(303);
+    expect((await call('GET', `/admin/v1/keys/${keyId}`, { admin })).body).toMatchObject({ name: 'Operator sandbox', spendingCap: '3.500000' });
+    expect((await op.send('POST', `/dashboard/operator/orgs/${orgA}/keys/${keyB.id}/revoke`, { form: { _csrf: csrf } })).status).toBe(404);
+    expect((await call('GET', `/admin/v1/keys/${keyB.id}`, { admin })).body.revoked).toBe(false);
+    expect((await op.send('POST', `${base}/keys/${keyId}/revoke`, { form: { _csrf: csrf } })).status).toBe(303);
+    expect((await call('GET', `/admin/v1/keys/${keyId}`, { admin })).body.revoked).toBe(true);
+    expect((await op.send('POST', `${base}/keys`, { form: { mode: 'live', collections: 'scifacts', _csrf: csrf } })).text).toContain('no collection is named &quot;scifacts&quot;');
+    expect((await op.send('GET', '/dashboard/operator/orgs/org_nope')).status).toBe(404);
+
+    // each action is an event with the operator as actor
+    const actions = await svc.runtime.db.query<{ type: string }>(
+      `SELECT type FROM events WHERE stream_id IN ($1, $2) AND metadata->'actor'->>'kind' = 'operator' AND position > $3 ORDER BY position`,
+      [`org-${orgA}`, `key-${keyId}`, lastPosition],
+    );
+    expect(actions.map((a) => a.type)).toEqual(['CreditsAdded', 'LimitsChanged', 'LimitsChanged', 'BillingSuspended', 'BillingResumed', 'ApiKeyCreated', 'ApiKeySpendingCapChanged', 'ApiKeyRevoked']);
   });
 });

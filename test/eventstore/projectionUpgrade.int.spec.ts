@@ -37,4 +37,21 @@ describe.each(STORE_KINDS)('upgrading a store on %s', (kind) => {
     await migrate(db);
     expect((await replayProjections(db)).equal).toBe(true);
   });
+
+  it('keys from before names existed: the upgrade adds the column, their events replay as no name, and new keys keep theirs', async () => {
+    const db = await freshStore(kind);
+    open.push(db);
+    const accounts = createAccounts(db);
+    const org = await accounts.createOrganization({ name: 'Named keys', billingMode: 'live', limits: DEFAULT_LIMITS }, operator);
+    const old = await accounts.createKey(org.id, { mode: 'live', collections: null, spendingCapMicros: null }, operator);
+    const [event] = await db.query<{ data: Record<string, unknown> }>(`SELECT data FROM events WHERE type = 'ApiKeyCreated'`);
+    expect(event!.data).not.toHaveProperty('name'); // what an older release wrote
+    // the live table as an older release left it: no name column
+    await db.exec('ALTER TABLE proj_api_keys DROP COLUMN name');
+    await migrate(db);
+    expect((await accounts.getKey(old.id))!.name).toBeNull();
+    const named = await accounts.createKey(org.id, { mode: 'test', collections: null, spendingCapMicros: null, name: 'CI smoke tests' }, operator);
+    expect((await accounts.getKey(named.id))!.name).toBe('CI smoke tests');
+    expect((await replayProjections(db)).equal).toBe(true);
+  });
 });

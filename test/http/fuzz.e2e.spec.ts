@@ -141,6 +141,16 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/dashboard/sessions/:sessionId/revoke', door: 'dashboard', body: () => ({}) },
   { method: 'POST', path: '/dashboard/logout', door: 'dashboard', body: () => ({}) },
   { method: 'GET', path: '/dashboard/operator', door: 'dashboard' },
+  // the operator's organization pages: the member's session the fuzz holds is refused on each (403), whatever it sends
+  { method: 'GET', path: '/dashboard/operator/orgs/:orgId', door: 'dashboard' },
+  { method: 'POST', path: '/dashboard/operator/orgs/:orgId/credits', door: 'dashboard', body: () => ({ amount: '1.25', reference: 'fuzz' }) },
+  { method: 'POST', path: '/dashboard/operator/orgs/:orgId/limits', door: 'dashboard', body: () => ({ perMinute: '60', daily: '1000', monthly: '25000', previewPerHour: '50' }) },
+  { method: 'POST', path: '/dashboard/operator/orgs/:orgId/suspend', door: 'dashboard', body: () => ({ reason: 'fuzz' }) },
+  { method: 'POST', path: '/dashboard/operator/orgs/:orgId/resume', door: 'dashboard', body: () => ({}) },
+  { method: 'POST', path: '/dashboard/operator/orgs/:orgId/keys', door: 'dashboard', body: () => ({ mode: 'test', name: 'fuzz' }) },
+  { method: 'POST', path: '/dashboard/operator/orgs/:orgId/keys/:keyId/revoke', door: 'dashboard', body: () => ({}) },
+  { method: 'POST', path: '/dashboard/operator/orgs/:orgId/keys/:keyId/cap', door: 'dashboard', body: () => ({ spendingCap: '2.00' }) },
+  { method: 'GET', path: '/favicon.ico', door: 'dashboardOpen' },
 ];
 
 /** Every route the app's routers register: the fuzz covers each one, so a new route cannot be left out of it. */

@@ -77,7 +77,7 @@ describe('the OpenAPI document', () => {
         const schemes = op.security.flatMap((s) => Object.keys(s)).sort();
         if (path.startsWith('/api/v1/') || path === '/mcp') expect(schemes, path).toEqual(['ApiKeyHeader', 'BearerAuth']);
         else if (path.startsWith('/admin/v1/')) expect(schemes, path).toEqual(['OperatorBearer']);
-        else if (path === '/dashboard/operator') expect(schemes, path).toEqual(['DashboardSession', 'OperatorBearer']);
+        else if (path === '/dashboard/operator' || path.startsWith('/dashboard/operator/orgs/')) expect(schemes, path).toEqual(['DashboardSession', 'OperatorBearer']);
         else if (path.startsWith('/dashboard') && !beforeSignIn.test(path)) expect(schemes, path).toEqual(['DashboardSession']);
         else expect(schemes, path).toEqual([]);
       }

@@ -191,7 +191,7 @@ describe('refusing before the search what the charge would refuse', () => {
 });
 
 describe('key decider', () => {
-  const create: KeyCommand = { type: 'CreateKey', keyId: 'key_2', orgId: 'org_1', organizationFound: true, mode: 'live', keyHash: 'h', keyPrefix: 'sk_live_ab', collections: ['scifact'], spendingCapMicros: 2_000n };
+  const create = { type: 'CreateKey', keyId: 'key_2', orgId: 'org_1', organizationFound: true, mode: 'live', keyHash: 'h', keyPrefix: 'sk_live_ab', collections: ['scifact'], spendingCapMicros: 2_000n, name: null } satisfies KeyCommand;
   const code = rejectionCode;
 
   it('creates a key of an existing organization with the event replay has always read', () => {
@@ -199,6 +199,13 @@ describe('key decider', () => {
       { type: 'ApiKeyCreated', data: { keyId: 'key_2', orgId: 'org_1', mode: 'live', keyHash: 'h', keyPrefix: 'sk_live_ab', collections: ['scifact'], spendingCapMicros: '2000' } },
     ]);
     expect(decideKey({ ...create, collections: null, spendingCapMicros: null }, undefined)[0]).toMatchObject({ data: { collections: null, spendingCapMicros: null } });
+  });
+
+  it('keeps a name, tidied, in the event; a blank name is none; a name with a line break or past 100 characters is refused', () => {
+    expect(decideKey({ ...create, name: '  Lab   notebook\tkey ' }, undefined)[0]).toMatchObject({ data: { name: 'Lab notebook key' } });
+    expect(decideKey({ ...create, name: '   ' }, undefined)[0]!.data).not.toHaveProperty('name');
+    expect(code(() => decideKey({ ...create, name: 'two\nlines' }, undefined))).toBe('VALIDATION_ERROR');
+    expect(code(() => decideKey({ ...create, name: 'x'.repeat(101) }, undefined))).toBe('VALIDATION_ERROR');
   });
 
   it('refuses a key for no organization, a negative cap, and a key id already taken', () => {

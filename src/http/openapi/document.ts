@@ -30,6 +30,12 @@ import {
   dashboardCapForm,
   dashboardInviteForm,
   csrfOnlyForm,
+  operatorCreditsForm,
+  operatorLimitsForm,
+  operatorSuspendForm,
+  operatorListQuery,
+  operatorDoneQuery,
+  queriesQuery,
 } from '../schemas.js';
 import * as responses from './responses.js';
 import * as operator from './operatorResponses.js';
@@ -68,6 +74,9 @@ export const NAMED_SCHEMAS = {
   DashboardCapForm: dashboardCapForm,
   DashboardInviteForm: dashboardInviteForm,
   CsrfOnlyForm: csrfOnlyForm,
+  OperatorCreditsForm: operatorCreditsForm,
+  OperatorLimitsForm: operatorLimitsForm,
+  OperatorSuspendForm: operatorSuspendForm,
   Invite: operator.Invite,
   Members: operator.Members,
   DashboardSignedIn: dashboard.DashboardSignedIn,
@@ -320,6 +329,11 @@ function dashboardOperations(): Operation[] {
     op('get', path, 'session', operationId, summary, { response: htmlPage(summary), ...(description ? { description } : {}), errors: [401, 403, 429] });
   const form = (path: string, operationId: string, summary: string, body: SchemaName, response: SchemaName, description: string, status = 200) =>
     op('post', path, 'session', operationId, summary, { formBody: body, response, status, description: `${description} Needs the session's CSRF token (\`_csrf\` field or X-CSRF-Token). A browser (Accept: text/html) gets a page or a 303 redirect instead of JSON.` });
+  const operatorForm = (path: string, operationId: string, summary: string, body: SchemaName, response: SchemaName, status = 200) =>
+    op('post', path, 'operatorPage', operationId, summary, {
+      formBody: body, response, status,
+      description: 'The operator only (a member\'s session is 403); an unknown organization, or a key of another one, is 404. With the session cookie it needs the CSRF token (`_csrf` field or X-CSRF-Token); with the operator token as Bearer it does not. A browser (Accept: text/html) gets the organization\'s page or a 303 redirect to it instead of JSON.',
+    });
   return [
     op('get', '/dashboard/login', 'dashboardOpen', 'dashboardLoginPage', 'The sign-in page (members and the operator)', { response: htmlPage('The sign-in page; sets the form cookie its forms echo'), errors: [429] }),
     op('post', '/dashboard/login', 'dashboardOpen', 'dashboardLogin', 'Sign in with email and password', {
@@ -340,7 +354,9 @@ function dashboardOperations(): Operation[] {
     op('get', '/dashboard/usage.csv', 'session', 'dashboardUsageCsv', 'Usage per day and collection as CSV', { response: csv, errors: [401, 403, 429] }),
     page('/dashboard/ledger', 'dashboardLedger', 'Ledger entries with the balance after each'),
     op('get', '/dashboard/ledger.csv', 'session', 'dashboardLedgerCsv', 'The ledger as CSV', { response: csv, errors: [401, 403, 429] }),
-    page('/dashboard/queries', 'dashboardQueries', 'Recent queries with their re-fetch command'),
+    op('get', '/dashboard/queries', 'session', 'dashboardQueries', 'Recent queries: the query text (first 120 characters), result count, key, cost, and the re-fetch command', {
+      response: htmlPage('The recent queries page'), query: queryParameters(queriesQuery, { queryId: 'Only this search (a ledger entry links here).' }), errors: [401, 403, 422, 429],
+    }),
     page('/dashboard/members', 'dashboardMembers', "The organization's members and open invites"),
     form('/dashboard/members/invites', 'dashboardInvite', 'Invite someone to the organization', 'DashboardInviteForm', 'DashboardInvite', 'Owners only.', 201),
     form('/dashboard/members/{memberId}/remove', 'dashboardRemoveMember', 'Remove a member: their sessions stop at once and their address may be invited again', 'CsrfOnlyForm', 'MemberRemoved', 'Owners only; the last owner stays (422). The keys the member created stay the organization\'s. A member of another organization is 404.'),
@@ -348,7 +364,20 @@ function dashboardOperations(): Operation[] {
     page('/dashboard/account', 'dashboardSessions', "The member's live sessions"),
     form('/dashboard/sessions/{sessionId}/revoke', 'dashboardRevokeSession', 'End one of your other sessions', 'CsrfOnlyForm', 'DashboardSessionRevoked', "Only the member's own sessions (another is 404)."),
     form('/dashboard/logout', 'dashboardLogout', 'Sign out: the session ends on the server', 'CsrfOnlyForm', 'DashboardSignedOut', 'The cookie is cleared and the session can no longer be used.'),
-    op('get', '/dashboard/operator', 'operatorPage', 'dashboardOperator', 'The operator page: organizations with balances, billing and suspension, reconciliation, the hash chain, journal requests', { response: htmlPage('The operator page'), errors: [401, 403, 429] }),
+    op('get', '/dashboard/operator', 'operatorPage', 'dashboardOperator', 'The operator page: organizations (25 a page, searchable) with balances, billing and suspension, reconciliation, the hash chain, journal requests', {
+      response: htmlPage('The operator page'), query: queryParameters(operatorListQuery, { q: 'Organizations whose name or id contains this (case-insensitive).', page: 'Page number, from 1.' }), errors: [401, 403, 422, 429],
+    }),
+    op('get', '/dashboard/operator/orgs/{orgId}', 'operatorPage', 'dashboardOperatorOrganization', "An organization's page for the operator: balance, keys, usage, ledger, members, and the operator's actions", {
+      response: htmlPage("The organization's page"), query: queryParameters(operatorDoneQuery, { done: 'The action that led here (shown as a notice).' }), errors: [401, 403, 404, 422, 429],
+    }),
+    operatorForm('/dashboard/operator/orgs/{orgId}/credits', 'dashboardOperatorAddCredits', 'Add credits to the organization', 'OperatorCreditsForm', 'Balance'),
+    operatorForm('/dashboard/operator/orgs/{orgId}/limits', 'dashboardOperatorChangeLimits', "Change the organization's limits", 'OperatorLimitsForm', 'Limits'),
+    operatorForm('/dashboard/operator/orgs/{orgId}/suspend', 'dashboardOperatorSuspend', "Suspend the organization's billing", 'OperatorSuspendForm', 'Organization'),
+    operatorForm('/dashboard/operator/orgs/{orgId}/resume', 'dashboardOperatorResume', "Resume the organization's billing", 'CsrfOnlyForm', 'Organization'),
+    operatorForm('/dashboard/operator/orgs/{orgId}/keys', 'dashboardOperatorCreateKey', 'Create an API key for the organization (the secret is shown once)', 'DashboardKeyForm', 'CreatedKey', 201),
+    operatorForm('/dashboard/operator/orgs/{orgId}/keys/{keyId}/revoke', 'dashboardOperatorRevokeKey', 'Revoke a key of the organization', 'CsrfOnlyForm', 'RevokedKey'),
+    operatorForm('/dashboard/operator/orgs/{orgId}/keys/{keyId}/cap', 'dashboardOperatorSetCap', "Set or clear (empty) a key's spending cap", 'DashboardCapForm', 'ApiKey'),
+    op('get', '/favicon.ico', 'dashboardOpen', 'favicon', "The service's icon", { response: { content: { 'image/x-icon': { schema: { type: 'string', contentEncoding: 'binary' } } } }, errors: [429] }),
   ];
 }
 

@@ -34,6 +34,7 @@ export const CreatedKey = z.object({ id: z.string(), key: z.string().meta({ desc
 export const ApiKeyView = z.object({
   id: z.string(),
   orgId: z.string(),
+  name: z.string().nullable().meta({ description: 'The name given at creation; null: none.' }),
   mode: z.enum(['live', 'test']),
   collections: z.array(z.string()).nullable().meta({ description: 'The collections the key may reach; null: the whole organization.' }),
   spendingCap: credits('The spending cap').nullable(),

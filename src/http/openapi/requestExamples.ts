@@ -88,7 +88,7 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
   BillingSettingsRequest: { settings: { summary: 'Bill live and hide the balance from API responses', value: { billingMode: 'live', hideBalance: true } } },
   PriceRequest: { price: { summary: 'A negotiated price per 1000 tokens', value: { pricePer1000: '0.025' } } },
   LimitsRequest: { limits: { summary: 'Raise the limits', value: { perMinute: 120, daily: 10000, monthly: 200000, previewPerHour: 100 } } },
-  KeyRequest: { key: { summary: 'A live key for two collections, capped', value: { mode: 'live', collections: ['scifact', 'openalex-synergy'], spendingCap: '10.00' } } },
+  KeyRequest: { key: { summary: 'A named live key for two collections, capped', value: { mode: 'live', name: 'Systematic review team', collections: ['scifact', 'openalex-synergy'], spendingCap: '10.00' } } },
   RetractionsRequest: { load: { summary: 'Load a Retraction Watch export (a path under DATA_ROOT)', value: { files: ['retractions/retraction_watch_etl_sampled.csv'] } } },
   SuspendRequest: { suspend: { summary: 'Suspend billing', value: { reason: 'invoice 2026-0142 overdue' } } },
   SpendingCapRequest: { cap: { summary: "Set a key's spending cap", value: { spendingCap: '15.00' } } },
@@ -98,9 +98,12 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
   LoginRequest: { login: { summary: 'Sign in', value: { email: 'librarian@riverside.example.org', password: 'correct horse battery staple' } } },
   OperatorLoginRequest: { login: { summary: 'Sign in as the operator (your ADMIN_TOKEN)', value: { token: 'your-admin-token' } } },
   SetPasswordRequest: { password: { summary: 'Choose a password (at least 12 characters)', value: { password: 'correct horse battery staple' } } },
-  DashboardKeyForm: { key: { summary: 'A live key for two collections, capped', value: { mode: 'live', collections: 'scifact,openalex-synergy', spendingCap: '10.00' } } },
+  DashboardKeyForm: { key: { summary: 'A named live key for two collections, capped', value: { mode: 'live', name: 'Systematic review team', collections: 'scifact,openalex-synergy', spendingCap: '10.00' } } },
   DashboardCapForm: { cap: { summary: "Set a key's spending cap", value: { spendingCap: '15.00' } } },
   DashboardInviteForm: { invite: { summary: 'Invite a member', value: { email: 'analyst@riverside.example.org', role: 'member' } } },
+  OperatorCreditsForm: { credits: { summary: 'Add credits from the organization page', value: { amount: '25.00', reference: 'invoice 2026-0142' } } },
+  OperatorLimitsForm: { limits: { summary: "Change the organization's limits", value: { perMinute: '120', daily: '10000', monthly: '200000', previewPerHour: '100' } } },
+  OperatorSuspendForm: { suspend: { summary: 'Suspend billing', value: { reason: 'invoice 2026-0142 overdue' } } },
   CsrfOnlyForm: { confirm: { summary: 'No fields: the CSRF token goes in X-CSRF-Token (JSON) or _csrf (form)', value: {} } },
 };
 

@@ -8,7 +8,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import { ApiError } from '../errors.js';
 import { toApiError } from '../middleware.js';
-import { parseOr422, loginBody, operatorLoginBody, setPasswordBody, dashboardKeyForm, dashboardCapForm, dashboardInviteForm, csrfOnlyForm } from '../schemas.js';
+import { parseOr422, loginBody, operatorLoginBody, setPasswordBody, dashboardKeyForm, dashboardCapForm, dashboardInviteForm, csrfOnlyForm, queriesQuery, operatorListQuery, operatorDoneQuery, operatorCreditsForm, operatorLimitsForm, operatorSuspendForm, limitsBody } from '../schemas.js';
 import { refuseTooManyRequests } from '../ipLimiter.js';
 import { dashboardStateOf, wantsHtml, type DashboardAccess } from '../dashboardAccess.js';
 import { operatorTokenCheck } from '../authentication.js';
@@ -19,7 +19,7 @@ import { canonicalEmail, mayDo, type Principal } from '../../domain/member.js';
 import { Rejection } from '../../domain/rejection.js';
 import { formatCredits } from '../../money.js';
 import { ledgerCsv } from '../../admin/ledgerCsv.js';
-import { inviteUrlOf, money } from '../../admin/operations.js';
+import { inviteUrlOf, money, type Operations } from '../../admin/operations.js';
 import type { Html } from '../../dashboard/html.js';
 import * as pages from '../../dashboard/pages.js';
 import { requestBaseUrl } from '../requestContext.js';
@@ -27,6 +27,8 @@ import { requestBaseUrl } from '../requestContext.js';
 export interface DashboardRouteDeps {
   members: Members;
   consoleData: ConsoleData;
+  /** the operator's use cases, for the actions on an organization's page */
+  operations: Operations;
   dashboardAccess: DashboardAccess;
   catalog: CollectionCatalog;
   adminToken: string;
@@ -41,6 +43,7 @@ export const DASHBOARD_CONTENT_SECURITY_POLICY = "default-src 'none'; script-src
 const ASSETS = new Map<string, { type: string; file: URL }>([
   ['dashboard.css', { type: 'text/css; charset=utf-8', file: new URL('../../dashboard/assets/dashboard.css', import.meta.url) }],
   ['dashboard.js', { type: 'application/javascript; charset=utf-8', file: new URL('../../dashboard/assets/dashboard.js', import.meta.url) }],
+  ['favicon.ico', { type: 'image/x-icon', file: new URL('../../dashboard/assets/favicon.ico', import.meta.url) }],
 ]);
 
 function page(ctx: Context, body: Html, status = 200): void {
@@ -171,13 +174,16 @@ export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
     signedIn(ctx, session, 201);
   });
 
-  router.get('/dashboard/assets/:file', (ctx) => {
-    const asset = ASSETS.get(ctx.params.file!);
+  const serveAsset = (ctx: Context, name: string) => {
+    const asset = ASSETS.get(name);
     if (!asset) throw new ApiError(404, 'NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
     ctx.type = asset.type;
     ctx.set('Cache-Control', 'private, max-age=300');
     ctx.body = readFileSync(asset.file);
-  });
+  };
+  router.get('/dashboard/assets/:file', (ctx) => serveAsset(ctx, ctx.params.file!));
+  // where browsers look for a site's icon on any page (the API's and the docs' too), not only the dashboard's
+  router.get('/favicon.ico', (ctx) => serveAsset(ctx, 'favicon.ico'));
 
   return router;
 }
@@ -209,17 +215,28 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     page(ctx, pages.overviewPage(viewer(ctx), data));
   }));
 
+  /** The key form's fields as the key use case takes them; a collection the catalogue does not hold is refused. */
+  const keyFormInput = (form: z.output<typeof dashboardKeyForm>) => {
+    const names = (form.collections ?? '').split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
+    for (const name of names) if (!deps.catalog.resolveCollection(name)) throw new ApiError(422, 'VALIDATION_ERROR', `no collection is named "${name}"`);
+    return { mode: form.mode, name: form.name ?? null, collections: names.length ? [...new Set(names)] : null, spendingCapMicros: form.spendingCap ? money(form.spendingCap, 'spendingCap') : null };
+  };
+
   const keysPage = async (ctx: Context, member: Extract<Principal, { kind: 'member' }>, extra: { created?: { id: string; key: string }; error?: string } = {}, status = 200) =>
     page(ctx, pages.keysPage(viewer(ctx), await deps.consoleData.keys(member.orgId), { ...extra, canSetCaps: mayDo(member, 'setSpendingCap', member.orgId) }), status);
 
   router.get('/dashboard/keys', memberPage((ctx, member) => keysPage(ctx, member)));
 
   router.post('/dashboard/keys', memberPage(async (ctx, member) => {
-    const form = parseOr422(dashboardKeyForm, ctx.request.body);
-    const names = (form.collections ?? '').split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
-    for (const name of names) if (!deps.catalog.resolveCollection(name)) throw new ApiError(422, 'VALIDATION_ERROR', `no collection is named "${name}"`);
-    const cap = form.spendingCap ? money(form.spendingCap, 'spendingCap') : null;
-    const created = await deps.members.createKey(member, member.orgId, { mode: form.mode, collections: names.length ? [...new Set(names)] : null, spendingCapMicros: cap });
+    let created: { id: string; key: string };
+    try {
+      created = await deps.members.createKey(member, member.orgId, keyFormInput(parseOr422(dashboardKeyForm, ctx.request.body)));
+    } catch (err) {
+      // a browser gets the keys page again with the reason on it; a script the error envelope
+      const refused = toApiError(err);
+      if (refused?.status === 422 && wantsHtml(ctx)) return keysPage(ctx, member, { error: refused.message }, 422);
+      throw err;
+    }
     // the secret goes out in this answer only: a page (never a redirect, whose URL would carry it) or JSON
     if (wantsHtml(ctx)) return keysPage(ctx, member, { created }, 201);
     ctx.status = 201;
@@ -249,7 +266,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   }));
 
   router.get('/dashboard/ledger', memberPage(async (ctx, member) => {
-    page(ctx, pages.ledgerPage(viewer(ctx), (await deps.consoleData.ledger(member.orgId)).entries));
+    page(ctx, pages.ledgerPage(viewer(ctx), await deps.consoleData.ledger(member.orgId)));
   }));
   router.get('/dashboard/ledger.csv', memberPage(async (ctx, member) => {
     ctx.type = 'text/csv; charset=utf-8';
@@ -258,7 +275,8 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   }));
 
   router.get('/dashboard/queries', memberPage(async (ctx, member) => {
-    page(ctx, pages.queriesPage(viewer(ctx), await deps.consoleData.recentQueries(member.orgId), baseUrlOf(deps, ctx), deps.clock()));
+    const { queryId } = parseOr422(queriesQuery, ctx.query);
+    page(ctx, pages.queriesPage(viewer(ctx), await deps.consoleData.recentQueries(member.orgId, { queryId }), baseUrlOf(deps, ctx), deps.clock(), queryId));
   }));
 
   const membersPage = async (ctx: Context, member: Extract<Principal, { kind: 'member' }>, extra: { inviteUrl?: string; error?: string } = {}, status = 200) =>
@@ -306,10 +324,87 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     done(ctx, '/dashboard/login', { signedOut: true });
   });
 
-  router.get('/dashboard/operator', async (ctx) => {
+  /** Operator pages and actions: a member's session is refused, whatever it asks. */
+  const operatorOnly = (handler: (ctx: Context) => Promise<void>) => async (ctx: Context) => {
     if (dashboardStateOf(ctx).principal.kind !== 'operator') throw new ApiError(403, 'FORBIDDEN', 'the operator pages need the operator: sign in with the operator token');
-    page(ctx, pages.operatorPage(viewer(ctx), await deps.consoleData.operatorOverview()));
-  });
+    await handler(ctx);
+  };
+
+  router.get('/dashboard/operator', operatorOnly(async (ctx) => {
+    const query = parseOr422(operatorListQuery, ctx.query);
+    page(ctx, pages.operatorPage(viewer(ctx), await deps.consoleData.operatorOverview(query)));
+  }));
+
+  /** An organization's page for the operator, with the outcome of the action that led to it. */
+  const organizationPage = async (ctx: Context, orgId: string, extra: Parameters<typeof pages.operatorOrgPage>[2] = {}, status = 200) => {
+    const data = await deps.consoleData.operatorOrganization(orgId);
+    if (!data) throw new ApiError(404, 'NOT_FOUND', `organization ${orgId} not found`);
+    page(ctx, pages.operatorOrgPage(viewer(ctx), data, extra), status);
+  };
+
+  router.get('/dashboard/operator/orgs/:orgId', operatorOnly(async (ctx) => {
+    const { done } = parseOr422(operatorDoneQuery, ctx.query);
+    await organizationPage(ctx, ctx.params.orgId!, { done });
+  }));
+
+  /**
+   * An operator's action on an organization: its use case, then for a browser the organization's page again (303 with
+   * what was done, or the page with the refusal's reason), for a script the use case's answer.
+   */
+  const operatorAction = (outcome: pages.OperatorDone | null, act: (ctx: Context, orgId: string) => Promise<unknown>) =>
+    operatorOnly(async (ctx) => {
+      const orgId = ctx.params.orgId!;
+      let result: unknown;
+      try {
+        result = await act(ctx, orgId);
+      } catch (err) {
+        const refused = toApiError(err);
+        if (refused && refused.status === 422 && wantsHtml(ctx)) return organizationPage(ctx, orgId, { error: refused.message }, 422);
+        throw err;
+      }
+      if (outcome !== null) done(ctx, `/dashboard/operator/orgs/${orgId}?done=${outcome}`, result); // else the action answered itself
+    });
+
+  router.post('/dashboard/operator/orgs/:orgId/credits', operatorAction('credits', (ctx, orgId) => {
+    const form = parseOr422(operatorCreditsForm, ctx.request.body);
+    return deps.operations.addCredits(orgId, form.amount, form.reference || undefined);
+  }));
+  router.post('/dashboard/operator/orgs/:orgId/limits', operatorAction('limits', (ctx, orgId) => {
+    const { _csrf: _, ...form } = parseOr422(operatorLimitsForm, ctx.request.body);
+    return deps.operations.changeLimits(orgId, parseOr422(limitsBody, form));
+  }));
+  router.post('/dashboard/operator/orgs/:orgId/suspend', operatorAction('suspended', (ctx, orgId) => {
+    const form = parseOr422(operatorSuspendForm, ctx.request.body);
+    return deps.operations.setSuspended(orgId, true, form.reason || undefined);
+  }));
+  router.post('/dashboard/operator/orgs/:orgId/resume', operatorAction('resumed', (ctx, orgId) => {
+    parseOr422(csrfOnlyForm, ctx.request.body);
+    return deps.operations.setSuspended(orgId, false);
+  }));
+  router.post('/dashboard/operator/orgs/:orgId/keys', operatorAction(null, async (ctx, orgId) => {
+    const input = keyFormInput(parseOr422(dashboardKeyForm, ctx.request.body));
+    const created = await deps.members.createKey({ kind: 'operator' }, orgId, input);
+    // the secret goes out in this answer only, as for members
+    if (wantsHtml(ctx)) return organizationPage(ctx, orgId, { created }, 201);
+    ctx.status = 201;
+    ctx.body = created;
+  }));
+  /** A key of this organization (another organization's key is not found here). */
+  const keyOf = async (orgId: string, keyId: string) => {
+    const key = await deps.operations.getKey(keyId).catch(() => undefined);
+    if (!key || key.orgId !== orgId) throw new ApiError(404, 'NOT_FOUND', `API key ${keyId} not found in organization ${orgId}`);
+    return key;
+  };
+  router.post('/dashboard/operator/orgs/:orgId/keys/:keyId/revoke', operatorAction('revoked', async (ctx, orgId) => {
+    parseOr422(csrfOnlyForm, ctx.request.body);
+    await keyOf(orgId, ctx.params.keyId!);
+    return deps.operations.revokeKey(ctx.params.keyId!);
+  }));
+  router.post('/dashboard/operator/orgs/:orgId/keys/:keyId/cap', operatorAction('cap', async (ctx, orgId) => {
+    const form = parseOr422(dashboardCapForm, ctx.request.body);
+    await keyOf(orgId, ctx.params.keyId!);
+    return deps.operations.setSpendingCap(ctx.params.keyId!, form.spendingCap === '' ? null : form.spendingCap);
+  }));
 
   return router;
 }
