@@ -1,7 +1,8 @@
 // The k-NN query the OpenSearch adapter asks: ef_search is the service's constant unless the engine was given one, and
-// never below k; the filter goes inside the knn clause, so Lucene applies it during the graph walk.
+// never below k; the filter goes inside the knn clause, so Lucene applies it during the graph walk. A dense score is
+// turned back into the cosine it stands for.
 import { describe, expect, it } from 'vitest';
-import { HNSW_EF_SEARCH, denseQuery } from '../../src/search/opensearch/denseScoring.js';
+import { DENSE_SCORE_COSINE_ERROR, HNSW_EF_SEARCH, cosineFromScore, denseQuery } from '../../src/search/opensearch/denseScoring.js';
 
 const vector = Float32Array.from([0.6, 0.8]);
 const filter = { range: { 'metadata.publication_date': { gte: '2016' } } };
@@ -25,5 +26,17 @@ describe('dense k-NN query', () => {
   it('puts the filter inside the knn clause, and none when there is none', () => {
     expect(knnClause(denseQuery(vector, 'knn', [filter], 10)).filter).toEqual({ bool: { filter: [filter] } });
     expect(knnClause(denseQuery(vector, 'knn', [], 10))).not.toHaveProperty('filter');
+  });
+});
+
+describe('cosine from a dense score', () => {
+  it("inverts Lucene's (1 + cosine) / 2 and the script's 1 + cosine, each rounded to a float, within the error bound", () => {
+    for (const cosine of [-1, -0.25, 0, 0.1234567891, 0.61803398875, 0.999999, 1]) {
+      expect(Math.abs(cosineFromScore('knn', Math.fround((1 + cosine) / 2)) - cosine)).toBeLessThanOrEqual(2 ** -23);
+      expect(Math.abs(cosineFromScore('binary', Math.fround(1 + cosine)) - cosine)).toBeLessThanOrEqual(2 ** -23);
+    }
+    // JSON carries the float's shortest decimal: the float it names is recovered before inverting
+    expect(cosineFromScore('knn', 0.56915605)).toBe(2 * Math.fround(0.56915605) - 1);
+    expect(DENSE_SCORE_COSINE_ERROR).toBeGreaterThan(384 * 2 ** -24);
   });
 });

@@ -1,6 +1,8 @@
 // The embedded engine and the OpenSearch adapter rank the same SciFact chunks identically (sparse, dense, hybrid,
 // with filters), analyze text identically, and both treat re-indexing as a no-op. Needs a real OpenSearch node.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +104,39 @@ describe('embedded and OpenSearch engines agree', () => {
     });
   }
 
+  it('asks OpenSearch for both retrievers of a hybrid search in one request, beside the ceiling, then once for the rows kept, and runs no script with the k-NN plugin', async () => {
+    const recorder = await startRecordingProxy(url);
+    const engine = createOpenSearchEngine({ url: recorder.url, indexPrefix: `parity-${process.pid}-` });
+    try {
+      const knn = (await engine.vectorStorage()) === 'knn';
+      const searchOf = (mode: RetrievalMode, text: string) => ({ index: INDEX, mode, text, vector: pseudoRandomVector(text, DIMS), limit: 10 });
+      // the first search reads the index's mapping
+      await engine.search(searchOf('sparse', 'warm up'));
+      for (const query of loadScifactQueries(5)) {
+        for (const mode of modes) {
+          recorder.requests.length = 0;
+          const hits = await engine.search(searchOf(mode, query.text));
+          const where = `${mode} "${query.text}"`;
+          const paths = recorder.requests.map((request) => `${request.method} ${request.path.replace(/^\/[^/]+\//, '/').replace(/\?.*$/, '')}`);
+          const expected = { sparse: ['POST /_search', 'POST /_termvectors'], dense: ['POST /_search'], hybrid: ['POST /_msearch', 'POST /_termvectors', 'POST /_mget'] }[mode];
+          expect([...paths].sort(), where).toEqual([...expected].sort());
+          // the rows kept are fetched after both retrievers answered: the last request, asking for the 10 best and the few within the cosine error of the last of them
+          if (mode === 'hybrid') {
+            expect(paths[2], where).toBe('POST /_mget');
+            const ids = (JSON.parse(recorder.requests[2]!.body) as { ids: string[] }).ids;
+            expect(ids.length, where).toBeGreaterThanOrEqual(hits.length);
+            expect(ids.length, where).toBeLessThanOrEqual(hits.length + 3);
+            expect(hits.every((hit) => ids.includes(hit.id)), where).toBe(true);
+          }
+          if (knn) expect(recorder.requests.some((request) => /painless|script/.test(request.body)), where).toBe(false);
+        }
+      }
+    } finally {
+      await engine.close();
+      await recorder.stop();
+    }
+  });
+
   it('returns stored chunks unchanged, vectors included', async () => {
     const wanted = [chunks[0].id, 'no-such-chunk', chunks[17].id];
     const [fromOpenSearch, fromEmbedded] = await Promise.all([opensearch.getChunks(INDEX, wanted), embedded.getChunks(INDEX, wanted)]);
@@ -135,4 +170,39 @@ function expectSameScores(embeddedHit: SearchHit, openSearchHit: SearchHit, wher
   if (embeddedHit.dense === undefined) expect(openSearchHit.dense, where).toBeUndefined();
   else expect(openSearchHit.dense as number, where).toBeCloseTo(embeddedHit.dense, 9);
   expect(openSearchHit.score, where).toBeCloseTo(embeddedHit.score, 6);
+}
+
+interface RecordedRequest {
+  method: string;
+  path: string;
+  body: string;
+}
+
+/** An HTTP proxy in front of the node that records each request the adapter sends, in the order they arrive. */
+async function startRecordingProxy(target: string): Promise<{ url: string; requests: RecordedRequest[]; stop(): Promise<void> }> {
+  const upstream = new URL(target);
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer((incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const body = Buffer.concat(chunks);
+      requests.push({ method: incoming.method ?? '', path: incoming.url ?? '', body: body.toString('utf8') });
+      const forwarded = httpRequest(
+        { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: upstream.host } },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
+      forwarded.on('error', () => outgoing.destroy());
+      forwarded.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

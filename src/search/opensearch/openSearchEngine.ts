@@ -1,14 +1,15 @@
-// The OpenSearch adapter of the retrieval port: one index per collection, BM25 and dense (k-NN or exact) queries run
-// separately with the compiled filter, then ranked and fused in TypeScript by the same rules as the embedded engine.
+// The OpenSearch adapter of the retrieval port: one index per collection; BM25 and dense (k-NN or exact) retrievers run
+// with the compiled filter in one request, then are ranked and fused in TypeScript by the same rules as the embedded
+// engine, exact cosines computed here from the vectors of the rows kept.
 // Collection inventories live in one more index, a document per collection index, written when ingest commits.
 import { Client } from '@opensearch-project/opensearch';
 import { InventoryTally, type CollectionInventory } from '../../catalogue/inventory.js';
 import { compileToOpenSearch, type OpenSearchQuery } from '../../filters/compileToOpenSearch.js';
-import { dotProduct, HYBRID_ALPHA, hybridCandidateCount, rankCandidates, type RankCandidate } from '../fusion.js';
+import { dotProduct, HYBRID_ALPHA, hybridCandidateCount, rankCandidates, type RankCandidate, type RankedCandidate } from '../fusion.js';
 import type { ChunkMetadata, ChunkRecord, SearchEngine, SearchHit, SearchRequest, VectorSearchMode } from '../port.js';
 import { chunkFingerprint } from '../embedded/chunkFingerprint.js';
 import { bm25Ceiling, bm25QueryTerms } from '../embedded/luceneBm25.js';
-import { COSINE_FIELD, cosineScriptFields, decodeVector, denseQuery, encodeVector } from './denseScoring.js';
+import { cosineFromScore, decodeVector, DENSE_SCORE_COSINE_ERROR, denseQuery, encodeVector } from './denseScoring.js';
 import { chunkIndexBody, FIELD, inventoryIndexBody, READABLE_MAPPING_VERSIONS, type VectorStorage } from './indexMapping.js';
 
 export interface OpenSearchEngineOptions {
@@ -41,7 +42,7 @@ interface SearchResponseHit {
   _id: string;
   _score: number | null;
   _source?: ChunkDocument;
-  fields?: Record<string, Array<number | null> | undefined>;
+  fields?: Record<string, unknown[] | undefined>;
   sort?: unknown[];
 }
 
@@ -49,12 +50,16 @@ interface SearchResponseBody {
   hits: { hits: SearchResponseHit[] };
 }
 
+interface MsearchResponseBody {
+  responses: Array<SearchResponseBody & { error?: { type: string; reason: string } }>;
+}
+
 /** The term vectors API's answer for an artificial document: the index's statistics of its analyzed terms. */
 interface TermVectorsBody {
   term_vectors?: Record<string, { field_statistics?: { doc_count: number }; terms?: Record<string, { doc_freq?: number }> }>;
 }
 
-/** Vector fields a search response never needs in _source (cosines come from a script field or are computed here). */
+/** Vector fields a search response needs in _source only where this adapter computes exact cosines from them. */
 const WITHOUT_VECTORS = { excludes: [FIELD.vectorBinary, FIELD.vectorKnn] };
 
 interface MgetResponseBody {
@@ -100,6 +105,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   vectorStorage(): Promise<VectorStorage>;
 } {
   const client = new Client({ node: options.url });
+  const alpha = options.hybridAlpha ?? HYBRID_ALPHA;
   const prefix = options.indexPrefix ?? 'litsearch-';
   const batchSize = options.bulkBatchSize ?? 500;
   const infoByIndex = new Map<string, IndexInfo>();
@@ -238,24 +244,31 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     }
   }
 
-  async function runSearch(
-    name: string,
-    query: OpenSearchQuery,
-    size: number,
-    fetch: { source: boolean | typeof WITHOUT_VECTORS; scriptFields?: Record<string, unknown> },
-  ): Promise<SearchResponseBody> {
-    const { body } = await call<SearchResponseBody>('POST', `/${name}/_search`, {
+  /** A search body: hits by score, ties broken by chunk id as in the embedded engine, and no hit count. */
+  function searchBody(query: OpenSearchQuery, size: number, fetch: Record<string, unknown>): Record<string, unknown> {
+    return {
       size,
       query,
-      _source: fetch.source,
-      ...(fetch.scriptFields ? { script_fields: fetch.scriptFields } : {}),
+      ...fetch,
       track_scores: true,
       // no hit count is ever used: counting every match would only stop Lucene from skipping non-competitive ones
       track_total_hits: false,
-      // score ties are broken by chunk id, as in the embedded engine
       sort: [{ _score: 'desc' }, { [FIELD.chunkId]: 'asc' }],
-    });
-    return body;
+    };
+  }
+
+  async function runSearch(name: string, body: Record<string, unknown>): Promise<SearchResponseBody> {
+    return (await call<SearchResponseBody>('POST', `/${name}/_search`, body)).body;
+  }
+
+  /** Several searches of one index in one request; one that fails fails them all. */
+  async function runSearches(name: string, bodies: Record<string, unknown>[]): Promise<SearchResponseBody[]> {
+    const response = await client.transport.request({ method: 'POST', path: `/${name}/_msearch`, bulkBody: bodies.flatMap((body) => [{}, body]) });
+    const { responses } = response.body as MsearchResponseBody;
+    for (const answer of responses) {
+      if (answer.error) throw new Error(`opensearch engine: a search of ${name} failed: ${answer.error.type} ${answer.error.reason}`);
+    }
+    return responses;
   }
 
   /**
@@ -390,6 +403,116 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     return req.vector;
   }
 
+  /** Where a hybrid search's BM25 hits bring their vectors from: binary doc values, or (mapping version 1) the _source. */
+  function hitVectors(info: IndexInfo): Record<string, unknown> {
+    return info.binaryVectors ? { _source: false, docvalue_fields: [FIELD.vectorBinary] } : { _source: { includes: [FIELD.vectorKnn] } };
+  }
+
+  function vectorOfHit(hit: SearchResponseHit): Float32Array | undefined {
+    const binary = hit.fields?.[FIELD.vectorBinary]?.[0];
+    if (typeof binary === 'string') return decodeVector(binary);
+    const knn = hit._source?.[FIELD.vectorKnn];
+    return Array.isArray(knn) ? Float32Array.from(knn) : undefined;
+  }
+
+  /**
+   * A kept row's exact cosine (fusion.ts's dotProduct of its vector, as in the embedded engine), checked against the
+   * cosine its dense score stood for, if it had one.
+   */
+  function exactCosine(name: string, query: Float32Array, chunk: ChunkRecord, estimate: number | undefined): number | undefined {
+    if (!chunk.vector) return undefined;
+    const cosine = dotProduct(query, chunk.vector, 0, query.length);
+    if (estimate !== undefined && !(Math.abs(cosine - estimate) <= DENSE_SCORE_COSINE_ERROR)) {
+      throw new Error(`opensearch engine: the dense score of chunk ${chunk.id} in ${name} stands for cosine ${estimate}, its vector gives ${cosine}: the k-NN score formula is not the expected one`);
+    }
+    return cosine;
+  }
+
+  /** The ranked rows with their chunks (without vectors: no caller of a search needs them). */
+  function hitsOf(name: string, ranked: readonly RankedCandidate[], chunks: ReadonlyMap<string, ChunkRecord>): SearchHit[] {
+    return ranked.map((candidate): SearchHit => {
+      const stored = chunks.get(candidate.id);
+      if (!stored) throw new Error(`opensearch engine: chunk ${candidate.id} vanished from ${name} during the search`);
+      const { vector: _vector, ...chunk } = stored;
+      const hit: SearchHit = { id: candidate.id, score: candidate.score, chunk };
+      if (candidate.dense !== undefined) hit.dense = candidate.dense;
+      if (candidate.sparse !== undefined) hit.sparse = candidate.sparse;
+      return hit;
+    });
+  }
+
+  /** The `limit` best chunks by BM25, sources included, beside the query's ceiling. */
+  async function searchSparse(name: string, req: SearchRequest, filters: OpenSearchQuery[]): Promise<SearchHit[]> {
+    const [body, ceiling] = await Promise.all([
+      runSearch(name, searchBody(sparseQuery(req.text, filters), req.limit, { _source: WITHOUT_VECTORS })),
+      sparseCeiling(name, req.text, bm25QueryTerms(req.text)),
+    ]);
+    const chunks = new Map<string, ChunkRecord>();
+    const candidates: RankCandidate[] = [];
+    for (const hit of body.hits.hits) {
+      chunks.set(hit._id, fromDocument(hit._id, hit._source ?? {}));
+      candidates.push({ id: hit._id, sparse: Math.fround(hit._score ?? 0) });
+    }
+    return hitsOf(name, rankCandidates('sparse', candidates, req.limit, ceiling, alpha), chunks);
+  }
+
+  /** The `limit` nearest chunks, sources and vectors included: their exact cosines are computed here. */
+  async function searchDense(name: string, info: IndexInfo, req: SearchRequest, vector: Float32Array, filters: OpenSearchQuery[]): Promise<SearchHit[]> {
+    const body = await runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, req.limit, options.efSearch), req.limit, { _source: true }));
+    const chunks = new Map<string, ChunkRecord>();
+    const candidates: RankCandidate[] = [];
+    for (const hit of body.hits.hits) {
+      const chunk = fromDocument(hit._id, hit._source ?? {});
+      chunks.set(hit._id, chunk);
+      candidates.push({ id: hit._id, dense: exactCosine(name, vector, chunk, cosineFromScore(info.vectorStorage, hit._score ?? 0)) });
+    }
+    return hitsOf(name, rankCandidates('dense', candidates, req.limit, 0, alpha), chunks);
+  }
+
+  /**
+   * Hybrid in two round trips. First, one _msearch of both retrievers, beside the ceiling: the dense one's hundreds of
+   * candidates come as ids and scores only (the score stands for the cosine), the BM25 one's with their vectors from
+   * doc values (the embedded engine scores those by cosine too). Then the candidates are fused by those cosines, and
+   * the sources and vectors of the rows kept are fetched (one _mget): every row whose exact score could still reach
+   * the `limit` best, which is the `limit` best plus any within twice the cosine error of the last of them. Their
+   * exact cosines rank them again, as the embedded engine ranks them.
+   */
+  async function searchHybrid(name: string, info: IndexInfo, req: SearchRequest, vector: Float32Array, filters: OpenSearchQuery[]): Promise<SearchHit[]> {
+    const pool = hybridCandidateCount(req.limit);
+    const [[denseBody, sparseBody], ceiling] = await Promise.all([
+      runSearches(name, [
+        searchBody(denseQuery(vector, info.vectorStorage, filters, pool, options.efSearch), pool, { _source: false }),
+        searchBody(sparseQuery(req.text, filters), pool, hitVectors(info)),
+      ]),
+      sparseCeiling(name, req.text, bm25QueryTerms(req.text)),
+    ]);
+    const candidates = new Map<string, RankCandidate>();
+    const estimates = new Map<string, number>();
+    for (const hit of denseBody.hits.hits) {
+      const estimate = cosineFromScore(info.vectorStorage, hit._score ?? 0);
+      estimates.set(hit._id, estimate);
+      candidates.set(hit._id, { id: hit._id, dense: estimate });
+    }
+    for (const hit of sparseBody.hits.hits) {
+      const stored = vectorOfHit(hit);
+      const candidate = candidates.get(hit._id) ?? { id: hit._id };
+      if (stored) candidate.dense = dotProduct(vector, stored, 0, vector.length);
+      candidate.sparse = Math.fround(hit._score ?? 0);
+      candidates.set(hit._id, candidate);
+    }
+
+    const byEstimate = rankCandidates('hybrid', [...candidates.values()], candidates.size, ceiling, alpha);
+    const floor = byEstimate.length > req.limit ? byEstimate[req.limit - 1].score - 2 * DENSE_SCORE_COSINE_ERROR : -Infinity;
+    const kept = byEstimate.filter((candidate) => candidate.score >= floor);
+    const chunks = new Map((await fetchChunks(name, kept.map((candidate) => candidate.id))).map((chunk) => [chunk.id, chunk]));
+    const exact = kept.map(({ id, sparse }): RankCandidate => {
+      const chunk = chunks.get(id);
+      if (!chunk) throw new Error(`opensearch engine: chunk ${id} vanished from ${name} during the search`);
+      return { id, sparse, dense: exactCosine(name, vector, chunk, estimates.get(id)) };
+    });
+    return hitsOf(name, rankCandidates('hybrid', exact, req.limit, ceiling, alpha), chunks);
+  }
+
   return {
     kind: 'opensearch',
 
@@ -465,71 +588,9 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const name = indexName(req.index);
       if (req.limit === 0) return [];
       const filters = req.filter ? [compileToOpenSearch(req.filter)] : [];
-      const candidates = new Map<string, RankCandidate>();
-      const chunks = new Map<string, ChunkRecord>();
-      const keepSource = (hit: SearchResponseHit): ChunkRecord | undefined => {
-        if (!hit._source) return undefined;
-        const chunk = fromDocument(hit._id, hit._source);
-        chunks.set(hit._id, chunk);
-        return chunk;
-      };
-
-      const terms = bm25QueryTerms(req.text);
-      let ceiling = 0;
-      if (req.mode === 'sparse') {
-        const [body, sparseMax] = await Promise.all([
-          runSearch(name, sparseQuery(req.text, filters), req.limit, { source: info.binaryVectors ? WITHOUT_VECTORS : true }),
-          sparseCeiling(name, req.text, terms),
-        ]);
-        ceiling = sparseMax;
-        for (const hit of body.hits.hits) {
-          keepSource(hit);
-          candidates.set(hit._id, { id: hit._id, sparse: Math.fround(hit._score ?? 0) });
-        }
-      } else {
-        const vector = queryVector(info, req);
-        // exact cosine: from the script field over the binary doc values, or (k-NN indexes of mapping version 1) the _source vector
-        const scriptFields = cosineScriptFields(vector, info.binaryVectors);
-        const cosineOf = (hit: SearchResponseHit, chunk: ChunkRecord | undefined): number | undefined => {
-          const fromScript = hit.fields?.[COSINE_FIELD]?.[0];
-          if (typeof fromScript === 'number') return fromScript;
-          return chunk?.vector ? dotProduct(vector, chunk.vector, 0, info.dims) : undefined;
-        };
-        if (req.mode === 'dense') {
-          const fetch = { source: scriptFields ? WITHOUT_VECTORS : true, scriptFields };
-          for (const hit of (await runSearch(name, denseQuery(vector, info.vectorStorage, filters, req.limit, options.efSearch), req.limit, fetch)).hits.hits) {
-            candidates.set(hit._id, { id: hit._id, dense: cosineOf(hit, keepSource(hit)) });
-          }
-        } else {
-          const pool = hybridCandidateCount(req.limit);
-          // hundreds of candidates travel without their sources; the `limit` kept are fetched afterwards
-          const fetch = { source: scriptFields === undefined, scriptFields };
-          const [denseBody, sparseBody, sparseMax] = await Promise.all([
-            runSearch(name, denseQuery(vector, info.vectorStorage, filters, pool, options.efSearch), pool, fetch),
-            runSearch(name, sparseQuery(req.text, filters), pool, fetch),
-            sparseCeiling(name, req.text, terms),
-          ]);
-          ceiling = sparseMax;
-          const denseHits = denseBody.hits.hits;
-          const sparseHits = sparseBody.hits.hits;
-          for (const hit of [...denseHits, ...sparseHits]) {
-            if (!candidates.has(hit._id)) candidates.set(hit._id, { id: hit._id, dense: cosineOf(hit, keepSource(hit)) });
-          }
-          for (const hit of sparseHits) (candidates.get(hit._id) as RankCandidate).sparse = Math.fround(hit._score ?? 0);
-        }
-      }
-
-      const ranked = rankCandidates(req.mode, [...candidates.values()], req.limit, ceiling, options.hybridAlpha ?? HYBRID_ALPHA);
-      const missing = ranked.map((candidate) => candidate.id).filter((id) => !chunks.has(id));
-      for (const chunk of await fetchChunks(name, missing, !info.binaryVectors)) chunks.set(chunk.id, chunk);
-      return ranked.map((candidate): SearchHit => {
-        const chunk = chunks.get(candidate.id);
-        if (!chunk) throw new Error(`opensearch engine: chunk ${candidate.id} vanished from ${name} during the search`);
-        const hit: SearchHit = { id: candidate.id, score: candidate.score, chunk };
-        if (candidate.dense !== undefined) hit.dense = candidate.dense;
-        if (candidate.sparse !== undefined) hit.sparse = candidate.sparse;
-        return hit;
-      });
+      if (req.mode === 'sparse') return searchSparse(name, req, filters);
+      const vector = queryVector(info, req);
+      return req.mode === 'dense' ? searchDense(name, info, req, vector, filters) : searchHybrid(name, info, req, vector, filters);
     },
 
     async getChunks(index, ids) {
