@@ -100,8 +100,22 @@ export function denseQuery(query: Float32Array, storage: VectorStorage, filters:
 }
 
 /**
- * The cosine a dense retriever's hit score stands for. knn storage: Lucene's cosine score, (1 + cosine) / 2, as a
- * float. binary storage: the script's 1 + cosine, rounded to a float by OpenSearch. Either is the float rounding of a
+ * A clause that matches every chunk and scores it as the dense retriever does: (1 + cosine) / 2 with the k-NN plugin's
+ * exact knn_score script (Java, no painless), 1 + cosine with the painless script without the plugin. In a filter,
+ * under `_name`, it changes no hit and no score (without scores OpenSearch runs only its match_all) and is computed
+ * for the hits returned only, as the score of the named clause (include_named_queries_score): a BM25 hit's cosine.
+ */
+export function cosineClause(query: Float32Array, storage: VectorStorage, name: string): OpenSearchQuery {
+  const script =
+    storage === 'knn'
+      ? { lang: 'knn', source: 'knn_score', params: { field: FIELD.vectorKnn, query_value: Array.from(query), space_type: 'cosinesimil' } }
+      : { lang: 'painless', source: BINARY_SCORE_SCRIPT, params: { query: Array.from(query) } };
+  return { script_score: { query: { match_all: {} }, script, _name: name } };
+}
+
+/**
+ * The cosine a dense score stands for (a dense retriever's hit, or cosineClause's). knn storage: Lucene's cosine
+ * score, (1 + cosine) / 2, as a float. binary storage: the script's 1 + cosine, rounded to a float by OpenSearch. Either is the float rounding of a
  * cosine that Lucene itself summed in float, so it ranks candidates but is not the exact cosine of fusion.ts's
  * dotProduct: the adapter computes that from the vectors of the rows it keeps, within DENSE_SCORE_COSINE_ERROR of this.
  */
