@@ -1,9 +1,12 @@
 // Speed benchmark over HTTP with autocannon: POST /api/v1/search/query on the SciFact collection (hybrid), billed
 // to a live key, latency p50/p95/p99 and throughput at concurrency 1, 16 and 64, the service on the embedded engine
 // and on OpenSearch, with billing in PGlite (the default) and in a PostgreSQL server, each in its own process. Prints
-// JSON and readable lines. The SciFact index comes from the quality benchmark's cache (data/bench). Search at scale
-// (generated chunks, 50k to 500k) is `npm run bench:scale`.
-// Usage: npm run bench:speed [-- --duration 10] [--queries 200] [--stores pglite,postgres] [--engines embedded,opensearch]
+// JSON and readable lines. The floor: the same hybrid retrievals (query vectors embedded beforehand) sent straight to
+// OpenSearch by the adapter in this process, no service, at the same concurrencies; the service's overhead is printed
+// as a ratio to it. --profile runs each service under `node --cpu-prof` and prints where its CPU time goes per request
+// at concurrency 16, by phase of the paid search (bench/cpuProfile.ts). The SciFact index comes from the quality
+// benchmark's cache (data/bench). Search at scale (generated chunks, 50k to 500k) is `npm run bench:scale`.
+// Usage: npm run bench:speed [-- --duration 10] [--queries 200] [--stores pglite,postgres] [--engines embedded,opensearch] [--profile]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -17,6 +20,8 @@ import { readComponent } from '../src/infra/components.js';
 import { startSupervisedProcess, type SupervisedProcess } from '../src/infra/supervisedProcess.js';
 import { waitForReady } from '../src/infra/readiness.js';
 import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
+import type { RetrievalMode } from '../src/search/port.js';
+import { PHASES, profileClockMicros, summarizeProfiles, type Phase } from './cpuProfile.js';
 import { copyIndex, loadScifactJudgements, openScifactIndex, scifactChunkIds, SCIFACT_COLLECTION, BENCH_DIR } from './scifactBench.js';
 
 const { values: args } = parseArgs({
@@ -25,6 +30,7 @@ const { values: args } = parseArgs({
     queries: { type: 'string', default: '200' },
     stores: { type: 'string', default: 'pglite,postgres' },
     engines: { type: 'string', default: 'embedded,opensearch' },
+    profile: { type: 'boolean', default: false },
   },
 });
 
@@ -51,18 +57,35 @@ interface EngineFigures {
   coldP95: number;
   load: LoadFigures[];
   serverRssMB: number;
+  /** --profile: CPU milliseconds per request at concurrency 16, by thread and phase */
+  profile?: ProfileFigures;
 }
+
+interface ProfileFigures {
+  connections: number;
+  requests: number;
+  threads: Array<{ thread: string; msPerRequest: number; byPhase: Partial<Record<Phase, number>> }>;
+}
+
+/** The same retrieval straight to OpenSearch through the adapter, no service. */
+interface FloorFigures {
+  mode: RetrievalMode;
+  load: LoadFigures[];
+}
+
+/** CPU profiles are taken at this concurrency. */
+const PROFILED_CONCURRENCY = 16;
 
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 
 /** The service (src/main.ts) in a child process on the bench data, with only the scifact collection configured. */
-async function startService(name: string, dataDir: string, env: Record<string, string>): Promise<{ url: string; process: SupervisedProcess }> {
+async function startService(name: string, dataDir: string, env: Record<string, string>, profileDir?: string): Promise<{ url: string; process: SupervisedProcess }> {
   mkdirSync(dataDir, { recursive: true });
   rmSync(join(dataDir, 'server.json'), { force: true });
   const child = startSupervisedProcess({
     name,
     command: process.execPath,
-    args: ['--import', 'tsx', join(REPO_ROOT, 'src', 'main.ts')],
+    args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx', join(REPO_ROOT, 'src', 'main.ts')],
     cwd: REPO_ROOT,
     logFile: join(dataDir, 'service.log'),
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', INGEST_DEMO: '0', LOG_LEVEL: 'warn', ADMIN_TOKEN, COLLECTIONS_CONFIG: speedCollectionsConfig(), OPENSEARCH_URL: '', ...env },
@@ -113,7 +136,15 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function measureEngine(engine: EngineFigures['engine'], store: EngineFigures['store'], url: string, pid: number, queries: string[], duration: number): Promise<EngineFigures> {
+async function measureEngine(
+  engine: EngineFigures['engine'],
+  store: EngineFigures['store'],
+  url: string,
+  pid: number,
+  queries: string[],
+  duration: number,
+  onProfiledWindow?: (fromMicros: number, toMicros: number, requests: number) => void,
+): Promise<EngineFigures> {
   const key = await liveKey(url);
   const bodies = queries.map((query) => JSON.stringify({ collection: SCIFACT_COLLECTION, query, limit: 10 }));
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
@@ -130,6 +161,7 @@ async function measureEngine(engine: EngineFigures['engine'], store: EngineFigur
   const load: LoadFigures[] = [];
   for (const connections of CONCURRENCY) {
     let next = 0;
+    const from = profileClockMicros();
     const result = await autocannon({
       url: `${url}/api/v1/search/query`,
       connections,
@@ -152,6 +184,7 @@ async function measureEngine(engine: EngineFigures['engine'], store: EngineFigur
       non2xx: result.non2xx,
       errors: result.errors,
     });
+    if (connections === PROFILED_CONCURRENCY) onProfiledWindow?.(from, profileClockMicros(), result.requests.total);
     console.error(`[speed] ${engine}/${store} c=${connections}: ${JSON.stringify(load[load.length - 1])}`);
   }
   return { engine, store, coldP50: round1(percentile(cold, 50)), coldP95: round1(percentile(cold, 95)), load, serverRssMB: rssOfTree(pid) };
@@ -175,13 +208,88 @@ function rssOfTree(pid: number): number {
   return round1(rows.filter(([child]) => wanted.has(child)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024);
 }
 
-async function httpBenchmark(duration: number, queryCount: number, stores: Array<EngineFigures['store']>, engines: Array<EngineFigures['engine']>): Promise<EngineFigures[]> {
+/** Latency figures of finished requests (milliseconds) over a run of `seconds`. */
+function loadFigures(connections: number, latencies: number[], seconds: number, errors: number): LoadFigures {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    connections,
+    requests: sorted.length,
+    requestsPerSecond: round1(sorted.length / seconds),
+    p50: round1(percentile(sorted, 50)),
+    p95: round1(percentile(sorted, 95)),
+    p99: round1(percentile(sorted, 99)),
+    non2xx: 0,
+    errors,
+  };
+}
+
+/**
+ * The floor: the collection's retrieval sent straight to OpenSearch by the adapter, `connections` searches in flight,
+ * after one untimed pass over the queries (the service's cold pass warms it alike).
+ */
+async function measureFloor(url: string, mode: RetrievalMode, queries: Array<{ text: string; vector: Float32Array }>, duration: number): Promise<FloorFigures> {
+  const engine = createOpenSearchEngine({ url });
+  const search = (query: { text: string; vector: Float32Array }) => engine.search({ index: SCIFACT_COLLECTION, mode, text: query.text, vector: query.vector, limit: 10 });
+  try {
+    for (const query of queries) await search(query);
+    const load: LoadFigures[] = [];
+    for (const connections of CONCURRENCY) {
+      const latencies: number[] = [];
+      let errors = 0;
+      let next = 0;
+      const started = performance.now();
+      const end = started + duration * 1000;
+      await Promise.all(
+        Array.from({ length: connections }, async () => {
+          while (performance.now() < end) {
+            const query = queries[next++ % queries.length];
+            const begun = performance.now();
+            try {
+              await search(query);
+              latencies.push(performance.now() - begun);
+            } catch {
+              errors++;
+            }
+          }
+        }),
+      );
+      load.push(loadFigures(connections, latencies, (performance.now() - started) / 1000, errors));
+      console.error(`[speed] floor (${mode} straight to OpenSearch) c=${connections}: ${JSON.stringify(load[load.length - 1])}`);
+    }
+    return { mode, load };
+  } finally {
+    await engine.close();
+  }
+}
+
+/** CPU per request by thread and phase, from the profiles a service wrote on exit. */
+function profileFigures(dir: string, window: { from: number; to: number; requests: number }): ProfileFigures {
+  const threads = summarizeProfiles(dir, window.from, window.to).map((summary, i) => {
+    const byPhase: Partial<Record<Phase, number>> = {};
+    for (const phase of PHASES) {
+      const ms = summary.byPhase.get(phase);
+      if (ms) byPhase[phase] = Math.round((ms / window.requests) * 1000) / 1000;
+    }
+    // the busiest profile is the main thread's; the others are worker threads (PGlite, embedding model)
+    return { thread: i === 0 ? 'main' : `worker ${summary.file.split('/').pop()}`, msPerRequest: Math.round((summary.busyMs / window.requests) * 1000) / 1000, byPhase };
+  });
+  return { connections: PROFILED_CONCURRENCY, requests: window.requests, threads };
+}
+
+async function httpBenchmark(
+  duration: number,
+  queryCount: number,
+  stores: Array<EngineFigures['store']>,
+  engines: Array<EngineFigures['engine']>,
+  profile: boolean,
+): Promise<{ services: EngineFigures[]; floor?: FloorFigures }> {
   const index = await openScifactIndex();
   const ids = await scifactChunkIds(index);
   const { queries } = await loadScifactJudgements(index.config.dataRoot);
   const texts = queries.slice(0, queryCount).map((q) => q.text);
   let node: OpenSearchNode | undefined;
   let postgres: PostgresServer | undefined;
+  let floor: FloorFigures | undefined;
   const figures: EngineFigures[] = [];
   try {
     if (engines.includes('opensearch')) {
@@ -190,6 +298,9 @@ async function httpBenchmark(duration: number, queryCount: number, stores: Array
       const opensearch = createOpenSearchEngine({ url: node.url });
       console.error(`[speed] OpenSearch index ${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`);
       await opensearch.close();
+      const embedded: Array<{ text: string; vector: Float32Array }> = [];
+      for (const text of texts) embedded.push({ text, vector: await index.embedder.embedQuery(text) });
+      floor = await measureFloor(node.url, index.collection.retrieval, embedded, duration);
     }
     await index.close();
     if (stores.includes('postgres')) postgres = await startPostgresServer({ dataDir: join(BENCH_DIR, 'postgres'), component: readComponent('postgres', index.config.cacheDir) });
@@ -200,19 +311,26 @@ async function httpBenchmark(duration: number, queryCount: number, stores: Array
         const dataDir = engine === 'embedded' && store === 'pglite' ? BENCH_DIR : join(BENCH_DIR, `service-${engine}-${store}`);
         if (engine === 'embedded' && dataDir !== BENCH_DIR) linkIndex(dataDir);
         const env: Record<string, string> = { ...(engine === 'opensearch' ? { OPENSEARCH_URL: node!.url } : {}), ...(store === 'postgres' ? { DATABASE_URL: postgres!.url } : {}) };
-        const service = await startService(`litsearch-${engine}-${store}`, dataDir, env);
+        const profileDir = profile ? join(dataDir, 'cpu-profile') : undefined;
+        if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+        const service = await startService(`litsearch-${engine}-${store}`, dataDir, env, profileDir);
+        let window: { from: number; to: number; requests: number } | undefined;
+        let measured: EngineFigures;
         try {
-          figures.push(await measureEngine(engine, store, service.url, service.process.pid, texts, duration));
+          measured = await measureEngine(engine, store, service.url, service.process.pid, texts, duration, (from, to, requests) => (window = { from, to, requests }));
         } finally {
           await service.process.stop();
         }
+        // the profiles are written when the service exits
+        if (profileDir && window) measured.profile = profileFigures(profileDir, window);
+        figures.push(measured);
       }
     }
   } finally {
     await postgres?.stop();
     await node?.stop();
   }
-  return figures;
+  return { services: figures, floor };
 }
 
 /** Another data directory reads the cached embedded index through a symbolic link (nothing is written to it). */
@@ -226,22 +344,57 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
   const stores = args.stores.split(',').map((store) => store.trim()) as Array<EngineFigures['store']>;
   const engines = args.engines.split(',').map((engine) => engine.trim()) as Array<EngineFigures['engine']>;
-  const http = await httpBenchmark(Number(args.duration), Number(args.queries), stores, engines);
+  const { services, floor } = await httpBenchmark(Number(args.duration), Number(args.queries), stores, engines, args.profile);
+  const overhead = floor ? services.filter((e) => e.engine === 'opensearch').map((e) => ({ store: e.store, ...overheadOver(floor, e) })) : [];
   console.log(
     JSON.stringify(
       {
         machine: { cores: 2, loadAverage: { before: round1(loadBefore), after: round1(loadavg()[0]) } },
-        http: { endpoint: 'POST /api/v1/search/query', collection: 'scifact (hybrid, 10,144 chunks)', limit: 10, billing: 'live key, charged per request', durationSeconds: Number(args.duration), queries: Number(args.queries), results: http },
+        http: { endpoint: 'POST /api/v1/search/query', collection: 'scifact (hybrid, 10,144 chunks)', limit: 10, billing: 'live key, charged per request', durationSeconds: Number(args.duration), queries: Number(args.queries), results: services },
+        ...(floor ? { floor: { what: 'the same retrieval straight to OpenSearch through the adapter (no service)', ...floor }, overhead } : {}),
       },
       null,
       2,
     ),
   );
-  for (const e of http) {
+  console.log(`load average ${round1(loadBefore)} before, ${round1(loadavg()[0])} after (2 cores)`);
+  for (const e of services) {
     const label = `${e.engine}/${e.store}`.padEnd(20);
     console.log(`${label} cold (query embedded) p50 ${e.coldP50} ms p95 ${e.coldP95} ms; server RSS ${e.serverRssMB} MB`);
-    for (const l of e.load) console.log(`${label} c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)`);
+    for (const l of e.load) console.log(`${label} ${loadLine(l)}`);
   }
+  if (floor) {
+    const label = `floor (${floor.mode})`.padEnd(20);
+    for (const l of floor.load) console.log(`${label} ${loadLine(l)}`);
+    for (const o of overhead) {
+      console.log(
+        `service overhead, opensearch/${o.store}: c=1 p50 ${o.p50Ratio}x the floor's; throughput ${o.throughputRatios.map((r) => `c=${r.connections} ${r.ratio}x`).join(', ')} below the floor's`,
+      );
+    }
+  }
+  for (const e of services) {
+    if (!e.profile) continue;
+    console.log(`CPU per request, ${e.engine}/${e.store} at c=${e.profile.connections} (${e.profile.requests} requests, profiled):`);
+    for (const thread of e.profile.threads) {
+      const phases = Object.entries(thread.byPhase).map(([phase, ms]) => `${phase} ${ms}`).join(', ');
+      console.log(`  ${thread.thread}: ${thread.msPerRequest} ms (${phases})`);
+    }
+  }
+}
+
+function loadLine(l: LoadFigures): string {
+  return `c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)`;
+}
+
+/** The service's cost over the floor: its c=1 median latency as a multiple of the floor's, and the floor's throughput as a multiple of its own. */
+function overheadOver(floor: FloorFigures, service: EngineFigures): { p50Ratio: number; throughputRatios: Array<{ connections: number; ratio: number }> } {
+  const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
+  const at = (connections: number) => floor.load.find((l) => l.connections === connections);
+  const single = service.load.find((l) => l.connections === 1);
+  return {
+    p50Ratio: single && at(1) ? ratio(single.p50, at(1)!.p50) : Number.NaN,
+    throughputRatios: service.load.filter((l) => at(l.connections)).map((l) => ({ connections: l.connections, ratio: ratio(at(l.connections)!.requestsPerSecond, l.requestsPerSecond) })),
+  };
 }
 
 await main();
