@@ -115,9 +115,9 @@ export function cosineClause(query: Float32Array, storage: VectorStorage, name: 
 
 /**
  * The cosine a dense score stands for (a dense retriever's hit, or cosineClause's). knn storage: Lucene's cosine
- * score, (1 + cosine) / 2, as a float. binary storage: the script's 1 + cosine, rounded to a float by OpenSearch. Either is the float rounding of a
- * cosine that Lucene itself summed in float, so it ranks candidates but is not the exact cosine of fusion.ts's
- * dotProduct: the adapter computes that from the vectors of the rows it keeps, within DENSE_SCORE_COSINE_ERROR of this.
+ * score, (1 + cosine) / 2, as a float, of a cosine Lucene summed in float. binary storage: the script's 1 + cosine,
+ * rounded to a float by OpenSearch. Either ranks candidates but is not the exact cosine of fusion.ts's dotProduct: the
+ * adapter computes that from the vectors of the rows it keeps, within DENSE_SCORE_COSINE_ERROR of this.
  */
 export function cosineFromScore(storage: VectorStorage, score: number): number {
   const rounded = Math.fround(score);

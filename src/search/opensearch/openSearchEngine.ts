@@ -1,5 +1,5 @@
 // The OpenSearch adapter of the retrieval port: one index per collection; BM25 and dense (k-NN or exact) retrievers run
-// with the compiled filter in one request, then are ranked and fused in TypeScript by the same rules as the embedded
+// side by side with the compiled filter, then are ranked and fused in TypeScript by the same rules as the embedded
 // engine, exact cosines computed here from the vectors of the rows kept.
 // Collection inventories live in one more index, a document per collection index, written when ingest commits.
 import { Client } from '@opensearch-project/opensearch';
