@@ -8,6 +8,10 @@
 // tool (assisted_search) reach the client before the result and keep its request timeout from running out. GET /mcp (a server-to-client stream) has no route: 405 in the envelope, which
 // MCP clients read as "no stream offered". DELETE (session end) is answered 200 by the transport: there is no session,
 // and an Mcp-Session-Id a client sends is ignored.
+//
+// A client that accepts JSON but not event streams (the reference service's CLI sends `Accept: application/json`) is
+// answered in JSON, never with a stream and never 406, progress notifications left out. A JSON-RPC batch is answered
+// with an array, also when it holds one request.
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -19,12 +23,24 @@ import type { McpDeps } from './tools.js';
 
 export type McpRouteDeps = McpDeps;
 
-function webRequestOf(ctx: Context): Request {
+/** What the client's Accept header allows: an event stream, and JSON (application/json, application/*, or any type). */
+function acceptance(ctx: Context): { eventStream: boolean; json: boolean } {
+  const accept = (ctx.get('accept') ?? '').toLowerCase();
+  return { eventStream: accept.includes('text/event-stream'), json: /application\/json|application\/\*|\*\/\*/.test(accept) };
+}
+
+/**
+ * The request handed to the transport. The SDK's transport asks every POST to accept both JSON and event streams,
+ * even in its JSON response mode (typescript-sdk issue #1944, no option yet); a JSON-only client is answered in that
+ * mode, so its request reaches the transport with the Accept header the transport requires.
+ */
+function webRequestOf(ctx: Context, jsonOnly: boolean): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(ctx.req.headers)) {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
+  if (jsonOnly) headers.set('accept', 'application/json, text/event-stream');
   // the body was read and parsed by the jsonBody middleware; the transport takes it as parsedBody
   return new Request(`http://localhost${ctx.url}`, { method: ctx.method, headers });
 }
@@ -48,16 +64,24 @@ function asksForProgress(body: unknown): boolean {
   return message.method === 'tools/call' && message.params?._meta?.progressToken !== undefined;
 }
 
+/** The transport answers a batch holding one request with that response alone; JSON-RPC answers a batch with an array. */
+function asBatchAnswer(body: unknown, text: string): string {
+  if (!Array.isArray(body) || text === '' || text.startsWith('[')) return text;
+  return `[${text}]`;
+}
+
 async function answer(ctx: Context, deps: McpDeps): Promise<void> {
   const state = ctx.state as RequestState;
   if (!state.auth) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key');
   const server = createMcpServer(deps, state.auth, { requestId: state.requestId, log: state.log, dashboardUrl: `${deps.publicUrl ?? requestBaseUrl(ctx)}/dashboard`, afterAnswerSent: (then) => afterResponseFlushed(ctx, then) });
-  const streaming = asksForProgress(ctx.request.body);
+  const accepts = acceptance(ctx);
+  const jsonOnly = accepts.json && !accepts.eventStream;
+  const streaming = accepts.eventStream && asksForProgress(ctx.request.body);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
   await server.connect(transport);
   let streamed = false;
   try {
-    const response = await transport.handleRequest(webRequestOf(ctx), { parsedBody: ctx.request.body });
+    const response = await transport.handleRequest(webRequestOf(ctx, jsonOnly), { parsedBody: ctx.request.body });
     // the transport's own refusals (no Accept for JSON and SSE, not a JSON-RPC message, wrong content type) come as a
     // JSON-RPC error body; like every non-2xx answer of the service they go out in the spec's envelope
     if (response.status >= 400) throw protocolRefusal(response.status, await response.text());
@@ -72,7 +96,7 @@ async function answer(ctx: Context, deps: McpDeps): Promise<void> {
       return;
     }
     // an empty answer (202 to a notification, 200 to DELETE) keeps its status: '' is a body, so Koa does not turn it into 204
-    ctx.body = await response.text();
+    ctx.body = asBatchAnswer(ctx.request.body, await response.text());
   } finally {
     if (!streamed) await server.close();
   }
