@@ -1,4 +1,5 @@
 // The one error the filter language raises: what was wrong, where, and (for metric bounds) which bounds apply.
+import { INDEXED_FIELDS } from './fields.js';
 
 export interface FilterErrorDetails {
   /** the filter field the error concerns */
@@ -11,6 +12,8 @@ export interface FilterErrorDetails {
   max_lte?: number | null;
   /** limit errors: which limit and its value */
   limit?: { name: FilterLimitName; max: number; actual: number };
+  /** the fields a filter can use, by where they are indexed (set on every error) */
+  indexedFields?: typeof INDEXED_FIELDS;
 }
 
 export type FilterLimitName =
@@ -34,7 +37,7 @@ export class FilterError extends Error {
     this.field = details.field;
     this.filter = details.filter;
     this.details = Object.fromEntries(
-      Object.entries(details).filter(([, value]) => value !== undefined),
+      Object.entries({ ...details, indexedFields: INDEXED_FIELDS }).filter(([, value]) => value !== undefined),
     ) as FilterErrorDetails;
   }
 }

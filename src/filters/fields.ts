@@ -91,11 +91,41 @@ export function fieldsInGroup(group: FieldGroup): string[] {
   return FIELD_SPECS.filter((spec) => spec.group === group).map((spec) => spec.name);
 }
 
-/** The sentence every filter error ends with, so a client sees what it can filter on. */
+/** The fields a filter can use, by where they are indexed: `details.indexedFields` of every INVALID_FILTER error. */
+export const INDEXED_FIELDS = {
+  everyCollection: fieldsInGroup('indexed'),
+  editorialCollections: fieldsInGroup('editorial'),
+  journalMetrics: fieldsInGroup('metric'),
+} as const;
+
+/** Every name a filter condition may use: what a misspelled field is matched against. */
+export const FILTERABLE_FIELDS: readonly string[] = FIELD_SPECS.map((spec) => spec.name);
+
+/** Names clients try for a field under another name (matched without case or separators). */
+export const FIELD_ALIASES: Readonly<Record<string, string>> = {
+  year: 'publication_date',
+  date: 'publication_date',
+  published: 'publication_date',
+  publication_year: 'publication_date',
+  pub_date: 'publication_date',
+  author: 'authors',
+  type: 'article_type',
+  publication_type: 'article_type',
+  journal_name: 'journal',
+  venue: 'journal',
+  source: 'journal',
+  keyword: 'keywords',
+  oa: 'open_access',
+  is_oa: 'open_access',
+  h_index: 'journal_metric.h_index',
+  impact_factor: 'journal_metric.impact_factor',
+  i10_index: 'journal_metric.i10_index',
+};
+
+/**
+ * The sentence every filter error ends with, so a client sees what it can filter on: the fields every collection
+ * indexes; the editorial-only fields and the journal metrics are in details.indexedFields, which keeps messages short.
+ */
 export function indexedFieldsSentence(): string {
-  return (
-    `Indexed fields: ${fieldsInGroup('indexed').join(', ')}. ` +
-    `Editorial collections also index: ${fieldsInGroup('editorial').join(', ')}. ` +
-    `Journal metrics (range operators only): ${fieldsInGroup('metric').join(', ')}.`
-  );
+  return `Indexed fields: ${INDEXED_FIELDS.everyCollection.join(', ')}. Editorial-only fields and journal metrics: details.indexedFields.`;
 }

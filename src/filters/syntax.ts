@@ -3,7 +3,8 @@ import type { FilterNode, RangeBounds, ScalarValue } from './ast.js';
 import { canonicalArticleType, ARTICLE_TYPES } from './articleTypes.js';
 import { parseFilterDate, type FilterDatePeriod } from './dates.js';
 import { FilterError } from './errors.js';
-import { fieldSpec, indexedFieldsSentence, neverFilterableReason, type FieldSpec } from './fields.js';
+import { FIELD_ALIASES, FILTERABLE_FIELDS, fieldSpec, fieldsInGroup, indexedFieldsSentence, neverFilterableReason, type FieldSpec } from './fields.js';
+import { didYouMean } from '../domain/didYouMean.js';
 import { canonicalDoi, canonicalIssn, canonicalNctId, canonicalPmcid, canonicalPmid } from './identifiers.js';
 import { MAX_FILTER_NESTING_DEPTH } from './limits.js';
 import type { MetricField } from '../journals/metricFields.js';
@@ -424,14 +425,9 @@ function resolveField(name: string, source: unknown): FieldSpec {
   const spec = fieldSpec(name);
   if (spec) return spec;
   if (name.startsWith('journal_metric.')) {
-    reject(
-      `Unknown journal metric "${name}"; the metrics are journal_metric.2yr_mean_citedness, journal_metric.h_index, ` +
-        'journal_metric.i10_index and journal_metric.impact_factor.',
-      name,
-      source,
-    );
+    reject(`Unknown journal metric "${name}"; the metrics are ${fieldsInGroup('metric').join(', ')}.${didYouMean(name, fieldsInGroup('metric'))}`, name, source);
   }
-  reject(`Unknown filter field "${name}": not a result metadata field.`, name, source);
+  reject(`Unknown filter field "${name}": not a result metadata field.${didYouMean(name, FILTERABLE_FIELDS, FIELD_ALIASES)}`, name, source);
 }
 
 function fieldTest(spec: FieldSpec, node: FilterNode, source: unknown): FieldTest {

@@ -130,11 +130,22 @@ describe('formats: rejected', () => {
     expect(rejectionOf({ journal: simpleValue }).details.limit?.name).toBe('nesting_depth');
   });
 
-  it('every error message names the field and lists the indexed fields', () => {
+  it('every error message names the field and lists the indexed fields; the editorial and metric ones are in details.indexedFields', () => {
     const error = rejectionOf({ jornal: 'Nature' });
     expect(error.message).toContain('"jornal"');
     for (const field of fieldsInGroup('indexed')) expect(error.message).toContain(field);
-    expect(error.message).toContain('journal_metric.h_index');
+    expect(error.message).not.toContain('journal_metric.h_index');
+    // about 560 characters when the message listed every editorial field and metric
+    expect(error.message.length).toBeLessThan(330);
+    expect(error.details.indexedFields).toEqual({ everyCollection: fieldsInGroup('indexed'), editorialCollections: fieldsInGroup('editorial'), journalMetrics: fieldsInGroup('metric') });
+    expect(error.details.indexedFields!.journalMetrics).toContain('journal_metric.h_index');
+  });
+
+  it('names the nearest field for a misspelled or commonly renamed one', () => {
+    expect(rejectionOf({ jornal: 'Nature' }).message).toContain('Did you mean "journal"?');
+    expect(rejectionOf({ year: 2020 }).message).toContain('Did you mean "publication_date"?');
+    expect(rejectionOf({ field: 'journal_metric.hindex', gte: 5 }).message).toContain('Did you mean "journal_metric.h_index"?');
+    expect(rejectionOf({ zzzqqq: 1 }).message).not.toContain('Did you mean');
   });
 });
 
