@@ -1,9 +1,10 @@
 // The composition root: picks each adapter from configuration and wires the service together.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import type { Config } from './config.js';
+import type { Config, StoreLocation } from './config.js';
 import { openPglite, openPostgres, type Db } from './eventstore/db.js';
 import { migrate } from './eventstore/schema.js';
 import { createAccounts, type Accounts } from './billing/accounts.js';
@@ -88,6 +89,30 @@ export interface RuntimeOptions {
   figureImages?: FigureImageRenderer;
   /** the built-in judge's models; by default the calibrated ones (src/assisted/judgeCalibration.json) */
   judgeModels?: JudgeModels;
+}
+
+/** Where the event store of `location` is, for messages: the PGlite directory, or the database URL without its password. */
+export function describeStoreLocation(location: StoreLocation): string {
+  if (!location.databaseUrl) return join(location.dataDir, 'pglite');
+  try {
+    const url = new URL(location.databaseUrl);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'DATABASE_URL (not a URL)';
+  }
+}
+
+/** Whether the event store at `location` exists (its event log), without creating anything. */
+export async function eventStoreExists(location: StoreLocation): Promise<boolean> {
+  if (!location.databaseUrl) return existsSync(join(location.dataDir, 'pglite', 'PG_VERSION'));
+  const db = await openPostgres(location.databaseUrl, 1);
+  try {
+    const [row] = await db.query<{ present: boolean }>(`SELECT to_regclass('events') IS NOT NULL AS present`);
+    return row?.present === true;
+  } finally {
+    await db.close();
+  }
 }
 
 export async function openEventStore(config: Config): Promise<Db> {
@@ -192,7 +217,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
     const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
     const accounts = createAccounts(db, clock);
-    const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000 });
+    const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000, catalog });
     const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot, clock });
     const operations = createOperations(accounts, { catalog, clock, members, retractions });
     const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);

@@ -265,8 +265,44 @@ function publicUrlFrom(raw: string | undefined): string | undefined {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
+/** Where the event store is: the database at DATABASE_URL, else PGlite under DATA_DIR. Reads, never creates. */
+export interface StoreLocation {
+  dataDir: string;
+  databaseUrl?: string;
+}
+
+export function storeLocationFrom(env: NodeJS.ProcessEnv): StoreLocation {
+  return { dataDir: resolve(env.DATA_DIR ?? join(REPO_ROOT, 'data')), databaseUrl: env.DATABASE_URL || undefined };
+}
+
+/** The operator CLI's own variables, beside the service's CONFIG_VARIABLES it also reads. */
+export const CLI_VARIABLES = ['LITSEARCH_URL'] as const;
+
+/** Which server the operator CLI sends its commands to: `url` unset means the one running on this data directory, if any. */
+export interface OperatorTarget {
+  url?: string;
+  adminToken?: string;
+}
+
+/** --url (else LITSEARCH_URL) and --admin-token (else ADMIN_TOKEN); a named server needs its token. */
+export function operatorTargetFrom(flags: { url?: string; adminToken?: string }, env: NodeJS.ProcessEnv): OperatorTarget {
+  const rawUrl = flags.url ?? (env.LITSEARCH_URL || undefined);
+  const adminToken = flags.adminToken ?? (env.ADMIN_TOKEN || undefined);
+  if (rawUrl === undefined) return { adminToken };
+  let url: URL;
+  try {
+    url = new URL(rawUrl.trim());
+  } catch {
+    throw new Error(`--url (or LITSEARCH_URL) must be the server's address such as https://search.example.org, got ${rawUrl}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--url (or LITSEARCH_URL) must be an http(s) address, got ${rawUrl}`);
+  if (adminToken === undefined) throw new Error(`${url.origin} needs its operator token: pass --admin-token TOKEN or set ADMIN_TOKEN`);
+  return { url: `${url.origin}${url.pathname.replace(/\/+$/, '')}`, adminToken };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = resolve(env.DATA_DIR ?? join(REPO_ROOT, 'data'));
+  const store = storeLocationFrom(env);
+  const dataDir = store.dataDir;
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
   const admin = adminTokenFrom(env, dataDir);
@@ -278,7 +314,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     adminToken: admin.token,
     adminTokenGenerated: admin.generated,
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl: store.databaseUrl,
     opensearchUrl: env.OPENSEARCH_URL || undefined,
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',

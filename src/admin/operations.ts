@@ -53,6 +53,13 @@ function reconciliationView(r: OrgReconciliation) {
 
 export type ReconciliationView = ReturnType<typeof reconciliationView>;
 
+/** A page of listOrganizations as the operator API and the CLI print it: the balance as a decimal string of credits. */
+export function organizationListView(list: Awaited<ReturnType<Operations['listOrganizations']>>) {
+  return { ...list, organizations: list.organizations.map(({ balanceMicros, ...o }) => ({ ...o, balance: formatCredits(balanceMicros, 6) })) };
+}
+
+export type OrganizationListView = ReturnType<typeof organizationListView>;
+
 export interface OperationsOptions {
   /** checks collection names of price overrides; without it any name is accepted */
   catalog?: CollectionCatalog;
@@ -66,7 +73,7 @@ export interface OperationsOptions {
 export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
   const clock = options.clock ?? (() => new Date());
   // invites only: sessions are the dashboard's, which passes its own
-  const members = options.members ?? createMembers(accounts.db, accounts, { clock, sessionLifetimeMs: 12 * 3600 * 1000 });
+  const members = options.members ?? createMembers(accounts.db, accounts, { clock, sessionLifetimeMs: 12 * 3600 * 1000, catalog: options.catalog });
   async function requireOrg(orgId: string) {
     const org = await accounts.getOrganization(orgId);
     if (!org) throw new Rejection('NOT_FOUND', `organization ${orgId} not found`);
@@ -171,7 +178,7 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     },
     async createKey(orgId: string, input: { mode: KeyMode; name?: string; collections?: string[]; spendingCap?: string }) {
       await requireOrg(orgId);
-      return accounts.createKey(orgId, { mode: input.mode, name: input.name ?? null, collections: input.collections ?? null, spendingCapMicros: input.spendingCap === undefined ? null : money(input.spendingCap, 'spendingCap') }, OPERATOR);
+      return members.createKey({ kind: 'operator' }, orgId, { mode: input.mode, name: input.name ?? null, collections: input.collections ?? null, spendingCapMicros: input.spendingCap === undefined ? null : money(input.spendingCap, 'spendingCap') });
     },
     async revokeKey(keyId: string) {
       await accounts.revokeKey(keyId, OPERATOR);

@@ -11,7 +11,8 @@ import type { AuthContext } from '../auth/context.js';
 import type { CatalogEntry, CollectionCatalog, PlainCollection } from '../collections/catalog.js';
 import { formatPricePer1000 } from '../collections/catalog.js';
 import { Rejection } from '../domain/rejection.js';
-import { resolveTargets } from '../search/pipeline.js';
+import { reachableNames, resolveTargets } from '../search/pipeline.js';
+import { didYouMean } from '../domain/didYouMean.js';
 import type { CatalogueIntent, CatalogueQuestion } from './intent.js';
 import type { CollectionInventory } from './inventory.js';
 import type { JournalRequest } from '../billing/accounts.js';
@@ -147,7 +148,7 @@ export function createCatalogueService(deps: CatalogueDeps) {
       const entry = catalog.resolveCollection(name);
       const scope = auth.key.collections?.map((c) => c.toLowerCase()) ?? null;
       if (!entry || (scope && !scope.includes(entry.name.toLowerCase()))) {
-        throw new Rejection('NO_COLLECTION_ACCESS', `this API key cannot reach a collection named "${name}"; GET /api/v1/search/collections lists the ones it can`);
+        throw new Rejection('NO_COLLECTION_ACCESS', `this API key cannot reach a collection named "${name}".${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones it can`);
       }
       await deps.takeMinuteSlot(auth);
       return answerFor(auth, { intent: 'journals', topic: listing.topic }, [entry], listing, '/collections/{name}/journals', true);

@@ -1,13 +1,15 @@
-// The operator CLI: `npm run cli -- <command>` (also the `litsearch` bin). Talks to a running server's admin API
-// when one is up in the data directory, else opens the store directly.
+// The operator CLI: `npm run cli -- <command>` (also the `litsearch` bin). Sends a command to the operator API of the
+// server named by --url (or LITSEARCH_URL), else of the server running on this data directory, else opens that
+// directory's store directly; a store that does not exist is created only when asked (--init). Its environment is read
+// once, at the entry (the last lines), through src/config.ts.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { loadConfig, type Config } from '../config.js';
-import { openEventStore, openSearchEngine, openEmbedder } from '../composition.js';
+import { loadConfig, operatorTargetFrom, storeLocationFrom, type OperatorTarget, type StoreLocation } from '../config.js';
+import { describeStoreLocation, eventStoreExists, openEventStore, openSearchEngine, openEmbedder } from '../composition.js';
 import { createAccounts } from '../billing/accounts.js';
-import { createOperations, type Operations } from '../admin/operations.js';
+import { createOperations, organizationListView, type Operations, type OrganizationListView } from '../admin/operations.js';
 import { loadCollectionCatalog } from '../collections/catalog.js';
 import { ingestMissingDemoCollections } from '../demoIngest.js';
 import { promoteReplay } from '../../projections/replay.js';
@@ -23,6 +25,7 @@ const USAGE = `usage: litsearch <command> [options]
 
   org create --name NAME [--billing-mode live|trial|exempt] [--trial-queries N] [--billing-off] [--hide-balance]
              [--per-minute N] [--daily N] [--monthly N] [--preview-per-hour N]
+  org list [SEARCH] [--limit N] [--offset N]   organizations by name (SEARCH: part of a name, or an id)
   org show ORG_ID
   org limits ORG_ID [--per-minute N] [--daily N] [--monthly N] [--preview-per-hour N]
   org billing ORG_ID [--billing-mode live|trial|exempt] [--trial-queries N] [--billing on|off] [--balance shown|hidden]
@@ -53,7 +56,12 @@ const USAGE = `usage: litsearch <command> [options]
                                            restart the server after
   journals bounds                          recompute the one-ended metric bounds from the journals table
 
-Environment: DATA_DIR, DATABASE_URL, OPENSEARCH_URL, ADMIN_TOKEN (see README).`;
+Which server or store:
+  --url URL --admin-token TOKEN   send the command to that server's operator API (or LITSEARCH_URL and ADMIN_TOKEN)
+  otherwise                       the server running on DATA_DIR (its server.json), else the store of DATA_DIR or
+                                  DATABASE_URL opened directly; one that does not exist is refused unless --init
+
+Environment: LITSEARCH_URL, ADMIN_TOKEN, DATA_DIR, DATABASE_URL, OPENSEARCH_URL (see README).`;
 
 interface Remote {
   url: string;
@@ -61,20 +69,31 @@ interface Remote {
 }
 
 /** A server already running on this data directory owns the store (PGlite allows one process); talk to it instead. */
-async function runningServer(config: Config): Promise<Remote | undefined> {
-  const file = join(config.dataDir, 'server.json');
+async function runningServer(dataDir: string): Promise<string | undefined> {
+  const file = join(dataDir, 'server.json');
   if (!existsSync(file)) return undefined;
   const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
   try {
     const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1500) });
-    return res.ok ? { url, token: config.adminToken } : undefined;
+    return res.ok ? url : undefined;
   } catch {
     return undefined;
   }
 }
 
+/** Refuses to open a store that is not there (which would create it) unless --init: the command names where it looked. */
+async function requireStore(location: StoreLocation, init: boolean): Promise<void> {
+  if (init || (await eventStoreExists(location))) return;
+  throw new Error(
+    `no litsearch store at ${describeStoreLocation(location)}, and no server running on ${location.dataDir} (no answering ${join(location.dataDir, 'server.json')}). ` +
+      'Send the command to a server with --url URL --admin-token TOKEN (or LITSEARCH_URL and ADMIN_TOKEN), point DATA_DIR or DATABASE_URL at an existing store, ' +
+      'or pass --init to create a new store there.',
+  );
+}
+
 /** The positional arguments of the operator commands, in order (`?`: optional); a command is refused before it runs otherwise. */
 const ARGUMENTS: Record<string, string[]> = {
+  'org list': ['SEARCH?'],
   'org show': ['ORG_ID'],
   'org limits': ['ORG_ID'],
   'org billing': ['ORG_ID'],
@@ -113,23 +132,44 @@ function checkArguments(command: string | undefined, sub: string | undefined, re
   }
 }
 
-/** The operations the CLI sends to a running server (the dashboard's organization list is not a CLI command). */
-function remoteOperations(remote: Remote): Omit<Operations, 'listOrganizations'> {
+/** What the CLI runs: the operations, with the organization list as the operator API prints it. */
+type CliOperations = Omit<Operations, 'listOrganizations'> & { listOrganizations(page: { q?: string; limit: number; offset: number }): Promise<OrganizationListView> };
+
+function localOperations(ops: Operations): CliOperations {
+  return { ...ops, listOrganizations: async (page) => organizationListView(await ops.listOrganizations(page)) };
+}
+
+/** The operations the CLI sends to a running server. */
+function remoteOperations(remote: Remote): CliOperations {
   const call = async (method: string, path: string, body?: unknown, okStatuses: number[] = [200, 201]) => {
-    const res = await fetch(`${remote.url}/admin/v1${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${remote.token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
+    let res: Response;
+    try {
+      res = await fetch(`${remote.url}/admin/v1${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${remote.token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    }
+    const text = await res.text();
+    let json: Record<string, unknown>;
+    try {
+      json = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw new Error(`${remote.url} answered HTTP ${res.status} without JSON: is it a litsearch server? (${text.slice(0, 80)})`);
+    }
     if (!okStatuses.includes(res.status)) {
-      const err = json.error as { code: string; message: string } | undefined;
+      // the envelope, or the per-address limiter's bare {error: string}
+      const err = typeof json.error === 'string' ? { code: 'INTERNAL_ERROR', message: json.error } : (json.error as { code: string; message: string } | undefined);
       throw new Rejection((err?.code ?? 'INTERNAL_ERROR') as never, err?.message ?? `HTTP ${res.status}`);
     }
     return json;
   };
   return {
     createOrganization: (input) => call('POST', '/organizations', input) as never,
+    listOrganizations: (page) => call('GET', `/organizations?${new URLSearchParams({ ...(page.q ? { q: page.q } : {}), limit: String(page.limit), offset: String(page.offset) })}`) as never,
     getOrganization: (orgId) => call('GET', `/organizations/${orgId}`) as never,
     addCredits: (orgId, amount, reference) => call('POST', `/organizations/${orgId}/credits`, { amount, reference }) as never,
     changeLimits: (orgId, limits) => call('POST', `/organizations/${orgId}/limits`, limits) as never,
@@ -186,7 +226,7 @@ const intOpt = (v: string | undefined, name: string): number | undefined => {
   return n;
 };
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -216,6 +256,11 @@ async function main(argv: string[]): Promise<number> {
       clear: { type: 'boolean' },
       from: { type: 'string' },
       to: { type: 'string' },
+      limit: { type: 'string' },
+      offset: { type: 'string' },
+      url: { type: 'string' },
+      'admin-token': { type: 'string' },
+      init: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -224,14 +269,16 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 2;
   }
-  const config = loadConfig();
+  const target: OperatorTarget = operatorTargetFrom({ url: values.url, adminToken: values['admin-token'] }, env);
   const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
   const limits = () =>
     Object.fromEntries(
       Object.entries({ perMinute: intOpt(values['per-minute'], 'per-minute'), daily: intOpt(values.daily, 'daily'), monthly: intOpt(values.monthly, 'monthly'), previewPerHour: intOpt(values['preview-per-hour'], 'preview-per-hour') }).filter(([, v]) => v !== undefined),
     );
 
+  if ((command === 'journals' || command === 'ingest') && target.url) throw new Error(`${command} runs beside the server's data, not through its API: run it without --url (or LITSEARCH_URL) on the server's machine`);
   if (command === 'journals') {
+    const config = loadConfig(env);
     const journalsPath = join(config.dataDir, JOURNALS_FILE);
     const boundsPath = join(config.dataDir, JOURNAL_BOUNDS_FILE);
     // a snapshot's table brings its own bounds; the works sample's table keeps the spec's, as when built on first start
@@ -243,7 +290,8 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (command === 'ingest') {
-    if (await runningServer(config)) throw new Error('stop the server first: it holds the embedded index and store of this data directory');
+    const config = loadConfig(env);
+    if (await runningServer(config.dataDir)) throw new Error('stop the server first: it holds the embedded index and store of this data directory');
     const engine = await openSearchEngine(config);
     const embedder = await openEmbedder(config);
     const catalog = await loadCollectionCatalog(config.collectionsConfig);
@@ -257,11 +305,16 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
-  const remote = await runningServer(config);
-  const db = remote ? undefined : await openEventStore(config);
-  const ops: Omit<Operations, 'listOrganizations'> = remote
+  // a named server, else the one running on this data directory, else its store (which must exist, or --init)
+  const location = storeLocationFrom(env);
+  const localUrl = target.url ? undefined : await runningServer(location.dataDir);
+  if (!target.url && !localUrl) await requireStore(location, values.init ?? false);
+  const config = target.url ? undefined : loadConfig(env);
+  const remote: Remote | undefined = target.url ? { url: target.url, token: target.adminToken! } : localUrl ? { url: localUrl, token: target.adminToken ?? config!.adminToken } : undefined;
+  const db = remote ? undefined : await openEventStore(config!);
+  const ops: CliOperations = remote
     ? remoteOperations(remote)
-    : createOperations(createAccounts(db!), { catalog: await loadCollectionCatalog(config.collectionsConfig), retractions: createLiveRetractions({ db: db!, dataRoot: config.dataRoot }) });
+    : localOperations(createOperations(createAccounts(db!), { catalog: await loadCollectionCatalog(config!.collectionsConfig), retractions: createLiveRetractions({ db: db!, dataRoot: config!.dataRoot }) }));
   const billingMode = (): BillingMode | undefined => {
     const v = values['billing-mode'];
     if (v === undefined) return undefined;
@@ -283,6 +336,9 @@ async function main(argv: string[]): Promise<number> {
             trialQueries: intOpt(values['trial-queries'], 'trial-queries'),
           }),
         );
+        return 0;
+      case 'org list':
+        print(await ops.listOrganizations({ q: rest[0], limit: intOpt(values.limit, 'limit') ?? 50, offset: intOpt(values.offset, 'offset') ?? 0 }));
         return 0;
       case 'org show':
         print(await ops.getOrganization(rest[0] ?? ''));
@@ -336,7 +392,8 @@ async function main(argv: string[]): Promise<number> {
       case 'member invite': {
         const role = values.role ?? 'member';
         if (role !== 'owner' && role !== 'member') throw new Error('--role must be owner or member');
-        print(await ops.inviteMember(rest[0] ?? '', { email: rest[1] ?? '', role }, config.publicUrl ?? `http://${config.host}:${config.port}`));
+        // a server builds the link from its own address; the local store from the configured one
+        print(await ops.inviteMember(rest[0] ?? '', { email: rest[1] ?? '', role }, config?.publicUrl ?? `http://${config?.host}:${config?.port}`));
         return 0;
       }
       case 'member list':
@@ -403,7 +460,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
+main(process.argv.slice(2), process.env).then(
   (code) => process.exit(code),
   (err) => {
     console.error(err instanceof Rejection ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err));

@@ -3,6 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
 import { z } from 'zod';
 import { formatCredits, parseCredits } from '../money.js';
+import { Rejection } from '../domain/rejection.js';
+import { didYouMean } from '../domain/didYouMean.js';
 
 
 const collectionName = z
@@ -194,4 +196,20 @@ export function formatPricePer1000(micros: bigint): string {
 /** Absolute paths of a collection's source files under the data root. */
 export function sourceFilePaths(collection: PlainCollection, dataRoot: string): string[] {
   return collection.source.files.map((file) => join(dataRoot, file));
+}
+
+/**
+ * The collections a new key is scoped to, by their catalogue names (case as the catalogue spells it, each once): a
+ * name the catalogue does not hold is 422 VALIDATION_ERROR naming it and the nearest name, since a key scoped to it
+ * would reach nothing. The rule of every way a key is created (operator API, CLI, dashboard).
+ */
+export function keyScopeOf(catalog: CollectionCatalog, names: readonly string[]): string[] {
+  const all = [...catalog.collections, ...catalog.metaCollections].map((entry) => entry.name);
+  const scope = new Set<string>();
+  for (const name of names) {
+    const entry = catalog.resolveCollection(name);
+    if (!entry) throw new Rejection('VALIDATION_ERROR', `collections: no collection is named "${name}".${didYouMean(name, all)} The collections are ${all.join(', ')}`);
+    scope.add(entry.name);
+  }
+  return [...scope];
 }

@@ -98,6 +98,21 @@ export type Payer = Pick<OrgAccount, 'suspended' | 'balanceMicros' | 'billingEna
 export type Spender = Pick<KeyState, 'revoked' | 'spendingCapMicros' | 'spentMicros'>;
 
 /**
+ * 429 API_KEY_BUDGET_EXCEEDED saying what is left of the cap and what the request would cost, so a client can ask for
+ * less (fewer results) or have the cap raised. `amount` 1 micro-credit is the early check before a search, whose cost
+ * is not known yet: then the cap is used up and no cost is named.
+ */
+function capRefusal(capMicros: bigint, spentMicros: bigint, amount: bigint): Rejection {
+  const left = capMicros > spentMicros ? capMicros - spentMicros : 0n;
+  const cap = formatCredits(capMicros, 6);
+  const message =
+    left === 0n
+      ? `This API key's spending cap of ${cap} credits is used up (${formatCredits(spentMicros, 6)} spent); nothing was charged. An owner can raise the cap`
+      : `This API key's spending cap of ${cap} credits has ${formatCredits(left, 6)} left and this request would cost ${formatCredits(amount, 6)}; nothing was charged. Ask for fewer results, or have an owner raise the cap`;
+  return new Rejection('API_KEY_BUDGET_EXCEEDED', message, { spendingCap: cap, spent: formatCredits(spentMicros, 6), capLeft: formatCredits(left, 6), ...(left === 0n ? {} : { requestCost: formatCredits(amount, 6) }) });
+}
+
+/**
  * The money rules of a request that would be charged `amount` (zero unless the organization is billed live), in
  * order: billing not on hold, key not revoked, the balance covers the amount, the key's cap allows it, and a trial
  * organization has free queries left (unless the request is not a query: `countsAsQuery` false, e.g. a tool call).
@@ -108,9 +123,7 @@ export function assertPayable(org: Payer, key: Spender, amount: bigint, countsAs
   if (amount > 0n && amount > org.balanceMicros) {
     throw new Rejection('INSUFFICIENT_CREDITS', org.balanceMicros <= 0n ? 'Balance is zero; add credits to search. Nothing was charged' : 'Balance cannot cover this request; nothing was charged');
   }
-  if (amount > 0n && key.spendingCapMicros !== null && key.spentMicros + amount > key.spendingCapMicros) {
-    throw new Rejection('API_KEY_BUDGET_EXCEEDED', "This API key's spending cap is used up; nothing was charged");
-  }
+  if (amount > 0n && key.spendingCapMicros !== null && key.spentMicros + amount > key.spendingCapMicros) throw capRefusal(key.spendingCapMicros, key.spentMicros, amount);
   if (countsAsQuery && chargeModeOf(org) === 'trial' && org.trialUsed >= org.trialQueries) {
     throw new Rejection('INSUFFICIENT_CREDITS', `the trial allowance of ${org.trialQueries} queries is used up; nothing was charged. Ask for a live account to continue`);
   }

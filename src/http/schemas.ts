@@ -209,6 +209,13 @@ export const journalsQuery = z.strictObject({
   offset: whole(0, 1_000_000, 'offset').default(0),
 });
 
+/** GET /admin/v1/organizations: a page of organizations, optionally those whose name holds `q` (or whose id is `q`). */
+export const organizationListQuery = z.strictObject({
+  q: z.string().trim().max(200, 'q must be at most 200 characters').optional(),
+  limit: whole(1, 200, 'limit').default(50),
+  offset: whole(0, 1_000_000, 'offset').default(0),
+});
+
 /** POST /journal-requests: at least one of title and issn (the decider checks that and the ISSN's form). */
 export const journalRequestBody = z.strictObject({
   title: z.string().max(300, 'title must be at most 300 characters').optional(),

@@ -9,6 +9,7 @@ import { hashPassword, verifyDecoy, verifyPassword } from '../auth/passwords.js'
 import { csrfTokenOf, isWellFormedToken, newSecretToken, tokenHash } from '../auth/sessionTokens.js';
 import { newId } from '../auth/apiKeys.js';
 import type { Accounts } from '../billing/accounts.js';
+import { keyScopeOf, type CollectionCatalog } from '../collections/catalog.js';
 import { sqlReader } from '../../projections/sqlProjection.js';
 import type { SessionRow } from '../../projections/tables.js';
 
@@ -42,6 +43,8 @@ export interface MembersOptions {
   clock: () => Date;
   /** how long a session lasts from sign-in (no sliding renewal: a stolen cookie stops working on its own) */
   sessionLifetimeMs: number;
+  /** checks the collections a new key is scoped to; without it any name is accepted */
+  catalog?: CollectionCatalog;
 }
 
 const sessionStateOf = (r: SessionRow): SessionState => ({ sessionId: r.session_id, orgId: r.org_id, memberId: r.member_id, expiresAt: r.expires_at, ended: r.ended_at !== null });
@@ -260,7 +263,8 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
       assertMay(by, 'createKey', orgId);
       // a cap is money policy: owners set it, also at creation
       if (input.spendingCapMicros !== null) assertMay(by, 'setSpendingCap', orgId);
-      return accounts.createKey(orgId, input, actorOf(by));
+      const collections = input.collections === null || !options.catalog ? input.collections : keyScopeOf(options.catalog, input.collections);
+      return accounts.createKey(orgId, { ...input, collections }, actorOf(by));
     },
 
     /** Revokes a key: owners any key of their organization, members the keys they created. */

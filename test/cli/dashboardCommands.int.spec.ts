@@ -15,7 +15,7 @@ function cli(dataDir: string, ...args: string[]) {
 describe('litsearch CLI: caps and invites', () => {
   it('sets and clears a spending cap, and prints an invite link under PUBLIC_URL', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'litsearch-cli-dash-'));
-    const org = JSON.parse(cli(dataDir, 'org', 'create', '--name', 'Cap lab').out) as { id: string };
+    const org = JSON.parse(cli(dataDir, 'org', 'create', '--name', 'Cap lab', '--init').out) as { id: string };
     const key = JSON.parse(cli(dataDir, 'key', 'create', org.id, '--mode', 'live', '--spending-cap', '1.00').out) as { id: string };
     const capped = cli(dataDir, 'key', 'cap', key.id, '7.25');
     expect(capped.code, capped.err).toBe(0);

@@ -187,7 +187,7 @@ describe('tools/list per key', () => {
     expect(bound.inputSchema.properties).not.toHaveProperty('collection');
     // the generic search outside the key's scope is the REST refusal
     const outside = await tool(scoped, 'search', { collection: 'openalex-synergy', query: QUERY });
-    expect(outside).toEqual({ isError: true, body: { code: 'NO_COLLECTION_ACCESS', message: 'this API key cannot reach collection "openalex-synergy"' } });
+    expect(outside).toEqual({ isError: true, body: { code: 'NO_COLLECTION_ACCESS', message: 'this API key cannot reach collection "openalex-synergy". GET /api/v1/search/collections lists the ones it can' } });
     const rest = await call('POST', '/api/v1/search/query', { key: scopedKey, body: { collection: 'openalex-synergy', query: QUERY } });
     expect(rest.body.error.message).toBe(outside.body.message);
   });

@@ -14,7 +14,7 @@ function cli(dataDir: string, ...args: string[]) {
 describe('litsearch CLI: money commands', () => {
   it('sets billing settings and prices, refunds, and reconciles with zero discrepancies', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'litsearch-cli-money-'));
-    const created = cli(dataDir, 'org', 'create', '--name', 'Finance lab', '--billing-mode', 'trial', '--trial-queries', '5');
+    const created = cli(dataDir, 'org', 'create', '--name', 'Finance lab', '--billing-mode', 'trial', '--trial-queries', '5', '--init');
     expect(created.code).toBe(0);
     const org = JSON.parse(created.out) as { id: string; billingMode: string; trialQueries: number };
     expect([org.billingMode, org.trialQueries]).toEqual(['trial', 5]);

@@ -59,6 +59,24 @@ describe('organization decider', () => {
     expect(rejected(() => decide({ type: 'ChargeSearch', key: capped, queryId: 'q1', endpoint: '/query', collections: line('500') }, { ...state, balanceMicros: 10_000n }))).toBe('accepted');
   });
 
+  it('says what is left of the cap and what the request would cost, or that the cap is used up', () => {
+    // the case: a cap of 0.04 with 0.0308 spent refuses a search that would cost 0.01104
+    const capped = { ...key, spendingCapMicros: 40_000n, spentMicros: 30_800n };
+    const refusal = (() => {
+      try {
+        decide({ type: 'ChargeSearch', key: capped, queryId: 'q1', endpoint: '/query', collections: line('11040') }, { ...state, balanceMicros: 10_000_000n });
+      } catch (err) {
+        return err as Rejection;
+      }
+      throw new Error('charged');
+    })();
+    expect(refusal.code).toBe('API_KEY_BUDGET_EXCEEDED');
+    expect(refusal.message).toBe("This API key's spending cap of 0.040000 credits has 0.009200 left and this request would cost 0.011040; nothing was charged. Ask for fewer results, or have an owner raise the cap");
+    expect(refusal.details).toEqual({ spendingCap: '0.040000', spent: '0.030800', capLeft: '0.009200', requestCost: '0.011040' });
+    const spent = { ...key, spendingCapMicros: 40_000n, spentMicros: 40_000n };
+    expect(() => assertSearchPayable({ ...state, balanceMicros: 10_000_000n }, spent)).toThrow("This API key's spending cap of 0.040000 credits is used up (0.040000 spent); nothing was charged. An owner can raise the cap");
+  });
+
   it('records trial and exempt searches at zero', () => {
     for (const billingMode of ['trial', 'exempt'] as const) {
       const [event] = decide({ type: 'ChargeSearch', key, queryId: 'q1', endpoint: '/query', collections: line('999999') }, { ...state, billingMode, trialQueries: 5 });

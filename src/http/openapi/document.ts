@@ -19,6 +19,7 @@ import {
   suspendBody,
   retractionsBody,
   reconciliationQuery,
+  organizationListQuery,
   assistedBody,
   assistedAnswerBody,
   spendingCapBody,
@@ -105,6 +106,7 @@ export const NAMED_SCHEMAS = {
   Liveness: responses.Liveness,
   Readiness: responses.Readiness,
   Organization: operator.Organization,
+  OrganizationList: operator.OrganizationList,
   Balance: operator.Balance,
   Limits: operator.Limits,
   Prices: operator.Prices,
@@ -389,6 +391,10 @@ function operatorOperations(): Operation[] {
   const csv = { 'text/csv': { schema: { type: 'string' } } };
   return [
     op('post', '/organizations', 'createOrganization', 'Create an organization', { body: 'OrganizationRequest', status: 201, response: 'Organization' }),
+    op('get', '/organizations', 'listOrganizations', 'Organizations by name, a page at a time, with balance, billing mode and active keys', {
+      query: queryParameters(organizationListQuery, { q: 'Part of the name (any case), or a whole organization id.', limit: 'Page size, 1 to 200.', offset: 'Organizations to skip.' }),
+      response: 'OrganizationList',
+    }),
     op('get', '/organizations/{orgId}', 'getOrganization', 'An organization', { response: 'Organization' }),
     op('post', '/organizations/{orgId}/credits', 'addCredits', 'Add credits', { body: 'CreditsRequest', response: 'Balance' }),
     op('post', '/organizations/{orgId}/refunds', 'issueRefund', 'Refund credits', { body: 'RefundRequest', response: 'Balance', description: 'With `queryId`: at most what that query cost the organization (its charge and unlocks) less the refunds already tied to it, and only a query the organization paid for; otherwise 422 and nothing moves.' }),

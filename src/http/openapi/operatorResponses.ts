@@ -1,7 +1,7 @@
 // Response schemas (zod) of the operator API (/admin/v1) for the OpenAPI document. They document only; the type
 // checks at the bottom tie each one to what the operation returns, so a changed operation fails the typecheck here.
 import { z } from 'zod';
-import type { Operations } from '../../admin/operations.js';
+import type { Operations, OrganizationListView } from '../../admin/operations.js';
 import type { Fits } from './responses.js';
 
 const credits = (description: string) => z.string().meta({ description: `${description} (decimal string of credits)` });
@@ -19,6 +19,24 @@ export const Organization = z.object({
   limits: OrgLimits,
   suspended: z.boolean(),
   priceOverrides: z.record(z.string(), z.string()).meta({ description: 'Collection name to price per 1000 tokens, where the organization pays other than the catalogue price.' }),
+});
+
+export const OrganizationList = z.object({
+  organizations: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      billingMode: z.enum(['live', 'trial', 'exempt']),
+      billingEnabled: z.boolean(),
+      suspended: z.boolean(),
+      balance: credits('The balance'),
+      activeKeys: z.number().int().meta({ description: 'Keys not revoked.' }),
+      members: z.number().int().meta({ description: 'Current dashboard members.' }),
+    }),
+  ),
+  total: z.number().int().meta({ description: 'Organizations matching `q` (all of them without it).' }),
+  offset: z.number().int(),
+  limit: z.number().int(),
 });
 
 export const Balance = z.object({ balance: credits('The balance') });
@@ -142,6 +160,7 @@ type Returns<K extends keyof Operations> = Operations[K] extends (...args: never
 export type OperatorSchemasFitOperations = [
   Fits<typeof Organization, Returns<'createOrganization'>>,
   Fits<typeof Organization, Returns<'getOrganization'>>,
+  Fits<typeof OrganizationList, OrganizationListView>,
   Fits<typeof Organization, Returns<'changeBillingSettings'>>,
   Fits<typeof Organization, Returns<'setSuspended'>>,
   Fits<typeof Balance, Returns<'addCredits'>>,

@@ -2,9 +2,9 @@
 // is declared where the groups are mounted (app.ts), so it applies to whatever this router matches.
 import { ApiError } from '../errors.js';
 import Router from '@koa/router';
-import { parseOr422, organizationBody, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody, spendingCapBody, inviteBody, retractionsBody } from '../schemas.js';
+import { parseOr422, organizationBody, organizationListQuery, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody, spendingCapBody, inviteBody, retractionsBody } from '../schemas.js';
 import { ledgerCsv } from '../../admin/ledgerCsv.js';
-import type { Operations } from '../../admin/operations.js';
+import { organizationListView, type Operations } from '../../admin/operations.js';
 import { requestBaseUrl } from '../requestContext.js';
 
 /** `publicUrl`: the service's address as its users reach it (invite links); by default the address this request came to. */
@@ -16,6 +16,9 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
     const body = parseOr422(organizationBody, ctx.request.body);
     ctx.status = 201;
     ctx.body = await ops.createOrganization(body);
+  });
+  router.get('/organizations', async (ctx) => {
+    ctx.body = organizationListView(await ops.listOrganizations(parseOr422(organizationListQuery, ctx.query)));
   });
   router.get('/organizations/:orgId', async (ctx) => {
     ctx.body = await ops.getOrganization(ctx.params.orgId!);

@@ -217,9 +217,9 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
 
   /** The key form's fields as the key use case takes them; a collection the catalogue does not hold is refused. */
   const keyFormInput = (form: z.output<typeof dashboardKeyForm>) => {
-    const names = (form.collections ?? '').split(',').map((c) => c.trim().toLowerCase()).filter(Boolean);
-    for (const name of names) if (!deps.catalog.resolveCollection(name)) throw new ApiError(422, 'VALIDATION_ERROR', `no collection is named "${name}"`);
-    return { mode: form.mode, name: form.name ?? null, collections: names.length ? [...new Set(names)] : null, spendingCapMicros: form.spendingCap ? money(form.spendingCap, 'spendingCap') : null };
+    // the names are checked by the key use case (with the nearest name), as for the operator API and the CLI
+    const names = (form.collections ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+    return { mode: form.mode, name: form.name ?? null, collections: names.length ? names : null, spendingCapMicros: form.spendingCap ? money(form.spendingCap, 'spendingCap') : null };
   };
 
   const keysPage = async (ctx: Context, member: Extract<Principal, { kind: 'member' }>, extra: { created?: { id: string; key: string }; error?: string } = {}, status = 200) =>
