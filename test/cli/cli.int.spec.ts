@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../src/config.js';
 
 function cli(dataDir: string, ...args: string[]) {
-  const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' };
   delete env.LITSEARCH_URL;
   delete env.ADMIN_TOKEN;
   const res = spawnSync(process.execPath, ['bin/litsearch.mjs', ...args], { cwd: REPO_ROOT, env, encoding: 'utf8' });
