@@ -16,7 +16,7 @@ export const ErrorResponse = z.object({
     code: z.string().meta({ description: 'Machine-readable error code.', examples: Object.keys(STATUS_OF) }),
     message: z.string().meta({ description: 'Human-readable error description.' }),
     requestId: z.string().meta({ description: 'The request id, also sent as the X-Request-Id header; quote it to support.' }),
-    details: z.record(z.string(), z.unknown()).optional().meta({ description: 'INVALID_FILTER: `field`, `filter`, and for metric bounds `min_gte`, `max_lte`; VALIDATION_ERROR: `issues`.' }),
+    details: z.record(z.string(), z.unknown()).optional().meta({ description: 'INVALID_FILTER: `field`, `filter`, `indexedFields` (`everyCollection`, `editorialCollections`, `journalMetrics`), and for metric bounds `min_gte`, `max_lte`; VALIDATION_ERROR: `issues`; API_KEY_BUDGET_EXCEEDED: `spendingCap`, `spent`, `capLeft` and, when something is left, `requestCost`.' }),
   }),
 });
 
