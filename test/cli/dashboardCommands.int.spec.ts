@@ -52,11 +52,11 @@ describe('litsearch CLI: caps and invites', () => {
     expect(replay.code, replay.out).toBe(0);
     expect(replay.out).toMatch(/equal\s+invites/);
     expect(cli(dataDir, 'verify').code).toBe(0);
-  }, 180_000);
+  }, 400_000);
 
   it('creates a key with a name, which key show prints (a key without one shows null)', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'litsearch-cli-name-'));
-    const org = JSON.parse(cli(dataDir, 'org', 'create', '--name', 'Name lab').out) as { id: string };
+    const org = JSON.parse(cli(dataDir, 'org', 'create', '--name', 'Name lab', '--init').out) as { id: string };
     const named = cli(dataDir, 'key', 'create', org.id, '--mode', 'test', '--name', 'CI smoke tests');
     expect(named.code, named.err).toBe(0);
     const { id } = JSON.parse(named.out) as { id: string };

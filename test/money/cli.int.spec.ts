@@ -34,5 +34,5 @@ describe('litsearch CLI: money commands', () => {
     const replay = cli(dataDir, 'replay');
     expect(replay.code).toBe(0);
     expect(replay.out).toMatch(/equal\s+price_overrides/);
-  }, 180_000);
+  }, 400_000);
 });
