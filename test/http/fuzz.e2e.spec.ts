@@ -91,6 +91,9 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/mcp', door: 'api', body: () => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_balance', arguments: {} } }) },
   { method: 'DELETE', path: '/mcp', door: 'api' },
   { method: 'POST', path: '/admin/v1/organizations', door: 'admin', body: () => ({ name: 'Fuzz lab' }) },
+  { method: 'GET', path: '/admin/v1/organizations', door: 'admin' },
+  // a list naming a file the server does not hold: refused (422) and nothing loaded, so the fuzz's works stay in results
+  { method: 'POST', path: '/admin/v1/retractions', door: 'admin', body: () => ({ files: ['retractions/fuzz-no-such-list.csv'] }) },
   { method: 'GET', path: '/admin/v1/organizations/:orgId', door: 'admin' },
   { method: 'POST', path: '/admin/v1/organizations/:orgId/credits', door: 'admin', body: () => ({ amount: '1.25', reference: 'fuzz' }) },
   { method: 'POST', path: '/admin/v1/organizations/:orgId/refunds', door: 'admin', body: () => ({ amount: '0.50' }) },
