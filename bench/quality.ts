@@ -4,7 +4,7 @@
 // plugin) with the embedded engine's exact one: recall@10 of the chunk top 10 and the nDCG@10 differences.
 // It also prints what a min_relevance threshold does to a default search (10 rows, the collection's own mode, the
 // embedded engine): for each threshold the share of rows held back, the share of relevant rows lost and the cost per
-// relevant row delivered (the README's recommendation comes from it).
+// relevant row delivered (the recommendation in docs/api.md comes from it).
 // Prints JSON, then a table. The first run embeds the corpus into data/bench (minutes); later runs reuse it.
 // Usage: npm run bench:quality [-- --engines embedded,opensearch] [--queries N] [--tune] [--fit] [--thresholds]
 //   --tune        sweeps fusion variants offline (alpha, BM25 normalization, candidate depth, missing BM25) on train
@@ -199,7 +199,7 @@ function tune(features: QueryFeatures[], docIds: string[], relevant: Map<string,
   }
 }
 
-/** The thresholds the README's min_relevance recommendation is read from; 0 is today's behaviour (every row). */
+/** The thresholds docs/api.md's min_relevance recommendation is read from; 0 is today's behaviour (every row). */
 const THRESHOLDS = [0, 0.01, 0.02, 0.05, 0.1, 0.2];
 /** the default `limit` of a search */
 const SEARCH_LIMIT = 10;

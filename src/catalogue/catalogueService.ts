@@ -1,6 +1,6 @@
 // Catalogue use cases: a catalogue question answered from the catalogue (free), and the journals listing of a collection.
 //
-// Decisions (README "Catalogue answers"):
+// Decisions (docs/api.md "Catalogue answers"):
 // - A meta-collection answers with one scope block per member: members differ in journals, prices and metrics.
 // - A sources question lists every collection the key can reach, the requested ones first.
 // - An answer is free: no credits, no daily or monthly quota, no trial query, no preview hour. Every catalogue call

@@ -61,7 +61,7 @@ Which server or store:
   otherwise                       the server running on DATA_DIR (its server.json), else the store of DATA_DIR or
                                   DATABASE_URL opened directly; one that does not exist is refused unless --init
 
-Environment: LITSEARCH_URL, ADMIN_TOKEN, DATA_DIR, DATABASE_URL, OPENSEARCH_URL (see README).`;
+Environment: LITSEARCH_URL, ADMIN_TOKEN, DATA_DIR, DATABASE_URL, OPENSEARCH_URL (see docs/operations.md).`;
 
 interface Remote {
   url: string;

@@ -493,7 +493,7 @@ export function buildOpenApiDocument(): Json {
       { name: 'search', description: 'Search, preview, unlock, re-fetch, quota (API key)' },
       { name: 'catalogue', description: 'Which journals a collection holds; journal requests (API key)' },
       { name: 'tools', description: 'The tool gateway (API key)' },
-      { name: 'mcp', description: 'The MCP server (Streamable HTTP, stateless; API key): the same use cases as REST, see the README\'s Agents section' },
+      { name: 'mcp', description: 'The MCP server (Streamable HTTP, stateless; API key): the same use cases as REST, see docs/agents.md' },
       { name: 'operator', description: 'The operator API: organizations, credits, keys, prices, invites, ledger, audit (operator token, not an API key)' },
       { name: 'dashboard', description: "The members' console and the operator page, served as HTML pages; forms answer JSON to scripts (session cookie; every route behind the per-IP limiter)" },
       { name: 'health', description: 'Liveness and readiness (no credentials)' },

@@ -69,7 +69,7 @@ export function vectorField(storage: VectorStorage): string {
  * about 0.015 of recall for twice the time, so 800 is the last step that costs little. What is left tracks the copies
  * per source rather than the size: the generated 500,000 are 49 jittered copies of each SciFact chunk, and 50,000 made
  * as 50 copies of 1,000 abstracts give 0.910 at 800, tight clusters that HNSW graphs are known to link poorly
- * (apache/lucene#13611); the README's scale section has the figures.
+ * (apache/lucene#13611); docs/measurements.md's scale section has the figures.
  */
 export const HNSW_EF_SEARCH = 800;
 
