@@ -92,11 +92,24 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
   RetractionsRequest: { load: { summary: 'Load a Retraction Watch export (a path under DATA_ROOT)', value: { files: ['retractions/retraction_watch_etl_sampled.csv'] } } },
   SuspendRequest: { suspend: { summary: 'Suspend billing', value: { reason: 'invoice 2026-0142 overdue' } } },
   SpendingCapRequest: { cap: { summary: "Set a key's spending cap", value: { spendingCap: '15.00' } } },
-  InviteRequest: { invite: { summary: 'Invite a member to the dashboard', value: { email: 'librarian@riverside.example.org', role: 'member' } } },
+  // an organization's first member is an owner: only owners invite the others, set caps and remove members
+  InviteRequest: { invite: { summary: "Invite the organization's first owner to the dashboard", value: { email: 'librarian@riverside.example.org', role: 'owner' } } },
 
   // dashboard forms (session cookie and CSRF token; sent by the pages)
-  LoginRequest: { login: { summary: 'Sign in', value: { email: 'librarian@riverside.example.org', password: 'correct horse battery staple' } } },
-  OperatorLoginRequest: { login: { summary: 'Sign in as the operator (your ADMIN_TOKEN)', value: { token: 'your-admin-token' } } },
+  LoginRequest: {
+    login: {
+      summary: 'Sign in (the account the operator invited, with the password it chose)',
+      value: { email: 'librarian@riverside.example.org', password: 'correct horse battery staple' },
+      'x-after': ['dashboardAcceptInvite'],
+    },
+  },
+  OperatorLoginRequest: {
+    login: {
+      summary: 'Sign in as the operator: replace with your operator token (ADMIN_TOKEN)',
+      description: 'The token is a secret of your deployment; this placeholder is refused (401) until you put yours in.',
+      value: { token: 'your-admin-token' },
+    },
+  },
   SetPasswordRequest: { password: { summary: 'Choose a password (at least 12 characters)', value: { password: 'correct horse battery staple' } } },
   DashboardKeyForm: { key: { summary: 'A named live key for two collections, capped', value: { mode: 'live', name: 'Systematic review team', collections: 'scifact,openalex-synergy', spendingCap: '10.00' } } },
   DashboardCapForm: { cap: { summary: "Set a key's spending cap", value: { spendingCap: '15.00' } } },
