@@ -2,60 +2,30 @@
 // (event store, embedded engine, embedding model, built-in reasoner) and the real use case. The question waits 24 hours:
 // answered after 23 the same run resumes and charges once; unanswered after 24 the run ends, nothing charged, and a late
 // answer is refused.
-import pino from 'pino';
-import { Client } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTimeSkippingEnv } from '../support/timeSkipping.js';
-import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
-import { openAssistedActivityDeps } from '../../src/composition.js';
-import { createAssistedActivities } from '../../activities/assisted.js';
-import { workflowBundle } from '../../src/temporal/worker.js';
-import { assistedWorkflowId, createAssistedSearch, type AssistedSearch } from '../../src/assisted/assistedSearch.js';
+import { startAssistedTimeSkipping, type AssistedTimeSkipping } from '../support/assistedTimeSkipping.js';
+import { assistedWorkflowId } from '../../src/assisted/assistedSearch.js';
 import { progressQuery } from '../../workflows/assistedTypes.js';
-import type { AuthContext } from '../../src/auth/context.js';
 import { Rejection } from '../../src/domain/rejection.js';
 
 const TASK_QUEUE = 'assisted-time-skipping';
 const HOUR_MS = 3_600_000;
 
-let svc: TestService;
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-let assisted: AssistedSearch;
-let client: Client;
+let harness: AssistedTimeSkipping;
+let svc: AssistedTimeSkipping['svc'];
+let env: AssistedTimeSkipping['env'];
+let client: AssistedTimeSkipping['client'];
+let assisted: AssistedTimeSkipping['assisted'];
+const caller = () => harness.caller();
 
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  svc = await startTestService();
-  env = await startTimeSkippingEnv();
-  const r = svc.runtime;
-  const deps = await openAssistedActivityDeps(r.config, { db: r.db, accounts: r.accounts, engine: r.engine, embedder: r.embedder, readers: r.readers, catalog: r.catalog, clock: () => new Date(), log: pino({ level: 'silent' }) });
-  worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: await workflowBundle(), activities: createAssistedActivities(deps) });
-  running = worker.run();
-  // a plain client: time moves only when the test skips it (the environment's own client skips while awaiting a result)
-  client = new Client({ connection: env.connection, namespace: 'default' });
-  assisted = createAssistedSearch({ client, db: r.db, accounts: r.accounts, clock: () => new Date(), catalog: r.catalog, search: r.search, taskQueue: TASK_QUEUE, waitMs: 60_000, deliveryWaitMs: 15 * 60_000 });
+  harness = await startAssistedTimeSkipping({ taskQueue: TASK_QUEUE, deliveryWaitMs: 15 * 60_000 });
+  ({ svc, env, client, assisted } = harness);
 }, 600_000);
 
 afterAll(async () => {
-  if (worker) {
-    worker.shutdown();
-    await running;
-  }
-  await env?.teardown();
-  await svc?.close();
+  await harness?.stop();
 });
-
-async function caller(): Promise<{ auth: AuthContext; orgId: string }> {
-  const ops = operatorSteps(httpClient(svc.baseUrl), svc.adminToken);
-  const org = await ops.newOrg({}, '10.00');
-  const created = await ops.newKey(org.id);
-  const [o, k] = await Promise.all([svc.runtime.accounts.getOrganization(org.id), svc.runtime.accounts.getKey(created.id)]);
-  return { auth: { org: o!, key: k!, billingMode: o!.billingMode }, orgId: org.id };
-}
 
 const charges = async (queryId: string) =>
   (await svc.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`, [queryId]))[0]!.n;
