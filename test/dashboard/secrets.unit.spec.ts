@@ -66,7 +66,7 @@ describe('pages', () => {
     expect(svg).toContain('role="img" aria-labelledby="c-title"');
   });
 
-  it('show credits with at least two decimals and every micro-credit the ledger keeps', () => {
-    expect([25_000_000n, 24_998_412n, 500_000n, 0n, 1n, -1_250_000n].map(credits)).toEqual(['25.00', '24.998412', '0.50', '0.00', '0.000001', '-1.25']);
+  it('show credits in one format, six decimals as X-Query-Cost, every micro-credit the ledger keeps', () => {
+    expect([25_000_000n, 24_998_412n, 500_000n, 0n, 1n, -1_250_000n].map(credits)).toEqual(['25.000000', '24.998412', '0.500000', '0.000000', '0.000001', '-1.250000']);
   });
 });
