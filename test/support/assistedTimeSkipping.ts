@@ -1,6 +1,7 @@
 // Assisted search on Temporal's time-skipping test server: the real workflow, activities and use case over a real test
 // service (event store, embedded engine, embedding model, built-in reasoner); time moves only when a test skips it.
 import pino from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -52,4 +53,19 @@ export async function startAssistedTimeSkipping(options: { taskQueue: string; de
       await svc.close();
     },
   };
+}
+
+/**
+ * Registers the harness for the calling test file (started before its tests, stopped after them) and returns it; its
+ * fields are there once the file's tests run.
+ */
+export function useAssistedTimeSkipping(options: { taskQueue: string; deliveryWaitMs: number }): AssistedTimeSkipping {
+  const harness = {} as AssistedTimeSkipping;
+  beforeAll(async () => {
+    Object.assign(harness, await startAssistedTimeSkipping(options));
+  }, 600_000);
+  afterAll(async () => {
+    await harness.stop?.();
+  });
+  return harness;
 }
