@@ -163,7 +163,55 @@ export type DomainEvent =
    * An operator loaded retraction lists (POST /admin/v1/retractions): the files as given, how many retracted works they
    * list, and the notices of the works no earlier list had (the list now in force is the shipped lists plus these).
    */
-  | { type: 'RetractionsLoaded'; data: { files: string[]; listed: number; newlyRetracted: number; notices: RetractionNotice[] } };
+  | { type: 'RetractionsLoaded'; data: { files: string[]; listed: number; newlyRetracted: number; notices: RetractionNotice[] } }
+  /**
+   * The catalogue as events (CATALOGUE_STREAM; its version is the catalogue's version). A plain collection defined
+   * (POST /admin/v1/collections, or seeded from config/collections.json on a first start), changed in place, or retired
+   * (its searches answer 404 from then on); a meta-collection defined or changed (PUT /admin/v1/meta-collections/{name}).
+   */
+  | { type: 'CollectionDefined'; data: { collection: CollectionDefinition; seeded: boolean } }
+  | { type: 'CollectionChanged'; data: { collection: CollectionDefinition } }
+  | { type: 'CollectionRetired'; data: { name: string } }
+  | { type: 'MetaCollectionDefined'; data: MetaCollectionDefinition }
+  /** One ingestion of source files into a plain collection (its own stream, ingestionStream(id)), started and ended with its counts. */
+  | { type: 'IngestionStarted'; data: { ingestionId: string; collection: string; files: string[]; mode: IngestionMode } }
+  | { type: 'IngestionCompleted'; data: { ingestionId: string; collection: string; counts: IngestionCounts } }
+  | { type: 'IngestionFailed'; data: { ingestionId: string; collection: string; error: string; counts: IngestionCounts } };
+
+/** A plain collection's definition as the operator gives it: config/collections.json's fields (src/collections/catalog.ts validates them). */
+export interface CollectionDefinition {
+  name: string;
+  displayName: string;
+  description: string | null;
+  kind: 'scholarly' | 'editorial';
+  retrieval: 'dense' | 'sparse' | 'hybrid';
+  pricePer1000: string;
+  openAccessOnly: boolean;
+  scanFilterable: boolean;
+  excludeRetracted: boolean;
+  demoFigures?: boolean;
+  source: { reader: string; files: string[] };
+}
+
+export interface MetaCollectionDefinition {
+  name: string;
+  displayName: string;
+  description: string | null;
+  members: string[];
+}
+
+/** upsert: add, change and delete by source identity; replace: the collection becomes exactly the given files. */
+export type IngestionMode = 'upsert' | 'replace';
+
+/** What one ingestion did, by document (a document's identity is its source's: PMID, OpenAlex id, DOI, BEIR or JSONL id). */
+export interface IngestionCounts {
+  documentsRead: number;
+  documentsAdded: number;
+  documentsUpdated: number;
+  documentsDeleted: number;
+  documentsUnchanged: number;
+  chunksIndexed: number;
+}
 
 /** signed-out: the session's own sign-out; revoked: ended from another session (or by the operator) */
 export type SessionEndReason = 'signed-out' | 'revoked';
@@ -197,6 +245,10 @@ export const inviteStream = (inviteId: string) => `invite-${inviteId}`;
 export const sessionStream = (sessionId: string) => `session-${sessionId}`;
 /** Every retraction-list load, in order: its version is the version of the list in force. */
 export const RETRACTIONS_STREAM = 'retractions';
+/** Every collection and meta-collection definition, change and retirement, in order: its version is the catalogue's. */
+export const CATALOGUE_STREAM = 'catalogue';
+/** One stream per ingestion: started, then completed or failed. */
+export const ingestionStream = (ingestionId: string) => `ingestion-${ingestionId}`;
 
 /** The endpoint an assisted search's charge names (SearchCharged.endpoint). */
 export const ASSISTED_SEARCH_ENDPOINT = '/search/assisted';

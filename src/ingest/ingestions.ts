@@ -1,0 +1,37 @@
+// The ingestion port: how the operator API, the CLI and a first start run one ingestion of source files into a plain
+// collection and follow it. Implemented by the Temporal ingestion workflow (workflows/ingestion.ts).
+import type { Actor, IngestionCounts, IngestionMode } from '../domain/events.js';
+
+export type IngestionState = 'running' | 'completed' | 'failed';
+
+/** What GET /admin/v1/ingestions/{id} answers. */
+export interface IngestionStatus extends IngestionCounts {
+  ingestionId: string;
+  collection: string;
+  mode: IngestionMode;
+  /** the files as the operator gave them (relative paths resolve under DATA_ROOT) */
+  files: string[];
+  state: IngestionState;
+  startedAt: string;
+  finishedAt: string | null;
+  error: string | null;
+}
+
+export interface IngestionRequest {
+  /** a plain collection the catalogue holds */
+  collection: string;
+  files: string[];
+  mode: IngestionMode;
+}
+
+export interface Ingestions {
+  /**
+   * Starts one ingestion (appends IngestionStarted) and returns at once; a bad file is 422 and starts nothing, and a
+   * collection with an ingestion running is 409 naming it.
+   */
+  start(request: IngestionRequest, actor: Actor, requestId?: string): Promise<{ ingestionId: string }>;
+  /** progress while running (the workflow's query), the recorded outcome after; null for an unknown id */
+  get(ingestionId: string): Promise<IngestionStatus | null>;
+  /** the collection's latest ingestion, null when it has none (the dashboard and the collections list show it) */
+  latest(collection: string): Promise<IngestionStatus | null>;
+}
