@@ -34,4 +34,6 @@ export interface Ingestions {
   get(ingestionId: string): Promise<IngestionStatus | null>;
   /** the collection's latest ingestion, null when it has none (the dashboard and the collections list show it) */
   latest(collection: string): Promise<IngestionStatus | null>;
+  /** whether any ingestion of the collection completed: until one has, its searches answer 503 (the first ingestion's rule) */
+  hasCompleted(collection: string): Promise<boolean>;
 }
