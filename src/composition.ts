@@ -15,7 +15,10 @@ import { createGatewayTools } from './tools/shippedTools.js';
 import type { FigureImageRenderer } from './figures/figureImages.js';
 import { createJpegFigureRenderer } from './figures/jpegFigureRenderer.js';
 import { figureRootOf } from './figures/demoFigures.js';
-import { loadCollectionCatalog, type CollectionCatalog } from './collections/catalog.js';
+import { definitionOf, loadCollectionCatalog, type CollectionCatalog } from './collections/catalog.js';
+import { openLiveCatalog, type LiveCatalog } from './collections/liveCatalog.js';
+import { createCollectionAdmin } from './collections/manageCollections.js';
+import { canonicalJson } from './eventstore/eventStore.js';
 import { createCollectionReadiness, type CollectionReadiness } from './collections/readiness.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
 import { embeddingModelManifestPath } from './embedding/modelManifest.js';
@@ -58,7 +61,8 @@ export interface Runtime {
   embedder: OnnxEmbedder;
   /** the assisted-search judge's reading models; none when its judge has one stage (the shipped calibration's) */
   readers?: JudgeReaders;
-  catalog: CollectionCatalog;
+  /** the catalogue in force: the catalogue stream's collections and meta-collections, followed within a second */
+  catalog: LiveCatalog;
   /** which collections answer searches yet (demo ingestion marks the ones it builds) */
   readiness: CollectionReadiness;
   accounts: Accounts;
@@ -189,6 +193,34 @@ export async function openAssistedActivityDeps(config: Config, parts: { db: Db; 
   return { db, accounts, engine, embedder, catalog, clock, planFilters, retractions, reasoner: openReasoner(config, { ...parts, journals }), fanOutDelayMs: config.faultFanOutDelayMs, afterChargeDelayMs: config.faultAfterChargeDelayMs };
 }
 
+/** Who recorded the first start's catalogue: the operator's configuration file. */
+const CONFIG_FILE_ACTOR = { kind: 'operator', id: 'collections-config' } as const;
+
+/**
+ * The catalogue of the store, seeded from the configuration file on a first start. After that the store is the truth:
+ * a file that no longer matches it is reported once, since editing it changes nothing (the operator API does).
+ */
+export async function openCatalogue(config: Config, db: Db, clock: () => Date, log?: Logger): Promise<LiveCatalog> {
+  let seeded = false;
+  const catalog = await openLiveCatalog({
+    db,
+    clock,
+    actor: CONFIG_FILE_ACTOR,
+    seed: async () => {
+      seeded = true;
+      return loadCollectionCatalog(config.collectionsConfig);
+    },
+  });
+  if (!seeded && log) {
+    const file = await loadCollectionCatalog(config.collectionsConfig).catch(() => null);
+    const described = (c: CollectionCatalog) => canonicalJson({ collections: c.collections.map(definitionOf), metaCollections: c.metaCollections });
+    if (file && described(file) !== described(catalog)) {
+      log.warn({ file: config.collectionsConfig, catalogueVersion: catalog.version }, 'the collections file differs from the catalogue in the event store, which is the truth after the first start: change collections with the operator API (POST/PATCH/DELETE /admin/v1/collections, PUT /admin/v1/meta-collections/{name}) or the CLI (collection ...)');
+    }
+  }
+  return catalog;
+}
+
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const log = options.log ?? pino({ level: config.logLevel, base: { service: 'litsearch' } });
   const clock = options.clock ?? (() => new Date());
@@ -214,12 +246,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     closers.push(() => embedder.close());
     const readers = await openJudgeReadersFor(config, options.judgeModels);
     if (readers) closers.push(() => readers.close());
-    const catalog = await loadCollectionCatalog(config.collectionsConfig);
+    const catalog = await openCatalogue(config, db, clock, log);
+    closers.push(async () => catalog.close());
     const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
     const accounts = createAccounts(db, clock);
     const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000, catalog });
     const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot, clock });
-    const operations = createOperations(accounts, { catalog, clock, members, retractions });
+    const collectionAdmin = createCollectionAdmin({ catalog, engine, readiness, dataRoot: config.dataRoot, onIndexDeleteFailure: (collection, err) => log.warn({ collection, err }, 'a retired collection\'s index could not be deleted') });
+    const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin });
     const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);
     const journals = journalTable.journals;
     const metricsBasis = metricsBasisSentence(journalTable.metricsBasis);

@@ -59,7 +59,8 @@ export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIng
   });
   const toBuild: PlainCollection[] = [];
   try {
-    for (const collection of runtime.catalog.collections) {
+    // the demo collections: those the configuration file seeded (the operator API's own are ingested when defined)
+    for (const collection of runtime.catalog.collections.filter((c) => runtime.catalog.isSeeded(c.name))) {
       if (await needsIngest(optionsFor(collection))) toBuild.push(collection);
       else runtime.log.info({ collection: collection.name }, 'collection already indexed');
     }

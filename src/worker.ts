@@ -1,8 +1,7 @@
 // `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and DATABASE_URL).
 import pino from 'pino';
 import { loadConfig } from './config.js';
-import { openAssistedActivityDeps, openEmbedder, openJudgeReadersFor, openEventStore, openSearchEngine } from './composition.js';
-import { loadCollectionCatalog } from './collections/catalog.js';
+import { openAssistedActivityDeps, openCatalogue, openEmbedder, openJudgeReadersFor, openEventStore, openSearchEngine } from './composition.js';
 import { createAccounts } from './billing/accounts.js';
 import { createTemporalWorker, TASK_QUEUE } from './temporal/worker.js';
 
@@ -18,7 +17,7 @@ async function main(): Promise<void> {
   const engine = await openSearchEngine(config, log);
   const embedder = await openEmbedder(config);
   const readers = await openJudgeReadersFor(config);
-  const catalog = await loadCollectionCatalog(config.collectionsConfig);
+  const catalog = await openCatalogue(config, db, clock, log);
   const assisted = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, readers, catalog, clock, log });
   const { worker, connection } = await createTemporalWorker({
     address: config.temporalAddress,
@@ -36,6 +35,7 @@ async function main(): Promise<void> {
   await readers?.close();
   await embedder.close();
   await engine.close();
+  catalog.close();
   await db.close();
   log.info('worker stopped');
 }

@@ -14,6 +14,9 @@ import type { LedgerEntryView } from './ledgerCsv.js';
 import type { MemberRole } from '../domain/events.js';
 import { createMembers, OPERATOR_ACTOR, type Members } from '../members/members.js';
 import type { LiveRetractions, RetractionsLoad } from '../ingest/liveRetractions.js';
+import type { CollectionAdmin, CollectionsAdminList } from '../collections/manageCollections.js';
+import type { PlainCollectionConfig } from '../collections/catalog.js';
+import type { CollectionDefinition, MetaCollectionDefinition } from '../domain/events.js';
 
 const OPERATOR: Actor = OPERATOR_ACTOR;
 
@@ -68,10 +71,16 @@ export interface OperationsOptions {
   members?: Members;
   /** the retraction list in force, which loadRetractions extends */
   retractions?: LiveRetractions;
+  /** collections and meta-collections as events (the running service's) */
+  collections?: CollectionAdmin;
 }
 
 export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
   const clock = options.clock ?? (() => new Date());
+  const collections = (): CollectionAdmin => {
+    if (!options.collections) throw new Rejection('SERVICE_UNAVAILABLE', 'collections are managed through the running service: start it (npm start) or pass --url');
+    return options.collections;
+  };
   // invites only: sessions are the dashboard's, which passes its own
   const members = options.members ?? createMembers(accounts.db, accounts, { clock, sessionLifetimeMs: 12 * 3600 * 1000, catalog: options.catalog });
   async function requireOrg(orgId: string) {
@@ -291,6 +300,16 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       if (!options.retractions) throw new Rejection('SERVICE_UNAVAILABLE', 'retraction lists cannot be loaded here');
       return options.retractions.load(files, OPERATOR);
     },
+    /** The catalogue as the operator manages it: plain collections with their state and last ingestion, meta-collections, retired names. */
+    listCollections: (): Promise<CollectionsAdminList> => collections().list(),
+    /** Defines a plain collection (an event) and starts its first ingestion; 409 for a name in use, 422 for a bad definition or an unreadable file. */
+    defineCollection: (definition: Omit<PlainCollectionConfig, '$comment'>) => collections().define(definition, OPERATOR),
+    /** Changes a collection's display name, description or price in place (an event). */
+    changeCollection: (name: string, change: Partial<Pick<CollectionDefinition, 'displayName' | 'description' | 'pricePer1000'>>) => collections().change(name, change, OPERATOR),
+    /** Retires a collection (an event): its searches answer 404 from now on. */
+    retireCollection: (name: string) => collections().retire(name, OPERATOR),
+    /** Defines or changes a meta-collection (an event). */
+    defineMetaCollection: (name: string, body: Omit<MetaCollectionDefinition, 'name'>) => collections().defineMeta(name, body, OPERATOR),
   };
 }
 

@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { loadConfig, operatorTargetFrom, storeLocationFrom, type OperatorTarget, type StoreLocation } from '../config.js';
-import { describeStoreLocation, eventStoreExists, openEventStore, openSearchEngine, openEmbedder } from '../composition.js';
+import { describeStoreLocation, eventStoreExists, openCatalogue, openEventStore, openSearchEngine, openEmbedder } from '../composition.js';
 import { createAccounts } from '../billing/accounts.js';
 import { createOperations, organizationListView, type Operations, type OrganizationListView } from '../admin/operations.js';
-import { loadCollectionCatalog } from '../collections/catalog.js';
 import { ingestMissingDemoCollections } from '../demoIngest.js';
 import { promoteReplay } from '../../projections/replay.js';
 import { Rejection } from '../domain/rejection.js';
@@ -43,6 +42,13 @@ const USAGE = `usage: litsearch <command> [options]
   balance ORG_ID
   ledger ORG_ID [--csv]
   reconcile [ORG_ID] [--from YYYY-MM-DD] [--to YYYY-MM-DD]   per day and collection; exit 1 on any discrepancy
+  collection list                          the catalogue: collections with their state, size and last ingestion,
+                                           meta-collections, retired names
+  collection add FILE.json                 define a plain collection (config/collections.json's fields) and start
+                                           its first ingestion; its searches answer 503 until that completes
+  collection change NAME [--display-name TEXT] [--description TEXT] [--price PRICE_PER_1000]
+  collection retire NAME                   its searches answer 404 from now on; its index is deleted
+  meta-collection set NAME --display-name TEXT --members a,b[,c] [--description TEXT]
   ingest [--force]                         index the configured collections (skips those already indexed)
   replay [--promote]                       rebuild every projection from position 0 and compare with the live ones
   verify                                   check the event log's hash chain
@@ -118,6 +124,11 @@ const ARGUMENTS: Record<string, string[]> = {
   replay: [],
   verify: [],
   'journal-requests': [],
+  'collection list': [],
+  'collection add': ['FILE'],
+  'collection change': ['NAME'],
+  'collection retire': ['NAME'],
+  'meta-collection set': ['NAME'],
 };
 
 /** Refuses a known command given too few, too many or empty positional arguments, naming what it takes. */
@@ -196,6 +207,11 @@ function remoteOperations(remote: Remote): CliOperations {
     verify: async () => findingOf(await call('GET', '/verify', undefined, [200, 409])) as never,
     journalRequests: () => call('GET', '/journal-requests') as never,
     loadRetractions: (files) => call('POST', '/retractions', { files }) as never,
+    listCollections: () => call('GET', '/collections') as never,
+    defineCollection: (definition) => call('POST', '/collections', definition, [201]) as never,
+    changeCollection: (name, change) => call('PATCH', `/collections/${encodeURIComponent(name)}`, change) as never,
+    retireCollection: (name) => call('DELETE', `/collections/${encodeURIComponent(name)}`) as never,
+    defineMetaCollection: async (name, body) => ({ metaCollection: (await call('PUT', `/meta-collections/${encodeURIComponent(name)}`, body, [200, 201])) as never, created: false }),
   };
 }
 
@@ -260,6 +276,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       offset: { type: 'string' },
       url: { type: 'string' },
       'admin-token': { type: 'string' },
+      'display-name': { type: 'string' },
+      description: { type: 'string' },
+      price: { type: 'string' },
+      members: { type: 'string' },
       init: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -292,15 +312,19 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (command === 'ingest') {
     const config = loadConfig(env);
     if (await runningServer(config.dataDir)) throw new Error('stop the server first: it holds the embedded index and store of this data directory');
+    // the catalogue is the store's (seeded from the collections file on a first start)
+    const store = await openEventStore(config);
+    const catalog = await openCatalogue(config, store, () => new Date());
     const engine = await openSearchEngine(config);
     const embedder = await openEmbedder(config);
-    const catalog = await loadCollectionCatalog(config.collectionsConfig);
     try {
       const reports = await ingestMissingDemoCollections({ config, catalog, engine, embedder, log: pino({ level: 'warn' }) }, values.force ?? false);
       print(reports);
     } finally {
+      catalog.close();
       await embedder.close();
       await engine.close();
+      await store.close();
     }
     return 0;
   }
@@ -314,7 +338,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const db = remote ? undefined : await openEventStore(config!);
   const ops: CliOperations = remote
     ? remoteOperations(remote)
-    : localOperations(createOperations(createAccounts(db!), { catalog: await loadCollectionCatalog(config!.collectionsConfig), retractions: createLiveRetractions({ db: db!, dataRoot: config!.dataRoot }) }));
+    : localOperations(createOperations(createAccounts(db!), { catalog: await openCatalogue(config!, db!, () => new Date()), retractions: createLiveRetractions({ db: db!, dataRoot: config!.dataRoot }) }));
   const billingMode = (): BillingMode | undefined => {
     const v = values['billing-mode'];
     if (v === undefined) return undefined;
@@ -405,6 +429,30 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       case 'member cancel-invite':
         print(await ops.cancelInvite(rest[0] ?? '', rest[1] ?? ''));
         return 0;
+      case 'collection list':
+        print(await ops.listCollections());
+        return 0;
+      case 'collection add': {
+        let definition: unknown;
+        try {
+          definition = JSON.parse(readFileSync(rest[0]!, 'utf8'));
+        } catch (err) {
+          throw new Error(`${rest[0]}: not a readable JSON collection definition (${(err as Error).message})`);
+        }
+        print(await ops.defineCollection(definition as never));
+        return 0;
+      }
+      case 'collection change':
+        print(await ops.changeCollection(rest[0]!, Object.fromEntries(Object.entries({ displayName: values['display-name'], description: values.description, pricePer1000: values.price }).filter(([, v]) => v !== undefined))));
+        return 0;
+      case 'collection retire':
+        print(await ops.retireCollection(rest[0]!));
+        return 0;
+      case 'meta-collection set': {
+        if (!values['display-name'] || !values.members) throw new Error('usage: meta-collection set NAME --display-name TEXT --members a,b[,c] [--description TEXT]');
+        print((await ops.defineMetaCollection(rest[0]!, { displayName: values['display-name'], description: values.description ?? null, members: values.members.split(',').map((m) => m.trim()).filter(Boolean) })).metaCollection);
+        return 0;
+      }
       case 'retractions load':
         if (rest.length === 0) throw new Error('usage: retractions load FILE...');
         print(await ops.loadRetractions(rest));

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { formatCredits, parseCredits } from '../money.js';
 import { Rejection } from '../domain/rejection.js';
 import { didYouMean } from '../domain/didYouMean.js';
+import type { CollectionDefinition } from '../domain/events.js';
 
 
 const collectionName = z
@@ -32,7 +33,7 @@ const sourceSchema = z.strictObject({
   files: z.array(relativeDataPath).min(1),
 });
 
-const plainCollectionSchema = z.strictObject({
+export const plainCollectionSchema = z.strictObject({
   $comment: z.string().optional(),
   name: collectionName,
   displayName: z.string().min(1),
@@ -134,21 +135,31 @@ export function createCollectionCatalog(raw: unknown): CollectionCatalog {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
     throw new CollectionsConfigError(`invalid collections configuration:\n  ${issues.join('\n  ')}`);
   }
-  const collections: PlainCollection[] = parsed.data.collections.map(({ $comment: _comment, ...config }) => ({
-    ...config,
-    type: 'plain',
-    excludeRetracted: config.excludeRetracted ?? config.kind === 'scholarly',
-  }));
-  const metaCollections: MetaCollection[] = parsed.data.metaCollections.map(({ $comment: _comment, ...config }) => ({
-    ...config,
-    type: 'meta',
-  }));
+  return buildCatalog(
+    parsed.data.collections.map(({ $comment: _comment, ...config }) => plainCollectionOf(config)),
+    parsed.data.metaCollections.map(({ $comment: _comment, ...config }) => ({ ...config, type: 'meta' })),
+  );
+}
+
+/** A validated definition as the catalogue holds it: excludeRetracted resolved (true for scholarly collections unless said). */
+export function plainCollectionOf(config: Omit<PlainCollectionConfig, '$comment'>): PlainCollection {
+  return { ...config, type: 'plain', excludeRetracted: config.excludeRetracted ?? config.kind === 'scholarly' };
+}
+
+/** The definition an event records for a plain collection (the catalogue's fields without its type tag). */
+export function definitionOf(collection: PlainCollection): CollectionDefinition {
+  const { type: _type, ...definition } = collection;
+  return definition;
+}
+
+/** The catalogue over validated entries (meta-collection members must name plain collections of `collections`). */
+export function buildCatalog(collections: PlainCollection[], metaCollections: MetaCollection[]): CollectionCatalog {
   const byLowerName = new Map<string, CatalogEntry>();
   for (const entry of [...collections, ...metaCollections]) byLowerName.set(entry.name.toLowerCase(), entry);
   const plainByName = new Map(collections.map((c) => [c.name, c]));
 
   const physicalMembers = (entry: CatalogEntry): PlainCollection[] =>
-    entry.type === 'plain' ? [entry] : entry.members.map((member) => plainByName.get(member)!);
+    entry.type === 'plain' ? [entry] : entry.members.map((member) => plainByName.get(member)).filter((member): member is PlainCollection => member !== undefined);
 
   return {
     collections,

@@ -1,5 +1,6 @@
 // Request body schemas (zod): one place that says what each endpoint accepts.
 import { z } from 'zod';
+import { plainCollectionSchema } from '../collections/catalog.js';
 import { ApiError } from './errors.js';
 import { DEFAULT_IMAGE_OPTIONS } from '../figures/figureImages.js';
 
@@ -264,6 +265,21 @@ export const creditsBody = z.strictObject({ amount: money, reference: z.string()
 export const suspendBody = z.strictObject({ reason: z.string().max(500).optional() });
 export const retractionsBody = z.strictObject({
   files: z.array(z.string().min(1).max(1000)).min(1).max(50).meta({ description: 'Retraction lists the server can read: Retraction Watch CSV (`.csv`) or open-retractions JSON lines (`.jsonl`, `.jsonl.gz`); relative paths are under DATA_ROOT.' }),
+});
+
+/** POST /admin/v1/collections: a plain collection's definition, the fields config/collections.json takes. */
+export const collectionBody = plainCollectionSchema.omit({ $comment: true }).meta({
+  description: 'A plain collection: `source.files` name files the server can read (relative paths are under DATA_ROOT); `excludeRetracted` defaults to true for scholarly collections.',
+});
+/** PATCH /admin/v1/collections/{name}: what changes in place (the content's definition is fixed at its name). */
+export const collectionChangeBody = z
+  .strictObject({ displayName: z.string().min(1).max(200).optional(), description: z.string().max(2000).nullable().optional(), pricePer1000: plainCollectionSchema.shape.pricePer1000.optional() })
+  .refine((b) => Object.keys(b).length > 0, 'send at least one of displayName, description, pricePer1000');
+/** PUT /admin/v1/meta-collections/{name}: the meta-collection's whole definition. */
+export const metaCollectionBody = z.strictObject({
+  displayName: z.string().min(1).max(200),
+  description: z.string().max(2000).nullable(),
+  members: z.array(z.string().min(1).max(63)).min(2).max(50).meta({ description: 'Plain collections this meta-collection searches together (at least two).' }),
 });
 
 export const keyBody = z.strictObject({

@@ -18,6 +18,9 @@ import {
   keyBody,
   suspendBody,
   retractionsBody,
+  collectionBody,
+  collectionChangeBody,
+  metaCollectionBody,
   reconciliationQuery,
   organizationListQuery,
   assistedBody,
@@ -66,6 +69,9 @@ export const NAMED_SCHEMAS = {
   KeyRequest: keyBody,
   SuspendRequest: suspendBody,
   RetractionsRequest: retractionsBody,
+  CollectionRequest: collectionBody,
+  CollectionChangeRequest: collectionChangeBody,
+  MetaCollectionRequest: metaCollectionBody,
   SpendingCapRequest: spendingCapBody,
   InviteRequest: inviteBody,
   LoginRequest: loginBody,
@@ -120,6 +126,11 @@ export const NAMED_SCHEMAS = {
   ReplayReport: operator.ReplayReport,
   ChainVerdict: operator.ChainVerdict,
   RetractionsLoad: operator.RetractionsLoad,
+  AdminCollections: operator.AdminCollections,
+  AdminCollection: operator.AdminCollection,
+  AdminMetaCollection: operator.AdminMetaCollection,
+  DefinedCollection: operator.DefinedCollection,
+  RetiredCollection: operator.RetiredCollection,
   TooManyRequestsFromAddress: responses.TooManyRequestsFromAddress,
 } satisfies Record<string, z.ZodType>;
 
@@ -225,7 +236,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 };
 
 interface Operation {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   tag: Tag;
   access: Access;
@@ -421,6 +432,11 @@ function operatorOperations(): Operation[] {
     op('post', '/replay', 'replay', 'Rebuild the projections from the event log and compare', { description: 'A divergence is 409 CONFLICT with the replay report in error.details; a replay already running is 409 too.', response: 'ReplayReport', errors: [401, 409, 429] }),
     op('get', '/journal-requests', 'listJournalRequests', 'Journal requests, grouped by journal, most requested first', { response: 'JournalRequestSummaries' }),
     op('post', '/retractions', 'loadRetractions', 'Load newer retraction lists: their works leave the results of every collection that excludes retractions, without re-ingesting', { body: 'RetractionsRequest', response: 'RetractionsLoad', description: 'Recorded as an event; the list in force is the shipped lists plus every load, and retractions/check answers from it. Other API processes follow within a second. A file that is missing or does not parse is 422 naming it, and nothing is loaded.' }),
+    op('get', '/collections', 'listAdminCollections', 'The catalogue: collections with their state, size and last ingestion; meta-collections; retired names', { response: 'AdminCollections' }),
+    op('post', '/collections', 'defineCollection', 'Define a plain collection and start its first ingestion', { body: 'CollectionRequest', status: 201, response: 'DefinedCollection', description: 'Recorded as an event. Its searches answer 503 until the first ingestion completes. 409 when the name is taken (names of retired collections too); 422 for a bad definition, an unreadable file or a name a fixed route uses.' }),
+    op('patch', '/collections/{name}', 'changeCollection', "Change a collection's display name, description or price", { body: 'CollectionChangeRequest', response: 'AdminCollection' }),
+    op('delete', '/collections/{name}', 'retireCollection', 'Retire a collection: its searches answer 404 from now on', { response: 'RetiredCollection', description: 'Keys scoped to it lose it; its query records stay re-fetchable for their 7 days; its index is deleted. 409 while a meta-collection lists it or an ingestion of it runs.' }),
+    op('put', '/meta-collections/{name}', 'defineMetaCollection', 'Define or change a meta-collection', { body: 'MetaCollectionRequest', status: 201, response: 'AdminMetaCollection', description: '201 when defined, 200 when changed. Members are plain collections, at least two.' }),
     op('get', '/verify', 'verifyChain', "Verify the event log's hash chain", { description: 'A break is 409 CONFLICT with the verdict in error.details.', response: 'ChainVerdict', errors: [401, 409, 429] }),
   ];
 }

@@ -148,6 +148,60 @@ export const RetractionsLoad = z.object({
   loadedAt: z.string(),
 });
 
+const CollectionDefinitionFields = {
+  name: z.string(),
+  displayName: z.string(),
+  description: z.string().nullable(),
+  kind: z.enum(['scholarly', 'editorial']),
+  retrieval: z.enum(['dense', 'sparse', 'hybrid']),
+  pricePer1000: z.string(),
+  openAccessOnly: z.boolean(),
+  scanFilterable: z.boolean(),
+  excludeRetracted: z.boolean(),
+  demoFigures: z.boolean().optional(),
+  source: z.object({ reader: z.string(), files: z.array(z.string()) }),
+};
+
+const IngestionSummary = z
+  .object({
+    ingestionId: z.string(),
+    collection: z.string(),
+    mode: z.enum(['upsert', 'replace']),
+    files: z.array(z.string()),
+    state: z.enum(['running', 'completed', 'failed']),
+    documentsRead: z.number().int(),
+    documentsAdded: z.number().int(),
+    documentsUpdated: z.number().int(),
+    documentsDeleted: z.number().int(),
+    documentsUnchanged: z.number().int(),
+    chunksIndexed: z.number().int(),
+    startedAt: z.string(),
+    finishedAt: z.string().nullable(),
+    error: z.string().nullable(),
+  })
+  .nullable();
+
+export const AdminCollection = z.object({
+  ...CollectionDefinitionFields,
+  type: z.literal('plain'),
+  state: z.enum(['ready', 'ingesting', 'failed']).meta({ description: 'ingesting: its first ingestion is running (searches answer 503); failed: no ingestion of it completed and the last failed.' }),
+  seeded: z.boolean().meta({ description: 'Defined by the collections file on the first start.' }),
+  documentCount: z.number().int(),
+  lastIngestion: IngestionSummary,
+});
+
+export const AdminMetaCollection = z.object({ name: z.string(), displayName: z.string(), description: z.string().nullable(), members: z.array(z.string()), type: z.literal('meta') });
+
+export const AdminCollections = z.object({
+  catalogueVersion: z.number().int().meta({ description: 'The catalogue stream version: one per definition, change or retirement.' }),
+  collections: z.array(AdminCollection),
+  metaCollections: z.array(AdminMetaCollection),
+  retired: z.array(z.string()).meta({ description: 'Names of retired collections; they are not reused.' }),
+});
+
+export const DefinedCollection = z.object({ collection: AdminCollection, ingestionId: z.string().meta({ description: 'Its first ingestion: GET /admin/v1/ingestions/{id}.' }) });
+export const RetiredCollection = z.object({ name: z.string(), retired: z.literal(true) });
+
 export const ChainVerdict = z.object({
   ok: z.boolean(),
   checked: z.number().int(),
@@ -181,4 +235,8 @@ export type OperatorSchemasFitOperations = [
   Fits<typeof ReplayReport, Returns<'replay'>>,
   Fits<typeof ChainVerdict, Returns<'verify'>>,
   Fits<typeof RetractionsLoad, Returns<'loadRetractions'>>,
+  Fits<typeof AdminCollections, Returns<'listCollections'>>,
+  Fits<typeof DefinedCollection, Returns<'defineCollection'>>,
+  Fits<typeof AdminCollection, Returns<'changeCollection'>>,
+  Fits<typeof RetiredCollection, Returns<'retireCollection'>>,
 ];

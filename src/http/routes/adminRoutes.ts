@@ -2,7 +2,7 @@
 // is declared where the groups are mounted (app.ts), so it applies to whatever this router matches.
 import { ApiError } from '../errors.js';
 import Router from '@koa/router';
-import { parseOr422, organizationBody, organizationListQuery, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody, spendingCapBody, inviteBody, retractionsBody } from '../schemas.js';
+import { parseOr422, organizationBody, organizationListQuery, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody, spendingCapBody, inviteBody, retractionsBody, collectionBody, collectionChangeBody, metaCollectionBody } from '../schemas.js';
 import { ledgerCsv } from '../../admin/ledgerCsv.js';
 import { organizationListView, type Operations } from '../../admin/operations.js';
 import { requestBaseUrl } from '../requestContext.js';
@@ -118,6 +118,26 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   router.post('/retractions', async (ctx) => {
     const body = parseOr422(retractionsBody, ctx.request.body);
     ctx.body = await ops.loadRetractions(body.files);
+  });
+  router.get('/collections', async (ctx) => {
+    ctx.body = await ops.listCollections();
+  });
+  router.post('/collections', async (ctx) => {
+    const body = parseOr422(collectionBody, ctx.request.body);
+    const defined = await ops.defineCollection(body);
+    ctx.status = 201;
+    ctx.body = defined;
+  });
+  router.patch('/collections/:name', async (ctx) => {
+    ctx.body = await ops.changeCollection(ctx.params.name!, parseOr422(collectionChangeBody, ctx.request.body));
+  });
+  router.delete('/collections/:name', async (ctx) => {
+    ctx.body = await ops.retireCollection(ctx.params.name!);
+  });
+  router.put('/meta-collections/:name', async (ctx) => {
+    const { metaCollection, created } = await ops.defineMetaCollection(ctx.params.name!, parseOr422(metaCollectionBody, ctx.request.body));
+    ctx.status = created ? 201 : 200;
+    ctx.body = metaCollection;
   });
   router.get('/verify', async (ctx) => {
     const verdict = await ops.verify();
