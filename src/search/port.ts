@@ -80,11 +80,16 @@ export interface SearchEngine {
   readonly kind: 'embedded' | 'opensearch';
   /** create the index if absent; `dims` is the embedding width */
   ensureIndex(index: string, dims: number): Promise<void>;
-  /** upsert by chunk id */
+  /** stage upserts by chunk id (visible at the next commit) */
   indexChunks(index: string, chunks: ChunkRecord[]): Promise<void>;
+  /** stage deletions by chunk id (visible at the next commit); ids the index does not hold are ignored */
+  deleteChunks(index: string, ids: readonly string[]): Promise<void>;
   /**
-   * make everything indexed so far searchable and durable, together with the inventory put since the last commit;
-   * a commit that changes chunks without a new inventory drops the stored one (getInventory then rebuilds it)
+   * make everything staged since the last commit (indexChunks upserts and deleteChunks deletions) searchable and
+   * durable, atomically: search, getChunks, countChunks, findChunks, stats and getInventory see all of it from the
+   * moment commit resolves and none of it before (a document replaced by deleting its old chunks and indexing its new
+   * ones in one commit is never seen in both versions nor in neither). Together with the inventory put since the last
+   * commit; a commit that changes chunks without a new inventory drops the stored one (getInventory then rebuilds it)
    */
   commit(index: string): Promise<void>;
   /** the index's inventory (documents per journal identity), stored by the next commit; the index must exist */

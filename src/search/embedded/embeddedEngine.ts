@@ -28,15 +28,18 @@ interface IndexState {
   readonly name: string;
   readonly dir: string;
   readonly dims: number;
-  /** merged, searchable chunks */
+  /** the committed segment: the one written to disk or read from it, and the only one searches read */
   segment: IndexSegment;
-  /** chunks upserted since the last merge, by id */
+  /** chunks upserted since the last commit, by id; invisible to searches until it */
   pending: Map<string, PendingChunk>;
-  /** the segment last written to disk or read from it, its generation and the manifest's stamp */
-  committed: IndexSegment | undefined;
+  /** ids deleted since the last commit; invisible to searches until it */
+  deletions: Set<string>;
+  /** what a running commit is merging and writing (taken from pending and deletions when it started) */
+  inflight: { pending: ReadonlyMap<string, PendingChunk>; deletions: ReadonlySet<string> } | undefined;
+  /** the segment's generation and the manifest's stamp (undefined until first written) */
   generation: number;
   stamp: string | undefined;
-  /** the inventory committed with that generation, if it has one */
+  /** the inventory committed with the segment, if it has one */
   inventory: CollectionInventory | undefined;
   /** the inventory put since the last commit, which the next commit writes */
   stagedInventory: CollectionInventory | undefined;
@@ -72,7 +75,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     const known = states.get(name);
     if (
       known &&
-      (known.pending.size > 0 || known.segment !== known.committed || known.stagedInventory !== undefined || (await committedStampUnchanged(known)))
+      (hasUncommitted(known) || (await committedStampUnchanged(known)))
     ) {
       return known;
     }
@@ -87,7 +90,6 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
         }
         const { segment, generation, stamp, inventory } = await readIndexGeneration(dir);
         const state = newState(name, dir, segment, generation);
-        state.committed = segment;
         state.stamp = stamp;
         state.inventory = inventory;
         state.stampCheckedAt = performance.now();
@@ -108,6 +110,10 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     return true;
   }
 
+  function hasUncommitted(state: IndexState): boolean {
+    return state.pending.size > 0 || state.deletions.size > 0 || state.inflight !== undefined || state.stagedInventory !== undefined;
+  }
+
   async function requireState(name: string): Promise<IndexState> {
     const state = await findState(name);
     if (!state) throw new Error(`embedded engine: index "${name}" does not exist`);
@@ -121,7 +127,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       dims: segment.dims,
       segment,
       pending: new Map(),
-      committed: undefined,
+      deletions: new Set(),
+      inflight: undefined,
       generation,
       stamp: undefined,
       inventory: undefined,
@@ -132,31 +139,50 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     };
   }
 
-  /** Merges pending upserts so searches see everything indexed so far. */
-  function searchable(state: IndexState): IndexSegment {
-    if (state.pending.size > 0) {
-      state.segment = mergeSegment(state.segment, [...state.pending.values()]);
-      state.pending.clear();
-    }
-    return state.segment;
-  }
-
+  /**
+   * Makes everything staged visible at once: the staged upserts and deletions are merged into a new segment beside the
+   * committed one, written as the next generation, and only then swapped in, so searches read the old segment until
+   * the swap and the new one after it, never a part of the change. Changes staged while it runs wait for the next commit.
+   */
   function commitState(state: IndexState): Promise<void> {
     const run = state.commitQueue.then(async () => {
-      const segment = searchable(state);
+      const { pending, deletions } = state;
       const inventory = state.stagedInventory;
-      if (segment === state.committed && inventory === undefined) return;
-      // new chunks without a new inventory: the old one no longer describes them, so it is not carried over
-      const written = await writeIndexGeneration(state.dir, segment, state.generation, inventory);
-      state.generation = written.generation;
-      state.stamp = written.stamp;
-      state.stampCheckedAt = performance.now();
-      state.committed = segment;
-      state.inventory = inventory;
-      if (state.stagedInventory === inventory) state.stagedInventory = undefined;
+      if (pending.size === 0 && deletions.size === 0 && inventory === undefined && state.stamp !== undefined) return;
+      state.pending = new Map();
+      state.deletions = new Set();
+      state.inflight = { pending, deletions };
+      try {
+        const segment = pending.size > 0 || deletions.size > 0 ? mergeSegment(state.segment, [...pending.values()], deletions) : state.segment;
+        // changed chunks without a new inventory: the old one no longer describes them, so it is not carried over
+        const written = await writeIndexGeneration(state.dir, segment, state.generation, inventory);
+        state.segment = segment;
+        state.generation = written.generation;
+        state.stamp = written.stamp;
+        state.stampCheckedAt = performance.now();
+        state.inventory = inventory;
+        if (state.stagedInventory === inventory) state.stagedInventory = undefined;
+      } catch (error) {
+        // nothing became visible: stage the change again, under whatever was staged since
+        for (const [id, entry] of pending) if (!state.pending.has(id) && !state.deletions.has(id)) state.pending.set(id, entry);
+        for (const id of deletions) if (!state.pending.has(id)) state.deletions.add(id);
+        throw error;
+      } finally {
+        state.inflight = undefined;
+      }
     });
     state.commitQueue = run.catch(() => undefined);
     return run;
+  }
+
+  /** Whether the change a running commit writes touches this id (so the committed segment is not its latest version). */
+  function inflightTouches(state: IndexState, id: string): boolean {
+    return state.inflight !== undefined && (state.inflight.pending.has(id) || state.inflight.deletions.has(id));
+  }
+
+  function stageDeletion(state: IndexState, id: string): void {
+    state.pending.delete(id);
+    if (state.segment.ordinalById.has(id) || inflightTouches(state, id)) state.deletions.add(id);
   }
 
   function upsert(state: IndexState, chunk: ChunkRecord): void {
@@ -166,8 +192,9 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       );
     }
     const fingerprint = chunkFingerprint(chunk);
+    state.deletions.delete(chunk.id);
     const ordinal = state.segment.ordinalById.get(chunk.id);
-    if (ordinal !== undefined && state.segment.chunks[ordinal].fingerprint === fingerprint) {
+    if (ordinal !== undefined && state.segment.chunks[ordinal].fingerprint === fingerprint && !inflightTouches(state, chunk.id)) {
       // identical to what is indexed: drop any different pending version and change nothing
       state.pending.delete(chunk.id);
       return;
@@ -236,6 +263,11 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       for (const chunk of chunks) upsert(state, chunk);
     },
 
+    async deleteChunks(index, ids) {
+      const state = await requireState(index);
+      for (const id of ids) stageDeletion(state, id);
+    },
+
     async commit(index) {
       await commitState(await requireState(index));
     },
@@ -247,8 +279,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     async getInventory(index) {
       const state = await findState(index);
       if (!state) return null;
-      const segment = searchable(state);
-      if (segment === state.committed && state.inventory) return state.inventory;
+      const segment = state.segment;
+      if (state.inventory) return state.inventory;
       let rebuilt = rebuiltInventories.get(segment);
       if (!rebuilt) {
         const tally = new InventoryTally();
@@ -262,7 +294,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     async search(req) {
       if (!Number.isInteger(req.limit) || req.limit < 0) throw new Error(`embedded engine: invalid limit ${req.limit}`);
       const state = await requireState(req.index);
-      const segment = searchable(state);
+      const segment = state.segment;
       if (req.limit === 0) return [];
       const passes = ordinalFilter(segment, req);
       const candidates = new Map<number, RankCandidate>();
@@ -307,7 +339,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
 
     async getChunks(index, ids) {
       const state = await requireState(index);
-      const segment = searchable(state);
+      const segment = state.segment;
       const found: ChunkRecord[] = [];
       for (const id of ids) {
         const ordinal = segment.ordinalById.get(id);
@@ -317,7 +349,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     },
 
     async countChunks(index, filter) {
-      const segment = searchable(await requireState(index));
+      const segment = (await requireState(index)).segment;
       const predicate = compileToPredicate(filter);
       let count = 0;
       for (const chunk of segment.chunks) if (predicate(chunk.metadata)) count++;
@@ -325,7 +357,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     },
 
     async findChunks(index, filter, limit) {
-      const segment = searchable(await requireState(index));
+      const segment = (await requireState(index)).segment;
       const predicate = compileToPredicate(filter);
       const found: ChunkRecord[] = [];
       for (let ordinal = 0; ordinal < segment.chunks.length && found.length < limit; ordinal++) {
@@ -336,7 +368,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
 
     async stats(index): Promise<IndexStats> {
       const state = await requireState(index);
-      return { chunks: searchable(state).chunks.length, bytes: await indexBytesOnDisk(state.dir) };
+      return { chunks: state.segment.chunks.length, bytes: await indexBytesOnDisk(state.dir) };
     },
 
     async hasIndex(index) {

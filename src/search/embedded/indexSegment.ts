@@ -78,12 +78,12 @@ export function countTerms(terms: readonly string[]): { termFreqs: Map<string, n
 }
 
 /**
- * A new segment holding the base's chunks except those replaced, followed by the pending chunks.
+ * A new segment holding the base's chunks except those replaced or deleted, followed by the pending chunks.
  * Surviving chunks keep their relative order, so every posting list stays sorted by ordinal.
  */
-export function mergeSegment(base: IndexSegment, pending: readonly PendingChunk[]): IndexSegment {
+export function mergeSegment(base: IndexSegment, pending: readonly PendingChunk[], deleted: ReadonlySet<string> = new Set()): IndexSegment {
   const dims = base.dims;
-  const replaced = new Set<string>();
+  const replaced = new Set<string>(deleted);
   for (const entry of pending) replaced.add(entry.chunk.id);
 
   const oldCount = base.chunks.length;

@@ -83,7 +83,7 @@ interface MgetResponseBody {
 
 interface BulkResponseBody {
   errors: boolean;
-  items: Array<Record<string, { _id: string; status: number; error?: { type: string; reason: string } }>>;
+  items: Array<Record<string, { _id: string; status: number; result?: string; error?: { type: string; reason: string } }>>;
 }
 
 interface IndexInfo {
@@ -261,6 +261,23 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     }
   }
 
+  /**
+   * Deletes one batch by id; ids the index does not hold answer not_found and are ignored. Like an upsert, a deletion is
+   * invisible to searches until commit's refresh.
+   */
+  async function deleteBatch(name: string, ids: readonly string[]): Promise<void> {
+    const bulkBody = ids.map((id) => ({ delete: { _index: name, _id: id } }));
+    const response = await client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: bulkBody as Record<string, unknown>[] });
+    const result = response.body as BulkResponseBody;
+    const outcomes = result.items.map((item) => Object.values(item)[0]);
+    if (outcomes.some((outcome) => outcome.result === 'deleted')) changedSinceCommit.add(name);
+    const failures = outcomes.filter((outcome) => outcome.error !== undefined && outcome.status !== 404);
+    if (failures.length > 0) {
+      const detail = failures.map((outcome) => `${outcome._id}: ${outcome.error?.type} ${outcome.error?.reason}`);
+      throw new Error(`opensearch engine: ${failures.length} chunk(s) failed to delete from ${name}: ${detail.slice(0, 5).join('; ')}`);
+    }
+  }
+
   /** A search body: hits by score, ties broken by chunk id as in the embedded engine, and no hit count. */
   function searchBody(query: OpenSearchQuery, size: number, fetch: Record<string, unknown>): Record<string, unknown> {
     return {
@@ -318,10 +335,14 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     return bm25Ceiling(terms, (term) => field?.terms?.[term]?.doc_freq ?? 0, field?.field_statistics?.doc_count ?? 0);
   }
 
+  /**
+   * Chunks by id as of the last commit: `realtime=false` reads the searcher the last refresh opened, as searches do (a
+   * realtime get would also read chunks staged since, before their commit).
+   */
   async function fetchChunks(name: string, ids: string[], vectors = true): Promise<ChunkRecord[]> {
     if (ids.length === 0) return [];
-    const excludes = vectors ? '' : `?_source_excludes=${WITHOUT_VECTORS.excludes.join(',')}`;
-    const { body } = await call<MgetResponseBody>('POST', `/${name}/_mget${excludes}`, { ids });
+    const excludes = vectors ? '' : `&_source_excludes=${WITHOUT_VECTORS.excludes.join(',')}`;
+    const { body } = await call<MgetResponseBody>('POST', `/${name}/_mget?realtime=false${excludes}`, { ids });
     return body.docs.filter((doc) => doc.found && doc._source).map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
   }
 
@@ -569,6 +590,15 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const name = indexName(index);
       for (let start = 0; start < chunks.length; start += batchSize) {
         await indexBatch(name, info, chunks.slice(start, start + batchSize));
+      }
+    },
+
+    async deleteChunks(index, ids) {
+      await requireInfo(index);
+      const name = indexName(index);
+      const unique = [...new Set(ids)];
+      for (let start = 0; start < unique.length; start += batchSize) {
+        await deleteBatch(name, unique.slice(start, start + batchSize));
       }
     },
 
