@@ -1,4 +1,4 @@
-// Picks the reader a collection's source names and streams its documents from the data root.
+// Picks the reader a collection's source names and streams its documents (and deletions) from the data root.
 import type { PlainCollection } from '../collections/catalog.js';
 import { sourceFilePaths } from '../collections/catalog.js';
 import { readBeirCorpus } from './beirReader.js';
@@ -6,9 +6,9 @@ import { medlineCitationToEditorialDocument } from './medlineEditorial.js';
 import { readMedlineCitations, readMedlineDocuments } from './medlineReader.js';
 import { readOpenAlexWorks } from './openAlexReader.js';
 import { readJsonlDocuments } from './jsonlReader.js';
-import type { SourceDocument } from './sourceDocument.js';
+import type { SourceItem } from './sourceDocument.js';
 
-async function* readSourceFile(reader: PlainCollection['source']['reader'], path: string): AsyncGenerator<SourceDocument> {
+async function* readSourceFile(reader: PlainCollection['source']['reader'], path: string): AsyncGenerator<SourceItem> {
   switch (reader) {
     case 'beir':
       yield* readBeirCorpus(path);
@@ -32,7 +32,7 @@ async function* readSourceFile(reader: PlainCollection['source']['reader'], path
   }
 }
 
-/** Every document of a collection's source files, in file order. */
-export async function* readCollectionDocuments(collection: PlainCollection, dataRoot: string): AsyncGenerator<SourceDocument> {
+/** Every document and deletion of a collection's source files, in file order. */
+export async function* readCollectionDocuments(collection: PlainCollection, dataRoot: string): AsyncGenerator<SourceItem> {
   for (const path of sourceFilePaths(collection, dataRoot)) yield* readSourceFile(collection.source.reader, path);
 }
