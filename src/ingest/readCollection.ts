@@ -3,7 +3,7 @@ import type { PlainCollection } from '../collections/catalog.js';
 import { sourceFilePaths } from '../collections/catalog.js';
 import { readBeirCorpus } from './beirReader.js';
 import { medlineCitationToEditorialDocument } from './medlineEditorial.js';
-import { readMedlineCitations, readMedlineDocuments } from './medlineReader.js';
+import { readMedlineItems } from './medlineReader.js';
 import { readOpenAlexWorks } from './openAlexReader.js';
 import { readJsonlDocuments } from './jsonlReader.js';
 import type { SourceItem } from './sourceDocument.js';
@@ -17,13 +17,13 @@ async function* readSourceFile(reader: PlainCollection['source']['reader'], path
       yield* readOpenAlexWorks(path);
       return;
     case 'medline':
-      yield* readMedlineDocuments(path);
+      yield* readMedlineItems(path);
       return;
     case 'jsonl':
       yield* readJsonlDocuments(path);
       return;
     case 'medline-editorial':
-      for (const citation of await readMedlineCitations(path)) yield medlineCitationToEditorialDocument(citation);
+      yield* readMedlineItems(path, medlineCitationToEditorialDocument);
       return;
     default: {
       const unknownReader: never = reader;
