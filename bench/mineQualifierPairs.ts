@@ -44,6 +44,7 @@ async function main() {
   for (const name of ['openalex-synergy', 'clinical-digest', 'scifact']) {
     const collection = catalog.resolveCollection(name) as PlainCollection;
     for await (const d of readCollectionDocuments(collection, config.dataRoot)) {
+      if ('deleted' in d) continue;
       const text = d.sections.map((s) => s.text).join(' ');
       if (text.split(/\s+/).length < 40) continue;
       docs.push({ collection: name, docId: d.doc_id, title: d.title ?? '', text: text.split(/\s+/).slice(0, 220).join(' ') });

@@ -155,6 +155,8 @@ export async function prepareCollection(options: {
   };
   const seenDocIds = new Set<string>();
   for await (const document of readCollectionDocuments(collection, options.dataRoot)) {
+    // a full ingestion indexes exactly the documents its files hold: a deletion has nothing to remove here
+    if ('deleted' in document) continue;
     prepared.documentsRead += 1;
     if (prepared.documentsRead % 500 === 0) {
       options.onProgress?.({ collection: collection.name, phase: 'reading', done: prepared.documentsRead, total: null });

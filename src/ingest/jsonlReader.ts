@@ -1,11 +1,12 @@
 // Reads any corpus an operator brings as JSON lines: one document a line, `{"id", "title", "text" | "sections", ...}`
-// with the spec's result metadata field names; a bad line is reported with its file and line number.
+// with the spec's result metadata field names, or a deletion `{"id", "deleted": true}`; a bad line is reported with
+// its file and line number.
 import { z } from 'zod';
 import { canonicalArticleType } from '../filters/articleTypes.js';
 import { parseFilterDate } from '../filters/dates.js';
 import { canonicalNctId } from '../filters/identifiers.js';
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from './sourceIdentifiers.js';
-import type { DocumentSection, SourceDocument } from './sourceDocument.js';
+import type { DocumentSection, SourceDocument, SourceItem } from './sourceDocument.js';
 import { readLines } from './sourceFiles.js';
 
 /** The section name of a document given as one `text`. */
@@ -26,9 +27,16 @@ const identifier = (name: string, canonical: (v: string) => string | null) =>
 const date = (partial: boolean) =>
   z.string().nullish().refine((v) => v == null || parseFilterDate(v, partial) !== null && !v.includes('T'), partial ? 'a date as YYYY, YYYY-MM or YYYY-MM-DD' : 'a date as YYYY-MM-DD');
 
+const documentId = z.union([z.string().trim().min(1), z.number().int()]).transform(String);
+
+/** A deletion line: only its id is read, so a line that still carries the document's other fields deletes it too. */
+const jsonlDeletion = z.looseObject({ id: documentId, deleted: z.literal(true) });
+
 const jsonlRecord = z
   .strictObject({
-    id: z.union([z.string().trim().min(1), z.number().int()]).transform(String),
+    id: documentId,
+    /** `true` makes the line a deletion (read by jsonlDeletion); `false` or absent, a document */
+    deleted: z.boolean().nullish(),
     title: text,
     text: z.string().nullish(),
     sections: z.array(z.strictObject({ title: z.string().trim().min(1), text: z.string() })).nullish(),
@@ -72,13 +80,20 @@ const jsonlRecord = z
   })
   .refine((r) => !(r.text != null && r.sections != null), { message: 'give "text" or "sections", not both' });
 
-/** Maps one line's record; throws a readable message when it does not fit. */
-export function jsonlRecordToDocument(raw: unknown): SourceDocument {
-  const parsed = jsonlRecord.safeParse(raw);
-  if (!parsed.success) {
-    throw new Error(parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
+function readableIssues(error: z.ZodError): string {
+  return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}
+
+/** Maps one line's record to a document or, with `"deleted": true`, a deletion; throws a readable message when it does not fit. */
+export function jsonlRecordToItem(raw: unknown): SourceItem {
+  if (typeof raw === 'object' && raw !== null && (raw as { deleted?: unknown }).deleted === true) {
+    const deletion = jsonlDeletion.safeParse(raw);
+    if (!deletion.success) throw new Error(readableIssues(deletion.error));
+    return { deleted: true, doc_id: deletion.data.id };
   }
-  const { id, title, text: body, sections, retracted, ...fields } = parsed.data;
+  const parsed = jsonlRecord.safeParse(raw);
+  if (!parsed.success) throw new Error(readableIssues(parsed.error));
+  const { id, deleted: _notDeleted, title, text: body, sections, retracted, ...fields } = parsed.data;
   const documentSections: DocumentSection[] = sections
     ? sections.filter((s) => s.text.trim()).map((s) => ({ section: s.title.toLowerCase(), text: s.text.trim() }))
     : body?.trim()
@@ -89,17 +104,18 @@ export function jsonlRecordToDocument(raw: unknown): SourceDocument {
 }
 
 /**
- * Documents of a JSON-lines file (".gz" gunzipped). Good lines are read on; when any line is bad (not JSON, not an
- * object of the known fields, a duplicate id) the read fails at the end, listing the bad lines by number.
+ * Documents and deletions of a JSON-lines file (".gz" gunzipped). Good lines are read on; when any line is bad (not
+ * JSON, not an object of the known fields, an id an earlier line gave or deleted) the read fails at the end, listing
+ * the bad lines by number.
  */
-export async function* readJsonlDocuments(path: string): AsyncGenerator<SourceDocument> {
+export async function* readJsonlDocuments(path: string): AsyncGenerator<SourceItem> {
   const bad: string[] = [];
   let badCount = 0;
   const seen = new Set<string>();
   let lineNumber = 0;
   for await (const line of readLines(path)) {
     lineNumber += 1;
-    let document: SourceDocument;
+    let item: SourceItem;
     try {
       let raw: unknown;
       try {
@@ -107,15 +123,15 @@ export async function* readJsonlDocuments(path: string): AsyncGenerator<SourceDo
       } catch (err) {
         throw new Error(`not valid JSON (${(err as Error).message})`);
       }
-      document = jsonlRecordToDocument(raw);
-      if (seen.has(document.doc_id)) throw new Error(`id ${JSON.stringify(document.doc_id)} was given on an earlier line`);
-      seen.add(document.doc_id);
+      item = jsonlRecordToItem(raw);
+      if (seen.has(item.doc_id)) throw new Error(`id ${JSON.stringify(item.doc_id)} was given on an earlier line`);
+      seen.add(item.doc_id);
     } catch (err) {
       badCount += 1;
       if (bad.length < LISTED_BAD_LINES) bad.push(`line ${lineNumber}: ${(err as Error).message}`);
       continue;
     }
-    yield document;
+    yield item;
   }
   if (badCount > 0) {
     throw new Error(`${path}: ${badCount} bad line${badCount === 1 ? '' : 's'} (nothing was indexed from this file's collection): ${bad.join(' | ')}${badCount > bad.length ? ` | … ${badCount - bad.length} more` : ''}`);

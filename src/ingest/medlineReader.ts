@@ -1,9 +1,10 @@
-// Reads NLM MEDLINE citation XML (MedlineCitationSet or PubmedArticleSet) into typed citations and source documents.
+// Reads NLM MEDLINE citation XML (MedlineCitationSet or PubmedArticleSet, baseline or daily update file) into typed
+// citations and source documents, and the PMIDs a file's DeleteCitation removes into deletions.
 import { XMLParser } from 'fast-xml-parser';
 import { articleTypeFromPubMed } from './articleType.js';
 import { doiFromSource, issnListFromSource, pmcidFromSource } from './sourceIdentifiers.js';
 import { plainTextFromMarkup } from './inlineMarkup.js';
-import type { DocumentSection, SourceDocument } from './sourceDocument.js';
+import type { DocumentSection, SourceDocument, SourceItem } from './sourceDocument.js';
 import { readText } from './sourceFiles.js';
 
 /** The parts of one MedlineCitation that the service uses. */
@@ -46,6 +47,8 @@ const REPEATED_ELEMENTS = new Set([
   'DataBank',
   'AccessionNumber',
   'ISSN',
+  'DeleteCitation',
+  'PMID',
 ]);
 
 const parser = new XMLParser({
@@ -191,22 +194,34 @@ function citationFromNode(citation: XmlNode, pubmedData?: unknown): MedlineCitat
   };
 }
 
-/** Parses MEDLINE XML text; DeleteCitation entries are ignored. */
-export function parseMedlineXml(xml: string): MedlineCitation[] {
+/** One MEDLINE file: its citations (new or revised: a revision is the whole citation again) and the PMIDs it deletes. */
+export interface MedlineFile {
+  citations: MedlineCitation[];
+  /** the PMIDs of the file's DeleteCitation (a set holds at most one, listing every PMID NLM withdrew), in file order */
+  deletedPmids: string[];
+}
+
+/** Parses MEDLINE XML text: a MedlineCitationSet (the 2016 DTD) or a PubmedArticleSet (baseline or update file). */
+export function parseMedlineXml(xml: string): MedlineFile {
   const root = parser.parse(xml) as XmlNode;
   const citationSet = child(root, 'MedlineCitationSet');
-  if (citationSet) return children(citationSet, 'MedlineCitation').filter(isNode).map((citation) => citationFromNode(citation));
-  const articleSet = child(root, 'PubmedArticleSet');
-  return children(articleSet, 'PubmedArticle')
+  const set = citationSet ?? child(root, 'PubmedArticleSet');
+  const deletedPmids = children(set, 'DeleteCitation')
+    .flatMap((deletion) => children(deletion, 'PMID').map(textOf))
+    .filter((pmid): pmid is string => pmid !== null);
+  if (citationSet) return { citations: children(citationSet, 'MedlineCitation').filter(isNode).map((citation) => citationFromNode(citation)), deletedPmids };
+  const citations = children(set, 'PubmedArticle')
     .filter(isNode)
     .flatMap((article) => {
       const citation = child(article, 'MedlineCitation');
       return isNode(citation) ? [citationFromNode(citation, child(article, 'PubmedData'))] : [];
     });
+  return { citations, deletedPmids };
 }
 
+/** The citations of a MEDLINE file (".gz" gunzipped); its DeleteCitation is left out. */
 export async function readMedlineCitations(path: string): Promise<MedlineCitation[]> {
-  return parseMedlineXml(await readText(path));
+  return parseMedlineXml(await readText(path)).citations;
 }
 
 /** Scholarly view of a citation: doc_id = PMID, structured abstract parts become sections. */
@@ -231,6 +246,12 @@ export function medlineCitationToDocument(citation: MedlineCitation): SourceDocu
   };
 }
 
-export async function* readMedlineDocuments(path: string): AsyncGenerator<SourceDocument> {
-  for (const citation of await readMedlineCitations(path)) yield medlineCitationToDocument(citation);
+/**
+ * The documents of a MEDLINE file, each citation mapped by `toDocument`, then a deletion (doc_id = PMID) for each PMID
+ * of its DeleteCitation: the order of the file, where DeleteCitation comes last.
+ */
+export async function* readMedlineItems(path: string, toDocument: (citation: MedlineCitation) => SourceDocument = medlineCitationToDocument): AsyncGenerator<SourceItem> {
+  const { citations, deletedPmids } = parseMedlineXml(await readText(path));
+  for (const citation of citations) yield toDocument(citation);
+  for (const pmid of deletedPmids) yield { deleted: true, doc_id: pmid };
 }

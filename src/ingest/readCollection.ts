@@ -1,14 +1,14 @@
-// Picks the reader a collection's source names and streams its documents from the data root.
+// Picks the reader a collection's source names and streams its documents (and deletions) from the data root.
 import type { PlainCollection } from '../collections/catalog.js';
 import { sourceFilePaths } from '../collections/catalog.js';
 import { readBeirCorpus } from './beirReader.js';
 import { medlineCitationToEditorialDocument } from './medlineEditorial.js';
-import { readMedlineCitations, readMedlineDocuments } from './medlineReader.js';
+import { readMedlineItems } from './medlineReader.js';
 import { readOpenAlexWorks } from './openAlexReader.js';
 import { readJsonlDocuments } from './jsonlReader.js';
-import type { SourceDocument } from './sourceDocument.js';
+import type { SourceItem } from './sourceDocument.js';
 
-async function* readSourceFile(reader: PlainCollection['source']['reader'], path: string): AsyncGenerator<SourceDocument> {
+async function* readSourceFile(reader: PlainCollection['source']['reader'], path: string): AsyncGenerator<SourceItem> {
   switch (reader) {
     case 'beir':
       yield* readBeirCorpus(path);
@@ -17,13 +17,13 @@ async function* readSourceFile(reader: PlainCollection['source']['reader'], path
       yield* readOpenAlexWorks(path);
       return;
     case 'medline':
-      yield* readMedlineDocuments(path);
+      yield* readMedlineItems(path);
       return;
     case 'jsonl':
       yield* readJsonlDocuments(path);
       return;
     case 'medline-editorial':
-      for (const citation of await readMedlineCitations(path)) yield medlineCitationToEditorialDocument(citation);
+      yield* readMedlineItems(path, medlineCitationToEditorialDocument);
       return;
     default: {
       const unknownReader: never = reader;
@@ -32,7 +32,7 @@ async function* readSourceFile(reader: PlainCollection['source']['reader'], path
   }
 }
 
-/** Every document of a collection's source files, in file order. */
-export async function* readCollectionDocuments(collection: PlainCollection, dataRoot: string): AsyncGenerator<SourceDocument> {
+/** Every document and deletion of a collection's source files, in file order. */
+export async function* readCollectionDocuments(collection: PlainCollection, dataRoot: string): AsyncGenerator<SourceItem> {
   for (const path of sourceFilePaths(collection, dataRoot)) yield* readSourceFile(collection.source.reader, path);
 }

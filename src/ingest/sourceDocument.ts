@@ -29,6 +29,7 @@ export interface EditorialMetadata {
 
 export type DocumentMetadata = ScholarlyMetadata & EditorialMetadata;
 
+/** A document has no `deleted` field: narrow a SourceItem with `'deleted' in item`. */
 export interface SourceDocument {
   /** stable identifier within the collection (OpenAlex W-id, PMID, BEIR `_id`) */
   doc_id: string;
@@ -38,3 +39,13 @@ export interface SourceDocument {
   /** the source itself flags the work as retracted (OpenAlex `is_retracted`); DOI lists are checked separately */
   retracted?: boolean;
 }
+
+/** The source says a document is gone (a JSONL `{"id", "deleted": true}` line, a MEDLINE `DeleteCitation`). */
+export interface SourceDeletion {
+  deleted: true;
+  /** the doc_id of the document to remove, in the same identity the document was read under */
+  doc_id: string;
+}
+
+/** What a reader yields: a document (new or revised: the ingestion compares fingerprints) or a deletion. */
+export type SourceItem = SourceDocument | SourceDeletion;

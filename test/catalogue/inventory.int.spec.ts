@@ -62,7 +62,7 @@ async function expectedEntries(collection: PlainCollection): Promise<{ documentC
   const indexed = new Set(prepared.records.map((record) => record.metadata.doc_id));
   const counts = new Map<string, InventoryEntry>();
   for await (const document of readCollectionDocuments(collection, dataRoot)) {
-    if (!indexed.has(document.doc_id)) continue;
+    if ('deleted' in document || !indexed.has(document.doc_id)) continue;
     const issns = [...new Set(document.metadata.issn ?? [])].sort();
     const journal = document.metadata.journal?.trim() ? document.metadata.journal : null;
     const publisher = document.metadata.publisher?.trim() ? document.metadata.publisher : null;

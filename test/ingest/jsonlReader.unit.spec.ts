@@ -1,10 +1,11 @@
-// The jsonl reader: documents from one JSON object a line with the spec's metadata field names; bad lines named by number.
+// The jsonl reader: documents from one JSON object a line with the spec's metadata field names, deletions from
+// `{"id", "deleted": true}` lines; bad lines named by number.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJsonlDocuments } from '../../src/ingest/jsonlReader.js';
-import type { SourceDocument } from '../../src/ingest/sourceDocument.js';
+import type { SourceItem } from '../../src/ingest/sourceDocument.js';
 
 function file(lines: string[]): string {
   const path = join(mkdtempSync(join(tmpdir(), 'jsonl-')), 'corpus.jsonl');
@@ -12,8 +13,8 @@ function file(lines: string[]): string {
   return path;
 }
 
-async function readAll(path: string): Promise<SourceDocument[]> {
-  const docs: SourceDocument[] = [];
+async function readAll(path: string): Promise<SourceItem[]> {
+  const docs: SourceItem[] = [];
   for await (const d of readJsonlDocuments(path)) docs.push(d);
   return docs;
 }
@@ -56,5 +57,36 @@ describe('jsonl reader', () => {
     expect(error).toMatch(/line 4: .*jornal/);
     expect(error).toMatch(/line 5: doi: not a DOI: "not-a-doi".*publication_date: a date as YYYY, YYYY-MM or YYYY-MM-DD/);
     expect(error).toMatch(/line 6: id "ok" was given on an earlier line/);
+  });
+
+  it('reads a line {"id", "deleted": true} as a deletion, whatever other fields the line still carries', async () => {
+    const items = await readAll(
+      file([
+        JSON.stringify({ id: 'kept', title: 'Kept', text: 'still here', deleted: false }),
+        JSON.stringify({ id: 'gone', deleted: true }),
+        JSON.stringify({ id: 42, deleted: true, title: 'Old title', text: 'old text', doi: 'not-a-doi', jornal: 'ignored' }),
+      ]),
+    );
+    expect(items).toEqual([
+      { doc_id: 'kept', title: 'Kept', sections: [{ section: 'body', text: 'still here' }], metadata: { title: 'Kept' } },
+      { deleted: true, doc_id: 'gone' },
+      { deleted: true, doc_id: '42' },
+    ]);
+  });
+
+  it('fails on a deletion without an id, a "deleted" that is not a boolean, and an id deleted twice, naming the lines', async () => {
+    const path = file([
+      JSON.stringify({ id: 'gone', deleted: true }),
+      JSON.stringify({ deleted: true }),
+      JSON.stringify({ id: 'b', deleted: 'yes', text: 'b' }),
+      JSON.stringify({ id: 'gone', deleted: true }),
+      JSON.stringify({ id: ' ', deleted: true }),
+    ]);
+    const error = await readAll(path).then(() => undefined, (e: Error) => e.message);
+    expect(error).toContain('4 bad lines');
+    expect(error).toMatch(/line 2: id: /);
+    expect(error).toMatch(/line 3: deleted: /);
+    expect(error).toMatch(/line 4: id "gone" was given on an earlier line/);
+    expect(error).toMatch(/line 5: id: /);
   });
 });

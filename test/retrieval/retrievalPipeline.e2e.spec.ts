@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkId, isFragment } from '../../src/ingest/chunk.js';
 import { prepareCollection } from '../../src/ingest/ingestCollection.js';
-import { readMedlineDocuments } from '../../src/ingest/medlineReader.js';
+import { readMedlineCitations } from '../../src/ingest/medlineReader.js';
 import { readOpenAlexWorks } from '../../src/ingest/openAlexReader.js';
 import { loadRetractedDois } from '../../src/ingest/retractions.js';
 import { quotedPercentages } from '../../src/figures/demoFigures.js';
@@ -231,7 +231,7 @@ for (const engineKind of ['embedded', 'opensearch'] as const) {
       expect([...flagged].sort()).toEqual(RETRACTED_WORKS.map((w) => w.docId).sort());
       expect((await loadRetractedDois(dataRoot)).has(RETRACTED_CITATION.doi)).toBe(true);
       const dois: string[] = [];
-      for await (const citation of readMedlineDocuments(join(dataRoot, 'articles', 'pubmed_medline16n0902_sample.xml.gz'))) if (citation.metadata.doi) dois.push(citation.metadata.doi);
+      for (const citation of await readMedlineCitations(join(dataRoot, 'articles', 'pubmed_medline16n0902_sample.xml.gz'))) if (citation.doi) dois.push(citation.doi);
       expect(dois).toContain(RETRACTED_CITATION.doi);
 
       for (const work of RETRACTED_WORKS) {
