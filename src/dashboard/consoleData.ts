@@ -202,11 +202,13 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
     /** One page of organizations (`q` searches names and ids) with their reconciliation, and the house's audit results. */
     async operatorOverview(opts: { q?: string; page?: number } = {}) {
       const page = Math.max(1, opts.page ?? 1);
-      const [list, reconciliation, verify, journals] = await Promise.all([
+      const [list, reconciliation, verify, journals, collections] = await Promise.all([
         operations.listOrganizations({ q: opts.q, offset: (page - 1) * ORGANIZATIONS_PER_PAGE, limit: ORGANIZATIONS_PER_PAGE }),
         operations.reconcileAll(),
         operations.verify(),
         operations.journalRequests(),
+        // a console without the running service's catalogue (a bare store) shows none
+        operations.listCollections().catch(() => null),
       ]);
       const byOrg = new Map(reconciliation.organizations.map((r) => [r.orgId, r]));
       return {
@@ -219,6 +221,7 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
         discrepancies: reconciliation.discrepancies,
         verify,
         journals,
+        collections,
       };
     },
 

@@ -9,6 +9,8 @@ import type { LedgerEntryView } from '../admin/ledgerCsv.js';
 import type { MemberRole } from '../domain/events.js';
 import type { Principal } from '../domain/member.js';
 import { PASSWORD_MIN_LENGTH } from '../domain/member.js';
+import type { CollectionsAdminList } from '../collections/manageCollections.js';
+import type { IngestionStatus } from '../ingest/ingestions.js';
 
 /** Who the page is for: drives the navigation and the forms' CSRF field. */
 export interface Viewer {
@@ -429,8 +431,27 @@ ${data.pages > 1
 <thead><tr><th scope="col">Journal</th><th scope="col">ISSN</th><th scope="col">Requests</th><th scope="col">Organizations</th><th scope="col">Last asked</th></tr></thead>
 <tbody>${data.journals.journals.length ? data.journals.journals.map((j) => html`<tr><td>${j.title ?? ''}</td><td>${j.issn ?? ''}</td><td class="num">${j.requests}</td><td class="num">${j.organizations}</td><td>${when(j.lastRequestedAt)}</td></tr>`) : html`<tr><td colspan="5">No journal requests.</td></tr>`}</tbody>
 </table></div>
+${data.collections ? collectionsTable(data.collections) : ''}
 <p class="hint">Invite members with <code>npm run cli -- member invite ORG_ID EMAIL --role owner</code> or <code>POST /admin/v1/organizations/{id}/invites</code>.</p>`,
   );
+}
+
+const INGESTION_STATE = { running: 'running', completed: 'completed', failed: 'failed' } as const;
+
+/** The catalogue on the operator's page: each collection's state and last ingestion, the meta-collections, the retired names. */
+function collectionsTable(list: CollectionsAdminList): Html {
+  const last = (i: IngestionStatus | null) =>
+    i === null
+      ? 'none recorded'
+      : html`${INGESTION_STATE[i.state]} (${i.mode}, ${i.documentsAdded} added, ${i.documentsUpdated} updated, ${i.documentsDeleted} deleted, ${i.documentsUnchanged} unchanged) ${when(i.finishedAt ?? i.startedAt)}${i.error ? html`: ${i.error}` : ''}`;
+  return html`<div class="scroll"><table id="collections-table">
+<caption>Collections (catalogue version ${list.catalogueVersion})</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Retrieval</th><th scope="col">State</th><th scope="col">Documents</th><th scope="col">Price per 1000 tokens</th><th scope="col">Last ingestion</th></tr></thead>
+<tbody>${list.collections.map((c) => html`<tr data-collection="${c.name}"><td>${c.displayName} <code>${c.name}</code></td><td>${c.retrieval}</td><td>${c.state}</td><td class="num">${c.documentCount}</td><td class="num">${c.pricePer1000}</td><td>${last(c.lastIngestion)}</td></tr>`)}</tbody>
+</table></div>
+${list.metaCollections.length ? html`<p id="meta-collections">Meta-collections: ${list.metaCollections.map((m, i) => html`${i ? ', ' : ''}<code>${m.name}</code> (${m.members.join(', ')})`)}.</p>` : ''}
+${list.retired.length ? html`<p id="retired-collections">Retired: ${list.retired.join(', ')}.</p>` : ''}
+<p class="hint">Add, ingest and retire collections with <code>npm run cli -- collection add|ingest|retire</code> or <code>/admin/v1/collections</code> (docs/operations.md).</p>`;
 }
 
 /** What an operator's action on an organization's page did, shown after its redirect (the query names one of these). */

@@ -1,0 +1,192 @@
+// Collections managed while the service runs (real Temporal, PGlite, the embedded engine and the embedding model): a
+// collection defined through the operator API is ingested and searched, put in a meta-collection, retired (404 from
+// then on, its query records still re-fetchable), and the catalogue replays equal and survives a restart, with the
+// collections file no longer read.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
+
+const NOTES = [
+  { id: 'kelp-1', title: 'Kelp forest decline after marine heatwaves', text: 'Giant kelp canopies collapsed along the coast after three marine heatwaves; urchin barrens replaced the forests.', journal: 'Coastal Field Notes', publication_date: '2021-04-02' },
+  { id: 'kelp-2', title: 'Sea otters and urchin grazing', text: 'Where sea otters returned, urchin grazing fell and kelp recovered within two seasons.', journal: 'Coastal Field Notes', publication_date: '2019' },
+  { id: 'kelp-3', title: 'Seagrass carbon burial rates', text: 'Seagrass meadows bury carbon in their sediments at rates comparable to mangroves.', publication_date: '2020' },
+];
+
+const definition = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  displayName: 'Coastal notes',
+  description: 'field notes in JSON lines',
+  kind: 'scholarly',
+  retrieval: 'hybrid',
+  pricePer1000: '0.020',
+  openAccessOnly: false,
+  scanFilterable: true,
+  source: { reader: 'jsonl', files: ['coastal-notes.jsonl'] },
+  ...extra,
+});
+
+function sparseOnlyConfig(): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'live-collections-')), 'collections.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      collections: [
+        { name: 'openalex-synergy', displayName: 'OpenAlex works', description: 'slice', kind: 'scholarly', retrieval: 'sparse', pricePer1000: '0.050', openAccessOnly: false, scanFilterable: false, source: { reader: 'openalex', files: ['articles/openalex_works.synergy.jsonl.gz'] } },
+      ],
+      metaCollections: [],
+    }),
+  );
+  return path;
+}
+
+describe('collections managed through the operator API', () => {
+  let svc: TestService;
+  let dataRoot: string;
+  let config: string;
+  let call: ReturnType<typeof httpClient>;
+  let admin: string;
+  let key: string;
+  let scopedKey: string;
+
+  beforeAll(async () => {
+    dataRoot = await sliceDataRoot();
+    writeFileSync(join(dataRoot, 'coastal-notes.jsonl'), NOTES.map((n) => JSON.stringify(n)).join('\n') + '\n');
+    config = sparseOnlyConfig();
+    svc = await startTestService({ dataRoot, collectionsConfig: config });
+    call = httpClient(svc.baseUrl);
+    admin = svc.adminToken;
+    const ops = operatorSteps(call, admin);
+    const org = await ops.newOrg({}, '50.00');
+    key = (await ops.newKey(org.id)).key;
+    scopedKey = '';
+  }, 600_000);
+
+  afterAll(async () => {
+    await svc?.close();
+  });
+
+  const search = (collection: string, query: string, as = key) => call('POST', '/api/v1/search/query', { key: as, body: { collection, query, limit: 5 } });
+  const catalogue = async () => (await call('GET', '/admin/v1/collections', { admin })).body;
+
+  async function untilIngested(ingestionId: string) {
+    for (let i = 0; i < 600; i++) {
+      const res = await call('GET', `/admin/v1/ingestions/${ingestionId}`, { admin });
+      expect(res.status).toBe(200);
+      if (res.body.state !== 'running') return res.body;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`ingestion ${ingestionId} did not end`);
+  }
+
+  it('lists the seeded catalogue, and refuses a bad definition with 422 or 409, recording nothing', async () => {
+    const before = await catalogue();
+    expect(before.collections).toEqual([expect.objectContaining({ name: 'openalex-synergy', type: 'plain', state: 'ready', seeded: true, documentCount: expect.any(Number) })]);
+    expect(before.catalogueVersion).toBe(1);
+    const refusals: [unknown, number, RegExp][] = [
+      [definition('openalex-synergy'), 409, /exists/],
+      [definition('OpenAlex-Synergy'), 422, /lower-case/],
+      [definition('query'), 422, /fixed route/],
+      [definition('coastal', { source: { reader: 'pdf', files: ['coastal-notes.jsonl'] } }), 422, /reader/],
+      [definition('coastal', { source: { reader: 'jsonl', files: ['nowhere.jsonl'] } }), 422, /"nowhere.jsonl" cannot be read: no such file/],
+      [definition('coastal', { source: { reader: 'jsonl', files: ['../etc/passwd'] } }), 422, /relative to the data root/],
+      [definition('coastal', { pricePer1000: 'free' }), 422, /decimal/],
+      [{ ...definition('coastal'), shards: 3 }, 422, /shards/],
+    ];
+    for (const [body, status, message] of refusals) {
+      const res = await call('POST', '/admin/v1/collections', { admin, body });
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.body.error.message).toMatch(message);
+      expect(res.body.error.requestId).toEqual(expect.any(String));
+    }
+    expect((await call('POST', '/admin/v1/collections', { key, body: definition('coastal') })).status).toBe(401);
+    expect((await catalogue()).catalogueVersion).toBe(1);
+  });
+
+  it('ingests a new collection, answering 503 until its first ingestion completes, then searches it', async () => {
+    const created = await call('POST', '/admin/v1/collections', { admin, body: definition('coastal-notes') });
+    expect(created.status).toBe(201);
+    expect(created.body.collection).toMatchObject({ name: 'coastal-notes', retrieval: 'hybrid', seeded: false, excludeRetracted: true });
+    const during = await search('coastal-notes', 'kelp forest heatwave');
+    if (during.status !== 200) {
+      expect(during.status).toBe(503);
+      expect(during.body.error.message).toContain('coastal-notes');
+    }
+    const ingestion = await untilIngested(created.body.ingestionId);
+    expect(ingestion).toMatchObject({ state: 'completed', collection: 'coastal-notes', mode: 'replace', documentsRead: 3, documentsAdded: 3, documentsDeleted: 0 });
+
+    // every API process follows the catalogue and the ingestion within a second or two
+    let found: Awaited<ReturnType<typeof search>> | undefined;
+    for (let i = 0; i < 20 && found?.status !== 200; i++) {
+      found = await search('coastal-notes', 'kelp forest heatwave');
+      if (found.status !== 200) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(found!.status).toBe(200);
+    expect(found!.body.results[0].metadata).toMatchObject({ title: NOTES[0]!.title, journal: 'Coastal Field Notes' });
+    const listed = (await call('GET', '/api/v1/search/collections', { key })).body;
+    expect(JSON.stringify(listed)).toContain('coastal-notes');
+    const row = (await catalogue()).collections.find((c: { name: string }) => c.name === 'coastal-notes');
+    expect(row).toMatchObject({ state: 'ready', documentCount: 3, lastIngestion: { state: 'completed' } });
+
+    const ops = operatorSteps(call, admin);
+    scopedKey = (await ops.newKey((await ops.newOrg({ name: 'Scoped' }, '5.00')).id, { mode: 'live', collections: ['coastal-notes'] })).key;
+    expect((await search('coastal-notes', 'sea otters', scopedKey)).status).toBe(200);
+  });
+
+  it('defines and changes a meta-collection over the new and the seeded collection', async () => {
+    const body = { displayName: 'Coast and works', description: null, members: ['coastal-notes', 'openalex-synergy'] };
+    const created = await call('PUT', '/admin/v1/meta-collections/coast-and-works', { admin, body });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ name: 'coast-and-works', type: 'meta', ...body });
+    const changed = await call('PUT', '/admin/v1/meta-collections/coast-and-works', { admin, body: { ...body, displayName: 'Coast + works' } });
+    expect(changed.status).toBe(200);
+    const res = await search('coast-and-works', 'kelp forest heatwave');
+    expect(res.status).toBe(200);
+    expect(res.body.results.length).toBeGreaterThan(0);
+    expect((await call('PUT', '/admin/v1/meta-collections/bad', { admin, body: { ...body, members: ['coastal-notes', 'nowhere'] } })).body.error.message).toMatch(/"nowhere" does not exist/);
+  });
+
+  it('retires a collection: 404 for its searches and its scoped keys, its query records still re-fetchable', async () => {
+    const earlier = await search('coastal-notes', 'seagrass carbon');
+    expect(earlier.status).toBe(200);
+    const listed = await call('DELETE', '/admin/v1/collections/coastal-notes', { admin });
+    expect(listed.status).toBe(409);
+    expect(listed.body.error.message).toContain('coast-and-works');
+    expect((await call('PUT', '/admin/v1/meta-collections/coast-and-works', { admin, body: { displayName: 'Coast + works', description: null, members: ['openalex-synergy', 'openalex-synergy'] } })).status).toBe(422);
+
+    // a meta-collection cannot be emptied below two members, so the seeded collection gets a partner first
+    expect((await call('POST', '/admin/v1/collections', { admin, body: definition('coastal-notes-2', { retrieval: 'sparse' }) })).status).toBe(201);
+    expect((await call('PUT', '/admin/v1/meta-collections/coast-and-works', { admin, body: { displayName: 'Coast + works', description: null, members: ['coastal-notes-2', 'openalex-synergy'] } })).status).toBe(200);
+    const retired = await call('DELETE', '/admin/v1/collections/coastal-notes', { admin });
+    expect(retired.status).toBe(200);
+    expect(retired.body).toEqual({ name: 'coastal-notes', retired: true });
+
+    const gone = await search('coastal-notes', 'seagrass carbon');
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('COLLECTION_NOT_FOUND');
+    expect((await search('coastal-notes', 'sea otters', scopedKey)).status).toBe(404);
+    const refetched = await call('GET', `/api/v1/search/results/${earlier.body.queryId}`, { key });
+    expect(refetched.status).toBe(200);
+    expect(refetched.body.results.length).toBe(earlier.body.results.length);
+    expect((await call('POST', '/admin/v1/collections', { admin, body: definition('coastal-notes') })).status).toBe(409);
+    expect((await catalogue()).retired).toEqual(['coastal-notes']);
+  });
+
+  it('replays equal, and after a restart the catalogue is the store\'s, not the collections file\'s', async () => {
+    const replay = await call('POST', '/admin/v1/replay', { admin });
+    expect(replay.status).toBe(200);
+    expect(replay.body.equal).toBe(true);
+    const before = await catalogue();
+    const dataDir = svc.dataDir;
+    await svc.close();
+    svc = await startTestService({ dataRoot, dataDir, collectionsConfig: config });
+    call = httpClient(svc.baseUrl);
+    const after = await catalogue();
+    expect(after.catalogueVersion).toBe(before.catalogueVersion);
+    expect(after.collections.map((c: { name: string }) => c.name)).toEqual(['openalex-synergy', 'coastal-notes-2']);
+    expect(after.metaCollections.map((m: { name: string }) => m.name)).toEqual(['coast-and-works']);
+    expect((await search('coastal-notes', 'seagrass carbon')).status).toBe(404);
+    expect((await search('coast-and-works', 'seagrass carbon')).status).toBe(200);
+  });
+});
