@@ -89,6 +89,14 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
   PriceRequest: { price: { summary: 'A negotiated price per 1000 tokens', value: { pricePer1000: '0.025' } } },
   LimitsRequest: { limits: { summary: 'Raise the limits', value: { perMinute: 120, daily: 10000, monthly: 200000, previewPerHour: 100 } } },
   KeyRequest: { key: { summary: 'A named live key for two collections, capped', value: { mode: 'live', name: 'Systematic review team', collections: ['scifact', 'openalex-synergy'], spendingCap: '10.00' } } },
+  CollectionRequest: {
+    jsonl: {
+      summary: 'A hybrid collection read from JSON lines under DATA_ROOT',
+      value: { name: 'reef-notes', displayName: 'Reef field notes', description: 'Survey notes, one document a line', kind: 'scholarly', retrieval: 'hybrid', pricePer1000: '0.020', openAccessOnly: false, scanFilterable: true, source: { reader: 'jsonl', files: ['reef-notes/notes.jsonl'] } },
+    },
+  },
+  CollectionChangeRequest: { price: { summary: 'A new price per 1000 result tokens', value: { pricePer1000: '0.030' } } },
+  MetaCollectionRequest: { pair: { summary: 'Two plain collections searched together', value: { displayName: 'Reefs and works', description: null, members: ['reef-notes', 'openalex-synergy'] } } },
   RetractionsRequest: { load: { summary: 'Load a Retraction Watch export (a path under DATA_ROOT)', value: { files: ['retractions/retraction_watch_etl_sampled.csv'] } } },
   SuspendRequest: { suspend: { summary: 'Suspend billing', value: { reason: 'invoice 2026-0142 overdue' } } },
   SpendingCapRequest: { cap: { summary: "Set a key's spending cap", value: { spendingCap: '15.00' } } },
