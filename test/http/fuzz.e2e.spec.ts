@@ -94,6 +94,13 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/admin/v1/organizations', door: 'admin' },
   // a list naming a file the server does not hold: refused (422) and nothing loaded, so the fuzz's works stay in results
   { method: 'POST', path: '/admin/v1/retractions', door: 'admin', body: () => ({ files: ['retractions/fuzz-no-such-list.csv'] }) },
+  // collections: a definition naming a file the server does not hold is refused (422) and defines nothing; a retirement of
+  // openalex-synergy is refused while the biomedical meta-collection lists it (409)
+  { method: 'GET', path: '/admin/v1/collections', door: 'admin' },
+  { method: 'POST', path: '/admin/v1/collections', door: 'admin', body: () => ({ name: 'fuzz-notes', displayName: 'Fuzz notes', description: null, kind: 'scholarly', retrieval: 'sparse', pricePer1000: '0.010', openAccessOnly: false, scanFilterable: false, source: { reader: 'jsonl', files: ['fuzz-no-such-file.jsonl'] } }) },
+  { method: 'PATCH', path: '/admin/v1/collections/:name', door: 'admin', body: () => ({ description: 'fuzzed description' }) },
+  { method: 'DELETE', path: '/admin/v1/collections/:name', door: 'admin' },
+  { method: 'PUT', path: '/admin/v1/meta-collections/:name', door: 'admin', body: () => ({ displayName: 'Biomedical', description: 'fuzz', members: ['openalex-synergy', 'scifact', 'clinical-digest'] }) },
   { method: 'GET', path: '/admin/v1/organizations/:orgId', door: 'admin' },
   { method: 'POST', path: '/admin/v1/organizations/:orgId/credits', door: 'admin', body: () => ({ amount: '1.25', reference: 'fuzz' }) },
   { method: 'POST', path: '/admin/v1/organizations/:orgId/refunds', door: 'admin', body: () => ({ amount: '0.50' }) },
