@@ -51,7 +51,7 @@ import type { AssistedActivityDeps } from '../activities/assisted.js';
 import type { JournalRecord } from './journals/table.js';
 import { createMembers, type Members } from './members/members.js';
 import { createConsoleData } from './dashboard/consoleData.js';
-import { createLiveRetractions, type LiveRetractions } from './ingest/liveRetractions.js';
+import { createLiveRetractions, heldDoisIn, type LiveRetractions } from './ingest/liveRetractions.js';
 
 export interface Runtime {
   config: Config;
@@ -251,7 +251,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
     const accounts = createAccounts(db, clock);
     const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000, catalog });
-    const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot, clock });
+    const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot, clock, heldDois: heldDoisIn({ engine, catalog }) });
     const collectionAdmin = createCollectionAdmin({ catalog, engine, readiness, dataRoot: config.dataRoot, onIndexDeleteFailure: (collection, err) => log.warn({ collection, err }, 'a retired collection\'s index could not be deleted') });
     const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin });
     const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);

@@ -162,8 +162,10 @@ export type DomainEvent =
   /**
    * An operator loaded retraction lists (POST /admin/v1/retractions): the files as given, how many retracted works they
    * list, and the notices of the works no earlier list had (the list now in force is the shipped lists plus these).
+   * `held`: of those works, the DOIs some collection held when the list was loaded, which searches exclude from then on
+   * (content ingested later is checked against the whole list at ingestion); absent in older events: all of them.
    */
-  | { type: 'RetractionsLoaded'; data: { files: string[]; listed: number; newlyRetracted: number; notices: RetractionNotice[] } }
+  | { type: 'RetractionsLoaded'; data: { files: string[]; listed: number; newlyRetracted: number; notices: RetractionNotice[]; held?: string[] } }
   /**
    * The catalogue as events (CATALOGUE_STREAM; its version is the catalogue's version). A plain collection defined
    * (POST /admin/v1/collections, or seeded from config/collections.json on a first start), changed in place, or retired

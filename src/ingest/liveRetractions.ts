@@ -9,6 +9,8 @@ import { runStreamCommand } from '../eventstore/streamCommand.js';
 import { RETRACTIONS_STREAM, type Actor, type StoredEvent } from '../domain/events.js';
 import { Rejection } from '../domain/rejection.js';
 import type { FilterNode } from '../filters/ast.js';
+import type { SearchEngine } from '../search/port.js';
+import type { CollectionCatalog } from '../collections/catalog.js';
 import { readLines } from './sourceFiles.js';
 import { loadRetractionNotices, readOpenRetractionNotices, readRetractionWatchNotices, type RetractionNotice } from './retractions.js';
 
@@ -41,6 +43,15 @@ export interface LiveRetractions {
 }
 
 /**
+ * A collection's engine filter with the loaded lists' works left out, for a collection that excludes retractions (a
+ * search, and works/lookup: a collection no longer holds a work retracted since it was ingested). 'skip' stays.
+ */
+export function withoutRetracted(collection: { excludeRetracted: boolean }, filter: FilterNode | 'skip' | undefined, retracted: FilterNode | undefined): FilterNode | 'skip' | undefined {
+  if (!retracted || !collection.excludeRetracted || filter === 'skip') return filter;
+  return filter ? { kind: 'and', children: [filter, retracted] } : retracted;
+}
+
+/**
  * One file's notices, by its format: a ".csv" is a Retraction Watch export, anything else JSON lines of
  * open-retractions records (".gz" gunzipped). A file that is missing or does not parse is 422 naming it.
  */
@@ -64,25 +75,54 @@ export async function readRetractionFile(path: string, asGiven: string): Promise
   }
 }
 
-export function createLiveRetractions(deps: { db: Db; dataRoot: string; clock?: () => Date; recheckMs?: number }): LiveRetractions {
+/**
+ * Of these DOIs, those some collection that excludes retractions holds now (the engine's answer); a DOI it cannot rule
+ * out is kept. Keeps the query-time exclusion to the works actually indexed: a whole Retraction Watch export lists tens
+ * of thousands, more than OpenSearch takes in one terms query and far more than a search should carry.
+ */
+export type HeldDois = (dois: readonly string[]) => Promise<Set<string>>;
+
+/** HeldDois over the engine: each collection that excludes retractions is asked for its chunks with these DOIs, 500 at a time. */
+export function heldDoisIn(deps: { engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>; catalog: Pick<CollectionCatalog, 'collections'> }): HeldDois {
+  const BATCH = 500;
+  const LIMIT = 5000;
+  return async (dois) => {
+    const held = new Set<string>();
+    const collections = deps.catalog.collections.filter((c) => c.excludeRetracted);
+    for (let from = 0; from < dois.length; from += BATCH) {
+      const batch = dois.slice(from, from + BATCH);
+      for (const collection of collections) {
+        if (!(await deps.engine.hasIndex(collection.name))) continue;
+        const chunks = await deps.engine.findChunks(collection.name, { kind: 'in', field: 'doi', values: batch }, LIMIT);
+        // a full page may hide some: the whole batch counts as held (excluded), the safe side
+        if (chunks.length >= LIMIT) batch.forEach((doi) => held.add(doi));
+        else for (const chunk of chunks) if (typeof chunk.metadata.doi === 'string') held.add(chunk.metadata.doi.toLowerCase());
+      }
+    }
+    return held;
+  };
+}
+
+export function createLiveRetractions(deps: { db: Db; dataRoot: string; clock?: () => Date; recheckMs?: number; heldDois?: HeldDois }): LiveRetractions {
   const clock = deps.clock ?? (() => new Date());
   const recheckMs = deps.recheckMs ?? RETRACTIONS_RECHECK_MS;
   let shipped: Promise<Map<string, RetractionNotice>> | undefined;
-  const state = { version: 0, added: new Map<string, RetractionNotice>(), all: undefined as Map<string, RetractionNotice> | undefined, filter: undefined as FilterNode | undefined, checkedAt: -Infinity };
+  const state = { version: 0, added: new Map<string, RetractionNotice>(), excluded: new Set<string>(), all: undefined as Map<string, RetractionNotice> | undefined, filter: undefined as FilterNode | undefined, checkedAt: -Infinity };
 
   function fold(events: readonly StoredEvent[]): void {
     for (const e of events) {
       if (e.streamVersion <= state.version || e.type !== 'RetractionsLoaded') continue;
       for (const n of e.data.notices) state.added.set(n.doi, n);
+      for (const doi of e.data.held ?? e.data.notices.map((n) => n.doi)) state.excluded.add(doi);
       state.version = e.streamVersion;
       state.all = undefined;
-      state.filter = state.added.size > 0 ? { kind: 'not', child: { kind: 'in', field: 'doi', values: [...state.added.keys()] } } : undefined;
+      state.filter = state.excluded.size > 0 ? { kind: 'not', child: { kind: 'in', field: 'doi', values: [...state.excluded] } } : undefined;
     }
   }
 
-  async function refresh(): Promise<void> {
+  async function refresh(force = false): Promise<void> {
     const now = clock().getTime();
-    if (now - state.checkedAt < recheckMs) return;
+    if (!force && now - state.checkedAt < recheckMs) return;
     state.checkedAt = now;
     const [row] = await deps.db.query<{ v: number | null }>('SELECT max(stream_version) AS v FROM events WHERE stream_id = $1', [RETRACTIONS_STREAM]);
     if ((row?.v ?? 0) > state.version) fold(await readStream(deps.db, RETRACTIONS_STREAM));
@@ -112,12 +152,19 @@ export function createLiveRetractions(deps: { db: Db; dataRoot: string; clock?: 
       const listed = new Map(read.flatMap((m) => [...m]));
       shipped ??= loadRetractionNotices(deps.dataRoot);
       const base = await shipped;
+      await refresh(true);
+      // which of the works this load adds are indexed anywhere: asked of the engine before the append's transaction
+      const candidates = [...listed.values()].filter((n) => !base.has(n.doi) && !state.added.has(n.doi));
+      const held = deps.heldDois ? await deps.heldDois(candidates.map((n) => n.doi)) : undefined;
       const events = await runStreamCommand(deps.db, clock, RETRACTIONS_STREAM, actor, async (tx) => {
         const [row] = await tx.query<{ v: number | null }>('SELECT max(stream_version) AS v FROM events WHERE stream_id = $1', [RETRACTIONS_STREAM]);
         const version = row?.v ?? 0;
         if (version > state.version) fold(await readStream(tx, RETRACTIONS_STREAM));
         const notices = [...listed.values()].filter((n) => !base.has(n.doi) && !state.added.has(n.doi));
-        return { version, events: [{ type: 'RetractionsLoaded', data: { files: [...files], listed: listed.size, newlyRetracted: notices.length, notices } }] };
+        // a work another load added meanwhile was not asked about: it counts as held (excluded), the safe side
+        const asked = new Set(candidates.map((c) => c.doi));
+        const heldNow = held ? notices.filter((n) => held.has(n.doi) || !asked.has(n.doi)).map((n) => n.doi) : undefined;
+        return { version, events: [{ type: 'RetractionsLoaded', data: { files: [...files], listed: listed.size, newlyRetracted: notices.length, notices, ...(heldNow ? { held: heldNow } : {}) } }] };
       }, { requestId });
       fold(events);
       const e = events[0]!;

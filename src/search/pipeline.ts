@@ -19,7 +19,7 @@ import { mergeByRelevance, type MergedHit, type RankedList } from './rerank.js';
 import { embedQueryCached } from './queryVectorCache.js';
 import { isFragment } from '../ingest/chunk.js';
 import { checkPinnedDois } from '../filters/doiReach.js';
-import type { LiveRetractions } from '../ingest/liveRetractions.js';
+import { withoutRetracted, type LiveRetractions } from '../ingest/liveRetractions.js';
 import { EVERY_ROW, firstPerDocument, selectRows, type RowSelection } from './rowSelection.js';
 
 export interface FilterPlan {
@@ -159,10 +159,6 @@ export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embed
  * A collection that excludes retractions also drops the works retraction lists loaded after its ingestion name (the
  * engine filters them, so a page keeps its length); ingestion dropped those of the lists it read.
  */
-function withoutRetracted(collection: PlainCollection, filter: FilterNode | 'skip' | undefined, retracted: FilterNode | undefined): FilterNode | 'skip' | undefined {
-  if (!retracted || !collection.excludeRetracted || filter === 'skip') return filter;
-  return filter ? { kind: 'and', children: [filter, retracted] } : retracted;
-}
 
 async function planOf(deps: SearchDeps, filters: unknown, targets: ReturnType<typeof resolveTargets>): Promise<FilterPlan | undefined> {
   if (filters == null) return undefined;

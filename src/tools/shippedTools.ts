@@ -14,7 +14,7 @@ import { worksLookupTool } from './worksLookup.js';
 
 export const SHIPPED_PREFIXES = ['retractions', 'works', 'journals'] as const;
 
-export function shippedTools(deps: { retractions: Pick<LiveRetractions, 'notices'>; engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>; catalog: CollectionCatalog; journals: readonly JournalRecord[]; metricsBasis?: string }): Record<string, RegisteredTool> {
+export function shippedTools(deps: { retractions: Pick<LiveRetractions, 'notices' | 'exclusionFilter'>; engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>; catalog: CollectionCatalog; journals: readonly JournalRecord[]; metricsBasis?: string }): Record<string, RegisteredTool> {
   return {
     'retractions/check': retractionsCheckTool(deps.retractions),
     'works/lookup': worksLookupTool(deps),
@@ -30,7 +30,7 @@ export function pricedRegistry(tools: Record<string, RegisteredTool>, prices: Re
 
 /** The registry the service starts with: retractions/check on the list in force, upstreams listed once. */
 export async function createGatewayTools(deps: {
-  retractions: Pick<LiveRetractions, 'notices'>;
+  retractions: Pick<LiveRetractions, 'notices' | 'exclusionFilter'>;
   engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>;
   catalog: CollectionCatalog;
   journals: readonly JournalRecord[];

@@ -6,6 +6,8 @@ import { canonicalDoi, canonicalPmid } from '../filters/identifiers.js';
 import type { ChunkMetadata, SearchEngine } from '../search/port.js';
 import { ToolError, type RegisteredTool } from './toolRegistry.js';
 import { toolInput } from './toolInput.js';
+import { withoutRetracted, type LiveRetractions } from '../ingest/liveRetractions.js';
+import type { FilterNode } from '../filters/ast.js';
 
 const input = z.union([z.object({ doi: z.string() }).strict(), z.object({ pmid: z.union([z.string(), z.number()]) }).strict()], {
   error: 'send exactly one of {"doi": "10.…"} or {"pmid": "12345"}',
@@ -63,7 +65,7 @@ function workOf(metadata: ChunkMetadata, collections: string[]): WorkMetadata {
   };
 }
 
-export function worksLookupTool(deps: { engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>; catalog: CollectionCatalog }): RegisteredTool {
+export function worksLookupTool(deps: { engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>; catalog: CollectionCatalog; retractions?: Pick<LiveRetractions, 'exclusionFilter'> }): RegisteredTool {
   return {
     description: "Looks a work up by DOI or PMID in the collections the calling key can reach: title, authors, journal, publication date, identifiers and the collections holding it. A work no reachable collection holds is a tool error.",
     inputSchema: worksLookupSchema,
@@ -75,10 +77,14 @@ export function worksLookupTool(deps: { engine: Pick<SearchEngine, 'findChunks' 
       else [field, value] = ['pmid', canonicalPmid(args.pmid)];
       if (!value) throw new ToolError(`works/lookup: ${JSON.stringify('doi' in args ? args.doi : args.pmid)} is not a ${field === 'doi' ? 'DOI' : 'PubMed id'}`);
       const filter = { kind: 'eq' as const, field, value };
+      // a work retracted by a list loaded since its collection was ingested is no longer held there, as in a search
+      const retracted = await deps.retractions?.exclusionFilter();
       const held = await Promise.all(
         reachableCollections(deps.catalog, keyScope).map(async (collection) => {
           if (!(await deps.engine.hasIndex(collection))) return { collection, chunks: [] };
-          return { collection, chunks: await deps.engine.findChunks(collection, filter, 16) };
+          const plain = deps.catalog.resolveCollection(collection);
+          const scoped = plain?.type === 'plain' ? withoutRetracted(plain, filter, retracted) : filter;
+          return { collection, chunks: await deps.engine.findChunks(collection, scoped as FilterNode, 16) };
         }),
       );
       const holders = held.filter((h) => h.chunks.length > 0);

@@ -84,6 +84,8 @@ describe.each(['embedded', 'opensearch'] as const)('live content on the %s engin
   it('takes a newly retracted work out of the results and answers retractions/check from the new list', async () => {
     expect(await dois(WORK.query)).toContain(WORK.doi);
     expect(await check(WORK.doi)).toEqual({ input: WORK.doi, doi: WORK.doi, retracted: false });
+    const lookup = () => call('POST', '/api/v1/tools/works/lookup', { key, body: { doi: WORK.doi } });
+    expect((await lookup()).body.collections).toEqual(['openalex-synergy']);
 
     writeFileSync(join(dataRoot, 'retractions-2026-11-26.jsonl'), openRetraction(WORK.doi) + '\n');
     const loaded = await load(['retractions-2026-11-26.jsonl', 'retractions/retraction_watch_etl_sampled.csv']);
@@ -95,11 +97,20 @@ describe.each(['embedded', 'opensearch'] as const)('live content on the %s engin
     expect(after).not.toContain(WORK.doi);
     expect(after.length).toBeGreaterThan(0);
     expect(await check(WORK.doi)).toMatchObject({ doi: WORK.doi, retracted: true, notice: { source: 'open_retractions', date: '2026-11-20', notice_type: 'retraction' } });
+    // works/lookup agrees with search: the collection no longer holds the retracted work
+    const gone = await lookup();
+    expect([gone.status, gone.body.error?.code]).toEqual([422, 'TOOL_ERROR']);
 
     // another process on the same store (the scaled shape) reads the same list from the event
     const elsewhere = createLiveRetractions({ db: svc.runtime.db, dataRoot });
     expect(await elsewhere.addedDois()).toEqual([WORK.doi]);
     expect((await elsewhere.notices()).get(WORK.doi)?.date).toBe('2026-11-20');
+    // a work no collection holds is on the list (retractions/check) but not in every search's filter
+    writeFileSync(join(dataRoot, 'retractions-unheld.jsonl'), openRetraction('10.5555/held.by.no.collection') + '\n');
+    expect((await load(['retractions-unheld.jsonl'])).body).toMatchObject({ version: 2, newlyRetracted: 1 });
+    expect(await check('10.5555/held.by.no.collection')).toMatchObject({ retracted: true });
+    const filter = (await createLiveRetractions({ db: svc.runtime.db, dataRoot }).exclusionFilter()) as { child: { values: string[] } };
+    expect(filter.child.values).toEqual([WORK.doi]);
     // the load is an event the replay passes over and the chain covers
     expect((await call('POST', '/admin/v1/replay', { admin: svc.adminToken })).status).toBe(200);
     expect((await call('GET', '/admin/v1/verify', { admin: svc.adminToken })).body.ok).toBe(true);
