@@ -258,7 +258,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const journals = journalTable.journals;
     const metricsBasis = metricsBasisSentence(journalTable.metricsBasis);
     const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journalTable));
-    const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir));
+    const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir), config.dataRoot);
     const catalogue = createCatalogueService({
       catalog,
       journals: journalLookupOf(journals),

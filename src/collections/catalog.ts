@@ -23,9 +23,10 @@ const relativeDataPath = z
 
 /**
  * Which reader turns the source files into documents; `medline-editorial` adds the derived editorial fields; `jsonl`
- * reads any corpus written one document a line with the spec's metadata field names (src/ingest/jsonlReader.ts).
+ * reads any corpus written one document a line with the spec's metadata field names (src/ingest/jsonlReader.ts);
+ * `jats` reads PMC open-access article XML with its sections and figures (src/ingest/jatsReader.ts).
  */
-export const SOURCE_READERS = ['beir', 'openalex', 'medline', 'medline-editorial', 'jsonl'] as const;
+export const SOURCE_READERS = ['beir', 'openalex', 'medline', 'medline-editorial', 'jsonl', 'jats'] as const;
 export type SourceReader = (typeof SOURCE_READERS)[number];
 
 const sourceSchema = z.strictObject({

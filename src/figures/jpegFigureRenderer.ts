@@ -1,6 +1,6 @@
 // Renders a stored figure image as a base64 JPEG within the caller's width, height and quality (sharp).
 import { readFile } from 'node:fs/promises';
-import { join, normalize } from 'node:path';
+import { isAbsolute, join, normalize } from 'node:path';
 import sharp from 'sharp';
 import type { FigureImageRenderer, ImageOptions } from './figureImages.js';
 
@@ -14,19 +14,27 @@ async function encodeFigureJpeg(image: Buffer, options: ImageOptions): Promise<B
     .toBuffer();
 }
 
+/** `path` inside `root`, or null when it is missing or would leave `root` ("../", absolute). */
+function within(root: string, path: string | undefined): string | null {
+  if (!path) return null;
+  const relative = normalize(path);
+  if (relative.startsWith('..') || isAbsolute(relative)) return null;
+  return join(root, relative);
+}
+
 /**
- * Figure images are files under `<figureRoot>/<collection>/<figure.path>`; a figure without a path, or whose file is
- * missing, has no image (null), and a path may not leave its collection's directory.
+ * Figure images are files: those the ingestion draws under `<figureRoot>/<collection>/<figure.path>`, those a source
+ * ships (a JATS `<graphic>` beside its XML) under `<sourceRoot>/<figure.source>` (the data root). A figure without
+ * either, or whose file is missing, has no image (null), and no path may leave its root.
  */
-export function createJpegFigureRenderer(figureRoot: string): FigureImageRenderer {
+export function createJpegFigureRenderer(figureRoot: string, sourceRoot?: string): FigureImageRenderer {
   return {
     async render(row, figure, options) {
-      if (!figure.path) return null;
-      const relative = normalize(figure.path);
-      if (relative.startsWith('..') || relative.startsWith('/')) return null;
+      const file = figure.source !== undefined ? (sourceRoot ? within(sourceRoot, figure.source) : null) : within(join(figureRoot, row.physical), figure.path);
+      if (!file) return null;
       let image: Buffer;
       try {
-        image = await readFile(join(figureRoot, row.physical, relative));
+        image = await readFile(file);
       } catch {
         return null;
       }

@@ -69,3 +69,19 @@ export function articleTypeFromPubMed(publicationTypes: readonly string[]): Arti
   for (const [publicationType, articleType] of PUBMED_TYPES) if (present.has(publicationType)) return articleType;
   return present.has('Journal Article') || [...present].some((type) => /Trial|Study|Studies/.test(type)) ? 'research-article' : 'other';
 }
+
+// JATS `article@article-type` values (JATS 1.3 tag library, plus PMC's) that the shared synonym table does not cover.
+const JATS_TYPES: Record<string, ArticleType> = {
+  'article-commentary': 'commentary',
+  discussion: 'commentary',
+  reply: 'commentary',
+  'partial-retraction': 'retraction',
+  'methods-article': 'research-article',
+  'data-paper': 'dataset',
+};
+
+/** JATS article-type → article_type; a type outside the vocabulary (news, obituary, book-review, ...) is "other". */
+export function articleTypeFromJats(articleType: string): ArticleType {
+  const normalized = articleType.trim().toLowerCase();
+  return JATS_TYPES[normalized] ?? canonicalArticleType(normalized) ?? 'other';
+}

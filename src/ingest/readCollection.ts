@@ -5,10 +5,11 @@ import { readBeirCorpus } from './beirReader.js';
 import { medlineCitationToEditorialDocument } from './medlineEditorial.js';
 import { readMedlineItems } from './medlineReader.js';
 import { readOpenAlexWorks } from './openAlexReader.js';
+import { readJatsDocuments } from './jatsReader.js';
 import { readJsonlDocuments } from './jsonlReader.js';
 import type { SourceItem } from './sourceDocument.js';
 
-async function* readSourceFile(reader: PlainCollection['source']['reader'], path: string): AsyncGenerator<SourceItem> {
+async function* readSourceFile(reader: PlainCollection['source']['reader'], path: string, dataRoot: string): AsyncGenerator<SourceItem> {
   switch (reader) {
     case 'beir':
       yield* readBeirCorpus(path);
@@ -22,6 +23,9 @@ async function* readSourceFile(reader: PlainCollection['source']['reader'], path
     case 'jsonl':
       yield* readJsonlDocuments(path);
       return;
+    case 'jats':
+      yield* readJatsDocuments(path, dataRoot);
+      return;
     case 'medline-editorial':
       yield* readMedlineItems(path, medlineCitationToEditorialDocument);
       return;
@@ -34,5 +38,5 @@ async function* readSourceFile(reader: PlainCollection['source']['reader'], path
 
 /** Every document and deletion of a collection's source files, in file order. */
 export async function* readCollectionDocuments(collection: PlainCollection, dataRoot: string): AsyncGenerator<SourceItem> {
-  for (const path of sourceFilePaths(collection, dataRoot)) yield* readSourceFile(collection.source.reader, path);
+  for (const path of sourceFilePaths(collection, dataRoot)) yield* readSourceFile(collection.source.reader, path, dataRoot);
 }

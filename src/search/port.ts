@@ -32,8 +32,10 @@ export interface FigureRef {
   id: string;
   label: string;
   caption: string;
-  /** path of the image file relative to the collection's figure directory; never returned to clients */
+  /** path of the image file relative to the collection's figure directory (images the ingestion draws); never returned to clients */
   path?: string;
+  /** the image file a source ships beside its article (a JATS `<graphic>`), relative to the data root; never returned to clients */
+  source?: string;
 }
 
 /** One indexable unit. `id` is stable across re-ingestion, so indexing the same input twice is a no-op. */
