@@ -313,13 +313,14 @@ async function figuresOf(article: XmlElement, xmlDir: string, dataRoot: string):
   const figures: FigureRef[] = [];
   for (const fig of descendants(article, 'fig', new Set(['sub-article', 'response']))) {
     const n = figures.length + 1;
-    const caption = first(fig, 'caption');
+    // a caption's title is its first sentence, whether or not it ends with a full stop
+    const captionParts = (first(fig, 'caption')?.children ?? []).map((node) => (isElement(node) && node.name === 'title' ? asSentence(textOf(node) ?? '') : textOf(node)));
     const graphic = descendants(fig, 'graphic')[0];
     const source = await figureImage(graphic?.attrs['xlink:href'], xmlDir, dataRoot);
     figures.push({
       id: fig.attrs.id || `fig${n}`,
       label: textOf(first(fig, 'label')) ?? `Figure ${n}`,
-      caption: textOf(caption) ?? '',
+      caption: captionParts.filter((part) => part && part !== '.').join(' '),
       ...(source ? { source } : {}),
     });
   }

@@ -94,7 +94,8 @@ describe('jats reader', () => {
       license: 'cc-by-nc-nd',
       open_access: true,
       authors: ['Rami Haddad', 'Ines Ferreira'],
-      figures: [{ id: 'f1', label: 'Fig. 1', caption: 'Vitamin D receptor expression in human skeletal muscle by age group.', source: 'jats/PMC9000002-g001.png' }],
+      // a caption title without a full stop still reads as the caption's first sentence
+      figures: [{ id: 'f1', label: 'Fig. 1', caption: 'Vitamin D receptor in human skeletal muscle. Receptor expression by age group.', source: 'jats/PMC9000002-g001.png' }],
     });
     expect(review!.metadata).not.toHaveProperty('pmid');
     // an unstructured abstract is "abstract"; a topical section keeps its title, lower-cased
