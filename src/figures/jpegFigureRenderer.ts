@@ -25,20 +25,19 @@ function within(root: string, path: string | undefined): string | null {
 /**
  * Figure images are files: those the ingestion draws under `<figureRoot>/<collection>/<figure.path>`, those a source
  * ships (a JATS `<graphic>` beside its XML) under `<sourceRoot>/<figure.source>` (the data root). A figure without
- * either, or whose file is missing, has no image (null), and no path may leave its root.
+ * either, or whose file is missing or no readable image, has no image (null), and no path may leave its root.
  */
 export function createJpegFigureRenderer(figureRoot: string, sourceRoot?: string): FigureImageRenderer {
   return {
     async render(row, figure, options) {
       const file = figure.source !== undefined ? (sourceRoot ? within(sourceRoot, figure.source) : null) : within(join(figureRoot, row.physical), figure.path);
       if (!file) return null;
-      let image: Buffer;
       try {
-        image = await readFile(file);
+        return (await encodeFigureJpeg(await readFile(file), options)).toString('base64');
       } catch {
+        // a missing file, or one that is no image sharp can read (a source ships what it ships): no image_data
         return null;
       }
-      return (await encodeFigureJpeg(image, options)).toString('base64');
     },
   };
 }

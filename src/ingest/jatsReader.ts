@@ -2,7 +2,7 @@
 // matter as the spec's metadata fields, abstract and body sections named in one `section` vocabulary, and the figures
 // with their labels, captions and the image files that sit beside the XML.
 import { stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { dirname, extname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { articleTypeFromJats } from './articleType.js';
 import { decodeXmlEntities } from './inlineMarkup.js';
@@ -302,7 +302,8 @@ async function figureImage(href: string | undefined, xmlDir: string, dataRoot: s
   const base = join(xmlDir, href);
   const withoutExtension = base.replace(/\.[a-z0-9]{2,4}$/i, '');
   for (const candidate of [base, ...IMAGE_EXTENSIONS.map((e) => base + e), ...IMAGE_EXTENSIONS.map((e) => withoutExtension + e)]) {
-    if (!(await isFile(candidate))) continue;
+    // only image files: an href naming the package's PDF or a data file is no figure image
+    if (!IMAGE_EXTENSIONS.includes(extname(candidate).toLowerCase()) || !(await isFile(candidate))) continue;
     const fromRoot = relative(dataRoot, candidate);
     return fromRoot.startsWith('..') || isAbsolute(fromRoot) ? null : normalize(fromRoot).split(sep).join('/');
   }

@@ -121,14 +121,15 @@ describe('jats reader', () => {
     expect(article!.metadata.figures).toEqual([expect.objectContaining({ id: 'fig1', source: 'pmc/PMC9000001-g001.jpg' })]);
   });
 
-  it('keeps a figure whose image is missing, without a file; never names a file outside the data root or a URL', async () => {
+  it('keeps a figure whose image is missing, without a file; never names a file outside the data root, a URL or a file that is no image', async () => {
     const root = tempRoot();
     const xml = readFileSync(ARTICLE, 'utf8');
     writeFileSync(join(root, 'pmc', 'a.xml'), xml);
     writeFileSync(join(root, 'pmc', 'b.xml'), xml.replace('xlink:href="PMC9000001-g001"', 'xlink:href="../../outside.jpg"'));
     writeFileSync(join(root, 'pmc', 'c.xml'), xml.replace('xlink:href="PMC9000001-g001"', 'xlink:href="https://example.org/PMC9000001-g001.jpg"'));
+    writeFileSync(join(root, 'pmc', 'd.xml'), xml.replace('xlink:href="PMC9000001-g001"', 'xlink:href="d.xml"'));
     writeFileSync(join(root, '..', 'outside.jpg'), 'not inside');
-    for (const file of ['a.xml', 'b.xml', 'c.xml']) {
+    for (const file of ['a.xml', 'b.xml', 'c.xml', 'd.xml']) {
       const [article] = await readAll(join(root, 'pmc', file), root);
       expect(article!.metadata.figures).toEqual([{ id: 'fig1', label: 'Figure 1', caption: expect.stringMatching(/^Change in quadriceps strength/) }]);
     }
@@ -200,11 +201,12 @@ describe('figure renderer', () => {
     expect(await renderer.render({ physical: 'demo' }, { ...figure, path: 'chunk-1.png' }, options)).toEqual(expect.any(String));
   });
 
-  it('renders nothing for a source file outside the data root, a missing file, or without a data root', async () => {
+  it('renders nothing for a source file outside the data root, a missing file, a file that is no image, or without a data root', async () => {
     const renderer = createJpegFigureRenderer(mkdtempSync(join(tmpdir(), 'figures-')), join(fixtures, 'jats'));
     expect(await renderer.render({ physical: 'pmc-oa' }, { ...figure, source: '../medline/README.md' }, options)).toBeNull();
     expect(await renderer.render({ physical: 'pmc-oa' }, { ...figure, source: '/etc/hostname' }, options)).toBeNull();
     expect(await renderer.render({ physical: 'pmc-oa' }, { ...figure, source: 'missing.jpg' }, options)).toBeNull();
+    expect(await renderer.render({ physical: 'pmc-oa' }, { ...figure, source: 'README.md' }, options)).toBeNull();
     expect(await createJpegFigureRenderer(tmpdir()).render({ physical: 'pmc-oa' }, { ...figure, source: 'jats/PMC9000001-g001.jpg' }, options)).toBeNull();
   });
 });
