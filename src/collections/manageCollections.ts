@@ -144,3 +144,39 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
 }
 
 export type CollectionAdmin = ReturnType<typeof createCollectionAdmin>;
+
+/**
+ * Keeps the readiness of collections defined through the operator API in step with their ingestions, in every API
+ * process: 503 until one ingestion of the collection completed (the seeded demo collections follow the first start's
+ * ingestion instead). Checks the pending ones on every catalogue change and every `intervalMs`; stop() ends it.
+ */
+export function followCollectionIngestions(deps: { catalog: LiveCatalog; readiness: CollectionReadiness; ingestions: Ingestions; intervalMs?: number; onError?: (err: Error) => void }): { check(): Promise<void>; stop(): void } {
+  const { catalog, readiness, ingestions } = deps;
+  const confirmed = new Set<string>();
+  let checking: Promise<void> | undefined;
+  const run = async () => {
+    const live = new Set(catalog.collections.map((c) => c.name));
+    for (const name of readiness.summary().ready.concat(readiness.summary().ingesting, readiness.summary().failed)) {
+      if (!live.has(name)) readiness.forget(name);
+    }
+    for (const { name } of catalog.collections) {
+      if (catalog.isSeeded(name) || confirmed.has(name)) continue;
+      if (await ingestions.hasCompleted(name)) {
+        confirmed.add(name);
+        readiness.set(name, 'ready');
+        continue;
+      }
+      const latest = await ingestions.latest(name);
+      readiness.set(name, latest?.state === 'failed' ? 'failed' : 'ingesting');
+    }
+  };
+  const check = (): Promise<void> => {
+    checking ??= run().finally(() => (checking = undefined));
+    return checking;
+  };
+  const tick = () => void check().catch((err: Error) => deps.onError?.(err));
+  catalog.onChange(tick);
+  const timer = setInterval(tick, deps.intervalMs ?? 1000);
+  timer.unref();
+  return { check, stop: () => clearInterval(timer) };
+}

@@ -1,8 +1,6 @@
 // Which collections can be searched yet: on a first start the service listens while the demo collections ingest,
 // one after another, and answers for each as soon as it is committed.
 import { Rejection } from '../domain/rejection.js';
-import type { Ingestions } from '../ingest/ingestions.js';
-import type { LiveCatalog } from './liveCatalog.js';
 
 /** ingesting: its index is being built (searches answer 503); failed: its ingestion at start failed (503 until a restart ingests it) */
 export type CollectionState = 'ready' | 'ingesting' | 'failed';
@@ -56,38 +54,3 @@ export function createCollectionReadiness(names: readonly string[]): CollectionR
   };
 }
 
-/**
- * Keeps the readiness of collections defined through the operator API in step with their ingestions, in every API
- * process: 503 until one ingestion of the collection completed (the seeded demo collections follow the first start's
- * ingestion instead). Checks the pending ones on every catalogue change and every `intervalMs`; stop() ends it.
- */
-export function followCollectionIngestions(deps: { catalog: LiveCatalog; readiness: CollectionReadiness; ingestions: Ingestions; intervalMs?: number; onError?: (err: Error) => void }): { check(): Promise<void>; stop(): void } {
-  const { catalog, readiness, ingestions } = deps;
-  const confirmed = new Set<string>();
-  let checking: Promise<void> | undefined;
-  const run = async () => {
-    const live = new Set(catalog.collections.map((c) => c.name));
-    for (const name of readiness.summary().ready.concat(readiness.summary().ingesting, readiness.summary().failed)) {
-      if (!live.has(name)) readiness.forget(name);
-    }
-    for (const { name } of catalog.collections) {
-      if (catalog.isSeeded(name) || confirmed.has(name)) continue;
-      if (await ingestions.hasCompleted(name)) {
-        confirmed.add(name);
-        readiness.set(name, 'ready');
-        continue;
-      }
-      const latest = await ingestions.latest(name);
-      readiness.set(name, latest?.state === 'failed' ? 'failed' : 'ingesting');
-    }
-  };
-  const check = (): Promise<void> => {
-    checking ??= run().finally(() => (checking = undefined));
-    return checking;
-  };
-  const tick = () => void check().catch((err: Error) => deps.onError?.(err));
-  catalog.onChange(tick);
-  const timer = setInterval(tick, deps.intervalMs ?? 1000);
-  timer.unref();
-  return { check, stop: () => clearInterval(timer) };
-}
