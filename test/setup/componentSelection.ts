@@ -2,6 +2,9 @@
 export const TEST_COMPONENT_NAMES = ['temporal', 'postgres', 'opensearch'] as const;
 export type TestComponentName = (typeof TEST_COMPONENT_NAMES)[number];
 
+/** The vitest project (vitest.config.ts) of the *.unit.spec.ts files: run alone, it starts no component. */
+export const UNIT_PROJECT = 'unit';
+
 /** The provided key that carries each component's address. */
 export const PROVIDED_KEY_OF = {
   temporal: 'temporalAddress',

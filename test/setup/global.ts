@@ -1,4 +1,4 @@
-// Vitest globalSetup: starts the real Temporal dev server, PostgreSQL server and OpenSearch node once per run (TEST_COMPONENTS picks which) and provides their addresses.
+// Vitest globalSetup: starts the real Temporal dev server, PostgreSQL server and OpenSearch node once per run (TEST_COMPONENTS picks which; none for the unit tier alone) and provides their addresses.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { startPostgresServer } from '../../src/infra/postgresServer.js';
 import { startTemporalDevServer } from '../../src/infra/temporalDevServer.js';
 import { readComponent } from '../../src/infra/components.js';
 import { cacheDirFrom } from '../../src/config.js';
-import { parseTestComponents, type TestComponentName } from './componentSelection.js';
+import { parseTestComponents, UNIT_PROJECT, type TestComponentName } from './componentSelection.js';
 import './components.js'; // the ProvidedContext declarations
 
 interface Started {
@@ -17,7 +17,9 @@ interface Started {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const selection = process.env.TEST_COMPONENTS ?? '';
+  // the unit tier alone (npm run test:unit) needs no component: none starts, and a unit file that reaches for one fails
+  const unitOnly = project.vitest.projects.every((p) => p.name === UNIT_PROJECT);
+  const selection = unitOnly ? 'none' : (process.env.TEST_COMPONENTS ?? '');
   const wanted = parseTestComponents(selection);
   project.provide('testComponents', selection);
 
@@ -73,7 +75,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await stopAll();
     throw new Error(`test components failed to start (no test was run):\n${failures.join('\n\n')}`);
   }
-  console.log(`[test components] started ${timings.join(', ')} under ${root}`);
+  console.log(`[test components] started ${timings.length > 0 ? timings.join(', ') : 'none'} under ${root}`);
 
   return stopAll;
 }
