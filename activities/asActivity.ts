@@ -2,7 +2,7 @@
 // (4xx) and retryable when it is a fault (5xx); anything else stays a plain, retryable error.
 import { ApplicationFailure } from '@temporalio/activity';
 import { Rejection } from '../src/domain/rejection.js';
-import { isBusinessAnswer } from '../workflows/unlockTypes.js';
+import { isBusinessAnswer } from '../workflows/shared.js';
 
 export async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
   try {

@@ -3,7 +3,8 @@ import pino from 'pino';
 import { loadConfig } from './config.js';
 import { openAssistedActivityDeps, openCatalogue, openEmbedder, openJudgeReadersFor, openEventStore, openSearchEngine } from './composition.js';
 import { createAccounts } from './billing/accounts.js';
-import { createTemporalWorker, TASK_QUEUE } from './temporal/worker.js';
+import { createTemporalWorker } from './temporal/worker.js';
+import { TASK_QUEUE } from '../workflows/shared.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();

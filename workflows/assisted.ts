@@ -16,7 +16,7 @@ import {
   type UnderstandOutcome,
   type VerifiedRow,
 } from './assistedTypes.js';
-import { BUSINESS_ANSWERS } from './unlockTypes.js';
+import { BUSINESS_ANSWERS } from './shared.js';
 import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from '../src/assisted/candidateBudget.js';
 import { deliverable, distinctDocuments } from '../src/assisted/delivery.js';
 import { acceptDeliveryProof, awaitDelivery } from './assistedDelivery.js';

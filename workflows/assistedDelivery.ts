@@ -3,7 +3,7 @@
 import { CancellationScope, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { AssistedActivities } from '../activities/assisted.js';
 import { deliveredUpdate, type AssistedInput, type AssistedProgress, type ChargeAssistedOutcome, type DeliveryState } from './assistedTypes.js';
-import { BUSINESS_ANSWERS } from './unlockTypes.js';
+import { BUSINESS_ANSWERS } from './shared.js';
 
 // A refund must land: retried with backoff for as long as the store does not answer; a refusal by the rules is final.
 const { refundUndelivered } = proxyActivities<AssistedActivities>({

@@ -1,6 +1,5 @@
-// Types and the retry rule shared by the unlock workflow, its activities and the use case that starts it; no I/O, safe
-// inside the workflow sandbox.
-import { STATUS_OF, type ErrorCode } from '../src/domain/errorCodes.js';
+// Types shared by the unlock workflow, its activities and the use case that starts it; no I/O, safe inside the workflow
+// sandbox.
 
 export interface UnlockInput {
   orgId: string;
@@ -38,12 +37,3 @@ export interface UnlockOutcome {
   /** the `callId` of the input that started this run */
   callId: string;
 }
-
-/**
- * A rejection with a 4xx code of the spec is a business answer: final, never retried. A 5xx (the store unreachable) is a
- * fault the retry policy may outlast. The activities type their failures with the code, the workflow's retry policy
- * lists these, and the use case turns any failure carrying a code back into that Rejection.
- */
-export const isBusinessAnswer = (code: ErrorCode): boolean => STATUS_OF[code] < 500;
-
-export const BUSINESS_ANSWERS: ErrorCode[] = (Object.keys(STATUS_OF) as ErrorCode[]).filter(isBusinessAnswer);

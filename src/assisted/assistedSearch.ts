@@ -31,7 +31,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, idempotencyKeyOfAnotherKey
 import { guarded } from '../limits/quotas.js';
 import { readByIdempotencyKey } from '../eventstore/eventStore.js';
 import { searchChargeKey } from '../billing/chargeBatch.js';
-import { TASK_QUEUE } from '../temporal/worker.js';
+import { TASK_QUEUE } from '../../workflows/shared.js';
 
 export interface AssistedRequest {
   collections: string[];

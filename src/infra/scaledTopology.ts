@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { REPO_ROOT, configEnvironment, type Config } from '../config.js';
-import { TASK_QUEUE } from '../temporal/worker.js';
+import { TASK_QUEUE } from '../../workflows/shared.js';
 import { readComponent } from './components.js';
 import { findFreePort } from './freePort.js';
 import { startOpenSearchNode } from './opensearchNode.js';

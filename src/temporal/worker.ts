@@ -3,8 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createUnlockActivities, type UnlockActivityDeps } from '../../activities/unlock.js';
 import { createAssistedActivities, type AssistedActivityDeps } from '../../activities/assisted.js';
+import { TASK_QUEUE } from '../../workflows/shared.js';
 
-export const TASK_QUEUE = 'litsearch';
+// the queue this worker polls; the composition root reads it here (use cases take it from workflows/shared.ts)
+export { TASK_QUEUE };
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 

@@ -14,7 +14,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Client, WorkflowFailedError, ActivityFailure, ApplicationFailure } from '@temporalio/client';
 import { unlockWorkflow } from '../../workflows/unlock.js';
 import type { UnlockOutcome } from '../../workflows/unlockTypes.js';
-import { TASK_QUEUE } from '../temporal/worker.js';
+import { TASK_QUEUE } from '../../workflows/shared.js';
 import type { Db } from '../eventstore/db.js';
 import type { Accounts } from '../billing/accounts.js';
 import type { AuthContext } from '../auth/context.js';
