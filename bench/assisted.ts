@@ -23,7 +23,8 @@ import { parseCredits } from '../src/money.js';
 import { benchConfig, loadScifactJudgements, openScifactIndex, SCIFACT_COLLECTION } from './scifactBench.js';
 import { OFF_TOPIC_QUESTIONS } from './offTopicQuestions.js';
 import { claimFolds, loadJudgeFolds } from './judgeFolds.js';
-import { judgeCandidates, type JudgeModels } from '../src/assisted/judge.js';
+import { judgeCandidates, type JudgeModel } from '../src/assisted/judge.js';
+import { serviceJudgeOf } from './judgeStages.js';
 import { readFile } from 'node:fs/promises';
 import { openEmbedder } from '../src/composition.js';
 import { CatalogueVocabulary } from '../src/assisted/constraints.js';
@@ -83,9 +84,9 @@ interface Service {
   close(): Promise<void>;
 }
 
-/** The service on the bench's data directory, with a live key of a fresh organization; `judgeModels`: the judge's, else the shipped ones. */
-async function serve(config: ReturnType<typeof benchConfig>, judgeModels?: JudgeModels): Promise<Service> {
-  const runtime = await startRuntime(config, { worker: true, log: pino({ level: 'warn' }), judgeModels });
+/** The service on the bench's data directory, with a live key of a fresh organization; `judgeModel`: the judge's, else the shipped one. */
+async function serve(config: ReturnType<typeof benchConfig>, judgeModel?: JudgeModel): Promise<Service> {
+  const runtime = await startRuntime(config, { worker: true, log: pino({ level: 'warn' }), judgeModel });
   const server = await listen(runtime.app, 0, '127.0.0.1');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const post = async (path: string, body: unknown, auth: string) => {
@@ -120,8 +121,8 @@ async function main(): Promise<void> {
   // held-out: each claim (and off-topic question) judged by the models fitted without its fold; shipped: by the
   // models fitted on every train claim, so its precision and recall are of claims the judge was fitted on
   const foldOf = claimFolds(relevant);
-  const passes: { judgeModels?: JudgeModels; ofPass: (id: string) => boolean }[] =
-    args.judge === 'held-out' ? (await loadJudgeFolds()).folds.map((judgeModels, k) => ({ judgeModels, ofPass: (id) => foldOf(id) === k })) : [{ ofPass: () => true }];
+  const passes: { judgeModel?: JudgeModel; ofPass: (id: string) => boolean }[] =
+    args.judge === 'held-out' ? (await loadJudgeFolds()).folds.map((models, k) => ({ judgeModel: serviceJudgeOf(models), ofPass: (id) => foldOf(id) === k })) : [{ ofPass: () => true }];
   const latencies: number[] = [];
   let delivered = 0;
   let deliveredRelevant = 0;
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
     return service.assisted({ queryId: first.body.queryId, answer });
   };
   for (const [p, pass] of passes.entries()) {
-    const service = await serve(config, pass.judgeModels);
+    const service = await serve(config, pass.judgeModel);
     try {
       for (const claim of claims.filter((c) => pass.ofPass(c.id))) {
         const t0 = performance.now();

@@ -2,11 +2,13 @@
 // bench/judgeFolds.json and docs/judge-calibration.svg. Each train claim (and each off-topic question of
 // offTopicQuestions.ts) runs through the built-in understanding and planning, the hybrid retrieval of the scifact
 // collection (searchCollections, a candidate budget per call split over the sub-questions) and the judge's feature
-// computation; candidates are labelled relevant when their document is in the train qrels. The judge has two stages:
-// a logistic regression on the evidence features; then two readers (a cross-encoder and a second bi-encoder) read
-// the pool's chunks of the first stage's best documents (the shortlist, chosen by the
-// held-out first-stage model), and gradient-boosted trees (--second logistic: a second regression) judge with the
-// evidence features and the readings. Both are cross-validated with 5 folds of claims, claims that share a relevant
+// computation; candidates are labelled relevant when their document is in the train qrels. Two stages are tried
+// (bench/judgeStages.ts): a logistic regression on the evidence features, the judge the service runs; then two readers
+// (a cross-encoder and a second bi-encoder) read the pool's chunks of the first stage's best documents (the shortlist,
+// chosen by the held-out first-stage model), and gradient-boosted trees (--second logistic: a second regression) judge
+// with the evidence features and the readings. The service has no second stage: when it wins, this says so and the
+// service keeps judging with the first (bring the stage back into src/assisted/judge.ts to use it). The readers need
+// `bash scripts/provision-bge-small.sh --reranker`. Both are cross-validated with 5 folds of claims, claims that share a relevant
 // document kept in one fold (claimFolds in judgeFolds.ts): each fold's model is fitted on
 // the other four, and its delivery rule chosen on their own held-out probabilities (a cross-validation inside the
 // four); the figures reported are those of the held-out folds, and bench/judgeFolds.json keeps each fold's models
@@ -26,9 +28,24 @@ import { CatalogueVocabulary } from '../src/assisted/constraints.js';
 import { planByRules } from '../src/assisted/builtinReasoner.js';
 import { understandByRules } from '../src/assisted/understanding.js';
 import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from '../src/assisted/candidateBudget.js';
-import { chunkPassage, prepareJudgement, probabilityOfOwn, shortlist, type FittedJudge, type JudgeModel } from '../src/assisted/judge.js';
-import { candidateFeatures, documentKeyOf, FEATURE_NAMES, READERS, READING_FEATURES, readingFeaturesOf, type FeatureName, type ReaderName, type Readings } from '../src/assisted/judgeFeatures.js';
-import { openJudgeReaders } from '../src/composition.js';
+import { chunkPassage, prepareJudgement } from '../src/assisted/judge.js';
+import { documentKeyOf } from '../src/assisted/judgeFeatures.js';
+import {
+  openJudgeReaders,
+  probabilityOfStage,
+  READERS,
+  READING_FEATURES,
+  readingFeaturesOf,
+  shortlist,
+  STAGE_FEATURES,
+  stageFeatures,
+  unread,
+  type FittedStage,
+  type ReaderName,
+  type Readings,
+  type StageFeature,
+  type StageModel,
+} from './judgeStages.js';
 import type { Candidate } from '../src/assisted/reasoner.js';
 import type { ChunkRecord } from '../src/search/port.js';
 import { fitBoostedTrees } from './boostedTrees.js';
@@ -163,7 +180,8 @@ async function collect(): Promise<FeatureCache> {
       const pool = [...merged.values()].sort((a, b) => b.candidate.retrievalScore - a.candidate.retrievalScore).slice(0, BUDGET);
       const t1 = performance.now();
       const prepared = await prepareJudgement(deps, item.text, understanding, pool.map((p) => p.candidate));
-      const features = candidateFeatures(prepared);
+      // the readings are filled in later from the reads (withReadings); the cache holds the evidence features
+      const features = stageFeatures(prepared, unread(prepared.candidates.length));
       const t2 = performance.now();
       const judged = relevant.get(item.id) ?? new Set<string>();
       const evidenceByDoc = evidence.get(item.id) ?? new Map<string, number[]>();
@@ -193,7 +211,7 @@ async function collect(): Promise<FeatureCache> {
       });
       if (++done % 50 === 0) console.error(`[calibrate] ${done}/${items.length} queries`);
     }
-    return { version: CACHE_VERSION, budget: BUDGET, featureNames: FEATURE_NAMES, loadAverage: { before: round3(loadBefore), after: round3(loadavg()[0]!) }, queries: rows };
+    return { version: CACHE_VERSION, budget: BUDGET, featureNames: STAGE_FEATURES, loadAverage: { before: round3(loadBefore), after: round3(loadavg()[0]!) }, queries: rows };
   } finally {
     await index.close();
   }
@@ -309,7 +327,7 @@ function chooseRule(queries: QueryRow[], probabilities: Map<string, number[]>): 
 }
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
-const ruleOfModel = (model: JudgeModel): Rule => ({ threshold: model.threshold, relativeCut: model.relativeCut });
+const ruleOfModel = (model: StageModel): Rule => ({ threshold: model.threshold, relativeCut: model.relativeCut });
 const round4 = (x: number): number => Math.round(x * 10000) / 10000;
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 
@@ -324,10 +342,10 @@ function probabilitiesOf(queries: QueryRow[], predictor: Predictor, columns: num
   return new Map(queries.map((q) => [q.id, q.candidates.map((c) => round3(predictor(columns.map((k) => c.features[k]!))))]));
 }
 
-/** The kinds of model a stage can be, each fitted to samples as a FittedJudge (a JudgeModel without its rule). */
-type ModelKind = JudgeModel['kind'];
+/** The kinds of model a stage can be, each fitted to samples as a FittedStage (a StageModel without its rule). */
+type ModelKind = StageModel['kind'];
 
-function fitModel(kind: ModelKind, samples: Sample[], names: FeatureName[]): FittedJudge {
+function fitModel(kind: ModelKind, samples: Sample[], names: StageFeature[]): FittedStage {
   if (kind === 'trees') {
     const { base, trees } = fitBoostedTrees(samples);
     return { kind, features: names, base: round6(base), trees: trees.map((t) => ({ ...t, threshold: t.threshold.map(round6), value: t.value.map(round6) })) };
@@ -336,7 +354,7 @@ function fitModel(kind: ModelKind, samples: Sample[], names: FeatureName[]): Fit
   return { kind, features: names, intercept: round4(fit.intercept), weights: fit.weights.map(round4), means: fit.means.map(round4), scales: fit.scales.map(round4) };
 }
 
-const predictorOf = (model: FittedJudge): Predictor => (x) => probabilityOfOwn(model, x);
+const predictorOf = (model: FittedStage): Predictor => (x) => probabilityOfStage(model, x);
 
 interface ReliabilityBin {
   from: number;
@@ -399,7 +417,7 @@ interface CrossValidation {
   heldOut: Map<string, number[]>;
   ruleOf: Map<string, Rule>;
   /** each fold's model (fitted on the other folds) with its rule */
-  foldModels: JudgeModel[];
+  foldModels: StageModel[];
   figures: Figures;
 }
 
@@ -407,10 +425,10 @@ interface CrossValidation {
 type FoldOf = (id: string) => number;
 
 /** Each query's probabilities from the model fitted on the queries of the other folds (of those present), and those models. */
-function heldOutProbabilities(queries: QueryRow[], names: FeatureName[], kind: ModelKind, foldOf: FoldOf): { heldOut: Map<string, number[]>; models: FittedJudge[] } {
-  const columns = names.map((name) => FEATURE_NAMES.indexOf(name));
+function heldOutProbabilities(queries: QueryRow[], names: StageFeature[], kind: ModelKind, foldOf: FoldOf): { heldOut: Map<string, number[]>; models: FittedStage[] } {
+  const columns = names.map((name) => STAGE_FEATURES.indexOf(name));
   const heldOut = new Map<string, number[]>();
-  const models: FittedJudge[] = [];
+  const models: FittedStage[] = [];
   for (let fold = 0; fold < FOLDS; fold++) {
     const train = queries.filter((q) => foldOf(q.id) !== fold);
     const test = queries.filter((q) => foldOf(q.id) === fold);
@@ -427,25 +445,25 @@ function heldOutProbabilities(queries: QueryRow[], names: FeatureName[], kind: M
  * cross-validation inside the four), since a model's probabilities of the queries it was fitted on are more
  * confident than those of queries it has not seen; probabilities and figures of the fold.
  */
-function crossValidate(queries: QueryRow[], names: FeatureName[], kind: ModelKind, foldOf: FoldOf): CrossValidation {
+function crossValidate(queries: QueryRow[], names: StageFeature[], kind: ModelKind, foldOf: FoldOf): CrossValidation {
   const { heldOut, models } = heldOutProbabilities(queries, names, kind, foldOf);
-  const foldModels: JudgeModel[] = [];
+  const foldModels: StageModel[] = [];
   const ruleOf = new Map<string, Rule>();
   for (let fold = 0; fold < FOLDS; fold++) {
     const train = queries.filter((q) => foldOf(q.id) !== fold);
     const { rule } = chooseRule(train, heldOutProbabilities(train, names, kind, foldOf).heldOut);
-    foldModels.push({ ...models[fold]!, ...rule } as JudgeModel);
+    foldModels.push({ ...models[fold]!, ...rule } as StageModel);
     for (const q of queries) if (foldOf(q.id) === fold) ruleOf.set(q.id, rule);
   }
   return { heldOut, ruleOf, foldModels, figures: figuresOf(queries, heldOut, (q) => ruleOf.get(q.id)!) };
 }
 
 /** The final model, fitted on every query, with the rule chosen on the cross-validation's held-out probabilities. */
-function finalModel(queries: QueryRow[], names: FeatureName[], kind: ModelKind, cv: CrossValidation): { model: JudgeModel; trainFigures: Figures } {
-  const columns = names.map((name) => FEATURE_NAMES.indexOf(name));
+function finalModel(queries: QueryRow[], names: StageFeature[], kind: ModelKind, cv: CrossValidation): { model: StageModel; trainFigures: Figures } {
+  const columns = names.map((name) => STAGE_FEATURES.indexOf(name));
   const fitted = fitModel(kind, samplesOf(queries, columns), names);
   const { rule } = chooseRule(queries, cv.heldOut);
-  return { model: { ...fitted, threshold: rule.threshold, relativeCut: rule.relativeCut } as JudgeModel, trainFigures: figuresOf(queries, probabilitiesOf(queries, predictorOf(fitted), columns), rule) };
+  return { model: { ...fitted, threshold: rule.threshold, relativeCut: rule.relativeCut } as StageModel, trainFigures: figuresOf(queries, probabilitiesOf(queries, predictorOf(fitted), columns), rule) };
 }
 
 interface Reads {
@@ -511,7 +529,7 @@ function withReadings(queries: QueryRow[], firstStage: Map<string, number[]>, re
       ...q,
       candidates: q.candidates.map((c, i) => {
         const features = [...c.features];
-        for (const name of READING_FEATURES) features[FEATURE_NAMES.indexOf(name)] = reading[i]![name];
+        for (const name of READING_FEATURES) features[STAGE_FEATURES.indexOf(name)] = reading[i]![name];
         return { ...c, features };
       }),
     };
@@ -524,7 +542,7 @@ async function main(): Promise<void> {
   if (!args.refresh && existsSync(cachePath)) {
     const stored = JSON.parse(await readFile(cachePath, 'utf8')) as FeatureCache;
     // the readers' features are filled in from the reads (withReadings); the cache holds the first stage's
-    if (stored.version === CACHE_VERSION && stored.featureNames.filter((name) => !isReading(name as FeatureName)).join() === FIRST_STAGE_FEATURES.join()) cache = stored;
+    if (stored.version === CACHE_VERSION && stored.featureNames.filter((name) => !isReading(name as StageFeature)).join() === FIRST_STAGE_FEATURES.join()) cache = stored;
   }
   if (!cache) {
     cache = await collect();
@@ -532,9 +550,9 @@ async function main(): Promise<void> {
     await writeFile(cachePath, JSON.stringify(cache));
   }
   const queries = cache.queries;
-  const firstNames = (args.features?.split(',') ?? FIRST_STAGE_FEATURES) as FeatureName[];
+  const firstNames = (args.features?.split(',') ?? FIRST_STAGE_FEATURES) as StageFeature[];
   for (const name of firstNames) {
-    if (!FEATURE_NAMES.includes(name) || isReading(name)) throw new Error(`unknown first-stage feature ${name} (${FIRST_STAGE_FEATURES.join(', ')})`);
+    if (!STAGE_FEATURES.includes(name) || isReading(name)) throw new Error(`unknown first-stage feature ${name} (${FIRST_STAGE_FEATURES.join(', ')})`);
   }
   const secondKind = args.second as ModelKind;
   if (secondKind !== 'logistic' && secondKind !== 'trees') throw new Error('--second must be logistic or trees');
@@ -569,11 +587,12 @@ async function main(): Promise<void> {
   const { model, trainFigures: firstTrainFigures } = finalModel(queries, firstNames, 'logistic', first);
   const fittedSecond = twoStages ? finalModel(secondQueries, secondNames, secondKind, secondStage) : null;
   const readerModel = fittedSecond?.model ?? null;
+  if (twoStages) console.error('[calibrate] the second stage beats the first on held-out claims, but the service runs one stage: it keeps judging with the first (src/assisted/judge.ts)');
   const trainFigures = fittedSecond?.trainFigures ?? firstTrainFigures;
   const bins = reliability(judgedQueries, second.heldOut);
   const claims = queries.filter((q) => !q.offTopic);
   const top1 = { threshold: 0, relativeCut: 1 };
-  const retrievalOnly = new Map(queries.map((q) => [q.id, q.candidates.map((c) => c.features[FEATURE_NAMES.indexOf('retrieval')]!)]));
+  const retrievalOnly = new Map(queries.map((q) => [q.id, q.candidates.map((c) => c.features[STAGE_FEATURES.indexOf('retrieval')]!)]));
   const evidenceRows = claims.flatMap((q) => q.candidates.filter((c) => c.label === 1 && c.evidence));
   const report = {
     $comment: 'Written by bench/calibrateJudge.ts (SciFact train only; figures from 5-fold cross-validation, claims grouped by shared relevant documents). Do not edit by hand.',
@@ -641,7 +660,7 @@ function roundAll(figures: Figures): Figures {
 }
 
 /** the first stage reads every feature but the readers' */
-const isReading = (name: FeatureName): boolean => (READING_FEATURES as readonly FeatureName[]).includes(name);
-const FIRST_STAGE_FEATURES: FeatureName[] = FEATURE_NAMES.filter((name) => !isReading(name));
+const isReading = (name: StageFeature): boolean => (READING_FEATURES as readonly StageFeature[]).includes(name);
+const FIRST_STAGE_FEATURES: StageFeature[] = STAGE_FEATURES.filter((name) => !isReading(name));
 
 await main();

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../src/config.js';
-import type { JudgeModels } from '../src/assisted/judge.js';
+import type { JudgeModels } from './judgeStages.js';
 
 export const FOLDS = 5;
 

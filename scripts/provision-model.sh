@@ -9,7 +9,7 @@
 # the standard BERT encoder (erf GELU, LayerNorm eps 1e-12). Pooling and normalization happen in
 # src/embedding/encoderSession.mjs, as model.json says. The same graph is also written with int8 weights
 # (model.int8.onnx: every linear layer a DynamicQuantizeMatMul with one symmetric scale per output column, its input
-# quantized per call), about twice as fast on CPU. The service now embeds with bge-small-en-v1.5 (provision-judge-models.sh); this model
+# quantized per call), about twice as fast on CPU. The service now embeds with bge-small-en-v1.5 (provision-bge-small.sh); this model
 # serves the embedder's own tests and bench:embedding.
 set -euo pipefail
 

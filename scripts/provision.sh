@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what litsearch and its tests need beyond npm (Temporal CLI, an OpenSearch node, a PostgreSQL server, Temporal's time-skipping test server, Chromium for the dashboard's browser test, the embedding model, the assisted-search judge's two reading models, the reference Python SDK) into a cache outside the clone, then writes the components manifest.
+# Installs what litsearch and its tests need beyond npm (Temporal CLI, an OpenSearch node, a PostgreSQL server, Temporal's time-skipping test server, Chromium for the dashboard's browser test, the embedding models, the reference Python SDK) into a cache outside the clone, then writes the components manifest.
 #
 # Idempotent: each component is skipped when its stamp in the cache matches what this script would install.
 # Runs non-interactively (CI=true, no stdin), as root or as a user who can use sudo -n for apt.
@@ -440,10 +440,10 @@ if [[ -f $repo_root/scripts/provision-model.sh ]]; then
 fi
 
 # ---------------------------------------------------------------------------
-# 5b. The assisted-search judge's reading models (owned by scripts/provision-judge-models.sh)
+# 5b. The service's embedding model, bge-small-en-v1.5 (owned by scripts/provision-bge-small.sh)
 # ---------------------------------------------------------------------------
-step "judge models (scripts/provision-judge-models.sh)"
-bash "$repo_root/scripts/provision-judge-models.sh" || die "scripts/provision-judge-models.sh exited with status $?"
+step "service embedding model (scripts/provision-bge-small.sh)"
+bash "$repo_root/scripts/provision-bge-small.sh" || die "scripts/provision-bge-small.sh exited with status $?"
 step_done "done"
 
 # ---------------------------------------------------------------------------

@@ -22,9 +22,7 @@ import { canonicalJson } from './eventstore/eventStore.js';
 import { createCollectionReadiness, type CollectionReadiness } from './collections/readiness.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
 import { embeddingModelManifestPath } from './embedding/modelManifest.js';
-import { createCrossEncoder, crossEncoderManifestPath } from './relevance/crossEncoder.js';
-import { createBiEncoderRelevance } from './relevance/biEncoder.js';
-import { DEFAULT_JUDGE_MODELS, type JudgeModels, type JudgeReaders } from './assisted/judge.js';
+import type { JudgeModel } from './assisted/judge.js';
 import type { SearchEngine } from './search/port.js';
 import { createEmbeddedEngine } from './search/embedded/embeddedEngine.js';
 import { createSearchService, type SearchService } from './search/searchService.js';
@@ -59,8 +57,6 @@ export interface Runtime {
   db: Db;
   engine: SearchEngine;
   embedder: OnnxEmbedder;
-  /** the assisted-search judge's reading models; none when its judge has one stage (the shipped calibration's) */
-  readers?: JudgeReaders;
   /** the catalogue in force: the catalogue stream's collections and meta-collections, followed within a second */
   catalog: LiveCatalog;
   /** which collections answer searches yet (demo ingestion marks the ones it builds) */
@@ -91,8 +87,8 @@ export interface RuntimeOptions {
   tools?: ToolRegistry;
   /** renders figure images for unlock and re-fetch; without one, figures carry no image_data */
   figureImages?: FigureImageRenderer;
-  /** the built-in judge's models; by default the calibrated ones (src/assisted/judgeCalibration.json) */
-  judgeModels?: JudgeModels;
+  /** the built-in judge; by default the calibrated one (src/assisted/judgeCalibration.json) */
+  judgeModel?: JudgeModel;
 }
 
 /** Where the event store of `location` is, for messages: the PGlite directory, or the database URL without its password. */
@@ -152,39 +148,22 @@ export async function openIngestEmbedder(config: Config): Promise<OnnxEmbedder> 
   return createOnnxEmbedder({ manifest: embeddingModelManifestPath(config.cacheDir), workers: config.embeddingWorkers });
 }
 
-/** The reading models the judge `models` reads with: none for a one-stage judge, which never reads. */
-export async function openJudgeReadersFor(config: Config, models: JudgeModels = DEFAULT_JUDGE_MODELS): Promise<(JudgeReaders & { close(): Promise<void> }) | undefined> {
-  return models.withReader ? openJudgeReaders(config) : undefined;
-}
-
-/** The built-in judge's reading models; their worker threads start on the first assisted search. Close them at shutdown. */
-export async function openJudgeReaders(config: Config): Promise<JudgeReaders & { close(): Promise<void> }> {
-  const crossEncoder = await createCrossEncoder({ manifest: crossEncoderManifestPath(config.cacheDir) });
-  const biEncoder = await createBiEncoderRelevance(embeddingModelManifestPath(config.cacheDir)).catch(async (err: unknown) => {
-    await crossEncoder.close();
-    throw err;
-  });
-  return { crossEncoder, biEncoder, close: async () => void (await Promise.all([crossEncoder.close(), biEncoder.close()])) };
-}
-
 /** The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the built-in one. */
-export function openReasoner(config: Config, deps: { engine: SearchEngine; embedder: OnnxEmbedder; readers?: JudgeReaders; catalog: CollectionCatalog; journals: readonly JournalRecord[]; clock: () => Date; log: Logger; judgeModels?: JudgeModels }): Reasoner {
+export function openReasoner(config: Config, deps: { engine: SearchEngine; embedder: OnnxEmbedder; catalog: CollectionCatalog; journals: readonly JournalRecord[]; clock: () => Date; log: Logger; judgeModel?: JudgeModel }): Reasoner {
   return createReasoner(
     {
       embedder: deps.embedder,
       journals: deps.journals,
       chunkVectors: chunkVectorsFromEngine(deps),
-      readers: deps.readers,
-      onReaderFailure: (err) => deps.log.warn({ err: err.message }, 'a reading model failed; the judge\'s first stage answered'),
       clock: deps.clock,
       onFallback: (stage, err) => deps.log.warn({ stage, err: err.message }, 'the chat model failed; the built-in reasoner answered'),
     },
-    { llm: config.assisted.llm, builtin: { judgeModels: deps.judgeModels } },
+    { llm: config.assisted.llm, builtin: { judgeModel: deps.judgeModel } },
   );
 }
 
 /** What the assisted-search activities need: retrieval, the filter planner, the reasoner and the event store. */
-export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; readers?: JudgeReaders; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner; judgeModels?: JudgeModels; retractions?: LiveRetractions }): Promise<AssistedActivityDeps> {
+export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner; judgeModel?: JudgeModel; retractions?: LiveRetractions }): Promise<AssistedActivityDeps> {
   const table = parts.journals ? undefined : await loadJournalTable(config.dataDir, config.dataRoot);
   const journals = parts.journals ?? table!.journals;
   const planFilters = parts.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, table));
@@ -244,8 +223,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     closers.push(() => engine.close());
     const embedder = await openEmbedder(config);
     closers.push(() => embedder.close());
-    const readers = await openJudgeReadersFor(config, options.judgeModels);
-    if (readers) closers.push(() => readers.close());
     const catalog = await openCatalogue(config, db, clock, log);
     closers.push(async () => catalog.close());
     const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
@@ -273,7 +250,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness, retractions });
     const tools = options.tools ?? (await createGatewayTools({ retractions, engine, catalog, journals, metricsBasis, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
 
-    const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, readers, catalog, clock, log, journals, planFilters, judgeModels: options.judgeModels, retractions });
+    const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, catalog, clock, log, journals, planFilters, judgeModel: options.judgeModel, retractions });
 
     let worker: Runtime['worker'];
     let client: Client;
@@ -330,7 +307,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       },
       readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact', collections: readiness.summary() }),
     });
-    return { config, log, db, engine, embedder, readers, catalog, readiness, accounts, operations, members, search, catalogue, tools, retractions, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, members, search, catalogue, tools, retractions, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;

@@ -1,7 +1,7 @@
 // `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and DATABASE_URL).
 import pino from 'pino';
 import { loadConfig } from './config.js';
-import { openAssistedActivityDeps, openCatalogue, openEmbedder, openJudgeReadersFor, openEventStore, openSearchEngine } from './composition.js';
+import { openAssistedActivityDeps, openCatalogue, openEmbedder, openEventStore, openSearchEngine } from './composition.js';
 import { createAccounts } from './billing/accounts.js';
 import { createTemporalWorker } from './temporal/worker.js';
 import { TASK_QUEUE } from '../workflows/shared.js';
@@ -17,9 +17,8 @@ async function main(): Promise<void> {
   // assisted search's activities retrieve and judge here: this process opens the search engine and the model too
   const engine = await openSearchEngine(config, log);
   const embedder = await openEmbedder(config);
-  const readers = await openJudgeReadersFor(config);
   const catalog = await openCatalogue(config, db, clock, log);
-  const assisted = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, readers, catalog, clock, log });
+  const assisted = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, catalog, clock, log });
   const { worker, connection } = await createTemporalWorker({
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
@@ -33,7 +32,6 @@ async function main(): Promise<void> {
   log.info({ address: config.temporalAddress, taskQueue: TASK_QUEUE }, 'worker running');
   await worker.run();
   await connection.close();
-  await readers?.close();
   await embedder.close();
   await engine.close();
   catalog.close();

@@ -1,9 +1,9 @@
 // The built-in reasoner: rules and the catalogue's vocabularies to understand and plan, the embedding model, lexical
-// evidence and two reading models to judge. No network; everything runs on the CPU beside the search engine.
+// evidence to judge. No network; everything runs on the CPU beside the search engine.
 import type { Embedder } from '../embedding/port.js';
 import type { JournalRecord } from '../journals/table.js';
 import { CatalogueVocabulary } from './constraints.js';
-import { judgeCandidates, type ChunkVectors, type JudgeModels, type JudgeReaders } from './judge.js';
+import { judgeCandidates, type ChunkVectors, type JudgeModel } from './judge.js';
 import type { PlanInput, Reasoner, Understanding, UnderstandInput } from './reasoner.js';
 import { MAX_SUB_QUESTIONS, understandByRules } from './understanding.js';
 
@@ -13,17 +13,13 @@ export interface BuiltinReasonerDeps {
   journals: readonly JournalRecord[];
   /** stored chunk vectors (chunkVectors.ts); without it the judge embeds the best-ranked chunks itself */
   chunkVectors?: ChunkVectors;
-  /** the models the judge reads its shortlist with; without them the judge's first stage judges alone */
-  readers?: JudgeReaders;
-  /** told when a reader failed on a call and the first stage judged alone */
-  onReaderFailure?: (error: Error) => void;
   /** "the last 5 years" is read against this clock */
   clock?: () => Date;
 }
 
 export interface BuiltinReasonerOptions {
-  /** the fitted judge (default: judgeCalibration.json) */
-  judgeModels?: JudgeModels;
+  /** the fitted judge (default: judgeCalibration.json's) */
+  judgeModel?: JudgeModel;
   /** see JudgeDeps */
   maxEmbeddedChunks?: number;
 }
@@ -59,7 +55,7 @@ export function createBuiltinReasoner(deps: BuiltinReasonerDeps, options: Builti
     },
     judge(query, understanding, candidates) {
       return judgeCandidates(
-        { embedder: deps.embedder, chunkVectors: deps.chunkVectors, readers: deps.readers, onReaderFailure: deps.onReaderFailure, models: options.judgeModels, maxEmbeddedChunks: options.maxEmbeddedChunks },
+        { embedder: deps.embedder, chunkVectors: deps.chunkVectors, model: options.judgeModel, maxEmbeddedChunks: options.maxEmbeddedChunks },
         query,
         understanding,
         candidates,

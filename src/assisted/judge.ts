@@ -1,45 +1,37 @@
 // The built-in judge: evidence features of each candidate (judgeFeatures.ts) turned into a calibrated probability by a
 // logistic model fitted on SciFact train claims (bench/calibrateJudge.ts writes judgeCalibration.json), a rationale
-// that quotes the best evidence sentence and names the matched entities, and the delivery rule. Two stages: a first
-// model on the evidence features ranks the candidates; two readers read the chunks of the best documents with the
-// query (a cross-encoder, and a second, stronger bi-encoder), and a second model (boosted trees) judges with the
-// evidence and their reading.
-// When a reader is missing or fails, the first model's verdicts stand (it is calibrated and has its own rule).
+// that quotes the best evidence sentence and names the matched entities, and the delivery rule. One stage: reading a
+// shortlist with a cross-encoder and a second bi-encoder, then judging with boosted trees, did not beat it on held-out
+// claims, so that second stage lives only in the calibration benchmark (bench/judgeStages.ts), which says when it would.
 import type { Embedder } from '../embedding/port.js';
-import type { RelevanceModel } from '../relevance/crossEncoder.js';
 import { analyzeEnglish } from '../search/embedded/englishAnalyzer.js';
 import { embedQueryCached } from '../search/queryVectorCache.js';
-import { boostedProbability, type BoostedTrees } from './boostedTrees.js';
 import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from './qualifiers.js';
 import calibration from './judgeCalibration.json' with { type: 'json' };
 import {
   bestSentenceIndex,
   candidateFeatures,
   cosine,
-  documentKeyOf,
   entityTerms,
   FEATURE_NAMES,
-  READERS,
   sentencesOf,
   termWeights,
   type FeatureName,
   type JudgeInputs,
-  type ReaderName,
-  type Readings,
 } from './judgeFeatures.js';
 import type { Candidate, QueryUnderstanding, Verdict } from './reasoner.js';
 
 /** What every fitted judge has: the features it reads, and the delivery rule tuned with it. */
-interface JudgeRule {
-  features: FeatureName[];
+export interface JudgeRule<F extends string = FeatureName> {
+  features: F[];
   /** a candidate is verified when its probability reaches this ... */
   threshold: number;
   /** ... and this fraction of the best probability of the same call (0: no relative cut) */
   relativeCut: number;
 }
 
-/** A logistic regression on standardized features. */
-export interface LogisticJudge extends JudgeRule {
+/** The judge: a logistic regression on standardized features. */
+export interface JudgeModel<F extends string = FeatureName> extends JudgeRule<F> {
   kind: 'logistic';
   intercept: number;
   /** one per feature, on the standardized scale ((x - mean) / scale) */
@@ -48,28 +40,13 @@ export interface LogisticJudge extends JudgeRule {
   scales: number[];
 }
 
-/** Gradient-boosted trees on the features (a tree's feature k is the model's k-th feature). */
-export interface TreesJudge extends JudgeRule, BoostedTrees {
-  kind: 'trees';
+/** The shipped judge; the calibration's other fields are its figures. */
+export const DEFAULT_JUDGE_MODEL: JudgeModel = shippedModel(calibration.model);
+
+function shippedModel(model: { kind: string }): JudgeModel {
+  if (model.kind !== 'logistic') throw new Error(`judgeCalibration.json holds a ${model.kind} judge; the service runs a logistic one (bench/calibrateJudge.ts)`);
+  return model as JudgeModel;
 }
-
-export type JudgeModel = LogisticJudge | TreesJudge;
-
-/** The two stages' models and the size of the shortlist between them. */
-export interface JudgeModels {
-  /** the evidence features alone: chooses the shortlist, and judges when the readers cannot read */
-  firstStage: JudgeModel;
-  /** the evidence features and the readers' reading of the shortlist; null: one stage */
-  withReader: JudgeModel | null;
-  /** documents whose chunks in the pool the readers read */
-  shortlistDocuments: number;
-}
-
-export const DEFAULT_JUDGE_MODELS: JudgeModels = {
-  firstStage: calibration.model as JudgeModel,
-  withReader: calibration.readerModel as JudgeModel | null,
-  shortlistDocuments: calibration.shortlistDocuments,
-};
 
 /**
  * Stored vectors of candidate chunks, by candidate id, where the engine holds them (dense and hybrid collections);
@@ -77,17 +54,11 @@ export const DEFAULT_JUDGE_MODELS: JudgeModels = {
  */
 export type ChunkVectors = (candidates: readonly Candidate[]) => Promise<Map<string, Float32Array>>;
 
-/** The models that read the shortlist with the query. */
-export type JudgeReaders = Record<ReaderName, RelevanceModel>;
-
 export interface JudgeDeps {
   embedder: Embedder;
   chunkVectors?: ChunkVectors;
-  /** the readers of the shortlist; without them the first stage judges alone */
-  readers?: JudgeReaders;
-  /** told when a reader failed and the first stage judged alone */
-  onReaderFailure?: (error: Error) => void;
-  models?: JudgeModels;
+  /** default: DEFAULT_JUDGE_MODEL */
+  model?: JudgeModel;
   /** chunks without a stored vector embedded per call, best retrieval scores first (the others score cosine 0) */
   maxEmbeddedChunks?: number;
   /** false: the query's qualifiers are not read (qualifiers.ts); the benchmark's "before" */
@@ -146,25 +117,24 @@ export async function prepareJudgement(deps: JudgeDeps, query: string, understan
   const cosQuery = chunkVector.map((v) => (v ? cosine(queryVector, v) : null));
   const cosSubQuestion = chunkVector.map((v, i) => (v ? Math.max(cosQuery[i]!, ...subVectors.map((s) => cosine(s, v))) : null));
 
-  return { queryTerms, entities: entityTerms(understanding.entities), candidates, sentences, cosQuery, cosSubQuestion, readings: unread(candidates.length), bestSentence };
+  return { queryTerms, entities: entityTerms(understanding.entities), candidates, sentences, cosQuery, cosSubQuestion, bestSentence };
 }
 
 /** The text a chunk was embedded from at ingestion is its text; the title adds what a bare chunk lacks. */
 export const chunkPassage = (c: Pick<Candidate, 'title' | 'text'>): string => (c.title && !c.text.startsWith(c.title) ? `${c.title}. ${c.text}` : c.text);
 
 /** A fitted model without its delivery rule: what the calibration fits before it chooses the rule. */
-export type FittedJudge = Omit<LogisticJudge, 'threshold' | 'relativeCut'> | Omit<TreesJudge, 'threshold' | 'relativeCut'>;
+export type FittedJudge<F extends string = FeatureName> = Omit<JudgeModel<F>, 'threshold' | 'relativeCut'>;
 
 /** The probability from the values of the model's own features, in its order. */
-export function probabilityOfOwn(model: FittedJudge, x: readonly number[]): number {
-  if (model.kind === 'trees') return boostedProbability(model, x);
+export function probabilityOfOwn(model: FittedJudge<string>, x: readonly number[]): number {
   let z = model.intercept;
   x.forEach((v, k) => (z += model.weights[k]! * ((v - model.means[k]!) / (model.scales[k]! || 1))));
   return 1 / (1 + Math.exp(-z));
 }
 
 /** Verified: at or above the threshold and within the relative cut of the call's best probability. */
-export function deliveryRule(model: Pick<JudgeModel, 'threshold' | 'relativeCut'>, probabilities: readonly number[]): boolean[] {
+export function deliveryRule(model: Pick<JudgeRule, 'threshold' | 'relativeCut'>, probabilities: readonly number[]): boolean[] {
   const best = probabilities.reduce((m, p) => Math.max(m, p), 0);
   return probabilities.map((p) => p >= model.threshold && p >= model.relativeCut * best);
 }
@@ -246,20 +216,6 @@ export function rationaleOf(evidence: { text: string; isTitle: boolean } | null,
 }
 
 /**
- * Indexes of the candidates of the `documents` best documents, by probability (documentKeys: each candidate's
- * documentKeyOf): every chunk of theirs in the pool, since the passage that answers may be any of them.
- */
-export function shortlist(documentKeys: readonly string[], probabilities: readonly number[], documents: number): number[] {
-  const order = probabilities.map((_, i) => i).sort((a, b) => probabilities[b]! - probabilities[a]! || a - b);
-  const best = new Set<string>();
-  for (const i of order) {
-    if (best.size >= documents) break;
-    best.add(documentKeys[i]!);
-  }
-  return order.filter((i) => best.has(documentKeys[i]!));
-}
-
-/**
  * Each full feature vector's (FEATURE_NAMES order) probability, rounded as the verdict reports it, so that the rule,
  * which reads this score, always agrees with `judgeScore`. The model's columns are looked up once per call.
  */
@@ -268,49 +224,14 @@ function scoresOf(model: JudgeModel, features: readonly number[][]): number[] {
   return features.map((f) => Math.round(probabilityOfOwn(model, columns.map((k) => f[k]!)) * 1000) / 1000);
 }
 
-const unread = (candidates: number): Readings => Object.fromEntries(READERS.map((reader) => [reader, Array.from({ length: candidates }, () => null)])) as unknown as Readings;
-
-/** Each reader's scores of the shortlisted passages, spread over the candidates (null: not read). */
-export async function readPassages(readers: JudgeReaders, query: string, passages: readonly string[], chosen: readonly number[], candidates: number): Promise<Readings> {
-  // every reader finishes before this returns, even when one fails: no read is left running behind the call
-  const settled = await Promise.allSettled(READERS.map((reader) => readers[reader].score(query, passages)));
-  const readings = unread(candidates);
-  settled.forEach((result, r) => {
-    if (result.status === 'rejected') throw result.reason;
-    chosen.forEach((i, k) => (readings[READERS[r]!][i] = result.value[k]!));
-  });
-  return readings;
-}
-
-/**
- * The readers' reading of the first stage's shortlist and the second stage's probabilities, or null when there is no
- * second stage, no readers, or a reader failed (the first stage's verdicts stand).
- */
-async function readShortlist(deps: JudgeDeps, models: JudgeModels, query: string, prepared: PreparedJudgement, firstStage: readonly number[]): Promise<{ model: JudgeModel; probabilities: number[] } | null> {
-  if (!deps.readers || !models.withReader || models.shortlistDocuments <= 0) return null;
-  const chosen = shortlist(prepared.candidates.map(documentKeyOf), firstStage, models.shortlistDocuments);
-  const passages = chosen.map((i) => chunkPassage(prepared.candidates[i]!));
-  let readings: Readings;
-  try {
-    readings = await readPassages(deps.readers, query, passages, chosen, prepared.candidates.length);
-  } catch (error) {
-    deps.onReaderFailure?.(error as Error);
-    return null;
-  }
-  return { model: models.withReader, probabilities: scoresOf(models.withReader, candidateFeatures({ ...prepared, readings })) };
-}
-
 /** Verdicts for the candidates, in their order. */
 export async function judgeCandidates(deps: JudgeDeps, query: string, understanding: QueryUnderstanding, candidates: readonly Candidate[]): Promise<Verdict[]> {
   if (candidates.length === 0) return [];
-  const models = deps.models ?? DEFAULT_JUDGE_MODELS;
+  const model = deps.model ?? DEFAULT_JUDGE_MODEL;
   const prepared = await prepareJudgement(deps, query, understanding, candidates);
-  const firstStage = scoresOf(models.firstStage, candidateFeatures(prepared));
-  const read = (await readShortlist(deps, models, query, prepared, firstStage)) ?? { model: models.firstStage, probabilities: firstStage };
-  const model = read.model;
   // a candidate whose only mention of a qualifier the query asks for is negated, or that names only another
   // population, ranks below those that match it (qualifiers.ts)
-  const probabilities = read.probabilities.map((p, i) => (deps.readQualifiers !== false && qualifierConflict(query, `${candidates[i]!.title ?? ''}\n${candidates[i]!.text}`) ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000 : p));
+  const probabilities = scoresOf(model, candidateFeatures(prepared)).map((p, i) => (deps.readQualifiers !== false && qualifierConflict(query, `${candidates[i]!.title ?? ''}\n${candidates[i]!.text}`) ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000 : p));
   const verified = deliveryRule(model, probabilities);
   return candidates.map((candidate, i) => {
     const best = prepared.bestSentence[i]!;

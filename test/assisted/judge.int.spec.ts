@@ -1,22 +1,16 @@
-// The built-in judge with the real provisioned embedding model and reading models (fails, never skips, when one is
-// missing) on real SciFact claims and their evidence: the chunk holding the evidence scores above off-topic text,
-// off-topic text stays under the threshold, an off-topic question verifies nothing, the rationale quotes the chunk, and
-// when the cross-encoder fails the first stage's verdicts stand.
+// The built-in judge with the real provisioned embedding model (fails, never skips, when it is missing) on real SciFact
+// claims and their evidence: the chunk holding the evidence scores above off-topic text, off-topic text stays under the
+// threshold, an off-topic question verifies nothing, and the rationale quotes the chunk.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_JUDGE_MODELS, judgeCandidates, matchedTermsOf, type JudgeModel } from '../../src/assisted/judge.js';
-import { READING_FEATURES } from '../../src/assisted/judgeFeatures.js';
+import { DEFAULT_JUDGE_MODEL, judgeCandidates, matchedTermsOf } from '../../src/assisted/judge.js';
 import type { Candidate } from '../../src/assisted/reasoner.js';
 import { understandByRules } from '../../src/assisted/understanding.js';
 import { CatalogueVocabulary } from '../../src/assisted/constraints.js';
 import { DEFAULT_DATA_ROOT } from '../../src/config.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from '../../src/embedding/onnxEmbedder.js';
 import { splitSentences } from '../../src/ingest/sentences.js';
-import { cacheDirFrom, loadConfig } from '../../src/config.js';
-import { createCrossEncoder, crossEncoderManifestPath } from '../../src/relevance/crossEncoder.js';
-import { openJudgeReaders } from '../../src/composition.js';
-import type { JudgeReaders } from '../../src/assisted/judge.js';
 import { loadServiceModelManifest } from '../embedding/provisionedModel.js';
 
 /** Train claims with SUPPORT or CONTRADICT evidence (ids of queries.jsonl), varied in subject. */
@@ -37,7 +31,6 @@ interface Claim {
 }
 
 let embedder: OnnxEmbedder;
-let readers: JudgeReaders & { close(): Promise<void> };
 let claims: Claim[];
 const vocabulary = new CatalogueVocabulary([]);
 const now = new Date('2025-06-15T00:00:00Z');
@@ -49,7 +42,6 @@ function candidate(id: string, text: string, title: string | null, subQuestion: 
 
 beforeAll(async () => {
   embedder = await createOnnxEmbedder({ manifest: await loadServiceModelManifest(), batchSize: 16, threads: 2 });
-  readers = await openJudgeReaders(loadConfig());
   const dir = join(DEFAULT_DATA_ROOT, 'scifact');
   const corpus = new Map<string, { title: string; text: string }>();
   for (const line of (await readFile(join(dir, 'corpus.jsonl'), 'utf8')).split('\n')) {
@@ -79,22 +71,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await readers?.close();
   await embedder?.close();
 });
-
-/** A second stage for the reading path's tests: the shipped first stage's features, and every reading at weight 1. */
-function readingModel(): JudgeModel {
-  const first = DEFAULT_JUDGE_MODELS.firstStage;
-  if (first.kind !== 'logistic') throw new Error('the first stage is a logistic regression');
-  return {
-    ...first,
-    features: [...first.features, ...READING_FEATURES],
-    weights: [...first.weights, ...READING_FEATURES.map(() => 1)],
-    means: [...first.means, ...READING_FEATURES.map(() => 0)],
-    scales: [...first.scales, ...READING_FEATURES.map(() => 1)],
-  };
-}
 
 describe('built-in judge on SciFact evidence', () => {
   it('scores the evidence above off-topic text, which stays under the threshold', async () => {
@@ -102,12 +80,12 @@ describe('built-in judge on SciFact evidence', () => {
     for (const claim of claims) {
       const understanding = understandByRules({ query: claim.text, callerFilters: null }, { vocabulary, now });
       const offTopic = OFF_TOPIC_TEXTS.map((text, i) => candidate(`off-${i}`, text, null, claim.text, i === 0 ? 0 : i + 1));
-      const verdicts = await judgeCandidates({ embedder, readers }, claim.text, understanding, [offTopic[0]!, claim.evidenceChunk, ...offTopic.slice(1)]);
+      const verdicts = await judgeCandidates({ embedder }, claim.text, understanding, [offTopic[0]!, claim.evidenceChunk, ...offTopic.slice(1)]);
       const evidence = verdicts[1]!;
       for (const off of [verdicts[0]!, ...verdicts.slice(2)]) {
         expect(evidence.judgeScore, `${claim.id}: ${claim.text}`).toBeGreaterThan(off.judgeScore);
         expect(off.verified).toBe(false);
-        expect(off.judgeScore).toBeLessThan((DEFAULT_JUDGE_MODELS.withReader ?? DEFAULT_JUDGE_MODELS.firstStage).threshold);
+        expect(off.judgeScore).toBeLessThan(DEFAULT_JUDGE_MODEL.threshold);
       }
       if (evidence.verified) verifiedEvidence++;
       expect(evidence.answeredBy).toBe('builtin');
@@ -150,37 +128,9 @@ describe('built-in judge on SciFact evidence', () => {
     for (const question of ['best pizza recipe in Naples', 'how to change a car tyre', 'stock price of Apple tomorrow']) {
       const understanding = understandByRules({ query: question, callerFilters: null }, { vocabulary, now });
       const pool = claims.map((c, i) => ({ ...c.evidenceChunk, subQuestion: question, rank: i }));
-      const verdicts = await judgeCandidates({ embedder, readers }, question, understanding, pool);
+      const verdicts = await judgeCandidates({ embedder }, question, understanding, pool);
       expect(verdicts.filter((v) => v.verified), question).toEqual([]);
     }
-  });
-
-  it('reads the shortlist with both readers when a second stage is fitted: it changes the scores the first stage alone gives', async () => {
-    const claim = claims[0]!;
-    const understanding = understandByRules({ query: claim.text, callerFilters: null }, { vocabulary, now });
-    const pool = [claim.evidenceChunk, ...claims.slice(1).map((c, i) => ({ ...c.evidenceChunk, subQuestion: claim.text, rank: i + 2 }))];
-    // the calibration ships a second stage only when it beats the first on held-out claims (with bge-small vectors it
-    // does not), so the reading path is tested with a second stage of its own: the first stage's log-odds plus the readings
-    const models = DEFAULT_JUDGE_MODELS.withReader ? DEFAULT_JUDGE_MODELS : { ...DEFAULT_JUDGE_MODELS, withReader: readingModel(), shortlistDocuments: 8 };
-    const alone = await judgeCandidates({ embedder, models: { ...models, withReader: null } }, claim.text, understanding, pool);
-    const read = await judgeCandidates({ embedder, readers, models }, claim.text, understanding, pool);
-    expect(read.map((v) => v.judgeScore)).not.toEqual(alone.map((v) => v.judgeScore));
-    // the claim's own evidence is the best of the pool either way
-    expect(Math.max(...read.map((v) => v.judgeScore))).toBe(read[0]!.judgeScore);
-  });
-
-  it('judges with the first stage alone when a reader fails, and says so', async () => {
-    const claim = claims[1]!;
-    const understanding = understandByRules({ query: claim.text, callerFilters: null }, { vocabulary, now });
-    const pool = [claim.evidenceChunk, ...claims.slice(2).map((c, i) => ({ ...c.evidenceChunk, subQuestion: claim.text, rank: i + 2 }))];
-    const broken = await createCrossEncoder({ manifest: crossEncoderManifestPath(cacheDirFrom(process.env)) });
-    await broken.close();
-    const failures: Error[] = [];
-    const models = DEFAULT_JUDGE_MODELS.withReader ? DEFAULT_JUDGE_MODELS : { ...DEFAULT_JUDGE_MODELS, withReader: readingModel(), shortlistDocuments: 8 };
-    const fallback = await judgeCandidates({ embedder, models, readers: { ...readers, crossEncoder: broken }, onReaderFailure: (err) => failures.push(err) }, claim.text, understanding, pool);
-    const alone = await judgeCandidates({ embedder, models: { ...models, withReader: null } }, claim.text, understanding, pool);
-    expect(failures.map((e) => e.message)).toEqual(['relevance model is closed']);
-    expect(fallback).toEqual(alone);
   });
 
   it('names matched entities as the chunk writes them', () => {

@@ -29,7 +29,7 @@ export async function startAssistedTimeSkipping(options: { taskQueue: string; de
   const svc = await startTestService();
   const env = await startTimeSkippingEnv();
   const r = svc.runtime;
-  const deps = await openAssistedActivityDeps(r.config, { db: r.db, accounts: r.accounts, engine: r.engine, embedder: r.embedder, readers: r.readers, catalog: r.catalog, clock: () => new Date(), log: pino({ level: 'silent' }) });
+  const deps = await openAssistedActivityDeps(r.config, { db: r.db, accounts: r.accounts, engine: r.engine, embedder: r.embedder, catalog: r.catalog, clock: () => new Date(), log: pino({ level: 'silent' }) });
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: options.taskQueue, workflowBundle: await workflowBundle(), activities: createAssistedActivities(deps) });
   const running = worker.run();
   const client = new Client({ connection: env.connection, namespace: 'default' });

@@ -9,9 +9,10 @@ export async function runProvisionScript(
   cache: string,
   timeoutMs: number,
   env: NodeJS.ProcessEnv = {},
+  args: string[] = [],
 ): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run('bash', [script], { env: { ...process.env, ...env, LITSEARCH_CACHE: cache }, timeout: timeoutMs });
+    const { stdout, stderr } = await run('bash', [script, ...args], { env: { ...process.env, ...env, LITSEARCH_CACHE: cache }, timeout: timeoutMs });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failure = error as { code?: number; stdout?: string; stderr?: string };

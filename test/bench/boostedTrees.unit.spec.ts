@@ -1,10 +1,9 @@
-// The judge's boosted trees: the fitter (bench/boostedTrees.ts) and the prediction the service runs
-// (src/assisted/boostedTrees.ts) agree on what a split means, learn what a logistic regression cannot (an
+// The boosted trees the judge benchmark tries as a second stage (bench/boostedTrees.ts): the fitter and the prediction
+// agree on what a split means, learn what a logistic regression cannot (an
 // interaction), keep every leaf at the minimum size, and fit the same trees from the same samples.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BOOSTING, fitBoostedTrees } from '../../bench/boostedTrees.js';
+import { boostedProbability, DEFAULT_BOOSTING, fitBoostedTrees, treeValue, type RegressionTree } from '../../bench/boostedTrees.js';
 import type { Sample } from '../../bench/logisticRegression.js';
-import { boostedProbability, treeValue, type RegressionTree } from '../../src/assisted/boostedTrees.js';
 
 /** A deterministic spread of points in [0, 1). */
 const spread = (i: number, k: number): number => ((i * (k === 0 ? 0.6180339887 : 0.7548776662) + k * 0.1) % 1);

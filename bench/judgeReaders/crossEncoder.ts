@@ -1,12 +1,14 @@
 // The relevance model: a cross-encoder that reads a query and a passage together and scores how well the passage
 // answers it (a logit; higher is more relevant). It is what a bi-encoder cannot be: the query's words attend to the
-// passage's. scripts/provision-judge-models.sh provisions cross-encoder/ms-marco-MiniLM-L-12-v2 (int8 ONNX) and writes
-// reranker.json; the model runs on its own worker thread (crossEncoderWorker.mjs).
+// passage's. One of the readers bench/calibrateJudge.ts tries as the judge's second stage (the service's judge has one
+// stage and reads with no model). `bash scripts/provision-bge-small.sh --reranker` provisions
+// cross-encoder/ms-marco-MiniLM-L-12-v2 (int8 ONNX) and writes reranker.json; the model runs on its own worker thread
+// (crossEncoderWorker.mjs).
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { modelManifestSchema, readModelManifest } from '../embedding/modelManifest.js';
-import { loadWordpieceTokenizer, type WordpieceTokenizer } from '../embedding/wordpieceTokenizer.js';
-import { startInferenceWorker } from '../infra/inferenceWorker.js';
+import { modelManifestSchema, readModelManifest } from '../../src/embedding/modelManifest.js';
+import { loadWordpieceTokenizer, type WordpieceTokenizer } from '../../src/embedding/wordpieceTokenizer.js';
+import { startInferenceWorker } from '../../src/infra/inferenceWorker.js';
 
 /** Scores (query, passage) pairs; the same pair always gets the same score. */
 export interface RelevanceModel {
@@ -23,7 +25,7 @@ export type CrossEncoderManifest = z.infer<typeof manifestSchema>;
 
 export class RelevanceModelNotProvisionedError extends Error {
   constructor(detail: string) {
-    super(`relevance model not provisioned: run npm run provision (${detail})`);
+    super(`relevance model not provisioned: run bash scripts/provision-bge-small.sh --reranker (${detail})`);
     this.name = 'RelevanceModelNotProvisionedError';
   }
 }
