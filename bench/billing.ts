@@ -14,6 +14,7 @@ import { readComponent } from '../src/infra/components.js';
 import { cacheDirFrom, DEFAULT_COLLECTIONS_CONFIG } from '../src/config.js';
 import { openPglite, openPostgres, type Db } from '../src/eventstore/db.js';
 import { migrate } from '../src/eventstore/schema.js';
+import { PROJECTION_READ_MODELS } from '../projections/readModels.js';
 import { eventHash, GENESIS_HASH } from '../src/eventstore/eventStore.js';
 import { createAccounts, type Accounts } from '../src/billing/accounts.js';
 import { replayProjections, promoteReplay, type ReplayReport } from '../projections/replay.js';
@@ -57,7 +58,7 @@ async function newPostgresDb(baseUrl: string, name: string, poolSize = 12): Prom
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   const db = await openPostgres(url.toString(), poolSize);
-  await migrate(db);
+  await migrate(db, PROJECTION_READ_MODELS);
   return db;
 }
 
@@ -270,7 +271,7 @@ async function main(): Promise<void> {
       const url = new URL(pg.url);
       url.pathname = '/bench_search_nosync';
       const nosync = await openPostgres(url.toString(), 12);
-      await migrate(nosync);
+      await migrate(nosync, PROJECTION_READ_MODELS);
       result.searchBillingWithoutWalFlush = await searchBillingLatency(nosync, Number(args.searches));
       await nosync.close();
       result.diskFsyncMs = fsyncLatency(root);
@@ -292,9 +293,9 @@ async function main(): Promise<void> {
       const pgOne = await newPostgresDb(pg.url, 'bench_append_one');
       const pgMany = await newPostgresDb(pg.url, 'bench_append_many');
       const lite = await openPglite(undefined);
-      await migrate(lite);
+      await migrate(lite, PROJECTION_READ_MODELS);
       const liteMany = await openPglite(undefined);
-      await migrate(liteMany);
+      await migrate(liteMany, PROJECTION_READ_MODELS);
       result.appends = {
         postgres: { oneWriter: await appendRate(pgOne, 1, appends), manyWriters: await appendRate(pgMany, writers, appends) },
         pglite: { oneWriter: await appendRate(lite, 1, appends), manyWriters: await appendRate(liteMany, writers, appends) },
@@ -304,7 +305,7 @@ async function main(): Promise<void> {
     if (only.has('replay')) {
       const pgDb = await newPostgresDb(pg.url, 'bench_replay');
       const lite = await openPglite(undefined);
-      await migrate(lite);
+      await migrate(lite, PROJECTION_READ_MODELS);
       result.replay = { postgres: await replayRate(pgDb, Number(args['replay-events'])), pglite: await replayRate(lite, Number(args['pglite-replay-events'])) };
       await pgDb.close();
       await lite.close();

@@ -7,6 +7,7 @@ import type { Worker } from '@temporalio/worker';
 import type { Config, StoreLocation } from './config.js';
 import { openPglite, openPostgres, type Db } from './eventstore/db.js';
 import { migrate } from './eventstore/schema.js';
+import { PROJECTION_READ_MODELS } from '../projections/readModels.js';
 import { createAccounts, type Accounts } from './billing/accounts.js';
 import { createOperations, type Operations } from './admin/operations.js';
 import type { ToolRegistry } from './tools/toolRegistry.js';
@@ -117,7 +118,7 @@ export async function eventStoreExists(location: StoreLocation): Promise<boolean
 
 export async function openEventStore(config: Config): Promise<Db> {
   const db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(join(config.dataDir, 'pglite'));
-  await migrate(db);
+  await migrate(db, PROJECTION_READ_MODELS);
   return db;
 }
 

@@ -52,8 +52,3 @@ export async function journalWeightsForTopic(
   }
   return weights;
 }
-
-/** The journals by weight, heaviest first; equal weights by key, so the order is total. */
-export function rankByTopicWeight(weights: ReadonlyMap<string, JournalTopicWeight>): Array<JournalTopicWeight & { key: string }> {
-  return [...weights].map(([key, weight]) => ({ key, ...weight })).sort((a, b) => b.weight - a.weight || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-}

@@ -62,12 +62,6 @@ export function eventHash(e: Omit<StoredEvent, 'hash'>): string {
   return createHash('sha256').update(content).digest('hex');
 }
 
-export interface AppendResult {
-  events: StoredEvent[];
-  /** true when the idempotency key had been used: nothing was appended, the original events are returned */
-  duplicate: boolean;
-}
-
 /** Serializes appends across every connection and process sharing the database; call first in a money transaction. */
 export async function lockAppends(tx: Queryable): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK_KEY]);
@@ -214,24 +208,6 @@ export async function runParts(tx: Queryable, parts: SqlPart[], streamId = '', e
     if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) throw new StreamVersionConflict(streamId, expectedVersion);
     throw err;
   }
-}
-
-/**
- * Appends events to one stream inside the caller's transaction (which must hold lockAppends).
- * expectedVersion is the stream's current version (0 for a new stream) or 'any'.
- */
-export async function appendToStream(
-  tx: Queryable,
-  streamId: string,
-  expectedVersion: number | 'any',
-  events: DomainEvent[],
-  metadata: EventMetadata,
-  options: { idempotencyKey?: string; now?: Date } = {},
-): Promise<AppendResult> {
-  const prepared = await prepareAppend(tx, streamId, expectedVersion, events, metadata, options);
-  if (prepared.duplicate) return { events: prepared.events, duplicate: true };
-  await runParts(tx, [prepared.insert], streamId, expectedVersion);
-  return { events: prepared.events, duplicate: false };
 }
 
 /** Reads events in global order from `after` (exclusive), in pages. */

@@ -1,9 +1,17 @@
-// Creates the event log, the live projection tables and the operational tables (query cache, rate windows).
+// Creates the event log, the read models' tables (the projections, handed in by the composition root) and the
+// operational tables (query cache, rate windows).
 import type { Db, Queryable } from './db.js';
 import { EVENTS_DDL } from './eventStore.js';
-import { COLUMNS, PROJECTION_TABLES, projectionDdl, type ProjectionTable } from '../../projections/tables.js';
-import { replayProjections } from '../../projections/replay.js';
-import { Rejection } from '../domain/rejection.js';
+
+/** The read models a store keeps beside its log: what migrate needs of them (projections/readModels.ts). */
+export interface ReadModels {
+  /** every live table, by name */
+  tables: readonly string[];
+  /** creates the live tables that do not exist yet (a simple-protocol script: no parameters, several statements) */
+  ddl: string;
+  /** fills tables an upgrade added from the events already in the log; rows written since they appeared stay */
+  fillAdded(db: Db, tables: string[]): Promise<void>;
+}
 
 const OPERATIONAL_DDL = `
 CREATE TABLE IF NOT EXISTS query_records (
@@ -49,51 +57,31 @@ const MIGRATE_LOCK_KEY = 774_211_003;
  * API processes and worker) take turns under an advisory lock, each in one transaction, so none sees another's
  * half-made catalogue entries (a duplicate pg_type row otherwise). PGlite has one process and one connection.
  */
-export async function migrate(db: Db): Promise<void> {
-  let added: ProjectionTable[] = [];
+export async function migrate(db: Db, readModels: ReadModels): Promise<void> {
+  let added: string[] = [];
   if (db.kind === 'postgres') {
     await db.transaction(
       async (tx) => {
         await tx.query(EVENTS_DDL);
-        added = await missingTables(tx);
+        added = await missingTables(tx, readModels.tables);
         // a simple-protocol query (no parameters) may hold several statements
-        for (const ddl of [projectionDdl('proj_'), OPERATIONAL_DDL]) await tx.query(ddl);
+        for (const ddl of [readModels.ddl, OPERATIONAL_DDL]) await tx.query(ddl);
       },
       { advisoryLock: MIGRATE_LOCK_KEY },
     );
   } else {
     await db.exec(EVENTS_DDL);
-    added = await missingTables(db);
-    await db.exec(projectionDdl('proj_'));
+    added = await missingTables(db, readModels.tables);
+    await db.exec(readModels.ddl);
     await db.exec(OPERATIONAL_DDL);
   }
   // on both stores: a table an upgrade added is filled from the log (the early return of the PostgreSQL path skipped it)
-  if (added.length > 0 && added.length < PROJECTION_TABLES.length) await fillAddedProjections(db, added);
+  if (added.length > 0 && added.length < readModels.tables.length) await readModels.fillAdded(db, added);
 }
 
-/** The projection tables this store does not have yet. */
-async function missingTables(db: Queryable): Promise<ProjectionTable[]> {
-  const rows = await db.query<{ name: string }>(`SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL`, [PROJECTION_TABLES.map((t) => `proj_${t}`)]);
+/** The tables of `tables` this store does not have yet. */
+async function missingTables(db: Queryable, tables: readonly string[]): Promise<string[]> {
+  const rows = await db.query<{ name: string }>(`SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL`, [tables]);
   const missing = new Set(rows.map((r) => r.name));
-  return PROJECTION_TABLES.filter((t) => missing.has(`proj_${t}`));
-}
-
-/**
- * A projection table added by an upgrade starts empty, while the log may already hold events it projects (the keys'
- * last use): it is filled from the same fold replay runs, so replay keeps comparing equal. Rows the live projector
- * wrote since the table appeared are newer and stay. Another process filling it at the same time makes this a no-op.
- */
-async function fillAddedProjections(db: Db, tables: ProjectionTable[]): Promise<void> {
-  const [any] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM (SELECT 1 FROM events LIMIT 1) e');
-  if (!any || any.n === 0) return;
-  try {
-    await replayProjections(db);
-  } catch (err) {
-    if (err instanceof Rejection && err.code === 'CONFLICT') return;
-    throw err;
-  }
-  for (const t of tables) {
-    const cols = COLUMNS[t].join(', ');
-    await db.query(`INSERT INTO proj_${t} (${cols}) SELECT ${cols} FROM replay_${t} ON CONFLICT DO NOTHING`);
-  }
+  return tables.filter((t) => missing.has(t));
 }

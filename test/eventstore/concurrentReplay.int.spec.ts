@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgres, type Db } from '../../src/eventstore/db.js';
 import { migrate } from '../../src/eventstore/schema.js';
+import { PROJECTION_READ_MODELS } from '../../projections/readModels.js';
 import { createAccounts } from '../../src/billing/accounts.js';
 import { createOperations } from '../../src/admin/operations.js';
 import { promoteReplay, replayProjections, type ReplayReport } from '../../projections/replay.js';
@@ -87,7 +88,7 @@ describe('concurrent replays of two processes sharing a PostgreSQL database', ()
     const first = await openPostgres(url);
     const second = await openPostgres(url);
     open.push(first, second);
-    await migrate(first);
+    await migrate(first, PROJECTION_READ_MODELS);
     await history(first);
     for (let round = 0; round < 3; round++) {
       const outcomes = (await Promise.allSettled([replayProjections(first), replayProjections(second)])).map(outcomeOf);

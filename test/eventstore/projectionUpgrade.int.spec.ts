@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/eventstore/db.js';
 import { migrate } from '../../src/eventstore/schema.js';
+import { PROJECTION_READ_MODELS } from '../../projections/readModels.js';
 import { createAccounts } from '../../src/billing/accounts.js';
 import { replayProjections } from '../../projections/replay.js';
 import { DEFAULT_LIMITS, type Actor } from '../../src/domain/events.js';
@@ -29,12 +30,12 @@ describe.each(STORE_KINDS)('upgrading a store on %s', (kind) => {
 
     // the store as an older release left it: no such table
     await db.exec('DROP TABLE proj_key_last_used');
-    await migrate(db);
+    await migrate(db, PROJECTION_READ_MODELS);
     expect(await db.query<{ position: string }>('SELECT position::text AS position FROM proj_key_last_used WHERE key_id = $1', [key.id])).toEqual([used]);
     const report = await replayProjections(db);
     expect(report.tables.filter((t) => !t.equal)).toEqual([]);
     // an ordinary start changes nothing
-    await migrate(db);
+    await migrate(db, PROJECTION_READ_MODELS);
     expect((await replayProjections(db)).equal).toBe(true);
   });
 
@@ -48,7 +49,7 @@ describe.each(STORE_KINDS)('upgrading a store on %s', (kind) => {
     expect(event!.data).not.toHaveProperty('name'); // what an older release wrote
     // the live table as an older release left it: no name column
     await db.exec('ALTER TABLE proj_api_keys DROP COLUMN name');
-    await migrate(db);
+    await migrate(db, PROJECTION_READ_MODELS);
     expect((await accounts.getKey(old.id))!.name).toBeNull();
     const named = await accounts.createKey(org.id, { mode: 'test', collections: null, spendingCapMicros: null, name: 'CI smoke tests' }, operator);
     expect((await accounts.getKey(named.id))!.name).toBe('CI smoke tests');

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openPglite, openPostgres, type Db } from '../../src/eventstore/db.js';
 import { migrate } from '../../src/eventstore/schema.js';
+import { PROJECTION_READ_MODELS } from '../../projections/readModels.js';
 import { requireComponent } from '../setup/components.js';
 
 export type StoreKind = 'pglite' | 'postgres';
@@ -26,6 +27,6 @@ export async function createPostgresDatabase(): Promise<string> {
 
 export async function freshStore(kind: StoreKind, maxConnections = 10): Promise<Db> {
   const db = kind === 'pglite' ? await openPglite(undefined) : await openPostgres(await createPostgresDatabase(), maxConnections);
-  await migrate(db);
+  await migrate(db, PROJECTION_READ_MODELS);
   return db;
 }

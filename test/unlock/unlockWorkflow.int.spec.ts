@@ -16,6 +16,7 @@ import { requireComponent } from '../setup/components.js';
 import { createPostgresDatabase, freshStore } from '../support/stores.js';
 import { openPostgres } from '../../src/eventstore/db.js';
 import { migrate } from '../../src/eventstore/schema.js';
+import { PROJECTION_READ_MODELS } from '../../projections/readModels.js';
 import { REPO_ROOT } from '../../src/config.js';
 
 const operator: Actor = { kind: 'operator', id: 'test' };
@@ -83,7 +84,7 @@ describe('unlock workflow', () => {
     address = requireComponent('temporalAddress');
     dbUrl = await createPostgresDatabase();
     db = await openPostgres(dbUrl, 20);
-    await migrate(db);
+    await migrate(db, PROJECTION_READ_MODELS);
     accounts = createAccounts(db);
     const org = await accounts.createOrganization({ name: 'Unlockers', billingMode: 'live', limits: { ...DEFAULT_LIMITS, perMinute: 1000 } }, operator);
     orgId = org.id;
