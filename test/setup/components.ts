@@ -22,7 +22,8 @@ export function requireComponent(key: ComponentAddressKey): string {
     const selection = inject('testComponents');
     throw new Error(
       `component ${componentOfKey(key)} not started; TEST_COMPONENTS=${selection === '' ? '(unset)' : selection}. ` +
-        `Include ${componentOfKey(key)} in TEST_COMPONENTS, or unset it to start all components.`,
+        `Include ${componentOfKey(key)} in TEST_COMPONENTS, or unset it to start all components. ` +
+        'The unit tier run alone starts none: a file that needs a component is named *.int.spec.ts or *.e2e.spec.ts.',
     );
   }
   return value;
