@@ -1,5 +1,5 @@
 // Embedded engine: the english analyzer, Lucene-exact BM25, dense and hybrid ranking, pre-filtering, persistence and idempotent upserts.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -231,7 +231,7 @@ describe('embedded engine', () => {
     const before = await Promise.all(queries.map((query) => search(engine, query.text)));
 
     const manifest = JSON.parse(readFileSync(join(dir, 'scifact', 'manifest.json'), 'utf8')) as { formatVersion: number; chunkCount: number };
-    expect(manifest).toMatchObject({ formatVersion: 1, chunkCount: 200 });
+    expect(manifest).toMatchObject({ formatVersion: 2, chunkCount: 200 });
 
     const restarted = createEmbeddedEngine({ dir });
     expect(await restarted.hasIndex('scifact')).toBe(true);
@@ -241,6 +241,64 @@ describe('embedded engine', () => {
     const [reloaded] = await restarted.getChunks('scifact', [chunks[3].id]);
     expect(reloaded).toEqual(chunks[3]);
     await restarted.close();
+  });
+
+  it('writes only the rows a commit changes, compacts them when they pile up, and reads every layout back identically', async () => {
+    const chunks = loadScifactChunks(200, DIMS);
+    await indexed(chunks, 'scifact');
+    const files = () => readdirSync(join(dir, 'scifact'));
+    const rowFiles = () => files().filter((name) => name.endsWith('.chunks.ndjson'));
+    const manifest = () => JSON.parse(readFileSync(join(dir, 'scifact', 'manifest.json'), 'utf8')) as Record<string, unknown> & { rowFiles: Array<{ count: number }> };
+    const queries = loadScifactQueries(10);
+    const results = (target: SearchEngine) =>
+      Promise.all(
+        queries.map((query) => target.search({ index: 'scifact', mode: 'hybrid', text: query.text, vector: pseudoRandomVector(query.text, DIMS), limit: 10 })),
+      );
+    const expectReloadEqual = async () => {
+      const restarted = createEmbeddedEngine({ dir });
+      expect(await results(restarted)).toEqual(await results(engine));
+      expect(await restarted.stats('scifact')).toEqual(await engine.stats('scifact'));
+      const ids = chunks.map((record) => record.id);
+      expect(await restarted.getChunks('scifact', ids)).toEqual(await engine.getChunks('scifact', ids));
+      await restarted.close();
+    };
+
+    // a commit of 5 changed chunks and 3 deletions adds one row file of 5 rows
+    let live = [...chunks];
+    const change = (round: number, from: number) => {
+      const changed = live.slice(from, from + 5).map((record) => ({ ...record, text: `${record.text} revised${round}` }));
+      live = live.map((record) => changed.find((other) => other.id === record.id) ?? record);
+      return changed;
+    };
+    await engine.indexChunks('scifact', change(1, 0));
+    await engine.deleteChunks('scifact', live.slice(190, 193).map((record) => record.id));
+    live = live.filter((_, index) => index < 190 || index >= 193);
+    await engine.commit('scifact');
+    expect(rowFiles()).toHaveLength(2);
+    expect(manifest().rowFiles.map((file) => file.count)).toEqual([200, 5]);
+    expect((await engine.stats('scifact')).chunks).toBe(197);
+    await expectReloadEqual();
+
+    // more small commits: at 12 row files (or a quarter of the rows dead) one commit writes all live rows again
+    let compactedAt = 0;
+    for (let round = 2; round <= 14 && compactedAt === 0; round++) {
+      await engine.indexChunks('scifact', change(round, round * 5));
+      await engine.commit('scifact');
+      expect(rowFiles().length).toBeLessThanOrEqual(12);
+      if (rowFiles().length === 1) compactedAt = round;
+    }
+    expect(compactedAt).toBe(12);
+    expect(manifest().rowFiles.map((file) => file.count)).toEqual([197]);
+    await expectReloadEqual();
+
+    // a version 1 generation (one chunk and one vector file, no row map) is still read
+    const current = manifest();
+    expect(current.rowFiles).toHaveLength(1);
+    const [{ chunks: chunkFile, vectors: vectorFile }] = current.rowFiles as unknown as Array<{ chunks: string; vectors: string }>;
+    const { rowFiles: _rows, ...v1 } = current;
+    const { rowOf: _rowOf, ...v1Files } = current.files as Record<string, string>;
+    writeFileSync(join(dir, 'scifact', 'manifest.json'), JSON.stringify({ ...v1, formatVersion: 1, files: { ...v1Files, chunks: chunkFile, vectors: vectorFile } }));
+    await expectReloadEqual();
   });
 
   it('lets a reader process see what a writer process committed', async () => {

@@ -8,7 +8,7 @@ import { HYBRID_ALPHA, hybridCandidateCount, rankCandidates, sparseFieldValues, 
 import type { ChunkRecord, IndexStats, SearchEngine, SearchHit, SearchRequest } from '../port.js';
 import { chunkFingerprint } from './chunkFingerprint.js';
 import { analyzeEnglish } from './englishAnalyzer.js';
-import { indexBytesOnDisk, indexExistsOnDisk, manifestStamp, readIndexGeneration, writeIndexGeneration } from './indexFiles.js';
+import { indexBytesOnDisk, indexExistsOnDisk, manifestStamp, readIndexGeneration, writeIndexGeneration, type RowLayout } from './indexFiles.js';
 import { countTerms, emptySegment, mergeSegment, type IndexSegment, type PendingChunk } from './indexSegment.js';
 import { cosineAt, searchDense, searchSparse, sparseCeiling, SparseScratch, type OrdinalFilter } from './segmentSearch.js';
 
@@ -39,6 +39,8 @@ interface IndexState {
   /** the segment's generation and the manifest's stamp (undefined until first written) */
   generation: number;
   stamp: string | undefined;
+  /** where the segment's chunks are on disk (undefined until first written) */
+  layout: RowLayout | undefined;
   /** the inventory committed with the segment, if it has one */
   inventory: CollectionInventory | undefined;
   /** the inventory put since the last commit, which the next commit writes */
@@ -88,9 +90,10 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
           states.delete(name);
           return undefined;
         }
-        const { segment, generation, stamp, inventory } = await readIndexGeneration(dir);
+        const { segment, generation, stamp, inventory, layout } = await readIndexGeneration(dir);
         const state = newState(name, dir, segment, generation);
         state.stamp = stamp;
+        state.layout = layout;
         state.inventory = inventory;
         state.stampCheckedAt = performance.now();
         states.set(name, state);
@@ -129,6 +132,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       pending: new Map(),
       deletions: new Set(),
       inflight: undefined,
+      layout: undefined,
       generation,
       stamp: undefined,
       inventory: undefined,
@@ -154,9 +158,11 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       state.inflight = { pending, deletions };
       try {
         const segment = pending.size > 0 || deletions.size > 0 ? mergeSegment(state.segment, [...pending.values()], deletions) : state.segment;
+        const previous = state.layout && { layout: state.layout, keptRows: keptRows(state.segment, state.layout, segment, pending, deletions) };
         // changed chunks without a new inventory: the old one no longer describes them, so it is not carried over
-        const written = await writeIndexGeneration(state.dir, segment, state.generation, inventory);
+        const written = await writeIndexGeneration(state.dir, segment, state.generation, inventory, previous);
         state.segment = segment;
+        state.layout = written.layout;
         state.generation = written.generation;
         state.stamp = written.stamp;
         state.stampCheckedAt = performance.now();
@@ -173,6 +179,26 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     });
     state.commitQueue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Per ordinal of the merged segment, the row on disk that already holds its chunk, or -1 for a chunk the commit adds:
+   * mergeSegment keeps the surviving chunks in order and appends the upserted ones.
+   */
+  function keptRows(
+    base: IndexSegment,
+    layout: RowLayout,
+    merged: IndexSegment,
+    pending: ReadonlyMap<string, PendingChunk>,
+    deletions: ReadonlySet<string>,
+  ): Int32Array {
+    const rows = new Int32Array(merged.chunks.length).fill(-1);
+    let ordinal = 0;
+    for (let old = 0; old < base.chunks.length; old++) {
+      const id = base.chunks[old].id;
+      if (!pending.has(id) && !deletions.has(id)) rows[ordinal++] = layout.rowOf[old];
+    }
+    return rows;
   }
 
   /** Whether the change a running commit writes touches this id (so the committed segment is not its latest version). */

@@ -98,7 +98,19 @@ interface InventoryDocument {
   index: string;
   /** true when getInventory rebuilt it from the chunks of an index ingested without one */
   rebuilt: boolean;
-  inventory: CollectionInventory;
+  /**
+   * null after a commit that changed the chunks without a new inventory: the marker that getInventory rebuilds one,
+   * stored only if no commit wrote the document since it read the marker (so a rebuild from chunks a concurrent commit
+   * replaced never outlives that commit)
+   */
+  inventory: CollectionInventory | null;
+}
+
+/** The stored inventory document's state: absent, a marker asking for a rebuild, or an inventory. */
+interface StoredInventory {
+  /** `if_seq_no=..&if_primary_term=..` of the document read, undefined when there is none */
+  version: string | undefined;
+  inventory: CollectionInventory | undefined;
 }
 
 interface GetResponseBody<T> {
@@ -133,7 +145,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   const stagedInventories = new Map<string, CollectionInventory>();
   const changedSinceCommit = new Set<string>();
   /** inventories read, with the sequence number and primary term of the document they were read from */
-  const readInventories = new Map<string, { version: string; inventory: CollectionInventory }>();
+  const readInventories = new Map<string, { version: string; inventory: CollectionInventory | undefined }>();
 
   async function call<T>(method: string, path: string, body?: unknown, ignore: number[] = []): Promise<{ body: T; statusCode: number }> {
     const response = await client.transport.request(
@@ -361,14 +373,18 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     return inventoryIndexReady;
   }
 
-  /** Writes the inventory document; `create` writes only when there is none (a rebuild never replaces an ingest's). */
-  async function writeInventory(name: string, document: InventoryDocument, op: 'index' | 'create'): Promise<void> {
+  /**
+   * Writes the inventory document: `index` always; a rebuild only over the state it read (`create` when there was no
+   * document, else the version of the marker it read), so it never replaces an ingest's inventory or a newer marker.
+   */
+  async function writeInventory(name: string, document: InventoryDocument, op: 'index' | { over: string | undefined }): Promise<void> {
     await ensureInventoryIndex();
+    const condition = op === 'index' ? 'op_type=index' : op.over === undefined ? 'op_type=create' : op.over;
     const { body, statusCode } = await call<{ error?: { type: string; reason: string } }>(
       'PUT',
-      `/${inventoryIndex}/_doc/${encodeURIComponent(name)}?op_type=${op}`,
+      `/${inventoryIndex}/_doc/${encodeURIComponent(name)}?${condition}`,
       document,
-      op === 'create' ? [409] : [],
+      op === 'index' ? [] : [409],
     );
     if (statusCode >= 400 && statusCode !== 409) throw new Error(`opensearch engine: writing the inventory of ${name} failed: ${body.error?.reason}`);
   }
@@ -378,21 +394,22 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     await call('DELETE', `/${inventoryIndex}/_doc/${encodeURIComponent(name)}`, undefined, [404]);
   }
 
-  /** The stored inventory, read again only when its document changed since this engine last read it. */
-  async function storedInventory(name: string): Promise<CollectionInventory | undefined> {
+  /** The stored inventory document, its inventory read again only when the document changed since this engine last read it. */
+  async function storedInventory(name: string): Promise<StoredInventory> {
     const path = `/${inventoryIndex}/_doc/${encodeURIComponent(name)}`;
-    const versionOf = (body: GetResponseBody<unknown>): string => `${body._primary_term}:${body._seq_no}`;
+    const versionOf = (body: GetResponseBody<unknown>): string => `if_seq_no=${body._seq_no}&if_primary_term=${body._primary_term}`;
     const { body: head, statusCode } = await call<GetResponseBody<never>>('GET', `${path}?_source=false`, undefined, [404]);
     if (statusCode === 404 || !head.found) {
       readInventories.delete(name);
-      return undefined;
+      return { version: undefined, inventory: undefined };
     }
     const known = readInventories.get(name);
-    if (known?.version === versionOf(head)) return known.inventory;
+    if (known?.version === versionOf(head)) return known;
     const { body, statusCode: fullStatus } = await call<GetResponseBody<InventoryDocument>>('GET', path, undefined, [404]);
-    if (fullStatus === 404 || !body.found || !body._source) return undefined;
-    readInventories.set(name, { version: versionOf(body), inventory: body._source.inventory });
-    return body._source.inventory;
+    if (fullStatus === 404 || !body.found || !body._source) return { version: undefined, inventory: undefined };
+    const stored = { version: versionOf(body), inventory: body._source.inventory ?? undefined };
+    readInventories.set(name, stored);
+    return stored;
   }
 
   /** An inventory from the index's first chunks (chunk_index 0 carries its document's metadata). */
@@ -612,8 +629,10 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
         await writeInventory(name, { index: name, rebuilt: false, inventory }, 'index');
         if (stagedInventories.get(name) === inventory) stagedInventories.delete(name);
       } else if (changedSinceCommit.has(name)) {
-        // the stored inventory no longer describes the chunks; getInventory rebuilds one from them
-        await deleteInventory(name);
+        // the stored inventory no longer describes the chunks: a marker in its place has getInventory rebuild one
+        // (written after the refresh, so a rebuild that read the chunks before it cannot be stored over it)
+        readInventories.delete(name);
+        await writeInventory(name, { index: name, rebuilt: false, inventory: null }, 'index');
       }
       changedSinceCommit.delete(name);
     },
@@ -627,9 +646,9 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       if (!(await indexInfo(index))) return null;
       const name = indexName(index);
       const stored = await storedInventory(name);
-      if (stored) return stored;
+      if (stored.inventory) return stored.inventory;
       const rebuilt = await rebuildInventory(index, name);
-      await writeInventory(name, { index: name, rebuilt: true, inventory: rebuilt }, 'create');
+      await writeInventory(name, { index: name, rebuilt: true, inventory: rebuilt }, { over: stored.version });
       return rebuilt;
     },
 
