@@ -113,22 +113,32 @@ async function measure(name: string, create: () => SearchEngine) {
   progress(`${name}: committed in ${commitAll.ms} ms`);
   const idle = await searchLatencies(engine, 100);
 
-  // 1% of the chunks changed, 0.1% deleted, spread over the index
+  // 1% of the chunks changed, 0.1% deleted, spread over the index: committed once alone (its cost), then a second such
+  // change committed while searches run (their latency; they share the process's one thread with the commit)
   const step = Math.floor(CHUNKS / CHANGED);
-  const changed = Array.from({ length: CHANGED }, (_, i) => chunk(i * step, 1));
-  const deleted = Array.from({ length: DELETED }, (_, i) => `c${i * Math.floor(CHUNKS / DELETED) + 1}`);
+  const deleteStep = Math.floor(CHUNKS / DELETED);
+  const upsert = (version: number, offset: number) => ({
+    changed: Array.from({ length: CHANGED }, (_, i) => chunk(i * step + offset, version)),
+    deleted: Array.from({ length: DELETED }, (_, i) => `c${i * deleteStep + offset + 1}`),
+  });
+  const first = upsert(1, 0);
   const stageUpsert = await timed(async () => {
-    await engine.indexChunks(INDEX, changed);
-    await engine.deleteChunks(INDEX, deleted);
+    await engine.indexChunks(INDEX, first.changed);
+    await engine.deleteChunks(INDEX, first.deleted);
   });
   progress(`${name}: upsert staged in ${stageUpsert.ms} ms, committing`);
+  const commitUpsert = await timed(() => engine.commit(INDEX));
+  const commitUpsertMs = commitUpsert.ms;
+  const second = upsert(2, 2);
+  await engine.indexChunks(INDEX, second.changed);
+  await engine.deleteChunks(INDEX, second.deleted);
   const commit = engine.commit(INDEX);
   const commitStart = performance.now();
   const during = await searchLatencies(engine, 5, commit);
   await commit;
-  const commitUpsertMs = Math.round(performance.now() - commitStart);
+  const commitDuringSearchesMs = Math.round(performance.now() - commitStart);
   const stats = await engine.stats(INDEX);
-  if (stats.chunks !== CHUNKS - DELETED) throw new Error(`${name}: ${stats.chunks} chunks after the upsert, expected ${CHUNKS - DELETED}`);
+  if (stats.chunks !== CHUNKS - 2 * DELETED) throw new Error(`${name}: ${stats.chunks} chunks after the upserts, expected ${CHUNKS - 2 * DELETED}`);
   const inventory = await timed(() => engine.getInventory(INDEX));
   const reader = create();
   const reload = await timed(() => reader.stats(INDEX));
@@ -140,6 +150,7 @@ async function measure(name: string, create: () => SearchEngine) {
     chunks: CHUNKS,
     fullBuild: { stageMs: stageAll.ms, commitMs: commitAll.ms, totalMs: stageAll.ms + commitAll.ms },
     upsert: { changed: CHANGED, deleted: DELETED, stageMs: stageUpsert.ms, commitMs: commitUpsertMs, totalMs: stageUpsert.ms + commitUpsertMs },
+    commitDuringSearchesMs,
     searchMs: { idleP50: percentile(idle, 50), duringCommitP50: percentile(during, 50), duringCommitMax: percentile(during, 100), duringCommitCount: during.length },
     inventoryRebuildMs: inventory.ms,
     inventoryDocuments: inventory.value?.documentCount,

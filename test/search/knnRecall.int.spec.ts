@@ -106,7 +106,7 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
     expect(mapping[name]?.mappings._source).toEqual({ excludes: ['vector_knn'] });
   });
 
-  it('merges a k-NN index into one segment when chunks written since the last commit are committed (one graph per search)', async () => {
+  it('merges a k-NN index into one segment when a commit leaves much of it outside its largest segment (one graph per search), and not after a small upsert', async () => {
     const url = requireComponent('opensearchUrl');
     const index = `${INDEX}-segments`;
     const name = `knn-${process.pid}-${index}`;
@@ -124,6 +124,14 @@ describe('OpenSearch k-NN (Lucene HNSW)', () => {
       expect((await opensearch.stats(index)).chunks).toBe(300);
       const [hit] = await opensearch.search({ index, mode: 'dense', text: queries[0]!.text, vector: queries[0]!.vector, limit: 1 });
       expect(hit?.dense).toBeGreaterThan(0);
+      // a small upsert does not rewrite the whole index: its segment stays beside the large one
+      await opensearch.indexChunks(index, chunks.slice(0, 3).map((chunk) => ({ ...chunk, text: `${chunk.text} revised` })));
+      await opensearch.deleteChunks(index, [chunks[3]!.id]);
+      await opensearch.commit(index);
+      expect(await segments()).toBe(2);
+      expect((await opensearch.stats(index)).chunks).toBe(299);
+      const [changed] = await opensearch.getChunks(index, [chunks[0]!.id]);
+      expect(changed?.text.endsWith(' revised')).toBe(true);
     } finally {
       await opensearch.deleteIndex(index);
     }

@@ -125,6 +125,8 @@ const INDEX_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 const COSINE_CLAUSE = 'cosine';
 /** Appended to the prefix for the inventory index; a catalogue name cannot start with "_", so no collection maps onto it. */
 const INVENTORY_INDEX_SUFFIX = '_inventory';
+/** share of an index's documents outside its largest segment above which commit merges its k-NN graphs into one */
+const MERGE_WHEN_OUTSIDE_LARGEST = 0.2;
 /** first chunks read per request when an inventory is rebuilt from an index */
 const INVENTORY_SCAN_PAGE = 2_000;
 
@@ -434,15 +436,31 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   }
 
   /**
-   * Force-merges a k-NN index that chunks were written to into one segment, and refreshes: each segment has its own
-   * HNSW graph and every k-NN query walks all of them, so a bulk ingest's dozens of segments multiplied dense search
-   * time (500,000 chunks: 44 segments, dense p50 87 ms; one segment, 5 ms). The merge runs as a task, polled, since it
-   * outlasts any request timeout (370 s at 500,000 chunks on 2 cores); a commit follows an ingest, so this is paid
-   * once per ingest, and also rewrites the index after a small change (the price of one graph).
+   * Whether the index's graphs are worth merging into one: when the segments beside its largest hold more than
+   * MERGE_WHEN_OUTSIDE_LARGEST of its documents (live and deleted). A bulk ingest's dozens of similar segments qualify;
+   * an upsert of 1% does not (its small segment is merged by Lucene's own merge policy, in the background, with others).
+   * Rewriting the whole index each time a quarter more has been written keeps the merging work proportional to what was
+   * written (a geometric series), where merging after every commit rewrote the whole index for each small change.
+   */
+  async function graphsWorthMerging(name: string): Promise<boolean> {
+    type Segments = Record<string, { num_docs: number; deleted_docs: number }>;
+    const { body } = await call<{ indices: Record<string, { shards: Record<string, Array<{ segments: Segments }>> }> }>('GET', `/${name}/_segments`);
+    const sizes = Object.values(body.indices[name]?.shards ?? {})
+      .flatMap((copies) => copies.slice(0, 1))
+      .flatMap((copy) => Object.values(copy.segments))
+      .map((segment) => segment.num_docs + segment.deleted_docs);
+    if (sizes.length <= 1) return false;
+    const total = sizes.reduce((sum, size) => sum + size, 0);
+    return total - Math.max(...sizes) > total * MERGE_WHEN_OUTSIDE_LARGEST;
+  }
+
+  /**
+   * Force-merges a k-NN index into one segment, and refreshes: each segment has its own HNSW graph and every k-NN query
+   * walks all of them, so a bulk ingest's dozens of segments multiplied dense search time (500,000 chunks: 44 segments,
+   * dense p50 87 ms; one segment, 5 ms). The merge runs as a task, polled, since it outlasts any request timeout (370 s
+   * at 500,000 chunks on 2 cores): commit runs it only when graphsWorthMerging says so.
    */
   async function mergeGraphs(name: string): Promise<void> {
-    const { body: segments } = await call<{ _all: { primaries: { segments?: { count: number } } } }>('GET', `/${name}/_stats/segments`);
-    if ((segments._all.primaries.segments?.count ?? 0) <= 1) return;
     const { body: started } = await call<{ task: string }>('POST', `/${name}/_forcemerge?max_num_segments=1&wait_for_completion=false`);
     for (let delay = 100; ; delay = Math.min(delay * 2, 5_000)) {
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -623,7 +641,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const info = await requireInfo(index);
       const name = indexName(index);
       await call('POST', `/${name}/_refresh`);
-      if (info.vectorStorage === 'knn' && changedSinceCommit.has(name)) await mergeGraphs(name);
+      if (info.vectorStorage === 'knn' && changedSinceCommit.has(name) && (await graphsWorthMerging(name))) await mergeGraphs(name);
       const inventory = stagedInventories.get(name);
       if (inventory) {
         await writeInventory(name, { index: name, rebuilt: false, inventory }, 'index');
