@@ -2,6 +2,12 @@
 // side by side with the compiled filter, then are ranked and fused in TypeScript by the same rules as the embedded
 // engine, exact cosines computed here from the vectors of the rows kept.
 // Collection inventories live in one more index, a document per collection index, written when ingest commits.
+// Updates are in place, by chunk id: upserts and deletions are staged in the live index and reach searches only at
+// commit's refresh (refresh_interval -1, one shard: one refresh opens one new point-in-time searcher holding all of
+// them; reads by id use realtime=false). Decided against a new index per change behind an alias swapped when complete:
+// that copies the unchanged 99% and rebuilds every HNSW graph for a 1% upsert, where in place costs what changed. The
+// price: a refresh is index-wide (whoever commits publishes everything staged in the index), and a node's crash
+// recovery may publish a half-staged change, which the interrupted ingestion's next commit completes.
 import { Client } from '@opensearch-project/opensearch';
 import { InventoryTally, type CollectionInventory } from '../../catalogue/inventory.js';
 import { compileToOpenSearch, type OpenSearchQuery } from '../../filters/compileToOpenSearch.js';
