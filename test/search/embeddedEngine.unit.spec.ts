@@ -301,6 +301,21 @@ describe('embedded engine', () => {
     await expectReloadEqual();
   });
 
+  it('commits a change on top of a generation another process committed since, instead of over it', async () => {
+    await indexed([chunk('first', 'alpha'), chunk('second', 'beta')]);
+    const other = createEmbeddedEngine({ dir });
+    await engine.indexChunks('docs', [chunk('mine', 'gamma')]);
+    await other.indexChunks('docs', [chunk('theirs', 'delta')]);
+    await other.deleteChunks('docs', ['first']);
+    await other.commit('docs');
+    await engine.commit('docs');
+    const reader = createEmbeddedEngine({ dir });
+    for (const side of [engine, reader]) {
+      expect((await side.findChunks('docs', { kind: 'all' }, 10)).map((found) => found.id).sort()).toEqual(['mine', 'second', 'theirs']);
+    }
+    await Promise.all([other.close(), reader.close()]);
+  });
+
   it('lets a reader process see what a writer process committed', async () => {
     await indexed([chunk('first', 'alpha')]);
     const reader = createEmbeddedEngine({ dir });

@@ -150,6 +150,16 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
    */
   function commitState(state: IndexState): Promise<void> {
     const run = state.commitQueue.then(async () => {
+      // another process committed since this one loaded the index: stage this change on top of that generation
+      // rather than over it (two writers committing at the same moment still race: one process writes an index)
+      if (state.stamp !== undefined && (await manifestStamp(state.dir)) !== state.stamp && (await indexExistsOnDisk(state.dir))) {
+        const latest = await readIndexGeneration(state.dir);
+        state.segment = latest.segment;
+        state.generation = latest.generation;
+        state.stamp = latest.stamp;
+        state.layout = latest.layout;
+        state.inventory = latest.inventory;
+      }
       const { pending, deletions } = state;
       const inventory = state.stagedInventory;
       if (pending.size === 0 && deletions.size === 0 && inventory === undefined && state.stamp !== undefined) return;
