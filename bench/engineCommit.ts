@@ -1,12 +1,16 @@
 // Engine-level cost of incremental updates: on a generated sparse index (default 100,000 chunks), the time of a full
 // build (stage every chunk, commit) against an upsert commit of 1% changed chunks plus 0.1% deleted ones, the search
 // latency while that commit runs against idle, the inventory rebuild after it, and another instance's reload of the new
-// generation. Embedded engine always; OpenSearch too with --opensearch-url. Prints JSON, then readable lines.
-// Usage: tsx bench/engineCommit.ts [--chunks 100000] [--changed 0.01] [--deleted 0.001] [--opensearch-url http://127.0.0.1:9200]
+// generation. Embedded engine always; OpenSearch too with --opensearch (a node started here, on a free port, from the
+// provisioned component) or --opensearch-url. Prints JSON, then readable lines.
+// Usage: tsx bench/engineCommit.ts [--chunks 100000] [--changed 0.01] [--deleted 0.001] [--opensearch | --opensearch-url URL] [--only-opensearch]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { cacheDirFrom } from '../src/config.js';
+import { readComponent } from '../src/infra/components.js';
+import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
 import { createEmbeddedEngine } from '../src/search/embedded/embeddedEngine.js';
 import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
 import type { ChunkRecord, SearchEngine } from '../src/search/port.js';
@@ -17,6 +21,8 @@ const { values: args } = parseArgs({
     changed: { type: 'string', default: '0.01' },
     deleted: { type: 'string', default: '0.001' },
     'opensearch-url': { type: 'string' },
+    opensearch: { type: 'boolean', default: false },
+    'only-opensearch': { type: 'boolean', default: false },
   },
 });
 const CHUNKS = Number(args.chunks);
@@ -160,13 +166,20 @@ async function measure(name: string, create: () => SearchEngine) {
 
 const results = [];
 const dir = mkdtempSync(join(tmpdir(), 'bench-commit-'));
+let node: OpenSearchNode | undefined;
 try {
-  results.push(await measure('embedded', () => createEmbeddedEngine({ dir })));
-  if (args['opensearch-url']) {
-    const url = args['opensearch-url'];
-    results.push(await measure('opensearch', () => createOpenSearchEngine({ url, indexPrefix: `bench-${process.pid}-` })));
+  if (!args['only-opensearch']) results.push(await measure('embedded', () => createEmbeddedEngine({ dir })));
+  let url = args['opensearch-url'];
+  if (!url && (args.opensearch || args['only-opensearch'])) {
+    node = await startOpenSearchNode({ dataDir: join(dir, 'opensearch'), component: readComponent('opensearch', cacheDirFrom(process.env)) });
+    url = node.url;
+  }
+  if (url) {
+    const opensearchUrl = url;
+    results.push(await measure('opensearch', () => createOpenSearchEngine({ url: opensearchUrl, indexPrefix: `bench-${process.pid}-` })));
   }
 } finally {
+  await node?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 const load = loadavg().map((value) => value.toFixed(2)).join(' ');
