@@ -28,7 +28,11 @@ import type { SearchEngine } from './search/port.js';
 import { createEmbeddedEngine } from './search/embedded/embeddedEngine.js';
 import { createSearchService, type SearchService } from './search/searchService.js';
 import { createUnlock } from './unlock/unlock.js';
-import { createTemporalWorker, TASK_QUEUE } from './temporal/worker.js';
+import { createTemporalWorker, runTemporalWorker, TASK_QUEUE } from './temporal/worker.js';
+import type { IngestionActivityDeps } from '../activities/ingestion.js';
+import type { Embedder } from './embedding/port.js';
+import type { Ingestions } from './ingest/ingestions.js';
+import { createTemporalIngestions } from './ingest/temporalIngestions.js';
 import { startTemporalDevServer, type TemporalDevServer } from './infra/temporalDevServer.js';
 import { readComponent } from './infra/components.js';
 import { createApp } from './http/app.js';
@@ -71,6 +75,8 @@ export interface Runtime {
   tools: ToolRegistry;
   /** the retraction list in force (shipped lists plus operator loads) */
   retractions: LiveRetractions;
+  /** ingestions of source files into plain collections (the ingestion workflow) */
+  ingestions: Ingestions;
   temporal: { client: Client; address: string; devServer?: TemporalDevServer };
   worker?: { worker: Worker; running: Promise<void> };
   app: Koa;
@@ -90,6 +96,13 @@ export interface RuntimeOptions {
   figureImages?: FigureImageRenderer;
   /** the built-in judge; by default the calibrated one (src/assisted/judgeCalibration.json) */
   judgeModel?: JudgeModel;
+  /**
+   * take ingestion batches in this process (default: with `worker`). The embedded engine's batches must run in the
+   * process that owns its index, this one; on OpenSearch a separate `npm run worker` may take them instead.
+   */
+  ingestBatches?: boolean;
+  /** opens the embedder of ingested passages; by default openIngestEmbedder (tests count its texts through a wrapper) */
+  openPassageEmbedder?: () => Promise<Embedder>;
 }
 
 /** Where the event store of `location` is, for messages: the PGlite directory, or the database URL without its password. */
@@ -147,6 +160,28 @@ export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
  */
 export async function openIngestEmbedder(config: Config): Promise<OnnxEmbedder> {
   return createOnnxEmbedder({ manifest: embeddingModelManifestPath(config.cacheDir), workers: config.embeddingWorkers });
+}
+
+/**
+ * What the ingestion activities need; the passage embedder (its worker threads) opens on the first batch that embeds
+ * and closes with `close`.
+ */
+export function openIngestionActivityDeps(config: Config, parts: { db: Db; engine: SearchEngine; embedder: OnnxEmbedder; clock: () => Date; openPassageEmbedder?: () => Promise<Embedder> }): IngestionActivityDeps & { close(): Promise<void> } {
+  let passage: Promise<Embedder> | undefined;
+  return {
+    db: parts.db,
+    engine: parts.engine,
+    passageEmbedder: () => (passage ??= (parts.openPassageEmbedder ?? (() => openIngestEmbedder(config)))()),
+    model: { modelName: parts.embedder.modelName, dims: parts.embedder.dims },
+    tokenizer: parts.embedder.tokenizer,
+    dataRoot: config.dataRoot,
+    dataDir: config.dataDir,
+    figureDir: figureRootOf(config.dataDir),
+    clock: parts.clock,
+    close: async () => {
+      if (passage) await (await passage.catch(() => null))?.close();
+    },
+  };
 }
 
 /** The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the built-in one. */
@@ -256,14 +291,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let worker: Runtime['worker'];
     let client: Client;
     if (options.worker) {
-      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs }, assisted: assistedDeps });
-      const running = created.worker.run();
+      const ingestion = openIngestionActivityDeps(config, { db, engine, embedder, clock, openPassageEmbedder: options.openPassageEmbedder });
+      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs }, assisted: assistedDeps, ingestion, ingestBatches: options.ingestBatches });
+      const running = runTemporalWorker(created);
       worker = { worker: created.worker, running };
       closers.push(async () => {
         // the SDK's own SIGINT/SIGTERM handling may have begun the shutdown already
-        if (created.worker.getState() === 'RUNNING') created.worker.shutdown();
+        for (const w of [created.worker, created.batchWorker]) if (w?.getState() === 'RUNNING') w.shutdown();
         await running.catch(() => undefined);
         await created.connection.close();
+        await ingestion.close();
       });
       // the client shares the worker's connection, so an unlock starts eagerly on this process's worker
       client = new Client({ connection: created.connection, namespace: config.temporalNamespace });
@@ -274,6 +311,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }
     const assisted = createAssistedSearch({ client, db, accounts, clock, catalog, search, waitMs: config.assisted.waitMs, deliveryWaitMs: config.assisted.deliveryWaitMs, eagerStart: options.worker });
     const unlock = createUnlock({ client, db, accounts, clock, taskQueue: TASK_QUEUE, eagerStart: options.worker, figureImages });
+    const ingestions = createTemporalIngestions({ db, client, catalog, dataRoot: config.dataRoot, clock, taskQueue: TASK_QUEUE });
     const app = createApp({
       log,
       accounts,
@@ -308,7 +346,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       },
       readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact', collections: readiness.summary() }),
     });
-    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, members, search, catalogue, tools, retractions, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, members, search, catalogue, tools, retractions, ingestions, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;

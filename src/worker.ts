@@ -1,9 +1,9 @@
 // `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and DATABASE_URL).
 import pino from 'pino';
 import { loadConfig } from './config.js';
-import { openAssistedActivityDeps, openCatalogue, openEmbedder, openEventStore, openSearchEngine } from './composition.js';
+import { openAssistedActivityDeps, openCatalogue, openEmbedder, openIngestionActivityDeps, openEventStore, openSearchEngine } from './composition.js';
 import { createAccounts } from './billing/accounts.js';
-import { createTemporalWorker } from './temporal/worker.js';
+import { createTemporalWorker, runTemporalWorker } from './temporal/worker.js';
 import { TASK_QUEUE } from '../workflows/shared.js';
 
 async function main(): Promise<void> {
@@ -19,19 +19,27 @@ async function main(): Promise<void> {
   const embedder = await openEmbedder(config);
   const catalog = await openCatalogue(config, db, clock, log);
   const assisted = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, catalog, clock, log });
-  const { worker, connection } = await createTemporalWorker({
+  // ingestion batches only on OpenSearch: the embedded engine's index belongs to the API process
+  const ingestion = openIngestionActivityDeps(config, { db, engine, embedder, clock });
+  const created = await createTemporalWorker({
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
     taskQueue: TASK_QUEUE,
     deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs },
     assisted,
+    ingestion,
+    ingestBatches: config.opensearchUrl !== undefined,
   });
-  const shutdown = () => worker.shutdown();
+  const { connection } = created;
+  const shutdown = () => {
+    for (const w of [created.worker, created.batchWorker]) if (w?.getState() === 'RUNNING') w.shutdown();
+  };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
   log.info({ address: config.temporalAddress, taskQueue: TASK_QUEUE }, 'worker running');
-  await worker.run();
+  await runTemporalWorker(created);
   await connection.close();
+  await ingestion.close();
   await embedder.close();
   await engine.close();
   catalog.close();

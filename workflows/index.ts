@@ -1,3 +1,4 @@
 // Every workflow the worker registers.
 export { unlockWorkflow } from './unlock.js';
 export { assistedSearchWorkflow } from './assisted.js';
+export { ingestionWorkflow } from './ingestion.js';

@@ -47,6 +47,24 @@ CREATE TABLE IF NOT EXISTS rate_windows (
   count        INTEGER NOT NULL,
   PRIMARY KEY (scope, window_start)
 );
+-- The document manifest of incremental ingestion (src/ingest/manifest.ts): per engine index, each indexed document's
+-- fingerprint, chunk count and journal identity. Operational state beside the index, written with each committed
+-- batch; NOT an event-sourced read model (no event carries it, replay neither rebuilds nor compares it).
+CREATE TABLE IF NOT EXISTS ingest_manifest (
+  index_key   TEXT NOT NULL,
+  doc_id      TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  chunks      INTEGER NOT NULL,
+  journal     JSONB NOT NULL,
+  PRIMARY KEY (index_key, doc_id)
+);
+-- What each committed batch of an ingestion did, written in the manifest's transaction: a retried batch answers these.
+CREATE TABLE IF NOT EXISTS ingest_batches (
+  ingestion_id TEXT NOT NULL,
+  batch        INTEGER NOT NULL,
+  counts       JSONB NOT NULL,
+  PRIMARY KEY (ingestion_id, batch)
+);
 `;
 
 /** Serializes migrations: "CREATE ... IF NOT EXISTS" is not safe against itself in another session. */

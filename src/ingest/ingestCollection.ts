@@ -128,6 +128,42 @@ function titleWithin(title: string, budget: number, tokenizer: Tokenizer): strin
   return kept.join(' ');
 }
 
+/** What becomes of one document: excluded by a rule of its collection, or its chunk records and embedding inputs. */
+export type PreparedDocument =
+  | { kind: 'retracted' | 'notOpenAccess' | 'empty' }
+  | { kind: 'fragmentOnly'; droppedFragments: number }
+  | { kind: 'chunks'; records: ChunkRecord[]; embeddingInputs: string[]; tokens: number; droppedFragments: number };
+
+/** Applies the collection's rules to one document (retracted, open access, empty) and chunks it. */
+export function prepareDocument(
+  document: SourceDocument,
+  options: { collection: PlainCollection; tokenizer: Tokenizer; retracted: ReadonlySet<string>; chunking?: ChunkingOptions; embeddingInputTokens?: number },
+): PreparedDocument {
+  const { collection, tokenizer } = options;
+  if (collection.excludeRetracted && isRetracted(document, options.retracted)) return { kind: 'retracted' };
+  if (collection.openAccessOnly && document.metadata.open_access !== true) return { kind: 'notOpenAccess' };
+  if (document.sections.every((section) => !section.text.trim())) return { kind: 'empty' };
+  const { chunks, droppedFragments } = chunkSections(document.sections, tokenizer, options.chunking);
+  if (chunks.length === 0) return { kind: 'fragmentOnly', droppedFragments };
+  const records: ChunkRecord[] = [];
+  const embeddingInputs: string[] = [];
+  let tokens = 0;
+  for (const chunk of chunks) {
+    records.push({
+      id: chunkId(collection.name, document.doc_id, chunk.chunk_index),
+      text: chunk.text,
+      tokens: chunk.tokens,
+      metadata: chunkMetadataOf(collection, document, chunk.chunk_index, chunk.section),
+    });
+    // the title gives every chunk its document's context for the dense vector; billing counts the chunk text only
+    const titleBudget = (options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS) - chunk.tokens;
+    const title = document.title ? titleWithin(document.title, titleBudget, tokenizer) : '';
+    embeddingInputs.push(title ? `${title}\n${chunk.text}` : chunk.text);
+    tokens += chunk.tokens;
+  }
+  return { kind: 'chunks', records, embeddingInputs, tokens, droppedFragments };
+}
+
 /** Reads, filters and chunks a collection without touching an engine; the vectors are left to the caller. */
 export async function prepareCollection(options: {
   collection: PlainCollection;
@@ -163,39 +199,29 @@ export async function prepareCollection(options: {
     }
     if (seenDocIds.has(document.doc_id)) throw new Error(`${collection.name}: duplicate doc_id ${document.doc_id}`);
     seenDocIds.add(document.doc_id);
-    if (collection.excludeRetracted && isRetracted(document, retracted)) {
-      prepared.retractedExcluded += 1;
-      prepared.retractedDocIds.push(document.doc_id);
-      continue;
-    }
-    if (collection.openAccessOnly && document.metadata.open_access !== true) {
-      prepared.notOpenAccessExcluded += 1;
-      continue;
-    }
-    if (document.sections.every((section) => !section.text.trim())) {
-      prepared.emptyDocuments += 1;
-      continue;
-    }
-    const { chunks, droppedFragments } = chunkSections(document.sections, tokenizer, options.chunking);
-    prepared.droppedFragments += droppedFragments;
-    if (chunks.length === 0) {
-      prepared.fragmentOnlyDocuments += 1;
-      continue;
-    }
-    prepared.documentsIndexed += 1;
-    tally.add(document.metadata);
-    for (const chunk of chunks) {
-      prepared.records.push({
-        id: chunkId(collection.name, document.doc_id, chunk.chunk_index),
-        text: chunk.text,
-        tokens: chunk.tokens,
-        metadata: chunkMetadataOf(collection, document, chunk.chunk_index, chunk.section),
-      });
-      // the title gives every chunk its document's context for the dense vector; billing counts the chunk text only
-      const titleBudget = (options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS) - chunk.tokens;
-      const title = document.title ? titleWithin(document.title, titleBudget, tokenizer) : '';
-      prepared.embeddingInputs.push(title ? `${title}\n${chunk.text}` : chunk.text);
-      prepared.tokens += chunk.tokens;
+    const outcome = prepareDocument(document, options);
+    switch (outcome.kind) {
+      case 'retracted':
+        prepared.retractedExcluded += 1;
+        prepared.retractedDocIds.push(document.doc_id);
+        continue;
+      case 'notOpenAccess':
+        prepared.notOpenAccessExcluded += 1;
+        continue;
+      case 'empty':
+        prepared.emptyDocuments += 1;
+        continue;
+      case 'fragmentOnly':
+        prepared.droppedFragments += outcome.droppedFragments;
+        prepared.fragmentOnlyDocuments += 1;
+        continue;
+      case 'chunks':
+        prepared.droppedFragments += outcome.droppedFragments;
+        prepared.documentsIndexed += 1;
+        tally.add(document.metadata);
+        prepared.records.push(...outcome.records);
+        prepared.embeddingInputs.push(...outcome.embeddingInputs);
+        prepared.tokens += outcome.tokens;
     }
   }
   options.onProgress?.({ collection: collection.name, phase: 'reading', done: prepared.documentsRead, total: null });
@@ -204,14 +230,30 @@ export async function prepareCollection(options: {
 
 /** Everything that decides an index's content; the price, description and display name are deliberately left out. */
 async function inputFingerprint(options: IngestCollectionOptions): Promise<string> {
-  const { collection, tokenizer, embedder } = options;
+  const { collection } = options;
   const files = await Promise.all(
     sourceFilePaths(collection, options.dataRoot).map(async (path, position) => ({
       file: collection.source.files[position],
       sha256: await hashFile(path),
     })),
   );
+  const base = pipelineInputs(options);
   return hashCanonicalJson({
+    ...base,
+    collection: { ...base.collection, source: collection.source },
+    files,
+    retracted: collection.excludeRetracted ? hashCanonicalJson([...options.retracted].sort()) : null,
+  });
+}
+
+/**
+ * Everything besides its source that decides a document's chunks and vectors: the pipeline, chunker, tokenizer and
+ * embedding model, and the collection's rules. The whole index's fingerprint and each document's (the manifest of
+ * incremental ingestion, src/ingest/manifest.ts) are built on it.
+ */
+export function pipelineInputs(options: { collection: PlainCollection; tokenizer: Tokenizer; embedder: Pick<Embedder, 'modelName' | 'dims'>; chunking?: ChunkingOptions; embeddingInputTokens?: number; figureDir?: string }) {
+  const { collection, tokenizer, embedder } = options;
+  return {
     pipeline: PIPELINE_VERSION,
     chunker: CHUNKER_VERSION,
     chunking: { maxTokens: DEFAULT_MAX_CHUNK_TOKENS, ...options.chunking },
@@ -221,17 +263,14 @@ async function inputFingerprint(options: IngestCollectionOptions): Promise<strin
       retrieval: collection.retrieval,
       openAccessOnly: collection.openAccessOnly,
       excludeRetracted: collection.excludeRetracted,
-      source: collection.source,
     },
-    files,
     tokenizer: tokenizer.name,
     embedder: needsVectors(collection)
       ? { model: embedder.modelName, dims: embedder.dims, inputTokens: options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS }
       : null,
-    retracted: collection.excludeRetracted ? hashCanonicalJson([...options.retracted].sort()) : null,
     // only present when on, so collections without figures keep their fingerprint
     ...(collection.demoFigures && options.figureDir ? { demoFigures: DEMO_FIGURES_VERSION } : {}),
-  });
+  };
 }
 
 /**

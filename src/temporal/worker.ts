@@ -4,6 +4,8 @@ import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSo
 import { createUnlockActivities, type UnlockActivityDeps } from '../../activities/unlock.js';
 import { createAssistedActivities, type AssistedActivityDeps } from '../../activities/assisted.js';
 import { TASK_QUEUE } from '../../workflows/shared.js';
+import { createIngestionActivities, type IngestionActivityDeps } from '../../activities/ingestion.js';
+import { batchTaskQueueOf } from '../../workflows/ingestionTypes.js';
 
 // the queue this worker polls; the composition root reads it here (use cases take it from workflows/shared.ts)
 export { TASK_QUEUE };
@@ -25,19 +27,52 @@ export interface WorkerOptions {
   deps: UnlockActivityDeps;
   /** the assisted-search activities' dependencies; without them this worker runs only unlocks */
   assisted?: AssistedActivityDeps;
+  /** the ingestion activities' dependencies; without them this worker runs no ingestion */
+  ingestion?: IngestionActivityDeps;
+  /**
+   * also take ingestion batches (the batch task queue, one at a time: a batch keeps the embedder's threads busy). On the
+   * embedded engine only the process that owns the index may (the API process); on OpenSearch every worker process
+   * may, and each one more embeds one batch more at a time. Default: with `ingestion`.
+   */
+  ingestBatches?: boolean;
 }
 
-export async function createTemporalWorker(opts: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
+export interface TemporalWorker {
+  /** the workflows and their short activities */
+  worker: Worker;
+  /** the ingestion batches' worker, when this process takes batches */
+  batchWorker?: Worker;
+  connection: NativeConnection;
+}
+
+export async function createTemporalWorker(opts: WorkerOptions): Promise<TemporalWorker> {
   const connection = await NativeConnection.connect({ address: opts.address });
+  const ingestion = opts.ingestion ? createIngestionActivities(opts.ingestion) : undefined;
   const worker = await Worker.create({
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue ?? TASK_QUEUE,
     workflowBundle: await workflowBundle(),
-    activities: { ...createUnlockActivities(opts.deps), ...(opts.assisted ? createAssistedActivities(opts.assisted) : {}) },
+    activities: { ...createUnlockActivities(opts.deps), ...(opts.assisted ? createAssistedActivities(opts.assisted) : {}), ...(ingestion ?? {}) },
     // this service runs its work inline on two cores; small slots keep latency predictable
     maxConcurrentActivityTaskExecutions: 20,
     maxConcurrentWorkflowTaskExecutions: 20,
   });
-  return { worker, connection };
+  const batchWorker =
+    ingestion && opts.ingestBatches !== false
+      ? await Worker.create({ connection, namespace: opts.namespace, taskQueue: batchTaskQueueOf(opts.taskQueue ?? TASK_QUEUE), activities: { ingestBatch: ingestion.ingestBatch }, maxConcurrentActivityTaskExecutions: 1 })
+      : undefined;
+  return { worker, batchWorker, connection };
+}
+
+/** Runs the worker and the batch worker until both stop; the first one to fail stops the other. */
+export async function runTemporalWorker(created: TemporalWorker): Promise<void> {
+  const { worker, batchWorker } = created;
+  const stop = () => {
+    for (const w of [worker, batchWorker]) if (w?.getState() === 'RUNNING') w.shutdown();
+  };
+  await Promise.all([worker, batchWorker].filter((w): w is Worker => w !== undefined).map((w) => w.run().catch((err: unknown) => {
+    stop();
+    throw err;
+  })));
 }

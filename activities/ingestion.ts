@@ -1,0 +1,263 @@
+// Ingestion activities: stage the source into batch files, index one batch (chunk, embed, index, delete, commit, then
+// the manifest and the batch's counts in one transaction), finish (replace-mode deletions, inventory, the completed
+// event) and record a failure.
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Context } from '@temporalio/activity';
+import { asActivity } from './asActivity.js';
+import type { Db } from '../src/eventstore/db.js';
+import type { Embedder, Tokenizer } from '../src/embedding/port.js';
+import type { ChunkRecord, SearchEngine } from '../src/search/port.js';
+import type { PlainCollection } from '../src/collections/catalog.js';
+import { ingestionStream, type Actor, type IngestionCounts } from '../src/domain/events.js';
+import { runStreamCommand } from '../src/eventstore/streamCommand.js';
+import { readStream } from '../src/eventstore/eventStore.js';
+import { readCollectionDocuments } from '../src/ingest/readCollection.js';
+import { loadRetractedDois } from '../src/ingest/retractions.js';
+import { needsVectors, pipelineInputs, prepareDocument } from '../src/ingest/ingestCollection.js';
+import { hashCanonicalJson } from '../src/ingest/fingerprint.js';
+import type { SourceDocument } from '../src/ingest/sourceDocument.js';
+import { renderDemoFigures } from '../src/figures/demoFigures.js';
+import {
+  chunkIdsOf,
+  manifestDocuments,
+  manifestEntries,
+  manifestInventory,
+  manifestKey,
+  manifestSize,
+  recordBatch,
+  recordedBatch,
+  recordedTotals,
+  zeroCounts,
+  type ManifestEntry,
+} from '../src/ingest/manifest.js';
+import type { BatchInput, IngestionInput, StagedSource } from '../workflows/ingestionTypes.js';
+
+export interface IngestionActivityDeps {
+  db: Db;
+  engine: SearchEngine;
+  /** the embedder of passages, opened on the first batch that needs vectors (its worker threads start then) */
+  passageEmbedder: () => Promise<Embedder>;
+  /** the model's name and vector size, known without opening the passage embedder */
+  model: Pick<Embedder, 'modelName' | 'dims'>;
+  tokenizer: Tokenizer;
+  dataRoot: string;
+  /** staging files live under it, in ingest-staging/<ingestionId>: every worker of the deployment reads the same data directory */
+  dataDir: string;
+  /** figure root; collections with demoFigures get generated charts there */
+  figureDir?: string;
+  clock: () => Date;
+}
+
+/** A document of the source, or a deletion the source asks for (a MEDLINE DeleteCitation, a JSONL {"id", "deleted": true}). */
+type StagedItem = SourceDocument | { deleted: true; doc_id: string };
+
+const WORKFLOW_ACTOR: Actor = { kind: 'workflow', id: 'ingestion' };
+/** ingest_batches rows besides the batches: the staging's read count and replace mode's deletions */
+const STAGING_ROW = -1;
+const REPLACE_ROW = -2;
+/** chunks per indexChunks call */
+const INDEX_CALL = 64;
+
+const stagingDir = (dataDir: string, ingestionId: string) => join(dataDir, 'ingest-staging', ingestionId);
+const batchFile = (dir: string, batch: number) => join(dir, `batch-${String(batch).padStart(6, '0')}.json`);
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  await writeFile(`${path}.tmp`, text);
+  await rename(`${path}.tmp`, path);
+}
+
+/** Beats while `fn` runs, so a dead worker is noticed within the heartbeat timeout and a live one never is. */
+async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const timer = setInterval(() => context.heartbeat(), 2000);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export function createIngestionActivities(deps: IngestionActivityDeps) {
+  const { db, engine } = deps;
+  const indexKey = (collection: PlainCollection) => manifestKey(engine.kind, collection.name);
+  /** hash of everything besides the document itself that decides its chunks and vectors */
+  const inputsOf = (collection: PlainCollection) => hashCanonicalJson(pipelineInputs({ collection, tokenizer: deps.tokenizer, embedder: deps.model, figureDir: deps.figureDir }));
+
+  async function completedOrFailed(ingestionId: string): Promise<IngestionCounts | null> {
+    const done = (await readStream(db, ingestionStream(ingestionId))).find((e) => e.type === 'IngestionCompleted' || e.type === 'IngestionFailed');
+    return done && (done.type === 'IngestionCompleted' || done.type === 'IngestionFailed') ? done.data.counts : null;
+  }
+
+  /** Appends the ingestion's last event unless it has one (a retried activity appends nothing more). */
+  async function appendOutcome(ingestionId: string, collection: string, outcome: { error: string } | null): Promise<IngestionCounts> {
+    const counts = await recordedTotals(db, ingestionId);
+    await runStreamCommand(db, deps.clock, ingestionStream(ingestionId), WORKFLOW_ACTOR, async (tx) => {
+      const events = await readStream(tx, ingestionStream(ingestionId));
+      if (events.some((e) => e.type === 'IngestionCompleted' || e.type === 'IngestionFailed')) return { version: events.length, events: [] };
+      return {
+        version: events.length,
+        events: [outcome ? { type: 'IngestionFailed', data: { ingestionId, collection, error: outcome.error, counts } } : { type: 'IngestionCompleted', data: { ingestionId, collection, counts } }],
+      };
+    });
+    return (await completedOrFailed(ingestionId)) ?? counts;
+  }
+
+  return {
+    /**
+     * Reads the files once into batch files every worker can read (normalized documents; a document the files name
+     * twice counts once, its last version). Creates the index when absent. Staged already (a retry): answers that.
+     */
+    async stageIngestion(input: IngestionInput): Promise<StagedSource> {
+      return asActivity(() =>
+        heartbeating(async () => {
+          const dir = stagingDir(deps.dataDir, input.ingestionId);
+          const summary = join(dir, 'staged.json');
+          const earlier = await readFile(summary, 'utf8').then((t) => JSON.parse(t) as StagedSource, () => null);
+          if (earlier) return earlier;
+          const { collection } = input;
+          const retracted = collection.excludeRetracted ? await loadRetractedDois(deps.dataRoot) : new Set<string>();
+          const items = new Map<string, StagedItem>();
+          let documentsRead = 0;
+          const source = { ...collection, source: { ...collection.source, files: input.files } };
+          for await (const item of readCollectionDocuments(source, deps.dataRoot) as AsyncIterable<StagedItem>) {
+            documentsRead += 1;
+            items.delete(item.doc_id);
+            // replace makes the collection exactly the files' documents: a deletion in them only keeps the document out
+            if ('deleted' in item) {
+              if (input.mode === 'upsert') items.set(item.doc_id, item);
+              continue;
+            }
+            // the DOI lists in force decide here, once, and the decision is part of the document's fingerprint
+            if (item.metadata.doi && retracted.has(item.metadata.doi)) item.retracted = true;
+            items.set(item.doc_id, item);
+          }
+          const all = [...items.values()];
+          const batches = Math.ceil(all.length / input.batchSize);
+          await rm(dir, { recursive: true, force: true });
+          await mkdir(dir, { recursive: true });
+          for (let batch = 0; batch < batches; batch++) await writeAtomically(batchFile(dir, batch), JSON.stringify(all.slice(batch * input.batchSize, (batch + 1) * input.batchSize)));
+          await writeAtomically(join(dir, 'present.json'), JSON.stringify(all.filter((item) => !('deleted' in item)).map((item) => item.doc_id)));
+          // an index without a manifest was built by a full ingestion (CLI ingest): replace builds it afresh
+          const key = indexKey(collection);
+          if (input.mode === 'replace' && (await engine.hasIndex(collection.name)) && (await manifestSize(db, key)) === 0) await engine.deleteIndex(collection.name);
+          await engine.ensureIndex(collection.name, deps.model.dims);
+          await recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: STAGING_ROW, upserts: [], deletes: [], counts: { ...zeroCounts(), documentsRead } });
+          const staged = { batches, documentsRead };
+          await writeAtomically(summary, JSON.stringify(staged));
+          return staged;
+        }),
+      );
+    },
+
+    /**
+     * Indexes one batch: new and changed documents are chunked, embedded and indexed, the chunks a changed or deleted
+     * document no longer has are deleted, unchanged documents are left alone; then the engine commits and the manifest
+     * rows and the batch's counts are recorded in one transaction. Run again (a worker died, or the record was lost
+     * after the commit), it answers the recorded counts, or redoes the same writes by the same chunk ids.
+     */
+    async ingestBatch(input: BatchInput): Promise<IngestionCounts> {
+      return asActivity(() =>
+        heartbeating(async () => {
+          const recorded = await recordedBatch(db, input.ingestionId, input.batch);
+          if (recorded) return recorded;
+          const { collection } = input;
+          const key = indexKey(collection);
+          const items = JSON.parse(await readFile(batchFile(stagingDir(deps.dataDir, input.ingestionId), input.batch), 'utf8')) as StagedItem[];
+          const known = await manifestEntries(db, key, items.map((item) => item.doc_id));
+          const inputs = inputsOf(collection);
+          const counts = zeroCounts();
+          const records: ChunkRecord[] = [];
+          const embeddingInputs: string[] = [];
+          const stale: string[] = [];
+          const upserts: ManifestEntry[] = [];
+          const deletes: string[] = [];
+          const remove = (docId: string) => {
+            const before = known.get(docId);
+            if (!before) return;
+            stale.push(...chunkIdsOf(collection.name, docId, before.chunks));
+            deletes.push(docId);
+            counts.documentsDeleted += 1;
+          };
+          for (const item of items) {
+            if ('deleted' in item) {
+              remove(item.doc_id);
+              continue;
+            }
+            // a document retracted, closed or emptied since it was indexed leaves the collection
+            const prepared = prepareDocument(item, { collection, tokenizer: deps.tokenizer, retracted: new Set() });
+            if (prepared.kind !== 'chunks') {
+              remove(item.doc_id);
+              continue;
+            }
+            const fingerprint = hashCanonicalJson({ inputs, title: item.title, sections: item.sections, metadata: item.metadata, retracted: item.retracted ?? false });
+            const before = known.get(item.doc_id);
+            if (before?.fingerprint === fingerprint) {
+              counts.documentsUnchanged += 1;
+              continue;
+            }
+            if (before) {
+              counts.documentsUpdated += 1;
+              stale.push(...chunkIdsOf(collection.name, item.doc_id, before.chunks, prepared.records.length));
+            } else counts.documentsAdded += 1;
+            records.push(...prepared.records);
+            embeddingInputs.push(...prepared.embeddingInputs);
+            upserts.push({ docId: item.doc_id, fingerprint, chunks: prepared.records.length, journal: { issn: item.metadata.issn ?? null, journal: item.metadata.journal ?? null, publisher: item.metadata.publisher ?? null } });
+          }
+          if (records.length > 0 && needsVectors(collection)) {
+            const embedder = await deps.passageEmbedder();
+            const vectors = await embedder.embedPassages(embeddingInputs);
+            if (vectors.length !== records.length) throw new Error(`embedder returned ${vectors.length} vectors for ${records.length} texts`);
+            records.forEach((record, k) => (record.vector = vectors[k]));
+          }
+          if (collection.demoFigures && deps.figureDir) {
+            for (const record of records) {
+              const figures = await renderDemoFigures(join(deps.figureDir, collection.name), record.id, record.text);
+              if (figures.length > 0) record.metadata.figures = figures;
+            }
+          }
+          for (let from = 0; from < records.length; from += INDEX_CALL) await engine.indexChunks(collection.name, records.slice(from, from + INDEX_CALL));
+          if (stale.length > 0) await engine.deleteChunks(collection.name, stale);
+          // a document's new chunks and the removal of its old ones become visible together
+          if (records.length > 0 || stale.length > 0) await engine.commit(collection.name);
+          counts.chunksIndexed = records.length;
+          return recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: input.batch, upserts, deletes, counts });
+        }),
+      );
+    },
+
+    /** Replace mode deletes what the files no longer hold; then the inventory is rebuilt, committed, and the ingestion completed with its exact counts. */
+    async finishIngestion(input: IngestionInput): Promise<IngestionCounts> {
+      return asActivity(() =>
+        heartbeating(async () => {
+          const { collection } = input;
+          const key = indexKey(collection);
+          const dir = stagingDir(deps.dataDir, input.ingestionId);
+          if (input.mode === 'replace' && !(await recordedBatch(db, input.ingestionId, REPLACE_ROW))) {
+            const present = new Set(JSON.parse(await readFile(join(dir, 'present.json'), 'utf8')) as string[]);
+            const gone = (await manifestDocuments(db, key)).filter((d) => !present.has(d.docId));
+            const stale = gone.flatMap((d) => chunkIdsOf(collection.name, d.docId, d.chunks));
+            for (let from = 0; from < stale.length; from += 1000) await engine.deleteChunks(collection.name, stale.slice(from, from + 1000));
+            await engine.commit(collection.name);
+            await recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: REPLACE_ROW, upserts: [], deletes: gone.map((d) => d.docId), counts: { ...zeroCounts(), documentsDeleted: gone.length } });
+          }
+          await engine.putInventory(collection.name, await manifestInventory(db, key, collection.name, deps.clock()));
+          await engine.commit(collection.name);
+          const counts = await appendOutcome(input.ingestionId, collection.name, null);
+          await rm(dir, { recursive: true, force: true });
+          return counts;
+        }),
+      );
+    },
+
+    /** Records the failure with what the committed batches did (they stay: each is whole). */
+    async failIngestion(input: { ingestionId: string; collection: string; error: string }): Promise<void> {
+      return asActivity(async () => {
+        await appendOutcome(input.ingestionId, input.collection, { error: input.error });
+        await rm(stagingDir(deps.dataDir, input.ingestionId), { recursive: true, force: true });
+      });
+    },
+  };
+}
+
+export type IngestionActivities = ReturnType<typeof createIngestionActivities>;

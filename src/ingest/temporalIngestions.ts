@@ -1,0 +1,142 @@
+// The Ingestions port on Temporal: start records IngestionStarted and starts the ingestion workflow; a running
+// ingestion's progress is the workflow's query, a finished one's outcome is its stream's last event.
+import { stat, access, constants } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { CollectionCatalog, PlainCollection } from '../collections/catalog.js';
+import type { Db } from '../eventstore/db.js';
+import { readStream } from '../eventstore/eventStore.js';
+import { runStreamCommand } from '../eventstore/streamCommand.js';
+import { ingestionStream, type Actor, type IngestionCounts, type StoredEvent } from '../domain/events.js';
+import { Rejection } from '../domain/rejection.js';
+import { newId } from '../auth/apiKeys.js';
+import { ingestionWorkflow } from '../../workflows/ingestion.js';
+import { batchTaskQueueOf, ingestionProgressQuery, ingestionWorkflowId } from '../../workflows/ingestionTypes.js';
+import { zeroCounts } from './manifest.js';
+import type { IngestionRequest, Ingestions, IngestionStatus } from './ingestions.js';
+
+export interface TemporalIngestionsDeps {
+  db: Db;
+  client: Client;
+  catalog: CollectionCatalog;
+  dataRoot: string;
+  clock: () => Date;
+  /** the service's task queue (the batches run on batchTaskQueueOf it) */
+  taskQueue: string;
+  /** documents per batch activity */
+  batchSize?: number;
+  /** batches in flight at once */
+  parallelism?: number;
+}
+
+export const DEFAULT_INGEST_BATCH_SIZE = 256;
+export const DEFAULT_INGEST_PARALLELISM = 4;
+
+/** A file the server cannot read is 422 naming it, as the operator gave it. */
+async function requireReadable(dataRoot: string, file: string): Promise<void> {
+  const path = isAbsolute(file) ? file : resolve(dataRoot, file);
+  let reason: string | null = null;
+  try {
+    if (!(await stat(path)).isFile()) reason = 'a directory, not a file';
+    else await access(path, constants.R_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'the server may not read it' : (err as Error).message;
+  }
+  if (reason) throw new Rejection('VALIDATION_ERROR', `source file "${file}" cannot be read: ${reason}. Give files the server can read (relative paths are under DATA_ROOT); nothing was started`, { file });
+}
+
+const isEnd = (e: StoredEvent) => e.type === 'IngestionCompleted' || e.type === 'IngestionFailed';
+
+/** The status an ingestion's stream records (running ones with the counts given). */
+function statusOf(events: readonly StoredEvent[], running: IngestionCounts): IngestionStatus | null {
+  const started = events.find((e) => e.type === 'IngestionStarted');
+  if (!started || started.type !== 'IngestionStarted') return null;
+  const base = { ingestionId: started.data.ingestionId, collection: started.data.collection, mode: started.data.mode, files: started.data.files, startedAt: started.recordedAt };
+  const end = events.find(isEnd);
+  if (end?.type === 'IngestionCompleted') return { ...base, ...end.data.counts, state: 'completed', finishedAt: end.recordedAt, error: null };
+  if (end?.type === 'IngestionFailed') return { ...base, ...end.data.counts, state: 'failed', finishedAt: end.recordedAt, error: end.data.error };
+  return { ...base, ...running, state: 'running', finishedAt: null, error: null };
+}
+
+export function createTemporalIngestions(deps: TemporalIngestionsDeps): Ingestions {
+  const { db, client } = deps;
+
+  async function latestId(collection: string): Promise<string | null> {
+    const [row] = await db.query<{ id: string }>(`SELECT data->>'ingestionId' AS id FROM events WHERE type = 'IngestionStarted' AND data->>'collection' = $1 ORDER BY position DESC LIMIT 1`, [collection]);
+    return row?.id ?? null;
+  }
+
+  async function get(ingestionId: string): Promise<IngestionStatus | null> {
+    const events = await readStream(db, ingestionStream(ingestionId));
+    if (events.length === 0 || events.some(isEnd)) return statusOf(events, zeroCounts());
+    const handle = client.workflow.getHandle(ingestionWorkflowId(ingestionId));
+    const progress = await handle.query(ingestionProgressQuery).catch(() => null);
+    if (progress) return statusOf(events, progress.counts);
+    // no answer: the run may have ended since the stream was read, or ended without recording (terminated)
+    const after = await readStream(db, ingestionStream(ingestionId));
+    if (after.some(isEnd)) return statusOf(after, zeroCounts());
+    const described = await handle.describe().catch(() => null);
+    const status = statusOf(after, zeroCounts());
+    if (status && described && described.status.name !== 'RUNNING') return { ...status, state: 'failed', error: `the ingestion workflow ended (${described.status.name}) without recording an outcome` };
+    return status;
+  }
+
+  return {
+    async start(request: IngestionRequest, actor: Actor, requestId?: string) {
+      const entry = deps.catalog.resolveCollection(request.collection);
+      if (!entry) throw new Rejection('COLLECTION_NOT_FOUND', `collection "${request.collection}" does not exist; GET /api/v1/search/collections lists the collections`);
+      if (entry.type !== 'plain') throw new Rejection('VALIDATION_ERROR', `"${entry.name}" is a meta-collection: ingest into its members (${entry.members.join(', ')})`, { field: 'collection' });
+      const collection: PlainCollection = entry;
+      if (request.files.length === 0) throw new Rejection('VALIDATION_ERROR', 'files must name at least one source file', { field: 'files' });
+      for (const file of request.files) await requireReadable(deps.dataRoot, file);
+      const ingestionId = newId('ing');
+      const collectionName = collection.name;
+      // decided under the append lock: two starts for one collection cannot both see it idle
+      await runStreamCommand(
+        db,
+        deps.clock,
+        ingestionStream(ingestionId),
+        actor,
+        async (tx) => {
+          const [row] = await tx.query<{ id: string | null }>(
+            `SELECT s.data->>'ingestionId' AS id FROM events s WHERE s.type = 'IngestionStarted' AND s.data->>'collection' = $1
+               AND NOT EXISTS (SELECT 1 FROM events e WHERE e.stream_id = s.stream_id AND e.type IN ('IngestionCompleted', 'IngestionFailed'))
+             ORDER BY s.position DESC LIMIT 1`,
+            [collectionName],
+          );
+          if (row?.id) throw new Rejection('CONFLICT', `collection "${collectionName}" has ingestion ${row.id} running; wait for it to end (GET /admin/v1/ingestions/${row.id})`, { ingestionId: row.id });
+          return { version: 0, events: [{ type: 'IngestionStarted', data: { ingestionId, collection: collectionName, files: [...request.files], mode: request.mode } }] };
+        },
+        { requestId },
+      );
+      try {
+        await client.workflow.start(ingestionWorkflow, {
+          taskQueue: deps.taskQueue,
+          workflowId: ingestionWorkflowId(ingestionId),
+          args: [{ ingestionId, collection, files: [...request.files], mode: request.mode, batchSize: deps.batchSize ?? DEFAULT_INGEST_BATCH_SIZE, parallelism: deps.parallelism ?? DEFAULT_INGEST_PARALLELISM, batchTaskQueue: batchTaskQueueOf(deps.taskQueue) }],
+        });
+      } catch (err) {
+        // nothing runs it: recorded as failed, so the collection is not held as running
+        await runStreamCommand(db, deps.clock, ingestionStream(ingestionId), actor, async () => ({ version: 1, events: [{ type: 'IngestionFailed', data: { ingestionId, collection: collectionName, error: `the ingestion could not be started: ${(err as Error).message}`, counts: zeroCounts() } }] }));
+        throw new Rejection('SERVICE_UNAVAILABLE', `the ingestion could not be started (the workflow service did not take it); try again`);
+      }
+      return { ingestionId };
+    },
+    get,
+    async latest(collection: string) {
+      const id = await latestId(collection);
+      return id ? get(id) : null;
+    },
+  };
+}
+
+/** Waits until the ingestion has ended and answers its status (the first start's demo ingestion, tests). */
+export async function waitForIngestion(ingestions: Ingestions, ingestionId: string, pollMs = 250): Promise<IngestionStatus> {
+  for (;;) {
+    const status = await ingestions.get(ingestionId);
+    if (!status) throw new Error(`no ingestion ${ingestionId}`);
+    if (status.state !== 'running') return status;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}

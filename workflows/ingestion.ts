@@ -1,0 +1,74 @@
+// One ingestion of source files into a plain collection: stage the source into batches, index each batch, then finish
+// (replace-mode deletions, inventory, the completed event). Deterministic; the activities do the I/O and the books.
+import { proxyActivities, setHandler } from '@temporalio/workflow';
+import type { IngestionActivities } from '../activities/ingestion.js';
+import type { IngestionCounts } from '../src/domain/events.js';
+import { ingestionProgressQuery, type IngestionInput, type IngestionProgress } from './ingestionTypes.js';
+
+// Reading, finishing and the failure record run on any worker; a batch runs on the ingestion task queue, where each
+// worker process takes one at a time. A worker that dies mid-batch stops heartbeating: the batch runs again elsewhere
+// (it is recorded once, by (ingestion, batch), so the counts stay exact).
+const { stageIngestion, finishIngestion, failIngestion } = proxyActivities<IngestionActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10, nonRetryableErrorTypes: ['VALIDATION_ERROR'] },
+});
+const batchActivities = (taskQueue: string) =>
+  proxyActivities<IngestionActivities>({
+    taskQueue,
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '20 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10, nonRetryableErrorTypes: ['VALIDATION_ERROR'] },
+  });
+
+const add = (a: IngestionCounts, b: IngestionCounts): IngestionCounts => ({
+  documentsRead: a.documentsRead + b.documentsRead,
+  documentsAdded: a.documentsAdded + b.documentsAdded,
+  documentsUpdated: a.documentsUpdated + b.documentsUpdated,
+  documentsDeleted: a.documentsDeleted + b.documentsDeleted,
+  documentsUnchanged: a.documentsUnchanged + b.documentsUnchanged,
+  chunksIndexed: a.chunksIndexed + b.chunksIndexed,
+});
+
+export async function ingestionWorkflow(input: IngestionInput): Promise<IngestionCounts> {
+  const progress: IngestionProgress = {
+    phase: 'reading',
+    batches: null,
+    batchesDone: 0,
+    counts: { documentsRead: 0, documentsAdded: 0, documentsUpdated: 0, documentsDeleted: 0, documentsUnchanged: 0, chunksIndexed: 0 },
+  };
+  setHandler(ingestionProgressQuery, () => progress);
+  const { ingestionId, collection } = input;
+  const { ingestBatch } = batchActivities(input.batchTaskQueue);
+  try {
+    const staged = await stageIngestion(input);
+    progress.phase = 'indexing';
+    progress.batches = staged.batches;
+    progress.counts.documentsRead = staged.documentsRead;
+
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < staged.batches) {
+        const batch = next++;
+        progress.counts = add(progress.counts, await ingestBatch({ ingestionId, collection, batch }));
+        progress.batchesDone += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(input.parallelism, staged.batches)) }, worker));
+
+    progress.phase = 'finishing';
+    progress.counts = await finishIngestion(input);
+    return progress.counts;
+  } catch (err) {
+    const message = err instanceof Error ? causeMessage(err) : String(err);
+    await failIngestion({ ingestionId, collection: collection.name, error: message });
+    throw err;
+  }
+}
+
+/** The innermost message: an activity failure wraps the activity's own error. */
+function causeMessage(err: Error): string {
+  let inner: Error = err;
+  while (inner.cause instanceof Error) inner = inner.cause;
+  return inner.message;
+}
