@@ -5,7 +5,7 @@
 // rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
 import { usesTrialQuery, type CollectionCharge, type ProjectableEvent } from '../src/domain/events.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
-import type { ApiKeyRow, BalanceRow, CollectionUsageRow, InviteRow, MemberRow, OrganizationRow, ProjectionTable, RowOf, SessionRow, UsageRow } from './tables.js';
+import type { ApiKeyRow, BalanceRow, CollectionUsageRow, IngestionRow, InviteRow, MemberRow, OrganizationRow, ProjectionTable, RowOf, SessionRow, UsageRow } from './tables.js';
 
 export { dayPeriod, monthPeriod };
 
@@ -22,6 +22,7 @@ export interface ProjectionReader {
   invite(inviteId: string): InviteRow | undefined;
   member(memberId: string): MemberRow | undefined;
   session(sessionId: string): SessionRow | undefined;
+  ingestion(ingestionId: string): IngestionRow | undefined;
 }
 
 export type Change = { [T in ProjectionTable]: { table: T; row: RowOf[T] } }[ProjectionTable];
@@ -220,6 +221,17 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
       const d = e.data;
       return [{ table: 'sessions', row: { session_id: d.sessionId, org_id: d.orgId, member_id: d.memberId, started_at: e.recordedAt, expires_at: d.expiresAt, ended_at: null, end_reason: null } }];
     }
+    case 'IngestionStarted': {
+      const d = e.data;
+      return [{ table: 'ingestions', row: { ingestion_id: d.ingestionId, collection: d.collection, mode: d.mode, files: [...d.files], state: 'running', started_at: e.recordedAt, finished_at: null, error: null, counts: null } }];
+    }
+    case 'IngestionCompleted':
+    case 'IngestionFailed': {
+      const row = read.ingestion(e.data.ingestionId);
+      if (!row) throw new Error(`projection: no ingestion ${e.data.ingestionId}`);
+      const failed = e.type === 'IngestionFailed';
+      return [{ table: 'ingestions', row: Object.assign(row, { state: failed ? 'failed' : 'completed', finished_at: e.recordedAt, error: failed ? e.data.error : null, counts: e.data.counts }) }];
+    }
     case 'SessionEnded': {
       const session = read.session(e.data.sessionId);
       if (!session) throw new Error(`projection: no session ${e.data.sessionId}`);
@@ -232,9 +244,6 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
     case 'CollectionChanged':
     case 'CollectionRetired':
     case 'MetaCollectionDefined':
-    case 'IngestionStarted':
-    case 'IngestionCompleted':
-    case 'IngestionFailed':
       // not projected yet: the catalogue and ingestion read models arrive with the live-content work (issue 29)
       return [];
     default: {

@@ -37,6 +37,8 @@ function pkOf(table: ProjectionTable, row: object): string {
       return r.invite_id as string;
     case 'sessions':
       return r.session_id as string;
+    case 'ingestions':
+      return r.ingestion_id as string;
   }
 }
 
@@ -50,6 +52,7 @@ function memoryReader(m: MemoryTables): ProjectionReader {
     invite: (inviteId) => m.invites.get(inviteId),
     member: (memberId) => m.members.get(memberId),
     session: (sessionId) => m.sessions.get(sessionId),
+    ingestion: (ingestionId) => m.ingestions.get(ingestionId),
   };
 }
 

@@ -3,7 +3,7 @@ import type { Queryable } from '../src/eventstore/db.js';
 import { runParts, type SqlPart } from '../src/eventstore/eventStore.js';
 import type { StoredEvent } from '../src/domain/events.js';
 import { project, type Change, type ProjectionReader } from './project.js';
-import { COLUMNS, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type InviteRow, type MemberRow, type OrganizationRow, type ProjectionTable, type RowOf, type SessionRow, type TablePrefix, type UsageRow } from './tables.js';
+import { COLUMNS, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type InviteRow, type MemberRow, type OrganizationRow, type ProjectionTable, type RowOf, type SessionRow, type IngestionRow, type TablePrefix, type UsageRow } from './tables.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
 
 /** bigint columns are selected as text so money never passes through a JS number */
@@ -30,6 +30,7 @@ export interface ProjectionRowReader {
   invite(inviteId: string): Promise<InviteRow | undefined>;
   member(memberId: string): Promise<MemberRow | undefined>;
   session(sessionId: string): Promise<SessionRow | undefined>;
+  ingestion(ingestionId: string): Promise<IngestionRow | undefined>;
 }
 
 export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
@@ -46,6 +47,7 @@ export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
     invite: (inviteId) => one('invites', 'invite_id = $1', [inviteId]),
     member: (memberId) => one('members', 'member_id = $1', [memberId]),
     session: (sessionId) => one('sessions', 'session_id = $1', [sessionId]),
+    ingestion: (ingestionId) => one('ingestions', 'ingestion_id = $1', [ingestionId]),
   };
 }
 
@@ -73,6 +75,8 @@ export interface PrefetchKeys {
   inviteIds: Set<string>;
   memberIds: Set<string>;
   sessionIds: Set<string>;
+  /** an ingestion's end changes the row its start wrote */
+  ingestionIds: Set<string>;
 }
 
 /** Something an append does: an organization's key acting at a time (ISO) on collections. */
@@ -84,17 +88,19 @@ export interface PrefetchTouch {
   inviteId?: string;
   memberId?: string;
   sessionId?: string;
+  ingestionId?: string;
 }
 
 /** The rows appends doing these things may read: their organizations, keys, usage periods and collection days. */
 export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys {
-  const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set(), inviteIds: new Set(), memberIds: new Set(), sessionIds: new Set() };
+  const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set(), inviteIds: new Set(), memberIds: new Set(), sessionIds: new Set(), ingestionIds: new Set() };
   for (const t of touches) {
     if (t.orgId) k.orgIds.add(t.orgId);
     if (t.keyId) k.keyIds.add(t.keyId);
     if (t.inviteId) k.inviteIds.add(t.inviteId);
     if (t.memberId) k.memberIds.add(t.memberId);
     if (t.sessionId) k.sessionIds.add(t.sessionId);
+    if (t.ingestionId) k.ingestionIds.add(t.ingestionId);
     k.periods.add(dayPeriod(t.at)).add(monthPeriod(t.at));
     k.days.add(t.at.slice(0, 10));
     for (const c of t.collections ?? []) k.collections.add(c);
@@ -106,9 +112,9 @@ export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys 
 export function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
   return prefetchKeysFor(
     events.map((e) => {
-      const d = e.data as { orgId?: string | null; keyId?: string; collections?: unknown; inviteId?: string; sessionId?: string; memberId?: string | null };
+      const d = e.data as { orgId?: string | null; keyId?: string; collections?: unknown; inviteId?: string; sessionId?: string; memberId?: string | null; ingestionId?: string };
       const lines = Array.isArray(d.collections) ? (d.collections as { collection?: unknown }[]) : [];
-      return { orgId: d.orgId ?? undefined, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])), inviteId: d.inviteId, memberId: d.memberId ?? undefined, sessionId: d.sessionId };
+      return { orgId: d.orgId ?? undefined, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])), inviteId: d.inviteId, memberId: d.memberId ?? undefined, sessionId: d.sessionId, ingestionId: d.ingestionId };
     }),
   );
 }
@@ -125,6 +131,7 @@ export function prefetchSubquery(p: TablePrefix, k: PrefetchKeys, param: (value:
     k.inviteIds.size ? `UNION ALL SELECT 'invites', row_to_json(x) FROM (SELECT ${selectList('invites')} FROM ${p}invites WHERE invite_id = ANY(${param([...k.inviteIds])})) x` : '',
     k.memberIds.size ? `UNION ALL SELECT 'members', row_to_json(x) FROM (SELECT ${selectList('members')} FROM ${p}members WHERE member_id = ANY(${param([...k.memberIds])})) x` : '',
     k.sessionIds.size ? `UNION ALL SELECT 'sessions', row_to_json(x) FROM (SELECT ${selectList('sessions')} FROM ${p}sessions WHERE session_id = ANY(${param([...k.sessionIds])})) x` : '',
+    k.ingestionIds.size ? `UNION ALL SELECT 'ingestions', row_to_json(x) FROM (SELECT ${selectList('ingestions')} FROM ${p}ingestions WHERE ingestion_id = ANY(${param([...k.ingestionIds])})) x` : '',
   ].join('\n     ');
   return `(SELECT coalesce(json_agg(u), '[]'::json) FROM (
      SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${selectList('organizations')} FROM ${p}organizations WHERE org_id = ANY(${org})) x
@@ -144,7 +151,7 @@ export interface PrefetchedRows {
 
 /** Whether rows fetched for `outer` include every row `inner` names. */
 export const coversAll = (outer: PrefetchKeys, inner: PrefetchKeys) =>
-  (['orgIds', 'keyIds', 'periods', 'days', 'collections', 'inviteIds', 'memberIds', 'sessionIds'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
+  (['orgIds', 'keyIds', 'periods', 'days', 'collections', 'inviteIds', 'memberIds', 'sessionIds', 'ingestionIds'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
 
 /** The rows an inline projection reads: fetched in one query, unless the caller fetched them already. */
 async function rowsFor(tx: Queryable, p: TablePrefix, events: StoredEvent[], provided?: PrefetchedRows): Promise<PrefetchedRows> {
@@ -167,6 +174,7 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
     if (table === 'invites') return k.inviteIds.has(row.invite_id!);
     if (table === 'members') return k.memberIds.has(row.member_id!);
     if (table === 'sessions') return k.sessionIds.has(row.session_id!);
+    if (table === 'ingestions') return k.ingestionIds.has(row.ingestion_id!);
     if (!k.orgIds.has(row.org_id!)) return false;
     if (table === 'usage') return k.periods.has(row.period!);
     if (table === 'collection_usage') return k.days.has(row.day!) && k.collections.has(row.collection!);
@@ -186,6 +194,7 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
     invite: (inviteId) => one('invites', { invite_id: inviteId }),
     member: (memberId) => one('members', { member_id: memberId }),
     session: (sessionId) => one('sessions', { session_id: sessionId }),
+    ingestion: (ingestionId) => one('ingestions', { ingestion_id: ingestionId }),
   };
 }
 

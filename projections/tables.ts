@@ -1,8 +1,9 @@
 // Projection tables: their DDL under a name prefix (live "proj_", rebuilt "replay_") and row types.
+import type { IngestionCounts } from '../src/domain/events.js';
 
 export type TablePrefix = 'proj_' | 'replay_';
 
-export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage', 'collection_usage', 'price_overrides', 'key_last_used', 'members', 'invites', 'sessions'] as const;
+export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage', 'collection_usage', 'price_overrides', 'key_last_used', 'members', 'invites', 'sessions', 'ingestions'] as const;
 export type ProjectionTable = (typeof PROJECTION_TABLES)[number];
 
 /** Primary-key columns, used for upserts and for ordering digests. */
@@ -19,6 +20,7 @@ export const PRIMARY_KEYS: Record<ProjectionTable, string[]> = {
   members: ['member_id'],
   invites: ['invite_id'],
   sessions: ['session_id'],
+  ingestions: ['ingestion_id'],
 };
 
 /** Columns in a fixed order; money and counters as bigint, kept as decimal strings in TypeScript. */
@@ -35,6 +37,7 @@ export const COLUMNS: Record<ProjectionTable, string[]> = {
   members: ['member_id', 'org_id', 'email', 'role', 'password_hash', 'invite_id', 'joined_at', 'removed_at'],
   invites: ['invite_id', 'org_id', 'email', 'role', 'token_hash', 'expires_at', 'invited_at', 'accepted_by', 'accepted_at', 'cancelled_at'],
   sessions: ['session_id', 'org_id', 'member_id', 'started_at', 'expires_at', 'ended_at', 'end_reason'],
+  ingestions: ['ingestion_id', 'collection', 'mode', 'files', 'state', 'started_at', 'finished_at', 'error', 'counts'],
 };
 
 /** SQL type of every column, for bulk inserts that pass one array per column (unnest). */
@@ -50,6 +53,7 @@ export const COLUMN_TYPES: Record<string, string> = {
   token_hash: 'text', expires_at: 'timestamptz', invited_at: 'timestamptz', accepted_by: 'text', accepted_at: 'timestamptz',
   removed_at: 'timestamptz', cancelled_at: 'timestamptz',
   session_id: 'text', started_at: 'timestamptz', ended_at: 'timestamptz', end_reason: 'text',
+  ingestion_id: 'text', files: 'jsonb', state: 'text', finished_at: 'timestamptz', error: 'text', counts: 'jsonb',
 };
 
 /** timestamptz columns: selected as ISO text in UTC with milliseconds, like the ledger's time */
@@ -109,6 +113,11 @@ CREATE TABLE IF NOT EXISTS ${p}sessions (
   session_id TEXT PRIMARY KEY, org_id TEXT, member_id TEXT, started_at TIMESTAMPTZ NOT NULL, expires_at TIMESTAMPTZ NOT NULL,
   ended_at TIMESTAMPTZ, end_reason TEXT);
 CREATE INDEX IF NOT EXISTS ${p}sessions_member ON ${p}sessions (member_id);
+-- one row per ingestion (GET /admin/v1/ingestions/{id} after it ended, a collection's latest, whether one completed)
+CREATE TABLE IF NOT EXISTS ${p}ingestions (
+  ingestion_id TEXT PRIMARY KEY, collection TEXT NOT NULL, mode TEXT NOT NULL, files JSONB NOT NULL, state TEXT NOT NULL,
+  started_at TIMESTAMPTZ NOT NULL, finished_at TIMESTAMPTZ, error TEXT, counts JSONB);
+CREATE INDEX IF NOT EXISTS ${p}ingestions_collection ON ${p}ingestions (collection, started_at);
 `;
 }
 
@@ -245,6 +254,19 @@ export interface SessionRow {
   end_reason: string | null;
 }
 
+/** One ingestion: running until its completed or failed event, then its counts (IngestionCounts) and end. */
+export interface IngestionRow {
+  ingestion_id: string;
+  collection: string;
+  mode: string;
+  files: string[];
+  state: 'running' | 'completed' | 'failed';
+  started_at: string;
+  finished_at: string | null;
+  error: string | null;
+  counts: IngestionCounts | null;
+}
+
 export interface RowOf {
   organizations: OrganizationRow;
   balances: BalanceRow;
@@ -258,4 +280,5 @@ export interface RowOf {
   members: MemberRow;
   invites: InviteRow;
   sessions: SessionRow;
+  ingestions: IngestionRow;
 }

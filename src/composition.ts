@@ -265,8 +265,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const accounts = createAccounts(db, clock);
     const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000, catalog });
     const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot, clock, heldDois: heldDoisIn({ engine, catalog }) });
-    const collectionAdmin = createCollectionAdmin({ catalog, engine, readiness, dataRoot: config.dataRoot, onIndexDeleteFailure: (collection, err) => log.warn({ collection, err }, 'a retired collection\'s index could not be deleted') });
-    const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin });
     const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);
     const journals = journalTable.journals;
     const metricsBasis = metricsBasisSentence(journalTable.metricsBasis);
@@ -312,6 +310,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const assisted = createAssistedSearch({ client, db, accounts, clock, catalog, search, waitMs: config.assisted.waitMs, deliveryWaitMs: config.assisted.deliveryWaitMs, eagerStart: options.worker });
     const unlock = createUnlock({ client, db, accounts, clock, taskQueue: TASK_QUEUE, eagerStart: options.worker, figureImages });
     const ingestions = createTemporalIngestions({ db, client, catalog, dataRoot: config.dataRoot, clock, taskQueue: TASK_QUEUE });
+    const collectionAdmin = createCollectionAdmin({ catalog, engine, readiness, ingestions, dataRoot: config.dataRoot, onIndexDeleteFailure: (collection, err) => log.warn({ collection, err }, 'a retired collection\'s index could not be deleted') });
+    const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions });
     const app = createApp({
       log,
       accounts,

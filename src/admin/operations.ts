@@ -2,7 +2,8 @@
 // refunds, keys and their caps, member invites, ledger, reconciliation, replay, verify, retraction lists. Every change is an event with
 // the operator as actor.
 import type { Accounts } from '../billing/accounts.js';
-import { DEFAULT_LIMITS, DEFAULT_TRIAL_QUERIES, parseBillingMode, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits } from '../domain/events.js';
+import type { Ingestions, IngestionStatus } from '../ingest/ingestions.js';
+import { DEFAULT_LIMITS, DEFAULT_TRIAL_QUERIES, parseBillingMode, type IngestionMode, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits } from '../domain/events.js';
 import { Rejection } from '../domain/rejection.js';
 import { formatCredits, parseCredits } from '../money.js';
 import { replayProjections, type ReplayReport } from '../../projections/replay.js';
@@ -73,6 +74,8 @@ export interface OperationsOptions {
   retractions?: LiveRetractions;
   /** collections and meta-collections as events (the running service's) */
   collections?: CollectionAdmin;
+  /** ingestions into plain collections (the running service's workflow) */
+  ingestions?: Ingestions;
 }
 
 export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
@@ -83,6 +86,10 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
   };
   // invites only: sessions are the dashboard's, which passes its own
   const members = options.members ?? createMembers(accounts.db, accounts, { clock, sessionLifetimeMs: 12 * 3600 * 1000, catalog: options.catalog });
+  function requireIngestions(): Ingestions {
+    if (!options.ingestions) throw new Rejection('SERVICE_UNAVAILABLE', 'ingestions run in the service: send this to the running server (--url, or start it on this data directory)');
+    return options.ingestions;
+  }
   async function requireOrg(orgId: string) {
     const org = await accounts.getOrganization(orgId);
     if (!org) throw new Rejection('NOT_FOUND', `organization ${orgId} not found`);
@@ -310,6 +317,13 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     retireCollection: (name: string) => collections().retire(name, OPERATOR),
     /** Defines or changes a meta-collection (an event). */
     defineMetaCollection: (name: string, body: Omit<MetaCollectionDefinition, 'name'>) => collections().defineMeta(name, body, OPERATOR),
+    ingestCollection: (collection: string, request: { files: string[]; mode: IngestionMode }, requestId?: string): Promise<{ ingestionId: string }> =>
+      requireIngestions().start({ collection, files: request.files, mode: request.mode }, OPERATOR, requestId),
+    ingestion: async (ingestionId: string): Promise<IngestionStatus> => {
+      const status = await requireIngestions().get(ingestionId);
+      if (!status) throw new Rejection('NOT_FOUND', `ingestion ${ingestionId} not found`);
+      return status;
+    },
   };
 }
 

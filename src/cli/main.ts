@@ -53,6 +53,10 @@ const USAGE = `usage: litsearch <command> [options]
   replay [--promote]                       rebuild every projection from position 0 and compare with the live ones
   verify                                   check the event log's hash chain
   journal-requests                         journals clients asked us to add, most requested first
+  collection ingest NAME --files a,b [--mode upsert|replace]   ingest source files into a plain collection while the
+                                           running service answers (upsert: add, change, delete by document; replace:
+                                           the collection becomes exactly the files); prints the ingestion id
+  ingestion show INGESTION_ID              an ingestion's state and counts (documents added, updated, deleted, unchanged)
   retractions load FILE...                 load newer retraction lists (Retraction Watch .csv, open-retractions
                                            .jsonl[.gz]; relative paths under DATA_ROOT): their works leave search
                                            results without re-ingesting; retractions/check answers from them
@@ -129,6 +133,8 @@ const ARGUMENTS: Record<string, string[]> = {
   'collection change': ['NAME'],
   'collection retire': ['NAME'],
   'meta-collection set': ['NAME'],
+  'collection ingest': ['NAME'],
+  'ingestion show': ['INGESTION_ID'],
 };
 
 /** Refuses a known command given too few, too many or empty positional arguments, naming what it takes. */
@@ -212,6 +218,8 @@ function remoteOperations(remote: Remote): CliOperations {
     changeCollection: (name, change) => call('PATCH', `/collections/${encodeURIComponent(name)}`, change) as never,
     retireCollection: (name) => call('DELETE', `/collections/${encodeURIComponent(name)}`) as never,
     defineMetaCollection: async (name, body) => ({ metaCollection: (await call('PUT', `/meta-collections/${encodeURIComponent(name)}`, body, [200, 201])) as never, created: false }),
+    ingestCollection: (collection, request) => call('POST', `/collections/${encodeURIComponent(collection)}/ingest`, request, [202]) as never,
+    ingestion: (ingestionId) => call('GET', `/ingestions/${encodeURIComponent(ingestionId)}`) as never,
   };
 }
 
@@ -258,6 +266,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       reference: { type: 'string' },
       mode: { type: 'string' },
       collections: { type: 'string' },
+      files: { type: 'string' },
       'spending-cap': { type: 'string' },
       csv: { type: 'boolean' },
       'openalex-sources': { type: 'string' },
@@ -453,6 +462,17 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         print((await ops.defineMetaCollection(rest[0]!, { displayName: values['display-name'], description: values.description ?? null, members: values.members.split(',').map((m) => m.trim()).filter(Boolean) })).metaCollection);
         return 0;
       }
+      case 'collection ingest': {
+        const files = (values.files ?? '').split(',').map((f) => f.trim()).filter((f) => f !== '');
+        if (files.length === 0) throw new Error('usage: collection ingest NAME --files a,b [--mode upsert|replace]');
+        const mode = values.mode ?? 'upsert';
+        if (mode !== 'upsert' && mode !== 'replace') throw new Error('--mode must be upsert or replace');
+        print(await ops.ingestCollection(rest[0]!, { files, mode }));
+        return 0;
+      }
+      case 'ingestion show':
+        print(await ops.ingestion(rest[0]!));
+        return 0;
       case 'retractions load':
         if (rest.length === 0) throw new Error('usage: retractions load FILE...');
         print(await ops.loadRetractions(rest));

@@ -282,6 +282,13 @@ export const metaCollectionBody = z.strictObject({
   members: z.array(z.string().min(1).max(63)).min(2).max(50).meta({ description: 'Plain collections this meta-collection searches together (at least two).' }),
 });
 
+export const ingestBody = z.strictObject({
+  files: z.array(z.string().min(1).max(1000)).min(1).max(1000).meta({ description: "Source files the server can read, in the collection's reader format (relative paths are under DATA_ROOT)." }),
+  mode: z.enum(['upsert', 'replace']).meta({
+    description: '`upsert`: add new documents, replace the chunks of changed ones (a document fingerprint decides; unchanged ones are not re-embedded), delete those the files delete. `replace`: the collection becomes exactly these files.',
+  }),
+});
+
 export const keyBody = z.strictObject({
   mode: z.enum(['live', 'test']),
   name: z.string().max(200).optional().meta({ description: 'What people call the key (at most 100 characters, one line); shown on the dashboard, its ledger and its recent queries.' }),

@@ -1,13 +1,14 @@
 // The Ingestions port on Temporal: start records IngestionStarted and starts the ingestion workflow; a running
-// ingestion's progress is the workflow's query, a finished one's outcome is its stream's last event.
+// ingestion's progress is the workflow's query, a finished one's outcome is the ingestions read model (its events).
 import { stat, access, constants } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { CollectionCatalog, PlainCollection } from '../collections/catalog.js';
 import type { Db } from '../eventstore/db.js';
-import { readStream } from '../eventstore/eventStore.js';
+import { selectList } from '../../projections/sqlProjection.js';
+import type { IngestionRow } from '../../projections/tables.js';
 import { runStreamCommand } from '../eventstore/streamCommand.js';
-import { ingestionStream, type Actor, type IngestionCounts, type StoredEvent } from '../domain/events.js';
+import { ingestionStream, type Actor, type IngestionCounts, type IngestionMode } from '../domain/events.js';
 import { Rejection } from '../domain/rejection.js';
 import { newId } from '../auth/apiKeys.js';
 import { ingestionWorkflow } from '../../workflows/ingestion.js';
@@ -46,40 +47,29 @@ async function requireReadable(dataRoot: string, file: string): Promise<void> {
   if (reason) throw new Rejection('VALIDATION_ERROR', `source file "${file}" cannot be read: ${reason}. Give files the server can read (relative paths are under DATA_ROOT); nothing was started`, { file });
 }
 
-const isEnd = (e: StoredEvent) => e.type === 'IngestionCompleted' || e.type === 'IngestionFailed';
-
-/** The status an ingestion's stream records (running ones with the counts given). */
-function statusOf(events: readonly StoredEvent[], running: IngestionCounts): IngestionStatus | null {
-  const started = events.find((e) => e.type === 'IngestionStarted');
-  if (!started || started.type !== 'IngestionStarted') return null;
-  const base = { ingestionId: started.data.ingestionId, collection: started.data.collection, mode: started.data.mode, files: started.data.files, startedAt: started.recordedAt };
-  const end = events.find(isEnd);
-  if (end?.type === 'IngestionCompleted') return { ...base, ...end.data.counts, state: 'completed', finishedAt: end.recordedAt, error: null };
-  if (end?.type === 'IngestionFailed') return { ...base, ...end.data.counts, state: 'failed', finishedAt: end.recordedAt, error: end.data.error };
-  return { ...base, ...running, state: 'running', finishedAt: null, error: null };
+/** The status the read model records (a running one with the counts given). */
+function statusOf(row: IngestionRow, running: IngestionCounts): IngestionStatus {
+  const base = { ingestionId: row.ingestion_id, collection: row.collection, mode: row.mode as IngestionMode, files: row.files, startedAt: row.started_at, finishedAt: row.finished_at, error: row.error };
+  return { ...base, ...(row.counts ?? running), state: row.state };
 }
 
 export function createTemporalIngestions(deps: TemporalIngestionsDeps): Ingestions {
   const { db, client } = deps;
-
-  async function latestId(collection: string): Promise<string | null> {
-    const [row] = await db.query<{ id: string }>(`SELECT data->>'ingestionId' AS id FROM events WHERE type = 'IngestionStarted' AND data->>'collection' = $1 ORDER BY position DESC LIMIT 1`, [collection]);
-    return row?.id ?? null;
-  }
+  const rowsWhere = (where: string, params: unknown[]) => db.query<IngestionRow>(`SELECT ${selectList('ingestions')} FROM proj_ingestions WHERE ${where}`, params);
 
   async function get(ingestionId: string): Promise<IngestionStatus | null> {
-    const events = await readStream(db, ingestionStream(ingestionId));
-    if (events.length === 0 || events.some(isEnd)) return statusOf(events, zeroCounts());
+    const [row] = await rowsWhere('ingestion_id = $1', [ingestionId]);
+    if (!row) return null;
+    if (row.state !== 'running') return statusOf(row, zeroCounts());
     const handle = client.workflow.getHandle(ingestionWorkflowId(ingestionId));
     const progress = await handle.query(ingestionProgressQuery).catch(() => null);
-    if (progress) return statusOf(events, progress.counts);
-    // no answer: the run may have ended since the stream was read, or ended without recording (terminated)
-    const after = await readStream(db, ingestionStream(ingestionId));
-    if (after.some(isEnd)) return statusOf(after, zeroCounts());
+    if (progress) return statusOf(row, progress.counts);
+    // no answer: the run may have ended since the row was read, or ended without recording (terminated)
+    const [after] = await rowsWhere('ingestion_id = $1', [ingestionId]);
+    if (after && after.state !== 'running') return statusOf(after, zeroCounts());
     const described = await handle.describe().catch(() => null);
-    const status = statusOf(after, zeroCounts());
-    if (status && described && described.status.name !== 'RUNNING') return { ...status, state: 'failed', error: `the ingestion workflow ended (${described.status.name}) without recording an outcome` };
-    return status;
+    if (described && described.status.name !== 'RUNNING') return { ...statusOf(row, zeroCounts()), state: 'failed', error: `the ingestion workflow ended (${described.status.name}) without recording an outcome` };
+    return statusOf(row, zeroCounts());
   }
 
   return {
@@ -99,12 +89,7 @@ export function createTemporalIngestions(deps: TemporalIngestionsDeps): Ingestio
         ingestionStream(ingestionId),
         actor,
         async (tx) => {
-          const [row] = await tx.query<{ id: string | null }>(
-            `SELECT s.data->>'ingestionId' AS id FROM events s WHERE s.type = 'IngestionStarted' AND s.data->>'collection' = $1
-               AND NOT EXISTS (SELECT 1 FROM events e WHERE e.stream_id = s.stream_id AND e.type IN ('IngestionCompleted', 'IngestionFailed'))
-             ORDER BY s.position DESC LIMIT 1`,
-            [collectionName],
-          );
+          const [row] = await tx.query<{ id: string }>(`SELECT ingestion_id AS id FROM proj_ingestions WHERE collection = $1 AND state = 'running' LIMIT 1`, [collectionName]);
           if (row?.id) throw new Rejection('CONFLICT', `collection "${collectionName}" has ingestion ${row.id} running; wait for it to end (GET /admin/v1/ingestions/${row.id})`, { ingestionId: row.id });
           return { version: 0, events: [{ type: 'IngestionStarted', data: { ingestionId, collection: collectionName, files: [...request.files], mode: request.mode } }] };
         },
@@ -125,8 +110,11 @@ export function createTemporalIngestions(deps: TemporalIngestionsDeps): Ingestio
     },
     get,
     async latest(collection: string) {
-      const id = await latestId(collection);
-      return id ? get(id) : null;
+      const [row] = await rowsWhere('collection = $1 ORDER BY started_at DESC, ingestion_id DESC LIMIT 1', [collection]);
+      return row ? get(row.ingestion_id) : null;
+    },
+    async hasCompleted(collection: string) {
+      return (await rowsWhere(`collection = $1 AND state = 'completed' LIMIT 1`, [collection])).length > 0;
     },
   };
 }

@@ -144,6 +144,7 @@ describe('the projection of member events', () => {
     invite: () => rows.invite,
     member: () => rows.member,
     session: () => rows.session,
+    ingestion: () => undefined,
   };
   const at = (e: Omit<ProjectableEvent, 'position' | 'streamVersion' | 'recordedAt'>, position: number, recordedAt: string): ProjectableEvent => ({ ...e, position, streamVersion: 1, recordedAt }) as ProjectableEvent;
 

@@ -21,6 +21,7 @@ import {
   collectionBody,
   collectionChangeBody,
   metaCollectionBody,
+  ingestBody,
   reconciliationQuery,
   organizationListQuery,
   assistedBody,
@@ -72,6 +73,7 @@ export const NAMED_SCHEMAS = {
   CollectionRequest: collectionBody,
   CollectionChangeRequest: collectionChangeBody,
   MetaCollectionRequest: metaCollectionBody,
+  IngestRequest: ingestBody,
   SpendingCapRequest: spendingCapBody,
   InviteRequest: inviteBody,
   LoginRequest: loginBody,
@@ -131,6 +133,8 @@ export const NAMED_SCHEMAS = {
   AdminMetaCollection: operator.AdminMetaCollection,
   DefinedCollection: operator.DefinedCollection,
   RetiredCollection: operator.RetiredCollection,
+  IngestionStarted: operator.IngestionStarted,
+  IngestionStatus: operator.IngestionStatus,
   TooManyRequestsFromAddress: responses.TooManyRequestsFromAddress,
 } satisfies Record<string, z.ZodType>;
 
@@ -437,6 +441,11 @@ function operatorOperations(): Operation[] {
     op('patch', '/collections/{name}', 'changeCollection', "Change a collection's display name, description or price", { body: 'CollectionChangeRequest', response: 'AdminCollection' }),
     op('delete', '/collections/{name}', 'retireCollection', 'Retire a collection: its searches answer 404 from now on', { response: 'RetiredCollection', description: 'Keys scoped to it lose it; its query records stay re-fetchable for their 7 days; its index is deleted. 409 while a meta-collection lists it or an ingestion of it runs.' }),
     op('put', '/meta-collections/{name}', 'defineMetaCollection', 'Define or change a meta-collection', { body: 'MetaCollectionRequest', status: 201, response: 'AdminMetaCollection', description: '201 when defined, 200 when changed. Members are plain collections, at least two.' }),
+    op('post', '/collections/{name}/ingest', 'ingestCollection', "Ingest source files into a plain collection (upsert or replace) while it keeps answering searches", {
+      body: 'IngestRequest', status: 202, response: 'IngestionStarted',
+      description: 'Starts an ingestion workflow and answers at once. A file the server cannot read is 422 naming it and nothing starts; an unknown collection is 404 COLLECTION_NOT_FOUND, a meta-collection 422; a collection with an ingestion running is 409 naming it.',
+    }),
+    op('get', '/ingestions/{ingestionId}', 'getIngestion', "An ingestion's state and counts: progress while it runs, the recorded outcome after", { response: 'IngestionStatus' }),
     op('get', '/verify', 'verifyChain', "Verify the event log's hash chain", { description: 'A break is 409 CONFLICT with the verdict in error.details.', response: 'ChainVerdict', errors: [401, 409, 429] }),
   ];
 }

@@ -148,6 +148,25 @@ export const RetractionsLoad = z.object({
   loadedAt: z.string(),
 });
 
+export const IngestionStarted = z.object({ ingestionId: z.string().meta({ description: 'Follow it with GET /admin/v1/ingestions/{ingestionId}.' }) });
+
+export const IngestionStatus = z.object({
+  ingestionId: z.string(),
+  collection: z.string(),
+  mode: z.enum(['upsert', 'replace']),
+  files: z.array(z.string()),
+  state: z.enum(['running', 'completed', 'failed']),
+  documentsRead: z.number().int().meta({ description: 'Source records read (documents and deletions); while running, once the files are read.' }),
+  documentsAdded: z.number().int(),
+  documentsUpdated: z.number().int().meta({ description: 'Documents whose fingerprint changed: their chunks were replaced.' }),
+  documentsDeleted: z.number().int().meta({ description: 'Deleted by the source, no longer in the files (replace), or now excluded (retracted, not open access, empty).' }),
+  documentsUnchanged: z.number().int().meta({ description: 'Same fingerprint: neither re-chunked nor re-embedded.' }),
+  chunksIndexed: z.number().int(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
 const CollectionDefinitionFields = {
   name: z.string(),
   displayName: z.string(),
@@ -162,24 +181,7 @@ const CollectionDefinitionFields = {
   source: z.object({ reader: z.string(), files: z.array(z.string()) }),
 };
 
-const IngestionSummary = z
-  .object({
-    ingestionId: z.string(),
-    collection: z.string(),
-    mode: z.enum(['upsert', 'replace']),
-    files: z.array(z.string()),
-    state: z.enum(['running', 'completed', 'failed']),
-    documentsRead: z.number().int(),
-    documentsAdded: z.number().int(),
-    documentsUpdated: z.number().int(),
-    documentsDeleted: z.number().int(),
-    documentsUnchanged: z.number().int(),
-    chunksIndexed: z.number().int(),
-    startedAt: z.string(),
-    finishedAt: z.string().nullable(),
-    error: z.string().nullable(),
-  })
-  .nullable();
+const IngestionSummary = IngestionStatus.nullable();
 
 export const AdminCollection = z.object({
   ...CollectionDefinitionFields,
@@ -239,4 +241,6 @@ export type OperatorSchemasFitOperations = [
   Fits<typeof DefinedCollection, Returns<'defineCollection'>>,
   Fits<typeof AdminCollection, Returns<'changeCollection'>>,
   Fits<typeof RetiredCollection, Returns<'retireCollection'>>,
+  Fits<typeof IngestionStarted, Returns<'ingestCollection'>>,
+  Fits<typeof IngestionStatus, Returns<'ingestion'>>,
 ];

@@ -2,10 +2,10 @@
 // is declared where the groups are mounted (app.ts), so it applies to whatever this router matches.
 import { ApiError } from '../errors.js';
 import Router from '@koa/router';
-import { parseOr422, organizationBody, organizationListQuery, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody, spendingCapBody, inviteBody, retractionsBody, collectionBody, collectionChangeBody, metaCollectionBody } from '../schemas.js';
+import { parseOr422, organizationBody, organizationListQuery, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody, spendingCapBody, inviteBody, retractionsBody, collectionBody, collectionChangeBody, metaCollectionBody, ingestBody } from '../schemas.js';
 import { ledgerCsv } from '../../admin/ledgerCsv.js';
 import { organizationListView, type Operations } from '../../admin/operations.js';
-import { requestBaseUrl } from '../requestContext.js';
+import { requestBaseUrl, type RequestState } from '../requestContext.js';
 
 /** `publicUrl`: the service's address as its users reach it (invite links); by default the address this request came to. */
 export function adminRoutes(ops: Operations, publicUrl?: string): Router {
@@ -138,6 +138,14 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
     const { metaCollection, created } = await ops.defineMetaCollection(ctx.params.name!, parseOr422(metaCollectionBody, ctx.request.body));
     ctx.status = created ? 201 : 200;
     ctx.body = metaCollection;
+  });
+  router.post('/collections/:name/ingest', async (ctx) => {
+    const body = parseOr422(ingestBody, ctx.request.body);
+    ctx.status = 202;
+    ctx.body = await ops.ingestCollection(ctx.params.name!, body, (ctx.state as RequestState).requestId);
+  });
+  router.get('/ingestions/:ingestionId', async (ctx) => {
+    ctx.body = await ops.ingestion(ctx.params.ingestionId!);
   });
   router.get('/verify', async (ctx) => {
     const verdict = await ops.verify();
