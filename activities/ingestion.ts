@@ -47,6 +47,8 @@ export interface IngestionActivityDeps {
   /** figure root; collections with demoFigures get generated charts there */
   figureDir?: string;
   clock: () => Date;
+  /** fault injection for crash tests: a batch pauses this long after its engine commit, before it is recorded */
+  afterCommitDelayMs?: number;
 }
 
 /** A document of the source, or a deletion the source asks for (a MEDLINE DeleteCitation, a JSONL {"id", "deleted": true}). */
@@ -221,6 +223,7 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           // a document's new chunks and the removal of its old ones become visible together
           if (records.length > 0 || stale.length > 0) await engine.commit(collection.name);
           counts.chunksIndexed = records.length;
+          if (deps.afterCommitDelayMs) await new Promise((r) => setTimeout(r, deps.afterCommitDelayMs));
           return recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: input.batch, upserts, deletes, counts });
         }),
       );

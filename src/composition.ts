@@ -178,6 +178,7 @@ export function openIngestionActivityDeps(config: Config, parts: { db: Db; engin
     dataDir: config.dataDir,
     figureDir: figureRootOf(config.dataDir),
     clock: parts.clock,
+    afterCommitDelayMs: config.faultIngestBatchDelayMs,
     close: async () => {
       if (passage) await (await passage.catch(() => null))?.close();
     },
@@ -309,7 +310,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }
     const assisted = createAssistedSearch({ client, db, accounts, clock, catalog, search, waitMs: config.assisted.waitMs, deliveryWaitMs: config.assisted.deliveryWaitMs, eagerStart: options.worker });
     const unlock = createUnlock({ client, db, accounts, clock, taskQueue: TASK_QUEUE, eagerStart: options.worker, figureImages });
-    const ingestions = createTemporalIngestions({ db, client, catalog, dataRoot: config.dataRoot, clock, taskQueue: TASK_QUEUE });
+    const ingestions = createTemporalIngestions({ db, client, catalog, dataRoot: config.dataRoot, clock, taskQueue: TASK_QUEUE, batchSize: config.ingestBatchSize, parallelism: config.ingestParallelism });
     const collectionAdmin = createCollectionAdmin({ catalog, engine, readiness, ingestions, dataRoot: config.dataRoot, onIndexDeleteFailure: (collection, err) => log.warn({ collection, err }, 'a retired collection\'s index could not be deleted') });
     const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions });
     const app = createApp({

@@ -32,6 +32,9 @@ export const CONFIG_VARIABLES = [
   'LOG_LEVEL',
   'INGEST_DEMO',
   'EMBEDDING_WORKERS',
+  'INGEST_BATCH_SIZE',
+  'INGEST_PARALLELISM',
+  'FAULT_INGEST_BATCH_DELAY_MS',
   'FAULT_AFTER_CHARGE_DELAY_MS',
   'TRUST_PROXY',
   'CORS_ORIGINS',
@@ -78,6 +81,12 @@ export interface Config {
   ingestDemo: boolean;
   /** worker threads that embed passages during ingestion, one ONNX session (one intra-op thread) each (EMBEDDING_WORKERS) */
   embeddingWorkers: number;
+  /** documents per ingestion batch activity (INGEST_BATCH_SIZE) */
+  ingestBatchSize: number;
+  /** ingestion batches in flight at once, over every worker process (INGEST_PARALLELISM) */
+  ingestParallelism: number;
+  /** fault injection for crash tests only: an ingestion batch pauses this long after its engine commit, before it is recorded */
+  faultIngestBatchDelayMs?: number;
   /** fault injection for crash tests only: the worker pauses this long after an unlock charge commits */
   faultAfterChargeDelayMs?: number;
   /** fault injection for crash tests only: each assisted search step pauses this long before it searches */
@@ -326,6 +335,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestDemo: env.INGEST_DEMO !== '0',
     // one per core, at most 8: each holds its own copy of the model
     embeddingWorkers: positiveInteger(env, 'EMBEDDING_WORKERS', Math.min(availableParallelism(), 8)),
+    ingestBatchSize: positiveInteger(env, 'INGEST_BATCH_SIZE', 256),
+    ingestParallelism: positiveInteger(env, 'INGEST_PARALLELISM', 4),
+    faultIngestBatchDelayMs: env.FAULT_INGEST_BATCH_DELAY_MS ? Number(env.FAULT_INGEST_BATCH_DELAY_MS) : undefined,
     faultAfterChargeDelayMs: env.FAULT_AFTER_CHARGE_DELAY_MS ? Number(env.FAULT_AFTER_CHARGE_DELAY_MS) : undefined,
     faultFanOutDelayMs: env.FAULT_FAN_OUT_DELAY_MS ? Number(env.FAULT_FAN_OUT_DELAY_MS) : undefined,
     trustProxyHops: trustProxyHopsFrom(env.TRUST_PROXY),
@@ -369,6 +381,9 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     LOG_LEVEL: config.logLevel,
     INGEST_DEMO: config.ingestDemo ? '1' : '0',
     EMBEDDING_WORKERS: String(config.embeddingWorkers),
+    INGEST_BATCH_SIZE: String(config.ingestBatchSize),
+    INGEST_PARALLELISM: String(config.ingestParallelism),
+    FAULT_INGEST_BATCH_DELAY_MS: config.faultIngestBatchDelayMs === undefined ? '' : String(config.faultIngestBatchDelayMs),
     FAULT_AFTER_CHARGE_DELAY_MS: config.faultAfterChargeDelayMs === undefined ? '' : String(config.faultAfterChargeDelayMs),
     TRUST_PROXY: String(config.trustProxyHops),
     CORS_ORIGINS: config.corsOrigins.join(','),

@@ -25,13 +25,10 @@ export interface TemporalIngestionsDeps {
   /** the service's task queue (the batches run on batchTaskQueueOf it) */
   taskQueue: string;
   /** documents per batch activity */
-  batchSize?: number;
+  batchSize: number;
   /** batches in flight at once */
-  parallelism?: number;
+  parallelism: number;
 }
-
-export const DEFAULT_INGEST_BATCH_SIZE = 256;
-export const DEFAULT_INGEST_PARALLELISM = 4;
 
 /** A file the server cannot read is 422 naming it, as the operator gave it. */
 async function requireReadable(dataRoot: string, file: string): Promise<void> {
@@ -99,7 +96,7 @@ export function createTemporalIngestions(deps: TemporalIngestionsDeps): Ingestio
         await client.workflow.start(ingestionWorkflow, {
           taskQueue: deps.taskQueue,
           workflowId: ingestionWorkflowId(ingestionId),
-          args: [{ ingestionId, collection, files: [...request.files], mode: request.mode, batchSize: deps.batchSize ?? DEFAULT_INGEST_BATCH_SIZE, parallelism: deps.parallelism ?? DEFAULT_INGEST_PARALLELISM, batchTaskQueue: batchTaskQueueOf(deps.taskQueue) }],
+          args: [{ ingestionId, collection, files: [...request.files], mode: request.mode, batchSize: deps.batchSize, parallelism: deps.parallelism, batchTaskQueue: batchTaskQueueOf(deps.taskQueue) }],
         });
       } catch (err) {
         // nothing runs it: recorded as failed, so the collection is not held as running
