@@ -16,7 +16,7 @@ import { readCollectionDocuments } from '../src/ingest/readCollection.js';
 import { loadRetractedDois } from '../src/ingest/retractions.js';
 import { needsVectors, pipelineInputs, prepareDocument } from '../src/ingest/ingestCollection.js';
 import { hashCanonicalJson } from '../src/ingest/fingerprint.js';
-import type { SourceDocument } from '../src/ingest/sourceDocument.js';
+import type { SourceItem } from '../src/ingest/sourceDocument.js';
 import { renderDemoFigures } from '../src/figures/demoFigures.js';
 import {
   chunkIdsOf,
@@ -52,7 +52,7 @@ export interface IngestionActivityDeps {
 }
 
 /** A document of the source, or a deletion the source asks for (a MEDLINE DeleteCitation, a JSONL {"id", "deleted": true}). */
-type StagedItem = SourceDocument | { deleted: true; doc_id: string };
+type StagedItem = SourceItem;
 
 const WORKFLOW_ACTOR: Actor = { kind: 'workflow', id: 'ingestion' };
 /** ingest_batches rows besides the batches: the staging's read count and replace mode's deletions */
@@ -122,7 +122,7 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           const items = new Map<string, StagedItem>();
           let documentsRead = 0;
           const source = { ...collection, source: { ...collection.source, files: input.files } };
-          for await (const item of readCollectionDocuments(source, deps.dataRoot) as AsyncIterable<StagedItem>) {
+          for await (const item of readCollectionDocuments(source, deps.dataRoot)) {
             documentsRead += 1;
             items.delete(item.doc_id);
             // replace makes the collection exactly the files' documents: a deletion in them only keeps the document out

@@ -1,9 +1,8 @@
 // The Ingestions port on Temporal: start records IngestionStarted and starts the ingestion workflow; a running
 // ingestion's progress is the workflow's query, a finished one's outcome is the ingestions read model (its events).
-import { stat, access, constants } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { CollectionCatalog, PlainCollection } from '../collections/catalog.js';
+import { assertReadableFiles } from '../collections/manageCollections.js';
 import type { Db } from '../eventstore/db.js';
 import { selectList } from '../../projections/sqlProjection.js';
 import type { IngestionRow } from '../../projections/tables.js';
@@ -19,7 +18,8 @@ import type { IngestionRequest, Ingestions, IngestionStatus } from './ingestions
 export interface TemporalIngestionsDeps {
   db: Db;
   client: Client;
-  catalog: CollectionCatalog;
+  /** the live catalogue (refreshed once when a name is unknown: another process may have just defined it) */
+  catalog: CollectionCatalog & { refresh?(force?: boolean): Promise<void> };
   dataRoot: string;
   clock: () => Date;
   /** the service's task queue (the batches run on batchTaskQueueOf it) */
@@ -28,20 +28,6 @@ export interface TemporalIngestionsDeps {
   batchSize: number;
   /** batches in flight at once */
   parallelism: number;
-}
-
-/** A file the server cannot read is 422 naming it, as the operator gave it. */
-async function requireReadable(dataRoot: string, file: string): Promise<void> {
-  const path = isAbsolute(file) ? file : resolve(dataRoot, file);
-  let reason: string | null = null;
-  try {
-    if (!(await stat(path)).isFile()) reason = 'a directory, not a file';
-    else await access(path, constants.R_OK);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'the server may not read it' : (err as Error).message;
-  }
-  if (reason) throw new Rejection('VALIDATION_ERROR', `source file "${file}" cannot be read: ${reason}. Give files the server can read (relative paths are under DATA_ROOT); nothing was started`, { file });
 }
 
 /** The status the read model records (a running one with the counts given). */
@@ -71,12 +57,16 @@ export function createTemporalIngestions(deps: TemporalIngestionsDeps): Ingestio
 
   return {
     async start(request: IngestionRequest, actor: Actor, requestId?: string) {
-      const entry = deps.catalog.resolveCollection(request.collection);
+      let entry = deps.catalog.resolveCollection(request.collection);
+      if (!entry && deps.catalog.refresh) {
+        await deps.catalog.refresh(true);
+        entry = deps.catalog.resolveCollection(request.collection);
+      }
       if (!entry) throw new Rejection('COLLECTION_NOT_FOUND', `collection "${request.collection}" does not exist; GET /api/v1/search/collections lists the collections`);
       if (entry.type !== 'plain') throw new Rejection('VALIDATION_ERROR', `"${entry.name}" is a meta-collection: ingest into its members (${entry.members.join(', ')})`, { field: 'collection' });
       const collection: PlainCollection = entry;
       if (request.files.length === 0) throw new Rejection('VALIDATION_ERROR', 'files must name at least one source file', { field: 'files' });
-      for (const file of request.files) await requireReadable(deps.dataRoot, file);
+      await assertReadableFiles(request.files, deps.dataRoot);
       const ingestionId = newId('ing');
       const collectionName = collection.name;
       // decided under the append lock: two starts for one collection cannot both see it idle
