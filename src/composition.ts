@@ -31,8 +31,7 @@ import { createUnlock } from './unlock/unlock.js';
 import { createTemporalWorker, runTemporalWorker, TASK_QUEUE } from './temporal/worker.js';
 import type { IngestionActivityDeps } from '../activities/ingestion.js';
 import type { Embedder } from './embedding/port.js';
-import type { Ingestions } from './ingest/ingestions.js';
-import { createTemporalIngestions } from './ingest/temporalIngestions.js';
+import { createTemporalIngestions, type WorkflowIngestions } from './ingest/temporalIngestions.js';
 import { startTemporalDevServer, type TemporalDevServer } from './infra/temporalDevServer.js';
 import { readComponent } from './infra/components.js';
 import { createApp } from './http/app.js';
@@ -76,7 +75,7 @@ export interface Runtime {
   /** the retraction list in force (shipped lists plus operator loads) */
   retractions: LiveRetractions;
   /** ingestions of source files into plain collections (the ingestion workflow) */
-  ingestions: Ingestions;
+  ingestions: WorkflowIngestions;
   temporal: { client: Client; address: string; devServer?: TemporalDevServer };
   worker?: { worker: Worker; running: Promise<void> };
   app: Koa;

@@ -5,12 +5,67 @@ import { join } from 'node:path';
 import type { Runtime } from './composition.js';
 import { openIngestEmbedder } from './composition.js';
 import type { PlainCollection } from './collections/catalog.js';
-import { ingestCollection, needsIngest, needsVectors, type IngestCollectionOptions, type IngestReport } from './ingest/ingestCollection.js';
+import { ingestCollection, needsIngest, needsVectors, recordIngestedInput, type IngestCollectionOptions, type IngestReport } from './ingest/ingestCollection.js';
+import { waitForIngestion } from './ingest/temporalIngestions.js';
+import { clearManifest, manifestKey, manifestTotals } from './ingest/manifest.js';
+import type { Actor } from './domain/events.js';
+import { Rejection } from './domain/rejection.js';
 import { createIngestProgressBar } from './ingest/progressBar.js';
 import { loadRetractedDois } from './ingest/retractions.js';
 import { figureRootOf } from './figures/demoFigures.js';
 
-type IngestRuntime = Pick<Runtime, 'config' | 'catalog' | 'engine' | 'embedder' | 'log'> & Partial<Pick<Runtime, 'readiness'>>;
+type IngestRuntime = Pick<Runtime, 'config' | 'catalog' | 'engine' | 'embedder' | 'log'> & Partial<Pick<Runtime, 'readiness' | 'ingestions' | 'worker' | 'db'>>;
+
+/** Who starts the first start's ingestions. */
+const DEMO_ACTOR: Actor = { kind: 'operator', id: 'demo-ingestion' };
+
+/**
+ * Builds one collection through the ingestion workflow (mode replace: the collection becomes exactly its files), as an
+ * operator's ingestion would, and records its input fingerprint so the next start skips it.
+ */
+async function ingestThroughWorkflow(runtime: Required<Pick<IngestRuntime, 'ingestions' | 'db'>> & IngestRuntime, options: IngestCollectionOptions, cancellation: Promise<void>, onProgress: (done: number, total: number) => void): Promise<IngestReport | null> {
+  const started = performance.now();
+  const { collection } = options;
+  const start = () => runtime.ingestions.start({ collection: collection.name, files: collection.source.files, mode: 'replace' }, DEMO_ACTOR);
+  const { ingestionId } = await start().catch(async (err: unknown) => {
+    // an ingestion a stopped start left running resumes on this start's worker: let it end, then build from the files
+    const running = err instanceof Rejection && err.code === 'CONFLICT' ? (err.details as { ingestionId?: string } | undefined)?.ingestionId : undefined;
+    if (!running) throw err;
+    await waitForIngestion(runtime.ingestions, running);
+    return start();
+  });
+  let cancelled = false;
+  void cancellation.then(() => (cancelled = true));
+  const status = await waitForIngestion(runtime.ingestions, ingestionId, 250, (s) => {
+    onProgress(s.documentsAdded + s.documentsUpdated + s.documentsUnchanged + s.documentsDeleted, s.documentsRead);
+    return cancelled;
+  });
+  if (!status) {
+    await runtime.ingestions.cancel(ingestionId, 'the service stopped during its first start');
+    return null;
+  }
+  if (status.state === 'failed') throw new Error(status.error ?? 'the ingestion failed');
+  const built = await manifestTotals(runtime.db, manifestKey(options.engine.kind, collection.name));
+  await recordIngestedInput(options, built);
+  return {
+    collection: collection.name,
+    index: collection.name,
+    skipped: false,
+    chunks: built.chunks,
+    embedded: needsVectors(collection),
+    fingerprint: '',
+    seconds: Math.round((performance.now() - started) / 10) / 100,
+    documentsRead: status.documentsRead,
+    documentsIndexed: built.documents,
+    retractedExcluded: 0,
+    retractedDocIds: [],
+    notOpenAccessExcluded: 0,
+    emptyDocuments: 0,
+    fragmentOnlyDocuments: 0,
+    droppedFragments: 0,
+    tokens: 0,
+  };
+}
 
 export interface DemoIngestionOptions {
   /** rebuild every collection, even those whose index holds the same input */
@@ -89,7 +144,15 @@ export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIng
             await Promise.race([options.beforeCollection?.(collection.name), cancellation]);
             if (cancelled) break;
             try {
-              const report = await ingestCollection({ ...optionsFor(collection), onProgress: bar.onProgress });
+              // through the ingestion workflow when this process runs its batches; else (a service whose worker is
+              // a separate process) the pipeline directly, as before
+              const viaWorkflow = runtime.ingestions && runtime.db && runtime.worker ? { ...runtime, ingestions: runtime.ingestions, db: runtime.db } : undefined;
+              const report = viaWorkflow
+                ? await ingestThroughWorkflow(viaWorkflow, optionsFor(collection), cancellation, (done, total) => bar.onProgress({ collection: collection.name, phase: 'indexing', done, total }))
+                : await ingestCollection({ ...optionsFor(collection), onProgress: bar.onProgress });
+              // a pipeline build replaced the whole index: the manifest of the workflow's documents no longer holds
+              if (!viaWorkflow && report && !report.skipped && runtime.db) await clearManifest(runtime.db, manifestKey(engine.kind, collection.name));
+              if (!report) break;
               reports.push(report);
               runtime.readiness?.set(collection.name, 'ready');
               runtime.log.info({ collection: report.collection, chunks: report.chunks, seconds: report.seconds }, 'collection ingested');

@@ -311,6 +311,21 @@ export async function needsIngest(options: IngestCollectionOptions): Promise<boo
   return options.force === true || !(await indexState(options)).current;
 }
 
+/**
+ * Records that the index now holds this exact input (an ingestion workflow of all its files completed), so the next
+ * start skips it like one the pipeline below built.
+ */
+export async function recordIngestedInput(options: IngestCollectionOptions, built: { documents: number; chunks: number }): Promise<void> {
+  const index = options.index ?? options.collection.name;
+  await writeStoredFingerprint(options.fingerprintFile, fingerprintKey(options.engine.kind, index), {
+    fingerprint: await inputFingerprint(options),
+    collection: options.collection.name,
+    documents: built.documents,
+    chunks: built.chunks,
+    ingestedAt: new Date().toISOString(),
+  });
+}
+
 /** Ingests one plain collection into the engine; a no-op when the index already holds this exact input (unless forced). */
 export async function ingestCollection(options: IngestCollectionOptions): Promise<IngestReport> {
   const started = performance.now();

@@ -37,6 +37,12 @@ export async function manifestDocuments(db: Queryable, indexKey: string): Promis
   return rows.map((r) => ({ docId: r.doc_id, chunks: Number(r.chunks) }));
 }
 
+/** Documents and chunks the manifest holds for the index. */
+export async function manifestTotals(db: Queryable, indexKey: string): Promise<{ documents: number; chunks: number }> {
+  const [row] = await db.query<{ documents: string | number; chunks: string | number | null }>('SELECT count(*) AS documents, sum(chunks) AS chunks FROM ingest_manifest WHERE index_key = $1', [indexKey]);
+  return { documents: Number(row?.documents ?? 0), chunks: Number(row?.chunks ?? 0) };
+}
+
 export async function manifestSize(db: Queryable, indexKey: string): Promise<number> {
   const [row] = await db.query<{ n: string | number }>('SELECT count(*) AS n FROM ingest_manifest WHERE index_key = $1', [indexKey]);
   return Number(row?.n ?? 0);

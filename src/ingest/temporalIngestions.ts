@@ -12,8 +12,10 @@ import { Rejection } from '../domain/rejection.js';
 import { newId } from '../auth/apiKeys.js';
 import { ingestionWorkflow } from '../../workflows/ingestion.js';
 import { batchTaskQueueOf, ingestionProgressQuery, ingestionWorkflowId } from '../../workflows/ingestionTypes.js';
-import { zeroCounts } from './manifest.js';
+import { recordedTotals, zeroCounts } from './manifest.js';
 import type { IngestionRequest, Ingestions, IngestionStatus } from './ingestions.js';
+
+const CANCELLED_BY: Actor = { kind: 'operator', id: 'admin' };
 
 export interface TemporalIngestionsDeps {
   db: Db;
@@ -36,7 +38,12 @@ function statusOf(row: IngestionRow, running: IngestionCounts): IngestionStatus 
   return { ...base, ...(row.counts ?? running), state: row.state };
 }
 
-export function createTemporalIngestions(deps: TemporalIngestionsDeps): Ingestions {
+export interface WorkflowIngestions extends Ingestions {
+  /** stops a running ingestion (its workflow is terminated) and records it failed with what its committed batches did */
+  cancel(ingestionId: string, reason: string): Promise<void>;
+}
+
+export function createTemporalIngestions(deps: TemporalIngestionsDeps): WorkflowIngestions {
   const { db, client } = deps;
   const rowsWhere = (where: string, params: unknown[]) => db.query<IngestionRow>(`SELECT ${selectList('ingestions')} FROM proj_ingestions WHERE ${where}`, params);
 
@@ -100,18 +107,34 @@ export function createTemporalIngestions(deps: TemporalIngestionsDeps): Ingestio
       const [row] = await rowsWhere('collection = $1 ORDER BY started_at DESC, ingestion_id DESC LIMIT 1', [collection]);
       return row ? get(row.ingestion_id) : null;
     },
+    async cancel(ingestionId: string, reason: string) {
+      await client.workflow.getHandle(ingestionWorkflowId(ingestionId)).terminate(reason).catch(() => undefined);
+      const [row] = await rowsWhere('ingestion_id = $1', [ingestionId]);
+      if (!row || row.state !== 'running') return;
+      const counts = await recordedTotals(db, ingestionId);
+      await runStreamCommand(db, deps.clock, ingestionStream(ingestionId), CANCELLED_BY, async (tx) => {
+        const [now] = await tx.query<{ state: string }>('SELECT state FROM proj_ingestions WHERE ingestion_id = $1', [ingestionId]);
+        if (now?.state !== 'running') return { version: 0, events: [] };
+        const [v] = await tx.query<{ v: number }>('SELECT max(stream_version) AS v FROM events WHERE stream_id = $1', [ingestionStream(ingestionId)]);
+        return { version: Number(v?.v ?? 1), events: [{ type: 'IngestionFailed', data: { ingestionId, collection: row.collection, error: `cancelled: ${reason}`, counts } }] };
+      });
+    },
     async hasCompleted(collection: string) {
       return (await rowsWhere(`collection = $1 AND state = 'completed' LIMIT 1`, [collection])).length > 0;
     },
   };
 }
 
-/** Waits until the ingestion has ended and answers its status (the first start's demo ingestion, tests). */
-export async function waitForIngestion(ingestions: Ingestions, ingestionId: string, pollMs = 250): Promise<IngestionStatus> {
+/**
+ * Waits until the ingestion has ended and answers its status (the first start's demo ingestion, tests); null when
+ * `onProgress`, told each running status, answers true (stop waiting).
+ */
+export async function waitForIngestion(ingestions: Ingestions, ingestionId: string, pollMs = 250, onProgress?: (status: IngestionStatus) => boolean): Promise<IngestionStatus | null> {
   for (;;) {
     const status = await ingestions.get(ingestionId);
     if (!status) throw new Error(`no ingestion ${ingestionId}`);
     if (status.state !== 'running') return status;
+    if (onProgress?.(status)) return null;
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
