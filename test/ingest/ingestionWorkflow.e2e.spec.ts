@@ -1,0 +1,182 @@
+// Incremental ingestion on the real service (Temporal, PGlite, the embedding model; the embedded engine and OpenSearch):
+// the first start builds a collection through the ingestion workflow; an upsert with changed, added and deleted
+// documents is seen by search while unchanged ones are not re-embedded (texts counted through a wrapper around the real
+// embedder); replace makes the collection exactly its files; the operator API's errors; replay stays equal.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
+import { requireComponent } from '../setup/components.js';
+import { loadConfig } from '../../src/config.js';
+import { openIngestEmbedder } from '../../src/composition.js';
+import type { Embedder } from '../../src/embedding/port.js';
+
+const NOTE = (id: string, title: string, text: string) => ({ id, title, text, journal: 'Reef Field Notes', publication_date: '2024' });
+const V1 = [
+  NOTE('reef-1', 'Coral bleaching on the northern reef', 'Coral bleaching followed the marine heatwave; most reef flats lost their symbionts within weeks.'),
+  NOTE('reef-2', 'Seagrass meadows and dugong grazing', 'Dugongs graze seagrass meadows in rotation across the bay.'),
+  NOTE('reef-3', 'Mangrove roots as fish nurseries', 'Juvenile snappers shelter among mangrove prop roots at high tide.'),
+];
+/** reef-1 unchanged, reef-2 changed, reef-3 deleted, reef-4 new */
+const V2 = [
+  V1[0],
+  NOTE('reef-2', 'Seagrass meadows and dugong grazing', 'Dugong herds abandoned the seagrass after the cyclone flattened the meadows.'),
+  { id: 'reef-3', deleted: true },
+  NOTE('reef-4', 'Crown-of-thorns starfish outbreaks', 'Crown-of-thorns starfish outbreaks stripped the coral cover of the outer reef.'),
+];
+
+const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+
+function collectionsConfig(dataRoot: string): string {
+  writeFileSync(join(dataRoot, 'reef-v1.jsonl'), jsonl(V1));
+  writeFileSync(join(dataRoot, 'reef-v2.jsonl'), jsonl(V2));
+  writeFileSync(join(dataRoot, 'reef-v3.jsonl'), jsonl([V1[0], V2[3]]));
+  const path = join(mkdtempSync(join(tmpdir(), 'ingestion-')), 'collections.json');
+  const plain = (name: string, files: string[]) => ({ name, displayName: name, description: 'reef notes', kind: 'scholarly', retrieval: 'hybrid', pricePer1000: '0.010', openAccessOnly: false, scanFilterable: true, source: { reader: 'jsonl', files } });
+  writeFileSync(path, JSON.stringify({ collections: [plain('reef-notes', ['reef-v1.jsonl']), plain('reef-other', ['reef-v3.jsonl'])], metaCollections: [{ name: 'all-reefs', displayName: 'All reefs', description: 'both', members: ['reef-notes', 'reef-other'] }] }));
+  return path;
+}
+
+/** The real ingestion embedder, counting the texts it is given. */
+function countingEmbedder(inner: Embedder, texts: string[]): Embedder {
+  return {
+    get modelName() {
+      return inner.modelName;
+    },
+    get dims() {
+      return inner.dims;
+    },
+    embedPassages: (batch, onEmbedded) => {
+      texts.push(...batch);
+      return inner.embedPassages(batch, onEmbedded);
+    },
+    embedQuery: (text) => inner.embedQuery(text),
+    close: () => inner.close(),
+  };
+}
+
+describe.each(['embedded', 'opensearch'] as const)('incremental ingestion on the %s engine', (engine) => {
+  let svc: TestService;
+  let call: ReturnType<typeof httpClient>;
+  let key: string;
+  const embedded: string[] = [];
+
+  beforeAll(async () => {
+    const dataRoot = await sliceDataRoot();
+    const config = loadConfig({ ...process.env, DATA_ROOT: dataRoot });
+    svc = await startTestService({
+      dataRoot,
+      collectionsConfig: collectionsConfig(dataRoot),
+      ...(engine === 'opensearch' ? { opensearchUrl: requireComponent('opensearchUrl') } : {}),
+      openPassageEmbedder: async () => countingEmbedder(await openIngestEmbedder(config), embedded),
+      env: { INGEST_BATCH_SIZE: '2' },
+    });
+    call = httpClient(svc.baseUrl);
+    const ops = operatorSteps(call, svc.adminToken);
+    key = (await ops.newKey((await ops.newOrg({}, '50.00')).id)).key;
+  }, 600_000);
+
+  afterAll(async () => {
+    await svc?.close();
+  });
+
+  const titles = async (query: string) => {
+    const res = await call('POST', '/api/v1/search/query', { key, body: { collection: 'reef-notes', query, limit: 10 } });
+    expect(res.status).toBe(200);
+    return (res.body.results as { text: string; metadata: { title: string } }[]).map((r) => `${r.metadata.title}: ${r.text}`);
+  };
+  const ingest = (collection: string, body: unknown) => call('POST', `/admin/v1/collections/${collection}/ingest`, { admin: svc.adminToken, body });
+  const finished = async (ingestionId: string) => {
+    for (;;) {
+      const res = await call('GET', `/admin/v1/ingestions/${ingestionId}`, { admin: svc.adminToken });
+      expect(res.status).toBe(200);
+      if (res.body.state !== 'running') return res.body;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
+  it('built the collections of the first start through the workflow, with their counts', async () => {
+    const latest = await svc.runtime.ingestions.latest('reef-notes');
+    expect(latest).toMatchObject({ collection: 'reef-notes', mode: 'replace', files: ['reef-v1.jsonl'], state: 'completed', documentsRead: 3, documentsAdded: 3, documentsUpdated: 0, documentsDeleted: 0, documentsUnchanged: 0, chunksIndexed: 3, error: null });
+    expect(await svc.runtime.ingestions.hasCompleted('reef-notes')).toBe(true);
+    expect((await titles('mangrove prop roots')).join('\n')).toContain('Mangrove roots as fish nurseries');
+  });
+
+  it('upserts changed, added and deleted documents, seen by search, without re-embedding the unchanged one', async () => {
+    embedded.length = 0;
+    const started = await ingest('reef-notes', { files: ['reef-v2.jsonl'], mode: 'upsert' });
+    expect(started.status).toBe(202);
+    expect(started.body).toEqual({ ingestionId: expect.any(String) });
+    const status = await finished(started.body.ingestionId);
+    expect(status).toMatchObject({
+      ingestionId: started.body.ingestionId,
+      collection: 'reef-notes',
+      mode: 'upsert',
+      files: ['reef-v2.jsonl'],
+      state: 'completed',
+      documentsRead: 4,
+      documentsAdded: 1,
+      documentsUpdated: 1,
+      documentsDeleted: 1,
+      documentsUnchanged: 1,
+      chunksIndexed: 2,
+      error: null,
+    });
+    expect(Date.parse(status.finishedAt)).toBeGreaterThanOrEqual(Date.parse(status.startedAt));
+    // only the changed and the new document were embedded
+    expect(embedded).toHaveLength(2);
+    expect(embedded.some((t) => t.includes('Coral bleaching followed'))).toBe(false);
+
+    const changed = await titles('dugong herds abandoned the seagrass after the cyclone');
+    expect(changed[0]).toContain('cyclone flattened the meadows');
+    expect(changed.join('\n')).not.toContain('graze seagrass meadows in rotation');
+    expect((await titles('juvenile snappers mangrove prop roots')).join('\n')).not.toContain('Mangrove roots');
+    expect((await titles('crown-of-thorns starfish outbreaks'))[0]).toContain('Crown-of-thorns starfish outbreaks');
+    expect((await titles('coral bleaching marine heatwave')).join('\n')).toContain('Coral bleaching on the northern reef');
+    const collections = await call('GET', '/api/v1/search/collections', { key });
+    expect((collections.body.collections as { name: string; documentCount?: number }[]).find((c) => c.name === 'reef-notes')?.documentCount).toBe(3);
+  });
+
+  it('replaces: the collection becomes exactly the given files', async () => {
+    embedded.length = 0;
+    const started = await ingest('reef-notes', { files: ['reef-v3.jsonl'], mode: 'replace' });
+    expect(started.status).toBe(202);
+    expect(await finished(started.body.ingestionId)).toMatchObject({ state: 'completed', mode: 'replace', documentsRead: 2, documentsAdded: 0, documentsUpdated: 0, documentsDeleted: 1, documentsUnchanged: 2, chunksIndexed: 0 });
+    expect(embedded).toHaveLength(0);
+    expect((await titles('dugong seagrass meadows cyclone')).join('\n')).not.toContain('Seagrass meadows');
+    expect((await titles('crown-of-thorns starfish')).join('\n')).toContain('Crown-of-thorns');
+  });
+
+  it('refuses what it cannot do with the one envelope, and starts nothing', async () => {
+    const before = (await svc.runtime.ingestions.latest('reef-notes'))?.ingestionId;
+    const missing = await ingest('reef-notes', { files: ['reef-v2.jsonl', 'no-such.jsonl'], mode: 'upsert' });
+    expect(missing.status).toBe(422);
+    expect(missing.body.error).toMatchObject({ code: 'VALIDATION_ERROR', requestId: expect.any(String) });
+    expect(missing.body.error.message).toContain('"no-such.jsonl"');
+    expect((await ingest('no-such-collection', { files: ['reef-v2.jsonl'], mode: 'upsert' })).body.error.code).toBe('COLLECTION_NOT_FOUND');
+    const meta = await ingest('all-reefs', { files: ['reef-v2.jsonl'], mode: 'upsert' });
+    expect(meta.status).toBe(422);
+    expect(meta.body.error.message).toContain('meta-collection');
+    expect((await ingest('reef-notes', { files: ['reef-v2.jsonl'], mode: 'merge' })).status).toBe(422);
+    expect((await ingest('reef-notes', { files: [], mode: 'upsert' })).status).toBe(422);
+    expect((await call('POST', '/admin/v1/collections/reef-notes/ingest', { key, body: { files: ['reef-v2.jsonl'], mode: 'upsert' } })).status).toBe(401);
+    expect((await call('GET', '/admin/v1/ingestions/ing_nope', { admin: svc.adminToken })).status).toBe(404);
+    expect((await svc.runtime.ingestions.latest('reef-notes'))?.ingestionId).toBe(before);
+
+    // one ingestion of a collection at a time
+    const first = await ingest('reef-notes', { files: ['reef-v3.jsonl'], mode: 'upsert' });
+    const second = await ingest('reef-notes', { files: ['reef-v3.jsonl'], mode: 'upsert' });
+    expect(first.status).toBe(202);
+    expect(second.status).toBe(409);
+    expect(second.body.error.message).toContain(first.body.ingestionId);
+    expect(await finished(first.body.ingestionId)).toMatchObject({ state: 'completed', documentsUnchanged: 2 });
+  });
+
+  it('replays the ingestion events into an equal read model', async () => {
+    const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
+    expect(replay.status).toBe(200);
+    expect(replay.body.equal).toBe(true);
+    expect((replay.body.tables as { table: string; rows: number }[]).find((t) => t.table === 'ingestions')?.rows).toBeGreaterThanOrEqual(5);
+  });
+});
