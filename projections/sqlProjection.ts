@@ -3,12 +3,13 @@ import type { Queryable } from '../src/eventstore/db.js';
 import { runParts, type SqlPart } from '../src/eventstore/eventStore.js';
 import type { StoredEvent } from '../src/domain/events.js';
 import { project, type Change, type ProjectionReader } from './project.js';
-import { COLUMNS, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type InviteRow, type MemberRow, type OrganizationRow, type ProjectionTable, type RowOf, type SessionRow, type IngestionRow, type TablePrefix, type UsageRow } from './tables.js';
+import { COLUMNS, COLUMN_TYPES, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type InviteRow, type MemberRow, type OrganizationRow, type ProjectionTable, type RowOf, type SessionRow, type IngestionRow, type TablePrefix, type UsageRow } from './tables.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
 
 /** bigint columns are selected as text so money never passes through a JS number */
 const BIGINT_COLUMNS = new Set(['balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros', 'amount_micros', 'balance_after_micros', 'spending_cap_micros', 'spent_micros', 'tokens', 'position', 'unlocked_micros', 'price_per_1000_micros']);
-const JSON_COLUMNS = new Set(['limits', 'collections']);
+/** every jsonb column: sent as JSON text (pg would send a JavaScript array as a PostgreSQL array) */
+const JSON_COLUMNS = new Set(Object.entries(COLUMN_TYPES).flatMap(([column, type]) => (type === 'jsonb' ? [column] : [])));
 
 export function selectList(table: ProjectionTable): string {
   return COLUMNS[table].map((c) => (BIGINT_COLUMNS.has(c) ? `${c}::text AS ${c}` : TIME_COLUMNS.has(c) ? `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${c}` : c)).join(', ');
