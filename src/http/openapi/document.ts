@@ -195,6 +195,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   file: 'Asset file name.',
   token: "The invite's token (from the invite link).",
   sessionId: 'A session of the signed-in member (as listed on /dashboard/account).',
+  ingestionId: 'The ingestionId that starting the ingestion answered.',
 };
 
 function pathParameters(path: string): Json[] {

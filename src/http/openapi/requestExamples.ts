@@ -97,6 +97,7 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
   },
   CollectionChangeRequest: { price: { summary: 'A new price per 1000 result tokens', value: { pricePer1000: '0.030' } } },
   MetaCollectionRequest: { pair: { summary: 'Two plain collections searched together', value: { displayName: 'Reefs and works', description: null, members: ['reef-notes', 'openalex-synergy'] } } },
+  IngestRequest: { upsert: { summary: "Upsert a newer export of the collection's source (unchanged works are skipped)", value: { files: ['articles/openalex_works.synergy.jsonl.gz'], mode: 'upsert' } } },
   RetractionsRequest: { load: { summary: 'Load a Retraction Watch export (a path under DATA_ROOT)', value: { files: ['retractions/retraction_watch_etl_sampled.csv'] } } },
   SuspendRequest: { suspend: { summary: 'Suspend billing', value: { reason: 'invoice 2026-0142 overdue' } } },
   SpendingCapRequest: { cap: { summary: "Set a key's spending cap", value: { spendingCap: '15.00' } } },
