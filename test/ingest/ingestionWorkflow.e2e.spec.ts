@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
 import { requireComponent } from '../setup/components.js';
-import { loadConfig } from '../../src/config.js';
+import { spawn } from 'node:child_process';
+import { loadConfig, REPO_ROOT } from '../../src/config.js';
 import { openIngestEmbedder } from '../../src/composition.js';
 import type { Embedder } from '../../src/embedding/port.js';
 
@@ -25,6 +26,18 @@ const V2 = [
   { id: 'reef-3', deleted: true },
   NOTE('reef-4', 'Crown-of-thorns starfish outbreaks', 'Crown-of-thorns starfish outbreaks stripped the coral cover of the outer reef.'),
 ];
+
+/** The CLI in its own process. */
+function cli(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/litsearch.mjs', ...args], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: '', LITSEARCH_URL: '', ADMIN_TOKEN: '' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
@@ -173,10 +186,26 @@ describe.each(['embedded', 'opensearch'] as const)('incremental ingestion on the
     expect(await finished(first.body.ingestionId)).toMatchObject({ state: 'completed', documentsUnchanged: 2 });
   });
 
+  it('is run from the CLI against the running service (collection ingest, ingestion show)', async () => {
+    const flags = ['--url', svc.baseUrl, '--admin-token', svc.adminToken];
+    const started = await cli('collection', 'ingest', 'reef-notes', '--files', 'reef-v3.jsonl', '--mode', 'upsert', ...flags);
+    expect(started.err).toBe('');
+    expect(started.code).toBe(0);
+    const { ingestionId } = JSON.parse(started.out) as { ingestionId: string };
+    await finished(ingestionId);
+    const shown = await cli('ingestion', 'show', ingestionId, ...flags);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.out)).toMatchObject({ ingestionId, collection: 'reef-notes', mode: 'upsert', state: 'completed', documentsRead: 2, documentsUnchanged: 2 });
+    const bad = await cli('collection', 'ingest', 'reef-notes', '--files', 'no-such.jsonl', ...flags);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('VALIDATION_ERROR');
+    expect(bad.err).toContain('"no-such.jsonl"');
+  });
+
   it('replays the ingestion events into an equal read model', async () => {
     const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
     expect(replay.status).toBe(200);
     expect(replay.body.equal).toBe(true);
-    expect((replay.body.tables as { table: string; rows: number }[]).find((t) => t.table === 'ingestions')?.rows).toBeGreaterThanOrEqual(5);
+    expect((replay.body.tables as { table: string; rows: number }[]).find((t) => t.table === 'ingestions')?.rows).toBeGreaterThanOrEqual(6);
   });
 });
