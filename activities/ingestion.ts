@@ -13,7 +13,6 @@ import { ingestionStream, type Actor, type IngestionCounts } from '../src/domain
 import { runStreamCommand } from '../src/eventstore/streamCommand.js';
 import { readStream } from '../src/eventstore/eventStore.js';
 import { readCollectionDocuments } from '../src/ingest/readCollection.js';
-import { loadRetractedDois } from '../src/ingest/retractions.js';
 import { needsVectors, pipelineInputs, prepareDocument } from '../src/ingest/ingestCollection.js';
 import { hashCanonicalJson } from '../src/ingest/fingerprint.js';
 import type { SourceItem } from '../src/ingest/sourceDocument.js';
@@ -41,6 +40,8 @@ export interface IngestionActivityDeps {
   /** the model's name and vector size, known without opening the passage embedder */
   model: Pick<Embedder, 'modelName' | 'dims'>;
   tokenizer: Tokenizer;
+  /** lower-case DOIs of the retraction list in force (the shipped lists and every operator load) */
+  retractedDois: () => Promise<ReadonlySet<string>>;
   dataRoot: string;
   /** staging files live under it, in ingest-staging/<ingestionId>: every worker of the deployment reads the same data directory */
   dataDir: string;
@@ -118,7 +119,7 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           const earlier = await readFile(summary, 'utf8').then((t) => JSON.parse(t) as StagedSource, () => null);
           if (earlier) return earlier;
           const { collection } = input;
-          const retracted = collection.excludeRetracted ? await loadRetractedDois(deps.dataRoot) : new Set<string>();
+          const retracted = collection.excludeRetracted ? await deps.retractedDois() : new Set<string>();
           const items = new Map<string, StagedItem>();
           let documentsRead = 0;
           const source = { ...collection, source: { ...collection.source, files: input.files } };

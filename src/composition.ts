@@ -167,12 +167,14 @@ export async function openIngestEmbedder(config: Config): Promise<OnnxEmbedder> 
  */
 export function openIngestionActivityDeps(config: Config, parts: { db: Db; engine: SearchEngine; embedder: OnnxEmbedder; clock: () => Date; openPassageEmbedder?: () => Promise<Embedder> }): IngestionActivityDeps & { close(): Promise<void> } {
   let passage: Promise<Embedder> | undefined;
+  const retractions = createLiveRetractions({ db: parts.db, dataRoot: config.dataRoot, clock: parts.clock });
   return {
     db: parts.db,
     engine: parts.engine,
     passageEmbedder: () => (passage ??= (parts.openPassageEmbedder ?? (() => openIngestEmbedder(config)))()),
     model: { modelName: parts.embedder.modelName, dims: parts.embedder.dims },
     tokenizer: parts.embedder.tokenizer,
+    retractedDois: async () => new Set((await retractions.notices()).keys()),
     dataRoot: config.dataRoot,
     dataDir: config.dataDir,
     figureDir: figureRootOf(config.dataDir),
