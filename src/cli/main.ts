@@ -327,7 +327,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     const engine = await openSearchEngine(config);
     const embedder = await openEmbedder(config);
     try {
-      const reports = await ingestMissingDemoCollections({ config, catalog, engine, embedder, log: pino({ level: 'warn' }) }, values.force ?? false);
+      // no worker here: the pipeline builds each index whole, and the document manifest of a rebuilt index is cleared
+      const reports = await ingestMissingDemoCollections({ config, catalog, engine, embedder, db: store, log: pino({ level: 'warn' }) }, values.force ?? false);
       print(reports);
     } finally {
       catalog.close();
