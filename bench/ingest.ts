@@ -2,8 +2,8 @@
 // per second of a full build of generated sparse and hybrid collections, an upsert of a snapshot with 1% changed and
 // 0.1% deleted documents against the full build, and hybrid search p50 idle and during that upsert. Prints JSON, then
 // a table.
-// Usage: npm run bench:ingest [-- --sparse 100000] [--hybrid 20000] [--searches 40]
-//   The engine is the configured one (OPENSEARCH_URL: OpenSearch; else the embedded engine); one process takes the
+// Usage: npm run bench:ingest [-- --sparse 100000] [--hybrid 20000] [--searches 40] [--engines embedded,opensearch]
+//   opensearch: OPENSEARCH_URL, else a node started here from the provisioned component; one process takes the
 //   batches (the service's in-process worker). Two worker processes need the scaled shape (PostgreSQL, OpenSearch and
 //   `npm run worker` processes) and are not measured by this script.
 import { mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { readComponent } from '../src/infra/components.js';
+import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
 import { startRuntime, type Runtime } from '../src/composition.js';
 import { waitForIngestion } from '../src/ingest/temporalIngestions.js';
 import type { IngestionStatus } from '../src/ingest/ingestions.js';
@@ -22,6 +24,7 @@ const { values: args } = parseArgs({
     sparse: { type: 'string', default: '100000' },
     hybrid: { type: 'string', default: '20000' },
     searches: { type: 'string', default: '40' },
+    engines: { type: 'string', default: 'embedded' },
   },
 });
 
@@ -100,7 +103,31 @@ async function main(): Promise<void> {
   const plain = (name: string, retrieval: string, file: string) => ({ name, displayName: name, description: null, kind: 'scholarly', retrieval, pricePer1000: '0.010', openAccessOnly: false, scanFilterable: false, excludeRetracted: false, source: { reader: 'jsonl', files: [file] } });
   const collectionsConfig = join(dir, 'collections.json');
   writeFileSync(collectionsConfig, JSON.stringify({ collections: [plain('bench-sparse', 'sparse', files.sparse), plain('bench-hybrid', 'hybrid', files.hybrid)], metaCollections: [] }));
-  const config = loadConfig({ ...process.env, DATA_DIR: join(dir, 'data'), DATA_ROOT: dataRoot, COLLECTIONS_CONFIG: collectionsConfig, INGEST_DEMO: '0', LOG_LEVEL: 'warn' });
+  const base = loadConfig({ ...process.env, DATA_ROOT: dataRoot });
+  for (const engine of args.engines.split(',')) {
+    let node: OpenSearchNode | undefined;
+    let opensearchUrl = '';
+    if (engine === 'opensearch') {
+      opensearchUrl = base.opensearchUrl ?? '';
+      if (!opensearchUrl) {
+        node = await startOpenSearchNode({ dataDir: join(dir, 'opensearch'), component: readComponent('opensearch', base.cacheDir) });
+        opensearchUrl = node.url;
+      }
+    }
+    try {
+      await measure(engine, loadConfig({ ...process.env, DATA_DIR: join(dir, `data-${engine}`), DATA_ROOT: dataRoot, COLLECTIONS_CONFIG: collectionsConfig, OPENSEARCH_URL: opensearchUrl, INGEST_DEMO: '0', LOG_LEVEL: 'warn' }), { files, sparse, hybrid, sparseChanges, hybridChanges });
+    } finally {
+      await node?.stop();
+    }
+  }
+}
+
+async function measure(
+  engineName: string,
+  config: Config,
+  input: { files: Record<'sparse' | 'hybrid' | 'sparseUpdate' | 'hybridUpdate', string>; sparse: number; hybrid: number; sparseChanges: { changed: number; deleted: number }; hybridChanges: { changed: number; deleted: number } },
+): Promise<void> {
+  const { files, sparse, hybrid, sparseChanges, hybridChanges } = input;
   const runtime = await startRuntime(config, { worker: true, log: pino({ level: 'warn' }) });
   const load: number[][] = [];
   try {
@@ -146,7 +173,7 @@ async function main(): Promise<void> {
     row(['full seconds', result.full.sparse.seconds, result.full.hybrid.seconds]);
     row(['upsert seconds', result.upsert.sparse.seconds, result.upsert.hybrid.seconds]);
     row(['search p50 ms', `idle ${result.searchMs.idleP50}`, `upsert ${result.searchMs.duringUpsertP50}`]);
-    console.log(`engine ${result.engine}, 1 worker process, load average ${result.loadAverage.map((l) => l[0]).join(' -> ')}`);
+    console.log(`engine ${engineName} (${result.engine}), 1 worker process, load average ${result.loadAverage.map((l) => l[0]).join(' -> ')}`);
   } finally {
     await runtime.close();
   }
