@@ -18,7 +18,7 @@ import { createJpegFigureRenderer } from './figures/jpegFigureRenderer.js';
 import { figureRootOf } from './figures/demoFigures.js';
 import { definitionOf, loadCollectionCatalog, type CollectionCatalog } from './collections/catalog.js';
 import { openLiveCatalog, type LiveCatalog } from './collections/liveCatalog.js';
-import { createCollectionAdmin } from './collections/manageCollections.js';
+import { createCollectionAdmin, followCollectionIngestions } from './collections/manageCollections.js';
 import { canonicalJson } from './eventstore/eventStore.js';
 import { createCollectionReadiness, type CollectionReadiness } from './collections/readiness.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from './embedding/onnxEmbedder.js';
@@ -264,6 +264,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const catalog = await openCatalogue(config, db, clock, log);
     closers.push(async () => catalog.close());
     const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
+    // an operator-defined collection answers 503 until one of its ingestions completed (followed below)
+    for (const collection of catalog.collections) if (!catalog.isSeeded(collection.name)) readiness.set(collection.name, 'ingesting');
     const accounts = createAccounts(db, clock);
     const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000, catalog });
     const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot, clock, heldDois: heldDoisIn({ engine, catalog }) });
@@ -313,6 +315,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const unlock = createUnlock({ client, db, accounts, clock, taskQueue: TASK_QUEUE, eagerStart: options.worker, figureImages });
     const ingestions = createTemporalIngestions({ db, client, catalog, dataRoot: config.dataRoot, clock, taskQueue: TASK_QUEUE, batchSize: config.ingestBatchSize, parallelism: config.ingestParallelism });
     const collectionAdmin = createCollectionAdmin({ catalog, engine, readiness, ingestions, dataRoot: config.dataRoot, onIndexDeleteFailure: (collection, err) => log.warn({ collection, err }, 'a retired collection\'s index could not be deleted') });
+    const following = followCollectionIngestions({ catalog, readiness, ingestions, onError: (err) => log.warn({ err }, 'could not read the state of an ingestion') });
+    closers.push(async () => following.stop());
+    await following.check();
     const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions });
     const app = createApp({
       log,

@@ -90,13 +90,13 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
   LimitsRequest: { limits: { summary: 'Raise the limits', value: { perMinute: 120, daily: 10000, monthly: 200000, previewPerHour: 100 } } },
   KeyRequest: { key: { summary: 'A named live key for two collections, capped', value: { mode: 'live', name: 'Systematic review team', collections: ['scifact', 'openalex-synergy'], spendingCap: '10.00' } } },
   CollectionRequest: {
-    jsonl: {
-      summary: 'A hybrid collection read from JSON lines under DATA_ROOT',
-      value: { name: 'reef-notes', displayName: 'Reef field notes', description: 'Survey notes, one document a line', kind: 'scholarly', retrieval: 'hybrid', pricePer1000: '0.020', openAccessOnly: false, scanFilterable: true, source: { reader: 'jsonl', files: ['reef-notes/notes.jsonl'] } },
+    beir: {
+      summary: 'A keyword-only collection of a BEIR corpus under DATA_ROOT (a jsonl, jats, medline or openalex source alike)',
+      value: { name: 'scifact-abstracts', displayName: 'SciFact abstracts (keyword search)', description: 'The SciFact corpus, searched by BM25 only', kind: 'scholarly', retrieval: 'sparse', pricePer1000: '0.020', openAccessOnly: false, scanFilterable: true, source: { reader: 'beir', files: ['scifact/corpus.jsonl'] } },
     },
   },
-  CollectionChangeRequest: { price: { summary: 'A new price per 1000 result tokens', value: { pricePer1000: '0.030' } } },
-  MetaCollectionRequest: { pair: { summary: 'Two plain collections searched together', value: { displayName: 'Reefs and works', description: null, members: ['reef-notes', 'openalex-synergy'] } } },
+  CollectionChangeRequest: { describe: { summary: "A clearer description for the collections list", value: { description: 'OpenAlex works of the SYNERGY systematic-review datasets: titles and abstracts' } } },
+  MetaCollectionRequest: { members: { summary: 'The meta-collection searched as one, with its members', value: { displayName: 'Biomedical literature', description: 'Works, trials and digests searched together', members: ['openalex-synergy', 'scifact', 'clinical-digest'] } } },
   IngestRequest: { upsert: { summary: "Upsert a newer export of the collection's source (unchanged works are skipped)", value: { files: ['articles/openalex_works.synergy.jsonl.gz'], mode: 'upsert' } } },
   RetractionsRequest: { load: { summary: 'Load a Retraction Watch export (a path under DATA_ROOT)', value: { files: ['retractions/retraction_watch_etl_sampled.csv'] } } },
   SuspendRequest: { suspend: { summary: 'Suspend billing', value: { reason: 'invoice 2026-0142 overdue' } } },
@@ -146,6 +146,7 @@ export const PATH_PARAMETER_EXAMPLES: Record<string, string> = {
   // an editorial collection: the search example filters on has_results, which only editorial collections index
   collection: 'clinical-digest',
   name: 'openalex-synergy',
+  metaCollection: 'biomedical',
   prefix: 'journals',
   tool: 'lookup',
 };

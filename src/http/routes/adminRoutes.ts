@@ -134,8 +134,8 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   router.delete('/collections/:name', async (ctx) => {
     ctx.body = await ops.retireCollection(ctx.params.name!);
   });
-  router.put('/meta-collections/:name', async (ctx) => {
-    const { metaCollection, created } = await ops.defineMetaCollection(ctx.params.name!, parseOr422(metaCollectionBody, ctx.request.body));
+  router.put('/meta-collections/:metaCollection', async (ctx) => {
+    const { metaCollection, created } = await ops.defineMetaCollection(ctx.params.metaCollection!, parseOr422(metaCollectionBody, ctx.request.body));
     ctx.status = created ? 201 : 200;
     ctx.body = metaCollection;
   });
