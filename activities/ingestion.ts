@@ -81,8 +81,26 @@ async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The advisory lock a collection's writers take on PostgreSQL: one per collection name. */
+const writerLockOf = (collection: string): number => {
+  let h = 0x2f6b;
+  for (const c of collection) h = (Math.imul(h, 31) + c.charCodeAt(0)) | 0;
+  return 774_300_000 + (Math.abs(h) % 100_000);
+};
+
 export function createIngestionActivities(deps: IngestionActivityDeps) {
   const { db, engine } = deps;
+  const writers = new Map<string, Promise<unknown>>();
+  /**
+   * Runs `write` (stage and commit) while no other writer of the collection does: in this process by a queue per
+   * collection; across the scaled shape's worker processes (PostgreSQL) also under a transaction-level advisory lock.
+   * (PGlite serves one process, whose queue suffices, and its one connection is not held for an engine commit.)
+   */
+  const writingAlone = (collection: string, write: () => Promise<void>): Promise<void> => {
+    const run = (writers.get(collection) ?? Promise.resolve()).catch(() => undefined).then(() => (db.kind === 'postgres' ? db.transaction(() => write(), { advisoryLock: writerLockOf(collection) }) : write()));
+    writers.set(collection, run);
+    return run;
+  };
   const indexKey = (collection: PlainCollection) => manifestKey(engine.kind, collection.name);
   /** hash of everything besides the document itself that decides its chunks and vectors */
   const inputsOf = (collection: PlainCollection) => hashCanonicalJson(pipelineInputs({ collection, tokenizer: deps.tokenizer, embedder: deps.model, figureDir: deps.figureDir }));
@@ -219,10 +237,13 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
               if (figures.length > 0) record.metadata.figures = figures;
             }
           }
-          for (let from = 0; from < records.length; from += INDEX_CALL) await engine.indexChunks(collection.name, records.slice(from, from + INDEX_CALL));
-          if (stale.length > 0) await engine.deleteChunks(collection.name, stale);
-          // a document's new chunks and the removal of its old ones become visible together
-          if (records.length > 0 || stale.length > 0) await engine.commit(collection.name);
+          // a document's new chunks and the removal of its old ones become visible together: one writer stages and
+          // commits a collection at a time (a commit publishes everything staged in the index, another batch's half too)
+          await writingAlone(collection.name, async () => {
+            for (let from = 0; from < records.length; from += INDEX_CALL) await engine.indexChunks(collection.name, records.slice(from, from + INDEX_CALL));
+            if (stale.length > 0) await engine.deleteChunks(collection.name, stale);
+            if (records.length > 0 || stale.length > 0) await engine.commit(collection.name);
+          });
           counts.chunksIndexed = records.length;
           if (deps.afterCommitDelayMs) await new Promise((r) => setTimeout(r, deps.afterCommitDelayMs));
           return recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: input.batch, upserts, deletes, counts });
@@ -241,12 +262,17 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
             const present = new Set(JSON.parse(await readFile(join(dir, 'present.json'), 'utf8')) as string[]);
             const gone = (await manifestDocuments(db, key)).filter((d) => !present.has(d.docId));
             const stale = gone.flatMap((d) => chunkIdsOf(collection.name, d.docId, d.chunks));
-            for (let from = 0; from < stale.length; from += 1000) await engine.deleteChunks(collection.name, stale.slice(from, from + 1000));
-            await engine.commit(collection.name);
+            await writingAlone(collection.name, async () => {
+              for (let from = 0; from < stale.length; from += 1000) await engine.deleteChunks(collection.name, stale.slice(from, from + 1000));
+              await engine.commit(collection.name);
+            });
             await recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: REPLACE_ROW, upserts: [], deletes: gone.map((d) => d.docId), counts: { ...zeroCounts(), documentsDeleted: gone.length } });
           }
-          await engine.putInventory(collection.name, await manifestInventory(db, key, collection.name, deps.clock()));
-          await engine.commit(collection.name);
+          const inventory = await manifestInventory(db, key, collection.name, deps.clock());
+          await writingAlone(collection.name, async () => {
+            await engine.putInventory(collection.name, inventory);
+            await engine.commit(collection.name);
+          });
           const counts = await appendOutcome(input.ingestionId, collection.name, null);
           await rm(dir, { recursive: true, force: true });
           return counts;
