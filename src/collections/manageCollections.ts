@@ -7,6 +7,8 @@ import type { Actor, CollectionDefinition, MetaCollectionDefinition } from '../d
 import { Rejection } from '../domain/rejection.js';
 import type { Ingestions, IngestionStatus } from '../ingest/ingestions.js';
 import type { SearchEngine } from '../search/port.js';
+import type { Queryable } from '../eventstore/db.js';
+import { clearManifest, manifestKey } from '../ingest/manifest.js';
 import { readInventory } from '../catalogue/collectionsList.js';
 import { definitionOf, plainCollectionOf, type PlainCollectionConfig } from './catalog.js';
 import type { LiveCatalog } from './liveCatalog.js';
@@ -15,7 +17,9 @@ import type { CollectionReadiness, CollectionState } from './readiness.js';
 export interface CollectionAdminDeps {
   catalog: LiveCatalog;
   ingestions?: Ingestions;
-  engine: Pick<SearchEngine, 'getInventory' | 'hasIndex' | 'deleteIndex'>;
+  engine: Pick<SearchEngine, 'kind' | 'getInventory' | 'hasIndex' | 'deleteIndex'>;
+  /** the event store's database: a retired collection's document manifest is dropped with its index */
+  db?: Queryable;
   readiness: CollectionReadiness;
   dataRoot: string;
   onIndexDeleteFailure?: (collection: string, err: Error) => void;
@@ -125,6 +129,7 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
       const retired = event?.type === 'CollectionRetired' ? event.data.name : name;
       try {
         if (await deps.engine.hasIndex(retired)) await deps.engine.deleteIndex(retired);
+        if (deps.db) await clearManifest(deps.db, manifestKey(deps.engine.kind, retired));
       } catch (err) {
         // the retirement stands (searches answer 404); the index is only disk left behind
         deps.onIndexDeleteFailure?.(retired, err as Error);
