@@ -5,7 +5,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/config.js';
 import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
 
 const NOTES = [
@@ -39,6 +41,18 @@ function sparseOnlyConfig(): string {
     }),
   );
   return path;
+}
+
+/** The operator CLI in its own process, sent to the running service with --url. */
+function cli(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/litsearch.mjs', ...args], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: '', LITSEARCH_URL: '', ADMIN_TOKEN: '' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
 }
 
 describe('collections managed through the operator API', () => {
@@ -173,6 +187,36 @@ describe('collections managed through the operator API', () => {
     expect((await catalogue()).retired).toEqual(['coastal-notes']);
   });
 
+  it('is managed from the CLI against the running service (collection add, list, change, retire; meta-collection set)', async () => {
+    const flags = ['--url', svc.baseUrl, '--admin-token', admin];
+    const file = join(mkdtempSync(join(tmpdir(), 'cli-collection-')), 'cli-notes.json');
+    writeFileSync(file, JSON.stringify(definition('cli-notes', { retrieval: 'sparse', displayName: 'CLI notes' })));
+    const added = await cli('collection', 'add', file, ...flags);
+    expect(added.err).toBe('');
+    expect(added.code).toBe(0);
+    const { ingestionId, collection } = JSON.parse(added.out) as { ingestionId: string; collection: { name: string } };
+    expect(collection.name).toBe('cli-notes');
+    expect(await untilIngested(ingestionId)).toMatchObject({ state: 'completed', documentsAdded: 3 });
+    const changed = await cli('collection', 'change', 'cli-notes', '--price', '0.040', ...flags);
+    expect(changed.code).toBe(0);
+    expect(JSON.parse(changed.out)).toMatchObject({ name: 'cli-notes', pricePer1000: '0.040' });
+    const meta = await cli('meta-collection', 'set', 'cli-pair', '--display-name', 'CLI pair', '--members', 'cli-notes,openalex-synergy', ...flags);
+    expect(meta.code).toBe(0);
+    expect(JSON.parse(meta.out)).toMatchObject({ name: 'cli-pair', members: ['cli-notes', 'openalex-synergy'] });
+    const refused = await cli('collection', 'retire', 'cli-notes', ...flags);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('CONFLICT');
+    expect((await cli('meta-collection', 'set', 'cli-pair', '--display-name', 'CLI pair', '--members', 'coastal-notes-2,openalex-synergy', ...flags)).code).toBe(0);
+    const retired = await cli('collection', 'retire', 'cli-notes', ...flags);
+    expect(retired.code).toBe(0);
+    const listed = JSON.parse((await cli('collection', 'list', ...flags)).out) as { collections: { name: string }[]; retired: string[] };
+    expect(listed.retired).toEqual(['coastal-notes', 'cli-notes']);
+    expect(listed.collections.map((c) => c.name)).not.toContain('cli-notes');
+    const bad = await cli('collection', 'add', join(dataRoot, 'coastal-notes.jsonl'), ...flags);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('not a readable JSON collection definition');
+  });
+
   it('replays equal, and after a restart the catalogue is the store\'s, not the collections file\'s', async () => {
     const replay = await call('POST', '/admin/v1/replay', { admin });
     expect(replay.status).toBe(200);
@@ -185,7 +229,7 @@ describe('collections managed through the operator API', () => {
     const after = await catalogue();
     expect(after.catalogueVersion).toBe(before.catalogueVersion);
     expect(after.collections.map((c: { name: string }) => c.name)).toEqual(['openalex-synergy', 'coastal-notes-2']);
-    expect(after.metaCollections.map((m: { name: string }) => m.name)).toEqual(['coast-and-works']);
+    expect(after.metaCollections.map((m: { name: string }) => m.name)).toEqual(['coast-and-works', 'cli-pair']);
     expect((await search('coastal-notes', 'seagrass carbon')).status).toBe(404);
     expect((await search('coast-and-works', 'seagrass carbon')).status).toBe(200);
   });
