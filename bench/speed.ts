@@ -240,14 +240,18 @@ function readProc(pid: number, file: string): string {
   }
 }
 
-/** User + system CPU milliseconds a process and its descendants have used (every thread), from /proc/<pid>/stat. */
+/**
+ * User + system CPU milliseconds a process and its descendants have used (every thread), from /proc/<pid>/stat: each
+ * live process's own time and that of its children that ended (PostgreSQL's backends end with their connections).
+ */
 function cpuMsOfTree(pid: number): number {
   let ticks = 0;
   for (const p of processTree(pid)) {
     const stat = readProc(p, 'stat');
-    // the fields after the command name (which may hold spaces) in parentheses: state is the first, utime the 12th
+    // the fields after the command name (which may hold spaces) in parentheses: state is the first, then utime,
+    // stime, cutime and cstime are the 12th to the 15th
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields.length > 12) ticks += Number(fields[11]) + Number(fields[12]);
+    if (fields.length > 14) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
   }
   return (ticks * 1000) / CLOCK_TICKS;
 }
