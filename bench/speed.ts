@@ -46,6 +46,13 @@ interface LoadFigures {
   p99: number;
   non2xx: number;
   errors: number;
+  /**
+   * CPU milliseconds per request over the run, from the kernel's accounting (user + system time of every thread): of
+   * the service's process tree (the floor: of the bench's own process), of the PostgreSQL server (its backends
+   * included) and of the OpenSearch node. Unlike the profile's
+   * samples, time the thread waited for a core while the machine was loaded is not counted.
+   */
+  cpuMsPerRequest?: { client?: number; service?: number; store?: number; node?: number };
 }
 
 interface EngineFigures {
@@ -143,6 +150,8 @@ async function measureEngine(
   pid: number,
   queries: string[],
   duration: number,
+  nodePid: number | undefined,
+  storePid: number | undefined,
   onProfiledWindow?: (fromMicros: number, toMicros: number, requests: number) => void,
 ): Promise<EngineFigures> {
   const key = await liveKey(url);
@@ -162,6 +171,7 @@ async function measureEngine(
   for (const connections of CONCURRENCY) {
     let next = 0;
     const from = profileClockMicros();
+    const cpuBefore = { service: cpuMsOfTree(pid), store: storePid === undefined ? 0 : cpuMsOfTree(storePid), node: nodePid === undefined ? 0 : cpuMsOfTree(nodePid) };
     const result = await autocannon({
       url: `${url}/api/v1/search/query`,
       connections,
@@ -183,6 +193,11 @@ async function measureEngine(
       p99: result.latency.p99,
       non2xx: result.non2xx,
       errors: result.errors,
+      cpuMsPerRequest: {
+        service: perRequest(cpuMsOfTree(pid) - cpuBefore.service, result.requests.total),
+        ...(storePid === undefined ? {} : { store: perRequest(cpuMsOfTree(storePid) - cpuBefore.store, result.requests.total) }),
+        ...(nodePid === undefined ? {} : { node: perRequest(cpuMsOfTree(nodePid) - cpuBefore.node, result.requests.total) }),
+      },
     });
     if (connections === PROFILED_CONCURRENCY) onProfiledWindow?.(from, profileClockMicros(), result.requests.total);
     console.error(`[speed] ${engine}/${store} c=${connections}: ${JSON.stringify(load[load.length - 1])}`);
@@ -195,21 +210,56 @@ function interpolatedP95(latency: autocannon.Histogram): number {
   return round1(latency.p90 + ((95 - 90) / (97.5 - 90)) * (latency.p97_5 - latency.p90));
 }
 
-/** Resident memory of a process and its descendants (the service node process under its supervisor), MB. */
-function rssOfTree(pid: number): number {
-  const out = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,rss=']).toString();
-  const rows = out.trim().split('\n').map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
+/** A process and its descendants (the service node process under its supervisor). */
+function processTree(pid: number): number[] {
+  const out = execFileSync('ps', ['-e', '-o', 'pid=,ppid=']).toString();
+  const rows = out.trim().split('\n').map((line) => line.trim().split(/\s+/).map(Number) as [number, number]);
   const wanted = new Set([pid]);
   let grew = true;
   while (grew) {
     grew = false;
     for (const [child, parent] of rows) if (wanted.has(parent) && !wanted.has(child)) wanted.add(child), (grew = true);
   }
-  return round1(rows.filter(([child]) => wanted.has(child)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024);
+  return [...wanted];
 }
 
+/** Resident memory of a process and its descendants, MB. */
+function rssOfTree(pid: number): number {
+  const kb = processTree(pid).reduce((sum, p) => sum + Number(/^VmRSS:\s+(\d+)/m.exec(readProc(p, 'status'))?.[1] ?? 0), 0);
+  return round1(kb / 1024);
+}
+
+/** Clock ticks per second of /proc's CPU times. */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+function readProc(pid: number, file: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return ''; // the process ended between the listing and the read
+  }
+}
+
+/**
+ * User + system CPU milliseconds a process and its descendants have used (every thread), from /proc/<pid>/stat: each
+ * live process's own time and that of its children that ended (PostgreSQL's backends end with their connections).
+ */
+function cpuMsOfTree(pid: number): number {
+  let ticks = 0;
+  for (const p of processTree(pid)) {
+    const stat = readProc(p, 'stat');
+    // the fields after the command name (which may hold spaces) in parentheses: state is the first, then utime,
+    // stime, cutime and cstime are the 12th to the 15th
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields.length > 14) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  }
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+const perRequest = (ms: number, requests: number): number => (requests > 0 ? Math.round((ms / requests) * 100) / 100 : Number.NaN);
+
 /** Latency figures of finished requests (milliseconds) over a run of `seconds`. */
-function loadFigures(connections: number, latencies: number[], seconds: number, errors: number): LoadFigures {
+function loadFigures(connections: number, latencies: number[], seconds: number, errors: number, cpuMs: { client: number; node: number }): LoadFigures {
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
     connections,
@@ -220,6 +270,7 @@ function loadFigures(connections: number, latencies: number[], seconds: number, 
     p99: round1(percentile(sorted, 99)),
     non2xx: 0,
     errors,
+    cpuMsPerRequest: { client: perRequest(cpuMs.client, sorted.length), node: perRequest(cpuMs.node, sorted.length) },
   };
 }
 
@@ -227,7 +278,7 @@ function loadFigures(connections: number, latencies: number[], seconds: number, 
  * The floor: the collection's retrieval sent straight to OpenSearch by the adapter, `connections` searches in flight,
  * after one untimed pass over the queries (the service's cold pass warms it alike).
  */
-async function measureFloor(url: string, mode: RetrievalMode, queries: Array<{ text: string; vector: Float32Array }>, duration: number): Promise<FloorFigures> {
+async function measureFloor(url: string, nodePid: number, mode: RetrievalMode, queries: Array<{ text: string; vector: Float32Array }>, duration: number): Promise<FloorFigures> {
   const engine = createOpenSearchEngine({ url });
   const search = (query: { text: string; vector: Float32Array }) => engine.search({ index: SCIFACT_COLLECTION, mode, text: query.text, vector: query.vector, limit: 10 });
   try {
@@ -239,6 +290,8 @@ async function measureFloor(url: string, mode: RetrievalMode, queries: Array<{ t
       let next = 0;
       const started = performance.now();
       const end = started + duration * 1000;
+      const clientBefore = process.cpuUsage();
+      const nodeBefore = cpuMsOfTree(nodePid);
       await Promise.all(
         Array.from({ length: connections }, async () => {
           while (performance.now() < end) {
@@ -253,7 +306,9 @@ async function measureFloor(url: string, mode: RetrievalMode, queries: Array<{ t
           }
         }),
       );
-      load.push(loadFigures(connections, latencies, (performance.now() - started) / 1000, errors));
+      const client = process.cpuUsage(clientBefore);
+      const cpuMs = { client: (client.user + client.system) / 1000, node: cpuMsOfTree(nodePid) - nodeBefore };
+      load.push(loadFigures(connections, latencies, (performance.now() - started) / 1000, errors, cpuMs));
       console.error(`[speed] floor (${mode} straight to OpenSearch) c=${connections}: ${JSON.stringify(load[load.length - 1])}`);
     }
     return { mode, load };
@@ -300,7 +355,7 @@ async function httpBenchmark(
       await opensearch.close();
       const embedded: Array<{ text: string; vector: Float32Array }> = [];
       for (const text of texts) embedded.push({ text, vector: await index.embedder.embedQuery(text) });
-      floor = await measureFloor(node.url, index.collection.retrieval, embedded, duration);
+      floor = await measureFloor(node.url, node.pid, index.collection.retrieval, embedded, duration);
     }
     await index.close();
     if (stores.includes('postgres')) postgres = await startPostgresServer({ dataDir: join(BENCH_DIR, 'postgres'), component: readComponent('postgres', index.config.cacheDir) });
@@ -317,7 +372,7 @@ async function httpBenchmark(
         let window: { from: number; to: number; requests: number } | undefined;
         let measured: EngineFigures;
         try {
-          measured = await measureEngine(engine, store, service.url, service.process.pid, texts, duration, (from, to, requests) => (window = { from, to, requests }));
+          measured = await measureEngine(engine, store, service.url, service.process.pid, texts, duration, engine === 'opensearch' ? node!.pid : undefined, store === 'postgres' ? postgres!.pid : undefined, (from, to, requests) => (window = { from, to, requests }));
         } finally {
           await service.process.stop();
         }
@@ -383,7 +438,8 @@ async function main(): Promise<void> {
 }
 
 function loadLine(l: LoadFigures): string {
-  return `c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)`;
+  const cpu = l.cpuMsPerRequest ? Object.entries(l.cpuMsPerRequest).map(([who, ms]) => `${who} ${ms}`).join(', ') : '';
+  return `c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)${cpu ? `; CPU ms/request: ${cpu}` : ''}`;
 }
 
 /** The service's cost over the floor: its c=1 median latency as a multiple of the floor's, and the floor's throughput as a multiple of its own. */

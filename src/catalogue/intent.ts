@@ -126,22 +126,57 @@ const CORRECTABLE = [...Object.keys(NOUNS), 'available', 'searchable', 'accessib
 /** Real words within an edit or two of the vocabulary: never "corrected" (a question about who published stays a search). */
 const REAL_WORDS = new Set(['published', 'publishes', 'publish', 'publication', 'courses', 'course', 'journey', 'journeys', 'journalism', 'journalist', 'journalists', 'collected', 'collecting', 'collective', 'collector', 'sourced', 'sourcing', 'resource', 'contest', 'contents', 'context', 'contexts', 'contest', 'content', 'resolved', 'resources', 'tiles', 'titled', 'titers', 'titres', 'titre', 'litres', 'liters', 'bases', 'catalyst', 'indexes', 'include', 'covert', 'coveted', 'covered', 'recovered', 'avoidable', 'variable', 'valuable', 'prime', 'primes', 'pride', 'prize', 'prizes', 'prick', 'pricks', 'prince', 'princes', 'printing', 'pricking', 'slicing', 'dicing', 'spice', 'spices', 'trice', 'crises']);
 
+/** Rows of the edit-distance table, reused: the check runs on every search, so it allocates nothing per word. */
+let rows = [new Int32Array(32), new Int32Array(32), new Int32Array(32)];
+
+/** The optimal string alignment distance of a and b (a transposition of neighbours is one edit), or max + 1 once it exceeds max. */
 function damerauLevenshtein(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  if (rows[0]!.length <= b.length) rows = [new Int32Array(b.length + 1), new Int32Array(b.length + 1), new Int32Array(b.length + 1)];
+  let [beforeLast, last, current] = rows as [Int32Array, Int32Array, Int32Array];
+  for (let j = 0; j <= b.length; j++) last[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    let rowMin = Infinity;
+    current[0] = i;
+    let rowMin = i;
+    const ai = a.charCodeAt(i - 1);
     for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
-      rowMin = Math.min(rowMin, v);
+      const bj = b.charCodeAt(j - 1);
+      let v = Math.min(last[j]! + 1, current[j - 1]! + 1, last[j - 1]! + (ai === bj ? 0 : 1));
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) v = Math.min(v, beforeLast[j - 2]! + 1);
+      current[j] = v;
+      if (v < rowMin) rowMin = v;
     }
     if (rowMin > max) return max + 1;
+    [beforeLast, last, current] = [last, current, beforeLast];
   }
-  return d[a.length]![b.length]!;
+  return last[b.length]!;
 }
+
+/** A bit per letter a-z that a word holds (other characters: none). */
+function letterMask(word: string): number {
+  let mask = 0;
+  for (let i = 0; i < word.length; i++) {
+    const letter = word.charCodeAt(i) - 97;
+    if (letter >= 0 && letter < 26) mask |= 1 << letter;
+  }
+  return mask;
+}
+
+/**
+ * A lower bound of the edit distance, cheap enough to rule out most candidates before the table: every character of
+ * `word` that `candidate` does not hold at all takes an edit of its own (a substitution or a deletion; a transposition
+ * moves characters without changing them).
+ */
+function missingCharacters(word: string, candidateMask: number): number {
+  let missing = 0;
+  for (let i = 0; i < word.length; i++) {
+    const letter = word.charCodeAt(i) - 97;
+    if (letter < 0 || letter >= 26 || (candidateMask & (1 << letter)) === 0) missing++;
+  }
+  return missing;
+}
+
+const CORRECTABLE_MASKS = CORRECTABLE.map((word) => ({ word, mask: letterMask(word) }));
 
 const isKnown = (w: string) => /^\d{1,3}$/.test(w) || w in NOUNS || ASKING.has(w) || HOLDING.has(w) || FRAME.has(w) || SERVICE_PLACES.has(w) || PRICE.has(w);
 
@@ -151,7 +186,8 @@ function corrected(word: string): string {
   if (isKnown(word) || REAL_WORDS.has(word) || word.length < 5 || /\d/.test(word)) return word;
   const budget = word.length >= 8 ? 2 : 1;
   let best: { w: string; d: number } | undefined;
-  for (const candidate of CORRECTABLE) {
+  for (const { word: candidate, mask } of CORRECTABLE_MASKS) {
+    if (Math.abs(word.length - candidate.length) > budget || missingCharacters(word, mask) > budget) continue;
     const dist = damerauLevenshtein(word, candidate, budget);
     if (dist <= budget && (!best || dist < best.d)) best = { w: candidate, d: dist };
   }

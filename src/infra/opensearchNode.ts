@@ -19,6 +19,8 @@ export interface OpenSearchNode {
   /** e.g. http://127.0.0.1:40271 */
   url: string;
   logFile: string;
+  /** the node's process id (the speed benchmark reads its CPU time) */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -53,7 +55,7 @@ export async function startOpenSearchNode(options: OpenSearchNodeOptions): Promi
       intervalMs: 250,
       probe: (signal) => healthyUrl(readyFile, signal),
     });
-    return { url, logFile, stop: () => child.stop() };
+    return { url, logFile, pid: child.pid, stop: () => child.stop() };
   } catch (error) {
     await child.stop();
     throw error;

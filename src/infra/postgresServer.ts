@@ -29,6 +29,8 @@ export interface PostgresServer {
   port: number;
   database: string;
   logFile: string;
+  /** the server's process id (the speed benchmark reads its CPU time and its backends') */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
     port,
     database,
     logFile,
+    pid: child.pid,
     stop: () => child.stop(),
   };
 }

@@ -102,6 +102,13 @@ describe('embedded and OpenSearch engines agree', () => {
       expect(compared).toBe(FILTERS.length * 25);
       expect(nonEmpty).toBeGreaterThan(compared * 0.9);
     });
+
+    it(`returns no hits in ${mode} mode when the filter leaves no chunk`, async () => {
+      const text = loadScifactQueries(1)[0]!.text;
+      const request = { index: INDEX, mode, text, vector: pseudoRandomVector(text, DIMS), limit: 10, filter: { kind: 'eq', field: 'journal', value: 'No Such Journal Anywhere' } as FilterNode };
+      expect(await embedded.search(request)).toEqual([]);
+      expect(await opensearch.search(request)).toEqual([]);
+    });
   }
 
   it('asks OpenSearch for both retrievers of a hybrid search and the ceiling at once, then once for the rows kept, and runs no painless with the k-NN plugin', async () => {
@@ -120,6 +127,8 @@ describe('embedded and OpenSearch engines agree', () => {
           const paths = recorder.requests.map((request) => `${request.method} ${request.path.replace(/^\/[^/]+\//, '/').replace(/\?.*$/, '')}`);
           const expected = { sparse: ['POST /_search', 'POST /_termvectors'], dense: ['POST /_search'], hybrid: ['POST /_search', 'POST /_search', 'POST /_termvectors', 'POST /_mget'] }[mode];
           expect([...paths].sort(), where).toEqual([...expected].sort());
+          // each answer carries only what the adapter reads (no index names, sort values or shard counts per hit)
+          expect(recorder.requests.filter((request) => !request.path.includes('filter_path=')).map((request) => request.path), where).toEqual([]);
           // the rows kept are fetched after both retrievers answered: the last request, asking for the 10 best and the few within the cosine error of the last of them
           if (mode === 'hybrid') {
             expect(paths[3], where).toBe('POST /_mget');

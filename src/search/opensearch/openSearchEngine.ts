@@ -80,6 +80,15 @@ function idOf(hit: SearchResponseHit): string {
   return id;
 }
 
+/**
+ * What a retriever's response carries (see runSearch): per hit, its id (absent with IDS_ONLY), score, fetched fields,
+ * source and named scores; and an error's description, which a filter_path would otherwise drop as well.
+ */
+const SEARCH_FILTER_PATH = [...['_id', '_score', 'fields', '_source', 'matched_queries'].map((field) => `hits.hits.${field}`), 'error'].join(',');
+
+/** What the ceiling reads of the term vectors API's answer: the document count and each term's document frequency. */
+const TERM_VECTORS_FILTER_PATH = `term_vectors.${FIELD.sparse}.field_statistics.doc_count,term_vectors.${FIELD.sparse}.terms.*.doc_freq,error`;
+
 /** Vector fields a search response needs in _source only where this adapter computes exact cosines from them. */
 const WITHOUT_VECTORS = { excludes: [FIELD.vectorBinary, FIELD.vectorKnn] };
 
@@ -311,8 +320,15 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     };
   }
 
-  async function runSearch(name: string, body: Record<string, unknown>, params = ''): Promise<SearchResponseBody> {
-    return (await call<SearchResponseBody>('POST', `/${name}/_search${params}`, body)).body;
+  /**
+   * A retriever's hits, and only what this adapter reads of them (`filter_path`): no index name, sort values, took or
+   * shard counts, which the node would write and the service parse for each of hundreds of hits. `params` starts with
+   * `&` when given.
+   */
+  async function runSearch(name: string, body: Record<string, unknown>, params = ''): Promise<SearchResponseHit[]> {
+    const { body: response } = await call<Partial<SearchResponseBody>>('POST', `/${name}/_search?filter_path=${SEARCH_FILTER_PATH}${params}`, body);
+    // a response with no hits is filtered down to {}
+    return response.hits?.hits ?? [];
   }
 
   /**
@@ -325,12 +341,12 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    */
   async function bestByBm25(name: string, query: OpenSearchQuery, size: number, fetch: Record<string, unknown>, params = ''): Promise<SearchResponseHit[]> {
     const asked = size + Math.max(3, Math.ceil(size / 4));
-    const { hits } = (await runSearch(name, { size: asked, query, ...fetch, track_total_hits: false }, params)).hits;
+    const hits = await runSearch(name, { size: asked, query, ...fetch, track_total_hits: false }, params);
     const ordered = hits
       .map((hit) => ({ hit, id: idOf(hit), score: hit._score ?? 0 }))
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     if (hits.length < asked || ordered[ordered.length - 1].score < ordered[size - 1].score) return ordered.slice(0, size).map(({ hit }) => hit);
-    return (await runSearch(name, searchBody(query, size, fetch), params)).hits.hits;
+    return runSearch(name, searchBody(query, size, fetch), params);
   }
 
   /**
@@ -342,7 +358,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    */
   async function sparseCeiling(name: string, text: string, terms: ReadonlyMap<string, number>): Promise<number> {
     if (terms.size === 0) return 0;
-    const { body } = await call<TermVectorsBody>('POST', `/${name}/_termvectors`, {
+    const { body } = await call<TermVectorsBody>('POST', `/${name}/_termvectors?filter_path=${TERM_VECTORS_FILTER_PATH}`, {
       doc: { [FIELD.sparse]: text },
       fields: [FIELD.sparse],
       term_statistics: true,
@@ -362,8 +378,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   async function fetchChunks(name: string, ids: string[], vectors = true): Promise<ChunkRecord[]> {
     if (ids.length === 0) return [];
     const excludes = vectors ? '' : `&_source_excludes=${WITHOUT_VECTORS.excludes.join(',')}`;
-    const { body } = await call<MgetResponseBody>('POST', `/${name}/_mget?realtime=false${excludes}`, { ids });
-    return body.docs.filter((doc) => doc.found && doc._source).map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
+    const { body } = await call<Partial<MgetResponseBody>>('POST', `/${name}/_mget?realtime=false&filter_path=docs._id,docs.found,docs._source,error${excludes}`, { ids });
+    return (body.docs ?? []).filter((doc) => doc.found && doc._source).map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
   }
 
   function ensureInventoryIndex(): Promise<void> {
@@ -534,10 +550,10 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
   /** The `limit` nearest chunks, sources and vectors included: their exact cosines are computed here. */
   async function searchDense(name: string, info: IndexInfo, req: SearchRequest, vector: Float32Array, filters: OpenSearchQuery[]): Promise<SearchHit[]> {
-    const body = await runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, req.limit, options.efSearch), req.limit, { _source: true }));
+    const hits = await runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, req.limit, options.efSearch), req.limit, { _source: true }));
     const chunks = new Map<string, ChunkRecord>();
     const candidates: RankCandidate[] = [];
-    for (const hit of body.hits.hits) {
+    for (const hit of hits) {
       const id = idOf(hit);
       const chunk = fromDocument(id, hit._source ?? {});
       chunks.set(id, chunk);
@@ -559,14 +575,14 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    */
   async function searchHybrid(name: string, info: IndexInfo, req: SearchRequest, vector: Float32Array, filters: OpenSearchQuery[]): Promise<SearchHit[]> {
     const pool = hybridCandidateCount(req.limit);
-    const [denseBody, sparseHits, ceiling] = await Promise.all([
+    const [denseHits, sparseHits, ceiling] = await Promise.all([
       runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, pool, options.efSearch), pool, IDS_ONLY)),
-      bestByBm25(name, sparseQuery(req.text, [...filters, cosineClause(vector, info.vectorStorage, COSINE_CLAUSE)]), pool, IDS_ONLY, '?include_named_queries_score=true'),
+      bestByBm25(name, sparseQuery(req.text, [...filters, cosineClause(vector, info.vectorStorage, COSINE_CLAUSE)]), pool, IDS_ONLY, '&include_named_queries_score=true'),
       sparseCeiling(name, req.text, bm25QueryTerms(req.text)),
     ]);
     const candidates = new Map<string, RankCandidate>();
     const estimates = new Map<string, number>();
-    for (const hit of denseBody.hits.hits) {
+    for (const hit of denseHits) {
       const id = idOf(hit);
       const estimate = cosineFromScore(info.vectorStorage, hit._score ?? 0);
       estimates.set(id, estimate);
