@@ -3,21 +3,29 @@
 // 0.1% deleted documents against the full build, and hybrid search p50 idle and during that upsert. Prints JSON, then
 // a table.
 // Usage: npm run bench:ingest [-- --sparse 100000] [--hybrid 20000] [--searches 40] [--engines embedded,opensearch]
-//   opensearch: OPENSEARCH_URL, else a node started here from the provisioned component; one process takes the
-//   batches (the service's in-process worker). Two worker processes need the scaled shape (PostgreSQL, OpenSearch and
-//   `npm run worker` processes) and are not measured by this script.
-import { mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+//   [--workers 1,2]
+//   opensearch: OPENSEARCH_URL, else a node started here from the provisioned component. --workers (default 1) lists
+//   how many `src/worker.ts` processes take the batches, each count measured in the scaled shape: a PostgreSQL server
+//   started here (a database per count), the service runtime running no worker, N worker processes on the same
+//   DATA_DIR, DATA_ROOT, DATABASE_URL, TEMPORAL_ADDRESS and OPENSEARCH_URL. 0: the API process's in-process worker
+//   takes them (PGlite store). The embedded engine is measured in-process only: its index belongs to the API process.
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import pino from 'pino';
-import { loadConfig, type Config } from '../src/config.js';
+import { REPO_ROOT, configEnvironment, loadConfig, type Config } from '../src/config.js';
 import { readComponent } from '../src/infra/components.js';
 import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
+import { startPostgresServer, type PostgresServer } from '../src/infra/postgresServer.js';
+import { taskQueuePollers } from '../src/infra/scaledTopology.js';
+import { startSupervisedProcess, type SupervisedProcess } from '../src/infra/supervisedProcess.js';
 import { startRuntime, type Runtime } from '../src/composition.js';
 import { waitForIngestion } from '../src/ingest/temporalIngestions.js';
 import type { IngestionStatus } from '../src/ingest/ingestions.js';
+import { ingestShapes, type IngestShape } from './ingestShapes.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -25,6 +33,7 @@ const { values: args } = parseArgs({
     hybrid: { type: 'string', default: '20000' },
     searches: { type: 'string', default: '40' },
     engines: { type: 'string', default: 'embedded' },
+    workers: { type: 'string', default: '1' },
   },
 });
 
@@ -86,10 +95,21 @@ async function searchOnce(runtime: Runtime, index: string, query: string): Promi
   return performance.now() - started;
 }
 
+type Files = Record<'sparse' | 'hybrid' | 'sparseUpdate' | 'hybridUpdate', string>;
+interface Input {
+  files: Files;
+  sparse: number;
+  hybrid: number;
+  sparseChanges: { changed: number; deleted: number };
+  hybridChanges: { changed: number; deleted: number };
+}
+
 async function main(): Promise<void> {
+  const shapes = ingestShapes(args.engines, args.workers);
   const sparse = Number(args.sparse);
   const hybrid = Number(args.hybrid);
   const dir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
+  chmodSync(dir, 0o755); // a PostgreSQL server started by root runs as 'postgres', which must enter it
   // a data root of the real one's entries (journals, retraction lists) beside the generated files
   const dataRoot = join(dir, 'root');
   mkdirSync(dataRoot);
@@ -100,58 +120,109 @@ async function main(): Promise<void> {
   writeSnapshot(join(dataRoot, files.hybrid), hybrid, false);
   const sparseChanges = writeSnapshot(join(dataRoot, files.sparseUpdate), sparse, true);
   const hybridChanges = writeSnapshot(join(dataRoot, files.hybridUpdate), hybrid, true);
-  const plain = (name: string, retrieval: string, file: string) => ({ name, displayName: name, description: null, kind: 'scholarly', retrieval, pricePer1000: '0.010', openAccessOnly: false, scanFilterable: false, excludeRetracted: false, source: { reader: 'jsonl', files: [file] } });
-  const collectionsConfig = join(dir, 'collections.json');
-  writeFileSync(collectionsConfig, JSON.stringify({ collections: [plain('bench-sparse', 'sparse', files.sparse), plain('bench-hybrid', 'hybrid', files.hybrid)], metaCollections: [] }));
+  const input: Input = { files, sparse, hybrid, sparseChanges, hybridChanges };
   const base = loadConfig({ ...process.env, DATA_ROOT: dataRoot });
-  for (const engine of args.engines.split(',')) {
-    let node: OpenSearchNode | undefined;
-    let opensearchUrl = '';
-    if (engine === 'opensearch') {
-      opensearchUrl = base.opensearchUrl ?? '';
-      if (!opensearchUrl) {
-        node = await startOpenSearchNode({ dataDir: join(dir, 'opensearch'), component: readComponent('opensearch', base.cacheDir) });
-        opensearchUrl = node.url;
+  let node: OpenSearchNode | undefined;
+  let postgres: PostgresServer | undefined;
+  const results: Result[] = [];
+  try {
+    for (const shape of shapes) {
+      let opensearchUrl = '';
+      if (shape.engine === 'opensearch') {
+        opensearchUrl = base.opensearchUrl ?? '';
+        if (!opensearchUrl) {
+          node ??= await startOpenSearchNode({ dataDir: join(dir, 'opensearch'), component: readComponent('opensearch', base.cacheDir) });
+          opensearchUrl = node.url;
+        }
       }
+      // each shape its own collections, data directory and store: nothing carries over between shapes on one node
+      const label = `${shape.engine}-w${shape.workerProcesses}`;
+      const names = { sparse: `bench-sparse-${label}`, hybrid: `bench-hybrid-${label}` };
+      const plain = (name: string, retrieval: string, file: string) => ({ name, displayName: name, description: null, kind: 'scholarly', retrieval, pricePer1000: '0.010', openAccessOnly: false, scanFilterable: false, excludeRetracted: false, source: { reader: 'jsonl', files: [file] } });
+      const collectionsConfig = join(dir, `collections-${label}.json`);
+      writeFileSync(collectionsConfig, JSON.stringify({ collections: [plain(names.sparse, 'sparse', files.sparse), plain(names.hybrid, 'hybrid', files.hybrid)], metaCollections: [] }));
+      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: join(dir, `data-${label}`), DATA_ROOT: dataRoot, COLLECTIONS_CONFIG: collectionsConfig, OPENSEARCH_URL: opensearchUrl, INGEST_DEMO: '0', LOG_LEVEL: 'warn' };
+      if (shape.workerProcesses > 0) {
+        postgres ??= await startPostgresServer({ dataDir: join(dir, 'postgres'), component: readComponent('postgres', base.cacheDir) });
+        env.DATABASE_URL = await createDatabase(postgres.url, `bench_${label.replace(/-/g, '_')}`);
+      }
+      results.push(await measure(shape, loadConfig(env), names, input, join(dir, 'logs')));
     }
-    try {
-      await measure(engine, loadConfig({ ...process.env, DATA_DIR: join(dir, `data-${engine}`), DATA_ROOT: dataRoot, COLLECTIONS_CONFIG: collectionsConfig, OPENSEARCH_URL: opensearchUrl, INGEST_DEMO: '0', LOG_LEVEL: 'warn' }), { files, sparse, hybrid, sparseChanges, hybridChanges });
-    } finally {
-      await node?.stop();
-    }
+  } finally {
+    await postgres?.stop();
+    await node?.stop();
+  }
+  // kept after a failure, for the logs
+  rmSync(dir, { recursive: true, force: true });
+  printTable(results);
+}
+
+/** A fresh database on the bench's PostgreSQL server; its URL. */
+async function createDatabase(serverUrl: string, name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** N `src/worker.ts` processes on the runtime's configuration and Temporal server, ready when Temporal lists each as a poller. */
+async function startWorkers(config: Config, temporalAddress: string, count: number, logs: string, started: SupervisedProcess[]): Promise<void> {
+  mkdirSync(logs, { recursive: true });
+  const env = { ...process.env, ...configEnvironment({ ...config, temporalAddress, inProcessWorker: false, ingestDemo: false }) };
+  for (let i = 1; i <= count; i++) {
+    started.push(startSupervisedProcess({ name: `bench-worker-${i}`, command: process.execPath, args: ['--import', 'tsx', join(REPO_ROOT, 'src', 'worker.ts')], cwd: REPO_ROOT, logFile: join(logs, `${basename(config.dataDir)}-worker-${i}.log`), env, stopGraceMs: 30_000 }));
+  }
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const exited = started.find((w) => w.hasExited());
+    if (exited) throw new Error(`${exited.name} exited before polling. Log ${exited.logFile}:\n${exited.logTail()}`);
+    // the runtime runs no worker: every poller (identity pid@host) is one of these processes
+    const polling = new Set(await taskQueuePollers(temporalAddress, config.temporalNamespace)).size;
+    if (polling >= count) return;
+    if (Date.now() > deadline) throw new Error(`${count - polling} of ${count} worker processes not polling after 180 s; logs in ${logs}`);
+    await new Promise((r) => setTimeout(r, 500));
   }
 }
 
-async function measure(
-  engineName: string,
-  config: Config,
-  input: { files: Record<'sparse' | 'hybrid' | 'sparseUpdate' | 'hybridUpdate', string>; sparse: number; hybrid: number; sparseChanges: { changed: number; deleted: number }; hybridChanges: { changed: number; deleted: number } },
-): Promise<void> {
+const round = (x: number | null) => (x === null ? null : Math.round(x * 100) / 100);
+
+async function measure(shape: IngestShape, config: Config, names: { sparse: string; hybrid: string }, input: Input, logs: string) {
   const { files, sparse, hybrid, sparseChanges, hybridChanges } = input;
-  const runtime = await startRuntime(config, { worker: true, log: pino({ level: 'warn' }) });
+  const scaled = shape.workerProcesses > 0;
+  // scaled: the runtime runs no worker, so every batch (and the workflow) is a worker process's
+  const runtime = await startRuntime(config, { worker: !scaled, log: pino({ level: 'warn' }) });
+  const workers: SupervisedProcess[] = [];
   const load: number[][] = [];
   try {
+    if (scaled) await startWorkers(config, runtime.temporal.address, shape.workerProcesses, logs, workers);
     load.push(loadavg());
-    const sparseFull = await ingest(runtime, 'bench-sparse', [files.sparse], 'replace');
-    const hybridFull = await ingest(runtime, 'bench-hybrid', [files.hybrid], 'replace');
-    const sparseUpsert = await ingest(runtime, 'bench-sparse', [files.sparseUpdate], 'upsert');
+    const sparseFull = await ingest(runtime, names.sparse, [files.sparse], 'replace');
+    const hybridFull = await ingest(runtime, names.hybrid, [files.hybrid], 'replace');
+    const sparseUpsert = await ingest(runtime, names.sparse, [files.sparseUpdate], 'upsert');
     load.push(loadavg());
 
     const queries = Array.from({ length: Number(args.searches) }, (_, k) => sentence(random(k + 1), 5));
     const idle: number[] = [];
-    for (const q of queries) idle.push(await searchOnce(runtime, 'bench-hybrid', q));
+    for (const q of queries) idle.push(await searchOnce(runtime, names.hybrid, q));
     // searches while the hybrid upsert runs (one after another, as one client would)
     const during: number[] = [];
     let upserting = true;
-    const upsert = ingest(runtime, 'bench-hybrid', [files.hybridUpdate], 'upsert').finally(() => (upserting = false));
-    for (let k = 0; upserting; k++) during.push(await searchOnce(runtime, 'bench-hybrid', queries[k % queries.length]!));
+    const upsert = ingest(runtime, names.hybrid, [files.hybridUpdate], 'upsert').finally(() => (upserting = false));
+    for (let k = 0; upserting; k++) during.push(await searchOnce(runtime, names.hybrid, queries[k % queries.length]!));
     const hybridUpsert = await upsert;
     load.push(loadavg());
 
-    const round = (x: number | null) => (x === null ? null : Math.round(x * 100) / 100);
     const result = {
       engine: runtime.engine.kind,
-      workerProcesses: 1,
+      workerProcesses: shape.workerProcesses,
+      batchesTakenBy: scaled ? `${shape.workerProcesses} src/worker.ts process(es)` : 'the API process (in-process worker)',
+      store: config.databaseUrl ? 'postgres' : 'pglite',
       batchSize: config.ingestBatchSize,
       parallelism: config.ingestParallelism,
       embeddingWorkers: config.embeddingWorkers,
@@ -167,16 +238,30 @@ async function measure(
       loadAverage: load.map((l) => l.map((x) => Math.round(x * 100) / 100)),
     };
     console.log(JSON.stringify(result, null, 2));
-    const row = (cells: (string | number | null)[]) => console.log(cells.map((c) => String(c ?? '-').padEnd(16)).join(''));
-    row(['measure', 'sparse', 'hybrid']);
-    row(['full docs/s', result.full.sparse.documentsPerSecond, result.full.hybrid.documentsPerSecond]);
-    row(['full seconds', result.full.sparse.seconds, result.full.hybrid.seconds]);
-    row(['upsert seconds', result.upsert.sparse.seconds, result.upsert.hybrid.seconds]);
-    row(['search p50 ms', `idle ${result.searchMs.idleP50}`, `upsert ${result.searchMs.duringUpsertP50}`]);
-    console.log(`engine ${engineName} (${result.engine}), 1 worker process, load average ${result.loadAverage.map((l) => l[0]).join(' -> ')}`);
+    return result;
   } finally {
+    // the workers first: they hold connections to the runtime's Temporal dev server and the store
+    for (const w of workers) await w.stop();
     await runtime.close();
   }
+}
+
+type Result = Awaited<ReturnType<typeof measure>>;
+
+/** One column per measured shape. */
+function printTable(results: Result[]): void {
+  const row = (cells: (string | number | null)[]) => console.log(cells.map((c, i) => String(c ?? '-').padEnd(i === 0 ? 24 : 20)).join(''));
+  row(['measure', ...results.map((r) => `${r.engine}, ${r.workerProcesses === 0 ? 'in-process' : `${r.workerProcesses} worker${r.workerProcesses > 1 ? 's' : ''}`}`)]);
+  row(['sparse full docs/s', ...results.map((r) => r.full.sparse.documentsPerSecond)]);
+  row(['hybrid full docs/s', ...results.map((r) => r.full.hybrid.documentsPerSecond)]);
+  row(['sparse full seconds', ...results.map((r) => r.full.sparse.seconds)]);
+  row(['hybrid full seconds', ...results.map((r) => r.full.hybrid.seconds)]);
+  row(['sparse upsert seconds', ...results.map((r) => r.upsert.sparse.seconds)]);
+  row(['hybrid upsert seconds', ...results.map((r) => r.upsert.hybrid.seconds)]);
+  row(['search p50 idle ms', ...results.map((r) => r.searchMs.idleP50)]);
+  row(['search p50 upsert ms', ...results.map((r) => r.searchMs.duringUpsertP50)]);
+  row(['load average (1 min)', ...results.map((r) => r.loadAverage.map((l) => l[0]).join(' -> '))]);
+  console.log(`sizes: ${results[0]?.full.sparse.documents} sparse, ${results[0]?.full.hybrid.documents} hybrid documents; the embedded engine always in-process (its index belongs to the API process)`);
 }
 
 main().catch((err: unknown) => {
