@@ -214,7 +214,13 @@ async function measure(shape: IngestShape, config: Config, names: { sparse: stri
     const during: number[] = [];
     let upserting = true;
     const upsert = ingest(runtime, names.hybrid, [files.hybridUpdate], 'upsert').finally(() => (upserting = false));
-    for (let k = 0; upserting; k++) during.push(await searchOnce(runtime, names.hybrid, queries[k % queries.length]!));
+    try {
+      for (let k = 0; upserting; k++) during.push(await searchOnce(runtime, names.hybrid, queries[k % queries.length]!));
+    } catch (error) {
+      // a failed search ends the measure, after the upsert (it would otherwise poll a closed store and hide the error)
+      await upsert.catch(() => undefined);
+      throw error;
+    }
     const hybridUpsert = await upsert;
     load.push(loadavg());
 
@@ -250,7 +256,7 @@ type Result = Awaited<ReturnType<typeof measure>>;
 
 /** One column per measured shape. */
 function printTable(results: Result[]): void {
-  const row = (cells: (string | number | null)[]) => console.log(cells.map((c, i) => String(c ?? '-').padEnd(i === 0 ? 24 : 20)).join(''));
+  const row = (cells: (string | number | null)[]) => console.log(cells.map((c, i) => String(c ?? '-').padEnd(i === 0 ? 24 : 26)).join(''));
   row(['measure', ...results.map((r) => `${r.engine}, ${r.workerProcesses === 0 ? 'in-process' : `${r.workerProcesses} worker${r.workerProcesses > 1 ? 's' : ''}`}`)]);
   row(['sparse full docs/s', ...results.map((r) => r.full.sparse.documentsPerSecond)]);
   row(['hybrid full docs/s', ...results.map((r) => r.full.hybrid.documentsPerSecond)]);
