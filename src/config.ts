@@ -1,4 +1,6 @@
 // Configuration, read once from the environment; nothing else in the service reads process.env.
+import type { DashboardSettings } from './http/dashboardAccess.js';
+import type { ToolUpstreamConfig } from './tools/upstreamTools.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
@@ -60,6 +62,8 @@ export const CONFIG_VARIABLES = [
 
 export type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
 
+export type { DashboardSettings, ToolUpstreamConfig };
+
 export interface Config {
   port: number;
   host: string;
@@ -111,16 +115,6 @@ export interface Config {
   dashboard: DashboardSettings;
 }
 
-export interface DashboardSettings {
-  /** per client address and minute, every dashboard request (pages, forms, assets, login, invites) */
-  requestsPerMinute: number;
-  /** per client address and minute, failed sign-ins (and invite links that do not open) */
-  failedLoginsPerMinute: number;
-  /** per account (the email tried) and 15 minutes, failed sign-ins */
-  failedLoginsPerAccount: number;
-  /** a session lasts this long from sign-in */
-  sessionHours: number;
-}
 
 /** The OpenAI-compatible chat model of assisted search; set only when LLM_BASE_URL and LLM_MODEL both are. */
 export interface LlmReasonerConfig {
@@ -133,14 +127,6 @@ export interface LlmReasonerConfig {
   retries: number;
 }
 
-export interface ToolUpstreamConfig {
-  /** the tools appear as `prefix--tool` and are called at /api/v1/tools/{prefix}/{tool} */
-  prefix: string;
-  /** the upstream's streamable-HTTP MCP endpoint */
-  url: string;
-  /** value of the Authorization header sent upstream (e.g. "Bearer ..."), when the upstream wants one */
-  authHeader?: string;
-}
 
 const TOOL_PATH = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 

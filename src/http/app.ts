@@ -24,7 +24,7 @@ import { dashboardOpenRoutes, dashboardRoutes, type DashboardRouteDeps } from '.
 import { dashboardAccess } from './dashboardAccess.js';
 import type { Members } from '../members/members.js';
 import type { ConsoleData } from '../dashboard/consoleData.js';
-import type { DashboardSettings } from '../config.js';
+import type { DashboardSettings } from './dashboardAccess.js';
 
 export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps {
   log: Logger;

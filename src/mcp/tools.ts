@@ -7,8 +7,8 @@ import type { SearchRequestInput } from '../search/pipeline.js';
 import type { ToolRegistry } from '../tools/toolRegistry.js';
 import { listCollections, reachableEntries } from '../catalogue/collectionsList.js';
 import { DEFAULT_IMAGE_OPTIONS, searchFigureImages } from '../figures/figureImages.js';
-import { searchBody, previewResponse, unlockResponse, assistedResponse, resultsBody, selectionOf, type SearchRouteDeps } from '../http/routes/searchRoutes.js';
-import type { ToolRouteDeps } from '../http/routes/toolRoutes.js';
+import { searchBody, previewResponse, unlockResponse, assistedResponse, resultsBody, selectionOf, type SearchRouteDeps } from '../http/presenters/searchPresenters.js';
+import type { ToolCalls } from '../tools/toolCalls.js';
 import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, unlockBody, requestedCollections } from '../http/schemas.js';
 import { parseCredits } from '../money.js';
 import type { AssistedProgress } from '../../workflows/assistedTypes.js';
@@ -36,7 +36,9 @@ import {
 } from './toolSchemas.js';
 
 /** What the REST routes of the same use cases get, and the gateway's tools for find-tools and inspect-tool. */
-export interface McpDeps extends SearchRouteDeps, ToolRouteDeps {
+export interface McpDeps extends SearchRouteDeps {
+  /** the tool gateway's calls (the /api/v1/tools routes' use case) */
+  toolCalls: ToolCalls;
   /** the gateway's tools (shipped and mounted upstream) */
   tools: ToolRegistry;
   /** the service's address as its users reach it (PUBLIC_URL); unset: the address the request came to */

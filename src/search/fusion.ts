@@ -2,10 +2,7 @@
 // the dense similarity, score normalization to an absolute 0..1 scale, hybrid fusion and tie-breaking.
 import type { ChunkRecord, RetrievalMode } from './port.js';
 
-/** BM25 term-frequency saturation (Lucene and OpenSearch default). */
-export const BM25_K1 = 1.2;
-/** BM25 length normalization (Lucene and OpenSearch default). */
-export const BM25_B = 0.75;
+export { BM25_B, BM25_K1 } from './embedded/luceneBm25.js';
 
 /**
  * Weight of the dense score in the hybrid convex combination: score = alpha * dense + (1 - alpha) * sparse.

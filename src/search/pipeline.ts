@@ -4,6 +4,7 @@ import type { CatalogEntry, CollectionCatalog, PlainCollection } from '../collec
 import type { CollectionReadiness } from '../collections/readiness.js';
 import type { Embedder } from '../embedding/port.js';
 import type { FilterNode } from '../filters/ast.js';
+import type { FilterPlan, FilterPlanner } from '../filters/planner.js';
 import type { SearchEngine } from './port.js';
 import type { AuthContext } from '../auth/context.js';
 import { pricePer1000For } from '../billing/pricing.js';
@@ -22,18 +23,7 @@ import { checkPinnedDois } from '../filters/doiReach.js';
 import { withoutRetracted, type LiveRetractions } from '../ingest/liveRetractions.js';
 import { EVERY_ROW, firstPerDocument, selectRows, type RowSelection } from './rowSelection.js';
 
-export interface FilterPlan {
-  /** per physical collection: the compiled filter, or 'skip' when the collection cannot take part */
-  perCollection: Map<string, FilterNode | 'skip' | undefined>;
-  filterWarnings: unknown[];
-  journalMetricExpansions: unknown[];
-  filtersApplied: unknown;
-  /** DOIs the filter pins (eq/in outside negation), checked for `doi_not_in_collection` */
-  pinnedDois?: string[];
-}
-
-/** Turns a request's filters into per-collection ASTs; throws a Rejection (INVALID_FILTER) when they cannot apply. */
-export type FilterPlanner = (filters: unknown, targets: { requested: CatalogEntry; physical: PlainCollection[] }[]) => Promise<FilterPlan> | FilterPlan;
+export type { FilterPlan, FilterPlanner } from '../filters/planner.js';
 
 export interface SearchDeps {
   catalog: CollectionCatalog;

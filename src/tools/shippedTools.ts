@@ -2,7 +2,7 @@
 // upstream MCP servers, each with its configured price per call (free unless TOOL_PRICES names it).
 import type { Logger } from 'pino';
 import type { CollectionCatalog } from '../collections/catalog.js';
-import type { ToolUpstreamConfig } from '../config.js';
+import type { ToolUpstreamConfig } from './upstreamTools.js';
 import type { LiveRetractions } from '../ingest/liveRetractions.js';
 import type { JournalRecord } from '../journals/table.js';
 import type { SearchEngine } from '../search/port.js';

@@ -4,7 +4,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolUpstreamConfig } from '../config.js';
 import { Rejection } from '../domain/rejection.js';
 import { ToolError, type RegisteredTool } from './toolRegistry.js';
 
@@ -92,4 +91,13 @@ export async function mountUpstream(mount: ToolUpstreamConfig): Promise<MountedU
   } catch (err) {
     return { prefix: mount.prefix, tools: {}, error: err instanceof Error ? err.message : String(err) };
   }
+}
+
+export interface ToolUpstreamConfig {
+  /** the tools appear as `prefix--tool` and are called at /api/v1/tools/{prefix}/{tool} */
+  prefix: string;
+  /** the upstream's streamable-HTTP MCP endpoint */
+  url: string;
+  /** value of the Authorization header sent upstream (e.g. "Bearer ..."), when the upstream wants one */
+  authHeader?: string;
 }

@@ -1,7 +1,11 @@
 // BM25 exactly as OpenSearch scores it (Lucene's BM25Similarity behind OpenSearch's LegacyBM25Similarity),
 // including the lossy one-byte document-length norm and float arithmetic, so embedded scores equal OpenSearch's.
-import { BM25_B, BM25_K1 } from '../fusion.js';
 import { analyzeEnglish } from './englishAnalyzer.js';
+
+/** BM25 term-frequency saturation (Lucene and OpenSearch default). */
+export const BM25_K1 = 1.2;
+/** BM25 length normalization (Lucene and OpenSearch default). */
+export const BM25_B = 0.75;
 
 const f32 = Math.fround;
 
