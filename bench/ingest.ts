@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { loadConfig, type Config } from '../src/config.js';
+import { loadConfig, type Config } from '../src/app/config.js';
 import { readComponent } from '../src/infra/components.js';
 import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
-import { startRuntime, type Runtime } from '../src/composition.js';
-import { waitForIngestion } from '../src/ingest/temporalIngestions.js';
+import { startRuntime, type Runtime } from '../src/app/composition.js';
+import { waitForIngestion } from '../src/usecases/collections/temporalIngestions.js';
 import type { IngestionStatus } from '../src/ingest/ingestions.js';
 
 const { values: args } = parseArgs({

@@ -180,7 +180,7 @@ export type DomainEvent =
   | { type: 'IngestionCompleted'; data: { ingestionId: string; collection: string; counts: IngestionCounts } }
   | { type: 'IngestionFailed'; data: { ingestionId: string; collection: string; error: string; counts: IngestionCounts } };
 
-/** A plain collection's definition as the operator gives it: config/collections.json's fields (src/collections/catalog.ts validates them). */
+/** A plain collection's definition as the operator gives it: config/collections.json's fields (src/domain/catalog.ts validates them). */
 export interface CollectionDefinition {
   name: string;
   displayName: string;

@@ -5,8 +5,8 @@ import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from './errors.js';
 import { IpLimiter, clientAddress, refuseTooManyRequests } from './ipLimiter.js';
 import { bearerToken, operatorTokenCheck } from './authentication.js';
-import { isWellFormedToken, newSecretToken, sameSecret } from '../auth/sessionTokens.js';
-import type { Members, SignedIn } from '../members/members.js';
+import { isWellFormedToken, newSecretToken, sameSecret } from '../usecases/auth/sessionTokens.js';
+import type { Members, SignedIn } from '../usecases/members/members.js';
 
 const MINUTE_MS = 60_000;
 /** failed sign-ins per account are counted over this window */

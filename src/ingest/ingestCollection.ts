@@ -2,18 +2,18 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { InventoryTally, type CollectionInventory } from '../catalogue/inventory.js';
-import type { CollectionCatalog, PlainCollection } from '../collections/catalog.js';
-import { sourceFilePaths } from '../collections/catalog.js';
+import { InventoryTally, type CollectionInventory } from '../domain/inventory.js';
+import type { CollectionCatalog, PlainCollection } from '../domain/catalog.js';
+import { sourceFilePaths } from '../domain/catalog.js';
 import type { Embedder, Tokenizer } from '../embedding/port.js';
-import type { ChunkMetadata, ChunkRecord, SearchEngine } from '../search/port.js';
+import type { ChunkMetadata, ChunkRecord, SearchEngine } from '../retrieval/port.js';
 import type { ChunkingOptions } from './chunk.js';
 import { CHUNKER_VERSION, chunkId, chunkSections, DEFAULT_MAX_CHUNK_TOKENS } from './chunk.js';
 import { fingerprintKey, hashCanonicalJson, hashFile, readStoredFingerprint, writeStoredFingerprint, type StoredFingerprint } from './fingerprint.js';
 import { readCollectionDocuments } from './readCollection.js';
 import { loadRetractedDois } from './retractions.js';
 import type { SourceDocument } from './sourceDocument.js';
-import { DEMO_FIGURES_VERSION, renderDemoFigures } from '../figures/demoFigures.js';
+import { DEMO_FIGURES_VERSION, renderDemoFigures } from './figures/demoFigures.js';
 
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 const PIPELINE_VERSION = 1;

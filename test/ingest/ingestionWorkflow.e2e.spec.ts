@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
 import { requireComponent } from '../setup/components.js';
 import { spawn } from 'node:child_process';
-import { loadConfig, REPO_ROOT } from '../../src/config.js';
-import { openIngestEmbedder } from '../../src/composition.js';
+import { loadConfig, REPO_ROOT } from '../../src/app/config.js';
+import { openIngestEmbedder } from '../../src/app/composition.js';
 import type { Embedder } from '../../src/embedding/port.js';
 
 const NOTE = (id: string, title: string, text: string) => ({ id, title, text, journal: 'Reef Field Notes', publication_date: '2024' });

@@ -1,20 +1,20 @@
 // Response shapers of the search surface: what REST routes and MCP tools alike answer for a search, a preview, an
 // unlock, an assisted answer and a re-fetch (one wire format, one place).
-import type { SearchService, SearchOutcome, PreviewOutcome, RefetchOutcome } from '../../search/searchService.js';
-import type { CatalogueService } from '../../catalogue/catalogueService.js';
-import { remainingCost } from '../../search/searchService.js';
-import type { CachedRow } from '../../search/queryCache.js';
-import type { CollectionCatalog } from '../../collections/catalog.js';
-import type { CollectionReadiness } from '../../collections/readiness.js';
-import { listCollections } from '../../catalogue/collectionsList.js';
-import type { SearchEngine } from '../../search/port.js';
-import { formatCredits, parseCredits } from '../../money.js';
-import type { AssistedAnswer, AssistedSearch } from '../../assisted/assistedSearch.js';
-import type { Unlock, UnlockResult } from '../../unlock/unlock.js';
-import type { AuthContext } from '../../auth/context.js';
-import { idempotencyRequest } from '../../search/previewIdempotency.js';
-import { metadataWithFigures, responseFigures, searchFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../../figures/figureImages.js';
-import type { RowSelection } from '../../search/rowSelection.js';
+import type { SearchService, SearchOutcome, PreviewOutcome, RefetchOutcome } from '../../usecases/search/searchService.js';
+import type { CatalogueService } from '../../usecases/catalogue/catalogueService.js';
+import { remainingCost } from '../../usecases/search/searchService.js';
+import type { CachedRow } from '../../usecases/search/queryCache.js';
+import type { CollectionCatalog } from '../../domain/catalog.js';
+import type { CollectionReadiness } from '../../domain/readiness.js';
+import { listCollections } from '../../usecases/catalogue/collectionsList.js';
+import type { SearchEngine } from '../../retrieval/port.js';
+import { formatCredits, parseCredits } from '../../domain/money.js';
+import type { AssistedAnswer, AssistedSearch } from '../../usecases/assisted/assistedSearch.js';
+import type { Unlock, UnlockResult } from '../../usecases/unlock/unlock.js';
+import type { AuthContext } from '../../usecases/auth/context.js';
+import { idempotencyRequest } from '../../usecases/search/previewIdempotency.js';
+import { metadataWithFigures, responseFigures, searchFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../../usecases/figures/figureImages.js';
+import type { RowSelection } from '../../retrieval/rowSelection.js';
 
 export interface SearchRouteDeps {
   search: SearchService;
