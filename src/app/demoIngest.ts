@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Runtime } from './composition.js';
 import { openIngestEmbedder } from './composition.js';
 import type { PlainCollection } from '../domain/catalog.js';
-import { ingestCollection, needsIngest, needsVectors, recordIngestedInput, type IngestCollectionOptions, type IngestReport } from '../ingest/ingestCollection.js';
+import { noDocumentsCounted, ingestCollection, needsIngest, needsVectors, recordIngestedInput, type IngestCollectionOptions, type IngestReport } from '../ingest/ingestCollection.js';
 import { waitForIngestion } from '../usecases/collections/temporalIngestions.js';
 import { clearManifest, manifestKey, manifestTotals } from '../ingest/manifest.js';
 import type { Actor } from '../domain/events.js';
@@ -55,15 +55,9 @@ async function ingestThroughWorkflow(runtime: Required<Pick<IngestRuntime, 'inge
     embedded: needsVectors(collection),
     fingerprint: '',
     seconds: Math.round((performance.now() - started) / 10) / 100,
+    ...noDocumentsCounted(),
     documentsRead: status.documentsRead,
     documentsIndexed: built.documents,
-    retractedExcluded: 0,
-    retractedDocIds: [],
-    notOpenAccessExcluded: 0,
-    emptyDocuments: 0,
-    fragmentOnlyDocuments: 0,
-    droppedFragments: 0,
-    tokens: 0,
   };
 }
 

@@ -164,6 +164,11 @@ export function prepareDocument(
   return { kind: 'chunks', records, embeddingInputs, tokens, droppedFragments };
 }
 
+/** The counts of a report that read nothing (a skipped index, or one the ingestion workflow built), to fill in. */
+export function noDocumentsCounted(): Omit<PreparedCollection, 'records' | 'embeddingInputs' | 'inventory'> {
+  return { documentsRead: 0, documentsIndexed: 0, retractedExcluded: 0, retractedDocIds: [], notOpenAccessExcluded: 0, emptyDocuments: 0, fragmentOnlyDocuments: 0, droppedFragments: 0, tokens: 0 };
+}
+
 /** Reads, filters and chunks a collection without touching an engine; the vectors are left to the caller. */
 export async function prepareCollection(options: {
   collection: PlainCollection;
@@ -176,19 +181,7 @@ export async function prepareCollection(options: {
 }): Promise<PreparedCollection> {
   const { collection, tokenizer, retracted } = options;
   const tally = new InventoryTally();
-  const prepared: Omit<PreparedCollection, 'inventory'> = {
-    records: [],
-    embeddingInputs: [],
-    documentsRead: 0,
-    documentsIndexed: 0,
-    retractedExcluded: 0,
-    retractedDocIds: [],
-    notOpenAccessExcluded: 0,
-    emptyDocuments: 0,
-    fragmentOnlyDocuments: 0,
-    droppedFragments: 0,
-    tokens: 0,
-  };
+  const prepared: Omit<PreparedCollection, 'inventory'> = { records: [], embeddingInputs: [], ...noDocumentsCounted() };
   const seenDocIds = new Set<string>();
   for await (const document of readCollectionDocuments(collection, options.dataRoot)) {
     // a full ingestion indexes exactly the documents its files hold: a deletion has nothing to remove here
@@ -342,15 +335,8 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
       index,
       skipped: true,
       chunks: stored.chunks,
-      documentsRead: 0,
+      ...noDocumentsCounted(),
       documentsIndexed: stored.documents,
-      retractedExcluded: 0,
-      retractedDocIds: [],
-      notOpenAccessExcluded: 0,
-      emptyDocuments: 0,
-      fragmentOnlyDocuments: 0,
-      droppedFragments: 0,
-      tokens: 0,
       embedded: false,
       fingerprint,
       seconds: elapsed(),
