@@ -357,8 +357,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   };
   try {
     checkArguments(command, sub, rest);
-    switch (`${command} ${sub ?? ''}`.trim()) {
-      case 'org create':
+    /** The operator commands by name (one word, or two): each runs once its positional arguments are checked. */
+    const commands: Record<string, () => Promise<number>> = {
+      'org create': async () => {
         if (!values.name) throw new Error('--name is required');
         print(
           await ops.createOrganization({
@@ -371,16 +372,20 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
           }),
         );
         return 0;
-      case 'org list':
+      },
+      'org list': async () => {
         print(await ops.listOrganizations({ q: rest[0], limit: intOpt(values.limit, 'limit') ?? 50, offset: intOpt(values.offset, 'offset') ?? 0 }));
         return 0;
-      case 'org show':
+      },
+      'org show': async () => {
         print(await ops.getOrganization(rest[0] ?? ''));
         return 0;
-      case 'org limits':
+      },
+      'org limits': async () => {
         print(await ops.changeLimits(rest[0] ?? '', limits()));
         return 0;
-      case 'org billing':
+      },
+      'org billing': async () => {
         print(
           await ops.changeBillingSettings(rest[0] ?? '', {
             billingMode: billingMode(),
@@ -390,59 +395,73 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
           }),
         );
         return 0;
-      case 'price set':
+      },
+      'price set': async () => {
         print(await ops.setPrice(rest[0] ?? '', rest[1] ?? '', rest[2] ?? ''));
         return 0;
-      case 'price clear':
+      },
+      'price clear': async () => {
         print(await ops.setPrice(rest[0] ?? '', rest[1] ?? '', null));
         return 0;
-      case 'price list':
+      },
+      'price list': async () => {
         print(await ops.prices(rest[0] ?? ''));
         return 0;
-      case 'key show':
+      },
+      'key show': async () => {
         print(await ops.getKey(rest[0] ?? ''));
         return 0;
-      case 'org suspend':
+      },
+      'org suspend': async () => {
         print(await ops.setSuspended(rest[0] ?? '', true, values.reason));
         return 0;
-      case 'org resume':
+      },
+      'org resume': async () => {
         print(await ops.setSuspended(rest[0] ?? '', false));
         return 0;
-      case 'credits add':
+      },
+      'credits add': async () => {
         print(await ops.addCredits(rest[0] ?? '', rest[1] ?? '', values.reference));
         return 0;
-      case 'key create':
+      },
+      'key create': async () => {
         if (values.mode !== 'live' && values.mode !== 'test') throw new Error('--mode live|test is required');
         print(await ops.createKey(rest[0] ?? '', { mode: values.mode, name: values.name, collections: values.collections?.split(',').map((s) => s.trim()).filter(Boolean), spendingCap: values['spending-cap'] }));
         return 0;
-      case 'key revoke':
+      },
+      'key revoke': async () => {
         print(await ops.revokeKey(rest[0] ?? ''));
         return 0;
-      case 'key cap': {
+      },
+      'key cap': async () => {
         if (Boolean(values.clear) === (rest[1] !== undefined)) throw new Error('usage: key cap KEY_ID AMOUNT, or key cap KEY_ID --clear');
         print(await ops.setSpendingCap(rest[0] ?? '', values.clear ? null : rest[1]!));
         return 0;
-      }
-      case 'member invite': {
+      },
+      'member invite': async () => {
         const role = values.role ?? 'member';
         if (role !== 'owner' && role !== 'member') throw new Error('--role must be owner or member');
         // a server builds the link from its own address; the local store from the configured one
         print(await ops.inviteMember(rest[0] ?? '', { email: rest[1] ?? '', role }, config?.publicUrl ?? `http://${config?.host}:${config?.port}`));
         return 0;
-      }
-      case 'member list':
+      },
+      'member list': async () => {
         print(await ops.members(rest[0] ?? ''));
         return 0;
-      case 'member remove':
+      },
+      'member remove': async () => {
         print(await ops.removeMember(rest[0] ?? '', rest[1] ?? ''));
         return 0;
-      case 'member cancel-invite':
+      },
+      'member cancel-invite': async () => {
         print(await ops.cancelInvite(rest[0] ?? '', rest[1] ?? ''));
         return 0;
-      case 'collection list':
+      },
+      'collection list': async () => {
         print(await ops.listCollections());
         return 0;
-      case 'collection add': {
+      },
+      'collection add': async () => {
         let definition: unknown;
         try {
           definition = JSON.parse(readFileSync(rest[0]!, 'utf8'));
@@ -451,57 +470,59 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         }
         print(await ops.defineCollection(definition as never));
         return 0;
-      }
-      case 'collection change':
+      },
+      'collection change': async () => {
         print(await ops.changeCollection(rest[0]!, Object.fromEntries(Object.entries({ displayName: values['display-name'], description: values.description, pricePer1000: values.price }).filter(([, v]) => v !== undefined))));
         return 0;
-      case 'collection retire':
+      },
+      'collection retire': async () => {
         print(await ops.retireCollection(rest[0]!));
         return 0;
-      case 'meta-collection set': {
+      },
+      'meta-collection set': async () => {
         if (!values['display-name'] || !values.members) throw new Error('usage: meta-collection set NAME --display-name TEXT --members a,b[,c] [--description TEXT]');
         print((await ops.defineMetaCollection(rest[0]!, { displayName: values['display-name'], description: values.description ?? null, members: values.members.split(',').map((m) => m.trim()).filter(Boolean) })).metaCollection);
         return 0;
-      }
-      case 'collection ingest': {
+      },
+      'collection ingest': async () => {
         const files = (values.files ?? '').split(',').map((f) => f.trim()).filter((f) => f !== '');
         if (files.length === 0) throw new Error('usage: collection ingest NAME --files a,b [--mode upsert|replace]');
         const mode = values.mode ?? 'upsert';
         if (mode !== 'upsert' && mode !== 'replace') throw new Error('--mode must be upsert or replace');
         print(await ops.ingestCollection(rest[0]!, { files, mode }));
         return 0;
-      }
-      case 'ingestion show':
+      },
+      'ingestion show': async () => {
         print(await ops.ingestion(rest[0]!));
         return 0;
-      case 'retractions load':
+      },
+      'retractions load': async () => {
         if (rest.length === 0) throw new Error('usage: retractions load FILE...');
         print(await ops.loadRetractions(rest));
         return 0;
-      default:
-        break;
-    }
-    switch (command) {
-      case 'balance':
+      },
+      'balance': async () => {
         print(await ops.balance(sub ?? ''));
         return 0;
-      case 'refund':
+      },
+      'refund': async () => {
         print(await ops.issueRefund(sub ?? '', rest[0] ?? '', values.reference, values['query-id']));
         return 0;
-      case 'reconcile': {
+      },
+      'reconcile': async () => {
         const reports = sub ? [await ops.reconcile(sub, values.from, values.to)] : (await ops.reconcileAll(values.from, values.to)).organizations;
         print(reports);
         const bad = reports.reduce((s, r) => s + r.discrepancies.length, 0);
         console.log(`reconciled ${reports.length} organization(s): ${bad === 0 ? 'no discrepancy' : `${bad} DISCREPANCIES`}`);
         return bad === 0 ? 0 : 1;
-      }
-      case 'ledger': {
+      },
+      'ledger': async () => {
         const ledger = await ops.ledger(sub ?? '');
         if (values.csv) process.stdout.write(ledgerCsv(ledger.entries));
         else print(ledger);
         return 0;
-      }
-      case 'replay': {
+      },
+      'replay': async () => {
         const report = await ops.replay();
         for (const t of report.tables) console.log(`${t.equal ? 'equal  ' : 'DIFFERS'} ${t.table.padEnd(14)} rows=${String(t.rows).padStart(7)} live=${t.live.slice(0, 16)} rebuilt=${t.rebuilt.slice(0, 16)}`);
         console.log(JSON.stringify({ events: report.events, seconds: report.seconds, eventsPerSecond: report.eventsPerSecond, equal: report.equal }));
@@ -511,19 +532,21 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
           return 0;
         }
         return report.equal ? 0 : 1;
-      }
-      case 'verify': {
+      },
+      'verify': async () => {
         const verdict = await ops.verify();
         print(verdict);
         return verdict.ok ? 0 : 1;
-      }
-      case 'journal-requests':
+      },
+      'journal-requests': async () => {
         print(await ops.journalRequests());
         return 0;
-      default:
-        console.error(USAGE);
-        return 2;
-    }
+      },
+    };
+    const run = commands[`${command} ${sub ?? ''}`.trim()] ?? commands[command];
+    if (run) return await run();
+    console.error(USAGE);
+    return 2;
   } finally {
     await db?.close();
   }
