@@ -304,6 +304,10 @@ describe('roles and organizations', () => {
     const page = await op.send('GET', '/dashboard/operator');
     expect(page.status).toBe(200);
     for (const text of ['Alpha Lab', 'Beta Lab', orgA, orgB, 'intact', 'every organization reconciles', 'Journal requests']) expect(page.text).toContain(text);
+    // the catalogue: each collection with its state, documents and last ingestion (the first start's, through the workflow)
+    expect(page.text).toContain('id="collections-table"');
+    expect(page.text).toMatch(/<tr data-collection="scifact"><td>[^<]+<code>scifact<\/code><\/td><td>hybrid<\/td><td>ready<\/td><td class="num">\d+<\/td>/);
+    expect(page.text).toContain('<code>biomedical</code>');
     // the operator has no organization pages
     expect((await op.send('GET', '/dashboard/keys')).headers.get('location')).toBe('/dashboard/operator');
   });
