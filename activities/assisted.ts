@@ -4,17 +4,17 @@ import { ASSISTED_SEARCH_ENDPOINT } from '../src/domain/events.js';
 import { ApplicationFailure } from '@temporalio/activity';
 import { asActivity } from './asActivity.js';
 import type { Db } from '../src/eventstore/db.js';
-import type { Accounts } from '../src/billing/accounts.js';
-import type { AuthContext } from '../src/auth/context.js';
-import type { PlanInput, QueryUnderstanding, Reasoner, UnderstandInput } from '../src/assisted/reasoner.js';
+import type { Accounts } from '../src/usecases/accounts/accounts.js';
+import type { AuthContext } from '../src/usecases/auth/context.js';
+import type { PlanInput, QueryUnderstanding, Reasoner, UnderstandInput } from '../src/reasoner/port.js';
 import { Rejection } from '../src/domain/rejection.js';
 import { chargeLines, chargeModeOf, totalMicros, totalTokens } from '../src/domain/organization.js';
 import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
-import { searchChargeKey } from '../src/billing/chargeBatch.js';
-import { retrieve, type SearchDeps } from '../src/search/pipeline.js';
-import { queryProblem } from '../src/search/queryValidation.js';
-import { loadQueryRecord, markRefundedUndelivered, PAYLOAD_VERSION, queryRecordInsert, type AssistedPayload, type CachedRow, type QueryRecord } from '../src/search/queryCache.js';
-import { guarded } from '../src/limits/quotas.js';
+import { searchChargeKey } from '../src/usecases/accounts/chargeBatch.js';
+import { retrieve, type SearchDeps } from '../src/usecases/search/pipeline.js';
+import { queryProblem } from '../src/usecases/search/queryValidation.js';
+import { loadQueryRecord, markRefundedUndelivered, PAYLOAD_VERSION, queryRecordInsert, type AssistedPayload, type CachedRow, type QueryRecord } from '../src/usecases/search/queryCache.js';
+import { guarded } from '../src/usecases/limits/quotas.js';
 import type { AssistedCandidate, ChargeAssistedInput, ChargeAssistedOutcome, RefundUndeliveredInput, SearchPlanInput, SearchPlanOutcome, UnderstandOutcome } from '../workflows/assistedTypes.js';
 
 export interface AssistedActivityDeps extends SearchDeps {

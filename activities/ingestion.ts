@@ -7,8 +7,8 @@ import { Context } from '@temporalio/activity';
 import { asActivity } from './asActivity.js';
 import type { Db } from '../src/eventstore/db.js';
 import type { Embedder, Tokenizer } from '../src/embedding/port.js';
-import type { ChunkRecord, SearchEngine } from '../src/search/port.js';
-import type { PlainCollection } from '../src/collections/catalog.js';
+import type { ChunkRecord, SearchEngine } from '../src/retrieval/port.js';
+import type { PlainCollection } from '../src/domain/catalog.js';
 import { ingestionStream, type Actor, type IngestionCounts } from '../src/domain/events.js';
 import { runStreamCommand } from '../src/eventstore/streamCommand.js';
 import { readStream } from '../src/eventstore/eventStore.js';
@@ -16,7 +16,7 @@ import { readCollectionDocuments } from '../src/ingest/readCollection.js';
 import { needsVectors, pipelineInputs, prepareDocument } from '../src/ingest/ingestCollection.js';
 import { hashCanonicalJson } from '../src/ingest/fingerprint.js';
 import type { SourceItem } from '../src/ingest/sourceDocument.js';
-import { renderDemoFigures } from '../src/figures/demoFigures.js';
+import { renderDemoFigures } from '../src/ingest/figures/demoFigures.js';
 import {
   chunkIdsOf,
   manifestDocuments,

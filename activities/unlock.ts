@@ -1,11 +1,11 @@
 // Unlock activities: the quota check and the atomic charge-and-unlock.
 import { asActivity } from './asActivity.js';
 import type { Db } from '../src/eventstore/db.js';
-import { unlockChargeKey, type Accounts } from '../src/billing/accounts.js';
+import { unlockChargeKey, type Accounts } from '../src/usecases/accounts/accounts.js';
 import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
 import { Rejection } from '../src/domain/rejection.js';
-import { freshness, loadQueryRecord, type QueryRecord } from '../src/search/queryCache.js';
-import { assertQueryQuota, guarded, takeMinuteBudget } from '../src/limits/quotas.js';
+import { freshness, loadQueryRecord, type QueryRecord } from '../src/usecases/search/queryCache.js';
+import { assertQueryQuota, guarded, takeMinuteBudget } from '../src/usecases/limits/quotas.js';
 import { type ChargeInput, type ChargeOutcome, type QuotaDecision, type UnlockInput } from '../workflows/unlockTypes.js';
 
 export interface UnlockActivityDeps {

@@ -1,4 +1,4 @@
-// Fits and calibrates the built-in judge on SciFact train (never the test split) and writes src/assisted/judgeCalibration.json,
+// Fits and calibrates the built-in judge on SciFact train (never the test split) and writes src/reasoner/builtin/judgeCalibration.json,
 // bench/judgeFolds.json and docs/judge-calibration.svg. Each train claim (and each off-topic question of
 // offTopicQuestions.ts) runs through the built-in understanding and planning, the hybrid retrieval of the scifact
 // collection (searchCollections, a candidate budget per call split over the sub-questions) and the judge's feature
@@ -7,7 +7,7 @@
 // (a cross-encoder and a second bi-encoder) read the pool's chunks of the first stage's best documents (the shortlist,
 // chosen by the held-out first-stage model), and gradient-boosted trees (--second logistic: a second regression) judge
 // with the evidence features and the readings. The service has no second stage: when it wins, this says so and the
-// service keeps judging with the first (bring the stage back into src/assisted/judge.ts to use it). The readers need
+// service keeps judging with the first (bring the stage back into src/reasoner/builtin/judge.ts to use it). The readers need
 // `bash scripts/provision-bge-small.sh --reranker`. Both are cross-validated with 5 folds of claims, claims that share a relevant
 // document kept in one fold (claimFolds in judgeFolds.ts): each fold's model is fitted on
 // the other four, and its delivery rule chosen on their own held-out probabilities (a cross-validation inside the
@@ -20,16 +20,16 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { REPO_ROOT } from '../src/config.js';
+import { REPO_ROOT } from '../src/app/config.js';
 import { loadJournals } from '../src/filters/planner.js';
 import { splitSentences } from '../src/ingest/sentences.js';
-import { searchCollections } from '../src/search/pipeline.js';
-import { CatalogueVocabulary } from '../src/assisted/constraints.js';
-import { planByRules } from '../src/assisted/builtinReasoner.js';
-import { understandByRules } from '../src/assisted/understanding.js';
-import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from '../src/assisted/candidateBudget.js';
-import { chunkPassage, prepareJudgement } from '../src/assisted/judge.js';
-import { documentKeyOf } from '../src/assisted/judgeFeatures.js';
+import { searchCollections } from '../src/usecases/search/pipeline.js';
+import { CatalogueVocabulary } from '../src/reasoner/builtin/constraints.js';
+import { planByRules } from '../src/reasoner/builtin/builtinReasoner.js';
+import { understandByRules } from '../src/reasoner/builtin/understanding.js';
+import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from '../src/usecases/assisted/candidateBudget.js';
+import { chunkPassage, prepareJudgement } from '../src/reasoner/builtin/judge.js';
+import { documentKeyOf } from '../src/reasoner/builtin/judgeFeatures.js';
 import {
   openJudgeReaders,
   probabilityOfStage,
@@ -46,8 +46,8 @@ import {
   type StageFeature,
   type StageModel,
 } from './judgeStages.js';
-import type { Candidate } from '../src/assisted/reasoner.js';
-import type { ChunkRecord } from '../src/search/port.js';
+import type { Candidate } from '../src/reasoner/port.js';
+import type { ChunkRecord } from '../src/retrieval/port.js';
 import { fitBoostedTrees } from './boostedTrees.js';
 import { claimFolds, FOLDS, JUDGE_FOLDS_PATH, type JudgeFolds } from './judgeFolds.js';
 import { fitLogistic, type LogisticFit, type Sample } from './logisticRegression.js';
@@ -75,7 +75,7 @@ const SHORTLISTS = [5, 8, 10];
 /** shortlists each reader reads whole with the clock on (cached ones again) */
 const TIMED_READS = 100;
 const READS_PATH = join(REPO_ROOT, 'data', 'bench', 'judge-reads.json');
-const OUT_JSON = join(REPO_ROOT, 'src', 'assisted', 'judgeCalibration.json');
+const OUT_JSON = join(REPO_ROOT, 'src', 'reasoner', 'builtin', 'judgeCalibration.json');
 const OUT_SVG = join(REPO_ROOT, 'docs', 'judge-calibration.svg');
 
 interface CandidateRow {
@@ -587,7 +587,7 @@ async function main(): Promise<void> {
   const { model, trainFigures: firstTrainFigures } = finalModel(queries, firstNames, 'logistic', first);
   const fittedSecond = twoStages ? finalModel(secondQueries, secondNames, secondKind, secondStage) : null;
   const readerModel = fittedSecond?.model ?? null;
-  if (twoStages) console.error('[calibrate] the second stage beats the first on held-out claims, but the service runs one stage: it keeps judging with the first (src/assisted/judge.ts)');
+  if (twoStages) console.error('[calibrate] the second stage beats the first on held-out claims, but the service runs one stage: it keeps judging with the first (src/reasoner/builtin/judge.ts)');
   const trainFigures = fittedSecond?.trainFigures ?? firstTrainFigures;
   const bins = reliability(judgedQueries, second.heldOut);
   const claims = queries.filter((q) => !q.offTopic);

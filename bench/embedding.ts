@@ -18,15 +18,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
-import { loadCollectionCatalog, type PlainCollection } from '../src/collections/catalog.js';
-import { openEmbedder, openIngestEmbedder } from '../src/composition.js';
+import { loadConfig } from '../src/app/config.js';
+import { loadCollectionCatalog, type PlainCollection } from '../src/domain/catalog.js';
+import { openEmbedder, openIngestEmbedder } from '../src/app/composition.js';
 import { embeddingModelManifestPath, loadModelManifest, modelManifestPath } from '../src/embedding/modelManifest.js';
 import { createOnnxEmbedder, type EmbeddingPrecision, type OnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
 import { ingestCollection, prepareCollection } from '../src/ingest/ingestCollection.js';
 import { createIngestProgressBar } from '../src/ingest/progressBar.js';
 import { loadRetractedDois } from '../src/ingest/retractions.js';
-import { createEmbeddedEngine } from '../src/search/embedded/embeddedEngine.js';
+import { createEmbeddedEngine } from '../src/retrieval/engines/embedded/embeddedEngine.js';
 import { loadScifactJudgements } from './scifactBench.js';
 
 const { values: args } = parseArgs({

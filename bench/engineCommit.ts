@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cacheDirFrom } from '../src/config.js';
+import { cacheDirFrom } from '../src/app/config.js';
 import { readComponent } from '../src/infra/components.js';
 import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
-import { createEmbeddedEngine } from '../src/search/embedded/embeddedEngine.js';
-import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
-import type { ChunkRecord, SearchEngine } from '../src/search/port.js';
+import { createEmbeddedEngine } from '../src/retrieval/engines/embedded/embeddedEngine.js';
+import { createOpenSearchEngine } from '../src/retrieval/engines/opensearch/openSearchEngine.js';
+import type { ChunkRecord, SearchEngine } from '../src/retrieval/port.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -5,7 +5,7 @@
 // Usage: npm run bench:ingest [-- --sparse 100000] [--hybrid 20000] [--searches 40] [--engines embedded,opensearch]
 //   [--workers 1,2]
 //   opensearch: OPENSEARCH_URL, else a node started here from the provisioned component. --workers (default 1) lists
-//   how many `src/worker.ts` processes take the batches, each count measured in the scaled shape: a PostgreSQL server
+//   how many `src/app/worker.ts` processes take the batches, each count measured in the scaled shape: a PostgreSQL server
 //   started here (a database per count), the service runtime running no worker, N worker processes on the same
 //   DATA_DIR, DATA_ROOT, DATABASE_URL, TEMPORAL_ADDRESS and OPENSEARCH_URL. 0: the API process's in-process worker
 //   takes them (PGlite store). The embedded engine is measured in-process only: its index belongs to the API process.
@@ -16,14 +16,14 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import pino from 'pino';
-import { REPO_ROOT, configEnvironment, loadConfig, type Config } from '../src/config.js';
+import { REPO_ROOT, configEnvironment, loadConfig, type Config } from '../src/app/config.js';
 import { readComponent } from '../src/infra/components.js';
 import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
 import { startPostgresServer, type PostgresServer } from '../src/infra/postgresServer.js';
-import { taskQueuePollers } from '../src/infra/scaledTopology.js';
+import { taskQueuePollers } from '../src/app/scaledTopology.js';
 import { startSupervisedProcess, type SupervisedProcess } from '../src/infra/supervisedProcess.js';
-import { startRuntime, type Runtime } from '../src/composition.js';
-import { waitForIngestion } from '../src/ingest/temporalIngestions.js';
+import { startRuntime, type Runtime } from '../src/app/composition.js';
+import { waitForIngestion } from '../src/usecases/collections/temporalIngestions.js';
 import type { IngestionStatus } from '../src/ingest/ingestions.js';
 import { ingestShapes, type IngestShape } from './ingestShapes.js';
 
@@ -171,12 +171,12 @@ async function createDatabase(serverUrl: string, name: string): Promise<string> 
   return url.toString();
 }
 
-/** N `src/worker.ts` processes on the runtime's configuration and Temporal server, ready when Temporal lists each as a poller. */
+/** N `src/app/worker.ts` processes on the runtime's configuration and Temporal server, ready when Temporal lists each as a poller. */
 async function startWorkers(config: Config, temporalAddress: string, count: number, logs: string, started: SupervisedProcess[]): Promise<void> {
   mkdirSync(logs, { recursive: true });
   const env = { ...process.env, ...configEnvironment({ ...config, temporalAddress, inProcessWorker: false, ingestDemo: false }) };
   for (let i = 1; i <= count; i++) {
-    started.push(startSupervisedProcess({ name: `bench-worker-${i}`, command: process.execPath, args: ['--import', 'tsx', join(REPO_ROOT, 'src', 'worker.ts')], cwd: REPO_ROOT, logFile: join(logs, `${basename(config.dataDir)}-worker-${i}.log`), env, stopGraceMs: 30_000 }));
+    started.push(startSupervisedProcess({ name: `bench-worker-${i}`, command: process.execPath, args: ['--import', 'tsx', join(REPO_ROOT, 'src', 'app', 'worker.ts')], cwd: REPO_ROOT, logFile: join(logs, `${basename(config.dataDir)}-worker-${i}.log`), env, stopGraceMs: 30_000 }));
   }
   const deadline = Date.now() + 180_000;
   for (;;) {
@@ -227,7 +227,7 @@ async function measure(shape: IngestShape, config: Config, names: { sparse: stri
     const result = {
       engine: runtime.engine.kind,
       workerProcesses: shape.workerProcesses,
-      batchesTakenBy: scaled ? `${shape.workerProcesses} src/worker.ts process(es)` : 'the API process (in-process worker)',
+      batchesTakenBy: scaled ? `${shape.workerProcesses} src/app/worker.ts process(es)` : 'the API process (in-process worker)',
       store: config.databaseUrl ? 'postgres' : 'pglite',
       batchSize: config.ingestBatchSize,
       parallelism: config.ingestParallelism,

@@ -2,7 +2,7 @@
 
 export interface IngestShape {
   engine: string;
-  /** worker processes (`src/worker.ts`) that take the batches; 0: the API process takes them (its in-process worker) */
+  /** worker processes (`src/app/worker.ts`) that take the batches; 0: the API process takes them (its in-process worker) */
   workerProcesses: number;
 }
 

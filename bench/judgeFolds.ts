@@ -3,7 +3,7 @@
 // models of its own fold, so the figures it prints are of claims the judge was not fitted on.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../src/config.js';
+import { REPO_ROOT } from '../src/app/config.js';
 import type { JudgeModels } from './judgeStages.js';
 
 export const FOLDS = 5;

@@ -1,11 +1,11 @@
-// The judge's second stage, which bench/calibrateJudge.ts tries and the service does not run (src/assisted/judge.ts has
+// The judge's second stage, which bench/calibrateJudge.ts tries and the service does not run (src/reasoner/builtin/judge.ts has
 // one stage): two readers (a cross-encoder, and the index's bi-encoder reading title and chunk) read the pool's chunks of
 // the first stage's best documents with the query, and a second model (boosted trees, or a second logistic regression)
 // judges with the evidence features and their reading. The readers need `bash scripts/provision-bge-small.sh --reranker`.
-import type { Config } from '../src/config.js';
+import type { Config } from '../src/app/config.js';
 import { embeddingModelManifestPath } from '../src/embedding/modelManifest.js';
-import { probabilityOfOwn, type FittedJudge, type JudgeModel, type JudgeRule } from '../src/assisted/judge.js';
-import { candidateFeatures, documentKeyOf, FEATURE_NAMES, type FeatureName, type JudgeInputs } from '../src/assisted/judgeFeatures.js';
+import { probabilityOfOwn, type FittedJudge, type JudgeModel, type JudgeRule } from '../src/reasoner/builtin/judge.js';
+import { candidateFeatures, documentKeyOf, FEATURE_NAMES, type FeatureName, type JudgeInputs } from '../src/reasoner/builtin/judgeFeatures.js';
 import { boostedProbability, type BoostedTrees } from './boostedTrees.js';
 import { createBiEncoderRelevance } from './judgeReaders/biEncoder.js';
 import { createCrossEncoder, crossEncoderManifestPath, type RelevanceModel } from './judgeReaders/crossEncoder.js';
@@ -101,7 +101,7 @@ const isEvidenceFeature = (name: StageFeature): name is FeatureName => (FEATURE_
 export function serviceJudgeOf(models: JudgeModels): JudgeModel {
   const first = models.firstStage;
   if (models.withReader !== null || first.kind !== 'logistic' || !first.features.every(isEvidenceFeature)) {
-    throw new Error('these judge models need a second stage (readers or trees): the service runs one logistic stage on the evidence features (src/assisted/judge.ts)');
+    throw new Error('these judge models need a second stage (readers or trees): the service runs one logistic stage on the evidence features (src/reasoner/builtin/judge.ts)');
   }
   return first as JudgeModel;
 }

@@ -8,25 +8,25 @@
 // Prints JSON, then a table. The first run embeds the corpus into data/bench (minutes); later runs reuse it.
 // Usage: npm run bench:quality [-- --engines embedded,opensearch] [--queries N] [--tune] [--fit] [--thresholds]
 //   --tune        sweeps fusion variants offline (alpha, BM25 normalization, candidate depth, missing BM25) on train
-//   --fit         fits the reranker's per-mode calibration (src/search/rerank.ts CALIBRATION) on train
+//   --fit         fits the reranker's per-mode calibration (src/retrieval/rerank.ts CALIBRATION) on train
 //   --thresholds  only the min_relevance table
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
 import { readComponent } from '../src/infra/components.js';
-import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
-import { HYBRID_ALPHA, hybridCandidateCount, dotProduct } from '../src/search/fusion.js';
-import type { RetrievalMode, SearchEngine } from '../src/search/port.js';
-import type { ModeCalibration } from '../src/search/rerank.js';
-import { searchCollections } from '../src/search/pipeline.js';
-import { embedQueryCached } from '../src/search/queryVectorCache.js';
+import { createOpenSearchEngine } from '../src/retrieval/engines/opensearch/openSearchEngine.js';
+import { HYBRID_ALPHA, hybridCandidateCount, dotProduct } from '../src/retrieval/fusion.js';
+import type { RetrievalMode, SearchEngine } from '../src/retrieval/port.js';
+import type { ModeCalibration } from '../src/retrieval/rerank.js';
+import { searchCollections } from '../src/usecases/search/pipeline.js';
+import { embedQueryCached } from '../src/retrieval/queryVectorCache.js';
 import { copyIndex, loadScifactJudgements, openScifactIndex, scifactChunkIds, SCIFACT_COLLECTION, type BenchQuery, type ScifactIndex } from './scifactBench.js';
 import { documentRanking, mean, ndcgAt, recallAt } from './retrievalMetrics.js';
-import { selectRows } from '../src/search/rowSelection.js';
+import { selectRows } from '../src/retrieval/rowSelection.js';
 import { chargeLines, totalMicros } from '../src/domain/organization.js';
-import { pricePer1000Micros } from '../src/collections/catalog.js';
-import { formatCredits } from '../src/money.js';
+import { pricePer1000Micros } from '../src/domain/catalog.js';
+import { formatCredits } from '../src/domain/money.js';
 
 const { values: args } = parseArgs({
   options: {

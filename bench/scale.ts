@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { REPO_ROOT } from '../src/config.js';
+import { REPO_ROOT } from '../src/app/config.js';
 import { BENCH_DIR } from './scifactBench.js';
 import { LATENCY_KEYS, buildEmbedded, embeddedDir, loadScaleSource, measureEmbedded, runOpenSearch, scaleReportSchema, type ScaleReport } from './scaleBench.js';
 

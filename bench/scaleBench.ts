@@ -6,19 +6,19 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { cacheDirFrom } from '../src/config.js';
+import { cacheDirFrom } from '../src/app/config.js';
 import { modelManifestPath } from '../src/embedding/modelManifest.js';
 import { createOnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
 import type { FilterNode } from '../src/filters/ast.js';
 import { compileToPredicate } from '../src/filters/compileToPredicate.js';
 import { readComponent, type OpenSearchComponent } from '../src/infra/components.js';
 import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
-import { createEmbeddedEngine } from '../src/search/embedded/embeddedEngine.js';
-import { dotProduct } from '../src/search/fusion.js';
-import { HNSW_EF_SEARCH } from '../src/search/opensearch/denseScoring.js';
-import { HNSW_EF_CONSTRUCTION, HNSW_M } from '../src/search/opensearch/indexMapping.js';
-import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
-import type { ChunkRecord, RetrievalMode, SearchEngine, VectorSearchMode } from '../src/search/port.js';
+import { createEmbeddedEngine } from '../src/retrieval/engines/embedded/embeddedEngine.js';
+import { dotProduct } from '../src/retrieval/fusion.js';
+import { HNSW_EF_SEARCH } from '../src/retrieval/engines/opensearch/denseScoring.js';
+import { HNSW_EF_CONSTRUCTION, HNSW_M } from '../src/retrieval/engines/opensearch/indexMapping.js';
+import { createOpenSearchEngine } from '../src/retrieval/engines/opensearch/openSearchEngine.js';
+import type { ChunkRecord, RetrievalMode, SearchEngine, VectorSearchMode } from '../src/retrieval/port.js';
 import { benchConfig, loadScifactJudgements, openScifactIndex, scifactChunkIds } from './scifactBench.js';
 
 export type ScaleEngine = 'embedded' | 'opensearch';

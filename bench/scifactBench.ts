@@ -2,15 +2,15 @@
 // index (data/bench), the train queries and qrels, and a copy of the embedded index into an OpenSearch node.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadConfig, REPO_ROOT, type Config } from '../src/config.js';
-import { loadCollectionCatalog, type PlainCollection } from '../src/collections/catalog.js';
-import { openEmbedder, openIngestEmbedder } from '../src/composition.js';
+import { loadConfig, REPO_ROOT, type Config } from '../src/app/config.js';
+import { loadCollectionCatalog, type PlainCollection } from '../src/domain/catalog.js';
+import { openEmbedder, openIngestEmbedder } from '../src/app/composition.js';
 import type { OnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
 import { ingestCollection, prepareCollection, type IngestReport } from '../src/ingest/ingestCollection.js';
 import { createIngestProgressBar } from '../src/ingest/progressBar.js';
 import { loadRetractedDois } from '../src/ingest/retractions.js';
-import { createEmbeddedEngine } from '../src/search/embedded/embeddedEngine.js';
-import type { SearchEngine } from '../src/search/port.js';
+import { createEmbeddedEngine } from '../src/retrieval/engines/embedded/embeddedEngine.js';
+import type { SearchEngine } from '../src/retrieval/port.js';
 
 export const BENCH_DIR = join(REPO_ROOT, 'data', 'bench');
 export const SCIFACT_COLLECTION = 'scifact';

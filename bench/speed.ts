@@ -13,14 +13,14 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { REPO_ROOT } from '../src/config.js';
+import { REPO_ROOT } from '../src/app/config.js';
 import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
 import { startPostgresServer, type PostgresServer } from '../src/infra/postgresServer.js';
 import { readComponent } from '../src/infra/components.js';
 import { startSupervisedProcess, type SupervisedProcess } from '../src/infra/supervisedProcess.js';
 import { waitForReady } from '../src/infra/readiness.js';
-import { createOpenSearchEngine } from '../src/search/opensearch/openSearchEngine.js';
-import type { RetrievalMode } from '../src/search/port.js';
+import { createOpenSearchEngine } from '../src/retrieval/engines/opensearch/openSearchEngine.js';
+import type { RetrievalMode } from '../src/retrieval/port.js';
 import { PHASES, profileClockMicros, summarizeProfiles, type Phase } from './cpuProfile.js';
 import { copyIndex, loadScifactJudgements, openScifactIndex, scifactChunkIds, SCIFACT_COLLECTION, BENCH_DIR } from './scifactBench.js';
 
@@ -85,14 +85,14 @@ const PROFILED_CONCURRENCY = 16;
 
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 
-/** The service (src/main.ts) in a child process on the bench data, with only the scifact collection configured. */
+/** The service (src/app/main.ts) in a child process on the bench data, with only the scifact collection configured. */
 async function startService(name: string, dataDir: string, env: Record<string, string>, profileDir?: string): Promise<{ url: string; process: SupervisedProcess }> {
   mkdirSync(dataDir, { recursive: true });
   rmSync(join(dataDir, 'server.json'), { force: true });
   const child = startSupervisedProcess({
     name,
     command: process.execPath,
-    args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx', join(REPO_ROOT, 'src', 'main.ts')],
+    args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx', join(REPO_ROOT, 'src', 'app', 'main.ts')],
     cwd: REPO_ROOT,
     logFile: join(dataDir, 'service.log'),
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', INGEST_DEMO: '0', LOG_LEVEL: 'warn', ADMIN_TOKEN, COLLECTIONS_CONFIG: speedCollectionsConfig(), OPENSEARCH_URL: '', ...env },

@@ -5,6 +5,6 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+const cli = fileURLToPath(new URL('../src/app/cli/main.ts', import.meta.url));
 const result = spawnSync(process.execPath, ['--import', require.resolve('tsx'), cli, ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

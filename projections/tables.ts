@@ -221,7 +221,7 @@ export interface MemberRow {
   org_id: string;
   email: string;
   role: string;
-  /** scrypt parameters, salt and hash (src/auth/passwords.ts) */
+  /** scrypt parameters, salt and hash (src/usecases/auth/passwords.ts) */
   password_hash: string;
   invite_id: string;
   joined_at: string;

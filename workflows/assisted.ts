@@ -17,8 +17,8 @@ import {
   type VerifiedRow,
 } from './assistedTypes.js';
 import { BUSINESS_ANSWERS } from './shared.js';
-import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from '../src/assisted/candidateBudget.js';
-import { deliverable, distinctDocuments } from '../src/assisted/delivery.js';
+import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from '../src/usecases/assisted/candidateBudget.js';
+import { deliverable, distinctDocuments } from '../src/usecases/assisted/delivery.js';
 import { acceptDeliveryProof, awaitDelivery } from './assistedDelivery.js';
 
 // Reading and judging are CPU work on the worker; a worker that dies mid-step has the step retried on another.

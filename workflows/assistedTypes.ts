@@ -1,8 +1,8 @@
 // Types, the progress query and the answer update shared by the assisted-search workflow, its activities and the use
 // case that starts it; no I/O, safe inside the workflow sandbox.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { QueryUnderstanding, Understanding, Verdict } from '../src/assisted/reasoner.js';
-import type { CachedRow } from '../src/search/queryCache.js';
+import type { QueryUnderstanding, Understanding, Verdict } from '../src/reasoner/port.js';
+import type { CachedRow } from '../src/usecases/search/queryCache.js';
 
 export interface AssistedInput {
   orgId: string;

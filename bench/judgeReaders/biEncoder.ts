@@ -1,7 +1,7 @@
 // A bi-encoder as a relevance model: the cosine of the query's and each passage's embedding, read on its own worker
 // thread for the judge's shortlist (title and chunk, at most the manifest's maxTokens).
 import { createOnnxEmbedder } from '../../src/embedding/onnxEmbedder.js';
-import { dotProduct } from '../../src/search/fusion.js';
+import { dotProduct } from '../../src/retrieval/fusion.js';
 import type { RelevanceModel } from './crossEncoder.js';
 
 export async function createBiEncoderRelevance(manifestPath: string): Promise<RelevanceModel> {

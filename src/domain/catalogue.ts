@@ -1,7 +1,7 @@
 // Catalogue facts: an answer given from the catalogue and a journal a client asked for. Pure: decide(command) -> events.
 import type { DomainEvent } from './events.js';
 import { Rejection } from './rejection.js';
-import { canonicalIssn } from '../filters/identifiers.js';
+import { canonicalIssn } from './identifiers.js';
 
 export type CatalogueCommand =
   | { type: 'RecordCatalogueAnswer'; orgId: string; keyId: string; queryId: string; endpoint: string; intent: 'sources' | 'publishers' | 'journals'; topic: string | null; collections: string[] }

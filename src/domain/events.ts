@@ -1,6 +1,6 @@
 // The event catalogue: every credit, charge, refund, unlock, key change, limit change, suspension and member action.
 // Amounts travel as decimal strings of micro-credits (JSON has no bigint).
-import type { RetractionNotice } from '../ingest/retractions.js';
+import type { RetractionNotice } from './retraction.js';
 
 export type BillingMode = 'live' | 'trial' | 'exempt';
 /** How one request was billed: the organization's mode, or 'off' when billing is switched off for it. */
@@ -180,7 +180,7 @@ export type DomainEvent =
   | { type: 'IngestionCompleted'; data: { ingestionId: string; collection: string; counts: IngestionCounts } }
   | { type: 'IngestionFailed'; data: { ingestionId: string; collection: string; error: string; counts: IngestionCounts } };
 
-/** A plain collection's definition as the operator gives it: config/collections.json's fields (src/collections/catalog.ts validates them). */
+/** A plain collection's definition as the operator gives it: config/collections.json's fields (src/domain/catalog.ts validates them). */
 export interface CollectionDefinition {
   name: string;
   displayName: string;

@@ -1,6 +1,6 @@
 // The organization's money rules: decide(command, state) -> events. Pure; state comes from the projections.
 import { countsAgainstTrial, type BillingSettings, type ChargeMode, type CollectionCharge, type DomainEvent, type OrgLimits } from './events.js';
-import { formatCredits } from '../money.js';
+import { formatCredits } from './money.js';
 import { Rejection } from './rejection.js';
 import { assertQuotaLeft, type QueryUsage } from './queryQuota.js';
 

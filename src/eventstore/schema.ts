@@ -24,7 +24,7 @@ CREATE TABLE IF NOT EXISTS query_records (
   payload         JSONB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS query_records_created ON query_records (created_at);
--- the payload is written deflated by the service (src/search/queryCache.ts), which costs the database neither a JSONB
+-- the payload is written deflated by the service (src/usecases/search/queryCache.ts), which costs the database neither a JSONB
 -- parse nor its own compression per paid search; records written before keep their JSONB payload until they expire
 ALTER TABLE query_records ADD COLUMN IF NOT EXISTS payload_deflated BYTEA;
 ALTER TABLE query_records ALTER COLUMN payload DROP NOT NULL;

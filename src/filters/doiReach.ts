@@ -1,8 +1,8 @@
 // The `doi_not_in_collection` check: which DOIs pinned by a filter the searched collections do not hold, and where they are instead.
 import type { FilterNode } from './ast.js';
 import { doiNotInCollectionWarning, type DoiWhereabouts, type FilterWarning } from './warnings.js';
-import type { SearchEngine } from '../search/port.js';
-import type { CollectionCatalog } from '../collections/catalog.js';
+import type { SearchEngine } from '../retrieval/port.js';
+import type { CollectionCatalog } from '../domain/catalog.js';
 
 /** The spec's cover: at most ten pinned DOIs are checked per request. */
 export const MAX_DOIS_CHECKED = 10;

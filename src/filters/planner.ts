@@ -8,7 +8,7 @@ import { metricsBasisSentence } from '../journals/metricsBasis.js';
 import { runBuildJournals } from '../journals/build.js';
 import { DEFAULT_METRIC_BOUNDS, readMetricBounds, type MetricBoundsTable } from '../journals/bounds.js';
 import { Rejection } from '../domain/rejection.js';
-import type { FilterPlanner, FilterPlan } from '../search/pipeline.js';
+import type { CatalogEntry, PlainCollection } from '../domain/catalog.js';
 import type { FilterNode } from './ast.js';
 
 /** Files in the data directory: the journals table (`journals build`) and the recomputed bounds (`journals bounds`). */
@@ -83,3 +83,16 @@ export function createFilterPlanner(journals: JournalMetricIndex, options: { bou
     }
   };
 }
+
+export interface FilterPlan {
+  /** per physical collection: the compiled filter, or 'skip' when the collection cannot take part */
+  perCollection: Map<string, FilterNode | 'skip' | undefined>;
+  filterWarnings: unknown[];
+  journalMetricExpansions: unknown[];
+  filtersApplied: unknown;
+  /** DOIs the filter pins (eq/in outside negation), checked for `doi_not_in_collection` */
+  pinnedDois?: string[];
+}
+
+/** Turns a request's filters into per-collection ASTs; throws a Rejection (INVALID_FILTER) when they cannot apply. */
+export type FilterPlanner = (filters: unknown, targets: { requested: CatalogEntry; physical: PlainCollection[] }[]) => Promise<FilterPlan> | FilterPlan;

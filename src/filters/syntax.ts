@@ -5,7 +5,7 @@ import { parseFilterDate, type FilterDatePeriod } from './dates.js';
 import { FilterError } from './errors.js';
 import { FIELD_ALIASES, FILTERABLE_FIELDS, fieldSpec, fieldsInGroup, indexedFieldsSentence, neverFilterableReason, type FieldSpec } from './fields.js';
 import { didYouMean } from '../domain/didYouMean.js';
-import { canonicalDoi, canonicalIssn, canonicalNctId, canonicalPmcid, canonicalPmid } from './identifiers.js';
+import { canonicalDoi, canonicalIssn, canonicalNctId, canonicalPmcid, canonicalPmid } from '../domain/identifiers.js';
 import { MAX_FILTER_NESTING_DEPTH } from './limits.js';
 import type { MetricField } from '../journals/metricFields.js';
 

@@ -13,8 +13,8 @@ import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from './rout
 import { docsRoutes } from './routes/docsRoutes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { routedOperations, type RoutedOperation } from './openapi/routedOperations.js';
-import type { Accounts } from '../billing/accounts.js';
-import type { Operations } from '../admin/operations.js';
+import type { Accounts } from '../usecases/accounts/accounts.js';
+import type { Operations } from '../usecases/operator/operations.js';
 import { routeGroups, type RouteGroup } from './routeGroups.js';
 import { canonicalPath } from './canonicalPath.js';
 import { securityHeaders } from './securityHeaders.js';
@@ -22,9 +22,9 @@ import { crossOriginAccess } from './cors.js';
 import { IpLimiter } from './ipLimiter.js';
 import { dashboardOpenRoutes, dashboardRoutes, type DashboardRouteDeps } from './routes/dashboardRoutes.js';
 import { dashboardAccess } from './dashboardAccess.js';
-import type { Members } from '../members/members.js';
-import type { ConsoleData } from '../dashboard/consoleData.js';
-import type { DashboardSettings } from '../config.js';
+import type { Members } from '../usecases/members/members.js';
+import type { ConsoleData } from '../usecases/dashboard/consoleData.js';
+import type { DashboardSettings } from './dashboardAccess.js';
 
 export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps {
   log: Logger;

@@ -2,8 +2,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { ApiError } from './errors.js';
-import { hashApiKey, isWellFormedKey } from '../auth/apiKeys.js';
-import type { Accounts } from '../billing/accounts.js';
+import { hashApiKey, isWellFormedKey } from '../usecases/auth/apiKeys.js';
+import type { Accounts } from '../usecases/accounts/accounts.js';
 import type { RequestState } from './requestContext.js';
 import { clientAddress, refuseTooManyRequests, type IpLimiter } from './ipLimiter.js';
 

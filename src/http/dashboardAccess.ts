@@ -5,9 +5,8 @@ import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from './errors.js';
 import { IpLimiter, clientAddress, refuseTooManyRequests } from './ipLimiter.js';
 import { bearerToken, operatorTokenCheck } from './authentication.js';
-import { isWellFormedToken, newSecretToken, sameSecret } from '../auth/sessionTokens.js';
-import type { Members, SignedIn } from '../members/members.js';
-import type { DashboardSettings } from '../config.js';
+import { isWellFormedToken, newSecretToken, sameSecret } from '../usecases/auth/sessionTokens.js';
+import type { Members, SignedIn } from '../usecases/members/members.js';
 
 const MINUTE_MS = 60_000;
 /** failed sign-ins per account are counted over this window */
@@ -142,4 +141,15 @@ export function dashboardAccess(opts: DashboardAccessOptions) {
       if (!cookie || !presented || !sameSecret(cookie, presented)) throw new ApiError(403, 'FORBIDDEN', 'this form has expired: reload the page and try again');
     },
   };
+}
+
+export interface DashboardSettings {
+  /** per client address and minute, every dashboard request (pages, forms, assets, login, invites) */
+  requestsPerMinute: number;
+  /** per client address and minute, failed sign-ins (and invite links that do not open) */
+  failedLoginsPerMinute: number;
+  /** per account (the email tried) and 15 minutes, failed sign-ins */
+  failedLoginsPerAccount: number;
+  /** a session lasts this long from sign-in */
+  sessionHours: number;
 }

@@ -1,6 +1,6 @@
 // Per-request state carried on ctx.state: the request id, the logger bound to it, and who is calling.
 import type { Logger } from 'pino';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../usecases/auth/context.js';
 
 export interface RequestState {
   requestId: string;

@@ -1,8 +1,8 @@
 // Request body schemas (zod): one place that says what each endpoint accepts.
 import { z } from 'zod';
-import { plainCollectionSchema } from '../collections/catalog.js';
+import { plainCollectionSchema } from '../domain/catalog.js';
 import { ApiError } from './errors.js';
-import { DEFAULT_IMAGE_OPTIONS } from '../figures/figureImages.js';
+import { DEFAULT_IMAGE_OPTIONS } from '../usecases/figures/figureImages.js';
 
 /** At most this many names in `collections` (the spec's limit). */
 export const MAX_COLLECTIONS = 5;

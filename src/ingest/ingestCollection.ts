@@ -2,18 +2,18 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { InventoryTally, type CollectionInventory } from '../catalogue/inventory.js';
-import type { CollectionCatalog, PlainCollection } from '../collections/catalog.js';
-import { sourceFilePaths } from '../collections/catalog.js';
+import { InventoryTally, type CollectionInventory } from '../domain/inventory.js';
+import type { CollectionCatalog, PlainCollection } from '../domain/catalog.js';
+import { sourceFilePaths } from '../domain/catalog.js';
 import type { Embedder, Tokenizer } from '../embedding/port.js';
-import type { ChunkMetadata, ChunkRecord, SearchEngine } from '../search/port.js';
+import type { ChunkMetadata, ChunkRecord, SearchEngine } from '../retrieval/port.js';
 import type { ChunkingOptions } from './chunk.js';
 import { CHUNKER_VERSION, chunkId, chunkSections, DEFAULT_MAX_CHUNK_TOKENS } from './chunk.js';
 import { fingerprintKey, hashCanonicalJson, hashFile, readStoredFingerprint, writeStoredFingerprint, type StoredFingerprint } from './fingerprint.js';
 import { readCollectionDocuments } from './readCollection.js';
 import { loadRetractedDois } from './retractions.js';
 import type { SourceDocument } from './sourceDocument.js';
-import { DEMO_FIGURES_VERSION, renderDemoFigures } from '../figures/demoFigures.js';
+import { DEMO_FIGURES_VERSION, renderDemoFigures } from './figures/demoFigures.js';
 
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 const PIPELINE_VERSION = 1;
@@ -164,6 +164,11 @@ export function prepareDocument(
   return { kind: 'chunks', records, embeddingInputs, tokens, droppedFragments };
 }
 
+/** The counts of a report that read nothing (a skipped index, or one the ingestion workflow built), to fill in. */
+export function noDocumentsCounted(): Omit<PreparedCollection, 'records' | 'embeddingInputs' | 'inventory'> {
+  return { documentsRead: 0, documentsIndexed: 0, retractedExcluded: 0, retractedDocIds: [], notOpenAccessExcluded: 0, emptyDocuments: 0, fragmentOnlyDocuments: 0, droppedFragments: 0, tokens: 0 };
+}
+
 /** Reads, filters and chunks a collection without touching an engine; the vectors are left to the caller. */
 export async function prepareCollection(options: {
   collection: PlainCollection;
@@ -176,19 +181,7 @@ export async function prepareCollection(options: {
 }): Promise<PreparedCollection> {
   const { collection, tokenizer, retracted } = options;
   const tally = new InventoryTally();
-  const prepared: Omit<PreparedCollection, 'inventory'> = {
-    records: [],
-    embeddingInputs: [],
-    documentsRead: 0,
-    documentsIndexed: 0,
-    retractedExcluded: 0,
-    retractedDocIds: [],
-    notOpenAccessExcluded: 0,
-    emptyDocuments: 0,
-    fragmentOnlyDocuments: 0,
-    droppedFragments: 0,
-    tokens: 0,
-  };
+  const prepared: Omit<PreparedCollection, 'inventory'> = { records: [], embeddingInputs: [], ...noDocumentsCounted() };
   const seenDocIds = new Set<string>();
   for await (const document of readCollectionDocuments(collection, options.dataRoot)) {
     // a full ingestion indexes exactly the documents its files hold: a deletion has nothing to remove here
@@ -342,15 +335,8 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
       index,
       skipped: true,
       chunks: stored.chunks,
-      documentsRead: 0,
+      ...noDocumentsCounted(),
       documentsIndexed: stored.documents,
-      retractedExcluded: 0,
-      retractedDocIds: [],
-      notOpenAccessExcluded: 0,
-      emptyDocuments: 0,
-      fragmentOnlyDocuments: 0,
-      droppedFragments: 0,
-      tokens: 0,
       embedded: false,
       fingerprint,
       seconds: elapsed(),

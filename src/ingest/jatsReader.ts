@@ -9,7 +9,7 @@ import { decodeXmlEntities } from './inlineMarkup.js';
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from './sourceIdentifiers.js';
 import type { DocumentMetadata, DocumentSection, SourceDocument } from './sourceDocument.js';
 import { readText } from './sourceFiles.js';
-import type { FigureRef } from '../search/port.js';
+import type { FigureRef } from '../retrieval/port.js';
 
 /** The section of text that sits in `<body>` outside any `<sec>` (a short editorial, a letter). */
 export const JATS_BODY_SECTION = 'body';

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { canonicalArticleType } from '../filters/articleTypes.js';
 import { parseFilterDate } from '../filters/dates.js';
-import { canonicalNctId } from '../filters/identifiers.js';
+import { canonicalNctId } from '../domain/identifiers.js';
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from './sourceIdentifiers.js';
 import type { DocumentSection, SourceDocument, SourceItem } from './sourceDocument.js';
 import { readLines } from './sourceFiles.js';

@@ -9,8 +9,8 @@ import { runStreamCommand } from '../eventstore/streamCommand.js';
 import { RETRACTIONS_STREAM, type Actor, type StoredEvent } from '../domain/events.js';
 import { Rejection } from '../domain/rejection.js';
 import type { FilterNode } from '../filters/ast.js';
-import type { SearchEngine } from '../search/port.js';
-import type { CollectionCatalog } from '../collections/catalog.js';
+import type { SearchEngine } from '../retrieval/port.js';
+import type { CollectionCatalog } from '../domain/catalog.js';
 import { readLines } from './sourceFiles.js';
 import { loadRetractionNotices, readOpenRetractionNotices, readRetractionWatchNotices, type RetractionNotice } from './retractions.js';
 

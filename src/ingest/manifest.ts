@@ -1,7 +1,7 @@
 // The document manifest of incremental ingestion: per engine index, doc_id -> the document's fingerprint, chunk count
 // and journal identity, in the event store's database (every worker process reads it). Plain operational tables
 // (ingest_manifest, ingest_batches in src/eventstore/schema.ts), not an event-sourced read model.
-import { InventoryTally, type CollectionInventory, type JournalIdentityFields } from '../catalogue/inventory.js';
+import { InventoryTally, type CollectionInventory, type JournalIdentityFields } from '../domain/inventory.js';
 import type { IngestionCounts } from '../domain/events.js';
 import type { Db, Queryable } from '../eventstore/db.js';
 import { chunkId } from './chunk.js';

@@ -1,6 +1,6 @@
 // Picks the reader a collection's source names and streams its documents (and deletions) from the data root.
-import type { PlainCollection } from '../collections/catalog.js';
-import { sourceFilePaths } from '../collections/catalog.js';
+import type { PlainCollection } from '../domain/catalog.js';
+import { sourceFilePaths } from '../domain/catalog.js';
 import { readBeirCorpus } from './beirReader.js';
 import { medlineCitationToEditorialDocument } from './medlineEditorial.js';
 import { readMedlineItems } from './medlineReader.js';

@@ -1,6 +1,6 @@
 // The normalized document every reader produces: text sections plus metadata under the spec's field names.
 import type { ArticleType } from '../filters/articleTypes.js';
-import type { ChunkMetadata } from '../search/port.js';
+import type { ChunkMetadata } from '../retrieval/port.js';
 
 export interface DocumentSection {
   /** section name as stored in chunk metadata, e.g. "abstract", "methods", "results" */

@@ -1,7 +1,7 @@
 // Reads the DOAJ journal CSV export into titles, publishers and ISSNs.
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import { canonicalIssn } from '../filters/identifiers.js';
+import { canonicalIssn } from '../domain/identifiers.js';
 
 export interface DoajJournal {
   title: string | null;

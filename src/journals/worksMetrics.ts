@@ -1,5 +1,5 @@
 // Computes journal metrics (h-index, i10-index, two-year mean citedness, JIF-rule impact factor) from OpenAlex work records.
-import { canonicalIssn } from '../filters/identifiers.js';
+import { canonicalIssn } from '../domain/identifiers.js';
 import type { JournalRecord } from './table.js';
 
 /** Work types that count as "articles and reviews" for the impact factor (2023 and current OpenAlex schemas). */

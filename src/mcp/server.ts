@@ -8,9 +8,9 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../usecases/auth/context.js';
 import { toApiError } from '../http/middleware.js';
-import { formatCredits } from '../money.js';
+import { formatCredits } from '../domain/money.js';
 import { isLowBalanceOf, toolNotFound, toolsFor, type McpDeps, type ToolsRequest } from './tools.js';
 
 export const SERVER_INFO = { name: 'litsearch', version: '0.1.0' };

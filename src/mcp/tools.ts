@@ -1,21 +1,21 @@
 // The MCP tools of one API key: each runs the use case of its REST twin (same validation, billing, limits, sandbox
 // rules and error codes) and answers with the REST response's fields. The MCP shell (server.ts) only lists and calls them.
 import { isLowBalance } from '../domain/organization.js';
-import type { AuthContext } from '../auth/context.js';
-import type { BillingOutcome } from '../search/searchService.js';
-import type { SearchRequestInput } from '../search/pipeline.js';
-import type { ToolRegistry } from '../tools/toolRegistry.js';
-import { listCollections, reachableEntries } from '../catalogue/collectionsList.js';
-import { DEFAULT_IMAGE_OPTIONS, searchFigureImages } from '../figures/figureImages.js';
-import { searchBody, previewResponse, unlockResponse, assistedResponse, resultsBody, selectionOf, type SearchRouteDeps } from '../http/routes/searchRoutes.js';
-import type { ToolRouteDeps } from '../http/routes/toolRoutes.js';
+import type { AuthContext } from '../usecases/auth/context.js';
+import type { BillingOutcome } from '../usecases/search/searchService.js';
+import type { SearchRequestInput } from '../usecases/search/pipeline.js';
+import type { ToolRegistry } from '../usecases/tools/toolRegistry.js';
+import { listCollections, reachableEntries } from '../usecases/catalogue/collectionsList.js';
+import { DEFAULT_IMAGE_OPTIONS, searchFigureImages } from '../usecases/figures/figureImages.js';
+import { searchBody, previewResponse, unlockResponse, assistedResponse, resultsBody, selectionOf, type SearchRouteDeps } from '../http/presenters/searchPresenters.js';
+import type { ToolCalls } from '../usecases/tools/toolCalls.js';
 import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, unlockBody, requestedCollections } from '../http/schemas.js';
-import { parseCredits } from '../money.js';
+import { parseCredits } from '../domain/money.js';
 import type { AssistedProgress } from '../../workflows/assistedTypes.js';
-import type { AssistedAnswer } from '../assisted/assistedSearch.js';
+import type { AssistedAnswer } from '../usecases/assisted/assistedSearch.js';
 import { Rejection } from '../domain/rejection.js';
-import { idempotencyRequest } from '../search/previewIdempotency.js';
-import { formatCredits } from '../money.js';
+import { idempotencyRequest } from '../usecases/search/previewIdempotency.js';
+import { formatCredits } from '../domain/money.js';
 import {
   boundPreviewSearchArgs,
   boundSearchArgs,
@@ -36,7 +36,9 @@ import {
 } from './toolSchemas.js';
 
 /** What the REST routes of the same use cases get, and the gateway's tools for find-tools and inspect-tool. */
-export interface McpDeps extends SearchRouteDeps, ToolRouteDeps {
+export interface McpDeps extends SearchRouteDeps {
+  /** the tool gateway's calls (the /api/v1/tools routes' use case) */
+  toolCalls: ToolCalls;
   /** the gateway's tools (shipped and mounted upstream) */
   tools: ToolRegistry;
   /** the service's address as its users reach it (PUBLIC_URL); unset: the address the request came to */

@@ -1,4 +1,4 @@
-// Faults of assisted search on the real service with PostgreSQL and a separate worker process (src/worker.ts): a
+// Faults of assisted search on the real service with PostgreSQL and a separate worker process (src/app/worker.ts): a
 // worker killed during the fan-out, or right after its charge commits, is replaced and the run finishes with one
 // charge; a call that waits past its bound, or finds Temporal unreachable, is 503 with nothing charged, ever; a caller
 // that hung up before its answer was written is refunded after the delivery wait, one that read it keeps the charge.
@@ -8,9 +8,9 @@ import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestSe
 import { createPostgresDatabase } from '../support/stores.js';
 import { requireComponent } from '../setup/components.js';
 import { startTcpProxy, type TcpProxy } from '../retrieval/tcpProxy.js';
-import { REPO_ROOT } from '../../src/config.js';
-import { parseCredits } from '../../src/money.js';
-import { assistedWorkflowId } from '../../src/assisted/assistedSearch.js';
+import { REPO_ROOT } from '../../src/app/config.js';
+import { parseCredits } from '../../src/domain/money.js';
+import { assistedWorkflowId } from '../../src/usecases/assisted/assistedSearch.js';
 import { progressQuery } from '../../workflows/assistedTypes.js';
 
 const QUERY = 'How does obesity lead to insulin resistance and type 2 diabetes?';
@@ -21,9 +21,9 @@ beforeAll(async () => {
   dataRoot = await sliceDataRoot();
 }, 120_000);
 
-/** src/worker.ts in its own process, on the service's data, store and Temporal. */
+/** src/app/worker.ts in its own process, on the service's data, store and Temporal. */
 function spawnWorker(svc: TestService, databaseUrl: string, faults: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/worker.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, DATA_DIR: svc.dataDir, DATA_ROOT: dataRoot, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: svc.runtime.temporal.address, ADMIN_TOKEN: svc.adminToken, LOG_LEVEL: 'warn', INGEST_DEMO: '0', ...faults },
     stdio: ['ignore', 'inherit', 'inherit'],

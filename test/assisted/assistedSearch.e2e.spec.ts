@@ -3,7 +3,7 @@
 // clarification resume, Idempotency-Key, re-fetch, and the route never read as a collection named "assisted".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
-import { parseCredits } from '../../src/money.js';
+import { parseCredits } from '../../src/domain/money.js';
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;

@@ -10,7 +10,7 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { startTimeSkippingEnv } from '../support/timeSkipping.js';
-import { workflowBundle } from '../../src/temporal/worker.js';
+import { workflowBundle } from '../../src/app/temporalWorker.js';
 import { assistedSearchWorkflow } from '../../workflows/assisted.js';
 import {
   answerUpdate,
@@ -29,8 +29,8 @@ import {
   type UnderstandOutcome,
 } from '../../workflows/assistedTypes.js';
 import type { AssistedActivities } from '../../activities/assisted.js';
-import type { PlanInput, UnderstandInput, Verdict } from '../../src/assisted/reasoner.js';
-import type { CachedRow } from '../../src/search/queryCache.js';
+import type { PlanInput, UnderstandInput, Verdict } from '../../src/reasoner/port.js';
+import type { CachedRow } from '../../src/usecases/search/queryCache.js';
 
 const TASK_QUEUE = 'assisted-workflow-stubs';
 const HOUR_MS = 3_600_000;

@@ -4,7 +4,7 @@
 // answer is refused.
 import { describe, expect, it } from 'vitest';
 import { useAssistedTimeSkipping } from '../support/assistedTimeSkipping.js';
-import { assistedWorkflowId } from '../../src/assisted/assistedSearch.js';
+import { assistedWorkflowId } from '../../src/usecases/assisted/assistedSearch.js';
 import { progressQuery } from '../../workflows/assistedTypes.js';
 import { Rejection } from '../../src/domain/rejection.js';
 

@@ -5,12 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { useAssistedTimeSkipping } from '../support/assistedTimeSkipping.js';
 import { UNDELIVERED_REFUND_REFERENCE } from '../../activities/assisted.js';
-import { assistedWorkflowId } from '../../src/assisted/assistedSearch.js';
+import { assistedWorkflowId } from '../../src/usecases/assisted/assistedSearch.js';
 import { deliveredUpdate, type AssistedOutcome } from '../../workflows/assistedTypes.js';
 import { Rejection } from '../../src/domain/rejection.js';
 import { replayProjections } from '../../projections/replay.js';
 import { verifyChain } from '../../src/eventstore/eventStore.js';
-import { loadQueryRecord } from '../../src/search/queryCache.js';
+import { loadQueryRecord } from '../../src/usecases/search/queryCache.js';
 
 const TASK_QUEUE = 'assisted-delivery-time-skipping';
 const DELIVERY_WAIT_MS = 15 * 60_000;

@@ -4,11 +4,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_JUDGE_MODEL, judgeCandidates, matchedTermsOf } from '../../src/assisted/judge.js';
-import type { Candidate } from '../../src/assisted/reasoner.js';
-import { understandByRules } from '../../src/assisted/understanding.js';
-import { CatalogueVocabulary } from '../../src/assisted/constraints.js';
-import { DEFAULT_DATA_ROOT } from '../../src/config.js';
+import { DEFAULT_JUDGE_MODEL, judgeCandidates, matchedTermsOf } from '../../src/reasoner/builtin/judge.js';
+import type { Candidate } from '../../src/reasoner/port.js';
+import { understandByRules } from '../../src/reasoner/builtin/understanding.js';
+import { CatalogueVocabulary } from '../../src/reasoner/builtin/constraints.js';
+import { DEFAULT_DATA_ROOT } from '../../src/app/config.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from '../../src/embedding/onnxEmbedder.js';
 import { splitSentences } from '../../src/ingest/sentences.js';
 import { loadServiceModelManifest } from '../embedding/provisionedModel.js';

@@ -4,12 +4,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createBuiltinReasoner } from '../../src/assisted/builtinReasoner.js';
-import { createReasoner } from '../../src/assisted/createReasoner.js';
-import { createLlmReasoner, RESPONSE_SCHEMAS, type LlmConfig } from '../../src/assisted/llmReasoner.js';
-import type { Candidate, Reasoner } from '../../src/assisted/reasoner.js';
+import { createBuiltinReasoner } from '../../src/reasoner/builtin/builtinReasoner.js';
+import { createReasoner } from '../../src/reasoner/createReasoner.js';
+import { createLlmReasoner, RESPONSE_SCHEMAS, type LlmConfig } from '../../src/reasoner/llm/llmReasoner.js';
+import type { Candidate, Reasoner } from '../../src/reasoner/port.js';
 import type { Embedder } from '../../src/embedding/port.js';
-import { llmReasonerConfigFrom } from '../../src/config.js';
+import { llmReasonerConfigFrom } from '../../src/app/config.js';
 import { compileFilterForCollections } from '../../src/filters/parse.js';
 import { JournalMetricIndex } from '../../src/journals/metricIndex.js';
 import { journal } from '../journals/syntheticJournals.js';

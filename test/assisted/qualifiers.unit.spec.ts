@@ -1,7 +1,7 @@
 // The query's qualifiers read NegEx-style against a candidate's text: negated mentions, "with" against "without", and
 // populations the query names against those a study names.
 import { describe, expect, it } from 'vitest';
-import { qualifierConflict, queryQualifiers } from '../../src/assisted/qualifiers.js';
+import { qualifierConflict, queryQualifiers } from '../../src/reasoner/builtin/qualifiers.js';
 
 const WITH = 'emicizumab prophylaxis in hemophilia A with factor VIII inhibitors';
 const WITHOUT = 'emicizumab prophylaxis in hemophilia A without inhibitors';

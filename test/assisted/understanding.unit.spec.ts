@@ -2,10 +2,10 @@
 // synonyms, journals by title and ISSN, publishers), entities, sub-questions and clarification; every queryFilter it
 // produces is accepted by the service's own filter parser.
 import { describe, expect, it } from 'vitest';
-import { CatalogueVocabulary } from '../../src/assisted/constraints.js';
-import { planByRules } from '../../src/assisted/builtinReasoner.js';
-import type { Understanding } from '../../src/assisted/reasoner.js';
-import { answeredQuestion, formOf, nounPhrases, understandByRules } from '../../src/assisted/understanding.js';
+import { CatalogueVocabulary } from '../../src/reasoner/builtin/constraints.js';
+import { planByRules } from '../../src/reasoner/builtin/builtinReasoner.js';
+import type { Understanding } from '../../src/reasoner/port.js';
+import { answeredQuestion, formOf, nounPhrases, understandByRules } from '../../src/reasoner/builtin/understanding.js';
 import { SPECIFIC_QUERIES, VAGUE_QUERIES } from '../../bench/clarificationQueries.js';
 import { compileFilterForCollections, type CollectionFilterProfile } from '../../src/filters/parse.js';
 import { JournalMetricIndex } from '../../src/journals/metricIndex.js';

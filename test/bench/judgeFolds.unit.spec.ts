@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { claimFolds, FOLDS } from '../../bench/judgeFolds.js';
 import { loadScifactJudgements } from '../../bench/scifactBench.js';
-import { DEFAULT_DATA_ROOT } from '../../src/config.js';
+import { DEFAULT_DATA_ROOT } from '../../src/app/config.js';
 
 const relevantOf = (entries: Record<string, string[]>): Map<string, string[]> => new Map(Object.entries(entries));
 

@@ -3,7 +3,7 @@
 // documents), and how a reading becomes features (unread chunks just below the lowest read, gaps, document bests).
 import { describe, expect, it } from 'vitest';
 import { readingFeatures, serviceJudgeOf, shortlist, UNREAD, type JudgeModels } from '../../bench/judgeStages.js';
-import { DEFAULT_JUDGE_MODEL } from '../../src/assisted/judge.js';
+import { DEFAULT_JUDGE_MODEL } from '../../src/reasoner/builtin/judge.js';
 
 describe('shortlist', () => {
   const documents = ['a', 'b', 'a', 'c', 'd', 'b'];

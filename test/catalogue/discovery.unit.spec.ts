@@ -1,7 +1,7 @@
 // The discovery object from an inventory and a journals table: ranking, pagination, unranked entries, actions, text.
 import { describe, expect, it } from 'vitest';
-import { assembleDiscovery, journalLookupOf, journalScope, METRICS_NOTE, nextActionsFor, paymentCallout, publisherScope, sourceScope } from '../../src/catalogue/discovery.js';
-import type { CollectionInventory } from '../../src/catalogue/inventory.js';
+import { assembleDiscovery, journalLookupOf, journalScope, METRICS_NOTE, nextActionsFor, paymentCallout, publisherScope, sourceScope } from '../../src/usecases/catalogue/discovery.js';
+import type { CollectionInventory } from '../../src/domain/inventory.js';
 import type { JournalRecord } from '../../src/journals/table.js';
 
 const journal = (issnL: string, title: string, h: number | null, extra: Partial<JournalRecord> = {}): JournalRecord => ({

@@ -1,9 +1,9 @@
 // Catalogue intent detection on the labelled set: catalogue questions answered, research questions searched.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { detectCatalogueQuestion as detectWithNames } from '../../src/catalogue/intent.js';
-import { loadCollectionCatalog } from '../../src/collections/catalog.js';
-import { DEFAULT_COLLECTIONS_CONFIG } from '../../src/config.js';
+import { detectCatalogueQuestion as detectWithNames } from '../../src/usecases/catalogue/intent.js';
+import { loadCollectionCatalog } from '../../src/domain/catalog.js';
+import { DEFAULT_COLLECTIONS_CONFIG } from '../../src/app/config.js';
 
 interface Labelled {
   query: string;

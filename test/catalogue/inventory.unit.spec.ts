@@ -4,9 +4,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InventoryTally, journalKey, MAX_INVENTORY_ENTRIES, type CollectionInventory } from '../../src/catalogue/inventory.js';
-import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
-import type { ChunkRecord, SearchEngine } from '../../src/search/port.js';
+import { InventoryTally, journalKey, MAX_INVENTORY_ENTRIES, type CollectionInventory } from '../../src/domain/inventory.js';
+import { createEmbeddedEngine } from '../../src/retrieval/engines/embedded/embeddedEngine.js';
+import type { ChunkRecord, SearchEngine } from '../../src/retrieval/port.js';
 import { pseudoRandomVector } from '../search/scifactFixture.js';
 
 const DIMS = 8;

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/config.js';
+import { REPO_ROOT } from '../../src/app/config.js';
 import { findFreePort } from '../../src/infra/freePort.js';
 import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
 

@@ -5,10 +5,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/config.js';
 import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
+import { runCli } from '../support/cliProcess.js';
 
 const NOTES = [
   { id: 'kelp-1', title: 'Kelp forest decline after marine heatwaves', text: 'Giant kelp canopies collapsed along the coast after three marine heatwaves; urchin barrens replaced the forests.', journal: 'Coastal Field Notes', publication_date: '2021-04-02' },
@@ -43,17 +42,7 @@ function sparseOnlyConfig(): string {
   return path;
 }
 
-/** The operator CLI in its own process, sent to the running service with --url. */
-function cli(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/litsearch.mjs', ...args], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: '', LITSEARCH_URL: '', ADMIN_TOKEN: '' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (err += d));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+const cli = runCli;
 
 describe('collections managed through the operator API', () => {
   let svc: TestService;

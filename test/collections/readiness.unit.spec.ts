@@ -1,6 +1,6 @@
 // Which collections answer while the service ingests at start: the 503 a search gets, and the summary /readyz shows.
 import { describe, expect, it } from 'vitest';
-import { createCollectionReadiness, INGESTING_RETRY_AFTER_SECONDS } from '../../src/collections/readiness.js';
+import { createCollectionReadiness, INGESTING_RETRY_AFTER_SECONDS } from '../../src/domain/readiness.js';
 import { Rejection } from '../../src/domain/rejection.js';
 
 function refusal(run: () => void): Rejection {

@@ -1,7 +1,7 @@
 // CONFIG_VARIABLES is exactly what loadConfig reads (so deploy/ can be checked against it), and configEnvironment hands a
 // configuration to another process without loss (the scaled launcher's children read what it decided).
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, configEnvironment, loadConfig } from '../../src/config.js';
+import { CONFIG_VARIABLES, configEnvironment, loadConfig } from '../../src/app/config.js';
 
 const BASE = { DATA_DIR: '/nonexistent/litsearch', ADMIN_TOKEN: 'config-test-token-0123456789' };
 

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startTestService, sliceDataRoot, httpClient, operatorSteps, type TestService } from '../support/testService.js';
 import { readComponent } from '../../src/infra/components.js';
-import { cacheDirFrom, REPO_ROOT } from '../../src/config.js';
-import { parseCredits } from '../../src/money.js';
+import { cacheDirFrom, REPO_ROOT } from '../../src/app/config.js';
+import { parseCredits } from '../../src/domain/money.js';
 
 export const ARTIFACTS = join(REPO_ROOT, 'test-artifacts', 'dashboard');
 const PASSWORD = 'a long walk through the dashboard';

@@ -2,11 +2,11 @@
 // that refuses tampered or malformed hashes, unguessable tokens stored only as hashes, and CSRF tokens bound to the
 // session they belong to. Also the page helpers that keep request text from becoming markup.
 import { describe, expect, it } from 'vitest';
-import { hashPassword, verifyDecoy, verifyPassword } from '../../src/auth/passwords.js';
-import { csrfTokenOf, isWellFormedToken, newSecretToken, sameSecret, tokenHash } from '../../src/auth/sessionTokens.js';
-import { escapeHtml, html, trusted } from '../../src/dashboard/html.js';
-import { niceCeiling, stackedBarChart } from '../../src/dashboard/charts.js';
-import { credits } from '../../src/dashboard/pages.js';
+import { hashPassword, verifyDecoy, verifyPassword } from '../../src/usecases/auth/passwords.js';
+import { csrfTokenOf, isWellFormedToken, newSecretToken, sameSecret, tokenHash } from '../../src/usecases/auth/sessionTokens.js';
+import { escapeHtml, html, trusted } from '../../src/http/dashboard/html.js';
+import { niceCeiling, stackedBarChart } from '../../src/http/dashboard/charts.js';
+import { credits } from '../../src/http/dashboard/pages.js';
 
 describe('passwords', () => {
   it('hashes with scrypt and a fresh salt; verifies the password and nothing else', async () => {

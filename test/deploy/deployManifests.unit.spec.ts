@@ -1,11 +1,11 @@
-// deploy/ sets only variables src/config.ts reads: every key of the compose file's environments, of the Kubernetes
+// deploy/ sets only variables src/app/config.ts reads: every key of the compose file's environments, of the Kubernetes
 // containers' env and of the ConfigMaps and Secrets they load whole (envFrom), and the image's ENV lines. A misspelt
 // or retired name would otherwise be ignored without a word in production.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, REPO_ROOT } from '../../src/config.js';
+import { CONFIG_VARIABLES, REPO_ROOT } from '../../src/app/config.js';
 
 const DEPLOY = join(REPO_ROOT, 'deploy');
 const K8S = join(DEPLOY, 'k8s');
@@ -42,7 +42,7 @@ function composeEnvironmentNames(environment: unknown): string[] {
 }
 
 describe('deploy/', () => {
-  it('docker-compose.yml: every environment variable of every service is read by src/config.ts', () => {
+  it('docker-compose.yml: every environment variable of every service is read by src/app/config.ts', () => {
     const services = compose().services as Record<string, Json>;
     expect(Object.keys(services).sort()).toEqual(['api', 'ingest', 'worker']);
     const set = Object.entries(services).flatMap(([name, service]) => composeEnvironmentNames(service.environment).map((variable) => `${name}: ${variable}`));
@@ -51,15 +51,15 @@ describe('deploy/', () => {
     expect(Object.values(services).every((service) => service.env_file === undefined)).toBe(true);
   });
 
-  it('docker-compose.yml: the API runs no worker, the worker runs src/worker.ts, and both reach the external components', () => {
+  it('docker-compose.yml: the API runs no worker, the worker runs src/app/worker.ts, and both reach the external components', () => {
     const { api, worker } = compose().services as Record<string, Json>;
     expect(api!.environment.WORKER_MODE).toBe('separate');
     expect(api!.deploy.replicas).toBeGreaterThanOrEqual(2);
-    expect(worker!.command).toEqual(['node', '--import', 'tsx', 'src/worker.ts']);
+    expect(worker!.command).toEqual(['node', '--import', 'tsx', 'src/app/worker.ts']);
     for (const service of [api!, worker!]) for (const variable of ['DATABASE_URL', 'OPENSEARCH_URL', 'TEMPORAL_ADDRESS']) expect(service.environment[variable], variable).toBeTruthy();
   });
 
-  it('k8s: every variable a container sets, or loads whole from a ConfigMap or Secret, is read by src/config.ts', () => {
+  it('k8s: every variable a container sets, or loads whole from a ConfigMap or Secret, is read by src/app/config.ts', () => {
     const objects = k8sObjects();
     const byName = new Map(objects.filter(({ object }) => object.kind === 'ConfigMap' || object.kind === 'Secret').map(({ object }) => [`${object.kind}/${object.metadata.name}`, object]));
     const set: string[] = [];
@@ -88,13 +88,13 @@ describe('deploy/', () => {
     expect(api?.spec.replicas).toBeGreaterThanOrEqual(2);
     expect(containersOf(api!)[0]!.env).toContainEqual({ name: 'WORKER_MODE', value: 'separate' });
     expect(named('Service', 'litsearch-api')?.spec.selector).toEqual(api!.spec.selector.matchLabels);
-    expect(containersOf(worker!)[0]!.command).toEqual(['node', '--import', 'tsx', 'src/worker.ts']);
+    expect(containersOf(worker!)[0]!.command).toEqual(['node', '--import', 'tsx', 'src/app/worker.ts']);
     // PostgreSQL, Temporal and OpenSearch are external services, not workloads of this deployment
     for (const component of ['postgres', 'temporal', 'opensearch']) expect(named('Service', `litsearch-${component}`)?.spec.type).toBe('ExternalName');
     expect(objects.filter((object) => containersOf(object).length > 0).map((object) => object.metadata.name).sort()).toEqual(['litsearch-api', 'litsearch-ingest', 'litsearch-worker']);
   });
 
-  it('the image sets only variables src/config.ts reads', () => {
+  it('the image sets only variables src/app/config.ts reads', () => {
     const lines = readFileSync(join(DEPLOY, 'Dockerfile'), 'utf8').split('\n').filter((line) => /^ENV\s/.test(line));
     const names = lines.flatMap((line) => [...line.replace(/^ENV\s+/, '').matchAll(/([A-Z_][A-Z0-9_]*)=/g)].map((m) => m[1]!));
     expect(names.length).toBeGreaterThan(0);

@@ -5,7 +5,7 @@ import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cacheDirFrom } from '../../src/config.js';
+import { cacheDirFrom } from '../../src/app/config.js';
 import { loadModelManifest, verifyModelFiles } from '../../src/embedding/modelManifest.js';
 import { loadCrossEncoderManifest } from '../../bench/judgeReaders/crossEncoder.js';
 import { runProvisionScript } from '../support/provisionScript.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/eventstore/db.js';
 import { lockAppends, prepareAppend, runParts, StreamVersionConflict, verifyChain } from '../../src/eventstore/eventStore.js';
 import type { Queryable } from '../../src/eventstore/db.js';
-import { createAccounts, type Accounts } from '../../src/billing/accounts.js';
+import { createAccounts, type Accounts } from '../../src/usecases/accounts/accounts.js';
 import { replayProjections, promoteReplay } from '../../projections/replay.js';
 import { DEFAULT_LIMITS, type Actor } from '../../src/domain/events.js';
 import { Rejection } from '../../src/domain/rejection.js';

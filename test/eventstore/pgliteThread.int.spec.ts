@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openPglite, pgErrorCode, PG_UNIQUE_VIOLATION, type Db } from '../../src/eventstore/db.js';
-import { REPO_ROOT } from '../../src/config.js';
+import { REPO_ROOT } from '../../src/app/config.js';
 
 describe('PGlite in its own thread', () => {
   let db: Db;

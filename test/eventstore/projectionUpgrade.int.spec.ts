@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/eventstore/db.js';
 import { migrate } from '../../src/eventstore/schema.js';
 import { PROJECTION_READ_MODELS } from '../../projections/readModels.js';
-import { createAccounts } from '../../src/billing/accounts.js';
+import { createAccounts } from '../../src/usecases/accounts/accounts.js';
 import { replayProjections } from '../../projections/replay.js';
 import { DEFAULT_LIMITS, type Actor } from '../../src/domain/events.js';
 import { freshStore, STORE_KINDS } from '../support/stores.js';

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCollectionCatalog } from '../../src/collections/catalog.js';
+import { createCollectionCatalog } from '../../src/domain/catalog.js';
 import { checkPinnedDois, doiNotInCollectionWarnings, MAX_DOIS_CHECKED } from '../../src/filters/doiReach.js';
-import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
-import type { ChunkRecord, SearchEngine } from '../../src/search/port.js';
+import { createEmbeddedEngine } from '../../src/retrieval/engines/embedded/embeddedEngine.js';
+import type { ChunkRecord, SearchEngine } from '../../src/retrieval/port.js';
 
 const DIMS = 4;
 

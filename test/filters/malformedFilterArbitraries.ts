@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ARTICLE_TYPES, canonicalArticleType } from '../../src/filters/articleTypes.js';
 import { parseFilterDate } from '../../src/filters/dates.js';
 import { fieldSpec, neverFilterableReason } from '../../src/filters/fields.js';
-import { canonicalDoi, canonicalIssn } from '../../src/filters/identifiers.js';
+import { canonicalDoi, canonicalIssn } from '../../src/domain/identifiers.js';
 
 export const OPERATORS = ['eq', 'ne', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'between'];
 const RESERVED = new Set([...OPERATORS, 'and', 'or', 'not', 'field']);

@@ -3,12 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CatalogEntry, PlainCollection } from '../../src/collections/catalog.js';
+import type { CatalogEntry, PlainCollection } from '../../src/domain/catalog.js';
 import { JOURNAL_BOUNDS_FILE, JOURNALS_FILE, loadFilterPlanner, loadJournalTable, loadMetricBounds } from '../../src/filters/planner.js';
 import { DEFAULT_METRIC_BOUNDS, runComputeBounds } from '../../src/journals/bounds.js';
 import { writeJournalTable } from '../../src/journals/table.js';
 import { Rejection } from '../../src/domain/rejection.js';
-import type { FilterPlanner } from '../../src/search/pipeline.js';
+import type { FilterPlanner } from '../../src/usecases/search/pipeline.js';
 import { journal, syntheticIssn } from '../journals/syntheticJournals.js';
 
 const collection: PlainCollection = {

@@ -1,6 +1,6 @@
 // fast-check generators of valid filters whose values come from real chunk metadata, in both formats and every accepted spelling.
 import fc from 'fast-check';
-import type { ChunkRecord } from '../../src/search/port.js';
+import type { ChunkRecord } from '../../src/retrieval/port.js';
 import { DEFAULT_METRIC_BOUNDS } from '../../src/journals/bounds.js';
 
 /** Distinct values of each filterable field in a set of chunks. */

@@ -9,7 +9,7 @@ import { docsRoutes } from '../../src/http/routes/docsRoutes.js';
 import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
 import { searchRoutes, type SearchRouteDeps } from '../../src/http/routes/searchRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from '../../src/http/routes/toolRoutes.js';
-import type { Operations } from '../../src/admin/operations.js';
+import type { Operations } from '../../src/usecases/operator/operations.js';
 import { mcpRoutes, type McpRouteDeps } from '../../src/mcp/routes.js';
 import { dashboardOpenRoutes, dashboardRoutes, type DashboardRouteDeps } from '../../src/http/routes/dashboardRoutes.js';
 import http from 'node:http';
@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, httpClient, type TestService } from '../support/testService.js';
-import { parseCredits } from '../../src/money.js';
+import { parseCredits } from '../../src/domain/money.js';
 
 /** Micro-credits of a decimal string the service wrote; anything else is a failure of the test's reading. */
 function credits(text: unknown): bigint {

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, sliceDataRoot, type TestService } from '../support/testService.js';
 import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
-import type { Operations } from '../../src/admin/operations.js';
+import type { Operations } from '../../src/usecases/operator/operations.js';
 import { dashboardRoutes, type DashboardRouteDeps } from '../../src/http/routes/dashboardRoutes.js';
 import { rawRequest, type RawResponse } from './rawRequest.js';
 

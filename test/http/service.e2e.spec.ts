@@ -1,7 +1,7 @@
 // End to end over HTTP: the real service (Koa, Temporal, PGlite, embedded engine, embedding model) on a data slice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, httpClient, operatorSteps, type TestService } from '../support/testService.js';
-import { parseCredits } from '../../src/money.js';
+import { parseCredits } from '../../src/domain/money.js';
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;

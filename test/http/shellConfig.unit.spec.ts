@@ -1,6 +1,6 @@
 // The HTTP shell's settings as loadConfig reads them: trusted proxy hops, the operator limiter's numbers, CORS origins.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/app/config.js';
 
 const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: '/nonexistent/litsearch', ADMIN_TOKEN: 'config-test-token-0123456789', ...env });
 

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startPostgresServer } from '../../src/infra/postgresServer.js';
 import { startTemporalDevServer } from '../../src/infra/temporalDevServer.js';
 import { readComponent } from '../../src/infra/components.js';
-import { cacheDirFrom } from '../../src/config.js';
+import { cacheDirFrom } from '../../src/app/config.js';
 
 const root = mkdtempSync(join(tmpdir(), 'litsearch-launchers-'));
 chmodSync(root, 0o755); // PostgreSQL runs as its own account when the tests run as root

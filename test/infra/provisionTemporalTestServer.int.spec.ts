@@ -3,7 +3,7 @@ import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cacheDirFrom } from '../../src/config.js';
+import { cacheDirFrom } from '../../src/app/config.js';
 import { readComponent } from '../../src/infra/components.js';
 import { runProvisionScript } from '../support/provisionScript.js';
 

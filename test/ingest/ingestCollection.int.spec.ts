@@ -3,15 +3,15 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCollectionCatalog } from '../../src/collections/catalog.js';
-import { DEFAULT_DATA_ROOT } from '../../src/config.js';
-import type { CollectionCatalog, PlainCollection } from '../../src/collections/catalog.js';
+import { createCollectionCatalog } from '../../src/domain/catalog.js';
+import { DEFAULT_DATA_ROOT } from '../../src/app/config.js';
+import type { CollectionCatalog, PlainCollection } from '../../src/domain/catalog.js';
 import { createOnnxEmbedder, type OnnxEmbedder } from '../../src/embedding/onnxEmbedder.js';
 import type { Embedder } from '../../src/embedding/port.js';
 import { ingestCollection, ingestDemoCollections, prepareCollection } from '../../src/ingest/ingestCollection.js';
 import type { IngestCollectionOptions } from '../../src/ingest/ingestCollection.js';
-import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
-import type { SearchEngine } from '../../src/search/port.js';
+import { createEmbeddedEngine } from '../../src/retrieval/engines/embedded/embeddedEngine.js';
+import type { SearchEngine } from '../../src/retrieval/port.js';
 import { loadProvisionedManifest } from '../embedding/provisionedModel.js';
 
 const scifactLines = readFileSync(join(DEFAULT_DATA_ROOT, 'scifact/corpus.jsonl'), 'utf8').split('\n').filter(Boolean);

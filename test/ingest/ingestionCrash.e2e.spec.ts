@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
 import { createPostgresDatabase } from '../support/stores.js';
 import { requireComponent } from '../setup/components.js';
-import { REPO_ROOT } from '../../src/config.js';
+import { REPO_ROOT } from '../../src/app/config.js';
 import { ingestionWorkflowId } from '../../workflows/ingestionTypes.js';
 import { chunkId } from '../../src/ingest/chunk.js';
 
@@ -24,9 +24,9 @@ describe('an ingestion whose worker is killed', () => {
   let call: ReturnType<typeof httpClient>;
   const workers: ChildProcess[] = [];
 
-  /** src/worker.ts in its own process, on the service's data directory, store, OpenSearch and Temporal */
+  /** src/app/worker.ts in its own process, on the service's data directory, store, OpenSearch and Temporal */
   const spawnWorker = (faults: Record<string, string> = {}) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/worker.ts'], {
       cwd: REPO_ROOT,
       env: { ...process.env, DATA_DIR: svc.dataDir, DATA_ROOT: dataRoot, DATABASE_URL: databaseUrl, OPENSEARCH_URL: requireComponent('opensearchUrl'), TEMPORAL_ADDRESS: svc.runtime.temporal.address, ADMIN_TOKEN: svc.adminToken, LOG_LEVEL: 'warn', INGEST_DEMO: '0', COLLECTIONS_CONFIG: svc.runtime.config.collectionsConfig, ...faults },
       stdio: ['ignore', 'inherit', 'inherit'],

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
 import { requireComponent } from '../setup/components.js';
-import { spawn } from 'node:child_process';
-import { loadConfig, REPO_ROOT } from '../../src/config.js';
-import { openIngestEmbedder } from '../../src/composition.js';
+import { loadConfig } from '../../src/app/config.js';
+import { openIngestEmbedder } from '../../src/app/composition.js';
 import type { Embedder } from '../../src/embedding/port.js';
+import { runCli } from '../support/cliProcess.js';
 
 const NOTE = (id: string, title: string, text: string) => ({ id, title, text, journal: 'Reef Field Notes', publication_date: '2024' });
 const V1 = [
@@ -27,17 +27,7 @@ const V2 = [
   NOTE('reef-4', 'Crown-of-thorns starfish outbreaks', 'Crown-of-thorns starfish outbreaks stripped the coral cover of the outer reef.'),
 ];
 
-/** The CLI in its own process. */
-function cli(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/litsearch.mjs', ...args], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: '', LITSEARCH_URL: '', ADMIN_TOKEN: '' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (err += d));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+const cli = runCli;
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 

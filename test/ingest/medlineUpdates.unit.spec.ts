@@ -2,8 +2,8 @@
 // scholarly and the editorial reader alike; a full ingestion skips the deletions.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createCollectionCatalog, type PlainCollection, type SourceReader } from '../../src/collections/catalog.js';
-import { DEFAULT_DATA_ROOT, REPO_ROOT } from '../../src/config.js';
+import { createCollectionCatalog, type PlainCollection, type SourceReader } from '../../src/domain/catalog.js';
+import { DEFAULT_DATA_ROOT, REPO_ROOT } from '../../src/app/config.js';
 import { prepareCollection } from '../../src/ingest/ingestCollection.js';
 import { readMedlineItems } from '../../src/ingest/medlineReader.js';
 import { readCollectionDocuments } from '../../src/ingest/readCollection.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/config.js';
+import { REPO_ROOT } from '../../src/app/config.js';
 import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
 import { writeOpenAlexSourcesSnapshot, type FixtureSource, type KnownJournal } from './openAlexSourcesSnapshot.js';
 

@@ -3,7 +3,7 @@
 // singly and in batches, then DELETE /mcp. It reads a JSON body and nothing else: never an event stream, never 406.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
-import { createToolRegistry } from '../../src/tools/toolRegistry.js';
+import { createToolRegistry } from '../../src/usecases/tools/toolRegistry.js';
 
 const PROTOCOL = '2025-03-26';
 const QUERY = 'vitamin D and bone fractures';

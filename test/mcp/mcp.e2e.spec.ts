@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
-import { createToolRegistry, ToolError } from '../../src/tools/toolRegistry.js';
+import { createToolRegistry, ToolError } from '../../src/usecases/tools/toolRegistry.js';
 
 const FIXED_TOOLS = ['get_balance', 'find-tools', 'inspect-tool', 'preview', 'confirm', 'call-tool', 'request_journal', 'assisted_search'];
 const QUERY = 'vitamin D and bone fractures';

@@ -3,8 +3,8 @@
 // guard, and read its organization's usage.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/eventstore/db.js';
-import type { Organization } from '../../src/billing/accounts.js';
-import { admitSearchRequest } from '../../src/limits/quotas.js';
+import type { Organization } from '../../src/usecases/accounts/accounts.js';
+import { admitSearchRequest } from '../../src/usecases/limits/quotas.js';
 import { DEFAULT_LIMITS } from '../../src/domain/events.js';
 import { freshStore, STORE_KINDS } from '../support/stores.js';
 

@@ -2,8 +2,8 @@
 // preview and its Idempotency-Key, unlock rules, audit events, reconciliation and ledger CSV. The clock is moved, never waited on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMoneyServices, operator, orgEvents, BILLING_HEADERS, RATE_LIMIT_HEADERS, type MoneyServices } from './moneyService.js';
-import { formatCredits, parseCredits } from '../../src/money.js';
-import { idempotencyBodyHash } from '../../src/search/previewIdempotency.js';
+import { formatCredits, parseCredits } from '../../src/domain/money.js';
+import { idempotencyBodyHash } from '../../src/usecases/search/previewIdempotency.js';
 
 let m: MoneyServices;
 let call: MoneyServices['call'][number];

@@ -4,12 +4,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/eventstore/db.js';
 import { verifyChain } from '../../src/eventstore/eventStore.js';
-import { createAccounts, type Accounts } from '../../src/billing/accounts.js';
-import type { ChargeInput } from '../../src/billing/chargeBatch.js';
+import { createAccounts, type Accounts } from '../../src/usecases/accounts/accounts.js';
+import type { ChargeInput } from '../../src/usecases/accounts/chargeBatch.js';
 import { replayProjections } from '../../projections/replay.js';
 import { DEFAULT_LIMITS, type Actor } from '../../src/domain/events.js';
 import { Rejection } from '../../src/domain/rejection.js';
-import { PAYLOAD_VERSION, queryRecordInsert } from '../../src/search/queryCache.js';
+import { PAYLOAD_VERSION, queryRecordInsert } from '../../src/usecases/search/queryCache.js';
 import { freshStore, STORE_KINDS } from '../support/stores.js';
 
 const operator: Actor = { kind: 'operator', id: 'test' };

@@ -3,7 +3,7 @@
 // replaying at the same time (one replay runs, the other is told one is running).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, startTestService, type TestService } from '../support/testService.js';
-import { formatCredits, parseCredits } from '../../src/money.js';
+import { formatCredits, parseCredits } from '../../src/domain/money.js';
 
 const WRITERS = 8;
 const CREDITS_PER_WRITER = 20;

@@ -3,8 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/eventstore/db.js';
 import { verifyChain } from '../../src/eventstore/eventStore.js';
-import { createAccounts, type Accounts } from '../../src/billing/accounts.js';
-import { createOperations, type Operations } from '../../src/admin/operations.js';
+import { createAccounts, type Accounts } from '../../src/usecases/accounts/accounts.js';
+import { createOperations, type Operations } from '../../src/usecases/operator/operations.js';
 import { replayProjections } from '../../projections/replay.js';
 import { DEFAULT_LIMITS, type Actor } from '../../src/domain/events.js';
 import { freshStore, STORE_KINDS } from '../support/stores.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costForTokens, formatCredits, parseCredits } from '../../src/money.js';
+import { costForTokens, formatCredits, parseCredits } from '../../src/domain/money.js';
 import { assertSearchPayable, chargeLines, decide, type KeyState, type OrgState } from '../../src/domain/organization.js';
 import { ASSISTED_SEARCH_ENDPOINT, DEFAULT_LIMITS, usesTrialQuery } from '../../src/domain/events.js';
 import { Rejection } from '../../src/domain/rejection.js';

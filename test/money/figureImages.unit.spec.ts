@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planFigureImages, renderPlannedImages, metadataWithFigures, responseFigures, MAX_IMAGES_PER_CALL } from '../../src/figures/figureImages.js';
-import type { CachedRow } from '../../src/search/queryCache.js';
+import { planFigureImages, renderPlannedImages, metadataWithFigures, responseFigures, MAX_IMAGES_PER_CALL } from '../../src/usecases/figures/figureImages.js';
+import type { CachedRow } from '../../src/usecases/search/queryCache.js';
 
 function row(id: string, figures: number): CachedRow {
   return {

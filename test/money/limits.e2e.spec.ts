@@ -3,7 +3,7 @@
 // rate-limit headers only where the spec puts them, and 503 with nothing charged when the quota store is unreachable.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMoneyServices, operator, orgEvents, RATE_LIMIT_HEADERS, type MoneyServices } from './moneyService.js';
-import { createToolRegistry, ToolError } from '../../src/tools/toolRegistry.js';
+import { createToolRegistry, ToolError } from '../../src/usecases/tools/toolRegistry.js';
 
 let m: MoneyServices;
 let ops: ReturnType<typeof operator>;

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { expect } from 'vitest';
 import { startTestService, sliceDataRoot, httpClient, type TestService } from '../support/testService.js';
 import { requireComponent } from '../setup/components.js';
-import type { RuntimeOptions } from '../../src/composition.js';
+import type { RuntimeOptions } from '../../src/app/composition.js';
 
 export interface MovableClock {
   now(): Date;

@@ -1,8 +1,8 @@
 // Operator money commands on the embedded store: the decider alone decides which amounts a command accepts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/eventstore/db.js';
-import { createAccounts } from '../../src/billing/accounts.js';
-import { createOperations, type Operations } from '../../src/admin/operations.js';
+import { createAccounts } from '../../src/usecases/accounts/accounts.js';
+import { createOperations, type Operations } from '../../src/usecases/operator/operations.js';
 import { freshStore } from '../support/stores.js';
 import { replayProjections } from '../../projections/replay.js';
 

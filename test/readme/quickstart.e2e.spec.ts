@@ -1,4 +1,4 @@
-// The README's quickstart, run as written: its shell blocks against `src/main.ts` started as `npm run up` starts it, its MCP configuration with the official client.
+// The README's quickstart, run as written: its shell blocks against `src/app/main.ts` started as `npm run up` starts it, its MCP configuration with the official client.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cacheDirFrom, REPO_ROOT } from '../../src/config.js';
+import { cacheDirFrom, REPO_ROOT } from '../../src/app/config.js';
 import { startMain } from '../support/mainProcess.js';
 import { sliceDataRoot } from '../support/testService.js';
 

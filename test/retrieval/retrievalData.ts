@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip, createGzip, gunzipSync } from 'node:zlib';
-import { REPO_ROOT } from '../../src/config.js';
+import { REPO_ROOT } from '../../src/app/config.js';
 import { SHARED_DATA } from '../support/testService.js';
 
 /** OpenAlex works flagged is_retracted (present in the SYNERGY file). */

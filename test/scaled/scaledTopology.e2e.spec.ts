@@ -1,4 +1,4 @@
-// The scale-out shape as `npm run up -- --scaled` starts it (src/main.ts --scaled): its own PostgreSQL server, Temporal
+// The scale-out shape as `npm run up -- --scaled` starts it (src/app/main.ts --scaled): its own PostgreSQL server, Temporal
 // dev server and OpenSearch node with k-NN, two API processes without a worker, one worker process. Billing goes
 // through both API processes and every unlock runs on the separate worker; balances are exact to the micro-credit,
 // each unlock is charged once, and replaying the event log rebuilds the same projections.
@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/config.js';
-import { parseCredits } from '../../src/money.js';
-import { taskQueuePollers } from '../../src/infra/scaledTopology.js';
+import { REPO_ROOT } from '../../src/app/config.js';
+import { parseCredits } from '../../src/domain/money.js';
+import { taskQueuePollers } from '../../src/app/scaledTopology.js';
 import { httpClient, sliceDataRoot } from '../support/testService.js';
 
 const ADMIN = 'scaled-admin-token-0123456789';
@@ -32,7 +32,7 @@ let started: Started | undefined;
 async function startScaled(): Promise<Started> {
   const dataRoot = await sliceDataRoot();
   const env = { ...process.env, DATA_DIR: dataDir, DATA_ROOT: dataRoot, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN: ADMIN, DATABASE_URL: '', TEMPORAL_ADDRESS: '', OPENSEARCH_URL: '', LOG_LEVEL: 'info' };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--scaled'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts', '--scaled'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cacheDirFrom } from '../../src/config.js';
+import { cacheDirFrom } from '../../src/app/config.js';
 
 const run = promisify(execFile);
 const script = resolve(import.meta.dirname, '../../scripts/provision-redpine-sdk.sh');

@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cacheDirFrom } from '../../src/config.js';
-import { parseCredits } from '../../src/money.js';
+import { cacheDirFrom } from '../../src/app/config.js';
+import { parseCredits } from '../../src/domain/money.js';
 import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
 
 const run = promisify(execFile);

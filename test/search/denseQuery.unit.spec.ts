@@ -2,7 +2,7 @@
 // never below k; the filter goes inside the knn clause, so Lucene applies it during the graph walk. A dense score is
 // turned back into the cosine it stands for.
 import { describe, expect, it } from 'vitest';
-import { DENSE_SCORE_COSINE_ERROR, HNSW_EF_SEARCH, cosineFromScore, denseQuery } from '../../src/search/opensearch/denseScoring.js';
+import { DENSE_SCORE_COSINE_ERROR, HNSW_EF_SEARCH, cosineFromScore, denseQuery } from '../../src/retrieval/engines/opensearch/denseScoring.js';
 
 const vector = Float32Array.from([0.6, 0.8]);
 const filter = { range: { 'metadata.publication_date': { gte: '2016' } } };

@@ -1,9 +1,9 @@
 // The int8 dense screen: its error bound holds, and dense search through it selects exactly what the full f64 scan does.
 import { describe, expect, it } from 'vitest';
-import { createDenseScreen } from '../../src/search/embedded/denseScreen.js';
-import { emptySegment, mergeSegment, type IndexSegment } from '../../src/search/embedded/indexSegment.js';
-import { searchDense } from '../../src/search/embedded/segmentSearch.js';
-import { dotProduct } from '../../src/search/fusion.js';
+import { createDenseScreen } from '../../src/retrieval/engines/embedded/denseScreen.js';
+import { emptySegment, mergeSegment, type IndexSegment } from '../../src/retrieval/engines/embedded/indexSegment.js';
+import { searchDense } from '../../src/retrieval/engines/embedded/segmentSearch.js';
+import { dotProduct } from '../../src/retrieval/fusion.js';
 import { pseudoRandomVector } from './scifactFixture.js';
 
 function segmentOf(vectors: Array<Float32Array | undefined>, dims: number): IndexSegment {

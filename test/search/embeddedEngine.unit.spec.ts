@@ -3,13 +3,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createVectorMatrix } from '../../src/search/embedded/denseKernel.js';
-import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
-import { analyzeEnglish, ENGLISH_STOP_WORDS, tokenizeStandard } from '../../src/search/embedded/englishAnalyzer.js';
-import { decodeLengthNorm, encodeLengthNorm } from '../../src/search/embedded/luceneBm25.js';
-import { stemPorter } from '../../src/search/embedded/porterStemmer.js';
-import { BM25_B, BM25_K1, dotProduct, HYBRID_ALPHA } from '../../src/search/fusion.js';
-import type { ChunkRecord, SearchEngine } from '../../src/search/port.js';
+import { createVectorMatrix } from '../../src/retrieval/engines/embedded/denseKernel.js';
+import { createEmbeddedEngine } from '../../src/retrieval/engines/embedded/embeddedEngine.js';
+import { analyzeEnglish, ENGLISH_STOP_WORDS, tokenizeStandard } from '../../src/retrieval/text/englishAnalyzer.js';
+import { decodeLengthNorm, encodeLengthNorm } from '../../src/retrieval/text/luceneBm25.js';
+import { stemPorter } from '../../src/retrieval/text/porterStemmer.js';
+import { BM25_B, BM25_K1, dotProduct, HYBRID_ALPHA } from '../../src/retrieval/fusion.js';
+import type { ChunkRecord, SearchEngine } from '../../src/retrieval/port.js';
 import { loadScifactChunks, loadScifactQueries, pseudoRandomVector } from './scifactFixture.js';
 
 describe('analyzeEnglish (OpenSearch english analyzer)', () => {

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FilterNode } from '../../src/filters/ast.js';
-import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
-import { analyzeEnglish } from '../../src/search/embedded/englishAnalyzer.js';
-import { createOpenSearchEngine } from '../../src/search/opensearch/openSearchEngine.js';
-import type { ChunkRecord, RetrievalMode, SearchEngine, SearchHit } from '../../src/search/port.js';
+import { createEmbeddedEngine } from '../../src/retrieval/engines/embedded/embeddedEngine.js';
+import { analyzeEnglish } from '../../src/retrieval/text/englishAnalyzer.js';
+import { createOpenSearchEngine } from '../../src/retrieval/engines/opensearch/openSearchEngine.js';
+import type { ChunkRecord, RetrievalMode, SearchEngine, SearchHit } from '../../src/retrieval/port.js';
 import { requireComponent } from '../setup/components.js';
 import { loadScifactChunks, loadScifactQueries, pseudoRandomVector } from './scifactFixture.js';
 

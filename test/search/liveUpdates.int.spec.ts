@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FilterNode } from '../../src/filters/ast.js';
-import { createEmbeddedEngine } from '../../src/search/embedded/embeddedEngine.js';
-import { createOpenSearchEngine } from '../../src/search/opensearch/openSearchEngine.js';
-import type { ChunkRecord, SearchEngine } from '../../src/search/port.js';
+import { createEmbeddedEngine } from '../../src/retrieval/engines/embedded/embeddedEngine.js';
+import { createOpenSearchEngine } from '../../src/retrieval/engines/opensearch/openSearchEngine.js';
+import type { ChunkRecord, SearchEngine } from '../../src/retrieval/port.js';
 import { requireComponent } from '../setup/components.js';
 
 const DIMS = 8;

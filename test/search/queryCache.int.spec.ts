@@ -2,7 +2,7 @@
 // (a JSONB payload) still reads until it expires.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/eventstore/db.js';
-import { loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type QueryRecord } from '../../src/search/queryCache.js';
+import { loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type QueryRecord } from '../../src/usecases/search/queryCache.js';
 import { freshStore, STORE_KINDS } from '../support/stores.js';
 
 const record: QueryRecord = {

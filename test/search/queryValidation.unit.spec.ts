@@ -1,7 +1,7 @@
 // Which queries carry enough to search on (spec: INVALID_QUERY for only whitespace/symbols, too few letters or
 // digits, one repeated character, one repeated word, only stop words; short identifiers are fine).
 import { describe, expect, it } from 'vitest';
-import { queryProblem } from '../../src/search/queryValidation.js';
+import { queryProblem } from '../../src/usecases/search/queryValidation.js';
 
 describe('query validation', () => {
   it('names the problem of each kind of query the spec rejects', () => {

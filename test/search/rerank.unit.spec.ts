@@ -2,8 +2,8 @@
 // so lists from collections of different modes merge on one scale.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { RetrievalMode, SearchHit } from '../../src/search/port.js';
-import { CALIBRATION, calibratedRelevance, mergeByRelevance, roundRelevance } from '../../src/search/rerank.js';
+import type { RetrievalMode, SearchHit } from '../../src/retrieval/port.js';
+import { CALIBRATION, calibratedRelevance, mergeByRelevance, roundRelevance } from '../../src/retrieval/rerank.js';
 
 const MODES: RetrievalMode[] = ['sparse', 'dense', 'hybrid'];
 

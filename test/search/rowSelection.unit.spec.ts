@@ -1,7 +1,7 @@
 // Which ranked rows a search delivers: min_relevance holds rows back and counts them, one_per_document keeps each
 // document's best chunk and fills the list from the next documents (a work held by two collections counts once).
 import { describe, expect, it } from 'vitest';
-import { EVERY_ROW, selectRows } from '../../src/search/rowSelection.js';
+import { EVERY_ROW, selectRows } from '../../src/retrieval/rowSelection.js';
 
 function row(id: string, docId: string, relevance: number | null, physical = 'scifact', doi?: string) {
   return { id, physical, relevance, metadata: { doc_id: docId, ...(doi ? { doi } : {}) } };

@@ -3,7 +3,7 @@
 // and the quality benchmark, not here.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ChunkRecord } from '../../src/search/port.js';
+import type { ChunkRecord } from '../../src/retrieval/port.js';
 
 /** shared/data/scifact beside the repository (where the workplace and CI put shared/) */
 export const SCIFACT_DIR = fileURLToPath(new URL('../../../shared/data/scifact', import.meta.url));

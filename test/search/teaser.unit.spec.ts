@@ -1,6 +1,6 @@
 // Teasers: the opening words of a chunk, whitespace collapsed, cut at a word boundary, whatever the text's length.
 import { describe, expect, it } from 'vitest';
-import { teaserOf } from '../../src/search/queryCache.js';
+import { teaserOf } from '../../src/usecases/search/queryCache.js';
 
 describe('teaserOf', () => {
   it('cuts a long text at the last whole word within the limit', () => {

@@ -7,7 +7,7 @@ import { startOpenSearchNode } from '../../src/infra/opensearchNode.js';
 import { startPostgresServer } from '../../src/infra/postgresServer.js';
 import { startTemporalDevServer } from '../../src/infra/temporalDevServer.js';
 import { readComponent } from '../../src/infra/components.js';
-import { cacheDirFrom } from '../../src/config.js';
+import { cacheDirFrom } from '../../src/app/config.js';
 import { parseTestComponents, UNIT_PROJECT, type TestComponentName } from './componentSelection.js';
 import './components.js'; // the ProvidedContext declarations
 

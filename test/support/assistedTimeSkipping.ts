@@ -7,11 +7,11 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { startTimeSkippingEnv } from './timeSkipping.js';
 import { httpClient, operatorSteps, startTestService, type TestService } from './testService.js';
-import { openAssistedActivityDeps } from '../../src/composition.js';
+import { openAssistedActivityDeps } from '../../src/app/composition.js';
 import { createAssistedActivities } from '../../activities/assisted.js';
-import { workflowBundle } from '../../src/temporal/worker.js';
-import { createAssistedSearch, type AssistedSearch } from '../../src/assisted/assistedSearch.js';
-import type { AuthContext } from '../../src/auth/context.js';
+import { workflowBundle } from '../../src/app/temporalWorker.js';
+import { createAssistedSearch, type AssistedSearch } from '../../src/usecases/assisted/assistedSearch.js';
+import type { AuthContext } from '../../src/usecases/auth/context.js';
 
 export interface AssistedTimeSkipping {
   svc: TestService;

@@ -1,6 +1,6 @@
-// Starts `src/main.ts` as `npm start` does (embedded defaults, its own Temporal dev server) and reads its banner.
+// Starts `src/app/main.ts` as `npm start` does (embedded defaults, its own Temporal dev server) and reads its banner.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { REPO_ROOT } from '../../src/config.js';
+import { REPO_ROOT } from '../../src/app/config.js';
 
 export interface StartedMain {
   child: ChildProcess;
@@ -12,7 +12,7 @@ export interface StartedMain {
 /** Runs the service on `dataDir` over the data under `dataRoot` and waits for its banner (5 minutes at most). */
 export async function startMain(dataDir: string, dataRoot: string): Promise<StartedMain> {
   const env = { ...process.env, DATA_DIR: dataDir, DATA_ROOT: dataRoot, PORT: '0', TEMPORAL_ADDRESS: '', DATABASE_URL: '', OPENSEARCH_URL: '', ADMIN_TOKEN: '', LOG_LEVEL: 'warn' };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

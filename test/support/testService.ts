@@ -8,9 +8,9 @@ import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import pino from 'pino';
-import { DEFAULT_DATA_ROOT, loadConfig } from '../../src/config.js';
-import { startRuntime, type Runtime, type RuntimeOptions } from '../../src/composition.js';
-import { ingestMissingDemoCollections, planDemoIngestion, type DemoIngestion } from '../../src/demoIngest.js';
+import { DEFAULT_DATA_ROOT, loadConfig } from '../../src/app/config.js';
+import { startRuntime, type Runtime, type RuntimeOptions } from '../../src/app/composition.js';
+import { ingestMissingDemoCollections, planDemoIngestion, type DemoIngestion } from '../../src/app/demoIngest.js';
 import { listen } from '../../src/http/server.js';
 import { requireComponent } from '../setup/components.js';
 

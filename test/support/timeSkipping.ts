@@ -1,6 +1,6 @@
 // Starts Temporal's time-skipping test environment on the provisioned Java test server (never a download): fails, with what to run, when it is not provisioned.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { cacheDirFrom } from '../../src/config.js';
+import { cacheDirFrom } from '../../src/app/config.js';
 import { readComponent } from '../../src/infra/components.js';
 
 /**

@@ -5,7 +5,7 @@ import { liveOrg, unlimitedKey } from '../support/orgStates.js';
 import { decide, type KeyState, type OrgState } from '../../src/domain/organization.js';
 import { DEFAULT_LIMITS, type ProjectableEvent, type StoredEvent } from '../../src/domain/events.js';
 import { project, type ProjectionReader } from '../../projections/project.js';
-import { foldOrganizationEvents } from '../../src/billing/reconciliation.js';
+import { foldOrganizationEvents } from '../../src/usecases/operator/reconciliation.js';
 import type { BalanceRow, OrganizationRow } from '../../projections/tables.js';
 
 // quotas used up: a tool call is no query, so they must not matter

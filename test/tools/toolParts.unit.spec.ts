@@ -1,11 +1,11 @@
 // The gateway's configuration parsing, the Retraction Watch field readers and the shipped tools' answers to bad input, without I/O.
 import { describe, expect, it } from 'vitest';
-import { toolPricesFrom, toolUpstreamsFrom } from '../../src/config.js';
+import { toolPricesFrom, toolUpstreamsFrom } from '../../src/app/config.js';
 import { retractionWatchDate, retractionWatchList, type RetractionNotice } from '../../src/ingest/retractions.js';
-import { retractionsCheckTool } from '../../src/tools/retractionsCheck.js';
-import { journalsLookupTool } from '../../src/tools/journalsLookup.js';
-import { pricedRegistry } from '../../src/tools/shippedTools.js';
-import { ToolError } from '../../src/tools/toolRegistry.js';
+import { retractionsCheckTool } from '../../src/usecases/tools/retractionsCheck.js';
+import { journalsLookupTool } from '../../src/usecases/tools/journalsLookup.js';
+import { pricedRegistry } from '../../src/usecases/tools/shippedTools.js';
+import { ToolError } from '../../src/usecases/tools/toolRegistry.js';
 import type { JournalRecord } from '../../src/journals/table.js';
 
 describe('TOOL_PRICES and TOOL_UPSTREAMS', () => {

@@ -2,7 +2,7 @@
 // `costCharged` (or `X-Query-Cost`, or `X-Tokens-Used`) over its responses gets the balance drop and the events' totals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMoneyServices, operator, orgEvents, type MoneyServices } from '../money/moneyService.js';
-import { parseCredits } from '../../src/money.js';
+import { parseCredits } from '../../src/domain/money.js';
 
 let m: MoneyServices;
 let call: MoneyServices['call'][number];

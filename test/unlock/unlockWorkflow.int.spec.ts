@@ -3,13 +3,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { createAccounts, type Accounts } from '../../src/billing/accounts.js';
+import { createAccounts, type Accounts } from '../../src/usecases/accounts/accounts.js';
 import type { Db } from '../../src/eventstore/db.js';
 import { DEFAULT_LIMITS, type Actor } from '../../src/domain/events.js';
-import { PAYLOAD_VERSION, saveQueryRecord, type CachedRow } from '../../src/search/queryCache.js';
-import { createTemporalWorker } from '../../src/temporal/worker.js';
-import { createUnlock, type UnlockResult } from '../../src/unlock/unlock.js';
-import type { AuthContext } from '../../src/auth/context.js';
+import { PAYLOAD_VERSION, saveQueryRecord, type CachedRow } from '../../src/usecases/search/queryCache.js';
+import { createTemporalWorker } from '../../src/app/temporalWorker.js';
+import { createUnlock, type UnlockResult } from '../../src/usecases/unlock/unlock.js';
+import type { AuthContext } from '../../src/usecases/auth/context.js';
 import { Rejection } from '../../src/domain/rejection.js';
 import { replayProjections } from '../../projections/replay.js';
 import { requireComponent } from '../setup/components.js';
@@ -17,7 +17,7 @@ import { createPostgresDatabase, freshStore } from '../support/stores.js';
 import { openPostgres } from '../../src/eventstore/db.js';
 import { migrate } from '../../src/eventstore/schema.js';
 import { PROJECTION_READ_MODELS } from '../../projections/readModels.js';
-import { REPO_ROOT } from '../../src/config.js';
+import { REPO_ROOT } from '../../src/app/config.js';
 
 const operator: Actor = { kind: 'operator', id: 'test' };
 

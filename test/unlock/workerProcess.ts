@@ -1,8 +1,8 @@
-// A real worker in its own process for the crash test; it reads the same configuration as src/worker.ts.
-import { loadConfig } from '../../src/config.js';
-import { openEventStore } from '../../src/composition.js';
-import { createAccounts } from '../../src/billing/accounts.js';
-import { createTemporalWorker } from '../../src/temporal/worker.js';
+// A real worker in its own process for the crash test; it reads the same configuration as src/app/worker.ts.
+import { loadConfig } from '../../src/app/config.js';
+import { openEventStore } from '../../src/app/composition.js';
+import { createAccounts } from '../../src/usecases/accounts/accounts.js';
+import { createTemporalWorker } from '../../src/app/temporalWorker.js';
 
 const config = loadConfig({ ...process.env, INGEST_DEMO: '0' });
 const db = await openEventStore(config);

@@ -1,7 +1,7 @@
 // Response schemas (zod) of the operator API (/admin/v1) for the OpenAPI document. They document only; the type
 // checks at the bottom tie each one to what the operation returns, so a changed operation fails the typecheck here.
 import { z } from 'zod';
-import type { Operations, OrganizationListView } from '../../admin/operations.js';
+import type { Operations, OrganizationListView } from '../../usecases/operator/operations.js';
 import type { Fits } from './responses.js';
 
 const credits = (description: string) => z.string().meta({ description: `${description} (decimal string of credits)` });

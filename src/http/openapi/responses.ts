@@ -2,11 +2,11 @@
 // no route parses its output with them. Type checks at the bottom tie each one to the domain type the route returns.
 import { z } from 'zod';
 import { STATUS_OF } from '../../domain/errorCodes.js';
-import type { Discovery as DomainDiscovery } from '../../catalogue/discovery.js';
-import type { CollectionListing } from '../../catalogue/collectionsList.js';
+import type { Discovery as DomainDiscovery } from '../../usecases/catalogue/discovery.js';
+import type { CollectionListing } from '../../usecases/catalogue/collectionsList.js';
 import type { FilterWarning as DomainFilterWarning } from '../../filters/warnings.js';
 import type { JournalMetricExpansion as DomainJournalMetricExpansion } from '../../filters/journalMetricConditions.js';
-import type { JournalRequest as DomainJournalRequest } from '../../billing/accounts.js';
+import type { JournalRequest as DomainJournalRequest } from '../../usecases/accounts/accounts.js';
 
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullable();
 const decimal = (description: string) => z.string().meta({ description, examples: ['0.012345'] });

@@ -3,8 +3,8 @@
 import { ApiError } from '../errors.js';
 import Router from '@koa/router';
 import { parseOr422, organizationBody, organizationListQuery, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody, spendingCapBody, inviteBody, retractionsBody, collectionBody, collectionChangeBody, metaCollectionBody, ingestBody } from '../schemas.js';
-import { ledgerCsv } from '../../admin/ledgerCsv.js';
-import { organizationListView, type Operations } from '../../admin/operations.js';
+import { ledgerCsv } from '../../usecases/operator/ledgerCsv.js';
+import { organizationListView, type Operations } from '../../usecases/operator/operations.js';
 import { requestBaseUrl, type RequestState } from '../requestContext.js';
 
 /** `publicUrl`: the service's address as its users reach it (invite links); by default the address this request came to. */

@@ -1,8 +1,8 @@
 // The billing headers of search responses (X-Tokens-Used, X-Query-Cost, X-Billing-Mode, X-Credits-Remaining), set in one place.
 import type { Context } from 'koa';
-import type { AuthContext } from '../../auth/context.js';
-import type { BillingOutcome } from '../../search/searchService.js';
-import { formatCredits } from '../../money.js';
+import type { AuthContext } from '../../usecases/auth/context.js';
+import type { BillingOutcome } from '../../usecases/search/searchService.js';
+import { formatCredits } from '../../domain/money.js';
 
 /** All four headers; none when billing is off for the organization; no balance when the organization hides it. */
 export function setBillingHeaders(ctx: Context, auth: AuthContext, billing: BillingOutcome): void {

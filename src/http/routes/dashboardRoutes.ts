@@ -12,16 +12,16 @@ import { parseOr422, loginBody, operatorLoginBody, setPasswordBody, dashboardKey
 import { refuseTooManyRequests } from '../ipLimiter.js';
 import { dashboardStateOf, wantsHtml, type DashboardAccess } from '../dashboardAccess.js';
 import { operatorTokenCheck } from '../authentication.js';
-import type { Members, SignedIn } from '../../members/members.js';
-import type { ConsoleData } from '../../dashboard/consoleData.js';
-import type { CollectionCatalog } from '../../collections/catalog.js';
+import type { Members, SignedIn } from '../../usecases/members/members.js';
+import type { ConsoleData } from '../../usecases/dashboard/consoleData.js';
+import type { CollectionCatalog } from '../../domain/catalog.js';
 import { canonicalEmail, mayDo, type Principal } from '../../domain/member.js';
 import { Rejection } from '../../domain/rejection.js';
-import { formatCredits } from '../../money.js';
-import { ledgerCsv } from '../../admin/ledgerCsv.js';
-import { inviteUrlOf, money, type Operations } from '../../admin/operations.js';
-import type { Html } from '../../dashboard/html.js';
-import * as pages from '../../dashboard/pages.js';
+import { formatCredits } from '../../domain/money.js';
+import { ledgerCsv } from '../../usecases/operator/ledgerCsv.js';
+import { inviteUrlOf, money, type Operations } from '../../usecases/operator/operations.js';
+import type { Html } from '../dashboard/html.js';
+import * as pages from '../dashboard/pages.js';
 import { requestBaseUrl } from '../requestContext.js';
 
 export interface DashboardRouteDeps {
@@ -41,9 +41,9 @@ export interface DashboardRouteDeps {
 export const DASHBOARD_CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 const ASSETS = new Map<string, { type: string; file: URL }>([
-  ['dashboard.css', { type: 'text/css; charset=utf-8', file: new URL('../../dashboard/assets/dashboard.css', import.meta.url) }],
-  ['dashboard.js', { type: 'application/javascript; charset=utf-8', file: new URL('../../dashboard/assets/dashboard.js', import.meta.url) }],
-  ['favicon.ico', { type: 'image/x-icon', file: new URL('../../dashboard/assets/favicon.ico', import.meta.url) }],
+  ['dashboard.css', { type: 'text/css; charset=utf-8', file: new URL('../dashboard/assets/dashboard.css', import.meta.url) }],
+  ['dashboard.js', { type: 'application/javascript; charset=utf-8', file: new URL('../dashboard/assets/dashboard.js', import.meta.url) }],
+  ['favicon.ico', { type: 'image/x-icon', file: new URL('../dashboard/assets/favicon.ico', import.meta.url) }],
 ]);
 
 function page(ctx: Context, body: Html, status = 200): void {

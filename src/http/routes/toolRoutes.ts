@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
 import type { RequestState } from '../requestContext.js';
-import type { ToolCalls } from '../../tools/toolCalls.js';
+import type { ToolCalls } from '../../usecases/tools/toolCalls.js';
 import { setBillingHeaders } from './billingHeaders.js';
 
 export interface ToolRouteDeps {

@@ -1,0 +1,361 @@
+// The composition root: picks each adapter from configuration and wires the service together.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import { Client, Connection } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import type { Config, StoreLocation } from './config.js';
+import { openPglite, openPostgres, type Db } from '../eventstore/db.js';
+import { migrate } from '../eventstore/schema.js';
+import { PROJECTION_READ_MODELS } from '../../projections/readModels.js';
+import { createAccounts, type Accounts } from '../usecases/accounts/accounts.js';
+import { createOperations, type Operations } from '../usecases/operator/operations.js';
+import type { ToolRegistry } from '../usecases/tools/toolRegistry.js';
+import { createToolCalls } from '../usecases/tools/toolCalls.js';
+import { createGatewayTools } from '../usecases/tools/shippedTools.js';
+import type { FigureImageRenderer } from '../usecases/figures/figureImages.js';
+import { createJpegFigureRenderer } from '../usecases/figures/jpegFigureRenderer.js';
+import { figureRootOf } from '../ingest/figures/demoFigures.js';
+import { definitionOf, loadCollectionCatalog, type CollectionCatalog } from '../domain/catalog.js';
+import { openLiveCatalog, type LiveCatalog } from '../usecases/collections/liveCatalog.js';
+import { createCollectionAdmin, followCollectionIngestions } from '../usecases/collections/manageCollections.js';
+import { canonicalJson } from '../eventstore/eventStore.js';
+import { createCollectionReadiness, type CollectionReadiness } from '../domain/readiness.js';
+import { createOnnxEmbedder, type OnnxEmbedder } from '../embedding/onnxEmbedder.js';
+import { embeddingModelManifestPath } from '../embedding/modelManifest.js';
+import type { JudgeModel } from '../reasoner/builtin/judge.js';
+import type { SearchEngine } from '../retrieval/port.js';
+import { createEmbeddedEngine } from '../retrieval/engines/embedded/embeddedEngine.js';
+import { createSearchService, type SearchService } from '../usecases/search/searchService.js';
+import { createUnlock } from '../usecases/unlock/unlock.js';
+import { createTemporalWorker, runTemporalWorker, TASK_QUEUE } from './temporalWorker.js';
+import type { IngestionActivityDeps } from '../../activities/ingestion.js';
+import type { Embedder } from '../embedding/port.js';
+import { createTemporalIngestions, type WorkflowIngestions } from '../usecases/collections/temporalIngestions.js';
+import { startTemporalDevServer, type TemporalDevServer } from '../infra/temporalDevServer.js';
+import { readComponent } from '../infra/components.js';
+import { createApp } from '../http/app.js';
+import type Koa from 'koa';
+import type { FilterPlanner } from '../usecases/search/pipeline.js';
+import { loadFilterPlanner, loadJournalTable } from '../filters/planner.js';
+import { metricsBasisSentence } from '../journals/metricsBasis.js';
+import { createCatalogueService, type CatalogueService } from '../usecases/catalogue/catalogueService.js';
+import { journalLookupOf } from '../usecases/catalogue/discovery.js';
+import { readInventory } from '../usecases/catalogue/collectionsList.js';
+import { journalWeightsForTopic } from '../usecases/catalogue/topicJournals.js';
+import { pricePer1000For } from '../domain/pricing.js';
+import { takeMinuteBudget } from '../usecases/limits/quotas.js';
+import type { Reasoner } from '../reasoner/port.js';
+import { createReasoner } from '../reasoner/createReasoner.js';
+import { chunkVectorsFromEngine } from '../reasoner/builtin/chunkVectors.js';
+import { createAssistedSearch } from '../usecases/assisted/assistedSearch.js';
+import type { AssistedActivityDeps } from '../../activities/assisted.js';
+import type { JournalRecord } from '../journals/table.js';
+import { createMembers, type Members } from '../usecases/members/members.js';
+import { createConsoleData } from '../usecases/dashboard/consoleData.js';
+import { createLiveRetractions, heldDoisIn, type LiveRetractions } from '../ingest/liveRetractions.js';
+
+export interface Runtime {
+  config: Config;
+  log: Logger;
+  db: Db;
+  engine: SearchEngine;
+  embedder: OnnxEmbedder;
+  /** the catalogue in force: the catalogue stream's collections and meta-collections, followed within a second */
+  catalog: LiveCatalog;
+  /** which collections answer searches yet (demo ingestion marks the ones it builds) */
+  readiness: CollectionReadiness;
+  accounts: Accounts;
+  operations: Operations;
+  members: Members;
+  search: SearchService;
+  catalogue: CatalogueService;
+  /** the tool gateway's tools (MCP find-tools lists them) */
+  tools: ToolRegistry;
+  /** the retraction list in force (shipped lists plus operator loads) */
+  retractions: LiveRetractions;
+  /** ingestions of source files into plain collections (the ingestion workflow) */
+  ingestions: WorkflowIngestions;
+  temporal: { client: Client; address: string; devServer?: TemporalDevServer };
+  worker?: { worker: Worker; running: Promise<void> };
+  app: Koa;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /** run the Temporal worker in this process */
+  worker: boolean;
+  clock?: () => Date;
+  log?: Logger;
+  /** filter planner; defaults to the filter language over the journals table in the data directory */
+  planFilters?: FilterPlanner;
+  /** tools served at /api/v1/tools/{prefix}/{tool}; by default the shipped tools and the configured upstream mounts, at the configured prices */
+  tools?: ToolRegistry;
+  /** renders figure images for unlock and re-fetch; without one, figures carry no image_data */
+  figureImages?: FigureImageRenderer;
+  /** the built-in judge; by default the calibrated one (src/reasoner/builtin/judgeCalibration.json) */
+  judgeModel?: JudgeModel;
+  /**
+   * take ingestion batches in this process (default: with `worker`). The embedded engine's batches must run in the
+   * process that owns its index, this one; on OpenSearch a separate `npm run worker` may take them instead.
+   */
+  ingestBatches?: boolean;
+  /** opens the embedder of ingested passages; by default openIngestEmbedder (tests count its texts through a wrapper) */
+  openPassageEmbedder?: () => Promise<Embedder>;
+}
+
+/** Where the event store of `location` is, for messages: the PGlite directory, or the database URL without its password. */
+export function describeStoreLocation(location: StoreLocation): string {
+  if (!location.databaseUrl) return join(location.dataDir, 'pglite');
+  try {
+    const url = new URL(location.databaseUrl);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'DATABASE_URL (not a URL)';
+  }
+}
+
+/** Whether the event store at `location` exists (its event log), without creating anything. */
+export async function eventStoreExists(location: StoreLocation): Promise<boolean> {
+  if (!location.databaseUrl) return existsSync(join(location.dataDir, 'pglite', 'PG_VERSION'));
+  const db = await openPostgres(location.databaseUrl, 1);
+  try {
+    const [row] = await db.query<{ present: boolean }>(`SELECT to_regclass('events') IS NOT NULL AS present`);
+    return row?.present === true;
+  } finally {
+    await db.close();
+  }
+}
+
+export async function openEventStore(config: Config): Promise<Db> {
+  const db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(join(config.dataDir, 'pglite'));
+  await migrate(db, PROJECTION_READ_MODELS);
+  return db;
+}
+
+/**
+ * How often the service's embedded engine looks for an index generation another process committed (or removed): a
+ * manifest stat per search was ~7% of a hybrid search's CPU under load; seeing an ingest a second later is fine.
+ */
+export const INDEX_RELOAD_CHECK_MS = 1000;
+
+export async function openSearchEngine(config: Config, log?: Logger): Promise<SearchEngine> {
+  if (config.opensearchUrl) {
+    const { createOpenSearchEngine } = await import('../retrieval/engines/opensearch/openSearchEngine.js');
+    return createOpenSearchEngine({ url: config.opensearchUrl, onVectorStorage: (storage, detail) => log?.info({ searchKnn: storage === 'knn' ? 'lucene-hnsw' : 'exact' }, detail) });
+  }
+  return createEmbeddedEngine({ dir: join(config.dataDir, 'index'), reloadCheckIntervalMs: INDEX_RELOAD_CHECK_MS });
+}
+
+/** The embedder of queries (and of anything small): one session in this thread, a few milliseconds a query. */
+export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
+  return createOnnxEmbedder({ manifest: embeddingModelManifestPath(config.cacheDir) });
+}
+
+/**
+ * The embedder of ingestion: the same model and precision as openEmbedder (so passages and queries share one vector
+ * space), on EMBEDDING_WORKERS worker threads started on first use; close it when the ingestion is done.
+ */
+export async function openIngestEmbedder(config: Config): Promise<OnnxEmbedder> {
+  return createOnnxEmbedder({ manifest: embeddingModelManifestPath(config.cacheDir), workers: config.embeddingWorkers });
+}
+
+/**
+ * What the ingestion activities need; the passage embedder (its worker threads) opens on the first batch that embeds
+ * and closes with `close`.
+ */
+export function openIngestionActivityDeps(config: Config, parts: { db: Db; engine: SearchEngine; embedder: OnnxEmbedder; clock: () => Date; openPassageEmbedder?: () => Promise<Embedder> }): IngestionActivityDeps & { close(): Promise<void> } {
+  let passage: Promise<Embedder> | undefined;
+  const retractions = createLiveRetractions({ db: parts.db, dataRoot: config.dataRoot, clock: parts.clock });
+  return {
+    db: parts.db,
+    engine: parts.engine,
+    passageEmbedder: () => (passage ??= (parts.openPassageEmbedder ?? (() => openIngestEmbedder(config)))()),
+    model: { modelName: parts.embedder.modelName, dims: parts.embedder.dims },
+    tokenizer: parts.embedder.tokenizer,
+    retractedDois: async () => new Set((await retractions.notices()).keys()),
+    dataRoot: config.dataRoot,
+    dataDir: config.dataDir,
+    figureDir: figureRootOf(config.dataDir),
+    clock: parts.clock,
+    afterCommitDelayMs: config.faultIngestBatchDelayMs,
+    close: async () => {
+      if (passage) await (await passage.catch(() => null))?.close();
+    },
+  };
+}
+
+/** The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the built-in one. */
+export function openReasoner(config: Config, deps: { engine: SearchEngine; embedder: OnnxEmbedder; catalog: CollectionCatalog; journals: readonly JournalRecord[]; clock: () => Date; log: Logger; judgeModel?: JudgeModel }): Reasoner {
+  return createReasoner(
+    {
+      embedder: deps.embedder,
+      journals: deps.journals,
+      chunkVectors: chunkVectorsFromEngine(deps),
+      clock: deps.clock,
+      onFallback: (stage, err) => deps.log.warn({ stage, err: err.message }, 'the chat model failed; the built-in reasoner answered'),
+    },
+    { llm: config.assisted.llm, builtin: { judgeModel: deps.judgeModel } },
+  );
+}
+
+/** What the assisted-search activities need: retrieval, the filter planner, the reasoner and the event store. */
+export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner; judgeModel?: JudgeModel; retractions?: LiveRetractions }): Promise<AssistedActivityDeps> {
+  const table = parts.journals ? undefined : await loadJournalTable(config.dataDir, config.dataRoot);
+  const journals = parts.journals ?? table!.journals;
+  const planFilters = parts.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, table));
+  const { db, accounts, engine, embedder, catalog, clock } = parts;
+  const retractions = parts.retractions ?? createLiveRetractions({ db, dataRoot: config.dataRoot, clock });
+  return { db, accounts, engine, embedder, catalog, clock, planFilters, retractions, reasoner: openReasoner(config, { ...parts, journals }), fanOutDelayMs: config.faultFanOutDelayMs, afterChargeDelayMs: config.faultAfterChargeDelayMs };
+}
+
+/** Who recorded the first start's catalogue: the operator's configuration file. */
+const CONFIG_FILE_ACTOR = { kind: 'operator', id: 'collections-config' } as const;
+
+/**
+ * The catalogue of the store, seeded from the configuration file on a first start. After that the store is the truth:
+ * a file that no longer matches it is reported once, since editing it changes nothing (the operator API does).
+ */
+export async function openCatalogue(config: Config, db: Db, clock: () => Date, log?: Logger): Promise<LiveCatalog> {
+  let seeded = false;
+  const catalog = await openLiveCatalog({
+    db,
+    clock,
+    actor: CONFIG_FILE_ACTOR,
+    seed: async () => {
+      seeded = true;
+      return loadCollectionCatalog(config.collectionsConfig);
+    },
+  });
+  if (!seeded && log) {
+    const file = await loadCollectionCatalog(config.collectionsConfig).catch(() => null);
+    const described = (c: CollectionCatalog) => canonicalJson({ collections: c.collections.map(definitionOf), metaCollections: c.metaCollections });
+    if (file && described(file) !== described(catalog)) {
+      log.warn({ file: config.collectionsConfig, catalogueVersion: catalog.version }, 'the collections file differs from the catalogue in the event store, which is the truth after the first start: change collections with the operator API (POST/PATCH/DELETE /admin/v1/collections, PUT /admin/v1/meta-collections/{name}) or the CLI (collection ...)');
+    }
+  }
+  return catalog;
+}
+
+export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
+  const log = options.log ?? pino({ level: config.logLevel, base: { service: 'litsearch' } });
+  const clock = options.clock ?? (() => new Date());
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c().catch((err) => log.warn({ err }, 'shutdown step failed'));
+  };
+  try {
+    let devServer: TemporalDevServer | undefined;
+    let address = config.temporalAddress;
+    if (!address) {
+      devServer = await startTemporalDevServer({ dataDir: join(config.dataDir, 'temporal'), namespace: config.temporalNamespace, component: readComponent('temporal', config.cacheDir) });
+      closers.push(() => devServer!.stop());
+      address = devServer.address;
+      log.info({ address }, 'temporal dev server started');
+    }
+    const db = await openEventStore(config);
+    closers.push(() => db.close());
+    const engine = await openSearchEngine(config, log);
+    if (engine.vectorSearchMode) void engine.vectorSearchMode().catch((err) => log.warn({ err }, 'could not ask the search engine how it searches vectors'));
+    closers.push(() => engine.close());
+    const embedder = await openEmbedder(config);
+    closers.push(() => embedder.close());
+    const catalog = await openCatalogue(config, db, clock, log);
+    closers.push(async () => catalog.close());
+    const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
+    // an operator-defined collection answers 503 until one of its ingestions completed (followed below)
+    for (const collection of catalog.collections) if (!catalog.isSeeded(collection.name)) readiness.set(collection.name, 'ingesting');
+    const accounts = createAccounts(db, clock);
+    const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000, catalog });
+    const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot, clock, heldDois: heldDoisIn({ engine, catalog }) });
+    const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);
+    const journals = journalTable.journals;
+    const metricsBasis = metricsBasisSentence(journalTable.metricsBasis);
+    const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journalTable));
+    const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir), config.dataRoot);
+    const catalogue = createCatalogueService({
+      catalog,
+      journals: journalLookupOf(journals),
+      metricsBasis,
+      inventoryOf: (collection) => readInventory(engine, collection),
+      topicWeights: (collection, topic) => journalWeightsForTopic({ engine, embedder }, collection, topic),
+      priceOf: (auth, collection) => pricePer1000For(auth.org, collection),
+      record: (auth, answer) => accounts.recordCatalogueAnswer({ orgId: auth.org.id, keyId: auth.key.id, ...answer }),
+      recordJournalRequest: (auth, request) => accounts.requestJournal({ orgId: auth.org.id, keyId: auth.key.id, ...request }),
+      takeMinuteSlot: (auth) => takeMinuteBudget(db, auth.org, clock()),
+    });
+    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness, retractions });
+    const tools = options.tools ?? (await createGatewayTools({ retractions, engine, catalog, journals, metricsBasis, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
+
+    const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, catalog, clock, log, journals, planFilters, judgeModel: options.judgeModel, retractions });
+
+    let worker: Runtime['worker'];
+    let client: Client;
+    if (options.worker) {
+      const ingestion = openIngestionActivityDeps(config, { db, engine, embedder, clock, openPassageEmbedder: options.openPassageEmbedder });
+      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs }, assisted: assistedDeps, ingestion, ingestBatches: options.ingestBatches });
+      const running = runTemporalWorker(created);
+      worker = { worker: created.worker, running };
+      closers.push(async () => {
+        // the SDK's own SIGINT/SIGTERM handling may have begun the shutdown already
+        for (const w of [created.worker, created.batchWorker]) if (w?.getState() === 'RUNNING') w.shutdown();
+        await running.catch(() => undefined);
+        await created.connection.close();
+        await ingestion.close();
+      });
+      // the client shares the worker's connection, so an unlock starts eagerly on this process's worker
+      client = new Client({ connection: created.connection, namespace: config.temporalNamespace });
+    } else {
+      const connection = await Connection.connect({ address });
+      closers.push(() => connection.close());
+      client = new Client({ connection, namespace: config.temporalNamespace });
+    }
+    const assisted = createAssistedSearch({ client, db, accounts, clock, catalog, search, waitMs: config.assisted.waitMs, deliveryWaitMs: config.assisted.deliveryWaitMs, eagerStart: options.worker });
+    const unlock = createUnlock({ client, db, accounts, clock, taskQueue: TASK_QUEUE, eagerStart: options.worker, figureImages });
+    const ingestions = createTemporalIngestions({ db, client, catalog, dataRoot: config.dataRoot, clock, taskQueue: TASK_QUEUE, batchSize: config.ingestBatchSize, parallelism: config.ingestParallelism });
+    const collectionAdmin = createCollectionAdmin({ catalog, engine, db, readiness, ingestions, dataRoot: config.dataRoot, onIndexDeleteFailure: (collection, err) => log.warn({ collection, err }, 'a retired collection\'s index could not be deleted') });
+    const following = followCollectionIngestions({ catalog, readiness, ingestions, onError: (err) => log.warn({ err }, 'could not read the state of an ingestion') });
+    closers.push(async () => following.stop());
+    await following.check();
+    const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions });
+    const app = createApp({
+      log,
+      accounts,
+      operations,
+      search,
+      catalogue,
+      unlock,
+      assisted,
+      catalog,
+      collectionReadiness: readiness,
+      engine,
+      clock,
+      figureImages,
+      tools,
+      toolCalls: createToolCalls({ db, clock, accounts, tools }),
+      adminToken: config.adminToken,
+      trustProxyHops: config.trustProxyHops,
+      corsOrigins: config.corsOrigins,
+      operatorLimits: config.operatorLimits,
+      members,
+      consoleData: createConsoleData(db, accounts, operations, clock),
+      dashboard: config.dashboard,
+      tls: config.tls,
+      publicUrl: config.publicUrl,
+      readiness: {
+        eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,
+        temporal: async () => {
+          await client.workflowService.getSystemInfo({});
+          return true;
+        },
+        search: () => engine.ping(),
+      },
+      readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact', collections: readiness.summary() }),
+    });
+    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, members, search, catalogue, tools, retractions, ingestions, temporal: { client, address, devServer }, worker, app, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,188 @@
+// Ingests the configured demo collections that are not indexed yet (first start), with a progress bar. Planned apart
+// from running, so the service can listen while it runs: each collection to build is marked ingesting (its searches
+// answer 503) until its index is committed.
+import { join } from 'node:path';
+import type { Runtime } from './composition.js';
+import { openIngestEmbedder } from './composition.js';
+import type { PlainCollection } from '../domain/catalog.js';
+import { noDocumentsCounted, ingestCollection, needsIngest, needsVectors, recordIngestedInput, type IngestCollectionOptions, type IngestReport } from '../ingest/ingestCollection.js';
+import { waitForIngestion } from '../usecases/collections/temporalIngestions.js';
+import { clearManifest, manifestKey, manifestTotals } from '../ingest/manifest.js';
+import type { Actor } from '../domain/events.js';
+import { Rejection } from '../domain/rejection.js';
+import { createIngestProgressBar } from '../ingest/progressBar.js';
+import { loadRetractedDois } from '../ingest/retractions.js';
+import { figureRootOf } from '../ingest/figures/demoFigures.js';
+
+type IngestRuntime = Pick<Runtime, 'config' | 'catalog' | 'engine' | 'embedder' | 'log'> & Partial<Pick<Runtime, 'readiness' | 'ingestions' | 'worker' | 'db'>>;
+
+/** Who starts the first start's ingestions. */
+const DEMO_ACTOR: Actor = { kind: 'operator', id: 'demo-ingestion' };
+
+/**
+ * Builds one collection through the ingestion workflow (mode replace: the collection becomes exactly its files), as an
+ * operator's ingestion would, and records its input fingerprint so the next start skips it.
+ */
+async function ingestThroughWorkflow(runtime: Required<Pick<IngestRuntime, 'ingestions' | 'db'>> & IngestRuntime, options: IngestCollectionOptions, cancellation: Promise<void>, onProgress: (done: number, total: number) => void): Promise<IngestReport | null> {
+  const started = performance.now();
+  const { collection } = options;
+  const start = () => runtime.ingestions.start({ collection: collection.name, files: collection.source.files, mode: 'replace' }, DEMO_ACTOR);
+  const { ingestionId } = await start().catch(async (err: unknown) => {
+    // an ingestion a stopped start left running resumes on this start's worker: let it end, then build from the files
+    const running = err instanceof Rejection && err.code === 'CONFLICT' ? (err.details as { ingestionId?: string } | undefined)?.ingestionId : undefined;
+    if (!running) throw err;
+    await waitForIngestion(runtime.ingestions, running);
+    return start();
+  });
+  let cancelled = false;
+  void cancellation.then(() => (cancelled = true));
+  const status = await waitForIngestion(runtime.ingestions, ingestionId, 250, (s) => {
+    onProgress(s.documentsAdded + s.documentsUpdated + s.documentsUnchanged + s.documentsDeleted, s.documentsRead);
+    return cancelled;
+  });
+  if (!status) {
+    await runtime.ingestions.cancel(ingestionId, 'the service stopped during its first start');
+    return null;
+  }
+  if (status.state === 'failed') throw new Error(status.error ?? 'the ingestion failed');
+  const built = await manifestTotals(runtime.db, manifestKey(options.engine.kind, collection.name));
+  await recordIngestedInput(options, built);
+  return {
+    collection: collection.name,
+    index: collection.name,
+    skipped: false,
+    chunks: built.chunks,
+    embedded: needsVectors(collection),
+    fingerprint: '',
+    seconds: Math.round((performance.now() - started) / 10) / 100,
+    ...noDocumentsCounted(),
+    documentsRead: status.documentsRead,
+    documentsIndexed: built.documents,
+  };
+}
+
+export interface DemoIngestionOptions {
+  /** rebuild every collection, even those whose index holds the same input */
+  force?: boolean;
+  /** awaited before each collection is built; tests hold one back to see the service answer while it ingests */
+  beforeCollection?: (collection: string) => Promise<void>;
+}
+
+export interface DemoIngestion {
+  /** the collections this run builds, in the order it builds them (marked ingesting in the runtime's readiness) */
+  readonly pending: readonly string[];
+  /**
+   * Builds them one after another, each marked ready when committed. A collection that fails is marked failed and
+   * logged, and the others still ingest; the failures come back beside the reports.
+   */
+  run(): Promise<{ reports: IngestReport[]; failures: { collection: string; error: Error }[] }>;
+  /** stops a run between collections or mid-way (its embedding workers end; the half-built index is rebuilt on the next start) and waits for it to stop */
+  cancel(): Promise<void>;
+}
+
+/**
+ * Collections that need no vectors first (BM25 only: seconds, so most of the catalogue answers almost at once), then
+ * the others in catalogue order. A better guess at the embedding work (the source's size) misleads across formats:
+ * gzipped MEDLINE XML against plain JSON lines.
+ */
+function withoutVectorsFirst(collections: PlainCollection[]): PlainCollection[] {
+  return [...collections.filter((c) => !needsVectors(c)), ...collections.filter(needsVectors)];
+}
+
+/** Finds the collections whose index is absent or built from other input, and marks them ingesting. */
+export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIngestionOptions = {}): Promise<DemoIngestion> {
+  const { config, engine } = runtime;
+  // the workers start on the first passage to embed: a start with nothing to build starts none
+  const embedder = await openIngestEmbedder(config);
+  const retracted = await loadRetractedDois(config.dataRoot);
+  const optionsFor = (collection: PlainCollection): IngestCollectionOptions => ({
+    collection,
+    dataRoot: config.dataRoot,
+    engine,
+    embedder,
+    tokenizer: runtime.embedder.tokenizer,
+    retracted,
+    fingerprintFile: join(config.dataDir, `ingest-fingerprints.${engine.kind}.json`),
+    figureDir: figureRootOf(config.dataDir),
+    force: options.force,
+  });
+  const toBuild: PlainCollection[] = [];
+  try {
+    // the demo collections: those the configuration file seeded (the operator API's own are ingested when defined)
+    for (const collection of runtime.catalog.collections.filter((c) => runtime.catalog.isSeeded(c.name))) {
+      if (await needsIngest(optionsFor(collection))) toBuild.push(collection);
+      else runtime.log.info({ collection: collection.name }, 'collection already indexed');
+    }
+  } catch (err) {
+    await embedder.close();
+    throw err;
+  }
+  const ordered = withoutVectorsFirst(toBuild);
+  for (const collection of ordered) runtime.readiness?.set(collection.name, 'ingesting');
+  if (ordered.length === 0) await embedder.close();
+
+  let cancelled = false;
+  let cancel: () => void = () => undefined;
+  const cancellation = new Promise<void>((resolve) => (cancel = resolve));
+  let running: Promise<unknown> = Promise.resolve();
+  return {
+    pending: ordered.map((c) => c.name),
+    run() {
+      const run = async () => {
+        const reports: IngestReport[] = [];
+        const failures: { collection: string; error: Error }[] = [];
+        if (ordered.length === 0) return { reports, failures };
+        const bar = createIngestProgressBar();
+        try {
+          for (const collection of ordered) {
+            await Promise.race([options.beforeCollection?.(collection.name), cancellation]);
+            if (cancelled) break;
+            try {
+              // through the ingestion workflow when this process runs its batches; else (a service whose worker is
+              // a separate process) the pipeline directly, as before
+              const viaWorkflow = runtime.ingestions && runtime.db && runtime.worker ? { ...runtime, ingestions: runtime.ingestions, db: runtime.db } : undefined;
+              const report = viaWorkflow
+                ? await ingestThroughWorkflow(viaWorkflow, optionsFor(collection), cancellation, (done, total) => bar.onProgress({ collection: collection.name, phase: 'indexing', done, total }))
+                : await ingestCollection({ ...optionsFor(collection), onProgress: bar.onProgress });
+              // a pipeline build replaced the whole index: the manifest of the workflow's documents no longer holds
+              if (!viaWorkflow && report && !report.skipped && runtime.db) await clearManifest(runtime.db, manifestKey(engine.kind, collection.name));
+              if (!report) break;
+              reports.push(report);
+              runtime.readiness?.set(collection.name, 'ready');
+              runtime.log.info({ collection: report.collection, chunks: report.chunks, seconds: report.seconds }, 'collection ingested');
+            } catch (err) {
+              if (cancelled) break;
+              const error = err instanceof Error ? err : new Error(String(err));
+              failures.push({ collection: collection.name, error });
+              runtime.readiness?.set(collection.name, 'failed');
+              runtime.log.error({ collection: collection.name, err: error }, 'collection could not be ingested; its searches answer 503 until a restart ingests it');
+            }
+          }
+        } finally {
+          bar.stop();
+          await embedder.close();
+        }
+        if (cancelled) runtime.log.info('demo ingestion stopped; the next start builds what is missing');
+        return { reports, failures };
+      };
+      const result = run();
+      running = result.catch(() => undefined);
+      return result;
+    },
+    async cancel() {
+      cancelled = true;
+      cancel();
+      // ends the workers, so an embedding in flight fails at once instead of finishing its window
+      await embedder.close();
+      await running;
+    },
+  };
+}
+
+/** Plans and runs the demo ingestion to the end (CLI `ingest`, tests); the first failure is thrown after the others ran. */
+export async function ingestMissingDemoCollections(runtime: IngestRuntime, force = false): Promise<IngestReport[]> {
+  const { reports, failures } = await (await planDemoIngestion(runtime, { force })).run();
+  const [failure] = failures;
+  if (failure) throw new Error(`ingesting ${failure.collection} failed: ${failure.error.message}`, { cause: failure.error });
+  return reports;
+}

@@ -1,0 +1,53 @@
+// `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and DATABASE_URL).
+import pino from 'pino';
+import { loadConfig } from './config.js';
+import { openAssistedActivityDeps, openCatalogue, openEmbedder, openIngestionActivityDeps, openEventStore, openSearchEngine } from './composition.js';
+import { createAccounts } from '../usecases/accounts/accounts.js';
+import { createTemporalWorker, runTemporalWorker } from './temporalWorker.js';
+import { TASK_QUEUE } from '../../workflows/shared.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = pino({ level: config.logLevel, base: { service: 'litsearch-worker' } });
+  if (!config.temporalAddress) throw new Error('a separate worker needs TEMPORAL_ADDRESS (the API process starts the dev server otherwise)');
+  if (!config.databaseUrl) log.warn('no DATABASE_URL: this worker opens the embedded PGlite store, which only one process may use at a time');
+  const db = await openEventStore(config);
+  const accounts = createAccounts(db);
+  const clock = () => new Date();
+  // assisted search's activities retrieve and judge here: this process opens the search engine and the model too
+  const engine = await openSearchEngine(config, log);
+  const embedder = await openEmbedder(config);
+  const catalog = await openCatalogue(config, db, clock, log);
+  const assisted = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, catalog, clock, log });
+  // ingestion batches only on OpenSearch: the embedded engine's index belongs to the API process
+  const ingestion = openIngestionActivityDeps(config, { db, engine, embedder, clock });
+  const created = await createTemporalWorker({
+    address: config.temporalAddress,
+    namespace: config.temporalNamespace,
+    taskQueue: TASK_QUEUE,
+    deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs },
+    assisted,
+    ingestion,
+    ingestBatches: config.opensearchUrl !== undefined,
+  });
+  const { connection } = created;
+  const shutdown = () => {
+    for (const w of [created.worker, created.batchWorker]) if (w?.getState() === 'RUNNING') w.shutdown();
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  log.info({ address: config.temporalAddress, taskQueue: TASK_QUEUE }, 'worker running');
+  await runTemporalWorker(created);
+  await connection.close();
+  await ingestion.close();
+  await embedder.close();
+  await engine.close();
+  catalog.close();
+  await db.close();
+  log.info('worker stopped');
+}
+
+main().catch((err) => {
+  process.stderr.write(`worker failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exit(1);
+});

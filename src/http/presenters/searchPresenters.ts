@@ -1,0 +1,168 @@
+// Response shapers of the search surface: what REST routes and MCP tools alike answer for a search, a preview, an
+// unlock, an assisted answer and a re-fetch (one wire format, one place).
+import type { SearchService, SearchOutcome, PreviewOutcome, RefetchOutcome } from '../../usecases/search/searchService.js';
+import type { CatalogueService } from '../../usecases/catalogue/catalogueService.js';
+import { remainingCost } from '../../usecases/search/searchService.js';
+import type { CachedRow } from '../../usecases/search/queryCache.js';
+import type { CollectionCatalog } from '../../domain/catalog.js';
+import type { CollectionReadiness } from '../../domain/readiness.js';
+import { listCollections } from '../../usecases/catalogue/collectionsList.js';
+import type { SearchEngine } from '../../retrieval/port.js';
+import { formatCredits, parseCredits } from '../../domain/money.js';
+import type { AssistedAnswer, AssistedSearch } from '../../usecases/assisted/assistedSearch.js';
+import type { Unlock, UnlockResult } from '../../usecases/unlock/unlock.js';
+import type { AuthContext } from '../../usecases/auth/context.js';
+import { idempotencyRequest } from '../../usecases/search/previewIdempotency.js';
+import { metadataWithFigures, responseFigures, searchFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../../usecases/figures/figureImages.js';
+import type { RowSelection } from '../../retrieval/rowSelection.js';
+
+export interface SearchRouteDeps {
+  search: SearchService;
+  assisted: AssistedSearch;
+  catalogue: CatalogueService;
+  unlock: Unlock;
+  catalog: CollectionCatalog;
+  /** read for the collections list's document counts (the collections' inventories) */
+  engine: Pick<SearchEngine, 'getInventory'>;
+  /** renders figure images for include_figures on /query and /{collection} */
+  figureImages?: FigureImageRenderer;
+  /** marks the collections list's entries still ingesting */
+  collectionReadiness?: CollectionReadiness;
+}
+
+
+/**
+ * Search result object. Without include_metadata, metadata is null (the spec: present when metadata is included);
+ * include_figures still delivers what it asked for, and the spec has figures only in metadata.figures, so a row with
+ * figures then carries metadata holding its figures alone.
+ */
+function searchResult(row: CachedRow, includeMetadata: boolean, includeFigures: boolean, images?: Map<string, string>) {
+  const figures = row.metadata.figures;
+  const metadata = includeMetadata ? metadataWithFigures(row.metadata, true, images) : includeFigures && Array.isArray(figures) ? { figures: responseFigures(figures, images) } : null;
+  return { id: row.id, text: row.text, metadata, collection: row.collection, relevance: row.relevance };
+}
+
+/**
+ * Preview/cached/unlocked row: locked rows show only the teaser; unlocked rows carry their figures (and images when
+ * fetched). `withMetadata` false (a re-fetch of a search that asked for none) answers metadata null.
+ */
+export function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean, images?: Map<string, string>, withMetadata = true) {
+  return {
+    id: row.id,
+    collection: row.collection,
+    text: unlocked ? row.text : row.teaser,
+    locked: !unlocked,
+    tokens: row.tokens,
+    cost: formatCredits(BigInt(row.costMicros), 6),
+    figureCount: row.figureCount,
+    metadata: withMetadata ? metadataWithFigures(row.metadata, unlocked, images) : null,
+    ...(withRelevance ? { relevance: row.relevance } : {}),
+  };
+}
+
+/**
+ * GET /results/{queryId}: a kept search re-fetched, its rows as unlocked now (the MCP get_results tool answers the
+ * same). An assisted search's rows keep the judge's verdict and their sub-question, and the answer its status.
+ */
+export function resultsBody({ record, unlocked, images }: RefetchOutcome) {
+  const assisted = record.payload.assisted;
+  return {
+    queryId: record.queryId,
+    ...(assisted ? { status: assisted.status } : {}),
+    latencyMs: 0,
+    results: record.payload.rows.map((r) => {
+      const row = ledgerRow(r, unlocked.has(r.id), true, images.get(r.id), !record.payload.metadataWithheld);
+      const verdict = assisted?.verdicts[r.id];
+      if (!verdict) return row;
+      const { judgeScore, matchedTerms, rationale, subQuestion } = verdict;
+      return { ...row, subQuestion, relevance: { judgeScore, matchedTerms, rationale } };
+    }),
+    filterWarnings: record.payload.filterWarnings ?? null,
+    journalMetricExpansions: record.payload.journalMetricExpansions ?? null,
+  };
+}
+
+export function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: FigureImages) {
+  return {
+    results: outcome.rows.map((r) => searchResult(r, includeMetadata, images !== undefined, images?.get(r.id))),
+    queryId: outcome.queryId,
+    latencyMs: outcome.latencyMs,
+    belowMinRelevance: outcome.belowMinRelevance,
+    ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
+    ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
+    ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
+    ...(outcome.discovery ? { discovery: outcome.discovery } : {}),
+  };
+}
+
+/**
+ * The preview response (also the MCP `preview` tool's): every row a teaser with its cost and its relevance, so the
+ * client chooses what to unlock by it; nothing charged.
+ */
+export function previewResponse(outcome: PreviewOutcome) {
+  return {
+    queryId: outcome.queryId,
+    results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), true)),
+    costCharged: null,
+    costToUnlockRemaining: formatCredits(remainingCost(outcome.rows, outcome.unlocked), 6),
+    belowMinRelevance: outcome.belowMinRelevance,
+    ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
+    ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
+    ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
+    ...(outcome.discovery ? { discovery: outcome.discovery } : {}),
+  };
+}
+
+/**
+ * The unlock response (also the MCP `confirm` tool's): what this call paid and the rows, unlocked ones in full.
+ * `costCharged` is null when the call unlocked nothing new (the reference: "null ... on an unlock whose entire delta
+ * was already unlocked"); `X-Query-Cost` still says 0.000000.
+ */
+export function unlockResponse(outcome: UnlockResult) {
+  return {
+    queryId: outcome.queryId,
+    results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), true, outcome.images.get(r.id))),
+    costCharged: outcome.newlyUnlockedCount === 0 ? null : formatCredits(outcome.costChargedMicros, 6),
+    costToUnlockRemaining: formatCredits(outcome.costToUnlockRemainingMicros, 6),
+    ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
+    ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
+  };
+}
+
+/** The assisted-search response: verified rows with the judge's verdict; a clarification only when one is asked. */
+export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolean, images?: FigureImages) {
+  return {
+    status: answer.status,
+    queryId: answer.queryId,
+    latencyMs: answer.latencyMs,
+    iterationsRun: answer.iterationsRun,
+    results: answer.rows.map(({ row, judgeScore, matchedTerms, rationale, subQuestion }) => {
+      const doi = typeof row.metadata.doi === 'string' && row.metadata.doi ? row.metadata.doi : null;
+      const { metadata } = searchResult(row, includeMetadata, images !== undefined, images?.get(row.id));
+      return {
+        collection: row.collection,
+        doiUrl: doi ? `https://doi.org/${doi}` : null,
+        id: row.id,
+        metadata,
+        section: typeof row.metadata.section === 'string' ? row.metadata.section : null,
+        subQuestion,
+        text: row.text,
+        relevance: { judgeScore, matchedTerms, rationale },
+      };
+    }),
+    billing: { chargedResults: answer.billing.chargedResults, tokensCharged: answer.billing.tokensCharged },
+    ...(answer.clarification ? { clarification: answer.clarification } : {}),
+    queryUnderstanding: answer.queryUnderstanding,
+    ...(answer.discovery ? { discovery: answer.discovery } : {}),
+    ...(answer.filterWarnings ? { filterWarnings: answer.filterWarnings } : {}),
+    ...(answer.journalMetricExpansions ? { journalMetricExpansions: answer.journalMetricExpansions } : {}),
+    ...(answer.withheldByMaxCost ? { withheldByMaxCost: answer.withheldByMaxCost } : {}),
+  };
+}
+
+/** The row selection of a body in the snake_case spelling (/query, /preview and the MCP search tools). */
+export function selectionOf(body: { min_relevance: number; one_per_document: boolean }): RowSelection {
+  return { minRelevance: body.min_relevance, onePerDocument: body.one_per_document };
+}
+
+/** Only /query and /{collection} carry these: the daily quota, not the per-minute budget. */

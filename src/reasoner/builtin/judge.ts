@@ -1,0 +1,251 @@
+// The built-in judge: evidence features of each candidate (judgeFeatures.ts) turned into a calibrated probability by a
+// logistic model fitted on SciFact train claims (bench/calibrateJudge.ts writes judgeCalibration.json), a rationale
+// that quotes the best evidence sentence and names the matched entities, and the delivery rule. One stage: reading a
+// shortlist with a cross-encoder and a second bi-encoder, then judging with boosted trees, did not beat it on held-out
+// claims, so that second stage lives only in the calibration benchmark (bench/judgeStages.ts), which says when it would.
+import type { Embedder } from '../../embedding/port.js';
+import { analyzeEnglish } from '../../retrieval/text/englishAnalyzer.js';
+import { embedQueryCached } from '../../retrieval/queryVectorCache.js';
+import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from './qualifiers.js';
+import calibration from './judgeCalibration.json' with { type: 'json' };
+import {
+  bestSentenceIndex,
+  candidateFeatures,
+  cosine,
+  entityTerms,
+  FEATURE_NAMES,
+  sentencesOf,
+  termWeights,
+  type FeatureName,
+  type JudgeInputs,
+} from './judgeFeatures.js';
+import type { Candidate, QueryUnderstanding, Verdict } from '../port.js';
+
+/** What every fitted judge has: the features it reads, and the delivery rule tuned with it. */
+export interface JudgeRule<F extends string = FeatureName> {
+  features: F[];
+  /** a candidate is verified when its probability reaches this ... */
+  threshold: number;
+  /** ... and this fraction of the best probability of the same call (0: no relative cut) */
+  relativeCut: number;
+}
+
+/** The judge: a logistic regression on standardized features. */
+export interface JudgeModel<F extends string = FeatureName> extends JudgeRule<F> {
+  kind: 'logistic';
+  intercept: number;
+  /** one per feature, on the standardized scale ((x - mean) / scale) */
+  weights: number[];
+  means: number[];
+  scales: number[];
+}
+
+/** The shipped judge; the calibration's other fields are its figures. */
+export const DEFAULT_JUDGE_MODEL: JudgeModel = shippedModel(calibration.model);
+
+function shippedModel(model: { kind: string }): JudgeModel {
+  if (model.kind !== 'logistic') throw new Error(`judgeCalibration.json holds a ${model.kind} judge; the service runs a logistic one (bench/calibrateJudge.ts)`);
+  return model as JudgeModel;
+}
+
+/**
+ * Stored vectors of candidate chunks, by candidate id, where the engine holds them (dense and hybrid collections);
+ * chunks it lacks are embedded by the judge, within `maxEmbeddedChunks`.
+ */
+export type ChunkVectors = (candidates: readonly Candidate[]) => Promise<Map<string, Float32Array>>;
+
+export interface JudgeDeps {
+  embedder: Embedder;
+  chunkVectors?: ChunkVectors;
+  /** default: DEFAULT_JUDGE_MODEL */
+  model?: JudgeModel;
+  /** chunks without a stored vector embedded per call, best retrieval scores first (the others score cosine 0) */
+  maxEmbeddedChunks?: number;
+  /** false: the query's qualifiers are not read (qualifiers.ts); the benchmark's "before" */
+  readQualifiers?: boolean;
+}
+
+export const DEFAULT_MAX_EMBEDDED_CHUNKS = 12;
+
+/** Passage vectors by text: a candidate recurs across rounds and calls, and a text always embeds the same. */
+const passageVectors = new WeakMap<Embedder, Map<string, Float32Array>>();
+const PASSAGE_CACHE_ENTRIES = 4096;
+
+async function embedPassagesCached(embedder: Embedder, texts: string[]): Promise<Float32Array[]> {
+  let cache = passageVectors.get(embedder);
+  if (!cache) passageVectors.set(embedder, (cache = new Map()));
+  const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
+  if (missing.length > 0) {
+    const vectors = await embedder.embedPassages(missing);
+    missing.forEach((text, i) => cache.set(text, vectors[i]!));
+    for (const key of cache.keys()) {
+      if (cache.size <= PASSAGE_CACHE_ENTRIES) break;
+      cache.delete(key);
+    }
+  }
+  return texts.map((t) => cache.get(t)!);
+}
+
+/** Everything the features of one call need, with the best sentence of each candidate. */
+export interface PreparedJudgement extends JudgeInputs {
+  bestSentence: number[];
+}
+
+const byRetrieval = (candidates: readonly Candidate[]): number[] =>
+  candidates.map((_, i) => i).sort((a, b) => candidates[b]!.retrievalScore - candidates[a]!.retrievalScore || candidates[a]!.rank - candidates[b]!.rank);
+
+export async function prepareJudgement(deps: JudgeDeps, query: string, understanding: QueryUnderstanding, candidates: readonly Candidate[]): Promise<PreparedJudgement> {
+  const queryTerms = analyzeEnglish(query);
+  const sentences = candidates.map((c) => sentencesOf(c));
+  const chunkTerms = sentences.map((list) => new Set(list.flatMap((s) => [...s.terms])));
+  const weights = termWeights(queryTerms, chunkTerms);
+  const bestSentence = candidates.map((c, i) => bestSentenceIndex(weights, sentences[i]!, Boolean(c.title)));
+
+  const queryVector = await embedQueryCached(deps.embedder, query);
+  const subQuestions = [...new Set([...understanding.subQuestions, ...candidates.map((c) => c.subQuestion)].filter((q) => q && q !== query))];
+  const subVectors = await Promise.all(subQuestions.map((q) => embedQueryCached(deps.embedder, q)));
+
+  const stored = deps.chunkVectors ? await deps.chunkVectors(candidates).catch(() => new Map<string, Float32Array>()) : new Map<string, Float32Array>();
+  const order = byRetrieval(candidates);
+  const toEmbed = order.filter((i) => !stored.has(candidates[i]!.id)).slice(0, deps.maxEmbeddedChunks ?? DEFAULT_MAX_EMBEDDED_CHUNKS);
+  if (toEmbed.length > 0) {
+    const texts = toEmbed.map((i) => chunkPassage(candidates[i]!));
+    const vectors = await embedPassagesCached(deps.embedder, texts);
+    toEmbed.forEach((i, k) => stored.set(candidates[i]!.id, vectors[k]!));
+  }
+  const chunkVector = candidates.map((c) => stored.get(c.id) ?? null);
+  const cosQuery = chunkVector.map((v) => (v ? cosine(queryVector, v) : null));
+  const cosSubQuestion = chunkVector.map((v, i) => (v ? Math.max(cosQuery[i]!, ...subVectors.map((s) => cosine(s, v))) : null));
+
+  return { queryTerms, entities: entityTerms(understanding.entities), candidates, sentences, cosQuery, cosSubQuestion, bestSentence };
+}
+
+/** The text a chunk was embedded from at ingestion is its text; the title adds what a bare chunk lacks. */
+export const chunkPassage = (c: Pick<Candidate, 'title' | 'text'>): string => (c.title && !c.text.startsWith(c.title) ? `${c.title}. ${c.text}` : c.text);
+
+/** A fitted model without its delivery rule: what the calibration fits before it chooses the rule. */
+export type FittedJudge<F extends string = FeatureName> = Omit<JudgeModel<F>, 'threshold' | 'relativeCut'>;
+
+/** The probability from the values of the model's own features, in its order. */
+export function probabilityOfOwn(model: FittedJudge<string>, x: readonly number[]): number {
+  let z = model.intercept;
+  x.forEach((v, k) => (z += model.weights[k]! * ((v - model.means[k]!) / (model.scales[k]! || 1))));
+  return 1 / (1 + Math.exp(-z));
+}
+
+/** Verified: at or above the threshold and within the relative cut of the call's best probability. */
+export function deliveryRule(model: Pick<JudgeRule, 'threshold' | 'relativeCut'>, probabilities: readonly number[]): boolean[] {
+  const best = probabilities.reduce((m, p) => Math.max(m, p), 0);
+  return probabilities.map((p) => p >= model.threshold && p >= model.relativeCut * best);
+}
+
+const QUOTE_LIMIT = 280;
+
+function quote(sentence: string): string {
+  const clean = sentence.replace(/\s+/g, ' ').trim();
+  return clean.length <= QUOTE_LIMIT ? clean : `${clean.slice(0, QUOTE_LIMIT - 1).replace(/\s+\S*$/, '')}…`;
+}
+
+/** Small synonym table for matched terms: what a query says and how abstracts often say it. */
+const SYNONYMS: Record<string, string[]> = {
+  'heart attack': ['myocardial infarction'],
+  rct: ['randomized controlled trial', 'randomised controlled trial'],
+  'high blood pressure': ['hypertension'],
+  stroke: ['cerebrovascular accident'],
+  cancer: ['tumor', 'tumour', 'carcinoma', 'neoplasm'],
+  tumor: ['tumour', 'cancer', 'neoplasm'],
+  'vitamin d': ['cholecalciferol', '25-hydroxyvitamin d', '25(oh)d'],
+  kidney: ['renal'],
+  liver: ['hepatic'],
+  lung: ['pulmonary'],
+  heart: ['cardiac'],
+  elderly: ['older adults', 'aged'],
+  'older adults': ['elderly', 'aged'],
+  children: ['pediatric', 'paediatric', 'child'],
+  mice: ['mouse', 'murine'],
+  mouse: ['mice', 'murine'],
+};
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Entity and synonym surface forms in the chunk, as written there: the whole entity where it occurs, else each of its
+ * words whose stem occurs.
+ */
+export function matchedTermsOf(entities: readonly string[], candidate: Pick<Candidate, 'text' | 'title'>): string[] {
+  const text = `${candidate.title ?? ''}\n${candidate.text}`;
+  const found: string[] = [];
+  const add = (surface: string) => {
+    if (!found.some((f) => f.toLowerCase() === surface.toLowerCase())) found.push(surface);
+  };
+  const surfaceOf = (phrase: string): string | null => {
+    const match = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(phrase)}(?![\\p{L}\\p{N}])`, 'iu').exec(text);
+    return match ? match[0] : null;
+  };
+  const words = text.split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
+  for (const entity of entities) {
+    const whole = surfaceOf(entity);
+    if (whole) {
+      add(whole);
+      continue;
+    }
+    const synonym = (SYNONYMS[entity.toLowerCase()] ?? []).map(surfaceOf).find((s): s is string => s !== null);
+    if (synonym) {
+      add(synonym);
+      continue;
+    }
+    for (const term of new Set(analyzeEnglish(entity))) {
+      const word = words.find((w) => analyzeEnglish(w)[0] === term);
+      if (word) add(word);
+    }
+  }
+  return found;
+}
+
+/**
+ * One sentence quoting only what the row carries: a sentence of its text, or its title named as the title (the title
+ * is the row's `metadata.title`, not part of its `text`).
+ */
+export function rationaleOf(evidence: { text: string; isTitle: boolean } | null, matched: readonly string[], verified: boolean): string {
+  const named = matched.length > 0 ? `names ${matched.slice(0, 6).join(', ')}` : 'names none of the query\u2019s entities';
+  if (!evidence) return `No sentence of this chunk addresses the query; it ${named}.`;
+  const quoted = evidence.isTitle ? `the document's title, "${quote(evidence.text)}"` : `"${quote(evidence.text)}"`;
+  return `Best evidence: ${quoted}; the chunk ${named}${verified ? '' : ', too weakly to verify'}.`;
+}
+
+/**
+ * Each full feature vector's (FEATURE_NAMES order) probability, rounded as the verdict reports it, so that the rule,
+ * which reads this score, always agrees with `judgeScore`. The model's columns are looked up once per call.
+ */
+function scoresOf(model: JudgeModel, features: readonly number[][]): number[] {
+  const columns = model.features.map((name) => FEATURE_NAMES.indexOf(name));
+  return features.map((f) => Math.round(probabilityOfOwn(model, columns.map((k) => f[k]!)) * 1000) / 1000);
+}
+
+/** Verdicts for the candidates, in their order. */
+export async function judgeCandidates(deps: JudgeDeps, query: string, understanding: QueryUnderstanding, candidates: readonly Candidate[]): Promise<Verdict[]> {
+  if (candidates.length === 0) return [];
+  const model = deps.model ?? DEFAULT_JUDGE_MODEL;
+  const prepared = await prepareJudgement(deps, query, understanding, candidates);
+  // a candidate whose only mention of a qualifier the query asks for is negated, or that names only another
+  // population, ranks below those that match it (qualifiers.ts)
+  const probabilities = scoresOf(model, candidateFeatures(prepared)).map((p, i) => (deps.readQualifiers !== false && qualifierConflict(query, `${candidates[i]!.title ?? ''}\n${candidates[i]!.text}`) ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000 : p));
+  const verified = deliveryRule(model, probabilities);
+  return candidates.map((candidate, i) => {
+    const best = prepared.bestSentence[i]!;
+    // sentencesOf puts the title first when the candidate has one
+    const evidence = best >= 0 ? { text: prepared.sentences[i]![best]!.text, isTitle: best === 0 && Boolean(candidate.title) } : null;
+    const matchedTerms = matchedTermsOf(understanding.entities, candidate);
+    return {
+      id: candidate.id,
+      judgeScore: probabilities[i]!,
+      matchedTerms,
+      rationale: rationaleOf(evidence, matchedTerms, verified[i]!),
+      verified: verified[i]!,
+      answeredBy: 'builtin',
+    };
+  });
+}
+

@@ -1,0 +1,124 @@
+// The retrieval port: one contract that the embedded engine and the OpenSearch adapter both obey.
+import type { CollectionInventory } from '../domain/inventory.js';
+import type { FilterNode } from '../filters/ast.js';
+
+export type RetrievalMode = 'dense' | 'sparse' | 'hybrid';
+
+/** Metadata stored with a chunk; field names are the spec's (snake_case). */
+export interface ChunkMetadata {
+  chunk_index: number;
+  doc_id: string;
+  section?: string | null;
+  title?: string | null;
+  authors?: string[] | null;
+  doi?: string | null;
+  pmid?: string | null;
+  pmcid?: string | null;
+  url?: string | null;
+  journal?: string | null;
+  publisher?: string | null;
+  issn?: string[] | null;
+  isbn?: string | null;
+  keywords?: string[] | null;
+  publication_date?: string | null;
+  article_type?: string | null;
+  open_access?: boolean | null;
+  license?: string | null;
+  figures?: FigureRef[] | null;
+  [field: string]: unknown;
+}
+
+export interface FigureRef {
+  id: string;
+  label: string;
+  caption: string;
+  /** path of the image file relative to the collection's figure directory (images the ingestion draws); never returned to clients */
+  path?: string;
+  /** the image file a source ships beside its article (a JATS `<graphic>`), relative to the data root; never returned to clients */
+  source?: string;
+}
+
+/** One indexable unit. `id` is stable across re-ingestion, so indexing the same input twice is a no-op. */
+export interface ChunkRecord {
+  id: string;
+  text: string;
+  /** token count under the service's one tokenizer (the one billing charges by) */
+  tokens: number;
+  metadata: ChunkMetadata;
+  /** L2-normalized dense embedding; required for dense and hybrid indexes */
+  vector?: Float32Array;
+}
+
+export interface SearchRequest {
+  index: string;
+  mode: RetrievalMode;
+  /** raw query text, analyzed by the engine for sparse retrieval */
+  text: string;
+  /** L2-normalized query embedding, required for dense and hybrid */
+  vector?: Float32Array;
+  /** number of hits wanted */
+  limit: number;
+  filter?: FilterNode;
+}
+
+export interface SearchHit {
+  id: string;
+  /** engine-native score of this hit within its own result list, higher is better */
+  score: number;
+  /** cosine similarity of query and chunk vectors where the engine knows it (dense/hybrid) */
+  dense?: number;
+  /** raw BM25 score where the engine computed it (sparse/hybrid) */
+  sparse?: number;
+  chunk: ChunkRecord;
+}
+
+export interface IndexStats {
+  chunks: number;
+  /** bytes on disk (or in the engine's store) used by the index */
+  bytes: number;
+}
+
+export interface SearchEngine {
+  readonly kind: 'embedded' | 'opensearch';
+  /** create the index if absent; `dims` is the embedding width */
+  ensureIndex(index: string, dims: number): Promise<void>;
+  /** stage upserts by chunk id (visible at the next commit) */
+  indexChunks(index: string, chunks: ChunkRecord[]): Promise<void>;
+  /** stage deletions by chunk id (visible at the next commit); ids the index does not hold are ignored */
+  deleteChunks(index: string, ids: readonly string[]): Promise<void>;
+  /**
+   * make everything staged since the last commit (indexChunks upserts and deleteChunks deletions) searchable and
+   * durable, atomically: search, getChunks, countChunks, findChunks, stats and getInventory see all of it from the
+   * moment commit resolves and none of it before (a document replaced by deleting its old chunks and indexing its new
+   * ones in one commit is never seen in both versions nor in neither). Together with the inventory put since the last
+   * commit; a commit that changes chunks without a new inventory drops the stored one (getInventory then rebuilds it)
+   */
+  commit(index: string): Promise<void>;
+  /** the index's inventory (documents per journal identity), stored by the next commit; the index must exist */
+  putInventory(index: string, inventory: CollectionInventory): Promise<void>;
+  /**
+   * the inventory committed with the index; for an index committed without one (ingested before inventories were
+   * stored, or changed since), one rebuilt from its chunks and named after the index; null when the index does not exist
+   */
+  getInventory(index: string): Promise<CollectionInventory | null>;
+  search(req: SearchRequest): Promise<SearchHit[]>;
+  /** fetch chunks by id (missing ids are left out) */
+  getChunks(index: string, ids: string[]): Promise<ChunkRecord[]>;
+  /** number of chunks passing `filter`, unranked (lookups such as "does this collection hold a DOI") */
+  countChunks(index: string, filter: FilterNode): Promise<number>;
+  /** up to `limit` chunks passing `filter`, unranked (a work looked up by DOI or PMID: works/lookup) */
+  findChunks(index: string, filter: FilterNode, limit: number): Promise<ChunkRecord[]>;
+  stats(index: string): Promise<IndexStats>;
+  hasIndex(index: string): Promise<boolean>;
+  deleteIndex(index: string): Promise<void>;
+  /** true when the engine answers */
+  ping(): Promise<boolean>;
+  /**
+   * How dense and hybrid searches find their vector candidates: 'lucene-hnsw' (OpenSearch's k-NN plugin, approximate,
+   * filtered k-NN queries) or 'exact' (every filtered vector scored). Shown in /readyz details.
+   */
+  vectorSearchMode?(): Promise<VectorSearchMode>;
+  close(): Promise<void>;
+}
+
+export type VectorSearchMode = 'lucene-hnsw' | 'exact';

@@ -1,0 +1,345 @@
+// Search use cases: paid search, free preview, free re-fetch. Each one enforces limits, then money, then caches.
+import type { Db } from '../../eventstore/db.js';
+import type { Accounts } from '../accounts/accounts.js';
+import type { AuthContext } from '../auth/context.js';
+import { Rejection } from '../../domain/rejection.js';
+import { assertSearchPayable, totalMicros, totalTokens, chargeLines } from '../../domain/organization.js';
+import { assertCollectionsReady, prepareRetrieval, retrieve, resolveTargets, type PreparedRetrieval, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
+import { cachedUntil, freshness, loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord } from './queryCache.js';
+import { refuseSandbox, syntheticRows } from './sandbox.js';
+import { assertSearchableQuery, queryProblem } from './queryValidation.js';
+import { admitSearchRequest, guarded, takeMinuteBudget, minuteBudgetExceeded, quotaFromUsage, quotaStatus, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
+import { assertQuotaLeft } from '../../domain/queryQuota.js';
+import { countInWindow, readWindow } from '../limits/rateWindows.js';
+import { claimIdempotencyKey, completeIdempotencyKey, idempotencyKeyOfAnotherKey, releaseIdempotencyKey } from './previewIdempotency.js';
+import { renderFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../figures/figureImages.js';
+import { randomUUID } from 'node:crypto';
+import { detectCatalogueQuestion, type CatalogueQuestion } from '../catalogue/intent.js';
+import type { CatalogueService } from '../catalogue/catalogueService.js';
+import type { Discovery } from '../catalogue/discovery.js';
+import { EVERY_ROW, selectRows } from '../../retrieval/rowSelection.js';
+
+export const INVALID_QUERY_LIMIT_PER_MINUTE = 30;
+
+export interface BillingOutcome {
+  mode: AuthContext['billingMode'];
+  tokens: number;
+  costMicros: bigint;
+  /** balance after the request */
+  balanceMicros: bigint;
+}
+
+export interface SearchOutcome {
+  queryId: string;
+  rows: CachedRow[];
+  /** rows held back by min_relevance: neither returned nor charged */
+  belowMinRelevance: number;
+  latencyMs: number;
+  filterWarnings?: unknown[];
+  journalMetricExpansions?: unknown[];
+  filtersApplied?: unknown;
+  billing: BillingOutcome;
+  quota: QuotaStatus;
+  /** the catalogue's answer to a catalogue question sent without filters (then rows are empty and nothing is charged) */
+  discovery?: Discovery;
+  /** until when GET /results/{queryId} re-fetches these rows free (absent for a catalogue answer, which keeps no rows) */
+  cachedUntil?: Date;
+  /** where the time went: limits and money (admission, charge, record) versus retrieval */
+  timings: { billingMs: number; retrievalMs: number };
+}
+
+export interface PreviewOutcome {
+  queryId: string;
+  rows: CachedRow[];
+  /** rows held back by min_relevance: not previewed, so not unlockable */
+  belowMinRelevance: number;
+  unlocked: Set<string>;
+  filterWarnings?: unknown[];
+  journalMetricExpansions?: unknown[];
+  filtersApplied?: unknown;
+  /** set when the request carried an Idempotency-Key */
+  idempotency?: 'created' | 'replayed';
+  /** the catalogue's answer to a catalogue question sent without filters */
+  discovery?: Discovery;
+}
+
+export interface RefetchOutcome {
+  record: QueryRecord;
+  unlocked: Set<string>;
+  /** row id -> figure id -> base64 image, for unlocked rows when figures were asked for */
+  images: FigureImages;
+  /** until when it is re-fetched free */
+  cachedUntil: Date;
+}
+
+export interface ServiceDeps extends SearchDeps {
+  db: Db;
+  accounts: Accounts;
+  clock: () => Date;
+  figureImages?: FigureImageRenderer;
+  /** answers catalogue questions sent without filters; without it every query is searched */
+  catalogue?: CatalogueService;
+}
+
+export type SearchService = ReturnType<typeof createSearchService>;
+
+/** Cost of the rows still locked, rounded once per collection like a charge. */
+export function remainingCost(rows: CachedRow[], unlocked: Set<string>): bigint {
+  return totalMicros(chargeLines(rows.filter((r) => !unlocked.has(r.id)).map((r) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) }))));
+}
+
+function recordOf(auth: AuthContext, kind: QueryRecord['kind'], now: Date, input: SearchRequestInput, outcome: RetrievalOutcome): QueryRecord {
+  return {
+    queryId: outcome.queryId,
+    orgId: auth.org.id,
+    keyId: auth.key.id,
+    kind,
+    payloadVersion: PAYLOAD_VERSION,
+    createdAt: now,
+    payload: {
+      query: input.query,
+      collections: outcome.requested.map((r) => r.name),
+      rows: outcome.rows,
+      filterWarnings: outcome.filterWarnings,
+      journalMetricExpansions: outcome.journalMetricExpansions,
+      filtersApplied: outcome.filtersApplied,
+      ...(outcome.belowMinRelevance > 0 ? { belowMinRelevance: outcome.belowMinRelevance } : {}),
+      ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}),
+    },
+  };
+}
+
+export function createSearchService(deps: ServiceDeps) {
+  const { db, accounts, clock } = deps;
+
+  const invalidScope = (auth: AuthContext) => `invalid:${auth.org.id}`;
+  const tooManyInvalid = (now: number) =>
+    new Rejection('SEARCH_RATE_LIMITED', `more than ${INVALID_QUERY_LIMIT_PER_MINUTE} queries were rejected as INVALID_QUERY in the last minute; fix the queries, then retry`, {
+      retryAfterSeconds: Math.max(1, Math.ceil((60_000 - (now % 60_000)) / 1000)),
+    });
+
+  /**
+   * INVALID_QUERY rejections are counted; past 30 a minute the organization is told to slow down.
+   * `invalidSoFar` is the count when the caller already read it (the search path reads it with the quota).
+   */
+  async function withQueryGuard<T>(auth: AuthContext, fn: () => Promise<T>, invalidSoFar?: number): Promise<T> {
+    const now = clock().getTime();
+    const scope = invalidScope(auth);
+    const tooMany = () => tooManyInvalid(now);
+    const seen = invalidSoFar ?? (await guarded('the quota store', () => readWindow(db, scope, 60_000, now)));
+    if (seen > INVALID_QUERY_LIMIT_PER_MINUTE) throw tooMany();
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof Rejection && err.code === 'INVALID_QUERY') {
+        const { count } = await guarded('the quota store', () => countInWindow(db.relaxed, scope, 60_000, now));
+        if (count > INVALID_QUERY_LIMIT_PER_MINUTE) throw tooMany();
+      }
+      throw err;
+    }
+  }
+
+  /** Refuses early, before any search work or budget, what the charge would refuse anyway: the decider's rules, no I/O. */
+  function refuseUnpayable(auth: AuthContext): void {
+    assertSearchPayable(auth.org, auth.key);
+  }
+
+  /** Takes the per-minute slot and checks the guard and the quota, in one round trip. */
+  async function admit(auth: AuthContext, now: Date, countsAsQuery: boolean): Promise<void> {
+    const admission = await admitSearchRequest(db, auth.org, invalidScope(auth), INVALID_QUERY_LIMIT_PER_MINUTE, now);
+    if (admission.invalidQueries > INVALID_QUERY_LIMIT_PER_MINUTE) throw tooManyInvalid(now.getTime());
+    if (!admission.minuteTaken) throw minuteBudgetExceeded(auth.org, admission, now);
+    if (countsAsQuery) assertQuotaLeft(auth.org.limits, admission.usage, now);
+  }
+
+  function zeroBilling(auth: AuthContext): BillingOutcome {
+    return { mode: auth.billingMode, tokens: 0, costMicros: 0n, balanceMicros: auth.org.balanceMicros };
+  }
+
+  async function sandboxSearch(auth: AuthContext, input: SearchRequestInput, now: Date, started: number, { targets, plan }: PreparedRetrieval): Promise<SearchOutcome> {
+    const names = targets.map((t) => t.requested.name);
+    // the live rules of selection on the synthetic rows, so a sandbox integration sees min_relevance work
+    const { rows, belowMinRelevance } = selectRows(syntheticRows(input.query, names, input.limit), input.selection ?? EVERY_ROW, input.limit);
+    const queryId = randomUUID();
+    await saveQueryRecord(db, {
+      queryId,
+      orgId: auth.org.id,
+      keyId: auth.key.id,
+      kind: 'search',
+      payloadVersion: PAYLOAD_VERSION,
+      createdAt: now,
+      payload: { query: input.query, collections: names, rows, ...(belowMinRelevance > 0 ? { belowMinRelevance } : {}), ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}) },
+    });
+    const quota = await quotaStatus(db, auth.org, now);
+    const latencyMs = performance.now() - started;
+    return { queryId, rows, belowMinRelevance, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, cachedUntil: cachedUntil(now), ...(plan ? { filtersApplied: plan.filtersApplied } : {}) };
+  }
+
+  const loadOwnRecord = (auth: AuthContext, queryId: string): Promise<QueryRecord> => loadOwnQueryRecord(db, auth.key.id, queryId, clock());
+
+  async function unlockedFor(record: QueryRecord): Promise<Set<string>> {
+    if (record.kind !== 'preview') return new Set(record.payload.rows.map((r) => r.id));
+    return accounts.unlockedIds(record.queryId);
+  }
+
+  /** A catalogue question is one sent without filters that asks what the service holds; a request with filters is searched. */
+  // a price question may name a collection ("is scifact expensive?"), by its name or its display name
+  const collectionNames = [...deps.catalog.collections, ...deps.catalog.metaCollections].flatMap((c) => [c.name, c.displayName]);
+  const catalogueQuestionOf = (input: SearchRequestInput): CatalogueQuestion | null => (deps.catalogue && input.filters == null ? detectCatalogueQuestion(input.query, collectionNames) : null);
+
+  /** Answered from the catalogue: free (no credits, quota, trial query or preview hour); one slot of the per-minute budget. */
+  const answerFromCatalogue = (auth: AuthContext, input: SearchRequestInput, question: CatalogueQuestion, endpoint: string): Promise<Discovery> =>
+    deps.catalogue!.answer(auth, input.collections, question, endpoint);
+
+  /**
+   * The gate of every paid search (/query, /{collection}, assisted): an invalid query is counted by the guard and
+   * answered without touching the budget; a collection still ingesting answers 503; a catalogue question is answered
+   * free; a sandbox key goes its own way; any other request must be payable and takes its per-minute slot and one
+   * query of the quota.
+   */
+  async function gate(auth: AuthContext, input: SearchRequestInput, endpoint: string, now: Date): Promise<{ kind: 'catalogue'; discovery: Discovery } | { kind: 'sandbox' | 'admitted'; prepared: PreparedRetrieval }> {
+    if (queryProblem(input.query)) await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
+    const question = catalogueQuestionOf(input);
+    if (question) {
+      // a collection still ingesting answers 503 before anything is taken or charged
+      assertCollectionsReady(deps, auth, input.collections);
+      return { kind: 'catalogue', discovery: await answerFromCatalogue(auth, input, question, endpoint) };
+    }
+    // scope, existence, filters and readiness are settled before the budget: a refused request takes nothing
+    const prepared = await prepareRetrieval(deps, auth, input);
+    if (auth.billingMode === 'sandbox') {
+      // sandbox calls are free and count no query, but they are requests: they take the per-minute budget
+      await admit(auth, now, false);
+      return { kind: 'sandbox', prepared };
+    }
+    refuseUnpayable(auth);
+    await admit(auth, now, true);
+    return { kind: 'admitted', prepared };
+  }
+
+  return {
+    gate,
+
+    /** One slot of the per-minute budget and nothing else (a request that runs no new query, such as a clarification's answer). */
+    takeRequestSlot: (auth: AuthContext): Promise<void> => takeMinuteBudget(db, auth.org, clock()),
+
+    async search(auth: AuthContext, input: SearchRequestInput, endpoint: string, requestId?: string): Promise<SearchOutcome> {
+      const started = performance.now();
+      const now = clock();
+      const gated = await gate(auth, input, endpoint, now);
+      if (gated.kind === 'catalogue') {
+        const latencyMs = performance.now() - started;
+        return { queryId: gated.discovery.queryId, rows: [], belowMinRelevance: 0, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota: await quotaStatus(db, auth.org, now), discovery: gated.discovery, timings: { billingMs: 0, retrievalMs: latencyMs } };
+      }
+      if (gated.kind === 'sandbox') return sandboxSearch(auth, input, now, started, gated.prepared);
+      const admitted = performance.now();
+      const outcome = await retrieve(deps, auth, input, gated.prepared);
+      const retrieved = performance.now();
+      const record = recordOf(auth, 'search', now, input, outcome);
+      // the record is what the charge pays for: both commit together or neither does
+      const charged = await guarded('the billing store', () =>
+        accounts.chargeSearch({
+          orgId: auth.org.id,
+          keyId: auth.key.id,
+          queryId: outcome.queryId,
+          endpoint,
+          collections: outcome.lines,
+          resultIds: outcome.rows.map((r) => r.id),
+          requestId,
+          alsoWrite: queryRecordInsert(record),
+        }),
+      );
+      const event = charged.events[0];
+      const costMicros = event && event.type === 'SearchCharged' ? BigInt(event.data.amountMicros) : 0n;
+      const quota = charged.dailyUsed >= 0 ? quotaFromUsage(auth.org, { dailyUsed: charged.dailyUsed, monthlyUsed: charged.monthlyUsed }, now) : await quotaStatus(db, auth.org, now);
+      const finished = performance.now();
+      return {
+        queryId: outcome.queryId,
+        rows: outcome.rows,
+        belowMinRelevance: outcome.belowMinRelevance,
+        latencyMs: Math.round(finished - started),
+        timings: { billingMs: admitted - started + (finished - retrieved), retrievalMs: retrieved - admitted },
+        filterWarnings: outcome.filterWarnings,
+        journalMetricExpansions: outcome.journalMetricExpansions,
+        filtersApplied: outcome.filtersApplied,
+        billing: { mode: auth.billingMode, tokens: totalTokens(outcome.lines), costMicros, balanceMicros: charged.balanceMicros },
+        quota,
+        cachedUntil: cachedUntil(record.createdAt),
+      };
+    },
+
+    /** Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the first preview. */
+    async preview(auth: AuthContext, input: SearchRequestInput, idempotency?: { key: string; bodyHash: string }): Promise<PreviewOutcome> {
+      refuseSandbox(auth, 'preview');
+      const now = clock();
+      // a catalogue answer is free and records no preview, so an Idempotency-Key has nothing to hold on to
+      const question = catalogueQuestionOf(input);
+      if (question) {
+        assertCollectionsReady(deps, auth, input.collections);
+        const discovery = await answerFromCatalogue(auth, input, question, '/preview');
+        return { queryId: discovery.queryId, rows: [], belowMinRelevance: 0, unlocked: new Set(), discovery };
+      }
+      if (idempotency) {
+        // A replay is authorized exactly like a fresh request, before the key is claimed or its record read: sandbox
+        // (above), revocation (authentication), and here the collections of the body against this key's scope.
+        resolveTargets(deps.catalog, auth, input.collections);
+        const claim = await guarded('the idempotency store', () => claimIdempotencyKey(db, auth.org.id, idempotency.key, idempotency.bodyHash, now));
+        if (claim.kind === 'replay') {
+          const record = await loadQueryRecord(db, claim.queryId);
+          if (!record || freshness(record, now) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `the preview ${claim.queryId} made with this Idempotency-Key has expired; use a new key`);
+          // Idempotency-Keys are one namespace per organization (the spec's preview limit is per organization), but a
+          // preview belongs to the API key that ran it: only that key may re-fetch or unlock it (spec: re-fetch needs
+          // the same key), and its rows show what that key unlocked. Another key of the organization replaying it
+          // would see a queryId it cannot use and text it never paid for, so it is told the key is taken instead.
+          if (record.keyId !== auth.key.id) {
+            throw idempotencyKeyOfAnotherKey();
+          }
+          const { rows, filterWarnings, journalMetricExpansions, filtersApplied, belowMinRelevance } = record.payload;
+          return { queryId: record.queryId, rows, belowMinRelevance: belowMinRelevance ?? 0, unlocked: await accounts.unlockedIds(record.queryId), filterWarnings, journalMetricExpansions, filtersApplied, idempotency: 'replayed' };
+        }
+      }
+      try {
+        await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
+        // scope, existence and filters before the preview hour: a refused preview does not use one
+        const prepared = await prepareRetrieval(deps, auth, input);
+        await takePreviewBudget(db, auth.org, now);
+        const outcome = await retrieve(deps, auth, input, prepared);
+        await saveQueryRecord(db, recordOf(auth, 'preview', now, input, outcome));
+        if (idempotency) await completeIdempotencyKey(db, auth.org.id, idempotency.key, outcome.queryId);
+        return {
+          queryId: outcome.queryId,
+          rows: outcome.rows,
+          belowMinRelevance: outcome.belowMinRelevance,
+          unlocked: new Set(),
+          filterWarnings: outcome.filterWarnings,
+          journalMetricExpansions: outcome.journalMetricExpansions,
+          filtersApplied: outcome.filtersApplied,
+          idempotency: idempotency ? 'created' : undefined,
+        };
+      } catch (err) {
+        if (idempotency) await releaseIdempotencyKey(db, auth.org.id, idempotency.key).catch(() => undefined);
+        throw err;
+      }
+    },
+
+    /** Free re-fetch: the rows through the unlock ledger, and images of unlocked preview rows when asked for. */
+    async refetch(auth: AuthContext, queryId: string, figures: ImageOptions | null): Promise<RefetchOutcome> {
+      const record = await loadOwnRecord(auth, queryId);
+      const unlocked = await unlockedFor(record);
+      // a cached /query response keeps no figures: images apply to rows of a preview
+      const images: FigureImages = figures && record.kind === 'preview' ? await renderFigureImages(deps.figureImages, record.payload.rows, unlocked, [], figures) : new Map();
+      return { record, unlocked, images, cachedUntil: cachedUntil(record.createdAt) };
+    },
+
+
+    /** The quota object of GET /quota: today's and this month's queries against the organization's limits. */
+    quota(auth: AuthContext): Promise<QuotaStatus> {
+      return quotaStatus(db, auth.org, clock());
+    },
+
+    zeroBilling,
+
+    /** 503 while a collection these names reach is still ingesting: for routes that read a collection outside a search (its journals listing) */
+    assertCollectionsReady: (auth: AuthContext, names: readonly string[]): void => assertCollectionsReady(deps, auth, names),
+  };
+}

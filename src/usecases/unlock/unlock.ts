@@ -1,0 +1,146 @@
+// The unlock use case: checks the request against the caller's own preview, runs the unlock workflow (quota, charge),
+// and returns the rows, images and the billing of this call.
+//
+// Who reports the charge. Identical calls (same query, same rows) share one workflow id and join the running run
+// (USE_EXISTING), so the rows are charged once. Each call also passes its own `callId`; a joined run keeps the input of
+// the call that started it and returns that `callId`. So exactly one call, the starter, reports the run's charge
+// (`costCharged`, `X-Query-Cost`, `X-Tokens-Used`); calls that joined report nothing charged (`costCharged` null) with the rows unlocked. Adding up the
+// responses gives the balance drop. This holds under crash and replay: the starter's `callId` is in the run's input
+// (workflow history), and a replayed charge returns what the run paid by its idempotency key, never zero and never
+// twice. It needs nothing from the server about who started a run, so a start the SDK retries cannot lose the charge.
+// Calls for different but overlapping rows run their own workflows; each charges only the rows not yet unlocked
+// under the query (decided under the append lock), so each reports what it alone paid.
+import { createHash, randomUUID } from 'node:crypto';
+import { Client, WorkflowFailedError, ActivityFailure, ApplicationFailure } from '@temporalio/client';
+import { unlockWorkflow } from '../../../workflows/unlock.js';
+import type { UnlockOutcome } from '../../../workflows/unlockTypes.js';
+import { TASK_QUEUE } from '../../../workflows/shared.js';
+import type { Db } from '../../eventstore/db.js';
+import type { Accounts } from '../accounts/accounts.js';
+import type { AuthContext } from '../auth/context.js';
+import { Rejection } from '../../domain/rejection.js';
+import { isErrorCode } from '../../domain/errorCodes.js';
+import { loadOwnQueryRecord, type CachedRow } from '../search/queryCache.js';
+import { refuseSandbox } from '../search/sandbox.js';
+import { remainingCost, type BillingOutcome } from '../search/searchService.js';
+import { renderFigureImages, type FigureImageRenderer, type ImageOptions } from '../figures/figureImages.js';
+
+export interface UnlockDeps {
+  client: Client;
+  db: Db;
+  accounts: Accounts;
+  clock: () => Date;
+  taskQueue?: string;
+  /**
+   * The client shares its NativeConnection with a worker of this process, so the server hands the new workflow
+   * straight to that worker in the start call (one round trip less per unlock).
+   */
+  eagerStart?: boolean;
+  /** without one, figures come back without image_data */
+  figureImages?: FigureImageRenderer;
+}
+
+export interface UnlockRequest {
+  queryId: string;
+  /** null or absent: every row of the preview */
+  resultIds?: string[] | null;
+  /** images of the unlocked rows' figures, or none */
+  figures: ImageOptions | null;
+}
+
+export interface UnlockResult {
+  queryId: string;
+  rows: CachedRow[];
+  /** every row unlocked under the query, by this call or earlier */
+  unlocked: Set<string>;
+  /** row id -> figure id -> base64 image */
+  images: Map<string, Map<string, string>>;
+  /** what this call paid: zero when it joined a run another call started, or the rows were already unlocked */
+  costChargedMicros: bigint;
+  /** how many rows this call unlocked; 0 when its whole delta was already unlocked (earlier, or by a call it joined) */
+  newlyUnlockedCount: number;
+  costToUnlockRemainingMicros: bigint;
+  filterWarnings?: unknown[];
+  journalMetricExpansions?: unknown[];
+  billing: BillingOutcome;
+}
+
+/** One workflow per (query, requested rows): identical concurrent calls join the same run and pay once. */
+export function unlockWorkflowId(queryId: string, requestedIds: string[]): string {
+  const digest = createHash('sha256').update([...requestedIds].sort().join('\n')).digest('hex').slice(0, 24);
+  return `unlock-${queryId}-${digest}`;
+}
+
+/** A failure that carries a spec code (typed so by the activity) is that answer; anything else happened before the charge could commit. */
+function rejectionFrom(err: unknown): Rejection {
+  let cause: unknown = err;
+  while (cause instanceof WorkflowFailedError || cause instanceof ActivityFailure) cause = (cause as { cause?: unknown }).cause;
+  if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
+    const details = (cause.details?.[0] ?? undefined) as Record<string, unknown> | undefined;
+    return new Rejection(cause.type, cause.message, details);
+  }
+  return new Rejection('SERVICE_UNAVAILABLE', 'unlock is temporarily unavailable; nothing was charged or unlocked, retry is safe');
+}
+
+export function createUnlock(deps: UnlockDeps) {
+  const { client, accounts } = deps;
+  const taskQueue = deps.taskQueue ?? TASK_QUEUE;
+
+  /** Starts the run for these rows or joins the one running; its outcome, or the failure as a Rejection. */
+  async function runWorkflow(auth: AuthContext, queryId: string, requestedIds: string[], callId: string): Promise<UnlockOutcome> {
+    try {
+      const handle = await client.workflow.start(unlockWorkflow, {
+        taskQueue,
+        workflowId: unlockWorkflowId(queryId, requestedIds),
+        args: [{ orgId: auth.org.id, keyId: auth.key.id, queryId, requestedIds, callId }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        workflowExecutionTimeout: '2 minutes',
+        requestEagerStart: deps.eagerStart ?? false,
+      });
+      return await handle.result();
+    } catch (err) {
+      throw rejectionFrom(err);
+    }
+  }
+
+  return {
+    async unlock(auth: AuthContext, request: UnlockRequest): Promise<UnlockResult> {
+      refuseSandbox(auth, 'unlock');
+      const record = await loadOwnQueryRecord(deps.db, auth.key.id, request.queryId, deps.clock());
+      if (record.kind !== 'preview') throw new Rejection('VALIDATION_ERROR', `query ${request.queryId} is not a preview; only previews can be unlocked`);
+      const rows = record.payload.rows;
+      const known = new Set(rows.map((r) => r.id));
+      const requested = request.resultIds ?? rows.map((r) => r.id);
+      const unknown = requested.filter((id) => !known.has(id));
+      if (unknown.length > 0) throw new Rejection('VALIDATION_ERROR', `resultIds not in preview ${request.queryId}: ${unknown.slice(0, 5).join(', ')}`);
+
+      const callId = randomUUID();
+      const run = await runWorkflow(auth, record.queryId, [...new Set(requested)], callId);
+      const mine = run.callId === callId;
+      const chargedMicros = mine ? BigInt(run.chargedMicros) : 0n;
+      const newlyUnlocked = new Set(mine ? run.newlyUnlocked : []);
+
+      const unlocked = await accounts.unlockedIds(record.queryId);
+      // the image budget goes first to the ids asked for, or when none were named, to the rows this call unlocked
+      const images = request.figures ? await renderFigureImages(deps.figureImages, rows, unlocked, request.resultIds ?? [...newlyUnlocked], request.figures) : new Map<string, Map<string, string>>();
+      const tokens = rows.filter((r) => newlyUnlocked.has(r.id)).reduce((s, r) => s + r.tokens, 0);
+      // a run that charged moved the balance, whichever call reports it
+      const balanceMicros = BigInt(run.chargedMicros) > 0n ? ((await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros) : auth.org.balanceMicros;
+      return {
+        queryId: record.queryId,
+        rows,
+        unlocked,
+        images,
+        costChargedMicros: chargedMicros,
+        newlyUnlockedCount: newlyUnlocked.size,
+        costToUnlockRemainingMicros: remainingCost(rows, unlocked),
+        filterWarnings: record.payload.filterWarnings,
+        journalMetricExpansions: record.payload.journalMetricExpansions,
+        billing: { mode: auth.billingMode, tokens, costMicros: chargedMicros, balanceMicros },
+      };
+    },
+  };
+}
+
+export type Unlock = ReturnType<typeof createUnlock>;
