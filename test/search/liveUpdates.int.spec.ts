@@ -147,13 +147,19 @@ describe('incremental updates, on both engines', () => {
       let searches = 0;
       const searcher = (async () => {
         while (running) {
+          // a read may see what was allowed when it started or when it ended (a commit may complete while it runs)
+          const snapshot = () => new Map([...allowed].map(([doc, versions]) => [doc, new Set(versions)]));
+          const atSearch = snapshot();
           const hits = await engine.search({ index: 'concurrent', mode: 'sparse', text: COMMON, limit: 1000 });
+          const atFind = snapshot();
           const found = await engine.findChunks('concurrent', ALL, 1000);
+          const atEnd = snapshot();
           searches++;
-          for (const [source, chunks] of [['search', hits.map((hit) => hit.chunk)], ['findChunks', found]] as const) {
+          const during = (from: typeof atEnd, to: typeof atEnd) => new Map([...to].map(([doc, versions]) => [doc, new Set([...(from.get(doc) ?? []), ...versions])]));
+          for (const [source, chunks, window] of [['search', hits.map((hit) => hit.chunk), during(atSearch, atFind)], ['findChunks', found, during(atFind, atEnd)]] as const) {
             const byDoc = new Map<string, ChunkRecord[]>();
             for (const chunk of chunks) byDoc.set(chunk.metadata.doc_id, [...(byDoc.get(chunk.metadata.doc_id) ?? []), chunk]);
-            for (const [doc, versions] of allowed) {
+            for (const [doc, versions] of window) {
               const seen = byDoc.get(doc) ?? [];
               const seenVersions = new Set(seen.map(versionOf));
               if (seen.length === 0) {
