@@ -3,6 +3,7 @@
 import { proxyActivities, setHandler } from '@temporalio/workflow';
 import type { IngestionActivities } from '../activities/ingestion.js';
 import type { IngestionCounts } from '../src/domain/events.js';
+import { addCounts as add, zeroCounts } from '../src/domain/ingestionCounts.js';
 import { ingestionProgressQuery, type IngestionInput, type IngestionProgress } from './ingestionTypes.js';
 
 // Reading, finishing and the failure record run on any worker; a batch runs on the ingestion task queue, where each
@@ -21,21 +22,13 @@ const batchActivities = (taskQueue: string) =>
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10, nonRetryableErrorTypes: ['VALIDATION_ERROR'] },
   });
 
-const add = (a: IngestionCounts, b: IngestionCounts): IngestionCounts => ({
-  documentsRead: a.documentsRead + b.documentsRead,
-  documentsAdded: a.documentsAdded + b.documentsAdded,
-  documentsUpdated: a.documentsUpdated + b.documentsUpdated,
-  documentsDeleted: a.documentsDeleted + b.documentsDeleted,
-  documentsUnchanged: a.documentsUnchanged + b.documentsUnchanged,
-  chunksIndexed: a.chunksIndexed + b.chunksIndexed,
-});
 
 export async function ingestionWorkflow(input: IngestionInput): Promise<IngestionCounts> {
   const progress: IngestionProgress = {
     phase: 'reading',
     batches: null,
     batchesDone: 0,
-    counts: { documentsRead: 0, documentsAdded: 0, documentsUpdated: 0, documentsDeleted: 0, documentsUnchanged: 0, chunksIndexed: 0 },
+    counts: zeroCounts(),
   };
   setHandler(ingestionProgressQuery, () => progress);
   const { ingestionId, collection } = input;

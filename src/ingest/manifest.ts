@@ -4,6 +4,9 @@
 import { InventoryTally, type CollectionInventory, type JournalIdentityFields } from '../domain/inventory.js';
 import type { IngestionCounts } from '../domain/events.js';
 import type { Db, Queryable } from '../eventstore/db.js';
+import { addCounts, zeroCounts } from '../domain/ingestionCounts.js';
+
+export { addCounts, zeroCounts };
 import { chunkId } from './chunk.js';
 import { fingerprintKey } from './fingerprint.js';
 
@@ -72,18 +75,6 @@ export async function recordedTotals(db: Queryable, ingestionId: string): Promis
   return rows.reduce((sum, r) => addCounts(sum, r.counts), zeroCounts());
 }
 
-export const zeroCounts = (): IngestionCounts => ({ documentsRead: 0, documentsAdded: 0, documentsUpdated: 0, documentsDeleted: 0, documentsUnchanged: 0, chunksIndexed: 0 });
-
-export function addCounts(a: IngestionCounts, b: IngestionCounts): IngestionCounts {
-  return {
-    documentsRead: a.documentsRead + b.documentsRead,
-    documentsAdded: a.documentsAdded + b.documentsAdded,
-    documentsUpdated: a.documentsUpdated + b.documentsUpdated,
-    documentsDeleted: a.documentsDeleted + b.documentsDeleted,
-    documentsUnchanged: a.documentsUnchanged + b.documentsUnchanged,
-    chunksIndexed: a.chunksIndexed + b.chunksIndexed,
-  };
-}
 
 /**
  * Records what one batch committed to the engine, in one transaction: the manifest rows it wrote and removed, and its
