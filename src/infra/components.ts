@@ -12,12 +12,14 @@ export interface TemporalCliComponent {
 export interface OpenSearchComponent {
   /** OpenSearch version the launcher's jars carry, e.g. "2.19.1". */
   version: string;
-  /** Absolute path of a java binary (17 to 21). */
+  /** Absolute path of the node's java: JDK 17, or a JDK 21+ running Lucene's vector API (see jvmArgs and runtime). */
   java: string;
   /** Java class path; may end in a `dir/*` wildcard, which the java launcher expands. */
   classpath: string;
   mainClass: string;
   jvmArgs: string[];
+  /** what provision chose the node to run on, e.g. "java 25 (...): Java vector incubator API enabled; ..." */
+  runtime?: string;
 }
 
 export interface PostgresComponent {
@@ -122,6 +124,7 @@ function parseOpenSearch(manifest: Json, manifestPath: string): OpenSearchCompon
     classpath,
     mainClass: requireString(section, 'mainClass', 'opensearch', manifestPath),
     jvmArgs,
+    ...(typeof section.runtime === 'string' ? { runtime: section.runtime } : {}),
   };
 }
 
