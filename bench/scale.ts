@@ -8,7 +8,7 @@
 //          [--sources N]         replicate the first N SciFact abstracts (embedded here, cached) instead of the bench's
 //                                SciFact chunks (the quality benchmark's index in data/bench, built on first use)
 //          [--max-segments N]    OpenSearch: force-merge to at most N segments after indexing
-//          [--ef-search N]       OpenSearch k-NN: the queries' ef_search (default: the service's, HNSW_EF_SEARCH)
+//          [--ef-search N]       OpenSearch k-NN: the queries' ef_search (default: the service's, efSearchFor the index's chunk count)
 //          [--heap 1g]           OpenSearch: JVM heap of the node (default: the provisioned launcher's, 1g)
 //          [--keep]              keep the built index (embedded: always cached) for the next run with the same arguments
 //          [--work-dir DIR]      default data/bench/scale

@@ -15,7 +15,7 @@ import { readComponent, type OpenSearchComponent } from '../src/infra/components
 import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
 import { createEmbeddedEngine } from '../src/retrieval/engines/embedded/embeddedEngine.js';
 import { dotProduct } from '../src/retrieval/fusion.js';
-import { HNSW_EF_SEARCH } from '../src/retrieval/engines/opensearch/denseScoring.js';
+import { efSearchFor } from '../src/retrieval/engines/opensearch/denseScoring.js';
 import { HNSW_EF_CONSTRUCTION, HNSW_M } from '../src/retrieval/engines/opensearch/indexMapping.js';
 import { createOpenSearchEngine } from '../src/retrieval/engines/opensearch/openSearchEngine.js';
 import type { ChunkRecord, RetrievalMode, SearchEngine, VectorSearchMode } from '../src/retrieval/port.js';
@@ -483,7 +483,7 @@ export interface OpenSearchRunOptions {
   /** keep the node's home (and index) for the next run with the same chunks, source and mode, which then skips indexing */
   keep: boolean;
   rounds: number;
-  /** k-NN queries' ef_search (default HNSW_EF_SEARCH): a search-time setting, so a kept index can be measured with several */
+  /** k-NN queries' ef_search (default efSearchFor the index's chunk count): a search-time setting, so a kept index can be measured with several */
   efSearch?: number;
 }
 
@@ -558,7 +558,7 @@ export async function runOpenSearch(chunks: number, source: ScaleSource, options
       queries: source.texts.length,
       filter: SCALE_FILTER_TEXT,
       source: source.name,
-      hnsw: knn === 'lucene-hnsw' ? { m: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, efSearch: options.efSearch ?? HNSW_EF_SEARCH } : null,
+      hnsw: knn === 'lucene-hnsw' ? { m: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, efSearch: options.efSearch ?? efSearchFor(stats.chunks) } : null,
     };
   } finally {
     if (!options.keep) await engine.deleteIndex(SCALE_INDEX).catch((error: unknown) => console.error(`[scale] deleting the index failed: ${String(error)}`));

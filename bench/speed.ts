@@ -6,7 +6,10 @@
 // as a ratio to it. --profile runs each service under `node --cpu-prof` and prints where its CPU time goes per request
 // at concurrency 16, by phase of the paid search (bench/cpuProfile.ts). The SciFact index comes from the quality
 // benchmark's cache (data/bench). Search at scale (generated chunks, 50k to 500k) is `npm run bench:scale`.
-// Usage: npm run bench:speed [-- --duration 10] [--queries 200] [--stores pglite,postgres] [--engines embedded,opensearch] [--profile]
+// Before any point is timed, each service and the floor run --warmup seconds at concurrency 16, untimed: a node or
+// service that has just started is still compiling its hot paths (a fresh OpenSearch node's hybrid throughput doubles
+// over its first two minutes), and a deployed one has long finished.
+// Usage: npm run bench:speed [-- --duration 10] [--warmup 60] [--queries 200] [--stores pglite,postgres] [--engines embedded,opensearch] [--profile]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -27,6 +30,7 @@ import { copyIndex, loadScifactJudgements, openScifactIndex, scifactChunkIds, SC
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '60' },
     queries: { type: 'string', default: '200' },
     stores: { type: 'string', default: 'pglite,postgres' },
     engines: { type: 'string', default: 'embedded,opensearch' },
@@ -35,6 +39,8 @@ const { values: args } = parseArgs({
 });
 
 const CONCURRENCY = [1, 16, 64];
+/** the concurrency of the untimed warm-up */
+const WARMUP_CONCURRENCY = 16;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 interface LoadFigures {
@@ -150,6 +156,7 @@ async function measureEngine(
   pid: number,
   queries: string[],
   duration: number,
+  warmup: number,
   nodePid: number | undefined,
   storePid: number | undefined,
   onProfiledWindow?: (fromMicros: number, toMicros: number, requests: number) => void,
@@ -167,22 +174,22 @@ async function measureEngine(
     cold.push(performance.now() - started);
   }
   cold.sort((a, b) => a - b);
+  let next = 0;
+  const request = { method: 'POST' as const, headers, setupRequest: (request: autocannon.Request) => ({ ...request, body: bodies[next++ % bodies.length] }) };
+  if (warmup > 0) {
+    const warm = await autocannon({ url: `${url}/api/v1/search/query`, connections: WARMUP_CONCURRENCY, duration: warmup, requests: [request] });
+    if (warm.non2xx > 0 || warm.errors > 0) throw new Error(`${engine}/${store} warm-up: ${warm.non2xx} non-2xx answers, ${warm.errors} errors`);
+    console.error(`[speed] ${engine}/${store} warmed: ${warm.requests.total} requests in ${warmup} s at c=${WARMUP_CONCURRENCY}`);
+  }
   const load: LoadFigures[] = [];
   for (const connections of CONCURRENCY) {
-    let next = 0;
     const from = profileClockMicros();
     const cpuBefore = { service: cpuMsOfTree(pid), store: storePid === undefined ? 0 : cpuMsOfTree(storePid), node: nodePid === undefined ? 0 : cpuMsOfTree(nodePid) };
     const result = await autocannon({
       url: `${url}/api/v1/search/query`,
       connections,
       duration,
-      requests: [
-        {
-          method: 'POST',
-          headers,
-          setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }),
-        },
-      ],
+      requests: [request],
     });
     load.push({
       connections,
@@ -276,36 +283,46 @@ function loadFigures(connections: number, latencies: number[], seconds: number, 
 
 /**
  * The floor: the collection's retrieval sent straight to OpenSearch by the adapter, `connections` searches in flight,
- * after one untimed pass over the queries (the service's cold pass warms it alike).
+ * after one untimed pass over the queries and `warmup` seconds at WARMUP_CONCURRENCY (the services are warmed alike).
  */
-async function measureFloor(url: string, nodePid: number, mode: RetrievalMode, queries: Array<{ text: string; vector: Float32Array }>, duration: number): Promise<FloorFigures> {
+async function measureFloor(url: string, nodePid: number, mode: RetrievalMode, queries: Array<{ text: string; vector: Float32Array }>, duration: number, warmup: number): Promise<FloorFigures> {
   const engine = createOpenSearchEngine({ url });
   const search = (query: { text: string; vector: Float32Array }) => engine.search({ index: SCIFACT_COLLECTION, mode, text: query.text, vector: query.vector, limit: 10 });
+  let next = 0;
+  /** `connections` loops searching for `seconds`: each search's latency, and the count of failed ones */
+  async function drive(connections: number, seconds: number): Promise<{ latencies: number[]; errors: number }> {
+    const latencies: number[] = [];
+    let errors = 0;
+    const end = performance.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (performance.now() < end) {
+          const query = queries[next++ % queries.length];
+          const begun = performance.now();
+          try {
+            await search(query);
+            latencies.push(performance.now() - begun);
+          } catch {
+            errors++;
+          }
+        }
+      }),
+    );
+    return { latencies, errors };
+  }
   try {
     for (const query of queries) await search(query);
+    if (warmup > 0) {
+      const warm = await drive(WARMUP_CONCURRENCY, warmup);
+      if (warm.errors > 0) throw new Error(`floor warm-up: ${warm.errors} searches failed`);
+      console.error(`[speed] floor warmed: ${warm.latencies.length} searches in ${warmup} s at c=${WARMUP_CONCURRENCY}`);
+    }
     const load: LoadFigures[] = [];
     for (const connections of CONCURRENCY) {
-      const latencies: number[] = [];
-      let errors = 0;
-      let next = 0;
       const started = performance.now();
-      const end = started + duration * 1000;
       const clientBefore = process.cpuUsage();
       const nodeBefore = cpuMsOfTree(nodePid);
-      await Promise.all(
-        Array.from({ length: connections }, async () => {
-          while (performance.now() < end) {
-            const query = queries[next++ % queries.length];
-            const begun = performance.now();
-            try {
-              await search(query);
-              latencies.push(performance.now() - begun);
-            } catch {
-              errors++;
-            }
-          }
-        }),
-      );
+      const { latencies, errors } = await drive(connections, duration);
       const client = process.cpuUsage(clientBefore);
       const cpuMs = { client: (client.user + client.system) / 1000, node: cpuMsOfTree(nodePid) - nodeBefore };
       load.push(loadFigures(connections, latencies, (performance.now() - started) / 1000, errors, cpuMs));
@@ -333,11 +350,12 @@ function profileFigures(dir: string, window: { from: number; to: number; request
 
 async function httpBenchmark(
   duration: number,
+  warmup: number,
   queryCount: number,
   stores: Array<EngineFigures['store']>,
   engines: Array<EngineFigures['engine']>,
   profile: boolean,
-): Promise<{ services: EngineFigures[]; floor?: FloorFigures }> {
+): Promise<{ services: EngineFigures[]; floor?: FloorFigures; nodeRuntime?: string }> {
   const index = await openScifactIndex();
   const ids = await scifactChunkIds(index);
   const { queries } = await loadScifactJudgements(index.config.dataRoot);
@@ -345,17 +363,20 @@ async function httpBenchmark(
   let node: OpenSearchNode | undefined;
   let postgres: PostgresServer | undefined;
   let floor: FloorFigures | undefined;
+  let nodeRuntime: string | undefined;
   const figures: EngineFigures[] = [];
   try {
     if (engines.includes('opensearch')) {
-      node = await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch'), component: readComponent('opensearch', index.config.cacheDir) });
+      const component = readComponent('opensearch', index.config.cacheDir);
+      nodeRuntime = component.runtime ?? component.java;
+      node = await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch'), component });
       // the service's OpenSearch engine names indexes litsearch-<collection>
       const opensearch = createOpenSearchEngine({ url: node.url });
       console.error(`[speed] OpenSearch index ${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`);
       await opensearch.close();
       const embedded: Array<{ text: string; vector: Float32Array }> = [];
       for (const text of texts) embedded.push({ text, vector: await index.embedder.embedQuery(text) });
-      floor = await measureFloor(node.url, node.pid, index.collection.retrieval, embedded, duration);
+      floor = await measureFloor(node.url, node.pid, index.collection.retrieval, embedded, duration, warmup);
     }
     await index.close();
     if (stores.includes('postgres')) postgres = await startPostgresServer({ dataDir: join(BENCH_DIR, 'postgres'), component: readComponent('postgres', index.config.cacheDir) });
@@ -372,7 +393,7 @@ async function httpBenchmark(
         let window: { from: number; to: number; requests: number } | undefined;
         let measured: EngineFigures;
         try {
-          measured = await measureEngine(engine, store, service.url, service.process.pid, texts, duration, engine === 'opensearch' ? node!.pid : undefined, store === 'postgres' ? postgres!.pid : undefined, (from, to, requests) => (window = { from, to, requests }));
+          measured = await measureEngine(engine, store, service.url, service.process.pid, texts, duration, warmup, engine === 'opensearch' ? node!.pid : undefined, store === 'postgres' ? postgres!.pid : undefined, (from, to, requests) => (window = { from, to, requests }));
         } finally {
           await service.process.stop();
         }
@@ -385,7 +406,7 @@ async function httpBenchmark(
     await postgres?.stop();
     await node?.stop();
   }
-  return { services: figures, floor };
+  return { services: figures, floor, nodeRuntime };
 }
 
 /** Another data directory reads the cached embedded index through a symbolic link (nothing is written to it). */
@@ -399,20 +420,20 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
   const stores = args.stores.split(',').map((store) => store.trim()) as Array<EngineFigures['store']>;
   const engines = args.engines.split(',').map((engine) => engine.trim()) as Array<EngineFigures['engine']>;
-  const { services, floor } = await httpBenchmark(Number(args.duration), Number(args.queries), stores, engines, args.profile);
+  const { services, floor, nodeRuntime } = await httpBenchmark(Number(args.duration), Number(args.warmup), Number(args.queries), stores, engines, args.profile);
   const overhead = floor ? services.filter((e) => e.engine === 'opensearch').map((e) => ({ store: e.store, ...overheadOver(floor, e) })) : [];
   console.log(
     JSON.stringify(
       {
-        machine: { cores: 2, loadAverage: { before: round1(loadBefore), after: round1(loadavg()[0]) } },
-        http: { endpoint: 'POST /api/v1/search/query', collection: 'scifact (hybrid, 10,144 chunks)', limit: 10, billing: 'live key, charged per request', durationSeconds: Number(args.duration), queries: Number(args.queries), results: services },
+        machine: { cores: 2, loadAverage: { before: round1(loadBefore), after: round1(loadavg()[0]) }, ...(nodeRuntime ? { openSearchRuntime: nodeRuntime } : {}) },
+        http: { endpoint: 'POST /api/v1/search/query', collection: 'scifact (hybrid, 10,144 chunks)', limit: 10, billing: 'live key, charged per request', durationSeconds: Number(args.duration), warmupSeconds: Number(args.warmup), queries: Number(args.queries), results: services },
         ...(floor ? { floor: { what: 'the same retrieval straight to OpenSearch through the adapter (no service)', ...floor }, overhead } : {}),
       },
       null,
       2,
     ),
   );
-  console.log(`load average ${round1(loadBefore)} before, ${round1(loadavg()[0])} after (2 cores)`);
+  console.log(`load average ${round1(loadBefore)} before, ${round1(loadavg()[0])} after (2 cores)${nodeRuntime ? `; OpenSearch node on ${nodeRuntime}` : ''}`);
   for (const e of services) {
     const label = `${e.engine}/${e.store}`.padEnd(20);
     console.log(`${label} cold (query embedded) p50 ${e.coldP50} ms p95 ${e.coldP95} ms; server RSS ${e.serverRssMB} MB`);

@@ -1,8 +1,8 @@
-// The k-NN query the OpenSearch adapter asks: ef_search is the service's constant unless the engine was given one, and
-// never below k; the filter goes inside the knn clause, so Lucene applies it during the graph walk. A dense score is
+// The k-NN query the OpenSearch adapter asks: ef_search grows with the index's chunk count unless the engine was given
+// one, and is never below k; the filter goes inside the knn clause, so Lucene applies it during the graph walk. A dense score is
 // turned back into the cosine it stands for.
 import { describe, expect, it } from 'vitest';
-import { DENSE_SCORE_COSINE_ERROR, HNSW_EF_SEARCH, cosineFromScore, denseQuery } from '../../src/retrieval/engines/opensearch/denseScoring.js';
+import { DENSE_SCORE_COSINE_ERROR, HNSW_EF_SEARCH, SMALL_INDEX_CHUNKS, SMALL_INDEX_EF_SEARCH, cosineFromScore, denseQuery, efSearchFor } from '../../src/retrieval/engines/opensearch/denseScoring.js';
 
 const vector = Float32Array.from([0.6, 0.8]);
 const filter = { range: { 'metadata.publication_date': { gte: '2016' } } };
@@ -16,6 +16,15 @@ describe('dense k-NN query', () => {
     expect(knnClause(denseQuery(vector, 'knn', [], 10))).toMatchObject({ k: 10, method_parameters: { ef_search: HNSW_EF_SEARCH } });
     const large = HNSW_EF_SEARCH + 50;
     expect(knnClause(denseQuery(vector, 'knn', [], large))).toMatchObject({ k: large, method_parameters: { ef_search: large } });
+  });
+
+  it('searches indexes up to SMALL_INDEX_CHUNKS with the smaller ef_search, larger or uncounted ones with the larger', () => {
+    expect(SMALL_INDEX_EF_SEARCH).toBeLessThan(HNSW_EF_SEARCH);
+    expect(efSearchFor(10_144)).toBe(SMALL_INDEX_EF_SEARCH);
+    expect(efSearchFor(SMALL_INDEX_CHUNKS)).toBe(SMALL_INDEX_EF_SEARCH);
+    expect(efSearchFor(SMALL_INDEX_CHUNKS + 1)).toBe(HNSW_EF_SEARCH);
+    expect(efSearchFor(undefined)).toBe(HNSW_EF_SEARCH);
+    expect(knnClause(denseQuery(vector, 'knn', [], 100, efSearchFor(0)))).toMatchObject({ method_parameters: { ef_search: SMALL_INDEX_EF_SEARCH } });
   });
 
   it('takes the engine ef_search when one is given, still never below k', () => {

@@ -15,7 +15,7 @@ import { dotProduct, HYBRID_ALPHA, hybridCandidateCount, rankCandidates, type Ra
 import type { ChunkMetadata, ChunkRecord, SearchEngine, SearchHit, SearchRequest, VectorSearchMode } from '../../port.js';
 import { chunkFingerprint } from '../../text/chunkFingerprint.js';
 import { bm25Ceiling, bm25QueryTerms } from '../../text/luceneBm25.js';
-import { cosineClause, cosineFromScore, decodeVector, DENSE_SCORE_COSINE_ERROR, denseQuery, encodeVector } from './denseScoring.js';
+import { cosineClause, cosineFromScore, decodeVector, DENSE_SCORE_COSINE_ERROR, denseQuery, efSearchFor, encodeVector } from './denseScoring.js';
 import { chunkIndexBody, FIELD, inventoryIndexBody, READABLE_MAPPING_VERSIONS, type VectorStorage } from './indexMapping.js';
 
 export interface OpenSearchEngineOptions {
@@ -27,7 +27,7 @@ export interface OpenSearchEngineOptions {
   bulkBatchSize?: number;
   /** weight of the dense score in hybrid fusion (default HYBRID_ALPHA) */
   hybridAlpha?: number;
-  /** HNSW candidate list size of k-NN queries (default HNSW_EF_SEARCH); the scale benchmark varies it */
+  /** HNSW candidate list size of every k-NN query (default: efSearchFor the index's chunk count); the scale benchmark varies it */
   efSearch?: number;
   /** told once which vector search the node allows: k-NN plugin (Lucene HNSW) or exact painless scoring */
   onVectorStorage?: (storage: VectorStorage, detail: string) => void;
@@ -142,6 +142,8 @@ const COSINE_CLAUSE = 'cosine';
 const INVENTORY_INDEX_SUFFIX = '_inventory';
 /** share of an index's documents outside its largest segment above which commit merges its k-NN graphs into one */
 const MERGE_WHEN_OUTSIDE_LARGEST = 0.2;
+/** how long a chunk count read for an index's ef_search is used before it is read again (in the background) */
+const CHUNK_COUNT_TTL_MS = 60_000;
 /** first chunks read per request when an inventory is rebuilt from an index */
 const INVENTORY_SCAN_PAGE = 2_000;
 
@@ -163,6 +165,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   const changedSinceCommit = new Set<string>();
   /** inventories read, with the sequence number and primary term of the document they were read from */
   const readInventories = new Map<string, { version: string; inventory: CollectionInventory | undefined }>();
+  /** by collection index name: its chunk count as last read, which chooses its k-NN queries' ef_search */
+  const chunkCounts = new Map<string, { chunks: number; readAt: number; reading?: Promise<number> }>();
 
   async function call<T>(method: string, path: string, body?: unknown, ignore: number[] = []): Promise<{ body: T; statusCode: number }> {
     const response = await client.transport.request(
@@ -227,6 +231,42 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     const info = await indexInfo(index);
     if (!info) throw new Error(`opensearch engine: index "${indexName(index)}" does not exist`);
     return info;
+  }
+
+  async function countOf(name: string): Promise<number> {
+    const { body } = await call<{ count: number }>('GET', `/${name}/_count`);
+    return body.count;
+  }
+
+  /**
+   * The ef_search of the index's k-NN queries: the option when given, else efSearchFor its chunk count. The count is read
+   * once, then again in the background at most once a CHUNK_COUNT_TTL_MS (an ingestion in another process grows it), so
+   * a search waits for it only the first time; a failed read keeps the last count.
+   */
+  async function efSearchOf(name: string): Promise<number> {
+    if (options.efSearch !== undefined) return options.efSearch;
+    const known = chunkCounts.get(name);
+    if (known && Date.now() - known.readAt < CHUNK_COUNT_TTL_MS) return efSearchFor(known.chunks);
+    if (known?.reading) return efSearchFor(known.chunks);
+    const reading = countOf(name).then(
+      (chunks) => {
+        chunkCounts.set(name, { chunks, readAt: Date.now() });
+        return chunks;
+      },
+      (error: unknown) => {
+        if (!known) {
+          chunkCounts.delete(name);
+          throw error;
+        }
+        chunkCounts.set(name, { chunks: known.chunks, readAt: Date.now() });
+        return known.chunks;
+      },
+    );
+    if (known) {
+      chunkCounts.set(name, { ...known, reading });
+      return efSearchFor(known.chunks);
+    }
+    return efSearchFor(await reading);
   }
 
   function toDocument(chunk: ChunkRecord, info: IndexInfo, fingerprint: string): ChunkDocument {
@@ -550,7 +590,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
   /** The `limit` nearest chunks, sources and vectors included: their exact cosines are computed here. */
   async function searchDense(name: string, info: IndexInfo, req: SearchRequest, vector: Float32Array, filters: OpenSearchQuery[]): Promise<SearchHit[]> {
-    const hits = await runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, req.limit, options.efSearch), req.limit, { _source: true }));
+    const efSearch = await efSearchOf(name);
+    const hits = await runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, req.limit, efSearch), req.limit, { _source: true }));
     const chunks = new Map<string, ChunkRecord>();
     const candidates: RankCandidate[] = [];
     for (const hit of hits) {
@@ -575,8 +616,9 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    */
   async function searchHybrid(name: string, info: IndexInfo, req: SearchRequest, vector: Float32Array, filters: OpenSearchQuery[]): Promise<SearchHit[]> {
     const pool = hybridCandidateCount(req.limit);
+    const efSearch = await efSearchOf(name);
     const [denseHits, sparseHits, ceiling] = await Promise.all([
-      runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, pool, options.efSearch), pool, IDS_ONLY)),
+      runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, pool, efSearch), pool, IDS_ONLY)),
       bestByBm25(name, sparseQuery(req.text, [...filters, cosineClause(vector, info.vectorStorage, COSINE_CLAUSE)]), pool, IDS_ONLY, '&include_named_queries_score=true'),
       sparseCeiling(name, req.text, bm25QueryTerms(req.text)),
     ]);
@@ -674,6 +716,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
         readInventories.delete(name);
         await writeInventory(name, { index: name, rebuilt: false, inventory: null }, 'index');
       }
+      // this process's searches read the new count at once (others within CHUNK_COUNT_TTL_MS)
+      chunkCounts.delete(name);
       changedSinceCommit.delete(name);
     },
 
@@ -742,6 +786,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const name = indexName(index);
       stagedInventories.delete(name);
       changedSinceCommit.delete(name);
+      chunkCounts.delete(name);
       await call('DELETE', `/${name}`, undefined, [404]);
       await deleteInventory(name);
     },
