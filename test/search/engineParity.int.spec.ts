@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FilterNode } from '../../src/filters/ast.js';
 import { createEmbeddedEngine } from '../../src/retrieval/engines/embedded/embeddedEngine.js';
 import { analyzeEnglish } from '../../src/retrieval/text/englishAnalyzer.js';
+import { efSearchFor } from '../../src/retrieval/engines/opensearch/denseScoring.js';
 import { createOpenSearchEngine } from '../../src/retrieval/engines/opensearch/openSearchEngine.js';
 import type { ChunkRecord, RetrievalMode, SearchEngine, SearchHit } from '../../src/retrieval/port.js';
 import { requireComponent } from '../setup/components.js';
@@ -116,9 +117,11 @@ describe('embedded and OpenSearch engines agree', () => {
     const engine = createOpenSearchEngine({ url: recorder.url, indexPrefix: `parity-${process.pid}-` });
     try {
       const knn = (await engine.vectorStorage()) === 'knn';
+      const chunkCount = (await engine.stats(INDEX)).chunks;
       const searchOf = (mode: RetrievalMode, text: string) => ({ index: INDEX, mode, text, vector: pseudoRandomVector(text, DIMS), limit: 10 });
-      // the first search reads the index's mapping
+      // the first search reads the index's mapping, the first k-NN search its chunk count (which sets its ef_search)
       await engine.search(searchOf('sparse', 'warm up'));
+      await engine.search(searchOf('dense', 'warm up'));
       for (const query of loadScifactQueries(25)) {
         for (const mode of modes) {
           recorder.requests.length = 0;
@@ -138,6 +141,13 @@ describe('embedded and OpenSearch engines agree', () => {
             expect(hits.every((hit) => ids.includes(hit.id)), where).toBe(true);
           }
           if (knn) expect(recorder.requests.some((request) => request.body.includes('painless')), where).toBe(false);
+          // a small index searches its graph with the small indexes' ef_search (never below k)
+          type KnnBody = { query?: { knn?: Record<string, { k: number; method_parameters: { ef_search: number } }> } };
+          const knnClauses = recorder.requests.filter((r) => r.path.includes('/_search')).flatMap((r) => Object.values((JSON.parse(r.body) as KnnBody).query?.knn ?? {}));
+          if (knn) expect(knnClauses.length, where).toBe(mode === 'sparse' ? 0 : 1);
+          for (const field of knnClauses) {
+            expect(field.method_parameters.ef_search, where).toBe(Math.max(efSearchFor(chunkCount), field.k));
+          }
         }
       }
     } finally {
