@@ -1,22 +1,39 @@
 // The OpenSearch adapter of the retrieval port: one index per collection; BM25 and dense (k-NN or exact) retrievers run
 // side by side with the compiled filter, then are ranked and fused in TypeScript by the same rules as the embedded
 // engine, exact cosines computed here from the vectors of the rows kept.
-// Collection inventories live in one more index, a document per collection index, written when ingest commits.
+// Beside it: the HTTP client (transport.ts), the stored chunk document (chunkDocuments.ts), the BM25 side's query DSL
+// (queryBuilder.ts) and the dense side's (denseScoring.ts), collection inventories in one more index
+// (inventoryStore.ts), and the merge of a k-NN index's graphs after a large write (graphMerge.ts).
 // Updates are in place, by chunk id: upserts and deletions are staged in the live index and reach searches only at
 // commit's refresh (refresh_interval -1, one shard: one refresh opens one new point-in-time searcher holding all of
 // them; reads by id use realtime=false). Decided against a new index per change behind an alias swapped when complete:
 // that copies the unchanged 99% and rebuilds every HNSW graph for a 1% upsert, where in place costs what changed. The
 // price: a refresh is index-wide (whoever commits publishes everything staged in the index), and a node's crash
 // recovery may publish a half-staged change, which the interrupted ingestion's next commit completes.
-import { Client } from '@opensearch-project/opensearch';
-import { InventoryTally, type CollectionInventory } from '../../../domain/inventory.js';
 import { compileToOpenSearch, type OpenSearchQuery } from '../../../filters/compileToOpenSearch.js';
 import { dotProduct, HYBRID_ALPHA, hybridCandidateCount, rankCandidates, type RankCandidate, type RankedCandidate } from '../../fusion.js';
-import type { ChunkMetadata, ChunkRecord, SearchEngine, SearchHit, SearchRequest, VectorSearchMode } from '../../port.js';
+import type { ChunkRecord, SearchEngine, SearchHit, SearchRequest, VectorSearchMode } from '../../port.js';
 import { chunkFingerprint } from '../../text/chunkFingerprint.js';
 import { bm25Ceiling, bm25QueryTerms } from '../../text/luceneBm25.js';
-import { cosineClause, cosineFromScore, decodeVector, DENSE_SCORE_COSINE_ERROR, denseQuery, efSearchFor, encodeVector } from './denseScoring.js';
-import { chunkIndexBody, FIELD, inventoryIndexBody, READABLE_MAPPING_VERSIONS, type VectorStorage } from './indexMapping.js';
+import { fromDocument, toDocument, WITHOUT_VECTORS, type ChunkDocument, type IndexInfo, type MgetResponseBody } from './chunkDocuments.js';
+import { cosineClause, cosineFromScore, DENSE_SCORE_COSINE_ERROR, denseQuery, efSearchFor } from './denseScoring.js';
+import { mergeGraphsIfWorthIt } from './graphMerge.js';
+import { chunkIndexBody, FIELD, READABLE_MAPPING_VERSIONS, type VectorStorage } from './indexMapping.js';
+import { createInventoryStore } from './inventoryStore.js';
+import {
+  bm25HitsAsked,
+  idOf,
+  IDS_ONLY,
+  SEARCH_FILTER_PATH,
+  searchBody,
+  sparseQuery,
+  TERM_VECTORS_FILTER_PATH,
+  termVectorsBody,
+  type SearchResponseBody,
+  type SearchResponseHit,
+  type TermVectorsBody,
+} from './queryBuilder.js';
+import { createTransport } from './transport.js';
 
 export interface OpenSearchEngineOptions {
   /** e.g. http://127.0.0.1:9200 */
@@ -33,152 +50,33 @@ export interface OpenSearchEngineOptions {
   onVectorStorage?: (storage: VectorStorage, detail: string) => void;
 }
 
-/** The document stored per chunk. */
-interface ChunkDocument {
-  [FIELD.chunkId]: string;
-  [FIELD.text]: string;
-  [FIELD.tokens]: number;
-  [FIELD.metadata]: ChunkMetadata;
-  [FIELD.fingerprint]: string;
-  [FIELD.vectorBinary]?: string;
-  [FIELD.vectorKnn]?: number[];
-}
-
-interface SearchResponseHit {
-  /** absent when the search asked for no stored field (IDS_ONLY) */
-  _id?: string;
-  fields?: Record<string, unknown[] | undefined>;
-  _score: number | null;
-  _source?: ChunkDocument;
-  /** with include_named_queries_score: the score of each named clause the hit matched */
-  matched_queries?: Record<string, number> | string[];
-  sort?: unknown[];
-}
-
-interface SearchResponseBody {
-  hits: { hits: SearchResponseHit[] };
-}
-
-
-/** The term vectors API's answer for an artificial document: the index's statistics of its analyzed terms. */
-interface TermVectorsBody {
-  term_vectors?: Record<string, { field_statistics?: { doc_count: number }; terms?: Record<string, { doc_freq?: number }> }>;
-}
-
-/**
- * What a retriever's hit brings when only its id and score are needed: the chunk id from doc values and no stored field.
- * Even the _id is a stored field, read by decompressing the block of stored fields its chunk sits in, which made the
- * fetch of 100 hits ids most of a search's time (SciFact: a BM25 search 2.7 times, a k-NN search 1.7 times faster
- * without it).
- */
-const IDS_ONLY = { stored_fields: '_none_', docvalue_fields: [FIELD.chunkId] };
-
-/** The chunk id of a hit fetched with IDS_ONLY (or with its _id). */
-function idOf(hit: SearchResponseHit): string {
-  const id = hit._id ?? hit.fields?.[FIELD.chunkId]?.[0];
-  if (typeof id !== 'string') throw new Error('opensearch engine: a search hit came without its chunk id');
-  return id;
-}
-
-/**
- * What a retriever's response carries (see runSearch): per hit, its id (absent with IDS_ONLY), score, fetched fields,
- * source and named scores; and an error's description, which a filter_path would otherwise drop as well.
- */
-const SEARCH_FILTER_PATH = [...['_id', '_score', 'fields', '_source', 'matched_queries'].map((field) => `hits.hits.${field}`), 'error'].join(',');
-
-/** What the ceiling reads of the term vectors API's answer: the document count and each term's document frequency. */
-const TERM_VECTORS_FILTER_PATH = `term_vectors.${FIELD.sparse}.field_statistics.doc_count,term_vectors.${FIELD.sparse}.terms.*.doc_freq,error`;
-
-/** Vector fields a search response needs in _source only where this adapter computes exact cosines from them. */
-const WITHOUT_VECTORS = { excludes: [FIELD.vectorBinary, FIELD.vectorKnn] };
-
-interface MgetResponseBody {
-  docs: Array<{ _id: string; found: boolean; _source?: Partial<ChunkDocument> }>;
-}
-
-interface BulkResponseBody {
-  errors: boolean;
-  items: Array<Record<string, { _id: string; status: number; result?: string; error?: { type: string; reason: string } }>>;
-}
-
-interface IndexInfo {
-  dims: number;
-  vectorStorage: VectorStorage;
-  /** the vector is also in the binary doc-values field (always with binary storage; k-NN indexes since mapping version 2) */
-  binaryVectors: boolean;
-}
-
-/** The document stored per collection index in the inventory index (its id is the collection index's name). */
-interface InventoryDocument {
-  index: string;
-  /** true when getInventory rebuilt it from the chunks of an index ingested without one */
-  rebuilt: boolean;
-  /**
-   * null after a commit that changed the chunks without a new inventory: the marker that getInventory rebuilds one,
-   * stored only if no commit wrote the document since it read the marker (so a rebuild from chunks a concurrent commit
-   * replaced never outlives that commit)
-   */
-  inventory: CollectionInventory | null;
-}
-
-/** The stored inventory document's state: absent, a marker asking for a rebuild, or an inventory. */
-interface StoredInventory {
-  /** `if_seq_no=..&if_primary_term=..` of the document read, undefined when there is none */
-  version: string | undefined;
-  inventory: CollectionInventory | undefined;
-}
-
-interface GetResponseBody<T> {
-  found?: boolean;
-  _seq_no?: number;
-  _primary_term?: number;
-  _source?: T;
-}
-
 const INDEX_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 /** Name of the clause that scores a BM25 hit's cosine in a hybrid search. */
 const COSINE_CLAUSE = 'cosine';
-/** Appended to the prefix for the inventory index; a catalogue name cannot start with "_", so no collection maps onto it. */
-const INVENTORY_INDEX_SUFFIX = '_inventory';
-/** share of an index's documents outside its largest segment above which commit merges its k-NN graphs into one */
-const MERGE_WHEN_OUTSIDE_LARGEST = 0.2;
 /** how long a chunk count read for an index's ef_search is used before it is read again (in the background) */
 const CHUNK_COUNT_TTL_MS = 60_000;
-/** first chunks read per request when an inventory is rebuilt from an index */
-const INVENTORY_SCAN_PAGE = 2_000;
 
 export function createOpenSearchEngine(options: OpenSearchEngineOptions): SearchEngine & {
   vectorSearchMode(): Promise<VectorSearchMode>;
   /** how this node scores vectors: 'knn' when the k-NN plugin is installed, else the painless fallback */
   vectorStorage(): Promise<VectorStorage>;
 } {
-  const client = new Client({ node: options.url });
+  const transport = createTransport(options.url);
+  const call = transport.call;
   const alpha = options.hybridAlpha ?? HYBRID_ALPHA;
   const prefix = options.indexPrefix ?? 'litsearch-';
   const batchSize = options.bulkBatchSize ?? 500;
   const infoByIndex = new Map<string, IndexInfo>();
   let pluginStorage: Promise<VectorStorage> | undefined;
-  const inventoryIndex = `${prefix}${INVENTORY_INDEX_SUFFIX}`.toLowerCase();
-  let inventoryIndexReady: Promise<void> | undefined;
-  /** by collection index name: inventories put since the last commit, and indexes whose chunks changed since it */
-  const stagedInventories = new Map<string, CollectionInventory>();
+  const inventories = createInventoryStore(call, prefix);
+  /** collection index names whose chunks changed since their last commit */
   const changedSinceCommit = new Set<string>();
-  /** inventories read, with the sequence number and primary term of the document they were read from */
-  const readInventories = new Map<string, { version: string; inventory: CollectionInventory | undefined }>();
   /** by collection index name: its chunk count as last read, which chooses its k-NN queries' ef_search */
   const chunkCounts = new Map<string, { chunks: number; readAt: number; reading?: Promise<number> }>();
 
-  async function call<T>(method: string, path: string, body?: unknown, ignore: number[] = []): Promise<{ body: T; statusCode: number }> {
-    const response = await client.transport.request(
-      body === undefined ? { method, path } : { method, path, body: body as Record<string, unknown> },
-      { ignore },
-    );
-    return { body: response.body as T, statusCode: response.statusCode ?? 0 };
-  }
-
   function indexName(index: string): string {
     const name = `${prefix}${index}`.toLowerCase();
-    if (!INDEX_NAME.test(name) || Buffer.byteLength(name) > 255 || name === inventoryIndex) {
+    if (!INDEX_NAME.test(name) || Buffer.byteLength(name) > 255 || name === inventories.index) {
       throw new Error(`opensearch engine: invalid index name ${JSON.stringify(name)}`);
     }
     return name;
@@ -269,38 +167,6 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     return efSearchFor(await reading);
   }
 
-  function toDocument(chunk: ChunkRecord, info: IndexInfo, fingerprint: string): ChunkDocument {
-    const document: ChunkDocument = {
-      [FIELD.chunkId]: chunk.id,
-      [FIELD.text]: chunk.text,
-      [FIELD.tokens]: chunk.tokens,
-      [FIELD.metadata]: chunk.metadata,
-      [FIELD.fingerprint]: fingerprint,
-    };
-    if (chunk.vector) {
-      if (chunk.vector.length !== info.dims) {
-        throw new Error(`opensearch engine: chunk ${chunk.id} has a ${chunk.vector.length}-dim vector, index has ${info.dims}`);
-      }
-      if (info.vectorStorage === 'knn') document[FIELD.vectorKnn] = Array.from(chunk.vector);
-      if (info.binaryVectors) document[FIELD.vectorBinary] = encodeVector(chunk.vector);
-    }
-    return document;
-  }
-
-  function fromDocument(id: string, source: Partial<ChunkDocument>): ChunkRecord {
-    const record: ChunkRecord = {
-      id: source[FIELD.chunkId] ?? id,
-      text: source[FIELD.text] ?? '',
-      tokens: source[FIELD.tokens] ?? 0,
-      metadata: source[FIELD.metadata] ?? { chunk_index: 0, doc_id: '' },
-    };
-    const binary = source[FIELD.vectorBinary];
-    const knn = source[FIELD.vectorKnn];
-    if (typeof binary === 'string') record.vector = decodeVector(binary);
-    else if (Array.isArray(knn)) record.vector = Float32Array.from(knn);
-    return record;
-  }
-
   /** Indexes one batch, skipping chunks whose stored fingerprint is unchanged; throws on any item error. */
   async function indexBatch(name: string, info: IndexInfo, chunks: ChunkRecord[]): Promise<void> {
     // last occurrence of an id in the batch wins, as with sequential upserts
@@ -319,8 +185,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     }
     if (bulkBody.length === 0) return;
     changedSinceCommit.add(name);
-    const response = await client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: bulkBody as Record<string, unknown>[] });
-    const result = response.body as BulkResponseBody;
+    const result = await transport.bulk(bulkBody);
     if (result.errors) {
       const failures = result.items
         .map((item) => Object.values(item)[0])
@@ -336,8 +201,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    */
   async function deleteBatch(name: string, ids: readonly string[]): Promise<void> {
     const bulkBody = ids.map((id) => ({ delete: { _index: name, _id: id } }));
-    const response = await client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: bulkBody as Record<string, unknown>[] });
-    const result = response.body as BulkResponseBody;
+    const result = await transport.bulk(bulkBody);
     const outcomes = result.items.map((item) => Object.values(item)[0]);
     if (outcomes.some((outcome) => outcome.result === 'deleted')) changedSinceCommit.add(name);
     const failures = outcomes.filter((outcome) => outcome.error !== undefined && outcome.status !== 404);
@@ -345,19 +209,6 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const detail = failures.map((outcome) => `${outcome._id}: ${outcome.error?.type} ${outcome.error?.reason}`);
       throw new Error(`opensearch engine: ${failures.length} chunk(s) failed to delete from ${name}: ${detail.slice(0, 5).join('; ')}`);
     }
-  }
-
-  /** A search body: hits by score, ties broken by chunk id as in the embedded engine, and no hit count. */
-  function searchBody(query: OpenSearchQuery, size: number, fetch: Record<string, unknown>): Record<string, unknown> {
-    return {
-      size,
-      query,
-      ...fetch,
-      track_scores: true,
-      // no hit count is ever used: counting every match would only stop Lucene from skipping non-competitive ones
-      track_total_hits: false,
-      sort: [{ _score: 'desc' }, { [FIELD.chunkId]: 'asc' }],
-    };
   }
 
   /**
@@ -380,7 +231,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    * again with both sorts.
    */
   async function bestByBm25(name: string, query: OpenSearchQuery, size: number, fetch: Record<string, unknown>, params = ''): Promise<SearchResponseHit[]> {
-    const asked = size + Math.max(3, Math.ceil(size / 4));
+    const asked = bm25HitsAsked(size);
     const hits = await runSearch(name, { size: asked, query, ...fetch, track_total_hits: false }, params);
     const ordered = hits
       .map((hit) => ({ hit, id: idOf(hit), score: hit._score ?? 0 }))
@@ -398,15 +249,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    */
   async function sparseCeiling(name: string, text: string, terms: ReadonlyMap<string, number>): Promise<number> {
     if (terms.size === 0) return 0;
-    const { body } = await call<TermVectorsBody>('POST', `/${name}/_termvectors?filter_path=${TERM_VECTORS_FILTER_PATH}`, {
-      doc: { [FIELD.sparse]: text },
-      fields: [FIELD.sparse],
-      term_statistics: true,
-      field_statistics: true,
-      positions: false,
-      offsets: false,
-      payloads: false,
-    });
+    const { body } = await call<TermVectorsBody>('POST', `/${name}/_termvectors?filter_path=${TERM_VECTORS_FILTER_PATH}`, termVectorsBody(text));
     const field = body.term_vectors?.[FIELD.sparse];
     return bm25Ceiling(terms, (term) => field?.terms?.[term]?.doc_freq ?? 0, field?.field_statistics?.doc_count ?? 0);
   }
@@ -420,122 +263,6 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     const excludes = vectors ? '' : `&_source_excludes=${WITHOUT_VECTORS.excludes.join(',')}`;
     const { body } = await call<Partial<MgetResponseBody>>('POST', `/${name}/_mget?realtime=false&filter_path=docs._id,docs.found,docs._source,error${excludes}`, { ids });
     return (body.docs ?? []).filter((doc) => doc.found && doc._source).map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
-  }
-
-  function ensureInventoryIndex(): Promise<void> {
-    inventoryIndexReady ??= call<{ error?: { type: string; reason: string } }>('PUT', `/${inventoryIndex}`, inventoryIndexBody(), [400]).then(
-      ({ body, statusCode }) => {
-        if (statusCode === 400 && body.error?.type !== 'resource_already_exists_exception') {
-          throw new Error(`opensearch engine: creating ${inventoryIndex} failed: ${body.error?.type} ${body.error?.reason}`);
-        }
-      },
-    );
-    // a failed creation is tried again by the next write
-    inventoryIndexReady.catch(() => {
-      inventoryIndexReady = undefined;
-    });
-    return inventoryIndexReady;
-  }
-
-  /**
-   * Writes the inventory document: `index` always; a rebuild only over the state it read (`create` when there was no
-   * document, else the version of the marker it read), so it never replaces an ingest's inventory or a newer marker.
-   */
-  async function writeInventory(name: string, document: InventoryDocument, op: 'index' | { over: string | undefined }): Promise<void> {
-    await ensureInventoryIndex();
-    const condition = op === 'index' ? 'op_type=index' : op.over === undefined ? 'op_type=create' : op.over;
-    const { body, statusCode } = await call<{ error?: { type: string; reason: string } }>(
-      'PUT',
-      `/${inventoryIndex}/_doc/${encodeURIComponent(name)}?${condition}`,
-      document,
-      op === 'index' ? [] : [409],
-    );
-    if (statusCode >= 400 && statusCode !== 409) throw new Error(`opensearch engine: writing the inventory of ${name} failed: ${body.error?.reason}`);
-  }
-
-  async function deleteInventory(name: string): Promise<void> {
-    readInventories.delete(name);
-    await call('DELETE', `/${inventoryIndex}/_doc/${encodeURIComponent(name)}`, undefined, [404]);
-  }
-
-  /** The stored inventory document, its inventory read again only when the document changed since this engine last read it. */
-  async function storedInventory(name: string): Promise<StoredInventory> {
-    const path = `/${inventoryIndex}/_doc/${encodeURIComponent(name)}`;
-    const versionOf = (body: GetResponseBody<unknown>): string => `if_seq_no=${body._seq_no}&if_primary_term=${body._primary_term}`;
-    const { body: head, statusCode } = await call<GetResponseBody<never>>('GET', `${path}?_source=false`, undefined, [404]);
-    if (statusCode === 404 || !head.found) {
-      readInventories.delete(name);
-      return { version: undefined, inventory: undefined };
-    }
-    const known = readInventories.get(name);
-    if (known?.version === versionOf(head)) return known;
-    const { body, statusCode: fullStatus } = await call<GetResponseBody<InventoryDocument>>('GET', path, undefined, [404]);
-    if (fullStatus === 404 || !body.found || !body._source) return { version: undefined, inventory: undefined };
-    const stored = { version: versionOf(body), inventory: body._source.inventory ?? undefined };
-    readInventories.set(name, stored);
-    return stored;
-  }
-
-  /** An inventory from the index's first chunks (chunk_index 0 carries its document's metadata). */
-  async function rebuildInventory(index: string, name: string): Promise<CollectionInventory> {
-    const tally = new InventoryTally();
-    let after: unknown[] | undefined;
-    for (;;) {
-      const { body } = await call<SearchResponseBody>('POST', `/${name}/_search`, {
-        size: INVENTORY_SCAN_PAGE,
-        query: { term: { [`${FIELD.metadata}.chunk_index`]: 0 } },
-        _source: ['issn', 'journal', 'publisher'].map((field) => `${FIELD.metadata}.${field}`),
-        sort: [{ [FIELD.chunkId]: 'asc' }],
-        track_total_hits: false,
-        ...(after ? { search_after: after } : {}),
-      });
-      const hits = body.hits.hits;
-      for (const hit of hits) tally.add(hit._source?.[FIELD.metadata] ?? {});
-      if (hits.length < INVENTORY_SCAN_PAGE) break;
-      after = hits[hits.length - 1].sort;
-    }
-    return tally.inventory(index);
-  }
-
-  /**
-   * Whether the index's graphs are worth merging into one: when the segments beside its largest hold more than
-   * MERGE_WHEN_OUTSIDE_LARGEST of its documents (live and deleted). A bulk ingest's dozens of similar segments qualify;
-   * an upsert of 1% does not (its small segment is merged by Lucene's own merge policy, in the background, with others).
-   * Rewriting the whole index each time a quarter more has been written keeps the merging work proportional to what was
-   * written (a geometric series), where merging after every commit rewrote the whole index for each small change.
-   */
-  async function graphsWorthMerging(name: string): Promise<boolean> {
-    type Segments = Record<string, { num_docs: number; deleted_docs: number }>;
-    const { body } = await call<{ indices: Record<string, { shards: Record<string, Array<{ segments: Segments }>> }> }>('GET', `/${name}/_segments`);
-    const sizes = Object.values(body.indices[name]?.shards ?? {})
-      .flatMap((copies) => copies.slice(0, 1))
-      .flatMap((copy) => Object.values(copy.segments))
-      .map((segment) => segment.num_docs + segment.deleted_docs);
-    if (sizes.length <= 1) return false;
-    const total = sizes.reduce((sum, size) => sum + size, 0);
-    return total - Math.max(...sizes) > total * MERGE_WHEN_OUTSIDE_LARGEST;
-  }
-
-  /**
-   * Force-merges a k-NN index into one segment, and refreshes: each segment has its own HNSW graph and every k-NN query
-   * walks all of them, so a bulk ingest's dozens of segments multiplied dense search time (500,000 chunks: 44 segments,
-   * dense p50 87 ms; one segment, 5 ms). The merge runs as a task, polled, since it outlasts any request timeout (370 s
-   * at 500,000 chunks on 2 cores): commit runs it only when graphsWorthMerging says so.
-   */
-  async function mergeGraphs(name: string): Promise<void> {
-    const { body: started } = await call<{ task: string }>('POST', `/${name}/_forcemerge?max_num_segments=1&wait_for_completion=false`);
-    for (let delay = 100; ; delay = Math.min(delay * 2, 5_000)) {
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      const { body: task } = await call<{ completed?: boolean; error?: { type: string; reason: string } }>('GET', `/_tasks/${encodeURIComponent(started.task)}`);
-      if (task.error) throw new Error(`opensearch engine: merging ${name} failed: ${task.error.type} ${task.error.reason}`);
-      if (task.completed) break;
-    }
-    // the merged segment becomes visible to searches at the next refresh (the index refreshes only on commit)
-    await call('POST', `/${name}/_refresh`);
-  }
-
-  function sparseQuery(text: string, filters: OpenSearchQuery[]): OpenSearchQuery {
-    return { bool: { must: [{ match: { [FIELD.sparse]: { query: text } } }], filter: filters } };
   }
 
   function queryVector(info: IndexInfo, req: SearchRequest): Float32Array {
@@ -705,17 +432,9 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const info = await requireInfo(index);
       const name = indexName(index);
       await call('POST', `/${name}/_refresh`);
-      if (info.vectorStorage === 'knn' && changedSinceCommit.has(name) && (await graphsWorthMerging(name))) await mergeGraphs(name);
-      const inventory = stagedInventories.get(name);
-      if (inventory) {
-        await writeInventory(name, { index: name, rebuilt: false, inventory }, 'index');
-        if (stagedInventories.get(name) === inventory) stagedInventories.delete(name);
-      } else if (changedSinceCommit.has(name)) {
-        // the stored inventory no longer describes the chunks: a marker in its place has getInventory rebuild one
-        // (written after the refresh, so a rebuild that read the chunks before it cannot be stored over it)
-        readInventories.delete(name);
-        await writeInventory(name, { index: name, rebuilt: false, inventory: null }, 'index');
-      }
+      const chunksChanged = changedSinceCommit.has(name);
+      if (info.vectorStorage === 'knn' && chunksChanged) await mergeGraphsIfWorthIt(call, name);
+      await inventories.commit(name, chunksChanged);
       // this process's searches read the new count at once (others within CHUNK_COUNT_TTL_MS)
       chunkCounts.delete(name);
       changedSinceCommit.delete(name);
@@ -723,17 +442,12 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
     async putInventory(index, inventory) {
       await requireInfo(index);
-      stagedInventories.set(indexName(index), inventory);
+      inventories.stage(indexName(index), inventory);
     },
 
     async getInventory(index) {
       if (!(await indexInfo(index))) return null;
-      const name = indexName(index);
-      const stored = await storedInventory(name);
-      if (stored.inventory) return stored.inventory;
-      const rebuilt = await rebuildInventory(index, name);
-      await writeInventory(name, { index: name, rebuilt: true, inventory: rebuilt }, { over: stored.version });
-      return rebuilt;
+      return inventories.get(indexName(index), index);
     },
 
     async search(req) {
@@ -784,11 +498,10 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     async deleteIndex(index) {
       infoByIndex.delete(index);
       const name = indexName(index);
-      stagedInventories.delete(name);
       changedSinceCommit.delete(name);
       chunkCounts.delete(name);
       await call('DELETE', `/${name}`, undefined, [404]);
-      await deleteInventory(name);
+      await inventories.delete(name);
     },
 
     async ping() {
@@ -801,7 +514,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     },
 
     async close() {
-      await client.close();
+      await transport.close();
     },
   };
 }
