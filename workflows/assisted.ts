@@ -7,11 +7,9 @@ import {
   answerUpdate,
   CLARIFICATION_WAIT_MS,
   MAX_ROUNDS,
-  progressQuery,
   type AssistedCandidate,
   type AssistedInput,
   type AssistedOutcome,
-  type AssistedProgress,
   type ClarificationAnswer,
   type UnderstandOutcome,
   type VerifiedRow,
@@ -19,7 +17,8 @@ import {
 import { BUSINESS_ANSWERS } from './shared.js';
 import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from '../src/usecases/assisted/candidateBudget.js';
 import { deliverable, distinctDocuments } from '../src/usecases/assisted/delivery.js';
-import { acceptDeliveryProof, awaitDelivery } from './assistedDelivery.js';
+import { awaitDelivery } from './assistedDelivery.js';
+import { AssistedProgressBoard } from './assistedProgress.js';
 
 // Reading and judging are CPU work on the worker; a worker that dies mid-step has the step retried on another.
 const { understandQuery, planRound, judgeCandidates } = proxyActivities<AssistedActivities>({
@@ -45,20 +44,7 @@ const SEARCHES_PER_ROUND = 4;
 export async function assistedSearchWorkflow(input: AssistedInput): Promise<AssistedOutcome> {
   let chargeDeadline = input.chargeDeadline;
   let answer: string | undefined;
-  const progress: AssistedProgress = {
-    phase: 'understanding',
-    keyId: input.keyId,
-    round: 0,
-    searchesRun: 0,
-    candidatesVerified: 0,
-    verified: 0,
-    clarification: null,
-    understanding: null,
-    clarificationExpiresAt: null,
-    delivery: null,
-  };
-  setHandler(progressQuery, () => progress);
-  acceptDeliveryProof(progress);
+  const progress = new AssistedProgressBoard(input.keyId);
   setHandler(
     answerUpdate,
     (a: ClarificationAnswer) => {
@@ -67,27 +53,23 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
     },
     {
       validator: (_a: ClarificationAnswer) => {
-        if (progress.phase !== 'awaiting_clarification' || answer !== undefined) throw new Error('this assisted search is not waiting for a clarification');
+        if (!progress.awaitingClarification || answer !== undefined) throw new Error('this assisted search is not waiting for a clarification');
       },
     },
   );
 
   let understanding: UnderstandOutcome = await understandQuery({ query: input.query, callerFilters: input.filters });
-  progress.understanding = stripped(understanding);
+  progress.understood(stripped(understanding));
   if (understanding.clarification && input.allowClarification) {
-    progress.phase = 'awaiting_clarification';
-    progress.clarification = understanding.clarification;
-    progress.clarificationExpiresAt = Date.now() + CLARIFICATION_WAIT_MS;
+    progress.asking(understanding.clarification, Date.now() + CLARIFICATION_WAIT_MS);
     const answered = await condition(() => answer !== undefined, CLARIFICATION_WAIT_MS);
     if (!answered) {
-      progress.phase = 'done';
+      progress.done();
       return { status: 'clarification_expired', queryId: input.queryId };
     }
-    progress.clarification = null;
-    progress.clarificationExpiresAt = null;
-    progress.phase = 'understanding';
+    progress.answered();
     understanding = await understandQuery({ query: input.query, callerFilters: input.filters, clarificationAnswer: answer });
-    progress.understanding = stripped(understanding);
+    progress.understood(stripped(understanding));
   }
 
   // after a clarification the answer leads: the plan and the judge read the question it makes, not the vague query
@@ -104,14 +86,13 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
       .slice(0, SEARCHES_PER_ROUND);
     if (subQuestions.length === 0) break;
     rounds = round;
-    progress.round = round;
-    progress.phase = 'searching';
+    progress.searching(round);
     const found = await Promise.all(
       subQuestions.map((subQuestion) =>
         searchSubQuestion({ orgId: input.orgId, keyId: input.keyId, collections: input.collections, subQuestion, callerFilters: input.filters, queryFilter: understanding.queryFilter, limit: candidatesPerSubQuestion(subQuestions.length) }),
       ),
     );
-    progress.searchesRun += subQuestions.length;
+    progress.searched(subQuestions.length);
     if (round === 1) {
       // every search of the plan applies the same filters: the first round's warnings say all there is to say
       filterWarnings.push(...(found[0]?.filterWarnings ?? []));
@@ -119,9 +100,8 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
     }
     // the judge weighs one pool per round, as it was calibrated: the best CANDIDATES_PER_CALL by retrieval score
     const fresh = firstSighting(found.flatMap((f) => f.candidates), judged);
-    progress.phase = 'verifying';
+    progress.verifying();
     const verdicts = fresh.length > 0 ? await judgeCandidates({ query: question, understanding: stripped(understanding), candidates: fresh }) : [];
-    progress.candidatesVerified += fresh.length;
     const perQuestion = new Map<string, number>();
     verdicts.forEach((verdict, i) => {
       const candidate = fresh[i]!;
@@ -130,13 +110,13 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
       perQuestion.set(candidate.subQuestion, (perQuestion.get(candidate.subQuestion) ?? 0) + 1);
     });
     for (const q of subQuestions) searched.push({ subQuestion: q, verified: perQuestion.get(q) ?? 0 });
-    progress.verified = verified.size;
+    progress.judged(fresh.length, verified.size);
     if (distinctDocuments([...verified.values()]) >= input.limit) break;
   }
 
   const rows = deliverable([...verified.values()], input.limit);
   const status = rows.length > 0 ? 'results' : 'no_relevant_results';
-  progress.phase = 'charging';
+  progress.charging();
   try {
     const charge = await chargeAssisted({
       input: { ...input, chargeDeadline },
@@ -148,11 +128,11 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
       filterWarnings,
       journalMetricExpansions,
     });
-    progress.phase = 'done';
-    const delivery = await awaitDelivery(input, charge, progress);
+    progress.done();
+    const delivery = await awaitDelivery(input, charge, progress.state);
     return { status, queryId: input.queryId, iterationsRun: rounds, charge, delivery };
   } catch (err) {
-    progress.phase = 'done';
+    progress.done();
     if (isDeadlinePassed(err)) return { status: 'abandoned', queryId: input.queryId };
     throw err;
   }
