@@ -7,13 +7,13 @@ import { getBalanceTool, listCollectionsTool, listJournalsTool, requestJournalTo
 import { assistedSearchTool } from './tools/assistedTool.js';
 import { boundSearchTool, confirmTool, getResultsTool, previewTool, searchTool } from './tools/searchTools.js';
 import { callToolTool, findToolsTool, gatewayCall, gatewayTools, inspectToolTool } from './tools/toolGateway.js';
-import { toolOf, type KeyTools, type McpDeps, type McpTool, type ToolContext, type ToolsRequest } from './toolKit.js';
+import { toolOf, type KeyTools, type McpDeps, type McpTool, type ToolContext, type ToolDefinition, type ToolsRequest } from './toolKit.js';
 
 /** What find-tools shows (and call-tool calls by name), before the gateway's tools. */
 const CATALOGUE = [searchTool, listCollectionsTool, listJournalsTool, assistedSearchTool, getResultsTool];
 
-/** What tools/list shows, before assisted_search and the bound search tools; request_journal only to a key that reaches a collection. */
-const LISTED = [getBalanceTool, findToolsTool, inspectToolTool, previewTool, confirmTool, callToolTool];
+/** What tools/list shows, before the bound search tools; request_journal only to a key that reaches a collection. */
+const LISTED = [getBalanceTool, findToolsTool, inspectToolTool, previewTool, confirmTool, callToolTool, requestJournalTool, assistedSearchTool];
 
 /**
  * The tools of one key. `listed` is what tools/list shows (the reference's fixed tools and one `search-<name>` per
@@ -24,7 +24,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, request: ToolsRequest
   const reachable = reachableEntries(deps.catalog, auth);
   const tools: KeyTools = { listed: [], catalogue: [], bound: [], catalogueTool };
   const ctx: ToolContext = { deps, auth, request, tools };
-  const bind = (definitions: typeof CATALOGUE) => definitions.map((d) => toolOf(ctx, d));
+  const bind = (definitions: ToolDefinition[]) => definitions.map((d) => toolOf(ctx, d));
 
   /** A catalogue tool by name; a `prefix--tool` name not described still goes to the gateway, which answers 404 as REST does. */
   function catalogueTool(name: string): McpTool | undefined {
@@ -38,9 +38,8 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, request: ToolsRequest
   }
 
   tools.catalogue = [...bind(CATALOGUE), ...gatewayTools(ctx)];
-  const assisted = tools.catalogue.find((t) => t.name === assistedSearchTool.name)!;
   tools.bound = bind(reachable.map(boundSearchTool));
-  tools.listed = [...bind(LISTED), ...(reachable.length > 0 ? bind([requestJournalTool]) : []), assisted, ...tools.bound];
+  tools.listed = [...bind(reachable.length > 0 ? LISTED : LISTED.filter((d) => d !== requestJournalTool)), ...tools.bound];
 
   return {
     /** what tools/list shows this key */
