@@ -1,7 +1,8 @@
 // Unlock activities: the quota check and the atomic charge-and-unlock.
 import { asActivity } from './asActivity.js';
 import type { Db } from '../src/eventstore/db.js';
-import { unlockChargeKey, type Accounts } from '../src/usecases/accounts/accounts.js';
+import type { Accounts } from '../src/usecases/accounts/accounts.js';
+import { unlockChargeKey } from '../src/usecases/accounts/charges.js';
 import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
 import { Rejection } from '../src/domain/rejection.js';
 import { freshness, loadQueryRecord, type QueryRecord } from '../src/usecases/search/queryCache.js';

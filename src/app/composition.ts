@@ -9,6 +9,8 @@ import { openPglite, openPostgres, type Db } from '../eventstore/db.js';
 import { migrate } from '../eventstore/schema.js';
 import { PROJECTION_READ_MODELS } from '../../projections/readModels.js';
 import { createAccounts, type Accounts } from '../usecases/accounts/accounts.js';
+import { createAuthenticate } from '../usecases/auth/authenticate.js';
+import { createCatalogueEvents } from '../usecases/catalogue/catalogueEvents.js';
 import { createOperations, type Operations } from '../usecases/operator/operations.js';
 import type { ToolRegistry } from '../usecases/tools/toolRegistry.js';
 import { createToolCalls } from '../usecases/tools/toolCalls.js';
@@ -267,6 +269,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // an operator-defined collection answers 503 until one of its ingestions completed (followed below)
     for (const collection of catalog.collections) if (!catalog.isSeeded(collection.name)) readiness.set(collection.name, 'ingesting');
     const accounts = createAccounts(db, clock);
+    const catalogueEvents = createCatalogueEvents(db, clock);
     const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000, catalog });
     const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot, clock, heldDois: heldDoisIn({ engine, catalog }) });
     const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);
@@ -281,8 +284,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       inventoryOf: (collection) => readInventory(engine, collection),
       topicWeights: (collection, topic) => journalWeightsForTopic({ engine, embedder }, collection, topic),
       priceOf: (auth, collection) => pricePer1000For(auth.org, collection),
-      record: (auth, answer) => accounts.recordCatalogueAnswer({ orgId: auth.org.id, keyId: auth.key.id, ...answer }),
-      recordJournalRequest: (auth, request) => accounts.requestJournal({ orgId: auth.org.id, keyId: auth.key.id, ...request }),
+      record: (auth, answer) => catalogueEvents.recordCatalogueAnswer({ orgId: auth.org.id, keyId: auth.key.id, ...answer }),
+      recordJournalRequest: (auth, request) => catalogueEvents.requestJournal({ orgId: auth.org.id, keyId: auth.key.id, ...request }),
       takeMinuteSlot: (auth) => takeMinuteBudget(db, auth.org, clock()),
     });
     const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness, retractions });
@@ -321,7 +324,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions });
     const app = createApp({
       log,
-      accounts,
+      authenticate: createAuthenticate(db),
       operations,
       search,
       catalogue,

@@ -13,7 +13,7 @@ import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from './rout
 import { docsRoutes } from './routes/docsRoutes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { routedOperations, type RoutedOperation } from './openapi/routedOperations.js';
-import type { Accounts } from '../usecases/accounts/accounts.js';
+import type { Authenticate } from '../usecases/auth/authenticate.js';
 import type { Operations } from '../usecases/operator/operations.js';
 import { routeGroups, type RouteGroup } from './routeGroups.js';
 import { canonicalPath } from './canonicalPath.js';
@@ -28,7 +28,8 @@ import type { DashboardSettings } from './dashboardAccess.js';
 
 export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps {
   log: Logger;
-  accounts: Accounts;
+  /** the key and organization of a presented key's hash (every API-key route starts here) */
+  authenticate: Authenticate;
   operations: Operations;
   adminToken: string;
   /** the service clock: the per-IP limiter's windows run on it, so tests move time instead of waiting */
@@ -79,7 +80,7 @@ export function createApp(deps: AppDeps): Koa {
     requests: new IpLimiter({ limit: operatorLimits.requestsPerMinute, windowMs: MINUTE_MS, now }),
     failedAttempts: new IpLimiter({ limit: operatorLimits.failedAttemptsPerMinute, windowMs: MINUTE_MS, now }),
   });
-  const requireKey = apiKeyAuthentication(deps.accounts);
+  const requireKey = apiKeyAuthentication(deps.authenticate);
   const dashboard: DashboardRouteDeps = {
     members: deps.members,
     consoleData: deps.consoleData,

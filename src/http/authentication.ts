@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { ApiError } from './errors.js';
 import { hashApiKey, isWellFormedKey } from '../usecases/auth/apiKeys.js';
-import type { Accounts } from '../usecases/accounts/accounts.js';
+import type { Authenticate } from '../usecases/auth/authenticate.js';
 import type { RequestState } from './requestContext.js';
 import { clientAddress, refuseTooManyRequests, type IpLimiter } from './ipLimiter.js';
 
@@ -50,7 +50,7 @@ export function presentedKey(headers: KeyHeaders): { key?: string; otherScheme?:
   return distinct.length === 1 ? { key: distinct[0] } : { otherScheme };
 }
 
-export function apiKeyAuthentication(accounts: Accounts) {
+export function apiKeyAuthentication(authenticate: Authenticate) {
   return async (ctx: Context, next: Next) => {
     const presented = presentedKey(keyHeadersOf(ctx.req.rawHeaders));
     if (presented.conflict) throw new ApiError(401, 'INVALID_API_KEY', presented.conflict);
@@ -58,7 +58,7 @@ export function apiKeyAuthentication(accounts: Accounts) {
     const key = presented.key ?? presented.otherScheme;
     if (!key) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key: send Authorization: Bearer <key> or X-API-Key');
     if (!isWellFormedKey(key)) throw new ApiError(401, 'INVALID_API_KEY', 'API key is malformed');
-    const found = await accounts.authenticate(hashApiKey(key));
+    const found = await authenticate(hashApiKey(key));
     if (!found) throw new ApiError(401, 'INVALID_API_KEY', 'API key is not recognised');
     const { key: record, org } = found;
     if (record.revoked) throw new ApiError(401, 'API_KEY_REVOKED', 'API key has been revoked');

@@ -19,7 +19,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { ApiError } from '../http/errors.js';
 import { afterResponseFlushed, requestBaseUrl, type RequestState } from '../http/requestContext.js';
 import { createMcpServer } from './server.js';
-import type { McpDeps } from './tools.js';
+import type { McpDeps } from './toolKit.js';
 
 export type McpRouteDeps = McpDeps;
 

@@ -11,7 +11,8 @@ import { z } from 'zod';
 import type { AuthContext } from '../usecases/auth/context.js';
 import { toApiError } from '../http/middleware.js';
 import { formatCredits } from '../domain/money.js';
-import { isLowBalanceOf, toolNotFound, toolsFor, type McpDeps, type ToolsRequest } from './tools.js';
+import { toolsFor } from './tools.js';
+import { isLowBalanceOf, toolNotFound, type McpDeps, type ToolsRequest } from './toolKit.js';
 
 export const SERVER_INFO = { name: 'litsearch', version: '0.1.0' };
 

@@ -1,7 +1,7 @@
 // The arguments each MCP tool takes. The search tools reuse the REST bodies' zod schemas (src/http/schemas.ts), so a
 // tool validates exactly as its REST twin; the MCP-only tools' own arguments carry the reference service's names.
 import { z } from 'zod';
-import { assistedBody, queryBody, boundQueryBody } from '../http/schemas.js';
+import { assistedBody, queryBody, boundQueryBody, journalRequestBody } from '../http/schemas.js';
 
 /** JSON Schema of a zod schema, as a client sends it (defaults optional), without the draft marker clients do not need. */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -102,3 +102,13 @@ export const assistedSearchSchema: Record<string, unknown> = (() => {
     additionalProperties: false,
   };
 })();
+
+/** The JSON Schemas of the MCP-only tools' arguments (the same for every key: converted once, not per request). */
+export const noArgsSchema = jsonSchemaOf(noArgs);
+export const findToolsSchema = jsonSchemaOf(findToolsArgs);
+export const inspectToolSchema = jsonSchemaOf(inspectToolArgs);
+export const previewSchema = jsonSchemaOf(previewArgs);
+export const confirmSchema = jsonSchemaOf(confirmArgs);
+export const callToolSchema = jsonSchemaOf(callToolArgs);
+export const getResultsSchema = jsonSchemaOf(getResultsArgs);
+export const requestJournalSchema = jsonSchemaOf(journalRequestBody);

@@ -6,7 +6,7 @@ import type { Discovery as DomainDiscovery } from '../../usecases/catalogue/disc
 import type { CollectionListing } from '../../usecases/catalogue/collectionsList.js';
 import type { FilterWarning as DomainFilterWarning } from '../../filters/warnings.js';
 import type { JournalMetricExpansion as DomainJournalMetricExpansion } from '../../filters/journalMetricConditions.js';
-import type { JournalRequest as DomainJournalRequest } from '../../usecases/accounts/accounts.js';
+import type { JournalRequest as DomainJournalRequest } from '../../usecases/catalogue/catalogueEvents.js';
 
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullable();
 const decimal = (description: string) => z.string().meta({ description, examples: ['0.012345'] });

@@ -15,7 +15,7 @@ import { reachableNames, resolveTargets } from '../search/pipeline.js';
 import { didYouMean } from '../../domain/didYouMean.js';
 import type { CatalogueIntent, CatalogueQuestion } from './intent.js';
 import type { CollectionInventory } from '../../domain/inventory.js';
-import type { JournalRequest } from '../accounts/accounts.js';
+import type { JournalRequest } from './catalogueEvents.js';
 import {
   assembleDiscovery,
   journalScope,

@@ -2,6 +2,7 @@
 // refunds, keys and their caps, member invites, ledger, reconciliation, replay, verify, retraction lists. Every change is an event with
 // the operator as actor.
 import type { Accounts } from '../accounts/accounts.js';
+import { journalRequestSummaries } from '../catalogue/journalRequestSummaries.js';
 import type { Ingestions, IngestionStatus } from '../../ingest/ingestions.js';
 import { DEFAULT_LIMITS, DEFAULT_TRIAL_QUERIES, parseBillingMode, type IngestionMode, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits } from '../../domain/events.js';
 import { Rejection } from '../../domain/rejection.js';
@@ -299,7 +300,7 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     verify: (): Promise<ChainVerdict> => verifyChain(accounts.db),
     /** Journal requests grouped by journal, most requested first (what clients ask us to add). */
     journalRequests: async () => {
-      const journals = await accounts.journalRequests();
+      const journals = await journalRequestSummaries(accounts.db);
       return { journals, count: journals.length, requests: journals.reduce((s, j) => s + j.requests, 0) };
     },
     /** Loads retraction lists as the list in force (an event); a file missing or unparseable is 422 naming it, and nothing changes. */

@@ -1,0 +1,74 @@
+// The MCP tools over the catalogue of tools: find-tools, inspect-tool and call-tool, and the gateway's own tools
+// (`prefix--tool`, POST /api/v1/tools/{prefix}/{tool}) as they are listed and called.
+import { formatCredits } from '../../domain/money.js';
+import { parseOr422 } from '../../http/schemas.js';
+import { callToolArgs, callToolSchema, findToolsArgs, findToolsSchema, inspectToolArgs, inspectToolSchema } from '../toolSchemas.js';
+import { balanceOf, toolNotFound, type McpTool, type ToolContext, type ToolDefinition } from '../toolKit.js';
+
+const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
+
+const describeTool = (t: McpTool, full: boolean) => ({ name: t.name, description: full ? t.description : firstSentence(t.description), inputSchema: t.inputSchema, ...(t.price !== undefined ? { price: t.price } : {}) });
+
+/**
+ * A gateway tool's call, as POST /api/v1/tools/{prefix}/{tool}: its answer, with what the billing headers say there
+ * (`cost`, `billing_mode`, `balance_remaining`) added when the answer is an object, as a search adds them.
+ */
+export async function gatewayCall({ deps, auth, request }: ToolContext, prefix: string, tool: string, args: unknown) {
+  const outcome = await deps.toolCalls.invoke(auth, prefix, tool, args ?? {}, request.requestId);
+  const answer = outcome.answer ?? {};
+  if (typeof answer !== 'object' || Array.isArray(answer)) return answer;
+  return { ...answer, cost: formatCredits(outcome.costMicros, 6), billing_mode: auth.billingMode, balance_remaining: balanceOf(auth, outcome.balanceMicros) };
+}
+
+/** The gateway's tools (shipped and mounted upstream), each with its price per call. */
+export function gatewayTools(ctx: ToolContext): McpTool[] {
+  return ctx.deps.tools.describe().map(
+    (t): McpTool => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      price: formatCredits(t.priceMicros, 6),
+      run: (args) => gatewayCall(ctx, t.prefix, t.tool, args),
+    }),
+  );
+}
+
+export const findToolsTool: ToolDefinition = {
+  name: 'find-tools',
+  description:
+    'Free. The catalogue of tools behind this server (search, list_collections, list_journals, assisted_search, get_results and the gateway tools): name, first sentence of the description, input schema. `query` searches names and descriptions; `integration` lists one provider (a gateway prefix); `format` is json (default) or text.',
+  inputSchema: findToolsSchema,
+  run: async ({ tools }, args) => {
+    const a = parseOr422(findToolsArgs, args);
+    const terms = (a.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+    const matches = (t: McpTool) => terms.length === 0 || terms.some((term) => `${t.name} ${t.description}`.toLowerCase().includes(term));
+    const inIntegration = (t: McpTool) => a.integration === undefined || t.name.startsWith(`${a.integration}--`);
+    const found = tools.catalogue.filter((t) => inIntegration(t) && matches(t)).map((t) => describeTool(t, false));
+    return a.format === 'text' ? found.map((t) => `${t.name}: ${t.description}`).join('\n') || 'no tool matches' : found;
+  },
+};
+
+export const inspectToolTool: ToolDefinition = {
+  name: 'inspect-tool',
+  description: 'Free. The full description and input schema of one tool (from find-tools or tools/list). Read it before calling a tool: a guessed argument costs a failed call.',
+  inputSchema: inspectToolSchema,
+  run: async ({ tools }, args) => {
+    const { tool_name } = parseOr422(inspectToolArgs, args);
+    const tool = tools.catalogue.find((t) => t.name === tool_name) ?? tools.bound.find((t) => t.name === tool_name) ?? tools.listed.find((t) => t.name === tool_name);
+    if (!tool) throw toolNotFound(tool_name);
+    return describeTool(tool, true);
+  },
+};
+
+export const callToolTool: ToolDefinition = {
+  name: 'call-tool',
+  description:
+    'Runs a tool of the catalogue (find-tools) with its `arguments`: search, list_collections, list_journals, or a gateway tool `prefix--tool` (POST /api/v1/tools/{prefix}/{tool}). Bills immediately what the tool costs; calls share the per-minute budget with search.',
+  inputSchema: callToolSchema,
+  run: async ({ tools }, args) => {
+    const { tool_name, arguments: a } = parseOr422(callToolArgs, args);
+    const tool = tools.catalogueTool(tool_name);
+    if (!tool) throw toolNotFound(tool_name);
+    return tool.run(a);
+  },
+};
