@@ -22,7 +22,7 @@ import { metadataWithFigures, responseFigures, searchFigureImages, type FigureIm
 import type { RowSelection } from '../../retrieval/rowSelection.js';
 
 import { assistedResponse, previewResponse, resultsBody, searchBody, selectionOf, unlockResponse, type SearchRouteDeps } from '../presenters/searchPresenters.js';
-export { ledgerRow, resultsBody, searchBody, previewResponse, unlockResponse, assistedResponse, selectionOf, type SearchRouteDeps } from '../presenters/searchPresenters.js';
+export type { SearchRouteDeps } from '../presenters/searchPresenters.js';
 
 const auth = (ctx: Context): AuthContext => {
   const a = (ctx.state as RequestState).auth;
