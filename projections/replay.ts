@@ -8,10 +8,13 @@ import { selectList } from './sqlProjection.js';
 import { COLUMNS, COLUMN_TYPES, PRIMARY_KEYS, PROJECTION_TABLES, scratchProjectionDdl, type ProjectionTable, type RowOf, type TablePrefix } from './tables.js';
 import { Rejection } from '../src/domain/rejection.js';
 
-type MemoryTables = { [T in ProjectionTable]: Map<string, RowOf[T]> };
+/** Every projection table as a map by primary key: replay's fold, and the decider tests' given events (test/support). */
+export type MemoryTables = { [T in ProjectionTable]: Map<string, RowOf[T]> };
+
+export const memoryTables = (): MemoryTables => Object.fromEntries(PROJECTION_TABLES.map((t) => [t, new Map()])) as MemoryTables;
 
 /** The in-memory key of a row: its primary-key values joined (hot in replay, so spelled out per table). */
-function pkOf(table: ProjectionTable, row: object): string {
+export function pkOf(table: ProjectionTable, row: object): string {
   const r = row as Record<string, unknown>;
   switch (table) {
     case 'organizations':
@@ -42,7 +45,7 @@ function pkOf(table: ProjectionTable, row: object): string {
   }
 }
 
-function memoryReader(m: MemoryTables): ProjectionReader {
+export function memoryReader(m: MemoryTables): ProjectionReader {
   return {
     organization: (orgId) => m.organizations.get(orgId),
     balance: (orgId) => m.balances.get(orgId),
@@ -143,7 +146,7 @@ export function replayProjections(db: Db): Promise<ReplayReport> {
 async function rebuild(db: Db): Promise<ReplayReport> {
   const started = performance.now();
   await db.exec(scratchProjectionDdl());
-  const mem = Object.fromEntries(PROJECTION_TABLES.map((t) => [t, new Map()])) as MemoryTables;
+  const mem = memoryTables();
   const reader = memoryReader(mem);
   const pending = new Map<ProjectionTable, object[]>([...APPEND_ONLY].map((t) => [t, []]));
   let writing: Promise<void> = Promise.resolve();

@@ -1,38 +1,37 @@
-// The money rules of a priced tool call (decide), its projection and its reconciliation fold, without I/O.
+// The money rules of a priced tool call (decide, given/when/then), its projection and its reconciliation fold, without I/O.
 import { describe, expect, it } from 'vitest';
-import { rejectionCode } from '../support/rejectionCode.js';
-import { liveOrg, unlimitedKey } from '../support/orgStates.js';
-import { decide, type KeyState, type OrgState } from '../../src/domain/organization.js';
+import { created, credited, KEY, keyCreated, orgSpec, searched, settingsChanged, suspended, type MoneyCommand } from '../support/moneyDecider.js';
 import { DEFAULT_LIMITS, type ProjectableEvent, type StoredEvent } from '../../src/domain/events.js';
 import { project, type ProjectionReader } from '../../projections/project.js';
 import { foldOrganizationEvents } from '../../src/usecases/operator/reconciliation.js';
 import type { BalanceRow, OrganizationRow } from '../../projections/tables.js';
 
-// quotas used up: a tool call is no query, so they must not matter
-const org: OrgState = { ...liveOrg, usage: { dailyUsed: DEFAULT_LIMITS.daily, monthlyUsed: DEFAULT_LIMITS.monthly } };
-const key = unlimitedKey;
-const charge = (priceMicros: bigint, k: KeyState = key) => ({ type: 'ChargeToolCall' as const, key: k, callId: 'tc_1', tool: 'retractions/check', priceMicros });
-const codeOf = rejectionCode;
+const given = orgSpec();
+// quotas used up (one search a day and a month, made): a tool call is no query, so they must not matter
+const quotasUsed = { ...DEFAULT_LIMITS, daily: 1, monthly: 1 };
+const org = [created({}, quotasUsed), keyCreated(), credited(1_000n), searched(0n)];
+const charge = (priceMicros: bigint): MoneyCommand => ({ type: 'ChargeToolCall', keyId: KEY, callId: 'tc_1', tool: 'retractions/check', priceMicros });
 
 describe('ChargeToolCall', () => {
   it('charges a live organization exactly the price, whatever its query quota says', () => {
-    expect(decide(charge(250n), org)).toEqual([
+    expect(given(org).when({ type: 'ChargeSearch', keyId: KEY, queryId: 'q', endpoint: '/query', collections: [] }).code).toBe('QUOTA_EXCEEDED');
+    given(org).when(charge(250n)).then([
       { type: 'ToolCallCharged', data: { orgId: 'org_1', keyId: 'key_1', callId: 'tc_1', tool: 'retractions/check', billingMode: 'live', amountMicros: '250' } },
     ]);
   });
 
   it('refuses a price the balance or the key cap cannot cover, and a suspended organization', () => {
-    expect(codeOf(() => decide(charge(1_001n), org))).toBe('INSUFFICIENT_CREDITS');
-    expect(codeOf(() => decide(charge(1_000n), org))).toBe('accepted');
-    expect(codeOf(() => decide(charge(10n, { ...key, spendingCapMicros: 100n, spentMicros: 95n }), org))).toBe('API_KEY_BUDGET_EXCEEDED');
-    expect(codeOf(() => decide(charge(10n), { ...org, suspended: true }))).toBe('BILLING_SUSPENDED');
+    given(org).when(charge(1_001n)).thenRefuses('INSUFFICIENT_CREDITS');
+    expect(given(org).when(charge(1_000n)).code).toBe('accepted');
+    // a key capped at 100 that has spent 95
+    given([created({}, quotasUsed), keyCreated(KEY, 100n), credited(1_095n), searched(95n)]).when(charge(10n)).thenRefuses('API_KEY_BUDGET_EXCEEDED');
+    given([...org, suspended()]).when(charge(10n)).thenRefuses('BILLING_SUSPENDED');
   });
 
   it('records a trial or exempt call at zero and never spends the trial allowance', () => {
-    const trial = { ...org, billingMode: 'trial' as const, trialQueries: 5, trialUsed: 5, balanceMicros: 0n };
-    const [event] = decide(charge(250n), trial);
-    expect(event).toMatchObject({ type: 'ToolCallCharged', data: { billingMode: 'trial', amountMicros: '0' } });
-    expect(decide(charge(250n), { ...org, billingMode: 'exempt', balanceMicros: 0n })[0]).toMatchObject({ data: { amountMicros: '0' } });
+    const trialUsedUp = [created({}, quotasUsed), keyCreated(), settingsChanged({ billingMode: 'trial', trialQueries: 5 }), ...Array.from({ length: 5 }, () => searched(0n, { billingMode: 'trial' }))];
+    given(trialUsedUp).when(charge(250n)).thenMatches([{ type: 'ToolCallCharged', data: { billingMode: 'trial', amountMicros: '0' } }]);
+    given([created({}, quotasUsed), keyCreated(), settingsChanged({ billingMode: 'exempt' })]).when(charge(250n)).thenMatches([{ data: { amountMicros: '0' } }]);
   });
 });
 
