@@ -74,6 +74,9 @@ export interface TestService {
   close(): Promise<void>;
 }
 
+/** The retrieval engines a test runs on, each in turn. */
+export const ENGINES = ['embedded', 'opensearch'] as const;
+
 export interface TestServiceOptions extends Partial<RuntimeOptions> {
   store?: 'pglite' | 'postgres';
   databaseUrl?: string;
@@ -81,6 +84,8 @@ export interface TestServiceOptions extends Partial<RuntimeOptions> {
   dataDir?: string;
   /** retrieval on this OpenSearch node instead of the embedded engine */
   opensearchUrl?: string;
+  /** 'opensearch': retrieval on the test run's OpenSearch node (the embedded engine otherwise) */
+  engine?: (typeof ENGINES)[number];
   /** a collections configuration other than config/collections.json */
   collectionsConfig?: string;
   /** further environment for loadConfig (e.g. TRUST_PROXY, CORS_ORIGINS) */
@@ -103,7 +108,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ADMIN_TOKEN: 'test-admin-token-0123456789',
     TEMPORAL_ADDRESS: requireComponent('temporalAddress'),
     DATABASE_URL: options.store === 'postgres' ? options.databaseUrl : '',
-    OPENSEARCH_URL: options.opensearchUrl ?? '',
+    OPENSEARCH_URL: options.opensearchUrl ?? (options.engine === 'opensearch' ? requireComponent('opensearchUrl') : ''),
     LOG_LEVEL: 'warn',
     ...(options.collectionsConfig ? { COLLECTIONS_CONFIG: options.collectionsConfig } : {}),
     ...options.env,
@@ -147,27 +152,55 @@ export function httpClient(baseUrl: string) {
   };
 }
 
+/** Polls an ingestion (GET /admin/v1/ingestions/{id}) until it is no longer running, and returns its last answer. */
+export async function untilIngested(call: ReturnType<typeof httpClient>, admin: string, ingestionId: string, attempts = 1200): Promise<any> {
+  for (let i = 0; i < attempts; i++) {
+    const res = await call('GET', `/admin/v1/ingestions/${ingestionId}`, { admin });
+    if (res.status !== 200) throw new Error(`ingestion ${ingestionId}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.body.state !== 'running') return res.body;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`ingestion ${ingestionId} did not end`);
+}
+
+/** The service, its client, and a live key of an organization credited with `credits`: what a test searching as one customer starts with. */
+export async function startWithCustomer(options: TestServiceOptions, credits: string): Promise<{ svc: TestService; call: ReturnType<typeof httpClient>; key: string }> {
+  const svc = await startTestService(options);
+  try {
+    const call = httpClient(svc.baseUrl);
+    return { svc, call, key: (await operatorSteps(call, svc.adminToken).customer({ credits })).key };
+  } catch (err) {
+    await svc.close();
+    throw err;
+  }
+}
+
 export function readAdminToken(dataDir: string): string {
   return readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
 }
 
 /** The operator steps most end-to-end tests begin with: an organization (with credits), a key, a balance. */
 export function operatorSteps(call: ReturnType<typeof httpClient>, admin: string) {
-  return {
-    async newOrg(body: Record<string, unknown> = {}, credits?: string) {
-      const org = await call('POST', '/admin/v1/organizations', { admin, body: { name: 'Lab', ...body } });
-      if (org.status !== 201) throw new Error(`organization not created: ${org.status} ${JSON.stringify(org.body)}`);
-      if (credits) {
-        const added = await call('POST', `/admin/v1/organizations/${org.body.id}/credits`, { admin, body: { amount: credits } });
-        if (added.status !== 200) throw new Error(`credits not added: ${added.status} ${JSON.stringify(added.body)}`);
-      }
-      return org.body as { id: string; name: string; billingMode: string; limits: Record<string, number> };
-    },
-    async newKey(orgId: string, body: Record<string, unknown> = { mode: 'live' }) {
-      const res = await call('POST', `/admin/v1/organizations/${orgId}/keys`, { admin, body });
-      if (res.status !== 201) throw new Error(`key not created: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body as { id: string; key: string };
-    },
-    balanceOf: async (orgId: string) => (await call('GET', `/admin/v1/organizations/${orgId}/balance`, { admin })).body.balance as string,
-  };
+  async function newOrg(body: Record<string, unknown> = {}, credits?: string) {
+    const org = await call('POST', '/admin/v1/organizations', { admin, body: { name: 'Lab', ...body } });
+    if (org.status !== 201) throw new Error(`organization not created: ${org.status} ${JSON.stringify(org.body)}`);
+    if (credits) {
+      const added = await call('POST', `/admin/v1/organizations/${org.body.id}/credits`, { admin, body: { amount: credits } });
+      if (added.status !== 200) throw new Error(`credits not added: ${added.status} ${JSON.stringify(added.body)}`);
+    }
+    return org.body as { id: string; name: string; billingMode: string; limits: Record<string, number> };
+  }
+  async function newKey(orgId: string, body: Record<string, unknown> = { mode: 'live' }) {
+    const res = await call('POST', `/admin/v1/organizations/${orgId}/keys`, { admin, body });
+    if (res.status !== 201) throw new Error(`key not created: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body as { id: string; key: string };
+  }
+  /** An organization (credited with `credits` when given) and one live key of it (scoped to `collections` when given). */
+  async function customer(options: { credits?: string; org?: Record<string, unknown>; collections?: string[] } = {}) {
+    const org = await newOrg(options.org, options.credits);
+    const { key } = await newKey(org.id, { mode: 'live', ...(options.collections ? { collections: options.collections } : {}) });
+    return { orgId: org.id, key };
+  }
+  const balanceOf = async (orgId: string) => (await call('GET', `/admin/v1/organizations/${orgId}/balance`, { admin })).body.balance as string;
+  return { newOrg, newKey, customer, balanceOf };
 }
