@@ -23,11 +23,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-async function liveKey(credits = '10.00', orgBody: Record<string, unknown> = {}) {
-  const org = await ops.newOrg(orgBody, credits);
-  const { key } = await ops.newKey(org.id);
-  return { orgId: org.id, key };
-}
+const liveKey = (credits = '10.00', org: Record<string, unknown> = {}) => ops.customer({ credits, org });
 
 const assisted = (key: string, body: Record<string, unknown>, headers?: Record<string, string>) => call('POST', '/api/v1/search/assisted', { key, body, headers });
 

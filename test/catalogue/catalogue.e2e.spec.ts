@@ -2,10 +2,8 @@
 // endpoint, the discovery object field by field, the journals listing (ranking, pages, narrowing, topic, the issn
 // round trip, validation, scope), journal requests and the operators' view of them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
-import { requireComponent } from '../setup/components.js';
+import { ENGINES, httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
 
-const ENGINES = ['embedded', 'opensearch'] as const;
 /** the OpenAlex works carry ISSNs, titles and publishers; the journals table is built from the same slice */
 const JOURNALED = 'openalex-synergy';
 
@@ -30,7 +28,7 @@ describe.each(ENGINES)('catalogue answers on the %s engine', (engine) => {
   const catalogueEvents = async () => (await svc.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'CatalogueAnswered'`))[0]!.n;
 
   beforeAll(async () => {
-    svc = await startTestService({ dataRoot, ...(engine === 'opensearch' ? { opensearchUrl: requireComponent('opensearchUrl') } : {}) });
+    svc = await startTestService({ dataRoot, engine });
     call = httpClient(svc.baseUrl);
     admin = svc.adminToken;
   }, 600_000);

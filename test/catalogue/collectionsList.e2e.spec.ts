@@ -11,7 +11,7 @@ import { prepareCollection } from '../../src/ingest/ingestCollection.js';
 import { loadRetractedDois } from '../../src/ingest/retractions.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { httpClient, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
+import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;
@@ -26,13 +26,7 @@ interface Listed {
   priceRange?: { min: string; max: string; per: string } | null;
 }
 
-async function orgAndKeyFor(collections?: string[]): Promise<{ orgId: string; key: string }> {
-  const org = await call('POST', '/admin/v1/organizations', { admin: svc.adminToken, body: { name: 'Catalogue lab' } });
-  expect(org.status).toBe(201);
-  const key = await call('POST', `/admin/v1/organizations/${org.body.id}/keys`, { admin: svc.adminToken, body: { mode: 'live', ...(collections ? { collections } : {}) } });
-  expect(key.status).toBe(201);
-  return { orgId: org.body.id as string, key: key.body.key as string };
-}
+const orgAndKeyFor = (collections?: string[]) => operatorSteps(call, svc.adminToken).customer({ org: { name: 'Catalogue lab' }, collections });
 
 const keyFor = async (collections?: string[]): Promise<string> => (await orgAndKeyFor(collections)).key;
 

@@ -6,7 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
+import { httpClient, operatorSteps, sliceDataRoot, startTestService, startWithCustomer, untilIngested, type TestService } from '../support/testService.js';
+import { OPENALEX_SLICE, plainCollection, writeCollectionsConfig, writeJsonl, type CollectionEntry } from '../support/operatorContent.js';
 import { runCli } from '../support/cliProcess.js';
 
 const NOTES = [
@@ -15,32 +16,8 @@ const NOTES = [
   { id: 'kelp-3', title: 'Seagrass carbon burial rates', text: 'Seagrass meadows bury carbon in their sediments at rates comparable to mangroves.', publication_date: '2020' },
 ];
 
-const definition = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  displayName: 'Coastal notes',
-  description: 'field notes in JSON lines',
-  kind: 'scholarly',
-  retrieval: 'hybrid',
-  pricePer1000: '0.020',
-  openAccessOnly: false,
-  scanFilterable: true,
-  source: { reader: 'jsonl', files: ['coastal-notes.jsonl'] },
-  ...extra,
-});
-
-function sparseOnlyConfig(): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'live-collections-')), 'collections.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      collections: [
-        { name: 'openalex-synergy', displayName: 'OpenAlex works', description: 'slice', kind: 'scholarly', retrieval: 'sparse', pricePer1000: '0.050', openAccessOnly: false, scanFilterable: false, source: { reader: 'openalex', files: ['articles/openalex_works.synergy.jsonl.gz'] } },
-      ],
-      metaCollections: [],
-    }),
-  );
-  return path;
-}
+const definition = (name: string, extra: Partial<CollectionEntry> = {}) =>
+  plainCollection(name, 'jsonl', ['coastal-notes.jsonl'], { displayName: 'Coastal notes', description: 'field notes in JSON lines', pricePer1000: '0.020', ...extra });
 
 const cli = runCli;
 
@@ -55,14 +32,10 @@ describe('collections managed through the operator API', () => {
 
   beforeAll(async () => {
     dataRoot = await sliceDataRoot();
-    writeFileSync(join(dataRoot, 'coastal-notes.jsonl'), NOTES.map((n) => JSON.stringify(n)).join('\n') + '\n');
-    config = sparseOnlyConfig();
-    svc = await startTestService({ dataRoot, collectionsConfig: config });
-    call = httpClient(svc.baseUrl);
+    writeJsonl(dataRoot, 'coastal-notes.jsonl', NOTES);
+    config = writeCollectionsConfig([OPENALEX_SLICE]);
+    ({ svc, call, key } = await startWithCustomer({ dataRoot, collectionsConfig: config }, '50.00'));
     admin = svc.adminToken;
-    const ops = operatorSteps(call, admin);
-    const org = await ops.newOrg({}, '50.00');
-    key = (await ops.newKey(org.id)).key;
     scopedKey = '';
   }, 600_000);
 
@@ -73,15 +46,7 @@ describe('collections managed through the operator API', () => {
   const search = (collection: string, query: string, as = key) => call('POST', '/api/v1/search/query', { key: as, body: { collection, query, limit: 5 } });
   const catalogue = async () => (await call('GET', '/admin/v1/collections', { admin })).body;
 
-  async function untilIngested(ingestionId: string) {
-    for (let i = 0; i < 600; i++) {
-      const res = await call('GET', `/admin/v1/ingestions/${ingestionId}`, { admin });
-      expect(res.status).toBe(200);
-      if (res.body.state !== 'running') return res.body;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`ingestion ${ingestionId} did not end`);
-  }
+  const ingested = (ingestionId: string) => untilIngested(call, admin, ingestionId);
 
   it('lists the seeded catalogue, and refuses a bad definition with 422 or 409, recording nothing', async () => {
     const before = await catalogue();
@@ -116,7 +81,7 @@ describe('collections managed through the operator API', () => {
       expect(during.status).toBe(503);
       expect(during.body.error.message).toContain('coastal-notes');
     }
-    const ingestion = await untilIngested(created.body.ingestionId);
+    const ingestion = await ingested(created.body.ingestionId);
     expect(ingestion).toMatchObject({ state: 'completed', collection: 'coastal-notes', mode: 'replace', documentsRead: 3, documentsAdded: 3, documentsDeleted: 0 });
 
     // every API process follows the catalogue and the ingestion within a second or two
@@ -132,8 +97,7 @@ describe('collections managed through the operator API', () => {
     const row = (await catalogue()).collections.find((c: { name: string }) => c.name === 'coastal-notes');
     expect(row).toMatchObject({ state: 'ready', documentCount: 3, lastIngestion: { state: 'completed' } });
 
-    const ops = operatorSteps(call, admin);
-    scopedKey = (await ops.newKey((await ops.newOrg({ name: 'Scoped' }, '5.00')).id, { mode: 'live', collections: ['coastal-notes'] })).key;
+    scopedKey = (await operatorSteps(call, admin).customer({ org: { name: 'Scoped' }, credits: '5.00', collections: ['coastal-notes'] })).key;
     expect((await search('coastal-notes', 'sea otters', scopedKey)).status).toBe(200);
   });
 
@@ -185,7 +149,7 @@ describe('collections managed through the operator API', () => {
     expect(added.code).toBe(0);
     const { ingestionId, collection } = JSON.parse(added.out) as { ingestionId: string; collection: { name: string } };
     expect(collection.name).toBe('cli-notes');
-    expect(await untilIngested(ingestionId)).toMatchObject({ state: 'completed', documentsAdded: 3 });
+    expect(await ingested(ingestionId)).toMatchObject({ state: 'completed', documentsAdded: 3 });
     const changed = await cli('collection', 'change', 'cli-notes', '--price', '0.040', ...flags);
     expect(changed.code).toBe(0);
     expect(JSON.parse(changed.out)).toMatchObject({ name: 'cli-notes', pricePer1000: '0.040' });

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileFilterForCollections, FilterError } from '../../src/filters/parse.js';
 import { JournalMetricIndex } from '../../src/journals/metricIndex.js';
-import { httpClient, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
+import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
 import { nearMiss, simpleWithDefect, structuredWithDefect } from './malformedFilterArbitraries.js';
 
 let svc: TestService;
@@ -19,20 +19,10 @@ interface Result {
 }
 
 /** An organization with credits and limits high enough for the fuzz, and one live key (scoped when asked). */
-async function liveKey(collections?: string[]): Promise<{ orgId: string; key: string }> {
-  const admin = svc.adminToken;
-  const org = await call('POST', '/admin/v1/organizations', {
-    admin,
-    body: { name: 'Filter lab', limits: { perMinute: 1_000_000, daily: 1_000_000, monthly: 10_000_000, previewPerHour: 100_000 } },
-  });
-  expect(org.status).toBe(201);
-  expect((await call('POST', `/admin/v1/organizations/${org.body.id}/credits`, { admin, body: { amount: '50.00' } })).status).toBe(200);
-  const key = await call('POST', `/admin/v1/organizations/${org.body.id}/keys`, { admin, body: { mode: 'live', ...(collections ? { collections } : {}) } });
-  expect(key.status).toBe(201);
-  return { orgId: org.body.id, key: key.body.key };
-}
+const liveKey = (collections?: string[]) =>
+  operatorSteps(call, svc.adminToken).customer({ org: { name: 'Filter lab', limits: { perMinute: 1_000_000, daily: 1_000_000, monthly: 10_000_000, previewPerHour: 100_000 } }, credits: '50.00', collections });
 
-const balanceOf = async (orgId: string): Promise<string> => (await call('GET', `/admin/v1/organizations/${orgId}/balance`, { admin: svc.adminToken })).body.balance;
+const balanceOf = (orgId: string) => operatorSteps(call, svc.adminToken).balanceOf(orgId);
 
 async function chargesOf(orgId: string): Promise<number> {
   const rows = await svc.runtime.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE type = 'SearchCharged' AND data->>'orgId' = $1`, [orgId]);

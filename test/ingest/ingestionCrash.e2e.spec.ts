@@ -2,11 +2,9 @@
 // takes no batches; a worker process that pauses after each batch's engine commit, before the batch is recorded, is
 // killed with SIGKILL; another one resumes the run, which ends with exact counts and no duplicate chunk.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpClient, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
+import { httpClient, sliceDataRoot, startTestService, untilIngested, type TestService } from '../support/testService.js';
+import { plainCollection, writeCollectionsConfig, writeJsonl } from '../support/operatorContent.js';
 import { createPostgresDatabase } from '../support/stores.js';
 import { requireComponent } from '../setup/components.js';
 import { REPO_ROOT } from '../../src/app/config.js';
@@ -15,7 +13,6 @@ import { chunkId } from '../../src/ingest/chunk.js';
 
 const COLLECTION = 'crash-notes';
 const note = (n: number, text = `Field survey ${n} counted ${n * 7} parrotfish grazing on reef transect ${n}.`) => ({ id: `note-${n}`, title: `Survey ${n}`, text });
-const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
 describe('an ingestion whose worker is killed', () => {
   let svc: TestService;
@@ -37,11 +34,10 @@ describe('an ingestion whose worker is killed', () => {
 
   beforeAll(async () => {
     dataRoot = await sliceDataRoot();
-    writeFileSync(join(dataRoot, 'crash-v1.jsonl'), jsonl([note(0), note(1), note(2)]));
+    writeJsonl(dataRoot, 'crash-v1.jsonl', [note(0), note(1), note(2)]);
     // note-0 unchanged, note-1 changed, note-2 deleted, note-3 .. note-39 new: 40 records, 10 batches of 4
-    writeFileSync(join(dataRoot, 'crash-v2.jsonl'), jsonl([note(0), note(1, 'Field survey 1 was repeated after the storm: no parrotfish left on transect 1.'), { id: 'note-2', deleted: true }, ...Array.from({ length: 37 }, (_, k) => note(k + 3))]));
-    const collections = join(mkdtempSync(join(tmpdir(), 'ingestion-crash-')), 'collections.json');
-    writeFileSync(collections, JSON.stringify({ collections: [{ name: COLLECTION, displayName: 'Crash notes', description: null, kind: 'scholarly', retrieval: 'sparse', pricePer1000: '0.010', openAccessOnly: false, scanFilterable: false, source: { reader: 'jsonl', files: ['crash-v1.jsonl'] } }], metaCollections: [] }));
+    writeJsonl(dataRoot, 'crash-v2.jsonl', [note(0), note(1, 'Field survey 1 was repeated after the storm: no parrotfish left on transect 1.'), { id: 'note-2', deleted: true }, ...Array.from({ length: 37 }, (_, k) => note(k + 3))]);
+    const collections = writeCollectionsConfig([plainCollection(COLLECTION, 'jsonl', ['crash-v1.jsonl'], { displayName: 'Crash notes', retrieval: 'sparse', scanFilterable: false })]);
     databaseUrl = await createPostgresDatabase();
     // the API process runs no worker: every batch is a worker process's
     svc = await startTestService({ dataRoot, store: 'postgres', databaseUrl, worker: false, opensearchUrl: requireComponent('opensearchUrl'), collectionsConfig: collections, env: { INGEST_BATCH_SIZE: '4', INGEST_PARALLELISM: '1' } });
@@ -54,14 +50,7 @@ describe('an ingestion whose worker is killed', () => {
   });
 
   const status = async (ingestionId: string) => (await call('GET', `/admin/v1/ingestions/${ingestionId}`, { admin: svc.adminToken })).body;
-  const finished = async (ingestionId: string) => {
-    for (let i = 0; i < 1200; i++) {
-      const s = await status(ingestionId);
-      if (s.state !== 'running') return s;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`ingestion ${ingestionId} did not end`);
-  };
+  const finished = (ingestionId: string) => untilIngested(call, svc.adminToken, ingestionId);
 
   it('resumes on another worker with exact counts and no duplicate chunk', async () => {
     const first = spawnWorker();

@@ -2,12 +2,9 @@
 // the first start builds a collection through the ingestion workflow; an upsert with changed, added and deleted
 // documents is seen by search while unchanged ones are not re-embedded (texts counted through a wrapper around the real
 // embedder); replace makes the collection exactly its files; the operator API's errors; replay stays equal.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
-import { requireComponent } from '../setup/components.js';
+import { ENGINES, sliceDataRoot, startWithCustomer, untilIngested, type httpClient, type TestService } from '../support/testService.js';
+import { plainCollection, writeCollectionsConfig, writeJsonl } from '../support/operatorContent.js';
 import { loadConfig } from '../../src/app/config.js';
 import { openIngestEmbedder } from '../../src/app/composition.js';
 import type { Embedder } from '../../src/embedding/port.js';
@@ -29,16 +26,12 @@ const V2 = [
 
 const cli = runCli;
 
-const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
-
 function collectionsConfig(dataRoot: string): string {
-  writeFileSync(join(dataRoot, 'reef-v1.jsonl'), jsonl(V1));
-  writeFileSync(join(dataRoot, 'reef-v2.jsonl'), jsonl(V2));
-  writeFileSync(join(dataRoot, 'reef-v3.jsonl'), jsonl([V1[0], V2[3]]));
-  const path = join(mkdtempSync(join(tmpdir(), 'ingestion-')), 'collections.json');
-  const plain = (name: string, files: string[]) => ({ name, displayName: name, description: 'reef notes', kind: 'scholarly', retrieval: 'hybrid', pricePer1000: '0.010', openAccessOnly: false, scanFilterable: true, source: { reader: 'jsonl', files } });
-  writeFileSync(path, JSON.stringify({ collections: [plain('reef-notes', ['reef-v1.jsonl']), plain('reef-other', ['reef-v3.jsonl'])], metaCollections: [{ name: 'all-reefs', displayName: 'All reefs', description: 'both', members: ['reef-notes', 'reef-other'] }] }));
-  return path;
+  writeJsonl(dataRoot, 'reef-v1.jsonl', V1);
+  writeJsonl(dataRoot, 'reef-v2.jsonl', V2);
+  writeJsonl(dataRoot, 'reef-v3.jsonl', [V1[0], V2[3]]);
+  const reefs = (name: string, file: string) => plainCollection(name, 'jsonl', [file], { description: 'reef notes' });
+  return writeCollectionsConfig([reefs('reef-notes', 'reef-v1.jsonl'), reefs('reef-other', 'reef-v3.jsonl')], [{ name: 'all-reefs', displayName: 'All reefs', description: 'both', members: ['reef-notes', 'reef-other'] }]);
 }
 
 /** The real ingestion embedder, counting the texts it is given. */
@@ -59,7 +52,7 @@ function countingEmbedder(inner: Embedder, texts: string[]): Embedder {
   };
 }
 
-describe.each(['embedded', 'opensearch'] as const)('incremental ingestion on the %s engine', (engine) => {
+describe.each(ENGINES)('incremental ingestion on the %s engine', (engine) => {
   let svc: TestService;
   let call: ReturnType<typeof httpClient>;
   let key: string;
@@ -68,16 +61,16 @@ describe.each(['embedded', 'opensearch'] as const)('incremental ingestion on the
   beforeAll(async () => {
     const dataRoot = await sliceDataRoot();
     const config = loadConfig({ ...process.env, DATA_ROOT: dataRoot });
-    svc = await startTestService({
-      dataRoot,
-      collectionsConfig: collectionsConfig(dataRoot),
-      ...(engine === 'opensearch' ? { opensearchUrl: requireComponent('opensearchUrl') } : {}),
-      openPassageEmbedder: async () => countingEmbedder(await openIngestEmbedder(config), embedded),
-      env: { INGEST_BATCH_SIZE: '2' },
-    });
-    call = httpClient(svc.baseUrl);
-    const ops = operatorSteps(call, svc.adminToken);
-    key = (await ops.newKey((await ops.newOrg({}, '50.00')).id)).key;
+    ({ svc, call, key } = await startWithCustomer(
+      {
+        dataRoot,
+        collectionsConfig: collectionsConfig(dataRoot),
+        engine,
+        openPassageEmbedder: async () => countingEmbedder(await openIngestEmbedder(config), embedded),
+        env: { INGEST_BATCH_SIZE: '2' },
+      },
+      '50.00',
+    ));
   }, 600_000);
 
   afterAll(async () => {
@@ -90,14 +83,7 @@ describe.each(['embedded', 'opensearch'] as const)('incremental ingestion on the
     return (res.body.results as { text: string; metadata: { title: string } }[]).map((r) => `${r.metadata.title}: ${r.text}`);
   };
   const ingest = (collection: string, body: unknown) => call('POST', `/admin/v1/collections/${collection}/ingest`, { admin: svc.adminToken, body });
-  const finished = async (ingestionId: string) => {
-    for (;;) {
-      const res = await call('GET', `/admin/v1/ingestions/${ingestionId}`, { admin: svc.adminToken });
-      expect(res.status).toBe(200);
-      if (res.body.state !== 'running') return res.body;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
+  const finished = (ingestionId: string) => untilIngested(call, svc.adminToken, ingestionId);
 
   it('built the collections of the first start through the workflow, with their counts', async () => {
     const latest = await svc.runtime.ingestions.latest('reef-notes');

@@ -1,13 +1,13 @@
 // A collection read by the jats reader on the real service (Temporal, PGlite, the embedded engine, the embedding model):
 // ingested through the same path as the demo collections, searched with a question, filtered by section, and its
 // figures delivered as images on unlock and on re-fetch from the files beside the XML.
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../src/app/config.js';
-import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
+import { sliceDataRoot, startWithCustomer, type httpClient, type TestService } from '../support/testService.js';
+import { plainCollection, writeCollectionsConfig } from '../support/operatorContent.js';
 
 const QUESTION = 'does vitamin D supplementation improve quadriceps strength in older adults';
 
@@ -19,19 +19,10 @@ interface Row {
   metadata: { doc_id: string; section: string; title: string; figures?: Array<{ id: string; label: string; caption: string; image_data?: string }> } & Record<string, unknown>;
 }
 
-function collectionsConfig(): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'jats-collection-')), 'collections.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      collections: [
-        { name: 'pmc-muscle', displayName: 'PMC open-access muscle articles', description: 'JATS fixtures', kind: 'scholarly', retrieval: 'hybrid', pricePer1000: '0.020', openAccessOnly: false, scanFilterable: true, source: { reader: 'jats', files: ['pmc/PMC9000001.xml', 'pmc/pmc_articleset.xml'] } },
-      ],
-      metaCollections: [],
-    }),
-  );
-  return path;
-}
+const collectionsConfig = () =>
+  writeCollectionsConfig([
+    plainCollection('pmc-muscle', 'jats', ['pmc/PMC9000001.xml', 'pmc/pmc_articleset.xml'], { displayName: 'PMC open-access muscle articles', description: 'JATS fixtures', pricePer1000: '0.020' }),
+  ]);
 
 describe('a jats collection on the real service', () => {
   let svc: TestService;
@@ -42,10 +33,7 @@ describe('a jats collection on the real service', () => {
     const dataRoot = await sliceDataRoot(5);
     // the XML and its images, as an operator unpacks PMC's open-access packages under the data root
     cpSync(join(REPO_ROOT, 'test', 'fixtures', 'jats'), join(dataRoot, 'pmc'), { recursive: true });
-    svc = await startTestService({ dataRoot, collectionsConfig: collectionsConfig() });
-    call = httpClient(svc.baseUrl);
-    const ops = operatorSteps(call, svc.adminToken);
-    key = (await ops.newKey((await ops.newOrg({}, '20.00')).id)).key;
+    ({ svc, call, key } = await startWithCustomer({ dataRoot, collectionsConfig: collectionsConfig() }, '20.00'));
   }, 600_000);
 
   afterAll(async () => {

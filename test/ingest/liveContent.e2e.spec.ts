@@ -1,12 +1,11 @@
 // Live content on the real service (Temporal, PGlite, the embedding model; the embedded engine and OpenSearch): a
 // retraction list loaded while the service runs takes a work out of the results and into retractions/check, a bad list
 // changes nothing; a collection read by the jsonl reader is searched with a filter on one of its metadata fields.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
-import { requireComponent } from '../setup/components.js';
+import { ENGINES, sliceDataRoot, startWithCustomer, type httpClient, type TestService } from '../support/testService.js';
+import { OPENALEX_SLICE, plainCollection, writeCollectionsConfig, writeJsonl } from '../support/operatorContent.js';
 import { createLiveRetractions } from '../../src/ingest/liveRetractions.js';
 
 /** the first OpenAlex work of the test slice (in openalex-synergy, in no shipped retraction list) */
@@ -23,22 +22,11 @@ const REEF_NOTES = [
 ];
 
 function collectionsConfig(dataRoot: string): string {
-  writeFileSync(join(dataRoot, 'reef-notes.jsonl'), REEF_NOTES.map((n) => JSON.stringify(n)).join('\n') + '\n');
-  const path = join(mkdtempSync(join(tmpdir(), 'live-content-')), 'collections.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      collections: [
-        { name: 'openalex-synergy', displayName: 'OpenAlex works', description: 'slice', kind: 'scholarly', retrieval: 'sparse', pricePer1000: '0.050', openAccessOnly: false, scanFilterable: false, source: { reader: 'openalex', files: ['articles/openalex_works.synergy.jsonl.gz'] } },
-        { name: 'reef-notes', displayName: 'Reef notes', description: 'an operator corpus in JSON lines', kind: 'scholarly', retrieval: 'hybrid', pricePer1000: '0.010', openAccessOnly: false, scanFilterable: true, source: { reader: 'jsonl', files: ['reef-notes.jsonl'] } },
-      ],
-      metaCollections: [],
-    }),
-  );
-  return path;
+  writeJsonl(dataRoot, 'reef-notes.jsonl', REEF_NOTES);
+  return writeCollectionsConfig([OPENALEX_SLICE, plainCollection('reef-notes', 'jsonl', ['reef-notes.jsonl'], { displayName: 'Reef notes', description: 'an operator corpus in JSON lines' })]);
 }
 
-describe.each(['embedded', 'opensearch'] as const)('live content on the %s engine', (engine) => {
+describe.each(ENGINES)('live content on the %s engine', (engine) => {
   let svc: TestService;
   let dataRoot: string;
   let call: ReturnType<typeof httpClient>;
@@ -46,10 +34,7 @@ describe.each(['embedded', 'opensearch'] as const)('live content on the %s engin
 
   beforeAll(async () => {
     dataRoot = await sliceDataRoot();
-    svc = await startTestService({ dataRoot, collectionsConfig: collectionsConfig(dataRoot), ...(engine === 'opensearch' ? { opensearchUrl: requireComponent('opensearchUrl') } : {}) });
-    call = httpClient(svc.baseUrl);
-    const ops = operatorSteps(call, svc.adminToken);
-    key = (await ops.newKey((await ops.newOrg({}, '50.00')).id)).key;
+    ({ svc, call, key } = await startWithCustomer({ dataRoot, collectionsConfig: collectionsConfig(dataRoot), engine }, '50.00'));
   }, 600_000);
 
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../src/app/config.js';
-import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
+import { sliceDataRoot, startWithCustomer, type httpClient, type TestService } from '../support/testService.js';
 import { writeOpenAlexSourcesSnapshot, type FixtureSource, type KnownJournal } from './openAlexSourcesSnapshot.js';
 
 const COLLECTION = 'openalex-synergy';
@@ -50,10 +50,7 @@ beforeAll(async () => {
   expect(cli.stderr).toBe('');
   expect(cli.status).toBe(0);
   build = JSON.parse(cli.stdout);
-  svc = await startTestService({ dataRoot, dataDir });
-  call = httpClient(svc.baseUrl);
-  const ops = operatorSteps(call, svc.adminToken);
-  key = (await ops.newKey((await ops.newOrg({}, '5.00')).id)).key;
+  ({ svc, call, key } = await startWithCustomer({ dataRoot, dataDir }, '5.00'));
 }, 600_000);
 
 afterAll(async () => {

@@ -7,10 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
-import { requireComponent } from '../setup/components.js';
-
-const ENGINES = ['embedded', 'opensearch'] as const;
+import { ENGINES, httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;
@@ -42,10 +39,7 @@ afterAll(() => {
   if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
 });
 
-async function liveKey(): Promise<{ orgId: string; key: string }> {
-  const org = await ops.newOrg({ name: 'Selection lab', limits: { perMinute: 1000, previewPerHour: 1000 } }, '5.00');
-  return { orgId: org.id, key: (await ops.newKey(org.id)).key };
-}
+const liveKey = () => ops.customer({ org: { name: 'Selection lab', limits: { perMinute: 1000, previewPerHour: 1000 } }, credits: '5.00' });
 
 /** The free reference: the first 30 rows as ranked, with their tokens and relevance. */
 async function reference(key: string, body: Record<string, unknown>): Promise<Row[]> {
@@ -82,7 +76,7 @@ async function tool(client: Client, name: string, args: Record<string, unknown>)
 
 describe.each(ENGINES)('on the %s engine', (engine) => {
   beforeAll(async () => {
-    svc = await startTestService({ dataRoot, ...(engine === 'opensearch' ? { opensearchUrl: requireComponent('opensearchUrl') } : {}) });
+    svc = await startTestService({ dataRoot, engine });
     call = httpClient(svc.baseUrl);
     ops = operatorSteps(call, svc.adminToken);
   }, 600_000);
