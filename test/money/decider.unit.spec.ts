@@ -3,11 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { costForTokens, formatCredits, parseCredits } from '../../src/domain/money.js';
 import { assertSearchPayable, chargeLines } from '../../src/domain/organization.js';
+import { pricePer1000For } from '../../src/domain/pricing.js';
+import { plainCollectionOf } from '../../src/domain/catalog.js';
 import { ASSISTED_SEARCH_ENDPOINT, DEFAULT_LIMITS, usesTrialQuery } from '../../src/domain/events.js';
 import type { KeyCommand } from '../../src/domain/apiKey.js';
 import { rejectionCode } from '../support/rejectionCode.js';
 import type { Outcome } from '../support/deciderSpec.js';
-import { at, created, credited, KEY, keyCreated, keyOf, keySpec, liveOrg, ORG, orgOf, orgSpec, revoked, searched, settingsChanged, suspended, type GivenEvent, type MoneyCommand } from '../support/moneyDecider.js';
+import { at, created, credited, KEY, keyCreated, keyOf, keySpec, liveOrg, ORG, organizationIn, orgOf, orgSpec, priceSet, revoked, searched, settingsChanged, suspended, type GivenEvent, type MoneyCommand } from '../support/moneyDecider.js';
 
 describe('money', () => {
   it('parses decimal strings into micro-credits and formats them back exactly', () => {
@@ -34,6 +36,15 @@ describe('money', () => {
     // three rows of 1 token at 0.0015 credits/1000 tokens: per row 0.0000015 -> 2 micros each = 6; per collection 4.5 -> 5
     const lines = chargeLines([1, 1, 1].map((tokens) => ({ collection: 'a', tokens, pricePer1000Micros: 1_500n })));
     expect(lines).toEqual([{ collection: 'a', results: 3, tokens: 3, pricePer1000Micros: '1500', amountMicros: '5' }]);
+  });
+
+  it("prices a collection at the organization's override, else at the catalogue's; a cleared override is none", () => {
+    const collection = (name: string) => plainCollectionOf({ name, displayName: name, description: null, kind: 'scholarly', retrieval: 'sparse', pricePer1000: '0.030', openAccessOnly: false, scanFilterable: false, source: { reader: 'jsonl', files: ['x.jsonl'] } });
+    const { state } = orgSpec()([...liveOrg(), priceSet('scifact', 10_000n), priceSet('nfcorpus', 5_000n), priceSet('nfcorpus', null)]);
+    const org = organizationIn(state)!;
+    expect(pricePer1000For(org, collection('scifact'))).toBe(10_000n);
+    expect(pricePer1000For(org, collection('nfcorpus'))).toBe(30_000n);
+    expect(pricePer1000For(org, collection('openalex-synergy'))).toBe(30_000n);
   });
 });
 

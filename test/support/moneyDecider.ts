@@ -8,7 +8,7 @@ import { dayPeriod, monthPeriod } from '../../src/domain/queryQuota.js';
 import { Rejection } from '../../src/domain/rejection.js';
 import { project } from '../../projections/project.js';
 import { memoryReader, memoryTables, pkOf, type MemoryTables } from '../../projections/replay.js';
-import { keyStateOf, orgStateOf } from '../../src/usecases/accounts/orgState.js';
+import { keyStateOf, organizationOf, orgStateOf, type Organization } from '../../src/usecases/accounts/orgState.js';
 import { deciderSpec } from './deciderSpec.js';
 
 export const ORG = 'org_1';
@@ -35,6 +35,14 @@ export function orgOf(s: MoneyState, orgId = ORG): OrgState | undefined {
   const iso = s.now.toISOString();
   const queries = (period: string) => s.tables.usage.get(`${orgId}\u0000${period}`)?.queries ?? 0;
   return orgStateOf(org, s.tables.balances.get(orgId)?.balance_micros, { dailyUsed: queries(dayPeriod(iso)), monthlyUsed: queries(monthPeriod(iso)) }, s.now);
+}
+
+/** The organization as a request reads it (its prices included): overrides cleared to null are no override. */
+export function organizationIn(s: MoneyState, orgId = ORG): Organization | undefined {
+  const org = s.tables.organizations.get(orgId);
+  if (!org) return undefined;
+  const overrides = [...s.tables.price_overrides.values()].flatMap((p) => (p.org_id === orgId && p.price_per_1000_micros !== null ? [[p.collection, p.price_per_1000_micros] as const] : []));
+  return organizationOf(org, s.tables.balances.get(orgId)?.balance_micros, overrides);
 }
 
 export function keyOf(s: MoneyState, keyId = KEY): KeyState | undefined {
@@ -121,6 +129,7 @@ export const searched = (amountMicros: bigint, options: { keyId?: string; billin
   },
 });
 
+export const priceSet = (collection: string, pricePer1000Micros: bigint | null): DomainEvent => ({ type: 'PriceOverrideSet', data: { orgId: ORG, collection, pricePer1000Micros: pricePer1000Micros?.toString() ?? null } });
 export const suspended = (): DomainEvent => ({ type: 'BillingSuspended', data: { orgId: ORG, reason: 'unpaid invoice' } });
 export const revoked = (keyId = KEY): DomainEvent => ({ type: 'ApiKeyRevoked', data: { keyId, orgId: ORG } });
 
