@@ -16,6 +16,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { REPO_ROOT } from '../src/app/config.js';
 import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
 import { startPostgresServer, type PostgresServer } from '../src/infra/postgresServer.js';
@@ -159,6 +160,8 @@ async function measureEngine(
   warmup: number,
   nodePid: number | undefined,
   storePid: number | undefined,
+  /** after the warm-up, before the timed points: brings the store to rest (see settlePostgres) */
+  settle: (() => Promise<void>) | undefined,
   onProfiledWindow?: (fromMicros: number, toMicros: number, requests: number) => void,
 ): Promise<EngineFigures> {
   const key = await liveKey(url);
@@ -180,6 +183,7 @@ async function measureEngine(
     const warm = await autocannon({ url: `${url}/api/v1/search/query`, connections: WARMUP_CONCURRENCY, duration: warmup, requests: [request] });
     if (warm.non2xx > 0 || warm.errors > 0) throw new Error(`${engine}/${store} warm-up: ${warm.non2xx} non-2xx answers, ${warm.errors} errors`);
     console.error(`[speed] ${engine}/${store} warmed: ${warm.requests.total} requests in ${warmup} s at c=${WARMUP_CONCURRENCY}`);
+    await settle?.();
   }
   const load: LoadFigures[] = [];
   for (const connections of CONCURRENCY) {
@@ -210,6 +214,24 @@ async function measureEngine(
     console.error(`[speed] ${engine}/${store} c=${connections}: ${JSON.stringify(load[load.length - 1])}`);
   }
   return { engine, store, coldP50: round1(percentile(cold, 50)), coldP95: round1(percentile(cold, 95)), load, serverRssMB: rssOfTree(pid) };
+}
+
+/**
+ * The warm-up's thousands of charges leave PostgreSQL with work of its own (autovacuum and analyze of the tables they
+ * grew, a checkpoint), which ran during the next point and made c=1 look like a loaded store (27 Nov: 10 ms of store
+ * CPU per request at c=1, 2 at c=16): it is done here, before the timed points, as a database at rest would have done it.
+ */
+async function settlePostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const started = performance.now();
+    await client.query('VACUUM (ANALYZE)');
+    await client.query('CHECKPOINT');
+    console.error(`[speed] store settled (VACUUM ANALYZE, CHECKPOINT) in ${Math.round(performance.now() - started)} ms`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** autocannon reports p90 and p97.5, not p95: interpolated between them. */
@@ -393,7 +415,7 @@ async function httpBenchmark(
         let window: { from: number; to: number; requests: number } | undefined;
         let measured: EngineFigures;
         try {
-          measured = await measureEngine(engine, store, service.url, service.process.pid, texts, duration, warmup, engine === 'opensearch' ? node!.pid : undefined, store === 'postgres' ? postgres!.pid : undefined, (from, to, requests) => (window = { from, to, requests }));
+          measured = await measureEngine(engine, store, service.url, service.process.pid, texts, duration, warmup, engine === 'opensearch' ? node!.pid : undefined, store === 'postgres' ? postgres!.pid : undefined, store === 'postgres' ? () => settlePostgres(postgres!.url) : undefined, (from, to, requests) => (window = { from, to, requests }));
         } finally {
           await service.process.stop();
         }

@@ -55,15 +55,20 @@ interface BatchState {
 const batchKeys = (batch: ChargeInput[], now: Date): PrefetchKeys =>
   prefetchKeysFor(batch.map((charge) => ({ orgId: charge.orgId, keyId: charge.keyId, at: now.toISOString(), collections: charge.collections.map((l) => l.collection) })));
 
-/** The log head, the used keys, the streams' versions and every projection row the charges touch: one query. */
+/**
+ * The log head, the used keys, the streams' versions and every projection row the charges touch: one query. Each
+ * stream's version is its newest event, read backwards from the (stream_id, stream_version) index: a max() grouped by
+ * stream read every event of each organization instead (9 ms for two organizations of 30,000 events each, against
+ * 0.07 ms), so a charge cost more the more an organization had searched.
+ */
 async function loadBatch(tx: Queryable, batch: ChargeInput[], keys: PrefetchKeys): Promise<BatchState> {
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
   const [row] = await tx.query<{ head_pos: string | null; head_hash: string | null; used: string[]; versions: Record<string, number>; prefetched: PrefetchedRows['rows'] }>(
     `SELECT ${LOG_HEAD_COLUMNS},
        (SELECT coalesce(json_agg(idempotency_key), '[]'::json) FROM events WHERE idempotency_key = ANY(${param(batch.map((charge) => searchChargeKey(charge.queryId)))})) AS used,
-       (SELECT coalesce(json_object_agg(stream_id, v), '{}'::json) FROM (SELECT stream_id, max(stream_version) AS v FROM events
-         WHERE stream_id = ANY(${param([...keys.orgIds].map(orgStream))}) GROUP BY stream_id) s) AS versions,
+       (SELECT coalesce(json_object_agg(s.id, v.v), '{}'::json) FROM unnest(${param([...keys.orgIds].map(orgStream))}::text[]) AS s(id)
+         CROSS JOIN LATERAL (SELECT stream_version AS v FROM events WHERE stream_id = s.id ORDER BY stream_version DESC LIMIT 1) v) AS versions,
        ${prefetchSubquery('proj_', keys, param)} AS prefetched`,
     params,
     true,
