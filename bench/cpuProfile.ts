@@ -36,27 +36,29 @@ export const PHASES = [
 export type Phase = (typeof PHASES)[number];
 
 /** Our modules by path prefix under src/, most specific first. */
-const SOURCE_PHASES: Array<[string, Phase]> = [
+export const SOURCE_PHASES: Array<[string, Phase]> = [
   ['http/jsonBody', 'parse and validate'],
   ['http/requestText', 'parse and validate'],
   ['http/schemas', 'parse and validate'],
-  ['search/queryValidation', 'parse and validate'],
-  ['catalogue/', 'catalogue question check'],
+  ['usecases/search/queryValidation', 'parse and validate'],
+  ['usecases/catalogue/', 'catalogue question check'],
   ['http/authentication', 'authentication'],
-  ['auth/', 'authentication'],
-  ['limits/', 'quota and limits'],
+  ['usecases/auth/', 'authentication'],
+  ['usecases/limits/', 'quota and limits'],
   ['domain/queryQuota', 'quota and limits'],
-  ['search/rerank', 'rerank'],
-  ['search/queryCache', 'query record and response'],
-  ['search/searchService', 'query record and response'],
-  ['search/', 'retrieval'],
+  ['retrieval/rerank', 'rerank'],
+  ['usecases/search/queryCache', 'query record and response'],
+  ['usecases/search/searchService', 'query record and response'],
+  ['http/presenters/', 'query record and response'],
+  ['usecases/search/', 'retrieval'],
+  ['retrieval/', 'retrieval'],
   ['embedding/', 'retrieval'],
   ['filters/', 'retrieval'],
-  ['collections/', 'retrieval'],
-  ['billing/', 'billing append'],
+  ['journals/', 'retrieval'],
+  ['usecases/collections/', 'retrieval'],
+  ['usecases/accounts/', 'billing append'],
   ['eventstore/', 'billing append'],
   ['domain/', 'billing append'],
-  ['money', 'billing append'],
   ['http/', 'query record and response'],
 ];
 

@@ -1,10 +1,10 @@
 // The per-request CPU breakdown of bench:speed --profile: samples inside the window only, each charged to the innermost
 // frame of ours on its stack, or to its library when none of ours is on it; idle time is not CPU time.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { summarizeProfile } from '../../bench/cpuProfile.js';
+import { SOURCE_PHASES, summarizeProfile } from '../../bench/cpuProfile.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cpu-profile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,7 +18,7 @@ const profile = {
   nodes: [
     frame(1, '(root)', '', [2, 6, 8, 9, 10, 11, 12]),
     frame(2, 'searchRoute', `${SRC}/http/routes/searchRoutes.ts`, [3]),
-    frame(3, 'appendCharge', `${SRC}/billing/chargeBatch.ts`, [4]),
+    frame(3, 'appendCharge', `${SRC}/usecases/accounts/chargeBatch.ts`, [4]),
     frame(4, 'query', `${MODULES}/pg/lib/client.js`, [5]),
     frame(5, 'writeUtf8String', 'node:buffer'),
     frame(6, 'parseMessage', `${MODULES}/pg-protocol/dist/parser.js`, [7]),
@@ -39,6 +39,15 @@ const file = join(dir, 'main.cpuprofile');
 writeFileSync(file, JSON.stringify(profile));
 
 describe('CPU profile summary', () => {
+  it('charges to phases only paths that exist under src/ (a moved module would fall to "other service code")', () => {
+    const src = join(import.meta.dirname, '../../src');
+    for (const [prefix] of SOURCE_PHASES) {
+      const path = join(src, prefix);
+      const exists = prefix.endsWith('/') ? existsSync(path) : existsSync(dirname(path)) && readdirSync(dirname(path)).some((entry) => entry.startsWith(basename(path)));
+      expect(exists, prefix).toBe(true);
+    }
+  });
+
   it('charges each sample in the window to a phase of the request, idle left out', () => {
     const summary = summarizeProfile(file, 1_001_500, 1_010_000);
     expect(Object.fromEntries(summary.byPhase)).toEqual({
