@@ -72,7 +72,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   /** collection index names whose chunks changed since their last commit */
   const changedSinceCommit = new Set<string>();
   /** by collection index name: its chunk count as last read, which chooses its k-NN queries' ef_search */
-  const chunkCounts = new Map<string, { chunks: number; readAt: number; reading?: Promise<number> }>();
+  const chunkCounts = new Map<string, { chunks: number | undefined; readAt: number; reading?: Promise<void> }>();
 
   function indexName(index: string): string {
     const name = `${prefix}${index}`.toLowerCase();
@@ -138,33 +138,31 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
   /**
    * The ef_search of the index's k-NN queries: the option when given, else efSearchFor its chunk count. The count is read
-   * once, then again in the background at most once a CHUNK_COUNT_TTL_MS (an ingestion in another process grows it), so
-   * a search waits for it only the first time; a failed read keeps the last count.
+   * once (searches arriving meanwhile wait for the same read), then again in the background at most once a
+   * CHUNK_COUNT_TTL_MS (an ingestion in another process grows it); a failed background read keeps the last count.
    */
   async function efSearchOf(name: string): Promise<number> {
     if (options.efSearch !== undefined) return options.efSearch;
-    const known = chunkCounts.get(name);
-    if (known && Date.now() - known.readAt < CHUNK_COUNT_TTL_MS) return efSearchFor(known.chunks);
-    if (known?.reading) return efSearchFor(known.chunks);
-    const reading = countOf(name).then(
-      (chunks) => {
-        chunkCounts.set(name, { chunks, readAt: Date.now() });
-        return chunks;
-      },
-      (error: unknown) => {
-        if (!known) {
-          chunkCounts.delete(name);
-          throw error;
-        }
-        chunkCounts.set(name, { chunks: known.chunks, readAt: Date.now() });
-        return known.chunks;
-      },
-    );
-    if (known) {
-      chunkCounts.set(name, { ...known, reading });
-      return efSearchFor(known.chunks);
+    let count = chunkCounts.get(name);
+    if (!count) chunkCounts.set(name, (count = { chunks: undefined, readAt: 0 }));
+    if (!count.reading && Date.now() - count.readAt >= CHUNK_COUNT_TTL_MS) {
+      const entry = count;
+      entry.reading = countOf(name)
+        .then((chunks) => {
+          entry.chunks = chunks;
+        })
+        .catch((error: unknown) => {
+          // nothing to fall back on: forget the entry, so that the next search asks again
+          if (entry.chunks === undefined && chunkCounts.get(name) === entry) chunkCounts.delete(name);
+          if (entry.chunks === undefined) throw error;
+        })
+        .finally(() => {
+          entry.readAt = Date.now();
+          entry.reading = undefined;
+        });
     }
-    return efSearchFor(await reading);
+    if (count.chunks === undefined) await count.reading;
+    return efSearchFor(count.chunks);
   }
 
   /** Indexes one batch, skipping chunks whose stored fingerprint is unchanged; throws on any item error. */
@@ -484,11 +482,11 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     async stats(index) {
       await requireInfo(index);
       const name = indexName(index);
-      const [{ body: count }, { body: stats }] = await Promise.all([
-        call<{ count: number }>('GET', `/${name}/_count`),
+      const [chunks, { body: stats }] = await Promise.all([
+        countOf(name),
         call<{ indices: Record<string, { primaries: { store: { size_in_bytes: number } } }> }>('GET', `/${name}/_stats/store`),
       ]);
-      return { chunks: count.count, bytes: stats.indices[name]?.primaries.store.size_in_bytes ?? 0 };
+      return { chunks, bytes: stats.indices[name]?.primaries.store.size_in_bytes ?? 0 };
     },
 
     async hasIndex(index) {
