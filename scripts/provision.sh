@@ -334,8 +334,7 @@ if [[ ${LITSEARCH_OPENSEARCH_VECTOR_API:-1} == 0 ]]; then
   step_done "left out (LITSEARCH_OPENSEARCH_VECTOR_API=0): $os_runtime"
 else
   runtime_stamp="$os_dir/runtime.stamp"
-  runtime_candidate=""
-  for candidate in $(vector_jdks); do runtime_candidate="$candidate"; break; done
+  runtime_candidate="$(vector_jdks | head -n1)"
   if [[ $knn_status != ok ]]; then
     step_done "no k-NN plugin, whose HNSW search the vector API speeds: $os_runtime"
   elif [[ -z $runtime_candidate ]]; then
