@@ -3,6 +3,8 @@ import { Client as OpenSearchClient } from '@opensearch-project/opensearch';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
+import { cacheDirFrom } from '../../src/app/config.js';
+import { readComponent } from '../../src/infra/components.js';
 import { requireComponent } from '../setup/components.js';
 
 describe('Temporal dev server', () => {
@@ -62,6 +64,20 @@ describe('OpenSearch node', () => {
     const client = new OpenSearchClient({ node: requireComponent('opensearchUrl') });
     const health = await client.cluster.health();
     expect(['green', 'yellow']).toContain(health.body.status);
+  });
+
+  it("runs on the JVM and with the flags provision chose, Lucene's vector API on when it chose a JDK for it", async () => {
+    const component = readComponent('opensearch', cacheDirFrom(process.env));
+    const client = new OpenSearchClient({ node: requireComponent('opensearchUrl') });
+    const { body } = await client.nodes.info({ metric: ['jvm'] });
+    const jvm = Object.values(body.nodes as Record<string, { jvm: { version: string; input_arguments: string[] } }>)[0]!.jvm;
+    expect(jvm.input_arguments).toEqual(expect.arrayContaining(component.jvmArgs));
+    const major = (component.runtime ?? '').match(/^java (\d+) /)?.[1];
+    if (component.jvmArgs.includes('--add-modules=jdk.incubator.vector')) {
+      expect(component.runtime).toMatch(/Java vector incubator API enabled/);
+      expect(jvm.version.split('.')[0]).toBe(major);
+      expect(jvm.input_arguments).toContain(`-Dorg.apache.lucene.vectorization.upperJavaFeatureVersion=${major}`);
+    }
   });
 
   it('indexes with the english analyzer, matches stems, and scores vectors with painless', async () => {
