@@ -458,6 +458,18 @@ chromium_version="$("$chromium_bin" --no-sandbox --version 2>/dev/null | sed -nE
 if [[ $installed_now == 1 ]]; then step_done "installed Chromium $chromium_version ($chromium_bin)"; else step_done "already installed: Chromium $chromium_version ($chromium_bin)"; fi
 
 # ---------------------------------------------------------------------------
+# 3d. qemu-user from Debian: the embedding reference test runs the model on emulated CPUs (without VNNI, without AVX)
+# ---------------------------------------------------------------------------
+step "qemu-user (emulated CPUs for the embedding reference test)"
+if command -v qemu-x86_64 >/dev/null; then
+  step_done "already installed: $(qemu-x86_64 --version | head -n 1)"
+else
+  apt_install qemu-user
+  command -v qemu-x86_64 >/dev/null || die "apt-get installed qemu-user but qemu-x86_64 is not on PATH"
+  step_done "installed: $(qemu-x86_64 --version | head -n 1)"
+fi
+
+# ---------------------------------------------------------------------------
 # 4. Manifest read by src/infra/components.ts
 # ---------------------------------------------------------------------------
 step "manifest"
