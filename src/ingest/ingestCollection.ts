@@ -351,7 +351,7 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
   const reused = embed && !options.force && stored?.vectors === vectors && (await engine.hasIndex(index)) ? await reusableVectors(engine, index, records) : new Map<string, Float32Array>();
   await writeStoredFingerprint(options.fingerprintFile, key, null);
   if (await engine.hasIndex(index)) await engine.deleteIndex(index);
-  await engine.ensureIndex(index, embedder.dims);
+  await engine.ensureIndex(index, embedder.dims, embed ? embedder.modelName : undefined);
 
   if (collection.demoFigures && options.figureDir) {
     const figureDir = join(options.figureDir, collection.name);

@@ -135,7 +135,7 @@ export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embed
       const mode = collection.retrieval;
       if (filter === 'skip') return { key, source: collection.name, mode, hits: [] };
       try {
-        const hits = await deps.engine.search({ index: collection.name, mode, text: query, vector: needsVector(collection) ? vector : undefined, limit, filter });
+        const hits = await deps.engine.search({ index: collection.name, mode, text: query, ...(needsVector(collection) ? { vector, embedding: deps.embedder.modelName } : {}), limit, filter });
         return { key, source: collection.name, mode, hits: hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)) };
       } catch (err) {
         throw new Rejection('SERVICE_UNAVAILABLE', `search is temporarily unavailable (${collection.name}): ${(err as Error).message}`);
