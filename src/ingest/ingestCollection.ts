@@ -16,7 +16,7 @@ import type { SourceDocument } from './sourceDocument.js';
 import { DEMO_FIGURES_VERSION, renderDemoFigures } from './figures/demoFigures.js';
 
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
-const PIPELINE_VERSION = 1;
+export const PIPELINE_VERSION = 1;
 const DEFAULT_BATCH_SIZE = 64;
 /**
  * Chunks handed to the embedder at once: it spreads them over its workers, longest first so they finish together,
