@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Brings a clone to a runnable state: npm dependencies (from the lockfile) and the provisioned components. Idempotent.
+# Arguments go to scripts/provision.sh: --for service|scaled|tests (default tests: everything the tests need).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # onnxruntime-node would otherwise try to download CUDA libraries at install time
@@ -14,4 +15,4 @@ if [[ "$(cat node_modules/.litsearch-lock-hash 2>/dev/null)" != "$lock_hash" ]];
 else
   echo "[setup] npm dependencies match package-lock.json"
 fi
-bash scripts/provision.sh
+bash scripts/provision.sh "$@"
