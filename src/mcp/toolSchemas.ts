@@ -70,7 +70,11 @@ export interface ToolSchemas {
   full: Record<string, unknown>;
 }
 
-function schemasOf(full: Record<string, unknown>, options: { compactRows?: boolean } = {}): ToolSchemas {
+/**
+ * A tool's two schemas from its full JSON Schema: every tool of the table is defined with these, so a tool added later
+ * is listed lean too. `compactRows`: its answer's rows come compact, and it takes `full_metadata` for the REST rows.
+ */
+export function toolSchemasOf(full: Record<string, unknown>, options: { compactRows?: boolean } = {}): ToolSchemas {
   const withOption = options.compactRows ? withFullMetadata : (s: Record<string, unknown>) => s;
   const fullWithOption = options.compactRows
     ? { ...full, properties: { ...(full.properties as Record<string, unknown>), [FULL_METADATA]: jsonSchemaOf(fullMetadata) } }
@@ -152,8 +156,8 @@ export const listJournalsSchema: Record<string, unknown> = {
   additionalProperties: false,
 };
 
-export const searchSchemas = schemasOf(jsonSchemaOf(searchArgs), { compactRows: true });
-export const boundSearchSchemas = schemasOf(jsonSchemaOf(boundSearchArgs), { compactRows: true });
+export const searchSchemas = toolSchemasOf(jsonSchemaOf(searchArgs), { compactRows: true });
+export const boundSearchSchemas = toolSchemasOf(jsonSchemaOf(boundSearchArgs), { compactRows: true });
 
 /**
  * `assisted_search`: the body of POST /api/v1/search/assisted, either a new search or `{queryId, answer}` answering its
@@ -161,7 +165,7 @@ export const boundSearchSchemas = schemasOf(jsonSchemaOf(boundSearchArgs), { com
  */
 export const assistedSearchSchemas: ToolSchemas = (() => {
   const start = jsonSchemaOf(assistedBody) as { properties: Record<string, unknown> };
-  return schemasOf({
+  return toolSchemasOf({
     type: 'object',
     properties: {
       ...start.properties,
@@ -179,12 +183,12 @@ export const assistedSearchSchemas: ToolSchemas = (() => {
 })();
 
 /** The JSON Schemas of the MCP-only tools' arguments (the same for every key: converted once, not per request). */
-export const noArgsSchemas = schemasOf(jsonSchemaOf(noArgs));
-export const findToolsSchemas = schemasOf(jsonSchemaOf(findToolsArgs));
-export const inspectToolSchemas = schemasOf(jsonSchemaOf(inspectToolArgs));
-export const previewSchemas = schemasOf(jsonSchemaOf(previewArgs));
-export const confirmSchemas = schemasOf(jsonSchemaOf(confirmArgs));
-export const callToolSchemas = schemasOf(jsonSchemaOf(callToolArgs));
-export const getResultsSchemas = schemasOf(jsonSchemaOf(getResultsArgs));
-export const requestJournalSchemas = schemasOf(jsonSchemaOf(journalRequestBody));
-export const listJournalsSchemas = schemasOf(listJournalsSchema);
+export const noArgsSchemas = toolSchemasOf(jsonSchemaOf(noArgs));
+export const findToolsSchemas = toolSchemasOf(jsonSchemaOf(findToolsArgs));
+export const inspectToolSchemas = toolSchemasOf(jsonSchemaOf(inspectToolArgs));
+export const previewSchemas = toolSchemasOf(jsonSchemaOf(previewArgs));
+export const confirmSchemas = toolSchemasOf(jsonSchemaOf(confirmArgs));
+export const callToolSchemas = toolSchemasOf(jsonSchemaOf(callToolArgs));
+export const getResultsSchemas = toolSchemasOf(jsonSchemaOf(getResultsArgs));
+export const requestJournalSchemas = toolSchemasOf(jsonSchemaOf(journalRequestBody));
+export const listJournalsSchemas = toolSchemasOf(listJournalsSchema);

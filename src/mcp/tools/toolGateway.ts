@@ -2,7 +2,7 @@
 // (`prefix--tool`, POST /api/v1/tools/{prefix}/{tool}) as they are listed and called.
 import { formatCredits } from '../../domain/money.js';
 import { parseOr422 } from '../../http/schemas.js';
-import { callToolArgs, callToolSchemas, findToolsArgs, findToolsSchemas, inspectToolArgs, inspectToolSchemas } from '../toolSchemas.js';
+import { callToolArgs, callToolSchemas, findToolsArgs, findToolsSchemas, inspectToolArgs, inspectToolSchemas, leanSchema } from '../toolSchemas.js';
 import { balanceOf, toolNotFound, type McpTool, type ToolContext, type ToolDefinition } from '../toolKit.js';
 
 const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
@@ -26,13 +26,14 @@ export async function gatewayCall({ deps, auth, request }: ToolContext, prefix: 
   return { ...answer, cost: formatCredits(outcome.costMicros, 6), billing_mode: auth.billingMode, balance_remaining: balanceOf(auth, outcome.balanceMicros) };
 }
 
-/** The gateway's tools (shipped and mounted upstream), each with its price per call. */
+/** The gateway's tools (shipped and mounted upstream), each with its price per call; find-tools lists their lean schema, inspect-tool the full one. */
 export function gatewayTools(ctx: ToolContext): McpTool[] {
   return ctx.deps.tools.describe().map(
     (t): McpTool => ({
       name: t.name,
       description: t.description,
-      inputSchema: t.inputSchema,
+      inputSchema: leanSchema(t.inputSchema),
+      details: { inputSchema: t.inputSchema },
       price: formatCredits(t.priceMicros, 6),
       run: (args) => gatewayCall(ctx, t.prefix, t.tool, args),
     }),
