@@ -7,11 +7,11 @@ import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
+import { useTestService, type httpClient } from '../support/testService.js';
 
 /** tools/list of an organization-wide key, with the tools other work adds, stays within this many characters */
 const TOOL_LIST_BUDGET = 12_000;
@@ -21,25 +21,18 @@ const QUERY = 'vitamin D and bone fractures';
 /** what a compact row may hold; `full_metadata: true` gives the REST row */
 const COMPACT_KEYS = ['id', 'relevance', 'text', 'title', 'year', 'journal', 'doi', 'pmid', 'url', 'integrity', 'source_collection', 'subQuestion', 'locked', 'cost', 'synthetic', 'figures'];
 
-let svc: TestService;
-let call: ReturnType<typeof httpClient>;
-let ops: ReturnType<typeof operatorSteps>;
+const shared = useTestService();
 const clients: Client[] = [];
+const call: ReturnType<typeof httpClient> = (...args) => shared.call(...args);
 
-beforeAll(async () => {
-  svc = await startTestService();
-  call = httpClient(svc.baseUrl);
-  ops = operatorSteps(call, svc.adminToken);
-}, 600_000);
-
+// runs before the service closes (after-hooks run last-registered first)
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => undefined);
-  await svc?.close();
 });
 
 async function connect(key: string): Promise<Client> {
   const client = new Client({ name: 'agent-surface-test', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${shared.svc.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
   clients.push(client);
   return client;
 }
@@ -50,13 +43,13 @@ async function tool(client: Client, name: string, args: Record<string, unknown> 
   return { isError: res.isError === true, body: JSON.parse(text) };
 }
 
-const newOrg = async (credits?: string) => (await ops.newOrg({ name: 'Agent lab' }, credits)).id;
-const newKey = async (orgId: string, body?: Record<string, unknown>) => (await ops.newKey(orgId, body)).key;
+const newOrg = async (credits?: string) => (await shared.ops.newOrg({ name: 'Agent lab' }, credits)).id;
+const newKey = async (orgId: string, body?: Record<string, unknown>) => (await shared.ops.newKey(orgId, body)).key;
 const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
 const charsPerRow = (rows: unknown[]) => mean(rows.map((r) => JSON.stringify(r).length));
 
 /** The events of an organization's stream: a sandbox flow appends none. */
-const orgEventCount = async (orgId: string) => Number((await svc.runtime.db.query<{ n: string }>('SELECT count(*)::text AS n FROM events WHERE stream_id = $1', [`org-${orgId}`]))[0]!.n);
+const orgEventCount = async (orgId: string) => Number((await shared.svc.runtime.db.query<{ n: string }>('SELECT count(*)::text AS n FROM events WHERE stream_id = $1', [`org-${orgId}`]))[0]!.n);
 
 describe('the tool list an agent reads on every turn', () => {
   it('fits tools/list of an organization-wide key in the budget, each tool within its share, without prose in the schemas', async () => {
@@ -149,10 +142,10 @@ describe('compact answers', () => {
 describe('the sandbox runs the whole flow', () => {
   it('previews, unlocks and re-fetches synthetic rows for free over REST and MCP, with no event in the organization log', async () => {
     const orgId = await newOrg('1.00');
-    const { key } = await ops.newKey(orgId, { mode: 'test' });
+    const { key } = await shared.ops.newKey(orgId, { mode: 'test' });
     expect(key.startsWith('sk_test_')).toBe(true);
     const events = await orgEventCount(orgId);
-    const ledger = (await call('GET', `/admin/v1/organizations/${orgId}/ledger`, { admin: svc.adminToken })).body;
+    const ledger = (await call('GET', `/admin/v1/organizations/${orgId}/ledger`, { admin: shared.svc.adminToken })).body;
 
     // REST: preview -> unlock -> re-fetch, the live shapes
     const preview = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: QUERY, limit: 3 } });
@@ -216,9 +209,9 @@ describe('the sandbox runs the whole flow', () => {
 
     // nothing moved: no event in the organization's log, the same ledger and balance, replay equal to the projections
     expect(await orgEventCount(orgId)).toBe(events);
-    expect((await call('GET', `/admin/v1/organizations/${orgId}/ledger`, { admin: svc.adminToken })).body).toEqual(ledger);
-    expect(await ops.balanceOf(orgId)).toBe('1.000000');
-    const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
+    expect((await call('GET', `/admin/v1/organizations/${orgId}/ledger`, { admin: shared.svc.adminToken })).body).toEqual(ledger);
+    expect(await shared.ops.balanceOf(orgId)).toBe('1.000000');
+    const replay = await call('POST', '/admin/v1/replay', { admin: shared.svc.adminToken });
     expect([replay.status, replay.body.equal]).toEqual([200, true]);
   });
 });
@@ -232,7 +225,7 @@ describe('the mcp-remote bridge (Claude Desktop and other stdio-only hosts)', ()
     // environment variable that mcp-remote expands, so the key is in no argument
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [proxy, `${svc.baseUrl}/mcp`, '--header', 'Authorization: Bearer ${LITSEARCH_API_KEY}', '--transport', 'http-only'],
+      args: [proxy, `${shared.svc.baseUrl}/mcp`, '--header', 'Authorization: Bearer ${LITSEARCH_API_KEY}', '--transport', 'http-only'],
       env: { PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'mcp-remote-home-')), MCP_REMOTE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'mcp-remote-')), LITSEARCH_API_KEY: key },
       stderr: 'pipe',
     });
@@ -255,7 +248,11 @@ describe('the mcp-remote bridge (Claude Desktop and other stdio-only hosts)', ()
     } finally {
       await client.close();
     }
-    // the key went as a header: mcp-remote never started a sign-in of its own
-    expect(log).not.toMatch(/OAuth callback server running|Authentication required|authorization URL/i);
+    // the key went as a header (expanded by mcp-remote from its environment): it connected over Streamable HTTP and
+    // never started a sign-in of its own
+    expect(log).toContain("Replacing ${LITSEARCH_API_KEY} with environment value in header 'Authorization'");
+    expect(log).toContain('Connected to remote server using StreamableHTTPClientTransport');
+    expect(log).not.toMatch(/Authentication required|Initializing auth coordination|To authorize this client|Remote server requires authorization/);
+    expect(log).not.toContain(key);
   }, 120_000);
 });
