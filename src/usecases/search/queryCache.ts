@@ -54,6 +54,8 @@ export interface QueryPayload {
   metadataWithheld?: true;
   /** set on the record of an assisted search */
   assisted?: AssistedPayload;
+  /** a sandbox key's record: synthetic rows, free, its unlocks kept with the record (sandboxUnlocked), never in the ledger */
+  synthetic?: true;
 }
 
 export interface QueryRecord {
@@ -67,6 +69,8 @@ export interface QueryRecord {
   payload: QueryPayload;
   /** an assisted answer nobody received: its charge was refunded at this time, and it is never served again */
   refundedUndeliveredAt?: Date;
+  /** the rows of a sandbox key's synthetic preview unlocked so far */
+  sandboxUnlocked?: string[];
 }
 
 /**
@@ -87,8 +91,8 @@ export async function saveQueryRecord(db: Queryable, r: QueryRecord): Promise<vo
 }
 
 export async function loadQueryRecord(db: Queryable, queryId: string): Promise<QueryRecord | undefined> {
-  const rows = await db.query<{ query_id: string; org_id: string; key_id: string; kind: string; payload_version: number; created_at: Date | string; payload: QueryPayload | null; payload_deflated: Uint8Array | null; refunded_undelivered_at: Date | string | null }>(
-    'SELECT query_id, org_id, key_id, kind, payload_version, created_at, payload, payload_deflated, refunded_undelivered_at FROM query_records WHERE query_id = $1',
+  const rows = await db.query<{ query_id: string; org_id: string; key_id: string; kind: string; payload_version: number; created_at: Date | string; payload: QueryPayload | null; payload_deflated: Uint8Array | null; refunded_undelivered_at: Date | string | null; sandbox_unlocked: string[] | null }>(
+    'SELECT query_id, org_id, key_id, kind, payload_version, created_at, payload, payload_deflated, refunded_undelivered_at, sandbox_unlocked FROM query_records WHERE query_id = $1',
     [queryId],
   );
   const r = rows[0];
@@ -102,6 +106,7 @@ export async function loadQueryRecord(db: Queryable, queryId: string): Promise<Q
     createdAt: new Date(r.created_at),
     payload: r.payload_deflated ? (JSON.parse(inflateRawSync(r.payload_deflated).toString('utf8')) as QueryPayload) : r.payload!,
     ...(r.refunded_undelivered_at ? { refundedUndeliveredAt: new Date(r.refunded_undelivered_at) } : {}),
+    ...(r.sandbox_unlocked ? { sandboxUnlocked: r.sandbox_unlocked } : {}),
   };
 }
 

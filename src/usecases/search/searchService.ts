@@ -6,7 +6,7 @@ import { Rejection } from '../../domain/rejection.js';
 import { assertSearchPayable, totalMicros, totalTokens, chargeLines } from '../../domain/organization.js';
 import { assertCollectionsReady, prepareRetrieval, retrieve, resolveTargets, type PreparedRetrieval, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
 import { cachedUntil, freshness, loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord } from './queryCache.js';
-import { refuseSandbox, syntheticRows } from './sandbox.js';
+import { sandboxRecord, sandboxUnlockedIds, syntheticRows } from './sandbox.js';
 import { assertSearchableQuery, queryProblem } from './queryValidation.js';
 import { admitSearchRequest, guarded, takeMinuteBudget, minuteBudgetExceeded, quotaFromUsage, quotaStatus, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
 import { assertQuotaLeft } from '../../domain/queryQuota.js';
@@ -156,29 +156,30 @@ export function createSearchService(deps: ServiceDeps) {
     return { mode: auth.billingMode, tokens: 0, costMicros: 0n, balanceMicros: auth.org.balanceMicros };
   }
 
-  async function sandboxSearch(auth: AuthContext, input: SearchRequestInput, now: Date, started: number, { targets, plan }: PreparedRetrieval): Promise<SearchOutcome> {
+  /** The synthetic rows of a sandbox key's search or preview, selected by the live rules and kept as its record. */
+  async function sandboxRows(auth: AuthContext, kind: 'search' | 'preview', input: SearchRequestInput, now: Date, { targets }: PreparedRetrieval) {
     const names = targets.map((t) => t.requested.name);
     // the live rules of selection on the synthetic rows, so a sandbox integration sees min_relevance work
     const { rows, belowMinRelevance } = selectRows(syntheticRows(input.query, names, input.limit), input.selection ?? EVERY_ROW, input.limit);
     const queryId = randomUUID();
-    await saveQueryRecord(db, {
-      queryId,
-      orgId: auth.org.id,
-      keyId: auth.key.id,
-      kind: 'search',
-      payloadVersion: PAYLOAD_VERSION,
-      createdAt: now,
-      payload: { query: input.query, collections: names, rows, ...(belowMinRelevance > 0 ? { belowMinRelevance } : {}), ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}) },
-    });
+    const payload = { query: input.query, collections: names, rows, ...(belowMinRelevance > 0 ? { belowMinRelevance } : {}), ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}) };
+    await saveQueryRecord(db, sandboxRecord(auth, kind, queryId, now, payload));
+    return { queryId, rows, belowMinRelevance };
+  }
+
+  async function sandboxSearch(auth: AuthContext, input: SearchRequestInput, now: Date, started: number, prepared: PreparedRetrieval): Promise<SearchOutcome> {
+    const { queryId, rows, belowMinRelevance } = await sandboxRows(auth, 'search', input, now, prepared);
     const quota = await quotaStatus(db, auth.org, now);
     const latencyMs = performance.now() - started;
-    return { queryId, rows, belowMinRelevance, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, cachedUntil: cachedUntil(now), ...(plan ? { filtersApplied: plan.filtersApplied } : {}) };
+    return { queryId, rows, belowMinRelevance, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, cachedUntil: cachedUntil(now), ...(prepared.plan ? { filtersApplied: prepared.plan.filtersApplied } : {}) };
   }
 
   const loadOwnRecord = (auth: AuthContext, queryId: string): Promise<QueryRecord> => loadOwnQueryRecord(db, auth.key.id, queryId, clock());
 
+  /** The rows of a record its key may read in full: a search's all; a preview's those unlocked (a sandbox preview's kept with it). */
   async function unlockedFor(record: QueryRecord): Promise<Set<string>> {
     if (record.kind !== 'preview') return new Set(record.payload.rows.map((r) => r.id));
+    if (record.payload.synthetic) return sandboxUnlockedIds(record);
     return accounts.unlockedIds(record.queryId);
   }
 
@@ -268,9 +269,11 @@ export function createSearchService(deps: ServiceDeps) {
       };
     },
 
-    /** Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the first preview. */
+    /**
+     * Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the first
+     * preview. A sandbox key's preview holds synthetic rows and takes a slot of the per-minute budget, not the preview hour.
+     */
     async preview(auth: AuthContext, input: SearchRequestInput, idempotency?: { key: string; bodyHash: string }): Promise<PreviewOutcome> {
-      refuseSandbox(auth, 'preview');
       const now = clock();
       // a catalogue answer is free and records no preview, so an Idempotency-Key has nothing to hold on to
       const question = catalogueQuestionOf(input);
@@ -280,8 +283,8 @@ export function createSearchService(deps: ServiceDeps) {
         return { queryId: discovery.queryId, rows: [], belowMinRelevance: 0, unlocked: new Set(), discovery };
       }
       if (idempotency) {
-        // A replay is authorized exactly like a fresh request, before the key is claimed or its record read: sandbox
-        // (above), revocation (authentication), and here the collections of the body against this key's scope.
+        // A replay is authorized exactly like a fresh request, before the key is claimed or its record read: revocation
+        // (authentication), and here the collections of the body against this key's scope.
         resolveTargets(deps.catalog, auth, input.collections);
         const claim = await guarded('the idempotency store', () => claimIdempotencyKey(db, auth.org.id, idempotency.key, idempotency.bodyHash, now));
         if (claim.kind === 'replay') {
@@ -295,13 +298,19 @@ export function createSearchService(deps: ServiceDeps) {
             throw idempotencyKeyOfAnotherKey();
           }
           const { rows, filterWarnings, journalMetricExpansions, filtersApplied, belowMinRelevance } = record.payload;
-          return { queryId: record.queryId, rows, belowMinRelevance: belowMinRelevance ?? 0, unlocked: await accounts.unlockedIds(record.queryId), filterWarnings, journalMetricExpansions, filtersApplied, idempotency: 'replayed' };
+          return { queryId: record.queryId, rows, belowMinRelevance: belowMinRelevance ?? 0, unlocked: await unlockedFor(record), filterWarnings, journalMetricExpansions, filtersApplied, idempotency: 'replayed' };
         }
       }
       try {
         await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
         // scope, existence and filters before the preview hour: a refused preview does not use one
         const prepared = await prepareRetrieval(deps, auth, input);
+        if (auth.billingMode === 'sandbox') {
+          await admit(auth, now, false);
+          const { queryId, rows, belowMinRelevance } = await sandboxRows(auth, 'preview', input, now, prepared);
+          if (idempotency) await completeIdempotencyKey(db, auth.org.id, idempotency.key, queryId);
+          return { queryId, rows, belowMinRelevance, unlocked: new Set(), ...(prepared.plan ? { filtersApplied: prepared.plan.filtersApplied } : {}), idempotency: idempotency ? 'created' : undefined };
+        }
         await takePreviewBudget(db, auth.org, now);
         const outcome = await retrieve(deps, auth, input, prepared);
         await saveQueryRecord(db, recordOf(auth, 'preview', now, input, outcome));

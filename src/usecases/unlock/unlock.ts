@@ -20,8 +20,9 @@ import type { Accounts } from '../accounts/accounts.js';
 import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../../domain/rejection.js';
 import { isErrorCode } from '../../domain/errorCodes.js';
-import { loadOwnQueryRecord, type CachedRow } from '../search/queryCache.js';
-import { refuseSandbox } from '../search/sandbox.js';
+import { loadOwnQueryRecord, type CachedRow, type QueryRecord } from '../search/queryCache.js';
+import { unlockSandboxRows } from '../search/sandbox.js';
+import { takeMinuteBudget } from '../limits/quotas.js';
 import { remainingCost, type BillingOutcome } from '../search/searchService.js';
 import { renderFigureImages, type FigureImageRenderer, type ImageOptions } from '../figures/figureImages.js';
 
@@ -104,9 +105,32 @@ export function createUnlock(deps: UnlockDeps) {
     }
   }
 
+  /**
+   * A sandbox key's unlock: the same checks and answer, free, its rows kept with the preview's record and never in the
+   * event log or the ledger; like a live unlock it takes a slot of the per-minute budget only when it unlocks new rows.
+   */
+  async function sandboxUnlock(auth: AuthContext, record: QueryRecord, requested: string[], request: UnlockRequest): Promise<UnlockResult> {
+    const rows = record.payload.rows;
+    if (requested.some((id) => !(record.sandboxUnlocked ?? []).includes(id))) await takeMinuteBudget(deps.db, auth.org, deps.clock());
+    const { before, after } = await unlockSandboxRows(deps.db, record.queryId, requested);
+    const newlyUnlocked = new Set(requested.filter((id) => !before.has(id)));
+    const images = request.figures ? await renderFigureImages(deps.figureImages, rows, after, request.resultIds ?? [...newlyUnlocked], request.figures) : new Map<string, Map<string, string>>();
+    return {
+      queryId: record.queryId,
+      rows,
+      unlocked: after,
+      images,
+      costChargedMicros: 0n,
+      newlyUnlockedCount: newlyUnlocked.size,
+      costToUnlockRemainingMicros: 0n,
+      filterWarnings: record.payload.filterWarnings,
+      journalMetricExpansions: record.payload.journalMetricExpansions,
+      billing: { mode: auth.billingMode, tokens: 0, costMicros: 0n, balanceMicros: auth.org.balanceMicros },
+    };
+  }
+
   return {
     async unlock(auth: AuthContext, request: UnlockRequest): Promise<UnlockResult> {
-      refuseSandbox(auth, 'unlock');
       const record = await loadOwnQueryRecord(deps.db, auth.key.id, request.queryId, deps.clock());
       if (record.kind !== 'preview') throw new Rejection('VALIDATION_ERROR', `query ${request.queryId} is not a preview; only previews can be unlocked`);
       const rows = record.payload.rows;
@@ -114,6 +138,7 @@ export function createUnlock(deps: UnlockDeps) {
       const requested = request.resultIds ?? rows.map((r) => r.id);
       const unknown = requested.filter((id) => !known.has(id));
       if (unknown.length > 0) throw new Rejection('VALIDATION_ERROR', `resultIds not in preview ${request.queryId}: ${unknown.slice(0, 5).join(', ')}`);
+      if (auth.billingMode === 'sandbox' || record.payload.synthetic) return sandboxUnlock(auth, record, [...new Set(requested)], request);
 
       const callId = randomUUID();
       const run = await runWorkflow(auth, record.queryId, [...new Set(requested)], callId);
