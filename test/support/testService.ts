@@ -62,6 +62,8 @@ export async function sliceDataRoot(docs = 80): Promise<string> {
   await headMedline(join(SHARED_DATA, 'articles', 'pubmed_medline16n0902_sample.xml.gz'), join(root, 'articles', 'pubmed_medline16n0902_sample.xml.gz'), docs);
   symlinkSync(join(SHARED_DATA, 'retractions'), join(root, 'retractions'));
   symlinkSync(join(SHARED_DATA, 'journals'), join(root, 'journals'));
+  // the slices' passages are the demo's: their shipped vectors answer for them, as on a first start
+  symlinkSync(join(SHARED_DATA, 'vectors'), join(root, 'vectors'));
   return root;
 }
 
