@@ -4,7 +4,9 @@ import type { CatalogEntry } from '../../domain/catalog.js';
 import { formatCredits } from '../../domain/money.js';
 import type { SearchRequestInput } from '../../usecases/search/pipeline.js';
 import { DEFAULT_IMAGE_OPTIONS, searchFigureImages } from '../../usecases/figures/figureImages.js';
-import { searchBody, previewResponse, unlockResponse, resultsBody, selectionOf } from '../../http/presenters/searchPresenters.js';
+import type { z } from 'zod';
+import type { ListRequest } from '../../usecases/search/searchService.js';
+import { searchBody, previewResponse, unlockResponse, resultsBody, searchRequestOf } from '../../http/presenters/searchPresenters.js';
 import { parseOr422, unlockBody, requestedCollections } from '../../http/schemas.js';
 import { boundPreviewSearchArgs, boundSearchArgs, boundSearchSchema, confirmArgs, confirmSchema, getResultsArgs, getResultsSchema, previewArgs, previewSchema, previewSearchArgs, searchArgs, searchSchema } from '../toolSchemas.js';
 import { BOUND_SEARCH, bad, billedAnswer, queryIdOf, refuseCollectionArgument, withReferenceNames, type ToolContext, type ToolDefinition } from '../toolKit.js';
@@ -12,18 +14,18 @@ import { BOUND_SEARCH, bad, billedAnswer, queryIdOf, refuseCollectionArgument, w
 /** A search, as `search` (bound null: the collections in the arguments) or as `search-<bound>`. */
 async function search({ deps, auth, request }: ToolContext, args: unknown, bound: string | null) {
   let collections: string[];
-  let body: { query: string; limit: number; filters?: unknown; include_metadata: boolean; include_figures: boolean; image_max_width: number; image_max_height: number; image_quality: number; min_relevance: number; one_per_document: boolean };
+  let body: z.output<typeof searchArgs>;
   if (bound === null) {
-    const parsed = parseOr422(searchArgs, args);
-    collections = requestedCollections(parsed);
-    body = parsed;
+    body = parseOr422(searchArgs, args);
+    collections = requestedCollections(body);
   } else {
     refuseCollectionArgument(args);
     body = parseOr422(boundSearchArgs, args);
     collections = [bound];
   }
   const endpoint = bound === null ? 'mcp:search' : `mcp:${BOUND_SEARCH}${bound}`;
-  const outcome = await deps.search.search(auth, { collections, query: body.query, limit: body.limit, filters: body.filters ?? null, includeMetadata: body.include_metadata, selection: selectionOf(body) }, endpoint, request.requestId);
+  const { input, list } = searchRequestOf(collections, body, body.max_cost);
+  const outcome = await deps.search.search(auth, { ...input, includeMetadata: body.include_metadata }, endpoint, request.requestId, list);
   const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
   const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
   return billedAnswer(auth, searchBody(outcome, body.include_metadata, images), outcome.billing);
@@ -52,18 +54,17 @@ export const previewTool: ToolDefinition = {
   inputSchema: previewSchema,
   run: async ({ deps, auth }, args) => {
     const { tool_name, arguments: a } = parseOr422(previewArgs, args);
-    let input: SearchRequestInput;
+    let request: { input: SearchRequestInput; list: ListRequest };
     if (tool_name === 'search') {
       const body = parseOr422(previewSearchArgs, a);
-      input = { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters ?? null, selection: selectionOf(body) };
+      request = searchRequestOf(requestedCollections(body), body);
     } else if (tool_name.startsWith(BOUND_SEARCH) && tool_name.length > BOUND_SEARCH.length) {
       refuseCollectionArgument(a);
-      const body = parseOr422(boundPreviewSearchArgs, a);
-      input = { collections: [tool_name.slice(BOUND_SEARCH.length)], query: body.query, limit: body.limit, filters: body.filters ?? null, selection: selectionOf(body) };
+      request = searchRequestOf([tool_name.slice(BOUND_SEARCH.length)], parseOr422(boundPreviewSearchArgs, a));
     } else {
       throw bad(`tool_name: only searches are previewable ("search" or "search-<name>"), not "${tool_name}"`);
     }
-    const outcome = await deps.search.preview(auth, input);
+    const outcome = await deps.search.preview(auth, request.input, undefined, request.list);
     return { ...withReferenceNames(previewResponse(outcome)), workflow: outcome.rows.some((r) => !outcome.unlocked.has(r.id)) ? 'requires_confirm' : 'complete' };
   },
 };
