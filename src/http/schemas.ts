@@ -15,14 +15,14 @@ export function requestedCollections(body: { collection?: string | null; collect
 }
 
 const limit = z.number().int().min(1, 'limit must be between 1 and 30').max(30, 'limit must be between 1 and 30');
-const query = z.string().max(1000, 'query must be at most 1000 characters').meta({ description: 'The search text; it must carry enough to search on (422 INVALID_QUERY otherwise). Short identifiers are fine. Send exactly one of query and like.' });
+const query = z.string().max(1000, 'query must be at most 1000 characters').meta({ description: 'The search text; it must carry enough to search on (422 INVALID_QUERY otherwise). Short identifiers are fine.' });
 const like = z
-  .strictObject({ work: z.string().trim().min(1, 'like.work must not be empty').max(300, 'like.work must be at most 300 characters').meta({ description: "a result's doc_id, a DOI, pmid:NNN or an OpenAlex W-id" }) })
-  .meta({ description: 'Instead of query: the works nearest this one (itself excluded).' });
-const sort = z.enum(SORT_ORDERS).optional().meta({ description: `Order of the rows; default relevance. Other orders rank the candidates passing min_relevance (default ${SORTED_DEFAULT_MIN_RELEVANCE} when sorted).` });
-const cursor = z.string().min(1).max(200).optional().meta({ description: 'nextCursor of the previous page of the same request.' });
+  .strictObject({ work: z.string().trim().min(1, 'like.work must not be empty').max(300, 'like.work must be at most 300 characters').meta({ description: 'doc_id, DOI, pmid:N or OpenAlex W-id' }) })
+  .meta({ description: 'Instead of query: works nearest this one.' });
+const sort = z.enum(SORT_ORDERS).optional().meta({ description: `Default relevance; other orders: min_relevance default ${SORTED_DEFAULT_MIN_RELEVANCE}.` });
+const cursor = z.string().min(1).max(200).optional().meta({ description: 'nextCursor of the previous page.' });
 const credits = (name: string) => z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, `${name} must be a decimal string of credits such as "0.50"`);
-const maxCost = (name: string) => credits(name).optional().meta({ description: 'Most this call may charge, in credits; rows best first while they fit.' });
+const maxCost = (name: string) => credits(name).optional().meta({ description: 'Most this call charges, in credits.' });
 
 /** Exactly one of query and like (422 naming the fix otherwise). */
 function oneOfQueryAndLike(b: { query?: string | null; like?: unknown }, ctx: z.RefinementCtx): void {
