@@ -3,8 +3,8 @@
 // searches near a work instead of a query. A free preview of 30 rows is the reference for the ranked list.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { mcpClient as connectMcp, tool } from '../support/mcpTools.js';
 import { ENGINES, httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
 import { SORTED_DEFAULT_MIN_RELEVANCE } from '../../src/usecases/search/sortOrder.js';
 
@@ -47,20 +47,7 @@ async function reference(key: string, body: Record<string, unknown>): Promise<Ro
   return res.body.results as Row[];
 }
 
-async function mcpClient(key: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${svc.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
-  const client = new Client({ name: 'lists-test', version: '0.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
-
-async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<any> {
-  const res = await client.callTool({ name, arguments: args });
-  const text = (res.content as { text: string }[])[0]!.text;
-  expect(res.isError, text).not.toBe(true);
-  return JSON.parse(text);
-}
+const mcpClient = (key: string) => connectMcp(svc.baseUrl, key, clients);
 
 describe.each(ENGINES)('on the %s engine', (engine) => {
   beforeAll(async () => {
