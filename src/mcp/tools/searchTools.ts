@@ -50,7 +50,7 @@ export const boundSearchTool = (entry: CatalogEntry): ToolDefinition => ({
 export const previewTool: ToolDefinition = {
   name: 'preview',
   description:
-    'Free (50 per hour per organization, shared with POST /api/v1/search/preview). Runs a search (`tool_name` "search" or a "search-<name>", with that tool\'s selection arguments: query, limit, filters, min_relevance, one_per_document, and collection/collections for "search") and returns locked teasers, each row\'s relevance and cost to unlock, and a `queryId` unlockable with confirm for 7 days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is already in hand.',
+    'Free (50 per hour per organization, shared with POST /api/v1/search/preview). Runs a search (`tool_name` "search" or a "search-<name>", with that tool\'s selection arguments: query or like, limit, filters, min_relevance, one_per_document, sort, cursor, and collection/collections for "search") and returns locked teasers, each row\'s relevance and cost to unlock, and a `queryId` unlockable with confirm for 7 days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is already in hand.',
   inputSchema: previewSchema,
   run: async ({ deps, auth }, args) => {
     const { tool_name, arguments: a } = parseOr422(previewArgs, args);
