@@ -145,6 +145,21 @@ describe.each(ENGINES)('on the %s engine', (engine) => {
         expect([res.status, res.body.error?.message], JSON.stringify(body)).toEqual([status, expect.stringContaining('cursor')]);
       }
       expect(await ops.balanceOf(orgId)).toBe(before);
+
+      // another key of the organization may continue the list, as its own page (its own queryId and charge); a key
+      // that cannot reach the collection, or a sandbox key, may not
+      const mate = await ops.newKey(orgId);
+      const mine = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: QUERY, limit: 3, cursor: first.body.nextCursor } });
+      const theirs = await call('POST', '/api/v1/search/query', { key: mate.key, body: { collection: 'scifact', query: QUERY, limit: 3, cursor: first.body.nextCursor } });
+      expect([theirs.status, ids(theirs.body.results)]).toEqual([200, ids(mine.body.results)]);
+      expect(theirs.body.queryId).not.toBe(mine.body.queryId);
+      expect(theirs.headers.get('x-query-cost')).toBe(mine.headers.get('x-query-cost'));
+      const scoped = await ops.newKey(orgId, { mode: 'live', collections: ['openalex-synergy'] });
+      const sandbox = await ops.newKey(orgId, { mode: 'test' });
+      for (const [k, status] of [[scoped.key, 403], [sandbox.key, 422]] as const) {
+        const res = await call('POST', '/api/v1/search/query', { key: k, body: { collection: 'scifact', query: QUERY, limit: 3, cursor: first.body.nextCursor } });
+        expect(res.status, JSON.stringify(res.body)).toBe(status);
+      }
     });
   });
 

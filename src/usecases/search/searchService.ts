@@ -274,12 +274,16 @@ export function createSearchService(deps: ServiceDeps) {
    * page it asks for when an identical call already made it. One round trip, and only when a cursor is sent.
    */
   async function continuation(auth: AuthContext, kind: 'search' | 'preview', input: SearchRequestInput, cursor: string, fingerprint: string, now: Date): Promise<{ queryId: string; exclusion: PageExclusion; existing?: QueryRecord }> {
+    // a sandbox key's lists are synthetic and end on their first page: a live list's cursor is nothing to it
+    if (auth.billingMode === 'sandbox') throw new Rejection('VALIDATION_ERROR', 'cursor: sandbox results have a single page; send no cursor', { field: 'cursor' });
+    // the key must still reach the collections (its scope may have narrowed since the page before)
+    resolveTargets(deps.catalog, auth, input.collections);
     const previousId = queryIdOfCursor(cursor);
-    const queryId = nextPageQueryId(previousId, input.limit, input.maxCostMicros);
+    const queryId = nextPageQueryId(previousId, auth.key.id, input.limit, input.maxCostMicros);
     const [previous, existing] = await guarded('the query store', () => loadQueryRecordPair(db, previousId, queryId));
     const state = assertContinues(previous && { orgId: previous.orgId, kind: previous.kind, page: previous.payload.page, fresh: freshness(previous, now) === 'fresh' }, auth.org.id, kind, fingerprint);
     const exclusion = exclusionAfter(state, previous!.payload.rows, input.selection?.onePerDocument ?? false);
-    return { queryId, exclusion, ...(existing && existing.orgId === auth.org.id && freshness(existing, now) === 'fresh' ? { existing } : {}) };
+    return { queryId, exclusion, ...(existing && existing.keyId === auth.key.id && freshness(existing, now) === 'fresh' ? { existing } : {}) };
   }
 
   /** The request with its like-work resolved (scope and existence of the collections first, then 404 WORK_NOT_FOUND). */
