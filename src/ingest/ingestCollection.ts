@@ -18,6 +18,8 @@ import { DEMO_FIGURES_VERSION, renderDemoFigures } from './figures/demoFigures.j
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 export const PIPELINE_VERSION = 1;
 const DEFAULT_BATCH_SIZE = 64;
+/** Bump a reader's entry when what it reads changes (2: OpenAlex works keep cited_by_count); its collections re-ingest on the next start. */
+const READER_VERSIONS: Partial<Record<PlainCollection['source']['reader'], number>> = { openalex: 2 };
 /**
  * Chunks handed to the embedder at once: it spreads them over its workers, longest first so they finish together,
  * while the window before is indexed. (With batches of several texts it also sorts them by length: SciFact, batches
@@ -263,6 +265,8 @@ export function pipelineInputs(options: { collection: PlainCollection; tokenizer
       : null,
     // only present when on, so collections without figures keep their fingerprint
     ...(collection.demoFigures && options.figureDir ? { demoFigures: DEMO_FIGURES_VERSION } : {}),
+    // only for readers whose output changed, so the other collections keep theirs (and their vectors)
+    ...(READER_VERSIONS[collection.source.reader] !== undefined ? { reader: READER_VERSIONS[collection.source.reader] } : {}),
   };
 }
 

@@ -25,6 +25,8 @@ export interface ChunkMetadata {
   open_access?: boolean | null;
   license?: string | null;
   figures?: FigureRef[] | null;
+  /** works citing this one, where the source counts them (OpenAlex) */
+  cited_by_count?: number | null;
   [field: string]: unknown;
 }
 

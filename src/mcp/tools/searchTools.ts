@@ -4,7 +4,9 @@ import type { CatalogEntry } from '../../domain/catalog.js';
 import { formatCredits } from '../../domain/money.js';
 import type { SearchRequestInput } from '../../usecases/search/pipeline.js';
 import { DEFAULT_IMAGE_OPTIONS, searchFigureImages } from '../../usecases/figures/figureImages.js';
-import { searchBody, previewResponse, unlockResponse, resultsBody, selectionOf } from '../../http/presenters/searchPresenters.js';
+import type { z } from 'zod';
+import type { ListRequest } from '../../usecases/search/searchService.js';
+import { searchBody, previewResponse, unlockResponse, resultsBody, searchRequestOf } from '../../http/presenters/searchPresenters.js';
 import { parseOr422, unlockBody, requestedCollections } from '../../http/schemas.js';
 import { boundPreviewSearchArgs, boundSearchArgs, boundSearchSchemas, confirmArgs, confirmSchemas, getResultsArgs, getResultsSchemas, previewArgs, previewSchemas, previewSearchArgs, searchArgs, searchSchemas } from '../toolSchemas.js';
 import { BOUND_SEARCH, bad, billedAnswer, queryIdOf, refuseCollectionArgument, takeFullMetadata, withReferenceNames, type ToolContext, type ToolDefinition } from '../toolKit.js';
@@ -14,18 +16,18 @@ import { withRowShape } from '../compactRows.js';
 async function search({ deps, auth, request }: ToolContext, givenArgs: unknown, bound: string | null) {
   const { rest: args, full } = takeFullMetadata(givenArgs);
   let collections: string[];
-  let body: { query: string; limit: number; filters?: unknown; include_metadata: boolean; include_figures: boolean; image_max_width: number; image_max_height: number; image_quality: number; min_relevance: number; one_per_document: boolean };
+  let body: z.output<typeof searchArgs>;
   if (bound === null) {
-    const parsed = parseOr422(searchArgs, args);
-    collections = requestedCollections(parsed);
-    body = parsed;
+    body = parseOr422(searchArgs, args);
+    collections = requestedCollections(body);
   } else {
     refuseCollectionArgument(args);
     body = parseOr422(boundSearchArgs, args);
     collections = [bound];
   }
   const endpoint = bound === null ? 'mcp:search' : `mcp:${BOUND_SEARCH}${bound}`;
-  const outcome = await deps.search.search(auth, { collections, query: body.query, limit: body.limit, filters: body.filters ?? null, includeMetadata: body.include_metadata, selection: selectionOf(body) }, endpoint, request.requestId);
+  const { input, list } = searchRequestOf(collections, body, body.max_cost);
+  const outcome = await deps.search.search(auth, { ...input, includeMetadata: body.include_metadata }, endpoint, request.requestId, list);
   const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
   const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
   return withRowShape(billedAnswer(auth, searchBody(outcome, body.include_metadata, images), outcome.billing), full);
@@ -56,22 +58,21 @@ export const previewTool: ToolDefinition = {
   name: 'preview',
   description: 'Free (50 per hour): runs a search tool with its `arguments` and returns locked teasers with relevance and cost; buy rows with confirm.',
   details:
-    '`tool_name` is "search" or a "search-<name>"; its selection arguments apply (query, limit, filters, min_relevance, one_per_document, collection/collections for "search"). The hourly limit is per organization, shared with the REST preview. The `queryId` is unlockable with confirm for 7 days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is already in hand.',
+    '`tool_name` is "search" or a "search-<name>"; its selection arguments apply (query or like, limit, filters, min_relevance, one_per_document, sort, cursor, collection/collections for "search"). The hourly limit is per organization, shared with the REST preview. The `queryId` is unlockable with confirm for 7 days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is already in hand.',
   schemas: previewSchemas,
   run: async ({ deps, auth }, args) => {
     const { tool_name, arguments: a, full_metadata: full } = parseOr422(previewArgs, args);
-    let input: SearchRequestInput;
+    let request: { input: SearchRequestInput; list: ListRequest };
     if (tool_name === 'search') {
       const body = parseOr422(previewSearchArgs, a);
-      input = { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters ?? null, selection: selectionOf(body) };
+      request = searchRequestOf(requestedCollections(body), body);
     } else if (tool_name.startsWith(BOUND_SEARCH) && tool_name.length > BOUND_SEARCH.length) {
       refuseCollectionArgument(a);
-      const body = parseOr422(boundPreviewSearchArgs, a);
-      input = { collections: [tool_name.slice(BOUND_SEARCH.length)], query: body.query, limit: body.limit, filters: body.filters ?? null, selection: selectionOf(body) };
+      request = searchRequestOf([tool_name.slice(BOUND_SEARCH.length)], parseOr422(boundPreviewSearchArgs, a));
     } else {
       throw bad(`tool_name: only searches are previewable ("search" or "search-<name>"), not "${tool_name}"`);
     }
-    const outcome = await deps.search.preview(auth, input);
+    const outcome = await deps.search.preview(auth, request.input, undefined, request.list);
     return { ...withRowShape(withReferenceNames(previewResponse(outcome)), full === true), workflow: outcome.rows.some((r) => !outcome.unlocked.has(r.id)) ? 'requires_confirm' : 'complete' };
   },
 };
