@@ -13,7 +13,6 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
 const LEAN_DROPS = new Set(['description', 'deprecated', 'title', 'examples', '$schema', 'maxLength', 'minLength', 'maxItems', 'minItems', 'pattern', 'additionalProperties', 'propertyNames']);
 
 /** A default that says nothing: false, or an empty object. */
-const emptyDefault = (value: unknown) => value === false || (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0);
 
 /** `anyOf: [X, {type: null}]` read as X: null means "absent" to every tool here. */
 function withoutNullBranch(node: Record<string, unknown>): Record<string, unknown> {
@@ -27,35 +26,39 @@ function withoutNullBranch(node: Record<string, unknown>): Record<string, unknow
 
 /**
  * What tools/list shows of a tool's arguments: every agent pays for each character on every turn, so the listed schema
- * keeps the names, types, enums, bounds and defaults that say what to send, and leaves out prose (inspect-tool gives
- * the full schema), `omit`ted options (aliases, rarely used ones), string lengths, empty defaults, null branches, and
+ * keeps the names, types, enums and bounds that say what to send, and leaves out prose (inspect-tool gives the full
+ * schema), `omit`ted options (aliases, rarely used ones), string lengths, defaults, null branches, an object argument's
+ * own type and required list (its fields say it), and
  * `additionalProperties` (the tool refuses an unknown field itself, naming it). Options added later to a REST body
  * appear here without their prose, so they stay within the tool list's budget.
  */
 export function leanSchema(schema: Record<string, unknown>, omit: readonly string[] = []): Record<string, unknown> {
-  const walk = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(walk);
+  const walk = (node: unknown, nested: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((n) => walk(n, nested));
     if (!node || typeof node !== 'object') return node;
     const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(withoutNullBranch(node as Record<string, unknown>))) {
-      if (LEAN_DROPS.has(key) || (key === 'default' && emptyDefault(value))) continue;
+    const fields = withoutNullBranch(node as Record<string, unknown>);
+    for (const [key, value] of Object.entries(fields)) {
+      if (LEAN_DROPS.has(key) || key === 'default') continue;
+      // an object argument (like: {work}) lists its fields; its type and required list go without saying
+      if (nested && 'properties' in fields && (key === 'type' || key === 'required')) continue;
       if (key === 'properties' && value && typeof value === 'object' && !Array.isArray(value)) {
         const properties = value as Record<string, unknown>;
-        out[key] = Object.fromEntries(Object.entries(properties).filter(([name]) => !omit.includes(name)).map(([name, p]) => [name, walk(p)]));
+        out[key] = Object.fromEntries(Object.entries(properties).filter(([name]) => !omit.includes(name)).map(([name, p]) => [name, walk(p, true)]));
       } else {
-        out[key] = walk(value);
+        out[key] = walk(value, nested);
       }
     }
     return out;
   };
-  return walk(schema) as Record<string, unknown>;
+  return walk(schema, false) as Record<string, unknown>;
 }
 
 /**
  * The options a tool still takes but does not list (inspect-tool shows them): the reference SDK's camelCase aliases of
- * the search options, image sizing, a deprecated alias, and the metadata switch (`full_metadata` chooses the rows' shape).
+ * the search options, figures and their sizing, a deprecated alias, and the metadata switch (`full_metadata` chooses the rows' shape).
  */
-const UNLISTED_OPTIONS = ['includeMetadata', 'includeFigures', 'image_max_width', 'image_max_height', 'image_quality', 'imageMaxWidth', 'imageMaxHeight', 'imageQuality', 'includeImages', 'include_metadata'];
+const UNLISTED_OPTIONS = ['include_figures', 'includeMetadata', 'includeFigures', 'image_max_width', 'image_max_height', 'image_quality', 'imageMaxWidth', 'imageMaxHeight', 'imageQuality', 'includeImages', 'include_metadata'];
 
 /** `full_metadata`: the MCP answers' row shape (compact by default); an MCP-only argument, taken off before the REST schema checks the rest. */
 export const FULL_METADATA = 'full_metadata';

@@ -10,7 +10,7 @@ import { takeFullMetadata, type McpDeps } from '../../src/mcp/toolKit.js';
 import { toolsFor } from '../../src/mcp/tools.js';
 
 describe('leanSchema', () => {
-  it('keeps what says what to send and drops prose, string lengths, null branches, empty defaults and omitted options', () => {
+  it('keeps what says what to send and drops prose, string lengths, null branches, defaults, an object argument\'s own type and required list, and omitted options', () => {
     const full = {
       type: 'object',
       description: 'a body',
@@ -23,6 +23,7 @@ describe('leanSchema', () => {
         flag: { type: 'boolean', default: false },
         args: { type: 'object', default: {}, propertyNames: { type: 'string' } },
         imageQuality: { type: 'integer', description: 'an alias' },
+        like: { type: 'object', properties: { work: { type: 'string', maxLength: 300 } }, required: ['work'], description: 'a work' },
       },
       required: ['query'],
       additionalProperties: false,
@@ -31,12 +32,13 @@ describe('leanSchema', () => {
       type: 'object',
       properties: {
         query: { type: 'string' },
-        limit: { type: 'integer', minimum: 1, maximum: 30, default: 10 },
-        mode: { type: 'string', enum: ['a', 'b'], default: 'a' },
+        limit: { type: 'integer', minimum: 1, maximum: 30 },
+        mode: { type: 'string', enum: ['a', 'b'] },
         ids: { type: 'array', items: { type: 'string' } },
         either: { anyOf: [{ type: 'string' }, { type: 'number' }] },
         flag: { type: 'boolean' },
         args: { type: 'object' },
+        like: { properties: { work: { type: 'string' } } },
       },
       required: ['query'],
     });

@@ -168,7 +168,7 @@ describe('tools/list per key', () => {
     expect(names).toEqual([...FIXED_TOOLS, ...collections.map((c: string) => `search-${c}`)]);
     // the reference service's argument names
     const schemaOf = async (name: string) => (await wide.listTools()).tools.find((t) => t.name === name)!.inputSchema;
-    expect(Object.keys((await schemaOf('confirm')).properties!).sort()).toEqual(['full_metadata', 'include_figures', 'queryId', 'query_id', 'result_ids']);
+    expect(Object.keys((await schemaOf('confirm')).properties!).sort()).toEqual(['full_metadata', 'queryId', 'query_id', 'result_ids']);
     expect(Object.keys((await schemaOf('preview')).properties!).sort()).toEqual(['arguments', 'full_metadata', 'tool_name']);
     expect(Object.keys((await schemaOf('call-tool')).properties!).sort()).toEqual(['arguments', 'tool_name']);
     expect(Object.keys((await schemaOf('inspect-tool')).properties!)).toEqual(['tool_name']);
