@@ -555,6 +555,9 @@ rm -rf "$CACHE/tmp"
 cleanup_actions=()
 step_name=""
 say "disk used by the cache ($CACHE):"
-du -sh "$CACHE"/temporal "$CACHE"/opensearch "$CACHE"/temporal-test-server "$CACHE"/m2 2>/dev/null | sed 's/^/[provision]   /'
+# only the folders this run's purpose filled (a service-only cache has no OpenSearch or Maven folder)
+for dir in temporal opensearch temporal-test-server m2; do
+  if [[ -d $CACHE/$dir ]]; then du -sh "$CACHE/$dir" | sed "s/^/[provision]   /"; fi
+done
 say "  total: $(du -sh "$CACHE" | cut -f1)"
 say "provisioning finished in $(elapsed_since "$script_start")s"
