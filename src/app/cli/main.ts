@@ -57,6 +57,8 @@ const USAGE = `usage: litsearch <command> [options]
                                            running service answers (upsert: add, change, delete by document; replace:
                                            the collection becomes exactly the files); prints the ingestion id
   ingestion show INGESTION_ID              an ingestion's state and counts (documents added, updated, deleted, unchanged)
+  ingestion cancel INGESTION_ID            stop a running ingestion (recorded failed: cancelled); its collection can be
+                                           ingested again or retired
   retractions load FILE...                 load newer retraction lists (Retraction Watch .csv, open-retractions
                                            .jsonl[.gz]; relative paths under DATA_ROOT): their works leave search
                                            results without re-ingesting; retractions/check answers from them
@@ -135,6 +137,7 @@ const ARGUMENTS: Record<string, string[]> = {
   'meta-collection set': ['NAME'],
   'collection ingest': ['NAME'],
   'ingestion show': ['INGESTION_ID'],
+  'ingestion cancel': ['INGESTION_ID'],
 };
 
 /** Refuses a known command given too few, too many or empty positional arguments, naming what it takes. */
@@ -220,6 +223,7 @@ function remoteOperations(remote: Remote): CliOperations {
     defineMetaCollection: async (name, body) => ({ metaCollection: (await call('PUT', `/meta-collections/${encodeURIComponent(name)}`, body, [200, 201])) as never, created: false }),
     ingestCollection: (collection, request) => call('POST', `/collections/${encodeURIComponent(collection)}/ingest`, request, [202]) as never,
     ingestion: (ingestionId) => call('GET', `/ingestions/${encodeURIComponent(ingestionId)}`) as never,
+    cancelIngestion: (ingestionId) => call('POST', `/ingestions/${encodeURIComponent(ingestionId)}/cancel`) as never,
   };
 }
 
@@ -494,6 +498,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       },
       'ingestion show': async () => {
         print(await ops.ingestion(rest[0]!));
+        return 0;
+      },
+      'ingestion cancel': async () => {
+        print(await ops.cancelIngestion(rest[0]!));
         return 0;
       },
       'retractions load': async () => {

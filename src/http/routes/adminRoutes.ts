@@ -144,6 +144,9 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
     ctx.status = 202;
     ctx.body = await ops.ingestCollection(ctx.params.name!, body, (ctx.state as RequestState).requestId);
   });
+  router.post('/ingestions/:ingestionId/cancel', async (ctx) => {
+    ctx.body = await ops.cancelIngestion(ctx.params.ingestionId!);
+  });
   router.get('/ingestions/:ingestionId', async (ctx) => {
     ctx.body = await ops.ingestion(ctx.params.ingestionId!);
   });

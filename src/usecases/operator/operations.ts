@@ -320,6 +320,18 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     defineMetaCollection: (name: string, body: Omit<MetaCollectionDefinition, 'name'>) => collections().defineMeta(name, body, OPERATOR),
     ingestCollection: (collection: string, request: { files: string[]; mode: IngestionMode }, requestId?: string): Promise<{ ingestionId: string }> =>
       requireIngestions().start({ collection, files: request.files, mode: request.mode }, OPERATOR, requestId),
+    /**
+     * Cancels a running ingestion: its workflow stops and it is recorded failed ("cancelled: ..."), so its collection
+     * can be ingested again or retired; 404 for an unknown id, 409 for one that has already ended.
+     */
+    cancelIngestion: async (ingestionId: string): Promise<IngestionStatus> => {
+      const ingestions = requireIngestions();
+      const status = await ingestions.get(ingestionId);
+      if (!status) throw new Rejection('NOT_FOUND', `ingestion ${ingestionId} not found`);
+      if (status.state !== 'running') throw new Rejection('CONFLICT', `ingestion ${ingestionId} has already ended (${status.state}); nothing to cancel`, { state: status.state });
+      await ingestions.cancel(ingestionId, 'by the operator', OPERATOR);
+      return (await ingestions.get(ingestionId)) ?? status;
+    },
     ingestion: async (ingestionId: string): Promise<IngestionStatus> => {
       const status = await requireIngestions().get(ingestionId);
       if (!status) throw new Rejection('NOT_FOUND', `ingestion ${ingestionId} not found`);
