@@ -5,11 +5,13 @@
 // to customers is bounded; Retraction Watch's own export (capitalised headers) loads, and a list of which no row parses
 // fails saying why; content is uploaded over HTTP and named by a definition and an ingestion.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sliceDataRoot, startWithCustomer, untilIngested, type httpClient, type TestService } from '../support/testService.js';
+import { runCli } from '../support/cliProcess.js';
 import { jsonl, plainCollection, writeCollectionsConfig, writeJsonl, type CollectionEntry } from '../support/operatorContent.js';
 
 const NOTES = [
@@ -40,7 +42,7 @@ describe('operator surfaces', () => {
     symlinkSync('/dev/zero', join(dataRoot, 'zero.jsonl'));
     execFileSync('mkfifo', [join(dataRoot, 'pipe.jsonl')]);
     // ingestion batches pause after their commit, so a running ingestion can be caught and cancelled
-    ({ svc, call, key } = await startWithCustomer({ dataRoot, collectionsConfig: writeCollectionsConfig([definition('dune-notes', ['dune-notes.jsonl'])]), env: { FAULT_INGEST_BATCH_DELAY_MS: '4000' } }, '10.00'));
+    ({ svc, call, key } = await startWithCustomer({ dataRoot, collectionsConfig: writeCollectionsConfig([definition('dune-notes', ['dune-notes.jsonl'])]), env: { FAULT_INGEST_BATCH_DELAY_MS: '4000', UPLOAD_MAX_MB: '1' } }, '10.00'));
     admin = svc.adminToken;
   }, 600_000);
 
@@ -157,5 +159,51 @@ describe('operator surfaces', () => {
     expect(wrong.body.error.message).not.toContain('"code"'); // no validation dump
     expect(wrong.body.error.message).not.toContain(dataRoot);
   });
-});
 
+  const upload = (name: string, body: string | Buffer, as: { admin?: string; key?: string } = { admin }) =>
+    fetch(`${svc.baseUrl}/admin/v1/uploads/${name}`, { method: 'PUT', headers: { Authorization: `Bearer ${as.admin ?? as.key}`, 'Content-Type': 'application/octet-stream' }, body }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+
+  it('takes content over HTTP: streamed into the data root, checksummed, named by a definition and an ingestion', async () => {
+    const text = jsonl(NOTES);
+    const sha256 = createHash('sha256').update(text).digest('hex');
+    const stored = await upload('dunes-upload.jsonl', text);
+    expect(stored.status).toBe(201);
+    expect(stored.body).toEqual({ name: 'dunes-upload.jsonl', file: 'uploads/dunes-upload.jsonl', bytes: Buffer.byteLength(text), sha256 });
+    const created = await define(definition('dune-uploaded', ['uploads/dunes-upload.jsonl']));
+    expect(created.status).toBe(201);
+    expect(await untilIngested(call, admin, created.body.ingestionId)).toMatchObject({ state: 'completed', documentsAdded: 2 });
+    const more = jsonl([...NOTES, { id: 'dune-3', title: 'Beach nourishment', text: 'Sand placed on eroding beaches washed away within two winters.' }]);
+    const replaced = await upload('dunes-upload.jsonl', more);
+    expect([replaced.status, replaced.body.sha256]).toEqual([200, createHash('sha256').update(more).digest('hex')]);
+    const again = await ingest('dune-uploaded', ['uploads/dunes-upload.jsonl']);
+    expect(await untilIngested(call, admin, again.body.ingestionId)).toMatchObject({ state: 'completed', documentsAdded: 1, documentsUnchanged: 2 });
+  });
+
+  it('refuses bad upload names, bodies over the limit (leaving nothing behind) and callers without the operator token', async () => {
+    for (const name of ['.hidden', 'a..b', '-dash', 'with%20space', 'x'.repeat(129)]) {
+      const res = await upload(name, 'x');
+      expect([res.status, res.body.error.code], name).toEqual([422, 'VALIDATION_ERROR']);
+    }
+    // an encoded "/" or a dot segment is no canonical path
+    for (const name of ['a%2Fb', '..', '%2E%2E']) expect((await upload(name, 'x')).status, name).toBe(404);
+    const big = await upload('too-big.jsonl', Buffer.alloc(1024 * 1024 + 1, 'a'));
+    expect([big.status, big.body.error.code]).toEqual([422, 'VALIDATION_ERROR']);
+    expect(big.body.error.message).toContain('1048576-byte limit');
+    const uploads = join(dataRoot, 'uploads');
+    expect(existsSync(uploads) ? readdirSync(uploads).filter((f) => f.includes('too-big')) : []).toEqual([]);
+    expect((await upload('no-token.jsonl', 'x', { key })).status).toBe(401);
+    expect((await upload('no-token.jsonl', 'x', { admin: 'wrong-token-0123456789' })).status).toBe(401);
+  });
+
+  it('the CLI with --url uploads the local files a definition and an ingestion name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-upload-'));
+    writeFileSync(join(dir, 'cli-dunes.jsonl'), jsonl(NOTES));
+    const file = join(dir, 'cli-dunes.json');
+    writeFileSync(file, JSON.stringify(definition('dune-cli', ['cli-dunes.jsonl'])));
+    const added = await runCli('collection', 'add', file, '--url', svc.baseUrl, '--admin-token', admin);
+    expect(added.code).toBe(0);
+    expect(added.err).toContain('uploaded cli-dunes.jsonl as uploads/cli-dunes.jsonl');
+    const { ingestionId } = JSON.parse(added.out) as { ingestionId: string };
+    expect(await untilIngested(call, admin, ingestionId)).toMatchObject({ state: 'completed', files: ['uploads/cli-dunes.jsonl'], documentsAdded: 2 });
+  });
+});

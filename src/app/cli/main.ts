@@ -2,8 +2,10 @@
 // server named by --url (or LITSEARCH_URL), else of the server running on this data directory, else opens that
 // directory's store directly; a store that does not exist is created only when asked (--init). Its environment is read
 // once, at the entry (the last lines), through src/app/config.ts.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { loadConfig, operatorTargetFrom, storeLocationFrom, type OperatorTarget, type StoreLocation } from '../config.js';
@@ -17,6 +19,7 @@ import { runBuildJournals } from '../../journals/build.js';
 import { runComputeBounds } from '../../journals/bounds.js';
 import { JOURNAL_BOUNDS_FILE, JOURNALS_FILE } from '../../filters/planner.js';
 import { ledgerCsv } from '../../usecases/operator/ledgerCsv.js';
+import type { StoredUpload } from '../../usecases/operator/uploads.js';
 import { createLiveRetractions } from '../../ingest/liveRetractions.js';
 import type { BillingMode } from '../../domain/events.js';
 
@@ -59,6 +62,10 @@ const USAGE = `usage: litsearch <command> [options]
   ingestion show INGESTION_ID              an ingestion's state and counts (documents added, updated, deleted, unchanged)
   ingestion cancel INGESTION_ID            stop a running ingestion (recorded failed: cancelled); its collection can be
                                            ingested again or retired
+  upload FILE [--name NAME]               send a local file to the server's data root (uploads/NAME, by default the
+                                           file's name), for a collection definition or an ingestion to name; with
+                                           --url, collection add and collection ingest upload their local files
+                                           themselves
   retractions load FILE...                 load newer retraction lists (Retraction Watch .csv, open-retractions
                                            .jsonl[.gz]; relative paths under DATA_ROOT): their works leave search
                                            results without re-ingesting; retractions/check answers from them
@@ -138,6 +145,7 @@ const ARGUMENTS: Record<string, string[]> = {
   'collection ingest': ['NAME'],
   'ingestion show': ['INGESTION_ID'],
   'ingestion cancel': ['INGESTION_ID'],
+  upload: ['FILE'],
 };
 
 /** Refuses a known command given too few, too many or empty positional arguments, naming what it takes. */
@@ -224,7 +232,57 @@ function remoteOperations(remote: Remote): CliOperations {
     ingestCollection: (collection, request) => call('POST', `/collections/${encodeURIComponent(collection)}/ingest`, request, [202]) as never,
     ingestion: (ingestionId) => call('GET', `/ingestions/${encodeURIComponent(ingestionId)}`) as never,
     cancelIngestion: (ingestionId) => call('POST', `/ingestions/${encodeURIComponent(ingestionId)}/cancel`) as never,
+    upload: async (name, body, declaredBytes) => {
+      const headers: Record<string, string> = { Authorization: `Bearer ${remote.token}`, 'Content-Type': 'application/octet-stream', ...(declaredBytes === undefined ? {} : { 'Content-Length': String(declaredBytes) }) };
+      let res: Response;
+      try {
+        res = await fetch(`${remote.url}/admin/v1/uploads/${encodeURIComponent(name)}`, { method: 'PUT', headers, body: Readable.toWeb(Readable.from(body)) as ReadableStream, duplex: 'half' } as RequestInit);
+      } catch (err) {
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+      }
+      const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+      if (res.status !== 200 && res.status !== 201) {
+        const err = json.error as { code?: string; message?: string } | undefined;
+        throw new Rejection((err?.code ?? 'INTERNAL_ERROR') as never, err?.message ?? `HTTP ${res.status}`);
+      }
+      return { ...(json as never as StoredUpload), created: res.status === 201 };
+    },
   };
+}
+
+/**
+ * Sends the local files of `files` to the server (PUT /admin/v1/uploads/{name}) and answers the names the server knows
+ * them by (`uploads/<name>`); a name that is no local file is the server's own path and passes unchanged. Each upload's
+ * SHA-256 is checked against the bytes read here; two local files of one name are refused before anything is sent.
+ */
+async function uploadLocalFiles(ops: CliOperations, files: readonly string[], baseDirs: readonly string[], log: (line: string) => void): Promise<string[]> {
+  const local = files.map((file) => baseDirs.map((dir) => resolve(dir, file)).find((path) => existsSync(path) && statSync(path).isFile()));
+  const names = local.map((path) => (path ? basename(path) : undefined));
+  const taken = names.filter((n): n is string => n !== undefined);
+  const twice = taken.find((n, i) => taken.indexOf(n) !== i);
+  if (twice) throw new Error(`two local files are named ${twice}: uploads are stored by file name; rename one`);
+  const named: string[] = [];
+  for (const [i, file] of files.entries()) {
+    const path = local[i];
+    if (!path) {
+      named.push(file);
+      continue;
+    }
+    const hash = createHash('sha256');
+    const body = (async function* () {
+      for await (const chunk of createReadStream(path)) {
+        hash.update(chunk as Buffer);
+        yield chunk as Buffer;
+      }
+    })();
+    const stored = await ops.upload(basename(path), body, statSync(path).size);
+    const sent = hash.digest('hex');
+    if (stored.sha256 !== sent) throw new Error(`${file}: the server stored bytes whose SHA-256 (${stored.sha256}) is not the file's (${sent}); upload it again`);
+    log(`uploaded ${file} as ${stored.file} (${stored.bytes} bytes, sha256 ${stored.sha256})`);
+    named.push(stored.file);
+  }
+  return named;
 }
 
 /** A replay report or chain verdict: the body on 200, the error's details on a 409 finding; a 409 without one is refused work. */
@@ -472,6 +530,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         } catch (err) {
           throw new Error(`${rest[0]}: not a readable JSON collection definition (${(err as Error).message})`);
         }
+        const source = (definition as { source?: { files?: unknown } }).source;
+        if (target.url && source && Array.isArray(source.files)) {
+          source.files = await uploadLocalFiles(ops, source.files.map(String), [process.cwd(), dirname(resolve(rest[0]!))], (line) => console.error(line));
+        }
         print(await ops.defineCollection(definition as never));
         return 0;
       },
@@ -493,7 +555,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         if (files.length === 0) throw new Error('usage: collection ingest NAME --files a,b [--mode upsert|replace]');
         const mode = values.mode ?? 'upsert';
         if (mode !== 'upsert' && mode !== 'replace') throw new Error('--mode must be upsert or replace');
-        print(await ops.ingestCollection(rest[0]!, { files, mode }));
+        const named = target.url ? await uploadLocalFiles(ops, files, [process.cwd()], (line) => console.error(line)) : files;
+        print(await ops.ingestCollection(rest[0]!, { files: named, mode }));
         return 0;
       },
       'ingestion show': async () => {
@@ -502,6 +565,14 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       },
       'ingestion cancel': async () => {
         print(await ops.cancelIngestion(rest[0]!));
+        return 0;
+      },
+      'upload': async () => {
+        if (!remote) throw new Error('upload sends a file to a running server: name it with --url URL --admin-token TOKEN, or start it on this data directory');
+        const path = resolve(sub ?? '');
+        if (!existsSync(path) || !statSync(path).isFile()) throw new Error(`${sub}: no such local file`);
+        const [file] = await uploadLocalFiles({ ...ops, upload: (_name, body, bytes) => ops.upload(values.name ?? basename(path), body, bytes) }, [path], [process.cwd()], (line) => console.error(line));
+        print({ file });
         return 0;
       },
       'retractions load': async () => {

@@ -17,6 +17,7 @@ import type { MemberRole } from '../../domain/events.js';
 import { createMembers, OPERATOR_ACTOR, type Members } from '../members/members.js';
 import type { LiveRetractions, RetractionsLoad } from '../../ingest/liveRetractions.js';
 import type { CollectionAdmin, CollectionsAdminList } from '../collections/manageCollections.js';
+import type { StoredUpload, Uploads } from './uploads.js';
 import type { PlainCollectionConfig } from '../../domain/catalog.js';
 import type { CollectionDefinition, MetaCollectionDefinition } from '../../domain/events.js';
 
@@ -77,6 +78,8 @@ export interface OperationsOptions {
   collections?: CollectionAdmin;
   /** ingestions into plain collections (the running service's workflow) */
   ingestions?: Ingestions;
+  /** content uploaded into the data root (the running service's) */
+  uploads?: Uploads;
 }
 
 export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
@@ -324,6 +327,11 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
      * Cancels a running ingestion: its workflow stops and it is recorded failed ("cancelled: ..."), so its collection
      * can be ingested again or retired; 404 for an unknown id, 409 for one that has already ended.
      */
+    /** Stores an uploaded file under the data root's uploads/ folder (streamed, size-limited, hashed, renamed into place). */
+    upload: (name: string, body: AsyncIterable<Uint8Array>, declaredBytes?: number): Promise<StoredUpload> => {
+      if (!options.uploads) throw new Rejection('SERVICE_UNAVAILABLE', 'uploads are taken by the running service: send them to it (--url)');
+      return options.uploads.store(name, body, declaredBytes);
+    },
     cancelIngestion: async (ingestionId: string): Promise<IngestionStatus> => {
       const ingestions = requireIngestions();
       const status = await ingestions.get(ingestionId);
