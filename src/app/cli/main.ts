@@ -7,21 +7,17 @@ import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
 import { loadConfig, operatorTargetFrom, storeLocationFrom, type OperatorTarget, type StoreLocation } from '../config.js';
-import { describeStoreLocation, eventStoreExists, openCatalogue, openEventStore, openSearchEngine, openEmbedder } from '../composition.js';
-import { createAccounts } from '../../usecases/accounts/accounts.js';
-import { createOperations, organizationListView, type Operations, type OrganizationListView } from '../../usecases/operator/operations.js';
-import { ingestMissingDemoCollections } from '../demoIngest.js';
-import { promoteReplay } from '../../../projections/replay.js';
+import type { Operations, OrganizationListView } from '../../usecases/operator/operations.js';
 import { Rejection } from '../../domain/rejection.js';
-import { runBuildJournals } from '../../journals/build.js';
-import { runComputeBounds } from '../../journals/bounds.js';
-import { JOURNAL_BOUNDS_FILE, JOURNALS_FILE } from '../../filters/planner.js';
 import { ledgerCsv } from '../../usecases/operator/ledgerCsv.js';
 import type { StoredUpload } from '../../usecases/operator/uploads.js';
-import { createLiveRetractions } from '../../ingest/liveRetractions.js';
 import type { BillingMode } from '../../domain/events.js';
+import { printList } from './tables.js';
+
+// What only a command run beside the store needs (the store, the engine, the model, the journals) is imported when such a
+// command runs: a command sent to a server (--url) starts without loading any of it.
+const composition = () => import('../composition.js');
 
 const USAGE = `usage: litsearch <command> [options]
 
@@ -75,6 +71,9 @@ const USAGE = `usage: litsearch <command> [options]
                                            restart the server after
   journals bounds                          recompute the one-ended metric bounds from the journals table
 
+List commands (org list, price list, member list, collection list, journal-requests) print tables; --json prints
+the operator API's JSON instead.
+
 Which server or store:
   --url URL --admin-token TOKEN   send the command to that server's operator API (or LITSEARCH_URL and ADMIN_TOKEN)
   otherwise                       the server running on DATA_DIR (its server.json), else the store of DATA_DIR or
@@ -102,6 +101,7 @@ async function runningServer(dataDir: string): Promise<string | undefined> {
 
 /** Refuses to open a store that is not there (which would create it) unless --init: the command names where it looked. */
 async function requireStore(location: StoreLocation, init: boolean): Promise<void> {
+  const { eventStoreExists, describeStoreLocation } = await composition();
   if (init || (await eventStoreExists(location))) return;
   throw new Error(
     `no litsearch store at ${describeStoreLocation(location)}, and no server running on ${location.dataDir} (no answering ${join(location.dataDir, 'server.json')}). ` +
@@ -163,8 +163,20 @@ function checkArguments(command: string | undefined, sub: string | undefined, re
 /** What the CLI runs: the operations, with the organization list as the operator API prints it. */
 type CliOperations = Omit<Operations, 'listOrganizations'> & { listOrganizations(page: { q?: string; limit: number; offset: number }): Promise<OrganizationListView> };
 
-function localOperations(ops: Operations): CliOperations {
+async function localOperations(ops: Operations): Promise<CliOperations> {
+  const { organizationListView } = await import('../../usecases/operator/operations.js');
   return { ...ops, listOrganizations: async (page) => organizationListView(await ops.listOrganizations(page)) };
+}
+
+/** The operations on the store of this data directory, opened here. */
+async function localStoreOperations(config: ReturnType<typeof loadConfig>, db: Awaited<ReturnType<Awaited<ReturnType<typeof composition>>['openEventStore']>>): Promise<CliOperations> {
+  const [{ openCatalogue }, { createAccounts }, { createOperations }, { createLiveRetractions }] = await Promise.all([
+    composition(),
+    import('../../usecases/accounts/accounts.js'),
+    import('../../usecases/operator/operations.js'),
+    import('../../ingest/liveRetractions.js'),
+  ]);
+  return localOperations(createOperations(createAccounts(db), { catalog: await openCatalogue(config, db, () => new Date()), retractions: createLiveRetractions({ db, dataRoot: config.dataRoot }) }));
 }
 
 /** The operations the CLI sends to a running server. */
@@ -352,6 +364,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       price: { type: 'string' },
       members: { type: 'string' },
       init: { type: 'boolean' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -362,6 +375,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   }
   const target: OperatorTarget = operatorTargetFrom({ url: values.url, adminToken: values['admin-token'] }, env);
   const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
+  /** a list command's answer: a table by default, the operator API's JSON with --json */
+  const printTable = (command: string, v: unknown) => console.log(printList(command, v, values.json ?? false));
   const limits = () =>
     Object.fromEntries(
       Object.entries({ perMinute: intOpt(values['per-minute'], 'per-minute'), daily: intOpt(values.daily, 'daily'), monthly: intOpt(values.monthly, 'monthly'), previewPerHour: intOpt(values['preview-per-hour'], 'preview-per-hour') }).filter(([, v]) => v !== undefined),
@@ -370,6 +385,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if ((command === 'journals' || command === 'ingest') && target.url) throw new Error(`${command} runs beside the server's data, not through its API: run it without --url (or LITSEARCH_URL) on the server's machine`);
   if (command === 'journals') {
     const config = loadConfig(env);
+    const { JOURNAL_BOUNDS_FILE, JOURNALS_FILE } = await import('../../filters/planner.js');
+    const { runBuildJournals } = await import('../../journals/build.js');
+    const { runComputeBounds } = await import('../../journals/bounds.js');
     const journalsPath = join(config.dataDir, JOURNALS_FILE);
     const boundsPath = join(config.dataDir, JOURNAL_BOUNDS_FILE);
     // a snapshot's table brings its own bounds; the works sample's table keeps the spec's, as when built on first start
@@ -384,6 +402,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     const config = loadConfig(env);
     if (await runningServer(config.dataDir)) throw new Error('stop the server first: it holds the embedded index and store of this data directory');
     // the catalogue is the store's (seeded from the collections file on a first start)
+    const { openEventStore, openCatalogue, openSearchEngine, openEmbedder } = await composition();
+    const { ingestMissingDemoCollections } = await import('../demoIngest.js');
+    const { default: pino } = await import('pino');
     const store = await openEventStore(config);
     const catalog = await openCatalogue(config, store, () => new Date());
     const engine = await openSearchEngine(config);
@@ -407,10 +428,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (!target.url && !localUrl) await requireStore(location, values.init ?? false);
   const config = target.url ? undefined : loadConfig(env);
   const remote: Remote | undefined = target.url ? { url: target.url, token: target.adminToken! } : localUrl ? { url: localUrl, token: target.adminToken ?? config!.adminToken } : undefined;
-  const db = remote ? undefined : await openEventStore(config!);
-  const ops: CliOperations = remote
-    ? remoteOperations(remote)
-    : localOperations(createOperations(createAccounts(db!), { catalog: await openCatalogue(config!, db!, () => new Date()), retractions: createLiveRetractions({ db: db!, dataRoot: config!.dataRoot }) }));
+  const db = remote ? undefined : await (await composition()).openEventStore(config!);
+  const ops: CliOperations = remote ? remoteOperations(remote) : await localStoreOperations(config!, db!);
   const billingMode = (): BillingMode | undefined => {
     const v = values['billing-mode'];
     if (v === undefined) return undefined;
@@ -436,7 +455,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return 0;
       },
       'org list': async () => {
-        print(await ops.listOrganizations({ q: rest[0], limit: intOpt(values.limit, 'limit') ?? 50, offset: intOpt(values.offset, 'offset') ?? 0 }));
+        printTable('org list', await ops.listOrganizations({ q: rest[0], limit: intOpt(values.limit, 'limit') ?? 50, offset: intOpt(values.offset, 'offset') ?? 0 }));
         return 0;
       },
       'org show': async () => {
@@ -467,7 +486,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return 0;
       },
       'price list': async () => {
-        print(await ops.prices(rest[0] ?? ''));
+        printTable('price list', await ops.prices(rest[0] ?? ''));
         return 0;
       },
       'key show': async () => {
@@ -508,7 +527,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return 0;
       },
       'member list': async () => {
-        print(await ops.members(rest[0] ?? ''));
+        printTable('member list', await ops.members(rest[0] ?? ''));
         return 0;
       },
       'member remove': async () => {
@@ -520,7 +539,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return 0;
       },
       'collection list': async () => {
-        print(await ops.listCollections());
+        printTable('collection list', await ops.listCollections());
         return 0;
       },
       'collection add': async () => {
@@ -606,6 +625,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         for (const t of report.tables) console.log(`${t.equal ? 'equal  ' : 'DIFFERS'} ${t.table.padEnd(14)} rows=${String(t.rows).padStart(7)} live=${t.live.slice(0, 16)} rebuilt=${t.rebuilt.slice(0, 16)}`);
         console.log(JSON.stringify({ events: report.events, seconds: report.seconds, eventsPerSecond: report.eventsPerSecond, equal: report.equal }));
         if (!report.equal && values.promote && db) {
+          const { promoteReplay } = await import('../../../projections/replay.js');
           await promoteReplay(db);
           console.log('live projections replaced by the rebuilt ones');
           return 0;
@@ -618,7 +638,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return verdict.ok ? 0 : 1;
       },
       'journal-requests': async () => {
-        print(await ops.journalRequests());
+        printTable('journal-requests', await ops.journalRequests());
         return 0;
       },
     };
