@@ -4,7 +4,7 @@
 // from their own location (the repository root, workflows/) still resolve; the files they open beside themselves
 // (worker scripts, dashboard assets) are copied there. Run by setup; bin/litsearch.mjs runs it again when a source
 // file is newer than the build (a second or so), so the CLI never runs stale code.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,9 +33,15 @@ export function cliBuildIsFresh() {
 
 export async function buildCli() {
   const { build } = await import('esbuild');
-  const out = dirname(CLI_BUILD);
-  rmSync(out, { recursive: true, force: true });
+  const target = dirname(CLI_BUILD);
+  const dist = dirname(target);
+  // built beside, then swapped in by renames: a CLI started meanwhile (a test's other process) keeps a whole build
+  const suffix = `${process.pid}-${Date.now()}`;
+  const out = join(dist, `app-building-${suffix}`);
   mkdirSync(out, { recursive: true });
+  for (const old of existsSync(dist) ? readdirSync(dist) : []) {
+    if (old.startsWith('app-old-') && Date.now() - statSync(join(dist, old)).mtimeMs > 60_000) rmSync(join(dist, old), { recursive: true, force: true });
+  }
   const started = Date.now();
   await build({
     entryPoints: { cli: join(ROOT, 'src', 'app', 'cli', 'main.ts') },
@@ -52,7 +58,14 @@ export async function buildCli() {
   });
   // a worker script is looked up beside the module that starts it
   for (const file of BESIDE) copyFileSync(join(ROOT, 'src', file), join(out, file.split('/').pop()));
-  writeFileSync(STAMP, new Date().toISOString());
+  writeFileSync(join(out, '.built'), new Date().toISOString());
+  try {
+    if (existsSync(target)) renameSync(target, join(dist, `app-old-${suffix}`));
+    renameSync(out, target);
+  } catch {
+    // another process swapped its build in at the same moment: that one serves, this one is left to be cleared
+    if (existsSync(out)) renameSync(out, join(dist, `app-old-${suffix}-unused`));
+  }
   return Date.now() - started;
 }
 
