@@ -8,7 +8,8 @@ import type { Accounts } from '../src/usecases/accounts/accounts.js';
 import type { AuthContext } from '../src/usecases/auth/context.js';
 import type { PlanInput, QueryUnderstanding, Reasoner, UnderstandInput } from '../src/reasoner/port.js';
 import { Rejection } from '../src/domain/rejection.js';
-import { chargeLines, chargeModeOf, totalMicros, totalTokens } from '../src/domain/organization.js';
+import { chargeLines, chargeModeOf, totalTokens } from '../src/domain/organization.js';
+import { capToCost } from '../src/domain/costCap.js';
 import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
 import { searchChargeKey } from '../src/usecases/accounts/chargeBatch.js';
 import { retrieve, type SearchDeps } from '../src/usecases/search/pipeline.js';
@@ -28,17 +29,6 @@ export interface AssistedActivityDeps extends SearchDeps {
   afterChargeDelayMs?: number;
 }
 
-
-/** The rows best first that fit `maxCostMicros`, rounded once per collection like the charge; rows that would pass it are skipped. */
-export function cutToMaxCost(rows: CachedRow[], maxCostMicros: bigint | undefined): { kept: CachedRow[]; withheld: number } {
-  if (maxCostMicros === undefined) return { kept: rows, withheld: 0 };
-  const kept: CachedRow[] = [];
-  for (const row of rows) {
-    const next = [...kept, row];
-    if (totalMicros(chargeLines(next.map(priceLine))) <= maxCostMicros) kept.push(row);
-  }
-  return { kept, withheld: rows.length - kept.length };
-}
 
 const priceLine = (r: CachedRow) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) });
 
@@ -135,7 +125,7 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
         // maxCost bounds what the call charges: only an organization billed live pays, so only its rows are cut
         const payer = await guarded('the account store', () => accounts.getOrganization(input.orgId));
         const paysLive = payer !== undefined && chargeModeOf(payer) === 'live';
-        const { kept, withheld } = cutToMaxCost(ranked, input.maxCostMicros === undefined || !paysLive ? undefined : BigInt(input.maxCostMicros));
+        const { kept, withheld, nextRowCostMicros } = capToCost(ranked, input.maxCostMicros === undefined || !paysLive ? undefined : BigInt(input.maxCostMicros));
         const verdicts: AssistedPayload['verdicts'] = {};
         for (const { candidate, verdict } of c.rows) {
           verdicts[candidate.row.id] = { judgeScore: verdict.judgeScore, matchedTerms: verdict.matchedTerms, rationale: verdict.rationale, subQuestion: candidate.subQuestion };
@@ -154,7 +144,7 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
             rows: kept,
             filterWarnings: c.filterWarnings.length > 0 ? c.filterWarnings : undefined,
             journalMetricExpansions: c.journalMetricExpansions.length > 0 ? c.journalMetricExpansions : undefined,
-            assisted: { status: c.status, iterationsRun: c.iterationsRun, understanding: c.understanding, reasoner: c.reasoner, verdicts, withheldByMaxCost: withheld, tokensCharged: totalTokens(lines) },
+            assisted: { status: c.status, iterationsRun: c.iterationsRun, understanding: c.understanding, reasoner: c.reasoner, verdicts, withheldByMaxCost: withheld, ...(nextRowCostMicros !== null ? { nextRowCostMicros: nextRowCostMicros.toString() } : {}), tokensCharged: totalTokens(lines) },
           },
         };
         const charged = await guarded('the billing store', () =>

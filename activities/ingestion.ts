@@ -7,7 +7,8 @@ import { Context } from '@temporalio/activity';
 import { asActivity } from './asActivity.js';
 import type { Db } from '../src/eventstore/db.js';
 import type { Embedder, Tokenizer } from '../src/embedding/port.js';
-import type { ChunkRecord, SearchEngine } from '../src/retrieval/port.js';
+import { EmbeddingMismatchError, type ChunkRecord, type SearchEngine } from '../src/retrieval/port.js';
+import { Rejection } from '../src/domain/rejection.js';
 import type { PlainCollection } from '../src/domain/catalog.js';
 import { ingestionStream, type Actor, type IngestionCounts } from '../src/domain/events.js';
 import { runStreamCommand } from '../src/eventstore/streamCommand.js';
@@ -15,13 +16,13 @@ import { readStream } from '../src/eventstore/eventStore.js';
 import { readCollectionDocuments } from '../src/ingest/readCollection.js';
 import { OperatorFileError } from '../src/ingest/operatorFiles.js';
 import { SourceContentError } from '../src/ingest/sourceFiles.js';
-import { Rejection } from '../src/domain/rejection.js';
 import { needsVectors, pipelineInputs, prepareDocument } from '../src/ingest/ingestCollection.js';
 import { hashCanonicalJson } from '../src/ingest/fingerprint.js';
 import type { SourceItem } from '../src/ingest/sourceDocument.js';
 import { renderDemoFigures } from '../src/ingest/figures/demoFigures.js';
 import {
   chunkIdsOf,
+  clearManifest,
   manifestDocuments,
   manifestEntries,
   manifestInventory,
@@ -175,10 +176,20 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           await mkdir(dir, { recursive: true });
           for (let batch = 0; batch < batches; batch++) await writeAtomically(batchFile(dir, batch), JSON.stringify(all.slice(batch * input.batchSize, (batch + 1) * input.batchSize)));
           await writeAtomically(join(dir, 'present.json'), JSON.stringify(all.filter((item) => !('deleted' in item)).map((item) => item.doc_id)));
-          // an index without a manifest was built by a full ingestion (CLI ingest): replace builds it afresh
           const key = indexKey(collection);
-          if (input.mode === 'replace' && (await engine.hasIndex(collection.name)) && (await manifestSize(db, key)) === 0) await engine.deleteIndex(collection.name);
-          await engine.ensureIndex(collection.name, deps.model.dims);
+          const embedding = needsVectors(collection) ? deps.model.modelName : undefined;
+          const otherVectors = embedding !== undefined && (await engine.hasIndex(collection.name)) && (await engine.embeddingOf(collection.name)) !== embedding;
+          // vectors of another embedding path (or of none recorded) cannot be extended: replace builds the index afresh
+          if (otherVectors && input.mode === 'upsert') {
+            const recorded = await engine.embeddingOf(collection.name);
+            if (recorded) throw new Rejection('CONFLICT', new EmbeddingMismatchError(collection.name, recorded, embedding).message, { collection: collection.name });
+          }
+          // so does an index without a manifest (a full ingestion built it: CLI ingest)
+          if (input.mode === 'replace' && (await engine.hasIndex(collection.name)) && (otherVectors || (await manifestSize(db, key)) === 0)) {
+            await engine.deleteIndex(collection.name);
+            await clearManifest(db, key);
+          }
+          await engine.ensureIndex(collection.name, deps.model.dims, embedding);
           await recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: STAGING_ROW, upserts: [], deletes: [], counts: { ...zeroCounts(), documentsRead } });
           const staged = { batches, documentsRead };
           await writeAtomically(summary, JSON.stringify(staged));

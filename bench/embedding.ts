@@ -24,7 +24,7 @@ import { openEmbedder, openIngestEmbedder } from '../src/app/composition.js';
 import { embeddingModelManifestPath, loadModelManifest, modelManifestPath } from '../src/embedding/modelManifest.js';
 import { createOnnxEmbedder, type EmbeddingPrecision, type OnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
 import { ingestCollection, prepareCollection } from '../src/ingest/ingestCollection.js';
-import { createIngestProgressBar } from '../src/ingest/progressBar.js';
+import { createProgressReporter, pipelineProgress } from '../src/ingest/progressReport.js';
 import { loadRetractedDois } from '../src/ingest/retractions.js';
 import { createEmbeddedEngine } from '../src/retrieval/engines/embedded/embeddedEngine.js';
 import { loadScifactJudgements } from './scifactBench.js';
@@ -168,7 +168,7 @@ async function fullIngest(name: string): Promise<FullIngest> {
   const engine = createEmbeddedEngine({ dir: join(dir, 'index') });
   const embedder =
     name === 'after' ? await openIngestEmbedder(config) : await createOnnxEmbedder({ manifest: c.model === 'service' ? serviceManifest : manifest, precision: c.precision, workers: c.workers, threads: c.threads, batchSize: c.batch });
-  const bar = createIngestProgressBar();
+  const bar = createProgressReporter();
   const loadBefore = loadavg()[0] ?? 0;
   try {
     const report = await ingestCollection({
@@ -180,7 +180,7 @@ async function fullIngest(name: string): Promise<FullIngest> {
       retracted,
       fingerprintFile: join(dir, 'fingerprints.json'),
       embedWindow: c.window,
-      onProgress: bar.onProgress,
+      onProgress: pipelineProgress(bar),
     });
     return { name, model: embedder.modelName, chunks: report.chunks, seconds: report.seconds, chunksPerSecond: round(report.chunks / report.seconds), loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) } };
   } finally {

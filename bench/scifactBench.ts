@@ -7,7 +7,7 @@ import { loadCollectionCatalog, type PlainCollection } from '../src/domain/catal
 import { openEmbedder, openIngestEmbedder } from '../src/app/composition.js';
 import type { OnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
 import { ingestCollection, prepareCollection, type IngestReport } from '../src/ingest/ingestCollection.js';
-import { createIngestProgressBar } from '../src/ingest/progressBar.js';
+import { createProgressReporter, pipelineProgress } from '../src/ingest/progressReport.js';
 import { loadRetractedDois } from '../src/ingest/retractions.js';
 import { createEmbeddedEngine } from '../src/retrieval/engines/embedded/embeddedEngine.js';
 import type { SearchEngine } from '../src/retrieval/port.js';
@@ -79,7 +79,7 @@ export async function openScifactIndex(): Promise<ScifactIndex> {
   const collection = await scifactCollection(config);
   const embedder = await openEmbedder(config);
   const embedded = createEmbeddedEngine({ dir: join(config.dataDir, 'index') });
-  const bar = createIngestProgressBar();
+  const bar = createProgressReporter();
   const ingestEmbedder = await openIngestEmbedder(config);
   let report: IngestReport;
   try {
@@ -91,7 +91,7 @@ export async function openScifactIndex(): Promise<ScifactIndex> {
       tokenizer: embedder.tokenizer,
       retracted: await loadRetractedDois(config.dataRoot),
       fingerprintFile: join(config.dataDir, 'ingest-fingerprints.embedded.json'),
-      onProgress: bar.onProgress,
+      onProgress: pipelineProgress(bar),
     });
   } finally {
     bar.stop();

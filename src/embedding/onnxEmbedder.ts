@@ -47,9 +47,15 @@ interface EncodedText {
   ids: number[];
 }
 
-/** The model name embeddings are known by: vectors of the int8 graph are not those of the fp32 one (ingest fingerprints use it). */
+/**
+ * The embedding path vectors are known by: the model, the arithmetic and the exact graph (the first 12 hex digits of
+ * its pinned SHA-256), e.g. `bge-small-en-v1.5@fp32:afc83b99beef`. Vectors of another path are not comparable: an index
+ * records the path it was built with (ingest fingerprints and the engines' index records use it), and a process whose
+ * queries take another path neither serves nor extends it.
+ */
 export function embeddingModelName(manifest: ModelManifest, precision: EmbeddingPrecision): string {
-  return precision === 'int8' ? `${manifest.name}-int8` : manifest.name;
+  const graph = manifest.sha256[onnxFileOf(manifest, precision)];
+  return `${manifest.name}@${precision}:${graph ? graph.slice(0, 12) : 'unpinned'}`;
 }
 
 function onnxFileOf(manifest: ModelManifest, precision: EmbeddingPrecision): string {

@@ -35,6 +35,8 @@ ALTER TABLE query_records ALTER COLUMN payload_deflated SET STORAGE EXTERNAL;
 ALTER TABLE query_records ADD COLUMN IF NOT EXISTS refunded_undelivered_at TIMESTAMPTZ;
 -- the query as asked, beside the deflated payload, so the dashboard's recent queries read it without inflating rows
 ALTER TABLE query_records ADD COLUMN IF NOT EXISTS query_text TEXT;
+-- the rows of a sandbox key's synthetic preview unlocked for free: kept with the record, never in the event log or ledger
+ALTER TABLE query_records ADD COLUMN IF NOT EXISTS sandbox_unlocked TEXT[];
 CREATE TABLE IF NOT EXISTS preview_idempotency (
   org_id       TEXT NOT NULL,
   idem_key     TEXT NOT NULL,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { plainCollectionSchema } from '../domain/catalog.js';
 import { ApiError } from './errors.js';
 import { DEFAULT_IMAGE_OPTIONS } from '../usecases/figures/figureImages.js';
+import { SORT_ORDERS, SORTED_DEFAULT_MIN_RELEVANCE } from '../usecases/search/sortOrder.js';
 
 /** At most this many names in `collections` (the spec's limit). */
 export const MAX_COLLECTIONS = 5;
@@ -15,6 +16,20 @@ export function requestedCollections(body: { collection?: string | null; collect
 
 const limit = z.number().int().min(1, 'limit must be between 1 and 30').max(30, 'limit must be between 1 and 30');
 const query = z.string().max(1000, 'query must be at most 1000 characters').meta({ description: 'The search text; it must carry enough to search on (422 INVALID_QUERY otherwise). Short identifiers are fine.' });
+const like = z
+  .strictObject({ work: z.string().trim().min(1, 'like.work must not be empty').max(300, 'like.work must be at most 300 characters').meta({ description: 'doc_id, DOI, pmid:N or OpenAlex W-id' }) })
+  .meta({ description: 'Instead of query: works nearest this one.' });
+const sort = z.enum(SORT_ORDERS).optional().meta({ description: `Default relevance; other orders: min_relevance default ${SORTED_DEFAULT_MIN_RELEVANCE}.` });
+const cursor = z.string().min(1).max(200).optional().meta({ description: 'nextCursor of the previous page.' });
+const credits = (name: string) => z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, `${name} must be a decimal string of credits such as "0.50"`);
+const maxCost = (name: string) => credits(name).optional().meta({ description: 'Most this call charges, in credits.' });
+
+/** Exactly one of query and like (422 naming the fix otherwise). */
+function oneOfQueryAndLike(b: { query?: string | null; like?: unknown }, ctx: z.RefinementCtx): void {
+  if ((b.query == null) === (b.like == null)) {
+    ctx.addIssue({ code: 'custom', path: ['query'], message: 'send exactly one of query (text to search for) and like ({"work": ID}: the works nearest that one)' });
+  }
+}
 const filters = z.unknown().optional().meta({ description: 'Metadata filter, simple (flat) or structured format (see Filtering in the service specification); null or absent: none. An unappliable filter is 422 INVALID_FILTER. A request with filters is always searched, never answered from the catalogue.' });
 const imageMaxWidth = z.number().int().min(100).max(1920);
 const imageMaxHeight = z.number().int().min(100).max(1080);
@@ -26,8 +41,9 @@ const minRelevance = (name: string) =>
     .number()
     .min(0, `${name} must be between 0 and 1`)
     .max(1, `${name} must be between 0 and 1`)
-    .default(0)
+    .optional()
     .meta({
+      default: 0,
       description:
         "Rows whose `relevance` is below this are neither returned nor charged; `belowMinRelevance` in the response counts them. `relevance` is a calibrated estimate of the probability that the row's document is relevant to the query, so 0.05 keeps rows with at least about a 1 in 20 chance. 0 (the default) keeps every row.",
     });
@@ -48,11 +64,14 @@ const selectionFields = {
     .max(MAX_COLLECTIONS, `collections holds at most ${MAX_COLLECTIONS} entries`)
     .nullish()
     .meta({ description: `Up to ${MAX_COLLECTIONS} collections, merged into one relevance-ranked list. Send exactly one of collection and collections.` }),
-  query,
+  query: query.optional(),
+  like: like.optional(),
   limit: limit.default(10),
   filters,
   min_relevance: minRelevance('min_relevance'),
   one_per_document: onePerDocument(),
+  sort,
+  cursor,
 };
 
 /** The image options in the camelCase bodies, defaulting to DEFAULT_IMAGE_OPTIONS. */
@@ -109,6 +128,7 @@ const queryObject = strictBody({
   image_max_width: imageMaxWidth.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.maxWidth }),
   image_max_height: imageMaxHeight.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.maxHeight }),
   image_quality: imageQuality.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.quality }),
+  max_cost: maxCost('max_cost'),
   includeMetadata: z.boolean().optional().meta({ description: sameAs('include_metadata') }),
   includeFigures: z.boolean().optional().meta({ description: sameAs('include_figures') }),
   imageMaxWidth: imageMaxWidth.optional().meta({ description: sameAs('image_max_width') }),
@@ -130,13 +150,14 @@ function resolveAliases<T extends z.output<typeof queryObject> | z.output<Return
 }
 
 /** POST /query; an unknown field is 422 (a paid search never drops an option the caller thinks it set). */
-export const queryBody = queryObject.superRefine(refuseDisagreeingAliases).transform(resolveAliases);
+export const queryBody = queryObject.superRefine(refuseDisagreeingAliases).superRefine(oneOfQueryAndLike).transform(resolveAliases);
 /** The /query body with the collection bound elsewhere (the MCP search-<name> tools). */
-export const boundQueryBody = strictBody(queryObject.omit({ collection: true, collections: true }).shape).superRefine(refuseDisagreeingAliases).transform(resolveAliases);
+export const boundQueryBody = strictBody(queryObject.omit({ collection: true, collections: true }).shape).superRefine(refuseDisagreeingAliases).superRefine(oneOfQueryAndLike).transform(resolveAliases);
 
 /** POST /{collection}: camelCase options; an unknown field is 422, naming the camelCase spelling of a snake_case one. */
 export const collectionSearchBody = strictBody({
-  query,
+  query: query.optional(),
+  like: like.optional(),
   limit: limit.default(10),
   filters,
   includeMetadata: z.boolean().default(true),
@@ -145,10 +166,13 @@ export const collectionSearchBody = strictBody({
   ...imageFields,
   minRelevance: minRelevance('minRelevance'),
   onePerDocument: onePerDocument(),
-});
+  sort,
+  cursor,
+  maxCost: maxCost('maxCost'),
+}).superRefine(oneOfQueryAndLike);
 
 // previews never deliver content, so they take the selection fields alone and reject anything else
-export const previewBody = z.strictObject(selectionFields);
+export const previewBody = z.strictObject(selectionFields).superRefine(oneOfQueryAndLike);
 
 /** POST /assisted: a new assisted search. The query may be long (a case description); the rest is as on /query. */
 export const assistedBody = z.strictObject({
@@ -162,11 +186,7 @@ export const assistedBody = z.strictObject({
   includeFigures: z.boolean().optional().meta({ description: 'Figure images (base64) for the delivered rows; free.' }),
   includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
   ...imageFields,
-  maxCost: z
-    .string()
-    .regex(/^\d{1,12}(\.\d{1,6})?$/, 'maxCost must be a decimal string of credits such as "0.50"')
-    .optional()
-    .meta({ description: 'The most this call may charge, in credits; delivered rows are cut to fit, best first.' }),
+  maxCost: maxCost('maxCost'),
 });
 
 /** POST /assisted with the answer to a clarification question: the waiting run resumes with it. */
@@ -182,6 +202,7 @@ export const unlockBody = z
     resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional().meta({ description: 'The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.' }),
     includeFigures: z.boolean().optional().meta({ description: 'Figure images (base64) for every row unlocked under this queryId, earlier ones included; never changes the charge. Default false.' }),
     includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
+    maxCost: maxCost('maxCost'),
     // the image options of the re-fetch, honoured for the figures this call returns
     ...imageFields,
   })

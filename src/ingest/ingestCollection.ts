@@ -16,8 +16,10 @@ import type { SourceDocument } from './sourceDocument.js';
 import { DEMO_FIGURES_VERSION, renderDemoFigures } from './figures/demoFigures.js';
 
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
-const PIPELINE_VERSION = 1;
+export const PIPELINE_VERSION = 1;
 const DEFAULT_BATCH_SIZE = 64;
+/** Bump a reader's entry when what it reads changes (2: OpenAlex works keep cited_by_count); its collections re-ingest on the next start. */
+const READER_VERSIONS: Partial<Record<PlainCollection['source']['reader'], number>> = { openalex: 2 };
 /**
  * Chunks handed to the embedder at once: it spreads them over its workers, longest first so they finish together,
  * while the window before is indexed. (With batches of several texts it also sorts them by length: SciFact, batches
@@ -263,6 +265,8 @@ export function pipelineInputs(options: { collection: PlainCollection; tokenizer
       : null,
     // only present when on, so collections without figures keep their fingerprint
     ...(collection.demoFigures && options.figureDir ? { demoFigures: DEMO_FIGURES_VERSION } : {}),
+    // only for readers whose output changed, so the other collections keep theirs (and their vectors)
+    ...(READER_VERSIONS[collection.source.reader] !== undefined ? { reader: READER_VERSIONS[collection.source.reader] } : {}),
   };
 }
 
@@ -351,7 +355,7 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
   const reused = embed && !options.force && stored?.vectors === vectors && (await engine.hasIndex(index)) ? await reusableVectors(engine, index, records) : new Map<string, Float32Array>();
   await writeStoredFingerprint(options.fingerprintFile, key, null);
   if (await engine.hasIndex(index)) await engine.deleteIndex(index);
-  await engine.ensureIndex(index, embedder.dims);
+  await engine.ensureIndex(index, embedder.dims, embed ? embedder.modelName : undefined);
 
   if (collection.demoFigures && options.figureDir) {
     const figureDir = join(options.figureDir, collection.name);

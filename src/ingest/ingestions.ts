@@ -22,6 +22,11 @@ export interface IngestionRequest {
   collection: string;
   files: string[];
   mode: IngestionMode;
+  /**
+   * documents per batch, when not the deployment's INGEST_BATCH_SIZE: the first start builds whole demo collections
+   * in large batches (each batch is one commit of the index; the demo's vectors are loaded, not embedded)
+   */
+  batchSize?: number;
 }
 
 export interface Ingestions {

@@ -35,6 +35,7 @@ const openAlexWork = z.object({
   open_access: z.object({ oa_status: z.string().nullish() }).nullish(),
   authorships: z.array(z.object({ author: z.object({ display_name: z.string().nullish() }).nullish() })).nullish(),
   is_retracted: z.boolean().nullish(),
+  cited_by_count: z.number().int().min(0).nullish(),
   is_paratext: z.boolean().nullish(),
   concepts: z.array(z.object({ display_name: z.string(), score: z.union([z.string(), z.number()]).nullish() })).nullish(),
   mesh: z.array(z.object({ descriptor_name: z.string() })).nullish(),
@@ -116,6 +117,8 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
       article_type: articleTypeFromOpenAlex(work.type, title, work.is_paratext ?? false),
       open_access: oaStatus === null ? null : OPEN_ACCESS_STATUSES.has(oaStatus),
       license: work.primary_location?.license ?? work.best_oa_location?.license ?? null,
+      // as OpenAlex counted when the record was taken: what sort=cited_by_count orders by
+      cited_by_count: work.cited_by_count ?? null,
     },
     retracted: work.is_retracted ?? false,
   };

@@ -11,7 +11,7 @@ export interface DocumentSection {
 /** Result metadata fields shared by scholarly and editorial documents: the port's chunk fields, article_type narrowed. */
 export type ScholarlyMetadata = Pick<
   ChunkMetadata,
-  'title' | 'authors' | 'doi' | 'pmid' | 'pmcid' | 'url' | 'journal' | 'publisher' | 'issn' | 'isbn' | 'keywords' | 'publication_date' | 'open_access' | 'license' | 'figures'
+  'title' | 'authors' | 'doi' | 'pmid' | 'pmcid' | 'url' | 'journal' | 'publisher' | 'issn' | 'isbn' | 'keywords' | 'publication_date' | 'open_access' | 'license' | 'figures' | 'cited_by_count'
 > & { article_type?: ArticleType | null };
 
 /** Fields indexed on editorial collections only. */

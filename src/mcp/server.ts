@@ -27,7 +27,7 @@ const ToolsCall = z.looseObject({ method: z.literal('tools/call'), params: z.unk
 export function instructionsFor(auth: AuthContext, dashboardUrl: string): string {
   const account: string[] = [];
   const balance = auth.org.hideBalance ? 'hidden by the organization' : `${formatCredits(auth.org.balanceMicros, 6)} credits`;
-  if (auth.billingMode === 'sandbox') account.push('This is a sandbox key: searches return synthetic results at no cost; preview, confirm and gateway tools are not available to it.');
+  if (auth.billingMode === 'sandbox') account.push('This is a sandbox key: searches, previews, confirms and assisted searches return synthetic results marked synthetic, at no cost; gateway tools (call-tool) are not available to it.');
   else if (!auth.org.billingEnabled) account.push('Billing is off for this organization: nothing is charged.');
   else account.push(`Billing mode: ${auth.billingMode}. Balance: ${balance}.`);
   if (auth.billingMode === 'trial') account.push(`Trial queries left: ${Math.max(0, auth.org.trialQueries - auth.org.trialUsed)} (previews use none; confirm and direct searches use one each).`);

@@ -8,6 +8,7 @@ import type { BillingOutcome } from '../usecases/search/searchService.js';
 import type { ToolCalls } from '../usecases/tools/toolCalls.js';
 import type { ToolRegistry } from '../usecases/tools/toolRegistry.js';
 import type { SearchRouteDeps } from '../http/presenters/searchPresenters.js';
+import type { ToolSchemas } from './toolSchemas.js';
 
 /** What the REST routes of the same use cases get, and the gateway's tools for find-tools and inspect-tool. */
 export interface McpDeps extends SearchRouteDeps {
@@ -21,8 +22,12 @@ export interface McpDeps extends SearchRouteDeps {
 
 export interface McpTool {
   name: string;
+  /** what tools/list shows: when to use the tool and what it costs */
   description: string;
+  /** what tools/list shows of the arguments (lean: no prose) */
   inputSchema: Record<string, unknown>;
+  /** what inspect-tool adds: the rest of the description, and the arguments with every option and its prose */
+  details?: { text?: string; inputSchema: Record<string, unknown> };
   /** per call, for gateway tools with a fixed price */
   price?: string;
   run(args: unknown, call?: ToolCallContext): Promise<unknown>;
@@ -64,13 +69,22 @@ export interface ToolContext {
 /** A row of the tool table: what tools/list shows of it, and its handler for one key's request. */
 export interface ToolDefinition {
   name: string;
+  /** one or two sentences: when to use it and what it costs (tools/list) */
   description: string;
-  inputSchema: Record<string, unknown>;
+  /** the rest, for inspect-tool: what the answer holds, the rules a caller needs once */
+  details?: string;
+  schemas: ToolSchemas;
   run(ctx: ToolContext, args: unknown, call?: ToolCallContext): Promise<unknown>;
 }
 
 /** A definition bound to one key's request. */
-export const toolOf = (ctx: ToolContext, d: ToolDefinition): McpTool => ({ name: d.name, description: d.description, inputSchema: d.inputSchema, run: (args, call) => d.run(ctx, args, call) });
+export const toolOf = (ctx: ToolContext, d: ToolDefinition): McpTool => ({
+  name: d.name,
+  description: d.description,
+  inputSchema: d.schemas.listed,
+  details: { ...(d.details ? { text: d.details } : {}), inputSchema: d.schemas.full },
+  run: (args, call) => d.run(ctx, args, call),
+});
 
 /** The prefix of the bound search tools: `search-<collection>`. */
 export const BOUND_SEARCH = 'search-';
@@ -87,6 +101,17 @@ export function queryIdOf(args: { queryId?: string; query_id?: string }): string
 
 export function objectArgs(args: unknown): Record<string, unknown> {
   return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+}
+
+/**
+ * `full_metadata`, the MCP-only argument of the search tools, taken off their arguments before the REST body schema
+ * checks the rest (which refuses unknown fields).
+ */
+export function takeFullMetadata(args: unknown): { rest: unknown; full: boolean } {
+  if (!args || typeof args !== 'object' || Array.isArray(args) || !('full_metadata' in args)) return { rest: args, full: false };
+  const { full_metadata: full, ...rest } = args as Record<string, unknown>;
+  if (full !== undefined && typeof full !== 'boolean') throw bad('full_metadata: true or false');
+  return { rest, full: full === true };
 }
 
 /** The bound search tools take the collection from their name; a collection in the arguments is refused as on POST /{collection}. */

@@ -9,6 +9,79 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
+/** Keys of a JSON Schema that an agent reads as prose or that the tool's own validation states better when it refuses. */
+const LEAN_DROPS = new Set(['description', 'deprecated', 'title', 'examples', '$schema', 'maxLength', 'minLength', 'maxItems', 'minItems', 'pattern', 'additionalProperties', 'propertyNames']);
+
+/** A default that says nothing: false, or an empty object. */
+const emptyDefault = (value: unknown) => value === false || (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0);
+
+/** `anyOf: [X, {type: null}]` read as X: null means "absent" to every tool here. */
+function withoutNullBranch(node: Record<string, unknown>): Record<string, unknown> {
+  const anyOf = node.anyOf;
+  if (!Array.isArray(anyOf)) return node;
+  const rest = anyOf.filter((b) => !(b && typeof b === 'object' && (b as { type?: unknown }).type === 'null'));
+  if (rest.length !== 1 || rest.length === anyOf.length) return node;
+  const { anyOf: _anyOf, ...others } = node;
+  return { ...others, ...(rest[0] as Record<string, unknown>) };
+}
+
+/**
+ * What tools/list shows of a tool's arguments: every agent pays for each character on every turn, so the listed schema
+ * keeps the names, types, enums, bounds and defaults that say what to send, and leaves out prose (inspect-tool gives
+ * the full schema), `omit`ted options (aliases, rarely used ones), string lengths, empty defaults, null branches, and
+ * `additionalProperties` (the tool refuses an unknown field itself, naming it). Options added later to a REST body
+ * appear here without their prose, so they stay within the tool list's budget.
+ */
+export function leanSchema(schema: Record<string, unknown>, omit: readonly string[] = []): Record<string, unknown> {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(withoutNullBranch(node as Record<string, unknown>))) {
+      if (LEAN_DROPS.has(key) || (key === 'default' && emptyDefault(value))) continue;
+      if (key === 'properties' && value && typeof value === 'object' && !Array.isArray(value)) {
+        const properties = value as Record<string, unknown>;
+        out[key] = Object.fromEntries(Object.entries(properties).filter(([name]) => !omit.includes(name)).map(([name, p]) => [name, walk(p)]));
+      } else {
+        out[key] = walk(value);
+      }
+    }
+    return out;
+  };
+  return walk(schema) as Record<string, unknown>;
+}
+
+/**
+ * The options a tool still takes but does not list (inspect-tool shows them): the reference SDK's camelCase aliases of
+ * the search options, image sizing, a deprecated alias, and the metadata switch (`full_metadata` chooses the rows' shape).
+ */
+const UNLISTED_OPTIONS = ['includeMetadata', 'includeFigures', 'image_max_width', 'image_max_height', 'image_quality', 'imageMaxWidth', 'imageMaxHeight', 'imageQuality', 'includeImages', 'include_metadata'];
+
+/** `full_metadata`: the MCP answers' row shape (compact by default); an MCP-only argument, taken off before the REST schema checks the rest. */
+export const FULL_METADATA = 'full_metadata';
+const fullMetadataProperty = { [FULL_METADATA]: { type: 'boolean' } };
+
+/** The listed schema of a tool whose rows come compact: its lean arguments and `full_metadata`. */
+const withFullMetadata = (schema: Record<string, unknown>): Record<string, unknown> => ({ ...schema, properties: { ...(schema.properties as Record<string, unknown>), ...fullMetadataProperty } });
+
+/** A tool's arguments twice: `listed` for tools/list (lean), `full` for inspect-tool (every option with its prose). */
+export interface ToolSchemas {
+  listed: Record<string, unknown>;
+  full: Record<string, unknown>;
+}
+
+/**
+ * A tool's two schemas from its full JSON Schema: every tool of the table is defined with these, so a tool added later
+ * is listed lean too. `compactRows`: its answer's rows come compact, and it takes `full_metadata` for the REST rows.
+ */
+export function toolSchemasOf(full: Record<string, unknown>, options: { compactRows?: boolean } = {}): ToolSchemas {
+  const withOption = options.compactRows ? withFullMetadata : (s: Record<string, unknown>) => s;
+  const fullWithOption = options.compactRows
+    ? { ...full, properties: { ...(full.properties as Record<string, unknown>), [FULL_METADATA]: jsonSchemaOf(fullMetadata) } }
+    : full;
+  return { listed: withOption(leanSchema(full, UNLISTED_OPTIONS)), full: fullWithOption };
+}
+
 /** `search`: the body of POST /query (snake_case options, exactly one of collection and collections). */
 export const searchArgs = queryBody;
 
@@ -33,9 +106,13 @@ export const findToolsArgs = z.strictObject({
 
 export const inspectToolArgs = z.strictObject({ tool_name: z.string().min(1).max(200) });
 
+/** `full_metadata` on the tools whose rows come compact (preview, confirm, get_results; the searches take it beside their REST arguments). */
+const fullMetadata = z.boolean().optional().meta({ description: 'true: each row as the REST API gives it, with all its metadata; default: relevance, text, title, year, journal, DOI/PMID and integrity status' });
+
 export const previewArgs = z.strictObject({
   tool_name: z.string().min(1).max(200),
   arguments: z.record(z.string(), z.unknown()).default({}),
+  full_metadata: fullMetadata,
 });
 
 /** `confirm`: the reference's spellings (`queryId` or `query_id`, `result_ids`); checked again as the REST unlock body. */
@@ -44,6 +121,7 @@ export const confirmArgs = z.strictObject({
   query_id: z.string().min(1).max(200).optional(),
   result_ids: z.array(z.string().min(1).max(200)).max(30).nullable().optional(),
   include_figures: z.boolean().optional(),
+  full_metadata: fullMetadata,
 });
 
 /** `get_results`: a kept search by its id (either spelling, as confirm takes it); figures as GET /results gives them. */
@@ -51,6 +129,7 @@ export const getResultsArgs = z.strictObject({
   queryId: z.string().min(1).max(200).optional(),
   query_id: z.string().min(1).max(200).optional(),
   include_figures: z.boolean().optional(),
+  full_metadata: fullMetadata,
 });
 
 export const callToolArgs = z.strictObject({
@@ -77,16 +156,16 @@ export const listJournalsSchema: Record<string, unknown> = {
   additionalProperties: false,
 };
 
-export const searchSchema = jsonSchemaOf(searchArgs);
-export const boundSearchSchema = jsonSchemaOf(boundSearchArgs);
+export const searchSchemas = toolSchemasOf(jsonSchemaOf(searchArgs), { compactRows: true });
+export const boundSearchSchemas = toolSchemasOf(jsonSchemaOf(boundSearchArgs), { compactRows: true });
 
 /**
  * `assisted_search`: the body of POST /api/v1/search/assisted, either a new search or `{queryId, answer}` answering its
  * clarification question; checked as that body (the REST rules and messages).
  */
-export const assistedSearchSchema: Record<string, unknown> = (() => {
+export const assistedSearchSchemas: ToolSchemas = (() => {
   const start = jsonSchemaOf(assistedBody) as { properties: Record<string, unknown> };
-  return {
+  return toolSchemasOf({
     type: 'object',
     properties: {
       ...start.properties,
@@ -100,15 +179,16 @@ export const assistedSearchSchema: Record<string, unknown> = (() => {
       },
     },
     additionalProperties: false,
-  };
+  });
 })();
 
 /** The JSON Schemas of the MCP-only tools' arguments (the same for every key: converted once, not per request). */
-export const noArgsSchema = jsonSchemaOf(noArgs);
-export const findToolsSchema = jsonSchemaOf(findToolsArgs);
-export const inspectToolSchema = jsonSchemaOf(inspectToolArgs);
-export const previewSchema = jsonSchemaOf(previewArgs);
-export const confirmSchema = jsonSchemaOf(confirmArgs);
-export const callToolSchema = jsonSchemaOf(callToolArgs);
-export const getResultsSchema = jsonSchemaOf(getResultsArgs);
-export const requestJournalSchema = jsonSchemaOf(journalRequestBody);
+export const noArgsSchemas = toolSchemasOf(jsonSchemaOf(noArgs));
+export const findToolsSchemas = toolSchemasOf(jsonSchemaOf(findToolsArgs));
+export const inspectToolSchemas = toolSchemasOf(jsonSchemaOf(inspectToolArgs));
+export const previewSchemas = toolSchemasOf(jsonSchemaOf(previewArgs));
+export const confirmSchemas = toolSchemasOf(jsonSchemaOf(confirmArgs));
+export const callToolSchemas = toolSchemasOf(jsonSchemaOf(callToolArgs));
+export const getResultsSchemas = toolSchemasOf(jsonSchemaOf(getResultsArgs));
+export const requestJournalSchemas = toolSchemasOf(jsonSchemaOf(journalRequestBody));
+export const listJournalsSchemas = toolSchemasOf(listJournalsSchema);

@@ -2,7 +2,7 @@
 // tools/, running the use case of its REST twin (same validation, billing, limits, sandbox rules and error codes) and
 // answering with the REST presenter's fields. The MCP shell (server.ts) only lists and calls them.
 import type { AuthContext } from '../usecases/auth/context.js';
-import { reachableEntries } from '../usecases/catalogue/collectionsList.js';
+import { priceLabelOf, reachableEntries } from '../usecases/catalogue/collectionsList.js';
 import { getBalanceTool, listCollectionsTool, listJournalsTool, requestJournalTool } from './tools/accountTools.js';
 import { assistedSearchTool } from './tools/assistedTool.js';
 import { boundSearchTool, confirmTool, getResultsTool, previewTool, searchTool } from './tools/searchTools.js';
@@ -38,7 +38,7 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, request: ToolsRequest
   }
 
   tools.catalogue = [...bind(CATALOGUE), ...gatewayTools(ctx)];
-  tools.bound = bind(reachable.map(boundSearchTool));
+  tools.bound = bind(reachable.map((entry) => boundSearchTool(entry, priceLabelOf(deps.catalog, auth, entry))));
   tools.listed = [...bind(reachable.length > 0 ? LISTED : LISTED.filter((d) => d !== requestJournalTool)), ...tools.bound];
 
   return {

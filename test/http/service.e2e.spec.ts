@@ -225,8 +225,10 @@ describe('paid search', () => {
     const filtered = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: 'statins', filters: { publication_date: { gte: '2010' } } } });
     expect(filtered.status).toBe(200);
     expect(filtered.body.filtersApplied).toEqual(expect.anything());
+    // the pay-per-row flow too: a synthetic preview, free
     const preview = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: 'statins' } });
-    expect([preview.status, preview.body.error.code]).toEqual([403, 'SANDBOX_UNSUPPORTED_ENDPOINT']);
+    expect([preview.status, preview.headers.get('x-billing-mode')]).toEqual([200, 'sandbox']);
+    expect(preview.body.results.every((r: { locked: boolean; cost: string; metadata: { synthetic: boolean } }) => r.locked && r.cost === '0.000000' && r.metadata.synthetic)).toBe(true);
   });
 });
 

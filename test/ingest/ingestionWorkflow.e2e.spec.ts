@@ -178,6 +178,25 @@ describe.each(ENGINES)('incremental ingestion on the %s engine', (engine) => {
     expect(bad.err).toContain('"no-such.jsonl"');
   });
 
+  it('refuses to extend an index whose vectors another embedding path made, and rebuilds it on replace', async () => {
+    const { engine: search, embedder } = svc.runtime;
+    // as if an earlier version of the model had built it
+    await search.deleteIndex('reef-other');
+    await search.ensureIndex('reef-other', embedder.dims, 'older-model@int8:000000000000');
+    const upsert = await ingest('reef-other', { files: ['reef-v3.jsonl'], mode: 'upsert' });
+    expect(upsert.status).toBe(202);
+    expect(await finished(upsert.body.ingestionId)).toMatchObject({ state: 'failed', error: expect.stringMatching(/made by older-model@int8:000000000000, and this process embeds with bge-small-en-v1\.5@fp32:[0-9a-f]{12}: ingest the collection again in replace mode/) });
+    const query = (collection: string) => call('POST', '/api/v1/search/query', { key, body: { collection, query: 'crown-of-thorns starfish', limit: 3 } });
+    // a hybrid search of it is refused too, naming both paths, and charges nothing
+    const refused = await query('reef-other');
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.message).toMatch(/older-model@int8:000000000000/);
+    const replace = await ingest('reef-other', { files: ['reef-v3.jsonl'], mode: 'replace' });
+    expect(await finished(replace.body.ingestionId)).toMatchObject({ state: 'completed', documentsAdded: 2 });
+    expect(await search.embeddingOf('reef-other')).toBe(embedder.modelName);
+    expect((await query('reef-other')).status).toBe(200);
+  });
+
   it('replays the ingestion events into an equal read model', async () => {
     const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
     expect(replay.status).toBe(200);

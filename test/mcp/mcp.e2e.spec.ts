@@ -168,8 +168,8 @@ describe('tools/list per key', () => {
     expect(names).toEqual([...FIXED_TOOLS, ...collections.map((c: string) => `search-${c}`)]);
     // the reference service's argument names
     const schemaOf = async (name: string) => (await wide.listTools()).tools.find((t) => t.name === name)!.inputSchema;
-    expect(Object.keys((await schemaOf('confirm')).properties!).sort()).toEqual(['include_figures', 'queryId', 'query_id', 'result_ids']);
-    expect(Object.keys((await schemaOf('preview')).properties!).sort()).toEqual(['arguments', 'tool_name']);
+    expect(Object.keys((await schemaOf('confirm')).properties!).sort()).toEqual(['full_metadata', 'include_figures', 'queryId', 'query_id', 'result_ids']);
+    expect(Object.keys((await schemaOf('preview')).properties!).sort()).toEqual(['arguments', 'full_metadata', 'tool_name']);
     expect(Object.keys((await schemaOf('call-tool')).properties!).sort()).toEqual(['arguments', 'tool_name']);
     expect(Object.keys((await schemaOf('inspect-tool')).properties!)).toEqual(['tool_name']);
     expect(Object.keys((await schemaOf('find-tools')).properties!).sort()).toEqual(['format', 'integration', 'query']);
@@ -212,7 +212,7 @@ describe('tools', () => {
     expect(echo.body.description).toBe('Echoes its arguments. Free, for trying the gateway.');
     const bound = await tool(client, 'inspect-tool', { tool_name: 'search-scifact' });
     expect(bound.body.name).toBe('search-scifact');
-    expect(bound.body.description).toContain('Bills immediately');
+    expect(bound.body.description).toContain('Billed at once');
     expect(Object.keys(bound.body.inputSchema.properties)).toEqual(expect.arrayContaining(['query', 'limit', 'filters', 'include_figures']));
     expect((await tool(client, 'inspect-tool', { tool_name: 'search' })).body.inputSchema.properties).toHaveProperty('collections');
     expect(await tool(client, 'inspect-tool', { tool_name: 'nope' })).toEqual({ isError: true, body: { code: 'NOT_FOUND', message: 'no tool "nope" is available to this key; find-tools lists the tools' } });
@@ -227,13 +227,12 @@ describe('tools', () => {
     const preview = await tool(client, 'preview', { tool_name: 'search-scifact', arguments: { query: QUERY, limit: 4, include_metadata: true, include_figures: false } });
     expect(preview.isError).toBe(false);
     const p = preview.body;
-    // the reference's spellings beside ours: query_id, and each row's source_collection
+    // the reference's spellings beside ours: query_id, and each row's source_collection (compact rows: that one alone)
     expect(p.query_id).toBe(p.queryId);
-    for (const r of p.results) expect(r.source_collection).toBe(r.collection);
     expect(p.workflow).toBe('requires_confirm');
     expect(p.costCharged).toBeNull();
     expect(p.results.length).toBe(4);
-    for (const r of p.results) expect([r.locked, r.collection]).toEqual([true, 'scifact']);
+    for (const r of p.results) expect([r.locked, r.source_collection]).toEqual([true, 'scifact']);
     expect(await ops.balanceOf(orgId)).toBe(start);
     const rowCosts = p.results.map((r: { cost: string }) => micros(r.cost));
     expect(rowCosts.every((c: bigint) => c > 0n)).toBe(true);
@@ -242,7 +241,9 @@ describe('tools', () => {
     expect(first.isError).toBe(false);
     expect(first.body.cost_charged).toBe(p.results[0].cost);
     expect(first.body.costCharged).toBe(first.body.cost_charged);
-    expect(first.body.results[0]).toMatchObject({ id: p.results[0].id, locked: false });
+    // a compact row says `locked` only while it is
+    expect(first.body.results[0]).toMatchObject({ id: p.results[0].id });
+    expect(first.body.results[0].locked).toBeUndefined();
     expect(first.body.results[1].locked).toBe(true);
     expect(first.body.balance_remaining).toBe(await ops.balanceOf(orgId));
     // the rest, spelled query_id as the reference's search responses spell it; the first row is not paid again
@@ -287,7 +288,7 @@ describe('tools', () => {
     const bound = await tool(client, 'search-scifact', { query: QUERY, limit: 3 });
     expect(bound.isError).toBe(false);
     expect(bound.body.results.length).toBe(3);
-    expect(bound.body.results[0]).toMatchObject({ collection: 'scifact', source_collection: 'scifact' });
+    expect(bound.body.results[0]).toMatchObject({ source_collection: 'scifact' });
     expect(bound.body.query_id).toBe(bound.body.queryId);
     expect(micros(bound.body.cost)).toBeGreaterThan(0n);
     expect(bound.body.billing_mode).toBe('live');
@@ -409,7 +410,7 @@ describe('limits and sandbox', () => {
     expect(refused).toEqual({ isError: true, body: { code: 'PREVIEW_RATE_LIMIT_EXCEEDED', message: rest.body.error.message, retryAfterSeconds: Number(rest.headers.get('retry-after')) } });
   });
 
-  it('gives a sandbox key synthetic results for free and refuses preview, confirm and gateway tools', async () => {
+  it('gives a sandbox key synthetic results, previews and confirms for free, and refuses gateway tools saying why', async () => {
     const orgId = await newOrg({}, '5.00');
     const key = await newKey(orgId, { mode: 'test' });
     const client = await connect(key);
@@ -420,15 +421,19 @@ describe('limits and sandbox', () => {
     expect(found.body.results.length).toBe(2);
     for (const r of found.body.results) {
       expect(r.text.startsWith('[SYNTHETIC]')).toBe(true);
-      expect(r.metadata.synthetic).toBe(true);
+      expect(r.synthetic).toBe(true);
     }
     expect([found.body.cost, found.body.billing_mode]).toEqual(['0.000000', 'sandbox']);
-    const refusal = { code: 'SANDBOX_UNSUPPORTED_ENDPOINT' };
-    expect(await tool(client, 'preview', { tool_name: 'search-scifact', arguments: { query: QUERY } })).toMatchObject({ isError: true, body: refusal });
-    expect(await tool(client, 'confirm', { queryId: found.body.queryId })).toMatchObject({ isError: true, body: refusal });
-    expect(await tool(client, 'call-tool', { tool_name: 'demo--echo', arguments: {} })).toMatchObject({ isError: true, body: refusal });
-    const rest = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: QUERY } });
-    expect([rest.status, rest.body.error.code]).toEqual([403, 'SANDBOX_UNSUPPORTED_ENDPOINT']);
+    // the pay-per-row flow, free (test/mcp/agentSurface.e2e.spec.ts follows it through to the ledger)
+    const preview = await tool(client, 'preview', { tool_name: 'search-scifact', arguments: { query: QUERY } });
+    expect([preview.isError, preview.body.workflow]).toEqual([false, 'requires_confirm']);
+    const confirmed = await tool(client, 'confirm', { queryId: preview.body.queryId });
+    expect([confirmed.isError, confirmed.body.cost_charged, confirmed.body.billing_mode]).toEqual([false, '0.000000', 'sandbox']);
+    // a search's rows are bought already: only previews are confirmed, as with a live key
+    expect(await tool(client, 'confirm', { queryId: found.body.queryId })).toMatchObject({ isError: true, body: { code: 'VALIDATION_ERROR' } });
+    const refused = await tool(client, 'call-tool', { tool_name: 'demo--echo', arguments: {} });
+    expect(refused).toMatchObject({ isError: true, body: { code: 'SANDBOX_UNSUPPORTED_ENDPOINT' } });
+    expect(refused.body.message).toMatch(/no sandbox behaviour: /);
     expect(await ops.balanceOf(orgId)).toBe(before);
   });
 

@@ -94,7 +94,7 @@ describe('billing modes', () => {
     expect((await orgEvents(m.superuser, org.id, 'BillingSettingsChanged'))[0]!.metadata.actor.kind).toBe('operator');
   });
 
-  it('sandbox keys: synthetic deterministic results at no cost on collections, query, {collection}, results and quota; 403 elsewhere', async () => {
+  it('sandbox keys: synthetic deterministic results at no cost on collections, query, {collection}, results, quota, preview and unlock; 403 on tool calls', async () => {
     const org = await ops.org({}, '1.00');
     const { key } = await ops.key(org.id, { mode: 'test' });
     const a = await q(key, SEARCH);
@@ -108,16 +108,16 @@ describe('billing modes', () => {
     expect((await call('GET', '/api/v1/search/collections', { key })).headers.get('x-billing-mode')).toBe('sandbox');
     const quota = await call('GET', '/api/v1/search/quota', { key });
     expect([quota.status, quota.body.dailyUsed]).toEqual([200, 0]);
-    for (const [method, path, body] of [
-      ['POST', '/api/v1/search/preview', SEARCH],
-      ['POST', '/api/v1/search/unlock', { queryId: a.body.queryId }],
-      ['POST', '/api/v1/tools/mcp/search', {}],
-    ] as const) {
-      const res = await call(method, path, { key, body });
-      expect([path, res.status, res.body.error.code]).toEqual([path, 403, 'SANDBOX_UNSUPPORTED_ENDPOINT']);
-    }
+    // preview and unlock run on synthetic rows, free; tool calls have no sandbox behaviour
+    const preview = await call('POST', '/api/v1/search/preview', { key, body: SEARCH });
+    expect([preview.status, preview.headers.get('x-query-cost')]).toEqual([200, '0.000000']);
+    const unlock = await call('POST', '/api/v1/search/unlock', { key, body: { queryId: preview.body.queryId } });
+    expect([unlock.status, unlock.headers.get('x-billing-mode'), unlock.headers.get('x-query-cost'), unlock.body.costCharged]).toEqual([200, 'sandbox', '0.000000', '0.000000']);
+    const tools = await call('POST', '/api/v1/tools/mcp/search', { key, body: {} });
+    expect([tools.status, tools.body.error.code]).toEqual([403, 'SANDBOX_UNSUPPORTED_ENDPOINT']);
     expect(await ops.balance(org.id)).toBe('1.000000');
     expect(await orgEvents(m.superuser, org.id, 'SearchCharged')).toEqual([]);
+    expect(await orgEvents(m.superuser, org.id, 'ResultsUnlocked')).toEqual([]);
   });
 
   it('spending caps: a key past its cap gets 429 API_KEY_BUDGET_EXCEEDED and nothing is charged', async () => {

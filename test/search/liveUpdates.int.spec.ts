@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FilterNode } from '../../src/filters/ast.js';
 import { createEmbeddedEngine } from '../../src/retrieval/engines/embedded/embeddedEngine.js';
 import { createOpenSearchEngine } from '../../src/retrieval/engines/opensearch/openSearchEngine.js';
-import type { ChunkRecord, SearchEngine } from '../../src/retrieval/port.js';
+import { EmbeddingMismatchError, type ChunkRecord, type SearchEngine } from '../../src/retrieval/port.js';
 import { requireComponent } from '../setup/components.js';
 
 const DIMS = 8;
@@ -71,7 +71,7 @@ describe('incremental updates, on both engines', () => {
 
   afterAll(async () => {
     for (const { engine } of engines) {
-      for (const index of ['staged', 'concurrent', 'deleted', 'shared']) await engine.deleteIndex(index).catch(() => undefined);
+      for (const index of ['staged', 'concurrent', 'deleted', 'shared', 'embedded-by', 'unrecorded']) await engine.deleteIndex(index).catch(() => undefined);
     }
     for (const engine of created) await engine.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -263,6 +263,32 @@ describe('incremental updates, on both engines', () => {
       await engine.commit('shared');
       expect(await readIds(), `${name} after commit`).toEqual(['x-c0:2']);
       expect((await reader.stats('shared')).chunks, name).toBe(1);
+    }
+  });
+
+  it('records the embedding path of an index, and refuses queries and writers of another path, in every instance', async () => {
+    const vector = Float32Array.from({ length: DIMS }, (_, i) => (i === 0 ? 1 : 0));
+    const chunks = docChunks('v', 0, 2).map((chunk) => ({ ...chunk, vector }));
+    for (const { name, engine, other } of engines) {
+      await engine.ensureIndex('embedded-by', DIMS, 'model-a@fp32:000000000000');
+      await engine.indexChunks('embedded-by', chunks);
+      await engine.commit('embedded-by');
+      const reader = other();
+      expect(await reader.embeddingOf('embedded-by'), name).toBe('model-a@fp32:000000000000');
+      const search = (side: SearchEngine, embedding: string) => side.search({ index: 'embedded-by', mode: 'hybrid', text: COMMON, vector, embedding, limit: 5 });
+      expect((await search(reader, 'model-a@fp32:000000000000')).length, name).toBe(2);
+      for (const side of [engine, reader]) {
+        await expect(search(side, 'model-b@fp32:111111111111'), name).rejects.toThrow(EmbeddingMismatchError);
+        await expect(search(side, 'model-b@fp32:111111111111'), name).rejects.toThrow(/made by model-a@fp32:000000000000, and this process embeds with model-b@fp32:111111111111/);
+      }
+      // sparse searches carry no vector and are not refused
+      expect((await reader.search({ index: 'embedded-by', mode: 'sparse', text: COMMON, limit: 5 })).length, name).toBe(2);
+      await expect(engine.ensureIndex('embedded-by', DIMS, 'model-b@fp32:111111111111'), name).rejects.toThrow(EmbeddingMismatchError);
+      await engine.ensureIndex('embedded-by', DIMS, 'model-a@fp32:000000000000');
+      // an index that recorded none (built before indexes recorded it) keeps answering
+      await engine.ensureIndex('unrecorded', DIMS);
+      expect(await engine.embeddingOf('unrecorded'), name).toBeNull();
+      expect(await engine.embeddingOf('no-such-index'), name).toBeNull();
     }
   });
 });

@@ -5,8 +5,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { mcpClient as connectMcp, tool } from '../support/mcpTools.js';
 import { ENGINES, httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
 
 let svc: TestService;
@@ -59,20 +59,7 @@ function firstPerDocument(rows: Row[], limit: number): Row[] {
   return rows.filter((r) => !seen.has(documentOf(r)) && seen.add(documentOf(r))).slice(0, limit);
 }
 
-async function mcpClient(key: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${svc.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
-  const client = new Client({ name: 'selection-test', version: '0.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
-
-async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<any> {
-  const res = await client.callTool({ name, arguments: args });
-  const text = (res.content as { text: string }[])[0]!.text;
-  expect(res.isError, text).not.toBe(true);
-  return JSON.parse(text);
-}
+const mcpClient = (key: string) => connectMcp(svc.baseUrl, key, clients);
 
 describe.each(ENGINES)('on the %s engine', (engine) => {
   beforeAll(async () => {

@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import pino from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { DEFAULT_DATA_ROOT, loadConfig } from '../../src/app/config.js';
 import { startRuntime, type Runtime, type RuntimeOptions } from '../../src/app/composition.js';
 import { ingestMissingDemoCollections, planDemoIngestion, type DemoIngestion } from '../../src/app/demoIngest.js';
@@ -62,6 +63,8 @@ export async function sliceDataRoot(docs = 80): Promise<string> {
   // copied, not linked: an operator may name these lists, and the file guard refuses links that leave the data root
   cpSync(join(SHARED_DATA, 'retractions'), join(root, 'retractions'), { recursive: true });
   symlinkSync(join(SHARED_DATA, 'journals'), join(root, 'journals'));
+  // the slices' passages are the demo's: their shipped vectors answer for them, as on a first start
+  symlinkSync(join(SHARED_DATA, 'vectors'), join(root, 'vectors'));
   return root;
 }
 
@@ -162,6 +165,23 @@ export async function untilIngested(call: ReturnType<typeof httpClient>, admin: 
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`ingestion ${ingestionId} did not end`);
+}
+
+/**
+ * One service for a whole test file: started before its tests (with its HTTP client and the operator steps), closed
+ * after them. Read the fields inside tests and hooks, once the service has started.
+ */
+export function useTestService(options: TestServiceOptions = {}): { svc: TestService; call: ReturnType<typeof httpClient>; ops: ReturnType<typeof operatorSteps> } {
+  const shared = {} as { svc: TestService; call: ReturnType<typeof httpClient>; ops: ReturnType<typeof operatorSteps> };
+  beforeAll(async () => {
+    shared.svc = await startTestService(options);
+    shared.call = httpClient(shared.svc.baseUrl);
+    shared.ops = operatorSteps(shared.call, shared.svc.adminToken);
+  }, 600_000);
+  afterAll(async () => {
+    await shared.svc?.close();
+  });
+  return shared;
 }
 
 /** The service, its client, and a live key of an organization credited with `credits`: what a test searching as one customer starts with. */

@@ -543,7 +543,7 @@ export function buildOpenApiDocument(): Json {
       schemas: componentSchemas(),
       headers: HEADERS,
       securitySchemes: {
-        BearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: `Authorization: Bearer sk_live_...` (live, spends credits) or `sk_test_...` (sandbox, synthetic results at no cost).' },
+        BearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: `Authorization: Bearer sk_live_...` (live, spends credits) or `sk_test_...` (sandbox: synthetic results marked synthetic for search, preview, unlock, re-fetch and assisted search, at no cost and never in the ledger; tool calls answer 403 SANDBOX_UNSUPPORTED_ENDPOINT).' },
         ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The API key in `X-API-Key`, the alternative to the Authorization header.' },
         OperatorBearer: { type: 'http', scheme: 'bearer', description: 'The operator token (`ADMIN_TOKEN`) for /admin/v1; API keys are not accepted there.' },
         DashboardSession: { type: 'apiKey', in: 'cookie', name: 'ls_session', description: 'The dashboard session cookie set by sign-in (`__Host-ls_session` when the service runs with TLS). POSTs also need the CSRF token.' },

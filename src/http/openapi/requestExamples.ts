@@ -31,6 +31,21 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
       description: 'Rows below min_relevance are neither returned nor charged (belowMinRelevance counts them); one_per_document keeps the best chunk of each document.',
       value: { collection: 'clinical-digest', query: 'randomized trial of blood pressure lowering', limit: 10, min_relevance: 0.02, one_per_document: true },
     },
+    mostCited: {
+      summary: 'The most cited relevant works first',
+      description: 'sort orders the candidates whose relevance passes min_relevance (0.2 unless sent) by citations, relevance breaking ties; the response says how many it ordered. Send its nextCursor back as cursor, with the same body, for the next page.',
+      value: { collection: 'openalex-synergy', query: 'intrathecal baclofen for spasticity', sort: 'cited_by_count', limit: 5 },
+    },
+    withinBudget: {
+      summary: 'At most 0.01 credits: the best rows that fit',
+      description: 'Rows are taken best first while their charge fits max_cost; withheldByMaxCost and nextRowCost say what the cap held back.',
+      value: { collection: 'scifact', query: 'vitamin D and bone fractures', limit: 10, max_cost: '0.010' },
+    },
+    moreLikeThis: {
+      summary: 'Works like a given one',
+      description: "like instead of query: the works nearest this one (a result's doc_id, a DOI, pmid:NNN or an OpenAlex W-id), itself excluded.",
+      value: { collection: 'openalex-synergy', like: { work: 'W2125158795' }, limit: 5 },
+    },
   },
   CollectionSearchRequest: {
     search: {
@@ -49,6 +64,12 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
       summary: 'Pay for every row of a preview',
       description: 'Replace queryId with the queryId of your preview; resultIds null unlocks every row.',
       value: { queryId: EARLIER_QUERY_ID, resultIds: null },
+      'x-queryId-from': 'searchPreview/preview',
+    },
+    withinBudget: {
+      summary: 'Pay for the best rows of a preview that fit 0.005 credits',
+      description: "The rows asked for (all, here) are bought in the preview's order while they fit maxCost; withheldByMaxCost and nextRowCost say what it held back.",
+      value: { queryId: EARLIER_QUERY_ID, maxCost: '0.005' },
       'x-queryId-from': 'searchPreview/preview',
     },
   },

@@ -1,6 +1,7 @@
 // Response schemas (zod) for the OpenAPI document: what the routes send, in the spec's field names. They document only;
 // no route parses its output with them. Type checks at the bottom tie each one to the domain type the route returns.
 import { z } from 'zod';
+import { SORT_ORDERS } from '../../usecases/search/sortOrder.js';
 import { STATUS_OF } from '../../domain/errorCodes.js';
 import type { Discovery as DomainDiscovery } from '../../usecases/catalogue/discovery.js';
 import type { CollectionListing } from '../../usecases/catalogue/collectionsList.js';
@@ -110,11 +111,33 @@ export const SearchResult = z.object({
 
 const belowMinRelevance = z.number().int().meta({ description: 'Rows held back because their relevance is below min_relevance (minRelevance): neither returned nor charged. 0 when none were, or no threshold was sent.' });
 
+/** What search and preview responses say about their list: the next page's cursor, and the order, cap and work applied. */
+const listReport = {
+  nextCursor: nullable(z.string()).meta({
+    description: 'Send it as `cursor` with the same request for the next page of the same list (billed like any page; the same call sent again answers that page again, charged once). Null on the last page. Valid 7 days, for your organization only.',
+  }),
+  sort: z
+    .object({
+      by: z.enum(SORT_ORDERS),
+      minRelevance: z.number().meta({ description: 'The threshold the candidates passed (default 0.2 on a sorted request).' }),
+      candidatesOrdered: z.number().int().meta({ description: 'Candidates that passed it and were ordered (among the 500 best by relevance).' }),
+    })
+    .optional()
+    .meta({ description: 'Present when `sort` was sent and is not relevance.' }),
+  withheldByMaxCost: z.number().int().optional().meta({ description: 'Present when a price cap was sent: rows it held back (the list continues with them).' }),
+  nextRowCost: nullable(decimal('The price of the first row held back; null when none was.')).optional(),
+  like: z
+    .object({ work: z.string(), collection: z.string(), docId: z.string(), title: nullable(z.string()) })
+    .optional()
+    .meta({ description: 'Present on a `like` request: the work as sent and where it was found (it is never among the results).' }),
+};
+
 export const SearchResponse = z.object({
   results: z.array(SearchResult),
   queryId: z.string().meta({ description: 'Re-fetch these results free for 7 days at GET /api/v1/search/results/{queryId}.' }),
   latencyMs: z.number().int(),
   belowMinRelevance,
+  ...listReport,
   ...filterReport,
 });
 
@@ -153,6 +176,7 @@ export const AssistedSearchResponse = z.object({
     subQuestions: z.array(z.string()),
   }),
   withheldByMaxCost: z.number().int().optional().meta({ description: 'Verified rows left out to stay within maxCost; omitted when none.' }),
+  nextRowCost: decimal('The price of the first row left out; present with withheldByMaxCost.').optional(),
   ...filterReport,
 });
 
@@ -179,6 +203,9 @@ export const PreviewUnlockResponse = z.object({
   costCharged: nullable(decimal('What this call charged; null on a preview and on an unlock that unlocked nothing new.')),
   costToUnlockRemaining: decimal('Cost to unlock every row not yet unlocked.'),
   belowMinRelevance: belowMinRelevance.optional().meta({ description: 'Preview only: rows held back because their relevance is below min_relevance; they are not in the preview and cannot be unlocked.' }),
+  ...listReport,
+  nextCursor: nullable(z.string()).optional().meta({ description: 'Preview only: send it as `cursor` with the same preview for its next page (free, like any preview); null on the last page.' }),
+  withheldByMaxCost: listReport.withheldByMaxCost.meta({ description: 'Present when a price cap was sent (a preview takes none; an unlock takes maxCost): rows it held back.' }),
   ...filterReport,
 });
 

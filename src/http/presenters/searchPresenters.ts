@@ -1,6 +1,6 @@
 // Response shapers of the search surface: what REST routes and MCP tools alike answer for a search, a preview, an
 // unlock, an assisted answer and a re-fetch (one wire format, one place).
-import type { SearchService, SearchOutcome, PreviewOutcome, RefetchOutcome } from '../../usecases/search/searchService.js';
+import type { SearchService, SearchOutcome, PreviewOutcome, RefetchOutcome, ListFields } from '../../usecases/search/searchService.js';
 import type { CatalogueService } from '../../usecases/catalogue/catalogueService.js';
 import { remainingCost } from '../../usecases/search/searchService.js';
 import type { CachedRow } from '../../usecases/search/queryCache.js';
@@ -15,6 +15,9 @@ import type { AuthContext } from '../../usecases/auth/context.js';
 import { idempotencyRequest } from '../../usecases/search/previewIdempotency.js';
 import { metadataWithFigures, responseFigures, searchFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../../usecases/figures/figureImages.js';
 import type { RowSelection } from '../../retrieval/rowSelection.js';
+import type { SearchRequestInput } from '../../usecases/search/pipeline.js';
+import type { ListRequest } from '../../usecases/search/searchService.js';
+import { SORTED_DEFAULT_MIN_RELEVANCE, type SortOrder } from '../../usecases/search/sortOrder.js';
 
 export interface SearchRouteDeps {
   search: SearchService;
@@ -82,12 +85,29 @@ export function resultsBody({ record, unlocked, images }: RefetchOutcome) {
   };
 }
 
+/** A price cap's effect: the rows it held back and the own price of the first of them (null when none). */
+const costCapBody = (cap: { withheld: number; nextRowCostMicros: bigint | null }) => ({ withheldByMaxCost: cap.withheld, nextRowCost: cap.nextRowCostMicros === null ? null : formatCredits(cap.nextRowCostMicros, 6) });
+
+/**
+ * What a search or preview response says about its list: `nextCursor` (null on the last page), and when asked for,
+ * the order applied (`sort`), the price cap's effect (`withheldByMaxCost`, `nextRowCost`) and the work searched near (`like`).
+ */
+export function listBody(list: ListFields) {
+  return {
+    nextCursor: list.nextCursor,
+    ...(list.sorted ? { sort: { by: list.sorted.by, minRelevance: list.sorted.minRelevance, candidatesOrdered: list.sorted.candidates } } : {}),
+    ...(list.costCap ? costCapBody(list.costCap) : {}),
+    ...(list.like ? { like: { work: list.like.work, collection: list.like.collection, docId: list.like.docId, title: list.like.title } } : {}),
+  };
+}
+
 export function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: FigureImages) {
   return {
     results: outcome.rows.map((r) => searchResult(r, includeMetadata, images !== undefined, images?.get(r.id))),
     queryId: outcome.queryId,
     latencyMs: outcome.latencyMs,
     belowMinRelevance: outcome.belowMinRelevance,
+    ...listBody(outcome.list),
     ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
     ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
     ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
@@ -106,6 +126,7 @@ export function previewResponse(outcome: PreviewOutcome) {
     costCharged: null,
     costToUnlockRemaining: formatCredits(remainingCost(outcome.rows, outcome.unlocked), 6),
     belowMinRelevance: outcome.belowMinRelevance,
+    ...listBody(outcome.list),
     ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
     ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
     ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
@@ -124,6 +145,7 @@ export function unlockResponse(outcome: UnlockResult) {
     results: outcome.rows.map((r) => ledgerRow(r, outcome.unlocked.has(r.id), true, outcome.images.get(r.id))),
     costCharged: outcome.newlyUnlockedCount === 0 ? null : formatCredits(outcome.costChargedMicros, 6),
     costToUnlockRemaining: formatCredits(outcome.costToUnlockRemainingMicros, 6),
+    ...(outcome.costCap ? costCapBody(outcome.costCap) : {}),
     ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
     ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
   };
@@ -156,13 +178,53 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
     ...(answer.discovery ? { discovery: answer.discovery } : {}),
     ...(answer.filterWarnings ? { filterWarnings: answer.filterWarnings } : {}),
     ...(answer.journalMetricExpansions ? { journalMetricExpansions: answer.journalMetricExpansions } : {}),
-    ...(answer.withheldByMaxCost ? { withheldByMaxCost: answer.withheldByMaxCost } : {}),
+    ...(answer.withheldByMaxCost ? { withheldByMaxCost: answer.withheldByMaxCost, ...(answer.nextRowCostMicros !== undefined ? { nextRowCost: formatCredits(answer.nextRowCostMicros, 6) } : {}) } : {}),
   };
 }
 
-/** The row selection of a body in the snake_case spelling (/query, /preview and the MCP search tools). */
-export function selectionOf(body: { min_relevance: number; one_per_document: boolean }): RowSelection {
-  return { minRelevance: body.min_relevance, onePerDocument: body.one_per_document };
+/** The row selection of a body in the snake_case spelling (/query, /preview and the MCP search tools); a sorted request's threshold defaults higher. */
+export function selectionOf(body: { min_relevance?: number; one_per_document: boolean; sort?: SortOrder }): RowSelection {
+  return { minRelevance: body.min_relevance ?? (body.sort !== undefined && body.sort !== 'relevance' ? SORTED_DEFAULT_MIN_RELEVANCE : 0), onePerDocument: body.one_per_document };
+}
+
+/** A search or preview body in the snake_case spelling, as far as the list it asks for goes. */
+export interface ListBody {
+  query?: string;
+  like?: { work: string };
+  limit: number;
+  filters?: unknown;
+  min_relevance?: number;
+  one_per_document: boolean;
+  sort?: SortOrder;
+  cursor?: string;
+}
+
+/** The /{collection} body's camelCase options in the snake_case spelling the other doors use. */
+export const snakeListBody = (b: Omit<ListBody, 'min_relevance' | 'one_per_document'> & { minRelevance?: number; onePerDocument: boolean }): ListBody => ({
+  query: b.query,
+  like: b.like,
+  limit: b.limit,
+  filters: b.filters,
+  min_relevance: b.minRelevance,
+  one_per_document: b.onePerDocument,
+  sort: b.sort,
+  cursor: b.cursor,
+});
+
+/** What the search use cases take from a body: the pipeline's input (collections, query, selection, order, cap) and the list request (cursor, like). */
+export function searchRequestOf(collections: string[], body: ListBody, maxCost?: string): { input: SearchRequestInput; list: ListRequest } {
+  return {
+    input: {
+      collections,
+      query: body.query ?? '',
+      limit: body.limit,
+      filters: body.filters ?? null,
+      selection: selectionOf(body),
+      ...(body.sort !== undefined ? { sort: body.sort } : {}),
+      ...(maxCost !== undefined ? { maxCostMicros: parseCredits(maxCost)! } : {}),
+    },
+    list: { ...(body.cursor !== undefined ? { cursor: body.cursor } : {}), ...(body.like !== undefined ? { like: body.like.work } : {}) },
+  };
 }
 
 /** Only /query and /{collection} carry these: the daily quota, not the per-minute budget. */

@@ -21,7 +21,9 @@ import { idempotencyRequest } from '../../usecases/search/previewIdempotency.js'
 import { metadataWithFigures, responseFigures, searchFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../../usecases/figures/figureImages.js';
 import type { RowSelection } from '../../retrieval/rowSelection.js';
 
-import { assistedResponse, previewResponse, resultsBody, searchBody, selectionOf, unlockResponse, type SearchRouteDeps } from '../presenters/searchPresenters.js';
+import { assistedResponse, previewResponse, resultsBody, searchBody, searchRequestOf, snakeListBody, unlockResponse, type SearchRouteDeps } from '../presenters/searchPresenters.js';
+import type { SearchRequestInput } from '../../usecases/search/pipeline.js';
+import type { ListRequest } from '../../usecases/search/searchService.js';
 export type { SearchRouteDeps } from '../presenters/searchPresenters.js';
 
 const auth = (ctx: Context): AuthContext => {
@@ -46,27 +48,22 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     ctx.body = { collections, count: collections.length };
   });
 
-  const runSearch = async (ctx: Context, input: { collections: string[]; query: string; limit: number; filters: unknown; includeMetadata: boolean; figures: ImageOptions | null; selection: RowSelection }, endpoint: string) => {
+  const runSearch = async (ctx: Context, request: { input: SearchRequestInput; list: ListRequest }, includeMetadata: boolean, figures: ImageOptions | null, endpoint: string) => {
     const a = auth(ctx);
-    const outcome = await deps.search.search(
-      a,
-      { collections: input.collections, query: input.query, limit: input.limit, filters: input.filters ?? null, includeMetadata: input.includeMetadata, selection: input.selection },
-      endpoint,
-      (ctx.state as RequestState).requestId,
-    );
+    const outcome = await deps.search.search(a, { ...request.input, includeMetadata }, endpoint, (ctx.state as RequestState).requestId, request.list);
     // figures are free: rendered after the charge, from the rows already paid for
-    const images = input.figures ? await searchFigureImages(outcome.rows, deps.figureImages, input.figures) : undefined;
+    const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
     setBillingHeaders(ctx, a, outcome.billing);
     setRateLimitHeaders(ctx, outcome);
     // ISO 8601, as the reference's clients parse it
     if (outcome.cachedUntil) ctx.set('X-Cache-Expires', outcome.cachedUntil.toISOString());
-    ctx.body = searchBody(outcome, input.includeMetadata, images);
+    ctx.body = searchBody(outcome, includeMetadata, images);
   };
 
   router.post('/query', async (ctx) => {
     const body = parseOr422(queryBody, ctx.request.body);
     const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
-    await runSearch(ctx, { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.include_metadata, figures, selection: selectionOf(body) }, '/query');
+    await runSearch(ctx, searchRequestOf(requestedCollections(body), body, body.max_cost), body.include_metadata, figures, '/query');
   });
 
   router.post('/preview', async (ctx) => {
@@ -74,7 +71,8 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const body = parseOr422(previewBody, ctx.request.body);
     const idempotencyKey = ctx.get('Idempotency-Key');
     const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? idempotencyRequest(idempotencyKey, ctx.request.body) : undefined;
-    const outcome = await deps.search.preview(a, { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters ?? null, selection: selectionOf(body) }, idempotency);
+    const { input, list } = searchRequestOf(requestedCollections(body), body);
+    const outcome = await deps.search.preview(a, input, idempotency, list);
     if (outcome.idempotency) ctx.set('Idempotency-Status', outcome.idempotency);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = previewResponse(outcome);
@@ -84,7 +82,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const a = auth(ctx);
     const body = parseOr422(unlockBody, ctx.request.body);
     const figures = body.includeFigures ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
-    const outcome = await deps.unlock.unlock(a, { queryId: body.queryId, resultIds: body.resultIds, figures });
+    const outcome = await deps.unlock.unlock(a, { queryId: body.queryId, resultIds: body.resultIds, figures, ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}) });
     setBillingHeaders(ctx, a, outcome.billing);
     ctx.body = unlockResponse(outcome);
   });
@@ -183,11 +181,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const body = parseOr422(collectionSearchBody, raw);
     // includeImages is the deprecated alias of includeFigures
     const figures = (body.includeFigures ?? body.includeImages) ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
-    await runSearch(
-      ctx,
-      { collections: [ctx.params.collection!], query: body.query, limit: body.limit, filters: body.filters, includeMetadata: body.includeMetadata, figures, selection: { minRelevance: body.minRelevance, onePerDocument: body.onePerDocument } },
-      '/{collection}',
-    );
+    await runSearch(ctx, searchRequestOf([ctx.params.collection!], snakeListBody(body), body.maxCost), body.includeMetadata, figures, '/{collection}');
   });
 
   return router;

@@ -3,7 +3,7 @@
 import { parseOr422, journalsQuery, journalRequestBody } from '../../http/schemas.js';
 import { listCollections } from '../../usecases/catalogue/collectionsList.js';
 import type { AuthContext } from '../../usecases/auth/context.js';
-import { listJournalsSchema, noArgs, noArgsSchema, requestJournalSchema } from '../toolSchemas.js';
+import { listJournalsSchemas, noArgs, noArgsSchemas, requestJournalSchemas } from '../toolSchemas.js';
 import { bad, balanceOf, isLowBalanceOf, objectArgs, type ToolDefinition } from '../toolKit.js';
 
 function trialQueriesLeft(auth: AuthContext): number | null {
@@ -12,8 +12,9 @@ function trialQueriesLeft(auth: AuthContext): number | null {
 
 export const getBalanceTool: ToolDefinition = {
   name: 'get_balance',
-  description: 'Free. The balance, billing mode and trial queries left of this account, and the dashboard URL (usage, ledger, keys; give the user this one, never a constructed one). Call once at session start; confirm returns balance_remaining itself.',
-  inputSchema: noArgsSchema,
+  description: 'Free: balance, billing mode, trial queries left and the dashboard URL. Call once per session.',
+  details: 'The dashboard URL (usage, ledger, keys) is the one to give the user, never a constructed one; confirm and the searches return balance_remaining themselves.',
+  schemas: noArgsSchemas,
   run: async ({ auth, request }, args) => {
     parseOr422(noArgs, args);
     return {
@@ -29,8 +30,9 @@ export const getBalanceTool: ToolDefinition = {
 
 export const listCollectionsTool: ToolDefinition = {
   name: 'list_collections',
-  description: "Lists the collections this key can search, with descriptions, document counts and the organization's price per 1000 tokens (pricePer1000; for meta-collections, members and priceRange). Free.",
-  inputSchema: noArgsSchema,
+  description: 'Free: the collections this key can search, with descriptions, document counts and prices per 1000 tokens.',
+  details: "Prices are the organization's (pricePer1000; a meta-collection gives its members and priceRange).",
+  schemas: noArgsSchemas,
   run: async ({ deps, auth }, args) => {
     parseOr422(noArgs, args);
     const collections = await listCollections({ catalog: deps.catalog, engine: deps.engine }, auth);
@@ -40,9 +42,8 @@ export const listCollectionsTool: ToolDefinition = {
 
 export const listJournalsTool: ToolDefinition = {
   name: 'list_journals',
-  description:
-    "Lists the journals of a collection in this key's scope, ranked by h-index, or with `topic` by how much relevant content each holds on it. Free. Pass a journal's ISSNs in an `issn` filter to search that journal.",
-  inputSchema: listJournalsSchema,
+  description: "Free: a collection's journals ranked by h-index, or by relevant content with `topic`. Pass a journal's ISSNs in an `issn` filter to search it.",
+  schemas: listJournalsSchemas,
   run: async ({ deps, auth }, args) => {
     const { collection, ...rest } = objectArgs(args);
     if (typeof collection !== 'string' || collection === '') throw bad('collection: a collection name is required');
@@ -56,7 +57,7 @@ export const listJournalsTool: ToolDefinition = {
 /** Listed only to a key that reaches a collection. */
 export const requestJournalTool: ToolDefinition = {
   name: 'request_journal',
-  description: 'Free. Records a request for a journal or publisher this account cannot reach (after a search for it came back empty): `title` and/or `issn`, and a `note`. It records the request; it does not grant access.',
-  inputSchema: requestJournalSchema,
+  description: 'Free: asks for a journal or publisher this key cannot reach (`title` and/or `issn`, `note`); it records the request, it grants no access.',
+  schemas: requestJournalSchemas,
   run: async ({ deps, auth }, args) => deps.catalogue.requestJournal(auth, parseOr422(journalRequestBody, args)),
 };

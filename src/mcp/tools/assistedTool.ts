@@ -7,7 +7,7 @@ import { searchFigureImages } from '../../usecases/figures/figureImages.js';
 import { idempotencyRequest } from '../../usecases/search/previewIdempotency.js';
 import { assistedResponse } from '../../http/presenters/searchPresenters.js';
 import { parseOr422, assistedAnswerBody, assistedBody, requestedCollections } from '../../http/schemas.js';
-import { assistedSearchSchema } from '../toolSchemas.js';
+import { assistedSearchSchemas } from '../toolSchemas.js';
 import { bad, billedAnswer, objectArgs, type ToolContext, type ToolDefinition } from '../toolKit.js';
 
 /** One line of progress: the phase, the round and the counts so far. */
@@ -23,9 +23,10 @@ function confirmDeliveryWhenSent({ deps, request }: ToolContext, answer: Assiste
 
 export const assistedSearchTool: ToolDefinition = {
   name: 'assisted_search',
-  description:
-    'Assisted search: reads the question (up to 16,000 characters), searches sub-questions over `collection` or `collections`, verifies every candidate and returns only verified passages, each with a judge score, matched terms and a rationale. Bills only the delivered verified rows (`cost`); clarification_needed and no_relevant_results cost nothing. When it asks a clarification question, call it again with `queryId` and `answer`. Sends progress notifications while it runs (ask for them with a progressToken), each naming the queryId; a run whose answer was lost is re-fetched free with get_results. `idempotency_key` makes a retry safe: the same key and arguments return the first answer, charged once.',
-  inputSchema: assistedSearchSchema,
+  description: 'Answers a research question (up to 16,000 characters) with verified passages only. Bills only the verified rows delivered (cap: `maxCost`); a clarification question or no result is free.',
+  details:
+    'Searches sub-questions over `collection` or `collections` and judges every candidate; each row carries a judge score, matched terms and a rationale. To a clarification question, call again with `queryId` and `answer`. Sends progress notifications while it runs (ask with a progressToken), each naming the queryId; a run whose answer was lost is re-fetched free with get_results. `idempotency_key` makes a retry safe: the same key and arguments return the first answer, charged once.',
+  schemas: assistedSearchSchemas,
   run: async (ctx, args, call) => {
     const { deps, auth, request: { requestId } } = ctx;
     const onProgress = call?.progress ? (p: AssistedProgress, queryId: string) => call.progress!(progressMessage(p, queryId)) : undefined;

@@ -4,75 +4,84 @@ import type { CatalogEntry } from '../../domain/catalog.js';
 import { formatCredits } from '../../domain/money.js';
 import type { SearchRequestInput } from '../../usecases/search/pipeline.js';
 import { DEFAULT_IMAGE_OPTIONS, searchFigureImages } from '../../usecases/figures/figureImages.js';
-import { searchBody, previewResponse, unlockResponse, resultsBody, selectionOf } from '../../http/presenters/searchPresenters.js';
+import type { z } from 'zod';
+import type { ListRequest } from '../../usecases/search/searchService.js';
+import { searchBody, previewResponse, unlockResponse, resultsBody, searchRequestOf } from '../../http/presenters/searchPresenters.js';
 import { parseOr422, unlockBody, requestedCollections } from '../../http/schemas.js';
-import { boundPreviewSearchArgs, boundSearchArgs, boundSearchSchema, confirmArgs, confirmSchema, getResultsArgs, getResultsSchema, previewArgs, previewSchema, previewSearchArgs, searchArgs, searchSchema } from '../toolSchemas.js';
-import { BOUND_SEARCH, bad, billedAnswer, queryIdOf, refuseCollectionArgument, withReferenceNames, type ToolContext, type ToolDefinition } from '../toolKit.js';
+import { boundPreviewSearchArgs, boundSearchArgs, boundSearchSchemas, confirmArgs, confirmSchemas, getResultsArgs, getResultsSchemas, previewArgs, previewSchemas, previewSearchArgs, searchArgs, searchSchemas } from '../toolSchemas.js';
+import { BOUND_SEARCH, bad, billedAnswer, queryIdOf, refuseCollectionArgument, takeFullMetadata, withReferenceNames, type ToolContext, type ToolDefinition } from '../toolKit.js';
+import { withRowShape } from '../compactRows.js';
 
 /** A search, as `search` (bound null: the collections in the arguments) or as `search-<bound>`. */
-async function search({ deps, auth, request }: ToolContext, args: unknown, bound: string | null) {
+async function search({ deps, auth, request }: ToolContext, givenArgs: unknown, bound: string | null) {
+  const { rest: args, full } = takeFullMetadata(givenArgs);
   let collections: string[];
-  let body: { query: string; limit: number; filters?: unknown; include_metadata: boolean; include_figures: boolean; image_max_width: number; image_max_height: number; image_quality: number; min_relevance: number; one_per_document: boolean };
+  let body: z.output<typeof searchArgs>;
   if (bound === null) {
-    const parsed = parseOr422(searchArgs, args);
-    collections = requestedCollections(parsed);
-    body = parsed;
+    body = parseOr422(searchArgs, args);
+    collections = requestedCollections(body);
   } else {
     refuseCollectionArgument(args);
     body = parseOr422(boundSearchArgs, args);
     collections = [bound];
   }
   const endpoint = bound === null ? 'mcp:search' : `mcp:${BOUND_SEARCH}${bound}`;
-  const outcome = await deps.search.search(auth, { collections, query: body.query, limit: body.limit, filters: body.filters ?? null, includeMetadata: body.include_metadata, selection: selectionOf(body) }, endpoint, request.requestId);
+  const { input, list } = searchRequestOf(collections, body, body.max_cost);
+  const outcome = await deps.search.search(auth, { ...input, includeMetadata: body.include_metadata }, endpoint, request.requestId, list);
   const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
   const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
-  return billedAnswer(auth, searchBody(outcome, body.include_metadata, images), outcome.billing);
+  return withRowShape(billedAnswer(auth, searchBody(outcome, body.include_metadata, images), outcome.billing), full);
 }
+
+/** What the search tools share, said once in inspect-tool rather than in every search-<name> of tools/list. */
+const SEARCH_DETAILS =
+  'Returns ranked passages, each row compact (relevance, text, title, year, journal, doi/pmid, integrity status; `full_metadata: true` for the REST row) and `queryId`; get_results re-fetches it free for 7 days. Billed at once for the delivered result tokens at the collection price per 1000 tokens (`cost`, `balance_remaining`); preview the same arguments free first. A catalogue question without filters (which sources, publishers or journals?) is answered free in `discovery`. `min_relevance` holds back (and does not bill) rows below it; `one_per_document` keeps the best chunk per document; `filters` are the REST filters.';
 
 export const searchTool: ToolDefinition = {
   name: 'search',
-  description:
-    'Searches one collection (`collection`) or up to 5 (`collections`, merged into one ranked list) and returns ranked passages. Bills immediately: delivered result tokens at the collection price per 1000 tokens (`cost` in the result); use preview first to see teasers and prices for free. A catalogue question sent without filters (which sources, publishers or journals?) is answered free in `discovery`. The result carries `queryId`: GET /api/v1/search/results/{queryId} re-fetches it free for 7 days.',
-  inputSchema: searchSchema,
+  description: 'Searches `collection`, or up to 5 `collections` merged into one ranked list. Billed at once per delivered result token; preview is free.',
+  details: SEARCH_DETAILS,
+  schemas: searchSchemas,
   run: (ctx, args) => search(ctx, args, null),
 };
 
 /** `search-<name>`: a search of one reachable collection, named by the tool. */
-export const boundSearchTool = (entry: CatalogEntry): ToolDefinition => ({
+export const boundSearchTool = (entry: CatalogEntry, price: string | null): ToolDefinition => ({
   name: `${BOUND_SEARCH}${entry.name}`,
-  description: `Searches ${entry.displayName}${entry.description ? ` (${entry.description})` : ''}. Bills immediately, like POST /api/v1/search/${entry.name}: the result carries \`cost\` and \`queryId\`. Use preview with tool_name "${BOUND_SEARCH}${entry.name}" to see teasers and prices for free first.`,
-  inputSchema: boundSearchSchema,
+  description: `Searches ${entry.displayName}. Billed at once${price ? `, ${price} credits per 1000 result tokens` : ''}; preview is free.`,
+  details: `${SEARCH_DETAILS} ${entry.description ?? ''}`.trim(),
+  schemas: boundSearchSchemas,
   run: (ctx, args) => search(ctx, args, entry.name),
 });
 
 export const previewTool: ToolDefinition = {
   name: 'preview',
-  description:
-    'Free (50 per hour per organization, shared with POST /api/v1/search/preview). Runs a search (`tool_name` "search" or a "search-<name>", with that tool\'s selection arguments: query, limit, filters, min_relevance, one_per_document, and collection/collections for "search") and returns locked teasers, each row\'s relevance and cost to unlock, and a `queryId` unlockable with confirm for 7 days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is already in hand.',
-  inputSchema: previewSchema,
+  description: 'Free (50 per hour): runs a search tool with its `arguments` and returns locked teasers with relevance and cost; buy rows with confirm.',
+  details:
+    '`tool_name` is "search" or a "search-<name>"; its selection arguments apply (query or like, limit, filters, min_relevance, one_per_document, sort, cursor, collection/collections for "search"). The hourly limit is per organization, shared with the REST preview. The `queryId` is unlockable with confirm for 7 days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is already in hand.',
+  schemas: previewSchemas,
   run: async ({ deps, auth }, args) => {
-    const { tool_name, arguments: a } = parseOr422(previewArgs, args);
-    let input: SearchRequestInput;
+    const { tool_name, arguments: a, full_metadata: full } = parseOr422(previewArgs, args);
+    let request: { input: SearchRequestInput; list: ListRequest };
     if (tool_name === 'search') {
       const body = parseOr422(previewSearchArgs, a);
-      input = { collections: requestedCollections(body), query: body.query, limit: body.limit, filters: body.filters ?? null, selection: selectionOf(body) };
+      request = searchRequestOf(requestedCollections(body), body);
     } else if (tool_name.startsWith(BOUND_SEARCH) && tool_name.length > BOUND_SEARCH.length) {
       refuseCollectionArgument(a);
-      const body = parseOr422(boundPreviewSearchArgs, a);
-      input = { collections: [tool_name.slice(BOUND_SEARCH.length)], query: body.query, limit: body.limit, filters: body.filters ?? null, selection: selectionOf(body) };
+      request = searchRequestOf([tool_name.slice(BOUND_SEARCH.length)], parseOr422(boundPreviewSearchArgs, a));
     } else {
       throw bad(`tool_name: only searches are previewable ("search" or "search-<name>"), not "${tool_name}"`);
     }
-    const outcome = await deps.search.preview(auth, input);
-    return { ...withReferenceNames(previewResponse(outcome)), workflow: outcome.rows.some((r) => !outcome.unlocked.has(r.id)) ? 'requires_confirm' : 'complete' };
+    const outcome = await deps.search.preview(auth, request.input, undefined, request.list);
+    return { ...withRowShape(withReferenceNames(previewResponse(outcome)), full === true), workflow: outcome.rows.some((r) => !outcome.unlocked.has(r.id)) ? 'requires_confirm' : 'complete' };
   },
 };
 
 export const confirmTool: ToolDefinition = {
   name: 'confirm',
-  description:
-    'Bills. Unlocks rows of a preview by its `queryId` (`query_id` is accepted too): `result_ids` names the rows to buy, omitted or null buys all. Charges only rows not yet unlocked under that queryId, so a repeat costs nothing. Returns the rows in full, `cost_charged` and `balance_remaining`.',
-  inputSchema: confirmSchema,
+  description: "Buys rows of a preview (`queryId`, `result_ids`; none named: all). Bills each row's cost once; a repeat costs nothing.",
+  details: '`query_id` is accepted for `queryId`. Returns the rows, unlocked ones in full, with `cost_charged` and `balance_remaining`.',
+  schemas: confirmSchemas,
   run: async ({ deps, auth }, args) => {
     const c = parseOr422(confirmArgs, args);
     // the REST unlock body's rules (ids, limits) apply to what confirm passes on
@@ -83,15 +92,15 @@ export const confirmTool: ToolDefinition = {
     });
     const figures = body.includeFigures ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
     const outcome = await deps.unlock.unlock(auth, { queryId: body.queryId, resultIds: body.resultIds, figures });
-    return billedAnswer(auth, unlockResponse(outcome), outcome.billing, { cost_charged: formatCredits(outcome.costChargedMicros, 6) });
+    return withRowShape(billedAnswer(auth, unlockResponse(outcome), outcome.billing, { cost_charged: formatCredits(outcome.costChargedMicros, 6) }), c.full_metadata === true);
   },
 };
 
 export const getResultsTool: ToolDefinition = {
   name: 'get_results',
-  description:
-    'Free. Re-fetches a search, preview or assisted search of this key by its `queryId` (`query_id` is accepted too) for 7 days, as GET /api/v1/search/results/{queryId}: the same rows, unlocked as they are now (preview rows not bought stay teasers). Re-fetch rather than search again.',
-  inputSchema: getResultsSchema,
+  description: 'Free: re-fetches a search, preview or assisted search of this key by `queryId` for 7 days. Re-fetch rather than search again.',
+  details: '`query_id` is accepted for `queryId`. The same rows, unlocked as they are now (preview rows not bought stay teasers).',
+  schemas: getResultsSchemas,
   run: async ({ deps, auth }, args) => {
     const a = parseOr422(getResultsArgs, args);
     const queryId = queryIdOf(a);
@@ -101,6 +110,6 @@ export const getResultsTool: ToolDefinition = {
     const refetched = await deps.search.refetch(auth, queryId, figures);
     // as GET /results: a re-fetch of an assisted answer is its delivery; 410 once it was refunded
     await deps.assisted.deliveredBeforeServing(refetched.record);
-    return billedAnswer(auth, resultsBody(refetched), deps.search.zeroBilling(auth));
+    return withRowShape(billedAnswer(auth, resultsBody(refetched), deps.search.zeroBilling(auth)), a.full_metadata === true);
   },
 };

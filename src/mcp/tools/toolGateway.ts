@@ -2,12 +2,18 @@
 // (`prefix--tool`, POST /api/v1/tools/{prefix}/{tool}) as they are listed and called.
 import { formatCredits } from '../../domain/money.js';
 import { parseOr422 } from '../../http/schemas.js';
-import { callToolArgs, callToolSchema, findToolsArgs, findToolsSchema, inspectToolArgs, inspectToolSchema } from '../toolSchemas.js';
+import { callToolArgs, callToolSchemas, findToolsArgs, findToolsSchemas, inspectToolArgs, inspectToolSchemas, leanSchema } from '../toolSchemas.js';
 import { balanceOf, toolNotFound, type McpTool, type ToolContext, type ToolDefinition } from '../toolKit.js';
 
 const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
 
-const describeTool = (t: McpTool, full: boolean) => ({ name: t.name, description: full ? t.description : firstSentence(t.description), inputSchema: t.inputSchema, ...(t.price !== undefined ? { price: t.price } : {}) });
+/** A tool as find-tools lists it (first sentence, listed schema) or inspect-tool gives it (all its text, the full schema). */
+const describeTool = (t: McpTool, full: boolean) => ({
+  name: t.name,
+  description: full ? [t.description, t.details?.text].filter(Boolean).join(' ') : firstSentence(t.description),
+  inputSchema: full ? (t.details?.inputSchema ?? t.inputSchema) : t.inputSchema,
+  ...(t.price !== undefined ? { price: t.price } : {}),
+});
 
 /**
  * A gateway tool's call, as POST /api/v1/tools/{prefix}/{tool}: its answer, with what the billing headers say there
@@ -20,13 +26,14 @@ export async function gatewayCall({ deps, auth, request }: ToolContext, prefix: 
   return { ...answer, cost: formatCredits(outcome.costMicros, 6), billing_mode: auth.billingMode, balance_remaining: balanceOf(auth, outcome.balanceMicros) };
 }
 
-/** The gateway's tools (shipped and mounted upstream), each with its price per call. */
+/** The gateway's tools (shipped and mounted upstream), each with its price per call; find-tools lists their lean schema, inspect-tool the full one. */
 export function gatewayTools(ctx: ToolContext): McpTool[] {
   return ctx.deps.tools.describe().map(
     (t): McpTool => ({
       name: t.name,
       description: t.description,
-      inputSchema: t.inputSchema,
+      inputSchema: leanSchema(t.inputSchema),
+      details: { inputSchema: t.inputSchema },
       price: formatCredits(t.priceMicros, 6),
       run: (args) => gatewayCall(ctx, t.prefix, t.tool, args),
     }),
@@ -35,9 +42,9 @@ export function gatewayTools(ctx: ToolContext): McpTool[] {
 
 export const findToolsTool: ToolDefinition = {
   name: 'find-tools',
-  description:
-    'Free. The catalogue of tools behind this server (search, list_collections, list_journals, assisted_search, get_results and the gateway tools): name, first sentence of the description, input schema. `query` searches names and descriptions; `integration` lists one provider (a gateway prefix); `format` is json (default) or text.',
-  inputSchema: findToolsSchema,
+  description: 'Free: lists the tools behind this server (search, list_collections, list_journals, get_results, gateway tools); `query` filters them.',
+  details: 'Each with the first sentence of its description and its input schema. `integration` lists one provider (a gateway prefix); `format` is json (default) or text.',
+  schemas: findToolsSchemas,
   run: async ({ tools }, args) => {
     const a = parseOr422(findToolsArgs, args);
     const terms = (a.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
@@ -50,8 +57,8 @@ export const findToolsTool: ToolDefinition = {
 
 export const inspectToolTool: ToolDefinition = {
   name: 'inspect-tool',
-  description: 'Free. The full description and input schema of one tool (from find-tools or tools/list). Read it before calling a tool: a guessed argument costs a failed call.',
-  inputSchema: inspectToolSchema,
+  description: "Free: one tool's full description and input schema. Read it before a tool's first call.",
+  schemas: inspectToolSchemas,
   run: async ({ tools }, args) => {
     const { tool_name } = parseOr422(inspectToolArgs, args);
     const tool = tools.catalogue.find((t) => t.name === tool_name) ?? tools.bound.find((t) => t.name === tool_name) ?? tools.listed.find((t) => t.name === tool_name);
@@ -62,9 +69,9 @@ export const inspectToolTool: ToolDefinition = {
 
 export const callToolTool: ToolDefinition = {
   name: 'call-tool',
-  description:
-    'Runs a tool of the catalogue (find-tools) with its `arguments`: search, list_collections, list_journals, or a gateway tool `prefix--tool` (POST /api/v1/tools/{prefix}/{tool}). Bills immediately what the tool costs; calls share the per-minute budget with search.',
-  inputSchema: callToolSchema,
+  description: 'Runs a find-tools tool with its `arguments`. Bills at once what that tool costs.',
+  details: 'search, list_collections, list_journals, or a gateway tool `prefix--tool` (POST /api/v1/tools/{prefix}/{tool}); calls share the per-minute budget with search.',
+  schemas: callToolSchemas,
   run: async ({ tools }, args) => {
     const { tool_name, arguments: a } = parseOr422(callToolArgs, args);
     const tool = tools.catalogueTool(tool_name);

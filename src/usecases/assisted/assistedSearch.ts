@@ -65,6 +65,8 @@ export interface AssistedAnswer {
   journalMetricExpansions?: unknown[];
   /** verified rows left out to stay within maxCost */
   withheldByMaxCost?: number;
+  /** the own price of the first of them */
+  nextRowCostMicros?: bigint;
   /** set when the request carried an Idempotency-Key */
   idempotency?: 'created' | 'replayed';
   /** this call's answer carries a charge that stands only once delivered: the route confirms it after the response is flushed */
@@ -144,7 +146,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       queryUnderstanding: a.understanding,
       filterWarnings: record.payload.filterWarnings,
       journalMetricExpansions: record.payload.journalMetricExpansions,
-      ...(a.withheldByMaxCost > 0 ? { withheldByMaxCost: a.withheldByMaxCost } : {}),
+      ...(a.withheldByMaxCost > 0 ? { withheldByMaxCost: a.withheldByMaxCost, ...(a.nextRowCostMicros !== undefined ? { nextRowCostMicros: BigInt(a.nextRowCostMicros) } : {}) } : {}),
       ...(idempotency ? { idempotency } : {}),
       ...(chargedNow && costMicros > 0n ? { awaitsDelivery: true } : {}),
     };

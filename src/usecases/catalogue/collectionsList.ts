@@ -83,3 +83,11 @@ export async function listCollections(deps: CollectionsListDeps, auth: AuthConte
     };
   });
 }
+
+/** The organization's price per 1000 result tokens of an entry, as a short label: "0.030", or "0.030-0.080" for a meta-collection. */
+export function priceLabelOf(catalog: CollectionCatalog, auth: AuthContext, entry: CatalogEntry): string | null {
+  if (entry.type === 'plain') return formatPricePer1000(pricePer1000For(auth.org, entry));
+  const range = catalog.priceRange(entry, (member) => formatPricePer1000(pricePer1000For(auth.org, member)));
+  if (!range) return null;
+  return range.min === range.max ? range.min : `${range.min}-${range.max}`;
+}

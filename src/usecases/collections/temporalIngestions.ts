@@ -90,7 +90,7 @@ export function createTemporalIngestions(deps: TemporalIngestionsDeps): Workflow
         await client.workflow.start(ingestionWorkflow, {
           taskQueue: deps.taskQueue,
           workflowId: ingestionWorkflowId(ingestionId),
-          args: [{ ingestionId, collection, files: [...request.files], mode: request.mode, batchSize: deps.batchSize, parallelism: deps.parallelism, batchTaskQueue: batchTaskQueueOf(deps.taskQueue) }],
+          args: [{ ingestionId, collection, files: [...request.files], mode: request.mode, batchSize: request.batchSize ?? deps.batchSize, parallelism: deps.parallelism, batchTaskQueue: batchTaskQueueOf(deps.taskQueue) }],
         });
       } catch (err) {
         // nothing runs it: recorded as failed, so the collection is not held as running

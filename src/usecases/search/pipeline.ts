@@ -21,7 +21,11 @@ import { embedQueryCached } from '../../retrieval/queryVectorCache.js';
 import { isFragment } from '../../ingest/chunk.js';
 import { checkPinnedDois } from '../../filters/doiReach.js';
 import { withoutRetracted, type LiveRetractions } from '../../ingest/liveRetractions.js';
-import { EVERY_ROW, firstPerDocument, selectRows, type RowSelection } from '../../retrieval/rowSelection.js';
+import { documentOf, EVERY_ROW, firstPerDocument, selectRows, type RowSelection } from '../../retrieval/rowSelection.js';
+import { chargeModeOf } from '../../domain/organization.js';
+import { capToCost } from '../../domain/costCap.js';
+import { MAX_LIST_DEPTH, type PageExclusion } from './paging.js';
+import { sortRows, type SortOrder } from './sortOrder.js';
 
 export type { FilterPlan, FilterPlanner } from '../../filters/planner.js';
 
@@ -47,6 +51,30 @@ export interface SearchRequestInput {
   includeMetadata?: boolean;
   /** min_relevance and one_per_document; absent: every row, as ranked */
   selection?: RowSelection;
+  /** the works nearest a work instead of a query: `query` then holds its title and abstract (moreLikeThis.ts) */
+  like?: LikeTarget;
+  /** absent or 'relevance': the ranked list; otherwise the relevant candidates ordered by the key */
+  sort?: SortOrder;
+  /** a cursor's page: the rows and documents earlier pages delivered are left out */
+  page?: PageExclusion;
+  /** the most the rows may charge, micro-credits (a live organization's rows are cut to it, best first) */
+  maxCostMicros?: bigint;
+}
+
+/** A work to search near, resolved from the collections the key reaches. */
+export interface LikeTarget {
+  /** the identifier as sent */
+  work: string;
+  /** where it was found */
+  collection: string;
+  docId: string;
+  title: string | null;
+  /** its title and opening text: what sparse retrieval searches on, and what is embedded when it has no vectors */
+  text: string;
+  /** the mean of its chunks' vectors (normalized) when its collection has vectors; else the text is embedded */
+  vector?: Float32Array;
+  /** per physical collection: the condition that leaves the work itself out */
+  exclude: (physical: string) => FilterNode;
 }
 
 export interface RetrievalOutcome {
@@ -60,6 +88,12 @@ export interface RetrievalOutcome {
   journalMetricExpansions?: unknown[];
   filtersApplied?: unknown;
   requested: CatalogEntry[];
+  /** whether the list goes on after these rows (a cursor is offered) */
+  continues: boolean;
+  /** a sorted request: the order and its threshold, and how many candidates passed it and were ordered */
+  sorted?: { by: SortOrder; minRelevance: number; candidates: number };
+  /** a request with a price cap: the rows it held back and the own price of the first of them */
+  costCap?: { withheld: number; nextRowCostMicros: bigint | null };
 }
 
 function inKeyScope(auth: AuthContext, entry: CatalogEntry): boolean {
@@ -121,9 +155,9 @@ export interface CollectionSearch {
  * it) and merges the lists with the reranker. A fragment (an isolated heading) is never returned, even from an index
  * built before the chunker dropped them. An engine or model that fails answers 503 SERVICE_UNAVAILABLE.
  */
-export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embedder'>, searches: readonly CollectionSearch[], query: string, limit: number): Promise<MergedHit[]> {
-  let vector: Float32Array | undefined;
-  if (searches.some((s) => s.filter !== 'skip' && needsVector(s.collection))) {
+export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embedder'>, searches: readonly CollectionSearch[], query: string, limit: number, queryVector?: Float32Array): Promise<MergedHit[]> {
+  let vector: Float32Array | undefined = queryVector;
+  if (!vector && searches.some((s) => s.filter !== 'skip' && needsVector(s.collection))) {
     try {
       vector = await embedQueryCached(deps.embedder, query);
     } catch (err) {
@@ -135,7 +169,7 @@ export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embed
       const mode = collection.retrieval;
       if (filter === 'skip') return { key, source: collection.name, mode, hits: [] };
       try {
-        const hits = await deps.engine.search({ index: collection.name, mode, text: query, vector: needsVector(collection) ? vector : undefined, limit, filter });
+        const hits = await deps.engine.search({ index: collection.name, mode, text: query, ...(needsVector(collection) ? { vector, embedding: deps.embedder.modelName } : {}), limit, filter });
         return { key, source: collection.name, mode, hits: hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)) };
       } catch (err) {
         // the engine's own words stay in the log (the error's cause): they name its internals, and a caller cannot act on them
@@ -187,7 +221,7 @@ export interface PreparedRetrieval {
  * preview of the hour or a query of the quota, so a refused request uses none of those.
  */
 export async function prepareRetrieval(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput): Promise<PreparedRetrieval> {
-  assertSearchableQuery(input.query);
+  if (!input.like) assertSearchableQuery(input.query);
   const targets = resolveTargets(deps.catalog, auth, input.collections);
   // filters are checked against the collections' configuration, not their contents: a filter refused once is refused
   // the same way while a collection ingests and once it is ready (422 before the 503)
@@ -208,8 +242,11 @@ interface TargetList extends CollectionSearch {
  * The merged hits as rows, best first: the first `limit` chunks; with one_per_document, enough chunks that `limit`
  * documents stand among them when the collections hold that many (deeper searches while documents repeat, up to
  * MAX_DOCUMENT_DEPTH chunks, never past the relevance threshold, under which nothing more would be delivered).
+ * A cursor's page leaves out what earlier pages delivered and searches as deep as it must for `limit` more (up to
+ * MAX_LIST_DEPTH); a sorted request takes the MAX_LIST_DEPTH best at once and orders those passing the threshold.
+ * `ended`: the list holds nothing beyond these rows (the engines returned fewer than asked, or the depth is spent).
  */
-async function rankedRows(deps: SearchDeps, auth: AuthContext, lists: readonly TargetList[], input: SearchRequestInput, selection: RowSelection): Promise<CachedRow[]> {
+async function rankedRows(deps: SearchDeps, auth: AuthContext, lists: readonly TargetList[], input: SearchRequestInput, selection: RowSelection): Promise<{ rows: CachedRow[]; ended: boolean }> {
   const byKey = new Map(lists.map((l) => [l.key, l]));
   const rowOf = ({ listKey: key, hit, relevance }: MergedHit): CachedRow => {
     const l = byKey.get(key)!;
@@ -230,16 +267,33 @@ async function rankedRows(deps: SearchDeps, auth: AuthContext, lists: readonly T
       figureCount: Array.isArray(metadata.figures) ? metadata.figures.length : 0,
     };
   };
-  let depth = selection.onePerDocument ? Math.min(MAX_DOCUMENT_DEPTH, input.limit * 3) : input.limit;
-  for (;;) {
-    const merged = await searchCollections(deps, lists, input.query, depth);
-    const rows = merged.map(rowOf);
-    if (!selection.onePerDocument) return rows;
-    const last = merged[merged.length - 1];
-    const exhausted = merged.length < depth || depth >= MAX_DOCUMENT_DEPTH || (last !== undefined && last.relevance < selection.minRelevance);
-    if (exhausted || firstPerDocument(rows, (row) => row, input.limit).length >= input.limit) return rows;
-    depth = Math.min(MAX_DOCUMENT_DEPTH, depth * 3);
+  const page = input.page;
+  const earlier = page ? (row: CachedRow) => page.ids.has(row.id) || (selection.onePerDocument && page.documents.has(documentOf(row))) : undefined;
+  const search = (depth: number) => searchCollections(deps, lists, input.query, depth, input.like?.vector);
+  if (input.sort && input.sort !== 'relevance') {
+    // every candidate, earlier pages' too: the order is made over all of them, then those pages are left out
+    return { rows: (await search(MAX_LIST_DEPTH)).map(rowOf), ended: true };
   }
+  const maxDepth = page ? MAX_LIST_DEPTH : MAX_DOCUMENT_DEPTH;
+  const before = page ? page.ids.size : 0;
+  let depth = Math.min(maxDepth, selection.onePerDocument ? (before + input.limit) * 3 : before + input.limit);
+  for (;;) {
+    const merged = await search(depth);
+    const all = merged.map(rowOf);
+    const rows = earlier ? all.filter((r) => !earlier(r)) : all;
+    const last = merged[merged.length - 1];
+    const ended = merged.length < depth || depth >= maxDepth;
+    if (!page && !selection.onePerDocument) return { rows, ended };
+    const belowThreshold = last !== undefined && last.relevance < selection.minRelevance;
+    const enough = (selection.onePerDocument ? firstPerDocument(rows, (row) => row, input.limit).length : rows.length) >= input.limit;
+    if (ended || belowThreshold || enough) return { rows, ended };
+    depth = Math.min(maxDepth, depth * 3);
+  }
+}
+
+/** Whether rows remain in `ranked` beyond the `delivered` first ones (one per document: another document). */
+function rowsBeyond(ranked: readonly CachedRow[], deliveredCount: number, selection: RowSelection): boolean {
+  return selection.onePerDocument ? firstPerDocument(ranked, (row) => row, deliveredCount + 1).length > deliveredCount : ranked.length > deliveredCount;
 }
 
 export async function retrieve(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput, prepared?: PreparedRetrieval): Promise<RetrievalOutcome> {
@@ -248,24 +302,51 @@ export async function retrieve(deps: SearchDeps, auth: AuthContext, input: Searc
 
   const retracted = await deps.retractions?.exclusionFilter();
   const lists: TargetList[] = targets.flatMap((t) =>
-    t.physical.map((collection) => ({ key: listKey(t.requested, collection), requested: t.requested, collection, filter: withoutRetracted(collection, plan?.perCollection.get(collection.name), retracted) })),
+    t.physical.map((collection) => {
+      const filter = withoutRetracted(collection, plan?.perCollection.get(collection.name), retracted);
+      return { key: listKey(t.requested, collection), requested: t.requested, collection, filter: input.like ? andNotLike(filter, input.like.exclude(collection.name)) : filter };
+    }),
   );
   // best effort beside the search, within its own time budget (spec: doi_not_in_collection)
   const doiWarnings = plan?.pinnedDois?.length
     ? checkPinnedDois({ engine: deps.engine, catalog: deps.catalog, keyScope: auth.key.collections, searched: lists.filter((l) => l.filter !== 'skip').map((l) => l.collection.name), dois: plan.pinnedDois })
     : Promise.resolve([]);
+  const ranked = await rankedRows(deps, auth, lists, input, selection);
+  let candidates = ranked.rows;
+  let sorted: RetrievalOutcome['sorted'];
+  if (input.sort && input.sort !== 'relevance') {
+    const relevant = candidates.filter((r) => r.relevance !== null && r.relevance >= selection.minRelevance);
+    sorted = { by: input.sort, minRelevance: selection.minRelevance, candidates: relevant.length };
+    const page = input.page;
+    candidates = sortRows(relevant, input.sort);
+    if (page) candidates = candidates.filter((r) => !page.ids.has(r.id) && !(selection.onePerDocument && page.documents.has(documentOf(r))));
+  }
   // only the rows delivered are priced into the charge: those held back by the threshold or as a document's second chunk are not
-  const { rows, belowMinRelevance } = selectRows(await rankedRows(deps, auth, lists, input, selection), selection, input.limit);
+  const selected = selectRows(candidates, selection, input.limit);
+  // a price cap keeps the best rows while they fit; only a live organization pays, so only its rows are cut
+  const capped = input.maxCostMicros !== undefined && chargeModeOf(auth.org) === 'live' ? capToCost(selected.rows, input.maxCostMicros) : undefined;
+  const rows = capped ? capped.kept : selected.rows;
+  const continues = (capped !== undefined && capped.withheld > 0) || (selected.belowMinRelevance === 0 && selected.rows.length === input.limit && (!ranked.ended || rowsBeyond(candidates, input.limit, selection)));
   const filterWarnings = plan ? [...plan.filterWarnings, ...(await doiWarnings)] : [];
   const lines = chargeLines(rows.map((r) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) })));
   return {
     queryId: randomUUID(),
     rows,
-    belowMinRelevance,
+    belowMinRelevance: selected.belowMinRelevance,
     lines,
     filterWarnings: filterWarnings.length > 0 ? filterWarnings : undefined,
     journalMetricExpansions: plan && plan.journalMetricExpansions.length > 0 ? plan.journalMetricExpansions : undefined,
     filtersApplied: plan ? plan.filtersApplied : undefined,
     requested: targets.map((t) => t.requested),
+    continues,
+    ...(sorted ? { sorted } : {}),
+    ...(input.maxCostMicros !== undefined ? { costCap: { withheld: capped?.withheld ?? 0, nextRowCostMicros: capped?.nextRowCostMicros ?? null } } : {}),
   };
+}
+
+/** A collection's filter with the like-work left out ('skip' stays skip). */
+function andNotLike(filter: FilterNode | 'skip' | undefined, work: FilterNode): FilterNode | 'skip' {
+  if (filter === 'skip') return 'skip';
+  const not: FilterNode = { kind: 'not', child: work };
+  return filter ? { kind: 'and', children: [filter, not] } : not;
 }

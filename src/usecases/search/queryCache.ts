@@ -5,6 +5,7 @@ import { runParts, type SqlPart } from '../../eventstore/eventStore.js';
 import type { ChunkMetadata } from '../../retrieval/port.js';
 import type { QueryUnderstanding } from '../../reasoner/port.js';
 import { Rejection } from '../../domain/rejection.js';
+import type { PageState } from './paging.js';
 
 /** Bumped when the cached row shape changes; older records answer 410 CACHED_RESULT_EXPIRED. */
 export const PAYLOAD_VERSION = 1;
@@ -38,6 +39,8 @@ export interface AssistedPayload {
   verdicts: Record<string, { judgeScore: number; matchedTerms: string[]; rationale: string; subQuestion: string }>;
   /** verified rows left out to stay within maxCost */
   withheldByMaxCost: number;
+  /** the own price of the first row left out, micro-credits */
+  nextRowCostMicros?: string;
   tokensCharged: number;
 }
 
@@ -54,6 +57,16 @@ export interface QueryPayload {
   metadataWithheld?: true;
   /** set on the record of an assisted search */
   assisted?: AssistedPayload;
+  /** a sandbox key's record: synthetic rows, free, its unlocks kept with the record (sandboxUnlocked), never in the ledger */
+  synthetic?: true;
+  /** what a cursor needs to continue this list (search and preview records) */
+  page?: PageState;
+  /** a more-like-this request: the work as sent and where it was found */
+  like?: { work: string; collection: string; docId: string; title: string | null };
+  /** a sorted request: the order, its threshold and how many candidates it ordered */
+  sorted?: { by: string; minRelevance: number; candidates: number };
+  /** a request with a price cap: rows it held back and the own price of the first of them (micro-credits) */
+  costCap?: { withheld: number; nextRowCostMicros: string | null };
 }
 
 export interface QueryRecord {
@@ -67,6 +80,8 @@ export interface QueryRecord {
   payload: QueryPayload;
   /** an assisted answer nobody received: its charge was refunded at this time, and it is never served again */
   refundedUndeliveredAt?: Date;
+  /** the rows of a sandbox key's synthetic preview unlocked so far */
+  sandboxUnlocked?: string[];
 }
 
 /**
@@ -86,13 +101,10 @@ export async function saveQueryRecord(db: Queryable, r: QueryRecord): Promise<vo
   await runParts(db, [queryRecordInsert(r)]);
 }
 
-export async function loadQueryRecord(db: Queryable, queryId: string): Promise<QueryRecord | undefined> {
-  const rows = await db.query<{ query_id: string; org_id: string; key_id: string; kind: string; payload_version: number; created_at: Date | string; payload: QueryPayload | null; payload_deflated: Uint8Array | null; refunded_undelivered_at: Date | string | null }>(
-    'SELECT query_id, org_id, key_id, kind, payload_version, created_at, payload, payload_deflated, refunded_undelivered_at FROM query_records WHERE query_id = $1',
-    [queryId],
-  );
-  const r = rows[0];
-  if (!r) return undefined;
+type QueryRecordRow = { query_id: string; org_id: string; key_id: string; kind: string; payload_version: number; created_at: Date | string; payload: QueryPayload | null; payload_deflated: Uint8Array | null; refunded_undelivered_at: Date | string | null; sandbox_unlocked: string[] | null };
+const RECORD_COLUMNS = 'query_id, org_id, key_id, kind, payload_version, created_at, payload, payload_deflated, refunded_undelivered_at, sandbox_unlocked';
+
+function recordOfRow(r: QueryRecordRow): QueryRecord {
   return {
     queryId: r.query_id,
     orgId: r.org_id,
@@ -102,7 +114,19 @@ export async function loadQueryRecord(db: Queryable, queryId: string): Promise<Q
     createdAt: new Date(r.created_at),
     payload: r.payload_deflated ? (JSON.parse(inflateRawSync(r.payload_deflated).toString('utf8')) as QueryPayload) : r.payload!,
     ...(r.refunded_undelivered_at ? { refundedUndeliveredAt: new Date(r.refunded_undelivered_at) } : {}),
+    ...(r.sandbox_unlocked ? { sandboxUnlocked: r.sandbox_unlocked } : {}),
   };
+}
+
+export async function loadQueryRecord(db: Queryable, queryId: string): Promise<QueryRecord | undefined> {
+  const rows = await db.query<QueryRecordRow>(`SELECT ${RECORD_COLUMNS} FROM query_records WHERE query_id = $1`, [queryId]);
+  return rows[0] ? recordOfRow(rows[0]) : undefined;
+}
+
+/** Two records in one round trip (a cursor's page and the page it may already have made), by id. */
+export async function loadQueryRecordPair(db: Queryable, first: string, second: string): Promise<[QueryRecord | undefined, QueryRecord | undefined]> {
+  const rows = (await db.query<QueryRecordRow>(`SELECT ${RECORD_COLUMNS} FROM query_records WHERE query_id IN ($1, $2)`, [first, second])).map(recordOfRow);
+  return [rows.find((r) => r.queryId === first), rows.find((r) => r.queryId === second)];
 }
 
 /** Marks the record of an assisted answer refunded for want of delivery; written in the statement of its refund event. */

@@ -1,18 +1,48 @@
-// Sandbox keys get deterministic synthetic results: the live response's shape, no licensed content, no cost; the use
-// cases without sandbox behaviour refuse them here.
+// Sandbox keys get deterministic synthetic results: the live response's shape, no licensed content, no cost. The
+// whole pay-per-row flow works (search, preview, unlock, re-fetch, assisted), free and never in the event log or the
+// ledger: a sandbox preview's unlocks are kept with its query record. The use cases without sandbox behaviour refuse
+// sandbox keys here, saying why.
 import { createHash } from 'node:crypto';
-import type { CachedRow } from './queryCache.js';
-import { teaserOf } from './queryCache.js';
+import type { Queryable } from '../../eventstore/db.js';
+import type { CachedRow, QueryRecord } from './queryCache.js';
+import { PAYLOAD_VERSION, teaserOf } from './queryCache.js';
 import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../../domain/rejection.js';
 
+/** What a sandbox key can do, for the refusals of what it cannot. */
+const SANDBOX_SUPPORTS = 'sandbox keys support collections and their journals, query, {collection}, preview, unlock, assisted, results, journal requests and quota';
+
 /**
  * 403 SANDBOX_UNSUPPORTED_ENDPOINT for a sandbox key: called first by each use case that has no sandbox behaviour
- * (preview, unlock, tool calls), so both doors into a use case (REST, MCP) refuse alike.
+ * (tool calls), so both doors into a use case (REST, MCP) refuse alike; `reason` says why it has none.
  */
-export function refuseSandbox(auth: AuthContext, useCase: string): void {
+export function refuseSandbox(auth: AuthContext, useCase: string, reason: string): void {
   if (auth.billingMode !== 'sandbox') return;
-  throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', `${useCase} has no sandbox behaviour (sandbox keys support collections and their journals, query, {collection}, assisted, results, journal requests and quota); use a live key`);
+  throw new Rejection('SANDBOX_UNSUPPORTED_ENDPOINT', `${useCase} has no sandbox behaviour: ${reason}. ${SANDBOX_SUPPORTS}; use a live key for this one`);
+}
+
+/** The record of a sandbox key's search or preview: synthetic rows, marked so. */
+export function sandboxRecord(auth: AuthContext, kind: 'search' | 'preview', queryId: string, now: Date, payload: Omit<QueryRecord['payload'], 'synthetic'>): QueryRecord {
+  return { queryId, orgId: auth.org.id, keyId: auth.key.id, kind, payloadVersion: PAYLOAD_VERSION, createdAt: now, payload: { ...payload, synthetic: true } };
+}
+
+/** The rows of a sandbox preview unlocked so far (kept with its record). */
+export const sandboxUnlockedIds = (record: QueryRecord): Set<string> => new Set(record.sandboxUnlocked ?? []);
+
+/**
+ * Unlocks rows of a sandbox key's preview, free: adds them to the record's unlocked rows in one statement (concurrent
+ * unlocks add up, none is lost). Returns the rows unlocked before this call and after it.
+ */
+export async function unlockSandboxRows(db: Queryable, queryId: string, ids: string[]): Promise<{ before: Set<string>; after: Set<string> }> {
+  const rows = await db.query<{ before: string[] | null; after: string[] }>(
+    `UPDATE query_records q SET sandbox_unlocked = ARRAY(SELECT DISTINCT u FROM unnest(COALESCE(o.before, '{}'::text[]) || $2::text[]) AS u ORDER BY u)
+       FROM (SELECT sandbox_unlocked AS before FROM query_records WHERE query_id = $1 FOR UPDATE) o
+      WHERE q.query_id = $1
+      RETURNING o.before, q.sandbox_unlocked AS after`,
+    [queryId, ids],
+  );
+  const row = rows[0];
+  return { before: new Set(row?.before ?? []), after: new Set(row?.after ?? []) };
 }
 
 const TOPICS = ['cohort study', 'randomized trial', 'systematic review', 'case series', 'mechanistic study'];

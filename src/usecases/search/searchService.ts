@@ -5,8 +5,10 @@ import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../../domain/rejection.js';
 import { assertSearchPayable, totalMicros, totalTokens, chargeLines } from '../../domain/organization.js';
 import { assertCollectionsReady, prepareRetrieval, retrieve, resolveTargets, type PreparedRetrieval, type RetrievalOutcome, type SearchDeps, type SearchRequestInput } from './pipeline.js';
-import { cachedUntil, freshness, loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryRecord } from './queryCache.js';
-import { refuseSandbox, syntheticRows } from './sandbox.js';
+import { cachedUntil, freshness, loadOwnQueryRecord, loadQueryRecord, loadQueryRecordPair, PAYLOAD_VERSION, queryRecordInsert, saveQueryRecord, type CachedRow, type QueryPayload, type QueryRecord } from './queryCache.js';
+import { assertContinues, cursorOf, exclusionAfter, nextPageQueryId, pageStateOf, queryIdOfCursor, requestFingerprint, type PageExclusion } from './paging.js';
+import { resolveLike } from './moreLikeThis.js';
+import { sandboxRecord, sandboxUnlockedIds, syntheticRows } from './sandbox.js';
 import { assertSearchableQuery, queryProblem } from './queryValidation.js';
 import { admitSearchRequest, guarded, takeMinuteBudget, minuteBudgetExceeded, quotaFromUsage, quotaStatus, takePreviewBudget, type QuotaStatus } from '../limits/quotas.js';
 import { assertQuotaLeft } from '../../domain/queryQuota.js';
@@ -29,9 +31,39 @@ export interface BillingOutcome {
   balanceMicros: bigint;
 }
 
+/** What a response says about its list beyond the rows: the cursor of the next page, and the sort, cap and work it applied. */
+export interface ListFields {
+  /** null when the list has no further page */
+  nextCursor: string | null;
+  sorted?: { by: string; minRelevance: number; candidates: number };
+  costCap?: { withheld: number; nextRowCostMicros: bigint | null };
+  like?: { work: string; collection: string; docId: string; title: string | null };
+}
+
+/** What a search or preview call asks beyond the pipeline's input. */
+export interface ListRequest {
+  /** the nextCursor of an earlier page of the same request */
+  cursor?: string;
+  /** like.work as sent: the works nearest this one instead of a query */
+  like?: string;
+}
+
+/** The list fields of a kept page, as its response reports them (also when an identical cursor call is answered from it). */
+export function listFieldsOf(queryId: string, payload: QueryPayload): ListFields {
+  return {
+    nextCursor: payload.page?.continues ? cursorOf(queryId) : null,
+    ...(payload.sorted ? { sorted: payload.sorted } : {}),
+    ...(payload.costCap ? { costCap: { withheld: payload.costCap.withheld, nextRowCostMicros: payload.costCap.nextRowCostMicros === null ? null : BigInt(payload.costCap.nextRowCostMicros) } } : {}),
+    ...(payload.like ? { like: payload.like } : {}),
+  };
+}
+
+const LAST_PAGE: ListFields = { nextCursor: null };
+
 export interface SearchOutcome {
   queryId: string;
   rows: CachedRow[];
+  list: ListFields;
   /** rows held back by min_relevance: neither returned nor charged */
   belowMinRelevance: number;
   latencyMs: number;
@@ -51,6 +83,7 @@ export interface SearchOutcome {
 export interface PreviewOutcome {
   queryId: string;
   rows: CachedRow[];
+  list: ListFields;
   /** rows held back by min_relevance: not previewed, so not unlockable */
   belowMinRelevance: number;
   unlocked: Set<string>;
@@ -88,7 +121,8 @@ export function remainingCost(rows: CachedRow[], unlocked: Set<string>): bigint 
   return totalMicros(chargeLines(rows.filter((r) => !unlocked.has(r.id)).map((r) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) }))));
 }
 
-function recordOf(auth: AuthContext, kind: QueryRecord['kind'], now: Date, input: SearchRequestInput, outcome: RetrievalOutcome): QueryRecord {
+function recordOf(auth: AuthContext, kind: QueryRecord['kind'], now: Date, input: SearchRequestInput, outcome: RetrievalOutcome, fingerprint: string, page?: PageExclusion): QueryRecord {
+  const like = input.like;
   return {
     queryId: outcome.queryId,
     orgId: auth.org.id,
@@ -97,7 +131,7 @@ function recordOf(auth: AuthContext, kind: QueryRecord['kind'], now: Date, input
     payloadVersion: PAYLOAD_VERSION,
     createdAt: now,
     payload: {
-      query: input.query,
+      query: like ? `like:${like.work}` : input.query,
       collections: outcome.requested.map((r) => r.name),
       rows: outcome.rows,
       filterWarnings: outcome.filterWarnings,
@@ -105,8 +139,26 @@ function recordOf(auth: AuthContext, kind: QueryRecord['kind'], now: Date, input
       filtersApplied: outcome.filtersApplied,
       ...(outcome.belowMinRelevance > 0 ? { belowMinRelevance: outcome.belowMinRelevance } : {}),
       ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}),
+      page: pageStateOf(fingerprint, page, outcome.continues, input.selection?.onePerDocument ?? false),
+      ...(like ? { like: { work: like.work, collection: like.collection, docId: like.docId, title: like.title } } : {}),
+      ...(outcome.sorted ? { sorted: outcome.sorted } : {}),
+      ...(outcome.costCap ? { costCap: { withheld: outcome.costCap.withheld, nextRowCostMicros: outcome.costCap.nextRowCostMicros?.toString() ?? null } } : {}),
     },
   };
+}
+
+/** The list a request asks for, as a cursor is bound to it (request and cursor must agree on it). */
+function fingerprintOf(input: SearchRequestInput, list: ListRequest): string {
+  const selection = input.selection ?? EVERY_ROW;
+  return requestFingerprint({
+    collections: input.collections,
+    ...(list.like !== undefined ? { like: list.like.trim() } : { query: input.query }),
+    filters: input.filters ?? null,
+    constraints: input.constraints ?? null,
+    minRelevance: selection.minRelevance,
+    onePerDocument: selection.onePerDocument,
+    sort: input.sort ?? 'relevance',
+  });
 }
 
 export function createSearchService(deps: ServiceDeps) {
@@ -156,29 +208,30 @@ export function createSearchService(deps: ServiceDeps) {
     return { mode: auth.billingMode, tokens: 0, costMicros: 0n, balanceMicros: auth.org.balanceMicros };
   }
 
-  async function sandboxSearch(auth: AuthContext, input: SearchRequestInput, now: Date, started: number, { targets, plan }: PreparedRetrieval): Promise<SearchOutcome> {
+  /** The synthetic rows of a sandbox key's search or preview, selected by the live rules and kept as its record. */
+  async function sandboxRows(auth: AuthContext, kind: 'search' | 'preview', input: SearchRequestInput, now: Date, { targets }: PreparedRetrieval) {
     const names = targets.map((t) => t.requested.name);
     // the live rules of selection on the synthetic rows, so a sandbox integration sees min_relevance work
     const { rows, belowMinRelevance } = selectRows(syntheticRows(input.query, names, input.limit), input.selection ?? EVERY_ROW, input.limit);
     const queryId = randomUUID();
-    await saveQueryRecord(db, {
-      queryId,
-      orgId: auth.org.id,
-      keyId: auth.key.id,
-      kind: 'search',
-      payloadVersion: PAYLOAD_VERSION,
-      createdAt: now,
-      payload: { query: input.query, collections: names, rows, ...(belowMinRelevance > 0 ? { belowMinRelevance } : {}), ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}) },
-    });
+    const payload = { query: input.query, collections: names, rows, ...(belowMinRelevance > 0 ? { belowMinRelevance } : {}), ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}) };
+    await saveQueryRecord(db, sandboxRecord(auth, kind, queryId, now, payload));
+    return { queryId, rows, belowMinRelevance };
+  }
+
+  async function sandboxSearch(auth: AuthContext, input: SearchRequestInput, now: Date, started: number, prepared: PreparedRetrieval): Promise<SearchOutcome> {
+    const { queryId, rows, belowMinRelevance } = await sandboxRows(auth, 'search', input, now, prepared);
     const quota = await quotaStatus(db, auth.org, now);
     const latencyMs = performance.now() - started;
-    return { queryId, rows, belowMinRelevance, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, cachedUntil: cachedUntil(now), ...(plan ? { filtersApplied: plan.filtersApplied } : {}) };
+    return { queryId, rows, list: LAST_PAGE, belowMinRelevance, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota, timings: { billingMs: latencyMs, retrievalMs: 0 }, cachedUntil: cachedUntil(now), ...(prepared.plan ? { filtersApplied: prepared.plan.filtersApplied } : {}) };
   }
 
   const loadOwnRecord = (auth: AuthContext, queryId: string): Promise<QueryRecord> => loadOwnQueryRecord(db, auth.key.id, queryId, clock());
 
+  /** The rows of a record its key may read in full: a search's all; a preview's those unlocked (a sandbox preview's kept with it). */
   async function unlockedFor(record: QueryRecord): Promise<Set<string>> {
     if (record.kind !== 'preview') return new Set(record.payload.rows.map((r) => r.id));
+    if (record.payload.synthetic) return sandboxUnlockedIds(record);
     return accounts.unlockedIds(record.queryId);
   }
 
@@ -198,8 +251,8 @@ export function createSearchService(deps: ServiceDeps) {
    * query of the quota.
    */
   async function gate(auth: AuthContext, input: SearchRequestInput, endpoint: string, now: Date): Promise<{ kind: 'catalogue'; discovery: Discovery } | { kind: 'sandbox' | 'admitted'; prepared: PreparedRetrieval }> {
-    if (queryProblem(input.query)) await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
-    const question = catalogueQuestionOf(input);
+    if (!input.like && queryProblem(input.query)) await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
+    const question = input.like ? null : catalogueQuestionOf(input);
     if (question) {
       // a collection still ingesting answers 503 before anything is taken or charged
       assertCollectionsReady(deps, auth, input.collections);
@@ -217,25 +270,77 @@ export function createSearchService(deps: ServiceDeps) {
     return { kind: 'admitted', prepared };
   }
 
+  /**
+   * A cursor's page: the page it continues, checked (organization, kind, same request, a list that goes on), and the
+   * page it asks for when an identical call already made it. One round trip, and only when a cursor is sent.
+   */
+  async function continuation(auth: AuthContext, kind: 'search' | 'preview', input: SearchRequestInput, cursor: string, fingerprint: string, now: Date): Promise<{ queryId: string; exclusion: PageExclusion; existing?: QueryRecord }> {
+    // a sandbox key's lists are synthetic and end on their first page: a live list's cursor is nothing to it
+    if (auth.billingMode === 'sandbox') throw new Rejection('VALIDATION_ERROR', 'cursor: sandbox results have a single page; send no cursor', { field: 'cursor' });
+    // the key must still reach the collections (its scope may have narrowed since the page before)
+    resolveTargets(deps.catalog, auth, input.collections);
+    const previousId = queryIdOfCursor(cursor);
+    const queryId = nextPageQueryId(previousId, auth.key.id, input.limit, input.maxCostMicros);
+    const [previous, existing] = await guarded('the query store', () => loadQueryRecordPair(db, previousId, queryId));
+    const state = assertContinues(previous && { orgId: previous.orgId, kind: previous.kind, page: previous.payload.page, fresh: freshness(previous, now) === 'fresh' }, auth.org.id, kind, fingerprint);
+    const exclusion = exclusionAfter(state, previous!.payload.rows, input.selection?.onePerDocument ?? false);
+    return { queryId, exclusion, ...(existing && existing.keyId === auth.key.id && freshness(existing, now) === 'fresh' ? { existing } : {}) };
+  }
+
+  /** The request with its like-work resolved (scope and existence of the collections first, then 404 WORK_NOT_FOUND). */
+  async function withLike(auth: AuthContext, input: SearchRequestInput, work: string): Promise<SearchRequestInput> {
+    resolveTargets(deps.catalog, auth, input.collections);
+    assertCollectionsReady(deps, auth, input.collections);
+    const like = await resolveLike(deps, auth, work);
+    return { ...input, like, query: like.text };
+  }
+
+  /** A cursor call identical to one already answered: that page again, free (it was charged once, when made). */
+  async function replayedSearch(auth: AuthContext, record: QueryRecord, now: Date, started: number): Promise<SearchOutcome> {
+    await takeMinuteBudget(db, auth.org, now);
+    const { rows, belowMinRelevance, filterWarnings, journalMetricExpansions, filtersApplied } = record.payload;
+    const latencyMs = performance.now() - started;
+    return {
+      queryId: record.queryId,
+      rows,
+      list: listFieldsOf(record.queryId, record.payload),
+      belowMinRelevance: belowMinRelevance ?? 0,
+      latencyMs: Math.round(latencyMs),
+      filterWarnings,
+      journalMetricExpansions,
+      filtersApplied,
+      billing: { ...zeroBilling(auth), balanceMicros: (await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros },
+      quota: await quotaStatus(db, auth.org, now),
+      cachedUntil: cachedUntil(record.createdAt),
+      timings: { billingMs: latencyMs, retrievalMs: 0 },
+    };
+  }
+
   return {
     gate,
 
     /** One slot of the per-minute budget and nothing else (a request that runs no new query, such as a clarification's answer). */
     takeRequestSlot: (auth: AuthContext): Promise<void> => takeMinuteBudget(db, auth.org, clock()),
 
-    async search(auth: AuthContext, input: SearchRequestInput, endpoint: string, requestId?: string): Promise<SearchOutcome> {
+    async search(auth: AuthContext, request: SearchRequestInput, endpoint: string, requestId?: string, list: ListRequest = {}): Promise<SearchOutcome> {
       const started = performance.now();
       const now = clock();
+      const fingerprint = fingerprintOf(request, list);
+      const next = list.cursor !== undefined ? await continuation(auth, 'search', request, list.cursor, fingerprint, now) : undefined;
+      if (next?.existing) return replayedSearch(auth, next.existing, now, started);
+      // a sandbox key gets synthetic rows near no real work
+      const input = list.like === undefined ? request : auth.billingMode === 'sandbox' ? { ...request, query: `More like ${list.like}` } : await withLike(auth, request, list.like);
       const gated = await gate(auth, input, endpoint, now);
       if (gated.kind === 'catalogue') {
         const latencyMs = performance.now() - started;
-        return { queryId: gated.discovery.queryId, rows: [], belowMinRelevance: 0, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota: await quotaStatus(db, auth.org, now), discovery: gated.discovery, timings: { billingMs: 0, retrievalMs: latencyMs } };
+        return { queryId: gated.discovery.queryId, rows: [], list: LAST_PAGE, belowMinRelevance: 0, latencyMs: Math.round(latencyMs), billing: zeroBilling(auth), quota: await quotaStatus(db, auth.org, now), discovery: gated.discovery, timings: { billingMs: 0, retrievalMs: latencyMs } };
       }
       if (gated.kind === 'sandbox') return sandboxSearch(auth, input, now, started, gated.prepared);
       const admitted = performance.now();
-      const outcome = await retrieve(deps, auth, input, gated.prepared);
+      const outcome = await retrieve(deps, auth, next ? { ...input, page: next.exclusion } : input, gated.prepared);
+      if (next) outcome.queryId = next.queryId;
       const retrieved = performance.now();
-      const record = recordOf(auth, 'search', now, input, outcome);
+      const record = recordOf(auth, 'search', now, input, outcome, fingerprint, next?.exclusion);
       // the record is what the charge pays for: both commit together or neither does
       const charged = await guarded('the billing store', () =>
         accounts.chargeSearch({
@@ -249,6 +354,11 @@ export function createSearchService(deps: ServiceDeps) {
           alsoWrite: queryRecordInsert(record),
         }),
       );
+      if (charged.duplicate) {
+        // an identical cursor call charged this page first: its rows, nothing charged again
+        const kept = await loadQueryRecord(db, outcome.queryId);
+        if (kept) return replayedSearch(auth, kept, now, started);
+      }
       const event = charged.events[0];
       const costMicros = event && event.type === 'SearchCharged' ? BigInt(event.data.amountMicros) : 0n;
       const quota = charged.dailyUsed >= 0 ? quotaFromUsage(auth.org, { dailyUsed: charged.dailyUsed, monthlyUsed: charged.monthlyUsed }, now) : await quotaStatus(db, auth.org, now);
@@ -256,6 +366,7 @@ export function createSearchService(deps: ServiceDeps) {
       return {
         queryId: outcome.queryId,
         rows: outcome.rows,
+        list: listFieldsOf(record.queryId, record.payload),
         belowMinRelevance: outcome.belowMinRelevance,
         latencyMs: Math.round(finished - started),
         timings: { billingMs: admitted - started + (finished - retrieved), retrievalMs: retrieved - admitted },
@@ -268,20 +379,23 @@ export function createSearchService(deps: ServiceDeps) {
       };
     },
 
-    /** Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the first preview. */
-    async preview(auth: AuthContext, input: SearchRequestInput, idempotency?: { key: string; bodyHash: string }): Promise<PreviewOutcome> {
-      refuseSandbox(auth, 'preview');
+    /**
+     * Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the first
+     * preview. A sandbox key's preview holds synthetic rows and takes a slot of the per-minute budget, not the preview hour.
+     */
+    async preview(auth: AuthContext, request: SearchRequestInput, idempotency?: { key: string; bodyHash: string }, list: ListRequest = {}): Promise<PreviewOutcome> {
       const now = clock();
       // a catalogue answer is free and records no preview, so an Idempotency-Key has nothing to hold on to
-      const question = catalogueQuestionOf(input);
+      const question = list.like === undefined ? catalogueQuestionOf(request) : null;
       if (question) {
-        assertCollectionsReady(deps, auth, input.collections);
-        const discovery = await answerFromCatalogue(auth, input, question, '/preview');
-        return { queryId: discovery.queryId, rows: [], belowMinRelevance: 0, unlocked: new Set(), discovery };
+        assertCollectionsReady(deps, auth, request.collections);
+        const discovery = await answerFromCatalogue(auth, request, question, '/preview');
+        return { queryId: discovery.queryId, rows: [], list: LAST_PAGE, belowMinRelevance: 0, unlocked: new Set(), discovery };
       }
+      let input = request;
       if (idempotency) {
-        // A replay is authorized exactly like a fresh request, before the key is claimed or its record read: sandbox
-        // (above), revocation (authentication), and here the collections of the body against this key's scope.
+        // A replay is authorized exactly like a fresh request, before the key is claimed or its record read: revocation
+        // (authentication), and here the collections of the body against this key's scope.
         resolveTargets(deps.catalog, auth, input.collections);
         const claim = await guarded('the idempotency store', () => claimIdempotencyKey(db, auth.org.id, idempotency.key, idempotency.bodyHash, now));
         if (claim.kind === 'replay') {
@@ -295,20 +409,38 @@ export function createSearchService(deps: ServiceDeps) {
             throw idempotencyKeyOfAnotherKey();
           }
           const { rows, filterWarnings, journalMetricExpansions, filtersApplied, belowMinRelevance } = record.payload;
-          return { queryId: record.queryId, rows, belowMinRelevance: belowMinRelevance ?? 0, unlocked: await accounts.unlockedIds(record.queryId), filterWarnings, journalMetricExpansions, filtersApplied, idempotency: 'replayed' };
+          return { queryId: record.queryId, rows, list: listFieldsOf(record.queryId, record.payload), belowMinRelevance: belowMinRelevance ?? 0, unlocked: await unlockedFor(record), filterWarnings, journalMetricExpansions, filtersApplied, idempotency: 'replayed' };
         }
       }
       try {
-        await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
+        if (list.like === undefined) await withQueryGuard(auth, async () => assertSearchableQuery(input.query));
+        const fingerprint = fingerprintOf(request, list);
+        const next = list.cursor !== undefined ? await continuation(auth, 'preview', request, list.cursor, fingerprint, now) : undefined;
+        if (next?.existing) {
+          // an identical cursor call made this page already: it again, without another preview of the hour
+          const { rows, belowMinRelevance, filterWarnings, journalMetricExpansions, filtersApplied } = next.existing.payload;
+          if (idempotency) await completeIdempotencyKey(db, auth.org.id, idempotency.key, next.existing.queryId);
+          return { queryId: next.existing.queryId, rows, list: listFieldsOf(next.existing.queryId, next.existing.payload), belowMinRelevance: belowMinRelevance ?? 0, unlocked: await accounts.unlockedIds(next.existing.queryId), filterWarnings, journalMetricExpansions, filtersApplied, idempotency: idempotency ? 'created' : undefined };
+        }
+        if (list.like !== undefined) input = await withLike(auth, request, list.like);
         // scope, existence and filters before the preview hour: a refused preview does not use one
         const prepared = await prepareRetrieval(deps, auth, input);
+        if (auth.billingMode === 'sandbox') {
+          await admit(auth, now, false);
+          const { queryId, rows, belowMinRelevance } = await sandboxRows(auth, 'preview', input, now, prepared);
+          if (idempotency) await completeIdempotencyKey(db, auth.org.id, idempotency.key, queryId);
+          return { queryId, rows, list: LAST_PAGE, belowMinRelevance, unlocked: new Set(), ...(prepared.plan ? { filtersApplied: prepared.plan.filtersApplied } : {}), idempotency: idempotency ? 'created' : undefined };
+        }
         await takePreviewBudget(db, auth.org, now);
-        const outcome = await retrieve(deps, auth, input, prepared);
-        await saveQueryRecord(db, recordOf(auth, 'preview', now, input, outcome));
+        const outcome = await retrieve(deps, auth, next ? { ...input, page: next.exclusion } : input, prepared);
+        if (next) outcome.queryId = next.queryId;
+        const record = recordOf(auth, 'preview', now, input, outcome, fingerprint, next?.exclusion);
+        await saveQueryRecord(db, record);
         if (idempotency) await completeIdempotencyKey(db, auth.org.id, idempotency.key, outcome.queryId);
         return {
           queryId: outcome.queryId,
           rows: outcome.rows,
+          list: listFieldsOf(record.queryId, record.payload),
           belowMinRelevance: outcome.belowMinRelevance,
           unlocked: new Set(),
           filterWarnings: outcome.filterWarnings,

@@ -30,7 +30,7 @@ export interface ToolCallOutcome {
 export function createToolCalls(deps: ToolCallDeps) {
   /** A tool's answer and its charge; 404 NOT_FOUND for a tool not registered, 422 TOOL_ERROR for a tool's domain error, 402 when a priced tool cannot be paid. */
   async function invoke(auth: AuthContext, prefix: string, tool: string, payload: unknown, requestId?: string): Promise<ToolCallOutcome> {
-    refuseSandbox(auth, 'tool calls');
+    refuseSandbox(auth, 'tool calls', 'gateway tools answer from live services and data that a sandbox key never reaches, and bill per call');
     await takeMinuteBudget(deps.db, auth.org, deps.clock());
     const handler = deps.tools.find(prefix, tool);
     if (!handler) throw new Rejection('NOT_FOUND', `no tool ${prefix}/${tool} is configured on this service`);

@@ -19,9 +19,12 @@ import type { Db } from '../../eventstore/db.js';
 import type { Accounts } from '../accounts/accounts.js';
 import type { AuthContext } from '../auth/context.js';
 import { Rejection } from '../../domain/rejection.js';
+import { chargeModeOf } from '../../domain/organization.js';
+import { capToCost } from '../../domain/costCap.js';
 import { isErrorCode } from '../../domain/errorCodes.js';
-import { loadOwnQueryRecord, type CachedRow } from '../search/queryCache.js';
-import { refuseSandbox } from '../search/sandbox.js';
+import { loadOwnQueryRecord, type CachedRow, type QueryRecord } from '../search/queryCache.js';
+import { unlockSandboxRows } from '../search/sandbox.js';
+import { takeMinuteBudget } from '../limits/quotas.js';
 import { remainingCost, type BillingOutcome } from '../search/searchService.js';
 import { renderFigureImages, type FigureImageRenderer, type ImageOptions } from '../figures/figureImages.js';
 
@@ -46,6 +49,8 @@ export interface UnlockRequest {
   resultIds?: string[] | null;
   /** images of the unlocked rows' figures, or none */
   figures: ImageOptions | null;
+  /** the most this call may charge, micro-credits: the rows to buy are taken in the preview's order while they fit */
+  maxCostMicros?: bigint;
 }
 
 export interface UnlockResult {
@@ -63,6 +68,8 @@ export interface UnlockResult {
   filterWarnings?: unknown[];
   journalMetricExpansions?: unknown[];
   billing: BillingOutcome;
+  /** with maxCost: rows asked for that the cap held back, and the own price of the first of them */
+  costCap?: { withheld: number; nextRowCostMicros: bigint | null };
 }
 
 /** One workflow per (query, requested rows): identical concurrent calls join the same run and pay once. */
@@ -104,9 +111,32 @@ export function createUnlock(deps: UnlockDeps) {
     }
   }
 
+  /**
+   * A sandbox key's unlock: the same checks and answer, free, its rows kept with the preview's record and never in the
+   * event log or the ledger; like a live unlock it takes a slot of the per-minute budget only when it unlocks new rows.
+   */
+  async function sandboxUnlock(auth: AuthContext, record: QueryRecord, requested: string[], request: UnlockRequest): Promise<UnlockResult> {
+    const rows = record.payload.rows;
+    if (requested.some((id) => !(record.sandboxUnlocked ?? []).includes(id))) await takeMinuteBudget(deps.db, auth.org, deps.clock());
+    const { before, after } = await unlockSandboxRows(deps.db, record.queryId, requested);
+    const newlyUnlocked = new Set(requested.filter((id) => !before.has(id)));
+    const images = request.figures ? await renderFigureImages(deps.figureImages, rows, after, request.resultIds ?? [...newlyUnlocked], request.figures) : new Map<string, Map<string, string>>();
+    return {
+      queryId: record.queryId,
+      rows,
+      unlocked: after,
+      images,
+      costChargedMicros: 0n,
+      newlyUnlockedCount: newlyUnlocked.size,
+      costToUnlockRemainingMicros: 0n,
+      filterWarnings: record.payload.filterWarnings,
+      journalMetricExpansions: record.payload.journalMetricExpansions,
+      billing: { mode: auth.billingMode, tokens: 0, costMicros: 0n, balanceMicros: auth.org.balanceMicros },
+    };
+  }
+
   return {
     async unlock(auth: AuthContext, request: UnlockRequest): Promise<UnlockResult> {
-      refuseSandbox(auth, 'unlock');
       const record = await loadOwnQueryRecord(deps.db, auth.key.id, request.queryId, deps.clock());
       if (record.kind !== 'preview') throw new Rejection('VALIDATION_ERROR', `query ${request.queryId} is not a preview; only previews can be unlocked`);
       const rows = record.payload.rows;
@@ -114,9 +144,23 @@ export function createUnlock(deps: UnlockDeps) {
       const requested = request.resultIds ?? rows.map((r) => r.id);
       const unknown = requested.filter((id) => !known.has(id));
       if (unknown.length > 0) throw new Rejection('VALIDATION_ERROR', `resultIds not in preview ${request.queryId}: ${unknown.slice(0, 5).join(', ')}`);
+      if (auth.billingMode === 'sandbox' || record.payload.synthetic) return sandboxUnlock(auth, record, [...new Set(requested)], request);
+
+      let toUnlock = [...new Set(requested)];
+      let costCap: UnlockResult['costCap'];
+      if (request.maxCostMicros !== undefined) {
+        // the rows still to buy, in the preview's order (best first), while they fit; only a live organization pays
+        const before = await accounts.unlockedIds(record.queryId);
+        const wanted = new Set(toUnlock);
+        const toBuy = rows.filter((r) => wanted.has(r.id) && !before.has(r.id));
+        const capped = chargeModeOf(auth.org) === 'live' ? capToCost(toBuy, request.maxCostMicros) : capToCost(toBuy, undefined);
+        const held = new Set(toBuy.slice(capped.kept.length).map((r) => r.id));
+        toUnlock = toUnlock.filter((id) => !held.has(id));
+        costCap = { withheld: capped.withheld, nextRowCostMicros: capped.nextRowCostMicros };
+      }
 
       const callId = randomUUID();
-      const run = await runWorkflow(auth, record.queryId, [...new Set(requested)], callId);
+      const run: UnlockOutcome = toUnlock.length > 0 ? await runWorkflow(auth, record.queryId, toUnlock, callId) : { queryId: record.queryId, callId, chargedMicros: '0', newlyUnlocked: [] };
       const mine = run.callId === callId;
       const chargedMicros = mine ? BigInt(run.chargedMicros) : 0n;
       const newlyUnlocked = new Set(mine ? run.newlyUnlocked : []);
@@ -138,6 +182,7 @@ export function createUnlock(deps: UnlockDeps) {
         filterWarnings: record.payload.filterWarnings,
         journalMetricExpansions: record.payload.journalMetricExpansions,
         billing: { mode: auth.billingMode, tokens, costMicros: chargedMicros, balanceMicros },
+        ...(costCap ? { costCap } : {}),
       };
     },
   };

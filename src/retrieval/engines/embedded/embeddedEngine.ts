@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { InventoryTally, type CollectionInventory } from '../../../domain/inventory.js';
 import { compileToPredicate } from '../../../filters/compileToPredicate.js';
 import { HYBRID_ALPHA, hybridCandidateCount, rankCandidates, sparseFieldValues, type RankCandidate } from '../../fusion.js';
-import type { ChunkRecord, IndexStats, SearchEngine, SearchHit, SearchRequest } from '../../port.js';
+import { EmbeddingMismatchError, type ChunkRecord, type IndexStats, type SearchEngine, type SearchHit, type SearchRequest } from '../../port.js';
 import { chunkFingerprint } from '../../text/chunkFingerprint.js';
 import { analyzeEnglish } from '../../text/englishAnalyzer.js';
-import { indexBytesOnDisk, indexExistsOnDisk, manifestStamp, readIndexGeneration, writeIndexGeneration, type RowLayout } from './indexFiles.js';
+import { indexBytesOnDisk, indexExistsOnDisk, manifestStamp, readIndexEmbedding, readIndexGeneration, writeIndexEmbedding, writeIndexGeneration, type RowLayout } from './indexFiles.js';
 import { countTerms, emptySegment, mergeSegment, type IndexSegment, type PendingChunk } from './indexSegment.js';
 import { cosineAt, searchDense, searchSparse, sparseCeiling, SparseScratch, type OrdinalFilter } from './segmentSearch.js';
 
@@ -28,6 +28,8 @@ interface IndexState {
   readonly name: string;
   readonly dir: string;
   readonly dims: number;
+  /** the embedding path recorded at creation (embedding.json beside the generations); null when none */
+  embedding: string | null;
   /** the committed segment: the one written to disk or read from it, and the only one searches read */
   segment: IndexSegment;
   /** chunks upserted since the last commit, by id; invisible to searches until it */
@@ -53,6 +55,7 @@ interface IndexState {
 }
 
 const INDEX_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
 
 export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngine {
   const alpha = options.hybridAlpha ?? HYBRID_ALPHA;
@@ -92,6 +95,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
         }
         const { segment, generation, stamp, inventory, layout } = await readIndexGeneration(dir);
         const state = newState(name, dir, segment, generation);
+        state.embedding = await readIndexEmbedding(dir);
         state.stamp = stamp;
         state.layout = layout;
         state.inventory = inventory;
@@ -128,6 +132,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       name,
       dir,
       dims: segment.dims,
+      embedding: null,
       segment,
       pending: new Map(),
       deletions: new Set(),
@@ -274,24 +279,33 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     if (req.vector.length !== state.dims) {
       throw new Error(`embedded engine: query vector has ${req.vector.length} dims, index "${state.name}" has ${state.dims}`);
     }
+    if (state.embedding && req.embedding && state.embedding !== req.embedding) throw new EmbeddingMismatchError(state.name, state.embedding, req.embedding);
     return req.vector;
   }
 
   return {
     kind: 'embedded',
 
-    async ensureIndex(index, dims) {
+    async ensureIndex(index, dims, embedding) {
       if (!Number.isInteger(dims) || dims <= 0) throw new Error(`embedded engine: invalid dims ${dims}`);
       const existing = await findState(index);
       if (existing) {
         if (existing.dims !== dims) {
           throw new Error(`embedded engine: index "${index}" has ${existing.dims} dims, asked for ${dims}`);
         }
+        if (existing.embedding && embedding && existing.embedding !== embedding) throw new EmbeddingMismatchError(index, existing.embedding, embedding);
         return;
       }
       const state = newState(index, indexDir(index), emptySegment(dims), 0);
+      state.embedding = embedding ?? null;
       states.set(index, state);
       await commitState(state);
+      // after the first generation made the directory; read again by every process that loads the index
+      if (embedding) await writeIndexEmbedding(state.dir, embedding);
+    },
+
+    async embeddingOf(index) {
+      return (await findState(index))?.embedding ?? null;
     },
 
     async indexChunks(index, chunks) {

@@ -7,7 +7,7 @@
 // rows into one file again.
 // The collection's inventory, when one was put, is a file of the generation like the others, so it changes with the
 // chunks it describes and never on its own.
-import { open, readFile, readdir, rename, rm, mkdir, stat } from 'node:fs/promises';
+import { open, readFile, readdir, rename, rm, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CollectionInventory } from '../../../domain/inventory.js';
 import type { ChunkMetadata } from '../../port.js';
@@ -207,6 +207,7 @@ export async function writeIndexGeneration(
   // Older generations and abandoned temporaries are no longer referenced.
   const current = new Set<string>([
     MANIFEST,
+    EMBEDDING_FILE,
     ...Object.values(files).filter((name) => name !== undefined),
     ...layout.files.flatMap((file) => [file.chunks, file.vectors]),
   ]);
@@ -341,4 +342,18 @@ export async function indexBytesOnDisk(indexDir: string): Promise<number> {
     return 0;
   }
   return total;
+}
+
+/** Beside the generations: the embedding path of the index's vectors, written once when the index is created. */
+const EMBEDDING_FILE = 'embedding.json';
+
+export async function writeIndexEmbedding(indexDir: string, embedding: string): Promise<void> {
+  await writeFile(join(indexDir, `${EMBEDDING_FILE}.tmp`), `${JSON.stringify({ embedding })}\n`);
+  await rename(join(indexDir, `${EMBEDDING_FILE}.tmp`), join(indexDir, EMBEDDING_FILE));
+}
+
+/** The embedding path recorded with the index; null when it recorded none. */
+export async function readIndexEmbedding(indexDir: string): Promise<string | null> {
+  const text = await readFile(join(indexDir, EMBEDDING_FILE), 'utf8').catch(() => null);
+  return text ? ((JSON.parse(text) as { embedding?: string }).embedding ?? null) : null;
 }

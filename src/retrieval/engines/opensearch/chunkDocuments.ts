@@ -18,6 +18,8 @@ export interface ChunkDocument {
 /** What the adapter knows of a collection index, from its mapping. */
 export interface IndexInfo {
   dims: number;
+  /** the embedding path recorded at creation (the mapping's _meta.embedding); null when none */
+  embedding: string | null;
   vectorStorage: VectorStorage;
   /** the vector is also in the binary doc-values field (always with binary storage; k-NN indexes since mapping version 2) */
   binaryVectors: boolean;

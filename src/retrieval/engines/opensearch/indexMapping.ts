@@ -76,7 +76,7 @@ function metadataProperties(): Record<string, unknown> {
 }
 
 /** Body of the create-index request. */
-export function chunkIndexBody(dims: number, vectorStorage: VectorStorage): Record<string, unknown> {
+export function chunkIndexBody(dims: number, vectorStorage: VectorStorage, embedding?: string): Record<string, unknown> {
   const binaryVector = { [FIELD.vectorBinary]: { type: 'binary', doc_values: true } };
   const vectorProperty =
     vectorStorage === 'knn'
@@ -110,7 +110,7 @@ export function chunkIndexBody(dims: number, vectorStorage: VectorStorage): Reco
     },
     mappings: {
       dynamic: false,
-      _meta: { dims, vectorStorage, mappingVersion: OPENSEARCH_MAPPING_VERSION },
+      _meta: { dims, vectorStorage, mappingVersion: OPENSEARCH_MAPPING_VERSION, ...(embedding ? { embedding } : {}) },
       // the graph's copy of the vector is not stored as JSON: the binary field (base64 in _source) carries it
       ...(vectorStorage === 'knn' ? { _source: { excludes: [FIELD.vectorKnn] } } : {}),
       properties: {

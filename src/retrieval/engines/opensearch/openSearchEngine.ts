@@ -12,7 +12,7 @@
 // recovery may publish a half-staged change, which the interrupted ingestion's next commit completes.
 import { compileToOpenSearch, type OpenSearchQuery } from '../../../filters/compileToOpenSearch.js';
 import { dotProduct, HYBRID_ALPHA, hybridCandidateCount, rankCandidates, type RankCandidate, type RankedCandidate } from '../../fusion.js';
-import type { ChunkRecord, SearchEngine, SearchHit, SearchRequest, VectorSearchMode } from '../../port.js';
+import { EmbeddingMismatchError, type ChunkRecord, type SearchEngine, type SearchHit, type SearchRequest, type VectorSearchMode } from '../../port.js';
 import { chunkFingerprint } from '../../text/chunkFingerprint.js';
 import { bm25Ceiling, bm25QueryTerms } from '../../text/luceneBm25.js';
 import { fromDocument, toDocument, WITHOUT_VECTORS, type ChunkDocument, type IndexInfo, type MgetResponseBody } from './chunkDocuments.js';
@@ -120,7 +120,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       throw new Error(`opensearch engine: index ${name} was not created by this version of the adapter (re-index it)`);
     }
     const vectorStorage: VectorStorage = meta.vectorStorage === 'knn' ? 'knn' : 'binary';
-    const info: IndexInfo = { dims: meta.dims, vectorStorage, binaryVectors: vectorStorage === 'binary' || meta.mappingVersion >= 2 };
+    const info: IndexInfo = { dims: meta.dims, embedding: typeof meta.embedding === 'string' ? meta.embedding : null, vectorStorage, binaryVectors: vectorStorage === 'binary' || meta.mappingVersion >= 2 };
     infoByIndex.set(index, info);
     return info;
   }
@@ -268,6 +268,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     if (req.vector.length !== info.dims) {
       throw new Error(`opensearch engine: query vector has ${req.vector.length} dims, index has ${info.dims}`);
     }
+    if (info.embedding && req.embedding && info.embedding !== req.embedding) throw new EmbeddingMismatchError(req.index, info.embedding, req.embedding);
     return req.vector;
   }
 
@@ -388,11 +389,12 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       return (await detectVectorStorage()) === 'knn' ? 'lucene-hnsw' : 'exact';
     },
 
-    async ensureIndex(index, dims) {
+    async ensureIndex(index, dims, embedding) {
       if (!Number.isInteger(dims) || dims <= 0) throw new Error(`opensearch engine: invalid dims ${dims}`);
       const existing = await indexInfo(index);
       if (existing) {
         if (existing.dims !== dims) throw new Error(`opensearch engine: index "${indexName(index)}" has ${existing.dims} dims, asked for ${dims}`);
+        if (existing.embedding && embedding && existing.embedding !== embedding) throw new EmbeddingMismatchError(index, existing.embedding, embedding);
         return;
       }
       const name = indexName(index);
@@ -400,13 +402,17 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const { body, statusCode } = await call<{ error?: { type: string; reason: string } }>(
         'PUT',
         `/${name}`,
-        chunkIndexBody(dims, vectorStorage),
+        chunkIndexBody(dims, vectorStorage, embedding),
         [400],
       );
       if (statusCode === 400 && body.error?.type !== 'resource_already_exists_exception') {
         throw new Error(`opensearch engine: creating ${name} failed: ${body.error?.type} ${body.error?.reason}`);
       }
       await requireInfo(index);
+    },
+
+    async embeddingOf(index) {
+      return (await indexInfo(index))?.embedding ?? null;
     },
 
     async indexChunks(index, chunks) {
