@@ -14,6 +14,8 @@ import { ingestionStream, type Actor, type IngestionCounts } from '../src/domain
 import { runStreamCommand } from '../src/eventstore/streamCommand.js';
 import { readStream } from '../src/eventstore/eventStore.js';
 import { readCollectionDocuments } from '../src/ingest/readCollection.js';
+import { OperatorFileError } from '../src/ingest/operatorFiles.js';
+import { SourceContentError } from '../src/ingest/sourceFiles.js';
 import { needsVectors, pipelineInputs, prepareDocument } from '../src/ingest/ingestCollection.js';
 import { hashCanonicalJson } from '../src/ingest/fingerprint.js';
 import type { SourceItem } from '../src/ingest/sourceDocument.js';
@@ -70,6 +72,19 @@ const batchFile = (dir: string, batch: number) => join(dir, `batch-${String(batc
 async function writeAtomically(path: string, text: string): Promise<void> {
   await writeFile(`${path}.tmp`, text);
   await rename(`${path}.tmp`, path);
+}
+
+/**
+ * The source's items; a file the guard refuses or whose content cannot be read fails the activity as a business answer
+ * (VALIDATION_ERROR, never retried): reading it again cannot succeed, so the ingestion ends at once, failed, saying why.
+ */
+async function* contentRejected<T>(items: AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    yield* items;
+  } catch (err) {
+    if (err instanceof OperatorFileError || err instanceof SourceContentError) throw new Rejection('VALIDATION_ERROR', err.message);
+    throw err;
+  }
 }
 
 /** Beats while `fn` runs, so a dead worker is noticed within the heartbeat timeout and a live one never is. */
@@ -143,7 +158,7 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           const items = new Map<string, StagedItem>();
           let documentsRead = 0;
           const source = { ...collection, source: { ...collection.source, files: input.files } };
-          for await (const item of readCollectionDocuments(source, deps.dataRoot)) {
+          for await (const item of contentRejected(readCollectionDocuments(source, deps.dataRoot))) {
             documentsRead += 1;
             items.delete(item.doc_id);
             // replace makes the collection exactly the files' documents: a deletion in them only keeps the document out

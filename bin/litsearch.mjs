@@ -1,10 +1,8 @@
 #!/usr/bin/env node
-// The installed `litsearch` command: runs the TypeScript CLI through tsx.
-import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+// The installed `litsearch` command: runs the operator CLI compiled into dist/app (scripts/build-cli.mjs), rebuilding it
+// first when a source file is newer than the build, so it starts without transpiling TypeScript and never runs stale code.
+import { buildCli, cliBuildIsFresh, CLI_BUILD } from '../scripts/build-cli.mjs';
+import { pathToFileURL } from 'node:url';
 
-const require = createRequire(import.meta.url);
-const cli = fileURLToPath(new URL('../src/app/cli/main.ts', import.meta.url));
-const result = spawnSync(process.execPath, ['--import', require.resolve('tsx'), cli, ...process.argv.slice(2)], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+if (!cliBuildIsFresh()) await buildCli();
+await import(pathToFileURL(CLI_BUILD).href);

@@ -19,3 +19,5 @@ else
   echo "[setup] npm dependencies match package-lock.json"
 fi
 bash scripts/provision.sh "$@"
+# the operator CLI as JavaScript (dist/app): `litsearch` starts without transpiling TypeScript
+node scripts/build-cli.mjs

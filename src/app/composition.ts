@@ -12,6 +12,7 @@ import { createAccounts, type Accounts } from '../usecases/accounts/accounts.js'
 import { createAuthenticate } from '../usecases/auth/authenticate.js';
 import { createCatalogueEvents } from '../usecases/catalogue/catalogueEvents.js';
 import { createOperations, type Operations } from '../usecases/operator/operations.js';
+import { createUploads } from '../usecases/operator/uploads.js';
 import type { ToolRegistry } from '../usecases/tools/toolRegistry.js';
 import { createToolCalls } from '../usecases/tools/toolCalls.js';
 import { createGatewayTools } from '../usecases/tools/shippedTools.js';
@@ -325,7 +326,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const following = followCollectionIngestions({ catalog, readiness, ingestions, onError: (err) => log.warn({ err }, 'could not read the state of an ingestion') });
     closers.push(async () => following.stop());
     await following.check();
-    const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions });
+    const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions, uploads: createUploads({ dataRoot: config.dataRoot, maxBytes: config.uploadMaxBytes }) });
     const app = createApp({
       log,
       authenticate: createAuthenticate(db),

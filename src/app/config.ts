@@ -37,6 +37,7 @@ export const CONFIG_VARIABLES = [
   'EMBEDDING_WORKERS',
   'INGEST_BATCH_SIZE',
   'INGEST_PARALLELISM',
+  'UPLOAD_MAX_MB',
   'FAULT_INGEST_BATCH_DELAY_MS',
   'FAULT_AFTER_CHARGE_DELAY_MS',
   'TRUST_PROXY',
@@ -90,6 +91,8 @@ export interface Config {
   ingestBatchSize: number;
   /** ingestion batches in flight at once, over every worker process (INGEST_PARALLELISM) */
   ingestParallelism: number;
+  /** the largest file the operator API takes at PUT /admin/v1/uploads/{name}, in bytes (UPLOAD_MAX_MB) */
+  uploadMaxBytes: number;
   /** fault injection for crash tests only: an ingestion batch pauses this long after its engine commit, before it is recorded */
   faultIngestBatchDelayMs?: number;
   /** fault injection for crash tests only: the worker pauses this long after an unlock charge commits */
@@ -324,6 +327,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddingWorkers: positiveInteger(env, 'EMBEDDING_WORKERS', Math.min(availableParallelism(), 8)),
     ingestBatchSize: positiveInteger(env, 'INGEST_BATCH_SIZE', 256),
     ingestParallelism: positiveInteger(env, 'INGEST_PARALLELISM', 4),
+    uploadMaxBytes: positiveInteger(env, 'UPLOAD_MAX_MB', 2048) * 1024 * 1024,
     faultIngestBatchDelayMs: env.FAULT_INGEST_BATCH_DELAY_MS ? Number(env.FAULT_INGEST_BATCH_DELAY_MS) : undefined,
     faultAfterChargeDelayMs: env.FAULT_AFTER_CHARGE_DELAY_MS ? Number(env.FAULT_AFTER_CHARGE_DELAY_MS) : undefined,
     faultFanOutDelayMs: env.FAULT_FAN_OUT_DELAY_MS ? Number(env.FAULT_FAN_OUT_DELAY_MS) : undefined,
@@ -370,6 +374,7 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     EMBEDDING_WORKERS: String(config.embeddingWorkers),
     INGEST_BATCH_SIZE: String(config.ingestBatchSize),
     INGEST_PARALLELISM: String(config.ingestParallelism),
+    UPLOAD_MAX_MB: String(config.uploadMaxBytes / (1024 * 1024)),
     FAULT_INGEST_BATCH_DELAY_MS: config.faultIngestBatchDelayMs === undefined ? '' : String(config.faultIngestBatchDelayMs),
     FAULT_AFTER_CHARGE_DELAY_MS: config.faultAfterChargeDelayMs === undefined ? '' : String(config.faultAfterChargeDelayMs),
     TRUST_PROXY: String(config.trustProxyHops),

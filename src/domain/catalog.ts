@@ -1,6 +1,6 @@
 // The collections catalogue: loads and validates config/collections.json and answers name, member and price questions.
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { formatCredits, parseCredits } from './money.js';
 import { Rejection } from './rejection.js';
@@ -16,10 +16,17 @@ const pricePer1000 = z
   .string()
   .regex(/^\d{1,6}(\.\d{1,6})?$/, 'a decimal string of credits per 1000 tokens, e.g. "0.050"');
 
-const relativeDataPath = z
-  .string()
-  .min(1)
-  .refine((path) => !isAbsolute(path) && !normalize(path).startsWith('..'), 'a path relative to the data root');
+/**
+ * A source file's name; what it may name (relative, inside the data root, a regular file) is the operator-file guard's
+ * rule, checked where the file is named and again where it is read, with one answer for define and ingest.
+ */
+const relativeDataPath = z.string().min(1).max(1000);
+
+/** The most characters of the operator's text that customers are shown (the catalogue, the dashboard). */
+export const DISPLAY_NAME_MAX = 200;
+export const DESCRIPTION_MAX = 2000;
+const displayName = z.string().min(1).max(DISPLAY_NAME_MAX, `at most ${DISPLAY_NAME_MAX} characters`);
+const description = z.string().max(DESCRIPTION_MAX, `at most ${DESCRIPTION_MAX} characters`).nullable();
 
 /**
  * Which reader turns the source files into documents; `medline-editorial` adds the derived editorial fields; `jsonl`
@@ -31,14 +38,14 @@ export type SourceReader = (typeof SOURCE_READERS)[number];
 
 const sourceSchema = z.strictObject({
   reader: z.enum(SOURCE_READERS),
-  files: z.array(relativeDataPath).min(1),
+  files: z.array(relativeDataPath).min(1).max(1000),
 });
 
 export const plainCollectionSchema = z.strictObject({
   $comment: z.string().optional(),
   name: collectionName,
-  displayName: z.string().min(1),
-  description: z.string().nullable(),
+  displayName,
+  description,
   kind: z.enum(['scholarly', 'editorial']),
   retrieval: z.enum(['dense', 'sparse', 'hybrid']),
   pricePer1000,
@@ -54,8 +61,8 @@ export const plainCollectionSchema = z.strictObject({
 const metaCollectionSchema = z.strictObject({
   $comment: z.string().optional(),
   name: collectionName,
-  displayName: z.string().min(1),
-  description: z.string().nullable(),
+  displayName,
+  description,
   members: z.array(collectionName).min(2),
 });
 

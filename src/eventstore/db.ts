@@ -1,4 +1,5 @@
 // One SQL interface over the two PostgreSQL adapters: PGlite (embedded default) and a pg pool (server).
+import { Rejection } from '../domain/rejection.js';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Worker } from 'node:worker_threads';
@@ -38,6 +39,23 @@ export function pgErrorCode(err: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The store could not be reached or could not serve the statement for a reason of its own (connection refused, lost or
+ * timed out, the server shutting down or out of resources, a statement or lock wait cut short): the caller hears 503
+ * SERVICE_UNAVAILABLE without the driver's internals. Anything else (a constraint, a bug) is not an outage.
+ */
+export function storeOutage(err: unknown): Rejection | undefined {
+  if (err instanceof Rejection) return undefined;
+  const code = pgErrorCode(err);
+  const message = err instanceof Error ? err.message : '';
+  const outage =
+    (code !== undefined && /^(08...|53...|57P0.|57014|55P03|40P01|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND)$/.test(code)) ||
+    /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Connection ended unexpectedly|server closed the connection/i.test(message);
+  return outage ? new Rejection('SERVICE_UNAVAILABLE', 'the database is not answering right now; nothing was changed by this request, retry shortly', { retryAfterSeconds: 5 }) : undefined;
+}
+
+const asOutage = (err: unknown): unknown => storeOutage(err) ?? err;
 
 interface ThreadReply {
   id: number;
@@ -133,8 +151,12 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Db
   // an idle client that errors (server restart) must not crash the process
   pool.on('error', () => undefined);
   const query = async <R extends object>(sql: string, params?: unknown[], prepared?: boolean) => {
-    const res = prepared ? await pool.query({ name: statementName(sql), text: sql, values: params }) : await pool.query(sql, params);
-    return res.rows as R[];
+    try {
+      const res = prepared ? await pool.query({ name: statementName(sql), text: sql, values: params }) : await pool.query(sql, params);
+      return res.rows as R[];
+    } catch (err) {
+      throw asOutage(err);
+    }
   };
   let relaxedPool: pg.Pool | undefined;
   const relaxed: Queryable = {
@@ -143,7 +165,11 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Db
         relaxedPool = new pg.Pool({ connectionString: url, max: Math.max(2, Math.ceil(maxConnections / 3)), connectionTimeoutMillis: 5_000, options: '-c synchronous_commit=off' });
         relaxedPool.on('error', () => undefined);
       }
-      return (prepared ? await relaxedPool.query({ name: statementName(sql), text: sql, values: params }) : await relaxedPool.query(sql, params)).rows as R[];
+      try {
+        return (prepared ? await relaxedPool.query({ name: statementName(sql), text: sql, values: params }) : await relaxedPool.query(sql, params)).rows as R[];
+      } catch (err) {
+        throw asOutage(err);
+      }
     },
   };
   return {
@@ -151,7 +177,9 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Db
     query,
     relaxed,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { advisoryLock?: number }) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((err: unknown) => {
+        throw asOutage(err);
+      });
       try {
         const lock = options?.advisoryLock;
         // one round trip for both: a simple-protocol query may hold several statements (the key is an integer we own)
@@ -165,7 +193,7 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Db
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
+        throw asOutage(err);
       } finally {
         client.release();
       }

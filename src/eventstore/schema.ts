@@ -1,6 +1,8 @@
 // Creates the event log, the read models' tables (the projections, handed in by the composition root) and the
 // operational tables (query cache, rate windows).
-import type { Db, Queryable } from './db.js';
+import { createHash } from 'node:crypto';
+import { Rejection } from '../domain/rejection.js';
+import { pgErrorCode, type Db, type Queryable } from './db.js';
 import { EVENTS_DDL } from './eventStore.js';
 
 /** The read models a store keeps beside its log: what migrate needs of them (projections/readModels.ts). */
@@ -73,29 +75,82 @@ CREATE TABLE IF NOT EXISTS ingest_batches (
 const MIGRATE_LOCK_KEY = 774_211_003;
 
 /**
- * Creates or updates every table. On PostgreSQL, processes starting together on a fresh database (the scaled shape's
- * API processes and worker) take turns under an advisory lock, each in one transaction, so none sees another's
- * half-made catalogue entries (a duplicate pg_type row otherwise). PGlite has one process and one connection.
+ * How long one DDL statement may wait for a table's lock while searches and charges hold it: under the server's
+ * deadlock_timeout (1 s by default), so a migration that would close a cycle with live traffic gives up first (and
+ * tries again) instead of leaving PostgreSQL to pick a victim among the requests.
+ */
+const DDL_LOCK_TIMEOUT_MS = 500;
+/** How long a start keeps trying a migration that must run, its attempts a jittered pause apart. */
+const MIGRATE_DEADLINE_MS = 120_000;
+
+/** The schema this code expects: recorded once a migration ran, so a process starting against it runs no DDL. */
+const SCHEMA_VERSION_DDL = `CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY, ddl_hash TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL)`;
+
+const schemaHash = (readModels: ReadModels): string => createHash('sha256').update([EVENTS_DDL, readModels.ddl, OPERATIONAL_DDL].join('\n')).digest('hex');
+
+/** The schema hash the store records, null when it records none (a fresh store, or one migrated before the record). */
+async function recordedHash(db: Queryable): Promise<string | null> {
+  const [present] = await db.query<{ ok: boolean }>(`SELECT to_regclass('schema_version') IS NOT NULL AS ok`);
+  if (!present?.ok) return null;
+  const [row] = await db.query<{ ddl_hash: string }>('SELECT ddl_hash FROM schema_version WHERE id = 1');
+  return row?.ddl_hash ?? null;
+}
+
+/** A lock wait cut short by lock_timeout, or a deadlock: the migration steps aside and tries again. */
+const gaveWay = (err: unknown): boolean => {
+  const code = pgErrorCode(err) ?? pgErrorCode((err as Error).cause);
+  if (code === '55P03' || code === '40P01') return true;
+  return err instanceof Rejection && err.code === 'SERVICE_UNAVAILABLE' && /retry shortly/.test(err.message);
+};
+
+/**
+ * Creates or updates every table, only when the store's recorded schema is not this code's: a process starting
+ * against a current schema reads one row and takes no lock, so rolling starts never stall or deadlock live traffic.
+ * On PostgreSQL a migration that must run takes turns with other starting processes under an advisory lock, in one
+ * transaction (none sees another's half-made catalogue entries), each DDL statement waiting at most
+ * DDL_LOCK_TIMEOUT_MS for a table's lock; when it gives way it tries again after a jittered pause. PGlite has one
+ * process and one connection.
  */
 export async function migrate(db: Db, readModels: ReadModels): Promise<void> {
+  const hash = schemaHash(readModels);
+  if ((await recordedHash(db)) === hash) return;
   let added: string[] = [];
+  const record = async (tx: Queryable) => {
+    await tx.query(SCHEMA_VERSION_DDL);
+    await tx.query('INSERT INTO schema_version (id, ddl_hash, migrated_at) VALUES (1, $1, now()) ON CONFLICT (id) DO UPDATE SET ddl_hash = EXCLUDED.ddl_hash, migrated_at = EXCLUDED.migrated_at', [hash]);
+  };
   if (db.kind === 'postgres') {
-    await db.transaction(
-      async (tx) => {
-        await tx.query(EVENTS_DDL);
-        added = await missingTables(tx, readModels.tables);
-        // a simple-protocol query (no parameters) may hold several statements
-        for (const ddl of [readModels.ddl, OPERATIONAL_DDL]) await tx.query(ddl);
-      },
-      { advisoryLock: MIGRATE_LOCK_KEY },
-    );
+    const deadline = Date.now() + MIGRATE_DEADLINE_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await db.transaction(
+          async (tx) => {
+            // another process may have migrated while this one waited for the advisory lock
+            if ((await recordedHash(tx)) === hash) return;
+            await tx.query(`SET LOCAL lock_timeout = '${DDL_LOCK_TIMEOUT_MS}ms'`);
+            await tx.query(EVENTS_DDL);
+            added = await missingTables(tx, readModels.tables);
+            // a simple-protocol query (no parameters) may hold several statements
+            for (const ddl of [readModels.ddl, OPERATIONAL_DDL]) await tx.query(ddl);
+            await record(tx);
+          },
+          { advisoryLock: MIGRATE_LOCK_KEY },
+        );
+        break;
+      } catch (err) {
+        if (!gaveWay(err) || Date.now() > deadline) throw err;
+        added = [];
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * Math.min(2000, 100 * 2 ** attempt)));
+      }
+    }
   } else {
     await db.exec(EVENTS_DDL);
     added = await missingTables(db, readModels.tables);
     await db.exec(readModels.ddl);
     await db.exec(OPERATIONAL_DDL);
+    await record(db);
   }
-  // on both stores: a table an upgrade added is filled from the log (the early return of the PostgreSQL path skipped it)
+  // on both stores: a table an upgrade added is filled from the log
   if (added.length > 0 && added.length < readModels.tables.length) await readModels.fillAdded(db, added);
 }
 

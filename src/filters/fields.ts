@@ -31,7 +31,12 @@ export interface FieldSpec {
   name: string;
   group: FieldGroup;
   kind: FieldValueKind;
+  /** a number field indexed as a 32-bit integer: a value outside INT32_RANGE cannot be compared with it on any engine */
+  int32?: true;
 }
+
+/** What a 32-bit integer field holds. */
+export const INT32_RANGE = { min: -(2 ** 31), max: 2 ** 31 - 1 } as const;
 
 const FIELD_SPECS: FieldSpec[] = [
   { name: 'journal', group: 'indexed', kind: 'text' },
@@ -44,7 +49,7 @@ const FIELD_SPECS: FieldSpec[] = [
   { name: 'section', group: 'indexed', kind: 'text' },
   { name: 'isbn', group: 'indexed', kind: 'text' },
   { name: 'open_access', group: 'indexed', kind: 'boolean' },
-  { name: 'chapter_number', group: 'indexed', kind: 'number' },
+  { name: 'chapter_number', group: 'indexed', kind: 'number', int32: true },
   { name: 'chapter_title', group: 'indexed', kind: 'text' },
   { name: 'chapter_authors', group: 'indexed', kind: 'text' },
 
@@ -64,7 +69,7 @@ const FIELD_SPECS: FieldSpec[] = [
   { name: 'authors', group: 'scan', kind: 'text' },
   { name: 'pmid', group: 'scan', kind: 'pmid' },
   { name: 'pmcid', group: 'scan', kind: 'pmcid' },
-  { name: 'chunk_index', group: 'scan', kind: 'number' },
+  { name: 'chunk_index', group: 'scan', kind: 'number', int32: true },
 ];
 
 /**

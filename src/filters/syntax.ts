@@ -3,7 +3,7 @@ import type { FilterNode, RangeBounds, ScalarValue } from './ast.js';
 import { canonicalArticleType, ARTICLE_TYPES } from './articleTypes.js';
 import { parseFilterDate, type FilterDatePeriod } from './dates.js';
 import { FilterError } from './errors.js';
-import { FIELD_ALIASES, FILTERABLE_FIELDS, fieldSpec, fieldsInGroup, indexedFieldsSentence, neverFilterableReason, type FieldSpec } from './fields.js';
+import { FIELD_ALIASES, FILTERABLE_FIELDS, fieldSpec, fieldsInGroup, indexedFieldsSentence, INT32_RANGE, neverFilterableReason, type FieldSpec } from './fields.js';
 import { didYouMean } from '../domain/didYouMean.js';
 import { canonicalDoi, canonicalIssn, canonicalNctId, canonicalPmcid, canonicalPmid } from '../domain/identifiers.js';
 import { MAX_FILTER_NESTING_DEPTH } from './limits.js';
@@ -496,6 +496,8 @@ function normalizeValue(spec: FieldSpec, raw: unknown, source: unknown): Normali
     case 'number':
     case 'metric':
       if (typeof raw !== 'number' || !Number.isFinite(raw)) reject(`"${field}" takes a number, not ${describeValue(raw)}.`, field, source);
+      // decided here, from the field's type, so both engines refuse alike (OpenSearch would fail the whole search)
+      if (spec.int32 && (raw < INT32_RANGE.min || raw > INT32_RANGE.max)) reject(`"${field}" holds whole numbers from ${INT32_RANGE.min} to ${INT32_RANGE.max}; ${describeValue(raw)} is outside them.`, field, source);
       return same(raw);
     case 'pmid': {
       if (typeof raw !== 'string' && typeof raw !== 'number') reject(`"pmid" takes a PubMed id, not ${describeValue(raw)}.`, field, source);

@@ -6,7 +6,7 @@ import { jsonBody } from './jsonBody.js';
 import { requestTargetText } from './requestText.js';
 import { apiKeyAuthentication, operatorAuthentication } from './authentication.js';
 import { searchRoutes, type SearchRouteDeps } from './routes/searchRoutes.js';
-import { adminRoutes } from './routes/adminRoutes.js';
+import { adminRoutes, streamsBody } from './routes/adminRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from './routes/toolRoutes.js';
 import { mcpRoutes, type McpRouteDeps } from '../mcp/routes.js';
 import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from './routes/healthRoutes.js';
@@ -112,7 +112,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestTargetText());
   app.use(crossOriginAccess({ origins: deps.corsOrigins ?? [], methodsOn: groups.crossOriginMethods }));
   app.use(groups.authorize);
-  app.use(jsonBody(deps.bodyLimitBytes ?? 4 * 1024 * 1024, groups.acceptsForms));
+  app.use(jsonBody(deps.bodyLimitBytes ?? 4 * 1024 * 1024, groups.acceptsForms, streamsBody));
   app.use(groups.dispatch);
   return app;
 }

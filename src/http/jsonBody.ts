@@ -78,12 +78,13 @@ export function parseFormBody(raw: string): Record<string, string> {
 
 /**
  * Reads a body up to `limitBytes` and parses it with `parseJsonBody`, or with `parseFormBody` when it is a form post
- * to a route that takes forms (`acceptsForms`).
+ * to a route that takes forms (`acceptsForms`); a route that streams its body itself (`streamsBody`, an upload) is
+ * passed by.
  */
-export function jsonBody(limitBytes: number, acceptsForms: (ctx: Context) => boolean = () => false) {
+export function jsonBody(limitBytes: number, acceptsForms: (ctx: Context) => boolean = () => false, streamsBody: (ctx: Context) => boolean = () => false) {
   const tooLarge = () => new ApiError(422, 'VALIDATION_ERROR', `request body is larger than ${limitBytes} bytes`);
   return async (ctx: Context, next: Next) => {
-    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE') return next();
+    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE' || streamsBody(ctx)) return next();
     const declared = Number(ctx.get('Content-Length') || '0');
     if (declared > limitBytes) throw tooLarge();
     const chunks: Buffer[] = [];

@@ -100,6 +100,8 @@ export function errorRenderer() {
         return;
       }
       let apiError = toApiError(err) ?? httpErrorOf(err);
+      // an outage answered 503 keeps what the component said in the log only
+      if (apiError && apiError.status >= 500) state.log.warn({ err: (err as Error).cause ?? err, code: apiError.code }, 'service unavailable');
       if (!apiError) {
         state.log.error({ err }, 'unhandled error');
         apiError = new ApiError(500, 'INTERNAL_ERROR', `unexpected error; quote request id ${state.requestId} to support`);

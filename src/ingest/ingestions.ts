@@ -39,6 +39,11 @@ export interface Ingestions {
   get(ingestionId: string): Promise<IngestionStatus | null>;
   /** the collection's latest ingestion, null when it has none (the dashboard and the collections list show it) */
   latest(collection: string): Promise<IngestionStatus | null>;
+  /**
+   * Stops a running ingestion: its workflow ends and it is recorded failed ("cancelled: <reason>") with what its
+   * committed batches did (each is whole); an ingestion no longer running is left as it is.
+   */
+  cancel(ingestionId: string, reason: string, actor?: Actor): Promise<void>;
   /** whether any ingestion of the collection completed: until one has, its searches answer 503 (the first ingestion's rule) */
   hasCompleted(collection: string): Promise<boolean>;
 }

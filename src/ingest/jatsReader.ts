@@ -1,7 +1,7 @@
 // Reads PMC open-access article XML (JATS: one <article>, or a <pmc-articleset> of them) into documents: the front
 // matter as the spec's metadata fields, abstract and body sections named in one `section` vocabulary, and the figures
 // with their labels, captions and the image files that sit beside the XML.
-import { stat } from 'node:fs/promises';
+import { checkOperatorFile, operatorPathProblem } from './operatorFiles.js';
 import { dirname, extname, isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { articleTypeFromJats } from './articleType.js';
@@ -288,12 +288,17 @@ function articleIds(articleMeta: XmlElement | undefined): { doi: string | null; 
 /** Image formats a figure's file may have when `<graphic xlink:href>` names it without one (PMC packages: .jpg). */
 const IMAGE_EXTENSIONS = ['.jpg', '.jpeg', '.png', '.gif', '.webp', '.tif', '.tiff'];
 
-async function isFile(file: string): Promise<boolean> {
-  try {
-    return (await stat(file)).isFile();
-  } catch {
-    return false;
-  }
+/** The largest figure image an article may name. */
+const FIGURE_MAX_BYTES = 32 * 1024 * 1024;
+
+/** Whether the operator-file guard passes `file` (inside the data root once links are resolved, a regular file). */
+async function isFigureFile(file: string, dataRoot: string): Promise<boolean> {
+  const fromRoot = relative(dataRoot, file);
+  if (operatorPathProblem(fromRoot)) return false;
+  return checkOperatorFile(dataRoot, fromRoot, FIGURE_MAX_BYTES).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The image file `href` names beside the XML, relative to the data root; null when there is none (or it is outside). */
@@ -303,9 +308,8 @@ async function figureImage(href: string | undefined, xmlDir: string, dataRoot: s
   const withoutExtension = base.replace(/\.[a-z0-9]{2,4}$/i, '');
   for (const candidate of [base, ...IMAGE_EXTENSIONS.map((e) => base + e), ...IMAGE_EXTENSIONS.map((e) => withoutExtension + e)]) {
     // only image files: an href naming the package's PDF or a data file is no figure image
-    if (!IMAGE_EXTENSIONS.includes(extname(candidate).toLowerCase()) || !(await isFile(candidate))) continue;
-    const fromRoot = relative(dataRoot, candidate);
-    return fromRoot.startsWith('..') || isAbsolute(fromRoot) ? null : normalize(fromRoot).split(sep).join('/');
+    if (!IMAGE_EXTENSIONS.includes(extname(candidate).toLowerCase()) || !(await isFigureFile(candidate, dataRoot))) continue;
+    return normalize(relative(dataRoot, candidate)).split(sep).join('/');
   }
   return null;
 }

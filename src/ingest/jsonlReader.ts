@@ -7,13 +7,10 @@ import { parseFilterDate } from '../filters/dates.js';
 import { canonicalNctId } from '../domain/identifiers.js';
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from './sourceIdentifiers.js';
 import type { DocumentSection, SourceDocument, SourceItem } from './sourceDocument.js';
-import { readLines } from './sourceFiles.js';
+import { badLinesError, LISTED_BAD_LINES, readLineRecords, tooLongLine } from './sourceFiles.js';
 
 /** The section name of a document given as one `text`. */
 export const JSONL_TEXT_SECTION = 'body';
-
-/** Bad lines listed in the error; the count says how many more there were. */
-const LISTED_BAD_LINES = 10;
 
 const text = z.string().trim().min(1).nullish();
 const texts = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]).map((s) => s.trim()).filter(Boolean)).nullish();
@@ -21,7 +18,7 @@ const identifier = (name: string, canonical: (v: string) => string | null) =>
   z.union([z.string(), z.number()]).nullish().transform((v, ctx) => {
     if (v === null || v === undefined) return null;
     const c = canonical(String(v));
-    if (!c) ctx.addIssue({ code: 'custom', message: `not a ${name}: ${JSON.stringify(v)}` });
+    if (!c) ctx.addIssue({ code: 'custom', message: `not a ${name}` });
     return c;
   });
 const date = (partial: boolean) =>
@@ -52,7 +49,7 @@ const jsonlRecord = z
     issn: texts.transform((v, ctx) => {
       if (!v) return null;
       const issns = issnListFromSource(v);
-      if (issns.length !== new Set(v).size) ctx.addIssue({ code: 'custom', message: `not an ISSN: ${JSON.stringify(v)}` });
+      if (issns.length !== new Set(v).size) ctx.addIssue({ code: 'custom', message: 'not an ISSN' });
       return issns;
     }),
     isbn: text,
@@ -61,7 +58,7 @@ const jsonlRecord = z
     article_type: z.string().nullish().transform((v, ctx) => {
       if (v == null) return null;
       const type = canonicalArticleType(v);
-      if (!type) ctx.addIssue({ code: 'custom', message: `not an article type: ${JSON.stringify(v)}` });
+      if (!type) ctx.addIssue({ code: 'custom', message: 'not an article type' });
       return type;
     }),
     open_access: z.boolean().nullish(),
@@ -111,29 +108,28 @@ export function jsonlRecordToItem(raw: unknown): SourceItem {
 export async function* readJsonlDocuments(path: string): AsyncGenerator<SourceItem> {
   const bad: string[] = [];
   let badCount = 0;
-  const seen = new Set<string>();
-  let lineNumber = 0;
-  for await (const line of readLines(path)) {
-    lineNumber += 1;
+  /** each id's line, so a repeat names the line that gave it first (never the id: the file's text is not echoed) */
+  const seen = new Map<string, number>();
+  for await (const record of readLineRecords(path)) {
     let item: SourceItem;
     try {
+      if (record.tooLong !== undefined) throw new Error(tooLongLine(record).replace(/^line \d+: /, ''));
       let raw: unknown;
       try {
-        raw = JSON.parse(line);
-      } catch (err) {
-        throw new Error(`not valid JSON (${(err as Error).message})`);
+        raw = JSON.parse(record.text);
+      } catch {
+        throw new Error('not valid JSON');
       }
       item = jsonlRecordToItem(raw);
-      if (seen.has(item.doc_id)) throw new Error(`id ${JSON.stringify(item.doc_id)} was given on an earlier line`);
-      seen.add(item.doc_id);
+      const earlier = seen.get(item.doc_id);
+      if (earlier !== undefined) throw new Error(`its id was given on line ${earlier}`);
+      seen.set(item.doc_id, record.number);
     } catch (err) {
       badCount += 1;
-      if (bad.length < LISTED_BAD_LINES) bad.push(`line ${lineNumber}: ${(err as Error).message}`);
+      if (bad.length < LISTED_BAD_LINES) bad.push(`line ${record.number}: ${(err as Error).message}`);
       continue;
     }
     yield item;
   }
-  if (badCount > 0) {
-    throw new Error(`${path}: ${badCount} bad line${badCount === 1 ? '' : 's'} (nothing was indexed from this file's collection): ${bad.join(' | ')}${badCount > bad.length ? ` | … ${badCount - bad.length} more` : ''}`);
-  }
+  if (badCount > 0) throw badLinesError(path, badCount, bad);
 }

@@ -2,7 +2,6 @@
 // (RetractionsLoaded events on the retractions stream). Searches exclude the works of the loaded lists at query time
 // and retractions/check answers from the whole list; each process re-reads the stream's version at most once a
 // RETRACTIONS_RECHECK_MS, so every API process follows a load within that time (the loading one at once).
-import { isAbsolute, resolve } from 'node:path';
 import type { Db } from '../eventstore/db.js';
 import { readStream } from '../eventstore/eventStore.js';
 import { runStreamCommand } from '../eventstore/streamCommand.js';
@@ -11,14 +10,12 @@ import { Rejection } from '../domain/rejection.js';
 import type { FilterNode } from '../filters/ast.js';
 import type { SearchEngine } from '../retrieval/port.js';
 import type { CollectionCatalog } from '../domain/catalog.js';
-import { readLines } from './sourceFiles.js';
-import { loadRetractionNotices, readOpenRetractionNotices, readRetractionWatchNotices, type RetractionNotice } from './retractions.js';
+import { readLines, SourceContentError } from './sourceFiles.js';
+import { checkOperatorFile, OperatorFileError } from './operatorFiles.js';
+import { loadRetractionNotices, readOpenRetractionNotices, readRetractionWatchNotices, RETRACTION_WATCH_COLUMNS, retractionWatchColumn, type RetractionNotice } from './retractions.js';
 
 /** How stale another process's load may be here: one small indexed read of the stream's version per interval. */
 export const RETRACTIONS_RECHECK_MS = 1000;
-
-/** The columns a Retraction Watch CSV must have to be read as one. */
-const RETRACTION_WATCH_COLUMNS = ['originalpaperdoi', 'retractionnature'];
 
 export interface RetractionsLoad {
   /** the stream's version after the load: the list's version */
@@ -52,26 +49,43 @@ export function withoutRetracted(collection: { excludeRetracted: boolean }, filt
 }
 
 /**
- * One file's notices, by its format: a ".csv" is a Retraction Watch export, anything else JSON lines of
- * open-retractions records (".gz" gunzipped). A file that is missing or does not parse is 422 naming it.
+ * One file's notices, by its format: a ".csv" is a Retraction Watch export (headers in any case: `OriginalPaperDOI` or
+ * `originalpaperdoi`), anything else JSON lines of open-retractions records (".gz" gunzipped). The file passes the
+ * operator-file guard (relative, inside the data root once links are resolved, a regular file); one that does not, that
+ * does not parse, or that lists no retracted work is 422 naming it and why, never its text.
  */
-export async function readRetractionFile(path: string, asGiven: string): Promise<Map<string, RetractionNotice>> {
+export async function readRetractionFile(dataRoot: string, file: string): Promise<Map<string, RetractionNotice>> {
+  const refuse = (reason: string) =>
+    new Rejection('VALIDATION_ERROR', `retraction list "${file}" cannot be read: ${reason}. Give a Retraction Watch CSV or open-retractions JSON lines, named relative to the data root (DATA_ROOT) or uploaded with PUT /admin/v1/uploads/{name}; nothing was loaded`, { file });
   try {
-    if (/\.csv(\.gz)?$/i.test(path)) {
-      if (path.endsWith('.gz')) throw new Error('a Retraction Watch CSV is read uncompressed');
-      for await (const header of readLines(path)) {
-        const columns = header.split(',').map((c) => c.trim().replace(/^"|"$/g, '').toLowerCase());
-        const missing = RETRACTION_WATCH_COLUMNS.filter((c) => !columns.includes(c));
-        if (missing.length > 0) throw new Error(`not a Retraction Watch CSV: no ${missing.join(', ')} column`);
-        break;
+    const path = await checkOperatorFile(dataRoot, file);
+    const withoutPath = (message: string) => message.split(`${path}: `).join('').split(path).join(file);
+    try {
+      let notices: Map<string, RetractionNotice>;
+      if (/\.csv(\.gz)?$/i.test(file)) {
+        if (file.endsWith('.gz')) throw new SourceContentError('a Retraction Watch CSV is read uncompressed');
+        for await (const header of readLines(path)) {
+          const columns = header.split(',').map((c) => retractionWatchColumn(c.trim().replace(/^"|"$/g, '')));
+          const missing = RETRACTION_WATCH_COLUMNS.filter((c) => !columns.includes(c));
+          if (missing.length > 0) throw new SourceContentError(`not a Retraction Watch CSV: its first line has no ${missing.map((c) => (c === 'originalpaperdoi' ? 'OriginalPaperDOI' : 'RetractionNature')).join(' or ')} column`);
+          break;
+        }
+        notices = await readRetractionWatchNotices(path);
+      } else {
+        notices = await readOpenRetractionNotices(path);
+        if (notices.size === 0) throw new SourceContentError('no record is "retracted": true with an identifier.doi, so the list names no retracted work');
       }
-      return await readRetractionWatchNotices(path);
+      return notices;
+    } catch (err) {
+      if (err instanceof SourceContentError) throw refuse(withoutPath(err.message));
+      const code = (err as NodeJS.ErrnoException).code;
+      if (typeof code === 'string' && code.startsWith('Z_')) throw refuse('not a gzip file');
+      if (typeof code === 'string' && code.startsWith('CSV_')) throw refuse(`not a well-formed CSV (${code.toLowerCase().replace(/^csv_/, '').replace(/_/g, ' ')})`);
+      throw err;
     }
-    return await readOpenRetractionNotices(path);
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    const reason = e.code === 'ENOENT' ? 'no such file' : e.code === 'EACCES' ? 'the server may not read it' : e.code === 'EISDIR' ? 'a directory, not a file' : e.message.replace(`${path}:`, 'line ').replace(/not valid JSON \(.*\)$/s, 'not valid JSON'); // JSON.parse quotes the file's text: not echoed
-    throw new Rejection('VALIDATION_ERROR', `retraction list "${asGiven}" cannot be read: ${reason}. Give a Retraction Watch CSV or open-retractions JSON lines (relative paths are under DATA_ROOT); nothing was loaded`, { file: asGiven });
+    if (err instanceof OperatorFileError) throw refuse(err.reason);
+    throw err;
   }
 }
 
@@ -148,7 +162,9 @@ export function createLiveRetractions(deps: { db: Db; dataRoot: string; clock?: 
     },
     async load(files, actor, requestId) {
       if (files.length === 0) throw new Rejection('VALIDATION_ERROR', 'files must name at least one retraction list', { field: 'files' });
-      const read = await Promise.all(files.map((f) => readRetractionFile(isAbsolute(f) ? f : resolve(deps.dataRoot, f), f)));
+      const read: Map<string, RetractionNotice>[] = [];
+      // one at a time: each file is opened only once the one before was read
+      for (const f of files) read.push(await readRetractionFile(deps.dataRoot, f));
       const listed = new Map(read.flatMap((m) => [...m]));
       shipped ??= loadRetractionNotices(deps.dataRoot);
       const base = await shipped;

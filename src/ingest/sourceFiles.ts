@@ -1,41 +1,145 @@
-// Reads source data files line by line or whole, gunzipping ".gz" files through zlib streams.
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+// Reads source data files line by line or whole, gunzipping ".gz" files through zlib streams, with bounded sizes: a line
+// longer than MAX_LINE_BYTES is a counted, reported rejection (never one string the size of the file), and a file read
+// whole stops at MAX_TEXT_BYTES. Every file is opened on its real path without waiting on a FIFO and checked to be a
+// regular file on the opened descriptor. Errors name the file and the line, never the content.
+import { realpath } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { openRegularFile } from './operatorFiles.js';
 
-function openTextStream(path: string): Readable {
-  const file = createReadStream(path);
+/** The longest line a JSON-lines source may have (an OpenAlex work with its abstract index is well under 1 MB). */
+export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+/** The most a file read whole (an XML file, gunzipped) may hold: a MEDLINE baseline file is about 200 MB. */
+export const MAX_TEXT_BYTES = 384 * 1024 * 1024;
+/** Bad lines listed in an error; the count says how many more there were. */
+export const LISTED_BAD_LINES = 10;
+
+/**
+ * The content of a source file cannot be read as its format (a line too long, not JSON, not well-formed XML, a field
+ * that does not fit): reading it again will not help. The message names the file and lines, never their text.
+ */
+export class SourceContentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SourceContentError';
+  }
+}
+
+async function openTextStream(path: string): Promise<Readable> {
+  const { handle } = await openRegularFile(await realpath(path));
+  const file = handle.createReadStream();
   if (!path.endsWith('.gz')) return file;
   const gunzip = createGunzip();
   file.on('error', (error) => gunzip.destroy(error));
   return file.pipe(gunzip);
 }
 
-/** Non-empty lines of a text file (CRLF tolerated), gunzipped when the name ends in ".gz". */
-export async function* readLines(path: string): AsyncGenerator<string> {
-  const lines = createInterface({ input: openTextStream(path), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim() !== '') yield line;
-  }
-}
+/** One non-empty line of a text file by its number (1-based, every line counted), or a line over the limit by its size. */
+export type LineRecord = { number: number; text: string; tooLong?: undefined } | { number: number; tooLong: number; text?: undefined };
 
-/** The whole text of a file, gunzipped when the name ends in ".gz". */
-export async function readText(path: string): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const part of openTextStream(path)) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString('utf8');
-}
-
-/** JSON values of a JSON-lines file; a malformed line fails with its file and line number. */
-export async function* readJsonLines(path: string): AsyncGenerator<unknown> {
-  let lineNumber = 0;
-  for await (const line of readLines(path)) {
-    lineNumber += 1;
-    try {
-      yield JSON.parse(line) as unknown;
-    } catch (error) {
-      throw new Error(`${path}:${lineNumber}: not valid JSON (${(error as Error).message})`);
+/**
+ * The non-empty lines of a text file (CRLF tolerated, gunzipped when the name ends in ".gz"), each with its number; a
+ * line longer than `maxLineBytes` is not held in memory: it comes as `{number, tooLong: bytes}`.
+ */
+export async function* readLineRecords(path: string, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<LineRecord> {
+  const stream = await openTextStream(path);
+  let parts: Buffer[] = [];
+  let length = 0;
+  let over = false;
+  let number = 0;
+  const emit = (): LineRecord | null => {
+    number += 1;
+    if (over) return { number, tooLong: length };
+    let text = Buffer.concat(parts, length).toString('utf8');
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    return text.trim() === '' ? null : { number, text };
+  };
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (;;) {
+        const newline = chunk.indexOf(10, start);
+        const end = newline < 0 ? chunk.length : newline;
+        if (!over) {
+          if (length + (end - start) > maxLineBytes) {
+            over = true;
+            parts = [];
+          } else if (end > start) parts.push(chunk.subarray(start, end));
+        }
+        length += end - start;
+        if (newline < 0) break;
+        const record = emit();
+        if (record) yield record;
+        parts = [];
+        length = 0;
+        over = false;
+        start = newline + 1;
+      }
     }
+    if (length > 0) {
+      const record = emit();
+      if (record) yield record;
+    }
+  } finally {
+    stream.destroy();
   }
+}
+
+/** The rejection of a line over the limit, as listed. */
+export const tooLongLine = (record: { number: number; tooLong: number }, maxLineBytes = MAX_LINE_BYTES): string => `line ${record.number}: ${record.tooLong} bytes, over the ${maxLineBytes}-byte line limit`;
+
+/** The error of a file with bad lines: how many, the first few by number and reason. */
+export function badLinesError(file: string, count: number, listed: readonly string[], consequence = "nothing was indexed from this file's collection", what = 'line'): SourceContentError {
+  return new SourceContentError(`${file}: ${count} bad ${what}${count === 1 ? '' : 's'} (${consequence}): ${listed.join(' | ')}${count > listed.length ? ` | … ${count - listed.length} more` : ''}`);
+}
+
+/** Non-empty lines of a text file (CRLF tolerated), gunzipped when the name ends in ".gz"; a line over the limit fails the read naming it. */
+export async function* readLines(path: string, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<string> {
+  for await (const record of readLineRecords(path, maxLineBytes)) {
+    if (record.tooLong !== undefined) throw new SourceContentError(`${path}: ${tooLongLine(record, maxLineBytes)}`);
+    yield record.text;
+  }
+}
+
+/** The whole text of a file, gunzipped when the name ends in ".gz"; over `maxBytes` it fails naming the limit. */
+export async function readText(path: string, maxBytes = MAX_TEXT_BYTES): Promise<string> {
+  const parts: Buffer[] = [];
+  let length = 0;
+  const stream = await openTextStream(path);
+  try {
+    for await (const part of stream as AsyncIterable<Buffer>) {
+      length += part.length;
+      if (length > maxBytes) throw new SourceContentError(`${path}: over the ${maxBytes}-byte limit of a file read whole`);
+      parts.push(part);
+    }
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(parts, length).toString('utf8');
+}
+
+/**
+ * JSON values of a JSON-lines file. Good lines are read on; lines that are not JSON or are over the line limit are
+ * counted, and the read fails at the end listing them by number (never their text).
+ */
+export async function* readJsonLines(path: string, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<unknown> {
+  const bad: string[] = [];
+  let badCount = 0;
+  for await (const record of readLineRecords(path, maxLineBytes)) {
+    let value: unknown;
+    if (record.tooLong !== undefined) {
+      badCount += 1;
+      if (bad.length < LISTED_BAD_LINES) bad.push(tooLongLine(record, maxLineBytes));
+      continue;
+    }
+    try {
+      value = JSON.parse(record.text) as unknown;
+    } catch {
+      badCount += 1;
+      if (bad.length < LISTED_BAD_LINES) bad.push(`line ${record.number}: not valid JSON`);
+      continue;
+    }
+    yield value;
+  }
+  if (badCount > 0) throw badLinesError(path, badCount, bad, 'the file was not read');
 }

@@ -28,11 +28,16 @@ describe('litsearch CLI', () => {
     const typo = cli(dataDir, 'key', 'create', id, '--mode', 'live', '--collections', 'scifacts');
     expect([typo.code, typo.err.trim()]).toEqual([1, expect.stringContaining('VALIDATION_ERROR: collections: no collection is named "scifacts". Did you mean "scifact"?')]);
     cli(dataDir, 'org', 'create', '--name', 'Another lab');
-    const listed = JSON.parse(cli(dataDir, 'org', 'list').out) as { organizations: { id: string; name: string; balance: string; activeKeys: number }[]; total: number };
+    const listed = JSON.parse(cli(dataDir, 'org', 'list', '--json').out) as { organizations: { id: string; name: string; balance: string; activeKeys: number }[]; total: number };
     expect(listed.total).toBe(2);
     expect(listed.organizations.map((o) => o.name)).toEqual(['Another lab', 'CLI lab']);
     expect(listed.organizations[1]).toMatchObject({ id, balance: '12.500000', activeKeys: 1, billingMode: 'live' });
-    expect(JSON.parse(cli(dataDir, 'org', 'list', 'cli').out).organizations.map((o: { id: string }) => o.id)).toEqual([id]);
+    expect(JSON.parse(cli(dataDir, 'org', 'list', 'cli', '--json').out).organizations.map((o: { id: string }) => o.id)).toEqual([id]);
+    // a person reads a table: one heading line, one line per organization, and the count
+    const table = cli(dataDir, 'org', 'list').out.trim().split('\n');
+    expect(table[0]).toMatch(/^ID +NAME +BILLING +BALANCE +STATE +KEYS +MEMBERS$/);
+    expect(table.slice(1, 3).map((line) => line.split(/ {2,}/)[1])).toEqual(['Another lab', 'CLI lab']);
+    expect(table[3]).toBe('2 of 2 organization(s)');
     const csv = cli(dataDir, 'ledger', id, '--csv').out.trim().split('\n');
     expect(csv[0]).toBe('time,type,amount,balance_after,key_id,query_id,reference');
     expect(csv[1]).toMatch(/,credit,12\.500000,12\.500000,,,operator credit$/);
@@ -60,6 +65,6 @@ describe('litsearch CLI without a store', () => {
     const created = cli(dataDir, 'org', 'create', '--name', 'Found lab', '--init');
     expect(created.code, created.err).toBe(0);
     expect(readdirSync(dataDir)).toContain('pglite');
-    expect(JSON.parse(cli(dataDir, 'org', 'list').out).total).toBe(1);
+    expect(JSON.parse(cli(dataDir, 'org', 'list', '--json').out).total).toBe(1);
   }, 300_000);
 });

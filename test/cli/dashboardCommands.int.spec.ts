@@ -35,13 +35,13 @@ describe('litsearch CLI: caps and invites', () => {
     expect(cli(dataDir, 'member', 'invite', org.id, 'x@cap.example', '--role', 'admin').code).toBe(1);
 
     // the operator lists members and open invites with their ids, and withdraws an invite by its id
-    const roster = JSON.parse(cli(dataDir, 'member', 'list', org.id).out) as { members: unknown[]; invites: { inviteId: string; email: string }[] };
+    const roster = JSON.parse(cli(dataDir, 'member', 'list', org.id, '--json').out) as { members: unknown[]; invites: { inviteId: string; email: string }[] };
     expect(roster.members).toEqual([]);
     const open = roster.invites.find((i) => i.email === 'lead@cap.example')!;
     const withdrawn = cli(dataDir, 'member', 'cancel-invite', org.id, open.inviteId);
     expect(withdrawn.code, withdrawn.err).toBe(0);
     expect(JSON.parse(withdrawn.out)).toEqual({ inviteId: open.inviteId, cancelled: true });
-    expect(JSON.parse(cli(dataDir, 'member', 'list', org.id).out).invites).toEqual([]);
+    expect(JSON.parse(cli(dataDir, 'member', 'list', org.id, '--json').out).invites).toEqual([]);
     // too few or too many arguments: refused before anything runs, with the command's usage
     for (const args of [['member', 'remove', org.id], ['member', 'remove', org.id, 'mem_x', 'extra'], ['balance'], ['member', 'cancel-invite', org.id, '']]) {
       const wrong = cli(dataDir, ...args);

@@ -49,7 +49,7 @@ describe('the operator CLI with --url', () => {
     expect((await call('GET', `/admin/v1/organizations/${org.id}`, { admin: svc.adminToken })).body).toMatchObject({ id: org.id, name: 'Remote lab' });
     const credited = await cli({ DATA_DIR: emptyDir, LITSEARCH_URL: `${svc.baseUrl}/`, ADMIN_TOKEN: svc.adminToken }, 'credits', 'add', org.id, '3.00');
     expect(JSON.parse(credited.out)).toEqual({ balance: '3.000000' });
-    const listed = await cli({ DATA_DIR: emptyDir, LITSEARCH_URL: svc.baseUrl, ADMIN_TOKEN: svc.adminToken }, 'org', 'list', 'remote lab');
+    const listed = await cli({ DATA_DIR: emptyDir, LITSEARCH_URL: svc.baseUrl, ADMIN_TOKEN: svc.adminToken }, 'org', 'list', 'remote lab', '--json');
     expect(JSON.parse(listed.out).organizations).toEqual([expect.objectContaining({ id: org.id, balance: '3.000000' })]);
     expect(existsSync(emptyDir)).toBe(false);
   }, 300_000);

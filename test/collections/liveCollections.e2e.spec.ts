@@ -162,7 +162,7 @@ describe('collections managed through the operator API', () => {
     expect((await cli('meta-collection', 'set', 'cli-pair', '--display-name', 'CLI pair', '--members', 'coastal-notes-2,openalex-synergy', ...flags)).code).toBe(0);
     const retired = await cli('collection', 'retire', 'cli-notes', ...flags);
     expect(retired.code).toBe(0);
-    const listed = JSON.parse((await cli('collection', 'list', ...flags)).out) as { collections: { name: string }[]; retired: string[] };
+    const listed = JSON.parse((await cli('collection', 'list', '--json', ...flags)).out) as { collections: { name: string }[]; retired: string[] };
     expect(listed.retired).toEqual(['coastal-notes', 'cli-notes']);
     expect(listed.collections.map((c) => c.name)).not.toContain('cli-notes');
     const bad = await cli('collection', 'add', join(dataRoot, 'coastal-notes.jsonl'), ...flags);

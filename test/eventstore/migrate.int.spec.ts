@@ -1,5 +1,6 @@
 // Processes that start together on a fresh PostgreSQL database (the scaled shape's API processes and worker) each
 // migrate it: they must take turns, or two sessions creating the same table collide in the catalogue.
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openPostgres, type Db } from '../../src/eventstore/db.js';
 import { migrate } from '../../src/eventstore/schema.js';
@@ -20,6 +21,52 @@ describe('migrate', () => {
       } finally {
         await Promise.all(stores.map((db) => db.close()));
       }
+    }
+  });
+
+  it('a process starting against a current schema runs no DDL: it never waits on the tables live requests hold', async () => {
+    const url = await createPostgresDatabase();
+    const first = await openPostgres(url, 2);
+    const traffic = new pg.Client({ connectionString: url });
+    await traffic.connect();
+    const starting = await openPostgres(url, 2);
+    try {
+      await migrate(first, PROJECTION_READ_MODELS);
+      // a live request's transaction holds ACCESS SHARE on the tables authentication and the query cache read
+      await traffic.query('BEGIN');
+      await traffic.query('SELECT 1 FROM proj_api_keys LIMIT 1');
+      await traffic.query('SELECT 1 FROM query_records LIMIT 1');
+      await traffic.query('SELECT 1 FROM proj_organizations LIMIT 1');
+      const outcome = await Promise.race([migrate(starting, PROJECTION_READ_MODELS).then(() => 'migrated'), new Promise((r) => setTimeout(() => r('still waiting on a table lock after 10 s'), 10_000))]);
+      expect(outcome).toBe('migrated');
+      await traffic.query('COMMIT');
+    } finally {
+      await traffic.end();
+      await Promise.all([first.close(), starting.close()]);
+    }
+  });
+
+  it('a migration that must run gives way to live traffic (lock timeout, then again) and never deadlocks it', async () => {
+    const url = await createPostgresDatabase();
+    const db = await openPostgres(url, 2);
+    const traffic = new pg.Client({ connectionString: url });
+    await traffic.connect();
+    try {
+      await migrate(db, PROJECTION_READ_MODELS);
+      const upgraded = { ...PROJECTION_READ_MODELS, ddl: `${PROJECTION_READ_MODELS.ddl}\nALTER TABLE proj_api_keys ADD COLUMN IF NOT EXISTS upgrade_probe INTEGER;` };
+      // a request holds proj_api_keys for 2 s, then wants proj_organizations, which the migration alters first
+      await traffic.query('BEGIN');
+      await traffic.query('SELECT 1 FROM proj_api_keys LIMIT 1');
+      const migrating = migrate(db, upgraded);
+      await new Promise((r) => setTimeout(r, 2000));
+      await traffic.query('SELECT 1 FROM proj_organizations LIMIT 1');
+      await traffic.query('COMMIT');
+      await migrating;
+      const [column] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'proj_api_keys' AND column_name = 'upgrade_probe'`);
+      expect(column!.n).toBe(1);
+    } finally {
+      await traffic.end();
+      await db.close();
     }
   });
 });

@@ -121,6 +121,26 @@ describe('formats: rejected', () => {
     expect(error.details.filter).toBeDefined();
   });
 
+  it('refuses a value a 32-bit integer field cannot hold (chapter_number, chunk_index), naming the field, before any engine sees it', () => {
+    for (const filter of [
+      { field: 'chapter_number', gt: 3_000_000_000 },
+      { field: 'chapter_number', lt: 1e308 },
+      { field: 'chapter_number', gte: -1e20 },
+      { field: 'chapter_number', eq: 2 ** 31 },
+      { field: 'chapter_number', in: [1, 2, -(2 ** 31) - 1] },
+      { chapter_number: { lte: 2 ** 40 } },
+      { field: 'chunk_index', gt: 1e10 },
+    ]) {
+      const error = rejectionOf(filter);
+      const field = (filter as { field?: string }).field ?? 'chapter_number';
+      expect(error.details.field).toBe(field);
+      expect(error.message).toContain(`"${field}" holds whole numbers from -2147483648 to 2147483647`);
+    }
+    expect(rejectionOf({ field: 'chapter_number', gt: Number.POSITIVE_INFINITY }).details.field).toBe('chapter_number');
+    expect(() => compile({ field: 'chapter_number', lte: 2 ** 31 - 1 })).not.toThrow();
+    expect(() => compile({ field: 'chapter_number', gte: -(2 ** 31) })).not.toThrow();
+  });
+
   it('rejects nesting deeper than the cap without exhausting the stack', () => {
     let filter: unknown = { field: 'journal', eq: 'A' };
     for (let level = 0; level < 10_000; level += 1) filter = { and: [filter] };

@@ -102,6 +102,10 @@ const ROUTES: Route[] = [
   { method: 'DELETE', path: '/admin/v1/collections/:name', door: 'admin' },
   { method: 'POST', path: '/admin/v1/collections/:name/ingest', door: 'admin', body: () => ({ files: ['fuzz-no-such-file.jsonl'], mode: 'upsert' }) },
   { method: 'GET', path: '/admin/v1/ingestions/:ingestionId', door: 'admin' },
+  // no such ingestion: 404, nothing cancelled
+  { method: 'POST', path: '/admin/v1/ingestions/:ingestionId/cancel', door: 'admin', body: () => ({}) },
+  // an upload stores its body (any bytes) under the test data root's uploads/, named by a plain file name or refused
+  { method: 'PUT', path: '/admin/v1/uploads/:name', door: 'admin', body: () => ({ id: 'fuzz-1', title: 'Fuzzed upload', text: 'fuzzed' }) },
   { method: 'PUT', path: '/admin/v1/meta-collections/:metaCollection', door: 'admin', body: () => ({ displayName: 'Biomedical', description: 'fuzz', members: ['openalex-synergy', 'scifact', 'clinical-digest'] }) },
   { method: 'GET', path: '/admin/v1/organizations/:orgId', door: 'admin' },
   { method: 'POST', path: '/admin/v1/organizations/:orgId/credits', door: 'admin', body: () => ({ amount: '1.25', reference: 'fuzz' }) },

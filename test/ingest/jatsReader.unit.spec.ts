@@ -1,6 +1,7 @@
 // The jats reader on PMC-style JATS fixtures: front matter as the spec's metadata fields, abstract and body sections in
 // one `section` vocabulary, figures with the image files beside the XML (and the renderer that serves them).
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -132,6 +133,21 @@ describe('jats reader', () => {
     for (const file of ['a.xml', 'b.xml', 'c.xml', 'd.xml']) {
       const [article] = await readAll(join(root, 'pmc', file), root);
       expect(article!.metadata.figures).toEqual([{ id: 'fig1', label: 'Figure 1', caption: expect.stringMatching(/^Change in quadriceps strength/) }]);
+    }
+  });
+
+  it('never names a figure image that is a link out of the data root, a FIFO or a directory', async () => {
+    const root = tempRoot();
+    const xml = readFileSync(ARTICLE, 'utf8');
+    const outside = join(mkdtempSync(join(tmpdir(), 'jats-outside-')), 'outside-figure.jpg');
+    copyFileSync(join(fixtures, 'jats', 'PMC9000001-g001.jpg'), outside);
+    symlinkSync(outside, join(root, 'pmc', 'linked-out.jpg'));
+    execFileSync('mkfifo', [join(root, 'pmc', 'pipe.jpg')]);
+    mkdirSync(join(root, 'pmc', 'folder.jpg'));
+    for (const href of ['linked-out', 'pipe', 'folder']) {
+      writeFileSync(join(root, 'pmc', `${href}.xml`), xml.replace('xlink:href="PMC9000001-g001"', `xlink:href="${href}.jpg"`));
+      const [article] = await readAll(join(root, 'pmc', `${href}.xml`), root);
+      expect(article!.metadata.figures, href).toEqual([{ id: 'fig1', label: 'Figure 1', caption: expect.stringMatching(/^Change in quadriceps strength/) }]);
     }
   });
 

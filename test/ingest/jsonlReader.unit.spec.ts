@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJsonlDocuments } from '../../src/ingest/jsonlReader.js';
+import { MAX_LINE_BYTES } from '../../src/ingest/sourceFiles.js';
 import type { SourceItem } from '../../src/ingest/sourceDocument.js';
 
 function file(lines: string[]): string {
@@ -55,8 +56,11 @@ describe('jsonl reader', () => {
     expect(error).toMatch(/line 2: not valid JSON/);
     expect(error).toMatch(/line 3: give "text" or "sections", not both/);
     expect(error).toMatch(/line 4: .*jornal/);
-    expect(error).toMatch(/line 5: doi: not a DOI: "not-a-doi".*publication_date: a date as YYYY, YYYY-MM or YYYY-MM-DD/);
-    expect(error).toMatch(/line 6: id "ok" was given on an earlier line/);
+    expect(error).toMatch(/line 5: doi: not a DOI.*publication_date: a date as YYYY, YYYY-MM or YYYY-MM-DD/);
+    expect(error).toMatch(/line 6: its id was given on line 1/);
+    // the file's text is never echoed: not the bad values, not the start of a line that is not JSON
+    expect(error).not.toContain('not-a-doi');
+    expect(error).not.toContain('{not json');
   });
 
   it('reads a line {"id", "deleted": true} as a deletion, whatever other fields the line still carries', async () => {
@@ -86,7 +90,22 @@ describe('jsonl reader', () => {
     expect(error).toContain('4 bad lines');
     expect(error).toMatch(/line 2: id: /);
     expect(error).toMatch(/line 3: deleted: /);
-    expect(error).toMatch(/line 4: id "gone" was given on an earlier line/);
+    expect(error).toMatch(/line 4: its id was given on line 1/);
     expect(error).toMatch(/line 5: id: /);
+  });
+
+  it('counts a line over the line limit as a bad line without holding it, and never echoes a line that is not JSON', async () => {
+    const secret = 'root:x:0:0:root:/root:/bin/bash';
+    const big = JSON.stringify({ id: 'big', text: 'x'.repeat(MAX_LINE_BYTES + 10) });
+    const path = file([JSON.stringify({ id: 'ok', text: 'fine' }), secret, big, JSON.stringify({ id: 'after', text: 'still read' })]);
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const d of readJsonlDocuments(path)) seen.push(d.doc_id);
+    })().then(() => undefined, (e: Error) => e.message);
+    expect(seen).toEqual(['ok', 'after']);
+    expect(error).toContain('2 bad lines');
+    expect(error).toMatch(/line 2: not valid JSON/);
+    expect(error).toMatch(new RegExp(`line 3: ${Buffer.byteLength(big)} bytes, over the ${MAX_LINE_BYTES}-byte line limit`));
+    expect(error).not.toContain('root:x');
   });
 });

@@ -116,4 +116,13 @@ describe.each(ENGINES)('live content on the %s engine', (engine) => {
     expect(reef2?.metadata).toMatchObject({ journal: 'Reef Field Notes', publication_date: '2023-09', doi: '10.5555/reef.2023' });
     expect(['methods', 'results']).toContain(reef2?.metadata.section);
   });
+
+  it('refuses a filter value a 32-bit integer field cannot hold with 422 INVALID_FILTER naming the field, on this engine too', async () => {
+    for (const bound of [{ gt: 3_000_000_000 }, { lt: 1e308 }, { gte: -1e20 }]) {
+      const res = await call('POST', '/api/v1/search/query', { key, body: { collection: 'reef-notes', query: 'coral bleaching', filters: { field: 'chapter_number', ...bound } } });
+      expect([res.status, res.body.error.code, res.body.error.details.field]).toEqual([422, 'INVALID_FILTER', 'chapter_number']);
+    }
+    const fits = await call('POST', '/api/v1/search/query', { key, body: { collection: 'reef-notes', query: 'coral bleaching', filters: { field: 'chapter_number', lt: 2 ** 31 - 1 } } });
+    expect(fits.status).toBe(200);
+  });
 });

@@ -1,6 +1,6 @@
 // Starts the real service for end-to-end tests: real Temporal, event store, embedded engine and embedding model,
 // over a small slice of the demo data so ingestion takes seconds.
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync, createReadStream, createWriteStream } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync, createReadStream, createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGunzip, createGzip } from 'node:zlib';
@@ -60,7 +60,8 @@ export async function sliceDataRoot(docs = 80): Promise<string> {
   await headLines(join(SHARED_DATA, 'scifact', 'corpus.jsonl'), join(root, 'scifact', 'corpus.jsonl'), docs, false);
   await headLines(join(SHARED_DATA, 'articles', 'openalex_works.synergy.jsonl.gz'), join(root, 'articles', 'openalex_works.synergy.jsonl.gz'), docs, true);
   await headMedline(join(SHARED_DATA, 'articles', 'pubmed_medline16n0902_sample.xml.gz'), join(root, 'articles', 'pubmed_medline16n0902_sample.xml.gz'), docs);
-  symlinkSync(join(SHARED_DATA, 'retractions'), join(root, 'retractions'));
+  // copied, not linked: an operator may name these lists, and the file guard refuses links that leave the data root
+  cpSync(join(SHARED_DATA, 'retractions'), join(root, 'retractions'), { recursive: true });
   symlinkSync(join(SHARED_DATA, 'journals'), join(root, 'journals'));
   // the slices' passages are the demo's: their shipped vectors answer for them, as on a first start
   symlinkSync(join(SHARED_DATA, 'vectors'), join(root, 'vectors'));

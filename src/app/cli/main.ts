@@ -2,23 +2,22 @@
 // server named by --url (or LITSEARCH_URL), else of the server running on this data directory, else opens that
 // directory's store directly; a store that does not exist is created only when asked (--init). Its environment is read
 // once, at the entry (the last lines), through src/app/config.ts.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
 import { loadConfig, operatorTargetFrom, storeLocationFrom, type OperatorTarget, type StoreLocation } from '../config.js';
-import { describeStoreLocation, eventStoreExists, openCatalogue, openEventStore, openSearchEngine, openEmbedder } from '../composition.js';
-import { createAccounts } from '../../usecases/accounts/accounts.js';
-import { createOperations, organizationListView, type Operations, type OrganizationListView } from '../../usecases/operator/operations.js';
-import { ingestMissingDemoCollections } from '../demoIngest.js';
-import { promoteReplay } from '../../../projections/replay.js';
+import type { Operations, OrganizationListView } from '../../usecases/operator/operations.js';
 import { Rejection } from '../../domain/rejection.js';
-import { runBuildJournals } from '../../journals/build.js';
-import { runComputeBounds } from '../../journals/bounds.js';
-import { JOURNAL_BOUNDS_FILE, JOURNALS_FILE } from '../../filters/planner.js';
 import { ledgerCsv } from '../../usecases/operator/ledgerCsv.js';
-import { createLiveRetractions } from '../../ingest/liveRetractions.js';
+import type { StoredUpload } from '../../usecases/operator/uploads.js';
 import type { BillingMode } from '../../domain/events.js';
+import { printList } from './tables.js';
+
+// What only a command run beside the store needs (the store, the engine, the model, the journals) is imported when such a
+// command runs: a command sent to a server (--url) starts without loading any of it.
+const composition = () => import('../composition.js');
 
 const USAGE = `usage: litsearch <command> [options]
 
@@ -57,6 +56,12 @@ const USAGE = `usage: litsearch <command> [options]
                                            running service answers (upsert: add, change, delete by document; replace:
                                            the collection becomes exactly the files); prints the ingestion id
   ingestion show INGESTION_ID              an ingestion's state and counts (documents added, updated, deleted, unchanged)
+  ingestion cancel INGESTION_ID            stop a running ingestion (recorded failed: cancelled); its collection can be
+                                           ingested again or retired
+  upload FILE [--name NAME]               send a local file to the server's data root (uploads/NAME, by default the
+                                           file's name), for a collection definition or an ingestion to name; with
+                                           --url, collection add and collection ingest upload their local files
+                                           themselves
   retractions load FILE...                 load newer retraction lists (Retraction Watch .csv, open-retractions
                                            .jsonl[.gz]; relative paths under DATA_ROOT): their works leave search
                                            results without re-ingesting; retractions/check answers from them
@@ -65,6 +70,9 @@ const USAGE = `usage: litsearch <command> [options]
                                            data/sources/updated_date=*/part_*.gz) with bounds recomputed from it;
                                            restart the server after
   journals bounds                          recompute the one-ended metric bounds from the journals table
+
+List commands (org list, price list, member list, collection list, journal-requests) print tables; --json prints
+the operator API's JSON instead.
 
 Which server or store:
   --url URL --admin-token TOKEN   send the command to that server's operator API (or LITSEARCH_URL and ADMIN_TOKEN)
@@ -93,6 +101,7 @@ async function runningServer(dataDir: string): Promise<string | undefined> {
 
 /** Refuses to open a store that is not there (which would create it) unless --init: the command names where it looked. */
 async function requireStore(location: StoreLocation, init: boolean): Promise<void> {
+  const { eventStoreExists, describeStoreLocation } = await composition();
   if (init || (await eventStoreExists(location))) return;
   throw new Error(
     `no litsearch store at ${describeStoreLocation(location)}, and no server running on ${location.dataDir} (no answering ${join(location.dataDir, 'server.json')}). ` +
@@ -135,6 +144,8 @@ const ARGUMENTS: Record<string, string[]> = {
   'meta-collection set': ['NAME'],
   'collection ingest': ['NAME'],
   'ingestion show': ['INGESTION_ID'],
+  'ingestion cancel': ['INGESTION_ID'],
+  upload: ['FILE'],
 };
 
 /** Refuses a known command given too few, too many or empty positional arguments, naming what it takes. */
@@ -152,8 +163,20 @@ function checkArguments(command: string | undefined, sub: string | undefined, re
 /** What the CLI runs: the operations, with the organization list as the operator API prints it. */
 type CliOperations = Omit<Operations, 'listOrganizations'> & { listOrganizations(page: { q?: string; limit: number; offset: number }): Promise<OrganizationListView> };
 
-function localOperations(ops: Operations): CliOperations {
+async function localOperations(ops: Operations): Promise<CliOperations> {
+  const { organizationListView } = await import('../../usecases/operator/operations.js');
   return { ...ops, listOrganizations: async (page) => organizationListView(await ops.listOrganizations(page)) };
+}
+
+/** The operations on the store of this data directory, opened here. */
+async function localStoreOperations(config: ReturnType<typeof loadConfig>, db: Awaited<ReturnType<Awaited<ReturnType<typeof composition>>['openEventStore']>>): Promise<CliOperations> {
+  const [{ openCatalogue }, { createAccounts }, { createOperations }, { createLiveRetractions }] = await Promise.all([
+    composition(),
+    import('../../usecases/accounts/accounts.js'),
+    import('../../usecases/operator/operations.js'),
+    import('../../ingest/liveRetractions.js'),
+  ]);
+  return localOperations(createOperations(createAccounts(db), { catalog: await openCatalogue(config, db, () => new Date()), retractions: createLiveRetractions({ db, dataRoot: config.dataRoot }) }));
 }
 
 /** The operations the CLI sends to a running server. */
@@ -220,7 +243,58 @@ function remoteOperations(remote: Remote): CliOperations {
     defineMetaCollection: async (name, body) => ({ metaCollection: (await call('PUT', `/meta-collections/${encodeURIComponent(name)}`, body, [200, 201])) as never, created: false }),
     ingestCollection: (collection, request) => call('POST', `/collections/${encodeURIComponent(collection)}/ingest`, request, [202]) as never,
     ingestion: (ingestionId) => call('GET', `/ingestions/${encodeURIComponent(ingestionId)}`) as never,
+    cancelIngestion: (ingestionId) => call('POST', `/ingestions/${encodeURIComponent(ingestionId)}/cancel`) as never,
+    upload: async (name, body, declaredBytes) => {
+      const headers: Record<string, string> = { Authorization: `Bearer ${remote.token}`, 'Content-Type': 'application/octet-stream', ...(declaredBytes === undefined ? {} : { 'Content-Length': String(declaredBytes) }) };
+      let res: Response;
+      try {
+        res = await fetch(`${remote.url}/admin/v1/uploads/${encodeURIComponent(name)}`, { method: 'PUT', headers, body: Readable.toWeb(Readable.from(body)) as ReadableStream, duplex: 'half' } as RequestInit);
+      } catch (err) {
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+      }
+      const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+      if (res.status !== 200 && res.status !== 201) {
+        const err = json.error as { code?: string; message?: string } | undefined;
+        throw new Rejection((err?.code ?? 'INTERNAL_ERROR') as never, err?.message ?? `HTTP ${res.status}`);
+      }
+      return { ...(json as never as StoredUpload), created: res.status === 201 };
+    },
   };
+}
+
+/**
+ * Sends the local files of `files` to the server (PUT /admin/v1/uploads/{name}) and answers the names the server knows
+ * them by (`uploads/<name>`); a name that is no local file is the server's own path and passes unchanged. Each upload's
+ * SHA-256 is checked against the bytes read here; two local files of one name are refused before anything is sent.
+ */
+async function uploadLocalFiles(ops: CliOperations, files: readonly string[], baseDirs: readonly string[], log: (line: string) => void): Promise<string[]> {
+  const local = files.map((file) => baseDirs.map((dir) => resolve(dir, file)).find((path) => existsSync(path) && statSync(path).isFile()));
+  const names = local.map((path) => (path ? basename(path) : undefined));
+  const taken = names.filter((n): n is string => n !== undefined);
+  const twice = taken.find((n, i) => taken.indexOf(n) !== i);
+  if (twice) throw new Error(`two local files are named ${twice}: uploads are stored by file name; rename one`);
+  const named: string[] = [];
+  for (const [i, file] of files.entries()) {
+    const path = local[i];
+    if (!path) {
+      named.push(file);
+      continue;
+    }
+    const hash = createHash('sha256');
+    const body = (async function* () {
+      for await (const chunk of createReadStream(path)) {
+        hash.update(chunk as Buffer);
+        yield chunk as Buffer;
+      }
+    })();
+    const stored = await ops.upload(basename(path), body, statSync(path).size);
+    const sent = hash.digest('hex');
+    if (stored.sha256 !== sent) throw new Error(`${file}: the server stored bytes whose SHA-256 (${stored.sha256}) is not the file's (${sent}); upload it again`);
+    log(`uploaded ${file} as ${stored.file} (${stored.bytes} bytes, sha256 ${stored.sha256})`);
+    named.push(stored.file);
+  }
+  return named;
 }
 
 /** A replay report or chain verdict: the body on 200, the error's details on a 409 finding; a 409 without one is refused work. */
@@ -290,6 +364,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       price: { type: 'string' },
       members: { type: 'string' },
       init: { type: 'boolean' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -300,6 +375,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   }
   const target: OperatorTarget = operatorTargetFrom({ url: values.url, adminToken: values['admin-token'] }, env);
   const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
+  /** a list command's answer: a table by default, the operator API's JSON with --json */
+  const printTable = (command: string, v: unknown) => console.log(printList(command, v, values.json ?? false));
   const limits = () =>
     Object.fromEntries(
       Object.entries({ perMinute: intOpt(values['per-minute'], 'per-minute'), daily: intOpt(values.daily, 'daily'), monthly: intOpt(values.monthly, 'monthly'), previewPerHour: intOpt(values['preview-per-hour'], 'preview-per-hour') }).filter(([, v]) => v !== undefined),
@@ -308,6 +385,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if ((command === 'journals' || command === 'ingest') && target.url) throw new Error(`${command} runs beside the server's data, not through its API: run it without --url (or LITSEARCH_URL) on the server's machine`);
   if (command === 'journals') {
     const config = loadConfig(env);
+    const { JOURNAL_BOUNDS_FILE, JOURNALS_FILE } = await import('../../filters/planner.js');
+    const { runBuildJournals } = await import('../../journals/build.js');
+    const { runComputeBounds } = await import('../../journals/bounds.js');
     const journalsPath = join(config.dataDir, JOURNALS_FILE);
     const boundsPath = join(config.dataDir, JOURNAL_BOUNDS_FILE);
     // a snapshot's table brings its own bounds; the works sample's table keeps the spec's, as when built on first start
@@ -322,6 +402,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     const config = loadConfig(env);
     if (await runningServer(config.dataDir)) throw new Error('stop the server first: it holds the embedded index and store of this data directory');
     // the catalogue is the store's (seeded from the collections file on a first start)
+    const { openEventStore, openCatalogue, openSearchEngine, openEmbedder } = await composition();
+    const { ingestMissingDemoCollections } = await import('../demoIngest.js');
+    const { default: pino } = await import('pino');
     const store = await openEventStore(config);
     const catalog = await openCatalogue(config, store, () => new Date());
     const engine = await openSearchEngine(config);
@@ -345,10 +428,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (!target.url && !localUrl) await requireStore(location, values.init ?? false);
   const config = target.url ? undefined : loadConfig(env);
   const remote: Remote | undefined = target.url ? { url: target.url, token: target.adminToken! } : localUrl ? { url: localUrl, token: target.adminToken ?? config!.adminToken } : undefined;
-  const db = remote ? undefined : await openEventStore(config!);
-  const ops: CliOperations = remote
-    ? remoteOperations(remote)
-    : localOperations(createOperations(createAccounts(db!), { catalog: await openCatalogue(config!, db!, () => new Date()), retractions: createLiveRetractions({ db: db!, dataRoot: config!.dataRoot }) }));
+  const db = remote ? undefined : await (await composition()).openEventStore(config!);
+  const ops: CliOperations = remote ? remoteOperations(remote) : await localStoreOperations(config!, db!);
   const billingMode = (): BillingMode | undefined => {
     const v = values['billing-mode'];
     if (v === undefined) return undefined;
@@ -374,7 +455,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return 0;
       },
       'org list': async () => {
-        print(await ops.listOrganizations({ q: rest[0], limit: intOpt(values.limit, 'limit') ?? 50, offset: intOpt(values.offset, 'offset') ?? 0 }));
+        printTable('org list', await ops.listOrganizations({ q: rest[0], limit: intOpt(values.limit, 'limit') ?? 50, offset: intOpt(values.offset, 'offset') ?? 0 }));
         return 0;
       },
       'org show': async () => {
@@ -405,7 +486,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return 0;
       },
       'price list': async () => {
-        print(await ops.prices(rest[0] ?? ''));
+        printTable('price list', await ops.prices(rest[0] ?? ''));
         return 0;
       },
       'key show': async () => {
@@ -446,7 +527,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return 0;
       },
       'member list': async () => {
-        print(await ops.members(rest[0] ?? ''));
+        printTable('member list', await ops.members(rest[0] ?? ''));
         return 0;
       },
       'member remove': async () => {
@@ -458,7 +539,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return 0;
       },
       'collection list': async () => {
-        print(await ops.listCollections());
+        printTable('collection list', await ops.listCollections());
         return 0;
       },
       'collection add': async () => {
@@ -467,6 +548,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
           definition = JSON.parse(readFileSync(rest[0]!, 'utf8'));
         } catch (err) {
           throw new Error(`${rest[0]}: not a readable JSON collection definition (${(err as Error).message})`);
+        }
+        const source = (definition as { source?: { files?: unknown } }).source;
+        if (target.url && source && Array.isArray(source.files)) {
+          source.files = await uploadLocalFiles(ops, source.files.map(String), [process.cwd(), dirname(resolve(rest[0]!))], (line) => console.error(line));
         }
         print(await ops.defineCollection(definition as never));
         return 0;
@@ -489,11 +574,24 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         if (files.length === 0) throw new Error('usage: collection ingest NAME --files a,b [--mode upsert|replace]');
         const mode = values.mode ?? 'upsert';
         if (mode !== 'upsert' && mode !== 'replace') throw new Error('--mode must be upsert or replace');
-        print(await ops.ingestCollection(rest[0]!, { files, mode }));
+        const named = target.url ? await uploadLocalFiles(ops, files, [process.cwd()], (line) => console.error(line)) : files;
+        print(await ops.ingestCollection(rest[0]!, { files: named, mode }));
         return 0;
       },
       'ingestion show': async () => {
         print(await ops.ingestion(rest[0]!));
+        return 0;
+      },
+      'ingestion cancel': async () => {
+        print(await ops.cancelIngestion(rest[0]!));
+        return 0;
+      },
+      'upload': async () => {
+        if (!remote) throw new Error('upload sends a file to a running server: name it with --url URL --admin-token TOKEN, or start it on this data directory');
+        const path = resolve(sub ?? '');
+        if (!existsSync(path) || !statSync(path).isFile()) throw new Error(`${sub}: no such local file`);
+        const [file] = await uploadLocalFiles({ ...ops, upload: (_name, body, bytes) => ops.upload(values.name ?? basename(path), body, bytes) }, [path], [process.cwd()], (line) => console.error(line));
+        print({ file });
         return 0;
       },
       'retractions load': async () => {
@@ -527,6 +625,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         for (const t of report.tables) console.log(`${t.equal ? 'equal  ' : 'DIFFERS'} ${t.table.padEnd(14)} rows=${String(t.rows).padStart(7)} live=${t.live.slice(0, 16)} rebuilt=${t.rebuilt.slice(0, 16)}`);
         console.log(JSON.stringify({ events: report.events, seconds: report.seconds, eventsPerSecond: report.eventsPerSecond, equal: report.equal }));
         if (!report.equal && values.promote && db) {
+          const { promoteReplay } = await import('../../../projections/replay.js');
           await promoteReplay(db);
           console.log('live projections replaced by the rebuilt ones');
           return 0;
@@ -539,7 +638,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return verdict.ok ? 0 : 1;
       },
       'journal-requests': async () => {
-        print(await ops.journalRequests());
+        printTable('journal-requests', await ops.journalRequests());
         return 0;
       },
     };

@@ -135,6 +135,7 @@ export const NAMED_SCHEMAS = {
   RetiredCollection: operator.RetiredCollection,
   IngestionStarted: operator.IngestionStarted,
   IngestionStatus: operator.IngestionStatus,
+  StoredUpload: operator.StoredUpload,
   TooManyRequestsFromAddress: responses.TooManyRequestsFromAddress,
 } satisfies Record<string, z.ZodType>;
 
@@ -254,6 +255,8 @@ interface Operation {
   formBody?: SchemaName;
   /** a body with no schema of its own (the tool gateway passes it to the tool) */
   freeBody?: string;
+  /** a body that is a file's bytes (application/octet-stream), described by this text */
+  rawBody?: string;
   query?: Json[];
   headerParameters?: Json[];
   status?: number;
@@ -436,7 +439,7 @@ function operatorOperations(): Operation[] {
     op('get', '/organizations/{orgId}/ledger.csv', 'getLedgerCsv', 'Ledger entries as CSV', { response: { content: csv } }),
     op('post', '/replay', 'replay', 'Rebuild the projections from the event log and compare', { description: 'A divergence is 409 CONFLICT with the replay report in error.details; a replay already running is 409 too.', response: 'ReplayReport', errors: [401, 409, 429] }),
     op('get', '/journal-requests', 'listJournalRequests', 'Journal requests, grouped by journal, most requested first', { response: 'JournalRequestSummaries' }),
-    op('post', '/retractions', 'loadRetractions', 'Load newer retraction lists: their works leave the results of every collection that excludes retractions, without re-ingesting', { body: 'RetractionsRequest', response: 'RetractionsLoad', description: 'Recorded as an event; the list in force is the shipped lists plus every load, and retractions/check answers from it. Other API processes follow within a second. A file that is missing or does not parse is 422 naming it, and nothing is loaded.' }),
+    op('post', '/retractions', 'loadRetractions', 'Load newer retraction lists: their works leave the results of every collection that excludes retractions, without re-ingesting', { body: 'RetractionsRequest', response: 'RetractionsLoad', description: 'Recorded as an event; the list in force is the shipped lists plus every load, and retractions/check answers from it. Other API processes follow within a second. A file outside the data root, not a regular file, missing, of the wrong shape, or naming no retracted work is 422 naming it and why (never its content), and nothing is loaded. Retraction Watch exports are read by their headers in any case (`OriginalPaperDOI`, `RetractionNature`).' }),
     op('get', '/collections', 'listAdminCollections', 'The catalogue: collections with their state, size and last ingestion; meta-collections; retired names', { response: 'AdminCollections' }),
     op('post', '/collections', 'defineCollection', 'Define a plain collection and start its first ingestion', { body: 'CollectionRequest', status: 201, response: 'DefinedCollection', description: 'Recorded as an event. Its searches answer 503 until the first ingestion completes. 409 when the name is taken (names of retired collections too); 422 for a bad definition, an unreadable file or a name a fixed route uses.' }),
     op('patch', '/collections/{name}', 'changeCollection', "Change a collection's display name, description or price", { body: 'CollectionChangeRequest', response: 'AdminCollection' }),
@@ -444,7 +447,15 @@ function operatorOperations(): Operation[] {
     op('put', '/meta-collections/{metaCollection}', 'defineMetaCollection', 'Define or change a meta-collection', { body: 'MetaCollectionRequest', status: 201, response: 'AdminMetaCollection', description: '201 when defined, 200 when changed. Members are plain collections, at least two.' }),
     op('post', '/collections/{name}/ingest', 'ingestCollection', "Ingest source files into a plain collection (upsert or replace) while it keeps answering searches", {
       body: 'IngestRequest', status: 202, response: 'IngestionStarted',
-      description: 'Starts an ingestion workflow and answers at once. A file the server cannot read is 422 naming it and nothing starts; an unknown collection is 404 COLLECTION_NOT_FOUND, a meta-collection 422; a collection with an ingestion running is 409 naming it.',
+      description: 'Starts an ingestion workflow and answers at once. A file that is not a regular file inside the data root (an absolute path, `..`, a link out of the root, a FIFO or device) or cannot be read is 422 naming it and why, the same answer a definition gets, and nothing starts. Content that cannot be read (a bad line, a line over 4 MiB, a document over 1,000,000 characters) fails the ingestion at once, never retried, with the file and line numbers in its `error`; an unknown collection is 404 COLLECTION_NOT_FOUND, a meta-collection 422; a collection with an ingestion running is 409 naming it.',
+    }),
+    op('post', '/ingestions/{ingestionId}/cancel', 'cancelIngestion', 'Cancel a running ingestion', {
+      response: 'IngestionStatus', errors: [401, 404, 409, 429],
+      description: 'Its workflow stops and it is recorded `failed` with the error `cancelled: by the operator` and the counts of the batches it committed (each batch is whole). Its collection can then be ingested again or retired. 409 when the ingestion has already ended.',
+    }),
+    op('put', '/uploads/{name}', 'uploadFile', 'Upload a source file or retraction list into the data root', {
+      rawBody: "The file's bytes, streamed (gzip them yourself for a `.gz` name).", status: 201, response: 'StoredUpload',
+      description: 'Stored as `uploads/{name}` under the data root, which a collection definition or an ingestion then names. The name is 1 to 128 letters, digits, `.`, `_` or `-`, starting with a letter or digit. The body is written to a temporary file, counted against the upload limit (`UPLOAD_MAX_MB`, 422 past it, nothing kept) and hashed as it arrives, then renamed into place, so a reader never sees half a file. 201 when stored, 200 when it replaced an earlier upload of the name.',
     }),
     op('get', '/ingestions/{ingestionId}', 'getIngestion', "An ingestion's state and counts: progress while it runs, the recorded outcome after", { response: 'IngestionStatus' }),
     op('get', '/verify', 'verifyChain', "Verify the event log's hash chain", { description: 'A break is 409 CONFLICT with the verdict in error.details.', response: 'ChainVerdict', errors: [401, 409, 429] }),
@@ -496,6 +507,7 @@ function operationObject(op: Operation): Json {
     ...(parameters.length ? { parameters } : {}),
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': Array.isArray(op.body) ? bodyMedia({ oneOf: op.body.map(ref) }, op.body) : bodyMedia(ref(op.body), [op.body]) } } } : {}),
     ...(op.formBody ? { requestBody: { required: true, content: { 'application/x-www-form-urlencoded': bodyMedia(ref(op.formBody), [op.formBody]), 'application/json': bodyMedia(ref(op.formBody), [op.formBody]) } } } : {}),
+    ...(op.rawBody ? { requestBody: { required: true, description: op.rawBody, content: { 'application/octet-stream': { schema: { type: 'string', contentEncoding: 'binary' }, examples: { jsonl: { summary: 'A jsonl corpus, one document a line', value: '{"id": "reef-1", "title": "Coral bleaching on the northern reef", "text": "Coral bleaching followed the marine heatwave."}\n' } } } } } } : {}),
     ...(op.freeBody ? { requestBody: { required: false, description: op.freeBody, content: { 'application/json': { schema: { type: 'object' }, ...(FREE_BODY_EXAMPLES[op.operationId] ? { examples: FREE_BODY_EXAMPLES[op.operationId] } : {}) } } } } : {}),
     responses: {
       [String(op.status ?? 200)]: { description: op.responseDescription ?? op.summary, headers: headerRefs('X-Request-Id', ...(op.headers ?? [])), ...success },

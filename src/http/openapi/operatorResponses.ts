@@ -167,6 +167,13 @@ export const IngestionStatus = z.object({
   error: z.string().nullable(),
 });
 
+export const StoredUpload = z.object({
+  name: z.string(),
+  file: z.string().meta({ description: 'What a collection definition (`source.files`) or an ingestion (`files`) names: `uploads/<name>`, relative to the data root.' }),
+  bytes: z.number().int(),
+  sha256: z.string().meta({ description: 'Hex SHA-256 of the bytes stored; compare it with your own.' }),
+});
+
 const CollectionDefinitionFields = {
   name: z.string(),
   displayName: z.string(),
@@ -243,4 +250,6 @@ export type OperatorSchemasFitOperations = [
   Fits<typeof RetiredCollection, Returns<'retireCollection'>>,
   Fits<typeof IngestionStarted, Returns<'ingestCollection'>>,
   Fits<typeof IngestionStatus, Returns<'ingestion'>>,
+  Fits<typeof IngestionStatus, Returns<'cancelIngestion'>>,
+  Fits<typeof StoredUpload, Returns<'upload'>>,
 ];

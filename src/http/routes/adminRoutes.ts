@@ -7,6 +7,9 @@ import { ledgerCsv } from '../../usecases/operator/ledgerCsv.js';
 import { organizationListView, type Operations } from '../../usecases/operator/operations.js';
 import { requestBaseUrl, type RequestState } from '../requestContext.js';
 
+/** The requests whose body is a file streamed to disk, not JSON: the JSON body reader leaves them to their route. */
+export const streamsBody = (ctx: { method: string; path: string }): boolean => ctx.method === 'PUT' && ctx.path.startsWith('/admin/v1/uploads/');
+
 /** `publicUrl`: the service's address as its users reach it (invite links); by default the address this request came to. */
 export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   // one spelling per route: /ADMIN/v1/... and /admin/v1/organizations/ are not routes
@@ -143,6 +146,17 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
     const body = parseOr422(ingestBody, ctx.request.body);
     ctx.status = 202;
     ctx.body = await ops.ingestCollection(ctx.params.name!, body, (ctx.state as RequestState).requestId);
+  });
+  // the body is the file itself, streamed to disk (the JSON body reader passes this route by: streamsBody)
+  router.put('/uploads/:name', async (ctx) => {
+    const declared = ctx.get('Content-Length');
+    const stored = await ops.upload(ctx.params.name!, ctx.req, declared ? Number(declared) : undefined);
+    ctx.status = stored.created ? 201 : 200;
+    const { created: _created, ...body } = stored;
+    ctx.body = body;
+  });
+  router.post('/ingestions/:ingestionId/cancel', async (ctx) => {
+    ctx.body = await ops.cancelIngestion(ctx.params.ingestionId!);
   });
   router.get('/ingestions/:ingestionId', async (ctx) => {
     ctx.body = await ops.ingestion(ctx.params.ingestionId!);

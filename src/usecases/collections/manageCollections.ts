@@ -1,8 +1,7 @@
 // Operator use case: define, change and retire collections and meta-collections while the service runs (the operator
 // API, its CLI twins and the operator dashboard). Each change is a catalogue event; a new collection's first ingestion
 // starts at once, and its searches answer 503 until that ingestion completes.
-import { access, constants, stat } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { checkOperatorFile, OperatorFileError } from '../../ingest/operatorFiles.js';
 import type { Actor, CollectionDefinition, MetaCollectionDefinition } from '../../domain/events.js';
 import { Rejection } from '../../domain/rejection.js';
 import type { Ingestions, IngestionStatus } from '../../ingest/ingestions.js';
@@ -47,21 +46,18 @@ export interface CollectionsAdminList {
 }
 
 /**
- * Every file names one the server can read (relative paths resolve under the data root): 422 naming the first that is
- * not, before anything is recorded.
+ * Every file passes the operator-file guard (a relative path that stays inside the data root once links are resolved,
+ * a regular file within the size limit): 422 naming the first that does not and why, before anything is recorded. The
+ * same answer for the same path wherever it is named (a definition, an ingestion).
  */
 export async function assertReadableFiles(files: readonly string[], dataRoot: string, field = 'files'): Promise<void> {
   for (const file of files) {
-    const path = isAbsolute(file) ? file : resolve(dataRoot, file);
-    let reason: string | null = null;
     try {
-      if (!(await stat(path)).isFile()) reason = 'a directory, not a file';
-      else await access(path, constants.R_OK);
+      await checkOperatorFile(dataRoot, file);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'the server may not read it' : (err as Error).message;
+      if (!(err instanceof OperatorFileError)) throw err;
+      throw new Rejection('VALIDATION_ERROR', `${err.message} (files are named relative to the data root, DATA_ROOT, or uploaded with PUT /admin/v1/uploads/{name}); nothing was changed`, { field, file });
     }
-    if (reason) throw new Rejection('VALIDATION_ERROR', `${field}: "${file}" cannot be read: ${reason} (relative paths are under DATA_ROOT); nothing was changed`, { field, file });
   }
 }
 

@@ -38,10 +38,7 @@ function statusOf(row: IngestionRow, running: IngestionCounts): IngestionStatus 
   return { ...base, ...(row.counts ?? running), state: row.state };
 }
 
-export interface WorkflowIngestions extends Ingestions {
-  /** stops a running ingestion (its workflow is terminated) and records it failed with what its committed batches did */
-  cancel(ingestionId: string, reason: string): Promise<void>;
-}
+export type WorkflowIngestions = Ingestions;
 
 export function createTemporalIngestions(deps: TemporalIngestionsDeps): WorkflowIngestions {
   const { db, client } = deps;
@@ -107,12 +104,12 @@ export function createTemporalIngestions(deps: TemporalIngestionsDeps): Workflow
       const [row] = await rowsWhere('collection = $1 ORDER BY started_at DESC, ingestion_id DESC LIMIT 1', [collection]);
       return row ? get(row.ingestion_id) : null;
     },
-    async cancel(ingestionId: string, reason: string) {
+    async cancel(ingestionId: string, reason: string, actor: Actor = CANCELLED_BY) {
       await client.workflow.getHandle(ingestionWorkflowId(ingestionId)).terminate(reason).catch(() => undefined);
       const [row] = await rowsWhere('ingestion_id = $1', [ingestionId]);
       if (!row || row.state !== 'running') return;
       const counts = await recordedTotals(db, ingestionId);
-      await runStreamCommand(db, deps.clock, ingestionStream(ingestionId), CANCELLED_BY, async (tx) => {
+      await runStreamCommand(db, deps.clock, ingestionStream(ingestionId), actor, async (tx) => {
         const [now] = await tx.query<{ state: string }>('SELECT state FROM proj_ingestions WHERE ingestion_id = $1', [ingestionId]);
         if (now?.state !== 'running') return { version: 0, events: [] };
         const [v] = await tx.query<{ v: number }>('SELECT max(stream_version) AS v FROM events WHERE stream_id = $1', [ingestionStream(ingestionId)]);

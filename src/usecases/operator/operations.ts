@@ -17,6 +17,7 @@ import type { MemberRole } from '../../domain/events.js';
 import { createMembers, OPERATOR_ACTOR, type Members } from '../members/members.js';
 import type { LiveRetractions, RetractionsLoad } from '../../ingest/liveRetractions.js';
 import type { CollectionAdmin, CollectionsAdminList } from '../collections/manageCollections.js';
+import type { StoredUpload, Uploads } from './uploads.js';
 import type { PlainCollectionConfig } from '../../domain/catalog.js';
 import type { CollectionDefinition, MetaCollectionDefinition } from '../../domain/events.js';
 
@@ -77,6 +78,8 @@ export interface OperationsOptions {
   collections?: CollectionAdmin;
   /** ingestions into plain collections (the running service's workflow) */
   ingestions?: Ingestions;
+  /** content uploaded into the data root (the running service's) */
+  uploads?: Uploads;
 }
 
 export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
@@ -320,6 +323,23 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     defineMetaCollection: (name: string, body: Omit<MetaCollectionDefinition, 'name'>) => collections().defineMeta(name, body, OPERATOR),
     ingestCollection: (collection: string, request: { files: string[]; mode: IngestionMode }, requestId?: string): Promise<{ ingestionId: string }> =>
       requireIngestions().start({ collection, files: request.files, mode: request.mode }, OPERATOR, requestId),
+    /**
+     * Cancels a running ingestion: its workflow stops and it is recorded failed ("cancelled: ..."), so its collection
+     * can be ingested again or retired; 404 for an unknown id, 409 for one that has already ended.
+     */
+    /** Stores an uploaded file under the data root's uploads/ folder (streamed, size-limited, hashed, renamed into place). */
+    upload: (name: string, body: AsyncIterable<Uint8Array>, declaredBytes?: number): Promise<StoredUpload> => {
+      if (!options.uploads) throw new Rejection('SERVICE_UNAVAILABLE', 'uploads are taken by the running service: send them to it (--url)');
+      return options.uploads.store(name, body, declaredBytes);
+    },
+    cancelIngestion: async (ingestionId: string): Promise<IngestionStatus> => {
+      const ingestions = requireIngestions();
+      const status = await ingestions.get(ingestionId);
+      if (!status) throw new Rejection('NOT_FOUND', `ingestion ${ingestionId} not found`);
+      if (status.state !== 'running') throw new Rejection('CONFLICT', `ingestion ${ingestionId} has already ended (${status.state}); nothing to cancel`, { state: status.state });
+      await ingestions.cancel(ingestionId, 'by the operator', OPERATOR);
+      return (await ingestions.get(ingestionId)) ?? status;
+    },
     ingestion: async (ingestionId: string): Promise<IngestionStatus> => {
       const status = await requireIngestions().get(ingestionId);
       if (!status) throw new Rejection('NOT_FOUND', `ingestion ${ingestionId} not found`);

@@ -161,7 +161,7 @@ export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embed
     try {
       vector = await embedQueryCached(deps.embedder, query);
     } catch (err) {
-      throw new Rejection('SERVICE_UNAVAILABLE', `the embedding model failed: ${(err as Error).message}`);
+      throw Object.assign(new Rejection('SERVICE_UNAVAILABLE', 'the embedding model is not answering right now; nothing was charged, retry shortly', { retryAfterSeconds: 5 }), { cause: err });
     }
   }
   const lists = await Promise.all(
@@ -172,7 +172,9 @@ export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embed
         const hits = await deps.engine.search({ index: collection.name, mode, text: query, ...(needsVector(collection) ? { vector, embedding: deps.embedder.modelName } : {}), limit, filter });
         return { key, source: collection.name, mode, hits: hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)) };
       } catch (err) {
-        throw new Rejection('SERVICE_UNAVAILABLE', `search is temporarily unavailable (${collection.name}): ${(err as Error).message}`);
+        // the engine's own words stay in the log (the error's cause): they name its internals, and a caller cannot act on them
+        if (err instanceof Rejection) throw err;
+        throw Object.assign(new Rejection('SERVICE_UNAVAILABLE', `search is temporarily unavailable (${collection.name}); nothing was charged, retry shortly`, { retryAfterSeconds: 5 }), { cause: err });
       }
     }),
   );
