@@ -169,8 +169,9 @@ export function createUnlock(deps: UnlockDeps) {
       // the image budget goes first to the ids asked for, or when none were named, to the rows this call unlocked
       const images = request.figures ? await renderFigureImages(deps.figureImages, rows, unlocked, request.resultIds ?? [...newlyUnlocked], request.figures) : new Map<string, Map<string, string>>();
       const tokens = rows.filter((r) => newlyUnlocked.has(r.id)).reduce((s, r) => s + r.tokens, 0);
-      // a run that charged moved the balance, whichever call reports it
-      const balanceMicros = BigInt(run.chargedMicros) > 0n ? ((await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros) : auth.org.balanceMicros;
+      // the balance after this call, read again: the run that charged may be this one, one it joined, or one that ended
+      // just before this call started a run of its own that had nothing left to charge
+      const balanceMicros = (await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros;
       return {
         queryId: record.queryId,
         rows,
