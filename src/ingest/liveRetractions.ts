@@ -12,7 +12,8 @@ import type { FilterNode } from '../filters/ast.js';
 import type { SearchEngine } from '../retrieval/port.js';
 import type { CollectionCatalog } from '../domain/catalog.js';
 import { readLines } from './sourceFiles.js';
-import { loadRetractionNotices, readOpenRetractionNotices, readRetractionWatchNotices, type RetractionNotice } from './retractions.js';
+import { loadUpdateLists, mergeUpdateLists, readOpenRetractionsList, readRetractionWatchList, type RetractionNotice, type UpdateList } from './retractions.js';
+import { addNotice, integrityOf, NO_INTEGRITY_NOTICE, type Integrity, type IntegrityNotice } from '../domain/integrity.js';
 
 /** How stale another process's load may be here: one small indexed read of the stream's version per interval. */
 export const RETRACTIONS_RECHECK_MS = 1000;
@@ -34,6 +35,8 @@ export interface RetractionsLoad {
 export interface LiveRetractions {
   /** every retracted work's notice by DOI (lower-case) */
   notices(): Promise<ReadonlyMap<string, RetractionNotice>>;
+  /** each DOI's integrity (status and notices) under the lists in force; a DOI no list names is status none */
+  integrity(dois: readonly string[]): Promise<Map<string, Integrity>>;
   /** the DOIs the loaded lists added (ingestion excluded the shipped ones already); empty before any load */
   addedDois(): Promise<readonly string[]>;
   /** a filter excluding the works the loaded lists added, or undefined when there are none */
@@ -55,7 +58,7 @@ export function withoutRetracted(collection: { excludeRetracted: boolean }, filt
  * One file's notices, by its format: a ".csv" is a Retraction Watch export, anything else JSON lines of
  * open-retractions records (".gz" gunzipped). A file that is missing or does not parse is 422 naming it.
  */
-export async function readRetractionFile(path: string, asGiven: string): Promise<Map<string, RetractionNotice>> {
+export async function readRetractionFile(path: string, asGiven: string): Promise<UpdateList> {
   try {
     if (/\.csv(\.gz)?$/i.test(path)) {
       if (path.endsWith('.gz')) throw new Error('a Retraction Watch CSV is read uncompressed');
@@ -65,9 +68,9 @@ export async function readRetractionFile(path: string, asGiven: string): Promise
         if (missing.length > 0) throw new Error(`not a Retraction Watch CSV: no ${missing.join(', ')} column`);
         break;
       }
-      return await readRetractionWatchNotices(path);
+      return await readRetractionWatchList(path);
     }
-    return await readOpenRetractionNotices(path);
+    return await readOpenRetractionsList(path);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const reason = e.code === 'ENOENT' ? 'no such file' : e.code === 'EACCES' ? 'the server may not read it' : e.code === 'EISDIR' ? 'a directory, not a file' : e.message.replace(`${path}:`, 'line ').replace(/not valid JSON \(.*\)$/s, 'not valid JSON'); // JSON.parse quotes the file's text: not echoed
@@ -106,13 +109,19 @@ export function heldDoisIn(deps: { engine: Pick<SearchEngine, 'findChunks' | 'ha
 export function createLiveRetractions(deps: { db: Db; dataRoot: string; clock?: () => Date; recheckMs?: number; heldDois?: HeldDois }): LiveRetractions {
   const clock = deps.clock ?? (() => new Date());
   const recheckMs = deps.recheckMs ?? RETRACTIONS_RECHECK_MS;
-  let shipped: Promise<Map<string, RetractionNotice>> | undefined;
-  const state = { version: 0, added: new Map<string, RetractionNotice>(), excluded: new Set<string>(), all: undefined as Map<string, RetractionNotice> | undefined, filter: undefined as FilterNode | undefined, checkedAt: -Infinity };
+  let shipped: Promise<UpdateList> | undefined;
+  const shippedLists = () => (shipped ??= loadUpdateLists(deps.dataRoot));
+  const state = { version: 0, added: new Map<string, RetractionNotice>(), addedUpdates: new Map<string, IntegrityNotice[]>(), excluded: new Set<string>(), all: undefined as Map<string, RetractionNotice> | undefined, filter: undefined as FilterNode | undefined, checkedAt: -Infinity };
 
   function fold(events: readonly StoredEvent[]): void {
     for (const e of events) {
       if (e.streamVersion <= state.version || e.type !== 'RetractionsLoaded') continue;
       for (const n of e.data.notices) state.added.set(n.doi, n);
+      for (const { work, ...notice } of e.data.updates ?? []) {
+        const notices = state.addedUpdates.get(work) ?? [];
+        addNotice(notices, notice);
+        state.addedUpdates.set(work, notices);
+      }
       for (const doi of e.data.held ?? e.data.notices.map((n) => n.doi)) state.excluded.add(doi);
       state.version = e.streamVersion;
       state.all = undefined;
@@ -130,14 +139,25 @@ export function createLiveRetractions(deps: { db: Db; dataRoot: string; clock?: 
 
   async function all(): Promise<Map<string, RetractionNotice>> {
     await refresh();
-    shipped ??= loadRetractionNotices(deps.dataRoot);
-    const base = await shipped;
+    const base = (await shippedLists()).retracted;
     state.all ??= new Map([...base, ...state.added]);
     return state.all;
   }
 
   return {
     notices: all,
+    async integrity(dois) {
+      const retracted = await all();
+      const updates = (await shippedLists()).updates;
+      const answer = new Map<string, Integrity>();
+      for (const doi of dois) {
+        if (answer.has(doi)) continue;
+        const notices = [...(updates.get(doi) ?? [])];
+        for (const n of state.addedUpdates.get(doi) ?? []) addNotice(notices, n);
+        answer.set(doi, notices.length === 0 && !retracted.has(doi) ? NO_INTEGRITY_NOTICE : integrityOf(notices, retracted.has(doi)));
+      }
+      return answer;
+    },
     async addedDois() {
       await refresh();
       return [...state.added.keys()];
@@ -148,10 +168,10 @@ export function createLiveRetractions(deps: { db: Db; dataRoot: string; clock?: 
     },
     async load(files, actor, requestId) {
       if (files.length === 0) throw new Rejection('VALIDATION_ERROR', 'files must name at least one retraction list', { field: 'files' });
-      const read = await Promise.all(files.map((f) => readRetractionFile(isAbsolute(f) ? f : resolve(deps.dataRoot, f), f)));
-      const listed = new Map(read.flatMap((m) => [...m]));
-      shipped ??= loadRetractionNotices(deps.dataRoot);
-      const base = await shipped;
+      const read = mergeUpdateLists(await Promise.all(files.map((f) => readRetractionFile(isAbsolute(f) ? f : resolve(deps.dataRoot, f), f))));
+      const listed = read.retracted;
+      const shippedList = await shippedLists();
+      const base = shippedList.retracted;
       await refresh(true);
       // which of the works this load adds are indexed anywhere: asked of the engine before the append's transaction
       const candidates = [...listed.values()].filter((n) => !base.has(n.doi) && !state.added.has(n.doi));
@@ -164,7 +184,10 @@ export function createLiveRetractions(deps: { db: Db; dataRoot: string; clock?: 
         // a work another load added meanwhile was not asked about: it counts as held (excluded), the safe side
         const asked = new Set(candidates.map((c) => c.doi));
         const heldNow = held ? notices.filter((n) => held.has(n.doi) || !asked.has(n.doi)).map((n) => n.doi) : undefined;
-        return { version, events: [{ type: 'RetractionsLoaded', data: { files: [...files], listed: listed.size, newlyRetracted: notices.length, notices, ...(heldNow ? { held: heldNow } : {}) } }] };
+        // the notices of every kind the lists in force do not hold yet (each work's integrity follows them at once)
+        const known = (doi: string, n: IntegrityNotice) => [...(shippedList.updates.get(doi) ?? []), ...(state.addedUpdates.get(doi) ?? [])].some((k) => k.type === n.type && (k.doi ?? '') === (n.doi ?? ''));
+        const updates = [...read.updates].flatMap(([doi, list]) => list.filter((n) => !known(doi, n)).map((n) => ({ work: doi, ...n })));
+        return { version, events: [{ type: 'RetractionsLoaded', data: { files: [...files], listed: listed.size, newlyRetracted: notices.length, notices, ...(heldNow ? { held: heldNow } : {}), ...(updates.length > 0 ? { updates } : {}) } }] };
       }, { requestId });
       fold(events);
       const e = events[0]!;
