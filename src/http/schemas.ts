@@ -351,6 +351,8 @@ export const operatorDoneQuery = z.strictObject({ done: z.enum(['credits', 'limi
 
 /** GET /dashboard/queries: optionally the one search a ledger entry links to. */
 export const queriesQuery = z.strictObject({ queryId: z.string().min(1).max(100).optional() });
+/** GET /dashboard/queries/{queryId}/export: the file's format. */
+export const dashboardExportQuery = z.strictObject({ format: exportFormat });
 
 /** Parses with a schema; the first problems become one 422 VALIDATION_ERROR message naming the fields. */
 export function parseOr422<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

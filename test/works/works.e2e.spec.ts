@@ -6,6 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Cite } from '@citation-js/core';
 import '@citation-js/plugin-bibtex';
 import '@citation-js/plugin-ris';
@@ -205,6 +207,44 @@ describe.each(ENGINES)('works on the %s engine', (engine) => {
     expect((await call('GET', `/api/v1/search/results/${search.body.queryId}?format=pdf`, { key })).status).toBe(422);
     const other = await operatorSteps(call, svc.adminToken).customer({ credits: '1.00' });
     expect((await call('GET', `/api/v1/search/results/${search.body.queryId}?format=ris`, { key: other.key })).status).toBe(404);
+  });
+
+  it('counts each works call against the per-minute budget, though it is free', async () => {
+    const { orgId, key: limited } = await operatorSteps(call, svc.adminToken).customer({ credits: '1.00' });
+    expect((await call('POST', `/admin/v1/organizations/${orgId}/limits`, { admin: svc.adminToken, body: { perMinute: 2 } })).status).toBe(200);
+    expect((await get('10.9999/graph.a', limited)).status).toBe(200);
+    expect((await call('POST', '/api/v1/works/batch', { key: limited, body: { ids: ['W900000002'] } })).status).toBe(200);
+    const refused = await refs('10.9999/graph.a');
+    expect(refused.status).toBe(200); // another organization's budget is its own
+    const third = await get('W900000002', limited);
+    expect(third.status).toBe(429);
+    expect(third.body.error.code).toBe('QUOTA_EXCEEDED');
+  });
+
+  it('answers the same through the MCP tools', async () => {
+    const client = new Client({ name: 'works-test', version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    try {
+      const listed = (await client.listTools()).tools.filter((t) => ['get_work', 'get_works', 'work_references', 'work_cited_by', 'export_results'].includes(t.name));
+      expect(listed).toHaveLength(5);
+      for (const t of listed) expect(JSON.stringify(t).length, t.name).toBeLessThan(500);
+      const tool = async (name: string, args: Record<string, unknown>) => {
+        const res = await client.callTool({ name, arguments: args });
+        return { isError: res.isError === true, body: JSON.parse((res.content as { text: string }[])[0]!.text) };
+      };
+      expect((await tool('get_work', { id: 'doi:10.9999/graph.a' })).body).toEqual((await get('10.9999/graph.a')).body);
+      expect((await tool('get_works', { ids: ['W900000002', 'pmid:1'] })).body.data.map((e: { error?: { code: string } }) => e.error?.code ?? 'work')).toEqual(['work', 'WORK_NOT_FOUND']);
+      expect((await tool('work_references', { id: '10.9999/graph.a', limit: 1 })).body.items).toHaveLength(1);
+      expect((await tool('work_cited_by', { id: EOC_DOI })).body.coverage.recorded).toBe(7);
+      const missing = await tool('get_work', { id: '10.9999/nowhere' });
+      expect(missing.isError).toBe(true);
+      expect(JSON.stringify(missing.body)).toContain('WORK_NOT_FOUND');
+      const search = await call('POST', '/api/v1/search/query', { key, body: { collection: 'graph', query: 'coral reef citations', limit: 3 } });
+      const exported = await tool('export_results', { queryId: search.body.queryId, format: 'ris' });
+      expect((new Cite(exported.body.content).data as unknown[]).length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
   });
 
   it('follows an upsert, a deletion and a retirement in the graph', async () => {

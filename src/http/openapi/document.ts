@@ -41,6 +41,7 @@ import {
   operatorListQuery,
   operatorDoneQuery,
   queriesQuery,
+  dashboardExportQuery,
   worksBatchBody,
   worksBatchQuery,
   resultsExportQuery,
@@ -405,6 +406,9 @@ function dashboardOperations(): Operation[] {
     op('get', '/dashboard/usage.csv', 'session', 'dashboardUsageCsv', 'Usage per day and collection as CSV', { response: csv, errors: [401, 403, 429] }),
     page('/dashboard/ledger', 'dashboardLedger', 'Ledger entries with the balance after each'),
     op('get', '/dashboard/ledger.csv', 'session', 'dashboardLedgerCsv', 'The ledger as CSV', { response: csv, errors: [401, 403, 429] }),
+    op('get', '/dashboard/queries/{queryId}/export', 'session', 'dashboardQueryExport', "One of the organization's kept searches (7 days) as BibTeX, RIS or CSL-JSON: one entry per work, in result order", {
+      query: queryParameters(dashboardExportQuery), response: { content: EXPORT_CONTENT }, errors: [401, 403, 404, 410, 422, 429],
+    }),
     op('get', '/dashboard/queries', 'session', 'dashboardQueries', 'Recent queries: the query text (first 120 characters), result count, key, cost, and the re-fetch command', {
       response: htmlPage('The recent queries page'), query: queryParameters(queriesQuery, { queryId: 'Only this search (a ledger entry links here).' }), errors: [401, 403, 422, 429],
     }),
