@@ -30,7 +30,7 @@ import {
   zeroCounts,
   type ManifestEntry,
 } from '../src/ingest/manifest.js';
-import { workOfDocument, type StoredWork } from '../src/ingest/works.js';
+import { analyzeWorks, workOfDocument, type StoredWork } from '../src/ingest/works.js';
 import type { BatchInput, IngestionInput, StagedSource } from '../workflows/ingestionTypes.js';
 
 export interface IngestionActivityDeps {
@@ -280,6 +280,7 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
             await engine.putInventory(collection.name, inventory);
             await engine.commit(collection.name);
           });
+          await analyzeWorks(db);
           const counts = await appendOutcome(input.ingestionId, collection.name, null);
           await rm(dir, { recursive: true, force: true });
           return counts;

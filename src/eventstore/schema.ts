@@ -72,10 +72,10 @@ CREATE TABLE IF NOT EXISTS works (
   refs_recorded INTEGER,
   PRIMARY KEY (index_key, doc_id)
 );
-CREATE INDEX IF NOT EXISTS works_doi ON works (doi) WHERE doi IS NOT NULL;
-CREATE INDEX IF NOT EXISTS works_pmid ON works (pmid) WHERE pmid IS NOT NULL;
-CREATE INDEX IF NOT EXISTS works_pmcid ON works (pmcid) WHERE pmcid IS NOT NULL;
-CREATE INDEX IF NOT EXISTS works_openalex ON works (openalex) WHERE openalex IS NOT NULL;
+CREATE INDEX IF NOT EXISTS works_doi ON works (doi);
+CREATE INDEX IF NOT EXISTS works_pmid ON works (pmid);
+CREATE INDEX IF NOT EXISTS works_pmcid ON works (pmcid);
+CREATE INDEX IF NOT EXISTS works_openalex ON works (openalex);
 CREATE INDEX IF NOT EXISTS works_doc_id ON works (doc_id);
 CREATE TABLE IF NOT EXISTS work_references (
   index_key TEXT NOT NULL,
@@ -86,9 +86,9 @@ CREATE TABLE IF NOT EXISTS work_references (
   openalex  TEXT,
   PRIMARY KEY (index_key, doc_id, position)
 );
-CREATE INDEX IF NOT EXISTS work_references_doi ON work_references (doi) WHERE doi IS NOT NULL;
-CREATE INDEX IF NOT EXISTS work_references_pmid ON work_references (pmid) WHERE pmid IS NOT NULL;
-CREATE INDEX IF NOT EXISTS work_references_openalex ON work_references (openalex) WHERE openalex IS NOT NULL;
+CREATE INDEX IF NOT EXISTS work_references_doi ON work_references (doi);
+CREATE INDEX IF NOT EXISTS work_references_pmid ON work_references (pmid);
+CREATE INDEX IF NOT EXISTS work_references_openalex ON work_references (openalex);
 -- What each committed batch of an ingestion did, written in the manifest's transaction: a retried batch answers these.
 CREATE TABLE IF NOT EXISTS ingest_batches (
   ingestion_id TEXT NOT NULL,

@@ -116,6 +116,16 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
 /** Makes the index's works exactly these (a full pipeline build), in one transaction. */
 export async function replaceWorks(db: Db, indexKey: string, works: readonly StoredWork[]): Promise<void> {
   await db.transaction((tx) => writeWorks(tx, indexKey, { upserts: works, deletes: [], keepOnly: works.map((w) => w.docId) }));
+  await analyzeWorks(db);
+}
+
+/**
+ * Refreshes the planner's statistics of the works tables after an ingestion changed them: the embedded store (PGlite)
+ * has no autovacuum, and without them a batch of 100 works read the edge table by scans (370 ms against 105).
+ */
+export async function analyzeWorks(db: Queryable): Promise<void> {
+  await db.query('ANALYZE works');
+  await db.query('ANALYZE work_references');
 }
 
 /** Drops an index's works and edges (its collection retired). */
