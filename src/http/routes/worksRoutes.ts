@@ -41,21 +41,14 @@ export function worksRoutes(deps: WorksRouteDeps): Router {
     ctx.body = work;
   });
 
-  router.get('/:id/references', async (ctx) => {
-    const a = auth(ctx);
-    const q = parseOr422(workListQuery, ctx.query);
-    const page = await deps.works.references(a, ctx.params.id!, q);
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = page;
-  });
-
-  router.get('/:id/cited-by', async (ctx) => {
-    const a = auth(ctx);
-    const q = parseOr422(workListQuery, ctx.query);
-    const page = await deps.works.citedBy(a, ctx.params.id!, q);
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = page;
-  });
+  for (const [path, list] of [['/:id/references', deps.works.references], ['/:id/cited-by', deps.works.citedBy]] as const) {
+    router.get(path, async (ctx) => {
+      const a = auth(ctx);
+      const page = await list(a, ctx.params.id!, parseOr422(workListQuery, ctx.query));
+      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+      ctx.body = page;
+    });
+  }
 
   return router;
 }

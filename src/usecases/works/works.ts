@@ -177,15 +177,21 @@ export function createWorks(deps: WorksDeps) {
 
   const workKey = (w: Work) => w.ids.openalex ?? w.ids.doi ?? w.ids.pmid ?? w.ids.docId;
 
-  async function references(auth: AuthContext, id: string, page: { limit: number; cursor?: string }): Promise<GraphPage> {
+  /** The work a list belongs to, the reachable index keys and where the page starts; null for a sandbox key. */
+  async function openList(auth: AuthContext, id: string, list: 'references' | 'cited-by', cursor: string | undefined) {
     await admit(auth);
-    if (auth.billingMode === 'sandbox') return syntheticPage(id, 'references');
+    if (auth.billingMode === 'sandbox') return null;
     const keys = scopeOf(auth);
     const [one] = await resolve(keys, [id]);
     if (!one?.work) throw new Rejection('WORK_NOT_FOUND', notFound(id));
-    const work = one.work;
-    const offset = decodeCursor(page.cursor, 'references', workKey(work));
-    const holder = one.rows.find((r) => r.referencesRecorded !== null) ?? one.rows[0]!;
+    return { keys, rows: one.rows, work: one.work, offset: decodeCursor(cursor, list, workKey(one.work)) };
+  }
+
+  async function references(auth: AuthContext, id: string, page: { limit: number; cursor?: string }): Promise<GraphPage> {
+    const opened = await openList(auth, id, 'references', page.cursor);
+    if (!opened) return syntheticPage(id, 'references');
+    const { keys, work, offset, rows } = opened;
+    const holder = rows.find((r) => r.referencesRecorded !== null) ?? rows[0]!;
     const refs = await referencesOf(db, holder.indexKey, holder.docId);
     const items = await entriesFor(keys, refs.slice(offset, offset + page.limit));
     const next = offset + page.limit < refs.length ? encodeCursor({ list: 'references', work: workKey(work), offset: offset + page.limit }) : null;
@@ -198,13 +204,9 @@ export function createWorks(deps: WorksDeps) {
   }
 
   async function citedBy(auth: AuthContext, id: string, page: { limit: number; cursor?: string }): Promise<GraphPage> {
-    await admit(auth);
-    if (auth.billingMode === 'sandbox') return syntheticPage(id, 'cited-by');
-    const keys = scopeOf(auth);
-    const [one] = await resolve(keys, [id]);
-    if (!one?.work) throw new Rejection('WORK_NOT_FOUND', notFound(id));
-    const work = one.work;
-    const offset = decodeCursor(page.cursor, 'cited-by', workKey(work));
+    const opened = await openList(auth, id, 'cited-by', page.cursor);
+    if (!opened) return syntheticPage(id, 'cited-by');
+    const { keys, work, offset } = opened;
     const citing = groupRows((await citingRows(db, keys, [{ doi: work.ids.doi, pmid: work.ids.pmid, openalex: work.ids.openalex }])).get(0) ?? []);
     const all = await worksOf(citing, keys);
     // newest first, then by id: a stable order the cursor pages through

@@ -1,33 +1,15 @@
 // Reads of the works table and the citation graph (src/ingest/works.ts writes them), always within the index keys a
 // caller may reach: set-based, so a batch of 100 works costs a handful of statements.
 import type { Queryable } from '../../eventstore/db.js';
-import type { WorkFields } from '../../ingest/works.js';
+import type { StoredWork, WorkFields } from '../../ingest/works.js';
 import type { CitedWorkIds } from '../../ingest/sourceDocument.js';
 import type { WorkId, WorkIdField } from './workIds.js';
 
-export interface WorkRow {
-  indexKey: string;
-  docId: string;
-  doi: string | null;
-  pmid: string | null;
-  pmcid: string | null;
-  openalex: string | null;
-  searchable: boolean;
-  fields: WorkFields;
-  referencesRecorded: number | null;
-}
+/** A works table row as read: the stored work without its reference list, and the index holding it. */
+export type WorkRow = Omit<StoredWork, 'references'> & { indexKey: string };
 
-interface RawRow {
-  index_key: string;
-  doc_id: string;
-  doi: string | null;
-  pmid: string | null;
-  pmcid: string | null;
-  openalex: string | null;
-  searchable: boolean;
-  fields: WorkFields;
-  refs_recorded: number | null;
-}
+/** The row as the store answers it: the same columns, snake-case where the names differ. */
+type RawRow = Pick<StoredWork, 'doi' | 'pmid' | 'pmcid' | 'openalex' | 'searchable' | 'fields'> & { index_key: string; doc_id: string; refs_recorded: number | null };
 
 const COLUMNS = 'index_key, doc_id, doi, pmid, pmcid, openalex, searchable, fields, refs_recorded';
 
