@@ -171,6 +171,9 @@ describe.each(ENGINES)('works on the %s engine', (engine) => {
     expect(retracted.body.integrity.status).toBe('retracted');
     const preview = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'graph', query: 'coral reef citations beta', limit: 3 } });
     expect(preview.body.results.find((r: { metadata: { doi: string } }) => r.metadata.doi === EOC_DOI).metadata.integrity.status).toBe('expression_of_concern');
+    const unlocked = await call('POST', '/api/v1/search/unlock', { key, body: { queryId: preview.body.queryId } });
+    expect(unlocked.status).toBe(200);
+    expect(unlocked.body.results.find((r: { metadata: { doi: string } }) => r.metadata.doi === EOC_DOI).metadata.integrity.status).toBe('expression_of_concern');
   });
 
   it('changes integrity at once when a list is loaded at run time, on works and re-fetched rows', async () => {

@@ -19,6 +19,7 @@ import { workOfDocument } from '../../src/ingest/works.js';
 import { groupRows } from '../../src/usecases/works/works.js';
 import type { WorkRow } from '../../src/usecases/works/worksReads.js';
 import { exportWorks, exportWorksOfRows, nameParts, type ExportWork } from '../../src/usecases/works/citationExport.js';
+import { rowsWithIntegrity } from '../../src/usecases/works/integrityRows.js';
 
 const temp = (name: string, text: string) => {
   const path = join(mkdtempSync(join(tmpdir(), 'works-')), name);
@@ -84,6 +85,20 @@ describe('integrity', () => {
       status: 'expression_of_concern',
       notices: [{ type: 'correction', doi: '10.1/notice-c', date: '2018-03-04' }, { type: 'expression_of_concern', doi: '10.1/eoc', date: '2021-02-03' }],
     });
+  });
+});
+
+describe('integrity on rows', () => {
+  it('adds each row its DOI\'s integrity (none without a DOI), asking once for all of them, and leaves the rows given unchanged', async () => {
+    const asked: string[][] = [];
+    const rows = [{ id: 'a', metadata: { doi: '10.1/X' } }, { id: 'b', metadata: {} }, { id: 'c', metadata: { doi: '10.1/y' } }];
+    const out = await rowsWithIntegrity(rows, async (dois) => {
+      asked.push([...dois]);
+      return new Map([['10.1/x', { status: 'corrected' as const, notices: [{ type: 'correction', doi: null, date: null }] }]]);
+    });
+    expect(asked).toEqual([['10.1/x', '10.1/y']]);
+    expect(out.map((r) => (r.metadata as { integrity: { status: string } }).integrity.status)).toEqual(['corrected', 'none', 'none']);
+    expect(rows[0]!.metadata).toEqual({ doi: '10.1/X' });
   });
 });
 
