@@ -2,7 +2,7 @@
 // identifier and in batches, within the key's reach, free but counted; its references and citing works, paged, with
 // coverage; metadata.integrity on search rows and works from the update lists in force, following a list loaded at run
 // time; the graph following an upsert, a deletion and a retirement; exports parsed by citation-js.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,7 +58,8 @@ describe.each(ENGINES)('works on the %s engine', (engine) => {
     dataRoot = await sliceDataRoot(20);
     writeWorks(dataRoot, 'graph.jsonl.gz', [A, B, C, R]);
     const graph = plainCollection('graph', 'openalex', ['graph.jsonl.gz'], { retrieval: 'sparse', scanFilterable: false });
-    ({ svc, call, key } = await startWithCustomer({ dataRoot, collectionsConfig: writeCollectionsConfig([OPENALEX_SLICE, graph]), engine }, '50.00'));
+    const abstracts = plainCollection('abstracts', 'beir', ['scifact/corpus.jsonl'], { retrieval: 'sparse' });
+    ({ svc, call, key } = await startWithCustomer({ dataRoot, collectionsConfig: writeCollectionsConfig([OPENALEX_SLICE, graph, abstracts]), engine }, '50.00'));
   }, 600_000);
 
   afterAll(async () => {
@@ -150,8 +151,15 @@ describe.each(ENGINES)('works on the %s engine', (engine) => {
   });
 
   it('never reads an empty list as "no references" where the source records none', async () => {
-    const scifactLike = await refs('W900000002');
-    expect(scifactLike.body.coverage).toMatchObject({ recorded: 0, held: 0 });
+    const none = await refs('W900000002');
+    expect(none.body.coverage).toMatchObject({ recorded: 0, held: 0 });
+    // a BEIR abstract: its source records no references at all
+    const beirId = String(JSON.parse(readFileSync(join(dataRoot, 'scifact/corpus.jsonl'), 'utf8').split('\n')[0]!)._id);
+    expect((await get(beirId)).body).toMatchObject({ ids: { docId: beirId }, collections: ['abstracts'], referencesRecorded: null, citedByCount: null });
+    const unrecorded = await refs(beirId);
+    expect(unrecorded.body).toMatchObject({ items: [], nextCursor: null, coverage: { recorded: null, held: 0 } });
+    expect(unrecorded.body.coverage.note).toContain('records no references');
+    expect((await citedBy(beirId)).body.coverage.recorded).toBeNull();
     const slice = (await call('POST', '/api/v1/search/query', { key, body: { collection: 'openalex-synergy', query: 'pheochromocytoma', limit: 1 } })).body.results[0].metadata;
     const sliced = await refs(slice.doc_id);
     expect(sliced.status).toBe(200);

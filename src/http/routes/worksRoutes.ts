@@ -41,10 +41,10 @@ export function worksRoutes(deps: WorksRouteDeps): Router {
     ctx.body = work;
   });
 
-  for (const [path, list] of [['/:id/references', deps.works.references], ['/:id/cited-by', deps.works.citedBy]] as const) {
+  for (const [path, list] of [['/:id/references', 'references'], ['/:id/cited-by', 'citedBy']] as const) {
     router.get(path, async (ctx) => {
       const a = auth(ctx);
-      const page = await list(a, ctx.params.id!, parseOr422(workListQuery, ctx.query));
+      const page = await deps.works[list](a, ctx.params.id!, parseOr422(workListQuery, ctx.query));
       setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
       ctx.body = page;
     });
