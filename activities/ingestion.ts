@@ -34,6 +34,7 @@ import {
   zeroCounts,
   type ManifestEntry,
 } from '../src/ingest/manifest.js';
+import { analyzeWorks, workOfDocument, type StoredWork } from '../src/ingest/works.js';
 import type { BatchInput, IngestionInput, StagedSource } from '../workflows/ingestionTypes.js';
 
 export interface IngestionActivityDeps {
@@ -220,6 +221,9 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           const stale: string[] = [];
           const upserts: ManifestEntry[] = [];
           const deletes: string[] = [];
+          // every document's work is written (an unchanged text may come with changed references); a deletion or a
+          // document the collection no longer holds removes it; a retracted one stays a work, out of search
+          const works = { upserts: [] as StoredWork[], deletes: [] as string[] };
           const remove = (docId: string) => {
             const before = known.get(docId);
             if (!before) return;
@@ -230,10 +234,13 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           for (const item of items) {
             if ('deleted' in item) {
               remove(item.doc_id);
+              works.deletes.push(item.doc_id);
               continue;
             }
             // a document retracted, closed or emptied since it was indexed leaves the collection
             const prepared = prepareDocument(item, { collection, tokenizer: deps.tokenizer, retracted: new Set() });
+            if (prepared.kind === 'chunks' || prepared.kind === 'retracted') works.upserts.push(workOfDocument(item, prepared.kind === 'chunks'));
+            else works.deletes.push(item.doc_id);
             if (prepared.kind !== 'chunks') {
               remove(item.doc_id);
               continue;
@@ -273,7 +280,7 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           });
           counts.chunksIndexed = records.length;
           if (deps.afterCommitDelayMs) await new Promise((r) => setTimeout(r, deps.afterCommitDelayMs));
-          return recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: input.batch, upserts, deletes, counts });
+          return recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: input.batch, upserts, deletes, counts, works });
         }),
       );
     },
@@ -293,13 +300,14 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
               for (let from = 0; from < stale.length; from += 1000) await engine.deleteChunks(collection.name, stale.slice(from, from + 1000));
               await engine.commit(collection.name);
             });
-            await recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: REPLACE_ROW, upserts: [], deletes: gone.map((d) => d.docId), counts: { ...zeroCounts(), documentsDeleted: gone.length } });
+            await recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: REPLACE_ROW, upserts: [], deletes: gone.map((d) => d.docId), counts: { ...zeroCounts(), documentsDeleted: gone.length }, works: { upserts: [], deletes: [], keepOnly: [...present] } });
           }
           const inventory = await manifestInventory(db, key, collection.name, deps.clock());
           await writingAlone(collection.name, async () => {
             await engine.putInventory(collection.name, inventory);
             await engine.commit(collection.name);
           });
+          await analyzeWorks(db);
           const counts = await appendOutcome(input.ingestionId, collection.name, null);
           await rm(dir, { recursive: true, force: true });
           return counts;

@@ -58,6 +58,8 @@ import type { JournalRecord } from '../journals/table.js';
 import { createMembers, type Members } from '../usecases/members/members.js';
 import { createConsoleData } from '../usecases/dashboard/consoleData.js';
 import { createLiveRetractions, heldDoisIn, type LiveRetractions } from '../ingest/liveRetractions.js';
+import { createWorks, type Works } from '../usecases/works/works.js';
+import { assistedWithIntegrity, searchWithIntegrity, unlockWithIntegrity } from '../usecases/works/integrityRows.js';
 
 export interface Runtime {
   config: Config;
@@ -78,6 +80,8 @@ export interface Runtime {
   tools: ToolRegistry;
   /** the retraction list in force (shipped lists plus operator loads) */
   retractions: LiveRetractions;
+  /** works by identifier, their references and citing works */
+  works: Works;
   /** ingestions of source files into plain collections (the ingestion workflow) */
   ingestions: WorkflowIngestions;
   temporal: { client: Client; address: string; devServer?: TemporalDevServer };
@@ -293,6 +297,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       recordJournalRequest: (auth, request) => catalogueEvents.requestJournal({ orgId: auth.org.id, keyId: auth.key.id, ...request }),
       takeMinuteSlot: (auth) => takeMinuteBudget(db, auth.org, clock()),
     });
+    const works = createWorks({ db, catalog, engineKind: engine.kind, integrity: (dois) => retractions.integrity(dois), clock });
     const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness, retractions });
     const tools = options.tools ?? (await createGatewayTools({ retractions, engine, catalog, journals, metricsBasis, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
 
@@ -327,14 +332,17 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     closers.push(async () => following.stop());
     await following.check();
     const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions, uploads: createUploads({ dataRoot: config.dataRoot, maxBytes: config.uploadMaxBytes }) });
+    // every row a client is given carries metadata.integrity from the update lists in force at that moment
+    const integrityOf = (dois: readonly string[]) => retractions.integrity(dois);
     const app = createApp({
       log,
       authenticate: createAuthenticate(db),
       operations,
-      search,
+      search: searchWithIntegrity(search, integrityOf),
+      works,
       catalogue,
-      unlock,
-      assisted,
+      unlock: unlockWithIntegrity(unlock, integrityOf),
+      assisted: assistedWithIntegrity(assisted, integrityOf),
       catalog,
       collectionReadiness: readiness,
       engine,
@@ -361,7 +369,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       },
       readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact', collections: readiness.summary() }),
     });
-    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, members, search, catalogue, tools, retractions, ingestions, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, members, search, works, catalogue, tools, retractions, ingestions, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;

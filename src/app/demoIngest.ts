@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Runtime } from './composition.js';
 import { openIngestEmbedder } from './composition.js';
 import type { PlainCollection } from '../domain/catalog.js';
-import { noDocumentsCounted, ingestCollection, needsIngest, needsVectors, recordIngestedInput, type IngestCollectionOptions, type IngestReport } from '../ingest/ingestCollection.js';
+import { noDocumentsCounted, ingestCollection, prepareCollection, needsIngest, needsVectors, recordIngestedInput, type IngestCollectionOptions, type IngestReport } from '../ingest/ingestCollection.js';
 import { waitForIngestion } from '../usecases/collections/temporalIngestions.js';
 import { clearManifest, manifestKey, manifestTotals } from '../ingest/manifest.js';
 import type { Actor } from '../domain/events.js';
@@ -13,6 +13,7 @@ import { Rejection } from '../domain/rejection.js';
 import { createProgressReporter, pipelineProgress, type ProgressReporter } from '../ingest/progressReport.js';
 import { loadRetractedDois } from '../ingest/retractions.js';
 import { figureRootOf } from '../ingest/figures/demoFigures.js';
+import { replaceWorks, worksMissing } from '../ingest/works.js';
 
 type IngestRuntime = Pick<Runtime, 'config' | 'catalog' | 'engine' | 'embedder' | 'log'> & Partial<Pick<Runtime, 'readiness' | 'ingestions' | 'worker' | 'db'>>;
 
@@ -116,12 +117,14 @@ export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIng
     fingerprintFile: join(config.dataDir, `ingest-fingerprints.${engine.kind}.json`),
     figureDir: figureRootOf(config.dataDir),
     force: options.force,
+    ...(runtime.db ? { recordWorks: (works) => replaceWorks(runtime.db!, manifestKey(engine.kind, collection.name), works) } : {}),
   });
   const toBuild: PlainCollection[] = [];
   try {
     // the demo collections: those the configuration file seeded (the operator API's own are ingested when defined)
     for (const collection of runtime.catalog.collections.filter((c) => runtime.catalog.isSeeded(c.name))) {
-      if (await needsIngest(optionsFor(collection))) toBuild.push(collection);
+      // an index built before works were recorded is read again (its unchanged documents keep their chunks and vectors)
+      if ((await needsIngest(optionsFor(collection))) || (runtime.db && (await worksMissing(runtime.db, manifestKey(engine.kind, collection.name))))) toBuild.push(collection);
       else runtime.log.info({ collection: collection.name }, 'collection already indexed');
     }
   } catch (err) {
@@ -157,6 +160,11 @@ export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIng
                 : await ingestCollection({ ...optionsFor(collection), onProgress: pipelineProgress(reporter) });
               // a pipeline build replaced the whole index: the manifest of the workflow's documents no longer holds
               if (!viaWorkflow && report && !report.skipped && runtime.db) await clearManifest(runtime.db, manifestKey(engine.kind, collection.name));
+              // an index the pipeline keeps as it is, built before works were recorded: its works are read from the files
+              if (!viaWorkflow && report?.skipped && runtime.db) {
+                const options = optionsFor(collection);
+                await options.recordWorks?.((await prepareCollection(options)).works);
+              }
               if (!report) break;
               reports.push(report);
               reporter.finish(collection.name, `${report.documentsIndexed.toLocaleString('en-US')} documents, ${report.chunks.toLocaleString('en-US')} chunks searchable`);

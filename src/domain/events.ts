@@ -1,6 +1,7 @@
 // The event catalogue: every credit, charge, refund, unlock, key change, limit change, suspension and member action.
 // Amounts travel as decimal strings of micro-credits (JSON has no bigint).
 import type { RetractionNotice } from './retraction.js';
+import type { IntegrityNotice } from './integrity.js';
 
 export type BillingMode = 'live' | 'trial' | 'exempt';
 /** How one request was billed: the organization's mode, or 'off' when billing is switched off for it. */
@@ -164,8 +165,10 @@ export type DomainEvent =
    * list, and the notices of the works no earlier list had (the list now in force is the shipped lists plus these).
    * `held`: of those works, the DOIs some collection held when the list was loaded, which searches exclude from then on
    * (content ingested later is checked against the whole list at ingestion); absent in older events: all of them.
+   * `updates`: the notices of any kind (corrections, expressions of concern, ...) the lists did not hold before, by the
+   * updated work's DOI (`work`; `doi` is the notice's): each work's integrity; absent in older events and when there are none.
    */
-  | { type: 'RetractionsLoaded'; data: { files: string[]; listed: number; newlyRetracted: number; notices: RetractionNotice[]; held?: string[] } }
+  | { type: 'RetractionsLoaded'; data: { files: string[]; listed: number; newlyRetracted: number; notices: RetractionNotice[]; held?: string[]; updates?: Array<{ work: string } & IntegrityNotice> } }
   /**
    * The catalogue as events (CATALOGUE_STREAM; its version is the catalogue's version). A plain collection defined
    * (POST /admin/v1/collections, or seeded from config/collections.json on a first start), changed in place, or retired

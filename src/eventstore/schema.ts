@@ -62,6 +62,37 @@ CREATE TABLE IF NOT EXISTS ingest_manifest (
   journal     JSONB NOT NULL,
   PRIMARY KEY (index_key, doc_id)
 );
+-- The works of each engine index (src/ingest/works.ts): identifiers and bibliographic fields per document, and the
+-- references each cites (the citation graph's edges), written in the manifest's transaction; operational like it.
+CREATE TABLE IF NOT EXISTS works (
+  index_key     TEXT NOT NULL,
+  doc_id        TEXT NOT NULL,
+  doi           TEXT,
+  pmid          TEXT,
+  pmcid         TEXT,
+  openalex      TEXT,
+  searchable    BOOLEAN NOT NULL,
+  fields        JSONB NOT NULL,
+  refs_recorded INTEGER,
+  PRIMARY KEY (index_key, doc_id)
+);
+CREATE INDEX IF NOT EXISTS works_doi ON works (doi);
+CREATE INDEX IF NOT EXISTS works_pmid ON works (pmid);
+CREATE INDEX IF NOT EXISTS works_pmcid ON works (pmcid);
+CREATE INDEX IF NOT EXISTS works_openalex ON works (openalex);
+CREATE INDEX IF NOT EXISTS works_doc_id ON works (doc_id);
+CREATE TABLE IF NOT EXISTS work_references (
+  index_key TEXT NOT NULL,
+  doc_id    TEXT NOT NULL,
+  position  INTEGER NOT NULL,
+  doi       TEXT,
+  pmid      TEXT,
+  openalex  TEXT,
+  PRIMARY KEY (index_key, doc_id, position)
+);
+CREATE INDEX IF NOT EXISTS work_references_doi ON work_references (doi);
+CREATE INDEX IF NOT EXISTS work_references_pmid ON work_references (pmid);
+CREATE INDEX IF NOT EXISTS work_references_openalex ON work_references (openalex);
 -- What each committed batch of an ingestion did, written in the manifest's transaction: a retried batch answers these.
 CREATE TABLE IF NOT EXISTS ingest_batches (
   ingestion_id TEXT NOT NULL,

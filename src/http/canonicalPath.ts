@@ -6,6 +6,9 @@ import { ApiError } from './errors.js';
 const NEEDLESS_OR_HIDING_ESCAPE = /%(?:[46][1-9a-f]|[57][0-9a]|3[0-9]|2[def]|5[cf]|7e|3b|[01][0-9a-f]|7f)/i;
 const MALFORMED_ESCAPE = /%(?![0-9a-f]{2})/i;
 
+// a work's id is one segment whose DOI holds slashes: /api/v1/works/10.1000%2Fxyz (only there is %2F part of a spelling)
+const ENCODED_SLASH_ALLOWED = /^\/api\/v1\/works\/[^/]+(?:\/(?:references|cited-by))?$/;
+
 /** Why `path` (raw, still percent-encoded) is not canonical, or undefined when it is. */
 export function nonCanonicalReason(path: string): string | undefined {
   if (path === '/') return undefined;
@@ -14,7 +17,7 @@ export function nonCanonicalReason(path: string): string | undefined {
   if (path.includes('//')) return 'has an empty segment';
   if (/[\\;\x00-\x20\x7f]/.test(path)) return 'has a backslash, semicolon, space or control character';
   if (path.split('/').some((segment) => segment === '.' || segment === '..')) return 'has a dot segment';
-  if (NEEDLESS_OR_HIDING_ESCAPE.test(path)) return 'percent-encodes a character that has a plain spelling or separates segments';
+  if (NEEDLESS_OR_HIDING_ESCAPE.test(ENCODED_SLASH_ALLOWED.test(path) ? path.replace(/%2f/gi, '') : path)) return 'percent-encodes a character that has a plain spelling or separates segments';
   return undefined;
 }
 

@@ -231,6 +231,26 @@ export const journalsQuery = z.strictObject({
   offset: whole(0, 1_000_000, 'offset').default(0),
 });
 
+/** POST /works/batch: 1 to 100 ids, each as GET /works/{id} takes it. */
+export const worksBatchBody = z.strictObject({
+  ids: z.array(z.string().trim().min(1, 'an id must not be empty').max(300, 'an id is at most 300 characters'), { error: 'ids must be a list of work ids' }).min(1, 'ids must hold at least one id').max(100, 'ids holds at most 100 ids; send more in further calls'),
+});
+
+/** The formats results and works export to. */
+export const exportFormat = z.enum(['bibtex', 'ris', 'csljson'], { error: 'format must be bibtex, ris or csljson' });
+
+/** POST /works/batch?format=…: the query string of a batch (format absent: JSON works). */
+export const worksBatchQuery = z.strictObject({ format: exportFormat.optional() });
+
+/** GET /search/results/{queryId}?format=…: an export of a kept search instead of its rows. */
+export const resultsExportQuery = z.object({ format: exportFormat.optional() });
+
+/** GET /works/{id}/references and /cited-by: a page of the list. */
+export const workListQuery = z.strictObject({
+  limit: whole(1, 100, 'limit').default(20),
+  cursor: z.string().max(1000, 'cursor is at most 1000 characters').optional(),
+});
+
 /** GET /admin/v1/organizations: a page of organizations, optionally those whose name holds `q` (or whose id is `q`). */
 export const organizationListQuery = z.strictObject({
   q: z.string().trim().max(200, 'q must be at most 200 characters').optional(),
@@ -352,6 +372,8 @@ export const operatorDoneQuery = z.strictObject({ done: z.enum(['credits', 'limi
 
 /** GET /dashboard/queries: optionally the one search a ledger entry links to. */
 export const queriesQuery = z.strictObject({ queryId: z.string().min(1).max(100).optional() });
+/** GET /dashboard/queries/{queryId}/export: the file's format. */
+export const dashboardExportQuery = z.strictObject({ format: exportFormat });
 
 /** Parses with a schema; the first problems become one 422 VALIDATION_ERROR message naming the fields. */
 export function parseOr422<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

@@ -14,6 +14,7 @@ import { readCollectionDocuments } from './readCollection.js';
 import { loadRetractedDois } from './retractions.js';
 import type { SourceDocument } from './sourceDocument.js';
 import { DEMO_FIGURES_VERSION, renderDemoFigures } from './figures/demoFigures.js';
+import { workOfDocument, type StoredWork } from './works.js';
 
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 export const PIPELINE_VERSION = 1;
@@ -64,6 +65,8 @@ export interface IngestCollectionOptions {
   /** figure root (one directory per collection); collections with demoFigures get generated charts there */
   figureDir?: string;
   onProgress?: (progress: IngestProgress) => void;
+  /** records the built index's works (the works table beside the document manifest), after its commit */
+  recordWorks?: (works: readonly StoredWork[]) => Promise<void>;
 }
 
 export interface PreparedCollection {
@@ -84,9 +87,11 @@ export interface PreparedCollection {
   tokens: number;
   /** documents per journal identity, over the indexed documents (those with at least one chunk) */
   inventory: CollectionInventory;
+  /** the works the collection holds: the indexed documents and the retracted ones it keeps out of search */
+  works: StoredWork[];
 }
 
-export interface IngestReport extends Omit<PreparedCollection, 'records' | 'embeddingInputs' | 'inventory'> {
+export interface IngestReport extends Omit<PreparedCollection, 'records' | 'embeddingInputs' | 'inventory' | 'works'> {
   collection: string;
   index: string;
   /** true when the index already held this exact input and nothing was done */
@@ -167,7 +172,7 @@ export function prepareDocument(
 }
 
 /** The counts of a report that read nothing (a skipped index, or one the ingestion workflow built), to fill in. */
-export function noDocumentsCounted(): Omit<PreparedCollection, 'records' | 'embeddingInputs' | 'inventory'> {
+export function noDocumentsCounted(): Omit<PreparedCollection, 'records' | 'embeddingInputs' | 'inventory' | 'works'> {
   return { documentsRead: 0, documentsIndexed: 0, retractedExcluded: 0, retractedDocIds: [], notOpenAccessExcluded: 0, emptyDocuments: 0, fragmentOnlyDocuments: 0, droppedFragments: 0, tokens: 0 };
 }
 
@@ -183,7 +188,7 @@ export async function prepareCollection(options: {
 }): Promise<PreparedCollection> {
   const { collection, tokenizer, retracted } = options;
   const tally = new InventoryTally();
-  const prepared: Omit<PreparedCollection, 'inventory'> = { records: [], embeddingInputs: [], ...noDocumentsCounted() };
+  const prepared: Omit<PreparedCollection, 'inventory'> = { records: [], embeddingInputs: [], works: [], ...noDocumentsCounted() };
   const seenDocIds = new Set<string>();
   for await (const document of readCollectionDocuments(collection, options.dataRoot)) {
     // a full ingestion indexes exactly the documents its files hold: a deletion has nothing to remove here
@@ -197,6 +202,7 @@ export async function prepareCollection(options: {
     const outcome = prepareDocument(document, options);
     switch (outcome.kind) {
       case 'retracted':
+        prepared.works.push(workOfDocument(document, false));
         prepared.retractedExcluded += 1;
         prepared.retractedDocIds.push(document.doc_id);
         continue;
@@ -213,6 +219,7 @@ export async function prepareCollection(options: {
       case 'chunks':
         prepared.droppedFragments += outcome.droppedFragments;
         prepared.documentsIndexed += 1;
+        prepared.works.push(workOfDocument(document, true));
         tally.add(document.metadata);
         prepared.records.push(...outcome.records);
         prepared.embeddingInputs.push(...outcome.embeddingInputs);
@@ -348,7 +355,7 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
   }
 
   // read and chunk everything before touching the index, so a bad source never leaves a half-deleted index
-  const { records, embeddingInputs, inventory, ...counts } = await prepareCollection(options);
+  const { records, embeddingInputs, inventory, works, ...counts } = await prepareCollection(options);
   const embed = needsVectors(collection);
   const vectors = vectorInputs(options);
   // a forced re-ingestion rebuilds everything (it repairs an index); otherwise unchanged chunks keep their vectors
@@ -411,6 +418,7 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
   // committed with the chunks it describes
   await engine.putInventory(index, inventory);
   await engine.commit(index);
+  await options.recordWorks?.(works);
   await writeStoredFingerprint(options.fingerprintFile, key, {
     fingerprint,
     collection: collection.name,

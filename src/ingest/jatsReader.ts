@@ -7,7 +7,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { articleTypeFromJats } from './articleType.js';
 import { decodeXmlEntities } from './inlineMarkup.js';
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from './sourceIdentifiers.js';
-import type { DocumentMetadata, DocumentSection, SourceDocument } from './sourceDocument.js';
+import type { DocumentMetadata, DocumentSection, SourceDocument, SourceWork } from './sourceDocument.js';
 import { readText } from './sourceFiles.js';
 import type { FigureRef } from '../retrieval/port.js';
 
@@ -332,6 +332,22 @@ async function figuresOf(article: XmlElement, xmlDir: string, dataRoot: string):
   return figures;
 }
 
+// --- references -----------------------------------------------------------------------------------------------------
+
+/** The `<ref-list>` of an article (back matter, not a sub-article's): how many refs it holds and the ids of those that carry one. */
+function referencesOf(article: XmlElement): SourceWork {
+  const lists = descendants(article, 'ref-list', new Set(['sub-article', 'response']));
+  if (lists.length === 0) return { references_recorded: null };
+  const refs = lists.flatMap((list) => descendants(list, 'ref'));
+  const references = refs.flatMap((ref) => {
+    const ids = [...descendants(ref, 'pub-id').map((e) => [e.attrs['pub-id-type'] ?? '', textOf(e)] as const), ...descendants(ref, 'ext-link').map((e) => [e.attrs['ext-link-type'] ?? '', textOf(e)] as const)];
+    const doi = doiFromSource(ids.find(([type]) => type === 'doi')?.[1]);
+    const pmid = pmidFromSource(ids.find(([type]) => type === 'pmid')?.[1]);
+    return doi || pmid ? [{ ...(doi ? { doi } : {}), ...(pmid ? { pmid } : {}) }] : [];
+  });
+  return { references_recorded: refs.length, references };
+}
+
 // --- articles -------------------------------------------------------------------------------------------------------
 
 function articlesIn(nodes: XmlNode[]): XmlElement[] {
@@ -388,6 +404,7 @@ async function articleToDocument(article: XmlElement, where: string, xmlDir: str
     title,
     sections: [...abstractSections(articleMeta), ...(body ? containerSections(body, JATS_BODY_SECTION) : [])],
     metadata: Object.fromEntries(Object.entries(metadata).filter(([, v]) => v !== null && v !== undefined)) as DocumentMetadata,
+    work: referencesOf(article),
   };
 }
 

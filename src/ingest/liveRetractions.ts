@@ -2,6 +2,7 @@
 // (RetractionsLoaded events on the retractions stream). Searches exclude the works of the loaded lists at query time
 // and retractions/check answers from the whole list; each process re-reads the stream's version at most once a
 // RETRACTIONS_RECHECK_MS, so every API process follows a load within that time (the loading one at once).
+import { isAbsolute, resolve } from 'node:path';
 import type { Db } from '../eventstore/db.js';
 import { readStream } from '../eventstore/eventStore.js';
 import { runStreamCommand } from '../eventstore/streamCommand.js';
@@ -12,7 +13,8 @@ import type { SearchEngine } from '../retrieval/port.js';
 import type { CollectionCatalog } from '../domain/catalog.js';
 import { readLines, SourceContentError } from './sourceFiles.js';
 import { checkOperatorFile, OperatorFileError } from './operatorFiles.js';
-import { loadRetractionNotices, readOpenRetractionNotices, readRetractionWatchNotices, RETRACTION_WATCH_COLUMNS, retractionWatchColumn, type RetractionNotice } from './retractions.js';
+import { loadUpdateLists, mergeUpdateLists, readOpenRetractionsList, readRetractionWatchList, RETRACTION_WATCH_COLUMNS, retractionWatchColumn, type RetractionNotice, type UpdateList } from './retractions.js';
+import { addNotice, integrityOf, NO_INTEGRITY_NOTICE, type Integrity, type IntegrityNotice } from '../domain/integrity.js';
 
 /** How stale another process's load may be here: one small indexed read of the stream's version per interval. */
 export const RETRACTIONS_RECHECK_MS = 1000;
@@ -31,6 +33,8 @@ export interface RetractionsLoad {
 export interface LiveRetractions {
   /** every retracted work's notice by DOI (lower-case) */
   notices(): Promise<ReadonlyMap<string, RetractionNotice>>;
+  /** each DOI's integrity (status and notices) under the lists in force; a DOI no list names is status none */
+  integrity(dois: readonly string[]): Promise<Map<string, Integrity>>;
   /** the DOIs the loaded lists added (ingestion excluded the shipped ones already); empty before any load */
   addedDois(): Promise<readonly string[]>;
   /** a filter excluding the works the loaded lists added, or undefined when there are none */
@@ -52,16 +56,17 @@ export function withoutRetracted(collection: { excludeRetracted: boolean }, filt
  * One file's notices, by its format: a ".csv" is a Retraction Watch export (headers in any case: `OriginalPaperDOI` or
  * `originalpaperdoi`), anything else JSON lines of open-retractions records (".gz" gunzipped). The file passes the
  * operator-file guard (relative, inside the data root once links are resolved, a regular file); one that does not, that
- * does not parse, or that lists no retracted work is 422 naming it and why, never its text.
+ * does not parse, or that names no work is 422 naming it and why, never its text. Besides the retracted works, every
+ * notice of any kind (corrections, expressions of concern) is read: each work's integrity follows them.
  */
-export async function readRetractionFile(dataRoot: string, file: string): Promise<Map<string, RetractionNotice>> {
+export async function readRetractionFile(dataRoot: string, file: string): Promise<UpdateList> {
   const refuse = (reason: string) =>
     new Rejection('VALIDATION_ERROR', `retraction list "${file}" cannot be read: ${reason}. Give a Retraction Watch CSV or open-retractions JSON lines, named relative to the data root (DATA_ROOT) or uploaded with PUT /admin/v1/uploads/{name}; nothing was loaded`, { file });
   try {
     const path = await checkOperatorFile(dataRoot, file);
     const withoutPath = (message: string) => message.split(`${path}: `).join('').split(path).join(file);
     try {
-      let notices: Map<string, RetractionNotice>;
+      let list: UpdateList;
       if (/\.csv(\.gz)?$/i.test(file)) {
         if (file.endsWith('.gz')) throw new SourceContentError('a Retraction Watch CSV is read uncompressed');
         for await (const header of readLines(path)) {
@@ -70,12 +75,12 @@ export async function readRetractionFile(dataRoot: string, file: string): Promis
           if (missing.length > 0) throw new SourceContentError(`not a Retraction Watch CSV: its first line has no ${missing.map((c) => (c === 'originalpaperdoi' ? 'OriginalPaperDOI' : 'RetractionNature')).join(' or ')} column`);
           break;
         }
-        notices = await readRetractionWatchNotices(path);
+        list = await readRetractionWatchList(path);
       } else {
-        notices = await readOpenRetractionNotices(path);
-        if (notices.size === 0) throw new SourceContentError('no record is "retracted": true with an identifier.doi, so the list names no retracted work');
+        list = await readOpenRetractionsList(path);
+        if (list.retracted.size === 0 && list.updates.size === 0) throw new SourceContentError('no record has an identifier.doi with an update, so the list names no work');
       }
-      return notices;
+      return list;
     } catch (err) {
       if (err instanceof SourceContentError) throw refuse(withoutPath(err.message));
       const code = (err as NodeJS.ErrnoException).code;
@@ -120,13 +125,19 @@ export function heldDoisIn(deps: { engine: Pick<SearchEngine, 'findChunks' | 'ha
 export function createLiveRetractions(deps: { db: Db; dataRoot: string; clock?: () => Date; recheckMs?: number; heldDois?: HeldDois }): LiveRetractions {
   const clock = deps.clock ?? (() => new Date());
   const recheckMs = deps.recheckMs ?? RETRACTIONS_RECHECK_MS;
-  let shipped: Promise<Map<string, RetractionNotice>> | undefined;
-  const state = { version: 0, added: new Map<string, RetractionNotice>(), excluded: new Set<string>(), all: undefined as Map<string, RetractionNotice> | undefined, filter: undefined as FilterNode | undefined, checkedAt: -Infinity };
+  let shipped: Promise<UpdateList> | undefined;
+  const shippedLists = () => (shipped ??= loadUpdateLists(deps.dataRoot));
+  const state = { version: 0, added: new Map<string, RetractionNotice>(), addedUpdates: new Map<string, IntegrityNotice[]>(), excluded: new Set<string>(), all: undefined as Map<string, RetractionNotice> | undefined, filter: undefined as FilterNode | undefined, checkedAt: -Infinity };
 
   function fold(events: readonly StoredEvent[]): void {
     for (const e of events) {
       if (e.streamVersion <= state.version || e.type !== 'RetractionsLoaded') continue;
       for (const n of e.data.notices) state.added.set(n.doi, n);
+      for (const { work, ...notice } of e.data.updates ?? []) {
+        const notices = state.addedUpdates.get(work) ?? [];
+        addNotice(notices, notice);
+        state.addedUpdates.set(work, notices);
+      }
       for (const doi of e.data.held ?? e.data.notices.map((n) => n.doi)) state.excluded.add(doi);
       state.version = e.streamVersion;
       state.all = undefined;
@@ -144,14 +155,25 @@ export function createLiveRetractions(deps: { db: Db; dataRoot: string; clock?: 
 
   async function all(): Promise<Map<string, RetractionNotice>> {
     await refresh();
-    shipped ??= loadRetractionNotices(deps.dataRoot);
-    const base = await shipped;
+    const base = (await shippedLists()).retracted;
     state.all ??= new Map([...base, ...state.added]);
     return state.all;
   }
 
   return {
     notices: all,
+    async integrity(dois) {
+      const retracted = await all();
+      const updates = (await shippedLists()).updates;
+      const answer = new Map<string, Integrity>();
+      for (const doi of dois) {
+        if (answer.has(doi)) continue;
+        const notices = [...(updates.get(doi) ?? [])];
+        for (const n of state.addedUpdates.get(doi) ?? []) addNotice(notices, n);
+        answer.set(doi, notices.length === 0 && !retracted.has(doi) ? NO_INTEGRITY_NOTICE : integrityOf(notices, retracted.has(doi)));
+      }
+      return answer;
+    },
     async addedDois() {
       await refresh();
       return [...state.added.keys()];
@@ -162,12 +184,13 @@ export function createLiveRetractions(deps: { db: Db; dataRoot: string; clock?: 
     },
     async load(files, actor, requestId) {
       if (files.length === 0) throw new Rejection('VALIDATION_ERROR', 'files must name at least one retraction list', { field: 'files' });
-      const read: Map<string, RetractionNotice>[] = [];
+      const lists: UpdateList[] = [];
       // one at a time: each file is opened only once the one before was read
-      for (const f of files) read.push(await readRetractionFile(deps.dataRoot, f));
-      const listed = new Map(read.flatMap((m) => [...m]));
-      shipped ??= loadRetractionNotices(deps.dataRoot);
-      const base = await shipped;
+      for (const f of files) lists.push(await readRetractionFile(deps.dataRoot, f));
+      const read = mergeUpdateLists(lists);
+      const listed = read.retracted;
+      const shippedList = await shippedLists();
+      const base = shippedList.retracted;
       await refresh(true);
       // which of the works this load adds are indexed anywhere: asked of the engine before the append's transaction
       const candidates = [...listed.values()].filter((n) => !base.has(n.doi) && !state.added.has(n.doi));
@@ -180,7 +203,10 @@ export function createLiveRetractions(deps: { db: Db; dataRoot: string; clock?: 
         // a work another load added meanwhile was not asked about: it counts as held (excluded), the safe side
         const asked = new Set(candidates.map((c) => c.doi));
         const heldNow = held ? notices.filter((n) => held.has(n.doi) || !asked.has(n.doi)).map((n) => n.doi) : undefined;
-        return { version, events: [{ type: 'RetractionsLoaded', data: { files: [...files], listed: listed.size, newlyRetracted: notices.length, notices, ...(heldNow ? { held: heldNow } : {}) } }] };
+        // the notices of every kind the lists in force do not hold yet (each work's integrity follows them at once)
+        const known = (doi: string, n: IntegrityNotice) => [...(shippedList.updates.get(doi) ?? []), ...(state.addedUpdates.get(doi) ?? [])].some((k) => k.type === n.type && (k.doi ?? '') === (n.doi ?? ''));
+        const updates = [...read.updates].flatMap(([doi, list]) => list.filter((n) => !known(doi, n)).map((n) => ({ work: doi, ...n })));
+        return { version, events: [{ type: 'RetractionsLoaded', data: { files: [...files], listed: listed.size, newlyRetracted: notices.length, notices, ...(heldNow ? { held: heldNow } : {}), ...(updates.length > 0 ? { updates } : {}) } }] };
       }, { requestId });
       fold(events);
       const e = events[0]!;

@@ -9,6 +9,7 @@ import { addCounts, zeroCounts } from '../domain/ingestionCounts.js';
 export { addCounts, zeroCounts };
 import { chunkId } from './chunk.js';
 import { fingerprintKey } from './fingerprint.js';
+import { writeWorks, type WorksChange } from './works.js';
 
 export interface ManifestEntry {
   docId: string;
@@ -77,13 +78,14 @@ export async function recordedTotals(db: Queryable, ingestionId: string): Promis
 
 
 /**
- * Records what one batch committed to the engine, in one transaction: the manifest rows it wrote and removed, and its
+ * Records what one batch committed to the engine, in one transaction: the manifest rows it wrote and removed, the works
+ * it changed, and its
  * counts under (ingestionId, batch). A batch recorded already (a retry that raced the first run) changes nothing and
  * answers the first run's counts.
  */
 export async function recordBatch(
   db: Db,
-  input: { indexKey: string; ingestionId: string; batch: number; upserts: readonly ManifestEntry[]; deletes: readonly string[]; counts: IngestionCounts },
+  input: { indexKey: string; ingestionId: string; batch: number; upserts: readonly ManifestEntry[]; deletes: readonly string[]; counts: IngestionCounts; works?: WorksChange },
 ): Promise<IngestionCounts> {
   return db.transaction(async (tx) => {
     const inserted = await tx.query<{ batch: number }>('INSERT INTO ingest_batches (ingestion_id, batch, counts) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING batch', [input.ingestionId, input.batch, JSON.stringify(input.counts)]);
@@ -97,6 +99,7 @@ export async function recordBatch(
         [input.indexKey, input.upserts.map((u) => u.docId), input.upserts.map((u) => u.fingerprint), input.upserts.map((u) => u.chunks), input.upserts.map((u) => JSON.stringify(u.journal))],
       );
     }
+    if (input.works) await writeWorks(tx, input.indexKey, input.works);
     return input.counts;
   });
 }

@@ -3,6 +3,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { articleTypeFromPubMed } from './articleType.js';
 import { doiFromSource, issnListFromSource, pmcidFromSource } from './sourceIdentifiers.js';
+import { canonicalPmid } from '../domain/identifiers.js';
 import { plainTextFromMarkup } from './inlineMarkup.js';
 import type { DocumentSection, SourceDocument, SourceItem } from './sourceDocument.js';
 import { readText } from './sourceFiles.js';
@@ -27,6 +28,8 @@ export interface MedlineCitation {
   meshHeadings: Array<{ descriptor: string; major: boolean }>;
   keywords: string[];
   dataBanks: Array<{ name: string; accessionNumbers: string[] }>;
+  /** PMIDs of the works it cites (CommentsCorrections RefType="Cites"), in record order; empty where none are recorded */
+  cites: string[];
 }
 
 type XmlNode = Record<string, unknown>;
@@ -49,6 +52,7 @@ const REPEATED_ELEMENTS = new Set([
   'ISSN',
   'DeleteCitation',
   'PMID',
+  'CommentsCorrections',
 ]);
 
 const parser = new XMLParser({
@@ -191,6 +195,10 @@ function citationFromNode(citation: XmlNode, pubmedData?: unknown): MedlineCitat
         .filter((accession): accession is string => accession !== null);
       return [{ name, accessionNumbers }];
     }),
+    cites: children(child(citation, 'CommentsCorrectionsList'), 'CommentsCorrections')
+      .filter((entry) => attrOf(entry, 'RefType') === 'Cites')
+      .map((entry) => canonicalPmid(textOf(child(entry, 'PMID')) ?? ''))
+      .filter((pmid): pmid is string => pmid !== null),
   };
 }
 
@@ -243,6 +251,8 @@ export function medlineCitationToDocument(citation: MedlineCitation): SourceDocu
       publication_date: citation.publicationDate,
       article_type: articleTypeFromPubMed(citation.publicationTypes),
     },
+    // MEDLINE lists what a citation cites only for some records: one without the list records none (not zero)
+    work: citation.cites.length > 0 ? { references_recorded: citation.cites.length, references: citation.cites.map((pmid) => ({ pmid })) } : { references_recorded: null },
   };
 }
 

@@ -35,7 +35,8 @@ const openAlexWork = z.object({
   open_access: z.object({ oa_status: z.string().nullish() }).nullish(),
   authorships: z.array(z.object({ author: z.object({ display_name: z.string().nullish() }).nullish() })).nullish(),
   is_retracted: z.boolean().nullish(),
-  cited_by_count: z.number().int().min(0).nullish(),
+  cited_by_count: z.number().int().nonnegative().nullish(),
+  referenced_works: z.array(z.string()).nullish(),
   is_paratext: z.boolean().nullish(),
   concepts: z.array(z.object({ display_name: z.string(), score: z.union([z.string(), z.number()]).nullish() })).nullish(),
   mesh: z.array(z.object({ descriptor_name: z.string() })).nullish(),
@@ -121,6 +122,13 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
       cited_by_count: work.cited_by_count ?? null,
     },
     retracted: work.is_retracted ?? false,
+    work: {
+      openalex: openAlexShortId(work.id),
+      cited_by_count: work.cited_by_count ?? null,
+      // OpenAlex records a work's references as OpenAlex ids; a record without the field records none
+      references_recorded: work.referenced_works ? work.referenced_works.length : null,
+      references: (work.referenced_works ?? []).map((id) => ({ openalex: openAlexShortId(id) })),
+    },
   };
 }
 

@@ -1,18 +1,53 @@
-// Loads the retracted articles of the open-retractions dump and the Retraction Watch sample: their DOIs (ingestion
-// excludes them) and their notices (date, reasons, source: the retractions/check tool).
+// Loads the shipped update lists, the open-retractions dump of Crossref update records (every kind: corrections, errata,
+// withdrawals, expressions of concern, retractions) and the Retraction Watch sample: the retracted articles' DOIs
+// (ingestion excludes them) and notices (date, reasons, source: the retractions/check tool), and every article's
+// notices of any kind (each work's integrity, src/domain/integrity.ts).
+import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { openRegularFile } from './operatorFiles.js';
 import { join } from 'node:path';
 import { parse } from 'csv-parse';
 import { z } from 'zod';
+import { openRegularFile } from './operatorFiles.js';
 import { doiFromSource } from './sourceIdentifiers.js';
 import { badLinesError, LISTED_BAD_LINES, MAX_LINE_BYTES, readLineRecords, SourceContentError, tooLongLine } from './sourceFiles.js';
 
+/** Every Crossref update record of the dump; its `retracted: true` records are the retracted subset below. */
+export const OPEN_UPDATES_FILE = 'retractions/open_retractions.all_updates.jsonl.gz';
+/** The retracted subset alone, read when a data root holds no OPEN_UPDATES_FILE. */
 export const OPEN_RETRACTIONS_FILE = 'retractions/open_retractions.retracted.jsonl';
 export const RETRACTION_WATCH_FILE = 'retractions/retraction_watch_etl_sampled.csv';
 
 export type { RetractionNotice } from '../domain/retraction.js';
 import type { RetractionNotice } from '../domain/retraction.js';
+import { addNotice, noticeType, type IntegrityNotice } from '../domain/integrity.js';
+
+/** What one list says: the works it flags retracted (their notice) and every work's notices of any kind, by DOI (lower-case). */
+export interface UpdateList {
+  retracted: Map<string, RetractionNotice>;
+  updates: Map<string, IntegrityNotice[]>;
+}
+
+const emptyList = (): UpdateList => ({ retracted: new Map(), updates: new Map() });
+
+/** Both lists as one: a retracted work keeps the first list's notice; notices of any kind are merged per work. */
+export function mergeUpdateLists(lists: readonly UpdateList[]): UpdateList {
+  const merged = emptyList();
+  for (const list of lists) {
+    for (const [doi, notice] of list.retracted) if (!merged.retracted.has(doi)) merged.retracted.set(doi, notice);
+    for (const [doi, notices] of list.updates) {
+      const into = merged.updates.get(doi) ?? [];
+      for (const n of notices) addNotice(into, { ...n });
+      merged.updates.set(doi, into);
+    }
+  }
+  return merged;
+}
+
+function noteUpdate(list: UpdateList, doi: string, notice: IntegrityNotice): void {
+  const notices = list.updates.get(doi) ?? [];
+  addNotice(notices, notice);
+  list.updates.set(doi, notices);
+}
 
 const openRetractionRecord = z.object({
   retracted: z.boolean(),
@@ -23,16 +58,34 @@ const openRetractionRecord = z.object({
 
 const RETRACTION_TYPE = /retract|withdraw/i;
 
+type OpenRetractionRecord = z.infer<typeof openRetractionRecord>;
+
 /** A schema's issues as `field: problem`, never the value. */
 const issuesOf = (error: z.ZodError): string => error.issues.slice(0, 3).map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
 
 /**
- * Notices of `retracted: true` records by DOI (lower-case); `identifier.doi` is the retracted article, not the notice.
- * The first record of a DOI wins. A line that is not JSON or not an open-retractions record fails the read, listing
- * such lines by number and reason (never their text).
+ * A record as the schema reads it: checked by hand on the common shape (zod over 114,615 records took seconds), by zod
+ * otherwise; a record of another shape is what zod says of it (fields and problems, never values).
  */
-export async function readOpenRetractionNotices(path: string): Promise<Map<string, RetractionNotice>> {
-  const notices = new Map<string, RetractionNotice>();
+function openRecordOf(raw: unknown): OpenRetractionRecord | { problem: string } {
+  const r = raw as Partial<Record<keyof OpenRetractionRecord, unknown>> | null;
+  const updates = r?.updates;
+  const plain =
+    r !== null && typeof r === 'object' && typeof r.retracted === 'boolean' && typeof (r.identifier as { doi?: unknown } | undefined)?.doi === 'string' && (r.timestamp === undefined || typeof r.timestamp === 'number') &&
+    (updates === undefined || (Array.isArray(updates) && updates.every((u: { type?: unknown; identifier?: { doi?: unknown } } | null) => u !== null && typeof u === 'object' && (u.type === undefined || typeof u.type === 'string') && (u.identifier === undefined || (typeof u.identifier === 'object' && u.identifier !== null && (u.identifier.doi === undefined || typeof u.identifier.doi === 'string'))))));
+  if (plain) return raw as OpenRetractionRecord;
+  const parsed = openRetractionRecord.safeParse(raw);
+  return parsed.success ? parsed.data : { problem: issuesOf(parsed.error) };
+}
+
+/**
+ * Every record's updates as notices by the updated article's DOI (`identifier.doi`, lower-case), and the notices of
+ * `retracted: true` records; the first such record of a DOI wins. A line that is not JSON or not an open-retractions
+ * record fails the read, listing such lines by number and reason (never their text).
+ */
+export async function readOpenRetractionsList(path: string): Promise<UpdateList> {
+  const list = emptyList();
+  const notices = list.retracted;
   const bad: string[] = [];
   let badCount = 0;
   const refuse = (line: string) => {
@@ -51,27 +104,35 @@ export async function readOpenRetractionNotices(path: string): Promise<Map<strin
       refuse(`line ${line.number}: not valid JSON`);
       continue;
     }
-    const parsed = openRetractionRecord.safeParse(raw);
-    if (!parsed.success) {
-      refuse(`line ${line.number}: not an open-retractions record (${issuesOf(parsed.error)})`);
+    const record = openRecordOf(raw);
+    if ('problem' in record) {
+      refuse(`line ${line.number}: not an open-retractions record (${record.problem})`);
       continue;
     }
-    const record = parsed.data;
     const doi = doiFromSource(record.identifier.doi);
-    if (!record.retracted || !doi || notices.has(doi)) continue;
+    if (!doi) continue;
+    const date = record.timestamp === undefined ? null : new Date(record.timestamp).toISOString().slice(0, 10);
+    // the updates' own timestamps are Crossref's indexing times: the record's date is the better one (see below)
+    for (const u of record.updates ?? []) noteUpdate(list, doi, { type: noticeType(u.type), doi: doiFromSource(u.identifier?.doi), date });
+    if (!record.retracted || notices.has(doi)) continue;
     // the flag is heuristic: the retraction-type update when there is one, else the first update
     const update = record.updates?.find((u) => u.type && RETRACTION_TYPE.test(u.type)) ?? record.updates?.[0];
     notices.set(doi, {
       doi,
       source: 'open_retractions',
-      date: record.timestamp === undefined ? null : new Date(record.timestamp).toISOString().slice(0, 10),
+      date,
       reasons: [],
       noticeDoi: doiFromSource(update?.identifier?.doi),
       noticeType: update?.type ?? null,
     });
   }
   if (badCount > 0) throw badLinesError(path, badCount, bad, 'the file was not read');
-  return notices;
+  return list;
+}
+
+/** Notices of `retracted: true` records by DOI (lower-case); `identifier.doi` is the retracted article, not the notice. */
+export async function readOpenRetractionNotices(path: string): Promise<Map<string, RetractionNotice>> {
+  return (await readOpenRetractionsList(path)).retracted;
 }
 
 /** DOIs (lower-case) of `retracted: true` records. */
@@ -105,21 +166,25 @@ export const retractionWatchColumn = (name: string): string => name.toLowerCase(
 export const RETRACTION_WATCH_COLUMNS = ['originalpaperdoi', 'retractionnature'];
 
 /**
- * Notices of Retraction Watch rows whose RetractionNature is "Retraction" (not EoC, correction, reinstatement), by
- * original-paper DOI; the first row of a DOI wins. Headers are matched whatever their case and spacing.
+ * Every row as a notice of its kind (retraction, expression of concern, correction, reinstatement) by original-paper
+ * DOI, and the retracted works: rows whose RetractionNature is "Retraction"; the first row of a DOI wins. Headers are
+ * matched whatever their case and spacing. A list that names no retracted work is refused, saying why.
  */
-export async function readRetractionWatchNotices(path: string): Promise<Map<string, RetractionNotice>> {
-  const notices = new Map<string, RetractionNotice>();
+export async function readRetractionWatchList(path: string): Promise<UpdateList> {
+  const list = emptyList();
+  const notices = list.retracted;
   const { handle } = await openRegularFile(await realpath(path));
   const rows = handle.createReadStream().pipe(parse({ columns: (header: string[]) => header.map(retractionWatchColumn), skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_LINE_BYTES }));
   let read = 0;
   let retractions = 0;
   for await (const row of rows as AsyncIterable<Record<string, string | undefined>>) {
     read += 1;
-    if (row.retractionnature?.trim() !== 'Retraction') continue;
-    retractions += 1;
+    const retraction = row.retractionnature?.trim() === 'Retraction';
+    if (retraction) retractions += 1;
     const doi = doiFromSource(row.originalpaperdoi);
-    if (!doi || notices.has(doi)) continue;
+    if (!doi) continue;
+    noteUpdate(list, doi, { type: noticeType(row.retractionnature), doi: doiFromSource(row.retractiondoi), date: retractionWatchDate(row.retractiondate) });
+    if (!retraction || notices.has(doi)) continue;
     notices.set(doi, {
       doi,
       source: 'retraction_watch',
@@ -134,7 +199,12 @@ export async function readRetractionWatchNotices(path: string): Promise<Map<stri
       `${path}: no row lists a retracted work (${read} rows read, ${retractions} with RetractionNature "Retraction", none of them with an OriginalPaperDOI that is a DOI)`,
     );
   }
-  return notices;
+  return list;
+}
+
+/** Notices of Retraction Watch rows whose retractionnature is "Retraction" (not EoC, correction, reinstatement), by original-paper DOI. */
+export async function readRetractionWatchNotices(path: string): Promise<Map<string, RetractionNotice>> {
+  return (await readRetractionWatchList(path)).retracted;
 }
 
 /** Original-paper DOIs of Retraction Watch rows whose retractionnature is "Retraction". */
@@ -143,15 +213,31 @@ export async function readRetractionWatch(path: string): Promise<Set<string>> {
 }
 
 /**
- * Both lists under a data root by DOI: Retraction Watch's notice where it has one (a dated notice with reasons),
- * else open-retractions'. The keys are the retracted DOIs ingestion excludes.
+ * The shipped lists under a data root, whole: Retraction Watch's retraction notice where it has one (a dated notice
+ * with reasons), else open-retractions'; the retracted DOIs are those ingestion excludes. Every notice of any kind of
+ * both lists by DOI. The open-retractions dump of all updates is read (the retracted subset's file only when it is absent).
  */
+export function loadUpdateLists(dataRoot: string): Promise<UpdateList> {
+  // read once per process and data root (the shipped files do not change while it runs); a failed read is tried again
+  const cached = shippedLists.get(dataRoot);
+  if (cached) return cached;
+  const loading = readShippedLists(dataRoot);
+  shippedLists.set(dataRoot, loading);
+  loading.catch(() => shippedLists.delete(dataRoot));
+  return loading;
+}
+
+const shippedLists = new Map<string, Promise<UpdateList>>();
+
+async function readShippedLists(dataRoot: string): Promise<UpdateList> {
+  const openFile = existsSync(join(dataRoot, OPEN_UPDATES_FILE)) ? OPEN_UPDATES_FILE : OPEN_RETRACTIONS_FILE;
+  const [openRetractions, retractionWatch] = await Promise.all([readOpenRetractionsList(join(dataRoot, openFile)), readRetractionWatchList(join(dataRoot, RETRACTION_WATCH_FILE))]);
+  return mergeUpdateLists([retractionWatch, openRetractions]);
+}
+
+/** The retracted works of the shipped lists by DOI, with their notices (see loadUpdateLists). */
 export async function loadRetractionNotices(dataRoot: string): Promise<Map<string, RetractionNotice>> {
-  const [openRetractions, retractionWatch] = await Promise.all([
-    readOpenRetractionNotices(join(dataRoot, OPEN_RETRACTIONS_FILE)),
-    readRetractionWatchNotices(join(dataRoot, RETRACTION_WATCH_FILE)),
-  ]);
-  return new Map([...openRetractions, ...retractionWatch]);
+  return (await loadUpdateLists(dataRoot)).retracted;
 }
 
 /** Union of both retraction lists under a data root, as lower-case DOIs. */

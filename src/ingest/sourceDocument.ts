@@ -29,6 +29,29 @@ export interface EditorialMetadata {
 
 export type DocumentMetadata = ScholarlyMetadata & EditorialMetadata;
 
+/** A work another one cites, by the identifiers its source gives (at least one). */
+export interface CitedWorkIds {
+  doi?: string | null;
+  pmid?: string | null;
+  /** OpenAlex short id ("W123") */
+  openalex?: string | null;
+}
+
+/** What a source says about a document as a work besides its chunk metadata: its graph edges and citation count. */
+export interface SourceWork {
+  /** OpenAlex short id, where the source has one */
+  openalex?: string | null;
+  /** the source's count of works citing it (OpenAlex cited_by_count); absent where the source has none */
+  cited_by_count?: number | null;
+  /**
+   * how many references the source records for it (OpenAlex referenced_works, a JATS ref-list, MEDLINE "Cites"
+   * entries); absent or null where the source records none
+   */
+  references_recorded?: number | null;
+  /** the references that carry an identifier, in the source's order */
+  references?: CitedWorkIds[];
+}
+
 /** A document has no `deleted` field: narrow a SourceItem with `'deleted' in item`. */
 export interface SourceDocument {
   /** stable identifier within the collection (OpenAlex W-id, PMID, BEIR `_id`) */
@@ -38,6 +61,8 @@ export interface SourceDocument {
   metadata: DocumentMetadata;
   /** the source itself flags the work as retracted (OpenAlex `is_retracted`); DOI lists are checked separately */
   retracted?: boolean;
+  /** what the source says of it as a work (identifiers beyond the metadata, references, citation count) */
+  work?: SourceWork;
 }
 
 /** The source says a document is gone (a JSONL `{"id", "deleted": true}` line, a MEDLINE `DeleteCitation`). */

@@ -9,6 +9,7 @@ import type { ToolCalls } from '../usecases/tools/toolCalls.js';
 import type { ToolRegistry } from '../usecases/tools/toolRegistry.js';
 import type { SearchRouteDeps } from '../http/presenters/searchPresenters.js';
 import type { ToolSchemas } from './toolSchemas.js';
+import type { Works } from '../usecases/works/works.js';
 
 /** What the REST routes of the same use cases get, and the gateway's tools for find-tools and inspect-tool. */
 export interface McpDeps extends SearchRouteDeps {
@@ -18,6 +19,8 @@ export interface McpDeps extends SearchRouteDeps {
   tools: ToolRegistry;
   /** the service's address as its users reach it (PUBLIC_URL); unset: the address the request came to */
   publicUrl?: string;
+  /** works by identifier, their references and citing works */
+  works: Works;
 }
 
 export interface McpTool {

@@ -7,13 +7,14 @@ import { getBalanceTool, listCollectionsTool, listJournalsTool, requestJournalTo
 import { assistedSearchTool } from './tools/assistedTool.js';
 import { boundSearchTool, confirmTool, getResultsTool, previewTool, searchTool } from './tools/searchTools.js';
 import { callToolTool, findToolsTool, gatewayCall, gatewayTools, inspectToolTool } from './tools/toolGateway.js';
+import { exportResultsTool, getWorksTool, getWorkTool, workCitedByTool, workReferencesTool } from './tools/workTools.js';
 import { toolOf, type KeyTools, type McpDeps, type McpTool, type ToolContext, type ToolDefinition, type ToolsRequest } from './toolKit.js';
 
 /** What find-tools shows (and call-tool calls by name), before the gateway's tools. */
 const CATALOGUE = [searchTool, listCollectionsTool, listJournalsTool, assistedSearchTool, getResultsTool];
 
 /** What tools/list shows, before the bound search tools; request_journal only to a key that reaches a collection. */
-const LISTED = [getBalanceTool, findToolsTool, inspectToolTool, previewTool, confirmTool, callToolTool, requestJournalTool, assistedSearchTool];
+const LISTED = [getBalanceTool, findToolsTool, inspectToolTool, previewTool, confirmTool, callToolTool, requestJournalTool, assistedSearchTool, getWorkTool, getWorksTool, workReferencesTool, workCitedByTool, exportResultsTool];
 
 /**
  * The tools of one key. `listed` is what tools/list shows (the reference's fixed tools and one `search-<name>` per

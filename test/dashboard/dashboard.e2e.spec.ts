@@ -583,6 +583,13 @@ describe('pages a customer reads', () => {
     expect((await owner.send('GET', `/dashboard/queries?queryId=${queryId}`)).text).toContain(`>${shown}…</td>`);
     // another organization's search is not shown by its id
     expect((await owner.send('GET', `/dashboard/queries?queryId=q_of_someone_else`)).text).not.toContain('<tr data-query-id=');
+    // export links: the kept search's works as a file, for the organization's own searches only
+    expect(row).toContain(`<a href="/dashboard/queries/${queryId}/export?format=ris" download>RIS</a>`);
+    const ris = await owner.send('GET', `/dashboard/queries/${queryId}/export?format=ris`);
+    expect(ris.status).toBe(200);
+    expect(ris.text.match(/^TY {2}- /gm)).toHaveLength(new Set(search.body.results.map((r: { metadata: { doc_id: string } }) => r.metadata.doc_id)).size);
+    expect((await owner.send('GET', `/dashboard/queries/q_of_someone_else/export?format=ris`)).status).toBe(404);
+    expect((await owner.send('GET', `/dashboard/queries/${queryId}/export?format=pdf`)).status).toBe(422);
     // one money format: six decimals on the pages and in both CSVs
     expect((await owner.send('GET', '/dashboard')).text).toMatch(/<dd id="balance">\d+\.\d{6} credits<\/dd>/);
     expect((await owner.send('GET', '/dashboard/usage.csv')).text).toMatch(/,scifact,1,0,\d+,\d+\.\d{6}\n/);

@@ -19,4 +19,9 @@ describe('nonCanonicalReason', () => {
       expect(nonCanonicalReason(path), path).toBeDefined();
     }
   });
+
+  it('admits an encoded slash only inside a work id, where a DOI needs it', () => {
+    for (const path of ['/api/v1/works/10.1000%2Fxyz', '/api/v1/works/https%3A%2F%2Fdoi.org%2F10.1000%2Fxyz/references', '/api/v1/works/10.1%2Fa/cited-by']) expect(nonCanonicalReason(path), path).toBeUndefined();
+    for (const path of ['/api/v1/search%2Fquery', '/api/v1/works%2F10.1%2Fa', '/api/v1/works/10.1%2Fa/other', '/api/v1/works/10.1%2Fa/%2e%2e', '/api/v1/works/%61']) expect(nonCanonicalReason(path), path).toBeDefined();
+  });
 });

@@ -9,6 +9,7 @@ import { docsRoutes } from '../../src/http/routes/docsRoutes.js';
 import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
 import { searchRoutes, type SearchRouteDeps } from '../../src/http/routes/searchRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from '../../src/http/routes/toolRoutes.js';
+import { worksRoutes, type WorksRouteDeps } from '../../src/http/routes/worksRoutes.js';
 import type { Operations } from '../../src/usecases/operator/operations.js';
 import { mcpRoutes, type McpRouteDeps } from '../../src/mcp/routes.js';
 import { dashboardOpenRoutes, dashboardRoutes, type DashboardRouteDeps } from '../../src/http/routes/dashboardRoutes.js';
@@ -88,6 +89,10 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/api/v1/search/journal-requests', door: 'api', body: () => ({ title: 'Journal of Fuzzing', issn: '1234-5678', note: 'fuzz' }) },
   { method: 'POST', path: '/api/v1/search/:collection', door: 'api', body: () => ({ query: 'vitamin D and bone density', limit: 3 }) },
   { method: 'POST', path: '/api/v1/tools/:prefix/:tool', door: 'api', body: () => ({ input: 'x' }) },
+  { method: 'GET', path: '/api/v1/works/:id', door: 'api' },
+  { method: 'GET', path: '/api/v1/works/:id/references', door: 'api' },
+  { method: 'GET', path: '/api/v1/works/:id/cited-by', door: 'api' },
+  { method: 'POST', path: '/api/v1/works/batch', door: 'api', body: () => ({ ids: ['10.1530/eje.0.1410619', 'pmid:1', 'W2125158795'] }) },
   { method: 'POST', path: '/mcp', door: 'api', body: () => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_balance', arguments: {} } }) },
   { method: 'DELETE', path: '/mcp', door: 'api' },
   { method: 'POST', path: '/admin/v1/organizations', door: 'admin', body: () => ({ name: 'Fuzz lab' }) },
@@ -149,6 +154,7 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/dashboard/ledger', door: 'dashboard' },
   { method: 'GET', path: '/dashboard/ledger.csv', door: 'dashboard' },
   { method: 'GET', path: '/dashboard/queries', door: 'dashboard' },
+  { method: 'GET', path: '/dashboard/queries/:queryId/export', door: 'dashboard' },
   { method: 'GET', path: '/dashboard/members', door: 'dashboard' },
   { method: 'POST', path: '/dashboard/members/invites', door: 'dashboard', body: () => ({ email: 'fuzz-member@example.org', role: 'member' }) },
   { method: 'POST', path: '/dashboard/members/:memberId/remove', door: 'dashboard', body: () => ({}) },
@@ -171,7 +177,7 @@ const ROUTES: Route[] = [
 
 /** Every route the app's routers register: the fuzz covers each one, so a new route cannot be left out of it. */
 function registeredRoutes(): string[] {
-  const routers = [healthRoutes({}), docsRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps), mcpRoutes({} as McpRouteDeps), dashboardOpenRoutes({} as DashboardRouteDeps), dashboardRoutes({} as DashboardRouteDeps)];
+  const routers = [healthRoutes({}), docsRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps), worksRoutes({} as WorksRouteDeps), mcpRoutes({} as McpRouteDeps), dashboardOpenRoutes({} as DashboardRouteDeps), dashboardRoutes({} as DashboardRouteDeps)];
   return routers.flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path)}`))).sort();
 }
 
@@ -331,6 +337,8 @@ interface FuzzRequest {
 function idFor(name: string, pick: number, f: Fixtures): string {
   const real: Record<string, string[]> = {
     queryId: [f.previewId, f.previewId, 'no-such-query'],
+    // a work of the slice by its DOI (its slash encoded, as a client sends it), by OpenAlex id, and one held nowhere
+    id: ['10.1530%2Feje.0.1410619', 'W2125158795', 'no-such-work'],
     collection: ['scifact', 'biomedical', 'clinical-digest', 'no-such-collection'],
     name: ['openalex-synergy', 'biomedical', 'no-such-collection'],
     metaCollection: ['biomedical', 'openalex-synergy', 'no-such-meta'],

@@ -314,6 +314,9 @@ const queryTextCell = (text: string | null) => {
   return html`<td class="query-text" title="${text}">${shown}</td>`;
 };
 
+/** The export formats the recent queries link to, with their labels. */
+const EXPORT_LINKS: [string, string][] = [['bibtex', 'BibTeX'], ['ris', 'RIS'], ['csljson', 'CSL-JSON']];
+
 export function queriesTable(queries: RecentQuery[], opts: { baseUrl: string; now: Date }): Html {
   return html`<div class="scroll"><table id="queries-table">
 <thead><tr><th scope="col">Query</th><th scope="col">Results</th><th scope="col">Key</th><th scope="col">Cost</th><th scope="col">Collections</th><th scope="col">Time</th><th scope="col">Re-fetch</th></tr></thead>
@@ -322,7 +325,7 @@ export function queriesTable(queries: RecentQuery[], opts: { baseUrl: string; no
       ? queries.map((q) => {
           const fresh = Date.parse(q.cachedUntil) > opts.now.getTime();
           return html`<tr data-query-id="${q.queryId}">${queryTextCell(q.queryText)}<td class="num">${q.resultCount ?? '—'}</td><td>${keyLabel({ name: q.keyName, prefix: q.keyPrefix })}</td><td class="num">${credits(q.costMicros)}</td><td>${q.collections.join(', ')}<br><small>${q.endpoint}</small></td><td>${when(q.time)}<br><small><code>${q.queryId}</code></small></td>
-<td>${fresh ? html`<code class="command">curl -H "Authorization: Bearer ${q.keyPrefix ?? 'sk_'}…" ${opts.baseUrl}/api/v1/search/results/${q.queryId}</code>` : html`<small>expired ${when(q.cachedUntil)}</small>`}</td></tr>`;
+<td>${fresh ? html`<code class="command">curl -H "Authorization: Bearer ${q.keyPrefix ?? 'sk_'}…" ${opts.baseUrl}/api/v1/search/results/${q.queryId}</code><br><small class="exports">Export: ${EXPORT_LINKS.map(([format, label], i) => html`${i > 0 ? ' · ' : ''}<a href="/dashboard/queries/${encodeURIComponent(q.queryId)}/export?format=${format}" download>${label}</a>`)}</small>` : html`<small>expired ${when(q.cachedUntil)}</small>`}</td></tr>`;
         })
       : html`<tr><td colspan="7">No searches yet.</td></tr>`
   }</tbody>

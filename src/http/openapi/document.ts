@@ -41,6 +41,11 @@ import {
   operatorListQuery,
   operatorDoneQuery,
   queriesQuery,
+  dashboardExportQuery,
+  worksBatchBody,
+  worksBatchQuery,
+  resultsExportQuery,
+  workListQuery,
 } from '../schemas.js';
 import * as responses from './responses.js';
 import * as operator from './operatorResponses.js';
@@ -50,7 +55,7 @@ import { FREE_BODY_EXAMPLES, PATH_PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from '.
 type Json = Record<string, unknown>;
 /** dashboardOpen: no credential, behind the per-IP limiter; session: the dashboard's session cookie (operatorPage: or the operator token) */
 type Access = 'apiKey' | 'operator' | 'public' | 'dashboardOpen' | 'session' | 'operatorPage';
-type Tag = 'search' | 'catalogue' | 'tools' | 'mcp' | 'operator' | 'dashboard' | 'health' | 'docs';
+type Tag = 'search' | 'works' | 'catalogue' | 'tools' | 'mcp' | 'operator' | 'dashboard' | 'health' | 'docs';
 
 /** The named schemas: request schemas are the very objects the routes parse with. */
 export const NAMED_SCHEMAS = {
@@ -137,6 +142,11 @@ export const NAMED_SCHEMAS = {
   IngestionStatus: operator.IngestionStatus,
   StoredUpload: operator.StoredUpload,
   TooManyRequestsFromAddress: responses.TooManyRequestsFromAddress,
+  WorksBatchRequest: worksBatchBody,
+  Integrity: responses.Integrity,
+  Work: responses.Work,
+  WorksBatchResponse: responses.WorksBatchResponse,
+  WorkGraphPage: responses.WorkGraphPage,
 } satisfies Record<string, z.ZodType>;
 
 type SchemaName = keyof typeof NAMED_SCHEMAS;
@@ -197,6 +207,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   token: "The invite's token (from the invite link).",
   sessionId: 'A session of the signed-in member (as listed on /dashboard/account).',
   ingestionId: 'The ingestionId that starting the ingestion answered.',
+  id: 'A work: a DOI (bare, `doi:…` or `https://doi.org/…`), `pmid:NNN`, `pmcid:PMCNNN`, an OpenAlex id (`W…`) or the `doc_id` a result row carries; URL-encoded (a DOI\'s `/` as `%2F`).',
 };
 
 function pathParameters(path: string): Json[] {
@@ -232,7 +243,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'UNAUTHORIZED (no key), INVALID_API_KEY, API_KEY_REVOKED',
   402: 'INSUFFICIENT_CREDITS or BILLING_SUSPENDED; nothing charged',
   403: 'NO_COLLECTION_ACCESS, SANDBOX_UNSUPPORTED_ENDPOINT',
-  404: 'COLLECTION_NOT_FOUND, or NOT_FOUND',
+  404: 'COLLECTION_NOT_FOUND, WORK_NOT_FOUND, or NOT_FOUND',
   409: 'CONFLICT / IDEMPOTENCY_KEY_IN_PROGRESS',
   410: 'CACHED_RESULT_EXPIRED: older than 7 days, or written by an older payload version',
   422: 'VALIDATION_ERROR, INVALID_FILTER, INVALID_QUERY, IDEMPOTENCY_KEY_REUSED, TOOL_ERROR',
@@ -267,6 +278,7 @@ interface Operation {
 }
 
 const SEARCH_ERRORS = [401, 402, 403, 404, 422, 429, 503];
+const EXPORT_CONTENT: Record<string, Json> = { 'application/x-bibtex': { schema: { type: 'string' } }, 'application/x-research-info-systems': { schema: { type: 'string' } }, 'application/vnd.citationstyles.csl+json': { schema: { type: 'array', items: { type: 'object' } } } };
 const OPERATOR_ERRORS = [401, 404, 422, 429];
 
 const OPERATIONS: Operation[] = [
@@ -298,8 +310,30 @@ const OPERATIONS: Operation[] = [
   {
     method: 'get', path: '/api/v1/search/results/{queryId}', tag: 'search', access: 'apiKey', operationId: 'getCachedResult', summary: 'Re-fetch a cached result set, free, for 7 days',
     description: 'Rows pass through the unlock ledger: unpaid rows come back as teasers. Same API key as the original search.',
-    query: queryParameters(imageQuery, { includeFigures: 'Images for rows already unlocked (rows from a preview; a cached /query response keeps no figures). Free.' }),
-    response: 'SearchResultsPreviewResponse', headers: ['X-Cache', 'X-Cache-Expires', ...BILLING_HEADERS], errors: [401, 404, 410, 422],
+    query: [...queryParameters(imageQuery, { includeFigures: 'Images for rows already unlocked (rows from a preview; a cached /query response keeps no figures). Free.' }), ...queryParameters(resultsExportQuery, { format: 'Export instead: one entry per work, in result order, as `bibtex`, `ris` or `csljson` (metadata only; a locked preview row exports its metadata). Free.' })],
+    response: { content: { 'application/json': { schema: ref('SearchResultsPreviewResponse') }, ...EXPORT_CONTENT }, description: 'The rows; with `format`, the file' }, headers: ['X-Cache', 'X-Cache-Expires', ...BILLING_HEADERS], errors: [401, 404, 410, 422],
+  },
+  // works
+  {
+    method: 'get', path: '/api/v1/works/{id}', tag: 'works', access: 'apiKey', operationId: 'getWork', summary: 'A work by DOI, PMID, PMCID, OpenAlex id or doc_id',
+    description: 'Free (`X-Query-Cost` zero); takes one slot of the per-minute budget. Only the collections the key reaches count: a work held only elsewhere is 404 WORK_NOT_FOUND like one held nowhere. A retracted work is answered with its integrity, though searches leave it out. Sandbox keys get a synthetic work.',
+    response: 'Work', headers: BILLING_HEADERS, errors: [401, 404, 422, 429, 503],
+  },
+  {
+    method: 'post', path: '/api/v1/works/batch', tag: 'works', access: 'apiKey', operationId: 'getWorksBatch', summary: 'Up to 100 works at once, in the order sent',
+    description: 'Free; one slot of the per-minute budget for the whole batch. Always 200 with one entry per id: the work, or `{id, error: {code: WORK_NOT_FOUND, message}}`. With `format`, the found works as a BibTeX, RIS or CSL-JSON file instead.',
+    query: queryParameters(worksBatchQuery, { format: 'Answer the found works as a file: `bibtex`, `ris` or `csljson`.' }),
+    body: 'WorksBatchRequest', response: { content: { 'application/json': { schema: ref('WorksBatchResponse') }, ...EXPORT_CONTENT }, description: 'The entries; with `format`, the file' }, headers: BILLING_HEADERS, errors: [401, 422, 429, 503],
+  },
+  {
+    method: 'get', path: '/api/v1/works/{id}/references', tag: 'works', access: 'apiKey', operationId: 'getWorkReferences', summary: "A work's references, paged",
+    description: 'Free; one slot of the per-minute budget. Each entry is the referenced work where a collection the key reaches holds it, else its identifiers with `held: false`. `coverage` says how many references the source records (null where it records none: then an empty list means nothing) and how many are held.',
+    query: queryParameters(workListQuery), response: 'WorkGraphPage', headers: BILLING_HEADERS, errors: [401, 404, 422, 429, 503],
+  },
+  {
+    method: 'get', path: '/api/v1/works/{id}/cited-by', tag: 'works', access: 'apiKey', operationId: 'getWorkCitedBy', summary: 'The works citing a work, paged, newest first',
+    description: "Free; one slot of the per-minute budget. The citing works the collections the key reaches hold (found through their reference lists). `coverage.recorded` is the source's count of citing works across the literature (OpenAlex cited_by_count), null where the source has none.",
+    query: queryParameters(workListQuery), response: 'WorkGraphPage', headers: BILLING_HEADERS, errors: [401, 404, 422, 429, 503],
   },
   { method: 'get', path: '/api/v1/search/quota', tag: 'search', access: 'apiKey', operationId: 'getQuota', summary: "The organization's daily and monthly query usage and limits", response: 'QuotaInfo', headers: BILLING_HEADERS, errors: [401, 503] },
   {
@@ -375,6 +409,9 @@ function dashboardOperations(): Operation[] {
     op('get', '/dashboard/usage.csv', 'session', 'dashboardUsageCsv', 'Usage per day and collection as CSV', { response: csv, errors: [401, 403, 429] }),
     page('/dashboard/ledger', 'dashboardLedger', 'Ledger entries with the balance after each'),
     op('get', '/dashboard/ledger.csv', 'session', 'dashboardLedgerCsv', 'The ledger as CSV', { response: csv, errors: [401, 403, 429] }),
+    op('get', '/dashboard/queries/{queryId}/export', 'session', 'dashboardQueryExport', "One of the organization's kept searches (7 days) as BibTeX, RIS or CSL-JSON: one entry per work, in result order", {
+      query: queryParameters(dashboardExportQuery), response: { content: EXPORT_CONTENT }, errors: [401, 403, 404, 410, 422, 429],
+    }),
     op('get', '/dashboard/queries', 'session', 'dashboardQueries', 'Recent queries: the query text (first 120 characters), result count, key, cost, and the re-fetch command', {
       response: htmlPage('The recent queries page'), query: queryParameters(queriesQuery, { queryId: 'Only this search (a ledger entry links here).' }), errors: [401, 403, 422, 429],
     }),
@@ -529,6 +566,7 @@ export function buildOpenApiDocument(): Json {
     },
     tags: [
       { name: 'search', description: 'Search, preview, unlock, re-fetch, quota (API key)' },
+      { name: 'works', description: 'Works by identifier, their references and citing works, and exports (API key; free)' },
       { name: 'catalogue', description: 'Which journals a collection holds; journal requests (API key)' },
       { name: 'tools', description: 'The tool gateway (API key)' },
       { name: 'mcp', description: 'The MCP server (Streamable HTTP, stateless; API key): the same use cases as REST, see docs/agents.md' },

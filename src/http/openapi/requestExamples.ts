@@ -91,6 +91,13 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
       'x-queryId-from': 'searchAssisted/vague',
     },
   },
+  WorksBatchRequest: {
+    batch: {
+      summary: 'A work by DOI, the same by PMID and by OpenAlex id, and one not held',
+      description: 'One entry per id in the order sent; an id no reachable collection holds answers its own WORK_NOT_FOUND entry.',
+      value: { ids: ['10.1530/eje.0.1410619', 'pmid:10601965', 'W2125158795', '10.9999/not-held'] },
+    },
+  },
   JournalRequestInput: {
     journal: {
       summary: 'Ask for a journal to be added',
@@ -170,4 +177,6 @@ export const PATH_PARAMETER_EXAMPLES: Record<string, string> = {
   metaCollection: 'biomedical',
   prefix: 'journals',
   tool: 'lookup',
+  // a work of the demo's OpenAlex collection, by DOI (sent URL-encoded)
+  id: '10.1530/eje.0.1410619',
 };

@@ -8,6 +8,7 @@ import type { CollectionListing } from '../../usecases/catalogue/collectionsList
 import type { FilterWarning as DomainFilterWarning } from '../../filters/warnings.js';
 import type { JournalMetricExpansion as DomainJournalMetricExpansion } from '../../filters/journalMetricConditions.js';
 import type { JournalRequest as DomainJournalRequest } from '../../usecases/catalogue/catalogueEvents.js';
+import type { GraphPage as DomainGraphPage, Work as DomainWork } from '../../usecases/works/works.js';
 
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullable();
 const decimal = (description: string) => z.string().meta({ description, examples: ['0.012345'] });
@@ -89,7 +90,7 @@ export const Discovery = z
 
 const metadata = z.record(z.string(), z.unknown()).meta({
   description:
-    'Document metadata: `chunk_index` (0-based position of the chunk in its document), `title`, `authors`, `doi`, `pmid`, `pmcid`, `url`, `journal`, `publisher`, `keywords`, `publication_date`, `issn`, `article_type`, `section`, `isbn`, `open_access`, `license`, chapter fields, editorial fields, and `figures` (`id`, `label`, `caption`, `image_data` = base64 image when figures were requested).',
+    'Document metadata: `chunk_index` (0-based position of the chunk in its document), `title`, `authors`, `doi`, `pmid`, `pmcid`, `url`, `journal`, `publisher`, `keywords`, `publication_date`, `issn`, `article_type`, `section`, `isbn`, `open_access`, `license`, chapter fields, editorial fields, `figures` (`id`, `label`, `caption`, `image_data` = base64 image when figures were requested), and `integrity` (the Integrity object: what the update lists in force say of the work, as of this answer).',
 });
 
 const filterReport = {
@@ -275,6 +276,53 @@ export const Readiness = z.object({
     .meta({ description: 'How the service runs; never decides readiness.' }),
 });
 
+export const Integrity = z
+  .object({
+    status: z.enum(['none', 'corrected', 'expression_of_concern', 'retracted']).meta({ description: '`retracted` when the lists flag the work retracted (such works stay out of scholarly results); else `expression_of_concern`; else `corrected` for a correction, erratum, or a withdrawal or removal notice the lists do not flag as a retraction; else `none` (also for a row without a DOI).' }),
+    notices: z.array(z.object({ type: z.string().meta({ description: 'retraction, withdrawal, removal, expression_of_concern, correction, erratum, reinstatement, ...' }), doi: nullable(z.string()).meta({ description: "The notice's own DOI." }), date: nullable(z.string()).meta({ description: 'YYYY-MM-DD, where the list gives one.' }) })),
+  })
+  .meta({ description: "What the update lists in force (the shipped Crossref update records and Retraction Watch export, and every list an operator loaded) say of a work; a list loaded while the service runs changes it at once." });
+
+const workIds = z.object({ doi: nullable(z.string()), pmid: nullable(z.string()), pmcid: nullable(z.string()), openalex: nullable(z.string()), docId: z.string().meta({ description: 'The doc_id of the work in its first collection (the one result rows carry).' }) });
+
+export const Work = z
+  .object({
+    ids: workIds,
+    title: nullable(z.string()),
+    authors: z.array(z.string()),
+    journal: nullable(z.string()),
+    issn: z.array(z.string()),
+    publisher: nullable(z.string()),
+    publication_date: nullable(z.string()),
+    article_type: nullable(z.string()),
+    open_access: nullable(z.boolean()),
+    license: nullable(z.string()),
+    url: nullable(z.string()),
+    citedByCount: nullable(z.number().int()).meta({ description: "The source's count of works citing it across the literature (OpenAlex); null where the source has none." }),
+    integrity: Integrity,
+    collections: z.array(z.string()).meta({ description: 'The collections this key reaches that hold the work.' }),
+    referencesRecorded: nullable(z.number().int()).meta({ description: 'References the source records; null where it records none (an empty list then means nothing).' }),
+    referencesHeld: z.number().int().meta({ description: 'Of those, the works the collections this key reaches hold.' }),
+    citedByHeld: z.number().int().meta({ description: 'Works in the collections this key reaches that cite it.' }),
+    synthetic: z.literal(true).optional().meta({ description: 'Sandbox keys: a synthetic work.' }),
+  })
+  .meta({ description: 'A work: identifiers, bibliographic fields, integrity and citation counts. Never its text.' });
+
+export const WorksBatchResponse = z.object({
+  data: z.array(z.union([Work.extend({ id: z.string().meta({ description: 'The id as sent.' }) }), z.object({ id: z.string(), error: z.object({ code: z.literal('WORK_NOT_FOUND'), message: z.string() }) })])).meta({ description: 'One entry per id, in the order sent.' }),
+});
+
+export const WorkGraphPage = z.object({
+  work: z.object({ ids: workIds }),
+  items: z.array(z.union([Work.extend({ held: z.literal(true) }), z.object({ held: z.literal(false), ids: z.object({ doi: nullable(z.string()), pmid: nullable(z.string()), openalex: nullable(z.string()) }) })])).meta({ description: 'Each entry is the work where a collection this key reaches holds it, else the identifiers the source gives (held: false).' }),
+  nextCursor: nullable(z.string()).meta({ description: 'Pass as `cursor` for the next page; null on the last.' }),
+  coverage: z.object({
+    recorded: nullable(z.number().int()).meta({ description: 'References: how many the source records. Cited-by: the source\'s count of citing works across the literature. Null where the source records none.' }),
+    held: z.number().int().meta({ description: 'How many of those are works the collections this key reaches hold.' }),
+    note: z.string().meta({ description: 'A sentence saying what the counts cover.' }),
+  }),
+});
+
 /** Per-IP limiter refusal on the operator API: a bare string, no envelope (the spec). */
 export const TooManyRequestsFromAddress = z.object({ error: z.string() });
 
@@ -282,6 +330,8 @@ export const TooManyRequestsFromAddress = z.object({ error: z.string() });
 /** Compiles only when the domain type is assignable to what the schema describes. */
 export type Fits<Schema extends z.ZodType, _Domain extends z.output<Schema>> = true;
 export type ResponseSchemasFitDomain = [
+  Fits<typeof Work, DomainWork>,
+  Fits<typeof WorkGraphPage, DomainGraphPage>,
   Fits<typeof Discovery, DomainDiscovery>,
   Fits<typeof Collection, CollectionListing>,
   Fits<typeof FilterWarning, DomainFilterWarning>,

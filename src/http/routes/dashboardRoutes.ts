@@ -8,7 +8,9 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import { ApiError } from '../errors.js';
 import { toApiError } from '../middleware.js';
-import { parseOr422, loginBody, operatorLoginBody, setPasswordBody, dashboardKeyForm, dashboardCapForm, dashboardInviteForm, csrfOnlyForm, queriesQuery, operatorListQuery, operatorDoneQuery, operatorCreditsForm, operatorLimitsForm, operatorSuspendForm, limitsBody } from '../schemas.js';
+import { parseOr422, loginBody, operatorLoginBody, setPasswordBody, dashboardKeyForm, dashboardCapForm, dashboardInviteForm, csrfOnlyForm, queriesQuery, dashboardExportQuery, operatorListQuery, operatorDoneQuery, operatorCreditsForm, operatorLimitsForm, operatorSuspendForm, limitsBody } from '../schemas.js';
+import { sendExport } from './exportResponse.js';
+import { exportWorksOfRows } from '../../usecases/works/citationExport.js';
 import { refuseTooManyRequests } from '../ipLimiter.js';
 import { dashboardStateOf, wantsHtml, type DashboardAccess } from '../dashboardAccess.js';
 import { operatorTokenCheck } from '../authentication.js';
@@ -277,6 +279,11 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   router.get('/dashboard/queries', memberPage(async (ctx, member) => {
     const { queryId } = parseOr422(queriesQuery, ctx.query);
     page(ctx, pages.queriesPage(viewer(ctx), await deps.consoleData.recentQueries(member.orgId, { queryId }), baseUrlOf(deps, ctx), deps.clock(), queryId));
+  }));
+
+  router.get('/dashboard/queries/:queryId/export', memberPage(async (ctx, member) => {
+    const { format } = parseOr422(dashboardExportQuery, ctx.query);
+    sendExport(ctx, format, exportWorksOfRows(await deps.consoleData.queryRows(member.orgId, ctx.params.queryId!)), `results-${ctx.params.queryId}`);
   }));
 
   const membersPage = async (ctx: Context, member: Extract<Principal, { kind: 'member' }>, extra: { inviteUrl?: string; error?: string } = {}, status = 200) =>

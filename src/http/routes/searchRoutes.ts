@@ -2,7 +2,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
-import { parseOr422, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery, requestedCollections } from '../schemas.js';
+import { sendExport } from './exportResponse.js';
+import { exportWorksOfRows } from '../../usecases/works/citationExport.js';
+import { parseOr422, resultsExportQuery, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery, requestedCollections } from '../schemas.js';
 import { afterResponseFlushed, type RequestState } from '../requestContext.js';
 import type { SearchService, SearchOutcome, PreviewOutcome, RefetchOutcome } from '../../usecases/search/searchService.js';
 import type { CatalogueService } from '../../usecases/catalogue/catalogueService.js';
@@ -91,9 +93,14 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const a = auth(ctx);
     const q = parseOr422(imageQuery, ctx.query);
     const figures: ImageOptions | null = q.includeFigures ? { maxWidth: q.imageMaxWidth, maxHeight: q.imageMaxHeight, quality: q.imageQuality } : null;
-    const refetched = await deps.search.refetch(a, ctx.params.queryId!, figures);
+    const { format } = parseOr422(resultsExportQuery, ctx.query);
+    const refetched = await deps.search.refetch(a, ctx.params.queryId!, format ? null : figures);
     // a re-fetch of an assisted answer is its delivery (the caller knows its queryId); 410 once it was refunded
     await deps.assisted.deliveredBeforeServing(refetched.record);
+    if (format) {
+      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+      return sendExport(ctx, format, exportWorksOfRows(refetched.record.payload.rows), `results-${refetched.record.queryId}`);
+    }
     ctx.set('X-Cache', 'hit');
     ctx.set('X-Cache-Expires', refetched.cachedUntil.toISOString());
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));

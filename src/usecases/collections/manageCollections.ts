@@ -8,6 +8,7 @@ import type { Ingestions, IngestionStatus } from '../../ingest/ingestions.js';
 import type { SearchEngine } from '../../retrieval/port.js';
 import type { Queryable } from '../../eventstore/db.js';
 import { clearManifest, manifestKey } from '../../ingest/manifest.js';
+import { clearWorks } from '../../ingest/works.js';
 import { readInventory } from '../catalogue/collectionsList.js';
 import { definitionOf, plainCollectionOf, type PlainCollectionConfig } from '../../domain/catalog.js';
 import type { LiveCatalog } from './liveCatalog.js';
@@ -126,6 +127,7 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
       try {
         if (await deps.engine.hasIndex(retired)) await deps.engine.deleteIndex(retired);
         if (deps.db) await clearManifest(deps.db, manifestKey(deps.engine.kind, retired));
+        if (deps.db) await clearWorks(deps.db, manifestKey(deps.engine.kind, retired));
       } catch (err) {
         // the retirement stands (searches answer 404); the index is only disk left behind
         deps.onIndexDeleteFailure?.(retired, err as Error);

@@ -7,7 +7,8 @@ import type { Accounts, Organization } from '../accounts/accounts.js';
 import type { Operations } from '../operator/operations.js';
 import { dayPeriod, monthPeriod } from '../../domain/queryQuota.js';
 import { orgStream, type Actor, type DomainEvent } from '../../domain/events.js';
-import { cachedUntil, loadQueryRecord } from '../search/queryCache.js';
+import { cachedUntil, freshness, loadQueryRecord, type CachedRow } from '../search/queryCache.js';
+import { Rejection } from '../../domain/rejection.js';
 
 type SearchChargedData = Extract<DomainEvent, { type: 'SearchCharged' }>['data'];
 
@@ -154,6 +155,14 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
      * The organization's searches, newest first, from its stream, with what was asked (the query record's text) and
      * the key's name; `queryId` narrows it to that one search (the ledger links to it).
      */
+    /** The rows of one of the organization's searches, while it is kept (7 days): what the export links download. */
+    async queryRows(orgId: string, queryId: string): Promise<CachedRow[]> {
+      const record = await loadQueryRecord(db, queryId);
+      if (!record || record.orgId !== orgId) throw new Rejection('NOT_FOUND', `no search ${queryId} of this organization`);
+      if (freshness(record, clock()) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `the search ${queryId} is older than 7 days: its results are no longer kept`);
+      return record.payload.rows;
+    },
+
     async recentQueries(orgId: string, opts: { limit?: number; queryId?: string } = {}): Promise<RecentQuery[]> {
       const rows = await db.query<{ data: SearchChargedData; recorded_at: Date | string; key_prefix: string | null; key_name: string | null; query_text: string | null; recorded: boolean }>(
         `SELECT e.data, e.recorded_at, k.key_prefix, k.name AS key_name, COALESCE(q.query_text, q.payload->>'query') AS query_text, q.query_id IS NOT NULL AS recorded
