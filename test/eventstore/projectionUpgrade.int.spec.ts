@@ -28,8 +28,9 @@ describe.each(STORE_KINDS)('upgrading a store on %s', (kind) => {
     const [used] = await db.query<{ position: string }>('SELECT position::text AS position FROM proj_key_last_used WHERE key_id = $1', [key.id]);
     expect(used).toBeDefined();
 
-    // the store as an older release left it: no such table
+    // the store as an older release left it: no such table, and the schema that release recorded (or none)
     await db.exec('DROP TABLE proj_key_last_used');
+    await db.exec('DROP TABLE schema_version');
     await migrate(db, PROJECTION_READ_MODELS);
     expect(await db.query<{ position: string }>('SELECT position::text AS position FROM proj_key_last_used WHERE key_id = $1', [key.id])).toEqual([used]);
     const report = await replayProjections(db);
@@ -47,8 +48,9 @@ describe.each(STORE_KINDS)('upgrading a store on %s', (kind) => {
     const old = await accounts.createKey(org.id, { mode: 'live', collections: null, spendingCapMicros: null }, operator);
     const [event] = await db.query<{ data: Record<string, unknown> }>(`SELECT data FROM events WHERE type = 'ApiKeyCreated'`);
     expect(event!.data).not.toHaveProperty('name'); // what an older release wrote
-    // the live table as an older release left it: no name column
+    // the live table as an older release left it: no name column, and no record of this release's schema
     await db.exec('ALTER TABLE proj_api_keys DROP COLUMN name');
+    await db.exec('DROP TABLE schema_version');
     await migrate(db, PROJECTION_READ_MODELS);
     expect((await accounts.getKey(old.id))!.name).toBeNull();
     const named = await accounts.createKey(org.id, { mode: 'test', collections: null, spendingCapMicros: null, name: 'CI smoke tests' }, operator);
