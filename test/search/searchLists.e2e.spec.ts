@@ -85,6 +85,12 @@ describe.each(ENGINES)('on the %s engine', (engine) => {
       const again = await call('POST', '/api/v1/search/scifact', { key, body: { query: QUERY, limit: 7, cursor: first.body.nextCursor } });
       expect([again.status, again.body.queryId, ids(again.body.results), again.headers.get('x-query-cost')]).toEqual([200, second.body.queryId, ids(second.body.results), '0.000000']);
       expect(micros(await ops.balanceOf(orgId))).toBe(afterTwo);
+      // the same cursor with another limit or price cap answers that page too: a key never buys a row of a list twice
+      for (const body of [{ query: QUERY, limit: 3, cursor: first.body.nextCursor }, { query: QUERY, limit: 12, maxCost: '5.00', cursor: first.body.nextCursor }]) {
+        const other = await call('POST', '/api/v1/search/scifact', { key, body });
+        expect([other.status, other.body.queryId, ids(other.body.results), other.headers.get('x-query-cost')]).toEqual([200, second.body.queryId, ids(second.body.results), '0.000000']);
+      }
+      expect(micros(await ops.balanceOf(orgId))).toBe(afterTwo);
 
       const third = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: QUERY, limit: 10, cursor: second.body.nextCursor } });
       expect(ids(third.body.results)).toEqual(ids(ref.slice(12, 22)));

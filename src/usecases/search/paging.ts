@@ -72,12 +72,13 @@ export function queryIdOfCursor(cursor: string): string {
 }
 
 /**
- * The query id of the page a cursor asks for, derived from the page before it, the key asking (a page belongs to the
- * key that made it, as any query record does) and what may change between pages (size and price cap): the same call
- * sent twice makes one page, charged once (the charge is idempotent by query id).
+ * The query id of the page a cursor asks for, derived from the page before it and the key asking (a page belongs to
+ * the key that made it, as any query record does). A key continues a cursor once: the same cursor sent again, with
+ * the same or another `limit` or `max_cost`, answers the page it made, charged once (the charge is idempotent by query
+ * id), so no row of one list is sold to the key twice; the next page starts from that page's own cursor.
  */
-export function nextPageQueryId(previousQueryId: string, keyId: string, limit: number, maxCostMicros: bigint | undefined): string {
-  const h = createHash('sha256').update(`${previousQueryId}\u0000${keyId}\u0000${limit}\u0000${maxCostMicros ?? ''}`).digest('hex');
+export function nextPageQueryId(previousQueryId: string, keyId: string): string {
+  const h = createHash('sha256').update(`${previousQueryId}\u0000${keyId}`).digest('hex');
   // UUID layout, version 8 (custom), RFC 4122 variant
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

@@ -280,7 +280,7 @@ export function createSearchService(deps: ServiceDeps) {
     // the key must still reach the collections (its scope may have narrowed since the page before)
     resolveTargets(deps.catalog, auth, input.collections);
     const previousId = queryIdOfCursor(cursor);
-    const queryId = nextPageQueryId(previousId, auth.key.id, input.limit, input.maxCostMicros);
+    const queryId = nextPageQueryId(previousId, auth.key.id);
     const [previous, existing] = await guarded('the query store', () => loadQueryRecordPair(db, previousId, queryId));
     const state = assertContinues(previous && { orgId: previous.orgId, kind: previous.kind, page: previous.payload.page, fresh: freshness(previous, now) === 'fresh' }, auth.org.id, kind, fingerprint);
     const exclusion = exclusionAfter(state, previous!.payload.rows, input.selection?.onePerDocument ?? false);
