@@ -64,10 +64,12 @@ export async function retrievalDataRoot(): Promise<string> {
 
   const openAlexPath = join(SHARED_DATA, 'articles', 'openalex_works.synergy.jsonl.gz');
   const works = await firstLines(openAlexPath, DOCS, true);
-  const wanted = new Set(RETRACTED_WORKS.map((w) => `"https://openalex.org/${w.docId}"`));
+  const wanted = new Set(RETRACTED_WORKS.map((w) => `https://openalex.org/${w.docId}`));
   const input = createReadStream(openAlexPath).pipe(createGunzip());
   for await (const line of createInterface({ input })) {
-    for (const id of wanted) if (line.startsWith(`{"id": ${id}`)) works.push(line);
+    // the id leads each record, written with or without a space after the colon
+    const id = /^\{"id": ?"([^"]+)"/.exec(line)?.[1];
+    if (id && wanted.has(id)) works.push(line);
   }
   await writeGzip(join(root, 'articles', 'openalex_works.synergy.jsonl.gz'), works.join('\n') + '\n');
   await writeGzip(join(root, 'articles', 'pubmed_medline16n0902_sample.xml.gz'), medlineSlice(DOCS));
