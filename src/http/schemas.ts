@@ -224,6 +224,20 @@ export const journalRequestBody = z.strictObject({
   note: z.string().max(1000, 'note must be at most 1000 characters').optional(),
 });
 
+/** POST /api/v1/webhooks (and the operator's twin): where to send which events. */
+export const webhookEndpointBody = z.strictObject({
+  url: z.string().min(1).max(2048, 'url must be at most 2048 characters').describe('The receiver: an https URL whose host resolves to public addresses only.'),
+  events: z
+    .array(z.enum(['assisted.completed', 'alert.matched', 'balance.low', 'key.budget_exhausted']))
+    .min(1, 'events must name at least one event type')
+    .max(10)
+    .describe('The event types sent to this endpoint.'),
+  description: z.string().max(256, 'description must be at most 256 characters').optional().describe('What the endpoint is for, shown in lists.'),
+});
+
+/** GET /api/v1/webhooks/{id}/deliveries: how many, newest first. */
+export const webhookDeliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(50) });
+
 const money = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string such as "25.00"');
 
 export const organizationBody = z.strictObject({

@@ -41,6 +41,8 @@ import {
   operatorListQuery,
   operatorDoneQuery,
   queriesQuery,
+  webhookEndpointBody,
+  webhookDeliveriesQuery,
 } from '../schemas.js';
 import * as responses from './responses.js';
 import * as operator from './operatorResponses.js';
@@ -50,7 +52,7 @@ import { FREE_BODY_EXAMPLES, PATH_PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from '.
 type Json = Record<string, unknown>;
 /** dashboardOpen: no credential, behind the per-IP limiter; session: the dashboard's session cookie (operatorPage: or the operator token) */
 type Access = 'apiKey' | 'operator' | 'public' | 'dashboardOpen' | 'session' | 'operatorPage';
-type Tag = 'search' | 'catalogue' | 'tools' | 'mcp' | 'operator' | 'dashboard' | 'health' | 'docs';
+type Tag = 'search' | 'catalogue' | 'webhooks' | 'tools' | 'mcp' | 'operator' | 'dashboard' | 'health' | 'docs';
 
 /** The named schemas: request schemas are the very objects the routes parse with. */
 export const NAMED_SCHEMAS = {
@@ -61,6 +63,7 @@ export const NAMED_SCHEMAS = {
   AssistedAnswerRequest: assistedAnswerBody,
   UnlockRequest: unlockBody,
   JournalRequestInput: journalRequestBody,
+  WebhookEndpointRequest: webhookEndpointBody,
   OrganizationRequest: organizationBody,
   CreditsRequest: creditsBody,
   RefundRequest: refundBody,
@@ -111,6 +114,12 @@ export const NAMED_SCHEMAS = {
   QuotaInfo: responses.QuotaInfo,
   JournalRequest: responses.JournalRequest,
   ToolResult: responses.ToolResult,
+  WebhookEndpoint: responses.WebhookEndpoint,
+  WebhookEndpointWithSecret: responses.WebhookEndpointWithSecret,
+  WebhookEndpointList: responses.WebhookEndpointList,
+  WebhookEndpointDeleted: responses.WebhookEndpointDeleted,
+  WebhookEventQueued: responses.WebhookEventQueued,
+  WebhookDeliveryList: responses.WebhookDeliveryList,
   Liveness: responses.Liveness,
   Readiness: responses.Readiness,
   Organization: operator.Organization,
@@ -196,6 +205,8 @@ const PATH_PARAMETERS: Record<string, string> = {
   token: "The invite's token (from the invite link).",
   sessionId: 'A session of the signed-in member (as listed on /dashboard/account).',
   ingestionId: 'The ingestionId that starting the ingestion answered.',
+  id: 'The webhook endpoint id (`we_…`).',
+  eventId: 'The event id (`msg_…`), as its deliveries list it and its `webhook-id` header carries it.',
 };
 
 function pathParameters(path: string): Json[] {
@@ -311,6 +322,25 @@ const OPERATIONS: Operation[] = [
     query: queryParameters(journalsQuery), response: 'Discovery', headers: BILLING_HEADERS, errors: [401, 403, 422, 429, 503],
   },
   { method: 'post', path: '/api/v1/search/journal-requests', tag: 'catalogue', access: 'apiKey', operationId: 'requestJournal', summary: 'Ask for a journal to be added', description: 'At least one of `title` and `issn`. Free; takes one slot of the per-minute budget.', body: 'JournalRequestInput', status: 201, response: 'JournalRequest', headers: BILLING_HEADERS, errors: [401, 422, 429] },
+  // webhooks
+  {
+    method: 'post', path: '/api/v1/webhooks', tag: 'webhooks', access: 'apiKey', operationId: 'createWebhookEndpoint', summary: 'Register a webhook endpoint',
+    description: 'Live keys only. The URL must be https and its host must resolve to public addresses only (checked now and before every attempt). The answer carries the signing secret, shown once. At most 16 endpoints per organization.',
+    body: 'WebhookEndpointRequest', status: 201, response: 'WebhookEndpointWithSecret', errors: [401, 403, 409, 422],
+  },
+  { method: 'get', path: '/api/v1/webhooks', tag: 'webhooks', access: 'apiKey', operationId: 'listWebhookEndpoints', summary: "The organization's webhook endpoints", response: 'WebhookEndpointList', errors: [401, 403] },
+  { method: 'get', path: '/api/v1/webhooks/{id}', tag: 'webhooks', access: 'apiKey', operationId: 'getWebhookEndpoint', summary: 'One webhook endpoint', response: 'WebhookEndpoint', errors: [401, 403, 404] },
+  { method: 'delete', path: '/api/v1/webhooks/{id}', tag: 'webhooks', access: 'apiKey', operationId: 'deleteWebhookEndpoint', summary: 'Delete a webhook endpoint', description: 'Nothing more is sent to it; deliveries under way stop before their next attempt.', response: 'WebhookEndpointDeleted', errors: [401, 403, 404] },
+  {
+    method: 'post', path: '/api/v1/webhooks/{id}/rotate-secret', tag: 'webhooks', access: 'apiKey', operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret',
+    description: 'The new secret is shown once. For 24 hours deliveries carry two signatures, one with each secret, so the receiver can switch over.', response: 'WebhookEndpointWithSecret', errors: [401, 403, 404, 409],
+  },
+  { method: 'post', path: '/api/v1/webhooks/{id}/test', tag: 'webhooks', access: 'apiKey', operationId: 'testWebhookEndpoint', summary: 'Send a test event', description: 'A `webhook.test` event, whatever the endpoint subscribes to, delivered like any other (listed under its deliveries).', status: 202, response: 'WebhookEventQueued', errors: [401, 403, 404, 409] },
+  { method: 'get', path: '/api/v1/webhooks/{id}/deliveries', tag: 'webhooks', access: 'apiKey', operationId: 'listWebhookDeliveries', summary: 'Deliveries to an endpoint, newest first, with every attempt', query: queryParameters(webhookDeliveriesQuery), response: 'WebhookDeliveryList', errors: [401, 403, 404, 422] },
+  {
+    method: 'post', path: '/api/v1/webhooks/{id}/deliveries/{eventId}/redeliver', tag: 'webhooks', access: 'apiKey', operationId: 'redeliverWebhookEvent', summary: 'Send an ended delivery again',
+    description: 'A new series of attempts with the same `webhook-id` and body (receivers deduplicate by it).', status: 202, response: 'WebhookEventQueued', errors: [401, 403, 404, 409],
+  },
   // tools
   {
     method: 'post', path: '/api/v1/tools/{prefix}/{tool}', tag: 'tools', access: 'apiKey', operationId: 'callTool', summary: 'Call a tool',
@@ -518,6 +548,7 @@ export function buildOpenApiDocument(): Json {
     tags: [
       { name: 'search', description: 'Search, preview, unlock, re-fetch, quota (API key)' },
       { name: 'catalogue', description: 'Which journals a collection holds; journal requests (API key)' },
+      { name: 'webhooks', description: 'Signed deliveries of what happened (Standard Webhooks; API key): endpoints, deliveries, attempts; see docs/webhooks.md' },
       { name: 'tools', description: 'The tool gateway (API key)' },
       { name: 'mcp', description: 'The MCP server (Streamable HTTP, stateless; API key): the same use cases as REST, see docs/agents.md' },
       { name: 'operator', description: 'The operator API: organizations, credits, keys, prices, invites, ledger, audit (operator token, not an API key)' },

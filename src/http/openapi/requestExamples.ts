@@ -32,6 +32,13 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
       value: { collection: 'clinical-digest', query: 'randomized trial of blood pressure lowering', limit: 10, min_relevance: 0.02, one_per_document: true },
     },
   },
+  WebhookEndpointRequest: {
+    endpoint: {
+      summary: 'Tell a receiver when an assisted answer is ready and when an alert found new papers',
+      description: 'Any public https URL of yours; its host must resolve to public addresses only. Keep the `secret` of the answer.',
+      value: { url: 'https://93.184.215.14/hooks/litsearch', events: ['assisted.completed', 'alert.matched'], description: 'Lab notebook' },
+    },
+  },
   CollectionSearchRequest: {
     search: {
       summary: 'Trial reports with results in the clinical digest',

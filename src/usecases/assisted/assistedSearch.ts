@@ -355,16 +355,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     deliveredBeforeServing,
   };
 
-  /** Tells the run its answer was delivered: 'refunded' when the run refunded it already (the proof came too late). */
-  async function proveDelivery(queryId: string): Promise<'delivered' | 'refunded' | 'not_waiting'> {
-    try {
-      await client.workflow.getHandle(assistedWorkflowId(queryId)).executeUpdate(deliveredUpdate);
-      return 'delivered';
-    } catch (err) {
-      const cause = err instanceof WorkflowUpdateFailedError ? (err.cause as Error | undefined) : undefined;
-      return cause && /^refunded:/.test(cause.message) ? 'refunded' : 'not_waiting';
-    }
-  }
+  const proveDelivery = (queryId: string) => proveAssistedDelivery(client, queryId);
 
   /**
    * A replay or a re-fetch of an assisted answer is delivery (the caller knows its queryId), proven before it is
@@ -398,3 +389,17 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
 }
 
 export type AssistedSearch = ReturnType<typeof createAssistedSearch>;
+
+/**
+ * Tells an assisted run its answer was delivered (a flushed response, a re-fetch, a 2xx to its webhook): 'refunded'
+ * when the run refunded it already (the proof came too late), 'not_waiting' when it waits for none.
+ */
+export async function proveAssistedDelivery(client: Client, queryId: string): Promise<'delivered' | 'refunded' | 'not_waiting'> {
+  try {
+    await client.workflow.getHandle(assistedWorkflowId(queryId)).executeUpdate(deliveredUpdate);
+    return 'delivered';
+  } catch (err) {
+    const cause = err instanceof WorkflowUpdateFailedError ? (err.cause as Error | undefined) : undefined;
+    return cause && /^refunded:/.test(cause.message) ? 'refunded' : 'not_waiting';
+  }
+}
