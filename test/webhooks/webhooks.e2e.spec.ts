@@ -1,0 +1,171 @@
+// Webhooks on the running service, with real receivers on loopback (the operator allows private receivers here):
+// every delivery verified with the standardwebhooks library, retries until a 2xx, a receiver that stays down disables
+// its endpoint, secrets rotate with a grace, deliveries and attempts are listed, and replay equals the live state.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
+import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver.js';
+
+let svc: TestService;
+let call: ReturnType<typeof httpClient>;
+let receiver: WebhookReceiver;
+let key: string;
+let otherKey: string;
+let sandboxKey: string;
+
+/** Verifies with the third-party library (throws on a bad signature or an old timestamp) and returns the payload. */
+function verified(secret: string, r: ReceivedWebhook): { type: string; timestamp: string; data: Record<string, unknown> } {
+  const headers = { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) };
+  return new Webhook(secret).verify(r.body, headers) as { type: string; timestamp: string; data: Record<string, unknown> };
+}
+
+async function register(path: string, events: string[] = ['assisted.completed'], withKey = key) {
+  const res = await call('POST', '/api/v1/webhooks', { key: withKey, body: { url: receiver.url(path), events, description: path } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as { id: string; secret: string; status: string };
+}
+
+async function deliveriesOf(id: string) {
+  const res = await call('GET', `/api/v1/webhooks/${id}/deliveries`, { key });
+  expect(res.status).toBe(200);
+  return res.body.data as { eventId: string; type: string; status: string; attempts: { attempt: number; status: number | null; latencyMs: number; responseExcerpt: string }[] }[];
+}
+
+async function untilDelivery(id: string, done: (d: Awaited<ReturnType<typeof deliveriesOf>>) => boolean, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const list = await deliveriesOf(id);
+    if (done(list)) return list;
+    if (Date.now() > deadline) throw new Error(`deliveries of ${id}: ${JSON.stringify(list)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  svc = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: '1', WEBHOOK_RETRY_SECONDS: '1,1,1,1', WEBHOOK_DISABLE_AFTER_SECONDS: '2' } });
+  call = httpClient(svc.baseUrl);
+  const ops = operatorSteps(call, svc.adminToken);
+  const org = await ops.newOrg({ name: 'Hooks lab' }, '20.00');
+  key = (await ops.newKey(org.id, { mode: 'live' })).key;
+  sandboxKey = (await ops.newKey(org.id, { mode: 'test' })).key;
+  otherKey = (await ops.customer({ credits: '1.00' })).key;
+}, 240_000);
+
+afterAll(async () => {
+  await svc?.close();
+  await receiver?.close();
+});
+
+describe('webhook endpoints', () => {
+  it('registers an endpoint with a secret shown once, lists it without, and keeps it from other organizations and sandbox keys', async () => {
+    const created = await register('/listed');
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(created.status).toBe('enabled');
+    const list = await call('GET', '/api/v1/webhooks', { key });
+    expect(list.body.data.map((e: { id: string }) => e.id)).toContain(created.id);
+    expect(JSON.stringify(list.body)).not.toContain('whsec_');
+    expect((await call('GET', `/api/v1/webhooks/${created.id}`, { key })).body.secret).toBeUndefined();
+    // another organization's key: as if it did not exist
+    for (const [method, path] of [['GET', `/api/v1/webhooks/${created.id}`], ['DELETE', `/api/v1/webhooks/${created.id}`], ['POST', `/api/v1/webhooks/${created.id}/rotate-secret`], ['POST', `/api/v1/webhooks/${created.id}/test`], ['GET', `/api/v1/webhooks/${created.id}/deliveries`]] as const) {
+      expect((await call(method, path, { key: otherKey })).status).toBe(404);
+    }
+    expect((await call('GET', '/api/v1/webhooks', { key: otherKey })).body.data).toEqual([]);
+    expect((await call('GET', '/api/v1/webhooks', { key: sandboxKey })).status).toBe(403);
+    expect((await call('GET', '/api/v1/webhooks')).status).toBe(401);
+    const deleted = await call('DELETE', `/api/v1/webhooks/${created.id}`, { key });
+    expect(deleted.body).toEqual({ id: created.id, deleted: true });
+    expect((await call('GET', `/api/v1/webhooks/${created.id}`, { key })).status).toBe(404);
+  });
+
+  it('refuses metadata addresses even with private receivers allowed, unknown events and bad URLs, changing nothing', async () => {
+    const before = (await call('GET', '/api/v1/webhooks', { key })).body.data.length;
+    for (const body of [
+      { url: 'http://169.254.169.254/latest/meta-data/', events: ['balance.low'] },
+      { url: 'https://[fd00:ec2::254]/', events: ['balance.low'] },
+      { url: 'ftp://127.0.0.1/x', events: ['balance.low'] },
+      { url: receiver.url('/x'), events: ['payment.succeeded'] },
+      { url: receiver.url('/x'), events: [] },
+      { url: receiver.url('/x'), events: ['balance.low'], secret: 'mine' },
+    ]) {
+      const res = await call('POST', '/api/v1/webhooks', { key, body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    }
+    expect((await call('GET', '/api/v1/webhooks', { key })).body.data.length).toBe(before);
+  });
+
+  it('sends a test event signed so the standardwebhooks library verifies it, and lists the attempt', async () => {
+    const endpoint = await register('/ok', ['balance.low']);
+    const sent = await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { key });
+    expect(sent.status).toBe(202);
+    const [got] = await receiver.until('/ok', 1);
+    const payload = verified(endpoint.secret, got!);
+    expect(payload.type).toBe('webhook.test');
+    expect(got!.headers['webhook-id']).toBe(sent.body.eventId);
+    expect(() => verified(endpoint.secret.replace(/.=$/, 'A='), got!)).toThrow();
+    const [delivery] = await untilDelivery(endpoint.id, (l) => l[0]?.status === 'delivered');
+    expect(delivery).toMatchObject({ eventId: sent.body.eventId, type: 'webhook.test', status: 'delivered' });
+    expect(delivery!.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 200, responseExcerpt: '{"received":true}' })]);
+  });
+
+  it('retries a receiver that fails three times: it gets the event exactly once more, with the same webhook-id', async () => {
+    receiver.failFirst('/flaky', 3);
+    const endpoint = await register('/flaky');
+    const sent = await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { key });
+    const [delivery] = await untilDelivery(endpoint.id, (l) => l[0]?.status === 'delivered');
+    expect(delivery!.attempts.map((a) => a.status)).toEqual([500, 500, 500, 200]);
+    expect(delivery!.attempts[0]!.responseExcerpt).toBe('receiver is failing on purpose');
+    const got = receiver.on('/flaky');
+    expect(got.length).toBe(4);
+    expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set([sent.body.eventId]));
+    for (const r of got) expect(verified(endpoint.secret, r).type).toBe('webhook.test');
+  });
+
+  it('disables an endpoint whose receiver stays down, and says so', async () => {
+    receiver.down('/down');
+    const endpoint = await register('/down');
+    await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { key });
+    const [delivery] = await untilDelivery(endpoint.id, (l) => l[0]?.status === 'failed');
+    expect(delivery!.attempts.map((a) => a.status)).toEqual([500, 500, 500, 500, 500]);
+    const shown = (await call('GET', `/api/v1/webhooks/${endpoint.id}`, { key })).body;
+    expect(shown.status).toBe('disabled');
+    expect(shown.disabledReason).toMatch(/every attempt failed since/);
+    const again = await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { key });
+    expect(again.status).toBe(409);
+  });
+
+  it('rotates a secret: deliveries carry both signatures for a day, each verifies alone', async () => {
+    const endpoint = await register('/rotated');
+    const rotated = await call('POST', `/api/v1/webhooks/${endpoint.id}/rotate-secret`, { key });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).not.toBe(endpoint.secret);
+    await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { key });
+    const [got] = await receiver.until('/rotated', 1);
+    expect(String(got!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verified(rotated.body.secret, got!).type).toBe('webhook.test');
+    expect(verified(endpoint.secret, got!).type).toBe('webhook.test');
+  });
+
+  it('sends an ended delivery again on request, with the same webhook-id', async () => {
+    const endpoint = await register('/again');
+    const sent = await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { key });
+    await untilDelivery(endpoint.id, (l) => l[0]?.status === 'delivered');
+    const again = await call('POST', `/api/v1/webhooks/${endpoint.id}/deliveries/${sent.body.eventId}/redeliver`, { key });
+    expect(again.status).toBe(202);
+    const got = await receiver.until('/again', 2);
+    expect(got.map((r) => r.headers['webhook-id'])).toEqual([sent.body.eventId, sent.body.eventId]);
+    const [delivery] = await untilDelivery(endpoint.id, (l) => l[0]?.status === 'delivered' && l[0].attempts.length === 2);
+    expect(delivery!.attempts.map((a) => a.attempt)).toEqual([1, 2]);
+    expect((await call('POST', `/api/v1/webhooks/${endpoint.id}/deliveries/msg_unknownunknown/redeliver`, { key })).status).toBe(404);
+  });
+});
+
+describe('after all of it', () => {
+  it('replay rebuilds the same endpoints, deliveries and attempts as the live projections', async () => {
+    const report = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
+    expect(report.status, JSON.stringify(report.body)).toBe(200);
+    expect(report.body.equal).toBe(true);
+    expect(report.body.tables.find((t: { table: string }) => t.table === 'webhook_attempts').rows).toBeGreaterThanOrEqual(13);
+  });
+});
