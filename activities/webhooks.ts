@@ -3,9 +3,21 @@
 import { Context } from '@temporalio/activity';
 import { asActivity } from './asActivity.js';
 import { createDeliveryAttempts, type DeliveryAttemptDeps } from '../src/usecases/webhooks/deliveryAttempts.js';
+import type { WebhookEventType } from '../src/domain/webhooks.js';
 import type { AttemptVerdict, EndDeliveryInput, WebhookDeliveryInput } from '../workflows/webhookTypes.js';
 
-export type WebhookActivityDeps = DeliveryAttemptDeps;
+export interface WebhookActivityDeps extends DeliveryAttemptDeps {
+  /** appends an event once by its source and starts its deliveries (the webhooks use case's publish) */
+  publish: (orgId: string, type: WebhookEventType, data: Record<string, unknown>, source: string) => Promise<unknown>;
+}
+
+export interface PublishInput {
+  orgId: string;
+  type: WebhookEventType;
+  data: Record<string, unknown>;
+  /** names the event: publishing the same source again publishes nothing new */
+  source: string;
+}
 
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const attempts = createDeliveryAttempts(deps);
@@ -18,6 +30,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       } finally {
         clearInterval(beat);
       }
+    },
+    /** Tells the organization's endpoints that subscribe to `type` (a workflow's step: assisted answers, alert runs). */
+    async publishWebhookEvent(input: PublishInput): Promise<void> {
+      await asActivity(() => deps.publish(input.orgId, input.type, input.data, input.source));
     },
     async endDelivery(input: EndDeliveryInput): Promise<void> {
       return asActivity(() => attempts.end(input.delivery, input.outcome));

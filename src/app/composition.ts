@@ -220,7 +220,18 @@ export async function openAssistedActivityDeps(config: Config, parts: { db: Db; 
 /** What the webhook delivery activities need; `client` is asked for on the first delivered event (proof of delivery). */
 export function openWebhookActivityDeps(config: Config, parts: { db: Db; clock: () => Date; client: () => Client }): WebhookActivityDeps {
   const w = config.webhooks;
-  return { db: parts.db, clock: parts.clock, secretKey: w.secretKey, allowPrivateUrls: w.allowPrivateUrls, disableAfterMs: w.disableAfterMs, afterSendDelayMs: w.faultAfterSendDelayMs, onDelivered: deliveryProofs(parts.client) };
+  let webhooks: Webhooks | undefined;
+  const publisher = () => (webhooks ??= createWebhooks({ db: parts.db, client: parts.client(), clock: parts.clock, settings: w }));
+  return {
+    db: parts.db,
+    clock: parts.clock,
+    secretKey: w.secretKey,
+    allowPrivateUrls: w.allowPrivateUrls,
+    disableAfterMs: w.disableAfterMs,
+    afterSendDelayMs: w.faultAfterSendDelayMs,
+    onDelivered: deliveryProofs(parts.client),
+    publish: (orgId, type, data, source) => publisher().publish(orgId, type, data, source, { kind: 'workflow', id: source }),
+  };
 }
 
 /** Who recorded the first start's catalogue: the operator's configuration file. */

@@ -167,6 +167,7 @@ export const assistedBody = z.strictObject({
     .regex(/^\d{1,12}(\.\d{1,6})?$/, 'maxCost must be a decimal string of credits such as "0.50"')
     .optional()
     .meta({ description: 'The most this call may charge, in credits; delivered rows are cut to fit, best first.' }),
+  async: z.boolean().optional().meta({ description: 'true (or the header `Prefer: respond-async`): answer 202 `{queryId, status: "running"}` at once; follow the run on GET /api/v1/search/results/{queryId} and by the `assisted.completed` webhook.' }),
 });
 
 /** POST /assisted with the answer to a clarification question: the waiting run resumes with it. */
