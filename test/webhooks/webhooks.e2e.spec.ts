@@ -12,6 +12,17 @@ let receiver: WebhookReceiver;
 let key: string;
 let otherKey: string;
 let sandboxKey: string;
+let orgId: string;
+
+const ANSWERABLE = 'How does obesity lead to insulin resistance and type 2 diabetes?';
+
+async function ledgerOf(queryId: string) {
+  const res = await call('GET', `/admin/v1/organizations/${orgId}/ledger`, { admin: svc.adminToken });
+  return (res.body.entries as { type: string; amount: string; queryId: string | null }[]).filter((e) => e.queryId === queryId);
+}
+
+/** How the assisted run ended: its workflow's result (what became of its charge). */
+const runOutcome = (queryId: string) => svc.runtime.temporal.client.workflow.getHandle(`assisted-${queryId}`).result();
 
 /** Verifies with the third-party library (throws on a bad signature or an old timestamp) and returns the payload. */
 function verified(secret: string, r: ReceivedWebhook): { type: string; timestamp: string; data: Record<string, unknown> } {
@@ -43,10 +54,11 @@ async function untilDelivery(id: string, done: (d: Awaited<ReturnType<typeof del
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  svc = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: '1', WEBHOOK_RETRY_SECONDS: '1,1,1,1', WEBHOOK_DISABLE_AFTER_SECONDS: '2' } });
+  svc = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: '1', WEBHOOK_RETRY_SECONDS: '1,1,1,1', WEBHOOK_DISABLE_AFTER_SECONDS: '2', ASSISTED_DELIVERY_WAIT_SECONDS: '12' } });
   call = httpClient(svc.baseUrl);
   const ops = operatorSteps(call, svc.adminToken);
   const org = await ops.newOrg({ name: 'Hooks lab' }, '20.00');
+  orgId = org.id;
   key = (await ops.newKey(org.id, { mode: 'live' })).key;
   sandboxKey = (await ops.newKey(org.id, { mode: 'test' })).key;
   otherKey = (await ops.customer({ credits: '1.00' })).key;
@@ -158,6 +170,71 @@ describe('webhook endpoints', () => {
     const [delivery] = await untilDelivery(endpoint.id, (l) => l[0]?.status === 'delivered' && l[0].attempts.length === 2);
     expect(delivery!.attempts.map((a) => a.attempt)).toEqual([1, 2]);
     expect((await call('POST', `/api/v1/webhooks/${endpoint.id}/deliveries/msg_unknownunknown/redeliver`, { key })).status).toBe(404);
+  });
+});
+
+describe('asynchronous assisted search', () => {
+  it('answers 202 at once, then the answer on re-fetch; its webhook (after three failures) proves delivery and it is billed once', async () => {
+    receiver.failFirst('/assisted', 3);
+    const endpoint = await register('/assisted', ['assisted.completed']);
+    const started = await call('POST', '/api/v1/search/assisted', { key, body: { collection: 'scifact', query: ANSWERABLE, allowClarification: false, limit: 3 }, headers: { Prefer: 'respond-async' } });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(started.body).toEqual({ queryId: expect.any(String), status: 'running' });
+    expect(started.headers.get('location')).toBe(`/api/v1/search/results/${started.body.queryId}`);
+    expect(started.headers.get('x-query-cost')).toBe('0.000000');
+    const { queryId } = started.body;
+    // another key of another organization sees no such run
+    expect((await call('GET', `/api/v1/search/results/${queryId}`, { key: otherKey })).status).toBeGreaterThanOrEqual(404);
+    const got = await receiver.until('/assisted', 4, 120_000);
+    expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    const payload = verified(endpoint.secret, got[3]!);
+    expect(payload.type).toBe('assisted.completed');
+    expect(payload.data).toMatchObject({ queryId, status: 'results', resultsUrl: `/api/v1/search/results/${queryId}` });
+    expect(payload.data).not.toHaveProperty('results');
+    const charged = (payload.data.billing as { charged: string }).charged;
+    expect(Number(charged)).toBeGreaterThan(0);
+    // the webhook's 2xx was the proof: the run keeps its charge without any re-fetch
+    expect(await runOutcome(queryId)).toMatchObject({ status: 'results', delivery: 'delivered' });
+    const ledger = await ledgerOf(queryId);
+    expect(ledger.map((e) => e.type)).toEqual(['charge']);
+    expect(ledger[0]!.amount).toBe(`-${charged}`);
+    const answer = await call('GET', `/api/v1/search/results/${queryId}`, { key });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ queryId, status: 'results' });
+    expect(answer.body.results.length).toBe(payload.data.resultCount);
+    expect(answer.headers.get('x-query-cost')).toBe('0.000000');
+    expect((await ledgerOf(queryId)).length).toBe(1);
+  });
+
+  it('a receiver that stays down: the endpoint is disabled and, without a re-fetch, the charge is refunded', async () => {
+    receiver.down('/assisted-down');
+    const endpoint = await register('/assisted-down', ['assisted.completed']);
+    // the organization's other assisted endpoint answers 2xx: deleted, so only the failing receiver is told
+    for (const e of (await call('GET', '/api/v1/webhooks', { key })).body.data) if (e.id !== endpoint.id) await call('DELETE', `/api/v1/webhooks/${e.id}`, { key });
+    const started = await call('POST', '/api/v1/search/assisted', { key, body: { collection: 'scifact', query: ANSWERABLE, allowClarification: false, limit: 2, async: true } });
+    expect(started.status).toBe(202);
+    const { queryId } = started.body;
+    expect(await runOutcome(queryId)).toMatchObject({ delivery: 'refunded' });
+    const ledger = await ledgerOf(queryId);
+    expect(ledger.map((e) => e.type)).toEqual(['charge', 'refund']);
+    expect(ledger[1]!.amount).toBe(ledger[0]!.amount.slice(1));
+    await untilDelivery(endpoint.id, (l) => l[0]?.status === 'failed');
+    expect((await call('GET', `/api/v1/webhooks/${endpoint.id}`, { key })).body.status).toBe('disabled');
+    expect((await call('GET', `/api/v1/search/results/${queryId}`, { key })).status).toBe(410);
+  });
+
+  it('a clarification shows as needs_clarification on the re-fetch and in the webhook', async () => {
+    const endpoint = await register('/assisted-ask', ['assisted.completed']);
+    const started = await call('POST', '/api/v1/search/assisted', { key, body: { collection: 'scifact', query: 'treatment', async: true } });
+    expect(started.status).toBe(202);
+    const { queryId } = started.body;
+    const [got] = await receiver.until('/assisted-ask', 1, 60_000);
+    const payload = verified(endpoint.secret, got!);
+    expect(payload.data).toMatchObject({ queryId, status: 'needs_clarification', clarification: { question: expect.any(String) } });
+    const shown = await call('GET', `/api/v1/search/results/${queryId}`, { key });
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ queryId, status: 'needs_clarification', clarification: { question: expect.any(String) } });
+    await call('DELETE', `/api/v1/webhooks/${endpoint.id}`, { key });
   });
 });
 

@@ -414,7 +414,9 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     deliveredBeforeServing,
   };
 
-  const proveDelivery = (queryId: string) => proveAssistedDelivery(client, queryId);
+  function proveDelivery(queryId: string): Promise<'delivered' | 'refunded' | 'not_waiting'> {
+    return proveAssistedDelivery(client, queryId);
+  }
 
   /**
    * A replay or a re-fetch of an assisted answer is delivery (the caller knows its queryId), proven before it is
