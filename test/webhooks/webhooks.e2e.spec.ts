@@ -1,7 +1,12 @@
 // Webhooks on the running service, with real receivers on loopback (the operator allows private receivers here):
 // every delivery verified with the standardwebhooks library, retries until a 2xx, a receiver that stays down disables
 // its endpoint, secrets rotate with a grace, deliveries and attempts are listed, and replay equals the live state.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/app/config.js';
+import { findFreePort } from '../../src/infra/freePort.js';
 import { Webhook } from 'standardwebhooks';
 import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver.js';
@@ -170,6 +175,38 @@ describe('webhook endpoints', () => {
     const [delivery] = await untilDelivery(endpoint.id, (l) => l[0]?.status === 'delivered' && l[0].attempts.length === 2);
     expect(delivery!.attempts.map((a) => a.attempt)).toEqual([1, 2]);
     expect((await call('POST', `/api/v1/webhooks/${endpoint.id}/deliveries/msg_unknownunknown/redeliver`, { key })).status).toBe(404);
+  });
+});
+
+describe('the receiver of docs/webhooks.md', () => {
+  it('runs as printed, verifies a delivery and acknowledges it', async () => {
+    const doc = readFileSync(join(REPO_ROOT, 'docs', 'webhooks.md'), 'utf8');
+    const code = /```js\n(\/\/ receiver\.mjs\n[\s\S]*?)```/.exec(doc)?.[1];
+    expect(code).toBeDefined();
+    // beside the project's node_modules, so `standardwebhooks` resolves as it does for a reader who installed it
+    const dir = join(REPO_ROOT, 'node_modules', `.docs-receiver-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'receiver.mjs'), code!);
+    const port = await findFreePort();
+    const endpoint = (await call('POST', '/api/v1/webhooks', { key, body: { url: `http://127.0.0.1:${port}/`, events: ['balance.low'] } })).body;
+    const child = spawn(process.execPath, [join(dir, 'receiver.mjs')], { env: { ...process.env, WEBHOOK_SECRET: endpoint.secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    const until = async (text: string) => {
+      for (let i = 0; i < 300 && !out.includes(text); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(out).toContain(text);
+    };
+    try {
+      await until(`listening on ${port}`);
+      const sent = await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { key });
+      await until(`verified webhook.test ${sent.body.eventId}`);
+      const [delivery] = await untilDelivery(endpoint.id, (l) => l[0]?.status === 'delivered');
+      expect(delivery!.attempts[0]!.status).toBe(204);
+    } finally {
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+      await call('DELETE', `/api/v1/webhooks/${endpoint.id}`, { key });
+    }
   });
 });
 
