@@ -345,7 +345,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const following = followCollectionIngestions({ catalog, readiness, ingestions, onError: (err) => log.warn({ err }, 'could not read the state of an ingestion') });
     closers.push(async () => following.stop());
     await following.check();
-    const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions });
+    const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions, webhooks });
     const app = createApp({
       log,
       authenticate: createAuthenticate(db),

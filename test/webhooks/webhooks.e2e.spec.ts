@@ -9,6 +9,7 @@ import { REPO_ROOT } from '../../src/app/config.js';
 import { findFreePort } from '../../src/infra/freePort.js';
 import { Webhook } from 'standardwebhooks';
 import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
+import { runCli } from '../support/cliProcess.js';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver.js';
 
 let svc: TestService;
@@ -176,6 +177,31 @@ describe('webhook endpoints', () => {
     expect(delivery!.attempts.map((a) => a.attempt)).toEqual([1, 2]);
     expect((await call('POST', `/api/v1/webhooks/${endpoint.id}/deliveries/msg_unknownunknown/redeliver`, { key })).status).toBe(404);
   });
+});
+
+describe('the operator', () => {
+  it("manages an organization's endpoints through the CLI and the operator API: create, test, deliveries, delete", async () => {
+    const admin = svc.adminToken;
+    const cli = (...args: string[]) => runCli(...args, '--url', svc.baseUrl, '--admin-token', svc.adminToken);
+    const created = await cli('webhook', 'create', orgId, receiver.url('/operator'), '--events', 'balance.low,key.budget_exhausted', '--description', 'set up by the operator');
+    expect(created.code, created.err).toBe(0);
+    const endpoint = JSON.parse(created.out) as { id: string; secret: string };
+    expect(endpoint.secret).toMatch(/^whsec_/);
+    // the members see it
+    expect((await call('GET', '/api/v1/webhooks', { key })).body.data.map((e: { id: string }) => e.id)).toContain(endpoint.id);
+    expect((await call('POST', `/admin/v1/organizations/${orgId}/webhooks/${endpoint.id}/test`, { admin })).status).toBe(202);
+    const [got] = await receiver.until('/operator', 1);
+    expect(verified(endpoint.secret, got!).type).toBe('webhook.test');
+    await untilDelivery(endpoint.id, (l) => l[0]?.status === 'delivered');
+    const deliveries = JSON.parse((await cli('webhook', 'deliveries', orgId, endpoint.id)).out);
+    expect(deliveries.data[0].attempts[0].status).toBe(200);
+    const bad = await call('POST', `/admin/v1/organizations/${orgId}/webhooks`, { admin, body: { url: 'http://169.254.169.254/', events: ['balance.low'] } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.message).toMatch(/metadata/);
+    expect((await call('GET', `/admin/v1/organizations/${orgId}/webhooks`, { admin })).body.data.map((e: { id: string }) => e.id)).toContain(endpoint.id);
+    expect((await call('DELETE', `/admin/v1/organizations/${orgId}/webhooks/${endpoint.id}`, { admin })).status).toBe(200);
+    expect((await call('GET', `/api/v1/webhooks/${endpoint.id}`, { key })).status).toBe(404);
+  }, 180_000);
 });
 
 describe('the receiver of docs/webhooks.md', () => {

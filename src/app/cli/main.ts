@@ -57,6 +57,11 @@ const USAGE = `usage: litsearch <command> [options]
                                            running service answers (upsert: add, change, delete by document; replace:
                                            the collection becomes exactly the files); prints the ingestion id
   ingestion show INGESTION_ID              an ingestion's state and counts (documents added, updated, deleted, unchanged)
+  webhook list ORG_ID                      the organization's webhook endpoints (the running service's; docs/webhooks.md)
+  webhook create ORG_ID URL --events a,b [--description TEXT]
+                                           registers an endpoint; prints its signing secret, shown once
+  webhook delete|rotate-secret|test|deliveries ORG_ID ENDPOINT_ID
+                                           deletes it, rotates its secret, sends it a test event, lists its deliveries
   retractions load FILE...                 load newer retraction lists (Retraction Watch .csv, open-retractions
                                            .jsonl[.gz]; relative paths under DATA_ROOT): their works leave search
                                            results without re-ingesting; retractions/check answers from them
@@ -135,6 +140,12 @@ const ARGUMENTS: Record<string, string[]> = {
   'meta-collection set': ['NAME'],
   'collection ingest': ['NAME'],
   'ingestion show': ['INGESTION_ID'],
+  'webhook list': ['ORG_ID'],
+  'webhook create': ['ORG_ID', 'URL'],
+  'webhook delete': ['ORG_ID', 'ENDPOINT_ID'],
+  'webhook rotate-secret': ['ORG_ID', 'ENDPOINT_ID'],
+  'webhook test': ['ORG_ID', 'ENDPOINT_ID'],
+  'webhook deliveries': ['ORG_ID', 'ENDPOINT_ID'],
 };
 
 /** Refuses a known command given too few, too many or empty positional arguments, naming what it takes. */
@@ -220,6 +231,12 @@ function remoteOperations(remote: Remote): CliOperations {
     defineMetaCollection: async (name, body) => ({ metaCollection: (await call('PUT', `/meta-collections/${encodeURIComponent(name)}`, body, [200, 201])) as never, created: false }),
     ingestCollection: (collection, request) => call('POST', `/collections/${encodeURIComponent(collection)}/ingest`, request, [202]) as never,
     ingestion: (ingestionId) => call('GET', `/ingestions/${encodeURIComponent(ingestionId)}`) as never,
+    listWebhooks: (orgId) => call('GET', `/organizations/${orgId}/webhooks`) as never,
+    createWebhook: (orgId, input) => call('POST', `/organizations/${orgId}/webhooks`, input, [201]) as never,
+    deleteWebhook: (orgId, endpointId) => call('DELETE', `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}`) as never,
+    rotateWebhookSecret: (orgId, endpointId) => call('POST', `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}/rotate-secret`) as never,
+    testWebhook: (orgId, endpointId) => call('POST', `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}/test`, undefined, [202]) as never,
+    webhookDeliveries: (orgId, endpointId, limit) => call('GET', `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}/deliveries${limit ? `?limit=${limit}` : ''}`) as never,
   };
 }
 
@@ -289,6 +306,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       description: { type: 'string' },
       price: { type: 'string' },
       members: { type: 'string' },
+      events: { type: 'string' },
       init: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -490,6 +508,31 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         const mode = values.mode ?? 'upsert';
         if (mode !== 'upsert' && mode !== 'replace') throw new Error('--mode must be upsert or replace');
         print(await ops.ingestCollection(rest[0]!, { files, mode }));
+        return 0;
+      },
+      'webhook list': async () => {
+        print(await ops.listWebhooks(rest[0]!));
+        return 0;
+      },
+      'webhook create': async () => {
+        if (!values.events) throw new Error('--events is required: a comma-separated list such as assisted.completed,alert.matched');
+        print(await ops.createWebhook(rest[0]!, { url: rest[1]!, events: values.events.split(',').map((e) => e.trim()).filter(Boolean), description: values.description }));
+        return 0;
+      },
+      'webhook delete': async () => {
+        print(await ops.deleteWebhook(rest[0]!, rest[1]!));
+        return 0;
+      },
+      'webhook rotate-secret': async () => {
+        print(await ops.rotateWebhookSecret(rest[0]!, rest[1]!));
+        return 0;
+      },
+      'webhook test': async () => {
+        print(await ops.testWebhook(rest[0]!, rest[1]!));
+        return 0;
+      },
+      'webhook deliveries': async () => {
+        print(await ops.webhookDeliveries(rest[0]!, rest[1]!, intOpt(values.limit, 'limit')));
         return 0;
       },
       'ingestion show': async () => {

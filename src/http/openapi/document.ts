@@ -477,6 +477,12 @@ function operatorOperations(): Operation[] {
       description: 'Starts an ingestion workflow and answers at once. A file the server cannot read is 422 naming it and nothing starts; an unknown collection is 404 COLLECTION_NOT_FOUND, a meta-collection 422; a collection with an ingestion running is 409 naming it.',
     }),
     op('get', '/ingestions/{ingestionId}', 'getIngestion', "An ingestion's state and counts: progress while it runs, the recorded outcome after", { response: 'IngestionStatus' }),
+    op('get', '/organizations/{orgId}/webhooks', 'listOrganizationWebhooks', "The organization's webhook endpoints", { response: 'WebhookEndpointList' }),
+    op('post', '/organizations/{orgId}/webhooks', 'createOrganizationWebhook', 'Register a webhook endpoint for the organization; the secret is shown once', { body: 'WebhookEndpointRequest', status: 201, response: 'WebhookEndpointWithSecret', errors: [401, 404, 409, 422, 429] }),
+    op('delete', '/organizations/{orgId}/webhooks/{id}', 'deleteOrganizationWebhook', 'Delete a webhook endpoint of the organization', { response: 'WebhookEndpointDeleted' }),
+    op('post', '/organizations/{orgId}/webhooks/{id}/rotate-secret', 'rotateOrganizationWebhookSecret', "Rotate a webhook endpoint's secret; the new one is shown once", { response: 'WebhookEndpointWithSecret' }),
+    op('post', '/organizations/{orgId}/webhooks/{id}/test', 'testOrganizationWebhook', 'Send a test event to a webhook endpoint', { status: 202, response: 'WebhookEventQueued', errors: [401, 404, 409, 429] }),
+    op('get', '/organizations/{orgId}/webhooks/{id}/deliveries', 'listOrganizationWebhookDeliveries', "A webhook endpoint's deliveries with every attempt", { query: queryParameters(webhookDeliveriesQuery), response: 'WebhookDeliveryList' }),
     op('get', '/verify', 'verifyChain', "Verify the event log's hash chain", { description: 'A break is 409 CONFLICT with the verdict in error.details.', response: 'ChainVerdict', errors: [401, 409, 429] }),
   ];
 }
