@@ -26,7 +26,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       // heartbeats while the attempt runs: a worker killed mid-attempt is noticed in seconds, and the attempt sent again
       const beat = setInterval(() => Context.current().heartbeat(), 1000);
       try {
-        return await asActivity(() => attempts.attempt(input, input.attempt));
+        return await asActivity(() => attempts.attempt(input, input.attempt, Context.current().info.attempt === 1));
       } finally {
         clearInterval(beat);
       }

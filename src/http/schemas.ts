@@ -1,5 +1,6 @@
 // Request body schemas (zod): one place that says what each endpoint accepts.
 import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks.js';
 import { plainCollectionSchema } from '../domain/catalog.js';
 import { ApiError } from './errors.js';
 import { DEFAULT_IMAGE_OPTIONS } from '../usecases/figures/figureImages.js';
@@ -229,7 +230,7 @@ export const journalRequestBody = z.strictObject({
 export const webhookEndpointBody = z.strictObject({
   url: z.string().min(1).max(2048, 'url must be at most 2048 characters').describe('The receiver: an https URL whose host resolves to public addresses only.'),
   events: z
-    .array(z.enum(['assisted.completed', 'alert.matched', 'balance.low', 'key.budget_exhausted']))
+    .array(z.enum(WEBHOOK_EVENT_TYPES))
     .min(1, 'events must name at least one event type')
     .max(10)
     .describe('The event types sent to this endpoint.'),

@@ -99,12 +99,13 @@ describe('webhook endpoints', () => {
   it('refuses metadata addresses even with private receivers allowed, unknown events and bad URLs, changing nothing', async () => {
     const before = (await call('GET', '/api/v1/webhooks', { key })).body.data.length;
     for (const body of [
-      { url: 'http://169.254.169.254/latest/meta-data/', events: ['balance.low'] },
-      { url: 'https://[fd00:ec2::254]/', events: ['balance.low'] },
-      { url: 'ftp://127.0.0.1/x', events: ['balance.low'] },
+      { url: 'http://169.254.169.254/latest/meta-data/', events: ['assisted.completed'] },
+      { url: 'https://[fd00:ec2::254]/', events: ['assisted.completed'] },
+      { url: 'ftp://127.0.0.1/x', events: ['assisted.completed'] },
       { url: receiver.url('/x'), events: ['payment.succeeded'] },
+      { url: receiver.url('/x'), events: ['balance.low'] },
       { url: receiver.url('/x'), events: [] },
-      { url: receiver.url('/x'), events: ['balance.low'], secret: 'mine' },
+      { url: receiver.url('/x'), events: ['assisted.completed'], secret: 'mine' },
     ]) {
       const res = await call('POST', '/api/v1/webhooks', { key, body });
       expect(res.status, JSON.stringify(body)).toBe(422);
@@ -114,7 +115,7 @@ describe('webhook endpoints', () => {
   });
 
   it('sends a test event signed so the standardwebhooks library verifies it, and lists the attempt', async () => {
-    const endpoint = await register('/ok', ['balance.low']);
+    const endpoint = await register('/ok', ['assisted.completed']);
     const sent = await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { key });
     expect(sent.status).toBe(202);
     const [got] = await receiver.until('/ok', 1);
@@ -183,7 +184,7 @@ describe('the operator', () => {
   it("manages an organization's endpoints through the CLI and the operator API: create, test, deliveries, delete", async () => {
     const admin = svc.adminToken;
     const cli = (...args: string[]) => runCli(...args, '--url', svc.baseUrl, '--admin-token', svc.adminToken);
-    const created = await cli('webhook', 'create', orgId, receiver.url('/operator'), '--events', 'balance.low,key.budget_exhausted', '--description', 'set up by the operator');
+    const created = await cli('webhook', 'create', orgId, receiver.url('/operator'), '--events', 'assisted.completed', '--description', 'set up by the operator');
     expect(created.code, created.err).toBe(0);
     const endpoint = JSON.parse(created.out) as { id: string; secret: string };
     expect(endpoint.secret).toMatch(/^whsec_/);
@@ -195,7 +196,7 @@ describe('the operator', () => {
     await untilDelivery(endpoint.id, (l) => l[0]?.status === 'delivered');
     const deliveries = JSON.parse((await cli('webhook', 'deliveries', orgId, endpoint.id)).out);
     expect(deliveries.data[0].attempts[0].status).toBe(200);
-    const bad = await call('POST', `/admin/v1/organizations/${orgId}/webhooks`, { admin, body: { url: 'http://169.254.169.254/', events: ['balance.low'] } });
+    const bad = await call('POST', `/admin/v1/organizations/${orgId}/webhooks`, { admin, body: { url: 'http://169.254.169.254/', events: ['assisted.completed'] } });
     expect(bad.status).toBe(422);
     expect(bad.body.error.message).toMatch(/metadata/);
     expect((await call('GET', `/admin/v1/organizations/${orgId}/webhooks`, { admin })).body.data.map((e: { id: string }) => e.id)).toContain(endpoint.id);
@@ -214,7 +215,7 @@ describe('the receiver of docs/webhooks.md', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'receiver.mjs'), code!);
     const port = await findFreePort();
-    const endpoint = (await call('POST', '/api/v1/webhooks', { key, body: { url: `http://127.0.0.1:${port}/`, events: ['balance.low'] } })).body;
+    const endpoint = (await call('POST', '/api/v1/webhooks', { key, body: { url: `http://127.0.0.1:${port}/`, events: ['assisted.completed'] } })).body;
     const child = spawn(process.execPath, [join(dir, 'receiver.mjs')], { env: { ...process.env, WEBHOOK_SECRET: endpoint.secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));

@@ -515,7 +515,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         return 0;
       },
       'webhook create': async () => {
-        if (!values.events) throw new Error('--events is required: a comma-separated list such as assisted.completed,alert.matched');
+        if (!values.events) throw new Error('--events is required: a comma-separated list such as assisted.completed');
         print(await ops.createWebhook(rest[0]!, { url: rest[1]!, events: values.events.split(',').map((e) => e.trim()).filter(Boolean), description: values.description }));
         return 0;
       },

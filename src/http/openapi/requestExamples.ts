@@ -34,9 +34,9 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
   },
   WebhookEndpointRequest: {
     endpoint: {
-      summary: 'Tell a receiver when an assisted answer is ready and when an alert found new papers',
+      summary: 'Tell a receiver when an asynchronous assisted answer is ready',
       description: 'Any public https URL of yours; its host must resolve to public addresses only. Keep the `secret` of the answer.',
-      value: { url: 'https://93.184.215.14/hooks/litsearch', events: ['assisted.completed', 'alert.matched'], description: 'Lab notebook' },
+      value: { url: 'https://93.184.215.14/hooks/litsearch', events: ['assisted.completed'], description: 'Lab notebook' },
     },
   },
   CollectionSearchRequest: {

@@ -25,7 +25,7 @@ export interface DeliveryAttemptDeps {
   lookup?: HostLookup;
   /** how long one attempt waits for an answer */
   timeoutMs?: number;
-  /** fault injection for crash tests: pause after the receiver answered, before the attempt is recorded */
+  /** fault injection for crash tests: the first try of an attempt pauses after the receiver answered, before it is recorded */
   afterSendDelayMs?: number;
   /** told when an event reached an endpoint (a 2xx): the proof of delivery of what is charged only when delivered */
   onDelivered?: (payload: WebhookPayload, orgId: string) => Promise<void>;
@@ -49,7 +49,8 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
   }
 
   return {
-    async attempt(d: WebhookDeliveryInput, attempt: number): Promise<AttemptVerdict> {
+    /** `firstTry`: the first execution of this attempt (a crash test's pause applies to it alone, so a retry goes through). */
+    async attempt(d: WebhookDeliveryInput, attempt: number, firstTry = true): Promise<AttemptVerdict> {
       const key = `webhook-attempt:${d.messageId}:${d.endpointId}:${attempt}`;
       // a retried activity whose attempt was recorded (the worker died after the record): that attempt's verdict
       const earlier = (await readByIdempotencyKey(db, key)).find((e) => e.type === 'WebhookAttemptRecorded');
@@ -68,7 +69,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         if (!(err instanceof Rejection)) throw err;
         outcome = { status: null, latencyMs: 0, excerpt: '', error: `refused before sending: ${err.message}` };
       }
-      if (deps.afterSendDelayMs) await new Promise((r) => setTimeout(r, deps.afterSendDelayMs));
+      if (deps.afterSendDelayMs && firstTry) await new Promise((r) => setTimeout(r, deps.afterSendDelayMs));
       await runStreamCommand(
         db,
         clock,
