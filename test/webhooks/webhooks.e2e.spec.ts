@@ -10,6 +10,7 @@ import { findFreePort } from '../../src/infra/freePort.js';
 import { Webhook } from 'standardwebhooks';
 import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
 import { runCli } from '../support/cliProcess.js';
+import { dashboardClient } from '../dashboard/dashboardClient.js';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver.js';
 
 let svc: TestService;
@@ -152,6 +153,14 @@ describe('webhook endpoints', () => {
     expect(shown.disabledReason).toMatch(/every attempt failed since/);
     const again = await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { key });
     expect(again.status).toBe(409);
+    // the organization's members see a notice on the dashboard
+    const invited = await call('POST', `/admin/v1/organizations/${orgId}/invites`, { admin: svc.adminToken, body: { email: 'hooks@example.org', role: 'member' } });
+    const member = dashboardClient(svc.baseUrl);
+    expect((await member.send('POST', new URL(invited.body.inviteUrl).pathname, { json: { password: 'correct horse battery staple 42' } })).status).toBe(201);
+    const overview = await member.send('GET', '/dashboard');
+    expect(overview.status).toBe(200);
+    expect(overview.text).toContain(`Webhook endpoint <code>${endpoint.id}</code>`);
+    expect(overview.text).toMatch(/was disabled on .*every attempt failed since/);
   });
 
   it('rotates a secret: deliveries carry both signatures for a day, each verifies alone', async () => {
