@@ -281,6 +281,8 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
       return [{ table: 'webhook_deliveries', row: Object.assign(requireDelivery(read, e.data.messageId, e.data.endpointId), { state: e.data.outcome, ended_at: e.recordedAt }) }];
     case 'WebhookRedeliveryRequested':
       return [{ table: 'webhook_deliveries', row: Object.assign(requireDelivery(read, e.data.messageId, e.data.endpointId), { state: 'pending', ended_at: null }) }];
+    case 'NotificationSettingsChanged':
+      return [{ table: 'notification_settings', row: { org_id: e.data.orgId, balance_low_micros: e.data.balanceLowThresholdMicros } }];
     case 'RetractionsLoaded':
       // the list in force is read from the retractions stream itself (src/ingest/liveRetractions.ts)
       return [];

@@ -48,6 +48,8 @@ export function pkOf(table: ProjectionTable, row: object): string {
       return `${r.message_id}\u0000${r.endpoint_id}`;
     case 'webhook_attempts':
       return String(r.position);
+    case 'notification_settings':
+      return r.org_id as string;
   }
 }
 

@@ -7,7 +7,7 @@ import { COLUMNS, COLUMN_TYPES, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
 
 /** bigint columns are selected as text so money never passes through a JS number */
-const BIGINT_COLUMNS = new Set(['balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros', 'amount_micros', 'balance_after_micros', 'spending_cap_micros', 'spent_micros', 'tokens', 'position', 'unlocked_micros', 'price_per_1000_micros']);
+const BIGINT_COLUMNS = new Set(['balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros', 'amount_micros', 'balance_after_micros', 'spending_cap_micros', 'spent_micros', 'tokens', 'position', 'unlocked_micros', 'price_per_1000_micros', 'balance_low_micros']);
 /** every jsonb column: sent as JSON text (pg would send a JavaScript array as a PostgreSQL array) */
 const JSON_COLUMNS = new Set(Object.entries(COLUMN_TYPES).flatMap(([column, type]) => (type === 'jsonb' ? [column] : [])));
 

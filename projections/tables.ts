@@ -3,7 +3,7 @@ import type { IngestionCounts } from '../src/domain/events.js';
 
 export type TablePrefix = 'proj_' | 'replay_';
 
-export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage', 'collection_usage', 'price_overrides', 'key_last_used', 'members', 'invites', 'sessions', 'ingestions', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts'] as const;
+export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage', 'collection_usage', 'price_overrides', 'key_last_used', 'members', 'invites', 'sessions', 'ingestions', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'notification_settings'] as const;
 export type ProjectionTable = (typeof PROJECTION_TABLES)[number];
 
 /** Primary-key columns, used for upserts and for ordering digests. */
@@ -24,6 +24,7 @@ export const PRIMARY_KEYS: Record<ProjectionTable, string[]> = {
   webhook_endpoints: ['endpoint_id'],
   webhook_deliveries: ['message_id', 'endpoint_id'],
   webhook_attempts: ['position'],
+  notification_settings: ['org_id'],
 };
 
 /** Columns in a fixed order; money and counters as bigint, kept as decimal strings in TypeScript. */
@@ -44,6 +45,7 @@ export const COLUMNS: Record<ProjectionTable, string[]> = {
   webhook_endpoints: ['endpoint_id', 'org_id', 'url', 'events', 'description', 'state', 'secret_version', 'previous_secret_expires_at', 'created_at', 'disabled_at', 'disabled_reason', 'failing_since', 'last_success_at'],
   webhook_deliveries: ['message_id', 'endpoint_id', 'org_id', 'event_type', 'created_at', 'state', 'attempts', 'last_status', 'last_attempt_at', 'ended_at'],
   webhook_attempts: ['position', 'message_id', 'endpoint_id', 'org_id', 'attempt', 'time', 'status', 'latency_ms', 'excerpt', 'error'],
+  notification_settings: ['org_id', 'balance_low_micros'],
 };
 
 /** SQL type of every column, for bulk inserts that pass one array per column (unnest). */
@@ -63,7 +65,7 @@ export const COLUMN_TYPES: Record<string, string> = {
   endpoint_id: 'text', url: 'text', events: 'jsonb', description: 'text', secret_version: 'integer', previous_secret_expires_at: 'timestamptz',
   created_at: 'timestamptz', disabled_at: 'timestamptz', disabled_reason: 'text', failing_since: 'timestamptz', last_success_at: 'timestamptz',
   message_id: 'text', event_type: 'text', attempts: 'integer', last_status: 'integer', last_attempt_at: 'timestamptz', 
-  attempt: 'integer', status: 'integer', latency_ms: 'integer', excerpt: 'text',
+  attempt: 'integer', status: 'integer', latency_ms: 'integer', excerpt: 'text', balance_low_micros: 'bigint',
 };
 
 /** timestamptz columns: selected as ISO text in UTC with milliseconds, like the ledger's time */
@@ -143,6 +145,8 @@ CREATE TABLE IF NOT EXISTS ${p}webhook_attempts (
   position BIGINT PRIMARY KEY, message_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, org_id TEXT NOT NULL, attempt INTEGER NOT NULL,
   time TIMESTAMPTZ NOT NULL, status INTEGER, latency_ms INTEGER NOT NULL, excerpt TEXT NOT NULL, error TEXT);
 CREATE INDEX IF NOT EXISTS ${p}webhook_attempts_delivery ON ${p}webhook_attempts (message_id, endpoint_id, attempt);
+-- what an organization wants to be told: below balance_low_micros, balance.low (null: never)
+CREATE TABLE IF NOT EXISTS ${p}notification_settings (org_id TEXT PRIMARY KEY, balance_low_micros BIGINT);
 `;
 }
 
@@ -335,6 +339,11 @@ export interface WebhookAttemptRow {
   error: string | null;
 }
 
+export interface NotificationSettingsRow {
+  org_id: string;
+  balance_low_micros: string | null;
+}
+
 export interface RowOf {
   organizations: OrganizationRow;
   balances: BalanceRow;
@@ -352,4 +361,5 @@ export interface RowOf {
   webhook_endpoints: WebhookEndpointRow;
   webhook_deliveries: WebhookDeliveryRow;
   webhook_attempts: WebhookAttemptRow;
+  notification_settings: NotificationSettingsRow;
 }

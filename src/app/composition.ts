@@ -59,6 +59,7 @@ import { createLiveRetractions, heldDoisIn, type LiveRetractions } from '../inge
 import type { WebhookActivityDeps } from '../../activities/webhooks.js';
 import { createWebhooks, type Webhooks } from '../usecases/webhooks/webhooks.js';
 import { deliveryProofs } from '../usecases/webhooks/deliveryProofs.js';
+import { followAccountNotices } from '../usecases/webhooks/accountNotices.js';
 
 export interface Runtime {
   config: Config;
@@ -339,6 +340,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }
     const assisted = createAssistedSearch({ client, db, accounts, clock, catalog, search, waitMs: config.assisted.waitMs, deliveryWaitMs: config.assisted.deliveryWaitMs, eagerStart: options.worker });
     const webhooks = createWebhooks({ db, client, clock, settings: config.webhooks });
+    const notices = followAccountNotices({ db, publish: (orgId, type, data, source) => webhooks.publish(orgId, type, data, source, { kind: 'workflow', id: 'account-notices' }), onError: (err) => log.warn({ err }, 'could not check the account notices') });
+    closers.push(() => notices.stop());
     const unlock = createUnlock({ client, db, accounts, clock, taskQueue: TASK_QUEUE, eagerStart: options.worker, figureImages });
     const ingestions = createTemporalIngestions({ db, client, catalog, dataRoot: config.dataRoot, clock, taskQueue: TASK_QUEUE, batchSize: config.ingestBatchSize, parallelism: config.ingestParallelism });
     const collectionAdmin = createCollectionAdmin({ catalog, engine, db, readiness, ingestions, dataRoot: config.dataRoot, onIndexDeleteFailure: (collection, err) => log.warn({ collection, err }, 'a retired collection\'s index could not be deleted') });

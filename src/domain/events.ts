@@ -200,7 +200,9 @@ export type DomainEvent =
   /** a delivery ended: a 2xx, every retry failed, or the endpoint was deleted or disabled meanwhile */
   | { type: 'WebhookDeliveryEnded'; data: { orgId: string; messageId: string; endpointId: string; outcome: WebhookDeliveryOutcome } }
   /** the organization asked for a delivery to be sent again: a new series of attempts, the same webhook-id */
-  | { type: 'WebhookRedeliveryRequested'; data: { orgId: string; messageId: string; endpointId: string } };
+  | { type: 'WebhookRedeliveryRequested'; data: { orgId: string; messageId: string; endpointId: string } }
+  /** the organization's notification settings (notificationSettingsStream): below this balance, `balance.low` (null: never) */
+  | { type: 'NotificationSettingsChanged'; data: { orgId: string; balanceLowThresholdMicros: string | null } };
 
 export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'cancelled';
 
@@ -279,6 +281,7 @@ export const ingestionStream = (ingestionId: string) => `ingestion-${ingestionId
 /** A webhook endpoint's life; one event the service tells (its creation); one delivery of it to one endpoint (attempts, end). */
 export const webhookEndpointStream = (endpointId: string) => `webhook-endpoint-${endpointId}`;
 export const webhookMessageStream = (messageId: string) => `webhook-message-${messageId}`;
+export const notificationSettingsStream = (orgId: string) => `notifications-${orgId}`;
 export const webhookDeliveryStream = (messageId: string, endpointId: string) => `webhook-delivery-${messageId}-${endpointId}`;
 
 /** The endpoint an assisted search's charge names (SearchCharged.endpoint). */

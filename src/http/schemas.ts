@@ -237,6 +237,15 @@ export const webhookEndpointBody = z.strictObject({
   description: z.string().max(256, 'description must be at most 256 characters').optional().describe('What the endpoint is for, shown in lists.'),
 });
 
+/** PUT /api/v1/notifications: what the organization is told about its account. */
+export const notificationSettingsBody = z.strictObject({
+  balanceLowThreshold: z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,6})?$/, 'balanceLowThreshold must be a decimal string of credits such as "5.00", or null')
+    .nullable()
+    .meta({ description: 'A `balance.low` webhook when the balance falls below this many credits; null: never.' }),
+});
+
 /** GET /api/v1/webhooks/{id}/deliveries: how many, newest first. */
 export const webhookDeliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(50) });
 

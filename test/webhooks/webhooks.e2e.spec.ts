@@ -104,7 +104,7 @@ describe('webhook endpoints', () => {
       { url: 'https://[fd00:ec2::254]/', events: ['assisted.completed'] },
       { url: 'ftp://127.0.0.1/x', events: ['assisted.completed'] },
       { url: receiver.url('/x'), events: ['payment.succeeded'] },
-      { url: receiver.url('/x'), events: ['balance.low'] },
+      { url: receiver.url('/x'), events: ['alert.matched'] },
       { url: receiver.url('/x'), events: [] },
       { url: receiver.url('/x'), events: ['assisted.completed'], secret: 'mine' },
     ]) {
@@ -308,6 +308,34 @@ describe('asynchronous assisted search', () => {
     expect(shown.status).toBe(200);
     expect(shown.body).toMatchObject({ queryId, status: 'needs_clarification', clarification: { question: expect.any(String) } });
     await call('DELETE', `/api/v1/webhooks/${endpoint.id}`, { key });
+  });
+});
+
+describe('account notices', () => {
+  it('balance.low once when the balance falls below the threshold the organization set, key.budget_exhausted when a key reaches its cap', async () => {
+    const endpoint = await register('/account', ['balance.low', 'key.budget_exhausted']);
+    const admin = svc.adminToken;
+    const { balance } = (await call('GET', `/admin/v1/organizations/${orgId}/balance`, { admin })).body as { balance: string };
+    expect((await call('PUT', '/api/v1/notifications', { key, body: { balanceLowThreshold: 'lots' } })).status).toBe(422);
+    const set = await call('PUT', '/api/v1/notifications', { key, body: { balanceLowThreshold: balance } });
+    expect(set.body).toEqual({ balanceLowThreshold: balance });
+    expect((await call('GET', '/api/v1/notifications', { key })).body).toEqual({ balanceLowThreshold: balance });
+    // a second key, which searches once: its charge takes the balance below the threshold
+    const second = await call('POST', `/admin/v1/organizations/${orgId}/keys`, { admin, body: { mode: 'live' } });
+    const searched = await call('POST', '/api/v1/search/query', { key: second.body.key, body: { collection: 'scifact', query: 'insulin resistance in obesity', limit: 3 } });
+    expect(searched.status).toBe(200);
+    expect(Number(searched.headers.get('x-query-cost'))).toBeGreaterThan(0);
+    const [low] = await receiver.until('/account', 1);
+    expect(verified(endpoint.secret, low!)).toMatchObject({ type: 'balance.low', data: { threshold: balance } });
+    // the operator caps the key at what it spent: it has reached its budget
+    const { spent } = (await call('GET', `/admin/v1/keys/${second.body.id}`, { admin })).body as { spent: string };
+    expect((await call('POST', `/admin/v1/keys/${second.body.id}/spending-cap`, { admin, body: { spendingCap: spent } })).status).toBe(200);
+    const got = await receiver.until('/account', 2);
+    expect(verified(endpoint.secret, got[1]!)).toMatchObject({ type: 'key.budget_exhausted', data: { keyId: second.body.id, spendingCap: spent } });
+    // a later search below the threshold is no new crossing
+    await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: 'statins and cardiovascular risk', limit: 2 } });
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(receiver.on('/account').map((r) => JSON.parse(r.body).type)).toEqual(['balance.low', 'key.budget_exhausted']);
   });
 });
 

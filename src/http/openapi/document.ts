@@ -43,6 +43,7 @@ import {
   queriesQuery,
   webhookEndpointBody,
   webhookDeliveriesQuery,
+  notificationSettingsBody,
 } from '../schemas.js';
 import * as responses from './responses.js';
 import * as operator from './operatorResponses.js';
@@ -64,6 +65,7 @@ export const NAMED_SCHEMAS = {
   UnlockRequest: unlockBody,
   JournalRequestInput: journalRequestBody,
   WebhookEndpointRequest: webhookEndpointBody,
+  NotificationSettingsRequest: notificationSettingsBody,
   OrganizationRequest: organizationBody,
   CreditsRequest: creditsBody,
   RefundRequest: refundBody,
@@ -115,6 +117,7 @@ export const NAMED_SCHEMAS = {
   JournalRequest: responses.JournalRequest,
   ToolResult: responses.ToolResult,
   WebhookEndpoint: responses.WebhookEndpoint,
+  NotificationSettings: responses.NotificationSettings,
   WebhookEndpointWithSecret: responses.WebhookEndpointWithSecret,
   WebhookEndpointList: responses.WebhookEndpointList,
   WebhookEndpointDeleted: responses.WebhookEndpointDeleted,
@@ -326,7 +329,7 @@ const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/webhooks', tag: 'webhooks', access: 'apiKey', operationId: 'createWebhookEndpoint', summary: 'Register a webhook endpoint',
     description: 'Live keys only. The URL must be https and its host must resolve to public addresses only (checked now and before every attempt). The answer carries the signing secret, shown once. At most 16 endpoints per organization.',
-    body: 'WebhookEndpointRequest', status: 201, response: 'WebhookEndpointWithSecret', errors: [401, 403, 409, 422],
+    body: 'WebhookEndpointRequest', status: 201, response: 'WebhookEndpointWithSecret', errors: [401, 403, 409, 422, 429],
   },
   { method: 'get', path: '/api/v1/webhooks', tag: 'webhooks', access: 'apiKey', operationId: 'listWebhookEndpoints', summary: "The organization's webhook endpoints", response: 'WebhookEndpointList', errors: [401, 403] },
   { method: 'get', path: '/api/v1/webhooks/{id}', tag: 'webhooks', access: 'apiKey', operationId: 'getWebhookEndpoint', summary: 'One webhook endpoint', response: 'WebhookEndpoint', errors: [401, 403, 404] },
@@ -335,12 +338,14 @@ const OPERATIONS: Operation[] = [
     method: 'post', path: '/api/v1/webhooks/{id}/rotate-secret', tag: 'webhooks', access: 'apiKey', operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret',
     description: 'The new secret is shown once. For 24 hours deliveries carry two signatures, one with each secret, so the receiver can switch over.', response: 'WebhookEndpointWithSecret', errors: [401, 403, 404, 409],
   },
-  { method: 'post', path: '/api/v1/webhooks/{id}/test', tag: 'webhooks', access: 'apiKey', operationId: 'testWebhookEndpoint', summary: 'Send a test event', description: 'A `webhook.test` event, whatever the endpoint subscribes to, delivered like any other (listed under its deliveries).', status: 202, response: 'WebhookEventQueued', errors: [401, 403, 404, 409] },
+  { method: 'post', path: '/api/v1/webhooks/{id}/test', tag: 'webhooks', access: 'apiKey', operationId: 'testWebhookEndpoint', summary: 'Send a test event', description: 'A `webhook.test` event, whatever the endpoint subscribes to, delivered like any other (listed under its deliveries).', status: 202, response: 'WebhookEventQueued', errors: [401, 403, 404, 409, 429] },
   { method: 'get', path: '/api/v1/webhooks/{id}/deliveries', tag: 'webhooks', access: 'apiKey', operationId: 'listWebhookDeliveries', summary: 'Deliveries to an endpoint, newest first, with every attempt', query: queryParameters(webhookDeliveriesQuery), response: 'WebhookDeliveryList', errors: [401, 403, 404, 422] },
   {
     method: 'post', path: '/api/v1/webhooks/{id}/deliveries/{eventId}/redeliver', tag: 'webhooks', access: 'apiKey', operationId: 'redeliverWebhookEvent', summary: 'Send an ended delivery again',
-    description: 'A new series of attempts with the same `webhook-id` and body (receivers deduplicate by it).', status: 202, response: 'WebhookEventQueued', errors: [401, 403, 404, 409],
+    description: 'A new series of attempts with the same `webhook-id` and body (receivers deduplicate by it).', status: 202, response: 'WebhookEventQueued', errors: [401, 403, 404, 409, 429],
   },
+  { method: 'get', path: '/api/v1/notifications', tag: 'webhooks', access: 'apiKey', operationId: 'getNotificationSettings', summary: 'What the organization is told about its account', response: 'NotificationSettings', errors: [401, 403] },
+  { method: 'put', path: '/api/v1/notifications', tag: 'webhooks', access: 'apiKey', operationId: 'setNotificationSettings', summary: 'Set the balance below which a `balance.low` webhook is sent', body: 'NotificationSettingsRequest', response: 'NotificationSettings', errors: [401, 403, 422] },
   // tools
   {
     method: 'post', path: '/api/v1/tools/{prefix}/{tool}', tag: 'tools', access: 'apiKey', operationId: 'callTool', summary: 'Call a tool',

@@ -39,6 +39,9 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
       value: { url: 'https://93.184.215.14/hooks/litsearch', events: ['assisted.completed'], description: 'Lab notebook' },
     },
   },
+  NotificationSettingsRequest: {
+    lowBalance: { summary: 'Tell the webhooks when the balance falls below 5 credits', value: { balanceLowThreshold: '5.00' } },
+  },
   CollectionSearchRequest: {
     search: {
       summary: 'Trial reports with results in the clinical digest',

@@ -245,6 +245,7 @@ export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
   secret: z.string().meta({ description: 'The signing secret (`whsec_…`), shown only here: store it now. Verify every delivery with it (Standard Webhooks).' }),
   previousSecretExpiresAt: z.string().optional().meta({ description: 'After a rotation: until when deliveries are also signed with the previous secret.' }),
 });
+export const NotificationSettings = z.object({ balanceLowThreshold: nullable(z.string()).meta({ description: 'Below this balance (credits) a `balance.low` webhook is sent, once per crossing; null: never.' }) });
 export const WebhookEndpointList = z.object({ data: z.array(WebhookEndpoint) });
 export const WebhookEndpointDeleted = z.object({ id: z.string(), deleted: z.literal(true) });
 export const WebhookEventQueued = z.object({

@@ -2,15 +2,19 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
-import { parseOr422, webhookDeliveriesQuery, webhookEndpointBody } from '../schemas.js';
+import { parseOr422, notificationSettingsBody, webhookDeliveriesQuery, webhookEndpointBody } from '../schemas.js';
+import { parseCredits } from '../../domain/money.js';
 import type { RequestState } from '../requestContext.js';
 import type { Webhooks } from '../../usecases/webhooks/webhooks.js';
 import type { AuthContext } from '../../usecases/auth/context.js';
 import type { Actor } from '../../domain/events.js';
 import { refuseSandbox } from '../../usecases/search/sandbox.js';
+import type { SearchService } from '../../usecases/search/searchService.js';
 
 export interface WebhookRouteDeps {
   webhooks: Webhooks;
+  /** the organization's per-minute budget: what starts deliveries takes one request of it */
+  search: SearchService;
 }
 
 /** The live key calling, and the actor its changes are recorded under; sandbox keys manage no endpoints. */
@@ -28,6 +32,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   router.post('/webhooks', async (ctx) => {
     const { auth, actor } = caller(ctx);
     const body = parseOr422(webhookEndpointBody, ctx.request.body);
+    await deps.search.takeRequestSlot(auth);
     ctx.status = 201;
     ctx.body = await webhooks.create(auth.org.id, body, actor);
   });
@@ -49,6 +54,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   });
   router.post('/webhooks/:id/test', async (ctx) => {
     const { auth, actor } = caller(ctx);
+    await deps.search.takeRequestSlot(auth);
     ctx.status = 202;
     ctx.body = await webhooks.sendTest(auth.org.id, ctx.params.id!, actor);
   });
@@ -59,8 +65,18 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   });
   router.post('/webhooks/:id/deliveries/:eventId/redeliver', async (ctx) => {
     const { auth, actor } = caller(ctx);
+    await deps.search.takeRequestSlot(auth);
     ctx.status = 202;
     ctx.body = await webhooks.redeliver(auth.org.id, ctx.params.id!, ctx.params.eventId!, actor);
+  });
+  router.get('/notifications', async (ctx) => {
+    const { auth } = caller(ctx);
+    ctx.body = await webhooks.notificationSettings(auth.org.id);
+  });
+  router.put('/notifications', async (ctx) => {
+    const { auth, actor } = caller(ctx);
+    const body = parseOr422(notificationSettingsBody, ctx.request.body);
+    ctx.body = await webhooks.setNotificationSettings(auth.org.id, body.balanceLowThreshold === null ? null : parseCredits(body.balanceLowThreshold)!, actor);
   });
   return router;
 }

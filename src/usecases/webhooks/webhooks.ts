@@ -7,7 +7,8 @@ import type { Db } from '../../eventstore/db.js';
 import { runStreamCommand } from '../../eventstore/streamCommand.js';
 import { readStream } from '../../eventstore/eventStore.js';
 import { Rejection } from '../../domain/rejection.js';
-import { webhookDeliveryStream, webhookEndpointStream, webhookMessageStream, type Actor } from '../../domain/events.js';
+import { notificationSettingsStream, webhookDeliveryStream, webhookEndpointStream, webhookMessageStream, type Actor } from '../../domain/events.js';
+import { formatCredits } from '../../domain/money.js';
 import {
   endpointSecret,
   isWebhookEventType,
@@ -172,6 +173,17 @@ export function createWebhooks(deps: WebhooksDeps) {
       });
       const row = (await endpointRow(endpointId))!;
       return { ...endpointView(row), secret: endpointSecret(settings.secretKey, endpointId, row.secret_version) };
+    },
+
+    /** What the organization is told about its account: `balance.low` below this balance (null: never). */
+    async notificationSettings(orgId: string): Promise<{ balanceLowThreshold: string | null }> {
+      const [row] = await db.query<{ t: string | null }>(`SELECT balance_low_micros::text AS t FROM proj_notification_settings WHERE org_id = $1`, [orgId]);
+      return { balanceLowThreshold: row?.t == null ? null : formatCredits(BigInt(row.t)) };
+    },
+
+    async setNotificationSettings(orgId: string, balanceLowThresholdMicros: bigint | null, actor: Actor): Promise<{ balanceLowThreshold: string | null }> {
+      await runStreamCommand(db, clock, notificationSettingsStream(orgId), actor, async () => ({ version: 'any', events: [{ type: 'NotificationSettingsChanged', data: { orgId, balanceLowThresholdMicros: balanceLowThresholdMicros === null ? null : balanceLowThresholdMicros.toString() } }] }));
+      return { balanceLowThreshold: balanceLowThresholdMicros === null ? null : formatCredits(balanceLowThresholdMicros) };
     },
 
     async list(orgId: string): Promise<EndpointView[]> {
