@@ -9,6 +9,7 @@ import { docsRoutes } from '../../src/http/routes/docsRoutes.js';
 import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
 import { searchRoutes, type SearchRouteDeps } from '../../src/http/routes/searchRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from '../../src/http/routes/toolRoutes.js';
+import { webhookRoutes, type WebhookRouteDeps } from '../../src/http/routes/webhookRoutes.js';
 import type { Operations } from '../../src/usecases/operator/operations.js';
 import { mcpRoutes, type McpRouteDeps } from '../../src/mcp/routes.js';
 import { dashboardOpenRoutes, dashboardRoutes, type DashboardRouteDeps } from '../../src/http/routes/dashboardRoutes.js';
@@ -88,6 +89,23 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/api/v1/search/journal-requests', door: 'api', body: () => ({ title: 'Journal of Fuzzing', issn: '1234-5678', note: 'fuzz' }) },
   { method: 'POST', path: '/api/v1/search/:collection', door: 'api', body: () => ({ query: 'vitamin D and bone density', limit: 3 }) },
   { method: 'POST', path: '/api/v1/tools/:prefix/:tool', door: 'api', body: () => ({ input: 'x' }) },
+  // webhooks: a public address that is never reached (no event the fuzz causes subscribes it to anything it sends)
+  { method: 'POST', path: '/api/v1/webhooks', door: 'api', body: () => ({ url: 'https://93.184.215.14/hooks/fuzz', events: ['key.budget_exhausted'], description: 'fuzz' }) },
+  { method: 'GET', path: '/api/v1/webhooks', door: 'api' },
+  { method: 'GET', path: '/api/v1/webhooks/:id', door: 'api' },
+  { method: 'DELETE', path: '/api/v1/webhooks/:id', door: 'api' },
+  { method: 'POST', path: '/api/v1/webhooks/:id/rotate-secret', door: 'api', body: () => ({}) },
+  { method: 'POST', path: '/api/v1/webhooks/:id/test', door: 'api', body: () => ({}) },
+  { method: 'GET', path: '/api/v1/webhooks/:id/deliveries', door: 'api' },
+  { method: 'POST', path: '/api/v1/webhooks/:id/deliveries/:eventId/redeliver', door: 'api', body: () => ({}) },
+  { method: 'GET', path: '/api/v1/notifications', door: 'api' },
+  { method: 'PUT', path: '/api/v1/notifications', door: 'api', body: () => ({ balanceLowThreshold: null }) },
+  { method: 'GET', path: '/admin/v1/organizations/:orgId/webhooks', door: 'admin' },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/webhooks', door: 'admin', body: () => ({ url: 'https://93.184.215.14/hooks/fuzz-operator', events: ['key.budget_exhausted'] }) },
+  { method: 'DELETE', path: '/admin/v1/organizations/:orgId/webhooks/:id', door: 'admin' },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/webhooks/:id/rotate-secret', door: 'admin', body: () => ({}) },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/webhooks/:id/test', door: 'admin', body: () => ({}) },
+  { method: 'GET', path: '/admin/v1/organizations/:orgId/webhooks/:id/deliveries', door: 'admin' },
   { method: 'POST', path: '/mcp', door: 'api', body: () => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_balance', arguments: {} } }) },
   { method: 'DELETE', path: '/mcp', door: 'api' },
   { method: 'POST', path: '/admin/v1/organizations', door: 'admin', body: () => ({ name: 'Fuzz lab' }) },
@@ -167,7 +185,7 @@ const ROUTES: Route[] = [
 
 /** Every route the app's routers register: the fuzz covers each one, so a new route cannot be left out of it. */
 function registeredRoutes(): string[] {
-  const routers = [healthRoutes({}), docsRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps), mcpRoutes({} as McpRouteDeps), dashboardOpenRoutes({} as DashboardRouteDeps), dashboardRoutes({} as DashboardRouteDeps)];
+  const routers = [healthRoutes({}), docsRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps), webhookRoutes({} as WebhookRouteDeps), mcpRoutes({} as McpRouteDeps), dashboardOpenRoutes({} as DashboardRouteDeps), dashboardRoutes({} as DashboardRouteDeps)];
   return routers.flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path)}`))).sort();
 }
 
@@ -341,6 +359,8 @@ function idFor(name: string, pick: number, f: Fixtures): string {
     keyId: [f.victimKeyId, f.dashboardKeyId, 'key_does_not_exist'],
     // none that exists: removing the fuzz's own members or withdrawing its invite would end the sessions and the link it uses
     memberId: ['mem_does_not_exist', 'mem_00000000000000000000'],
+    id: ['we_doesnotexist00000000000000', 'we_x'],
+    eventId: ['msg_doesnotexist0000000000', 'msg_x'],
     inviteId: ['inv_does_not_exist', 'inv_00000000000000000000'],
   };
   const pool = real[name] ?? ['x'];

@@ -82,6 +82,9 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     },
 
     async end(d: WebhookDeliveryInput, outcome: WebhookDeliveryOutcome): Promise<void> {
+      // a delivery this store does not hold (a run of another deployment sharing the Temporal namespace) has nothing to end
+      const [known] = await db.query(`SELECT 1 AS one FROM proj_webhook_deliveries WHERE message_id = $1 AND endpoint_id = $2`, [d.messageId, d.endpointId]);
+      if (!known) return;
       await runStreamCommand(
         db,
         clock,
