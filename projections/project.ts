@@ -5,7 +5,8 @@
 // rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
 import { usesTrialQuery, type CollectionCharge, type ProjectableEvent } from '../src/domain/events.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
-import type { ApiKeyRow, BalanceRow, CollectionUsageRow, IngestionRow, InviteRow, MemberRow, OrganizationRow, ProjectionTable, RowOf, SessionRow, UsageRow } from './tables.js';
+import type { ApiKeyRow, BalanceRow, CollectionUsageRow, IngestionRow, InviteRow, MemberRow, OrganizationRow, ProjectionTable, RowOf, SessionRow, UsageRow, WebhookDeliveryRow, WebhookEndpointRow } from './tables.js';
+import { isDelivered } from '../src/domain/webhooks.js';
 
 export { dayPeriod, monthPeriod };
 
@@ -23,6 +24,8 @@ export interface ProjectionReader {
   member(memberId: string): MemberRow | undefined;
   session(sessionId: string): SessionRow | undefined;
   ingestion(ingestionId: string): IngestionRow | undefined;
+  webhookEndpoint(endpointId: string): WebhookEndpointRow | undefined;
+  webhookDelivery(messageId: string, endpointId: string): WebhookDeliveryRow | undefined;
 }
 
 export type Change = { [T in ProjectionTable]: { table: T; row: RowOf[T] } }[ProjectionTable];
@@ -108,6 +111,18 @@ function moneyIn(read: ProjectionReader, e: ProjectableEvent, orgId: string, amo
     { table: 'balances', row: Object.assign(bal, { balance_micros: next.toString(), ...total }) },
     { table: 'ledger', row: { position: e.position, org_id: orgId, time: e.recordedAt, type, amount_micros: amount.toString(), balance_after_micros: next.toString(), key_id: null, query_id: queryId, reference } },
   ];
+}
+
+function requireEndpoint(read: ProjectionReader, endpointId: string): WebhookEndpointRow {
+  const row = read.webhookEndpoint(endpointId);
+  if (!row) throw new Error(`projection: no webhook endpoint ${endpointId}`);
+  return row;
+}
+
+function requireDelivery(read: ProjectionReader, messageId: string, endpointId: string): WebhookDeliveryRow {
+  const row = read.webhookDelivery(messageId, endpointId);
+  if (!row) throw new Error(`projection: no webhook delivery of ${messageId} to ${endpointId}`);
+  return row;
 }
 
 /** The key an event was caused by, as of this event (the dashboard's "last used"): the whole row follows from the event. */
@@ -237,6 +252,37 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
       if (!session) throw new Error(`projection: no session ${e.data.sessionId}`);
       return [{ table: 'sessions', row: Object.assign(session, { ended_at: e.recordedAt, end_reason: e.data.reason }) }];
     }
+    case 'WebhookEndpointCreated': {
+      const d = e.data;
+      return [{ table: 'webhook_endpoints', row: { endpoint_id: d.endpointId, org_id: d.orgId, url: d.url, events: [...d.events], description: d.description, state: 'enabled', secret_version: 1, previous_secret_expires_at: null, created_at: e.recordedAt, disabled_at: null, disabled_reason: null, failing_since: null, last_success_at: null } }];
+    }
+    case 'WebhookSecretRotated':
+      return [{ table: 'webhook_endpoints', row: Object.assign(requireEndpoint(read, e.data.endpointId), { secret_version: e.data.secretVersion, previous_secret_expires_at: e.data.previousSecretExpiresAt }) }];
+    case 'WebhookEndpointDeleted':
+      return [{ table: 'webhook_endpoints', row: Object.assign(requireEndpoint(read, e.data.endpointId), { state: 'deleted' }) }];
+    case 'WebhookEndpointDisabled':
+      return [{ table: 'webhook_endpoints', row: Object.assign(requireEndpoint(read, e.data.endpointId), { state: 'disabled', disabled_at: e.recordedAt, disabled_reason: e.data.reason }) }];
+    case 'WebhookEventCreated': {
+      const d = e.data;
+      return d.endpointIds.map((endpointId): Change => ({ table: 'webhook_deliveries', row: { message_id: d.messageId, endpoint_id: endpointId, org_id: d.orgId, event_type: d.eventType, created_at: e.recordedAt, state: 'pending', attempts: 0, last_status: null, last_attempt_at: null, ended_at: null } }));
+    }
+    case 'WebhookAttemptRecorded': {
+      const d = e.data;
+      const delivery = requireDelivery(read, d.messageId, d.endpointId);
+      const endpoint = requireEndpoint(read, d.endpointId);
+      const ok = isDelivered(d.status);
+      return [
+        { table: 'webhook_attempts', row: { position: e.position, message_id: d.messageId, endpoint_id: d.endpointId, org_id: d.orgId, attempt: d.attempt, time: e.recordedAt, status: d.status, latency_ms: d.latencyMs, excerpt: d.excerpt, error: d.error } },
+        { table: 'webhook_deliveries', row: Object.assign(delivery, { attempts: Math.max(delivery.attempts, d.attempt), last_status: d.status, last_attempt_at: e.recordedAt }) },
+        { table: 'webhook_endpoints', row: Object.assign(endpoint, ok ? { failing_since: null, last_success_at: e.recordedAt } : { failing_since: endpoint.failing_since ?? e.recordedAt }) },
+      ];
+    }
+    case 'WebhookDeliveryEnded':
+      return [{ table: 'webhook_deliveries', row: Object.assign(requireDelivery(read, e.data.messageId, e.data.endpointId), { state: e.data.outcome, ended_at: e.recordedAt }) }];
+    case 'WebhookRedeliveryRequested':
+      return [{ table: 'webhook_deliveries', row: Object.assign(requireDelivery(read, e.data.messageId, e.data.endpointId), { state: 'pending', ended_at: null }) }];
+    case 'NotificationSettingsChanged':
+      return [{ table: 'notification_settings', row: { org_id: e.data.orgId, balance_low_micros: e.data.balanceLowThresholdMicros } }];
     case 'RetractionsLoaded':
       // the list in force is read from the retractions stream itself (src/ingest/liveRetractions.ts)
       return [];

@@ -42,6 +42,14 @@ export function pkOf(table: ProjectionTable, row: object): string {
       return r.session_id as string;
     case 'ingestions':
       return r.ingestion_id as string;
+    case 'webhook_endpoints':
+      return r.endpoint_id as string;
+    case 'webhook_deliveries':
+      return `${r.message_id}\u0000${r.endpoint_id}`;
+    case 'webhook_attempts':
+      return String(r.position);
+    case 'notification_settings':
+      return r.org_id as string;
   }
 }
 
@@ -56,6 +64,8 @@ export function memoryReader(m: MemoryTables): ProjectionReader {
     member: (memberId) => m.members.get(memberId),
     session: (sessionId) => m.sessions.get(sessionId),
     ingestion: (ingestionId) => m.ingestions.get(ingestionId),
+    webhookEndpoint: (endpointId) => m.webhook_endpoints.get(endpointId),
+    webhookDelivery: (messageId, endpointId) => m.webhook_deliveries.get(`${messageId}\u0000${endpointId}`),
   };
 }
 
@@ -105,7 +115,7 @@ export async function tableDigest(db: Queryable, p: TablePrefix, table: Projecti
  * Tables whose rows are only ever inserted, never changed by a later event (a ledger entry, an unlocked row): replay
  * streams them to the database while it folds, instead of holding them until the end.
  */
-const APPEND_ONLY: ReadonlySet<ProjectionTable> = new Set(['ledger', 'unlocks']);
+const APPEND_ONLY: ReadonlySet<ProjectionTable> = new Set(['ledger', 'unlocks', 'webhook_attempts']);
 const STREAM_BATCH = 20_000;
 
 /** Held (transaction-level) by the one replay or promotion running against a PostgreSQL database. */

@@ -3,11 +3,11 @@ import type { Queryable } from '../src/eventstore/db.js';
 import { runParts, type SqlPart } from '../src/eventstore/eventStore.js';
 import type { StoredEvent } from '../src/domain/events.js';
 import { project, type Change, type ProjectionReader } from './project.js';
-import { COLUMNS, COLUMN_TYPES, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type InviteRow, type MemberRow, type OrganizationRow, type ProjectionTable, type RowOf, type SessionRow, type IngestionRow, type TablePrefix, type UsageRow } from './tables.js';
+import { COLUMNS, COLUMN_TYPES, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type InviteRow, type MemberRow, type OrganizationRow, type ProjectionTable, type RowOf, type SessionRow, type IngestionRow, type TablePrefix, type WebhookDeliveryRow, type WebhookEndpointRow, type UsageRow } from './tables.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
 
 /** bigint columns are selected as text so money never passes through a JS number */
-const BIGINT_COLUMNS = new Set(['balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros', 'amount_micros', 'balance_after_micros', 'spending_cap_micros', 'spent_micros', 'tokens', 'position', 'unlocked_micros', 'price_per_1000_micros']);
+const BIGINT_COLUMNS = new Set(['balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros', 'amount_micros', 'balance_after_micros', 'spending_cap_micros', 'spent_micros', 'tokens', 'position', 'unlocked_micros', 'price_per_1000_micros', 'balance_low_micros']);
 /** every jsonb column: sent as JSON text (pg would send a JavaScript array as a PostgreSQL array) */
 const JSON_COLUMNS = new Set(Object.entries(COLUMN_TYPES).flatMap(([column, type]) => (type === 'jsonb' ? [column] : [])));
 
@@ -17,7 +17,7 @@ export function selectList(table: ProjectionTable): string {
 
 export function normalizeRow<T extends ProjectionTable>(table: T, raw: Record<string, unknown>): RowOf[T] {
   const row: Record<string, unknown> = { ...raw };
-  if (table === 'ledger' || table === 'unlocks' || table === 'price_overrides' || table === 'key_last_used') row.position = Number(row.position);
+  if (table === 'ledger' || table === 'unlocks' || table === 'price_overrides' || table === 'key_last_used' || table === 'webhook_attempts') row.position = Number(row.position);
   return row as unknown as RowOf[T];
 }
 
@@ -32,6 +32,8 @@ export interface ProjectionRowReader {
   member(memberId: string): Promise<MemberRow | undefined>;
   session(sessionId: string): Promise<SessionRow | undefined>;
   ingestion(ingestionId: string): Promise<IngestionRow | undefined>;
+  webhookEndpoint(endpointId: string): Promise<WebhookEndpointRow | undefined>;
+  webhookDelivery(messageId: string, endpointId: string): Promise<WebhookDeliveryRow | undefined>;
 }
 
 export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
@@ -49,6 +51,8 @@ export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
     member: (memberId) => one('members', 'member_id = $1', [memberId]),
     session: (sessionId) => one('sessions', 'session_id = $1', [sessionId]),
     ingestion: (ingestionId) => one('ingestions', 'ingestion_id = $1', [ingestionId]),
+    webhookEndpoint: (endpointId) => one('webhook_endpoints', 'endpoint_id = $1', [endpointId]),
+    webhookDelivery: (messageId, endpointId) => one('webhook_deliveries', 'message_id = $1 AND endpoint_id = $2', [messageId, endpointId]),
   };
 }
 
@@ -78,6 +82,9 @@ export interface PrefetchKeys {
   sessionIds: Set<string>;
   /** an ingestion's end changes the row its start wrote */
   ingestionIds: Set<string>;
+  /** webhooks: the endpoint an event names, and the deliveries of the message it names to those endpoints */
+  endpointIds: Set<string>;
+  messageIds: Set<string>;
 }
 
 /** Something an append does: an organization's key acting at a time (ISO) on collections. */
@@ -90,11 +97,13 @@ export interface PrefetchTouch {
   memberId?: string;
   sessionId?: string;
   ingestionId?: string;
+  endpointId?: string;
+  messageId?: string;
 }
 
 /** The rows appends doing these things may read: their organizations, keys, usage periods and collection days. */
 export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys {
-  const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set(), inviteIds: new Set(), memberIds: new Set(), sessionIds: new Set(), ingestionIds: new Set() };
+  const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set(), inviteIds: new Set(), memberIds: new Set(), sessionIds: new Set(), ingestionIds: new Set(), endpointIds: new Set(), messageIds: new Set() };
   for (const t of touches) {
     if (t.orgId) k.orgIds.add(t.orgId);
     if (t.keyId) k.keyIds.add(t.keyId);
@@ -102,6 +111,8 @@ export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys 
     if (t.memberId) k.memberIds.add(t.memberId);
     if (t.sessionId) k.sessionIds.add(t.sessionId);
     if (t.ingestionId) k.ingestionIds.add(t.ingestionId);
+    if (t.endpointId) k.endpointIds.add(t.endpointId);
+    if (t.messageId) k.messageIds.add(t.messageId);
     k.periods.add(dayPeriod(t.at)).add(monthPeriod(t.at));
     k.days.add(t.at.slice(0, 10));
     for (const c of t.collections ?? []) k.collections.add(c);
@@ -113,9 +124,9 @@ export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys 
 export function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
   return prefetchKeysFor(
     events.map((e) => {
-      const d = e.data as { orgId?: string | null; keyId?: string; collections?: unknown; inviteId?: string; sessionId?: string; memberId?: string | null; ingestionId?: string };
+      const d = e.data as { orgId?: string | null; keyId?: string; collections?: unknown; inviteId?: string; sessionId?: string; memberId?: string | null; ingestionId?: string; endpointId?: string; messageId?: string };
       const lines = Array.isArray(d.collections) ? (d.collections as { collection?: unknown }[]) : [];
-      return { orgId: d.orgId ?? undefined, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])), inviteId: d.inviteId, memberId: d.memberId ?? undefined, sessionId: d.sessionId, ingestionId: d.ingestionId };
+      return { orgId: d.orgId ?? undefined, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])), inviteId: d.inviteId, memberId: d.memberId ?? undefined, sessionId: d.sessionId, ingestionId: d.ingestionId, endpointId: d.endpointId, messageId: d.messageId };
     }),
   );
 }
@@ -133,6 +144,10 @@ export function prefetchSubquery(p: TablePrefix, k: PrefetchKeys, param: (value:
     k.memberIds.size ? `UNION ALL SELECT 'members', row_to_json(x) FROM (SELECT ${selectList('members')} FROM ${p}members WHERE member_id = ANY(${param([...k.memberIds])})) x` : '',
     k.sessionIds.size ? `UNION ALL SELECT 'sessions', row_to_json(x) FROM (SELECT ${selectList('sessions')} FROM ${p}sessions WHERE session_id = ANY(${param([...k.sessionIds])})) x` : '',
     k.ingestionIds.size ? `UNION ALL SELECT 'ingestions', row_to_json(x) FROM (SELECT ${selectList('ingestions')} FROM ${p}ingestions WHERE ingestion_id = ANY(${param([...k.ingestionIds])})) x` : '',
+    k.endpointIds.size ? `UNION ALL SELECT 'webhook_endpoints', row_to_json(x) FROM (SELECT ${selectList('webhook_endpoints')} FROM ${p}webhook_endpoints WHERE endpoint_id = ANY(${param([...k.endpointIds])})) x` : '',
+    k.endpointIds.size && k.messageIds.size
+      ? `UNION ALL SELECT 'webhook_deliveries', row_to_json(x) FROM (SELECT ${selectList('webhook_deliveries')} FROM ${p}webhook_deliveries WHERE message_id = ANY(${param([...k.messageIds])}) AND endpoint_id = ANY(${param([...k.endpointIds])})) x`
+      : '',
   ].join('\n     ');
   return `(SELECT coalesce(json_agg(u), '[]'::json) FROM (
      SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${selectList('organizations')} FROM ${p}organizations WHERE org_id = ANY(${org})) x
@@ -152,7 +167,7 @@ export interface PrefetchedRows {
 
 /** Whether rows fetched for `outer` include every row `inner` names. */
 export const coversAll = (outer: PrefetchKeys, inner: PrefetchKeys) =>
-  (['orgIds', 'keyIds', 'periods', 'days', 'collections', 'inviteIds', 'memberIds', 'sessionIds', 'ingestionIds'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
+  (['orgIds', 'keyIds', 'periods', 'days', 'collections', 'inviteIds', 'memberIds', 'sessionIds', 'ingestionIds', 'endpointIds', 'messageIds'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
 
 /** The rows an inline projection reads: fetched in one query, unless the caller fetched them already. */
 async function rowsFor(tx: Queryable, p: TablePrefix, events: StoredEvent[], provided?: PrefetchedRows): Promise<PrefetchedRows> {
@@ -176,6 +191,8 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
     if (table === 'members') return k.memberIds.has(row.member_id!);
     if (table === 'sessions') return k.sessionIds.has(row.session_id!);
     if (table === 'ingestions') return k.ingestionIds.has(row.ingestion_id!);
+    if (table === 'webhook_endpoints') return k.endpointIds.has(row.endpoint_id!);
+    if (table === 'webhook_deliveries') return k.endpointIds.has(row.endpoint_id!) && k.messageIds.has(row.message_id!);
     if (!k.orgIds.has(row.org_id!)) return false;
     if (table === 'usage') return k.periods.has(row.period!);
     if (table === 'collection_usage') return k.days.has(row.day!) && k.collections.has(row.collection!);
@@ -196,6 +213,8 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
     member: (memberId) => one('members', { member_id: memberId }),
     session: (sessionId) => one('sessions', { session_id: sessionId }),
     ingestion: (ingestionId) => one('ingestions', { ingestion_id: ingestionId }),
+    webhookEndpoint: (endpointId) => one('webhook_endpoints', { endpoint_id: endpointId }),
+    webhookDelivery: (messageId, endpointId) => one('webhook_deliveries', { message_id: messageId, endpoint_id: endpointId }),
   };
 }
 

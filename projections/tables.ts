@@ -3,7 +3,7 @@ import type { IngestionCounts } from '../src/domain/events.js';
 
 export type TablePrefix = 'proj_' | 'replay_';
 
-export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage', 'collection_usage', 'price_overrides', 'key_last_used', 'members', 'invites', 'sessions', 'ingestions'] as const;
+export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage', 'collection_usage', 'price_overrides', 'key_last_used', 'members', 'invites', 'sessions', 'ingestions', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'notification_settings'] as const;
 export type ProjectionTable = (typeof PROJECTION_TABLES)[number];
 
 /** Primary-key columns, used for upserts and for ordering digests. */
@@ -21,6 +21,10 @@ export const PRIMARY_KEYS: Record<ProjectionTable, string[]> = {
   invites: ['invite_id'],
   sessions: ['session_id'],
   ingestions: ['ingestion_id'],
+  webhook_endpoints: ['endpoint_id'],
+  webhook_deliveries: ['message_id', 'endpoint_id'],
+  webhook_attempts: ['position'],
+  notification_settings: ['org_id'],
 };
 
 /** Columns in a fixed order; money and counters as bigint, kept as decimal strings in TypeScript. */
@@ -38,6 +42,10 @@ export const COLUMNS: Record<ProjectionTable, string[]> = {
   invites: ['invite_id', 'org_id', 'email', 'role', 'token_hash', 'expires_at', 'invited_at', 'accepted_by', 'accepted_at', 'cancelled_at'],
   sessions: ['session_id', 'org_id', 'member_id', 'started_at', 'expires_at', 'ended_at', 'end_reason'],
   ingestions: ['ingestion_id', 'collection', 'mode', 'files', 'state', 'started_at', 'finished_at', 'error', 'counts'],
+  webhook_endpoints: ['endpoint_id', 'org_id', 'url', 'events', 'description', 'state', 'secret_version', 'previous_secret_expires_at', 'created_at', 'disabled_at', 'disabled_reason', 'failing_since', 'last_success_at'],
+  webhook_deliveries: ['message_id', 'endpoint_id', 'org_id', 'event_type', 'created_at', 'state', 'attempts', 'last_status', 'last_attempt_at', 'ended_at'],
+  webhook_attempts: ['position', 'message_id', 'endpoint_id', 'org_id', 'attempt', 'time', 'status', 'latency_ms', 'excerpt', 'error'],
+  notification_settings: ['org_id', 'balance_low_micros'],
 };
 
 /** SQL type of every column, for bulk inserts that pass one array per column (unnest). */
@@ -54,6 +62,10 @@ export const COLUMN_TYPES: Record<string, string> = {
   removed_at: 'timestamptz', cancelled_at: 'timestamptz',
   session_id: 'text', started_at: 'timestamptz', ended_at: 'timestamptz', end_reason: 'text',
   ingestion_id: 'text', files: 'jsonb', state: 'text', finished_at: 'timestamptz', error: 'text', counts: 'jsonb',
+  endpoint_id: 'text', url: 'text', events: 'jsonb', description: 'text', secret_version: 'integer', previous_secret_expires_at: 'timestamptz',
+  created_at: 'timestamptz', disabled_at: 'timestamptz', disabled_reason: 'text', failing_since: 'timestamptz', last_success_at: 'timestamptz',
+  message_id: 'text', event_type: 'text', attempts: 'integer', last_status: 'integer', last_attempt_at: 'timestamptz', 
+  attempt: 'integer', status: 'integer', latency_ms: 'integer', excerpt: 'text', balance_low_micros: 'bigint',
 };
 
 /** timestamptz columns: selected as ISO text in UTC with milliseconds, like the ledger's time */
@@ -118,6 +130,23 @@ CREATE TABLE IF NOT EXISTS ${p}ingestions (
   ingestion_id TEXT PRIMARY KEY, collection TEXT NOT NULL, mode TEXT NOT NULL, files JSONB NOT NULL, state TEXT NOT NULL,
   started_at TIMESTAMPTZ NOT NULL, finished_at TIMESTAMPTZ, error TEXT, counts JSONB);
 CREATE INDEX IF NOT EXISTS ${p}ingestions_collection ON ${p}ingestions (collection, started_at);
+-- webhooks: an organization's endpoints, each delivery of an event to one of them, and every attempt of it
+CREATE TABLE IF NOT EXISTS ${p}webhook_endpoints (
+  endpoint_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, url TEXT NOT NULL, events JSONB NOT NULL, description TEXT, state TEXT NOT NULL,
+  secret_version INTEGER NOT NULL, previous_secret_expires_at TIMESTAMPTZ, created_at TIMESTAMPTZ NOT NULL, disabled_at TIMESTAMPTZ,
+  disabled_reason TEXT, failing_since TIMESTAMPTZ, last_success_at TIMESTAMPTZ);
+CREATE INDEX IF NOT EXISTS ${p}webhook_endpoints_org ON ${p}webhook_endpoints (org_id);
+CREATE TABLE IF NOT EXISTS ${p}webhook_deliveries (
+  message_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, org_id TEXT NOT NULL, event_type TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL,
+  state TEXT NOT NULL, attempts INTEGER NOT NULL, last_status INTEGER, last_attempt_at TIMESTAMPTZ, ended_at TIMESTAMPTZ,
+  PRIMARY KEY (message_id, endpoint_id));
+CREATE INDEX IF NOT EXISTS ${p}webhook_deliveries_endpoint ON ${p}webhook_deliveries (endpoint_id, created_at);
+CREATE TABLE IF NOT EXISTS ${p}webhook_attempts (
+  position BIGINT PRIMARY KEY, message_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, org_id TEXT NOT NULL, attempt INTEGER NOT NULL,
+  time TIMESTAMPTZ NOT NULL, status INTEGER, latency_ms INTEGER NOT NULL, excerpt TEXT NOT NULL, error TEXT);
+CREATE INDEX IF NOT EXISTS ${p}webhook_attempts_delivery ON ${p}webhook_attempts (message_id, endpoint_id, attempt);
+-- what an organization wants to be told: below balance_low_micros, balance.low (null: never)
+CREATE TABLE IF NOT EXISTS ${p}notification_settings (org_id TEXT PRIMARY KEY, balance_low_micros BIGINT);
 `;
 }
 
@@ -267,6 +296,54 @@ export interface IngestionRow {
   counts: IngestionCounts | null;
 }
 
+/** An organization's webhook endpoint; its secret is derived (never stored) from the master key and secret_version. */
+export interface WebhookEndpointRow {
+  endpoint_id: string;
+  org_id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  state: 'enabled' | 'disabled' | 'deleted';
+  secret_version: number;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  /** the first failed attempt since the last success; null while it answers */
+  failing_since: string | null;
+  last_success_at: string | null;
+}
+/** One event's delivery to one endpoint. */
+export interface WebhookDeliveryRow {
+  message_id: string;
+  endpoint_id: string;
+  org_id: string;
+  event_type: string;
+  created_at: string;
+  state: 'pending' | 'delivered' | 'failed' | 'cancelled';
+  attempts: number;
+  last_status: number | null;
+  last_attempt_at: string | null;
+  ended_at: string | null;
+}
+export interface WebhookAttemptRow {
+  position: number;
+  message_id: string;
+  endpoint_id: string;
+  org_id: string;
+  attempt: number;
+  time: string;
+  status: number | null;
+  latency_ms: number;
+  excerpt: string;
+  error: string | null;
+}
+
+export interface NotificationSettingsRow {
+  org_id: string;
+  balance_low_micros: string | null;
+}
+
 export interface RowOf {
   organizations: OrganizationRow;
   balances: BalanceRow;
@@ -281,4 +358,8 @@ export interface RowOf {
   invites: InviteRow;
   sessions: SessionRow;
   ingestions: IngestionRow;
+  webhook_endpoints: WebhookEndpointRow;
+  webhook_deliveries: WebhookDeliveryRow;
+  webhook_attempts: WebhookAttemptRow;
+  notification_settings: NotificationSettingsRow;
 }

@@ -19,6 +19,8 @@ import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from '../src/usecases/a
 import { deliverable, distinctDocuments } from '../src/usecases/assisted/delivery.js';
 import { awaitDelivery } from './assistedDelivery.js';
 import { AssistedProgressBoard } from './assistedProgress.js';
+import type { WebhookActivities } from '../activities/webhooks.js';
+import { formatCredits } from '../src/domain/money.js';
 
 // Reading and judging are CPU work on the worker; a worker that dies mid-step has the step retried on another.
 const { understandQuery, planRound, judgeCandidates } = proxyActivities<AssistedActivities>({
@@ -37,6 +39,18 @@ const { chargeAssisted } = proxyActivities<AssistedActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '100 milliseconds', maximumInterval: '2 seconds', maximumAttempts: 20, nonRetryableErrorTypes: [...BUSINESS_ANSWERS, 'CHARGE_DEADLINE_PASSED'] },
 });
+
+// Telling the webhooks is idempotent by the event's source (the query id and the status), so it retries freely.
+const { publishWebhookEvent } = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', maximumAttempts: 30 },
+});
+
+/** An asynchronous run tells the organization's `assisted.completed` endpoints how it stands (never the rows). */
+async function announce(input: AssistedInput, status: string, extra: Record<string, unknown>): Promise<void> {
+  if (!input.announce) return;
+  await publishWebhookEvent({ orgId: input.orgId, type: 'assisted.completed', source: `assisted:${input.queryId}:${status}`, data: { queryId: input.queryId, status, resultsUrl: `/api/v1/search/results/${input.queryId}`, ...extra } });
+}
 
 /** Sub-questions searched in one round at most. */
 const SEARCHES_PER_ROUND = 4;
@@ -62,9 +76,11 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
   progress.understood(stripped(understanding));
   if (understanding.clarification && input.allowClarification) {
     progress.asking(understanding.clarification, Date.now() + CLARIFICATION_WAIT_MS);
+    await announce(input, 'needs_clarification', { clarification: understanding.clarification, expiresAt: new Date(Date.now() + CLARIFICATION_WAIT_MS).toISOString() });
     const answered = await condition(() => answer !== undefined, CLARIFICATION_WAIT_MS);
     if (!answered) {
       progress.done();
+      await announce(input, 'clarification_expired', {});
       return { status: 'clarification_expired', queryId: input.queryId };
     }
     progress.answered();
@@ -129,7 +145,10 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
       journalMetricExpansions,
     });
     progress.done();
-    const delivery = await awaitDelivery(input, charge, progress.state);
+    // waiting for proof of delivery starts before the webhook goes out, so its 2xx always finds the run waiting
+    const delivered = awaitDelivery(input, charge, progress.state);
+    await announce(input, status, { resultCount: charge.deliveredIds.length, billing: { charged: formatCredits(BigInt(charge.chargedMicros)), tokensCharged: charge.tokensCharged, withheldByMaxCost: charge.withheldByMaxCost } });
+    const delivery = await delivered;
     return { status, queryId: input.queryId, iterationsRun: rounds, charge, delivery };
   } catch (err) {
     progress.done();

@@ -27,6 +27,11 @@ export interface AssistedInput {
    * absent (runs started before delivery was tracked): no wait, the charge stands.
    */
   deliveryWaitMs?: number;
+  /**
+   * An asynchronous run (the caller was answered 202 at once): it tells the organization's webhooks when it asks a
+   * question and when its answer is ready (`assisted.completed`); absent: a caller waits on the HTTP call.
+   */
+  announce?: boolean;
 }
 
 export type AssistedPhase = 'understanding' | 'awaiting_clarification' | 'searching' | 'verifying' | 'charging' | 'done';

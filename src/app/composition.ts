@@ -60,6 +60,10 @@ import { createConsoleData } from '../usecases/dashboard/consoleData.js';
 import { createLiveRetractions, heldDoisIn, type LiveRetractions } from '../ingest/liveRetractions.js';
 import { createWorks, type Works } from '../usecases/works/works.js';
 import { assistedWithIntegrity, searchWithIntegrity, unlockWithIntegrity } from '../usecases/works/integrityRows.js';
+import type { WebhookActivityDeps } from '../../activities/webhooks.js';
+import { createWebhooks, type Webhooks } from '../usecases/webhooks/webhooks.js';
+import { deliveryProofs } from '../usecases/webhooks/deliveryProofs.js';
+import { followAccountNotices } from '../usecases/webhooks/accountNotices.js';
 
 export interface Runtime {
   config: Config;
@@ -82,6 +86,8 @@ export interface Runtime {
   retractions: LiveRetractions;
   /** works by identifier, their references and citing works */
   works: Works;
+  /** the organizations' webhook endpoints and the events published to them */
+  webhooks: Webhooks;
   /** ingestions of source files into plain collections (the ingestion workflow) */
   ingestions: WorkflowIngestions;
   temporal: { client: Client; address: string; devServer?: TemporalDevServer };
@@ -221,6 +227,23 @@ export async function openAssistedActivityDeps(config: Config, parts: { db: Db; 
   return { db, accounts, engine, embedder, catalog, clock, planFilters, retractions, reasoner: openReasoner(config, { ...parts, journals }), fanOutDelayMs: config.faultFanOutDelayMs, afterChargeDelayMs: config.faultAfterChargeDelayMs };
 }
 
+/** What the webhook delivery activities need; `client` is asked for on the first delivered event (proof of delivery). */
+export function openWebhookActivityDeps(config: Config, parts: { db: Db; clock: () => Date; client: () => Client }): WebhookActivityDeps {
+  const w = config.webhooks;
+  let webhooks: Webhooks | undefined;
+  const publisher = () => (webhooks ??= createWebhooks({ db: parts.db, client: parts.client(), clock: parts.clock, settings: w }));
+  return {
+    db: parts.db,
+    clock: parts.clock,
+    secretKey: w.secretKey,
+    allowPrivateUrls: w.allowPrivateUrls,
+    disableAfterMs: w.disableAfterMs,
+    afterSendDelayMs: w.faultAfterSendDelayMs,
+    onDelivered: deliveryProofs(parts.client),
+    publish: (orgId, type, data, source) => publisher().publish(orgId, type, data, source, { kind: 'workflow', id: source }),
+  };
+}
+
 /** Who recorded the first start's catalogue: the operator's configuration file. */
 const CONFIG_FILE_ACTOR = { kind: 'operator', id: 'collections-config' } as const;
 
@@ -305,9 +328,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 
     let worker: Runtime['worker'];
     let client: Client;
+    const webhookDeps = openWebhookActivityDeps(config, { db, clock, client: () => client });
     if (options.worker) {
       const ingestion = openIngestionActivityDeps(config, { db, engine, embedder, clock, openPassageEmbedder: options.openPassageEmbedder });
-      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs }, assisted: assistedDeps, ingestion, ingestBatches: options.ingestBatches });
+      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs }, assisted: assistedDeps, ingestion, webhooks: webhookDeps, ingestBatches: options.ingestBatches });
       const running = runTemporalWorker(created);
       worker = { worker: created.worker, running };
       closers.push(async () => {
@@ -325,13 +349,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       client = new Client({ connection, namespace: config.temporalNamespace });
     }
     const assisted = createAssistedSearch({ client, db, accounts, clock, catalog, search, waitMs: config.assisted.waitMs, deliveryWaitMs: config.assisted.deliveryWaitMs, eagerStart: options.worker });
+    const webhooks = createWebhooks({ db, client, clock, settings: config.webhooks });
+    const notices = followAccountNotices({ db, publish: (orgId, type, data, source) => webhooks.publish(orgId, type, data, source, { kind: 'workflow', id: 'account-notices' }), onError: (err) => log.warn({ err }, 'could not check the account notices') });
+    closers.push(() => notices.stop());
     const unlock = createUnlock({ client, db, accounts, clock, taskQueue: TASK_QUEUE, eagerStart: options.worker, figureImages });
     const ingestions = createTemporalIngestions({ db, client, catalog, dataRoot: config.dataRoot, clock, taskQueue: TASK_QUEUE, batchSize: config.ingestBatchSize, parallelism: config.ingestParallelism });
     const collectionAdmin = createCollectionAdmin({ catalog, engine, db, readiness, ingestions, dataRoot: config.dataRoot, onIndexDeleteFailure: (collection, err) => log.warn({ collection, err }, 'a retired collection\'s index could not be deleted') });
     const following = followCollectionIngestions({ catalog, readiness, ingestions, onError: (err) => log.warn({ err }, 'could not read the state of an ingestion') });
     closers.push(async () => following.stop());
     await following.check();
-    const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions, uploads: createUploads({ dataRoot: config.dataRoot, maxBytes: config.uploadMaxBytes }) });
+    const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions, uploads: createUploads({ dataRoot: config.dataRoot, maxBytes: config.uploadMaxBytes }), webhooks });
     // every row a client is given carries metadata.integrity from the update lists in force at that moment
     const integrityOf = (dois: readonly string[]) => retractions.integrity(dois);
     const app = createApp({
@@ -350,6 +377,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       figureImages,
       tools,
       toolCalls: createToolCalls({ db, clock, accounts, tools }),
+      webhooks,
       adminToken: config.adminToken,
       trustProxyHops: config.trustProxyHops,
       corsOrigins: config.corsOrigins,
@@ -369,7 +397,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       },
       readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact', collections: readiness.summary() }),
     });
-    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, members, search, works, catalogue, tools, retractions, ingestions, temporal: { client, address, devServer }, worker, app, close };
+    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, members, search, works, catalogue, tools, retractions, ingestions, webhooks, temporal: { client, address, devServer }, worker, app, close };
   } catch (err) {
     await close();
     throw err;

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { formatCredits, parseCredits } from '../domain/money.js';
+import { parseRetrySchedule } from '../domain/webhooks.js';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 /** The collection definitions and the demo data beside the clone, when COLLECTIONS_CONFIG and DATA_ROOT are unset. */
@@ -59,6 +60,11 @@ export const CONFIG_VARIABLES = [
   'DASHBOARD_REQUESTS_PER_MINUTE',
   'DASHBOARD_FAILED_LOGINS_PER_MINUTE',
   'DASHBOARD_FAILED_LOGINS_PER_ACCOUNT',
+  'WEBHOOK_SECRET_KEY',
+  'WEBHOOK_RETRY_SECONDS',
+  'WEBHOOK_DISABLE_AFTER_SECONDS',
+  'WEBHOOK_ALLOW_PRIVATE_URLS',
+  'FAULT_WEBHOOK_AFTER_SEND_DELAY_MS',
   'DASHBOARD_SESSION_HOURS',
 ] as const;
 
@@ -117,6 +123,21 @@ export interface Config {
   /** the dashboard's cookies are Secure (and __Host- named): the service is reached over HTTPS (TLS=1, or an https PUBLIC_URL) */
   tls: boolean;
   dashboard: DashboardSettings;
+  webhooks: WebhookSettings;
+}
+
+/** Webhook deliveries (docs/webhooks.md). */
+export interface WebhookSettings {
+  /** the master key every endpoint's signing secret is derived from (WEBHOOK_SECRET_KEY; else generated into the data directory) */
+  secretKey: string;
+  /** waits between attempts, seconds (WEBHOOK_RETRY_SECONDS) */
+  retrySeconds: number[];
+  /** an endpoint failing this long when a delivery fails for good is disabled (WEBHOOK_DISABLE_AFTER_SECONDS) */
+  disableAfterMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS=1: loopback, private and plain-http receivers pass (tests, on-premise); metadata addresses never */
+  allowPrivateUrls: boolean;
+  /** fault injection for crash tests only: an attempt pauses this long after the receiver answered, before it is recorded */
+  faultAfterSendDelayMs?: number;
 }
 
 
@@ -236,6 +257,25 @@ function corsOriginsFrom(raw: string | undefined): string[] {
   return origins;
 }
 
+/** A master key given must be long enough to be a key; one generated is kept in the data directory like the admin token. */
+function webhookSecretKeyFrom(env: NodeJS.ProcessEnv, dataDir: string): string {
+  if (env.WEBHOOK_SECRET_KEY && env.WEBHOOK_SECRET_KEY.length >= 32) return env.WEBHOOK_SECRET_KEY;
+  if (env.WEBHOOK_SECRET_KEY) throw new Error('WEBHOOK_SECRET_KEY must be at least 32 characters (for example: openssl rand -hex 32)');
+  const file = join(dataDir, 'webhook-secret-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('hex');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+function flagFrom(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new Error(`${name} must be 1 or 0, got ${raw}`);
+}
+
 function adminTokenFrom(env: NodeJS.ProcessEnv, dataDir: string): { token: string; generated: boolean } {
   if (env.ADMIN_TOKEN && env.ADMIN_TOKEN.length >= 16) return { token: env.ADMIN_TOKEN, generated: false };
   if (env.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN must be at least 16 characters');
@@ -348,6 +388,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       failedLoginsPerAccount: positiveInteger(env, 'DASHBOARD_FAILED_LOGINS_PER_ACCOUNT', 5),
       sessionHours: positiveInteger(env, 'DASHBOARD_SESSION_HOURS', 12),
     },
+    webhooks: {
+      secretKey: webhookSecretKeyFrom(env, dataDir),
+      retrySeconds: parseRetrySchedule(env.WEBHOOK_RETRY_SECONDS),
+      disableAfterMs: positiveInteger(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 24 * 3600) * 1000,
+      allowPrivateUrls: flagFrom(env, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
+      faultAfterSendDelayMs: env.FAULT_WEBHOOK_AFTER_SEND_DELAY_MS ? Number(env.FAULT_WEBHOOK_AFTER_SEND_DELAY_MS) : undefined,
+    },
   };
 }
 
@@ -397,5 +444,10 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     DASHBOARD_FAILED_LOGINS_PER_MINUTE: String(config.dashboard.failedLoginsPerMinute),
     DASHBOARD_FAILED_LOGINS_PER_ACCOUNT: String(config.dashboard.failedLoginsPerAccount),
     DASHBOARD_SESSION_HOURS: String(config.dashboard.sessionHours),
+    WEBHOOK_SECRET_KEY: config.webhooks.secretKey,
+    WEBHOOK_RETRY_SECONDS: config.webhooks.retrySeconds.join(','),
+    WEBHOOK_DISABLE_AFTER_SECONDS: String(config.webhooks.disableAfterMs / 1000),
+    WEBHOOK_ALLOW_PRIVATE_URLS: config.webhooks.allowPrivateUrls ? '1' : '0',
+    FAULT_WEBHOOK_AFTER_SEND_DELAY_MS: config.webhooks.faultAfterSendDelayMs === undefined ? '' : String(config.webhooks.faultAfterSendDelayMs),
   };
 }

@@ -5,6 +5,7 @@ import { createUnlockActivities, type UnlockActivityDeps } from '../../activitie
 import { createAssistedActivities, type AssistedActivityDeps } from '../../activities/assisted.js';
 import { TASK_QUEUE } from '../../workflows/shared.js';
 import { createIngestionActivities, type IngestionActivityDeps } from '../../activities/ingestion.js';
+import { createWebhookActivities, type WebhookActivityDeps } from '../../activities/webhooks.js';
 import { batchTaskQueueOf } from '../../workflows/ingestionTypes.js';
 
 // the queue this worker polls; the composition root reads it here (use cases take it from workflows/shared.ts)
@@ -27,6 +28,8 @@ export interface WorkerOptions {
   deps: UnlockActivityDeps;
   /** the assisted-search activities' dependencies; without them this worker runs only unlocks */
   assisted?: AssistedActivityDeps;
+  /** the webhook delivery activities' dependencies; without them this worker delivers no webhook */
+  webhooks?: WebhookActivityDeps;
   /** the ingestion activities' dependencies; without them this worker runs no ingestion */
   ingestion?: IngestionActivityDeps;
   /**
@@ -53,7 +56,7 @@ export async function createTemporalWorker(opts: WorkerOptions): Promise<Tempora
     namespace: opts.namespace,
     taskQueue: opts.taskQueue ?? TASK_QUEUE,
     workflowBundle: await workflowBundle(),
-    activities: { ...createUnlockActivities(opts.deps), ...(opts.assisted ? createAssistedActivities(opts.assisted) : {}), ...(ingestion ?? {}) },
+    activities: { ...createUnlockActivities(opts.deps), ...(opts.assisted ? createAssistedActivities(opts.assisted) : {}), ...(ingestion ?? {}), ...(opts.webhooks ? createWebhookActivities(opts.webhooks) : {}) },
     // this service runs its work inline on two cores; small slots keep latency predictable
     maxConcurrentActivityTaskExecutions: 20,
     maxConcurrentWorkflowTaskExecutions: 20,

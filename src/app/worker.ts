@@ -1,10 +1,11 @@
 // `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and DATABASE_URL).
 import pino from 'pino';
 import { loadConfig } from './config.js';
-import { openAssistedActivityDeps, openCatalogue, openEmbedder, openIngestionActivityDeps, openEventStore, openSearchEngine } from './composition.js';
+import { openAssistedActivityDeps, openWebhookActivityDeps, openCatalogue, openEmbedder, openIngestionActivityDeps, openEventStore, openSearchEngine } from './composition.js';
 import { createAccounts } from '../usecases/accounts/accounts.js';
 import { createTemporalWorker, runTemporalWorker } from './temporalWorker.js';
 import { TASK_QUEUE } from '../../workflows/shared.js';
+import { Client } from '@temporalio/client';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -21,6 +22,9 @@ async function main(): Promise<void> {
   const assisted = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, catalog, clock, log });
   // ingestion batches only on OpenSearch: the embedded engine's index belongs to the API process
   const ingestion = openIngestionActivityDeps(config, { db, engine, embedder, clock });
+  // a delivered webhook proves an assisted answer's delivery to its run: through a client on the worker's connection
+  let client: Client | undefined;
+  const webhooks = openWebhookActivityDeps(config, { db, clock, client: () => client! });
   const created = await createTemporalWorker({
     address: config.temporalAddress,
     namespace: config.temporalNamespace,
@@ -28,8 +32,10 @@ async function main(): Promise<void> {
     deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs },
     assisted,
     ingestion,
+    webhooks,
     ingestBatches: config.opensearchUrl !== undefined,
   });
+  client = new Client({ connection: created.connection, namespace: config.temporalNamespace });
   const { connection } = created;
   const shutdown = () => {
     for (const w of [created.worker, created.batchWorker]) if (w?.getState() === 'RUNNING') w.shutdown();

@@ -2,6 +2,7 @@
 // Amounts travel as decimal strings of micro-credits (JSON has no bigint).
 import type { RetractionNotice } from './retraction.js';
 import type { IntegrityNotice } from './integrity.js';
+import type { WebhookPayload } from './webhooks.js';
 
 export type BillingMode = 'live' | 'trial' | 'exempt';
 /** How one request was billed: the organization's mode, or 'off' when billing is switched off for it. */
@@ -181,7 +182,32 @@ export type DomainEvent =
   /** One ingestion of source files into a plain collection (its own stream, ingestionStream(id)), started and ended with its counts. */
   | { type: 'IngestionStarted'; data: { ingestionId: string; collection: string; files: string[]; mode: IngestionMode } }
   | { type: 'IngestionCompleted'; data: { ingestionId: string; collection: string; counts: IngestionCounts } }
-  | { type: 'IngestionFailed'; data: { ingestionId: string; collection: string; error: string; counts: IngestionCounts } };
+  | { type: 'IngestionFailed'; data: { ingestionId: string; collection: string; error: string; counts: IngestionCounts } }
+  /**
+   * Webhook endpoints of an organization (webhookEndpointStream(endpointId)). The signing secret is not in the log: it
+   * is derived from the service's master key, the endpoint id and secretVersion (src/domain/webhooks.ts).
+   */
+  | { type: 'WebhookEndpointCreated'; data: { orgId: string; endpointId: string; url: string; events: string[]; description: string | null } }
+  /** a new secret; the previous one keeps signing beside it until previousSecretExpiresAt */
+  | { type: 'WebhookSecretRotated'; data: { orgId: string; endpointId: string; secretVersion: number; previousSecretExpiresAt: string } }
+  | { type: 'WebhookEndpointDeleted'; data: { orgId: string; endpointId: string } }
+  /** the service stopped sending to an endpoint that kept failing (reason says since when) */
+  | { type: 'WebhookEndpointDisabled'; data: { orgId: string; endpointId: string; reason: string } }
+  /**
+   * Something the service tells an organization (webhookMessageStream(messageId)): the payload exactly as every attempt
+   * sends it, and the endpoints it goes to (one delivery workflow each); messageId is every attempt's webhook-id.
+   */
+  | { type: 'WebhookEventCreated'; data: { orgId: string; messageId: string; eventType: string; payload: WebhookPayload; endpointIds: string[] } }
+  /** one HTTP attempt of a delivery (webhookDeliveryStream): status null when no answer came */
+  | { type: 'WebhookAttemptRecorded'; data: { orgId: string; messageId: string; endpointId: string; attempt: number; status: number | null; latencyMs: number; excerpt: string; error: string | null } }
+  /** a delivery ended: a 2xx, every retry failed, or the endpoint was deleted or disabled meanwhile */
+  | { type: 'WebhookDeliveryEnded'; data: { orgId: string; messageId: string; endpointId: string; outcome: WebhookDeliveryOutcome } }
+  /** the organization asked for a delivery to be sent again: a new series of attempts, the same webhook-id */
+  | { type: 'WebhookRedeliveryRequested'; data: { orgId: string; messageId: string; endpointId: string } }
+  /** the organization's notification settings (notificationSettingsStream): below this balance, `balance.low` (null: never) */
+  | { type: 'NotificationSettingsChanged'; data: { orgId: string; balanceLowThresholdMicros: string | null } };
+
+export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'cancelled';
 
 /** A plain collection's definition as the operator gives it: config/collections.json's fields (src/domain/catalog.ts validates them). */
 export interface CollectionDefinition {
@@ -254,6 +280,12 @@ export const RETRACTIONS_STREAM = 'retractions';
 export const CATALOGUE_STREAM = 'catalogue';
 /** One stream per ingestion: started, then completed or failed. */
 export const ingestionStream = (ingestionId: string) => `ingestion-${ingestionId}`;
+
+/** A webhook endpoint's life; one event the service tells (its creation); one delivery of it to one endpoint (attempts, end). */
+export const webhookEndpointStream = (endpointId: string) => `webhook-endpoint-${endpointId}`;
+export const webhookMessageStream = (messageId: string) => `webhook-message-${messageId}`;
+export const notificationSettingsStream = (orgId: string) => `notifications-${orgId}`;
+export const webhookDeliveryStream = (messageId: string, endpointId: string) => `webhook-delivery-${messageId}-${endpointId}`;
 
 /** The endpoint an assisted search's charge names (SearchCharged.endpoint). */
 export const ASSISTED_SEARCH_ENDPOINT = '/search/assisted';

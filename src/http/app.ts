@@ -9,6 +9,7 @@ import { searchRoutes, type SearchRouteDeps } from './routes/searchRoutes.js';
 import { adminRoutes, streamsBody } from './routes/adminRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from './routes/toolRoutes.js';
 import { worksRoutes, type WorksRouteDeps } from './routes/worksRoutes.js';
+import { webhookRoutes, type WebhookRouteDeps } from './routes/webhookRoutes.js';
 import { mcpRoutes, type McpRouteDeps } from '../mcp/routes.js';
 import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from './routes/healthRoutes.js';
 import { docsRoutes } from './routes/docsRoutes.js';
@@ -27,7 +28,7 @@ import type { Members } from '../usecases/members/members.js';
 import type { ConsoleData } from '../usecases/dashboard/consoleData.js';
 import type { DashboardSettings } from './dashboardAccess.js';
 
-export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps, WorksRouteDeps {
+export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps, WorksRouteDeps, WebhookRouteDeps {
   log: Logger;
   /** the key and organization of a presented key's hash (every API-key route starts here) */
   authenticate: Authenticate;
@@ -102,6 +103,7 @@ export function createApp(deps: AppDeps): Koa {
     { router: searchRoutes(deps), access: requireKey, crossOrigin: true },
     { router: toolRoutes(deps), access: requireKey, crossOrigin: true },
     { router: worksRoutes(deps), access: requireKey, crossOrigin: true },
+    { router: webhookRoutes(deps), access: requireKey, crossOrigin: true },
     { router: mcpRoutes(deps), access: requireKey },
   ];
   const groups = routeGroups(mounted);

@@ -1,5 +1,6 @@
 // Request body schemas (zod): one place that says what each endpoint accepts.
 import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks.js';
 import { plainCollectionSchema } from '../domain/catalog.js';
 import { ApiError } from './errors.js';
 import { DEFAULT_IMAGE_OPTIONS } from '../usecases/figures/figureImages.js';
@@ -187,6 +188,7 @@ export const assistedBody = z.strictObject({
   includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
   ...imageFields,
   maxCost: maxCost('maxCost'),
+  async: z.boolean().optional().meta({ description: 'true (or the header `Prefer: respond-async`): answer 202 `{queryId, status: "running"}` at once; follow the run on GET /api/v1/search/results/{queryId} and by the `assisted.completed` webhook.' }),
 });
 
 /** POST /assisted with the answer to a clarification question: the waiting run resumes with it. */
@@ -264,6 +266,29 @@ export const journalRequestBody = z.strictObject({
   issn: z.string().max(20, 'issn must be at most 20 characters').optional(),
   note: z.string().max(1000, 'note must be at most 1000 characters').optional(),
 });
+
+/** POST /api/v1/webhooks (and the operator's twin): where to send which events. */
+export const webhookEndpointBody = z.strictObject({
+  url: z.string().min(1).max(2048, 'url must be at most 2048 characters').describe('The receiver: an https URL whose host resolves to public addresses only.'),
+  events: z
+    .array(z.enum(WEBHOOK_EVENT_TYPES))
+    .min(1, 'events must name at least one event type')
+    .max(10)
+    .describe('The event types sent to this endpoint.'),
+  description: z.string().max(256, 'description must be at most 256 characters').optional().describe('What the endpoint is for, shown in lists.'),
+});
+
+/** PUT /api/v1/notifications: what the organization is told about its account. */
+export const notificationSettingsBody = z.strictObject({
+  balanceLowThreshold: z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,6})?$/, 'balanceLowThreshold must be a decimal string of credits such as "5.00", or null')
+    .nullable()
+    .meta({ description: 'A `balance.low` webhook when the balance falls below this many credits; null: never.' }),
+});
+
+/** GET /api/v1/webhooks/{id}/deliveries: how many, newest first. */
+export const webhookDeliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(50) });
 
 const money = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string such as "25.00"');
 

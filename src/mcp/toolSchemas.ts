@@ -168,10 +168,12 @@ export const boundSearchSchemas = toolSchemasOf(jsonSchemaOf(boundSearchArgs), {
  */
 export const assistedSearchSchemas: ToolSchemas = (() => {
   const start = jsonSchemaOf(assistedBody) as { properties: Record<string, unknown> };
+  // an MCP call streams progress and waits for its answer: the REST body's `async` has no meaning here
+  const { async: _restOnly, ...startProperties } = start.properties;
   return toolSchemasOf({
     type: 'object',
     properties: {
-      ...start.properties,
+      ...startProperties,
       queryId: { type: 'string', maxLength: 200, description: 'to answer a clarification question: the queryId of the clarification_needed answer (send with `answer` only)' },
       answer: { type: 'string', maxLength: 4000, description: 'the answer to the clarification question' },
       idempotency_key: {

@@ -1,6 +1,6 @@
 // Faults of assisted search on the real service with PostgreSQL and a separate worker process (src/app/worker.ts): a
-// worker killed during the fan-out, or right after its charge commits, is replaced and the run finishes with one
-// charge; a call that waits past its bound, or finds Temporal unreachable, is 503 with nothing charged, ever; a caller
+// worker killed during the fan-out, or right after its charge commits, or in the middle of sending the asynchronous
+// answer's webhook, is replaced and the run finishes with one charge (and one event, resent with its webhook-id); a call that waits past its bound, or finds Temporal unreachable, is 503 with nothing charged, ever; a caller
 // that hung up before its answer was written is refunded after the delivery wait, one that read it keeps the charge.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,8 @@ import { REPO_ROOT } from '../../src/app/config.js';
 import { parseCredits } from '../../src/domain/money.js';
 import { assistedWorkflowId } from '../../src/usecases/assisted/assistedSearch.js';
 import { progressQuery } from '../../workflows/assistedTypes.js';
+import { Webhook } from 'standardwebhooks';
+import { startWebhookReceiver } from '../support/webhookReceiver.js';
 
 const QUERY = 'How does obesity lead to insulin resistance and type 2 diabetes?';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -25,7 +27,7 @@ beforeAll(async () => {
 function spawnWorker(svc: TestService, databaseUrl: string, faults: Record<string, string> = {}): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/worker.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, DATA_DIR: svc.dataDir, DATA_ROOT: dataRoot, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: svc.runtime.temporal.address, ADMIN_TOKEN: svc.adminToken, LOG_LEVEL: 'warn', INGEST_DEMO: '0', ...faults },
+    env: { ...process.env, DATA_DIR: svc.dataDir, DATA_ROOT: dataRoot, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: svc.runtime.temporal.address, ADMIN_TOKEN: svc.adminToken, LOG_LEVEL: 'warn', INGEST_DEMO: '0', WEBHOOK_ALLOW_PRIVATE_URLS: '1', ...faults },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   return child;
@@ -51,7 +53,7 @@ describe('assisted search with a separate worker that dies', () => {
     // the call's bound is not what these tests are about: a loaded machine may take a minute to start a worker and
     // retry the lost step, so the call waits long enough to see the run through
     // a charged answer waits 20 s (not 15 min) for proof that it was delivered
-    svc = await startTestService({ dataRoot, store: 'postgres', databaseUrl, worker: false, env: { ASSISTED_WAIT_SECONDS: '400', ASSISTED_DELIVERY_WAIT_SECONDS: '20' } });
+    svc = await startTestService({ dataRoot, store: 'postgres', databaseUrl, worker: false, env: { ASSISTED_WAIT_SECONDS: '400', ASSISTED_DELIVERY_WAIT_SECONDS: '20', WEBHOOK_ALLOW_PRIVATE_URLS: '1' } });
     call = httpClient(svc.baseUrl);
     ops = operatorSteps(call, svc.adminToken);
   }, 600_000);
@@ -105,6 +107,58 @@ describe('assisted search with a separate worker that dies', () => {
   async function charges(queryId: string) {
     return svc.runtime.db.query<{ amount: string }>(`SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`, [queryId]);
   }
+
+  it('a worker killed in the middle of delivering the assisted.completed webhook: the same event is sent again, once recorded, charged once', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const org = await ops.newOrg({}, '10.00');
+      const { key } = await ops.newKey(org.id);
+      const endpoint = (await call('POST', '/api/v1/webhooks', { key, body: { url: receiver.url('/crash'), events: ['assisted.completed'] } })).body as { id: string; secret: string };
+      // two workers, both pausing after the receiver answered the first try of an attempt (before it is recorded);
+      // the one that sent it dies there, the other (already polling, so within the answer's delivery wait) resends it
+      const pair = [0, 1].map(() => spawnWorker(svc, databaseUrl, { FAULT_WEBHOOK_AFTER_SEND_DELAY_MS: '60000' }));
+      workers.push(...pair);
+      const pids = pair.map((w) => String(w.pid));
+      for (let i = 0; i < 1200; i++) {
+        const queue = await svc.runtime.temporal.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: 'litsearch' }, taskQueueType: 2 });
+        const polling = new Set((queue.pollers ?? []).map((p) => String(p.identity ?? '').split('@')[0]));
+        if (pids.every((pid) => polling.has(pid))) break;
+        await sleep(250);
+      }
+      const started = await call('POST', '/api/v1/search/assisted', { key, body: { collection: 'scifact', query: QUERY, allowClarification: false, limit: 3, async: true } });
+      expect(started.status).toBe(202);
+      const { queryId } = started.body as { queryId: string };
+      await receiver.until('/crash', 1, 300_000);
+      // the worker holding the attempt (its identity is pid@host) is killed in the middle of it
+      const [delivery] = await svc.runtime.db.query<{ id: string }>(`SELECT data->>'messageId' AS id FROM events WHERE type = 'WebhookEventCreated' AND data->'payload'->'data'->>'queryId' = $1`, [queryId]);
+      const description = await svc.runtime.temporal.client.workflow.getHandle(`webhook-${delivery!.id}-${endpoint.id}`).describe();
+      const holder = String(description.raw.pendingActivities?.[0]?.lastWorkerIdentity ?? '').split('@')[0];
+      const faulty = pair.find((w) => String(w.pid) === holder);
+      expect(faulty).toBeDefined();
+      await killed(faulty!);
+      const outcome = await svc.runtime.temporal.client.workflow.getHandle(assistedWorkflowId(queryId)).result();
+      expect(outcome).toMatchObject({ status: 'results', delivery: 'delivered' });
+      for (const w of workers) await killed(w);
+      const got = receiver.on('/crash');
+      expect(got.length).toBeGreaterThanOrEqual(2);
+      // one event: every request is the same webhook-id, each verifies with the library
+      expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
+      for (const r of got) expect((new Webhook(endpoint.secret).verify(r.body, r.headers as Record<string, string>) as { data: { queryId: string } }).data.queryId).toBe(queryId);
+      const messages = await svc.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'WebhookEventCreated' AND data->'payload'->'data'->>'queryId' = $1`, [queryId]);
+      expect(messages[0]!.n).toBe(1);
+      const deliveries = (await call('GET', `/api/v1/webhooks/${endpoint.id}/deliveries`, { key })).body.data;
+      expect(deliveries).toHaveLength(1);
+      expect(deliveries[0].status).toBe('delivered');
+      expect(deliveries[0].attempts.map((a: { attempt: number; status: number }) => [a.attempt, a.status])).toEqual([[1, 200]]);
+      expect((await charges(queryId)).length).toBe(1);
+      const refunds = await svc.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'RefundIssued' AND data->>'queryId' = $1`, [queryId]);
+      expect(refunds[0]!.n).toBe(0);
+      const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
+      expect(replay.body.equal).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  }, 600_000);
 
   it('a worker killed during the fan-out: the run finishes on another worker and charges once', async () => {
     const { res, queryId, orgId, before } = await crashAt('searching', { FAULT_FAN_OUT_DELAY_MS: '4000' });

@@ -145,6 +145,8 @@ describe('the projection of member events', () => {
     member: () => rows.member,
     session: () => rows.session,
     ingestion: () => undefined,
+    webhookEndpoint: () => undefined,
+    webhookDelivery: () => undefined,
   };
   const at = (e: Omit<ProjectableEvent, 'position' | 'streamVersion' | 'recordedAt'>, position: number, recordedAt: string): ProjectableEvent => ({ ...e, position, streamVersion: 1, recordedAt }) as ProjectableEvent;
 

@@ -10,6 +10,7 @@ import { adminRoutes } from '../../src/http/routes/adminRoutes.js';
 import { searchRoutes, type SearchRouteDeps } from '../../src/http/routes/searchRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from '../../src/http/routes/toolRoutes.js';
 import { worksRoutes, type WorksRouteDeps } from '../../src/http/routes/worksRoutes.js';
+import { webhookRoutes, type WebhookRouteDeps } from '../../src/http/routes/webhookRoutes.js';
 import type { Operations } from '../../src/usecases/operator/operations.js';
 import { mcpRoutes, type McpRouteDeps } from '../../src/mcp/routes.js';
 import { dashboardOpenRoutes, dashboardRoutes, type DashboardRouteDeps } from '../../src/http/routes/dashboardRoutes.js';
@@ -93,6 +94,23 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/v1/works/:id/references', door: 'api' },
   { method: 'GET', path: '/api/v1/works/:id/cited-by', door: 'api' },
   { method: 'POST', path: '/api/v1/works/batch', door: 'api', body: () => ({ ids: ['10.1530/eje.0.1410619', 'pmid:1', 'W2125158795'] }) },
+  // webhooks: a public address that is never reached (no event the fuzz causes subscribes it to anything it sends)
+  { method: 'POST', path: '/api/v1/webhooks', door: 'api', body: () => ({ url: 'https://93.184.215.14/hooks/fuzz', events: ['key.budget_exhausted'], description: 'fuzz' }) },
+  { method: 'GET', path: '/api/v1/webhooks', door: 'api' },
+  { method: 'GET', path: '/api/v1/webhooks/:id', door: 'api' },
+  { method: 'DELETE', path: '/api/v1/webhooks/:id', door: 'api' },
+  { method: 'POST', path: '/api/v1/webhooks/:id/rotate-secret', door: 'api', body: () => ({}) },
+  { method: 'POST', path: '/api/v1/webhooks/:id/test', door: 'api', body: () => ({}) },
+  { method: 'GET', path: '/api/v1/webhooks/:id/deliveries', door: 'api' },
+  { method: 'POST', path: '/api/v1/webhooks/:id/deliveries/:eventId/redeliver', door: 'api', body: () => ({}) },
+  { method: 'GET', path: '/api/v1/notifications', door: 'api' },
+  { method: 'PUT', path: '/api/v1/notifications', door: 'api', body: () => ({ balanceLowThreshold: null }) },
+  { method: 'GET', path: '/admin/v1/organizations/:orgId/webhooks', door: 'admin' },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/webhooks', door: 'admin', body: () => ({ url: 'https://93.184.215.14/hooks/fuzz-operator', events: ['key.budget_exhausted'] }) },
+  { method: 'DELETE', path: '/admin/v1/organizations/:orgId/webhooks/:id', door: 'admin' },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/webhooks/:id/rotate-secret', door: 'admin', body: () => ({}) },
+  { method: 'POST', path: '/admin/v1/organizations/:orgId/webhooks/:id/test', door: 'admin', body: () => ({}) },
+  { method: 'GET', path: '/admin/v1/organizations/:orgId/webhooks/:id/deliveries', door: 'admin' },
   { method: 'POST', path: '/mcp', door: 'api', body: () => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_balance', arguments: {} } }) },
   { method: 'DELETE', path: '/mcp', door: 'api' },
   { method: 'POST', path: '/admin/v1/organizations', door: 'admin', body: () => ({ name: 'Fuzz lab' }) },
@@ -177,7 +195,7 @@ const ROUTES: Route[] = [
 
 /** Every route the app's routers register: the fuzz covers each one, so a new route cannot be left out of it. */
 function registeredRoutes(): string[] {
-  const routers = [healthRoutes({}), docsRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps), worksRoutes({} as WorksRouteDeps), mcpRoutes({} as McpRouteDeps), dashboardOpenRoutes({} as DashboardRouteDeps), dashboardRoutes({} as DashboardRouteDeps)];
+  const routers = [healthRoutes({}), docsRoutes({}), adminRoutes({} as Operations), searchRoutes({} as SearchRouteDeps), toolRoutes({} as ToolRouteDeps), worksRoutes({} as WorksRouteDeps), webhookRoutes({} as WebhookRouteDeps), mcpRoutes({} as McpRouteDeps), dashboardOpenRoutes({} as DashboardRouteDeps), dashboardRoutes({} as DashboardRouteDeps)];
   return routers.flatMap((r) => r.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path)}`))).sort();
 }
 
@@ -338,7 +356,8 @@ function idFor(name: string, pick: number, f: Fixtures): string {
   const real: Record<string, string[]> = {
     queryId: [f.previewId, f.previewId, 'no-such-query'],
     // a work of the slice by its DOI (its slash encoded, as a client sends it), by OpenAlex id, and one held nowhere
-    id: ['10.1530%2Feje.0.1410619', 'W2125158795', 'no-such-work'],
+    // works' ids and webhook endpoints' ids share the name: the fuzz sends both kinds to both
+    id: ['10.1530%2Feje.0.1410619', 'W2125158795', 'no-such-work', 'we_doesnotexist00000000000000', 'we_x'],
     collection: ['scifact', 'biomedical', 'clinical-digest', 'no-such-collection'],
     name: ['openalex-synergy', 'biomedical', 'no-such-collection'],
     metaCollection: ['biomedical', 'openalex-synergy', 'no-such-meta'],
@@ -353,6 +372,7 @@ function idFor(name: string, pick: number, f: Fixtures): string {
     keyId: [f.victimKeyId, f.dashboardKeyId, 'key_does_not_exist'],
     // none that exists: removing the fuzz's own members or withdrawing its invite would end the sessions and the link it uses
     memberId: ['mem_does_not_exist', 'mem_00000000000000000000'],
+    eventId: ['msg_doesnotexist0000000000', 'msg_x'],
     inviteId: ['inv_does_not_exist', 'inv_00000000000000000000'],
   };
   const pool = real[name] ?? ['x'];

@@ -62,6 +62,11 @@ const USAGE = `usage: litsearch <command> [options]
                                            file's name), for a collection definition or an ingestion to name; with
                                            --url, collection add and collection ingest upload their local files
                                            themselves
+  webhook list ORG_ID                      the organization's webhook endpoints (the running service's; docs/webhooks.md)
+  webhook create ORG_ID URL --events a,b [--description TEXT]
+                                           registers an endpoint; prints its signing secret, shown once
+  webhook delete|rotate-secret|test|deliveries ORG_ID ENDPOINT_ID
+                                           deletes it, rotates its secret, sends it a test event, lists its deliveries
   retractions load FILE...                 load newer retraction lists (Retraction Watch .csv, open-retractions
                                            .jsonl[.gz]; relative paths under DATA_ROOT): their works leave search
                                            results without re-ingesting; retractions/check answers from them
@@ -146,6 +151,12 @@ const ARGUMENTS: Record<string, string[]> = {
   'ingestion show': ['INGESTION_ID'],
   'ingestion cancel': ['INGESTION_ID'],
   upload: ['FILE'],
+  'webhook list': ['ORG_ID'],
+  'webhook create': ['ORG_ID', 'URL'],
+  'webhook delete': ['ORG_ID', 'ENDPOINT_ID'],
+  'webhook rotate-secret': ['ORG_ID', 'ENDPOINT_ID'],
+  'webhook test': ['ORG_ID', 'ENDPOINT_ID'],
+  'webhook deliveries': ['ORG_ID', 'ENDPOINT_ID'],
 };
 
 /** Refuses a known command given too few, too many or empty positional arguments, naming what it takes. */
@@ -260,6 +271,12 @@ function remoteOperations(remote: Remote): CliOperations {
       }
       return { ...(json as never as StoredUpload), created: res.status === 201 };
     },
+    listWebhooks: (orgId) => call('GET', `/organizations/${orgId}/webhooks`) as never,
+    createWebhook: (orgId, input) => call('POST', `/organizations/${orgId}/webhooks`, input, [201]) as never,
+    deleteWebhook: (orgId, endpointId) => call('DELETE', `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}`) as never,
+    rotateWebhookSecret: (orgId, endpointId) => call('POST', `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}/rotate-secret`) as never,
+    testWebhook: (orgId, endpointId) => call('POST', `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}/test`, undefined, [202]) as never,
+    webhookDeliveries: (orgId, endpointId, limit) => call('GET', `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}/deliveries${limit ? `?limit=${limit}` : ''}`) as never,
   };
 }
 
@@ -363,6 +380,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       description: { type: 'string' },
       price: { type: 'string' },
       members: { type: 'string' },
+      events: { type: 'string' },
       init: { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -576,6 +594,31 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         if (mode !== 'upsert' && mode !== 'replace') throw new Error('--mode must be upsert or replace');
         const named = target.url ? await uploadLocalFiles(ops, files, [process.cwd()], (line) => console.error(line)) : files;
         print(await ops.ingestCollection(rest[0]!, { files: named, mode }));
+        return 0;
+      },
+      'webhook list': async () => {
+        print(await ops.listWebhooks(rest[0]!));
+        return 0;
+      },
+      'webhook create': async () => {
+        if (!values.events) throw new Error('--events is required: a comma-separated list such as assisted.completed');
+        print(await ops.createWebhook(rest[0]!, { url: rest[1]!, events: values.events.split(',').map((e) => e.trim()).filter(Boolean), description: values.description }));
+        return 0;
+      },
+      'webhook delete': async () => {
+        print(await ops.deleteWebhook(rest[0]!, rest[1]!));
+        return 0;
+      },
+      'webhook rotate-secret': async () => {
+        print(await ops.rotateWebhookSecret(rest[0]!, rest[1]!));
+        return 0;
+      },
+      'webhook test': async () => {
+        print(await ops.testWebhook(rest[0]!, rest[1]!));
+        return 0;
+      },
+      'webhook deliveries': async () => {
+        print(await ops.webhookDeliveries(rest[0]!, rest[1]!, intOpt(values.limit, 'limit')));
         return 0;
       },
       'ingestion show': async () => {

@@ -162,6 +162,7 @@ export function overviewPage(viewer: Viewer, data: OverviewData): Html {
     org.name,
     html`${data.lowBalance ? notice('warn', html`Your balance is low (${credits(org.balanceMicros)} credits): live searches stop at zero. Ask the operator to add credits.`) : ''}
 ${org.suspended ? notice('error', 'Billing for this organization is on hold: paid searches answer 402 BILLING_SUSPENDED.') : ''}
+${data.disabledWebhooks.map((w) => notice('warn', html`Webhook endpoint <code>${w.id}</code> (${w.url}) was disabled on ${w.disabledAt}: ${w.reason}. Nothing more is sent to it; register a new endpoint once the receiver works (docs/webhooks.md).`))}
 <dl class="cards">
   <div><dt>Balance</dt><dd id="balance">${balance}</dd></div>
   <div><dt>Billing mode</dt><dd id="billing-mode">${mode}${org.billingMode === 'trial' ? html` · ${Math.max(0, org.trialQueries - org.trialUsed)} trial queries left` : ''}</dd></div>

@@ -46,6 +46,9 @@ import {
   worksBatchQuery,
   resultsExportQuery,
   workListQuery,
+  webhookEndpointBody,
+  webhookDeliveriesQuery,
+  notificationSettingsBody,
 } from '../schemas.js';
 import * as responses from './responses.js';
 import * as operator from './operatorResponses.js';
@@ -55,7 +58,7 @@ import { FREE_BODY_EXAMPLES, PATH_PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from '.
 type Json = Record<string, unknown>;
 /** dashboardOpen: no credential, behind the per-IP limiter; session: the dashboard's session cookie (operatorPage: or the operator token) */
 type Access = 'apiKey' | 'operator' | 'public' | 'dashboardOpen' | 'session' | 'operatorPage';
-type Tag = 'search' | 'works' | 'catalogue' | 'tools' | 'mcp' | 'operator' | 'dashboard' | 'health' | 'docs';
+type Tag = 'search' | 'works' | 'catalogue' | 'webhooks' | 'tools' | 'mcp' | 'operator' | 'dashboard' | 'health' | 'docs';
 
 /** The named schemas: request schemas are the very objects the routes parse with. */
 export const NAMED_SCHEMAS = {
@@ -66,6 +69,8 @@ export const NAMED_SCHEMAS = {
   AssistedAnswerRequest: assistedAnswerBody,
   UnlockRequest: unlockBody,
   JournalRequestInput: journalRequestBody,
+  WebhookEndpointRequest: webhookEndpointBody,
+  NotificationSettingsRequest: notificationSettingsBody,
   OrganizationRequest: organizationBody,
   CreditsRequest: creditsBody,
   RefundRequest: refundBody,
@@ -116,6 +121,13 @@ export const NAMED_SCHEMAS = {
   QuotaInfo: responses.QuotaInfo,
   JournalRequest: responses.JournalRequest,
   ToolResult: responses.ToolResult,
+  WebhookEndpoint: responses.WebhookEndpoint,
+  NotificationSettings: responses.NotificationSettings,
+  WebhookEndpointWithSecret: responses.WebhookEndpointWithSecret,
+  WebhookEndpointList: responses.WebhookEndpointList,
+  WebhookEndpointDeleted: responses.WebhookEndpointDeleted,
+  WebhookEventQueued: responses.WebhookEventQueued,
+  WebhookDeliveryList: responses.WebhookDeliveryList,
   Liveness: responses.Liveness,
   Readiness: responses.Readiness,
   Organization: operator.Organization,
@@ -207,17 +219,25 @@ const PATH_PARAMETERS: Record<string, string> = {
   token: "The invite's token (from the invite link).",
   sessionId: 'A session of the signed-in member (as listed on /dashboard/account).',
   ingestionId: 'The ingestionId that starting the ingestion answered.',
-  id: 'A work: a DOI (bare, `doi:…` or `https://doi.org/…`), `pmid:NNN`, `pmcid:PMCNNN`, an OpenAlex id (`W…`) or the `doc_id` a result row carries; URL-encoded (a DOI\'s `/` as `%2F`).',
+  eventId: 'The event id (`msg_…`), as its deliveries list it and its `webhook-id` header carries it.',
 };
+
+/** `id` is a work on the works routes and a webhook endpoint on the webhook routes. */
+function idParameter(path: string): string {
+  if (path.includes('/works/')) return 'A work: a DOI (bare, `doi:…` or `https://doi.org/…`), `pmid:NNN`, `pmcid:PMCNNN`, an OpenAlex id (`W…`) or the `doc_id` a result row carries; URL-encoded (a DOI\'s `/` as `%2F`).';
+  if (path.includes('/webhooks/')) return 'The webhook endpoint id (`we_…`).';
+  return 'id';
+}
 
 function pathParameters(path: string): Json[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
     required: true,
-    description: PATH_PARAMETERS[name!] ?? name,
+    description: name === 'id' ? idParameter(path) : (PATH_PARAMETERS[name!] ?? name),
     schema: { type: 'string' },
-    ...(PATH_PARAMETER_EXAMPLES[name!] ? { example: PATH_PARAMETER_EXAMPLES[name!] } : {}),
+    // the example of `id` is a work's
+    ...(PATH_PARAMETER_EXAMPLES[name!] && (name !== 'id' || path.includes('/works/')) ? { example: PATH_PARAMETER_EXAMPLES[name!] } : {}),
   }));
 }
 
@@ -348,6 +368,27 @@ const OPERATIONS: Operation[] = [
     query: queryParameters(journalsQuery), response: 'Discovery', headers: BILLING_HEADERS, errors: [401, 403, 422, 429, 503],
   },
   { method: 'post', path: '/api/v1/search/journal-requests', tag: 'catalogue', access: 'apiKey', operationId: 'requestJournal', summary: 'Ask for a journal to be added', description: 'At least one of `title` and `issn`. Free; takes one slot of the per-minute budget.', body: 'JournalRequestInput', status: 201, response: 'JournalRequest', headers: BILLING_HEADERS, errors: [401, 422, 429] },
+  // webhooks
+  {
+    method: 'post', path: '/api/v1/webhooks', tag: 'webhooks', access: 'apiKey', operationId: 'createWebhookEndpoint', summary: 'Register a webhook endpoint',
+    description: 'Live keys only. The URL must be https and its host must resolve to public addresses only (checked now and before every attempt). The answer carries the signing secret, shown once. At most 16 endpoints per organization.',
+    body: 'WebhookEndpointRequest', status: 201, response: 'WebhookEndpointWithSecret', errors: [401, 403, 409, 422, 429],
+  },
+  { method: 'get', path: '/api/v1/webhooks', tag: 'webhooks', access: 'apiKey', operationId: 'listWebhookEndpoints', summary: "The organization's webhook endpoints", response: 'WebhookEndpointList', errors: [401, 403] },
+  { method: 'get', path: '/api/v1/webhooks/{id}', tag: 'webhooks', access: 'apiKey', operationId: 'getWebhookEndpoint', summary: 'One webhook endpoint', response: 'WebhookEndpoint', errors: [401, 403, 404] },
+  { method: 'delete', path: '/api/v1/webhooks/{id}', tag: 'webhooks', access: 'apiKey', operationId: 'deleteWebhookEndpoint', summary: 'Delete a webhook endpoint', description: 'Nothing more is sent to it; deliveries under way stop before their next attempt.', response: 'WebhookEndpointDeleted', errors: [401, 403, 404] },
+  {
+    method: 'post', path: '/api/v1/webhooks/{id}/rotate-secret', tag: 'webhooks', access: 'apiKey', operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret',
+    description: 'The new secret is shown once. For 24 hours deliveries carry two signatures, one with each secret, so the receiver can switch over.', response: 'WebhookEndpointWithSecret', errors: [401, 403, 404, 409],
+  },
+  { method: 'post', path: '/api/v1/webhooks/{id}/test', tag: 'webhooks', access: 'apiKey', operationId: 'testWebhookEndpoint', summary: 'Send a test event', description: 'A `webhook.test` event, whatever the endpoint subscribes to, delivered like any other (listed under its deliveries).', status: 202, response: 'WebhookEventQueued', errors: [401, 403, 404, 409, 429] },
+  { method: 'get', path: '/api/v1/webhooks/{id}/deliveries', tag: 'webhooks', access: 'apiKey', operationId: 'listWebhookDeliveries', summary: 'Deliveries to an endpoint, newest first, with every attempt', query: queryParameters(webhookDeliveriesQuery), response: 'WebhookDeliveryList', errors: [401, 403, 404, 422] },
+  {
+    method: 'post', path: '/api/v1/webhooks/{id}/deliveries/{eventId}/redeliver', tag: 'webhooks', access: 'apiKey', operationId: 'redeliverWebhookEvent', summary: 'Send an ended delivery again',
+    description: 'A new series of attempts with the same `webhook-id` and body (receivers deduplicate by it).', status: 202, response: 'WebhookEventQueued', errors: [401, 403, 404, 409, 429],
+  },
+  { method: 'get', path: '/api/v1/notifications', tag: 'webhooks', access: 'apiKey', operationId: 'getNotificationSettings', summary: 'What the organization is told about its account', response: 'NotificationSettings', errors: [401, 403] },
+  { method: 'put', path: '/api/v1/notifications', tag: 'webhooks', access: 'apiKey', operationId: 'setNotificationSettings', summary: 'Set the balance below which a `balance.low` webhook is sent', body: 'NotificationSettingsRequest', response: 'NotificationSettings', errors: [401, 403, 422] },
   // tools
   {
     method: 'post', path: '/api/v1/tools/{prefix}/{tool}', tag: 'tools', access: 'apiKey', operationId: 'callTool', summary: 'Call a tool',
@@ -495,6 +536,12 @@ function operatorOperations(): Operation[] {
       description: 'Stored as `uploads/{name}` under the data root, which a collection definition or an ingestion then names. The name is 1 to 128 letters, digits, `.`, `_` or `-`, starting with a letter or digit. The body is written to a temporary file, counted against the upload limit (`UPLOAD_MAX_MB`, 422 past it, nothing kept) and hashed as it arrives, then renamed into place, so a reader never sees half a file. 201 when stored, 200 when it replaced an earlier upload of the name.',
     }),
     op('get', '/ingestions/{ingestionId}', 'getIngestion', "An ingestion's state and counts: progress while it runs, the recorded outcome after", { response: 'IngestionStatus' }),
+    op('get', '/organizations/{orgId}/webhooks', 'listOrganizationWebhooks', "The organization's webhook endpoints", { response: 'WebhookEndpointList' }),
+    op('post', '/organizations/{orgId}/webhooks', 'createOrganizationWebhook', 'Register a webhook endpoint for the organization; the secret is shown once', { body: 'WebhookEndpointRequest', status: 201, response: 'WebhookEndpointWithSecret', errors: [401, 404, 409, 422, 429] }),
+    op('delete', '/organizations/{orgId}/webhooks/{id}', 'deleteOrganizationWebhook', 'Delete a webhook endpoint of the organization', { response: 'WebhookEndpointDeleted' }),
+    op('post', '/organizations/{orgId}/webhooks/{id}/rotate-secret', 'rotateOrganizationWebhookSecret', "Rotate a webhook endpoint's secret; the new one is shown once", { response: 'WebhookEndpointWithSecret' }),
+    op('post', '/organizations/{orgId}/webhooks/{id}/test', 'testOrganizationWebhook', 'Send a test event to a webhook endpoint', { status: 202, response: 'WebhookEventQueued', errors: [401, 404, 409, 429] }),
+    op('get', '/organizations/{orgId}/webhooks/{id}/deliveries', 'listOrganizationWebhookDeliveries', "A webhook endpoint's deliveries with every attempt", { query: queryParameters(webhookDeliveriesQuery), response: 'WebhookDeliveryList' }),
     op('get', '/verify', 'verifyChain', "Verify the event log's hash chain", { description: 'A break is 409 CONFLICT with the verdict in error.details.', response: 'ChainVerdict', errors: [401, 409, 429] }),
   ];
 }
@@ -568,6 +615,7 @@ export function buildOpenApiDocument(): Json {
       { name: 'search', description: 'Search, preview, unlock, re-fetch, quota (API key)' },
       { name: 'works', description: 'Works by identifier, their references and citing works, and exports (API key; free)' },
       { name: 'catalogue', description: 'Which journals a collection holds; journal requests (API key)' },
+      { name: 'webhooks', description: 'Signed deliveries of what happened (Standard Webhooks; API key): endpoints, deliveries, attempts; see docs/webhooks.md' },
       { name: 'tools', description: 'The tool gateway (API key)' },
       { name: 'mcp', description: 'The MCP server (Streamable HTTP, stateless; API key): the same use cases as REST, see docs/agents.md' },
       { name: 'operator', description: 'The operator API: organizations, credits, keys, prices, invites, ledger, audit (operator token, not an API key)' },

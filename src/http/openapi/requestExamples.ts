@@ -47,6 +47,16 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
       value: { collection: 'openalex-synergy', like: { work: 'W2125158795' }, limit: 5 },
     },
   },
+  WebhookEndpointRequest: {
+    endpoint: {
+      summary: 'Tell a receiver when an asynchronous assisted answer is ready',
+      description: 'Any public https URL of yours; its host must resolve to public addresses only. Keep the `secret` of the answer.',
+      value: { url: 'https://93.184.215.14/hooks/litsearch', events: ['assisted.completed'], description: 'Lab notebook' },
+    },
+  },
+  NotificationSettingsRequest: {
+    lowBalance: { summary: 'Tell the webhooks when the balance falls below 5 credits', value: { balanceLowThreshold: '5.00' } },
+  },
   CollectionSearchRequest: {
     search: {
       summary: 'Trial reports with results in the clinical digest',

@@ -258,6 +258,49 @@ export const JournalRequest = z.object({
   recordedAt: z.string().meta({ description: 'ISO 8601 timestamp.' }),
 });
 
+export const WebhookEndpoint = z.object({
+  id: z.string().meta({ description: 'The endpoint id (`we_…`).' }),
+  url: z.string(),
+  events: z.array(z.string()),
+  description: nullable(z.string()),
+  status: z.enum(['enabled', 'disabled']).meta({ description: 'disabled: every attempt failed for days, so nothing more is sent; create a new endpoint once the receiver works.' }),
+  disabledReason: nullable(z.string()),
+  disabledAt: nullable(z.string()),
+  failingSince: nullable(z.string()).meta({ description: 'The first failed attempt since the last success (ISO 8601); null while the receiver answers 2xx.' }),
+  createdAt: z.string(),
+});
+export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
+  secret: z.string().meta({ description: 'The signing secret (`whsec_…`), shown only here: store it now. Verify every delivery with it (Standard Webhooks).' }),
+  previousSecretExpiresAt: z.string().optional().meta({ description: 'After a rotation: until when deliveries are also signed with the previous secret.' }),
+});
+export const NotificationSettings = z.object({ balanceLowThreshold: nullable(z.string()).meta({ description: 'Below this balance (credits) a `balance.low` webhook is sent, once per crossing; null: never.' }) });
+export const WebhookEndpointList = z.object({ data: z.array(WebhookEndpoint) });
+export const WebhookEndpointDeleted = z.object({ id: z.string(), deleted: z.literal(true) });
+export const WebhookEventQueued = z.object({
+  eventId: z.string().meta({ description: 'The event id: every attempt carries it as `webhook-id`.' }),
+  status: z.literal('pending').optional(),
+});
+export const WebhookDeliveryList = z.object({
+  data: z.array(
+    z.object({
+      eventId: z.string().meta({ description: 'The `webhook-id` of every attempt: receivers deduplicate by it.' }),
+      type: z.string(),
+      createdAt: z.string(),
+      status: z.enum(['pending', 'delivered', 'failed', 'cancelled']).meta({ description: 'pending: attempts go on; failed: every retry failed; cancelled: the endpoint was deleted or disabled meanwhile.' }),
+      attempts: z.array(
+        z.object({
+          attempt: z.number().int(),
+          at: z.string(),
+          status: nullable(z.number().int()).meta({ description: "The receiver's HTTP status; null when no answer came." }),
+          latencyMs: z.number().int(),
+          responseExcerpt: z.string().meta({ description: 'The first 512 characters of the answer.' }),
+          error: nullable(z.string()),
+        }),
+      ),
+    }),
+  ),
+});
+
 export const ToolResult = z.record(z.string(), z.unknown()).meta({ description: "The tool's result; its shape is the tool's own." });
 
 export const Liveness = z.object({ status: z.literal('ok') });

@@ -2,7 +2,7 @@
 // is declared where the groups are mounted (app.ts), so it applies to whatever this router matches.
 import { ApiError } from '../errors.js';
 import Router from '@koa/router';
-import { parseOr422, organizationBody, organizationListQuery, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody, spendingCapBody, inviteBody, retractionsBody, collectionBody, collectionChangeBody, metaCollectionBody, ingestBody } from '../schemas.js';
+import { parseOr422, organizationBody, organizationListQuery, creditsBody, keyBody, limitsBody, billingSettingsBody, priceBody, refundBody, reconciliationQuery, suspendBody, spendingCapBody, inviteBody, retractionsBody, collectionBody, collectionChangeBody, metaCollectionBody, ingestBody, webhookEndpointBody, webhookDeliveriesQuery } from '../schemas.js';
 import { ledgerCsv } from '../../usecases/operator/ledgerCsv.js';
 import { organizationListView, type Operations } from '../../usecases/operator/operations.js';
 import { requestBaseUrl, type RequestState } from '../requestContext.js';
@@ -160,6 +160,29 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   });
   router.get('/ingestions/:ingestionId', async (ctx) => {
     ctx.body = await ops.ingestion(ctx.params.ingestionId!);
+  });
+  // an organization's webhook endpoints: the members' actions (docs/webhooks.md), for any organization
+  router.get('/organizations/:orgId/webhooks', async (ctx) => {
+    ctx.body = await ops.listWebhooks(ctx.params.orgId!);
+  });
+  router.post('/organizations/:orgId/webhooks', async (ctx) => {
+    const body = parseOr422(webhookEndpointBody, ctx.request.body);
+    ctx.status = 201;
+    ctx.body = await ops.createWebhook(ctx.params.orgId!, body);
+  });
+  router.delete('/organizations/:orgId/webhooks/:id', async (ctx) => {
+    ctx.body = await ops.deleteWebhook(ctx.params.orgId!, ctx.params.id!);
+  });
+  router.post('/organizations/:orgId/webhooks/:id/rotate-secret', async (ctx) => {
+    ctx.body = await ops.rotateWebhookSecret(ctx.params.orgId!, ctx.params.id!);
+  });
+  router.post('/organizations/:orgId/webhooks/:id/test', async (ctx) => {
+    ctx.status = 202;
+    ctx.body = await ops.testWebhook(ctx.params.orgId!, ctx.params.id!);
+  });
+  router.get('/organizations/:orgId/webhooks/:id/deliveries', async (ctx) => {
+    const { limit } = parseOr422(webhookDeliveriesQuery, ctx.query);
+    ctx.body = await ops.webhookDeliveries(ctx.params.orgId!, ctx.params.id!, limit);
   });
   router.get('/verify', async (ctx) => {
     const verdict = await ops.verify();

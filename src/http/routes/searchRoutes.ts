@@ -94,6 +94,13 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const q = parseOr422(imageQuery, ctx.query);
     const figures: ImageOptions | null = q.includeFigures ? { maxWidth: q.imageMaxWidth, maxHeight: q.imageMaxHeight, quality: q.imageQuality } : null;
     const { format } = parseOr422(resultsExportQuery, ctx.query);
+    // an asynchronous assisted search without its answer yet: how it stands (running, or asking a question)
+    const pending = await deps.assisted.pending(a, ctx.params.queryId!);
+    if (pending) {
+      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+      ctx.body = pending;
+      return;
+    }
     const refetched = await deps.search.refetch(a, ctx.params.queryId!, format ? null : figures);
     // a re-fetch of an assisted answer is its delivery (the caller knows its queryId); 410 once it was refunded
     await deps.assisted.deliveredBeforeServing(refetched.record);
@@ -142,18 +149,30 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const body = parseOr422(assistedBody, raw);
     const idempotencyKey = ctx.get('Idempotency-Key');
     const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? idempotencyRequest(idempotencyKey, raw) : undefined;
-    const answer = await deps.assisted.start(
-      a,
-      {
-        collections: requestedCollections(body),
-        query: body.query,
-        limit: body.limit,
-        filters: body.filters ?? null,
-        allowClarification: body.allowClarification,
-        ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}),
-      },
-      { requestId, idempotency },
-    );
+    const request = {
+      collections: requestedCollections(body),
+      query: body.query,
+      limit: body.limit,
+      filters: body.filters ?? null,
+      allowClarification: body.allowClarification,
+      ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}),
+    };
+    let answer: AssistedAnswer;
+    if (body.async === true || /\brespond-async\b/i.test(ctx.get('Prefer'))) {
+      const accepted = await deps.assisted.startAsync(a, request, { requestId, idempotency });
+      if (!('answer' in accepted)) {
+        if (accepted.idempotency) ctx.set('Idempotency-Status', accepted.idempotency);
+        ctx.set('Preference-Applied', 'respond-async');
+        ctx.set('Location', `/api/v1/search/results/${accepted.queryId}`);
+        setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+        ctx.status = 202;
+        ctx.body = { queryId: accepted.queryId, status: accepted.status };
+        return;
+      }
+      answer = accepted.answer;
+    } else {
+      answer = await deps.assisted.start(a, request, { requestId, idempotency });
+    }
     if (answer.idempotency) ctx.set('Idempotency-Status', answer.idempotency);
     const figures = (body.includeFigures ?? body.includeImages) ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
     // figures are free: rendered after the charge, for the delivered rows

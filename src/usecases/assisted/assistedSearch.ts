@@ -90,6 +90,11 @@ export interface AssistedSearchDeps {
   pollMs?: number;
 }
 
+/** An asynchronous run as GET /results shows it before its answer is stored. */
+export type AsyncStatus =
+  | { queryId: string; status: 'running'; progress: { phase: string; round: number; searchesRun: number; candidatesVerified: number; verified: number } }
+  | { queryId: string; status: 'needs_clarification'; clarification: { question: string; reason: string }; clarificationExpiresAt: string | null };
+
 /** Told the run's progress, with its query id (a client whose stream drops re-fetches the answer by it). */
 export type ProgressListener = (progress: AssistedProgress, queryId: string) => void;
 
@@ -251,6 +256,17 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
   }
 
   async function run(auth: AuthContext, request: AssistedRequest, options: { requestId?: string; onProgress?: ProgressListener; idempotencyKey?: string }, started: number): Promise<AssistedAnswer> {
+    const launched = await launch(auth, request, options, started, false);
+    if ('answer' in launched) return launched.answer;
+    return await_(auth, launched.queryId, launched.deadline, started, options.onProgress, options.idempotencyKey ? 'created' : undefined);
+  }
+
+  /**
+   * Checks the request and starts its run. An asynchronous run (`announce`) has no caller waiting: its charge has no
+   * HTTP deadline (only the run's own bound) and it tells the webhooks how it ends. A free answer (catalogue, sandbox)
+   * is given at once either way.
+   */
+  async function launch(auth: AuthContext, request: AssistedRequest, options: { requestId?: string; idempotencyKey?: string }, started: number, announce: boolean): Promise<{ answer: AssistedAnswer } | { queryId: string; deadline: number }> {
     const now = clock();
     const input = { collections: request.collections, query: request.query, limit: request.limit, filters: request.filters };
     // the gate checks scope and the caller's filters before any work or budget: a rejected filter is 422 with nothing spent
@@ -258,13 +274,15 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     if (gated.kind === 'catalogue') {
       // a catalogue answer is free and kept nowhere: a repeat with the same Idempotency-Key answers it afresh
       if (options.idempotencyKey) await releaseIdempotencyKey(db, auth.org.id, options.idempotencyKey);
-      return { status: 'results', queryId: gated.discovery.queryId, latencyMs: Math.round(performance.now() - started), iterationsRun: 0, rows: [], billing: { ...deps.search.zeroBilling(auth), chargedResults: 0, tokensCharged: 0 }, queryUnderstanding: { ...EMPTY_UNDERSTANDING, intent: `catalogue:${gated.discovery.intent}` }, discovery: gated.discovery };
+      return { answer: { status: 'results', queryId: gated.discovery.queryId, latencyMs: Math.round(performance.now() - started), iterationsRun: 0, rows: [], billing: { ...deps.search.zeroBilling(auth), chargedResults: 0, tokensCharged: 0 }, queryUnderstanding: { ...EMPTY_UNDERSTANDING, intent: `catalogue:${gated.discovery.intent}` }, discovery: gated.discovery } };
     }
     const names = gated.prepared.targets.map((t) => t.requested.name);
-    if (gated.kind === 'sandbox') return sandboxAnswer(auth, request, names, started, options.idempotencyKey);
+    if (gated.kind === 'sandbox') return { answer: await sandboxAnswer(auth, request, names, started, options.idempotencyKey) };
 
     const queryId = randomUUID();
     const deadline = Date.now() + deps.waitMs;
+    // nobody waits on an asynchronous run: its charge may land until the clarification's wait would have ended
+    const chargeDeadline = announce ? Date.now() + CLARIFICATION_WAIT_MS : deadline;
     try {
       // a Temporal that does not answer must not hold the caller: the start gets a few seconds, then 503
       await client.withDeadline(Math.min(deadline, Date.now() + START_DEADLINE_MS), () => client.workflow.start(assistedSearchWorkflow, {
@@ -281,9 +299,10 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
             limit: request.limit,
             allowClarification: request.allowClarification,
             ...(request.maxCostMicros !== undefined ? { maxCostMicros: request.maxCostMicros.toString() } : {}),
-            chargeDeadline: deadline,
+            chargeDeadline,
             requestId: options.requestId,
             deliveryWaitMs: deps.deliveryWaitMs,
+            ...(announce ? { announce: true } : {}),
           },
         ],
         // the clarification may wait 24 hours and the delivery its own wait; the run ends by itself after that
@@ -294,7 +313,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       throw rejectionFrom(err);
     }
     if (options.idempotencyKey) await completeIdempotencyKey(db, auth.org.id, options.idempotencyKey, queryId);
-    return await_(auth, queryId, deadline, started, options.onProgress, options.idempotencyKey ? 'created' : undefined);
+    return { queryId, deadline };
   }
 
   return {
@@ -313,6 +332,46 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
         await releaseIdempotencyKey(db, auth.org.id, idem.key).catch(() => undefined);
         throw err;
       }
+    },
+
+    /**
+     * Starts a run and answers at once (`Prefer: respond-async`, `"async": true`): the caller follows it on
+     * GET /results/{queryId} and hears of its end through `assisted.completed` webhooks. A free answer is given whole.
+     */
+    async startAsync(auth: AuthContext, request: AssistedRequest, options: { requestId?: string; idempotency?: { key: string; bodyHash: string } } = {}): Promise<{ answer: AssistedAnswer } | { queryId: string; status: 'running'; idempotency?: 'created' | 'replayed' }> {
+      const started = performance.now();
+      const idem = options.idempotency;
+      if (!idem) {
+        const launched = await launch(auth, request, options, started, true);
+        return 'answer' in launched ? launched : { queryId: launched.queryId, status: 'running' };
+      }
+      resolveTargets(deps.catalog, auth, request.collections);
+      const bodyHash = createHash('sha256').update(`assisted-async\u0000${idem.bodyHash}`).digest('hex');
+      const claim = await guarded('the idempotency store', () => claimIdempotencyKey(db, auth.org.id, idem.key, bodyHash, clock()));
+      if (claim.kind === 'replay') return { queryId: claim.queryId, status: 'running', idempotency: 'replayed' };
+      try {
+        const launched = await launch(auth, request, { ...options, idempotencyKey: idem.key }, started, true);
+        return 'answer' in launched ? launched : { queryId: launched.queryId, status: 'running', idempotency: 'created' };
+      } catch (err) {
+        await releaseIdempotencyKey(db, auth.org.id, idem.key).catch(() => undefined);
+        throw err;
+      }
+    },
+
+    /**
+     * How a run of this key without an answer in the store yet stands: running (with its progress) or waiting for a
+     * clarification; undefined when there is a stored answer to serve, or no such run of this key.
+     */
+    async pending(auth: AuthContext, queryId: string): Promise<AsyncStatus | undefined> {
+      if (!/^[0-9a-f-]{36}$/.test(queryId) || (await loadQueryRecord(db, queryId))) return undefined;
+      const progress = await client.workflow.getHandle(assistedWorkflowId(queryId)).query(progressQuery).catch(() => undefined);
+      if (!progress || progress.keyId !== auth.key.id) return undefined;
+      if (progress.phase === 'awaiting_clarification' && progress.clarification) {
+        return { queryId, status: 'needs_clarification', clarification: progress.clarification, clarificationExpiresAt: progress.clarificationExpiresAt === null ? null : new Date(progress.clarificationExpiresAt).toISOString() };
+      }
+      // ended without an answer (the clarification went unanswered): nothing to show
+      if (progress.phase === 'done') return undefined;
+      return { queryId, status: 'running', progress: { phase: progress.phase, round: progress.round, searchesRun: progress.searchesRun, candidatesVerified: progress.candidatesVerified, verified: progress.verified } };
     },
 
     /** The answer to a clarification question: the same run resumes with it, and this call waits for its outcome. */
@@ -357,15 +416,8 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     deliveredBeforeServing,
   };
 
-  /** Tells the run its answer was delivered: 'refunded' when the run refunded it already (the proof came too late). */
-  async function proveDelivery(queryId: string): Promise<'delivered' | 'refunded' | 'not_waiting'> {
-    try {
-      await client.workflow.getHandle(assistedWorkflowId(queryId)).executeUpdate(deliveredUpdate);
-      return 'delivered';
-    } catch (err) {
-      const cause = err instanceof WorkflowUpdateFailedError ? (err.cause as Error | undefined) : undefined;
-      return cause && /^refunded:/.test(cause.message) ? 'refunded' : 'not_waiting';
-    }
+  function proveDelivery(queryId: string): Promise<'delivered' | 'refunded' | 'not_waiting'> {
+    return proveAssistedDelivery(client, queryId);
   }
 
   /**
@@ -400,3 +452,17 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
 }
 
 export type AssistedSearch = ReturnType<typeof createAssistedSearch>;
+
+/**
+ * Tells an assisted run its answer was delivered (a flushed response, a re-fetch, a 2xx to its webhook): 'refunded'
+ * when the run refunded it already (the proof came too late), 'not_waiting' when it waits for none.
+ */
+export async function proveAssistedDelivery(client: Client, queryId: string): Promise<'delivered' | 'refunded' | 'not_waiting'> {
+  try {
+    await client.workflow.getHandle(assistedWorkflowId(queryId)).executeUpdate(deliveredUpdate);
+    return 'delivered';
+  } catch (err) {
+    const cause = err instanceof WorkflowUpdateFailedError ? (err.cause as Error | undefined) : undefined;
+    return cause && /^refunded:/.test(cause.message) ? 'refunded' : 'not_waiting';
+  }
+}

@@ -20,6 +20,8 @@ export interface OverviewData {
   today: { queries: number; limit: number };
   month: { queries: number; limit: number; spendMicros: bigint; tokens: bigint };
   lowBalance: boolean;
+  /** webhook endpoints the service stopped sending to because every attempt failed for days */
+  disabledWebhooks: { id: string; url: string; disabledAt: string; reason: string }[];
 }
 
 export interface KeyRow {
@@ -94,6 +96,10 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
         today: { queries: day?.queries ?? 0, limit: org.limits.daily },
         month: { queries: month?.queries ?? 0, limit: org.limits.monthly, spendMicros: BigInt(month?.amount_micros ?? '0'), tokens: BigInt(month?.tokens ?? '0') },
         lowBalance: isLowBalance(org),
+        disabledWebhooks: await db.query<{ id: string; url: string; disabledAt: string; reason: string }>(
+          `SELECT endpoint_id AS id, url, to_char(disabled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"') AS "disabledAt", coalesce(disabled_reason, '') AS reason FROM proj_webhook_endpoints WHERE org_id = $1 AND state = 'disabled' ORDER BY disabled_at`,
+          [orgId],
+        ),
       };
     },
 

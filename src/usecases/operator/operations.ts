@@ -4,6 +4,7 @@
 import type { Accounts } from '../accounts/accounts.js';
 import { journalRequestSummaries } from '../catalogue/journalRequestSummaries.js';
 import type { Ingestions, IngestionStatus } from '../../ingest/ingestions.js';
+import type { NewEndpointInput, Webhooks } from '../webhooks/webhooks.js';
 import { DEFAULT_LIMITS, DEFAULT_TRIAL_QUERIES, parseBillingMode, type IngestionMode, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits } from '../../domain/events.js';
 import { Rejection } from '../../domain/rejection.js';
 import { formatCredits, parseCredits } from '../../domain/money.js';
@@ -80,6 +81,8 @@ export interface OperationsOptions {
   ingestions?: Ingestions;
   /** content uploaded into the data root (the running service's) */
   uploads?: Uploads;
+  /** the organizations' webhook endpoints (the running service's: deliveries are its workflows) */
+  webhooks?: Webhooks;
 }
 
 export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
@@ -93,6 +96,10 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
   function requireIngestions(): Ingestions {
     if (!options.ingestions) throw new Rejection('SERVICE_UNAVAILABLE', 'ingestions run in the service: send this to the running server (--url, or start it on this data directory)');
     return options.ingestions;
+  }
+  function requireWebhooks(): Webhooks {
+    if (!options.webhooks) throw new Rejection('SERVICE_UNAVAILABLE', 'webhooks are managed through the running service: send this to the running server (--url, or start it on this data directory)');
+    return options.webhooks;
   }
   async function requireOrg(orgId: string) {
     const org = await accounts.getOrganization(orgId);
@@ -345,6 +352,13 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       if (!status) throw new Rejection('NOT_FOUND', `ingestion ${ingestionId} not found`);
       return status;
     },
+    /** An organization's webhook endpoints, as its members see them (the same use case, acting as the operator). */
+    listWebhooks: async (orgId: string) => ({ data: await requireWebhooks().list((await requireOrg(orgId)).id) }),
+    createWebhook: async (orgId: string, input: NewEndpointInput) => requireWebhooks().create((await requireOrg(orgId)).id, input, OPERATOR),
+    deleteWebhook: (orgId: string, endpointId: string) => requireWebhooks().remove(orgId, endpointId, OPERATOR),
+    rotateWebhookSecret: (orgId: string, endpointId: string) => requireWebhooks().rotateSecret(orgId, endpointId, OPERATOR),
+    testWebhook: (orgId: string, endpointId: string) => requireWebhooks().sendTest(orgId, endpointId, OPERATOR),
+    webhookDeliveries: async (orgId: string, endpointId: string, limit?: number) => ({ data: await requireWebhooks().deliveries(orgId, endpointId, limit) }),
   };
 }
 

@@ -1,0 +1,44 @@
+// Webhook delivery activities: one signed attempt (checked, sent to the checked address, recorded once by its number),
+// and the end of a delivery (recorded once; may disable the endpoint; a delivered event proves delivery).
+import { Context } from '@temporalio/activity';
+import { asActivity } from './asActivity.js';
+import { createDeliveryAttempts, type DeliveryAttemptDeps } from '../src/usecases/webhooks/deliveryAttempts.js';
+import type { WebhookEventType } from '../src/domain/webhooks.js';
+import type { AttemptVerdict, EndDeliveryInput, WebhookDeliveryInput } from '../workflows/webhookTypes.js';
+
+export interface WebhookActivityDeps extends DeliveryAttemptDeps {
+  /** appends an event once by its source and starts its deliveries (the webhooks use case's publish) */
+  publish: (orgId: string, type: WebhookEventType, data: Record<string, unknown>, source: string) => Promise<unknown>;
+}
+
+export interface PublishInput {
+  orgId: string;
+  type: WebhookEventType;
+  data: Record<string, unknown>;
+  /** names the event: publishing the same source again publishes nothing new */
+  source: string;
+}
+
+export function createWebhookActivities(deps: WebhookActivityDeps) {
+  const attempts = createDeliveryAttempts(deps);
+  return {
+    async attemptDelivery(input: WebhookDeliveryInput & { attempt: number }): Promise<AttemptVerdict> {
+      // heartbeats while the attempt runs: a worker killed mid-attempt is noticed in seconds, and the attempt sent again
+      const beat = setInterval(() => Context.current().heartbeat(), 1000);
+      try {
+        return await asActivity(() => attempts.attempt(input, input.attempt, Context.current().info.attempt === 1));
+      } finally {
+        clearInterval(beat);
+      }
+    },
+    /** Tells the organization's endpoints that subscribe to `type` (a workflow's step: assisted answers, alert runs). */
+    async publishWebhookEvent(input: PublishInput): Promise<void> {
+      await asActivity(() => deps.publish(input.orgId, input.type, input.data, input.source));
+    },
+    async endDelivery(input: EndDeliveryInput): Promise<void> {
+      return asActivity(() => attempts.end(input.delivery, input.outcome));
+    },
+  };
+}
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
