@@ -5,7 +5,7 @@ import type { CollectionReadiness } from '../../domain/readiness.js';
 import type { Embedder } from '../../embedding/port.js';
 import type { FilterNode } from '../../filters/ast.js';
 import type { FilterPlan, FilterPlanner } from '../../filters/planner.js';
-import type { SearchEngine } from '../../retrieval/port.js';
+import { EmbeddingMismatchError, type SearchEngine } from '../../retrieval/port.js';
 import type { AuthContext } from '../auth/context.js';
 import { pricePer1000For } from '../../domain/pricing.js';
 import type { CachedRow } from './queryCache.js';
@@ -174,6 +174,10 @@ export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embed
       } catch (err) {
         // the engine's own words stay in the log (the error's cause): they name its internals, and a caller cannot act on them
         if (err instanceof Rejection) throw err;
+        // not a passing fault: the index must be built again by this server's model, which the operator does
+        if (err instanceof EmbeddingMismatchError) {
+          throw Object.assign(new Rejection('SERVICE_UNAVAILABLE', `${collection.name} cannot be searched until it is ingested again: its vectors were made by ${err.recorded}, and this server embeds queries with ${err.asked} (the two do not compare); nothing was charged`, { retryAfterSeconds: 300 }), { cause: err });
+        }
         throw Object.assign(new Rejection('SERVICE_UNAVAILABLE', `search is temporarily unavailable (${collection.name}); nothing was charged, retry shortly`, { retryAfterSeconds: 5 }), { cause: err });
       }
     }),
