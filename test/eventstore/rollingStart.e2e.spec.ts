@@ -36,7 +36,8 @@ describe('rolling starts and a paused database (PostgreSQL)', () => {
       while (searching) statuses.push((await search()).status);
     });
     const starts: string[] = [];
-    for (let i = 0; i < 12; i++) {
+    // at least 12 starts, and on until the burst has made more than 12 searches (a loaded machine serves them slowly)
+    for (let i = 0; i < 60 && (i < 12 || statuses.length <= 12); i++) {
       // what every API and worker process runs as it starts: open the store and migrate it
       const db = await openEventStore(loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: svc.dataDir }));
       await db.close();
@@ -44,7 +45,7 @@ describe('rolling starts and a paused database (PostgreSQL)', () => {
     }
     searching = false;
     await Promise.all(burst);
-    expect(starts).toHaveLength(12);
+    expect(starts.length).toBeGreaterThanOrEqual(12);
     expect(statuses.length).toBeGreaterThan(12);
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
   }, 180_000);
