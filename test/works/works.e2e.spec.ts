@@ -41,6 +41,8 @@ function work(n: number, doi: string, title: string, refs: number[], citedBy: nu
   };
 }
 
+/** in the shipped Crossref update records as a withdrawal, not flagged retracted */
+const WITHDRAWN_DOI = '10.1002/14651858.cd000005';
 const A = work(1, '10.9999/graph.a', 'Coral reef citations alpha', [2, 3, 4], 2, 2021);
 const B = work(2, EOC_DOI, 'Coral reef citations beta', [], 7, 2019);
 const C = work(4, CORRECTED_DOI, 'Coral reef citations gamma', [2], 0, 2020);
@@ -264,15 +266,21 @@ describe.each(ENGINES)('works on the %s engine', (engine) => {
       expect(started.status).toBe(202);
       expect((await untilIngested(call, svc.adminToken, started.body.ingestionId)).state).toBe('completed');
     };
-    // A no longer cites B
-    writeWorks(dataRoot, 'graph-v2.jsonl.gz', [{ ...A, referenced_works: ['https://openalex.org/W900000003'] }]);
+    // A no longer cites B; D, a work the shipped update lists know (a withdrawal they do not flag as a retraction), arrives
+    const D = work(6, WITHDRAWN_DOI, 'Coral reef citations epsilon', [1], 0, 2022);
+    writeWorks(dataRoot, 'graph-v2.jsonl.gz', [{ ...A, referenced_works: ['https://openalex.org/W900000003'] }, D]);
     await ingest(['graph-v2.jsonl.gz'], 'upsert');
     expect((await get('10.9999/graph.a')).body).toMatchObject({ referencesRecorded: 1, referencesHeld: 0 });
+    // the upserted work carries its integrity at once, on the work and on its search rows
+    expect((await get(WITHDRAWN_DOI)).body.integrity).toMatchObject({ status: 'corrected', notices: [{ type: 'withdrawal' }] });
+    const found = await call('POST', '/api/v1/search/query', { key, body: { collection: 'graph', query: 'coral reef citations epsilon', limit: 10 } });
+    expect(found.body.results.find((r: { metadata: { doi: string } }) => r.metadata.doi === WITHDRAWN_DOI).metadata.integrity.status).toBe('corrected');
     expect((await citedBy(EOC_DOI)).body.coverage.held).toBe(2);
     // C is deleted (replace without it): its edge to B goes with it
     writeWorks(dataRoot, 'graph-v3.jsonl.gz', [{ ...A, referenced_works: ['https://openalex.org/W900000003'] }, B, R]);
     await ingest(['graph-v3.jsonl.gz'], 'replace');
     expect((await get(CORRECTED_DOI)).status).toBe(404);
+    expect((await get(WITHDRAWN_DOI)).status).toBe(404);
     expect((await citedBy(EOC_DOI)).body.items.map((w: { ids: { openalex: string } }) => w.ids.openalex)).toEqual(['W900000005']);
     // retired: its works and edges leave the store
     expect((await call('DELETE', '/admin/v1/collections/graph', { admin: svc.adminToken })).status).toBe(200);
