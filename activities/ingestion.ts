@@ -179,14 +179,16 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           await writeAtomically(join(dir, 'present.json'), JSON.stringify(all.filter((item) => !('deleted' in item)).map((item) => item.doc_id)));
           const key = indexKey(collection);
           const embedding = needsVectors(collection) ? deps.model.modelName : undefined;
-          const otherVectors = embedding !== undefined && (await engine.hasIndex(collection.name)) && (await engine.embeddingOf(collection.name)) !== embedding;
-          // vectors of another embedding path (or of none recorded) cannot be extended: replace builds the index afresh
-          if (otherVectors && input.mode === 'upsert') {
-            const recorded = await engine.embeddingOf(collection.name);
-            if (recorded) throw new Rejection('CONFLICT', new EmbeddingMismatchError(collection.name, recorded, embedding).message, { collection: collection.name });
+          const exists = await engine.hasIndex(collection.name);
+          const recorded = embedding !== undefined && exists ? await engine.embeddingOf(collection.name) : null;
+          const otherVectors = embedding !== undefined && exists && recorded !== embedding;
+          // vectors of another embedding path cannot be extended (an index that recorded none can: built before paths
+          // were recorded); replace builds the index afresh
+          if (otherVectors && recorded && input.mode === 'upsert') {
+            throw new Rejection('CONFLICT', new EmbeddingMismatchError(collection.name, recorded, embedding!).message, { collection: collection.name });
           }
           // so does an index without a manifest (a full ingestion built it: CLI ingest)
-          if (input.mode === 'replace' && (await engine.hasIndex(collection.name)) && (otherVectors || (await manifestSize(db, key)) === 0)) {
+          if (input.mode === 'replace' && exists && (otherVectors || (await manifestSize(db, key)) === 0)) {
             await engine.deleteIndex(collection.name);
             await clearManifest(db, key);
           }
