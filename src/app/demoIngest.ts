@@ -10,7 +10,7 @@ import { waitForIngestion } from '../usecases/collections/temporalIngestions.js'
 import { clearManifest, manifestKey, manifestTotals } from '../ingest/manifest.js';
 import type { Actor } from '../domain/events.js';
 import { Rejection } from '../domain/rejection.js';
-import { createProgressReporter, pipelineProgress, type ProgressReporter } from '../ingest/progressReport.js';
+import { createProgressReporter, pipelineProgress, statusSnapshot, type ProgressReporter } from '../ingest/progressReport.js';
 import { loadRetractedDois } from '../ingest/retractions.js';
 import { figureRootOf } from '../ingest/figures/demoFigures.js';
 import { replaceWorks, worksMissing } from '../ingest/works.js';
@@ -44,12 +44,7 @@ async function ingestThroughWorkflow(runtime: Required<Pick<IngestRuntime, 'inge
   let cancelled = false;
   void cancellation.then(() => (cancelled = true));
   const status = await waitForIngestion(runtime.ingestions, ingestionId, 250, (s) => {
-    // documentsRead is 0 until the source is staged: the total is not known before
-    reporter.update({
-      collection: collection.name,
-      documents: { done: s.documentsAdded + s.documentsUpdated + s.documentsUnchanged + s.documentsDeleted, total: s.documentsRead || null },
-      chunks: { done: s.chunksIndexed, total: null },
-    });
+    reporter.update(statusSnapshot(s));
     return cancelled;
   });
   if (!status) {

@@ -2,6 +2,7 @@
 // seconds): per collection, the documents and chunks done out of the total, the rate, and when it should be done as a
 // clock time. Counts only go up, whatever order the batches report in; nothing is shown that is not known yet.
 import type { IngestProgress } from './ingestCollection.js';
+import type { IngestionStatus } from './ingestions.js';
 
 export interface ProgressCount {
   done: number;
@@ -119,4 +120,13 @@ export function pipelineProgress(reporter: ProgressReporter): (progress: IngestP
         ? { collection: progress.collection, documents: { done: progress.done, total: null } }
         : { collection: progress.collection, chunks: { done: progress.done, total: progress.total } },
     );
+}
+
+/** An ingestion's status as a progress snapshot: documents done of those read (unknown until staged), chunks indexed. */
+export function statusSnapshot(status: Pick<IngestionStatus, 'collection' | 'documentsAdded' | 'documentsUpdated' | 'documentsUnchanged' | 'documentsDeleted' | 'documentsRead' | 'chunksIndexed'>): ProgressSnapshot {
+  return {
+    collection: status.collection,
+    documents: { done: status.documentsAdded + status.documentsUpdated + status.documentsUnchanged + status.documentsDeleted, total: status.documentsRead || null },
+    chunks: { done: status.chunksIndexed, total: null },
+  };
 }

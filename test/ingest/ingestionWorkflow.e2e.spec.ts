@@ -172,6 +172,12 @@ describe.each(ENGINES)('incremental ingestion on the %s engine', (engine) => {
     const shown = await cli('ingestion', 'show', ingestionId, ...flags);
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.out)).toMatchObject({ ingestionId, collection: 'reef-notes', mode: 'upsert', state: 'completed', documentsRead: 2, documentsUnchanged: 2 });
+    // --wait follows it to its end with the progress line, and answers how it ended
+    const waited = await cli('collection', 'ingest', 'reef-notes', '--files', 'reef-v3.jsonl', '--mode', 'upsert', '--wait', ...flags);
+    expect(waited.code, waited.err).toBe(0);
+    expect(JSON.parse(waited.out)).toMatchObject({ collection: 'reef-notes', state: 'completed', documentsRead: 2, documentsUnchanged: 2 });
+    expect(waited.err).toMatch(/^reef-notes: completed: 2 documents, 0 chunks indexed in \d/m);
+    expect(waited.err).not.toMatch(/NaN|Infinity|\/0\b/);
     const bad = await cli('collection', 'ingest', 'reef-notes', '--files', 'no-such.jsonl', ...flags);
     expect(bad.code).toBe(1);
     expect(bad.err).toContain('VALIDATION_ERROR');

@@ -14,6 +14,7 @@ import { ledgerCsv } from '../../usecases/operator/ledgerCsv.js';
 import type { StoredUpload } from '../../usecases/operator/uploads.js';
 import type { BillingMode } from '../../domain/events.js';
 import { printList } from './tables.js';
+import { followIngestion } from './followIngestion.js';
 
 // What only a command run beside the store needs (the store, the engine, the model, the journals) is imported when such a
 // command runs: a command sent to a server (--url) starts without loading any of it.
@@ -52,9 +53,11 @@ const USAGE = `usage: litsearch <command> [options]
   replay [--promote]                       rebuild every projection from position 0 and compare with the live ones
   verify                                   check the event log's hash chain
   journal-requests                         journals clients asked us to add, most requested first
-  collection ingest NAME --files a,b [--mode upsert|replace]   ingest source files into a plain collection while the
-                                           running service answers (upsert: add, change, delete by document; replace:
-                                           the collection becomes exactly the files); prints the ingestion id
+  collection ingest NAME --files a,b [--mode upsert|replace] [--wait]   ingest source files into a plain collection
+                                           while the running service answers (upsert: add, change, delete by document;
+                                           replace: the collection becomes exactly the files); prints the ingestion id,
+                                           or with --wait follows it (documents and chunks done, rate, finish time) and
+                                           prints how it ended (exit 1 when it failed)
   ingestion show INGESTION_ID              an ingestion's state and counts (documents added, updated, deleted, unchanged)
   ingestion cancel INGESTION_ID            stop a running ingestion (recorded failed: cancelled); its collection can be
                                            ingested again or retired
@@ -383,6 +386,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       events: { type: 'string' },
       init: { type: 'boolean' },
       json: { type: 'boolean' },
+      wait: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -593,8 +597,14 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         const mode = values.mode ?? 'upsert';
         if (mode !== 'upsert' && mode !== 'replace') throw new Error('--mode must be upsert or replace');
         const named = target.url ? await uploadLocalFiles(ops, files, [process.cwd()], (line) => console.error(line)) : files;
-        print(await ops.ingestCollection(rest[0]!, { files: named, mode }));
-        return 0;
+        const started = await ops.ingestCollection(rest[0]!, { files: named, mode });
+        if (!values.wait) {
+          print(started);
+          return 0;
+        }
+        const status = await followIngestion((id) => ops.ingestion(id), started.ingestionId, rest[0]!);
+        print(status);
+        return status.state === 'completed' ? 0 : 1;
       },
       'webhook list': async () => {
         print(await ops.listWebhooks(rest[0]!));
