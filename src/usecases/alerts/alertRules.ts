@@ -7,6 +7,7 @@ import { capToCost, type PricedRow } from '../../domain/costCap.js';
 import { documentOf, type DocumentRow } from '../../retrieval/rowSelection.js';
 import { assertSearchableQuery } from '../search/queryValidation.js';
 import { ENDPOINT_ID_PATTERN } from '../../domain/webhooks.js';
+import type { AlertDefinitionData } from '../../domain/events.js';
 
 export const ALERT_SCHEDULES = ['on_ingest', 'daily', 'weekly'] as const;
 export type AlertSchedule = (typeof ALERT_SCHEDULES)[number];
@@ -20,19 +21,8 @@ export const ALERT_SEARCH_DEPTH = 200;
 /** How many new works one run delivers at most. */
 export const MAX_WORKS_PER_RUN = 50;
 
-/** An alert as its creator defined it, checked and normalized. */
-export interface AlertDefinition {
-  query: string;
-  collections: string[];
-  filters: unknown;
-  minRelevance: number;
-  onePerDocument: boolean;
-  schedule: AlertSchedule;
-  /** the most one run may charge, micro-credits as a decimal string; null: no cap */
-  maxCostPerRunMicros: string | null;
-  /** the webhook endpoint its runs are sent to; null: every endpoint of the organization subscribed to `alert.matched` */
-  webhookEndpointId: string | null;
-}
+/** An alert as its creator defined it, checked and normalized (as its events hold it). */
+export type AlertDefinition = AlertDefinitionData;
 
 /** The body of POST /api/v1/alerts, as the HTTP layer hands it over (its shape checked, its rules not yet). */
 export interface AlertRequest {
