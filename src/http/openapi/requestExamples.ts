@@ -57,8 +57,8 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
   AlertRequest: {
     onIngest: {
       summary: 'New works on a topic, as they are ingested, at most 0.50 credits a run',
-      description: 'Each run sends the new works as `alert.matched` to the endpoint named by `webhook`.',
-      value: { query: 'vitamin D and bone fractures', collection: 'scifact', min_relevance: 0.3, schedule: 'on_ingest', max_cost_per_run: '0.50', webhook: 'we_Q2hhbmdlTWVQbGVhc2UxMjM0' },
+      description: 'Each run sends the new works as `alert.matched` to every endpoint subscribed to it (name one with `webhook`: its `we_…` id).',
+      value: { query: 'vitamin D and bone fractures', collection: 'scifact', min_relevance: 0.3, schedule: 'on_ingest', max_cost_per_run: '0.50' },
     },
   },
   NotificationSettingsRequest: {

@@ -19,7 +19,7 @@ import { alertRunWorkflow, alertScheduleWorkflow } from '../../../workflows/aler
 import { alertDeliveredSignal, alertRunWorkflowId, alertScheduleId, type AlertRunInput, type AlertRunStart } from '../../../workflows/alertTypes.js';
 import type { AuthContext } from '../auth/context.js';
 import type { Accounts } from '../accounts/accounts.js';
-import { resolveTargets, retrieve, type SearchDeps } from '../search/pipeline.js';
+import { resolveTargets, retrieve, type RetrievalOutcome, type SearchDeps } from '../search/pipeline.js';
 import { loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type CachedRow, type QueryRecord } from '../search/queryCache.js';
 import { ALERT_SEARCH_DEPTH, alertDefinitionOf, MAX_ALERTS_PER_ORG, selectRun, worksOf, type AlertDefinition, type AlertRequest } from './alertRules.js';
 
@@ -143,6 +143,19 @@ export function createAlerts(deps: AlertsDeps) {
     return { org, key, billingMode: org.billingMode };
   }
 
+  /** The alert's key as a caller that can pay for a run (a run is sent only when it could be charged once delivered). */
+  async function payingCaller(alert: AlertRow): Promise<AuthContext | undefined> {
+    const auth = await callerOf(alert.org_id, alert.key_id);
+    if (!auth) return undefined;
+    try {
+      assertSearchPayable(auth.org, auth.key);
+      return auth;
+    } catch (err) {
+      if (err instanceof Rejection) return undefined;
+      throw err;
+    }
+  }
+
   /** The rows a search of the alert finds now, best first, as a search of the key that made it. */
   const searchNow = (auth: AuthContext, def: AlertDefinition) =>
     retrieve(deps.search, auth, { collections: def.collections, query: def.query, limit: ALERT_SEARCH_DEPTH, filters: def.filters, selection: EVERY_ROW });
@@ -246,49 +259,51 @@ export function createAlerts(deps: AlertsDeps) {
      */
     async startRun(input: AlertRunInput): Promise<AlertRunStart> {
       const alert = await alertRow(input.alertId);
-      if (!alert || alert.state !== 'active') return { status: 'skipped' };
+      if (!alert) return { status: 'skipped' };
       const def = alert.definition;
-      let existing = await runRow(input.queryId);
-      if (!existing) {
-        const auth = await callerOf(alert.org_id, alert.key_id);
+      let run = await runRow(input.queryId);
+      let found: RetrievalOutcome | undefined;
+      if (!run) {
+        // a new run: only of an active alert, and only what could be paid for once delivered
+        if (alert.state !== 'active') return { status: 'skipped' };
+        const auth = await payingCaller(alert);
         if (!auth) return { status: 'skipped' };
-        try {
-          // nothing is sent that could not be paid for once delivered
-          assertSearchPayable(auth.org, auth.key);
-        } catch (err) {
-          if (err instanceof Rejection) return { status: 'skipped' };
-          throw err;
-        }
-        const found = await searchNow(auth, def);
-        let selected: CachedRow[] = [];
-        const stored = await runStreamCommand(
+        const outcome = (found = await searchNow(auth, def));
+        await runStreamCommand(
           db,
           clock,
           alertStream(input.alertId),
           workflowActor(alertRunWorkflowId(input.queryId)),
           async (tx) => {
+            // under the append lock: the seen-set as the runs before this one left it
             const [raw] = await tx.query(`SELECT ${selectList('alerts')} FROM proj_alerts WHERE alert_id = $1`, [input.alertId]);
             const now = raw ? normalizeRow('alerts', raw) : undefined;
-            if (!now || now.state !== 'active') return { version: 'any', events: [] };
-            const run = selectRun(found.rows, new Set(now.seen), def);
-            selected = run.rows;
-            const events: DomainEvent[] = [{ type: 'AlertRunStarted', data: { orgId: alert.org_id, alertId: input.alertId, queryId: input.queryId, trigger: input.trigger, resultIds: run.rows.map((r) => r.id), works: run.works, costMicros: run.costMicros.toString() } }];
-            if (run.rows.length === 0) events.push({ type: 'AlertRunEnded', data: { orgId: alert.org_id, alertId: input.alertId, queryId: input.queryId, outcome: 'empty', chargedMicros: '0' } });
+            const [started] = await tx.query(`SELECT 1 AS one FROM proj_alert_runs WHERE query_id = $1`, [input.queryId]);
+            if (!now || now.state !== 'active' || started) return { version: 'any', events: [] };
+            const selected = selectRun(outcome.rows, new Set(now.seen), def);
+            const events: DomainEvent[] = [{ type: 'AlertRunStarted', data: { orgId: alert.org_id, alertId: input.alertId, queryId: input.queryId, trigger: input.trigger, resultIds: selected.rows.map((r) => r.id), works: selected.works, costMicros: selected.costMicros.toString() } }];
+            if (selected.rows.length === 0) events.push({ type: 'AlertRunEnded', data: { orgId: alert.org_id, alertId: input.alertId, queryId: input.queryId, outcome: 'empty', chargedMicros: '0' } });
             return { version: 'any', events };
           },
           { idempotencyKey: `alert-run:${input.queryId}` },
         );
-        if (stored.length === 0) return { status: 'skipped' };
-        if (selected.length > 0) {
-          const record: QueryRecord = { queryId: input.queryId, orgId: alert.org_id, keyId: alert.key_id, kind: 'alert', payloadVersion: PAYLOAD_VERSION, createdAt: clock(), payload: { query: def.query, collections: found.requested.map((r) => r.name), rows: selected, filtersApplied: found.filtersApplied } };
-          await saveQueryRecord(db, record);
-        }
-        existing = await runRow(input.queryId);
+        run = await runRow(input.queryId);
+        if (!run) return { status: 'skipped' };
       }
-      if (!existing || existing.state === 'empty') return { status: 'empty' };
-      if (existing.state !== 'pending') return { status: 'skipped' };
-      const record = await loadQueryRecord(db, input.queryId);
-      if (!record) throw new Error(`the record of alert run ${input.queryId} is missing`);
+      if (run.state === 'empty') return { status: 'empty' };
+      if (run.state !== 'pending') return { status: 'skipped' };
+      if (!(await loadQueryRecord(db, input.queryId))) {
+        // the run's cached query: its rows as the search found them (searched again when a retried step lost them)
+        if (!found) {
+          const auth = await callerOf(alert.org_id, alert.key_id);
+          if (!auth) return { status: 'skipped' };
+          found = await searchNow(auth, def);
+        }
+        const byId = new Map(found.rows.map((r) => [r.id, r]));
+        const rows = run.result_ids.flatMap((id) => byId.get(id) ?? []);
+        await saveQueryRecord(db, { queryId: input.queryId, orgId: alert.org_id, keyId: alert.key_id, kind: 'alert', payloadVersion: PAYLOAD_VERSION, createdAt: clock(), payload: { query: def.query, collections: found.requested.map((r) => r.name), rows, filtersApplied: found.filtersApplied } });
+      }
+      const record = (await loadQueryRecord(db, input.queryId))!;
       await deps.publish(
         alert.org_id,
         'alert.matched',
@@ -297,7 +312,7 @@ export function createAlerts(deps: AlertsDeps) {
         workflowActor(alertRunWorkflowId(input.queryId)),
         def.webhookEndpointId ?? undefined,
       );
-      return { status: 'sent', works: existing.works.length };
+      return { status: 'sent', works: run.works.length };
     },
 
     /** A run's last step: charged once (tied to its queryId) when its delivery was proven, else ended unpaid. */
