@@ -1,14 +1,10 @@
 // /api/v1/alerts: an organization's alerts on a saved search, shown with their runs. HTTP translation only.
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { ApiError } from '../errors.js';
 import { alertBody, alertRunsQuery, parseOr422 } from '../schemas.js';
-import type { RequestState } from '../requestContext.js';
-import type { Alerts } from '../../usecases/alerts/alerts.js';
-import type { AuthContext } from '../../usecases/auth/context.js';
-import type { Actor } from '../../domain/events.js';
-import { refuseSandbox } from '../../usecases/search/sandbox.js';
+import { ALERTS_SANDBOX_REASON, type Alerts } from '../../usecases/alerts/alerts.js';
 import type { SearchService } from '../../usecases/search/searchService.js';
+import { liveCaller } from './webhookRoutes.js';
 
 export interface AlertRouteDeps {
   alerts: Alerts;
@@ -16,13 +12,8 @@ export interface AlertRouteDeps {
   search: SearchService;
 }
 
-/** The live key calling, and the actor its changes are recorded under; sandbox keys have no alerts. */
-function caller(ctx: Context): { auth: AuthContext; actor: Actor } {
-  const auth = (ctx.state as RequestState).auth;
-  if (!auth) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key');
-  refuseSandbox(auth, 'alerts', 'an alert runs live searches on new works and is charged when delivered');
-  return { auth, actor: { kind: 'key', id: auth.key.id } };
-}
+/** Sandbox keys have no alerts. */
+const caller = (ctx: Context) => liveCaller(ctx, 'alerts', ALERTS_SANDBOX_REASON);
 
 export function alertRoutes(deps: AlertRouteDeps): Router {
   const router = new Router({ prefix: '/api/v1', sensitive: true, strict: true });

@@ -2,6 +2,7 @@
 // validation, organization and sandbox rules).
 import { alertBody, parseOr422 } from '../../http/schemas.js';
 import { refuseSandbox } from '../../usecases/search/sandbox.js';
+import { ALERTS_SANDBOX_REASON } from '../../usecases/alerts/alerts.js';
 import { alertsArgs, alertsSchemas } from '../toolSchemas.js';
 import { bad, type ToolDefinition } from '../toolKit.js';
 
@@ -11,7 +12,7 @@ export const alertsTool: ToolDefinition = {
   details: 'create takes query, collection(s), filters, min_relevance, one_per_document, schedule (on_ingest, daily, weekly), max_cost_per_run and webhook (an endpoint id); what the collections hold at creation counts as seen. get shows the runs: each has a queryId that get_results re-fetches for 7 days.',
   schemas: alertsSchemas,
   run: async ({ deps, auth }, args) => {
-    refuseSandbox(auth, 'alerts', 'an alert runs live searches on new works and is charged when delivered');
+    refuseSandbox(auth, 'alerts', ALERTS_SANDBOX_REASON);
     const { action, id, ...rest } = parseOr422(alertsArgs, args);
     const actor = { kind: 'key' as const, id: auth.key.id };
     if (action === 'create') {

@@ -23,6 +23,9 @@ import { resolveTargets, retrieve, type RetrievalOutcome, type SearchDeps } from
 import { loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type CachedRow, type QueryRecord } from '../search/queryCache.js';
 import { ALERT_SEARCH_DEPTH, alertDefinitionOf, MAX_ALERTS_PER_ORG, selectRun, worksOf, type AlertDefinition, type AlertRequest } from './alertRules.js';
 
+/** Why a sandbox key has no alerts (its 403). */
+export const ALERTS_SANDBOX_REASON = 'an alert runs live searches on new works and is charged when delivered';
+
 /** The endpoint a run's charge names in the ledger (SearchCharged.endpoint). */
 export const ALERT_RUN_ENDPOINT = '/alerts';
 const DAY_MS = 24 * 60 * 60 * 1000;
