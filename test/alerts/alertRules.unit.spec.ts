@@ -1,8 +1,13 @@
 // The pure rules of alerts: a definition's checks (each refusal names its field), the work identity the seen-set keeps
-// (DOI lower-cased across chunks and collections, else the collection's document id), and what a run delivers.
+// (DOI lower-cased across chunks and collections, else the collection's document id), what a run delivers, and how
+// the alert events project.
 import { describe, expect, it } from 'vitest';
 import { alertDefinitionOf, selectRun, workOf, worksOf, MAX_WORKS_PER_RUN, type AlertRequest } from '../../src/usecases/alerts/alertRules.js';
 import { Rejection } from '../../src/domain/rejection.js';
+import { project } from '../../projections/project.js';
+import { memoryReader, memoryTables } from '../../projections/replay.js';
+import type { DomainEvent, ProjectableEvent } from '../../src/domain/events.js';
+import type { AlertRow, AlertRunRow } from '../../projections/tables.js';
 
 function refusal(req: AlertRequest): { code: string; field: unknown; message: string } {
   try {
@@ -91,5 +96,29 @@ describe('a run', () => {
     const ranked = Array.from({ length: MAX_WORKS_PER_RUN + 5 }, (_, i) => row(`r${i}`, `d${i}`, 0.9));
     expect(selectRun(ranked, new Set(worksOf(ranked)), { minRelevance: 0, onePerDocument: true, maxCostPerRunMicros: null }).rows).toEqual([]);
     expect(selectRun(ranked, new Set(), { minRelevance: 0, onePerDocument: true, maxCostPerRunMicros: null }).rows).toHaveLength(MAX_WORKS_PER_RUN);
+  });
+});
+
+describe('the projection of alert events', () => {
+  const alerts = memoryTables();
+  const reader = memoryReader(alerts);
+  let position = 0;
+  const apply = (e: DomainEvent, recordedAt: string) => {
+    for (const c of project({ ...e, position: ++position, streamVersion: position, recordedAt } as ProjectableEvent, reader)) (alerts[c.table] as Map<string, unknown>).set(c.table === 'alerts' ? (c.row as AlertRow).alert_id : (c.row as AlertRunRow).query_id, c.row);
+  };
+  const definition = alertDefinitionOf({ query: 'kelp forests', collection: 'notes' });
+
+  it('keeps the seen-set growing by the works each run sends, and each run with how it ended and what it charged', () => {
+    apply({ type: 'AlertCreated', data: { orgId: 'org_a', alertId: 'al_1', keyId: 'key_1', definition, seenWorks: ['w1', 'w2'] } }, '2031-01-01T00:00:00.000Z');
+    apply({ type: 'AlertRunStarted', data: { orgId: 'org_a', alertId: 'al_1', queryId: 'q1', trigger: 'ingestion:i1', resultIds: ['r3', 'r4'], works: ['w3', 'w4'], costMicros: '1200' } }, '2031-01-02T00:00:00.000Z');
+    expect(alerts.alerts.get('al_1')).toMatchObject({ state: 'active', seen: ['w1', 'w2', 'w3', 'w4'], runs: 1, last_run_at: '2031-01-02T00:00:00.000Z' });
+    expect(alerts.alert_runs.get('q1')).toMatchObject({ state: 'pending', works: ['w3', 'w4'], cost_micros: '1200', amount_micros: '0' });
+    apply({ type: 'AlertRunEnded', data: { orgId: 'org_a', alertId: 'al_1', queryId: 'q1', outcome: 'delivered', chargedMicros: '1200' } }, '2031-01-02T00:01:00.000Z');
+    expect(alerts.alert_runs.get('q1')).toMatchObject({ state: 'delivered', amount_micros: '1200', ended_at: '2031-01-02T00:01:00.000Z' });
+    apply({ type: 'AlertPaused', data: { orgId: 'org_a', alertId: 'al_1' } }, '2031-01-03T00:00:00.000Z');
+    expect(alerts.alerts.get('al_1')!.state).toBe('paused');
+    apply({ type: 'AlertResumed', data: { orgId: 'org_a', alertId: 'al_1' } }, '2031-01-04T00:00:00.000Z');
+    apply({ type: 'AlertDeleted', data: { orgId: 'org_a', alertId: 'al_1' } }, '2031-01-05T00:00:00.000Z');
+    expect(alerts.alerts.get('al_1')!.state).toBe('deleted');
   });
 });
