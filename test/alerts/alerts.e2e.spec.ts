@@ -153,10 +153,31 @@ describe('alerts on a saved search', () => {
     expect((await call('GET', `/api/v1/alerts/${alertId}`, { key })).status).toBe(404);
   });
 
+  it('runs a daily alert on a Temporal Schedule, paused and deleted with it', async () => {
+    const created = await call('POST', '/api/v1/alerts', { key, body: { query: 'kelp forests', collection: 'kelp-notes', schedule: 'daily' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const daily = created.body.id as string;
+    const schedule = svc.runtime.temporal.client.schedule.getHandle(`alert-schedule-${daily}`);
+    expect((await schedule.describe()).spec.intervals).toEqual([expect.objectContaining({ every: 24 * 60 * 60 * 1000 })]);
+    // fired now instead of in a day: a run that finds nothing new (all of it was held at creation) sends and charges nothing
+    await schedule.trigger();
+    const deadline = Date.now() + 60_000;
+    let runs: { status: string; trigger: string }[] = [];
+    while (runs.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      runs = (await call('GET', `/api/v1/alerts/${daily}`, { key })).body.runs;
+    }
+    expect(runs).toEqual([expect.objectContaining({ status: 'empty', trigger: expect.stringMatching(/^schedule:/) })]);
+    expect((await call('POST', `/api/v1/alerts/${daily}/pause`, { key })).status).toBe(200);
+    expect((await schedule.describe()).state.paused).toBe(true);
+    expect((await call('DELETE', `/api/v1/alerts/${daily}`, { key })).status).toBe(200);
+    await expect(schedule.describe()).rejects.toThrow();
+  });
+
   it('replay rebuilds the same alerts, runs and charges as the live projections', async () => {
     const report = await call('POST', '/admin/v1/replay', { admin });
     expect(report.status, JSON.stringify(report.body)).toBe(200);
     expect(report.body.equal).toBe(true);
-    expect(report.body.tables.find((t: { table: string }) => t.table === 'alert_runs').rows).toBe(2);
+    expect(report.body.tables.find((t: { table: string }) => t.table === 'alert_runs').rows).toBe(3);
   });
 });
