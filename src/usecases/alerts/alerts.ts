@@ -113,10 +113,10 @@ export function runQueryId(alertId: string, trigger: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** What `alert.matched` tells of a delivered row: the work's metadata, never its text (re-fetched with the queryId). */
+/** What `alert.matched` tells of a delivered row: the work's metadata (the first 10 authors), never its text (re-fetched with the queryId); 50 works stay well within a webhook body's 256 KB. */
 function workSummary(row: CachedRow): Record<string, unknown> {
   const m = row.metadata;
-  return { id: row.id, collection: row.collection, relevance: row.relevance, doc_id: m.doc_id, title: m.title ?? null, doi: m.doi ?? null, authors: m.authors ?? null, journal: m.journal ?? null, publication_date: m.publication_date ?? null, url: m.url ?? null };
+  return { id: row.id, collection: row.collection, relevance: row.relevance, doc_id: m.doc_id, title: m.title ?? null, doi: m.doi ?? null, authors: m.authors?.slice(0, 10) ?? null, journal: m.journal ?? null, publication_date: m.publication_date ?? null, url: m.url ?? null };
 }
 
 export function createAlerts(deps: AlertsDeps) {
