@@ -65,6 +65,8 @@ describe('the seen-set', () => {
     expect(workOf(row('a', 'p1', 1))).toBe(workOf(row('b', 'p1', 0.5)));
     expect(workOf(row('a', 'p1', 1))).not.toBe(workOf(row('a', 'p2', 1)));
     expect(worksOf([row('a', 'p1', 1), row('b', 'p1', 1), row('c', 'p2', 1)])).toHaveLength(2);
+    expect(workOf(row('a', 'p1', 1, { doi: '10.1/ABC' }))).toBe('doi:10.1/abc');
+    expect(workOf(row('a', 'p1', 1))).toBe('pubmed/p1');
   });
 });
 

@@ -134,7 +134,7 @@ describe('alerts on a saved search', () => {
     expect(refetched.body.results.map((r: { metadata: { title: string } }) => r.metadata.title).sort()).toEqual(NEW.map((n) => n.title).sort());
     expect(await ledgerOf(payload.data.queryId)).toHaveLength(1);
     expect(receiver.on('/alerts')).toHaveLength(1);
-  });
+  }, 120_000);
 
   it('sends and charges nothing for a run that finds only changed works, nor while paused', async () => {
     writeJsonl(svc.runtime.config.dataRoot, 'kelp-v3.jsonl', [{ ...NEW[0]!, text: `${NEW[0]!.text} The divers kept culling for three years.` }]);
@@ -151,7 +151,7 @@ describe('alerts on a saved search', () => {
     expect((await call('POST', `/api/v1/alerts/${alertId}/resume`, { key })).body.status).toBe('active');
     expect((await call('DELETE', `/api/v1/alerts/${alertId}`, { key })).body).toEqual({ id: alertId, deleted: true });
     expect((await call('GET', `/api/v1/alerts/${alertId}`, { key })).status).toBe(404);
-  });
+  }, 120_000);
 
   it('runs a daily alert on a Temporal Schedule, paused and deleted with it', async () => {
     const created = await call('POST', '/api/v1/alerts', { key, body: { query: 'kelp forests', collection: 'kelp-notes', schedule: 'daily' } });
@@ -172,7 +172,7 @@ describe('alerts on a saved search', () => {
     expect((await schedule.describe()).state.paused).toBe(true);
     expect((await call('DELETE', `/api/v1/alerts/${daily}`, { key })).status).toBe(200);
     await expect(schedule.describe()).rejects.toThrow();
-  });
+  }, 90_000);
 
   it('replay rebuilds the same alerts, runs and charges as the live projections', async () => {
     const report = await call('POST', '/admin/v1/replay', { admin });

@@ -70,8 +70,14 @@ export function alertDefinitionOf(req: AlertRequest): AlertDefinition {
   return { query: req.query.trim(), collections, filters: req.filters ?? null, minRelevance, onePerDocument, schedule: schedule as AlertSchedule, maxCostPerRunMicros, webhookEndpointId };
 }
 
-/** A work's identity: its DOI lower-cased wherever it is held, else its collection's document id (every chunk of it shares it). */
-export const workOf = (row: DocumentRow): string => documentOf(row);
+/**
+ * A work's identity: its DOI lower-cased wherever it is held (`doi:10.1/x`), else its collection's document id
+ * (`pubmed/123`); every chunk of it shares it. Stored as JSON text, so without the NUL the search's own key uses.
+ */
+export function workOf(row: DocumentRow): string {
+  const id = documentOf(row);
+  return id.startsWith('doi\u0000') ? `doi:${id.slice(4)}` : id.replace('\u0000', '/');
+}
 
 /** The works these rows belong to, as the seen-set holds them. */
 export function worksOf(rows: readonly DocumentRow[]): string[] {
