@@ -248,11 +248,11 @@ export function openWebhookActivityDeps(config: Config, parts: { db: Db; clock: 
 
 /**
  * The alerts use case, built on first use (it needs the Temporal client): a run waits for proof of delivery as long
- * as a webhook delivery may retry, and an hour more for a re-fetch.
+ * as a webhook delivery may retry, and then as long as an assisted answer waits for a re-fetch (ASSISTED_DELIVERY_WAIT_SECONDS).
  */
 export function openAlerts(config: Config, parts: { db: Db; accounts: Accounts; clock: () => Date; search: SearchDeps; client: () => Client }): () => Alerts {
   let alerts: Alerts | undefined;
-  const deliveryWaitMs = (config.webhooks.retrySeconds.reduce((a, b) => a + b, 0) + 3600) * 1000;
+  const deliveryWaitMs = config.webhooks.retrySeconds.reduce((a, b) => a + b, 0) * 1000 + config.assisted.deliveryWaitMs;
   return () => {
     if (alerts) return alerts;
     const client = parts.client();

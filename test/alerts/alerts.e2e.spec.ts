@@ -39,11 +39,11 @@ describe('alerts on a saved search', () => {
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     return untilIngested(call, admin, started.body.ingestionId);
   };
-  const alertOf = async () => (await call('GET', `/api/v1/alerts/${alertId}`, { key })).body;
-  async function untilRuns(n: number, settled = true, timeoutMs = 90_000) {
+  const alertOf = async (id = alertId) => (await call('GET', `/api/v1/alerts/${id}`, { key })).body;
+  async function untilRuns(n: number, settled = true, timeoutMs = 90_000, id = alertId) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const alert = await alertOf();
+      const alert = await alertOf(id);
       if (alert.runs.length >= n && (!settled || alert.runs.every((r: { status: string }) => r.status !== 'pending'))) return alert;
       if (Date.now() > deadline) throw new Error(`alert runs: ${JSON.stringify(alert)}`);
       await new Promise((r) => setTimeout(r, 250));
@@ -57,7 +57,7 @@ describe('alerts on a saved search', () => {
     const dataRoot = await sliceDataRoot(20);
     writeJsonl(dataRoot, 'kelp-v1.jsonl', KNOWN);
     writeJsonl(dataRoot, 'kelp-v2.jsonl', [KNOWN[0], KNOWN[1], CHANGED, ...NEW]);
-    svc = await startTestService({ dataRoot, collectionsConfig: writeCollectionsConfig([OPENALEX_SLICE]), env: { WEBHOOK_ALLOW_PRIVATE_URLS: '1', WEBHOOK_RETRY_SECONDS: '1,1' } });
+    svc = await startTestService({ dataRoot, collectionsConfig: writeCollectionsConfig([OPENALEX_SLICE]), env: { WEBHOOK_ALLOW_PRIVATE_URLS: '1', WEBHOOK_RETRY_SECONDS: '1,1', ASSISTED_DELIVERY_WAIT_SECONDS: '5' } });
     call = httpClient(svc.baseUrl);
     admin = svc.adminToken;
     const ops = operatorSteps(call, admin);
@@ -144,10 +144,21 @@ describe('alerts on a saved search', () => {
     expect(receiver.on('/alerts')).toHaveLength(1);
 
     expect((await call('POST', `/api/v1/alerts/${alertId}/pause`, { key })).body.status).toBe('paused');
+    // a second alert whose receiver stays down: its run ends undelivered, charged nothing, and is no longer served
+    receiver.down('/down');
+    const down = (await call('POST', '/api/v1/webhooks', { key, body: { url: receiver.url('/down'), events: ['alert.matched'] } })).body;
+    const unlucky = (await call('POST', '/api/v1/alerts', { key, body: { query: 'kelp forests', collection: 'kelp-notes', webhook: down.id } })).body.id as string;
     writeJsonl(svc.runtime.config.dataRoot, 'kelp-v4.jsonl', [{ id: 'kelp-7', title: 'Kelp forests on offshore rigs', text: 'Kelp forests grew on the legs of offshore oil rigs.' }]);
     expect(await ingest('kelp-v4.jsonl')).toMatchObject({ state: 'completed', documentsAdded: 1 });
     await new Promise((r) => setTimeout(r, 3000));
     expect((await alertOf()).runs).toHaveLength(2);
+    const failed = (await untilRuns(1, true, 60_000, unlucky)).runs[0];
+    expect(failed).toMatchObject({ status: 'failed', works: 1, charged: '0.000000' });
+    expect(receiver.on('/down').length).toBeGreaterThanOrEqual(3);
+    expect(await ledgerOf(failed.queryId)).toEqual([]);
+    const gone = await call('GET', `/api/v1/search/results/${failed.queryId}`, { key });
+    expect(gone.status).toBe(410);
+    expect(await ledgerOf(failed.queryId)).toEqual([]);
     expect((await call('POST', `/api/v1/alerts/${alertId}/resume`, { key })).body.status).toBe('active');
     expect((await call('DELETE', `/api/v1/alerts/${alertId}`, { key })).body).toEqual({ id: alertId, deleted: true });
     expect((await call('GET', `/api/v1/alerts/${alertId}`, { key })).status).toBe(404);
@@ -178,6 +189,6 @@ describe('alerts on a saved search', () => {
     const report = await call('POST', '/admin/v1/replay', { admin });
     expect(report.status, JSON.stringify(report.body)).toBe(200);
     expect(report.body.equal).toBe(true);
-    expect(report.body.tables.find((t: { table: string }) => t.table === 'alert_runs').rows).toBe(3);
+    expect(report.body.tables.find((t: { table: string }) => t.table === 'alert_runs').rows).toBe(4);
   });
 });
