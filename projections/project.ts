@@ -5,7 +5,7 @@
 // rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
 import { usesTrialQuery, type CollectionCharge, type ProjectableEvent } from '../src/domain/events.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
-import type { ApiKeyRow, BalanceRow, CollectionUsageRow, IngestionRow, InviteRow, MemberRow, OrganizationRow, ProjectionTable, RowOf, SessionRow, UsageRow, WebhookDeliveryRow, WebhookEndpointRow } from './tables.js';
+import type { AlertRow, AlertRunRow, ApiKeyRow, BalanceRow, CollectionUsageRow, IngestionRow, InviteRow, MemberRow, OrganizationRow, ProjectionTable, RowOf, SessionRow, UsageRow, WebhookDeliveryRow, WebhookEndpointRow } from './tables.js';
 import { isDelivered } from '../src/domain/webhooks.js';
 
 export { dayPeriod, monthPeriod };
@@ -26,6 +26,8 @@ export interface ProjectionReader {
   ingestion(ingestionId: string): IngestionRow | undefined;
   webhookEndpoint(endpointId: string): WebhookEndpointRow | undefined;
   webhookDelivery(messageId: string, endpointId: string): WebhookDeliveryRow | undefined;
+  alert(alertId: string): AlertRow | undefined;
+  alertRun(queryId: string): AlertRunRow | undefined;
 }
 
 export type Change = { [T in ProjectionTable]: { table: T; row: RowOf[T] } }[ProjectionTable];
@@ -122,6 +124,12 @@ function requireEndpoint(read: ProjectionReader, endpointId: string): WebhookEnd
 function requireDelivery(read: ProjectionReader, messageId: string, endpointId: string): WebhookDeliveryRow {
   const row = read.webhookDelivery(messageId, endpointId);
   if (!row) throw new Error(`projection: no webhook delivery of ${messageId} to ${endpointId}`);
+  return row;
+}
+
+function requireAlert(read: ProjectionReader, alertId: string): AlertRow {
+  const row = read.alert(alertId);
+  if (!row) throw new Error(`projection: no alert ${alertId}`);
   return row;
 }
 
@@ -283,6 +291,27 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
       return [{ table: 'webhook_deliveries', row: Object.assign(requireDelivery(read, e.data.messageId, e.data.endpointId), { state: 'pending', ended_at: null }) }];
     case 'NotificationSettingsChanged':
       return [{ table: 'notification_settings', row: { org_id: e.data.orgId, balance_low_micros: e.data.balanceLowThresholdMicros } }];
+    case 'AlertCreated': {
+      const d = e.data;
+      return [{ table: 'alerts', row: { alert_id: d.alertId, org_id: d.orgId, key_id: d.keyId, definition: d.definition, state: 'active', created_at: e.recordedAt, seen: [...d.seenWorks], runs: 0, last_run_at: null } }];
+    }
+    case 'AlertPaused':
+    case 'AlertResumed':
+    case 'AlertDeleted':
+      return [{ table: 'alerts', row: Object.assign(requireAlert(read, e.data.alertId), { state: e.type === 'AlertPaused' ? 'paused' : e.type === 'AlertResumed' ? 'active' : 'deleted' }) }];
+    case 'AlertRunStarted': {
+      const d = e.data;
+      const alert = requireAlert(read, d.alertId);
+      return [
+        { table: 'alerts', row: Object.assign(alert, { seen: [...alert.seen, ...d.works], runs: alert.runs + 1, last_run_at: e.recordedAt }) },
+        { table: 'alert_runs', row: { query_id: d.queryId, alert_id: d.alertId, org_id: d.orgId, created_at: e.recordedAt, trigger: d.trigger, result_ids: [...d.resultIds], works: [...d.works], cost_micros: d.costMicros, state: 'pending', ended_at: null, amount_micros: '0' } },
+      ];
+    }
+    case 'AlertRunEnded': {
+      const run = read.alertRun(e.data.queryId);
+      if (!run) throw new Error(`projection: no alert run ${e.data.queryId}`);
+      return [{ table: 'alert_runs', row: Object.assign(run, { state: e.data.outcome, ended_at: e.recordedAt, amount_micros: e.data.chargedMicros }) }];
+    }
     case 'RetractionsLoaded':
       // the list in force is read from the retractions stream itself (src/ingest/liveRetractions.ts)
       return [];

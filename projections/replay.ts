@@ -50,6 +50,10 @@ export function pkOf(table: ProjectionTable, row: object): string {
       return String(r.position);
     case 'notification_settings':
       return r.org_id as string;
+    case 'alerts':
+      return r.alert_id as string;
+    case 'alert_runs':
+      return r.query_id as string;
   }
 }
 
@@ -66,6 +70,8 @@ export function memoryReader(m: MemoryTables): ProjectionReader {
     ingestion: (ingestionId) => m.ingestions.get(ingestionId),
     webhookEndpoint: (endpointId) => m.webhook_endpoints.get(endpointId),
     webhookDelivery: (messageId, endpointId) => m.webhook_deliveries.get(`${messageId}\u0000${endpointId}`),
+    alert: (alertId) => m.alerts.get(alertId),
+    alertRun: (queryId) => m.alert_runs.get(queryId),
   };
 }
 

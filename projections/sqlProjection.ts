@@ -3,11 +3,11 @@ import type { Queryable } from '../src/eventstore/db.js';
 import { runParts, type SqlPart } from '../src/eventstore/eventStore.js';
 import type { StoredEvent } from '../src/domain/events.js';
 import { project, type Change, type ProjectionReader } from './project.js';
-import { COLUMNS, COLUMN_TYPES, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type InviteRow, type MemberRow, type OrganizationRow, type ProjectionTable, type RowOf, type SessionRow, type IngestionRow, type TablePrefix, type WebhookDeliveryRow, type WebhookEndpointRow, type UsageRow } from './tables.js';
+import { COLUMNS, type AlertRow, type AlertRunRow, COLUMN_TYPES, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type InviteRow, type MemberRow, type OrganizationRow, type ProjectionTable, type RowOf, type SessionRow, type IngestionRow, type TablePrefix, type WebhookDeliveryRow, type WebhookEndpointRow, type UsageRow } from './tables.js';
 import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
 
 /** bigint columns are selected as text so money never passes through a JS number */
-const BIGINT_COLUMNS = new Set(['balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros', 'amount_micros', 'balance_after_micros', 'spending_cap_micros', 'spent_micros', 'tokens', 'position', 'unlocked_micros', 'price_per_1000_micros', 'balance_low_micros']);
+const BIGINT_COLUMNS = new Set(['balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros', 'amount_micros', 'balance_after_micros', 'spending_cap_micros', 'spent_micros', 'tokens', 'position', 'unlocked_micros', 'price_per_1000_micros', 'balance_low_micros', 'cost_micros']);
 /** every jsonb column: sent as JSON text (pg would send a JavaScript array as a PostgreSQL array) */
 const JSON_COLUMNS = new Set(Object.entries(COLUMN_TYPES).flatMap(([column, type]) => (type === 'jsonb' ? [column] : [])));
 
@@ -34,6 +34,8 @@ export interface ProjectionRowReader {
   ingestion(ingestionId: string): Promise<IngestionRow | undefined>;
   webhookEndpoint(endpointId: string): Promise<WebhookEndpointRow | undefined>;
   webhookDelivery(messageId: string, endpointId: string): Promise<WebhookDeliveryRow | undefined>;
+  alert(alertId: string): Promise<AlertRow | undefined>;
+  alertRun(queryId: string): Promise<AlertRunRow | undefined>;
 }
 
 export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
@@ -53,6 +55,8 @@ export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
     ingestion: (ingestionId) => one('ingestions', 'ingestion_id = $1', [ingestionId]),
     webhookEndpoint: (endpointId) => one('webhook_endpoints', 'endpoint_id = $1', [endpointId]),
     webhookDelivery: (messageId, endpointId) => one('webhook_deliveries', 'message_id = $1 AND endpoint_id = $2', [messageId, endpointId]),
+    alert: (alertId) => one('alerts', 'alert_id = $1', [alertId]),
+    alertRun: (queryId) => one('alert_runs', 'query_id = $1', [queryId]),
   };
 }
 
@@ -85,6 +89,9 @@ export interface PrefetchKeys {
   /** webhooks: the endpoint an event names, and the deliveries of the message it names to those endpoints */
   endpointIds: Set<string>;
   messageIds: Set<string>;
+  /** alerts: the alert an event names, and the run (by its queryId) an alert's event names */
+  alertIds: Set<string>;
+  alertRunIds: Set<string>;
 }
 
 /** Something an append does: an organization's key acting at a time (ISO) on collections. */
@@ -99,11 +106,13 @@ export interface PrefetchTouch {
   ingestionId?: string;
   endpointId?: string;
   messageId?: string;
+  alertId?: string;
+  alertRunId?: string;
 }
 
 /** The rows appends doing these things may read: their organizations, keys, usage periods and collection days. */
 export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys {
-  const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set(), inviteIds: new Set(), memberIds: new Set(), sessionIds: new Set(), ingestionIds: new Set(), endpointIds: new Set(), messageIds: new Set() };
+  const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set(), inviteIds: new Set(), memberIds: new Set(), sessionIds: new Set(), ingestionIds: new Set(), endpointIds: new Set(), messageIds: new Set(), alertIds: new Set(), alertRunIds: new Set() };
   for (const t of touches) {
     if (t.orgId) k.orgIds.add(t.orgId);
     if (t.keyId) k.keyIds.add(t.keyId);
@@ -113,6 +122,8 @@ export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys 
     if (t.ingestionId) k.ingestionIds.add(t.ingestionId);
     if (t.endpointId) k.endpointIds.add(t.endpointId);
     if (t.messageId) k.messageIds.add(t.messageId);
+    if (t.alertId) k.alertIds.add(t.alertId);
+    if (t.alertRunId) k.alertRunIds.add(t.alertRunId);
     k.periods.add(dayPeriod(t.at)).add(monthPeriod(t.at));
     k.days.add(t.at.slice(0, 10));
     for (const c of t.collections ?? []) k.collections.add(c);
@@ -124,9 +135,9 @@ export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys 
 export function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
   return prefetchKeysFor(
     events.map((e) => {
-      const d = e.data as { orgId?: string | null; keyId?: string; collections?: unknown; inviteId?: string; sessionId?: string; memberId?: string | null; ingestionId?: string; endpointId?: string; messageId?: string };
+      const d = e.data as { orgId?: string | null; keyId?: string; collections?: unknown; inviteId?: string; sessionId?: string; memberId?: string | null; ingestionId?: string; endpointId?: string; messageId?: string; alertId?: string; queryId?: string };
       const lines = Array.isArray(d.collections) ? (d.collections as { collection?: unknown }[]) : [];
-      return { orgId: d.orgId ?? undefined, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])), inviteId: d.inviteId, memberId: d.memberId ?? undefined, sessionId: d.sessionId, ingestionId: d.ingestionId, endpointId: d.endpointId, messageId: d.messageId };
+      return { orgId: d.orgId ?? undefined, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])), inviteId: d.inviteId, memberId: d.memberId ?? undefined, sessionId: d.sessionId, ingestionId: d.ingestionId, endpointId: d.endpointId, messageId: d.messageId, alertId: d.alertId, alertRunId: d.alertId ? d.queryId : undefined };
     }),
   );
 }
@@ -148,6 +159,8 @@ export function prefetchSubquery(p: TablePrefix, k: PrefetchKeys, param: (value:
     k.endpointIds.size && k.messageIds.size
       ? `UNION ALL SELECT 'webhook_deliveries', row_to_json(x) FROM (SELECT ${selectList('webhook_deliveries')} FROM ${p}webhook_deliveries WHERE message_id = ANY(${param([...k.messageIds])}) AND endpoint_id = ANY(${param([...k.endpointIds])})) x`
       : '',
+    k.alertIds.size ? `UNION ALL SELECT 'alerts', row_to_json(x) FROM (SELECT ${selectList('alerts')} FROM ${p}alerts WHERE alert_id = ANY(${param([...k.alertIds])})) x` : '',
+    k.alertRunIds.size ? `UNION ALL SELECT 'alert_runs', row_to_json(x) FROM (SELECT ${selectList('alert_runs')} FROM ${p}alert_runs WHERE query_id = ANY(${param([...k.alertRunIds])})) x` : '',
   ].join('\n     ');
   return `(SELECT coalesce(json_agg(u), '[]'::json) FROM (
      SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${selectList('organizations')} FROM ${p}organizations WHERE org_id = ANY(${org})) x
@@ -167,7 +180,7 @@ export interface PrefetchedRows {
 
 /** Whether rows fetched for `outer` include every row `inner` names. */
 export const coversAll = (outer: PrefetchKeys, inner: PrefetchKeys) =>
-  (['orgIds', 'keyIds', 'periods', 'days', 'collections', 'inviteIds', 'memberIds', 'sessionIds', 'ingestionIds', 'endpointIds', 'messageIds'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
+  (['orgIds', 'keyIds', 'periods', 'days', 'collections', 'inviteIds', 'memberIds', 'sessionIds', 'ingestionIds', 'endpointIds', 'messageIds', 'alertIds', 'alertRunIds'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
 
 /** The rows an inline projection reads: fetched in one query, unless the caller fetched them already. */
 async function rowsFor(tx: Queryable, p: TablePrefix, events: StoredEvent[], provided?: PrefetchedRows): Promise<PrefetchedRows> {
@@ -193,6 +206,8 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
     if (table === 'ingestions') return k.ingestionIds.has(row.ingestion_id!);
     if (table === 'webhook_endpoints') return k.endpointIds.has(row.endpoint_id!);
     if (table === 'webhook_deliveries') return k.endpointIds.has(row.endpoint_id!) && k.messageIds.has(row.message_id!);
+    if (table === 'alerts') return k.alertIds.has(row.alert_id!);
+    if (table === 'alert_runs') return k.alertRunIds.has(row.query_id!);
     if (!k.orgIds.has(row.org_id!)) return false;
     if (table === 'usage') return k.periods.has(row.period!);
     if (table === 'collection_usage') return k.days.has(row.day!) && k.collections.has(row.collection!);
@@ -215,6 +230,8 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
     ingestion: (ingestionId) => one('ingestions', { ingestion_id: ingestionId }),
     webhookEndpoint: (endpointId) => one('webhook_endpoints', { endpoint_id: endpointId }),
     webhookDelivery: (messageId, endpointId) => one('webhook_deliveries', { message_id: messageId, endpoint_id: endpointId }),
+    alert: (alertId) => one('alerts', { alert_id: alertId }),
+    alertRun: (queryId) => one('alert_runs', { query_id: queryId }),
   };
 }
 

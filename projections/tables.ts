@@ -1,9 +1,9 @@
 // Projection tables: their DDL under a name prefix (live "proj_", rebuilt "replay_") and row types.
-import type { IngestionCounts } from '../src/domain/events.js';
+import type { AlertDefinitionData, AlertRunOutcome, IngestionCounts } from '../src/domain/events.js';
 
 export type TablePrefix = 'proj_' | 'replay_';
 
-export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage', 'collection_usage', 'price_overrides', 'key_last_used', 'members', 'invites', 'sessions', 'ingestions', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'notification_settings'] as const;
+export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage', 'collection_usage', 'price_overrides', 'key_last_used', 'members', 'invites', 'sessions', 'ingestions', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'notification_settings', 'alerts', 'alert_runs'] as const;
 export type ProjectionTable = (typeof PROJECTION_TABLES)[number];
 
 /** Primary-key columns, used for upserts and for ordering digests. */
@@ -25,6 +25,8 @@ export const PRIMARY_KEYS: Record<ProjectionTable, string[]> = {
   webhook_deliveries: ['message_id', 'endpoint_id'],
   webhook_attempts: ['position'],
   notification_settings: ['org_id'],
+  alerts: ['alert_id'],
+  alert_runs: ['query_id'],
 };
 
 /** Columns in a fixed order; money and counters as bigint, kept as decimal strings in TypeScript. */
@@ -46,6 +48,8 @@ export const COLUMNS: Record<ProjectionTable, string[]> = {
   webhook_deliveries: ['message_id', 'endpoint_id', 'org_id', 'event_type', 'created_at', 'state', 'attempts', 'last_status', 'last_attempt_at', 'ended_at'],
   webhook_attempts: ['position', 'message_id', 'endpoint_id', 'org_id', 'attempt', 'time', 'status', 'latency_ms', 'excerpt', 'error'],
   notification_settings: ['org_id', 'balance_low_micros'],
+  alerts: ['alert_id', 'org_id', 'key_id', 'definition', 'state', 'created_at', 'seen', 'runs', 'last_run_at'],
+  alert_runs: ['query_id', 'alert_id', 'org_id', 'created_at', 'trigger', 'result_ids', 'works', 'cost_micros', 'state', 'ended_at', 'amount_micros'],
 };
 
 /** SQL type of every column, for bulk inserts that pass one array per column (unnest). */
@@ -66,6 +70,7 @@ export const COLUMN_TYPES: Record<string, string> = {
   created_at: 'timestamptz', disabled_at: 'timestamptz', disabled_reason: 'text', failing_since: 'timestamptz', last_success_at: 'timestamptz',
   message_id: 'text', event_type: 'text', attempts: 'integer', last_status: 'integer', last_attempt_at: 'timestamptz', 
   attempt: 'integer', status: 'integer', latency_ms: 'integer', excerpt: 'text', balance_low_micros: 'bigint',
+  alert_id: 'text', definition: 'jsonb', seen: 'jsonb', runs: 'integer', last_run_at: 'timestamptz', trigger: 'text', result_ids: 'jsonb', works: 'jsonb', cost_micros: 'bigint',
 };
 
 /** timestamptz columns: selected as ISO text in UTC with milliseconds, like the ledger's time */
@@ -147,6 +152,16 @@ CREATE TABLE IF NOT EXISTS ${p}webhook_attempts (
 CREATE INDEX IF NOT EXISTS ${p}webhook_attempts_delivery ON ${p}webhook_attempts (message_id, endpoint_id, attempt);
 -- what an organization wants to be told: below balance_low_micros, balance.low (null: never)
 CREATE TABLE IF NOT EXISTS ${p}notification_settings (org_id TEXT PRIMARY KEY, balance_low_micros BIGINT);
+-- alerts on a saved search: each with the works it has seen, and each run with the works it delivered
+CREATE TABLE IF NOT EXISTS ${p}alerts (
+  alert_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, key_id TEXT NOT NULL, definition JSONB NOT NULL, state TEXT NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL, seen JSONB NOT NULL, runs INTEGER NOT NULL, last_run_at TIMESTAMPTZ);
+CREATE INDEX IF NOT EXISTS ${p}alerts_org ON ${p}alerts (org_id, created_at);
+CREATE TABLE IF NOT EXISTS ${p}alert_runs (
+  query_id TEXT PRIMARY KEY, alert_id TEXT NOT NULL, org_id TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL, trigger TEXT NOT NULL,
+  result_ids JSONB NOT NULL, works JSONB NOT NULL, cost_micros BIGINT NOT NULL, state TEXT NOT NULL, ended_at TIMESTAMPTZ,
+  amount_micros BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS ${p}alert_runs_alert ON ${p}alert_runs (alert_id, created_at);
 `;
 }
 
@@ -344,6 +359,33 @@ export interface NotificationSettingsRow {
   balance_low_micros: string | null;
 }
 
+/** An alert on a saved search; `seen`: the identities of the works it counts as seen (src/usecases/alerts/alertRules.ts). */
+export interface AlertRow {
+  alert_id: string;
+  org_id: string;
+  key_id: string;
+  definition: AlertDefinitionData;
+  state: 'active' | 'paused' | 'deleted';
+  created_at: string;
+  seen: string[];
+  runs: number;
+  last_run_at: string | null;
+}
+/** One run of an alert: its cached query, the rows and works it delivers, and how it ended (amount: what it charged). */
+export interface AlertRunRow {
+  query_id: string;
+  alert_id: string;
+  org_id: string;
+  created_at: string;
+  trigger: string;
+  result_ids: string[];
+  works: string[];
+  cost_micros: string;
+  state: 'pending' | AlertRunOutcome;
+  ended_at: string | null;
+  amount_micros: string;
+}
+
 export interface RowOf {
   organizations: OrganizationRow;
   balances: BalanceRow;
@@ -362,4 +404,6 @@ export interface RowOf {
   webhook_deliveries: WebhookDeliveryRow;
   webhook_attempts: WebhookAttemptRow;
   notification_settings: NotificationSettingsRow;
+  alerts: AlertRow;
+  alert_runs: AlertRunRow;
 }

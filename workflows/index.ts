@@ -3,3 +3,4 @@ export { unlockWorkflow } from './unlock.js';
 export { assistedSearchWorkflow } from './assisted.js';
 export { ingestionWorkflow } from './ingestion.js';
 export { webhookDeliveryWorkflow } from './webhookDelivery.js';
+export { alertRunWorkflow, alertScheduleWorkflow } from './alertRun.js';

@@ -1,6 +1,7 @@
 // One ingestion of source files into a plain collection: stage the source into batches, index each batch, then finish
 // (replace-mode deletions, inventory, the completed event). Deterministic; the activities do the I/O and the books.
-import { proxyActivities, setHandler } from '@temporalio/workflow';
+import { patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { AlertActivities } from '../activities/alerts.js';
 import type { IngestionActivities } from '../activities/ingestion.js';
 import type { IngestionCounts } from '../src/domain/events.js';
 import { addCounts as add, zeroCounts } from '../src/domain/ingestionCounts.js';
@@ -22,6 +23,11 @@ const batchActivities = (taskQueue: string) =>
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10, nonRetryableErrorTypes: ['VALIDATION_ERROR'] },
   });
 
+// The alerts that watch the collection run after the commit; a failure to start them never fails the ingestion.
+const { startAlertsAfterIngestion } = proxyActivities<AlertActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
+});
 
 export async function ingestionWorkflow(input: IngestionInput): Promise<IngestionCounts> {
   const progress: IngestionProgress = {
@@ -51,6 +57,9 @@ export async function ingestionWorkflow(input: IngestionInput): Promise<Ingestio
 
     progress.phase = 'finishing';
     progress.counts = await finishIngestion(input);
+    if (patched('alerts-after-ingestion')) {
+      await startAlertsAfterIngestion({ ingestionId, collection: collection.name, counts: progress.counts }).catch(() => undefined);
+    }
     return progress.counts;
   } catch (err) {
     const message = err instanceof Error ? causeMessage(err) : String(err);

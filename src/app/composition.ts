@@ -63,6 +63,8 @@ import { assistedWithIntegrity, searchWithIntegrity, unlockWithIntegrity } from 
 import type { WebhookActivityDeps } from '../../activities/webhooks.js';
 import { createWebhooks, type Webhooks } from '../usecases/webhooks/webhooks.js';
 import { deliveryProofs } from '../usecases/webhooks/deliveryProofs.js';
+import { createAlerts, type Alerts } from '../usecases/alerts/alerts.js';
+import type { SearchDeps } from '../usecases/search/pipeline.js';
 import { followAccountNotices } from '../usecases/webhooks/accountNotices.js';
 
 export interface Runtime {
@@ -244,6 +246,22 @@ export function openWebhookActivityDeps(config: Config, parts: { db: Db; clock: 
   };
 }
 
+/**
+ * The alerts use case, built on first use (it needs the Temporal client): a run waits for proof of delivery as long
+ * as a webhook delivery may retry, and then as long as an assisted answer waits for a re-fetch (ASSISTED_DELIVERY_WAIT_SECONDS).
+ */
+export function openAlerts(config: Config, parts: { db: Db; accounts: Accounts; clock: () => Date; search: SearchDeps; client: () => Client }): () => Alerts {
+  let alerts: Alerts | undefined;
+  const deliveryWaitMs = config.webhooks.retrySeconds.reduce((a, b) => a + b, 0) * 1000 + config.assisted.deliveryWaitMs;
+  return () => {
+    if (alerts) return alerts;
+    const client = parts.client();
+    const webhooks = createWebhooks({ db: parts.db, client, clock: parts.clock, settings: config.webhooks });
+    alerts = createAlerts({ db: parts.db, client, clock: parts.clock, accounts: parts.accounts, search: parts.search, deliveryWaitMs, publish: webhooks.publish });
+    return alerts;
+  };
+}
+
 /** Who recorded the first start's catalogue: the operator's configuration file. */
 const CONFIG_FILE_ACTOR = { kind: 'operator', id: 'collections-config' } as const;
 
@@ -329,9 +347,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let worker: Runtime['worker'];
     let client: Client;
     const webhookDeps = openWebhookActivityDeps(config, { db, clock, client: () => client });
+    const alerts = openAlerts(config, { db, accounts, clock, search: assistedDeps, client: () => client });
     if (options.worker) {
       const ingestion = openIngestionActivityDeps(config, { db, engine, embedder, clock, openPassageEmbedder: options.openPassageEmbedder });
-      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs }, assisted: assistedDeps, ingestion, webhooks: webhookDeps, ingestBatches: options.ingestBatches });
+      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs }, assisted: assistedDeps, ingestion, webhooks: webhookDeps, alerts: { alerts }, ingestBatches: options.ingestBatches });
       const running = runTemporalWorker(created);
       worker = { worker: created.worker, running };
       closers.push(async () => {
@@ -378,6 +397,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       tools,
       toolCalls: createToolCalls({ db, clock, accounts, tools }),
       webhooks,
+      alerts: alerts(),
       adminToken: config.adminToken,
       trustProxyHops: config.trustProxyHops,
       corsOrigins: config.corsOrigins,

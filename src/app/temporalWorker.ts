@@ -6,6 +6,7 @@ import { createAssistedActivities, type AssistedActivityDeps } from '../../activ
 import { TASK_QUEUE } from '../../workflows/shared.js';
 import { createIngestionActivities, type IngestionActivityDeps } from '../../activities/ingestion.js';
 import { createWebhookActivities, type WebhookActivityDeps } from '../../activities/webhooks.js';
+import { createAlertActivities, type AlertActivityDeps } from '../../activities/alerts.js';
 import { batchTaskQueueOf } from '../../workflows/ingestionTypes.js';
 
 // the queue this worker polls; the composition root reads it here (use cases take it from workflows/shared.ts)
@@ -30,6 +31,8 @@ export interface WorkerOptions {
   assisted?: AssistedActivityDeps;
   /** the webhook delivery activities' dependencies; without them this worker delivers no webhook */
   webhooks?: WebhookActivityDeps;
+  /** the alert-run activities' dependencies; without them this worker runs no alert */
+  alerts?: AlertActivityDeps;
   /** the ingestion activities' dependencies; without them this worker runs no ingestion */
   ingestion?: IngestionActivityDeps;
   /**
@@ -56,7 +59,7 @@ export async function createTemporalWorker(opts: WorkerOptions): Promise<Tempora
     namespace: opts.namespace,
     taskQueue: opts.taskQueue ?? TASK_QUEUE,
     workflowBundle: await workflowBundle(),
-    activities: { ...createUnlockActivities(opts.deps), ...(opts.assisted ? createAssistedActivities(opts.assisted) : {}), ...(ingestion ?? {}), ...(opts.webhooks ? createWebhookActivities(opts.webhooks) : {}) },
+    activities: { ...createUnlockActivities(opts.deps), ...(opts.assisted ? createAssistedActivities(opts.assisted) : {}), ...(ingestion ?? {}), ...(opts.webhooks ? createWebhookActivities(opts.webhooks) : {}), ...(opts.alerts ? createAlertActivities(opts.alerts) : {}) },
     // this service runs its work inline on two cores; small slots keep latency predictable
     maxConcurrentActivityTaskExecutions: 20,
     maxConcurrentWorkflowTaskExecutions: 20,

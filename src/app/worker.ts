@@ -1,7 +1,7 @@
 // `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and DATABASE_URL).
 import pino from 'pino';
 import { loadConfig } from './config.js';
-import { openAssistedActivityDeps, openWebhookActivityDeps, openCatalogue, openEmbedder, openIngestionActivityDeps, openEventStore, openSearchEngine } from './composition.js';
+import { openAlerts, openAssistedActivityDeps, openWebhookActivityDeps, openCatalogue, openEmbedder, openIngestionActivityDeps, openEventStore, openSearchEngine } from './composition.js';
 import { createAccounts } from '../usecases/accounts/accounts.js';
 import { createTemporalWorker, runTemporalWorker } from './temporalWorker.js';
 import { TASK_QUEUE } from '../../workflows/shared.js';
@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     assisted,
     ingestion,
     webhooks,
+    alerts: { alerts: openAlerts(config, { db, accounts, clock, search: assisted, client: () => client! }) },
     ingestBatches: config.opensearchUrl !== undefined,
   });
   client = new Client({ connection: created.connection, namespace: config.temporalNamespace });

@@ -204,10 +204,36 @@ export type DomainEvent =
   | { type: 'WebhookDeliveryEnded'; data: { orgId: string; messageId: string; endpointId: string; outcome: WebhookDeliveryOutcome } }
   /** the organization asked for a delivery to be sent again: a new series of attempts, the same webhook-id */
   | { type: 'WebhookRedeliveryRequested'; data: { orgId: string; messageId: string; endpointId: string } }
+  /**
+   * An alert on a saved search (alertStream(alertId)): created with the works its collections already held (its
+   * seen-set, by work identity), paused, resumed, deleted; each run recorded with its queryId and the new works it
+   * delivers (seen from then on), then ended: delivered (charged by the SearchCharged of its queryId), failed or empty.
+   */
+  | { type: 'AlertCreated'; data: { orgId: string; alertId: string; keyId: string; definition: AlertDefinitionData; seenWorks: string[] } }
+  | { type: 'AlertPaused'; data: { orgId: string; alertId: string } }
+  | { type: 'AlertResumed'; data: { orgId: string; alertId: string } }
+  | { type: 'AlertDeleted'; data: { orgId: string; alertId: string } }
+  | { type: 'AlertRunStarted'; data: { orgId: string; alertId: string; queryId: string; trigger: string; resultIds: string[]; works: string[]; costMicros: string } }
+  | { type: 'AlertRunEnded'; data: { orgId: string; alertId: string; queryId: string; outcome: AlertRunOutcome; chargedMicros: string } }
   /** the organization's notification settings (notificationSettingsStream): below this balance, `balance.low` (null: never) */
   | { type: 'NotificationSettingsChanged'; data: { orgId: string; balanceLowThresholdMicros: string | null } };
 
 export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'cancelled';
+
+/** delivered: a 2xx or a re-fetch proved it (and it was charged); failed: no proof in time (nothing charged); empty: no new works */
+export type AlertRunOutcome = 'delivered' | 'failed' | 'empty';
+
+/** An alert's definition as its events hold it (src/usecases/alerts/alertRules.ts checks it). */
+export interface AlertDefinitionData {
+  query: string;
+  collections: string[];
+  filters: unknown;
+  minRelevance: number;
+  onePerDocument: boolean;
+  schedule: 'on_ingest' | 'daily' | 'weekly';
+  maxCostPerRunMicros: string | null;
+  webhookEndpointId: string | null;
+}
 
 /** A plain collection's definition as the operator gives it: config/collections.json's fields (src/domain/catalog.ts validates them). */
 export interface CollectionDefinition {
@@ -285,6 +311,8 @@ export const ingestionStream = (ingestionId: string) => `ingestion-${ingestionId
 export const webhookEndpointStream = (endpointId: string) => `webhook-endpoint-${endpointId}`;
 export const webhookMessageStream = (messageId: string) => `webhook-message-${messageId}`;
 export const notificationSettingsStream = (orgId: string) => `notifications-${orgId}`;
+/** An alert's life and its runs, in order. */
+export const alertStream = (alertId: string) => `alert-${alertId}`;
 export const webhookDeliveryStream = (messageId: string, endpointId: string) => `webhook-delivery-${messageId}-${endpointId}`;
 
 /** The endpoint an assisted search's charge names (SearchCharged.endpoint). */

@@ -3,8 +3,8 @@
 // and the rule that disables an endpoint that keeps failing. Pure: no I/O.
 import { createHmac } from 'node:crypto';
 
-/** The event types an endpoint subscribes to; alerts' `alert.matched` joins when alerts are sent. */
-export const WEBHOOK_EVENT_TYPES = ['assisted.completed', 'balance.low', 'key.budget_exhausted'] as const;
+/** The event types an endpoint subscribes to. */
+export const WEBHOOK_EVENT_TYPES = ['assisted.completed', 'alert.matched', 'balance.low', 'key.budget_exhausted'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** what POST /webhooks/{id}/test sends, whatever the endpoint subscribes to */
 export const WEBHOOK_TEST_EVENT = 'webhook.test';

@@ -10,6 +10,7 @@ import { adminRoutes, streamsBody } from './routes/adminRoutes.js';
 import { toolRoutes, type ToolRouteDeps } from './routes/toolRoutes.js';
 import { worksRoutes, type WorksRouteDeps } from './routes/worksRoutes.js';
 import { webhookRoutes, type WebhookRouteDeps } from './routes/webhookRoutes.js';
+import { alertRoutes, type AlertRouteDeps } from './routes/alertRoutes.js';
 import { mcpRoutes, type McpRouteDeps } from '../mcp/routes.js';
 import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from './routes/healthRoutes.js';
 import { docsRoutes } from './routes/docsRoutes.js';
@@ -28,7 +29,7 @@ import type { Members } from '../usecases/members/members.js';
 import type { ConsoleData } from '../usecases/dashboard/consoleData.js';
 import type { DashboardSettings } from './dashboardAccess.js';
 
-export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps, WorksRouteDeps, WebhookRouteDeps {
+export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps, WorksRouteDeps, WebhookRouteDeps, AlertRouteDeps {
   log: Logger;
   /** the key and organization of a presented key's hash (every API-key route starts here) */
   authenticate: Authenticate;
@@ -104,6 +105,7 @@ export function createApp(deps: AppDeps): Koa {
     { router: toolRoutes(deps), access: requireKey, crossOrigin: true },
     { router: worksRoutes(deps), access: requireKey, crossOrigin: true },
     { router: webhookRoutes(deps), access: requireKey, crossOrigin: true },
+    { router: alertRoutes(deps), access: requireKey, crossOrigin: true },
     { router: mcpRoutes(deps), access: requireKey },
   ];
   const groups = routeGroups(mounted);

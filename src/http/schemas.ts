@@ -287,6 +287,22 @@ export const notificationSettingsBody = z.strictObject({
     .meta({ description: 'A `balance.low` webhook when the balance falls below this many credits; null: never.' }),
 });
 
+/** POST /api/v1/alerts: a saved search whose new works are sent as `alert.matched` (alertRules.ts checks the rules). */
+export const alertBody = z.strictObject({
+  query: z.string().min(1).max(1000, 'query must be at most 1000 characters').describe('The search the alert watches.'),
+  collection: z.string().max(100).optional().describe('The collection it watches (or `collections`).'),
+  collections: z.array(z.string().max(100)).min(1).max(10).optional().describe('The collections it watches (or `collection`).'),
+  filters: z.unknown().optional().meta({ description: 'The filters of /query, applied to every run.' }),
+  min_relevance: z.number().min(0).max(1).optional().describe('Works whose relevance is below it are not sent (default 0).'),
+  one_per_document: z.boolean().optional().describe('One row per work (default true).'),
+  schedule: z.enum(['on_ingest', 'daily', 'weekly']).optional().describe('on_ingest (default): within a minute after new or changed documents are ingested in a watched collection; daily or weekly: on a schedule.'),
+  max_cost_per_run: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'max_cost_per_run must be a decimal string of credits such as "0.50"').nullable().optional().describe('The most one run charges, in credits: the best new works within it are sent.'),
+  webhook: z.string().max(64).nullable().optional().describe('The webhook endpoint (`we_…`) runs are sent to; absent: every endpoint subscribed to `alert.matched`.'),
+});
+
+/** GET /api/v1/alerts/{id}: how many runs, newest first. */
+export const alertRunsQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(50) });
+
 /** GET /api/v1/webhooks/{id}/deliveries: how many, newest first. */
 export const webhookDeliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(50) });
 

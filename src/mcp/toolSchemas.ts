@@ -1,7 +1,7 @@
 // The arguments each MCP tool takes. The search tools reuse the REST bodies' zod schemas (src/http/schemas.ts), so a
 // tool validates exactly as its REST twin; the MCP-only tools' own arguments carry the reference service's names.
 import { z } from 'zod';
-import { assistedBody, queryBody, boundQueryBody, journalRequestBody } from '../http/schemas.js';
+import { alertBody, assistedBody, queryBody, boundQueryBody, journalRequestBody } from '../http/schemas.js';
 
 /** JSON Schema of a zod schema, as a client sends it (defaults optional), without the draft marker clients do not need. */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -197,3 +197,11 @@ export const callToolSchemas = toolSchemasOf(jsonSchemaOf(callToolArgs));
 export const getResultsSchemas = toolSchemasOf(jsonSchemaOf(getResultsArgs));
 export const requestJournalSchemas = toolSchemasOf(jsonSchemaOf(journalRequestBody));
 export const listJournalsSchemas = toolSchemasOf(listJournalsSchema);
+
+/** alerts: one tool for the alerts of POST/GET /api/v1/alerts, an action and, to create, the REST body's fields. */
+export const ALERT_ACTIONS = ['create', 'list', 'get', 'pause', 'resume', 'delete'] as const;
+export const alertsArgs = alertBody.partial().extend({
+  action: z.enum(ALERT_ACTIONS).describe('create takes the fields of POST /api/v1/alerts; get, pause, resume and delete take id.'),
+  id: z.string().max(64).optional().describe('The alert id (`al_…`).'),
+});
+export const alertsSchemas = toolSchemasOf(jsonSchemaOf(alertsArgs));

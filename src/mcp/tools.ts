@@ -5,6 +5,7 @@ import type { AuthContext } from '../usecases/auth/context.js';
 import { priceLabelOf, reachableEntries } from '../usecases/catalogue/collectionsList.js';
 import { getBalanceTool, listCollectionsTool, listJournalsTool, requestJournalTool } from './tools/accountTools.js';
 import { assistedSearchTool } from './tools/assistedTool.js';
+import { alertsTool } from './tools/alertsTool.js';
 import { boundSearchTool, confirmTool, getResultsTool, previewTool, searchTool } from './tools/searchTools.js';
 import { callToolTool, findToolsTool, gatewayCall, gatewayTools, inspectToolTool } from './tools/toolGateway.js';
 import { exportResultsTool, getWorksTool, getWorkTool, workCitedByTool, workReferencesTool } from './tools/workTools.js';
@@ -14,7 +15,7 @@ import { toolOf, type KeyTools, type McpDeps, type McpTool, type ToolContext, ty
 const CATALOGUE = [searchTool, listCollectionsTool, listJournalsTool, assistedSearchTool, getResultsTool];
 
 /** What tools/list shows, before the bound search tools; request_journal only to a key that reaches a collection. */
-const LISTED = [getBalanceTool, findToolsTool, inspectToolTool, previewTool, confirmTool, callToolTool, requestJournalTool, assistedSearchTool, getWorkTool, getWorksTool, workReferencesTool, workCitedByTool, exportResultsTool];
+const LISTED = [getBalanceTool, findToolsTool, inspectToolTool, previewTool, confirmTool, callToolTool, requestJournalTool, assistedSearchTool, getWorkTool, getWorksTool, workReferencesTool, workCitedByTool, exportResultsTool, alertsTool];
 
 /**
  * The tools of one key. `listed` is what tools/list shows (the reference's fixed tools and one `search-<name>` per

@@ -147,6 +147,8 @@ describe('the projection of member events', () => {
     ingestion: () => undefined,
     webhookEndpoint: () => undefined,
     webhookDelivery: () => undefined,
+    alert: () => undefined,
+    alertRun: () => undefined,
   };
   const at = (e: Omit<ProjectableEvent, 'position' | 'streamVersion' | 'recordedAt'>, position: number, recordedAt: string): ProjectableEvent => ({ ...e, position, streamVersion: 1, recordedAt }) as ProjectableEvent;
 

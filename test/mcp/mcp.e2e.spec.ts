@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { httpClient, operatorSteps, startTestService, type TestService } from '../support/testService.js';
 import { createToolRegistry, ToolError } from '../../src/usecases/tools/toolRegistry.js';
 
-const FIXED_TOOLS = ['get_balance', 'find-tools', 'inspect-tool', 'preview', 'confirm', 'call-tool', 'request_journal', 'assisted_search', 'get_work', 'get_works', 'work_references', 'work_cited_by', 'export_results'];
+const FIXED_TOOLS = ['get_balance', 'find-tools', 'inspect-tool', 'preview', 'confirm', 'call-tool', 'request_journal', 'assisted_search', 'get_work', 'get_works', 'work_references', 'work_cited_by', 'export_results', 'alerts'];
 const QUERY = 'vitamin D and bone fractures';
 
 let svc: TestService;

@@ -50,6 +50,8 @@ describe('ToolCallCharged projection and reconciliation', () => {
     ingestion: () => undefined,
     webhookEndpoint: () => undefined,
     webhookDelivery: () => undefined,
+    alert: () => undefined,
+    alertRun: () => undefined,
   };
   const event: ProjectableEvent = { type: 'ToolCallCharged', data: { orgId: 'org_1', keyId: 'key_1', callId: 'tc_1', tool: 'retractions/check', billingMode: 'live', amountMicros: '250' }, position: 9, streamVersion: 4, recordedAt: '2026-03-14T10:00:00.000Z' };
 

@@ -111,7 +111,7 @@ describe('webhook endpoints', () => {
       { url: 'https://[fd00:ec2::254]/', events: ['assisted.completed'] },
       { url: 'ftp://127.0.0.1/x', events: ['assisted.completed'] },
       { url: receiver.url('/x'), events: ['payment.succeeded'] },
-      { url: receiver.url('/x'), events: ['alert.matched'] },
+      { url: receiver.url('/x'), events: ['alert.created'] },
       { url: receiver.url('/x'), events: [] },
       { url: receiver.url('/x'), events: ['assisted.completed'], secret: 'mine' },
     ]) {

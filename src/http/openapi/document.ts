@@ -48,6 +48,8 @@ import {
   workListQuery,
   webhookEndpointBody,
   webhookDeliveriesQuery,
+  alertBody,
+  alertRunsQuery,
   notificationSettingsBody,
 } from '../schemas.js';
 import * as responses from './responses.js';
@@ -70,6 +72,7 @@ export const NAMED_SCHEMAS = {
   UnlockRequest: unlockBody,
   JournalRequestInput: journalRequestBody,
   WebhookEndpointRequest: webhookEndpointBody,
+  AlertRequest: alertBody,
   NotificationSettingsRequest: notificationSettingsBody,
   OrganizationRequest: organizationBody,
   CreditsRequest: creditsBody,
@@ -125,6 +128,10 @@ export const NAMED_SCHEMAS = {
   NotificationSettings: responses.NotificationSettings,
   WebhookEndpointWithSecret: responses.WebhookEndpointWithSecret,
   WebhookEndpointList: responses.WebhookEndpointList,
+  Alert: responses.Alert,
+  AlertList: responses.AlertList,
+  AlertWithRuns: responses.AlertWithRuns,
+  AlertDeleted: responses.AlertDeleted,
   WebhookEndpointDeleted: responses.WebhookEndpointDeleted,
   WebhookEventQueued: responses.WebhookEventQueued,
   WebhookDeliveryList: responses.WebhookDeliveryList,
@@ -226,6 +233,7 @@ const PATH_PARAMETERS: Record<string, string> = {
 function idParameter(path: string): string {
   if (path.includes('/works/')) return 'A work: a DOI (bare, `doi:…` or `https://doi.org/…`), `pmid:NNN`, `pmcid:PMCNNN`, an OpenAlex id (`W…`) or the `doc_id` a result row carries; URL-encoded (a DOI\'s `/` as `%2F`).';
   if (path.includes('/webhooks/')) return 'The webhook endpoint id (`we_…`).';
+  if (path.includes('/alerts/')) return 'The alert id (`al_…`).';
   return 'id';
 }
 
@@ -389,6 +397,17 @@ const OPERATIONS: Operation[] = [
   },
   { method: 'get', path: '/api/v1/notifications', tag: 'webhooks', access: 'apiKey', operationId: 'getNotificationSettings', summary: 'What the organization is told about its account', response: 'NotificationSettings', errors: [401, 403] },
   { method: 'put', path: '/api/v1/notifications', tag: 'webhooks', access: 'apiKey', operationId: 'setNotificationSettings', summary: 'Set the balance below which a `balance.low` webhook is sent', body: 'NotificationSettingsRequest', response: 'NotificationSettings', errors: [401, 403, 422] },
+  // alerts
+  {
+    method: 'post', path: '/api/v1/alerts', tag: 'webhooks', access: 'apiKey', operationId: 'createAlert', summary: 'Watch a saved search for new works',
+    description: 'Live keys only. The works the collections hold now count as seen. Each run sends only works not seen before (a changed work is not sent again) as an `alert.matched` webhook with the run\'s queryId; the run is charged once, only when the webhook answered 2xx or the queryId was re-fetched. At most 50 alerts per organization.',
+    body: 'AlertRequest', status: 201, response: 'Alert', errors: [401, 403, 404, 409, 422, 429],
+  },
+  { method: 'get', path: '/api/v1/alerts', tag: 'webhooks', access: 'apiKey', operationId: 'listAlerts', summary: "The organization's alerts", response: 'AlertList', errors: [401, 403] },
+  { method: 'get', path: '/api/v1/alerts/{id}', tag: 'webhooks', access: 'apiKey', operationId: 'getAlert', summary: 'One alert with its runs, newest first', query: queryParameters(alertRunsQuery), response: 'AlertWithRuns', errors: [401, 403, 404, 422] },
+  { method: 'post', path: '/api/v1/alerts/{id}/pause', tag: 'webhooks', access: 'apiKey', operationId: 'pauseAlert', summary: 'Pause an alert', description: 'No run starts while it is paused.', response: 'Alert', errors: [401, 403, 404] },
+  { method: 'post', path: '/api/v1/alerts/{id}/resume', tag: 'webhooks', access: 'apiKey', operationId: 'resumeAlert', summary: 'Resume a paused alert', response: 'Alert', errors: [401, 403, 404] },
+  { method: 'delete', path: '/api/v1/alerts/{id}', tag: 'webhooks', access: 'apiKey', operationId: 'deleteAlert', summary: 'Delete an alert', description: 'No run starts from then on; a run already sent is still charged if it is delivered.', response: 'AlertDeleted', errors: [401, 403, 404] },
   // tools
   {
     method: 'post', path: '/api/v1/tools/{prefix}/{tool}', tag: 'tools', access: 'apiKey', operationId: 'callTool', summary: 'Call a tool',

@@ -54,6 +54,13 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
       value: { url: 'https://93.184.215.14/hooks/litsearch', events: ['assisted.completed'], description: 'Lab notebook' },
     },
   },
+  AlertRequest: {
+    onIngest: {
+      summary: 'New works on a topic, as they are ingested, at most 0.50 credits a run',
+      description: 'Each run sends the new works as `alert.matched` to every endpoint subscribed to it (name one with `webhook`: its `we_…` id).',
+      value: { query: 'vitamin D and bone fractures', collection: 'scifact', min_relevance: 0.3, schedule: 'on_ingest', max_cost_per_run: '0.50' },
+    },
+  },
   NotificationSettingsRequest: {
     lowBalance: { summary: 'Tell the webhooks when the balance falls below 5 credits', value: { balanceLowThreshold: '5.00' } },
   },

@@ -275,6 +275,39 @@ export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
 });
 export const NotificationSettings = z.object({ balanceLowThreshold: nullable(z.string()).meta({ description: 'Below this balance (credits) a `balance.low` webhook is sent, once per crossing; null: never.' }) });
 export const WebhookEndpointList = z.object({ data: z.array(WebhookEndpoint) });
+export const Alert = z.object({
+  id: z.string().meta({ description: 'The alert id (`al_…`).' }),
+  query: z.string(),
+  collections: z.array(z.string()),
+  filters: z.unknown(),
+  min_relevance: z.number(),
+  one_per_document: z.boolean(),
+  schedule: z.enum(['on_ingest', 'daily', 'weekly']),
+  max_cost_per_run: nullable(z.string()).meta({ description: 'The most one run charges (credits); null: no cap.' }),
+  webhook: nullable(z.string()).meta({ description: 'The endpoint runs are sent to; null: every endpoint subscribed to `alert.matched`.' }),
+  status: z.enum(['active', 'paused']),
+  createdAt: z.string(),
+  lastRunAt: nullable(z.string()),
+  seenWorks: z.number().int().meta({ description: 'Works the alert counts as seen: those its collections held when it was created, and those sent since. None is sent twice.' }),
+  runCount: z.number().int(),
+});
+export const AlertList = z.object({ data: z.array(Alert) });
+export const AlertWithRuns = Alert.extend({
+  runs: z.array(
+    z.object({
+      queryId: z.string().meta({ description: 'The run\'s cached query: GET /api/v1/search/results/{queryId} re-fetches its rows for 7 days (and counts as its delivery).' }),
+      trigger: z.string(),
+      createdAt: z.string(),
+      status: z.enum(['pending', 'delivered', 'failed', 'empty']).meta({ description: 'pending: sent, waiting for a 2xx or a re-fetch; delivered: charged once; failed: never delivered, nothing charged; empty: no new works.' }),
+      works: z.number().int(),
+      results: z.number().int(),
+      cost: z.string(),
+      charged: z.string(),
+      endedAt: nullable(z.string()),
+    }),
+  ),
+});
+export const AlertDeleted = z.object({ id: z.string(), deleted: z.literal(true) });
 export const WebhookEndpointDeleted = z.object({ id: z.string(), deleted: z.literal(true) });
 export const WebhookEventQueued = z.object({
   eventId: z.string().meta({ description: 'The event id: every attempt carries it as `webhook-id`.' }),

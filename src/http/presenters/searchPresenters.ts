@@ -1,5 +1,6 @@
 // Response shapers of the search surface: what REST routes and MCP tools alike answer for a search, a preview, an
 // unlock, an assisted answer and a re-fetch (one wire format, one place).
+import type { Alerts } from '../../usecases/alerts/alerts.js';
 import type { SearchService, SearchOutcome, PreviewOutcome, RefetchOutcome, ListFields } from '../../usecases/search/searchService.js';
 import type { CatalogueService } from '../../usecases/catalogue/catalogueService.js';
 import { remainingCost } from '../../usecases/search/searchService.js';
@@ -22,6 +23,8 @@ import { SORTED_DEFAULT_MIN_RELEVANCE, type SortOrder } from '../../usecases/sea
 export interface SearchRouteDeps {
   search: SearchService;
   assisted: AssistedSearch;
+  /** a re-fetch of an alert run proves its delivery */
+  alerts: Alerts;
   catalogue: CatalogueService;
   unlock: Unlock;
   catalog: CollectionCatalog;

@@ -104,6 +104,8 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     const refetched = await deps.search.refetch(a, ctx.params.queryId!, format ? null : figures);
     // a re-fetch of an assisted answer is its delivery (the caller knows its queryId); 410 once it was refunded
     await deps.assisted.deliveredBeforeServing(refetched.record);
+    // a re-fetch of an alert run is its delivery: the run is charged; 410 once it ended undelivered
+    await deps.alerts.deliveredOnRefetch(refetched.record);
     if (format) {
       setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
       return sendExport(ctx, format, exportWorksOfRows(refetched.record.payload.rows), `results-${refetched.record.queryId}`);

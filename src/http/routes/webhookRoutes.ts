@@ -17,13 +17,19 @@ export interface WebhookRouteDeps {
   search: SearchService;
 }
 
-/** The live key calling, and the actor its changes are recorded under; sandbox keys manage no endpoints. */
-function caller(ctx: Context): { auth: AuthContext; actor: Actor } {
+/**
+ * The live key calling a route of `useCase`, and the actor its changes are recorded under; a sandbox key is refused
+ * with `reason` (the webhook and alert routes).
+ */
+export function liveCaller(ctx: Context, useCase: string, reason: string): { auth: AuthContext; actor: Actor } {
   const auth = (ctx.state as RequestState).auth;
   if (!auth) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key');
-  refuseSandbox(auth, 'webhooks', 'a sandbox key reaches no live events to deliver');
+  refuseSandbox(auth, useCase, reason);
   return { auth, actor: { kind: 'key', id: auth.key.id } };
 }
+
+/** Sandbox keys manage no endpoints. */
+const caller = (ctx: Context) => liveCaller(ctx, 'webhooks', 'a sandbox key reaches no live events to deliver');
 
 export function webhookRoutes(deps: WebhookRouteDeps): Router {
   const router = new Router({ prefix: '/api/v1', sensitive: true, strict: true });

@@ -108,8 +108,9 @@ export const getResultsTool: ToolDefinition = {
     // GET /results takes the image options too; the tool keeps to the flag, with their defaults
     const figures = a.include_figures ? { ...DEFAULT_IMAGE_OPTIONS } : null;
     const refetched = await deps.search.refetch(auth, queryId, figures);
-    // as GET /results: a re-fetch of an assisted answer is its delivery; 410 once it was refunded
+    // as GET /results: a re-fetch of an assisted answer or an alert run is its delivery; 410 once it was refunded or ended undelivered
     await deps.assisted.deliveredBeforeServing(refetched.record);
+    await deps.alerts.deliveredOnRefetch(refetched.record);
     return withRowShape(billedAnswer(auth, resultsBody(refetched), deps.search.zeroBilling(auth)), a.full_metadata === true);
   },
 };

@@ -73,8 +73,8 @@ export interface QueryRecord {
   queryId: string;
   orgId: string;
   keyId: string;
-  /** search and assisted rows were paid for when made; preview rows are paid for by unlocking them */
-  kind: 'search' | 'preview' | 'assisted';
+  /** search and assisted rows were paid for when made; preview rows are paid for by unlocking them; an alert run's once delivered */
+  kind: 'search' | 'preview' | 'assisted' | 'alert';
   payloadVersion: number;
   createdAt: Date;
   payload: QueryPayload;
