@@ -1,9 +1,9 @@
 // Alert activities: a run's two steps (search and send the new works; end it, charged once when delivered) and the
 // start of the runs an ingestion's commit calls for. Thin: the alerts use case decides.
-import { asActivity } from './asActivity.js';
-import type { Alerts } from '../src/usecases/alerts/alerts.js';
-import type { AlertRunInput, AlertRunStart } from '../workflows/alertTypes.js';
-import type { AlertRunOutcome, IngestionCounts } from '../src/domain/events.js';
+import { asActivity } from "./asActivity.js";
+import type { Alerts } from "../src/usecases/alerts/alerts.js";
+import type { AlertRunInput, AlertRunStart } from "../workflows/alertTypes.js";
+import type { AlertRunOutcome, IngestionCounts } from "../src/domain/events.js";
 
 export interface AlertActivityDeps {
   /** the alerts use case (built on first use: it needs the Temporal client of the worker's connection) */
@@ -27,7 +27,9 @@ export function createAlertActivities(deps: AlertActivityDeps) {
     /** After a committed ingestion that added or changed documents: a run of each on_ingest alert watching the collection. */
     async startAlertsAfterIngestion(input: AlertsAfterIngestionInput): Promise<number> {
       if (input.counts.documentsAdded + input.counts.documentsUpdated === 0) return 0;
-      return asActivity(async () => (await deps.alerts().runAfterIngestion(input.collection, input.ingestionId)).length);
+      return asActivity(
+        async () => (await deps.alerts().runAfterIngestion(input.collection, input.ingestionId)).length,
+      );
     },
   };
 }

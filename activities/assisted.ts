@@ -1,22 +1,38 @@
 // Assisted-search activities: read the query, plan a round, search one sub-question, judge candidates, charge once,
 // and refund that charge when the answer never reached its caller.
-import { ASSISTED_SEARCH_ENDPOINT } from '../src/domain/events.js';
-import { ApplicationFailure } from '@temporalio/activity';
-import { asActivity } from './asActivity.js';
-import type { Db } from '../src/eventstore/db.js';
-import type { Accounts } from '../src/usecases/accounts/accounts.js';
-import type { AuthContext } from '../src/usecases/auth/context.js';
-import type { PlanInput, QueryUnderstanding, Reasoner, UnderstandInput } from '../src/reasoner/port.js';
-import { Rejection } from '../src/domain/rejection.js';
-import { chargeLines, chargeModeOf, totalTokens } from '../src/domain/organization.js';
-import { capToCost } from '../src/domain/costCap.js';
-import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
-import { searchChargeKey } from '../src/usecases/accounts/chargeBatch.js';
-import { retrieve, type SearchDeps } from '../src/usecases/search/pipeline.js';
-import { queryProblem } from '../src/usecases/search/queryValidation.js';
-import { loadQueryRecord, markRefundedUndelivered, PAYLOAD_VERSION, queryRecordInsert, type AssistedPayload, type CachedRow, type QueryRecord } from '../src/usecases/search/queryCache.js';
-import { guarded } from '../src/usecases/limits/quotas.js';
-import type { AssistedCandidate, ChargeAssistedInput, ChargeAssistedOutcome, RefundUndeliveredInput, SearchPlanInput, SearchPlanOutcome, UnderstandOutcome } from '../workflows/assistedTypes.js';
+import { ASSISTED_SEARCH_ENDPOINT } from "../src/domain/events.js";
+import { ApplicationFailure } from "@temporalio/activity";
+import { asActivity } from "./asActivity.js";
+import type { Db } from "../src/eventstore/db.js";
+import type { Accounts } from "../src/usecases/accounts/accounts.js";
+import type { AuthContext } from "../src/usecases/auth/context.js";
+import type { PlanInput, QueryUnderstanding, Reasoner, UnderstandInput } from "../src/reasoner/port.js";
+import { Rejection } from "../src/domain/rejection.js";
+import { chargeLines, chargeModeOf, totalTokens } from "../src/domain/organization.js";
+import { capToCost } from "../src/domain/costCap.js";
+import { readByIdempotencyKey } from "../src/eventstore/eventStore.js";
+import { searchChargeKey } from "../src/usecases/accounts/chargeBatch.js";
+import { retrieve, type SearchDeps } from "../src/usecases/search/pipeline.js";
+import { queryProblem } from "../src/usecases/search/queryValidation.js";
+import {
+  loadQueryRecord,
+  markRefundedUndelivered,
+  PAYLOAD_VERSION,
+  queryRecordInsert,
+  type AssistedPayload,
+  type CachedRow,
+  type QueryRecord,
+} from "../src/usecases/search/queryCache.js";
+import { guarded } from "../src/usecases/limits/quotas.js";
+import type {
+  AssistedCandidate,
+  ChargeAssistedInput,
+  ChargeAssistedOutcome,
+  RefundUndeliveredInput,
+  SearchPlanInput,
+  SearchPlanOutcome,
+  UnderstandOutcome,
+} from "../workflows/assistedTypes.js";
 
 export interface AssistedActivityDeps extends SearchDeps {
   db: Db;
@@ -29,23 +45,30 @@ export interface AssistedActivityDeps extends SearchDeps {
   afterChargeDelayMs?: number;
 }
 
-
-const priceLine = (r: CachedRow) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) });
+const priceLine = (r: CachedRow) => ({
+  collection: r.collection,
+  tokens: r.tokens,
+  pricePer1000Micros: BigInt(r.pricePer1000Micros),
+});
 
 export function createAssistedActivities(deps: AssistedActivityDeps) {
   const { db, accounts, reasoner, clock } = deps;
 
   /** The caller as the HTTP request authorized it: the organization's prices and the key's scope as they are now. */
   async function callerOf(orgId: string, keyId: string): Promise<AuthContext> {
-    const [org, key] = await Promise.all([guarded('the account store', () => accounts.getOrganization(orgId)), guarded('the account store', () => accounts.getKey(keyId))]);
-    if (!org || !key) throw new Rejection('NOT_FOUND', 'the organization or API key of this assisted search no longer exists');
+    const [org, key] = await Promise.all([
+      guarded("the account store", () => accounts.getOrganization(orgId)),
+      guarded("the account store", () => accounts.getKey(keyId)),
+    ]);
+    if (!org || !key)
+      throw new Rejection("NOT_FOUND", "the organization or API key of this assisted search no longer exists");
     return { org, key, billingMode: org.billingMode };
   }
 
   /** The charge made for this query, read back from its record: a retried charge step reports it instead of charging again. */
   async function earlierCharge(queryId: string): Promise<ChargeAssistedOutcome | undefined> {
-    const event = (await readByIdempotencyKey(db, searchChargeKey(queryId))).find((e) => e.type === 'SearchCharged');
-    if (!event || event.type !== 'SearchCharged') return undefined;
+    const event = (await readByIdempotencyKey(db, searchChargeKey(queryId))).find((e) => e.type === "SearchCharged");
+    if (!event || event.type !== "SearchCharged") return undefined;
     const record = await loadQueryRecord(db, queryId);
     const assisted = record?.payload.assisted;
     const balance = (await accounts.getOrganization(event.data.orgId))?.balanceMicros ?? 0n;
@@ -77,19 +100,39 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
       return asActivity(async () => {
         if (deps.fanOutDelayMs) await new Promise((r) => setTimeout(r, deps.fanOutDelayMs));
         const caller = await callerOf(input.orgId, input.keyId);
-        const search = (constraints: unknown) => retrieve(deps, caller, { collections: input.collections, query: input.subQuestion, limit: input.limit, filters: input.callerFilters, constraints });
+        const search = (constraints: unknown) =>
+          retrieve(deps, caller, {
+            collections: input.collections,
+            query: input.subQuestion,
+            limit: input.limit,
+            filters: input.callerFilters,
+            constraints,
+          });
         // a constraint the reasoner read off the query that these collections cannot take is dropped, not refused:
         // the caller's own filters were checked before the run started
         const outcome = await search(input.queryFilter).catch((err) => {
-          if (input.queryFilter != null && err instanceof Rejection && err.code === 'INVALID_FILTER') return search(null);
+          if (input.queryFilter != null && err instanceof Rejection && err.code === "INVALID_FILTER")
+            return search(null);
           throw err;
         });
-        const candidates: AssistedCandidate[] = outcome.rows.map((row, rank) => ({ row, subQuestion: input.subQuestion, rank }));
-        return { candidates, filterWarnings: outcome.filterWarnings ?? [], journalMetricExpansions: outcome.journalMetricExpansions ?? [] };
+        const candidates: AssistedCandidate[] = outcome.rows.map((row, rank) => ({
+          row,
+          subQuestion: input.subQuestion,
+          rank,
+        }));
+        return {
+          candidates,
+          filterWarnings: outcome.filterWarnings ?? [],
+          journalMetricExpansions: outcome.journalMetricExpansions ?? [],
+        };
       });
     },
 
-    async judgeCandidates(input: { query: string; understanding: QueryUnderstanding; candidates: AssistedCandidate[] }) {
+    async judgeCandidates(input: {
+      query: string;
+      understanding: QueryUnderstanding;
+      candidates: AssistedCandidate[];
+    }) {
       return asActivity(() =>
         reasoner.judge(
           input.query,
@@ -98,8 +141,8 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
             id: row.id,
             collection: row.collection,
             text: row.text,
-            section: typeof row.metadata.section === 'string' ? row.metadata.section : null,
-            title: typeof row.metadata.title === 'string' ? row.metadata.title : null,
+            section: typeof row.metadata.section === "string" ? row.metadata.section : null,
+            title: typeof row.metadata.title === "string" ? row.metadata.title : null,
             subQuestion,
             retrievalScore: row.relevance ?? 0,
             rank,
@@ -119,23 +162,35 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
         if (earlier) return earlier;
         // wall time, as the waiting HTTP call measures it (the service clock may be a test's fixed one)
         if (Date.now() > input.chargeDeadline) {
-          throw ApplicationFailure.create({ message: 'the caller stopped waiting before the charge; nothing was charged', type: 'CHARGE_DEADLINE_PASSED', nonRetryable: true });
+          throw ApplicationFailure.create({
+            message: "the caller stopped waiting before the charge; nothing was charged",
+            type: "CHARGE_DEADLINE_PASSED",
+            nonRetryable: true,
+          });
         }
         const ranked = c.rows.map(({ candidate, verdict }) => ({ ...candidate.row, relevance: verdict.judgeScore }));
         // maxCost bounds what the call charges: only an organization billed live pays, so only its rows are cut
-        const payer = await guarded('the account store', () => accounts.getOrganization(input.orgId));
-        const paysLive = payer !== undefined && chargeModeOf(payer) === 'live';
-        const { kept, withheld, nextRowCostMicros } = capToCost(ranked, input.maxCostMicros === undefined || !paysLive ? undefined : BigInt(input.maxCostMicros));
-        const verdicts: AssistedPayload['verdicts'] = {};
+        const payer = await guarded("the account store", () => accounts.getOrganization(input.orgId));
+        const paysLive = payer !== undefined && chargeModeOf(payer) === "live";
+        const { kept, withheld, nextRowCostMicros } = capToCost(
+          ranked,
+          input.maxCostMicros === undefined || !paysLive ? undefined : BigInt(input.maxCostMicros),
+        );
+        const verdicts: AssistedPayload["verdicts"] = {};
         for (const { candidate, verdict } of c.rows) {
-          verdicts[candidate.row.id] = { judgeScore: verdict.judgeScore, matchedTerms: verdict.matchedTerms, rationale: verdict.rationale, subQuestion: candidate.subQuestion };
+          verdicts[candidate.row.id] = {
+            judgeScore: verdict.judgeScore,
+            matchedTerms: verdict.matchedTerms,
+            rationale: verdict.rationale,
+            subQuestion: candidate.subQuestion,
+          };
         }
         const lines = chargeLines(kept.map(priceLine));
         const record: QueryRecord = {
           queryId: input.queryId,
           orgId: input.orgId,
           keyId: input.keyId,
-          kind: 'assisted',
+          kind: "assisted",
           payloadVersion: PAYLOAD_VERSION,
           createdAt: clock(),
           payload: {
@@ -144,11 +199,29 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
             rows: kept,
             filterWarnings: c.filterWarnings.length > 0 ? c.filterWarnings : undefined,
             journalMetricExpansions: c.journalMetricExpansions.length > 0 ? c.journalMetricExpansions : undefined,
-            assisted: { status: c.status, iterationsRun: c.iterationsRun, understanding: c.understanding, reasoner: c.reasoner, verdicts, withheldByMaxCost: withheld, ...(nextRowCostMicros !== null ? { nextRowCostMicros: nextRowCostMicros.toString() } : {}), tokensCharged: totalTokens(lines) },
+            assisted: {
+              status: c.status,
+              iterationsRun: c.iterationsRun,
+              understanding: c.understanding,
+              reasoner: c.reasoner,
+              verdicts,
+              withheldByMaxCost: withheld,
+              ...(nextRowCostMicros !== null ? { nextRowCostMicros: nextRowCostMicros.toString() } : {}),
+              tokensCharged: totalTokens(lines),
+            },
           },
         };
-        const charged = await guarded('the billing store', () =>
-          accounts.chargeSearch({ orgId: input.orgId, keyId: input.keyId, queryId: input.queryId, endpoint: ASSISTED_SEARCH_ENDPOINT, collections: lines, resultIds: kept.map((r) => r.id), requestId: input.requestId, alsoWrite: queryRecordInsert(record) }),
+        const charged = await guarded("the billing store", () =>
+          accounts.chargeSearch({
+            orgId: input.orgId,
+            keyId: input.keyId,
+            queryId: input.queryId,
+            endpoint: ASSISTED_SEARCH_ENDPOINT,
+            collections: lines,
+            resultIds: kept.map((r) => r.id),
+            requestId: input.requestId,
+            alsoWrite: queryRecordInsert(record),
+          }),
         );
         if (deps.afterChargeDelayMs) await new Promise((r) => setTimeout(r, deps.afterChargeDelayMs));
         if (charged.duplicate) return (await earlierCharge(input.queryId))!;
@@ -156,8 +229,8 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
         return {
           deliveredIds: kept.map((r) => r.id),
           withheldByMaxCost: withheld,
-          chargedMicros: event && event.type === 'SearchCharged' ? event.data.amountMicros : '0',
-          tokensCharged: event && event.type === 'SearchCharged' ? event.data.tokens : 0,
+          chargedMicros: event && event.type === "SearchCharged" ? event.data.amountMicros : "0",
+          tokensCharged: event && event.type === "SearchCharged" ? event.data.tokens : 0,
           balanceMicros: charged.balanceMicros.toString(),
         };
       });
@@ -170,11 +243,18 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
      */
     async refundUndelivered(input: RefundUndeliveredInput): Promise<void> {
       return asActivity(async () => {
-        await guarded('the billing store', () =>
-          accounts.issueRefund(input.orgId, BigInt(input.amountMicros), UNDELIVERED_REFUND_REFERENCE, input.queryId, { kind: 'workflow', id: `assisted-${input.queryId}` }, {
-            idempotencyKey: `undelivered:${input.queryId}`,
-            alsoWrite: markRefundedUndelivered(input.queryId, clock()),
-          }),
+        await guarded("the billing store", () =>
+          accounts.issueRefund(
+            input.orgId,
+            BigInt(input.amountMicros),
+            UNDELIVERED_REFUND_REFERENCE,
+            input.queryId,
+            { kind: "workflow", id: `assisted-${input.queryId}` },
+            {
+              idempotencyKey: `undelivered:${input.queryId}`,
+              alsoWrite: markRefundedUndelivered(input.queryId, clock()),
+            },
+          ),
         );
       });
     },
@@ -182,6 +262,6 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
 }
 
 /** The reference of the refund of an assisted answer nobody received, as the ledger shows it. */
-export const UNDELIVERED_REFUND_REFERENCE = 'assisted answer not delivered: charge refunded';
+export const UNDELIVERED_REFUND_REFERENCE = "assisted answer not delivered: charge refunded";
 
 export type AssistedActivities = ReturnType<typeof createAssistedActivities>;

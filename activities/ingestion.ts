@@ -1,25 +1,25 @@
 // Ingestion activities: stage the source into batch files, index one batch (chunk, embed, index, delete, commit, then
 // the manifest and the batch's counts in one transaction), finish (replace-mode deletions, inventory, the completed
 // event) and record a failure.
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Context } from '@temporalio/activity';
-import { asActivity } from './asActivity.js';
-import type { Db } from '../src/eventstore/db.js';
-import type { Embedder, Tokenizer } from '../src/embedding/port.js';
-import { EmbeddingMismatchError, type ChunkRecord, type SearchEngine } from '../src/retrieval/port.js';
-import { Rejection } from '../src/domain/rejection.js';
-import type { PlainCollection } from '../src/domain/catalog.js';
-import { ingestionStream, type Actor, type IngestionCounts } from '../src/domain/events.js';
-import { runStreamCommand } from '../src/eventstore/streamCommand.js';
-import { readStream } from '../src/eventstore/eventStore.js';
-import { readCollectionDocuments } from '../src/ingest/readCollection.js';
-import { OperatorFileError } from '../src/ingest/operatorFiles.js';
-import { SourceContentError } from '../src/ingest/sourceFiles.js';
-import { needsVectors, pipelineInputs, prepareDocument } from '../src/ingest/ingestCollection.js';
-import { hashCanonicalJson } from '../src/ingest/fingerprint.js';
-import type { SourceItem } from '../src/ingest/sourceDocument.js';
-import { renderDemoFigures } from '../src/ingest/figures/demoFigures.js';
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Context } from "@temporalio/activity";
+import { asActivity } from "./asActivity.js";
+import type { Db } from "../src/eventstore/db.js";
+import type { Embedder, Tokenizer } from "../src/embedding/port.js";
+import { EmbeddingMismatchError, type ChunkRecord, type SearchEngine } from "../src/retrieval/port.js";
+import { Rejection } from "../src/domain/rejection.js";
+import type { PlainCollection } from "../src/domain/catalog.js";
+import { ingestionStream, type Actor, type IngestionCounts } from "../src/domain/events.js";
+import { runStreamCommand } from "../src/eventstore/streamCommand.js";
+import { readStream } from "../src/eventstore/eventStore.js";
+import { readCollectionDocuments } from "../src/ingest/readCollection.js";
+import { OperatorFileError } from "../src/ingest/operatorFiles.js";
+import { SourceContentError } from "../src/ingest/sourceFiles.js";
+import { needsVectors, pipelineInputs, prepareDocument } from "../src/ingest/ingestCollection.js";
+import { hashCanonicalJson } from "../src/ingest/fingerprint.js";
+import type { SourceItem } from "../src/ingest/sourceDocument.js";
+import { renderDemoFigures } from "../src/ingest/figures/demoFigures.js";
 import {
   chunkIdsOf,
   clearManifest,
@@ -33,9 +33,9 @@ import {
   recordedTotals,
   zeroCounts,
   type ManifestEntry,
-} from '../src/ingest/manifest.js';
-import { analyzeWorks, workOfDocument, type StoredWork } from '../src/ingest/works.js';
-import type { BatchInput, IngestionInput, StagedSource } from '../workflows/ingestionTypes.js';
+} from "../src/ingest/manifest.js";
+import { analyzeWorks, workOfDocument, type StoredWork } from "../src/ingest/works.js";
+import type { BatchInput, IngestionInput, StagedSource } from "../workflows/ingestionTypes.js";
 
 export interface IngestionActivityDeps {
   db: Db;
@@ -43,7 +43,7 @@ export interface IngestionActivityDeps {
   /** the embedder of passages, opened on the first batch that needs vectors (its worker threads start then) */
   passageEmbedder: () => Promise<Embedder>;
   /** the model's name and vector size, known without opening the passage embedder */
-  model: Pick<Embedder, 'modelName' | 'dims'>;
+  model: Pick<Embedder, "modelName" | "dims">;
   tokenizer: Tokenizer;
   /** lower-case DOIs of the retraction list in force (the shipped lists and every operator load) */
   retractedDois: () => Promise<ReadonlySet<string>>;
@@ -60,15 +60,15 @@ export interface IngestionActivityDeps {
 /** A document of the source, or a deletion the source asks for (a MEDLINE DeleteCitation, a JSONL {"id", "deleted": true}). */
 type StagedItem = SourceItem;
 
-const WORKFLOW_ACTOR: Actor = { kind: 'workflow', id: 'ingestion' };
+const WORKFLOW_ACTOR: Actor = { kind: "workflow", id: "ingestion" };
 /** ingest_batches rows besides the batches: the staging's read count and replace mode's deletions */
 const STAGING_ROW = -1;
 const REPLACE_ROW = -2;
 /** chunks per indexChunks call */
 const INDEX_CALL = 64;
 
-const stagingDir = (dataDir: string, ingestionId: string) => join(dataDir, 'ingest-staging', ingestionId);
-const batchFile = (dir: string, batch: number) => join(dir, `batch-${String(batch).padStart(6, '0')}.json`);
+const stagingDir = (dataDir: string, ingestionId: string) => join(dataDir, "ingest-staging", ingestionId);
+const batchFile = (dir: string, batch: number) => join(dir, `batch-${String(batch).padStart(6, "0")}.json`);
 
 async function writeAtomically(path: string, text: string): Promise<void> {
   await writeFile(`${path}.tmp`, text);
@@ -83,7 +83,8 @@ async function* contentRejected<T>(items: AsyncGenerator<T>): AsyncGenerator<T> 
   try {
     yield* items;
   } catch (err) {
-    if (err instanceof OperatorFileError || err instanceof SourceContentError) throw new Rejection('VALIDATION_ERROR', err.message);
+    if (err instanceof OperatorFileError || err instanceof SourceContentError)
+      throw new Rejection("VALIDATION_ERROR", err.message);
     throw err;
   }
 }
@@ -115,28 +116,46 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
    * (PGlite serves one process, whose queue suffices, and its one connection is not held for an engine commit.)
    */
   const writingAlone = (collection: string, write: () => Promise<void>): Promise<void> => {
-    const run = (writers.get(collection) ?? Promise.resolve()).catch(() => undefined).then(() => (db.kind === 'postgres' ? db.transaction(() => write(), { advisoryLock: writerLockOf(collection) }) : write()));
+    const run = (writers.get(collection) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() =>
+        db.kind === "postgres" ? db.transaction(() => write(), { advisoryLock: writerLockOf(collection) }) : write(),
+      );
     writers.set(collection, run);
     return run;
   };
   const indexKey = (collection: PlainCollection) => manifestKey(engine.kind, collection.name);
   /** hash of everything besides the document itself that decides its chunks and vectors */
-  const inputsOf = (collection: PlainCollection) => hashCanonicalJson(pipelineInputs({ collection, tokenizer: deps.tokenizer, embedder: deps.model, figureDir: deps.figureDir }));
+  const inputsOf = (collection: PlainCollection) =>
+    hashCanonicalJson(
+      pipelineInputs({ collection, tokenizer: deps.tokenizer, embedder: deps.model, figureDir: deps.figureDir }),
+    );
 
   async function completedOrFailed(ingestionId: string): Promise<IngestionCounts | null> {
-    const done = (await readStream(db, ingestionStream(ingestionId))).find((e) => e.type === 'IngestionCompleted' || e.type === 'IngestionFailed');
-    return done && (done.type === 'IngestionCompleted' || done.type === 'IngestionFailed') ? done.data.counts : null;
+    const done = (await readStream(db, ingestionStream(ingestionId))).find(
+      (e) => e.type === "IngestionCompleted" || e.type === "IngestionFailed",
+    );
+    return done && (done.type === "IngestionCompleted" || done.type === "IngestionFailed") ? done.data.counts : null;
   }
 
   /** Appends the ingestion's last event unless it has one (a retried activity appends nothing more). */
-  async function appendOutcome(ingestionId: string, collection: string, outcome: { error: string } | null): Promise<IngestionCounts> {
+  async function appendOutcome(
+    ingestionId: string,
+    collection: string,
+    outcome: { error: string } | null,
+  ): Promise<IngestionCounts> {
     const counts = await recordedTotals(db, ingestionId);
     await runStreamCommand(db, deps.clock, ingestionStream(ingestionId), WORKFLOW_ACTOR, async (tx) => {
       const events = await readStream(tx, ingestionStream(ingestionId));
-      if (events.some((e) => e.type === 'IngestionCompleted' || e.type === 'IngestionFailed')) return { version: events.length, events: [] };
+      if (events.some((e) => e.type === "IngestionCompleted" || e.type === "IngestionFailed"))
+        return { version: events.length, events: [] };
       return {
         version: events.length,
-        events: [outcome ? { type: 'IngestionFailed', data: { ingestionId, collection, error: outcome.error, counts } } : { type: 'IngestionCompleted', data: { ingestionId, collection, counts } }],
+        events: [
+          outcome
+            ? { type: "IngestionFailed", data: { ingestionId, collection, error: outcome.error, counts } }
+            : { type: "IngestionCompleted", data: { ingestionId, collection, counts } },
+        ],
       };
     });
     return (await completedOrFailed(ingestionId)) ?? counts;
@@ -151,8 +170,11 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
       return asActivity(() =>
         heartbeating(async () => {
           const dir = stagingDir(deps.dataDir, input.ingestionId);
-          const summary = join(dir, 'staged.json');
-          const earlier = await readFile(summary, 'utf8').then((t) => JSON.parse(t) as StagedSource, () => null);
+          const summary = join(dir, "staged.json");
+          const earlier = await readFile(summary, "utf8").then(
+            (t) => JSON.parse(t) as StagedSource,
+            () => null,
+          );
           if (earlier) return earlier;
           const { collection } = input;
           const retracted = collection.excludeRetracted ? await deps.retractedDois() : new Set<string>();
@@ -163,8 +185,8 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
             documentsRead += 1;
             items.delete(item.doc_id);
             // replace makes the collection exactly the files' documents: a deletion in them only keeps the document out
-            if ('deleted' in item) {
-              if (input.mode === 'upsert') items.set(item.doc_id, item);
+            if ("deleted" in item) {
+              if (input.mode === "upsert") items.set(item.doc_id, item);
               continue;
             }
             // the DOI lists in force decide here, once, and the decision is part of the document's fingerprint
@@ -175,8 +197,15 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           const batches = Math.ceil(all.length / input.batchSize);
           await rm(dir, { recursive: true, force: true });
           await mkdir(dir, { recursive: true });
-          for (let batch = 0; batch < batches; batch++) await writeAtomically(batchFile(dir, batch), JSON.stringify(all.slice(batch * input.batchSize, (batch + 1) * input.batchSize)));
-          await writeAtomically(join(dir, 'present.json'), JSON.stringify(all.filter((item) => !('deleted' in item)).map((item) => item.doc_id)));
+          for (let batch = 0; batch < batches; batch++)
+            await writeAtomically(
+              batchFile(dir, batch),
+              JSON.stringify(all.slice(batch * input.batchSize, (batch + 1) * input.batchSize)),
+            );
+          await writeAtomically(
+            join(dir, "present.json"),
+            JSON.stringify(all.filter((item) => !("deleted" in item)).map((item) => item.doc_id)),
+          );
           const key = indexKey(collection);
           const embedding = needsVectors(collection) ? deps.model.modelName : undefined;
           const exists = await engine.hasIndex(collection.name);
@@ -184,16 +213,25 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           const otherVectors = embedding !== undefined && exists && recorded !== embedding;
           // vectors of another embedding path cannot be extended (an index that recorded none can: built before paths
           // were recorded); replace builds the index afresh
-          if (otherVectors && recorded && input.mode === 'upsert') {
-            throw new Rejection('CONFLICT', new EmbeddingMismatchError(collection.name, recorded, embedding!).message, { collection: collection.name });
+          if (otherVectors && recorded && input.mode === "upsert") {
+            throw new Rejection("CONFLICT", new EmbeddingMismatchError(collection.name, recorded, embedding!).message, {
+              collection: collection.name,
+            });
           }
           // so does an index without a manifest (a full ingestion built it: CLI ingest)
-          if (input.mode === 'replace' && exists && (otherVectors || (await manifestSize(db, key)) === 0)) {
+          if (input.mode === "replace" && exists && (otherVectors || (await manifestSize(db, key)) === 0)) {
             await engine.deleteIndex(collection.name);
             await clearManifest(db, key);
           }
           await engine.ensureIndex(collection.name, deps.model.dims, embedding);
-          await recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: STAGING_ROW, upserts: [], deletes: [], counts: { ...zeroCounts(), documentsRead } });
+          await recordBatch(db, {
+            indexKey: key,
+            ingestionId: input.ingestionId,
+            batch: STAGING_ROW,
+            upserts: [],
+            deletes: [],
+            counts: { ...zeroCounts(), documentsRead },
+          });
           const staged = { batches, documentsRead };
           await writeAtomically(summary, JSON.stringify(staged));
           return staged;
@@ -214,8 +252,14 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           if (recorded) return recorded;
           const { collection } = input;
           const key = indexKey(collection);
-          const items = JSON.parse(await readFile(batchFile(stagingDir(deps.dataDir, input.ingestionId), input.batch), 'utf8')) as StagedItem[];
-          const known = await manifestEntries(db, key, items.map((item) => item.doc_id));
+          const items = JSON.parse(
+            await readFile(batchFile(stagingDir(deps.dataDir, input.ingestionId), input.batch), "utf8"),
+          ) as StagedItem[];
+          const known = await manifestEntries(
+            db,
+            key,
+            items.map((item) => item.doc_id),
+          );
           const inputs = inputsOf(collection);
           const counts = zeroCounts();
           const records: ChunkRecord[] = [];
@@ -234,20 +278,27 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
             counts.documentsDeleted += 1;
           };
           for (const item of items) {
-            if ('deleted' in item) {
+            if ("deleted" in item) {
               remove(item.doc_id);
               works.deletes.push(item.doc_id);
               continue;
             }
             // a document retracted, closed or emptied since it was indexed leaves the collection
             const prepared = prepareDocument(item, { collection, tokenizer: deps.tokenizer, retracted: new Set() });
-            if (prepared.kind === 'chunks' || prepared.kind === 'retracted') works.upserts.push(workOfDocument(item, prepared.kind === 'chunks'));
+            if (prepared.kind === "chunks" || prepared.kind === "retracted")
+              works.upserts.push(workOfDocument(item, prepared.kind === "chunks"));
             else works.deletes.push(item.doc_id);
-            if (prepared.kind !== 'chunks') {
+            if (prepared.kind !== "chunks") {
               remove(item.doc_id);
               continue;
             }
-            const fingerprint = hashCanonicalJson({ inputs, title: item.title, sections: item.sections, metadata: item.metadata, retracted: item.retracted ?? false });
+            const fingerprint = hashCanonicalJson({
+              inputs,
+              title: item.title,
+              sections: item.sections,
+              metadata: item.metadata,
+              retracted: item.retracted ?? false,
+            });
             const before = known.get(item.doc_id);
             if (before?.fingerprint === fingerprint) {
               counts.documentsUnchanged += 1;
@@ -259,12 +310,22 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
             } else counts.documentsAdded += 1;
             records.push(...prepared.records);
             embeddingInputs.push(...prepared.embeddingInputs);
-            upserts.push({ docId: item.doc_id, fingerprint, chunks: prepared.records.length, journal: { issn: item.metadata.issn ?? null, journal: item.metadata.journal ?? null, publisher: item.metadata.publisher ?? null } });
+            upserts.push({
+              docId: item.doc_id,
+              fingerprint,
+              chunks: prepared.records.length,
+              journal: {
+                issn: item.metadata.issn ?? null,
+                journal: item.metadata.journal ?? null,
+                publisher: item.metadata.publisher ?? null,
+              },
+            });
           }
           if (records.length > 0 && needsVectors(collection)) {
             const embedder = await deps.passageEmbedder();
             const vectors = await embedder.embedPassages(embeddingInputs);
-            if (vectors.length !== records.length) throw new Error(`embedder returned ${vectors.length} vectors for ${records.length} texts`);
+            if (vectors.length !== records.length)
+              throw new Error(`embedder returned ${vectors.length} vectors for ${records.length} texts`);
             records.forEach((record, k) => (record.vector = vectors[k]));
           }
           if (collection.demoFigures && deps.figureDir) {
@@ -276,13 +337,22 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           // a document's new chunks and the removal of its old ones become visible together: one writer stages and
           // commits a collection at a time (a commit publishes everything staged in the index, another batch's half too)
           await writingAlone(collection.name, async () => {
-            for (let from = 0; from < records.length; from += INDEX_CALL) await engine.indexChunks(collection.name, records.slice(from, from + INDEX_CALL));
+            for (let from = 0; from < records.length; from += INDEX_CALL)
+              await engine.indexChunks(collection.name, records.slice(from, from + INDEX_CALL));
             if (stale.length > 0) await engine.deleteChunks(collection.name, stale);
             if (records.length > 0 || stale.length > 0) await engine.commit(collection.name);
           });
           counts.chunksIndexed = records.length;
           if (deps.afterCommitDelayMs) await new Promise((r) => setTimeout(r, deps.afterCommitDelayMs));
-          return recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: input.batch, upserts, deletes, counts, works });
+          return recordBatch(db, {
+            indexKey: key,
+            ingestionId: input.ingestionId,
+            batch: input.batch,
+            upserts,
+            deletes,
+            counts,
+            works,
+          });
         }),
       );
     },
@@ -294,15 +364,24 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
           const { collection } = input;
           const key = indexKey(collection);
           const dir = stagingDir(deps.dataDir, input.ingestionId);
-          if (input.mode === 'replace' && !(await recordedBatch(db, input.ingestionId, REPLACE_ROW))) {
-            const present = new Set(JSON.parse(await readFile(join(dir, 'present.json'), 'utf8')) as string[]);
+          if (input.mode === "replace" && !(await recordedBatch(db, input.ingestionId, REPLACE_ROW))) {
+            const present = new Set(JSON.parse(await readFile(join(dir, "present.json"), "utf8")) as string[]);
             const gone = (await manifestDocuments(db, key)).filter((d) => !present.has(d.docId));
             const stale = gone.flatMap((d) => chunkIdsOf(collection.name, d.docId, d.chunks));
             await writingAlone(collection.name, async () => {
-              for (let from = 0; from < stale.length; from += 1000) await engine.deleteChunks(collection.name, stale.slice(from, from + 1000));
+              for (let from = 0; from < stale.length; from += 1000)
+                await engine.deleteChunks(collection.name, stale.slice(from, from + 1000));
               await engine.commit(collection.name);
             });
-            await recordBatch(db, { indexKey: key, ingestionId: input.ingestionId, batch: REPLACE_ROW, upserts: [], deletes: gone.map((d) => d.docId), counts: { ...zeroCounts(), documentsDeleted: gone.length }, works: { upserts: [], deletes: [], keepOnly: [...present] } });
+            await recordBatch(db, {
+              indexKey: key,
+              ingestionId: input.ingestionId,
+              batch: REPLACE_ROW,
+              upserts: [],
+              deletes: gone.map((d) => d.docId),
+              counts: { ...zeroCounts(), documentsDeleted: gone.length },
+              works: { upserts: [], deletes: [], keepOnly: [...present] },
+            });
           }
           const inventory = await manifestInventory(db, key, collection.name, deps.clock());
           await writingAlone(collection.name, async () => {

@@ -1,13 +1,18 @@
 // Unlock activities: the quota check and the atomic charge-and-unlock.
-import { asActivity } from './asActivity.js';
-import type { Db } from '../src/eventstore/db.js';
-import type { Accounts } from '../src/usecases/accounts/accounts.js';
-import { unlockChargeKey } from '../src/usecases/accounts/charges.js';
-import { readByIdempotencyKey } from '../src/eventstore/eventStore.js';
-import { Rejection } from '../src/domain/rejection.js';
-import { freshness, loadQueryRecord, type QueryRecord } from '../src/usecases/search/queryCache.js';
-import { assertQueryQuota, guarded, takeMinuteBudget } from '../src/usecases/limits/quotas.js';
-import { type ChargeInput, type ChargeOutcome, type QuotaDecision, type UnlockInput } from '../workflows/unlockTypes.js';
+import { asActivity } from "./asActivity.js";
+import type { Db } from "../src/eventstore/db.js";
+import type { Accounts } from "../src/usecases/accounts/accounts.js";
+import { unlockChargeKey } from "../src/usecases/accounts/charges.js";
+import { readByIdempotencyKey } from "../src/eventstore/eventStore.js";
+import { Rejection } from "../src/domain/rejection.js";
+import { freshness, loadQueryRecord, type QueryRecord } from "../src/usecases/search/queryCache.js";
+import { assertQueryQuota, guarded, takeMinuteBudget } from "../src/usecases/limits/quotas.js";
+import {
+  type ChargeInput,
+  type ChargeOutcome,
+  type QuotaDecision,
+  type UnlockInput,
+} from "../workflows/unlockTypes.js";
 
 export interface UnlockActivityDeps {
   db: Db;
@@ -20,16 +25,16 @@ export interface UnlockActivityDeps {
   afterChargeDelayMs?: number;
 }
 
-
 async function requireRecord(db: Db, queryId: string): Promise<QueryRecord> {
   const record = await loadQueryRecord(db, queryId);
-  if (!record) throw new Rejection('NOT_FOUND', `query ${queryId} not found`);
+  if (!record) throw new Rejection("NOT_FOUND", `query ${queryId} not found`);
   return record;
 }
 
 /** The charge refuses an expired preview: the 7 days or the payload version may have run out since the request was checked. */
 function requireFresh(record: QueryRecord, now: Date): QueryRecord {
-  if (freshness(record, now) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `query ${record.queryId} has expired; run the preview again`);
+  if (freshness(record, now) === "expired")
+    throw new Rejection("CACHED_RESULT_EXPIRED", `query ${record.queryId} has expired; run the preview again`);
   return record;
 }
 
@@ -39,11 +44,11 @@ export function createUnlockActivities(deps: UnlockActivityDeps) {
     /** Only an unlock of new rows is checked: it takes one request of the per-minute budget and needs quota left. */
     async checkUnlockQuota(input: UnlockInput): Promise<QuotaDecision> {
       return asActivity(async () => {
-        const unlocked = await guarded('the quota store', () => accounts.unlockedIds(input.queryId));
+        const unlocked = await guarded("the quota store", () => accounts.unlockedIds(input.queryId));
         const freshIds = input.requestedIds.filter((id) => !unlocked.has(id));
         if (freshIds.length === 0) return { freshIds };
-        const org = await guarded('the quota store', () => accounts.getOrganization(input.orgId));
-        if (!org) throw new Rejection('NOT_FOUND', 'organization not found');
+        const org = await guarded("the quota store", () => accounts.getOrganization(input.orgId));
+        if (!org) throw new Rejection("NOT_FOUND", "organization not found");
         const now = clock();
         await takeMinuteBudget(db, org, now);
         await assertQueryQuota(db, org, now);
@@ -54,18 +59,32 @@ export function createUnlockActivities(deps: UnlockActivityDeps) {
     /** Idempotent by chargeKey: a repeated call returns what the first one charged and unlocked. */
     async chargeUnlock(input: ChargeInput): Promise<ChargeOutcome> {
       return asActivity(async () => {
-        const earlier = (await readByIdempotencyKey(db, unlockChargeKey(input.chargeKey))).find((e) => e.type === 'ResultsUnlocked');
-        if (earlier && earlier.type === 'ResultsUnlocked') return { chargedMicros: earlier.data.amountMicros, unlockedIds: earlier.data.resultIds };
-        if (input.freshIds.length === 0) return { chargedMicros: '0', unlockedIds: [] };
+        const earlier = (await readByIdempotencyKey(db, unlockChargeKey(input.chargeKey))).find(
+          (e) => e.type === "ResultsUnlocked",
+        );
+        if (earlier && earlier.type === "ResultsUnlocked")
+          return { chargedMicros: earlier.data.amountMicros, unlockedIds: earlier.data.resultIds };
+        if (input.freshIds.length === 0) return { chargedMicros: "0", unlockedIds: [] };
         const record = requireFresh(await requireRecord(db, input.queryId), clock());
         const wanted = new Set(input.freshIds);
         const rows = record.payload.rows
           .filter((r) => wanted.has(r.id))
-          .map((r) => ({ id: r.id, collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) }));
-        const result = await accounts.unlockResults({ orgId: input.orgId, keyId: input.keyId, queryId: input.queryId, rows, workflowId: input.chargeKey });
+          .map((r) => ({
+            id: r.id,
+            collection: r.collection,
+            tokens: r.tokens,
+            pricePer1000Micros: BigInt(r.pricePer1000Micros),
+          }));
+        const result = await accounts.unlockResults({
+          orgId: input.orgId,
+          keyId: input.keyId,
+          queryId: input.queryId,
+          rows,
+          workflowId: input.chargeKey,
+        });
         if (deps.afterChargeDelayMs) await new Promise((r) => setTimeout(r, deps.afterChargeDelayMs));
-        const event = result.events.find((e) => e.type === 'ResultsUnlocked');
-        if (!event || event.type !== 'ResultsUnlocked') return { chargedMicros: '0', unlockedIds: [] };
+        const event = result.events.find((e) => e.type === "ResultsUnlocked");
+        if (!event || event.type !== "ResultsUnlocked") return { chargedMicros: "0", unlockedIds: [] };
         return { chargedMicros: event.data.amountMicros, unlockedIds: event.data.resultIds };
       });
     },

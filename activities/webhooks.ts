@@ -1,10 +1,10 @@
 // Webhook delivery activities: one signed attempt (checked, sent to the checked address, recorded once by its number),
 // and the end of a delivery (recorded once; may disable the endpoint; a delivered event proves delivery).
-import { Context } from '@temporalio/activity';
-import { asActivity } from './asActivity.js';
-import { createDeliveryAttempts, type DeliveryAttemptDeps } from '../src/usecases/webhooks/deliveryAttempts.js';
-import type { WebhookEventType } from '../src/domain/webhooks.js';
-import type { AttemptVerdict, EndDeliveryInput, WebhookDeliveryInput } from '../workflows/webhookTypes.js';
+import { Context } from "@temporalio/activity";
+import { asActivity } from "./asActivity.js";
+import { createDeliveryAttempts, type DeliveryAttemptDeps } from "../src/usecases/webhooks/deliveryAttempts.js";
+import type { WebhookEventType } from "../src/domain/webhooks.js";
+import type { AttemptVerdict, EndDeliveryInput, WebhookDeliveryInput } from "../workflows/webhookTypes.js";
 
 export interface WebhookActivityDeps extends DeliveryAttemptDeps {
   /** appends an event once by its source and starts its deliveries (the webhooks use case's publish) */

@@ -13,34 +13,36 @@
 // ordered right by the shipped judge without and with its reading of qualifiers; delivered rows under 20 words.
 // Usage: npm run bench:assisted [-- --claims N] [--answers N] [--judge held-out|shipped] (N: the first N train claims;
 // default all; --answers: how many of them are also sent as a clarification answer, default all)
-import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
-import type { AddressInfo } from 'node:net';
-import pino from 'pino';
-import { startRuntime } from '../src/app/composition.js';
-import { listen } from '../src/http/server.js';
-import { parseCredits } from '../src/domain/money.js';
-import { benchConfig, loadScifactJudgements, openScifactIndex, SCIFACT_COLLECTION } from './scifactBench.js';
-import { OFF_TOPIC_QUESTIONS } from './offTopicQuestions.js';
-import { claimFolds, loadJudgeFolds } from './judgeFolds.js';
-import { judgeCandidates, type JudgeModel } from '../src/reasoner/builtin/judge.js';
-import { serviceJudgeOf } from './judgeStages.js';
-import { readFile } from 'node:fs/promises';
-import { openEmbedder } from '../src/app/composition.js';
-import { CatalogueVocabulary } from '../src/reasoner/builtin/constraints.js';
-import { understandByRules } from '../src/reasoner/builtin/understanding.js';
-import type { Candidate } from '../src/reasoner/port.js';
-import { loadJournals } from '../src/filters/planner.js';
-import { DEFAULT_MIN_STANDALONE_WORDS } from '../src/ingest/chunk.js';
-import { SPECIFIC_QUERIES, VAGUE_QUERIES } from './clarificationQueries.js';
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import type { AddressInfo } from "node:net";
+import pino from "pino";
+import { startRuntime } from "../src/app/composition.js";
+import { listen } from "../src/http/server.js";
+import { parseCredits } from "../src/domain/money.js";
+import { benchConfig, loadScifactJudgements, openScifactIndex, SCIFACT_COLLECTION } from "./scifactBench.js";
+import { OFF_TOPIC_QUESTIONS } from "./offTopicQuestions.js";
+import { claimFolds, loadJudgeFolds } from "./judgeFolds.js";
+import { judgeCandidates, type JudgeModel } from "../src/reasoner/builtin/judge.js";
+import { serviceJudgeOf } from "./judgeStages.js";
+import { readFile } from "node:fs/promises";
+import { openEmbedder } from "../src/app/composition.js";
+import { CatalogueVocabulary } from "../src/reasoner/builtin/constraints.js";
+import { understandByRules } from "../src/reasoner/builtin/understanding.js";
+import type { Candidate } from "../src/reasoner/port.js";
+import { loadJournals } from "../src/filters/planner.js";
+import { DEFAULT_MIN_STANDALONE_WORDS } from "../src/ingest/chunk.js";
+import { SPECIFIC_QUERIES, VAGUE_QUERIES } from "./clarificationQueries.js";
 
-const { values: args } = parseArgs({ options: { claims: { type: 'string' }, answers: { type: 'string' }, judge: { type: 'string', default: 'held-out' } } });
-if (args.judge !== 'held-out' && args.judge !== 'shipped') throw new Error('--judge must be held-out or shipped');
+const { values: args } = parseArgs({
+  options: { claims: { type: "string" }, answers: { type: "string" }, judge: { type: "string", default: "held-out" } },
+});
+if (args.judge !== "held-out" && args.judge !== "shipped") throw new Error("--judge must be held-out or shipped");
 
 /** The vague stems a train claim answers (one per claim, in turn): none says anything the claim contradicts. */
-const VAGUE_STEMS = ['is it true?', 'what does the research say?', 'tell me more', 'does it work?', 'is it safe?'];
+const VAGUE_STEMS = ["is it true?", "what does the research say?", "tell me more", "does it work?", "is it safe?"];
 /** Complete questions on SciFact's subjects, each sent fresh and as the answer to a vague query. */
-const COMPLETE_QUESTIONS = SPECIFIC_QUERIES.filter((q) => q.endsWith('?')).slice(0, 20);
+const COMPLETE_QUESTIONS = SPECIFIC_QUERIES.filter((q) => q.endsWith("?")).slice(0, 20);
 /** A chunk under this many words does not stand alone (src/ingest/chunk.ts). */
 const SHORT_ROW_WORDS = DEFAULT_MIN_STANDALONE_WORDS;
 
@@ -51,18 +53,39 @@ interface QualifierPair {
 }
 
 /** Share of the pairs whose better document the shipped judge scores strictly above the worse, without and with qualifiers. */
-async function qualifierOrdering(config: ReturnType<typeof benchConfig>): Promise<{ pairs: number; before: number; after: number }> {
-  const pairs = JSON.parse(await readFile(new URL('./qualifierPairs.json', import.meta.url), 'utf8')) as QualifierPair[];
+async function qualifierOrdering(
+  config: ReturnType<typeof benchConfig>,
+): Promise<{ pairs: number; before: number; after: number }> {
+  const pairs = JSON.parse(
+    await readFile(new URL("./qualifierPairs.json", import.meta.url), "utf8"),
+  ) as QualifierPair[];
   const embedder = await openEmbedder(config);
   const vocabulary = new CatalogueVocabulary([]);
   const right = { before: 0, after: 0 };
   try {
     for (const pair of pairs) {
-      const understanding = understandByRules({ query: pair.query, callerFilters: null }, { vocabulary, now: new Date() });
-      const candidate = (side: QualifierPair['better'], id: string): Candidate => ({ id, collection: side.collection, text: side.text, section: null, title: side.title, subQuestion: pair.query, retrievalScore: 0.3, rank: 0 });
-      const pool = [candidate(pair.better, 'better'), candidate(pair.worse, 'worse')];
-      for (const key of ['before', 'after'] as const) {
-        const [better, worse] = await judgeCandidates({ embedder, readQualifiers: key === 'after' }, pair.query, understanding, pool);
+      const understanding = understandByRules(
+        { query: pair.query, callerFilters: null },
+        { vocabulary, now: new Date() },
+      );
+      const candidate = (side: QualifierPair["better"], id: string): Candidate => ({
+        id,
+        collection: side.collection,
+        text: side.text,
+        section: null,
+        title: side.title,
+        subQuestion: pair.query,
+        retrievalScore: 0.3,
+        rank: 0,
+      });
+      const pool = [candidate(pair.better, "better"), candidate(pair.worse, "worse")];
+      for (const key of ["before", "after"] as const) {
+        const [better, worse] = await judgeCandidates(
+          { embedder, readQualifiers: key === "after" },
+          pair.query,
+          understanding,
+          pool,
+        );
         if (better!.judgeScore > worse!.judgeScore) right[key] += 1;
       }
     }
@@ -86,11 +109,15 @@ interface Service {
 
 /** The service on the bench's data directory, with a live key of a fresh organization; `judgeModel`: the judge's, else the shipped one. */
 async function serve(config: ReturnType<typeof benchConfig>, judgeModel?: JudgeModel): Promise<Service> {
-  const runtime = await startRuntime(config, { worker: true, log: pino({ level: 'warn' }), judgeModel });
-  const server = await listen(runtime.app, 0, '127.0.0.1');
+  const runtime = await startRuntime(config, { worker: true, log: pino({ level: "warn" }), judgeModel });
+  const server = await listen(runtime.app, 0, "127.0.0.1");
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const post = async (path: string, body: unknown, auth: string) => {
-    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${auth}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${auth}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, headers: res.headers, body: (await res.json()) as any };
   };
   const close = async () => {
@@ -98,11 +125,17 @@ async function serve(config: ReturnType<typeof benchConfig>, judgeModel?: JudgeM
     await runtime.close();
   };
   try {
-    const org = await post('/admin/v1/organizations', { name: 'assisted bench', limits: { perMinute: 1_000_000, daily: 100_000_000, monthly: 1_000_000_000 } }, config.adminToken);
-    await post(`/admin/v1/organizations/${org.body.id}/credits`, { amount: '1000000.00' }, config.adminToken);
-    const key = (await post(`/admin/v1/organizations/${org.body.id}/keys`, { mode: 'live' }, config.adminToken)).body.key as string;
+    const org = await post(
+      "/admin/v1/organizations",
+      { name: "assisted bench", limits: { perMinute: 1_000_000, daily: 100_000_000, monthly: 1_000_000_000 } },
+      config.adminToken,
+    );
+    await post(`/admin/v1/organizations/${org.body.id}/credits`, { amount: "1000000.00" }, config.adminToken);
+    const key = (await post(`/admin/v1/organizations/${org.body.id}/keys`, { mode: "live" }, config.adminToken)).body
+      .key as string;
     return {
-      assisted: (body) => post('/api/v1/search/assisted', 'queryId' in body ? body : { collection: SCIFACT_COLLECTION, ...body }, key),
+      assisted: (body) =>
+        post("/api/v1/search/assisted", "queryId" in body ? body : { collection: SCIFACT_COLLECTION, ...body }, key),
       close,
     };
   } catch (err) {
@@ -122,7 +155,12 @@ async function main(): Promise<void> {
   // models fitted on every train claim, so its precision and recall are of claims the judge was fitted on
   const foldOf = claimFolds(relevant);
   const passes: { judgeModel?: JudgeModel; ofPass: (id: string) => boolean }[] =
-    args.judge === 'held-out' ? (await loadJudgeFolds()).folds.map((models, k) => ({ judgeModel: serviceJudgeOf(models), ofPass: (id) => foldOf(id) === k })) : [{ ofPass: () => true }];
+    args.judge === "held-out"
+      ? (await loadJudgeFolds()).folds.map((models, k) => ({
+          judgeModel: serviceJudgeOf(models),
+          ofPass: (id) => foldOf(id) === k,
+        }))
+      : [{ ofPass: () => true }];
   const latencies: number[] = [];
   let delivered = 0;
   let deliveredRelevant = 0;
@@ -144,11 +182,13 @@ async function main(): Promise<void> {
   const fresh = { delivered: 0, relevant: 0, total: 0, found: 0 };
   const resumed = { delivered: 0, relevant: 0, total: 0, found: 0, notAsked: 0, failures: 0 };
   const overlap = { pairs: 0, freshDocuments: 0, inCommon: 0, notAsked: 0 };
-  const docsOf = (body: any): string[] => [...new Set((body.results as { metadata: { doc_id: string } }[]).map((r) => String(r.metadata.doc_id)))];
+  const docsOf = (body: any): string[] => [
+    ...new Set((body.results as { metadata: { doc_id: string } }[]).map((r) => String(r.metadata.doc_id))),
+  ];
   /** A vague query that must be asked, then answered: the resumed run's answer (null when no question was asked). */
   const askThenAnswer = async (service: Service, stem: string, answer: string) => {
     const first = await service.assisted({ query: stem, allowClarification: true, limit: 10 });
-    if (first.status !== 200 || first.body.status !== 'clarification_needed') return null;
+    if (first.status !== 200 || first.body.status !== "clarification_needed") return null;
     return service.assisted({ queryId: first.body.queryId, answer });
   };
   for (const [p, pass] of passes.entries()) {
@@ -161,9 +201,9 @@ async function main(): Promise<void> {
         if (++done % 50 === 0) process.stderr.write(`[bench:assisted] ${done}/${claims.length} claims\n`);
         if (res.status !== 200) {
           failures += 1;
-          const code = `${res.status} ${res.body?.error?.code ?? ''}`.trim();
+          const code = `${res.status} ${res.body?.error?.code ?? ""}`.trim();
           failureCodes[code] = (failureCodes[code] ?? 0) + 1;
-          process.stderr.write(`[bench:assisted] claim ${claim.id}: ${code} ${res.body?.error?.message ?? ''}\n`);
+          process.stderr.write(`[bench:assisted] claim ${claim.id}: ${code} ${res.body?.error?.message ?? ""}\n`);
           continue;
         }
         const docs = docsOf(res.body);
@@ -181,8 +221,18 @@ async function main(): Promise<void> {
           else {
             const resumedDocs = docsOf(again.body);
             const resumedHits = resumedDocs.filter((d) => rel.has(d)).length;
-            Object.assign(fresh, { delivered: fresh.delivered + docs.length, relevant: fresh.relevant + hits, total: fresh.total + rel.size, found: fresh.found + hits });
-            Object.assign(resumed, { delivered: resumed.delivered + resumedDocs.length, relevant: resumed.relevant + resumedHits, total: resumed.total + rel.size, found: resumed.found + resumedHits });
+            Object.assign(fresh, {
+              delivered: fresh.delivered + docs.length,
+              relevant: fresh.relevant + hits,
+              total: fresh.total + rel.size,
+              found: fresh.found + hits,
+            });
+            Object.assign(resumed, {
+              delivered: resumed.delivered + resumedDocs.length,
+              relevant: resumed.relevant + resumedHits,
+              total: resumed.total + rel.size,
+              found: resumed.found + resumedHits,
+            });
           }
         }
         delivered += docs.length;
@@ -191,17 +241,17 @@ async function main(): Promise<void> {
         relevantFound += hits;
         if (hits > 0) withRelevant += 1;
         if (docs.length > 0) answered += 1;
-        costMicros += parseCredits(res.headers.get('x-query-cost') ?? '0') ?? 0n;
+        costMicros += parseCredits(res.headers.get("x-query-cost") ?? "0") ?? 0n;
       }
       for (const q of offTopic.filter((o) => pass.ofPass(o.id))) {
         const res = await service.assisted({ query: q.text, allowClarification: false });
-        if (res.status === 200 && res.body.status === 'no_relevant_results') offTopicNo += 1;
+        if (res.status === 200 && res.body.status === "no_relevant_results") offTopicNo += 1;
       }
       // understanding decides a clarification, not the judge: the vague queries and the complete questions run once
       if (p === passes.length - 1) {
         for (const q of VAGUE_QUERIES) {
           const res = await service.assisted({ query: q, allowClarification: true });
-          if (res.status === 200 && res.body.status === 'clarification_needed') asked += 1;
+          if (res.status === 200 && res.body.status === "clarification_needed") asked += 1;
           // "what about it?" is refused before any work (422 INVALID_QUERY, only stop words): neither searched nor charged
           else if (res.status === 422) vagueRefused += 1;
         }
@@ -223,17 +273,18 @@ async function main(): Promise<void> {
   }
   // the specific queries and the train claims through the understanding step itself (no search runs for them)
   const vocabulary = new CatalogueVocabulary(await loadJournals(config.dataDir, config.dataRoot));
-  const asks = (q: string) => understandByRules({ query: q, callerFilters: null }, { vocabulary, now: new Date() }).clarification !== null;
+  const asks = (q: string) =>
+    understandByRules({ query: q, callerFilters: null }, { vocabulary, now: new Date() }).clarification !== null;
   const specificAsked = SPECIFIC_QUERIES.filter(asks).length;
   const claimsAsked = queries.filter((c) => asks(c.text)).length;
   const qualifiers = await qualifierOrdering(config);
   const precisionOf = (x: { delivered: number; relevant: number }) => round(x.delivered ? x.relevant / x.delivered : 0);
   const recallOf = (x: { total: number; found: number }) => round(x.total ? x.found / x.total : 0);
   const result = {
-    bench: 'assisted',
+    bench: "assisted",
     collection: SCIFACT_COLLECTION,
     claims: claims.length,
-    reasoner: config.assisted.llm ? `llm:${config.assisted.llm.model}` : 'builtin',
+    reasoner: config.assisted.llm ? `llm:${config.assisted.llm.model}` : "builtin",
     judge: args.judge,
     precision: round(delivered ? deliveredRelevant / delivered : 0),
     recall: round(relevantTotal ? relevantFound / relevantTotal : 0),
@@ -248,7 +299,12 @@ async function main(): Promise<void> {
     specificQueries: SPECIFIC_QUERIES.length,
     specificAskedRate: round(specificAsked / SPECIFIC_QUERIES.length),
     trainClaimsAskedRate: round(claimsAsked / queries.length, 4),
-    answerVsFresh: { pairs: overlap.pairs, notAsked: overlap.notAsked, freshDocuments: overlap.freshDocuments, overlap: round(overlap.freshDocuments ? overlap.inCommon / overlap.freshDocuments : 1) },
+    answerVsFresh: {
+      pairs: overlap.pairs,
+      notAsked: overlap.notAsked,
+      freshDocuments: overlap.freshDocuments,
+      overlap: round(overlap.freshDocuments ? overlap.inCommon / overlap.freshDocuments : 1),
+    },
     claimsAsAnswers: {
       claims: answerClaims.size,
       notAsked: resumed.notAsked,
@@ -268,16 +324,16 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.stdout.write(
     [
-      '',
+      "",
       `| claims | judge | precision | recall | with a relevant result | off-topic no_relevant_results | clarification on vague | p50 | p95 | cost per verified result |`,
       `|---|---|---|---|---|---|---|---|---|---|`,
       `| ${result.claims} | ${result.judge} | ${result.precision} | ${result.recall} | ${result.claimsWithRelevantResult} | ${offTopicNo}/${OFF_TOPIC_QUESTIONS.length} | ${asked}/${VAGUE_QUERIES.length} | ${result.latencyMs.p50} ms | ${result.latencyMs.p95} ms | ${result.costPerVerifiedResult} |`,
-      '',
+      "",
       `| specific asked | train claims asked | answer vs fresh (documents in common) | claims as answers: precision / recall (fresh) | qualifier pairs ordered right (before -> after) | rows under ${SHORT_ROW_WORDS} words delivered |`,
       `|---|---|---|---|---|---|`,
       `| ${specificAsked}/${SPECIFIC_QUERIES.length} | ${claimsAsked}/${queries.length} | ${result.answerVsFresh.overlap} over ${overlap.pairs} pairs | ${result.claimsAsAnswers.resumed.precision} / ${result.claimsAsAnswers.resumed.recall} (${result.claimsAsAnswers.fresh.precision} / ${result.claimsAsAnswers.fresh.recall}) over ${answerClaims.size} | ${qualifiers.before} -> ${qualifiers.after} of ${qualifiers.pairs} | ${shortRows}/${rowsDelivered} |`,
-      '',
-    ].join('\n'),
+      "",
+    ].join("\n"),
   );
 }
 

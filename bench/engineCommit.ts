@@ -4,39 +4,45 @@
 // generation. Embedded engine always; OpenSearch too with --opensearch (a node started here, on a free port, from the
 // provisioned component) or --opensearch-url. Prints JSON, then readable lines.
 // Usage: tsx bench/engineCommit.ts [--chunks 100000] [--changed 0.01] [--deleted 0.001] [--opensearch | --opensearch-url URL] [--only-opensearch]
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { cacheDirFrom } from '../src/app/config.js';
-import { readComponent } from '../src/infra/components.js';
-import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
-import { createEmbeddedEngine } from '../src/retrieval/engines/embedded/embeddedEngine.js';
-import { createOpenSearchEngine } from '../src/retrieval/engines/opensearch/openSearchEngine.js';
-import type { ChunkRecord, SearchEngine } from '../src/retrieval/port.js';
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { cacheDirFrom } from "../src/app/config.js";
+import { readComponent } from "../src/infra/components.js";
+import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
+import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
+import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
+import type { ChunkRecord, SearchEngine } from "../src/retrieval/port.js";
 
 const { values: args } = parseArgs({
   options: {
-    chunks: { type: 'string', default: '100000' },
-    changed: { type: 'string', default: '0.01' },
-    deleted: { type: 'string', default: '0.001' },
-    'opensearch-url': { type: 'string' },
-    opensearch: { type: 'boolean', default: false },
-    'only-opensearch': { type: 'boolean', default: false },
+    chunks: { type: "string", default: "100000" },
+    changed: { type: "string", default: "0.01" },
+    deleted: { type: "string", default: "0.001" },
+    "opensearch-url": { type: "string" },
+    opensearch: { type: "boolean", default: false },
+    "only-opensearch": { type: "boolean", default: false },
   },
 });
 const CHUNKS = Number(args.chunks);
 const CHANGED = Math.round(CHUNKS * Number(args.changed));
 const DELETED = Math.round(CHUNKS * Number(args.deleted));
-const INDEX = 'bench-commit';
-const QUERIES = ['insulin resistance obesity', 'bone fracture vitamin', 'statin memory cohort', 'microbiome trial review', 'muscle pain therapy'];
+const INDEX = "bench-commit";
+const QUERIES = [
+  "insulin resistance obesity",
+  "bone fracture vitamin",
+  "statin memory cohort",
+  "microbiome trial review",
+  "muscle pain therapy",
+];
 
 const VOCABULARY = (
-  'vitamin bone fracture insulin resistance obesity microbiome statin memory cohort trial review muscle relaxant pain therapy ' +
-  'cancer tumour gene expression protein receptor signalling pathway mouse model clinical outcome mortality risk factor ' +
-  'randomized placebo dose response inflammation cytokine immune cell infection virus bacteria antibiotic resistance ' +
-  'heart failure blood pressure stroke diabetes kidney liver lung brain neuron cognition depression anxiety sleep diet'
-).split(' ');
+  "vitamin bone fracture insulin resistance obesity microbiome statin memory cohort trial review muscle relaxant pain therapy " +
+  "cancer tumour gene expression protein receptor signalling pathway mouse model clinical outcome mortality risk factor " +
+  "randomized placebo dose response inflammation cytokine immune cell infection virus bacteria antibiotic resistance " +
+  "heart failure blood pressure stroke diabetes kidney liver lung brain neuron cognition depression anxiety sleep diet"
+).split(" ");
 
 /** A deterministic pseudo-random generator (mulberry32). */
 function random(seed: number): () => number {
@@ -58,14 +64,14 @@ function chunk(n: number, version: number): ChunkRecord {
   const journal = doc % 97;
   return {
     id: `c${n}`,
-    text: words.join(' ') + (version > 0 ? ` revision${version}` : ''),
+    text: words.join(" ") + (version > 0 ? ` revision${version}` : ""),
     tokens: 150,
     metadata: {
       chunk_index: n % 2,
       doc_id: `d${doc}`,
       title: `Document ${doc}`,
       journal: `Journal ${journal}`,
-      issn: [`${String(1000 + journal).padStart(4, '0')}-000X`],
+      issn: [`${String(1000 + journal).padStart(4, "0")}-000X`],
       publication_date: `${2000 + (doc % 25)}`,
     },
   };
@@ -95,7 +101,7 @@ async function searchLatencies(engine: SearchEngine, minimum: number, during?: P
   });
   for (let i = 0; !done || latencies.length < minimum; i++) {
     const start = performance.now();
-    await engine.search({ index: INDEX, mode: 'sparse', text: QUERIES[i % QUERIES.length], limit: 10 });
+    await engine.search({ index: INDEX, mode: "sparse", text: QUERIES[i % QUERIES.length], limit: 10 });
     latencies.push(performance.now() - start);
     if (during && done && latencies.length >= minimum) break;
     // searches arrive as requests do, between other I/O (an embedded search that needs no I/O would starve the commit)
@@ -112,7 +118,8 @@ async function measure(name: string, create: () => SearchEngine) {
 
   progress(`${name}: staging ${CHUNKS} chunks`);
   const stageAll = await timed(async () => {
-    for (let start = 0; start < all.length; start += 5_000) await engine.indexChunks(INDEX, all.slice(start, start + 5_000));
+    for (let start = 0; start < all.length; start += 5_000)
+      await engine.indexChunks(INDEX, all.slice(start, start + 5_000));
   });
   progress(`${name}: staged in ${stageAll.ms} ms, committing`);
   const commitAll = await timed(() => engine.commit(INDEX));
@@ -144,7 +151,8 @@ async function measure(name: string, create: () => SearchEngine) {
   await commit;
   const commitDuringSearchesMs = Math.round(performance.now() - commitStart);
   const stats = await engine.stats(INDEX);
-  if (stats.chunks !== CHUNKS - 2 * DELETED) throw new Error(`${name}: ${stats.chunks} chunks after the upserts, expected ${CHUNKS - 2 * DELETED}`);
+  if (stats.chunks !== CHUNKS - 2 * DELETED)
+    throw new Error(`${name}: ${stats.chunks} chunks after the upserts, expected ${CHUNKS - 2 * DELETED}`);
   const inventory = await timed(() => engine.getInventory(INDEX));
   const reader = create();
   const reload = await timed(() => reader.stats(INDEX));
@@ -155,9 +163,20 @@ async function measure(name: string, create: () => SearchEngine) {
     engine: name,
     chunks: CHUNKS,
     fullBuild: { stageMs: stageAll.ms, commitMs: commitAll.ms, totalMs: stageAll.ms + commitAll.ms },
-    upsert: { changed: CHANGED, deleted: DELETED, stageMs: stageUpsert.ms, commitMs: commitUpsertMs, totalMs: stageUpsert.ms + commitUpsertMs },
+    upsert: {
+      changed: CHANGED,
+      deleted: DELETED,
+      stageMs: stageUpsert.ms,
+      commitMs: commitUpsertMs,
+      totalMs: stageUpsert.ms + commitUpsertMs,
+    },
     commitDuringSearchesMs,
-    searchMs: { idleP50: percentile(idle, 50), duringCommitP50: percentile(during, 50), duringCommitMax: percentile(during, 100), duringCommitCount: during.length },
+    searchMs: {
+      idleP50: percentile(idle, 50),
+      duringCommitP50: percentile(during, 50),
+      duringCommitMax: percentile(during, 100),
+      duringCommitCount: during.length,
+    },
     inventoryRebuildMs: inventory.ms,
     inventoryDocuments: inventory.value?.documentCount,
     otherInstanceReloadMs: reload.ms,
@@ -165,24 +184,33 @@ async function measure(name: string, create: () => SearchEngine) {
 }
 
 const results = [];
-const dir = mkdtempSync(join(tmpdir(), 'bench-commit-'));
+const dir = mkdtempSync(join(tmpdir(), "bench-commit-"));
 let node: OpenSearchNode | undefined;
 try {
-  if (!args['only-opensearch']) results.push(await measure('embedded', () => createEmbeddedEngine({ dir })));
-  let url = args['opensearch-url'];
-  if (!url && (args.opensearch || args['only-opensearch'])) {
-    node = await startOpenSearchNode({ dataDir: join(dir, 'opensearch'), component: readComponent('opensearch', cacheDirFrom(process.env)) });
+  if (!args["only-opensearch"]) results.push(await measure("embedded", () => createEmbeddedEngine({ dir })));
+  let url = args["opensearch-url"];
+  if (!url && (args.opensearch || args["only-opensearch"])) {
+    node = await startOpenSearchNode({
+      dataDir: join(dir, "opensearch"),
+      component: readComponent("opensearch", cacheDirFrom(process.env)),
+    });
     url = node.url;
   }
   if (url) {
     const opensearchUrl = url;
-    results.push(await measure('opensearch', () => createOpenSearchEngine({ url: opensearchUrl, indexPrefix: `bench-${process.pid}-` })));
+    results.push(
+      await measure("opensearch", () =>
+        createOpenSearchEngine({ url: opensearchUrl, indexPrefix: `bench-${process.pid}-` }),
+      ),
+    );
   }
 } finally {
   await node?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
-const load = loadavg().map((value) => value.toFixed(2)).join(' ');
+const load = loadavg()
+  .map((value) => value.toFixed(2))
+  .join(" ");
 console.log(JSON.stringify({ loadAverage: load, results }, null, 2));
 for (const r of results) {
   console.log(

@@ -12,13 +12,20 @@ export interface IngestShape {
  * PostgreSQL and N worker processes). A bad list throws a message that names the fix.
  */
 export function ingestShapes(engines: string, workers: string): IngestShape[] {
-  const counts = workers.split(',').map((w) => w.trim());
-  if (counts.some((c) => !/^\d+$/.test(c) || Number(c) > 16)) throw new Error(`--workers takes a comma-separated list of worker process counts from 0 to 16 (0: the API process takes the batches), e.g. --workers 1,2; got "${workers}"`);
+  const counts = workers.split(",").map((w) => w.trim());
+  if (counts.some((c) => !/^\d+$/.test(c) || Number(c) > 16))
+    throw new Error(
+      `--workers takes a comma-separated list of worker process counts from 0 to 16 (0: the API process takes the batches), e.g. --workers 1,2; got "${workers}"`,
+    );
   const shapes: IngestShape[] = [];
-  for (const engine of engines.split(',').map((e) => e.trim())) {
-    if (engine === 'embedded') shapes.push({ engine, workerProcesses: 0 });
-    else if (engine === 'opensearch') for (const c of new Set(counts.map(Number))) shapes.push({ engine, workerProcesses: c });
-    else throw new Error(`--engines takes embedded and/or opensearch, e.g. --engines embedded,opensearch; got "${engine}"`);
+  for (const engine of engines.split(",").map((e) => e.trim())) {
+    if (engine === "embedded") shapes.push({ engine, workerProcesses: 0 });
+    else if (engine === "opensearch")
+      for (const c of new Set(counts.map(Number))) shapes.push({ engine, workerProcesses: c });
+    else
+      throw new Error(
+        `--engines takes embedded and/or opensearch, e.g. --engines embedded,opensearch; got "${engine}"`,
+      );
   }
   return shapes;
 }

@@ -1,14 +1,14 @@
 // The folds of the judge's cross-validation on SciFact train (bench/calibrateJudge.ts), and each fold's models:
 // fitted on the other four folds' claims, with their delivery rules. bench/assisted.ts judges each claim with the
 // models of its own fold, so the figures it prints are of claims the judge was not fitted on.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { REPO_ROOT } from '../src/app/config.js';
-import type { JudgeModels } from './judgeStages.js';
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { REPO_ROOT } from "../src/app/config.js";
+import type { JudgeModels } from "./judgeStages.js";
 
 export const FOLDS = 5;
 
-export const JUDGE_FOLDS_PATH = join(REPO_ROOT, 'bench', 'judgeFolds.json');
+export const JUDGE_FOLDS_PATH = join(REPO_ROOT, "bench", "judgeFolds.json");
 
 /** The fold of an id no claim's documents place (an off-topic question): a hash of the id. */
 function hashedFold(id: string): number {
@@ -49,7 +49,9 @@ export function claimFolds(relevant: ReadonlyMap<string, Iterable<string>>): (id
     const r = root(id);
     groups.set(r, [...(groups.get(r) ?? []), id]);
   }
-  const ordered = [...groups.values()].map((ids) => ids.sort(byClaimId)).sort((a, b) => b.length - a.length || byClaimId(a[0]!, b[0]!));
+  const ordered = [...groups.values()]
+    .map((ids) => ids.sort(byClaimId))
+    .sort((a, b) => b.length - a.length || byClaimId(a[0]!, b[0]!));
   const sizes = Array.from({ length: FOLDS }, () => 0);
   const fold = new Map<string, number>();
   for (const ids of ordered) {
@@ -67,5 +69,5 @@ export interface JudgeFolds {
 }
 
 export async function loadJudgeFolds(): Promise<JudgeFolds> {
-  return JSON.parse(await readFile(JUDGE_FOLDS_PATH, 'utf8')) as JudgeFolds;
+  return JSON.parse(await readFile(JUDGE_FOLDS_PATH, "utf8")) as JudgeFolds;
 }

@@ -34,7 +34,9 @@ function solve(matrix: number[][], vector: number[]): number[] {
 export function fitLogistic(samples: readonly Sample[], l2 = 1e-2, iterations = 50): LogisticFit {
   const d = samples[0]!.x.length;
   const means = Array.from({ length: d }, (_, k) => samples.reduce((s, r) => s + r.x[k]!, 0) / samples.length);
-  const scales = means.map((m, k) => Math.sqrt(samples.reduce((s, r) => s + (r.x[k]! - m) ** 2, 0) / samples.length) || 1);
+  const scales = means.map(
+    (m, k) => Math.sqrt(samples.reduce((s, r) => s + (r.x[k]! - m) ** 2, 0) / samples.length) || 1,
+  );
   const rows = samples.map((s) => [1, ...s.x.map((v, k) => (v - means[k]!) / scales[k]!)]);
   let beta = new Array<number>(d + 1).fill(0);
   for (let it = 0; it < iterations; it++) {

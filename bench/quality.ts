@@ -10,35 +10,43 @@
 //   --tune        sweeps fusion variants offline (alpha, BM25 normalization, candidate depth, missing BM25) on train
 //   --fit         fits the reranker's per-mode calibration (src/retrieval/rerank.ts CALIBRATION) on train
 //   --thresholds  only the min_relevance table
-import { join } from 'node:path';
-import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
-import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
-import { readComponent } from '../src/infra/components.js';
-import { createOpenSearchEngine } from '../src/retrieval/engines/opensearch/openSearchEngine.js';
-import { HYBRID_ALPHA, hybridCandidateCount, dotProduct } from '../src/retrieval/fusion.js';
-import type { RetrievalMode, SearchEngine } from '../src/retrieval/port.js';
-import type { ModeCalibration } from '../src/retrieval/rerank.js';
-import { searchCollections } from '../src/usecases/search/pipeline.js';
-import { embedQueryCached } from '../src/retrieval/queryVectorCache.js';
-import { copyIndex, loadScifactJudgements, openScifactIndex, scifactChunkIds, SCIFACT_COLLECTION, type BenchQuery, type ScifactIndex } from './scifactBench.js';
-import { documentRanking, mean, ndcgAt, recallAt } from './retrievalMetrics.js';
-import { selectRows } from '../src/retrieval/rowSelection.js';
-import { chargeLines, totalMicros } from '../src/domain/organization.js';
-import { pricePer1000Micros } from '../src/domain/catalog.js';
-import { formatCredits } from '../src/domain/money.js';
+import { join } from "node:path";
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
+import { readComponent } from "../src/infra/components.js";
+import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
+import { HYBRID_ALPHA, hybridCandidateCount, dotProduct } from "../src/retrieval/fusion.js";
+import type { RetrievalMode, SearchEngine } from "../src/retrieval/port.js";
+import type { ModeCalibration } from "../src/retrieval/rerank.js";
+import { searchCollections } from "../src/usecases/search/pipeline.js";
+import { embedQueryCached } from "../src/retrieval/queryVectorCache.js";
+import {
+  copyIndex,
+  loadScifactJudgements,
+  openScifactIndex,
+  scifactChunkIds,
+  SCIFACT_COLLECTION,
+  type BenchQuery,
+  type ScifactIndex,
+} from "./scifactBench.js";
+import { documentRanking, mean, ndcgAt, recallAt } from "./retrievalMetrics.js";
+import { selectRows } from "../src/retrieval/rowSelection.js";
+import { chargeLines, totalMicros } from "../src/domain/organization.js";
+import { pricePer1000Micros } from "../src/domain/catalog.js";
+import { formatCredits } from "../src/domain/money.js";
 
 const { values: args } = parseArgs({
   options: {
-    engines: { type: 'string', default: 'embedded,opensearch' },
-    queries: { type: 'string' },
-    tune: { type: 'boolean', default: false },
-    fit: { type: 'boolean', default: false },
-    thresholds: { type: 'boolean', default: false },
+    engines: { type: "string", default: "embedded,opensearch" },
+    queries: { type: "string" },
+    tune: { type: "boolean", default: false },
+    fit: { type: "boolean", default: false },
+    thresholds: { type: "boolean", default: false },
   },
 });
 
-const MODES: RetrievalMode[] = ['sparse', 'dense', 'hybrid'];
+const MODES: RetrievalMode[] = ["sparse", "dense", "hybrid"];
 /** chunks asked for per query: enough to reach 100 distinct documents (SciFact abstracts make about 2 chunks each) */
 const CHUNK_DEPTH = 300;
 
@@ -60,25 +68,46 @@ async function embedQueries(index: ScifactIndex, queries: BenchQuery[]): Promise
  * Runs every query through the service's retrieval step (searchCollections: query embedding, engine, fragment guard,
  * reranker) on one engine, with the collection's retrieval mode set to `mode`; the query vectors are embedded first.
  */
-async function evaluate(index: ScifactIndex, engine: SearchEngine, mode: RetrievalMode, queries: BenchQuery[], relevant: Map<string, Set<string>>): Promise<ModeFigures> {
+async function evaluate(
+  index: ScifactIndex,
+  engine: SearchEngine,
+  mode: RetrievalMode,
+  queries: BenchQuery[],
+  relevant: Map<string, Set<string>>,
+): Promise<ModeFigures> {
   const ndcg: number[] = [];
   const recall: number[] = [];
   const collection = { ...index.collection, retrieval: mode };
   const started = performance.now();
   for (const query of queries) {
-    const merged = await searchCollections({ engine, embedder: index.embedder }, [{ key: SCIFACT_COLLECTION, collection }], query.text, CHUNK_DEPTH);
+    const merged = await searchCollections(
+      { engine, embedder: index.embedder },
+      [{ key: SCIFACT_COLLECTION, collection }],
+      query.text,
+      CHUNK_DEPTH,
+    );
     const ranking = documentRanking(merged.map((m) => String(m.hit.chunk.metadata.doc_id)));
     const judged = relevant.get(query.id) ?? new Set<string>();
     ndcg.push(ndcgAt(ranking, judged, 10));
     recall.push(recallAt(ranking, judged, 100));
   }
-  return { ndcg10: round4(mean(ndcg)), recall100: round4(mean(recall)), msPerQuery: round2((performance.now() - started) / queries.length) };
+  return {
+    ndcg10: round4(mean(ndcg)),
+    recall100: round4(mean(recall)),
+    msPerQuery: round2((performance.now() - started) / queries.length),
+  };
 }
 
 const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
 
 /** Share of the exact engine's top 10 chunks that the other engine's top 10 holds, over every query, in one mode. */
-async function recallAt10(engine: SearchEngine, exact: SearchEngine, mode: RetrievalMode, queries: BenchQuery[], vectors: QueryVectors): Promise<number> {
+async function recallAt10(
+  engine: SearchEngine,
+  exact: SearchEngine,
+  mode: RetrievalMode,
+  queries: BenchQuery[],
+  vectors: QueryVectors,
+): Promise<number> {
   let found = 0;
   let wanted = 0;
   for (const query of queries) {
@@ -100,7 +129,12 @@ interface QueryFeatures {
   ceiling: number;
 }
 
-async function collectFeatures(index: ScifactIndex, ids: string[], queries: BenchQuery[], vectors: QueryVectors): Promise<{ docIds: string[]; features: QueryFeatures[] }> {
+async function collectFeatures(
+  index: ScifactIndex,
+  ids: string[],
+  queries: BenchQuery[],
+  vectors: QueryVectors,
+): Promise<{ docIds: string[]; features: QueryFeatures[] }> {
   const dims = index.embedder.dims;
   const chunks = await index.embedded.getChunks(SCIFACT_COLLECTION, ids);
   const matrix = new Float32Array(chunks.length * dims);
@@ -111,10 +145,16 @@ async function collectFeatures(index: ScifactIndex, ids: string[], queries: Benc
   for (const query of queries) {
     const vector = vectors.get(query.id)!;
     const cosines = new Float32Array(chunks.length);
-    for (let ordinal = 0; ordinal < chunks.length; ordinal++) cosines[ordinal] = dotProduct(vector, matrix, ordinal * dims, dims);
+    for (let ordinal = 0; ordinal < chunks.length; ordinal++)
+      cosines[ordinal] = dotProduct(vector, matrix, ordinal * dims, dims);
     const bm25 = new Float32Array(chunks.length);
     let ceiling = 0;
-    for (const hit of await index.embedded.search({ index: SCIFACT_COLLECTION, mode: 'sparse', text: query.text, limit: chunks.length })) {
+    for (const hit of await index.embedded.search({
+      index: SCIFACT_COLLECTION,
+      mode: "sparse",
+      text: query.text,
+      limit: chunks.length,
+    })) {
       bm25[ordinalOf.get(hit.id)!] = hit.sparse!;
       if (hit.score > 0) ceiling = hit.sparse! / hit.score;
     }
@@ -125,12 +165,12 @@ async function collectFeatures(index: ScifactIndex, ids: string[], queries: Benc
 
 interface FusionVariant {
   name: string;
-  normalization: 'ceiling' | 'list-max' | 'rrf';
+  normalization: "ceiling" | "list-max" | "rrf";
   alpha: number;
   /** candidates per retriever, as a function of the chunk depth asked for */
   pool: number;
   /** a dense candidate outside the sparse pool: its BM25 counted as 0 (what the engines do) or exactly */
-  missingSparse: 'zero' | 'exact';
+  missingSparse: "zero" | "exact";
 }
 
 function topOrdinals(scores: Float32Array, count: number, eligible?: (ordinal: number) => boolean): number[] {
@@ -145,15 +185,18 @@ function fuse(variant: FusionVariant, f: QueryFeatures, depth: number): number[]
   const sparseTop = topOrdinals(f.bm25, variant.pool, (i) => f.bm25[i]! > 0);
   const inSparse = new Set(sparseTop);
   const candidates = [...new Set([...denseTop, ...sparseTop])];
-  const sparseOf = (i: number): number => (inSparse.has(i) || variant.missingSparse === 'exact' ? f.bm25[i]! : 0);
+  const sparseOf = (i: number): number => (inSparse.has(i) || variant.missingSparse === "exact" ? f.bm25[i]! : 0);
   let score: (i: number) => number;
-  if (variant.normalization === 'rrf') {
+  if (variant.normalization === "rrf") {
     const denseRank = new Map(denseTop.map((i, r) => [i, r]));
     const sparseRank = new Map(sparseTop.map((i, r) => [i, r]));
-    score = (i) => (denseRank.has(i) ? 1 / (60 + denseRank.get(i)!) : 0) + (sparseRank.has(i) ? 1 / (60 + sparseRank.get(i)!) : 0);
+    score = (i) =>
+      (denseRank.has(i) ? 1 / (60 + denseRank.get(i)!) : 0) + (sparseRank.has(i) ? 1 / (60 + sparseRank.get(i)!) : 0);
   } else {
-    const denominator = variant.normalization === 'ceiling' ? f.ceiling : Math.max(...candidates.map(sparseOf), 0);
-    score = (i) => variant.alpha * Math.min(1, Math.max(0, f.cosines[i]!)) + (1 - variant.alpha) * (denominator > 0 ? sparseOf(i) / denominator : 0);
+    const denominator = variant.normalization === "ceiling" ? f.ceiling : Math.max(...candidates.map(sparseOf), 0);
+    score = (i) =>
+      variant.alpha * Math.min(1, Math.max(0, f.cosines[i]!)) +
+      (1 - variant.alpha) * (denominator > 0 ? sparseOf(i) / denominator : 0);
   }
   return candidates
     .map((i) => ({ i, s: score(i) }))
@@ -162,7 +205,12 @@ function fuse(variant: FusionVariant, f: QueryFeatures, depth: number): number[]
     .map((c) => c.i);
 }
 
-function scoreVariant(variant: FusionVariant, features: QueryFeatures[], docIds: string[], relevant: Map<string, Set<string>>): { ndcg10: number; recall100: number } {
+function scoreVariant(
+  variant: FusionVariant,
+  features: QueryFeatures[],
+  docIds: string[],
+  relevant: Map<string, Set<string>>,
+): { ndcg10: number; recall100: number } {
   const ndcg: number[] = [];
   const recall: number[] = [];
   for (const f of features) {
@@ -180,20 +228,31 @@ function tune(features: QueryFeatures[], docIds: string[], relevant: Map<string,
   const run = (variant: FusionVariant): void => {
     results.push({ ...variant, ...scoreVariant(variant, features, docIds, relevant) });
   };
-  run({ name: 'rrf k=60', normalization: 'rrf', alpha: 0, pool: defaultPool, missingSparse: 'zero' });
-  for (const normalization of ['ceiling', 'list-max'] as const) {
+  run({ name: "rrf k=60", normalization: "rrf", alpha: 0, pool: defaultPool, missingSparse: "zero" });
+  for (const normalization of ["ceiling", "list-max"] as const) {
     for (let alpha = 0; alpha <= 1.0001; alpha += 0.05) {
-      run({ name: `${normalization} a=${alpha.toFixed(2)}`, normalization, alpha: round2(alpha), pool: defaultPool, missingSparse: 'zero' });
+      run({
+        name: `${normalization} a=${alpha.toFixed(2)}`,
+        normalization,
+        alpha: round2(alpha),
+        pool: defaultPool,
+        missingSparse: "zero",
+      });
     }
   }
   const best = [...results].sort((a, b) => b.ndcg10 - a.ndcg10)[0]!;
   for (const pool of [100, 300, 600, 1500, 3000]) {
-    for (const missingSparse of ['zero', 'exact'] as const) {
-      run({ ...best, name: `${best.normalization} a=${best.alpha} pool=${pool} missing=${missingSparse}`, pool, missingSparse });
+    for (const missingSparse of ["zero", "exact"] as const) {
+      run({
+        ...best,
+        name: `${best.normalization} a=${best.alpha} pool=${pool} missing=${missingSparse}`,
+        pool,
+        missingSparse,
+      });
     }
   }
   console.log(JSON.stringify({ tuning: results }, null, 1));
-  console.log('\nvariant                                         nDCG@10  Recall@100');
+  console.log("\nvariant                                         nDCG@10  Recall@100");
   for (const r of [...results].sort((a, b) => b.ndcg10 - a.ndcg10).slice(0, 25)) {
     console.log(`${r.name.padEnd(46)}  ${r.ndcg10.toFixed(4)}   ${r.recall100.toFixed(4)}`);
   }
@@ -235,14 +294,33 @@ interface CalibrationBand {
  * A default search (10 rows, the collection's configured mode) of every query through searchCollections, then the
  * service's own row selection (selectRows) at each threshold, charged as the service charges (chargeLines).
  */
-async function thresholdTable(index: ScifactIndex, engine: SearchEngine, queries: BenchQuery[], relevant: Map<string, Set<string>>): Promise<{ table: ThresholdFigures[]; bands: CalibrationBand[] }> {
+async function thresholdTable(
+  index: ScifactIndex,
+  engine: SearchEngine,
+  queries: BenchQuery[],
+  relevant: Map<string, Set<string>>,
+): Promise<{ table: ThresholdFigures[]; bands: CalibrationBand[] }> {
   const price = pricePer1000Micros(index.collection);
-  const ranked: Array<{ judged: Set<string>; rows: Array<{ id: string; physical: string; relevance: number; tokens: number; metadata: { doc_id: string } }> }> = [];
+  const ranked: Array<{
+    judged: Set<string>;
+    rows: Array<{ id: string; physical: string; relevance: number; tokens: number; metadata: { doc_id: string } }>;
+  }> = [];
   for (const query of queries) {
-    const merged = await searchCollections({ engine, embedder: index.embedder }, [{ key: SCIFACT_COLLECTION, collection: index.collection }], query.text, SEARCH_LIMIT);
+    const merged = await searchCollections(
+      { engine, embedder: index.embedder },
+      [{ key: SCIFACT_COLLECTION, collection: index.collection }],
+      query.text,
+      SEARCH_LIMIT,
+    );
     ranked.push({
       judged: relevant.get(query.id) ?? new Set(),
-      rows: merged.map((m) => ({ id: m.hit.id, physical: m.source, relevance: m.relevance, tokens: m.hit.chunk.tokens, metadata: { doc_id: String(m.hit.chunk.metadata.doc_id) } })),
+      rows: merged.map((m) => ({
+        id: m.hit.id,
+        physical: m.source,
+        relevance: m.relevance,
+        tokens: m.hit.chunk.tokens,
+        metadata: { doc_id: String(m.hit.chunk.metadata.doc_id) },
+      })),
     });
   }
   const figuresAt = (minRelevance: number) => {
@@ -255,7 +333,11 @@ async function thresholdTable(index: ScifactIndex, engine: SearchEngine, queries
       rows += delivered.length;
       relevantRows += delivered.filter((r) => q.judged.has(r.metadata.doc_id)).length;
       if (delivered.length === 0) emptyAnswers++;
-      micros += totalMicros(chargeLines(delivered.map((r) => ({ collection: SCIFACT_COLLECTION, tokens: r.tokens, pricePer1000Micros: price }))));
+      micros += totalMicros(
+        chargeLines(
+          delivered.map((r) => ({ collection: SCIFACT_COLLECTION, tokens: r.tokens, pricePer1000Micros: price })),
+        ),
+      );
     }
     return { rows, relevantRows, emptyAnswers, micros };
   };
@@ -263,8 +345,18 @@ async function thresholdTable(index: ScifactIndex, engine: SearchEngine, queries
   const edges = [...THRESHOLDS, 0.5, 1.0001];
   const bands = edges.slice(0, -1).map((from, i): CalibrationBand => {
     const to = edges[i + 1]!;
-    const inBand = ranked.flatMap((q) => q.rows.filter((r) => r.relevance >= from && r.relevance < to).map((r) => ({ relevance: r.relevance, relevant: q.judged.has(r.metadata.doc_id) })));
-    return { from, to: Math.min(1, to), rows: inBand.length, meanRelevance: round4(mean(inBand.map((r) => r.relevance))), relevantShare: round4(inBand.filter((r) => r.relevant).length / Math.max(1, inBand.length)) };
+    const inBand = ranked.flatMap((q) =>
+      q.rows
+        .filter((r) => r.relevance >= from && r.relevance < to)
+        .map((r) => ({ relevance: r.relevance, relevant: q.judged.has(r.metadata.doc_id) })),
+    );
+    return {
+      from,
+      to: Math.min(1, to),
+      rows: inBand.length,
+      meanRelevance: round4(mean(inBand.map((r) => r.relevance))),
+      relevantShare: round4(inBand.filter((r) => r.relevant).length / Math.max(1, inBand.length)),
+    };
   });
   const table = THRESHOLDS.map((minRelevance) => {
     const f = figuresAt(minRelevance);
@@ -282,17 +374,25 @@ async function thresholdTable(index: ScifactIndex, engine: SearchEngine, queries
   return { table, bands };
 }
 
-function printThresholdTable({ table, bands }: { table: ThresholdFigures[]; bands: CalibrationBand[] }, queries: number): void {
+function printThresholdTable(
+  { table, bands }: { table: ThresholdFigures[]; bands: CalibrationBand[] },
+  queries: number,
+): void {
   console.log(`
 min_relevance on ${queries} train queries, ${SEARCH_LIMIT} rows each, scifact (hybrid), embedded engine`);
-  console.log('min_relevance  rows  removed  relevant rows  relevant lost  empty answers  credits   credits/relevant row');
+  console.log(
+    "min_relevance  rows  removed  relevant rows  relevant lost  empty answers  credits   credits/relevant row",
+  );
   for (const t of table) {
     console.log(
       `${t.minRelevance.toFixed(2).padEnd(13)}  ${String(t.rows).padStart(4)}  ${t.rowsRemoved.toFixed(3).padStart(7)}  ${String(t.relevantRows).padStart(13)}  ${t.relevantRowsLost.toFixed(3).padStart(13)}  ${String(t.emptyAnswers).padStart(13)}  ${t.credits}  ${t.creditsPerRelevantRow}`,
     );
   }
-  console.log('relevance band  rows  mean relevance  share judged relevant');
-  for (const b of bands) console.log(`[${b.from.toFixed(2)}, ${b.to.toFixed(2)})   ${String(b.rows).padStart(4)}  ${b.meanRelevance.toFixed(3).padStart(14)}  ${b.relevantShare.toFixed(3).padStart(21)}`);
+  console.log("relevance band  rows  mean relevance  share judged relevant");
+  for (const b of bands)
+    console.log(
+      `[${b.from.toFixed(2)}, ${b.to.toFixed(2)})   ${String(b.rows).padStart(4)}  ${b.meanRelevance.toFixed(3).padStart(14)}  ${b.relevantShare.toFixed(3).padStart(21)}`,
+    );
 }
 
 /** Logistic regression of relevance on one engine score (Newton's method, two parameters). */
@@ -326,22 +426,40 @@ function fitLogistic(samples: Array<{ x: number; y: number }>): ModeCalibration 
 }
 
 /** Fits each mode's calibration on the engine scores of the first 30 chunks (the most a search returns) per query. */
-async function fit(engine: SearchEngine, queries: BenchQuery[], vectors: QueryVectors, relevant: Map<string, Set<string>>): Promise<void> {
+async function fit(
+  engine: SearchEngine,
+  queries: BenchQuery[],
+  vectors: QueryVectors,
+  relevant: Map<string, Set<string>>,
+): Promise<void> {
   const fitted: Partial<Record<RetrievalMode, ModeCalibration & { samples: number; positives: number }>> = {};
   for (const mode of MODES) {
     const samples: Array<{ x: number; y: number }> = [];
     for (const query of queries) {
-      const hits = await engine.search({ index: SCIFACT_COLLECTION, mode, text: query.text, vector: vectors.get(query.id), limit: 30 });
+      const hits = await engine.search({
+        index: SCIFACT_COLLECTION,
+        mode,
+        text: query.text,
+        vector: vectors.get(query.id),
+        limit: 30,
+      });
       const judged = relevant.get(query.id)!;
       for (const hit of hits) samples.push({ x: hit.score, y: judged.has(String(hit.chunk.metadata.doc_id)) ? 1 : 0 });
     }
-    fitted[mode] = { ...fitLogistic(samples), samples: samples.length, positives: samples.filter((s) => s.y === 1).length };
+    fitted[mode] = {
+      ...fitLogistic(samples),
+      samples: samples.length,
+      positives: samples.filter((s) => s.y === 1).length,
+    };
   }
   console.log(JSON.stringify({ calibration: fitted }, null, 2));
 }
 
 async function main(): Promise<void> {
-  const engines = args.engines.split(',').map((name) => name.trim()).filter(Boolean);
+  const engines = args.engines
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
   const loadBefore = loadavg()[0];
   const index = await openScifactIndex();
   let node: OpenSearchNode | undefined;
@@ -365,28 +483,49 @@ async function main(): Promise<void> {
     }
     const thresholds = await thresholdTable(index, index.embedded, queries, relevant);
     if (args.thresholds) {
-      console.log(JSON.stringify({ dataset: 'SciFact (BEIR) train', queries: queries.length, limit: SEARCH_LIMIT, mode: index.collection.retrieval, engine: 'embedded', loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) }, minRelevance: thresholds.table, calibration: thresholds.bands }, null, 2));
+      console.log(
+        JSON.stringify(
+          {
+            dataset: "SciFact (BEIR) train",
+            queries: queries.length,
+            limit: SEARCH_LIMIT,
+            mode: index.collection.retrieval,
+            engine: "embedded",
+            loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) },
+            minRelevance: thresholds.table,
+            calibration: thresholds.bands,
+          },
+          null,
+          2,
+        ),
+      );
       printThresholdTable(thresholds, queries.length);
       return;
     }
 
     const byEngine: Record<string, Record<RetrievalMode, ModeFigures>> = {};
-    let knnVsExact: { knn: string; exact: 'embedded'; recallAt10: { dense: number; hybrid: number } } | undefined;
+    let knnVsExact: { knn: string; exact: "embedded"; recallAt10: { dense: number; hybrid: number } } | undefined;
     for (const name of engines) {
       let engine: SearchEngine;
-      if (name === 'embedded') engine = index.embedded;
-      else if (name === 'opensearch') {
-        node ??= await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch'), component: readComponent('opensearch', index.config.cacheDir) });
-        const opensearch = createOpenSearchEngine({ url: node.url, indexPrefix: 'bench-' });
+      if (name === "embedded") engine = index.embedded;
+      else if (name === "opensearch") {
+        node ??= await startOpenSearchNode({
+          dataDir: join(index.config.dataDir, "opensearch"),
+          component: readComponent("opensearch", index.config.cacheDir),
+        });
+        const opensearch = createOpenSearchEngine({ url: node.url, indexPrefix: "bench-" });
         opened.push(opensearch);
         const copy = await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims);
         console.error(`[quality] OpenSearch index ${copy} (${ids.length} chunks)`);
         engine = opensearch;
-        if (engines.includes('embedded')) {
+        if (engines.includes("embedded")) {
           knnVsExact = {
             knn: await opensearch.vectorSearchMode!(),
-            exact: 'embedded',
-            recallAt10: { dense: await recallAt10(opensearch, index.embedded, 'dense', queries, vectors), hybrid: await recallAt10(opensearch, index.embedded, 'hybrid', queries, vectors) },
+            exact: "embedded",
+            recallAt10: {
+              dense: await recallAt10(opensearch, index.embedded, "dense", queries, vectors),
+              hybrid: await recallAt10(opensearch, index.embedded, "hybrid", queries, vectors),
+            },
           };
           console.error(`[quality] OpenSearch against exact search: ${JSON.stringify(knnVsExact)}`);
         }
@@ -400,7 +539,7 @@ async function main(): Promise<void> {
     }
 
     const report = {
-      dataset: 'SciFact (BEIR) train: 809 queries, qrels/train.tsv; 5,183 abstracts',
+      dataset: "SciFact (BEIR) train: 809 queries, qrels/train.tsv; 5,183 abstracts",
       queries: queries.length,
       chunks: ids.length,
       chunkDepth: CHUNK_DEPTH,
@@ -408,28 +547,48 @@ async function main(): Promise<void> {
       hybridCandidates: hybridCandidateCount(CHUNK_DEPTH),
       model: index.embedder.modelName,
       // the bench index is built once per model: a run that built it says how long the whole ingest took
-      ingest: index.report.skipped ? 'reused' : { chunks: index.report.chunks, seconds: index.report.seconds, chunksPerSecond: Math.round((index.report.chunks / index.report.seconds) * 10) / 10 },
+      ingest: index.report.skipped
+        ? "reused"
+        : {
+            chunks: index.report.chunks,
+            seconds: index.report.seconds,
+            chunksPerSecond: Math.round((index.report.chunks / index.report.seconds) * 10) / 10,
+          },
       loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) },
       results: byEngine,
-      minRelevance: { limit: SEARCH_LIMIT, mode: index.collection.retrieval, engine: 'embedded', thresholds: thresholds.table, calibration: thresholds.bands },
+      minRelevance: {
+        limit: SEARCH_LIMIT,
+        mode: index.collection.retrieval,
+        engine: "embedded",
+        thresholds: thresholds.table,
+        calibration: thresholds.bands,
+      },
       ...(knnVsExact && byEngine.embedded && byEngine.opensearch
         ? {
             knnVsExact: {
               ...knnVsExact,
-              ndcg10Difference: Object.fromEntries(MODES.map((mode) => [mode, round4(byEngine.opensearch![mode].ndcg10 - byEngine.embedded![mode].ndcg10)])),
+              ndcg10Difference: Object.fromEntries(
+                MODES.map((mode) => [
+                  mode,
+                  round4(byEngine.opensearch![mode].ndcg10 - byEngine.embedded![mode].ndcg10),
+                ]),
+              ),
             },
           }
         : {}),
     };
     console.log(JSON.stringify(report, null, 2));
-    console.log('\nengine      mode     nDCG@10  Recall@100  ms/query');
+    console.log("\nengine      mode     nDCG@10  Recall@100  ms/query");
     for (const [name, figures] of Object.entries(byEngine)) {
       for (const mode of MODES) {
         const f = figures[mode];
-        console.log(`${name.padEnd(11)} ${mode.padEnd(8)} ${f.ndcg10.toFixed(4)}   ${f.recall100.toFixed(4)}      ${f.msPerQuery.toFixed(1)}`);
+        console.log(
+          `${name.padEnd(11)} ${mode.padEnd(8)} ${f.ndcg10.toFixed(4)}   ${f.recall100.toFixed(4)}      ${f.msPerQuery.toFixed(1)}`,
+        );
       }
     }
-    if (report.knnVsExact) console.log(`\nOpenSearch (${report.knnVsExact.knn}) against exact: ${JSON.stringify(report.knnVsExact)}`);
+    if (report.knnVsExact)
+      console.log(`\nOpenSearch (${report.knnVsExact.knn}) against exact: ${JSON.stringify(report.knnVsExact)}`);
     printThresholdTable(thresholds, queries.length);
   } finally {
     for (const engine of opened) await engine.close();

@@ -29,4 +29,5 @@ export function recallAt(ranking: readonly string[], relevant: ReadonlySet<strin
   return found / relevant.size;
 }
 
-export const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : values.reduce((sum, v) => sum + v, 0) / values.length);
+export const mean = (values: readonly number[]): number =>
+  values.length === 0 ? 0 : values.reduce((sum, v) => sum + v, 0) / values.length;

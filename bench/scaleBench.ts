@@ -3,28 +3,28 @@
 // node, then searched through the engine port with real SciFact train queries in each mode, with and without a filter;
 // the exact dense top 10 of every query is computed while the chunks are generated, so approximate search is measured
 // against it on the same run. bench/scale.ts is the command; its JSON line is `ScaleReport`.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { z } from 'zod';
-import { cacheDirFrom } from '../src/app/config.js';
-import { modelManifestPath } from '../src/embedding/modelManifest.js';
-import { createOnnxEmbedder } from '../src/embedding/onnxEmbedder.js';
-import type { FilterNode } from '../src/filters/ast.js';
-import { compileToPredicate } from '../src/filters/compileToPredicate.js';
-import { readComponent, type OpenSearchComponent } from '../src/infra/components.js';
-import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
-import { createEmbeddedEngine } from '../src/retrieval/engines/embedded/embeddedEngine.js';
-import { dotProduct } from '../src/retrieval/fusion.js';
-import { efSearchFor } from '../src/retrieval/engines/opensearch/denseScoring.js';
-import { HNSW_EF_CONSTRUCTION, HNSW_M } from '../src/retrieval/engines/opensearch/indexMapping.js';
-import { createOpenSearchEngine } from '../src/retrieval/engines/opensearch/openSearchEngine.js';
-import type { ChunkRecord, RetrievalMode, SearchEngine, VectorSearchMode } from '../src/retrieval/port.js';
-import { benchConfig, loadScifactJudgements, openScifactIndex, scifactChunkIds } from './scifactBench.js';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { cacheDirFrom } from "../src/app/config.js";
+import { modelManifestPath } from "../src/embedding/modelManifest.js";
+import { createOnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
+import type { FilterNode } from "../src/filters/ast.js";
+import { compileToPredicate } from "../src/filters/compileToPredicate.js";
+import { readComponent, type OpenSearchComponent } from "../src/infra/components.js";
+import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
+import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
+import { dotProduct } from "../src/retrieval/fusion.js";
+import { efSearchFor } from "../src/retrieval/engines/opensearch/denseScoring.js";
+import { HNSW_EF_CONSTRUCTION, HNSW_M } from "../src/retrieval/engines/opensearch/indexMapping.js";
+import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
+import type { ChunkRecord, RetrievalMode, SearchEngine, VectorSearchMode } from "../src/retrieval/port.js";
+import { benchConfig, loadScifactJudgements, openScifactIndex, scifactChunkIds } from "./scifactBench.js";
 
-export type ScaleEngine = 'embedded' | 'opensearch';
+export type ScaleEngine = "embedded" | "opensearch";
 
 /** The six measured searches: each retrieval mode without and with the filter. */
-export const LATENCY_KEYS = ['sparse', 'dense', 'hybrid', 'sparseFiltered', 'denseFiltered', 'hybridFiltered'] as const;
+export const LATENCY_KEYS = ["sparse", "dense", "hybrid", "sparseFiltered", "denseFiltered", "hybridFiltered"] as const;
 export type LatencyKey = (typeof LATENCY_KEYS)[number];
 
 const percentiles = z
@@ -43,10 +43,10 @@ const percentiles = z
  */
 export const scaleReportSchema = z
   .object({
-    engine: z.enum(['embedded', 'opensearch']),
+    engine: z.enum(["embedded", "opensearch"]),
     chunks: z.number().int().positive(),
     /** how dense and hybrid search find vector candidates on this run */
-    knn: z.enum(['lucene-hnsw', 'exact']),
+    knn: z.enum(["lucene-hnsw", "exact"]),
     /** generating the chunks and indexing them through the engine port, commits included */
     indexSeconds: z.number().nonnegative(),
     chunksPerSecond: z.number().nonnegative(),
@@ -60,13 +60,17 @@ export const scaleReportSchema = z
     /** embedded: resident set of the measuring process once the index is loaded; OpenSearch: the node's JVM heap in use */
     memory: z
       .object({
-        kind: z.enum(['rss', 'jvm-heap']),
+        kind: z.enum(["rss", "jvm-heap"]),
         usedMB: z.number().nonnegative(),
         /** JVM heap maximum; null for RSS */
         maxMB: z.number().nonnegative().nullable(),
       })
       .strict(),
-    latencyMs: z.object(Object.fromEntries(LATENCY_KEYS.map((key) => [key, percentiles])) as Record<LatencyKey, typeof percentiles>).strict(),
+    latencyMs: z
+      .object(
+        Object.fromEntries(LATENCY_KEYS.map((key) => [key, percentiles])) as Record<LatencyKey, typeof percentiles>,
+      )
+      .strict(),
     /** measured rounds over the queries (after one warm-up round); every query's six searches run back to back */
     rounds: z.number().int().positive(),
     /** dense top 10 against the exact top 10 over the same chunks, unfiltered and filtered, all queries pooled */
@@ -95,12 +99,12 @@ export interface ScaleSource {
   dims: number;
 }
 
-export const SCALE_INDEX = 'generated';
+export const SCALE_INDEX = "generated";
 const PROGRESS_EVERY = 100_000;
 const BATCH = 5_000;
 /** The measured filter: generated publication years are spread evenly over 2000-2024, so this keeps 9 in 25 (36%). */
-export const SCALE_FILTER: FilterNode = { kind: 'range', field: 'publication_date', bounds: { gte: '2016' } };
-export const SCALE_FILTER_TEXT = 'publication_date >= 2016 (36% of the chunks)';
+export const SCALE_FILTER: FilterNode = { kind: "range", field: "publication_date", bounds: { gte: "2016" } };
+export const SCALE_FILTER_TEXT = "publication_date >= 2016 (36% of the chunks)";
 const YEARS = 25;
 
 const round1 = (x: number): number => Math.round(x * 10) / 10;
@@ -135,9 +139,9 @@ const GENERATOR = `copies: words rotated, vectors +-${VECTOR_NOISE} noise`;
  * 0.87 to the source), a synthetic publication date (years 2000-2024 in turn) and open-access flag for the filter.
  */
 function generatedChunk(source: ChunkRecord, ordinal: number, round: number, next: () => number): ChunkRecord {
-  const words = source.text.split(' ');
+  const words = source.text.split(" ");
   const shift = (round * 7) % Math.max(1, words.length);
-  const text = round === 0 ? source.text : [...words.slice(shift), ...words.slice(0, shift)].join(' ');
+  const text = round === 0 ? source.text : [...words.slice(shift), ...words.slice(0, shift)].join(" ");
   const vector = Float32Array.from(source.vector!);
   if (round > 0) {
     let norm = 0;
@@ -149,12 +153,18 @@ function generatedChunk(source: ChunkRecord, ordinal: number, round: number, nex
     for (let i = 0; i < vector.length; i++) vector[i]! *= scale;
   }
   const year = 2000 + (ordinal % YEARS);
-  const month = String((Math.floor(ordinal / YEARS) % 12) + 1).padStart(2, '0');
+  const month = String((Math.floor(ordinal / YEARS) % 12) + 1).padStart(2, "0");
   return {
     id: `gen-${ordinal}`,
     text,
     tokens: source.tokens,
-    metadata: { ...source.metadata, doc_id: `gen-${ordinal}`, chunk_index: 0, publication_date: `${year}-${month}-15`, open_access: ordinal % 2 === 0 },
+    metadata: {
+      ...source.metadata,
+      doc_id: `gen-${ordinal}`,
+      chunk_index: 0,
+      publication_date: `${year}-${month}-15`,
+      open_access: ordinal % 2 === 0,
+    },
     vector,
   };
 }
@@ -167,14 +177,22 @@ async function abstractSource(count: number, queryCount: number, workDir: string
     const cacheFile = join(workDir, `source-abstracts-${count}-${queryCount}-${embedder.modelName}.json`);
     const { queries } = await loadScifactJudgements(dataRoot);
     const picked = queries.slice(0, queryCount);
-    const lines = readFileSync(join(dataRoot, 'scifact', 'corpus.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, count);
+    const lines = readFileSync(join(dataRoot, "scifact", "corpus.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .slice(0, count);
     const docs = lines.map((line) => JSON.parse(line) as { _id: string | number; title: string; text: string });
     let vectors: number[][];
     let queryVectors: number[][];
     if (existsSync(cacheFile)) {
-      ({ vectors, queryVectors } = JSON.parse(readFileSync(cacheFile, 'utf8')) as { vectors: number[][]; queryVectors: number[][] });
+      ({ vectors, queryVectors } = JSON.parse(readFileSync(cacheFile, "utf8")) as {
+        vectors: number[][];
+        queryVectors: number[][];
+      });
     } else {
-      vectors = (await embedder.embedPassages(docs.map((doc) => `${doc.title}\n${doc.text}`))).map((v) => Array.from(v));
+      vectors = (await embedder.embedPassages(docs.map((doc) => `${doc.title}\n${doc.text}`))).map((v) =>
+        Array.from(v),
+      );
       queryVectors = [];
       for (const query of picked) queryVectors.push(Array.from(await embedder.embedQuery(query.text)));
       mkdirSync(workDir, { recursive: true });
@@ -189,7 +207,13 @@ async function abstractSource(count: number, queryCount: number, workDir: string
     }));
     const flat = new Float32Array(picked.length * embedder.dims);
     queryVectors.forEach((v, i) => flat.set(v, i * embedder.dims));
-    return { name: `scifact-abstracts (${count}); ${GENERATOR}`, sources, texts: picked.map((q) => q.text), vectors: flat, dims: embedder.dims };
+    return {
+      name: `scifact-abstracts (${count}); ${GENERATOR}`,
+      sources,
+      texts: picked.map((q) => q.text),
+      vectors: flat,
+      dims: embedder.dims,
+    };
   } finally {
     await embedder.close();
   }
@@ -199,12 +223,19 @@ async function abstractSource(count: number, queryCount: number, workDir: string
 async function chunkSource(queryCount: number): Promise<ScaleSource> {
   const index = await openScifactIndex();
   try {
-    const sources = await index.embedded.getChunks('scifact', await scifactChunkIds(index));
+    const sources = await index.embedded.getChunks("scifact", await scifactChunkIds(index));
     const { queries } = await loadScifactJudgements(index.config.dataRoot);
     const picked = queries.slice(0, queryCount);
     const vectors = new Float32Array(picked.length * index.embedder.dims);
-    for (const [i, q] of picked.entries()) vectors.set(await index.embedder.embedQuery(q.text), i * index.embedder.dims);
-    return { name: `scifact-chunks (${sources.length}); ${GENERATOR}`, sources, texts: picked.map((q) => q.text), vectors, dims: index.embedder.dims };
+    for (const [i, q] of picked.entries())
+      vectors.set(await index.embedder.embedQuery(q.text), i * index.embedder.dims);
+    return {
+      name: `scifact-chunks (${sources.length}); ${GENERATOR}`,
+      sources,
+      texts: picked.map((q) => q.text),
+      vectors,
+      dims: index.embedder.dims,
+    };
   } finally {
     await index.close();
   }
@@ -212,7 +243,9 @@ async function chunkSource(queryCount: number): Promise<ScaleSource> {
 
 /** `sources` undefined: every SciFact chunk of the bench index; a number: that many SciFact abstracts embedded here. */
 export function loadScaleSource(options: { sources?: number; queries: number; workDir: string }): Promise<ScaleSource> {
-  return options.sources === undefined ? chunkSource(options.queries) : abstractSource(options.sources, options.queries, options.workDir);
+  return options.sources === undefined
+    ? chunkSource(options.queries)
+    : abstractSource(options.sources, options.queries, options.workDir);
 }
 
 /**
@@ -273,11 +306,21 @@ function better(cosine: number, id: string, otherCosine: number, otherId: string
  * one segment then); the embedded engine commits every PROGRESS_EVERY chunks too, which bounds the memory its
  * uncommitted chunks take and changes nothing it searches.
  */
-export async function indexGenerated(engine: SearchEngine | undefined, source: ScaleSource, chunks: number, reference: ExactTopTen): Promise<void> {
+export async function indexGenerated(
+  engine: SearchEngine | undefined,
+  source: ScaleSource,
+  chunks: number,
+  reference: ExactTopTen,
+): Promise<void> {
   const next = generator(chunks);
   let batch: ChunkRecord[] = [];
   for (let ordinal = 0; ordinal < chunks; ordinal++) {
-    const chunk = generatedChunk(source.sources[ordinal % source.sources.length]!, ordinal, Math.floor(ordinal / source.sources.length), next);
+    const chunk = generatedChunk(
+      source.sources[ordinal % source.sources.length]!,
+      ordinal,
+      Math.floor(ordinal / source.sources.length),
+      next,
+    );
     reference.add(chunk);
     if (!engine) continue;
     batch.push(chunk);
@@ -286,7 +329,7 @@ export async function indexGenerated(engine: SearchEngine | undefined, source: S
       batch = [];
     }
     if ((ordinal + 1) % PROGRESS_EVERY === 0) {
-      if (engine.kind === 'embedded' && ordinal !== chunks - 1) await engine.commit(SCALE_INDEX);
+      if (engine.kind === "embedded" && ordinal !== chunks - 1) await engine.commit(SCALE_INDEX);
       console.error(`[scale] ${engine.kind}: ${ordinal + 1}/${chunks} chunks indexed`);
     }
   }
@@ -297,13 +340,16 @@ export async function indexGenerated(engine: SearchEngine | undefined, source: S
 }
 
 /** The six searches of each query, in this order. */
-const SEARCHES: Array<{ key: LatencyKey; mode: RetrievalMode; filter: FilterNode | undefined }> = LATENCY_KEYS.map((key) => ({
-  key,
-  mode: key.replace('Filtered', '') as RetrievalMode,
-  filter: key.endsWith('Filtered') ? SCALE_FILTER : undefined,
-}));
+const SEARCHES: Array<{ key: LatencyKey; mode: RetrievalMode; filter: FilterNode | undefined }> = LATENCY_KEYS.map(
+  (key) => ({
+    key,
+    mode: key.replace("Filtered", "") as RetrievalMode,
+    filter: key.endsWith("Filtered") ? SCALE_FILTER : undefined,
+  }),
+);
 
-const at = (sorted: number[], p: number): number => round2(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
+const at = (sorted: number[], p: number): number =>
+  round2(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 
 function recall(found: string[][], exact: string[][]): number {
   let hit = 0;
@@ -317,7 +363,7 @@ function recall(found: string[][], exact: string[][]): number {
 }
 
 export interface SearchFigures {
-  latencyMs: ScaleReport['latencyMs'];
+  latencyMs: ScaleReport["latencyMs"];
   rounds: number;
   recallAt10VsExact: number;
   recallAt10VsExactFiltered: number;
@@ -329,8 +375,15 @@ export interface SearchFigures {
  * pool every measured search; bestRoundP50 is the lowest of the rounds' medians (the least disturbed round).
  * Recall comes from the dense searches (their hits are the same in every round).
  */
-export async function measureSearches(engine: SearchEngine, source: ScaleSource, exact: { all: string[][]; filtered: string[][] }, rounds: number): Promise<SearchFigures> {
-  const times = new Map<LatencyKey, number[][]>(LATENCY_KEYS.map((key) => [key, Array.from({ length: rounds }, () => [])]));
+export async function measureSearches(
+  engine: SearchEngine,
+  source: ScaleSource,
+  exact: { all: string[][]; filtered: string[][] },
+  rounds: number,
+): Promise<SearchFigures> {
+  const times = new Map<LatencyKey, number[][]>(
+    LATENCY_KEYS.map((key) => [key, Array.from({ length: rounds }, () => [])]),
+  );
   const hits = { dense: [] as string[][], denseFiltered: [] as string[][] };
   for (let round = 0; round <= rounds; round++) {
     for (const [i, text] of source.texts.entries()) {
@@ -339,20 +392,32 @@ export async function measureSearches(engine: SearchEngine, source: ScaleSource,
         const started = performance.now();
         const found = await engine.search({ index: SCALE_INDEX, mode, text, vector, limit: 10, filter });
         if (round === 0) {
-          if (key === 'dense' || key === 'denseFiltered') hits[key].push(found.map((hit) => hit.id));
+          if (key === "dense" || key === "denseFiltered") hits[key].push(found.map((hit) => hit.id));
         } else times.get(key)![round - 1]!.push(performance.now() - started);
       }
     }
     if (round > 0) console.error(`[scale] ${engine.kind}: round ${round}/${rounds} measured`);
   }
-  const latencyMs = {} as ScaleReport['latencyMs'];
+  const latencyMs = {} as ScaleReport["latencyMs"];
   for (const [key, perRound] of times) {
     const pooled = perRound.flat().sort((a, b) => a - b);
-    const roundMedians = perRound.map((list) => at([...list].sort((a, b) => a - b), 50));
+    const roundMedians = perRound.map((list) =>
+      at(
+        [...list].sort((a, b) => a - b),
+        50,
+      ),
+    );
     latencyMs[key] = { p50: at(pooled, 50), p95: at(pooled, 95), bestRoundP50: Math.min(...roundMedians) };
-    console.error(`[scale] ${engine.kind} ${key}: p50 ${latencyMs[key].p50} ms, p95 ${latencyMs[key].p95} ms, best round's p50 ${latencyMs[key].bestRoundP50} ms`);
+    console.error(
+      `[scale] ${engine.kind} ${key}: p50 ${latencyMs[key].p50} ms, p95 ${latencyMs[key].p95} ms, best round's p50 ${latencyMs[key].bestRoundP50} ms`,
+    );
   }
-  return { latencyMs, rounds, recallAt10VsExact: recall(hits.dense, exact.all), recallAt10VsExactFiltered: recall(hits.denseFiltered, exact.filtered) };
+  return {
+    latencyMs,
+    rounds,
+    recallAt10VsExact: recall(hits.dense, exact.all),
+    recallAt10VsExactFiltered: recall(hits.denseFiltered, exact.filtered),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -366,28 +431,44 @@ interface EmbeddedBuild {
 }
 
 export function embeddedDir(workDir: string, chunks: number, source: ScaleSource | string): string {
-  const name = typeof source === 'string' ? source : source.name;
-  return join(workDir, `embedded-${chunks}-${name.replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '')}`);
+  const name = typeof source === "string" ? source : source.name;
+  return join(workDir, `embedded-${chunks}-${name.replace(/[^a-z0-9]+/gi, "-").replace(/-$/, "")}`);
 }
 
 /** Builds the embedded index of N generated chunks in `dir` unless a finished build of the same chunks and source is there. */
-export async function buildEmbedded(dir: string, source: ScaleSource, chunks: number): Promise<{ build: EmbeddedBuild; reused: boolean }> {
-  const builtFile = join(dir, 'built.json');
+export async function buildEmbedded(
+  dir: string,
+  source: ScaleSource,
+  chunks: number,
+): Promise<{ build: EmbeddedBuild; reused: boolean }> {
+  const builtFile = join(dir, "built.json");
   if (existsSync(builtFile)) {
-    const build = JSON.parse(readFileSync(builtFile, 'utf8')) as EmbeddedBuild;
-    if (build.chunks === chunks && build.source === source.name && build.exact.all.length === source.texts.length) return { build, reused: true };
+    const build = JSON.parse(readFileSync(builtFile, "utf8")) as EmbeddedBuild;
+    if (build.chunks === chunks && build.source === source.name && build.exact.all.length === source.texts.length)
+      return { build, reused: true };
   }
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'queries.json'), JSON.stringify({ texts: source.texts, dims: source.dims, name: source.name }));
-  writeFileSync(join(dir, 'queries.f32'), Buffer.from(source.vectors.buffer, source.vectors.byteOffset, source.vectors.byteLength));
+  writeFileSync(
+    join(dir, "queries.json"),
+    JSON.stringify({ texts: source.texts, dims: source.dims, name: source.name }),
+  );
+  writeFileSync(
+    join(dir, "queries.f32"),
+    Buffer.from(source.vectors.buffer, source.vectors.byteOffset, source.vectors.byteLength),
+  );
   const started = performance.now();
-  const engine = createEmbeddedEngine({ dir: join(dir, 'index') });
+  const engine = createEmbeddedEngine({ dir: join(dir, "index") });
   await engine.ensureIndex(SCALE_INDEX, source.dims);
   const reference = new ExactTopTen(source.vectors, source.dims);
   await indexGenerated(engine, source, chunks, reference);
   await engine.close();
-  const build: EmbeddedBuild = { chunks, source: source.name, indexSeconds: round1((performance.now() - started) / 1000), exact: reference.result() };
+  const build: EmbeddedBuild = {
+    chunks,
+    source: source.name,
+    indexSeconds: round1((performance.now() - started) / 1000),
+    exact: reference.result(),
+  };
   writeFileSync(builtFile, JSON.stringify(build));
   return { build, reused: false };
 }
@@ -400,25 +481,32 @@ function memoryNow(): { heap: number; rss: number } {
 }
 
 /** Loads a built embedded index in this (fresh) process and measures it; the queries come from the build's files. */
-export async function measureEmbedded(dir: string, rounds: number): Promise<Omit<ScaleReport, 'chunksPerSecond' | 'indexSeconds' | 'indexReused' | 'loadAverage'>> {
-  const build = JSON.parse(readFileSync(join(dir, 'built.json'), 'utf8')) as EmbeddedBuild;
-  const { texts, dims, name } = JSON.parse(readFileSync(join(dir, 'queries.json'), 'utf8')) as { texts: string[]; dims: number; name: string };
-  const raw = readFileSync(join(dir, 'queries.f32'));
+export async function measureEmbedded(
+  dir: string,
+  rounds: number,
+): Promise<Omit<ScaleReport, "chunksPerSecond" | "indexSeconds" | "indexReused" | "loadAverage">> {
+  const build = JSON.parse(readFileSync(join(dir, "built.json"), "utf8")) as EmbeddedBuild;
+  const { texts, dims, name } = JSON.parse(readFileSync(join(dir, "queries.json"), "utf8")) as {
+    texts: string[];
+    dims: number;
+    name: string;
+  };
+  const raw = readFileSync(join(dir, "queries.f32"));
   const vectors = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
-  const engine = createEmbeddedEngine({ dir: join(dir, 'index') });
+  const engine = createEmbeddedEngine({ dir: join(dir, "index") });
   try {
     const stats = await engine.stats(SCALE_INDEX);
     const source: ScaleSource = { name, sources: [], texts, vectors, dims };
     const searches = await measureSearches(engine, source, build.exact, rounds);
     const after = memoryNow();
     return {
-      engine: 'embedded',
+      engine: "embedded",
       chunks: stats.chunks,
-      knn: 'exact',
+      knn: "exact",
       forceMergeSeconds: null,
       segments: null,
       indexMB: mb(stats.bytes),
-      memory: { kind: 'rss', usedMB: mb(after.rss), maxMB: null },
+      memory: { kind: "rss", usedMB: mb(after.rss), maxMB: null },
       ...searches,
       queries: texts.length,
       filter: SCALE_FILTER_TEXT,
@@ -442,7 +530,7 @@ async function jvmHeap(url: string): Promise<{ used: number; max: number }> {
   const response = await fetch(`${url}/_nodes/stats/jvm`);
   if (!response.ok) throw new Error(`GET /_nodes/stats/jvm answered ${response.status}`);
   const [node] = Object.values(((await response.json()) as NodesStatsBody).nodes);
-  if (!node) throw new Error('GET /_nodes/stats/jvm listed no node');
+  if (!node) throw new Error("GET /_nodes/stats/jvm listed no node");
   return { used: node.jvm.mem.heap_used_in_bytes, max: node.jvm.mem.heap_max_in_bytes };
 }
 
@@ -456,7 +544,10 @@ async function segmentCount(url: string, index: string): Promise<number> {
 /** Force-merges as a task (a merge of HNSW graphs can outlast any HTTP timeout) and waits for it; seconds taken. */
 async function forceMerge(url: string, index: string, maxSegments: number): Promise<number> {
   const started = performance.now();
-  const response = await fetch(`${url}/${index}/_forcemerge?max_num_segments=${maxSegments}&wait_for_completion=false`, { method: 'POST' });
+  const response = await fetch(
+    `${url}/${index}/_forcemerge?max_num_segments=${maxSegments}&wait_for_completion=false`,
+    { method: "POST" },
+  );
   if (!response.ok) throw new Error(`force-merge answered ${response.status}: ${await response.text()}`);
   const { task } = (await response.json()) as { task: string };
   for (;;) {
@@ -465,7 +556,7 @@ async function forceMerge(url: string, index: string, maxSegments: number): Prom
     if (status.error) throw new Error(`force-merge failed: ${JSON.stringify(status.error)}`);
     if (status.completed) {
       // the index refreshes only when told (refresh_interval -1): without this, searches keep reading the old segments
-      const refreshed = await fetch(`${url}/${index}/_refresh`, { method: 'POST' });
+      const refreshed = await fetch(`${url}/${index}/_refresh`, { method: "POST" });
       if (!refreshed.ok) throw new Error(`refresh after the force-merge answered ${refreshed.status}`);
       return round1((performance.now() - started) / 1000);
     }
@@ -475,7 +566,7 @@ async function forceMerge(url: string, index: string, maxSegments: number): Prom
 export interface OpenSearchRunOptions {
   workDir: string;
   /** 'auto': the provisioned node (k-NN when its plugin is there); 'exact': a node started without the plugin's jars */
-  knn: 'auto' | 'exact';
+  knn: "auto" | "exact";
   /** JVM heap of the node, e.g. "1g" (default: the provisioned launcher's) */
   heap?: string;
   /** force-merge the index to at most this many segments after indexing */
@@ -488,9 +579,17 @@ export interface OpenSearchRunOptions {
 }
 
 function nodeComponent(options: OpenSearchRunOptions): OpenSearchComponent {
-  const component = readComponent('opensearch', cacheDirFrom(process.env));
-  const classpath = options.knn === 'exact' ? component.classpath.split(':').filter((entry) => !entry.includes('opensearch-knn')).join(':') : component.classpath;
-  const jvmArgs = options.heap ? [...component.jvmArgs.filter((arg) => !/^-Xm[sx]/.test(arg)), `-Xms${options.heap}`, `-Xmx${options.heap}`] : component.jvmArgs;
+  const component = readComponent("opensearch", cacheDirFrom(process.env));
+  const classpath =
+    options.knn === "exact"
+      ? component.classpath
+          .split(":")
+          .filter((entry) => !entry.includes("opensearch-knn"))
+          .join(":")
+      : component.classpath;
+  const jvmArgs = options.heap
+    ? [...component.jvmArgs.filter((arg) => !/^-Xm[sx]/.test(arg)), `-Xms${options.heap}`, `-Xmx${options.heap}`]
+    : component.jvmArgs;
   return { ...component, classpath, jvmArgs };
 }
 
@@ -507,19 +606,31 @@ interface OpenSearchBuild {
  * indexed through the service's engine (bulk, no refresh until each commit, no replicas), optionally force-merged, then
  * searched. The home is deleted afterwards unless `keep`.
  */
-export async function runOpenSearch(chunks: number, source: ScaleSource, options: OpenSearchRunOptions): Promise<Omit<ScaleReport, 'loadAverage'>> {
-  const home = join(options.workDir, `opensearch-${options.knn}-${chunks}-${source.name.replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '')}`);
-  const builtFile = join(home, 'built.json');
+export async function runOpenSearch(
+  chunks: number,
+  source: ScaleSource,
+  options: OpenSearchRunOptions,
+): Promise<Omit<ScaleReport, "loadAverage">> {
+  const home = join(
+    options.workDir,
+    `opensearch-${options.knn}-${chunks}-${source.name.replace(/[^a-z0-9]+/gi, "-").replace(/-$/, "")}`,
+  );
+  const builtFile = join(home, "built.json");
   let build: OpenSearchBuild | undefined;
   if (options.keep && existsSync(builtFile)) {
-    const previous = JSON.parse(readFileSync(builtFile, 'utf8')) as OpenSearchBuild;
-    if (previous.chunks === chunks && previous.source === source.name && previous.exact.all.length === source.texts.length) build = previous;
+    const previous = JSON.parse(readFileSync(builtFile, "utf8")) as OpenSearchBuild;
+    if (
+      previous.chunks === chunks &&
+      previous.source === source.name &&
+      previous.exact.all.length === source.texts.length
+    )
+      build = previous;
   }
   if (!build) rmSync(home, { recursive: true, force: true });
   let node: OpenSearchNode | undefined;
   const engine = await (async () => {
     node = await startOpenSearchNode({ dataDir: home, component: nodeComponent(options), startTimeoutMs: 300_000 });
-    return createOpenSearchEngine({ url: node.url, indexPrefix: 'scale-', efSearch: options.efSearch });
+    return createOpenSearchEngine({ url: node.url, indexPrefix: "scale-", efSearch: options.efSearch });
   })();
   const indexReused = build !== undefined;
   try {
@@ -534,17 +645,24 @@ export async function runOpenSearch(chunks: number, source: ScaleSource, options
       if (options.keep) writeFileSync(builtFile, JSON.stringify(build));
     }
     // also on a kept index: measure it as indexed first, then again merged
-    if (options.maxSegments !== undefined && (await segmentCount(node!.url, `scale-${SCALE_INDEX}`)) > options.maxSegments) {
+    if (
+      options.maxSegments !== undefined &&
+      (await segmentCount(node!.url, `scale-${SCALE_INDEX}`)) > options.maxSegments
+    ) {
       build.forceMergeSeconds = await forceMerge(node!.url, `scale-${SCALE_INDEX}`, options.maxSegments);
-      console.error(`[scale] opensearch: force-merged to ${options.maxSegments} segment(s) in ${build.forceMergeSeconds} s`);
+      console.error(
+        `[scale] opensearch: force-merged to ${options.maxSegments} segment(s) in ${build.forceMergeSeconds} s`,
+      );
       if (options.keep) writeFileSync(builtFile, JSON.stringify(build));
     }
     const stats = await engine.stats(SCALE_INDEX);
-    console.error(`[scale] opensearch (${knn}): ${stats.chunks} chunks, ${build.indexSeconds} s to index${indexReused ? ' (earlier run)' : ''}; searching`);
+    console.error(
+      `[scale] opensearch (${knn}): ${stats.chunks} chunks, ${build.indexSeconds} s to index${indexReused ? " (earlier run)" : ""}; searching`,
+    );
     const searches = await measureSearches(engine, source, build.exact, options.rounds);
     const heap = await jvmHeap(node!.url);
     return {
-      engine: 'opensearch',
+      engine: "opensearch",
       chunks: stats.chunks,
       knn,
       indexSeconds: build.indexSeconds,
@@ -553,15 +671,21 @@ export async function runOpenSearch(chunks: number, source: ScaleSource, options
       forceMergeSeconds: build.forceMergeSeconds,
       segments: await segmentCount(node!.url, `scale-${SCALE_INDEX}`),
       indexMB: mb(stats.bytes),
-      memory: { kind: 'jvm-heap', usedMB: mb(heap.used), maxMB: mb(heap.max) },
+      memory: { kind: "jvm-heap", usedMB: mb(heap.used), maxMB: mb(heap.max) },
       ...searches,
       queries: source.texts.length,
       filter: SCALE_FILTER_TEXT,
       source: source.name,
-      hnsw: knn === 'lucene-hnsw' ? { m: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, efSearch: options.efSearch ?? efSearchFor(stats.chunks) } : null,
+      hnsw:
+        knn === "lucene-hnsw"
+          ? { m: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, efSearch: options.efSearch ?? efSearchFor(stats.chunks) }
+          : null,
     };
   } finally {
-    if (!options.keep) await engine.deleteIndex(SCALE_INDEX).catch((error: unknown) => console.error(`[scale] deleting the index failed: ${String(error)}`));
+    if (!options.keep)
+      await engine
+        .deleteIndex(SCALE_INDEX)
+        .catch((error: unknown) => console.error(`[scale] deleting the index failed: ${String(error)}`));
     await engine.close();
     await node?.stop();
     if (!options.keep) rmSync(home, { recursive: true, force: true });

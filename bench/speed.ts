@@ -10,39 +10,46 @@
 // service that has just started is still compiling its hot paths (a fresh OpenSearch node's hybrid throughput doubles
 // over its first two minutes), and a deployed one has long finished.
 // Usage: npm run bench:speed [-- --duration 10] [--warmup 60] [--queries 200] [--stores pglite,postgres] [--engines embedded,opensearch] [--profile]
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
-import { loadavg } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
-import pg from 'pg';
-import { REPO_ROOT } from '../src/app/config.js';
-import { startOpenSearchNode, type OpenSearchNode } from '../src/infra/opensearchNode.js';
-import { startPostgresServer, type PostgresServer } from '../src/infra/postgresServer.js';
-import { readComponent } from '../src/infra/components.js';
-import { startSupervisedProcess, type SupervisedProcess } from '../src/infra/supervisedProcess.js';
-import { waitForReady } from '../src/infra/readiness.js';
-import { createOpenSearchEngine } from '../src/retrieval/engines/opensearch/openSearchEngine.js';
-import type { RetrievalMode } from '../src/retrieval/port.js';
-import { PHASES, profileClockMicros, summarizeProfiles, type Phase } from './cpuProfile.js';
-import { copyIndex, loadScifactJudgements, openScifactIndex, scifactChunkIds, SCIFACT_COLLECTION, BENCH_DIR } from './scifactBench.js';
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import pg from "pg";
+import { REPO_ROOT } from "../src/app/config.js";
+import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
+import { startPostgresServer, type PostgresServer } from "../src/infra/postgresServer.js";
+import { readComponent } from "../src/infra/components.js";
+import { startSupervisedProcess, type SupervisedProcess } from "../src/infra/supervisedProcess.js";
+import { waitForReady } from "../src/infra/readiness.js";
+import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
+import type { RetrievalMode } from "../src/retrieval/port.js";
+import { PHASES, profileClockMicros, summarizeProfiles, type Phase } from "./cpuProfile.js";
+import {
+  copyIndex,
+  loadScifactJudgements,
+  openScifactIndex,
+  scifactChunkIds,
+  SCIFACT_COLLECTION,
+  BENCH_DIR,
+} from "./scifactBench.js";
 
 const { values: args } = parseArgs({
   options: {
-    duration: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '60' },
-    queries: { type: 'string', default: '200' },
-    stores: { type: 'string', default: 'pglite,postgres' },
-    engines: { type: 'string', default: 'embedded,opensearch' },
-    profile: { type: 'boolean', default: false },
+    duration: { type: "string", default: "10" },
+    warmup: { type: "string", default: "60" },
+    queries: { type: "string", default: "200" },
+    stores: { type: "string", default: "pglite,postgres" },
+    engines: { type: "string", default: "embedded,opensearch" },
+    profile: { type: "boolean", default: false },
   },
 });
 
 const CONCURRENCY = [1, 16, 64];
 /** the concurrency of the untimed warm-up */
 const WARMUP_CONCURRENCY = 16;
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const ADMIN_TOKEN = "bench-admin-token-0123456789";
 
 interface LoadFigures {
   connections: number;
@@ -63,9 +70,9 @@ interface LoadFigures {
 }
 
 interface EngineFigures {
-  engine: 'embedded' | 'opensearch';
+  engine: "embedded" | "opensearch";
   /** the event store billing writes to */
-  store: 'pglite' | 'postgres';
+  store: "pglite" | "postgres";
   /** one request per query, concurrency 1, query vectors not cached yet */
   coldP50: number;
   coldP95: number;
@@ -93,16 +100,36 @@ const PROFILED_CONCURRENCY = 16;
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 
 /** The service (src/app/main.ts) in a child process on the bench data, with only the scifact collection configured. */
-async function startService(name: string, dataDir: string, env: Record<string, string>, profileDir?: string): Promise<{ url: string; process: SupervisedProcess }> {
+async function startService(
+  name: string,
+  dataDir: string,
+  env: Record<string, string>,
+  profileDir?: string,
+): Promise<{ url: string; process: SupervisedProcess }> {
   mkdirSync(dataDir, { recursive: true });
-  rmSync(join(dataDir, 'server.json'), { force: true });
+  rmSync(join(dataDir, "server.json"), { force: true });
   const child = startSupervisedProcess({
     name,
     command: process.execPath,
-    args: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx', join(REPO_ROOT, 'src', 'app', 'main.ts')],
+    args: [
+      ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+      "--import",
+      "tsx",
+      join(REPO_ROOT, "src", "app", "main.ts"),
+    ],
     cwd: REPO_ROOT,
-    logFile: join(dataDir, 'service.log'),
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', INGEST_DEMO: '0', LOG_LEVEL: 'warn', ADMIN_TOKEN, COLLECTIONS_CONFIG: speedCollectionsConfig(), OPENSEARCH_URL: '', ...env },
+    logFile: join(dataDir, "service.log"),
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: "0",
+      INGEST_DEMO: "0",
+      LOG_LEVEL: "warn",
+      ADMIN_TOKEN,
+      COLLECTIONS_CONFIG: speedCollectionsConfig(),
+      OPENSEARCH_URL: "",
+      ...env,
+    },
   });
   const url = await waitForReady({
     what: `${name} service`,
@@ -110,9 +137,9 @@ async function startService(name: string, dataDir: string, env: Record<string, s
     timeoutMs: 300_000,
     intervalMs: 500,
     probe: async (signal) => {
-      const file = join(dataDir, 'server.json');
+      const file = join(dataDir, "server.json");
       if (!existsSync(file)) return undefined;
-      const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
+      const { url } = JSON.parse(readFileSync(file, "utf8")) as { url: string };
       const ready = await fetch(`${url}/readyz`, { signal });
       return ready.ok ? url : undefined;
     },
@@ -122,27 +149,56 @@ async function startService(name: string, dataDir: string, env: Record<string, s
 
 /** The repository's configuration reduced to the scifact collection (nothing else to ingest or search). */
 function speedCollectionsConfig(): string {
-  const config = JSON.parse(readFileSync(join(REPO_ROOT, 'config', 'collections.json'), 'utf8')) as { collections: Array<{ name: string }>; metaCollections: unknown[] };
-  const path = join(BENCH_DIR, 'collections.speed.json');
-  writeFileSync(path, JSON.stringify({ collections: config.collections.filter((c) => c.name === SCIFACT_COLLECTION), metaCollections: [] }, null, 2));
+  const config = JSON.parse(readFileSync(join(REPO_ROOT, "config", "collections.json"), "utf8")) as {
+    collections: Array<{ name: string }>;
+    metaCollections: unknown[];
+  };
+  const path = join(BENCH_DIR, "collections.speed.json");
+  writeFileSync(
+    path,
+    JSON.stringify(
+      { collections: config.collections.filter((c) => c.name === SCIFACT_COLLECTION), metaCollections: [] },
+      null,
+      2,
+    ),
+  );
   return path;
 }
 
-async function json(url: string, init: RequestInit & { token: string; body?: string }): Promise<{ [key: string]: unknown }> {
-  const response = await fetch(url, { ...init, headers: { Authorization: `Bearer ${init.token}`, 'Content-Type': 'application/json' } });
-  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${await response.text()}`);
+async function json(
+  url: string,
+  init: RequestInit & { token: string; body?: string },
+): Promise<{ [key: string]: unknown }> {
+  const response = await fetch(url, {
+    ...init,
+    headers: { Authorization: `Bearer ${init.token}`, "Content-Type": "application/json" },
+  });
+  if (!response.ok)
+    throw new Error(`${init.method ?? "GET"} ${url} answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as { [key: string]: unknown };
 }
 
 /** A live organization with credits and limits far above what the run needs, and its key: billing stays on. */
 async function liveKey(url: string): Promise<string> {
   const org = await json(`${url}/admin/v1/organizations`, {
-    method: 'POST',
+    method: "POST",
     token: ADMIN_TOKEN,
-    body: JSON.stringify({ name: 'Speed bench', billingMode: 'live', limits: { perMinute: 1_000_000, daily: 100_000_000, monthly: 1_000_000_000 } }),
+    body: JSON.stringify({
+      name: "Speed bench",
+      billingMode: "live",
+      limits: { perMinute: 1_000_000, daily: 100_000_000, monthly: 1_000_000_000 },
+    }),
   });
-  await json(`${url}/admin/v1/organizations/${org.id}/credits`, { method: 'POST', token: ADMIN_TOKEN, body: JSON.stringify({ amount: '1000000.00' }) });
-  const key = await json(`${url}/admin/v1/organizations/${org.id}/keys`, { method: 'POST', token: ADMIN_TOKEN, body: JSON.stringify({ mode: 'live' }) });
+  await json(`${url}/admin/v1/organizations/${org.id}/credits`, {
+    method: "POST",
+    token: ADMIN_TOKEN,
+    body: JSON.stringify({ amount: "1000000.00" }),
+  });
+  const key = await json(`${url}/admin/v1/organizations/${org.id}/keys`, {
+    method: "POST",
+    token: ADMIN_TOKEN,
+    body: JSON.stringify({ mode: "live" }),
+  });
   return String(key.key);
 }
 
@@ -151,8 +207,8 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function measureEngine(
-  engine: EngineFigures['engine'],
-  store: EngineFigures['store'],
+  engine: EngineFigures["engine"],
+  store: EngineFigures["store"],
   url: string,
   pid: number,
   queries: string[],
@@ -166,29 +222,45 @@ async function measureEngine(
 ): Promise<EngineFigures> {
   const key = await liveKey(url);
   const bodies = queries.map((query) => JSON.stringify({ collection: SCIFACT_COLLECTION, query, limit: 10 }));
-  const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+  const headers = { Authorization: `Bearer ${key}`, "Content-Type": "application/json" };
   // one pass with new query texts: each request embeds its query
   const cold: number[] = [];
   for (const body of bodies) {
     const started = performance.now();
-    const response = await fetch(`${url}/api/v1/search/query`, { method: 'POST', headers, body });
+    const response = await fetch(`${url}/api/v1/search/query`, { method: "POST", headers, body });
     await response.arrayBuffer();
     if (!response.ok) throw new Error(`search answered ${response.status}`);
     cold.push(performance.now() - started);
   }
   cold.sort((a, b) => a - b);
   let next = 0;
-  const request = { method: 'POST' as const, headers, setupRequest: (request: autocannon.Request) => ({ ...request, body: bodies[next++ % bodies.length] }) };
+  const request = {
+    method: "POST" as const,
+    headers,
+    setupRequest: (request: autocannon.Request) => ({ ...request, body: bodies[next++ % bodies.length] }),
+  };
   if (warmup > 0) {
-    const warm = await autocannon({ url: `${url}/api/v1/search/query`, connections: WARMUP_CONCURRENCY, duration: warmup, requests: [request] });
-    if (warm.non2xx > 0 || warm.errors > 0) throw new Error(`${engine}/${store} warm-up: ${warm.non2xx} non-2xx answers, ${warm.errors} errors`);
-    console.error(`[speed] ${engine}/${store} warmed: ${warm.requests.total} requests in ${warmup} s at c=${WARMUP_CONCURRENCY}`);
+    const warm = await autocannon({
+      url: `${url}/api/v1/search/query`,
+      connections: WARMUP_CONCURRENCY,
+      duration: warmup,
+      requests: [request],
+    });
+    if (warm.non2xx > 0 || warm.errors > 0)
+      throw new Error(`${engine}/${store} warm-up: ${warm.non2xx} non-2xx answers, ${warm.errors} errors`);
+    console.error(
+      `[speed] ${engine}/${store} warmed: ${warm.requests.total} requests in ${warmup} s at c=${WARMUP_CONCURRENCY}`,
+    );
     await settle?.();
   }
   const load: LoadFigures[] = [];
   for (const connections of CONCURRENCY) {
     const from = profileClockMicros();
-    const cpuBefore = { service: cpuMsOfTree(pid), store: storePid === undefined ? 0 : cpuMsOfTree(storePid), node: nodePid === undefined ? 0 : cpuMsOfTree(nodePid) };
+    const cpuBefore = {
+      service: cpuMsOfTree(pid),
+      store: storePid === undefined ? 0 : cpuMsOfTree(storePid),
+      node: nodePid === undefined ? 0 : cpuMsOfTree(nodePid),
+    };
     const result = await autocannon({
       url: `${url}/api/v1/search/query`,
       connections,
@@ -206,14 +278,25 @@ async function measureEngine(
       errors: result.errors,
       cpuMsPerRequest: {
         service: perRequest(cpuMsOfTree(pid) - cpuBefore.service, result.requests.total),
-        ...(storePid === undefined ? {} : { store: perRequest(cpuMsOfTree(storePid) - cpuBefore.store, result.requests.total) }),
-        ...(nodePid === undefined ? {} : { node: perRequest(cpuMsOfTree(nodePid) - cpuBefore.node, result.requests.total) }),
+        ...(storePid === undefined
+          ? {}
+          : { store: perRequest(cpuMsOfTree(storePid) - cpuBefore.store, result.requests.total) }),
+        ...(nodePid === undefined
+          ? {}
+          : { node: perRequest(cpuMsOfTree(nodePid) - cpuBefore.node, result.requests.total) }),
       },
     });
     if (connections === PROFILED_CONCURRENCY) onProfiledWindow?.(from, profileClockMicros(), result.requests.total);
     console.error(`[speed] ${engine}/${store} c=${connections}: ${JSON.stringify(load[load.length - 1])}`);
   }
-  return { engine, store, coldP50: round1(percentile(cold, 50)), coldP95: round1(percentile(cold, 95)), load, serverRssMB: rssOfTree(pid) };
+  return {
+    engine,
+    store,
+    coldP50: round1(percentile(cold, 50)),
+    coldP95: round1(percentile(cold, 95)),
+    load,
+    serverRssMB: rssOfTree(pid),
+  };
 }
 
 /**
@@ -226,9 +309,11 @@ async function settlePostgres(url: string): Promise<void> {
   await client.connect();
   try {
     const started = performance.now();
-    await client.query('VACUUM (ANALYZE)');
-    await client.query('CHECKPOINT');
-    console.error(`[speed] store settled (VACUUM ANALYZE, CHECKPOINT) in ${Math.round(performance.now() - started)} ms`);
+    await client.query("VACUUM (ANALYZE)");
+    await client.query("CHECKPOINT");
+    console.error(
+      `[speed] store settled (VACUUM ANALYZE, CHECKPOINT) in ${Math.round(performance.now() - started)} ms`,
+    );
   } finally {
     await client.end();
   }
@@ -241,31 +326,38 @@ function interpolatedP95(latency: autocannon.Histogram): number {
 
 /** A process and its descendants (the service node process under its supervisor). */
 function processTree(pid: number): number[] {
-  const out = execFileSync('ps', ['-e', '-o', 'pid=,ppid=']).toString();
-  const rows = out.trim().split('\n').map((line) => line.trim().split(/\s+/).map(Number) as [number, number]);
+  const out = execFileSync("ps", ["-e", "-o", "pid=,ppid="]).toString();
+  const rows = out
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number]);
   const wanted = new Set([pid]);
   let grew = true;
   while (grew) {
     grew = false;
-    for (const [child, parent] of rows) if (wanted.has(parent) && !wanted.has(child)) wanted.add(child), (grew = true);
+    for (const [child, parent] of rows)
+      if (wanted.has(parent) && !wanted.has(child)) (wanted.add(child), (grew = true));
   }
   return [...wanted];
 }
 
 /** Resident memory of a process and its descendants, MB. */
 function rssOfTree(pid: number): number {
-  const kb = processTree(pid).reduce((sum, p) => sum + Number(/^VmRSS:\s+(\d+)/m.exec(readProc(p, 'status'))?.[1] ?? 0), 0);
+  const kb = processTree(pid).reduce(
+    (sum, p) => sum + Number(/^VmRSS:\s+(\d+)/m.exec(readProc(p, "status"))?.[1] ?? 0),
+    0,
+  );
   return round1(kb / 1024);
 }
 
 /** Clock ticks per second of /proc's CPU times. */
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
 function readProc(pid: number, file: string): string {
   try {
-    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+    return readFileSync(`/proc/${pid}/${file}`, "utf8");
   } catch {
-    return ''; // the process ended between the listing and the read
+    return ""; // the process ended between the listing and the read
   }
 }
 
@@ -276,19 +368,26 @@ function readProc(pid: number, file: string): string {
 function cpuMsOfTree(pid: number): number {
   let ticks = 0;
   for (const p of processTree(pid)) {
-    const stat = readProc(p, 'stat');
+    const stat = readProc(p, "stat");
     // the fields after the command name (which may hold spaces) in parentheses: state is the first, then utime,
     // stime, cutime and cstime are the 12th to the 15th
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     if (fields.length > 14) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
   }
   return (ticks * 1000) / CLOCK_TICKS;
 }
 
-const perRequest = (ms: number, requests: number): number => (requests > 0 ? Math.round((ms / requests) * 100) / 100 : Number.NaN);
+const perRequest = (ms: number, requests: number): number =>
+  requests > 0 ? Math.round((ms / requests) * 100) / 100 : Number.NaN;
 
 /** Latency figures of finished requests (milliseconds) over a run of `seconds`. */
-function loadFigures(connections: number, latencies: number[], seconds: number, errors: number, cpuMs: { client: number; node: number }): LoadFigures {
+function loadFigures(
+  connections: number,
+  latencies: number[],
+  seconds: number,
+  errors: number,
+  cpuMs: { client: number; node: number },
+): LoadFigures {
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
     connections,
@@ -307,9 +406,17 @@ function loadFigures(connections: number, latencies: number[], seconds: number, 
  * The floor: the collection's retrieval sent straight to OpenSearch by the adapter, `connections` searches in flight,
  * after one untimed pass over the queries and `warmup` seconds at WARMUP_CONCURRENCY (the services are warmed alike).
  */
-async function measureFloor(url: string, nodePid: number, mode: RetrievalMode, queries: Array<{ text: string; vector: Float32Array }>, duration: number, warmup: number): Promise<FloorFigures> {
+async function measureFloor(
+  url: string,
+  nodePid: number,
+  mode: RetrievalMode,
+  queries: Array<{ text: string; vector: Float32Array }>,
+  duration: number,
+  warmup: number,
+): Promise<FloorFigures> {
   const engine = createOpenSearchEngine({ url });
-  const search = (query: { text: string; vector: Float32Array }) => engine.search({ index: SCIFACT_COLLECTION, mode, text: query.text, vector: query.vector, limit: 10 });
+  const search = (query: { text: string; vector: Float32Array }) =>
+    engine.search({ index: SCIFACT_COLLECTION, mode, text: query.text, vector: query.vector, limit: 10 });
   let next = 0;
   /** `connections` loops searching for `seconds`: each search's latency, and the count of failed ones */
   async function drive(connections: number, seconds: number): Promise<{ latencies: number[]; errors: number }> {
@@ -337,7 +444,9 @@ async function measureFloor(url: string, nodePid: number, mode: RetrievalMode, q
     if (warmup > 0) {
       const warm = await drive(WARMUP_CONCURRENCY, warmup);
       if (warm.errors > 0) throw new Error(`floor warm-up: ${warm.errors} searches failed`);
-      console.error(`[speed] floor warmed: ${warm.latencies.length} searches in ${warmup} s at c=${WARMUP_CONCURRENCY}`);
+      console.error(
+        `[speed] floor warmed: ${warm.latencies.length} searches in ${warmup} s at c=${WARMUP_CONCURRENCY}`,
+      );
     }
     const load: LoadFigures[] = [];
     for (const connections of CONCURRENCY) {
@@ -348,7 +457,9 @@ async function measureFloor(url: string, nodePid: number, mode: RetrievalMode, q
       const client = process.cpuUsage(clientBefore);
       const cpuMs = { client: (client.user + client.system) / 1000, node: cpuMsOfTree(nodePid) - nodeBefore };
       load.push(loadFigures(connections, latencies, (performance.now() - started) / 1000, errors, cpuMs));
-      console.error(`[speed] floor (${mode} straight to OpenSearch) c=${connections}: ${JSON.stringify(load[load.length - 1])}`);
+      console.error(
+        `[speed] floor (${mode} straight to OpenSearch) c=${connections}: ${JSON.stringify(load[load.length - 1])}`,
+      );
     }
     return { mode, load };
   } finally {
@@ -365,7 +476,11 @@ function profileFigures(dir: string, window: { from: number; to: number; request
       if (ms) byPhase[phase] = Math.round((ms / window.requests) * 1000) / 1000;
     }
     // the busiest profile is the main thread's; the others are worker threads (PGlite, embedding model)
-    return { thread: i === 0 ? 'main' : `worker ${summary.file.split('/').pop()}`, msPerRequest: Math.round((summary.busyMs / window.requests) * 1000) / 1000, byPhase };
+    return {
+      thread: i === 0 ? "main" : `worker ${summary.file.split("/").pop()}`,
+      msPerRequest: Math.round((summary.busyMs / window.requests) * 1000) / 1000,
+      byPhase,
+    };
   });
   return { connections: PROFILED_CONCURRENCY, requests: window.requests, threads };
 }
@@ -374,8 +489,8 @@ async function httpBenchmark(
   duration: number,
   warmup: number,
   queryCount: number,
-  stores: Array<EngineFigures['store']>,
-  engines: Array<EngineFigures['engine']>,
+  stores: Array<EngineFigures["store"]>,
+  engines: Array<EngineFigures["engine"]>,
   profile: boolean,
 ): Promise<{ services: EngineFigures[]; floor?: FloorFigures; nodeRuntime?: string }> {
   const index = await openScifactIndex();
@@ -388,34 +503,56 @@ async function httpBenchmark(
   let nodeRuntime: string | undefined;
   const figures: EngineFigures[] = [];
   try {
-    if (engines.includes('opensearch')) {
-      const component = readComponent('opensearch', index.config.cacheDir);
+    if (engines.includes("opensearch")) {
+      const component = readComponent("opensearch", index.config.cacheDir);
       nodeRuntime = component.runtime ?? component.java;
-      node = await startOpenSearchNode({ dataDir: join(index.config.dataDir, 'opensearch'), component });
+      node = await startOpenSearchNode({ dataDir: join(index.config.dataDir, "opensearch"), component });
       // the service's OpenSearch engine names indexes litsearch-<collection>
       const opensearch = createOpenSearchEngine({ url: node.url });
-      console.error(`[speed] OpenSearch index ${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`);
+      console.error(
+        `[speed] OpenSearch index ${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`,
+      );
       await opensearch.close();
       const embedded: Array<{ text: string; vector: Float32Array }> = [];
       for (const text of texts) embedded.push({ text, vector: await index.embedder.embedQuery(text) });
       floor = await measureFloor(node.url, node.pid, index.collection.retrieval, embedded, duration, warmup);
     }
     await index.close();
-    if (stores.includes('postgres')) postgres = await startPostgresServer({ dataDir: join(BENCH_DIR, 'postgres'), component: readComponent('postgres', index.config.cacheDir) });
+    if (stores.includes("postgres"))
+      postgres = await startPostgresServer({
+        dataDir: join(BENCH_DIR, "postgres"),
+        component: readComponent("postgres", index.config.cacheDir),
+      });
 
     for (const store of stores) {
       for (const engine of engines) {
         // the embedded service reads the cached index in data/bench/index; the others keep their PGlite stores apart
-        const dataDir = engine === 'embedded' && store === 'pglite' ? BENCH_DIR : join(BENCH_DIR, `service-${engine}-${store}`);
-        if (engine === 'embedded' && dataDir !== BENCH_DIR) linkIndex(dataDir);
-        const env: Record<string, string> = { ...(engine === 'opensearch' ? { OPENSEARCH_URL: node!.url } : {}), ...(store === 'postgres' ? { DATABASE_URL: postgres!.url } : {}) };
-        const profileDir = profile ? join(dataDir, 'cpu-profile') : undefined;
+        const dataDir =
+          engine === "embedded" && store === "pglite" ? BENCH_DIR : join(BENCH_DIR, `service-${engine}-${store}`);
+        if (engine === "embedded" && dataDir !== BENCH_DIR) linkIndex(dataDir);
+        const env: Record<string, string> = {
+          ...(engine === "opensearch" ? { OPENSEARCH_URL: node!.url } : {}),
+          ...(store === "postgres" ? { DATABASE_URL: postgres!.url } : {}),
+        };
+        const profileDir = profile ? join(dataDir, "cpu-profile") : undefined;
         if (profileDir) rmSync(profileDir, { recursive: true, force: true });
         const service = await startService(`litsearch-${engine}-${store}`, dataDir, env, profileDir);
         let window: { from: number; to: number; requests: number } | undefined;
         let measured: EngineFigures;
         try {
-          measured = await measureEngine(engine, store, service.url, service.process.pid, texts, duration, warmup, engine === 'opensearch' ? node!.pid : undefined, store === 'postgres' ? postgres!.pid : undefined, store === 'postgres' ? () => settlePostgres(postgres!.url) : undefined, (from, to, requests) => (window = { from, to, requests }));
+          measured = await measureEngine(
+            engine,
+            store,
+            service.url,
+            service.process.pid,
+            texts,
+            duration,
+            warmup,
+            engine === "opensearch" ? node!.pid : undefined,
+            store === "postgres" ? postgres!.pid : undefined,
+            store === "postgres" ? () => settlePostgres(postgres!.url) : undefined,
+            (from, to, requests) => (window = { from, to, requests }),
+          );
         } finally {
           await service.process.stop();
         }
@@ -434,31 +571,62 @@ async function httpBenchmark(
 /** Another data directory reads the cached embedded index through a symbolic link (nothing is written to it). */
 function linkIndex(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true });
-  rmSync(join(dataDir, 'index'), { recursive: true, force: true });
-  symlinkSync(join(BENCH_DIR, 'index'), join(dataDir, 'index'));
+  rmSync(join(dataDir, "index"), { recursive: true, force: true });
+  symlinkSync(join(BENCH_DIR, "index"), join(dataDir, "index"));
 }
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
-  const stores = args.stores.split(',').map((store) => store.trim()) as Array<EngineFigures['store']>;
-  const engines = args.engines.split(',').map((engine) => engine.trim()) as Array<EngineFigures['engine']>;
-  const { services, floor, nodeRuntime } = await httpBenchmark(Number(args.duration), Number(args.warmup), Number(args.queries), stores, engines, args.profile);
-  const overhead = floor ? services.filter((e) => e.engine === 'opensearch').map((e) => ({ store: e.store, ...overheadOver(floor, e) })) : [];
+  const stores = args.stores.split(",").map((store) => store.trim()) as Array<EngineFigures["store"]>;
+  const engines = args.engines.split(",").map((engine) => engine.trim()) as Array<EngineFigures["engine"]>;
+  const { services, floor, nodeRuntime } = await httpBenchmark(
+    Number(args.duration),
+    Number(args.warmup),
+    Number(args.queries),
+    stores,
+    engines,
+    args.profile,
+  );
+  const overhead = floor
+    ? services.filter((e) => e.engine === "opensearch").map((e) => ({ store: e.store, ...overheadOver(floor, e) }))
+    : [];
   console.log(
     JSON.stringify(
       {
-        machine: { cores: 2, loadAverage: { before: round1(loadBefore), after: round1(loadavg()[0]) }, ...(nodeRuntime ? { openSearchRuntime: nodeRuntime } : {}) },
-        http: { endpoint: 'POST /api/v1/search/query', collection: 'scifact (hybrid, 10,144 chunks)', limit: 10, billing: 'live key, charged per request', durationSeconds: Number(args.duration), warmupSeconds: Number(args.warmup), queries: Number(args.queries), results: services },
-        ...(floor ? { floor: { what: 'the same retrieval straight to OpenSearch through the adapter (no service)', ...floor }, overhead } : {}),
+        machine: {
+          cores: 2,
+          loadAverage: { before: round1(loadBefore), after: round1(loadavg()[0]) },
+          ...(nodeRuntime ? { openSearchRuntime: nodeRuntime } : {}),
+        },
+        http: {
+          endpoint: "POST /api/v1/search/query",
+          collection: "scifact (hybrid, 10,144 chunks)",
+          limit: 10,
+          billing: "live key, charged per request",
+          durationSeconds: Number(args.duration),
+          warmupSeconds: Number(args.warmup),
+          queries: Number(args.queries),
+          results: services,
+        },
+        ...(floor
+          ? {
+              floor: { what: "the same retrieval straight to OpenSearch through the adapter (no service)", ...floor },
+              overhead,
+            }
+          : {}),
       },
       null,
       2,
     ),
   );
-  console.log(`load average ${round1(loadBefore)} before, ${round1(loadavg()[0])} after (2 cores)${nodeRuntime ? `; OpenSearch node on ${nodeRuntime}` : ''}`);
+  console.log(
+    `load average ${round1(loadBefore)} before, ${round1(loadavg()[0])} after (2 cores)${nodeRuntime ? `; OpenSearch node on ${nodeRuntime}` : ""}`,
+  );
   for (const e of services) {
     const label = `${e.engine}/${e.store}`.padEnd(20);
-    console.log(`${label} cold (query embedded) p50 ${e.coldP50} ms p95 ${e.coldP95} ms; server RSS ${e.serverRssMB} MB`);
+    console.log(
+      `${label} cold (query embedded) p50 ${e.coldP50} ms p95 ${e.coldP95} ms; server RSS ${e.serverRssMB} MB`,
+    );
     for (const l of e.load) console.log(`${label} ${loadLine(l)}`);
   }
   if (floor) {
@@ -466,33 +634,49 @@ async function main(): Promise<void> {
     for (const l of floor.load) console.log(`${label} ${loadLine(l)}`);
     for (const o of overhead) {
       console.log(
-        `service overhead, opensearch/${o.store}: c=1 p50 ${o.p50Ratio}x the floor's; throughput ${o.throughputRatios.map((r) => `c=${r.connections} ${r.ratio}x`).join(', ')} below the floor's`,
+        `service overhead, opensearch/${o.store}: c=1 p50 ${o.p50Ratio}x the floor's; throughput ${o.throughputRatios.map((r) => `c=${r.connections} ${r.ratio}x`).join(", ")} below the floor's`,
       );
     }
   }
   for (const e of services) {
     if (!e.profile) continue;
-    console.log(`CPU per request, ${e.engine}/${e.store} at c=${e.profile.connections} (${e.profile.requests} requests, profiled):`);
+    console.log(
+      `CPU per request, ${e.engine}/${e.store} at c=${e.profile.connections} (${e.profile.requests} requests, profiled):`,
+    );
     for (const thread of e.profile.threads) {
-      const phases = Object.entries(thread.byPhase).map(([phase, ms]) => `${phase} ${ms}`).join(', ');
+      const phases = Object.entries(thread.byPhase)
+        .map(([phase, ms]) => `${phase} ${ms}`)
+        .join(", ");
       console.log(`  ${thread.thread}: ${thread.msPerRequest} ms (${phases})`);
     }
   }
 }
 
 function loadLine(l: LoadFigures): string {
-  const cpu = l.cpuMsPerRequest ? Object.entries(l.cpuMsPerRequest).map(([who, ms]) => `${who} ${ms}`).join(', ') : '';
-  return `c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)${cpu ? `; CPU ms/request: ${cpu}` : ''}`;
+  const cpu = l.cpuMsPerRequest
+    ? Object.entries(l.cpuMsPerRequest)
+        .map(([who, ms]) => `${who} ${ms}`)
+        .join(", ")
+    : "";
+  return `c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)${cpu ? `; CPU ms/request: ${cpu}` : ""}`;
 }
 
 /** The service's cost over the floor: its c=1 median latency as a multiple of the floor's, and the floor's throughput as a multiple of its own. */
-function overheadOver(floor: FloorFigures, service: EngineFigures): { p50Ratio: number; throughputRatios: Array<{ connections: number; ratio: number }> } {
+function overheadOver(
+  floor: FloorFigures,
+  service: EngineFigures,
+): { p50Ratio: number; throughputRatios: Array<{ connections: number; ratio: number }> } {
   const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
   const at = (connections: number) => floor.load.find((l) => l.connections === connections);
   const single = service.load.find((l) => l.connections === 1);
   return {
     p50Ratio: single && at(1) ? ratio(single.p50, at(1)!.p50) : Number.NaN,
-    throughputRatios: service.load.filter((l) => at(l.connections)).map((l) => ({ connections: l.connections, ratio: ratio(at(l.connections)!.requestsPerSecond, l.requestsPerSecond) })),
+    throughputRatios: service.load
+      .filter((l) => at(l.connections))
+      .map((l) => ({
+        connections: l.connections,
+        ratio: ratio(at(l.connections)!.requestsPerSecond, l.requestsPerSecond),
+      })),
   };
 }
 

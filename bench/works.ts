@@ -4,50 +4,65 @@
 // openalex-synergy as ingestion writes them. Reads the collection through the configured data root. Prints JSON and a
 // readable line.
 // Usage: npm run bench:works [-- --lookups 300] [--batches 30]
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/app/config.js';
-import { loadCollectionCatalog } from '../src/domain/catalog.js';
-import { openPglite } from '../src/eventstore/db.js';
-import { migrate } from '../src/eventstore/schema.js';
-import { PROJECTION_READ_MODELS } from '../projections/readModels.js';
-import { readCollectionDocuments } from '../src/ingest/readCollection.js';
-import { manifestKey } from '../src/ingest/manifest.js';
-import { replaceWorks, workOfDocument, type StoredWork } from '../src/ingest/works.js';
-import { createLiveRetractions } from '../src/ingest/liveRetractions.js';
-import { createWorks } from '../src/usecases/works/works.js';
-import type { AuthContext } from '../src/usecases/auth/context.js';
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../src/app/config.js";
+import { loadCollectionCatalog } from "../src/domain/catalog.js";
+import { openPglite } from "../src/eventstore/db.js";
+import { migrate } from "../src/eventstore/schema.js";
+import { PROJECTION_READ_MODELS } from "../projections/readModels.js";
+import { readCollectionDocuments } from "../src/ingest/readCollection.js";
+import { manifestKey } from "../src/ingest/manifest.js";
+import { replaceWorks, workOfDocument, type StoredWork } from "../src/ingest/works.js";
+import { createLiveRetractions } from "../src/ingest/liveRetractions.js";
+import { createWorks } from "../src/usecases/works/works.js";
+import type { AuthContext } from "../src/usecases/auth/context.js";
 
-const { values: args } = parseArgs({ options: { lookups: { type: 'string', default: '300' }, batches: { type: 'string', default: '30' } } });
+const { values: args } = parseArgs({
+  options: { lookups: { type: "string", default: "300" }, batches: { type: "string", default: "30" } },
+});
 
 const config = loadConfig(process.env);
 const catalog = await loadCollectionCatalog(config.collectionsConfig);
-const collection = catalog.collections.find((c) => c.name === 'openalex-synergy');
-if (!collection) throw new Error('the collections configuration has no openalex-synergy');
-const dir = mkdtempSync(join(tmpdir(), 'bench-works-'));
-const db = await openPglite(join(dir, 'pglite'));
+const collection = catalog.collections.find((c) => c.name === "openalex-synergy");
+if (!collection) throw new Error("the collections configuration has no openalex-synergy");
+const dir = mkdtempSync(join(tmpdir(), "bench-works-"));
+const db = await openPglite(join(dir, "pglite"));
 try {
   await migrate(db, PROJECTION_READ_MODELS);
   const works: StoredWork[] = [];
-  for await (const item of readCollectionDocuments(collection, config.dataRoot)) if (!('deleted' in item)) works.push(workOfDocument(item, true));
+  for await (const item of readCollectionDocuments(collection, config.dataRoot))
+    if (!("deleted" in item)) works.push(workOfDocument(item, true));
   let started = performance.now();
-  await replaceWorks(db, manifestKey('embedded', collection.name), works);
+  await replaceWorks(db, manifestKey("embedded", collection.name), works);
   const writeSeconds = (performance.now() - started) / 1000;
   const edges = works.reduce((n, w) => n + w.references.length, 0);
 
   const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot });
   await retractions.integrity([]);
-  const api = createWorks({ db, catalog, engineKind: 'embedded', integrity: (dois) => retractions.integrity(dois), clock: () => new Date() });
+  const api = createWorks({
+    db,
+    catalog,
+    engineKind: "embedded",
+    integrity: (dois) => retractions.integrity(dois),
+    clock: () => new Date(),
+  });
   // a live key of an organization whose per-minute budget the benchmark does not reach
-  const auth = { key: { id: 'key_bench', collections: null }, org: { id: 'org_bench', limits: { perMinute: 1_000_000_000 } }, billingMode: 'live' } as unknown as AuthContext;
+  const auth = {
+    key: { id: "key_bench", collections: null },
+    org: { id: "org_bench", limits: { perMinute: 1_000_000_000 } },
+    billingMode: "live",
+  } as unknown as AuthContext;
 
   const dois = works.flatMap((w) => (w.doi ? [w.doi] : []));
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  const pick = () => (random() < 0.1 ? `10.9999/unknown.${Math.floor(random() * 1e6)}` : dois[Math.floor(random() * dois.length)]!);
-  const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const pick = () =>
+    random() < 0.1 ? `10.9999/unknown.${Math.floor(random() * 1e6)}` : dois[Math.floor(random() * dois.length)]!;
+  const percentile = (xs: number[], p: number) =>
+    [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
   const round = (ms: number) => Math.round(ms * 100) / 100;
 
   // warm-up: the first statements plan and compile

@@ -1,58 +1,68 @@
 // Replay: rebuilds every projection from position 0 into fresh tables and proves it equals the live state.
-import { createHash } from 'node:crypto';
-import type { Db, Queryable } from '../src/eventstore/db.js';
-import { readAllForReplay, canonicalJson, lockAppends } from '../src/eventstore/eventStore.js';
-import { project, type ProjectionReader } from './project.js';
-import type { ProjectableEvent } from '../src/domain/events.js';
-import { selectList } from './sqlProjection.js';
-import { COLUMNS, COLUMN_TYPES, PRIMARY_KEYS, PROJECTION_TABLES, scratchProjectionDdl, type ProjectionTable, type RowOf, type TablePrefix } from './tables.js';
-import { Rejection } from '../src/domain/rejection.js';
+import { createHash } from "node:crypto";
+import type { Db, Queryable } from "../src/eventstore/db.js";
+import { readAllForReplay, canonicalJson, lockAppends } from "../src/eventstore/eventStore.js";
+import { project, type ProjectionReader } from "./project.js";
+import type { ProjectableEvent } from "../src/domain/events.js";
+import { selectList } from "./sqlProjection.js";
+import {
+  COLUMNS,
+  COLUMN_TYPES,
+  PRIMARY_KEYS,
+  PROJECTION_TABLES,
+  scratchProjectionDdl,
+  type ProjectionTable,
+  type RowOf,
+  type TablePrefix,
+} from "./tables.js";
+import { Rejection } from "../src/domain/rejection.js";
 
 /** Every projection table as a map by primary key: replay's fold, and the decider tests' given events (test/support). */
 export type MemoryTables = { [T in ProjectionTable]: Map<string, RowOf[T]> };
 
-export const memoryTables = (): MemoryTables => Object.fromEntries(PROJECTION_TABLES.map((t) => [t, new Map()])) as MemoryTables;
+export const memoryTables = (): MemoryTables =>
+  Object.fromEntries(PROJECTION_TABLES.map((t) => [t, new Map()])) as MemoryTables;
 
 /** The in-memory key of a row: its primary-key values joined (hot in replay, so spelled out per table). */
 export function pkOf(table: ProjectionTable, row: object): string {
   const r = row as Record<string, unknown>;
   switch (table) {
-    case 'organizations':
-    case 'balances':
+    case "organizations":
+    case "balances":
       return r.org_id as string;
-    case 'ledger':
+    case "ledger":
       return String(r.position);
-    case 'api_keys':
+    case "api_keys":
       return r.key_id as string;
-    case 'unlocks':
+    case "unlocks":
       return `${r.query_id}\u0000${r.result_id}`;
-    case 'usage':
+    case "usage":
       return `${r.org_id}\u0000${r.period}`;
-    case 'collection_usage':
+    case "collection_usage":
       return `${r.org_id}\u0000${r.day}\u0000${r.collection}`;
-    case 'price_overrides':
+    case "price_overrides":
       return `${r.org_id}\u0000${r.collection}`;
-    case 'key_last_used':
+    case "key_last_used":
       return r.key_id as string;
-    case 'members':
+    case "members":
       return r.member_id as string;
-    case 'invites':
+    case "invites":
       return r.invite_id as string;
-    case 'sessions':
+    case "sessions":
       return r.session_id as string;
-    case 'ingestions':
+    case "ingestions":
       return r.ingestion_id as string;
-    case 'webhook_endpoints':
+    case "webhook_endpoints":
       return r.endpoint_id as string;
-    case 'webhook_deliveries':
+    case "webhook_deliveries":
       return `${r.message_id}\u0000${r.endpoint_id}`;
-    case 'webhook_attempts':
+    case "webhook_attempts":
       return String(r.position);
-    case 'notification_settings':
+    case "notification_settings":
       return r.org_id as string;
-    case 'alerts':
+    case "alerts":
       return r.alert_id as string;
-    case 'alert_runs':
+    case "alert_runs":
       return r.query_id as string;
   }
 }
@@ -103,25 +113,31 @@ async function bulkInsert(tx: Queryable, p: TablePrefix, table: ProjectionTable,
   for (let i = 0; i < rows.length; i += batch) {
     const slice = rows.slice(i, i + batch);
     await tx.query(
-      `INSERT INTO ${p}${table} (${cols.join(', ')}) SELECT ${cols.join(', ')} FROM json_to_recordset($1::json) AS r(${cols.map((c) => `${c} ${COLUMN_TYPES[c]}`).join(', ')})`,
+      `INSERT INTO ${p}${table} (${cols.join(", ")}) SELECT ${cols.join(", ")} FROM json_to_recordset($1::json) AS r(${cols.map((c) => `${c} ${COLUMN_TYPES[c]}`).join(", ")})`,
       [JSON.stringify(slice)],
     );
   }
 }
 
 /** Digest of a projection table: sha256 over its rows in primary-key order, each as canonical JSON. */
-export async function tableDigest(db: Queryable, p: TablePrefix, table: ProjectionTable): Promise<{ rows: number; digest: string }> {
-  const rows = await db.query(`SELECT ${selectList(table)} FROM ${p}${table} ORDER BY ${PRIMARY_KEYS[table].map((c) => `${p}${table}.${c}`).join(', ')}`);
-  const h = createHash('sha256');
-  for (const r of rows) h.update(canonicalJson(r)).update('\n');
-  return { rows: rows.length, digest: h.digest('hex') };
+export async function tableDigest(
+  db: Queryable,
+  p: TablePrefix,
+  table: ProjectionTable,
+): Promise<{ rows: number; digest: string }> {
+  const rows = await db.query(
+    `SELECT ${selectList(table)} FROM ${p}${table} ORDER BY ${PRIMARY_KEYS[table].map((c) => `${p}${table}.${c}`).join(", ")}`,
+  );
+  const h = createHash("sha256");
+  for (const r of rows) h.update(canonicalJson(r)).update("\n");
+  return { rows: rows.length, digest: h.digest("hex") };
 }
 
 /**
  * Tables whose rows are only ever inserted, never changed by a later event (a ledger entry, an unlocked row): replay
  * streams them to the database while it folds, instead of holding them until the end.
  */
-const APPEND_ONLY: ReadonlySet<ProjectionTable> = new Set(['ledger', 'unlocks', 'webhook_attempts']);
+const APPEND_ONLY: ReadonlySet<ProjectionTable> = new Set(["ledger", "unlocks", "webhook_attempts"]);
 const STREAM_BATCH = 20_000;
 
 /** Held (transaction-level) by the one replay or promotion running against a PostgreSQL database. */
@@ -136,13 +152,19 @@ const replaying = new WeakSet<Db>();
  * the replays of other processes sharing the database; the in-process mark keeps out this process's own.
  */
 async function exclusively<T>(db: Db, fn: () => Promise<T>): Promise<T> {
-  const busy = () => new Rejection('CONFLICT', 'a replay of this event store is already running; wait for its report, then try again (nothing was changed)');
+  const busy = () =>
+    new Rejection(
+      "CONFLICT",
+      "a replay of this event store is already running; wait for its report, then try again (nothing was changed)",
+    );
   if (replaying.has(db)) throw busy();
   replaying.add(db);
   try {
-    if (db.kind === 'pglite') return await fn();
+    if (db.kind === "pglite") return await fn();
     return await db.transaction(async (tx) => {
-      const [lock] = await tx.query<{ taken: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS taken', [REPLAY_LOCK_KEY]);
+      const [lock] = await tx.query<{ taken: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS taken", [
+        REPLAY_LOCK_KEY,
+      ]);
       if (!lock?.taken) throw busy();
       return fn();
     });
@@ -171,7 +193,7 @@ async function rebuild(db: Db): Promise<ReplayReport> {
     if (rows.length === 0) return;
     pending.set(table, []);
     // one write at a time, in order; an error surfaces at the final await
-    writing = writing.then(() => bulkInsert(db, 'replay_', table, rows));
+    writing = writing.then(() => bulkInsert(db, "replay_", table, rows));
     writing.catch(() => undefined); // handled at the final await; this keeps a failure from counting as unhandled meanwhile
   };
   let events = 0;
@@ -202,18 +224,36 @@ async function rebuild(db: Db): Promise<ReplayReport> {
   const tables = await db.transaction(async (tx) => {
     await lockAppends(tx);
     for await (const page of readAllForReplay(tx, 20_000, lastPosition)) fold(page);
-    for (const t of PROJECTION_TABLES) await bulkInsert(tx, 'replay_', t, APPEND_ONLY.has(t) ? pending.get(t)! : [...mem[t].values()]);
+    for (const t of PROJECTION_TABLES)
+      await bulkInsert(tx, "replay_", t, APPEND_ONLY.has(t) ? pending.get(t)! : [...mem[t].values()]);
     const digests: TableDigest[] = [];
     for (const t of PROJECTION_TABLES) {
-      const live = await tableDigest(tx, 'proj_', t);
-      const rebuilt = await tableDigest(tx, 'replay_', t);
-      digests.push({ table: t, rows: rebuilt.rows, live: live.digest, rebuilt: rebuilt.digest, equal: live.digest === rebuilt.digest && live.rows === rebuilt.rows });
+      const live = await tableDigest(tx, "proj_", t);
+      const rebuilt = await tableDigest(tx, "replay_", t);
+      digests.push({
+        table: t,
+        rows: rebuilt.rows,
+        live: live.digest,
+        rebuilt: rebuilt.digest,
+        equal: live.digest === rebuilt.digest && live.rows === rebuilt.rows,
+      });
     }
     return digests;
   });
   const seconds = (performance.now() - started) / 1000;
-  const phases = { readSeconds: (folded - started - foldMs) / 1000, foldSeconds: foldMs / 1000, writeSeconds: (performance.now() - folded) / 1000 };
-  return { events, seconds, eventsPerSecond: seconds > 0 ? Math.round(events / seconds) : events, phases, tables, equal: tables.every((t) => t.equal) };
+  const phases = {
+    readSeconds: (folded - started - foldMs) / 1000,
+    foldSeconds: foldMs / 1000,
+    writeSeconds: (performance.now() - folded) / 1000,
+  };
+  return {
+    events,
+    seconds,
+    eventsPerSecond: seconds > 0 ? Math.round(events / seconds) : events,
+    phases,
+    tables,
+    equal: tables.every((t) => t.equal),
+  };
 }
 
 /** Replaces the live projections with the rebuilt ones (operator repair after a projection bug); never under a running replay. */
@@ -223,7 +263,7 @@ export function promoteReplay(db: Db): Promise<void> {
       for (const t of PROJECTION_TABLES) {
         await tx.query(`DELETE FROM proj_${t}`);
         // explicit columns: a live table that gained columns by ALTER has them in another order
-        const cols = COLUMNS[t].join(', ');
+        const cols = COLUMNS[t].join(", ");
         await tx.query(`INSERT INTO proj_${t} (${cols}) SELECT ${cols} FROM replay_${t}`);
       }
     }),

@@ -1,23 +1,76 @@
 // Reads and writes projection rows in SQL under a table prefix; the inline projector of money-moving appends.
-import type { Queryable } from '../src/eventstore/db.js';
-import { runParts, type SqlPart } from '../src/eventstore/eventStore.js';
-import type { StoredEvent } from '../src/domain/events.js';
-import { project, type Change, type ProjectionReader } from './project.js';
-import { COLUMNS, type AlertRow, type AlertRunRow, COLUMN_TYPES, PRIMARY_KEYS, TIME_COLUMNS, type ApiKeyRow, type BalanceRow, type CollectionUsageRow, type InviteRow, type MemberRow, type OrganizationRow, type ProjectionTable, type RowOf, type SessionRow, type IngestionRow, type TablePrefix, type WebhookDeliveryRow, type WebhookEndpointRow, type UsageRow } from './tables.js';
-import { dayPeriod, monthPeriod } from '../src/domain/queryQuota.js';
+import type { Queryable } from "../src/eventstore/db.js";
+import { runParts, type SqlPart } from "../src/eventstore/eventStore.js";
+import type { StoredEvent } from "../src/domain/events.js";
+import { project, type Change, type ProjectionReader } from "./project.js";
+import {
+  COLUMNS,
+  type AlertRow,
+  type AlertRunRow,
+  COLUMN_TYPES,
+  PRIMARY_KEYS,
+  TIME_COLUMNS,
+  type ApiKeyRow,
+  type BalanceRow,
+  type CollectionUsageRow,
+  type InviteRow,
+  type MemberRow,
+  type OrganizationRow,
+  type ProjectionTable,
+  type RowOf,
+  type SessionRow,
+  type IngestionRow,
+  type TablePrefix,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRow,
+  type UsageRow,
+} from "./tables.js";
+import { dayPeriod, monthPeriod } from "../src/domain/queryQuota.js";
 
 /** bigint columns are selected as text so money never passes through a JS number */
-const BIGINT_COLUMNS = new Set(['balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros', 'amount_micros', 'balance_after_micros', 'spending_cap_micros', 'spent_micros', 'tokens', 'position', 'unlocked_micros', 'price_per_1000_micros', 'balance_low_micros', 'cost_micros']);
+const BIGINT_COLUMNS = new Set([
+  "balance_micros",
+  "credited_micros",
+  "charged_micros",
+  "refunded_micros",
+  "amount_micros",
+  "balance_after_micros",
+  "spending_cap_micros",
+  "spent_micros",
+  "tokens",
+  "position",
+  "unlocked_micros",
+  "price_per_1000_micros",
+  "balance_low_micros",
+  "cost_micros",
+]);
 /** every jsonb column: sent as JSON text (pg would send a JavaScript array as a PostgreSQL array) */
-const JSON_COLUMNS = new Set(Object.entries(COLUMN_TYPES).flatMap(([column, type]) => (type === 'jsonb' ? [column] : [])));
+const JSON_COLUMNS = new Set(
+  Object.entries(COLUMN_TYPES).flatMap(([column, type]) => (type === "jsonb" ? [column] : [])),
+);
 
 export function selectList(table: ProjectionTable): string {
-  return COLUMNS[table].map((c) => (BIGINT_COLUMNS.has(c) ? `${c}::text AS ${c}` : TIME_COLUMNS.has(c) ? `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${c}` : c)).join(', ');
+  return COLUMNS[table]
+    .map((c) =>
+      BIGINT_COLUMNS.has(c)
+        ? `${c}::text AS ${c}`
+        : TIME_COLUMNS.has(c)
+          ? `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${c}`
+          : c,
+    )
+    .join(", ");
 }
 
 export function normalizeRow<T extends ProjectionTable>(table: T, raw: Record<string, unknown>): RowOf[T] {
   const row: Record<string, unknown> = { ...raw };
-  if (table === 'ledger' || table === 'unlocks' || table === 'price_overrides' || table === 'key_last_used' || table === 'webhook_attempts') row.position = Number(row.position);
+  if (
+    table === "ledger" ||
+    table === "unlocks" ||
+    table === "price_overrides" ||
+    table === "key_last_used" ||
+    table === "webhook_attempts"
+  )
+    row.position = Number(row.position);
   return row as unknown as RowOf[T];
 }
 
@@ -44,19 +97,21 @@ export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
     return rows[0] ? normalizeRow(table, rows[0]) : undefined;
   };
   return {
-    organization: (orgId) => one('organizations', 'org_id = $1', [orgId]),
-    balance: (orgId) => one('balances', 'org_id = $1', [orgId]),
-    apiKey: (keyId) => one('api_keys', 'key_id = $1', [keyId]),
-    usage: (orgId, period) => one('usage', 'org_id = $1 AND period = $2', [orgId, period]),
-    collectionUsage: (orgId, day, collection) => one('collection_usage', 'org_id = $1 AND day = $2 AND collection = $3', [orgId, day, collection]),
-    invite: (inviteId) => one('invites', 'invite_id = $1', [inviteId]),
-    member: (memberId) => one('members', 'member_id = $1', [memberId]),
-    session: (sessionId) => one('sessions', 'session_id = $1', [sessionId]),
-    ingestion: (ingestionId) => one('ingestions', 'ingestion_id = $1', [ingestionId]),
-    webhookEndpoint: (endpointId) => one('webhook_endpoints', 'endpoint_id = $1', [endpointId]),
-    webhookDelivery: (messageId, endpointId) => one('webhook_deliveries', 'message_id = $1 AND endpoint_id = $2', [messageId, endpointId]),
-    alert: (alertId) => one('alerts', 'alert_id = $1', [alertId]),
-    alertRun: (queryId) => one('alert_runs', 'query_id = $1', [queryId]),
+    organization: (orgId) => one("organizations", "org_id = $1", [orgId]),
+    balance: (orgId) => one("balances", "org_id = $1", [orgId]),
+    apiKey: (keyId) => one("api_keys", "key_id = $1", [keyId]),
+    usage: (orgId, period) => one("usage", "org_id = $1 AND period = $2", [orgId, period]),
+    collectionUsage: (orgId, day, collection) =>
+      one("collection_usage", "org_id = $1 AND day = $2 AND collection = $3", [orgId, day, collection]),
+    invite: (inviteId) => one("invites", "invite_id = $1", [inviteId]),
+    member: (memberId) => one("members", "member_id = $1", [memberId]),
+    session: (sessionId) => one("sessions", "session_id = $1", [sessionId]),
+    ingestion: (ingestionId) => one("ingestions", "ingestion_id = $1", [ingestionId]),
+    webhookEndpoint: (endpointId) => one("webhook_endpoints", "endpoint_id = $1", [endpointId]),
+    webhookDelivery: (messageId, endpointId) =>
+      one("webhook_deliveries", "message_id = $1 AND endpoint_id = $2", [messageId, endpointId]),
+    alert: (alertId) => one("alerts", "alert_id = $1", [alertId]),
+    alertRun: (queryId) => one("alert_runs", "query_id = $1", [queryId]),
   };
 }
 
@@ -71,7 +126,8 @@ function rowParams(table: ProjectionTable, row: object): unknown[] {
   return COLUMNS[table].map((c) => sqlValue(c, r[c]));
 }
 
-const pkOf = (table: ProjectionTable, row: object) => `${table}\u0000${PRIMARY_KEYS[table].map((c) => String((row as Record<string, unknown>)[c])).join('\u0000')}`;
+const pkOf = (table: ProjectionTable, row: object) =>
+  `${table}\u0000${PRIMARY_KEYS[table].map((c) => String((row as Record<string, unknown>)[c])).join("\u0000")}`;
 
 /** The rows an event's projection may read, fetched in one round trip before projecting. */
 export interface PrefetchKeys {
@@ -112,7 +168,21 @@ export interface PrefetchTouch {
 
 /** The rows appends doing these things may read: their organizations, keys, usage periods and collection days. */
 export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys {
-  const k: PrefetchKeys = { orgIds: new Set(), keyIds: new Set(), periods: new Set(), days: new Set(), collections: new Set(), inviteIds: new Set(), memberIds: new Set(), sessionIds: new Set(), ingestionIds: new Set(), endpointIds: new Set(), messageIds: new Set(), alertIds: new Set(), alertRunIds: new Set() };
+  const k: PrefetchKeys = {
+    orgIds: new Set(),
+    keyIds: new Set(),
+    periods: new Set(),
+    days: new Set(),
+    collections: new Set(),
+    inviteIds: new Set(),
+    memberIds: new Set(),
+    sessionIds: new Set(),
+    ingestionIds: new Set(),
+    endpointIds: new Set(),
+    messageIds: new Set(),
+    alertIds: new Set(),
+    alertRunIds: new Set(),
+  };
   for (const t of touches) {
     if (t.orgId) k.orgIds.add(t.orgId);
     if (t.keyId) k.keyIds.add(t.keyId);
@@ -135,9 +205,34 @@ export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys 
 export function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
   return prefetchKeysFor(
     events.map((e) => {
-      const d = e.data as { orgId?: string | null; keyId?: string; collections?: unknown; inviteId?: string; sessionId?: string; memberId?: string | null; ingestionId?: string; endpointId?: string; messageId?: string; alertId?: string; queryId?: string };
+      const d = e.data as {
+        orgId?: string | null;
+        keyId?: string;
+        collections?: unknown;
+        inviteId?: string;
+        sessionId?: string;
+        memberId?: string | null;
+        ingestionId?: string;
+        endpointId?: string;
+        messageId?: string;
+        alertId?: string;
+        queryId?: string;
+      };
       const lines = Array.isArray(d.collections) ? (d.collections as { collection?: unknown }[]) : [];
-      return { orgId: d.orgId ?? undefined, keyId: d.keyId, at: e.recordedAt, collections: lines.flatMap((l) => (typeof l.collection === 'string' ? [l.collection] : [])), inviteId: d.inviteId, memberId: d.memberId ?? undefined, sessionId: d.sessionId, ingestionId: d.ingestionId, endpointId: d.endpointId, messageId: d.messageId, alertId: d.alertId, alertRunId: d.alertId ? d.queryId : undefined };
+      return {
+        orgId: d.orgId ?? undefined,
+        keyId: d.keyId,
+        at: e.recordedAt,
+        collections: lines.flatMap((l) => (typeof l.collection === "string" ? [l.collection] : [])),
+        inviteId: d.inviteId,
+        memberId: d.memberId ?? undefined,
+        sessionId: d.sessionId,
+        ingestionId: d.ingestionId,
+        endpointId: d.endpointId,
+        messageId: d.messageId,
+        alertId: d.alertId,
+        alertRunId: d.alertId ? d.queryId : undefined,
+      };
     }),
   );
 }
@@ -151,23 +246,37 @@ export function prefetchSubquery(p: TablePrefix, k: PrefetchKeys, param: (value:
   const collections = param([...k.collections]);
   // member actions only: a charge's statement keeps its text (and plan) without them
   const memberRows = [
-    k.inviteIds.size ? `UNION ALL SELECT 'invites', row_to_json(x) FROM (SELECT ${selectList('invites')} FROM ${p}invites WHERE invite_id = ANY(${param([...k.inviteIds])})) x` : '',
-    k.memberIds.size ? `UNION ALL SELECT 'members', row_to_json(x) FROM (SELECT ${selectList('members')} FROM ${p}members WHERE member_id = ANY(${param([...k.memberIds])})) x` : '',
-    k.sessionIds.size ? `UNION ALL SELECT 'sessions', row_to_json(x) FROM (SELECT ${selectList('sessions')} FROM ${p}sessions WHERE session_id = ANY(${param([...k.sessionIds])})) x` : '',
-    k.ingestionIds.size ? `UNION ALL SELECT 'ingestions', row_to_json(x) FROM (SELECT ${selectList('ingestions')} FROM ${p}ingestions WHERE ingestion_id = ANY(${param([...k.ingestionIds])})) x` : '',
-    k.endpointIds.size ? `UNION ALL SELECT 'webhook_endpoints', row_to_json(x) FROM (SELECT ${selectList('webhook_endpoints')} FROM ${p}webhook_endpoints WHERE endpoint_id = ANY(${param([...k.endpointIds])})) x` : '',
+    k.inviteIds.size
+      ? `UNION ALL SELECT 'invites', row_to_json(x) FROM (SELECT ${selectList("invites")} FROM ${p}invites WHERE invite_id = ANY(${param([...k.inviteIds])})) x`
+      : "",
+    k.memberIds.size
+      ? `UNION ALL SELECT 'members', row_to_json(x) FROM (SELECT ${selectList("members")} FROM ${p}members WHERE member_id = ANY(${param([...k.memberIds])})) x`
+      : "",
+    k.sessionIds.size
+      ? `UNION ALL SELECT 'sessions', row_to_json(x) FROM (SELECT ${selectList("sessions")} FROM ${p}sessions WHERE session_id = ANY(${param([...k.sessionIds])})) x`
+      : "",
+    k.ingestionIds.size
+      ? `UNION ALL SELECT 'ingestions', row_to_json(x) FROM (SELECT ${selectList("ingestions")} FROM ${p}ingestions WHERE ingestion_id = ANY(${param([...k.ingestionIds])})) x`
+      : "",
+    k.endpointIds.size
+      ? `UNION ALL SELECT 'webhook_endpoints', row_to_json(x) FROM (SELECT ${selectList("webhook_endpoints")} FROM ${p}webhook_endpoints WHERE endpoint_id = ANY(${param([...k.endpointIds])})) x`
+      : "",
     k.endpointIds.size && k.messageIds.size
-      ? `UNION ALL SELECT 'webhook_deliveries', row_to_json(x) FROM (SELECT ${selectList('webhook_deliveries')} FROM ${p}webhook_deliveries WHERE message_id = ANY(${param([...k.messageIds])}) AND endpoint_id = ANY(${param([...k.endpointIds])})) x`
-      : '',
-    k.alertIds.size ? `UNION ALL SELECT 'alerts', row_to_json(x) FROM (SELECT ${selectList('alerts')} FROM ${p}alerts WHERE alert_id = ANY(${param([...k.alertIds])})) x` : '',
-    k.alertRunIds.size ? `UNION ALL SELECT 'alert_runs', row_to_json(x) FROM (SELECT ${selectList('alert_runs')} FROM ${p}alert_runs WHERE query_id = ANY(${param([...k.alertRunIds])})) x` : '',
-  ].join('\n     ');
+      ? `UNION ALL SELECT 'webhook_deliveries', row_to_json(x) FROM (SELECT ${selectList("webhook_deliveries")} FROM ${p}webhook_deliveries WHERE message_id = ANY(${param([...k.messageIds])}) AND endpoint_id = ANY(${param([...k.endpointIds])})) x`
+      : "",
+    k.alertIds.size
+      ? `UNION ALL SELECT 'alerts', row_to_json(x) FROM (SELECT ${selectList("alerts")} FROM ${p}alerts WHERE alert_id = ANY(${param([...k.alertIds])})) x`
+      : "",
+    k.alertRunIds.size
+      ? `UNION ALL SELECT 'alert_runs', row_to_json(x) FROM (SELECT ${selectList("alert_runs")} FROM ${p}alert_runs WHERE query_id = ANY(${param([...k.alertRunIds])})) x`
+      : "",
+  ].join("\n     ");
   return `(SELECT coalesce(json_agg(u), '[]'::json) FROM (
-     SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${selectList('organizations')} FROM ${p}organizations WHERE org_id = ANY(${org})) x
-     UNION ALL SELECT 'balances', row_to_json(x) FROM (SELECT ${selectList('balances')} FROM ${p}balances WHERE org_id = ANY(${org})) x
-     UNION ALL SELECT 'api_keys', row_to_json(x) FROM (SELECT ${selectList('api_keys')} FROM ${p}api_keys WHERE key_id = ANY(${key})) x
-     UNION ALL SELECT 'usage', row_to_json(x) FROM (SELECT ${selectList('usage')} FROM ${p}usage WHERE org_id = ANY(${org}) AND period = ANY(${periods})) x
-     UNION ALL SELECT 'collection_usage', row_to_json(x) FROM (SELECT ${selectList('collection_usage')} FROM ${p}collection_usage
+     SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${selectList("organizations")} FROM ${p}organizations WHERE org_id = ANY(${org})) x
+     UNION ALL SELECT 'balances', row_to_json(x) FROM (SELECT ${selectList("balances")} FROM ${p}balances WHERE org_id = ANY(${org})) x
+     UNION ALL SELECT 'api_keys', row_to_json(x) FROM (SELECT ${selectList("api_keys")} FROM ${p}api_keys WHERE key_id = ANY(${key})) x
+     UNION ALL SELECT 'usage', row_to_json(x) FROM (SELECT ${selectList("usage")} FROM ${p}usage WHERE org_id = ANY(${org}) AND period = ANY(${periods})) x
+     UNION ALL SELECT 'collection_usage', row_to_json(x) FROM (SELECT ${selectList("collection_usage")} FROM ${p}collection_usage
        WHERE org_id = ANY(${org}) AND day = ANY(${days}) AND collection = ANY(${collections})) x
      ${memberRows}) u)`;
 }
@@ -180,14 +289,38 @@ export interface PrefetchedRows {
 
 /** Whether rows fetched for `outer` include every row `inner` names. */
 export const coversAll = (outer: PrefetchKeys, inner: PrefetchKeys) =>
-  (['orgIds', 'keyIds', 'periods', 'days', 'collections', 'inviteIds', 'memberIds', 'sessionIds', 'ingestionIds', 'endpointIds', 'messageIds', 'alertIds', 'alertRunIds'] as const).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
+  (
+    [
+      "orgIds",
+      "keyIds",
+      "periods",
+      "days",
+      "collections",
+      "inviteIds",
+      "memberIds",
+      "sessionIds",
+      "ingestionIds",
+      "endpointIds",
+      "messageIds",
+      "alertIds",
+      "alertRunIds",
+    ] as const
+  ).every((f) => [...inner[f]].every((v) => outer[f].has(v)));
 
 /** The rows an inline projection reads: fetched in one query, unless the caller fetched them already. */
-async function rowsFor(tx: Queryable, p: TablePrefix, events: StoredEvent[], provided?: PrefetchedRows): Promise<PrefetchedRows> {
+async function rowsFor(
+  tx: Queryable,
+  p: TablePrefix,
+  events: StoredEvent[],
+  provided?: PrefetchedRows,
+): Promise<PrefetchedRows> {
   const keys = prefetchKeysOf(events);
   if (provided && coversAll(provided.keys, keys)) return provided;
   const params: unknown[] = [];
-  const [one] = await tx.query<{ rows: PrefetchedRows['rows'] }>(`SELECT ${prefetchSubquery(p, keys, (v) => (params.push(v), `$${params.length}`))} AS rows`, params);
+  const [one] = await tx.query<{ rows: PrefetchedRows["rows"] }>(
+    `SELECT ${prefetchSubquery(p, keys, (v) => (params.push(v), `$${params.length}`))} AS rows`,
+    params,
+  );
   return { keys, rows: one?.rows ?? [] };
 }
 
@@ -199,39 +332,41 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
   const fetched = new Map<string, object>();
   for (const { t, r } of rows) fetched.set(pkOf(t, r), normalizeRow(t, r));
   const covered = (table: ProjectionTable, row: Record<string, string>) => {
-    if (table === 'api_keys') return k.keyIds.has(row.key_id!);
-    if (table === 'invites') return k.inviteIds.has(row.invite_id!);
-    if (table === 'members') return k.memberIds.has(row.member_id!);
-    if (table === 'sessions') return k.sessionIds.has(row.session_id!);
-    if (table === 'ingestions') return k.ingestionIds.has(row.ingestion_id!);
-    if (table === 'webhook_endpoints') return k.endpointIds.has(row.endpoint_id!);
-    if (table === 'webhook_deliveries') return k.endpointIds.has(row.endpoint_id!) && k.messageIds.has(row.message_id!);
-    if (table === 'alerts') return k.alertIds.has(row.alert_id!);
-    if (table === 'alert_runs') return k.alertRunIds.has(row.query_id!);
+    if (table === "api_keys") return k.keyIds.has(row.key_id!);
+    if (table === "invites") return k.inviteIds.has(row.invite_id!);
+    if (table === "members") return k.memberIds.has(row.member_id!);
+    if (table === "sessions") return k.sessionIds.has(row.session_id!);
+    if (table === "ingestions") return k.ingestionIds.has(row.ingestion_id!);
+    if (table === "webhook_endpoints") return k.endpointIds.has(row.endpoint_id!);
+    if (table === "webhook_deliveries") return k.endpointIds.has(row.endpoint_id!) && k.messageIds.has(row.message_id!);
+    if (table === "alerts") return k.alertIds.has(row.alert_id!);
+    if (table === "alert_runs") return k.alertRunIds.has(row.query_id!);
     if (!k.orgIds.has(row.org_id!)) return false;
-    if (table === 'usage') return k.periods.has(row.period!);
-    if (table === 'collection_usage') return k.days.has(row.day!) && k.collections.has(row.collection!);
+    if (table === "usage") return k.periods.has(row.period!);
+    if (table === "collection_usage") return k.days.has(row.day!) && k.collections.has(row.collection!);
     return true;
   };
   const one = <T extends ProjectionTable>(table: T, key: Record<string, string>): RowOf[T] | undefined => {
-    if (!covered(table, key)) throw new Error(`inline projection read ${table} ${JSON.stringify(key)}, which its events do not name`);
+    if (!covered(table, key))
+      throw new Error(`inline projection read ${table} ${JSON.stringify(key)}, which its events do not name`);
     const id = pkOf(table, key);
     return (written.get(id) ?? fetched.get(id)) as RowOf[T] | undefined;
   };
   return {
-    organization: (orgId) => one('organizations', { org_id: orgId }),
-    balance: (orgId) => one('balances', { org_id: orgId }),
-    apiKey: (keyId) => one('api_keys', { key_id: keyId }),
-    usage: (orgId, period) => one('usage', { org_id: orgId, period }),
-    collectionUsage: (orgId, day, collection) => one('collection_usage', { org_id: orgId, day, collection }),
-    invite: (inviteId) => one('invites', { invite_id: inviteId }),
-    member: (memberId) => one('members', { member_id: memberId }),
-    session: (sessionId) => one('sessions', { session_id: sessionId }),
-    ingestion: (ingestionId) => one('ingestions', { ingestion_id: ingestionId }),
-    webhookEndpoint: (endpointId) => one('webhook_endpoints', { endpoint_id: endpointId }),
-    webhookDelivery: (messageId, endpointId) => one('webhook_deliveries', { message_id: messageId, endpoint_id: endpointId }),
-    alert: (alertId) => one('alerts', { alert_id: alertId }),
-    alertRun: (queryId) => one('alert_runs', { query_id: queryId }),
+    organization: (orgId) => one("organizations", { org_id: orgId }),
+    balance: (orgId) => one("balances", { org_id: orgId }),
+    apiKey: (keyId) => one("api_keys", { key_id: keyId }),
+    usage: (orgId, period) => one("usage", { org_id: orgId, period }),
+    collectionUsage: (orgId, day, collection) => one("collection_usage", { org_id: orgId, day, collection }),
+    invite: (inviteId) => one("invites", { invite_id: inviteId }),
+    member: (memberId) => one("members", { member_id: memberId }),
+    session: (sessionId) => one("sessions", { session_id: sessionId }),
+    ingestion: (ingestionId) => one("ingestions", { ingestion_id: ingestionId }),
+    webhookEndpoint: (endpointId) => one("webhook_endpoints", { endpoint_id: endpointId }),
+    webhookDelivery: (messageId, endpointId) =>
+      one("webhook_deliveries", { message_id: messageId, endpoint_id: endpointId }),
+    alert: (alertId) => one("alerts", { alert_id: alertId }),
+    alertRun: (queryId) => one("alert_runs", { query_id: queryId }),
   };
 }
 
@@ -242,7 +377,7 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
  */
 export type MemoryProjector = ReturnType<typeof memoryProjector>;
 
-export function memoryProjector(prefetched: PrefetchedRows, p: TablePrefix = 'proj_') {
+export function memoryProjector(prefetched: PrefetchedRows, p: TablePrefix = "proj_") {
   const written = new Map<string, Change>();
   const writtenRows = new Map<string, object>();
   const reader = readerOver(prefetched, writtenRows);
@@ -272,9 +407,9 @@ function changeParts(p: TablePrefix, changes: Map<string, Change>): SqlPart[] {
   return [...byTable].map(([table, rows]): SqlPart => (param) => {
     const cols = COLUMNS[table];
     const pk = PRIMARY_KEYS[table];
-    const values = rows.map((row) => `(${rowParams(table, row).map(param).join(', ')})`);
+    const values = rows.map((row) => `(${rowParams(table, row).map(param).join(", ")})`);
     const updates = cols.filter((c) => !pk.includes(c)).map((c) => `${c} = EXCLUDED.${c}`);
-    return `INSERT INTO ${p}${table} (${cols.join(', ')}) VALUES ${values.join(', ')} ON CONFLICT (${pk.join(', ')}) DO ${updates.length ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
+    return `INSERT INTO ${p}${table} (${cols.join(", ")}) VALUES ${values.join(", ")} ON CONFLICT (${pk.join(", ")}) DO ${updates.length ? `UPDATE SET ${updates.join(", ")}` : "NOTHING"}`;
   });
 }
 
@@ -283,9 +418,16 @@ function changeParts(p: TablePrefix, changes: Map<string, Change>): SqlPart[] {
  * writes `before` (the events' own INSERT, when not yet written), every projection change and `after` (e.g. the query
  * record a charge pays for).
  */
-export async function projectInline(tx: Queryable, events: StoredEvent[], p: TablePrefix = 'proj_', before: SqlPart[] = [], after: SqlPart[] = [], provided?: PrefetchedRows): Promise<void> {
+export async function projectInline(
+  tx: Queryable,
+  events: StoredEvent[],
+  p: TablePrefix = "proj_",
+  before: SqlPart[] = [],
+  after: SqlPart[] = [],
+  provided?: PrefetchedRows,
+): Promise<void> {
   const projector = memoryProjector(await rowsFor(tx, p, events, provided), p);
   projector.apply(events);
   const parts = [...before, ...projector.parts(), ...after];
-  if (parts.length > 0) await runParts(tx, parts, events[0]?.streamId ?? '', 'any');
+  if (parts.length > 0) await runParts(tx, parts, events[0]?.streamId ?? "", "any");
 }

@@ -1,80 +1,281 @@
 // Projection tables: their DDL under a name prefix (live "proj_", rebuilt "replay_") and row types.
-import type { AlertDefinitionData, AlertRunOutcome, IngestionCounts } from '../src/domain/events.js';
+import type { AlertDefinitionData, AlertRunOutcome, IngestionCounts } from "../src/domain/events.js";
 
-export type TablePrefix = 'proj_' | 'replay_';
+export type TablePrefix = "proj_" | "replay_";
 
-export const PROJECTION_TABLES = ['organizations', 'balances', 'ledger', 'api_keys', 'unlocks', 'usage', 'collection_usage', 'price_overrides', 'key_last_used', 'members', 'invites', 'sessions', 'ingestions', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'notification_settings', 'alerts', 'alert_runs'] as const;
+export const PROJECTION_TABLES = [
+  "organizations",
+  "balances",
+  "ledger",
+  "api_keys",
+  "unlocks",
+  "usage",
+  "collection_usage",
+  "price_overrides",
+  "key_last_used",
+  "members",
+  "invites",
+  "sessions",
+  "ingestions",
+  "webhook_endpoints",
+  "webhook_deliveries",
+  "webhook_attempts",
+  "notification_settings",
+  "alerts",
+  "alert_runs",
+] as const;
 export type ProjectionTable = (typeof PROJECTION_TABLES)[number];
 
 /** Primary-key columns, used for upserts and for ordering digests. */
 export const PRIMARY_KEYS: Record<ProjectionTable, string[]> = {
-  organizations: ['org_id'],
-  balances: ['org_id'],
-  ledger: ['position'],
-  api_keys: ['key_id'],
-  unlocks: ['query_id', 'result_id'],
-  usage: ['org_id', 'period'],
-  collection_usage: ['org_id', 'day', 'collection'],
-  price_overrides: ['org_id', 'collection'],
-  key_last_used: ['key_id'],
-  members: ['member_id'],
-  invites: ['invite_id'],
-  sessions: ['session_id'],
-  ingestions: ['ingestion_id'],
-  webhook_endpoints: ['endpoint_id'],
-  webhook_deliveries: ['message_id', 'endpoint_id'],
-  webhook_attempts: ['position'],
-  notification_settings: ['org_id'],
-  alerts: ['alert_id'],
-  alert_runs: ['query_id'],
+  organizations: ["org_id"],
+  balances: ["org_id"],
+  ledger: ["position"],
+  api_keys: ["key_id"],
+  unlocks: ["query_id", "result_id"],
+  usage: ["org_id", "period"],
+  collection_usage: ["org_id", "day", "collection"],
+  price_overrides: ["org_id", "collection"],
+  key_last_used: ["key_id"],
+  members: ["member_id"],
+  invites: ["invite_id"],
+  sessions: ["session_id"],
+  ingestions: ["ingestion_id"],
+  webhook_endpoints: ["endpoint_id"],
+  webhook_deliveries: ["message_id", "endpoint_id"],
+  webhook_attempts: ["position"],
+  notification_settings: ["org_id"],
+  alerts: ["alert_id"],
+  alert_runs: ["query_id"],
 };
 
 /** Columns in a fixed order; money and counters as bigint, kept as decimal strings in TypeScript. */
 export const COLUMNS: Record<ProjectionTable, string[]> = {
-  organizations: ['org_id', 'name', 'billing_mode', 'limits', 'hide_balance', 'suspended', 'version', 'billing_enabled', 'trial_queries', 'trial_used'],
-  balances: ['org_id', 'balance_micros', 'credited_micros', 'charged_micros', 'refunded_micros'],
-  ledger: ['position', 'org_id', 'time', 'type', 'amount_micros', 'balance_after_micros', 'key_id', 'query_id', 'reference'],
-  api_keys: ['key_id', 'org_id', 'mode', 'key_hash', 'key_prefix', 'collections', 'spending_cap_micros', 'spent_micros', 'revoked', 'version', 'name'],
-  unlocks: ['query_id', 'result_id', 'org_id', 'key_id', 'position'],
-  usage: ['org_id', 'period', 'queries', 'tokens', 'amount_micros', 'catalogue_answers'],
-  collection_usage: ['org_id', 'day', 'collection', 'queries', 'unlocked_results', 'tokens', 'charged_micros', 'unlocked_micros'],
-  price_overrides: ['org_id', 'collection', 'price_per_1000_micros', 'position'],
-  key_last_used: ['key_id', 'org_id', 'used_at', 'position'],
-  members: ['member_id', 'org_id', 'email', 'role', 'password_hash', 'invite_id', 'joined_at', 'removed_at'],
-  invites: ['invite_id', 'org_id', 'email', 'role', 'token_hash', 'expires_at', 'invited_at', 'accepted_by', 'accepted_at', 'cancelled_at'],
-  sessions: ['session_id', 'org_id', 'member_id', 'started_at', 'expires_at', 'ended_at', 'end_reason'],
-  ingestions: ['ingestion_id', 'collection', 'mode', 'files', 'state', 'started_at', 'finished_at', 'error', 'counts'],
-  webhook_endpoints: ['endpoint_id', 'org_id', 'url', 'events', 'description', 'state', 'secret_version', 'previous_secret_expires_at', 'created_at', 'disabled_at', 'disabled_reason', 'failing_since', 'last_success_at'],
-  webhook_deliveries: ['message_id', 'endpoint_id', 'org_id', 'event_type', 'created_at', 'state', 'attempts', 'last_status', 'last_attempt_at', 'ended_at'],
-  webhook_attempts: ['position', 'message_id', 'endpoint_id', 'org_id', 'attempt', 'time', 'status', 'latency_ms', 'excerpt', 'error'],
-  notification_settings: ['org_id', 'balance_low_micros'],
-  alerts: ['alert_id', 'org_id', 'key_id', 'definition', 'state', 'created_at', 'seen', 'runs', 'last_run_at'],
-  alert_runs: ['query_id', 'alert_id', 'org_id', 'created_at', 'trigger', 'result_ids', 'works', 'cost_micros', 'state', 'ended_at', 'amount_micros'],
+  organizations: [
+    "org_id",
+    "name",
+    "billing_mode",
+    "limits",
+    "hide_balance",
+    "suspended",
+    "version",
+    "billing_enabled",
+    "trial_queries",
+    "trial_used",
+  ],
+  balances: ["org_id", "balance_micros", "credited_micros", "charged_micros", "refunded_micros"],
+  ledger: [
+    "position",
+    "org_id",
+    "time",
+    "type",
+    "amount_micros",
+    "balance_after_micros",
+    "key_id",
+    "query_id",
+    "reference",
+  ],
+  api_keys: [
+    "key_id",
+    "org_id",
+    "mode",
+    "key_hash",
+    "key_prefix",
+    "collections",
+    "spending_cap_micros",
+    "spent_micros",
+    "revoked",
+    "version",
+    "name",
+  ],
+  unlocks: ["query_id", "result_id", "org_id", "key_id", "position"],
+  usage: ["org_id", "period", "queries", "tokens", "amount_micros", "catalogue_answers"],
+  collection_usage: [
+    "org_id",
+    "day",
+    "collection",
+    "queries",
+    "unlocked_results",
+    "tokens",
+    "charged_micros",
+    "unlocked_micros",
+  ],
+  price_overrides: ["org_id", "collection", "price_per_1000_micros", "position"],
+  key_last_used: ["key_id", "org_id", "used_at", "position"],
+  members: ["member_id", "org_id", "email", "role", "password_hash", "invite_id", "joined_at", "removed_at"],
+  invites: [
+    "invite_id",
+    "org_id",
+    "email",
+    "role",
+    "token_hash",
+    "expires_at",
+    "invited_at",
+    "accepted_by",
+    "accepted_at",
+    "cancelled_at",
+  ],
+  sessions: ["session_id", "org_id", "member_id", "started_at", "expires_at", "ended_at", "end_reason"],
+  ingestions: ["ingestion_id", "collection", "mode", "files", "state", "started_at", "finished_at", "error", "counts"],
+  webhook_endpoints: [
+    "endpoint_id",
+    "org_id",
+    "url",
+    "events",
+    "description",
+    "state",
+    "secret_version",
+    "previous_secret_expires_at",
+    "created_at",
+    "disabled_at",
+    "disabled_reason",
+    "failing_since",
+    "last_success_at",
+  ],
+  webhook_deliveries: [
+    "message_id",
+    "endpoint_id",
+    "org_id",
+    "event_type",
+    "created_at",
+    "state",
+    "attempts",
+    "last_status",
+    "last_attempt_at",
+    "ended_at",
+  ],
+  webhook_attempts: [
+    "position",
+    "message_id",
+    "endpoint_id",
+    "org_id",
+    "attempt",
+    "time",
+    "status",
+    "latency_ms",
+    "excerpt",
+    "error",
+  ],
+  notification_settings: ["org_id", "balance_low_micros"],
+  alerts: ["alert_id", "org_id", "key_id", "definition", "state", "created_at", "seen", "runs", "last_run_at"],
+  alert_runs: [
+    "query_id",
+    "alert_id",
+    "org_id",
+    "created_at",
+    "trigger",
+    "result_ids",
+    "works",
+    "cost_micros",
+    "state",
+    "ended_at",
+    "amount_micros",
+  ],
 };
 
 /** SQL type of every column, for bulk inserts that pass one array per column (unnest). */
 export const COLUMN_TYPES: Record<string, string> = {
-  org_id: 'text', name: 'text', billing_mode: 'text', limits: 'jsonb', hide_balance: 'boolean', suspended: 'boolean', version: 'integer',
-  billing_enabled: 'boolean', trial_queries: 'integer', trial_used: 'integer',
-  balance_micros: 'bigint', credited_micros: 'bigint', charged_micros: 'bigint', refunded_micros: 'bigint',
-  position: 'bigint', time: 'timestamptz', type: 'text', amount_micros: 'bigint', balance_after_micros: 'bigint', key_id: 'text', query_id: 'text', reference: 'text',
-  mode: 'text', key_hash: 'text', key_prefix: 'text', collections: 'jsonb', spending_cap_micros: 'bigint', spent_micros: 'bigint', revoked: 'boolean',
-  result_id: 'text', period: 'text', queries: 'integer', tokens: 'bigint', catalogue_answers: 'integer',
-  day: 'text', collection: 'text', unlocked_results: 'integer', unlocked_micros: 'bigint', price_per_1000_micros: 'bigint',
-  used_at: 'timestamptz', member_id: 'text', email: 'text', role: 'text', password_hash: 'text', invite_id: 'text', joined_at: 'timestamptz',
-  token_hash: 'text', expires_at: 'timestamptz', invited_at: 'timestamptz', accepted_by: 'text', accepted_at: 'timestamptz',
-  removed_at: 'timestamptz', cancelled_at: 'timestamptz',
-  session_id: 'text', started_at: 'timestamptz', ended_at: 'timestamptz', end_reason: 'text',
-  ingestion_id: 'text', files: 'jsonb', state: 'text', finished_at: 'timestamptz', error: 'text', counts: 'jsonb',
-  endpoint_id: 'text', url: 'text', events: 'jsonb', description: 'text', secret_version: 'integer', previous_secret_expires_at: 'timestamptz',
-  created_at: 'timestamptz', disabled_at: 'timestamptz', disabled_reason: 'text', failing_since: 'timestamptz', last_success_at: 'timestamptz',
-  message_id: 'text', event_type: 'text', attempts: 'integer', last_status: 'integer', last_attempt_at: 'timestamptz', 
-  attempt: 'integer', status: 'integer', latency_ms: 'integer', excerpt: 'text', balance_low_micros: 'bigint',
-  alert_id: 'text', definition: 'jsonb', seen: 'jsonb', runs: 'integer', last_run_at: 'timestamptz', trigger: 'text', result_ids: 'jsonb', works: 'jsonb', cost_micros: 'bigint',
+  org_id: "text",
+  name: "text",
+  billing_mode: "text",
+  limits: "jsonb",
+  hide_balance: "boolean",
+  suspended: "boolean",
+  version: "integer",
+  billing_enabled: "boolean",
+  trial_queries: "integer",
+  trial_used: "integer",
+  balance_micros: "bigint",
+  credited_micros: "bigint",
+  charged_micros: "bigint",
+  refunded_micros: "bigint",
+  position: "bigint",
+  time: "timestamptz",
+  type: "text",
+  amount_micros: "bigint",
+  balance_after_micros: "bigint",
+  key_id: "text",
+  query_id: "text",
+  reference: "text",
+  mode: "text",
+  key_hash: "text",
+  key_prefix: "text",
+  collections: "jsonb",
+  spending_cap_micros: "bigint",
+  spent_micros: "bigint",
+  revoked: "boolean",
+  result_id: "text",
+  period: "text",
+  queries: "integer",
+  tokens: "bigint",
+  catalogue_answers: "integer",
+  day: "text",
+  collection: "text",
+  unlocked_results: "integer",
+  unlocked_micros: "bigint",
+  price_per_1000_micros: "bigint",
+  used_at: "timestamptz",
+  member_id: "text",
+  email: "text",
+  role: "text",
+  password_hash: "text",
+  invite_id: "text",
+  joined_at: "timestamptz",
+  token_hash: "text",
+  expires_at: "timestamptz",
+  invited_at: "timestamptz",
+  accepted_by: "text",
+  accepted_at: "timestamptz",
+  removed_at: "timestamptz",
+  cancelled_at: "timestamptz",
+  session_id: "text",
+  started_at: "timestamptz",
+  ended_at: "timestamptz",
+  end_reason: "text",
+  ingestion_id: "text",
+  files: "jsonb",
+  state: "text",
+  finished_at: "timestamptz",
+  error: "text",
+  counts: "jsonb",
+  endpoint_id: "text",
+  url: "text",
+  events: "jsonb",
+  description: "text",
+  secret_version: "integer",
+  previous_secret_expires_at: "timestamptz",
+  created_at: "timestamptz",
+  disabled_at: "timestamptz",
+  disabled_reason: "text",
+  failing_since: "timestamptz",
+  last_success_at: "timestamptz",
+  message_id: "text",
+  event_type: "text",
+  attempts: "integer",
+  last_status: "integer",
+  last_attempt_at: "timestamptz",
+  attempt: "integer",
+  status: "integer",
+  latency_ms: "integer",
+  excerpt: "text",
+  balance_low_micros: "bigint",
+  alert_id: "text",
+  definition: "jsonb",
+  seen: "jsonb",
+  runs: "integer",
+  last_run_at: "timestamptz",
+  trigger: "text",
+  result_ids: "jsonb",
+  works: "jsonb",
+  cost_micros: "bigint",
 };
 
 /** timestamptz columns: selected as ISO text in UTC with milliseconds, like the ledger's time */
-export const TIME_COLUMNS: ReadonlySet<string> = new Set(Object.entries(COLUMN_TYPES).filter(([, t]) => t === 'timestamptz').map(([c]) => c));
+export const TIME_COLUMNS: ReadonlySet<string> = new Set(
+  Object.entries(COLUMN_TYPES)
+    .filter(([, t]) => t === "timestamptz")
+    .map(([c]) => c),
+);
 
 export function projectionDdl(p: TablePrefix): string {
   return `
@@ -170,7 +371,9 @@ CREATE INDEX IF NOT EXISTS ${p}alert_runs_alert ON ${p}alert_runs (alert_id, cre
  * no WAL and maintains no index (the digests sort by primary key themselves).
  */
 export function scratchProjectionDdl(): string {
-  return PROJECTION_TABLES.map((t) => `DROP TABLE IF EXISTS replay_${t}; CREATE UNLOGGED TABLE replay_${t} (LIKE proj_${t});`).join('\n');
+  return PROJECTION_TABLES.map(
+    (t) => `DROP TABLE IF EXISTS replay_${t}; CREATE UNLOGGED TABLE replay_${t} (LIKE proj_${t});`,
+  ).join("\n");
 }
 
 export interface OrganizationRow {
@@ -196,7 +399,7 @@ export interface LedgerRow {
   position: number;
   org_id: string;
   time: string;
-  type: 'credit' | 'charge' | 'unlock' | 'refund';
+  type: "credit" | "charge" | "unlock" | "refund";
   amount_micros: string;
   balance_after_micros: string;
   key_id: string | null;
@@ -304,7 +507,7 @@ export interface IngestionRow {
   collection: string;
   mode: string;
   files: string[];
-  state: 'running' | 'completed' | 'failed';
+  state: "running" | "completed" | "failed";
   started_at: string;
   finished_at: string | null;
   error: string | null;
@@ -318,7 +521,7 @@ export interface WebhookEndpointRow {
   url: string;
   events: string[];
   description: string | null;
-  state: 'enabled' | 'disabled' | 'deleted';
+  state: "enabled" | "disabled" | "deleted";
   secret_version: number;
   previous_secret_expires_at: string | null;
   created_at: string;
@@ -335,7 +538,7 @@ export interface WebhookDeliveryRow {
   org_id: string;
   event_type: string;
   created_at: string;
-  state: 'pending' | 'delivered' | 'failed' | 'cancelled';
+  state: "pending" | "delivered" | "failed" | "cancelled";
   attempts: number;
   last_status: number | null;
   last_attempt_at: string | null;
@@ -365,7 +568,7 @@ export interface AlertRow {
   org_id: string;
   key_id: string;
   definition: AlertDefinitionData;
-  state: 'active' | 'paused' | 'deleted';
+  state: "active" | "paused" | "deleted";
   created_at: string;
   seen: string[];
   runs: number;
@@ -381,7 +584,7 @@ export interface AlertRunRow {
   result_ids: string[];
   works: string[];
   cost_micros: string;
-  state: 'pending' | AlertRunOutcome;
+  state: "pending" | AlertRunOutcome;
   ended_at: string | null;
   amount_micros: string;
 }

@@ -4,23 +4,24 @@
 // from their own location (the repository root, workflows/) still resolve; the files they open beside themselves
 // (worker scripts, dashboard assets) are copied there. Run by setup; bin/litsearch.mjs runs it again when a source
 // file is newer than the build (a second or so), so the CLI never runs stale code.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const CLI_BUILD = join(ROOT, 'dist', 'app', 'cli.mjs');
-const STAMP = join(ROOT, 'dist', 'app', '.built');
-const SOURCE_DIRS = ['src', 'projections', 'workflows', 'activities'].map((d) => join(ROOT, d));
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+export const CLI_BUILD = join(ROOT, "dist", "app", "cli.mjs");
+const STAMP = join(ROOT, "dist", "app", ".built");
+const SOURCE_DIRS = ["src", "projections", "workflows", "activities"].map((d) => join(ROOT, d));
 /** files modules open beside themselves, by their path under src/ */
-const BESIDE = ['eventstore/pgliteThread.worker.mjs', 'embedding/embeddingWorker.mjs', 'embedding/encoderSession.mjs'];
+const BESIDE = ["eventstore/pgliteThread.worker.mjs", "embedding/embeddingWorker.mjs", "embedding/encoderSession.mjs"];
 
 /** The newest modification time of the sources the CLI is built from (and of this script and package.json). */
 function newestSource() {
-  let newest = Math.max(statSync(fileURLToPath(import.meta.url)).mtimeMs, statSync(join(ROOT, 'package.json')).mtimeMs);
+  let newest = Math.max(statSync(fileURLToPath(import.meta.url)).mtimeMs, statSync(join(ROOT, "package.json")).mtimeMs);
   for (const dir of SOURCE_DIRS) {
     for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-      if (entry.isFile() && /\.(ts|mjs|js|json)$/.test(entry.name)) newest = Math.max(newest, statSync(join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
+      if (entry.isFile() && /\.(ts|mjs|js|json)$/.test(entry.name))
+        newest = Math.max(newest, statSync(join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
     }
   }
   return newest;
@@ -32,7 +33,7 @@ export function cliBuildIsFresh() {
 }
 
 export async function buildCli() {
-  const { build } = await import('esbuild');
+  const { build } = await import("esbuild");
   const target = dirname(CLI_BUILD);
   const dist = dirname(target);
   // built beside, then swapped in by renames: a CLI started meanwhile (a test's other process) keeps a whole build
@@ -40,25 +41,26 @@ export async function buildCli() {
   const out = join(dist, `app-building-${suffix}`);
   mkdirSync(out, { recursive: true });
   for (const old of existsSync(dist) ? readdirSync(dist) : []) {
-    if (old.startsWith('app-old-') && Date.now() - statSync(join(dist, old)).mtimeMs > 60_000) rmSync(join(dist, old), { recursive: true, force: true });
+    if (old.startsWith("app-old-") && Date.now() - statSync(join(dist, old)).mtimeMs > 60_000)
+      rmSync(join(dist, old), { recursive: true, force: true });
   }
   const started = Date.now();
   await build({
-    entryPoints: { cli: join(ROOT, 'src', 'app', 'cli', 'main.ts') },
+    entryPoints: { cli: join(ROOT, "src", "app", "cli", "main.ts") },
     bundle: true,
     splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    packages: "external",
     outdir: out,
-    outExtension: { '.js': '.mjs' },
+    outExtension: { ".js": ".mjs" },
     // beside cli.mjs, never deeper: a module's own location decides the paths it derives
-    logLevel: 'warning',
+    logLevel: "warning",
   });
   // a worker script is looked up beside the module that starts it
-  for (const file of BESIDE) copyFileSync(join(ROOT, 'src', file), join(out, file.split('/').pop()));
-  writeFileSync(join(out, '.built'), new Date().toISOString());
+  for (const file of BESIDE) copyFileSync(join(ROOT, "src", file), join(out, file.split("/").pop()));
+  writeFileSync(join(out, ".built"), new Date().toISOString());
   try {
     if (existsSync(target)) renameSync(target, join(dist, `app-old-${suffix}`));
     renameSync(out, target);

@@ -1,14 +1,28 @@
 // One run of an alert: search and record the new works (sent as `alert.matched`), then wait for proof of delivery
 // (the webhook's 2xx or a re-fetch of the run's queryId); with it the run is charged once, without it nothing is.
 // A scheduled alert's workflow starts one such run each time its Temporal Schedule fires. Deterministic; activities do the I/O.
-import { condition, ParentClosePolicy, proxyActivities, setHandler, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
-import type { AlertActivities } from '../activities/alerts.js';
-import { alertDeliveredSignal, alertRunWorkflowId, type AlertRunInput, type AlertScheduleInput } from './alertTypes.js';
-import { BUSINESS_ANSWERS } from './shared.js';
+import {
+  condition,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+  uuid4,
+  workflowInfo,
+} from "@temporalio/workflow";
+import type { AlertActivities } from "../activities/alerts.js";
+import { alertDeliveredSignal, alertRunWorkflowId, type AlertRunInput, type AlertScheduleInput } from "./alertTypes.js";
+import { BUSINESS_ANSWERS } from "./shared.js";
 
 const { startAlertRun, endAlertRun } = proxyActivities<AlertActivities>({
-  startToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2, maximumAttempts: 20, nonRetryableErrorTypes: BUSINESS_ANSWERS },
+  startToCloseTimeout: "5 minutes",
+  retry: {
+    initialInterval: "1 second",
+    maximumInterval: "1 minute",
+    backoffCoefficient: 2,
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: BUSINESS_ANSWERS,
+  },
 });
 
 export async function alertRunWorkflow(input: AlertRunInput): Promise<string> {
@@ -17,10 +31,10 @@ export async function alertRunWorkflow(input: AlertRunInput): Promise<string> {
     delivered = true;
   });
   const started = await startAlertRun(input);
-  if (started.status !== 'sent') return started.status;
+  if (started.status !== "sent") return started.status;
   const proven = await condition(() => delivered, input.deliveryWaitMs);
   await endAlertRun({ alertId: input.alertId, queryId: input.queryId, delivered: proven });
-  return proven ? 'delivered' : 'failed';
+  return proven ? "delivered" : "failed";
 }
 
 /** What a daily or weekly alert's Schedule starts: one run, under its own workflow id, left running on its own. */
@@ -28,7 +42,14 @@ export async function alertScheduleWorkflow(input: AlertScheduleInput): Promise<
   const queryId = uuid4();
   await startChild(alertRunWorkflow, {
     workflowId: alertRunWorkflowId(queryId),
-    args: [{ alertId: input.alertId, queryId, trigger: `schedule:${workflowInfo().workflowId}`, deliveryWaitMs: input.deliveryWaitMs }],
+    args: [
+      {
+        alertId: input.alertId,
+        queryId,
+        trigger: `schedule:${workflowInfo().workflowId}`,
+        deliveryWaitMs: input.deliveryWaitMs,
+      },
+    ],
     parentClosePolicy: ParentClosePolicy.ABANDON,
   });
   return queryId;

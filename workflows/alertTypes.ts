@@ -1,5 +1,5 @@
 // What the alert-run workflows, their activities and the alerts use case agree on; no I/O, safe in the workflow sandbox.
-import { defineSignal } from '@temporalio/workflow';
+import { defineSignal } from "@temporalio/workflow";
 
 export interface AlertRunInput {
   alertId: string;
@@ -17,10 +17,10 @@ export interface AlertScheduleInput {
 }
 
 /** What a run found: nothing new (ended at once), or new works sent, waiting for proof of delivery. */
-export type AlertRunStart = { status: 'empty' | 'skipped' } | { status: 'sent'; works: number };
+export type AlertRunStart = { status: "empty" | "skipped" } | { status: "sent"; works: number };
 
 /** A proof of delivery: the webhook answered 2xx, or the client re-fetched the run's queryId. */
-export const alertDeliveredSignal = defineSignal('alertDelivered');
+export const alertDeliveredSignal = defineSignal("alertDelivered");
 
 /** One workflow per run, named by its queryId: the proof of delivery finds it, and a second start of the same run starts nothing. */
 export const alertRunWorkflowId = (queryId: string) => `alert-run-${queryId}`;

@@ -1,9 +1,9 @@
 // What an assisted search shows its caller while it runs (the `progress` query): written only through the steps named
 // here, so the workflow reads as the search it runs and this file as what the caller sees of it.
-import { setHandler } from '@temporalio/workflow';
-import { acceptDeliveryProof } from './assistedDelivery.js';
-import type { QueryUnderstanding } from '../src/reasoner/port.js';
-import { progressQuery, type AssistedProgress } from './assistedTypes.js';
+import { setHandler } from "@temporalio/workflow";
+import { acceptDeliveryProof } from "./assistedDelivery.js";
+import type { QueryUnderstanding } from "../src/reasoner/port.js";
+import { progressQuery, type AssistedProgress } from "./assistedTypes.js";
 
 export class AssistedProgressBoard {
   /** the state the query answers (and the delivery step reads and writes) */
@@ -12,7 +12,7 @@ export class AssistedProgressBoard {
   /** Answers the progress query and accepts proof of delivery from now on. */
   constructor(keyId: string) {
     this.state = {
-      phase: 'understanding',
+      phase: "understanding",
       keyId,
       round: 0,
       searchesRun: 0,
@@ -28,7 +28,7 @@ export class AssistedProgressBoard {
   }
 
   get awaitingClarification(): boolean {
-    return this.state.phase === 'awaiting_clarification';
+    return this.state.phase === "awaiting_clarification";
   }
 
   understood(understanding: QueryUnderstanding): void {
@@ -36,7 +36,7 @@ export class AssistedProgressBoard {
   }
 
   asking(clarification: { question: string; reason: string }, expiresAt: number): void {
-    this.state.phase = 'awaiting_clarification';
+    this.state.phase = "awaiting_clarification";
     this.state.clarification = clarification;
     this.state.clarificationExpiresAt = expiresAt;
   }
@@ -44,12 +44,12 @@ export class AssistedProgressBoard {
   answered(): void {
     this.state.clarification = null;
     this.state.clarificationExpiresAt = null;
-    this.state.phase = 'understanding';
+    this.state.phase = "understanding";
   }
 
   searching(round: number): void {
     this.state.round = round;
-    this.state.phase = 'searching';
+    this.state.phase = "searching";
   }
 
   searched(searches: number): void {
@@ -57,7 +57,7 @@ export class AssistedProgressBoard {
   }
 
   verifying(): void {
-    this.state.phase = 'verifying';
+    this.state.phase = "verifying";
   }
 
   /** after a round's judging: the candidates it judged, and the rows verified over all rounds */
@@ -67,10 +67,10 @@ export class AssistedProgressBoard {
   }
 
   charging(): void {
-    this.state.phase = 'charging';
+    this.state.phase = "charging";
   }
 
   done(): void {
-    this.state.phase = 'done';
+    this.state.phase = "done";
   }
 }

@@ -1,8 +1,8 @@
 // Types, the progress query and the answer update shared by the assisted-search workflow, its activities and the use
 // case that starts it; no I/O, safe inside the workflow sandbox.
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { QueryUnderstanding, Understanding, Verdict } from '../src/reasoner/port.js';
-import type { CachedRow } from '../src/usecases/search/queryCache.js';
+import { defineQuery, defineUpdate } from "@temporalio/workflow";
+import type { QueryUnderstanding, Understanding, Verdict } from "../src/reasoner/port.js";
+import type { CachedRow } from "../src/usecases/search/queryCache.js";
 
 export interface AssistedInput {
   orgId: string;
@@ -34,7 +34,8 @@ export interface AssistedInput {
   announce?: boolean;
 }
 
-export type AssistedPhase = 'understanding' | 'awaiting_clarification' | 'searching' | 'verifying' | 'charging' | 'done';
+export type AssistedPhase =
+  "understanding" | "awaiting_clarification" | "searching" | "verifying" | "charging" | "done";
 
 /** Read by the workflow query while the run goes on: MCP turns it into progress notifications. */
 export interface AssistedProgress {
@@ -57,7 +58,7 @@ export interface AssistedProgress {
   delivery?: DeliveryState | null;
 }
 
-export type DeliveryState = 'awaiting' | 'delivered' | 'refunded';
+export type DeliveryState = "awaiting" | "delivered" | "refunded";
 
 /** The understanding and which reasoner produced it ('builtin', 'llm:<model>'), for the query record. */
 export interface UnderstandOutcome extends Understanding {
@@ -97,7 +98,7 @@ export interface VerifiedRow {
 
 export interface ChargeAssistedInput {
   input: AssistedInput;
-  status: 'results' | 'no_relevant_results';
+  status: "results" | "no_relevant_results";
   rows: VerifiedRow[];
   understanding: QueryUnderstanding;
   reasoner: string;
@@ -118,17 +119,17 @@ export interface ChargeAssistedOutcome {
 
 export type AssistedOutcome =
   | {
-      status: 'results' | 'no_relevant_results';
+      status: "results" | "no_relevant_results";
       queryId: string;
       iterationsRun: number;
       charge: ChargeAssistedOutcome;
       /** what became of the charge: kept (delivered, or nothing charged) or refunded because nobody received it */
-      delivery?: DeliveryState | 'nothing_charged';
+      delivery?: DeliveryState | "nothing_charged";
     }
   /** the clarification went unanswered for its whole wait: the run ends, nothing charged */
-  | { status: 'clarification_expired'; queryId: string }
+  | { status: "clarification_expired"; queryId: string }
   /** the charge deadline passed before the charge: the caller was told 503, nothing charged */
-  | { status: 'abandoned'; queryId: string };
+  | { status: "abandoned"; queryId: string };
 
 export interface ClarificationAnswer {
   answer: string;
@@ -136,14 +137,14 @@ export interface ClarificationAnswer {
   chargeDeadline: number;
 }
 
-export const progressQuery = defineQuery<AssistedProgress>('progress');
+export const progressQuery = defineQuery<AssistedProgress>("progress");
 /** Resumes a run waiting for a clarification; refused (by its validator) when the run waits for none. */
-export const answerUpdate = defineUpdate<void, [ClarificationAnswer]>('answer');
+export const answerUpdate = defineUpdate<void, [ClarificationAnswer]>("answer");
 /**
  * Proof that the charged answer reached its caller (its response flushed, an Idempotency-Key replay, a re-fetch, the
  * MCP tool's answer sent); refused (by its validator) unless the run is waiting for one, so once refunded it stays so.
  */
-export const deliveredUpdate = defineUpdate<void, []>('delivered');
+export const deliveredUpdate = defineUpdate<void, []>("delivered");
 
 export interface RefundUndeliveredInput {
   orgId: string;

@@ -1,7 +1,7 @@
 // What the ingestion workflow and its activities exchange, and its progress query (shared with the Ingestions port).
-import { defineQuery } from '@temporalio/workflow';
-import type { PlainCollection } from '../src/domain/catalog.js';
-import type { IngestionCounts, IngestionMode } from '../src/domain/events.js';
+import { defineQuery } from "@temporalio/workflow";
+import type { PlainCollection } from "../src/domain/catalog.js";
+import type { IngestionCounts, IngestionMode } from "../src/domain/events.js";
 
 export interface IngestionInput {
   ingestionId: string;
@@ -31,13 +31,13 @@ export interface BatchInput {
 
 export interface IngestionProgress {
   /** reading: the source is being staged into batches; indexing: batches run */
-  phase: 'reading' | 'indexing' | 'finishing';
+  phase: "reading" | "indexing" | "finishing";
   batches: number | null;
   batchesDone: number;
   counts: IngestionCounts;
 }
 
-export const ingestionProgressQuery = defineQuery<IngestionProgress>('ingestionProgress');
+export const ingestionProgressQuery = defineQuery<IngestionProgress>("ingestionProgress");
 
 /** The ingestion's workflow id: one run per ingestion. */
 export const ingestionWorkflowId = (ingestionId: string) => `ingestion-${ingestionId}`;

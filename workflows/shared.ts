@@ -1,9 +1,9 @@
 // What the workflows, their activities, the worker and the use cases that start runs all agree on: the task queue and
 // which failures are business answers. No I/O, safe inside the workflow sandbox.
-import { STATUS_OF, type ErrorCode } from '../src/domain/errorCodes.js';
+import { STATUS_OF, type ErrorCode } from "../src/domain/errorCodes.js";
 
 /** The one task queue the worker polls and the use cases start runs on. */
-export const TASK_QUEUE = 'litsearch';
+export const TASK_QUEUE = "litsearch";
 
 /**
  * A rejection with a 4xx code of the spec is a business answer: final, never retried. A 5xx (the store unreachable) is a

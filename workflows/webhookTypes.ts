@@ -1,5 +1,5 @@
 // What the webhook delivery workflow, its activities and the use case that starts it agree on; no I/O.
-import type { WebhookDeliveryOutcome } from '../src/domain/events.js';
+import type { WebhookDeliveryOutcome } from "../src/domain/events.js";
 
 export interface WebhookDeliveryInput {
   orgId: string;
@@ -15,7 +15,7 @@ export interface WebhookDeliveryInput {
 }
 
 /** delivered: a 2xx; failed: anything else (retried); gone: the endpoint was deleted or disabled, nothing sent */
-export type AttemptVerdict = 'delivered' | 'failed' | 'gone';
+export type AttemptVerdict = "delivered" | "failed" | "gone";
 
 export interface EndDeliveryInput {
   delivery: WebhookDeliveryInput;
@@ -26,4 +26,5 @@ export interface EndDeliveryInput {
  * One workflow per event and endpoint, its id derived from both: a worker killed mid-attempt has the attempt retried
  * by another worker with the same webhook-id, and starting it twice (a retried publish) starts nothing new.
  */
-export const webhookWorkflowId = (messageId: string, endpointId: string, round = 0) => `webhook-${messageId}-${endpointId}${round > 0 ? `-r${round}` : ''}`;
+export const webhookWorkflowId = (messageId: string, endpointId: string, round = 0) =>
+  `webhook-${messageId}-${endpointId}${round > 0 ? `-r${round}` : ""}`;

@@ -5,8 +5,8 @@
 //   { id, ids: Int32Array, typeIds: Int32Array, lengths: Int32Array }  the pairs' word-piece ids, concatenated
 // each answered with { id, logits: Float32Array } (one per pair, transferred) or { id, error }.
 // The first message is { ready: true } once the model is loaded, or { error } if it cannot be.
-import { parentPort, workerData } from 'node:worker_threads';
-import * as ort from 'onnxruntime-node';
+import { parentPort, workerData } from "node:worker_threads";
+import * as ort from "onnxruntime-node";
 
 let session;
 try {
@@ -15,11 +15,12 @@ try {
   session = await ort.InferenceSession.create(workerData.onnxPath, {
     intraOpNumThreads: workerData.threads,
     interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
+    executionMode: "sequential",
+    graphOptimizationLevel: "all",
   });
-  for (const input of ['input_ids', 'attention_mask', 'token_type_ids']) {
-    if (!session.inputNames.includes(input)) throw new Error(`model ${workerData.name} has no ${input} input (inputs: ${session.inputNames.join(', ')})`);
+  for (const input of ["input_ids", "attention_mask", "token_type_ids"]) {
+    if (!session.inputNames.includes(input))
+      throw new Error(`model ${workerData.name} has no ${input} input (inputs: ${session.inputNames.join(", ")})`);
   }
   parentPort.postMessage({ ready: true });
 } catch (err) {
@@ -33,9 +34,9 @@ try {
 async function logitOf(ids, typeIds) {
   const shape = [1, ids.length];
   const feeds = {
-    input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), shape),
-    attention_mask: new ort.Tensor('int64', new BigInt64Array(ids.length).fill(1n), shape),
-    token_type_ids: new ort.Tensor('int64', BigInt64Array.from(typeIds, BigInt), shape),
+    input_ids: new ort.Tensor("int64", BigInt64Array.from(ids, BigInt), shape),
+    attention_mask: new ort.Tensor("int64", new BigInt64Array(ids.length).fill(1n), shape),
+    token_type_ids: new ort.Tensor("int64", BigInt64Array.from(typeIds, BigInt), shape),
   };
   const results = await session.run(feeds);
   try {
@@ -47,7 +48,7 @@ async function logitOf(ids, typeIds) {
   }
 }
 
-parentPort.on('message', async ({ id, ids, typeIds, lengths }) => {
+parentPort.on("message", async ({ id, ids, typeIds, lengths }) => {
   try {
     const logits = new Float32Array(lengths.length);
     let offset = 0;

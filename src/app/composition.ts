@@ -1,71 +1,71 @@
 // The composition root: picks each adapter from configuration and wires the service together.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import pino, { type Logger } from 'pino';
-import { Client, Connection } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
-import type { Config, StoreLocation } from './config.js';
-import { openPglite, openPostgres, type Db } from '../eventstore/db.js';
-import { migrate } from '../eventstore/schema.js';
-import { PROJECTION_READ_MODELS } from '../../projections/readModels.js';
-import { createAccounts, type Accounts } from '../usecases/accounts/accounts.js';
-import { createAuthenticate } from '../usecases/auth/authenticate.js';
-import { createCatalogueEvents } from '../usecases/catalogue/catalogueEvents.js';
-import { createOperations, type Operations } from '../usecases/operator/operations.js';
-import { createUploads } from '../usecases/operator/uploads.js';
-import type { ToolRegistry } from '../usecases/tools/toolRegistry.js';
-import { createToolCalls } from '../usecases/tools/toolCalls.js';
-import { createGatewayTools } from '../usecases/tools/shippedTools.js';
-import type { FigureImageRenderer } from '../usecases/figures/figureImages.js';
-import { createJpegFigureRenderer } from '../usecases/figures/jpegFigureRenderer.js';
-import { figureRootOf } from '../ingest/figures/demoFigures.js';
-import { definitionOf, loadCollectionCatalog, type CollectionCatalog } from '../domain/catalog.js';
-import { openLiveCatalog, type LiveCatalog } from '../usecases/collections/liveCatalog.js';
-import { createCollectionAdmin, followCollectionIngestions } from '../usecases/collections/manageCollections.js';
-import { canonicalJson } from '../eventstore/eventStore.js';
-import { createCollectionReadiness, type CollectionReadiness } from '../domain/readiness.js';
-import { createOnnxEmbedder, type OnnxEmbedder } from '../embedding/onnxEmbedder.js';
-import { embeddingModelManifestPath } from '../embedding/modelManifest.js';
-import type { JudgeModel } from '../reasoner/builtin/judge.js';
-import type { SearchEngine } from '../retrieval/port.js';
-import { createEmbeddedEngine } from '../retrieval/engines/embedded/embeddedEngine.js';
-import { createSearchService, type SearchService } from '../usecases/search/searchService.js';
-import { createUnlock } from '../usecases/unlock/unlock.js';
-import { createTemporalWorker, runTemporalWorker, TASK_QUEUE } from './temporalWorker.js';
-import type { IngestionActivityDeps } from '../../activities/ingestion.js';
-import type { Embedder } from '../embedding/port.js';
-import { withDemoVectors } from '../ingest/demoVectors.js';
-import { createTemporalIngestions, type WorkflowIngestions } from '../usecases/collections/temporalIngestions.js';
-import { startTemporalDevServer, type TemporalDevServer } from '../infra/temporalDevServer.js';
-import { readComponent } from '../infra/components.js';
-import { createApp } from '../http/app.js';
-import type Koa from 'koa';
-import type { FilterPlanner } from '../usecases/search/pipeline.js';
-import { loadFilterPlanner, loadJournalTable } from '../filters/planner.js';
-import { metricsBasisSentence } from '../journals/metricsBasis.js';
-import { createCatalogueService, type CatalogueService } from '../usecases/catalogue/catalogueService.js';
-import { journalLookupOf } from '../usecases/catalogue/discovery.js';
-import { readInventory } from '../usecases/catalogue/collectionsList.js';
-import { journalWeightsForTopic } from '../usecases/catalogue/topicJournals.js';
-import { pricePer1000For } from '../domain/pricing.js';
-import { takeMinuteBudget } from '../usecases/limits/quotas.js';
-import type { Reasoner } from '../reasoner/port.js';
-import { createReasoner } from '../reasoner/createReasoner.js';
-import { chunkVectorsFromEngine } from '../reasoner/builtin/chunkVectors.js';
-import { createAssistedSearch } from '../usecases/assisted/assistedSearch.js';
-import type { AssistedActivityDeps } from '../../activities/assisted.js';
-import type { JournalRecord } from '../journals/table.js';
-import { createMembers, type Members } from '../usecases/members/members.js';
-import { createConsoleData } from '../usecases/dashboard/consoleData.js';
-import { createLiveRetractions, heldDoisIn, type LiveRetractions } from '../ingest/liveRetractions.js';
-import { createWorks, type Works } from '../usecases/works/works.js';
-import { assistedWithIntegrity, searchWithIntegrity, unlockWithIntegrity } from '../usecases/works/integrityRows.js';
-import type { WebhookActivityDeps } from '../../activities/webhooks.js';
-import { createWebhooks, type Webhooks } from '../usecases/webhooks/webhooks.js';
-import { deliveryProofs } from '../usecases/webhooks/deliveryProofs.js';
-import { createAlerts, type Alerts } from '../usecases/alerts/alerts.js';
-import type { SearchDeps } from '../usecases/search/pipeline.js';
-import { followAccountNotices } from '../usecases/webhooks/accountNotices.js';
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import pino, { type Logger } from "pino";
+import { Client, Connection } from "@temporalio/client";
+import type { Worker } from "@temporalio/worker";
+import type { Config, StoreLocation } from "./config.js";
+import { openPglite, openPostgres, type Db } from "../eventstore/db.js";
+import { migrate } from "../eventstore/schema.js";
+import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
+import { createAccounts, type Accounts } from "../usecases/accounts/accounts.js";
+import { createAuthenticate } from "../usecases/auth/authenticate.js";
+import { createCatalogueEvents } from "../usecases/catalogue/catalogueEvents.js";
+import { createOperations, type Operations } from "../usecases/operator/operations.js";
+import { createUploads } from "../usecases/operator/uploads.js";
+import type { ToolRegistry } from "../usecases/tools/toolRegistry.js";
+import { createToolCalls } from "../usecases/tools/toolCalls.js";
+import { createGatewayTools } from "../usecases/tools/shippedTools.js";
+import type { FigureImageRenderer } from "../usecases/figures/figureImages.js";
+import { createJpegFigureRenderer } from "../usecases/figures/jpegFigureRenderer.js";
+import { figureRootOf } from "../ingest/figures/demoFigures.js";
+import { definitionOf, loadCollectionCatalog, type CollectionCatalog } from "../domain/catalog.js";
+import { openLiveCatalog, type LiveCatalog } from "../usecases/collections/liveCatalog.js";
+import { createCollectionAdmin, followCollectionIngestions } from "../usecases/collections/manageCollections.js";
+import { canonicalJson } from "../eventstore/eventStore.js";
+import { createCollectionReadiness, type CollectionReadiness } from "../domain/readiness.js";
+import { createOnnxEmbedder, type OnnxEmbedder } from "../embedding/onnxEmbedder.js";
+import { embeddingModelManifestPath } from "../embedding/modelManifest.js";
+import type { JudgeModel } from "../reasoner/builtin/judge.js";
+import type { SearchEngine } from "../retrieval/port.js";
+import { createEmbeddedEngine } from "../retrieval/engines/embedded/embeddedEngine.js";
+import { createSearchService, type SearchService } from "../usecases/search/searchService.js";
+import { createUnlock } from "../usecases/unlock/unlock.js";
+import { createTemporalWorker, runTemporalWorker, TASK_QUEUE } from "./temporalWorker.js";
+import type { IngestionActivityDeps } from "../../activities/ingestion.js";
+import type { Embedder } from "../embedding/port.js";
+import { withDemoVectors } from "../ingest/demoVectors.js";
+import { createTemporalIngestions, type WorkflowIngestions } from "../usecases/collections/temporalIngestions.js";
+import { startTemporalDevServer, type TemporalDevServer } from "../infra/temporalDevServer.js";
+import { readComponent } from "../infra/components.js";
+import { createApp } from "../http/app.js";
+import type Koa from "koa";
+import type { FilterPlanner } from "../usecases/search/pipeline.js";
+import { loadFilterPlanner, loadJournalTable } from "../filters/planner.js";
+import { metricsBasisSentence } from "../journals/metricsBasis.js";
+import { createCatalogueService, type CatalogueService } from "../usecases/catalogue/catalogueService.js";
+import { journalLookupOf } from "../usecases/catalogue/discovery.js";
+import { readInventory } from "../usecases/catalogue/collectionsList.js";
+import { journalWeightsForTopic } from "../usecases/catalogue/topicJournals.js";
+import { pricePer1000For } from "../domain/pricing.js";
+import { takeMinuteBudget } from "../usecases/limits/quotas.js";
+import type { Reasoner } from "../reasoner/port.js";
+import { createReasoner } from "../reasoner/createReasoner.js";
+import { chunkVectorsFromEngine } from "../reasoner/builtin/chunkVectors.js";
+import { createAssistedSearch } from "../usecases/assisted/assistedSearch.js";
+import type { AssistedActivityDeps } from "../../activities/assisted.js";
+import type { JournalRecord } from "../journals/table.js";
+import { createMembers, type Members } from "../usecases/members/members.js";
+import { createConsoleData } from "../usecases/dashboard/consoleData.js";
+import { createLiveRetractions, heldDoisIn, type LiveRetractions } from "../ingest/liveRetractions.js";
+import { createWorks, type Works } from "../usecases/works/works.js";
+import { assistedWithIntegrity, searchWithIntegrity, unlockWithIntegrity } from "../usecases/works/integrityRows.js";
+import type { WebhookActivityDeps } from "../../activities/webhooks.js";
+import { createWebhooks, type Webhooks } from "../usecases/webhooks/webhooks.js";
+import { deliveryProofs } from "../usecases/webhooks/deliveryProofs.js";
+import { createAlerts, type Alerts } from "../usecases/alerts/alerts.js";
+import type { SearchDeps } from "../usecases/search/pipeline.js";
+import { followAccountNotices } from "../usecases/webhooks/accountNotices.js";
 
 export interface Runtime {
   config: Config;
@@ -122,19 +122,19 @@ export interface RuntimeOptions {
 
 /** Where the event store of `location` is, for messages: the PGlite directory, or the database URL without its password. */
 export function describeStoreLocation(location: StoreLocation): string {
-  if (!location.databaseUrl) return join(location.dataDir, 'pglite');
+  if (!location.databaseUrl) return join(location.dataDir, "pglite");
   try {
     const url = new URL(location.databaseUrl);
-    if (url.password) url.password = '***';
+    if (url.password) url.password = "***";
     return url.toString();
   } catch {
-    return 'DATABASE_URL (not a URL)';
+    return "DATABASE_URL (not a URL)";
   }
 }
 
 /** Whether the event store at `location` exists (its event log), without creating anything. */
 export async function eventStoreExists(location: StoreLocation): Promise<boolean> {
-  if (!location.databaseUrl) return existsSync(join(location.dataDir, 'pglite', 'PG_VERSION'));
+  if (!location.databaseUrl) return existsSync(join(location.dataDir, "pglite", "PG_VERSION"));
   const db = await openPostgres(location.databaseUrl, 1);
   try {
     const [row] = await db.query<{ present: boolean }>(`SELECT to_regclass('events') IS NOT NULL AS present`);
@@ -145,7 +145,9 @@ export async function eventStoreExists(location: StoreLocation): Promise<boolean
 }
 
 export async function openEventStore(config: Config): Promise<Db> {
-  const db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(join(config.dataDir, 'pglite'));
+  const db = config.databaseUrl
+    ? await openPostgres(config.databaseUrl)
+    : await openPglite(join(config.dataDir, "pglite"));
   await migrate(db, PROJECTION_READ_MODELS);
   return db;
 }
@@ -158,10 +160,14 @@ export const INDEX_RELOAD_CHECK_MS = 1000;
 
 export async function openSearchEngine(config: Config, log?: Logger): Promise<SearchEngine> {
   if (config.opensearchUrl) {
-    const { createOpenSearchEngine } = await import('../retrieval/engines/opensearch/openSearchEngine.js');
-    return createOpenSearchEngine({ url: config.opensearchUrl, onVectorStorage: (storage, detail) => log?.info({ searchKnn: storage === 'knn' ? 'lucene-hnsw' : 'exact' }, detail) });
+    const { createOpenSearchEngine } = await import("../retrieval/engines/opensearch/openSearchEngine.js");
+    return createOpenSearchEngine({
+      url: config.opensearchUrl,
+      onVectorStorage: (storage, detail) =>
+        log?.info({ searchKnn: storage === "knn" ? "lucene-hnsw" : "exact" }, detail),
+    });
   }
-  return createEmbeddedEngine({ dir: join(config.dataDir, 'index'), reloadCheckIntervalMs: INDEX_RELOAD_CHECK_MS });
+  return createEmbeddedEngine({ dir: join(config.dataDir, "index"), reloadCheckIntervalMs: INDEX_RELOAD_CHECK_MS });
 }
 
 /** The embedder of queries (and of anything small): one session in this thread, a few milliseconds a query. */
@@ -175,7 +181,10 @@ export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
  * what they hold; close it when the ingestion is done.
  */
 export async function openIngestEmbedder(config: Config, log?: Logger): Promise<Embedder> {
-  const embedder = await createOnnxEmbedder({ manifest: embeddingModelManifestPath(config.cacheDir), workers: config.embeddingWorkers });
+  const embedder = await createOnnxEmbedder({
+    manifest: embeddingModelManifestPath(config.cacheDir),
+    workers: config.embeddingWorkers,
+  });
   // the demo's passages come precomputed with the data (demo-data/vectors/); only what they miss is embedded
   return withDemoVectors(embedder, config.dataRoot, (reason) => log?.warn(reason));
 }
@@ -184,7 +193,16 @@ export async function openIngestEmbedder(config: Config, log?: Logger): Promise<
  * What the ingestion activities need; the passage embedder (its worker threads) opens on the first batch that embeds
  * and closes with `close`.
  */
-export function openIngestionActivityDeps(config: Config, parts: { db: Db; engine: SearchEngine; embedder: OnnxEmbedder; clock: () => Date; openPassageEmbedder?: () => Promise<Embedder> }): IngestionActivityDeps & { close(): Promise<void> } {
+export function openIngestionActivityDeps(
+  config: Config,
+  parts: {
+    db: Db;
+    engine: SearchEngine;
+    embedder: OnnxEmbedder;
+    clock: () => Date;
+    openPassageEmbedder?: () => Promise<Embedder>;
+  },
+): IngestionActivityDeps & { close(): Promise<void> } {
   let passage: Promise<Embedder> | undefined;
   const retractions = createLiveRetractions({ db: parts.db, dataRoot: config.dataRoot, clock: parts.clock });
   return {
@@ -206,34 +224,77 @@ export function openIngestionActivityDeps(config: Config, parts: { db: Db; engin
 }
 
 /** The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the built-in one. */
-export function openReasoner(config: Config, deps: { engine: SearchEngine; embedder: OnnxEmbedder; catalog: CollectionCatalog; journals: readonly JournalRecord[]; clock: () => Date; log: Logger; judgeModel?: JudgeModel }): Reasoner {
+export function openReasoner(
+  config: Config,
+  deps: {
+    engine: SearchEngine;
+    embedder: OnnxEmbedder;
+    catalog: CollectionCatalog;
+    journals: readonly JournalRecord[];
+    clock: () => Date;
+    log: Logger;
+    judgeModel?: JudgeModel;
+  },
+): Reasoner {
   return createReasoner(
     {
       embedder: deps.embedder,
       journals: deps.journals,
       chunkVectors: chunkVectorsFromEngine(deps),
       clock: deps.clock,
-      onFallback: (stage, err) => deps.log.warn({ stage, err: err.message }, 'the chat model failed; the built-in reasoner answered'),
+      onFallback: (stage, err) =>
+        deps.log.warn({ stage, err: err.message }, "the chat model failed; the built-in reasoner answered"),
     },
     { llm: config.assisted.llm, builtin: { judgeModel: deps.judgeModel } },
   );
 }
 
 /** What the assisted-search activities need: retrieval, the filter planner, the reasoner and the event store. */
-export async function openAssistedActivityDeps(config: Config, parts: { db: Db; accounts: Accounts; engine: SearchEngine; embedder: OnnxEmbedder; catalog: CollectionCatalog; clock: () => Date; log: Logger; journals?: readonly JournalRecord[]; planFilters?: FilterPlanner; judgeModel?: JudgeModel; retractions?: LiveRetractions }): Promise<AssistedActivityDeps> {
+export async function openAssistedActivityDeps(
+  config: Config,
+  parts: {
+    db: Db;
+    accounts: Accounts;
+    engine: SearchEngine;
+    embedder: OnnxEmbedder;
+    catalog: CollectionCatalog;
+    clock: () => Date;
+    log: Logger;
+    journals?: readonly JournalRecord[];
+    planFilters?: FilterPlanner;
+    judgeModel?: JudgeModel;
+    retractions?: LiveRetractions;
+  },
+): Promise<AssistedActivityDeps> {
   const table = parts.journals ? undefined : await loadJournalTable(config.dataDir, config.dataRoot);
   const journals = parts.journals ?? table!.journals;
   const planFilters = parts.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, table));
   const { db, accounts, engine, embedder, catalog, clock } = parts;
   const retractions = parts.retractions ?? createLiveRetractions({ db, dataRoot: config.dataRoot, clock });
-  return { db, accounts, engine, embedder, catalog, clock, planFilters, retractions, reasoner: openReasoner(config, { ...parts, journals }), fanOutDelayMs: config.faultFanOutDelayMs, afterChargeDelayMs: config.faultAfterChargeDelayMs };
+  return {
+    db,
+    accounts,
+    engine,
+    embedder,
+    catalog,
+    clock,
+    planFilters,
+    retractions,
+    reasoner: openReasoner(config, { ...parts, journals }),
+    fanOutDelayMs: config.faultFanOutDelayMs,
+    afterChargeDelayMs: config.faultAfterChargeDelayMs,
+  };
 }
 
 /** What the webhook delivery activities need; `client` is asked for on the first delivered event (proof of delivery). */
-export function openWebhookActivityDeps(config: Config, parts: { db: Db; clock: () => Date; client: () => Client }): WebhookActivityDeps {
+export function openWebhookActivityDeps(
+  config: Config,
+  parts: { db: Db; clock: () => Date; client: () => Client },
+): WebhookActivityDeps {
   const w = config.webhooks;
   let webhooks: Webhooks | undefined;
-  const publisher = () => (webhooks ??= createWebhooks({ db: parts.db, client: parts.client(), clock: parts.clock, settings: w }));
+  const publisher = () =>
+    (webhooks ??= createWebhooks({ db: parts.db, client: parts.client(), clock: parts.clock, settings: w }));
   return {
     db: parts.db,
     clock: parts.clock,
@@ -242,7 +303,8 @@ export function openWebhookActivityDeps(config: Config, parts: { db: Db; clock: 
     disableAfterMs: w.disableAfterMs,
     afterSendDelayMs: w.faultAfterSendDelayMs,
     onDelivered: deliveryProofs(parts.client),
-    publish: (orgId, type, data, source) => publisher().publish(orgId, type, data, source, { kind: 'workflow', id: source }),
+    publish: (orgId, type, data, source) =>
+      publisher().publish(orgId, type, data, source, { kind: "workflow", id: source }),
   };
 }
 
@@ -250,20 +312,32 @@ export function openWebhookActivityDeps(config: Config, parts: { db: Db; clock: 
  * The alerts use case, built on first use (it needs the Temporal client): a run waits for proof of delivery as long
  * as a webhook delivery may retry, and then as long as an assisted answer waits for a re-fetch (ASSISTED_DELIVERY_WAIT_SECONDS).
  */
-export function openAlerts(config: Config, parts: { db: Db; accounts: Accounts; clock: () => Date; search: SearchDeps; client: () => Client }): () => Alerts {
+export function openAlerts(
+  config: Config,
+  parts: { db: Db; accounts: Accounts; clock: () => Date; search: SearchDeps; client: () => Client },
+): () => Alerts {
   let alerts: Alerts | undefined;
-  const deliveryWaitMs = config.webhooks.retrySeconds.reduce((a, b) => a + b, 0) * 1000 + config.assisted.deliveryWaitMs;
+  const deliveryWaitMs =
+    config.webhooks.retrySeconds.reduce((a, b) => a + b, 0) * 1000 + config.assisted.deliveryWaitMs;
   return () => {
     if (alerts) return alerts;
     const client = parts.client();
     const webhooks = createWebhooks({ db: parts.db, client, clock: parts.clock, settings: config.webhooks });
-    alerts = createAlerts({ db: parts.db, client, clock: parts.clock, accounts: parts.accounts, search: parts.search, deliveryWaitMs, publish: webhooks.publish });
+    alerts = createAlerts({
+      db: parts.db,
+      client,
+      clock: parts.clock,
+      accounts: parts.accounts,
+      search: parts.search,
+      deliveryWaitMs,
+      publish: webhooks.publish,
+    });
     return alerts;
   };
 }
 
 /** Who recorded the first start's catalogue: the operator's configuration file. */
-const CONFIG_FILE_ACTOR = { kind: 'operator', id: 'collections-config' } as const;
+const CONFIG_FILE_ACTOR = { kind: "operator", id: "collections-config" } as const;
 
 /**
  * The catalogue of the store, seeded from the configuration file on a first start. After that the store is the truth:
@@ -282,34 +356,45 @@ export async function openCatalogue(config: Config, db: Db, clock: () => Date, l
   });
   if (!seeded && log) {
     const file = await loadCollectionCatalog(config.collectionsConfig).catch(() => null);
-    const described = (c: CollectionCatalog) => canonicalJson({ collections: c.collections.map(definitionOf), metaCollections: c.metaCollections });
+    const described = (c: CollectionCatalog) =>
+      canonicalJson({ collections: c.collections.map(definitionOf), metaCollections: c.metaCollections });
     if (file && described(file) !== described(catalog)) {
-      log.warn({ file: config.collectionsConfig, catalogueVersion: catalog.version }, 'the collections file differs from the catalogue in the event store, which is the truth after the first start: change collections with the operator API (POST/PATCH/DELETE /admin/v1/collections, PUT /admin/v1/meta-collections/{name}) or the CLI (collection ...)');
+      log.warn(
+        { file: config.collectionsConfig, catalogueVersion: catalog.version },
+        "the collections file differs from the catalogue in the event store, which is the truth after the first start: change collections with the operator API (POST/PATCH/DELETE /admin/v1/collections, PUT /admin/v1/meta-collections/{name}) or the CLI (collection ...)",
+      );
     }
   }
   return catalog;
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
-  const log = options.log ?? pino({ level: config.logLevel, base: { service: 'litsearch' } });
+  const log = options.log ?? pino({ level: config.logLevel, base: { service: "litsearch" } });
   const clock = options.clock ?? (() => new Date());
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
-    for (const c of closers.reverse()) await c().catch((err) => log.warn({ err }, 'shutdown step failed'));
+    for (const c of closers.reverse()) await c().catch((err) => log.warn({ err }, "shutdown step failed"));
   };
   try {
     let devServer: TemporalDevServer | undefined;
     let address = config.temporalAddress;
     if (!address) {
-      devServer = await startTemporalDevServer({ dataDir: join(config.dataDir, 'temporal'), namespace: config.temporalNamespace, component: readComponent('temporal', config.cacheDir) });
+      devServer = await startTemporalDevServer({
+        dataDir: join(config.dataDir, "temporal"),
+        namespace: config.temporalNamespace,
+        component: readComponent("temporal", config.cacheDir),
+      });
       closers.push(() => devServer!.stop());
       address = devServer.address;
-      log.info({ address }, 'temporal dev server started');
+      log.info({ address }, "temporal dev server started");
     }
     const db = await openEventStore(config);
     closers.push(() => db.close());
     const engine = await openSearchEngine(config, log);
-    if (engine.vectorSearchMode) void engine.vectorSearchMode().catch((err) => log.warn({ err }, 'could not ask the search engine how it searches vectors'));
+    if (engine.vectorSearchMode)
+      void engine
+        .vectorSearchMode()
+        .catch((err) => log.warn({ err }, "could not ask the search engine how it searches vectors"));
     closers.push(() => engine.close());
     const embedder = await openEmbedder(config);
     closers.push(() => embedder.close());
@@ -317,16 +402,27 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     closers.push(async () => catalog.close());
     const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
     // an operator-defined collection answers 503 until one of its ingestions completed (followed below)
-    for (const collection of catalog.collections) if (!catalog.isSeeded(collection.name)) readiness.set(collection.name, 'ingesting');
+    for (const collection of catalog.collections)
+      if (!catalog.isSeeded(collection.name)) readiness.set(collection.name, "ingesting");
     const accounts = createAccounts(db, clock);
     const catalogueEvents = createCatalogueEvents(db, clock);
-    const members = createMembers(db, accounts, { clock, sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000, catalog });
-    const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot, clock, heldDois: heldDoisIn({ engine, catalog }) });
+    const members = createMembers(db, accounts, {
+      clock,
+      sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000,
+      catalog,
+    });
+    const retractions = createLiveRetractions({
+      db,
+      dataRoot: config.dataRoot,
+      clock,
+      heldDois: heldDoisIn({ engine, catalog }),
+    });
     const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);
     const journals = journalTable.journals;
     const metricsBasis = metricsBasisSentence(journalTable.metricsBasis);
     const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journalTable));
-    const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir), config.dataRoot);
+    const figureImages =
+      options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir), config.dataRoot);
     const catalogue = createCatalogueService({
       catalog,
       journals: journalLookupOf(journals),
@@ -334,28 +430,87 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       inventoryOf: (collection) => readInventory(engine, collection),
       topicWeights: (collection, topic) => journalWeightsForTopic({ engine, embedder }, collection, topic),
       priceOf: (auth, collection) => pricePer1000For(auth.org, collection),
-      record: (auth, answer) => catalogueEvents.recordCatalogueAnswer({ orgId: auth.org.id, keyId: auth.key.id, ...answer }),
-      recordJournalRequest: (auth, request) => catalogueEvents.requestJournal({ orgId: auth.org.id, keyId: auth.key.id, ...request }),
+      record: (auth, answer) =>
+        catalogueEvents.recordCatalogueAnswer({ orgId: auth.org.id, keyId: auth.key.id, ...answer }),
+      recordJournalRequest: (auth, request) =>
+        catalogueEvents.requestJournal({ orgId: auth.org.id, keyId: auth.key.id, ...request }),
       takeMinuteSlot: (auth) => takeMinuteBudget(db, auth.org, clock()),
     });
-    const works = createWorks({ db, catalog, engineKind: engine.kind, integrity: (dois) => retractions.integrity(dois), clock });
-    const search = createSearchService({ db, accounts, clock, catalog, engine, embedder, planFilters, figureImages, catalogue, readiness, retractions });
-    const tools = options.tools ?? (await createGatewayTools({ retractions, engine, catalog, journals, metricsBasis, prices: config.toolPrices, upstreams: config.toolUpstreams, log }));
+    const works = createWorks({
+      db,
+      catalog,
+      engineKind: engine.kind,
+      integrity: (dois) => retractions.integrity(dois),
+      clock,
+    });
+    const search = createSearchService({
+      db,
+      accounts,
+      clock,
+      catalog,
+      engine,
+      embedder,
+      planFilters,
+      figureImages,
+      catalogue,
+      readiness,
+      retractions,
+    });
+    const tools =
+      options.tools ??
+      (await createGatewayTools({
+        retractions,
+        engine,
+        catalog,
+        journals,
+        metricsBasis,
+        prices: config.toolPrices,
+        upstreams: config.toolUpstreams,
+        log,
+      }));
 
-    const assistedDeps = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, catalog, clock, log, journals, planFilters, judgeModel: options.judgeModel, retractions });
+    const assistedDeps = await openAssistedActivityDeps(config, {
+      db,
+      accounts,
+      engine,
+      embedder,
+      catalog,
+      clock,
+      log,
+      journals,
+      planFilters,
+      judgeModel: options.judgeModel,
+      retractions,
+    });
 
-    let worker: Runtime['worker'];
+    let worker: Runtime["worker"];
     let client: Client;
     const webhookDeps = openWebhookActivityDeps(config, { db, clock, client: () => client });
     const alerts = openAlerts(config, { db, accounts, clock, search: assistedDeps, client: () => client });
     if (options.worker) {
-      const ingestion = openIngestionActivityDeps(config, { db, engine, embedder, clock, openPassageEmbedder: options.openPassageEmbedder });
-      const created = await createTemporalWorker({ address, namespace: config.temporalNamespace, taskQueue: TASK_QUEUE, deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs }, assisted: assistedDeps, ingestion, webhooks: webhookDeps, alerts: { alerts }, ingestBatches: options.ingestBatches });
+      const ingestion = openIngestionActivityDeps(config, {
+        db,
+        engine,
+        embedder,
+        clock,
+        openPassageEmbedder: options.openPassageEmbedder,
+      });
+      const created = await createTemporalWorker({
+        address,
+        namespace: config.temporalNamespace,
+        taskQueue: TASK_QUEUE,
+        deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs },
+        assisted: assistedDeps,
+        ingestion,
+        webhooks: webhookDeps,
+        alerts: { alerts },
+        ingestBatches: options.ingestBatches,
+      });
       const running = runTemporalWorker(created);
       worker = { worker: created.worker, running };
       closers.push(async () => {
         // the SDK's own SIGINT/SIGTERM handling may have begun the shutdown already
-        for (const w of [created.worker, created.batchWorker]) if (w?.getState() === 'RUNNING') w.shutdown();
+        for (const w of [created.worker, created.batchWorker]) if (w?.getState() === "RUNNING") w.shutdown();
         await running.catch(() => undefined);
         await created.connection.close();
         await ingestion.close();
@@ -367,17 +522,72 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       closers.push(() => connection.close());
       client = new Client({ connection, namespace: config.temporalNamespace });
     }
-    const assisted = createAssistedSearch({ client, db, accounts, clock, catalog, search, waitMs: config.assisted.waitMs, deliveryWaitMs: config.assisted.deliveryWaitMs, eagerStart: options.worker });
+    const assisted = createAssistedSearch({
+      client,
+      db,
+      accounts,
+      clock,
+      catalog,
+      search,
+      waitMs: config.assisted.waitMs,
+      deliveryWaitMs: config.assisted.deliveryWaitMs,
+      eagerStart: options.worker,
+    });
     const webhooks = createWebhooks({ db, client, clock, settings: config.webhooks });
-    const notices = followAccountNotices({ db, publish: (orgId, type, data, source) => webhooks.publish(orgId, type, data, source, { kind: 'workflow', id: 'account-notices' }), onError: (err) => log.warn({ err }, 'could not check the account notices') });
+    const notices = followAccountNotices({
+      db,
+      publish: (orgId, type, data, source) =>
+        webhooks.publish(orgId, type, data, source, { kind: "workflow", id: "account-notices" }),
+      onError: (err) => log.warn({ err }, "could not check the account notices"),
+    });
     closers.push(() => notices.stop());
-    const unlock = createUnlock({ client, db, accounts, clock, taskQueue: TASK_QUEUE, eagerStart: options.worker, figureImages });
-    const ingestions = createTemporalIngestions({ db, client, catalog, dataRoot: config.dataRoot, clock, taskQueue: TASK_QUEUE, batchSize: config.ingestBatchSize, parallelism: config.ingestParallelism });
-    const collectionAdmin = createCollectionAdmin({ catalog, engine, db, readiness, ingestions, dataRoot: config.dataRoot, onIndexDeleteFailure: (collection, err) => log.warn({ collection, err }, 'a retired collection\'s index could not be deleted') });
-    const following = followCollectionIngestions({ catalog, readiness, ingestions, onError: (err) => log.warn({ err }, 'could not read the state of an ingestion') });
+    const unlock = createUnlock({
+      client,
+      db,
+      accounts,
+      clock,
+      taskQueue: TASK_QUEUE,
+      eagerStart: options.worker,
+      figureImages,
+    });
+    const ingestions = createTemporalIngestions({
+      db,
+      client,
+      catalog,
+      dataRoot: config.dataRoot,
+      clock,
+      taskQueue: TASK_QUEUE,
+      batchSize: config.ingestBatchSize,
+      parallelism: config.ingestParallelism,
+    });
+    const collectionAdmin = createCollectionAdmin({
+      catalog,
+      engine,
+      db,
+      readiness,
+      ingestions,
+      dataRoot: config.dataRoot,
+      onIndexDeleteFailure: (collection, err) =>
+        log.warn({ collection, err }, "a retired collection's index could not be deleted"),
+    });
+    const following = followCollectionIngestions({
+      catalog,
+      readiness,
+      ingestions,
+      onError: (err) => log.warn({ err }, "could not read the state of an ingestion"),
+    });
     closers.push(async () => following.stop());
     await following.check();
-    const operations = createOperations(accounts, { catalog, clock, members, retractions, collections: collectionAdmin, ingestions, uploads: createUploads({ dataRoot: config.dataRoot, maxBytes: config.uploadMaxBytes }), webhooks });
+    const operations = createOperations(accounts, {
+      catalog,
+      clock,
+      members,
+      retractions,
+      collections: collectionAdmin,
+      ingestions,
+      uploads: createUploads({ dataRoot: config.dataRoot, maxBytes: config.uploadMaxBytes }),
+      webhooks,
+    });
     // every row a client is given carries metadata.integrity from the update lists in force at that moment
     const integrityOf = (dois: readonly string[]) => retractions.integrity(dois);
     const app = createApp({
@@ -408,16 +618,41 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       tls: config.tls,
       publicUrl: config.publicUrl,
       readiness: {
-        eventStore: async () => (await db.query('SELECT 1 AS ok')).length === 1,
+        eventStore: async () => (await db.query("SELECT 1 AS ok")).length === 1,
         temporal: async () => {
           await client.workflowService.getSystemInfo({});
           return true;
         },
         search: () => engine.ping(),
       },
-      readinessDetails: async () => ({ searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : 'exact', collections: readiness.summary() }),
+      readinessDetails: async () => ({
+        searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : "exact",
+        collections: readiness.summary(),
+      }),
     });
-    return { config, log, db, engine, embedder, catalog, readiness, accounts, operations, members, search, works, catalogue, tools, retractions, ingestions, webhooks, temporal: { client, address, devServer }, worker, app, close };
+    return {
+      config,
+      log,
+      db,
+      engine,
+      embedder,
+      catalog,
+      readiness,
+      accounts,
+      operations,
+      members,
+      search,
+      works,
+      catalogue,
+      tools,
+      retractions,
+      ingestions,
+      webhooks,
+      temporal: { client, address, devServer },
+      worker,
+      app,
+      close,
+    };
   } catch (err) {
     await close();
     throw err;

@@ -1,71 +1,71 @@
 // Configuration, read once from the environment; nothing else in the service reads process.env.
-import type { DashboardSettings } from '../http/dashboardAccess.js';
-import type { ToolUpstreamConfig } from '../usecases/tools/upstreamTools.js';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
-import { formatCredits, parseCredits } from '../domain/money.js';
-import { parseRetrySchedule } from '../domain/webhooks.js';
+import type { DashboardSettings } from "../http/dashboardAccess.js";
+import type { ToolUpstreamConfig } from "../usecases/tools/upstreamTools.js";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism, homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { formatCredits, parseCredits } from "../domain/money.js";
+import { parseRetrySchedule } from "../domain/webhooks.js";
 
-export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 /** The collection definitions and the demo data beside the clone, when COLLECTIONS_CONFIG and DATA_ROOT are unset. */
-export const DEFAULT_COLLECTIONS_CONFIG = join(REPO_ROOT, 'config', 'collections.json');
+export const DEFAULT_COLLECTIONS_CONFIG = join(REPO_ROOT, "config", "collections.json");
 /** The demo collections' source data and vectors, shipped in the repository (scripts/demo-data.ts, scripts/demo-vectors.ts). */
-export const DEFAULT_DATA_ROOT = join(REPO_ROOT, 'demo-data');
+export const DEFAULT_DATA_ROOT = join(REPO_ROOT, "demo-data");
 
 /**
  * Every environment variable loadConfig reads, and nothing else (test/config/configVariables.unit.spec.ts proves it by
  * recording what loadConfig touches); deploy/ may set only these (test/deploy/deployManifests.unit.spec.ts).
  */
 export const CONFIG_VARIABLES = [
-  'PORT',
-  'HOST',
-  'DATA_DIR',
-  'ADMIN_TOKEN',
-  'DATABASE_URL',
-  'OPENSEARCH_URL',
-  'TEMPORAL_ADDRESS',
-  'TEMPORAL_NAMESPACE',
-  'WORKER_MODE',
-  'LITSEARCH_CACHE',
-  'COLLECTIONS_CONFIG',
-  'DATA_ROOT',
-  'LOG_LEVEL',
-  'INGEST_DEMO',
-  'EMBEDDING_WORKERS',
-  'INGEST_BATCH_SIZE',
-  'INGEST_PARALLELISM',
-  'UPLOAD_MAX_MB',
-  'FAULT_INGEST_BATCH_DELAY_MS',
-  'FAULT_AFTER_CHARGE_DELAY_MS',
-  'TRUST_PROXY',
-  'CORS_ORIGINS',
-  'ADMIN_FAILED_AUTH_PER_MINUTE',
-  'ADMIN_REQUESTS_PER_MINUTE',
-  'TOOL_PRICES',
-  'TOOL_UPSTREAMS',
-  'FAULT_FAN_OUT_DELAY_MS',
-  'ASSISTED_WAIT_SECONDS',
-  'ASSISTED_DELIVERY_WAIT_SECONDS',
-  'LLM_BASE_URL',
-  'LLM_MODEL',
-  'LLM_API_KEY',
-  'LLM_TIMEOUT_MS',
-  'LLM_RETRIES',
-  'PUBLIC_URL',
-  'TLS',
-  'DASHBOARD_REQUESTS_PER_MINUTE',
-  'DASHBOARD_FAILED_LOGINS_PER_MINUTE',
-  'DASHBOARD_FAILED_LOGINS_PER_ACCOUNT',
-  'WEBHOOK_SECRET_KEY',
-  'WEBHOOK_RETRY_SECONDS',
-  'WEBHOOK_DISABLE_AFTER_SECONDS',
-  'WEBHOOK_ALLOW_PRIVATE_URLS',
-  'FAULT_WEBHOOK_AFTER_SEND_DELAY_MS',
-  'DASHBOARD_SESSION_HOURS',
+  "PORT",
+  "HOST",
+  "DATA_DIR",
+  "ADMIN_TOKEN",
+  "DATABASE_URL",
+  "OPENSEARCH_URL",
+  "TEMPORAL_ADDRESS",
+  "TEMPORAL_NAMESPACE",
+  "WORKER_MODE",
+  "LITSEARCH_CACHE",
+  "COLLECTIONS_CONFIG",
+  "DATA_ROOT",
+  "LOG_LEVEL",
+  "INGEST_DEMO",
+  "EMBEDDING_WORKERS",
+  "INGEST_BATCH_SIZE",
+  "INGEST_PARALLELISM",
+  "UPLOAD_MAX_MB",
+  "FAULT_INGEST_BATCH_DELAY_MS",
+  "FAULT_AFTER_CHARGE_DELAY_MS",
+  "TRUST_PROXY",
+  "CORS_ORIGINS",
+  "ADMIN_FAILED_AUTH_PER_MINUTE",
+  "ADMIN_REQUESTS_PER_MINUTE",
+  "TOOL_PRICES",
+  "TOOL_UPSTREAMS",
+  "FAULT_FAN_OUT_DELAY_MS",
+  "ASSISTED_WAIT_SECONDS",
+  "ASSISTED_DELIVERY_WAIT_SECONDS",
+  "LLM_BASE_URL",
+  "LLM_MODEL",
+  "LLM_API_KEY",
+  "LLM_TIMEOUT_MS",
+  "LLM_RETRIES",
+  "PUBLIC_URL",
+  "TLS",
+  "DASHBOARD_REQUESTS_PER_MINUTE",
+  "DASHBOARD_FAILED_LOGINS_PER_MINUTE",
+  "DASHBOARD_FAILED_LOGINS_PER_ACCOUNT",
+  "WEBHOOK_SECRET_KEY",
+  "WEBHOOK_RETRY_SECONDS",
+  "WEBHOOK_DISABLE_AFTER_SECONDS",
+  "WEBHOOK_ALLOW_PRIVATE_URLS",
+  "FAULT_WEBHOOK_AFTER_SEND_DELAY_MS",
+  "DASHBOARD_SESSION_HOURS",
 ] as const;
 
 export type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
@@ -140,7 +140,6 @@ export interface WebhookSettings {
   faultAfterSendDelayMs?: number;
 }
 
-
 /** The OpenAI-compatible chat model of assisted search; set only when LLM_BASE_URL and LLM_MODEL both are. */
 export interface LlmReasonerConfig {
   baseUrl: string;
@@ -152,17 +151,21 @@ export interface LlmReasonerConfig {
   retries: number;
 }
 
-
 const TOOL_PATH = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
 /** TOOL_PRICES: comma-separated `prefix/tool=credits` pairs, e.g. "retractions/check=0.001,works/lookup=0". */
 export function toolPricesFrom(raw: string | undefined): Map<string, bigint> {
   const prices = new Map<string, bigint>();
-  for (const entry of (raw ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
-    const [path, price, ...rest] = entry.split('=');
+  for (const entry of (raw ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const [path, price, ...rest] = entry.split("=");
     const micros = price === undefined ? null : parseCredits(price);
     if (rest.length > 0 || !path || !TOOL_PATH.test(path.trim()) || micros === null || micros < 0n) {
-      throw new Error(`TOOL_PRICES entries must look like prefix/tool=0.001 (credits per call, not negative), got ${entry}`);
+      throw new Error(
+        `TOOL_PRICES entries must look like prefix/tool=0.001 (credits per call, not negative), got ${entry}`,
+      );
     }
     prices.set(path.trim(), micros);
   }
@@ -170,16 +173,20 @@ export function toolPricesFrom(raw: string | undefined): Map<string, bigint> {
 }
 
 const toolUpstreamsSchema = z.array(
-  z.object({
-    prefix: z.string().regex(/^[A-Za-z0-9_.]+(?:-[A-Za-z0-9_.]+)*$/, 'a prefix is letters, digits, "_", "." and single "-"'),
-    url: z.string().url(),
-    authHeader: z.string().min(1).optional(),
-  }).strict(),
+  z
+    .object({
+      prefix: z
+        .string()
+        .regex(/^[A-Za-z0-9_.]+(?:-[A-Za-z0-9_.]+)*$/, 'a prefix is letters, digits, "_", "." and single "-"'),
+      url: z.string().url(),
+      authHeader: z.string().min(1).optional(),
+    })
+    .strict(),
 );
 
 /** TOOL_UPSTREAMS: a JSON array of {prefix, url, authHeader?}; each prefix once. */
 export function toolUpstreamsFrom(raw: string | undefined): ToolUpstreamConfig[] {
-  if (raw === undefined || raw.trim() === '') return [];
+  if (raw === undefined || raw.trim() === "") return [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -187,7 +194,10 @@ export function toolUpstreamsFrom(raw: string | undefined): ToolUpstreamConfig[]
     throw new Error('TOOL_UPSTREAMS must be a JSON array of {"prefix", "url", "authHeader"?}');
   }
   const result = toolUpstreamsSchema.safeParse(parsed);
-  if (!result.success) throw new Error(`TOOL_UPSTREAMS: ${result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!result.success)
+    throw new Error(
+      `TOOL_UPSTREAMS: ${result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   const prefixes = result.data.map((u) => u.prefix);
   const twice = prefixes.find((p, i) => prefixes.indexOf(p) !== i);
   if (twice) throw new Error(`TOOL_UPSTREAMS mounts the prefix ${twice} twice`);
@@ -196,7 +206,7 @@ export function toolUpstreamsFrom(raw: string | undefined): ToolUpstreamConfig[]
 
 function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+  if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number (0 or more), got ${raw}`);
   return value;
@@ -208,10 +218,13 @@ export function llmReasonerConfigFrom(env: NodeJS.ProcessEnv): LlmReasonerConfig
   const model = env.LLM_MODEL?.trim() || undefined;
   // every LLM_ variable is read (and checked) whether or not a model is configured: CONFIG_VARIABLES names them all
   const apiKey = env.LLM_API_KEY || undefined;
-  const timeoutMs = positiveInteger(env, 'LLM_TIMEOUT_MS', 20_000);
-  const retries = nonNegativeInteger(env, 'LLM_RETRIES', 2);
+  const timeoutMs = positiveInteger(env, "LLM_TIMEOUT_MS", 20_000);
+  const retries = nonNegativeInteger(env, "LLM_RETRIES", 2);
   if (!baseUrl && !model) return null;
-  if (!baseUrl || !model) throw new Error('LLM_BASE_URL and LLM_MODEL go together: set both to use a chat model for assisted search, or neither');
+  if (!baseUrl || !model)
+    throw new Error(
+      "LLM_BASE_URL and LLM_MODEL go together: set both to use a chat model for assisted search, or neither",
+    );
   try {
     new URL(baseUrl);
   } catch {
@@ -228,7 +241,7 @@ export function llmReasonerConfigFrom(env: NodeJS.ProcessEnv): LlmReasonerConfig
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+  if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
   return value;
@@ -236,23 +249,30 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
 
 /** TRUST_PROXY is a count of hops, never "true": Koa would then take the leftmost X-Forwarded-For entry, which the client writes. */
 function trustProxyHopsFrom(raw: string | undefined): number {
-  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return 0;
+  if (raw === undefined || raw === "" || raw === "0" || raw === "false") return 0;
   const hops = Number(raw);
-  if (!Number.isInteger(hops) || hops < 1) throw new Error(`TRUST_PROXY must be the number of proxies in front of the service (1, 2, ...) or 0, got ${raw}`);
+  if (!Number.isInteger(hops) || hops < 1)
+    throw new Error(`TRUST_PROXY must be the number of proxies in front of the service (1, 2, ...) or 0, got ${raw}`);
   return hops;
 }
 
 function corsOriginsFrom(raw: string | undefined): string[] {
-  const origins = (raw ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  const origins = (raw ?? "")
+    .split(",")
+    .map((o) => o.trim())
+    .filter(Boolean);
   for (const origin of origins) {
-    if (origin === '*') continue;
+    if (origin === "*") continue;
     let canonical: string | undefined;
     try {
       canonical = new URL(origin).origin;
     } catch {
       canonical = undefined;
     }
-    if (canonical !== origin) throw new Error(`CORS_ORIGINS entries must be origins like https://app.example.org (no path, no trailing /), got ${origin}`);
+    if (canonical !== origin)
+      throw new Error(
+        `CORS_ORIGINS entries must be origins like https://app.example.org (no path, no trailing /), got ${origin}`,
+      );
   }
   return origins;
 }
@@ -260,48 +280,50 @@ function corsOriginsFrom(raw: string | undefined): string[] {
 /** A master key given must be long enough to be a key; one generated is kept in the data directory like the admin token. */
 function webhookSecretKeyFrom(env: NodeJS.ProcessEnv, dataDir: string): string {
   if (env.WEBHOOK_SECRET_KEY && env.WEBHOOK_SECRET_KEY.length >= 32) return env.WEBHOOK_SECRET_KEY;
-  if (env.WEBHOOK_SECRET_KEY) throw new Error('WEBHOOK_SECRET_KEY must be at least 32 characters (for example: openssl rand -hex 32)');
-  const file = join(dataDir, 'webhook-secret-key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (env.WEBHOOK_SECRET_KEY)
+    throw new Error("WEBHOOK_SECRET_KEY must be at least 32 characters (for example: openssl rand -hex 32)");
+  const file = join(dataDir, "webhook-secret-key");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
   mkdirSync(dataDir, { recursive: true });
-  const key = randomBytes(32).toString('hex');
+  const key = randomBytes(32).toString("hex");
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   return key;
 }
 
 function flagFrom(env: NodeJS.ProcessEnv, name: string): boolean {
   const raw = env[name];
-  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
-  if (raw === '1' || raw === 'true') return true;
+  if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false;
+  if (raw === "1" || raw === "true") return true;
   throw new Error(`${name} must be 1 or 0, got ${raw}`);
 }
 
 function adminTokenFrom(env: NodeJS.ProcessEnv, dataDir: string): { token: string; generated: boolean } {
   if (env.ADMIN_TOKEN && env.ADMIN_TOKEN.length >= 16) return { token: env.ADMIN_TOKEN, generated: false };
-  if (env.ADMIN_TOKEN) throw new Error('ADMIN_TOKEN must be at least 16 characters');
-  const file = join(dataDir, 'admin-token');
-  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), generated: false };
+  if (env.ADMIN_TOKEN) throw new Error("ADMIN_TOKEN must be at least 16 characters");
+  const file = join(dataDir, "admin-token");
+  if (existsSync(file)) return { token: readFileSync(file, "utf8").trim(), generated: false };
   mkdirSync(dataDir, { recursive: true });
-  const token = `adm_${randomBytes(24).toString('hex')}`;
+  const token = `adm_${randomBytes(24).toString("hex")}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return { token, generated: true };
 }
 
 /** Where provisioning installs the components and the embedding model: $LITSEARCH_CACHE, else ~/.cache/litsearch (the rule scripts/provision.sh follows). */
 export function cacheDirFrom(env: NodeJS.ProcessEnv): string {
-  return env.LITSEARCH_CACHE || join(homedir(), '.cache', 'litsearch');
+  return env.LITSEARCH_CACHE || join(homedir(), ".cache", "litsearch");
 }
 
 function publicUrlFrom(raw: string | undefined): string | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
+  if (raw === undefined || raw.trim() === "") return undefined;
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
     throw new Error(`PUBLIC_URL must be an http(s) URL such as https://search.example.org, got ${raw}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`PUBLIC_URL must be an http(s) URL, got ${raw}`);
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`PUBLIC_URL must be an http(s) URL, got ${raw}`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
 /** Where the event store is: the database at DATABASE_URL, else PGlite under DATA_DIR. Reads, never creates. */
@@ -311,11 +333,11 @@ export interface StoreLocation {
 }
 
 export function storeLocationFrom(env: NodeJS.ProcessEnv): StoreLocation {
-  return { dataDir: resolve(env.DATA_DIR ?? join(REPO_ROOT, 'data')), databaseUrl: env.DATABASE_URL || undefined };
+  return { dataDir: resolve(env.DATA_DIR ?? join(REPO_ROOT, "data")), databaseUrl: env.DATABASE_URL || undefined };
 }
 
 /** The operator CLI's own variables, beside the service's CONFIG_VARIABLES it also reads. */
-export const CLI_VARIABLES = ['LITSEARCH_URL'] as const;
+export const CLI_VARIABLES = ["LITSEARCH_URL"] as const;
 
 /** Which server the operator CLI sends its commands to: `url` unset means the one running on this data directory, if any. */
 export interface OperatorTarget {
@@ -324,7 +346,10 @@ export interface OperatorTarget {
 }
 
 /** --url (else LITSEARCH_URL) and --admin-token (else ADMIN_TOKEN); a named server needs its token. */
-export function operatorTargetFrom(flags: { url?: string; adminToken?: string }, env: NodeJS.ProcessEnv): OperatorTarget {
+export function operatorTargetFrom(
+  flags: { url?: string; adminToken?: string },
+  env: NodeJS.ProcessEnv,
+): OperatorTarget {
   const rawUrl = flags.url ?? (env.LITSEARCH_URL || undefined);
   const adminToken = flags.adminToken ?? (env.ADMIN_TOKEN || undefined);
   if (rawUrl === undefined) return { adminToken };
@@ -332,68 +357,80 @@ export function operatorTargetFrom(flags: { url?: string; adminToken?: string },
   try {
     url = new URL(rawUrl.trim());
   } catch {
-    throw new Error(`--url (or LITSEARCH_URL) must be the server's address such as https://search.example.org, got ${rawUrl}`);
+    throw new Error(
+      `--url (or LITSEARCH_URL) must be the server's address such as https://search.example.org, got ${rawUrl}`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--url (or LITSEARCH_URL) must be an http(s) address, got ${rawUrl}`);
-  if (adminToken === undefined) throw new Error(`${url.origin} needs its operator token: pass --admin-token TOKEN or set ADMIN_TOKEN`);
-  return { url: `${url.origin}${url.pathname.replace(/\/+$/, '')}`, adminToken };
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`--url (or LITSEARCH_URL) must be an http(s) address, got ${rawUrl}`);
+  if (adminToken === undefined)
+    throw new Error(`${url.origin} needs its operator token: pass --admin-token TOKEN or set ADMIN_TOKEN`);
+  return { url: `${url.origin}${url.pathname.replace(/\/+$/, "")}`, adminToken };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const store = storeLocationFrom(env);
   const dataDir = store.dataDir;
   const port = Number(env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be a port number, got ${env.PORT}`);
   const admin = adminTokenFrom(env, dataDir);
   const publicUrl = publicUrlFrom(env.PUBLIC_URL);
-  if (env.TLS !== undefined && !['', '0', '1', 'true', 'false'].includes(env.TLS)) throw new Error(`TLS must be 1 or 0, got ${env.TLS}`);
+  if (env.TLS !== undefined && !["", "0", "1", "true", "false"].includes(env.TLS))
+    throw new Error(`TLS must be 1 or 0, got ${env.TLS}`);
   return {
     port,
-    host: env.HOST ?? '127.0.0.1',
+    host: env.HOST ?? "127.0.0.1",
     dataDir,
     adminToken: admin.token,
     adminTokenGenerated: admin.generated,
     databaseUrl: store.databaseUrl,
     opensearchUrl: env.OPENSEARCH_URL || undefined,
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
-    temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
-    inProcessWorker: env.WORKER_MODE !== 'separate',
+    temporalNamespace: env.TEMPORAL_NAMESPACE || "default",
+    inProcessWorker: env.WORKER_MODE !== "separate",
     cacheDir: cacheDirFrom(env),
     collectionsConfig: resolve(env.COLLECTIONS_CONFIG ?? DEFAULT_COLLECTIONS_CONFIG),
     dataRoot: resolve(env.DATA_ROOT ?? DEFAULT_DATA_ROOT),
-    logLevel: env.LOG_LEVEL ?? 'info',
-    ingestDemo: env.INGEST_DEMO !== '0',
+    logLevel: env.LOG_LEVEL ?? "info",
+    ingestDemo: env.INGEST_DEMO !== "0",
     // one per core, at most 8: each holds its own copy of the model
-    embeddingWorkers: positiveInteger(env, 'EMBEDDING_WORKERS', Math.min(availableParallelism(), 8)),
-    ingestBatchSize: positiveInteger(env, 'INGEST_BATCH_SIZE', 256),
-    ingestParallelism: positiveInteger(env, 'INGEST_PARALLELISM', 4),
-    uploadMaxBytes: positiveInteger(env, 'UPLOAD_MAX_MB', 2048) * 1024 * 1024,
+    embeddingWorkers: positiveInteger(env, "EMBEDDING_WORKERS", Math.min(availableParallelism(), 8)),
+    ingestBatchSize: positiveInteger(env, "INGEST_BATCH_SIZE", 256),
+    ingestParallelism: positiveInteger(env, "INGEST_PARALLELISM", 4),
+    uploadMaxBytes: positiveInteger(env, "UPLOAD_MAX_MB", 2048) * 1024 * 1024,
     faultIngestBatchDelayMs: env.FAULT_INGEST_BATCH_DELAY_MS ? Number(env.FAULT_INGEST_BATCH_DELAY_MS) : undefined,
     faultAfterChargeDelayMs: env.FAULT_AFTER_CHARGE_DELAY_MS ? Number(env.FAULT_AFTER_CHARGE_DELAY_MS) : undefined,
     faultFanOutDelayMs: env.FAULT_FAN_OUT_DELAY_MS ? Number(env.FAULT_FAN_OUT_DELAY_MS) : undefined,
     trustProxyHops: trustProxyHopsFrom(env.TRUST_PROXY),
     corsOrigins: corsOriginsFrom(env.CORS_ORIGINS),
     operatorLimits: {
-      failedAttemptsPerMinute: positiveInteger(env, 'ADMIN_FAILED_AUTH_PER_MINUTE', 20),
-      requestsPerMinute: positiveInteger(env, 'ADMIN_REQUESTS_PER_MINUTE', 600),
+      failedAttemptsPerMinute: positiveInteger(env, "ADMIN_FAILED_AUTH_PER_MINUTE", 20),
+      requestsPerMinute: positiveInteger(env, "ADMIN_REQUESTS_PER_MINUTE", 600),
     },
     toolPrices: toolPricesFrom(env.TOOL_PRICES),
     toolUpstreams: toolUpstreamsFrom(env.TOOL_UPSTREAMS),
-    assisted: { llm: llmReasonerConfigFrom(env), waitMs: positiveInteger(env, 'ASSISTED_WAIT_SECONDS', 90) * 1000, deliveryWaitMs: positiveInteger(env, 'ASSISTED_DELIVERY_WAIT_SECONDS', 15 * 60) * 1000 },
+    assisted: {
+      llm: llmReasonerConfigFrom(env),
+      waitMs: positiveInteger(env, "ASSISTED_WAIT_SECONDS", 90) * 1000,
+      deliveryWaitMs: positiveInteger(env, "ASSISTED_DELIVERY_WAIT_SECONDS", 15 * 60) * 1000,
+    },
     publicUrl,
-    tls: env.TLS === '1' || env.TLS === 'true' || publicUrl?.startsWith('https:') === true,
+    tls: env.TLS === "1" || env.TLS === "true" || publicUrl?.startsWith("https:") === true,
     dashboard: {
-      requestsPerMinute: positiveInteger(env, 'DASHBOARD_REQUESTS_PER_MINUTE', 300),
-      failedLoginsPerMinute: positiveInteger(env, 'DASHBOARD_FAILED_LOGINS_PER_MINUTE', 10),
-      failedLoginsPerAccount: positiveInteger(env, 'DASHBOARD_FAILED_LOGINS_PER_ACCOUNT', 5),
-      sessionHours: positiveInteger(env, 'DASHBOARD_SESSION_HOURS', 12),
+      requestsPerMinute: positiveInteger(env, "DASHBOARD_REQUESTS_PER_MINUTE", 300),
+      failedLoginsPerMinute: positiveInteger(env, "DASHBOARD_FAILED_LOGINS_PER_MINUTE", 10),
+      failedLoginsPerAccount: positiveInteger(env, "DASHBOARD_FAILED_LOGINS_PER_ACCOUNT", 5),
+      sessionHours: positiveInteger(env, "DASHBOARD_SESSION_HOURS", 12),
     },
     webhooks: {
       secretKey: webhookSecretKeyFrom(env, dataDir),
       retrySeconds: parseRetrySchedule(env.WEBHOOK_RETRY_SECONDS),
-      disableAfterMs: positiveInteger(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 24 * 3600) * 1000,
-      allowPrivateUrls: flagFrom(env, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
-      faultAfterSendDelayMs: env.FAULT_WEBHOOK_AFTER_SEND_DELAY_MS ? Number(env.FAULT_WEBHOOK_AFTER_SEND_DELAY_MS) : undefined,
+      disableAfterMs: positiveInteger(env, "WEBHOOK_DISABLE_AFTER_SECONDS", 3 * 24 * 3600) * 1000,
+      allowPrivateUrls: flagFrom(env, "WEBHOOK_ALLOW_PRIVATE_URLS"),
+      faultAfterSendDelayMs: env.FAULT_WEBHOOK_AFTER_SEND_DELAY_MS
+        ? Number(env.FAULT_WEBHOOK_AFTER_SEND_DELAY_MS)
+        : undefined,
     },
   };
 }
@@ -408,46 +445,49 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     HOST: config.host,
     DATA_DIR: config.dataDir,
     ADMIN_TOKEN: config.adminToken,
-    DATABASE_URL: config.databaseUrl ?? '',
-    OPENSEARCH_URL: config.opensearchUrl ?? '',
-    TEMPORAL_ADDRESS: config.temporalAddress ?? '',
+    DATABASE_URL: config.databaseUrl ?? "",
+    OPENSEARCH_URL: config.opensearchUrl ?? "",
+    TEMPORAL_ADDRESS: config.temporalAddress ?? "",
     TEMPORAL_NAMESPACE: config.temporalNamespace,
-    WORKER_MODE: config.inProcessWorker ? 'in-process' : 'separate',
+    WORKER_MODE: config.inProcessWorker ? "in-process" : "separate",
     LITSEARCH_CACHE: config.cacheDir,
     COLLECTIONS_CONFIG: config.collectionsConfig,
     DATA_ROOT: config.dataRoot,
     LOG_LEVEL: config.logLevel,
-    INGEST_DEMO: config.ingestDemo ? '1' : '0',
+    INGEST_DEMO: config.ingestDemo ? "1" : "0",
     EMBEDDING_WORKERS: String(config.embeddingWorkers),
     INGEST_BATCH_SIZE: String(config.ingestBatchSize),
     INGEST_PARALLELISM: String(config.ingestParallelism),
     UPLOAD_MAX_MB: String(config.uploadMaxBytes / (1024 * 1024)),
-    FAULT_INGEST_BATCH_DELAY_MS: config.faultIngestBatchDelayMs === undefined ? '' : String(config.faultIngestBatchDelayMs),
-    FAULT_AFTER_CHARGE_DELAY_MS: config.faultAfterChargeDelayMs === undefined ? '' : String(config.faultAfterChargeDelayMs),
+    FAULT_INGEST_BATCH_DELAY_MS:
+      config.faultIngestBatchDelayMs === undefined ? "" : String(config.faultIngestBatchDelayMs),
+    FAULT_AFTER_CHARGE_DELAY_MS:
+      config.faultAfterChargeDelayMs === undefined ? "" : String(config.faultAfterChargeDelayMs),
     TRUST_PROXY: String(config.trustProxyHops),
-    CORS_ORIGINS: config.corsOrigins.join(','),
+    CORS_ORIGINS: config.corsOrigins.join(","),
     ADMIN_FAILED_AUTH_PER_MINUTE: String(config.operatorLimits.failedAttemptsPerMinute),
     ADMIN_REQUESTS_PER_MINUTE: String(config.operatorLimits.requestsPerMinute),
-    TOOL_PRICES: [...config.toolPrices].map(([tool, micros]) => `${tool}=${formatCredits(micros)}`).join(','),
-    TOOL_UPSTREAMS: config.toolUpstreams.length === 0 ? '' : JSON.stringify(config.toolUpstreams),
-    FAULT_FAN_OUT_DELAY_MS: config.faultFanOutDelayMs === undefined ? '' : String(config.faultFanOutDelayMs),
+    TOOL_PRICES: [...config.toolPrices].map(([tool, micros]) => `${tool}=${formatCredits(micros)}`).join(","),
+    TOOL_UPSTREAMS: config.toolUpstreams.length === 0 ? "" : JSON.stringify(config.toolUpstreams),
+    FAULT_FAN_OUT_DELAY_MS: config.faultFanOutDelayMs === undefined ? "" : String(config.faultFanOutDelayMs),
     ASSISTED_WAIT_SECONDS: String(config.assisted.waitMs / 1000),
     ASSISTED_DELIVERY_WAIT_SECONDS: String(config.assisted.deliveryWaitMs / 1000),
-    LLM_BASE_URL: config.assisted.llm?.baseUrl ?? '',
-    LLM_MODEL: config.assisted.llm?.model ?? '',
-    LLM_API_KEY: config.assisted.llm?.apiKey ?? '',
+    LLM_BASE_URL: config.assisted.llm?.baseUrl ?? "",
+    LLM_MODEL: config.assisted.llm?.model ?? "",
+    LLM_API_KEY: config.assisted.llm?.apiKey ?? "",
     LLM_TIMEOUT_MS: String(config.assisted.llm?.timeoutMs ?? 20_000),
     LLM_RETRIES: String(config.assisted.llm?.retries ?? 2),
-    PUBLIC_URL: config.publicUrl ?? '',
-    TLS: config.tls ? '1' : '0',
+    PUBLIC_URL: config.publicUrl ?? "",
+    TLS: config.tls ? "1" : "0",
     DASHBOARD_REQUESTS_PER_MINUTE: String(config.dashboard.requestsPerMinute),
     DASHBOARD_FAILED_LOGINS_PER_MINUTE: String(config.dashboard.failedLoginsPerMinute),
     DASHBOARD_FAILED_LOGINS_PER_ACCOUNT: String(config.dashboard.failedLoginsPerAccount),
     DASHBOARD_SESSION_HOURS: String(config.dashboard.sessionHours),
     WEBHOOK_SECRET_KEY: config.webhooks.secretKey,
-    WEBHOOK_RETRY_SECONDS: config.webhooks.retrySeconds.join(','),
+    WEBHOOK_RETRY_SECONDS: config.webhooks.retrySeconds.join(","),
     WEBHOOK_DISABLE_AFTER_SECONDS: String(config.webhooks.disableAfterMs / 1000),
-    WEBHOOK_ALLOW_PRIVATE_URLS: config.webhooks.allowPrivateUrls ? '1' : '0',
-    FAULT_WEBHOOK_AFTER_SEND_DELAY_MS: config.webhooks.faultAfterSendDelayMs === undefined ? '' : String(config.webhooks.faultAfterSendDelayMs),
+    WEBHOOK_ALLOW_PRIVATE_URLS: config.webhooks.allowPrivateUrls ? "1" : "0",
+    FAULT_WEBHOOK_AFTER_SEND_DELAY_MS:
+      config.webhooks.faultAfterSendDelayMs === undefined ? "" : String(config.webhooks.faultAfterSendDelayMs),
   };
 }

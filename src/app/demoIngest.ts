@@ -1,21 +1,36 @@
 // Ingests the configured demo collections that are not indexed yet (first start), with a progress bar. Planned apart
 // from running, so the service can listen while it runs: each collection to build is marked ingesting (its searches
 // answer 503) until its index is committed.
-import { join } from 'node:path';
-import type { Runtime } from './composition.js';
-import { openIngestEmbedder } from './composition.js';
-import type { PlainCollection } from '../domain/catalog.js';
-import { noDocumentsCounted, ingestCollection, prepareCollection, needsIngest, needsVectors, recordIngestedInput, type IngestCollectionOptions, type IngestReport } from '../ingest/ingestCollection.js';
-import { waitForIngestion } from '../usecases/collections/temporalIngestions.js';
-import { clearManifest, manifestKey, manifestTotals } from '../ingest/manifest.js';
-import type { Actor } from '../domain/events.js';
-import { Rejection } from '../domain/rejection.js';
-import { createProgressReporter, pipelineProgress, statusSnapshot, type ProgressReporter } from '../ingest/progressReport.js';
-import { loadRetractedDois } from '../ingest/retractions.js';
-import { figureRootOf } from '../ingest/figures/demoFigures.js';
-import { replaceWorks, worksMissing } from '../ingest/works.js';
+import { join } from "node:path";
+import type { Runtime } from "./composition.js";
+import { openIngestEmbedder } from "./composition.js";
+import type { PlainCollection } from "../domain/catalog.js";
+import {
+  noDocumentsCounted,
+  ingestCollection,
+  prepareCollection,
+  needsIngest,
+  needsVectors,
+  recordIngestedInput,
+  type IngestCollectionOptions,
+  type IngestReport,
+} from "../ingest/ingestCollection.js";
+import { waitForIngestion } from "../usecases/collections/temporalIngestions.js";
+import { clearManifest, manifestKey, manifestTotals } from "../ingest/manifest.js";
+import type { Actor } from "../domain/events.js";
+import { Rejection } from "../domain/rejection.js";
+import {
+  createProgressReporter,
+  pipelineProgress,
+  statusSnapshot,
+  type ProgressReporter,
+} from "../ingest/progressReport.js";
+import { loadRetractedDois } from "../ingest/retractions.js";
+import { figureRootOf } from "../ingest/figures/demoFigures.js";
+import { replaceWorks, worksMissing } from "../ingest/works.js";
 
-type IngestRuntime = Pick<Runtime, 'config' | 'catalog' | 'engine' | 'embedder' | 'log'> & Partial<Pick<Runtime, 'readiness' | 'ingestions' | 'worker' | 'db'>>;
+type IngestRuntime = Pick<Runtime, "config" | "catalog" | "engine" | "embedder" | "log"> &
+  Partial<Pick<Runtime, "readiness" | "ingestions" | "worker" | "db">>;
 
 /**
  * Documents per batch of a first start's ingestion: each batch is one commit of the index, and a demo batch embeds
@@ -24,19 +39,31 @@ type IngestRuntime = Pick<Runtime, 'config' | 'catalog' | 'engine' | 'embedder' 
 const DEMO_BATCH_SIZE = 2048;
 
 /** Who starts the first start's ingestions. */
-const DEMO_ACTOR: Actor = { kind: 'operator', id: 'demo-ingestion' };
+const DEMO_ACTOR: Actor = { kind: "operator", id: "demo-ingestion" };
 
 /**
  * Builds one collection through the ingestion workflow (mode replace: the collection becomes exactly its files), as an
  * operator's ingestion would, and records its input fingerprint so the next start skips it.
  */
-async function ingestThroughWorkflow(runtime: Required<Pick<IngestRuntime, 'ingestions' | 'db'>> & IngestRuntime, options: IngestCollectionOptions, cancellation: Promise<void>, reporter: ProgressReporter): Promise<IngestReport | null> {
+async function ingestThroughWorkflow(
+  runtime: Required<Pick<IngestRuntime, "ingestions" | "db">> & IngestRuntime,
+  options: IngestCollectionOptions,
+  cancellation: Promise<void>,
+  reporter: ProgressReporter,
+): Promise<IngestReport | null> {
   const started = performance.now();
   const { collection } = options;
-  const start = () => runtime.ingestions.start({ collection: collection.name, files: collection.source.files, mode: 'replace', batchSize: DEMO_BATCH_SIZE }, DEMO_ACTOR);
+  const start = () =>
+    runtime.ingestions.start(
+      { collection: collection.name, files: collection.source.files, mode: "replace", batchSize: DEMO_BATCH_SIZE },
+      DEMO_ACTOR,
+    );
   const { ingestionId } = await start().catch(async (err: unknown) => {
     // an ingestion a stopped start left running resumes on this start's worker: let it end, then build from the files
-    const running = err instanceof Rejection && err.code === 'CONFLICT' ? (err.details as { ingestionId?: string } | undefined)?.ingestionId : undefined;
+    const running =
+      err instanceof Rejection && err.code === "CONFLICT"
+        ? (err.details as { ingestionId?: string } | undefined)?.ingestionId
+        : undefined;
     if (!running) throw err;
     await waitForIngestion(runtime.ingestions, running);
     return start();
@@ -48,10 +75,10 @@ async function ingestThroughWorkflow(runtime: Required<Pick<IngestRuntime, 'inge
     return cancelled;
   });
   if (!status) {
-    await runtime.ingestions.cancel(ingestionId, 'the service stopped during its first start');
+    await runtime.ingestions.cancel(ingestionId, "the service stopped during its first start");
     return null;
   }
-  if (status.state === 'failed') throw new Error(status.error ?? 'the ingestion failed');
+  if (status.state === "failed") throw new Error(status.error ?? "the ingestion failed");
   const built = await manifestTotals(runtime.db, manifestKey(options.engine.kind, collection.name));
   await recordIngestedInput(options, built);
   return {
@@ -60,7 +87,7 @@ async function ingestThroughWorkflow(runtime: Required<Pick<IngestRuntime, 'inge
     skipped: false,
     chunks: built.chunks,
     embedded: needsVectors(collection),
-    fingerprint: '',
+    fingerprint: "",
     seconds: Math.round((performance.now() - started) / 10) / 100,
     ...noDocumentsCounted(),
     documentsRead: status.documentsRead,
@@ -97,7 +124,10 @@ function withoutVectorsFirst(collections: PlainCollection[]): PlainCollection[] 
 }
 
 /** Finds the collections whose index is absent or built from other input, and marks them ingesting. */
-export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIngestionOptions = {}): Promise<DemoIngestion> {
+export async function planDemoIngestion(
+  runtime: IngestRuntime,
+  options: DemoIngestionOptions = {},
+): Promise<DemoIngestion> {
   const { config, engine } = runtime;
   // the workers start on the first passage to embed: a start with nothing to build starts none
   const embedder = await openIngestEmbedder(config, runtime.log);
@@ -112,22 +142,28 @@ export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIng
     fingerprintFile: join(config.dataDir, `ingest-fingerprints.${engine.kind}.json`),
     figureDir: figureRootOf(config.dataDir),
     force: options.force,
-    ...(runtime.db ? { recordWorks: (works) => replaceWorks(runtime.db!, manifestKey(engine.kind, collection.name), works) } : {}),
+    ...(runtime.db
+      ? { recordWorks: (works) => replaceWorks(runtime.db!, manifestKey(engine.kind, collection.name), works) }
+      : {}),
   });
   const toBuild: PlainCollection[] = [];
   try {
     // the demo collections: those the configuration file seeded (the operator API's own are ingested when defined)
     for (const collection of runtime.catalog.collections.filter((c) => runtime.catalog.isSeeded(c.name))) {
       // an index built before works were recorded is read again (its unchanged documents keep their chunks and vectors)
-      if ((await needsIngest(optionsFor(collection))) || (runtime.db && (await worksMissing(runtime.db, manifestKey(engine.kind, collection.name))))) toBuild.push(collection);
-      else runtime.log.info({ collection: collection.name }, 'collection already indexed');
+      if (
+        (await needsIngest(optionsFor(collection))) ||
+        (runtime.db && (await worksMissing(runtime.db, manifestKey(engine.kind, collection.name))))
+      )
+        toBuild.push(collection);
+      else runtime.log.info({ collection: collection.name }, "collection already indexed");
     }
   } catch (err) {
     await embedder.close();
     throw err;
   }
   const ordered = withoutVectorsFirst(toBuild);
-  for (const collection of ordered) runtime.readiness?.set(collection.name, 'ingesting');
+  for (const collection of ordered) runtime.readiness?.set(collection.name, "ingesting");
   if (ordered.length === 0) await embedder.close();
 
   let cancelled = false;
@@ -149,12 +185,16 @@ export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIng
             try {
               // through the ingestion workflow when this process runs its batches; else (a service whose worker is
               // a separate process) the pipeline directly, as before
-              const viaWorkflow = runtime.ingestions && runtime.db && runtime.worker ? { ...runtime, ingestions: runtime.ingestions, db: runtime.db } : undefined;
+              const viaWorkflow =
+                runtime.ingestions && runtime.db && runtime.worker
+                  ? { ...runtime, ingestions: runtime.ingestions, db: runtime.db }
+                  : undefined;
               const report = viaWorkflow
                 ? await ingestThroughWorkflow(viaWorkflow, optionsFor(collection), cancellation, reporter)
                 : await ingestCollection({ ...optionsFor(collection), onProgress: pipelineProgress(reporter) });
               // a pipeline build replaced the whole index: the manifest of the workflow's documents no longer holds
-              if (!viaWorkflow && report && !report.skipped && runtime.db) await clearManifest(runtime.db, manifestKey(engine.kind, collection.name));
+              if (!viaWorkflow && report && !report.skipped && runtime.db)
+                await clearManifest(runtime.db, manifestKey(engine.kind, collection.name));
               // an index the pipeline keeps as it is, built before works were recorded: its works are read from the files
               if (!viaWorkflow && report?.skipped && runtime.db) {
                 const options = optionsFor(collection);
@@ -162,22 +202,31 @@ export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIng
               }
               if (!report) break;
               reports.push(report);
-              reporter.finish(collection.name, `${report.documentsIndexed.toLocaleString('en-US')} documents, ${report.chunks.toLocaleString('en-US')} chunks searchable`);
-              runtime.readiness?.set(collection.name, 'ready');
-              runtime.log.info({ collection: report.collection, chunks: report.chunks, seconds: report.seconds }, 'collection ingested');
+              reporter.finish(
+                collection.name,
+                `${report.documentsIndexed.toLocaleString("en-US")} documents, ${report.chunks.toLocaleString("en-US")} chunks searchable`,
+              );
+              runtime.readiness?.set(collection.name, "ready");
+              runtime.log.info(
+                { collection: report.collection, chunks: report.chunks, seconds: report.seconds },
+                "collection ingested",
+              );
             } catch (err) {
               if (cancelled) break;
               const error = err instanceof Error ? err : new Error(String(err));
               failures.push({ collection: collection.name, error });
-              runtime.readiness?.set(collection.name, 'failed');
-              runtime.log.error({ collection: collection.name, err: error }, 'collection could not be ingested; its searches answer 503 until a restart ingests it');
+              runtime.readiness?.set(collection.name, "failed");
+              runtime.log.error(
+                { collection: collection.name, err: error },
+                "collection could not be ingested; its searches answer 503 until a restart ingests it",
+              );
             }
           }
         } finally {
           reporter.stop();
           await embedder.close();
         }
-        if (cancelled) runtime.log.info('demo ingestion stopped; the next start builds what is missing');
+        if (cancelled) runtime.log.info("demo ingestion stopped; the next start builds what is missing");
         return { reports, failures };
       };
       const result = run();
@@ -198,6 +247,7 @@ export async function planDemoIngestion(runtime: IngestRuntime, options: DemoIng
 export async function ingestMissingDemoCollections(runtime: IngestRuntime, force = false): Promise<IngestReport[]> {
   const { reports, failures } = await (await planDemoIngestion(runtime, { force })).run();
   const [failure] = failures;
-  if (failure) throw new Error(`ingesting ${failure.collection} failed: ${failure.error.message}`, { cause: failure.error });
+  if (failure)
+    throw new Error(`ingesting ${failure.collection} failed: ${failure.error.message}`, { cause: failure.error });
   return reports;
 }

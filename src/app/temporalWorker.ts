@@ -1,24 +1,34 @@
 // Builds the Temporal worker that runs the workflows in workflows/ with activities from their factories.
-import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createUnlockActivities, type UnlockActivityDeps } from '../../activities/unlock.js';
-import { createAssistedActivities, type AssistedActivityDeps } from '../../activities/assisted.js';
-import { TASK_QUEUE } from '../../workflows/shared.js';
-import { createIngestionActivities, type IngestionActivityDeps } from '../../activities/ingestion.js';
-import { createWebhookActivities, type WebhookActivityDeps } from '../../activities/webhooks.js';
-import { createAlertActivities, type AlertActivityDeps } from '../../activities/alerts.js';
-import { batchTaskQueueOf } from '../../workflows/ingestionTypes.js';
+import { fileURLToPath } from "node:url";
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from "@temporalio/worker";
+import { createUnlockActivities, type UnlockActivityDeps } from "../../activities/unlock.js";
+import { createAssistedActivities, type AssistedActivityDeps } from "../../activities/assisted.js";
+import { TASK_QUEUE } from "../../workflows/shared.js";
+import { createIngestionActivities, type IngestionActivityDeps } from "../../activities/ingestion.js";
+import { createWebhookActivities, type WebhookActivityDeps } from "../../activities/webhooks.js";
+import { createAlertActivities, type AlertActivityDeps } from "../../activities/alerts.js";
+import { batchTaskQueueOf } from "../../workflows/ingestionTypes.js";
 
 // the queue this worker polls; the composition root reads it here (use cases take it from workflows/shared.ts)
 export { TASK_QUEUE };
 
-const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+const WORKFLOWS_PATH = fileURLToPath(new URL("../../workflows/index.ts", import.meta.url));
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
 /** Bundles the workflow code once per process (webpack is slow; several workers in a test share it). */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) } });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (m: string) => console.warn(m),
+      error: (m: string) => console.error(m),
+    },
+  });
   return bundle;
 }
 
@@ -59,14 +69,26 @@ export async function createTemporalWorker(opts: WorkerOptions): Promise<Tempora
     namespace: opts.namespace,
     taskQueue: opts.taskQueue ?? TASK_QUEUE,
     workflowBundle: await workflowBundle(),
-    activities: { ...createUnlockActivities(opts.deps), ...(opts.assisted ? createAssistedActivities(opts.assisted) : {}), ...(ingestion ?? {}), ...(opts.webhooks ? createWebhookActivities(opts.webhooks) : {}), ...(opts.alerts ? createAlertActivities(opts.alerts) : {}) },
+    activities: {
+      ...createUnlockActivities(opts.deps),
+      ...(opts.assisted ? createAssistedActivities(opts.assisted) : {}),
+      ...(ingestion ?? {}),
+      ...(opts.webhooks ? createWebhookActivities(opts.webhooks) : {}),
+      ...(opts.alerts ? createAlertActivities(opts.alerts) : {}),
+    },
     // this service runs its work inline on two cores; small slots keep latency predictable
     maxConcurrentActivityTaskExecutions: 20,
     maxConcurrentWorkflowTaskExecutions: 20,
   });
   const batchWorker =
     ingestion && opts.ingestBatches !== false
-      ? await Worker.create({ connection, namespace: opts.namespace, taskQueue: batchTaskQueueOf(opts.taskQueue ?? TASK_QUEUE), activities: { ingestBatch: ingestion.ingestBatch }, maxConcurrentActivityTaskExecutions: 1 })
+      ? await Worker.create({
+          connection,
+          namespace: opts.namespace,
+          taskQueue: batchTaskQueueOf(opts.taskQueue ?? TASK_QUEUE),
+          activities: { ingestBatch: ingestion.ingestBatch },
+          maxConcurrentActivityTaskExecutions: 1,
+        })
       : undefined;
   return { worker, batchWorker, connection };
 }
@@ -75,10 +97,16 @@ export async function createTemporalWorker(opts: WorkerOptions): Promise<Tempora
 export async function runTemporalWorker(created: TemporalWorker): Promise<void> {
   const { worker, batchWorker } = created;
   const stop = () => {
-    for (const w of [worker, batchWorker]) if (w?.getState() === 'RUNNING') w.shutdown();
+    for (const w of [worker, batchWorker]) if (w?.getState() === "RUNNING") w.shutdown();
   };
-  await Promise.all([worker, batchWorker].filter((w): w is Worker => w !== undefined).map((w) => w.run().catch((err: unknown) => {
-    stop();
-    throw err;
-  })));
+  await Promise.all(
+    [worker, batchWorker]
+      .filter((w): w is Worker => w !== undefined)
+      .map((w) =>
+        w.run().catch((err: unknown) => {
+          stop();
+          throw err;
+        }),
+      ),
+  );
 }

@@ -1,17 +1,28 @@
 // `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and DATABASE_URL).
-import pino from 'pino';
-import { loadConfig } from './config.js';
-import { openAlerts, openAssistedActivityDeps, openWebhookActivityDeps, openCatalogue, openEmbedder, openIngestionActivityDeps, openEventStore, openSearchEngine } from './composition.js';
-import { createAccounts } from '../usecases/accounts/accounts.js';
-import { createTemporalWorker, runTemporalWorker } from './temporalWorker.js';
-import { TASK_QUEUE } from '../../workflows/shared.js';
-import { Client } from '@temporalio/client';
+import pino from "pino";
+import { loadConfig } from "./config.js";
+import {
+  openAlerts,
+  openAssistedActivityDeps,
+  openWebhookActivityDeps,
+  openCatalogue,
+  openEmbedder,
+  openIngestionActivityDeps,
+  openEventStore,
+  openSearchEngine,
+} from "./composition.js";
+import { createAccounts } from "../usecases/accounts/accounts.js";
+import { createTemporalWorker, runTemporalWorker } from "./temporalWorker.js";
+import { TASK_QUEUE } from "../../workflows/shared.js";
+import { Client } from "@temporalio/client";
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = pino({ level: config.logLevel, base: { service: 'litsearch-worker' } });
-  if (!config.temporalAddress) throw new Error('a separate worker needs TEMPORAL_ADDRESS (the API process starts the dev server otherwise)');
-  if (!config.databaseUrl) log.warn('no DATABASE_URL: this worker opens the embedded PGlite store, which only one process may use at a time');
+  const log = pino({ level: config.logLevel, base: { service: "litsearch-worker" } });
+  if (!config.temporalAddress)
+    throw new Error("a separate worker needs TEMPORAL_ADDRESS (the API process starts the dev server otherwise)");
+  if (!config.databaseUrl)
+    log.warn("no DATABASE_URL: this worker opens the embedded PGlite store, which only one process may use at a time");
   const db = await openEventStore(config);
   const accounts = createAccounts(db);
   const clock = () => new Date();
@@ -39,11 +50,11 @@ async function main(): Promise<void> {
   client = new Client({ connection: created.connection, namespace: config.temporalNamespace });
   const { connection } = created;
   const shutdown = () => {
-    for (const w of [created.worker, created.batchWorker]) if (w?.getState() === 'RUNNING') w.shutdown();
+    for (const w of [created.worker, created.batchWorker]) if (w?.getState() === "RUNNING") w.shutdown();
   };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
-  log.info({ address: config.temporalAddress, taskQueue: TASK_QUEUE }, 'worker running');
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+  log.info({ address: config.temporalAddress, taskQueue: TASK_QUEUE }, "worker running");
   await runTemporalWorker(created);
   await connection.close();
   await ingestion.close();
@@ -51,10 +62,10 @@ async function main(): Promise<void> {
   await engine.close();
   catalog.close();
   await db.close();
-  log.info('worker stopped');
+  log.info("worker stopped");
 }
 
 main().catch((err) => {
-  process.stderr.write(`worker failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`worker failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -1,12 +1,11 @@
 // The collections catalogue: loads and validates config/collections.json and answers name, member and price questions.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { z } from 'zod';
-import { formatCredits, parseCredits } from './money.js';
-import { Rejection } from './rejection.js';
-import { didYouMean } from './didYouMean.js';
-import type { CollectionDefinition } from './events.js';
-
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { formatCredits, parseCredits } from "./money.js";
+import { Rejection } from "./rejection.js";
+import { didYouMean } from "./didYouMean.js";
+import type { CollectionDefinition } from "./events.js";
 
 const collectionName = z
   .string()
@@ -33,7 +32,7 @@ const description = z.string().max(DESCRIPTION_MAX, `at most ${DESCRIPTION_MAX} 
  * reads any corpus written one document a line with the spec's metadata field names (src/ingest/jsonlReader.ts);
  * `jats` reads PMC open-access article XML with its sections and figures (src/ingest/jatsReader.ts).
  */
-export const SOURCE_READERS = ['beir', 'openalex', 'medline', 'medline-editorial', 'jsonl', 'jats'] as const;
+export const SOURCE_READERS = ["beir", "openalex", "medline", "medline-editorial", "jsonl", "jats"] as const;
 export type SourceReader = (typeof SOURCE_READERS)[number];
 
 const sourceSchema = z.strictObject({
@@ -46,8 +45,8 @@ export const plainCollectionSchema = z.strictObject({
   name: collectionName,
   displayName,
   description,
-  kind: z.enum(['scholarly', 'editorial']),
-  retrieval: z.enum(['dense', 'sparse', 'hybrid']),
+  kind: z.enum(["scholarly", "editorial"]),
+  retrieval: z.enum(["dense", "sparse", "hybrid"]),
   pricePer1000,
   openAccessOnly: z.boolean(),
   scanFilterable: z.boolean(),
@@ -76,18 +75,21 @@ export const collectionsConfigSchema = z
     const seen = new Set<string>();
     const all = [...config.collections, ...config.metaCollections];
     for (const entry of all) {
-      if (seen.has(entry.name)) ctx.addIssue({ code: 'custom', message: `duplicate collection name "${entry.name}"` });
+      if (seen.has(entry.name)) ctx.addIssue({ code: "custom", message: `duplicate collection name "${entry.name}"` });
       seen.add(entry.name);
     }
     const plainNames = new Set(config.collections.map((c) => c.name));
     for (const meta of config.metaCollections) {
       for (const member of meta.members) {
         if (!plainNames.has(member)) {
-          ctx.addIssue({ code: 'custom', message: `meta-collection "${meta.name}" names "${member}", which is not a plain collection` });
+          ctx.addIssue({
+            code: "custom",
+            message: `meta-collection "${meta.name}" names "${member}", which is not a plain collection`,
+          });
         }
       }
       if (new Set(meta.members).size !== meta.members.length) {
-        ctx.addIssue({ code: 'custom', message: `meta-collection "${meta.name}" lists a member twice` });
+        ctx.addIssue({ code: "custom", message: `meta-collection "${meta.name}" lists a member twice` });
       }
     }
   });
@@ -95,16 +97,16 @@ export const collectionsConfigSchema = z
 export type CollectionsConfig = z.infer<typeof collectionsConfigSchema>;
 export type PlainCollectionConfig = z.infer<typeof plainCollectionSchema>;
 export type MetaCollectionConfig = z.infer<typeof metaCollectionSchema>;
-export type CollectionKind = PlainCollectionConfig['kind'];
-export type CollectionSource = PlainCollectionConfig['source'];
+export type CollectionKind = PlainCollectionConfig["kind"];
+export type CollectionSource = PlainCollectionConfig["source"];
 
-export interface PlainCollection extends Omit<PlainCollectionConfig, '$comment'> {
-  readonly type: 'plain';
+export interface PlainCollection extends Omit<PlainCollectionConfig, "$comment"> {
+  readonly type: "plain";
   readonly excludeRetracted: boolean;
 }
 
-export interface MetaCollection extends Omit<MetaCollectionConfig, '$comment'> {
-  readonly type: 'meta';
+export interface MetaCollection extends Omit<MetaCollectionConfig, "$comment"> {
+  readonly type: "meta";
 }
 
 export type CatalogEntry = PlainCollection | MetaCollection;
@@ -112,7 +114,7 @@ export type CatalogEntry = PlainCollection | MetaCollection;
 export interface PriceRange {
   min: string;
   max: string;
-  per: '1000 tokens';
+  per: "1000 tokens";
 }
 
 /** Price of one plain collection as a decimal string, or null when it cannot be resolved (e.g. no org price). */
@@ -132,7 +134,7 @@ export interface CollectionCatalog {
 export class CollectionsConfigError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'CollectionsConfigError';
+    this.name = "CollectionsConfigError";
   }
 }
 
@@ -140,18 +142,18 @@ export class CollectionsConfigError extends Error {
 export function createCollectionCatalog(raw: unknown): CollectionCatalog {
   const parsed = collectionsConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    throw new CollectionsConfigError(`invalid collections configuration:\n  ${issues.join('\n  ')}`);
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`);
+    throw new CollectionsConfigError(`invalid collections configuration:\n  ${issues.join("\n  ")}`);
   }
   return buildCatalog(
     parsed.data.collections.map(({ $comment: _comment, ...config }) => plainCollectionOf(config)),
-    parsed.data.metaCollections.map(({ $comment: _comment, ...config }) => ({ ...config, type: 'meta' })),
+    parsed.data.metaCollections.map(({ $comment: _comment, ...config }) => ({ ...config, type: "meta" })),
   );
 }
 
 /** A validated definition as the catalogue holds it: excludeRetracted resolved (true for scholarly collections unless said). */
-export function plainCollectionOf(config: Omit<PlainCollectionConfig, '$comment'>): PlainCollection {
-  return { ...config, type: 'plain', excludeRetracted: config.excludeRetracted ?? config.kind === 'scholarly' };
+export function plainCollectionOf(config: Omit<PlainCollectionConfig, "$comment">): PlainCollection {
+  return { ...config, type: "plain", excludeRetracted: config.excludeRetracted ?? config.kind === "scholarly" };
 }
 
 /** The definition an event records for a plain collection (the catalogue's fields without its type tag). */
@@ -167,7 +169,11 @@ export function buildCatalog(collections: PlainCollection[], metaCollections: Me
   const plainByName = new Map(collections.map((c) => [c.name, c]));
 
   const physicalMembers = (entry: CatalogEntry): PlainCollection[] =>
-    entry.type === 'plain' ? [entry] : entry.members.map((member) => plainByName.get(member)).filter((member): member is PlainCollection => member !== undefined);
+    entry.type === "plain"
+      ? [entry]
+      : entry.members
+          .map((member) => plainByName.get(member))
+          .filter((member): member is PlainCollection => member !== undefined);
 
   return {
     collections,
@@ -185,14 +191,14 @@ export function buildCatalog(collections: PlainCollection[], metaCollections: Me
         if (max === null || micros > max) max = micros;
       }
       if (min === null || max === null) return null;
-      return { min: formatPricePer1000(min), max: formatPricePer1000(max), per: '1000 tokens' };
+      return { min: formatPricePer1000(min), max: formatPricePer1000(max), per: "1000 tokens" };
     },
   };
 }
 
 /** Reads and validates the collections configuration file (the composition root passes the path). */
 export async function loadCollectionCatalog(path: string): Promise<CollectionCatalog> {
-  const text = await readFile(path, 'utf8');
+  const text = await readFile(path, "utf8");
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -209,7 +215,7 @@ export function pricePer1000Micros(collection: PlainCollection): bigint {
 
 /** A per-1000-token price for display: at least three decimals ("0.050"), more only when needed. */
 export function formatPricePer1000(micros: bigint): string {
-  return formatCredits(micros, 6).replace(/(\.\d{3}\d*?)0+$/, '$1');
+  return formatCredits(micros, 6).replace(/(\.\d{3}\d*?)0+$/, "$1");
 }
 
 /** Absolute paths of a collection's source files under the data root. */
@@ -227,7 +233,11 @@ export function keyScopeOf(catalog: CollectionCatalog, names: readonly string[])
   const scope = new Set<string>();
   for (const name of names) {
     const entry = catalog.resolveCollection(name);
-    if (!entry) throw new Rejection('VALIDATION_ERROR', `collections: no collection is named "${name}".${didYouMean(name, all)} The collections are ${all.join(', ')}`);
+    if (!entry)
+      throw new Rejection(
+        "VALIDATION_ERROR",
+        `collections: no collection is named "${name}".${didYouMean(name, all)} The collections are ${all.join(", ")}`,
+      );
     scope.add(entry.name);
   }
   return [...scope];

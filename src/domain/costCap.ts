@@ -1,6 +1,6 @@
 // A price cap (max_cost / maxCost): the rows best first while their charge, rounded once per collection as a charge
 // is, stays within the cap; the rest are held back and the first of them named. Pure.
-import { chargeLines, totalMicros } from './organization.js';
+import { chargeLines, totalMicros } from "./organization.js";
 
 export interface PricedRow {
   collection: string;
@@ -20,16 +20,24 @@ export interface CostCapOutcome<T> {
   costMicros: bigint;
 }
 
-const lineOf = (r: PricedRow) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) });
+const lineOf = (r: PricedRow) => ({
+  collection: r.collection,
+  tokens: r.tokens,
+  pricePer1000Micros: BigInt(r.pricePer1000Micros),
+});
 
 /**
  * The longest best-first prefix of `rows` whose charge is at most `maxCostMicros` (undefined: no cap). A prefix, not
  * the rows that happen to fit: a cheaper row further down never jumps a dearer better one, so a cursor's next page
  * starts at the first row held back and a paged list stays in its order.
  */
-export function capToCost<T extends PricedRow>(rows: readonly T[], maxCostMicros: bigint | undefined): CostCapOutcome<T> {
+export function capToCost<T extends PricedRow>(
+  rows: readonly T[],
+  maxCostMicros: bigint | undefined,
+): CostCapOutcome<T> {
   const all = totalMicros(chargeLines(rows.map(lineOf)));
-  if (maxCostMicros === undefined || all <= maxCostMicros) return { kept: [...rows], withheld: 0, nextRowCostMicros: null, costMicros: all };
+  if (maxCostMicros === undefined || all <= maxCostMicros)
+    return { kept: [...rows], withheld: 0, nextRowCostMicros: null, costMicros: all };
   let kept = 0;
   let cost = 0n;
   for (; kept < rows.length; kept++) {
@@ -37,5 +45,10 @@ export function capToCost<T extends PricedRow>(rows: readonly T[], maxCostMicros
     if (next > maxCostMicros) break;
     cost = next;
   }
-  return { kept: rows.slice(0, kept), withheld: rows.length - kept, nextRowCostMicros: BigInt(rows[kept]!.costMicros), costMicros: cost };
+  return {
+    kept: rows.slice(0, kept),
+    withheld: rows.length - kept,
+    nextRowCostMicros: BigInt(rows[kept]!.costMicros),
+    costMicros: cost,
+  };
 }

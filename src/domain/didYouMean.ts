@@ -1,7 +1,7 @@
 // The nearest valid name to a misspelled one, so an error can name the fix: collections, filter fields, key scopes.
 
 /** Lower case without separators: "SciFact", "sci-fact" and "sci_fact" compare equal. */
-const normalized = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+const normalized = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, "");
 
 /** Edit distance with adjacent transpositions (optimal string alignment), so "sicfact" is one edit from "scifact". */
 function editDistance(a: string, b: string): number {
@@ -11,7 +11,8 @@ function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
       d[i]![j] = best;
     }
   }
@@ -23,7 +24,11 @@ function editDistance(a: string, b: string): number {
  * for publication_date), the same name spelled differently, a name within a few edits (about one in three
  * characters), or the one name that starts with what was sent. Never `input` itself.
  */
-export function nearestName(input: string, candidates: readonly string[], aliases: Readonly<Record<string, string>> = {}): string | undefined {
+export function nearestName(
+  input: string,
+  candidates: readonly string[],
+  aliases: Readonly<Record<string, string>> = {},
+): string | undefined {
   const sent = normalized(input);
   if (sent.length === 0) return undefined;
   const alias = Object.entries(aliases).find(([from]) => normalized(from) === sent)?.[1];
@@ -40,7 +45,11 @@ export function nearestName(input: string, candidates: readonly string[], aliase
 }
 
 /** ` Did you mean "x"?` for the end of an error message, or '' when no candidate is close. */
-export function didYouMean(input: string, candidates: readonly string[], aliases?: Readonly<Record<string, string>>): string {
+export function didYouMean(
+  input: string,
+  candidates: readonly string[],
+  aliases?: Readonly<Record<string, string>>,
+): string {
   const nearest = nearestName(input, candidates, aliases);
-  return nearest === undefined ? '' : ` Did you mean "${nearest}"?`;
+  return nearest === undefined ? "" : ` Did you mean "${nearest}"?`;
 }

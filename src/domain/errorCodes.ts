@@ -33,4 +33,5 @@ export type ErrorCode = keyof typeof STATUS_OF;
 
 export const statusOf = (code: ErrorCode): number => STATUS_OF[code];
 
-export const isErrorCode = (value: unknown): value is ErrorCode => typeof value === 'string' && Object.hasOwn(STATUS_OF, value);
+export const isErrorCode = (value: unknown): value is ErrorCode =>
+  typeof value === "string" && Object.hasOwn(STATUS_OF, value);

@@ -1,13 +1,13 @@
 // The event catalogue: every credit, charge, refund, unlock, key change, limit change, suspension and member action.
 // Amounts travel as decimal strings of micro-credits (JSON has no bigint).
-import type { RetractionNotice } from './retraction.js';
-import type { IntegrityNotice } from './integrity.js';
-import type { WebhookPayload } from './webhooks.js';
+import type { RetractionNotice } from "./retraction.js";
+import type { IntegrityNotice } from "./integrity.js";
+import type { WebhookPayload } from "./webhooks.js";
 
-export type BillingMode = 'live' | 'trial' | 'exempt';
+export type BillingMode = "live" | "trial" | "exempt";
 /** How one request was billed: the organization's mode, or 'off' when billing is switched off for it. */
-export type ChargeMode = BillingMode | 'off';
-export type KeyMode = 'live' | 'test';
+export type ChargeMode = BillingMode | "off";
+export type KeyMode = "live" | "test";
 
 /** Free searches (and unlocks of new rows) a trial organization gets unless the operator sets another allowance. */
 export const DEFAULT_TRIAL_QUERIES = 100;
@@ -32,8 +32,8 @@ export interface OrgLimits {
 
 export const DEFAULT_LIMITS: OrgLimits = { perMinute: 60, daily: 1000, monthly: 25000, previewPerHour: 50 };
 
-const BILLING_MODES: readonly BillingMode[] = ['live', 'trial', 'exempt'];
-const KEY_MODES: readonly KeyMode[] = ['live', 'test'];
+const BILLING_MODES: readonly BillingMode[] = ["live", "trial", "exempt"];
+const KEY_MODES: readonly KeyMode[] = ["live", "test"];
 
 /** A stored billing mode; anything else is a corrupt row, not a mode to guess. */
 export function parseBillingMode(value: unknown): BillingMode {
@@ -48,14 +48,21 @@ export function parseKeyMode(value: unknown): KeyMode {
 
 /** Stored limits (JSON): each a non-negative integer; a limit the record predates takes its default. */
 export function parseOrgLimits(value: unknown): OrgLimits {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`not organization limits: ${JSON.stringify(value)}`);
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new Error(`not organization limits: ${JSON.stringify(value)}`);
   const stored = value as Record<string, unknown>;
   const limit = (name: keyof OrgLimits): number => {
     const v = stored[name] ?? DEFAULT_LIMITS[name];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`organization limit ${name} is not a non-negative integer: ${JSON.stringify(v)}`);
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 0)
+      throw new Error(`organization limit ${name} is not a non-negative integer: ${JSON.stringify(v)}`);
     return v;
   };
-  return { perMinute: limit('perMinute'), daily: limit('daily'), monthly: limit('monthly'), previewPerHour: limit('previewPerHour') };
+  return {
+    perMinute: limit("perMinute"),
+    daily: limit("daily"),
+    monthly: limit("monthly"),
+    previewPerHour: limit("previewPerHour"),
+  };
 }
 
 /** Tokens and money billed for one collection within a request (rounded once per collection). */
@@ -71,13 +78,13 @@ export interface CollectionCharge {
 export interface Actor {
   /** 'operator' for the admin API, CLI and operator dashboard, 'key' for API-key traffic, 'workflow' for Temporal
    *  activities, 'member' for a signed-in member of an organization (id: the member id) */
-  kind: 'operator' | 'key' | 'workflow' | 'member';
+  kind: "operator" | "key" | "workflow" | "member";
   id: string;
 }
 
 /** A member's role in their organization: owners also invite, set spending caps and revoke any key. */
-export type MemberRole = 'owner' | 'member';
-export const MEMBER_ROLES: readonly MemberRole[] = ['owner', 'member'];
+export type MemberRole = "owner" | "member";
+export const MEMBER_ROLES: readonly MemberRole[] = ["owner", "member"];
 
 export function parseMemberRole(value: unknown): MemberRole {
   if (!MEMBER_ROLES.includes(value as MemberRole)) throw new Error(`not a member role: ${JSON.stringify(value)}`);
@@ -86,13 +93,21 @@ export function parseMemberRole(value: unknown): MemberRole {
 
 export type DomainEvent =
   | {
-      type: 'OrganizationCreated';
+      type: "OrganizationCreated";
       // billingEnabled and trialQueries arrived later: absent in older logs means enabled and no trial allowance
-      data: { orgId: string; name: string; billingMode: BillingMode; limits: OrgLimits; hideBalance: boolean; billingEnabled?: boolean; trialQueries?: number };
+      data: {
+        orgId: string;
+        name: string;
+        billingMode: BillingMode;
+        limits: OrgLimits;
+        hideBalance: boolean;
+        billingEnabled?: boolean;
+        trialQueries?: number;
+      };
     }
-  | { type: 'CreditsAdded'; data: { orgId: string; amountMicros: string; reference: string } }
+  | { type: "CreditsAdded"; data: { orgId: string; amountMicros: string; reference: string } }
   | {
-      type: 'SearchCharged';
+      type: "SearchCharged";
       data: {
         orgId: string;
         keyId: string;
@@ -107,7 +122,7 @@ export type DomainEvent =
       };
     }
   | {
-      type: 'ResultsUnlocked';
+      type: "ResultsUnlocked";
       data: {
         orgId: string;
         keyId: string;
@@ -121,10 +136,20 @@ export type DomainEvent =
       };
     }
   /** a priced gateway tool answered (POST /api/v1/tools/{prefix}/{tool}); not a query: no quota, no trial allowance, no collection */
-  | { type: 'ToolCallCharged'; data: { orgId: string; keyId: string; callId: string; tool: string; billingMode: ChargeMode; amountMicros: string } }
-  | { type: 'RefundIssued'; data: { orgId: string; amountMicros: string; reference: string; queryId: string | null } }
   | {
-      type: 'ApiKeyCreated';
+      type: "ToolCallCharged";
+      data: {
+        orgId: string;
+        keyId: string;
+        callId: string;
+        tool: string;
+        billingMode: ChargeMode;
+        amountMicros: string;
+      };
+    }
+  | { type: "RefundIssued"; data: { orgId: string; amountMicros: string; reference: string; queryId: string | null } }
+  | {
+      type: "ApiKeyCreated";
       data: {
         keyId: string;
         orgId: string;
@@ -137,30 +162,73 @@ export type DomainEvent =
         name?: string;
       };
     }
-  | { type: 'ApiKeyRevoked'; data: { keyId: string; orgId: string } }
+  | { type: "ApiKeyRevoked"; data: { keyId: string; orgId: string } }
   /** spendingCapMicros null: no cap; previous is the cap it replaced */
-  | { type: 'ApiKeySpendingCapChanged'; data: { keyId: string; orgId: string; spendingCapMicros: string | null; previous: string | null } }
-  | { type: 'LimitsChanged'; data: { orgId: string; limits: OrgLimits; previous?: OrgLimits } }
-  | { type: 'BillingSettingsChanged'; data: { orgId: string } & BillingSettings }
+  | {
+      type: "ApiKeySpendingCapChanged";
+      data: { keyId: string; orgId: string; spendingCapMicros: string | null; previous: string | null };
+    }
+  | { type: "LimitsChanged"; data: { orgId: string; limits: OrgLimits; previous?: OrgLimits } }
+  | { type: "BillingSettingsChanged"; data: { orgId: string } & BillingSettings }
   /** pricePer1000Micros null removes the override: the collection's catalogue price applies again */
-  | { type: 'PriceOverrideSet'; data: { orgId: string; collection: string; pricePer1000Micros: string | null } }
-  | { type: 'BillingSuspended'; data: { orgId: string; reason: string } }
-  | { type: 'BillingResumed'; data: { orgId: string } }
+  | { type: "PriceOverrideSet"; data: { orgId: string; collection: string; pricePer1000Micros: string | null } }
+  | { type: "BillingSuspended"; data: { orgId: string; reason: string } }
+  | { type: "BillingResumed"; data: { orgId: string } }
   /** a catalogue question answered from the catalogue: free, recorded so operators see catalogue questions in usage */
-  | { type: 'CatalogueAnswered'; data: { orgId: string; keyId: string; queryId: string; endpoint: string; intent: 'sources' | 'publishers' | 'journals'; topic: string | null; collections: string[] } }
+  | {
+      type: "CatalogueAnswered";
+      data: {
+        orgId: string;
+        keyId: string;
+        queryId: string;
+        endpoint: string;
+        intent: "sources" | "publishers" | "journals";
+        topic: string | null;
+        collections: string[];
+      };
+    }
   /** a client asked for a journal the service does not hold (free) */
-  | { type: 'JournalRequested'; data: { orgId: string; keyId: string; requestId: string; title: string | null; issn: string | null; note: string | null } }
+  | {
+      type: "JournalRequested";
+      data: {
+        orgId: string;
+        keyId: string;
+        requestId: string;
+        title: string | null;
+        issn: string | null;
+        note: string | null;
+      };
+    }
   /** an operator or an owner invited someone by email; only the SHA-256 of the one-use token is kept */
-  | { type: 'MemberInvited'; data: { orgId: string; inviteId: string; email: string; role: MemberRole; tokenHash: string; expiresAt: string } }
+  | {
+      type: "MemberInvited";
+      data: { orgId: string; inviteId: string; email: string; role: MemberRole; tokenHash: string; expiresAt: string };
+    }
   /** the invite was used: the member exists from here on, with their scrypt password hash */
-  | { type: 'InviteAccepted'; data: { orgId: string; inviteId: string; memberId: string; email: string; role: MemberRole; passwordHash: string } }
+  | {
+      type: "InviteAccepted";
+      data: {
+        orgId: string;
+        inviteId: string;
+        memberId: string;
+        email: string;
+        role: MemberRole;
+        passwordHash: string;
+      };
+    }
   /** an owner or the operator took the member out of the organization: their sessions stop and the address is free again */
-  | { type: 'MemberRemoved'; data: { orgId: string; inviteId: string; memberId: string; email: string } }
+  | { type: "MemberRemoved"; data: { orgId: string; inviteId: string; memberId: string; email: string } }
   /** an owner or the operator withdrew an invite before it was used: its link reads as unknown */
-  | { type: 'InviteCancelled'; data: { orgId: string; inviteId: string } }
+  | { type: "InviteCancelled"; data: { orgId: string; inviteId: string } }
   /** a sign-in: a member (orgId, memberId) or the operator (both null); sessionId is the SHA-256 of the cookie's token */
-  | { type: 'SessionStarted'; data: { sessionId: string; orgId: string | null; memberId: string | null; expiresAt: string } }
-  | { type: 'SessionEnded'; data: { sessionId: string; orgId: string | null; memberId: string | null; reason: SessionEndReason } }
+  | {
+      type: "SessionStarted";
+      data: { sessionId: string; orgId: string | null; memberId: string | null; expiresAt: string };
+    }
+  | {
+      type: "SessionEnded";
+      data: { sessionId: string; orgId: string | null; memberId: string | null; reason: SessionEndReason };
+    }
   /**
    * An operator loaded retraction lists (POST /admin/v1/retractions): the files as given, how many retracted works they
    * list, and the notices of the works no earlier list had (the list now in force is the shipped lists plus these).
@@ -169,59 +237,116 @@ export type DomainEvent =
    * `updates`: the notices of any kind (corrections, expressions of concern, ...) the lists did not hold before, by the
    * updated work's DOI (`work`; `doi` is the notice's): each work's integrity; absent in older events and when there are none.
    */
-  | { type: 'RetractionsLoaded'; data: { files: string[]; listed: number; newlyRetracted: number; notices: RetractionNotice[]; held?: string[]; updates?: Array<{ work: string } & IntegrityNotice> } }
+  | {
+      type: "RetractionsLoaded";
+      data: {
+        files: string[];
+        listed: number;
+        newlyRetracted: number;
+        notices: RetractionNotice[];
+        held?: string[];
+        updates?: Array<{ work: string } & IntegrityNotice>;
+      };
+    }
   /**
    * The catalogue as events (CATALOGUE_STREAM; its version is the catalogue's version). A plain collection defined
    * (POST /admin/v1/collections, or seeded from config/collections.json on a first start), changed in place, or retired
    * (its searches answer 404 from then on); a meta-collection defined or changed (PUT /admin/v1/meta-collections/{name}).
    */
-  | { type: 'CollectionDefined'; data: { collection: CollectionDefinition; seeded: boolean } }
-  | { type: 'CollectionChanged'; data: { collection: CollectionDefinition } }
-  | { type: 'CollectionRetired'; data: { name: string } }
-  | { type: 'MetaCollectionDefined'; data: MetaCollectionDefinition }
+  | { type: "CollectionDefined"; data: { collection: CollectionDefinition; seeded: boolean } }
+  | { type: "CollectionChanged"; data: { collection: CollectionDefinition } }
+  | { type: "CollectionRetired"; data: { name: string } }
+  | { type: "MetaCollectionDefined"; data: MetaCollectionDefinition }
   /** One ingestion of source files into a plain collection (its own stream, ingestionStream(id)), started and ended with its counts. */
-  | { type: 'IngestionStarted'; data: { ingestionId: string; collection: string; files: string[]; mode: IngestionMode } }
-  | { type: 'IngestionCompleted'; data: { ingestionId: string; collection: string; counts: IngestionCounts } }
-  | { type: 'IngestionFailed'; data: { ingestionId: string; collection: string; error: string; counts: IngestionCounts } }
+  | {
+      type: "IngestionStarted";
+      data: { ingestionId: string; collection: string; files: string[]; mode: IngestionMode };
+    }
+  | { type: "IngestionCompleted"; data: { ingestionId: string; collection: string; counts: IngestionCounts } }
+  | {
+      type: "IngestionFailed";
+      data: { ingestionId: string; collection: string; error: string; counts: IngestionCounts };
+    }
   /**
    * Webhook endpoints of an organization (webhookEndpointStream(endpointId)). The signing secret is not in the log: it
    * is derived from the service's master key, the endpoint id and secretVersion (src/domain/webhooks.ts).
    */
-  | { type: 'WebhookEndpointCreated'; data: { orgId: string; endpointId: string; url: string; events: string[]; description: string | null } }
+  | {
+      type: "WebhookEndpointCreated";
+      data: { orgId: string; endpointId: string; url: string; events: string[]; description: string | null };
+    }
   /** a new secret; the previous one keeps signing beside it until previousSecretExpiresAt */
-  | { type: 'WebhookSecretRotated'; data: { orgId: string; endpointId: string; secretVersion: number; previousSecretExpiresAt: string } }
-  | { type: 'WebhookEndpointDeleted'; data: { orgId: string; endpointId: string } }
+  | {
+      type: "WebhookSecretRotated";
+      data: { orgId: string; endpointId: string; secretVersion: number; previousSecretExpiresAt: string };
+    }
+  | { type: "WebhookEndpointDeleted"; data: { orgId: string; endpointId: string } }
   /** the service stopped sending to an endpoint that kept failing (reason says since when) */
-  | { type: 'WebhookEndpointDisabled'; data: { orgId: string; endpointId: string; reason: string } }
+  | { type: "WebhookEndpointDisabled"; data: { orgId: string; endpointId: string; reason: string } }
   /**
    * Something the service tells an organization (webhookMessageStream(messageId)): the payload exactly as every attempt
    * sends it, and the endpoints it goes to (one delivery workflow each); messageId is every attempt's webhook-id.
    */
-  | { type: 'WebhookEventCreated'; data: { orgId: string; messageId: string; eventType: string; payload: WebhookPayload; endpointIds: string[] } }
+  | {
+      type: "WebhookEventCreated";
+      data: { orgId: string; messageId: string; eventType: string; payload: WebhookPayload; endpointIds: string[] };
+    }
   /** one HTTP attempt of a delivery (webhookDeliveryStream): status null when no answer came */
-  | { type: 'WebhookAttemptRecorded'; data: { orgId: string; messageId: string; endpointId: string; attempt: number; status: number | null; latencyMs: number; excerpt: string; error: string | null } }
+  | {
+      type: "WebhookAttemptRecorded";
+      data: {
+        orgId: string;
+        messageId: string;
+        endpointId: string;
+        attempt: number;
+        status: number | null;
+        latencyMs: number;
+        excerpt: string;
+        error: string | null;
+      };
+    }
   /** a delivery ended: a 2xx, every retry failed, or the endpoint was deleted or disabled meanwhile */
-  | { type: 'WebhookDeliveryEnded'; data: { orgId: string; messageId: string; endpointId: string; outcome: WebhookDeliveryOutcome } }
+  | {
+      type: "WebhookDeliveryEnded";
+      data: { orgId: string; messageId: string; endpointId: string; outcome: WebhookDeliveryOutcome };
+    }
   /** the organization asked for a delivery to be sent again: a new series of attempts, the same webhook-id */
-  | { type: 'WebhookRedeliveryRequested'; data: { orgId: string; messageId: string; endpointId: string } }
+  | { type: "WebhookRedeliveryRequested"; data: { orgId: string; messageId: string; endpointId: string } }
   /**
    * An alert on a saved search (alertStream(alertId)): created with the works its collections already held (its
    * seen-set, by work identity), paused, resumed, deleted; each run recorded with its queryId and the new works it
    * delivers (seen from then on), then ended: delivered (charged by the SearchCharged of its queryId), failed or empty.
    */
-  | { type: 'AlertCreated'; data: { orgId: string; alertId: string; keyId: string; definition: AlertDefinitionData; seenWorks: string[] } }
-  | { type: 'AlertPaused'; data: { orgId: string; alertId: string } }
-  | { type: 'AlertResumed'; data: { orgId: string; alertId: string } }
-  | { type: 'AlertDeleted'; data: { orgId: string; alertId: string } }
-  | { type: 'AlertRunStarted'; data: { orgId: string; alertId: string; queryId: string; trigger: string; resultIds: string[]; works: string[]; costMicros: string } }
-  | { type: 'AlertRunEnded'; data: { orgId: string; alertId: string; queryId: string; outcome: AlertRunOutcome; chargedMicros: string } }
+  | {
+      type: "AlertCreated";
+      data: { orgId: string; alertId: string; keyId: string; definition: AlertDefinitionData; seenWorks: string[] };
+    }
+  | { type: "AlertPaused"; data: { orgId: string; alertId: string } }
+  | { type: "AlertResumed"; data: { orgId: string; alertId: string } }
+  | { type: "AlertDeleted"; data: { orgId: string; alertId: string } }
+  | {
+      type: "AlertRunStarted";
+      data: {
+        orgId: string;
+        alertId: string;
+        queryId: string;
+        trigger: string;
+        resultIds: string[];
+        works: string[];
+        costMicros: string;
+      };
+    }
+  | {
+      type: "AlertRunEnded";
+      data: { orgId: string; alertId: string; queryId: string; outcome: AlertRunOutcome; chargedMicros: string };
+    }
   /** the organization's notification settings (notificationSettingsStream): below this balance, `balance.low` (null: never) */
-  | { type: 'NotificationSettingsChanged'; data: { orgId: string; balanceLowThresholdMicros: string | null } };
+  | { type: "NotificationSettingsChanged"; data: { orgId: string; balanceLowThresholdMicros: string | null } };
 
-export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'cancelled';
+export type WebhookDeliveryOutcome = "delivered" | "failed" | "cancelled";
 
 /** delivered: a 2xx or a re-fetch proved it (and it was charged); failed: no proof in time (nothing charged); empty: no new works */
-export type AlertRunOutcome = 'delivered' | 'failed' | 'empty';
+export type AlertRunOutcome = "delivered" | "failed" | "empty";
 
 /** An alert's definition as its events hold it (src/usecases/alerts/alertRules.ts checks it). */
 export interface AlertDefinitionData {
@@ -230,7 +355,7 @@ export interface AlertDefinitionData {
   filters: unknown;
   minRelevance: number;
   onePerDocument: boolean;
-  schedule: 'on_ingest' | 'daily' | 'weekly';
+  schedule: "on_ingest" | "daily" | "weekly";
   maxCostPerRunMicros: string | null;
   webhookEndpointId: string | null;
 }
@@ -240,8 +365,8 @@ export interface CollectionDefinition {
   name: string;
   displayName: string;
   description: string | null;
-  kind: 'scholarly' | 'editorial';
-  retrieval: 'dense' | 'sparse' | 'hybrid';
+  kind: "scholarly" | "editorial";
+  retrieval: "dense" | "sparse" | "hybrid";
   pricePer1000: string;
   openAccessOnly: boolean;
   scanFilterable: boolean;
@@ -258,7 +383,7 @@ export interface MetaCollectionDefinition {
 }
 
 /** upsert: add, change and delete by source identity; replace: the collection becomes exactly the given files. */
-export type IngestionMode = 'upsert' | 'replace';
+export type IngestionMode = "upsert" | "replace";
 
 /** What one ingestion did, by document (a document's identity is its source's: PMID, OpenAlex id, DOI, BEIR or JSONL id). */
 export interface IngestionCounts {
@@ -271,7 +396,7 @@ export interface IngestionCounts {
 }
 
 /** signed-out: the session's own sign-out; revoked: ended from another session (or by the operator) */
-export type SessionEndReason = 'signed-out' | 'revoked';
+export type SessionEndReason = "signed-out" | "revoked";
 
 export interface EventMetadata {
   actor: Actor;
@@ -301,9 +426,9 @@ export const journalRequestStream = (requestId: string) => `journal-request-${re
 export const inviteStream = (inviteId: string) => `invite-${inviteId}`;
 export const sessionStream = (sessionId: string) => `session-${sessionId}`;
 /** Every retraction-list load, in order: its version is the version of the list in force. */
-export const RETRACTIONS_STREAM = 'retractions';
+export const RETRACTIONS_STREAM = "retractions";
 /** Every collection and meta-collection definition, change and retirement, in order: its version is the catalogue's. */
-export const CATALOGUE_STREAM = 'catalogue';
+export const CATALOGUE_STREAM = "catalogue";
 /** One stream per ingestion: started, then completed or failed. */
 export const ingestionStream = (ingestionId: string) => `ingestion-${ingestionId}`;
 
@@ -313,10 +438,11 @@ export const webhookMessageStream = (messageId: string) => `webhook-message-${me
 export const notificationSettingsStream = (orgId: string) => `notifications-${orgId}`;
 /** An alert's life and its runs, in order. */
 export const alertStream = (alertId: string) => `alert-${alertId}`;
-export const webhookDeliveryStream = (messageId: string, endpointId: string) => `webhook-delivery-${messageId}-${endpointId}`;
+export const webhookDeliveryStream = (messageId: string, endpointId: string) =>
+  `webhook-delivery-${messageId}-${endpointId}`;
 
 /** The endpoint an assisted search's charge names (SearchCharged.endpoint). */
-export const ASSISTED_SEARCH_ENDPOINT = '/search/assisted';
+export const ASSISTED_SEARCH_ENDPOINT = "/search/assisted";
 
 /**
  * Whether a search counts against a trial allowance: every search does, except an assisted search that delivered
@@ -328,5 +454,5 @@ export function countsAgainstTrial(d: { endpoint: string; resultIds?: string[] }
 
 /** Whether a search charge used one query of a trial allowance (the projection's rule). */
 export function usesTrialQuery(d: { billingMode: ChargeMode; endpoint: string; resultIds?: string[] }): boolean {
-  return d.billingMode === 'trial' && countsAgainstTrial(d);
+  return d.billingMode === "trial" && countsAgainstTrial(d);
 }

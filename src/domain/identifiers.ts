@@ -13,13 +13,13 @@ const DOI_PATTERN = /^10\.\d+(?:\.\d+)*\/\S+$/;
 
 /** "https://doi.org/10.1000/ABC", "doi:10.1000/abc", "10.1000/AbC" → "10.1000/abc"; null when not a DOI. */
 export function canonicalDoi(raw: string): string | null {
-  const bare = raw.trim().replace(DOI_PREFIX, '').toLowerCase();
+  const bare = raw.trim().replace(DOI_PREFIX, "").toLowerCase();
   return DOI_PATTERN.test(bare) ? bare : null;
 }
 
 /** PubMed ids are digits; a number is accepted as well as a string. */
 export function canonicalPmid(raw: string | number): string | null {
-  const text = typeof raw === 'number' ? (Number.isSafeInteger(raw) ? String(raw) : '') : raw.trim();
+  const text = typeof raw === "number" ? (Number.isSafeInteger(raw) ? String(raw) : "") : raw.trim();
   return /^[1-9]\d{0,9}$/.test(text) ? text : null;
 }
 

@@ -1,7 +1,14 @@
 // An ingestion's counts: none yet, and two added (batches summed by the workflow's progress and by the recorded totals). Pure.
-import type { IngestionCounts } from './events.js';
+import type { IngestionCounts } from "./events.js";
 
-export const zeroCounts = (): IngestionCounts => ({ documentsRead: 0, documentsAdded: 0, documentsUpdated: 0, documentsDeleted: 0, documentsUnchanged: 0, chunksIndexed: 0 });
+export const zeroCounts = (): IngestionCounts => ({
+  documentsRead: 0,
+  documentsAdded: 0,
+  documentsUpdated: 0,
+  documentsDeleted: 0,
+  documentsUnchanged: 0,
+  chunksIndexed: 0,
+});
 
 export function addCounts(a: IngestionCounts, b: IngestionCounts): IngestionCounts {
   return {

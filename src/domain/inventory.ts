@@ -35,26 +35,34 @@ export interface JournalIdentityFields {
 }
 
 /** Blank titles and publishers say nothing, so they group with the documents that carry none. */
-const textOrNull = (value: string | null | undefined): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+const textOrNull = (value: string | null | undefined): string | null =>
+  typeof value === "string" && value.trim() !== "" ? value : null;
 
-const sortedIssns = (issn: readonly string[] | null | undefined): string[] => [...new Set(Array.isArray(issn) ? issn : [])].sort();
+const sortedIssns = (issn: readonly string[] | null | undefined): string[] =>
+  [...new Set(Array.isArray(issn) ? issn : [])].sort();
 
 /**
  * The key one journal is known by across the catalogue: its smallest ISSN (an entry's `issns[0]`), else its title in
  * lower case; null when the document carries neither. Taking the smallest rather than the first ISSN a document lists
  * keeps documents that list the same ISSNs in another order under one key.
  */
-export function journalKey(fields: Pick<JournalIdentityFields, 'issn' | 'journal'>): string | null {
+export function journalKey(fields: Pick<JournalIdentityFields, "issn" | "journal">): string | null {
   const issns = sortedIssns(fields.issn);
   if (issns.length > 0) return issns[0];
   return textOrNull(fields.journal)?.toLowerCase() ?? null;
 }
 
-const compareText = (a: string | null, b: string | null): number => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
+const compareText = (a: string | null, b: string | null): number =>
+  a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1;
 
 /** Most documents first; ties by title (untitled last), ISSNs, publisher, so the order never depends on reading order. */
 function compareEntries(a: InventoryEntry, b: InventoryEntry): number {
-  return b.documents - a.documents || compareText(a.journal, b.journal) || compareText(a.issns.join(' '), b.issns.join(' ')) || compareText(a.publisher, b.publisher);
+  return (
+    b.documents - a.documents ||
+    compareText(a.journal, b.journal) ||
+    compareText(a.issns.join(" "), b.issns.join(" ")) ||
+    compareText(a.publisher, b.publisher)
+  );
 }
 
 /**
@@ -78,7 +86,9 @@ export class InventoryTally {
   }
 
   inventory(collection: string, builtAt: Date = new Date()): CollectionInventory {
-    const entries = [...this.entries.values()].map((entry) => ({ ...entry, issns: [...entry.issns] })).sort(compareEntries);
+    const entries = [...this.entries.values()]
+      .map((entry) => ({ ...entry, issns: [...entry.issns] }))
+      .sort(compareEntries);
     return {
       collection,
       documentCount: this.documentCount,

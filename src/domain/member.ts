@@ -1,9 +1,9 @@
 // Members, invites and sessions: decideMember(command, state) -> events, and who may do what in the dashboard. Pure:
 // tokens and password hashes are drawn and computed by the caller (randomness and scrypt are I/O-like), only their
 // hashes enter the events, and the time of the decision comes in the command.
-import type { DomainEvent, MemberRole, SessionEndReason } from './events.js';
-import { Rejection } from './rejection.js';
-import { COMMON_PASSWORDS } from './commonPasswords.js';
+import type { DomainEvent, MemberRole, SessionEndReason } from "./events.js";
+import { Rejection } from "./rejection.js";
+import { COMMON_PASSWORDS } from "./commonPasswords.js";
 
 /** One use, seven days. */
 export const INVITE_LIFETIME_MS = 7 * 24 * 3600 * 1000;
@@ -25,9 +25,10 @@ export function canonicalEmail(raw: string): string | undefined {
 export function passwordProblem(password: string): string | undefined {
   if (password.length < PASSWORD_MIN_LENGTH) return `a password needs at least ${PASSWORD_MIN_LENGTH} characters`;
   if (password.length > PASSWORD_MAX_LENGTH) return `a password has at most ${PASSWORD_MAX_LENGTH} characters`;
-  if (password.trim() === '') return 'a password cannot be only spaces; choose a passphrase of words';
-  if (new Set(password).size === 1) return 'a password cannot be one character repeated; choose a passphrase of words';
-  if (COMMON_PASSWORDS.has(password.trim().toLowerCase())) return 'this password is among the most common ones and is guessed first; choose a passphrase of words';
+  if (password.trim() === "") return "a password cannot be only spaces; choose a passphrase of words";
+  if (new Set(password).size === 1) return "a password cannot be one character repeated; choose a passphrase of words";
+  if (COMMON_PASSWORDS.has(password.trim().toLowerCase()))
+    return "this password is among the most common ones and is guessed first; choose a passphrase of words";
   return undefined;
 }
 
@@ -57,11 +58,11 @@ export interface SessionState {
 }
 
 /** Who acts in the dashboard or the operator API: the operator, or a member of an organization with a role. */
-export type Principal = { kind: 'operator' } | { kind: 'member'; memberId: string; orgId: string; role: MemberRole };
+export type Principal = { kind: "operator" } | { kind: "member"; memberId: string; orgId: string; role: MemberRole };
 
 export type MemberCommand =
   | {
-      type: 'InviteMember';
+      type: "InviteMember";
       inviteId: string;
       orgId: string;
       /** whether the organization exists, as the command runner found it */
@@ -75,67 +76,136 @@ export type MemberCommand =
       now: Date;
     }
   /** `inviterRemoved`: the member who sent the invite has since been removed (their invites die with their access) */
-  | { type: 'AcceptInvite'; memberId: string; passwordHash: string; emailTaken: boolean; inviterRemoved: boolean; now: Date }
+  | {
+      type: "AcceptInvite";
+      memberId: string;
+      passwordHash: string;
+      emailTaken: boolean;
+      inviterRemoved: boolean;
+      now: Date;
+    }
   /** the member the invite made leaves the organization; `currentOwners`: the organization's owners now, this one included */
-  | { type: 'RemoveMember'; memberId: string; currentOwners: number; by: Principal }
-  | { type: 'CancelInvite'; by: Principal }
-  | { type: 'StartSession'; sessionId: string; principal: Principal; lifetimeMs: number; now: Date }
-  | { type: 'EndSession'; reason: SessionEndReason; by: Principal };
+  | { type: "RemoveMember"; memberId: string; currentOwners: number; by: Principal }
+  | { type: "CancelInvite"; by: Principal }
+  | { type: "StartSession"; sessionId: string; principal: Principal; lifetimeMs: number; now: Date }
+  | { type: "EndSession"; reason: SessionEndReason; by: Principal };
 
 /** State: the invite for invite commands, the session for session commands (undefined when there is none yet). */
 export function decideMember(command: MemberCommand, state: InviteState | SessionState | undefined): DomainEvent[] {
   switch (command.type) {
-    case 'InviteMember': {
-      if (state) throw new Rejection('VALIDATION_ERROR', `invite ${command.inviteId} already exists`);
-      if (!command.organizationFound) throw new Rejection('NOT_FOUND', 'organization not found');
-      assertMay(command.by, 'invite', command.orgId);
+    case "InviteMember": {
+      if (state) throw new Rejection("VALIDATION_ERROR", `invite ${command.inviteId} already exists`);
+      if (!command.organizationFound) throw new Rejection("NOT_FOUND", "organization not found");
+      assertMay(command.by, "invite", command.orgId);
       const email = canonicalEmail(command.email);
-      if (!email) throw new Rejection('VALIDATION_ERROR', 'email must be an email address');
-      if (command.emailTaken) throw new Rejection('VALIDATION_ERROR', 'this email already belongs to a member; each address signs in to one organization');
+      if (!email) throw new Rejection("VALIDATION_ERROR", "email must be an email address");
+      if (command.emailTaken)
+        throw new Rejection(
+          "VALIDATION_ERROR",
+          "this email already belongs to a member; each address signs in to one organization",
+        );
       const expiresAt = new Date(command.now.getTime() + INVITE_LIFETIME_MS).toISOString();
-      return [{ type: 'MemberInvited', data: { orgId: command.orgId, inviteId: command.inviteId, email, role: command.role, tokenHash: command.tokenHash, expiresAt } }];
+      return [
+        {
+          type: "MemberInvited",
+          data: {
+            orgId: command.orgId,
+            inviteId: command.inviteId,
+            email,
+            role: command.role,
+            tokenHash: command.tokenHash,
+            expiresAt,
+          },
+        },
+      ];
     }
-    case 'AcceptInvite': {
+    case "AcceptInvite": {
       const invite = state as InviteState | undefined;
       // an unknown, used and expired invite read the same to whoever holds the link
-      if (!invite || invite.acceptedBy !== null || invite.cancelled || command.inviterRemoved || Date.parse(invite.expiresAt) <= command.now.getTime()) {
-        throw new Rejection('NOT_FOUND', 'this invite link is not valid: it was used, has expired or never existed; ask for a new one');
+      if (
+        !invite ||
+        invite.acceptedBy !== null ||
+        invite.cancelled ||
+        command.inviterRemoved ||
+        Date.parse(invite.expiresAt) <= command.now.getTime()
+      ) {
+        throw new Rejection(
+          "NOT_FOUND",
+          "this invite link is not valid: it was used, has expired or never existed; ask for a new one",
+        );
       }
-      if (command.emailTaken) throw new Rejection('VALIDATION_ERROR', 'this email already belongs to a member; sign in instead');
+      if (command.emailTaken)
+        throw new Rejection("VALIDATION_ERROR", "this email already belongs to a member; sign in instead");
       const { orgId, inviteId, email, role } = invite;
-      return [{ type: 'InviteAccepted', data: { orgId, inviteId, memberId: command.memberId, email, role, passwordHash: command.passwordHash } }];
+      return [
+        {
+          type: "InviteAccepted",
+          data: { orgId, inviteId, memberId: command.memberId, email, role, passwordHash: command.passwordHash },
+        },
+      ];
     }
-    case 'RemoveMember': {
+    case "RemoveMember": {
       const invite = state as InviteState | undefined;
-      if (!invite || invite.acceptedBy !== command.memberId) throw new Rejection('NOT_FOUND', `member ${command.memberId} not found`);
-      assertMay(command.by, 'removeMember', invite.orgId);
+      if (!invite || invite.acceptedBy !== command.memberId)
+        throw new Rejection("NOT_FOUND", `member ${command.memberId} not found`);
+      assertMay(command.by, "removeMember", invite.orgId);
       if (invite.memberRemoved) return [];
-      if (invite.role === 'owner' && command.currentOwners <= 1) {
-        throw new Rejection('VALIDATION_ERROR', 'an organization keeps at least one owner: invite another owner before removing this one');
+      if (invite.role === "owner" && command.currentOwners <= 1) {
+        throw new Rejection(
+          "VALIDATION_ERROR",
+          "an organization keeps at least one owner: invite another owner before removing this one",
+        );
       }
-      return [{ type: 'MemberRemoved', data: { orgId: invite.orgId, inviteId: invite.inviteId, memberId: command.memberId, email: invite.email } }];
+      return [
+        {
+          type: "MemberRemoved",
+          data: { orgId: invite.orgId, inviteId: invite.inviteId, memberId: command.memberId, email: invite.email },
+        },
+      ];
     }
-    case 'CancelInvite': {
+    case "CancelInvite": {
       const invite = state as InviteState | undefined;
-      if (!invite) throw new Rejection('NOT_FOUND', 'invite not found');
-      assertMay(command.by, 'cancelInvite', invite.orgId);
-      if (invite.acceptedBy !== null) throw new Rejection('VALIDATION_ERROR', 'this invite was used: remove the member instead');
+      if (!invite) throw new Rejection("NOT_FOUND", "invite not found");
+      assertMay(command.by, "cancelInvite", invite.orgId);
+      if (invite.acceptedBy !== null)
+        throw new Rejection("VALIDATION_ERROR", "this invite was used: remove the member instead");
       if (invite.cancelled) return [];
-      return [{ type: 'InviteCancelled', data: { orgId: invite.orgId, inviteId: invite.inviteId } }];
+      return [{ type: "InviteCancelled", data: { orgId: invite.orgId, inviteId: invite.inviteId } }];
     }
-    case 'StartSession': {
-      if (state) throw new Rejection('VALIDATION_ERROR', 'session already exists');
+    case "StartSession": {
+      if (state) throw new Rejection("VALIDATION_ERROR", "session already exists");
       const p = command.principal;
       const expiresAt = new Date(command.now.getTime() + command.lifetimeMs).toISOString();
-      return [{ type: 'SessionStarted', data: { sessionId: command.sessionId, orgId: p.kind === 'member' ? p.orgId : null, memberId: p.kind === 'member' ? p.memberId : null, expiresAt } }];
+      return [
+        {
+          type: "SessionStarted",
+          data: {
+            sessionId: command.sessionId,
+            orgId: p.kind === "member" ? p.orgId : null,
+            memberId: p.kind === "member" ? p.memberId : null,
+            expiresAt,
+          },
+        },
+      ];
     }
-    case 'EndSession': {
+    case "EndSession": {
       const session = state as SessionState | undefined;
-      if (!session) throw new Rejection('NOT_FOUND', 'no such session');
+      if (!session) throw new Rejection("NOT_FOUND", "no such session");
       // a member ends their own sessions; the operator any
-      if (command.by.kind === 'member' && command.by.memberId !== session.memberId) throw new Rejection('NOT_FOUND', 'no such session');
+      if (command.by.kind === "member" && command.by.memberId !== session.memberId)
+        throw new Rejection("NOT_FOUND", "no such session");
       if (session.ended) return [];
-      return [{ type: 'SessionEnded', data: { sessionId: session.sessionId, orgId: session.orgId, memberId: session.memberId, reason: command.reason } }];
+      return [
+        {
+          type: "SessionEnded",
+          data: {
+            sessionId: session.sessionId,
+            orgId: session.orgId,
+            memberId: session.memberId,
+            reason: command.reason,
+          },
+        },
+      ];
     }
     default: {
       const unhandled: never = command;
@@ -145,7 +215,8 @@ export function decideMember(command: MemberCommand, state: InviteState | Sessio
 }
 
 /** What the dashboard lets someone do in an organization. */
-export type MemberAction = 'invite' | 'cancelInvite' | 'removeMember' | 'createKey' | 'revokeOwnKey' | 'revokeAnyKey' | 'setSpendingCap';
+export type MemberAction =
+  "invite" | "cancelInvite" | "removeMember" | "createKey" | "revokeOwnKey" | "revokeAnyKey" | "setSpendingCap";
 
 /**
  * The roles' rules: an owner does everything in their organization; a member reads every page, creates keys and
@@ -154,23 +225,24 @@ export type MemberAction = 'invite' | 'cancelInvite' | 'removeMember' | 'createK
  * found).
  */
 export function mayDo(by: Principal, action: MemberAction, orgId: string): boolean {
-  if (by.kind === 'operator') return true;
+  if (by.kind === "operator") return true;
   if (by.orgId !== orgId) return false;
-  if (by.role === 'owner') return true;
-  return action === 'createKey' || action === 'revokeOwnKey';
+  if (by.role === "owner") return true;
+  return action === "createKey" || action === "revokeOwnKey";
 }
 
 export function assertMay(by: Principal, action: MemberAction, orgId: string): void {
-  if (by.kind === 'member' && by.orgId !== orgId) throw new Rejection('NOT_FOUND', 'not found');
-  if (!mayDo(by, action, orgId)) throw new Rejection('FORBIDDEN', `only an owner of the organization may ${ACTION_TEXT[action]}`);
+  if (by.kind === "member" && by.orgId !== orgId) throw new Rejection("NOT_FOUND", "not found");
+  if (!mayDo(by, action, orgId))
+    throw new Rejection("FORBIDDEN", `only an owner of the organization may ${ACTION_TEXT[action]}`);
 }
 
 const ACTION_TEXT: Record<MemberAction, string> = {
-  invite: 'invite members',
-  cancelInvite: 'withdraw invites',
-  removeMember: 'remove members',
-  createKey: 'create API keys',
-  revokeOwnKey: 'revoke this key',
+  invite: "invite members",
+  cancelInvite: "withdraw invites",
+  removeMember: "remove members",
+  createKey: "create API keys",
+  revokeOwnKey: "revoke this key",
   revokeAnyKey: "revoke another member's key",
-  setSpendingCap: 'set or clear spending caps',
+  setSpendingCap: "set or clear spending caps",
 };

@@ -9,7 +9,7 @@ export function parseCredits(text: string): bigint | null {
   const m = DECIMAL.exec(text.trim());
   if (!m) return null;
   const whole = BigInt(m[2]!);
-  const frac = BigInt((m[3] ?? '').padEnd(6, '0'));
+  const frac = BigInt((m[3] ?? "").padEnd(6, "0"));
   const micros = whole * MICROS_PER_CREDIT + frac;
   return m[1] ? -micros : micros;
 }
@@ -19,8 +19,8 @@ export function formatCredits(micros: bigint, decimals = 6): string {
   const negative = micros < 0n;
   const abs = negative ? -micros : micros;
   const whole = abs / MICROS_PER_CREDIT;
-  const frac = (abs % MICROS_PER_CREDIT).toString().padStart(6, '0');
-  const shown = decimals >= 6 ? frac.padEnd(decimals, '0') : frac.slice(0, decimals);
+  const frac = (abs % MICROS_PER_CREDIT).toString().padStart(6, "0");
+  const shown = decimals >= 6 ? frac.padEnd(decimals, "0") : frac.slice(0, decimals);
   const body = decimals > 0 ? `${whole}.${shown}` : `${whole}`;
   return negative ? `-${body}` : body;
 }

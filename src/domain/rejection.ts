@@ -1,5 +1,5 @@
 // A business rule said no: carries the spec's error code; the HTTP layer maps it to a status.
-import type { ErrorCode } from './errorCodes.js';
+import type { ErrorCode } from "./errorCodes.js";
 
 export class Rejection extends Error {
   constructor(
@@ -8,6 +8,6 @@ export class Rejection extends Error {
     readonly details?: Record<string, unknown>,
   ) {
     super(message);
-    this.name = 'Rejection';
+    this.name = "Rejection";
   }
 }

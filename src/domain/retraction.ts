@@ -4,7 +4,7 @@
 export interface RetractionNotice {
   /** the retracted article's DOI, lower-case */
   doi: string;
-  source: 'retraction_watch' | 'open_retractions';
+  source: "retraction_watch" | "open_retractions";
   /**
    * YYYY-MM-DD: Retraction Watch's retraction date; for open-retractions the record's top-level timestamp (Crossref's
    * date, sometimes the notice's, sometimes the article's: the list has no better one); null when absent

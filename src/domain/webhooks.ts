@@ -1,16 +1,22 @@
 // Webhooks as the Standard Webhooks specification has them: the event types a customer subscribes to, the payload
 // shape, the signing secrets (derived per endpoint from the service's master key), the signature, the retry schedule
 // and the rule that disables an endpoint that keeps failing. Pure: no I/O.
-import { createHmac } from 'node:crypto';
+import { createHmac } from "node:crypto";
 
 /** The event types an endpoint subscribes to. */
-export const WEBHOOK_EVENT_TYPES = ['assisted.completed', 'alert.matched', 'balance.low', 'key.budget_exhausted'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "assisted.completed",
+  "alert.matched",
+  "balance.low",
+  "key.budget_exhausted",
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** what POST /webhooks/{id}/test sends, whatever the endpoint subscribes to */
-export const WEBHOOK_TEST_EVENT = 'webhook.test';
+export const WEBHOOK_TEST_EVENT = "webhook.test";
 export type WebhookPayloadType = WebhookEventType | typeof WEBHOOK_TEST_EVENT;
 
-export const isWebhookEventType = (t: string): t is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(t);
+export const isWebhookEventType = (t: string): t is WebhookEventType =>
+  (WEBHOOK_EVENT_TYPES as readonly string[]).includes(t);
 
 /** The body every delivery carries (Standard Webhooks' recommended shape). */
 export interface WebhookPayload {
@@ -32,29 +38,42 @@ export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
  * signs is stored, a rotation is a new version, and the secret can be shown again only by rotating it.
  */
 export function endpointSecret(masterKey: string, endpointId: string, version: number): string {
-  const bytes = createHmac('sha256', masterKey).update(`litsearch-webhook-secret\u0000${endpointId}\u0000${version}`).digest();
-  return `whsec_${bytes.toString('base64')}`;
+  const bytes = createHmac("sha256", masterKey)
+    .update(`litsearch-webhook-secret\u0000${endpointId}\u0000${version}`)
+    .digest();
+  return `whsec_${bytes.toString("base64")}`;
 }
 
 /** `v1,<base64 HMAC-SHA256>` over `id.timestamp.body`, keyed by the base64 part of a `whsec_` secret. */
 export function signatureOf(secret: string, messageId: string, timestampSeconds: number, body: string): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  return `v1,${createHmac('sha256', key).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64')}`;
+  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+  return `v1,${createHmac("sha256", key).update(`${messageId}.${timestampSeconds}.${body}`).digest("base64")}`;
 }
 
 /** The three Standard Webhooks headers of one attempt; several secrets (a rotation's grace) sign side by side. */
-export function signedHeaders(secrets: string[], messageId: string, timestampSeconds: number, body: string): Record<string, string> {
+export function signedHeaders(
+  secrets: string[],
+  messageId: string,
+  timestampSeconds: number,
+  body: string,
+): Record<string, string> {
   return {
-    'webhook-id': messageId,
-    'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': secrets.map((s) => signatureOf(s, messageId, timestampSeconds, body)).join(' '),
+    "webhook-id": messageId,
+    "webhook-timestamp": String(timestampSeconds),
+    "webhook-signature": secrets.map((s) => signatureOf(s, messageId, timestampSeconds, body)).join(" "),
   };
 }
 
 /** The secret versions that sign now: the current one, and the previous one during its grace after a rotation. */
-export function signingVersions(endpoint: { secretVersion: number; previousSecretExpiresAt: string | null }, now: Date): number[] {
-  const grace = endpoint.previousSecretExpiresAt !== null && now.getTime() < Date.parse(endpoint.previousSecretExpiresAt);
-  return grace && endpoint.secretVersion > 1 ? [endpoint.secretVersion, endpoint.secretVersion - 1] : [endpoint.secretVersion];
+export function signingVersions(
+  endpoint: { secretVersion: number; previousSecretExpiresAt: string | null },
+  now: Date,
+): number[] {
+  const grace =
+    endpoint.previousSecretExpiresAt !== null && now.getTime() < Date.parse(endpoint.previousSecretExpiresAt);
+  return grace && endpoint.secretVersion > 1
+    ? [endpoint.secretVersion, endpoint.secretVersion - 1]
+    : [endpoint.secretVersion];
 }
 
 /** Stripe's schedule, about 3 days: 5 min, 30 min, 2 h, 5 h, 10 h, then every 12 h. */
@@ -62,10 +81,12 @@ export const DEFAULT_RETRY_SECONDS = [300, 1800, 7200, 18000, 36000, 43200, 4320
 
 /** WEBHOOK_RETRY_SECONDS: the waits between attempts, comma-separated seconds; empty: the default. */
 export function parseRetrySchedule(raw: string | undefined): number[] {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_RETRY_SECONDS;
-  const waits = raw.split(',').map((s) => s.trim());
+  if (raw === undefined || raw.trim() === "") return DEFAULT_RETRY_SECONDS;
+  const waits = raw.split(",").map((s) => s.trim());
   if (waits.length > 50 || waits.some((w) => !/^\d+(\.\d+)?$/.test(w) || Number(w) <= 0)) {
-    throw new Error(`WEBHOOK_RETRY_SECONDS must be at most 50 positive numbers of seconds separated by commas (such as 300,1800,7200), got ${raw}`);
+    throw new Error(
+      `WEBHOOK_RETRY_SECONDS must be at most 50 positive numbers of seconds separated by commas (such as 300,1800,7200), got ${raw}`,
+    );
   }
   return waits.map(Number);
 }

@@ -4,8 +4,8 @@
 //   { id, ids: Int32Array, lengths: Int32Array }  the batch's texts as word-piece ids, concatenated, and each length
 // each answered with { id, vectors: Float32Array } (lengths.length x dims, transferred) or { id, error }.
 // The first message is { ready: true } once the model is loaded, or { error } if it cannot be.
-import { parentPort, workerData } from 'node:worker_threads';
-import { openEncoderSession } from './encoderSession.mjs';
+import { parentPort, workerData } from "node:worker_threads";
+import { openEncoderSession } from "./encoderSession.mjs";
 
 let session;
 try {
@@ -15,7 +15,7 @@ try {
   parentPort.postMessage({ error: err?.message ?? String(err) });
 }
 
-parentPort.on('message', async ({ id, ids, lengths }) => {
+parentPort.on("message", async ({ id, ids, lengths }) => {
   try {
     const batch = [];
     let offset = 0;

@@ -1,7 +1,7 @@
 // The model's forward pass over word-piece ids: pad a batch, run the ONNX session, pool, L2-normalize.
 // Plain JavaScript so an embedding worker thread loads it without the TypeScript loader (vitest, tsx, node), like
 // src/eventstore/pgliteThread.worker.mjs; onnxEmbedder.ts runs the same code in-process. Types: encoderSession.d.mts.
-import * as ort from 'onnxruntime-node';
+import * as ort from "onnxruntime-node";
 
 /**
  * Session options for this encoder on CPU. SkipLayerNormFusion is turned off: on the int8 graph it replaces
@@ -13,9 +13,9 @@ function sessionOptions(threads) {
   return {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-    extra: { optimization: { disable_specified_optimizers: 'SkipLayerNormFusion' } },
+    executionMode: "sequential",
+    graphOptimizationLevel: "all",
+    extra: { optimization: { disable_specified_optimizers: "SkipLayerNormFusion" } },
   };
 }
 
@@ -27,11 +27,12 @@ function sessionOptions(threads) {
 export async function openEncoderSession(options) {
   const { name, dims, pooling, padId } = options;
   const session = await ort.InferenceSession.create(options.onnxPath, sessionOptions(options.threads));
-  const needsTokenTypes = session.inputNames.includes('token_type_ids');
-  for (const input of ['input_ids', 'attention_mask']) {
-    if (!session.inputNames.includes(input)) throw new Error(`model ${name} has no ${input} input (inputs: ${session.inputNames.join(', ')})`);
+  const needsTokenTypes = session.inputNames.includes("token_type_ids");
+  for (const input of ["input_ids", "attention_mask"]) {
+    if (!session.inputNames.includes(input))
+      throw new Error(`model ${name} has no ${input} input (inputs: ${session.inputNames.join(", ")})`);
   }
-  const outputName = session.outputNames.includes('last_hidden_state') ? 'last_hidden_state' : session.outputNames[0];
+  const outputName = session.outputNames.includes("last_hidden_state") ? "last_hidden_state" : session.outputNames[0];
   if (outputName === undefined) throw new Error(`model ${name} has no outputs`);
   const pad = BigInt(padId);
 
@@ -44,7 +45,7 @@ export async function openEncoderSession(options) {
       const vector = new Float32Array(dims);
       if (pooledByModel) {
         vector.set(data.subarray(row * dims, row * dims + dims));
-      } else if (pooling === 'cls') {
+      } else if (pooling === "cls") {
         const base = row * seqLen * dims;
         vector.set(data.subarray(base, base + dims));
       } else {
@@ -75,8 +76,11 @@ export async function openEncoderSession(options) {
         }
       });
       const shape = [batch.length, seqLen];
-      const feeds = { input_ids: new ort.Tensor('int64', inputIds, shape), attention_mask: new ort.Tensor('int64', mask, shape) };
-      if (needsTokenTypes) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(size), shape);
+      const feeds = {
+        input_ids: new ort.Tensor("int64", inputIds, shape),
+        attention_mask: new ort.Tensor("int64", mask, shape),
+      };
+      if (needsTokenTypes) feeds.token_type_ids = new ort.Tensor("int64", new BigInt64Array(size), shape);
       const results = await session.run(feeds, [outputName]);
       const output = results[outputName];
       if (!output) throw new Error(`model ${name} returned no ${outputName}`);

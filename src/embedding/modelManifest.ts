@@ -1,15 +1,15 @@
 // Reads and checks model.json, the manifest scripts/provision-model.sh writes for the provisioned embedding model, and
 // the reading of any provisioned model's manifest (the benchmark's cross-encoder has its own: bench/judgeReaders/).
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { access, readFile } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
-import { z } from 'zod';
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { access, readFile } from "node:fs/promises";
+import { isAbsolute, join } from "node:path";
+import { z } from "zod";
 
 export const modelManifestSchema = z.object({
   name: z.string().min(1),
   /** absolute directory holding the model files */
-  dir: z.string().refine(isAbsolute, 'dir must be an absolute path'),
+  dir: z.string().refine(isAbsolute, "dir must be an absolute path"),
   /** ONNX file name inside dir; its output is last_hidden_state [batch, seq, dims] or pooled [batch, dims] */
   onnx: z.string().min(1),
   /** the same graph with int8 weights (dynamic quantization of every linear layer), when provisioning wrote one */
@@ -19,7 +19,7 @@ export const modelManifestSchema = z.object({
   dims: z.number().int().positive(),
   /** instruction prepended to queries (bge style); "" for symmetric models */
   queryPrefix: z.string(),
-  pooling: z.enum(['cls', 'mean']),
+  pooling: z.enum(["cls", "mean"]),
   /** longest input in word pieces, [CLS] and [SEP] included */
   maxTokens: z.number().int().min(2),
   lowercase: z.boolean().default(true),
@@ -34,7 +34,7 @@ export type ModelManifest = z.infer<typeof modelManifestSchema>;
 export class EmbeddingModelNotProvisionedError extends Error {
   constructor(detail: string) {
     super(`embedding model not provisioned: run npm run provision (${detail})`);
-    this.name = 'EmbeddingModelNotProvisionedError';
+    this.name = "EmbeddingModelNotProvisionedError";
   }
 }
 
@@ -44,7 +44,7 @@ export class EmbeddingModelNotProvisionedError extends Error {
  * the embedder's own tests and bench:embedding still run it, as the model whose fp32 and int8 graphs we build.
  */
 export function modelManifestPath(cacheDir: string): string {
-  return join(cacheDir, 'model.json');
+  return join(cacheDir, "model.json");
 }
 
 /**
@@ -54,7 +54,7 @@ export function modelManifestPath(cacheDir: string): string {
  * nDCG@10 is 0.750 against all-MiniLM-L6-v2's 0.681, hybrid 0.77 against 0.74 (docs/measurements.md, Retrieval quality).
  */
 export function embeddingModelManifestPath(cacheDir: string): string {
-  return join(cacheDir, 'bge-small.json');
+  return join(cacheDir, "bge-small.json");
 }
 
 /**
@@ -70,7 +70,7 @@ export async function readModelManifest<Schema extends z.ZodType<{ dir: string }
 ): Promise<z.infer<Schema>> {
   let raw: string;
   try {
-    raw = await readFile(manifestPath, 'utf8');
+    raw = await readFile(manifestPath, "utf8");
   } catch {
     throw notProvisioned(`no manifest at ${manifestPath}`);
   }
@@ -100,7 +100,7 @@ export function loadModelManifest(manifestPath: string): Promise<ModelManifest> 
   return readModelManifest(
     manifestPath,
     modelManifestSchema,
-    'embedding model',
+    "embedding model",
     (m) => [m.onnx, m.vocab, ...(m.onnxInt8 ? [m.onnxInt8] : [])],
     (detail) => new EmbeddingModelNotProvisionedError(detail),
   );
@@ -109,11 +109,13 @@ export function loadModelManifest(manifestPath: string): Promise<ModelManifest> 
 /** Re-hashes the model files against the manifest's pinned SHA-256 values (for audits; provisioning already verified them). */
 export async function verifyModelFiles(manifest: ModelManifest): Promise<void> {
   for (const [file, expected] of Object.entries(manifest.sha256)) {
-    const hash = createHash('sha256');
+    const hash = createHash("sha256");
     for await (const chunk of createReadStream(join(manifest.dir, file))) hash.update(chunk as Buffer);
-    const actual = hash.digest('hex');
+    const actual = hash.digest("hex");
     if (actual !== expected) {
-      throw new Error(`embedding model file ${file} has SHA-256 ${actual}, manifest pins ${expected}: re-run npm run provision`);
+      throw new Error(
+        `embedding model file ${file} has SHA-256 ${actual}, manifest pins ${expected}: re-run npm run provision`,
+      );
     }
   }
 }

@@ -1,14 +1,14 @@
 // Embedder adapter: runs the provisioned sentence-embedding model with onnxruntime-node (batched, pooled, L2-normalized),
 // in this thread or on worker threads (one ONNX session each), so bulk embedding uses every core.
-import { join } from 'node:path';
-import { startInferenceWorker } from '../infra/inferenceWorker.js';
-import { loadModelManifest, type ModelManifest } from './modelManifest.js';
-import type { Embedder } from './port.js';
-import { loadModelTokenizer, type WordpieceTokenizer } from './wordpieceTokenizer.js';
-import { openEncoderSession, type EncoderSession, type EncoderSessionOptions } from './encoderSession.mjs';
+import { join } from "node:path";
+import { startInferenceWorker } from "../infra/inferenceWorker.js";
+import { loadModelManifest, type ModelManifest } from "./modelManifest.js";
+import type { Embedder } from "./port.js";
+import { loadModelTokenizer, type WordpieceTokenizer } from "./wordpieceTokenizer.js";
+import { openEncoderSession, type EncoderSession, type EncoderSessionOptions } from "./encoderSession.mjs";
 
 /** Which graph of the manifest runs: the fp32 export, or its int8 quantization (manifest `onnxInt8`). */
-export type EmbeddingPrecision = 'fp32' | 'int8';
+export type EmbeddingPrecision = "fp32" | "int8";
 
 export interface OnnxEmbedderOptions {
   /** the manifest itself, or the path of model.json */
@@ -55,22 +55,27 @@ interface EncodedText {
  */
 export function embeddingModelName(manifest: ModelManifest, precision: EmbeddingPrecision): string {
   const graph = manifest.sha256[onnxFileOf(manifest, precision)];
-  return `${manifest.name}@${precision}:${graph ? graph.slice(0, 12) : 'unpinned'}`;
+  return `${manifest.name}@${precision}:${graph ? graph.slice(0, 12) : "unpinned"}`;
 }
 
 function onnxFileOf(manifest: ModelManifest, precision: EmbeddingPrecision): string {
-  if (precision === 'fp32') return manifest.onnx;
-  if (!manifest.onnxInt8) throw new Error(`the manifest of ${manifest.name} names no int8 graph (onnxInt8): re-run npm run provision, or embed with its fp32 graph`);
+  if (precision === "fp32") return manifest.onnx;
+  if (!manifest.onnxInt8)
+    throw new Error(
+      `the manifest of ${manifest.name} names no int8 graph (onnxInt8): re-run npm run provision, or embed with its fp32 graph`,
+    );
   return manifest.onnxInt8;
 }
 
 export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<OnnxEmbedder> {
-  const manifest = typeof options.manifest === 'string' ? await loadModelManifest(options.manifest) : options.manifest;
-  const precision = options.precision ?? 'fp32';
+  const manifest = typeof options.manifest === "string" ? await loadModelManifest(options.manifest) : options.manifest;
+  const precision = options.precision ?? "fp32";
   const batchSize = options.batchSize ?? 1;
-  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
   const workerCount = options.workers ?? 0;
-  if (!Number.isInteger(workerCount) || workerCount < 0) throw new RangeError(`workers must be a non-negative integer, got ${workerCount}`);
+  if (!Number.isInteger(workerCount) || workerCount < 0)
+    throw new RangeError(`workers must be a non-negative integer, got ${workerCount}`);
 
   const tokenizer = await loadModelTokenizer(manifest);
   const sessionOptions: EncoderSessionOptions = {
@@ -78,7 +83,7 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
     name: manifest.name,
     dims: manifest.dims,
     pooling: manifest.pooling,
-    padId: tokenizer.idOf('[PAD]') ?? 0,
+    padId: tokenizer.idOf("[PAD]") ?? 0,
     threads: options.threads ?? (workerCount > 0 ? 1 : 2),
   };
   let closed = false;
@@ -99,13 +104,17 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
   }
 
   async function embed(texts: readonly string[], onEmbedded?: (done: number) => void): Promise<Float32Array[]> {
-    if (closed) throw new Error('embedder is closed');
-    const encoded: EncodedText[] = texts.map((text, index) => ({ index, ids: tokenizer.encode(text, manifest.maxTokens).inputIds }));
+    if (closed) throw new Error("embedder is closed");
+    const encoded: EncodedText[] = texts.map((text, index) => ({
+      index,
+      ids: tokenizer.encode(text, manifest.maxTokens).inputIds,
+    }));
     // Longest first: with several lanes the long texts start first, so the lanes finish together; with batches of
     // more than one text, texts of like length share a batch (little compute goes to padding).
     encoded.sort((a, b) => b.ids.length - a.ids.length);
     const batches: EncodedText[][] = [];
-    for (let start = 0; start < encoded.length; start += batchSize) batches.push(encoded.slice(start, start + batchSize));
+    for (let start = 0; start < encoded.length; start += batchSize)
+      batches.push(encoded.slice(start, start + batchSize));
     const vectors = new Array<Float32Array>(texts.length);
     let next = 0;
     let done = 0;
@@ -151,16 +160,16 @@ interface EmbeddingWorker {
 
 async function startWorkers(count: number, options: EncoderSessionOptions): Promise<EmbeddingWorker[]> {
   const started = await Promise.allSettled(Array.from({ length: count }, () => startWorker(options)));
-  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
   if (failed) {
-    for (const s of started) if (s.status === 'fulfilled') await s.value.terminate();
+    for (const s of started) if (s.status === "fulfilled") await s.value.terminate();
     throw failed.reason;
   }
   return started.map((s) => (s as PromiseFulfilledResult<EmbeddingWorker>).value);
 }
 
 async function startWorker(options: EncoderSessionOptions): Promise<EmbeddingWorker> {
-  const worker = await startInferenceWorker(new URL('./embeddingWorker.mjs', import.meta.url), options, 'embedding');
+  const worker = await startInferenceWorker(new URL("./embeddingWorker.mjs", import.meta.url), options, "embedding");
   return {
     async run(batch) {
       const lengths = Int32Array.from(batch, (ids) => ids.length);
@@ -172,9 +181,10 @@ async function startWorker(options: EncoderSessionOptions): Promise<EmbeddingWor
       }
       const reply = await worker.request({ ids, lengths }, [ids.buffer, lengths.buffer]);
       const flat = reply.vectors;
-      if (!(flat instanceof Float32Array)) throw new Error('embedding worker failed: no vectors');
+      if (!(flat instanceof Float32Array)) throw new Error("embedding worker failed: no vectors");
       const vectors: Float32Array[] = [];
-      for (let row = 0; row * options.dims < flat.length; row++) vectors.push(flat.slice(row * options.dims, (row + 1) * options.dims));
+      for (let row = 0; row * options.dims < flat.length; row++)
+        vectors.push(flat.slice(row * options.dims, (row + 1) * options.dims));
       return vectors;
     },
     terminate: () => worker.terminate(),

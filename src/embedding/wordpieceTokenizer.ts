@@ -1,8 +1,8 @@
 // BERT WordPiece tokenizer (BasicTokenizer + greedy longest-match WordPiece) over a model's vocab.txt.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { ModelManifest } from './modelManifest.js';
-import type { Tokenizer } from './port.js';
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { ModelManifest } from "./modelManifest.js";
+import type { Tokenizer } from "./port.js";
 
 export interface WordpieceEncoding {
   /** [CLS] pieces… [SEP], truncated to maxLen */
@@ -31,9 +31,9 @@ export interface WordpieceTokenizer extends Tokenizer {
 }
 
 // BERT's defaults (transformers BasicTokenizer / WordpieceTokenizer).
-const UNK = '[UNK]';
-const CLS = '[CLS]';
-const SEP = '[SEP]';
+const UNK = "[UNK]";
+const CLS = "[CLS]";
+const SEP = "[SEP]";
 const MAX_CHARS_PER_WORD = 100;
 // Words repeat heavily across abstracts; memoizing their pieces makes bulk tokenizing several times faster.
 const WORD_CACHE_LIMIT = 100_000;
@@ -56,7 +56,8 @@ function isControl(cp: number): boolean {
 
 function isPunctuation(cp: number): boolean {
   // BERT treats every non-alphanumeric ASCII symbol as punctuation ($, ^, `, ...), not only Unicode P*.
-  if ((cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126)) return true;
+  if ((cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126))
+    return true;
   return cp > 0x7f && PUNCTUATION.test(String.fromCodePoint(cp));
 }
 
@@ -78,17 +79,17 @@ function stripAccents(word: string): string {
   // ASCII has no accents; skipping NFD for it keeps bulk tokenizing fast.
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(word)) return word;
-  return word.normalize('NFD').replace(NONSPACING_MARK, '');
+  return word.normalize("NFD").replace(NONSPACING_MARK, "");
 }
 
 /** BasicTokenizer: clean, split on whitespace, isolate CJK characters and punctuation, lower-case and strip accents. */
 function basicTokenize(text: string, lowercase: boolean): string[] {
   const words: string[] = [];
-  let current = '';
+  let current = "";
   const flush = (): void => {
     if (current.length > 0) {
       words.push(current);
-      current = '';
+      current = "";
     }
   };
   for (const ch of text) {
@@ -109,12 +110,12 @@ function basicTokenize(text: string, lowercase: boolean): string[] {
   for (const raw of words) {
     const word = lowercase ? stripAccents(raw.toLowerCase()) : raw;
     // Punctuation splits after case folding and accent stripping, as in BERT.
-    let piece = '';
+    let piece = "";
     for (const ch of word) {
       if (isPunctuation(ch.codePointAt(0) ?? 0)) {
         if (piece.length > 0) tokens.push(piece);
         tokens.push(ch);
-        piece = '';
+        piece = "";
       } else {
         piece += ch;
       }
@@ -155,7 +156,7 @@ export function createWordpieceTokenizer(options: WordpieceTokenizerOptions): Wo
         let end = chars.length;
         let found: number | undefined;
         while (start < end) {
-          const sub = (start > 0 ? '##' : '') + chars.slice(start, end).join('');
+          const sub = (start > 0 ? "##" : "") + chars.slice(start, end).join("");
           found = ids.get(sub);
           if (found !== undefined) break;
           end -= 1;
@@ -182,13 +183,14 @@ export function createWordpieceTokenizer(options: WordpieceTokenizerOptions): Wo
   }
 
   return {
-    name: `bert-wordpiece-${lowercase ? 'uncased' : 'cased'}/${options.modelName}`,
+    name: `bert-wordpiece-${lowercase ? "uncased" : "cased"}/${options.modelName}`,
     vocabSize: options.vocab.length,
     count: (text) => pieceIds(text).length,
     pieceIds,
     tokenize: (text) => pieceIds(text).map((id) => options.vocab[id] ?? UNK),
     encode(text, maxLen) {
-      if (!Number.isInteger(maxLen) || maxLen < 2) throw new RangeError(`maxLen must be an integer >= 2, got ${maxLen}`);
+      if (!Number.isInteger(maxLen) || maxLen < 2)
+        throw new RangeError(`maxLen must be an integer >= 2, got ${maxLen}`);
       const pieces = pieceIds(text);
       const kept = pieces.length > maxLen - 2 ? pieces.slice(0, maxLen - 2) : pieces;
       const inputIds = [clsId, ...kept, sepId];
@@ -201,15 +203,18 @@ export function createWordpieceTokenizer(options: WordpieceTokenizerOptions): Wo
 /** Reads vocab.txt (one token a line, id = line number). */
 export async function loadWordpieceTokenizer(
   vocabPath: string,
-  options: Omit<WordpieceTokenizerOptions, 'vocab'>,
+  options: Omit<WordpieceTokenizerOptions, "vocab">,
 ): Promise<WordpieceTokenizer> {
-  const text = await readFile(vocabPath, 'utf8');
+  const text = await readFile(vocabPath, "utf8");
   const lines = text.split(/\r?\n/);
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   return createWordpieceTokenizer({ ...options, vocab: lines });
 }
 
 /** The provisioned model's tokenizer, without loading the model itself (for token counting in ingest and billing). */
 export function loadModelTokenizer(manifest: ModelManifest): Promise<WordpieceTokenizer> {
-  return loadWordpieceTokenizer(join(manifest.dir, manifest.vocab), { modelName: manifest.name, lowercase: manifest.lowercase });
+  return loadWordpieceTokenizer(join(manifest.dir, manifest.vocab), {
+    modelName: manifest.name,
+    lowercase: manifest.lowercase,
+  });
 }

@@ -1,7 +1,7 @@
 // Contention is not an outage: an append that lost its stream version or log position to another writer is decided
 // again on fresh state, after a short jittered pause, until a deadline; only then does the caller hear "busy".
-import { Rejection } from '../domain/rejection.js';
-import { StreamVersionConflict } from './eventStore.js';
+import { Rejection } from "../domain/rejection.js";
+import { StreamVersionConflict } from "./eventStore.js";
 
 /** How long a command keeps waiting its turn behind other writers before it answers 503. */
 export const CONTENTION_DEADLINE_MS = 10_000;
@@ -24,7 +24,10 @@ export async function retryConflicts<T>(attempt: () => Promise<T>, deadlineMs = 
     } catch (err) {
       if (!(err instanceof StreamVersionConflict)) throw err;
       if (Date.now() >= deadline) {
-        throw new Rejection('SERVICE_UNAVAILABLE', `the billing store stayed busy with other writers for ${Math.round(deadlineMs / 1000)} s; nothing was charged, retry with backoff`);
+        throw new Rejection(
+          "SERVICE_UNAVAILABLE",
+          `the billing store stayed busy with other writers for ${Math.round(deadlineMs / 1000)} s; nothing was charged, retry with backoff`,
+        );
       }
     }
     await new Promise((resolve) => setTimeout(resolve, pauseMs(n)));

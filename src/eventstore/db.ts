@@ -1,8 +1,8 @@
 // One SQL interface over the two PostgreSQL adapters: PGlite (embedded default) and a pg pool (server).
-import { Rejection } from '../domain/rejection.js';
-import { createHash } from 'node:crypto';
-import pg from 'pg';
-import { Worker } from 'node:worker_threads';
+import { Rejection } from "../domain/rejection.js";
+import { createHash } from "node:crypto";
+import pg from "pg";
+import { Worker } from "node:worker_threads";
 
 export interface Row {
   [column: string]: unknown;
@@ -14,10 +14,10 @@ export interface Queryable {
 }
 
 /** A prepared statement's name: derived from its text, so equal texts share one plan per connection. */
-const statementName = (sql: string) => `ls_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+const statementName = (sql: string) => `ls_${createHash("sha1").update(sql).digest("hex").slice(0, 24)}`;
 
 export interface Db extends Queryable {
-  readonly kind: 'pglite' | 'postgres';
+  readonly kind: "pglite" | "postgres";
   /**
    * For writes whose loss in a crash costs no money (rate-limit counters): committed without waiting for the WAL
    * flush (synchronous_commit off), which saves a disk flush per request. Money never goes through here.
@@ -31,10 +31,10 @@ export interface Db extends Queryable {
 }
 
 /** Postgres error codes the store reacts to. */
-export const PG_UNIQUE_VIOLATION = '23505';
+export const PG_UNIQUE_VIOLATION = "23505";
 
 export function pgErrorCode(err: unknown): string | undefined {
-  if (err && typeof err === 'object' && 'code' in err && typeof (err as { code: unknown }).code === 'string') {
+  if (err && typeof err === "object" && "code" in err && typeof (err as { code: unknown }).code === "string") {
     return (err as { code: string }).code;
   }
   return undefined;
@@ -48,11 +48,22 @@ export function pgErrorCode(err: unknown): string | undefined {
 export function storeOutage(err: unknown): Rejection | undefined {
   if (err instanceof Rejection) return undefined;
   const code = pgErrorCode(err);
-  const message = err instanceof Error ? err.message : '';
+  const message = err instanceof Error ? err.message : "";
   const outage =
-    (code !== undefined && /^(08...|53...|57P0.|57014|55P03|40P01|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND)$/.test(code)) ||
-    /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Connection ended unexpectedly|server closed the connection/i.test(message);
-  return outage ? new Rejection('SERVICE_UNAVAILABLE', 'the database is not answering right now; nothing was changed by this request, retry shortly', { retryAfterSeconds: 5 }) : undefined;
+    (code !== undefined &&
+      /^(08...|53...|57P0.|57014|55P03|40P01|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND)$/.test(
+        code,
+      )) ||
+    /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Connection ended unexpectedly|server closed the connection/i.test(
+      message,
+    );
+  return outage
+    ? new Rejection(
+        "SERVICE_UNAVAILABLE",
+        "the database is not answering right now; nothing was changed by this request, retry shortly",
+        { retryAfterSeconds: 5 },
+      )
+    : undefined;
 }
 
 const asOutage = (err: unknown): unknown => storeOutage(err) ?? err;
@@ -70,7 +81,7 @@ interface ThreadReply {
  * the advisory lock, which orders appends across PostgreSQL connections, is not needed.
  */
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
-  const worker = new Worker(new URL('./pgliteThread.worker.mjs', import.meta.url), { workerData: { dataDir } });
+  const worker = new Worker(new URL("./pgliteThread.worker.mjs", import.meta.url), { workerData: { dataDir } });
   const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (err: Error) => void }>();
   let nextId = 0;
   let nextTx = 0;
@@ -83,10 +94,12 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     pending.clear();
   };
   await new Promise<void>((resolve, reject) => {
-    worker.once('message', (m: { ready: boolean; error?: { message: string } }) => (m.ready ? resolve() : reject(new Error(`PGlite did not open: ${m.error?.message}`))));
-    worker.once('error', reject);
+    worker.once("message", (m: { ready: boolean; error?: { message: string } }) =>
+      m.ready ? resolve() : reject(new Error(`PGlite did not open: ${m.error?.message}`)),
+    );
+    worker.once("error", reject);
   });
-  worker.on('message', (m: ThreadReply) => {
+  worker.on("message", (m: ThreadReply) => {
     const p = pending.get(m.id);
     if (!p) return;
     pending.delete(m.id);
@@ -94,8 +107,8 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     if (m.error) p.reject(Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {}));
     else p.resolve(m.rows ?? []);
   });
-  worker.on('error', (err) => failAll(new Error(`the PGlite thread failed: ${err.message}`)));
-  worker.on('exit', (code) => failAll(new Error(`the PGlite thread exited (${code})`)));
+  worker.on("error", (err) => failAll(new Error(`the PGlite thread failed: ${err.message}`)));
+  worker.on("exit", (code) => failAll(new Error(`the PGlite thread exited (${code})`)));
   worker.unref();
 
   const call = (message: Record<string, unknown>): Promise<Row[]> =>
@@ -108,39 +121,39 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     });
   const base: Queryable = {
     async query<R extends object>(sql: string, params?: unknown[]) {
-      return (await call({ op: 'query', sql, params })) as R[];
+      return (await call({ op: "query", sql, params })) as R[];
     },
   };
   return {
-    kind: 'pglite',
+    kind: "pglite",
     query: base.query,
     relaxed: base,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
       const tx = ++nextTx;
       if (stopped) throw stopped;
       // not awaited: the thread runs a transaction's messages in order, and a failed BEGIN fails the first query
-      worker.postMessage({ op: 'begin', tx });
+      worker.postMessage({ op: "begin", tx });
       let result: T;
       try {
         result = await fn({
           async query<R extends object>(sql: string, params?: unknown[]) {
-            return (await call({ op: 'query', tx, sql, params })) as R[];
+            return (await call({ op: "query", tx, sql, params })) as R[];
           },
         });
       } catch (err) {
-        await call({ op: 'rollback', tx }).catch(() => undefined);
+        await call({ op: "rollback", tx }).catch(() => undefined);
         throw err;
       }
-      await call({ op: 'commit', tx });
+      await call({ op: "commit", tx });
       return result;
     },
     async exec(sql: string) {
-      await call({ op: 'exec', sql });
+      await call({ op: "exec", sql });
     },
     async close() {
       if (stopped) return;
-      await call({ op: 'close' });
-      stopped = new Error('the store is closed');
+      await call({ op: "close" });
+      stopped = new Error("the store is closed");
       await worker.terminate();
     },
   };
@@ -149,10 +162,12 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
 export async function openPostgres(url: string, maxConnections = 10): Promise<Db> {
   const pool = new pg.Pool({ connectionString: url, max: maxConnections, connectionTimeoutMillis: 5_000 });
   // an idle client that errors (server restart) must not crash the process
-  pool.on('error', () => undefined);
+  pool.on("error", () => undefined);
   const query = async <R extends object>(sql: string, params?: unknown[], prepared?: boolean) => {
     try {
-      const res = prepared ? await pool.query({ name: statementName(sql), text: sql, values: params }) : await pool.query(sql, params);
+      const res = prepared
+        ? await pool.query({ name: statementName(sql), text: sql, values: params })
+        : await pool.query(sql, params);
       return res.rows as R[];
     } catch (err) {
       throw asOutage(err);
@@ -162,18 +177,27 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Db
   const relaxed: Queryable = {
     async query<R extends object>(sql: string, params?: unknown[], prepared?: boolean) {
       if (!relaxedPool) {
-        relaxedPool = new pg.Pool({ connectionString: url, max: Math.max(2, Math.ceil(maxConnections / 3)), connectionTimeoutMillis: 5_000, options: '-c synchronous_commit=off' });
-        relaxedPool.on('error', () => undefined);
+        relaxedPool = new pg.Pool({
+          connectionString: url,
+          max: Math.max(2, Math.ceil(maxConnections / 3)),
+          connectionTimeoutMillis: 5_000,
+          options: "-c synchronous_commit=off",
+        });
+        relaxedPool.on("error", () => undefined);
       }
       try {
-        return (prepared ? await relaxedPool.query({ name: statementName(sql), text: sql, values: params }) : await relaxedPool.query(sql, params)).rows as R[];
+        return (
+          prepared
+            ? await relaxedPool.query({ name: statementName(sql), text: sql, values: params })
+            : await relaxedPool.query(sql, params)
+        ).rows as R[];
       } catch (err) {
         throw asOutage(err);
       }
     },
   };
   return {
-    kind: 'postgres',
+    kind: "postgres",
     query,
     relaxed,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { advisoryLock?: number }) {
@@ -183,16 +207,20 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Db
       try {
         const lock = options?.advisoryLock;
         // one round trip for both: a simple-protocol query may hold several statements (the key is an integer we own)
-        await client.query(lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(${Math.trunc(lock)})`);
+        await client.query(lock === undefined ? "BEGIN" : `BEGIN; SELECT pg_advisory_xact_lock(${Math.trunc(lock)})`);
         const result = await fn({
           async query<R extends object>(sql: string, params?: unknown[], prepared?: boolean) {
-            return (prepared ? await client.query({ name: statementName(sql), text: sql, values: params }) : await client.query(sql, params)).rows as R[];
+            return (
+              prepared
+                ? await client.query({ name: statementName(sql), text: sql, values: params })
+                : await client.query(sql, params)
+            ).rows as R[];
           },
         });
-        await client.query('COMMIT');
+        await client.query("COMMIT");
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        await client.query("ROLLBACK").catch(() => undefined);
         throw asOutage(err);
       } finally {
         client.release();

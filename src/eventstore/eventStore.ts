@@ -1,8 +1,8 @@
 // The append-only event log: optimistic concurrency per stream, idempotent appends, and a hash chain.
-import { createHash } from 'node:crypto';
-import type { Db, Queryable } from './db.js';
-import { PG_UNIQUE_VIOLATION, pgErrorCode } from './db.js';
-import type { DomainEvent, EventMetadata, ProjectableEvent, StoredEvent } from '../domain/events.js';
+import { createHash } from "node:crypto";
+import type { Db, Queryable } from "./db.js";
+import { PG_UNIQUE_VIOLATION, pgErrorCode } from "./db.js";
+import type { DomainEvent, EventMetadata, ProjectableEvent, StoredEvent } from "../domain/events.js";
 
 export const EVENTS_DDL = `
 CREATE TABLE IF NOT EXISTS events (
@@ -23,7 +23,7 @@ CREATE INDEX IF NOT EXISTS events_stream ON events (stream_id, stream_version);
 `;
 
 /** The hash before the first event. */
-export const GENESIS_HASH = '0'.repeat(64);
+export const GENESIS_HASH = "0".repeat(64);
 
 /** A fixed advisory-lock key: appends take it so the global order and the hash chain are one sequence. */
 export const APPEND_LOCK_KEY = 774_211_001;
@@ -32,23 +32,26 @@ export const APPEND_LOCK_KEY = 774_211_001;
 export type SqlPart = (param: (value: unknown) => string) => string;
 
 export class StreamVersionConflict extends Error {
-  constructor(readonly streamId: string, readonly expected: number | 'any') {
+  constructor(
+    readonly streamId: string,
+    readonly expected: number | "any",
+  ) {
     super(`stream ${streamId} is not at version ${expected}`);
-    this.name = 'StreamVersionConflict';
+    this.name = "StreamVersionConflict";
   }
 }
 
 /** JSON with sorted keys, so a hash does not depend on how JSONB reorders an object. */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   const entries = Object.entries(value as Record<string, unknown>)
     .filter(([, v]) => v !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
 }
 
-export function eventHash(e: Omit<StoredEvent, 'hash'>): string {
+export function eventHash(e: Omit<StoredEvent, "hash">): string {
   const content = canonicalJson({
     position: e.position,
     streamId: e.streamId,
@@ -59,12 +62,12 @@ export function eventHash(e: Omit<StoredEvent, 'hash'>): string {
     recordedAt: e.recordedAt,
     prevHash: e.prevHash,
   });
-  return createHash('sha256').update(content).digest('hex');
+  return createHash("sha256").update(content).digest("hex");
 }
 
 /** Serializes appends across every connection and process sharing the database; call first in a money transaction. */
 export async function lockAppends(tx: Queryable): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK_KEY]);
+  await tx.query("SELECT pg_advisory_xact_lock($1)", [APPEND_LOCK_KEY]);
 }
 
 interface EventRow {
@@ -119,11 +122,18 @@ export const LOG_HEAD_COLUMNS = `(SELECT position::text AS last_position FROM ev
 
 /** The log head a row selected with LOG_HEAD_COLUMNS carries; an empty log stands at 0 with the genesis hash. */
 export function logHeadOf(row: { head_pos?: unknown; head_hash?: unknown } | undefined): LogHead {
-  return { pos: row?.head_pos ? Number(row.head_pos) : 0, hash: typeof row?.head_hash === 'string' ? row.head_hash : GENESIS_HASH };
+  return {
+    pos: row?.head_pos ? Number(row.head_pos) : 0,
+    hash: typeof row?.head_hash === "string" ? row.head_hash : GENESIS_HASH,
+  };
 }
 
 /** The append head as select-list items (`head_v`, the log head, `head_used`); `param` numbers the values. */
-export function appendHeadColumns(streamId: string, idempotencyKey: string | undefined, param: (value: unknown) => string): string {
+export function appendHeadColumns(
+  streamId: string,
+  idempotencyKey: string | undefined,
+  param: (value: unknown) => string,
+): string {
   const s = param(streamId);
   const k = param(idempotencyKey ?? null);
   return `(SELECT max(stream_version) FROM events WHERE stream_id = ${s}) AS head_v,
@@ -132,13 +142,19 @@ export function appendHeadColumns(streamId: string, idempotencyKey: string | und
 }
 
 /** The append head a row selected with appendHeadColumns carries. */
-export function appendHeadOf(row: { head_v?: unknown; head_pos?: unknown; head_hash?: unknown; head_used?: unknown } | undefined): AppendHead {
-  return { v: typeof row?.head_v === 'number' ? row.head_v : null, log: logHeadOf(row), used: row?.head_used === true };
+export function appendHeadOf(
+  row: { head_v?: unknown; head_pos?: unknown; head_hash?: unknown; head_used?: unknown } | undefined,
+): AppendHead {
+  return { v: typeof row?.head_v === "number" ? row.head_v : null, log: logHeadOf(row), used: row?.head_used === true };
 }
 
 export type PreparedAppend =
   | { duplicate: true; events: StoredEvent[] }
-  | { duplicate: false; events: StoredEvent[]; /** the INSERT of the events, to run alone or as part of one statement */ insert: SqlPart };
+  | {
+      duplicate: false;
+      events: StoredEvent[];
+      /** the INSERT of the events, to run alone or as part of one statement */ insert: SqlPart;
+    };
 
 /**
  * Decides an append inside the caller's transaction (which must hold the append lock) without writing it: checks the
@@ -147,7 +163,7 @@ export type PreparedAppend =
 export async function prepareAppend(
   tx: Queryable,
   streamId: string,
-  expectedVersion: number | 'any',
+  expectedVersion: number | "any",
   events: DomainEvent[],
   metadata: EventMetadata,
   options: { idempotencyKey?: string; now?: Date; head?: AppendHead } = {},
@@ -155,13 +171,26 @@ export async function prepareAppend(
   let head = options.head;
   if (!head) {
     const params: unknown[] = [];
-    const [row] = await tx.query(`SELECT ${appendHeadColumns(streamId, options.idempotencyKey, (v) => (params.push(v), `$${params.length}`))}`, params);
+    const [row] = await tx.query(
+      `SELECT ${appendHeadColumns(streamId, options.idempotencyKey, (v) => (params.push(v), `$${params.length}`))}`,
+      params,
+    );
     head = appendHeadOf(row);
   }
-  if (head.used && options.idempotencyKey) return { duplicate: true, events: await readByIdempotencyKey(tx, options.idempotencyKey) };
+  if (head.used && options.idempotencyKey)
+    return { duplicate: true, events: await readByIdempotencyKey(tx, options.idempotencyKey) };
   const current = head.v ?? 0;
-  if (expectedVersion !== 'any' && current !== expectedVersion) throw new StreamVersionConflict(streamId, expectedVersion);
-  const numbered = numberEvents({ ...head.log }, streamId, current, events, metadata, (options.now ?? new Date()).toISOString(), options.idempotencyKey);
+  if (expectedVersion !== "any" && current !== expectedVersion)
+    throw new StreamVersionConflict(streamId, expectedVersion);
+  const numbered = numberEvents(
+    { ...head.log },
+    streamId,
+    current,
+    events,
+    metadata,
+    (options.now ?? new Date()).toISOString(),
+    options.idempotencyKey,
+  );
   return { duplicate: false, events: numbered.events, insert: insertEventsPart(numbered.rows) };
 }
 
@@ -175,15 +204,42 @@ export interface LogHead {
  * Numbers and hashes events of one stream after `log` (which it moves on) and the stream's version `current`; the
  * first event carries the idempotency key, the others `key#i`. Returns the stored events and their INSERT values.
  */
-export function numberEvents(log: LogHead, streamId: string, current: number, events: DomainEvent[], metadata: EventMetadata, recordedAt: string, idempotencyKey?: string): { events: StoredEvent[]; rows: unknown[][] } {
+export function numberEvents(
+  log: LogHead,
+  streamId: string,
+  current: number,
+  events: DomainEvent[],
+  metadata: EventMetadata,
+  recordedAt: string,
+  idempotencyKey?: string,
+): { events: StoredEvent[]; rows: unknown[][] } {
   const stored: StoredEvent[] = [];
   const rows: unknown[][] = [];
   for (const [i, e] of events.entries()) {
     log.pos += 1;
-    const partial = { ...e, position: log.pos, streamId, streamVersion: current + i + 1, metadata, recordedAt, prevHash: log.hash } as Omit<StoredEvent, 'hash'>;
+    const partial = {
+      ...e,
+      position: log.pos,
+      streamId,
+      streamVersion: current + i + 1,
+      metadata,
+      recordedAt,
+      prevHash: log.hash,
+    } as Omit<StoredEvent, "hash">;
     const hash = eventHash(partial);
     const key = idempotencyKey ? (i === 0 ? idempotencyKey : `${idempotencyKey}#${i}`) : null;
-    rows.push([log.pos, streamId, partial.streamVersion, e.type, JSON.stringify(e.data), JSON.stringify(metadata), key, recordedAt, log.hash, hash]);
+    rows.push([
+      log.pos,
+      streamId,
+      partial.streamVersion,
+      e.type,
+      JSON.stringify(e.data),
+      JSON.stringify(metadata),
+      key,
+      recordedAt,
+      log.hash,
+      hash,
+    ]);
     stored.push({ ...partial, hash } as StoredEvent);
     log.hash = hash;
   }
@@ -193,14 +249,22 @@ export function numberEvents(log: LogHead, streamId: string, current: number, ev
 /** The INSERT of numbered events (numberEvents' rows), as a statement part. */
 export function insertEventsPart(rows: unknown[][]): SqlPart {
   return (param) =>
-    `INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, recorded_at, prev_hash, hash) VALUES ${rows.map((r) => `(${r.map(param).join(', ')})`).join(', ')}`;
+    `INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, recorded_at, prev_hash, hash) VALUES ${rows.map((r) => `(${r.map(param).join(", ")})`).join(", ")}`;
 }
 
 /** Runs statement parts as one statement (data-modifying CTEs); a unique violation means another writer won the stream version. */
-export async function runParts(tx: Queryable, parts: SqlPart[], streamId = '', expectedVersion: number | 'any' = 'any'): Promise<void> {
+export async function runParts(
+  tx: Queryable,
+  parts: SqlPart[],
+  streamId = "",
+  expectedVersion: number | "any" = "any",
+): Promise<void> {
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
-  const sql = parts.length === 1 ? parts[0]!(param) : `WITH ${parts.map((part, i) => `s${i} AS (${part(param)})`).join(', ')} SELECT 1`;
+  const sql =
+    parts.length === 1
+      ? parts[0]!(param)
+      : `WITH ${parts.map((part, i) => `s${i} AS (${part(param)})`).join(", ")} SELECT 1`;
   try {
     // a charge's statement has the same text each time (the same tables and row counts): keep its plan
     await tx.query(sql, params, true);
@@ -214,7 +278,10 @@ export async function runParts(tx: Queryable, parts: SqlPart[], streamId = '', e
 export async function* readAll(db: Queryable, after = 0, pageSize = 5000): AsyncGenerator<StoredEvent[]> {
   let from = after;
   for (;;) {
-    const rows = await db.query<EventRow>(`${SELECT_EVENT} WHERE position > $1 ORDER BY position LIMIT $2`, [from, pageSize]);
+    const rows = await db.query<EventRow>(`${SELECT_EVENT} WHERE position > $1 ORDER BY position LIMIT $2`, [
+      from,
+      pageSize,
+    ]);
     if (rows.length === 0) return;
     const page = rows.map(rowToEvent);
     yield page;
@@ -241,8 +308,12 @@ export async function readByIdempotencyKey(db: Queryable, key: string): Promise<
  * The whole log in order for replay: only what projecting needs (no metadata, no hashes), in position ranges with two
  * ranges in flight, so the database produces the next pages while the caller folds the current one.
  */
-export async function* readAllForReplay(db: Queryable, rangeSize = 20_000, after = 0): AsyncGenerator<ProjectableEvent[]> {
-  const [head] = await db.query<{ max: string | null }>('SELECT max(position)::text AS max FROM events');
+export async function* readAllForReplay(
+  db: Queryable,
+  rangeSize = 20_000,
+  after = 0,
+): AsyncGenerator<ProjectableEvent[]> {
+  const [head] = await db.query<{ max: string | null }>("SELECT max(position)::text AS max FROM events");
   const last = head?.max ? Number(head.max) : 0;
   // a range comes back as one JSON document: one parse per range instead of a row object and a parse per event
   type Packed = [number, number, string, Record<string, unknown>, number][];
@@ -267,7 +338,10 @@ export async function* readAllForReplay(db: Queryable, rangeSize = 20_000, after
     const rows = await inFlight.shift()!;
     refill();
     if (rows.length === 0) continue;
-    yield rows.map(([position, streamVersion, type, data, at]) => ({ type, data, position, streamVersion, recordedAt: new Date(at).toISOString() }) as ProjectableEvent);
+    yield rows.map(
+      ([position, streamVersion, type, data, at]) =>
+        ({ type, data, position, streamVersion, recordedAt: new Date(at).toISOString() }) as ProjectableEvent,
+    );
   }
 }
 
@@ -293,11 +367,23 @@ export async function verifyChain(db: Db): Promise<ChainVerdict> {
   for await (const page of readAll(db)) {
     for (const e of page) {
       if (e.prevHash !== prev) {
-        return { ok: false, checked, firstBadPosition: e.position, reason: `link broken after position ${lastPosition}: an event was inserted, deleted or reordered`, headHash: prev };
+        return {
+          ok: false,
+          checked,
+          firstBadPosition: e.position,
+          reason: `link broken after position ${lastPosition}: an event was inserted, deleted or reordered`,
+          headHash: prev,
+        };
       }
       const { hash, ...rest } = e;
       if (eventHash(rest) !== hash) {
-        return { ok: false, checked, firstBadPosition: e.position, reason: 'content does not match its hash: the event was edited', headHash: prev };
+        return {
+          ok: false,
+          checked,
+          firstBadPosition: e.position,
+          reason: "content does not match its hash: the event was edited",
+          headHash: prev,
+        };
       }
       prev = hash;
       lastPosition = e.position;

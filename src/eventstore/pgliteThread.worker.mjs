@@ -5,8 +5,8 @@
 //   { op: 'begin', tx } (no answer: it saves a round trip; a failed BEGIN fails the transaction's next message)
 //   then { id, op: 'query', tx, sql, params }... and { id, op: 'commit' | 'rollback', tx }
 // A transaction holds PGlite's transaction lock until its commit or rollback: other queries wait, as in-process.
-import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
+import { parentPort, workerData } from "node:worker_threads";
+import { PGlite } from "@electric-sql/pglite";
 
 const lite = workerData.dataDir ? new PGlite(workerData.dataDir) : new PGlite();
 
@@ -14,7 +14,9 @@ const lite = workerData.dataDir ? new PGlite(workerData.dataDir) : new PGlite();
 const transactions = new Map();
 
 const reply = (id, body) => parentPort.postMessage({ id, ...body });
-const failure = (err) => ({ error: { message: err?.message ?? String(err), code: typeof err?.code === 'string' ? err.code : undefined } });
+const failure = (err) => ({
+  error: { message: err?.message ?? String(err), code: typeof err?.code === "string" ? err.code : undefined },
+});
 
 function nextMessage(state) {
   if (state.queue.length > 0) return Promise.resolve(state.queue.shift());
@@ -34,8 +36,8 @@ function deliver(message) {
 
 /** A message for a transaction that never began: its rollback succeeds (nothing to undo) and ends it, the rest fail. */
 function endFailed(state, message) {
-  reply(message.id, message.op === 'rollback' ? { rows: [] } : failure(state.failed));
-  if (message.op === 'rollback' || message.op === 'commit') transactions.delete(message.tx);
+  reply(message.id, message.op === "rollback" ? { rows: [] } : failure(state.failed));
+  if (message.op === "rollback" || message.op === "commit") transactions.delete(message.tx);
 }
 
 class Rollback extends Error {}
@@ -50,9 +52,9 @@ function begin({ tx }) {
       started = true;
       for (;;) {
         const message = await nextMessage(state);
-        if (message.op === 'commit' || message.op === 'rollback') {
+        if (message.op === "commit" || message.op === "rollback") {
           ended = message;
-          if (message.op === 'rollback') throw new Rollback();
+          if (message.op === "rollback") throw new Rollback();
           return;
         }
         try {
@@ -80,17 +82,26 @@ function begin({ tx }) {
     );
 }
 
-parentPort.on('message', (message) => {
-  if (message.tx !== undefined && message.op !== 'begin') return deliver(message);
+parentPort.on("message", (message) => {
+  if (message.tx !== undefined && message.op !== "begin") return deliver(message);
   switch (message.op) {
-    case 'begin':
+    case "begin":
       return begin(message);
-    case 'query':
-      return lite.query(message.sql, message.params).then((res) => reply(message.id, { rows: res.rows }), (err) => reply(message.id, failure(err)));
-    case 'exec':
-      return lite.exec(message.sql).then(() => reply(message.id, { rows: [] }), (err) => reply(message.id, failure(err)));
-    case 'close':
-      return lite.close().then(() => reply(message.id, { rows: [] }), (err) => reply(message.id, failure(err)));
+    case "query":
+      return lite.query(message.sql, message.params).then(
+        (res) => reply(message.id, { rows: res.rows }),
+        (err) => reply(message.id, failure(err)),
+      );
+    case "exec":
+      return lite.exec(message.sql).then(
+        () => reply(message.id, { rows: [] }),
+        (err) => reply(message.id, failure(err)),
+      );
+    case "close":
+      return lite.close().then(
+        () => reply(message.id, { rows: [] }),
+        (err) => reply(message.id, failure(err)),
+      );
     default:
       return reply(message.id, failure(new Error(`unknown operation ${message.op}`)));
   }

@@ -1,9 +1,9 @@
 // Creates the event log, the read models' tables (the projections, handed in by the composition root) and the
 // operational tables (query cache, rate windows).
-import { createHash } from 'node:crypto';
-import { Rejection } from '../domain/rejection.js';
-import { pgErrorCode, type Db, type Queryable } from './db.js';
-import { EVENTS_DDL } from './eventStore.js';
+import { createHash } from "node:crypto";
+import { Rejection } from "../domain/rejection.js";
+import { pgErrorCode, type Db, type Queryable } from "./db.js";
+import { EVENTS_DDL } from "./eventStore.js";
 
 /** The read models a store keeps beside its log: what migrate needs of them (projections/readModels.ts). */
 export interface ReadModels {
@@ -117,21 +117,22 @@ const MIGRATE_DEADLINE_MS = 120_000;
 /** The schema this code expects: recorded once a migration ran, so a process starting against it runs no DDL. */
 const SCHEMA_VERSION_DDL = `CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY, ddl_hash TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL)`;
 
-const schemaHash = (readModels: ReadModels): string => createHash('sha256').update([EVENTS_DDL, readModels.ddl, OPERATIONAL_DDL].join('\n')).digest('hex');
+const schemaHash = (readModels: ReadModels): string =>
+  createHash("sha256").update([EVENTS_DDL, readModels.ddl, OPERATIONAL_DDL].join("\n")).digest("hex");
 
 /** The schema hash the store records, null when it records none (a fresh store, or one migrated before the record). */
 async function recordedHash(db: Queryable): Promise<string | null> {
   const [present] = await db.query<{ ok: boolean }>(`SELECT to_regclass('schema_version') IS NOT NULL AS ok`);
   if (!present?.ok) return null;
-  const [row] = await db.query<{ ddl_hash: string }>('SELECT ddl_hash FROM schema_version WHERE id = 1');
+  const [row] = await db.query<{ ddl_hash: string }>("SELECT ddl_hash FROM schema_version WHERE id = 1");
   return row?.ddl_hash ?? null;
 }
 
 /** A lock wait cut short by lock_timeout, or a deadlock: the migration steps aside and tries again. */
 const gaveWay = (err: unknown): boolean => {
   const code = pgErrorCode(err) ?? pgErrorCode((err as Error).cause);
-  if (code === '55P03' || code === '40P01') return true;
-  return err instanceof Rejection && err.code === 'SERVICE_UNAVAILABLE' && /retry shortly/.test(err.message);
+  if (code === "55P03" || code === "40P01") return true;
+  return err instanceof Rejection && err.code === "SERVICE_UNAVAILABLE" && /retry shortly/.test(err.message);
 };
 
 /**
@@ -148,9 +149,12 @@ export async function migrate(db: Db, readModels: ReadModels): Promise<void> {
   let added: string[] = [];
   const record = async (tx: Queryable) => {
     await tx.query(SCHEMA_VERSION_DDL);
-    await tx.query('INSERT INTO schema_version (id, ddl_hash, migrated_at) VALUES (1, $1, now()) ON CONFLICT (id) DO UPDATE SET ddl_hash = EXCLUDED.ddl_hash, migrated_at = EXCLUDED.migrated_at', [hash]);
+    await tx.query(
+      "INSERT INTO schema_version (id, ddl_hash, migrated_at) VALUES (1, $1, now()) ON CONFLICT (id) DO UPDATE SET ddl_hash = EXCLUDED.ddl_hash, migrated_at = EXCLUDED.migrated_at",
+      [hash],
+    );
   };
-  if (db.kind === 'postgres') {
+  if (db.kind === "postgres") {
     const deadline = Date.now() + MIGRATE_DEADLINE_MS;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -187,7 +191,10 @@ export async function migrate(db: Db, readModels: ReadModels): Promise<void> {
 
 /** The tables of `tables` this store does not have yet. */
 async function missingTables(db: Queryable, tables: readonly string[]): Promise<string[]> {
-  const rows = await db.query<{ name: string }>(`SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL`, [tables]);
+  const rows = await db.query<{ name: string }>(
+    `SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NULL`,
+    [tables],
+  );
   const missing = new Set(rows.map((r) => r.name));
   return tables.filter((t) => missing.has(t));
 }

@@ -1,14 +1,14 @@
 // One command on one stream, the way every non-charge append runs: under the append lock, read what the decision
 // needs, decide, append at the version read, and project inline, in one transaction; a conflict is decided again.
-import type { Db, Queryable } from './db.js';
-import { APPEND_LOCK_KEY, prepareAppend } from './eventStore.js';
-import { retryConflicts } from './conflictRetry.js';
-import { projectInline } from '../../projections/sqlProjection.js';
-import type { Actor, DomainEvent, StoredEvent } from '../domain/events.js';
+import type { Db, Queryable } from "./db.js";
+import { APPEND_LOCK_KEY, prepareAppend } from "./eventStore.js";
+import { retryConflicts } from "./conflictRetry.js";
+import { projectInline } from "../../projections/sqlProjection.js";
+import type { Actor, DomainEvent, StoredEvent } from "../domain/events.js";
 
 export interface StreamDecision {
   /** the stream's version the decision was made on (0: a new stream); 'any': the stream's one writer needs no check */
-  version: number | 'any';
+  version: number | "any";
   events: DomainEvent[];
 }
 
@@ -19,7 +19,10 @@ export function runStreamCommand(
   streamId: string,
   actor: Actor,
   decide: (tx: Queryable, at: Date) => Promise<StreamDecision>,
-  options: { requestId?: string; /** a retried command with the same key appends nothing and returns the first one's events */ idempotencyKey?: string } = {},
+  options: {
+    requestId?: string;
+    /** a retried command with the same key appends nothing and returns the first one's events */ idempotencyKey?: string;
+  } = {},
 ): Promise<StoredEvent[]> {
   return retryConflicts(() =>
     db.transaction(
@@ -27,9 +30,16 @@ export function runStreamCommand(
         const at = now();
         const { version, events } = await decide(tx, at);
         if (events.length === 0) return [];
-        const prepared = await prepareAppend(tx, streamId, version, events, { actor, ...(options.requestId ? { requestId: options.requestId } : {}) }, { now: at, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}) });
+        const prepared = await prepareAppend(
+          tx,
+          streamId,
+          version,
+          events,
+          { actor, ...(options.requestId ? { requestId: options.requestId } : {}) },
+          { now: at, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}) },
+        );
         if (prepared.duplicate) return prepared.events;
-        await projectInline(tx, prepared.events, 'proj_', [prepared.insert]);
+        await projectInline(tx, prepared.events, "proj_", [prepared.insert]);
         return prepared.events;
       },
       { advisoryLock: APPEND_LOCK_KEY },

@@ -12,17 +12,17 @@ export interface RangeBounds {
 }
 
 export type FilterNode =
-  | { kind: 'and'; children: FilterNode[] }
-  | { kind: 'or'; children: FilterNode[] }
-  | { kind: 'not'; child: FilterNode }
+  | { kind: "and"; children: FilterNode[] }
+  | { kind: "or"; children: FilterNode[] }
+  | { kind: "not"; child: FilterNode }
   /** field equals one value (multi-valued fields: any element equals) */
-  | { kind: 'eq'; field: string; value: ScalarValue }
+  | { kind: "eq"; field: string; value: ScalarValue }
   /** field equals any of the values (multi-valued fields: any element in the set) */
-  | { kind: 'in'; field: string; values: ScalarValue[] }
+  | { kind: "in"; field: string; values: ScalarValue[] }
   /** inclusive/exclusive range on a comparable field (numbers, ISO date strings) */
-  | { kind: 'range'; field: string; bounds: RangeBounds }
+  | { kind: "range"; field: string; bounds: RangeBounds }
   /** field is present with a non-null value */
-  | { kind: 'exists'; field: string }
+  | { kind: "exists"; field: string }
   /** matches everything / nothing (used when a collection answers a condition itself, e.g. open_access) */
-  | { kind: 'all' }
-  | { kind: 'none' };
+  | { kind: "all" }
+  | { kind: "none" };

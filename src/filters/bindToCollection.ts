@@ -1,8 +1,8 @@
 // Checks a parsed filter against one collection's field capabilities and yields that collection's AST, or why it is left out.
-import type { FilterNode } from './ast.js';
-import { FilterError } from './errors.js';
-import { fieldsInGroup, indexedFieldsSentence } from './fields.js';
-import type { ConditionTree, FieldTest, MetricTest } from './syntax.js';
+import type { FilterNode } from "./ast.js";
+import { FilterError } from "./errors.js";
+import { fieldsInGroup, indexedFieldsSentence } from "./fields.js";
+import type { ConditionTree, FieldTest, MetricTest } from "./syntax.js";
 
 /** What the filter language needs to know about a physical collection being searched. */
 export interface CollectionFilterProfile {
@@ -24,9 +24,9 @@ export interface CollectionFilterProfile {
  *   `open_access_collection_excluded` is an open-access-only collection the open_access condition excludes.
  */
 export type CollectionFilterPlan =
-  | { collection: string; outcome: 'search'; ast: FilterNode }
-  | { collection: string; outcome: 'skip'; reason: 'editorial_field_not_indexed'; field: string }
-  | { collection: string; outcome: 'skip'; reason: 'open_access_collection_excluded'; field: 'open_access' };
+  | { collection: string; outcome: "search"; ast: FilterNode }
+  | { collection: string; outcome: "skip"; reason: "editorial_field_not_indexed"; field: string }
+  | { collection: string; outcome: "skip"; reason: "open_access_collection_excluded"; field: "open_access" };
 
 export interface CollectionBinding {
   plan: CollectionFilterPlan;
@@ -49,7 +49,8 @@ export function bindToCollection(
   metricNodes: ReadonlyMap<MetricTest, FilterNode>,
   profile: CollectionFilterProfile,
 ): CollectionBinding {
-  if (tree === null) return { plan: { collection: profile.name, outcome: 'search', ast: { kind: 'all' } }, scannedFields: [] };
+  if (tree === null)
+    return { plan: { collection: profile.name, outcome: "search", ast: { kind: "all" } }, scannedFields: [] };
   const use: FieldUse = { editorial: [], scan: [] };
   collectFieldUse(tree, use);
 
@@ -57,13 +58,13 @@ export function bindToCollection(
     const first = use.editorial[0];
     if (profile.isMetaMember) {
       return {
-        plan: { collection: profile.name, outcome: 'skip', reason: 'editorial_field_not_indexed', field: first.field },
+        plan: { collection: profile.name, outcome: "skip", reason: "editorial_field_not_indexed", field: first.field },
         scannedFields: [],
       };
     }
     throw new FilterError(
       `Field "${first.field}" is indexed on editorial collections only; collection "${profile.name}" has no index for it. ` +
-        `Editorial-only fields: ${fieldsInGroup('editorial').join(', ')}. ${indexedFieldsSentence()}`,
+        `Editorial-only fields: ${fieldsInGroup("editorial").join(", ")}. ${indexedFieldsSentence()}`,
       { field: first.field, filter: first.source },
     );
   }
@@ -79,18 +80,24 @@ export function bindToCollection(
   let excludedByOpenAccess = false;
   const bind = (node: ConditionTree, underOrOrNot: boolean): FilterNode => {
     switch (node.kind) {
-      case 'and':
-        return foldJunction('and', node.children.map((child) => bind(child, underOrOrNot)));
-      case 'or':
-        return foldJunction('or', node.children.map((child) => bind(child, true)));
-      case 'not':
+      case "and":
+        return foldJunction(
+          "and",
+          node.children.map((child) => bind(child, underOrOrNot)),
+        );
+      case "or":
+        return foldJunction(
+          "or",
+          node.children.map((child) => bind(child, true)),
+        );
+      case "not":
         return foldNot(bind(node.child, true));
-      case 'metric':
-        return metricNodes.get(node) ?? { kind: 'none' };
-      case 'field':
-        if (node.field === 'open_access' && profile.openAccessOnly) {
+      case "metric":
+        return metricNodes.get(node) ?? { kind: "none" };
+      case "field":
+        if (node.field === "open_access" && profile.openAccessOnly) {
           if (underOrOrNot || !acceptsTrue(node.node)) excludedByOpenAccess = true;
-          return { kind: 'all' };
+          return { kind: "all" };
         }
         return node.node;
     }
@@ -98,37 +105,42 @@ export function bindToCollection(
   const ast = bind(tree, false);
   if (excludedByOpenAccess) {
     return {
-      plan: { collection: profile.name, outcome: 'skip', reason: 'open_access_collection_excluded', field: 'open_access' },
+      plan: {
+        collection: profile.name,
+        outcome: "skip",
+        reason: "open_access_collection_excluded",
+        field: "open_access",
+      },
       scannedFields: [],
     };
   }
   return {
-    plan: { collection: profile.name, outcome: 'search', ast },
+    plan: { collection: profile.name, outcome: "search", ast },
     scannedFields: [...new Set(use.scan.map((test) => test.field))],
   };
 }
 
 function collectFieldUse(node: ConditionTree, use: FieldUse): void {
   switch (node.kind) {
-    case 'and':
-    case 'or':
+    case "and":
+    case "or":
       node.children.forEach((child) => collectFieldUse(child, use));
       return;
-    case 'not':
+    case "not":
       collectFieldUse(node.child, use);
       return;
-    case 'metric':
+    case "metric":
       return;
-    case 'field':
-      if (node.spec.group === 'editorial') use.editorial.push(node);
-      else if (node.spec.group === 'scan') use.scan.push(node);
+    case "field":
+      if (node.spec.group === "editorial") use.editorial.push(node);
+      else if (node.spec.group === "scan") use.scan.push(node);
   }
 }
 
 /** A positive open_access condition that every document of an open-access-only collection satisfies. */
 function acceptsTrue(node: FilterNode): boolean {
-  if (node.kind === 'eq') return node.value === true;
-  if (node.kind === 'in') return node.values.includes(true);
+  if (node.kind === "eq") return node.value === true;
+  if (node.kind === "in") return node.values.includes(true);
   return false;
 }
 
@@ -136,9 +148,9 @@ function acceptsTrue(node: FilterNode): boolean {
  * and/or with constants folded: `all` is and's identity and or's absorbing element, `none` the reverse;
  * nested nodes of the same kind are flattened.
  */
-function foldJunction(kind: 'and' | 'or', children: FilterNode[]): FilterNode {
-  const identity = kind === 'and' ? 'all' : 'none';
-  const absorbing = kind === 'and' ? 'none' : 'all';
+function foldJunction(kind: "and" | "or", children: FilterNode[]): FilterNode {
+  const identity = kind === "and" ? "all" : "none";
+  const absorbing = kind === "and" ? "none" : "all";
   const kept: FilterNode[] = [];
   for (const child of children) {
     if (child.kind === absorbing) return { kind: absorbing };
@@ -151,8 +163,8 @@ function foldJunction(kind: 'and' | 'or', children: FilterNode[]): FilterNode {
 }
 
 function foldNot(child: FilterNode): FilterNode {
-  if (child.kind === 'all') return { kind: 'none' };
-  if (child.kind === 'none') return { kind: 'all' };
-  if (child.kind === 'not') return child.child;
-  return { kind: 'not', child };
+  if (child.kind === "all") return { kind: "none" };
+  if (child.kind === "none") return { kind: "all" };
+  if (child.kind === "not") return child.child;
+  return { kind: "not", child };
 }

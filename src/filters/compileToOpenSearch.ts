@@ -1,13 +1,13 @@
 // Compiles a filter AST into OpenSearch query DSL (used as a bool.filter) with the same semantics as
 // compileToPredicate: keyword fields carry a lowercase normalizer, dates are compared as periods in epoch millis.
-import type { FilterNode, RangeBounds, ScalarValue } from './ast.js';
-import { DATE_FIELDS, dateRangeMillis, filterDatePeriod } from './compileToPredicate.js';
+import type { FilterNode, RangeBounds, ScalarValue } from "./ast.js";
+import { DATE_FIELDS, dateRangeMillis, filterDatePeriod } from "./compileToPredicate.js";
 
 /** One OpenSearch query clause. */
 export type OpenSearchQuery = { [clause: string]: unknown };
 
 /** Where chunk metadata lives in the index documents. */
-export const METADATA_PATH = 'metadata';
+export const METADATA_PATH = "metadata";
 
 function fieldPath(field: string): string {
   return `${METADATA_PATH}.${field}`;
@@ -15,7 +15,7 @@ function fieldPath(field: string): string {
 
 function datePeriodQuery(field: string, value: ScalarValue): OpenSearchQuery {
   const period = filterDatePeriod(field, value);
-  return { range: { [fieldPath(field)]: { gte: period.start, lte: period.end, format: 'epoch_millis' } } };
+  return { range: { [fieldPath(field)]: { gte: period.start, lte: period.end, format: "epoch_millis" } } };
 }
 
 function anyOf(clauses: OpenSearchQuery[]): OpenSearchQuery {
@@ -26,7 +26,7 @@ function anyOf(clauses: OpenSearchQuery[]): OpenSearchQuery {
 
 function rangeQuery(field: string, bounds: RangeBounds): OpenSearchQuery {
   if (DATE_FIELDS.has(field)) {
-    return { range: { [fieldPath(field)]: { ...dateRangeMillis(field, bounds), format: 'epoch_millis' } } };
+    return { range: { [fieldPath(field)]: { ...dateRangeMillis(field, bounds), format: "epoch_millis" } } };
   }
   const clause: Record<string, ScalarValue> = {};
   if (bounds.gt !== undefined) clause.gt = bounds.gt;
@@ -42,27 +42,27 @@ function rangeQuery(field: string, bounds: RangeBounds): OpenSearchQuery {
  */
 export function compileToOpenSearch(node: FilterNode): OpenSearchQuery {
   switch (node.kind) {
-    case 'all':
+    case "all":
       return { match_all: {} };
-    case 'none':
+    case "none":
       return { match_none: {} };
-    case 'and':
+    case "and":
       if (node.children.length === 0) return { match_all: {} };
       return { bool: { filter: node.children.map(compileToOpenSearch) } };
-    case 'or':
+    case "or":
       return anyOf(node.children.map(compileToOpenSearch));
-    case 'not':
+    case "not":
       return { bool: { must_not: [compileToOpenSearch(node.child)] } };
-    case 'eq':
+    case "eq":
       if (DATE_FIELDS.has(node.field)) return datePeriodQuery(node.field, node.value);
       return { term: { [fieldPath(node.field)]: node.value } };
-    case 'in':
+    case "in":
       if (DATE_FIELDS.has(node.field)) return anyOf(node.values.map((value) => datePeriodQuery(node.field, value)));
       if (node.values.length === 0) return { match_none: {} };
       return { terms: { [fieldPath(node.field)]: node.values } };
-    case 'range':
+    case "range":
       return rangeQuery(node.field, node.bounds);
-    case 'exists':
+    case "exists":
       return { exists: { field: fieldPath(node.field) } };
     default: {
       const unhandled: never = node;

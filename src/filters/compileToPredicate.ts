@@ -1,12 +1,12 @@
 // Compiles a filter AST into a predicate over chunk metadata for the embedded engine; also home of the
 // value semantics both compilers share (case-insensitive strings, date periods), so OpenSearch matches alike.
-import type { FilterNode, RangeBounds, ScalarValue } from './ast.js';
-import { lowerCaseLikeLucene } from '../retrieval/text/englishAnalyzer.js';
+import type { FilterNode, RangeBounds, ScalarValue } from "./ast.js";
+import { lowerCaseLikeLucene } from "../retrieval/text/englishAnalyzer.js";
 
 export type MetadataPredicate = (metadata: Readonly<Record<string, unknown>>) => boolean;
 
 /** Metadata fields holding dates (indexed as `date` in OpenSearch, compared as instants here). */
-export const DATE_FIELDS: ReadonlySet<string> = new Set(['publication_date', 'last_updated_date']);
+export const DATE_FIELDS: ReadonlySet<string> = new Set(["publication_date", "last_updated_date"]);
 
 /** A date value read as the span of time it names: "2020" is all of 2020, "2020-05-01" that whole day. */
 export interface DatePeriod {
@@ -37,10 +37,10 @@ export function parseDatePeriod(value: string): DatePeriod | undefined {
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;
   let offsetMinutes = 0;
-  if (offsetText !== undefined && offsetText !== 'Z') {
-    const sign = offsetText.startsWith('-') ? -1 : 1;
-    const digits = offsetText.slice(1).replace(':', '');
-    offsetMinutes = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0'));
+  if (offsetText !== undefined && offsetText !== "Z") {
+    const sign = offsetText.startsWith("-") ? -1 : 1;
+    const digits = offsetText.slice(1).replace(":", "");
+    offsetMinutes = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || "0"));
   }
   const start = Date.UTC(year, month - 1, day, hour, minute, second, millisecond) - offsetMinutes * 60_000;
   let end: number;
@@ -70,7 +70,10 @@ export function filterDatePeriod(field: string, value: ScalarValue): DatePeriod 
  * its end (gt); an upper bound up to the end of its period (lte) or before its start (lt). So
  * `lte: "2020"` includes 2020-12-31 and `gt: "2020-05"` starts in June.
  */
-export function dateRangeMillis(field: string, bounds: RangeBounds): { gt?: number; gte?: number; lt?: number; lte?: number } {
+export function dateRangeMillis(
+  field: string,
+  bounds: RangeBounds,
+): { gt?: number; gte?: number; lt?: number; lte?: number } {
   const millis: { gt?: number; gte?: number; lt?: number; lte?: number } = {};
   if (bounds.gte !== undefined) millis.gte = filterDatePeriod(field, bounds.gte).start;
   if (bounds.gt !== undefined) millis.gt = filterDatePeriod(field, bounds.gt).end;
@@ -86,11 +89,17 @@ export function dateRangeMillis(field: string, bounds: RangeBounds): { gt?: numb
 export const MAX_FILTERABLE_TEXT_LENGTH = 8191;
 
 function filterable(value: unknown): boolean {
-  return value !== null && value !== undefined && !(typeof value === 'string' && value.length > MAX_FILTERABLE_TEXT_LENGTH);
+  return (
+    value !== null && value !== undefined && !(typeof value === "string" && value.length > MAX_FILTERABLE_TEXT_LENGTH)
+  );
 }
 
 /** Whether any stored value of the field (each element of a multi-valued field) passes `test`; null counts as absent. */
-function anyStoredValue(metadata: Readonly<Record<string, unknown>>, field: string, test: (value: unknown) => boolean): boolean {
+function anyStoredValue(
+  metadata: Readonly<Record<string, unknown>>,
+  field: string,
+  test: (value: unknown) => boolean,
+): boolean {
   const raw = metadata[field];
   if (!Array.isArray(raw)) return filterable(raw) && test(raw);
   for (const value of raw) if (filterable(value) && test(value)) return true;
@@ -98,8 +107,8 @@ function anyStoredValue(metadata: Readonly<Record<string, unknown>>, field: stri
 }
 
 function asNumber(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (typeof value === 'string' && value.trim() !== '') {
+  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  if (typeof value === "string" && value.trim() !== "") {
     const parsed = Number(value);
     return Number.isFinite(parsed) ? parsed : undefined;
   }
@@ -107,15 +116,18 @@ function asNumber(value: unknown): number | undefined {
 }
 
 function asBoolean(value: unknown): boolean | undefined {
-  if (typeof value === 'boolean') return value;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
+  if (typeof value === "boolean") return value;
+  if (value === "true") return true;
+  if (value === "false") return false;
   return undefined;
 }
 
 type Comparable = number | string;
 
-function compareInRange(value: Comparable, bounds: { gt?: Comparable; gte?: Comparable; lt?: Comparable; lte?: Comparable }): boolean {
+function compareInRange(
+  value: Comparable,
+  bounds: { gt?: Comparable; gte?: Comparable; lt?: Comparable; lte?: Comparable },
+): boolean {
   if (bounds.gt !== undefined && !(value > bounds.gt)) return false;
   if (bounds.gte !== undefined && !(value >= bounds.gte)) return false;
   if (bounds.lt !== undefined && !(value < bounds.lt)) return false;
@@ -139,9 +151,13 @@ function storedInstant(value: string): number {
 }
 
 /** Whether any stored date of the field (read as the instant it names) passes `test`. */
-function anyStoredInstant(metadata: Readonly<Record<string, unknown>>, field: string, test: (instant: number) => boolean): boolean {
+function anyStoredInstant(
+  metadata: Readonly<Record<string, unknown>>,
+  field: string,
+  test: (instant: number) => boolean,
+): boolean {
   return anyStoredValue(metadata, field, (value) => {
-    if (typeof value !== 'string') return false;
+    if (typeof value !== "string") return false;
     const instant = storedInstant(value);
     return !Number.isNaN(instant) && test(instant);
   });
@@ -187,13 +203,13 @@ function equalsAnyOf(values: readonly ScalarValue[]): (stored: unknown) => boole
     if (n !== undefined) numbers.add(n);
     const b = asBoolean(wanted);
     if (b !== undefined) booleans.add(b);
-    if (typeof wanted === 'boolean') booleansForText.add(wanted);
+    if (typeof wanted === "boolean") booleansForText.add(wanted);
     else strings.add(lowerCaseLikeLucene(String(wanted)));
   }
   return (stored) => {
-    if (typeof stored === 'number') return numbers.has(stored);
-    if (typeof stored === 'boolean') return booleans.has(stored);
-    if (typeof stored !== 'string') return false;
+    if (typeof stored === "number") return numbers.has(stored);
+    if (typeof stored === "boolean") return booleans.has(stored);
+    if (typeof stored !== "string") return false;
     if (strings.has(lowerCaseLikeLucene(stored))) return true;
     if (booleansForText.size === 0) return false;
     const b = asBoolean(stored);
@@ -231,9 +247,11 @@ function compileRange(field: string, bounds: RangeBounds): MetadataPredicate {
     };
     return (metadata) => anyStoredValue(metadata, field, inRange);
   }
-  const fold = (value: ScalarValue | undefined) => (value === undefined ? undefined : lowerCaseLikeLucene(String(value)));
+  const fold = (value: ScalarValue | undefined) =>
+    value === undefined ? undefined : lowerCaseLikeLucene(String(value));
   const keywordBounds = { gt: fold(bounds.gt), gte: fold(bounds.gte), lt: fold(bounds.lt), lte: fold(bounds.lte) };
-  const inRange = (stored: unknown) => typeof stored === 'string' && compareInRange(lowerCaseLikeLucene(stored), keywordBounds);
+  const inRange = (stored: unknown) =>
+    typeof stored === "string" && compareInRange(lowerCaseLikeLucene(stored), keywordBounds);
   return (metadata) => anyStoredValue(metadata, field, inRange);
 }
 
@@ -248,29 +266,29 @@ function compileExists(field: string): MetadataPredicate {
  */
 export function compileToPredicate(node: FilterNode): MetadataPredicate {
   switch (node.kind) {
-    case 'all':
+    case "all":
       return () => true;
-    case 'none':
+    case "none":
       return () => false;
-    case 'and': {
+    case "and": {
       const children = node.children.map(compileToPredicate);
       return (metadata) => children.every((child) => child(metadata));
     }
-    case 'or': {
+    case "or": {
       const children = node.children.map(compileToPredicate);
       return (metadata) => children.some((child) => child(metadata));
     }
-    case 'not': {
+    case "not": {
       const child = compileToPredicate(node.child);
       return (metadata) => !child(metadata);
     }
-    case 'eq':
+    case "eq":
       return compileEquality(node.field, [node.value]);
-    case 'in':
+    case "in":
       return compileEquality(node.field, node.values);
-    case 'range':
+    case "range":
       return compileRange(node.field, node.bounds);
-    case 'exists':
+    case "exists":
       return compileExists(node.field);
     default: {
       const unhandled: never = node;

@@ -6,13 +6,13 @@ export interface FilterDatePeriod {
   start: string;
   /** start of the following period, same format as `start`; a time is a point, so its `next` equals `start` */
   next: string;
-  precision: 'year' | 'month' | 'day' | 'second';
+  precision: "year" | "month" | "day" | "second";
 }
 
 const DATE_PATTERN = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2}))?)?)?$/;
 
 function pad(value: number, width: number): string {
-  return String(value).padStart(width, '0');
+  return String(value).padStart(width, "0");
 }
 
 function isoDay(year: number, month: number, day: number): string {
@@ -43,7 +43,7 @@ export function parseFilterDate(raw: string, allowPartial: boolean): FilterDateP
   if (monthText === undefined) {
     if (!allowPartial) return null;
     if (year >= 9999) return null;
-    return { start: isoDay(year, 1, 1), next: isoDay(year + 1, 1, 1), precision: 'year' };
+    return { start: isoDay(year, 1, 1), next: isoDay(year + 1, 1, 1), precision: "year" };
   }
   const month = Number(monthText);
   if (month < 1 || month > 12) return null;
@@ -51,17 +51,17 @@ export function parseFilterDate(raw: string, allowPartial: boolean): FilterDateP
     if (!allowPartial) return null;
     if (year >= 9999 && month === 12) return null;
     const next = month === 12 ? isoDay(year + 1, 1, 1) : isoDay(year, month + 1, 1);
-    return { start: isoDay(year, month, 1), next, precision: 'month' };
+    return { start: isoDay(year, month, 1), next, precision: "month" };
   }
   const day = Number(dayText);
   if (day < 1 || day > daysInMonth(year, month)) return null;
   if (hourText === undefined) {
     if (year === 9999 && month === 12 && day === 31) return null;
-    return { start: isoDay(year, month, day), next: dayAfter(year, month, day), precision: 'day' };
+    return { start: isoDay(year, month, day), next: dayAfter(year, month, day), precision: "day" };
   }
   const hour = Number(hourText);
   const minute = Number(minuteText);
   const second = Number(secondText);
   if (hour > 23 || minute > 59 || second > 59) return null;
-  return { start: raw, next: raw, precision: 'second' };
+  return { start: raw, next: raw, precision: "second" };
 }

@@ -1,8 +1,8 @@
 // The `doi_not_in_collection` check: which DOIs pinned by a filter the searched collections do not hold, and where they are instead.
-import type { FilterNode } from './ast.js';
-import { doiNotInCollectionWarning, type DoiWhereabouts, type FilterWarning } from './warnings.js';
-import type { SearchEngine } from '../retrieval/port.js';
-import type { CollectionCatalog } from '../domain/catalog.js';
+import type { FilterNode } from "./ast.js";
+import { doiNotInCollectionWarning, type DoiWhereabouts, type FilterWarning } from "./warnings.js";
+import type { SearchEngine } from "../retrieval/port.js";
+import type { CollectionCatalog } from "../domain/catalog.js";
 
 /** The spec's cover: at most ten pinned DOIs are checked per request. */
 export const MAX_DOIS_CHECKED = 10;
@@ -11,7 +11,7 @@ export const MAX_DOIS_CHECKED = 10;
 export const DEFAULT_DOI_REACH_BUDGET_MS = 1_500;
 
 export interface DoiReachInput {
-  engine: Pick<SearchEngine, 'countChunks' | 'hasIndex'>;
+  engine: Pick<SearchEngine, "countChunks" | "hasIndex">;
   /** canonical DOIs pinned by the filter (eq/in outside any negation), in filter order */
   dois: readonly string[];
   /** physical collections (engine indexes) the request searches */
@@ -32,13 +32,13 @@ export async function doiNotInCollectionWarnings(input: DoiReachInput): Promise<
   if (dois.length === 0) return [];
   const budgetMs = input.budgetMs ?? DEFAULT_DOI_REACH_BUDGET_MS;
   let timer: NodeJS.Timeout | undefined;
-  const outOfTime = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), budgetMs);
+  const outOfTime = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), budgetMs);
   });
-  const check = findWhereabouts(input, dois).catch(() => 'failed' as const);
+  const check = findWhereabouts(input, dois).catch(() => "failed" as const);
   try {
     const outcome = await Promise.race([check, outOfTime]);
-    if (outcome === 'timeout' || outcome === 'failed') return [];
+    if (outcome === "timeout" || outcome === "failed") return [];
     return dois.flatMap((doi) => {
       const whereabouts = outcome.get(doi);
       return whereabouts ? [doiNotInCollectionWarning(doi, input.searched, whereabouts)] : [];
@@ -59,26 +59,28 @@ async function findWhereabouts(input: DoiReachInput, dois: readonly string[]): P
   for (const doi of dois) {
     if ((searched.get(doi) ?? []).length > 0) continue;
     const reachable = unsearched.get(doi) ?? [];
-    if (reachable.length > 0) missing.set(doi, { kind: 'unsearched', collections: reachable });
-    else if ((outOfScope.get(doi) ?? []).length > 0) missing.set(doi, { kind: 'out_of_scope' });
-    else missing.set(doi, { kind: 'nowhere' });
+    if (reachable.length > 0) missing.set(doi, { kind: "unsearched", collections: reachable });
+    else if ((outOfScope.get(doi) ?? []).length > 0) missing.set(doi, { kind: "out_of_scope" });
+    else missing.set(doi, { kind: "nowhere" });
   }
   return missing;
 }
 
 /** DOI -> the collections holding at least one chunk with it. One count per collection, then one per DOI where it holds any. */
 async function holdersByDoi(
-  engine: DoiReachInput['engine'],
+  engine: DoiReachInput["engine"],
   collections: readonly string[],
   dois: readonly string[],
 ): Promise<Map<string, string[]>> {
   const perCollection = await Promise.all(
     collections.map(async (collection): Promise<[string, string[]]> => {
       if (!(await engine.hasIndex(collection))) return [collection, []];
-      const anyOf: FilterNode = { kind: 'in', field: 'doi', values: [...dois] };
+      const anyOf: FilterNode = { kind: "in", field: "doi", values: [...dois] };
       if ((await engine.countChunks(collection, anyOf)) === 0) return [collection, []];
       if (dois.length === 1) return [collection, [...dois]];
-      const counts = await Promise.all(dois.map((doi) => engine.countChunks(collection, { kind: 'eq', field: 'doi', value: doi })));
+      const counts = await Promise.all(
+        dois.map((doi) => engine.countChunks(collection, { kind: "eq", field: "doi", value: doi })),
+      );
       return [collection, dois.filter((_, position) => counts[position] > 0)];
     }),
   );
@@ -94,7 +96,7 @@ async function holdersByDoi(
  * key's scope (plain or meta-collection names, null for organization-wide) decides which others may be named.
  */
 export function checkPinnedDois(input: {
-  engine: DoiReachInput['engine'];
+  engine: DoiReachInput["engine"];
   catalog: CollectionCatalog;
   keyScope: readonly string[] | null | undefined;
   searched: readonly string[];
@@ -103,7 +105,9 @@ export function checkPinnedDois(input: {
 }): Promise<FilterWarning[]> {
   const searched = new Set(input.searched);
   const inScope = new Set<string>();
-  const scopeEntries = input.keyScope ? input.keyScope.map((name) => input.catalog.resolveCollection(name)) : input.catalog.collections;
+  const scopeEntries = input.keyScope
+    ? input.keyScope.map((name) => input.catalog.resolveCollection(name))
+    : input.catalog.collections;
   for (const entry of scopeEntries) {
     if (entry) for (const member of input.catalog.physicalMembers(entry)) inScope.add(member.name);
   }

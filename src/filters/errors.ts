@@ -1,5 +1,5 @@
 // The one error the filter language raises: what was wrong, where, and (for metric bounds) which bounds apply.
-import { INDEXED_FIELDS } from './fields.js';
+import { INDEXED_FIELDS } from "./fields.js";
 
 export interface FilterErrorDetails {
   /** the filter field the error concerns */
@@ -17,10 +17,7 @@ export interface FilterErrorDetails {
 }
 
 export type FilterLimitName =
-  | 'issns_per_metric_condition'
-  | 'filter_values_per_request'
-  | 'metric_conditions_per_filter'
-  | 'nesting_depth';
+  "issns_per_metric_condition" | "filter_values_per_request" | "metric_conditions_per_filter" | "nesting_depth";
 
 /**
  * Thrown for any filter that cannot be applied. The HTTP layer maps it to 422 INVALID_FILTER
@@ -33,7 +30,7 @@ export class FilterError extends Error {
 
   constructor(message: string, details: FilterErrorDetails = {}) {
     super(message);
-    this.name = 'FilterError';
+    this.name = "FilterError";
     this.field = details.field;
     this.filter = details.filter;
     this.details = Object.fromEntries(

@@ -1,13 +1,17 @@
 // Journal metric conditions: bound and limit checks, then expansion to the ISSNs they select.
-import type { FilterNode } from './ast.js';
-import { FilterError } from './errors.js';
-import { indexedFieldsSentence } from './fields.js';
-import { MAX_FILTER_VALUES_PER_REQUEST, MAX_ISSNS_PER_METRIC_CONDITION, MAX_METRIC_CONDITIONS_PER_FILTER } from './limits.js';
-import type { MetricTest } from './syntax.js';
-import { metricMatchedNothingWarning, type FilterWarning } from './warnings.js';
-import type { MetricBound, MetricBoundsTable } from '../journals/bounds.js';
-import { METRICS, type MetricField } from '../journals/metricFields.js';
-import type { JournalMetricIndex, MetricInterval } from '../journals/metricIndex.js';
+import type { FilterNode } from "./ast.js";
+import { FilterError } from "./errors.js";
+import { indexedFieldsSentence } from "./fields.js";
+import {
+  MAX_FILTER_VALUES_PER_REQUEST,
+  MAX_ISSNS_PER_METRIC_CONDITION,
+  MAX_METRIC_CONDITIONS_PER_FILTER,
+} from "./limits.js";
+import type { MetricTest } from "./syntax.js";
+import { metricMatchedNothingWarning, type FilterWarning } from "./warnings.js";
+import type { MetricBound, MetricBoundsTable } from "../journals/bounds.js";
+import { METRICS, type MetricField } from "../journals/metricFields.js";
+import type { JournalMetricIndex, MetricInterval } from "../journals/metricIndex.js";
 
 /** One entry of `journalMetricExpansions`. */
 export interface JournalMetricExpansion {
@@ -42,13 +46,13 @@ export function expandMetricConditions(
 ): ExpandedMetricConditions {
   if (tests.length > MAX_METRIC_CONDITIONS_PER_FILTER) {
     throw new FilterError(
-      `The filter has ${tests.length} journal_metric conditions (on ${[...new Set(tests.map((test) => test.field))].join(', ')}); ` +
+      `The filter has ${tests.length} journal_metric conditions (on ${[...new Set(tests.map((test) => test.field))].join(", ")}); ` +
         `at most ${MAX_METRIC_CONDITIONS_PER_FILTER} are allowed ` +
         `per filter (put both bounds of one metric in one condition). ${indexedFieldsSentence()}`,
       {
         field: tests[0].field,
         filter: tests.map((test) => test.source),
-        limit: { name: 'metric_conditions_per_filter', max: MAX_METRIC_CONDITIONS_PER_FILTER, actual: tests.length },
+        limit: { name: "metric_conditions_per_filter", max: MAX_METRIC_CONDITIONS_PER_FILTER, actual: tests.length },
       },
     );
   }
@@ -71,7 +75,11 @@ export function expandMetricConditions(
           filter: test.source,
           min_gte: bound.minGte,
           max_lte: bound.maxLte,
-          limit: { name: 'issns_per_metric_condition', max: MAX_ISSNS_PER_METRIC_CONDITION, actual: match.issns.length },
+          limit: {
+            name: "issns_per_metric_condition",
+            max: MAX_ISSNS_PER_METRIC_CONDITION,
+            actual: match.issns.length,
+          },
         },
       );
     }
@@ -85,19 +93,19 @@ export function expandMetricConditions(
     });
     if (match.matchedJournals === 0) {
       warnings.push(metricMatchedNothingWarning(test.field, test.condition));
-      nodes.set(test, { kind: 'none' });
+      nodes.set(test, { kind: "none" });
     } else {
-      nodes.set(test, { kind: 'in', field: 'issn', values: match.issns });
+      nodes.set(test, { kind: "in", field: "issn", values: match.issns });
     }
   }
   if (totalValues > MAX_FILTER_VALUES_PER_REQUEST) {
     throw new FilterError(
-      `The filter carries ${totalValues} values (journal metric expansions${tests.length > 0 ? ` of ${[...new Set(tests.map((test) => test.field))].join(', ')}` : ''}: ${totalValues - listValueCount}, ` +
+      `The filter carries ${totalValues} values (journal metric expansions${tests.length > 0 ? ` of ${[...new Set(tests.map((test) => test.field))].join(", ")}` : ""}: ${totalValues - listValueCount}, ` +
         `in/not_in lists: ${listValueCount}); a request may hold at most ${MAX_FILTER_VALUES_PER_REQUEST}. ` +
         `Narrow a metric range or shorten a list. ${indexedFieldsSentence()}`,
       {
         field: tests[0]?.field,
-        limit: { name: 'filter_values_per_request', max: MAX_FILTER_VALUES_PER_REQUEST, actual: totalValues },
+        limit: { name: "filter_values_per_request", max: MAX_FILTER_VALUES_PER_REQUEST, actual: totalValues },
       },
     );
   }
@@ -110,11 +118,15 @@ export function intervalOf(test: MetricTest): MetricInterval {
   const interval: MetricInterval = {};
   if (gt !== undefined || gte !== undefined) {
     interval.lower =
-      gt !== undefined && (gte === undefined || gt >= gte) ? { value: gt, inclusive: false } : { value: gte as number, inclusive: true };
+      gt !== undefined && (gte === undefined || gt >= gte)
+        ? { value: gt, inclusive: false }
+        : { value: gte as number, inclusive: true };
   }
   if (lt !== undefined || lte !== undefined) {
     interval.upper =
-      lt !== undefined && (lte === undefined || lt <= lte) ? { value: lt, inclusive: false } : { value: lte as number, inclusive: true };
+      lt !== undefined && (lte === undefined || lt <= lte)
+        ? { value: lt, inclusive: false }
+        : { value: lte as number, inclusive: true };
   }
   return interval;
 }
@@ -129,15 +141,23 @@ function checkOneEndedBound(test: MetricTest, interval: MetricInterval, bound: M
   if (lower && upper) return;
   const integer = METRICS[test.field].integer;
   if (lower) {
-    const selectedFrom = integer ? (lower.inclusive ? Math.ceil(lower.value - TOLERANCE) : Math.floor(lower.value + TOLERANCE) + 1) : lower.value;
+    const selectedFrom = integer
+      ? lower.inclusive
+        ? Math.ceil(lower.value - TOLERANCE)
+        : Math.floor(lower.value + TOLERANCE) + 1
+      : lower.value;
     if (selectedFrom >= bound.minGte - TOLERANCE) return;
     throwOutOfBound(test, `a lower threshold alone must be at least gte ${bound.minGte}`, bound);
   }
   if (upper) {
     if (bound.maxLte === null) {
-      throwOutOfBound(test, 'an upper threshold alone is not accepted on this metric (add a lower end)', bound);
+      throwOutOfBound(test, "an upper threshold alone is not accepted on this metric (add a lower end)", bound);
     }
-    const selectedTo = integer ? (upper.inclusive ? Math.floor(upper.value + TOLERANCE) : Math.ceil(upper.value - TOLERANCE) - 1) : upper.value;
+    const selectedTo = integer
+      ? upper.inclusive
+        ? Math.floor(upper.value + TOLERANCE)
+        : Math.ceil(upper.value - TOLERANCE) - 1
+      : upper.value;
     if (selectedTo <= bound.maxLte + TOLERANCE) return;
     throwOutOfBound(test, `an upper threshold alone must be at most lte ${bound.maxLte}`, bound);
   }
@@ -147,7 +167,7 @@ function throwOutOfBound(test: MetricTest, rule: string, bound: MetricBound): ne
   const below = `for "below X" use not with gte X, X at least ${bound.minGte}`;
   throw new FilterError(
     `${test.field} ${test.condition} is out of bounds: ${rule} ` +
-      `(lowest gte alone: ${bound.minGte}; highest lte alone: ${bound.maxLte === null ? 'none' : bound.maxLte}). ` +
+      `(lowest gte alone: ${bound.minGte}; highest lte alone: ${bound.maxLte === null ? "none" : bound.maxLte}). ` +
       `Add the other end to make a two-ended range (accepted anywhere up to ${MAX_ISSNS_PER_METRIC_CONDITION} ISSNs), or ${below}. ` +
       indexedFieldsSentence(),
     { field: test.field, filter: test.source, min_gte: bound.minGte, max_lte: bound.maxLte },

@@ -1,5 +1,5 @@
 // Numeric limits of the filter language (the spec's, plus a nesting cap that keeps parsing bounded).
-export { MAX_ISSNS_PER_METRIC_CONDITION } from '../journals/bounds.js';
+export { MAX_ISSNS_PER_METRIC_CONDITION } from "../journals/bounds.js";
 
 /** every metric expansion plus the lengths of `in` and `not_in` lists, per request */
 export const MAX_FILTER_VALUES_PER_REQUEST = 70_000;

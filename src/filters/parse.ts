@@ -1,21 +1,21 @@
 // Entry point of the filter language: filter JSON in, one AST per searched collection plus warnings, expansions and echo out.
-import type { FilterNode } from './ast.js';
-import { bindToCollection, type CollectionFilterPlan, type CollectionFilterProfile } from './bindToCollection.js';
-import { expandMetricConditions, type JournalMetricExpansion } from './journalMetricConditions.js';
-import { parseFilterSyntax } from './syntax.js';
+import type { FilterNode } from "./ast.js";
+import { bindToCollection, type CollectionFilterPlan, type CollectionFilterProfile } from "./bindToCollection.js";
+import { expandMetricConditions, type JournalMetricExpansion } from "./journalMetricConditions.js";
+import { parseFilterSyntax } from "./syntax.js";
 import {
   dedupeWarnings,
   openAccessCollectionExcludedWarning,
   unindexedFieldWarning,
   type FilterWarning,
-} from './warnings.js';
-import { DEFAULT_METRIC_BOUNDS, type MetricBoundsTable } from '../journals/bounds.js';
-import type { JournalMetricIndex } from '../journals/metricIndex.js';
+} from "./warnings.js";
+import { DEFAULT_METRIC_BOUNDS, type MetricBoundsTable } from "../journals/bounds.js";
+import type { JournalMetricIndex } from "../journals/metricIndex.js";
 
-export type { CollectionFilterPlan, CollectionFilterProfile } from './bindToCollection.js';
-export type { JournalMetricExpansion } from './journalMetricConditions.js';
-export type { FilterWarning } from './warnings.js';
-export { FilterError } from './errors.js';
+export type { CollectionFilterPlan, CollectionFilterProfile } from "./bindToCollection.js";
+export type { JournalMetricExpansion } from "./journalMetricConditions.js";
+export type { FilterWarning } from "./warnings.js";
+export { FilterError } from "./errors.js";
 
 export interface FilterContext {
   journals: JournalMetricIndex;
@@ -57,7 +57,7 @@ export function compileFilterForCollections(
   for (const profile of profiles) {
     const binding = bindToCollection(parsed.tree, metrics.nodes, profile);
     collections.push(binding.plan);
-    if (binding.plan.outcome === 'skip' && binding.plan.reason === 'open_access_collection_excluded') {
+    if (binding.plan.outcome === "skip" && binding.plan.reason === "open_access_collection_excluded") {
       warnings.push(openAccessCollectionExcludedWarning(profile.name));
     }
     for (const field of binding.scannedFields) {
@@ -85,11 +85,14 @@ export interface ParsedFilter {
 }
 
 /** The single-collection form of compileFilterForCollections. */
-export function parseFilter(json: unknown, context: FilterContext & { collection: CollectionFilterProfile }): ParsedFilter {
+export function parseFilter(
+  json: unknown,
+  context: FilterContext & { collection: CollectionFilterProfile },
+): ParsedFilter {
   const compiled = compileFilterForCollections(json, [context.collection], context);
   const plan = compiled.collections[0];
   return {
-    ast: plan.outcome === 'search' ? plan.ast : { kind: 'none' },
+    ast: plan.outcome === "search" ? plan.ast : { kind: "none" },
     plan,
     applied: compiled.applied,
     warnings: compiled.warnings,

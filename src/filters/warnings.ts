@@ -1,10 +1,10 @@
 // Non-fatal filter outcomes reported to the caller in `filterWarnings` (the spec's four codes).
 
 export type FilterWarningCode =
-  | 'unindexed_filter_field'
-  | 'doi_not_in_collection'
-  | 'journal_metric_matched_nothing'
-  | 'open_access_collection_excluded';
+  | "unindexed_filter_field"
+  | "doi_not_in_collection"
+  | "journal_metric_matched_nothing"
+  | "open_access_collection_excluded";
 
 export interface FilterWarning {
   code: FilterWarningCode;
@@ -14,38 +14,43 @@ export interface FilterWarning {
 
 export function unindexedFieldWarning(field: string, collections: string[]): FilterWarning {
   return {
-    code: 'unindexed_filter_field',
+    code: "unindexed_filter_field",
     field,
     message:
-      `Field "${field}" has no index on ${collections.join(', ')}; it was matched by scanning, ` +
-      'which is slow and may time out on large collections. Prefer an indexed field.',
+      `Field "${field}" has no index on ${collections.join(", ")}; it was matched by scanning, ` +
+      "which is slow and may time out on large collections. Prefer an indexed field.",
   };
 }
 
 /** Where a pinned DOI was found when none of the searched collections holds it. */
 export type DoiWhereabouts =
-  | { kind: 'unsearched'; collections: string[] }
-  | { kind: 'out_of_scope' }
-  | { kind: 'nowhere' };
+  { kind: "unsearched"; collections: string[] } | { kind: "out_of_scope" } | { kind: "nowhere" };
 
-export function doiNotInCollectionWarning(doi: string, searched: readonly string[], whereabouts: DoiWhereabouts): FilterWarning {
-  const searchedText = searched.length === 0 ? 'no collection was searched' : `it is not in ${searched.map((name) => `"${name}"`).join(', ')}`;
+export function doiNotInCollectionWarning(
+  doi: string,
+  searched: readonly string[],
+  whereabouts: DoiWhereabouts,
+): FilterWarning {
+  const searchedText =
+    searched.length === 0
+      ? "no collection was searched"
+      : `it is not in ${searched.map((name) => `"${name}"`).join(", ")}`;
   const where =
-    whereabouts.kind === 'unsearched'
-      ? `${whereabouts.collections.map((name) => `"${name}"`).join(', ')} ${whereabouts.collections.length === 1 ? 'holds' : 'hold'} it; search ${whereabouts.collections.length === 1 ? 'that collection' : 'one of them'} to reach it`
-      : whereabouts.kind === 'out_of_scope'
-        ? 'it is held only by collections this API key cannot reach'
-        : 'no collection of this service holds it';
+    whereabouts.kind === "unsearched"
+      ? `${whereabouts.collections.map((name) => `"${name}"`).join(", ")} ${whereabouts.collections.length === 1 ? "holds" : "hold"} it; search ${whereabouts.collections.length === 1 ? "that collection" : "one of them"} to reach it`
+      : whereabouts.kind === "out_of_scope"
+        ? "it is held only by collections this API key cannot reach"
+        : "no collection of this service holds it";
   return {
-    code: 'doi_not_in_collection',
-    field: 'doi',
+    code: "doi_not_in_collection",
+    field: "doi",
     message: `The filter asks for DOI "${doi}", but ${searchedText}: ${where}.`,
   };
 }
 
 export function metricMatchedNothingWarning(field: string, condition: string): FilterWarning {
   return {
-    code: 'journal_metric_matched_nothing',
+    code: "journal_metric_matched_nothing",
     field,
     message: `No journal matches ${field} ${condition}; this condition selects no document.`,
   };
@@ -53,11 +58,11 @@ export function metricMatchedNothingWarning(field: string, condition: string): F
 
 export function openAccessCollectionExcludedWarning(collection: string): FilterWarning {
   return {
-    code: 'open_access_collection_excluded',
-    field: 'open_access',
+    code: "open_access_collection_excluded",
+    field: "open_access",
     message:
       `Collection "${collection}" holds only open-access content and was excluded: ` +
-      'its documents all have open_access true, and the filter asks for false or uses open_access under or/not.',
+      "its documents all have open_access true, and the filter asks for false or uses open_access under or/not.",
   };
 }
 
@@ -65,7 +70,7 @@ export function openAccessCollectionExcludedWarning(collection: string): FilterW
 export function dedupeWarnings(warnings: FilterWarning[]): FilterWarning[] {
   const seen = new Set<string>();
   return warnings.filter((warning) => {
-    const key = `${warning.code}\u0000${warning.field ?? ''}\u0000${warning.message}`;
+    const key = `${warning.code}\u0000${warning.field ?? ""}\u0000${warning.message}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

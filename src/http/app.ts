@@ -1,35 +1,36 @@
 // Assembles the Koa application: middleware in one visible order, then the route groups with the access each requires.
-import Koa from 'koa';
-import type { Logger } from 'pino';
-import { errorRenderer, requestIdentity } from './middleware.js';
-import { jsonBody } from './jsonBody.js';
-import { requestTargetText } from './requestText.js';
-import { apiKeyAuthentication, operatorAuthentication } from './authentication.js';
-import { searchRoutes, type SearchRouteDeps } from './routes/searchRoutes.js';
-import { adminRoutes, streamsBody } from './routes/adminRoutes.js';
-import { toolRoutes, type ToolRouteDeps } from './routes/toolRoutes.js';
-import { worksRoutes, type WorksRouteDeps } from './routes/worksRoutes.js';
-import { webhookRoutes, type WebhookRouteDeps } from './routes/webhookRoutes.js';
-import { alertRoutes, type AlertRouteDeps } from './routes/alertRoutes.js';
-import { mcpRoutes, type McpRouteDeps } from '../mcp/routes.js';
-import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from './routes/healthRoutes.js';
-import { docsRoutes } from './routes/docsRoutes.js';
-import { buildOpenApiDocument } from './openapi/document.js';
-import { routedOperations, type RoutedOperation } from './openapi/routedOperations.js';
-import type { Authenticate } from '../usecases/auth/authenticate.js';
-import type { Operations } from '../usecases/operator/operations.js';
-import { routeGroups, type RouteGroup } from './routeGroups.js';
-import { canonicalPath } from './canonicalPath.js';
-import { securityHeaders } from './securityHeaders.js';
-import { crossOriginAccess } from './cors.js';
-import { IpLimiter } from './ipLimiter.js';
-import { dashboardOpenRoutes, dashboardRoutes, type DashboardRouteDeps } from './routes/dashboardRoutes.js';
-import { dashboardAccess } from './dashboardAccess.js';
-import type { Members } from '../usecases/members/members.js';
-import type { ConsoleData } from '../usecases/dashboard/consoleData.js';
-import type { DashboardSettings } from './dashboardAccess.js';
+import Koa from "koa";
+import type { Logger } from "pino";
+import { errorRenderer, requestIdentity } from "./middleware.js";
+import { jsonBody } from "./jsonBody.js";
+import { requestTargetText } from "./requestText.js";
+import { apiKeyAuthentication, operatorAuthentication } from "./authentication.js";
+import { searchRoutes, type SearchRouteDeps } from "./routes/searchRoutes.js";
+import { adminRoutes, streamsBody } from "./routes/adminRoutes.js";
+import { toolRoutes, type ToolRouteDeps } from "./routes/toolRoutes.js";
+import { worksRoutes, type WorksRouteDeps } from "./routes/worksRoutes.js";
+import { webhookRoutes, type WebhookRouteDeps } from "./routes/webhookRoutes.js";
+import { alertRoutes, type AlertRouteDeps } from "./routes/alertRoutes.js";
+import { mcpRoutes, type McpRouteDeps } from "../mcp/routes.js";
+import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from "./routes/healthRoutes.js";
+import { docsRoutes } from "./routes/docsRoutes.js";
+import { buildOpenApiDocument } from "./openapi/document.js";
+import { routedOperations, type RoutedOperation } from "./openapi/routedOperations.js";
+import type { Authenticate } from "../usecases/auth/authenticate.js";
+import type { Operations } from "../usecases/operator/operations.js";
+import { routeGroups, type RouteGroup } from "./routeGroups.js";
+import { canonicalPath } from "./canonicalPath.js";
+import { securityHeaders } from "./securityHeaders.js";
+import { crossOriginAccess } from "./cors.js";
+import { IpLimiter } from "./ipLimiter.js";
+import { dashboardOpenRoutes, dashboardRoutes, type DashboardRouteDeps } from "./routes/dashboardRoutes.js";
+import { dashboardAccess } from "./dashboardAccess.js";
+import type { Members } from "../usecases/members/members.js";
+import type { ConsoleData } from "../usecases/dashboard/consoleData.js";
+import type { DashboardSettings } from "./dashboardAccess.js";
 
-export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps, WorksRouteDeps, WebhookRouteDeps, AlertRouteDeps {
+export interface AppDeps
+  extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps, WorksRouteDeps, WebhookRouteDeps, AlertRouteDeps {
   log: Logger;
   /** the key and organization of a presented key's hash (every API-key route starts here) */
   authenticate: Authenticate;
@@ -58,7 +59,12 @@ export interface AppDeps extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps, W
   publicUrl?: string;
 }
 
-export const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = { requestsPerMinute: 300, failedLoginsPerMinute: 10, failedLoginsPerAccount: 5, sessionHours: 12 };
+export const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = {
+  requestsPerMinute: 300,
+  failedLoginsPerMinute: 10,
+  failedLoginsPerAccount: 5,
+  sessionHours: 12,
+};
 
 const MINUTE_MS = 60_000;
 
@@ -92,11 +98,17 @@ export function createApp(deps: AppDeps): Koa {
     adminToken: deps.adminToken,
     clock: deps.clock,
     publicUrl: deps.publicUrl,
-    dashboardAccess: dashboardAccess({ members: deps.members, adminToken: deps.adminToken, settings: deps.dashboard ?? DEFAULT_DASHBOARD_SETTINGS, tls: deps.tls ?? false, now }),
+    dashboardAccess: dashboardAccess({
+      members: deps.members,
+      adminToken: deps.adminToken,
+      settings: deps.dashboard ?? DEFAULT_DASHBOARD_SETTINGS,
+      tls: deps.tls ?? false,
+      now,
+    }),
   };
   const mounted: RouteGroup[] = [
-    { router: healthRoutes(deps.readiness, deps.readinessDetails), access: 'public' },
-    { router: docsRoutes(buildOpenApiDocument()), access: 'public' },
+    { router: healthRoutes(deps.readiness, deps.readinessDetails), access: "public" },
+    { router: docsRoutes(buildOpenApiDocument()), access: "public" },
     { router: adminRoutes(deps.operations, deps.publicUrl), access: requireOperator },
     // every dashboard route is behind the per-IP limiter, the routes before sign-in too
     { router: dashboardOpenRoutes(dashboard), access: dashboard.dashboardAccess.open, forms: true },

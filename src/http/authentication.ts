@@ -1,11 +1,11 @@
 // Authenticates API keys (Bearer or X-API-Key) and the operator token; failures are 401s in the spec's envelope.
-import { timingSafeEqual } from 'node:crypto';
-import type { Context, Next } from 'koa';
-import { ApiError } from './errors.js';
-import { hashApiKey, isWellFormedKey } from '../usecases/auth/apiKeys.js';
-import type { Authenticate } from '../usecases/auth/authenticate.js';
-import type { RequestState } from './requestContext.js';
-import { clientAddress, refuseTooManyRequests, type IpLimiter } from './ipLimiter.js';
+import { timingSafeEqual } from "node:crypto";
+import type { Context, Next } from "koa";
+import { ApiError } from "./errors.js";
+import { hashApiKey, isWellFormedKey } from "../usecases/auth/apiKeys.js";
+import type { Authenticate } from "../usecases/auth/authenticate.js";
+import type { RequestState } from "./requestContext.js";
+import { clientAddress, refuseTooManyRequests, type IpLimiter } from "./ipLimiter.js";
 
 /** The headers a key may come in, as the client wrote them (repeats included: Node keeps only the first Authorization). */
 export type KeyHeaders = { authorization: string[]; apiKey: string[] };
@@ -14,8 +14,8 @@ export function keyHeadersOf(rawHeaders: readonly string[]): KeyHeaders {
   const found: KeyHeaders = { authorization: [], apiKey: [] };
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!.toLowerCase();
-    if (name === 'authorization') found.authorization.push(rawHeaders[i + 1]!);
-    else if (name === 'x-api-key') found.apiKey.push(rawHeaders[i + 1]!);
+    if (name === "authorization") found.authorization.push(rawHeaders[i + 1]!);
+    else if (name === "x-api-key") found.apiKey.push(rawHeaders[i + 1]!);
   }
   return found;
 }
@@ -36,16 +36,22 @@ export function presentedKey(headers: KeyHeaders): { key?: string; otherScheme?:
     const v = value.trim();
     if (!v) continue;
     const scheme = /^(\S+)[ \t]+(\S.*)$/.exec(v);
-    if (!scheme) keys.push({ key: v, from: 'Authorization' });
-    else if (scheme[1]!.toLowerCase() === 'bearer') keys.push({ key: scheme[2]!.trim(), from: 'Authorization' });
+    if (!scheme) keys.push({ key: v, from: "Authorization" });
+    else if (scheme[1]!.toLowerCase() === "bearer") keys.push({ key: scheme[2]!.trim(), from: "Authorization" });
     else otherScheme ??= v;
   }
-  for (const value of headers.apiKey) if (value.trim()) keys.push({ key: value.trim(), from: 'X-API-Key' });
+  for (const value of headers.apiKey) if (value.trim()) keys.push({ key: value.trim(), from: "X-API-Key" });
   const distinct = [...new Set(keys.map((k) => k.key))];
   if (distinct.length > 1) {
     const where = keys.map((k) => k.from);
-    const named = where.every((w) => w === 'Authorization') ? `${where.length} Authorization headers` : where.every((w) => w === 'X-API-Key') ? `${where.length} X-API-Key headers` : 'Authorization and X-API-Key';
-    return { conflict: `the request carries ${distinct.length} different API keys (${named}); send one key, in Authorization: Bearer <key> or X-API-Key` };
+    const named = where.every((w) => w === "Authorization")
+      ? `${where.length} Authorization headers`
+      : where.every((w) => w === "X-API-Key")
+        ? `${where.length} X-API-Key headers`
+        : "Authorization and X-API-Key";
+    return {
+      conflict: `the request carries ${distinct.length} different API keys (${named}); send one key, in Authorization: Bearer <key> or X-API-Key`,
+    };
   }
   return distinct.length === 1 ? { key: distinct[0] } : { otherScheme };
 }
@@ -53,17 +59,21 @@ export function presentedKey(headers: KeyHeaders): { key?: string; otherScheme?:
 export function apiKeyAuthentication(authenticate: Authenticate) {
   return async (ctx: Context, next: Next) => {
     const presented = presentedKey(keyHeadersOf(ctx.req.rawHeaders));
-    if (presented.conflict) throw new ApiError(401, 'INVALID_API_KEY', presented.conflict);
+    if (presented.conflict) throw new ApiError(401, "INVALID_API_KEY", presented.conflict);
     // an Authorization of another scheme alone is read as before: as the key, malformed unless it is one
     const key = presented.key ?? presented.otherScheme;
-    if (!key) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key: send Authorization: Bearer <key> or X-API-Key');
-    if (!isWellFormedKey(key)) throw new ApiError(401, 'INVALID_API_KEY', 'API key is malformed');
+    if (!key) throw new ApiError(401, "UNAUTHORIZED", "missing API key: send Authorization: Bearer <key> or X-API-Key");
+    if (!isWellFormedKey(key)) throw new ApiError(401, "INVALID_API_KEY", "API key is malformed");
     const found = await authenticate(hashApiKey(key));
-    if (!found) throw new ApiError(401, 'INVALID_API_KEY', 'API key is not recognised');
+    if (!found) throw new ApiError(401, "INVALID_API_KEY", "API key is not recognised");
     const { key: record, org } = found;
-    if (record.revoked) throw new ApiError(401, 'API_KEY_REVOKED', 'API key has been revoked');
-    if (!org) throw new ApiError(401, 'INVALID_API_KEY', 'API key is not recognised');
-    (ctx.state as RequestState).auth = { key: record, org, billingMode: record.mode === 'test' ? 'sandbox' : org.billingMode };
+    if (record.revoked) throw new ApiError(401, "API_KEY_REVOKED", "API key has been revoked");
+    if (!org) throw new ApiError(401, "INVALID_API_KEY", "API key is not recognised");
+    (ctx.state as RequestState).auth = {
+      key: record,
+      org,
+      billingMode: record.mode === "test" ? "sandbox" : org.billingMode,
+    };
     await next();
   };
 }
@@ -86,7 +96,7 @@ export function operatorTokenCheck(adminToken: string): (presented: string | und
 
 /** The token of an `Authorization: Bearer ...` header, if the request sent one. */
 export function bearerToken(ctx: Context): string | undefined {
-  const m = /^Bearer\s+(.+)$/i.exec(ctx.get('Authorization').trim());
+  const m = /^Bearer\s+(.+)$/i.exec(ctx.get("Authorization").trim());
   return m ? m[1]!.trim() : undefined;
 }
 
@@ -102,7 +112,8 @@ export function operatorAuthentication(adminToken: string, limiters: OperatorLim
     if (tokenMatches(ctx)) return next();
     const failWait = limiters.failedAttempts.take(address);
     if (failWait) return refuseTooManyRequests(ctx, failWait);
-    if (!/^Bearer\s+\S/i.test(ctx.get('Authorization').trim())) throw new ApiError(401, 'UNAUTHORIZED', 'missing operator token: send Authorization: Bearer $ADMIN_TOKEN');
-    throw new ApiError(401, 'UNAUTHORIZED', 'operator token does not match');
+    if (!/^Bearer\s+\S/i.test(ctx.get("Authorization").trim()))
+      throw new ApiError(401, "UNAUTHORIZED", "missing operator token: send Authorization: Bearer $ADMIN_TOKEN");
+    throw new ApiError(401, "UNAUTHORIZED", "operator token does not match");
   };
 }

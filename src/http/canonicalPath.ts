@@ -1,6 +1,6 @@
 // Admits only canonical request paths, so each route has one spelling: anything else is 404 before routing and authorization.
-import type { Context, Next } from 'koa';
-import { ApiError } from './errors.js';
+import type { Context, Next } from "koa";
+import { ApiError } from "./errors.js";
 
 // percent-encoding of what never needs it (letters, digits, - . _ ~), of separators (/ \ ;) and of control bytes
 const NEEDLESS_OR_HIDING_ESCAPE = /%(?:[46][1-9a-f]|[57][0-9a]|3[0-9]|2[def]|5[cf]|7e|3b|[01][0-9a-f]|7f)/i;
@@ -11,20 +11,22 @@ const ENCODED_SLASH_ALLOWED = /^\/api\/v1\/works\/[^/]+(?:\/(?:references|cited-
 
 /** Why `path` (raw, still percent-encoded) is not canonical, or undefined when it is. */
 export function nonCanonicalReason(path: string): string | undefined {
-  if (path === '/') return undefined;
-  if (!path.startsWith('/')) return 'does not start with /';
-  if (path.endsWith('/')) return 'ends with /';
-  if (path.includes('//')) return 'has an empty segment';
-  if (/[\\;\x00-\x20\x7f]/.test(path)) return 'has a backslash, semicolon, space or control character';
-  if (path.split('/').some((segment) => segment === '.' || segment === '..')) return 'has a dot segment';
-  if (NEEDLESS_OR_HIDING_ESCAPE.test(ENCODED_SLASH_ALLOWED.test(path) ? path.replace(/%2f/gi, '') : path)) return 'percent-encodes a character that has a plain spelling or separates segments';
+  if (path === "/") return undefined;
+  if (!path.startsWith("/")) return "does not start with /";
+  if (path.endsWith("/")) return "ends with /";
+  if (path.includes("//")) return "has an empty segment";
+  if (/[\\;\x00-\x20\x7f]/.test(path)) return "has a backslash, semicolon, space or control character";
+  if (path.split("/").some((segment) => segment === "." || segment === "..")) return "has a dot segment";
+  if (NEEDLESS_OR_HIDING_ESCAPE.test(ENCODED_SLASH_ALLOWED.test(path) ? path.replace(/%2f/gi, "") : path))
+    return "percent-encodes a character that has a plain spelling or separates segments";
   return undefined;
 }
 
 export function canonicalPath() {
   return async (ctx: Context, next: Next) => {
-    if (MALFORMED_ESCAPE.test(ctx.path)) throw new ApiError(400, 'VALIDATION_ERROR', 'the request path has a malformed percent-encoding');
-    if (nonCanonicalReason(ctx.path)) throw new ApiError(404, 'NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+    if (MALFORMED_ESCAPE.test(ctx.path))
+      throw new ApiError(400, "VALIDATION_ERROR", "the request path has a malformed percent-encoding");
+    if (nonCanonicalReason(ctx.path)) throw new ApiError(404, "NOT_FOUND", `no route for ${ctx.method} ${ctx.path}`);
     return next();
   };
 }

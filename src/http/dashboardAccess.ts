@@ -1,12 +1,12 @@
 // Who may reach the dashboard and how often: the per-IP limiter on every dashboard route, the session cookie (or the
 // operator token) on the signed-in routes, the CSRF tokens of every state-changing request, and the tighter limits
 // on failed sign-ins per address and per account.
-import type { Context, Middleware, Next } from 'koa';
-import { ApiError } from './errors.js';
-import { IpLimiter, clientAddress, refuseTooManyRequests } from './ipLimiter.js';
-import { bearerToken, operatorTokenCheck } from './authentication.js';
-import { isWellFormedToken, newSecretToken, sameSecret } from '../usecases/auth/sessionTokens.js';
-import type { Members, SignedIn } from '../usecases/members/members.js';
+import type { Context, Middleware, Next } from "koa";
+import { ApiError } from "./errors.js";
+import { IpLimiter, clientAddress, refuseTooManyRequests } from "./ipLimiter.js";
+import { bearerToken, operatorTokenCheck } from "./authentication.js";
+import { isWellFormedToken, newSecretToken, sameSecret } from "../usecases/auth/sessionTokens.js";
+import type { Members, SignedIn } from "../usecases/members/members.js";
 
 const MINUTE_MS = 60_000;
 /** failed sign-ins per account are counted over this window */
@@ -14,17 +14,17 @@ export const ACCOUNT_WINDOW_MS = 15 * MINUTE_MS;
 
 /** The signed-in request: the session (csrfToken null when the operator token in a header authenticated it). */
 export interface DashboardState {
-  signedIn: Omit<SignedIn, 'csrfToken'> & { csrfToken: string | null };
+  signedIn: Omit<SignedIn, "csrfToken"> & { csrfToken: string | null };
 }
 
-export const dashboardStateOf = (ctx: Context): DashboardState['signedIn'] => {
-  const s = (ctx.state as { dashboard?: DashboardState['signedIn'] }).dashboard;
-  if (!s) throw new Error('dashboard route without a session: its group must be mounted with access signedIn');
+export const dashboardStateOf = (ctx: Context): DashboardState["signedIn"] => {
+  const s = (ctx.state as { dashboard?: DashboardState["signedIn"] }).dashboard;
+  if (!s) throw new Error("dashboard route without a session: its group must be mounted with access signedIn");
   return s;
 };
 
 /** A browser navigation or form (answered with pages and redirects) rather than a JSON client. */
-export const wantsHtml = (ctx: Context): boolean => ctx.accepts('json', 'html') === 'html';
+export const wantsHtml = (ctx: Context): boolean => ctx.accepts("json", "html") === "html";
 
 export interface DashboardAccessOptions {
   members: Members;
@@ -45,9 +45,10 @@ export function dashboardAccess(opts: DashboardAccessOptions) {
   const failedByAccount = new IpLimiter({ limit: settings.failedLoginsPerAccount, windowMs: ACCOUNT_WINDOW_MS, now });
   const isOperatorToken = operatorTokenCheck(opts.adminToken);
   // __Host-: Secure, path /, no Domain: a sibling subdomain cannot plant or overwrite them
-  const sessionCookie = opts.tls ? '__Host-ls_session' : 'ls_session';
-  const formCookie = opts.tls ? '__Host-ls_form' : 'ls_form';
-  const attributes = (sameSite: 'Lax' | 'Strict', maxAgeSeconds: number) => `Path=/; HttpOnly; SameSite=${sameSite}; Max-Age=${maxAgeSeconds}${opts.tls ? '; Secure' : ''}`;
+  const sessionCookie = opts.tls ? "__Host-ls_session" : "ls_session";
+  const formCookie = opts.tls ? "__Host-ls_form" : "ls_form";
+  const attributes = (sameSite: "Lax" | "Strict", maxAgeSeconds: number) =>
+    `Path=/; HttpOnly; SameSite=${sameSite}; Max-Age=${maxAgeSeconds}${opts.tls ? "; Secure" : ""}`;
 
   /** Counts the request against the address's budget of dashboard requests; false when refused (answered 429). */
   const admitted = (ctx: Context): boolean => {
@@ -61,38 +62,47 @@ export function dashboardAccess(opts: DashboardAccessOptions) {
   const signedIn: Middleware = async (ctx: Context, next: Next) => {
     if (!admitted(ctx)) return;
     const token = ctx.cookies.get(sessionCookie);
-    let session: DashboardState['signedIn'] | undefined = token ? await members.session(token) : undefined;
+    let session: DashboardState["signedIn"] | undefined = token ? await members.session(token) : undefined;
     const bearer = session ? undefined : bearerToken(ctx);
     if (bearer !== undefined) {
       // the operator token in a header opens the operator pages for scripts; a wrong one counts as a failed sign-in
       if (!isOperatorToken(bearer)) {
         const wait = failedByAddress.take(clientAddress(ctx));
         if (wait) return refuseTooManyRequests(ctx, wait);
-        throw new ApiError(401, 'UNAUTHORIZED', 'the operator token does not match');
+        throw new ApiError(401, "UNAUTHORIZED", "the operator token does not match");
       }
-      session = { principal: { kind: 'operator' }, sessionId: '', token: '', csrfToken: null, expiresAt: '', email: null, orgName: null };
+      session = {
+        principal: { kind: "operator" },
+        sessionId: "",
+        token: "",
+        csrfToken: null,
+        expiresAt: "",
+        email: null,
+        orgName: null,
+      };
     }
     if (!session) {
       if (wantsHtml(ctx)) {
-        ctx.redirect('/dashboard/login');
+        ctx.redirect("/dashboard/login");
         ctx.status = 303;
         return;
       }
-      throw new ApiError(401, 'UNAUTHORIZED', 'sign in first: no session cookie, or the session ended or expired');
+      throw new ApiError(401, "UNAUTHORIZED", "sign in first: no session cookie, or the session ended or expired");
     }
-    (ctx.state as { dashboard?: DashboardState['signedIn'] }).dashboard = session;
+    (ctx.state as { dashboard?: DashboardState["signedIn"] }).dashboard = session;
     return next();
   };
 
   /** Every state-changing request of a session carries its CSRF token (form field `_csrf` or header X-CSRF-Token). */
   const csrfGuard: Middleware = (ctx: Context, next: Next) => {
-    if (ctx.method === 'GET' || ctx.method === 'HEAD') return next();
+    if (ctx.method === "GET" || ctx.method === "HEAD") return next();
     const expected = dashboardStateOf(ctx).csrfToken;
     // a header credential is not sent by browsers on their own: there is no cross-site request to forge
     if (expected === null) return next();
     const body = ctx.request.body as { _csrf?: unknown } | undefined;
-    const presented = ctx.get('X-CSRF-Token') || (typeof body?._csrf === 'string' ? body._csrf : '');
-    if (!presented || !sameSecret(presented, expected)) throw new ApiError(403, 'FORBIDDEN', 'the CSRF token is missing or wrong: reload the page and try again');
+    const presented = ctx.get("X-CSRF-Token") || (typeof body?._csrf === "string" ? body._csrf : "");
+    if (!presented || !sameSecret(presented, expected))
+      throw new ApiError(403, "FORBIDDEN", "the CSRF token is missing or wrong: reload the page and try again");
     return next();
   };
 
@@ -105,7 +115,10 @@ export function dashboardAccess(opts: DashboardAccessOptions) {
 
     /** Seconds a sign-in from this address for this account must wait (0: go ahead); checked before the password is. */
     loginWait(ctx: Context, account?: string): number {
-      return Math.max(failedByAddress.retryAfterSeconds(clientAddress(ctx)), account === undefined ? 0 : failedByAccount.retryAfterSeconds(account));
+      return Math.max(
+        failedByAddress.retryAfterSeconds(clientAddress(ctx)),
+        account === undefined ? 0 : failedByAccount.retryAfterSeconds(account),
+      );
     },
     recordFailedLogin(ctx: Context, account?: string): void {
       failedByAddress.record(clientAddress(ctx));
@@ -114,10 +127,10 @@ export function dashboardAccess(opts: DashboardAccessOptions) {
 
     setSession(ctx: Context, session: SignedIn): void {
       const seconds = Math.max(1, Math.floor((Date.parse(session.expiresAt) - now()) / 1000));
-      ctx.append('Set-Cookie', `${sessionCookie}=${session.token}; ${attributes('Lax', seconds)}`);
+      ctx.append("Set-Cookie", `${sessionCookie}=${session.token}; ${attributes("Lax", seconds)}`);
     },
     clearSession(ctx: Context): void {
-      ctx.append('Set-Cookie', `${sessionCookie}=; ${attributes('Lax', 0)}`);
+      ctx.append("Set-Cookie", `${sessionCookie}=; ${attributes("Lax", 0)}`);
     },
 
     /**
@@ -128,7 +141,7 @@ export function dashboardAccess(opts: DashboardAccessOptions) {
       const current = ctx.cookies.get(formCookie);
       if (current && isWellFormedToken(current)) return current;
       const token = newSecretToken();
-      ctx.append('Set-Cookie', `${formCookie}=${token}; ${attributes('Strict', 2 * 3600)}`);
+      ctx.append("Set-Cookie", `${formCookie}=${token}; ${attributes("Strict", 2 * 3600)}`);
       return token;
     },
     /**
@@ -136,9 +149,10 @@ export function dashboardAccess(opts: DashboardAccessOptions) {
      * Content-Type application/json without a CORS preflight, which the dashboard never grants.
      */
     checkFormToken(ctx: Context, presented: string | undefined): void {
-      if (ctx.is('application/json')) return;
+      if (ctx.is("application/json")) return;
       const cookie = ctx.cookies.get(formCookie);
-      if (!cookie || !presented || !sameSecret(cookie, presented)) throw new ApiError(403, 'FORBIDDEN', 'this form has expired: reload the page and try again');
+      if (!cookie || !presented || !sameSecret(cookie, presented))
+        throw new ApiError(403, "FORBIDDEN", "this form has expired: reload the page and try again");
     },
   };
 }

@@ -1,6 +1,6 @@
 // The one error type of the HTTP surface; the error middleware renders it as {error:{code,message,requestId}}.
 
-import type { ErrorCode } from '../domain/errorCodes.js';
+import type { ErrorCode } from "../domain/errorCodes.js";
 
 export type { ErrorCode };
 
@@ -14,6 +14,6 @@ export class ApiError extends Error {
     readonly headers?: Record<string, string>,
   ) {
     super(message);
-    this.name = 'ApiError';
+    this.name = "ApiError";
   }
 }

@@ -1,6 +1,6 @@
 // Per-client-address limiter (fixed window, bounded memory) for routes open to guessing: the operator API and every dashboard route (also keyed by account for failed sign-ins).
-import { isIPv6 } from 'node:net';
-import type { Context } from 'koa';
+import { isIPv6 } from "node:net";
+import type { Context } from "koa";
 
 export interface IpLimiterOptions {
   /** events admitted per address in one window */
@@ -23,7 +23,8 @@ export class IpLimiter {
   private readonly maxTracked: number;
 
   constructor(private readonly options: IpLimiterOptions) {
-    if (!(options.limit >= 1) || !(options.windowMs >= 1)) throw new Error('IpLimiter needs a limit and a window of at least 1');
+    if (!(options.limit >= 1) || !(options.windowMs >= 1))
+      throw new Error("IpLimiter needs a limit and a window of at least 1");
     this.maxTracked = options.maxTracked ?? 10_000;
   }
 
@@ -79,21 +80,26 @@ export function clientAddress(ctx: Context): string {
   const ip = ctx.ip;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   if (mapped) return mapped[1]!;
-  return isIPv6(ip.split('%')[0]!) ? ipv6Block64(ip) : ip;
+  return isIPv6(ip.split("%")[0]!) ? ipv6Block64(ip) : ip;
 }
 
 function ipv6Block64(ip: string): string {
-  const groupsOf = (part: string | undefined) => (part ? part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g])) : []);
-  const [head, tail] = ip.split('%')[0]!.split('::');
+  const groupsOf = (part: string | undefined) =>
+    part ? part.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g])) : [];
+  const [head, tail] = ip.split("%")[0]!.split("::");
   const before = groupsOf(head);
   const after = groupsOf(tail);
-  const groups = tail === undefined ? before : [...before, ...Array<string>(8 - before.length - after.length).fill('0'), ...after];
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  const groups =
+    tail === undefined ? before : [...before, ...Array<string>(8 - before.length - after.length).fill("0"), ...after];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(":")}::/64`;
 }
 
 /** The limiter's answer, the spec's bare form: 429 `{error: <string>}`, Retry-After, no rate-limit headers. */
 export function refuseTooManyRequests(ctx: Context, retryAfterSeconds: number): void {
   ctx.status = 429;
-  ctx.set('Retry-After', String(retryAfterSeconds));
+  ctx.set("Retry-After", String(retryAfterSeconds));
   ctx.body = { error: `too many requests from this address; retry after ${retryAfterSeconds} seconds` };
 }

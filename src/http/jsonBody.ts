@@ -1,8 +1,8 @@
 // Reads bounded JSON request bodies (and, on routes that take them, HTML form posts); a body that is oversized, not
 // UTF-8, nested too deep, malformed, or carrying text the store cannot hold is 422 VALIDATION_ERROR before any handler runs.
-import type { Context, Next } from 'koa';
-import { ApiError } from './errors.js';
-import { findTextDefect } from './requestText.js';
+import type { Context, Next } from "koa";
+import { ApiError } from "./errors.js";
+import { findTextDefect } from "./requestText.js";
 
 /**
  * Deepest nesting of arrays and objects a body may have. Far below what recursive code downstream can take (zod,
@@ -12,7 +12,7 @@ import { findTextDefect } from './requestText.js';
  */
 export const MAX_JSON_DEPTH = 100;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Whether `text` opens more than `max` arrays/objects inside one another, by one linear pass over the characters
@@ -25,7 +25,8 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i += 1; // backslash: the next character is escaped
+      if (c === 0x5c)
+        i += 1; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;
@@ -41,19 +42,28 @@ export function nestsDeeperThan(text: string, max: number): boolean {
 
 /** Parses a JSON body's text, or says in a 422 VALIDATION_ERROR why it is refused. */
 export function parseJsonBody(raw: string): unknown {
-  if (raw.trim() === '') return undefined;
+  if (raw.trim() === "") return undefined;
   if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
-    throw new ApiError(422, 'VALIDATION_ERROR', `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+    throw new ApiError(
+      422,
+      "VALIDATION_ERROR",
+      `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+    );
   }
   let body: unknown;
   try {
     body = JSON.parse(raw);
   } catch (err) {
-    throw new ApiError(422, 'VALIDATION_ERROR', `request body is not valid JSON: ${(err as Error).message}`);
+    throw new ApiError(422, "VALIDATION_ERROR", `request body is not valid JSON: ${(err as Error).message}`);
   }
   // the one place every route's input passes: no handler can hand such text to PostgreSQL
   const defect = findTextDefect(body);
-  if (defect) throw new ApiError(422, 'VALIDATION_ERROR', `request body ${defect.path ? `field "${defect.path}" ` : ''}${defect.problem}`);
+  if (defect)
+    throw new ApiError(
+      422,
+      "VALIDATION_ERROR",
+      `request body ${defect.path ? `field "${defect.path}" ` : ""}${defect.problem}`,
+    );
   return body;
 }
 
@@ -65,14 +75,20 @@ export function parseFormBody(raw: string): Record<string, string> {
   const fields: [string, string][] = [];
   const seen = new Set<string>();
   for (const [name, value] of new URLSearchParams(raw)) {
-    if (seen.has(name)) throw new ApiError(422, 'VALIDATION_ERROR', `form field "${name.slice(0, 50)}" is sent more than once`);
+    if (seen.has(name))
+      throw new ApiError(422, "VALIDATION_ERROR", `form field "${name.slice(0, 50)}" is sent more than once`);
     seen.add(name);
     fields.push([name, value]);
   }
   // own properties only, whatever the names ("__proto__" included): Object.fromEntries defines, never assigns
   const body = Object.fromEntries(fields);
   const defect = findTextDefect(body);
-  if (defect) throw new ApiError(422, 'VALIDATION_ERROR', `form ${defect.path ? `field "${defect.path}" ` : ''}${defect.problem}`);
+  if (defect)
+    throw new ApiError(
+      422,
+      "VALIDATION_ERROR",
+      `form ${defect.path ? `field "${defect.path}" ` : ""}${defect.problem}`,
+    );
   return body;
 }
 
@@ -81,11 +97,15 @@ export function parseFormBody(raw: string): Record<string, string> {
  * to a route that takes forms (`acceptsForms`); a route that streams its body itself (`streamsBody`, an upload) is
  * passed by.
  */
-export function jsonBody(limitBytes: number, acceptsForms: (ctx: Context) => boolean = () => false, streamsBody: (ctx: Context) => boolean = () => false) {
-  const tooLarge = () => new ApiError(422, 'VALIDATION_ERROR', `request body is larger than ${limitBytes} bytes`);
+export function jsonBody(
+  limitBytes: number,
+  acceptsForms: (ctx: Context) => boolean = () => false,
+  streamsBody: (ctx: Context) => boolean = () => false,
+) {
+  const tooLarge = () => new ApiError(422, "VALIDATION_ERROR", `request body is larger than ${limitBytes} bytes`);
   return async (ctx: Context, next: Next) => {
-    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE' || streamsBody(ctx)) return next();
-    const declared = Number(ctx.get('Content-Length') || '0');
+    if (ctx.method === "GET" || ctx.method === "HEAD" || ctx.method === "DELETE" || streamsBody(ctx)) return next();
+    const declared = Number(ctx.get("Content-Length") || "0");
     if (declared > limitBytes) throw tooLarge();
     const chunks: Buffer[] = [];
     let size = 0;
@@ -107,9 +127,10 @@ export function jsonBody(limitBytes: number, acceptsForms: (ctx: Context) => boo
     try {
       raw = utf8.decode(Buffer.concat(chunks));
     } catch {
-      throw new ApiError(422, 'VALIDATION_ERROR', 'request body is not valid UTF-8 text');
+      throw new ApiError(422, "VALIDATION_ERROR", "request body is not valid UTF-8 text");
     }
-    ctx.request.body = ctx.is('application/x-www-form-urlencoded') && acceptsForms(ctx) ? parseFormBody(raw) : parseJsonBody(raw);
+    ctx.request.body =
+      ctx.is("application/x-www-form-urlencoded") && acceptsForms(ctx) ? parseFormBody(raw) : parseJsonBody(raw);
     return next();
   };
 }

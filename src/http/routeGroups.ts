@@ -1,11 +1,11 @@
 // The route groups and who may call them: authorization is decided on the route a request matches, by the router that dispatches it.
-import type { Context, Middleware, Next } from 'koa';
-import type Router from '@koa/router';
+import type { Context, Middleware, Next } from "koa";
+import type Router from "@koa/router";
 
 export interface RouteGroup {
   router: Router;
   /** the authentication every route of the group requires, or 'public' */
-  access: Middleware | 'public';
+  access: Middleware | "public";
   /** browsers on the configured CORS origins may call it */
   crossOrigin?: boolean;
   /** its routes take HTML form posts (application/x-www-form-urlencoded) beside JSON */
@@ -33,14 +33,16 @@ export interface RouteGroups {
  */
 export function routeGroups(groups: RouteGroup[]): RouteGroups {
   // the router's middleware types its context with params; at run time it is the same Koa context
-  const routed = inSequence(groups.flatMap((g) => [g.router.routes(), g.router.allowedMethods()] as unknown as Middleware[]));
-  const guarded = groups.filter((g): g is RouteGroup & { access: Middleware } => g.access !== 'public');
+  const routed = inSequence(
+    groups.flatMap((g) => [g.router.routes(), g.router.allowedMethods()] as unknown as Middleware[]),
+  );
+  const guarded = groups.filter((g): g is RouteGroup & { access: Middleware } => g.access !== "public");
   return {
     authorize(ctx, next) {
       const required = guarded.filter((g) => g.router.match(ctx.path, ctx.method).route).map((g) => g.access);
       if (required.length === 0) return next();
       // answers to credentialed requests (401s too) must not be kept by any cache
-      ctx.set('Cache-Control', 'no-store');
+      ctx.set("Cache-Control", "no-store");
       return inSequence(required)(ctx, next);
     },
     async dispatch(ctx, next) {
@@ -52,21 +54,26 @@ export function routeGroups(groups: RouteGroup[]): RouteGroups {
         return;
       }
       ctx.status = 405;
-      ctx.set('Allow', allowed.join(', '));
+      ctx.set("Allow", allowed.join(", "));
     },
-    crossOriginMethods: (path) => methodsOn(groups.filter((g) => g.crossOrigin), path),
+    crossOriginMethods: (path) =>
+      methodsOn(
+        groups.filter((g) => g.crossOrigin),
+        path,
+      ),
     acceptsForms: (ctx) => groups.some((g) => g.forms && g.router.match(ctx.path, ctx.method).route),
   };
 }
 
 /** The methods some route of these groups serves on `path`. */
 function methodsOn(groups: RouteGroup[], path: string): string[] {
-  return [...new Set(groups.flatMap((g) => g.router.match(path, 'GET').path).flatMap((layer) => layer.methods))];
+  return [...new Set(groups.flatMap((g) => g.router.match(path, "GET").path).flatMap((layer) => layer.methods))];
 }
 
 function inSequence(middleware: Middleware[]): Middleware {
   return (ctx: Context, next: Next) => {
-    const run = (i: number): Promise<unknown> => (i === middleware.length ? next() : Promise.resolve(middleware[i]!(ctx, () => run(i + 1))));
+    const run = (i: number): Promise<unknown> =>
+      i === middleware.length ? next() : Promise.resolve(middleware[i]!(ctx, () => run(i + 1)));
     return run(0);
   };
 }

@@ -1,75 +1,103 @@
 // Request body schemas (zod): one place that says what each endpoint accepts.
-import { z } from 'zod';
-import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks.js';
-import { plainCollectionSchema } from '../domain/catalog.js';
-import { ApiError } from './errors.js';
-import { DEFAULT_IMAGE_OPTIONS } from '../usecases/figures/figureImages.js';
-import { SORT_ORDERS, SORTED_DEFAULT_MIN_RELEVANCE } from '../usecases/search/sortOrder.js';
+import { z } from "zod";
+import { WEBHOOK_EVENT_TYPES } from "../domain/webhooks.js";
+import { plainCollectionSchema } from "../domain/catalog.js";
+import { ApiError } from "./errors.js";
+import { DEFAULT_IMAGE_OPTIONS } from "../usecases/figures/figureImages.js";
+import { SORT_ORDERS, SORTED_DEFAULT_MIN_RELEVANCE } from "../usecases/search/sortOrder.js";
 
 /** At most this many names in `collections` (the spec's limit). */
 export const MAX_COLLECTIONS = 5;
 
 /** The collections a search body names: exactly one of `collection` / `collections`, the other absent or null (422 otherwise). */
 export function requestedCollections(body: { collection?: string | null; collections?: string[] | null }): string[] {
-  if ((body.collection == null) === (body.collections == null)) throw new ApiError(422, 'VALIDATION_ERROR', 'send exactly one of collection or collections');
+  if ((body.collection == null) === (body.collections == null))
+    throw new ApiError(422, "VALIDATION_ERROR", "send exactly one of collection or collections");
   return body.collection != null ? [body.collection] : body.collections!;
 }
 
-const limit = z.number().int().min(1, 'limit must be between 1 and 30').max(30, 'limit must be between 1 and 30');
-const query = z.string().max(1000, 'query must be at most 1000 characters').meta({ description: 'The search text; it must carry enough to search on (422 INVALID_QUERY otherwise). Short identifiers are fine.' });
+const limit = z.number().int().min(1, "limit must be between 1 and 30").max(30, "limit must be between 1 and 30");
+const query = z
+  .string()
+  .max(1000, "query must be at most 1000 characters")
+  .meta({
+    description:
+      "The search text; it must carry enough to search on (422 INVALID_QUERY otherwise). Short identifiers are fine.",
+  });
 const like = z
-  .strictObject({ work: z.string().trim().min(1, 'like.work must not be empty').max(300, 'like.work must be at most 300 characters').meta({ description: 'doc_id, DOI, pmid:N or OpenAlex W-id' }) })
-  .meta({ description: 'Instead of query: works nearest this one.' });
-const sort = z.enum(SORT_ORDERS).optional().meta({ description: `Default relevance; other orders: min_relevance default ${SORTED_DEFAULT_MIN_RELEVANCE}.` });
-const cursor = z.string().min(1).max(200).optional().meta({ description: 'nextCursor of the previous page.' });
-const credits = (name: string) => z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, `${name} must be a decimal string of credits such as "0.50"`);
-const maxCost = (name: string) => credits(name).optional().meta({ description: 'Most this call charges, in credits.' });
+  .strictObject({
+    work: z
+      .string()
+      .trim()
+      .min(1, "like.work must not be empty")
+      .max(300, "like.work must be at most 300 characters")
+      .meta({ description: "doc_id, DOI, pmid:N or OpenAlex W-id" }),
+  })
+  .meta({ description: "Instead of query: works nearest this one." });
+const sort = z
+  .enum(SORT_ORDERS)
+  .optional()
+  .meta({ description: `Default relevance; other orders: min_relevance default ${SORTED_DEFAULT_MIN_RELEVANCE}.` });
+const cursor = z.string().min(1).max(200).optional().meta({ description: "nextCursor of the previous page." });
+const credits = (name: string) =>
+  z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, `${name} must be a decimal string of credits such as "0.50"`);
+const maxCost = (name: string) => credits(name).optional().meta({ description: "Most this call charges, in credits." });
 
 /** Exactly one of query and like (422 naming the fix otherwise). */
 function oneOfQueryAndLike(b: { query?: string | null; like?: unknown }, ctx: z.RefinementCtx): void {
   if ((b.query == null) === (b.like == null)) {
-    ctx.addIssue({ code: 'custom', path: ['query'], message: 'send exactly one of query (text to search for) and like ({"work": ID}: the works nearest that one)' });
+    ctx.addIssue({
+      code: "custom",
+      path: ["query"],
+      message: 'send exactly one of query (text to search for) and like ({"work": ID}: the works nearest that one)',
+    });
   }
 }
-const filters = z.unknown().optional().meta({ description: 'Metadata filter, simple (flat) or structured format (see Filtering in the service specification); null or absent: none. An unappliable filter is 422 INVALID_FILTER. A request with filters is always searched, never answered from the catalogue.' });
+const filters = z
+  .unknown()
+  .optional()
+  .meta({
+    description:
+      "Metadata filter, simple (flat) or structured format (see Filtering in the service specification); null or absent: none. An unappliable filter is 422 INVALID_FILTER. A request with filters is always searched, never answered from the catalogue.",
+  });
 const imageMaxWidth = z.number().int().min(100).max(1920);
 const imageMaxHeight = z.number().int().min(100).max(1080);
-const imageQuality = z.number().int().min(1).max(100).meta({ description: 'JPEG quality of figure images.' });
+const imageQuality = z.number().int().min(1).max(100).meta({ description: "JPEG quality of figure images." });
 const collectionName = z.string().min(1).max(200);
 /** The row-selection options in each spelling: min_relevance / minRelevance, one_per_document / onePerDocument. */
 const minRelevance = (name: string) =>
-  z
-    .number()
-    .min(0, `${name} must be between 0 and 1`)
-    .max(1, `${name} must be between 0 and 1`)
-    .optional()
-    .meta({
-      default: 0,
-      description:
-        "Rows whose `relevance` is below this are neither returned nor charged; `belowMinRelevance` in the response counts them. `relevance` is a calibrated estimate of the probability that the row's document is relevant to the query, so 0.05 keeps rows with at least about a 1 in 20 chance. 0 (the default) keeps every row.",
-    });
+  z.number().min(0, `${name} must be between 0 and 1`).max(1, `${name} must be between 0 and 1`).optional().meta({
+    default: 0,
+    description:
+      "Rows whose `relevance` is below this are neither returned nor charged; `belowMinRelevance` in the response counts them. `relevance` is a calibrated estimate of the probability that the row's document is relevant to the query, so 0.05 keeps rows with at least about a 1 in 20 chance. 0 (the default) keeps every row.",
+  });
 const onePerDocument = () =>
-  z
-    .boolean()
-    .default(false)
-    .meta({
-      description: 'true: at most one row per document (its best chunk; a work held by two collections, the same DOI, counts once), the list filled from the next documents; only the rows delivered are charged. false (the default): every chunk is a row of its own.',
-    });
+  z.boolean().default(false).meta({
+    description:
+      "true: at most one row per document (its best chunk; a work held by two collections, the same DOI, counts once), the list filled from the next documents; only the rows delivered are charged. false (the default): every chunk is a row of its own.",
+  });
 
 /** The result-selection fields of a search request, which the preview takes as they are (the spec). */
 const selectionFields = {
-  collection: collectionName.nullish().meta({ description: 'One collection (a meta-collection name searches all its members). Send exactly one of collection and collections (the other absent or null).' }),
+  collection: collectionName
+    .nullish()
+    .meta({
+      description:
+        "One collection (a meta-collection name searches all its members). Send exactly one of collection and collections (the other absent or null).",
+    }),
   collections: z
     .array(collectionName)
     .min(1)
     .max(MAX_COLLECTIONS, `collections holds at most ${MAX_COLLECTIONS} entries`)
     .nullish()
-    .meta({ description: `Up to ${MAX_COLLECTIONS} collections, merged into one relevance-ranked list. Send exactly one of collection and collections.` }),
+    .meta({
+      description: `Up to ${MAX_COLLECTIONS} collections, merged into one relevance-ranked list. Send exactly one of collection and collections.`,
+    }),
   query: query.optional(),
   like: like.optional(),
   limit: limit.default(10),
   filters,
-  min_relevance: minRelevance('min_relevance'),
+  min_relevance: minRelevance("min_relevance"),
   one_per_document: onePerDocument(),
   sort,
   cursor,
@@ -84,24 +112,30 @@ const imageFields = {
 
 /** /query's content options in the spec's snake_case, and the camelCase spelling the reference SDK sends (as on /{collection}). */
 const QUERY_OPTION_ALIASES = [
-  ['include_metadata', 'includeMetadata'],
-  ['include_figures', 'includeFigures'],
-  ['image_max_width', 'imageMaxWidth'],
-  ['image_max_height', 'imageMaxHeight'],
-  ['image_quality', 'imageQuality'],
+  ["include_metadata", "includeMetadata"],
+  ["include_figures", "includeFigures"],
+  ["image_max_width", "imageMaxWidth"],
+  ["image_max_height", "imageMaxHeight"],
+  ["image_quality", "imageQuality"],
 ] as const;
-const sameAs = (snake: string) => `The same as ${snake}, in the spelling the reference SDK sends; sending both with different values is refused.`;
+const sameAs = (snake: string) =>
+  `The same as ${snake}, in the spelling the reference SDK sends; sending both with different values is refused.`;
 
 type QueryOptions = Partial<Record<(typeof QUERY_OPTION_ALIASES)[number][number], unknown>>;
 
 function refuseDisagreeingAliases(b: QueryOptions, ctx: z.RefinementCtx): void {
   for (const [snake, camel] of QUERY_OPTION_ALIASES) {
-    if (b[snake] !== undefined && b[camel] !== undefined && b[snake] !== b[camel]) ctx.addIssue({ code: 'custom', path: [snake], message: `${snake} and ${camel} are the same option with different values; send one` });
+    if (b[snake] !== undefined && b[camel] !== undefined && b[snake] !== b[camel])
+      ctx.addIssue({
+        code: "custom",
+        path: [snake],
+        message: `${snake} and ${camel} are the same option with different values; send one`,
+      });
   }
 }
 
 /** A field name as written in either spelling: `image_quality`, `imageQuality` and `image-quality` are one. */
-const spellingOf = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
+const spellingOf = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
 
 /**
  * The refusal of unknown fields, naming each and, when it is a field of this endpoint in another endpoint's spelling
@@ -113,32 +147,50 @@ export function unknownFieldsMessage(keys: readonly string[], known: readonly st
     const meant = known.find((k) => spellingOf(k) === spellingOf(key));
     return meant ? `${key} (this endpoint spells it ${meant})` : key;
   });
-  return `unknown field(s): ${named.join(', ')}`;
+  return `unknown field(s): ${named.join(", ")}`;
 }
 
 /** A request body that refuses any field it does not declare, with unknownFieldsMessage. */
 function strictBody<T extends z.core.$ZodLooseShape>(shape: T) {
   const known = Object.keys(shape);
-  return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? unknownFieldsMessage(issue.keys, known) : undefined) });
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === "unrecognized_keys" ? unknownFieldsMessage(issue.keys, known) : undefined),
+  });
 }
 
 const queryObject = strictBody({
   ...selectionFields,
   include_metadata: z.boolean().optional().meta({ default: true }),
-  include_figures: z.boolean().optional().meta({ default: false, description: 'Adds figure images as base64 in metadata.figures[].image_data; free, adds latency.' }),
+  include_figures: z
+    .boolean()
+    .optional()
+    .meta({
+      default: false,
+      description: "Adds figure images as base64 in metadata.figures[].image_data; free, adds latency.",
+    }),
   image_max_width: imageMaxWidth.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.maxWidth }),
   image_max_height: imageMaxHeight.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.maxHeight }),
   image_quality: imageQuality.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.quality }),
-  max_cost: maxCost('max_cost'),
-  includeMetadata: z.boolean().optional().meta({ description: sameAs('include_metadata') }),
-  includeFigures: z.boolean().optional().meta({ description: sameAs('include_figures') }),
-  imageMaxWidth: imageMaxWidth.optional().meta({ description: sameAs('image_max_width') }),
-  imageMaxHeight: imageMaxHeight.optional().meta({ description: sameAs('image_max_height') }),
-  imageQuality: imageQuality.optional().meta({ description: sameAs('image_quality') }),
+  max_cost: maxCost("max_cost"),
+  includeMetadata: z
+    .boolean()
+    .optional()
+    .meta({ description: sameAs("include_metadata") }),
+  includeFigures: z
+    .boolean()
+    .optional()
+    .meta({ description: sameAs("include_figures") }),
+  imageMaxWidth: imageMaxWidth.optional().meta({ description: sameAs("image_max_width") }),
+  imageMaxHeight: imageMaxHeight.optional().meta({ description: sameAs("image_max_height") }),
+  imageQuality: imageQuality.optional().meta({ description: sameAs("image_quality") }),
 });
 
 /** The options under their spec names, whichever spelling was sent, with the spec's defaults. */
-function resolveAliases<T extends z.output<typeof queryObject> | z.output<ReturnType<typeof queryObject.omit<{ collection: true; collections: true }>>>>(body: T) {
+function resolveAliases<
+  T extends
+    | z.output<typeof queryObject>
+    | z.output<ReturnType<typeof queryObject.omit<{ collection: true; collections: true }>>>,
+>(body: T) {
   const { includeMetadata, includeFigures, imageMaxWidth: w, imageMaxHeight: h, imageQuality: q, ...b } = body;
   return {
     ...b,
@@ -151,9 +203,15 @@ function resolveAliases<T extends z.output<typeof queryObject> | z.output<Return
 }
 
 /** POST /query; an unknown field is 422 (a paid search never drops an option the caller thinks it set). */
-export const queryBody = queryObject.superRefine(refuseDisagreeingAliases).superRefine(oneOfQueryAndLike).transform(resolveAliases);
+export const queryBody = queryObject
+  .superRefine(refuseDisagreeingAliases)
+  .superRefine(oneOfQueryAndLike)
+  .transform(resolveAliases);
 /** The /query body with the collection bound elsewhere (the MCP search-<name> tools). */
-export const boundQueryBody = strictBody(queryObject.omit({ collection: true, collections: true }).shape).superRefine(refuseDisagreeingAliases).superRefine(oneOfQueryAndLike).transform(resolveAliases);
+export const boundQueryBody = strictBody(queryObject.omit({ collection: true, collections: true }).shape)
+  .superRefine(refuseDisagreeingAliases)
+  .superRefine(oneOfQueryAndLike)
+  .transform(resolveAliases);
 
 /** POST /{collection}: camelCase options; an unknown field is 422, naming the camelCase spelling of a snake_case one. */
 export const collectionSearchBody = strictBody({
@@ -163,13 +221,13 @@ export const collectionSearchBody = strictBody({
   filters,
   includeMetadata: z.boolean().default(true),
   includeFigures: z.boolean().optional(),
-  includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
+  includeImages: z.boolean().optional().meta({ description: "Deprecated alias of includeFigures.", deprecated: true }),
   ...imageFields,
-  minRelevance: minRelevance('minRelevance'),
+  minRelevance: minRelevance("minRelevance"),
   onePerDocument: onePerDocument(),
   sort,
   cursor,
-  maxCost: maxCost('maxCost'),
+  maxCost: maxCost("maxCost"),
 }).superRefine(oneOfQueryAndLike);
 
 // previews never deliver content, so they take the selection fields alone and reject anything else
@@ -179,40 +237,84 @@ export const previewBody = z.strictObject(selectionFields).superRefine(oneOfQuer
 export const assistedBody = z.strictObject({
   collection: selectionFields.collection,
   collections: selectionFields.collections,
-  query: z.string().max(16_000, 'query must be at most 16000 characters').meta({ description: 'The question or case, up to 16,000 characters.' }),
-  limit: limit.default(10).meta({ description: 'The most verified results to return (1-30).' }),
-  filters: z.unknown().optional().meta({ description: 'The filters of /query, applied to every internal search; a rejected filter is 422 INVALID_FILTER before any work.' }),
-  allowClarification: z.boolean().default(true).meta({ description: 'May answer clarification_needed with a question instead of results when the query is too underspecified; false: never asks.' }),
+  query: z
+    .string()
+    .max(16_000, "query must be at most 16000 characters")
+    .meta({ description: "The question or case, up to 16,000 characters." }),
+  limit: limit.default(10).meta({ description: "The most verified results to return (1-30)." }),
+  filters: z
+    .unknown()
+    .optional()
+    .meta({
+      description:
+        "The filters of /query, applied to every internal search; a rejected filter is 422 INVALID_FILTER before any work.",
+    }),
+  allowClarification: z
+    .boolean()
+    .default(true)
+    .meta({
+      description:
+        "May answer clarification_needed with a question instead of results when the query is too underspecified; false: never asks.",
+    }),
   includeMetadata: z.boolean().default(true),
-  includeFigures: z.boolean().optional().meta({ description: 'Figure images (base64) for the delivered rows; free.' }),
-  includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
+  includeFigures: z.boolean().optional().meta({ description: "Figure images (base64) for the delivered rows; free." }),
+  includeImages: z.boolean().optional().meta({ description: "Deprecated alias of includeFigures.", deprecated: true }),
   ...imageFields,
-  maxCost: maxCost('maxCost'),
-  async: z.boolean().optional().meta({ description: 'true (or the header `Prefer: respond-async`): answer 202 `{queryId, status: "running"}` at once; follow the run on GET /api/v1/search/results/{queryId} and by the `assisted.completed` webhook.' }),
+  maxCost: maxCost("maxCost"),
+  async: z
+    .boolean()
+    .optional()
+    .meta({
+      description:
+        'true (or the header `Prefer: respond-async`): answer 202 `{queryId, status: "running"}` at once; follow the run on GET /api/v1/search/results/{queryId} and by the `assisted.completed` webhook.',
+    }),
 });
 
 /** POST /assisted with the answer to a clarification question: the waiting run resumes with it. */
 export const assistedAnswerBody = z.strictObject({
   queryId: z.string().min(1).max(200),
-  answer: z.string().trim().min(1, 'answer must not be empty').max(4000, 'answer must be at most 4000 characters'),
+  answer: z.string().trim().min(1, "answer must not be empty").max(4000, "answer must be at most 4000 characters"),
   includeMetadata: z.boolean().default(true),
 });
 
 export const unlockBody = z
   .strictObject({
     queryId: z.string().min(1).max(200),
-    resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional().meta({ description: 'The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.' }),
-    includeFigures: z.boolean().optional().meta({ description: 'Figure images (base64) for every row unlocked under this queryId, earlier ones included; never changes the charge. Default false.' }),
-    includeImages: z.boolean().optional().meta({ description: 'Deprecated alias of includeFigures.', deprecated: true }),
-    maxCost: maxCost('maxCost'),
+    resultIds: z
+      .array(z.string().min(1).max(200))
+      .max(30)
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.",
+      }),
+    includeFigures: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "Figure images (base64) for every row unlocked under this queryId, earlier ones included; never changes the charge. Default false.",
+      }),
+    includeImages: z
+      .boolean()
+      .optional()
+      .meta({ description: "Deprecated alias of includeFigures.", deprecated: true }),
+    maxCost: maxCost("maxCost"),
     // the image options of the re-fetch, honoured for the figures this call returns
     ...imageFields,
   })
   // includeImages is the reference's deprecated alias: one field from here on
-  .transform(({ includeImages, ...body }) => ({ ...body, includeFigures: body.includeFigures ?? includeImages ?? false }));
+  .transform(({ includeImages, ...body }) => ({
+    ...body,
+    includeFigures: body.includeFigures ?? includeImages ?? false,
+  }));
 
 export const imageQuery = z.object({
-  includeFigures: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  includeFigures: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true"),
   imageMaxWidth: z.coerce.number().pipe(imageMaxWidth).default(DEFAULT_IMAGE_OPTIONS.maxWidth),
   imageMaxHeight: z.coerce.number().pipe(imageMaxHeight).default(DEFAULT_IMAGE_OPTIONS.maxHeight),
   imageQuality: z.coerce.number().pipe(imageQuality).default(DEFAULT_IMAGE_OPTIONS.quality),
@@ -224,22 +326,43 @@ const whole = (min: number, max: number, name: string) =>
     .string()
     .regex(/^\d{1,7}$/, `${name} must be a whole number from ${min} to ${max}`)
     .transform(Number)
-    .pipe(z.number().int().min(min, `${name} must be a whole number from ${min} to ${max}`).max(max, `${name} must be a whole number from ${min} to ${max}`));
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, `${name} must be a whole number from ${min} to ${max}`)
+        .max(max, `${name} must be a whole number from ${min} to ${max}`),
+    );
 export const journalsQuery = z.strictObject({
-  topic: z.string().trim().min(1, 'topic must not be empty').max(200, 'topic must be at most 200 characters').optional(),
-  publisher: z.string().trim().min(1, 'publisher must not be empty').max(200, 'publisher must be at most 200 characters').optional(),
-  min_h_index: whole(0, 10_000, 'min_h_index').optional(),
-  limit: whole(1, 200, 'limit').default(50),
-  offset: whole(0, 1_000_000, 'offset').default(0),
+  topic: z
+    .string()
+    .trim()
+    .min(1, "topic must not be empty")
+    .max(200, "topic must be at most 200 characters")
+    .optional(),
+  publisher: z
+    .string()
+    .trim()
+    .min(1, "publisher must not be empty")
+    .max(200, "publisher must be at most 200 characters")
+    .optional(),
+  min_h_index: whole(0, 10_000, "min_h_index").optional(),
+  limit: whole(1, 200, "limit").default(50),
+  offset: whole(0, 1_000_000, "offset").default(0),
 });
 
 /** POST /works/batch: 1 to 100 ids, each as GET /works/{id} takes it. */
 export const worksBatchBody = z.strictObject({
-  ids: z.array(z.string().trim().min(1, 'an id must not be empty').max(300, 'an id is at most 300 characters'), { error: 'ids must be a list of work ids' }).min(1, 'ids must hold at least one id').max(100, 'ids holds at most 100 ids; send more in further calls'),
+  ids: z
+    .array(z.string().trim().min(1, "an id must not be empty").max(300, "an id is at most 300 characters"), {
+      error: "ids must be a list of work ids",
+    })
+    .min(1, "ids must hold at least one id")
+    .max(100, "ids holds at most 100 ids; send more in further calls"),
 });
 
 /** The formats results and works export to. */
-export const exportFormat = z.enum(['bibtex', 'ris', 'csljson'], { error: 'format must be bibtex, ris or csljson' });
+export const exportFormat = z.enum(["bibtex", "ris", "csljson"], { error: "format must be bibtex, ris or csljson" });
 
 /** POST /works/batch?format=…: the query string of a batch (format absent: JSON works). */
 export const worksBatchQuery = z.strictObject({ format: exportFormat.optional() });
@@ -249,33 +372,41 @@ export const resultsExportQuery = z.object({ format: exportFormat.optional() });
 
 /** GET /works/{id}/references and /cited-by: a page of the list. */
 export const workListQuery = z.strictObject({
-  limit: whole(1, 100, 'limit').default(20),
-  cursor: z.string().max(1000, 'cursor is at most 1000 characters').optional(),
+  limit: whole(1, 100, "limit").default(20),
+  cursor: z.string().max(1000, "cursor is at most 1000 characters").optional(),
 });
 
 /** GET /admin/v1/organizations: a page of organizations, optionally those whose name holds `q` (or whose id is `q`). */
 export const organizationListQuery = z.strictObject({
-  q: z.string().trim().max(200, 'q must be at most 200 characters').optional(),
-  limit: whole(1, 200, 'limit').default(50),
-  offset: whole(0, 1_000_000, 'offset').default(0),
+  q: z.string().trim().max(200, "q must be at most 200 characters").optional(),
+  limit: whole(1, 200, "limit").default(50),
+  offset: whole(0, 1_000_000, "offset").default(0),
 });
 
 /** POST /journal-requests: at least one of title and issn (the decider checks that and the ISSN's form). */
 export const journalRequestBody = z.strictObject({
-  title: z.string().max(300, 'title must be at most 300 characters').optional(),
-  issn: z.string().max(20, 'issn must be at most 20 characters').optional(),
-  note: z.string().max(1000, 'note must be at most 1000 characters').optional(),
+  title: z.string().max(300, "title must be at most 300 characters").optional(),
+  issn: z.string().max(20, "issn must be at most 20 characters").optional(),
+  note: z.string().max(1000, "note must be at most 1000 characters").optional(),
 });
 
 /** POST /api/v1/webhooks (and the operator's twin): where to send which events. */
 export const webhookEndpointBody = z.strictObject({
-  url: z.string().min(1).max(2048, 'url must be at most 2048 characters').describe('The receiver: an https URL whose host resolves to public addresses only.'),
+  url: z
+    .string()
+    .min(1)
+    .max(2048, "url must be at most 2048 characters")
+    .describe("The receiver: an https URL whose host resolves to public addresses only."),
   events: z
     .array(z.enum(WEBHOOK_EVENT_TYPES))
-    .min(1, 'events must name at least one event type')
+    .min(1, "events must name at least one event type")
     .max(10)
-    .describe('The event types sent to this endpoint.'),
-  description: z.string().max(256, 'description must be at most 256 characters').optional().describe('What the endpoint is for, shown in lists.'),
+    .describe("The event types sent to this endpoint."),
+  description: z
+    .string()
+    .max(256, "description must be at most 256 characters")
+    .optional()
+    .describe("What the endpoint is for, shown in lists."),
 });
 
 /** PUT /api/v1/notifications: what the organization is told about its account. */
@@ -284,20 +415,45 @@ export const notificationSettingsBody = z.strictObject({
     .string()
     .regex(/^\d{1,12}(\.\d{1,6})?$/, 'balanceLowThreshold must be a decimal string of credits such as "5.00", or null')
     .nullable()
-    .meta({ description: 'A `balance.low` webhook when the balance falls below this many credits; null: never.' }),
+    .meta({ description: "A `balance.low` webhook when the balance falls below this many credits; null: never." }),
 });
 
 /** POST /api/v1/alerts: a saved search whose new works are sent as `alert.matched` (alertRules.ts checks the rules). */
 export const alertBody = z.strictObject({
-  query: z.string().min(1).max(1000, 'query must be at most 1000 characters').describe('The search the alert watches.'),
-  collection: z.string().max(100).optional().describe('The collection it watches (or `collections`).'),
-  collections: z.array(z.string().max(100)).min(1).max(10).optional().describe('The collections it watches (or `collection`).'),
-  filters: z.unknown().optional().meta({ description: 'The filters of /query, applied to every run.' }),
-  min_relevance: z.number().min(0).max(1).optional().describe('Works whose relevance is below it are not sent (default 0).'),
-  one_per_document: z.boolean().optional().describe('One row per work (default true).'),
-  schedule: z.enum(['on_ingest', 'daily', 'weekly']).optional().describe('on_ingest (default): within a minute after new or changed documents are ingested in a watched collection; daily or weekly: on a schedule.'),
-  max_cost_per_run: z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'max_cost_per_run must be a decimal string of credits such as "0.50"').nullable().optional().describe('The most one run charges, in credits: the best new works within it are sent.'),
-  webhook: z.string().max(64).nullable().optional().describe('The webhook endpoint (`we_…`) runs are sent to; absent: every endpoint subscribed to `alert.matched`.'),
+  query: z.string().min(1).max(1000, "query must be at most 1000 characters").describe("The search the alert watches."),
+  collection: z.string().max(100).optional().describe("The collection it watches (or `collections`)."),
+  collections: z
+    .array(z.string().max(100))
+    .min(1)
+    .max(10)
+    .optional()
+    .describe("The collections it watches (or `collection`)."),
+  filters: z.unknown().optional().meta({ description: "The filters of /query, applied to every run." }),
+  min_relevance: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe("Works whose relevance is below it are not sent (default 0)."),
+  one_per_document: z.boolean().optional().describe("One row per work (default true)."),
+  schedule: z
+    .enum(["on_ingest", "daily", "weekly"])
+    .optional()
+    .describe(
+      "on_ingest (default): within a minute after new or changed documents are ingested in a watched collection; daily or weekly: on a schedule.",
+    ),
+  max_cost_per_run: z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,6})?$/, 'max_cost_per_run must be a decimal string of credits such as "0.50"')
+    .nullable()
+    .optional()
+    .describe("The most one run charges, in credits: the best new works within it are sent."),
+  webhook: z
+    .string()
+    .max(64)
+    .nullable()
+    .optional()
+    .describe("The webhook endpoint (`we_…`) runs are sent to; absent: every endpoint subscribed to `alert.matched`."),
 });
 
 /** GET /api/v1/alerts/{id}: how many runs, newest first. */
@@ -310,7 +466,7 @@ const money = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string such 
 
 export const organizationBody = z.strictObject({
   name: z.string().min(1).max(200),
-  billingMode: z.enum(['live', 'trial', 'exempt']).default('live'),
+  billingMode: z.enum(["live", "trial", "exempt"]).default("live"),
   hideBalance: z.boolean().default(false),
   billingEnabled: z.boolean().default(true),
   trialQueries: z.number().int().min(0).max(1_000_000).optional(),
@@ -327,7 +483,7 @@ export const organizationBody = z.strictObject({
 export const limitsBody = organizationBody.shape.limits.unwrap();
 
 export const billingSettingsBody = z.strictObject({
-  billingMode: z.enum(['live', 'trial', 'exempt']).optional(),
+  billingMode: z.enum(["live", "trial", "exempt"]).optional(),
   billingEnabled: z.boolean().optional(),
   hideBalance: z.boolean().optional(),
   trialQueries: z.number().int().min(0).max(1_000_000).optional(),
@@ -337,43 +493,82 @@ export const priceBody = z.strictObject({
   pricePer1000: z.string().regex(/^\d{1,6}(\.\d{1,6})?$/, 'a decimal string of credits per 1000 tokens, e.g. "0.050"'),
 });
 
-export const refundBody = z.strictObject({ amount: money, reference: z.string().max(200).optional(), queryId: z.string().min(1).max(200).optional() });
+export const refundBody = z.strictObject({
+  amount: money,
+  reference: z.string().max(200).optional(),
+  queryId: z.string().min(1).max(200).optional(),
+});
 
-const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD (UTC)');
-export const reconciliationQuery = z.object({ from: isoDay.optional(), to: isoDay.optional(), format: z.enum(['json', 'csv']).optional() });
+const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD (UTC)");
+export const reconciliationQuery = z.object({
+  from: isoDay.optional(),
+  to: isoDay.optional(),
+  format: z.enum(["json", "csv"]).optional(),
+});
 
 export const creditsBody = z.strictObject({ amount: money, reference: z.string().max(200).optional() });
 
 export const suspendBody = z.strictObject({ reason: z.string().max(500).optional() });
 export const retractionsBody = z.strictObject({
-  files: z.array(z.string().min(1).max(1000)).min(1).max(50).meta({ description: 'Retraction lists the server can read: Retraction Watch CSV (`.csv`) or open-retractions JSON lines (`.jsonl`, `.jsonl.gz`); relative paths are under DATA_ROOT.' }),
+  files: z
+    .array(z.string().min(1).max(1000))
+    .min(1)
+    .max(50)
+    .meta({
+      description:
+        "Retraction lists the server can read: Retraction Watch CSV (`.csv`) or open-retractions JSON lines (`.jsonl`, `.jsonl.gz`); relative paths are under DATA_ROOT.",
+    }),
 });
 
 /** POST /admin/v1/collections: a plain collection's definition, the fields config/collections.json takes. */
 export const collectionBody = plainCollectionSchema.omit({ $comment: true }).meta({
-  description: 'A plain collection: `source.files` name files the server can read (relative paths are under DATA_ROOT); `excludeRetracted` defaults to true for scholarly collections.',
+  description:
+    "A plain collection: `source.files` name files the server can read (relative paths are under DATA_ROOT); `excludeRetracted` defaults to true for scholarly collections.",
 });
 /** PATCH /admin/v1/collections/{name}: what changes in place (the content's definition is fixed at its name). */
 export const collectionChangeBody = z
-  .strictObject({ displayName: z.string().min(1).max(200).optional(), description: z.string().max(2000).nullable().optional(), pricePer1000: plainCollectionSchema.shape.pricePer1000.optional() })
-  .refine((b) => Object.keys(b).length > 0, 'send at least one of displayName, description, pricePer1000');
+  .strictObject({
+    displayName: z.string().min(1).max(200).optional(),
+    description: z.string().max(2000).nullable().optional(),
+    pricePer1000: plainCollectionSchema.shape.pricePer1000.optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, "send at least one of displayName, description, pricePer1000");
 /** PUT /admin/v1/meta-collections/{name}: the meta-collection's whole definition. */
 export const metaCollectionBody = z.strictObject({
   displayName: z.string().min(1).max(200),
   description: z.string().max(2000).nullable(),
-  members: z.array(z.string().min(1).max(63)).min(2).max(50).meta({ description: 'Plain collections this meta-collection searches together (at least two).' }),
+  members: z
+    .array(z.string().min(1).max(63))
+    .min(2)
+    .max(50)
+    .meta({ description: "Plain collections this meta-collection searches together (at least two)." }),
 });
 
 export const ingestBody = z.strictObject({
-  files: z.array(z.string().min(1).max(1000)).min(1).max(1000).meta({ description: "Source files the server can read, in the collection's reader format (relative paths are under DATA_ROOT)." }),
-  mode: z.enum(['upsert', 'replace']).meta({
-    description: '`upsert`: add new documents, replace the chunks of changed ones (a document fingerprint decides; unchanged ones are not re-embedded), delete those the files delete. `replace`: the collection becomes exactly these files.',
+  files: z
+    .array(z.string().min(1).max(1000))
+    .min(1)
+    .max(1000)
+    .meta({
+      description:
+        "Source files the server can read, in the collection's reader format (relative paths are under DATA_ROOT).",
+    }),
+  mode: z.enum(["upsert", "replace"]).meta({
+    description:
+      "`upsert`: add new documents, replace the chunks of changed ones (a document fingerprint decides; unchanged ones are not re-embedded), delete those the files delete. `replace`: the collection becomes exactly these files.",
   }),
 });
 
 export const keyBody = z.strictObject({
-  mode: z.enum(['live', 'test']),
-  name: z.string().max(200).optional().meta({ description: 'What people call the key (at most 100 characters, one line); shown on the dashboard, its ledger and its recent queries.' }),
+  mode: z.enum(["live", "test"]),
+  name: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({
+      description:
+        "What people call the key (at most 100 characters, one line); shown on the dashboard, its ledger and its recent queries.",
+    }),
   collections: z.array(z.string().min(1).max(200)).min(1).optional(),
   spendingCap: money.optional(),
 });
@@ -384,32 +579,62 @@ export const spendingCapBody = z.strictObject({ spendingCap: money.nullable() })
 /** POST /admin/v1/organizations/{orgId}/invites (and the owner's invite form): who, and their role. */
 export const inviteBody = z.strictObject({
   email: z.string().min(3).max(254),
-  role: z.enum(['owner', 'member']).default('member'),
+  role: z.enum(["owner", "member"]).default("member"),
 });
 
 /** The dashboard's sign-in (form or JSON). Lengths bound the work a request can ask for; the rules are the domain's. */
-export const loginBody = z.strictObject({ email: z.string().max(254), password: z.string().max(1024), _csrf: z.string().max(200).optional() });
+export const loginBody = z.strictObject({
+  email: z.string().max(254),
+  password: z.string().max(1024),
+  _csrf: z.string().max(200).optional(),
+});
 export const operatorLoginBody = z.strictObject({ token: z.string().max(1024), _csrf: z.string().max(200).optional() });
-export const setPasswordBody = z.strictObject({ password: z.string().max(1024), _csrf: z.string().max(200).optional() });
+export const setPasswordBody = z.strictObject({
+  password: z.string().max(1024),
+  _csrf: z.string().max(200).optional(),
+});
 
 /** The dashboard's forms: what each carries beside its `_csrf` field (JSON clients send X-CSRF-Token instead). */
 export const dashboardKeyForm = z.strictObject({
-  mode: z.enum(['live', 'test']),
+  mode: z.enum(["live", "test"]),
   name: z.string().max(200).optional(),
   collections: z.string().max(2000).optional(),
-  spendingCap: z.union([money, z.literal('')]).optional(),
+  spendingCap: z.union([money, z.literal("")]).optional(),
   _csrf: z.string().max(200).optional(),
 });
-export const dashboardCapForm = z.strictObject({ spendingCap: z.union([money, z.literal('')]), _csrf: z.string().max(200).optional() });
+export const dashboardCapForm = z.strictObject({
+  spendingCap: z.union([money, z.literal("")]),
+  _csrf: z.string().max(200).optional(),
+});
 export const dashboardInviteForm = inviteBody.extend({ _csrf: z.string().max(200).optional() });
 export const csrfOnlyForm = z.strictObject({ _csrf: z.string().max(200).optional() });
 /** The operator's pages: the organization list's search and page, and the forms on an organization's page. */
-export const operatorListQuery = z.strictObject({ q: z.string().max(200).optional(), page: z.coerce.number().int().min(1).max(100_000).optional() });
-export const operatorCreditsForm = creditsBody.extend({ reference: z.string().max(200).optional(), _csrf: z.string().max(200).optional() });
-const formLimit = z.union([z.number().int().min(0), z.string().regex(/^\s*\d{1,9}\s*$/, 'a whole number').transform(Number)]);
-export const operatorLimitsForm = z.strictObject({ perMinute: formLimit, daily: formLimit, monthly: formLimit, previewPerHour: formLimit, _csrf: z.string().max(200).optional() });
+export const operatorListQuery = z.strictObject({
+  q: z.string().max(200).optional(),
+  page: z.coerce.number().int().min(1).max(100_000).optional(),
+});
+export const operatorCreditsForm = creditsBody.extend({
+  reference: z.string().max(200).optional(),
+  _csrf: z.string().max(200).optional(),
+});
+const formLimit = z.union([
+  z.number().int().min(0),
+  z
+    .string()
+    .regex(/^\s*\d{1,9}\s*$/, "a whole number")
+    .transform(Number),
+]);
+export const operatorLimitsForm = z.strictObject({
+  perMinute: formLimit,
+  daily: formLimit,
+  monthly: formLimit,
+  previewPerHour: formLimit,
+  _csrf: z.string().max(200).optional(),
+});
 export const operatorSuspendForm = suspendBody.extend({ _csrf: z.string().max(200).optional() });
-export const operatorDoneQuery = z.strictObject({ done: z.enum(['credits', 'limits', 'suspended', 'resumed', 'revoked', 'cap']).optional() });
+export const operatorDoneQuery = z.strictObject({
+  done: z.enum(["credits", "limits", "suspended", "resumed", "revoked", "cap"]).optional(),
+});
 
 /** GET /dashboard/queries: optionally the one search a ledger entry links to. */
 export const queriesQuery = z.strictObject({ queryId: z.string().min(1).max(100).optional() });
@@ -421,9 +646,12 @@ export function parseOr422<S extends z.ZodType>(schema: S, value: unknown): z.ou
   const res = schema.safeParse(value ?? {});
   if (res.success) return res.data;
   const problems = res.error.issues.slice(0, 5).map((i) => {
-    const path = i.path.join('.');
-    if (i.code === 'unrecognized_keys') return i.message.startsWith('unknown field') ? i.message : `unknown field(s): ${i.keys.join(', ')}`;
+    const path = i.path.join(".");
+    if (i.code === "unrecognized_keys")
+      return i.message.startsWith("unknown field") ? i.message : `unknown field(s): ${i.keys.join(", ")}`;
     return path ? `${path}: ${i.message}` : i.message;
   });
-  throw new ApiError(422, 'VALIDATION_ERROR', problems.join('; '), { issues: res.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message })) });
+  throw new ApiError(422, "VALIDATION_ERROR", problems.join("; "), {
+    issues: res.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })),
+  });
 }

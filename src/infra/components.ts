@@ -1,8 +1,8 @@
 // Reads the manifest that scripts/provision.sh writes (paths of the Temporal CLI, the OpenSearch launcher, the PostgreSQL binaries, Temporal's time-skipping test server and Chromium) and fails clearly when something is not provisioned.
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
-export type ComponentName = 'temporal' | 'opensearch' | 'postgres' | 'temporalTestServer' | 'chromium';
+export type ComponentName = "temporal" | "opensearch" | "postgres" | "temporalTestServer" | "chromium";
 
 export interface TemporalCliComponent {
   /** Absolute path of the `temporal` CLI binary. */
@@ -56,18 +56,20 @@ export interface ProvisionedComponents {
 
 export class ComponentNotProvisionedError extends Error {
   constructor(
-    readonly component: ComponentName | 'manifest',
+    readonly component: ComponentName | "manifest",
     detail: string,
     readonly manifestPath: string,
   ) {
-    super(`${component === 'manifest' ? 'components manifest' : component} not provisioned: ${detail} (manifest: ${manifestPath}). Run npm run provision.`);
-    this.name = 'ComponentNotProvisionedError';
+    super(
+      `${component === "manifest" ? "components manifest" : component} not provisioned: ${detail} (manifest: ${manifestPath}). Run npm run provision.`,
+    );
+    this.name = "ComponentNotProvisionedError";
   }
 }
 
 /** One component's entry in `<cacheDir>/components.json` (the cache provision.sh fills; config.cacheDir), checked against the disk. */
 export function readComponent<N extends ComponentName>(name: N, cacheDir: string): ProvisionedComponents[N] {
-  const manifestPath = join(cacheDir, 'components.json');
+  const manifestPath = join(cacheDir, "components.json");
   const manifest = readManifest(manifestPath);
   const parsers: { [K in ComponentName]: () => ProvisionedComponents[K] } = {
     temporal: () => parseTemporal(manifest, manifestPath),
@@ -83,79 +85,79 @@ type Json = Record<string, unknown>;
 
 function readManifest(manifestPath: string): Json {
   if (!existsSync(manifestPath)) {
-    throw new ComponentNotProvisionedError('manifest', 'file does not exist', manifestPath);
+    throw new ComponentNotProvisionedError("manifest", "file does not exist", manifestPath);
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    parsed = JSON.parse(readFileSync(manifestPath, "utf8"));
   } catch (error) {
-    throw new ComponentNotProvisionedError('manifest', `not valid JSON (${(error as Error).message})`, manifestPath);
+    throw new ComponentNotProvisionedError("manifest", `not valid JSON (${(error as Error).message})`, manifestPath);
   }
   if (!isObject(parsed)) {
-    throw new ComponentNotProvisionedError('manifest', 'not a JSON object', manifestPath);
+    throw new ComponentNotProvisionedError("manifest", "not a JSON object", manifestPath);
   }
   return parsed;
 }
 
 function parseTemporal(manifest: Json, manifestPath: string): TemporalCliComponent {
-  const cli = requireString(manifest, 'temporalCli', 'temporal', manifestPath);
-  requireExecutable(cli, 'temporal', 'Temporal CLI', manifestPath);
+  const cli = requireString(manifest, "temporalCli", "temporal", manifestPath);
+  requireExecutable(cli, "temporal", "Temporal CLI", manifestPath);
   return { cli };
 }
 
 function parseOpenSearch(manifest: Json, manifestPath: string): OpenSearchComponent {
-  const section = requireSection(manifest, 'opensearch', manifestPath);
-  const java = requireString(section, 'java', 'opensearch', manifestPath);
-  requireExecutable(java, 'opensearch', 'java for OpenSearch', manifestPath);
-  const classpath = requireString(section, 'classpath', 'opensearch', manifestPath);
-  for (const entry of classpath.split(':')) {
-    const path = entry.endsWith('/*') ? entry.slice(0, -2) : entry;
+  const section = requireSection(manifest, "opensearch", manifestPath);
+  const java = requireString(section, "java", "opensearch", manifestPath);
+  requireExecutable(java, "opensearch", "java for OpenSearch", manifestPath);
+  const classpath = requireString(section, "classpath", "opensearch", manifestPath);
+  for (const entry of classpath.split(":")) {
+    const path = entry.endsWith("/*") ? entry.slice(0, -2) : entry;
     if (!existsSync(path)) {
-      throw new ComponentNotProvisionedError('opensearch', `class path entry ${path} is missing`, manifestPath);
+      throw new ComponentNotProvisionedError("opensearch", `class path entry ${path} is missing`, manifestPath);
     }
   }
   const jvmArgs = section.jvmArgs;
-  if (!Array.isArray(jvmArgs) || !jvmArgs.every((arg): arg is string => typeof arg === 'string')) {
-    throw new ComponentNotProvisionedError('opensearch', 'opensearch.jvmArgs is not a list of strings', manifestPath);
+  if (!Array.isArray(jvmArgs) || !jvmArgs.every((arg): arg is string => typeof arg === "string")) {
+    throw new ComponentNotProvisionedError("opensearch", "opensearch.jvmArgs is not a list of strings", manifestPath);
   }
   return {
-    version: requireString(section, 'version', 'opensearch', manifestPath),
+    version: requireString(section, "version", "opensearch", manifestPath),
     java,
     classpath,
-    mainClass: requireString(section, 'mainClass', 'opensearch', manifestPath),
+    mainClass: requireString(section, "mainClass", "opensearch", manifestPath),
     jvmArgs,
-    ...(typeof section.runtime === 'string' ? { runtime: section.runtime } : {}),
+    ...(typeof section.runtime === "string" ? { runtime: section.runtime } : {}),
   };
 }
 
 function parsePostgres(manifest: Json, manifestPath: string): PostgresComponent {
-  const section = requireSection(manifest, 'postgres', manifestPath);
-  const binDir = requireString(section, 'binDir', 'postgres', manifestPath);
-  for (const program of ['initdb', 'postgres']) {
-    requireExecutable(join(binDir, program), 'postgres', `PostgreSQL ${program}`, manifestPath);
+  const section = requireSection(manifest, "postgres", manifestPath);
+  const binDir = requireString(section, "binDir", "postgres", manifestPath);
+  for (const program of ["initdb", "postgres"]) {
+    requireExecutable(join(binDir, program), "postgres", `PostgreSQL ${program}`, manifestPath);
   }
   return {
     binDir,
-    runAsUser: requireString(section, 'runAsUser', 'postgres', manifestPath),
-    version: requireString(section, 'version', 'postgres', manifestPath),
+    runAsUser: requireString(section, "runAsUser", "postgres", manifestPath),
+    version: requireString(section, "version", "postgres", manifestPath),
   };
 }
 
 function parseTemporalTestServer(manifest: Json, manifestPath: string): TemporalTestServerComponent {
-  const section = requireSection(manifest, 'temporalTestServer', manifestPath);
-  const executable = requireString(section, 'executable', 'temporalTestServer', manifestPath);
-  requireExecutable(executable, 'temporalTestServer', 'time-skipping test server launcher', manifestPath);
+  const section = requireSection(manifest, "temporalTestServer", manifestPath);
+  const executable = requireString(section, "executable", "temporalTestServer", manifestPath);
+  requireExecutable(executable, "temporalTestServer", "time-skipping test server launcher", manifestPath);
   // the launcher execs this java; a JDK removed since provisioning would otherwise surface as a start-up timeout
-  const java = requireString(section, 'java', 'temporalTestServer', manifestPath);
-  requireExecutable(java, 'temporalTestServer', 'java for the time-skipping test server', manifestPath);
-  return { version: requireString(section, 'version', 'temporalTestServer', manifestPath), executable, java };
+  const java = requireString(section, "java", "temporalTestServer", manifestPath);
+  requireExecutable(java, "temporalTestServer", "java for the time-skipping test server", manifestPath);
+  return { version: requireString(section, "version", "temporalTestServer", manifestPath), executable, java };
 }
 
 function parseChromium(manifest: Json, manifestPath: string): ChromiumComponent {
-  const section = requireSection(manifest, 'chromium', manifestPath);
-  const executablePath = requireString(section, 'executablePath', 'chromium', manifestPath);
-  requireExecutable(executablePath, 'chromium', 'Chromium', manifestPath);
-  return { executablePath, version: requireString(section, 'version', 'chromium', manifestPath) };
+  const section = requireSection(manifest, "chromium", manifestPath);
+  const executablePath = requireString(section, "executablePath", "chromium", manifestPath);
+  requireExecutable(executablePath, "chromium", "Chromium", manifestPath);
+  return { executablePath, version: requireString(section, "version", "chromium", manifestPath) };
 }
 
 function requireSection(manifest: Json, key: ComponentName, manifestPath: string): Json {
@@ -168,7 +170,7 @@ function requireSection(manifest: Json, key: ComponentName, manifestPath: string
 
 function requireString(section: Json, key: string, component: ComponentName, manifestPath: string): string {
   const value = section[key];
-  if (typeof value !== 'string' || value.length === 0) {
+  if (typeof value !== "string" || value.length === 0) {
     throw new ComponentNotProvisionedError(component, `no "${key}" string`, manifestPath);
   }
   return value;
@@ -183,5 +185,5 @@ function requireExecutable(path: string, component: ComponentName, what: string,
 }
 
 function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -2,7 +2,7 @@
 // The worker's script posts { ready: true } once its model is loaded (or { error } if it cannot be), then answers each
 // { id, ...request } with { id, ...reply } or { id, error }. onnxruntime-node's run blocks the thread that calls it,
 // so models run here to keep the thread that serves HTTP and runs activities free.
-import { Worker, type Transferable } from 'node:worker_threads';
+import { Worker, type Transferable } from "node:worker_threads";
 
 export interface WorkerReply {
   id?: number;
@@ -35,10 +35,10 @@ export function startInferenceWorker(script: URL, workerData: unknown, label: st
     pending.clear();
   };
   return new Promise((resolve, reject) => {
-    worker.once('error', (err) => reject(err));
-    worker.on('error', (err) => failAll(err));
-    worker.on('exit', (code) => failAll(new Error(`${label} worker exited (code ${code})`)));
-    worker.on('message', (message: WorkerReply) => {
+    worker.once("error", (err) => reject(err));
+    worker.on("error", (err) => failAll(err));
+    worker.on("exit", (code) => failAll(new Error(`${label} worker exited (code ${code})`)));
+    worker.on("message", (message: WorkerReply) => {
       if (message.ready) {
         resolve({
           request(body, transfer) {

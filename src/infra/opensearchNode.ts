@@ -1,9 +1,9 @@
 // Starts a single OpenSearch node (the Java launcher provision.sh builds) as a child process with its data in the given directory.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import type { OpenSearchComponent } from './components.js';
-import { waitForReady } from './readiness.js';
-import { startSupervisedProcess } from './supervisedProcess.js';
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { OpenSearchComponent } from "./components.js";
+import { waitForReady } from "./readiness.js";
+import { startSupervisedProcess } from "./supervisedProcess.js";
 
 export interface OpenSearchNodeOptions {
   /** Node home (config, data, logs) plus opensearch.log; created if missing. Reusing it keeps the indices. */
@@ -27,21 +27,26 @@ export interface OpenSearchNode {
 export async function startOpenSearchNode(options: OpenSearchNodeOptions): Promise<OpenSearchNode> {
   const component = options.component;
   mkdirSync(options.dataDir, { recursive: true });
-  const logFile = join(options.dataDir, 'opensearch.log');
-  const readyFile = join(options.dataDir, 'opensearch.ready');
+  const logFile = join(options.dataDir, "opensearch.log");
+  const readyFile = join(options.dataDir, "opensearch.ready");
   rmSync(readyFile, { force: true });
 
   const child = startSupervisedProcess({
-    name: 'opensearch',
+    name: "opensearch",
     command: component.java,
     args: [
       ...component.jvmArgs,
-      '-cp', component.classpath,
+      "-cp",
+      component.classpath,
       component.mainClass,
-      '--home', options.dataDir,
-      '--http-port', String(options.port ?? 0),
-      '--ready-file', readyFile,
-      '--cluster-name', 'litsearch',
+      "--home",
+      options.dataDir,
+      "--http-port",
+      String(options.port ?? 0),
+      "--ready-file",
+      readyFile,
+      "--cluster-name",
+      "litsearch",
     ],
     logFile,
     stopGraceMs: 30_000,
@@ -66,12 +71,12 @@ export async function startOpenSearchNode(options: OpenSearchNodeOptions): Promi
 async function healthyUrl(readyFile: string, signal: AbortSignal): Promise<string | undefined> {
   let url: string;
   try {
-    url = readFileSync(readyFile, 'utf8').trim();
+    url = readFileSync(readyFile, "utf8").trim();
   } catch {
     return undefined;
   }
   const response = await fetch(`${url}/_cluster/health`, { signal });
   if (!response.ok) throw new Error(`GET /_cluster/health answered ${response.status}`);
   const health = (await response.json()) as { status?: string };
-  return health.status === 'green' || health.status === 'yellow' ? url : undefined;
+  return health.status === "green" || health.status === "yellow" ? url : undefined;
 }

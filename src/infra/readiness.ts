@@ -1,5 +1,5 @@
 // Polls a starting server until it answers, failing fast if its process dies and with its log tail if it never gets ready.
-import type { SupervisedProcess } from './supervisedProcess.js';
+import type { SupervisedProcess } from "./supervisedProcess.js";
 
 export interface WaitForReadyOptions<T> {
   /** What is being waited for, e.g. "PostgreSQL on 127.0.0.1:5433". */
@@ -18,12 +18,12 @@ export async function waitForReady<T>(options: WaitForReadyOptions<T>): Promise<
   const intervalMs = options.intervalMs ?? 200;
   const probeTimeoutMs = options.probeTimeoutMs ?? 5_000;
   const deadline = Date.now() + timeoutMs;
-  let lastError = 'no answer yet';
+  let lastError = "no answer yet";
   for (;;) {
     if (child.hasExited()) {
       const exit = await child.exit;
       throw new Error(
-        `${what}: the process exited before it was ready (status ${exit.serverStatus ?? 'unknown'}). Log ${child.logFile}:\n${child.logTail()}`,
+        `${what}: the process exited before it was ready (status ${exit.serverStatus ?? "unknown"}). Log ${child.logFile}:\n${child.logTail()}`,
       );
     }
     try {
@@ -33,13 +33,18 @@ export async function waitForReady<T>(options: WaitForReadyOptions<T>): Promise<
       lastError = error instanceof Error ? error.message : String(error);
     }
     if (Date.now() >= deadline) {
-      throw new Error(`${what}: not ready within ${Math.round(timeoutMs / 1000)}s (last probe: ${lastError}). Log ${child.logFile}:\n${child.logTail()}`);
+      throw new Error(
+        `${what}: not ready within ${Math.round(timeoutMs / 1000)}s (last probe: ${lastError}). Log ${child.logFile}:\n${child.logTail()}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 
-async function probeWithTimeout<T>(probe: (signal: AbortSignal) => Promise<T | undefined>, timeoutMs: number): Promise<T | undefined> {
+async function probeWithTimeout<T>(
+  probe: (signal: AbortSignal) => Promise<T | undefined>,
+  timeoutMs: number,
+): Promise<T | undefined> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {

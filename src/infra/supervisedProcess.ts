@@ -1,9 +1,9 @@
 // Runs a server as a child in its own process group, logs to a file, and makes sure the whole group ends on stop(), on our exit, and even if we are killed.
-import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { Socket } from 'node:net';
+import { spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { Socket } from "node:net";
 
-export type StopSignal = 'SIGTERM' | 'SIGINT';
+export type StopSignal = "SIGTERM" | "SIGINT";
 
 export interface SupervisedProcessOptions {
   /** Short name used in messages, e.g. "postgres". */
@@ -76,24 +76,32 @@ function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   // 'exit' handlers must be synchronous: ask each supervisor to stop; it finishes on its own.
-  process.once('exit', () => {
+  process.once("exit", () => {
     for (const child of live) child.signalSync();
   });
 }
 
 export function startSupervisedProcess(options: SupervisedProcessOptions): SupervisedProcess {
-  const stopSignal = options.stopSignal ?? 'SIGTERM';
+  const stopSignal = options.stopSignal ?? "SIGTERM";
   const graceMs = options.stopGraceMs ?? 30_000;
-  const logFd = openSync(options.logFile, 'a');
-  writeSync(logFd, `[supervisor] ${new Date().toISOString()} starting ${options.command} ${options.args.join(' ')}\n`);
+  const logFd = openSync(options.logFile, "a");
+  writeSync(logFd, `[supervisor] ${new Date().toISOString()} starting ${options.command} ${options.args.join(" ")}\n`);
   let child;
   try {
     child = spawn(
-      '/bin/bash',
-      ['-c', SUPERVISOR_SCRIPT, `litsearch-${options.name}`, stopSignal.replace(/^SIG/, ''), String(Math.ceil(graceMs / 1000)), options.command, ...options.args],
+      "/bin/bash",
+      [
+        "-c",
+        SUPERVISOR_SCRIPT,
+        `litsearch-${options.name}`,
+        stopSignal.replace(/^SIG/, ""),
+        String(Math.ceil(graceMs / 1000)),
+        options.command,
+        ...options.args,
+      ],
       {
         detached: true, // own session and process group, so the group can be killed as one
-        stdio: ['pipe', logFd, logFd],
+        stdio: ["pipe", logFd, logFd],
         env: options.env ?? process.env,
         cwd: options.cwd,
         uid: options.runAs?.uid,
@@ -110,11 +118,11 @@ export function startSupervisedProcess(options: SupervisedProcessOptions): Super
   // Neither the child nor its stdin pipe may keep our event loop alive; the pipe only signals our death.
   child.unref();
   if (child.stdin instanceof Socket) child.stdin.unref();
-  child.stdin?.on('error', () => undefined);
+  child.stdin?.on("error", () => undefined);
 
   let exited: ProcessExit | undefined;
   const exit = new Promise<ProcessExit>((resolve) => {
-    child.once('exit', () => {
+    child.once("exit", () => {
       // The supervisor ends by killing its own group, so its exit code says nothing; the server's status is in the log.
       const logged = /\[supervisor\] .* exited with status (\d+)\s*$/.exec(tailOf(options.logFile, 5));
       exited = { serverStatus: logged ? Number(logged[1]) : undefined };
@@ -149,19 +157,19 @@ export function startSupervisedProcess(options: SupervisedProcessOptions): Super
     stop: () => {
       stopping ??= (async () => {
         if (exited) {
-          killGroup('SIGKILL');
+          killGroup("SIGKILL");
           return;
         }
         supervised.signalSync();
         // The supervisor kills the group itself after the grace period; this is the fallback if it cannot.
         let timer: NodeJS.Timeout | undefined;
-        const timedOut = new Promise<'timeout'>((resolve) => {
-          timer = setTimeout(() => resolve('timeout'), graceMs + 5_000);
+        const timedOut = new Promise<"timeout">((resolve) => {
+          timer = setTimeout(() => resolve("timeout"), graceMs + 5_000);
         });
         const outcome = await Promise.race([exit, timedOut]);
         clearTimeout(timer);
-        killGroup('SIGKILL');
-        if (outcome === 'timeout') await exit;
+        killGroup("SIGKILL");
+        if (outcome === "timeout") await exit;
       })();
       return stopping;
     },
@@ -173,8 +181,12 @@ export function startSupervisedProcess(options: SupervisedProcessOptions): Super
 
 function tailOf(file: string, lines: number): string {
   try {
-    const text = readFileSync(file, 'utf8');
-    return text.split('\n').slice(-lines - 1).join('\n').trimEnd();
+    const text = readFileSync(file, "utf8");
+    return text
+      .split("\n")
+      .slice(-lines - 1)
+      .join("\n")
+      .trimEnd();
   } catch {
     return `(no log at ${file})`;
   }

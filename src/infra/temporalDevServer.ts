@@ -1,11 +1,11 @@
 // Starts the Temporal CLI dev server as a child process, persisting to a SQLite file in the data directory so a restart keeps workflow history.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { Connection } from '@temporalio/client';
-import type { TemporalCliComponent } from './components.js';
-import { findFreePort } from './freePort.js';
-import { waitForReady } from './readiness.js';
-import { startSupervisedProcess } from './supervisedProcess.js';
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { Connection } from "@temporalio/client";
+import type { TemporalCliComponent } from "./components.js";
+import { findFreePort } from "./freePort.js";
+import { waitForReady } from "./readiness.js";
+import { startSupervisedProcess } from "./supervisedProcess.js";
 
 export interface TemporalDevServerOptions {
   /** Holds temporal.sqlite and temporal.log; created if missing. */
@@ -33,23 +33,36 @@ export interface TemporalDevServer {
 
 export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const component = options.component;
-  const namespace = options.namespace ?? 'default';
+  const namespace = options.namespace ?? "default";
   const port = options.port ?? (await findFreePort());
   const address = `127.0.0.1:${port}`;
   mkdirSync(options.dataDir, { recursive: true });
-  const logFile = join(options.dataDir, 'temporal.log');
+  const logFile = join(options.dataDir, "temporal.log");
 
   const args = [
-    'server', 'start-dev',
-    '--db-filename', join(options.dataDir, 'temporal.sqlite'),
-    '--ip', '127.0.0.1',
-    '--port', String(port),
-    '--namespace', namespace,
-    '--log-level', 'warn',
-    '--color', 'never',
-    ...(options.uiPort === undefined ? ['--headless'] : ['--ui-port', String(options.uiPort)]),
+    "server",
+    "start-dev",
+    "--db-filename",
+    join(options.dataDir, "temporal.sqlite"),
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--namespace",
+    namespace,
+    "--log-level",
+    "warn",
+    "--color",
+    "never",
+    ...(options.uiPort === undefined ? ["--headless"] : ["--ui-port", String(options.uiPort)]),
   ];
-  const child = startSupervisedProcess({ name: 'temporal', command: component.cli, args, logFile, stopGraceMs: 15_000 });
+  const child = startSupervisedProcess({
+    name: "temporal",
+    command: component.cli,
+    args,
+    logFile,
+    stopGraceMs: 15_000,
+  });
 
   try {
     await waitForReady({

@@ -1,7 +1,7 @@
 // Reads a BEIR corpus.jsonl (e.g. SciFact) into source documents whose doc_id is the BEIR `_id`.
-import { z } from 'zod';
-import type { SourceDocument } from './sourceDocument.js';
-import { readJsonLines } from './sourceFiles.js';
+import { z } from "zod";
+import type { SourceDocument } from "./sourceDocument.js";
+import { readJsonLines } from "./sourceFiles.js";
 
 const beirRecord = z.object({
   _id: z.union([z.string(), z.number()]).transform(String),
@@ -13,11 +13,11 @@ const beirRecord = z.object({
 export function beirRecordToDocument(raw: unknown): SourceDocument {
   const record = beirRecord.parse(raw);
   const title = record.title?.trim() || null;
-  const text = record.text?.trim() ?? '';
+  const text = record.text?.trim() ?? "";
   return {
     doc_id: record._id,
     title,
-    sections: text ? [{ section: 'abstract', text }] : [],
+    sections: text ? [{ section: "abstract", text }] : [],
     metadata: { title },
   };
 }

@@ -1,9 +1,9 @@
 // Splits a document's sections into token-bounded chunks on sentence boundaries, never indexing tiny fragments, and no
 // short chunk alone when a neighbour in the same document can take it.
-import { createHash } from 'node:crypto';
-import type { Tokenizer } from '../embedding/port.js';
-import { splitSentences } from './sentences.js';
-import type { DocumentSection } from './sourceDocument.js';
+import { createHash } from "node:crypto";
+import type { Tokenizer } from "../embedding/port.js";
+import { splitSentences } from "./sentences.js";
+import type { DocumentSection } from "./sourceDocument.js";
 
 /** Bump when chunk boundaries or ids would change for the same input: it is part of the ingestion fingerprint. */
 export const CHUNKER_VERSION = 2;
@@ -57,7 +57,7 @@ interface DraftChunk {
 
 /** Stable chunk id: the same collection, document and position give the same id on every run. */
 export function chunkId(collection: string, docId: string, chunkIndex: number): string {
-  return createHash('sha1').update(`${collection}\u0000${docId}\u0000${chunkIndex}`).digest('hex').slice(0, 24);
+  return createHash("sha1").update(`${collection}\u0000${docId}\u0000${chunkIndex}`).digest("hex").slice(0, 24);
 }
 
 /** Whether `text` has at least `count` words; stops at the count-th, since search asks this of every hit. */
@@ -69,7 +69,10 @@ function hasWords(text: string, count: number): boolean {
 
 /** A fragment (an isolated heading, a stray label): fewer than minTokens tokens or fewer than minWords words. */
 export function isFragment(text: string, tokens: number, options: ChunkingOptions = {}): boolean {
-  return tokens < (options.minTokens ?? DEFAULT_MIN_CHUNK_TOKENS) || !hasWords(text, options.minWords ?? DEFAULT_MIN_CHUNK_WORDS);
+  return (
+    tokens < (options.minTokens ?? DEFAULT_MIN_CHUNK_TOKENS) ||
+    !hasWords(text, options.minWords ?? DEFAULT_MIN_CHUNK_WORDS)
+  );
 }
 
 /** A sentence longer than maxTokens is cut into word runs that each fit. */
@@ -80,19 +83,19 @@ function splitOversizedSentence(sentence: string, maxTokens: number, tokenizer: 
   for (const word of sentence.split(/\s+/).filter(Boolean)) {
     const wordTokens = tokenizer.count(word);
     if (words.length > 0 && tokens + wordTokens > maxTokens) {
-      pieces.push({ text: words.join(' '), tokens });
+      pieces.push({ text: words.join(" "), tokens });
       words = [];
       tokens = 0;
     }
     words.push(word);
     tokens += wordTokens;
   }
-  if (words.length > 0) pieces.push({ text: words.join(' '), tokens });
+  if (words.length > 0) pieces.push({ text: words.join(" "), tokens });
   return pieces.map((piece) => ({ text: piece.text, tokens: tokenizer.count(piece.text) }));
 }
 
 function draftOf(section: string, pieces: Piece[], tokenizer: Tokenizer): DraftChunk {
-  const text = pieces.map((piece) => piece.text).join(' ');
+  const text = pieces.map((piece) => piece.text).join(" ");
   return { section, pieces, text, tokens: tokenizer.count(text) };
 }
 
@@ -160,7 +163,11 @@ export function chunkSections(
       let [before, after] = [previous, tail];
       while (tooSmall(after) && before.pieces.length > 1) {
         const nextBefore = draftOf(before.section, before.pieces.slice(0, -1), tokenizer);
-        const nextAfter = draftOf(after.section, [before.pieces[before.pieces.length - 1]!, ...after.pieces], tokenizer);
+        const nextAfter = draftOf(
+          after.section,
+          [before.pieces[before.pieces.length - 1]!, ...after.pieces],
+          tokenizer,
+        );
         if (nextAfter.tokens > maxTokens || tooSmall(nextBefore)) break;
         [before, after] = [nextBefore, nextAfter];
       }
@@ -171,14 +178,19 @@ export function chunkSections(
   };
   /** Two neighbours as one chunk, under the section of the larger part. */
   const join = (first: DraftChunk, second: DraftChunk): DraftChunk =>
-    draftOf(first.tokens >= second.tokens ? first.section : second.section, [...first.pieces, ...second.pieces], tokenizer);
+    draftOf(
+      first.tokens >= second.tokens ? first.section : second.section,
+      [...first.pieces, ...second.pieces],
+      tokenizer,
+    );
 
   const drafts: DraftChunk[] = [];
   for (const section of sections) {
     if (!section.text.trim()) continue;
     const sectionDrafts = packSection(section, maxTokens, tokenizer);
     const last = sectionDrafts.length >= 2 ? sectionDrafts[sectionDrafts.length - 1]! : null;
-    if (last && isShort(last)) sectionDrafts.splice(sectionDrafts.length - 2, 2, ...borrow(sectionDrafts[sectionDrafts.length - 2]!, last));
+    if (last && isShort(last))
+      sectionDrafts.splice(sectionDrafts.length - 2, 2, ...borrow(sectionDrafts[sectionDrafts.length - 2]!, last));
     drafts.push(...sectionDrafts);
   }
 
@@ -218,7 +230,12 @@ export function chunkSections(
   }
 
   return {
-    chunks: kept.map((draft, index) => ({ chunk_index: index, section: draft.section, text: draft.text, tokens: draft.tokens })),
+    chunks: kept.map((draft, index) => ({
+      chunk_index: index,
+      section: draft.section,
+      text: draft.text,
+      tokens: draft.tokens,
+    })),
     droppedFragments,
   };
 }

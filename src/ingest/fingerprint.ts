@@ -1,9 +1,9 @@
 // Input fingerprints of ingested indexes, kept in a small JSON file so re-ingesting unchanged input is skipped.
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { z } from 'zod';
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { z } from "zod";
 
 const storedFingerprint = z.object({
   fingerprint: z.string(),
@@ -25,27 +25,29 @@ type FingerprintStore = z.infer<typeof fingerprintStore>;
 
 /** SHA-256 of a file's bytes, streamed. */
 export async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
+  const hash = createHash("sha256");
   for await (const part of createReadStream(path)) hash.update(part as Buffer);
-  return hash.digest('hex');
+  return hash.digest("hex");
 }
 
 /** SHA-256 of a value's JSON with object keys sorted, so key order never changes the fingerprint. */
 export function hashCanonicalJson(value: unknown): string {
   const canonical = JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    inner && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(
+          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : inner,
   );
-  return createHash('sha256').update(canonical).digest('hex');
+  return createHash("sha256").update(canonical).digest("hex");
 }
 
 async function readStore(path: string): Promise<FingerprintStore> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readFile(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, indexes: {} };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, indexes: {} };
     throw error;
   }
   const parsed = fingerprintStore.safeParse(JSON.parse(text));
@@ -62,7 +64,11 @@ export async function readStoredFingerprint(path: string, key: string): Promise<
   return (await readStore(path)).indexes[key] ?? null;
 }
 
-export async function writeStoredFingerprint(path: string, key: string, entry: StoredFingerprint | null): Promise<void> {
+export async function writeStoredFingerprint(
+  path: string,
+  key: string,
+  entry: StoredFingerprint | null,
+): Promise<void> {
   const store = await readStore(path);
   if (entry) store.indexes[key] = entry;
   else delete store.indexes[key];

@@ -1,26 +1,33 @@
 // The ingestion pipeline: read → normalize → chunk → embed (when the collection needs vectors) → index → commit.
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { InventoryTally, type CollectionInventory } from '../domain/inventory.js';
-import type { CollectionCatalog, PlainCollection } from '../domain/catalog.js';
-import { sourceFilePaths } from '../domain/catalog.js';
-import type { Embedder, Tokenizer } from '../embedding/port.js';
-import type { ChunkMetadata, ChunkRecord, SearchEngine } from '../retrieval/port.js';
-import type { ChunkingOptions } from './chunk.js';
-import { CHUNKER_VERSION, chunkId, chunkSections, DEFAULT_MAX_CHUNK_TOKENS } from './chunk.js';
-import { fingerprintKey, hashCanonicalJson, hashFile, readStoredFingerprint, writeStoredFingerprint, type StoredFingerprint } from './fingerprint.js';
-import { readCollectionDocuments } from './readCollection.js';
-import { loadRetractedDois } from './retractions.js';
-import type { SourceDocument } from './sourceDocument.js';
-import { DEMO_FIGURES_VERSION, renderDemoFigures } from './figures/demoFigures.js';
-import { workOfDocument, type StoredWork } from './works.js';
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { InventoryTally, type CollectionInventory } from "../domain/inventory.js";
+import type { CollectionCatalog, PlainCollection } from "../domain/catalog.js";
+import { sourceFilePaths } from "../domain/catalog.js";
+import type { Embedder, Tokenizer } from "../embedding/port.js";
+import type { ChunkMetadata, ChunkRecord, SearchEngine } from "../retrieval/port.js";
+import type { ChunkingOptions } from "./chunk.js";
+import { CHUNKER_VERSION, chunkId, chunkSections, DEFAULT_MAX_CHUNK_TOKENS } from "./chunk.js";
+import {
+  fingerprintKey,
+  hashCanonicalJson,
+  hashFile,
+  readStoredFingerprint,
+  writeStoredFingerprint,
+  type StoredFingerprint,
+} from "./fingerprint.js";
+import { readCollectionDocuments } from "./readCollection.js";
+import { loadRetractedDois } from "./retractions.js";
+import type { SourceDocument } from "./sourceDocument.js";
+import { DEMO_FIGURES_VERSION, renderDemoFigures } from "./figures/demoFigures.js";
+import { workOfDocument, type StoredWork } from "./works.js";
 
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 export const PIPELINE_VERSION = 1;
 const DEFAULT_BATCH_SIZE = 64;
 /** Bump a reader's entry when what it reads changes (2: OpenAlex works keep cited_by_count); its collections re-ingest on the next start. */
-const READER_VERSIONS: Partial<Record<PlainCollection['source']['reader'], number>> = { openalex: 2 };
+const READER_VERSIONS: Partial<Record<PlainCollection["source"]["reader"], number>> = { openalex: 2 };
 /**
  * Chunks handed to the embedder at once: it spreads them over its workers, longest first so they finish together,
  * while the window before is indexed. (With batches of several texts it also sorts them by length: SciFact, batches
@@ -30,7 +37,7 @@ const DEFAULT_EMBED_WINDOW = 1024;
 /** word pieces of title and chunk embedded together (256 less [CLS] and [SEP]: all-MiniLM-L6-v2's limit, kept for bge-small-en-v1.5) */
 export const DEFAULT_EMBEDDING_INPUT_TOKENS = 254;
 
-export type IngestPhase = 'reading' | 'indexing';
+export type IngestPhase = "reading" | "indexing";
 
 export interface IngestProgress {
   collection: string;
@@ -91,7 +98,7 @@ export interface PreparedCollection {
   works: StoredWork[];
 }
 
-export interface IngestReport extends Omit<PreparedCollection, 'records' | 'embeddingInputs' | 'inventory' | 'works'> {
+export interface IngestReport extends Omit<PreparedCollection, "records" | "embeddingInputs" | "inventory" | "works"> {
   collection: string;
   index: string;
   /** true when the index already held this exact input and nothing was done */
@@ -103,14 +110,19 @@ export interface IngestReport extends Omit<PreparedCollection, 'records' | 'embe
 }
 
 export function needsVectors(collection: PlainCollection): boolean {
-  return collection.retrieval !== 'sparse';
+  return collection.retrieval !== "sparse";
 }
 
 function isRetracted(document: SourceDocument, retracted: ReadonlySet<string>): boolean {
   return document.retracted === true || (document.metadata.doi ? retracted.has(document.metadata.doi) : false);
 }
 
-function chunkMetadataOf(collection: PlainCollection, document: SourceDocument, chunkIndex: number, section: string): ChunkMetadata {
+function chunkMetadataOf(
+  collection: PlainCollection,
+  document: SourceDocument,
+  chunkIndex: number,
+  section: string,
+): ChunkMetadata {
   const metadata: ChunkMetadata = { doc_id: document.doc_id, chunk_index: chunkIndex, section };
   for (const [field, value] of Object.entries(document.metadata)) {
     if (value !== null && value !== undefined) metadata[field] = value;
@@ -122,7 +134,7 @@ function chunkMetadataOf(collection: PlainCollection, document: SourceDocument, 
 
 /** The title, or as many of its leading words as fit in `budget` tokens (empty when none fit). */
 function titleWithin(title: string, budget: number, tokenizer: Tokenizer): string {
-  if (budget <= 0) return '';
+  if (budget <= 0) return "";
   if (tokenizer.count(title) <= budget) return title;
   const kept: string[] = [];
   let used = 0;
@@ -132,26 +144,32 @@ function titleWithin(title: string, budget: number, tokenizer: Tokenizer): strin
     kept.push(word);
     used += cost;
   }
-  return kept.join(' ');
+  return kept.join(" ");
 }
 
 /** What becomes of one document: excluded by a rule of its collection, or its chunk records and embedding inputs. */
 export type PreparedDocument =
-  | { kind: 'retracted' | 'notOpenAccess' | 'empty' }
-  | { kind: 'fragmentOnly'; droppedFragments: number }
-  | { kind: 'chunks'; records: ChunkRecord[]; embeddingInputs: string[]; tokens: number; droppedFragments: number };
+  | { kind: "retracted" | "notOpenAccess" | "empty" }
+  | { kind: "fragmentOnly"; droppedFragments: number }
+  | { kind: "chunks"; records: ChunkRecord[]; embeddingInputs: string[]; tokens: number; droppedFragments: number };
 
 /** Applies the collection's rules to one document (retracted, open access, empty) and chunks it. */
 export function prepareDocument(
   document: SourceDocument,
-  options: { collection: PlainCollection; tokenizer: Tokenizer; retracted: ReadonlySet<string>; chunking?: ChunkingOptions; embeddingInputTokens?: number },
+  options: {
+    collection: PlainCollection;
+    tokenizer: Tokenizer;
+    retracted: ReadonlySet<string>;
+    chunking?: ChunkingOptions;
+    embeddingInputTokens?: number;
+  },
 ): PreparedDocument {
   const { collection, tokenizer } = options;
-  if (collection.excludeRetracted && isRetracted(document, options.retracted)) return { kind: 'retracted' };
-  if (collection.openAccessOnly && document.metadata.open_access !== true) return { kind: 'notOpenAccess' };
-  if (document.sections.every((section) => !section.text.trim())) return { kind: 'empty' };
+  if (collection.excludeRetracted && isRetracted(document, options.retracted)) return { kind: "retracted" };
+  if (collection.openAccessOnly && document.metadata.open_access !== true) return { kind: "notOpenAccess" };
+  if (document.sections.every((section) => !section.text.trim())) return { kind: "empty" };
   const { chunks, droppedFragments } = chunkSections(document.sections, tokenizer, options.chunking);
-  if (chunks.length === 0) return { kind: 'fragmentOnly', droppedFragments };
+  if (chunks.length === 0) return { kind: "fragmentOnly", droppedFragments };
   const records: ChunkRecord[] = [];
   const embeddingInputs: string[] = [];
   let tokens = 0;
@@ -164,16 +182,26 @@ export function prepareDocument(
     });
     // the title gives every chunk its document's context for the dense vector; billing counts the chunk text only
     const titleBudget = (options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS) - chunk.tokens;
-    const title = document.title ? titleWithin(document.title, titleBudget, tokenizer) : '';
+    const title = document.title ? titleWithin(document.title, titleBudget, tokenizer) : "";
     embeddingInputs.push(title ? `${title}\n${chunk.text}` : chunk.text);
     tokens += chunk.tokens;
   }
-  return { kind: 'chunks', records, embeddingInputs, tokens, droppedFragments };
+  return { kind: "chunks", records, embeddingInputs, tokens, droppedFragments };
 }
 
 /** The counts of a report that read nothing (a skipped index, or one the ingestion workflow built), to fill in. */
-export function noDocumentsCounted(): Omit<PreparedCollection, 'records' | 'embeddingInputs' | 'inventory' | 'works'> {
-  return { documentsRead: 0, documentsIndexed: 0, retractedExcluded: 0, retractedDocIds: [], notOpenAccessExcluded: 0, emptyDocuments: 0, fragmentOnlyDocuments: 0, droppedFragments: 0, tokens: 0 };
+export function noDocumentsCounted(): Omit<PreparedCollection, "records" | "embeddingInputs" | "inventory" | "works"> {
+  return {
+    documentsRead: 0,
+    documentsIndexed: 0,
+    retractedExcluded: 0,
+    retractedDocIds: [],
+    notOpenAccessExcluded: 0,
+    emptyDocuments: 0,
+    fragmentOnlyDocuments: 0,
+    droppedFragments: 0,
+    tokens: 0,
+  };
 }
 
 /** Reads, filters and chunks a collection without touching an engine; the vectors are left to the caller. */
@@ -188,35 +216,45 @@ export async function prepareCollection(options: {
 }): Promise<PreparedCollection> {
   const { collection, tokenizer, retracted } = options;
   const tally = new InventoryTally();
-  const prepared: Omit<PreparedCollection, 'inventory'> = { records: [], embeddingInputs: [], works: [], ...noDocumentsCounted() };
+  const prepared: Omit<PreparedCollection, "inventory"> = {
+    records: [],
+    embeddingInputs: [],
+    works: [],
+    ...noDocumentsCounted(),
+  };
   const seenDocIds = new Set<string>();
   for await (const document of readCollectionDocuments(collection, options.dataRoot)) {
     // a full ingestion indexes exactly the documents its files hold: a deletion has nothing to remove here
-    if ('deleted' in document) continue;
+    if ("deleted" in document) continue;
     prepared.documentsRead += 1;
     if (prepared.documentsRead % 500 === 0) {
-      options.onProgress?.({ collection: collection.name, phase: 'reading', done: prepared.documentsRead, total: null });
+      options.onProgress?.({
+        collection: collection.name,
+        phase: "reading",
+        done: prepared.documentsRead,
+        total: null,
+      });
     }
     if (seenDocIds.has(document.doc_id)) throw new Error(`${collection.name}: duplicate doc_id ${document.doc_id}`);
     seenDocIds.add(document.doc_id);
     const outcome = prepareDocument(document, options);
     switch (outcome.kind) {
-      case 'retracted':
+      case "retracted":
         prepared.works.push(workOfDocument(document, false));
         prepared.retractedExcluded += 1;
         prepared.retractedDocIds.push(document.doc_id);
         continue;
-      case 'notOpenAccess':
+      case "notOpenAccess":
         prepared.notOpenAccessExcluded += 1;
         continue;
-      case 'empty':
+      case "empty":
         prepared.emptyDocuments += 1;
         continue;
-      case 'fragmentOnly':
+      case "fragmentOnly":
         prepared.droppedFragments += outcome.droppedFragments;
         prepared.fragmentOnlyDocuments += 1;
         continue;
-      case 'chunks':
+      case "chunks":
         prepared.droppedFragments += outcome.droppedFragments;
         prepared.documentsIndexed += 1;
         prepared.works.push(workOfDocument(document, true));
@@ -226,7 +264,7 @@ export async function prepareCollection(options: {
         prepared.tokens += outcome.tokens;
     }
   }
-  options.onProgress?.({ collection: collection.name, phase: 'reading', done: prepared.documentsRead, total: null });
+  options.onProgress?.({ collection: collection.name, phase: "reading", done: prepared.documentsRead, total: null });
   return { ...prepared, inventory: tally.inventory(collection.name) };
 }
 
@@ -253,7 +291,14 @@ async function inputFingerprint(options: IngestCollectionOptions): Promise<strin
  * embedding model, and the collection's rules. The whole index's fingerprint and each document's (the manifest of
  * incremental ingestion, src/ingest/manifest.ts) are built on it.
  */
-export function pipelineInputs(options: { collection: PlainCollection; tokenizer: Tokenizer; embedder: Pick<Embedder, 'modelName' | 'dims'>; chunking?: ChunkingOptions; embeddingInputTokens?: number; figureDir?: string }) {
+export function pipelineInputs(options: {
+  collection: PlainCollection;
+  tokenizer: Tokenizer;
+  embedder: Pick<Embedder, "modelName" | "dims">;
+  chunking?: ChunkingOptions;
+  embeddingInputTokens?: number;
+  figureDir?: string;
+}) {
   const { collection, tokenizer, embedder } = options;
   return {
     pipeline: PIPELINE_VERSION,
@@ -268,12 +313,18 @@ export function pipelineInputs(options: { collection: PlainCollection; tokenizer
     },
     tokenizer: tokenizer.name,
     embedder: needsVectors(collection)
-      ? { model: embedder.modelName, dims: embedder.dims, inputTokens: options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS }
+      ? {
+          model: embedder.modelName,
+          dims: embedder.dims,
+          inputTokens: options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS,
+        }
       : null,
     // only present when on, so collections without figures keep their fingerprint
     ...(collection.demoFigures && options.figureDir ? { demoFigures: DEMO_FIGURES_VERSION } : {}),
     // only for readers whose output changed, so the other collections keep theirs (and their vectors)
-    ...(READER_VERSIONS[collection.source.reader] !== undefined ? { reader: READER_VERSIONS[collection.source.reader] } : {}),
+    ...(READER_VERSIONS[collection.source.reader] !== undefined
+      ? { reader: READER_VERSIONS[collection.source.reader] }
+      : {}),
   };
 }
 
@@ -283,31 +334,63 @@ export function pipelineInputs(options: { collection: PlainCollection; tokenizer
  */
 function vectorInputs(options: IngestCollectionOptions): string {
   const { tokenizer, embedder } = options;
-  return hashCanonicalJson({ pipeline: PIPELINE_VERSION, tokenizer: tokenizer.name, model: embedder.modelName, dims: embedder.dims, inputTokens: options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS });
+  return hashCanonicalJson({
+    pipeline: PIPELINE_VERSION,
+    tokenizer: tokenizer.name,
+    model: embedder.modelName,
+    dims: embedder.dims,
+    inputTokens: options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS,
+  });
 }
 
 /**
  * Vectors of the index being replaced that the new records can keep: same chunk id, text and title, embedded under the
  * same vector inputs (a chunker change re-embeds only the chunks it changed). By record id.
  */
-async function reusableVectors(engine: SearchEngine, index: string, records: readonly ChunkRecord[]): Promise<Map<string, Float32Array>> {
+async function reusableVectors(
+  engine: SearchEngine,
+  index: string,
+  records: readonly ChunkRecord[],
+): Promise<Map<string, Float32Array>> {
   const kept = new Map<string, Float32Array>();
   for (let from = 0; from < records.length; from += 512) {
     const batch = records.slice(from, from + 512);
-    const old = new Map((await engine.getChunks(index, batch.map((r) => r.id))).map((chunk) => [chunk.id, chunk]));
+    const old = new Map(
+      (
+        await engine.getChunks(
+          index,
+          batch.map((r) => r.id),
+        )
+      ).map((chunk) => [chunk.id, chunk]),
+    );
     for (const record of batch) {
       const before = old.get(record.id);
-      if (before?.vector && before.text === record.text && (before.metadata.title ?? null) === (record.metadata.title ?? null)) kept.set(record.id, before.vector);
+      if (
+        before?.vector &&
+        before.text === record.text &&
+        (before.metadata.title ?? null) === (record.metadata.title ?? null)
+      )
+        kept.set(record.id, before.vector);
     }
   }
   return kept;
 }
 
 /** The input fingerprint, what the fingerprint file holds for the index, and whether the index holds exactly this input. */
-async function indexState(options: IngestCollectionOptions): Promise<{ fingerprint: string; stored: StoredFingerprint | null; current: boolean }> {
+async function indexState(
+  options: IngestCollectionOptions,
+): Promise<{ fingerprint: string; stored: StoredFingerprint | null; current: boolean }> {
   const fingerprint = await inputFingerprint(options);
-  const stored = await readStoredFingerprint(options.fingerprintFile, fingerprintKey(options.engine.kind, options.index ?? options.collection.name));
-  return { fingerprint, stored, current: stored?.fingerprint === fingerprint && (await options.engine.hasIndex(options.index ?? options.collection.name)) };
+  const stored = await readStoredFingerprint(
+    options.fingerprintFile,
+    fingerprintKey(options.engine.kind, options.index ?? options.collection.name),
+  );
+  return {
+    fingerprint,
+    stored,
+    current:
+      stored?.fingerprint === fingerprint && (await options.engine.hasIndex(options.index ?? options.collection.name)),
+  };
 }
 
 /** Whether ingestCollection would build the index (absent, or built from other input); false when it would skip. */
@@ -319,7 +402,10 @@ export async function needsIngest(options: IngestCollectionOptions): Promise<boo
  * Records that the index now holds this exact input (an ingestion workflow of all its files completed), so the next
  * start skips it like one the pipeline below built.
  */
-export async function recordIngestedInput(options: IngestCollectionOptions, built: { documents: number; chunks: number }): Promise<void> {
+export async function recordIngestedInput(
+  options: IngestCollectionOptions,
+  built: { documents: number; chunks: number },
+): Promise<void> {
   const index = options.index ?? options.collection.name;
   await writeStoredFingerprint(options.fingerprintFile, fingerprintKey(options.engine.kind, index), {
     fingerprint: await inputFingerprint(options),
@@ -359,7 +445,10 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
   const embed = needsVectors(collection);
   const vectors = vectorInputs(options);
   // a forced re-ingestion rebuilds everything (it repairs an index); otherwise unchanged chunks keep their vectors
-  const reused = embed && !options.force && stored?.vectors === vectors && (await engine.hasIndex(index)) ? await reusableVectors(engine, index, records) : new Map<string, Float32Array>();
+  const reused =
+    embed && !options.force && stored?.vectors === vectors && (await engine.hasIndex(index))
+      ? await reusableVectors(engine, index, records)
+      : new Map<string, Float32Array>();
   await writeStoredFingerprint(options.fingerprintFile, key, null);
   if (await engine.hasIndex(index)) await engine.deleteIndex(index);
   await engine.ensureIndex(index, embedder.dims, embed ? embedder.modelName : undefined);
@@ -379,15 +468,23 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
   const progress = (done: number) => {
     if (done <= reported) return;
     reported = done;
-    options.onProgress?.({ collection: collection.name, phase: 'indexing', done, total: records.length });
+    options.onProgress?.({ collection: collection.name, phase: "indexing", done, total: records.length });
   };
   const embedWindow = (start: number): Promise<Float32Array[]> => {
     const slice = records.slice(start, start + window);
     const missing = slice.flatMap((record, position) => (reused.has(record.id) ? [] : [position]));
-    const embedded = !embed ? Promise.resolve([]) : missing.length === 0 ? Promise.resolve([]) : embedder.embedPassages(missing.map((position) => embeddingInputs[start + position]!), (done) => progress(start + done));
+    const embedded = !embed
+      ? Promise.resolve([])
+      : missing.length === 0
+        ? Promise.resolve([])
+        : embedder.embedPassages(
+            missing.map((position) => embeddingInputs[start + position]!),
+            (done) => progress(start + done),
+          );
     const vectors = embedded.then((fresh) => {
       if (!embed) return [];
-      if (fresh.length !== missing.length) throw new Error(`embedder returned ${fresh.length} vectors for ${missing.length} texts`);
+      if (fresh.length !== missing.length)
+        throw new Error(`embedder returned ${fresh.length} vectors for ${missing.length} texts`);
       const all = slice.map((record) => reused.get(record.id));
       missing.forEach((position, k) => (all[position] = fresh[k]));
       return all as Float32Array[];
@@ -404,7 +501,8 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
     const vectors = await embedding;
     if (start + window < records.length) embedding = embedWindow(start + window);
     if (embed) {
-      if (vectors.length !== windowRecords.length) throw new Error(`embedder returned ${vectors.length} vectors for ${windowRecords.length} texts`);
+      if (vectors.length !== windowRecords.length)
+        throw new Error(`embedder returned ${vectors.length} vectors for ${windowRecords.length} texts`);
       windowRecords.forEach((record, position) => {
         record.vector = vectors[position];
       });
@@ -427,7 +525,16 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
     ingestedAt: new Date().toISOString(),
     ...(embed ? { vectors } : {}),
   });
-  return { collection: collection.name, index, skipped: false, chunks: records.length, embedded: embed, fingerprint, seconds: elapsed(), ...counts };
+  return {
+    collection: collection.name,
+    index,
+    skipped: false,
+    chunks: records.length,
+    embedded: embed,
+    fingerprint,
+    seconds: elapsed(),
+    ...counts,
+  };
 }
 
 /** Ingests every plain collection of the catalogue, skipping those already indexed with the same input. */

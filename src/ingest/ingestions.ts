@@ -1,8 +1,8 @@
 // The ingestion port: how the operator API, the CLI and a first start run one ingestion of source files into a plain
 // collection and follow it. Implemented by the Temporal ingestion workflow (workflows/ingestion.ts).
-import type { Actor, IngestionCounts, IngestionMode } from '../domain/events.js';
+import type { Actor, IngestionCounts, IngestionMode } from "../domain/events.js";
 
-export type IngestionState = 'running' | 'completed' | 'failed';
+export type IngestionState = "running" | "completed" | "failed";
 
 /** What GET /admin/v1/ingestions/{id} answers. */
 export interface IngestionStatus extends IngestionCounts {

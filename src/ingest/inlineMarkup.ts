@@ -1,17 +1,19 @@
 // Turns titles and abstracts that carry markup (<i>, <sup>, <h3>, XML entities, even escaped tags) into plain text.
 
-const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+const NAMED_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
 
 // Only known markup tags are removed, so comparisons such as "p<0.05" or "<i>P</i> < .001" keep their text.
-const BLOCK_TAG = /<\/?(?:p|br|hr|h[1-6]|div|ul|ol|li|table|tr|td|th|section|title|abstract|jats:(?:p|title|sec|list|list-item))(?:\s[^<>]*)?\/?>/gi;
+const BLOCK_TAG =
+  /<\/?(?:p|br|hr|h[1-6]|div|ul|ol|li|table|tr|td|th|section|title|abstract|jats:(?:p|title|sec|list|list-item))(?:\s[^<>]*)?\/?>/gi;
 const INLINE_TAG =
   /<\/?(?:a|b|i|u|em|strong|sup|sub|span|sc|scp|tt|small|big|font|inf|jats:[a-z-]+|mml:[a-z-]+|math|mi|mo|mn|mrow|msub|msup)(?:\s[^<>]*)?\/?>/gi;
 
 /** Decodes XML character references and the five predefined entities (plus &nbsp;). */
 export function decodeXmlEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, entity: string) => {
-    if (entity[0] === '#') {
-      const codePoint = entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
+    if (entity[0] === "#") {
+      const codePoint =
+        entity[1] === "x" || entity[1] === "X" ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
       return Number.isFinite(codePoint) && codePoint <= 0x10ffff ? String.fromCodePoint(codePoint) : whole;
     }
     return NAMED_ENTITIES[entity.toLowerCase()] ?? whole;
@@ -19,7 +21,7 @@ export function decodeXmlEntities(text: string): string {
 }
 
 function stripTags(text: string): string {
-  return text.replace(BLOCK_TAG, ' ').replace(INLINE_TAG, '');
+  return text.replace(BLOCK_TAG, " ").replace(INLINE_TAG, "");
 }
 
 /**
@@ -29,6 +31,6 @@ function stripTags(text: string): string {
  */
 export function plainTextFromMarkup(text: string): string {
   return stripTags(decodeXmlEntities(stripTags(decodeXmlEntities(stripTags(text)))))
-    .replace(/\s+/g, ' ')
+    .replace(/\s+/g, " ")
     .trim();
 }

@@ -1,28 +1,40 @@
 // Reads any corpus an operator brings as JSON lines: one document a line, `{"id", "title", "text" | "sections", ...}`
 // with the spec's result metadata field names, or a deletion `{"id", "deleted": true}`; a bad line is reported with
 // its file and line number.
-import { z } from 'zod';
-import { canonicalArticleType } from '../filters/articleTypes.js';
-import { parseFilterDate } from '../filters/dates.js';
-import { canonicalNctId } from '../domain/identifiers.js';
-import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from './sourceIdentifiers.js';
-import type { DocumentSection, SourceDocument, SourceItem } from './sourceDocument.js';
-import { badLinesError, LISTED_BAD_LINES, readLineRecords, tooLongLine } from './sourceFiles.js';
+import { z } from "zod";
+import { canonicalArticleType } from "../filters/articleTypes.js";
+import { parseFilterDate } from "../filters/dates.js";
+import { canonicalNctId } from "../domain/identifiers.js";
+import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from "./sourceIdentifiers.js";
+import type { DocumentSection, SourceDocument, SourceItem } from "./sourceDocument.js";
+import { badLinesError, LISTED_BAD_LINES, readLineRecords, tooLongLine } from "./sourceFiles.js";
 
 /** The section name of a document given as one `text`. */
-export const JSONL_TEXT_SECTION = 'body';
+export const JSONL_TEXT_SECTION = "body";
 
 const text = z.string().trim().min(1).nullish();
-const texts = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]).map((s) => s.trim()).filter(Boolean)).nullish();
+const texts = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]).map((s) => s.trim()).filter(Boolean))
+  .nullish();
 const identifier = (name: string, canonical: (v: string) => string | null) =>
-  z.union([z.string(), z.number()]).nullish().transform((v, ctx) => {
-    if (v === null || v === undefined) return null;
-    const c = canonical(String(v));
-    if (!c) ctx.addIssue({ code: 'custom', message: `not a ${name}` });
-    return c;
-  });
+  z
+    .union([z.string(), z.number()])
+    .nullish()
+    .transform((v, ctx) => {
+      if (v === null || v === undefined) return null;
+      const c = canonical(String(v));
+      if (!c) ctx.addIssue({ code: "custom", message: `not a ${name}` });
+      return c;
+    });
 const date = (partial: boolean) =>
-  z.string().nullish().refine((v) => v == null || parseFilterDate(v, partial) !== null && !v.includes('T'), partial ? 'a date as YYYY, YYYY-MM or YYYY-MM-DD' : 'a date as YYYY-MM-DD');
+  z
+    .string()
+    .nullish()
+    .refine(
+      (v) => v == null || (parseFilterDate(v, partial) !== null && !v.includes("T")),
+      partial ? "a date as YYYY, YYYY-MM or YYYY-MM-DD" : "a date as YYYY-MM-DD",
+    );
 
 const documentId = z.union([z.string().trim().min(1), z.number().int()]).transform(String);
 
@@ -40,27 +52,30 @@ const jsonlRecord = z
     retracted: z.boolean().nullish(),
     // scholarly result metadata (spec: "Result metadata fields named in the interface")
     authors: texts,
-    doi: identifier('DOI', (v) => doiFromSource(v)),
-    pmid: identifier('PMID', (v) => pmidFromSource(v)),
-    pmcid: identifier('PMCID', (v) => pmcidFromSource(v)),
+    doi: identifier("DOI", (v) => doiFromSource(v)),
+    pmid: identifier("PMID", (v) => pmidFromSource(v)),
+    pmcid: identifier("PMCID", (v) => pmcidFromSource(v)),
     url: text,
     journal: text,
     publisher: text,
     issn: texts.transform((v, ctx) => {
       if (!v) return null;
       const issns = issnListFromSource(v);
-      if (issns.length !== new Set(v).size) ctx.addIssue({ code: 'custom', message: 'not an ISSN' });
+      if (issns.length !== new Set(v).size) ctx.addIssue({ code: "custom", message: "not an ISSN" });
       return issns;
     }),
     isbn: text,
     keywords: texts,
     publication_date: date(true),
-    article_type: z.string().nullish().transform((v, ctx) => {
-      if (v == null) return null;
-      const type = canonicalArticleType(v);
-      if (!type) ctx.addIssue({ code: 'custom', message: 'not an article type' });
-      return type;
-    }),
+    article_type: z
+      .string()
+      .nullish()
+      .transform((v, ctx) => {
+        if (v == null) return null;
+        const type = canonicalArticleType(v);
+        if (!type) ctx.addIssue({ code: "custom", message: "not an article type" });
+        return type;
+      }),
     open_access: z.boolean().nullish(),
     license: text,
     chapter_number: z.number().int().nullish(),
@@ -70,7 +85,7 @@ const jsonlRecord = z
     topic: text,
     medical_board_approved: z.boolean().nullish(),
     last_updated_date: date(false),
-    nct_id: identifier('ClinicalTrials.gov id', canonicalNctId),
+    nct_id: identifier("ClinicalTrials.gov id", canonicalNctId),
     overall_status: text,
     phases: texts,
     has_results: z.boolean().nullish(),
@@ -78,12 +93,12 @@ const jsonlRecord = z
   .refine((r) => !(r.text != null && r.sections != null), { message: 'give "text" or "sections", not both' });
 
 function readableIssues(error: z.ZodError): string {
-  return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+  return error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
 }
 
 /** Maps one line's record to a document or, with `"deleted": true`, a deletion; throws a readable message when it does not fit. */
 export function jsonlRecordToItem(raw: unknown): SourceItem {
-  if (typeof raw === 'object' && raw !== null && (raw as { deleted?: unknown }).deleted === true) {
+  if (typeof raw === "object" && raw !== null && (raw as { deleted?: unknown }).deleted === true) {
     const deletion = jsonlDeletion.safeParse(raw);
     if (!deletion.success) throw new Error(readableIssues(deletion.error));
     return { deleted: true, doc_id: deletion.data.id };
@@ -96,8 +111,16 @@ export function jsonlRecordToItem(raw: unknown): SourceItem {
     : body?.trim()
       ? [{ section: JSONL_TEXT_SECTION, text: body.trim() }]
       : [];
-  const metadata = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0)));
-  return { doc_id: id, title: title ?? null, sections: documentSections, metadata: { ...metadata, title: title ?? null }, ...(retracted ? { retracted: true } : {}) };
+  const metadata = Object.fromEntries(
+    Object.entries(fields).filter(([, v]) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0)),
+  );
+  return {
+    doc_id: id,
+    title: title ?? null,
+    sections: documentSections,
+    metadata: { ...metadata, title: title ?? null },
+    ...(retracted ? { retracted: true } : {}),
+  };
 }
 
 /**
@@ -113,12 +136,12 @@ export async function* readJsonlDocuments(path: string): AsyncGenerator<SourceIt
   for await (const record of readLineRecords(path)) {
     let item: SourceItem;
     try {
-      if (record.tooLong !== undefined) throw new Error(tooLongLine(record).replace(/^line \d+: /, ''));
+      if (record.tooLong !== undefined) throw new Error(tooLongLine(record).replace(/^line \d+: /, ""));
       let raw: unknown;
       try {
         raw = JSON.parse(record.text);
       } catch {
-        throw new Error('not valid JSON');
+        throw new Error("not valid JSON");
       }
       item = jsonlRecordToItem(raw);
       const earlier = seen.get(item.doc_id);

@@ -15,17 +15,17 @@
 //   - overall_status: "completed", since a published trial report describes a trial that has reported.
 //   - has_results: true, since the citation is itself a publication of the trial's results.
 //   Non-trial citations carry none of these four fields.
-import type { MedlineCitation } from './medlineReader.js';
-import { medlineCitationToDocument } from './medlineReader.js';
-import type { EditorialMetadata, SourceDocument } from './sourceDocument.js';
+import type { MedlineCitation } from "./medlineReader.js";
+import { medlineCitationToDocument } from "./medlineReader.js";
+import type { EditorialMetadata, SourceDocument } from "./sourceDocument.js";
 
-const TRIAL_REGISTRIES = new Set(['ClinicalTrials.gov', 'ISRCTN', 'EudraCT']);
+const TRIAL_REGISTRIES = new Set(["ClinicalTrials.gov", "ISRCTN", "EudraCT"]);
 
 const PHASES: Record<string, string> = {
-  'Clinical Trial, Phase I': 'phase1',
-  'Clinical Trial, Phase II': 'phase2',
-  'Clinical Trial, Phase III': 'phase3',
-  'Clinical Trial, Phase IV': 'phase4',
+  "Clinical Trial, Phase I": "phase1",
+  "Clinical Trial, Phase II": "phase2",
+  "Clinical Trial, Phase III": "phase3",
+  "Clinical Trial, Phase IV": "phase4",
 };
 
 export function isClinicalTrialCitation(citation: MedlineCitation): boolean {
@@ -36,17 +36,16 @@ export function isClinicalTrialCitation(citation: MedlineCitation): boolean {
 }
 
 export function editorialFieldsOf(citation: MedlineCitation): EditorialMetadata {
-  const topic =
-    citation.meshHeadings.find((heading) => heading.major)?.descriptor ?? citation.keywords[0] ?? null;
+  const topic = citation.meshHeadings.find((heading) => heading.major)?.descriptor ?? citation.keywords[0] ?? null;
   const fields: EditorialMetadata = {
     topic,
     url: `https://pubmed.ncbi.nlm.nih.gov/${citation.pmid}/`,
     last_updated_date: citation.revisedDate,
-    medical_board_approved: citation.status === 'MEDLINE',
+    medical_board_approved: citation.status === "MEDLINE",
   };
   if (!isClinicalTrialCitation(citation)) return fields;
   const nctId = citation.dataBanks
-    .filter((bank) => bank.name === 'ClinicalTrials.gov')
+    .filter((bank) => bank.name === "ClinicalTrials.gov")
     .flatMap((bank) => bank.accessionNumbers)
     .find((accession) => /^NCT\d{8}$/.test(accession));
   const phases = citation.publicationTypes.flatMap((type) => (PHASES[type] ? [PHASES[type]] : []));
@@ -54,7 +53,7 @@ export function editorialFieldsOf(citation: MedlineCitation): EditorialMetadata 
     ...fields,
     nct_id: nctId ?? null,
     phases: phases.length > 0 ? phases : null,
-    overall_status: 'completed',
+    overall_status: "completed",
     has_results: true,
   };
 }

@@ -1,12 +1,12 @@
 // Reads NLM MEDLINE citation XML (MedlineCitationSet or PubmedArticleSet, baseline or daily update file) into typed
 // citations and source documents, and the PMIDs a file's DeleteCitation removes into deletions.
-import { XMLParser } from 'fast-xml-parser';
-import { articleTypeFromPubMed } from './articleType.js';
-import { doiFromSource, issnListFromSource, pmcidFromSource } from './sourceIdentifiers.js';
-import { canonicalPmid } from '../domain/identifiers.js';
-import { plainTextFromMarkup } from './inlineMarkup.js';
-import type { DocumentSection, SourceDocument, SourceItem } from './sourceDocument.js';
-import { readText } from './sourceFiles.js';
+import { XMLParser } from "fast-xml-parser";
+import { articleTypeFromPubMed } from "./articleType.js";
+import { doiFromSource, issnListFromSource, pmcidFromSource } from "./sourceIdentifiers.js";
+import { canonicalPmid } from "../domain/identifiers.js";
+import { plainTextFromMarkup } from "./inlineMarkup.js";
+import type { DocumentSection, SourceDocument, SourceItem } from "./sourceDocument.js";
+import { readText } from "./sourceFiles.js";
 
 /** The parts of one MedlineCitation that the service uses. */
 export interface MedlineCitation {
@@ -35,39 +35,39 @@ export interface MedlineCitation {
 type XmlNode = Record<string, unknown>;
 
 const REPEATED_ELEMENTS = new Set([
-  'MedlineCitation',
-  'PubmedArticle',
-  'AbstractText',
-  'Author',
-  'PublicationType',
-  'ELocationID',
-  'ArticleId',
-  'MeshHeading',
-  'QualifierName',
-  'KeywordList',
-  'Keyword',
-  'OtherID',
-  'DataBank',
-  'AccessionNumber',
-  'ISSN',
-  'DeleteCitation',
-  'PMID',
-  'CommentsCorrections',
+  "MedlineCitation",
+  "PubmedArticle",
+  "AbstractText",
+  "Author",
+  "PublicationType",
+  "ELocationID",
+  "ArticleId",
+  "MeshHeading",
+  "QualifierName",
+  "KeywordList",
+  "Keyword",
+  "OtherID",
+  "DataBank",
+  "AccessionNumber",
+  "ISSN",
+  "DeleteCitation",
+  "PMID",
+  "CommentsCorrections",
 ]);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
-  attributeNamePrefix: '@',
+  attributeNamePrefix: "@",
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: true,
   // these hold inline markup (<i>, <sup>); keep them raw and flatten them ourselves so word order survives
-  stopNodes: ['*.AbstractText', '*.ArticleTitle', '*.Keyword', '*.Affiliation'],
+  stopNodes: ["*.AbstractText", "*.ArticleTitle", "*.Keyword", "*.Affiliation"],
   isArray: (name) => REPEATED_ELEMENTS.has(name),
 });
 
 function isNode(value: unknown): value is XmlNode {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function child(node: unknown, name: string): XmlNode | string | undefined {
@@ -85,8 +85,8 @@ function children(node: unknown, name: string): Array<XmlNode | string> {
 }
 
 function textOf(node: unknown): string | null {
-  if (typeof node === 'string' || typeof node === 'number') return plainTextFromMarkup(String(node)) || null;
-  if (isNode(node) && node['#text'] !== undefined) return plainTextFromMarkup(String(node['#text'])) || null;
+  if (typeof node === "string" || typeof node === "number") return plainTextFromMarkup(String(node)) || null;
+  if (isNode(node) && node["#text"] !== undefined) return plainTextFromMarkup(String(node["#text"])) || null;
   return null;
 }
 
@@ -95,22 +95,33 @@ function attrOf(node: unknown, name: string): string | null {
 }
 
 const MONTHS: Record<string, string> = {
-  jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06', jul: '07', aug: '08', sep: '09', oct: '10', nov: '11', dec: '12',
+  jan: "01",
+  feb: "02",
+  mar: "03",
+  apr: "04",
+  may: "05",
+  jun: "06",
+  jul: "07",
+  aug: "08",
+  sep: "09",
+  oct: "10",
+  nov: "11",
+  dec: "12",
 };
 
 function monthNumber(month: string | null): string | null {
   if (!month) return null;
-  if (/^\d{1,2}$/.test(month)) return month.padStart(2, '0');
+  if (/^\d{1,2}$/.test(month)) return month.padStart(2, "0");
   return MONTHS[month.slice(0, 3).toLowerCase()] ?? null;
 }
 
 /** Year/Month/Day (or a MedlineDate such as "2015 Nov-Dec") as YYYY-MM-DD, filling unknown parts with 01. */
 function isoDateOf(dateNode: unknown): string | null {
   if (!dateNode) return null;
-  let year = textOf(child(dateNode, 'Year'));
-  let month = monthNumber(textOf(child(dateNode, 'Month')));
-  let day = textOf(child(dateNode, 'Day'));
-  const medlineDate = textOf(child(dateNode, 'MedlineDate'));
+  let year = textOf(child(dateNode, "Year"));
+  let month = monthNumber(textOf(child(dateNode, "Month")));
+  let day = textOf(child(dateNode, "Day"));
+  const medlineDate = textOf(child(dateNode, "MedlineDate"));
   if (!year && medlineDate) {
     const match = /^(\d{4})(?:\s+([A-Za-z]{3}))?/.exec(medlineDate);
     year = match?.[1] ?? null;
@@ -118,86 +129,86 @@ function isoDateOf(dateNode: unknown): string | null {
     day = null;
   }
   if (!year || !/^\d{4}$/.test(year)) return null;
-  return `${year}-${month ?? '01'}-${(day ?? '01').padStart(2, '0')}`;
+  return `${year}-${month ?? "01"}-${(day ?? "01").padStart(2, "0")}`;
 }
 
 function abstractSections(abstractNode: unknown): DocumentSection[] {
   const sections: DocumentSection[] = [];
-  for (const part of children(abstractNode, 'AbstractText')) {
+  for (const part of children(abstractNode, "AbstractText")) {
     const text = textOf(part);
     if (!text) continue;
     // NlmCategory is NLM's normalized label (PURPOSE → objective); use it so `section` filters see one vocabulary
-    const category = attrOf(part, 'NlmCategory');
-    const label = attrOf(part, 'Label');
-    const section = (category && category !== 'UNASSIGNED' ? category : label ?? 'abstract').toLowerCase();
+    const category = attrOf(part, "NlmCategory");
+    const label = attrOf(part, "Label");
+    const section = (category && category !== "UNASSIGNED" ? category : (label ?? "abstract")).toLowerCase();
     sections.push({ section, text });
   }
   return sections;
 }
 
 function authorName(author: unknown): string | null {
-  const collective = textOf(child(author, 'CollectiveName'));
+  const collective = textOf(child(author, "CollectiveName"));
   if (collective) return collective;
-  const last = textOf(child(author, 'LastName'));
-  const first = textOf(child(author, 'ForeName')) ?? textOf(child(author, 'Initials'));
+  const last = textOf(child(author, "LastName"));
+  const first = textOf(child(author, "ForeName")) ?? textOf(child(author, "Initials"));
   if (!last) return null;
   return first ? `${first} ${last}` : last;
 }
 
 /** Maps one <MedlineCitation> element (as parsed) to the typed citation. */
 function citationFromNode(citation: XmlNode, pubmedData?: unknown): MedlineCitation {
-  const article = child(citation, 'Article');
-  const journal = child(article, 'Journal');
-  const journalInfo = child(citation, 'MedlineJournalInfo');
-  const eLocationDoi = children(article, 'ELocationID').find((id) => attrOf(id, 'EIdType') === 'doi');
-  const articleIds = children(child(pubmedData, 'ArticleIdList'), 'ArticleId');
-  const articleIdDoi = articleIds.find((id) => attrOf(id, 'IdType') === 'doi');
-  const pmcFromIds = articleIds.find((id) => attrOf(id, 'IdType') === 'pmc');
+  const article = child(citation, "Article");
+  const journal = child(article, "Journal");
+  const journalInfo = child(citation, "MedlineJournalInfo");
+  const eLocationDoi = children(article, "ELocationID").find((id) => attrOf(id, "EIdType") === "doi");
+  const articleIds = children(child(pubmedData, "ArticleIdList"), "ArticleId");
+  const articleIdDoi = articleIds.find((id) => attrOf(id, "IdType") === "doi");
+  const pmcFromIds = articleIds.find((id) => attrOf(id, "IdType") === "pmc");
   // the 2016 MedlineCitationSet DTD has no ArticleIdList: PMC ids appear only as OtherID text ("PMC4380289 [Available on ...]")
-  const pmcFromOtherIds = children(citation, 'OtherID')
+  const pmcFromOtherIds = children(citation, "OtherID")
     .map((id) => textOf(id))
     .find((id): id is string => id !== null && /^PMC\d+/.test(id));
   return {
-    pmid: textOf(child(citation, 'PMID')) ?? '',
-    status: attrOf(citation, 'Status'),
-    title: textOf(child(article, 'ArticleTitle')),
-    journal: textOf(child(journal, 'Title')),
+    pmid: textOf(child(citation, "PMID")) ?? "",
+    status: attrOf(citation, "Status"),
+    title: textOf(child(article, "ArticleTitle")),
+    journal: textOf(child(journal, "Title")),
     // ISSN-L first, as for OpenAlex
-    issn: issnListFromSource([textOf(child(journalInfo, 'ISSNLinking')), ...children(journal, 'ISSN').map(textOf)]),
-    publicationDate: isoDateOf(child(child(journal, 'JournalIssue'), 'PubDate')),
-    revisedDate: isoDateOf(child(citation, 'DateRevised')) ?? isoDateOf(child(citation, 'DateCreated')),
-    abstract: abstractSections(child(article, 'Abstract')),
-    authors: children(child(article, 'AuthorList'), 'Author')
+    issn: issnListFromSource([textOf(child(journalInfo, "ISSNLinking")), ...children(journal, "ISSN").map(textOf)]),
+    publicationDate: isoDateOf(child(child(journal, "JournalIssue"), "PubDate")),
+    revisedDate: isoDateOf(child(citation, "DateRevised")) ?? isoDateOf(child(citation, "DateCreated")),
+    abstract: abstractSections(child(article, "Abstract")),
+    authors: children(child(article, "AuthorList"), "Author")
       .map(authorName)
       .filter((name): name is string => name !== null),
-    publicationTypes: children(child(article, 'PublicationTypeList'), 'PublicationType')
+    publicationTypes: children(child(article, "PublicationTypeList"), "PublicationType")
       .map(textOf)
       .filter((type): type is string => type !== null),
     doi: doiFromSource(textOf(eLocationDoi)) ?? doiFromSource(textOf(articleIdDoi)),
     pmcid: pmcidFromSource(textOf(pmcFromIds) ?? pmcFromOtherIds),
-    meshHeadings: children(child(citation, 'MeshHeadingList'), 'MeshHeading').flatMap((heading) => {
-      const descriptorNode = child(heading, 'DescriptorName');
+    meshHeadings: children(child(citation, "MeshHeadingList"), "MeshHeading").flatMap((heading) => {
+      const descriptorNode = child(heading, "DescriptorName");
       const descriptor = textOf(descriptorNode);
       if (!descriptor) return [];
       const major =
-        attrOf(descriptorNode, 'MajorTopicYN') === 'Y' ||
-        children(heading, 'QualifierName').some((qualifier) => attrOf(qualifier, 'MajorTopicYN') === 'Y');
+        attrOf(descriptorNode, "MajorTopicYN") === "Y" ||
+        children(heading, "QualifierName").some((qualifier) => attrOf(qualifier, "MajorTopicYN") === "Y");
       return [{ descriptor, major }];
     }),
-    keywords: children(citation, 'KeywordList')
-      .flatMap((list) => children(list, 'Keyword').map(textOf))
+    keywords: children(citation, "KeywordList")
+      .flatMap((list) => children(list, "Keyword").map(textOf))
       .filter((keyword): keyword is string => keyword !== null),
-    dataBanks: children(child(article, 'DataBankList'), 'DataBank').flatMap((bank) => {
-      const name = textOf(child(bank, 'DataBankName'));
+    dataBanks: children(child(article, "DataBankList"), "DataBank").flatMap((bank) => {
+      const name = textOf(child(bank, "DataBankName"));
       if (!name) return [];
-      const accessionNumbers = children(child(bank, 'AccessionNumberList'), 'AccessionNumber')
+      const accessionNumbers = children(child(bank, "AccessionNumberList"), "AccessionNumber")
         .map(textOf)
         .filter((accession): accession is string => accession !== null);
       return [{ name, accessionNumbers }];
     }),
-    cites: children(child(citation, 'CommentsCorrectionsList'), 'CommentsCorrections')
-      .filter((entry) => attrOf(entry, 'RefType') === 'Cites')
-      .map((entry) => canonicalPmid(textOf(child(entry, 'PMID')) ?? ''))
+    cites: children(child(citation, "CommentsCorrectionsList"), "CommentsCorrections")
+      .filter((entry) => attrOf(entry, "RefType") === "Cites")
+      .map((entry) => canonicalPmid(textOf(child(entry, "PMID")) ?? ""))
       .filter((pmid): pmid is string => pmid !== null),
   };
 }
@@ -212,17 +223,23 @@ export interface MedlineFile {
 /** Parses MEDLINE XML text: a MedlineCitationSet (the 2016 DTD) or a PubmedArticleSet (baseline or update file). */
 export function parseMedlineXml(xml: string): MedlineFile {
   const root = parser.parse(xml) as XmlNode;
-  const citationSet = child(root, 'MedlineCitationSet');
-  const set = citationSet ?? child(root, 'PubmedArticleSet');
-  const deletedPmids = children(set, 'DeleteCitation')
-    .flatMap((deletion) => children(deletion, 'PMID').map(textOf))
+  const citationSet = child(root, "MedlineCitationSet");
+  const set = citationSet ?? child(root, "PubmedArticleSet");
+  const deletedPmids = children(set, "DeleteCitation")
+    .flatMap((deletion) => children(deletion, "PMID").map(textOf))
     .filter((pmid): pmid is string => pmid !== null);
-  if (citationSet) return { citations: children(citationSet, 'MedlineCitation').filter(isNode).map((citation) => citationFromNode(citation)), deletedPmids };
-  const citations = children(set, 'PubmedArticle')
+  if (citationSet)
+    return {
+      citations: children(citationSet, "MedlineCitation")
+        .filter(isNode)
+        .map((citation) => citationFromNode(citation)),
+      deletedPmids,
+    };
+  const citations = children(set, "PubmedArticle")
     .filter(isNode)
     .flatMap((article) => {
-      const citation = child(article, 'MedlineCitation');
-      return isNode(citation) ? [citationFromNode(citation, child(article, 'PubmedData'))] : [];
+      const citation = child(article, "MedlineCitation");
+      return isNode(citation) ? [citationFromNode(citation, child(article, "PubmedData"))] : [];
     });
   return { citations, deletedPmids };
 }
@@ -252,7 +269,10 @@ export function medlineCitationToDocument(citation: MedlineCitation): SourceDocu
       article_type: articleTypeFromPubMed(citation.publicationTypes),
     },
     // MEDLINE lists what a citation cites only for some records: one without the list records none (not zero)
-    work: citation.cites.length > 0 ? { references_recorded: citation.cites.length, references: citation.cites.map((pmid) => ({ pmid })) } : { references_recorded: null },
+    work:
+      citation.cites.length > 0
+        ? { references_recorded: citation.cites.length, references: citation.cites.map((pmid) => ({ pmid })) }
+        : { references_recorded: null },
   };
 }
 
@@ -260,7 +280,10 @@ export function medlineCitationToDocument(citation: MedlineCitation): SourceDocu
  * The documents of a MEDLINE file, each citation mapped by `toDocument`, then a deletion (doc_id = PMID) for each PMID
  * of its DeleteCitation: the order of the file, where DeleteCitation comes last.
  */
-export async function* readMedlineItems(path: string, toDocument: (citation: MedlineCitation) => SourceDocument = medlineCitationToDocument): AsyncGenerator<SourceItem> {
+export async function* readMedlineItems(
+  path: string,
+  toDocument: (citation: MedlineCitation) => SourceDocument = medlineCitationToDocument,
+): AsyncGenerator<SourceItem> {
   const { citations, deletedPmids } = parseMedlineXml(await readText(path));
   for (const citation of citations) yield toDocument(citation);
   for (const pmid of deletedPmids) yield { deleted: true, doc_id: pmid };

@@ -1,10 +1,10 @@
 // Reads OpenAlex work records (JSON lines, 2023 schema) into source documents.
-import { z } from 'zod';
-import { articleTypeFromOpenAlex } from './articleType.js';
-import { plainTextFromMarkup } from './inlineMarkup.js';
-import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from './sourceIdentifiers.js';
-import type { SourceDocument } from './sourceDocument.js';
-import { readJsonLines } from './sourceFiles.js';
+import { z } from "zod";
+import { articleTypeFromOpenAlex } from "./articleType.js";
+import { plainTextFromMarkup } from "./inlineMarkup.js";
+import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from "./sourceIdentifiers.js";
+import type { SourceDocument } from "./sourceDocument.js";
+import { readJsonLines } from "./sourceFiles.js";
 
 const source = z
   .object({
@@ -38,7 +38,9 @@ const openAlexWork = z.object({
   cited_by_count: z.number().int().nonnegative().nullish(),
   referenced_works: z.array(z.string()).nullish(),
   is_paratext: z.boolean().nullish(),
-  concepts: z.array(z.object({ display_name: z.string(), score: z.union([z.string(), z.number()]).nullish() })).nullish(),
+  concepts: z
+    .array(z.object({ display_name: z.string(), score: z.union([z.string(), z.number()]).nullish() }))
+    .nullish(),
   mesh: z.array(z.object({ descriptor_name: z.string() })).nullish(),
   // checked where it is used: validating every position of every word through zod doubled the read time
   abstract_inverted_index: z.record(z.string(), z.unknown()).nullish(),
@@ -47,14 +49,14 @@ const openAlexWork = z.object({
 export type OpenAlexWork = z.infer<typeof openAlexWork>;
 
 /** OpenAlex oa_status values that mean the work is free to read; "closed" is not, null is unknown. */
-const OPEN_ACCESS_STATUSES = new Set(['gold', 'green', 'bronze', 'hybrid', 'diamond']);
+const OPEN_ACCESS_STATUSES = new Set(["gold", "green", "bronze", "hybrid", "diamond"]);
 
 /** Concepts at or above this score count as keywords when a work has no MeSH headings. */
 const CONCEPT_KEYWORD_MIN_SCORE = 0.3;
 
 /** Rebuilds abstract text from OpenAlex's inverted index by placing every word at each of its positions. */
 export function abstractFromInvertedIndex(index: Record<string, unknown> | null | undefined): string {
-  if (!index) return '';
+  if (!index) return "";
   const words: string[] = [];
   for (const [word, positions] of Object.entries(index)) {
     if (!Array.isArray(positions)) throw new Error(`abstract_inverted_index["${word}"] is not a list of positions`);
@@ -66,13 +68,13 @@ export function abstractFromInvertedIndex(index: Record<string, unknown> | null 
     }
   }
   // holes (positions nobody claims) are skipped rather than rendered as gaps
-  const text = words.filter((word) => word !== undefined).join(' ');
+  const text = words.filter((word) => word !== undefined).join(" ");
   // some abstracts open with an "Abstract" heading and carry HTML section headings and inline tags
-  return plainTextFromMarkup(text.replace(/^\s*<h[1-6]>\s*abstract\s*<\/h[1-6]>/i, ''));
+  return plainTextFromMarkup(text.replace(/^\s*<h[1-6]>\s*abstract\s*<\/h[1-6]>/i, ""));
 }
 
 function openAlexShortId(id: string): string {
-  return id.replace(/^https?:\/\/openalex\.org\//i, '');
+  return id.replace(/^https?:\/\/openalex\.org\//i, "");
 }
 
 function keywordsOf(work: OpenAlexWork): string[] {
@@ -102,7 +104,7 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
   return {
     doc_id: openAlexShortId(work.id),
     title,
-    sections: abstract ? [{ section: 'abstract', text: abstract }] : [],
+    sections: abstract ? [{ section: "abstract", text: abstract }] : [],
     metadata: {
       title,
       authors: authors.length > 0 ? authors : null,

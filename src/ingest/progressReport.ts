@@ -1,8 +1,8 @@
 // Ingestion progress a person can read, in a terminal (one line rewritten in place) or in a log (a line every few
 // seconds): per collection, the documents and chunks done out of the total, the rate, and when it should be done as a
 // clock time. Counts only go up, whatever order the batches report in; nothing is shown that is not known yet.
-import type { IngestProgress } from './ingestCollection.js';
-import type { IngestionStatus } from './ingestions.js';
+import type { IngestProgress } from "./ingestCollection.js";
+import type { IngestionStatus } from "./ingestions.js";
 
 export interface ProgressCount {
   done: number;
@@ -16,7 +16,7 @@ export interface ProgressSnapshot {
   chunks?: ProgressCount;
 }
 
-const number = (n: number): string => n.toLocaleString('en-US');
+const number = (n: number): string => n.toLocaleString("en-US");
 
 function duration(seconds: number): string {
   const s = Math.max(1, Math.round(seconds));
@@ -29,7 +29,9 @@ function duration(seconds: number): string {
 const clock = (at: Date): string => at.toISOString().slice(11, 19);
 
 function countText(count: ProgressCount, unit: string): string {
-  return count.total !== null && count.total > 0 ? `${number(count.done)}/${number(count.total)} ${unit}` : `${number(count.done)} ${unit}`;
+  return count.total !== null && count.total > 0
+    ? `${number(count.done)}/${number(count.total)} ${unit}`
+    : `${number(count.done)} ${unit}`;
 }
 
 /**
@@ -39,12 +41,17 @@ function countText(count: ProgressCount, unit: string): string {
 export function progressLine(snapshot: ProgressSnapshot, elapsedSeconds: number, now: Date): string {
   const parts: string[] = [];
   const { documents, chunks } = snapshot;
-  if (documents && documents.total === null && documents.done === 0 && !chunks?.done) return `${snapshot.collection}: reading the source`;
-  if (documents) parts.push(countText(documents, 'documents'));
-  if (chunks) parts.push(countText(chunks, 'chunks'));
+  if (documents && documents.total === null && documents.done === 0 && !chunks?.done)
+    return `${snapshot.collection}: reading the source`;
+  if (documents) parts.push(countText(documents, "documents"));
+  if (chunks) parts.push(countText(chunks, "chunks"));
   // the rate and the finish time follow the count whose total is known: documents, else chunks
-  const paced = documents?.total ? { count: documents, unit: 'documents' } : chunks?.total ? { count: chunks, unit: 'chunks' } : undefined;
-  let line = `${snapshot.collection}: ${parts.join(', ')}`;
+  const paced = documents?.total
+    ? { count: documents, unit: "documents" }
+    : chunks?.total
+      ? { count: chunks, unit: "chunks" }
+      : undefined;
+  let line = `${snapshot.collection}: ${parts.join(", ")}`;
   if (paced && paced.count.done > 0 && elapsedSeconds > 0) {
     const rate = paced.count.done / elapsedSeconds;
     line += ` · ${rate >= 10 ? Math.round(rate) : rate.toFixed(1)} ${paced.unit}/s`;
@@ -90,8 +97,16 @@ export function createProgressReporter(options: ProgressReporterOptions = {}): P
   return {
     update(snapshot) {
       const at = now().getTime();
-      const known = state.get(snapshot.collection) ?? { snapshot: { collection: snapshot.collection }, startedAt: at, printedAt: -Infinity };
-      known.snapshot = { collection: snapshot.collection, documents: higher(known.snapshot.documents, snapshot.documents), chunks: higher(known.snapshot.chunks, snapshot.chunks) };
+      const known = state.get(snapshot.collection) ?? {
+        snapshot: { collection: snapshot.collection },
+        startedAt: at,
+        printedAt: -Infinity,
+      };
+      known.snapshot = {
+        collection: snapshot.collection,
+        documents: higher(known.snapshot.documents, snapshot.documents),
+        chunks: higher(known.snapshot.chunks, snapshot.chunks),
+      };
       state.set(snapshot.collection, known);
       if (!tty && at - known.printedAt < logIntervalMs) return;
       known.printedAt = at;
@@ -100,13 +115,13 @@ export function createProgressReporter(options: ProgressReporterOptions = {}): P
     finish(collection, summary) {
       const known = state.get(collection);
       const seconds = known ? (now().getTime() - known.startedAt) / 1000 : 0;
-      if (openLine) stream.write('\r\x1b[2K');
+      if (openLine) stream.write("\r\x1b[2K");
       openLine = false;
       stream.write(`${collection}: ${summary} in ${duration(seconds)}\n`);
       state.delete(collection);
     },
     stop() {
-      if (openLine) stream.write('\n');
+      if (openLine) stream.write("\n");
       openLine = false;
     },
   };
@@ -116,17 +131,31 @@ export function createProgressReporter(options: ProgressReporterOptions = {}): P
 export function pipelineProgress(reporter: ProgressReporter): (progress: IngestProgress) => void {
   return (progress) =>
     reporter.update(
-      progress.phase === 'reading'
+      progress.phase === "reading"
         ? { collection: progress.collection, documents: { done: progress.done, total: null } }
         : { collection: progress.collection, chunks: { done: progress.done, total: progress.total } },
     );
 }
 
 /** An ingestion's status as a progress snapshot: documents done of those read (unknown until staged), chunks indexed. */
-export function statusSnapshot(status: Pick<IngestionStatus, 'collection' | 'documentsAdded' | 'documentsUpdated' | 'documentsUnchanged' | 'documentsDeleted' | 'documentsRead' | 'chunksIndexed'>): ProgressSnapshot {
+export function statusSnapshot(
+  status: Pick<
+    IngestionStatus,
+    | "collection"
+    | "documentsAdded"
+    | "documentsUpdated"
+    | "documentsUnchanged"
+    | "documentsDeleted"
+    | "documentsRead"
+    | "chunksIndexed"
+  >,
+): ProgressSnapshot {
   return {
     collection: status.collection,
-    documents: { done: status.documentsAdded + status.documentsUpdated + status.documentsUnchanged + status.documentsDeleted, total: status.documentsRead || null },
+    documents: {
+      done: status.documentsAdded + status.documentsUpdated + status.documentsUnchanged + status.documentsDeleted,
+      total: status.documentsRead || null,
+    },
     chunks: { done: status.chunksIndexed, total: null },
   };
 }

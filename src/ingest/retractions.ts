@@ -2,24 +2,31 @@
 // withdrawals, expressions of concern, retractions) and the Retraction Watch sample: the retracted articles' DOIs
 // (ingestion excludes them) and notices (date, reasons, source: the retractions/check tool), and every article's
 // notices of any kind (each work's integrity, src/domain/integrity.ts).
-import { existsSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
-import { join } from 'node:path';
-import { parse } from 'csv-parse';
-import { z } from 'zod';
-import { openRegularFile } from './operatorFiles.js';
-import { doiFromSource } from './sourceIdentifiers.js';
-import { badLinesError, LISTED_BAD_LINES, MAX_LINE_BYTES, readLineRecords, SourceContentError, tooLongLine } from './sourceFiles.js';
+import { existsSync } from "node:fs";
+import { realpath } from "node:fs/promises";
+import { join } from "node:path";
+import { parse } from "csv-parse";
+import { z } from "zod";
+import { openRegularFile } from "./operatorFiles.js";
+import { doiFromSource } from "./sourceIdentifiers.js";
+import {
+  badLinesError,
+  LISTED_BAD_LINES,
+  MAX_LINE_BYTES,
+  readLineRecords,
+  SourceContentError,
+  tooLongLine,
+} from "./sourceFiles.js";
 
 /** Every Crossref update record of the dump; its `retracted: true` records are the retracted subset below. */
-export const OPEN_UPDATES_FILE = 'retractions/open_retractions.all_updates.jsonl.gz';
+export const OPEN_UPDATES_FILE = "retractions/open_retractions.all_updates.jsonl.gz";
 /** The retracted subset alone, read when a data root holds no OPEN_UPDATES_FILE. */
-export const OPEN_RETRACTIONS_FILE = 'retractions/open_retractions.retracted.jsonl';
-export const RETRACTION_WATCH_FILE = 'retractions/retraction_watch_etl_sampled.csv';
+export const OPEN_RETRACTIONS_FILE = "retractions/open_retractions.retracted.jsonl";
+export const RETRACTION_WATCH_FILE = "retractions/retraction_watch_etl_sampled.csv";
 
-export type { RetractionNotice } from '../domain/retraction.js';
-import type { RetractionNotice } from '../domain/retraction.js';
-import { addNotice, noticeType, type IntegrityNotice } from '../domain/integrity.js';
+export type { RetractionNotice } from "../domain/retraction.js";
+import type { RetractionNotice } from "../domain/retraction.js";
+import { addNotice, noticeType, type IntegrityNotice } from "../domain/integrity.js";
 
 /** What one list says: the works it flags retracted (their notice) and every work's notices of any kind, by DOI (lower-case). */
 export interface UpdateList {
@@ -52,7 +59,9 @@ function noteUpdate(list: UpdateList, doi: string, notice: IntegrityNotice): voi
 const openRetractionRecord = z.object({
   retracted: z.boolean(),
   timestamp: z.number().optional(),
-  updates: z.array(z.object({ identifier: z.object({ doi: z.string() }).partial().optional(), type: z.string().optional() })).optional(),
+  updates: z
+    .array(z.object({ identifier: z.object({ doi: z.string() }).partial().optional(), type: z.string().optional() }))
+    .optional(),
   identifier: z.object({ doi: z.string() }),
 });
 
@@ -61,7 +70,11 @@ const RETRACTION_TYPE = /retract|withdraw/i;
 type OpenRetractionRecord = z.infer<typeof openRetractionRecord>;
 
 /** A schema's issues as `field: problem`, never the value. */
-const issuesOf = (error: z.ZodError): string => error.issues.slice(0, 3).map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+const issuesOf = (error: z.ZodError): string =>
+  error.issues
+    .slice(0, 3)
+    .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
+    .join("; ");
 
 /**
  * A record as the schema reads it: checked by hand on the common shape (zod over 114,615 records took seconds), by zod
@@ -71,8 +84,23 @@ function openRecordOf(raw: unknown): OpenRetractionRecord | { problem: string } 
   const r = raw as Partial<Record<keyof OpenRetractionRecord, unknown>> | null;
   const updates = r?.updates;
   const plain =
-    r !== null && typeof r === 'object' && typeof r.retracted === 'boolean' && typeof (r.identifier as { doi?: unknown } | undefined)?.doi === 'string' && (r.timestamp === undefined || typeof r.timestamp === 'number') &&
-    (updates === undefined || (Array.isArray(updates) && updates.every((u: { type?: unknown; identifier?: { doi?: unknown } } | null) => u !== null && typeof u === 'object' && (u.type === undefined || typeof u.type === 'string') && (u.identifier === undefined || (typeof u.identifier === 'object' && u.identifier !== null && (u.identifier.doi === undefined || typeof u.identifier.doi === 'string'))))));
+    r !== null &&
+    typeof r === "object" &&
+    typeof r.retracted === "boolean" &&
+    typeof (r.identifier as { doi?: unknown } | undefined)?.doi === "string" &&
+    (r.timestamp === undefined || typeof r.timestamp === "number") &&
+    (updates === undefined ||
+      (Array.isArray(updates) &&
+        updates.every(
+          (u: { type?: unknown; identifier?: { doi?: unknown } } | null) =>
+            u !== null &&
+            typeof u === "object" &&
+            (u.type === undefined || typeof u.type === "string") &&
+            (u.identifier === undefined ||
+              (typeof u.identifier === "object" &&
+                u.identifier !== null &&
+                (u.identifier.doi === undefined || typeof u.identifier.doi === "string"))),
+        )));
   if (plain) return raw as OpenRetractionRecord;
   const parsed = openRetractionRecord.safeParse(raw);
   return parsed.success ? parsed.data : { problem: issuesOf(parsed.error) };
@@ -105,7 +133,7 @@ export async function readOpenRetractionsList(path: string): Promise<UpdateList>
       continue;
     }
     const record = openRecordOf(raw);
-    if ('problem' in record) {
+    if ("problem" in record) {
       refuse(`line ${line.number}: not an open-retractions record (${record.problem})`);
       continue;
     }
@@ -113,20 +141,21 @@ export async function readOpenRetractionsList(path: string): Promise<UpdateList>
     if (!doi) continue;
     const date = record.timestamp === undefined ? null : new Date(record.timestamp).toISOString().slice(0, 10);
     // the updates' own timestamps are Crossref's indexing times: the record's date is the better one (see below)
-    for (const u of record.updates ?? []) noteUpdate(list, doi, { type: noticeType(u.type), doi: doiFromSource(u.identifier?.doi), date });
+    for (const u of record.updates ?? [])
+      noteUpdate(list, doi, { type: noticeType(u.type), doi: doiFromSource(u.identifier?.doi), date });
     if (!record.retracted || notices.has(doi)) continue;
     // the flag is heuristic: the retraction-type update when there is one, else the first update
     const update = record.updates?.find((u) => u.type && RETRACTION_TYPE.test(u.type)) ?? record.updates?.[0];
     notices.set(doi, {
       doi,
-      source: 'open_retractions',
+      source: "open_retractions",
       date,
       reasons: [],
       noticeDoi: doiFromSource(update?.identifier?.doi),
       noticeType: update?.type ?? null,
     });
   }
-  if (badCount > 0) throw badLinesError(path, badCount, bad, 'the file was not read');
+  if (badCount > 0) throw badLinesError(path, badCount, bad, "the file was not read");
   return list;
 }
 
@@ -142,15 +171,15 @@ export async function readOpenRetractions(path: string): Promise<Set<string>> {
 
 /** "2/2/2015 0:00" (M/D/YYYY) -> "2015-02-02"; null when not such a date. */
 export function retractionWatchDate(value: string | undefined): string | null {
-  const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})\b/.exec(value?.trim() ?? '');
-  return m ? `${m[3]}-${m[1]!.padStart(2, '0')}-${m[2]!.padStart(2, '0')}` : null;
+  const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})\b/.exec(value?.trim() ?? "");
+  return m ? `${m[3]}-${m[1]!.padStart(2, "0")}-${m[2]!.padStart(2, "0")}` : null;
 }
 
 /** Items of a numpy-style list string ("['+Plagiarism' '+Duplication of Text']", possibly over several lines), without the leading "+". */
 export function retractionWatchList(value: string | undefined): string[] {
   const items: string[] = [];
-  for (const m of (value ?? '').matchAll(/'([^']*)'|"([^"]*)"/g)) {
-    const item = (m[1] ?? m[2] ?? '').replace(/\s+/g, ' ').trim().replace(/^\+/, '');
+  for (const m of (value ?? "").matchAll(/'([^']*)'|"([^"]*)"/g)) {
+    const item = (m[1] ?? m[2] ?? "").replace(/\s+/g, " ").trim().replace(/^\+/, "");
     if (item) items.push(item);
   }
   return items;
@@ -160,10 +189,10 @@ export function retractionWatchList(value: string | undefined): string[] {
  * A Retraction Watch column name as the reader keys it: lower-case, letters and digits only, so the database's own export
  * (`OriginalPaperDOI`, `RetractionNature`, `Record ID`) and the lower-cased ETL sample (`originalpaperdoi`) read alike.
  */
-export const retractionWatchColumn = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+export const retractionWatchColumn = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, "");
 
 /** The columns a Retraction Watch CSV must have to be read as one (as retractionWatchColumn keys them). */
-export const RETRACTION_WATCH_COLUMNS = ['originalpaperdoi', 'retractionnature'];
+export const RETRACTION_WATCH_COLUMNS = ["originalpaperdoi", "retractionnature"];
 
 /**
  * Every row as a notice of its kind (retraction, expression of concern, correction, reinstatement) by original-paper
@@ -174,24 +203,37 @@ export async function readRetractionWatchList(path: string): Promise<UpdateList>
   const list = emptyList();
   const notices = list.retracted;
   const { handle } = await openRegularFile(await realpath(path));
-  const rows = handle.createReadStream().pipe(parse({ columns: (header: string[]) => header.map(retractionWatchColumn), skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_LINE_BYTES }));
+  const rows = handle
+    .createReadStream()
+    .pipe(
+      parse({
+        columns: (header: string[]) => header.map(retractionWatchColumn),
+        skip_empty_lines: true,
+        relax_column_count: true,
+        max_record_size: MAX_LINE_BYTES,
+      }),
+    );
   let read = 0;
   let retractions = 0;
   for await (const row of rows as AsyncIterable<Record<string, string | undefined>>) {
     read += 1;
-    const retraction = row.retractionnature?.trim() === 'Retraction';
+    const retraction = row.retractionnature?.trim() === "Retraction";
     if (retraction) retractions += 1;
     const doi = doiFromSource(row.originalpaperdoi);
     if (!doi) continue;
-    noteUpdate(list, doi, { type: noticeType(row.retractionnature), doi: doiFromSource(row.retractiondoi), date: retractionWatchDate(row.retractiondate) });
+    noteUpdate(list, doi, {
+      type: noticeType(row.retractionnature),
+      doi: doiFromSource(row.retractiondoi),
+      date: retractionWatchDate(row.retractiondate),
+    });
     if (!retraction || notices.has(doi)) continue;
     notices.set(doi, {
       doi,
-      source: 'retraction_watch',
+      source: "retraction_watch",
       date: retractionWatchDate(row.retractiondate),
       reasons: retractionWatchList(row.reason),
       noticeDoi: doiFromSource(row.retractiondoi),
-      noticeType: 'Retraction',
+      noticeType: "Retraction",
     });
   }
   if (notices.size === 0) {
@@ -231,7 +273,10 @@ const shippedLists = new Map<string, Promise<UpdateList>>();
 
 async function readShippedLists(dataRoot: string): Promise<UpdateList> {
   const openFile = existsSync(join(dataRoot, OPEN_UPDATES_FILE)) ? OPEN_UPDATES_FILE : OPEN_RETRACTIONS_FILE;
-  const [openRetractions, retractionWatch] = await Promise.all([readOpenRetractionsList(join(dataRoot, openFile)), readRetractionWatchList(join(dataRoot, RETRACTION_WATCH_FILE))]);
+  const [openRetractions, retractionWatch] = await Promise.all([
+    readOpenRetractionsList(join(dataRoot, openFile)),
+    readRetractionWatchList(join(dataRoot, RETRACTION_WATCH_FILE)),
+  ]);
   return mergeUpdateLists([retractionWatch, openRetractions]);
 }
 

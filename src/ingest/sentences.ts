@@ -2,17 +2,61 @@
 
 // Words that end with a full stop but do not end a sentence (compared lower-case, without the stop).
 const ABBREVIATIONS = new Set([
-  'e.g', 'i.e', 'etc', 'et al', 'al', 'fig', 'figs', 'eq', 'eqs', 'ref', 'refs', 'vs', 'cf', 'approx', 'ca', 'no', 'nos',
-  'vol', 'pp', 'dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'jr', 'sr', 'inc', 'ltd', 'co', 'corp', 'dept', 'univ', 'min',
-  'max', 'sp', 'spp', 'resp', 'incl', 'est', 'mo', 'yr', 'yrs', 'wk', 'wks', 'hr', 'hrs',
+  "e.g",
+  "i.e",
+  "etc",
+  "et al",
+  "al",
+  "fig",
+  "figs",
+  "eq",
+  "eqs",
+  "ref",
+  "refs",
+  "vs",
+  "cf",
+  "approx",
+  "ca",
+  "no",
+  "nos",
+  "vol",
+  "pp",
+  "dr",
+  "mr",
+  "mrs",
+  "ms",
+  "prof",
+  "st",
+  "jr",
+  "sr",
+  "inc",
+  "ltd",
+  "co",
+  "corp",
+  "dept",
+  "univ",
+  "min",
+  "max",
+  "sp",
+  "spp",
+  "resp",
+  "incl",
+  "est",
+  "mo",
+  "yr",
+  "yrs",
+  "wk",
+  "wks",
+  "hr",
+  "hrs",
 ]);
 
 // a terminator (. ! ?), optional closing quotes/brackets, whitespace, then something that can start a sentence
 const BOUNDARY = /([.!?])(["')\]]*)\s+(?=["'([]?[A-Z0-9])/g;
 
 function endsWithAbbreviation(textBefore: string): boolean {
-  const lastWord = /(\S+)$/.exec(textBefore)?.[1]?.toLowerCase() ?? '';
-  const bare = lastWord.replace(/^["'([]+/, '');
+  const lastWord = /(\S+)$/.exec(textBefore)?.[1]?.toLowerCase() ?? "";
+  const bare = lastWord.replace(/^["'([]+/, "");
   if (ABBREVIATIONS.has(bare)) return true;
   // single initials ("J. Smith") and dotted abbreviations ("U.S.")
   return /^[a-z]$/.test(bare) || /^([a-z]\.)+[a-z]$/.test(bare);
@@ -24,7 +68,7 @@ export function splitSentences(text: string): string[] {
   let start = 0;
   for (const match of text.matchAll(BOUNDARY)) {
     const terminatorAt = match.index;
-    if (match[1] === '.' && match[2] === '' && endsWithAbbreviation(text.slice(start, terminatorAt))) continue;
+    if (match[1] === "." && match[2] === "" && endsWithAbbreviation(text.slice(start, terminatorAt))) continue;
     const end = terminatorAt + match[1]!.length + match[2]!.length;
     const sentence = text.slice(start, end).trim();
     if (sentence) sentences.push(sentence);

@@ -1,9 +1,9 @@
 // Precomputed passage vectors shipped with the demo data (demo-data/vectors/), so a first start loads them instead of
 // embedding: a file of (embedding-input fingerprint, float16 vector) pairs under a header that says how they were made.
 // A passage embedder wrapped by withShippedVectors answers a text it finds there from the file and embeds only the rest.
-import { createHash } from 'node:crypto';
-import { readFile, writeFile, rename } from 'node:fs/promises';
-import type { Embedder } from '../embedding/port.js';
+import { createHash } from "node:crypto";
+import { readFile, writeFile, rename } from "node:fs/promises";
+import type { Embedder } from "../embedding/port.js";
 
 /** How the vectors of a file were made; a file is used only when every field matches the running pipeline. */
 export interface ShippedVectorsHeader {
@@ -18,13 +18,16 @@ export interface ShippedVectorsHeader {
   count: number;
 }
 
-const MAGIC = Buffer.from('LSVEC1\n', 'latin1');
+const MAGIC = Buffer.from("LSVEC1\n", "latin1");
 /** bytes of a text's fingerprint: the first 16 of its SHA-256 (collision odds ~1e-29 for a million texts) */
 const KEY_BYTES = 16;
 
 /** The fingerprint a vector is filed under: the embedder's input text, hashed. */
 export function vectorKey(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, KEY_BYTES * 2);
+  return createHash("sha256")
+    .update(text, "utf8")
+    .digest("hex")
+    .slice(0, KEY_BYTES * 2);
 }
 
 /** float32 -> IEEE 754 half (round to nearest even); unit-vector components are far from its limits */
@@ -66,17 +69,22 @@ export interface ShippedVectors {
 }
 
 /** Writes the vectors (by key) atomically, keys sorted so the same vectors make the same bytes. */
-export async function writeShippedVectors(path: string, header: Omit<ShippedVectorsHeader, 'count'>, vectors: ReadonlyMap<string, Float32Array>): Promise<void> {
+export async function writeShippedVectors(
+  path: string,
+  header: Omit<ShippedVectorsHeader, "count">,
+  vectors: ReadonlyMap<string, Float32Array>,
+): Promise<void> {
   const keys = [...vectors.keys()].sort();
-  const headerBytes = Buffer.from(JSON.stringify({ ...header, count: keys.length }), 'utf8');
+  const headerBytes = Buffer.from(JSON.stringify({ ...header, count: keys.length }), "utf8");
   const length = Buffer.alloc(4);
   length.writeUInt32LE(headerBytes.length);
   const keyBytes = Buffer.alloc(keys.length * KEY_BYTES);
   const halves = new Uint16Array(keys.length * header.dims);
   keys.forEach((key, row) => {
-    keyBytes.write(key, row * KEY_BYTES, KEY_BYTES, 'hex');
+    keyBytes.write(key, row * KEY_BYTES, KEY_BYTES, "hex");
     const vector = vectors.get(key)!;
-    if (vector.length !== header.dims) throw new Error(`vector ${key} has ${vector.length} dims, the header says ${header.dims}`);
+    if (vector.length !== header.dims)
+      throw new Error(`vector ${key} has ${vector.length} dims, the header says ${header.dims}`);
     for (let k = 0; k < header.dims; k++) halves[row * header.dims + k] = toHalf(vector[k]!);
   });
   await writeFile(`${path}.tmp`, Buffer.concat([MAGIC, length, headerBytes, keyBytes, Buffer.from(halves.buffer)]));
@@ -86,18 +94,21 @@ export async function writeShippedVectors(path: string, header: Omit<ShippedVect
 /** Reads a file written by writeShippedVectors; null when there is none at `path`. */
 export async function readShippedVectors(path: string): Promise<ShippedVectors | null> {
   const bytes = await readFile(path).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return null;
+    if (err.code === "ENOENT") return null;
     throw err;
   });
   if (!bytes) return null;
   if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error(`${path} is not a shipped-vectors file`);
-  const damaged = () => new Error(`${path} is truncated or damaged (its size does not match its header): rebuild it with npx tsx scripts/demo-vectors.ts`);
+  const damaged = () =>
+    new Error(
+      `${path} is truncated or damaged (its size does not match its header): rebuild it with npx tsx scripts/demo-vectors.ts`,
+    );
   const headerLength = bytes.length >= MAGIC.length + 4 ? bytes.readUInt32LE(MAGIC.length) : Infinity;
   const start = MAGIC.length + 4;
   if (start + headerLength > bytes.length) throw damaged();
   let header: ShippedVectorsHeader;
   try {
-    header = JSON.parse(bytes.subarray(start, start + headerLength).toString('utf8')) as ShippedVectorsHeader;
+    header = JSON.parse(bytes.subarray(start, start + headerLength).toString("utf8")) as ShippedVectorsHeader;
   } catch {
     throw damaged();
   }
@@ -105,7 +116,8 @@ export async function readShippedVectors(path: string): Promise<ShippedVectors |
   const vectorsAt = keysAt + header.count * KEY_BYTES;
   if (bytes.length !== vectorsAt + header.count * header.dims * 2) throw damaged();
   const rows = new Map<string, number>();
-  for (let row = 0; row < header.count; row++) rows.set(bytes.toString('hex', keysAt + row * KEY_BYTES, keysAt + (row + 1) * KEY_BYTES), row);
+  for (let row = 0; row < header.count; row++)
+    rows.set(bytes.toString("hex", keysAt + row * KEY_BYTES, keysAt + (row + 1) * KEY_BYTES), row);
   return {
     header,
     keys: () => rows.keys(),
@@ -127,9 +139,13 @@ export async function readShippedVectors(path: string): Promise<ShippedVectors |
 }
 
 /** Why a file's vectors cannot stand for the running pipeline's, or null when they can. */
-export function staleReason(header: ShippedVectorsHeader, expected: Omit<ShippedVectorsHeader, 'count'>): string | null {
-  for (const field of ['embedding', 'dims', 'chunker', 'pipeline', 'inputTokens'] as const) {
-    if (header[field] !== expected[field]) return `they were made with ${field} ${header[field]}, the pipeline now uses ${expected[field]}`;
+export function staleReason(
+  header: ShippedVectorsHeader,
+  expected: Omit<ShippedVectorsHeader, "count">,
+): string | null {
+  for (const field of ["embedding", "dims", "chunker", "pipeline", "inputTokens"] as const) {
+    if (header[field] !== expected[field])
+      return `they were made with ${field} ${header[field]}, the pipeline now uses ${expected[field]}`;
   }
   return null;
 }
@@ -138,7 +154,11 @@ export function staleReason(header: ShippedVectorsHeader, expected: Omit<Shipped
  * The passage embedder, answering from the shipped vectors what they hold (by the text's fingerprint) and embedding
  * the rest with `inner`; `onShipped` hears how many texts of each call the file answered. Queries always go to inner.
  */
-export function withShippedVectors(inner: Embedder, shipped: ShippedVectors, onShipped?: (count: number) => void): Embedder {
+export function withShippedVectors(
+  inner: Embedder,
+  shipped: ShippedVectors,
+  onShipped?: (count: number) => void,
+): Embedder {
   return {
     get modelName() {
       return inner.modelName;
@@ -153,7 +173,10 @@ export function withShippedVectors(inner: Embedder, shipped: ShippedVectors, onS
       if (found > 0) onShipped?.(found);
       onEmbedded?.(found);
       if (missing.length > 0) {
-        const fresh = await inner.embedPassages(missing.map((i) => texts[i]!), onEmbedded ? (done) => onEmbedded(found + done) : undefined);
+        const fresh = await inner.embedPassages(
+          missing.map((i) => texts[i]!),
+          onEmbedded ? (done) => onEmbedded(found + done) : undefined,
+        );
         missing.forEach((i, k) => (vectors[i] = fresh[k]));
       }
       return vectors as Float32Array[];

@@ -1,6 +1,6 @@
 // The normalized document every reader produces: text sections plus metadata under the spec's field names.
-import type { ArticleType } from '../filters/articleTypes.js';
-import type { ChunkMetadata } from '../retrieval/port.js';
+import type { ArticleType } from "../filters/articleTypes.js";
+import type { ChunkMetadata } from "../retrieval/port.js";
 
 export interface DocumentSection {
   /** section name as stored in chunk metadata, e.g. "abstract", "methods", "results" */
@@ -11,7 +11,22 @@ export interface DocumentSection {
 /** Result metadata fields shared by scholarly and editorial documents: the port's chunk fields, article_type narrowed. */
 export type ScholarlyMetadata = Pick<
   ChunkMetadata,
-  'title' | 'authors' | 'doi' | 'pmid' | 'pmcid' | 'url' | 'journal' | 'publisher' | 'issn' | 'isbn' | 'keywords' | 'publication_date' | 'open_access' | 'license' | 'figures' | 'cited_by_count'
+  | "title"
+  | "authors"
+  | "doi"
+  | "pmid"
+  | "pmcid"
+  | "url"
+  | "journal"
+  | "publisher"
+  | "issn"
+  | "isbn"
+  | "keywords"
+  | "publication_date"
+  | "open_access"
+  | "license"
+  | "figures"
+  | "cited_by_count"
 > & { article_type?: ArticleType | null };
 
 /** Fields indexed on editorial collections only. */

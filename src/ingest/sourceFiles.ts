@@ -2,10 +2,10 @@
 // longer than MAX_LINE_BYTES is a counted, reported rejection (never one string the size of the file), and a file read
 // whole stops at MAX_TEXT_BYTES. Every file is opened on its real path without waiting on a FIFO and checked to be a
 // regular file on the opened descriptor. Errors name the file and the line, never the content.
-import { realpath } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
-import { openRegularFile } from './operatorFiles.js';
+import { realpath } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
+import { openRegularFile } from "./operatorFiles.js";
 
 /** The longest line a JSON-lines source may have (an OpenAlex work with its abstract index is well under 1 MB). */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -21,21 +21,22 @@ export const LISTED_BAD_LINES = 10;
 export class SourceContentError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'SourceContentError';
+    this.name = "SourceContentError";
   }
 }
 
 async function openTextStream(path: string): Promise<Readable> {
   const { handle } = await openRegularFile(await realpath(path));
   const file = handle.createReadStream();
-  if (!path.endsWith('.gz')) return file;
+  if (!path.endsWith(".gz")) return file;
   const gunzip = createGunzip();
-  file.on('error', (error) => gunzip.destroy(error));
+  file.on("error", (error) => gunzip.destroy(error));
   return file.pipe(gunzip);
 }
 
 /** One non-empty line of a text file by its number (1-based, every line counted), or a line over the limit by its size. */
-export type LineRecord = { number: number; text: string; tooLong?: undefined } | { number: number; tooLong: number; text?: undefined };
+export type LineRecord =
+  { number: number; text: string; tooLong?: undefined } | { number: number; tooLong: number; text?: undefined };
 
 /**
  * The non-empty lines of a text file (CRLF tolerated, gunzipped when the name ends in ".gz"), each with its number; a
@@ -50,9 +51,9 @@ export async function* readLineRecords(path: string, maxLineBytes = MAX_LINE_BYT
   const emit = (): LineRecord | null => {
     number += 1;
     if (over) return { number, tooLong: length };
-    let text = Buffer.concat(parts, length).toString('utf8');
-    if (text.endsWith('\r')) text = text.slice(0, -1);
-    return text.trim() === '' ? null : { number, text };
+    let text = Buffer.concat(parts, length).toString("utf8");
+    if (text.endsWith("\r")) text = text.slice(0, -1);
+    return text.trim() === "" ? null : { number, text };
   };
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -86,11 +87,20 @@ export async function* readLineRecords(path: string, maxLineBytes = MAX_LINE_BYT
 }
 
 /** The rejection of a line over the limit, as listed. */
-export const tooLongLine = (record: { number: number; tooLong: number }, maxLineBytes = MAX_LINE_BYTES): string => `line ${record.number}: ${record.tooLong} bytes, over the ${maxLineBytes}-byte line limit`;
+export const tooLongLine = (record: { number: number; tooLong: number }, maxLineBytes = MAX_LINE_BYTES): string =>
+  `line ${record.number}: ${record.tooLong} bytes, over the ${maxLineBytes}-byte line limit`;
 
 /** The error of a file with bad lines: how many, the first few by number and reason. */
-export function badLinesError(file: string, count: number, listed: readonly string[], consequence = "nothing was indexed from this file's collection", what = 'line'): SourceContentError {
-  return new SourceContentError(`${file}: ${count} bad ${what}${count === 1 ? '' : 's'} (${consequence}): ${listed.join(' | ')}${count > listed.length ? ` | … ${count - listed.length} more` : ''}`);
+export function badLinesError(
+  file: string,
+  count: number,
+  listed: readonly string[],
+  consequence = "nothing was indexed from this file's collection",
+  what = "line",
+): SourceContentError {
+  return new SourceContentError(
+    `${file}: ${count} bad ${what}${count === 1 ? "" : "s"} (${consequence}): ${listed.join(" | ")}${count > listed.length ? ` | … ${count - listed.length} more` : ""}`,
+  );
 }
 
 /** Non-empty lines of a text file (CRLF tolerated), gunzipped when the name ends in ".gz"; a line over the limit fails the read naming it. */
@@ -109,13 +119,14 @@ export async function readText(path: string, maxBytes = MAX_TEXT_BYTES): Promise
   try {
     for await (const part of stream as AsyncIterable<Buffer>) {
       length += part.length;
-      if (length > maxBytes) throw new SourceContentError(`${path}: over the ${maxBytes}-byte limit of a file read whole`);
+      if (length > maxBytes)
+        throw new SourceContentError(`${path}: over the ${maxBytes}-byte limit of a file read whole`);
       parts.push(part);
     }
   } finally {
     stream.destroy();
   }
-  return Buffer.concat(parts, length).toString('utf8');
+  return Buffer.concat(parts, length).toString("utf8");
 }
 
 /**
@@ -141,5 +152,5 @@ export async function* readJsonLines(path: string, maxLineBytes = MAX_LINE_BYTES
     }
     yield value;
   }
-  if (badCount > 0) throw badLinesError(path, badCount, bad, 'the file was not read');
+  if (badCount > 0) throw badLinesError(path, badCount, bad, "the file was not read");
 }

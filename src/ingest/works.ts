@@ -2,8 +2,8 @@
 // citation count) and the references it cites (the graph's edges), written at ingestion beside the document manifest
 // and with it (one transaction per batch), so both follow upserts, deletions and a collection's retirement. Plain
 // operational tables (works, work_references in src/eventstore/schema.ts), not an event-sourced read model.
-import type { Db, Queryable } from '../eventstore/db.js';
-import type { CitedWorkIds, SourceDocument } from './sourceDocument.js';
+import type { Db, Queryable } from "../eventstore/db.js";
+import type { CitedWorkIds, SourceDocument } from "./sourceDocument.js";
 
 /** The bibliographic fields a work answers with (never its text). */
 export interface WorkFields {
@@ -35,8 +35,8 @@ export interface StoredWork {
   references: CitedWorkIds[];
 }
 
-const text = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
-const texts = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const text = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null);
+const texts = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
 
 /** The work of a document as its reader gave it; `searchable` false for one the collection keeps out of search. */
 export function workOfDocument(document: SourceDocument, searchable: boolean): StoredWork {
@@ -56,10 +56,10 @@ export function workOfDocument(document: SourceDocument, searchable: boolean): S
       publisher: text(m.publisher),
       publication_date: text(m.publication_date),
       article_type: text(m.article_type),
-      open_access: typeof m.open_access === 'boolean' ? m.open_access : null,
+      open_access: typeof m.open_access === "boolean" ? m.open_access : null,
       license: text(m.license),
       url: text(m.url),
-      cited_by_count: typeof document.work?.cited_by_count === 'number' ? document.work.cited_by_count : null,
+      cited_by_count: typeof document.work?.cited_by_count === "number" ? document.work.cited_by_count : null,
     },
     referencesRecorded: document.work?.references_recorded ?? null,
     references: (document.work?.references ?? []).filter((r) => r.doi || r.pmid || r.openalex),
@@ -80,16 +80,22 @@ const WRITE_ROWS = 2000;
 export async function writeWorks(tx: Queryable, indexKey: string, change: WorksChange): Promise<void> {
   if (change.keepOnly) {
     const keep = [...change.keepOnly];
-    await tx.query('DELETE FROM work_references WHERE index_key = $1 AND NOT (doc_id = ANY($2::text[]))', [indexKey, keep]);
-    await tx.query('DELETE FROM works WHERE index_key = $1 AND NOT (doc_id = ANY($2::text[]))', [indexKey, keep]);
+    await tx.query("DELETE FROM work_references WHERE index_key = $1 AND NOT (doc_id = ANY($2::text[]))", [
+      indexKey,
+      keep,
+    ]);
+    await tx.query("DELETE FROM works WHERE index_key = $1 AND NOT (doc_id = ANY($2::text[]))", [indexKey, keep]);
   }
   const gone = [...change.deletes, ...change.upserts.map((w) => w.docId)];
   for (let from = 0; from < gone.length; from += WRITE_ROWS) {
     const ids = gone.slice(from, from + WRITE_ROWS);
-    await tx.query('DELETE FROM work_references WHERE index_key = $1 AND doc_id = ANY($2::text[])', [indexKey, ids]);
+    await tx.query("DELETE FROM work_references WHERE index_key = $1 AND doc_id = ANY($2::text[])", [indexKey, ids]);
   }
   for (let from = 0; from < change.deletes.length; from += WRITE_ROWS) {
-    await tx.query('DELETE FROM works WHERE index_key = $1 AND doc_id = ANY($2::text[])', [indexKey, change.deletes.slice(from, from + WRITE_ROWS)]);
+    await tx.query("DELETE FROM works WHERE index_key = $1 AND doc_id = ANY($2::text[])", [
+      indexKey,
+      change.deletes.slice(from, from + WRITE_ROWS),
+    ]);
   }
   for (let from = 0; from < change.upserts.length; from += WRITE_ROWS) {
     const rows = change.upserts.slice(from, from + WRITE_ROWS);
@@ -99,23 +105,50 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
        SELECT $1, d, doi, pmid, pmcid, oa, s, f::jsonb, r FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::int[]) AS t(d, doi, pmid, pmcid, oa, s, f, r)
        ON CONFLICT (index_key, doc_id) DO UPDATE SET doi = EXCLUDED.doi, pmid = EXCLUDED.pmid, pmcid = EXCLUDED.pmcid, openalex = EXCLUDED.openalex,
          searchable = EXCLUDED.searchable, fields = EXCLUDED.fields, refs_recorded = EXCLUDED.refs_recorded`,
-      [indexKey, col((w) => w.docId), col((w) => w.doi), col((w) => w.pmid), col((w) => w.pmcid), col((w) => w.openalex), col((w) => w.searchable), col((w) => JSON.stringify(w.fields)), col((w) => w.referencesRecorded)],
+      [
+        indexKey,
+        col((w) => w.docId),
+        col((w) => w.doi),
+        col((w) => w.pmid),
+        col((w) => w.pmcid),
+        col((w) => w.openalex),
+        col((w) => w.searchable),
+        col((w) => JSON.stringify(w.fields)),
+        col((w) => w.referencesRecorded),
+      ],
     );
   }
-  const edges = change.upserts.flatMap((w) => w.references.map((r, position) => ({ docId: w.docId, position, doi: r.doi ?? null, pmid: r.pmid ?? null, openalex: r.openalex ?? null })));
+  const edges = change.upserts.flatMap((w) =>
+    w.references.map((r, position) => ({
+      docId: w.docId,
+      position,
+      doi: r.doi ?? null,
+      pmid: r.pmid ?? null,
+      openalex: r.openalex ?? null,
+    })),
+  );
   for (let from = 0; from < edges.length; from += WRITE_ROWS * 5) {
     const rows = edges.slice(from, from + WRITE_ROWS * 5);
     await tx.query(
       `INSERT INTO work_references (index_key, doc_id, position, doi, pmid, openalex)
        SELECT $1, d, p, doi, pmid, oa FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) AS t(d, p, doi, pmid, oa)`,
-      [indexKey, rows.map((e) => e.docId), rows.map((e) => e.position), rows.map((e) => e.doi), rows.map((e) => e.pmid), rows.map((e) => e.openalex)],
+      [
+        indexKey,
+        rows.map((e) => e.docId),
+        rows.map((e) => e.position),
+        rows.map((e) => e.doi),
+        rows.map((e) => e.pmid),
+        rows.map((e) => e.openalex),
+      ],
     );
   }
 }
 
 /** Makes the index's works exactly these (a full pipeline build), in one transaction. */
 export async function replaceWorks(db: Db, indexKey: string, works: readonly StoredWork[]): Promise<void> {
-  await db.transaction((tx) => writeWorks(tx, indexKey, { upserts: works, deletes: [], keepOnly: works.map((w) => w.docId) }));
+  await db.transaction((tx) =>
+    writeWorks(tx, indexKey, { upserts: works, deletes: [], keepOnly: works.map((w) => w.docId) }),
+  );
   await analyzeWorks(db);
 }
 
@@ -124,18 +157,18 @@ export async function replaceWorks(db: Db, indexKey: string, works: readonly Sto
  * has no autovacuum, and without them a batch of 100 works read the edge table by scans (370 ms against 105).
  */
 export async function analyzeWorks(db: Queryable): Promise<void> {
-  await db.query('ANALYZE works');
-  await db.query('ANALYZE work_references');
+  await db.query("ANALYZE works");
+  await db.query("ANALYZE work_references");
 }
 
 /** Drops an index's works and edges (its collection retired). */
 export async function clearWorks(db: Queryable, indexKey: string): Promise<void> {
-  await db.query('DELETE FROM work_references WHERE index_key = $1', [indexKey]);
-  await db.query('DELETE FROM works WHERE index_key = $1', [indexKey]);
+  await db.query("DELETE FROM work_references WHERE index_key = $1", [indexKey]);
+  await db.query("DELETE FROM works WHERE index_key = $1", [indexKey]);
 }
 
 /** Whether the index has no works recorded (an index built before works were recorded: the next start re-reads its files). */
 export async function worksMissing(db: Queryable, indexKey: string): Promise<boolean> {
-  const rows = await db.query<{ one: number }>('SELECT 1 AS one FROM works WHERE index_key = $1 LIMIT 1', [indexKey]);
+  const rows = await db.query<{ one: number }>("SELECT 1 AS one FROM works WHERE index_key = $1 LIMIT 1", [indexKey]);
   return rows.length === 0;
 }

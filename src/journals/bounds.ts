@@ -1,10 +1,10 @@
 // One-ended threshold bounds of the journal metric filters: the default table (the spec's) and its recomputation from a snapshot.
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import specBounds from './bounds.json' with { type: 'json' };
-import { METRICS, METRIC_FIELDS, isMetricField, type MetricField } from './metricFields.js';
-import { JournalMetricIndex } from './metricIndex.js';
-import { readJournalTable, type JournalRecord, type JournalTable } from './table.js';
+import { readFile, writeFile, mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import specBounds from "./bounds.json" with { type: "json" };
+import { METRICS, METRIC_FIELDS, isMetricField, type MetricField } from "./metricFields.js";
+import { JournalMetricIndex } from "./metricIndex.js";
+import { readJournalTable, type JournalRecord, type JournalTable } from "./table.js";
 
 export interface MetricBound {
   /** lowest `gte` accepted without an upper end */
@@ -23,14 +23,14 @@ export interface MetricBoundsTable {
 export const MAX_ISSNS_PER_METRIC_CONDITION = 35_000;
 
 export function parseMetricBoundsTable(value: unknown): MetricBoundsTable {
-  if (typeof value !== 'object' || value === null) throw new Error('metric bounds: not an object');
+  if (typeof value !== "object" || value === null) throw new Error("metric bounds: not an object");
   const record = value as Record<string, unknown>;
   const bounds = record.bounds;
-  if (typeof bounds !== 'object' || bounds === null) throw new Error('metric bounds: "bounds" missing');
+  if (typeof bounds !== "object" || bounds === null) throw new Error('metric bounds: "bounds" missing');
   const parsed = {} as Record<MetricField, MetricBound>;
   for (const field of METRIC_FIELDS) {
     const entry = (bounds as Record<string, unknown>)[field] as Record<string, unknown> | undefined;
-    if (!entry || typeof entry.minGte !== 'number' || !(entry.maxLte === null || typeof entry.maxLte === 'number')) {
+    if (!entry || typeof entry.minGte !== "number" || !(entry.maxLte === null || typeof entry.maxLte === "number")) {
       throw new Error(`metric bounds: bad or missing entry for ${field}`);
     }
     parsed[field] = { minGte: entry.minGte, maxLte: entry.maxLte };
@@ -39,9 +39,9 @@ export function parseMetricBoundsTable(value: unknown): MetricBoundsTable {
     if (!isMetricField(key)) throw new Error(`metric bounds: unknown metric ${key}`);
   }
   return {
-    derivedFrom: typeof record.derivedFrom === 'string' ? record.derivedFrom : 'unknown',
+    derivedFrom: typeof record.derivedFrom === "string" ? record.derivedFrom : "unknown",
     maxIssnsPerCondition:
-      typeof record.maxIssnsPerCondition === 'number' ? record.maxIssnsPerCondition : MAX_ISSNS_PER_METRIC_CONDITION,
+      typeof record.maxIssnsPerCondition === "number" ? record.maxIssnsPerCondition : MAX_ISSNS_PER_METRIC_CONDITION,
     bounds: parsed,
   };
 }
@@ -129,14 +129,14 @@ function lowerIndex(ascending: readonly number[], threshold: number): number {
 }
 
 export async function readMetricBounds(path: string): Promise<MetricBoundsTable> {
-  return parseMetricBoundsTable(JSON.parse(await readFile(path, 'utf8')));
+  return parseMetricBoundsTable(JSON.parse(await readFile(path, "utf8")));
 }
 
 /** The bounds of one built table, saying which table they derive from. */
 export function boundsOfTable(table: JournalTable, maxIssnsPerCondition?: number): MetricBoundsTable {
   return computeBounds(table.journals, {
     maxIssnsPerCondition,
-    derivedFrom: `journals table built ${table.builtAt} (${table.journals.length} journals, citation year ${table.citationYear ?? 'unknown'})`,
+    derivedFrom: `journals table built ${table.builtAt} (${table.journals.length} journals, citation year ${table.citationYear ?? "unknown"})`,
   });
 }
 
@@ -149,6 +149,6 @@ export async function runComputeBounds(options: {
   const table = await readJournalTable(options.journalsPath);
   const computed = boundsOfTable(table, options.maxIssnsPerCondition);
   await mkdir(dirname(options.outPath), { recursive: true });
-  await writeFile(options.outPath, `${JSON.stringify(computed, null, 2)}\n`, 'utf8');
+  await writeFile(options.outPath, `${JSON.stringify(computed, null, 2)}\n`, "utf8");
   return computed;
 }

@@ -1,15 +1,15 @@
 // Builds the journals table: metrics from OpenAlex works (the indexed sample) or from OpenAlex source records (an open
 // snapshot's `sources` entity files), names and ISSNs from DOAJ.
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { writeFile, mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { boundsOfTable, type MetricBoundsTable } from './bounds.js';
-import { readDoajJournals, type DoajJournal } from './doaj.js';
-import { readOpenAlexSources } from './openAlexSources.js';
-import { readJsonLines } from './readJsonLines.js';
-import { writeJournalTable, type JournalRecord, type JournalTable } from './table.js';
-import { WorkMetricsAccumulator } from './worksMetrics.js';
-import { metricsBasisSentence } from './metricsBasis.js';
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { writeFile, mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { boundsOfTable, type MetricBoundsTable } from "./bounds.js";
+import { readDoajJournals, type DoajJournal } from "./doaj.js";
+import { readOpenAlexSources } from "./openAlexSources.js";
+import { readJsonLines } from "./readJsonLines.js";
+import { writeJournalTable, type JournalRecord, type JournalTable } from "./table.js";
+import { WorkMetricsAccumulator } from "./worksMetrics.js";
+import { metricsBasisSentence } from "./metricsBasis.js";
 
 export interface BuildJournalTableOptions {
   /** folder holding articles/ (OpenAlex works) and journals/ (DOAJ, optional OpenAlex sources) */
@@ -40,7 +40,8 @@ function filesMatching(folder: string, pattern: RegExp): string[] {
 
 /** Every JSON Lines file (gzipped or not) under a folder, at any depth, in path order; refuses a folder with none. */
 export function openAlexSourceFiles(folder: string): string[] {
-  if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new Error(`--openalex-sources ${folder}: no such folder`);
+  if (!existsSync(folder) || !statSync(folder).isDirectory())
+    throw new Error(`--openalex-sources ${folder}: no such folder`);
   const files: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -50,19 +51,26 @@ export function openAlexSourceFiles(folder: string): string[] {
     }
   };
   walk(folder);
-  if (files.length === 0) throw new Error(`--openalex-sources ${folder}: no .gz or .jsonl files in it (expected the snapshot's sources/updated_date=*/part_*.gz)`);
+  if (files.length === 0)
+    throw new Error(
+      `--openalex-sources ${folder}: no .gz or .jsonl files in it (expected the snapshot's sources/updated_date=*/part_*.gz)`,
+    );
   return files;
 }
 
 export async function buildJournalTable(input: string | BuildJournalTableOptions): Promise<JournalTable> {
-  const options: BuildJournalTableOptions = typeof input === 'string' ? { dataRoot: input } : input;
+  const options: BuildJournalTableOptions = typeof input === "string" ? { dataRoot: input } : input;
   const fromSnapshot = options.openAlexSourcesDir !== undefined;
-  const worksPaths = options.worksPaths ?? (fromSnapshot ? [] : filesMatching(join(options.dataRoot, 'articles'), /^openalex_works.*\.jsonl(\.gz)?$/));
-  const defaultDoaj = join(options.dataRoot, 'journals', 'doaj_journals.csv');
+  const worksPaths =
+    options.worksPaths ??
+    (fromSnapshot ? [] : filesMatching(join(options.dataRoot, "articles"), /^openalex_works.*\.jsonl(\.gz)?$/));
+  const defaultDoaj = join(options.dataRoot, "journals", "doaj_journals.csv");
   const doajPath = options.doajPath === undefined ? (existsSync(defaultDoaj) ? defaultDoaj : null) : options.doajPath;
   const sourcesPaths =
     options.sourcesPaths ??
-    (fromSnapshot ? openAlexSourceFiles(options.openAlexSourcesDir!) : filesMatching(join(options.dataRoot, 'journals'), /^openalex_sources.*\.jsonl(\.gz)?$/));
+    (fromSnapshot
+      ? openAlexSourceFiles(options.openAlexSourcesDir!)
+      : filesMatching(join(options.dataRoot, "journals"), /^openalex_sources.*\.jsonl(\.gz)?$/));
 
   const accumulator = new WorkMetricsAccumulator();
   for (const path of worksPaths) {
@@ -78,14 +86,25 @@ export async function buildJournalTable(input: string | BuildJournalTableOptions
     builtAt: (options.now ?? new Date()).toISOString(),
     citationYear: fromWorks.citationYear,
     inputs: [
-      ...worksPaths.map((path) => `OpenAlex works: ${path} (${accumulator.worksSeen} works, ${accumulator.worksAttributed} with a source ISSN)`),
+      ...worksPaths.map(
+        (path) =>
+          `OpenAlex works: ${path} (${accumulator.worksSeen} works, ${accumulator.worksAttributed} with a source ISSN)`,
+      ),
       ...sourcesPaths.map((path) => `OpenAlex sources: ${path}`),
       ...(doajPath ? [`DOAJ: ${doajPath} (${fromDoaj.length} journals with an ISSN)`] : []),
     ],
     metricsBasis: {
-      works: worksPaths.length > 0 ? { count: accumulator.worksAttributed, publicationYears: accumulator.publicationYears } : null,
+      works:
+        worksPaths.length > 0
+          ? { count: accumulator.worksAttributed, publicationYears: accumulator.publicationYears }
+          : null,
       openAlexSources:
-        sourcesPaths.length > 0 ? { records: fromSources.length, worksCount: fromSources.reduce((sum, source) => sum + (source.works_count ?? 0), 0) } : null,
+        sourcesPaths.length > 0
+          ? {
+              records: fromSources.length,
+              worksCount: fromSources.reduce((sum, source) => sum + (source.works_count ?? 0), 0),
+            }
+          : null,
       citationYear: fromWorks.citationYear,
     },
     journals: mergeJournals(fromWorks.journals, fromSources, fromDoaj),
@@ -167,7 +186,7 @@ export interface JournalTableSummary {
   outPath: string;
   /** the one-ended bounds recomputed from this table, when written */
   boundsPath?: string;
-  bounds?: MetricBoundsTable['bounds'];
+  bounds?: MetricBoundsTable["bounds"];
   /** the sentence the metrics are shown with */
   metricsBasis: string;
   journals: number;
@@ -193,13 +212,15 @@ export function summarizeJournalTable(table: JournalTable, outPath: string): Jou
  * The command behind "build the journals table": reads dataRoot (or the sources folder), writes outPath and, given
  * boundsPath, the one-ended bounds recomputed from the table just built; returns figures to print.
  */
-export async function runBuildJournals(options: BuildJournalTableOptions & { outPath: string; boundsPath?: string }): Promise<JournalTableSummary> {
+export async function runBuildJournals(
+  options: BuildJournalTableOptions & { outPath: string; boundsPath?: string },
+): Promise<JournalTableSummary> {
   const table = await buildJournalTable(options);
   await writeJournalTable(table, options.outPath);
   const summary = summarizeJournalTable(table, options.outPath);
   if (options.boundsPath === undefined) return summary;
   const bounds = boundsOfTable(table);
   await mkdir(dirname(options.boundsPath), { recursive: true });
-  await writeFile(options.boundsPath, `${JSON.stringify(bounds, null, 2)}\n`, 'utf8');
+  await writeFile(options.boundsPath, `${JSON.stringify(bounds, null, 2)}\n`, "utf8");
   return { ...summary, boundsPath: options.boundsPath, bounds: bounds.bounds };
 }

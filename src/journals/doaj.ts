@@ -1,7 +1,7 @@
 // Reads the DOAJ journal CSV export into titles, publishers and ISSNs.
-import { readFile } from 'node:fs/promises';
-import { parse } from 'csv-parse/sync';
-import { canonicalIssn } from '../domain/identifiers.js';
+import { readFile } from "node:fs/promises";
+import { parse } from "csv-parse/sync";
+import { canonicalIssn } from "../domain/identifiers.js";
 
 export interface DoajJournal {
   title: string | null;
@@ -9,13 +9,16 @@ export interface DoajJournal {
   issns: string[];
 }
 
-const TITLE = 'Journal title';
-const PRINT_ISSN = 'Journal ISSN (print version)';
-const ELECTRONIC_ISSN = 'Journal EISSN (online version)';
-const PUBLISHER = 'Publisher';
+const TITLE = "Journal title";
+const PRINT_ISSN = "Journal ISSN (print version)";
+const ELECTRONIC_ISSN = "Journal EISSN (online version)";
+const PUBLISHER = "Publisher";
 
 export function parseDoajCsv(csv: string): DoajJournal[] {
-  const rows = parse(csv, { columns: true, skip_empty_lines: true, bom: true, relax_column_count: true }) as Record<string, string | undefined>[];
+  const rows = parse(csv, { columns: true, skip_empty_lines: true, bom: true, relax_column_count: true }) as Record<
+    string,
+    string | undefined
+  >[];
   const journals: DoajJournal[] = [];
   for (const row of rows) {
     const issns = [row[PRINT_ISSN], row[ELECTRONIC_ISSN]]
@@ -32,5 +35,5 @@ export function parseDoajCsv(csv: string): DoajJournal[] {
 }
 
 export async function readDoajJournals(path: string): Promise<DoajJournal[]> {
-  return parseDoajCsv(await readFile(path, 'utf8'));
+  return parseDoajCsv(await readFile(path, "utf8"));
 }

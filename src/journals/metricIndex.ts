@@ -1,6 +1,6 @@
 // Answers "which journals, and which ISSNs, have this metric within this interval" over a journals table.
-import type { JournalRecord } from './table.js';
-import { METRICS, METRIC_FIELDS, type MetricField } from './metricFields.js';
+import type { JournalRecord } from "./table.js";
+import { METRICS, METRIC_FIELDS, type MetricField } from "./metricFields.js";
 
 export interface MetricEnd {
   value: number;
@@ -47,7 +47,7 @@ export class JournalMetricIndex {
       const scored: ScoredJournal[] = [];
       for (const journal of journals) {
         const value = journal[key];
-        if (typeof value === 'number' && Number.isFinite(value) && journal.issns.length > 0) {
+        if (typeof value === "number" && Number.isFinite(value) && journal.issns.length > 0) {
           scored.push({ value, issns: journal.issns });
         }
       }
@@ -73,6 +73,9 @@ export class JournalMetricIndex {
 
   /** metric values with their ISSN counts, highest first (what a bounds computation needs) */
   scored(field: MetricField): ReadonlyArray<{ value: number; issnCount: number }> {
-    return (this.scoredByField.get(field) ?? []).map((journal) => ({ value: journal.value, issnCount: journal.issns.length }));
+    return (this.scoredByField.get(field) ?? []).map((journal) => ({
+      value: journal.value,
+      issnCount: journal.issns.length,
+    }));
   }
 }

@@ -10,12 +10,17 @@ export interface MetricsBasis {
   citationYear: number | null;
 }
 
-const count = (n: number): string => n.toLocaleString('en-US');
+const count = (n: number): string => n.toLocaleString("en-US");
 
-function worksPart(works: NonNullable<MetricsBasis['works']>, citationYear: number | null): string {
+function worksPart(works: NonNullable<MetricsBasis["works"]>, citationYear: number | null): string {
   const span = works.publicationYears;
-  const years = span === null ? 'of unknown publication years' : span.first === span.last ? `published in ${span.first}` : `published ${span.first}-${span.last}`;
-  const citations = citationYear !== null ? `, citations counted in ${citationYear}` : '';
+  const years =
+    span === null
+      ? "of unknown publication years"
+      : span.first === span.last
+        ? `published in ${span.first}`
+        : `published ${span.first}-${span.last}`;
+  const citations = citationYear !== null ? `, citations counted in ${citationYear}` : "";
   return `the ${count(works.count)} OpenAlex works this service indexes that name their journal (${years}${citations})`;
 }
 
@@ -42,5 +47,5 @@ export function metricsBasisSentence(basis: MetricsBasis): string {
       "a journal's h-index, i10-index, citedness and impact factor count only its works among them, not its whole output, so they read far below the journal's published figures."
     );
   }
-  return 'No journal metrics are loaded: the journals table holds no citation data, so every metric is absent.';
+  return "No journal metrics are loaded: the journals table holds no citation data, so every metric is absent.";
 }

@@ -1,17 +1,17 @@
 // Imports OpenAlex *source* records (summary_stats: h_index, i10_index, 2yr_mean_citedness) where a deployment has them.
-import { canonicalIssn } from '../domain/identifiers.js';
-import { readJsonLines } from './readJsonLines.js';
-import type { JournalRecord } from './table.js';
-import { roundMetric } from './worksMetrics.js';
+import { canonicalIssn } from "../domain/identifiers.js";
+import { readJsonLines } from "./readJsonLines.js";
+import type { JournalRecord } from "./table.js";
+import { roundMetric } from "./worksMetrics.js";
 
 type JsonObject = Record<string, unknown>;
 
 function asObject(value: unknown): JsonObject | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : null;
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonObject) : null;
 }
 
 function asMetric(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
 /**
@@ -24,16 +24,16 @@ export function journalFromOpenAlexSource(record: unknown): JournalRecord | null
   const source = asObject(record);
   if (!source) return null;
   const issns = new Set<string>();
-  const issnL = typeof source.issn_l === 'string' ? canonicalIssn(source.issn_l) : null;
+  const issnL = typeof source.issn_l === "string" ? canonicalIssn(source.issn_l) : null;
   if (issnL) issns.add(issnL);
   for (const raw of Array.isArray(source.issn) ? source.issn : []) {
-    const issn = typeof raw === 'string' ? canonicalIssn(raw) : null;
+    const issn = typeof raw === "string" ? canonicalIssn(raw) : null;
     if (issn) issns.add(issn);
   }
   if (issns.size === 0) return null;
   const stats = asObject(source.summary_stats) ?? {};
-  const citedness = asMetric(stats['2yr_mean_citedness']);
-  const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() ? value.trim() : null);
+  const citedness = asMetric(stats["2yr_mean_citedness"]);
+  const text = (value: unknown): string | null => (typeof value === "string" && value.trim() ? value.trim() : null);
   return {
     issnL: issnL ?? [...issns][0],
     issns: [...issns],

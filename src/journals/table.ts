@@ -1,7 +1,7 @@
 // The journals table: one row per journal with its ISSNs, names and citation metrics, as persisted and loaded.
-import { readFile, writeFile, mkdir, rename } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import type { MetricsBasis } from './metricsBasis.js';
+import { readFile, writeFile, mkdir, rename } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { MetricsBasis } from "./metricsBasis.js";
 
 export interface JournalRecord {
   /** ISSN-L from OpenAlex; null for a journal known only from DOAJ */
@@ -39,21 +39,23 @@ export class OutdatedJournalTable extends Error {}
 export async function writeJournalTable(table: JournalTable, path: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const partial = `${path}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(partial, `${JSON.stringify(table)}\n`, 'utf8');
+  await writeFile(partial, `${JSON.stringify(table)}\n`, "utf8");
   await rename(partial, path);
 }
 
 export async function readJournalTable(path: string): Promise<JournalTable> {
-  const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+  const parsed: unknown = JSON.parse(await readFile(path, "utf8"));
   if (!isJournalTable(parsed)) throw new Error(`${path} is not a journals table (formatVersion 1)`);
-  if (typeof parsed.metricsBasis !== 'object' || parsed.metricsBasis === null) {
-    throw new OutdatedJournalTable(`${path} does not record what its metrics were computed from: rebuild it with \`journals build\``);
+  if (typeof parsed.metricsBasis !== "object" || parsed.metricsBasis === null) {
+    throw new OutdatedJournalTable(
+      `${path} does not record what its metrics were computed from: rebuild it with \`journals build\``,
+    );
   }
   return parsed;
 }
 
 function isJournalTable(value: unknown): value is JournalTable {
-  if (typeof value !== 'object' || value === null) return false;
+  if (typeof value !== "object" || value === null) return false;
   const candidate = value as Partial<JournalTable>;
   return candidate.formatVersion === 1 && Array.isArray(candidate.journals);
 }

@@ -1,9 +1,9 @@
 // Computes journal metrics (h-index, i10-index, two-year mean citedness, JIF-rule impact factor) from OpenAlex work records.
-import { canonicalIssn } from '../domain/identifiers.js';
-import type { JournalRecord } from './table.js';
+import { canonicalIssn } from "../domain/identifiers.js";
+import type { JournalRecord } from "./table.js";
 
 /** Work types that count as "articles and reviews" for the impact factor (2023 and current OpenAlex schemas). */
-const ARTICLE_OR_REVIEW_TYPES = new Set(['journal-article', 'article', 'review']);
+const ARTICLE_OR_REVIEW_TYPES = new Set(["journal-article", "article", "review"]);
 
 /** The JIF rule's thresholds (spec, "Metrics"). */
 const MIN_ARTICLES_AND_REVIEWS = 20;
@@ -27,15 +27,15 @@ interface JournalWorks {
 type JsonObject = Record<string, unknown>;
 
 function asObject(value: unknown): JsonObject | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : null;
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonObject) : null;
 }
 
 function asCount(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }
 
 function asText(value: unknown): string | null {
-  return typeof value === 'string' && value.trim().length > 0 ? value.trim() : null;
+  return typeof value === "string" && value.trim().length > 0 ? value.trim() : null;
 }
 
 export function roundMetric(value: number): number {
@@ -78,8 +78,10 @@ export class WorkMetricsAccumulator {
     const source = asObject(asObject(work.primary_location)?.source);
     if (!source) return;
     const rawIssns = Array.isArray(source.issn) ? source.issn : [];
-    const issnL = (typeof source.issn_l === 'string' ? canonicalIssn(source.issn_l) : null) ??
-      rawIssns.map((raw) => (typeof raw === 'string' ? canonicalIssn(raw) : null)).find((issn) => issn !== null) ?? null;
+    const issnL =
+      (typeof source.issn_l === "string" ? canonicalIssn(source.issn_l) : null) ??
+      rawIssns.map((raw) => (typeof raw === "string" ? canonicalIssn(raw) : null)).find((issn) => issn !== null) ??
+      null;
     if (!issnL) return;
     this.worksAttributed += 1;
     let journal = this.journals.get(issnL);
@@ -88,7 +90,7 @@ export class WorkMetricsAccumulator {
       this.journals.set(issnL, journal);
     }
     for (const raw of rawIssns) {
-      const issn = typeof raw === 'string' ? canonicalIssn(raw) : null;
+      const issn = typeof raw === "string" ? canonicalIssn(raw) : null;
       if (issn) journal.issns.add(issn);
     }
     journal.title ??= asText(source.display_name);
@@ -97,17 +99,20 @@ export class WorkMetricsAccumulator {
     const citationsByYear = new Map<number, number>();
     for (const entry of Array.isArray(work.counts_by_year) ? work.counts_by_year : []) {
       const yearly = asObject(entry);
-      if (!yearly || typeof yearly.year !== 'number') continue;
+      if (!yearly || typeof yearly.year !== "number") continue;
       citationsByYear.set(yearly.year, (citationsByYear.get(yearly.year) ?? 0) + asCount(yearly.cited_by_count));
       this.latestCitationYear = Math.max(this.latestCitationYear ?? yearly.year, yearly.year);
     }
     const type = asText(work.type);
-    if (typeof work.publication_year === 'number') {
+    if (typeof work.publication_year === "number") {
       const year = work.publication_year;
-      this.publicationYears = { first: Math.min(this.publicationYears?.first ?? year, year), last: Math.max(this.publicationYears?.last ?? year, year) };
+      this.publicationYears = {
+        first: Math.min(this.publicationYears?.first ?? year, year),
+        last: Math.max(this.publicationYears?.last ?? year, year),
+      };
     }
     journal.works.push({
-      year: typeof work.publication_year === 'number' ? work.publication_year : null,
+      year: typeof work.publication_year === "number" ? work.publication_year : null,
       articleOrReview: type !== null && ARTICLE_OR_REVIEW_TYPES.has(type) && work.is_paratext !== true,
       citedByCount: asCount(work.cited_by_count),
       citationsByYear,
@@ -125,7 +130,10 @@ export class WorkMetricsAccumulator {
     return null;
   }
 
-  finish(citationYear: number | null = this.defaultCitationYear()): { citationYear: number | null; journals: JournalRecord[] } {
+  finish(citationYear: number | null = this.defaultCitationYear()): {
+    citationYear: number | null;
+    journals: JournalRecord[];
+  } {
     const journals: JournalRecord[] = [];
     for (const journal of this.journals.values()) {
       const counts = journal.works.map((work) => work.citedByCount);

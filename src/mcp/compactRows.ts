@@ -5,49 +5,51 @@
 
 type Json = Record<string, unknown>;
 
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+const text = (v: unknown): string | undefined =>
+  typeof v === "string" && v !== "" ? v : typeof v === "number" ? String(v) : undefined;
 
 /** The year of a publication date ("2019-03-01", "2019") or a year field. */
 function yearOf(metadata: Json): number | undefined {
-  if (typeof metadata.year === 'number') return metadata.year;
-  const match = /^(\d{4})/.exec(text(metadata.publication_date) ?? text(metadata.year) ?? '');
+  if (typeof metadata.year === "number") return metadata.year;
+  const match = /^(\d{4})/.exec(text(metadata.publication_date) ?? text(metadata.year) ?? "");
   return match ? Number(match[1]) : undefined;
 }
 
 /** The integrity verdict of the row's work (retraction, correction, concern), where the row carries one. */
 function integrityOf(metadata: Json): unknown {
   const integrity = metadata.integrity;
-  return integrity && typeof integrity === 'object' ? (integrity as Json).status : undefined;
+  return integrity && typeof integrity === "object" ? (integrity as Json).status : undefined;
 }
 
 /** Figures are kept only when the call asked for their images: they are what the agent asked to see. */
-const withImages = (figures: unknown): figures is Json[] => Array.isArray(figures) && figures.some((f) => f && typeof f === 'object' && 'image_data' in f);
+const withImages = (figures: unknown): figures is Json[] =>
+  Array.isArray(figures) && figures.some((f) => f && typeof f === "object" && "image_data" in f);
 
 /**
  * One row, compact. `id` stays (confirm's result_ids names rows by it); a locked row keeps `locked` and its `cost` to
  * unlock; a sandbox row says `synthetic`; an assisted row keeps its sub-question (its relevance is the judge's verdict).
  */
 export function compactRow(row: Json): Json {
-  const metadata = (row.metadata && typeof row.metadata === 'object' ? row.metadata : {}) as Json;
+  const metadata = (row.metadata && typeof row.metadata === "object" ? row.metadata : {}) as Json;
   const doi = text(metadata.doi);
   const pmid = text(metadata.pmid);
   const entries: [string, unknown][] = [
-    ['id', row.id],
-    ['relevance', row.relevance],
-    ['text', row.text],
-    ['title', text(metadata.title)],
-    ['year', yearOf(metadata)],
-    ['journal', text(metadata.journal)],
-    ['doi', doi],
-    ['pmid', pmid],
-    ['url', doi || pmid ? undefined : text(metadata.url)],
-    ['integrity', integrityOf(metadata)],
-    ['source_collection', row.source_collection ?? row.collection],
-    ['subQuestion', row.subQuestion],
-    ['locked', row.locked === true ? true : undefined],
-    ['cost', row.locked === true ? row.cost : undefined],
-    ['synthetic', metadata.synthetic === true ? true : undefined],
-    ['figures', withImages(metadata.figures) ? metadata.figures : undefined],
+    ["id", row.id],
+    ["relevance", row.relevance],
+    ["text", row.text],
+    ["title", text(metadata.title)],
+    ["year", yearOf(metadata)],
+    ["journal", text(metadata.journal)],
+    ["doi", doi],
+    ["pmid", pmid],
+    ["url", doi || pmid ? undefined : text(metadata.url)],
+    ["integrity", integrityOf(metadata)],
+    ["source_collection", row.source_collection ?? row.collection],
+    ["subQuestion", row.subQuestion],
+    ["locked", row.locked === true ? true : undefined],
+    ["cost", row.locked === true ? row.cost : undefined],
+    ["synthetic", metadata.synthetic === true ? true : undefined],
+    ["figures", withImages(metadata.figures) ? metadata.figures : undefined],
   ];
   return Object.fromEntries(entries.filter(([, v]) => v !== undefined && v !== null));
 }

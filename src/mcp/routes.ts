@@ -12,21 +12,24 @@
 // A client that accepts JSON but not event streams (the reference service's CLI sends `Accept: application/json`) is
 // answered in JSON, never with a stream and never 406, progress notifications left out. A JSON-RPC batch is answered
 // with an array, also when it holds one request.
-import { Readable } from 'node:stream';
-import Router from '@koa/router';
-import type { Context } from 'koa';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ApiError } from '../http/errors.js';
-import { afterResponseFlushed, requestBaseUrl, type RequestState } from '../http/requestContext.js';
-import { createMcpServer } from './server.js';
-import type { McpDeps } from './toolKit.js';
+import { Readable } from "node:stream";
+import Router from "@koa/router";
+import type { Context } from "koa";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { ApiError } from "../http/errors.js";
+import { afterResponseFlushed, requestBaseUrl, type RequestState } from "../http/requestContext.js";
+import { createMcpServer } from "./server.js";
+import type { McpDeps } from "./toolKit.js";
 
 export type McpRouteDeps = McpDeps;
 
 /** What the client's Accept header allows: an event stream, and JSON (application/json, application/*, or any type). */
 function acceptance(ctx: Context): { eventStream: boolean; json: boolean } {
-  const accept = (ctx.get('accept') ?? '').toLowerCase();
-  return { eventStream: accept.includes('text/event-stream'), json: /application\/json|application\/\*|\*\/\*/.test(accept) };
+  const accept = (ctx.get("accept") ?? "").toLowerCase();
+  return {
+    eventStream: accept.includes("text/event-stream"),
+    json: /application\/json|application\/\*|\*\/\*/.test(accept),
+  };
 }
 
 /**
@@ -40,7 +43,7 @@ function webRequestOf(ctx: Context, jsonOnly: boolean): Request {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
-  if (jsonOnly) headers.set('accept', 'application/json, text/event-stream');
+  if (jsonOnly) headers.set("accept", "application/json, text/event-stream");
   // the body was read and parsed by the jsonBody middleware; the transport takes it as parsedBody
   return new Request(`http://localhost${ctx.url}`, { method: ctx.method, headers });
 }
@@ -49,35 +52,47 @@ function protocolRefusal(status: number, body: string): ApiError {
   let message = `the MCP transport refused the request (HTTP ${status})`;
   try {
     const text = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
-    if (typeof text === 'string' && text.length > 0) message = `MCP: ${text}`;
+    if (typeof text === "string" && text.length > 0) message = `MCP: ${text}`;
   } catch {
     // not JSON: the status says enough
   }
-  if (status === 405) return new ApiError(405, 'METHOD_NOT_ALLOWED', message, undefined, { Allow: 'POST, DELETE' });
-  return new ApiError(status >= 500 ? 503 : status, status >= 500 ? 'SERVICE_UNAVAILABLE' : 'VALIDATION_ERROR', message);
+  if (status === 405) return new ApiError(405, "METHOD_NOT_ALLOWED", message, undefined, { Allow: "POST, DELETE" });
+  return new ApiError(
+    status >= 500 ? 503 : status,
+    status >= 500 ? "SERVICE_UNAVAILABLE" : "VALIDATION_ERROR",
+    message,
+  );
 }
 
 /** A tools/call that asked for progress notifications (a progressToken): answered as an SSE stream that carries them. */
 function asksForProgress(body: unknown): boolean {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
+  if (!body || typeof body !== "object" || Array.isArray(body)) return false;
   const message = body as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } };
-  return message.method === 'tools/call' && message.params?._meta?.progressToken !== undefined;
+  return message.method === "tools/call" && message.params?._meta?.progressToken !== undefined;
 }
 
 /** The transport answers a batch holding one request with that response alone; JSON-RPC answers a batch with an array. */
 function asBatchAnswer(body: unknown, text: string): string {
-  if (!Array.isArray(body) || text === '' || text.startsWith('[')) return text;
+  if (!Array.isArray(body) || text === "" || text.startsWith("[")) return text;
   return `[${text}]`;
 }
 
 async function answer(ctx: Context, deps: McpDeps): Promise<void> {
   const state = ctx.state as RequestState;
-  if (!state.auth) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key');
-  const server = createMcpServer(deps, state.auth, { requestId: state.requestId, log: state.log, dashboardUrl: `${deps.publicUrl ?? requestBaseUrl(ctx)}/dashboard`, afterAnswerSent: (then) => afterResponseFlushed(ctx, then) });
+  if (!state.auth) throw new ApiError(401, "UNAUTHORIZED", "missing API key");
+  const server = createMcpServer(deps, state.auth, {
+    requestId: state.requestId,
+    log: state.log,
+    dashboardUrl: `${deps.publicUrl ?? requestBaseUrl(ctx)}/dashboard`,
+    afterAnswerSent: (then) => afterResponseFlushed(ctx, then),
+  });
   const accepts = acceptance(ctx);
   const jsonOnly = accepts.json && !accepts.eventStream;
   const streaming = accepts.eventStream && asksForProgress(ctx.request.body);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: !streaming,
+  });
   await server.connect(transport);
   let streamed = false;
   try {
@@ -87,10 +102,10 @@ async function answer(ctx: Context, deps: McpDeps): Promise<void> {
     if (response.status >= 400) throw protocolRefusal(response.status, await response.text());
     ctx.status = response.status;
     response.headers.forEach((value, name) => ctx.set(name, value));
-    if (streaming && response.body && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    if (streaming && response.body && (response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
       // the stream carries the progress notifications, then the result; the server closes when it ends
-      const stream = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
-      stream.once('close', () => void server.close());
+      const stream = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream);
+      stream.once("close", () => void server.close());
       streamed = true;
       ctx.body = stream;
       return;
@@ -104,7 +119,7 @@ async function answer(ctx: Context, deps: McpDeps): Promise<void> {
 
 export function mcpRoutes(deps: McpRouteDeps): Router {
   const router = new Router({ sensitive: true, strict: true });
-  router.post('/mcp', (ctx) => answer(ctx, deps));
-  router.delete('/mcp', (ctx) => answer(ctx, deps));
+  router.post("/mcp", (ctx) => answer(ctx, deps));
+  router.delete("/mcp", (ctx) => answer(ctx, deps));
   return router;
 }

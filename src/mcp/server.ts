@@ -4,56 +4,83 @@
 // Built on the SDK's low-level Server rather than McpServer: McpServer validates arguments with the tool's zod schema
 // itself and answers a failure with its own text, while the tools here validate with the REST schemas (parseOr422), so
 // an MCP client gets the REST twin's VALIDATION_ERROR message, and tools/list shows the JSON Schema of those schemas.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from 'pino';
-import { z } from 'zod';
-import type { AuthContext } from '../usecases/auth/context.js';
-import { toApiError } from '../http/middleware.js';
-import { formatCredits } from '../domain/money.js';
-import { toolsFor } from './tools.js';
-import { isLowBalanceOf, toolNotFound, type McpDeps, type ToolsRequest } from './toolKit.js';
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "pino";
+import { z } from "zod";
+import type { AuthContext } from "../usecases/auth/context.js";
+import { toApiError } from "../http/middleware.js";
+import { formatCredits } from "../domain/money.js";
+import { toolsFor } from "./tools.js";
+import { isLowBalanceOf, toolNotFound, type McpDeps, type ToolsRequest } from "./toolKit.js";
 
-export const SERVER_INFO = { name: 'litsearch', version: '0.1.0' };
+export const SERVER_INFO = { name: "litsearch", version: "0.1.0" };
 
 /**
  * tools/call as the protocol layer receives it, params unchecked: the SDK's Server then checks them against
  * CallToolRequestSchema and answers a malformed call with JSON-RPC -32602 Invalid params. Registered with the strict
  * schema, the protocol layer's own parse would throw first, and the client would get -32603 Internal error.
  */
-const ToolsCall = z.looseObject({ method: z.literal('tools/call'), params: z.unknown() });
+const ToolsCall = z.looseObject({ method: z.literal("tools/call"), params: z.unknown() });
 
 /** The server's instructions: how to use the tools, and this account's balance, trial queries and a low-balance notice. */
 export function instructionsFor(auth: AuthContext, dashboardUrl: string): string {
   const account: string[] = [];
-  const balance = auth.org.hideBalance ? 'hidden by the organization' : `${formatCredits(auth.org.balanceMicros, 6)} credits`;
-  if (auth.billingMode === 'sandbox') account.push('This is a sandbox key: searches, previews, confirms and assisted searches return synthetic results marked synthetic, at no cost; gateway tools (call-tool) are not available to it.');
-  else if (!auth.org.billingEnabled) account.push('Billing is off for this organization: nothing is charged.');
+  const balance = auth.org.hideBalance
+    ? "hidden by the organization"
+    : `${formatCredits(auth.org.balanceMicros, 6)} credits`;
+  if (auth.billingMode === "sandbox")
+    account.push(
+      "This is a sandbox key: searches, previews, confirms and assisted searches return synthetic results marked synthetic, at no cost; gateway tools (call-tool) are not available to it.",
+    );
+  else if (!auth.org.billingEnabled) account.push("Billing is off for this organization: nothing is charged.");
   else account.push(`Billing mode: ${auth.billingMode}. Balance: ${balance}.`);
-  if (auth.billingMode === 'trial') account.push(`Trial queries left: ${Math.max(0, auth.org.trialQueries - auth.org.trialUsed)} (previews use none; confirm and direct searches use one each).`);
-  if (isLowBalanceOf(auth)) account.push(`Low balance: ${balance} left. Quote the remaining balance next to every cost; preview stays free, confirm and direct searches need credits. The dashboard (usage, ledger): ${dashboardUrl}.`);
+  if (auth.billingMode === "trial")
+    account.push(
+      `Trial queries left: ${Math.max(0, auth.org.trialQueries - auth.org.trialUsed)} (previews use none; confirm and direct searches use one each).`,
+    );
+  if (isLowBalanceOf(auth))
+    account.push(
+      `Low balance: ${balance} left. Quote the remaining balance next to every cost; preview stays free, confirm and direct searches need credits. The dashboard (usage, ledger): ${dashboardUrl}.`,
+    );
   return [
-    'Literature search over the collections this API key can reach. Results are passages of scholarly and editorial documents with their metadata; cite them by title, journal and year with a link (url, doi or pmid).',
+    "Literature search over the collections this API key can reach. Results are passages of scholarly and editorial documents with their metadata; cite them by title, journal and year with a link (url, doi or pmid).",
     ...account,
-    'Free: get_balance, find-tools, inspect-tool, preview (50 per hour per organization), get_results (re-fetch by queryId, 7 days), list_collections, list_journals, request_journal. Billed: confirm (only rows not yet unlocked), search-<name> and call-tool (immediately).',
+    "Free: get_balance, find-tools, inspect-tool, preview (50 per hour per organization), get_results (re-fetch by queryId, 7 days), list_collections, list_journals, request_journal. Billed: confirm (only rows not yet unlocked), search-<name> and call-tool (immediately).",
     'The loop: inspect-tool, then preview with tool_name "search" or "search-<name>", show the teasers and the cost, ask before buying, then confirm with the queryId and the result_ids worth buying. A direct search-<name> bills at once and its result carries cost and queryId.',
-  ].join('\n');
+  ].join("\n");
 }
 
 /** A tool's answer as MCP content: the JSON of the REST response (text as it is). */
 function resultOf(payload: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: typeof payload === 'string' ? payload : JSON.stringify(payload) }] };
+  return { content: [{ type: "text", text: typeof payload === "string" ? payload : JSON.stringify(payload) }] };
 }
 
 /** A refusal as a tool error's body: the spec's code and message (and details, Retry-After as retryAfterSeconds); anything else is INTERNAL_ERROR. */
-function errorBodyOf(err: unknown, log: Logger, requestId: string): { code: string; message: string } & Record<string, unknown> {
+function errorBodyOf(
+  err: unknown,
+  log: Logger,
+  requestId: string,
+): { code: string; message: string } & Record<string, unknown> {
   const api = toApiError(err);
   if (api) {
-    const retryAfter = api.headers?.['Retry-After'];
-    return { code: api.code, message: api.message, ...(api.details ? { details: api.details } : {}), ...(retryAfter ? { retryAfterSeconds: Number(retryAfter) } : {}) };
+    const retryAfter = api.headers?.["Retry-After"];
+    return {
+      code: api.code,
+      message: api.message,
+      ...(api.details ? { details: api.details } : {}),
+      ...(retryAfter ? { retryAfterSeconds: Number(retryAfter) } : {}),
+    };
   }
-  log.error({ err }, 'unhandled error in an MCP tool');
-  return { code: 'INTERNAL_ERROR', message: `unexpected error; quote request id ${requestId} to support` };
+  log.error({ err }, "unhandled error in an MCP tool");
+  return { code: "INTERNAL_ERROR", message: `unexpected error; quote request id ${requestId} to support` };
 }
 
 type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
@@ -62,10 +89,13 @@ type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
 function invalidParamsOf(err: unknown): McpError | undefined {
   // zod's classic ZodError or the core $ZodError the SDK's parse throws
   const name = (err as { name?: unknown } | undefined)?.name;
-  const issues = name === 'ZodError' || name === '$ZodError' ? (err as { issues?: { path: PropertyKey[]; message: string }[] }).issues : undefined;
+  const issues =
+    name === "ZodError" || name === "$ZodError"
+      ? (err as { issues?: { path: PropertyKey[]; message: string }[] }).issues
+      : undefined;
   if (!Array.isArray(issues) || issues.length === 0) return undefined;
   const first = issues[0]!;
-  const where = first.path.length > 0 ? `${first.path.map(String).join('.')}: ` : '';
+  const where = first.path.length > 0 ? `${first.path.map(String).join(".")}: ` : "";
   return new McpError(ErrorCode.InvalidParams, `${where}${first.message}`.slice(0, 300));
 }
 
@@ -77,7 +107,8 @@ function invalidParamsOf(err: unknown): McpError | undefined {
  */
 function answerInvalidParams(server: Server): void {
   const handlers = (server as unknown as { _requestHandlers?: Map<string, RequestHandler> })._requestHandlers;
-  if (!(handlers instanceof Map)) throw new Error('the MCP SDK no longer keeps its request handlers where answerInvalidParams expects them');
+  if (!(handlers instanceof Map))
+    throw new Error("the MCP SDK no longer keeps its request handlers where answerInvalidParams expects them");
   for (const [method, handler] of handlers) {
     handlers.set(method, async (request, extra) => {
       try {
@@ -91,9 +122,16 @@ function answerInvalidParams(server: Server): void {
 
 export function createMcpServer(deps: McpDeps, auth: AuthContext, context: ToolsRequest & { log: Logger }): Server {
   const tools = toolsFor(deps, auth, context);
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: instructionsFor(auth, context.dashboardUrl) });
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: instructionsFor(auth, context.dashboardUrl),
+  });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.listed.map((t): Tool => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as Tool['inputSchema'] })),
+    tools: tools.listed.map((t): Tool => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema as Tool["inputSchema"],
+    })),
   }));
   server.setRequestHandler(ToolsCall, async (unchecked, extra) => {
     const request = CallToolRequestSchema.parse(unchecked);
@@ -107,18 +145,23 @@ export function createMcpServer(deps: McpDeps, auth: AuthContext, context: Tools
         ? undefined
         : (message: string) => {
             step += 1;
-            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } }).catch(() => undefined);
+            void extra
+              .sendNotification({
+                method: "notifications/progress",
+                params: { progressToken: token, progress: step, message },
+              })
+              .catch(() => undefined);
           };
     try {
       if (!tool) throw toolNotFound(name);
       const result = resultOf(await tool.run(request.params.arguments ?? {}, { progress }));
       // the request log says POST /mcp 200 whatever the tool did: these lines say which tool and how it ended
-      context.log.info({ tool: name, keyId: auth.key.id }, 'mcp tool call');
+      context.log.info({ tool: name, keyId: auth.key.id }, "mcp tool call");
       return result;
     } catch (err) {
       const body = errorBodyOf(err, context.log, context.requestId);
-      context.log.info({ tool: name, keyId: auth.key.id, error: body.code }, 'mcp tool call refused');
-      return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] } satisfies CallToolResult;
+      context.log.info({ tool: name, keyId: auth.key.id, error: body.code }, "mcp tool call refused");
+      return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] } satisfies CallToolResult;
     }
   });
   answerInvalidParams(server);

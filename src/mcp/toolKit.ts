@@ -1,15 +1,15 @@
 // What every MCP tool is made of: the tool as the shell lists and calls it, a definition in the tool table, the
 // context of one key's request, and the helpers the tools share (argument checks, the reference's spellings, billing).
-import { isLowBalance } from '../domain/organization.js';
-import { formatCredits } from '../domain/money.js';
-import { Rejection } from '../domain/rejection.js';
-import type { AuthContext } from '../usecases/auth/context.js';
-import type { BillingOutcome } from '../usecases/search/searchService.js';
-import type { ToolCalls } from '../usecases/tools/toolCalls.js';
-import type { ToolRegistry } from '../usecases/tools/toolRegistry.js';
-import type { SearchRouteDeps } from '../http/presenters/searchPresenters.js';
-import type { ToolSchemas } from './toolSchemas.js';
-import type { Works } from '../usecases/works/works.js';
+import { isLowBalance } from "../domain/organization.js";
+import { formatCredits } from "../domain/money.js";
+import { Rejection } from "../domain/rejection.js";
+import type { AuthContext } from "../usecases/auth/context.js";
+import type { BillingOutcome } from "../usecases/search/searchService.js";
+import type { ToolCalls } from "../usecases/tools/toolCalls.js";
+import type { ToolRegistry } from "../usecases/tools/toolRegistry.js";
+import type { SearchRouteDeps } from "../http/presenters/searchPresenters.js";
+import type { ToolSchemas } from "./toolSchemas.js";
+import type { Works } from "../usecases/works/works.js";
 
 /** What the REST routes of the same use cases get, and the gateway's tools for find-tools and inspect-tool. */
 export interface McpDeps extends SearchRouteDeps {
@@ -90,20 +90,22 @@ export const toolOf = (ctx: ToolContext, d: ToolDefinition): McpTool => ({
 });
 
 /** The prefix of the bound search tools: `search-<collection>`. */
-export const BOUND_SEARCH = 'search-';
+export const BOUND_SEARCH = "search-";
 
-export const bad = (message: string) => new Rejection('VALIDATION_ERROR', message);
+export const bad = (message: string) => new Rejection("VALIDATION_ERROR", message);
 
-export const toolNotFound = (name: string) => new Rejection('NOT_FOUND', `no tool "${name}" is available to this key; find-tools lists the tools`);
+export const toolNotFound = (name: string) =>
+  new Rejection("NOT_FOUND", `no tool "${name}" is available to this key; find-tools lists the tools`);
 
 /** The queryId in either of the reference's spellings (`queryId`, `query_id`); both given must agree. */
 export function queryIdOf(args: { queryId?: string; query_id?: string }): string | undefined {
-  if (args.queryId !== undefined && args.query_id !== undefined && args.queryId !== args.query_id) throw bad('queryId and query_id differ; send one of them');
+  if (args.queryId !== undefined && args.query_id !== undefined && args.queryId !== args.query_id)
+    throw bad("queryId and query_id differ; send one of them");
   return args.queryId ?? args.query_id;
 }
 
 export function objectArgs(args: unknown): Record<string, unknown> {
-  return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  return args && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
 }
 
 /**
@@ -111,16 +113,18 @@ export function objectArgs(args: unknown): Record<string, unknown> {
  * checks the rest (which refuses unknown fields).
  */
 export function takeFullMetadata(args: unknown): { rest: unknown; full: boolean } {
-  if (!args || typeof args !== 'object' || Array.isArray(args) || !('full_metadata' in args)) return { rest: args, full: false };
+  if (!args || typeof args !== "object" || Array.isArray(args) || !("full_metadata" in args))
+    return { rest: args, full: false };
   const { full_metadata: full, ...rest } = args as Record<string, unknown>;
-  if (full !== undefined && typeof full !== 'boolean') throw bad('full_metadata: true or false');
+  if (full !== undefined && typeof full !== "boolean") throw bad("full_metadata: true or false");
   return { rest, full: full === true };
 }
 
 /** The bound search tools take the collection from their name; a collection in the arguments is refused as on POST /{collection}. */
 export function refuseCollectionArgument(args: unknown): void {
   const a = objectArgs(args);
-  if ('collection' in a || 'collections' in a) throw bad('the collection is given by the tool name; remove collection/collections from the arguments');
+  if ("collection" in a || "collections" in a)
+    throw bad("the collection is given by the tool name; remove collection/collections from the arguments");
 }
 
 /** The balance as the account shows it: hidden balances are null. */
@@ -130,15 +134,21 @@ export function balanceOf(auth: AuthContext, micros: bigint): string | null {
 
 /** The key's organization has a low balance it may see (a sandbox key's never is: it spends nothing). */
 export function isLowBalanceOf(auth: AuthContext): boolean {
-  return auth.billingMode !== 'sandbox' && isLowBalance(auth.org);
+  return auth.billingMode !== "sandbox" && isLowBalance(auth.org);
 }
 
 /**
  * The reference service's MCP spellings beside ours: `query_id` (its skills tell agents to keep it and to pass it to
  * confirm) and each result's `source_collection` (which collection, so open-access rows can be labelled).
  */
-export function withReferenceNames<T extends { queryId: string; results: Array<{ collection: string | null }> }>(body: T) {
-  return { ...body, query_id: body.queryId, results: body.results.map((r) => ({ ...r, source_collection: r.collection })) };
+export function withReferenceNames<T extends { queryId: string; results: Array<{ collection: string | null }> }>(
+  body: T,
+) {
+  return {
+    ...body,
+    query_id: body.queryId,
+    results: body.results.map((r) => ({ ...r, source_collection: r.collection })),
+  };
 }
 
 /**
@@ -152,5 +162,11 @@ export function billedAnswer<T extends { queryId: string; results: Array<{ colle
   billing: BillingOutcome,
   cost: Record<string, string> = { cost: formatCredits(billing.costMicros, 6) },
 ) {
-  return { ...withReferenceNames(body), ...cost, tokens_used: billing.tokens, billing_mode: billing.mode, balance_remaining: balanceOf(auth, billing.balanceMicros) };
+  return {
+    ...withReferenceNames(body),
+    ...cost,
+    tokens_used: billing.tokens,
+    billing_mode: billing.mode,
+    balance_remaining: balanceOf(auth, billing.balanceMicros),
+  };
 }

@@ -1,16 +1,32 @@
 // The arguments each MCP tool takes. The search tools reuse the REST bodies' zod schemas (src/http/schemas.ts), so a
 // tool validates exactly as its REST twin; the MCP-only tools' own arguments carry the reference service's names.
-import { z } from 'zod';
-import { alertBody, assistedBody, queryBody, boundQueryBody, journalRequestBody } from '../http/schemas.js';
+import { z } from "zod";
+import { alertBody, assistedBody, queryBody, boundQueryBody, journalRequestBody } from "../http/schemas.js";
 
 /** JSON Schema of a zod schema, as a client sends it (defaults optional), without the draft marker clients do not need. */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _draft, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _draft, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
 /** Keys of a JSON Schema that an agent reads as prose or that the tool's own validation states better when it refuses. */
-const LEAN_DROPS = new Set(['description', 'deprecated', 'title', 'examples', '$schema', 'maxLength', 'minLength', 'maxItems', 'minItems', 'pattern', 'additionalProperties', 'propertyNames']);
+const LEAN_DROPS = new Set([
+  "description",
+  "deprecated",
+  "title",
+  "examples",
+  "$schema",
+  "maxLength",
+  "minLength",
+  "maxItems",
+  "minItems",
+  "pattern",
+  "additionalProperties",
+  "propertyNames",
+]);
 
 /** A default that says nothing: false, or an empty object. */
 
@@ -18,7 +34,7 @@ const LEAN_DROPS = new Set(['description', 'deprecated', 'title', 'examples', '$
 function withoutNullBranch(node: Record<string, unknown>): Record<string, unknown> {
   const anyOf = node.anyOf;
   if (!Array.isArray(anyOf)) return node;
-  const rest = anyOf.filter((b) => !(b && typeof b === 'object' && (b as { type?: unknown }).type === 'null'));
+  const rest = anyOf.filter((b) => !(b && typeof b === "object" && (b as { type?: unknown }).type === "null"));
   if (rest.length !== 1 || rest.length === anyOf.length) return node;
   const { anyOf: _anyOf, ...others } = node;
   return { ...others, ...(rest[0] as Record<string, unknown>) };
@@ -35,16 +51,20 @@ function withoutNullBranch(node: Record<string, unknown>): Record<string, unknow
 export function leanSchema(schema: Record<string, unknown>, omit: readonly string[] = []): Record<string, unknown> {
   const walk = (node: unknown, nested: boolean): unknown => {
     if (Array.isArray(node)) return node.map((n) => walk(n, nested));
-    if (!node || typeof node !== 'object') return node;
+    if (!node || typeof node !== "object") return node;
     const out: Record<string, unknown> = {};
     const fields = withoutNullBranch(node as Record<string, unknown>);
     for (const [key, value] of Object.entries(fields)) {
-      if (LEAN_DROPS.has(key) || key === 'default') continue;
+      if (LEAN_DROPS.has(key) || key === "default") continue;
       // an object argument (like: {work}) lists its fields; its type and required list go without saying
-      if (nested && 'properties' in fields && (key === 'type' || key === 'required')) continue;
-      if (key === 'properties' && value && typeof value === 'object' && !Array.isArray(value)) {
+      if (nested && "properties" in fields && (key === "type" || key === "required")) continue;
+      if (key === "properties" && value && typeof value === "object" && !Array.isArray(value)) {
         const properties = value as Record<string, unknown>;
-        out[key] = Object.fromEntries(Object.entries(properties).filter(([name]) => !omit.includes(name)).map(([name, p]) => [name, walk(p, true)]));
+        out[key] = Object.fromEntries(
+          Object.entries(properties)
+            .filter(([name]) => !omit.includes(name))
+            .map(([name, p]) => [name, walk(p, true)]),
+        );
       } else {
         out[key] = walk(value, nested);
       }
@@ -58,14 +78,29 @@ export function leanSchema(schema: Record<string, unknown>, omit: readonly strin
  * The options a tool still takes but does not list (inspect-tool shows them): the reference SDK's camelCase aliases of
  * the search options, figures and their sizing, a deprecated alias, and the metadata switch (`full_metadata` chooses the rows' shape).
  */
-const UNLISTED_OPTIONS = ['include_figures', 'includeMetadata', 'includeFigures', 'image_max_width', 'image_max_height', 'image_quality', 'imageMaxWidth', 'imageMaxHeight', 'imageQuality', 'includeImages', 'include_metadata'];
+const UNLISTED_OPTIONS = [
+  "include_figures",
+  "includeMetadata",
+  "includeFigures",
+  "image_max_width",
+  "image_max_height",
+  "image_quality",
+  "imageMaxWidth",
+  "imageMaxHeight",
+  "imageQuality",
+  "includeImages",
+  "include_metadata",
+];
 
 /** `full_metadata`: the MCP answers' row shape (compact by default); an MCP-only argument, taken off before the REST schema checks the rest. */
-export const FULL_METADATA = 'full_metadata';
-const fullMetadataProperty = { [FULL_METADATA]: { type: 'boolean' } };
+export const FULL_METADATA = "full_metadata";
+const fullMetadataProperty = { [FULL_METADATA]: { type: "boolean" } };
 
 /** The listed schema of a tool whose rows come compact: its lean arguments and `full_metadata`. */
-const withFullMetadata = (schema: Record<string, unknown>): Record<string, unknown> => ({ ...schema, properties: { ...(schema.properties as Record<string, unknown>), ...fullMetadataProperty } });
+const withFullMetadata = (schema: Record<string, unknown>): Record<string, unknown> => ({
+  ...schema,
+  properties: { ...(schema.properties as Record<string, unknown>), ...fullMetadataProperty },
+});
 
 /** A tool's arguments twice: `listed` for tools/list (lean), `full` for inspect-tool (every option with its prose). */
 export interface ToolSchemas {
@@ -80,7 +115,10 @@ export interface ToolSchemas {
 export function toolSchemasOf(full: Record<string, unknown>, options: { compactRows?: boolean } = {}): ToolSchemas {
   const withOption = options.compactRows ? withFullMetadata : (s: Record<string, unknown>) => s;
   const fullWithOption = options.compactRows
-    ? { ...full, properties: { ...(full.properties as Record<string, unknown>), [FULL_METADATA]: jsonSchemaOf(fullMetadata) } }
+    ? {
+        ...full,
+        properties: { ...(full.properties as Record<string, unknown>), [FULL_METADATA]: jsonSchemaOf(fullMetadata) },
+      }
     : full;
   return { listed: withOption(leanSchema(full, UNLISTED_OPTIONS)), full: fullWithOption };
 }
@@ -102,15 +140,21 @@ export const boundPreviewSearchArgs = boundQueryBody;
 export const noArgs = z.strictObject({});
 
 export const findToolsArgs = z.strictObject({
-  query: z.string().max(200, 'query must be at most 200 characters').optional(),
-  integration: z.string().max(100, 'integration must be at most 100 characters').optional(),
-  format: z.enum(['json', 'text']).default('json'),
+  query: z.string().max(200, "query must be at most 200 characters").optional(),
+  integration: z.string().max(100, "integration must be at most 100 characters").optional(),
+  format: z.enum(["json", "text"]).default("json"),
 });
 
 export const inspectToolArgs = z.strictObject({ tool_name: z.string().min(1).max(200) });
 
 /** `full_metadata` on the tools whose rows come compact (preview, confirm, get_results; the searches take it beside their REST arguments). */
-const fullMetadata = z.boolean().optional().meta({ description: 'true: each row as the REST API gives it, with all its metadata; default: relevance, text, title, year, journal, DOI/PMID and integrity status' });
+const fullMetadata = z
+  .boolean()
+  .optional()
+  .meta({
+    description:
+      "true: each row as the REST API gives it, with all its metadata; default: relevance, text, title, year, journal, DOI/PMID and integrity status",
+  });
 
 export const previewArgs = z.strictObject({
   tool_name: z.string().min(1).max(200),
@@ -146,16 +190,20 @@ export const callToolArgs = z.strictObject({
  * the REST ones; this schema is what clients see.
  */
 export const listJournalsSchema: Record<string, unknown> = {
-  type: 'object',
+  type: "object",
   properties: {
-    collection: { type: 'string', description: 'a collection the key can reach (list_collections)' },
-    topic: { type: 'string', maxLength: 200, description: 'rank journals by how much relevant content each holds on this topic' },
-    publisher: { type: 'string', maxLength: 200, description: 'only this publisher' },
-    min_h_index: { type: 'integer', minimum: 0, maximum: 10_000 },
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-    offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+    collection: { type: "string", description: "a collection the key can reach (list_collections)" },
+    topic: {
+      type: "string",
+      maxLength: 200,
+      description: "rank journals by how much relevant content each holds on this topic",
+    },
+    publisher: { type: "string", maxLength: 200, description: "only this publisher" },
+    min_h_index: { type: "integer", minimum: 0, maximum: 10_000 },
+    limit: { type: "integer", minimum: 1, maximum: 200, default: 50 },
+    offset: { type: "integer", minimum: 0, maximum: 1_000_000, default: 0 },
   },
-  required: ['collection'],
+  required: ["collection"],
   additionalProperties: false,
 };
 
@@ -171,16 +219,22 @@ export const assistedSearchSchemas: ToolSchemas = (() => {
   // an MCP call streams progress and waits for its answer: the REST body's `async` has no meaning here
   const { async: _restOnly, ...startProperties } = start.properties;
   return toolSchemasOf({
-    type: 'object',
+    type: "object",
     properties: {
       ...startProperties,
-      queryId: { type: 'string', maxLength: 200, description: 'to answer a clarification question: the queryId of the clarification_needed answer (send with `answer` only)' },
-      answer: { type: 'string', maxLength: 4000, description: 'the answer to the clarification question' },
+      queryId: {
+        type: "string",
+        maxLength: 200,
+        description:
+          "to answer a clarification question: the queryId of the clarification_needed answer (send with `answer` only)",
+      },
+      answer: { type: "string", maxLength: 4000, description: "the answer to the clarification question" },
       idempotency_key: {
-        type: 'string',
+        type: "string",
         minLength: 1,
         maxLength: 255,
-        description: 'as the REST Idempotency-Key header: a retry with the same key and arguments returns the first answer and queryId, charged once',
+        description:
+          "as the REST Idempotency-Key header: a retry with the same key and arguments returns the first answer and queryId, charged once",
       },
     },
     additionalProperties: false,
@@ -199,9 +253,11 @@ export const requestJournalSchemas = toolSchemasOf(jsonSchemaOf(journalRequestBo
 export const listJournalsSchemas = toolSchemasOf(listJournalsSchema);
 
 /** alerts: one tool for the alerts of POST/GET /api/v1/alerts, an action and, to create, the REST body's fields. */
-export const ALERT_ACTIONS = ['create', 'list', 'get', 'pause', 'resume', 'delete'] as const;
+export const ALERT_ACTIONS = ["create", "list", "get", "pause", "resume", "delete"] as const;
 export const alertsArgs = alertBody.partial().extend({
-  action: z.enum(ALERT_ACTIONS).describe('create takes the fields of POST /api/v1/alerts; get, pause, resume and delete take id.'),
-  id: z.string().max(64).optional().describe('The alert id (`al_…`).'),
+  action: z
+    .enum(ALERT_ACTIONS)
+    .describe("create takes the fields of POST /api/v1/alerts; get, pause, resume and delete take id."),
+  id: z.string().max(64).optional().describe("The alert id (`al_…`)."),
 });
 export const alertsSchemas = toolSchemasOf(jsonSchemaOf(alertsArgs));

@@ -1,21 +1,50 @@
 // The MCP tools of one API key, as a table: each tool is a definition (name, description, input schema, handler) in
 // tools/, running the use case of its REST twin (same validation, billing, limits, sandbox rules and error codes) and
 // answering with the REST presenter's fields. The MCP shell (server.ts) only lists and calls them.
-import type { AuthContext } from '../usecases/auth/context.js';
-import { priceLabelOf, reachableEntries } from '../usecases/catalogue/collectionsList.js';
-import { getBalanceTool, listCollectionsTool, listJournalsTool, requestJournalTool } from './tools/accountTools.js';
-import { assistedSearchTool } from './tools/assistedTool.js';
-import { alertsTool } from './tools/alertsTool.js';
-import { boundSearchTool, confirmTool, getResultsTool, previewTool, searchTool } from './tools/searchTools.js';
-import { callToolTool, findToolsTool, gatewayCall, gatewayTools, inspectToolTool } from './tools/toolGateway.js';
-import { exportResultsTool, getWorksTool, getWorkTool, workCitedByTool, workReferencesTool } from './tools/workTools.js';
-import { toolOf, type KeyTools, type McpDeps, type McpTool, type ToolContext, type ToolDefinition, type ToolsRequest } from './toolKit.js';
+import type { AuthContext } from "../usecases/auth/context.js";
+import { priceLabelOf, reachableEntries } from "../usecases/catalogue/collectionsList.js";
+import { getBalanceTool, listCollectionsTool, listJournalsTool, requestJournalTool } from "./tools/accountTools.js";
+import { assistedSearchTool } from "./tools/assistedTool.js";
+import { alertsTool } from "./tools/alertsTool.js";
+import { boundSearchTool, confirmTool, getResultsTool, previewTool, searchTool } from "./tools/searchTools.js";
+import { callToolTool, findToolsTool, gatewayCall, gatewayTools, inspectToolTool } from "./tools/toolGateway.js";
+import {
+  exportResultsTool,
+  getWorksTool,
+  getWorkTool,
+  workCitedByTool,
+  workReferencesTool,
+} from "./tools/workTools.js";
+import {
+  toolOf,
+  type KeyTools,
+  type McpDeps,
+  type McpTool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolsRequest,
+} from "./toolKit.js";
 
 /** What find-tools shows (and call-tool calls by name), before the gateway's tools. */
 const CATALOGUE = [searchTool, listCollectionsTool, listJournalsTool, assistedSearchTool, getResultsTool];
 
 /** What tools/list shows, before the bound search tools; request_journal only to a key that reaches a collection. */
-const LISTED = [getBalanceTool, findToolsTool, inspectToolTool, previewTool, confirmTool, callToolTool, requestJournalTool, assistedSearchTool, getWorkTool, getWorksTool, workReferencesTool, workCitedByTool, exportResultsTool, alertsTool];
+const LISTED = [
+  getBalanceTool,
+  findToolsTool,
+  inspectToolTool,
+  previewTool,
+  confirmTool,
+  callToolTool,
+  requestJournalTool,
+  assistedSearchTool,
+  getWorkTool,
+  getWorksTool,
+  workReferencesTool,
+  workCitedByTool,
+  exportResultsTool,
+  alertsTool,
+];
 
 /**
  * The tools of one key. `listed` is what tools/list shows (the reference's fixed tools and one `search-<name>` per
@@ -32,16 +61,24 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, request: ToolsRequest
   function catalogueTool(name: string): McpTool | undefined {
     const known = tools.catalogue.find((t) => t.name === name);
     if (known) return known;
-    const split = name.indexOf('--');
+    const split = name.indexOf("--");
     if (split <= 0) return undefined;
     const prefix = name.slice(0, split);
     const tool = name.slice(split + 2);
-    return { name, description: '', inputSchema: { type: 'object' }, run: (args) => gatewayCall(ctx, prefix, tool, args) };
+    return {
+      name,
+      description: "",
+      inputSchema: { type: "object" },
+      run: (args) => gatewayCall(ctx, prefix, tool, args),
+    };
   }
 
   tools.catalogue = [...bind(CATALOGUE), ...gatewayTools(ctx)];
   tools.bound = bind(reachable.map((entry) => boundSearchTool(entry, priceLabelOf(deps.catalog, auth, entry))));
-  tools.listed = [...bind(reachable.length > 0 ? LISTED : LISTED.filter((d) => d !== requestJournalTool)), ...tools.bound];
+  tools.listed = [
+    ...bind(reachable.length > 0 ? LISTED : LISTED.filter((d) => d !== requestJournalTool)),
+    ...tools.bound,
+  ];
 
   return {
     /** what tools/list shows this key */

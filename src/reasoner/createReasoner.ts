@@ -1,13 +1,17 @@
 // The reasoner factory the composition root calls: the built-in reasoner, or the chat model with the built-in one as
 // its fallback when LLM_BASE_URL and LLM_MODEL are configured.
-import { createBuiltinReasoner, type BuiltinReasonerDeps, type BuiltinReasonerOptions } from './builtin/builtinReasoner.js';
-import { createLlmReasoner, type LlmConfig } from './llm/llmReasoner.js';
-import type { Reasoner } from './port.js';
+import {
+  createBuiltinReasoner,
+  type BuiltinReasonerDeps,
+  type BuiltinReasonerOptions,
+} from "./builtin/builtinReasoner.js";
+import { createLlmReasoner, type LlmConfig } from "./llm/llmReasoner.js";
+import type { Reasoner } from "./port.js";
 
 /** The built-in reasoner's dependencies, and what the chat model needs beside them. */
 export interface ReasonerDeps extends BuiltinReasonerDeps {
   /** told when the chat model failed and the built-in reasoner answered instead */
-  onFallback?: (stage: 'understand' | 'plan' | 'judge', error: Error) => void;
+  onFallback?: (stage: "understand" | "plan" | "judge", error: Error) => void;
   fetch?: typeof fetch;
 }
 
@@ -21,5 +25,10 @@ export function createReasoner(deps: ReasonerDeps, config: ReasonerConfig): Reas
   const { embedder, journals, chunkVectors, clock } = deps;
   const builtin = createBuiltinReasoner({ embedder, journals, chunkVectors, clock }, config.builtin);
   if (!config.llm) return builtin;
-  return createLlmReasoner(config.llm, { fallback: builtin, journals: deps.journals, onFallback: deps.onFallback, fetch: deps.fetch });
+  return createLlmReasoner(config.llm, {
+    fallback: builtin,
+    journals: deps.journals,
+    onFallback: deps.onFallback,
+    fetch: deps.fetch,
+  });
 }

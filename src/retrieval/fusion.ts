@@ -1,8 +1,8 @@
 // Ranking rules both engines share so they rank alike: what text is indexed for BM25, BM25 parameters,
 // the dense similarity, score normalization to an absolute 0..1 scale, hybrid fusion and tie-breaking.
-import type { ChunkRecord, RetrievalMode } from './port.js';
+import type { ChunkRecord, RetrievalMode } from "./port.js";
 
-export { BM25_B, BM25_K1 } from './text/luceneBm25.js';
+export { BM25_B, BM25_K1 } from "./text/luceneBm25.js";
 
 /**
  * Weight of the dense score in the hybrid convex combination: score = alpha * dense + (1 - alpha) * sparse.
@@ -22,9 +22,9 @@ export function hybridCandidateCount(limit: number): number {
  * The values indexed into the one BM25 field, in order: the chunk's title (from metadata) and its text.
  * OpenSearch indexes them as two values of one field (copy_to), which counts the same terms and length.
  */
-export function sparseFieldValues(chunk: Pick<ChunkRecord, 'text' | 'metadata'>): string[] {
+export function sparseFieldValues(chunk: Pick<ChunkRecord, "text" | "metadata">): string[] {
   const title = chunk.metadata.title;
-  return typeof title === 'string' && title.length > 0 ? [title, chunk.text] : [chunk.text];
+  return typeof title === "string" && title.length > 0 ? [title, chunk.text] : [chunk.text];
 }
 
 /**
@@ -119,7 +119,7 @@ export function rankCandidates(
     const sparsePart = candidate.sparse === undefined ? 0 : normalizeSparse(candidate.sparse, sparseCeiling);
     const densePart = candidate.dense === undefined ? 0 : normalizeDense(candidate.dense);
     const score =
-      mode === 'sparse' ? sparsePart : mode === 'dense' ? densePart : alpha * densePart + (1 - alpha) * sparsePart;
+      mode === "sparse" ? sparsePart : mode === "dense" ? densePart : alpha * densePart + (1 - alpha) * sparsePart;
     return { ...candidate, score };
   });
   ranked.sort(compareRanked);

@@ -1,8 +1,8 @@
 // The retrieval port: one contract that the embedded engine and the OpenSearch adapter both obey.
-import type { CollectionInventory } from '../domain/inventory.js';
-import type { FilterNode } from '../filters/ast.js';
+import type { CollectionInventory } from "../domain/inventory.js";
+import type { FilterNode } from "../filters/ast.js";
 
-export type RetrievalMode = 'dense' | 'sparse' | 'hybrid';
+export type RetrievalMode = "dense" | "sparse" | "hybrid";
 
 /** Metadata stored with a chunk; field names are the spec's (snake_case). */
 export interface ChunkMetadata {
@@ -92,13 +92,15 @@ export class EmbeddingMismatchError extends Error {
     readonly recorded: string,
     readonly asked: string,
   ) {
-    super(`the vectors of "${index}" were made by ${recorded}, and this process embeds with ${asked}: ingest the collection again in replace mode (or run the process with the model that built it)`);
-    this.name = 'EmbeddingMismatchError';
+    super(
+      `the vectors of "${index}" were made by ${recorded}, and this process embeds with ${asked}: ingest the collection again in replace mode (or run the process with the model that built it)`,
+    );
+    this.name = "EmbeddingMismatchError";
   }
 }
 
 export interface SearchEngine {
-  readonly kind: 'embedded' | 'opensearch';
+  readonly kind: "embedded" | "opensearch";
   /**
    * create the index if absent; `dims` is the embedding width, `embedding` the embedding path of the vectors it will
    * hold (Embedder.modelName; none for an index without vectors), recorded with the index. An existing index that
@@ -146,4 +148,4 @@ export interface SearchEngine {
   close(): Promise<void>;
 }
 
-export type VectorSearchMode = 'lucene-hnsw' | 'exact';
+export type VectorSearchMode = "lucene-hnsw" | "exact";

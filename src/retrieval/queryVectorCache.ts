@@ -1,6 +1,6 @@
 // Query embeddings remembered per embedder: a repeated query text skips the model (its biggest cost), and
 // concurrent requests for the same text share one inference.
-import type { Embedder } from '../embedding/port.js';
+import type { Embedder } from "../embedding/port.js";
 
 /** Entries kept per embedder (384 floats each: about 1.5 KB, so about 6 MB at most). */
 export const QUERY_VECTOR_CACHE_ENTRIES = 4096;
@@ -15,7 +15,7 @@ const caches = new WeakMap<Embedder, QueryVectorCache>();
 
 /** The embedder's word-piece tokenizer splits on whitespace, so runs of whitespace do not change the vector. */
 function cacheKey(text: string): string {
-  return text.trim().replace(/\s+/g, ' ');
+  return text.trim().replace(/\s+/g, " ");
 }
 
 function cacheOf(embedder: Embedder): QueryVectorCache {
@@ -28,7 +28,11 @@ function cacheOf(embedder: Embedder): QueryVectorCache {
 }
 
 /** The query's embedding, from the cache when this embedder already embedded the same text. */
-export async function embedQueryCached(embedder: Embedder, text: string, capacity = QUERY_VECTOR_CACHE_ENTRIES): Promise<Float32Array> {
+export async function embedQueryCached(
+  embedder: Embedder,
+  text: string,
+  capacity = QUERY_VECTOR_CACHE_ENTRIES,
+): Promise<Float32Array> {
   const cache = cacheOf(embedder);
   const key = cacheKey(text);
   const known = cache.done.get(key);

@@ -1,6 +1,6 @@
 // The reranker: puts every candidate of every searched collection on one relevance scale (0..1) and merges them.
-import { compareRanked } from './fusion.js';
-import type { RetrievalMode, SearchHit } from './port.js';
+import { compareRanked } from "./fusion.js";
+import type { RetrievalMode, SearchHit } from "./port.js";
 
 /**
  * Logistic calibration of one retrieval mode's engine score: relevance = 1 / (1 + exp(-(intercept + slope * score))).
@@ -49,7 +49,11 @@ export interface MergedHit {
 export const roundRelevance = (x: number): number => Math.round(Math.min(1, Math.max(0, x)) * 1000) / 1000;
 
 /** The calibrated relevance of an engine score in a mode; strictly increasing in the score (slopes are positive). */
-export function calibratedRelevance(mode: RetrievalMode, engineScore: number, calibration: Readonly<Record<RetrievalMode, ModeCalibration>> = CALIBRATION): number {
+export function calibratedRelevance(
+  mode: RetrievalMode,
+  engineScore: number,
+  calibration: Readonly<Record<RetrievalMode, ModeCalibration>> = CALIBRATION,
+): number {
   const { intercept, slope } = calibration[mode];
   return 1 / (1 + Math.exp(-(intercept + slope * engineScore)));
 }
@@ -61,7 +65,11 @@ export function calibratedRelevance(mode: RetrievalMode, engineScore: number, ca
  * A chunk is one result however it was reached: a meta-collection requested beside one of its members searches that
  * member twice, and the chunk stands once, under the first list key in that order (each row is billed).
  */
-export function mergeByRelevance(lists: readonly RankedList[], limit: number, calibration: Readonly<Record<RetrievalMode, ModeCalibration>> = CALIBRATION): MergedHit[] {
+export function mergeByRelevance(
+  lists: readonly RankedList[],
+  limit: number,
+  calibration: Readonly<Record<RetrievalMode, ModeCalibration>> = CALIBRATION,
+): MergedHit[] {
   const all: MergedHit[] = [];
   for (const list of lists) {
     for (const hit of list.hits) {

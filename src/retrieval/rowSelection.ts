@@ -1,18 +1,20 @@
 // Which of a search's ranked rows are delivered: at most one row per document when asked (the rule assisted search
 // delivers by, src/usecases/assisted/delivery.ts), and none below the caller's relevance threshold. Pure.
-import type { ChunkMetadata } from './port.js';
+import type { ChunkMetadata } from "./port.js";
 
 /** What a row says about the work it belongs to. */
 export interface DocumentRow {
   /** the physical collection holding the chunk */
   physical: string;
-  metadata: Pick<ChunkMetadata, 'doc_id' | 'doi'>;
+  metadata: Pick<ChunkMetadata, "doc_id" | "doi">;
 }
 
 /** A work is one document wherever it is held: by its DOI when it has one (two collections may hold the same article), else by its collection's id. */
 export function documentOf(row: DocumentRow): string {
   const doi = row.metadata.doi;
-  return typeof doi === 'string' && doi !== '' ? `doi\u0000${doi.toLowerCase()}` : `${row.physical}\u0000${row.metadata.doc_id}`;
+  return typeof doi === "string" && doi !== ""
+    ? `doi\u0000${doi.toLowerCase()}`
+    : `${row.physical}\u0000${row.metadata.doc_id}`;
 }
 
 /** The first item of each document in the order given (best first, so each document's best chunk), at most `limit`. */
@@ -43,7 +45,11 @@ export const EVERY_ROW: RowSelection = { minRelevance: 0, onePerDocument: false 
  * The rows delivered from `ranked` (best first): the first `limit`, one per document when asked; then those whose
  * relevance is below the threshold are held back and counted. A row without a score passes no threshold above 0.
  */
-export function selectRows<T extends DocumentRow & { relevance: number | null }>(ranked: readonly T[], selection: RowSelection, limit: number): { rows: T[]; belowMinRelevance: number } {
+export function selectRows<T extends DocumentRow & { relevance: number | null }>(
+  ranked: readonly T[],
+  selection: RowSelection,
+  limit: number,
+): { rows: T[]; belowMinRelevance: number } {
   const listed = selection.onePerDocument ? firstPerDocument(ranked, (row) => row, limit) : ranked.slice(0, limit);
   if (selection.minRelevance <= 0) return { rows: listed, belowMinRelevance: 0 };
   const rows = listed.filter((row) => row.relevance !== null && row.relevance >= selection.minRelevance);

@@ -1,13 +1,20 @@
 // The pure rules of alerts: a definition's checks (each refusal names its field), the work identity the seen-set keeps
 // (DOI lower-cased across chunks and collections, else the collection's document id), what a run delivers, and how
 // the alert events project.
-import { describe, expect, it } from 'vitest';
-import { alertDefinitionOf, selectRun, workOf, worksOf, MAX_WORKS_PER_RUN, type AlertRequest } from '../../src/usecases/alerts/alertRules.js';
-import { Rejection } from '../../src/domain/rejection.js';
-import { project } from '../../projections/project.js';
-import { memoryReader, memoryTables } from '../../projections/replay.js';
-import type { DomainEvent, ProjectableEvent } from '../../src/domain/events.js';
-import type { AlertRow, AlertRunRow } from '../../projections/tables.js';
+import { describe, expect, it } from "vitest";
+import {
+  alertDefinitionOf,
+  selectRun,
+  workOf,
+  worksOf,
+  MAX_WORKS_PER_RUN,
+  type AlertRequest,
+} from "../../src/usecases/alerts/alertRules.js";
+import { Rejection } from "../../src/domain/rejection.js";
+import { project } from "../../projections/project.js";
+import { memoryReader, memoryTables } from "../../projections/replay.js";
+import type { DomainEvent, ProjectableEvent } from "../../src/domain/events.js";
+import type { AlertRow, AlertRunRow } from "../../projections/tables.js";
 
 function refusal(req: AlertRequest): { code: string; field: unknown; message: string } {
   try {
@@ -17,110 +24,211 @@ function refusal(req: AlertRequest): { code: string; field: unknown; message: st
     const r = err as Rejection;
     return { code: r.code, field: r.details?.field, message: r.message };
   }
-  throw new Error('accepted');
+  throw new Error("accepted");
 }
 
-const row = (id: string, doc: string, relevance: number | null, opts: { doi?: string; physical?: string; tokens?: number } = {}) => ({
+const row = (
+  id: string,
+  doc: string,
+  relevance: number | null,
+  opts: { doi?: string; physical?: string; tokens?: number } = {},
+) => ({
   id,
-  collection: opts.physical ?? 'pubmed',
-  physical: opts.physical ?? 'pubmed',
+  collection: opts.physical ?? "pubmed",
+  physical: opts.physical ?? "pubmed",
   metadata: { doc_id: doc, doi: opts.doi ?? null },
   relevance,
   tokens: opts.tokens ?? 1000,
-  pricePer1000Micros: '10000',
+  pricePer1000Micros: "10000",
   costMicros: String((opts.tokens ?? 1000) * 10),
 });
 
-describe('an alert definition', () => {
-  it('takes collection or collections, with defaults for the rest', () => {
-    const def = alertDefinitionOf({ query: ' CRISPR base editing ', collection: 'pubmed' });
-    expect(def).toEqual({ query: 'CRISPR base editing', collections: ['pubmed'], filters: null, minRelevance: 0, onePerDocument: true, schedule: 'on_ingest', maxCostPerRunMicros: null, webhookEndpointId: null });
-    const full = alertDefinitionOf({ query: 'tau protein', collections: ['pubmed', 'scifact', 'pubmed'], filters: { year: { gte: 2020 } }, min_relevance: 0.4, one_per_document: false, schedule: 'weekly', max_cost_per_run: '0.50', webhook: 'we_abcdefghijklmnopqrstu1234' });
-    expect(full.collections).toEqual(['pubmed', 'scifact']);
-    expect(full.maxCostPerRunMicros).toBe('500000');
-    expect(full.schedule).toBe('weekly');
-    expect(full.webhookEndpointId).toBe('we_abcdefghijklmnopqrstu1234');
+describe("an alert definition", () => {
+  it("takes collection or collections, with defaults for the rest", () => {
+    const def = alertDefinitionOf({ query: " CRISPR base editing ", collection: "pubmed" });
+    expect(def).toEqual({
+      query: "CRISPR base editing",
+      collections: ["pubmed"],
+      filters: null,
+      minRelevance: 0,
+      onePerDocument: true,
+      schedule: "on_ingest",
+      maxCostPerRunMicros: null,
+      webhookEndpointId: null,
+    });
+    const full = alertDefinitionOf({
+      query: "tau protein",
+      collections: ["pubmed", "scifact", "pubmed"],
+      filters: { year: { gte: 2020 } },
+      min_relevance: 0.4,
+      one_per_document: false,
+      schedule: "weekly",
+      max_cost_per_run: "0.50",
+      webhook: "we_abcdefghijklmnopqrstu1234",
+    });
+    expect(full.collections).toEqual(["pubmed", "scifact"]);
+    expect(full.maxCostPerRunMicros).toBe("500000");
+    expect(full.schedule).toBe("weekly");
+    expect(full.webhookEndpointId).toBe("we_abcdefghijklmnopqrstu1234");
   });
 
-  it('refuses what it cannot run, naming the field', () => {
-    expect(refusal({ collection: 'pubmed' }).field).toBe('query');
-    expect(refusal({ query: 'the of and', collection: 'pubmed' }).code).toBe('INVALID_QUERY');
-    expect(refusal({ query: 'tau\u0000', collection: 'pubmed' }).field).toBe('query');
-    expect(refusal({ query: 'tau protein', collection: 'pubmed', collections: ['scifact'] }).message).toMatch(/either collection or collections/);
-    expect(refusal({ query: 'tau protein' }).field).toBe('collections');
-    expect(refusal({ query: 'tau protein', collections: [] }).field).toBe('collections');
-    expect(refusal({ query: 'tau protein', collections: Array.from({ length: 11 }, (_, i) => `c${i}`) }).field).toBe('collections');
-    expect(refusal({ query: 'tau protein', collection: 'pubmed', min_relevance: 1.5 }).field).toBe('min_relevance');
-    expect(refusal({ query: 'tau protein', collection: 'pubmed', one_per_document: 'yes' }).field).toBe('one_per_document');
-    expect(refusal({ query: 'tau protein', collection: 'pubmed', schedule: 'hourly' }).message).toMatch(/on_ingest, daily, weekly/);
-    expect(refusal({ query: 'tau protein', collection: 'pubmed', max_cost_per_run: '0' }).field).toBe('max_cost_per_run');
-    expect(refusal({ query: 'tau protein', collection: 'pubmed', max_cost_per_run: 5 }).field).toBe('max_cost_per_run');
-    expect(refusal({ query: 'tau protein', collection: 'pubmed', webhook: 'https://example.org/hook' }).field).toBe('webhook');
+  it("refuses what it cannot run, naming the field", () => {
+    expect(refusal({ collection: "pubmed" }).field).toBe("query");
+    expect(refusal({ query: "the of and", collection: "pubmed" }).code).toBe("INVALID_QUERY");
+    expect(refusal({ query: "tau\u0000", collection: "pubmed" }).field).toBe("query");
+    expect(refusal({ query: "tau protein", collection: "pubmed", collections: ["scifact"] }).message).toMatch(
+      /either collection or collections/,
+    );
+    expect(refusal({ query: "tau protein" }).field).toBe("collections");
+    expect(refusal({ query: "tau protein", collections: [] }).field).toBe("collections");
+    expect(refusal({ query: "tau protein", collections: Array.from({ length: 11 }, (_, i) => `c${i}`) }).field).toBe(
+      "collections",
+    );
+    expect(refusal({ query: "tau protein", collection: "pubmed", min_relevance: 1.5 }).field).toBe("min_relevance");
+    expect(refusal({ query: "tau protein", collection: "pubmed", one_per_document: "yes" }).field).toBe(
+      "one_per_document",
+    );
+    expect(refusal({ query: "tau protein", collection: "pubmed", schedule: "hourly" }).message).toMatch(
+      /on_ingest, daily, weekly/,
+    );
+    expect(refusal({ query: "tau protein", collection: "pubmed", max_cost_per_run: "0" }).field).toBe(
+      "max_cost_per_run",
+    );
+    expect(refusal({ query: "tau protein", collection: "pubmed", max_cost_per_run: 5 }).field).toBe("max_cost_per_run");
+    expect(refusal({ query: "tau protein", collection: "pubmed", webhook: "https://example.org/hook" }).field).toBe(
+      "webhook",
+    );
   });
 });
 
-describe('the seen-set', () => {
-  it('knows a work by its DOI across chunks and collections, else by its document id', () => {
-    expect(workOf(row('a', 'p1', 1, { doi: '10.1/ABC' }))).toBe(workOf(row('b', 'other', 1, { doi: '10.1/abc', physical: 'scifact' })));
-    expect(workOf(row('a', 'p1', 1))).toBe(workOf(row('b', 'p1', 0.5)));
-    expect(workOf(row('a', 'p1', 1))).not.toBe(workOf(row('a', 'p2', 1)));
-    expect(worksOf([row('a', 'p1', 1), row('b', 'p1', 1), row('c', 'p2', 1)])).toHaveLength(2);
-    expect(workOf(row('a', 'p1', 1, { doi: '10.1/ABC' }))).toBe('doi:10.1/abc');
-    expect(workOf(row('a', 'p1', 1))).toBe('pubmed/p1');
+describe("the seen-set", () => {
+  it("knows a work by its DOI across chunks and collections, else by its document id", () => {
+    expect(workOf(row("a", "p1", 1, { doi: "10.1/ABC" }))).toBe(
+      workOf(row("b", "other", 1, { doi: "10.1/abc", physical: "scifact" })),
+    );
+    expect(workOf(row("a", "p1", 1))).toBe(workOf(row("b", "p1", 0.5)));
+    expect(workOf(row("a", "p1", 1))).not.toBe(workOf(row("a", "p2", 1)));
+    expect(worksOf([row("a", "p1", 1), row("b", "p1", 1), row("c", "p2", 1)])).toHaveLength(2);
+    expect(workOf(row("a", "p1", 1, { doi: "10.1/ABC" }))).toBe("doi:10.1/abc");
+    expect(workOf(row("a", "p1", 1))).toBe("pubmed/p1");
   });
 });
 
-describe('a run', () => {
-  it('delivers only new works: a changed work already seen is not delivered again', () => {
-    const seen = new Set(worksOf([row('old', 'p1', 1, { doi: '10.1/old' }), row('x', 'p2', 1)]));
+describe("a run", () => {
+  it("delivers only new works: a changed work already seen is not delivered again", () => {
+    const seen = new Set(worksOf([row("old", "p1", 1, { doi: "10.1/old" }), row("x", "p2", 1)]));
     // p1 was changed (new chunk ids) and is found under its DOI again; p2 by its document id
-    const ranked = [row('changed', 'p1-v2', 0.9, { doi: '10.1/OLD' }), row('x2', 'p2', 0.8), row('n1', 'p3', 0.7), row('n1b', 'p3', 0.6), row('n2', 'p4', 0.5)];
+    const ranked = [
+      row("changed", "p1-v2", 0.9, { doi: "10.1/OLD" }),
+      row("x2", "p2", 0.8),
+      row("n1", "p3", 0.7),
+      row("n1b", "p3", 0.6),
+      row("n2", "p4", 0.5),
+    ];
     const run = selectRun(ranked, seen, { minRelevance: 0, onePerDocument: true, maxCostPerRunMicros: null });
-    expect(run.rows.map((r) => r.id)).toEqual(['n1', 'n2']);
-    expect(run.works).toEqual(worksOf([row('n1', 'p3', 1), row('n2', 'p4', 1)]));
+    expect(run.rows.map((r) => r.id)).toEqual(["n1", "n2"]);
+    expect(run.works).toEqual(worksOf([row("n1", "p3", 1), row("n2", "p4", 1)]));
     const chunks = selectRun(ranked, seen, { minRelevance: 0, onePerDocument: false, maxCostPerRunMicros: null });
-    expect(chunks.rows.map((r) => r.id)).toEqual(['n1', 'n1b', 'n2']);
+    expect(chunks.rows.map((r) => r.id)).toEqual(["n1", "n1b", "n2"]);
     expect(chunks.works).toHaveLength(2);
   });
 
-  it('holds back rows below min_relevance and cuts best first to max_cost_per_run', () => {
-    const ranked = [row('a', 'd1', 0.9), row('b', 'd2', 0.8), row('c', 'd3', 0.3), row('d', 'd4', null), row('e', 'd5', 0.7)];
-    const run = selectRun(ranked, new Set(), { minRelevance: 0.5, onePerDocument: true, maxCostPerRunMicros: '20000' });
-    expect(run.rows.map((r) => r.id)).toEqual(['a', 'b']);
+  it("holds back rows below min_relevance and cuts best first to max_cost_per_run", () => {
+    const ranked = [
+      row("a", "d1", 0.9),
+      row("b", "d2", 0.8),
+      row("c", "d3", 0.3),
+      row("d", "d4", null),
+      row("e", "d5", 0.7),
+    ];
+    const run = selectRun(ranked, new Set(), { minRelevance: 0.5, onePerDocument: true, maxCostPerRunMicros: "20000" });
+    expect(run.rows.map((r) => r.id)).toEqual(["a", "b"]);
     expect(run.belowMinRelevance).toBe(2);
     expect(run.withheldByCost).toBe(1);
     expect(run.costMicros).toBe(20000n);
     // a row held back by the cap stays unseen
-    expect(run.works).not.toContain(workOf(row('e', 'd5', 0.7)));
+    expect(run.works).not.toContain(workOf(row("e", "d5", 0.7)));
   });
 
-  it('delivers nothing when every work was seen, and at most a bounded number of works', () => {
+  it("delivers nothing when every work was seen, and at most a bounded number of works", () => {
     const ranked = Array.from({ length: MAX_WORKS_PER_RUN + 5 }, (_, i) => row(`r${i}`, `d${i}`, 0.9));
-    expect(selectRun(ranked, new Set(worksOf(ranked)), { minRelevance: 0, onePerDocument: true, maxCostPerRunMicros: null }).rows).toEqual([]);
-    expect(selectRun(ranked, new Set(), { minRelevance: 0, onePerDocument: true, maxCostPerRunMicros: null }).rows).toHaveLength(MAX_WORKS_PER_RUN);
+    expect(
+      selectRun(ranked, new Set(worksOf(ranked)), { minRelevance: 0, onePerDocument: true, maxCostPerRunMicros: null })
+        .rows,
+    ).toEqual([]);
+    expect(
+      selectRun(ranked, new Set(), { minRelevance: 0, onePerDocument: true, maxCostPerRunMicros: null }).rows,
+    ).toHaveLength(MAX_WORKS_PER_RUN);
   });
 });
 
-describe('the projection of alert events', () => {
+describe("the projection of alert events", () => {
   const alerts = memoryTables();
   const reader = memoryReader(alerts);
   let position = 0;
   const apply = (e: DomainEvent, recordedAt: string) => {
-    for (const c of project({ ...e, position: ++position, streamVersion: position, recordedAt } as ProjectableEvent, reader)) (alerts[c.table] as Map<string, unknown>).set(c.table === 'alerts' ? (c.row as AlertRow).alert_id : (c.row as AlertRunRow).query_id, c.row);
+    for (const c of project(
+      { ...e, position: ++position, streamVersion: position, recordedAt } as ProjectableEvent,
+      reader,
+    ))
+      (alerts[c.table] as Map<string, unknown>).set(
+        c.table === "alerts" ? (c.row as AlertRow).alert_id : (c.row as AlertRunRow).query_id,
+        c.row,
+      );
   };
-  const definition = alertDefinitionOf({ query: 'kelp forests', collection: 'notes' });
+  const definition = alertDefinitionOf({ query: "kelp forests", collection: "notes" });
 
-  it('keeps the seen-set growing by the works each run sends, and each run with how it ended and what it charged', () => {
-    apply({ type: 'AlertCreated', data: { orgId: 'org_a', alertId: 'al_1', keyId: 'key_1', definition, seenWorks: ['w1', 'w2'] } }, '2031-01-01T00:00:00.000Z');
-    apply({ type: 'AlertRunStarted', data: { orgId: 'org_a', alertId: 'al_1', queryId: 'q1', trigger: 'ingestion:i1', resultIds: ['r3', 'r4'], works: ['w3', 'w4'], costMicros: '1200' } }, '2031-01-02T00:00:00.000Z');
-    expect(alerts.alerts.get('al_1')).toMatchObject({ state: 'active', seen: ['w1', 'w2', 'w3', 'w4'], runs: 1, last_run_at: '2031-01-02T00:00:00.000Z' });
-    expect(alerts.alert_runs.get('q1')).toMatchObject({ state: 'pending', works: ['w3', 'w4'], cost_micros: '1200', amount_micros: '0' });
-    apply({ type: 'AlertRunEnded', data: { orgId: 'org_a', alertId: 'al_1', queryId: 'q1', outcome: 'delivered', chargedMicros: '1200' } }, '2031-01-02T00:01:00.000Z');
-    expect(alerts.alert_runs.get('q1')).toMatchObject({ state: 'delivered', amount_micros: '1200', ended_at: '2031-01-02T00:01:00.000Z' });
-    apply({ type: 'AlertPaused', data: { orgId: 'org_a', alertId: 'al_1' } }, '2031-01-03T00:00:00.000Z');
-    expect(alerts.alerts.get('al_1')!.state).toBe('paused');
-    apply({ type: 'AlertResumed', data: { orgId: 'org_a', alertId: 'al_1' } }, '2031-01-04T00:00:00.000Z');
-    apply({ type: 'AlertDeleted', data: { orgId: 'org_a', alertId: 'al_1' } }, '2031-01-05T00:00:00.000Z');
-    expect(alerts.alerts.get('al_1')!.state).toBe('deleted');
+  it("keeps the seen-set growing by the works each run sends, and each run with how it ended and what it charged", () => {
+    apply(
+      {
+        type: "AlertCreated",
+        data: { orgId: "org_a", alertId: "al_1", keyId: "key_1", definition, seenWorks: ["w1", "w2"] },
+      },
+      "2031-01-01T00:00:00.000Z",
+    );
+    apply(
+      {
+        type: "AlertRunStarted",
+        data: {
+          orgId: "org_a",
+          alertId: "al_1",
+          queryId: "q1",
+          trigger: "ingestion:i1",
+          resultIds: ["r3", "r4"],
+          works: ["w3", "w4"],
+          costMicros: "1200",
+        },
+      },
+      "2031-01-02T00:00:00.000Z",
+    );
+    expect(alerts.alerts.get("al_1")).toMatchObject({
+      state: "active",
+      seen: ["w1", "w2", "w3", "w4"],
+      runs: 1,
+      last_run_at: "2031-01-02T00:00:00.000Z",
+    });
+    expect(alerts.alert_runs.get("q1")).toMatchObject({
+      state: "pending",
+      works: ["w3", "w4"],
+      cost_micros: "1200",
+      amount_micros: "0",
+    });
+    apply(
+      {
+        type: "AlertRunEnded",
+        data: { orgId: "org_a", alertId: "al_1", queryId: "q1", outcome: "delivered", chargedMicros: "1200" },
+      },
+      "2031-01-02T00:01:00.000Z",
+    );
+    expect(alerts.alert_runs.get("q1")).toMatchObject({
+      state: "delivered",
+      amount_micros: "1200",
+      ended_at: "2031-01-02T00:01:00.000Z",
+    });
+    apply({ type: "AlertPaused", data: { orgId: "org_a", alertId: "al_1" } }, "2031-01-03T00:00:00.000Z");
+    expect(alerts.alerts.get("al_1")!.state).toBe("paused");
+    apply({ type: "AlertResumed", data: { orgId: "org_a", alertId: "al_1" } }, "2031-01-04T00:00:00.000Z");
+    apply({ type: "AlertDeleted", data: { orgId: "org_a", alertId: "al_1" } }, "2031-01-05T00:00:00.000Z");
+    expect(alerts.alerts.get("al_1")!.state).toBe("deleted");
   });
 });

@@ -3,26 +3,66 @@
 // ones sends one `alert.matched` carrying exactly the three (verified with the standardwebhooks library), charged
 // once and tied to the run's queryId; a run with nothing new sends and charges nothing; every route keeps to the key's
 // organization; replay equals the live projections.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Webhook } from 'standardwebhooks';
-import { httpClient, operatorSteps, sliceDataRoot, startTestService, untilIngested, type TestService } from '../support/testService.js';
-import { OPENALEX_SLICE, plainCollection, writeCollectionsConfig, writeJsonl } from '../support/operatorContent.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Webhook } from "standardwebhooks";
+import {
+  httpClient,
+  operatorSteps,
+  sliceDataRoot,
+  startTestService,
+  untilIngested,
+  type TestService,
+} from "../support/testService.js";
+import { OPENALEX_SLICE, plainCollection, writeCollectionsConfig, writeJsonl } from "../support/operatorContent.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver.js";
 
 const KNOWN = [
-  { id: 'kelp-1', title: 'Kelp forest decline after marine heatwaves', text: 'Giant kelp canopies collapsed along the coast after three marine heatwaves; urchin barrens replaced the forests.', publication_date: '2021' },
-  { id: 'kelp-2', title: 'Sea otters restore kelp forests', text: 'Where sea otters returned, urchin grazing fell and kelp forests recovered within two seasons.', publication_date: '2019' },
-  { id: 'kelp-3', title: 'Kelp forest carbon export', text: 'Detached kelp carries carbon from kelp forests to the deep sea floor.', publication_date: '2020' },
+  {
+    id: "kelp-1",
+    title: "Kelp forest decline after marine heatwaves",
+    text: "Giant kelp canopies collapsed along the coast after three marine heatwaves; urchin barrens replaced the forests.",
+    publication_date: "2021",
+  },
+  {
+    id: "kelp-2",
+    title: "Sea otters restore kelp forests",
+    text: "Where sea otters returned, urchin grazing fell and kelp forests recovered within two seasons.",
+    publication_date: "2019",
+  },
+  {
+    id: "kelp-3",
+    title: "Kelp forest carbon export",
+    text: "Detached kelp carries carbon from kelp forests to the deep sea floor.",
+    publication_date: "2020",
+  },
 ];
 const NEW = [
-  { id: 'kelp-4', title: 'Urchin culling helps kelp forests regrow', text: 'Divers culled purple urchins and kelp forests regrew on the cleared reefs within a year.', publication_date: '2022' },
-  { id: 'kelp-5', title: 'Heatwave refugia for kelp forests', text: 'Cool upwelling pockets sheltered kelp forests through the marine heatwave.', publication_date: '2023' },
-  { id: 'kelp-6', title: 'Kelp forest fish communities after canopy loss', text: 'Fish communities of kelp forests shifted after the kelp canopy was lost to warming.', publication_date: '2023' },
+  {
+    id: "kelp-4",
+    title: "Urchin culling helps kelp forests regrow",
+    text: "Divers culled purple urchins and kelp forests regrew on the cleared reefs within a year.",
+    publication_date: "2022",
+  },
+  {
+    id: "kelp-5",
+    title: "Heatwave refugia for kelp forests",
+    text: "Cool upwelling pockets sheltered kelp forests through the marine heatwave.",
+    publication_date: "2023",
+  },
+  {
+    id: "kelp-6",
+    title: "Kelp forest fish communities after canopy loss",
+    text: "Fish communities of kelp forests shifted after the kelp canopy was lost to warming.",
+    publication_date: "2023",
+  },
 ];
 // kelp-3 only changed: the same work, not sent again
-const CHANGED = { ...KNOWN[2]!, text: 'Detached kelp carries carbon from kelp forests to the deep sea floor, where part of it is buried for centuries.' };
+const CHANGED = {
+  ...KNOWN[2]!,
+  text: "Detached kelp carries carbon from kelp forests to the deep sea floor, where part of it is buried for centuries.",
+};
 
-describe('alerts on a saved search', () => {
+describe("alerts on a saved search", () => {
   let svc: TestService;
   let call: ReturnType<typeof httpClient>;
   let receiver: WebhookReceiver;
@@ -35,39 +75,62 @@ describe('alerts on a saved search', () => {
   let alertId: string;
 
   const ingest = async (file: string) => {
-    const started = await call('POST', '/admin/v1/collections/kelp-notes/ingest', { admin, body: { files: [file], mode: 'upsert' } });
+    const started = await call("POST", "/admin/v1/collections/kelp-notes/ingest", {
+      admin,
+      body: { files: [file], mode: "upsert" },
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     return untilIngested(call, admin, started.body.ingestionId);
   };
-  const alertOf = async (id = alertId) => (await call('GET', `/api/v1/alerts/${id}`, { key })).body;
+  const alertOf = async (id = alertId) => (await call("GET", `/api/v1/alerts/${id}`, { key })).body;
   async function untilRuns(n: number, settled = true, timeoutMs = 90_000, id = alertId) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const alert = await alertOf(id);
-      if (alert.runs.length >= n && (!settled || alert.runs.every((r: { status: string }) => r.status !== 'pending'))) return alert;
+      if (alert.runs.length >= n && (!settled || alert.runs.every((r: { status: string }) => r.status !== "pending")))
+        return alert;
       if (Date.now() > deadline) throw new Error(`alert runs: ${JSON.stringify(alert)}`);
       await new Promise((r) => setTimeout(r, 250));
     }
   }
   const ledgerOf = async (queryId: string) =>
-    ((await call('GET', `/admin/v1/organizations/${orgId}/ledger`, { admin })).body.entries as { type: string; amount: string; queryId: string | null }[]).filter((e) => e.queryId === queryId);
+    (
+      (await call("GET", `/admin/v1/organizations/${orgId}/ledger`, { admin })).body.entries as {
+        type: string;
+        amount: string;
+        queryId: string | null;
+      }[]
+    ).filter((e) => e.queryId === queryId);
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     const dataRoot = await sliceDataRoot(20);
-    writeJsonl(dataRoot, 'kelp-v1.jsonl', KNOWN);
-    writeJsonl(dataRoot, 'kelp-v2.jsonl', [KNOWN[0], KNOWN[1], CHANGED, ...NEW]);
-    svc = await startTestService({ dataRoot, collectionsConfig: writeCollectionsConfig([OPENALEX_SLICE]), env: { WEBHOOK_ALLOW_PRIVATE_URLS: '1', WEBHOOK_RETRY_SECONDS: '1,1', ASSISTED_DELIVERY_WAIT_SECONDS: '5' } });
+    writeJsonl(dataRoot, "kelp-v1.jsonl", KNOWN);
+    writeJsonl(dataRoot, "kelp-v2.jsonl", [KNOWN[0], KNOWN[1], CHANGED, ...NEW]);
+    svc = await startTestService({
+      dataRoot,
+      collectionsConfig: writeCollectionsConfig([OPENALEX_SLICE]),
+      env: { WEBHOOK_ALLOW_PRIVATE_URLS: "1", WEBHOOK_RETRY_SECONDS: "1,1", ASSISTED_DELIVERY_WAIT_SECONDS: "5" },
+    });
     call = httpClient(svc.baseUrl);
     admin = svc.adminToken;
     const ops = operatorSteps(call, admin);
-    const defined = await call('POST', '/admin/v1/collections', { admin, body: plainCollection('kelp-notes', 'jsonl', ['kelp-v1.jsonl'], { pricePer1000: '0.020' }) });
+    const defined = await call("POST", "/admin/v1/collections", {
+      admin,
+      body: plainCollection("kelp-notes", "jsonl", ["kelp-v1.jsonl"], { pricePer1000: "0.020" }),
+    });
     expect(defined.status, JSON.stringify(defined.body)).toBe(201);
-    expect(await untilIngested(call, admin, defined.body.ingestionId)).toMatchObject({ state: 'completed', documentsAdded: 3 });
-    ({ orgId, key } = await ops.customer({ credits: '10.00' }));
-    sandboxKey = (await ops.newKey(orgId, { mode: 'test' })).key;
-    otherKey = (await ops.customer({ credits: '1.00' })).key;
-    const registered = await call('POST', '/api/v1/webhooks', { key, body: { url: receiver.url('/alerts'), events: ['alert.matched'] } });
+    expect(await untilIngested(call, admin, defined.body.ingestionId)).toMatchObject({
+      state: "completed",
+      documentsAdded: 3,
+    });
+    ({ orgId, key } = await ops.customer({ credits: "10.00" }));
+    sandboxKey = (await ops.newKey(orgId, { mode: "test" })).key;
+    otherKey = (await ops.customer({ credits: "1.00" })).key;
+    const registered = await call("POST", "/api/v1/webhooks", {
+      key,
+      body: { url: receiver.url("/alerts"), events: ["alert.matched"] },
+    });
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
     endpoint = registered.body;
   }, 600_000);
@@ -77,118 +140,178 @@ describe('alerts on a saved search', () => {
     await receiver?.close();
   });
 
-  it('creates an alert that counts what its collection holds as seen, and refuses what it cannot run, changing nothing', async () => {
+  it("creates an alert that counts what its collection holds as seen, and refuses what it cannot run, changing nothing", async () => {
     for (const [body, field] of [
-      [{ collection: 'kelp-notes' }, 'query'],
-      [{ query: 'kelp forests', collection: 'kelp-notes', collections: ['kelp-notes'] }, 'collections'],
-      [{ query: 'kelp forests', collection: 'kelp-notes', schedule: 'hourly' }, 'schedule'],
-      [{ query: 'kelp forests', collection: 'kelp-notes', max_cost_per_run: '-1' }, 'max_cost_per_run'],
-      [{ query: 'kelp forests', collection: 'kelp-notes', webhook: 'we_nobodyhasthisendpoint1' }, 'webhook'],
-      [{ query: 'kelp\u0000forests', collection: 'kelp-notes' }, 'query'],
+      [{ collection: "kelp-notes" }, "query"],
+      [{ query: "kelp forests", collection: "kelp-notes", collections: ["kelp-notes"] }, "collections"],
+      [{ query: "kelp forests", collection: "kelp-notes", schedule: "hourly" }, "schedule"],
+      [{ query: "kelp forests", collection: "kelp-notes", max_cost_per_run: "-1" }, "max_cost_per_run"],
+      [{ query: "kelp forests", collection: "kelp-notes", webhook: "we_nobodyhasthisendpoint1" }, "webhook"],
+      [{ query: "kelp\u0000forests", collection: "kelp-notes" }, "query"],
     ] as const) {
-      const res = await call('POST', '/api/v1/alerts', { key, body });
+      const res = await call("POST", "/api/v1/alerts", { key, body });
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.error.message).toContain(field);
     }
-    expect((await call('POST', '/api/v1/alerts', { key, body: { query: 'kelp forests', collection: 'nowhere' } })).status).toBe(404);
-    expect((await call('GET', '/api/v1/alerts', { key })).body.data).toEqual([]);
+    expect(
+      (await call("POST", "/api/v1/alerts", { key, body: { query: "kelp forests", collection: "nowhere" } })).status,
+    ).toBe(404);
+    expect((await call("GET", "/api/v1/alerts", { key })).body.data).toEqual([]);
 
-    const created = await call('POST', '/api/v1/alerts', { key, body: { query: 'kelp forests', collection: 'kelp-notes', webhook: endpoint.id, max_cost_per_run: '1.00' } });
+    const created = await call("POST", "/api/v1/alerts", {
+      key,
+      body: { query: "kelp forests", collection: "kelp-notes", webhook: endpoint.id, max_cost_per_run: "1.00" },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(created.body).toMatchObject({ id: expect.stringMatching(/^al_/), status: 'active', schedule: 'on_ingest', one_per_document: true, max_cost_per_run: '1.000000', webhook: endpoint.id, seenWorks: 3, runCount: 0 });
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^al_/),
+      status: "active",
+      schedule: "on_ingest",
+      one_per_document: true,
+      max_cost_per_run: "1.000000",
+      webhook: endpoint.id,
+      seenWorks: 3,
+      runCount: 0,
+    });
     alertId = created.body.id;
-    expect((await call('GET', '/api/v1/alerts', { key })).body.data.map((a: { id: string }) => a.id)).toEqual([alertId]);
+    expect((await call("GET", "/api/v1/alerts", { key })).body.data.map((a: { id: string }) => a.id)).toEqual([
+      alertId,
+    ]);
   });
 
-  it('keeps alerts to their organization: another key reads them as unknown, a sandbox key is refused with a reason', async () => {
-    for (const [method, path] of [['GET', `/api/v1/alerts/${alertId}`], ['POST', `/api/v1/alerts/${alertId}/pause`], ['POST', `/api/v1/alerts/${alertId}/resume`], ['DELETE', `/api/v1/alerts/${alertId}`]] as const) {
+  it("keeps alerts to their organization: another key reads them as unknown, a sandbox key is refused with a reason", async () => {
+    for (const [method, path] of [
+      ["GET", `/api/v1/alerts/${alertId}`],
+      ["POST", `/api/v1/alerts/${alertId}/pause`],
+      ["POST", `/api/v1/alerts/${alertId}/resume`],
+      ["DELETE", `/api/v1/alerts/${alertId}`],
+    ] as const) {
       expect((await call(method, path, { key: otherKey })).status).toBe(404);
     }
-    expect((await call('GET', '/api/v1/alerts', { key: otherKey })).body.data).toEqual([]);
-    const sandbox = await call('GET', '/api/v1/alerts', { key: sandboxKey });
+    expect((await call("GET", "/api/v1/alerts", { key: otherKey })).body.data).toEqual([]);
+    const sandbox = await call("GET", "/api/v1/alerts", { key: sandboxKey });
     expect(sandbox.status).toBe(403);
-    expect(sandbox.body.error).toMatchObject({ code: 'SANDBOX_UNSUPPORTED_ENDPOINT', message: expect.stringContaining('alerts') });
-    expect((await call('GET', '/api/v1/alerts')).status).toBe(401);
-    expect((await call('GET', '/api/v1/alerts/al_%00', { key })).status).toBe(404);
+    expect(sandbox.body.error).toMatchObject({
+      code: "SANDBOX_UNSUPPORTED_ENDPOINT",
+      message: expect.stringContaining("alerts"),
+    });
+    expect((await call("GET", "/api/v1/alerts")).status).toBe(401);
+    expect((await call("GET", "/api/v1/alerts/al_%00", { key })).status).toBe(404);
   });
 
-  it('sends one alert.matched carrying exactly the three new works after an ingestion, charged once on delivery', async () => {
-    expect(await ingest('kelp-v2.jsonl')).toMatchObject({ state: 'completed', documentsAdded: 3, documentsUpdated: 1, documentsUnchanged: 2 });
-    const [got] = await receiver.until('/alerts', 1);
-    const headers = { 'webhook-id': String(got!.headers['webhook-id']), 'webhook-timestamp': String(got!.headers['webhook-timestamp']), 'webhook-signature': String(got!.headers['webhook-signature']) };
-    const payload = new Webhook(endpoint.secret).verify(got!.body, headers) as { type: string; data: { alertId: string; queryId: string; works: { title: string; doc_id: string }[] } };
-    expect(payload.type).toBe('alert.matched');
+  it("sends one alert.matched carrying exactly the three new works after an ingestion, charged once on delivery", async () => {
+    expect(await ingest("kelp-v2.jsonl")).toMatchObject({
+      state: "completed",
+      documentsAdded: 3,
+      documentsUpdated: 1,
+      documentsUnchanged: 2,
+    });
+    const [got] = await receiver.until("/alerts", 1);
+    const headers = {
+      "webhook-id": String(got!.headers["webhook-id"]),
+      "webhook-timestamp": String(got!.headers["webhook-timestamp"]),
+      "webhook-signature": String(got!.headers["webhook-signature"]),
+    };
+    const payload = new Webhook(endpoint.secret).verify(got!.body, headers) as {
+      type: string;
+      data: { alertId: string; queryId: string; works: { title: string; doc_id: string }[] };
+    };
+    expect(payload.type).toBe("alert.matched");
     expect(payload.data.alertId).toBe(alertId);
     expect(payload.data.works.map((w) => w.title).sort()).toEqual(NEW.map((n) => n.title).sort());
 
     const alert = await untilRuns(1);
-    expect(alert.runs).toEqual([expect.objectContaining({ queryId: payload.data.queryId, status: 'delivered', works: 3, results: 3 })]);
+    expect(alert.runs).toEqual([
+      expect.objectContaining({ queryId: payload.data.queryId, status: "delivered", works: 3, results: 3 }),
+    ]);
     expect(alert.seenWorks).toBe(6);
     const charges = await ledgerOf(payload.data.queryId);
-    expect(charges).toEqual([expect.objectContaining({ type: 'charge' })]);
+    expect(charges).toEqual([expect.objectContaining({ type: "charge" })]);
     expect(charges[0]!.amount).toBe(`-${alert.runs[0].charged}`);
 
     // the run is a cached query: its rows re-fetched with the key, free
-    const refetched = await call('GET', `/api/v1/search/results/${payload.data.queryId}`, { key });
+    const refetched = await call("GET", `/api/v1/search/results/${payload.data.queryId}`, { key });
     expect(refetched.status, JSON.stringify(refetched.body)).toBe(200);
-    expect(refetched.body.results.map((r: { metadata: { title: string } }) => r.metadata.title).sort()).toEqual(NEW.map((n) => n.title).sort());
+    expect(refetched.body.results.map((r: { metadata: { title: string } }) => r.metadata.title).sort()).toEqual(
+      NEW.map((n) => n.title).sort(),
+    );
     expect(await ledgerOf(payload.data.queryId)).toHaveLength(1);
-    expect(receiver.on('/alerts')).toHaveLength(1);
+    expect(receiver.on("/alerts")).toHaveLength(1);
   }, 120_000);
 
-  it('sends and charges nothing for a run that finds only changed works, nor while paused', async () => {
-    writeJsonl(svc.runtime.config.dataRoot, 'kelp-v3.jsonl', [{ ...NEW[0]!, text: `${NEW[0]!.text} The divers kept culling for three years.` }]);
-    expect(await ingest('kelp-v3.jsonl')).toMatchObject({ state: 'completed', documentsUpdated: 1 });
+  it("sends and charges nothing for a run that finds only changed works, nor while paused", async () => {
+    writeJsonl(svc.runtime.config.dataRoot, "kelp-v3.jsonl", [
+      { ...NEW[0]!, text: `${NEW[0]!.text} The divers kept culling for three years.` },
+    ]);
+    expect(await ingest("kelp-v3.jsonl")).toMatchObject({ state: "completed", documentsUpdated: 1 });
     const alert = await untilRuns(2);
-    expect(alert.runs[0]).toMatchObject({ status: 'empty', works: 0, charged: '0.000000' });
-    expect(receiver.on('/alerts')).toHaveLength(1);
+    expect(alert.runs[0]).toMatchObject({ status: "empty", works: 0, charged: "0.000000" });
+    expect(receiver.on("/alerts")).toHaveLength(1);
 
-    expect((await call('POST', `/api/v1/alerts/${alertId}/pause`, { key })).body.status).toBe('paused');
+    expect((await call("POST", `/api/v1/alerts/${alertId}/pause`, { key })).body.status).toBe("paused");
     // a second alert whose receiver stays down: its run ends undelivered, charged nothing, and is no longer served
-    receiver.down('/down');
-    const down = (await call('POST', '/api/v1/webhooks', { key, body: { url: receiver.url('/down'), events: ['alert.matched'] } })).body;
-    const unlucky = (await call('POST', '/api/v1/alerts', { key, body: { query: 'kelp forests', collection: 'kelp-notes', webhook: down.id } })).body.id as string;
-    writeJsonl(svc.runtime.config.dataRoot, 'kelp-v4.jsonl', [{ id: 'kelp-7', title: 'Kelp forests on offshore rigs', text: 'Kelp forests grew on the legs of offshore oil rigs.' }]);
-    expect(await ingest('kelp-v4.jsonl')).toMatchObject({ state: 'completed', documentsAdded: 1 });
+    receiver.down("/down");
+    const down = (
+      await call("POST", "/api/v1/webhooks", { key, body: { url: receiver.url("/down"), events: ["alert.matched"] } })
+    ).body;
+    const unlucky = (
+      await call("POST", "/api/v1/alerts", {
+        key,
+        body: { query: "kelp forests", collection: "kelp-notes", webhook: down.id },
+      })
+    ).body.id as string;
+    writeJsonl(svc.runtime.config.dataRoot, "kelp-v4.jsonl", [
+      {
+        id: "kelp-7",
+        title: "Kelp forests on offshore rigs",
+        text: "Kelp forests grew on the legs of offshore oil rigs.",
+      },
+    ]);
+    expect(await ingest("kelp-v4.jsonl")).toMatchObject({ state: "completed", documentsAdded: 1 });
     await new Promise((r) => setTimeout(r, 3000));
     expect((await alertOf()).runs).toHaveLength(2);
     const failed = (await untilRuns(1, true, 60_000, unlucky)).runs[0];
-    expect(failed).toMatchObject({ status: 'failed', works: 1, charged: '0.000000' });
-    expect(receiver.on('/down').length).toBeGreaterThanOrEqual(3);
+    expect(failed).toMatchObject({ status: "failed", works: 1, charged: "0.000000" });
+    expect(receiver.on("/down").length).toBeGreaterThanOrEqual(3);
     expect(await ledgerOf(failed.queryId)).toEqual([]);
-    const gone = await call('GET', `/api/v1/search/results/${failed.queryId}`, { key });
+    const gone = await call("GET", `/api/v1/search/results/${failed.queryId}`, { key });
     expect(gone.status).toBe(410);
     expect(await ledgerOf(failed.queryId)).toEqual([]);
-    expect((await call('POST', `/api/v1/alerts/${alertId}/resume`, { key })).body.status).toBe('active');
-    expect((await call('DELETE', `/api/v1/alerts/${alertId}`, { key })).body).toEqual({ id: alertId, deleted: true });
-    expect((await call('GET', `/api/v1/alerts/${alertId}`, { key })).status).toBe(404);
+    expect((await call("POST", `/api/v1/alerts/${alertId}/resume`, { key })).body.status).toBe("active");
+    expect((await call("DELETE", `/api/v1/alerts/${alertId}`, { key })).body).toEqual({ id: alertId, deleted: true });
+    expect((await call("GET", `/api/v1/alerts/${alertId}`, { key })).status).toBe(404);
   }, 120_000);
 
-  it('runs a daily alert on a Temporal Schedule, paused and deleted with it', async () => {
-    const created = await call('POST', '/api/v1/alerts', { key, body: { query: 'kelp forests', collection: 'kelp-notes', schedule: 'daily' } });
+  it("runs a daily alert on a Temporal Schedule, paused and deleted with it", async () => {
+    const created = await call("POST", "/api/v1/alerts", {
+      key,
+      body: { query: "kelp forests", collection: "kelp-notes", schedule: "daily" },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const daily = created.body.id as string;
     const schedule = svc.runtime.temporal.client.schedule.getHandle(`alert-schedule-${daily}`);
-    expect((await schedule.describe()).spec.intervals).toEqual([expect.objectContaining({ every: 24 * 60 * 60 * 1000 })]);
+    expect((await schedule.describe()).spec.intervals).toEqual([
+      expect.objectContaining({ every: 24 * 60 * 60 * 1000 }),
+    ]);
     // fired now instead of in a day: a run that finds nothing new (all of it was held at creation) sends and charges nothing
     await schedule.trigger();
     const deadline = Date.now() + 60_000;
     let runs: { status: string; trigger: string }[] = [];
     while (runs.length === 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 250));
-      runs = (await call('GET', `/api/v1/alerts/${daily}`, { key })).body.runs;
+      runs = (await call("GET", `/api/v1/alerts/${daily}`, { key })).body.runs;
     }
-    expect(runs).toEqual([expect.objectContaining({ status: 'empty', trigger: expect.stringMatching(/^schedule:/) })]);
-    expect((await call('POST', `/api/v1/alerts/${daily}/pause`, { key })).status).toBe(200);
+    expect(runs).toEqual([expect.objectContaining({ status: "empty", trigger: expect.stringMatching(/^schedule:/) })]);
+    expect((await call("POST", `/api/v1/alerts/${daily}/pause`, { key })).status).toBe(200);
     expect((await schedule.describe()).state.paused).toBe(true);
-    expect((await call('DELETE', `/api/v1/alerts/${daily}`, { key })).status).toBe(200);
+    expect((await call("DELETE", `/api/v1/alerts/${daily}`, { key })).status).toBe(200);
     await expect(schedule.describe()).rejects.toThrow();
   }, 90_000);
 
-  it('replay rebuilds the same alerts, runs and charges as the live projections', async () => {
-    const report = await call('POST', '/admin/v1/replay', { admin });
+  it("replay rebuilds the same alerts, runs and charges as the live projections", async () => {
+    const report = await call("POST", "/admin/v1/replay", { admin });
     expect(report.status, JSON.stringify(report.body)).toBe(200);
     expect(report.body.equal).toBe(true);
-    expect(report.body.tables.find((t: { table: string }) => t.table === 'alert_runs').rows).toBe(4);
+    expect(report.body.tables.find((t: { table: string }) => t.table === "alert_runs").rows).toBe(4);
   });
 });

@@ -2,20 +2,26 @@
 // worker killed during the fan-out, or right after its charge commits, or in the middle of sending the asynchronous
 // answer's webhook, is replaced and the run finishes with one charge (and one event, resent with its webhook-id); a call that waits past its bound, or finds Temporal unreachable, is 503 with nothing charged, ever; a caller
 // that hung up before its answer was written is refunded after the delivery wait, one that read it keeps the charge.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
-import { createPostgresDatabase } from '../support/stores.js';
-import { requireComponent } from '../setup/components.js';
-import { startTcpProxy, type TcpProxy } from '../retrieval/tcpProxy.js';
-import { REPO_ROOT } from '../../src/app/config.js';
-import { parseCredits } from '../../src/domain/money.js';
-import { assistedWorkflowId } from '../../src/usecases/assisted/assistedSearch.js';
-import { progressQuery } from '../../workflows/assistedTypes.js';
-import { Webhook } from 'standardwebhooks';
-import { startWebhookReceiver } from '../support/webhookReceiver.js';
+import { spawn, type ChildProcess } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  httpClient,
+  operatorSteps,
+  sliceDataRoot,
+  startTestService,
+  type TestService,
+} from "../support/testService.js";
+import { createPostgresDatabase } from "../support/stores.js";
+import { requireComponent } from "../setup/components.js";
+import { startTcpProxy, type TcpProxy } from "../retrieval/tcpProxy.js";
+import { REPO_ROOT } from "../../src/app/config.js";
+import { parseCredits } from "../../src/domain/money.js";
+import { assistedWorkflowId } from "../../src/usecases/assisted/assistedSearch.js";
+import { progressQuery } from "../../workflows/assistedTypes.js";
+import { Webhook } from "standardwebhooks";
+import { startWebhookReceiver } from "../support/webhookReceiver.js";
 
-const QUERY = 'How does obesity lead to insulin resistance and type 2 diabetes?';
+const QUERY = "How does obesity lead to insulin resistance and type 2 diabetes?";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let dataRoot: string;
@@ -25,22 +31,33 @@ beforeAll(async () => {
 
 /** src/app/worker.ts in its own process, on the service's data, store and Temporal. */
 function spawnWorker(svc: TestService, databaseUrl: string, faults: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/worker.ts'], {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/app/worker.ts"], {
     cwd: REPO_ROOT,
-    env: { ...process.env, DATA_DIR: svc.dataDir, DATA_ROOT: dataRoot, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: svc.runtime.temporal.address, ADMIN_TOKEN: svc.adminToken, LOG_LEVEL: 'warn', INGEST_DEMO: '0', WEBHOOK_ALLOW_PRIVATE_URLS: '1', ...faults },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    env: {
+      ...process.env,
+      DATA_DIR: svc.dataDir,
+      DATA_ROOT: dataRoot,
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: svc.runtime.temporal.address,
+      ADMIN_TOKEN: svc.adminToken,
+      LOG_LEVEL: "warn",
+      INGEST_DEMO: "0",
+      WEBHOOK_ALLOW_PRIVATE_URLS: "1",
+      ...faults,
+    },
+    stdio: ["ignore", "inherit", "inherit"],
   });
   return child;
 }
 
 async function killed(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGKILL");
   await exited;
 }
 
-describe('assisted search with a separate worker that dies', () => {
+describe("assisted search with a separate worker that dies", () => {
   let svc: TestService;
   let databaseUrl: string;
   let call: ReturnType<typeof httpClient>;
@@ -53,7 +70,13 @@ describe('assisted search with a separate worker that dies', () => {
     // the call's bound is not what these tests are about: a loaded machine may take a minute to start a worker and
     // retry the lost step, so the call waits long enough to see the run through
     // a charged answer waits 20 s (not 15 min) for proof that it was delivered
-    svc = await startTestService({ dataRoot, store: 'postgres', databaseUrl, worker: false, env: { ASSISTED_WAIT_SECONDS: '400', ASSISTED_DELIVERY_WAIT_SECONDS: '20', WEBHOOK_ALLOW_PRIVATE_URLS: '1' } });
+    svc = await startTestService({
+      dataRoot,
+      store: "postgres",
+      databaseUrl,
+      worker: false,
+      env: { ASSISTED_WAIT_SECONDS: "400", ASSISTED_DELIVERY_WAIT_SECONDS: "20", WEBHOOK_ALLOW_PRIVATE_URLS: "1" },
+    });
     call = httpClient(svc.baseUrl);
     ops = operatorSteps(call, svc.adminToken);
   }, 600_000);
@@ -63,19 +86,27 @@ describe('assisted search with a separate worker that dies', () => {
   });
 
   /** Starts the call, waits until the run reaches `phase` on the faulty worker, kills it, starts a healthy one. */
-  async function crashAt(phase: 'searching' | 'charging', faults: Record<string, string>) {
-    const org = await ops.newOrg({}, '10.00');
+  async function crashAt(phase: "searching" | "charging", faults: Record<string, string>) {
+    const org = await ops.newOrg({}, "10.00");
     const { key, id: keyId } = await ops.newKey(org.id);
     const before = parseCredits(await ops.balanceOf(org.id))!;
     const faulty = spawnWorker(svc, databaseUrl, faults);
     workers.push(faulty);
-    const pending = call('POST', '/api/v1/search/assisted', { key, body: { collection: 'scifact', query: QUERY, allowClarification: false, limit: 3 } });
+    const pending = call("POST", "/api/v1/search/assisted", {
+      key,
+      body: { collection: "scifact", query: QUERY, allowClarification: false, limit: 3 },
+    });
     // find this key's run (other test files run assisted searches on the same Temporal) and wait for the phase
     let queryId: string | undefined;
     for (let i = 0; i < 600 && !queryId; i++) {
-      for await (const w of svc.runtime.temporal.client.workflow.list({ query: `WorkflowType = 'assistedSearchWorkflow' AND ExecutionStatus = 'Running'` })) {
-        const p = await svc.runtime.temporal.client.workflow.getHandle(w.workflowId).query(progressQuery).catch(() => undefined);
-        if (p?.keyId === keyId) queryId = w.workflowId.replace(/^assisted-/, '');
+      for await (const w of svc.runtime.temporal.client.workflow.list({
+        query: `WorkflowType = 'assistedSearchWorkflow' AND ExecutionStatus = 'Running'`,
+      })) {
+        const p = await svc.runtime.temporal.client.workflow
+          .getHandle(w.workflowId)
+          .query(progressQuery)
+          .catch(() => undefined);
+        if (p?.keyId === keyId) queryId = w.workflowId.replace(/^assisted-/, "");
       }
       if (!queryId) await sleep(100);
     }
@@ -86,10 +117,13 @@ describe('assisted search with a separate worker that dies', () => {
       if (p?.phase === phase) break;
       await sleep(100);
     }
-    if (phase === 'charging') {
+    if (phase === "charging") {
       // the charge commits, then the worker pauses before reporting it: kill it with the charge in the store only
       for (let i = 0; i < 300; i++) {
-        const n = await svc.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`, [queryId!]);
+        const n = await svc.runtime.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`,
+          [queryId!],
+        );
         if (n[0]!.n > 0) break;
         await sleep(100);
       }
@@ -105,99 +139,143 @@ describe('assisted search with a separate worker that dies', () => {
   }
 
   async function charges(queryId: string) {
-    return svc.runtime.db.query<{ amount: string }>(`SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`, [queryId]);
+    return svc.runtime.db.query<{ amount: string }>(
+      `SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1`,
+      [queryId],
+    );
   }
 
-  it('a worker killed in the middle of delivering the assisted.completed webhook: the same event is sent again, once recorded, charged once', async () => {
+  it("a worker killed in the middle of delivering the assisted.completed webhook: the same event is sent again, once recorded, charged once", async () => {
     const receiver = await startWebhookReceiver();
     try {
-      const org = await ops.newOrg({}, '10.00');
+      const org = await ops.newOrg({}, "10.00");
       const { key } = await ops.newKey(org.id);
-      const endpoint = (await call('POST', '/api/v1/webhooks', { key, body: { url: receiver.url('/crash'), events: ['assisted.completed'] } })).body as { id: string; secret: string };
+      const endpoint = (
+        await call("POST", "/api/v1/webhooks", {
+          key,
+          body: { url: receiver.url("/crash"), events: ["assisted.completed"] },
+        })
+      ).body as { id: string; secret: string };
       // two workers, both pausing after the receiver answered the first try of an attempt (before it is recorded);
       // the one that sent it dies there, the other (already polling, so within the answer's delivery wait) resends it
-      const pair = [0, 1].map(() => spawnWorker(svc, databaseUrl, { FAULT_WEBHOOK_AFTER_SEND_DELAY_MS: '60000' }));
+      const pair = [0, 1].map(() => spawnWorker(svc, databaseUrl, { FAULT_WEBHOOK_AFTER_SEND_DELAY_MS: "60000" }));
       workers.push(...pair);
       const pids = pair.map((w) => String(w.pid));
       for (let i = 0; i < 1200; i++) {
-        const queue = await svc.runtime.temporal.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: 'litsearch' }, taskQueueType: 2 });
-        const polling = new Set((queue.pollers ?? []).map((p) => String(p.identity ?? '').split('@')[0]));
+        const queue = await svc.runtime.temporal.client.workflowService.describeTaskQueue({
+          namespace: "default",
+          taskQueue: { name: "litsearch" },
+          taskQueueType: 2,
+        });
+        const polling = new Set((queue.pollers ?? []).map((p) => String(p.identity ?? "").split("@")[0]));
         if (pids.every((pid) => polling.has(pid))) break;
         await sleep(250);
       }
-      const started = await call('POST', '/api/v1/search/assisted', { key, body: { collection: 'scifact', query: QUERY, allowClarification: false, limit: 3, async: true } });
+      const started = await call("POST", "/api/v1/search/assisted", {
+        key,
+        body: { collection: "scifact", query: QUERY, allowClarification: false, limit: 3, async: true },
+      });
       expect(started.status).toBe(202);
       const { queryId } = started.body as { queryId: string };
-      await receiver.until('/crash', 1, 300_000);
+      await receiver.until("/crash", 1, 300_000);
       // the worker holding the attempt (its identity is pid@host) is killed in the middle of it
-      const [delivery] = await svc.runtime.db.query<{ id: string }>(`SELECT data->>'messageId' AS id FROM events WHERE type = 'WebhookEventCreated' AND data->'payload'->'data'->>'queryId' = $1`, [queryId]);
-      const description = await svc.runtime.temporal.client.workflow.getHandle(`webhook-${delivery!.id}-${endpoint.id}`).describe();
-      const holder = String(description.raw.pendingActivities?.[0]?.lastWorkerIdentity ?? '').split('@')[0];
+      const [delivery] = await svc.runtime.db.query<{ id: string }>(
+        `SELECT data->>'messageId' AS id FROM events WHERE type = 'WebhookEventCreated' AND data->'payload'->'data'->>'queryId' = $1`,
+        [queryId],
+      );
+      const description = await svc.runtime.temporal.client.workflow
+        .getHandle(`webhook-${delivery!.id}-${endpoint.id}`)
+        .describe();
+      const holder = String(description.raw.pendingActivities?.[0]?.lastWorkerIdentity ?? "").split("@")[0];
       const faulty = pair.find((w) => String(w.pid) === holder);
       expect(faulty).toBeDefined();
       await killed(faulty!);
       const outcome = await svc.runtime.temporal.client.workflow.getHandle(assistedWorkflowId(queryId)).result();
-      expect(outcome).toMatchObject({ status: 'results', delivery: 'delivered' });
+      expect(outcome).toMatchObject({ status: "results", delivery: "delivered" });
       for (const w of workers) await killed(w);
-      const got = receiver.on('/crash');
+      const got = receiver.on("/crash");
       expect(got.length).toBeGreaterThanOrEqual(2);
       // one event: every request is the same webhook-id, each verifies with the library
-      expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
-      for (const r of got) expect((new Webhook(endpoint.secret).verify(r.body, r.headers as Record<string, string>) as { data: { queryId: string } }).data.queryId).toBe(queryId);
-      const messages = await svc.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'WebhookEventCreated' AND data->'payload'->'data'->>'queryId' = $1`, [queryId]);
+      expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(1);
+      for (const r of got)
+        expect(
+          (
+            new Webhook(endpoint.secret).verify(r.body, r.headers as Record<string, string>) as {
+              data: { queryId: string };
+            }
+          ).data.queryId,
+        ).toBe(queryId);
+      const messages = await svc.runtime.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM events WHERE type = 'WebhookEventCreated' AND data->'payload'->'data'->>'queryId' = $1`,
+        [queryId],
+      );
       expect(messages[0]!.n).toBe(1);
-      const deliveries = (await call('GET', `/api/v1/webhooks/${endpoint.id}/deliveries`, { key })).body.data;
+      const deliveries = (await call("GET", `/api/v1/webhooks/${endpoint.id}/deliveries`, { key })).body.data;
       expect(deliveries).toHaveLength(1);
-      expect(deliveries[0].status).toBe('delivered');
-      expect(deliveries[0].attempts.map((a: { attempt: number; status: number }) => [a.attempt, a.status])).toEqual([[1, 200]]);
+      expect(deliveries[0].status).toBe("delivered");
+      expect(deliveries[0].attempts.map((a: { attempt: number; status: number }) => [a.attempt, a.status])).toEqual([
+        [1, 200],
+      ]);
       expect((await charges(queryId)).length).toBe(1);
-      const refunds = await svc.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'RefundIssued' AND data->>'queryId' = $1`, [queryId]);
+      const refunds = await svc.runtime.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM events WHERE type = 'RefundIssued' AND data->>'queryId' = $1`,
+        [queryId],
+      );
       expect(refunds[0]!.n).toBe(0);
-      const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
+      const replay = await call("POST", "/admin/v1/replay", { admin: svc.adminToken });
       expect(replay.body.equal).toBe(true);
     } finally {
       await receiver.close();
     }
   }, 600_000);
 
-  it('a worker killed during the fan-out: the run finishes on another worker and charges once', async () => {
-    const { res, queryId, orgId, before } = await crashAt('searching', { FAULT_FAN_OUT_DELAY_MS: '4000' });
+  it("a worker killed during the fan-out: the run finishes on another worker and charges once", async () => {
+    const { res, queryId, orgId, before } = await crashAt("searching", { FAULT_FAN_OUT_DELAY_MS: "4000" });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.queryId).toBe(queryId);
-    expect(res.body.status).toBe('results');
+    expect(res.body.status).toBe("results");
     const rows = await charges(queryId);
     expect(rows).toHaveLength(1);
     expect(before - parseCredits(await ops.balanceOf(orgId))!).toBe(BigInt(rows[0]!.amount));
-    expect(parseCredits(res.headers.get('x-query-cost')!)).toBe(BigInt(rows[0]!.amount));
+    expect(parseCredits(res.headers.get("x-query-cost")!)).toBe(BigInt(rows[0]!.amount));
   }, 480_000);
 
-  it('a worker killed right after its charge committed: the replacement reports that charge and charges nothing more', async () => {
-    const { res, queryId, orgId, before } = await crashAt('charging', { FAULT_AFTER_CHARGE_DELAY_MS: '20000' });
+  it("a worker killed right after its charge committed: the replacement reports that charge and charges nothing more", async () => {
+    const { res, queryId, orgId, before } = await crashAt("charging", { FAULT_AFTER_CHARGE_DELAY_MS: "20000" });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const rows = await charges(queryId);
     expect(rows).toHaveLength(1);
     expect(before - parseCredits(await ops.balanceOf(orgId))!).toBe(BigInt(rows[0]!.amount));
-    expect(parseCredits(res.headers.get('x-query-cost')!)).toBe(BigInt(rows[0]!.amount));
+    expect(parseCredits(res.headers.get("x-query-cost")!)).toBe(BigInt(rows[0]!.amount));
     expect(res.body.billing.chargedResults).toBe(res.body.results.length);
     // the replay of the whole log agrees with the projections
-    const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
+    const replay = await call("POST", "/admin/v1/replay", { admin: svc.adminToken });
     expect(replay.status, JSON.stringify(replay.body)).toBe(200);
   }, 480_000);
 
-  it('a caller that hung up after the charge, before the response: refunded after the delivery wait; a caller that read its answer keeps the charge', async () => {
+  it("a caller that hung up after the charge, before the response: refunded after the delivery wait; a caller that read its answer keeps the charge", async () => {
     // the worker pauses 2 s after each charge commits, before the run reports it: the window in which a caller hangs up
-    const worker = spawnWorker(svc, databaseUrl, { FAULT_AFTER_CHARGE_DELAY_MS: '2000' });
+    const worker = spawnWorker(svc, databaseUrl, { FAULT_AFTER_CHARGE_DELAY_MS: "2000" });
     workers.push(worker);
-    const org = await ops.newOrg({}, '10.00');
+    const org = await ops.newOrg({}, "10.00");
     const { key } = await ops.newKey(org.id);
     const hangingUp = new AbortController();
-    const body = JSON.stringify({ collection: 'scifact', query: QUERY, allowClarification: false, limit: 3 });
-    const request = (signal?: AbortSignal) => fetch(`${svc.baseUrl}/api/v1/search/assisted`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body, signal });
+    const body = JSON.stringify({ collection: "scifact", query: QUERY, allowClarification: false, limit: 3 });
+    const request = (signal?: AbortSignal) =>
+      fetch(`${svc.baseUrl}/api/v1/search/assisted`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body,
+        signal,
+      });
     const lost = request(hangingUp.signal).catch((err: unknown) => err);
     // the first call's charge commits: its caller hangs up before the answer is written
     let lostQueryId: string | undefined;
     for (let i = 0; i < 3000 && !lostQueryId; i++) {
-      const rows = await svc.runtime.db.query<{ q: string }>(`SELECT data->>'queryId' AS q FROM events WHERE type = 'SearchCharged' AND data->>'orgId' = $1`, [org.id]);
+      const rows = await svc.runtime.db.query<{ q: string }>(
+        `SELECT data->>'queryId' AS q FROM events WHERE type = 'SearchCharged' AND data->>'orgId' = $1`,
+        [org.id],
+      );
       lostQueryId = rows[0]?.q;
       if (!lostQueryId) await sleep(20);
     }
@@ -213,30 +291,36 @@ describe('assisted search with a separate worker that dies', () => {
     const [readCharge] = await charges(readBody.queryId);
     // past the 20 s wait: the lost answer's charge came back, exactly, and nothing else moved
     await sleep(30_000);
-    const refunds = await svc.runtime.db.query<{ q: string; amount: string }>(`SELECT data->>'queryId' AS q, data->>'amountMicros' AS amount FROM events WHERE type = 'RefundIssued' AND data->>'orgId' = $1`, [org.id]);
+    const refunds = await svc.runtime.db.query<{ q: string; amount: string }>(
+      `SELECT data->>'queryId' AS q, data->>'amountMicros' AS amount FROM events WHERE type = 'RefundIssued' AND data->>'orgId' = $1`,
+      [org.id],
+    );
     expect(refunds).toEqual([{ q: lostQueryId, amount: lostCharge!.amount }]);
     expect(parseCredits(await ops.balanceOf(org.id))).toBe(10_000_000n - BigInt(readCharge!.amount));
-    const gone = await call('GET', `/api/v1/search/results/${lostQueryId}`, { key });
-    expect([gone.status, gone.body.error?.code]).toEqual([410, 'CACHED_RESULT_EXPIRED']);
-    expect((await call('GET', `/api/v1/search/results/${readBody.queryId}`, { key })).status).toBe(200);
-    const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
+    const gone = await call("GET", `/api/v1/search/results/${lostQueryId}`, { key });
+    expect([gone.status, gone.body.error?.code]).toEqual([410, "CACHED_RESULT_EXPIRED"]);
+    expect((await call("GET", `/api/v1/search/results/${readBody.queryId}`, { key })).status).toBe(200);
+    const replay = await call("POST", "/admin/v1/replay", { admin: svc.adminToken });
     expect([replay.status, replay.body.equal]).toEqual([200, true]);
-    const verify = await call('GET', '/admin/v1/verify', { admin: svc.adminToken });
+    const verify = await call("GET", "/admin/v1/verify", { admin: svc.adminToken });
     expect([verify.status, verify.body.ok]).toEqual([200, true]);
     await killed(worker);
   }, 480_000);
 });
 
-describe('assisted search when the run cannot finish in time or Temporal is unreachable', () => {
+describe("assisted search when the run cannot finish in time or Temporal is unreachable", () => {
   let svc: TestService;
   let proxy: TcpProxy;
   let call: ReturnType<typeof httpClient>;
   let ops: ReturnType<typeof operatorSteps>;
 
   beforeAll(async () => {
-    proxy = await startTcpProxy(`http://${requireComponent('temporalAddress')}`);
+    proxy = await startTcpProxy(`http://${requireComponent("temporalAddress")}`);
     // each search step pauses 3 s and the call waits 2 s at most
-    svc = await startTestService({ dataRoot, env: { TEMPORAL_ADDRESS: new URL(proxy.url).host, ASSISTED_WAIT_SECONDS: '2', FAULT_FAN_OUT_DELAY_MS: '3000' } });
+    svc = await startTestService({
+      dataRoot,
+      env: { TEMPORAL_ADDRESS: new URL(proxy.url).host, ASSISTED_WAIT_SECONDS: "2", FAULT_FAN_OUT_DELAY_MS: "3000" },
+    });
     call = httpClient(svc.baseUrl);
     ops = operatorSteps(call, svc.adminToken);
   }, 600_000);
@@ -245,29 +329,38 @@ describe('assisted search when the run cannot finish in time or Temporal is unre
     await proxy?.stop();
   });
 
-  it('past its bound the call is 503, and the run never charges afterwards', async () => {
-    const org = await ops.newOrg({}, '10.00');
+  it("past its bound the call is 503, and the run never charges afterwards", async () => {
+    const org = await ops.newOrg({}, "10.00");
     const { key } = await ops.newKey(org.id);
-    const res = await call('POST', '/api/v1/search/assisted', { key, body: { collection: 'scifact', query: QUERY, allowClarification: false } });
-    expect([res.status, res.body.error.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
-    expect(res.body.error.message).toContain('nothing was charged');
+    const res = await call("POST", "/api/v1/search/assisted", {
+      key,
+      body: { collection: "scifact", query: QUERY, allowClarification: false },
+    });
+    expect([res.status, res.body.error.code]).toEqual([503, "SERVICE_UNAVAILABLE"]);
+    expect(res.body.error.message).toContain("nothing was charged");
     // long enough for the run to have reached its charge had it gone on
     await sleep(8000);
-    expect(await ops.balanceOf(org.id)).toBe('10.000000');
-    const charged = await svc.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'SearchCharged' AND data->>'orgId' = $1`, [org.id]);
+    expect(await ops.balanceOf(org.id)).toBe("10.000000");
+    const charged = await svc.runtime.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM events WHERE type = 'SearchCharged' AND data->>'orgId' = $1`,
+      [org.id],
+    );
     expect(charged[0]!.n).toBe(0);
   }, 120_000);
 
-  it('Temporal unreachable: 503 in the envelope, nothing charged', async () => {
-    const org = await ops.newOrg({}, '10.00');
+  it("Temporal unreachable: 503 in the envelope, nothing charged", async () => {
+    const org = await ops.newOrg({}, "10.00");
     const { key } = await ops.newKey(org.id);
     await proxy.stop();
     try {
-      const res = await call('POST', '/api/v1/search/assisted', { key, body: { collection: 'scifact', query: QUERY, allowClarification: false } });
-      expect([res.status, res.body.error.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+      const res = await call("POST", "/api/v1/search/assisted", {
+        key,
+        body: { collection: "scifact", query: QUERY, allowClarification: false },
+      });
+      expect([res.status, res.body.error.code]).toEqual([503, "SERVICE_UNAVAILABLE"]);
     } finally {
       await proxy.start();
     }
-    expect(await ops.balanceOf(org.id)).toBe('10.000000');
+    expect(await ops.balanceOf(org.id)).toBe("10.000000");
   }, 120_000);
 });

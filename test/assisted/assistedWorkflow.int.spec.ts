@@ -4,14 +4,14 @@
 // answered and one that expires, the charge deadline passed, a charged answer delivered or refunded, nothing charged,
 // and a business answer that fails the run without a retry. The activities themselves are tested over the real stack
 // (assistedSearch.e2e, clarificationWait.int, deliveryRefund.int); here only the workflow's decisions are.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApplicationFailure } from '@temporalio/activity';
-import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { startTimeSkippingEnv } from '../support/timeSkipping.js';
-import { workflowBundle } from '../../src/app/temporalWorker.js';
-import { assistedSearchWorkflow } from '../../workflows/assisted.js';
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApplicationFailure } from "@temporalio/activity";
+import { WorkflowFailedError, type WorkflowHandle } from "@temporalio/client";
+import type { TestWorkflowEnvironment } from "@temporalio/testing";
+import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
+import { startTimeSkippingEnv } from "../support/timeSkipping.js";
+import { workflowBundle } from "../../src/app/temporalWorker.js";
+import { assistedSearchWorkflow } from "../../workflows/assisted.js";
 import {
   answerUpdate,
   deliveredUpdate,
@@ -27,12 +27,12 @@ import {
   type SearchPlanInput,
   type SearchPlanOutcome,
   type UnderstandOutcome,
-} from '../../workflows/assistedTypes.js';
-import type { AssistedActivities } from '../../activities/assisted.js';
-import type { PlanInput, UnderstandInput, Verdict } from '../../src/reasoner/port.js';
-import type { CachedRow } from '../../src/usecases/search/queryCache.js';
+} from "../../workflows/assistedTypes.js";
+import type { AssistedActivities } from "../../activities/assisted.js";
+import type { PlanInput, UnderstandInput, Verdict } from "../../src/reasoner/port.js";
+import type { CachedRow } from "../../src/usecases/search/queryCache.js";
 
-const TASK_QUEUE = 'assisted-workflow-stubs';
+const TASK_QUEUE = "assisted-workflow-stubs";
 const HOUR_MS = 3_600_000;
 
 /** What the stub activities answer in the current test, and every call they received. */
@@ -46,18 +46,54 @@ interface Script {
   charge(input: ChargeAssistedInput): ChargeAssistedOutcome;
 }
 
-const calls = { understand: [] as UnderstandInput[], plan: [] as PlanInput[], search: [] as SearchPlanInput[], judged: [] as string[][], charge: [] as ChargeAssistedInput[], refund: [] as RefundUndeliveredInput[] };
+const calls = {
+  understand: [] as UnderstandInput[],
+  plan: [] as PlanInput[],
+  search: [] as SearchPlanInput[],
+  judged: [] as string[][],
+  charge: [] as ChargeAssistedInput[],
+  refund: [] as RefundUndeliveredInput[],
+};
 let script: Script;
 
 function understanding(subQuestions: string[], extra: Partial<UnderstandOutcome> = {}): UnderstandOutcome {
-  return { intent: 'test', entities: [], aspects: [], caseSummary: 'test', filters: {}, subQuestions, queryFilter: null, clarification: null, reasoner: 'builtin', ...extra };
+  return {
+    intent: "test",
+    entities: [],
+    aspects: [],
+    caseSummary: "test",
+    filters: {},
+    subQuestions,
+    queryFilter: null,
+    clarification: null,
+    reasoner: "builtin",
+    ...extra,
+  };
 }
 
 function rowOf(doc: string, relevance: number): CachedRow {
-  return { id: `${doc}#0`, collection: 'scifact', physical: 'scifact', text: doc, teaser: doc, metadata: { doc_id: doc }, relevance, tokens: 10, costMicros: '10', pricePer1000Micros: '1000', figureCount: 0 } as CachedRow;
+  return {
+    id: `${doc}#0`,
+    collection: "scifact",
+    physical: "scifact",
+    text: doc,
+    teaser: doc,
+    metadata: { doc_id: doc },
+    relevance,
+    tokens: 10,
+    costMicros: "10",
+    pricePer1000Micros: "1000",
+    figureCount: 0,
+  } as CachedRow;
 }
 
-const charged = (input: ChargeAssistedInput, micros: string): ChargeAssistedOutcome => ({ deliveredIds: input.rows.map((r) => r.candidate.row.id), withheldByMaxCost: 0, chargedMicros: micros, tokensCharged: 0, balanceMicros: '0' });
+const charged = (input: ChargeAssistedInput, micros: string): ChargeAssistedOutcome => ({
+  deliveredIds: input.rows.map((r) => r.candidate.row.id),
+  withheldByMaxCost: 0,
+  chargedMicros: micros,
+  tokensCharged: 0,
+  balanceMicros: "0",
+});
 
 const stubs: AssistedActivities = {
   async understandQuery(input) {
@@ -70,14 +106,16 @@ const stubs: AssistedActivities = {
   },
   async searchSubQuestion(input): Promise<SearchPlanOutcome> {
     calls.search.push(input);
-    const candidates: AssistedCandidate[] = script.search(input).map((doc, rank) => ({ row: rowOf(doc, 1 - rank / 100), subQuestion: input.subQuestion, rank }));
+    const candidates: AssistedCandidate[] = script
+      .search(input)
+      .map((doc, rank) => ({ row: rowOf(doc, 1 - rank / 100), subQuestion: input.subQuestion, rank }));
     return { candidates, filterWarnings: [], journalMetricExpansions: [] };
   },
   async judgeCandidates(input) {
     calls.judged.push(input.candidates.map((c) => c.row.id));
     return input.candidates.map((c): Verdict => {
       const verified = script.relevant.has(c.row.text);
-      return { id: c.row.id, judgeScore: verified ? 0.9 : 0.1, matchedTerms: [], rationale: 'stub', verified };
+      return { id: c.row.id, judgeScore: verified ? 0.9 : 0.1, matchedTerms: [], rationale: "stub", verified };
     });
   },
   async chargeAssisted(input) {
@@ -94,9 +132,14 @@ let worker: Worker;
 let running: Promise<void>;
 
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  Runtime.install({ logger: new DefaultLogger("ERROR") });
   env = await startTimeSkippingEnv();
-  worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: await workflowBundle(), activities: stubs });
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: TASK_QUEUE,
+    workflowBundle: await workflowBundle(),
+    activities: stubs,
+  });
   running = worker.run();
 }, 240_000);
 
@@ -110,14 +153,39 @@ let runs = 0;
 
 function inputOf(overrides: Partial<AssistedInput> = {}): AssistedInput {
   runs += 1;
-  return { orgId: 'org', keyId: 'key', queryId: `q${runs}`, query: 'does x cause y', collections: ['scifact'], filters: null, limit: 2, allowClarification: true, chargeDeadline: Date.now() + 24 * HOUR_MS * 3, ...overrides };
+  return {
+    orgId: "org",
+    keyId: "key",
+    queryId: `q${runs}`,
+    query: "does x cause y",
+    collections: ["scifact"],
+    filters: null,
+    limit: 2,
+    allowClarification: true,
+    chargeDeadline: Date.now() + 24 * HOUR_MS * 3,
+    ...overrides,
+  };
 }
 
 /** Starts a run with fresh call records and the given script (defaults: one sub-question, nothing verified, 0 charged). */
-async function start(partial: Partial<Script>, input: AssistedInput = inputOf()): Promise<WorkflowHandle<typeof assistedSearchWorkflow>> {
+async function start(
+  partial: Partial<Script>,
+  input: AssistedInput = inputOf(),
+): Promise<WorkflowHandle<typeof assistedSearchWorkflow>> {
   for (const list of Object.values(calls)) list.length = 0;
-  script = { understand: () => understanding(['x and y']), plan: () => [], search: () => [], relevant: new Set(), charge: (i) => charged(i, '0'), ...partial };
-  return env.client.workflow.start(assistedSearchWorkflow, { taskQueue: TASK_QUEUE, workflowId: `assisted-stub-${input.queryId}`, args: [input] });
+  script = {
+    understand: () => understanding(["x and y"]),
+    plan: () => [],
+    search: () => [],
+    relevant: new Set(),
+    charge: (i) => charged(i, "0"),
+    ...partial,
+  };
+  return env.client.workflow.start(assistedSearchWorkflow, {
+    taskQueue: TASK_QUEUE,
+    workflowId: `assisted-stub-${input.queryId}`,
+    args: [input],
+  });
 }
 
 async function run(partial: Partial<Script>, input?: AssistedInput): Promise<AssistedOutcome> {
@@ -125,130 +193,156 @@ async function run(partial: Partial<Script>, input?: AssistedInput): Promise<Ass
 }
 
 /** Queries the run's progress until `done` holds (the stub activities answer at once; time does not move meanwhile). */
-async function progressUntil(handle: WorkflowHandle, done: (p: AssistedProgress) => boolean): Promise<AssistedProgress> {
+async function progressUntil(
+  handle: WorkflowHandle,
+  done: (p: AssistedProgress) => boolean,
+): Promise<AssistedProgress> {
   for (let i = 0; i < 200; i++) {
     const progress = await handle.query(progressQuery);
     if (done(progress)) return progress;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error('the run never reached the expected progress');
+  throw new Error("the run never reached the expected progress");
 }
 
-describe('the assisted-search workflow with stub activities', () => {
-  it('round one verifies enough: no replan, one judge call, one charge for the verified rows best first', async () => {
-    const outcome = await run({ search: () => ['a', 'b', 'c'], relevant: new Set(['a', 'b']), charge: (i) => charged(i, '0') });
-    expect(outcome).toMatchObject({ status: 'results', iterationsRun: 1, delivery: 'nothing_charged' });
+describe("the assisted-search workflow with stub activities", () => {
+  it("round one verifies enough: no replan, one judge call, one charge for the verified rows best first", async () => {
+    const outcome = await run({
+      search: () => ["a", "b", "c"],
+      relevant: new Set(["a", "b"]),
+      charge: (i) => charged(i, "0"),
+    });
+    expect(outcome).toMatchObject({ status: "results", iterationsRun: 1, delivery: "nothing_charged" });
     expect(calls.plan).toHaveLength(0);
-    expect(calls.judged).toEqual([['a#0', 'b#0', 'c#0']]);
+    expect(calls.judged).toEqual([["a#0", "b#0", "c#0"]]);
     expect(calls.charge).toHaveLength(1);
-    expect(calls.charge[0]!.rows.map((r) => r.candidate.row.id)).toEqual(['a#0', 'b#0']);
-    expect(calls.charge[0]!).toMatchObject({ status: 'results', iterationsRun: 1 });
+    expect(calls.charge[0]!.rows.map((r) => r.candidate.row.id)).toEqual(["a#0", "b#0"]);
+    expect(calls.charge[0]!).toMatchObject({ status: "results", iterationsRun: 1 });
   });
 
-  it('too few verify: it replans with what was searched, judges only fresh candidates, and stops once enough verify', async () => {
+  it("too few verify: it replans with what was searched, judges only fresh candidates, and stops once enough verify", async () => {
     const outcome = await run({
-      understand: () => understanding(['first']),
-      plan: () => ['first', 'second'],
-      search: (s) => (s.subQuestion === 'first' ? ['a', 'b'] : ['b', 'c']),
-      relevant: new Set(['a', 'c']),
+      understand: () => understanding(["first"]),
+      plan: () => ["first", "second"],
+      search: (s) => (s.subQuestion === "first" ? ["a", "b"] : ["b", "c"]),
+      relevant: new Set(["a", "c"]),
     });
-    expect(outcome).toMatchObject({ status: 'results', iterationsRun: 2 });
+    expect(outcome).toMatchObject({ status: "results", iterationsRun: 2 });
     // the planner is told what round one searched and how many it verified; an already searched sub-question is dropped
     expect(calls.plan).toHaveLength(1);
-    expect(calls.plan[0]).toMatchObject({ round: 2, searched: [{ subQuestion: 'first', verified: 1 }] });
-    expect(calls.search.map((s) => s.subQuestion)).toEqual(['first', 'second']);
+    expect(calls.plan[0]).toMatchObject({ round: 2, searched: [{ subQuestion: "first", verified: 1 }] });
+    expect(calls.search.map((s) => s.subQuestion)).toEqual(["first", "second"]);
     // b was judged in round one: round two judges c alone
-    expect(calls.judged).toEqual([['a#0', 'b#0'], ['c#0']]);
-    expect(calls.charge[0]!.rows.map((r) => r.candidate.row.id).sort()).toEqual(['a#0', 'c#0']);
+    expect(calls.judged).toEqual([["a#0", "b#0"], ["c#0"]]);
+    expect(calls.charge[0]!.rows.map((r) => r.candidate.row.id).sort()).toEqual(["a#0", "c#0"]);
   });
 
-  it('a plan that runs dry ends the rounds: nothing verified is no_relevant_results, still recorded by the charge step', async () => {
-    const outcome = await run({ plan: () => ['x and y'], search: () => ['a'] });
-    expect(outcome).toMatchObject({ status: 'no_relevant_results', iterationsRun: 1 });
+  it("a plan that runs dry ends the rounds: nothing verified is no_relevant_results, still recorded by the charge step", async () => {
+    const outcome = await run({ plan: () => ["x and y"], search: () => ["a"] });
+    expect(outcome).toMatchObject({ status: "no_relevant_results", iterationsRun: 1 });
     expect(calls.plan).toHaveLength(1);
     expect(calls.search).toHaveLength(1);
-    expect(calls.charge[0]!).toMatchObject({ status: 'no_relevant_results', rows: [] });
+    expect(calls.charge[0]!).toMatchObject({ status: "no_relevant_results", rows: [] });
   });
 
   it(`stops after ${MAX_ROUNDS} rounds however many new sub-questions the planner has`, async () => {
     const outcome = await run({ plan: (p) => [`round ${p.round}`], search: (s) => [s.subQuestion] });
-    expect(outcome).toMatchObject({ status: 'no_relevant_results', iterationsRun: MAX_ROUNDS });
+    expect(outcome).toMatchObject({ status: "no_relevant_results", iterationsRun: MAX_ROUNDS });
     expect(calls.plan.map((p) => p.round)).toEqual([2, 3]);
     expect(calls.search).toHaveLength(MAX_ROUNDS);
   });
 
-  it('a clarification answered: the run waits, then reads the query again with the answer and plans with the question it makes', async () => {
+  it("a clarification answered: the run waits, then reads the query again with the answer and plans with the question it makes", async () => {
     const handle = await start({
       understand: (i) =>
         i.clarificationAnswer === undefined
-          ? understanding(['vague'], { clarification: { question: 'which outcome?', reason: 'vague' } })
-          : understanding(['answered'], { question: `x and ${i.clarificationAnswer}` }),
-      plan: () => ['answered', 'more'],
+          ? understanding(["vague"], { clarification: { question: "which outcome?", reason: "vague" } })
+          : understanding(["answered"], { question: `x and ${i.clarificationAnswer}` }),
+      plan: () => ["answered", "more"],
       search: (s) => [s.subQuestion],
     });
-    const waiting = await progressUntil(handle, (p) => p.phase === 'awaiting_clarification');
-    expect(waiting.clarification).toEqual({ question: 'which outcome?', reason: 'vague' });
-    await env.sleep('23 hours');
-    await handle.executeUpdate(answerUpdate, { args: [{ answer: 'mortality', chargeDeadline: Date.now() + 48 * HOUR_MS }] });
+    const waiting = await progressUntil(handle, (p) => p.phase === "awaiting_clarification");
+    expect(waiting.clarification).toEqual({ question: "which outcome?", reason: "vague" });
+    await env.sleep("23 hours");
+    await handle.executeUpdate(answerUpdate, {
+      args: [{ answer: "mortality", chargeDeadline: Date.now() + 48 * HOUR_MS }],
+    });
     const outcome = await handle.result();
-    expect(outcome).toMatchObject({ status: 'no_relevant_results' });
-    expect(calls.understand.map((u) => u.clarificationAnswer)).toEqual([undefined, 'mortality']);
-    expect(calls.plan[0]!.query).toBe('x and mortality');
-    expect(calls.search[0]!.subQuestion).toBe('answered');
+    expect(outcome).toMatchObject({ status: "no_relevant_results" });
+    expect(calls.understand.map((u) => u.clarificationAnswer)).toEqual([undefined, "mortality"]);
+    expect(calls.plan[0]!.query).toBe("x and mortality");
+    expect(calls.search[0]!.subQuestion).toBe("answered");
     // a second answer is refused by the update's validator
-    await expect(handle.executeUpdate(answerUpdate, { args: [{ answer: 'again', chargeDeadline: 0 }] })).rejects.toThrow();
+    await expect(
+      handle.executeUpdate(answerUpdate, { args: [{ answer: "again", chargeDeadline: 0 }] }),
+    ).rejects.toThrow();
   });
 
-  it('a clarification unanswered for its whole wait: the run ends clarification_expired and nothing is searched or charged', async () => {
-    const outcome = await run({ understand: () => understanding(['vague'], { clarification: { question: 'which outcome?', reason: 'vague' } }) });
-    expect(outcome).toEqual({ status: 'clarification_expired', queryId: `q${runs}` });
+  it("a clarification unanswered for its whole wait: the run ends clarification_expired and nothing is searched or charged", async () => {
+    const outcome = await run({
+      understand: () => understanding(["vague"], { clarification: { question: "which outcome?", reason: "vague" } }),
+    });
+    expect(outcome).toEqual({ status: "clarification_expired", queryId: `q${runs}` });
     expect(calls.search).toHaveLength(0);
     expect(calls.charge).toHaveLength(0);
   });
 
-  it('a clarification the caller does not allow: the run searches the query as it is', async () => {
-    const outcome = await run({ understand: () => understanding(['vague'], { clarification: { question: 'which outcome?', reason: 'vague' } }), search: () => ['a'], relevant: new Set(['a']) }, inputOf({ allowClarification: false }));
-    expect(outcome).toMatchObject({ status: 'results', iterationsRun: 1 });
+  it("a clarification the caller does not allow: the run searches the query as it is", async () => {
+    const outcome = await run(
+      {
+        understand: () => understanding(["vague"], { clarification: { question: "which outcome?", reason: "vague" } }),
+        search: () => ["a"],
+        relevant: new Set(["a"]),
+      },
+      inputOf({ allowClarification: false }),
+    );
+    expect(outcome).toMatchObject({ status: "results", iterationsRun: 1 });
     expect(calls.understand).toHaveLength(1);
   });
 
-  it('the charge deadline passed: the run ends abandoned, the charge step tried once', async () => {
+  it("the charge deadline passed: the run ends abandoned, the charge step tried once", async () => {
     const outcome = await run({
-      search: () => ['a'],
-      relevant: new Set(['a']),
+      search: () => ["a"],
+      relevant: new Set(["a"]),
       charge: () => {
-        throw ApplicationFailure.create({ type: 'CHARGE_DEADLINE_PASSED', message: 'the caller was told 503' });
+        throw ApplicationFailure.create({ type: "CHARGE_DEADLINE_PASSED", message: "the caller was told 503" });
       },
     });
-    expect(outcome).toEqual({ status: 'abandoned', queryId: `q${runs}` });
+    expect(outcome).toEqual({ status: "abandoned", queryId: `q${runs}` });
     expect(calls.charge).toHaveLength(1);
   });
 
-  it('a charged answer nobody received within the delivery wait: exactly that charge is refunded', async () => {
+  it("a charged answer nobody received within the delivery wait: exactly that charge is refunded", async () => {
     const input = inputOf({ deliveryWaitMs: 15 * 60_000 });
-    const outcome = await run({ search: () => ['a'], relevant: new Set(['a']), charge: (i) => charged(i, '1234') }, input);
-    expect(outcome).toMatchObject({ status: 'results', delivery: 'refunded' });
-    expect(calls.refund).toEqual([{ orgId: 'org', queryId: input.queryId, amountMicros: '1234' }]);
+    const outcome = await run(
+      { search: () => ["a"], relevant: new Set(["a"]), charge: (i) => charged(i, "1234") },
+      input,
+    );
+    expect(outcome).toMatchObject({ status: "results", delivery: "refunded" });
+    expect(calls.refund).toEqual([{ orgId: "org", queryId: input.queryId, amountMicros: "1234" }]);
   });
 
-  it('a charged answer delivered within the wait: the charge stands, nothing refunded', async () => {
-    const handle = await start({ search: () => ['a'], relevant: new Set(['a']), charge: (i) => charged(i, '1234') }, inputOf({ deliveryWaitMs: 15 * 60_000 }));
-    await progressUntil(handle, (p) => p.delivery === 'awaiting');
+  it("a charged answer delivered within the wait: the charge stands, nothing refunded", async () => {
+    const handle = await start(
+      { search: () => ["a"], relevant: new Set(["a"]), charge: (i) => charged(i, "1234") },
+      inputOf({ deliveryWaitMs: 15 * 60_000 }),
+    );
+    await progressUntil(handle, (p) => p.delivery === "awaiting");
     await handle.executeUpdate(deliveredUpdate);
-    expect(await handle.result()).toMatchObject({ status: 'results', delivery: 'delivered' });
+    expect(await handle.result()).toMatchObject({ status: "results", delivery: "delivered" });
     expect(calls.refund).toHaveLength(0);
   });
 
-  it('nothing charged (no rows, or a free answer): no wait for delivery, nothing to refund', async () => {
-    const outcome = await run({ charge: (i) => charged(i, '0') }, inputOf({ deliveryWaitMs: 15 * 60_000 }));
-    expect(outcome).toMatchObject({ status: 'no_relevant_results', delivery: 'nothing_charged' });
+  it("nothing charged (no rows, or a free answer): no wait for delivery, nothing to refund", async () => {
+    const outcome = await run({ charge: (i) => charged(i, "0") }, inputOf({ deliveryWaitMs: 15 * 60_000 }));
+    expect(outcome).toMatchObject({ status: "no_relevant_results", delivery: "nothing_charged" });
     expect(calls.refund).toHaveLength(0);
   });
 
-  it('a business answer from a step (a collection gone) fails the run at once, without a retry', async () => {
+  it("a business answer from a step (a collection gone) fails the run at once, without a retry", async () => {
     const handle = await start({
       search: () => {
-        throw ApplicationFailure.create({ type: 'NOT_FOUND', message: 'no collection scifact' });
+        throw ApplicationFailure.create({ type: "NOT_FOUND", message: "no collection scifact" });
       },
     });
     const failure = await handle.result().catch((err: unknown) => err);

@@ -1,25 +1,25 @@
 // The built-in judge with the real provisioned embedding model (fails, never skips, when it is missing) on real SciFact
 // claims and their evidence: the chunk holding the evidence scores above off-topic text, off-topic text stays under the
 // threshold, an off-topic question verifies nothing, and the rationale quotes the chunk.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_JUDGE_MODEL, judgeCandidates, matchedTermsOf } from '../../src/reasoner/builtin/judge.js';
-import type { Candidate } from '../../src/reasoner/port.js';
-import { understandByRules } from '../../src/reasoner/builtin/understanding.js';
-import { CatalogueVocabulary } from '../../src/reasoner/builtin/constraints.js';
-import { DEFAULT_DATA_ROOT } from '../../src/app/config.js';
-import { createOnnxEmbedder, type OnnxEmbedder } from '../../src/embedding/onnxEmbedder.js';
-import { splitSentences } from '../../src/ingest/sentences.js';
-import { loadServiceModelManifest } from '../embedding/provisionedModel.js';
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_JUDGE_MODEL, judgeCandidates, matchedTermsOf } from "../../src/reasoner/builtin/judge.js";
+import type { Candidate } from "../../src/reasoner/port.js";
+import { understandByRules } from "../../src/reasoner/builtin/understanding.js";
+import { CatalogueVocabulary } from "../../src/reasoner/builtin/constraints.js";
+import { DEFAULT_DATA_ROOT } from "../../src/app/config.js";
+import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
+import { splitSentences } from "../../src/ingest/sentences.js";
+import { loadServiceModelManifest } from "../embedding/provisionedModel.js";
 
 /** Train claims with SUPPORT or CONTRADICT evidence (ids of queries.jsonl), varied in subject. */
-const CLAIM_IDS = ['2', '123', '264', '381', '530', '647', '780', '902', '1005'];
+const CLAIM_IDS = ["2", "123", "264", "381", "530", "647", "780", "902", "1005"];
 
 const OFF_TOPIC_TEXTS = [
-  'Stretch the dough by hand, spread crushed San Marzano tomatoes, add fior di latte and basil, and bake the pizza for ninety seconds in a wood-fired oven at 450 degrees.',
-  'Loosen the wheel nuts before raising the car with the jack, then remove the flat tyre, fit the spare and tighten the nuts in a star pattern.',
-  'The quarterly earnings call lifted the share price by four percent as investors expected higher iPhone sales in the holiday season.',
+  "Stretch the dough by hand, spread crushed San Marzano tomatoes, add fior di latte and basil, and bake the pizza for ninety seconds in a wood-fired oven at 450 degrees.",
+  "Loosen the wheel nuts before raising the car with the jack, then remove the flat tyre, fit the spare and tighten the nuts in a star pattern.",
+  "The quarterly earnings call lifted the share price by four percent as investors expected higher iPhone sales in the holiday season.",
 ];
 
 interface Claim {
@@ -33,24 +33,24 @@ interface Claim {
 let embedder: OnnxEmbedder;
 let claims: Claim[];
 const vocabulary = new CatalogueVocabulary([]);
-const now = new Date('2025-06-15T00:00:00Z');
+const now = new Date("2025-06-15T00:00:00Z");
 
 function candidate(id: string, text: string, title: string | null, subQuestion: string, rank: number): Candidate {
   // one retrieval score for all, so the judge's reading of the text decides
-  return { id, collection: 'scifact', text, section: null, title, subQuestion, retrievalScore: 0.3, rank };
+  return { id, collection: "scifact", text, section: null, title, subQuestion, retrievalScore: 0.3, rank };
 }
 
 beforeAll(async () => {
   embedder = await createOnnxEmbedder({ manifest: await loadServiceModelManifest(), batchSize: 16, threads: 2 });
-  const dir = join(DEFAULT_DATA_ROOT, 'scifact');
+  const dir = join(DEFAULT_DATA_ROOT, "scifact");
   const corpus = new Map<string, { title: string; text: string }>();
-  for (const line of (await readFile(join(dir, 'corpus.jsonl'), 'utf8')).split('\n')) {
+  for (const line of (await readFile(join(dir, "corpus.jsonl"), "utf8")).split("\n")) {
     if (!line.trim()) continue;
     const doc = JSON.parse(line) as { _id: string; title: string; text: string };
     corpus.set(String(doc._id), doc);
   }
   claims = [];
-  for (const line of (await readFile(join(dir, 'queries.jsonl'), 'utf8')).split('\n')) {
+  for (const line of (await readFile(join(dir, "queries.jsonl"), "utf8")).split("\n")) {
     if (!line.trim()) continue;
     const q = JSON.parse(line) as { _id: string; text: string; metadata: Record<string, { sentences: number[] }[]> };
     if (!CLAIM_IDS.includes(String(q._id))) continue;
@@ -63,7 +63,7 @@ beforeAll(async () => {
     claims.push({
       id: String(q._id),
       text: q.text,
-      evidenceChunk: candidate(`doc-${docId}`, sentences.slice(from, to).join(' '), doc.title, q.text, 1),
+      evidenceChunk: candidate(`doc-${docId}`, sentences.slice(from, to).join(" "), doc.title, q.text, 1),
       evidenceSentences: wanted.map((i) => sentences[i]!).filter(Boolean),
     });
   }
@@ -74,13 +74,19 @@ afterAll(async () => {
   await embedder?.close();
 });
 
-describe('built-in judge on SciFact evidence', () => {
-  it('scores the evidence above off-topic text, which stays under the threshold', async () => {
+describe("built-in judge on SciFact evidence", () => {
+  it("scores the evidence above off-topic text, which stays under the threshold", async () => {
     let verifiedEvidence = 0;
     for (const claim of claims) {
       const understanding = understandByRules({ query: claim.text, callerFilters: null }, { vocabulary, now });
-      const offTopic = OFF_TOPIC_TEXTS.map((text, i) => candidate(`off-${i}`, text, null, claim.text, i === 0 ? 0 : i + 1));
-      const verdicts = await judgeCandidates({ embedder }, claim.text, understanding, [offTopic[0]!, claim.evidenceChunk, ...offTopic.slice(1)]);
+      const offTopic = OFF_TOPIC_TEXTS.map((text, i) =>
+        candidate(`off-${i}`, text, null, claim.text, i === 0 ? 0 : i + 1),
+      );
+      const verdicts = await judgeCandidates({ embedder }, claim.text, understanding, [
+        offTopic[0]!,
+        claim.evidenceChunk,
+        ...offTopic.slice(1),
+      ]);
       const evidence = verdicts[1]!;
       for (const off of [verdicts[0]!, ...verdicts.slice(2)]) {
         expect(evidence.judgeScore, `${claim.id}: ${claim.text}`).toBeGreaterThan(off.judgeScore);
@@ -88,35 +94,52 @@ describe('built-in judge on SciFact evidence', () => {
         expect(off.judgeScore).toBeLessThan(DEFAULT_JUDGE_MODEL.threshold);
       }
       if (evidence.verified) verifiedEvidence++;
-      expect(evidence.answeredBy).toBe('builtin');
+      expect(evidence.answeredBy).toBe("builtin");
       // the rationale quotes a sentence of the chunk's text, or its title named as the title
-      const quoted = /"(.+)"/.exec(evidence.rationale)?.[1]?.replace(/…$/, '') ?? '';
+      const quoted = /"(.+)"/.exec(evidence.rationale)?.[1]?.replace(/…$/, "") ?? "";
       expect(quoted.length).toBeGreaterThan(20);
-      expect(evidence.rationale.includes("the document's title") ? claim.evidenceChunk.title : claim.evidenceChunk.text).toContain(quoted.slice(0, 60));
-      for (const term of evidence.matchedTerms) expect(`${claim.evidenceChunk.title}\n${claim.evidenceChunk.text}`.toLowerCase()).toContain(term.toLowerCase());
+      expect(
+        evidence.rationale.includes("the document's title") ? claim.evidenceChunk.title : claim.evidenceChunk.text,
+      ).toContain(quoted.slice(0, 60));
+      for (const term of evidence.matchedTerms)
+        expect(`${claim.evidenceChunk.title}\n${claim.evidenceChunk.text}`.toLowerCase()).toContain(term.toLowerCase());
     }
     // most evidence chunks are verified on their own (calibrated on whole candidate lists, so not necessarily all)
     expect(verifiedEvidence).toBeGreaterThanOrEqual(Math.ceil(claims.length / 2));
   });
 
-  it('quotes only text the row carries: a title it matched on is named as the title, never passed off as the text', async () => {
-    const title = 'Emicizumab prophylaxis in hemophilia A with inhibitors';
-    const query = 'emicizumab prophylaxis in hemophilia A with inhibitors';
+  it("quotes only text the row carries: a title it matched on is named as the title, never passed off as the text", async () => {
+    const title = "Emicizumab prophylaxis in hemophilia A with inhibitors";
+    const query = "emicizumab prophylaxis in hemophilia A with inhibitors";
     const understanding = understandByRules({ query, callerFilters: null }, { vocabulary, now });
-    const [verdict] = await judgeCandidates({ embedder }, query, understanding, [candidate('short', 'However, further randomized clinical trials may be needed.', title, query, 0)]);
+    const [verdict] = await judgeCandidates({ embedder }, query, understanding, [
+      candidate("short", "However, further randomized clinical trials may be needed.", title, query, 0),
+    ]);
     expect(verdict!.rationale).toContain(`the document's title, "${title}"`);
     expect(verdict!.rationale).not.toMatch(/^Best evidence: "Emicizumab/);
   });
 
-  it('orders the labelled qualifier pairs right more often when it reads qualifiers: a negated or contradicted match ranks below', async () => {
-    const pairs = JSON.parse(await readFile(new URL('../../bench/qualifierPairs.json', import.meta.url), 'utf8')) as { query: string; better: { title: string; text: string }; worse: { title: string; text: string } }[];
+  it("orders the labelled qualifier pairs right more often when it reads qualifiers: a negated or contradicted match ranks below", async () => {
+    const pairs = JSON.parse(await readFile(new URL("../../bench/qualifierPairs.json", import.meta.url), "utf8")) as {
+      query: string;
+      better: { title: string; text: string };
+      worse: { title: string; text: string };
+    }[];
     expect(pairs.length).toBeGreaterThanOrEqual(50);
     const right = { before: 0, after: 0 };
     for (const pair of pairs) {
       const understanding = understandByRules({ query: pair.query, callerFilters: null }, { vocabulary, now });
-      const pool = [candidate('better', pair.better.text, pair.better.title, pair.query, 0), candidate('worse', pair.worse.text, pair.worse.title, pair.query, 0)];
-      for (const key of ['before', 'after'] as const) {
-        const [better, worse] = await judgeCandidates({ embedder, readQualifiers: key === 'after' }, pair.query, understanding, pool);
+      const pool = [
+        candidate("better", pair.better.text, pair.better.title, pair.query, 0),
+        candidate("worse", pair.worse.text, pair.worse.title, pair.query, 0),
+      ];
+      for (const key of ["before", "after"] as const) {
+        const [better, worse] = await judgeCandidates(
+          { embedder, readQualifiers: key === "after" },
+          pair.query,
+          understanding,
+          pool,
+        );
         if (better!.judgeScore > worse!.judgeScore) right[key] += 1;
       }
     }
@@ -124,17 +147,32 @@ describe('built-in judge on SciFact evidence', () => {
     expect(right.after / pairs.length).toBeGreaterThanOrEqual(0.85);
   }, 300_000);
 
-  it('verifies nothing for an off-topic question, even against real abstracts', async () => {
-    for (const question of ['best pizza recipe in Naples', 'how to change a car tyre', 'stock price of Apple tomorrow']) {
+  it("verifies nothing for an off-topic question, even against real abstracts", async () => {
+    for (const question of [
+      "best pizza recipe in Naples",
+      "how to change a car tyre",
+      "stock price of Apple tomorrow",
+    ]) {
       const understanding = understandByRules({ query: question, callerFilters: null }, { vocabulary, now });
       const pool = claims.map((c, i) => ({ ...c.evidenceChunk, subQuestion: question, rank: i }));
       const verdicts = await judgeCandidates({ embedder }, question, understanding, pool);
-      expect(verdicts.filter((v) => v.verified), question).toEqual([]);
+      expect(
+        verdicts.filter((v) => v.verified),
+        question,
+      ).toEqual([]);
     }
   });
 
-  it('names matched entities as the chunk writes them', () => {
-    const chunk = { title: 'Vitamin D and falls', text: 'Cholecalciferol supplementation lowered the rate of hip fractures among elderly women.' };
-    expect(matchedTermsOf(['vitamin D', 'hip fracture', 'older adults'], chunk)).toEqual(['Vitamin D', 'hip', 'fractures', 'elderly']);
+  it("names matched entities as the chunk writes them", () => {
+    const chunk = {
+      title: "Vitamin D and falls",
+      text: "Cholecalciferol supplementation lowered the rate of hip fractures among elderly women.",
+    };
+    expect(matchedTermsOf(["vitamin D", "hip fracture", "older adults"], chunk)).toEqual([
+      "Vitamin D",
+      "hip",
+      "fractures",
+      "elderly",
+    ]);
   });
 });

@@ -1,40 +1,67 @@
 // The query's qualifiers read NegEx-style against a candidate's text: negated mentions, "with" against "without", and
 // populations the query names against those a study names.
-import { describe, expect, it } from 'vitest';
-import { qualifierConflict, queryQualifiers } from '../../src/reasoner/builtin/qualifiers.js';
+import { describe, expect, it } from "vitest";
+import { qualifierConflict, queryQualifiers } from "../../src/reasoner/builtin/qualifiers.js";
 
-const WITH = 'emicizumab prophylaxis in hemophilia A with factor VIII inhibitors';
-const WITHOUT = 'emicizumab prophylaxis in hemophilia A without inhibitors';
+const WITH = "emicizumab prophylaxis in hemophilia A with factor VIII inhibitors";
+const WITHOUT = "emicizumab prophylaxis in hemophilia A without inhibitors";
 
-describe('qualifiers', () => {
+describe("qualifiers", () => {
   it('reads "with" and "without" phrases of the query, up to the next break', () => {
-    expect(queryQualifiers(WITH)).toEqual([{ text: 'factor VIII inhibitors', stems: ['inhibitor'], negated: false }]);
-    expect(queryQualifiers(WITHOUT)).toEqual([{ text: 'inhibitors', stems: ['inhibitor'], negated: true }]);
-    expect(queryQualifiers('metformin versus insulin for type 2 diabetes')).toEqual([]);
+    expect(queryQualifiers(WITH)).toEqual([{ text: "factor VIII inhibitors", stems: ["inhibitor"], negated: false }]);
+    expect(queryQualifiers(WITHOUT)).toEqual([{ text: "inhibitors", stems: ["inhibitor"], negated: true }]);
+    expect(queryQualifiers("metformin versus insulin for type 2 diabetes")).toEqual([]);
   });
 
-  it('finds a conflict where the only mention of a qualifier asked for is negated', () => {
+  it("finds a conflict where the only mention of a qualifier asked for is negated", () => {
     // the case: the trial in patients without inhibitors, matched on "no ... new development of factor VIII inhibitors"
-    expect(qualifierConflict(WITH, 'Emicizumab prophylaxis in persons with hemophilia A without inhibitors reduced bleeding; there was no new development of factor VIII inhibitors.')).toBe(true);
-    expect(qualifierConflict(WITH, 'In the absence of inhibitors, emicizumab reduced the annualized bleeding rate.')).toBe(true);
-    expect(qualifierConflict(WITH, 'Emicizumab prophylaxis in patients with hemophilia A with inhibitors reduced bleeding by 87%.')).toBe(false);
+    expect(
+      qualifierConflict(
+        WITH,
+        "Emicizumab prophylaxis in persons with hemophilia A without inhibitors reduced bleeding; there was no new development of factor VIII inhibitors.",
+      ),
+    ).toBe(true);
+    expect(
+      qualifierConflict(WITH, "In the absence of inhibitors, emicizumab reduced the annualized bleeding rate."),
+    ).toBe(true);
+    expect(
+      qualifierConflict(
+        WITH,
+        "Emicizumab prophylaxis in patients with hemophilia A with inhibitors reduced bleeding by 87%.",
+      ),
+    ).toBe(false);
     // a trigger's scope ends at "but" and at a sentence end
-    expect(qualifierConflict(WITH, 'No thrombotic events occurred, but inhibitors persisted in 12 patients on emicizumab.')).toBe(false);
-    expect(qualifierConflict(WITH, 'Nothing is said of that here.')).toBe(false);
+    expect(
+      qualifierConflict(WITH, "No thrombotic events occurred, but inhibitors persisted in 12 patients on emicizumab."),
+    ).toBe(false);
+    expect(qualifierConflict(WITH, "Nothing is said of that here.")).toBe(false);
   });
 
   it('finds a conflict where a study says "with X" and the query asks "without X"', () => {
-    expect(qualifierConflict(WITHOUT, 'Emicizumab prophylaxis in patients with hemophilia A with inhibitors reduced bleeding.')).toBe(true);
-    expect(qualifierConflict(WITHOUT, 'Emicizumab in patients without inhibitors reduced bleeding.')).toBe(false);
+    expect(
+      qualifierConflict(
+        WITHOUT,
+        "Emicizumab prophylaxis in patients with hemophilia A with inhibitors reduced bleeding.",
+      ),
+    ).toBe(true);
+    expect(qualifierConflict(WITHOUT, "Emicizumab in patients without inhibitors reduced bleeding.")).toBe(false);
   });
 
-  it('finds a conflict where a study names only another population than the query', () => {
-    expect(qualifierConflict('vitamin D supplementation in children', 'We enrolled 400 adults aged 50 to 70 years.')).toBe(true);
-    expect(qualifierConflict('vitamin D supplementation in children', 'We enrolled 400 schoolchildren aged 6 to 12 years.')).toBe(false);
-    expect(qualifierConflict('vitamin D supplementation in children', 'Both adults and children were enrolled.')).toBe(false);
-    expect(qualifierConflict('vitamin D supplementation in children', 'Serum levels were measured.')).toBe(false);
-    expect(qualifierConflict('hormone therapy in postmenopausal women', 'A cohort of 2,000 men was followed.')).toBe(true);
+  it("finds a conflict where a study names only another population than the query", () => {
+    expect(
+      qualifierConflict("vitamin D supplementation in children", "We enrolled 400 adults aged 50 to 70 years."),
+    ).toBe(true);
+    expect(
+      qualifierConflict("vitamin D supplementation in children", "We enrolled 400 schoolchildren aged 6 to 12 years."),
+    ).toBe(false);
+    expect(qualifierConflict("vitamin D supplementation in children", "Both adults and children were enrolled.")).toBe(
+      false,
+    );
+    expect(qualifierConflict("vitamin D supplementation in children", "Serum levels were measured.")).toBe(false);
+    expect(qualifierConflict("hormone therapy in postmenopausal women", "A cohort of 2,000 men was followed.")).toBe(
+      true,
+    );
     // a query naming no population conflicts with none
-    expect(qualifierConflict('vitamin D and fracture risk', 'We enrolled 400 adults.')).toBe(false);
+    expect(qualifierConflict("vitamin D and fracture risk", "We enrolled 400 adults.")).toBe(false);
   });
 });

@@ -2,24 +2,24 @@
 // real embedding model into the embedded engine and a real OpenSearch node, give the same inventory on both (equal to
 // counts made here from the source documents), keep it through re-ingest, rebuild it for an index ingested without one,
 // and rank journals on a topic identically. Needs OpenSearch.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_COLLECTIONS_CONFIG } from '../../src/app/config.js';
-import type { CollectionInventory, InventoryEntry } from '../../src/domain/inventory.js';
-import { journalWeightsForTopic } from '../../src/usecases/catalogue/topicJournals.js';
-import { createCollectionCatalog, loadCollectionCatalog, type PlainCollection } from '../../src/domain/catalog.js';
-import { createOnnxEmbedder, type OnnxEmbedder } from '../../src/embedding/onnxEmbedder.js';
-import { ingestCollection, prepareCollection } from '../../src/ingest/ingestCollection.js';
-import { readCollectionDocuments } from '../../src/ingest/readCollection.js';
-import { loadRetractedDois } from '../../src/ingest/retractions.js';
-import { createEmbeddedEngine } from '../../src/retrieval/engines/embedded/embeddedEngine.js';
-import { createOpenSearchEngine } from '../../src/retrieval/engines/opensearch/openSearchEngine.js';
-import type { SearchEngine } from '../../src/retrieval/port.js';
-import { loadProvisionedManifest } from '../embedding/provisionedModel.js';
-import { requireComponent } from '../setup/components.js';
-import { sliceDataRoot } from '../support/testService.js';
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
+import type { CollectionInventory, InventoryEntry } from "../../src/domain/inventory.js";
+import { journalWeightsForTopic } from "../../src/usecases/catalogue/topicJournals.js";
+import { createCollectionCatalog, loadCollectionCatalog, type PlainCollection } from "../../src/domain/catalog.js";
+import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
+import { ingestCollection, prepareCollection } from "../../src/ingest/ingestCollection.js";
+import { readCollectionDocuments } from "../../src/ingest/readCollection.js";
+import { loadRetractedDois } from "../../src/ingest/retractions.js";
+import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embeddedEngine.js";
+import { createOpenSearchEngine } from "../../src/retrieval/engines/opensearch/openSearchEngine.js";
+import type { SearchEngine } from "../../src/retrieval/port.js";
+import { loadProvisionedManifest } from "../embedding/provisionedModel.js";
+import { requireComponent } from "../setup/components.js";
+import { sliceDataRoot } from "../support/testService.js";
 
 const DOCUMENTS = 80;
 
@@ -43,7 +43,7 @@ function ingest(collection: PlainCollection, engine: SearchEngine, extra: { forc
     embedder: onnx,
     tokenizer: onnx.tokenizer,
     retracted,
-    fingerprintFile: join(root, 'ingest-fingerprints.json'),
+    fingerprintFile: join(root, "ingest-fingerprints.json"),
     ...extra,
   });
 }
@@ -57,16 +57,18 @@ async function inventoryOf(engine: SearchEngine, index: string): Promise<Collect
 }
 
 /** Entries counted here from the source documents that produced chunks, without the inventory code. */
-async function expectedEntries(collection: PlainCollection): Promise<{ documentCount: number; entries: InventoryEntry[] }> {
+async function expectedEntries(
+  collection: PlainCollection,
+): Promise<{ documentCount: number; entries: InventoryEntry[] }> {
   const prepared = await prepareCollection({ collection, dataRoot, tokenizer: onnx.tokenizer, retracted });
   const indexed = new Set(prepared.records.map((record) => record.metadata.doc_id));
   const counts = new Map<string, InventoryEntry>();
   for await (const document of readCollectionDocuments(collection, dataRoot)) {
-    if ('deleted' in document || !indexed.has(document.doc_id)) continue;
+    if ("deleted" in document || !indexed.has(document.doc_id)) continue;
     const issns = [...new Set(document.metadata.issn ?? [])].sort();
     const journal = document.metadata.journal?.trim() ? document.metadata.journal : null;
     const publisher = document.metadata.publisher?.trim() ? document.metadata.publisher : null;
-    const key = `${issns.join(',')}|${journal}|${publisher}`;
+    const key = `${issns.join(",")}|${journal}|${publisher}`;
     const entry = counts.get(key) ?? { issns, journal, publisher, documents: 0 };
     entry.documents += 1;
     counts.set(key, entry);
@@ -75,35 +77,35 @@ async function expectedEntries(collection: PlainCollection): Promise<{ documentC
 }
 
 const byIdentity = (a: InventoryEntry, b: InventoryEntry): number => {
-  const key = (entry: InventoryEntry) => `${entry.issns.join(',')}|${entry.journal}|${entry.publisher}`;
+  const key = (entry: InventoryEntry) => `${entry.issns.join(",")}|${entry.journal}|${entry.publisher}`;
   return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 };
 
 beforeAll(async () => {
-  url = requireComponent('opensearchUrl');
-  root = mkdtempSync(join(tmpdir(), 'inventory-int-'));
+  url = requireComponent("opensearchUrl");
+  root = mkdtempSync(join(tmpdir(), "inventory-int-"));
   dataRoot = await sliceDataRoot(DOCUMENTS);
   retracted = await loadRetractedDois(dataRoot);
   onnx = await createOnnxEmbedder({ manifest: await loadProvisionedManifest(), batchSize: 16, threads: 2 });
   prefix = `inventory-${process.pid}-`;
-  embedded = createEmbeddedEngine({ dir: join(root, 'index') });
+  embedded = createEmbeddedEngine({ dir: join(root, "index") });
   opensearch = createOpenSearchEngine({ url, indexPrefix: prefix });
   engines = [embedded, opensearch];
 
   const demo = await loadCollectionCatalog(DEFAULT_COLLECTIONS_CONFIG);
   const plain = (name: string) => demo.collections.find((collection) => collection.name === name)!;
-  const { type: _type, excludeRetracted: _exclude, ...openalex } = plain('openalex-synergy');
+  const { type: _type, excludeRetracted: _exclude, ...openalex } = plain("openalex-synergy");
   const hybrid = createCollectionCatalog({
-    collections: [{ ...openalex, name: 'openalex-hybrid', retrieval: 'hybrid' }],
+    collections: [{ ...openalex, name: "openalex-hybrid", retrieval: "hybrid" }],
     metaCollections: [],
   }).collections[0];
-  collections = [plain('openalex-synergy'), hybrid, plain('clinical-digest')];
+  collections = [plain("openalex-synergy"), hybrid, plain("clinical-digest")];
   for (const collection of collections) for (const engine of engines) await ingest(collection, engine);
 }, 600_000);
 
 afterAll(async () => {
   for (const collection of collections ?? []) await opensearch?.deleteIndex(collection.name).catch(() => undefined);
-  await fetch(`${url}/${prefix}_inventory`, { method: 'DELETE' }).catch(() => undefined);
+  await fetch(`${url}/${prefix}_inventory`, { method: "DELETE" }).catch(() => undefined);
   await opensearch?.close();
   await embedded?.close();
   await onnx?.close();
@@ -111,10 +113,12 @@ afterAll(async () => {
   if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
 });
 
-describe('collection inventory', () => {
-  it('is the same on both engines and equals the documents counted from the source', async () => {
+describe("collection inventory", () => {
+  it("is the same on both engines and equals the documents counted from the source", async () => {
     for (const collection of collections) {
-      const [fromEmbedded, fromOpenSearch] = await Promise.all(engines.map((engine) => inventoryOf(engine, collection.name)));
+      const [fromEmbedded, fromOpenSearch] = await Promise.all(
+        engines.map((engine) => inventoryOf(engine, collection.name)),
+      );
       expect(withoutBuiltAt(fromOpenSearch), collection.name).toEqual(withoutBuiltAt(fromEmbedded));
       const expected = await expectedEntries(collection);
       expect(fromEmbedded.collection).toBe(collection.name);
@@ -122,17 +126,18 @@ describe('collection inventory', () => {
       expect([...fromEmbedded.entries].sort(byIdentity), collection.name).toEqual(expected.entries.sort(byIdentity));
       expect(fromEmbedded.truncated).toBe(false);
       // most documents first
-      for (let n = 1; n < fromEmbedded.entries.length; n++) expect(fromEmbedded.entries[n - 1].documents).toBeGreaterThanOrEqual(fromEmbedded.entries[n].documents);
+      for (let n = 1; n < fromEmbedded.entries.length; n++)
+        expect(fromEmbedded.entries[n - 1].documents).toBeGreaterThanOrEqual(fromEmbedded.entries[n].documents);
       // a real slice: works without an abstract are not indexed, and the journals are many and carry ISSNs
       expect(expected.documentCount).toBeGreaterThan(20);
       expect(fromEmbedded.entries.length).toBeGreaterThan(10);
       expect(fromEmbedded.entries.filter((entry) => entry.issns.length > 0).length).toBeGreaterThan(10);
     }
-    const openalex = await inventoryOf(embedded, 'openalex-synergy');
+    const openalex = await inventoryOf(embedded, "openalex-synergy");
     expect(openalex.documentCount).toBeLessThan(DOCUMENTS);
   });
 
-  it('keeps the same counts through a forced re-ingest and a skipped one, on both engines', async () => {
+  it("keeps the same counts through a forced re-ingest and a skipped one, on both engines", async () => {
     const collection = collections[0];
     for (const engine of engines) {
       const before = await inventoryOf(engine, collection.name);
@@ -146,7 +151,7 @@ describe('collection inventory', () => {
     }
   });
 
-  it('is seen by another process after a re-ingest (OpenSearch reads it again only when it changed)', async () => {
+  it("is seen by another process after a re-ingest (OpenSearch reads it again only when it changed)", async () => {
     const collection = collections[2];
     const reader = createOpenSearchEngine({ url, indexPrefix: prefix });
     try {
@@ -161,9 +166,9 @@ describe('collection inventory', () => {
     }
   });
 
-  it('is rebuilt from the chunks of an index ingested without one, the same on both engines, and kept by OpenSearch', async () => {
+  it("is rebuilt from the chunks of an index ingested without one, the same on both engines, and kept by OpenSearch", async () => {
     const collection = collections[0];
-    const index = 'openalex-copy';
+    const index = "openalex-copy";
     const stored = await inventoryOf(embedded, collection.name);
     const prepared = await prepareCollection({ collection, dataRoot, tokenizer: onnx.tokenizer, retracted });
     try {
@@ -187,24 +192,26 @@ describe('collection inventory', () => {
   });
 });
 
-describe('journal weights for a topic', () => {
+describe("journal weights for a topic", () => {
   // the first works of the slice come from the muscle-relaxant review; the MEDLINE sample is general medicine
   const topics = [
-    'baclofen for spasticity',
-    'gabapentin neuropathic pain',
-    'antiepileptic drugs in children with epilepsy',
-    'multiple sclerosis',
-    'intrathecal drug infusion',
-    'headache prophylaxis',
-    'traumatic brain injury rehabilitation',
-    'randomized controlled trial of treatment outcomes',
+    "baclofen for spasticity",
+    "gabapentin neuropathic pain",
+    "antiepileptic drugs in children with epilepsy",
+    "multiple sclerosis",
+    "intrathecal drug infusion",
+    "headache prophylaxis",
+    "traumatic brain injury rehabilitation",
+    "randomized controlled trial of treatment outcomes",
   ];
 
-  it('weigh journals identically on both engines, in sparse, hybrid and dense collections', async () => {
+  it("weigh journals identically on both engines, in sparse, hybrid and dense collections", async () => {
     let rankedLists = 0;
     for (const collection of collections) {
       for (const topic of topics) {
-        const [embeddedWeights, openSearchWeights] = await Promise.all(engines.map((engine) => journalWeightsForTopic({ engine, embedder: onnx }, collection, topic)));
+        const [embeddedWeights, openSearchWeights] = await Promise.all(
+          engines.map((engine) => journalWeightsForTopic({ engine, embedder: onnx }, collection, topic)),
+        );
         // the same journals with the same weights: any ranking read off them (the catalogue's journal scope) agrees
         const fromEmbedded = [...embeddedWeights].map(([key, weight]) => ({ key, ...weight }));
         const where = `${collection.name} (${collection.retrieval}) "${topic}"`;
@@ -222,5 +229,4 @@ describe('journal weights for a topic', () => {
     }
     expect(rankedLists).toBeGreaterThan(topics.length);
   });
-
 });

@@ -1,27 +1,37 @@
 // The catalogue's rules, given the events so far, when a command, then the events (or the refusal): defining,
 // changing and retiring collections and meta-collections.
-import { describe, expect, it } from 'vitest';
-import Router from '@koa/router';
-import { decideCatalogue, emptyCatalogue, evolveCatalogue, RESERVED_COLLECTION_NAMES, type CatalogueCommand, type CatalogueState } from '../../src/domain/collectionCatalogue.js';
-import type { CollectionDefinition, DomainEvent } from '../../src/domain/events.js';
-import { searchRoutes } from '../../src/http/routes/searchRoutes.js';
-import { deciderSpec } from '../support/deciderSpec.js';
+import { describe, expect, it } from "vitest";
+import Router from "@koa/router";
+import {
+  decideCatalogue,
+  emptyCatalogue,
+  evolveCatalogue,
+  RESERVED_COLLECTION_NAMES,
+  type CatalogueCommand,
+  type CatalogueState,
+} from "../../src/domain/collectionCatalogue.js";
+import type { CollectionDefinition, DomainEvent } from "../../src/domain/events.js";
+import { searchRoutes } from "../../src/http/routes/searchRoutes.js";
+import { deciderSpec } from "../support/deciderSpec.js";
 
 const plain = (name: string, extra: Partial<CollectionDefinition> = {}): CollectionDefinition => ({
   name,
   displayName: name.toUpperCase(),
   description: null,
-  kind: 'scholarly',
-  retrieval: 'sparse',
-  pricePer1000: '0.050',
+  kind: "scholarly",
+  retrieval: "sparse",
+  pricePer1000: "0.050",
   openAccessOnly: false,
   scanFilterable: false,
   excludeRetracted: true,
-  source: { reader: 'jsonl', files: [`${name}.jsonl`] },
+  source: { reader: "jsonl", files: [`${name}.jsonl`] },
   ...extra,
 });
 
-const defined = (name: string): DomainEvent => ({ type: 'CollectionDefined', data: { collection: plain(name), seeded: false } });
+const defined = (name: string): DomainEvent => ({
+  type: "CollectionDefined",
+  data: { collection: plain(name), seeded: false },
+});
 
 /** The catalogue stream folded from its first event: each event's version is its place in the stream. */
 const given = deciderSpec<CatalogueState, CatalogueCommand, DomainEvent>({
@@ -30,62 +40,139 @@ const given = deciderSpec<CatalogueState, CatalogueCommand, DomainEvent>({
   decide: (command, state) => decideCatalogue(state, command),
 });
 
-describe('the catalogue decider', () => {
-  it('seeds an empty catalogue once, with the file\'s collections and meta-collections', () => {
-    const seed: CatalogueCommand = { type: 'SeedCatalogue', collections: [plain('a'), plain('b')], metaCollections: [{ name: 'ab', displayName: 'AB', description: null, members: ['a', 'b'] }] };
-    given([]).when(seed).then([
-      { type: 'CollectionDefined', data: { collection: plain('a'), seeded: true } },
-      { type: 'CollectionDefined', data: { collection: plain('b'), seeded: true } },
-      { type: 'MetaCollectionDefined', data: { name: 'ab', displayName: 'AB', description: null, members: ['a', 'b'] } },
-    ]);
-    given([defined('a')]).when(seed).thenNothing();
+describe("the catalogue decider", () => {
+  it("seeds an empty catalogue once, with the file's collections and meta-collections", () => {
+    const seed: CatalogueCommand = {
+      type: "SeedCatalogue",
+      collections: [plain("a"), plain("b")],
+      metaCollections: [{ name: "ab", displayName: "AB", description: null, members: ["a", "b"] }],
+    };
+    given([])
+      .when(seed)
+      .then([
+        { type: "CollectionDefined", data: { collection: plain("a"), seeded: true } },
+        { type: "CollectionDefined", data: { collection: plain("b"), seeded: true } },
+        {
+          type: "MetaCollectionDefined",
+          data: { name: "ab", displayName: "AB", description: null, members: ["a", "b"] },
+        },
+      ]);
+    given([defined("a")])
+      .when(seed)
+      .thenNothing();
   });
 
-  it('defines a collection under a free name, and refuses a taken, retired or reserved one', () => {
-    given([defined('a')]).when({ type: 'DefineCollection', definition: plain('b') }).then([{ type: 'CollectionDefined', data: { collection: plain('b'), seeded: false } }]);
-    const taken = given([defined('a')]).when({ type: 'DefineCollection', definition: plain('A') }).thenRefuses('CONFLICT');
+  it("defines a collection under a free name, and refuses a taken, retired or reserved one", () => {
+    given([defined("a")])
+      .when({ type: "DefineCollection", definition: plain("b") })
+      .then([{ type: "CollectionDefined", data: { collection: plain("b"), seeded: false } }]);
+    const taken = given([defined("a")])
+      .when({ type: "DefineCollection", definition: plain("A") })
+      .thenRefuses("CONFLICT");
     expect(taken.message).toContain('"a"');
-    const retired = given([defined('a'), defined('b'), { type: 'CollectionRetired', data: { name: 'a' } }]).when({ type: 'DefineCollection', definition: plain('a') }).thenRefuses('CONFLICT');
+    const retired = given([defined("a"), defined("b"), { type: "CollectionRetired", data: { name: "a" } }])
+      .when({ type: "DefineCollection", definition: plain("a") })
+      .thenRefuses("CONFLICT");
     expect(retired.message).toMatch(/retired/);
-    const reserved = given([defined('a')]).when({ type: 'DefineCollection', definition: plain('query') }).thenRefuses('VALIDATION_ERROR');
-    expect(reserved.message).toContain('/api/v1/search/query');
+    const reserved = given([defined("a")])
+      .when({ type: "DefineCollection", definition: plain("query") })
+      .thenRefuses("VALIDATION_ERROR");
+    expect(reserved.message).toContain("/api/v1/search/query");
   });
 
-  it('reserves every fixed route of the search API', () => {
+  it("reserves every fixed route of the search API", () => {
     const router: Router = searchRoutes({} as never);
-    const fixed = new Set(router.stack.map((layer) => String(layer.path).replace(/^\/api\/v1\/search\/?/, '').split('/')[0]!).filter((segment) => segment !== '' && !segment.startsWith(':')));
+    const fixed = new Set(
+      router.stack
+        .map(
+          (layer) =>
+            String(layer.path)
+              .replace(/^\/api\/v1\/search\/?/, "")
+              .split("/")[0]!,
+        )
+        .filter((segment) => segment !== "" && !segment.startsWith(":")),
+    );
     expect([...fixed].sort()).toEqual([...RESERVED_COLLECTION_NAMES].sort());
   });
 
-  it('retires a collection no meta-collection lists, never the last one, and 404s what is unknown or retired', () => {
-    const history = [defined('a'), defined('b'), defined('c'), { type: 'MetaCollectionDefined', data: { name: 'ab', displayName: 'AB', description: null, members: ['a', 'b'] } } as DomainEvent];
-    given(history).when({ type: 'RetireCollection', name: 'C' }).then([{ type: 'CollectionRetired', data: { name: 'c' } }]);
-    const listed = given(history).when({ type: 'RetireCollection', name: 'a' }).thenRefuses('CONFLICT');
-    expect(listed.details).toEqual({ metaCollections: ['ab'] });
-    given([defined('a')]).when({ type: 'RetireCollection', name: 'a' }).thenRefuses('CONFLICT');
-    given(history).when({ type: 'RetireCollection', name: 'zzz' }).thenRefuses('COLLECTION_NOT_FOUND');
-    given([...history, { type: 'CollectionRetired', data: { name: 'c' } }]).when({ type: 'RetireCollection', name: 'c' }).thenRefuses('COLLECTION_NOT_FOUND');
-    given(history).when({ type: 'RetireCollection', name: 'ab' }).thenRefuses('VALIDATION_ERROR');
+  it("retires a collection no meta-collection lists, never the last one, and 404s what is unknown or retired", () => {
+    const history = [
+      defined("a"),
+      defined("b"),
+      defined("c"),
+      {
+        type: "MetaCollectionDefined",
+        data: { name: "ab", displayName: "AB", description: null, members: ["a", "b"] },
+      } as DomainEvent,
+    ];
+    given(history)
+      .when({ type: "RetireCollection", name: "C" })
+      .then([{ type: "CollectionRetired", data: { name: "c" } }]);
+    const listed = given(history).when({ type: "RetireCollection", name: "a" }).thenRefuses("CONFLICT");
+    expect(listed.details).toEqual({ metaCollections: ["ab"] });
+    given([defined("a")])
+      .when({ type: "RetireCollection", name: "a" })
+      .thenRefuses("CONFLICT");
+    given(history).when({ type: "RetireCollection", name: "zzz" }).thenRefuses("COLLECTION_NOT_FOUND");
+    given([...history, { type: "CollectionRetired", data: { name: "c" } }])
+      .when({ type: "RetireCollection", name: "c" })
+      .thenRefuses("COLLECTION_NOT_FOUND");
+    given(history).when({ type: "RetireCollection", name: "ab" }).thenRefuses("VALIDATION_ERROR");
   });
 
-  it('changes names, description and price in place, and records nothing when nothing changes', () => {
-    given([defined('a')]).when({ type: 'ChangeCollection', name: 'A', change: { pricePer1000: '0.100', description: 'new' } }).then([
-      { type: 'CollectionChanged', data: { collection: { ...plain('a'), pricePer1000: '0.100', description: 'new' } } },
-    ]);
-    given([defined('a')]).when({ type: 'ChangeCollection', name: 'a', change: { pricePer1000: '0.050' } }).thenNothing();
+  it("changes names, description and price in place, and records nothing when nothing changes", () => {
+    given([defined("a")])
+      .when({ type: "ChangeCollection", name: "A", change: { pricePer1000: "0.100", description: "new" } })
+      .then([
+        {
+          type: "CollectionChanged",
+          data: { collection: { ...plain("a"), pricePer1000: "0.100", description: "new" } },
+        },
+      ]);
+    given([defined("a")])
+      .when({ type: "ChangeCollection", name: "a", change: { pricePer1000: "0.050" } })
+      .thenNothing();
   });
 
-  it('defines and changes meta-collections over live plain collections only', () => {
-    const history = [defined('a'), defined('b'), defined('c'), { type: 'CollectionRetired', data: { name: 'c' } } as DomainEvent];
-    const meta = { name: 'ab', displayName: 'AB', description: null, members: ['A', 'b'] };
-    given(history).when({ type: 'DefineMetaCollection', definition: meta }).then([{ type: 'MetaCollectionDefined', data: { ...meta, members: ['a', 'b'] } }]);
-    const changed = [...history, { type: 'MetaCollectionDefined', data: { ...meta, members: ['a', 'b'] } } as DomainEvent];
-    given(changed).when({ type: 'DefineMetaCollection', definition: { ...meta, members: ['a', 'b'] } }).thenNothing();
-    expect(given(changed).when({ type: 'DefineMetaCollection', definition: { ...meta, displayName: 'A and B' } }).events).toHaveLength(1);
-    expect(given(history).when({ type: 'DefineMetaCollection', definition: { ...meta, members: ['a', 'c'] } }).thenRefuses('VALIDATION_ERROR').message).toMatch(/"c" was retired/);
-    given(history).when({ type: 'DefineMetaCollection', definition: { ...meta, members: ['a', 'a'] } }).thenRefuses('VALIDATION_ERROR');
-    given(history).when({ type: 'DefineMetaCollection', definition: { ...meta, members: ['a'] } }).thenRefuses('VALIDATION_ERROR');
-    given(history).when({ type: 'DefineMetaCollection', definition: { ...meta, name: 'a' } }).thenRefuses('CONFLICT');
-    expect(given(changed).when({ type: 'DefineMetaCollection', definition: { ...meta, members: ['ab', 'a'] } }).thenRefuses('VALIDATION_ERROR').message).toMatch(/meta-collection/);
+  it("defines and changes meta-collections over live plain collections only", () => {
+    const history = [
+      defined("a"),
+      defined("b"),
+      defined("c"),
+      { type: "CollectionRetired", data: { name: "c" } } as DomainEvent,
+    ];
+    const meta = { name: "ab", displayName: "AB", description: null, members: ["A", "b"] };
+    given(history)
+      .when({ type: "DefineMetaCollection", definition: meta })
+      .then([{ type: "MetaCollectionDefined", data: { ...meta, members: ["a", "b"] } }]);
+    const changed = [
+      ...history,
+      { type: "MetaCollectionDefined", data: { ...meta, members: ["a", "b"] } } as DomainEvent,
+    ];
+    given(changed)
+      .when({ type: "DefineMetaCollection", definition: { ...meta, members: ["a", "b"] } })
+      .thenNothing();
+    expect(
+      given(changed).when({ type: "DefineMetaCollection", definition: { ...meta, displayName: "A and B" } }).events,
+    ).toHaveLength(1);
+    expect(
+      given(history)
+        .when({ type: "DefineMetaCollection", definition: { ...meta, members: ["a", "c"] } })
+        .thenRefuses("VALIDATION_ERROR").message,
+    ).toMatch(/"c" was retired/);
+    given(history)
+      .when({ type: "DefineMetaCollection", definition: { ...meta, members: ["a", "a"] } })
+      .thenRefuses("VALIDATION_ERROR");
+    given(history)
+      .when({ type: "DefineMetaCollection", definition: { ...meta, members: ["a"] } })
+      .thenRefuses("VALIDATION_ERROR");
+    given(history)
+      .when({ type: "DefineMetaCollection", definition: { ...meta, name: "a" } })
+      .thenRefuses("CONFLICT");
+    expect(
+      given(changed)
+        .when({ type: "DefineMetaCollection", definition: { ...meta, members: ["ab", "a"] } })
+        .thenRefuses("VALIDATION_ERROR").message,
+    ).toMatch(/meta-collection/);
   });
 });

@@ -1,7 +1,7 @@
 // Which collections answer while the service ingests at start: the 503 a search gets, and the summary /readyz shows.
-import { describe, expect, it } from 'vitest';
-import { createCollectionReadiness, INGESTING_RETRY_AFTER_SECONDS } from '../../src/domain/readiness.js';
-import { Rejection } from '../../src/domain/rejection.js';
+import { describe, expect, it } from "vitest";
+import { createCollectionReadiness, INGESTING_RETRY_AFTER_SECONDS } from "../../src/domain/readiness.js";
+import { Rejection } from "../../src/domain/rejection.js";
 
 function refusal(run: () => void): Rejection {
   try {
@@ -10,37 +10,37 @@ function refusal(run: () => void): Rejection {
     if (err instanceof Rejection) return err;
     throw err;
   }
-  throw new Error('expected a Rejection');
+  throw new Error("expected a Rejection");
 }
 
-describe('collection readiness', () => {
-  it('starts with every collection ready and lets them all be searched', () => {
-    const readiness = createCollectionReadiness(['a', 'b']);
-    expect(readiness.summary()).toEqual({ ready: ['a', 'b'], ingesting: [], failed: [] });
-    expect(() => readiness.assertSearchable(['a', 'b'])).not.toThrow();
+describe("collection readiness", () => {
+  it("starts with every collection ready and lets them all be searched", () => {
+    const readiness = createCollectionReadiness(["a", "b"]);
+    expect(readiness.summary()).toEqual({ ready: ["a", "b"], ingesting: [], failed: [] });
+    expect(() => readiness.assertSearchable(["a", "b"])).not.toThrow();
   });
 
-  it('answers 503 naming the first collection still ingesting, with all of them in the details and a Retry-After', () => {
-    const readiness = createCollectionReadiness(['a', 'b', 'c']);
-    readiness.set('b', 'ingesting');
-    readiness.set('c', 'ingesting');
-    expect(readiness.summary()).toEqual({ ready: ['a'], ingesting: ['b', 'c'], failed: [] });
-    expect(() => readiness.assertSearchable(['a'])).not.toThrow();
-    const refused = refusal(() => readiness.assertSearchable(['a', 'c', 'b']));
-    expect(refused.code).toBe('SERVICE_UNAVAILABLE');
+  it("answers 503 naming the first collection still ingesting, with all of them in the details and a Retry-After", () => {
+    const readiness = createCollectionReadiness(["a", "b", "c"]);
+    readiness.set("b", "ingesting");
+    readiness.set("c", "ingesting");
+    expect(readiness.summary()).toEqual({ ready: ["a"], ingesting: ["b", "c"], failed: [] });
+    expect(() => readiness.assertSearchable(["a"])).not.toThrow();
+    const refused = refusal(() => readiness.assertSearchable(["a", "c", "b"]));
+    expect(refused.code).toBe("SERVICE_UNAVAILABLE");
     expect(refused.message).toMatch(/^collection "c" is still being ingested/);
-    expect(refused.message).toContain('GET /readyz');
-    expect(refused.details).toEqual({ collections: ['c', 'b'], retryAfterSeconds: INGESTING_RETRY_AFTER_SECONDS });
+    expect(refused.message).toContain("GET /readyz");
+    expect(refused.details).toEqual({ collections: ["c", "b"], retryAfterSeconds: INGESTING_RETRY_AFTER_SECONDS });
   });
 
-  it('says so when a collection could not be ingested, and answers again once it is ready', () => {
-    const readiness = createCollectionReadiness(['a', 'b']);
-    readiness.set('a', 'failed');
-    const refused = refusal(() => readiness.assertSearchable(['a']));
-    expect(refused.code).toBe('SERVICE_UNAVAILABLE');
+  it("says so when a collection could not be ingested, and answers again once it is ready", () => {
+    const readiness = createCollectionReadiness(["a", "b"]);
+    readiness.set("a", "failed");
+    const refused = refusal(() => readiness.assertSearchable(["a"]));
+    expect(refused.code).toBe("SERVICE_UNAVAILABLE");
     expect(refused.message).toMatch(/collection "a" could not be ingested.*service log/);
-    expect(readiness.summary()).toEqual({ ready: ['b'], ingesting: [], failed: ['a'] });
-    readiness.set('a', 'ready');
-    expect(() => readiness.assertSearchable(['a', 'b'])).not.toThrow();
+    expect(readiness.summary()).toEqual({ ready: ["b"], ingesting: [], failed: ["a"] });
+    readiness.set("a", "ready");
+    expect(() => readiness.assertSearchable(["a", "b"])).not.toThrow();
   });
 });

@@ -1,16 +1,16 @@
 // CONFIG_VARIABLES is exactly what loadConfig reads (so deploy/ can be checked against it), and configEnvironment hands a
 // configuration to another process without loss (the scaled launcher's children read what it decided).
-import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, configEnvironment, loadConfig } from '../../src/app/config.js';
+import { describe, expect, it } from "vitest";
+import { CONFIG_VARIABLES, configEnvironment, loadConfig } from "../../src/app/config.js";
 
-const BASE = { DATA_DIR: '/nonexistent/litsearch', ADMIN_TOKEN: 'config-test-token-0123456789' };
+const BASE = { DATA_DIR: "/nonexistent/litsearch", ADMIN_TOKEN: "config-test-token-0123456789" };
 
 /** The names loadConfig looks up in `env`, present or not. */
 function namesRead(env: Record<string, string>): Set<string> {
   const read = new Set<string>();
   const recording = new Proxy(env, {
     get(target, name) {
-      if (typeof name === 'string') read.add(name);
+      if (typeof name === "string") read.add(name);
       return target[name as string];
     },
   });
@@ -18,36 +18,47 @@ function namesRead(env: Record<string, string>): Set<string> {
   return read;
 }
 
-describe('CONFIG_VARIABLES', () => {
-  it('names every variable loadConfig reads and no other', () => {
-    const everySet = { ...BASE, TOOL_PRICES: 'works/lookup=0.001', TOOL_UPSTREAMS: '[]', CORS_ORIGINS: '*', FAULT_AFTER_CHARGE_DELAY_MS: '1', LLM_BASE_URL: 'https://llm.example/v1', LLM_MODEL: 'm', LLM_API_KEY: 'k', TLS: '1', PUBLIC_URL: 'https://search.example' };
+describe("CONFIG_VARIABLES", () => {
+  it("names every variable loadConfig reads and no other", () => {
+    const everySet = {
+      ...BASE,
+      TOOL_PRICES: "works/lookup=0.001",
+      TOOL_UPSTREAMS: "[]",
+      CORS_ORIGINS: "*",
+      FAULT_AFTER_CHARGE_DELAY_MS: "1",
+      LLM_BASE_URL: "https://llm.example/v1",
+      LLM_MODEL: "m",
+      LLM_API_KEY: "k",
+      TLS: "1",
+      PUBLIC_URL: "https://search.example",
+    };
     expect([...namesRead(BASE)].sort()).toEqual([...CONFIG_VARIABLES].sort());
     expect([...namesRead(everySet)].sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
 });
 
-describe('configEnvironment', () => {
-  it('is read back by loadConfig as the same configuration, defaults and non-defaults alike', () => {
+describe("configEnvironment", () => {
+  it("is read back by loadConfig as the same configuration, defaults and non-defaults alike", () => {
     const plain = loadConfig(BASE);
     const scaled = loadConfig({
       ...BASE,
-      PORT: '9090',
-      HOST: '0.0.0.0',
-      DATABASE_URL: 'postgres://svc@db:5432/litsearch',
-      OPENSEARCH_URL: 'http://search:9200',
-      TEMPORAL_ADDRESS: 'temporal:7233',
-      TEMPORAL_NAMESPACE: 'litsearch',
-      WORKER_MODE: 'separate',
-      LITSEARCH_CACHE: '/cache',
-      INGEST_DEMO: '0',
-      EMBEDDING_WORKERS: '3',
-      LOG_LEVEL: 'warn',
-      FAULT_AFTER_CHARGE_DELAY_MS: '250',
-      TRUST_PROXY: '1',
-      CORS_ORIGINS: 'https://app.example.org,http://localhost:5173',
-      ADMIN_FAILED_AUTH_PER_MINUTE: '5',
-      ADMIN_REQUESTS_PER_MINUTE: '100',
-      TOOL_PRICES: 'journals/lookup=0.0025,pubmed/search=0.001',
+      PORT: "9090",
+      HOST: "0.0.0.0",
+      DATABASE_URL: "postgres://svc@db:5432/litsearch",
+      OPENSEARCH_URL: "http://search:9200",
+      TEMPORAL_ADDRESS: "temporal:7233",
+      TEMPORAL_NAMESPACE: "litsearch",
+      WORKER_MODE: "separate",
+      LITSEARCH_CACHE: "/cache",
+      INGEST_DEMO: "0",
+      EMBEDDING_WORKERS: "3",
+      LOG_LEVEL: "warn",
+      FAULT_AFTER_CHARGE_DELAY_MS: "250",
+      TRUST_PROXY: "1",
+      CORS_ORIGINS: "https://app.example.org,http://localhost:5173",
+      ADMIN_FAILED_AUTH_PER_MINUTE: "5",
+      ADMIN_REQUESTS_PER_MINUTE: "100",
+      TOOL_PRICES: "journals/lookup=0.0025,pubmed/search=0.001",
       TOOL_UPSTREAMS: '[{"prefix":"pubmed","url":"https://mcp.example.org/mcp","authHeader":"Bearer x"}]',
     });
     for (const config of [plain, scaled]) {
@@ -58,9 +69,9 @@ describe('configEnvironment', () => {
   });
 });
 
-describe('embedding settings', () => {
-  it('reads EMBEDDING_WORKERS, refusing what is not a positive count', () => {
-    expect(loadConfig({ ...BASE, EMBEDDING_WORKERS: '3' })).toMatchObject({ embeddingWorkers: 3 });
-    expect(() => loadConfig({ ...BASE, EMBEDDING_WORKERS: '0' })).toThrow(/EMBEDDING_WORKERS/);
+describe("embedding settings", () => {
+  it("reads EMBEDDING_WORKERS, refusing what is not a positive count", () => {
+    expect(loadConfig({ ...BASE, EMBEDDING_WORKERS: "3" })).toMatchObject({ embeddingWorkers: 3 });
+    expect(() => loadConfig({ ...BASE, EMBEDDING_WORKERS: "0" })).toThrow(/EMBEDDING_WORKERS/);
   });
 });

@@ -3,17 +3,23 @@
 // the keyboard, creates a key and copies it, searches with it over the API, sees that search in the usage chart, the
 // ledger and the recent queries, revokes the key, and the API answers 401 API_KEY_REVOKED; then the operator's page.
 // Each page is kept as a screenshot under test-artifacts/dashboard/. Chromium missing fails the test (never skips).
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startTestService, sliceDataRoot, httpClient, operatorSteps, type TestService } from '../support/testService.js';
-import { readComponent } from '../../src/infra/components.js';
-import { cacheDirFrom, REPO_ROOT } from '../../src/app/config.js';
-import { parseCredits } from '../../src/domain/money.js';
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import {
+  startTestService,
+  sliceDataRoot,
+  httpClient,
+  operatorSteps,
+  type TestService,
+} from "../support/testService.js";
+import { readComponent } from "../../src/infra/components.js";
+import { cacheDirFrom, REPO_ROOT } from "../../src/app/config.js";
+import { parseCredits } from "../../src/domain/money.js";
 
-export const ARTIFACTS = join(REPO_ROOT, 'test-artifacts', 'dashboard');
-const PASSWORD = 'a long walk through the dashboard';
+export const ARTIFACTS = join(REPO_ROOT, "test-artifacts", "dashboard");
+const PASSWORD = "a long walk through the dashboard";
 
 let svc: TestService;
 let browser: Browser;
@@ -22,22 +28,26 @@ let page: Page;
 let orgId: string;
 
 /** the dashboard's navigation (pages link to each other in their text too) */
-const nav = () => page.getByRole('navigation', { name: 'Dashboard' });
+const nav = () => page.getByRole("navigation", { name: "Dashboard" });
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
 beforeAll(async () => {
   // provisioning records Chromium in the components manifest; without it this throws, naming setup
-  const { executablePath } = readComponent('chromium', cacheDirFrom(process.env));
+  const { executablePath } = readComponent("chromium", cacheDirFrom(process.env));
   mkdirSync(ARTIFACTS, { recursive: true });
   svc = await startTestService({ dataRoot: await sliceDataRoot(20) });
   const call = httpClient(svc.baseUrl);
-  orgId = (await operatorSteps(call, svc.adminToken).newOrg({ name: 'Kestrel Biolabs' }, '25.00')).id;
+  orgId = (await operatorSteps(call, svc.adminToken).newOrg({ name: "Kestrel Biolabs" }, "25.00")).id;
   // as root Chromium runs only without its sandbox; as a user it keeps it
-  browser = await chromium.launch({ executablePath, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+  browser = await chromium.launch({
+    executablePath,
+    headless: true,
+    args: process.getuid?.() === 0 ? ["--no-sandbox"] : [],
+  });
   context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: svc.baseUrl });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.baseUrl });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: svc.baseUrl });
   page = await context.newPage();
-  page.on('dialog', (dialog) => void dialog.accept());
+  page.on("dialog", (dialog) => void dialog.accept());
 }, 600_000);
 
 afterAll(async () => {
@@ -45,162 +55,186 @@ afterAll(async () => {
   await svc?.close();
 });
 
-describe('the dashboard in Chromium', () => {
-  it('invite, password, sign-in, a key copied, a search over the API seen in usage, ledger and queries, the key revoked', async () => {
+describe("the dashboard in Chromium", () => {
+  it("invite, password, sign-in, a key copied, a search over the API seen in usage, ledger and queries, the key revoked", async () => {
     // the operator invites (operator API; the CLI's `member invite` is the same call)
-    const invited = await httpClient(svc.baseUrl)('POST', `/admin/v1/organizations/${orgId}/invites`, { admin: svc.adminToken, body: { email: 'rosalind@kestrel.example', role: 'owner' } });
+    const invited = await httpClient(svc.baseUrl)("POST", `/admin/v1/organizations/${orgId}/invites`, {
+      admin: svc.adminToken,
+      body: { email: "rosalind@kestrel.example", role: "owner" },
+    });
     expect(invited.status).toBe(201);
 
     // set a password
     await page.goto(invited.body.inviteUrl);
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Join Kestrel Biolabs');
-    await page.getByLabel('Choose a password').fill(PASSWORD);
-    await shot('01-invite');
-    await page.getByRole('button', { name: 'Set password and sign in' }).click();
-    await page.waitForURL('**/dashboard');
-    expect(await page.locator('#balance').textContent()).toBe('25.000000 credits');
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Join Kestrel Biolabs");
+    await page.getByLabel("Choose a password").fill(PASSWORD);
+    await shot("01-invite");
+    await page.getByRole("button", { name: "Set password and sign in" }).click();
+    await page.waitForURL("**/dashboard");
+    expect(await page.locator("#balance").textContent()).toBe("25.000000 credits");
 
     // sign out, then sign in again with the keyboard only (the email field has the focus when the page opens)
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL('**/dashboard/login');
-    await page.keyboard.type('rosalind@kestrel.example');
-    await page.keyboard.press('Tab');
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL("**/dashboard/login");
+    await page.keyboard.type("rosalind@kestrel.example");
+    await page.keyboard.press("Tab");
     await page.keyboard.type(PASSWORD);
-    await shot('02-login');
-    await page.keyboard.press('Enter');
-    await page.waitForURL('**/dashboard');
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Kestrel Biolabs');
-    await shot('03-overview');
+    await shot("02-login");
+    await page.keyboard.press("Enter");
+    await page.waitForURL("**/dashboard");
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Kestrel Biolabs");
+    await shot("03-overview");
     // the first Tab reaches the skip link, which moves the focus to the content
-    const focused = () => page.evaluate(() => {
-      const el = (globalThis as unknown as { document: { activeElement: { tagName: string; className: string; id: string } | null } }).document.activeElement;
-      return el ? `${el.tagName.toLowerCase()}.${el.className}#${el.id}` : '';
-    });
-    await page.keyboard.press('Tab');
-    expect(await focused()).toBe('a.skip#');
-    await page.keyboard.press('Enter');
-    expect(await focused()).toBe('main.#main');
-    expect(await page.locator('#billing-mode').textContent()).toBe('live');
-    expect(await page.locator('#quota-today').textContent()).toBe('0 of 1000');
+    const focused = () =>
+      page.evaluate(() => {
+        const el = (
+          globalThis as unknown as {
+            document: { activeElement: { tagName: string; className: string; id: string } | null };
+          }
+        ).document.activeElement;
+        return el ? `${el.tagName.toLowerCase()}.${el.className}#${el.id}` : "";
+      });
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("a.skip#");
+    await page.keyboard.press("Enter");
+    expect(await focused()).toBe("main.#main");
+    expect(await page.locator("#billing-mode").textContent()).toBe("live");
+    expect(await page.locator("#quota-today").textContent()).toBe("0 of 1000");
 
     // Settings > API Keys: create a live key on scifact and copy it
-    await nav().getByRole('link', { name: 'API Keys' }).click();
-    await page.getByLabel('Name').fill('Rosalind’s notebook');
-    await page.getByLabel('Collections').fill('scifact');
-    await page.getByLabel('Spending cap in credits').fill('5.00');
-    await page.getByRole('button', { name: 'Create key' }).click();
-    const secret = (await page.locator('#new-key').textContent())!.trim();
+    await nav().getByRole("link", { name: "API Keys" }).click();
+    await page.getByLabel("Name").fill("Rosalind’s notebook");
+    await page.getByLabel("Collections").fill("scifact");
+    await page.getByLabel("Spending cap in credits").fill("5.00");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secret = (await page.locator("#new-key").textContent())!.trim();
     expect(secret).toMatch(/^sk_live_[A-Za-z0-9]{40}$/);
-    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole("button", { name: "Copy" }).click();
     // the button says so once the clipboard write resolved, which may take a moment on a loaded machine
-    await page.getByRole('button', { name: 'Copied' }).waitFor({ timeout: 15_000 });
-    expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(secret);
-    await shot('04-keys-created');
+    await page.getByRole("button", { name: "Copied" }).waitFor({ timeout: 15_000 });
+    expect(
+      await page.evaluate(() =>
+        (
+          globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+        ).navigator.clipboard.readText(),
+      ),
+    ).toBe(secret);
+    await shot("04-keys-created");
 
     // a search with the copied key over the API
     const search = await fetch(`${svc.baseUrl}/api/v1/search/query`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ collection: 'scifact', query: 'vitamin D supplementation and bone fractures', limit: 3 }),
+      method: "POST",
+      headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ collection: "scifact", query: "vitamin D supplementation and bone fractures", limit: 3 }),
     });
     expect(search.status).toBe(200);
     const { queryId } = (await search.json()) as { queryId: string };
-    const cost = search.headers.get('x-query-cost')!;
+    const cost = search.headers.get("x-query-cost")!;
     expect(parseCredits(cost)! > 0n).toBe(true);
     const today = new Date().toISOString().slice(0, 10);
 
     // the usage charts and table show it
-    await nav().getByRole('link', { name: 'Usage' }).click();
+    await nav().getByRole("link", { name: "Usage" }).click();
     const searches = page.locator(`#chart-searches rect[data-series="scifact"][data-day="${today}"]`);
-    expect(await searches.getAttribute('data-value')).toBe('1');
+    expect(await searches.getAttribute("data-value")).toBe("1");
     const spend = page.locator(`#chart-spend rect[data-series="scifact"][data-day="${today}"]`);
-    expect(Number(await spend.getAttribute('data-value'))).toBeCloseTo(Number(cost), 6);
-    expect(await page.locator('#usage-table tbody tr').first().textContent()).toContain('scifact');
-    await shot('05-usage');
+    expect(Number(await spend.getAttribute("data-value"))).toBeCloseTo(Number(cost), 6);
+    expect(await page.locator("#usage-table tbody tr").first().textContent()).toContain("scifact");
+    await shot("05-usage");
 
     // the ledger shows the charge with the balance after it and the key's name
-    await nav().getByRole('link', { name: 'Ledger' }).click();
+    await nav().getByRole("link", { name: "Ledger" }).click();
     const entry = page.locator(`#ledger-table tr[data-query-id="${queryId}"]`);
-    const cells = await entry.locator('td').allTextContents();
-    expect(cells[1]).toBe('charge');
+    const cells = await entry.locator("td").allTextContents();
+    expect(cells[1]).toBe("charge");
     expect(cells[2]).toBe(`-${cost}`);
     expect(parseCredits(cells[3]!)).toBe(25_000_000n - parseCredits(cost)!);
-    expect(cells[4]).toContain('Rosalind’s notebook');
-    await shot('06-ledger');
+    expect(cells[4]).toContain("Rosalind’s notebook");
+    await shot("06-ledger");
 
     // the charge links to its search: the query as asked, its results, the key's name, the cost, the re-fetch command
-    await entry.getByRole('link', { name: queryId }).click();
+    await entry.getByRole("link", { name: queryId }).click();
     await page.waitForURL(`**/dashboard/queries?queryId=${queryId}`);
     const asked = page.locator(`#queries-table tr[data-query-id="${queryId}"] td`);
-    expect(await asked.nth(0).textContent()).toBe('vitamin D supplementation and bone fractures');
-    expect(await asked.nth(1).textContent()).toBe('3');
-    expect(await asked.nth(2).textContent()).toContain('Rosalind’s notebook');
+    expect(await asked.nth(0).textContent()).toBe("vitamin D supplementation and bone fractures");
+    expect(await asked.nth(1).textContent()).toBe("3");
+    expect(await asked.nth(2).textContent()).toContain("Rosalind’s notebook");
     expect(await asked.nth(3).textContent()).toBe(cost);
-    expect(await page.locator(`#queries-table tr[data-query-id="${queryId}"] code.command`).textContent()).toContain(`/api/v1/search/results/${queryId}`);
-    await nav().getByRole('link', { name: 'Recent queries' }).click();
-    expect(await page.locator('#queries-table tbody tr').count()).toBe(1);
-    await shot('07-queries');
+    expect(await page.locator(`#queries-table tr[data-query-id="${queryId}"] code.command`).textContent()).toContain(
+      `/api/v1/search/results/${queryId}`,
+    );
+    await nav().getByRole("link", { name: "Recent queries" }).click();
+    expect(await page.locator("#queries-table tbody tr").count()).toBe(1);
+    await shot("07-queries");
 
     // last used, then revoke
-    await nav().getByRole('link', { name: 'API Keys' }).click();
-    const row = page.locator('tbody tr', { hasText: secret.slice(0, 12) });
-    expect(await row.locator('td').nth(6).textContent()).toContain(today);
-    await row.getByRole('button', { name: 'Revoke' }).click();
-    await page.waitForURL('**/dashboard/keys');
-    expect(await page.locator('tbody tr', { hasText: secret.slice(0, 12) }).locator('td').nth(7).textContent()).toBe('revoked');
-    await shot('08-keys-revoked');
+    await nav().getByRole("link", { name: "API Keys" }).click();
+    const row = page.locator("tbody tr", { hasText: secret.slice(0, 12) });
+    expect(await row.locator("td").nth(6).textContent()).toContain(today);
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await page.waitForURL("**/dashboard/keys");
+    expect(
+      await page
+        .locator("tbody tr", { hasText: secret.slice(0, 12) })
+        .locator("td")
+        .nth(7)
+        .textContent(),
+    ).toBe("revoked");
+    await shot("08-keys-revoked");
 
     const refused = await fetch(`${svc.baseUrl}/api/v1/search/query`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ collection: 'scifact', query: 'vitamin D supplementation and bone fractures' }),
+      method: "POST",
+      headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ collection: "scifact", query: "vitamin D supplementation and bone fractures" }),
     });
     expect(refused.status).toBe(401);
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('API_KEY_REVOKED');
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("API_KEY_REVOKED");
 
     // the remaining pages: members (the owner's invite form) and sessions
-    await nav().getByRole('link', { name: 'Members' }).click();
-    expect(await page.getByRole('table').first().textContent()).toContain('rosalind@kestrel.example');
-    await expect(page.getByLabel('Role').count()).resolves.toBe(1);
-    await shot('10-members');
-    await nav().getByRole('link', { name: 'Sessions' }).click();
-    expect(await page.getByRole('table').textContent()).toContain('this session');
-    await shot('11-sessions');
+    await nav().getByRole("link", { name: "Members" }).click();
+    expect(await page.getByRole("table").first().textContent()).toContain("rosalind@kestrel.example");
+    await expect(page.getByLabel("Role").count()).resolves.toBe(1);
+    await shot("10-members");
+    await nav().getByRole("link", { name: "Sessions" }).click();
+    expect(await page.getByRole("table").textContent()).toContain("this session");
+    await shot("11-sessions");
   }, 240_000);
 
-  it('the operator signs in with the token and sees the whole house', async () => {
+  it("the operator signs in with the token and sees the whole house", async () => {
     const operator = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: svc.baseUrl });
     try {
       page = await operator.newPage();
-      await page.goto('/dashboard/login');
-      await page.getByText('Operator sign-in').click();
-      await page.getByLabel('Operator token').fill(svc.adminToken);
-      await page.getByRole('button', { name: 'Sign in as operator' }).click();
-      await page.waitForURL('**/dashboard/operator');
-      expect(await page.locator(`#orgs-table tr[data-org-id="${orgId}"]`).textContent()).toContain('Kestrel Biolabs');
-      expect(await page.locator('#verify').textContent()).toMatch(/^intact/);
-      expect(await page.locator('#reconciliation').textContent()).toBe('every organization reconciles');
+      await page.goto("/dashboard/login");
+      await page.getByText("Operator sign-in").click();
+      await page.getByLabel("Operator token").fill(svc.adminToken);
+      await page.getByRole("button", { name: "Sign in as operator" }).click();
+      await page.waitForURL("**/dashboard/operator");
+      expect(await page.locator(`#orgs-table tr[data-org-id="${orgId}"]`).textContent()).toContain("Kestrel Biolabs");
+      expect(await page.locator("#verify").textContent()).toMatch(/^intact/);
+      expect(await page.locator("#reconciliation").textContent()).toBe("every organization reconciles");
       // find the organization, open its page, add credits there
-      await page.getByLabel('Find an organization').fill('kestrel');
-      await page.getByRole('button', { name: 'Search' }).click();
-      await page.waitForURL('**/dashboard/operator?q=kestrel');
-      expect(await page.locator('#orgs-table tbody tr').count()).toBe(1);
-      await shot('09-operator');
-      await page.getByRole('link', { name: 'Kestrel Biolabs' }).click();
+      await page.getByLabel("Find an organization").fill("kestrel");
+      await page.getByRole("button", { name: "Search" }).click();
+      await page.waitForURL("**/dashboard/operator?q=kestrel");
+      expect(await page.locator("#orgs-table tbody tr").count()).toBe(1);
+      await shot("09-operator");
+      await page.getByRole("link", { name: "Kestrel Biolabs" }).click();
       await page.waitForURL(`**/dashboard/operator/orgs/${orgId}`);
-      const before = parseCredits((await page.locator('#balance').textContent())!.replace(' credits', ''))!;
-      await page.getByLabel('Amount in credits').fill('10');
-      await page.getByLabel('Reference').fill('invoice 2031-114');
-      await page.getByRole('button', { name: 'Add credits' }).click();
+      const before = parseCredits((await page.locator("#balance").textContent())!.replace(" credits", ""))!;
+      await page.getByLabel("Amount in credits").fill("10");
+      await page.getByLabel("Reference").fill("invoice 2031-114");
+      await page.getByRole("button", { name: "Add credits" }).click();
       await page.waitForURL(`**/dashboard/operator/orgs/${orgId}?done=credits`);
-      expect(await page.getByRole('status').first().textContent()).toBe('Credits added.');
-      expect(parseCredits((await page.locator('#balance').textContent())!.replace(' credits', ''))).toBe(before + 10_000_000n);
-      expect(await page.locator('#ledger-table tbody tr').first().textContent()).toContain('invoice 2031-114');
-      expect(await page.locator('#org-members').textContent()).toContain('rosalind@kestrel.example');
-      await shot('12-operator-organization');
+      expect(await page.getByRole("status").first().textContent()).toBe("Credits added.");
+      expect(parseCredits((await page.locator("#balance").textContent())!.replace(" credits", ""))).toBe(
+        before + 10_000_000n,
+      );
+      expect(await page.locator("#ledger-table tbody tr").first().textContent()).toContain("invoice 2031-114");
+      expect(await page.locator("#org-members").textContent()).toContain("rosalind@kestrel.example");
+      await shot("12-operator-organization");
       // a favicon, not a 404
-      const icon = await page.request.get('/favicon.ico');
-      expect([icon.status(), icon.headers()['content-type']]).toEqual([200, 'image/x-icon']);
+      const icon = await page.request.get("/favicon.ico");
+      expect([icon.status(), icon.headers()["content-type"]]).toEqual([200, "image/x-icon"]);
     } finally {
       await operator.close();
     }

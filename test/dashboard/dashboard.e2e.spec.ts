@@ -2,55 +2,72 @@
 // engine) with TLS configured (Secure, __Host- cookies) and one trusted proxy, so each test speaks from addresses of
 // its own: invites, sign-in, sessions and their revocation, CSRF, roles, isolation between organizations, the
 // operator page, the per-IP limiter and the failed-sign-in limits, caps, the audit events, and replay.
-import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestService, sliceDataRoot, httpClient, operatorSteps, type TestService } from '../support/testService.js';
-import { dashboardClient, type DashboardClient } from './dashboardClient.js';
-import { INVITE_LIFETIME_MS } from '../../src/domain/member.js';
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  startTestService,
+  sliceDataRoot,
+  httpClient,
+  operatorSteps,
+  type TestService,
+} from "../support/testService.js";
+import { dashboardClient, type DashboardClient } from "./dashboardClient.js";
+import { INVITE_LIFETIME_MS } from "../../src/domain/member.js";
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;
 let admin: string;
-let now = Date.parse('2031-05-06T09:00:00Z');
+let now = Date.parse("2031-05-06T09:00:00Z");
 let addressCounter = 0;
 /** a client from an address no other test used (X-Forwarded-For through the one trusted proxy) */
 const fresh = (browser = false) => dashboardClient(svc.baseUrl, { browser, address: `198.51.100.${++addressCounter}` });
-const SESSION = '__Host-ls_session';
-const PASSWORD = 'correct horse battery staple';
+const SESSION = "__Host-ls_session";
+const PASSWORD = "correct horse battery staple";
 const DAY = 24 * 3600 * 1000;
 
 let orgA: string;
 let orgB: string;
 let keyB: { id: string; key: string };
 
-async function invite(orgId: string, email: string, role: 'owner' | 'member'): Promise<string> {
-  const res = await call('POST', `/admin/v1/organizations/${orgId}/invites`, { admin, body: { email, role } });
+async function invite(orgId: string, email: string, role: "owner" | "member"): Promise<string> {
+  const res = await call("POST", `/admin/v1/organizations/${orgId}/invites`, { admin, body: { email, role } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return new URL(res.body.inviteUrl).pathname;
 }
 
 /** A member who joined through an invite (JSON), signed in: the client holds the cookie; returns the CSRF token. */
-async function joined(client: DashboardClient, orgId: string, email: string, role: 'owner' | 'member'): Promise<string> {
-  const res = await client.send('POST', await invite(orgId, email, role), { json: { password: PASSWORD } });
+async function joined(
+  client: DashboardClient,
+  orgId: string,
+  email: string,
+  role: "owner" | "member",
+): Promise<string> {
+  const res = await client.send("POST", await invite(orgId, email, role), { json: { password: PASSWORD } });
   expect(res.status, res.text).toBe(201);
   return res.json.csrfToken;
 }
 
 async function signIn(client: DashboardClient, email: string, password = PASSWORD) {
-  return client.send('POST', '/dashboard/login', { json: { email, password } });
+  return client.send("POST", "/dashboard/login", { json: { email, password } });
 }
 
 async function eventsOf(type: string): Promise<{ data: any; metadata: any; recorded_at: Date }[]> {
-  return svc.runtime.db.query(`SELECT data, metadata, recorded_at FROM events WHERE type = $1 ORDER BY position`, [type]);
+  return svc.runtime.db.query(`SELECT data, metadata, recorded_at FROM events WHERE type = $1 ORDER BY position`, [
+    type,
+  ]);
 }
 
 beforeAll(async () => {
-  svc = await startTestService({ dataRoot: await sliceDataRoot(10), clock: () => new Date(now), env: { TLS: '1', TRUST_PROXY: '1', DASHBOARD_REQUESTS_PER_MINUTE: '120' } });
+  svc = await startTestService({
+    dataRoot: await sliceDataRoot(10),
+    clock: () => new Date(now),
+    env: { TLS: "1", TRUST_PROXY: "1", DASHBOARD_REQUESTS_PER_MINUTE: "120" },
+  });
   call = httpClient(svc.baseUrl);
   admin = svc.adminToken;
   const { newOrg, newKey } = operatorSteps(call, admin);
-  orgA = (await newOrg({ name: 'Alpha Lab' }, '10.00')).id;
-  orgB = (await newOrg({ name: 'Beta Lab' }, '10.00')).id;
+  orgA = (await newOrg({ name: "Alpha Lab" }, "10.00")).id;
+  orgB = (await newOrg({ name: "Beta Lab" }, "10.00")).id;
   keyB = await newKey(orgB);
 }, 600_000);
 
@@ -63,653 +80,963 @@ beforeEach(() => {
   now += 15 * 60_000 + 1000;
 });
 
-describe('invites', () => {
-  it('the operator invites; the link opens a set-password page once, which creates the member and signs them in', async () => {
-    const res = await call('POST', `/admin/v1/organizations/${orgA}/invites`, { admin, body: { email: ' Owner@Alpha.example ', role: 'owner' } });
+describe("invites", () => {
+  it("the operator invites; the link opens a set-password page once, which creates the member and signs them in", async () => {
+    const res = await call("POST", `/admin/v1/organizations/${orgA}/invites`, {
+      admin,
+      body: { email: " Owner@Alpha.example ", role: "owner" },
+    });
     expect(res.status).toBe(201);
     expect(res.body.inviteUrl).toMatch(new RegExp(`^${svc.baseUrl}/dashboard/invite/[A-Za-z0-9_-]{43}$`));
-    expect(res.body).toMatchObject({ email: 'owner@alpha.example', role: 'owner', expiresAt: new Date(now + INVITE_LIFETIME_MS).toISOString() });
+    expect(res.body).toMatchObject({
+      email: "owner@alpha.example",
+      role: "owner",
+      expiresAt: new Date(now + INVITE_LIFETIME_MS).toISOString(),
+    });
     const path = new URL(res.body.inviteUrl).pathname;
 
     const browser = fresh(true);
-    const page = await browser.send('GET', path);
+    const page = await browser.send("GET", path);
     expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(page.text).toContain('owner@alpha.example');
-    expect(page.text).toContain('Alpha Lab');
-    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'; script-src 'self'/);
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
-    expect(page.cookies.join('\n')).toMatch(/^__Host-ls_form=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/m);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(page.text).toContain("owner@alpha.example");
+    expect(page.text).toContain("Alpha Lab");
+    expect(page.headers.get("content-security-policy")).toMatch(/default-src 'none'; script-src 'self'/);
+    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page.cookies.join("\n")).toMatch(
+      /^__Host-ls_form=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/m,
+    );
 
     // no form token: refused; a short password: the page again with the rule
-    expect((await fresh(true).send('POST', path, { form: { password: PASSWORD } })).status).toBe(403);
-    const short = await browser.send('POST', path, { form: { password: 'short', _csrf: browser.csrfIn(page.text) } });
+    expect((await fresh(true).send("POST", path, { form: { password: PASSWORD } })).status).toBe(403);
+    const short = await browser.send("POST", path, { form: { password: "short", _csrf: browser.csrfIn(page.text) } });
     expect(short.status).toBe(422);
-    expect(short.text).toContain('at least 12 characters');
+    expect(short.text).toContain("at least 12 characters");
 
-    const set = await browser.send('POST', path, { form: { password: PASSWORD, _csrf: browser.csrfIn(page.text) } });
+    const set = await browser.send("POST", path, { form: { password: PASSWORD, _csrf: browser.csrfIn(page.text) } });
     expect(set.status).toBe(303);
-    expect(set.headers.get('location')).toBe('/dashboard');
+    expect(set.headers.get("location")).toBe("/dashboard");
     const cookie = set.cookies.find((c) => c.startsWith(`${SESSION}=`))!;
     expect(cookie).toMatch(/^__Host-ls_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200; Secure$/);
-    const overview = await browser.send('GET', '/dashboard');
+    const overview = await browser.send("GET", "/dashboard");
     expect(overview.status).toBe(200);
-    expect(overview.text).toContain('Alpha Lab');
-    expect(overview.text).toContain('10.000000 credits');
+    expect(overview.text).toContain("Alpha Lab");
+    expect(overview.text).toContain("10.000000 credits");
 
     // one use: the same link is refused, page and form, for anyone
-    expect((await fresh(true).send('GET', path)).status).toBe(404);
-    const again = await fresh().send('POST', path, { json: { password: PASSWORD } });
+    expect((await fresh(true).send("GET", path)).status).toBe(404);
+    const again = await fresh().send("POST", path, { json: { password: PASSWORD } });
     expect(again.status).toBe(404);
-    expect(again.json.error.code).toBe('NOT_FOUND');
+    expect(again.json.error.code).toBe("NOT_FOUND");
 
-    const [invited] = await eventsOf('MemberInvited');
-    expect(invited!.metadata.actor).toEqual({ kind: 'operator', id: 'admin' });
-    expect(invited!.data).toMatchObject({ orgId: orgA, email: 'owner@alpha.example', role: 'owner' });
-    expect(JSON.stringify(invited!.data)).not.toContain(path.split('/').pop()!); // only the token's hash
-    const [accepted] = await eventsOf('InviteAccepted');
-    expect(accepted!.metadata.actor).toEqual({ kind: 'member', id: accepted!.data.memberId });
+    const [invited] = await eventsOf("MemberInvited");
+    expect(invited!.metadata.actor).toEqual({ kind: "operator", id: "admin" });
+    expect(invited!.data).toMatchObject({ orgId: orgA, email: "owner@alpha.example", role: "owner" });
+    expect(JSON.stringify(invited!.data)).not.toContain(path.split("/").pop()!); // only the token's hash
+    const [accepted] = await eventsOf("InviteAccepted");
+    expect(accepted!.metadata.actor).toEqual({ kind: "member", id: accepted!.data.memberId });
     expect(accepted!.data.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$/);
     expect(JSON.stringify(accepted!.data)).not.toContain(PASSWORD);
   });
 
-  it('an expired invite is refused; an email that already has an account cannot be invited again', async () => {
-    const path = await invite(orgA, 'late@alpha.example', 'member');
+  it("an expired invite is refused; an email that already has an account cannot be invited again", async () => {
+    const path = await invite(orgA, "late@alpha.example", "member");
     now += INVITE_LIFETIME_MS + 1000;
-    expect((await fresh(true).send('GET', path)).status).toBe(404);
-    expect((await fresh().send('POST', path, { json: { password: PASSWORD } })).status).toBe(404);
-    const taken = await call('POST', `/admin/v1/organizations/${orgB}/invites`, { admin, body: { email: 'owner@alpha.example', role: 'member' } });
+    expect((await fresh(true).send("GET", path)).status).toBe(404);
+    expect((await fresh().send("POST", path, { json: { password: PASSWORD } })).status).toBe(404);
+    const taken = await call("POST", `/admin/v1/organizations/${orgB}/invites`, {
+      admin,
+      body: { email: "owner@alpha.example", role: "member" },
+    });
     expect(taken.status).toBe(422);
-    expect((await call('POST', `/admin/v1/organizations/org_missing/invites`, { admin, body: { email: 'x@y.example' } })).status).toBe(404);
-    expect((await call('POST', `/admin/v1/organizations/${orgA}/invites`, { admin, body: { email: 'not an email' } })).status).toBe(422);
+    expect(
+      (await call("POST", `/admin/v1/organizations/org_missing/invites`, { admin, body: { email: "x@y.example" } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await call("POST", `/admin/v1/organizations/${orgA}/invites`, { admin, body: { email: "not an email" } }))
+        .status,
+    ).toBe(422);
   });
 });
 
-describe('sign-in and sessions', () => {
-  it('a wrong password and an unknown email get the same 401, in about the same time; the right one a session', async () => {
+describe("sign-in and sessions", () => {
+  it("a wrong password and an unknown email get the same 401, in about the same time; the right one a session", async () => {
     const c = fresh();
-    const wrong = await signIn(c, 'owner@alpha.example', 'not the password at all');
-    const unknown = await signIn(c, 'nobody@alpha.example', 'not the password at all');
+    const wrong = await signIn(c, "owner@alpha.example", "not the password at all");
+    const unknown = await signIn(c, "nobody@alpha.example", "not the password at all");
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(unknown.json.error.message).toBe(wrong.json.error.message);
-    expect(wrong.json.error.code).toBe('UNAUTHORIZED');
+    expect(wrong.json.error.code).toBe("UNAUTHORIZED");
     // timing: an unknown address costs a scrypt too (medians of three, generous bound for a shared machine)
     const time = async (email: string) => {
       const t0 = performance.now();
-      await signIn(fresh(), email, 'still not the password');
+      await signIn(fresh(), email, "still not the password");
       return performance.now() - t0;
     };
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[1]!;
-    const known = median([await time('owner@alpha.example'), await time('owner@alpha.example'), await time('owner@alpha.example')]);
-    const nobody = median([await time('nobody@alpha.example'), await time('nobody@alpha.example'), await time('nobody@alpha.example')]);
+    const known = median([
+      await time("owner@alpha.example"),
+      await time("owner@alpha.example"),
+      await time("owner@alpha.example"),
+    ]);
+    const nobody = median([
+      await time("nobody@alpha.example"),
+      await time("nobody@alpha.example"),
+      await time("nobody@alpha.example"),
+    ]);
     expect(nobody).toBeGreaterThan(known * 0.5);
 
-    const ok = await signIn(c, 'OWNER@alpha.example');
+    const ok = await signIn(c, "OWNER@alpha.example");
     expect(ok.status).toBe(200);
-    expect(ok.json).toMatchObject({ signedIn: true, role: 'owner', csrfToken: expect.any(String) });
+    expect(ok.json).toMatchObject({ signedIn: true, role: "owner", csrfToken: expect.any(String) });
     expect(c.jar.get(SESSION)).toMatch(/^[\w-]{43}$/);
-    const started = (await eventsOf('SessionStarted')).at(-1)!;
-    expect(started.metadata.actor.kind).toBe('member');
+    const started = (await eventsOf("SessionStarted")).at(-1)!;
+    expect(started.metadata.actor.kind).toBe("member");
     // the event names the session by the token's hash, never the token
-    expect(started.data.sessionId).toBe(createHash('sha256').update(c.jar.get(SESSION)!).digest('hex'));
+    expect(started.data.sessionId).toBe(createHash("sha256").update(c.jar.get(SESSION)!).digest("hex"));
   });
 
-  it('a form sign-in must echo its form cookie; a cross-site text/plain post cannot sign anyone in', async () => {
+  it("a form sign-in must echo its form cookie; a cross-site text/plain post cannot sign anyone in", async () => {
     const b = fresh(true);
-    const page = await b.send('GET', '/dashboard/login');
+    const page = await b.send("GET", "/dashboard/login");
     expect(page.status).toBe(200);
     const token = b.csrfIn(page.text);
-    expect((await fresh(true).send('POST', '/dashboard/login', { form: { email: 'owner@alpha.example', password: PASSWORD, _csrf: token } })).status).toBe(403);
-    const crossSite = await fresh(true).send('POST', '/dashboard/login', { raw: JSON.stringify({ email: 'owner@alpha.example', password: PASSWORD }), contentType: 'text/plain' });
+    expect(
+      (
+        await fresh(true).send("POST", "/dashboard/login", {
+          form: { email: "owner@alpha.example", password: PASSWORD, _csrf: token },
+        })
+      ).status,
+    ).toBe(403);
+    const crossSite = await fresh(true).send("POST", "/dashboard/login", {
+      raw: JSON.stringify({ email: "owner@alpha.example", password: PASSWORD }),
+      contentType: "text/plain",
+    });
     expect(crossSite.status).toBe(403);
     expect(crossSite.cookies.some((c) => c.startsWith(SESSION))).toBe(false);
-    const ok = await b.send('POST', '/dashboard/login', { form: { email: 'owner@alpha.example', password: PASSWORD, _csrf: token } });
+    const ok = await b.send("POST", "/dashboard/login", {
+      form: { email: "owner@alpha.example", password: PASSWORD, _csrf: token },
+    });
     expect(ok.status).toBe(303);
-    expect(ok.headers.get('location')).toBe('/dashboard');
-    const wrong = await b.send('POST', '/dashboard/login', { form: { email: 'owner@alpha.example', password: 'wrong password here', _csrf: token } });
+    expect(ok.headers.get("location")).toBe("/dashboard");
+    const wrong = await b.send("POST", "/dashboard/login", {
+      form: { email: "owner@alpha.example", password: "wrong password here", _csrf: token },
+    });
     expect(wrong.status).toBe(401);
-    expect(wrong.text).toContain('The email or the password is wrong.');
+    expect(wrong.text).toContain("The email or the password is wrong.");
   });
 
-  it('sign-out ends the session on the server: the old cookie no longer opens anything', async () => {
+  it("sign-out ends the session on the server: the old cookie no longer opens anything", async () => {
     const c = fresh();
-    const { json } = await signIn(c, 'owner@alpha.example');
+    const { json } = await signIn(c, "owner@alpha.example");
     const stolen = c.jar.get(SESSION)!;
-    expect((await c.send('GET', '/dashboard')).status).toBe(200);
-    const out = await c.send('POST', '/dashboard/logout', { json: {}, headers: { 'X-CSRF-Token': json.csrfToken } });
+    expect((await c.send("GET", "/dashboard")).status).toBe(200);
+    const out = await c.send("POST", "/dashboard/logout", { json: {}, headers: { "X-CSRF-Token": json.csrfToken } });
     expect(out.status).toBe(200);
     expect(out.cookies.find((x) => x.startsWith(SESSION))).toMatch(/Max-Age=0/);
     const replayed = fresh();
     replayed.jar.set(SESSION, stolen);
-    const res = await replayed.send('GET', '/dashboard');
+    const res = await replayed.send("GET", "/dashboard");
     expect(res.status).toBe(401);
-    expect(res.json.error.code).toBe('UNAUTHORIZED');
-    expect((await fresh(true).send('GET', '/dashboard')).headers.get('location')).toBe('/dashboard/login');
-    const ended = (await eventsOf('SessionEnded')).at(-1)!;
-    expect(ended.data.reason).toBe('signed-out');
+    expect(res.json.error.code).toBe("UNAUTHORIZED");
+    expect((await fresh(true).send("GET", "/dashboard")).headers.get("location")).toBe("/dashboard/login");
+    const ended = (await eventsOf("SessionEnded")).at(-1)!;
+    expect(ended.data.reason).toBe("signed-out");
   });
 
-  it('a member ends another of their sessions (never someone else\'s); sessions expire on their own', async () => {
+  it("a member ends another of their sessions (never someone else's); sessions expire on their own", async () => {
     const a = fresh();
     const b = fresh();
-    const csrfA = (await signIn(a, 'owner@alpha.example')).json.csrfToken;
-    await signIn(b, 'owner@alpha.example');
-    const idOfB = createHash('sha256').update(b.jar.get(SESSION)!).digest('hex');
-    const sessions = await a.send('GET', '/dashboard/account');
+    const csrfA = (await signIn(a, "owner@alpha.example")).json.csrfToken;
+    await signIn(b, "owner@alpha.example");
+    const idOfB = createHash("sha256").update(b.jar.get(SESSION)!).digest("hex");
+    const sessions = await a.send("GET", "/dashboard/account");
     expect(sessions.text).toContain(`/dashboard/sessions/${idOfB}/revoke`);
     // a member of another organization cannot end it
     const other = fresh();
-    const csrfOther = await joined(other, orgB, 'member@beta.example', 'member');
-    expect((await other.send('POST', `/dashboard/sessions/${idOfB}/revoke`, { json: {}, headers: { 'X-CSRF-Token': csrfOther } })).status).toBe(404);
-    expect((await b.send('GET', '/dashboard/keys')).status).toBe(200);
-    expect((await a.send('POST', `/dashboard/sessions/${idOfB}/revoke`, { json: {}, headers: { 'X-CSRF-Token': csrfA } })).status).toBe(200);
-    expect((await b.send('GET', '/dashboard/keys')).status).toBe(401);
-    expect((await a.send('GET', '/dashboard/keys')).status).toBe(200);
+    const csrfOther = await joined(other, orgB, "member@beta.example", "member");
+    expect(
+      (
+        await other.send("POST", `/dashboard/sessions/${idOfB}/revoke`, {
+          json: {},
+          headers: { "X-CSRF-Token": csrfOther },
+        })
+      ).status,
+    ).toBe(404);
+    expect((await b.send("GET", "/dashboard/keys")).status).toBe(200);
+    expect(
+      (await a.send("POST", `/dashboard/sessions/${idOfB}/revoke`, { json: {}, headers: { "X-CSRF-Token": csrfA } }))
+        .status,
+    ).toBe(200);
+    expect((await b.send("GET", "/dashboard/keys")).status).toBe(401);
+    expect((await a.send("GET", "/dashboard/keys")).status).toBe(200);
     now += 12 * 3600 * 1000 + 1000;
-    expect((await a.send('GET', '/dashboard/keys')).status).toBe(401);
+    expect((await a.send("GET", "/dashboard/keys")).status).toBe(401);
   });
 });
 
-describe('CSRF', () => {
-  it('every POST of a session needs its own token: none, another session\'s and a wrong one are 403 and change nothing', async () => {
+describe("CSRF", () => {
+  it("every POST of a session needs its own token: none, another session's and a wrong one are 403 and change nothing", async () => {
     const c = fresh();
-    const csrf = (await signIn(c, 'owner@alpha.example')).json.csrfToken;
+    const csrf = (await signIn(c, "owner@alpha.example")).json.csrfToken;
     const other = fresh();
-    const otherCsrf = (await signIn(other, 'member@beta.example')).json.csrfToken;
-    const keysBefore = await svc.runtime.db.query('SELECT key_id FROM proj_api_keys WHERE org_id = $1', [orgA]);
-    for (const headers of [{}, { 'X-CSRF-Token': otherCsrf }, { 'X-CSRF-Token': `${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}` }] as Record<string, string>[]) {
-      const res = await c.send('POST', '/dashboard/keys', { json: { mode: 'test' }, headers });
+    const otherCsrf = (await signIn(other, "member@beta.example")).json.csrfToken;
+    const keysBefore = await svc.runtime.db.query("SELECT key_id FROM proj_api_keys WHERE org_id = $1", [orgA]);
+    for (const headers of [
+      {},
+      { "X-CSRF-Token": otherCsrf },
+      { "X-CSRF-Token": `${csrf.slice(0, -1)}${csrf.endsWith("A") ? "B" : "A"}` },
+    ] as Record<string, string>[]) {
+      const res = await c.send("POST", "/dashboard/keys", { json: { mode: "test" }, headers });
       expect(res.status).toBe(403);
-      expect(res.json.error.code).toBe('FORBIDDEN');
+      expect(res.json.error.code).toBe("FORBIDDEN");
     }
-    expect(await svc.runtime.db.query('SELECT key_id FROM proj_api_keys WHERE org_id = $1', [orgA])).toEqual(keysBefore);
+    expect(await svc.runtime.db.query("SELECT key_id FROM proj_api_keys WHERE org_id = $1", [orgA])).toEqual(
+      keysBefore,
+    );
     // a form without the field, as a cross-site form would send it
     const b = fresh(true);
     b.jar.set(SESSION, c.jar.get(SESSION)!);
-    expect((await b.send('POST', '/dashboard/logout', { form: {} })).status).toBe(403);
-    expect((await c.send('GET', '/dashboard')).status).toBe(200);
-    const made = await c.send('POST', '/dashboard/keys', { json: { mode: 'test' }, headers: { 'X-CSRF-Token': csrf } });
+    expect((await b.send("POST", "/dashboard/logout", { form: {} })).status).toBe(403);
+    expect((await c.send("GET", "/dashboard")).status).toBe(200);
+    const made = await c.send("POST", "/dashboard/keys", { json: { mode: "test" }, headers: { "X-CSRF-Token": csrf } });
     expect(made.status).toBe(201);
     expect(made.json.key).toMatch(/^sk_test_/);
   });
 });
 
-describe('roles and organizations', () => {
-  it('a member creates keys and revokes their own; inviting, caps and other people\'s keys are the owners\'', async () => {
+describe("roles and organizations", () => {
+  it("a member creates keys and revokes their own; inviting, caps and other people's keys are the owners'", async () => {
     const owner = fresh();
-    const ownerCsrf = (await signIn(owner, 'owner@alpha.example')).json.csrfToken;
-    const ownersKey = (await owner.send('POST', '/dashboard/keys', { json: { mode: 'live', collections: 'scifact', spendingCap: '4.00' }, headers: { 'X-CSRF-Token': ownerCsrf } })).json;
-    expect((await call('GET', `/admin/v1/keys/${ownersKey.id}`, { admin })).body).toMatchObject({ orgId: orgA, collections: ['scifact'], spendingCap: '4.000000' });
+    const ownerCsrf = (await signIn(owner, "owner@alpha.example")).json.csrfToken;
+    const ownersKey = (
+      await owner.send("POST", "/dashboard/keys", {
+        json: { mode: "live", collections: "scifact", spendingCap: "4.00" },
+        headers: { "X-CSRF-Token": ownerCsrf },
+      })
+    ).json;
+    expect((await call("GET", `/admin/v1/keys/${ownersKey.id}`, { admin })).body).toMatchObject({
+      orgId: orgA,
+      collections: ["scifact"],
+      spendingCap: "4.000000",
+    });
 
     const member = fresh();
-    const csrf = await joined(member, orgA, 'dev@alpha.example', 'member');
-    const post = (path: string, json: unknown) => member.send('POST', path, { json, headers: { 'X-CSRF-Token': csrf } });
-    expect((await post('/dashboard/members/invites', { email: 'friend@alpha.example', role: 'member' })).status).toBe(403);
-    expect((await post('/dashboard/members/invites', { email: 'boss@alpha.example', role: 'owner' })).status).toBe(403);
-    expect((await post(`/dashboard/keys/${ownersKey.id}/cap`, { spendingCap: '100.00' })).status).toBe(403);
+    const csrf = await joined(member, orgA, "dev@alpha.example", "member");
+    const post = (path: string, json: unknown) =>
+      member.send("POST", path, { json, headers: { "X-CSRF-Token": csrf } });
+    expect((await post("/dashboard/members/invites", { email: "friend@alpha.example", role: "member" })).status).toBe(
+      403,
+    );
+    expect((await post("/dashboard/members/invites", { email: "boss@alpha.example", role: "owner" })).status).toBe(403);
+    expect((await post(`/dashboard/keys/${ownersKey.id}/cap`, { spendingCap: "100.00" })).status).toBe(403);
     expect((await post(`/dashboard/keys/${ownersKey.id}/revoke`, {})).status).toBe(403);
-    expect((await post('/dashboard/keys', { mode: 'live', spendingCap: '1.00' })).status).toBe(403);
-    expect((await post('/dashboard/keys', { mode: 'live', collections: 'no-such-collection' })).status).toBe(422);
-    const own = await post('/dashboard/keys', { mode: 'live' });
+    expect((await post("/dashboard/keys", { mode: "live", spendingCap: "1.00" })).status).toBe(403);
+    expect((await post("/dashboard/keys", { mode: "live", collections: "no-such-collection" })).status).toBe(422);
+    const own = await post("/dashboard/keys", { mode: "live" });
     expect(own.status).toBe(201);
     expect((await post(`/dashboard/keys/${own.json.id}/revoke`, {})).status).toBe(200);
-    expect((await call('GET', `/admin/v1/keys/${ownersKey.id}`, { admin })).body).toMatchObject({ revoked: false, spendingCap: '4.000000' });
-    expect((await call('GET', `/admin/v1/keys/${own.json.id}`, { admin })).body.revoked).toBe(true);
-    const page = await member.send('GET', '/dashboard/members');
-    expect(page.text).toContain('Owners invite members.');
+    expect((await call("GET", `/admin/v1/keys/${ownersKey.id}`, { admin })).body).toMatchObject({
+      revoked: false,
+      spendingCap: "4.000000",
+    });
+    expect((await call("GET", `/admin/v1/keys/${own.json.id}`, { admin })).body.revoked).toBe(true);
+    const page = await member.send("GET", "/dashboard/members");
+    expect(page.text).toContain("Owners invite members.");
 
     // the owner invites from the dashboard; the link is shown once
-    const invited = await owner.send('POST', '/dashboard/members/invites', { json: { email: 'friend@alpha.example', role: 'member' }, headers: { 'X-CSRF-Token': ownerCsrf } });
+    const invited = await owner.send("POST", "/dashboard/members/invites", {
+      json: { email: "friend@alpha.example", role: "member" },
+      headers: { "X-CSRF-Token": ownerCsrf },
+    });
     expect(invited.status).toBe(201);
     expect(invited.json.inviteUrl).toMatch(/\/dashboard\/invite\/[\w-]{43}$/);
-    const [byOwner] = (await eventsOf('MemberInvited')).filter((e) => e.data.email === 'friend@alpha.example');
-    expect(byOwner!.metadata.actor.kind).toBe('member');
+    const [byOwner] = (await eventsOf("MemberInvited")).filter((e) => e.data.email === "friend@alpha.example");
+    expect(byOwner!.metadata.actor.kind).toBe("member");
   });
 
-  it('members see and touch only their own organization', async () => {
+  it("members see and touch only their own organization", async () => {
     const a = fresh();
-    const csrf = (await signIn(a, 'owner@alpha.example')).json.csrfToken;
-    const keys = await a.send('GET', '/dashboard/keys');
+    const csrf = (await signIn(a, "owner@alpha.example")).json.csrfToken;
+    const keys = await a.send("GET", "/dashboard/keys");
     expect(keys.status).toBe(200);
     expect(keys.text).not.toContain(keyB.id);
-    for (const [path, json] of [[`/dashboard/keys/${keyB.id}/revoke`, {}], [`/dashboard/keys/${keyB.id}/cap`, { spendingCap: '0.01' }]] as const) {
-      const res = await a.send('POST', path, { json, headers: { 'X-CSRF-Token': csrf } });
+    for (const [path, json] of [
+      [`/dashboard/keys/${keyB.id}/revoke`, {}],
+      [`/dashboard/keys/${keyB.id}/cap`, { spendingCap: "0.01" }],
+    ] as const) {
+      const res = await a.send("POST", path, { json, headers: { "X-CSRF-Token": csrf } });
       expect(res.status, path).toBe(404);
     }
-    expect((await call('GET', `/admin/v1/keys/${keyB.id}`, { admin })).body).toMatchObject({ revoked: false, spendingCap: null });
-    for (const page of ['/dashboard', '/dashboard/ledger', '/dashboard/ledger.csv', '/dashboard/usage.csv', '/dashboard/queries', '/dashboard/members']) {
-      const res = await a.send('GET', page);
+    expect((await call("GET", `/admin/v1/keys/${keyB.id}`, { admin })).body).toMatchObject({
+      revoked: false,
+      spendingCap: null,
+    });
+    for (const page of [
+      "/dashboard",
+      "/dashboard/ledger",
+      "/dashboard/ledger.csv",
+      "/dashboard/usage.csv",
+      "/dashboard/queries",
+      "/dashboard/members",
+    ]) {
+      const res = await a.send("GET", page);
       expect(res.status, page).toBe(200);
       expect(res.text, page).not.toContain(orgB);
-      expect(res.text, page).not.toContain('Beta Lab');
-      expect(res.text, page).not.toContain('member@beta.example');
+      expect(res.text, page).not.toContain("Beta Lab");
+      expect(res.text, page).not.toContain("member@beta.example");
     }
   });
 
-  it('the operator page needs the operator: a member is refused, the token (form or header) opens it', async () => {
+  it("the operator page needs the operator: a member is refused, the token (form or header) opens it", async () => {
     const member = fresh();
-    await signIn(member, 'owner@alpha.example');
-    expect((await member.send('GET', '/dashboard/operator')).status).toBe(403);
-    expect((await fresh().send('GET', '/dashboard/operator')).status).toBe(401);
-    expect((await fresh().send('GET', '/dashboard/operator', { headers: { Authorization: 'Bearer not-the-operator-token' } })).status).toBe(401);
-    const byHeader = await fresh().send('GET', '/dashboard/operator', { headers: { Authorization: `Bearer ${admin}` } });
+    await signIn(member, "owner@alpha.example");
+    expect((await member.send("GET", "/dashboard/operator")).status).toBe(403);
+    expect((await fresh().send("GET", "/dashboard/operator")).status).toBe(401);
+    expect(
+      (
+        await fresh().send("GET", "/dashboard/operator", {
+          headers: { Authorization: "Bearer not-the-operator-token" },
+        })
+      ).status,
+    ).toBe(401);
+    const byHeader = await fresh().send("GET", "/dashboard/operator", {
+      headers: { Authorization: `Bearer ${admin}` },
+    });
     expect(byHeader.status).toBe(200);
-    expect((await fresh().send('POST', '/dashboard/operator/login', { json: { token: 'guess-0123456789' } })).status).toBe(401);
+    expect(
+      (await fresh().send("POST", "/dashboard/operator/login", { json: { token: "guess-0123456789" } })).status,
+    ).toBe(401);
     const op = fresh(true);
-    const login = await op.send('GET', '/dashboard/login');
-    const signed = await op.send('POST', '/dashboard/operator/login', { form: { token: admin, _csrf: op.csrfIn(login.text) } });
+    const login = await op.send("GET", "/dashboard/login");
+    const signed = await op.send("POST", "/dashboard/operator/login", {
+      form: { token: admin, _csrf: op.csrfIn(login.text) },
+    });
     expect(signed.status).toBe(303);
-    expect(signed.headers.get('location')).toBe('/dashboard/operator');
-    const page = await op.send('GET', '/dashboard/operator');
+    expect(signed.headers.get("location")).toBe("/dashboard/operator");
+    const page = await op.send("GET", "/dashboard/operator");
     expect(page.status).toBe(200);
-    for (const text of ['Alpha Lab', 'Beta Lab', orgA, orgB, 'intact', 'every organization reconciles', 'Journal requests']) expect(page.text).toContain(text);
+    for (const text of [
+      "Alpha Lab",
+      "Beta Lab",
+      orgA,
+      orgB,
+      "intact",
+      "every organization reconciles",
+      "Journal requests",
+    ])
+      expect(page.text).toContain(text);
     // the catalogue: each collection with its state, documents and last ingestion (the first start's, through the workflow)
     expect(page.text).toContain('id="collections-table"');
-    expect(page.text).toMatch(/<tr data-collection="scifact"><td>[^<]+<code>scifact<\/code><\/td><td>hybrid<\/td><td>ready<\/td><td class="num">\d+<\/td>/);
-    expect(page.text).toContain('<code>biomedical</code>');
+    expect(page.text).toMatch(
+      /<tr data-collection="scifact"><td>[^<]+<code>scifact<\/code><\/td><td>hybrid<\/td><td>ready<\/td><td class="num">\d+<\/td>/,
+    );
+    expect(page.text).toContain("<code>biomedical</code>");
     // the operator has no organization pages
-    expect((await op.send('GET', '/dashboard/keys')).headers.get('location')).toBe('/dashboard/operator');
+    expect((await op.send("GET", "/dashboard/keys")).headers.get("location")).toBe("/dashboard/operator");
   });
 });
 
-describe('the per-IP limiter and failed sign-ins', () => {
-  it('counts every dashboard route per address: past the limit 429 with a bare {error}, Retry-After and no X-RateLimit-*', async () => {
+describe("the per-IP limiter and failed sign-ins", () => {
+  it("counts every dashboard route per address: past the limit 429 with a bare {error}, Retry-After and no X-RateLimit-*", async () => {
     now += 61_000;
     const c = fresh();
-    await signIn(c, 'owner@alpha.example');
-    const invitePath = await invite(orgA, 'counted@alpha.example', 'member');
-    const paths = ['/dashboard/login', '/dashboard/assets/dashboard.css', invitePath, '/dashboard', '/dashboard/keys', '/dashboard/usage', '/dashboard/operator'];
+    await signIn(c, "owner@alpha.example");
+    const invitePath = await invite(orgA, "counted@alpha.example", "member");
+    const paths = [
+      "/dashboard/login",
+      "/dashboard/assets/dashboard.css",
+      invitePath,
+      "/dashboard",
+      "/dashboard/keys",
+      "/dashboard/usage",
+      "/dashboard/operator",
+    ];
     let sent = 1; // the sign-in
     while (sent < 120) {
-      const res = await c.send('GET', paths[sent % paths.length]!);
+      const res = await c.send("GET", paths[sent % paths.length]!);
       expect(res.status, `request ${sent + 1}`).not.toBe(429);
       sent += 1;
     }
-    for (const path of [...paths, '/dashboard/login']) {
-      const refused = path === '/dashboard/login' ? await signIn(c, 'owner@alpha.example') : await c.send('GET', path);
+    for (const path of [...paths, "/dashboard/login"]) {
+      const refused = path === "/dashboard/login" ? await signIn(c, "owner@alpha.example") : await c.send("GET", path);
       expect(refused.status, path).toBe(429);
       expect(refused.json).toEqual({ error: expect.any(String) });
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect([...refused.headers.keys()].filter((h) => h.startsWith('x-ratelimit-'))).toEqual([]);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect([...refused.headers.keys()].filter((h) => h.startsWith("x-ratelimit-"))).toEqual([]);
     }
     // another address is not affected, and the window passes
-    expect((await fresh().send('GET', '/dashboard/login')).status).toBe(200);
+    expect((await fresh().send("GET", "/dashboard/login")).status).toBe(200);
     now += 61_000;
-    expect((await c.send('GET', '/dashboard/keys')).status).toBe(200);
+    expect((await c.send("GET", "/dashboard/keys")).status).toBe(200);
   });
 
-  it('failed sign-ins are limited per address: the 11th in a minute is refused, even with the right password', async () => {
+  it("failed sign-ins are limited per address: the 11th in a minute is refused, even with the right password", async () => {
     now += 61_000;
     const c = fresh();
-    for (let i = 0; i < 10; i++) expect((await signIn(c, `guess${i}@alpha.example`, 'wrong password guess')).status).toBe(401);
-    const refused = await signIn(c, 'owner@alpha.example');
+    for (let i = 0; i < 10; i++)
+      expect((await signIn(c, `guess${i}@alpha.example`, "wrong password guess")).status).toBe(401);
+    const refused = await signIn(c, "owner@alpha.example");
     expect(refused.status).toBe(429);
     expect(refused.json).toEqual({ error: expect.any(String) });
     expect(c.jar.has(SESSION)).toBe(false);
-    expect((await signIn(fresh(), 'owner@alpha.example')).status).toBe(200);
+    expect((await signIn(fresh(), "owner@alpha.example")).status).toBe(200);
     now += 61_000;
-    expect((await signIn(c, 'owner@alpha.example')).status).toBe(200);
+    expect((await signIn(c, "owner@alpha.example")).status).toBe(200);
   });
 
-  it('failed sign-ins are limited per account across addresses: the 6th in 15 minutes is refused, then the account opens again', async () => {
+  it("failed sign-ins are limited per account across addresses: the 6th in 15 minutes is refused, then the account opens again", async () => {
     now += 61_000;
-    for (let i = 0; i < 5; i++) expect((await signIn(fresh(), 'dev@alpha.example', `wrong password ${i}`)).status).toBe(401);
-    const refused = await signIn(fresh(), 'dev@alpha.example');
+    for (let i = 0; i < 5; i++)
+      expect((await signIn(fresh(), "dev@alpha.example", `wrong password ${i}`)).status).toBe(401);
+    const refused = await signIn(fresh(), "dev@alpha.example");
     expect(refused.status).toBe(429);
     expect(refused.json).toEqual({ error: expect.any(String) });
     // an address without an account is counted alike, so the limiter tells nothing about which exist
-    for (let i = 0; i < 5; i++) await signIn(fresh(), 'ghost@alpha.example', `wrong password ${i}`);
-    expect((await signIn(fresh(), 'ghost@alpha.example', 'wrong password 6')).status).toBe(429);
+    for (let i = 0; i < 5; i++) await signIn(fresh(), "ghost@alpha.example", `wrong password ${i}`);
+    expect((await signIn(fresh(), "ghost@alpha.example", "wrong password 6")).status).toBe(429);
     // other accounts are not affected
-    expect((await signIn(fresh(), 'owner@alpha.example')).status).toBe(200);
+    expect((await signIn(fresh(), "owner@alpha.example")).status).toBe(200);
     now += 15 * 60_000;
-    expect((await signIn(fresh(), 'dev@alpha.example')).status).toBe(200);
+    expect((await signIn(fresh(), "dev@alpha.example")).status).toBe(200);
   });
 
-  it('invite links that do not open count as failed attempts of the address', async () => {
+  it("invite links that do not open count as failed attempts of the address", async () => {
     now += 61_000;
     const c = fresh();
-    for (let i = 0; i < 10; i++) expect((await c.send('GET', `/dashboard/invite/${'A'.repeat(42)}${i}`)).status).toBe(404);
-    expect((await c.send('GET', `/dashboard/invite/${'B'.repeat(43)}`)).status).toBe(429);
+    for (let i = 0; i < 10; i++)
+      expect((await c.send("GET", `/dashboard/invite/${"A".repeat(42)}${i}`)).status).toBe(404);
+    expect((await c.send("GET", `/dashboard/invite/${"B".repeat(43)}`)).status).toBe(429);
   });
 });
 
-describe('keys, caps, the audit log and replay', () => {
-  it('an owner sets and clears a cap from the dashboard; the key page shows spend, cap, creation and last use', async () => {
+describe("keys, caps, the audit log and replay", () => {
+  it("an owner sets and clears a cap from the dashboard; the key page shows spend, cap, creation and last use", async () => {
     now += 61_000;
     const owner = fresh();
-    const csrf = (await signIn(owner, 'owner@alpha.example')).json.csrfToken;
-    const created = await owner.send('POST', '/dashboard/keys', { json: { mode: 'live', collections: 'scifact' }, headers: { 'X-CSRF-Token': csrf } });
+    const csrf = (await signIn(owner, "owner@alpha.example")).json.csrfToken;
+    const created = await owner.send("POST", "/dashboard/keys", {
+      json: { mode: "live", collections: "scifact" },
+      headers: { "X-CSRF-Token": csrf },
+    });
     const { id, key } = created.json;
-    expect((await owner.send('POST', `/dashboard/keys/${id}/cap`, { json: { spendingCap: '0.75' }, headers: { 'X-CSRF-Token': csrf } })).json).toEqual({ id, spendingCap: '0.750000' });
-    expect((await call('GET', `/admin/v1/keys/${id}`, { admin })).body.spendingCap).toBe('0.750000');
-    const search = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: 'vitamin D and bone density', limit: 2 } });
+    expect(
+      (
+        await owner.send("POST", `/dashboard/keys/${id}/cap`, {
+          json: { spendingCap: "0.75" },
+          headers: { "X-CSRF-Token": csrf },
+        })
+      ).json,
+    ).toEqual({ id, spendingCap: "0.750000" });
+    expect((await call("GET", `/admin/v1/keys/${id}`, { admin })).body.spendingCap).toBe("0.750000");
+    const search = await call("POST", "/api/v1/search/query", {
+      key,
+      body: { collection: "scifact", query: "vitamin D and bone density", limit: 2 },
+    });
     expect(search.status).toBe(200);
-    const page = await owner.send('GET', '/dashboard/keys');
+    const page = await owner.send("GET", "/dashboard/keys");
     const row = new RegExp(`<tr data-key-id="${id}">([\\s\\S]*?)</tr>`).exec(page.text)![1]!;
     const at = new Date(now).toISOString();
     expect(row).toContain(`${at.slice(0, 10)} ${at.slice(11, 19)} UTC`); // created and last used, on the service clock
-    expect(row).toContain('0.75');
-    expect(row).toContain('by owner@alpha.example');
-    expect((await owner.send('POST', `/dashboard/keys/${id}/cap`, { json: { spendingCap: '' }, headers: { 'X-CSRF-Token': csrf } })).json).toEqual({ id, spendingCap: null });
+    expect(row).toContain("0.75");
+    expect(row).toContain("by owner@alpha.example");
+    expect(
+      (
+        await owner.send("POST", `/dashboard/keys/${id}/cap`, {
+          json: { spendingCap: "" },
+          headers: { "X-CSRF-Token": csrf },
+        })
+      ).json,
+    ).toEqual({ id, spendingCap: null });
     // the operator API and its cap command
-    expect((await call('POST', `/admin/v1/keys/${id}/spending-cap`, { admin, body: { spendingCap: '2.50' } })).body).toMatchObject({ id, spendingCap: '2.500000' });
-    expect((await call('POST', `/admin/v1/keys/${id}/spending-cap`, { admin, body: { spendingCap: null } })).body.spendingCap).toBeNull();
-    expect((await call('POST', `/admin/v1/keys/${id}/spending-cap`, { admin, body: { spendingCap: '-1' } })).status).toBe(422);
-    const changes = (await eventsOf('ApiKeySpendingCapChanged')).filter((e) => e.data.keyId === id);
+    expect(
+      (await call("POST", `/admin/v1/keys/${id}/spending-cap`, { admin, body: { spendingCap: "2.50" } })).body,
+    ).toMatchObject({ id, spendingCap: "2.500000" });
+    expect(
+      (await call("POST", `/admin/v1/keys/${id}/spending-cap`, { admin, body: { spendingCap: null } })).body
+        .spendingCap,
+    ).toBeNull();
+    expect(
+      (await call("POST", `/admin/v1/keys/${id}/spending-cap`, { admin, body: { spendingCap: "-1" } })).status,
+    ).toBe(422);
+    const changes = (await eventsOf("ApiKeySpendingCapChanged")).filter((e) => e.data.keyId === id);
     expect(changes.map((e) => [e.metadata.actor.kind, e.data.spendingCapMicros, e.data.previous])).toEqual([
-      ['member', '750000', null],
-      ['member', null, '750000'],
-      ['operator', '2500000', null],
-      ['operator', null, '2500000'],
+      ["member", "750000", null],
+      ["member", null, "750000"],
+      ["operator", "2500000", null],
+      ["operator", null, "2500000"],
     ]);
   });
 
-  it('an owner removes a member (their sessions stop, the address is free again) and withdraws an invite; the last owner stays', async () => {
-    const org = (await operatorSteps(call, admin).newOrg({ name: 'Delta Lab' }, '1.00')).id;
+  it("an owner removes a member (their sessions stop, the address is free again) and withdraws an invite; the last owner stays", async () => {
+    const org = (await operatorSteps(call, admin).newOrg({ name: "Delta Lab" }, "1.00")).id;
     const owner = fresh();
-    const ownerCsrf = await joined(owner, org, 'owner@delta.example', 'owner');
+    const ownerCsrf = await joined(owner, org, "owner@delta.example", "owner");
     const dev = fresh();
-    const devCsrf = await joined(dev, org, 'dev@delta.example', 'member');
-    expect((await dev.send('GET', '/dashboard')).status).toBe(200);
+    const devCsrf = await joined(dev, org, "dev@delta.example", "member");
+    expect((await dev.send("GET", "/dashboard")).status).toBe(200);
     // the operator lists members and open invites with their ids (GET /admin/v1/organizations/{id}/members)
-    const idOf = async (email: string) => (await call('GET', `/admin/v1/organizations/${org}/members`, { admin })).body.members.find((m: { email: string }) => m.email === email)!.memberId;
-    const [ownerId, devId] = [await idOf('owner@delta.example'), await idOf('dev@delta.example')];
-    const post = (client: DashboardClient, path: string, csrf: string) => client.send('POST', path, { json: {}, headers: { 'X-CSRF-Token': csrf } });
+    const idOf = async (email: string) =>
+      (await call("GET", `/admin/v1/organizations/${org}/members`, { admin })).body.members.find(
+        (m: { email: string }) => m.email === email,
+      )!.memberId;
+    const [ownerId, devId] = [await idOf("owner@delta.example"), await idOf("dev@delta.example")];
+    const post = (client: DashboardClient, path: string, csrf: string) =>
+      client.send("POST", path, { json: {}, headers: { "X-CSRF-Token": csrf } });
 
     // a member removes nobody; an owner of another organization finds no such member
     expect((await post(dev, `/dashboard/members/${ownerId}/remove`, devCsrf)).status).toBe(403);
     const intruder = fresh();
-    const intruderCsrf = await joined(intruder, orgB, 'intruder@beta.example', 'owner');
+    const intruderCsrf = await joined(intruder, orgB, "intruder@beta.example", "owner");
     expect((await post(intruder, `/dashboard/members/${devId}/remove`, intruderCsrf)).status).toBe(404);
-    expect((await call('POST', `/admin/v1/organizations/${orgB}/members/${devId}/remove`, { admin })).status).toBe(404);
+    expect((await call("POST", `/admin/v1/organizations/${orgB}/members/${devId}/remove`, { admin })).status).toBe(404);
 
     const removed = await post(owner, `/dashboard/members/${devId}/remove`, ownerCsrf);
     expect([removed.status, removed.json]).toEqual([200, { memberId: devId, removed: true }]);
     // at once: the session the member holds is refused, and their password signs in no more
-    expect((await dev.send('GET', '/dashboard')).status).toBe(401);
-    expect((await signIn(fresh(), 'dev@delta.example')).status).toBe(401);
-    expect((await owner.send('GET', '/dashboard/members')).text).not.toContain('dev@delta.example');
+    expect((await dev.send("GET", "/dashboard")).status).toBe(401);
+    expect((await signIn(fresh(), "dev@delta.example")).status).toBe(401);
+    expect((await owner.send("GET", "/dashboard/members")).text).not.toContain("dev@delta.example");
     // removing again changes nothing
-    expect((await call('POST', `/admin/v1/organizations/${org}/members/${devId}/remove`, { admin })).status).toBe(200);
-    const removals = (await eventsOf('MemberRemoved')).filter((e) => e.data.memberId === devId);
-    expect(removals.map((e) => [e.metadata.actor, e.data.email])).toEqual([[{ kind: 'member', id: ownerId }, 'dev@delta.example']]);
+    expect((await call("POST", `/admin/v1/organizations/${org}/members/${devId}/remove`, { admin })).status).toBe(200);
+    const removals = (await eventsOf("MemberRemoved")).filter((e) => e.data.memberId === devId);
+    expect(removals.map((e) => [e.metadata.actor, e.data.email])).toEqual([
+      [{ kind: "member", id: ownerId }, "dev@delta.example"],
+    ]);
     // the address may be invited again: a new member
     const back = fresh();
-    await joined(back, org, 'dev@delta.example', 'member');
-    expect(await idOf('dev@delta.example')).not.toBe(devId);
+    await joined(back, org, "dev@delta.example", "member");
+    expect(await idOf("dev@delta.example")).not.toBe(devId);
 
     // the last owner stays
     const last = await post(owner, `/dashboard/members/${ownerId}/remove`, ownerCsrf);
-    expect([last.status, last.json.error.code]).toEqual([422, 'VALIDATION_ERROR']);
+    expect([last.status, last.json.error.code]).toEqual([422, "VALIDATION_ERROR"]);
 
     // a second owner's open invite dies with their access: removed, they cannot come back through it
     const second = fresh();
-    const secondCsrf = await joined(second, org, 'second@delta.example', 'owner');
-    const secondId = await idOf('second@delta.example');
-    const backdoor = await second.send('POST', '/dashboard/members/invites', { json: { email: 'second-alt@delta.example', role: 'owner' }, headers: { 'X-CSRF-Token': secondCsrf } });
+    const secondCsrf = await joined(second, org, "second@delta.example", "owner");
+    const secondId = await idOf("second@delta.example");
+    const backdoor = await second.send("POST", "/dashboard/members/invites", {
+      json: { email: "second-alt@delta.example", role: "owner" },
+      headers: { "X-CSRF-Token": secondCsrf },
+    });
     expect(backdoor.status).toBe(201);
     expect((await post(owner, `/dashboard/members/${secondId}/remove`, ownerCsrf)).status).toBe(200);
     const backdoorPath = new URL(backdoor.json.inviteUrl).pathname;
-    expect((await fresh().send('GET', backdoorPath)).status).toBe(404);
-    expect((await fresh().send('POST', backdoorPath, { json: { password: PASSWORD } })).status).toBe(404);
+    expect((await fresh().send("GET", backdoorPath)).status).toBe(404);
+    expect((await fresh().send("POST", backdoorPath, { json: { password: PASSWORD } })).status).toBe(404);
     // nor is it listed as open, to the owners or the operator
-    expect((await call('GET', `/admin/v1/organizations/${org}/members`, { admin })).body.invites.map((i: { email: string }) => i.email)).not.toContain('second-alt@delta.example');
+    expect(
+      (await call("GET", `/admin/v1/organizations/${org}/members`, { admin })).body.invites.map(
+        (i: { email: string }) => i.email,
+      ),
+    ).not.toContain("second-alt@delta.example");
     // and a request of theirs already past the session check acts no more: the rule is checked again under the append lock
-    const stale = { kind: 'member' as const, memberId: secondId, orgId: org, role: 'owner' as const };
-    await expect(svc.runtime.members.removeMember(stale, org, ownerId)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
-    await expect(svc.runtime.members.invite(org, { email: 'late@delta.example', role: 'owner' }, stale)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    const stale = { kind: "member" as const, memberId: secondId, orgId: org, role: "owner" as const };
+    await expect(svc.runtime.members.removeMember(stale, org, ownerId)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(
+      svc.runtime.members.invite(org, { email: "late@delta.example", role: "owner" }, stale),
+    ).rejects.toMatchObject({ code: "UNAUTHORIZED" });
 
     // an invite withdrawn before use: its link reads as unknown; a used invite is not withdrawn (remove the member)
-    const link = await invite(org, 'later@delta.example', 'member');
-    const pendingId = (await svc.runtime.members.roster(org)).invites.find((i) => i.email === 'later@delta.example')!.inviteId;
-    expect((await owner.send('GET', '/dashboard/members')).text).toContain(`/dashboard/invites/${pendingId}/cancel`);
+    const link = await invite(org, "later@delta.example", "member");
+    const pendingId = (await svc.runtime.members.roster(org)).invites.find(
+      (i) => i.email === "later@delta.example",
+    )!.inviteId;
+    expect((await owner.send("GET", "/dashboard/members")).text).toContain(`/dashboard/invites/${pendingId}/cancel`);
     const cancelled = await post(owner, `/dashboard/invites/${pendingId}/cancel`, ownerCsrf);
     expect([cancelled.status, cancelled.json]).toEqual([200, { inviteId: pendingId, cancelled: true }]);
-    expect((await fresh().send('POST', link, { json: { password: PASSWORD } })).status).toBe(404);
-    expect((await owner.send('GET', '/dashboard/members')).text).not.toContain('later@delta.example');
-    const usedId = (await eventsOf('InviteAccepted')).find((e) => e.data.memberId === ownerId)!.data.inviteId;
-    expect((await call('POST', `/admin/v1/organizations/${org}/invites/${usedId}/cancel`, { admin })).status).toBe(422);
+    expect((await fresh().send("POST", link, { json: { password: PASSWORD } })).status).toBe(404);
+    expect((await owner.send("GET", "/dashboard/members")).text).not.toContain("later@delta.example");
+    const usedId = (await eventsOf("InviteAccepted")).find((e) => e.data.memberId === ownerId)!.data.inviteId;
+    expect((await call("POST", `/admin/v1/organizations/${org}/invites/${usedId}/cancel`, { admin })).status).toBe(422);
   });
 
-  it('every member action is an event with who and when; the projections rebuilt from the log equal the live ones and the chain verifies', async () => {
-    const memberEvents = await svc.runtime.db.query<{ type: string }>(`SELECT DISTINCT type FROM events WHERE metadata->'actor'->>'kind' = 'member' ORDER BY type`);
-    expect(memberEvents.map((e) => e.type)).toEqual(['ApiKeyCreated', 'ApiKeyRevoked', 'ApiKeySpendingCapChanged', 'InviteAccepted', 'InviteCancelled', 'MemberInvited', 'MemberRemoved', 'SessionEnded', 'SessionStarted']);
-    for (const e of await svc.runtime.db.query<{ metadata: any; recorded_at: Date }>(`SELECT metadata, recorded_at FROM events WHERE metadata->'actor'->>'kind' = 'member'`)) {
+  it("every member action is an event with who and when; the projections rebuilt from the log equal the live ones and the chain verifies", async () => {
+    const memberEvents = await svc.runtime.db.query<{ type: string }>(
+      `SELECT DISTINCT type FROM events WHERE metadata->'actor'->>'kind' = 'member' ORDER BY type`,
+    );
+    expect(memberEvents.map((e) => e.type)).toEqual([
+      "ApiKeyCreated",
+      "ApiKeyRevoked",
+      "ApiKeySpendingCapChanged",
+      "InviteAccepted",
+      "InviteCancelled",
+      "MemberInvited",
+      "MemberRemoved",
+      "SessionEnded",
+      "SessionStarted",
+    ]);
+    for (const e of await svc.runtime.db.query<{ metadata: any; recorded_at: Date }>(
+      `SELECT metadata, recorded_at FROM events WHERE metadata->'actor'->>'kind' = 'member'`,
+    )) {
       expect(e.metadata.actor.id).toMatch(/^mem_/);
       expect(e.recorded_at).toBeInstanceOf(Date);
     }
-    const replay = await call('POST', '/admin/v1/replay', { admin });
-    expect(replay.status, JSON.stringify(replay.body?.error?.details?.tables?.filter((t: { equal: boolean }) => !t.equal))).toBe(200);
-    expect(replay.body.tables.map((t: { table: string }) => t.table)).toEqual(expect.arrayContaining(['members', 'invites', 'sessions', 'key_last_used']));
-    expect((await call('GET', '/admin/v1/verify', { admin })).body.ok).toBe(true);
+    const replay = await call("POST", "/admin/v1/replay", { admin });
+    expect(
+      replay.status,
+      JSON.stringify(replay.body?.error?.details?.tables?.filter((t: { equal: boolean }) => !t.equal)),
+    ).toBe(200);
+    expect(replay.body.tables.map((t: { table: string }) => t.table)).toEqual(
+      expect.arrayContaining(["members", "invites", "sessions", "key_last_used"]),
+    );
+    expect((await call("GET", "/admin/v1/verify", { admin })).body.ok).toBe(true);
   });
 });
 
-describe('pages', () => {
-  it('the overview warns of a low balance; usage and ledger download as CSV', async () => {
-    const low = (await operatorSteps(call, admin).newOrg({ name: 'Gamma Lab' }, '0.40')).id;
+describe("pages", () => {
+  it("the overview warns of a low balance; usage and ledger download as CSV", async () => {
+    const low = (await operatorSteps(call, admin).newOrg({ name: "Gamma Lab" }, "0.40")).id;
     const c = fresh();
-    await joined(c, low, 'owner@gamma.example', 'owner');
-    const overview = await c.send('GET', '/dashboard');
-    expect(overview.text).toContain('Your balance is low (0.400000 credits)');
-    expect((await c.send('GET', '/dashboard/ledger.csv')).text).toMatch(/^time,type,amount,balance_after,key_id,query_id,reference\n.*,credit,0\.400000,0\.400000,/);
-    const usage = await c.send('GET', '/dashboard/usage.csv');
-    expect(usage.headers.get('content-type')).toMatch(/^text\/csv/);
-    expect(usage.text).toBe('day,collection,searches,unlocked_results,tokens,spend\n');
+    await joined(c, low, "owner@gamma.example", "owner");
+    const overview = await c.send("GET", "/dashboard");
+    expect(overview.text).toContain("Your balance is low (0.400000 credits)");
+    expect((await c.send("GET", "/dashboard/ledger.csv")).text).toMatch(
+      /^time,type,amount,balance_after,key_id,query_id,reference\n.*,credit,0\.400000,0\.400000,/,
+    );
+    const usage = await c.send("GET", "/dashboard/usage.csv");
+    expect(usage.headers.get("content-type")).toMatch(/^text\/csv/);
+    expect(usage.text).toBe("day,collection,searches,unlocked_results,tokens,spend\n");
     // ten credits are not low
     const alpha = fresh();
-    await signIn(alpha, 'owner@alpha.example');
-    expect((await alpha.send('GET', '/dashboard')).text).not.toContain('Your balance is low');
+    await signIn(alpha, "owner@alpha.example");
+    expect((await alpha.send("GET", "/dashboard")).text).not.toContain("Your balance is low");
     // a hidden balance is told nowhere: not as low on the overview, not as the balance after a ledger entry
-    const hiddenOrg = (await operatorSteps(call, admin).newOrg({ name: 'Hidden Lab', hideBalance: true }, '0.40')).id;
+    const hiddenOrg = (await operatorSteps(call, admin).newOrg({ name: "Hidden Lab", hideBalance: true }, "0.40")).id;
     const h = fresh();
-    await joined(h, hiddenOrg, 'owner@hidden.example', 'owner');
-    const hiddenOverview = (await h.send('GET', '/dashboard')).text;
-    expect(hiddenOverview).toContain('hidden by your plan');
-    expect(hiddenOverview).not.toContain('0.40');
-    expect((await h.send('GET', '/dashboard/ledger.csv')).text).toMatch(/^time,type,amount,balance_after,key_id,query_id,reference\n[^\n]*,credit,0\.400000,,/);
-    expect((await h.send('GET', '/dashboard/ledger')).text).not.toMatch(/<td class="num">0\.400000<\/td><td class="num">0\.400000<\/td>/);
+    await joined(h, hiddenOrg, "owner@hidden.example", "owner");
+    const hiddenOverview = (await h.send("GET", "/dashboard")).text;
+    expect(hiddenOverview).toContain("hidden by your plan");
+    expect(hiddenOverview).not.toContain("0.40");
+    expect((await h.send("GET", "/dashboard/ledger.csv")).text).toMatch(
+      /^time,type,amount,balance_after,key_id,query_id,reference\n[^\n]*,credit,0\.400000,,/,
+    );
+    expect((await h.send("GET", "/dashboard/ledger")).text).not.toMatch(
+      /<td class="num">0\.400000<\/td><td class="num">0\.400000<\/td>/,
+    );
   });
 
-  it('serves the stylesheet and script from the service, and every page with labels and a skip link', async () => {
+  it("serves the stylesheet and script from the service, and every page with labels and a skip link", async () => {
     const b = fresh(true);
-    await signIn(b, 'owner@alpha.example');
-    for (const asset of ['dashboard.css', 'dashboard.js']) expect((await b.send('GET', `/dashboard/assets/${asset}`)).status).toBe(200);
-    expect((await b.send('GET', '/dashboard/assets/package.json')).status).toBe(404);
-    for (const path of ['/dashboard', '/dashboard/keys', '/dashboard/usage', '/dashboard/ledger', '/dashboard/queries', '/dashboard/members', '/dashboard/account']) {
-      const page = await b.send('GET', path);
+    await signIn(b, "owner@alpha.example");
+    for (const asset of ["dashboard.css", "dashboard.js"])
+      expect((await b.send("GET", `/dashboard/assets/${asset}`)).status).toBe(200);
+    expect((await b.send("GET", "/dashboard/assets/package.json")).status).toBe(404);
+    for (const path of [
+      "/dashboard",
+      "/dashboard/keys",
+      "/dashboard/usage",
+      "/dashboard/ledger",
+      "/dashboard/queries",
+      "/dashboard/members",
+      "/dashboard/account",
+    ]) {
+      const page = await b.send("GET", path);
       expect(page.status, path).toBe(200);
       expect(page.text).toContain('<a class="skip" href="#main">');
       expect(page.text).toContain('<nav aria-label="Dashboard">');
       expect(page.text).not.toMatch(/<script>|style="/); // nothing inline: the policy allows only the service's files
       expect(page.text).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/); // no CDN
       // every input has a label
-      for (const [, id] of page.text.matchAll(/<input id="([^"]+)"/g)) expect(page.text, `${path} #${id}`).toContain(`for="${id}"`);
+      for (const [, id] of page.text.matchAll(/<input id="([^"]+)"/g))
+        expect(page.text, `${path} #${id}`).toContain(`for="${id}"`);
     }
   });
 });
 
-describe('pages a customer reads', () => {
-  it('a key has a name wherever it appears: keys page, ledger and recent queries, which show the query text (escaped, 120 characters), results and cost', async () => {
+describe("pages a customer reads", () => {
+  it("a key has a name wherever it appears: keys page, ledger and recent queries, which show the query text (escaped, 120 characters), results and cost", async () => {
     now += 61_000;
-    const org = (await operatorSteps(call, admin).newOrg({ name: 'Epsilon Lab' }, '5.00')).id;
+    const org = (await operatorSteps(call, admin).newOrg({ name: "Epsilon Lab" }, "5.00")).id;
     const owner = fresh();
-    const csrf = await joined(owner, org, 'owner@epsilon.example', 'owner');
+    const csrf = await joined(owner, org, "owner@epsilon.example", "owner");
     // a name from the dashboard's form (with markup in it), and one from the operator API
-    const form = await owner.send('GET', '/dashboard/keys');
+    const form = await owner.send("GET", "/dashboard/keys");
     expect(form.text).toContain('<input id="key-name" name="name"');
-    const createdPage = await owner.send('POST', '/dashboard/keys', { form: { mode: 'live', name: '  Notebook <b>key</b> ', collections: 'scifact', _csrf: csrf }, headers: { Accept: 'text/html' } });
+    const createdPage = await owner.send("POST", "/dashboard/keys", {
+      form: { mode: "live", name: "  Notebook <b>key</b> ", collections: "scifact", _csrf: csrf },
+      headers: { Accept: "text/html" },
+    });
     expect(createdPage.status).toBe(201);
     const secret = /<code id="new-key">([^<]+)<\/code>/.exec(createdPage.text)![1]!;
-    const viaApi = await call('POST', `/admin/v1/organizations/${org}/keys`, { admin, body: { mode: 'live', name: 'CI smoke tests' } });
+    const viaApi = await call("POST", `/admin/v1/organizations/${org}/keys`, {
+      admin,
+      body: { mode: "live", name: "CI smoke tests" },
+    });
     expect(viaApi.status).toBe(201);
-    expect((await call('GET', `/admin/v1/keys/${viaApi.body.id}`, { admin })).body).toMatchObject({ name: 'CI smoke tests', orgId: org });
-    expect((await call('POST', `/admin/v1/organizations/${org}/keys`, { admin, body: { mode: 'live', name: 'two\nlines' } })).status).toBe(422);
-    const created = (await eventsOf('ApiKeyCreated')).filter((e) => e.data.orgId === org).map((e) => e.data.name);
-    expect(created).toEqual(['Notebook <b>key</b>', 'CI smoke tests']);
-    const keys = (await owner.send('GET', '/dashboard/keys')).text;
-    expect(keys).toContain('Notebook &lt;b&gt;key&lt;/b&gt;');
-    expect(keys).not.toContain('<b>key</b>');
-    expect(keys).toContain('CI smoke tests');
+    expect((await call("GET", `/admin/v1/keys/${viaApi.body.id}`, { admin })).body).toMatchObject({
+      name: "CI smoke tests",
+      orgId: org,
+    });
+    expect(
+      (await call("POST", `/admin/v1/organizations/${org}/keys`, { admin, body: { mode: "live", name: "two\nlines" } }))
+        .status,
+    ).toBe(422);
+    const created = (await eventsOf("ApiKeyCreated")).filter((e) => e.data.orgId === org).map((e) => e.data.name);
+    expect(created).toEqual(["Notebook <b>key</b>", "CI smoke tests"]);
+    const keys = (await owner.send("GET", "/dashboard/keys")).text;
+    expect(keys).toContain("Notebook &lt;b&gt;key&lt;/b&gt;");
+    expect(keys).not.toContain("<b>key</b>");
+    expect(keys).toContain("CI smoke tests");
 
     // a search whose text is long and carries markup
-    const asked = `<img src=x onerror=alert(1)> vitamin D supplementation and the risk of bone fractures in older adults: ${'a randomized trial '.repeat(6)}`;
+    const asked = `<img src=x onerror=alert(1)> vitamin D supplementation and the risk of bone fractures in older adults: ${"a randomized trial ".repeat(6)}`;
     expect(asked.length).toBeGreaterThan(120);
-    const search = await call('POST', '/api/v1/search/query', { key: secret, body: { collection: 'scifact', query: asked, limit: 3 } });
+    const search = await call("POST", "/api/v1/search/query", {
+      key: secret,
+      body: { collection: "scifact", query: asked, limit: 3 },
+    });
     expect(search.status, JSON.stringify(search.body)).toBe(200);
-    const cost = search.headers.get('x-query-cost')!;
+    const cost = search.headers.get("x-query-cost")!;
     const { queryId } = search.body;
-    const queries = (await owner.send('GET', '/dashboard/queries')).text;
+    const queries = (await owner.send("GET", "/dashboard/queries")).text;
     const row = new RegExp(`<tr data-query-id="${queryId}">([\\s\\S]*?)</tr>`).exec(queries)![1]!;
-    const shown = asked.slice(0, 120).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+    const shown = asked
+      .slice(0, 120)
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+      .replace(/'/g, "&#39;");
     expect(row).toContain(`>${shown}…</td>`);
-    expect(row).not.toContain('<img');
+    expect(row).not.toContain("<img");
     expect(row).toContain(`<td class="num">${search.body.results.length}</td>`);
-    expect(row).toContain('Notebook &lt;b&gt;key&lt;/b&gt;');
+    expect(row).toContain("Notebook &lt;b&gt;key&lt;/b&gt;");
     expect(row).toContain(`<td class="num">${cost}</td>`); // the cost as X-Query-Cost says it: six decimals
     // the ledger names the key and links the charge to its search, which the page then shows alone
-    const ledger = (await owner.send('GET', '/dashboard/ledger')).text;
+    const ledger = (await owner.send("GET", "/dashboard/ledger")).text;
     const entry = new RegExp(`<tr data-query-id="${queryId}">([\\s\\S]*?)</tr>`).exec(ledger)![1]!;
     expect(entry).toContain(`<td class="num">-${cost}</td>`);
-    expect(entry).toContain('Notebook &lt;b&gt;key&lt;/b&gt;');
+    expect(entry).toContain("Notebook &lt;b&gt;key&lt;/b&gt;");
     expect(entry).toContain(`<a href="/dashboard/queries?queryId=${queryId}">`);
-    const one = (await owner.send('GET', `/dashboard/queries?queryId=${queryId}`)).text;
+    const one = (await owner.send("GET", `/dashboard/queries?queryId=${queryId}`)).text;
     expect(one.match(/<tr data-query-id=/g)).toHaveLength(1);
     expect(one).toContain(`<tr data-query-id="${queryId}">`);
     // a record written before query_text existed keeps the text inside its payload only: still shown
-    await svc.runtime.db.query('UPDATE query_records SET query_text = NULL WHERE query_id = $1', [queryId]);
-    expect((await owner.send('GET', `/dashboard/queries?queryId=${queryId}`)).text).toContain(`>${shown}…</td>`);
+    await svc.runtime.db.query("UPDATE query_records SET query_text = NULL WHERE query_id = $1", [queryId]);
+    expect((await owner.send("GET", `/dashboard/queries?queryId=${queryId}`)).text).toContain(`>${shown}…</td>`);
     // another organization's search is not shown by its id
-    expect((await owner.send('GET', `/dashboard/queries?queryId=q_of_someone_else`)).text).not.toContain('<tr data-query-id=');
+    expect((await owner.send("GET", `/dashboard/queries?queryId=q_of_someone_else`)).text).not.toContain(
+      "<tr data-query-id=",
+    );
     // export links: the kept search's works as a file, for the organization's own searches only
     expect(row).toContain(`<a href="/dashboard/queries/${queryId}/export?format=ris" download>RIS</a>`);
-    const ris = await owner.send('GET', `/dashboard/queries/${queryId}/export?format=ris`);
+    const ris = await owner.send("GET", `/dashboard/queries/${queryId}/export?format=ris`);
     expect(ris.status).toBe(200);
-    expect(ris.text.match(/^TY {2}- /gm)).toHaveLength(new Set(search.body.results.map((r: { metadata: { doc_id: string } }) => r.metadata.doc_id)).size);
-    expect((await owner.send('GET', `/dashboard/queries/q_of_someone_else/export?format=ris`)).status).toBe(404);
-    expect((await owner.send('GET', `/dashboard/queries/${queryId}/export?format=pdf`)).status).toBe(422);
+    expect(ris.text.match(/^TY {2}- /gm)).toHaveLength(
+      new Set(search.body.results.map((r: { metadata: { doc_id: string } }) => r.metadata.doc_id)).size,
+    );
+    expect((await owner.send("GET", `/dashboard/queries/q_of_someone_else/export?format=ris`)).status).toBe(404);
+    expect((await owner.send("GET", `/dashboard/queries/${queryId}/export?format=pdf`)).status).toBe(422);
     // one money format: six decimals on the pages and in both CSVs
-    expect((await owner.send('GET', '/dashboard')).text).toMatch(/<dd id="balance">\d+\.\d{6} credits<\/dd>/);
-    expect((await owner.send('GET', '/dashboard/usage.csv')).text).toMatch(/,scifact,1,0,\d+,\d+\.\d{6}\n/);
-    const replay = await call('POST', '/admin/v1/replay', { admin });
+    expect((await owner.send("GET", "/dashboard")).text).toMatch(/<dd id="balance">\d+\.\d{6} credits<\/dd>/);
+    expect((await owner.send("GET", "/dashboard/usage.csv")).text).toMatch(/,scifact,1,0,\d+,\d+\.\d{6}\n/);
+    const replay = await call("POST", "/admin/v1/replay", { admin });
     expect(replay.status, JSON.stringify(replay.body?.error?.details)).toBe(200);
   });
 
-  it('a key form the service refuses shows its reason on the keys page, not a bare error page', async () => {
+  it("a key form the service refuses shows its reason on the keys page, not a bare error page", async () => {
     const b = fresh(true);
-    await signIn(b, 'owner@alpha.example');
-    const page = await b.send('GET', '/dashboard/keys');
-    const refused = await b.send('POST', '/dashboard/keys', { form: { mode: 'live', collections: 'scifacts', _csrf: b.csrfIn(page.text) } });
+    await signIn(b, "owner@alpha.example");
+    const page = await b.send("GET", "/dashboard/keys");
+    const refused = await b.send("POST", "/dashboard/keys", {
+      form: { mode: "live", collections: "scifacts", _csrf: b.csrfIn(page.text) },
+    });
     expect(refused.status).toBe(422);
-    expect(refused.text).toContain('<h1>API Keys</h1>');
-    expect(refused.text).toContain('no collection is named &quot;scifacts&quot;');
-    expect(refused.text).not.toContain('Something went wrong');
+    expect(refused.text).toContain("<h1>API Keys</h1>");
+    expect(refused.text).toContain("no collection is named &quot;scifacts&quot;");
+    expect(refused.text).not.toContain("Something went wrong");
   });
 
-  it('serves an icon at /favicon.ico and links it from every page', async () => {
-    const icon = await fetch(`${svc.baseUrl}/favicon.ico`, { headers: { 'X-Forwarded-For': `198.51.100.${++addressCounter}` } });
+  it("serves an icon at /favicon.ico and links it from every page", async () => {
+    const icon = await fetch(`${svc.baseUrl}/favicon.ico`, {
+      headers: { "X-Forwarded-For": `198.51.100.${++addressCounter}` },
+    });
     expect(icon.status).toBe(200);
-    expect(icon.headers.get('content-type')).toBe('image/x-icon');
+    expect(icon.headers.get("content-type")).toBe("image/x-icon");
     expect([...new Uint8Array(await icon.arrayBuffer()).slice(0, 4)]).toEqual([0, 0, 1, 0]);
-    expect((await fresh(true).send('GET', '/dashboard/login')).text).toContain('<link rel="icon" href="/dashboard/assets/favicon.ico">');
+    expect((await fresh(true).send("GET", "/dashboard/login")).text).toContain(
+      '<link rel="icon" href="/dashboard/assets/favicon.ico">',
+    );
   });
 });
 
-describe('the operator area', () => {
-  it('organizations 25 a page, searchable by name or id, each linking to its page', async () => {
+describe("the operator area", () => {
+  it("organizations 25 a page, searchable by name or id, each linking to its page", async () => {
     now += 61_000;
     const { newOrg } = operatorSteps(call, admin);
-    for (let i = 0; i < 26; i += 1) await newOrg({ name: `Paging Lab ${String(i).padStart(2, '0')}` });
-    await newOrg({ name: 'Zeta <script>alert(1)</script> Lab' });
+    for (let i = 0; i < 26; i += 1) await newOrg({ name: `Paging Lab ${String(i).padStart(2, "0")}` });
+    await newOrg({ name: "Zeta <script>alert(1)</script> Lab" });
     const op = fresh();
-    const list = async (query: string) => (await op.send('GET', `/dashboard/operator${query}`, { headers: { Authorization: `Bearer ${admin}` } })).text;
-    const rows = (text: string) => [...text.matchAll(/<tr data-org-id="([^"]+)"><td><a href="\/dashboard\/operator\/orgs\/\1">([^<]*)<\/a>/g)].map((m) => m[2]);
-    const first = await list('');
+    const list = async (query: string) =>
+      (await op.send("GET", `/dashboard/operator${query}`, { headers: { Authorization: `Bearer ${admin}` } })).text;
+    const rows = (text: string) =>
+      [...text.matchAll(/<tr data-org-id="([^"]+)"><td><a href="\/dashboard\/operator\/orgs\/\1">([^<]*)<\/a>/g)].map(
+        (m) => m[2],
+      );
+    const first = await list("");
     expect(rows(first)).toHaveLength(25);
     expect(first).toMatch(/page 1 of \d+/);
-    const found = await list('?q=paging%20LAB');
-    expect(rows(found)).toEqual(Array.from({ length: 25 }, (_, i) => `Paging Lab ${String(i).padStart(2, '0')}`));
+    const found = await list("?q=paging%20LAB");
+    expect(rows(found)).toEqual(Array.from({ length: 25 }, (_, i) => `Paging Lab ${String(i).padStart(2, "0")}`));
     expect(found).toContain('<dd id="org-count">26 matching</dd>');
     expect(found).toContain('href="/dashboard/operator?q=paging+LAB&amp;page=2" rel="next"');
-    expect(rows(await list('?q=paging%20LAB&page=2'))).toEqual(['Paging Lab 25']);
-    expect(rows(await list(`?q=${orgB}`))).toEqual(['Beta Lab']);
-    const markup = await list('?q=zeta');
-    expect(rows(markup)).toEqual(['Zeta &lt;script&gt;alert(1)&lt;/script&gt; Lab']);
-    expect(markup).not.toContain('<script>alert');
-    expect(rows(await list('?q=%25'))).toEqual([]); // a LIKE wildcard is a character like any other
-    expect((await op.send('GET', '/dashboard/operator?page=0', { headers: { Authorization: `Bearer ${admin}` } })).status).toBe(422);
+    expect(rows(await list("?q=paging%20LAB&page=2"))).toEqual(["Paging Lab 25"]);
+    expect(rows(await list(`?q=${orgB}`))).toEqual(["Beta Lab"]);
+    const markup = await list("?q=zeta");
+    expect(rows(markup)).toEqual(["Zeta &lt;script&gt;alert(1)&lt;/script&gt; Lab"]);
+    expect(markup).not.toContain("<script>alert");
+    expect(rows(await list("?q=%25"))).toEqual([]); // a LIKE wildcard is a character like any other
+    expect(
+      (await op.send("GET", "/dashboard/operator?page=0", { headers: { Authorization: `Bearer ${admin}` } })).status,
+    ).toBe(422);
   });
 
   it("an organization's page shows balance, keys, usage, ledger and members, and carries the operator's actions", async () => {
     now += 61_000;
     const op = fresh(true);
-    const login = await op.send('GET', '/dashboard/login');
-    expect((await op.send('POST', '/dashboard/operator/login', { form: { token: admin, _csrf: op.csrfIn(login.text) } })).status).toBe(303);
+    const login = await op.send("GET", "/dashboard/login");
+    expect(
+      (await op.send("POST", "/dashboard/operator/login", { form: { token: admin, _csrf: op.csrfIn(login.text) } }))
+        .status,
+    ).toBe(303);
     const base = `/dashboard/operator/orgs/${orgA}`;
-    const page = await op.send('GET', base);
+    const page = await op.send("GET", base);
     expect(page.status).toBe(200);
-    for (const text of ['<h1>Alpha Lab</h1>', '<dd id="balance">', 'Add credits', 'Change limits', 'Suspend billing', 'Create key', 'id="usage-table"', 'id="ledger-table"', 'owner@alpha.example']) expect(page.text).toContain(text);
+    for (const text of [
+      "<h1>Alpha Lab</h1>",
+      '<dd id="balance">',
+      "Add credits",
+      "Change limits",
+      "Suspend billing",
+      "Create key",
+      'id="usage-table"',
+      'id="ledger-table"',
+      "owner@alpha.example",
+    ])
+      expect(page.text).toContain(text);
     const csrf = op.csrfIn(page.text);
-    const balance = async () => (await call('GET', `/admin/v1/organizations/${orgA}/balance`, { admin })).body.balance as string;
+    const balance = async () =>
+      (await call("GET", `/admin/v1/organizations/${orgA}/balance`, { admin })).body.balance as string;
     const before = await balance();
-    const [{ position: lastPosition }] = await svc.runtime.db.query<{ position: string }>('SELECT max(position)::text AS position FROM events');
+    const [{ position: lastPosition }] = await svc.runtime.db.query<{ position: string }>(
+      "SELECT max(position)::text AS position FROM events",
+    );
 
     // no CSRF token, or a member's session: refused, nothing changes
-    expect((await op.send('POST', `${base}/credits`, { form: { amount: '5.00' } })).status).toBe(403);
+    expect((await op.send("POST", `${base}/credits`, { form: { amount: "5.00" } })).status).toBe(403);
     const member = fresh();
-    const memberCsrf = (await signIn(member, 'owner@alpha.example')).json.csrfToken;
-    expect((await member.send('GET', base)).status).toBe(403);
-    expect((await member.send('POST', `${base}/credits`, { json: { amount: '5.00' }, headers: { 'X-CSRF-Token': memberCsrf } })).status).toBe(403);
-    expect((await member.send('POST', `${base}/suspend`, { json: {}, headers: { 'X-CSRF-Token': memberCsrf } })).status).toBe(403);
+    const memberCsrf = (await signIn(member, "owner@alpha.example")).json.csrfToken;
+    expect((await member.send("GET", base)).status).toBe(403);
+    expect(
+      (
+        await member.send("POST", `${base}/credits`, {
+          json: { amount: "5.00" },
+          headers: { "X-CSRF-Token": memberCsrf },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await member.send("POST", `${base}/suspend`, { json: {}, headers: { "X-CSRF-Token": memberCsrf } })).status,
+    ).toBe(403);
     expect(await balance()).toBe(before);
 
     // credits
-    const credited = await op.send('POST', `${base}/credits`, { form: { amount: '5.00', reference: 'invoice 2031-114', _csrf: csrf } });
+    const credited = await op.send("POST", `${base}/credits`, {
+      form: { amount: "5.00", reference: "invoice 2031-114", _csrf: csrf },
+    });
     expect(credited.status).toBe(303);
-    expect(credited.headers.get('location')).toBe(`${base}?done=credits`);
+    expect(credited.headers.get("location")).toBe(`${base}?done=credits`);
     expect(Number(await balance())).toBeCloseTo(Number(before) + 5, 6);
-    const after = (await op.send('GET', `${base}?done=credits`)).text;
-    expect(after).toContain('Credits added.');
-    expect(after).toContain('invoice 2031-114');
-    const bad = await op.send('POST', `${base}/credits`, { form: { amount: 'lots', _csrf: csrf } });
+    const after = (await op.send("GET", `${base}?done=credits`)).text;
+    expect(after).toContain("Credits added.");
+    expect(after).toContain("invoice 2031-114");
+    const bad = await op.send("POST", `${base}/credits`, { form: { amount: "lots", _csrf: csrf } });
     expect(bad.status).toBe(422);
-    expect(bad.text).toContain('<h1>Alpha Lab</h1>');
-    expect(bad.text).toContain('amount');
+    expect(bad.text).toContain("<h1>Alpha Lab</h1>");
+    expect(bad.text).toContain("amount");
 
     // limits
-    expect((await op.send('POST', `${base}/limits`, { form: { perMinute: '30', daily: '500', monthly: '9000', previewPerHour: '20', _csrf: csrf } })).status).toBe(303);
-    expect((await call('GET', `/admin/v1/organizations/${orgA}`, { admin })).body.limits).toEqual({ perMinute: 30, daily: 500, monthly: 9000, previewPerHour: 20 });
-    expect((await op.send('POST', `${base}/limits`, { form: { perMinute: 'many', daily: '500', monthly: '9000', previewPerHour: '20', _csrf: csrf } })).status).toBe(422);
-    expect((await op.send('POST', `${base}/limits`, { form: { perMinute: '60', daily: '1000', monthly: '25000', previewPerHour: '50', _csrf: csrf } })).status).toBe(303);
+    expect(
+      (
+        await op.send("POST", `${base}/limits`, {
+          form: { perMinute: "30", daily: "500", monthly: "9000", previewPerHour: "20", _csrf: csrf },
+        })
+      ).status,
+    ).toBe(303);
+    expect((await call("GET", `/admin/v1/organizations/${orgA}`, { admin })).body.limits).toEqual({
+      perMinute: 30,
+      daily: 500,
+      monthly: 9000,
+      previewPerHour: 20,
+    });
+    expect(
+      (
+        await op.send("POST", `${base}/limits`, {
+          form: { perMinute: "many", daily: "500", monthly: "9000", previewPerHour: "20", _csrf: csrf },
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await op.send("POST", `${base}/limits`, {
+          form: { perMinute: "60", daily: "1000", monthly: "25000", previewPerHour: "50", _csrf: csrf },
+        })
+      ).status,
+    ).toBe(303);
 
     // suspend and resume
-    expect((await op.send('POST', `${base}/suspend`, { form: { reason: 'invoice overdue', _csrf: csrf } })).status).toBe(303);
-    expect((await call('GET', `/admin/v1/organizations/${orgA}`, { admin })).body.suspended).toBe(true);
-    expect((await op.send('GET', base)).text).toContain('Resume billing');
-    expect((await op.send('POST', `${base}/resume`, { form: { _csrf: csrf } })).status).toBe(303);
-    expect((await call('GET', `/admin/v1/organizations/${orgA}`, { admin })).body.suspended).toBe(false);
+    expect(
+      (await op.send("POST", `${base}/suspend`, { form: { reason: "invoice overdue", _csrf: csrf } })).status,
+    ).toBe(303);
+    expect((await call("GET", `/admin/v1/organizations/${orgA}`, { admin })).body.suspended).toBe(true);
+    expect((await op.send("GET", base)).text).toContain("Resume billing");
+    expect((await op.send("POST", `${base}/resume`, { form: { _csrf: csrf } })).status).toBe(303);
+    expect((await call("GET", `/admin/v1/organizations/${orgA}`, { admin })).body.suspended).toBe(false);
 
     // keys: create (the secret once, on the page), cap, revoke; another organization's key is not found here
-    const made = await op.send('POST', `${base}/keys`, { form: { mode: 'test', name: 'Operator sandbox', _csrf: csrf } });
+    const made = await op.send("POST", `${base}/keys`, {
+      form: { mode: "test", name: "Operator sandbox", _csrf: csrf },
+    });
     expect(made.status).toBe(201);
     expect(made.text).toMatch(/<code id="new-key">sk_test_[A-Za-z0-9]{40}<\/code>/);
     const keyId = /<tr data-key-id="([^"]+)">\s*<td>Operator sandbox/.exec(made.text)![1]!;
-    expect((await op.send('POST', `${base}/keys/${keyId}/cap`, { form: { spendingCap: '3.5', _csrf: csrf } })).status).toBe(303);
-    expect((await call('GET', `/admin/v1/keys/${keyId}`, { admin })).body).toMatchObject({ name: 'Operator sandbox', spendingCap: '3.500000' });
-    expect((await op.send('POST', `/dashboard/operator/orgs/${orgA}/keys/${keyB.id}/revoke`, { form: { _csrf: csrf } })).status).toBe(404);
-    expect((await call('GET', `/admin/v1/keys/${keyB.id}`, { admin })).body.revoked).toBe(false);
-    expect((await op.send('POST', `${base}/keys/${keyId}/revoke`, { form: { _csrf: csrf } })).status).toBe(303);
-    expect((await call('GET', `/admin/v1/keys/${keyId}`, { admin })).body.revoked).toBe(true);
-    expect((await op.send('POST', `${base}/keys`, { form: { mode: 'live', collections: 'scifacts', _csrf: csrf } })).text).toContain('no collection is named &quot;scifacts&quot;');
-    expect((await op.send('GET', '/dashboard/operator/orgs/org_nope')).status).toBe(404);
+    expect(
+      (await op.send("POST", `${base}/keys/${keyId}/cap`, { form: { spendingCap: "3.5", _csrf: csrf } })).status,
+    ).toBe(303);
+    expect((await call("GET", `/admin/v1/keys/${keyId}`, { admin })).body).toMatchObject({
+      name: "Operator sandbox",
+      spendingCap: "3.500000",
+    });
+    expect(
+      (await op.send("POST", `/dashboard/operator/orgs/${orgA}/keys/${keyB.id}/revoke`, { form: { _csrf: csrf } }))
+        .status,
+    ).toBe(404);
+    expect((await call("GET", `/admin/v1/keys/${keyB.id}`, { admin })).body.revoked).toBe(false);
+    expect((await op.send("POST", `${base}/keys/${keyId}/revoke`, { form: { _csrf: csrf } })).status).toBe(303);
+    expect((await call("GET", `/admin/v1/keys/${keyId}`, { admin })).body.revoked).toBe(true);
+    expect(
+      (await op.send("POST", `${base}/keys`, { form: { mode: "live", collections: "scifacts", _csrf: csrf } })).text,
+    ).toContain("no collection is named &quot;scifacts&quot;");
+    expect((await op.send("GET", "/dashboard/operator/orgs/org_nope")).status).toBe(404);
 
     // each action is an event with the operator as actor
     const actions = await svc.runtime.db.query<{ type: string }>(
       `SELECT type FROM events WHERE stream_id IN ($1, $2) AND metadata->'actor'->>'kind' = 'operator' AND position > $3 ORDER BY position`,
       [`org-${orgA}`, `key-${keyId}`, lastPosition],
     );
-    expect(actions.map((a) => a.type)).toEqual(['CreditsAdded', 'LimitsChanged', 'LimitsChanged', 'BillingSuspended', 'BillingResumed', 'ApiKeyCreated', 'ApiKeySpendingCapChanged', 'ApiKeyRevoked']);
+    expect(actions.map((a) => a.type)).toEqual([
+      "CreditsAdded",
+      "LimitsChanged",
+      "LimitsChanged",
+      "BillingSuspended",
+      "BillingResumed",
+      "ApiKeyCreated",
+      "ApiKeySpendingCapChanged",
+      "ApiKeyRevoked",
+    ]);
   });
 });

@@ -2,9 +2,9 @@
 // (src/embedding/encoderSession.mjs), one text a run, and prints the vectors. Plain JavaScript, so it starts quickly
 // under an emulated CPU (qemu-x86_64 -cpu ...) without the TypeScript loader.
 // stdin: { session: EncoderSessionOptions, ids: number[][] }; stdout: { vectors: number[][] }
-import { openEncoderSession } from '../../src/embedding/encoderSession.mjs';
+import { openEncoderSession } from "../../src/embedding/encoderSession.mjs";
 
-let input = '';
+let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const { session: options, ids } = JSON.parse(input);
 const session = await openEncoderSession(options);

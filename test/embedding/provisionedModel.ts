@@ -1,6 +1,11 @@
 // Locates the provisioned embedding model for the embedding suites; they fail (never skip) when it is missing.
-import { cacheDirFrom } from '../../src/app/config.js';
-import { embeddingModelManifestPath, loadModelManifest, modelManifestPath, type ModelManifest } from '../../src/embedding/modelManifest.js';
+import { cacheDirFrom } from "../../src/app/config.js";
+import {
+  embeddingModelManifestPath,
+  loadModelManifest,
+  modelManifestPath,
+  type ModelManifest,
+} from "../../src/embedding/modelManifest.js";
 
 export const manifestPath = modelManifestPath(cacheDirFrom(process.env));
 

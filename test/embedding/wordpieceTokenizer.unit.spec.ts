@@ -1,13 +1,17 @@
 // WordPiece tokenizer against the real vocab.txt of the provisioned model and ids from the HF tokenizers reference.
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createWordpieceTokenizer, loadModelTokenizer, type WordpieceTokenizer } from '../../src/embedding/wordpieceTokenizer.js';
-import reference from './wordpieceReference.fixture.json' with { type: 'json' };
-import { loadProvisionedManifest } from './provisionedModel.js';
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  createWordpieceTokenizer,
+  loadModelTokenizer,
+  type WordpieceTokenizer,
+} from "../../src/embedding/wordpieceTokenizer.js";
+import reference from "./wordpieceReference.fixture.json" with { type: "json" };
+import { loadProvisionedManifest } from "./provisionedModel.js";
 
-const SCIFACT = '/work/shared/data/scifact';
+const SCIFACT = "/work/shared/data/scifact";
 
 let tokenizer: WordpieceTokenizer;
 let modelName: string;
@@ -18,92 +22,96 @@ beforeAll(async () => {
   tokenizer = await loadModelTokenizer(manifest);
 });
 
-describe('BERT uncased WordPiece over the real vocabulary', () => {
-  it('splits words greedily into the longest vocabulary pieces', () => {
-    expect(tokenizer.tokenize('unaffable')).toEqual(['una', '##ffa', '##ble']);
-    expect(tokenizer.tokenize('biomaterials')).toEqual(['bio', '##mate', '##rial', '##s']);
+describe("BERT uncased WordPiece over the real vocabulary", () => {
+  it("splits words greedily into the longest vocabulary pieces", () => {
+    expect(tokenizer.tokenize("unaffable")).toEqual(["una", "##ffa", "##ble"]);
+    expect(tokenizer.tokenize("biomaterials")).toEqual(["bio", "##mate", "##rial", "##s"]);
   });
 
-  it('lower-cases, strips accents and splits punctuation, ASCII symbols included', () => {
-    expect(tokenizer.tokenize('Café NAÏVE résumé')).toEqual(['cafe', 'naive', 'resume']);
-    expect(tokenizer.tokenize('Hello, World!')).toEqual(['hello', ',', 'world', '!']);
-    expect(tokenizer.tokenize('p<0.05; $5 `x`')).toEqual(['p', '<', '0', '.', '05', ';', '$', '5', '`', 'x', '`']);
+  it("lower-cases, strips accents and splits punctuation, ASCII symbols included", () => {
+    expect(tokenizer.tokenize("Café NAÏVE résumé")).toEqual(["cafe", "naive", "resume"]);
+    expect(tokenizer.tokenize("Hello, World!")).toEqual(["hello", ",", "world", "!"]);
+    expect(tokenizer.tokenize("p<0.05; $5 `x`")).toEqual(["p", "<", "0", ".", "05", ";", "$", "5", "`", "x", "`"]);
   });
 
-  it('isolates CJK ideographs, drops control characters and treats any Unicode space as a separator', () => {
-    expect(tokenizer.tokenize('中文')).toEqual(['中', '文']);
-    expect(tokenizer.tokenize('a\u0000b\u00a0c\td')).toEqual(['ab', 'c', 'd']);
+  it("isolates CJK ideographs, drops control characters and treats any Unicode space as a separator", () => {
+    expect(tokenizer.tokenize("中文")).toEqual(["中", "文"]);
+    expect(tokenizer.tokenize("a\u0000b\u00a0c\td")).toEqual(["ab", "c", "d"]);
   });
 
-  it('maps unknown words and over-long words to [UNK]', () => {
-    expect(tokenizer.tokenize('🧬')).toEqual(['[UNK]']);
-    expect(tokenizer.tokenize('x'.repeat(101))).toEqual(['[UNK]']);
+  it("maps unknown words and over-long words to [UNK]", () => {
+    expect(tokenizer.tokenize("🧬")).toEqual(["[UNK]"]);
+    expect(tokenizer.tokenize("x".repeat(101))).toEqual(["[UNK]"]);
   });
 
-  it('gives the same ids as the HF tokenizers reference on hand-picked strings', () => {
+  it("gives the same ids as the HF tokenizers reference on hand-picked strings", () => {
     for (const { text, ids } of reference.cases) {
       expect(tokenizer.pieceIds(text), JSON.stringify(text)).toEqual(ids);
     }
   });
 
-  it('gives the same ids as the HF tokenizers reference on all of SciFact (corpus and queries)', async () => {
+  it("gives the same ids as the HF tokenizers reference on all of SciFact (corpus and queries)", async () => {
     const texts: string[] = [];
-    for (const line of (await readFile(join(SCIFACT, 'corpus.jsonl'), 'utf8')).split('\n')) {
+    for (const line of (await readFile(join(SCIFACT, "corpus.jsonl"), "utf8")).split("\n")) {
       if (line.trim()) {
         const doc = JSON.parse(line) as { title: string; text: string };
         texts.push(`${doc.title}\n${doc.text}`);
       }
     }
-    for (const line of (await readFile(join(SCIFACT, 'queries.jsonl'), 'utf8')).split('\n')) {
+    for (const line of (await readFile(join(SCIFACT, "queries.jsonl"), "utf8")).split("\n")) {
       if (line.trim()) texts.push((JSON.parse(line) as { text: string }).text);
     }
-    const hash = createHash('sha256');
+    const hash = createHash("sha256");
     let total = 0;
     for (const text of texts) {
       const ids = tokenizer.pieceIds(text);
-      hash.update(`${ids.join(',')}\n`);
+      hash.update(`${ids.join(",")}\n`);
       total += ids.length;
     }
-    expect({ texts: texts.length, totalPieces: total, idsSha256: hash.digest('hex') }).toEqual({
+    expect({ texts: texts.length, totalPieces: total, idsSha256: hash.digest("hex") }).toEqual({
       texts: reference.scifactDigest.texts,
       totalPieces: reference.scifactDigest.totalPieces,
       idsSha256: reference.scifactDigest.idsSha256,
     });
   });
 
-  it('encodes model input with [CLS] and [SEP], truncating to maxLen', () => {
-    const cls = tokenizer.idOf('[CLS]');
-    const sep = tokenizer.idOf('[SEP]');
-    const short = tokenizer.encode('hello world', 16);
-    expect(short.inputIds).toEqual([cls, tokenizer.idOf('hello'), tokenizer.idOf('world'), sep]);
+  it("encodes model input with [CLS] and [SEP], truncating to maxLen", () => {
+    const cls = tokenizer.idOf("[CLS]");
+    const sep = tokenizer.idOf("[SEP]");
+    const short = tokenizer.encode("hello world", 16);
+    expect(short.inputIds).toEqual([cls, tokenizer.idOf("hello"), tokenizer.idOf("world"), sep]);
     expect(short.attentionMask).toEqual([1, 1, 1, 1]);
 
-    const long = tokenizer.encode('word '.repeat(600), 256);
+    const long = tokenizer.encode("word ".repeat(600), 256);
     expect(long.inputIds).toHaveLength(256);
     expect(long.inputIds[0]).toBe(cls);
     expect(long.inputIds[255]).toBe(sep);
-    expect(tokenizer.encode('', 8).inputIds).toEqual([cls, sep]);
+    expect(tokenizer.encode("", 8).inputIds).toEqual([cls, sep]);
   });
 
-  it('counts pieces without special tokens and without truncation', () => {
-    expect(tokenizer.count('unaffable')).toBe(3);
-    expect(tokenizer.count('word '.repeat(600))).toBe(600);
-    expect(tokenizer.count('')).toBe(0);
+  it("counts pieces without special tokens and without truncation", () => {
+    expect(tokenizer.count("unaffable")).toBe(3);
+    expect(tokenizer.count("word ".repeat(600))).toBe(600);
+    expect(tokenizer.count("")).toBe(0);
   });
 
-  it('names itself after the scheme and the model', () => {
+  it("names itself after the scheme and the model", () => {
     expect(tokenizer.name).toBe(`bert-wordpiece-uncased/${modelName}`);
   });
 });
 
-describe('WordPiece tokenizer construction', () => {
-  it('refuses a vocabulary without the special tokens', () => {
-    expect(() => createWordpieceTokenizer({ vocab: ['a', 'b'], modelName: 'toy' })).toThrow(/no \[UNK\] token/);
+describe("WordPiece tokenizer construction", () => {
+  it("refuses a vocabulary without the special tokens", () => {
+    expect(() => createWordpieceTokenizer({ vocab: ["a", "b"], modelName: "toy" })).toThrow(/no \[UNK\] token/);
   });
 
-  it('keeps case and accents for a cased vocabulary', () => {
-    const cased = createWordpieceTokenizer({ vocab: ['[PAD]', '[UNK]', '[CLS]', '[SEP]', 'Café', '##s'], modelName: 'toy', lowercase: false });
-    expect(cased.name).toBe('bert-wordpiece-cased/toy');
-    expect(cased.tokenize('Cafés café')).toEqual(['Café', '##s', '[UNK]']);
+  it("keeps case and accents for a cased vocabulary", () => {
+    const cased = createWordpieceTokenizer({
+      vocab: ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "Café", "##s"],
+      modelName: "toy",
+      lowercase: false,
+    });
+    expect(cased.name).toBe("bert-wordpiece-cased/toy");
+    expect(cased.tokenize("Cafés café")).toEqual(["Café", "##s", "[UNK]"]);
   });
 });

@@ -1,37 +1,37 @@
 // The embedded store in its worker thread: transactions commit or roll back whole, other queries wait for an open
 // transaction, PostgreSQL error codes cross the thread, and an idle store never keeps a process alive.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openPglite, pgErrorCode, PG_UNIQUE_VIOLATION, type Db } from '../../src/eventstore/db.js';
-import { REPO_ROOT } from '../../src/app/config.js';
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openPglite, pgErrorCode, PG_UNIQUE_VIOLATION, type Db } from "../../src/eventstore/db.js";
+import { REPO_ROOT } from "../../src/app/config.js";
 
-describe('PGlite in its own thread', () => {
+describe("PGlite in its own thread", () => {
   let db: Db;
   beforeEach(async () => {
     db = await openPglite(undefined);
-    await db.exec('CREATE TABLE t (id int PRIMARY KEY, note text)');
+    await db.exec("CREATE TABLE t (id int PRIMARY KEY, note text)");
   });
   afterEach(async () => {
     await db.close();
   });
 
-  const count = async () => Number((await db.query<{ n: string }>('SELECT count(*)::text AS n FROM t'))[0]!.n);
+  const count = async () => Number((await db.query<{ n: string }>("SELECT count(*)::text AS n FROM t"))[0]!.n);
 
-  it('commits a transaction whole, rolls it back whole on a throw, and keeps the error code of a failed statement', async () => {
+  it("commits a transaction whole, rolls it back whole on a throw, and keeps the error code of a failed statement", async () => {
     await db.transaction(async (tx) => {
-      await tx.query('INSERT INTO t VALUES (1, $1)', ['one']);
-      await tx.query('INSERT INTO t VALUES (2, $1)', ['two']);
+      await tx.query("INSERT INTO t VALUES (1, $1)", ["one"]);
+      await tx.query("INSERT INTO t VALUES (2, $1)", ["two"]);
     });
     expect(await count()).toBe(2);
 
     const failed = await db
       .transaction(async (tx) => {
-        await tx.query('INSERT INTO t VALUES (3, $1)', ['three']);
-        await tx.query('INSERT INTO t VALUES (1, $1)', ['again']);
+        await tx.query("INSERT INTO t VALUES (3, $1)", ["three"]);
+        await tx.query("INSERT INTO t VALUES (1, $1)", ["again"]);
       })
       .catch((err: unknown) => err);
     expect(pgErrorCode(failed)).toBe(PG_UNIQUE_VIOLATION);
@@ -39,18 +39,18 @@ describe('PGlite in its own thread', () => {
 
     await expect(
       db.transaction(async (tx) => {
-        await tx.query('INSERT INTO t VALUES (4, $1)', ['four']);
-        throw new Error('changed my mind');
+        await tx.query("INSERT INTO t VALUES (4, $1)", ["four"]);
+        throw new Error("changed my mind");
       }),
-    ).rejects.toThrow('changed my mind');
+    ).rejects.toThrow("changed my mind");
     expect(await count()).toBe(2);
   });
 
-  it('makes a query from outside wait for the open transaction, then see what it committed', async () => {
+  it("makes a query from outside wait for the open transaction, then see what it committed", async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const transaction = db.transaction(async (tx) => {
-      await tx.query('INSERT INTO t VALUES (10, $1)', ['inside']);
+      await tx.query("INSERT INTO t VALUES (10, $1)", ["inside"]);
       await held;
     });
     // let the insert reach the thread first
@@ -65,17 +65,20 @@ describe('PGlite in its own thread', () => {
     expect(outside).toBe(1);
   });
 
-  it('lets a process that opened a store on disk exit by itself once its calls are answered', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pglite-thread-'));
+  it("lets a process that opened a store on disk exit by itself once its calls are answered", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pglite-thread-"));
     try {
       const script = `
-        const { openPglite } = await import(${JSON.stringify(join(REPO_ROOT, 'src', 'eventstore', 'db.ts'))});
-        const db = await openPglite(${JSON.stringify(join(dir, 'db'))});
+        const { openPglite } = await import(${JSON.stringify(join(REPO_ROOT, "src", "eventstore", "db.ts"))});
+        const db = await openPglite(${JSON.stringify(join(dir, "db"))});
         const rows = await db.query('SELECT 41 + 1 AS answer');
         console.log(rows[0].answer);`;
-      writeFileSync(join(dir, 'probe.mts'), script);
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(dir, 'probe.mts')], { cwd: REPO_ROOT, timeout: 60_000 });
-      expect(stdout.trim()).toBe('42');
+      writeFileSync(join(dir, "probe.mts"), script);
+      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", join(dir, "probe.mts")], {
+        cwd: REPO_ROOT,
+        timeout: 60_000,
+      });
+      expect(stdout.trim()).toBe("42");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

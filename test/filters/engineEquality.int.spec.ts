@@ -1,27 +1,27 @@
 // Proof that the two compilers agree: random valid filters over the demo data's real metadata select the same chunks,
 // in the same order, on the embedded engine and on a real OpenSearch node (issue 4 §6). Needs OpenSearch.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_COLLECTIONS_CONFIG } from '../../src/app/config.js';
-import { loadCollectionCatalog, type PlainCollection } from '../../src/domain/catalog.js';
-import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from '../../src/filters/parse.js';
-import { prepareCollection } from '../../src/ingest/ingestCollection.js';
-import { loadRetractedDois } from '../../src/ingest/retractions.js';
-import { runBuildJournals } from '../../src/journals/build.js';
-import { JournalMetricIndex } from '../../src/journals/metricIndex.js';
-import { readJournalTable } from '../../src/journals/table.js';
-import { createEmbeddedEngine } from '../../src/retrieval/engines/embedded/embeddedEngine.js';
-import { createOpenSearchEngine } from '../../src/retrieval/engines/opensearch/openSearchEngine.js';
-import type { ChunkRecord, RetrievalMode, SearchEngine } from '../../src/retrieval/port.js';
-import type { FilterNode } from '../../src/filters/ast.js';
-import { requireComponent } from '../setup/components.js';
-import { pseudoRandomVector } from '../search/scifactFixture.js';
-import { SHARED_DATA, sliceDataRoot } from '../support/testService.js';
-import { whitespaceTokenizer } from '../ingest/wordTokenizer.js';
-import { validFilter, valuePools, type FilterValuePools } from './validFilterArbitraries.js';
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
+import { loadCollectionCatalog, type PlainCollection } from "../../src/domain/catalog.js";
+import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from "../../src/filters/parse.js";
+import { prepareCollection } from "../../src/ingest/ingestCollection.js";
+import { loadRetractedDois } from "../../src/ingest/retractions.js";
+import { runBuildJournals } from "../../src/journals/build.js";
+import { JournalMetricIndex } from "../../src/journals/metricIndex.js";
+import { readJournalTable } from "../../src/journals/table.js";
+import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embeddedEngine.js";
+import { createOpenSearchEngine } from "../../src/retrieval/engines/opensearch/openSearchEngine.js";
+import type { ChunkRecord, RetrievalMode, SearchEngine } from "../../src/retrieval/port.js";
+import type { FilterNode } from "../../src/filters/ast.js";
+import { requireComponent } from "../setup/components.js";
+import { pseudoRandomVector } from "../search/scifactFixture.js";
+import { SHARED_DATA, sliceDataRoot } from "../support/testService.js";
+import { whitespaceTokenizer } from "../ingest/wordTokenizer.js";
+import { validFilter, valuePools, type FilterValuePools } from "./validFilterArbitraries.js";
 
 const DIMS = 32;
 /** documents per collection: "a few hundred real demo docs" */
@@ -30,7 +30,7 @@ const DOCUMENTS = 300;
 const FULL_SET_LIMIT = 250;
 const RUNS_PER_COLLECTION = 200;
 /** the demo collections whose metadata the filters draw on: scholarly, open-access-only, editorial */
-const COLLECTIONS = ['openalex-synergy', 'openalex-open-access', 'clinical-digest'];
+const COLLECTIONS = ["openalex-synergy", "openalex-open-access", "clinical-digest"];
 
 interface IndexedCollection {
   collection: PlainCollection;
@@ -52,24 +52,28 @@ const indexed: IndexedCollection[] = [];
 function firstDocuments(records: ChunkRecord[]): ChunkRecord[] {
   const docIds = [...new Set(records.map((record) => record.metadata.doc_id))].slice(0, DOCUMENTS);
   const kept = new Set(docIds);
-  return records.filter((record) => kept.has(record.metadata.doc_id)).map((record) => ({ ...record, vector: pseudoRandomVector(record.id, DIMS) }));
+  return records
+    .filter((record) => kept.has(record.metadata.doc_id))
+    .map((record) => ({ ...record, vector: pseudoRandomVector(record.id, DIMS) }));
 }
 
 /** Query texts from the collection's own titles, so sparse retrieval has terms to match. */
 function queriesFrom(records: ChunkRecord[]): string[] {
-  const titles = records.map((record) => record.metadata.title).filter((title): title is string => typeof title === 'string');
-  return [...new Set(titles)].slice(0, 40).map((title) => title.split(/\s+/).slice(0, 4).join(' '));
+  const titles = records
+    .map((record) => record.metadata.title)
+    .filter((title): title is string => typeof title === "string");
+  return [...new Set(titles)].slice(0, 40).map((title) => title.split(/\s+/).slice(0, 4).join(" "));
 }
 
 beforeAll(async () => {
-  const url = requireComponent('opensearchUrl');
-  dir = mkdtempSync(join(tmpdir(), 'filter-equality-'));
+  const url = requireComponent("opensearchUrl");
+  dir = mkdtempSync(join(tmpdir(), "filter-equality-"));
   // enough works that the open-access-only collection also gets DOCUMENTS documents
   dataRoot = await sliceDataRoot(2500);
-  embedded = createEmbeddedEngine({ dir: join(dir, 'index') });
+  embedded = createEmbeddedEngine({ dir: join(dir, "index") });
   opensearch = createOpenSearchEngine({ url, indexPrefix: `filter-equality-${process.pid}-` });
   // metrics of the whole demo snapshot, so the sliced documents' journals carry real values
-  const journalsPath = join(dir, 'journals.json');
+  const journalsPath = join(dir, "journals.json");
   await runBuildJournals({ dataRoot: SHARED_DATA, outPath: journalsPath });
   journals = new JournalMetricIndex((await readJournalTable(journalsPath)).journals);
 
@@ -89,7 +93,13 @@ beforeAll(async () => {
     indexed.push({
       collection,
       index,
-      profile: { name, editorial: collection.kind === 'editorial', openAccessOnly: collection.openAccessOnly, scanFilterable: collection.scanFilterable, isMetaMember: false },
+      profile: {
+        name,
+        editorial: collection.kind === "editorial",
+        openAccessOnly: collection.openAccessOnly,
+        scanFilterable: collection.scanFilterable,
+        isMetaMember: false,
+      },
       pools: valuePools(records),
       chunkCount: records.length,
       queries: queriesFrom(records),
@@ -105,8 +115,8 @@ afterAll(async () => {
   if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
 });
 
-describe('the embedded predicate and the OpenSearch query select the same chunks', () => {
-  it('holds real demo documents in every collection', () => {
+describe("the embedded predicate and the OpenSearch query select the same chunks", () => {
+  it("holds real demo documents in every collection", () => {
     expect(indexed.map((entry) => entry.profile.name)).toEqual(COLLECTIONS);
     for (const entry of indexed) {
       expect(entry.chunkCount).toBeGreaterThan(100);
@@ -115,10 +125,10 @@ describe('the embedded predicate and the OpenSearch query select the same chunks
     expect(indexed[2].pools.topic.length).toBeGreaterThan(20);
   });
 
-  it('for text too long to index: neither engine matches it, both keep it under not', async () => {
-    const index = 'eq-long-text';
-    const long = 'Long title '.repeat(800);
-    const chunks: ChunkRecord[] = [long, `${long}!`, 'A short title'].map((title, n) => ({
+  it("for text too long to index: neither engine matches it, both keep it under not", async () => {
+    const index = "eq-long-text";
+    const long = "Long title ".repeat(800);
+    const chunks: ChunkRecord[] = [long, `${long}!`, "A short title"].map((title, n) => ({
       id: `long-${n}`,
       text: `chunk ${n} about long titles`,
       tokens: 5,
@@ -131,14 +141,17 @@ describe('the embedded predicate and the OpenSearch query select the same chunks
       await engine.commit(index);
     }
     const filters: FilterNode[] = [
-      { kind: 'eq', field: 'title', value: long },
-      { kind: 'exists', field: 'title' },
-      { kind: 'not', child: { kind: 'in', field: 'title', values: [long, 'a short title'] } },
-      { kind: 'in', field: 'authors', values: [long, 'author 1'] },
+      { kind: "eq", field: "title", value: long },
+      { kind: "exists", field: "title" },
+      { kind: "not", child: { kind: "in", field: "title", values: [long, "a short title"] } },
+      { kind: "in", field: "authors", values: [long, "author 1"] },
     ];
     const counts = [];
     for (const filter of filters) {
-      const [fromEmbedded, fromOpenSearch] = await Promise.all([embedded.countChunks(index, filter), opensearch.countChunks(index, filter)]);
+      const [fromEmbedded, fromOpenSearch] = await Promise.all([
+        embedded.countChunks(index, filter),
+        opensearch.countChunks(index, filter),
+      ]);
       expect(fromOpenSearch, JSON.stringify(filter).slice(0, 80)).toBe(fromEmbedded);
       counts.push(fromEmbedded);
     }
@@ -151,38 +164,52 @@ describe('the embedded predicate and the OpenSearch query select the same chunks
       const entry = indexed.find((candidate) => candidate.profile.name === name) as IndexedCollection;
       const capabilities = { editorial: entry.profile.editorial, scan: entry.profile.scanFilterable };
       const outcomes = { searched: 0, skipped: 0, empty: 0, proper: 0, all: 0 };
-      const modes: RetrievalMode[] = ['sparse', 'hybrid', 'dense'];
+      const modes: RetrievalMode[] = ["sparse", "hybrid", "dense"];
       await fc.assert(
-        fc.asyncProperty(validFilter(entry.pools, capabilities), fc.constantFrom(...entry.queries), fc.constantFrom(...modes), async (filter, query, mode) => {
-          let plan;
-          try {
-            plan = compileFilterForCollections(filter, [entry.profile], { journals }).collections[0];
-          } catch (error) {
-            if (error instanceof FilterError) throw new Error(`a valid filter was rejected: ${error.message}`);
-            throw error;
-          }
-          if (plan.outcome === 'skip') {
-            outcomes.skipped++;
-            return;
-          }
-          outcomes.searched++;
-          const ast = plan.ast;
-          const [countEmbedded, countOpenSearch] = await Promise.all([embedded.countChunks(entry.index, ast), opensearch.countChunks(entry.index, ast)]);
-          expect(countOpenSearch, 'chunks passing the filter').toBe(countEmbedded);
-          if (countEmbedded === 0) outcomes.empty++;
-          else if (countEmbedded === entry.chunkCount) outcomes.all++;
-          else outcomes.proper++;
-          const vector = pseudoRandomVector(query, DIMS);
-          // the whole filtered set (up to FULL_SET_LIMIT), then the top 10 of the request's mode
-          const requests = [
-            { index: entry.index, mode: 'dense' as const, text: query, vector, limit: FULL_SET_LIMIT, filter: ast },
-            { index: entry.index, mode, text: query, vector, limit: 10, filter: ast },
-          ];
-          for (const request of requests) {
-            const [fromEmbedded, fromOpenSearch] = await Promise.all([embedded.search(request), opensearch.search(request)]);
-            expect(fromOpenSearch.map((hit) => hit.id), `${request.mode} ids`).toEqual(fromEmbedded.map((hit) => hit.id));
-          }
-        }),
+        fc.asyncProperty(
+          validFilter(entry.pools, capabilities),
+          fc.constantFrom(...entry.queries),
+          fc.constantFrom(...modes),
+          async (filter, query, mode) => {
+            let plan;
+            try {
+              plan = compileFilterForCollections(filter, [entry.profile], { journals }).collections[0];
+            } catch (error) {
+              if (error instanceof FilterError) throw new Error(`a valid filter was rejected: ${error.message}`);
+              throw error;
+            }
+            if (plan.outcome === "skip") {
+              outcomes.skipped++;
+              return;
+            }
+            outcomes.searched++;
+            const ast = plan.ast;
+            const [countEmbedded, countOpenSearch] = await Promise.all([
+              embedded.countChunks(entry.index, ast),
+              opensearch.countChunks(entry.index, ast),
+            ]);
+            expect(countOpenSearch, "chunks passing the filter").toBe(countEmbedded);
+            if (countEmbedded === 0) outcomes.empty++;
+            else if (countEmbedded === entry.chunkCount) outcomes.all++;
+            else outcomes.proper++;
+            const vector = pseudoRandomVector(query, DIMS);
+            // the whole filtered set (up to FULL_SET_LIMIT), then the top 10 of the request's mode
+            const requests = [
+              { index: entry.index, mode: "dense" as const, text: query, vector, limit: FULL_SET_LIMIT, filter: ast },
+              { index: entry.index, mode, text: query, vector, limit: 10, filter: ast },
+            ];
+            for (const request of requests) {
+              const [fromEmbedded, fromOpenSearch] = await Promise.all([
+                embedded.search(request),
+                opensearch.search(request),
+              ]);
+              expect(
+                fromOpenSearch.map((hit) => hit.id),
+                `${request.mode} ids`,
+              ).toEqual(fromEmbedded.map((hit) => hit.id));
+            }
+          },
+        ),
         { numRuns: RUNS_PER_COLLECTION, endOnFailure: true },
       );
       console.log(`[filter equality] ${name}: ${JSON.stringify(outcomes)}`);

@@ -1,25 +1,27 @@
 // The OpenAPI document against the real service: served without a key, covering the routes of the production
 // composition, and describing what the endpoints actually answer (bodies parse with the documented schemas without
 // losing a field; documented headers are sent).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
-import { startTestService, httpClient, operatorSteps, type TestService } from '../support/testService.js';
-import { appRoutes } from '../../src/http/app.js';
-import { buildOpenApiDocument } from '../../src/http/openapi/document.js';
-import { routeCoverage } from '../../src/http/openapi/routedOperations.js';
-import * as responses from '../../src/http/openapi/responses.js';
-import * as operator from '../../src/http/openapi/operatorResponses.js';
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { startTestService, httpClient, operatorSteps, type TestService } from "../support/testService.js";
+import { appRoutes } from "../../src/http/app.js";
+import { buildOpenApiDocument } from "../../src/http/openapi/document.js";
+import { routeCoverage } from "../../src/http/openapi/routedOperations.js";
+import * as responses from "../../src/http/openapi/responses.js";
+import * as operator from "../../src/http/openapi/operatorResponses.js";
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;
 let key: string;
-const document = buildOpenApiDocument() as { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>> };
+const document = buildOpenApiDocument() as {
+  paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+};
 
 beforeAll(async () => {
   svc = await startTestService();
   call = httpClient(svc.baseUrl);
   const { newOrg, newKey } = operatorSteps(call, svc.adminToken);
-  const org = await newOrg({}, '25.00');
+  const org = await newOrg({}, "25.00");
   ({ key } = await newKey(org.id));
 }, 600_000);
 
@@ -41,91 +43,134 @@ function expectDocumentedHeaders(method: string, path: string, status: string, h
   for (const name of documented) expect(headers.get(name), `${method.toUpperCase()} ${path}: ${name}`).not.toBeNull();
 }
 
-describe('the document on the running service', () => {
-  it('is served at /openapi.json and rendered at /docs without a key', async () => {
-    const doc = await call('GET', '/openapi.json');
+describe("the document on the running service", () => {
+  it("is served at /openapi.json and rendered at /docs without a key", async () => {
+    const doc = await call("GET", "/openapi.json");
     expect(doc.status).toBe(200);
-    expect(doc.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(doc.headers.get("content-type")).toMatch(/^application\/json/);
     expect(doc.body).toEqual(JSON.parse(JSON.stringify(document)));
     const page = await fetch(`${svc.baseUrl}/docs`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(await page.text()).toContain("/docs/assets/swagger-ui-bundle.js");
     const asset = await fetch(`${svc.baseUrl}/docs/assets/swagger-ui.css`);
     expect(asset.status).toBe(200);
-    expect(asset.headers.get('content-type')).toMatch(/^text\/css/);
+    expect(asset.headers.get("content-type")).toMatch(/^text\/css/);
   });
 
-  it('covers every route of the production composition, and no more', () => {
+  it("covers every route of the production composition, and no more", () => {
     const { undocumented, unrouted } = routeCoverage(appRoutes(svc.runtime.app), document);
-    expect(undocumented, 'routes the app registers that the OpenAPI document lacks: add them to OPERATIONS in src/http/openapi/document.ts').toEqual([]);
-    expect(unrouted, 'paths the OpenAPI document describes that no router serves').toEqual([]);
+    expect(
+      undocumented,
+      "routes the app registers that the OpenAPI document lacks: add them to OPERATIONS in src/http/openapi/document.ts",
+    ).toEqual([]);
+    expect(unrouted, "paths the OpenAPI document describes that no router serves").toEqual([]);
   });
 });
 
-describe('responses as documented', () => {
-  it('collections, quota, journals and journal requests', async () => {
-    const collections = await call('GET', '/api/v1/search/collections', { key });
+describe("responses as documented", () => {
+  it("collections, quota, journals and journal requests", async () => {
+    const collections = await call("GET", "/api/v1/search/collections", { key });
     expect(collections.status).toBe(200);
     expectDocumented(responses.CollectionsResponse, collections.body);
-    expectDocumentedHeaders('get', '/api/v1/search/collections', '200', collections.headers);
+    expectDocumentedHeaders("get", "/api/v1/search/collections", "200", collections.headers);
 
-    const quota = await call('GET', '/api/v1/search/quota', { key });
+    const quota = await call("GET", "/api/v1/search/quota", { key });
     expectDocumented(responses.QuotaInfo, quota.body);
 
-    const journals = await call('GET', '/api/v1/search/collections/scifact/journals?limit=5', { key });
+    const journals = await call("GET", "/api/v1/search/collections/scifact/journals?limit=5", { key });
     expect(journals.status).toBe(200);
     expectDocumented(responses.Discovery, journals.body);
 
-    const request = await call('POST', '/api/v1/search/journal-requests', { key, body: { title: 'Journal of Examples', issn: '0028-0836' } });
+    const request = await call("POST", "/api/v1/search/journal-requests", {
+      key,
+      body: { title: "Journal of Examples", issn: "0028-0836" },
+    });
     expect(request.status).toBe(201);
     expectDocumented(responses.JournalRequest, request.body);
   });
 
-  it('search, preview, unlock and re-fetch', async () => {
-    const search = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: 'vitamin D and bone density', limit: 3 } });
+  it("search, preview, unlock and re-fetch", async () => {
+    const search = await call("POST", "/api/v1/search/query", {
+      key,
+      body: { collection: "scifact", query: "vitamin D and bone density", limit: 3 },
+    });
     expect(search.status).toBe(200);
     expect(search.body.results.length).toBeGreaterThan(0);
     expectDocumented(responses.SearchResponse, search.body);
-    expectDocumentedHeaders('post', '/api/v1/search/query', '200', search.headers);
+    expectDocumentedHeaders("post", "/api/v1/search/query", "200", search.headers);
 
-    const shorthand = await call('POST', '/api/v1/search/scifact', { key, body: { query: 'vitamin D and bone density', limit: 2, includeMetadata: false } });
+    const shorthand = await call("POST", "/api/v1/search/scifact", {
+      key,
+      body: { query: "vitamin D and bone density", limit: 2, includeMetadata: false },
+    });
     expectDocumented(responses.SearchResponse, shorthand.body);
 
-    const preview = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: 'statins and muscle pain', limit: 3 } });
+    const preview = await call("POST", "/api/v1/search/preview", {
+      key,
+      body: { collection: "scifact", query: "statins and muscle pain", limit: 3 },
+    });
     expect(preview.status).toBe(200);
     expectDocumented(responses.PreviewUnlockResponse, preview.body);
 
-    const unlock = await call('POST', '/api/v1/search/unlock', { key, body: { queryId: preview.body.queryId, resultIds: [preview.body.results[0].id] } });
+    const unlock = await call("POST", "/api/v1/search/unlock", {
+      key,
+      body: { queryId: preview.body.queryId, resultIds: [preview.body.results[0].id] },
+    });
     expect(unlock.status).toBe(200);
     expectDocumented(responses.PreviewUnlockResponse, unlock.body);
 
-    const refetch = await call('GET', `/api/v1/search/results/${preview.body.queryId}`, { key });
+    const refetch = await call("GET", `/api/v1/search/results/${preview.body.queryId}`, { key });
     expect(refetch.status).toBe(200);
     expectDocumented(responses.SearchResultsPreviewResponse, refetch.body);
-    expectDocumentedHeaders('get', '/api/v1/search/results/{queryId}', '200', refetch.headers);
+    expectDocumentedHeaders("get", "/api/v1/search/results/{queryId}", "200", refetch.headers);
   });
 
-  it('the operator API', async () => {
+  it("the operator API", async () => {
     const admin = svc.adminToken;
-    const org = await call('POST', '/admin/v1/organizations', { admin, body: { name: 'Documented lab' } });
+    const org = await call("POST", "/admin/v1/organizations", { admin, body: { name: "Documented lab" } });
     expect(org.status).toBe(201);
     expectDocumented(operator.Organization, org.body);
     const orgId = org.body.id as string;
-    expectDocumented(operator.Balance, (await call('POST', `/admin/v1/organizations/${orgId}/credits`, { admin, body: { amount: '5.00' } })).body);
-    const created = await call('POST', `/admin/v1/organizations/${orgId}/keys`, { admin, body: { mode: 'live', collections: ['scifact'] } });
+    expectDocumented(
+      operator.Balance,
+      (await call("POST", `/admin/v1/organizations/${orgId}/credits`, { admin, body: { amount: "5.00" } })).body,
+    );
+    const created = await call("POST", `/admin/v1/organizations/${orgId}/keys`, {
+      admin,
+      body: { mode: "live", collections: ["scifact"] },
+    });
     expectDocumented(operator.CreatedKey, created.body);
-    expectDocumented(operator.ApiKeyView, (await call('GET', `/admin/v1/keys/${created.body.id}`, { admin })).body);
-    expectDocumented(operator.Prices, (await call('PUT', `/admin/v1/organizations/${orgId}/prices/scifact`, { admin, body: { pricePer1000: '0.010' } })).body);
-    expectDocumented(operator.Limits, (await call('POST', `/admin/v1/organizations/${orgId}/limits`, { admin, body: { daily: 500 } })).body);
-    expectDocumented(operator.Ledger, (await call('GET', `/admin/v1/organizations/${orgId}/ledger`, { admin })).body);
-    expectDocumented(operator.Reconciliation, (await call('GET', `/admin/v1/organizations/${orgId}/reconciliation`, { admin })).body);
-    expectDocumented(operator.JournalRequestSummaries, (await call('GET', '/admin/v1/journal-requests', { admin })).body);
-    expectDocumented(operator.ChainVerdict, (await call('GET', '/admin/v1/verify', { admin })).body);
-    expectDocumented(operator.RevokedKey, (await call('POST', `/admin/v1/keys/${created.body.id}/revoke`, { admin })).body);
+    expectDocumented(operator.ApiKeyView, (await call("GET", `/admin/v1/keys/${created.body.id}`, { admin })).body);
+    expectDocumented(
+      operator.Prices,
+      (await call("PUT", `/admin/v1/organizations/${orgId}/prices/scifact`, { admin, body: { pricePer1000: "0.010" } }))
+        .body,
+    );
+    expectDocumented(
+      operator.Limits,
+      (await call("POST", `/admin/v1/organizations/${orgId}/limits`, { admin, body: { daily: 500 } })).body,
+    );
+    expectDocumented(operator.Ledger, (await call("GET", `/admin/v1/organizations/${orgId}/ledger`, { admin })).body);
+    expectDocumented(
+      operator.Reconciliation,
+      (await call("GET", `/admin/v1/organizations/${orgId}/reconciliation`, { admin })).body,
+    );
+    expectDocumented(
+      operator.JournalRequestSummaries,
+      (await call("GET", "/admin/v1/journal-requests", { admin })).body,
+    );
+    expectDocumented(operator.ChainVerdict, (await call("GET", "/admin/v1/verify", { admin })).body);
+    expectDocumented(
+      operator.RevokedKey,
+      (await call("POST", `/admin/v1/keys/${created.body.id}/revoke`, { admin })).body,
+    );
   });
 
-  it('errors in the envelope', async () => {
-    const res = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: 'x'.repeat(1001) } });
+  it("errors in the envelope", async () => {
+    const res = await call("POST", "/api/v1/search/query", {
+      key,
+      body: { collection: "scifact", query: "x".repeat(1001) },
+    });
     expect(res.status).toBe(422);
     expectDocumented(responses.ErrorResponse, res.body);
   });

@@ -1,5 +1,5 @@
 // HTTP requests sent exactly as written, for tests of path spellings and headers (fetch would normalize the path).
-import { request } from 'node:http';
+import { request } from "node:http";
 
 export interface RawResponse {
   status: number;
@@ -7,26 +7,45 @@ export interface RawResponse {
   body: any;
 }
 
-export function rawRequest(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<RawResponse> {
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, method, path, headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          // not JSON: kept as text so an assertion shows it
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, body: parsed });
-      });
-    });
-    req.on('error', reject);
+    const req = request(
+      {
+        hostname,
+        port,
+        method,
+        path,
+        headers: {
+          ...headers,
+          ...(payload
+            ? { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(payload)) }
+            : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let parsed: unknown = text;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            // not JSON: kept as text so an assertion shows it
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, body: parsed });
+        });
+      },
+    );
+    req.on("error", reject);
     req.end(payload);
   });
 }
-

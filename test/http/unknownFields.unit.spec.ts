@@ -1,8 +1,8 @@
 // /query and /{collection} refuse fields they do not take (a paid search never drops an option silently), naming the
 // field and, for the other endpoint's spelling of one of theirs, the spelling they take; documented aliases still pass.
-import { describe, expect, it } from 'vitest';
-import { collectionSearchBody, parseOr422, queryBody } from '../../src/http/schemas.js';
-import { ApiError } from '../../src/http/errors.js';
+import { describe, expect, it } from "vitest";
+import { collectionSearchBody, parseOr422, queryBody } from "../../src/http/schemas.js";
+import { ApiError } from "../../src/http/errors.js";
 
 function refusal(schema: Parameters<typeof parseOr422>[0], body: unknown): ApiError {
   try {
@@ -14,22 +14,45 @@ function refusal(schema: Parameters<typeof parseOr422>[0], body: unknown): ApiEr
   throw new Error(`accepted ${JSON.stringify(body)}`);
 }
 
-describe('unknown body fields', () => {
-  it('/{collection}: the snake_case options of /query are refused, naming the camelCase spelling', () => {
-    const err = refusal(collectionSearchBody, { query: 'hair cortisol', image_quality: -1, include_figures: 'yes' });
-    expect([err.status, err.code]).toEqual([422, 'VALIDATION_ERROR']);
-    expect(err.message).toContain('image_quality (this endpoint spells it imageQuality)');
-    expect(err.message).toContain('include_figures (this endpoint spells it includeFigures)');
+describe("unknown body fields", () => {
+  it("/{collection}: the snake_case options of /query are refused, naming the camelCase spelling", () => {
+    const err = refusal(collectionSearchBody, { query: "hair cortisol", image_quality: -1, include_figures: "yes" });
+    expect([err.status, err.code]).toEqual([422, "VALIDATION_ERROR"]);
+    expect(err.message).toContain("image_quality (this endpoint spells it imageQuality)");
+    expect(err.message).toContain("include_figures (this endpoint spells it includeFigures)");
   });
 
-  it('/query: an unknown field is refused by name; a made-up one gets no suggestion', () => {
-    const err = refusal(queryBody, { collection: 'scifact', query: 'hair cortisol', includeImages: true, colour: 'red' });
-    expect(err.message).toBe('unknown field(s): includeImages, colour');
-    expect(refusal(queryBody, { collection: 'scifact', query: 'x', maxCost: '1.00' }).message).toContain('maxCost');
+  it("/query: an unknown field is refused by name; a made-up one gets no suggestion", () => {
+    const err = refusal(queryBody, {
+      collection: "scifact",
+      query: "hair cortisol",
+      includeImages: true,
+      colour: "red",
+    });
+    expect(err.message).toBe("unknown field(s): includeImages, colour");
+    expect(refusal(queryBody, { collection: "scifact", query: "x", maxCost: "1.00" }).message).toContain("maxCost");
   });
 
-  it('documented spellings and aliases stay accepted on both', () => {
-    expect(parseOr422(queryBody, { collection: 'scifact', query: 'x', include_metadata: false, includeFigures: true, imageQuality: 50, image_max_width: 300, filters: null })).toMatchObject({ include_metadata: false, include_figures: true, image_quality: 50, image_max_width: 300 });
-    expect(parseOr422(collectionSearchBody, { query: 'x', includeImages: true, includeMetadata: false, imageMaxHeight: 200, limit: 3 })).toMatchObject({ includeImages: true, includeMetadata: false, imageMaxHeight: 200, limit: 3 });
+  it("documented spellings and aliases stay accepted on both", () => {
+    expect(
+      parseOr422(queryBody, {
+        collection: "scifact",
+        query: "x",
+        include_metadata: false,
+        includeFigures: true,
+        imageQuality: 50,
+        image_max_width: 300,
+        filters: null,
+      }),
+    ).toMatchObject({ include_metadata: false, include_figures: true, image_quality: 50, image_max_width: 300 });
+    expect(
+      parseOr422(collectionSearchBody, {
+        query: "x",
+        includeImages: true,
+        includeMetadata: false,
+        imageMaxHeight: 200,
+        limit: 3,
+      }),
+    ).toMatchObject({ includeImages: true, includeMetadata: false, imageMaxHeight: 200, limit: 3 });
   });
 });

@@ -1,16 +1,16 @@
 // Checks that each real component started by globalSetup answers: Temporal, PostgreSQL and OpenSearch, including the vector scoring the OpenSearch adapter relies on.
-import { Client as OpenSearchClient } from '@opensearch-project/opensearch';
-import { Client as TemporalClient, Connection } from '@temporalio/client';
-import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
-import { cacheDirFrom } from '../../src/app/config.js';
-import { readComponent } from '../../src/infra/components.js';
-import { requireComponent } from '../setup/components.js';
+import { Client as OpenSearchClient } from "@opensearch-project/opensearch";
+import { Client as TemporalClient, Connection } from "@temporalio/client";
+import pg from "pg";
+import { describe, expect, inject, it } from "vitest";
+import { cacheDirFrom } from "../../src/app/config.js";
+import { readComponent } from "../../src/infra/components.js";
+import { requireComponent } from "../setup/components.js";
 
-describe('Temporal dev server', () => {
-  it('describes its namespace and lists workflows', async () => {
-    const address = requireComponent('temporalAddress');
-    const namespace = inject('temporalNamespace') ?? 'default';
+describe("Temporal dev server", () => {
+  it("describes its namespace and lists workflows", async () => {
+    const address = requireComponent("temporalAddress");
+    const namespace = inject("temporalNamespace") ?? "default";
     const connection = await Connection.connect({ address });
     try {
       const described = await connection.workflowService.describeNamespace({ namespace });
@@ -29,25 +29,27 @@ describe('Temporal dev server', () => {
   });
 });
 
-describe('PostgreSQL server', () => {
-  it('answers SELECT 1', async () => {
-    const client = new pg.Client({ connectionString: requireComponent('postgresUrl') });
+describe("PostgreSQL server", () => {
+  it("answers SELECT 1", async () => {
+    const client = new pg.Client({ connectionString: requireComponent("postgresUrl") });
     await client.connect();
     try {
-      const result = await client.query<{ one: number }>('SELECT 1 AS one');
+      const result = await client.query<{ one: number }>("SELECT 1 AS one");
       expect(result.rows).toEqual([{ one: 1 }]);
     } finally {
       await client.end();
     }
   });
 
-  it('serves two connections at once', async () => {
-    const pool = new pg.Pool({ connectionString: requireComponent('postgresUrl'), max: 2 });
+  it("serves two connections at once", async () => {
+    const pool = new pg.Pool({ connectionString: requireComponent("postgresUrl"), max: 2 });
     try {
       // Both queries sleep together: they only overlap if the server runs two backends.
       const started = Date.now();
       const pids = await Promise.all(
-        [0, 1].map(async () => (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.3)')).rows[0].pid),
+        [0, 1].map(
+          async () => (await pool.query<{ pid: number }>("SELECT pg_backend_pid() AS pid, pg_sleep(0.3)")).rows[0].pid,
+        ),
       );
       expect(new Set(pids).size).toBe(2);
       expect(Date.now() - started).toBeLessThan(3_000);
@@ -57,40 +59,41 @@ describe('PostgreSQL server', () => {
   });
 });
 
-describe('OpenSearch node', () => {
+describe("OpenSearch node", () => {
   const index = `infra-check-${Date.now()}`;
 
-  it('reports cluster health', async () => {
-    const client = new OpenSearchClient({ node: requireComponent('opensearchUrl') });
+  it("reports cluster health", async () => {
+    const client = new OpenSearchClient({ node: requireComponent("opensearchUrl") });
     const health = await client.cluster.health();
-    expect(['green', 'yellow']).toContain(health.body.status);
+    expect(["green", "yellow"]).toContain(health.body.status);
   });
 
   it("runs on the JVM and with the flags provision chose, Lucene's vector API on when it chose a JDK for it", async () => {
-    const component = readComponent('opensearch', cacheDirFrom(process.env));
-    const client = new OpenSearchClient({ node: requireComponent('opensearchUrl') });
-    const { body } = await client.nodes.info({ metric: ['jvm'] });
-    const jvm = Object.values(body.nodes as Record<string, { jvm: { version: string; input_arguments: string[] } }>)[0]!.jvm;
+    const component = readComponent("opensearch", cacheDirFrom(process.env));
+    const client = new OpenSearchClient({ node: requireComponent("opensearchUrl") });
+    const { body } = await client.nodes.info({ metric: ["jvm"] });
+    const jvm = Object.values(body.nodes as Record<string, { jvm: { version: string; input_arguments: string[] } }>)[0]!
+      .jvm;
     expect(jvm.input_arguments).toEqual(expect.arrayContaining(component.jvmArgs));
-    const major = (component.runtime ?? '').match(/^java (\d+) /)?.[1];
-    if (component.jvmArgs.includes('--add-modules=jdk.incubator.vector')) {
+    const major = (component.runtime ?? "").match(/^java (\d+) /)?.[1];
+    if (component.jvmArgs.includes("--add-modules=jdk.incubator.vector")) {
       expect(component.runtime).toMatch(/Java vector incubator API enabled/);
-      expect(jvm.version.split('.')[0]).toBe(major);
+      expect(jvm.version.split(".")[0]).toBe(major);
       expect(jvm.input_arguments).toContain(`-Dorg.apache.lucene.vectorization.upperJavaFeatureVersion=${major}`);
     }
   });
 
-  it('indexes with the english analyzer, matches stems, and scores vectors with painless', async () => {
-    const client = new OpenSearchClient({ node: requireComponent('opensearchUrl') });
+  it("indexes with the english analyzer, matches stems, and scores vectors with painless", async () => {
+    const client = new OpenSearchClient({ node: requireComponent("opensearchUrl") });
     await client.indices.create({
       index,
       body: {
         settings: { number_of_shards: 1, number_of_replicas: 0 },
         mappings: {
           properties: {
-            text: { type: 'text', analyzer: 'english' },
+            text: { type: "text", analyzer: "english" },
             // No k-NN plugin: vectors are little-endian float32 bytes in a binary doc-values field.
-            embedding: { type: 'binary', doc_values: true },
+            embedding: { type: "binary", doc_values: true },
           },
         },
       },
@@ -99,15 +102,15 @@ describe('OpenSearch node', () => {
       await client.bulk({
         refresh: true,
         body: [
-          { index: { _index: index, _id: 'cats' } },
-          { text: 'Running experiments on cats', embedding: float32Base64([1, 0]) },
-          { index: { _index: index, _id: 'dogs' } },
-          { text: 'A quiet history of dogs', embedding: float32Base64([0, 1]) },
+          { index: { _index: index, _id: "cats" } },
+          { text: "Running experiments on cats", embedding: float32Base64([1, 0]) },
+          { index: { _index: index, _id: "dogs" } },
+          { text: "A quiet history of dogs", embedding: float32Base64([0, 1]) },
         ],
       });
 
-      const matched = await client.search({ index, body: { query: { match: { text: 'run' } } } });
-      expect(matched.body.hits.hits.map((hit) => hit._id)).toEqual(['cats']);
+      const matched = await client.search({ index, body: { query: { match: { text: "run" } } } });
+      expect(matched.body.hits.hits.map((hit) => hit._id)).toEqual(["cats"]);
 
       const scored = await client.search({
         index,
@@ -115,13 +118,13 @@ describe('OpenSearch node', () => {
           query: {
             script_score: {
               query: { match_all: {} },
-              script: { source: DOT_PRODUCT_OVER_BINARY_DOC_VALUES, params: { field: 'embedding', q: [0.2, 0.9] } },
+              script: { source: DOT_PRODUCT_OVER_BINARY_DOC_VALUES, params: { field: "embedding", q: [0.2, 0.9] } },
             },
           },
         },
       });
       const hits = scored.body.hits.hits;
-      expect(hits.map((hit) => hit._id)).toEqual(['dogs', 'cats']);
+      expect(hits.map((hit) => hit._id)).toEqual(["dogs", "cats"]);
       expect(hits[0]._score).toBeCloseTo(1.9, 5);
       expect(hits[1]._score).toBeCloseTo(1.2, 5);
     } finally {
@@ -146,5 +149,5 @@ const DOT_PRODUCT_OVER_BINARY_DOC_VALUES = `
 function float32Base64(vector: number[]): string {
   const bytes = Buffer.alloc(vector.length * 4);
   vector.forEach((value, i) => bytes.writeFloatLE(value, i * 4));
-  return bytes.toString('base64');
+  return bytes.toString("base64");
 }

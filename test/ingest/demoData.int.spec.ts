@@ -1,36 +1,45 @@
 // The demo data shipped in the repository (demo-data/, scripts/demo-data.ts) reads as the public originals it was
 // compacted from (../shared/data, the data root tests and CI have beside the clone): every demo collection's reader
 // yields the same documents from both, and the retraction lists the same notices. Fails when the originals are missing.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { DEFAULT_COLLECTIONS_CONFIG, DEFAULT_DATA_ROOT, REPO_ROOT } from '../../src/app/config.js';
-import { loadCollectionCatalog } from '../../src/domain/catalog.js';
-import { readCollectionDocuments } from '../../src/ingest/readCollection.js';
-import { loadRetractionNotices } from '../../src/ingest/retractions.js';
-import type { SourceItem } from '../../src/ingest/sourceDocument.js';
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_COLLECTIONS_CONFIG, DEFAULT_DATA_ROOT, REPO_ROOT } from "../../src/app/config.js";
+import { loadCollectionCatalog } from "../../src/domain/catalog.js";
+import { readCollectionDocuments } from "../../src/ingest/readCollection.js";
+import { loadRetractionNotices } from "../../src/ingest/retractions.js";
+import type { SourceItem } from "../../src/ingest/sourceDocument.js";
 
-const ORIGINALS = join(REPO_ROOT, '..', 'shared', 'data');
+const ORIGINALS = join(REPO_ROOT, "..", "shared", "data");
 
-async function documents(collection: Parameters<typeof readCollectionDocuments>[0], dataRoot: string): Promise<SourceItem[]> {
+async function documents(
+  collection: Parameters<typeof readCollectionDocuments>[0],
+  dataRoot: string,
+): Promise<SourceItem[]> {
   const items: SourceItem[] = [];
   for await (const item of readCollectionDocuments(collection, dataRoot)) items.push(item);
   return items;
 }
 
-describe('the shipped demo data', () => {
-  it('is read by every demo collection reader as the originals are', async () => {
+describe("the shipped demo data", () => {
+  it("is read by every demo collection reader as the originals are", async () => {
     expect(existsSync(ORIGINALS), `the public originals are expected at ${ORIGINALS}`).toBe(true);
     const catalog = await loadCollectionCatalog(DEFAULT_COLLECTIONS_CONFIG);
     for (const collection of catalog.collections) {
-      const [shipped, original] = [await documents(collection, DEFAULT_DATA_ROOT), await documents(collection, ORIGINALS)];
+      const [shipped, original] = [
+        await documents(collection, DEFAULT_DATA_ROOT),
+        await documents(collection, ORIGINALS),
+      ];
       expect(shipped.length, collection.name).toBeGreaterThan(500);
       expect(shipped, collection.name).toEqual(original);
     }
   }, 300_000);
 
-  it('holds the same retraction notices', async () => {
-    const [shipped, original] = [await loadRetractionNotices(DEFAULT_DATA_ROOT), await loadRetractionNotices(ORIGINALS)];
+  it("holds the same retraction notices", async () => {
+    const [shipped, original] = [
+      await loadRetractionNotices(DEFAULT_DATA_ROOT),
+      await loadRetractionNotices(ORIGINALS),
+    ];
     expect(shipped.size).toBeGreaterThan(4000);
     expect(shipped).toEqual(original);
   });

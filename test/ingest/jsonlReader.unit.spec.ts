@@ -1,16 +1,16 @@
 // The jsonl reader: documents from one JSON object a line with the spec's metadata field names, deletions from
 // `{"id", "deleted": true}` lines; bad lines named by number.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { readJsonlDocuments } from '../../src/ingest/jsonlReader.js';
-import { MAX_LINE_BYTES } from '../../src/ingest/sourceFiles.js';
-import type { SourceItem } from '../../src/ingest/sourceDocument.js';
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readJsonlDocuments } from "../../src/ingest/jsonlReader.js";
+import { MAX_LINE_BYTES } from "../../src/ingest/sourceFiles.js";
+import type { SourceItem } from "../../src/ingest/sourceDocument.js";
 
 function file(lines: string[]): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'jsonl-')), 'corpus.jsonl');
-  writeFileSync(path, lines.join('\n') + '\n');
+  const path = join(mkdtempSync(join(tmpdir(), "jsonl-")), "corpus.jsonl");
+  writeFileSync(path, lines.join("\n") + "\n");
   return path;
 }
 
@@ -20,92 +20,156 @@ async function readAll(path: string): Promise<SourceItem[]> {
   return docs;
 }
 
-describe('jsonl reader', () => {
-  it('reads text or sections and normalizes the metadata fields', async () => {
+describe("jsonl reader", () => {
+  it("reads text or sections and normalizes the metadata fields", async () => {
     const docs = await readAll(
       file([
-        JSON.stringify({ id: 'a1', title: 'Sleep and memory', text: 'Sleep consolidates memory.', doi: 'https://doi.org/10.1000/ABC', issn: '0028-4793', publication_date: '2021-03', article_type: 'Review Article', keywords: ['sleep'], open_access: true, retracted: false }),
-        JSON.stringify({ id: 7, title: 'Guideline', sections: [{ title: 'Methods', text: 'We reviewed.' }, { title: 'Results', text: 'It works.' }], topic: 'cardiology', last_updated_date: '2024-01-02', nct_id: 'nct01234567' }),
+        JSON.stringify({
+          id: "a1",
+          title: "Sleep and memory",
+          text: "Sleep consolidates memory.",
+          doi: "https://doi.org/10.1000/ABC",
+          issn: "0028-4793",
+          publication_date: "2021-03",
+          article_type: "Review Article",
+          keywords: ["sleep"],
+          open_access: true,
+          retracted: false,
+        }),
+        JSON.stringify({
+          id: 7,
+          title: "Guideline",
+          sections: [
+            { title: "Methods", text: "We reviewed." },
+            { title: "Results", text: "It works." },
+          ],
+          topic: "cardiology",
+          last_updated_date: "2024-01-02",
+          nct_id: "nct01234567",
+        }),
       ]),
     );
     expect(docs[0]).toEqual({
-      doc_id: 'a1',
-      title: 'Sleep and memory',
-      sections: [{ section: 'body', text: 'Sleep consolidates memory.' }],
-      metadata: { title: 'Sleep and memory', doi: '10.1000/abc', issn: ['0028-4793'], publication_date: '2021-03', article_type: 'review', keywords: ['sleep'], open_access: true },
+      doc_id: "a1",
+      title: "Sleep and memory",
+      sections: [{ section: "body", text: "Sleep consolidates memory." }],
+      metadata: {
+        title: "Sleep and memory",
+        doi: "10.1000/abc",
+        issn: ["0028-4793"],
+        publication_date: "2021-03",
+        article_type: "review",
+        keywords: ["sleep"],
+        open_access: true,
+      },
     });
-    expect(docs[1]).toMatchObject({ doc_id: '7', sections: [{ section: 'methods', text: 'We reviewed.' }, { section: 'results', text: 'It works.' }], metadata: { topic: 'cardiology', last_updated_date: '2024-01-02', nct_id: 'NCT01234567' } });
+    expect(docs[1]).toMatchObject({
+      doc_id: "7",
+      sections: [
+        { section: "methods", text: "We reviewed." },
+        { section: "results", text: "It works." },
+      ],
+      metadata: { topic: "cardiology", last_updated_date: "2024-01-02", nct_id: "NCT01234567" },
+    });
   });
 
-  it('reads the good lines, then fails naming every bad line by number', async () => {
+  it("reads the good lines, then fails naming every bad line by number", async () => {
     const path = file([
-      JSON.stringify({ id: 'ok', title: 'Fine', text: 'fine' }),
-      '{not json',
-      JSON.stringify({ id: 'x', text: 'a', sections: [] }),
-      JSON.stringify({ id: 'y', text: 'a', jornal: 'typo' }),
-      JSON.stringify({ id: 'z', text: 'a', doi: 'not-a-doi', publication_date: '2021-13' }),
-      JSON.stringify({ id: 'ok', text: 'again' }),
+      JSON.stringify({ id: "ok", title: "Fine", text: "fine" }),
+      "{not json",
+      JSON.stringify({ id: "x", text: "a", sections: [] }),
+      JSON.stringify({ id: "y", text: "a", jornal: "typo" }),
+      JSON.stringify({ id: "z", text: "a", doi: "not-a-doi", publication_date: "2021-13" }),
+      JSON.stringify({ id: "ok", text: "again" }),
     ]);
     const seen: string[] = [];
     const read = (async () => {
       for await (const d of readJsonlDocuments(path)) seen.push(d.doc_id);
     })();
-    const error = await read.then(() => undefined, (e: Error) => e.message);
-    expect(seen).toEqual(['ok']);
-    expect(error).toContain('5 bad lines');
+    const error = await read.then(
+      () => undefined,
+      (e: Error) => e.message,
+    );
+    expect(seen).toEqual(["ok"]);
+    expect(error).toContain("5 bad lines");
     expect(error).toMatch(/line 2: not valid JSON/);
     expect(error).toMatch(/line 3: give "text" or "sections", not both/);
     expect(error).toMatch(/line 4: .*jornal/);
     expect(error).toMatch(/line 5: doi: not a DOI.*publication_date: a date as YYYY, YYYY-MM or YYYY-MM-DD/);
     expect(error).toMatch(/line 6: its id was given on line 1/);
     // the file's text is never echoed: not the bad values, not the start of a line that is not JSON
-    expect(error).not.toContain('not-a-doi');
-    expect(error).not.toContain('{not json');
+    expect(error).not.toContain("not-a-doi");
+    expect(error).not.toContain("{not json");
   });
 
   it('reads a line {"id", "deleted": true} as a deletion, whatever other fields the line still carries', async () => {
     const items = await readAll(
       file([
-        JSON.stringify({ id: 'kept', title: 'Kept', text: 'still here', deleted: false }),
-        JSON.stringify({ id: 'gone', deleted: true }),
-        JSON.stringify({ id: 42, deleted: true, title: 'Old title', text: 'old text', doi: 'not-a-doi', jornal: 'ignored' }),
+        JSON.stringify({ id: "kept", title: "Kept", text: "still here", deleted: false }),
+        JSON.stringify({ id: "gone", deleted: true }),
+        JSON.stringify({
+          id: 42,
+          deleted: true,
+          title: "Old title",
+          text: "old text",
+          doi: "not-a-doi",
+          jornal: "ignored",
+        }),
       ]),
     );
     expect(items).toEqual([
-      { doc_id: 'kept', title: 'Kept', sections: [{ section: 'body', text: 'still here' }], metadata: { title: 'Kept' } },
-      { deleted: true, doc_id: 'gone' },
-      { deleted: true, doc_id: '42' },
+      {
+        doc_id: "kept",
+        title: "Kept",
+        sections: [{ section: "body", text: "still here" }],
+        metadata: { title: "Kept" },
+      },
+      { deleted: true, doc_id: "gone" },
+      { deleted: true, doc_id: "42" },
     ]);
   });
 
   it('fails on a deletion without an id, a "deleted" that is not a boolean, and an id deleted twice, naming the lines', async () => {
     const path = file([
-      JSON.stringify({ id: 'gone', deleted: true }),
+      JSON.stringify({ id: "gone", deleted: true }),
       JSON.stringify({ deleted: true }),
-      JSON.stringify({ id: 'b', deleted: 'yes', text: 'b' }),
-      JSON.stringify({ id: 'gone', deleted: true }),
-      JSON.stringify({ id: ' ', deleted: true }),
+      JSON.stringify({ id: "b", deleted: "yes", text: "b" }),
+      JSON.stringify({ id: "gone", deleted: true }),
+      JSON.stringify({ id: " ", deleted: true }),
     ]);
-    const error = await readAll(path).then(() => undefined, (e: Error) => e.message);
-    expect(error).toContain('4 bad lines');
+    const error = await readAll(path).then(
+      () => undefined,
+      (e: Error) => e.message,
+    );
+    expect(error).toContain("4 bad lines");
     expect(error).toMatch(/line 2: id: /);
     expect(error).toMatch(/line 3: deleted: /);
     expect(error).toMatch(/line 4: its id was given on line 1/);
     expect(error).toMatch(/line 5: id: /);
   });
 
-  it('counts a line over the line limit as a bad line without holding it, and never echoes a line that is not JSON', async () => {
-    const secret = 'root:x:0:0:root:/root:/bin/bash';
-    const big = JSON.stringify({ id: 'big', text: 'x'.repeat(MAX_LINE_BYTES + 10) });
-    const path = file([JSON.stringify({ id: 'ok', text: 'fine' }), secret, big, JSON.stringify({ id: 'after', text: 'still read' })]);
+  it("counts a line over the line limit as a bad line without holding it, and never echoes a line that is not JSON", async () => {
+    const secret = "root:x:0:0:root:/root:/bin/bash";
+    const big = JSON.stringify({ id: "big", text: "x".repeat(MAX_LINE_BYTES + 10) });
+    const path = file([
+      JSON.stringify({ id: "ok", text: "fine" }),
+      secret,
+      big,
+      JSON.stringify({ id: "after", text: "still read" }),
+    ]);
     const seen: string[] = [];
     const error = await (async () => {
       for await (const d of readJsonlDocuments(path)) seen.push(d.doc_id);
-    })().then(() => undefined, (e: Error) => e.message);
-    expect(seen).toEqual(['ok', 'after']);
-    expect(error).toContain('2 bad lines');
+    })().then(
+      () => undefined,
+      (e: Error) => e.message,
+    );
+    expect(seen).toEqual(["ok", "after"]);
+    expect(error).toContain("2 bad lines");
     expect(error).toMatch(/line 2: not valid JSON/);
-    expect(error).toMatch(new RegExp(`line 3: ${Buffer.byteLength(big)} bytes, over the ${MAX_LINE_BYTES}-byte line limit`));
-    expect(error).not.toContain('root:x');
+    expect(error).toMatch(
+      new RegExp(`line 3: ${Buffer.byteLength(big)} bytes, over the ${MAX_LINE_BYTES}-byte line limit`),
+    );
+    expect(error).not.toContain("root:x");
   });
 });

@@ -4,27 +4,51 @@
 // ingestion can be cancelled and a failed or cancelled one never blocks retiring its collection; operator text served
 // to customers is bounded; Retraction Watch's own export (capitalised headers) loads, and a list of which no row parses
 // fails saying why; content is uploaded over HTTP and named by a definition and an ingestion.
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sliceDataRoot, startWithCustomer, untilIngested, type httpClient, type TestService } from '../support/testService.js';
-import { runCli } from '../support/cliProcess.js';
-import { jsonl, plainCollection, writeCollectionsConfig, writeJsonl, type CollectionEntry } from '../support/operatorContent.js';
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  sliceDataRoot,
+  startWithCustomer,
+  untilIngested,
+  type httpClient,
+  type TestService,
+} from "../support/testService.js";
+import { runCli } from "../support/cliProcess.js";
+import {
+  jsonl,
+  plainCollection,
+  writeCollectionsConfig,
+  writeJsonl,
+  type CollectionEntry,
+} from "../support/operatorContent.js";
 
 const NOTES = [
-  { id: 'dune-1', title: 'Dune grass stabilises foredunes', text: 'Marram grass traps blown sand and builds foredunes within a few seasons.', publication_date: '2022' },
-  { id: 'dune-2', title: 'Plover nesting on managed beaches', text: 'Piping plovers nested more often where beach raking stopped.', publication_date: '2023' },
+  {
+    id: "dune-1",
+    title: "Dune grass stabilises foredunes",
+    text: "Marram grass traps blown sand and builds foredunes within a few seasons.",
+    publication_date: "2022",
+  },
+  {
+    id: "dune-2",
+    title: "Plover nesting on managed beaches",
+    text: "Piping plovers nested more often where beach raking stopped.",
+    publication_date: "2023",
+  },
 ];
 
-const definition = (name: string, files: string[], extra: Partial<CollectionEntry> = {}) => plainCollection(name, 'jsonl', files, { retrieval: 'sparse', description: 'dune notes', ...extra });
+const definition = (name: string, files: string[], extra: Partial<CollectionEntry> = {}) =>
+  plainCollection(name, "jsonl", files, { retrieval: "sparse", description: "dune notes", ...extra });
 
 /** The real Retraction Watch export's header (the database's own capitalised names). */
-const RW_HEADER = 'Record ID,Title,Subject,Institution,Journal,Publisher,Country,Author,URLS,ArticleType,RetractionDate,RetractionDOI,RetractionPubMedID,OriginalPaperDate,OriginalPaperDOI,OriginalPaperPubMedID,RetractionNature,Reason,Paywalled,Notes';
+const RW_HEADER =
+  "Record ID,Title,Subject,Institution,Journal,Publisher,Country,Author,URLS,ArticleType,RetractionDate,RetractionDOI,RetractionPubMedID,OriginalPaperDate,OriginalPaperDOI,OriginalPaperPubMedID,RetractionNature,Reason,Paywalled,Notes";
 
-describe('operator surfaces', () => {
+describe("operator surfaces", () => {
   let svc: TestService;
   let dataRoot: string;
   let outside: string;
@@ -34,15 +58,22 @@ describe('operator surfaces', () => {
 
   beforeAll(async () => {
     dataRoot = await sliceDataRoot(5);
-    writeJsonl(dataRoot, 'dune-notes.jsonl', NOTES);
-    outside = join(mkdtempSync(join(tmpdir(), 'outside-root-')), 'outside.jsonl');
-    writeFileSync(outside, jsonl([{ id: 'secret', title: 'IS_SANDBOX', text: 'IS_SANDBOX=1 root:x:0:0' }]));
-    symlinkSync(outside, join(dataRoot, 'link-out.jsonl'));
-    symlinkSync('/proc/self/environ', join(dataRoot, 'environ.jsonl'));
-    symlinkSync('/dev/zero', join(dataRoot, 'zero.jsonl'));
-    execFileSync('mkfifo', [join(dataRoot, 'pipe.jsonl')]);
+    writeJsonl(dataRoot, "dune-notes.jsonl", NOTES);
+    outside = join(mkdtempSync(join(tmpdir(), "outside-root-")), "outside.jsonl");
+    writeFileSync(outside, jsonl([{ id: "secret", title: "IS_SANDBOX", text: "IS_SANDBOX=1 root:x:0:0" }]));
+    symlinkSync(outside, join(dataRoot, "link-out.jsonl"));
+    symlinkSync("/proc/self/environ", join(dataRoot, "environ.jsonl"));
+    symlinkSync("/dev/zero", join(dataRoot, "zero.jsonl"));
+    execFileSync("mkfifo", [join(dataRoot, "pipe.jsonl")]);
     // ingestion batches pause after their commit, so a running ingestion can be caught and cancelled
-    ({ svc, call, key } = await startWithCustomer({ dataRoot, collectionsConfig: writeCollectionsConfig([definition('dune-notes', ['dune-notes.jsonl'])]), env: { FAULT_INGEST_BATCH_DELAY_MS: '4000', UPLOAD_MAX_MB: '1' } }, '10.00'));
+    ({ svc, call, key } = await startWithCustomer(
+      {
+        dataRoot,
+        collectionsConfig: writeCollectionsConfig([definition("dune-notes", ["dune-notes.jsonl"])]),
+        env: { FAULT_INGEST_BATCH_DELAY_MS: "4000", UPLOAD_MAX_MB: "1" },
+      },
+      "10.00",
+    ));
     admin = svc.adminToken;
   }, 600_000);
 
@@ -50,160 +81,231 @@ describe('operator surfaces', () => {
     await svc?.close();
   });
 
-  const ingest = (collection: string, files: string[]) => call('POST', `/admin/v1/collections/${collection}/ingest`, { admin, body: { files, mode: 'upsert' } });
-  const define = (body: unknown) => call('POST', '/admin/v1/collections', { admin, body });
+  const ingest = (collection: string, files: string[]) =>
+    call("POST", `/admin/v1/collections/${collection}/ingest`, { admin, body: { files, mode: "upsert" } });
+  const define = (body: unknown) => call("POST", "/admin/v1/collections", { admin, body });
 
-  it('refuses every path out of the data root, links out, a FIFO and devices, with one answer for define, ingest and retraction lists', async () => {
+  it("refuses every path out of the data root, links out, a FIFO and devices, with one answer for define, ingest and retraction lists", async () => {
     const cases: [string, RegExp][] = [
-      ['../outside.jsonl', /leaves the data root/],
-      ['../../../../proc/self/environ', /leaves the data root/],
+      ["../outside.jsonl", /leaves the data root/],
+      ["../../../../proc/self/environ", /leaves the data root/],
       [outside, /an absolute path/],
-      ['/proc/self/environ', /an absolute path/],
-      ['link-out.jsonl', /a link to a file outside the data root/],
-      ['environ.jsonl', /a link to a file outside the data root/],
-      ['zero.jsonl', /a link to a file outside the data root/],
-      ['pipe.jsonl', /a FIFO \(named pipe\), not a regular file/],
-      ['nowhere.jsonl', /no such file/],
+      ["/proc/self/environ", /an absolute path/],
+      ["link-out.jsonl", /a link to a file outside the data root/],
+      ["environ.jsonl", /a link to a file outside the data root/],
+      ["zero.jsonl", /a link to a file outside the data root/],
+      ["pipe.jsonl", /a FIFO \(named pipe\), not a regular file/],
+      ["nowhere.jsonl", /no such file/],
     ];
     for (const [file, reason] of cases) {
-      const ingested = await ingest('dune-notes', [file]);
-      const defined = await define(definition('dune-probe', [file]));
-      const listed = await call('POST', '/admin/v1/retractions', { admin, body: { files: [file] } });
+      const ingested = await ingest("dune-notes", [file]);
+      const defined = await define(definition("dune-probe", [file]));
+      const listed = await call("POST", "/admin/v1/retractions", { admin, body: { files: [file] } });
       for (const res of [ingested, defined, listed]) {
-        expect([res.status, res.body.error.code]).toEqual([422, 'VALIDATION_ERROR']);
+        expect([res.status, res.body.error.code]).toEqual([422, "VALIDATION_ERROR"]);
         expect(res.body.error.message).toContain(`"${file}"`);
         expect(res.body.error.message).toMatch(reason);
         expect(res.body.error.message).not.toMatch(/IS_SANDBOX|root:x/);
       }
       expect(defined.body.error.message).toBe(ingested.body.error.message);
     }
-    expect((await call('GET', '/admin/v1/collections', { admin })).body.collections.map((c: { name: string }) => c.name)).toEqual(['dune-notes']);
+    expect(
+      (await call("GET", "/admin/v1/collections", { admin })).body.collections.map((c: { name: string }) => c.name),
+    ).toEqual(["dune-notes"]);
     // the service still answers: nothing waited on the FIFO
-    expect((await call('POST', '/api/v1/search/query', { key, body: { collection: 'dune-notes', query: 'dune grass', limit: 3 } })).status).toBe(200);
+    expect(
+      (
+        await call("POST", "/api/v1/search/query", {
+          key,
+          body: { collection: "dune-notes", query: "dune grass", limit: 3 },
+        })
+      ).status,
+    ).toBe(200);
   });
 
-  it('fails an ingestion of a 2 GB one-line file at once, as a counted bad line, and the workers keep working', async () => {
-    execFileSync('truncate', ['-s', '2G', join(dataRoot, 'huge.jsonl')]);
-    const created = await define(definition('dune-huge', ['huge.jsonl']));
+  it("fails an ingestion of a 2 GB one-line file at once, as a counted bad line, and the workers keep working", async () => {
+    execFileSync("truncate", ["-s", "2G", join(dataRoot, "huge.jsonl")]);
+    const created = await define(definition("dune-huge", ["huge.jsonl"]));
     expect(created.status).toBe(201);
     const ended = await untilIngested(call, admin, created.body.ingestionId);
-    expect(ended.state).toBe('failed');
-    expect(ended.error).toContain('huge.jsonl: 1 bad line');
+    expect(ended.state).toBe("failed");
+    expect(ended.error).toContain("huge.jsonl: 1 bad line");
     expect(ended.error).toContain(`line 1: ${2 * 1024 ** 3} bytes, over the`);
     expect(ended.error).not.toContain(dataRoot); // named as the operator gave it
     // the failed ingestion does not hold the collection: it is retired at once
-    expect((await call('DELETE', '/admin/v1/collections/dune-huge', { admin })).status).toBe(200);
+    expect((await call("DELETE", "/admin/v1/collections/dune-huge", { admin })).status).toBe(200);
     // and the worker that read it is alive: another ingestion completes
-    const again = await ingest('dune-notes', ['dune-notes.jsonl']);
+    const again = await ingest("dune-notes", ["dune-notes.jsonl"]);
     expect(again.status).toBe(202);
-    expect(await untilIngested(call, admin, again.body.ingestionId)).toMatchObject({ state: 'completed', documentsUnchanged: 2 });
+    expect(await untilIngested(call, admin, again.body.ingestionId)).toMatchObject({
+      state: "completed",
+      documentsUnchanged: 2,
+    });
   }, 240_000);
 
-  it('fails an ingestion of content that cannot be read at once, attempted once and never retried, saying why', async () => {
-    writeFileSync(join(dataRoot, 'bad-content.jsonl'), 'root:x:0:0:root:/root:/bin/bash\n' + jsonl(NOTES));
-    const started = await ingest('dune-notes', ['bad-content.jsonl']);
+  it("fails an ingestion of content that cannot be read at once, attempted once and never retried, saying why", async () => {
+    writeFileSync(join(dataRoot, "bad-content.jsonl"), "root:x:0:0:root:/root:/bin/bash\n" + jsonl(NOTES));
+    const started = await ingest("dune-notes", ["bad-content.jsonl"]);
     expect(started.status).toBe(202);
     const ended = await untilIngested(call, admin, started.body.ingestionId);
-    expect(ended.state).toBe('failed');
-    expect(ended.error).toContain('bad-content.jsonl: 1 bad line');
-    expect(ended.error).toContain('line 1: not valid JSON');
-    expect(ended.error).not.toContain('root:x');
+    expect(ended.state).toBe("failed");
+    expect(ended.error).toContain("bad-content.jsonl: 1 bad line");
+    expect(ended.error).toContain("line 1: not valid JSON");
+    expect(ended.error).not.toContain("root:x");
     // the workflow's history: the staging activity started once (a retried one starts again with attempt 2, 3, ...)
-    const history = await svc.runtime.temporal.client.workflow.getHandle(`ingestion-${started.body.ingestionId}`).fetchHistory();
-    const attempts = (history.events ?? []).flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt ?? 1] : []));
+    const history = await svc.runtime.temporal.client.workflow
+      .getHandle(`ingestion-${started.body.ingestionId}`)
+      .fetchHistory();
+    const attempts = (history.events ?? []).flatMap((e) =>
+      e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt ?? 1] : [],
+    );
     expect(attempts.length).toBeGreaterThan(0);
     expect(Math.max(...attempts)).toBe(1);
   });
 
-  it('cancels a running ingestion; a cancelled one never blocks retiring its collection', async () => {
-    const created = await define(definition('dune-cancel', ['dune-notes.jsonl']));
+  it("cancels a running ingestion; a cancelled one never blocks retiring its collection", async () => {
+    const created = await define(definition("dune-cancel", ["dune-notes.jsonl"]));
     expect(created.status).toBe(201);
     const id = created.body.ingestionId as string;
-    expect((await call('DELETE', '/admin/v1/collections/dune-cancel', { admin })).status).toBe(409);
-    const cancelled = await call('POST', `/admin/v1/ingestions/${id}/cancel`, { admin });
+    expect((await call("DELETE", "/admin/v1/collections/dune-cancel", { admin })).status).toBe(409);
+    const cancelled = await call("POST", `/admin/v1/ingestions/${id}/cancel`, { admin });
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ ingestionId: id, state: 'failed', error: 'cancelled: by the operator' });
-    expect((await call('POST', `/admin/v1/ingestions/${id}/cancel`, { admin })).status).toBe(409);
-    expect((await call('POST', '/admin/v1/ingestions/ing_nosuchingestion/cancel', { admin })).status).toBe(404);
-    expect((await call('POST', `/admin/v1/ingestions/${id}/cancel`, { key })).status).toBe(401);
-    expect((await call('DELETE', '/admin/v1/collections/dune-cancel', { admin })).status).toBe(200);
+    expect(cancelled.body).toMatchObject({ ingestionId: id, state: "failed", error: "cancelled: by the operator" });
+    expect((await call("POST", `/admin/v1/ingestions/${id}/cancel`, { admin })).status).toBe(409);
+    expect((await call("POST", "/admin/v1/ingestions/ing_nosuchingestion/cancel", { admin })).status).toBe(404);
+    expect((await call("POST", `/admin/v1/ingestions/${id}/cancel`, { key })).status).toBe(401);
+    expect((await call("DELETE", "/admin/v1/collections/dune-cancel", { admin })).status).toBe(200);
   });
 
-  it('bounds the operator text customers are shown', async () => {
-    const long = await define(definition('dune-long', ['dune-notes.jsonl'], { description: 'x'.repeat(2001) }));
-    expect([long.status, long.body.error.code]).toEqual([422, 'VALIDATION_ERROR']);
-    expect(long.body.error.message).toContain('description');
-    expect((await define(definition('dune-long', ['dune-notes.jsonl'], { displayName: 'x'.repeat(201) }))).status).toBe(422);
-    expect((await call('PATCH', '/admin/v1/collections/dune-notes', { admin, body: { description: 'x'.repeat(2001) } })).status).toBe(422);
-    expect((await call('PUT', '/admin/v1/meta-collections/dunes', { admin, body: { displayName: 'x'.repeat(201), description: null, members: ['dune-notes', 'dune-notes'] } })).status).toBe(422);
+  it("bounds the operator text customers are shown", async () => {
+    const long = await define(definition("dune-long", ["dune-notes.jsonl"], { description: "x".repeat(2001) }));
+    expect([long.status, long.body.error.code]).toEqual([422, "VALIDATION_ERROR"]);
+    expect(long.body.error.message).toContain("description");
+    expect((await define(definition("dune-long", ["dune-notes.jsonl"], { displayName: "x".repeat(201) }))).status).toBe(
+      422,
+    );
+    expect(
+      (await call("PATCH", "/admin/v1/collections/dune-notes", { admin, body: { description: "x".repeat(2001) } }))
+        .status,
+    ).toBe(422);
+    expect(
+      (
+        await call("PUT", "/admin/v1/meta-collections/dunes", {
+          admin,
+          body: { displayName: "x".repeat(201), description: null, members: ["dune-notes", "dune-notes"] },
+        })
+      ).status,
+    ).toBe(422);
   });
 
   it("loads Retraction Watch's own export by its capitalised headers; a list that names no retracted work, or of the wrong shape, is refused saying why", async () => {
-    const row = (doi: string, nature: string) => `1,"A title",(BLS),Inst,Journal,Pub,Country,Author,,(RA),2/2/2015 0:00,10.9999/notice,0,1/1/2014 0:00,${doi},0,${nature},"['+Plagiarism']",No,`;
-    writeFileSync(join(dataRoot, 'rw-export.csv'), [RW_HEADER, row('10.5555/RW.EXPORT.1', 'Retraction'), row('10.5555/rw.export.2', 'Correction')].join('\n') + '\n');
-    const loaded = await call('POST', '/admin/v1/retractions', { admin, body: { files: ['rw-export.csv'] } });
+    const row = (doi: string, nature: string) =>
+      `1,"A title",(BLS),Inst,Journal,Pub,Country,Author,,(RA),2/2/2015 0:00,10.9999/notice,0,1/1/2014 0:00,${doi},0,${nature},"['+Plagiarism']",No,`;
+    writeFileSync(
+      join(dataRoot, "rw-export.csv"),
+      [RW_HEADER, row("10.5555/RW.EXPORT.1", "Retraction"), row("10.5555/rw.export.2", "Correction")].join("\n") + "\n",
+    );
+    const loaded = await call("POST", "/admin/v1/retractions", { admin, body: { files: ["rw-export.csv"] } });
     expect(loaded.status).toBe(200);
     expect(loaded.body).toMatchObject({ listed: 1, newlyRetracted: 1 });
-    const checked = await call('POST', '/api/v1/tools/retractions/check', { key, body: { dois: ['10.5555/rw.export.1'] } });
-    expect(checked.body.results[0]).toMatchObject({ retracted: true, notice: { source: 'retraction_watch', date: '2015-02-02', reasons: ['Plagiarism'] } });
+    const checked = await call("POST", "/api/v1/tools/retractions/check", {
+      key,
+      body: { dois: ["10.5555/rw.export.1"] },
+    });
+    expect(checked.body.results[0]).toMatchObject({
+      retracted: true,
+      notice: { source: "retraction_watch", date: "2015-02-02", reasons: ["Plagiarism"] },
+    });
 
-    writeFileSync(join(dataRoot, 'rw-none.csv'), [RW_HEADER, row('10.5555/rw.none', 'Correction'), row('unavailable', 'Retraction')].join('\n') + '\n');
-    const none = await call('POST', '/admin/v1/retractions', { admin, body: { files: ['rw-none.csv'] } });
-    expect([none.status, none.body.error.code]).toEqual([422, 'VALIDATION_ERROR']);
-    expect(none.body.error.message).toContain('"rw-none.csv" cannot be read: no row lists a retracted work (2 rows read, 1 with RetractionNature "Retraction"');
+    writeFileSync(
+      join(dataRoot, "rw-none.csv"),
+      [RW_HEADER, row("10.5555/rw.none", "Correction"), row("unavailable", "Retraction")].join("\n") + "\n",
+    );
+    const none = await call("POST", "/admin/v1/retractions", { admin, body: { files: ["rw-none.csv"] } });
+    expect([none.status, none.body.error.code]).toEqual([422, "VALIDATION_ERROR"]);
+    expect(none.body.error.message).toContain(
+      '"rw-none.csv" cannot be read: no row lists a retracted work (2 rows read, 1 with RetractionNature "Retraction"',
+    );
 
-    writeFileSync(join(dataRoot, 'wrong-shape.jsonl'), jsonl([{ doi: '10.1/x', retracted: 'yes' }]));
-    const wrong = await call('POST', '/admin/v1/retractions', { admin, body: { files: ['wrong-shape.jsonl'] } });
+    writeFileSync(join(dataRoot, "wrong-shape.jsonl"), jsonl([{ doi: "10.1/x", retracted: "yes" }]));
+    const wrong = await call("POST", "/admin/v1/retractions", { admin, body: { files: ["wrong-shape.jsonl"] } });
     expect(wrong.status).toBe(422);
-    expect(wrong.body.error.message).toContain('line 1: not an open-retractions record (retracted: ');
+    expect(wrong.body.error.message).toContain("line 1: not an open-retractions record (retracted: ");
     expect(wrong.body.error.message).not.toContain('"code"'); // no validation dump
     expect(wrong.body.error.message).not.toContain(dataRoot);
   });
 
   const upload = (name: string, body: string | Buffer, as: { admin?: string; key?: string } = { admin }) =>
-    fetch(`${svc.baseUrl}/admin/v1/uploads/${name}`, { method: 'PUT', headers: { Authorization: `Bearer ${as.admin ?? as.key}`, 'Content-Type': 'application/octet-stream' }, body }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+    fetch(`${svc.baseUrl}/admin/v1/uploads/${name}`, {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${as.admin ?? as.key}`, "Content-Type": "application/octet-stream" },
+      body,
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
 
-  it('takes content over HTTP: streamed into the data root, checksummed, named by a definition and an ingestion', async () => {
+  it("takes content over HTTP: streamed into the data root, checksummed, named by a definition and an ingestion", async () => {
     const text = jsonl(NOTES);
-    const sha256 = createHash('sha256').update(text).digest('hex');
-    const stored = await upload('dunes-upload.jsonl', text);
+    const sha256 = createHash("sha256").update(text).digest("hex");
+    const stored = await upload("dunes-upload.jsonl", text);
     expect(stored.status).toBe(201);
-    expect(stored.body).toEqual({ name: 'dunes-upload.jsonl', file: 'uploads/dunes-upload.jsonl', bytes: Buffer.byteLength(text), sha256 });
-    const created = await define(definition('dune-uploaded', ['uploads/dunes-upload.jsonl']));
+    expect(stored.body).toEqual({
+      name: "dunes-upload.jsonl",
+      file: "uploads/dunes-upload.jsonl",
+      bytes: Buffer.byteLength(text),
+      sha256,
+    });
+    const created = await define(definition("dune-uploaded", ["uploads/dunes-upload.jsonl"]));
     expect(created.status).toBe(201);
-    expect(await untilIngested(call, admin, created.body.ingestionId)).toMatchObject({ state: 'completed', documentsAdded: 2 });
-    const more = jsonl([...NOTES, { id: 'dune-3', title: 'Beach nourishment', text: 'Sand placed on eroding beaches washed away within two winters.' }]);
-    const replaced = await upload('dunes-upload.jsonl', more);
-    expect([replaced.status, replaced.body.sha256]).toEqual([200, createHash('sha256').update(more).digest('hex')]);
-    const again = await ingest('dune-uploaded', ['uploads/dunes-upload.jsonl']);
-    expect(await untilIngested(call, admin, again.body.ingestionId)).toMatchObject({ state: 'completed', documentsAdded: 1, documentsUnchanged: 2 });
+    expect(await untilIngested(call, admin, created.body.ingestionId)).toMatchObject({
+      state: "completed",
+      documentsAdded: 2,
+    });
+    const more = jsonl([
+      ...NOTES,
+      {
+        id: "dune-3",
+        title: "Beach nourishment",
+        text: "Sand placed on eroding beaches washed away within two winters.",
+      },
+    ]);
+    const replaced = await upload("dunes-upload.jsonl", more);
+    expect([replaced.status, replaced.body.sha256]).toEqual([200, createHash("sha256").update(more).digest("hex")]);
+    const again = await ingest("dune-uploaded", ["uploads/dunes-upload.jsonl"]);
+    expect(await untilIngested(call, admin, again.body.ingestionId)).toMatchObject({
+      state: "completed",
+      documentsAdded: 1,
+      documentsUnchanged: 2,
+    });
   });
 
-  it('refuses bad upload names, bodies over the limit (leaving nothing behind) and callers without the operator token', async () => {
-    for (const name of ['.hidden', 'a..b', '-dash', 'with%20space', 'x'.repeat(129)]) {
-      const res = await upload(name, 'x');
-      expect([res.status, res.body.error.code], name).toEqual([422, 'VALIDATION_ERROR']);
+  it("refuses bad upload names, bodies over the limit (leaving nothing behind) and callers without the operator token", async () => {
+    for (const name of [".hidden", "a..b", "-dash", "with%20space", "x".repeat(129)]) {
+      const res = await upload(name, "x");
+      expect([res.status, res.body.error.code], name).toEqual([422, "VALIDATION_ERROR"]);
     }
     // an encoded "/" or a dot segment is no canonical path
-    for (const name of ['a%2Fb', '..', '%2E%2E']) expect((await upload(name, 'x')).status, name).toBe(404);
-    const big = await upload('too-big.jsonl', Buffer.alloc(1024 * 1024 + 1, 'a'));
-    expect([big.status, big.body.error.code]).toEqual([422, 'VALIDATION_ERROR']);
-    expect(big.body.error.message).toContain('1048576-byte limit');
-    const uploads = join(dataRoot, 'uploads');
-    expect(existsSync(uploads) ? readdirSync(uploads).filter((f) => f.includes('too-big')) : []).toEqual([]);
-    expect((await upload('no-token.jsonl', 'x', { key })).status).toBe(401);
-    expect((await upload('no-token.jsonl', 'x', { admin: 'wrong-token-0123456789' })).status).toBe(401);
+    for (const name of ["a%2Fb", "..", "%2E%2E"]) expect((await upload(name, "x")).status, name).toBe(404);
+    const big = await upload("too-big.jsonl", Buffer.alloc(1024 * 1024 + 1, "a"));
+    expect([big.status, big.body.error.code]).toEqual([422, "VALIDATION_ERROR"]);
+    expect(big.body.error.message).toContain("1048576-byte limit");
+    const uploads = join(dataRoot, "uploads");
+    expect(existsSync(uploads) ? readdirSync(uploads).filter((f) => f.includes("too-big")) : []).toEqual([]);
+    expect((await upload("no-token.jsonl", "x", { key })).status).toBe(401);
+    expect((await upload("no-token.jsonl", "x", { admin: "wrong-token-0123456789" })).status).toBe(401);
   });
 
-  it('the CLI with --url uploads the local files a definition and an ingestion name', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cli-upload-'));
-    writeFileSync(join(dir, 'cli-dunes.jsonl'), jsonl(NOTES));
-    const file = join(dir, 'cli-dunes.json');
-    writeFileSync(file, JSON.stringify(definition('dune-cli', ['cli-dunes.jsonl'])));
-    const added = await runCli('collection', 'add', file, '--url', svc.baseUrl, '--admin-token', admin);
+  it("the CLI with --url uploads the local files a definition and an ingestion name", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cli-upload-"));
+    writeFileSync(join(dir, "cli-dunes.jsonl"), jsonl(NOTES));
+    const file = join(dir, "cli-dunes.json");
+    writeFileSync(file, JSON.stringify(definition("dune-cli", ["cli-dunes.jsonl"])));
+    const added = await runCli("collection", "add", file, "--url", svc.baseUrl, "--admin-token", admin);
     expect(added.code).toBe(0);
-    expect(added.err).toContain('uploaded cli-dunes.jsonl as uploads/cli-dunes.jsonl');
+    expect(added.err).toContain("uploaded cli-dunes.jsonl as uploads/cli-dunes.jsonl");
     const { ingestionId } = JSON.parse(added.out) as { ingestionId: string };
-    expect(await untilIngested(call, admin, ingestionId)).toMatchObject({ state: 'completed', files: ['uploads/cli-dunes.jsonl'], documentsAdded: 2 });
+    expect(await untilIngested(call, admin, ingestionId)).toMatchObject({
+      state: "completed",
+      files: ["uploads/cli-dunes.jsonl"],
+      documentsAdded: 2,
+    });
   });
 });

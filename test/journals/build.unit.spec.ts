@@ -1,17 +1,22 @@
 // The journals table: metric definitions, the JIF rule, DOAJ and OpenAlex-source merging, and a build from the real OpenAlex sample.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { computeBounds, readMetricBounds, runComputeBounds } from '../../src/journals/bounds.js';
-import { buildJournalTable, mergeJournals, runBuildJournals } from '../../src/journals/build.js';
-import { parseDoajCsv } from '../../src/journals/doaj.js';
-import { journalFromOpenAlexSource, readOpenAlexSources } from '../../src/journals/openAlexSources.js';
-import { readJournalTable, writeJournalTable, type JournalRecord, type JournalTable } from '../../src/journals/table.js';
-import { hIndex, i10Index, WorkMetricsAccumulator } from '../../src/journals/worksMetrics.js';
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
+import { beforeAll, describe, expect, it } from "vitest";
+import { computeBounds, readMetricBounds, runComputeBounds } from "../../src/journals/bounds.js";
+import { buildJournalTable, mergeJournals, runBuildJournals } from "../../src/journals/build.js";
+import { parseDoajCsv } from "../../src/journals/doaj.js";
+import { journalFromOpenAlexSource, readOpenAlexSources } from "../../src/journals/openAlexSources.js";
+import {
+  readJournalTable,
+  writeJournalTable,
+  type JournalRecord,
+  type JournalTable,
+} from "../../src/journals/table.js";
+import { hIndex, i10Index, WorkMetricsAccumulator } from "../../src/journals/worksMetrics.js";
 
-const DATA_ROOT = resolve(import.meta.dirname, '../../../shared/data');
+const DATA_ROOT = resolve(import.meta.dirname, "../../../shared/data");
 
 function work(overrides: {
   year: number;
@@ -23,13 +28,21 @@ function work(overrides: {
 }): Record<string, unknown> {
   return {
     publication_year: overrides.year,
-    type: overrides.type ?? 'journal-article',
+    type: overrides.type ?? "journal-article",
     is_paratext: overrides.paratext ?? false,
     cited_by_count: overrides.cited ?? Object.values(overrides.citedIn ?? {}).reduce((sum, count) => sum + count, 0),
-    counts_by_year: Object.entries(overrides.citedIn ?? {}).map(([year, count]) => ({ year: Number(year), cited_by_count: count })),
-    updated_date: '2023-03-01T00:00:00',
+    counts_by_year: Object.entries(overrides.citedIn ?? {}).map(([year, count]) => ({
+      year: Number(year),
+      cited_by_count: count,
+    })),
+    updated_date: "2023-03-01T00:00:00",
     primary_location: {
-      source: { issn_l: overrides.issnL ?? '1234-5679', issn: [overrides.issnL ?? '1234-5679', '2345-678x'], display_name: 'Journal of Tests', host_organization_name: 'Test Press' },
+      source: {
+        issn_l: overrides.issnL ?? "1234-5679",
+        issn: [overrides.issnL ?? "1234-5679", "2345-678x"],
+        display_name: "Journal of Tests",
+        host_organization_name: "Test Press",
+      },
     },
   };
 }
@@ -40,8 +53,8 @@ function accumulate(works: Array<Record<string, unknown>>, citationYear?: number
   return accumulator.finish(citationYear ?? accumulator.defaultCitationYear()).journals;
 }
 
-describe('metric definitions', () => {
-  it('h-index and i10-index', () => {
+describe("metric definitions", () => {
+  it("h-index and i10-index", () => {
     expect(hIndex([])).toBe(0);
     expect(hIndex([0, 0])).toBe(0);
     expect(hIndex([10, 8, 5, 4, 3])).toBe(4);
@@ -50,158 +63,225 @@ describe('metric definitions', () => {
     expect(i10Index([10, 9, 11, 0])).toBe(2);
   });
 
-  it('citation year is the year before the snapshot\'s latest update', () => {
+  it("citation year is the year before the snapshot's latest update", () => {
     const accumulator = new WorkMetricsAccumulator();
     accumulator.add(work({ year: 2020 }));
     expect(accumulator.defaultCitationYear()).toBe(2022);
   });
 
-  it('2yr_mean_citedness: citations in Y to works of Y-1 and Y-2, over the number of those works (all types)', () => {
+  it("2yr_mean_citedness: citations in Y to works of Y-1 and Y-2, over the number of those works (all types)", () => {
     const [journal] = accumulate(
       [
         work({ year: 2021, citedIn: { 2022: 6, 2021: 100 } }),
-        work({ year: 2020, citedIn: { 2022: 3 }, type: 'letter' }),
+        work({ year: 2020, citedIn: { 2022: 3 }, type: "letter" }),
         work({ year: 2019, citedIn: { 2022: 50 } }), // outside the window
         work({ year: 2022, citedIn: { 2022: 50 } }), // outside the window
       ],
       2022,
     );
     expect(journal.two_yr_mean_citedness).toBe(4.5);
-    expect(journal.issns).toEqual(['1234-5679', '2345-678X']);
+    expect(journal.issns).toEqual(["1234-5679", "2345-678X"]);
     expect(journal.works_count).toBe(4);
   });
 
-  it('2yr_mean_citedness is 0 for a journal with no works (or no citations) in the window', () => {
+  it("2yr_mean_citedness is 0 for a journal with no works (or no citations) in the window", () => {
     expect(accumulate([work({ year: 2010, cited: 40 })], 2022)[0].two_yr_mean_citedness).toBe(0);
   });
 
-  it('impact factor: citations in Y to all items of Y-1, Y-2 over articles+reviews of those years', () => {
+  it("impact factor: citations in Y to all items of Y-1, Y-2 over articles+reviews of those years", () => {
     const articles = Array.from({ length: 20 }, (_, n) => work({ year: 2020 + (n % 2), citedIn: { 2022: 2 } }));
-    const letters = Array.from({ length: 4 }, () => work({ year: 2021, citedIn: { 2022: 5 }, type: 'letter' }));
+    const letters = Array.from({ length: 4 }, () => work({ year: 2021, citedIn: { 2022: 5 }, type: "letter" }));
     const [journal] = accumulate([...articles, ...letters], 2022);
     expect(journal.impact_factor).toBe(3); // (40 + 20) / 20
     expect(journal.two_yr_mean_citedness).toBe(2.5); // 60 / 24
   });
 
-  it('impact factor is absent (null, not 0) under 20 articles and reviews', () => {
+  it("impact factor is absent (null, not 0) under 20 articles and reviews", () => {
     const works = Array.from({ length: 19 }, () => work({ year: 2021, citedIn: { 2022: 2 } }));
     expect(accumulate(works, 2022)[0].impact_factor).toBeNull();
-    expect(accumulate([...works, work({ year: 2020, type: 'review' })], 2022)[0].impact_factor).toBe(1.9);
+    expect(accumulate([...works, work({ year: 2020, type: "review" })], 2022)[0].impact_factor).toBe(1.9);
   });
 
-  it('impact factor is absent when articles and reviews are under half of the output (paratext and other types count as output)', () => {
+  it("impact factor is absent when articles and reviews are under half of the output (paratext and other types count as output)", () => {
     const articles = Array.from({ length: 20 }, () => work({ year: 2021, citedIn: { 2022: 1 } }));
-    const others = Array.from({ length: 21 }, (_, n) => (n % 2 ? work({ year: 2021, type: 'editorial' }) : work({ year: 2020, paratext: true })));
+    const others = Array.from({ length: 21 }, (_, n) =>
+      n % 2 ? work({ year: 2021, type: "editorial" }) : work({ year: 2020, paratext: true }),
+    );
     expect(accumulate([...articles, ...others], 2022)[0].impact_factor).toBeNull();
     expect(accumulate([...articles, ...others.slice(0, 20)], 2022)[0].impact_factor).toBe(1);
   });
 
-  it('works without a source ISSN are not attributed to any journal', () => {
+  it("works without a source ISSN are not attributed to any journal", () => {
     const accumulator = new WorkMetricsAccumulator();
     accumulator.add({ ...work({ year: 2020 }), primary_location: { source: null } });
     accumulator.add({ ...work({ year: 2020 }), primary_location: null });
-    accumulator.add('not a work');
+    accumulator.add("not a work");
     expect(accumulator.finish(2022).journals).toEqual([]);
   });
 });
 
-describe('OpenAlex source records importer', () => {
+describe("OpenAlex source records importer", () => {
   const sources = [
     {
-      id: 'https://openalex.org/S1',
-      issn_l: '0363-5465',
-      issn: ['0363-5465', '1552-3365'],
-      display_name: 'The American Journal of Sports Medicine',
-      host_organization_name: 'SAGE',
+      id: "https://openalex.org/S1",
+      issn_l: "0363-5465",
+      issn: ["0363-5465", "1552-3365"],
+      display_name: "The American Journal of Sports Medicine",
+      host_organization_name: "SAGE",
       works_count: 12000,
-      summary_stats: { h_index: 320, i10_index: 9100, '2yr_mean_citedness': 6.12345 },
+      summary_stats: { h_index: 320, i10_index: 9100, "2yr_mean_citedness": 6.12345 },
     },
-    { id: 'https://openalex.org/S2', issn_l: '9999-999x', issn: null, display_name: 'Only In Sources', summary_stats: { h_index: 12, i10_index: 30, '2yr_mean_citedness': 0 } },
-    { id: 'https://openalex.org/S3', issn_l: null, issn: null, display_name: 'No ISSN', summary_stats: { h_index: 1 } },
+    {
+      id: "https://openalex.org/S2",
+      issn_l: "9999-999x",
+      issn: null,
+      display_name: "Only In Sources",
+      summary_stats: { h_index: 12, i10_index: 30, "2yr_mean_citedness": 0 },
+    },
+    { id: "https://openalex.org/S3", issn_l: null, issn: null, display_name: "No ISSN", summary_stats: { h_index: 1 } },
   ];
 
-  it('reads summary_stats; no impact factor comes from source records', () => {
+  it("reads summary_stats; no impact factor comes from source records", () => {
     expect(journalFromOpenAlexSource(sources[0])).toEqual({
-      issnL: '0363-5465',
-      issns: ['0363-5465', '1552-3365'],
-      title: 'The American Journal of Sports Medicine',
-      publisher: 'SAGE',
+      issnL: "0363-5465",
+      issns: ["0363-5465", "1552-3365"],
+      title: "The American Journal of Sports Medicine",
+      publisher: "SAGE",
       h_index: 320,
       i10_index: 9100,
       two_yr_mean_citedness: 6.123,
       impact_factor: null,
       works_count: 12000,
     });
-    expect(journalFromOpenAlexSource(sources[1])?.issns).toEqual(['9999-999X']);
+    expect(journalFromOpenAlexSource(sources[1])?.issns).toEqual(["9999-999X"]);
     expect(journalFromOpenAlexSource(sources[2])).toBeNull();
   });
 
-  it('reads a gzipped JSON Lines file and, merged, overrides the works sample\'s three metrics but keeps its impact factor', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'sources-'));
-    const path = join(folder, 'openalex_sources.jsonl.gz');
-    writeFileSync(path, gzipSync(sources.map((source) => JSON.stringify(source)).join('\n')));
+  it("reads a gzipped JSON Lines file and, merged, overrides the works sample's three metrics but keeps its impact factor", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "sources-"));
+    const path = join(folder, "openalex_sources.jsonl.gz");
+    writeFileSync(path, gzipSync(sources.map((source) => JSON.stringify(source)).join("\n")));
     const fromSources = await readOpenAlexSources(path);
     expect(fromSources).toHaveLength(2);
     const fromWorks: JournalRecord[] = [
-      { issnL: '0363-5465', issns: ['0363-5465'], title: 'AJSM', publisher: null, h_index: 62, i10_index: 130, two_yr_mean_citedness: 6.708, impact_factor: 6.708, works_count: 153 },
+      {
+        issnL: "0363-5465",
+        issns: ["0363-5465"],
+        title: "AJSM",
+        publisher: null,
+        h_index: 62,
+        i10_index: 130,
+        two_yr_mean_citedness: 6.708,
+        impact_factor: 6.708,
+        works_count: 153,
+      },
     ];
     const merged = mergeJournals(fromWorks, fromSources, []);
     expect(merged).toHaveLength(2);
-    expect(merged[0]).toMatchObject({ issns: ['0363-5465', '1552-3365'], title: 'AJSM', publisher: 'SAGE', h_index: 320, i10_index: 9100, two_yr_mean_citedness: 6.123, impact_factor: 6.708 });
-    expect(merged[1]).toMatchObject({ issnL: '9999-999X', h_index: 12, impact_factor: null });
+    expect(merged[0]).toMatchObject({
+      issns: ["0363-5465", "1552-3365"],
+      title: "AJSM",
+      publisher: "SAGE",
+      h_index: 320,
+      i10_index: 9100,
+      two_yr_mean_citedness: 6.123,
+      impact_factor: 6.708,
+    });
+    expect(merged[1]).toMatchObject({ issnL: "9999-999X", h_index: 12, impact_factor: null });
   });
 });
 
-describe('DOAJ', () => {
+describe("DOAJ", () => {
   const csv = [
-    'Journal title,Journal ISSN (print version),Journal EISSN (online version),Languages in which the journal accepts manuscripts,Publisher,DOAJ Seal,Journal license,APC',
+    "Journal title,Journal ISSN (print version),Journal EISSN (online version),Languages in which the journal accepts manuscripts,Publisher,DOAJ Seal,Journal license,APC",
     'Trials,,1745-6215,English,BMC,Yes,"CC BY, CC0",Yes',
-    'Some Journal,1234-5679,2345-678x,English,Some Press,No,CC BY,No',
-    'No Issn,,,English,Nobody,No,CC BY,No',
-  ].join('\n');
+    "Some Journal,1234-5679,2345-678x,English,Some Press,No,CC BY,No",
+    "No Issn,,,English,Nobody,No,CC BY,No",
+  ].join("\n");
 
-  it('parses titles, publishers and canonical ISSNs; rows without an ISSN are dropped', () => {
+  it("parses titles, publishers and canonical ISSNs; rows without an ISSN are dropped", () => {
     expect(parseDoajCsv(csv)).toEqual([
-      { title: 'Trials', publisher: 'BMC', issns: ['1745-6215'] },
-      { title: 'Some Journal', publisher: 'Some Press', issns: ['1234-5679', '2345-678X'] },
+      { title: "Trials", publisher: "BMC", issns: ["1745-6215"] },
+      { title: "Some Journal", publisher: "Some Press", issns: ["1234-5679", "2345-678X"] },
     ]);
   });
 
-  it('adds ISSNs and missing names to a works journal; a DOAJ-only journal has no metrics', () => {
+  it("adds ISSNs and missing names to a works journal; a DOAJ-only journal has no metrics", () => {
     const fromWorks: JournalRecord[] = [
-      { issnL: '2345-678X', issns: ['2345-678X'], title: null, publisher: 'Works Press', h_index: 5, i10_index: 1, two_yr_mean_citedness: 1, impact_factor: null, works_count: 5 },
+      {
+        issnL: "2345-678X",
+        issns: ["2345-678X"],
+        title: null,
+        publisher: "Works Press",
+        h_index: 5,
+        i10_index: 1,
+        two_yr_mean_citedness: 1,
+        impact_factor: null,
+        works_count: 5,
+      },
     ];
     const merged = mergeJournals(fromWorks, [], parseDoajCsv(csv));
     expect(merged).toEqual([
-      { ...fromWorks[0], issns: ['2345-678X', '1234-5679'], title: 'Some Journal', publisher: 'Works Press' },
-      { issnL: null, issns: ['1745-6215'], title: 'Trials', publisher: 'BMC', h_index: null, i10_index: null, two_yr_mean_citedness: null, impact_factor: null, works_count: null },
+      { ...fromWorks[0], issns: ["2345-678X", "1234-5679"], title: "Some Journal", publisher: "Works Press" },
+      {
+        issnL: null,
+        issns: ["1745-6215"],
+        title: "Trials",
+        publisher: "BMC",
+        h_index: null,
+        i10_index: null,
+        two_yr_mean_citedness: null,
+        impact_factor: null,
+        works_count: null,
+      },
     ]);
   });
 
-  it('no ISSN ends up in two rows', () => {
+  it("no ISSN ends up in two rows", () => {
     const rows = mergeJournals(
       [
-        { issnL: '1111-1111', issns: ['1111-1111', '2222-2222'], title: 'A', publisher: null, h_index: 1, i10_index: 0, two_yr_mean_citedness: 0, impact_factor: null, works_count: 1 },
-        { issnL: '3333-3333', issns: ['3333-3333', '2222-2222'], title: 'B', publisher: null, h_index: 1, i10_index: 0, two_yr_mean_citedness: 0, impact_factor: null, works_count: 1 },
+        {
+          issnL: "1111-1111",
+          issns: ["1111-1111", "2222-2222"],
+          title: "A",
+          publisher: null,
+          h_index: 1,
+          i10_index: 0,
+          two_yr_mean_citedness: 0,
+          impact_factor: null,
+          works_count: 1,
+        },
+        {
+          issnL: "3333-3333",
+          issns: ["3333-3333", "2222-2222"],
+          title: "B",
+          publisher: null,
+          h_index: 1,
+          i10_index: 0,
+          two_yr_mean_citedness: 0,
+          impact_factor: null,
+          works_count: 1,
+        },
       ],
       [],
-      [{ title: 'C', publisher: null, issns: ['2222-2222', '4444-4444'] }],
+      [{ title: "C", publisher: null, issns: ["2222-2222", "4444-4444"] }],
     );
     const all = rows.flatMap((row) => row.issns);
     expect(new Set(all).size).toBe(all.length);
-    expect(rows.map((row) => row.issns)).toEqual([['1111-1111', '2222-2222', '4444-4444'], ['3333-3333']]);
+    expect(rows.map((row) => row.issns)).toEqual([["1111-1111", "2222-2222", "4444-4444"], ["3333-3333"]]);
   });
 });
 
-describe('the journals table built from the real data (OpenAlex SYNERGY works + DOAJ)', () => {
+describe("the journals table built from the real data (OpenAlex SYNERGY works + DOAJ)", () => {
   let table: JournalTable;
   beforeAll(async () => {
     table = await buildJournalTable(DATA_ROOT);
   }, 120_000);
 
-  const byIssn = (issn: string): JournalRecord | undefined => table.journals.find((entry) => entry.issns.includes(issn));
+  const byIssn = (issn: string): JournalRecord | undefined =>
+    table.journals.find((entry) => entry.issns.includes(issn));
 
-  it('has every works journal with an ISSN and every DOAJ journal', () => {
+  it("has every works journal with an ISSN and every DOAJ journal", () => {
     expect(table.citationYear).toBe(2022);
     expect(table.journals.filter((entry) => entry.h_index !== null)).toHaveLength(1917);
     expect(table.journals).toHaveLength(22_851);
@@ -209,71 +289,101 @@ describe('the journals table built from the real data (OpenAlex SYNERGY works + 
     expect(new Set(all).size).toBe(all.length);
   });
 
-  it('American Journal of Sports Medicine: h-index 62 by hand (153 works; the 62nd most cited has 64 citations, the 63rd 62), i10 130', () => {
-    const ajsm = byIssn('1552-3365');
-    expect(ajsm).toMatchObject({ issnL: '0363-5465', title: 'American Journal of Sports Medicine', works_count: 153, h_index: 62, i10_index: 130 });
+  it("American Journal of Sports Medicine: h-index 62 by hand (153 works; the 62nd most cited has 64 citations, the 63rd 62), i10 130", () => {
+    const ajsm = byIssn("1552-3365");
+    expect(ajsm).toMatchObject({
+      issnL: "0363-5465",
+      title: "American Journal of Sports Medicine",
+      works_count: 153,
+      h_index: 62,
+      i10_index: 130,
+    });
     // 24 journal articles in 2020-2021 cited 161 times in 2022: 161 / 24
     expect(ajsm?.two_yr_mean_citedness).toBe(6.708);
     expect(ajsm?.impact_factor).toBe(6.708);
   });
 
-  it('the h-index agrees with the works file read directly', async () => {
-    const { readJsonLines } = await import('../../src/journals/readJsonLines.js');
+  it("the h-index agrees with the works file read directly", async () => {
+    const { readJsonLines } = await import("../../src/journals/readJsonLines.js");
     const counts: number[] = [];
-    for await (const record of readJsonLines(join(DATA_ROOT, 'articles/openalex_works.synergy.jsonl.gz'))) {
-      const entry = record as { cited_by_count: number; primary_location?: { source?: { issn_l?: string } | null } | null };
-      if (entry.primary_location?.source?.issn_l === '0749-8063') counts.push(entry.cited_by_count);
+    for await (const record of readJsonLines(join(DATA_ROOT, "articles/openalex_works.synergy.jsonl.gz"))) {
+      const entry = record as {
+        cited_by_count: number;
+        primary_location?: { source?: { issn_l?: string } | null } | null;
+      };
+      if (entry.primary_location?.source?.issn_l === "0749-8063") counts.push(entry.cited_by_count);
     }
     counts.sort((a, b) => b - a);
     const h = counts.filter((count, rank) => count >= rank + 1).length;
-    expect(byIssn('0749-8063')).toMatchObject({ title: 'Arthroscopy', h_index: h, works_count: counts.length });
+    expect(byIssn("0749-8063")).toMatchObject({ title: "Arthroscopy", h_index: h, works_count: counts.length });
     expect(h).toBe(42);
   });
 
-  it('impact factor only where the JIF rule allows: three journals in this sample', () => {
-    expect(table.journals.filter((entry) => entry.impact_factor !== null).map((entry) => entry.issnL).sort()).toEqual(['0363-5465', '0749-8063', '1660-4601']);
+  it("impact factor only where the JIF rule allows: three journals in this sample", () => {
+    expect(
+      table.journals
+        .filter((entry) => entry.impact_factor !== null)
+        .map((entry) => entry.issnL)
+        .sort(),
+    ).toEqual(["0363-5465", "0749-8063", "1660-4601"]);
     // Knee Surgery, Sports Traumatology, Arthroscopy: 18 articles in 2020-2021, under 20
-    expect(byIssn('0942-2056')).toMatchObject({ impact_factor: null, two_yr_mean_citedness: 4.278 });
+    expect(byIssn("0942-2056")).toMatchObject({ impact_factor: null, two_yr_mean_citedness: 4.278 });
   });
 
-  it('DOAJ adds journals without metrics, and ISSNs to journals it shares (OpenAlex names are kept)', () => {
-    expect(byIssn('1745-6215')).toMatchObject({ title: 'Trials', publisher: 'Springer Science+Business Media', h_index: 9 });
+  it("DOAJ adds journals without metrics, and ISSNs to journals it shares (OpenAlex names are kept)", () => {
+    expect(byIssn("1745-6215")).toMatchObject({
+      title: "Trials",
+      publisher: "Springer Science+Business Media",
+      h_index: 9,
+    });
     // Annals Academy of Medicine Singapore: OpenAlex knows 0304-4602, DOAJ adds the e-ISSN 2972-4066
-    expect(byIssn('2972-4066')).toMatchObject({ issnL: '0304-4602', issns: ['0304-4602', '2972-4066'] });
-    expect(byIssn('1983-9979')).toMatchObject({ issnL: null, h_index: null, two_yr_mean_citedness: null, impact_factor: null });
+    expect(byIssn("2972-4066")).toMatchObject({ issnL: "0304-4602", issns: ["0304-4602", "2972-4066"] });
+    expect(byIssn("1983-9979")).toMatchObject({
+      issnL: null,
+      h_index: null,
+      two_yr_mean_citedness: null,
+      impact_factor: null,
+    });
   });
 
-  it('bounds recomputed from this small snapshot allow every threshold (it has under 35,000 ISSNs)', () => {
+  it("bounds recomputed from this small snapshot allow every threshold (it has under 35,000 ISSNs)", () => {
     const bounds = computeBounds(table.journals).bounds;
-    expect(bounds['journal_metric.h_index']).toEqual({ minGte: 0, maxLte: 62 });
-    expect(bounds['journal_metric.impact_factor']).toEqual({ minGte: 0, maxLte: 8.7 });
+    expect(bounds["journal_metric.h_index"]).toEqual({ minGte: 0, maxLte: 62 });
+    expect(bounds["journal_metric.impact_factor"]).toEqual({ minGte: 0, maxLte: 8.7 });
   });
 
-  it('the commands write the table and the bounds, and read them back', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'journals-'));
-    const outPath = join(folder, 'journals.json');
+  it("the commands write the table and the bounds, and read them back", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "journals-"));
+    const outPath = join(folder, "journals.json");
     await writeJournalTable(table, outPath);
     expect((await readJournalTable(outPath)).journals).toHaveLength(table.journals.length);
-    const boundsPath = join(folder, 'bounds.json');
-    const computed = await runComputeBounds({ journalsPath: outPath, outPath: boundsPath, maxIssnsPerCondition: 1_000 });
+    const boundsPath = join(folder, "bounds.json");
+    const computed = await runComputeBounds({
+      journalsPath: outPath,
+      outPath: boundsPath,
+      maxIssnsPerCondition: 1_000,
+    });
     expect(await readMetricBounds(boundsPath)).toEqual(computed);
-    expect(computed.bounds['journal_metric.h_index'].minGte).toBeGreaterThan(0);
-    expect(JSON.parse(readFileSync(boundsPath, 'utf8')).maxIssnsPerCondition).toBe(1_000);
+    expect(computed.bounds["journal_metric.h_index"].minGte).toBeGreaterThan(0);
+    expect(JSON.parse(readFileSync(boundsPath, "utf8")).maxIssnsPerCondition).toBe(1_000);
   });
 });
 
-describe('runBuildJournals', () => {
-  it('builds from a data folder and reports figures', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'data-'));
-    const articles = join(folder, 'articles');
-    const journalsFolder = join(folder, 'journals');
-    const { mkdirSync } = await import('node:fs');
+describe("runBuildJournals", () => {
+  it("builds from a data folder and reports figures", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "data-"));
+    const articles = join(folder, "articles");
+    const journalsFolder = join(folder, "journals");
+    const { mkdirSync } = await import("node:fs");
     mkdirSync(articles);
     mkdirSync(journalsFolder);
     const works = Array.from({ length: 25 }, (_, n) => work({ year: 2021, citedIn: { 2022: n } }));
-    writeFileSync(join(articles, 'openalex_works.test.jsonl'), works.map((entry) => JSON.stringify(entry)).join('\n'));
-    writeFileSync(join(journalsFolder, 'doaj_journals.csv'), 'Journal title,Journal ISSN (print version),Journal EISSN (online version),Publisher\nX,1745-6215,,BMC\n');
-    const outPath = join(folder, 'out', 'journals.json');
+    writeFileSync(join(articles, "openalex_works.test.jsonl"), works.map((entry) => JSON.stringify(entry)).join("\n"));
+    writeFileSync(
+      join(journalsFolder, "doaj_journals.csv"),
+      "Journal title,Journal ISSN (print version),Journal EISSN (online version),Publisher\nX,1745-6215,,BMC\n",
+    );
+    const outPath = join(folder, "out", "journals.json");
     const summary = await runBuildJournals({ dataRoot: folder, outPath });
     expect(summary).toEqual({
       outPath,
@@ -285,6 +395,10 @@ describe('runBuildJournals', () => {
       issns: 3,
       citationYear: 2022,
     });
-    expect((await readJournalTable(outPath)).journals[0]).toMatchObject({ h_index: 12, i10_index: 15, impact_factor: 12 });
+    expect((await readJournalTable(outPath)).journals[0]).toMatchObject({
+      h_index: 12,
+      i10_index: 15,
+      impact_factor: 12,
+    });
   });
 });

@@ -1,9 +1,9 @@
 // Journals tables made up for tests: small hand-shaped ones and a full-size one whose bounds are the spec's table.
-import type { JournalRecord } from '../../src/journals/table.js';
+import type { JournalRecord } from "../../src/journals/table.js";
 
 /** A valid ISSN-shaped string for journal number `n` (check digit not computed; the filters do not verify it). */
 export function syntheticIssn(n: number): string {
-  const digits = String(n).padStart(8, '0');
+  const digits = String(n).padStart(8, "0");
   return `${digits.slice(0, 4)}-${digits.slice(4)}`;
 }
 
@@ -35,12 +35,17 @@ export const MIDDLE_GROUP = 10_000;
 export function fullSizeJournals(): JournalRecord[] {
   const journals: JournalRecord[] = [];
   for (let n = 0; n < HIGH_GROUP + LOW_GROUP + MIDDLE_GROUP; n += 1) {
-    const group = n < HIGH_GROUP ? 'high' : n < HIGH_GROUP + LOW_GROUP ? 'low' : 'middle';
+    const group = n < HIGH_GROUP ? "high" : n < HIGH_GROUP + LOW_GROUP ? "low" : "middle";
     const spread = n % 50;
-    let metrics: Pick<JournalRecord, 'h_index' | 'i10_index' | 'two_yr_mean_citedness' | 'impact_factor'>;
-    if (group === 'high') {
-      metrics = { h_index: 35 + spread, i10_index: 160 + spread * 3, two_yr_mean_citedness: 1.1 + spread / 10, impact_factor: 0.9 + spread / 10 };
-    } else if (group === 'low') {
+    let metrics: Pick<JournalRecord, "h_index" | "i10_index" | "two_yr_mean_citedness" | "impact_factor">;
+    if (group === "high") {
+      metrics = {
+        h_index: 35 + spread,
+        i10_index: 160 + spread * 3,
+        two_yr_mean_citedness: 1.1 + spread / 10,
+        impact_factor: 0.9 + spread / 10,
+      };
+    } else if (group === "low") {
       metrics = { h_index: spread % 4, i10_index: 0, two_yr_mean_citedness: 0, impact_factor: (spread % 3) / 10 };
     } else {
       // middle: just past every bound (h 4..34, i10 0..159, citedness 0.1..1.0, impact factor 0.3..0.8 or withheld)

@@ -1,21 +1,21 @@
 // Group commit of search charges on PGlite and a real PostgreSQL server: concurrent charges share transactions, yet
 // each is decided on the state the ones before it left, refused or retried on its own, and a batch that cannot commit
 // charges none of its charges.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/eventstore/db.js';
-import { verifyChain } from '../../src/eventstore/eventStore.js';
-import { createAccounts, type Accounts } from '../../src/usecases/accounts/accounts.js';
-import type { ChargeInput } from '../../src/usecases/accounts/chargeBatch.js';
-import { replayProjections } from '../../projections/replay.js';
-import { DEFAULT_LIMITS, type Actor } from '../../src/domain/events.js';
-import { Rejection } from '../../src/domain/rejection.js';
-import { PAYLOAD_VERSION, queryRecordInsert } from '../../src/usecases/search/queryCache.js';
-import { freshStore, STORE_KINDS } from '../support/stores.js';
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Db } from "../../src/eventstore/db.js";
+import { verifyChain } from "../../src/eventstore/eventStore.js";
+import { createAccounts, type Accounts } from "../../src/usecases/accounts/accounts.js";
+import type { ChargeInput } from "../../src/usecases/accounts/chargeBatch.js";
+import { replayProjections } from "../../projections/replay.js";
+import { DEFAULT_LIMITS, type Actor } from "../../src/domain/events.js";
+import { Rejection } from "../../src/domain/rejection.js";
+import { PAYLOAD_VERSION, queryRecordInsert } from "../../src/usecases/search/queryCache.js";
+import { freshStore, STORE_KINDS } from "../support/stores.js";
 
-const operator: Actor = { kind: 'operator', id: 'test' };
+const operator: Actor = { kind: "operator", id: "test" };
 const PRICE = 1_000n;
 
-describe.each(STORE_KINDS)('search charges committed in batches on %s', (kind) => {
+describe.each(STORE_KINDS)("search charges committed in batches on %s", (kind) => {
   let db: Db;
   let accounts: Accounts;
   beforeEach(async () => {
@@ -26,10 +26,21 @@ describe.each(STORE_KINDS)('search charges committed in batches on %s', (kind) =
     await db?.close();
   });
 
-  async function organization(name: string, credits: bigint, options: { billingMode?: 'live' | 'trial'; trialQueries?: number; cap?: bigint } = {}) {
-    const org = await accounts.createOrganization({ name, billingMode: options.billingMode ?? 'live', limits: DEFAULT_LIMITS, trialQueries: options.trialQueries }, operator);
-    if (credits > 0n) await accounts.addCredits(org.id, credits, 'top-up', operator);
-    const key = await accounts.createKey(org.id, { mode: 'live', collections: null, spendingCapMicros: options.cap ?? null }, operator);
+  async function organization(
+    name: string,
+    credits: bigint,
+    options: { billingMode?: "live" | "trial"; trialQueries?: number; cap?: bigint } = {},
+  ) {
+    const org = await accounts.createOrganization(
+      { name, billingMode: options.billingMode ?? "live", limits: DEFAULT_LIMITS, trialQueries: options.trialQueries },
+      operator,
+    );
+    if (credits > 0n) await accounts.addCredits(org.id, credits, "top-up", operator);
+    const key = await accounts.createKey(
+      org.id,
+      { mode: "live", collections: null, spendingCapMicros: options.cap ?? null },
+      operator,
+    );
     return { orgId: org.id, keyId: key.id };
   }
 
@@ -38,22 +49,54 @@ describe.each(STORE_KINDS)('search charges committed in batches on %s', (kind) =
     return {
       ...owner,
       queryId,
-      endpoint: '/api/v1/search/query',
-      collections: [{ collection: 'scifact', results: 1, tokens: 100, pricePer1000Micros: '10000', amountMicros: PRICE.toString() }],
+      endpoint: "/api/v1/search/query",
+      collections: [
+        { collection: "scifact", results: 1, tokens: 100, pricePer1000Micros: "10000", amountMicros: PRICE.toString() },
+      ],
       resultIds: [`${queryId}-r0`],
-      alsoWrite: queryRecordInsert({ queryId, orgId: owner.orgId, keyId: owner.keyId, kind: 'search', payloadVersion: PAYLOAD_VERSION, createdAt: new Date(), payload: { query: 'q', collections: ['scifact'], rows: [] } }),
+      alsoWrite: queryRecordInsert({
+        queryId,
+        orgId: owner.orgId,
+        keyId: owner.keyId,
+        kind: "search",
+        payloadVersion: PAYLOAD_VERSION,
+        createdAt: new Date(),
+        payload: { query: "q", collections: ["scifact"], rows: [] },
+      }),
     };
   }
 
   const eventsOf = async (queryIds: string[]) =>
-    Number((await db.query<{ n: string }>("SELECT count(*)::text AS n FROM events WHERE data->>'queryId' = ANY($1)", [queryIds]))[0]!.n);
-  const recordsOf = async (queryIds: string[]) => Number((await db.query<{ n: string }>('SELECT count(*)::text AS n FROM query_records WHERE query_id = ANY($1)', [queryIds]))[0]!.n);
+    Number(
+      (
+        await db.query<{ n: string }>("SELECT count(*)::text AS n FROM events WHERE data->>'queryId' = ANY($1)", [
+          queryIds,
+        ])
+      )[0]!.n,
+    );
+  const recordsOf = async (queryIds: string[]) =>
+    Number(
+      (
+        await db.query<{ n: string }>("SELECT count(*)::text AS n FROM query_records WHERE query_id = ANY($1)", [
+          queryIds,
+        ])
+      )[0]!.n,
+    );
 
-  it('decides each charge of a batch on the state the ones before it left: balances, caps and trial allowances hold', async () => {
-    const rich = await organization('Rich', 1_000_000n);
-    const capped = { orgId: rich.orgId, keyId: (await accounts.createKey(rich.orgId, { mode: 'live', collections: null, spendingCapMicros: 3n * PRICE }, operator)).id };
-    const poor = await organization('Poor', 5n * PRICE);
-    const trial = await organization('Trial', 0n, { billingMode: 'trial', trialQueries: 3 });
+  it("decides each charge of a batch on the state the ones before it left: balances, caps and trial allowances hold", async () => {
+    const rich = await organization("Rich", 1_000_000n);
+    const capped = {
+      orgId: rich.orgId,
+      keyId: (
+        await accounts.createKey(
+          rich.orgId,
+          { mode: "live", collections: null, spendingCapMicros: 3n * PRICE },
+          operator,
+        )
+      ).id,
+    };
+    const poor = await organization("Poor", 5n * PRICE);
+    const trial = await organization("Trial", 0n, { billingMode: "trial", trialQueries: 3 });
     const owners = [rich, capped, poor, trial];
     const inputs = Array.from({ length: 60 }, (_, i) => chargeOf(owners[i % owners.length]!, `q${i}`));
 
@@ -62,20 +105,34 @@ describe.each(STORE_KINDS)('search charges committed in batches on %s', (kind) =
     const outcome = (owner: { keyId: string }) =>
       results
         .filter((_, i) => inputs[i]!.keyId === owner.keyId)
-        .map((r) => (r.status === 'fulfilled' ? 'charged' : r.reason instanceof Rejection ? r.reason.code : `error: ${String(r.reason)}`));
-    expect(outcome(rich)).toEqual(Array(15).fill('charged'));
-    expect(outcome(capped)).toEqual([...Array(3).fill('charged'), ...Array(12).fill('API_KEY_BUDGET_EXCEEDED')]);
-    expect(outcome(poor)).toEqual([...Array(5).fill('charged'), ...Array(10).fill('INSUFFICIENT_CREDITS')]);
-    expect(outcome(trial)).toEqual([...Array(3).fill('charged'), ...Array(12).fill('INSUFFICIENT_CREDITS')]);
+        .map((r) =>
+          r.status === "fulfilled"
+            ? "charged"
+            : r.reason instanceof Rejection
+              ? r.reason.code
+              : `error: ${String(r.reason)}`,
+        );
+    expect(outcome(rich)).toEqual(Array(15).fill("charged"));
+    expect(outcome(capped)).toEqual([...Array(3).fill("charged"), ...Array(12).fill("API_KEY_BUDGET_EXCEEDED")]);
+    expect(outcome(poor)).toEqual([...Array(5).fill("charged"), ...Array(10).fill("INSUFFICIENT_CREDITS")]);
+    expect(outcome(trial)).toEqual([...Array(3).fill("charged"), ...Array(12).fill("INSUFFICIENT_CREDITS")]);
 
     // the charges shared transactions: a batch's events carry one recorded time
-    const commits = await db.query<{ n: string }>("SELECT count(DISTINCT recorded_at)::text AS n FROM events WHERE type = 'SearchCharged'");
+    const commits = await db.query<{ n: string }>(
+      "SELECT count(DISTINCT recorded_at)::text AS n FROM events WHERE type = 'SearchCharged'",
+    );
     expect(Number(commits[0]!.n)).toBeLessThan(26);
 
     // each answer's balance is the ledger's balance after its own charge
-    const ledger = new Map((await db.query<{ query_id: string; balance_after_micros: string }>('SELECT query_id, balance_after_micros::text FROM proj_ledger WHERE query_id IS NOT NULL')).map((r) => [r.query_id, BigInt(r.balance_after_micros)]));
+    const ledger = new Map(
+      (
+        await db.query<{ query_id: string; balance_after_micros: string }>(
+          "SELECT query_id, balance_after_micros::text FROM proj_ledger WHERE query_id IS NOT NULL",
+        )
+      ).map((r) => [r.query_id, BigInt(r.balance_after_micros)]),
+    );
     for (const [i, r] of results.entries()) {
-      if (r.status !== 'fulfilled' || inputs[i]!.orgId === trial.orgId) continue;
+      if (r.status !== "fulfilled" || inputs[i]!.orgId === trial.orgId) continue;
       expect(r.value.balanceMicros).toBe(ledger.get(inputs[i]!.queryId));
     }
     expect((await accounts.getOrganization(rich.orgId))!.balanceMicros).toBe(1_000_000n - 18n * PRICE);
@@ -83,8 +140,8 @@ describe.each(STORE_KINDS)('search charges committed in batches on %s', (kind) =
     expect((await accounts.getOrganization(trial.orgId))!.trialUsed).toBe(3);
 
     // refused charges left nothing; charged ones left their event and their query record
-    const charged = inputs.filter((_, i) => results[i]!.status === 'fulfilled').map((input) => input.queryId);
-    const refused = inputs.filter((_, i) => results[i]!.status === 'rejected').map((input) => input.queryId);
+    const charged = inputs.filter((_, i) => results[i]!.status === "fulfilled").map((input) => input.queryId);
+    const refused = inputs.filter((_, i) => results[i]!.status === "rejected").map((input) => input.queryId);
     expect(charged).toHaveLength(26);
     expect(await eventsOf(charged)).toBe(26);
     expect(await recordsOf(charged)).toBe(26);
@@ -94,57 +151,78 @@ describe.each(STORE_KINDS)('search charges committed in batches on %s', (kind) =
     expect((await verifyChain(db)).ok).toBe(true);
   });
 
-  it('answers a retried charge, in a batch or after it, with the original events and charges it once', async () => {
-    const owner = await organization('Retry', 1_000_000n);
-    const first = await accounts.chargeSearch(chargeOf(owner, 'again'));
-    const [retryA, other, retryB] = await Promise.all([accounts.chargeSearch(chargeOf(owner, 'again')), accounts.chargeSearch(chargeOf(owner, 'other')), accounts.chargeSearch(chargeOf(owner, 'again'))]);
+  it("answers a retried charge, in a batch or after it, with the original events and charges it once", async () => {
+    const owner = await organization("Retry", 1_000_000n);
+    const first = await accounts.chargeSearch(chargeOf(owner, "again"));
+    const [retryA, other, retryB] = await Promise.all([
+      accounts.chargeSearch(chargeOf(owner, "again")),
+      accounts.chargeSearch(chargeOf(owner, "other")),
+      accounts.chargeSearch(chargeOf(owner, "again")),
+    ]);
     expect(first.duplicate).toBe(false);
     for (const retry of [retryA, retryB]) {
       expect(retry.duplicate).toBe(true);
       expect(retry.events.map((e) => e.position)).toEqual(first.events.map((e) => e.position));
     }
     expect(other.duplicate).toBe(false);
-    expect(await eventsOf(['again'])).toBe(1);
+    expect(await eventsOf(["again"])).toBe(1);
     expect((await accounts.getOrganization(owner.orgId))!.balanceMicros).toBe(1_000_000n - 2n * PRICE);
   });
 
-  it('keeps every balance exact while other appends interleave with the batches', async () => {
-    const owner = await organization('Interleaved', 10n * PRICE);
+  it("keeps every balance exact while other appends interleave with the batches", async () => {
+    const owner = await organization("Interleaved", 10n * PRICE);
     const charges = Array.from({ length: 30 }, (_, i) => accounts.chargeSearch(chargeOf(owner, `mixed${i}`)));
-    const credits = Array.from({ length: 10 }, (_, i) => accounts.addCredits(owner.orgId, 2n * PRICE, `top-up ${i}`, operator));
+    const credits = Array.from({ length: 10 }, (_, i) =>
+      accounts.addCredits(owner.orgId, 2n * PRICE, `top-up ${i}`, operator),
+    );
     const settled = await Promise.allSettled(charges);
     await Promise.all(credits);
-    const unexpected = settled.filter((r) => r.status === 'rejected' && !(r.reason instanceof Rejection && r.reason.code === 'INSUFFICIENT_CREDITS'));
+    const unexpected = settled.filter(
+      (r) => r.status === "rejected" && !(r.reason instanceof Rejection && r.reason.code === "INSUFFICIENT_CREDITS"),
+    );
     expect(unexpected).toEqual([]);
-    const charged = settled.filter((r) => r.status === 'fulfilled').length;
+    const charged = settled.filter((r) => r.status === "fulfilled").length;
     expect(charged).toBeGreaterThanOrEqual(10);
     expect((await accounts.getOrganization(owner.orgId))!.balanceMicros).toBe(30n * PRICE - BigInt(charged) * PRICE);
     expect((await replayProjections(db)).equal).toBe(true);
     expect((await verifyChain(db)).ok).toBe(true);
   });
 
-  it('decides on what other writers appended between batches: a credit after a refusal lets the next charge through', async () => {
-    const owner = await organization('Topped up', PRICE);
-    await expect(accounts.chargeSearch(chargeOf(owner, 'first'))).resolves.toMatchObject({ balanceMicros: 0n });
-    await expect(accounts.chargeSearch(chargeOf(owner, 'broke'))).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS' });
-    await accounts.addCredits(owner.orgId, 2n * PRICE, 'top-up', operator);
-    await expect(accounts.chargeSearch(chargeOf(owner, 'after credit'))).resolves.toMatchObject({ balanceMicros: PRICE });
-    await accounts.addCredits(owner.orgId, PRICE, 'top-up', operator);
-    await expect(accounts.chargeSearch(chargeOf(owner, 'after another'))).resolves.toMatchObject({ balanceMicros: PRICE });
+  it("decides on what other writers appended between batches: a credit after a refusal lets the next charge through", async () => {
+    const owner = await organization("Topped up", PRICE);
+    await expect(accounts.chargeSearch(chargeOf(owner, "first"))).resolves.toMatchObject({ balanceMicros: 0n });
+    await expect(accounts.chargeSearch(chargeOf(owner, "broke"))).rejects.toMatchObject({
+      code: "INSUFFICIENT_CREDITS",
+    });
+    await accounts.addCredits(owner.orgId, 2n * PRICE, "top-up", operator);
+    await expect(accounts.chargeSearch(chargeOf(owner, "after credit"))).resolves.toMatchObject({
+      balanceMicros: PRICE,
+    });
+    await accounts.addCredits(owner.orgId, PRICE, "top-up", operator);
+    await expect(accounts.chargeSearch(chargeOf(owner, "after another"))).resolves.toMatchObject({
+      balanceMicros: PRICE,
+    });
     expect((await replayProjections(db)).equal).toBe(true);
   });
 
-  it('charges none of a batch whose statement fails, and keeps the charge committed before it', async () => {
-    const owner = await organization('Atomic', 1_000_000n);
-    const broken: ChargeInput = { ...chargeOf(owner, 'broken'), alsoWrite: () => 'INSERT INTO query_records (query_id) VALUES (NULL)' };
+  it("charges none of a batch whose statement fails, and keeps the charge committed before it", async () => {
+    const owner = await organization("Atomic", 1_000_000n);
+    const broken: ChargeInput = {
+      ...chargeOf(owner, "broken"),
+      alsoWrite: () => "INSERT INTO query_records (query_id) VALUES (NULL)",
+    };
     // the first charge starts a transaction at once; the three sent in the same tick wait for it and form the next batch
-    const alone = accounts.chargeSearch(chargeOf(owner, 'alone'));
-    const batch = [accounts.chargeSearch(chargeOf(owner, 'before')), accounts.chargeSearch(broken), accounts.chargeSearch(chargeOf(owner, 'after'))];
+    const alone = accounts.chargeSearch(chargeOf(owner, "alone"));
+    const batch = [
+      accounts.chargeSearch(chargeOf(owner, "before")),
+      accounts.chargeSearch(broken),
+      accounts.chargeSearch(chargeOf(owner, "after")),
+    ];
     await expect(alone).resolves.toMatchObject({ duplicate: false });
     const settled = await Promise.allSettled(batch);
-    expect(settled.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    expect(await eventsOf(['before', 'broken', 'after'])).toBe(0);
-    expect(await recordsOf(['before', 'broken', 'after'])).toBe(0);
+    expect(settled.map((r) => r.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(await eventsOf(["before", "broken", "after"])).toBe(0);
+    expect(await recordsOf(["before", "broken", "after"])).toBe(0);
     expect((await accounts.getOrganization(owner.orgId))!.balanceMicros).toBe(1_000_000n - PRICE);
     expect((await replayProjections(db)).equal).toBe(true);
     expect((await verifyChain(db)).ok).toBe(true);

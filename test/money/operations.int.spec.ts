@@ -1,16 +1,16 @@
 // Operator money commands on the embedded store: the decider alone decides which amounts a command accepts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/eventstore/db.js';
-import { createAccounts } from '../../src/usecases/accounts/accounts.js';
-import { createOperations, type Operations } from '../../src/usecases/operator/operations.js';
-import { freshStore } from '../support/stores.js';
-import { replayProjections } from '../../projections/replay.js';
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../../src/eventstore/db.js";
+import { createAccounts } from "../../src/usecases/accounts/accounts.js";
+import { createOperations, type Operations } from "../../src/usecases/operator/operations.js";
+import { freshStore } from "../support/stores.js";
+import { replayProjections } from "../../projections/replay.js";
 
 let db: Db;
 let operations: Operations;
 
 beforeAll(async () => {
-  db = await freshStore('pglite');
+  db = await freshStore("pglite");
   operations = createOperations(createAccounts(db));
 });
 
@@ -18,35 +18,57 @@ afterAll(async () => {
   await db?.close();
 });
 
-const eventCount = async () => Number((await db.query<{ n: string }>('SELECT count(*)::text AS n FROM events'))[0]!.n);
-const refusal = (p: Promise<unknown>) => p.then(() => 'accepted', (err: { code?: string; message?: string }) => `${err.code}: ${err.message}`);
+const eventCount = async () => Number((await db.query<{ n: string }>("SELECT count(*)::text AS n FROM events"))[0]!.n);
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => "accepted",
+    (err: { code?: string; message?: string }) => `${err.code}: ${err.message}`,
+  );
 
-describe('operator credits and refunds', () => {
-  it('refuses a zero or negative amount with VALIDATION_ERROR and appends nothing; a positive one moves the balance', async () => {
-    const org = await operations.createOrganization({ name: 'Amounts', billingMode: 'live' });
+describe("operator credits and refunds", () => {
+  it("refuses a zero or negative amount with VALIDATION_ERROR and appends nothing; a positive one moves the balance", async () => {
+    const org = await operations.createOrganization({ name: "Amounts", billingMode: "live" });
     const before = await eventCount();
-    expect(await refusal(operations.addCredits(org.id, '0.00'))).toBe('VALIDATION_ERROR: amount must be greater than zero');
-    expect(await refusal(operations.issueRefund(org.id, '0'))).toBe('VALIDATION_ERROR: amount must be greater than zero');
-    expect(await refusal(operations.addCredits(org.id, '-1.00'))).toMatch(/^VALIDATION_ERROR: amount must be a non-negative decimal string/);
+    expect(await refusal(operations.addCredits(org.id, "0.00"))).toBe(
+      "VALIDATION_ERROR: amount must be greater than zero",
+    );
+    expect(await refusal(operations.issueRefund(org.id, "0"))).toBe(
+      "VALIDATION_ERROR: amount must be greater than zero",
+    );
+    expect(await refusal(operations.addCredits(org.id, "-1.00"))).toMatch(
+      /^VALIDATION_ERROR: amount must be a non-negative decimal string/,
+    );
     expect(await eventCount()).toBe(before);
-    expect(await operations.addCredits(org.id, '2.50')).toEqual({ balance: '2.500000' });
-    expect(await operations.issueRefund(org.id, '0.000001')).toEqual({ balance: '2.500001' });
+    expect(await operations.addCredits(org.id, "2.50")).toEqual({ balance: "2.500000" });
+    expect(await operations.issueRefund(org.id, "0.000001")).toEqual({ balance: "2.500001" });
   });
 });
 
-describe('operator keys', () => {
-  it('creates and revokes keys through the key decider: one event each, a second revoke changes nothing, replay agrees', async () => {
-    const org = await operations.createOrganization({ name: 'Keys', billingMode: 'live' });
-    const created = await operations.createKey(org.id, { mode: 'live', collections: ['scifact'], spendingCap: '1.50' });
+describe("operator keys", () => {
+  it("creates and revokes keys through the key decider: one event each, a second revoke changes nothing, replay agrees", async () => {
+    const org = await operations.createOrganization({ name: "Keys", billingMode: "live" });
+    const created = await operations.createKey(org.id, { mode: "live", collections: ["scifact"], spendingCap: "1.50" });
     expect(created.key).toMatch(/^sk_live_/);
-    expect(await operations.getKey(created.id)).toMatchObject({ orgId: org.id, mode: 'live', collections: ['scifact'], spendingCap: '1.500000', revoked: false });
+    expect(await operations.getKey(created.id)).toMatchObject({
+      orgId: org.id,
+      mode: "live",
+      collections: ["scifact"],
+      spendingCap: "1.500000",
+      revoked: false,
+    });
     expect(await operations.revokeKey(created.id)).toEqual({ id: created.id, revoked: true });
     expect(await operations.revokeKey(created.id)).toEqual({ id: created.id, revoked: true });
-    const events = await db.query<{ type: string; stream_version: number }>('SELECT type, stream_version FROM events WHERE stream_id = $1 ORDER BY stream_version', [`key-${created.id}`]);
-    expect(events).toEqual([{ type: 'ApiKeyCreated', stream_version: 1 }, { type: 'ApiKeyRevoked', stream_version: 2 }]);
+    const events = await db.query<{ type: string; stream_version: number }>(
+      "SELECT type, stream_version FROM events WHERE stream_id = $1 ORDER BY stream_version",
+      [`key-${created.id}`],
+    );
+    expect(events).toEqual([
+      { type: "ApiKeyCreated", stream_version: 1 },
+      { type: "ApiKeyRevoked", stream_version: 2 },
+    ]);
     expect((await operations.getKey(created.id)).revoked).toBe(true);
-    expect(await refusal(operations.revokeKey('key_missing'))).toBe('NOT_FOUND: API key key_missing not found');
-    expect(await refusal(operations.createKey('org_missing', { mode: 'live' }))).toMatch(/^NOT_FOUND: /);
+    expect(await refusal(operations.revokeKey("key_missing"))).toBe("NOT_FOUND: API key key_missing not found");
+    expect(await refusal(operations.createKey("org_missing", { mode: "live" }))).toMatch(/^NOT_FOUND: /);
     expect((await replayProjections(db)).equal).toBe(true);
   });
 });

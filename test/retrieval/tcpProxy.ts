@@ -1,7 +1,7 @@
 // A loopback TCP proxy in front of a real server, so a test can make that server stop answering (close the proxy:
 // connections are refused) and answer again (reopen it on the same port) without touching the server itself.
-import { connect, createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer, type Server, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 
 export interface TcpProxy {
   url: string;
@@ -19,8 +19,8 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
       const upstream = connect(Number(target.port), target.hostname);
       for (const socket of [client, upstream]) {
         sockets.add(socket);
-        socket.on('close', () => sockets.delete(socket));
-        socket.on('error', () => {
+        socket.on("close", () => sockets.delete(socket));
+        socket.on("error", () => {
           client.destroy();
           upstream.destroy();
         });
@@ -28,8 +28,8 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
       client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject);
-      server!.listen(port, '127.0.0.1', () => resolve());
+      server!.once("error", reject);
+      server!.listen(port, "127.0.0.1", () => resolve());
     });
     port = (server.address() as AddressInfo).port;
   };

@@ -1,25 +1,31 @@
 // The int8 dense screen: its error bound holds, and dense search through it selects exactly what the full f64 scan does.
-import { describe, expect, it } from 'vitest';
-import { createDenseScreen } from '../../src/retrieval/engines/embedded/denseScreen.js';
-import { emptySegment, mergeSegment, type IndexSegment } from '../../src/retrieval/engines/embedded/indexSegment.js';
-import { searchDense } from '../../src/retrieval/engines/embedded/segmentSearch.js';
-import { dotProduct } from '../../src/retrieval/fusion.js';
-import { pseudoRandomVector } from './scifactFixture.js';
+import { describe, expect, it } from "vitest";
+import { createDenseScreen } from "../../src/retrieval/engines/embedded/denseScreen.js";
+import { emptySegment, mergeSegment, type IndexSegment } from "../../src/retrieval/engines/embedded/indexSegment.js";
+import { searchDense } from "../../src/retrieval/engines/embedded/segmentSearch.js";
+import { dotProduct } from "../../src/retrieval/fusion.js";
+import { pseudoRandomVector } from "./scifactFixture.js";
 
 function segmentOf(vectors: Array<Float32Array | undefined>, dims: number): IndexSegment {
   return mergeSegment(
     emptySegment(dims),
     vectors.map((vector, i) => ({
-      chunk: { id: `c${String(i).padStart(4, '0')}`, text: `chunk ${i}`, tokens: 2, metadata: { doc_id: `d${i}`, chunk_index: 0 }, fingerprint: `f${i}` },
+      chunk: {
+        id: `c${String(i).padStart(4, "0")}`,
+        text: `chunk ${i}`,
+        tokens: 2,
+        metadata: { doc_id: `d${i}`, chunk_index: 0 },
+        fingerprint: `f${i}`,
+      },
       vector,
-      termFreqs: new Map([['chunk', 1]]),
+      termFreqs: new Map([["chunk", 1]]),
       length: 1,
     })),
   );
 }
 
-describe('dense screen', () => {
-  it('bounds the error of every estimate, for any width, scale and sign', () => {
+describe("dense screen", () => {
+  it("bounds the error of every estimate, for any width, scale and sign", () => {
     for (const dims of [1, 13, 16, 384, 1000]) {
       const vectors = Array.from({ length: 61 }, (_, i) => {
         const vector = pseudoRandomVector(`row ${i}`, dims);
@@ -29,7 +35,7 @@ describe('dense screen', () => {
       const segment = segmentOf(vectors, dims);
       const screen = createDenseScreen(segment.matrix);
       expect(screen).toBeDefined();
-      for (const seed of ['q1', 'q2', 'q3']) {
+      for (const seed of ["q1", "q2", "q3"]) {
         const query = pseudoRandomVector(seed, dims).map((value) => value * 3);
         const { estimates, errors } = screen!.estimate(query)!;
         for (let row = 0; row < vectors.length; row++) {
@@ -40,7 +46,7 @@ describe('dense screen', () => {
     }
   });
 
-  it('selects the same chunks with the same cosines as the full scan, with ties, gaps and filters', () => {
+  it("selects the same chunks with the same cosines as the full scan, with ties, gaps and filters", () => {
     const dims = 40;
     const vectors = Array.from({ length: 500 }, (_, i) =>
       // every fifth chunk has no vector; many share a vector, so keys tie and the id decides
@@ -48,7 +54,7 @@ describe('dense screen', () => {
     );
     const screened = segmentOf(vectors, dims);
     const unscreened: IndexSegment = { ...screened, screen: undefined };
-    for (const seed of ['a', 'b', 'c', 'row 3']) {
+    for (const seed of ["a", "b", "c", "row 3"]) {
       const query = pseudoRandomVector(seed, dims);
       for (const count of [1, 7, 100, 1000]) {
         for (const passes of [undefined, (ordinal: number) => ordinal % 3 !== 0]) {

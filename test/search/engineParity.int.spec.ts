@@ -1,38 +1,44 @@
 // The embedded engine and the OpenSearch adapter rank the same SciFact chunks identically (sparse, dense, hybrid,
 // with filters), analyze text identically, and both treat re-indexing as a no-op. Needs a real OpenSearch node.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FilterNode } from '../../src/filters/ast.js';
-import { createEmbeddedEngine } from '../../src/retrieval/engines/embedded/embeddedEngine.js';
-import { analyzeEnglish } from '../../src/retrieval/text/englishAnalyzer.js';
-import { efSearchFor } from '../../src/retrieval/engines/opensearch/denseScoring.js';
-import { createOpenSearchEngine } from '../../src/retrieval/engines/opensearch/openSearchEngine.js';
-import type { ChunkRecord, RetrievalMode, SearchEngine, SearchHit } from '../../src/retrieval/port.js';
-import { requireComponent } from '../setup/components.js';
-import { loadScifactChunks, loadScifactQueries, pseudoRandomVector } from './scifactFixture.js';
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FilterNode } from "../../src/filters/ast.js";
+import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embeddedEngine.js";
+import { analyzeEnglish } from "../../src/retrieval/text/englishAnalyzer.js";
+import { efSearchFor } from "../../src/retrieval/engines/opensearch/denseScoring.js";
+import { createOpenSearchEngine } from "../../src/retrieval/engines/opensearch/openSearchEngine.js";
+import type { ChunkRecord, RetrievalMode, SearchEngine, SearchHit } from "../../src/retrieval/port.js";
+import { requireComponent } from "../setup/components.js";
+import { loadScifactChunks, loadScifactQueries, pseudoRandomVector } from "./scifactFixture.js";
 
 const DIMS = 384;
-const INDEX = 'scifact-parity';
+const INDEX = "scifact-parity";
 const FILTERS: Array<FilterNode | undefined> = [
   undefined,
-  { kind: 'range', field: 'publication_date', bounds: { gte: '2005', lte: '2012-06' } },
-  { kind: 'not', child: { kind: 'eq', field: 'issn', value: '0000-0001' } },
-  { kind: 'in', field: 'journal', values: ['nature', 'CELL'] },
+  { kind: "range", field: "publication_date", bounds: { gte: "2005", lte: "2012-06" } },
+  { kind: "not", child: { kind: "eq", field: "issn", value: "0000-0001" } },
+  { kind: "in", field: "journal", values: ["nature", "CELL"] },
   {
-    kind: 'and',
+    kind: "and",
     children: [
-      { kind: 'eq', field: 'open_access', value: true },
-      { kind: 'or', children: [{ kind: 'eq', field: 'publication_date', value: '2014' }, { kind: 'eq', field: 'article_type', value: 'review' }] },
+      { kind: "eq", field: "open_access", value: true },
+      {
+        kind: "or",
+        children: [
+          { kind: "eq", field: "publication_date", value: "2014" },
+          { kind: "eq", field: "article_type", value: "review" },
+        ],
+      },
     ],
   },
-  { kind: 'not', child: { kind: 'exists', field: 'issn' } },
+  { kind: "not", child: { kind: "exists", field: "issn" } },
 ];
 
-describe('embedded and OpenSearch engines agree', () => {
+describe("embedded and OpenSearch engines agree", () => {
   let url: string;
   let dir: string;
   let embedded: SearchEngine;
@@ -41,8 +47,8 @@ describe('embedded and OpenSearch engines agree', () => {
 
   beforeAll(async () => {
     // fails (does not skip) when the run did not start OpenSearch
-    url = requireComponent('opensearchUrl');
-    dir = mkdtempSync(join(tmpdir(), 'engine-parity-'));
+    url = requireComponent("opensearchUrl");
+    dir = mkdtempSync(join(tmpdir(), "engine-parity-"));
     embedded = createEmbeddedEngine({ dir });
     opensearch = createOpenSearchEngine({ url, indexPrefix: `parity-${process.pid}-` });
     // Vectors are pseudo-random, seeded from the text: parity needs identical inputs, not meaning.
@@ -62,28 +68,33 @@ describe('embedded and OpenSearch engines agree', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reports how the node scores vectors', async () => {
+  it("reports how the node scores vectors", async () => {
     const storage = await opensearch.vectorStorage();
-    expect(['binary', 'knn']).toContain(storage);
-    console.log(`[engine parity] OpenSearch vector scoring: ${storage === 'knn' ? 'k-NN plugin' : 'painless script over binary doc values'}`);
+    expect(["binary", "knn"]).toContain(storage);
+    console.log(
+      `[engine parity] OpenSearch vector scoring: ${storage === "knn" ? "k-NN plugin" : "painless script over binary doc values"}`,
+    );
     expect(await opensearch.ping()).toBe(true);
     expect((await opensearch.stats(INDEX)).chunks).toBe(300);
   });
 
-  it('analyzes titles, abstracts and queries into the same terms as the english analyzer', async () => {
-    const texts = [...chunks.slice(0, 100).flatMap((chunk) => [chunk.metadata.title as string, chunk.text]), ...loadScifactQueries(50).map((q) => q.text)];
+  it("analyzes titles, abstracts and queries into the same terms as the english analyzer", async () => {
+    const texts = [
+      ...chunks.slice(0, 100).flatMap((chunk) => [chunk.metadata.title as string, chunk.text]),
+      ...loadScifactQueries(50).map((q) => q.text),
+    ];
     for (const text of texts) {
       const response = await fetch(`${url}/_analyze`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ analyzer: 'english', text }),
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ analyzer: "english", text }),
       });
       const { tokens } = (await response.json()) as { tokens: Array<{ token: string }> };
       expect(analyzeEnglish(text)).toEqual(tokens.map((token) => token.token));
     }
   });
 
-  const modes: RetrievalMode[] = ['sparse', 'dense', 'hybrid'];
+  const modes: RetrievalMode[] = ["sparse", "dense", "hybrid"];
   for (const mode of modes) {
     it(`returns the same top 10 in ${mode} mode, with and without filters`, async () => {
       const queries = loadScifactQueries(25);
@@ -91,10 +102,23 @@ describe('embedded and OpenSearch engines agree', () => {
       let nonEmpty = 0;
       for (const filter of FILTERS) {
         for (const query of queries) {
-          const request = { index: INDEX, mode, text: query.text, vector: pseudoRandomVector(query.text, DIMS), limit: 10, filter };
-          const [fromEmbedded, fromOpenSearch] = await Promise.all([embedded.search(request), opensearch.search(request)]);
+          const request = {
+            index: INDEX,
+            mode,
+            text: query.text,
+            vector: pseudoRandomVector(query.text, DIMS),
+            limit: 10,
+            filter,
+          };
+          const [fromEmbedded, fromOpenSearch] = await Promise.all([
+            embedded.search(request),
+            opensearch.search(request),
+          ]);
           const where = `${mode} "${query.text}" filter ${JSON.stringify(filter)}`;
-          expect(fromOpenSearch.map((hit) => hit.id), where).toEqual(fromEmbedded.map((hit) => hit.id));
+          expect(
+            fromOpenSearch.map((hit) => hit.id),
+            where,
+          ).toEqual(fromEmbedded.map((hit) => hit.id));
           fromEmbedded.forEach((hit, i) => expectSameScores(hit, fromOpenSearch[i], where));
           compared++;
           if (fromEmbedded.length > 0) nonEmpty++;
@@ -106,45 +130,78 @@ describe('embedded and OpenSearch engines agree', () => {
 
     it(`returns no hits in ${mode} mode when the filter leaves no chunk`, async () => {
       const text = loadScifactQueries(1)[0]!.text;
-      const request = { index: INDEX, mode, text, vector: pseudoRandomVector(text, DIMS), limit: 10, filter: { kind: 'eq', field: 'journal', value: 'No Such Journal Anywhere' } as FilterNode };
+      const request = {
+        index: INDEX,
+        mode,
+        text,
+        vector: pseudoRandomVector(text, DIMS),
+        limit: 10,
+        filter: { kind: "eq", field: "journal", value: "No Such Journal Anywhere" } as FilterNode,
+      };
       expect(await embedded.search(request)).toEqual([]);
       expect(await opensearch.search(request)).toEqual([]);
     });
   }
 
-  it('asks OpenSearch for both retrievers of a hybrid search and the ceiling at once, then once for the rows kept, and runs no painless with the k-NN plugin', async () => {
+  it("asks OpenSearch for both retrievers of a hybrid search and the ceiling at once, then once for the rows kept, and runs no painless with the k-NN plugin", async () => {
     const recorder = await startRecordingProxy(url);
     const engine = createOpenSearchEngine({ url: recorder.url, indexPrefix: `parity-${process.pid}-` });
     try {
-      const knn = (await engine.vectorStorage()) === 'knn';
+      const knn = (await engine.vectorStorage()) === "knn";
       const chunkCount = (await engine.stats(INDEX)).chunks;
-      const searchOf = (mode: RetrievalMode, text: string) => ({ index: INDEX, mode, text, vector: pseudoRandomVector(text, DIMS), limit: 10 });
+      const searchOf = (mode: RetrievalMode, text: string) => ({
+        index: INDEX,
+        mode,
+        text,
+        vector: pseudoRandomVector(text, DIMS),
+        limit: 10,
+      });
       // the first search reads the index's mapping, the first k-NN search its chunk count (which sets its ef_search)
-      await engine.search(searchOf('sparse', 'warm up'));
-      await engine.search(searchOf('dense', 'warm up'));
+      await engine.search(searchOf("sparse", "warm up"));
+      await engine.search(searchOf("dense", "warm up"));
       for (const query of loadScifactQueries(25)) {
         for (const mode of modes) {
           recorder.requests.length = 0;
           const hits = await engine.search(searchOf(mode, query.text));
           const where = `${mode} "${query.text}"`;
-          const paths = recorder.requests.map((request) => `${request.method} ${request.path.replace(/^\/[^/]+\//, '/').replace(/\?.*$/, '')}`);
-          const expected = { sparse: ['POST /_search', 'POST /_termvectors'], dense: ['POST /_search'], hybrid: ['POST /_search', 'POST /_search', 'POST /_termvectors', 'POST /_mget'] }[mode];
+          const paths = recorder.requests.map(
+            (request) => `${request.method} ${request.path.replace(/^\/[^/]+\//, "/").replace(/\?.*$/, "")}`,
+          );
+          const expected = {
+            sparse: ["POST /_search", "POST /_termvectors"],
+            dense: ["POST /_search"],
+            hybrid: ["POST /_search", "POST /_search", "POST /_termvectors", "POST /_mget"],
+          }[mode];
           expect([...paths].sort(), where).toEqual([...expected].sort());
           // each answer carries only what the adapter reads (no index names, sort values or shard counts per hit)
-          expect(recorder.requests.filter((request) => !request.path.includes('filter_path=')).map((request) => request.path), where).toEqual([]);
+          expect(
+            recorder.requests
+              .filter((request) => !request.path.includes("filter_path="))
+              .map((request) => request.path),
+            where,
+          ).toEqual([]);
           // the rows kept are fetched after both retrievers answered: the last request, asking for the 10 best and the few within the cosine error of the last of them
-          if (mode === 'hybrid') {
-            expect(paths[3], where).toBe('POST /_mget');
+          if (mode === "hybrid") {
+            expect(paths[3], where).toBe("POST /_mget");
             const ids = (JSON.parse(recorder.requests[3]!.body) as { ids: string[] }).ids;
             expect(ids.length, where).toBeGreaterThanOrEqual(hits.length);
             expect(ids.length, where).toBeLessThanOrEqual(hits.length + 3);
-            expect(hits.every((hit) => ids.includes(hit.id)), where).toBe(true);
+            expect(
+              hits.every((hit) => ids.includes(hit.id)),
+              where,
+            ).toBe(true);
           }
-          if (knn) expect(recorder.requests.some((request) => request.body.includes('painless')), where).toBe(false);
+          if (knn)
+            expect(
+              recorder.requests.some((request) => request.body.includes("painless")),
+              where,
+            ).toBe(false);
           // a small index searches its graph with the small indexes' ef_search (never below k)
           type KnnBody = { query?: { knn?: Record<string, { k: number; method_parameters: { ef_search: number } }> } };
-          const knnClauses = recorder.requests.filter((r) => r.path.includes('/_search')).flatMap((r) => Object.values((JSON.parse(r.body) as KnnBody).query?.knn ?? {}));
-          if (knn) expect(knnClauses.length, where).toBe(mode === 'sparse' ? 0 : 1);
+          const knnClauses = recorder.requests
+            .filter((r) => r.path.includes("/_search"))
+            .flatMap((r) => Object.values((JSON.parse(r.body) as KnnBody).query?.knn ?? {}));
+          if (knn) expect(knnClauses.length, where).toBe(mode === "sparse" ? 0 : 1);
           for (const field of knnClauses) {
             expect(field.method_parameters.ef_search, where).toBe(Math.max(efSearchFor(chunkCount), field.k));
           }
@@ -156,15 +213,24 @@ describe('embedded and OpenSearch engines agree', () => {
     }
   });
 
-  it('returns stored chunks unchanged, vectors included', async () => {
-    const wanted = [chunks[0].id, 'no-such-chunk', chunks[17].id];
-    const [fromOpenSearch, fromEmbedded] = await Promise.all([opensearch.getChunks(INDEX, wanted), embedded.getChunks(INDEX, wanted)]);
+  it("returns stored chunks unchanged, vectors included", async () => {
+    const wanted = [chunks[0].id, "no-such-chunk", chunks[17].id];
+    const [fromOpenSearch, fromEmbedded] = await Promise.all([
+      opensearch.getChunks(INDEX, wanted),
+      embedded.getChunks(INDEX, wanted),
+    ]);
     expect(fromOpenSearch).toEqual([chunks[0], chunks[17]]);
     expect(fromEmbedded).toEqual([chunks[0], chunks[17]]);
   });
 
-  it('treats re-indexing the same chunks as a no-op in OpenSearch too', async () => {
-    const request = { index: INDEX, mode: 'hybrid' as const, text: 'vitamin D deficiency', vector: pseudoRandomVector('vitamin D', DIMS), limit: 10 };
+  it("treats re-indexing the same chunks as a no-op in OpenSearch too", async () => {
+    const request = {
+      index: INDEX,
+      mode: "hybrid" as const,
+      text: "vitamin D deficiency",
+      vector: pseudoRandomVector("vitamin D", DIMS),
+      limit: 10,
+    };
     const before = await opensearch.search(request);
     await opensearch.indexChunks(INDEX, chunks);
     await opensearch.commit(INDEX);
@@ -173,8 +239,12 @@ describe('embedded and OpenSearch engines agree', () => {
     expect(await opensearch.search(request)).toEqual(before);
   });
 
-  it('fails loudly when a chunk cannot be indexed', async () => {
-    const bad = { ...chunks[0], id: 'bad-date-type', metadata: { ...chunks[0].metadata, open_access: 'maybe' as unknown as boolean } };
+  it("fails loudly when a chunk cannot be indexed", async () => {
+    const bad = {
+      ...chunks[0],
+      id: "bad-date-type",
+      metadata: { ...chunks[0].metadata, open_access: "maybe" as unknown as boolean },
+    };
     await expect(opensearch.indexChunks(INDEX, [bad])).rejects.toThrow(/failed to index/);
   });
 });
@@ -198,27 +268,35 @@ interface RecordedRequest {
 }
 
 /** An HTTP proxy in front of the node that records each request the adapter sends, in the order they arrive. */
-async function startRecordingProxy(target: string): Promise<{ url: string; requests: RecordedRequest[]; stop(): Promise<void> }> {
+async function startRecordingProxy(
+  target: string,
+): Promise<{ url: string; requests: RecordedRequest[]; stop(): Promise<void> }> {
   const upstream = new URL(target);
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((incoming, outgoing) => {
     const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => {
+    incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+    incoming.on("end", () => {
       const body = Buffer.concat(chunks);
-      requests.push({ method: incoming.method ?? '', path: incoming.url ?? '', body: body.toString('utf8') });
+      requests.push({ method: incoming.method ?? "", path: incoming.url ?? "", body: body.toString("utf8") });
       const forwarded = httpRequest(
-        { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: upstream.host } },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: incoming.method,
+          path: incoming.url,
+          headers: { ...incoming.headers, host: upstream.host },
+        },
         (answer) => {
           outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(outgoing);
         },
       );
-      forwarded.on('error', () => outgoing.destroy());
+      forwarded.on("error", () => outgoing.destroy());
       forwarded.end(body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,

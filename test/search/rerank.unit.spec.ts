@@ -1,18 +1,18 @@
 // The reranker: calibrated per mode, strictly monotone in the engine score, independent of the other candidates,
 // so lists from collections of different modes merge on one scale.
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import type { RetrievalMode, SearchHit } from '../../src/retrieval/port.js';
-import { CALIBRATION, calibratedRelevance, mergeByRelevance, roundRelevance } from '../../src/retrieval/rerank.js';
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { RetrievalMode, SearchHit } from "../../src/retrieval/port.js";
+import { CALIBRATION, calibratedRelevance, mergeByRelevance, roundRelevance } from "../../src/retrieval/rerank.js";
 
-const MODES: RetrievalMode[] = ['sparse', 'dense', 'hybrid'];
+const MODES: RetrievalMode[] = ["sparse", "dense", "hybrid"];
 
 function hit(id: string, score: number): SearchHit {
   return { id, score, chunk: { id, text: `text of ${id}`, tokens: 20, metadata: { chunk_index: 0, doc_id: id } } };
 }
 
-describe('reranker', () => {
-  it('calibrates every mode with a rising curve into 0..1', () => {
+describe("reranker", () => {
+  it("calibrates every mode with a rising curve into 0..1", () => {
     for (const mode of MODES) {
       expect(CALIBRATION[mode].slope).toBeGreaterThan(0);
       fc.assert(
@@ -29,58 +29,102 @@ describe('reranker', () => {
     }
   });
 
-  it('keeps each list in its engine order and rounds relevance to three decimals', () => {
+  it("keeps each list in its engine order and rounds relevance to three decimals", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...MODES), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 40 }), (mode, scores) => {
-        const hits = scores.map((score, i) => hit(`c${String(i).padStart(3, '0')}`, score)).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-        const merged = mergeByRelevance([{ key: 'one', source: 'one', mode, hits }], hits.length);
-        expect(merged.map((m) => m.hit.id)).toEqual(hits.map((h) => h.id));
-        for (const m of merged) expect(m.relevance).toBe(roundRelevance(m.calibrated));
-      }),
+      fc.property(
+        fc.constantFrom(...MODES),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 40 }),
+        (mode, scores) => {
+          const hits = scores
+            .map((score, i) => hit(`c${String(i).padStart(3, "0")}`, score))
+            .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+          const merged = mergeByRelevance([{ key: "one", source: "one", mode, hits }], hits.length);
+          expect(merged.map((m) => m.hit.id)).toEqual(hits.map((h) => h.id));
+          for (const m of merged) expect(m.relevance).toBe(roundRelevance(m.calibrated));
+        },
+      ),
     );
   });
 
-  it('gives a chunk the same relevance whatever else is searched (no per-list normalization)', () => {
-    const alone = mergeByRelevance([{ key: 'sparse', source: 'sparse', mode: 'sparse', hits: [hit('weak-best', 0.1)] }], 10);
+  it("gives a chunk the same relevance whatever else is searched (no per-list normalization)", () => {
+    const alone = mergeByRelevance(
+      [{ key: "sparse", source: "sparse", mode: "sparse", hits: [hit("weak-best", 0.1)] }],
+      10,
+    );
     const withOthers = mergeByRelevance(
       [
-        { key: 'sparse', source: 'sparse', mode: 'sparse', hits: [hit('weak-best', 0.1)] },
-        { key: 'hybrid', source: 'hybrid', mode: 'hybrid', hits: [hit('h1', 0.7), hit('h2', 0.6)] },
+        { key: "sparse", source: "sparse", mode: "sparse", hits: [hit("weak-best", 0.1)] },
+        { key: "hybrid", source: "hybrid", mode: "hybrid", hits: [hit("h1", 0.7), hit("h2", 0.6)] },
       ],
       10,
     );
-    expect(withOthers.find((m) => m.hit.id === 'weak-best')!.relevance).toBe(alone[0]!.relevance);
+    expect(withOthers.find((m) => m.hit.id === "weak-best")!.relevance).toBe(alone[0]!.relevance);
   });
 
-  it('ranks a strong match of a sparse collection above a weak match of a hybrid one, and the reverse', () => {
-    const strongSparse = { key: 'openalex', source: 'openalex', mode: 'sparse' as const, hits: [hit('strong-sparse', 0.6)] };
-    const weakHybrid = { key: 'scifact', source: 'scifact', mode: 'hybrid' as const, hits: [hit('weak-hybrid', 0.2)] };
-    expect(mergeByRelevance([weakHybrid, strongSparse], 2).map((m) => m.hit.id)).toEqual(['strong-sparse', 'weak-hybrid']);
-    const weakSparse = { key: 'openalex', source: 'openalex', mode: 'sparse' as const, hits: [hit('weak-sparse', 0.08)] };
-    const strongHybrid = { key: 'scifact', source: 'scifact', mode: 'hybrid' as const, hits: [hit('strong-hybrid', 0.6)] };
-    expect(mergeByRelevance([weakSparse, strongHybrid], 2).map((m) => m.hit.id)).toEqual(['strong-hybrid', 'weak-sparse']);
+  it("ranks a strong match of a sparse collection above a weak match of a hybrid one, and the reverse", () => {
+    const strongSparse = {
+      key: "openalex",
+      source: "openalex",
+      mode: "sparse" as const,
+      hits: [hit("strong-sparse", 0.6)],
+    };
+    const weakHybrid = { key: "scifact", source: "scifact", mode: "hybrid" as const, hits: [hit("weak-hybrid", 0.2)] };
+    expect(mergeByRelevance([weakHybrid, strongSparse], 2).map((m) => m.hit.id)).toEqual([
+      "strong-sparse",
+      "weak-hybrid",
+    ]);
+    const weakSparse = {
+      key: "openalex",
+      source: "openalex",
+      mode: "sparse" as const,
+      hits: [hit("weak-sparse", 0.08)],
+    };
+    const strongHybrid = {
+      key: "scifact",
+      source: "scifact",
+      mode: "hybrid" as const,
+      hits: [hit("strong-hybrid", 0.6)],
+    };
+    expect(mergeByRelevance([weakSparse, strongHybrid], 2).map((m) => m.hit.id)).toEqual([
+      "strong-hybrid",
+      "weak-sparse",
+    ]);
     // under the old per-list max normalization both best hits scored 1 and the tie went to the id
   });
 
-  it('merges lists into the best `limit`, ties broken by id, one chunk of one list counted once', () => {
+  it("merges lists into the best `limit`, ties broken by id, one chunk of one list counted once", () => {
     const merged = mergeByRelevance(
       [
-        { key: 'a', source: 'a', mode: 'dense', hits: [hit('x', 0.5), hit('x', 0.5), hit('y', 0.4)] },
-        { key: 'b', source: 'b', mode: 'dense', hits: [hit('w', 0.5)] },
+        { key: "a", source: "a", mode: "dense", hits: [hit("x", 0.5), hit("x", 0.5), hit("y", 0.4)] },
+        { key: "b", source: "b", mode: "dense", hits: [hit("w", 0.5)] },
       ],
       3,
     );
-    expect(merged.map((m) => `${m.listKey}/${m.hit.id}`)).toEqual(['b/w', 'a/x', 'a/y']);
+    expect(merged.map((m) => `${m.listKey}/${m.hit.id}`)).toEqual(["b/w", "a/x", "a/y"]);
   });
 
-  it('returns a chunk once when two requested names search the same collection (a meta-collection beside its member)', () => {
-    const viaMeta = { key: 'biomedical\u0000scifact', source: 'scifact', mode: 'hybrid' as const, hits: [hit('p', 0.7), hit('q', 0.5)] };
-    const direct = { key: 'scifact\u0000scifact', source: 'scifact', mode: 'hybrid' as const, hits: [hit('p', 0.7), hit('q', 0.5)] };
-    const other = { key: 'openalex\u0000openalex', source: 'openalex', mode: 'sparse' as const, hits: [hit('p', 0.2)] };
+  it("returns a chunk once when two requested names search the same collection (a meta-collection beside its member)", () => {
+    const viaMeta = {
+      key: "biomedical\u0000scifact",
+      source: "scifact",
+      mode: "hybrid" as const,
+      hits: [hit("p", 0.7), hit("q", 0.5)],
+    };
+    const direct = {
+      key: "scifact\u0000scifact",
+      source: "scifact",
+      mode: "hybrid" as const,
+      hits: [hit("p", 0.7), hit("q", 0.5)],
+    };
+    const other = { key: "openalex\u0000openalex", source: "openalex", mode: "sparse" as const, hits: [hit("p", 0.2)] };
     const merged = mergeByRelevance([direct, viaMeta, other], 10);
     // the same id in another physical collection is another chunk; the limit counts distinct chunks
-    expect(merged.map((m) => `${m.listKey.split('\u0000')[0]}/${m.hit.id}`).sort()).toEqual(['biomedical/p', 'biomedical/q', 'openalex/p']);
+    expect(merged.map((m) => `${m.listKey.split("\u0000")[0]}/${m.hit.id}`).sort()).toEqual([
+      "biomedical/p",
+      "biomedical/q",
+      "openalex/p",
+    ]);
     expect(merged.map((m) => m.calibrated)).toEqual(merged.map((m) => m.calibrated).sort((a, b) => b - a));
-    expect(mergeByRelevance([direct, viaMeta], 2).map((m) => m.hit.id)).toEqual(['p', 'q']);
+    expect(mergeByRelevance([direct, viaMeta], 2).map((m) => m.hit.id)).toEqual(["p", "q"]);
   });
 });

@@ -1,41 +1,69 @@
 // Which ranked rows a search delivers: min_relevance holds rows back and counts them, one_per_document keeps each
 // document's best chunk and fills the list from the next documents (a work held by two collections counts once).
-import { describe, expect, it } from 'vitest';
-import { EVERY_ROW, selectRows } from '../../src/retrieval/rowSelection.js';
+import { describe, expect, it } from "vitest";
+import { EVERY_ROW, selectRows } from "../../src/retrieval/rowSelection.js";
 
-function row(id: string, docId: string, relevance: number | null, physical = 'scifact', doi?: string) {
+function row(id: string, docId: string, relevance: number | null, physical = "scifact", doi?: string) {
   return { id, physical, relevance, metadata: { doc_id: docId, ...(doi ? { doi } : {}) } };
 }
 
-const ranked = [row('a1', 'A', 0.9), row('a2', 'A', 0.8), row('b1', 'B', 0.3), row('a3', 'A', 0.2), row('c1', 'C', 0.05), row('d1', 'D', 0.049), row('e1', 'E', 0.01)];
+const ranked = [
+  row("a1", "A", 0.9),
+  row("a2", "A", 0.8),
+  row("b1", "B", 0.3),
+  row("a3", "A", 0.2),
+  row("c1", "C", 0.05),
+  row("d1", "D", 0.049),
+  row("e1", "E", 0.01),
+];
 const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
 
-describe('selectRows', () => {
-  it('delivers the first rows as ranked by default', () => {
+describe("selectRows", () => {
+  it("delivers the first rows as ranked by default", () => {
     expect(selectRows(ranked, EVERY_ROW, 4)).toEqual({ rows: ranked.slice(0, 4), belowMinRelevance: 0 });
   });
 
-  it('holds back the rows below min_relevance among those the list would return, and counts them (the threshold itself passes)', () => {
+  it("holds back the rows below min_relevance among those the list would return, and counts them (the threshold itself passes)", () => {
     const { rows, belowMinRelevance } = selectRows(ranked, { minRelevance: 0.05, onePerDocument: false }, 7);
-    expect(ids(rows)).toEqual(['a1', 'a2', 'b1', 'a3', 'c1']);
+    expect(ids(rows)).toEqual(["a1", "a2", "b1", "a3", "c1"]);
     expect(belowMinRelevance).toBe(2);
     // rows past the limit are not "held back": they were never in the list
-    expect(selectRows(ranked, { minRelevance: 0.5, onePerDocument: false }, 3)).toEqual({ rows: ranked.slice(0, 2), belowMinRelevance: 1 });
+    expect(selectRows(ranked, { minRelevance: 0.5, onePerDocument: false }, 3)).toEqual({
+      rows: ranked.slice(0, 2),
+      belowMinRelevance: 1,
+    });
   });
 
-  it('keeps one row per document, its best, and fills the list from the next documents', () => {
-    expect(ids(selectRows(ranked, { minRelevance: 0, onePerDocument: true }, 3).rows)).toEqual(['a1', 'b1', 'c1']);
-    expect(ids(selectRows(ranked, { minRelevance: 0.04, onePerDocument: true }, 10).rows)).toEqual(['a1', 'b1', 'c1', 'd1']);
+  it("keeps one row per document, its best, and fills the list from the next documents", () => {
+    expect(ids(selectRows(ranked, { minRelevance: 0, onePerDocument: true }, 3).rows)).toEqual(["a1", "b1", "c1"]);
+    expect(ids(selectRows(ranked, { minRelevance: 0.04, onePerDocument: true }, 10).rows)).toEqual([
+      "a1",
+      "b1",
+      "c1",
+      "d1",
+    ]);
     expect(selectRows(ranked, { minRelevance: 0.04, onePerDocument: true }, 10).belowMinRelevance).toBe(1);
   });
 
-  it('counts a work held by two collections once (same DOI, any case); the same doc id in two collections without a DOI is two works', () => {
-    const rows = [row('x-syn', 'W1', 0.9, 'openalex-synergy', '10.1001/JAMA.1'), row('x-open', 'W1', 0.8, 'openalex-open-access', '10.1001/jama.1'), row('y-syn', 'W2', 0.7, 'openalex-synergy'), row('y-open', 'W2', 0.6, 'openalex-open-access')];
-    expect(ids(selectRows(rows, { minRelevance: 0, onePerDocument: true }, 10).rows)).toEqual(['x-syn', 'y-syn', 'y-open']);
+  it("counts a work held by two collections once (same DOI, any case); the same doc id in two collections without a DOI is two works", () => {
+    const rows = [
+      row("x-syn", "W1", 0.9, "openalex-synergy", "10.1001/JAMA.1"),
+      row("x-open", "W1", 0.8, "openalex-open-access", "10.1001/jama.1"),
+      row("y-syn", "W2", 0.7, "openalex-synergy"),
+      row("y-open", "W2", 0.6, "openalex-open-access"),
+    ];
+    expect(ids(selectRows(rows, { minRelevance: 0, onePerDocument: true }, 10).rows)).toEqual([
+      "x-syn",
+      "y-syn",
+      "y-open",
+    ]);
   });
 
-  it('passes no row without a score through a threshold above 0', () => {
-    expect(selectRows([row('n', 'N', null)], { minRelevance: 0.01, onePerDocument: false }, 5)).toEqual({ rows: [], belowMinRelevance: 1 });
-    expect(selectRows([row('n', 'N', null)], EVERY_ROW, 5).rows).toHaveLength(1);
+  it("passes no row without a score through a threshold above 0", () => {
+    expect(selectRows([row("n", "N", null)], { minRelevance: 0.01, onePerDocument: false }, 5)).toEqual({
+      rows: [],
+      belowMinRelevance: 1,
+    });
+    expect(selectRows([row("n", "N", null)], EVERY_ROW, 5).rows).toHaveLength(1);
   });
 });

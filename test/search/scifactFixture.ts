@@ -1,12 +1,12 @@
 // SciFact documents as chunk records for engine tests, with deterministic pseudo-random vectors seeded from the text.
 // The vectors only make the two engines comparable; the real embedding model is exercised by the embedding tests
 // and the quality benchmark, not here.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { ChunkRecord } from '../../src/retrieval/port.js';
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { ChunkRecord } from "../../src/retrieval/port.js";
 
 /** shared/data/scifact beside the repository (where the workplace and CI put shared/) */
-export const SCIFACT_DIR = fileURLToPath(new URL('../../../shared/data/scifact', import.meta.url));
+export const SCIFACT_DIR = fileURLToPath(new URL("../../../shared/data/scifact", import.meta.url));
 
 interface ScifactDoc {
   _id: string;
@@ -52,19 +52,19 @@ export function pseudoRandomVector(text: string, dims: number): Float32Array {
 }
 
 /** Synthetic metadata so filters have something to select on: years, journals, ISSNs, open access. */
-function syntheticMetadata(index: number, doc: ScifactDoc): ChunkRecord['metadata'] {
+function syntheticMetadata(index: number, doc: ScifactDoc): ChunkRecord["metadata"] {
   const year = 2000 + (index % 20);
-  const month = String((index % 12) + 1).padStart(2, '0');
+  const month = String((index % 12) + 1).padStart(2, "0");
   return {
     chunk_index: 0,
     doc_id: doc._id,
     title: doc.title,
-    journal: ['Nature', 'Cell', 'The Lancet', 'PLoS ONE'][index % 4],
+    journal: ["Nature", "Cell", "The Lancet", "PLoS ONE"][index % 4],
     issn: index % 5 === 0 ? null : [`0000-000${index % 4}`, `1111-111${index % 3}`],
     publication_date: index % 7 === 0 ? `${year}` : `${year}-${month}-15`,
     open_access: index % 2 === 0,
-    article_type: index % 3 === 0 ? 'review' : 'research-article',
-    keywords: index % 4 === 0 ? ['Cancer', 'Immunology'] : ['Genetics'],
+    article_type: index % 3 === 0 ? "review" : "research-article",
+    keywords: index % 4 === 0 ? ["Cancer", "Immunology"] : ["Genetics"],
   };
 }
 
@@ -73,8 +73,8 @@ function syntheticMetadata(index: number, doc: ScifactDoc): ChunkRecord['metadat
  * among them, in the order given; synthetic metadata by position, so the first `limit` are the same either way.
  */
 export function loadScifactChunks(limit: number, dims: number, alsoIds: readonly string[] = []): ChunkRecord[] {
-  const docs = readFileSync(`${SCIFACT_DIR}/corpus.jsonl`, 'utf8')
-    .split('\n')
+  const docs = readFileSync(`${SCIFACT_DIR}/corpus.jsonl`, "utf8")
+    .split("\n")
     .filter((line) => line.length > 0)
     .map((line) => JSON.parse(line) as ScifactDoc);
   const picked = docs.slice(0, limit);
@@ -83,7 +83,7 @@ export function loadScifactChunks(limit: number, dims: number, alsoIds: readonly
   for (const id of alsoIds) {
     const doc = byId.get(id);
     if (!doc) throw new Error(`SciFact corpus has no document ${id}`);
-    if (!pickedIds.has(id)) picked.push(doc), pickedIds.add(id);
+    if (!pickedIds.has(id)) (picked.push(doc), pickedIds.add(id));
   }
   return picked.map((doc, index) => ({
     id: `scifact-${doc._id}`,
@@ -97,8 +97,8 @@ export function loadScifactChunks(limit: number, dims: number, alsoIds: readonly
 /** The first `limit` SciFact train queries that have judgements (qrels/train.tsv order), with their relevant documents. */
 export function loadScifactTrainJudgements(limit: number): Array<{ id: string; text: string; relevant: Set<string> }> {
   const relevant = new Map<string, Set<string>>();
-  for (const line of readFileSync(`${SCIFACT_DIR}/qrels/train.tsv`, 'utf8').split(/\r?\n/).slice(1)) {
-    const [queryId, docId, score] = line.split('\t');
+  for (const line of readFileSync(`${SCIFACT_DIR}/qrels/train.tsv`, "utf8").split(/\r?\n/).slice(1)) {
+    const [queryId, docId, score] = line.split("\t");
     if (!queryId || !docId || Number(score) <= 0) continue;
     if (!relevant.has(queryId)) relevant.set(queryId, new Set());
     relevant.get(queryId)!.add(docId);
@@ -112,7 +112,9 @@ export function loadScifactTrainJudgements(limit: number): Array<{ id: string; t
 }
 
 export function loadScifactQueries(limit: number): Array<{ id: string; text: string }> {
-  const lines = readFileSync(`${SCIFACT_DIR}/queries.jsonl`, 'utf8').split('\n').filter((line) => line.length > 0);
+  const lines = readFileSync(`${SCIFACT_DIR}/queries.jsonl`, "utf8")
+    .split("\n")
+    .filter((line) => line.length > 0);
   return lines.slice(0, limit).map((line) => {
     const query = JSON.parse(line) as { _id: string | number; text: string };
     return { id: String(query._id), text: query.text };

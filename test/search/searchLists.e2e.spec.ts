@@ -1,12 +1,19 @@
 // Search lists on the real service, on both engines: cursors continue a ranked list past its first page (billed per
 // page, once), sort orders the relevant candidates, max_cost caps what a call charges (best rows first), and like
 // searches near a work instead of a query. A free preview of 30 rows is the reference for the ranked list.
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { mcpClient as connectMcp, tool } from '../support/mcpTools.js';
-import { ENGINES, httpClient, operatorSteps, sliceDataRoot, startTestService, type TestService } from '../support/testService.js';
-import { SORTED_DEFAULT_MIN_RELEVANCE } from '../../src/usecases/search/sortOrder.js';
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { mcpClient as connectMcp, tool } from "../support/mcpTools.js";
+import {
+  ENGINES,
+  httpClient,
+  operatorSteps,
+  sliceDataRoot,
+  startTestService,
+  type TestService,
+} from "../support/testService.js";
+import { SORTED_DEFAULT_MIN_RELEVANCE } from "../../src/usecases/search/sortOrder.js";
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;
@@ -20,11 +27,17 @@ interface Row {
   tokens: number;
   cost: string;
   collection: string;
-  metadata: { doc_id: string; doi?: string | null; pmid?: string | null; publication_date?: string | null; cited_by_count?: number | null };
+  metadata: {
+    doc_id: string;
+    doi?: string | null;
+    pmid?: string | null;
+    publication_date?: string | null;
+    cited_by_count?: number | null;
+  };
 }
 
-const QUERY = 'vitamin D deficiency and bone fractures';
-const OPENALEX_QUERY = 'intrathecal baclofen therapy for spasticity';
+const QUERY = "vitamin D deficiency and bone fractures";
+const OPENALEX_QUERY = "intrathecal baclofen therapy for spasticity";
 
 beforeAll(async () => {
   dataRoot = await sliceDataRoot();
@@ -34,22 +47,24 @@ afterAll(() => {
   if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
 });
 
-const liveKey = () => ops.customer({ org: { name: 'Lists lab', limits: { perMinute: 1000, previewPerHour: 1000 } }, credits: '5.00' });
+const liveKey = () =>
+  ops.customer({ org: { name: "Lists lab", limits: { perMinute: 1000, previewPerHour: 1000 } }, credits: "5.00" });
 const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
 const micros = (credits: string) => Math.round(Number(credits) * 1_000_000);
 /** What a charge of these rows of one collection costs: tokens at the collection price, rounded once. */
-const chargeOf = (rows: Row[], pricePer1000Micros: number) => Math.floor((rows.reduce((s, r) => s + r.tokens, 0) * pricePer1000Micros + 500) / 1000);
+const chargeOf = (rows: Row[], pricePer1000Micros: number) =>
+  Math.floor((rows.reduce((s, r) => s + r.tokens, 0) * pricePer1000Micros + 500) / 1000);
 const SCIFACT_PRICE = 30_000;
 
 async function reference(key: string, body: Record<string, unknown>): Promise<Row[]> {
-  const res = await call('POST', '/api/v1/search/preview', { key, body: { ...body, limit: 30 } });
+  const res = await call("POST", "/api/v1/search/preview", { key, body: { ...body, limit: 30 } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.results as Row[];
 }
 
 const mcpClient = (key: string) => connectMcp(svc.baseUrl, key, clients);
 
-describe.each(ENGINES)('on the %s engine', (engine) => {
+describe.each(ENGINES)("on the %s engine", (engine) => {
   beforeAll(async () => {
     svc = await startTestService({ dataRoot, engine });
     call = httpClient(svc.baseUrl);
@@ -61,253 +76,455 @@ describe.each(ENGINES)('on the %s engine', (engine) => {
     await svc?.close();
   });
 
-  describe('cursor', () => {
-    it('continues the ranked list page after page, each page billed once (an identical call answers the page again free)', async () => {
+  describe("cursor", () => {
+    it("continues the ranked list page after page, each page billed once (an identical call answers the page again free)", async () => {
       const { orgId, key } = await liveKey();
-      const ref = await reference(key, { collection: 'scifact', query: QUERY });
+      const ref = await reference(key, { collection: "scifact", query: QUERY });
       expect(ref.length).toBe(30);
       const start = micros(await ops.balanceOf(orgId));
 
-      const first = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: QUERY, limit: 5 } });
+      const first = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { collection: "scifact", query: QUERY, limit: 5 },
+      });
       expect(first.status, JSON.stringify(first.body)).toBe(200);
       expect(ids(first.body.results)).toEqual(ids(ref.slice(0, 5)));
-      expect(typeof first.body.nextCursor).toBe('string');
+      expect(typeof first.body.nextCursor).toBe("string");
 
       // page 2 through the /{collection} door: the same list (limit may change between pages)
-      const second = await call('POST', '/api/v1/search/scifact', { key, body: { query: QUERY, limit: 7, cursor: first.body.nextCursor } });
+      const second = await call("POST", "/api/v1/search/scifact", {
+        key,
+        body: { query: QUERY, limit: 7, cursor: first.body.nextCursor },
+      });
       expect(second.status, JSON.stringify(second.body)).toBe(200);
       expect(ids(second.body.results)).toEqual(ids(ref.slice(5, 12)));
-      expect(micros(second.headers.get('x-query-cost')!)).toBe(chargeOf(ref.slice(5, 12), SCIFACT_PRICE));
+      expect(micros(second.headers.get("x-query-cost")!)).toBe(chargeOf(ref.slice(5, 12), SCIFACT_PRICE));
       const afterTwo = micros(await ops.balanceOf(orgId));
-      expect(start - afterTwo).toBe(chargeOf(ref.slice(0, 5), SCIFACT_PRICE) + chargeOf(ref.slice(5, 12), SCIFACT_PRICE));
+      expect(start - afterTwo).toBe(
+        chargeOf(ref.slice(0, 5), SCIFACT_PRICE) + chargeOf(ref.slice(5, 12), SCIFACT_PRICE),
+      );
 
       // the same call again (a retry): the same page and queryId, nothing charged
-      const again = await call('POST', '/api/v1/search/scifact', { key, body: { query: QUERY, limit: 7, cursor: first.body.nextCursor } });
-      expect([again.status, again.body.queryId, ids(again.body.results), again.headers.get('x-query-cost')]).toEqual([200, second.body.queryId, ids(second.body.results), '0.000000']);
+      const again = await call("POST", "/api/v1/search/scifact", {
+        key,
+        body: { query: QUERY, limit: 7, cursor: first.body.nextCursor },
+      });
+      expect([again.status, again.body.queryId, ids(again.body.results), again.headers.get("x-query-cost")]).toEqual([
+        200,
+        second.body.queryId,
+        ids(second.body.results),
+        "0.000000",
+      ]);
       expect(micros(await ops.balanceOf(orgId))).toBe(afterTwo);
       // the same cursor with another limit or price cap answers that page too: a key never buys a row of a list twice
-      for (const body of [{ query: QUERY, limit: 3, cursor: first.body.nextCursor }, { query: QUERY, limit: 12, maxCost: '5.00', cursor: first.body.nextCursor }]) {
-        const other = await call('POST', '/api/v1/search/scifact', { key, body });
-        expect([other.status, other.body.queryId, ids(other.body.results), other.headers.get('x-query-cost')]).toEqual([200, second.body.queryId, ids(second.body.results), '0.000000']);
+      for (const body of [
+        { query: QUERY, limit: 3, cursor: first.body.nextCursor },
+        { query: QUERY, limit: 12, maxCost: "5.00", cursor: first.body.nextCursor },
+      ]) {
+        const other = await call("POST", "/api/v1/search/scifact", { key, body });
+        expect([other.status, other.body.queryId, ids(other.body.results), other.headers.get("x-query-cost")]).toEqual([
+          200,
+          second.body.queryId,
+          ids(second.body.results),
+          "0.000000",
+        ]);
       }
       expect(micros(await ops.balanceOf(orgId))).toBe(afterTwo);
 
-      const third = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: QUERY, limit: 10, cursor: second.body.nextCursor } });
+      const third = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { collection: "scifact", query: QUERY, limit: 10, cursor: second.body.nextCursor },
+      });
       expect(ids(third.body.results)).toEqual(ids(ref.slice(12, 22)));
       // no page repeats a row of another
       const seen = [...ids(first.body.results), ...ids(second.body.results), ...ids(third.body.results)];
       expect(new Set(seen).size).toBe(seen.length);
       // each page is re-fetched as delivered
-      expect(ids((await call('GET', `/api/v1/search/results/${third.body.queryId}`, { key })).body.results)).toEqual(ids(third.body.results));
+      expect(ids((await call("GET", `/api/v1/search/results/${third.body.queryId}`, { key })).body.results)).toEqual(
+        ids(third.body.results),
+      );
 
-      const replay = await call('POST', '/admin/v1/replay', { admin: svc.adminToken });
+      const replay = await call("POST", "/admin/v1/replay", { admin: svc.adminToken });
       expect(replay.body.tables.every((t: { equal: boolean }) => t.equal)).toBe(true);
     });
 
-    it('reads past 30: two pages of 30 are 60 distinct rows; the preview pages alike, free', async () => {
+    it("reads past 30: two pages of 30 are 60 distinct rows; the preview pages alike, free", async () => {
       const { key } = await liveKey();
-      const body = { collections: ['scifact', 'clinical-digest'], query: 'randomized trial outcomes', limit: 30 };
-      const first = await call('POST', '/api/v1/search/query', { key, body });
-      const second = await call('POST', '/api/v1/search/query', { key, body: { ...body, cursor: first.body.nextCursor } });
+      const body = { collections: ["scifact", "clinical-digest"], query: "randomized trial outcomes", limit: 30 };
+      const first = await call("POST", "/api/v1/search/query", { key, body });
+      const second = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { ...body, cursor: first.body.nextCursor },
+      });
       expect(second.status, JSON.stringify(second.body)).toBe(200);
       expect(second.body.results.length).toBe(30);
       expect(new Set([...ids(first.body.results), ...ids(second.body.results)]).size).toBe(60);
       // later rows rank no higher than earlier ones
       expect(second.body.results[0].relevance).toBeLessThanOrEqual(first.body.results[29].relevance);
 
-      const p1 = await call('POST', '/api/v1/search/preview', { key, body: { ...body, limit: 10 } });
-      const p2 = await call('POST', '/api/v1/search/preview', { key, body: { ...body, limit: 10, cursor: p1.body.nextCursor } });
+      const p1 = await call("POST", "/api/v1/search/preview", { key, body: { ...body, limit: 10 } });
+      const p2 = await call("POST", "/api/v1/search/preview", {
+        key,
+        body: { ...body, limit: 10, cursor: p1.body.nextCursor },
+      });
       expect(p2.status, JSON.stringify(p2.body)).toBe(200);
       expect(ids(p2.body.results)).toEqual(ids(first.body.results.slice(10, 20)));
-      expect(p2.headers.get('x-query-cost')).toBe('0.000000');
+      expect(p2.headers.get("x-query-cost")).toBe("0.000000");
       // a preview page is unlockable as any preview
-      const unlocked = await call('POST', '/api/v1/search/unlock', { key, body: { queryId: p2.body.queryId, resultIds: [p2.body.results[0].id] } });
+      const unlocked = await call("POST", "/api/v1/search/unlock", {
+        key,
+        body: { queryId: p2.body.queryId, resultIds: [p2.body.results[0].id] },
+      });
       expect(unlocked.status, JSON.stringify(unlocked.body)).toBe(200);
     });
 
-    it('ends with nextCursor null, and refuses a cursor of another request, kind or organization, or a forged one, changing nothing', async () => {
+    it("ends with nextCursor null, and refuses a cursor of another request, kind or organization, or a forged one, changing nothing", async () => {
       const { orgId, key } = await liveKey();
       const other = await liveKey();
       // a threshold ends the list: rows below it are never delivered, so no page follows
-      const ended = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: QUERY, limit: 30, min_relevance: 0.9 } });
+      const ended = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { collection: "scifact", query: QUERY, limit: 30, min_relevance: 0.9 },
+      });
       expect(ended.body.nextCursor).toBeNull();
 
-      const first = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: QUERY, limit: 3 } });
-      const preview = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: QUERY, limit: 3 } });
+      const first = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { collection: "scifact", query: QUERY, limit: 3 },
+      });
+      const preview = await call("POST", "/api/v1/search/preview", {
+        key,
+        body: { collection: "scifact", query: QUERY, limit: 3 },
+      });
       const before = await ops.balanceOf(orgId);
       const refusals: [string, string, Record<string, unknown>, number][] = [
-        [key, '/api/v1/search/query', { collection: 'scifact', query: 'another question entirely', cursor: first.body.nextCursor }, 422],
-        [key, '/api/v1/search/query', { collection: 'scifact', query: QUERY, sort: 'publication_date', cursor: first.body.nextCursor }, 422],
-        [key, '/api/v1/search/query', { collection: 'scifact', query: QUERY, one_per_document: true, cursor: first.body.nextCursor }, 422],
-        [key, '/api/v1/search/query', { collection: 'scifact', query: QUERY, cursor: preview.body.nextCursor }, 422],
-        [key, '/api/v1/search/preview', { collection: 'scifact', query: QUERY, cursor: first.body.nextCursor }, 422],
-        [other.key, '/api/v1/search/query', { collection: 'scifact', query: QUERY, cursor: first.body.nextCursor }, 422],
-        [key, '/api/v1/search/query', { collection: 'scifact', query: QUERY, cursor: `${first.body.nextCursor}x` }, 422],
-        [key, '/api/v1/search/query', { collection: 'scifact', query: QUERY, cursor: 'c1.bm90IGEgY3Vyc29y' }, 422],
-        [key, '/api/v1/search/query', { collection: 'scifact', query: QUERY, cursor: 'x'.repeat(201) }, 422],
+        [
+          key,
+          "/api/v1/search/query",
+          { collection: "scifact", query: "another question entirely", cursor: first.body.nextCursor },
+          422,
+        ],
+        [
+          key,
+          "/api/v1/search/query",
+          { collection: "scifact", query: QUERY, sort: "publication_date", cursor: first.body.nextCursor },
+          422,
+        ],
+        [
+          key,
+          "/api/v1/search/query",
+          { collection: "scifact", query: QUERY, one_per_document: true, cursor: first.body.nextCursor },
+          422,
+        ],
+        [key, "/api/v1/search/query", { collection: "scifact", query: QUERY, cursor: preview.body.nextCursor }, 422],
+        [key, "/api/v1/search/preview", { collection: "scifact", query: QUERY, cursor: first.body.nextCursor }, 422],
+        [
+          other.key,
+          "/api/v1/search/query",
+          { collection: "scifact", query: QUERY, cursor: first.body.nextCursor },
+          422,
+        ],
+        [
+          key,
+          "/api/v1/search/query",
+          { collection: "scifact", query: QUERY, cursor: `${first.body.nextCursor}x` },
+          422,
+        ],
+        [key, "/api/v1/search/query", { collection: "scifact", query: QUERY, cursor: "c1.bm90IGEgY3Vyc29y" }, 422],
+        [key, "/api/v1/search/query", { collection: "scifact", query: QUERY, cursor: "x".repeat(201) }, 422],
       ];
       for (const [k, path, body, status] of refusals) {
-        const res = await call('POST', path, { key: k, body });
-        expect([res.status, res.body.error?.message], JSON.stringify(body)).toEqual([status, expect.stringContaining('cursor')]);
+        const res = await call("POST", path, { key: k, body });
+        expect([res.status, res.body.error?.message], JSON.stringify(body)).toEqual([
+          status,
+          expect.stringContaining("cursor"),
+        ]);
       }
       expect(await ops.balanceOf(orgId)).toBe(before);
 
       // another key of the organization may continue the list, as its own page (its own queryId and charge); a key
       // that cannot reach the collection, or a sandbox key, may not
       const mate = await ops.newKey(orgId);
-      const mine = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: QUERY, limit: 3, cursor: first.body.nextCursor } });
-      const theirs = await call('POST', '/api/v1/search/query', { key: mate.key, body: { collection: 'scifact', query: QUERY, limit: 3, cursor: first.body.nextCursor } });
+      const mine = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { collection: "scifact", query: QUERY, limit: 3, cursor: first.body.nextCursor },
+      });
+      const theirs = await call("POST", "/api/v1/search/query", {
+        key: mate.key,
+        body: { collection: "scifact", query: QUERY, limit: 3, cursor: first.body.nextCursor },
+      });
       expect([theirs.status, ids(theirs.body.results)]).toEqual([200, ids(mine.body.results)]);
       expect(theirs.body.queryId).not.toBe(mine.body.queryId);
-      expect(theirs.headers.get('x-query-cost')).toBe(mine.headers.get('x-query-cost'));
-      const scoped = await ops.newKey(orgId, { mode: 'live', collections: ['openalex-synergy'] });
-      const sandbox = await ops.newKey(orgId, { mode: 'test' });
-      for (const [k, status] of [[scoped.key, 403], [sandbox.key, 422]] as const) {
-        const res = await call('POST', '/api/v1/search/query', { key: k, body: { collection: 'scifact', query: QUERY, limit: 3, cursor: first.body.nextCursor } });
+      expect(theirs.headers.get("x-query-cost")).toBe(mine.headers.get("x-query-cost"));
+      const scoped = await ops.newKey(orgId, { mode: "live", collections: ["openalex-synergy"] });
+      const sandbox = await ops.newKey(orgId, { mode: "test" });
+      for (const [k, status] of [
+        [scoped.key, 403],
+        [sandbox.key, 422],
+      ] as const) {
+        const res = await call("POST", "/api/v1/search/query", {
+          key: k,
+          body: { collection: "scifact", query: QUERY, limit: 3, cursor: first.body.nextCursor },
+        });
         expect(res.status, JSON.stringify(res.body)).toBe(status);
       }
     });
   });
 
-  describe('sort', () => {
-    it('orders the relevant candidates by date (both ways) and by citations, says so, and pages in that order', async () => {
+  describe("sort", () => {
+    it("orders the relevant candidates by date (both ways) and by citations, says so, and pages in that order", async () => {
       const { key } = await liveKey();
-      const base = { collection: 'openalex-synergy', query: OPENALEX_QUERY, limit: 5 };
-      const newest = await call('POST', '/api/v1/search/query', { key, body: { ...base, sort: 'publication_date' } });
+      const base = { collection: "openalex-synergy", query: OPENALEX_QUERY, limit: 5 };
+      const newest = await call("POST", "/api/v1/search/query", { key, body: { ...base, sort: "publication_date" } });
       expect(newest.status, JSON.stringify(newest.body)).toBe(200);
-      expect(newest.body.sort).toEqual({ by: 'publication_date', minRelevance: SORTED_DEFAULT_MIN_RELEVANCE, candidatesOrdered: expect.any(Number) });
+      expect(newest.body.sort).toEqual({
+        by: "publication_date",
+        minRelevance: SORTED_DEFAULT_MIN_RELEVANCE,
+        candidatesOrdered: expect.any(Number),
+      });
       expect(newest.body.sort.candidatesOrdered).toBeGreaterThan(5);
       const dates = (rows: Row[]) => rows.map((r) => r.metadata.publication_date!);
       const page1 = dates(newest.body.results);
       expect(page1).toEqual([...page1].sort().reverse());
-      for (const r of newest.body.results as Row[]) expect(r.relevance).toBeGreaterThanOrEqual(SORTED_DEFAULT_MIN_RELEVANCE);
+      for (const r of newest.body.results as Row[])
+        expect(r.relevance).toBeGreaterThanOrEqual(SORTED_DEFAULT_MIN_RELEVANCE);
 
-      const next = await call('POST', '/api/v1/search/query', { key, body: { ...base, sort: 'publication_date', cursor: newest.body.nextCursor } });
+      const next = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { ...base, sort: "publication_date", cursor: newest.body.nextCursor },
+      });
       expect(next.status, JSON.stringify(next.body)).toBe(200);
       expect(next.body.results.length).toBeGreaterThan(0);
       expect(dates(next.body.results)[0]! <= page1[4]!).toBe(true);
       expect(ids(next.body.results).filter((id) => ids(newest.body.results).includes(id))).toEqual([]);
 
-      const oldest = await call('POST', '/api/v1/search/query', { key, body: { ...base, sort: 'publication_date_asc' } });
+      const oldest = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { ...base, sort: "publication_date_asc" },
+      });
       expect(dates(oldest.body.results)).toEqual([...dates(oldest.body.results)].sort());
       expect(dates(oldest.body.results)[0]! <= page1[4]!).toBe(true);
 
-      const cited = await call('POST', '/api/v1/search/query', { key, body: { ...base, sort: 'cited_by_count', min_relevance: 0 } });
+      const cited = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { ...base, sort: "cited_by_count", min_relevance: 0 },
+      });
       const counts = (cited.body.results as Row[]).map((r) => r.metadata.cited_by_count);
-      for (const c of counts) expect(typeof c).toBe('number');
+      for (const c of counts) expect(typeof c).toBe("number");
       expect(counts).toEqual([...counts].sort((a, b) => b! - a!));
       expect(cited.body.sort.minRelevance).toBe(0);
 
       // relevance is the default order, and the plain answer carries no sort object
-      const plain = await call('POST', '/api/v1/search/query', { key, body: base });
+      const plain = await call("POST", "/api/v1/search/query", { key, body: base });
       expect(plain.body.sort).toBeUndefined();
-      expect((await call('POST', '/api/v1/search/query', { key, body: { ...base, sort: 'date' } })).status).toBe(422);
+      expect((await call("POST", "/api/v1/search/query", { key, body: { ...base, sort: "date" } })).status).toBe(422);
     });
   });
 
-  describe('max_cost', () => {
-    it('charges at most the cap: the best rows while they fit, the rest counted with the next row price; a cursor continues at that row', async () => {
+  describe("max_cost", () => {
+    it("charges at most the cap: the best rows while they fit, the rest counted with the next row price; a cursor continues at that row", async () => {
       const { orgId, key } = await liveKey();
-      const ref = await reference(key, { collection: 'scifact', query: QUERY });
+      const ref = await reference(key, { collection: "scifact", query: QUERY });
       const cap = chargeOf(ref.slice(0, 3), SCIFACT_PRICE);
       const before = micros(await ops.balanceOf(orgId));
-      const capped = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: QUERY, limit: 8, max_cost: (cap / 1e6).toFixed(6) } });
+      const capped = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { collection: "scifact", query: QUERY, limit: 8, max_cost: (cap / 1e6).toFixed(6) },
+      });
       expect(capped.status, JSON.stringify(capped.body)).toBe(200);
       expect(ids(capped.body.results)).toEqual(ids(ref.slice(0, 3)));
       expect([capped.body.withheldByMaxCost, capped.body.nextRowCost]).toEqual([5, ref[3]!.cost]);
-      expect(micros(capped.headers.get('x-query-cost')!)).toBe(cap);
+      expect(micros(capped.headers.get("x-query-cost")!)).toBe(cap);
       expect(before - micros(await ops.balanceOf(orgId))).toBe(cap);
 
-      const rest = await call('POST', '/api/v1/search/scifact', { key, body: { query: QUERY, limit: 5, cursor: capped.body.nextCursor, maxCost: '5.00' } });
+      const rest = await call("POST", "/api/v1/search/scifact", {
+        key,
+        body: { query: QUERY, limit: 5, cursor: capped.body.nextCursor, maxCost: "5.00" },
+      });
       expect(ids(rest.body.results)).toEqual(ids(ref.slice(3, 8)));
       expect([rest.body.withheldByMaxCost, rest.body.nextRowCost]).toEqual([0, null]);
     });
 
-    it('a cap below the first row answers 200 with no rows and charges nothing; unlock keeps to its cap too', async () => {
+    it("a cap below the first row answers 200 with no rows and charges nothing; unlock keeps to its cap too", async () => {
       const { orgId, key } = await liveKey();
-      const ref = await reference(key, { collection: 'scifact', query: QUERY });
+      const ref = await reference(key, { collection: "scifact", query: QUERY });
       const before = await ops.balanceOf(orgId);
-      const none = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: QUERY, max_cost: '0.000001' } });
-      expect([none.status, none.body.results, none.body.withheldByMaxCost, none.body.nextRowCost, none.headers.get('x-query-cost')]).toEqual([200, [], 10, ref[0]!.cost, '0.000000']);
+      const none = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { collection: "scifact", query: QUERY, max_cost: "0.000001" },
+      });
+      expect([
+        none.status,
+        none.body.results,
+        none.body.withheldByMaxCost,
+        none.body.nextRowCost,
+        none.headers.get("x-query-cost"),
+      ]).toEqual([200, [], 10, ref[0]!.cost, "0.000000"]);
       expect(await ops.balanceOf(orgId)).toBe(before);
-      expect((await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', query: QUERY, max_cost: '-1' } })).status).toBe(422);
+      expect(
+        (
+          await call("POST", "/api/v1/search/query", {
+            key,
+            body: { collection: "scifact", query: QUERY, max_cost: "-1" },
+          })
+        ).status,
+      ).toBe(422);
 
-      const preview = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'scifact', query: QUERY, limit: 6 } });
+      const preview = await call("POST", "/api/v1/search/preview", {
+        key,
+        body: { collection: "scifact", query: QUERY, limit: 6 },
+      });
       const rows = preview.body.results as Row[];
       const cap = chargeOf(rows.slice(0, 2), SCIFACT_PRICE);
-      const unlocked = await call('POST', '/api/v1/search/unlock', { key, body: { queryId: preview.body.queryId, maxCost: (cap / 1e6).toFixed(6) } });
+      const unlocked = await call("POST", "/api/v1/search/unlock", {
+        key,
+        body: { queryId: preview.body.queryId, maxCost: (cap / 1e6).toFixed(6) },
+      });
       expect(unlocked.status, JSON.stringify(unlocked.body)).toBe(200);
-      expect((unlocked.body.results as { locked: boolean }[]).map((r) => r.locked)).toEqual([false, false, true, true, true, true]);
-      expect([micros(unlocked.body.costCharged), unlocked.body.withheldByMaxCost, unlocked.body.nextRowCost]).toEqual([cap, 4, rows[2]!.cost]);
+      expect((unlocked.body.results as { locked: boolean }[]).map((r) => r.locked)).toEqual([
+        false,
+        false,
+        true,
+        true,
+        true,
+        true,
+      ]);
+      expect([micros(unlocked.body.costCharged), unlocked.body.withheldByMaxCost, unlocked.body.nextRowCost]).toEqual([
+        cap,
+        4,
+        rows[2]!.cost,
+      ]);
       expect(micros(before) - micros(await ops.balanceOf(orgId))).toBe(cap);
     });
   });
 
-  describe('like', () => {
-    it('finds the works nearest a work on hybrid, sparse and dense collections, never the work itself', async () => {
+  describe("like", () => {
+    it("finds the works nearest a work on hybrid, sparse and dense collections, never the work itself", async () => {
       const { key } = await liveKey();
-      const scifact = (await reference(key, { collection: 'scifact', query: QUERY }))[0]!;
-      const byDocId = await call('POST', '/api/v1/search/query', { key, body: { collection: 'scifact', like: { work: scifact.metadata.doc_id }, limit: 10 } });
+      const scifact = (await reference(key, { collection: "scifact", query: QUERY }))[0]!;
+      const byDocId = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { collection: "scifact", like: { work: scifact.metadata.doc_id }, limit: 10 },
+      });
       expect(byDocId.status, JSON.stringify(byDocId.body)).toBe(200);
       expect(byDocId.body.results.length).toBe(10);
-      expect(byDocId.body.like).toMatchObject({ work: scifact.metadata.doc_id, collection: 'scifact', docId: scifact.metadata.doc_id });
+      expect(byDocId.body.like).toMatchObject({
+        work: scifact.metadata.doc_id,
+        collection: "scifact",
+        docId: scifact.metadata.doc_id,
+      });
       expect((byDocId.body.results as Row[]).filter((r) => r.metadata.doc_id === scifact.metadata.doc_id)).toEqual([]);
 
       // an OpenAlex work by its DOI, held by two collections: left out of both
-      const openalex = (await reference(key, { collection: 'openalex-open-access', query: OPENALEX_QUERY }))[0]!;
+      const openalex = (await reference(key, { collection: "openalex-open-access", query: OPENALEX_QUERY }))[0]!;
       const doi = openalex.metadata.doi!;
-      const byDoi = await call('POST', '/api/v1/search/query', { key, body: { collections: ['openalex-synergy', 'openalex-open-access'], like: { work: `https://doi.org/${doi.toUpperCase()}` }, limit: 10 } });
+      const byDoi = await call("POST", "/api/v1/search/query", {
+        key,
+        body: {
+          collections: ["openalex-synergy", "openalex-open-access"],
+          like: { work: `https://doi.org/${doi.toUpperCase()}` },
+          limit: 10,
+        },
+      });
       expect(byDoi.status, JSON.stringify(byDoi.body)).toBe(200);
       expect(byDoi.body.results.length).toBeGreaterThan(0);
-      expect((byDoi.body.results as Row[]).filter((r) => r.metadata.doi === doi || r.metadata.doc_id === openalex.metadata.doc_id)).toEqual([]);
+      expect(
+        (byDoi.body.results as Row[]).filter(
+          (r) => r.metadata.doi === doi || r.metadata.doc_id === openalex.metadata.doc_id,
+        ),
+      ).toEqual([]);
       // by its OpenAlex id, previewed and paged like a query
-      const byW = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'openalex-synergy', like: { work: openalex.metadata.doc_id }, limit: 3 } });
-      const byW2 = await call('POST', '/api/v1/search/preview', { key, body: { collection: 'openalex-synergy', like: { work: openalex.metadata.doc_id }, limit: 3, cursor: byW.body.nextCursor } });
+      const byW = await call("POST", "/api/v1/search/preview", {
+        key,
+        body: { collection: "openalex-synergy", like: { work: openalex.metadata.doc_id }, limit: 3 },
+      });
+      const byW2 = await call("POST", "/api/v1/search/preview", {
+        key,
+        body: {
+          collection: "openalex-synergy",
+          like: { work: openalex.metadata.doc_id },
+          limit: 3,
+          cursor: byW.body.nextCursor,
+        },
+      });
       expect(byW2.status, JSON.stringify(byW2.body)).toBe(200);
       expect(ids(byW2.body.results).filter((id) => ids(byW.body.results).includes(id))).toEqual([]);
 
       // a dense collection's work by PMID
-      const digest = (await reference(key, { collection: 'clinical-digest', query: 'treatment outcomes' })).find((r) => r.metadata.pmid)!;
-      const byPmid = await call('POST', '/api/v1/search/query', { key, body: { collection: 'clinical-digest', like: { work: `pmid:${digest.metadata.pmid}` }, limit: 5, one_per_document: true } });
+      const digest = (await reference(key, { collection: "clinical-digest", query: "treatment outcomes" })).find(
+        (r) => r.metadata.pmid,
+      )!;
+      const byPmid = await call("POST", "/api/v1/search/query", {
+        key,
+        body: {
+          collection: "clinical-digest",
+          like: { work: `pmid:${digest.metadata.pmid}` },
+          limit: 5,
+          one_per_document: true,
+        },
+      });
       expect(byPmid.status, JSON.stringify(byPmid.body)).toBe(200);
       expect(byPmid.body.results.length).toBe(5);
       expect((byPmid.body.results as Row[]).filter((r) => r.metadata.pmid === digest.metadata.pmid)).toEqual([]);
     });
 
-    it('answers 404 WORK_NOT_FOUND for a work the key cannot reach, 422 for neither or both of query and like, charging nothing', async () => {
+    it("answers 404 WORK_NOT_FOUND for a work the key cannot reach, 422 for neither or both of query and like, charging nothing", async () => {
       const { orgId, key } = await liveKey();
-      const scoped = await ops.customer({ credits: '1.00', collections: ['openalex-synergy'] });
-      const scifact = (await reference(key, { collection: 'scifact', query: QUERY }))[0]!;
+      const scoped = await ops.customer({ credits: "1.00", collections: ["openalex-synergy"] });
+      const scifact = (await reference(key, { collection: "scifact", query: QUERY }))[0]!;
       const before = await ops.balanceOf(orgId);
       for (const [k, body, status, code] of [
-        [key, { collection: 'scifact', like: { work: '10.9999/not-held' } }, 404, 'WORK_NOT_FOUND'],
+        [key, { collection: "scifact", like: { work: "10.9999/not-held" } }, 404, "WORK_NOT_FOUND"],
         // held only in a collection outside the key's scope: as if held nowhere
-        [scoped.key, { collection: 'openalex-synergy', like: { work: scifact.metadata.doc_id } }, 404, 'WORK_NOT_FOUND'],
-        [key, { collection: 'scifact' }, 422, 'VALIDATION_ERROR'],
-        [key, { collection: 'scifact', query: QUERY, like: { work: scifact.metadata.doc_id } }, 422, 'VALIDATION_ERROR'],
-        [key, { collection: 'scifact', like: { work: '' } }, 422, 'VALIDATION_ERROR'],
+        [
+          scoped.key,
+          { collection: "openalex-synergy", like: { work: scifact.metadata.doc_id } },
+          404,
+          "WORK_NOT_FOUND",
+        ],
+        [key, { collection: "scifact" }, 422, "VALIDATION_ERROR"],
+        [
+          key,
+          { collection: "scifact", query: QUERY, like: { work: scifact.metadata.doc_id } },
+          422,
+          "VALIDATION_ERROR",
+        ],
+        [key, { collection: "scifact", like: { work: "" } }, 422, "VALIDATION_ERROR"],
       ] as const) {
-        const res = await call('POST', '/api/v1/search/query', { key: k, body });
+        const res = await call("POST", "/api/v1/search/query", { key: k, body });
         expect([res.status, res.body.error?.code], JSON.stringify(body)).toEqual([status, code]);
       }
       expect(await ops.balanceOf(orgId)).toBe(before);
     });
   });
 
-  describe('MCP', () => {
-    it('search and preview take like, sort, cursor and max_cost as REST does', async () => {
+  describe("MCP", () => {
+    it("search and preview take like, sort, cursor and max_cost as REST does", async () => {
       const { key } = await liveKey();
       const client = await mcpClient(key);
-      const ref = await reference(key, { collection: 'scifact', query: QUERY });
-      const first = await tool(client, 'search', { collection: 'scifact', query: QUERY, limit: 4 });
-      const second = await tool(client, 'search-scifact', { query: QUERY, limit: 4, cursor: first.nextCursor, max_cost: '5.00' });
+      const ref = await reference(key, { collection: "scifact", query: QUERY });
+      const first = await tool(client, "search", { collection: "scifact", query: QUERY, limit: 4 });
+      const second = await tool(client, "search-scifact", {
+        query: QUERY,
+        limit: 4,
+        cursor: first.nextCursor,
+        max_cost: "5.00",
+      });
       expect(ids(second.results)).toEqual(ids(ref.slice(4, 8)));
       expect(second.withheldByMaxCost).toBe(0);
-      const sorted = await tool(client, 'search', { collection: 'openalex-synergy', query: OPENALEX_QUERY, limit: 3, sort: 'publication_date_asc' });
-      expect(sorted.sort.by).toBe('publication_date_asc');
-      const like = await tool(client, 'preview', { tool_name: 'search', arguments: { collection: 'scifact', like: { work: ref[0]!.metadata.doc_id }, limit: 3 } });
+      const sorted = await tool(client, "search", {
+        collection: "openalex-synergy",
+        query: OPENALEX_QUERY,
+        limit: 3,
+        sort: "publication_date_asc",
+      });
+      expect(sorted.sort.by).toBe("publication_date_asc");
+      const like = await tool(client, "preview", {
+        tool_name: "search",
+        arguments: { collection: "scifact", like: { work: ref[0]!.metadata.doc_id }, limit: 3 },
+      });
       expect(like.like.docId).toBe(ref[0]!.metadata.doc_id);
-      expect(typeof like.nextCursor).toBe('string');
+      expect(typeof like.nextCursor).toBe("string");
     });
   });
 });

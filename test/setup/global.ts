@@ -1,15 +1,15 @@
 // Vitest globalSetup: starts the real Temporal dev server, PostgreSQL server and OpenSearch node once per run (TEST_COMPONENTS picks which; none for the unit tier alone) and provides their addresses.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { TestProject } from 'vitest/node';
-import { startOpenSearchNode } from '../../src/infra/opensearchNode.js';
-import { startPostgresServer } from '../../src/infra/postgresServer.js';
-import { startTemporalDevServer } from '../../src/infra/temporalDevServer.js';
-import { readComponent } from '../../src/infra/components.js';
-import { cacheDirFrom } from '../../src/app/config.js';
-import { parseTestComponents, UNIT_PROJECT, type TestComponentName } from './componentSelection.js';
-import './components.js'; // the ProvidedContext declarations
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { startOpenSearchNode } from "../../src/infra/opensearchNode.js";
+import { startPostgresServer } from "../../src/infra/postgresServer.js";
+import { startTemporalDevServer } from "../../src/infra/temporalDevServer.js";
+import { readComponent } from "../../src/infra/components.js";
+import { cacheDirFrom } from "../../src/app/config.js";
+import { parseTestComponents, UNIT_PROJECT, type TestComponentName } from "./componentSelection.js";
+import "./components.js"; // the ProvidedContext declarations
 
 interface Started {
   name: TestComponentName;
@@ -19,12 +19,12 @@ interface Started {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // the unit tier alone (npm run test:unit) needs no component: none starts, and a unit file that reaches for one fails
   const unitOnly = project.vitest.projects.every((p) => p.name === UNIT_PROJECT);
-  const selection = unitOnly ? 'none' : (process.env.TEST_COMPONENTS ?? '');
+  const selection = unitOnly ? "none" : (process.env.TEST_COMPONENTS ?? "");
   const wanted = parseTestComponents(selection);
-  project.provide('testComponents', selection);
+  project.provide("testComponents", selection);
 
   const cacheDir = cacheDirFrom(process.env);
-  const root = mkdtempSync(join(tmpdir(), 'litsearch-test-'));
+  const root = mkdtempSync(join(tmpdir(), "litsearch-test-"));
   // PostgreSQL runs as its own account when we are root; it must be able to enter this directory.
   chmodSync(root, 0o755);
 
@@ -33,23 +33,32 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const startOne = async (name: TestComponentName): Promise<void> => {
     const t0 = performance.now();
     switch (name) {
-      case 'temporal': {
-        const server = await startTemporalDevServer({ dataDir: join(root, 'temporal'), component: readComponent('temporal', cacheDir) });
+      case "temporal": {
+        const server = await startTemporalDevServer({
+          dataDir: join(root, "temporal"),
+          component: readComponent("temporal", cacheDir),
+        });
         started.push({ name, stop: server.stop });
-        project.provide('temporalAddress', server.address);
-        project.provide('temporalNamespace', server.namespace);
+        project.provide("temporalAddress", server.address);
+        project.provide("temporalNamespace", server.namespace);
         break;
       }
-      case 'postgres': {
-        const server = await startPostgresServer({ dataDir: join(root, 'postgres'), component: readComponent('postgres', cacheDir) });
+      case "postgres": {
+        const server = await startPostgresServer({
+          dataDir: join(root, "postgres"),
+          component: readComponent("postgres", cacheDir),
+        });
         started.push({ name, stop: server.stop });
-        project.provide('postgresUrl', server.url);
+        project.provide("postgresUrl", server.url);
         break;
       }
-      case 'opensearch': {
-        const node = await startOpenSearchNode({ dataDir: join(root, 'opensearch'), component: readComponent('opensearch', cacheDir) });
+      case "opensearch": {
+        const node = await startOpenSearchNode({
+          dataDir: join(root, "opensearch"),
+          component: readComponent("opensearch", cacheDir),
+        });
         started.push({ name, stop: node.stop });
-        project.provide('opensearchUrl', node.url);
+        project.provide("opensearchUrl", node.url);
         break;
       }
     }
@@ -58,9 +67,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   // Ctrl-C or a crash skips the teardown below; the servers then stop on their own (see supervisedProcess.ts), and the files go here.
   const removeRoot = (): void => {
-    if (process.env.KEEP_TEST_DATA !== '1') rmSync(root, { recursive: true, force: true });
+    if (process.env.KEEP_TEST_DATA !== "1") rmSync(root, { recursive: true, force: true });
   };
-  process.once('exit', removeRoot);
+  process.once("exit", removeRoot);
 
   const stopAll = async (): Promise<void> => {
     await Promise.allSettled(started.map((component) => component.stop()));
@@ -69,13 +78,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   const results = await Promise.allSettled(wanted.map(startOne));
   const failures = results.flatMap((result, i) =>
-    result.status === 'rejected' ? [`${wanted[i]}: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}`] : [],
+    result.status === "rejected"
+      ? [`${wanted[i]}: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}`]
+      : [],
   );
   if (failures.length > 0) {
     await stopAll();
-    throw new Error(`test components failed to start (no test was run):\n${failures.join('\n\n')}`);
+    throw new Error(`test components failed to start (no test was run):\n${failures.join("\n\n")}`);
   }
-  console.log(`[test components] started ${timings.length > 0 ? timings.join(', ') : 'none'} under ${root}`);
+  console.log(`[test components] started ${timings.length > 0 ? timings.join(", ") : "none"} under ${root}`);
 
   return stopAll;
 }

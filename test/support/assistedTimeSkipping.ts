@@ -1,17 +1,17 @@
 // Assisted search on Temporal's time-skipping test server: the real workflow, activities and use case over a real test
 // service (event store, embedded engine, embedding model, built-in reasoner); time moves only when a test skips it.
-import pino from 'pino';
-import { afterAll, beforeAll } from 'vitest';
-import { Client } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { startTimeSkippingEnv } from './timeSkipping.js';
-import { httpClient, operatorSteps, startTestService, type TestService } from './testService.js';
-import { openAssistedActivityDeps } from '../../src/app/composition.js';
-import { createAssistedActivities } from '../../activities/assisted.js';
-import { workflowBundle } from '../../src/app/temporalWorker.js';
-import { createAssistedSearch, type AssistedSearch } from '../../src/usecases/assisted/assistedSearch.js';
-import type { AuthContext } from '../../src/usecases/auth/context.js';
+import pino from "pino";
+import { afterAll, beforeAll } from "vitest";
+import { Client } from "@temporalio/client";
+import type { TestWorkflowEnvironment } from "@temporalio/testing";
+import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
+import { startTimeSkippingEnv } from "./timeSkipping.js";
+import { httpClient, operatorSteps, startTestService, type TestService } from "./testService.js";
+import { openAssistedActivityDeps } from "../../src/app/composition.js";
+import { createAssistedActivities } from "../../activities/assisted.js";
+import { workflowBundle } from "../../src/app/temporalWorker.js";
+import { createAssistedSearch, type AssistedSearch } from "../../src/usecases/assisted/assistedSearch.js";
+import type { AuthContext } from "../../src/usecases/auth/context.js";
 
 export interface AssistedTimeSkipping {
   svc: TestService;
@@ -24,16 +24,42 @@ export interface AssistedTimeSkipping {
   stop(): Promise<void>;
 }
 
-export async function startAssistedTimeSkipping(options: { taskQueue: string; deliveryWaitMs: number }): Promise<AssistedTimeSkipping> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+export async function startAssistedTimeSkipping(options: {
+  taskQueue: string;
+  deliveryWaitMs: number;
+}): Promise<AssistedTimeSkipping> {
+  Runtime.install({ logger: new DefaultLogger("WARN") });
   const svc = await startTestService();
   const env = await startTimeSkippingEnv();
   const r = svc.runtime;
-  const deps = await openAssistedActivityDeps(r.config, { db: r.db, accounts: r.accounts, engine: r.engine, embedder: r.embedder, catalog: r.catalog, clock: () => new Date(), log: pino({ level: 'silent' }) });
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: options.taskQueue, workflowBundle: await workflowBundle(), activities: createAssistedActivities(deps) });
+  const deps = await openAssistedActivityDeps(r.config, {
+    db: r.db,
+    accounts: r.accounts,
+    engine: r.engine,
+    embedder: r.embedder,
+    catalog: r.catalog,
+    clock: () => new Date(),
+    log: pino({ level: "silent" }),
+  });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: options.taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: createAssistedActivities(deps),
+  });
   const running = worker.run();
-  const client = new Client({ connection: env.connection, namespace: 'default' });
-  const assisted = createAssistedSearch({ client, db: r.db, accounts: r.accounts, clock: () => new Date(), catalog: r.catalog, search: r.search, taskQueue: options.taskQueue, waitMs: 60_000, deliveryWaitMs: options.deliveryWaitMs });
+  const client = new Client({ connection: env.connection, namespace: "default" });
+  const assisted = createAssistedSearch({
+    client,
+    db: r.db,
+    accounts: r.accounts,
+    clock: () => new Date(),
+    catalog: r.catalog,
+    search: r.search,
+    taskQueue: options.taskQueue,
+    waitMs: 60_000,
+    deliveryWaitMs: options.deliveryWaitMs,
+  });
   return {
     svc,
     env,
@@ -41,7 +67,7 @@ export async function startAssistedTimeSkipping(options: { taskQueue: string; de
     assisted,
     async caller() {
       const ops = operatorSteps(httpClient(svc.baseUrl), svc.adminToken);
-      const org = await ops.newOrg({}, '10.00');
+      const org = await ops.newOrg({}, "10.00");
       const created = await ops.newKey(org.id);
       const [o, k] = await Promise.all([r.accounts.getOrganization(org.id), r.accounts.getKey(created.id)]);
       return { auth: { org: o!, key: k!, billingMode: o!.billingMode }, orgId: org.id };

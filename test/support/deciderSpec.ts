@@ -1,7 +1,7 @@
 // Given/when/then for any decider, after emmett's DeciderSpecification without the framework: given the events so far
 // (folded by the decider's evolve from its initial state), when a command, then the events decide returns, or its refusal.
-import { expect } from 'vitest';
-import { Rejection } from '../../src/domain/rejection.js';
+import { expect } from "vitest";
+import { Rejection } from "../../src/domain/rejection.js";
 
 export interface Decider<State, Command, Event> {
   initialState: () => State;
@@ -32,7 +32,9 @@ export interface Given<State, Command, Event> {
 }
 
 /** `const given = deciderSpec(decider)`, then `given([...events]).when(command).then([...events])`. */
-export function deciderSpec<State, Command, Event>(decider: Decider<State, Command, Event>): (events?: readonly Event[]) => Given<State, Command, Event> {
+export function deciderSpec<State, Command, Event>(
+  decider: Decider<State, Command, Event>,
+): (events?: readonly Event[]) => Given<State, Command, Event> {
   return (events = []) => {
     const state = events.reduce(decider.evolve, decider.initialState());
     return { state, when: (command) => outcomeOf(() => decider.decide(command, state)) };
@@ -53,20 +55,24 @@ function outcomeOf<Event>(run: () => Event[]): Outcome<Event> {
     return decided!;
   };
   return {
-    code: refusal?.code ?? 'accepted',
+    code: refusal?.code ?? "accepted",
     refusal,
     get events() {
       return events();
     },
     then(expected) {
       // an outcome is not a promise: awaiting or returning it from a test would call this with callbacks
-      if (typeof expected === 'function') throw new Error('a decider outcome is synchronous: do not await or return it');
+      if (typeof expected === "function")
+        throw new Error("a decider outcome is synchronous: do not await or return it");
       expect(events()).toEqual(expected);
     },
     thenMatches: (expected) => expect(events()).toMatchObject(expected),
     thenNothing: () => expect(events()).toEqual([]),
     thenRefuses(code) {
-      expect(refusal?.code ?? `accepted with ${JSON.stringify(decided, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`).toBe(code);
+      expect(
+        refusal?.code ??
+          `accepted with ${JSON.stringify(decided, (_k, v) => (typeof v === "bigint" ? v.toString() : v))}`,
+      ).toBe(code);
       return refusal!;
     },
   };

@@ -1,5 +1,5 @@
 // What a pure rule answered: the Rejection's code, or 'accepted' when it returned.
-import { Rejection } from '../../src/domain/rejection.js';
+import { Rejection } from "../../src/domain/rejection.js";
 
 export function rejectionCode(fn: () => unknown): string {
   try {
@@ -8,5 +8,5 @@ export function rejectionCode(fn: () => unknown): string {
     if (err instanceof Rejection) return err.code;
     throw err;
   }
-  return 'accepted';
+  return "accepted";
 }

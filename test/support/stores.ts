@@ -1,18 +1,18 @@
 // Fresh event stores for tests: an in-memory PGlite, or a new database on the real PostgreSQL server.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { openPglite, openPostgres, type Db } from '../../src/eventstore/db.js';
-import { migrate } from '../../src/eventstore/schema.js';
-import { PROJECTION_READ_MODELS } from '../../projections/readModels.js';
-import { requireComponent } from '../setup/components.js';
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { openPglite, openPostgres, type Db } from "../../src/eventstore/db.js";
+import { migrate } from "../../src/eventstore/schema.js";
+import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
+import { requireComponent } from "../setup/components.js";
 
-export type StoreKind = 'pglite' | 'postgres';
-export const STORE_KINDS: StoreKind[] = ['pglite', 'postgres'];
+export type StoreKind = "pglite" | "postgres";
+export const STORE_KINDS: StoreKind[] = ["pglite", "postgres"];
 
 /** Creates an empty database on the test PostgreSQL server and returns its URL. */
 export async function createPostgresDatabase(): Promise<string> {
-  const baseUrl = requireComponent('postgresUrl');
-  const name = `t_${randomBytes(6).toString('hex')}`;
+  const baseUrl = requireComponent("postgresUrl");
+  const name = `t_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
   try {
@@ -26,7 +26,10 @@ export async function createPostgresDatabase(): Promise<string> {
 }
 
 export async function freshStore(kind: StoreKind, maxConnections = 10): Promise<Db> {
-  const db = kind === 'pglite' ? await openPglite(undefined) : await openPostgres(await createPostgresDatabase(), maxConnections);
+  const db =
+    kind === "pglite"
+      ? await openPglite(undefined)
+      : await openPostgres(await createPostgresDatabase(), maxConnections);
   await migrate(db, PROJECTION_READ_MODELS);
   return db;
 }

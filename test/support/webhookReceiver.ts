@@ -1,7 +1,7 @@
 // A real HTTP receiver of webhooks on loopback for tests: records every request (headers and body) and answers with
 // the status its path's behaviour says (always 200, fail n times then 200, always 500).
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 
 export interface ReceivedWebhook {
   path: string;
@@ -28,20 +28,20 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const failures = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const path = req.url ?? "/";
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
       const left = failures.get(path) ?? 0;
       if (left > 0) {
         failures.set(path, left - 1);
-        res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver is failing on purpose');
+        res.writeHead(500, { "content-type": "text/plain" }).end("receiver is failing on purpose");
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+      res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   const on = (path: string) => received.filter((r) => r.path === path);
   return {

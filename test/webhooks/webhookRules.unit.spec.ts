@@ -1,58 +1,71 @@
 // The pure rules of webhooks: signatures the Standard Webhooks library accepts, derived secrets, the rotation's grace,
 // the retry schedule's parsing, when an endpoint is disabled, and when a balance crossed its threshold.
-import { describe, expect, it } from 'vitest';
-import { Webhook } from 'standardwebhooks';
-import { DEFAULT_RETRY_SECONDS, endpointSecret, parseRetrySchedule, shouldDisable, signedHeaders, signingVersions } from '../../src/domain/webhooks.js';
-import { crossedBelow } from '../../src/usecases/webhooks/accountNotices.js';
+import { describe, expect, it } from "vitest";
+import { Webhook } from "standardwebhooks";
+import {
+  DEFAULT_RETRY_SECONDS,
+  endpointSecret,
+  parseRetrySchedule,
+  shouldDisable,
+  signedHeaders,
+  signingVersions,
+} from "../../src/domain/webhooks.js";
+import { crossedBelow } from "../../src/usecases/webhooks/accountNotices.js";
 
-const MASTER = 'a'.repeat(64);
+const MASTER = "a".repeat(64);
 
-describe('signing', () => {
-  it('signs so the standardwebhooks library verifies, and a changed body does not', () => {
-    const secret = endpointSecret(MASTER, 'we_abc', 1);
-    const body = JSON.stringify({ type: 'webhook.test', timestamp: '2026-11-28T10:00:00.000Z', data: { n: 1 } });
+describe("signing", () => {
+  it("signs so the standardwebhooks library verifies, and a changed body does not", () => {
+    const secret = endpointSecret(MASTER, "we_abc", 1);
+    const body = JSON.stringify({ type: "webhook.test", timestamp: "2026-11-28T10:00:00.000Z", data: { n: 1 } });
     const now = Math.floor(Date.now() / 1000);
-    const headers = signedHeaders([secret], 'msg_0123456789', now, body);
+    const headers = signedHeaders([secret], "msg_0123456789", now, body);
     expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => new Webhook(secret).verify(body.replace('"n":1', '"n":2'), headers)).toThrow();
-    expect(() => new Webhook(endpointSecret(MASTER, 'we_other', 1)).verify(body, headers)).toThrow();
+    expect(() => new Webhook(endpointSecret(MASTER, "we_other", 1)).verify(body, headers)).toThrow();
   });
 
-  it('derives a distinct secret per endpoint, version and master key', () => {
-    const secrets = new Set([endpointSecret(MASTER, 'we_a', 1), endpointSecret(MASTER, 'we_a', 2), endpointSecret(MASTER, 'we_b', 1), endpointSecret('b'.repeat(64), 'we_a', 1)]);
+  it("derives a distinct secret per endpoint, version and master key", () => {
+    const secrets = new Set([
+      endpointSecret(MASTER, "we_a", 1),
+      endpointSecret(MASTER, "we_a", 2),
+      endpointSecret(MASTER, "we_b", 1),
+      endpointSecret("b".repeat(64), "we_a", 1),
+    ]);
     expect(secrets.size).toBe(4);
-    expect(endpointSecret(MASTER, 'we_a', 1)).toBe(endpointSecret(MASTER, 'we_a', 1));
+    expect(endpointSecret(MASTER, "we_a", 1)).toBe(endpointSecret(MASTER, "we_a", 1));
   });
 
-  it('signs with the previous secret too only during its grace after a rotation', () => {
-    const now = new Date('2026-11-28T10:00:00Z');
+  it("signs with the previous secret too only during its grace after a rotation", () => {
+    const now = new Date("2026-11-28T10:00:00Z");
     expect(signingVersions({ secretVersion: 1, previousSecretExpiresAt: null }, now)).toEqual([1]);
-    expect(signingVersions({ secretVersion: 3, previousSecretExpiresAt: '2026-11-29T09:00:00Z' }, now)).toEqual([3, 2]);
-    expect(signingVersions({ secretVersion: 3, previousSecretExpiresAt: '2026-11-28T09:59:59Z' }, now)).toEqual([3]);
+    expect(signingVersions({ secretVersion: 3, previousSecretExpiresAt: "2026-11-29T09:00:00Z" }, now)).toEqual([3, 2]);
+    expect(signingVersions({ secretVersion: 3, previousSecretExpiresAt: "2026-11-28T09:59:59Z" }, now)).toEqual([3]);
   });
 });
 
-describe('the retry schedule', () => {
-  it('defaults to Stripe-like waits over about three days (at least 24 hours)', () => {
+describe("the retry schedule", () => {
+  it("defaults to Stripe-like waits over about three days (at least 24 hours)", () => {
     expect(parseRetrySchedule(undefined)).toBe(DEFAULT_RETRY_SECONDS);
     expect(DEFAULT_RETRY_SECONDS.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(24 * 3600);
   });
 
-  it('reads comma-separated seconds and refuses anything else', () => {
-    expect(parseRetrySchedule('1, 2,0.5')).toEqual([1, 2, 0.5]);
-    for (const bad of ['1,,2', '-1', '0', 'soon', Array(51).fill('1').join(',')]) expect(() => parseRetrySchedule(bad)).toThrow(/WEBHOOK_RETRY_SECONDS/);
+  it("reads comma-separated seconds and refuses anything else", () => {
+    expect(parseRetrySchedule("1, 2,0.5")).toEqual([1, 2, 0.5]);
+    for (const bad of ["1,,2", "-1", "0", "soon", Array(51).fill("1").join(",")])
+      expect(() => parseRetrySchedule(bad)).toThrow(/WEBHOOK_RETRY_SECONDS/);
   });
 });
 
-describe('disabling and notices', () => {
-  it('disables an endpoint failing at least as long as configured, never one that answers', () => {
-    const now = new Date('2026-11-28T10:00:00Z');
+describe("disabling and notices", () => {
+  it("disables an endpoint failing at least as long as configured, never one that answers", () => {
+    const now = new Date("2026-11-28T10:00:00Z");
     expect(shouldDisable(null, now, 1000)).toBe(false);
-    expect(shouldDisable('2026-11-25T10:00:00Z', now, 3 * 24 * 3600 * 1000)).toBe(true);
-    expect(shouldDisable('2026-11-25T10:00:01Z', now, 3 * 24 * 3600 * 1000)).toBe(false);
+    expect(shouldDisable("2026-11-25T10:00:00Z", now, 3 * 24 * 3600 * 1000)).toBe(true);
+    expect(shouldDisable("2026-11-25T10:00:01Z", now, 3 * 24 * 3600 * 1000)).toBe(false);
   });
 
-  it('tells a balance crossing below the threshold once: not above it, not already below', () => {
+  it("tells a balance crossing below the threshold once: not above it, not already below", () => {
     expect(crossedBelow(4_000_000n, -2_000_000n, 5_000_000n)).toBe(true);
     expect(crossedBelow(5_000_000n, -1n, 5_000_000n)).toBe(false);
     expect(crossedBelow(4_000_000n, -500_000n, 5_000_000n)).toBe(false);

@@ -1,173 +1,319 @@
 // The pure parts of works: ids a work is asked by, the list cursor, integrity from notices, the update lists' readers,
 // the graph's edges as each reader records them, grouping one work's rows, and the export formats (read back by
 // citation-js, which other people maintain).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { Cite } from '@citation-js/core';
-import '@citation-js/plugin-bibtex';
-import '@citation-js/plugin-ris';
-import '@citation-js/plugin-csl';
-import { decodeCursor, encodeCursor, parseWorkId } from '../../src/usecases/works/workIds.js';
-import { integrityOf, noticeType } from '../../src/domain/integrity.js';
-import { readOpenRetractionsList, readRetractionWatchList, mergeUpdateLists } from '../../src/ingest/retractions.js';
-import { openAlexWorkToDocument } from '../../src/ingest/openAlexReader.js';
-import { medlineCitationToDocument, parseMedlineXml } from '../../src/ingest/medlineReader.js';
-import { readJatsDocuments } from '../../src/ingest/jatsReader.js';
-import { workOfDocument } from '../../src/ingest/works.js';
-import { groupRows } from '../../src/usecases/works/works.js';
-import type { WorkRow } from '../../src/usecases/works/worksReads.js';
-import { exportWorks, exportWorksOfRows, nameParts, type ExportWork } from '../../src/usecases/works/citationExport.js';
-import { rowsWithIntegrity } from '../../src/usecases/works/integrityRows.js';
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { Cite } from "@citation-js/core";
+import "@citation-js/plugin-bibtex";
+import "@citation-js/plugin-ris";
+import "@citation-js/plugin-csl";
+import { decodeCursor, encodeCursor, parseWorkId } from "../../src/usecases/works/workIds.js";
+import { integrityOf, noticeType } from "../../src/domain/integrity.js";
+import { readOpenRetractionsList, readRetractionWatchList, mergeUpdateLists } from "../../src/ingest/retractions.js";
+import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
+import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/medlineReader.js";
+import { readJatsDocuments } from "../../src/ingest/jatsReader.js";
+import { workOfDocument } from "../../src/ingest/works.js";
+import { groupRows } from "../../src/usecases/works/works.js";
+import type { WorkRow } from "../../src/usecases/works/worksReads.js";
+import { exportWorks, exportWorksOfRows, nameParts, type ExportWork } from "../../src/usecases/works/citationExport.js";
+import { rowsWithIntegrity } from "../../src/usecases/works/integrityRows.js";
 
 const temp = (name: string, text: string) => {
-  const path = join(mkdtempSync(join(tmpdir(), 'works-')), name);
+  const path = join(mkdtempSync(join(tmpdir(), "works-")), name);
   writeFileSync(path, text);
   return path;
 };
 
-describe('work ids', () => {
-  it('reads every spelling the works routes take', () => {
-    expect(parseWorkId('https://doi.org/10.1002/SIM.5566')).toEqual({ field: 'doi', value: '10.1002/sim.5566' });
-    expect(parseWorkId('doi:10.1002/sim.5566')).toEqual({ field: 'doi', value: '10.1002/sim.5566' });
-    expect(parseWorkId('10.1002/sim.5566')).toEqual({ field: 'doi', value: '10.1002/sim.5566' });
-    expect(parseWorkId('pmid:123')).toEqual({ field: 'pmid', value: '123' });
-    expect(parseWorkId('pmcid:PMC77')).toEqual({ field: 'pmcid', value: 'PMC77' });
-    expect(parseWorkId('PMC77')).toEqual({ field: 'pmcid', value: 'PMC77' });
-    expect(parseWorkId('W2125158795')).toEqual({ field: 'openalex', value: 'W2125158795' });
-    expect(parseWorkId('https://openalex.org/W2125158795')).toEqual({ field: 'openalex', value: 'W2125158795' });
-    expect(parseWorkId('4983')).toEqual({ field: 'doc_id', value: '4983' });
-    expect(parseWorkId('pmid:abc')).toBeNull();
-    expect(parseWorkId('  ')).toBeNull();
-    expect(parseWorkId('x'.repeat(301))).toBeNull();
+describe("work ids", () => {
+  it("reads every spelling the works routes take", () => {
+    expect(parseWorkId("https://doi.org/10.1002/SIM.5566")).toEqual({ field: "doi", value: "10.1002/sim.5566" });
+    expect(parseWorkId("doi:10.1002/sim.5566")).toEqual({ field: "doi", value: "10.1002/sim.5566" });
+    expect(parseWorkId("10.1002/sim.5566")).toEqual({ field: "doi", value: "10.1002/sim.5566" });
+    expect(parseWorkId("pmid:123")).toEqual({ field: "pmid", value: "123" });
+    expect(parseWorkId("pmcid:PMC77")).toEqual({ field: "pmcid", value: "PMC77" });
+    expect(parseWorkId("PMC77")).toEqual({ field: "pmcid", value: "PMC77" });
+    expect(parseWorkId("W2125158795")).toEqual({ field: "openalex", value: "W2125158795" });
+    expect(parseWorkId("https://openalex.org/W2125158795")).toEqual({ field: "openalex", value: "W2125158795" });
+    expect(parseWorkId("4983")).toEqual({ field: "doc_id", value: "4983" });
+    expect(parseWorkId("pmid:abc")).toBeNull();
+    expect(parseWorkId("  ")).toBeNull();
+    expect(parseWorkId("x".repeat(301))).toBeNull();
   });
 
-  it('continues a list only from a cursor it issued for the same work', () => {
-    const cursor = encodeCursor({ list: 'references', work: 'W1', offset: 20 });
-    expect(decodeCursor(cursor, 'references', 'W1')).toBe(20);
-    expect(decodeCursor(undefined, 'references', 'W1')).toBe(0);
-    for (const [raw, list, work] of [[cursor, 'cited-by', 'W1'], [cursor, 'references', 'W2'], ['bogus', 'references', 'W1'], [Buffer.from('["references","W1",-1]').toString('base64url'), 'references', 'W1']] as const) {
+  it("continues a list only from a cursor it issued for the same work", () => {
+    const cursor = encodeCursor({ list: "references", work: "W1", offset: 20 });
+    expect(decodeCursor(cursor, "references", "W1")).toBe(20);
+    expect(decodeCursor(undefined, "references", "W1")).toBe(0);
+    for (const [raw, list, work] of [
+      [cursor, "cited-by", "W1"],
+      [cursor, "references", "W2"],
+      ["bogus", "references", "W1"],
+      [Buffer.from('["references","W1",-1]').toString("base64url"), "references", "W1"],
+    ] as const) {
       expect(() => decodeCursor(raw, list, work)).toThrow(/cursor/);
     }
   });
 });
 
-describe('integrity', () => {
-  it('names the lists\' spellings of an update in one vocabulary', () => {
-    expect(['retraction', 'Retraction', 'retration', 'withdrawal', 'removal', 'expression-of-concern', 'Expression of concern', 'corrigendum', 'err', 'erratum', 'Reinstatement'].map(noticeType)).toEqual([
-      'retraction', 'retraction', 'retraction', 'withdrawal', 'removal', 'expression_of_concern', 'expression_of_concern', 'correction', 'erratum', 'erratum', 'reinstatement',
+describe("integrity", () => {
+  it("names the lists' spellings of an update in one vocabulary", () => {
+    expect(
+      [
+        "retraction",
+        "Retraction",
+        "retration",
+        "withdrawal",
+        "removal",
+        "expression-of-concern",
+        "Expression of concern",
+        "corrigendum",
+        "err",
+        "erratum",
+        "Reinstatement",
+      ].map(noticeType),
+    ).toEqual([
+      "retraction",
+      "retraction",
+      "retraction",
+      "withdrawal",
+      "removal",
+      "expression_of_concern",
+      "expression_of_concern",
+      "correction",
+      "erratum",
+      "erratum",
+      "reinstatement",
     ]);
   });
 
-  it('is retracted exactly when the lists flag the work, else concern, else corrected', () => {
+  it("is retracted exactly when the lists flag the work, else concern, else corrected", () => {
     const n = (type: string, date: string | null = null) => ({ type, doi: null, date });
-    expect(integrityOf([n('erratum')], true).status).toBe('retracted');
-    expect(integrityOf([n('retraction')], false).status).toBe('corrected');
-    expect(integrityOf([n('correction'), n('expression_of_concern')], false).status).toBe('expression_of_concern');
-    expect(integrityOf([n('withdrawal')], false).status).toBe('corrected');
-    expect(integrityOf([n('reinstatement')], false).status).toBe('none');
-    expect(integrityOf([n('correction', '2020-01-02'), n('erratum', '2019-05-01')], false).notices.map((x) => x.date)).toEqual(['2019-05-01', '2020-01-02']);
+    expect(integrityOf([n("erratum")], true).status).toBe("retracted");
+    expect(integrityOf([n("retraction")], false).status).toBe("corrected");
+    expect(integrityOf([n("correction"), n("expression_of_concern")], false).status).toBe("expression_of_concern");
+    expect(integrityOf([n("withdrawal")], false).status).toBe("corrected");
+    expect(integrityOf([n("reinstatement")], false).status).toBe("none");
+    expect(
+      integrityOf([n("correction", "2020-01-02"), n("erratum", "2019-05-01")], false).notices.map((x) => x.date),
+    ).toEqual(["2019-05-01", "2020-01-02"]);
   });
 
-  it('reads every update record of the Crossref dump and every Retraction Watch row, retracted or not', async () => {
-    const crossref = temp('updates.jsonl', [
-      { retracted: false, timestamp: Date.parse('2018-03-04'), updates: [{ identifier: { doi: '10.1/notice-c' }, type: 'correction' }], identifier: { doi: '10.1/A' } },
-      { retracted: true, timestamp: Date.parse('2019-01-01'), updates: [{ identifier: { doi: '10.1/notice-r' }, type: 'retraction' }], identifier: { doi: '10.1/b' } },
-    ].map((r) => JSON.stringify(r)).join('\n'));
+  it("reads every update record of the Crossref dump and every Retraction Watch row, retracted or not", async () => {
+    const crossref = temp(
+      "updates.jsonl",
+      [
+        {
+          retracted: false,
+          timestamp: Date.parse("2018-03-04"),
+          updates: [{ identifier: { doi: "10.1/notice-c" }, type: "correction" }],
+          identifier: { doi: "10.1/A" },
+        },
+        {
+          retracted: true,
+          timestamp: Date.parse("2019-01-01"),
+          updates: [{ identifier: { doi: "10.1/notice-r" }, type: "retraction" }],
+          identifier: { doi: "10.1/b" },
+        },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join("\n"),
+    );
     const list = await readOpenRetractionsList(crossref);
-    expect([...list.retracted.keys()]).toEqual(['10.1/b']);
-    expect(list.updates.get('10.1/a')).toEqual([{ type: 'correction', doi: '10.1/notice-c', date: '2018-03-04' }]);
-    const rw = temp('rw.csv', 'originalpaperdoi,retractionnature,retractiondate,retractiondoi,reason\n10.1/a,Expression of concern,2/3/2021 0:00,10.1/eoc,\n10.1/c,Retraction,1/1/2020 0:00,10.1/r2,"[\'+Plagiarism\']"\n');
+    expect([...list.retracted.keys()]).toEqual(["10.1/b"]);
+    expect(list.updates.get("10.1/a")).toEqual([{ type: "correction", doi: "10.1/notice-c", date: "2018-03-04" }]);
+    const rw = temp(
+      "rw.csv",
+      "originalpaperdoi,retractionnature,retractiondate,retractiondoi,reason\n10.1/a,Expression of concern,2/3/2021 0:00,10.1/eoc,\n10.1/c,Retraction,1/1/2020 0:00,10.1/r2,\"['+Plagiarism']\"\n",
+    );
     const merged = mergeUpdateLists([await readRetractionWatchList(rw), list]);
-    expect([...merged.retracted.keys()].sort()).toEqual(['10.1/b', '10.1/c']);
-    expect(integrityOf(merged.updates.get('10.1/a')!, merged.retracted.has('10.1/a'))).toEqual({
-      status: 'expression_of_concern',
-      notices: [{ type: 'correction', doi: '10.1/notice-c', date: '2018-03-04' }, { type: 'expression_of_concern', doi: '10.1/eoc', date: '2021-02-03' }],
+    expect([...merged.retracted.keys()].sort()).toEqual(["10.1/b", "10.1/c"]);
+    expect(integrityOf(merged.updates.get("10.1/a")!, merged.retracted.has("10.1/a"))).toEqual({
+      status: "expression_of_concern",
+      notices: [
+        { type: "correction", doi: "10.1/notice-c", date: "2018-03-04" },
+        { type: "expression_of_concern", doi: "10.1/eoc", date: "2021-02-03" },
+      ],
     });
   });
 });
 
-describe('integrity on rows', () => {
-  it('adds each row its DOI\'s integrity (none without a DOI), asking once for all of them, and leaves the rows given unchanged', async () => {
+describe("integrity on rows", () => {
+  it("adds each row its DOI's integrity (none without a DOI), asking once for all of them, and leaves the rows given unchanged", async () => {
     const asked: string[][] = [];
-    const rows = [{ id: 'a', metadata: { doi: '10.1/X' } }, { id: 'b', metadata: {} }, { id: 'c', metadata: { doi: '10.1/y' } }];
+    const rows = [
+      { id: "a", metadata: { doi: "10.1/X" } },
+      { id: "b", metadata: {} },
+      { id: "c", metadata: { doi: "10.1/y" } },
+    ];
     const out = await rowsWithIntegrity(rows, async (dois) => {
       asked.push([...dois]);
-      return new Map([['10.1/x', { status: 'corrected' as const, notices: [{ type: 'correction', doi: null, date: null }] }]]);
+      return new Map([
+        ["10.1/x", { status: "corrected" as const, notices: [{ type: "correction", doi: null, date: null }] }],
+      ]);
     });
-    expect(asked).toEqual([['10.1/x', '10.1/y']]);
-    expect(out.map((r) => (r.metadata as { integrity: { status: string } }).integrity.status)).toEqual(['corrected', 'none', 'none']);
-    expect(rows[0]!.metadata).toEqual({ doi: '10.1/X' });
+    expect(asked).toEqual([["10.1/x", "10.1/y"]]);
+    expect(out.map((r) => (r.metadata as { integrity: { status: string } }).integrity.status)).toEqual([
+      "corrected",
+      "none",
+      "none",
+    ]);
+    expect(rows[0]!.metadata).toEqual({ doi: "10.1/X" });
   });
 });
 
-describe('graph edges as the readers record them', () => {
-  it('OpenAlex: referenced_works, cited_by_count and the id; none recorded when the field is absent', () => {
-    const doc = openAlexWorkToDocument({ id: 'https://openalex.org/W1', doi: 'https://doi.org/10.1/x', title: 'T', cited_by_count: 12, referenced_works: ['https://openalex.org/W2', 'https://openalex.org/W3'] });
-    expect(doc.work).toEqual({ openalex: 'W1', cited_by_count: 12, references_recorded: 2, references: [{ openalex: 'W2' }, { openalex: 'W3' }] });
-    expect(workOfDocument(doc, true)).toMatchObject({ docId: 'W1', doi: '10.1/x', openalex: 'W1', referencesRecorded: 2, fields: { cited_by_count: 12 } });
-    expect(openAlexWorkToDocument({ id: 'https://openalex.org/W1' }).work).toMatchObject({ references_recorded: null, references: [] });
+describe("graph edges as the readers record them", () => {
+  it("OpenAlex: referenced_works, cited_by_count and the id; none recorded when the field is absent", () => {
+    const doc = openAlexWorkToDocument({
+      id: "https://openalex.org/W1",
+      doi: "https://doi.org/10.1/x",
+      title: "T",
+      cited_by_count: 12,
+      referenced_works: ["https://openalex.org/W2", "https://openalex.org/W3"],
+    });
+    expect(doc.work).toEqual({
+      openalex: "W1",
+      cited_by_count: 12,
+      references_recorded: 2,
+      references: [{ openalex: "W2" }, { openalex: "W3" }],
+    });
+    expect(workOfDocument(doc, true)).toMatchObject({
+      docId: "W1",
+      doi: "10.1/x",
+      openalex: "W1",
+      referencesRecorded: 2,
+      fields: { cited_by_count: 12 },
+    });
+    expect(openAlexWorkToDocument({ id: "https://openalex.org/W1" }).work).toMatchObject({
+      references_recorded: null,
+      references: [],
+    });
   });
 
-  it('MEDLINE: CommentsCorrections of type Cites; a record without them records none', () => {
+  it("MEDLINE: CommentsCorrections of type Cites; a record without them records none", () => {
     const xml = `<MedlineCitationSet><MedlineCitation Status="MEDLINE"><PMID Version="1">100</PMID><Article><ArticleTitle>T</ArticleTitle></Article>
       <CommentsCorrectionsList><CommentsCorrections RefType="Cites"><RefSource>X</RefSource><PMID Version="1">200</PMID></CommentsCorrections>
       <CommentsCorrections RefType="ErratumIn"><RefSource>Y</RefSource><PMID Version="1">300</PMID></CommentsCorrections>
       <CommentsCorrections RefType="Cites"><RefSource>Z</RefSource><PMID Version="1">400</PMID></CommentsCorrections></CommentsCorrectionsList></MedlineCitation>
       <MedlineCitation Status="MEDLINE"><PMID Version="1">101</PMID><Article><ArticleTitle>U</ArticleTitle></Article></MedlineCitation></MedlineCitationSet>`;
     const [cites, none] = parseMedlineXml(xml).citations.map(medlineCitationToDocument);
-    expect(cites!.work).toEqual({ references_recorded: 2, references: [{ pmid: '200' }, { pmid: '400' }] });
+    expect(cites!.work).toEqual({ references_recorded: 2, references: [{ pmid: "200" }, { pmid: "400" }] });
     expect(none!.work).toEqual({ references_recorded: null });
   });
 
-  it('JATS: the ref-list, each ref by its DOI or PMID, all refs counted', async () => {
-    const file = temp('a.xml', `<article><front><article-meta><article-id pub-id-type="pmc">1</article-id><title-group><article-title>T</article-title></title-group></article-meta></front>
+  it("JATS: the ref-list, each ref by its DOI or PMID, all refs counted", async () => {
+    const file = temp(
+      "a.xml",
+      `<article><front><article-meta><article-id pub-id-type="pmc">1</article-id><title-group><article-title>T</article-title></title-group></article-meta></front>
       <back><ref-list><ref id="r1"><element-citation><pub-id pub-id-type="doi">10.1/Y</pub-id><pub-id pub-id-type="pmid">55</pub-id></element-citation></ref>
-      <ref id="r2"><mixed-citation>No id at all.</mixed-citation></ref><ref id="r3"><mixed-citation><ext-link ext-link-type="doi">10.1/z</ext-link></mixed-citation></ref></ref-list></back></article>`);
-    const [doc] = await (async () => { const all = []; for await (const d of readJatsDocuments(file, tmpdir())) all.push(d); return all; })();
-    expect(doc!.work).toEqual({ references_recorded: 3, references: [{ doi: '10.1/y', pmid: '55' }, { doi: '10.1/z' }] });
+      <ref id="r2"><mixed-citation>No id at all.</mixed-citation></ref><ref id="r3"><mixed-citation><ext-link ext-link-type="doi">10.1/z</ext-link></mixed-citation></ref></ref-list></back></article>`,
+    );
+    const [doc] = await (async () => {
+      const all = [];
+      for await (const d of readJatsDocuments(file, tmpdir())) all.push(d);
+      return all;
+    })();
+    expect(doc!.work).toEqual({
+      references_recorded: 3,
+      references: [{ doi: "10.1/y", pmid: "55" }, { doi: "10.1/z" }],
+    });
   });
 });
 
-describe('one work in several collections', () => {
-  const row = (indexKey: string, docId: string, ids: Partial<Pick<WorkRow, 'doi' | 'pmid' | 'openalex'>>): WorkRow => ({ indexKey, docId, doi: null, pmid: null, pmcid: null, openalex: null, searchable: true, fields: {} as WorkRow['fields'], referencesRecorded: null, ...ids });
-  it('groups rows sharing any identifier, keeping rows without one apart', () => {
-    const groups = groupRows([row('e/a', 'W1', { openalex: 'W1', doi: '10.1/x' }), row('e/b', '9', { pmid: '9' }), row('e/c', 'W1', { openalex: 'W1' }), row('e/d', '77', { doi: '10.1/x', pmid: '9' }), row('e/s', '5', {})]);
-    expect(groups.map((g) => g.map((r) => r.indexKey))).toEqual([['e/a', 'e/c', 'e/d'], ['e/b'], ['e/s']]);
+describe("one work in several collections", () => {
+  const row = (indexKey: string, docId: string, ids: Partial<Pick<WorkRow, "doi" | "pmid" | "openalex">>): WorkRow => ({
+    indexKey,
+    docId,
+    doi: null,
+    pmid: null,
+    pmcid: null,
+    openalex: null,
+    searchable: true,
+    fields: {} as WorkRow["fields"],
+    referencesRecorded: null,
+    ...ids,
+  });
+  it("groups rows sharing any identifier, keeping rows without one apart", () => {
+    const groups = groupRows([
+      row("e/a", "W1", { openalex: "W1", doi: "10.1/x" }),
+      row("e/b", "9", { pmid: "9" }),
+      row("e/c", "W1", { openalex: "W1" }),
+      row("e/d", "77", { doi: "10.1/x", pmid: "9" }),
+      row("e/s", "5", {}),
+    ]);
+    expect(groups.map((g) => g.map((r) => r.indexKey))).toEqual([["e/a", "e/c", "e/d"], ["e/b"], ["e/s"]]);
   });
 });
 
-describe('exports', () => {
+describe("exports", () => {
   const works: ExportWork[] = [
-    { title: 'Effects of {braces} & 50% of_things', authors: ['Ada Lovelace', 'Hopper, Grace', 'WHO Study Group'], journal: 'J Test', issn: ['1234-5678'], publisher: 'P', publication_date: '2020-05-17', article_type: 'article', doi: '10.1000/abc', pmid: '42', pmcid: null, url: null, docId: 'W1' },
-    { title: 'Second', authors: [], journal: null, issn: [], publisher: null, publication_date: '2019', article_type: null, doi: null, pmid: null, pmcid: null, url: null, docId: 'd2' },
+    {
+      title: "Effects of {braces} & 50% of_things",
+      authors: ["Ada Lovelace", "Hopper, Grace", "WHO Study Group"],
+      journal: "J Test",
+      issn: ["1234-5678"],
+      publisher: "P",
+      publication_date: "2020-05-17",
+      article_type: "article",
+      doi: "10.1000/abc",
+      pmid: "42",
+      pmcid: null,
+      url: null,
+      docId: "W1",
+    },
+    {
+      title: "Second",
+      authors: [],
+      journal: null,
+      issn: [],
+      publisher: null,
+      publication_date: "2019",
+      article_type: null,
+      doi: null,
+      pmid: null,
+      pmcid: null,
+      url: null,
+      docId: "d2",
+    },
   ];
 
-  it('writes BibTeX, RIS and CSL-JSON that citation-js reads back: titles, authors, DOIs, years, in order', () => {
-    for (const format of ['bibtex', 'ris', 'csljson'] as const) {
-      const items = new Cite(exportWorks(format, works)).data as { title?: string; DOI?: string; author?: { family?: string; given?: string; literal?: string }[]; issued?: { 'date-parts': number[][] } }[];
-      expect(items.map((i) => i.title), format).toEqual(['Effects of {braces} & 50% of_things', 'Second']);
-      expect(items[0]!.DOI, format).toBe('10.1000/abc');
-      expect(items[0]!.issued?.['date-parts'][0]?.[0], format).toBe(2020);
-      expect(items[1]!.issued?.['date-parts'][0]?.[0], format).toBe(2019);
-      expect(items[0]!.author?.slice(0, 2), format).toEqual([{ family: 'Lovelace', given: 'Ada' }, { family: 'Hopper', given: 'Grace' }]);
+  it("writes BibTeX, RIS and CSL-JSON that citation-js reads back: titles, authors, DOIs, years, in order", () => {
+    for (const format of ["bibtex", "ris", "csljson"] as const) {
+      const items = new Cite(exportWorks(format, works)).data as {
+        title?: string;
+        DOI?: string;
+        author?: { family?: string; given?: string; literal?: string }[];
+        issued?: { "date-parts": number[][] };
+      }[];
+      expect(
+        items.map((i) => i.title),
+        format,
+      ).toEqual(["Effects of {braces} & 50% of_things", "Second"]);
+      expect(items[0]!.DOI, format).toBe("10.1000/abc");
+      expect(items[0]!.issued?.["date-parts"][0]?.[0], format).toBe(2020);
+      expect(items[1]!.issued?.["date-parts"][0]?.[0], format).toBe(2019);
+      expect(items[0]!.author?.slice(0, 2), format).toEqual([
+        { family: "Lovelace", given: "Ada" },
+        { family: "Hopper", given: "Grace" },
+      ]);
     }
   });
 
-  it('splits names into family and given parts, groups whole', () => {
-    expect(nameParts('Ada Lovelace')).toEqual({ family: 'Lovelace', given: 'Ada' });
-    expect(nameParts('Hopper, Grace M.')).toEqual({ family: 'Hopper', given: 'Grace M.' });
-    expect(nameParts('WHO Study Group')).toEqual({ family: 'WHO Study Group' });
+  it("splits names into family and given parts, groups whole", () => {
+    expect(nameParts("Ada Lovelace")).toEqual({ family: "Lovelace", given: "Ada" });
+    expect(nameParts("Hopper, Grace M.")).toEqual({ family: "Hopper", given: "Grace M." });
+    expect(nameParts("WHO Study Group")).toEqual({ family: "WHO Study Group" });
   });
 
-  it('exports one entry per work of a result set, in result order', () => {
+  it("exports one entry per work of a result set, in result order", () => {
     const rows = [
-      { collection: 'c', metadata: { doc_id: '1', title: 'A', chunk_index: 0 } },
-      { collection: 'c', metadata: { doc_id: '2', title: 'B' } },
-      { collection: 'c', metadata: { doc_id: '1', title: 'A', chunk_index: 1 } },
-      { collection: 'd', metadata: { doc_id: '1', title: 'A elsewhere' } },
+      { collection: "c", metadata: { doc_id: "1", title: "A", chunk_index: 0 } },
+      { collection: "c", metadata: { doc_id: "2", title: "B" } },
+      { collection: "c", metadata: { doc_id: "1", title: "A", chunk_index: 1 } },
+      { collection: "d", metadata: { doc_id: "1", title: "A elsewhere" } },
     ];
-    expect(exportWorksOfRows(rows).map((w) => w.title)).toEqual(['A', 'B', 'A elsewhere']);
+    expect(exportWorksOfRows(rows).map((w) => w.title)).toEqual(["A", "B", "A elsewhere"]);
   });
 });

@@ -10,11 +10,11 @@ interface Column {
 }
 
 const text = (value: unknown): string => {
-  if (value === null || value === undefined) return '-';
-  if (Array.isArray(value)) return value.map(text).join(',');
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (value === null || value === undefined) return "-";
+  if (Array.isArray(value)) return value.map(text).join(",");
+  if (typeof value === "object") return JSON.stringify(value);
   // one line a row: a control character or a line break in a name never breaks the table
-  return String(value).replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return String(value).replace(/[\u0000-\u001f\u007f]+/g, " ");
 };
 
 /** The longest cell a table prints; longer ones end in "…". */
@@ -22,54 +22,100 @@ const CELL_MAX = 60;
 
 /** An aligned text table of `rows`, one line a row under a heading line; "(none)" when there is no row. */
 export function renderTable(rows: readonly Row[], columns: readonly Column[]): string {
-  if (rows.length === 0) return '(none)';
-  const cells = rows.map((row) => columns.map((c) => {
-    const t = text(c.cell(row));
-    return t.length > CELL_MAX ? `${t.slice(0, CELL_MAX - 1)}…` : t;
-  }));
+  if (rows.length === 0) return "(none)";
+  const cells = rows.map((row) =>
+    columns.map((c) => {
+      const t = text(c.cell(row));
+      return t.length > CELL_MAX ? `${t.slice(0, CELL_MAX - 1)}…` : t;
+    }),
+  );
   const widths = columns.map((c, i) => Math.max(c.heading.length, ...cells.map((r) => r[i]!.length)));
-  const line = (values: string[]) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [line(columns.map((c) => c.heading.toUpperCase())), ...cells.map(line)].join('\n');
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  return [line(columns.map((c) => c.heading.toUpperCase())), ...cells.map(line)].join("\n");
 }
 
 const col = (heading: string, cell: (row: Row) => unknown): Column => ({ heading, cell });
 const field = (name: string, heading = name): Column => col(heading, (r) => r[name]);
-const rowsOf = (value: unknown, key: string): Row[] => ((value as Record<string, unknown>)[key] as Row[] | undefined) ?? [];
+const rowsOf = (value: unknown, key: string): Row[] =>
+  ((value as Record<string, unknown>)[key] as Row[] | undefined) ?? [];
 
 /** The list commands and how each prints as tables. */
 const LISTS: Record<string, (value: unknown) => string> = {
-  'org list': (v) => {
+  "org list": (v) => {
     const { total, limit, offset } = v as { total?: number; limit?: number; offset?: number };
-    const organizations = rowsOf(v, 'organizations');
-    const table = renderTable(organizations, [field('id'), field('name'), field('billingMode', 'billing'), field('balance'), col('state', (r) => (r.suspended ? 'suspended' : r.billingEnabled === false ? 'billing off' : 'active')), field('activeKeys', 'keys'), field('members')]);
-    return total === undefined ? table : `${table}\n${organizations.length} of ${total} organization(s)${offset ? ` from ${offset}` : ''}${limit !== undefined && (offset ?? 0) + organizations.length < total ? ` (next: --offset ${(offset ?? 0) + organizations.length})` : ''}`;
+    const organizations = rowsOf(v, "organizations");
+    const table = renderTable(organizations, [
+      field("id"),
+      field("name"),
+      field("billingMode", "billing"),
+      field("balance"),
+      col("state", (r) => (r.suspended ? "suspended" : r.billingEnabled === false ? "billing off" : "active")),
+      field("activeKeys", "keys"),
+      field("members"),
+    ]);
+    return total === undefined
+      ? table
+      : `${table}\n${organizations.length} of ${total} organization(s)${offset ? ` from ${offset}` : ""}${limit !== undefined && (offset ?? 0) + organizations.length < total ? ` (next: --offset ${(offset ?? 0) + organizations.length})` : ""}`;
   },
-  'price list': (v) => renderTable(rowsOf(v, 'prices'), [field('collection'), field('pricePer1000', 'price/1000'), field('catalogPricePer1000', 'catalogue'), col('overridden', (r) => (r.overridden ? 'yes' : 'no'))]),
-  'member list': (v) =>
-    [`Members`, renderTable(rowsOf(v, 'members'), [field('memberId', 'id'), field('email'), field('role'), field('joinedAt', 'joined')]), '', 'Open invites', renderTable(rowsOf(v, 'invites'), [field('inviteId', 'id'), field('email'), field('role'), field('expiresAt', 'expires')])].join('\n'),
-  'collection list': (v) => {
+  "price list": (v) =>
+    renderTable(rowsOf(v, "prices"), [
+      field("collection"),
+      field("pricePer1000", "price/1000"),
+      field("catalogPricePer1000", "catalogue"),
+      col("overridden", (r) => (r.overridden ? "yes" : "no")),
+    ]),
+  "member list": (v) =>
+    [
+      `Members`,
+      renderTable(rowsOf(v, "members"), [
+        field("memberId", "id"),
+        field("email"),
+        field("role"),
+        field("joinedAt", "joined"),
+      ]),
+      "",
+      "Open invites",
+      renderTable(rowsOf(v, "invites"), [
+        field("inviteId", "id"),
+        field("email"),
+        field("role"),
+        field("expiresAt", "expires"),
+      ]),
+    ].join("\n"),
+  "collection list": (v) => {
     const { metaCollections, retired } = v as { metaCollections?: Row[]; retired?: string[] };
     return [
-      'Collections',
-      renderTable(rowsOf(v, 'collections'), [
-        field('name'),
-        field('state'),
-        field('documentCount', 'documents'),
-        field('retrieval'),
-        field('pricePer1000', 'price/1000'),
-        col('last ingestion', (r) => {
+      "Collections",
+      renderTable(rowsOf(v, "collections"), [
+        field("name"),
+        field("state"),
+        field("documentCount", "documents"),
+        field("retrieval"),
+        field("pricePer1000", "price/1000"),
+        col("last ingestion", (r) => {
           const last = r.lastIngestion as Row | null;
           return last ? `${text(last.state)} ${text(last.finishedAt ?? last.startedAt)}` : null;
         }),
-        field('displayName', 'display name'),
+        field("displayName", "display name"),
       ]),
-      '',
-      'Meta-collections',
-      renderTable(metaCollections ?? [], [field('name'), field('members'), field('displayName', 'display name')]),
-      ...(retired && retired.length > 0 ? ['', `Retired: ${retired.join(', ')}`] : []),
-    ].join('\n');
+      "",
+      "Meta-collections",
+      renderTable(metaCollections ?? [], [field("name"), field("members"), field("displayName", "display name")]),
+      ...(retired && retired.length > 0 ? ["", `Retired: ${retired.join(", ")}`] : []),
+    ].join("\n");
   },
-  'journal-requests': (v) => renderTable(rowsOf(v, 'journals'), [field('issn'), field('title'), field('requests'), field('organizations'), field('lastRequestedAt', 'last asked')]),
+  "journal-requests": (v) =>
+    renderTable(rowsOf(v, "journals"), [
+      field("issn"),
+      field("title"),
+      field("requests"),
+      field("organizations"),
+      field("lastRequestedAt", "last asked"),
+    ]),
 };
 
 /** The list commands that print tables (and JSON with --json). */

@@ -1,10 +1,10 @@
 // Server-rendered SVG charts: stacked bars per day, one colour per series, a <title> per bar for pointer users and a
 // data table beside every chart (the page's) for keyboard and screen-reader users. No script, no library, no inline
 // style (the pages' Content-Security-Policy allows only the service's own stylesheet).
-import { html, type Html } from './html.js';
+import { html, type Html } from "./html.js";
 
 /** Colour-blind-safe (Okabe-Ito), in a fixed order so a collection keeps its colour across charts. */
-const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000'];
+const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
 
 export interface StackedBars {
   /** an id unique on the page (aria references) */
@@ -53,12 +53,24 @@ export function stackedBarChart(chart: StackedBars): Html {
       ];
     });
   });
-  const ticks = [0, top / 2, top].map((v) => html`<g class="tick"><line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text x="${PAD.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${chart.format(v)}</text></g>`);
-  const labels = chart.days.flatMap((day, i) => (i % 5 === 0 || i === chart.days.length - 1 ? [html`<text x="${(PAD.left + i * slot + slot / 2).toFixed(1)}" y="${H - 12}" text-anchor="middle">${day.slice(5)}</text>`] : []));
-  const legend = chart.series.map((ser, s) => html`<li><svg class="swatch" width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${seriesColour(s)}"/></svg>${ser.name}</li>`);
+  const ticks = [0, top / 2, top].map(
+    (v) =>
+      html`<g class="tick"><line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text x="${PAD.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${chart.format(v)}</text></g>`,
+  );
+  const labels = chart.days.flatMap((day, i) =>
+    i % 5 === 0 || i === chart.days.length - 1
+      ? [
+          html`<text x="${(PAD.left + i * slot + slot / 2).toFixed(1)}" y="${H - 12}" text-anchor="middle">${day.slice(5)}</text>`,
+        ]
+      : [],
+  );
+  const legend = chart.series.map(
+    (ser, s) =>
+      html`<li><svg class="swatch" width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${seriesColour(s)}"/></svg>${ser.name}</li>`,
+  );
   return html`<figure class="chart" id="${chart.id}">
   <svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${chart.id}-title" preserveAspectRatio="xMidYMid meet">
-    <title id="${chart.id}-title">${chart.title}, per day over the last ${chart.days.length} days${chart.series.length ? `, by ${chart.series.map((s) => s.name).join(', ')}` : ', no activity'}</title>
+    <title id="${chart.id}-title">${chart.title}, per day over the last ${chart.days.length} days${chart.series.length ? `, by ${chart.series.map((s) => s.name).join(", ")}` : ", no activity"}</title>
     ${ticks}
     ${bars}
     ${labels}

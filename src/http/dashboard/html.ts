@@ -1,6 +1,6 @@
 // HTML built from template literals where every interpolated value is escaped unless it is already markup built here:
 // the dashboard's only way to write a page, so no value a member or a client typed can become markup.
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 export class Html {
   constructor(readonly text: string) {}
@@ -15,8 +15,8 @@ export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ES
 
 function render(value: HtmlValue): string {
   if (value instanceof Html) return value.text;
-  if (Array.isArray(value)) return value.map(render).join('');
-  if (value === null || value === undefined || value === false) return '';
+  if (Array.isArray(value)) return value.map(render).join("");
+  if (value === null || value === undefined || value === false) return "";
   return escapeHtml(String(value));
 }
 

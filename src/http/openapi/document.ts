@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the zod schemas the routes validate with (request bodies, query parameters)
 // and from the response schemas in responses.ts: one source for behaviour and documentation.
-import { z } from 'zod';
+import { z } from "zod";
 import {
   queryBody,
   collectionSearchBody,
@@ -51,16 +51,17 @@ import {
   alertBody,
   alertRunsQuery,
   notificationSettingsBody,
-} from '../schemas.js';
-import * as responses from './responses.js';
-import * as operator from './operatorResponses.js';
-import * as dashboard from './dashboardResponses.js';
-import { FREE_BODY_EXAMPLES, PATH_PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from './requestExamples.js';
+} from "../schemas.js";
+import * as responses from "./responses.js";
+import * as operator from "./operatorResponses.js";
+import * as dashboard from "./dashboardResponses.js";
+import { FREE_BODY_EXAMPLES, PATH_PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from "./requestExamples.js";
 
 type Json = Record<string, unknown>;
 /** dashboardOpen: no credential, behind the per-IP limiter; session: the dashboard's session cookie (operatorPage: or the operator token) */
-type Access = 'apiKey' | 'operator' | 'public' | 'dashboardOpen' | 'session' | 'operatorPage';
-type Tag = 'search' | 'works' | 'catalogue' | 'webhooks' | 'tools' | 'mcp' | 'operator' | 'dashboard' | 'health' | 'docs';
+type Access = "apiKey" | "operator" | "public" | "dashboardOpen" | "session" | "operatorPage";
+type Tag =
+  "search" | "works" | "catalogue" | "webhooks" | "tools" | "mcp" | "operator" | "dashboard" | "health" | "docs";
 
 /** The named schemas: request schemas are the very objects the routes parse with. */
 export const NAMED_SCHEMAS = {
@@ -179,7 +180,7 @@ const withoutSafeIntegerBounds = ({ jsonSchema }: { jsonSchema: Json }) => {
 
 /** The JSON Schema of one request schema as a client sends it (`io: 'input'`: a field with a default is optional). */
 export function requestJsonSchema(schema: z.ZodType): Json {
-  return withoutDialect(z.toJSONSchema(schema, { io: 'input', override: withoutSafeIntegerBounds }) as Json);
+  return withoutDialect(z.toJSONSchema(schema, { io: "input", override: withoutSafeIntegerBounds }) as Json);
 }
 
 function withoutDialect(schema: Json): Json {
@@ -190,7 +191,11 @@ function withoutDialect(schema: Json): Json {
 function componentSchemas(): Record<string, Json> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(NAMED_SCHEMAS)) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, { io: 'input', uri: (id) => `#/components/schemas/${id}`, override: withoutSafeIntegerBounds });
+  const { schemas } = z.toJSONSchema(registry, {
+    io: "input",
+    uri: (id) => `#/components/schemas/${id}`,
+    override: withoutSafeIntegerBounds,
+  });
   return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, withoutDialect(schema as Json)]));
 }
 
@@ -200,13 +205,15 @@ function componentSchemas(): Record<string, Json> {
  * JSON Schema cannot state (includeFigures: the strings "true"/"false"), where it is the string the client sends.
  */
 function queryParameters(schema: z.ZodObject, descriptions: Record<string, string> = {}): Json[] {
-  const sent = z.toJSONSchema(schema, { io: 'input' }) as { properties: Record<string, Json>; required?: string[] };
-  const parsed = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as { properties: Record<string, Json> };
+  const sent = z.toJSONSchema(schema, { io: "input" }) as { properties: Record<string, Json>; required?: string[] };
+  const parsed = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as {
+    properties: Record<string, Json>;
+  };
   return Object.keys(schema.shape).map((name) => {
     const asParsed = parsed.properties[name] ?? {};
     return {
       name,
-      in: 'query',
+      in: "query",
       required: sent.required?.includes(name) ?? false,
       ...(descriptions[name] ? { description: descriptions[name] } : {}),
       schema: Object.keys(asParsed).length > 0 ? asParsed : sent.properties[name],
@@ -215,73 +222,109 @@ function queryParameters(schema: z.ZodObject, descriptions: Record<string, strin
 }
 
 const PATH_PARAMETERS: Record<string, string> = {
-  collection: 'Collection name (a meta-collection name searches all its members); resolves case-insensitively.',
-  name: 'Collection name.',
-  queryId: 'The queryId of an earlier search or preview, made with the same API key.',
-  prefix: 'Tool namespace prefix.',
-  tool: 'Tool name.',
-  orgId: 'Organization id.',
-  keyId: 'API key id.',
-  file: 'Asset file name.',
+  collection: "Collection name (a meta-collection name searches all its members); resolves case-insensitively.",
+  name: "Collection name.",
+  queryId: "The queryId of an earlier search or preview, made with the same API key.",
+  prefix: "Tool namespace prefix.",
+  tool: "Tool name.",
+  orgId: "Organization id.",
+  keyId: "API key id.",
+  file: "Asset file name.",
   token: "The invite's token (from the invite link).",
-  sessionId: 'A session of the signed-in member (as listed on /dashboard/account).',
-  ingestionId: 'The ingestionId that starting the ingestion answered.',
-  eventId: 'The event id (`msg_…`), as its deliveries list it and its `webhook-id` header carries it.',
+  sessionId: "A session of the signed-in member (as listed on /dashboard/account).",
+  ingestionId: "The ingestionId that starting the ingestion answered.",
+  eventId: "The event id (`msg_…`), as its deliveries list it and its `webhook-id` header carries it.",
 };
 
 /** `id` is a work on the works routes and a webhook endpoint on the webhook routes. */
 function idParameter(path: string): string {
-  if (path.includes('/works/')) return 'A work: a DOI (bare, `doi:…` or `https://doi.org/…`), `pmid:NNN`, `pmcid:PMCNNN`, an OpenAlex id (`W…`) or the `doc_id` a result row carries; URL-encoded (a DOI\'s `/` as `%2F`).';
-  if (path.includes('/webhooks/')) return 'The webhook endpoint id (`we_…`).';
-  if (path.includes('/alerts/')) return 'The alert id (`al_…`).';
-  return 'id';
+  if (path.includes("/works/"))
+    return "A work: a DOI (bare, `doi:…` or `https://doi.org/…`), `pmid:NNN`, `pmcid:PMCNNN`, an OpenAlex id (`W…`) or the `doc_id` a result row carries; URL-encoded (a DOI's `/` as `%2F`).";
+  if (path.includes("/webhooks/")) return "The webhook endpoint id (`we_…`).";
+  if (path.includes("/alerts/")) return "The alert id (`al_…`).";
+  return "id";
 }
 
 function pathParameters(path: string): Json[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
-    in: 'path',
+    in: "path",
     required: true,
-    description: name === 'id' ? idParameter(path) : (PATH_PARAMETERS[name!] ?? name),
-    schema: { type: 'string' },
+    description: name === "id" ? idParameter(path) : (PATH_PARAMETERS[name!] ?? name),
+    schema: { type: "string" },
     // the example of `id` is a work's
-    ...(PATH_PARAMETER_EXAMPLES[name!] && (name !== 'id' || path.includes('/works/')) ? { example: PATH_PARAMETER_EXAMPLES[name!] } : {}),
+    ...(PATH_PARAMETER_EXAMPLES[name!] && (name !== "id" || path.includes("/works/"))
+      ? { example: PATH_PARAMETER_EXAMPLES[name!] }
+      : {}),
   }));
 }
 
 const HEADERS: Record<string, Json> = {
-  'X-Request-Id': { description: 'Identifies the request (an incoming sane X-Request-Id is kept); also `error.requestId`.', schema: { type: 'string' } },
-  'X-Tokens-Used': { description: 'Tokens billed for this request. Billing headers are absent when billing is switched off for the organization.', schema: { type: 'integer' } },
-  'X-Query-Cost': { description: 'Amount charged, 6 decimal places; `0.000000` when nothing was charged.', schema: { type: 'string', examples: ['0.000000'] } },
-  'X-Billing-Mode': { description: 'How the request was billed.', schema: { type: 'string', enum: ['live', 'exempt', 'trial', 'sandbox'] } },
-  'X-Credits-Remaining': { description: 'Balance after the request; omitted when the organization hides its balance.', schema: { type: 'string' } },
-  'X-RateLimit-Limit': { description: 'The daily query limit (not the per-minute one). The X-RateLimit headers are sent only on /query and /{collection}.', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Queries remaining today.', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Unix timestamp (seconds) of the next UTC midnight.', schema: { type: 'integer' } },
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
-  'Idempotency-Status': { description: 'Sent when the request carried Idempotency-Key: a new preview, or the replay of the original one.', schema: { type: 'string', enum: ['created', 'replayed'] } },
-  'X-Cache': { description: 'Always `hit`: the answer comes from the cached query record.', schema: { type: 'string', enum: ['hit'] } },
-  'X-Cache-Expires': { description: 'Until when GET /api/v1/search/results/{queryId} re-fetches these results free (ISO 8601, UTC).', schema: { type: 'string', format: 'date-time' } },
+  "X-Request-Id": {
+    description: "Identifies the request (an incoming sane X-Request-Id is kept); also `error.requestId`.",
+    schema: { type: "string" },
+  },
+  "X-Tokens-Used": {
+    description:
+      "Tokens billed for this request. Billing headers are absent when billing is switched off for the organization.",
+    schema: { type: "integer" },
+  },
+  "X-Query-Cost": {
+    description: "Amount charged, 6 decimal places; `0.000000` when nothing was charged.",
+    schema: { type: "string", examples: ["0.000000"] },
+  },
+  "X-Billing-Mode": {
+    description: "How the request was billed.",
+    schema: { type: "string", enum: ["live", "exempt", "trial", "sandbox"] },
+  },
+  "X-Credits-Remaining": {
+    description: "Balance after the request; omitted when the organization hides its balance.",
+    schema: { type: "string" },
+  },
+  "X-RateLimit-Limit": {
+    description:
+      "The daily query limit (not the per-minute one). The X-RateLimit headers are sent only on /query and /{collection}.",
+    schema: { type: "integer" },
+  },
+  "X-RateLimit-Remaining": { description: "Queries remaining today.", schema: { type: "integer" } },
+  "X-RateLimit-Reset": {
+    description: "Unix timestamp (seconds) of the next UTC midnight.",
+    schema: { type: "integer" },
+  },
+  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
+  "Idempotency-Status": {
+    description: "Sent when the request carried Idempotency-Key: a new preview, or the replay of the original one.",
+    schema: { type: "string", enum: ["created", "replayed"] },
+  },
+  "X-Cache": {
+    description: "Always `hit`: the answer comes from the cached query record.",
+    schema: { type: "string", enum: ["hit"] },
+  },
+  "X-Cache-Expires": {
+    description: "Until when GET /api/v1/search/results/{queryId} re-fetches these results free (ISO 8601, UTC).",
+    schema: { type: "string", format: "date-time" },
+  },
 };
-const headerRefs = (...names: (keyof typeof HEADERS)[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
-const BILLING_HEADERS = ['X-Tokens-Used', 'X-Query-Cost', 'X-Billing-Mode', 'X-Credits-Remaining'] as const;
-const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
+const headerRefs = (...names: (keyof typeof HEADERS)[]) =>
+  Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+const BILLING_HEADERS = ["X-Tokens-Used", "X-Query-Cost", "X-Billing-Mode", "X-Credits-Remaining"] as const;
+const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"] as const;
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  401: 'UNAUTHORIZED (no key), INVALID_API_KEY, API_KEY_REVOKED',
-  402: 'INSUFFICIENT_CREDITS or BILLING_SUSPENDED; nothing charged',
-  403: 'NO_COLLECTION_ACCESS, SANDBOX_UNSUPPORTED_ENDPOINT',
-  404: 'COLLECTION_NOT_FOUND, WORK_NOT_FOUND, or NOT_FOUND',
-  409: 'CONFLICT / IDEMPOTENCY_KEY_IN_PROGRESS',
-  410: 'CACHED_RESULT_EXPIRED: older than 7 days, or written by an older payload version',
-  422: 'VALIDATION_ERROR, INVALID_FILTER, INVALID_QUERY, IDEMPOTENCY_KEY_REUSED, TOOL_ERROR',
-  429: 'QUOTA_EXCEEDED, API_KEY_BUDGET_EXCEEDED, PREVIEW_RATE_LIMIT_EXCEEDED, SEARCH_RATE_LIMITED; Retry-After where sent',
-  500: 'INTERNAL_ERROR',
-  503: 'SERVICE_UNAVAILABLE: a dependency is unreachable; retry is safe',
+  401: "UNAUTHORIZED (no key), INVALID_API_KEY, API_KEY_REVOKED",
+  402: "INSUFFICIENT_CREDITS or BILLING_SUSPENDED; nothing charged",
+  403: "NO_COLLECTION_ACCESS, SANDBOX_UNSUPPORTED_ENDPOINT",
+  404: "COLLECTION_NOT_FOUND, WORK_NOT_FOUND, or NOT_FOUND",
+  409: "CONFLICT / IDEMPOTENCY_KEY_IN_PROGRESS",
+  410: "CACHED_RESULT_EXPIRED: older than 7 days, or written by an older payload version",
+  422: "VALIDATION_ERROR, INVALID_FILTER, INVALID_QUERY, IDEMPOTENCY_KEY_REUSED, TOOL_ERROR",
+  429: "QUOTA_EXCEEDED, API_KEY_BUDGET_EXCEEDED, PREVIEW_RATE_LIMIT_EXCEEDED, SEARCH_RATE_LIMITED; Retry-After where sent",
+  500: "INTERNAL_ERROR",
+  503: "SERVICE_UNAVAILABLE: a dependency is unreachable; retry is safe",
 };
 
 interface Operation {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  method: "get" | "post" | "put" | "patch" | "delete";
   path: string;
   tag: Tag;
   access: Access;
@@ -306,128 +349,530 @@ interface Operation {
 }
 
 const SEARCH_ERRORS = [401, 402, 403, 404, 422, 429, 503];
-const EXPORT_CONTENT: Record<string, Json> = { 'application/x-bibtex': { schema: { type: 'string' } }, 'application/x-research-info-systems': { schema: { type: 'string' } }, 'application/vnd.citationstyles.csl+json': { schema: { type: 'array', items: { type: 'object' } } } };
+const EXPORT_CONTENT: Record<string, Json> = {
+  "application/x-bibtex": { schema: { type: "string" } },
+  "application/x-research-info-systems": { schema: { type: "string" } },
+  "application/vnd.citationstyles.csl+json": { schema: { type: "array", items: { type: "object" } } },
+};
 const OPERATOR_ERRORS = [401, 404, 422, 429];
 
 const OPERATIONS: Operation[] = [
   // search
-  { method: 'get', path: '/api/v1/search/collections', tag: 'search', access: 'apiKey', operationId: 'listCollections', summary: 'List the collections the key can reach', description: 'Free (`X-Query-Cost` zero); suitable as a startup check.', response: 'CollectionsResponse', headers: BILLING_HEADERS, errors: [401, 503] },
   {
-    method: 'post', path: '/api/v1/search/query', tag: 'search', access: 'apiKey', operationId: 'searchQuery', summary: 'Search one or more collections',
-    description: 'Exactly one of `collection` / `collections` (max 5; merged into one relevance-ranked list). A catalogue question sent without `filters` is answered from the catalogue (`discovery`, empty `results`, free). `filters`: see the Filtering section of the service specification; an unappliable filter is 422 INVALID_FILTER.',
-    body: 'SearchRequest', response: 'SearchResponse', headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, 'X-Cache-Expires'], errors: SEARCH_ERRORS,
+    method: "get",
+    path: "/api/v1/search/collections",
+    tag: "search",
+    access: "apiKey",
+    operationId: "listCollections",
+    summary: "List the collections the key can reach",
+    description: "Free (`X-Query-Cost` zero); suitable as a startup check.",
+    response: "CollectionsResponse",
+    headers: BILLING_HEADERS,
+    errors: [401, 503],
   },
   {
-    method: 'post', path: '/api/v1/search/preview', tag: 'search', access: 'apiKey', operationId: 'searchPreview', summary: 'Preview a search: locked teasers, free',
-    description: 'The same pipeline as /query, never charged: every row of a new preview is locked, with a teaser and its cost to unlock. Unknown body fields are 422. 50 previews per hour per organization by default.',
-    body: 'SearchPreviewRequest', response: 'PreviewUnlockResponse', headers: [...BILLING_HEADERS, 'Idempotency-Status'], errors: [401, 403, 404, 409, 422, 429, 503],
-    headerParameters: [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A repeat with the same key and body returns the original queryId; the same key while the first runs is 409 IDEMPOTENCY_KEY_IN_PROGRESS; with a different body 422 IDEMPOTENCY_KEY_REUSED.', schema: { type: 'string' } }],
-  },
-  {
-    method: 'post', path: '/api/v1/search/assisted', tag: 'search', access: 'apiKey', operationId: 'searchAssisted', summary: 'Assisted search: understood, planned, searched, verified; only verified rows are charged',
+    method: "post",
+    path: "/api/v1/search/query",
+    tag: "search",
+    access: "apiKey",
+    operationId: "searchQuery",
+    summary: "Search one or more collections",
     description:
-      'The query is read (entities, aspects, constraints such as years, article types and journals), sub-questions are searched in parallel with the request filters on every internal search, each candidate is judged, and rounds are replanned while too few verify. Only the delivered rows are charged, once, at each collection\'s price; `clarification_needed` and `no_relevant_results` cost nothing; internal fan-out is never charged. One call takes one per-minute slot and one query of the quota. A too vague query may get `clarification_needed` with a question (unless `allowClarification` is false); answer it with `{queryId, answer}` in the body and the same run resumes (the question waits 24 hours). The call waits for the run at most ASSISTED_WAIT_SECONDS (90 s by default); past that it is 503 with nothing charged. A charged answer whose response is never written in full (the caller hung up), and that is neither replayed with its Idempotency-Key nor re-fetched, is refunded after ASSISTED_DELIVERY_WAIT_SECONDS (15 minutes by default); its re-fetch is then 410 CACHED_RESULT_EXPIRED.',
-    body: ['AssistedSearchRequest', 'AssistedAnswerRequest'], response: 'AssistedSearchResponse', headers: [...BILLING_HEADERS, 'Idempotency-Status'], errors: [401, 402, 403, 404, 409, 422, 429, 503],
-    headerParameters: [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'As on preview: a repeat with the same key and body returns the original answer and queryId, charged once.', schema: { type: 'string' } }],
+      "Exactly one of `collection` / `collections` (max 5; merged into one relevance-ranked list). A catalogue question sent without `filters` is answered from the catalogue (`discovery`, empty `results`, free). `filters`: see the Filtering section of the service specification; an unappliable filter is 422 INVALID_FILTER.",
+    body: "SearchRequest",
+    response: "SearchResponse",
+    headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, "X-Cache-Expires"],
+    errors: SEARCH_ERRORS,
   },
   {
-    method: 'post', path: '/api/v1/search/unlock', tag: 'search', access: 'apiKey', operationId: 'searchUnlock', summary: 'Pay for previewed results and return them in full',
-    description: 'Charges only for rows not already unlocked under the queryId; omit `resultIds` (or send null) to unlock everything. At most 50 images per call. On 503 nothing is charged and nothing unlocks.',
-    body: 'UnlockRequest', response: 'PreviewUnlockResponse', headers: BILLING_HEADERS, errors: [401, 402, 404, 410, 422, 429, 503],
+    method: "post",
+    path: "/api/v1/search/preview",
+    tag: "search",
+    access: "apiKey",
+    operationId: "searchPreview",
+    summary: "Preview a search: locked teasers, free",
+    description:
+      "The same pipeline as /query, never charged: every row of a new preview is locked, with a teaser and its cost to unlock. Unknown body fields are 422. 50 previews per hour per organization by default.",
+    body: "SearchPreviewRequest",
+    response: "PreviewUnlockResponse",
+    headers: [...BILLING_HEADERS, "Idempotency-Status"],
+    errors: [401, 403, 404, 409, 422, 429, 503],
+    headerParameters: [
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description:
+          "A repeat with the same key and body returns the original queryId; the same key while the first runs is 409 IDEMPOTENCY_KEY_IN_PROGRESS; with a different body 422 IDEMPOTENCY_KEY_REUSED.",
+        schema: { type: "string" },
+      },
+    ],
   },
   {
-    method: 'get', path: '/api/v1/search/results/{queryId}', tag: 'search', access: 'apiKey', operationId: 'getCachedResult', summary: 'Re-fetch a cached result set, free, for 7 days',
-    description: 'Rows pass through the unlock ledger: unpaid rows come back as teasers. Same API key as the original search.',
-    query: [...queryParameters(imageQuery, { includeFigures: 'Images for rows already unlocked (rows from a preview; a cached /query response keeps no figures). Free.' }), ...queryParameters(resultsExportQuery, { format: 'Export instead: one entry per work, in result order, as `bibtex`, `ris` or `csljson` (metadata only; a locked preview row exports its metadata). Free.' })],
-    response: { content: { 'application/json': { schema: ref('SearchResultsPreviewResponse') }, ...EXPORT_CONTENT }, description: 'The rows; with `format`, the file' }, headers: ['X-Cache', 'X-Cache-Expires', ...BILLING_HEADERS], errors: [401, 404, 410, 422],
+    method: "post",
+    path: "/api/v1/search/assisted",
+    tag: "search",
+    access: "apiKey",
+    operationId: "searchAssisted",
+    summary: "Assisted search: understood, planned, searched, verified; only verified rows are charged",
+    description:
+      "The query is read (entities, aspects, constraints such as years, article types and journals), sub-questions are searched in parallel with the request filters on every internal search, each candidate is judged, and rounds are replanned while too few verify. Only the delivered rows are charged, once, at each collection's price; `clarification_needed` and `no_relevant_results` cost nothing; internal fan-out is never charged. One call takes one per-minute slot and one query of the quota. A too vague query may get `clarification_needed` with a question (unless `allowClarification` is false); answer it with `{queryId, answer}` in the body and the same run resumes (the question waits 24 hours). The call waits for the run at most ASSISTED_WAIT_SECONDS (90 s by default); past that it is 503 with nothing charged. A charged answer whose response is never written in full (the caller hung up), and that is neither replayed with its Idempotency-Key nor re-fetched, is refunded after ASSISTED_DELIVERY_WAIT_SECONDS (15 minutes by default); its re-fetch is then 410 CACHED_RESULT_EXPIRED.",
+    body: ["AssistedSearchRequest", "AssistedAnswerRequest"],
+    response: "AssistedSearchResponse",
+    headers: [...BILLING_HEADERS, "Idempotency-Status"],
+    errors: [401, 402, 403, 404, 409, 422, 429, 503],
+    headerParameters: [
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description:
+          "As on preview: a repeat with the same key and body returns the original answer and queryId, charged once.",
+        schema: { type: "string" },
+      },
+    ],
+  },
+  {
+    method: "post",
+    path: "/api/v1/search/unlock",
+    tag: "search",
+    access: "apiKey",
+    operationId: "searchUnlock",
+    summary: "Pay for previewed results and return them in full",
+    description:
+      "Charges only for rows not already unlocked under the queryId; omit `resultIds` (or send null) to unlock everything. At most 50 images per call. On 503 nothing is charged and nothing unlocks.",
+    body: "UnlockRequest",
+    response: "PreviewUnlockResponse",
+    headers: BILLING_HEADERS,
+    errors: [401, 402, 404, 410, 422, 429, 503],
+  },
+  {
+    method: "get",
+    path: "/api/v1/search/results/{queryId}",
+    tag: "search",
+    access: "apiKey",
+    operationId: "getCachedResult",
+    summary: "Re-fetch a cached result set, free, for 7 days",
+    description:
+      "Rows pass through the unlock ledger: unpaid rows come back as teasers. Same API key as the original search.",
+    query: [
+      ...queryParameters(imageQuery, {
+        includeFigures:
+          "Images for rows already unlocked (rows from a preview; a cached /query response keeps no figures). Free.",
+      }),
+      ...queryParameters(resultsExportQuery, {
+        format:
+          "Export instead: one entry per work, in result order, as `bibtex`, `ris` or `csljson` (metadata only; a locked preview row exports its metadata). Free.",
+      }),
+    ],
+    response: {
+      content: { "application/json": { schema: ref("SearchResultsPreviewResponse") }, ...EXPORT_CONTENT },
+      description: "The rows; with `format`, the file",
+    },
+    headers: ["X-Cache", "X-Cache-Expires", ...BILLING_HEADERS],
+    errors: [401, 404, 410, 422],
   },
   // works
   {
-    method: 'get', path: '/api/v1/works/{id}', tag: 'works', access: 'apiKey', operationId: 'getWork', summary: 'A work by DOI, PMID, PMCID, OpenAlex id or doc_id',
-    description: 'Free (`X-Query-Cost` zero); takes one slot of the per-minute budget. Only the collections the key reaches count: a work held only elsewhere is 404 WORK_NOT_FOUND like one held nowhere. A retracted work is answered with its integrity, though searches leave it out. Sandbox keys get a synthetic work.',
-    response: 'Work', headers: BILLING_HEADERS, errors: [401, 404, 422, 429, 503],
+    method: "get",
+    path: "/api/v1/works/{id}",
+    tag: "works",
+    access: "apiKey",
+    operationId: "getWork",
+    summary: "A work by DOI, PMID, PMCID, OpenAlex id or doc_id",
+    description:
+      "Free (`X-Query-Cost` zero); takes one slot of the per-minute budget. Only the collections the key reaches count: a work held only elsewhere is 404 WORK_NOT_FOUND like one held nowhere. A retracted work is answered with its integrity, though searches leave it out. Sandbox keys get a synthetic work.",
+    response: "Work",
+    headers: BILLING_HEADERS,
+    errors: [401, 404, 422, 429, 503],
   },
   {
-    method: 'post', path: '/api/v1/works/batch', tag: 'works', access: 'apiKey', operationId: 'getWorksBatch', summary: 'Up to 100 works at once, in the order sent',
-    description: 'Free; one slot of the per-minute budget for the whole batch. Always 200 with one entry per id: the work, or `{id, error: {code: WORK_NOT_FOUND, message}}`. With `format`, the found works as a BibTeX, RIS or CSL-JSON file instead.',
-    query: queryParameters(worksBatchQuery, { format: 'Answer the found works as a file: `bibtex`, `ris` or `csljson`.' }),
-    body: 'WorksBatchRequest', response: { content: { 'application/json': { schema: ref('WorksBatchResponse') }, ...EXPORT_CONTENT }, description: 'The entries; with `format`, the file' }, headers: BILLING_HEADERS, errors: [401, 422, 429, 503],
+    method: "post",
+    path: "/api/v1/works/batch",
+    tag: "works",
+    access: "apiKey",
+    operationId: "getWorksBatch",
+    summary: "Up to 100 works at once, in the order sent",
+    description:
+      "Free; one slot of the per-minute budget for the whole batch. Always 200 with one entry per id: the work, or `{id, error: {code: WORK_NOT_FOUND, message}}`. With `format`, the found works as a BibTeX, RIS or CSL-JSON file instead.",
+    query: queryParameters(worksBatchQuery, {
+      format: "Answer the found works as a file: `bibtex`, `ris` or `csljson`.",
+    }),
+    body: "WorksBatchRequest",
+    response: {
+      content: { "application/json": { schema: ref("WorksBatchResponse") }, ...EXPORT_CONTENT },
+      description: "The entries; with `format`, the file",
+    },
+    headers: BILLING_HEADERS,
+    errors: [401, 422, 429, 503],
   },
   {
-    method: 'get', path: '/api/v1/works/{id}/references', tag: 'works', access: 'apiKey', operationId: 'getWorkReferences', summary: "A work's references, paged",
-    description: 'Free; one slot of the per-minute budget. Each entry is the referenced work where a collection the key reaches holds it, else its identifiers with `held: false`. `coverage` says how many references the source records (null where it records none: then an empty list means nothing) and how many are held.',
-    query: queryParameters(workListQuery), response: 'WorkGraphPage', headers: BILLING_HEADERS, errors: [401, 404, 422, 429, 503],
+    method: "get",
+    path: "/api/v1/works/{id}/references",
+    tag: "works",
+    access: "apiKey",
+    operationId: "getWorkReferences",
+    summary: "A work's references, paged",
+    description:
+      "Free; one slot of the per-minute budget. Each entry is the referenced work where a collection the key reaches holds it, else its identifiers with `held: false`. `coverage` says how many references the source records (null where it records none: then an empty list means nothing) and how many are held.",
+    query: queryParameters(workListQuery),
+    response: "WorkGraphPage",
+    headers: BILLING_HEADERS,
+    errors: [401, 404, 422, 429, 503],
   },
   {
-    method: 'get', path: '/api/v1/works/{id}/cited-by', tag: 'works', access: 'apiKey', operationId: 'getWorkCitedBy', summary: 'The works citing a work, paged, newest first',
-    description: "Free; one slot of the per-minute budget. The citing works the collections the key reaches hold (found through their reference lists). `coverage.recorded` is the source's count of citing works across the literature (OpenAlex cited_by_count), null where the source has none.",
-    query: queryParameters(workListQuery), response: 'WorkGraphPage', headers: BILLING_HEADERS, errors: [401, 404, 422, 429, 503],
+    method: "get",
+    path: "/api/v1/works/{id}/cited-by",
+    tag: "works",
+    access: "apiKey",
+    operationId: "getWorkCitedBy",
+    summary: "The works citing a work, paged, newest first",
+    description:
+      "Free; one slot of the per-minute budget. The citing works the collections the key reaches hold (found through their reference lists). `coverage.recorded` is the source's count of citing works across the literature (OpenAlex cited_by_count), null where the source has none.",
+    query: queryParameters(workListQuery),
+    response: "WorkGraphPage",
+    headers: BILLING_HEADERS,
+    errors: [401, 404, 422, 429, 503],
   },
-  { method: 'get', path: '/api/v1/search/quota', tag: 'search', access: 'apiKey', operationId: 'getQuota', summary: "The organization's daily and monthly query usage and limits", response: 'QuotaInfo', headers: BILLING_HEADERS, errors: [401, 503] },
   {
-    method: 'post', path: '/api/v1/search/{collection}', tag: 'search', access: 'apiKey', operationId: 'searchCollection', summary: 'Search one collection named in the path',
-    description: 'Shorthand for /query. A `collection` or `collections` key in the body is 422. `includeImages` is the deprecated alias of `includeFigures`.',
-    body: 'CollectionSearchRequest', response: 'SearchResponse', headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, 'X-Cache-Expires'], errors: SEARCH_ERRORS,
+    method: "get",
+    path: "/api/v1/search/quota",
+    tag: "search",
+    access: "apiKey",
+    operationId: "getQuota",
+    summary: "The organization's daily and monthly query usage and limits",
+    response: "QuotaInfo",
+    headers: BILLING_HEADERS,
+    errors: [401, 503],
+  },
+  {
+    method: "post",
+    path: "/api/v1/search/{collection}",
+    tag: "search",
+    access: "apiKey",
+    operationId: "searchCollection",
+    summary: "Search one collection named in the path",
+    description:
+      "Shorthand for /query. A `collection` or `collections` key in the body is 422. `includeImages` is the deprecated alias of `includeFigures`.",
+    body: "CollectionSearchRequest",
+    response: "SearchResponse",
+    headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, "X-Cache-Expires"],
+    errors: SEARCH_ERRORS,
   },
   // catalogue
   {
-    method: 'get', path: '/api/v1/search/collections/{name}/journals', tag: 'catalogue', access: 'apiKey', operationId: 'listJournals', summary: "Journals in the key's scope of a collection",
-    description: 'Free. Ranked by h-index, or with `topic` by how much relevant content each journal holds on it. The answer is a catalogue answer (the discovery fields at the top level, `intent` = `journals`). An unreachable or misspelled collection is 403 NO_COLLECTION_ACCESS.',
-    query: queryParameters(journalsQuery), response: 'Discovery', headers: BILLING_HEADERS, errors: [401, 403, 422, 429, 503],
+    method: "get",
+    path: "/api/v1/search/collections/{name}/journals",
+    tag: "catalogue",
+    access: "apiKey",
+    operationId: "listJournals",
+    summary: "Journals in the key's scope of a collection",
+    description:
+      "Free. Ranked by h-index, or with `topic` by how much relevant content each journal holds on it. The answer is a catalogue answer (the discovery fields at the top level, `intent` = `journals`). An unreachable or misspelled collection is 403 NO_COLLECTION_ACCESS.",
+    query: queryParameters(journalsQuery),
+    response: "Discovery",
+    headers: BILLING_HEADERS,
+    errors: [401, 403, 422, 429, 503],
   },
-  { method: 'post', path: '/api/v1/search/journal-requests', tag: 'catalogue', access: 'apiKey', operationId: 'requestJournal', summary: 'Ask for a journal to be added', description: 'At least one of `title` and `issn`. Free; takes one slot of the per-minute budget.', body: 'JournalRequestInput', status: 201, response: 'JournalRequest', headers: BILLING_HEADERS, errors: [401, 422, 429] },
+  {
+    method: "post",
+    path: "/api/v1/search/journal-requests",
+    tag: "catalogue",
+    access: "apiKey",
+    operationId: "requestJournal",
+    summary: "Ask for a journal to be added",
+    description: "At least one of `title` and `issn`. Free; takes one slot of the per-minute budget.",
+    body: "JournalRequestInput",
+    status: 201,
+    response: "JournalRequest",
+    headers: BILLING_HEADERS,
+    errors: [401, 422, 429],
+  },
   // webhooks
   {
-    method: 'post', path: '/api/v1/webhooks', tag: 'webhooks', access: 'apiKey', operationId: 'createWebhookEndpoint', summary: 'Register a webhook endpoint',
-    description: 'Live keys only. The URL must be https and its host must resolve to public addresses only (checked now and before every attempt). The answer carries the signing secret, shown once. At most 16 endpoints per organization.',
-    body: 'WebhookEndpointRequest', status: 201, response: 'WebhookEndpointWithSecret', errors: [401, 403, 409, 422, 429],
+    method: "post",
+    path: "/api/v1/webhooks",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "createWebhookEndpoint",
+    summary: "Register a webhook endpoint",
+    description:
+      "Live keys only. The URL must be https and its host must resolve to public addresses only (checked now and before every attempt). The answer carries the signing secret, shown once. At most 16 endpoints per organization.",
+    body: "WebhookEndpointRequest",
+    status: 201,
+    response: "WebhookEndpointWithSecret",
+    errors: [401, 403, 409, 422, 429],
   },
-  { method: 'get', path: '/api/v1/webhooks', tag: 'webhooks', access: 'apiKey', operationId: 'listWebhookEndpoints', summary: "The organization's webhook endpoints", response: 'WebhookEndpointList', errors: [401, 403] },
-  { method: 'get', path: '/api/v1/webhooks/{id}', tag: 'webhooks', access: 'apiKey', operationId: 'getWebhookEndpoint', summary: 'One webhook endpoint', response: 'WebhookEndpoint', errors: [401, 403, 404] },
-  { method: 'delete', path: '/api/v1/webhooks/{id}', tag: 'webhooks', access: 'apiKey', operationId: 'deleteWebhookEndpoint', summary: 'Delete a webhook endpoint', description: 'Nothing more is sent to it; deliveries under way stop before their next attempt.', response: 'WebhookEndpointDeleted', errors: [401, 403, 404] },
   {
-    method: 'post', path: '/api/v1/webhooks/{id}/rotate-secret', tag: 'webhooks', access: 'apiKey', operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret',
-    description: 'The new secret is shown once. For 24 hours deliveries carry two signatures, one with each secret, so the receiver can switch over.', response: 'WebhookEndpointWithSecret', errors: [401, 403, 404, 409],
+    method: "get",
+    path: "/api/v1/webhooks",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "listWebhookEndpoints",
+    summary: "The organization's webhook endpoints",
+    response: "WebhookEndpointList",
+    errors: [401, 403],
   },
-  { method: 'post', path: '/api/v1/webhooks/{id}/test', tag: 'webhooks', access: 'apiKey', operationId: 'testWebhookEndpoint', summary: 'Send a test event', description: 'A `webhook.test` event, whatever the endpoint subscribes to, delivered like any other (listed under its deliveries).', status: 202, response: 'WebhookEventQueued', errors: [401, 403, 404, 409, 429] },
-  { method: 'get', path: '/api/v1/webhooks/{id}/deliveries', tag: 'webhooks', access: 'apiKey', operationId: 'listWebhookDeliveries', summary: 'Deliveries to an endpoint, newest first, with every attempt', query: queryParameters(webhookDeliveriesQuery), response: 'WebhookDeliveryList', errors: [401, 403, 404, 422] },
   {
-    method: 'post', path: '/api/v1/webhooks/{id}/deliveries/{eventId}/redeliver', tag: 'webhooks', access: 'apiKey', operationId: 'redeliverWebhookEvent', summary: 'Send an ended delivery again',
-    description: 'A new series of attempts with the same `webhook-id` and body (receivers deduplicate by it).', status: 202, response: 'WebhookEventQueued', errors: [401, 403, 404, 409, 429],
+    method: "get",
+    path: "/api/v1/webhooks/{id}",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "getWebhookEndpoint",
+    summary: "One webhook endpoint",
+    response: "WebhookEndpoint",
+    errors: [401, 403, 404],
   },
-  { method: 'get', path: '/api/v1/notifications', tag: 'webhooks', access: 'apiKey', operationId: 'getNotificationSettings', summary: 'What the organization is told about its account', response: 'NotificationSettings', errors: [401, 403] },
-  { method: 'put', path: '/api/v1/notifications', tag: 'webhooks', access: 'apiKey', operationId: 'setNotificationSettings', summary: 'Set the balance below which a `balance.low` webhook is sent', body: 'NotificationSettingsRequest', response: 'NotificationSettings', errors: [401, 403, 422] },
+  {
+    method: "delete",
+    path: "/api/v1/webhooks/{id}",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "deleteWebhookEndpoint",
+    summary: "Delete a webhook endpoint",
+    description: "Nothing more is sent to it; deliveries under way stop before their next attempt.",
+    response: "WebhookEndpointDeleted",
+    errors: [401, 403, 404],
+  },
+  {
+    method: "post",
+    path: "/api/v1/webhooks/{id}/rotate-secret",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "rotateWebhookSecret",
+    summary: "Rotate the signing secret",
+    description:
+      "The new secret is shown once. For 24 hours deliveries carry two signatures, one with each secret, so the receiver can switch over.",
+    response: "WebhookEndpointWithSecret",
+    errors: [401, 403, 404, 409],
+  },
+  {
+    method: "post",
+    path: "/api/v1/webhooks/{id}/test",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "testWebhookEndpoint",
+    summary: "Send a test event",
+    description:
+      "A `webhook.test` event, whatever the endpoint subscribes to, delivered like any other (listed under its deliveries).",
+    status: 202,
+    response: "WebhookEventQueued",
+    errors: [401, 403, 404, 409, 429],
+  },
+  {
+    method: "get",
+    path: "/api/v1/webhooks/{id}/deliveries",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "listWebhookDeliveries",
+    summary: "Deliveries to an endpoint, newest first, with every attempt",
+    query: queryParameters(webhookDeliveriesQuery),
+    response: "WebhookDeliveryList",
+    errors: [401, 403, 404, 422],
+  },
+  {
+    method: "post",
+    path: "/api/v1/webhooks/{id}/deliveries/{eventId}/redeliver",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "redeliverWebhookEvent",
+    summary: "Send an ended delivery again",
+    description: "A new series of attempts with the same `webhook-id` and body (receivers deduplicate by it).",
+    status: 202,
+    response: "WebhookEventQueued",
+    errors: [401, 403, 404, 409, 429],
+  },
+  {
+    method: "get",
+    path: "/api/v1/notifications",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "getNotificationSettings",
+    summary: "What the organization is told about its account",
+    response: "NotificationSettings",
+    errors: [401, 403],
+  },
+  {
+    method: "put",
+    path: "/api/v1/notifications",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "setNotificationSettings",
+    summary: "Set the balance below which a `balance.low` webhook is sent",
+    body: "NotificationSettingsRequest",
+    response: "NotificationSettings",
+    errors: [401, 403, 422],
+  },
   // alerts
   {
-    method: 'post', path: '/api/v1/alerts', tag: 'webhooks', access: 'apiKey', operationId: 'createAlert', summary: 'Watch a saved search for new works',
-    description: 'Live keys only. The works the collections hold now count as seen. Each run sends only works not seen before (a changed work is not sent again) as an `alert.matched` webhook with the run\'s queryId; the run is charged once, only when the webhook answered 2xx or the queryId was re-fetched. At most 50 alerts per organization.',
-    body: 'AlertRequest', status: 201, response: 'Alert', errors: [401, 403, 404, 409, 422, 429],
+    method: "post",
+    path: "/api/v1/alerts",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "createAlert",
+    summary: "Watch a saved search for new works",
+    description:
+      "Live keys only. The works the collections hold now count as seen. Each run sends only works not seen before (a changed work is not sent again) as an `alert.matched` webhook with the run's queryId; the run is charged once, only when the webhook answered 2xx or the queryId was re-fetched. At most 50 alerts per organization.",
+    body: "AlertRequest",
+    status: 201,
+    response: "Alert",
+    errors: [401, 403, 404, 409, 422, 429],
   },
-  { method: 'get', path: '/api/v1/alerts', tag: 'webhooks', access: 'apiKey', operationId: 'listAlerts', summary: "The organization's alerts", response: 'AlertList', errors: [401, 403] },
-  { method: 'get', path: '/api/v1/alerts/{id}', tag: 'webhooks', access: 'apiKey', operationId: 'getAlert', summary: 'One alert with its runs, newest first', query: queryParameters(alertRunsQuery), response: 'AlertWithRuns', errors: [401, 403, 404, 422] },
-  { method: 'post', path: '/api/v1/alerts/{id}/pause', tag: 'webhooks', access: 'apiKey', operationId: 'pauseAlert', summary: 'Pause an alert', description: 'No run starts while it is paused.', response: 'Alert', errors: [401, 403, 404] },
-  { method: 'post', path: '/api/v1/alerts/{id}/resume', tag: 'webhooks', access: 'apiKey', operationId: 'resumeAlert', summary: 'Resume a paused alert', response: 'Alert', errors: [401, 403, 404] },
-  { method: 'delete', path: '/api/v1/alerts/{id}', tag: 'webhooks', access: 'apiKey', operationId: 'deleteAlert', summary: 'Delete an alert', description: 'No run starts from then on; a run already sent is still charged if it is delivered.', response: 'AlertDeleted', errors: [401, 403, 404] },
+  {
+    method: "get",
+    path: "/api/v1/alerts",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "listAlerts",
+    summary: "The organization's alerts",
+    response: "AlertList",
+    errors: [401, 403],
+  },
+  {
+    method: "get",
+    path: "/api/v1/alerts/{id}",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "getAlert",
+    summary: "One alert with its runs, newest first",
+    query: queryParameters(alertRunsQuery),
+    response: "AlertWithRuns",
+    errors: [401, 403, 404, 422],
+  },
+  {
+    method: "post",
+    path: "/api/v1/alerts/{id}/pause",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "pauseAlert",
+    summary: "Pause an alert",
+    description: "No run starts while it is paused.",
+    response: "Alert",
+    errors: [401, 403, 404],
+  },
+  {
+    method: "post",
+    path: "/api/v1/alerts/{id}/resume",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "resumeAlert",
+    summary: "Resume a paused alert",
+    response: "Alert",
+    errors: [401, 403, 404],
+  },
+  {
+    method: "delete",
+    path: "/api/v1/alerts/{id}",
+    tag: "webhooks",
+    access: "apiKey",
+    operationId: "deleteAlert",
+    summary: "Delete an alert",
+    description: "No run starts from then on; a run already sent is still charged if it is delivered.",
+    response: "AlertDeleted",
+    errors: [401, 403, 404],
+  },
   // tools
   {
-    method: 'post', path: '/api/v1/tools/{prefix}/{tool}', tag: 'tools', access: 'apiKey', operationId: 'callTool', summary: 'Call a tool',
-    description: 'Shares the per-minute budget with search. A domain error from the tool is 422 TOOL_ERROR carrying its message.',
-    freeBody: "The tool's arguments, as its input schema describes them.", response: 'ToolResult', headers: BILLING_HEADERS, errors: [401, 403, 404, 422, 429, 503],
+    method: "post",
+    path: "/api/v1/tools/{prefix}/{tool}",
+    tag: "tools",
+    access: "apiKey",
+    operationId: "callTool",
+    summary: "Call a tool",
+    description:
+      "Shares the per-minute budget with search. A domain error from the tool is 422 TOOL_ERROR carrying its message.",
+    freeBody: "The tool's arguments, as its input schema describes them.",
+    response: "ToolResult",
+    headers: BILLING_HEADERS,
+    errors: [401, 403, 404, 422, 429, 503],
   },
   // health and docs
-  { method: 'get', path: '/healthz', tag: 'health', access: 'public', operationId: 'liveness', summary: 'Liveness', response: 'Liveness', errors: [] },
-  { method: 'get', path: '/readyz', tag: 'health', access: 'public', operationId: 'readiness', summary: 'Readiness: the event store, Temporal and the search engine answer', response: 'Readiness', responseDescription: 'Ready; 503 with the same body when a dependency is down', errors: [503] },
-  { method: 'get', path: '/openapi.json', tag: 'docs', access: 'public', operationId: 'openApiDocument', summary: 'This document', response: { content: { 'application/json': { schema: { type: 'object' } } } }, errors: [] },
-  { method: 'get', path: '/docs', tag: 'docs', access: 'public', operationId: 'docsPage', summary: 'This document rendered as a page (Swagger UI, served locally)', response: { content: { 'text/html': { schema: { type: 'string' } } } }, errors: [] },
-  { method: 'get', path: '/docs/assets/{file}', tag: 'docs', access: 'public', operationId: 'docsAsset', summary: "The documentation page's scripts and styles", response: { content: { 'application/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } }, 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } }, errors: [404] },
   {
-    method: 'post', path: '/mcp', tag: 'mcp', access: 'apiKey', operationId: 'mcpMessage', summary: 'An MCP JSON-RPC message (Streamable HTTP, stateless)',
-    description: 'Model Context Protocol over Streamable HTTP: initialize, tools/list (a key sees one search-<name> tool per collection it reaches), tools/call. Each request is answered by a fresh server; no session id is issued. Tool results carry the REST answers (searches add `cost`).',
-    freeBody: 'A JSON-RPC 2.0 message or batch (see the MCP specification).',
-    response: { content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } }, description: 'A JSON-RPC response, or a stream of them' },
+    method: "get",
+    path: "/healthz",
+    tag: "health",
+    access: "public",
+    operationId: "liveness",
+    summary: "Liveness",
+    response: "Liveness",
+    errors: [],
+  },
+  {
+    method: "get",
+    path: "/readyz",
+    tag: "health",
+    access: "public",
+    operationId: "readiness",
+    summary: "Readiness: the event store, Temporal and the search engine answer",
+    response: "Readiness",
+    responseDescription: "Ready; 503 with the same body when a dependency is down",
+    errors: [503],
+  },
+  {
+    method: "get",
+    path: "/openapi.json",
+    tag: "docs",
+    access: "public",
+    operationId: "openApiDocument",
+    summary: "This document",
+    response: { content: { "application/json": { schema: { type: "object" } } } },
+    errors: [],
+  },
+  {
+    method: "get",
+    path: "/docs",
+    tag: "docs",
+    access: "public",
+    operationId: "docsPage",
+    summary: "This document rendered as a page (Swagger UI, served locally)",
+    response: { content: { "text/html": { schema: { type: "string" } } } },
+    errors: [],
+  },
+  {
+    method: "get",
+    path: "/docs/assets/{file}",
+    tag: "docs",
+    access: "public",
+    operationId: "docsAsset",
+    summary: "The documentation page's scripts and styles",
+    response: {
+      content: {
+        "application/javascript": { schema: { type: "string" } },
+        "text/css": { schema: { type: "string" } },
+        "image/png": { schema: { type: "string", contentMediaType: "image/png" } },
+      },
+    },
+    errors: [404],
+  },
+  {
+    method: "post",
+    path: "/mcp",
+    tag: "mcp",
+    access: "apiKey",
+    operationId: "mcpMessage",
+    summary: "An MCP JSON-RPC message (Streamable HTTP, stateless)",
+    description:
+      "Model Context Protocol over Streamable HTTP: initialize, tools/list (a key sees one search-<name> tool per collection it reaches), tools/call. Each request is answered by a fresh server; no session id is issued. Tool results carry the REST answers (searches add `cost`).",
+    freeBody: "A JSON-RPC 2.0 message or batch (see the MCP specification).",
+    response: {
+      content: {
+        "application/json": { schema: { type: "object" } },
+        "text/event-stream": { schema: { type: "string" } },
+      },
+      description: "A JSON-RPC response, or a stream of them",
+    },
     errors: [401, 422],
   },
-  { method: 'delete', path: '/mcp', tag: 'mcp', access: 'apiKey', operationId: 'mcpEndSession', summary: 'Ends a session: accepted for clients that send it; the server keeps none', response: { content: { 'application/json': { schema: { type: 'object' } } } }, errors: [401] },
+  {
+    method: "delete",
+    path: "/mcp",
+    tag: "mcp",
+    access: "apiKey",
+    operationId: "mcpEndSession",
+    summary: "Ends a session: accepted for clients that send it; the server keeps none",
+    response: { content: { "application/json": { schema: { type: "object" } } } },
+    errors: [401],
+  },
   // operator
   ...operatorOperations(),
   // dashboard
@@ -435,133 +880,612 @@ const OPERATIONS: Operation[] = [
 ];
 
 function dashboardOperations(): Operation[] {
-  const htmlPage = (description: string) => ({ content: { 'text/html': { schema: { type: 'string' } } }, description });
-  const csv = { content: { 'text/csv': { schema: { type: 'string' } } } };
-  const op = (method: Operation['method'], path: string, access: Access, operationId: string, summary: string, rest: Pick<Operation, 'response'> & Partial<Operation>): Operation => ({
-    method, path, tag: 'dashboard', access, operationId, summary, errors: access === 'dashboardOpen' ? [422, 429] : [401, 403, 404, 422, 429], ...rest,
+  const htmlPage = (description: string) => ({ content: { "text/html": { schema: { type: "string" } } }, description });
+  const csv = { content: { "text/csv": { schema: { type: "string" } } } };
+  const op = (
+    method: Operation["method"],
+    path: string,
+    access: Access,
+    operationId: string,
+    summary: string,
+    rest: Pick<Operation, "response"> & Partial<Operation>,
+  ): Operation => ({
+    method,
+    path,
+    tag: "dashboard",
+    access,
+    operationId,
+    summary,
+    errors: access === "dashboardOpen" ? [422, 429] : [401, 403, 404, 422, 429],
+    ...rest,
   });
   const page = (path: string, operationId: string, summary: string, description?: string) =>
-    op('get', path, 'session', operationId, summary, { response: htmlPage(summary), ...(description ? { description } : {}), errors: [401, 403, 429] });
-  const form = (path: string, operationId: string, summary: string, body: SchemaName, response: SchemaName, description: string, status = 200) =>
-    op('post', path, 'session', operationId, summary, { formBody: body, response, status, description: `${description} Needs the session's CSRF token (\`_csrf\` field or X-CSRF-Token). A browser (Accept: text/html) gets a page or a 303 redirect instead of JSON.` });
-  const operatorForm = (path: string, operationId: string, summary: string, body: SchemaName, response: SchemaName, status = 200) =>
-    op('post', path, 'operatorPage', operationId, summary, {
-      formBody: body, response, status,
-      description: 'The operator only (a member\'s session is 403); an unknown organization, or a key of another one, is 404. With the session cookie it needs the CSRF token (`_csrf` field or X-CSRF-Token); with the operator token as Bearer it does not. A browser (Accept: text/html) gets the organization\'s page or a 303 redirect to it instead of JSON.',
+    op("get", path, "session", operationId, summary, {
+      response: htmlPage(summary),
+      ...(description ? { description } : {}),
+      errors: [401, 403, 429],
+    });
+  const form = (
+    path: string,
+    operationId: string,
+    summary: string,
+    body: SchemaName,
+    response: SchemaName,
+    description: string,
+    status = 200,
+  ) =>
+    op("post", path, "session", operationId, summary, {
+      formBody: body,
+      response,
+      status,
+      description: `${description} Needs the session's CSRF token (\`_csrf\` field or X-CSRF-Token). A browser (Accept: text/html) gets a page or a 303 redirect instead of JSON.`,
+    });
+  const operatorForm = (
+    path: string,
+    operationId: string,
+    summary: string,
+    body: SchemaName,
+    response: SchemaName,
+    status = 200,
+  ) =>
+    op("post", path, "operatorPage", operationId, summary, {
+      formBody: body,
+      response,
+      status,
+      description:
+        "The operator only (a member's session is 403); an unknown organization, or a key of another one, is 404. With the session cookie it needs the CSRF token (`_csrf` field or X-CSRF-Token); with the operator token as Bearer it does not. A browser (Accept: text/html) gets the organization's page or a 303 redirect to it instead of JSON.",
     });
   return [
-    op('get', '/dashboard/login', 'dashboardOpen', 'dashboardLoginPage', 'The sign-in page (members and the operator)', { response: htmlPage('The sign-in page; sets the form cookie its forms echo'), errors: [429] }),
-    op('post', '/dashboard/login', 'dashboardOpen', 'dashboardLogin', 'Sign in with email and password', {
-      formBody: 'LoginRequest', response: 'DashboardSignedIn',
-      description: 'Sets the session cookie (HttpOnly, SameSite=Lax, Secure under TLS). A form must echo the form cookie in `_csrf`; JSON needs none (a cross-site page cannot send JSON without a CORS preflight, never granted here). A wrong email or password is 401 with one message for both. Failed sign-ins are limited per address and per account: 429 in the bare form.',
+    op(
+      "get",
+      "/dashboard/login",
+      "dashboardOpen",
+      "dashboardLoginPage",
+      "The sign-in page (members and the operator)",
+      { response: htmlPage("The sign-in page; sets the form cookie its forms echo"), errors: [429] },
+    ),
+    op("post", "/dashboard/login", "dashboardOpen", "dashboardLogin", "Sign in with email and password", {
+      formBody: "LoginRequest",
+      response: "DashboardSignedIn",
+      description:
+        "Sets the session cookie (HttpOnly, SameSite=Lax, Secure under TLS). A form must echo the form cookie in `_csrf`; JSON needs none (a cross-site page cannot send JSON without a CORS preflight, never granted here). A wrong email or password is 401 with one message for both. Failed sign-ins are limited per address and per account: 429 in the bare form.",
       errors: [401, 403, 422, 429],
     }),
-    op('post', '/dashboard/operator/login', 'dashboardOpen', 'dashboardOperatorLogin', 'Sign in to the operator pages with the operator token', { formBody: 'OperatorLoginRequest', response: 'DashboardSignedIn', errors: [401, 403, 422, 429] }),
-    op('get', '/dashboard/invite/{token}', 'dashboardOpen', 'dashboardInvitePage', "An invite's set-password page", { response: htmlPage('The set-password page'), description: 'A used, expired or unknown invite is 404 (alike); each counts as a failed sign-in of the address.', errors: [404, 429] }),
-    op('post', '/dashboard/invite/{token}', 'dashboardOpen', 'dashboardAcceptInvite', 'Set a password: creates the member and signs them in', { formBody: 'SetPasswordRequest', response: 'DashboardSignedIn', status: 201, description: 'At least 12 characters. A used or expired invite is refused with 404.', errors: [403, 404, 422, 429] }),
-    op('get', '/dashboard/assets/{file}', 'dashboardOpen', 'dashboardAsset', "The pages' stylesheet and script", { response: { content: { 'text/css': { schema: { type: 'string' } }, 'application/javascript': { schema: { type: 'string' } } } }, errors: [404, 429] }),
-    page('/dashboard', 'dashboardOverview', 'Overview: balance, billing mode, quota use, spend this month, low-balance notice'),
-    page('/dashboard/keys', 'dashboardKeys', 'Settings > API Keys: every key with mode, scope, spend, cap, created and last used'),
-    form('/dashboard/keys', 'dashboardCreateKey', 'Create an API key (the secret is shown once)', 'DashboardKeyForm', 'CreatedKey', 'Any member; a spending cap at creation is an owner\'s.', 201),
-    form('/dashboard/keys/{keyId}/revoke', 'dashboardRevokeKey', 'Revoke a key', 'CsrfOnlyForm', 'RevokedKey', 'Owners revoke any key of their organization, members the keys they created (403 otherwise); a key of another organization is 404.'),
-    form('/dashboard/keys/{keyId}/cap', 'dashboardSetCap', "Set or clear (empty) a key's spending cap", 'DashboardCapForm', 'DashboardCap', 'Owners only.'),
-    page('/dashboard/usage', 'dashboardUsage', 'Usage: searches, tokens and spend per day and collection, last 30 days (SVG charts and a table)'),
-    op('get', '/dashboard/usage.csv', 'session', 'dashboardUsageCsv', 'Usage per day and collection as CSV', { response: csv, errors: [401, 403, 429] }),
-    page('/dashboard/ledger', 'dashboardLedger', 'Ledger entries with the balance after each'),
-    op('get', '/dashboard/ledger.csv', 'session', 'dashboardLedgerCsv', 'The ledger as CSV', { response: csv, errors: [401, 403, 429] }),
-    op('get', '/dashboard/queries/{queryId}/export', 'session', 'dashboardQueryExport', "One of the organization's kept searches (7 days) as BibTeX, RIS or CSL-JSON: one entry per work, in result order", {
-      query: queryParameters(dashboardExportQuery), response: { content: EXPORT_CONTENT }, errors: [401, 403, 404, 410, 422, 429],
+    op(
+      "post",
+      "/dashboard/operator/login",
+      "dashboardOpen",
+      "dashboardOperatorLogin",
+      "Sign in to the operator pages with the operator token",
+      { formBody: "OperatorLoginRequest", response: "DashboardSignedIn", errors: [401, 403, 422, 429] },
+    ),
+    op("get", "/dashboard/invite/{token}", "dashboardOpen", "dashboardInvitePage", "An invite's set-password page", {
+      response: htmlPage("The set-password page"),
+      description: "A used, expired or unknown invite is 404 (alike); each counts as a failed sign-in of the address.",
+      errors: [404, 429],
     }),
-    op('get', '/dashboard/queries', 'session', 'dashboardQueries', 'Recent queries: the query text (first 120 characters), result count, key, cost, and the re-fetch command', {
-      response: htmlPage('The recent queries page'), query: queryParameters(queriesQuery, { queryId: 'Only this search (a ledger entry links here).' }), errors: [401, 403, 422, 429],
+    op(
+      "post",
+      "/dashboard/invite/{token}",
+      "dashboardOpen",
+      "dashboardAcceptInvite",
+      "Set a password: creates the member and signs them in",
+      {
+        formBody: "SetPasswordRequest",
+        response: "DashboardSignedIn",
+        status: 201,
+        description: "At least 12 characters. A used or expired invite is refused with 404.",
+        errors: [403, 404, 422, 429],
+      },
+    ),
+    op("get", "/dashboard/assets/{file}", "dashboardOpen", "dashboardAsset", "The pages' stylesheet and script", {
+      response: {
+        content: {
+          "text/css": { schema: { type: "string" } },
+          "application/javascript": { schema: { type: "string" } },
+        },
+      },
+      errors: [404, 429],
     }),
-    page('/dashboard/members', 'dashboardMembers', "The organization's members and open invites"),
-    form('/dashboard/members/invites', 'dashboardInvite', 'Invite someone to the organization', 'DashboardInviteForm', 'DashboardInvite', 'Owners only.', 201),
-    form('/dashboard/members/{memberId}/remove', 'dashboardRemoveMember', 'Remove a member: their sessions stop at once and their address may be invited again', 'CsrfOnlyForm', 'MemberRemoved', 'Owners only; the last owner stays (422). The keys the member created stay the organization\'s. A member of another organization is 404.'),
-    form('/dashboard/invites/{inviteId}/cancel', 'dashboardCancelInvite', 'Withdraw an invite not yet used: its link reads as unknown', 'CsrfOnlyForm', 'InviteCancelled', 'Owners only; a used invite is 422 (remove the member instead).'),
-    page('/dashboard/account', 'dashboardSessions', "The member's live sessions"),
-    form('/dashboard/sessions/{sessionId}/revoke', 'dashboardRevokeSession', 'End one of your other sessions', 'CsrfOnlyForm', 'DashboardSessionRevoked', "Only the member's own sessions (another is 404)."),
-    form('/dashboard/logout', 'dashboardLogout', 'Sign out: the session ends on the server', 'CsrfOnlyForm', 'DashboardSignedOut', 'The cookie is cleared and the session can no longer be used.'),
-    op('get', '/dashboard/operator', 'operatorPage', 'dashboardOperator', 'The operator page: organizations (25 a page, searchable) with balances, billing and suspension, reconciliation, the hash chain, journal requests', {
-      response: htmlPage('The operator page'), query: queryParameters(operatorListQuery, { q: 'Organizations whose name or id contains this (case-insensitive).', page: 'Page number, from 1.' }), errors: [401, 403, 422, 429],
+    page(
+      "/dashboard",
+      "dashboardOverview",
+      "Overview: balance, billing mode, quota use, spend this month, low-balance notice",
+    ),
+    page(
+      "/dashboard/keys",
+      "dashboardKeys",
+      "Settings > API Keys: every key with mode, scope, spend, cap, created and last used",
+    ),
+    form(
+      "/dashboard/keys",
+      "dashboardCreateKey",
+      "Create an API key (the secret is shown once)",
+      "DashboardKeyForm",
+      "CreatedKey",
+      "Any member; a spending cap at creation is an owner's.",
+      201,
+    ),
+    form(
+      "/dashboard/keys/{keyId}/revoke",
+      "dashboardRevokeKey",
+      "Revoke a key",
+      "CsrfOnlyForm",
+      "RevokedKey",
+      "Owners revoke any key of their organization, members the keys they created (403 otherwise); a key of another organization is 404.",
+    ),
+    form(
+      "/dashboard/keys/{keyId}/cap",
+      "dashboardSetCap",
+      "Set or clear (empty) a key's spending cap",
+      "DashboardCapForm",
+      "DashboardCap",
+      "Owners only.",
+    ),
+    page(
+      "/dashboard/usage",
+      "dashboardUsage",
+      "Usage: searches, tokens and spend per day and collection, last 30 days (SVG charts and a table)",
+    ),
+    op("get", "/dashboard/usage.csv", "session", "dashboardUsageCsv", "Usage per day and collection as CSV", {
+      response: csv,
+      errors: [401, 403, 429],
     }),
-    op('get', '/dashboard/operator/orgs/{orgId}', 'operatorPage', 'dashboardOperatorOrganization', "An organization's page for the operator: balance, keys, usage, ledger, members, and the operator's actions", {
-      response: htmlPage("The organization's page"), query: queryParameters(operatorDoneQuery, { done: 'The action that led here (shown as a notice).' }), errors: [401, 403, 404, 422, 429],
+    page("/dashboard/ledger", "dashboardLedger", "Ledger entries with the balance after each"),
+    op("get", "/dashboard/ledger.csv", "session", "dashboardLedgerCsv", "The ledger as CSV", {
+      response: csv,
+      errors: [401, 403, 429],
     }),
-    operatorForm('/dashboard/operator/orgs/{orgId}/credits', 'dashboardOperatorAddCredits', 'Add credits to the organization', 'OperatorCreditsForm', 'Balance'),
-    operatorForm('/dashboard/operator/orgs/{orgId}/limits', 'dashboardOperatorChangeLimits', "Change the organization's limits", 'OperatorLimitsForm', 'Limits'),
-    operatorForm('/dashboard/operator/orgs/{orgId}/suspend', 'dashboardOperatorSuspend', "Suspend the organization's billing", 'OperatorSuspendForm', 'Organization'),
-    operatorForm('/dashboard/operator/orgs/{orgId}/resume', 'dashboardOperatorResume', "Resume the organization's billing", 'CsrfOnlyForm', 'Organization'),
-    operatorForm('/dashboard/operator/orgs/{orgId}/keys', 'dashboardOperatorCreateKey', 'Create an API key for the organization (the secret is shown once)', 'DashboardKeyForm', 'CreatedKey', 201),
-    operatorForm('/dashboard/operator/orgs/{orgId}/keys/{keyId}/revoke', 'dashboardOperatorRevokeKey', 'Revoke a key of the organization', 'CsrfOnlyForm', 'RevokedKey'),
-    operatorForm('/dashboard/operator/orgs/{orgId}/keys/{keyId}/cap', 'dashboardOperatorSetCap', "Set or clear (empty) a key's spending cap", 'DashboardCapForm', 'ApiKey'),
-    op('get', '/favicon.ico', 'dashboardOpen', 'favicon', "The service's icon", { response: { content: { 'image/x-icon': { schema: { type: 'string', contentEncoding: 'binary' } } } }, errors: [429] }),
+    op(
+      "get",
+      "/dashboard/queries/{queryId}/export",
+      "session",
+      "dashboardQueryExport",
+      "One of the organization's kept searches (7 days) as BibTeX, RIS or CSL-JSON: one entry per work, in result order",
+      {
+        query: queryParameters(dashboardExportQuery),
+        response: { content: EXPORT_CONTENT },
+        errors: [401, 403, 404, 410, 422, 429],
+      },
+    ),
+    op(
+      "get",
+      "/dashboard/queries",
+      "session",
+      "dashboardQueries",
+      "Recent queries: the query text (first 120 characters), result count, key, cost, and the re-fetch command",
+      {
+        response: htmlPage("The recent queries page"),
+        query: queryParameters(queriesQuery, { queryId: "Only this search (a ledger entry links here)." }),
+        errors: [401, 403, 422, 429],
+      },
+    ),
+    page("/dashboard/members", "dashboardMembers", "The organization's members and open invites"),
+    form(
+      "/dashboard/members/invites",
+      "dashboardInvite",
+      "Invite someone to the organization",
+      "DashboardInviteForm",
+      "DashboardInvite",
+      "Owners only.",
+      201,
+    ),
+    form(
+      "/dashboard/members/{memberId}/remove",
+      "dashboardRemoveMember",
+      "Remove a member: their sessions stop at once and their address may be invited again",
+      "CsrfOnlyForm",
+      "MemberRemoved",
+      "Owners only; the last owner stays (422). The keys the member created stay the organization's. A member of another organization is 404.",
+    ),
+    form(
+      "/dashboard/invites/{inviteId}/cancel",
+      "dashboardCancelInvite",
+      "Withdraw an invite not yet used: its link reads as unknown",
+      "CsrfOnlyForm",
+      "InviteCancelled",
+      "Owners only; a used invite is 422 (remove the member instead).",
+    ),
+    page("/dashboard/account", "dashboardSessions", "The member's live sessions"),
+    form(
+      "/dashboard/sessions/{sessionId}/revoke",
+      "dashboardRevokeSession",
+      "End one of your other sessions",
+      "CsrfOnlyForm",
+      "DashboardSessionRevoked",
+      "Only the member's own sessions (another is 404).",
+    ),
+    form(
+      "/dashboard/logout",
+      "dashboardLogout",
+      "Sign out: the session ends on the server",
+      "CsrfOnlyForm",
+      "DashboardSignedOut",
+      "The cookie is cleared and the session can no longer be used.",
+    ),
+    op(
+      "get",
+      "/dashboard/operator",
+      "operatorPage",
+      "dashboardOperator",
+      "The operator page: organizations (25 a page, searchable) with balances, billing and suspension, reconciliation, the hash chain, journal requests",
+      {
+        response: htmlPage("The operator page"),
+        query: queryParameters(operatorListQuery, {
+          q: "Organizations whose name or id contains this (case-insensitive).",
+          page: "Page number, from 1.",
+        }),
+        errors: [401, 403, 422, 429],
+      },
+    ),
+    op(
+      "get",
+      "/dashboard/operator/orgs/{orgId}",
+      "operatorPage",
+      "dashboardOperatorOrganization",
+      "An organization's page for the operator: balance, keys, usage, ledger, members, and the operator's actions",
+      {
+        response: htmlPage("The organization's page"),
+        query: queryParameters(operatorDoneQuery, { done: "The action that led here (shown as a notice)." }),
+        errors: [401, 403, 404, 422, 429],
+      },
+    ),
+    operatorForm(
+      "/dashboard/operator/orgs/{orgId}/credits",
+      "dashboardOperatorAddCredits",
+      "Add credits to the organization",
+      "OperatorCreditsForm",
+      "Balance",
+    ),
+    operatorForm(
+      "/dashboard/operator/orgs/{orgId}/limits",
+      "dashboardOperatorChangeLimits",
+      "Change the organization's limits",
+      "OperatorLimitsForm",
+      "Limits",
+    ),
+    operatorForm(
+      "/dashboard/operator/orgs/{orgId}/suspend",
+      "dashboardOperatorSuspend",
+      "Suspend the organization's billing",
+      "OperatorSuspendForm",
+      "Organization",
+    ),
+    operatorForm(
+      "/dashboard/operator/orgs/{orgId}/resume",
+      "dashboardOperatorResume",
+      "Resume the organization's billing",
+      "CsrfOnlyForm",
+      "Organization",
+    ),
+    operatorForm(
+      "/dashboard/operator/orgs/{orgId}/keys",
+      "dashboardOperatorCreateKey",
+      "Create an API key for the organization (the secret is shown once)",
+      "DashboardKeyForm",
+      "CreatedKey",
+      201,
+    ),
+    operatorForm(
+      "/dashboard/operator/orgs/{orgId}/keys/{keyId}/revoke",
+      "dashboardOperatorRevokeKey",
+      "Revoke a key of the organization",
+      "CsrfOnlyForm",
+      "RevokedKey",
+    ),
+    operatorForm(
+      "/dashboard/operator/orgs/{orgId}/keys/{keyId}/cap",
+      "dashboardOperatorSetCap",
+      "Set or clear (empty) a key's spending cap",
+      "DashboardCapForm",
+      "ApiKey",
+    ),
+    op("get", "/favicon.ico", "dashboardOpen", "favicon", "The service's icon", {
+      response: { content: { "image/x-icon": { schema: { type: "string", contentEncoding: "binary" } } } },
+      errors: [429],
+    }),
   ];
 }
 
 function operatorOperations(): Operation[] {
-  const op = (method: Operation['method'], path: string, operationId: string, summary: string, rest: Pick<Operation, 'response'> & Partial<Operation>): Operation => ({
-    method, path: `/admin/v1${path}`, tag: 'operator', access: 'operator', operationId, summary, errors: OPERATOR_ERRORS, ...rest,
+  const op = (
+    method: Operation["method"],
+    path: string,
+    operationId: string,
+    summary: string,
+    rest: Pick<Operation, "response"> & Partial<Operation>,
+  ): Operation => ({
+    method,
+    path: `/admin/v1${path}`,
+    tag: "operator",
+    access: "operator",
+    operationId,
+    summary,
+    errors: OPERATOR_ERRORS,
+    ...rest,
   });
-  const reconciliation = queryParameters(reconciliationQuery, { from: 'First day (UTC), inclusive.', to: 'Last day (UTC), inclusive.', format: 'Ignored here; the ledger takes it.' });
-  const csv = { 'text/csv': { schema: { type: 'string' } } };
+  const reconciliation = queryParameters(reconciliationQuery, {
+    from: "First day (UTC), inclusive.",
+    to: "Last day (UTC), inclusive.",
+    format: "Ignored here; the ledger takes it.",
+  });
+  const csv = { "text/csv": { schema: { type: "string" } } };
   return [
-    op('post', '/organizations', 'createOrganization', 'Create an organization', { body: 'OrganizationRequest', status: 201, response: 'Organization' }),
-    op('get', '/organizations', 'listOrganizations', 'Organizations by name, a page at a time, with balance, billing mode and active keys', {
-      query: queryParameters(organizationListQuery, { q: 'Part of the name (any case), or a whole organization id.', limit: 'Page size, 1 to 200.', offset: 'Organizations to skip.' }),
-      response: 'OrganizationList',
+    op("post", "/organizations", "createOrganization", "Create an organization", {
+      body: "OrganizationRequest",
+      status: 201,
+      response: "Organization",
     }),
-    op('get', '/organizations/{orgId}', 'getOrganization', 'An organization', { response: 'Organization' }),
-    op('post', '/organizations/{orgId}/credits', 'addCredits', 'Add credits', { body: 'CreditsRequest', response: 'Balance' }),
-    op('post', '/organizations/{orgId}/refunds', 'issueRefund', 'Refund credits', { body: 'RefundRequest', response: 'Balance', description: 'With `queryId`: at most what that query cost the organization (its charge and unlocks) less the refunds already tied to it, and only a query the organization paid for; otherwise 422 and nothing moves.' }),
-    op('post', '/organizations/{orgId}/billing', 'changeBillingSettings', 'Change billing mode, visibility, trial queries', { body: 'BillingSettingsRequest', response: 'Organization' }),
-    op('get', '/organizations/{orgId}/prices', 'listPrices', "The organization's prices per collection", { response: 'Prices' }),
-    op('put', '/organizations/{orgId}/prices/{collection}', 'setPrice', 'Set the price of a physical collection for the organization', { body: 'PriceRequest', response: 'Prices' }),
-    op('delete', '/organizations/{orgId}/prices/{collection}', 'clearPrice', "Back to the collection's catalogue price", { response: 'Prices' }),
-    op('get', '/organizations/{orgId}/reconciliation', 'reconcileOrganization', 'Reconcile charges against the ledger for one organization', { query: reconciliation, response: 'Reconciliation' }),
-    op('get', '/reconciliation', 'reconcileAll', 'Reconcile every organization', { query: reconciliation, response: 'ReconciliationAll' }),
-    op('get', '/keys/{keyId}', 'getKey', 'An API key (never its secret)', { response: 'ApiKey' }),
-    op('post', '/keys/{keyId}/spending-cap', 'setSpendingCap', "Set a key's spending cap in credits, or clear it with null", { body: 'SpendingCapRequest', response: 'ApiKey' }),
-    op('post', '/organizations/{orgId}/invites', 'inviteMember', 'Invite someone to the dashboard as owner or member (one use, 7 days)', { body: 'InviteRequest', status: 201, response: 'Invite' }),
-    op('get', '/organizations/{orgId}/members', 'listMembers', "The organization's current members and open invites, with their ids", { response: 'Members' }),
-    op('post', '/organizations/{orgId}/invites/{inviteId}/cancel', 'cancelInvite', 'Withdraw an invite not yet used (a used one is 422)', { response: 'InviteCancelled' }),
-    op('post', '/organizations/{orgId}/members/{memberId}/remove', 'removeMember', "Remove a member: their sessions stop and their address is free again; the last owner stays (422)", { response: 'MemberRemoved' }),
-    op('post', '/organizations/{orgId}/limits', 'changeLimits', 'Change per-minute, daily, monthly and preview limits', { body: 'LimitsRequest', response: 'Limits' }),
-    op('post', '/organizations/{orgId}/suspend', 'suspendOrganization', 'Suspend billing (requests answer 402 BILLING_SUSPENDED)', { body: 'SuspendRequest', response: 'Organization' }),
-    op('post', '/organizations/{orgId}/resume', 'resumeOrganization', 'Resume a suspended organization', { response: 'Organization' }),
-    op('post', '/organizations/{orgId}/keys', 'createKey', 'Create an API key; the secret is shown once', { body: 'KeyRequest', status: 201, response: 'CreatedKey' }),
-    op('post', '/keys/{keyId}/revoke', 'revokeKey', 'Revoke an API key', { response: 'RevokedKey' }),
-    op('get', '/organizations/{orgId}/balance', 'getBalance', 'Balance', { response: 'Balance' }),
-    op('get', '/organizations/{orgId}/ledger', 'getLedger', 'Ledger entries (JSON, or CSV with format=csv)', { query: queryParameters(reconciliationQuery, { format: '`csv` answers text/csv.' }).filter((p) => p.name === 'format'), response: { content: { 'application/json': { schema: ref('Ledger') }, ...csv } } }),
-    op('get', '/organizations/{orgId}/ledger.csv', 'getLedgerCsv', 'Ledger entries as CSV', { response: { content: csv } }),
-    op('post', '/replay', 'replay', 'Rebuild the projections from the event log and compare', { description: 'A divergence is 409 CONFLICT with the replay report in error.details; a replay already running is 409 too.', response: 'ReplayReport', errors: [401, 409, 429] }),
-    op('get', '/journal-requests', 'listJournalRequests', 'Journal requests, grouped by journal, most requested first', { response: 'JournalRequestSummaries' }),
-    op('post', '/retractions', 'loadRetractions', 'Load newer retraction lists: their works leave the results of every collection that excludes retractions, without re-ingesting', { body: 'RetractionsRequest', response: 'RetractionsLoad', description: 'Recorded as an event; the list in force is the shipped lists plus every load, and retractions/check answers from it. Other API processes follow within a second. A file outside the data root, not a regular file, missing, of the wrong shape, or naming no retracted work is 422 naming it and why (never its content), and nothing is loaded. Retraction Watch exports are read by their headers in any case (`OriginalPaperDOI`, `RetractionNature`).' }),
-    op('get', '/collections', 'listAdminCollections', 'The catalogue: collections with their state, size and last ingestion; meta-collections; retired names', { response: 'AdminCollections' }),
-    op('post', '/collections', 'defineCollection', 'Define a plain collection and start its first ingestion', { body: 'CollectionRequest', status: 201, response: 'DefinedCollection', description: 'Recorded as an event. Its searches answer 503 until the first ingestion completes. 409 when the name is taken (names of retired collections too); 422 for a bad definition, an unreadable file or a name a fixed route uses.' }),
-    op('patch', '/collections/{name}', 'changeCollection', "Change a collection's display name, description or price", { body: 'CollectionChangeRequest', response: 'AdminCollection' }),
-    op('delete', '/collections/{name}', 'retireCollection', 'Retire a collection: its searches answer 404 from now on', { response: 'RetiredCollection', description: 'Keys scoped to it lose it; its query records stay re-fetchable for their 7 days; its index is deleted. 409 while a meta-collection lists it or an ingestion of it runs.' }),
-    op('put', '/meta-collections/{metaCollection}', 'defineMetaCollection', 'Define or change a meta-collection', { body: 'MetaCollectionRequest', status: 201, response: 'AdminMetaCollection', description: '201 when defined, 200 when changed. Members are plain collections, at least two.' }),
-    op('post', '/collections/{name}/ingest', 'ingestCollection', "Ingest source files into a plain collection (upsert or replace) while it keeps answering searches", {
-      body: 'IngestRequest', status: 202, response: 'IngestionStarted',
-      description: 'Starts an ingestion workflow and answers at once. A file that is not a regular file inside the data root (an absolute path, `..`, a link out of the root, a FIFO or device) or cannot be read is 422 naming it and why, the same answer a definition gets, and nothing starts. Content that cannot be read (a bad line, a line over 4 MiB, a document over 1,000,000 characters) fails the ingestion at once, never retried, with the file and line numbers in its `error`; an unknown collection is 404 COLLECTION_NOT_FOUND, a meta-collection 422; a collection with an ingestion running is 409 naming it.',
+    op(
+      "get",
+      "/organizations",
+      "listOrganizations",
+      "Organizations by name, a page at a time, with balance, billing mode and active keys",
+      {
+        query: queryParameters(organizationListQuery, {
+          q: "Part of the name (any case), or a whole organization id.",
+          limit: "Page size, 1 to 200.",
+          offset: "Organizations to skip.",
+        }),
+        response: "OrganizationList",
+      },
+    ),
+    op("get", "/organizations/{orgId}", "getOrganization", "An organization", { response: "Organization" }),
+    op("post", "/organizations/{orgId}/credits", "addCredits", "Add credits", {
+      body: "CreditsRequest",
+      response: "Balance",
     }),
-    op('post', '/ingestions/{ingestionId}/cancel', 'cancelIngestion', 'Cancel a running ingestion', {
-      response: 'IngestionStatus', errors: [401, 404, 409, 429],
-      description: 'Its workflow stops and it is recorded `failed` with the error `cancelled: by the operator` and the counts of the batches it committed (each batch is whole). Its collection can then be ingested again or retired. 409 when the ingestion has already ended.',
+    op("post", "/organizations/{orgId}/refunds", "issueRefund", "Refund credits", {
+      body: "RefundRequest",
+      response: "Balance",
+      description:
+        "With `queryId`: at most what that query cost the organization (its charge and unlocks) less the refunds already tied to it, and only a query the organization paid for; otherwise 422 and nothing moves.",
     }),
-    op('put', '/uploads/{name}', 'uploadFile', 'Upload a source file or retraction list into the data root', {
-      rawBody: "The file's bytes, streamed (gzip them yourself for a `.gz` name).", status: 201, response: 'StoredUpload',
-      description: 'Stored as `uploads/{name}` under the data root, which a collection definition or an ingestion then names. The name is 1 to 128 letters, digits, `.`, `_` or `-`, starting with a letter or digit. The body is written to a temporary file, counted against the upload limit (`UPLOAD_MAX_MB`, 422 past it, nothing kept) and hashed as it arrives, then renamed into place, so a reader never sees half a file. 201 when stored, 200 when it replaced an earlier upload of the name.',
+    op(
+      "post",
+      "/organizations/{orgId}/billing",
+      "changeBillingSettings",
+      "Change billing mode, visibility, trial queries",
+      { body: "BillingSettingsRequest", response: "Organization" },
+    ),
+    op("get", "/organizations/{orgId}/prices", "listPrices", "The organization's prices per collection", {
+      response: "Prices",
     }),
-    op('get', '/ingestions/{ingestionId}', 'getIngestion', "An ingestion's state and counts: progress while it runs, the recorded outcome after", { response: 'IngestionStatus' }),
-    op('get', '/organizations/{orgId}/webhooks', 'listOrganizationWebhooks', "The organization's webhook endpoints", { response: 'WebhookEndpointList' }),
-    op('post', '/organizations/{orgId}/webhooks', 'createOrganizationWebhook', 'Register a webhook endpoint for the organization; the secret is shown once', { body: 'WebhookEndpointRequest', status: 201, response: 'WebhookEndpointWithSecret', errors: [401, 404, 409, 422, 429] }),
-    op('delete', '/organizations/{orgId}/webhooks/{id}', 'deleteOrganizationWebhook', 'Delete a webhook endpoint of the organization', { response: 'WebhookEndpointDeleted' }),
-    op('post', '/organizations/{orgId}/webhooks/{id}/rotate-secret', 'rotateOrganizationWebhookSecret', "Rotate a webhook endpoint's secret; the new one is shown once", { response: 'WebhookEndpointWithSecret' }),
-    op('post', '/organizations/{orgId}/webhooks/{id}/test', 'testOrganizationWebhook', 'Send a test event to a webhook endpoint', { status: 202, response: 'WebhookEventQueued', errors: [401, 404, 409, 429] }),
-    op('get', '/organizations/{orgId}/webhooks/{id}/deliveries', 'listOrganizationWebhookDeliveries', "A webhook endpoint's deliveries with every attempt", { query: queryParameters(webhookDeliveriesQuery), response: 'WebhookDeliveryList' }),
-    op('get', '/verify', 'verifyChain', "Verify the event log's hash chain", { description: 'A break is 409 CONFLICT with the verdict in error.details.', response: 'ChainVerdict', errors: [401, 409, 429] }),
+    op(
+      "put",
+      "/organizations/{orgId}/prices/{collection}",
+      "setPrice",
+      "Set the price of a physical collection for the organization",
+      { body: "PriceRequest", response: "Prices" },
+    ),
+    op(
+      "delete",
+      "/organizations/{orgId}/prices/{collection}",
+      "clearPrice",
+      "Back to the collection's catalogue price",
+      { response: "Prices" },
+    ),
+    op(
+      "get",
+      "/organizations/{orgId}/reconciliation",
+      "reconcileOrganization",
+      "Reconcile charges against the ledger for one organization",
+      { query: reconciliation, response: "Reconciliation" },
+    ),
+    op("get", "/reconciliation", "reconcileAll", "Reconcile every organization", {
+      query: reconciliation,
+      response: "ReconciliationAll",
+    }),
+    op("get", "/keys/{keyId}", "getKey", "An API key (never its secret)", { response: "ApiKey" }),
+    op(
+      "post",
+      "/keys/{keyId}/spending-cap",
+      "setSpendingCap",
+      "Set a key's spending cap in credits, or clear it with null",
+      { body: "SpendingCapRequest", response: "ApiKey" },
+    ),
+    op(
+      "post",
+      "/organizations/{orgId}/invites",
+      "inviteMember",
+      "Invite someone to the dashboard as owner or member (one use, 7 days)",
+      { body: "InviteRequest", status: 201, response: "Invite" },
+    ),
+    op(
+      "get",
+      "/organizations/{orgId}/members",
+      "listMembers",
+      "The organization's current members and open invites, with their ids",
+      { response: "Members" },
+    ),
+    op(
+      "post",
+      "/organizations/{orgId}/invites/{inviteId}/cancel",
+      "cancelInvite",
+      "Withdraw an invite not yet used (a used one is 422)",
+      { response: "InviteCancelled" },
+    ),
+    op(
+      "post",
+      "/organizations/{orgId}/members/{memberId}/remove",
+      "removeMember",
+      "Remove a member: their sessions stop and their address is free again; the last owner stays (422)",
+      { response: "MemberRemoved" },
+    ),
+    op(
+      "post",
+      "/organizations/{orgId}/limits",
+      "changeLimits",
+      "Change per-minute, daily, monthly and preview limits",
+      { body: "LimitsRequest", response: "Limits" },
+    ),
+    op(
+      "post",
+      "/organizations/{orgId}/suspend",
+      "suspendOrganization",
+      "Suspend billing (requests answer 402 BILLING_SUSPENDED)",
+      { body: "SuspendRequest", response: "Organization" },
+    ),
+    op("post", "/organizations/{orgId}/resume", "resumeOrganization", "Resume a suspended organization", {
+      response: "Organization",
+    }),
+    op("post", "/organizations/{orgId}/keys", "createKey", "Create an API key; the secret is shown once", {
+      body: "KeyRequest",
+      status: 201,
+      response: "CreatedKey",
+    }),
+    op("post", "/keys/{keyId}/revoke", "revokeKey", "Revoke an API key", { response: "RevokedKey" }),
+    op("get", "/organizations/{orgId}/balance", "getBalance", "Balance", { response: "Balance" }),
+    op("get", "/organizations/{orgId}/ledger", "getLedger", "Ledger entries (JSON, or CSV with format=csv)", {
+      query: queryParameters(reconciliationQuery, { format: "`csv` answers text/csv." }).filter(
+        (p) => p.name === "format",
+      ),
+      response: { content: { "application/json": { schema: ref("Ledger") }, ...csv } },
+    }),
+    op("get", "/organizations/{orgId}/ledger.csv", "getLedgerCsv", "Ledger entries as CSV", {
+      response: { content: csv },
+    }),
+    op("post", "/replay", "replay", "Rebuild the projections from the event log and compare", {
+      description:
+        "A divergence is 409 CONFLICT with the replay report in error.details; a replay already running is 409 too.",
+      response: "ReplayReport",
+      errors: [401, 409, 429],
+    }),
+    op(
+      "get",
+      "/journal-requests",
+      "listJournalRequests",
+      "Journal requests, grouped by journal, most requested first",
+      { response: "JournalRequestSummaries" },
+    ),
+    op(
+      "post",
+      "/retractions",
+      "loadRetractions",
+      "Load newer retraction lists: their works leave the results of every collection that excludes retractions, without re-ingesting",
+      {
+        body: "RetractionsRequest",
+        response: "RetractionsLoad",
+        description:
+          "Recorded as an event; the list in force is the shipped lists plus every load, and retractions/check answers from it. Other API processes follow within a second. A file outside the data root, not a regular file, missing, of the wrong shape, or naming no retracted work is 422 naming it and why (never its content), and nothing is loaded. Retraction Watch exports are read by their headers in any case (`OriginalPaperDOI`, `RetractionNature`).",
+      },
+    ),
+    op(
+      "get",
+      "/collections",
+      "listAdminCollections",
+      "The catalogue: collections with their state, size and last ingestion; meta-collections; retired names",
+      { response: "AdminCollections" },
+    ),
+    op("post", "/collections", "defineCollection", "Define a plain collection and start its first ingestion", {
+      body: "CollectionRequest",
+      status: 201,
+      response: "DefinedCollection",
+      description:
+        "Recorded as an event. Its searches answer 503 until the first ingestion completes. 409 when the name is taken (names of retired collections too); 422 for a bad definition, an unreadable file or a name a fixed route uses.",
+    }),
+    op("patch", "/collections/{name}", "changeCollection", "Change a collection's display name, description or price", {
+      body: "CollectionChangeRequest",
+      response: "AdminCollection",
+    }),
+    op(
+      "delete",
+      "/collections/{name}",
+      "retireCollection",
+      "Retire a collection: its searches answer 404 from now on",
+      {
+        response: "RetiredCollection",
+        description:
+          "Keys scoped to it lose it; its query records stay re-fetchable for their 7 days; its index is deleted. 409 while a meta-collection lists it or an ingestion of it runs.",
+      },
+    ),
+    op("put", "/meta-collections/{metaCollection}", "defineMetaCollection", "Define or change a meta-collection", {
+      body: "MetaCollectionRequest",
+      status: 201,
+      response: "AdminMetaCollection",
+      description: "201 when defined, 200 when changed. Members are plain collections, at least two.",
+    }),
+    op(
+      "post",
+      "/collections/{name}/ingest",
+      "ingestCollection",
+      "Ingest source files into a plain collection (upsert or replace) while it keeps answering searches",
+      {
+        body: "IngestRequest",
+        status: 202,
+        response: "IngestionStarted",
+        description:
+          "Starts an ingestion workflow and answers at once. A file that is not a regular file inside the data root (an absolute path, `..`, a link out of the root, a FIFO or device) or cannot be read is 422 naming it and why, the same answer a definition gets, and nothing starts. Content that cannot be read (a bad line, a line over 4 MiB, a document over 1,000,000 characters) fails the ingestion at once, never retried, with the file and line numbers in its `error`; an unknown collection is 404 COLLECTION_NOT_FOUND, a meta-collection 422; a collection with an ingestion running is 409 naming it.",
+      },
+    ),
+    op("post", "/ingestions/{ingestionId}/cancel", "cancelIngestion", "Cancel a running ingestion", {
+      response: "IngestionStatus",
+      errors: [401, 404, 409, 429],
+      description:
+        "Its workflow stops and it is recorded `failed` with the error `cancelled: by the operator` and the counts of the batches it committed (each batch is whole). Its collection can then be ingested again or retired. 409 when the ingestion has already ended.",
+    }),
+    op("put", "/uploads/{name}", "uploadFile", "Upload a source file or retraction list into the data root", {
+      rawBody: "The file's bytes, streamed (gzip them yourself for a `.gz` name).",
+      status: 201,
+      response: "StoredUpload",
+      description:
+        "Stored as `uploads/{name}` under the data root, which a collection definition or an ingestion then names. The name is 1 to 128 letters, digits, `.`, `_` or `-`, starting with a letter or digit. The body is written to a temporary file, counted against the upload limit (`UPLOAD_MAX_MB`, 422 past it, nothing kept) and hashed as it arrives, then renamed into place, so a reader never sees half a file. 201 when stored, 200 when it replaced an earlier upload of the name.",
+    }),
+    op(
+      "get",
+      "/ingestions/{ingestionId}",
+      "getIngestion",
+      "An ingestion's state and counts: progress while it runs, the recorded outcome after",
+      { response: "IngestionStatus" },
+    ),
+    op("get", "/organizations/{orgId}/webhooks", "listOrganizationWebhooks", "The organization's webhook endpoints", {
+      response: "WebhookEndpointList",
+    }),
+    op(
+      "post",
+      "/organizations/{orgId}/webhooks",
+      "createOrganizationWebhook",
+      "Register a webhook endpoint for the organization; the secret is shown once",
+      {
+        body: "WebhookEndpointRequest",
+        status: 201,
+        response: "WebhookEndpointWithSecret",
+        errors: [401, 404, 409, 422, 429],
+      },
+    ),
+    op(
+      "delete",
+      "/organizations/{orgId}/webhooks/{id}",
+      "deleteOrganizationWebhook",
+      "Delete a webhook endpoint of the organization",
+      { response: "WebhookEndpointDeleted" },
+    ),
+    op(
+      "post",
+      "/organizations/{orgId}/webhooks/{id}/rotate-secret",
+      "rotateOrganizationWebhookSecret",
+      "Rotate a webhook endpoint's secret; the new one is shown once",
+      { response: "WebhookEndpointWithSecret" },
+    ),
+    op(
+      "post",
+      "/organizations/{orgId}/webhooks/{id}/test",
+      "testOrganizationWebhook",
+      "Send a test event to a webhook endpoint",
+      { status: 202, response: "WebhookEventQueued", errors: [401, 404, 409, 429] },
+    ),
+    op(
+      "get",
+      "/organizations/{orgId}/webhooks/{id}/deliveries",
+      "listOrganizationWebhookDeliveries",
+      "A webhook endpoint's deliveries with every attempt",
+      { query: queryParameters(webhookDeliveriesQuery), response: "WebhookDeliveryList" },
+    ),
+    op("get", "/verify", "verifyChain", "Verify the event log's hash chain", {
+      description: "A break is 409 CONFLICT with the verdict in error.details.",
+      response: "ChainVerdict",
+      errors: [401, 409, 429],
+    }),
   ];
 }
 
@@ -574,17 +1498,21 @@ const SECURITY: Record<Access, Json[]> = {
   operatorPage: [{ DashboardSession: [] }, { OperatorBearer: [] }],
 };
 
-const BEHIND_IP_LIMITER: ReadonlySet<Access> = new Set(['operator', 'dashboardOpen', 'session', 'operatorPage']);
+const BEHIND_IP_LIMITER: ReadonlySet<Access> = new Set(["operator", "dashboardOpen", "session", "operatorPage"]);
 
 function errorResponse(status: number, access: Access): Json {
   // the per-address limiter of the operator API and the dashboard answers with a bare string (the spec), before any credential check
   if (status === 429 && BEHIND_IP_LIMITER.has(access)) {
-    return { description: 'Too many requests from this address (per-IP limiter): a bare `{error: string}`, no envelope', headers: headerRefs('Retry-After'), content: { 'application/json': { schema: ref('TooManyRequestsFromAddress') } } };
+    return {
+      description: "Too many requests from this address (per-IP limiter): a bare `{error: string}`, no envelope",
+      headers: headerRefs("Retry-After"),
+      content: { "application/json": { schema: ref("TooManyRequestsFromAddress") } },
+    };
   }
   return {
-    description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-    ...(status === 429 || status === 503 ? { headers: headerRefs('Retry-After') } : {}),
-    content: { 'application/json': { schema: ref('Error') } },
+    description: ERROR_DESCRIPTIONS[status] ?? "Error",
+    ...(status === 429 || status === 503 ? { headers: headerRefs("Retry-After") } : {}),
+    content: { "application/json": { schema: ref("Error") } },
   };
 }
 
@@ -592,14 +1520,18 @@ function errorResponse(status: number, access: Access): Json {
 function bodyMedia(schema: Json, names: readonly SchemaName[]): Json {
   const examples: Record<string, unknown> = {};
   for (const [exampleName, example] of names.flatMap((name) => Object.entries(REQUEST_EXAMPLES[name] ?? {}))) {
-    if (exampleName in examples) throw new Error(`request example "${exampleName}" is named twice in the body of ${names.join(' | ')}`);
+    if (exampleName in examples)
+      throw new Error(`request example "${exampleName}" is named twice in the body of ${names.join(" | ")}`);
     examples[exampleName] = example;
   }
   return { schema, ...(Object.keys(examples).length > 0 ? { examples } : {}) };
 }
 
 function operationObject(op: Operation): Json {
-  const success = typeof op.response === 'string' ? { content: { 'application/json': { schema: ref(op.response) } } } : { content: op.response.content };
+  const success =
+    typeof op.response === "string"
+      ? { content: { "application/json": { schema: ref(op.response) } } }
+      : { content: op.response.content };
   const parameters = [...pathParameters(op.path), ...(op.query ?? []), ...(op.headerParameters ?? [])];
   return {
     operationId: op.operationId,
@@ -608,13 +1540,74 @@ function operationObject(op: Operation): Json {
     tags: [op.tag],
     security: SECURITY[op.access],
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': Array.isArray(op.body) ? bodyMedia({ oneOf: op.body.map(ref) }, op.body) : bodyMedia(ref(op.body), [op.body]) } } } : {}),
-    ...(op.formBody ? { requestBody: { required: true, content: { 'application/x-www-form-urlencoded': bodyMedia(ref(op.formBody), [op.formBody]), 'application/json': bodyMedia(ref(op.formBody), [op.formBody]) } } } : {}),
-    ...(op.rawBody ? { requestBody: { required: true, description: op.rawBody, content: { 'application/octet-stream': { schema: { type: 'string', contentEncoding: 'binary' }, examples: { jsonl: { summary: 'A jsonl corpus, one document a line', value: '{"id": "reef-1", "title": "Coral bleaching on the northern reef", "text": "Coral bleaching followed the marine heatwave."}\n' } } } } } } : {}),
-    ...(op.freeBody ? { requestBody: { required: false, description: op.freeBody, content: { 'application/json': { schema: { type: 'object' }, ...(FREE_BODY_EXAMPLES[op.operationId] ? { examples: FREE_BODY_EXAMPLES[op.operationId] } : {}) } } } } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": Array.isArray(op.body)
+                ? bodyMedia({ oneOf: op.body.map(ref) }, op.body)
+                : bodyMedia(ref(op.body), [op.body]),
+            },
+          },
+        }
+      : {}),
+    ...(op.formBody
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              "application/x-www-form-urlencoded": bodyMedia(ref(op.formBody), [op.formBody]),
+              "application/json": bodyMedia(ref(op.formBody), [op.formBody]),
+            },
+          },
+        }
+      : {}),
+    ...(op.rawBody
+      ? {
+          requestBody: {
+            required: true,
+            description: op.rawBody,
+            content: {
+              "application/octet-stream": {
+                schema: { type: "string", contentEncoding: "binary" },
+                examples: {
+                  jsonl: {
+                    summary: "A jsonl corpus, one document a line",
+                    value:
+                      '{"id": "reef-1", "title": "Coral bleaching on the northern reef", "text": "Coral bleaching followed the marine heatwave."}\n',
+                  },
+                },
+              },
+            },
+          },
+        }
+      : {}),
+    ...(op.freeBody
+      ? {
+          requestBody: {
+            required: false,
+            description: op.freeBody,
+            content: {
+              "application/json": {
+                schema: { type: "object" },
+                ...(FREE_BODY_EXAMPLES[op.operationId] ? { examples: FREE_BODY_EXAMPLES[op.operationId] } : {}),
+              },
+            },
+          },
+        }
+      : {}),
     responses: {
-      [String(op.status ?? 200)]: { description: op.responseDescription ?? op.summary, headers: headerRefs('X-Request-Id', ...(op.headers ?? [])), ...success },
-      ...Object.fromEntries([...new Set([...op.errors, ...(op.access === 'public' || op.access === 'dashboardOpen' ? [] : [500])])].sort((a, b) => a - b).map((s) => [String(s), errorResponse(s, op.access)])),
+      [String(op.status ?? 200)]: {
+        description: op.responseDescription ?? op.summary,
+        headers: headerRefs("X-Request-Id", ...(op.headers ?? [])),
+        ...success,
+      },
+      ...Object.fromEntries(
+        [...new Set([...op.errors, ...(op.access === "public" || op.access === "dashboardOpen" ? [] : [500])])]
+          .sort((a, b) => a - b)
+          .map((s) => [String(s), errorResponse(s, op.access)]),
+      ),
     },
   };
 }
@@ -623,24 +1616,43 @@ export function buildOpenApiDocument(): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
   return {
-    openapi: '3.1.0',
+    openapi: "3.1.0",
     info: {
-      title: 'litsearch: literature search API',
-      version: '1.0.0',
+      title: "litsearch: literature search API",
+      version: "1.0.0",
       description:
-        'A paid, collection-based literature search API: ranked text chunks with metadata from scholarly and editorial collections, catalogue discovery, free previews and paid unlocks, quota reporting and a tool gateway. Every error is `{error: {code, message, requestId}}`. Request schemas here are generated from the same zod schemas that validate requests.',
+        "A paid, collection-based literature search API: ranked text chunks with metadata from scholarly and editorial collections, catalogue discovery, free previews and paid unlocks, quota reporting and a tool gateway. Every error is `{error: {code, message, requestId}}`. Request schemas here are generated from the same zod schemas that validate requests.",
     },
     tags: [
-      { name: 'search', description: 'Search, preview, unlock, re-fetch, quota (API key)' },
-      { name: 'works', description: 'Works by identifier, their references and citing works, and exports (API key; free)' },
-      { name: 'catalogue', description: 'Which journals a collection holds; journal requests (API key)' },
-      { name: 'webhooks', description: 'Signed deliveries of what happened (Standard Webhooks; API key): endpoints, deliveries, attempts; see docs/webhooks.md' },
-      { name: 'tools', description: 'The tool gateway (API key)' },
-      { name: 'mcp', description: 'The MCP server (Streamable HTTP, stateless; API key): the same use cases as REST, see docs/agents.md' },
-      { name: 'operator', description: 'The operator API: organizations, credits, keys, prices, invites, ledger, audit (operator token, not an API key)' },
-      { name: 'dashboard', description: "The members' console and the operator page, served as HTML pages; forms answer JSON to scripts (session cookie; every route behind the per-IP limiter)" },
-      { name: 'health', description: 'Liveness and readiness (no credentials)' },
-      { name: 'docs', description: 'This document and its page (no credentials)' },
+      { name: "search", description: "Search, preview, unlock, re-fetch, quota (API key)" },
+      {
+        name: "works",
+        description: "Works by identifier, their references and citing works, and exports (API key; free)",
+      },
+      { name: "catalogue", description: "Which journals a collection holds; journal requests (API key)" },
+      {
+        name: "webhooks",
+        description:
+          "Signed deliveries of what happened (Standard Webhooks; API key): endpoints, deliveries, attempts; see docs/webhooks.md",
+      },
+      { name: "tools", description: "The tool gateway (API key)" },
+      {
+        name: "mcp",
+        description:
+          "The MCP server (Streamable HTTP, stateless; API key): the same use cases as REST, see docs/agents.md",
+      },
+      {
+        name: "operator",
+        description:
+          "The operator API: organizations, credits, keys, prices, invites, ledger, audit (operator token, not an API key)",
+      },
+      {
+        name: "dashboard",
+        description:
+          "The members' console and the operator page, served as HTML pages; forms answer JSON to scripts (session cookie; every route behind the per-IP limiter)",
+      },
+      { name: "health", description: "Liveness and readiness (no credentials)" },
+      { name: "docs", description: "This document and its page (no credentials)" },
     ],
     security: SECURITY.apiKey,
     paths,
@@ -648,10 +1660,30 @@ export function buildOpenApiDocument(): Json {
       schemas: componentSchemas(),
       headers: HEADERS,
       securitySchemes: {
-        BearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: `Authorization: Bearer sk_live_...` (live, spends credits) or `sk_test_...` (sandbox: synthetic results marked synthetic for search, preview, unlock, re-fetch and assisted search, at no cost and never in the ledger; tool calls answer 403 SANDBOX_UNSUPPORTED_ENDPOINT).' },
-        ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The API key in `X-API-Key`, the alternative to the Authorization header.' },
-        OperatorBearer: { type: 'http', scheme: 'bearer', description: 'The operator token (`ADMIN_TOKEN`) for /admin/v1; API keys are not accepted there.' },
-        DashboardSession: { type: 'apiKey', in: 'cookie', name: 'ls_session', description: 'The dashboard session cookie set by sign-in (`__Host-ls_session` when the service runs with TLS). POSTs also need the CSRF token.' },
+        BearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "API key: `Authorization: Bearer sk_live_...` (live, spends credits) or `sk_test_...` (sandbox: synthetic results marked synthetic for search, preview, unlock, re-fetch and assisted search, at no cost and never in the ledger; tool calls answer 403 SANDBOX_UNSUPPORTED_ENDPOINT).",
+        },
+        ApiKeyHeader: {
+          type: "apiKey",
+          in: "header",
+          name: "X-API-Key",
+          description: "The API key in `X-API-Key`, the alternative to the Authorization header.",
+        },
+        OperatorBearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "The operator token (`ADMIN_TOKEN`) for /admin/v1; API keys are not accepted there.",
+        },
+        DashboardSession: {
+          type: "apiKey",
+          in: "cookie",
+          name: "ls_session",
+          description:
+            "The dashboard session cookie set by sign-in (`__Host-ls_session` when the service runs with TLS). POSTs also need the CSRF token.",
+        },
       },
     },
   };

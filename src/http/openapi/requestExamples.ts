@@ -11,177 +11,330 @@ export interface RequestExample {
   summary: string;
   description?: string;
   value: unknown;
-  'x-queryId-from'?: string;
-  'x-after'?: string[];
+  "x-queryId-from"?: string;
+  "x-after"?: string[];
 }
 
 /** Stands for "the queryId of your earlier call": a real id looks like it; replace it with yours. */
-const EARLIER_QUERY_ID = '0b6f4c6e-6f3a-4d7e-9a55-3c1d2e8f9a10';
+const EARLIER_QUERY_ID = "0b6f4c6e-6f3a-4d7e-9a55-3c1d2e8f9a10";
 
 /** Examples keyed by request schema name (NAMED_SCHEMAS in document.ts), then by example name. */
 export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = {
   // search (API key)
   SearchRequest: {
     search: {
-      summary: 'Recent OpenAlex works on a question, with a date filter',
-      value: { collection: 'openalex-synergy', query: 'emicizumab prophylaxis in hemophilia A with factor VIII inhibitors', limit: 5, filters: { publication_date: { gte: '2010' } } },
+      summary: "Recent OpenAlex works on a question, with a date filter",
+      value: {
+        collection: "openalex-synergy",
+        query: "emicizumab prophylaxis in hemophilia A with factor VIII inhibitors",
+        limit: 5,
+        filters: { publication_date: { gte: "2010" } },
+      },
     },
     worthPaying: {
-      summary: 'Only rows worth paying for: one per document, relevance at least 0.02',
-      description: 'Rows below min_relevance are neither returned nor charged (belowMinRelevance counts them); one_per_document keeps the best chunk of each document.',
-      value: { collection: 'clinical-digest', query: 'randomized trial of blood pressure lowering', limit: 10, min_relevance: 0.02, one_per_document: true },
+      summary: "Only rows worth paying for: one per document, relevance at least 0.02",
+      description:
+        "Rows below min_relevance are neither returned nor charged (belowMinRelevance counts them); one_per_document keeps the best chunk of each document.",
+      value: {
+        collection: "clinical-digest",
+        query: "randomized trial of blood pressure lowering",
+        limit: 10,
+        min_relevance: 0.02,
+        one_per_document: true,
+      },
     },
     mostCited: {
-      summary: 'The most cited relevant works first',
-      description: 'sort orders the candidates whose relevance passes min_relevance (0.2 unless sent) by citations, relevance breaking ties; the response says how many it ordered. Send its nextCursor back as cursor, with the same body, for the next page.',
-      value: { collection: 'openalex-synergy', query: 'intrathecal baclofen for spasticity', sort: 'cited_by_count', limit: 5 },
+      summary: "The most cited relevant works first",
+      description:
+        "sort orders the candidates whose relevance passes min_relevance (0.2 unless sent) by citations, relevance breaking ties; the response says how many it ordered. Send its nextCursor back as cursor, with the same body, for the next page.",
+      value: {
+        collection: "openalex-synergy",
+        query: "intrathecal baclofen for spasticity",
+        sort: "cited_by_count",
+        limit: 5,
+      },
     },
     withinBudget: {
-      summary: 'At most 0.01 credits: the best rows that fit',
-      description: 'Rows are taken best first while their charge fits max_cost; withheldByMaxCost and nextRowCost say what the cap held back.',
-      value: { collection: 'scifact', query: 'vitamin D and bone fractures', limit: 10, max_cost: '0.010' },
+      summary: "At most 0.01 credits: the best rows that fit",
+      description:
+        "Rows are taken best first while their charge fits max_cost; withheldByMaxCost and nextRowCost say what the cap held back.",
+      value: { collection: "scifact", query: "vitamin D and bone fractures", limit: 10, max_cost: "0.010" },
     },
     moreLikeThis: {
-      summary: 'Works like a given one',
-      description: "like instead of query: the works nearest this one (a result's doc_id, a DOI, pmid:NNN or an OpenAlex W-id), itself excluded.",
-      value: { collection: 'openalex-synergy', like: { work: 'W2125158795' }, limit: 5 },
+      summary: "Works like a given one",
+      description:
+        "like instead of query: the works nearest this one (a result's doc_id, a DOI, pmid:NNN or an OpenAlex W-id), itself excluded.",
+      value: { collection: "openalex-synergy", like: { work: "W2125158795" }, limit: 5 },
     },
   },
   WebhookEndpointRequest: {
     endpoint: {
-      summary: 'Tell a receiver when an asynchronous assisted answer is ready',
-      description: 'Any public https URL of yours; its host must resolve to public addresses only. Keep the `secret` of the answer.',
-      value: { url: 'https://93.184.215.14/hooks/litsearch', events: ['assisted.completed'], description: 'Lab notebook' },
+      summary: "Tell a receiver when an asynchronous assisted answer is ready",
+      description:
+        "Any public https URL of yours; its host must resolve to public addresses only. Keep the `secret` of the answer.",
+      value: {
+        url: "https://93.184.215.14/hooks/litsearch",
+        events: ["assisted.completed"],
+        description: "Lab notebook",
+      },
     },
   },
   AlertRequest: {
     onIngest: {
-      summary: 'New works on a topic, as they are ingested, at most 0.50 credits a run',
-      description: 'Each run sends the new works as `alert.matched` to every endpoint subscribed to it (name one with `webhook`: its `we_…` id).',
-      value: { query: 'vitamin D and bone fractures', collection: 'scifact', min_relevance: 0.3, schedule: 'on_ingest', max_cost_per_run: '0.50' },
+      summary: "New works on a topic, as they are ingested, at most 0.50 credits a run",
+      description:
+        "Each run sends the new works as `alert.matched` to every endpoint subscribed to it (name one with `webhook`: its `we_…` id).",
+      value: {
+        query: "vitamin D and bone fractures",
+        collection: "scifact",
+        min_relevance: 0.3,
+        schedule: "on_ingest",
+        max_cost_per_run: "0.50",
+      },
     },
   },
   NotificationSettingsRequest: {
-    lowBalance: { summary: 'Tell the webhooks when the balance falls below 5 credits', value: { balanceLowThreshold: '5.00' } },
+    lowBalance: {
+      summary: "Tell the webhooks when the balance falls below 5 credits",
+      value: { balanceLowThreshold: "5.00" },
+    },
   },
   CollectionSearchRequest: {
     search: {
-      summary: 'Trial reports with results in the clinical digest',
-      value: { query: 'randomized trial of blood pressure lowering', limit: 5, filters: { has_results: true }, includeMetadata: true },
+      summary: "Trial reports with results in the clinical digest",
+      value: {
+        query: "randomized trial of blood pressure lowering",
+        limit: 5,
+        filters: { has_results: true },
+        includeMetadata: true,
+      },
     },
   },
   SearchPreviewRequest: {
     preview: {
-      summary: 'Free locked teasers from two collections',
-      value: { collections: ['scifact', 'openalex-synergy'], query: 'aspirin and the risk of colorectal cancer', limit: 5 },
+      summary: "Free locked teasers from two collections",
+      value: {
+        collections: ["scifact", "openalex-synergy"],
+        query: "aspirin and the risk of colorectal cancer",
+        limit: 5,
+      },
     },
   },
   UnlockRequest: {
     unlockAll: {
-      summary: 'Pay for every row of a preview',
-      description: 'Replace queryId with the queryId of your preview; resultIds null unlocks every row.',
+      summary: "Pay for every row of a preview",
+      description: "Replace queryId with the queryId of your preview; resultIds null unlocks every row.",
       value: { queryId: EARLIER_QUERY_ID, resultIds: null },
-      'x-queryId-from': 'searchPreview/preview',
+      "x-queryId-from": "searchPreview/preview",
     },
     withinBudget: {
-      summary: 'Pay for the best rows of a preview that fit 0.005 credits',
-      description: "The rows asked for (all, here) are bought in the preview's order while they fit maxCost; withheldByMaxCost and nextRowCost say what it held back.",
-      value: { queryId: EARLIER_QUERY_ID, maxCost: '0.005' },
-      'x-queryId-from': 'searchPreview/preview',
+      summary: "Pay for the best rows of a preview that fit 0.005 credits",
+      description:
+        "The rows asked for (all, here) are bought in the preview's order while they fit maxCost; withheldByMaxCost and nextRowCost say what it held back.",
+      value: { queryId: EARLIER_QUERY_ID, maxCost: "0.005" },
+      "x-queryId-from": "searchPreview/preview",
     },
   },
   AssistedSearchRequest: {
     question: {
-      summary: 'A specific question: planned, searched and verified; only verified rows are charged',
-      value: { collection: 'scifact', query: 'Does vitamin D supplementation reduce fracture risk in older adults?', limit: 5, maxCost: '0.50' },
+      summary: "A specific question: planned, searched and verified; only verified rows are charged",
+      value: {
+        collection: "scifact",
+        query: "Does vitamin D supplementation reduce fracture risk in older adults?",
+        limit: 5,
+        maxCost: "0.50",
+      },
     },
     vague: {
-      summary: 'A vague query: answered with a clarification question, free',
-      value: { collection: 'scifact', query: 'cancer' },
+      summary: "A vague query: answered with a clarification question, free",
+      value: { collection: "scifact", query: "cancer" },
     },
   },
   AssistedAnswerRequest: {
     answer: {
-      summary: 'Answer the clarification question: the same run resumes',
-      description: 'Replace queryId with the queryId of the clarification_needed answer.',
-      value: { queryId: EARLIER_QUERY_ID, answer: 'immune checkpoint inhibitors in metastatic melanoma' },
-      'x-queryId-from': 'searchAssisted/vague',
+      summary: "Answer the clarification question: the same run resumes",
+      description: "Replace queryId with the queryId of the clarification_needed answer.",
+      value: { queryId: EARLIER_QUERY_ID, answer: "immune checkpoint inhibitors in metastatic melanoma" },
+      "x-queryId-from": "searchAssisted/vague",
     },
   },
   WorksBatchRequest: {
     batch: {
-      summary: 'A work by DOI, the same by PMID and by OpenAlex id, and one not held',
-      description: 'One entry per id in the order sent; an id no reachable collection holds answers its own WORK_NOT_FOUND entry.',
-      value: { ids: ['10.1530/eje.0.1410619', 'pmid:10601965', 'W2125158795', '10.9999/not-held'] },
+      summary: "A work by DOI, the same by PMID and by OpenAlex id, and one not held",
+      description:
+        "One entry per id in the order sent; an id no reachable collection holds answers its own WORK_NOT_FOUND entry.",
+      value: { ids: ["10.1530/eje.0.1410619", "pmid:10601965", "W2125158795", "10.9999/not-held"] },
     },
   },
   JournalRequestInput: {
     journal: {
-      summary: 'Ask for a journal to be added',
-      value: { title: 'The New England Journal of Medicine', issn: '0028-4793', note: 'Our clinicians cite it most.' },
+      summary: "Ask for a journal to be added",
+      value: { title: "The New England Journal of Medicine", issn: "0028-4793", note: "Our clinicians cite it most." },
     },
   },
 
   // operator (operator token)
   OrganizationRequest: {
-    organization: { summary: 'A live organization with its own limits', value: { name: 'Riverside Medical Library', billingMode: 'live', limits: { perMinute: 60, daily: 5000 } } },
-  },
-  CreditsRequest: { credits: { summary: 'Add credits', value: { amount: '25.00', reference: 'invoice 2026-0142' } } },
-  RefundRequest: {
-    refund: { summary: 'Refund part of the balance', value: { amount: '2.50', reference: 'goodwill: a search that returned nothing useful' }, 'x-after': ['addCredits'] },
-  },
-  BillingSettingsRequest: { settings: { summary: 'Bill live and hide the balance from API responses', value: { billingMode: 'live', hideBalance: true } } },
-  PriceRequest: { price: { summary: 'A negotiated price per 1000 tokens', value: { pricePer1000: '0.025' } } },
-  LimitsRequest: { limits: { summary: 'Raise the limits', value: { perMinute: 120, daily: 10000, monthly: 200000, previewPerHour: 100 } } },
-  KeyRequest: { key: { summary: 'A named live key for two collections, capped', value: { mode: 'live', name: 'Systematic review team', collections: ['scifact', 'openalex-synergy'], spendingCap: '10.00' } } },
-  CollectionRequest: {
-    beir: {
-      summary: 'A keyword-only collection of a BEIR corpus under DATA_ROOT (a jsonl, jats, medline or openalex source alike)',
-      value: { name: 'scifact-abstracts', displayName: 'SciFact abstracts (keyword search)', description: 'The SciFact corpus, searched by BM25 only', kind: 'scholarly', retrieval: 'sparse', pricePer1000: '0.020', openAccessOnly: false, scanFilterable: true, source: { reader: 'beir', files: ['scifact/corpus.jsonl'] } },
+    organization: {
+      summary: "A live organization with its own limits",
+      value: { name: "Riverside Medical Library", billingMode: "live", limits: { perMinute: 60, daily: 5000 } },
     },
   },
-  CollectionChangeRequest: { describe: { summary: "A clearer description for the collections list", value: { description: 'OpenAlex works of the SYNERGY systematic-review datasets: titles and abstracts' } } },
-  MetaCollectionRequest: { members: { summary: 'The meta-collection searched as one, with its members', value: { displayName: 'Biomedical literature', description: 'Works, trials and digests searched together', members: ['openalex-synergy', 'scifact', 'clinical-digest'] } } },
-  IngestRequest: { upsert: { summary: "Upsert a newer export of the collection's source (unchanged works are skipped)", value: { files: ['articles/openalex_works.synergy.jsonl.gz'], mode: 'upsert' } } },
-  RetractionsRequest: { load: { summary: 'Load a Retraction Watch export (a path under DATA_ROOT)', value: { files: ['retractions/retraction_watch_etl_sampled.csv'] } } },
-  SuspendRequest: { suspend: { summary: 'Suspend billing', value: { reason: 'invoice 2026-0142 overdue' } } },
-  SpendingCapRequest: { cap: { summary: "Set a key's spending cap", value: { spendingCap: '15.00' } } },
+  CreditsRequest: { credits: { summary: "Add credits", value: { amount: "25.00", reference: "invoice 2026-0142" } } },
+  RefundRequest: {
+    refund: {
+      summary: "Refund part of the balance",
+      value: { amount: "2.50", reference: "goodwill: a search that returned nothing useful" },
+      "x-after": ["addCredits"],
+    },
+  },
+  BillingSettingsRequest: {
+    settings: {
+      summary: "Bill live and hide the balance from API responses",
+      value: { billingMode: "live", hideBalance: true },
+    },
+  },
+  PriceRequest: { price: { summary: "A negotiated price per 1000 tokens", value: { pricePer1000: "0.025" } } },
+  LimitsRequest: {
+    limits: {
+      summary: "Raise the limits",
+      value: { perMinute: 120, daily: 10000, monthly: 200000, previewPerHour: 100 },
+    },
+  },
+  KeyRequest: {
+    key: {
+      summary: "A named live key for two collections, capped",
+      value: {
+        mode: "live",
+        name: "Systematic review team",
+        collections: ["scifact", "openalex-synergy"],
+        spendingCap: "10.00",
+      },
+    },
+  },
+  CollectionRequest: {
+    beir: {
+      summary:
+        "A keyword-only collection of a BEIR corpus under DATA_ROOT (a jsonl, jats, medline or openalex source alike)",
+      value: {
+        name: "scifact-abstracts",
+        displayName: "SciFact abstracts (keyword search)",
+        description: "The SciFact corpus, searched by BM25 only",
+        kind: "scholarly",
+        retrieval: "sparse",
+        pricePer1000: "0.020",
+        openAccessOnly: false,
+        scanFilterable: true,
+        source: { reader: "beir", files: ["scifact/corpus.jsonl"] },
+      },
+    },
+  },
+  CollectionChangeRequest: {
+    describe: {
+      summary: "A clearer description for the collections list",
+      value: { description: "OpenAlex works of the SYNERGY systematic-review datasets: titles and abstracts" },
+    },
+  },
+  MetaCollectionRequest: {
+    members: {
+      summary: "The meta-collection searched as one, with its members",
+      value: {
+        displayName: "Biomedical literature",
+        description: "Works, trials and digests searched together",
+        members: ["openalex-synergy", "scifact", "clinical-digest"],
+      },
+    },
+  },
+  IngestRequest: {
+    upsert: {
+      summary: "Upsert a newer export of the collection's source (unchanged works are skipped)",
+      value: { files: ["articles/openalex_works.synergy.jsonl.gz"], mode: "upsert" },
+    },
+  },
+  RetractionsRequest: {
+    load: {
+      summary: "Load a Retraction Watch export (a path under DATA_ROOT)",
+      value: { files: ["retractions/retraction_watch_etl_sampled.csv"] },
+    },
+  },
+  SuspendRequest: { suspend: { summary: "Suspend billing", value: { reason: "invoice 2026-0142 overdue" } } },
+  SpendingCapRequest: { cap: { summary: "Set a key's spending cap", value: { spendingCap: "15.00" } } },
   // an organization's first member is an owner: only owners invite the others, set caps and remove members
-  InviteRequest: { invite: { summary: "Invite the organization's first owner to the dashboard", value: { email: 'librarian@riverside.example.org', role: 'owner' } } },
+  InviteRequest: {
+    invite: {
+      summary: "Invite the organization's first owner to the dashboard",
+      value: { email: "librarian@riverside.example.org", role: "owner" },
+    },
+  },
 
   // dashboard forms (session cookie and CSRF token; sent by the pages)
   LoginRequest: {
     login: {
-      summary: 'Sign in (the account the operator invited, with the password it chose)',
-      value: { email: 'librarian@riverside.example.org', password: 'correct horse battery staple' },
-      'x-after': ['dashboardAcceptInvite'],
+      summary: "Sign in (the account the operator invited, with the password it chose)",
+      value: { email: "librarian@riverside.example.org", password: "correct horse battery staple" },
+      "x-after": ["dashboardAcceptInvite"],
     },
   },
   OperatorLoginRequest: {
     login: {
-      summary: 'Sign in as the operator: replace with your operator token (ADMIN_TOKEN)',
-      description: 'The token is a secret of your deployment; this placeholder is refused (401) until you put yours in.',
-      value: { token: 'your-admin-token' },
+      summary: "Sign in as the operator: replace with your operator token (ADMIN_TOKEN)",
+      description:
+        "The token is a secret of your deployment; this placeholder is refused (401) until you put yours in.",
+      value: { token: "your-admin-token" },
     },
   },
-  SetPasswordRequest: { password: { summary: 'Choose a password (at least 12 characters)', value: { password: 'correct horse battery staple' } } },
-  DashboardKeyForm: { key: { summary: 'A named live key for two collections, capped', value: { mode: 'live', name: 'Systematic review team', collections: 'scifact,openalex-synergy', spendingCap: '10.00' } } },
-  DashboardCapForm: { cap: { summary: "Set a key's spending cap", value: { spendingCap: '15.00' } } },
-  DashboardInviteForm: { invite: { summary: 'Invite a member', value: { email: 'analyst@riverside.example.org', role: 'member' } } },
-  OperatorCreditsForm: { credits: { summary: 'Add credits from the organization page', value: { amount: '25.00', reference: 'invoice 2026-0142' } } },
-  OperatorLimitsForm: { limits: { summary: "Change the organization's limits", value: { perMinute: '120', daily: '10000', monthly: '200000', previewPerHour: '100' } } },
-  OperatorSuspendForm: { suspend: { summary: 'Suspend billing', value: { reason: 'invoice 2026-0142 overdue' } } },
-  CsrfOnlyForm: { confirm: { summary: 'No fields: the CSRF token goes in X-CSRF-Token (JSON) or _csrf (form)', value: {} } },
+  SetPasswordRequest: {
+    password: {
+      summary: "Choose a password (at least 12 characters)",
+      value: { password: "correct horse battery staple" },
+    },
+  },
+  DashboardKeyForm: {
+    key: {
+      summary: "A named live key for two collections, capped",
+      value: {
+        mode: "live",
+        name: "Systematic review team",
+        collections: "scifact,openalex-synergy",
+        spendingCap: "10.00",
+      },
+    },
+  },
+  DashboardCapForm: { cap: { summary: "Set a key's spending cap", value: { spendingCap: "15.00" } } },
+  DashboardInviteForm: {
+    invite: { summary: "Invite a member", value: { email: "analyst@riverside.example.org", role: "member" } },
+  },
+  OperatorCreditsForm: {
+    credits: {
+      summary: "Add credits from the organization page",
+      value: { amount: "25.00", reference: "invoice 2026-0142" },
+    },
+  },
+  OperatorLimitsForm: {
+    limits: {
+      summary: "Change the organization's limits",
+      value: { perMinute: "120", daily: "10000", monthly: "200000", previewPerHour: "100" },
+    },
+  },
+  OperatorSuspendForm: { suspend: { summary: "Suspend billing", value: { reason: "invoice 2026-0142 overdue" } } },
+  CsrfOnlyForm: {
+    confirm: { summary: "No fields: the CSRF token goes in X-CSRF-Token (JSON) or _csrf (form)", value: {} },
+  },
 };
 
 /** Examples of the bodies that have no schema of their own, keyed by operationId. */
 export const FREE_BODY_EXAMPLES: Record<string, Record<string, RequestExample>> = {
-  callTool: { journalLookup: { summary: 'journals/lookup: a journal of the journals table by ISSN (path prefix journals, tool lookup)', value: { issn: '1745-6215' } } },
+  callTool: {
+    journalLookup: {
+      summary: "journals/lookup: a journal of the journals table by ISSN (path prefix journals, tool lookup)",
+      value: { issn: "1745-6215" },
+    },
+  },
   mcpMessage: {
     toolsList: {
-      summary: 'List the tools this key can call',
-      description: 'Send Accept: application/json, text/event-stream (Streamable HTTP).',
-      value: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      summary: "List the tools this key can call",
+      description: "Send Accept: application/json, text/event-stream (Streamable HTTP).",
+      value: { jsonrpc: "2.0", id: 1, method: "tools/list" },
     },
   },
 };
@@ -189,11 +342,11 @@ export const FREE_BODY_EXAMPLES: Record<string, Record<string, RequestExample>> 
 /** Example values of path parameters that name something of the demo catalogue (ids of things you create are yours). */
 export const PATH_PARAMETER_EXAMPLES: Record<string, string> = {
   // an editorial collection: the search example filters on has_results, which only editorial collections index
-  collection: 'clinical-digest',
-  name: 'openalex-synergy',
-  metaCollection: 'biomedical',
-  prefix: 'journals',
-  tool: 'lookup',
+  collection: "clinical-digest",
+  name: "openalex-synergy",
+  metaCollection: "biomedical",
+  prefix: "journals",
+  tool: "lookup",
   // a work of the demo's OpenAlex collection, by DOI (sent URL-encoded)
-  id: '10.1530/eje.0.1410619',
+  id: "10.1530/eje.0.1410619",
 };

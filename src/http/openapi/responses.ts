@@ -1,69 +1,101 @@
 // Response schemas (zod) for the OpenAPI document: what the routes send, in the spec's field names. They document only;
 // no route parses its output with them. Type checks at the bottom tie each one to the domain type the route returns.
-import { z } from 'zod';
-import { SORT_ORDERS } from '../../usecases/search/sortOrder.js';
-import { STATUS_OF } from '../../domain/errorCodes.js';
-import type { Discovery as DomainDiscovery } from '../../usecases/catalogue/discovery.js';
-import type { CollectionListing } from '../../usecases/catalogue/collectionsList.js';
-import type { FilterWarning as DomainFilterWarning } from '../../filters/warnings.js';
-import type { JournalMetricExpansion as DomainJournalMetricExpansion } from '../../filters/journalMetricConditions.js';
-import type { JournalRequest as DomainJournalRequest } from '../../usecases/catalogue/catalogueEvents.js';
-import type { GraphPage as DomainGraphPage, Work as DomainWork } from '../../usecases/works/works.js';
+import { z } from "zod";
+import { SORT_ORDERS } from "../../usecases/search/sortOrder.js";
+import { STATUS_OF } from "../../domain/errorCodes.js";
+import type { Discovery as DomainDiscovery } from "../../usecases/catalogue/discovery.js";
+import type { CollectionListing } from "../../usecases/catalogue/collectionsList.js";
+import type { FilterWarning as DomainFilterWarning } from "../../filters/warnings.js";
+import type { JournalMetricExpansion as DomainJournalMetricExpansion } from "../../filters/journalMetricConditions.js";
+import type { JournalRequest as DomainJournalRequest } from "../../usecases/catalogue/catalogueEvents.js";
+import type { GraphPage as DomainGraphPage, Work as DomainWork } from "../../usecases/works/works.js";
 
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullable();
-const decimal = (description: string) => z.string().meta({ description, examples: ['0.012345'] });
+const decimal = (description: string) => z.string().meta({ description, examples: ["0.012345"] });
 
 export const ErrorResponse = z.object({
   error: z.object({
-    code: z.string().meta({ description: 'Machine-readable error code.', examples: Object.keys(STATUS_OF) }),
-    message: z.string().meta({ description: 'Human-readable error description.' }),
-    requestId: z.string().meta({ description: 'The request id, also sent as the X-Request-Id header; quote it to support.' }),
-    details: z.record(z.string(), z.unknown()).optional().meta({ description: 'INVALID_FILTER: `field`, `filter`, `indexedFields` (`everyCollection`, `editorialCollections`, `journalMetrics`), and for metric bounds `min_gte`, `max_lte`; VALIDATION_ERROR: `issues`; API_KEY_BUDGET_EXCEEDED: `spendingCap`, `spent`, `capLeft` and, when something is left, `requestCost`.' }),
+    code: z.string().meta({ description: "Machine-readable error code.", examples: Object.keys(STATUS_OF) }),
+    message: z.string().meta({ description: "Human-readable error description." }),
+    requestId: z
+      .string()
+      .meta({ description: "The request id, also sent as the X-Request-Id header; quote it to support." }),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          "INVALID_FILTER: `field`, `filter`, `indexedFields` (`everyCollection`, `editorialCollections`, `journalMetrics`), and for metric bounds `min_gte`, `max_lte`; VALIDATION_ERROR: `issues`; API_KEY_BUDGET_EXCEEDED: `spendingCap`, `spent`, `capLeft` and, when something is left, `requestCost`.",
+      }),
   }),
 });
 
 export const FilterWarning = z.object({
-  code: z.enum(['unindexed_filter_field', 'doi_not_in_collection', 'journal_metric_matched_nothing', 'open_access_collection_excluded']).meta({ description: 'Machine-readable warning code.' }),
-  message: z.string().meta({ description: 'Human-readable explanation.' }),
-  field: z.string().optional().meta({ description: 'The filter field the warning concerns (unindexed_filter_field).' }),
+  code: z
+    .enum([
+      "unindexed_filter_field",
+      "doi_not_in_collection",
+      "journal_metric_matched_nothing",
+      "open_access_collection_excluded",
+    ])
+    .meta({ description: "Machine-readable warning code." }),
+  message: z.string().meta({ description: "Human-readable explanation." }),
+  field: z.string().optional().meta({ description: "The filter field the warning concerns (unindexed_filter_field)." }),
 });
 
 export const JournalMetricExpansion = z.object({
-  field: z.string().meta({ description: 'Metric field expanded, e.g. `journal_metric.h_index`.' }),
-  condition: z.string().meta({ description: 'Threshold applied, e.g. `gte 35`.' }),
-  matchedJournals: z.number().int().meta({ description: 'Distinct journals matching the condition.' }),
-  issnCount: z.number().int().meta({ description: 'ISSNs pushed down into the search.' }),
-  sampleIssns: z.array(z.string()).meta({ description: 'The first few ISSNs, for inspection.' }),
-  metricsBasis: z.string().optional().meta({ description: "One sentence saying what the journals table's metrics were computed from: how many works, which publication years, and whose output they count (the works this service indexes, or OpenAlex source records)." }),
+  field: z.string().meta({ description: "Metric field expanded, e.g. `journal_metric.h_index`." }),
+  condition: z.string().meta({ description: "Threshold applied, e.g. `gte 35`." }),
+  matchedJournals: z.number().int().meta({ description: "Distinct journals matching the condition." }),
+  issnCount: z.number().int().meta({ description: "ISSNs pushed down into the search." }),
+  sampleIssns: z.array(z.string()).meta({ description: "The first few ISSNs, for inspection." }),
+  metricsBasis: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "One sentence saying what the journals table's metrics were computed from: how many works, which publication years, and whose output they count (the works this service indexes, or OpenAlex source records).",
+    }),
 });
 
 const priceRange = z.object({
-  min: z.string().meta({ description: 'Lowest per-1000-token price across the members (decimal string).' }),
-  max: z.string().meta({ description: 'Highest per-1000-token price across the members (decimal string).' }),
-  per: z.string().meta({ description: 'Unit label.' }),
+  min: z.string().meta({ description: "Lowest per-1000-token price across the members (decimal string)." }),
+  max: z.string().meta({ description: "Highest per-1000-token price across the members (decimal string)." }),
+  per: z.string().meta({ description: "Unit label." }),
 });
 
 const CatalogueItem = z.object({
-  kind: z.enum(['journal', 'collection', 'publisher']),
+  kind: z.enum(["journal", "collection", "publisher"]),
   title: z.string(),
   publisher: nullable(z.string()),
   hIndex: nullable(z.number().int()),
-  impactFactor: nullable(z.number()).meta({ description: 'Computed by this service from an open citation dataset with the JIF formula; not a proprietary Journal Impact Factor. Null when the journal has too few articles and reviews.' }),
+  impactFactor: nullable(z.number()).meta({
+    description:
+      "Computed by this service from an open citation dataset with the JIF formula; not a proprietary Journal Impact Factor. Null when the journal has too few articles and reviews.",
+  }),
   issnL: nullable(z.string()),
-  issns: z.array(z.string()).meta({ description: 'Pass these in an `issn` filter to search one journal.' }),
-  pricePer1000: z.string().optional().meta({ description: "Collection rows: the organization's price per 1000 tokens when one price applies." }),
-  priceRange: nullable(priceRange).optional().meta({ description: "Collection rows of a meta-collection whose members' prices differ." }),
-  name: z.string().optional().meta({ description: 'Collection rows: the name to pass as `collection`.' }),
-  documents: z.number().int().optional().meta({ description: 'Documents the item accounts for in this collection.' }),
+  issns: z.array(z.string()).meta({ description: "Pass these in an `issn` filter to search one journal." }),
+  pricePer1000: z
+    .string()
+    .optional()
+    .meta({ description: "Collection rows: the organization's price per 1000 tokens when one price applies." }),
+  priceRange: nullable(priceRange)
+    .optional()
+    .meta({ description: "Collection rows of a meta-collection whose members' prices differ." }),
+  name: z.string().optional().meta({ description: "Collection rows: the name to pass as `collection`." }),
+  documents: z.number().int().optional().meta({ description: "Documents the item accounts for in this collection." }),
 });
 
 const ScopeBlock = z.object({
   collection: z.string(),
   displayName: z.string(),
-  total: z.number().int().meta({ description: 'Ranked items in the whole list (journals: only those matched to the metrics table).' }),
+  total: z
+    .number()
+    .int()
+    .meta({ description: "Ranked items in the whole list (journals: only those matched to the metrics table)." }),
   shown: z.number().int(),
   offset: z.number().int(),
-  rankedBy: nullable(z.enum(['h_index', 'topic_relevance', 'documents'])),
+  rankedBy: nullable(z.enum(["h_index", "topic_relevance", "documents"])),
   items: z.array(CatalogueItem),
   publishers: z.array(z.string()),
   issnValuesSeen: z.number().int(),
@@ -72,70 +104,120 @@ const ScopeBlock = z.object({
   titleOnly: z.number().int(),
   unresolvedIssns: z.number().int(),
   truncatedInventory: z.boolean(),
-  unranked: z.array(CatalogueItem).meta({ description: 'Titles-only, sampled and metric-less entries: reported beside `total`, never ranked.' }),
+  unranked: z
+    .array(CatalogueItem)
+    .meta({ description: "Titles-only, sampled and metric-less entries: reported beside `total`, never ranked." }),
 });
 
 export const Discovery = z
   .object({
-    intent: z.enum(['sources', 'publishers', 'journals']).meta({ description: 'Which catalogue question was answered.' }),
-    topic: nullable(z.string()).meta({ description: 'Topic of a topic-scoped journals answer.' }),
-    scopes: z.array(ScopeBlock).meta({ description: 'One block per collection.' }),
-    metricsNote: nullable(z.string()).meta({ description: 'What the metrics are computed from (how many works, which publication years, whose output they count), then how to read h-index and impact factor; set whenever metrics are shown.' }),
-    callout: nullable(z.object({ kind: z.enum(['add_payment_method']), message: z.string() })),
-    nextActions: z.array(z.object({ action: z.enum(['search', 'list_collections', 'list_journals', 'request_journal']), hint: z.string() })),
-    text: z.string().meta({ description: 'The same answer as text (what MCP shows).' }),
-    queryId: z.string().meta({ description: 'Audit reference.' }),
+    intent: z
+      .enum(["sources", "publishers", "journals"])
+      .meta({ description: "Which catalogue question was answered." }),
+    topic: nullable(z.string()).meta({ description: "Topic of a topic-scoped journals answer." }),
+    scopes: z.array(ScopeBlock).meta({ description: "One block per collection." }),
+    metricsNote: nullable(z.string()).meta({
+      description:
+        "What the metrics are computed from (how many works, which publication years, whose output they count), then how to read h-index and impact factor; set whenever metrics are shown.",
+    }),
+    callout: nullable(z.object({ kind: z.enum(["add_payment_method"]), message: z.string() })),
+    nextActions: z.array(
+      z.object({
+        action: z.enum(["search", "list_collections", "list_journals", "request_journal"]),
+        hint: z.string(),
+      }),
+    ),
+    text: z.string().meta({ description: "The same answer as text (what MCP shows)." }),
+    queryId: z.string().meta({ description: "Audit reference." }),
   })
-  .meta({ description: 'A catalogue answer: which sources, publishers or journals are reachable. Free.' });
+  .meta({ description: "A catalogue answer: which sources, publishers or journals are reachable. Free." });
 
 const metadata = z.record(z.string(), z.unknown()).meta({
   description:
-    'Document metadata: `chunk_index` (0-based position of the chunk in its document), `title`, `authors`, `doi`, `pmid`, `pmcid`, `url`, `journal`, `publisher`, `keywords`, `publication_date`, `issn`, `article_type`, `section`, `isbn`, `open_access`, `license`, chapter fields, editorial fields, `figures` (`id`, `label`, `caption`, `image_data` = base64 image when figures were requested), and `integrity` (the Integrity object: what the update lists in force say of the work, as of this answer).',
+    "Document metadata: `chunk_index` (0-based position of the chunk in its document), `title`, `authors`, `doi`, `pmid`, `pmcid`, `url`, `journal`, `publisher`, `keywords`, `publication_date`, `issn`, `article_type`, `section`, `isbn`, `open_access`, `license`, chapter fields, editorial fields, `figures` (`id`, `label`, `caption`, `image_data` = base64 image when figures were requested), and `integrity` (the Integrity object: what the update lists in force say of the work, as of this answer).",
 });
 
 const filterReport = {
-  filterWarnings: nullable(z.array(FilterWarning)).optional().meta({ description: 'Advisory warnings about the filter; the search still runs. Omitted when there are none.' }),
-  journalMetricExpansions: nullable(z.array(JournalMetricExpansion)).optional().meta({ description: 'How each journal-metric condition resolved to ISSNs; omitted when no metric filter was used.' }),
-  filtersApplied: z.unknown().optional().meta({ description: 'The filters sent, after validation; omitted when none were sent.' }),
-  discovery: nullable(Discovery).optional().meta({ description: 'Only for catalogue questions sent without `filters`: then `results` is empty and nothing is charged.' }),
+  filterWarnings: nullable(z.array(FilterWarning))
+    .optional()
+    .meta({ description: "Advisory warnings about the filter; the search still runs. Omitted when there are none." }),
+  journalMetricExpansions: nullable(z.array(JournalMetricExpansion))
+    .optional()
+    .meta({
+      description: "How each journal-metric condition resolved to ISSNs; omitted when no metric filter was used.",
+    }),
+  filtersApplied: z
+    .unknown()
+    .optional()
+    .meta({ description: "The filters sent, after validation; omitted when none were sent." }),
+  discovery: nullable(Discovery)
+    .optional()
+    .meta({
+      description:
+        "Only for catalogue questions sent without `filters`: then `results` is empty and nothing is charged.",
+    }),
 };
 
 export const SearchResult = z.object({
-  id: z.string().meta({ description: 'Chunk identifier.' }),
-  text: z.string().meta({ description: 'Chunk text.' }),
-  metadata: nullable(metadata).meta({ description: 'Null when include_metadata is false (unless figures were requested: then it holds `figures` alone).' }),
-  collection: nullable(z.string()).meta({ description: 'Origin collection as requested; always populated.' }),
+  id: z.string().meta({ description: "Chunk identifier." }),
+  text: z.string().meta({ description: "Chunk text." }),
+  metadata: nullable(metadata).meta({
+    description: "Null when include_metadata is false (unless figures were requested: then it holds `figures` alone).",
+  }),
+  collection: nullable(z.string()).meta({ description: "Origin collection as requested; always populated." }),
   relevance: nullable(z.number()).meta({
-    description: "0 to 1, three decimals: a calibrated estimate of the probability that the row's document is relevant to the query, on one scale across collections and retrieval modes (min_relevance filters by it). Null when the result has no score.",
+    description:
+      "0 to 1, three decimals: a calibrated estimate of the probability that the row's document is relevant to the query, on one scale across collections and retrieval modes (min_relevance filters by it). Null when the result has no score.",
   }),
 });
 
-const belowMinRelevance = z.number().int().meta({ description: 'Rows held back because their relevance is below min_relevance (minRelevance): neither returned nor charged. 0 when none were, or no threshold was sent.' });
+const belowMinRelevance = z
+  .number()
+  .int()
+  .meta({
+    description:
+      "Rows held back because their relevance is below min_relevance (minRelevance): neither returned nor charged. 0 when none were, or no threshold was sent.",
+  });
 
 /** What search and preview responses say about their list: the next page's cursor, and the order, cap and work applied. */
 const listReport = {
   nextCursor: nullable(z.string()).meta({
-    description: 'Send it as `cursor` with the same request for the next page of the same list (billed like any page; the same call sent again answers that page again, charged once). Null on the last page. Valid 7 days, for your organization only.',
+    description:
+      "Send it as `cursor` with the same request for the next page of the same list (billed like any page; the same call sent again answers that page again, charged once). Null on the last page. Valid 7 days, for your organization only.",
   }),
   sort: z
     .object({
       by: z.enum(SORT_ORDERS),
-      minRelevance: z.number().meta({ description: 'The threshold the candidates passed (default 0.2 on a sorted request).' }),
-      candidatesOrdered: z.number().int().meta({ description: 'Candidates that passed it and were ordered (among the 500 best by relevance).' }),
+      minRelevance: z
+        .number()
+        .meta({ description: "The threshold the candidates passed (default 0.2 on a sorted request)." }),
+      candidatesOrdered: z
+        .number()
+        .int()
+        .meta({ description: "Candidates that passed it and were ordered (among the 500 best by relevance)." }),
     })
     .optional()
-    .meta({ description: 'Present when `sort` was sent and is not relevance.' }),
-  withheldByMaxCost: z.number().int().optional().meta({ description: 'Present when a price cap was sent: rows it held back (the list continues with them).' }),
-  nextRowCost: nullable(decimal('The price of the first row held back; null when none was.')).optional(),
+    .meta({ description: "Present when `sort` was sent and is not relevance." }),
+  withheldByMaxCost: z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: "Present when a price cap was sent: rows it held back (the list continues with them)." }),
+  nextRowCost: nullable(decimal("The price of the first row held back; null when none was.")).optional(),
   like: z
     .object({ work: z.string(), collection: z.string(), docId: z.string(), title: nullable(z.string()) })
     .optional()
-    .meta({ description: 'Present on a `like` request: the work as sent and where it was found (it is never among the results).' }),
+    .meta({
+      description:
+        "Present on a `like` request: the work as sent and where it was found (it is never among the results).",
+    }),
 };
 
 export const SearchResponse = z.object({
   results: z.array(SearchResult),
-  queryId: z.string().meta({ description: 'Re-fetch these results free for 7 days at GET /api/v1/search/results/{queryId}.' }),
+  queryId: z
+    .string()
+    .meta({ description: "Re-fetch these results free for 7 days at GET /api/v1/search/results/{queryId}." }),
   latencyMs: z.number().int(),
   belowMinRelevance,
   ...listReport,
@@ -144,96 +226,172 @@ export const SearchResponse = z.object({
 
 /** The judge's verdict on an assisted row (the assisted response's and its re-fetch's `relevance`). */
 const AssistedRelevance = z.object({
-  judgeScore: z.number().meta({ description: 'Calibrated probability (0..1) that the chunk addresses the query.' }),
-  matchedTerms: z.array(z.string()).meta({ description: 'Entity and synonym surface forms found in the chunk, for highlighting.' }),
-  rationale: z.string().meta({ description: 'One sentence: the best evidence sentence the row itself carries (its text, or its title named as the title) and the matched entities.' }),
+  judgeScore: z.number().meta({ description: "Calibrated probability (0..1) that the chunk addresses the query." }),
+  matchedTerms: z
+    .array(z.string())
+    .meta({ description: "Entity and synonym surface forms found in the chunk, for highlighting." }),
+  rationale: z
+    .string()
+    .meta({
+      description:
+        "One sentence: the best evidence sentence the row itself carries (its text, or its title named as the title) and the matched entities.",
+    }),
 });
 
 export const AssistedSearchResult = z.object({
-  collection: nullable(z.string()).meta({ description: 'Origin collection as requested; always populated.' }),
-  doiUrl: nullable(z.string()).meta({ description: 'https://doi.org/{doi}, or null when the document has no DOI.' }),
-  id: z.string().meta({ description: 'Chunk identifier.' }),
-  metadata: nullable(metadata).meta({ description: 'Null when includeMetadata is false.' }),
-  section: nullable(z.string()).meta({ description: 'Source section(s) of the chunk.' }),
-  subQuestion: z.string().meta({ description: 'The sub-question whose internal search found the row.' }),
-  text: z.string().meta({ description: 'Chunk text (paid for).' }),
+  collection: nullable(z.string()).meta({ description: "Origin collection as requested; always populated." }),
+  doiUrl: nullable(z.string()).meta({ description: "https://doi.org/{doi}, or null when the document has no DOI." }),
+  id: z.string().meta({ description: "Chunk identifier." }),
+  metadata: nullable(metadata).meta({ description: "Null when includeMetadata is false." }),
+  section: nullable(z.string()).meta({ description: "Source section(s) of the chunk." }),
+  subQuestion: z.string().meta({ description: "The sub-question whose internal search found the row." }),
+  text: z.string().meta({ description: "Chunk text (paid for)." }),
   relevance: AssistedRelevance,
 });
 
 export const AssistedSearchResponse = z.object({
-  status: z.enum(['results', 'clarification_needed', 'no_relevant_results']).meta({ description: 'clarification_needed and no_relevant_results charge nothing.' }),
-  queryId: z.string().meta({ description: 'Re-fetch the rows free for 7 days at GET /api/v1/search/results/{queryId}; answer a clarification with POST /api/v1/search/assisted {queryId, answer}.' }),
+  status: z
+    .enum(["results", "clarification_needed", "no_relevant_results"])
+    .meta({ description: "clarification_needed and no_relevant_results charge nothing." }),
+  queryId: z
+    .string()
+    .meta({
+      description:
+        "Re-fetch the rows free for 7 days at GET /api/v1/search/results/{queryId}; answer a clarification with POST /api/v1/search/assisted {queryId, answer}.",
+    }),
   latencyMs: z.number().int(),
-  iterationsRun: z.number().int().meta({ description: 'Search and replan rounds run.' }),
-  results: z.array(AssistedSearchResult).meta({ description: 'Verified rows, best first, one per document; empty unless status is results.' }),
-  billing: z.object({ chargedResults: z.number().int(), tokensCharged: z.number().int() }).meta({ description: 'What was charged: only delivered, verified rows.' }),
-  clarification: z.object({ question: z.string(), reason: z.string() }).optional().meta({ description: 'Only when status is clarification_needed.' }),
+  iterationsRun: z.number().int().meta({ description: "Search and replan rounds run." }),
+  results: z
+    .array(AssistedSearchResult)
+    .meta({ description: "Verified rows, best first, one per document; empty unless status is results." }),
+  billing: z
+    .object({ chargedResults: z.number().int(), tokensCharged: z.number().int() })
+    .meta({ description: "What was charged: only delivered, verified rows." }),
+  clarification: z
+    .object({ question: z.string(), reason: z.string() })
+    .optional()
+    .meta({ description: "Only when status is clarification_needed." }),
   queryUnderstanding: z.object({
     intent: z.string(),
     entities: z.array(z.string()),
     aspects: z.array(z.string()),
     caseSummary: z.string(),
-    filters: z.record(z.string(), z.unknown()).meta({ description: 'Constraints read off the query (journal, publisher, article_type, publication_date {gte, lt}); ANDed with the request filters on every internal search.' }),
+    filters: z
+      .record(z.string(), z.unknown())
+      .meta({
+        description:
+          "Constraints read off the query (journal, publisher, article_type, publication_date {gte, lt}); ANDed with the request filters on every internal search.",
+      }),
     subQuestions: z.array(z.string()),
   }),
-  withheldByMaxCost: z.number().int().optional().meta({ description: 'Verified rows left out to stay within maxCost; omitted when none.' }),
-  nextRowCost: decimal('The price of the first row left out; present with withheldByMaxCost.').optional(),
+  withheldByMaxCost: z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: "Verified rows left out to stay within maxCost; omitted when none." }),
+  nextRowCost: decimal("The price of the first row left out; present with withheldByMaxCost.").optional(),
   ...filterReport,
 });
 
 export const PreviewResult = z.object({
   id: z.string(),
   collection: nullable(z.string()),
-  text: z.string().meta({ description: 'Full chunk text when `locked` is false; a short teaser when `locked` is true.' }),
-  locked: z.boolean().meta({ description: 'True: `text` is a teaser, the row is not paid for.' }),
-  tokens: nullable(z.number().int()).meta({ description: 'Token count of the result.' }),
-  cost: nullable(z.string()).meta({ description: 'Cost to unlock the row (credits, 6 decimals).' }),
-  figureCount: z.number().int().meta({ description: 'Figures the result carries; figure captions and images only on unlocked rows.' }),
+  text: z
+    .string()
+    .meta({ description: "Full chunk text when `locked` is false; a short teaser when `locked` is true." }),
+  locked: z.boolean().meta({ description: "True: `text` is a teaser, the row is not paid for." }),
+  tokens: nullable(z.number().int()).meta({ description: "Token count of the result." }),
+  cost: nullable(z.string()).meta({ description: "Cost to unlock the row (credits, 6 decimals)." }),
+  figureCount: z
+    .number()
+    .int()
+    .meta({ description: "Figures the result carries; figure captions and images only on unlocked rows." }),
   metadata: nullable(metadata),
   relevance: z
     .union([z.number(), AssistedRelevance])
     .nullable()
     .optional()
-    .meta({ description: "The row's relevance (0 to 1), as on a search result: what to choose the rows to unlock by. Present on preview, unlock and re-fetched rows; for a re-fetched assisted search the judge's verdict, as the assisted answer gave it." }),
-  subQuestion: z.string().optional().meta({ description: 'Re-fetched assisted rows only: the sub-question whose internal search found the row.' }),
+    .meta({
+      description:
+        "The row's relevance (0 to 1), as on a search result: what to choose the rows to unlock by. Present on preview, unlock and re-fetched rows; for a re-fetched assisted search the judge's verdict, as the assisted answer gave it.",
+    }),
+  subQuestion: z
+    .string()
+    .optional()
+    .meta({ description: "Re-fetched assisted rows only: the sub-question whose internal search found the row." }),
 });
 
 export const PreviewUnlockResponse = z.object({
   queryId: z.string(),
   results: z.array(PreviewResult),
-  costCharged: nullable(decimal('What this call charged; null on a preview and on an unlock that unlocked nothing new.')),
-  costToUnlockRemaining: decimal('Cost to unlock every row not yet unlocked.'),
-  belowMinRelevance: belowMinRelevance.optional().meta({ description: 'Preview only: rows held back because their relevance is below min_relevance; they are not in the preview and cannot be unlocked.' }),
+  costCharged: nullable(
+    decimal("What this call charged; null on a preview and on an unlock that unlocked nothing new."),
+  ),
+  costToUnlockRemaining: decimal("Cost to unlock every row not yet unlocked."),
+  belowMinRelevance: belowMinRelevance
+    .optional()
+    .meta({
+      description:
+        "Preview only: rows held back because their relevance is below min_relevance; they are not in the preview and cannot be unlocked.",
+    }),
   ...listReport,
-  nextCursor: nullable(z.string()).optional().meta({ description: 'Preview only: send it as `cursor` with the same preview for its next page (free, like any preview); null on the last page.' }),
-  withheldByMaxCost: listReport.withheldByMaxCost.meta({ description: 'Present when a price cap was sent (a preview takes none; an unlock takes maxCost): rows it held back.' }),
+  nextCursor: nullable(z.string())
+    .optional()
+    .meta({
+      description:
+        "Preview only: send it as `cursor` with the same preview for its next page (free, like any preview); null on the last page.",
+    }),
+  withheldByMaxCost: listReport.withheldByMaxCost.meta({
+    description:
+      "Present when a price cap was sent (a preview takes none; an unlock takes maxCost): rows it held back.",
+  }),
   ...filterReport,
 });
 
 export const SearchResultsPreviewResponse = z.object({
   queryId: z.string(),
-  status: z.enum(['results', 'no_relevant_results']).optional().meta({ description: "Re-fetched assisted searches only: the answer's status." }),
+  status: z
+    .enum(["results", "no_relevant_results"])
+    .optional()
+    .meta({ description: "Re-fetched assisted searches only: the answer's status." }),
   latencyMs: z.literal(0),
-  results: z.array(PreviewResult).meta({ description: 'Every row of the original search, through the unlock ledger: unpaid rows are teasers.' }),
+  results: z
+    .array(PreviewResult)
+    .meta({ description: "Every row of the original search, through the unlock ledger: unpaid rows are teasers." }),
   filterWarnings: nullable(z.array(FilterWarning)),
   journalMetricExpansions: nullable(z.array(JournalMetricExpansion)),
 });
 
 export const Collection = z.object({
-  name: z.string().meta({ description: 'Pass as `collection`; resolves case-insensitively.' }),
+  name: z.string().meta({ description: "Pass as `collection`; resolves case-insensitively." }),
   description: nullable(z.string()),
-  documentCount: z.number().int().meta({ description: 'Documents (not chunks) a search can reach; a meta-collection sums its members.' }),
+  documentCount: z
+    .number()
+    .int()
+    .meta({ description: "Documents (not chunks) a search can reach; a meta-collection sums its members." }),
   pricePer1000: z
     .string()
     .optional()
-    .meta({ description: "Plain collections only: the organization's price in credits per 1000 result tokens (its negotiated price where it has one), e.g. \"0.050\". A meta-collection gives `priceRange` instead.", examples: ['0.050'] }),
-  members: z.array(z.string()).optional().meta({ description: 'Meta-collections only: the physical collections spanned.' }),
-  memberCount: z.number().int().optional().meta({ description: 'Meta-collections only.' }),
-  priceRange: nullable(priceRange).optional().meta({ description: "Meta-collections only: null when any member's price cannot be resolved." }),
-  status: z
-    .enum(['ingesting', 'failed'])
+    .meta({
+      description:
+        'Plain collections only: the organization\'s price in credits per 1000 result tokens (its negotiated price where it has one), e.g. "0.050". A meta-collection gives `priceRange` instead.',
+      examples: ["0.050"],
+    }),
+  members: z
+    .array(z.string())
     .optional()
-    .meta({ description: 'Only while the collection (or a member of the meta-collection) cannot be searched: its index is still being built at start (`ingesting`), or building it failed (`failed`). Searches naming it answer 503 `SERVICE_UNAVAILABLE` until then; `GET /readyz` lists the collections by state.' }),
+    .meta({ description: "Meta-collections only: the physical collections spanned." }),
+  memberCount: z.number().int().optional().meta({ description: "Meta-collections only." }),
+  priceRange: nullable(priceRange)
+    .optional()
+    .meta({ description: "Meta-collections only: null when any member's price cannot be resolved." }),
+  status: z
+    .enum(["ingesting", "failed"])
+    .optional()
+    .meta({
+      description:
+        "Only while the collection (or a member of the meta-collection) cannot be searched: its index is still being built at start (`ingesting`), or building it failed (`failed`). Searches naming it answer 503 `SERVICE_UNAVAILABLE` until then; `GET /readyz` lists the collections by state.",
+    }),
 });
 
 export const CollectionsResponse = z.object({
@@ -255,50 +413,87 @@ export const JournalRequest = z.object({
   title: nullable(z.string()),
   issn: nullable(z.string()),
   note: nullable(z.string()),
-  recordedAt: z.string().meta({ description: 'ISO 8601 timestamp.' }),
+  recordedAt: z.string().meta({ description: "ISO 8601 timestamp." }),
 });
 
 export const WebhookEndpoint = z.object({
-  id: z.string().meta({ description: 'The endpoint id (`we_…`).' }),
+  id: z.string().meta({ description: "The endpoint id (`we_…`)." }),
   url: z.string(),
   events: z.array(z.string()),
   description: nullable(z.string()),
-  status: z.enum(['enabled', 'disabled']).meta({ description: 'disabled: every attempt failed for days, so nothing more is sent; create a new endpoint once the receiver works.' }),
+  status: z
+    .enum(["enabled", "disabled"])
+    .meta({
+      description:
+        "disabled: every attempt failed for days, so nothing more is sent; create a new endpoint once the receiver works.",
+    }),
   disabledReason: nullable(z.string()),
   disabledAt: nullable(z.string()),
-  failingSince: nullable(z.string()).meta({ description: 'The first failed attempt since the last success (ISO 8601); null while the receiver answers 2xx.' }),
+  failingSince: nullable(z.string()).meta({
+    description: "The first failed attempt since the last success (ISO 8601); null while the receiver answers 2xx.",
+  }),
   createdAt: z.string(),
 });
 export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
-  secret: z.string().meta({ description: 'The signing secret (`whsec_…`), shown only here: store it now. Verify every delivery with it (Standard Webhooks).' }),
-  previousSecretExpiresAt: z.string().optional().meta({ description: 'After a rotation: until when deliveries are also signed with the previous secret.' }),
+  secret: z
+    .string()
+    .meta({
+      description:
+        "The signing secret (`whsec_…`), shown only here: store it now. Verify every delivery with it (Standard Webhooks).",
+    }),
+  previousSecretExpiresAt: z
+    .string()
+    .optional()
+    .meta({ description: "After a rotation: until when deliveries are also signed with the previous secret." }),
 });
-export const NotificationSettings = z.object({ balanceLowThreshold: nullable(z.string()).meta({ description: 'Below this balance (credits) a `balance.low` webhook is sent, once per crossing; null: never.' }) });
+export const NotificationSettings = z.object({
+  balanceLowThreshold: nullable(z.string()).meta({
+    description: "Below this balance (credits) a `balance.low` webhook is sent, once per crossing; null: never.",
+  }),
+});
 export const WebhookEndpointList = z.object({ data: z.array(WebhookEndpoint) });
 export const Alert = z.object({
-  id: z.string().meta({ description: 'The alert id (`al_…`).' }),
+  id: z.string().meta({ description: "The alert id (`al_…`)." }),
   query: z.string(),
   collections: z.array(z.string()),
   filters: z.unknown(),
   min_relevance: z.number(),
   one_per_document: z.boolean(),
-  schedule: z.enum(['on_ingest', 'daily', 'weekly']),
-  max_cost_per_run: nullable(z.string()).meta({ description: 'The most one run charges (credits); null: no cap.' }),
-  webhook: nullable(z.string()).meta({ description: 'The endpoint runs are sent to; null: every endpoint subscribed to `alert.matched`.' }),
-  status: z.enum(['active', 'paused']),
+  schedule: z.enum(["on_ingest", "daily", "weekly"]),
+  max_cost_per_run: nullable(z.string()).meta({ description: "The most one run charges (credits); null: no cap." }),
+  webhook: nullable(z.string()).meta({
+    description: "The endpoint runs are sent to; null: every endpoint subscribed to `alert.matched`.",
+  }),
+  status: z.enum(["active", "paused"]),
   createdAt: z.string(),
   lastRunAt: nullable(z.string()),
-  seenWorks: z.number().int().meta({ description: 'Works the alert counts as seen: those its collections held when it was created, and those sent since. None is sent twice.' }),
+  seenWorks: z
+    .number()
+    .int()
+    .meta({
+      description:
+        "Works the alert counts as seen: those its collections held when it was created, and those sent since. None is sent twice.",
+    }),
   runCount: z.number().int(),
 });
 export const AlertList = z.object({ data: z.array(Alert) });
 export const AlertWithRuns = Alert.extend({
   runs: z.array(
     z.object({
-      queryId: z.string().meta({ description: 'The run\'s cached query: GET /api/v1/search/results/{queryId} re-fetches its rows for 7 days (and counts as its delivery).' }),
+      queryId: z
+        .string()
+        .meta({
+          description:
+            "The run's cached query: GET /api/v1/search/results/{queryId} re-fetches its rows for 7 days (and counts as its delivery).",
+        }),
       trigger: z.string(),
       createdAt: z.string(),
-      status: z.enum(['pending', 'delivered', 'failed', 'empty']).meta({ description: 'pending: sent, waiting for a 2xx or a re-fetch; delivered: charged once; failed: never delivered, nothing charged; empty: no new works.' }),
+      status: z
+        .enum(["pending", "delivered", "failed", "empty"])
+        .meta({
+          description:
+            "pending: sent, waiting for a 2xx or a re-fetch; delivered: charged once; failed: never delivered, nothing charged; empty: no new works.",
+        }),
       works: z.number().int(),
       results: z.number().int(),
       cost: z.string(),
@@ -310,23 +505,30 @@ export const AlertWithRuns = Alert.extend({
 export const AlertDeleted = z.object({ id: z.string(), deleted: z.literal(true) });
 export const WebhookEndpointDeleted = z.object({ id: z.string(), deleted: z.literal(true) });
 export const WebhookEventQueued = z.object({
-  eventId: z.string().meta({ description: 'The event id: every attempt carries it as `webhook-id`.' }),
-  status: z.literal('pending').optional(),
+  eventId: z.string().meta({ description: "The event id: every attempt carries it as `webhook-id`." }),
+  status: z.literal("pending").optional(),
 });
 export const WebhookDeliveryList = z.object({
   data: z.array(
     z.object({
-      eventId: z.string().meta({ description: 'The `webhook-id` of every attempt: receivers deduplicate by it.' }),
+      eventId: z.string().meta({ description: "The `webhook-id` of every attempt: receivers deduplicate by it." }),
       type: z.string(),
       createdAt: z.string(),
-      status: z.enum(['pending', 'delivered', 'failed', 'cancelled']).meta({ description: 'pending: attempts go on; failed: every retry failed; cancelled: the endpoint was deleted or disabled meanwhile.' }),
+      status: z
+        .enum(["pending", "delivered", "failed", "cancelled"])
+        .meta({
+          description:
+            "pending: attempts go on; failed: every retry failed; cancelled: the endpoint was deleted or disabled meanwhile.",
+        }),
       attempts: z.array(
         z.object({
           attempt: z.number().int(),
           at: z.string(),
-          status: nullable(z.number().int()).meta({ description: "The receiver's HTTP status; null when no answer came." }),
+          status: nullable(z.number().int()).meta({
+            description: "The receiver's HTTP status; null when no answer came.",
+          }),
           latencyMs: z.number().int(),
-          responseExcerpt: z.string().meta({ description: 'The first 512 characters of the answer.' }),
+          responseExcerpt: z.string().meta({ description: "The first 512 characters of the answer." }),
           error: nullable(z.string()),
         }),
       ),
@@ -334,32 +536,72 @@ export const WebhookDeliveryList = z.object({
   ),
 });
 
-export const ToolResult = z.record(z.string(), z.unknown()).meta({ description: "The tool's result; its shape is the tool's own." });
+export const ToolResult = z
+  .record(z.string(), z.unknown())
+  .meta({ description: "The tool's result; its shape is the tool's own." });
 
-export const Liveness = z.object({ status: z.literal('ok') });
+export const Liveness = z.object({ status: z.literal("ok") });
 export const Readiness = z.object({
-  status: z.enum(['ready', 'not_ready']),
-  checks: z.record(z.string(), z.enum(['up', 'down'])).meta({ description: 'Each dependency: the event store, Temporal, the search engine.' }),
+  status: z.enum(["ready", "not_ready"]),
+  checks: z
+    .record(z.string(), z.enum(["up", "down"]))
+    .meta({ description: "Each dependency: the event store, Temporal, the search engine." }),
   details: z
     .object({
-      searchKnn: z.enum(['lucene-hnsw', 'exact']).optional().meta({ description: "'lucene-hnsw' (OpenSearch k-NN plugin, approximate filtered k-NN) or 'exact' (every filtered vector scored)." }),
+      searchKnn: z
+        .enum(["lucene-hnsw", "exact"])
+        .optional()
+        .meta({
+          description:
+            "'lucene-hnsw' (OpenSearch k-NN plugin, approximate filtered k-NN) or 'exact' (every filtered vector scored).",
+        }),
       collections: z
         .object({ ready: z.array(z.string()), ingesting: z.array(z.string()), failed: z.array(z.string()) })
         .optional()
-        .meta({ description: 'The physical collections by state. While some are ingesting (first start) the service is ready (200) and answers 503 SERVICE_UNAVAILABLE for those alone; failed: building the index at start failed (see the service log).' }),
+        .meta({
+          description:
+            "The physical collections by state. While some are ingesting (first start) the service is ready (200) and answers 503 SERVICE_UNAVAILABLE for those alone; failed: building the index at start failed (see the service log).",
+        }),
     })
     .optional()
-    .meta({ description: 'How the service runs; never decides readiness.' }),
+    .meta({ description: "How the service runs; never decides readiness." }),
 });
 
 export const Integrity = z
   .object({
-    status: z.enum(['none', 'corrected', 'expression_of_concern', 'retracted']).meta({ description: '`retracted` when the lists flag the work retracted (such works stay out of scholarly results); else `expression_of_concern`; else `corrected` for a correction, erratum, or a withdrawal or removal notice the lists do not flag as a retraction; else `none` (also for a row without a DOI).' }),
-    notices: z.array(z.object({ type: z.string().meta({ description: 'retraction, withdrawal, removal, expression_of_concern, correction, erratum, reinstatement, ...' }), doi: nullable(z.string()).meta({ description: "The notice's own DOI." }), date: nullable(z.string()).meta({ description: 'YYYY-MM-DD, where the list gives one.' }) })),
+    status: z
+      .enum(["none", "corrected", "expression_of_concern", "retracted"])
+      .meta({
+        description:
+          "`retracted` when the lists flag the work retracted (such works stay out of scholarly results); else `expression_of_concern`; else `corrected` for a correction, erratum, or a withdrawal or removal notice the lists do not flag as a retraction; else `none` (also for a row without a DOI).",
+      }),
+    notices: z.array(
+      z.object({
+        type: z
+          .string()
+          .meta({
+            description:
+              "retraction, withdrawal, removal, expression_of_concern, correction, erratum, reinstatement, ...",
+          }),
+        doi: nullable(z.string()).meta({ description: "The notice's own DOI." }),
+        date: nullable(z.string()).meta({ description: "YYYY-MM-DD, where the list gives one." }),
+      }),
+    ),
   })
-  .meta({ description: "What the update lists in force (the shipped Crossref update records and Retraction Watch export, and every list an operator loaded) say of a work; a list loaded while the service runs changes it at once." });
+  .meta({
+    description:
+      "What the update lists in force (the shipped Crossref update records and Retraction Watch export, and every list an operator loaded) say of a work; a list loaded while the service runs changes it at once.",
+  });
 
-const workIds = z.object({ doi: nullable(z.string()), pmid: nullable(z.string()), pmcid: nullable(z.string()), openalex: nullable(z.string()), docId: z.string().meta({ description: 'The doc_id of the work in its first collection (the one result rows carry).' }) });
+const workIds = z.object({
+  doi: nullable(z.string()),
+  pmid: nullable(z.string()),
+  pmcid: nullable(z.string()),
+  openalex: nullable(z.string()),
+  docId: z
+    .string()
+    .meta({ description: "The doc_id of the work in its first collection (the one result rows carry)." }),
+});
 
 export const Work = z
   .object({
@@ -374,28 +616,59 @@ export const Work = z
     open_access: nullable(z.boolean()),
     license: nullable(z.string()),
     url: nullable(z.string()),
-    citedByCount: nullable(z.number().int()).meta({ description: "The source's count of works citing it across the literature (OpenAlex); null where the source has none." }),
+    citedByCount: nullable(z.number().int()).meta({
+      description:
+        "The source's count of works citing it across the literature (OpenAlex); null where the source has none.",
+    }),
     integrity: Integrity,
-    collections: z.array(z.string()).meta({ description: 'The collections this key reaches that hold the work.' }),
-    referencesRecorded: nullable(z.number().int()).meta({ description: 'References the source records; null where it records none (an empty list then means nothing).' }),
-    referencesHeld: z.number().int().meta({ description: 'Of those, the works the collections this key reaches hold.' }),
-    citedByHeld: z.number().int().meta({ description: 'Works in the collections this key reaches that cite it.' }),
-    synthetic: z.literal(true).optional().meta({ description: 'Sandbox keys: a synthetic work.' }),
+    collections: z.array(z.string()).meta({ description: "The collections this key reaches that hold the work." }),
+    referencesRecorded: nullable(z.number().int()).meta({
+      description: "References the source records; null where it records none (an empty list then means nothing).",
+    }),
+    referencesHeld: z
+      .number()
+      .int()
+      .meta({ description: "Of those, the works the collections this key reaches hold." }),
+    citedByHeld: z.number().int().meta({ description: "Works in the collections this key reaches that cite it." }),
+    synthetic: z.literal(true).optional().meta({ description: "Sandbox keys: a synthetic work." }),
   })
-  .meta({ description: 'A work: identifiers, bibliographic fields, integrity and citation counts. Never its text.' });
+  .meta({ description: "A work: identifiers, bibliographic fields, integrity and citation counts. Never its text." });
 
 export const WorksBatchResponse = z.object({
-  data: z.array(z.union([Work.extend({ id: z.string().meta({ description: 'The id as sent.' }) }), z.object({ id: z.string(), error: z.object({ code: z.literal('WORK_NOT_FOUND'), message: z.string() }) })])).meta({ description: 'One entry per id, in the order sent.' }),
+  data: z
+    .array(
+      z.union([
+        Work.extend({ id: z.string().meta({ description: "The id as sent." }) }),
+        z.object({ id: z.string(), error: z.object({ code: z.literal("WORK_NOT_FOUND"), message: z.string() }) }),
+      ]),
+    )
+    .meta({ description: "One entry per id, in the order sent." }),
 });
 
 export const WorkGraphPage = z.object({
   work: z.object({ ids: workIds }),
-  items: z.array(z.union([Work.extend({ held: z.literal(true) }), z.object({ held: z.literal(false), ids: z.object({ doi: nullable(z.string()), pmid: nullable(z.string()), openalex: nullable(z.string()) }) })])).meta({ description: 'Each entry is the work where a collection this key reaches holds it, else the identifiers the source gives (held: false).' }),
-  nextCursor: nullable(z.string()).meta({ description: 'Pass as `cursor` for the next page; null on the last.' }),
+  items: z
+    .array(
+      z.union([
+        Work.extend({ held: z.literal(true) }),
+        z.object({
+          held: z.literal(false),
+          ids: z.object({ doi: nullable(z.string()), pmid: nullable(z.string()), openalex: nullable(z.string()) }),
+        }),
+      ]),
+    )
+    .meta({
+      description:
+        "Each entry is the work where a collection this key reaches holds it, else the identifiers the source gives (held: false).",
+    }),
+  nextCursor: nullable(z.string()).meta({ description: "Pass as `cursor` for the next page; null on the last." }),
   coverage: z.object({
-    recorded: nullable(z.number().int()).meta({ description: 'References: how many the source records. Cited-by: the source\'s count of citing works across the literature. Null where the source records none.' }),
-    held: z.number().int().meta({ description: 'How many of those are works the collections this key reaches hold.' }),
-    note: z.string().meta({ description: 'A sentence saying what the counts cover.' }),
+    recorded: nullable(z.number().int()).meta({
+      description:
+        "References: how many the source records. Cited-by: the source's count of citing works across the literature. Null where the source records none.",
+    }),
+    held: z.number().int().meta({ description: "How many of those are works the collections this key reaches hold." }),
+    note: z.string().meta({ description: "A sentence saying what the counts cover." }),
   }),
 });
 

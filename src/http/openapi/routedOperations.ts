@@ -1,5 +1,5 @@
 // The (method, path) pairs a set of routers serves, spelled as OpenAPI paths: what the document must cover.
-import type Router from '@koa/router';
+import type Router from "@koa/router";
 
 export interface RoutedOperation {
   method: string;
@@ -10,14 +10,24 @@ export interface RoutedOperation {
 export function routedOperations(routers: readonly Router[]): RoutedOperation[] {
   return routers.flatMap((router) =>
     router.stack.flatMap((layer) =>
-      layer.methods.filter((method) => method !== 'HEAD').map((method) => ({ method, path: String(layer.path).replace(/:(\w+)/g, '{$1}') })),
+      layer.methods
+        .filter((method) => method !== "HEAD")
+        .map((method) => ({ method, path: String(layer.path).replace(/:(\w+)/g, "{$1}") })),
     ),
   );
 }
 
 /** Routes no documented operation describes, and documented operations no route serves, as "METHOD /path". */
-export function routeCoverage(routed: readonly RoutedOperation[], document: { paths: Record<string, object> }): { undocumented: string[]; unrouted: string[] } {
+export function routeCoverage(
+  routed: readonly RoutedOperation[],
+  document: { paths: Record<string, object> },
+): { undocumented: string[]; unrouted: string[] } {
   const served = routed.map((r) => `${r.method} ${r.path}`);
-  const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
-  return { undocumented: served.filter((r) => !documented.includes(r)), unrouted: documented.filter((d) => !served.includes(d)) };
+  const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+  return {
+    undocumented: served.filter((r) => !documented.includes(r)),
+    unrouted: documented.filter((d) => !served.includes(d)),
+  };
 }

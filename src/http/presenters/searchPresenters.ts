@@ -1,24 +1,37 @@
 // Response shapers of the search surface: what REST routes and MCP tools alike answer for a search, a preview, an
 // unlock, an assisted answer and a re-fetch (one wire format, one place).
-import type { Alerts } from '../../usecases/alerts/alerts.js';
-import type { SearchService, SearchOutcome, PreviewOutcome, RefetchOutcome, ListFields } from '../../usecases/search/searchService.js';
-import type { CatalogueService } from '../../usecases/catalogue/catalogueService.js';
-import { remainingCost } from '../../usecases/search/searchService.js';
-import type { CachedRow } from '../../usecases/search/queryCache.js';
-import type { CollectionCatalog } from '../../domain/catalog.js';
-import type { CollectionReadiness } from '../../domain/readiness.js';
-import { listCollections } from '../../usecases/catalogue/collectionsList.js';
-import type { SearchEngine } from '../../retrieval/port.js';
-import { formatCredits, parseCredits } from '../../domain/money.js';
-import type { AssistedAnswer, AssistedSearch } from '../../usecases/assisted/assistedSearch.js';
-import type { Unlock, UnlockResult } from '../../usecases/unlock/unlock.js';
-import type { AuthContext } from '../../usecases/auth/context.js';
-import { idempotencyRequest } from '../../usecases/search/previewIdempotency.js';
-import { metadataWithFigures, responseFigures, searchFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../../usecases/figures/figureImages.js';
-import type { RowSelection } from '../../retrieval/rowSelection.js';
-import type { SearchRequestInput } from '../../usecases/search/pipeline.js';
-import type { ListRequest } from '../../usecases/search/searchService.js';
-import { SORTED_DEFAULT_MIN_RELEVANCE, type SortOrder } from '../../usecases/search/sortOrder.js';
+import type { Alerts } from "../../usecases/alerts/alerts.js";
+import type {
+  SearchService,
+  SearchOutcome,
+  PreviewOutcome,
+  RefetchOutcome,
+  ListFields,
+} from "../../usecases/search/searchService.js";
+import type { CatalogueService } from "../../usecases/catalogue/catalogueService.js";
+import { remainingCost } from "../../usecases/search/searchService.js";
+import type { CachedRow } from "../../usecases/search/queryCache.js";
+import type { CollectionCatalog } from "../../domain/catalog.js";
+import type { CollectionReadiness } from "../../domain/readiness.js";
+import { listCollections } from "../../usecases/catalogue/collectionsList.js";
+import type { SearchEngine } from "../../retrieval/port.js";
+import { formatCredits, parseCredits } from "../../domain/money.js";
+import type { AssistedAnswer, AssistedSearch } from "../../usecases/assisted/assistedSearch.js";
+import type { Unlock, UnlockResult } from "../../usecases/unlock/unlock.js";
+import type { AuthContext } from "../../usecases/auth/context.js";
+import { idempotencyRequest } from "../../usecases/search/previewIdempotency.js";
+import {
+  metadataWithFigures,
+  responseFigures,
+  searchFigureImages,
+  type FigureImageRenderer,
+  type FigureImages,
+  type ImageOptions,
+} from "../../usecases/figures/figureImages.js";
+import type { RowSelection } from "../../retrieval/rowSelection.js";
+import type { SearchRequestInput } from "../../usecases/search/pipeline.js";
+import type { ListRequest } from "../../usecases/search/searchService.js";
+import { SORTED_DEFAULT_MIN_RELEVANCE, type SortOrder } from "../../usecases/search/sortOrder.js";
 
 export interface SearchRouteDeps {
   search: SearchService;
@@ -29,13 +42,12 @@ export interface SearchRouteDeps {
   unlock: Unlock;
   catalog: CollectionCatalog;
   /** read for the collections list's document counts (the collections' inventories) */
-  engine: Pick<SearchEngine, 'getInventory'>;
+  engine: Pick<SearchEngine, "getInventory">;
   /** renders figure images for include_figures on /query and /{collection} */
   figureImages?: FigureImageRenderer;
   /** marks the collections list's entries still ingesting */
   collectionReadiness?: CollectionReadiness;
 }
-
 
 /**
  * Search result object. Without include_metadata, metadata is null (the spec: present when metadata is included);
@@ -44,7 +56,11 @@ export interface SearchRouteDeps {
  */
 function searchResult(row: CachedRow, includeMetadata: boolean, includeFigures: boolean, images?: Map<string, string>) {
   const figures = row.metadata.figures;
-  const metadata = includeMetadata ? metadataWithFigures(row.metadata, true, images) : includeFigures && Array.isArray(figures) ? { figures: responseFigures(figures, images) } : null;
+  const metadata = includeMetadata
+    ? metadataWithFigures(row.metadata, true, images)
+    : includeFigures && Array.isArray(figures)
+      ? { figures: responseFigures(figures, images) }
+      : null;
   return { id: row.id, text: row.text, metadata, collection: row.collection, relevance: row.relevance };
 }
 
@@ -52,7 +68,13 @@ function searchResult(row: CachedRow, includeMetadata: boolean, includeFigures: 
  * Preview/cached/unlocked row: locked rows show only the teaser; unlocked rows carry their figures (and images when
  * fetched). `withMetadata` false (a re-fetch of a search that asked for none) answers metadata null.
  */
-export function ledgerRow(row: CachedRow, unlocked: boolean, withRelevance: boolean, images?: Map<string, string>, withMetadata = true) {
+export function ledgerRow(
+  row: CachedRow,
+  unlocked: boolean,
+  withRelevance: boolean,
+  images?: Map<string, string>,
+  withMetadata = true,
+) {
   return {
     id: row.id,
     collection: row.collection,
@@ -89,7 +111,10 @@ export function resultsBody({ record, unlocked, images }: RefetchOutcome) {
 }
 
 /** A price cap's effect: the rows it held back and the own price of the first of them (null when none). */
-const costCapBody = (cap: { withheld: number; nextRowCostMicros: bigint | null }) => ({ withheldByMaxCost: cap.withheld, nextRowCost: cap.nextRowCostMicros === null ? null : formatCredits(cap.nextRowCostMicros, 6) });
+const costCapBody = (cap: { withheld: number; nextRowCostMicros: bigint | null }) => ({
+  withheldByMaxCost: cap.withheld,
+  nextRowCost: cap.nextRowCostMicros === null ? null : formatCredits(cap.nextRowCostMicros, 6),
+});
 
 /**
  * What a search or preview response says about its list: `nextCursor` (null on the last page), and when asked for,
@@ -98,9 +123,26 @@ const costCapBody = (cap: { withheld: number; nextRowCostMicros: bigint | null }
 export function listBody(list: ListFields) {
   return {
     nextCursor: list.nextCursor,
-    ...(list.sorted ? { sort: { by: list.sorted.by, minRelevance: list.sorted.minRelevance, candidatesOrdered: list.sorted.candidates } } : {}),
+    ...(list.sorted
+      ? {
+          sort: {
+            by: list.sorted.by,
+            minRelevance: list.sorted.minRelevance,
+            candidatesOrdered: list.sorted.candidates,
+          },
+        }
+      : {}),
     ...(list.costCap ? costCapBody(list.costCap) : {}),
-    ...(list.like ? { like: { work: list.like.work, collection: list.like.collection, docId: list.like.docId, title: list.like.title } } : {}),
+    ...(list.like
+      ? {
+          like: {
+            work: list.like.work,
+            collection: list.like.collection,
+            docId: list.like.docId,
+            title: list.like.title,
+          },
+        }
+      : {}),
   };
 }
 
@@ -162,14 +204,14 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
     latencyMs: answer.latencyMs,
     iterationsRun: answer.iterationsRun,
     results: answer.rows.map(({ row, judgeScore, matchedTerms, rationale, subQuestion }) => {
-      const doi = typeof row.metadata.doi === 'string' && row.metadata.doi ? row.metadata.doi : null;
+      const doi = typeof row.metadata.doi === "string" && row.metadata.doi ? row.metadata.doi : null;
       const { metadata } = searchResult(row, includeMetadata, images !== undefined, images?.get(row.id));
       return {
         collection: row.collection,
         doiUrl: doi ? `https://doi.org/${doi}` : null,
         id: row.id,
         metadata,
-        section: typeof row.metadata.section === 'string' ? row.metadata.section : null,
+        section: typeof row.metadata.section === "string" ? row.metadata.section : null,
         subQuestion,
         text: row.text,
         relevance: { judgeScore, matchedTerms, rationale },
@@ -181,13 +223,28 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
     ...(answer.discovery ? { discovery: answer.discovery } : {}),
     ...(answer.filterWarnings ? { filterWarnings: answer.filterWarnings } : {}),
     ...(answer.journalMetricExpansions ? { journalMetricExpansions: answer.journalMetricExpansions } : {}),
-    ...(answer.withheldByMaxCost ? { withheldByMaxCost: answer.withheldByMaxCost, ...(answer.nextRowCostMicros !== undefined ? { nextRowCost: formatCredits(answer.nextRowCostMicros, 6) } : {}) } : {}),
+    ...(answer.withheldByMaxCost
+      ? {
+          withheldByMaxCost: answer.withheldByMaxCost,
+          ...(answer.nextRowCostMicros !== undefined
+            ? { nextRowCost: formatCredits(answer.nextRowCostMicros, 6) }
+            : {}),
+        }
+      : {}),
   };
 }
 
 /** The row selection of a body in the snake_case spelling (/query, /preview and the MCP search tools); a sorted request's threshold defaults higher. */
-export function selectionOf(body: { min_relevance?: number; one_per_document: boolean; sort?: SortOrder }): RowSelection {
-  return { minRelevance: body.min_relevance ?? (body.sort !== undefined && body.sort !== 'relevance' ? SORTED_DEFAULT_MIN_RELEVANCE : 0), onePerDocument: body.one_per_document };
+export function selectionOf(body: {
+  min_relevance?: number;
+  one_per_document: boolean;
+  sort?: SortOrder;
+}): RowSelection {
+  return {
+    minRelevance:
+      body.min_relevance ?? (body.sort !== undefined && body.sort !== "relevance" ? SORTED_DEFAULT_MIN_RELEVANCE : 0),
+    onePerDocument: body.one_per_document,
+  };
 }
 
 /** A search or preview body in the snake_case spelling, as far as the list it asks for goes. */
@@ -203,7 +260,9 @@ export interface ListBody {
 }
 
 /** The /{collection} body's camelCase options in the snake_case spelling the other doors use. */
-export const snakeListBody = (b: Omit<ListBody, 'min_relevance' | 'one_per_document'> & { minRelevance?: number; onePerDocument: boolean }): ListBody => ({
+export const snakeListBody = (
+  b: Omit<ListBody, "min_relevance" | "one_per_document"> & { minRelevance?: number; onePerDocument: boolean },
+): ListBody => ({
   query: b.query,
   like: b.like,
   limit: b.limit,
@@ -215,18 +274,25 @@ export const snakeListBody = (b: Omit<ListBody, 'min_relevance' | 'one_per_docum
 });
 
 /** What the search use cases take from a body: the pipeline's input (collections, query, selection, order, cap) and the list request (cursor, like). */
-export function searchRequestOf(collections: string[], body: ListBody, maxCost?: string): { input: SearchRequestInput; list: ListRequest } {
+export function searchRequestOf(
+  collections: string[],
+  body: ListBody,
+  maxCost?: string,
+): { input: SearchRequestInput; list: ListRequest } {
   return {
     input: {
       collections,
-      query: body.query ?? '',
+      query: body.query ?? "",
       limit: body.limit,
       filters: body.filters ?? null,
       selection: selectionOf(body),
       ...(body.sort !== undefined ? { sort: body.sort } : {}),
       ...(maxCost !== undefined ? { maxCostMicros: parseCredits(maxCost)! } : {}),
     },
-    list: { ...(body.cursor !== undefined ? { cursor: body.cursor } : {}), ...(body.like !== undefined ? { like: body.like.work } : {}) },
+    list: {
+      ...(body.cursor !== undefined ? { cursor: body.cursor } : {}),
+      ...(body.like !== undefined ? { like: body.like.work } : {}),
+    },
   };
 }
 

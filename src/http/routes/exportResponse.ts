@@ -1,11 +1,26 @@
 // Answers an export: the file in the asked format, with its content type and a download name.
-import type { Context } from 'koa';
-import { EXPORT_CONTENT_TYPES, EXPORT_EXTENSIONS, exportWorkOf, exportWorks, type ExportFormat, type ExportWork } from '../../usecases/works/citationExport.js';
-import type { Work } from '../../usecases/works/works.js';
+import type { Context } from "koa";
+import {
+  EXPORT_CONTENT_TYPES,
+  EXPORT_EXTENSIONS,
+  exportWorkOf,
+  exportWorks,
+  type ExportFormat,
+  type ExportWork,
+} from "../../usecases/works/citationExport.js";
+import type { Work } from "../../usecases/works/works.js";
 
-export function sendExport(ctx: Context, format: ExportFormat, works: readonly (Work | ExportWork)[], name: string): void {
-  const entries = works.map((w) => ('ids' in w ? exportWorkOf(w) : w));
-  ctx.set('Content-Type', EXPORT_CONTENT_TYPES[format]);
-  ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.${EXPORT_EXTENSIONS[format]}"`);
+export function sendExport(
+  ctx: Context,
+  format: ExportFormat,
+  works: readonly (Work | ExportWork)[],
+  name: string,
+): void {
+  const entries = works.map((w) => ("ids" in w ? exportWorkOf(w) : w));
+  ctx.set("Content-Type", EXPORT_CONTENT_TYPES[format]);
+  ctx.set(
+    "Content-Disposition",
+    `attachment; filename="${name.replace(/[^A-Za-z0-9_.-]/g, "_")}.${EXPORT_EXTENSIONS[format]}"`,
+  );
   ctx.body = exportWorks(format, entries);
 }

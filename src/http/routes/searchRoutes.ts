@@ -1,98 +1,167 @@
 // /api/v1/search: collections, query, {collection}, preview, unlock, results and quota. HTTP translation only.
-import Router from '@koa/router';
-import type { Context } from 'koa';
-import { ApiError } from '../errors.js';
-import { sendExport } from './exportResponse.js';
-import { exportWorksOfRows } from '../../usecases/works/citationExport.js';
-import { parseOr422, resultsExportQuery, assistedAnswerBody, assistedBody, journalsQuery, journalRequestBody, queryBody, collectionSearchBody, previewBody, unlockBody, imageQuery, requestedCollections } from '../schemas.js';
-import { afterResponseFlushed, type RequestState } from '../requestContext.js';
-import type { SearchService, SearchOutcome, PreviewOutcome, RefetchOutcome } from '../../usecases/search/searchService.js';
-import type { CatalogueService } from '../../usecases/catalogue/catalogueService.js';
-import { remainingCost } from '../../usecases/search/searchService.js';
-import type { CachedRow } from '../../usecases/search/queryCache.js';
-import type { CollectionCatalog } from '../../domain/catalog.js';
-import type { CollectionReadiness } from '../../domain/readiness.js';
-import { listCollections } from '../../usecases/catalogue/collectionsList.js';
-import type { SearchEngine } from '../../retrieval/port.js';
-import { formatCredits, parseCredits } from '../../domain/money.js';
-import type { AssistedAnswer, AssistedSearch } from '../../usecases/assisted/assistedSearch.js';
-import type { Unlock, UnlockResult } from '../../usecases/unlock/unlock.js';
-import type { AuthContext } from '../../usecases/auth/context.js';
-import { setBillingHeaders } from './billingHeaders.js';
-import { idempotencyRequest } from '../../usecases/search/previewIdempotency.js';
-import { metadataWithFigures, responseFigures, searchFigureImages, type FigureImageRenderer, type FigureImages, type ImageOptions } from '../../usecases/figures/figureImages.js';
-import type { RowSelection } from '../../retrieval/rowSelection.js';
+import Router from "@koa/router";
+import type { Context } from "koa";
+import { ApiError } from "../errors.js";
+import { sendExport } from "./exportResponse.js";
+import { exportWorksOfRows } from "../../usecases/works/citationExport.js";
+import {
+  parseOr422,
+  resultsExportQuery,
+  assistedAnswerBody,
+  assistedBody,
+  journalsQuery,
+  journalRequestBody,
+  queryBody,
+  collectionSearchBody,
+  previewBody,
+  unlockBody,
+  imageQuery,
+  requestedCollections,
+} from "../schemas.js";
+import { afterResponseFlushed, type RequestState } from "../requestContext.js";
+import type {
+  SearchService,
+  SearchOutcome,
+  PreviewOutcome,
+  RefetchOutcome,
+} from "../../usecases/search/searchService.js";
+import type { CatalogueService } from "../../usecases/catalogue/catalogueService.js";
+import { remainingCost } from "../../usecases/search/searchService.js";
+import type { CachedRow } from "../../usecases/search/queryCache.js";
+import type { CollectionCatalog } from "../../domain/catalog.js";
+import type { CollectionReadiness } from "../../domain/readiness.js";
+import { listCollections } from "../../usecases/catalogue/collectionsList.js";
+import type { SearchEngine } from "../../retrieval/port.js";
+import { formatCredits, parseCredits } from "../../domain/money.js";
+import type { AssistedAnswer, AssistedSearch } from "../../usecases/assisted/assistedSearch.js";
+import type { Unlock, UnlockResult } from "../../usecases/unlock/unlock.js";
+import type { AuthContext } from "../../usecases/auth/context.js";
+import { setBillingHeaders } from "./billingHeaders.js";
+import { idempotencyRequest } from "../../usecases/search/previewIdempotency.js";
+import {
+  metadataWithFigures,
+  responseFigures,
+  searchFigureImages,
+  type FigureImageRenderer,
+  type FigureImages,
+  type ImageOptions,
+} from "../../usecases/figures/figureImages.js";
+import type { RowSelection } from "../../retrieval/rowSelection.js";
 
-import { assistedResponse, previewResponse, resultsBody, searchBody, searchRequestOf, snakeListBody, unlockResponse, type SearchRouteDeps } from '../presenters/searchPresenters.js';
-import type { SearchRequestInput } from '../../usecases/search/pipeline.js';
-import type { ListRequest } from '../../usecases/search/searchService.js';
-export type { SearchRouteDeps } from '../presenters/searchPresenters.js';
+import {
+  assistedResponse,
+  previewResponse,
+  resultsBody,
+  searchBody,
+  searchRequestOf,
+  snakeListBody,
+  unlockResponse,
+  type SearchRouteDeps,
+} from "../presenters/searchPresenters.js";
+import type { SearchRequestInput } from "../../usecases/search/pipeline.js";
+import type { ListRequest } from "../../usecases/search/searchService.js";
+export type { SearchRouteDeps } from "../presenters/searchPresenters.js";
 
 const auth = (ctx: Context): AuthContext => {
   const a = (ctx.state as RequestState).auth;
-  if (!a) throw new ApiError(401, 'UNAUTHORIZED', 'missing API key');
+  if (!a) throw new ApiError(401, "UNAUTHORIZED", "missing API key");
   return a;
 };
 
 function setRateLimitHeaders(ctx: Context, outcome: SearchOutcome): void {
-  ctx.set('X-RateLimit-Limit', String(outcome.quota.dailyLimit));
-  ctx.set('X-RateLimit-Remaining', String(outcome.quota.dailyRemaining));
-  ctx.set('X-RateLimit-Reset', String(outcome.quota.dailyResetAt));
+  ctx.set("X-RateLimit-Limit", String(outcome.quota.dailyLimit));
+  ctx.set("X-RateLimit-Remaining", String(outcome.quota.dailyRemaining));
+  ctx.set("X-RateLimit-Reset", String(outcome.quota.dailyResetAt));
 }
 
 export function searchRoutes(deps: SearchRouteDeps): Router {
-  const router = new Router({ prefix: '/api/v1/search', sensitive: true, strict: true });
+  const router = new Router({ prefix: "/api/v1/search", sensitive: true, strict: true });
 
-  router.get('/collections', async (ctx) => {
+  router.get("/collections", async (ctx) => {
     const a = auth(ctx);
-    const collections = await listCollections({ catalog: deps.catalog, engine: deps.engine, readiness: deps.collectionReadiness }, a);
+    const collections = await listCollections(
+      { catalog: deps.catalog, engine: deps.engine, readiness: deps.collectionReadiness },
+      a,
+    );
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = { collections, count: collections.length };
   });
 
-  const runSearch = async (ctx: Context, request: { input: SearchRequestInput; list: ListRequest }, includeMetadata: boolean, figures: ImageOptions | null, endpoint: string) => {
+  const runSearch = async (
+    ctx: Context,
+    request: { input: SearchRequestInput; list: ListRequest },
+    includeMetadata: boolean,
+    figures: ImageOptions | null,
+    endpoint: string,
+  ) => {
     const a = auth(ctx);
-    const outcome = await deps.search.search(a, { ...request.input, includeMetadata }, endpoint, (ctx.state as RequestState).requestId, request.list);
+    const outcome = await deps.search.search(
+      a,
+      { ...request.input, includeMetadata },
+      endpoint,
+      (ctx.state as RequestState).requestId,
+      request.list,
+    );
     // figures are free: rendered after the charge, from the rows already paid for
     const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
     setBillingHeaders(ctx, a, outcome.billing);
     setRateLimitHeaders(ctx, outcome);
     // ISO 8601, as the reference's clients parse it
-    if (outcome.cachedUntil) ctx.set('X-Cache-Expires', outcome.cachedUntil.toISOString());
+    if (outcome.cachedUntil) ctx.set("X-Cache-Expires", outcome.cachedUntil.toISOString());
     ctx.body = searchBody(outcome, includeMetadata, images);
   };
 
-  router.post('/query', async (ctx) => {
+  router.post("/query", async (ctx) => {
     const body = parseOr422(queryBody, ctx.request.body);
-    const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
-    await runSearch(ctx, searchRequestOf(requestedCollections(body), body, body.max_cost), body.include_metadata, figures, '/query');
+    const figures = body.include_figures
+      ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality }
+      : null;
+    await runSearch(
+      ctx,
+      searchRequestOf(requestedCollections(body), body, body.max_cost),
+      body.include_metadata,
+      figures,
+      "/query",
+    );
   });
 
-  router.post('/preview', async (ctx) => {
+  router.post("/preview", async (ctx) => {
     const a = auth(ctx);
     const body = parseOr422(previewBody, ctx.request.body);
-    const idempotencyKey = ctx.get('Idempotency-Key');
-    const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? idempotencyRequest(idempotencyKey, ctx.request.body) : undefined;
+    const idempotencyKey = ctx.get("Idempotency-Key");
+    const idempotency =
+      ctx.request.headers["idempotency-key"] !== undefined
+        ? idempotencyRequest(idempotencyKey, ctx.request.body)
+        : undefined;
     const { input, list } = searchRequestOf(requestedCollections(body), body);
     const outcome = await deps.search.preview(a, input, idempotency, list);
-    if (outcome.idempotency) ctx.set('Idempotency-Status', outcome.idempotency);
+    if (outcome.idempotency) ctx.set("Idempotency-Status", outcome.idempotency);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = previewResponse(outcome);
   });
 
-  router.post('/unlock', async (ctx) => {
+  router.post("/unlock", async (ctx) => {
     const a = auth(ctx);
     const body = parseOr422(unlockBody, ctx.request.body);
-    const figures = body.includeFigures ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
-    const outcome = await deps.unlock.unlock(a, { queryId: body.queryId, resultIds: body.resultIds, figures, ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}) });
+    const figures = body.includeFigures
+      ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
+      : null;
+    const outcome = await deps.unlock.unlock(a, {
+      queryId: body.queryId,
+      resultIds: body.resultIds,
+      figures,
+      ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}),
+    });
     setBillingHeaders(ctx, a, outcome.billing);
     ctx.body = unlockResponse(outcome);
   });
 
-  router.get('/results/:queryId', async (ctx) => {
+  router.get("/results/:queryId", async (ctx) => {
     const a = auth(ctx);
     const q = parseOr422(imageQuery, ctx.query);
-    const figures: ImageOptions | null = q.includeFigures ? { maxWidth: q.imageMaxWidth, maxHeight: q.imageMaxHeight, quality: q.imageQuality } : null;
+    const figures: ImageOptions | null = q.includeFigures
+      ? { maxWidth: q.imageMaxWidth, maxHeight: q.imageMaxHeight, quality: q.imageQuality }
+      : null;
     const { format } = parseOr422(resultsExportQuery, ctx.query);
     // an asynchronous assisted search without its answer yet: how it stands (running, or asking a question)
     const pending = await deps.assisted.pending(a, ctx.params.queryId!);
@@ -108,26 +177,37 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     await deps.alerts.deliveredOnRefetch(refetched.record);
     if (format) {
       setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-      return sendExport(ctx, format, exportWorksOfRows(refetched.record.payload.rows), `results-${refetched.record.queryId}`);
+      return sendExport(
+        ctx,
+        format,
+        exportWorksOfRows(refetched.record.payload.rows),
+        `results-${refetched.record.queryId}`,
+      );
     }
-    ctx.set('X-Cache', 'hit');
-    ctx.set('X-Cache-Expires', refetched.cachedUntil.toISOString());
+    ctx.set("X-Cache", "hit");
+    ctx.set("X-Cache-Expires", refetched.cachedUntil.toISOString());
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = resultsBody(refetched);
   });
 
   // a catalogue answer: the discovery fields at the top level, free
-  router.get('/collections/:name/journals', async (ctx) => {
+  router.get("/collections/:name/journals", async (ctx) => {
     const a = auth(ctx);
     const q = parseOr422(journalsQuery, ctx.query);
     deps.search.assertCollectionsReady(a, [ctx.params.name!]);
-    const discovery = await deps.catalogue.journals(a, ctx.params.name!, { topic: q.topic ?? null, publisher: q.publisher, minHIndex: q.min_h_index, limit: q.limit, offset: q.offset });
+    const discovery = await deps.catalogue.journals(a, ctx.params.name!, {
+      topic: q.topic ?? null,
+      publisher: q.publisher,
+      minHIndex: q.min_h_index,
+      limit: q.limit,
+      offset: q.offset,
+    });
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = discovery;
   });
 
   // before the {collection} shorthand, so "journal-requests" is never read as a collection name
-  router.post('/journal-requests', async (ctx) => {
+  router.post("/journal-requests", async (ctx) => {
     const a = auth(ctx);
     const request = await deps.catalogue.requestJournal(a, parseOr422(journalRequestBody, ctx.request.body));
     ctx.status = 201;
@@ -136,11 +216,11 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
   });
 
   // a fixed path before the {collection} shorthand, so "assisted" is never read as a collection name
-  router.post('/assisted', async (ctx) => {
+  router.post("/assisted", async (ctx) => {
     const a = auth(ctx);
     const raw = ctx.request.body;
     const requestId = (ctx.state as RequestState).requestId;
-    if (raw && typeof raw === 'object' && 'queryId' in raw) {
+    if (raw && typeof raw === "object" && "queryId" in raw) {
       const body = parseOr422(assistedAnswerBody, raw);
       const answer = await deps.assisted.resume(a, body.queryId, body.answer);
       setBillingHeaders(ctx, a, answer.billing);
@@ -149,8 +229,9 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       return;
     }
     const body = parseOr422(assistedBody, raw);
-    const idempotencyKey = ctx.get('Idempotency-Key');
-    const idempotency = ctx.request.headers['idempotency-key'] !== undefined ? idempotencyRequest(idempotencyKey, raw) : undefined;
+    const idempotencyKey = ctx.get("Idempotency-Key");
+    const idempotency =
+      ctx.request.headers["idempotency-key"] !== undefined ? idempotencyRequest(idempotencyKey, raw) : undefined;
     const request = {
       collections: requestedCollections(body),
       query: body.query,
@@ -160,12 +241,12 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}),
     };
     let answer: AssistedAnswer;
-    if (body.async === true || /\brespond-async\b/i.test(ctx.get('Prefer'))) {
+    if (body.async === true || /\brespond-async\b/i.test(ctx.get("Prefer"))) {
       const accepted = await deps.assisted.startAsync(a, request, { requestId, idempotency });
-      if (!('answer' in accepted)) {
-        if (accepted.idempotency) ctx.set('Idempotency-Status', accepted.idempotency);
-        ctx.set('Preference-Applied', 'respond-async');
-        ctx.set('Location', `/api/v1/search/results/${accepted.queryId}`);
+      if (!("answer" in accepted)) {
+        if (accepted.idempotency) ctx.set("Idempotency-Status", accepted.idempotency);
+        ctx.set("Preference-Applied", "respond-async");
+        ctx.set("Location", `/api/v1/search/results/${accepted.queryId}`);
         setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
         ctx.status = 202;
         ctx.body = { queryId: accepted.queryId, status: accepted.status };
@@ -175,10 +256,19 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     } else {
       answer = await deps.assisted.start(a, request, { requestId, idempotency });
     }
-    if (answer.idempotency) ctx.set('Idempotency-Status', answer.idempotency);
-    const figures = (body.includeFigures ?? body.includeImages) ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
+    if (answer.idempotency) ctx.set("Idempotency-Status", answer.idempotency);
+    const figures =
+      (body.includeFigures ?? body.includeImages)
+        ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
+        : null;
     // figures are free: rendered after the charge, for the delivered rows
-    const images = figures ? await searchFigureImages(answer.rows.map((r) => r.row), deps.figureImages, figures) : undefined;
+    const images = figures
+      ? await searchFigureImages(
+          answer.rows.map((r) => r.row),
+          deps.figureImages,
+          figures,
+        )
+      : undefined;
     setBillingHeaders(ctx, a, answer.billing);
     ctx.body = assistedResponse(answer, body.includeMetadata, images);
     confirmDeliveryWhenFlushed(ctx, answer);
@@ -189,27 +279,54 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     if (answer.awaitsDelivery) afterResponseFlushed(ctx, () => void deps.assisted.confirmDelivery(answer.queryId));
   };
 
-  router.get('/quota', async (ctx) => {
+  router.get("/quota", async (ctx) => {
     const a = auth(ctx);
     const q = await deps.search.quota(a);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = { dailyLimit: q.dailyLimit, dailyUsed: q.dailyUsed, dailyRemaining: q.dailyRemaining, monthlyLimit: q.monthlyLimit, monthlyUsed: q.monthlyUsed, monthlyRemaining: q.monthlyRemaining };
+    ctx.body = {
+      dailyLimit: q.dailyLimit,
+      dailyUsed: q.dailyUsed,
+      dailyRemaining: q.dailyRemaining,
+      monthlyLimit: q.monthlyLimit,
+      monthlyUsed: q.monthlyUsed,
+      monthlyRemaining: q.monthlyRemaining,
+    };
   });
 
   // the shorthand last, so the fixed paths above win; their names in another case are those routes misspelt (paths
   // are case-sensitive), never collections
-  const fixedPostNames = router.stack.filter((layer) => layer.methods.includes('POST')).map((layer) => String(layer.path).split('/').pop()!);
-  router.post('/:collection', async (ctx) => {
+  const fixedPostNames = router.stack
+    .filter((layer) => layer.methods.includes("POST"))
+    .map((layer) => String(layer.path).split("/").pop()!);
+  router.post("/:collection", async (ctx) => {
     const fixed = fixedPostNames.find((name) => name.toLowerCase() === ctx.params.collection!.toLowerCase());
-    if (fixed) throw new ApiError(404, 'NOT_FOUND', `no route POST /api/v1/search/${ctx.params.collection}; paths are case-sensitive: POST /api/v1/search/${fixed}`);
+    if (fixed)
+      throw new ApiError(
+        404,
+        "NOT_FOUND",
+        `no route POST /api/v1/search/${ctx.params.collection}; paths are case-sensitive: POST /api/v1/search/${fixed}`,
+      );
     const raw = ctx.request.body;
-    if (raw && typeof raw === 'object' && ('collection' in raw || 'collections' in raw)) {
-      throw new ApiError(422, 'VALIDATION_ERROR', 'the collection is given in the path; remove collection/collections from the body');
+    if (raw && typeof raw === "object" && ("collection" in raw || "collections" in raw)) {
+      throw new ApiError(
+        422,
+        "VALIDATION_ERROR",
+        "the collection is given in the path; remove collection/collections from the body",
+      );
     }
     const body = parseOr422(collectionSearchBody, raw);
     // includeImages is the deprecated alias of includeFigures
-    const figures = (body.includeFigures ?? body.includeImages) ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
-    await runSearch(ctx, searchRequestOf([ctx.params.collection!], snakeListBody(body), body.maxCost), body.includeMetadata, figures, '/{collection}');
+    const figures =
+      (body.includeFigures ?? body.includeImages)
+        ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
+        : null;
+    await runSearch(
+      ctx,
+      searchRequestOf([ctx.params.collection!], snakeListBody(body), body.maxCost),
+      body.includeMetadata,
+      figures,
+      "/{collection}",
+    );
   });
 
   return router;

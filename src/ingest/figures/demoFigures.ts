@@ -1,13 +1,13 @@
 // Demo figures made at ingestion: a bar chart of the percentages a chunk quotes, drawn from SVG with sharp into the
 // data directory and labelled as generated, so the figures path (include_figures, unlock images) has real images.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import sharp from 'sharp';
-import type { FigureRef } from '../../retrieval/port.js';
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import sharp from "sharp";
+import type { FigureRef } from "../../retrieval/port.js";
 
 /** Where a data directory keeps figure images: one sub-directory per physical collection. */
 export function figureRootOf(dataDir: string): string {
-  return join(dataDir, 'figures');
+  return join(dataDir, "figures");
 }
 
 /** Bump when the drawing changes: part of the ingestion fingerprint of collections with demo figures. */
@@ -45,9 +45,9 @@ export function percentageChartSvg(values: readonly number[], title: string): st
         `<rect x="${x.toFixed(1)}" y="${(bottom - height).toFixed(1)}" width="${width.toFixed(1)}" height="${height.toFixed(1)}" fill="#3b6ea5"/>`,
         `<text x="${(x + width / 2).toFixed(1)}" y="${(bottom - height - 14).toFixed(1)}" font-family="sans-serif" font-size="30" text-anchor="middle">${value}%</text>`,
         `<text x="${(x + width / 2).toFixed(1)}" y="${bottom + 44}" font-family="sans-serif" font-size="26" text-anchor="middle" fill="#555">#${i + 1}</text>`,
-      ].join('');
+      ].join("");
     })
-    .join('');
+    .join("");
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}">`,
     `<rect width="100%" height="100%" fill="white"/>`,
@@ -59,7 +59,7 @@ export function percentageChartSvg(values: readonly number[], title: string): st
     `<text x="${left - 16}" y="${bottom}" font-family="sans-serif" font-size="24" text-anchor="end">0%</text>`,
     bars,
     `</svg>`,
-  ].join('');
+  ].join("");
 }
 
 /**
@@ -72,12 +72,17 @@ export async function renderDemoFigures(figureDir: string, chunkId: string, text
   const path = `${chunkId}-1.png`;
   const file = join(figureDir, path);
   await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, await sharp(Buffer.from(percentageChartSvg(values, 'Percentages quoted in this passage'))).png().toBuffer());
+  await writeFile(
+    file,
+    await sharp(Buffer.from(percentageChartSvg(values, "Percentages quoted in this passage")))
+      .png()
+      .toBuffer(),
+  );
   return [
     {
       id: `${chunkId}-fig1`,
-      label: 'Figure 1 (generated)',
-      caption: `Generated chart, not from the article: the ${values.length} percentages this passage quotes, in order of mention (${values.map((v) => `${v}%`).join(', ')}).`,
+      label: "Figure 1 (generated)",
+      caption: `Generated chart, not from the article: the ${values.length} percentages this passage quotes, in order of mention (${values.map((v) => `${v}%`).join(", ")}).`,
       path,
     },
   ];

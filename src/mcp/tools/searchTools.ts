@@ -1,16 +1,45 @@
 // The MCP search tools: search, one search-<name> per reachable collection, preview, confirm and get_results, each
 // the use case of its REST twin (POST /query and /{collection}, /preview, /unlock, GET /results/{queryId}).
-import type { CatalogEntry } from '../../domain/catalog.js';
-import { formatCredits } from '../../domain/money.js';
-import type { SearchRequestInput } from '../../usecases/search/pipeline.js';
-import { DEFAULT_IMAGE_OPTIONS, searchFigureImages } from '../../usecases/figures/figureImages.js';
-import type { z } from 'zod';
-import type { ListRequest } from '../../usecases/search/searchService.js';
-import { searchBody, previewResponse, unlockResponse, resultsBody, searchRequestOf } from '../../http/presenters/searchPresenters.js';
-import { parseOr422, unlockBody, requestedCollections } from '../../http/schemas.js';
-import { boundPreviewSearchArgs, boundSearchArgs, boundSearchSchemas, confirmArgs, confirmSchemas, getResultsArgs, getResultsSchemas, previewArgs, previewSchemas, previewSearchArgs, searchArgs, searchSchemas } from '../toolSchemas.js';
-import { BOUND_SEARCH, bad, billedAnswer, queryIdOf, refuseCollectionArgument, takeFullMetadata, withReferenceNames, type ToolContext, type ToolDefinition } from '../toolKit.js';
-import { withRowShape } from '../compactRows.js';
+import type { CatalogEntry } from "../../domain/catalog.js";
+import { formatCredits } from "../../domain/money.js";
+import type { SearchRequestInput } from "../../usecases/search/pipeline.js";
+import { DEFAULT_IMAGE_OPTIONS, searchFigureImages } from "../../usecases/figures/figureImages.js";
+import type { z } from "zod";
+import type { ListRequest } from "../../usecases/search/searchService.js";
+import {
+  searchBody,
+  previewResponse,
+  unlockResponse,
+  resultsBody,
+  searchRequestOf,
+} from "../../http/presenters/searchPresenters.js";
+import { parseOr422, unlockBody, requestedCollections } from "../../http/schemas.js";
+import {
+  boundPreviewSearchArgs,
+  boundSearchArgs,
+  boundSearchSchemas,
+  confirmArgs,
+  confirmSchemas,
+  getResultsArgs,
+  getResultsSchemas,
+  previewArgs,
+  previewSchemas,
+  previewSearchArgs,
+  searchArgs,
+  searchSchemas,
+} from "../toolSchemas.js";
+import {
+  BOUND_SEARCH,
+  bad,
+  billedAnswer,
+  queryIdOf,
+  refuseCollectionArgument,
+  takeFullMetadata,
+  withReferenceNames,
+  type ToolContext,
+  type ToolDefinition,
+} from "../toolKit.js";
+import { withRowShape } from "../compactRows.js";
 
 /** A search, as `search` (bound null: the collections in the arguments) or as `search-<bound>`. */
 async function search({ deps, auth, request }: ToolContext, givenArgs: unknown, bound: string | null) {
@@ -25,21 +54,30 @@ async function search({ deps, auth, request }: ToolContext, givenArgs: unknown, 
     body = parseOr422(boundSearchArgs, args);
     collections = [bound];
   }
-  const endpoint = bound === null ? 'mcp:search' : `mcp:${BOUND_SEARCH}${bound}`;
+  const endpoint = bound === null ? "mcp:search" : `mcp:${BOUND_SEARCH}${bound}`;
   const { input, list } = searchRequestOf(collections, body, body.max_cost);
-  const outcome = await deps.search.search(auth, { ...input, includeMetadata: body.include_metadata }, endpoint, request.requestId, list);
-  const figures = body.include_figures ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality } : null;
+  const outcome = await deps.search.search(
+    auth,
+    { ...input, includeMetadata: body.include_metadata },
+    endpoint,
+    request.requestId,
+    list,
+  );
+  const figures = body.include_figures
+    ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality }
+    : null;
   const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
   return withRowShape(billedAnswer(auth, searchBody(outcome, body.include_metadata, images), outcome.billing), full);
 }
 
 /** What the search tools share, said once in inspect-tool rather than in every search-<name> of tools/list. */
 const SEARCH_DETAILS =
-  'Returns ranked passages, each row compact (relevance, text, title, year, journal, doi/pmid, integrity status; `full_metadata: true` for the REST row) and `queryId`; get_results re-fetches it free for 7 days. Billed at once for the delivered result tokens at the collection price per 1000 tokens (`cost`, `balance_remaining`); preview the same arguments free first. A catalogue question without filters (which sources, publishers or journals?) is answered free in `discovery`. `min_relevance` holds back (and does not bill) rows below it; `one_per_document` keeps the best chunk per document; `filters` are the REST filters.';
+  "Returns ranked passages, each row compact (relevance, text, title, year, journal, doi/pmid, integrity status; `full_metadata: true` for the REST row) and `queryId`; get_results re-fetches it free for 7 days. Billed at once for the delivered result tokens at the collection price per 1000 tokens (`cost`, `balance_remaining`); preview the same arguments free first. A catalogue question without filters (which sources, publishers or journals?) is answered free in `discovery`. `min_relevance` holds back (and does not bill) rows below it; `one_per_document` keeps the best chunk per document; `filters` are the REST filters.";
 
 export const searchTool: ToolDefinition = {
-  name: 'search',
-  description: 'Searches `collection`, or up to 5 `collections` merged into one ranked list. Billed at once per delivered result token; preview is free.',
+  name: "search",
+  description:
+    "Searches `collection`, or up to 5 `collections` merged into one ranked list. Billed at once per delivered result token; preview is free.",
   details: SEARCH_DETAILS,
   schemas: searchSchemas,
   run: (ctx, args) => search(ctx, args, null),
@@ -48,22 +86,23 @@ export const searchTool: ToolDefinition = {
 /** `search-<name>`: a search of one reachable collection, named by the tool. */
 export const boundSearchTool = (entry: CatalogEntry, price: string | null): ToolDefinition => ({
   name: `${BOUND_SEARCH}${entry.name}`,
-  description: `Searches ${entry.displayName}. Billed at once${price ? `, ${price} credits per 1000 result tokens` : ''}; preview is free.`,
-  details: `${SEARCH_DETAILS} ${entry.description ?? ''}`.trim(),
+  description: `Searches ${entry.displayName}. Billed at once${price ? `, ${price} credits per 1000 result tokens` : ""}; preview is free.`,
+  details: `${SEARCH_DETAILS} ${entry.description ?? ""}`.trim(),
   schemas: boundSearchSchemas,
   run: (ctx, args) => search(ctx, args, entry.name),
 });
 
 export const previewTool: ToolDefinition = {
-  name: 'preview',
-  description: 'Free (50 per hour): runs a search tool with its `arguments` and returns locked teasers with relevance and cost; buy rows with confirm.',
+  name: "preview",
+  description:
+    "Free (50 per hour): runs a search tool with its `arguments` and returns locked teasers with relevance and cost; buy rows with confirm.",
   details:
     '`tool_name` is "search" or a "search-<name>"; its selection arguments apply (query or like, limit, filters, min_relevance, one_per_document, sort, cursor, collection/collections for "search"). The hourly limit is per organization, shared with the REST preview. The `queryId` is unlockable with confirm for 7 days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is already in hand.',
   schemas: previewSchemas,
   run: async ({ deps, auth }, args) => {
     const { tool_name, arguments: a, full_metadata: full } = parseOr422(previewArgs, args);
     let request: { input: SearchRequestInput; list: ListRequest };
-    if (tool_name === 'search') {
+    if (tool_name === "search") {
       const body = parseOr422(previewSearchArgs, a);
       request = searchRequestOf(requestedCollections(body), body);
     } else if (tool_name.startsWith(BOUND_SEARCH) && tool_name.length > BOUND_SEARCH.length) {
@@ -73,14 +112,19 @@ export const previewTool: ToolDefinition = {
       throw bad(`tool_name: only searches are previewable ("search" or "search-<name>"), not "${tool_name}"`);
     }
     const outcome = await deps.search.preview(auth, request.input, undefined, request.list);
-    return { ...withRowShape(withReferenceNames(previewResponse(outcome)), full === true), workflow: outcome.rows.some((r) => !outcome.unlocked.has(r.id)) ? 'requires_confirm' : 'complete' };
+    return {
+      ...withRowShape(withReferenceNames(previewResponse(outcome)), full === true),
+      workflow: outcome.rows.some((r) => !outcome.unlocked.has(r.id)) ? "requires_confirm" : "complete",
+    };
   },
 };
 
 export const confirmTool: ToolDefinition = {
-  name: 'confirm',
-  description: "Buys rows of a preview (`queryId`, `result_ids`; none named: all). Bills each row's cost once; a repeat costs nothing.",
-  details: '`query_id` is accepted for `queryId`. Returns the rows, unlocked ones in full, with `cost_charged` and `balance_remaining`.',
+  name: "confirm",
+  description:
+    "Buys rows of a preview (`queryId`, `result_ids`; none named: all). Bills each row's cost once; a repeat costs nothing.",
+  details:
+    "`query_id` is accepted for `queryId`. Returns the rows, unlocked ones in full, with `cost_charged` and `balance_remaining`.",
   schemas: confirmSchemas,
   run: async ({ deps, auth }, args) => {
     const c = parseOr422(confirmArgs, args);
@@ -90,27 +134,39 @@ export const confirmTool: ToolDefinition = {
       ...(c.result_ids !== undefined ? { resultIds: c.result_ids } : {}),
       ...(c.include_figures !== undefined ? { includeFigures: c.include_figures } : {}),
     });
-    const figures = body.includeFigures ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality } : null;
+    const figures = body.includeFigures
+      ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
+      : null;
     const outcome = await deps.unlock.unlock(auth, { queryId: body.queryId, resultIds: body.resultIds, figures });
-    return withRowShape(billedAnswer(auth, unlockResponse(outcome), outcome.billing, { cost_charged: formatCredits(outcome.costChargedMicros, 6) }), c.full_metadata === true);
+    return withRowShape(
+      billedAnswer(auth, unlockResponse(outcome), outcome.billing, {
+        cost_charged: formatCredits(outcome.costChargedMicros, 6),
+      }),
+      c.full_metadata === true,
+    );
   },
 };
 
 export const getResultsTool: ToolDefinition = {
-  name: 'get_results',
-  description: 'Free: re-fetches a search, preview or assisted search of this key by `queryId` for 7 days. Re-fetch rather than search again.',
-  details: '`query_id` is accepted for `queryId`. The same rows, unlocked as they are now (preview rows not bought stay teasers).',
+  name: "get_results",
+  description:
+    "Free: re-fetches a search, preview or assisted search of this key by `queryId` for 7 days. Re-fetch rather than search again.",
+  details:
+    "`query_id` is accepted for `queryId`. The same rows, unlocked as they are now (preview rows not bought stay teasers).",
   schemas: getResultsSchemas,
   run: async ({ deps, auth }, args) => {
     const a = parseOr422(getResultsArgs, args);
     const queryId = queryIdOf(a);
-    if (queryId === undefined) throw bad('queryId: the queryId of a search, preview or assisted search is required');
+    if (queryId === undefined) throw bad("queryId: the queryId of a search, preview or assisted search is required");
     // GET /results takes the image options too; the tool keeps to the flag, with their defaults
     const figures = a.include_figures ? { ...DEFAULT_IMAGE_OPTIONS } : null;
     const refetched = await deps.search.refetch(auth, queryId, figures);
     // as GET /results: a re-fetch of an assisted answer or an alert run is its delivery; 410 once it was refunded or ended undelivered
     await deps.assisted.deliveredBeforeServing(refetched.record);
     await deps.alerts.deliveredOnRefetch(refetched.record);
-    return withRowShape(billedAnswer(auth, resultsBody(refetched), deps.search.zeroBilling(auth)), a.full_metadata === true);
+    return withRowShape(
+      billedAnswer(auth, resultsBody(refetched), deps.search.zeroBilling(auth)),
+      a.full_metadata === true,
+    );
   },
 };

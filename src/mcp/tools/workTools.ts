@@ -1,19 +1,21 @@
 // The MCP tools of works: get_work, get_works, work_references, work_cited_by and export_results, each running the use
 // case of its REST twin (GET /works/{id}, POST /works/batch, the references and cited-by lists, GET /results/{id}?format).
-import { exportFormat, parseOr422, workListQuery, worksBatchBody } from '../../http/schemas.js';
-import { exportWorks } from '../../usecases/works/citationExport.js';
-import { exportWorksOfRows } from '../../usecases/works/citationExport.js';
-import { z } from 'zod';
-import { bad, objectArgs, queryIdOf, type ToolDefinition } from '../toolKit.js';
-import { toolSchemasOf } from '../toolSchemas.js';
+import { exportFormat, parseOr422, workListQuery, worksBatchBody } from "../../http/schemas.js";
+import { exportWorks } from "../../usecases/works/citationExport.js";
+import { exportWorksOfRows } from "../../usecases/works/citationExport.js";
+import { z } from "zod";
+import { bad, objectArgs, queryIdOf, type ToolDefinition } from "../toolKit.js";
+import { toolSchemasOf } from "../toolSchemas.js";
 
-const id = { type: 'string' };
-const page = { id, limit: { type: 'integer', minimum: 1, maximum: 100 }, cursor: { type: 'string' } };
-const schema = (properties: Record<string, unknown>, required: string[]) => toolSchemasOf({ type: 'object', properties, required, additionalProperties: false });
+const id = { type: "string" };
+const page = { id, limit: { type: "integer", minimum: 1, maximum: 100 }, cursor: { type: "string" } };
+const schema = (properties: Record<string, unknown>, required: string[]) =>
+  toolSchemasOf({ type: "object", properties, required, additionalProperties: false });
 
 function idOf(args: unknown): string {
   const value = objectArgs(args).id;
-  if (typeof value !== 'string' || value.trim() === '' || value.length > 300) throw bad('id: a DOI, pmid:NNN, pmcid:PMCNNN, OpenAlex id or doc_id is required');
+  if (typeof value !== "string" || value.trim() === "" || value.length > 300)
+    throw bad("id: a DOI, pmid:NNN, pmcid:PMCNNN, OpenAlex id or doc_id is required");
   return value;
 }
 
@@ -21,49 +23,61 @@ function idOf(args: unknown): string {
 function pageOf(args: unknown) {
   const { limit, cursor, ...rest } = objectArgs(args);
   delete rest.id;
-  if (Object.keys(rest).length > 0) throw bad(`unknown field(s): ${Object.keys(rest).join(', ')}`);
-  return parseOr422(workListQuery, { ...(limit !== undefined ? { limit: String(limit) } : {}), ...(cursor !== undefined ? { cursor } : {}) });
+  if (Object.keys(rest).length > 0) throw bad(`unknown field(s): ${Object.keys(rest).join(", ")}`);
+  return parseOr422(workListQuery, {
+    ...(limit !== undefined ? { limit: String(limit) } : {}),
+    ...(cursor !== undefined ? { cursor } : {}),
+  });
 }
 
 export const getWorkTool: ToolDefinition = {
-  name: 'get_work',
-  description: 'Free. A work by DOI, pmid:, pmcid:, OpenAlex id or doc_id: metadata, integrity, citation counts; no text.',
-  schemas: schema({ id }, ['id']),
+  name: "get_work",
+  description:
+    "Free. A work by DOI, pmid:, pmcid:, OpenAlex id or doc_id: metadata, integrity, citation counts; no text.",
+  schemas: schema({ id }, ["id"]),
   run: async ({ deps, auth }, args) => deps.works.get(auth, idOf(args)),
 };
 
 export const getWorksTool: ToolDefinition = {
-  name: 'get_works',
-  description: 'Free. Up to 100 works by id, in order; an unknown id answers a WORK_NOT_FOUND entry.',
-  schemas: schema({ ids: { type: 'array', items: id, minItems: 1, maxItems: 100 } }, ['ids']),
+  name: "get_works",
+  description: "Free. Up to 100 works by id, in order; an unknown id answers a WORK_NOT_FOUND entry.",
+  schemas: schema({ ids: { type: "array", items: id, minItems: 1, maxItems: 100 } }, ["ids"]),
   run: async ({ deps, auth }, args) => ({ data: await deps.works.batch(auth, parseOr422(worksBatchBody, args).ids) }),
 };
 
 export const workReferencesTool: ToolDefinition = {
-  name: 'work_references',
+  name: "work_references",
   description: "Free. A work's references, paged, with coverage; unheld ones by their ids.",
-  schemas: schema(page, ['id']),
+  schemas: schema(page, ["id"]),
   run: async ({ deps, auth }, args) => deps.works.references(auth, idOf(args), pageOf(args)),
 };
 
 export const workCitedByTool: ToolDefinition = {
-  name: 'work_cited_by',
-  description: 'Free. The works this key reaches that cite a work, paged, with coverage.',
-  schemas: schema(page, ['id']),
+  name: "work_cited_by",
+  description: "Free. The works this key reaches that cite a work, paged, with coverage.",
+  schemas: schema(page, ["id"]),
   run: async ({ deps, auth }, args) => deps.works.citedBy(auth, idOf(args), pageOf(args)),
 };
 
-const exportArgs = z.strictObject({ queryId: z.string().min(1).max(200).optional(), query_id: z.string().min(1).max(200).optional(), format: exportFormat });
+const exportArgs = z.strictObject({
+  queryId: z.string().min(1).max(200).optional(),
+  query_id: z.string().min(1).max(200).optional(),
+  format: exportFormat,
+});
 
 export const exportResultsTool: ToolDefinition = {
-  name: 'export_results',
+  name: "export_results",
   description: "Free. A kept search's works (7 days) as bibtex, ris or csljson text.",
-  schemas: schema({ queryId: id, format: { enum: ['bibtex', 'ris', 'csljson'] } }, ['queryId', 'format']),
+  schemas: schema({ queryId: id, format: { enum: ["bibtex", "ris", "csljson"] } }, ["queryId", "format"]),
   run: async ({ deps, auth }, args) => {
     const parsed = parseOr422(exportArgs, args);
     const queryId = queryIdOf(parsed);
-    if (!queryId) throw bad('queryId: the queryId of a search or preview is required');
+    if (!queryId) throw bad("queryId: the queryId of a search or preview is required");
     const { record } = await deps.search.refetch(auth, queryId, null);
-    return { queryId, format: parsed.format, content: exportWorks(parsed.format, exportWorksOfRows(record.payload.rows)) };
+    return {
+      queryId,
+      format: parsed.format,
+      content: exportWorks(parsed.format, exportWorksOfRows(record.payload.rows)),
+    };
   },
 };

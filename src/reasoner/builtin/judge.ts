@@ -3,11 +3,11 @@
 // that quotes the best evidence sentence and names the matched entities, and the delivery rule. One stage: reading a
 // shortlist with a cross-encoder and a second bi-encoder, then judging with boosted trees, did not beat it on held-out
 // claims, so that second stage lives only in the calibration benchmark (bench/judgeStages.ts), which says when it would.
-import type { Embedder } from '../../embedding/port.js';
-import { analyzeEnglish } from '../../retrieval/text/englishAnalyzer.js';
-import { embedQueryCached } from '../../retrieval/queryVectorCache.js';
-import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from './qualifiers.js';
-import calibration from './judgeCalibration.json' with { type: 'json' };
+import type { Embedder } from "../../embedding/port.js";
+import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
+import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
+import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from "./qualifiers.js";
+import calibration from "./judgeCalibration.json" with { type: "json" };
 import {
   bestSentenceIndex,
   candidateFeatures,
@@ -18,8 +18,8 @@ import {
   termWeights,
   type FeatureName,
   type JudgeInputs,
-} from './judgeFeatures.js';
-import type { Candidate, QueryUnderstanding, Verdict } from '../port.js';
+} from "./judgeFeatures.js";
+import type { Candidate, QueryUnderstanding, Verdict } from "../port.js";
 
 /** What every fitted judge has: the features it reads, and the delivery rule tuned with it. */
 export interface JudgeRule<F extends string = FeatureName> {
@@ -32,7 +32,7 @@ export interface JudgeRule<F extends string = FeatureName> {
 
 /** The judge: a logistic regression on standardized features. */
 export interface JudgeModel<F extends string = FeatureName> extends JudgeRule<F> {
-  kind: 'logistic';
+  kind: "logistic";
   intercept: number;
   /** one per feature, on the standardized scale ((x - mean) / scale) */
   weights: number[];
@@ -44,7 +44,10 @@ export interface JudgeModel<F extends string = FeatureName> extends JudgeRule<F>
 export const DEFAULT_JUDGE_MODEL: JudgeModel = shippedModel(calibration.model);
 
 function shippedModel(model: { kind: string }): JudgeModel {
-  if (model.kind !== 'logistic') throw new Error(`judgeCalibration.json holds a ${model.kind} judge; the service runs a logistic one (bench/calibrateJudge.ts)`);
+  if (model.kind !== "logistic")
+    throw new Error(
+      `judgeCalibration.json holds a ${model.kind} judge; the service runs a logistic one (bench/calibrateJudge.ts)`,
+    );
   return model as JudgeModel;
 }
 
@@ -92,9 +95,19 @@ export interface PreparedJudgement extends JudgeInputs {
 }
 
 const byRetrieval = (candidates: readonly Candidate[]): number[] =>
-  candidates.map((_, i) => i).sort((a, b) => candidates[b]!.retrievalScore - candidates[a]!.retrievalScore || candidates[a]!.rank - candidates[b]!.rank);
+  candidates
+    .map((_, i) => i)
+    .sort(
+      (a, b) =>
+        candidates[b]!.retrievalScore - candidates[a]!.retrievalScore || candidates[a]!.rank - candidates[b]!.rank,
+    );
 
-export async function prepareJudgement(deps: JudgeDeps, query: string, understanding: QueryUnderstanding, candidates: readonly Candidate[]): Promise<PreparedJudgement> {
+export async function prepareJudgement(
+  deps: JudgeDeps,
+  query: string,
+  understanding: QueryUnderstanding,
+  candidates: readonly Candidate[],
+): Promise<PreparedJudgement> {
   const queryTerms = analyzeEnglish(query);
   const sentences = candidates.map((c) => sentencesOf(c));
   const chunkTerms = sentences.map((list) => new Set(list.flatMap((s) => [...s.terms])));
@@ -102,12 +115,20 @@ export async function prepareJudgement(deps: JudgeDeps, query: string, understan
   const bestSentence = candidates.map((c, i) => bestSentenceIndex(weights, sentences[i]!, Boolean(c.title)));
 
   const queryVector = await embedQueryCached(deps.embedder, query);
-  const subQuestions = [...new Set([...understanding.subQuestions, ...candidates.map((c) => c.subQuestion)].filter((q) => q && q !== query))];
+  const subQuestions = [
+    ...new Set(
+      [...understanding.subQuestions, ...candidates.map((c) => c.subQuestion)].filter((q) => q && q !== query),
+    ),
+  ];
   const subVectors = await Promise.all(subQuestions.map((q) => embedQueryCached(deps.embedder, q)));
 
-  const stored = deps.chunkVectors ? await deps.chunkVectors(candidates).catch(() => new Map<string, Float32Array>()) : new Map<string, Float32Array>();
+  const stored = deps.chunkVectors
+    ? await deps.chunkVectors(candidates).catch(() => new Map<string, Float32Array>())
+    : new Map<string, Float32Array>();
   const order = byRetrieval(candidates);
-  const toEmbed = order.filter((i) => !stored.has(candidates[i]!.id)).slice(0, deps.maxEmbeddedChunks ?? DEFAULT_MAX_EMBEDDED_CHUNKS);
+  const toEmbed = order
+    .filter((i) => !stored.has(candidates[i]!.id))
+    .slice(0, deps.maxEmbeddedChunks ?? DEFAULT_MAX_EMBEDDED_CHUNKS);
   if (toEmbed.length > 0) {
     const texts = toEmbed.map((i) => chunkPassage(candidates[i]!));
     const vectors = await embedPassagesCached(deps.embedder, texts);
@@ -115,16 +136,27 @@ export async function prepareJudgement(deps: JudgeDeps, query: string, understan
   }
   const chunkVector = candidates.map((c) => stored.get(c.id) ?? null);
   const cosQuery = chunkVector.map((v) => (v ? cosine(queryVector, v) : null));
-  const cosSubQuestion = chunkVector.map((v, i) => (v ? Math.max(cosQuery[i]!, ...subVectors.map((s) => cosine(s, v))) : null));
+  const cosSubQuestion = chunkVector.map((v, i) =>
+    v ? Math.max(cosQuery[i]!, ...subVectors.map((s) => cosine(s, v))) : null,
+  );
 
-  return { queryTerms, entities: entityTerms(understanding.entities), candidates, sentences, cosQuery, cosSubQuestion, bestSentence };
+  return {
+    queryTerms,
+    entities: entityTerms(understanding.entities),
+    candidates,
+    sentences,
+    cosQuery,
+    cosSubQuestion,
+    bestSentence,
+  };
 }
 
 /** The text a chunk was embedded from at ingestion is its text; the title adds what a bare chunk lacks. */
-export const chunkPassage = (c: Pick<Candidate, 'title' | 'text'>): string => (c.title && !c.text.startsWith(c.title) ? `${c.title}. ${c.text}` : c.text);
+export const chunkPassage = (c: Pick<Candidate, "title" | "text">): string =>
+  c.title && !c.text.startsWith(c.title) ? `${c.title}. ${c.text}` : c.text;
 
 /** A fitted model without its delivery rule: what the calibration fits before it chooses the rule. */
-export type FittedJudge<F extends string = FeatureName> = Omit<JudgeModel<F>, 'threshold' | 'relativeCut'>;
+export type FittedJudge<F extends string = FeatureName> = Omit<JudgeModel<F>, "threshold" | "relativeCut">;
 
 /** The probability from the values of the model's own features, in its order. */
 export function probabilityOfOwn(model: FittedJudge<string>, x: readonly number[]): number {
@@ -134,7 +166,10 @@ export function probabilityOfOwn(model: FittedJudge<string>, x: readonly number[
 }
 
 /** Verified: at or above the threshold and within the relative cut of the call's best probability. */
-export function deliveryRule(model: Pick<JudgeRule, 'threshold' | 'relativeCut'>, probabilities: readonly number[]): boolean[] {
+export function deliveryRule(
+  model: Pick<JudgeRule, "threshold" | "relativeCut">,
+  probabilities: readonly number[],
+): boolean[] {
   const best = probabilities.reduce((m, p) => Math.max(m, p), 0);
   return probabilities.map((p) => p >= model.threshold && p >= model.relativeCut * best);
 }
@@ -142,46 +177,46 @@ export function deliveryRule(model: Pick<JudgeRule, 'threshold' | 'relativeCut'>
 const QUOTE_LIMIT = 280;
 
 function quote(sentence: string): string {
-  const clean = sentence.replace(/\s+/g, ' ').trim();
-  return clean.length <= QUOTE_LIMIT ? clean : `${clean.slice(0, QUOTE_LIMIT - 1).replace(/\s+\S*$/, '')}…`;
+  const clean = sentence.replace(/\s+/g, " ").trim();
+  return clean.length <= QUOTE_LIMIT ? clean : `${clean.slice(0, QUOTE_LIMIT - 1).replace(/\s+\S*$/, "")}…`;
 }
 
 /** Small synonym table for matched terms: what a query says and how abstracts often say it. */
 const SYNONYMS: Record<string, string[]> = {
-  'heart attack': ['myocardial infarction'],
-  rct: ['randomized controlled trial', 'randomised controlled trial'],
-  'high blood pressure': ['hypertension'],
-  stroke: ['cerebrovascular accident'],
-  cancer: ['tumor', 'tumour', 'carcinoma', 'neoplasm'],
-  tumor: ['tumour', 'cancer', 'neoplasm'],
-  'vitamin d': ['cholecalciferol', '25-hydroxyvitamin d', '25(oh)d'],
-  kidney: ['renal'],
-  liver: ['hepatic'],
-  lung: ['pulmonary'],
-  heart: ['cardiac'],
-  elderly: ['older adults', 'aged'],
-  'older adults': ['elderly', 'aged'],
-  children: ['pediatric', 'paediatric', 'child'],
-  mice: ['mouse', 'murine'],
-  mouse: ['mice', 'murine'],
+  "heart attack": ["myocardial infarction"],
+  rct: ["randomized controlled trial", "randomised controlled trial"],
+  "high blood pressure": ["hypertension"],
+  stroke: ["cerebrovascular accident"],
+  cancer: ["tumor", "tumour", "carcinoma", "neoplasm"],
+  tumor: ["tumour", "cancer", "neoplasm"],
+  "vitamin d": ["cholecalciferol", "25-hydroxyvitamin d", "25(oh)d"],
+  kidney: ["renal"],
+  liver: ["hepatic"],
+  lung: ["pulmonary"],
+  heart: ["cardiac"],
+  elderly: ["older adults", "aged"],
+  "older adults": ["elderly", "aged"],
+  children: ["pediatric", "paediatric", "child"],
+  mice: ["mouse", "murine"],
+  mouse: ["mice", "murine"],
 };
 
 function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /**
  * Entity and synonym surface forms in the chunk, as written there: the whole entity where it occurs, else each of its
  * words whose stem occurs.
  */
-export function matchedTermsOf(entities: readonly string[], candidate: Pick<Candidate, 'text' | 'title'>): string[] {
-  const text = `${candidate.title ?? ''}\n${candidate.text}`;
+export function matchedTermsOf(entities: readonly string[], candidate: Pick<Candidate, "text" | "title">): string[] {
+  const text = `${candidate.title ?? ""}\n${candidate.text}`;
   const found: string[] = [];
   const add = (surface: string) => {
     if (!found.some((f) => f.toLowerCase() === surface.toLowerCase())) found.push(surface);
   };
   const surfaceOf = (phrase: string): string | null => {
-    const match = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(phrase)}(?![\\p{L}\\p{N}])`, 'iu').exec(text);
+    const match = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(phrase)}(?![\\p{L}\\p{N}])`, "iu").exec(text);
     return match ? match[0] : null;
   };
   const words = text.split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
@@ -208,11 +243,16 @@ export function matchedTermsOf(entities: readonly string[], candidate: Pick<Cand
  * One sentence quoting only what the row carries: a sentence of its text, or its title named as the title (the title
  * is the row's `metadata.title`, not part of its `text`).
  */
-export function rationaleOf(evidence: { text: string; isTitle: boolean } | null, matched: readonly string[], verified: boolean): string {
-  const named = matched.length > 0 ? `names ${matched.slice(0, 6).join(', ')}` : 'names none of the query\u2019s entities';
+export function rationaleOf(
+  evidence: { text: string; isTitle: boolean } | null,
+  matched: readonly string[],
+  verified: boolean,
+): string {
+  const named =
+    matched.length > 0 ? `names ${matched.slice(0, 6).join(", ")}` : "names none of the query\u2019s entities";
   if (!evidence) return `No sentence of this chunk addresses the query; it ${named}.`;
   const quoted = evidence.isTitle ? `the document's title, "${quote(evidence.text)}"` : `"${quote(evidence.text)}"`;
-  return `Best evidence: ${quoted}; the chunk ${named}${verified ? '' : ', too weakly to verify'}.`;
+  return `Best evidence: ${quoted}; the chunk ${named}${verified ? "" : ", too weakly to verify"}.`;
 }
 
 /**
@@ -221,22 +261,40 @@ export function rationaleOf(evidence: { text: string; isTitle: boolean } | null,
  */
 function scoresOf(model: JudgeModel, features: readonly number[][]): number[] {
   const columns = model.features.map((name) => FEATURE_NAMES.indexOf(name));
-  return features.map((f) => Math.round(probabilityOfOwn(model, columns.map((k) => f[k]!)) * 1000) / 1000);
+  return features.map(
+    (f) =>
+      Math.round(
+        probabilityOfOwn(
+          model,
+          columns.map((k) => f[k]!),
+        ) * 1000,
+      ) / 1000,
+  );
 }
 
 /** Verdicts for the candidates, in their order. */
-export async function judgeCandidates(deps: JudgeDeps, query: string, understanding: QueryUnderstanding, candidates: readonly Candidate[]): Promise<Verdict[]> {
+export async function judgeCandidates(
+  deps: JudgeDeps,
+  query: string,
+  understanding: QueryUnderstanding,
+  candidates: readonly Candidate[],
+): Promise<Verdict[]> {
   if (candidates.length === 0) return [];
   const model = deps.model ?? DEFAULT_JUDGE_MODEL;
   const prepared = await prepareJudgement(deps, query, understanding, candidates);
   // a candidate whose only mention of a qualifier the query asks for is negated, or that names only another
   // population, ranks below those that match it (qualifiers.ts)
-  const probabilities = scoresOf(model, candidateFeatures(prepared)).map((p, i) => (deps.readQualifiers !== false && qualifierConflict(query, `${candidates[i]!.title ?? ''}\n${candidates[i]!.text}`) ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000 : p));
+  const probabilities = scoresOf(model, candidateFeatures(prepared)).map((p, i) =>
+    deps.readQualifiers !== false && qualifierConflict(query, `${candidates[i]!.title ?? ""}\n${candidates[i]!.text}`)
+      ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000
+      : p,
+  );
   const verified = deliveryRule(model, probabilities);
   return candidates.map((candidate, i) => {
     const best = prepared.bestSentence[i]!;
     // sentencesOf puts the title first when the candidate has one
-    const evidence = best >= 0 ? { text: prepared.sentences[i]![best]!.text, isTitle: best === 0 && Boolean(candidate.title) } : null;
+    const evidence =
+      best >= 0 ? { text: prepared.sentences[i]![best]!.text, isTitle: best === 0 && Boolean(candidate.title) } : null;
     const matchedTerms = matchedTermsOf(understanding.entities, candidate);
     return {
       id: candidate.id,
@@ -244,8 +302,7 @@ export async function judgeCandidates(deps: JudgeDeps, query: string, understand
       matchedTerms,
       rationale: rationaleOf(evidence, matchedTerms, verified[i]!),
       verified: verified[i]!,
-      answeredBy: 'builtin',
+      answeredBy: "builtin",
     };
   });
 }
-

@@ -5,28 +5,28 @@
 // over the chunk's stored vector, at about a second of inference per call on 2 cores. Reading a shortlist with a
 // cross-encoder and a second bi-encoder was tried as a second stage, bench/judgeStages.ts, and is not shipped: see
 // judge.ts.)
-import { splitSentences } from '../../ingest/sentences.js';
-import { analyzeEnglish } from '../../retrieval/text/englishAnalyzer.js';
-import type { Candidate } from '../port.js';
+import { splitSentences } from "../../ingest/sentences.js";
+import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
+import type { Candidate } from "../port.js";
 
 /** Names of the features, in the order of the vectors `candidateFeatures` returns (the calibration file keys them). */
 export const FEATURE_NAMES = [
-  'cosQuery',
-  'cosSubQuestion',
-  'retrieval',
-  'termCoverage',
-  'sentenceCoverage',
-  'entityCoverage',
-  'cosQueryGap',
-  'retrievalGap',
-  'sentenceCoverageGap',
-  'logRank',
-  'documentChunks',
-  'documentCosQuery',
-  'documentSentenceCoverage',
-  'documentRetrieval',
-  'bigramCoverage',
-  'titleCoverage',
+  "cosQuery",
+  "cosSubQuestion",
+  "retrieval",
+  "termCoverage",
+  "sentenceCoverage",
+  "entityCoverage",
+  "cosQueryGap",
+  "retrievalGap",
+  "sentenceCoverageGap",
+  "logRank",
+  "documentChunks",
+  "documentCosQuery",
+  "documentSentenceCoverage",
+  "documentRetrieval",
+  "bigramCoverage",
+  "titleCoverage",
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -45,8 +45,10 @@ function bigramsOf(terms: readonly string[]): Set<string> {
   return pairs;
 }
 
-export function sentencesOf(candidate: Pick<Candidate, 'text' | 'title'>): SentenceTerms[] {
-  const sentences = candidate.title ? [candidate.title, ...splitSentences(candidate.text)] : splitSentences(candidate.text);
+export function sentencesOf(candidate: Pick<Candidate, "text" | "title">): SentenceTerms[] {
+  const sentences = candidate.title
+    ? [candidate.title, ...splitSentences(candidate.text)]
+    : splitSentences(candidate.text);
   return sentences
     .filter((s) => s.trim().length > 0)
     .map((text) => {
@@ -56,7 +58,10 @@ export function sentencesOf(candidate: Pick<Candidate, 'text' | 'title'>): Sente
 }
 
 /** Query terms weighted by how rare they are among the call's candidates (a local idf: common to all says little). */
-export function termWeights(queryTerms: readonly string[], candidateTerms: readonly Set<string>[]): Map<string, number> {
+export function termWeights(
+  queryTerms: readonly string[],
+  candidateTerms: readonly Set<string>[],
+): Map<string, number> {
   const weights = new Map<string, number>();
   const n = candidateTerms.length;
   for (const term of new Set(queryTerms)) {
@@ -110,7 +115,11 @@ export interface JudgeInputs {
 }
 
 /** Index of the sentence that covers the most query weight (ties: the earlier one; the title only when alone). */
-export function bestSentenceIndex(weights: ReadonlyMap<string, number>, sentences: readonly SentenceTerms[], hasTitle: boolean): number {
+export function bestSentenceIndex(
+  weights: ReadonlyMap<string, number>,
+  sentences: readonly SentenceTerms[],
+  hasTitle: boolean,
+): number {
   let best = -1;
   let bestScore = -1;
   sentences.forEach((sentence, index) => {
@@ -124,8 +133,10 @@ export function bestSentenceIndex(weights: ReadonlyMap<string, number>, sentence
 }
 
 /** The document a chunk belongs to, as far as a candidate tells: its title, else its own id. */
-export const documentKeyOf = (candidate: Pick<Candidate, 'title' | 'id' | 'collection'>): string =>
-  candidate.title ? `${candidate.collection}\u0000${candidate.title.trim().toLowerCase()}` : `${candidate.collection}\u0000${candidate.id}`;
+export const documentKeyOf = (candidate: Pick<Candidate, "title" | "id" | "collection">): string =>
+  candidate.title
+    ? `${candidate.collection}\u0000${candidate.title.trim().toLowerCase()}`
+    : `${candidate.collection}\u0000${candidate.id}`;
 
 /** One feature vector per candidate, in FEATURE_NAMES order. A missing cosine counts as 0 (no evidence of meaning). */
 export function candidateFeatures(inputs: JudgeInputs): number[][] {
@@ -137,15 +148,23 @@ export function candidateFeatures(inputs: JudgeInputs): number[][] {
   const weights = termWeights(inputs.queryTerms, chunkTerms);
   const queryBigrams = bigramsOf(inputs.queryTerms);
   const perDocument = new Map<string, number>();
-  for (const candidate of inputs.candidates) perDocument.set(documentKeyOf(candidate), (perDocument.get(documentKeyOf(candidate)) ?? 0) + 1);
+  for (const candidate of inputs.candidates)
+    perDocument.set(documentKeyOf(candidate), (perDocument.get(documentKeyOf(candidate)) ?? 0) + 1);
   const rows = inputs.candidates.map((candidate, i) => {
     const sentences = inputs.sentences[i]!;
     const termCoverage = weightedCoverage(weights, chunkTerms[i]!);
     const sentenceCoverage = sentences.reduce((best, s) => Math.max(best, weightedCoverage(weights, s.terms)), 0);
-    const entityCoverage = inputs.entities.length > 0 ? entityMatches(inputs.entities, chunkTerms[i]!) / inputs.entities.length : termCoverage;
+    const entityCoverage =
+      inputs.entities.length > 0
+        ? entityMatches(inputs.entities, chunkTerms[i]!) / inputs.entities.length
+        : termCoverage;
     const cosQuery = inputs.cosQuery[i] ?? 0;
     // phrases of the query said the same way in one sentence ("vitamin D supplementation")
-    const bigramCoverage = queryBigrams.size > 0 ? sentences.reduce((best, s) => Math.max(best, [...queryBigrams].filter((b) => s.bigrams.has(b)).length), 0) / queryBigrams.size : 0;
+    const bigramCoverage =
+      queryBigrams.size > 0
+        ? sentences.reduce((best, s) => Math.max(best, [...queryBigrams].filter((b) => s.bigrams.has(b)).length), 0) /
+          queryBigrams.size
+        : 0;
     const titleCoverage = candidate.title && sentences[0] ? weightedCoverage(weights, sentences[0].terms) : 0;
     return {
       bigramCoverage,
@@ -166,7 +185,11 @@ export function candidateFeatures(inputs: JudgeInputs): number[][] {
   rows.forEach((r, i) => {
     const key = documentKeyOf(inputs.candidates[i]!);
     const known = documentBest.get(key) ?? { cos: -Infinity, coverage: -Infinity, retrieval: -Infinity };
-    documentBest.set(key, { cos: Math.max(known.cos, r.cosQuery), coverage: Math.max(known.coverage, r.sentenceCoverage), retrieval: Math.max(known.retrieval, r.retrieval) });
+    documentBest.set(key, {
+      cos: Math.max(known.cos, r.cosQuery),
+      coverage: Math.max(known.coverage, r.sentenceCoverage),
+      retrieval: Math.max(known.retrieval, r.retrieval),
+    });
   });
   const bestCos = maxOf((r) => r.cosQuery);
   const bestRetrieval = maxOf((r) => r.retrieval);

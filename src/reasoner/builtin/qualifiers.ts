@@ -1,10 +1,11 @@
 // The query's qualifiers read against a candidate, NegEx-style: a qualifier the query asks for ("with factor VIII
 // inhibitors", "in children") that the candidate only mentions negated ("no ... inhibitors", "without inhibitors") or
 // contradicts (a study of adults only) is a conflict, and the judge scores such a candidate below one that matches it.
-import { analyzeEnglish } from '../../retrieval/text/englishAnalyzer.js';
+import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
 
 /** NegEx triggers that negate what follows them within a few words. */
-const NEGATION_BEFORE = /\b(?:no|not|non|without|absence of|absent|free of|negative for|lack of|lacking|lacked|never|neither|nor|none|excluding|excluded|except|devoid of|ruled out|denies|denied|did not have|had no)\b/gi;
+const NEGATION_BEFORE =
+  /\b(?:no|not|non|without|absence of|absent|free of|negative for|lack of|lacking|lacked|never|neither|nor|none|excluding|excluded|except|devoid of|ruled out|denies|denied|did not have|had no)\b/gi;
 /** Words that end a trigger's scope ("no bleeding but inhibitors developed"). */
 const SCOPE_END = /\b(?:but|however|although|though|whereas|while|yet|except that|which|who)\b|[;:.]/i;
 /** How many words after a trigger it still negates. */
@@ -12,12 +13,23 @@ const SCOPE_WORDS = 6;
 
 /** Population groups a query may name: naming one and finding only another in a study is a contradiction. */
 const POPULATIONS: readonly { name: string; words: RegExp }[] = [
-  { name: 'children', words: /\b(?:child|children|childhood|paediatric|pediatric|infants?|toddlers?|neonates?|neonatal|newborns?|adolescents?|adolescence|kids|boys|girls|schoolchildren|juvenile)\b/i },
-  { name: 'adults', words: /\b(?:adults?|adulthood|elderly|older (?:adults|people|patients|persons|women|men)|geriatric|middle-aged)\b/i },
+  {
+    name: "children",
+    words:
+      /\b(?:child|children|childhood|paediatric|pediatric|infants?|toddlers?|neonates?|neonatal|newborns?|adolescents?|adolescence|kids|boys|girls|schoolchildren|juvenile)\b/i,
+  },
+  {
+    name: "adults",
+    words:
+      /\b(?:adults?|adulthood|elderly|older (?:adults|people|patients|persons|women|men)|geriatric|middle-aged)\b/i,
+  },
 ];
 const SEXES: readonly { name: string; words: RegExp }[] = [
-  { name: 'women', words: /\b(?:women|woman|females?|postmenopausal|premenopausal|menopausal|pregnan(?:t|cy)|mothers?|girls)\b/i },
-  { name: 'men', words: /\b(?:men|man|males?|boys|fathers?)\b/i },
+  {
+    name: "women",
+    words: /\b(?:women|woman|females?|postmenopausal|premenopausal|menopausal|pregnan(?:t|cy)|mothers?|girls)\b/i,
+  },
+  { name: "men", words: /\b(?:men|man|males?|boys|fathers?)\b/i },
 ];
 
 export interface Qualifier {
@@ -34,12 +46,14 @@ export function queryQualifiers(query: string): Qualifier[] {
   const qualifiers: Qualifier[] = [];
   for (const match of query.matchAll(/\b(with|without|no)\s+((?:[\p{L}\p{N}-]+\s*){1,4})/giu)) {
     const words = match[2]!.split(/\s+/).filter(Boolean);
-    const cut = words.findIndex((w, i) => i > 0 && /^(?:and|or|in|for|on|at|to|versus|vs|compared|who|which|that|than)$/i.test(w));
-    const phrase = (cut > 0 ? words.slice(0, cut) : words).join(' ');
+    const cut = words.findIndex(
+      (w, i) => i > 0 && /^(?:and|or|in|for|on|at|to|versus|vs|compared|who|which|that|than)$/i.test(w),
+    );
+    const phrase = (cut > 0 ? words.slice(0, cut) : words).join(" ");
     // the phrase's head: its last content word names what must be present ("factor VIII inhibitors" -> inhibitor)
     const stems = analyzeEnglish(phrase);
     if (stems.length === 0) continue;
-    qualifiers.push({ text: phrase, stems: [stems[stems.length - 1]!], negated: match[1]!.toLowerCase() !== 'with' });
+    qualifiers.push({ text: phrase, stems: [stems[stems.length - 1]!], negated: match[1]!.toLowerCase() !== "with" });
   }
   return qualifiers;
 }
@@ -69,7 +83,8 @@ function mentions(text: string, stem: string): Mention[] {
 }
 
 /** The groups of `groups` the text names. */
-const groupsIn = (text: string, groups: readonly { name: string; words: RegExp }[]) => new Set(groups.filter((g) => g.words.test(text)).map((g) => g.name));
+const groupsIn = (text: string, groups: readonly { name: string; words: RegExp }[]) =>
+  new Set(groups.filter((g) => g.words.test(text)).map((g) => g.name));
 
 /**
  * Whether the candidate conflicts with a qualifier of the query: it mentions a "with" qualifier only negated, says

@@ -2,12 +2,20 @@
 // (understanding, plan, verdicts), with a timeout per attempt and retries on timeouts, network errors, 429 and 5xx.
 // Whatever still fails (or answers malformed JSON) is answered by the built-in reasoner, and the answer says so
 // (`answeredBy: 'builtin'`), so the query record names the reasoner that actually answered.
-import { z } from 'zod';
-import { canonicalArticleType } from '../../filters/articleTypes.js';
-import { parseFilterDate } from '../../filters/dates.js';
-import type { JournalRecord } from '../../journals/table.js';
-import type { Candidate, PlanInput, QueryUnderstanding, Reasoner, Understanding, UnderstandInput, Verdict } from '../port.js';
-import { constrainedFields } from '../builtin/understanding.js';
+import { z } from "zod";
+import { canonicalArticleType } from "../../filters/articleTypes.js";
+import { parseFilterDate } from "../../filters/dates.js";
+import type { JournalRecord } from "../../journals/table.js";
+import type {
+  Candidate,
+  PlanInput,
+  QueryUnderstanding,
+  Reasoner,
+  Understanding,
+  UnderstandInput,
+  Verdict,
+} from "../port.js";
+import { constrainedFields } from "../builtin/understanding.js";
 
 export interface LlmConfig {
   /** e.g. https://api.openai.com/v1 (the adapter appends /chat/completions) */
@@ -27,7 +35,7 @@ export interface LlmReasonerDeps {
   fallback: Reasoner;
   journals: readonly JournalRecord[];
   /** told of every fallback (the composition root logs it) */
-  onFallback?: (stage: 'understand' | 'plan' | 'judge', error: Error) => void;
+  onFallback?: (stage: "understand" | "plan" | "judge", error: Error) => void;
   fetch?: typeof fetch;
 }
 
@@ -37,7 +45,7 @@ export class LlmCallError extends Error {
     readonly retryable: boolean,
   ) {
     super(message);
-    this.name = 'LlmCallError';
+    this.name = "LlmCallError";
   }
 }
 
@@ -46,7 +54,10 @@ const filtersSchema = z
     journal: z.string().nullable().optional(),
     publisher: z.string().nullable().optional(),
     article_type: z.string().nullable().optional(),
-    publication_date: z.object({ gte: z.string().nullable().optional(), lt: z.string().nullable().optional() }).nullable().optional(),
+    publication_date: z
+      .object({ gte: z.string().nullable().optional(), lt: z.string().nullable().optional() })
+      .nullable()
+      .optional(),
   })
   .passthrough();
 
@@ -74,64 +85,64 @@ const verdictsSchema = z.object({
 });
 
 /** The JSON schemas sent as `response_format` (strict: every property required, nullable where optional). */
-const nullableString = { type: ['string', 'null'] };
+const nullableString = { type: ["string", "null"] };
 export const RESPONSE_SCHEMAS = {
   understanding: {
-    type: 'object',
+    type: "object",
     additionalProperties: false,
-    required: ['intent', 'entities', 'aspects', 'caseSummary', 'filters', 'subQuestions', 'clarification'],
+    required: ["intent", "entities", "aspects", "caseSummary", "filters", "subQuestions", "clarification"],
     properties: {
-      intent: { type: 'string' },
-      entities: { type: 'array', items: { type: 'string' } },
-      aspects: { type: 'array', items: { type: 'string' } },
-      caseSummary: { type: 'string' },
+      intent: { type: "string" },
+      entities: { type: "array", items: { type: "string" } },
+      aspects: { type: "array", items: { type: "string" } },
+      caseSummary: { type: "string" },
       filters: {
-        type: 'object',
+        type: "object",
         additionalProperties: false,
-        required: ['journal', 'publisher', 'article_type', 'publication_date'],
+        required: ["journal", "publisher", "article_type", "publication_date"],
         properties: {
           journal: nullableString,
           publisher: nullableString,
           article_type: nullableString,
           publication_date: {
-            type: ['object', 'null'],
+            type: ["object", "null"],
             additionalProperties: false,
-            required: ['gte', 'lt'],
+            required: ["gte", "lt"],
             properties: { gte: nullableString, lt: nullableString },
           },
         },
       },
-      subQuestions: { type: 'array', items: { type: 'string' } },
+      subQuestions: { type: "array", items: { type: "string" } },
       clarification: {
-        type: ['object', 'null'],
+        type: ["object", "null"],
         additionalProperties: false,
-        required: ['question', 'reason'],
-        properties: { question: { type: 'string' }, reason: { type: 'string' } },
+        required: ["question", "reason"],
+        properties: { question: { type: "string" }, reason: { type: "string" } },
       },
     },
   },
   plan: {
-    type: 'object',
+    type: "object",
     additionalProperties: false,
-    required: ['subQuestions'],
-    properties: { subQuestions: { type: 'array', items: { type: 'string' } } },
+    required: ["subQuestions"],
+    properties: { subQuestions: { type: "array", items: { type: "string" } } },
   },
   verdicts: {
-    type: 'object',
+    type: "object",
     additionalProperties: false,
-    required: ['verdicts'],
+    required: ["verdicts"],
     properties: {
       verdicts: {
-        type: 'array',
+        type: "array",
         items: {
-          type: 'object',
+          type: "object",
           additionalProperties: false,
-          required: ['index', 'judgeScore', 'matchedTerms', 'rationale'],
+          required: ["index", "judgeScore", "matchedTerms", "rationale"],
           properties: {
-            index: { type: 'integer' },
-            judgeScore: { type: 'number' },
-            matchedTerms: { type: 'array', items: { type: 'string' } },
-            rationale: { type: 'string' },
+            index: { type: "integer" },
+            judgeScore: { type: "number" },
+            matchedTerms: { type: "array", items: { type: "string" } },
+            rationale: { type: "string" },
           },
         },
       },
@@ -140,10 +151,10 @@ export const RESPONSE_SCHEMAS = {
 } as const;
 
 const SYSTEM_PROMPT =
-  'You are the query reasoner of a biomedical literature search service. Answer only with JSON that follows the given schema. ' +
-  'Never invent constraints the query does not state; dates are YYYY-MM-DD; article_type uses the JATS vocabulary ' +
-  '(research-article, review, case-report, editorial, letter, correction, retraction, brief-report, protocol, commentary, ' +
-  'book, book-chapter, preprint, monograph, dataset, trial-registration, other).';
+  "You are the query reasoner of a biomedical literature search service. Answer only with JSON that follows the given schema. " +
+  "Never invent constraints the query does not state; dates are YYYY-MM-DD; article_type uses the JATS vocabulary " +
+  "(research-article, review, case-report, editorial, letter, correction, retraction, brief-report, protocol, commentary, " +
+  "book, book-chapter, preprint, monograph, dataset, trial-registration, other).";
 
 const CANDIDATE_TEXT_LIMIT = 1500;
 
@@ -154,7 +165,7 @@ function backoff(attempt: number): Promise<void> {
 export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Reasoner {
   const name = `llm:${config.model}`;
   const doFetch = deps.fetch ?? fetch;
-  const endpoint = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const endpoint = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   const threshold = config.verifyThreshold ?? 0.5;
 
   /** One attempt: the parsed JSON content of the first choice, or an LlmCallError saying whether to retry. */
@@ -162,22 +173,31 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
     let response: Response;
     try {
       response = await doFetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}),
+        },
         body: JSON.stringify({
           model: config.model,
           temperature: 0,
           messages: [
-            { role: 'system', content: SYSTEM_PROMPT },
-            { role: 'user', content: user },
+            { role: "system", content: SYSTEM_PROMPT },
+            { role: "user", content: user },
           ],
-          response_format: { type: 'json_schema', json_schema: { name: schemaName, strict: true, schema: RESPONSE_SCHEMAS[schemaName] } },
+          response_format: {
+            type: "json_schema",
+            json_schema: { name: schemaName, strict: true, schema: RESPONSE_SCHEMAS[schemaName] },
+          },
         }),
         signal: AbortSignal.timeout(config.timeoutMs),
       });
     } catch (err) {
-      const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
-      throw new LlmCallError(timedOut ? `no answer within ${config.timeoutMs} ms` : `request failed: ${(err as Error).message}`, true);
+      const timedOut = (err as Error).name === "TimeoutError" || (err as Error).name === "AbortError";
+      throw new LlmCallError(
+        timedOut ? `no answer within ${config.timeoutMs} ms` : `request failed: ${(err as Error).message}`,
+        true,
+      );
     }
     let raw: string;
     try {
@@ -185,11 +205,15 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
     } catch (err) {
       throw new LlmCallError(`reading the answer failed: ${(err as Error).message}`, true);
     }
-    if (!response.ok) throw new LlmCallError(`HTTP ${response.status}: ${raw.slice(0, 200)}`, response.status === 429 || response.status >= 500);
+    if (!response.ok)
+      throw new LlmCallError(
+        `HTTP ${response.status}: ${raw.slice(0, 200)}`,
+        response.status === 429 || response.status >= 500,
+      );
     try {
       const body = JSON.parse(raw) as { choices?: { message?: { content?: string | null } }[] };
       const content = body.choices?.[0]?.message?.content;
-      if (typeof content !== 'string') throw new Error('no message content');
+      if (typeof content !== "string") throw new Error("no message content");
       return JSON.parse(content) as unknown;
     } catch (err) {
       throw new LlmCallError(`malformed answer: ${(err as Error).message}`, false);
@@ -202,17 +226,25 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
       if (tryNumber > 0) await backoff(tryNumber);
       try {
         const parsed = schema.safeParse(await attempt(schemaName, user));
-        if (!parsed.success) throw new LlmCallError(`answer does not follow the schema: ${parsed.error.issues[0]?.message ?? 'invalid'}`, false);
+        if (!parsed.success)
+          throw new LlmCallError(
+            `answer does not follow the schema: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+            false,
+          );
         return parsed.data;
       } catch (err) {
         lastError = err as Error;
         if (!(err instanceof LlmCallError) || !err.retryable) break;
       }
     }
-    throw lastError ?? new Error('no attempt made');
+    throw lastError ?? new Error("no attempt made");
   }
 
-  async function withFallback<T>(stage: 'understand' | 'plan' | 'judge', run: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
+  async function withFallback<T>(
+    stage: "understand" | "plan" | "judge",
+    run: () => Promise<T>,
+    fallback: () => Promise<T>,
+  ): Promise<T> {
     try {
       return await run();
     } catch (err) {
@@ -222,10 +254,14 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
   }
 
   const titles = new Map<string, JournalRecord>();
-  for (const journal of deps.journals) if (journal.title) titles.set(journal.title.toLowerCase().replace(/^the /, ''), journal);
+  for (const journal of deps.journals)
+    if (journal.title) titles.set(journal.title.toLowerCase().replace(/^the /, ""), journal);
 
   /** The model's filters, validated, and the service filter they make; invalid values are dropped, never guessed. */
-  function filtersFrom(raw: z.infer<typeof filtersSchema>): { filters: Record<string, unknown>; queryFilter: Record<string, unknown> | null } {
+  function filtersFrom(raw: z.infer<typeof filtersSchema>): {
+    filters: Record<string, unknown>;
+    queryFilter: Record<string, unknown> | null;
+  } {
     const filters: Record<string, unknown> = {};
     const queryFilter: Record<string, unknown> = {};
     const date = raw.publication_date;
@@ -240,7 +276,7 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
     if (type) filters.article_type = queryFilter.article_type = type;
     if (raw.journal) {
       filters.journal = raw.journal;
-      const record = titles.get(raw.journal.toLowerCase().replace(/^the /, ''));
+      const record = titles.get(raw.journal.toLowerCase().replace(/^the /, ""));
       if (record && record.issns.length > 0) queryFilter.issn = [...record.issns];
       else queryFilter.journal = raw.journal;
     }
@@ -252,30 +288,32 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
     name,
     understand(input: UnderstandInput): Promise<Understanding> {
       return withFallback(
-        'understand',
+        "understand",
         async (): Promise<Understanding> => {
           // after a clarification the answer leads: the question to answer is composed by the same rule as the
           // built-in reasoner's (the answer, completed by the query only where it refers back to it)
           const question = input.clarificationAnswer ? (await deps.fallback.understand(input)).question : undefined;
           const answer = await ask(
-            'understanding',
+            "understanding",
             understandingSchema,
             [
               `Query: ${JSON.stringify(input.query)}`,
               `Caller filters (already applied; never ask about what they constrain): ${JSON.stringify(input.callerFilters ?? null)}`,
               input.clarificationAnswer
                 ? `The user answered an earlier clarification question: ${JSON.stringify(input.clarificationAnswer)}. Do not ask again. The answer leads: understand and plan this question, keeping only the constraints of the query that the answer does not contradict: ${JSON.stringify(question ?? input.clarificationAnswer)}`
-                : '',
+                : "",
               `Today is ${new Date().toISOString().slice(0, 10)}.`,
-              'Read the constraints the query names (journal, publisher, article_type, publication_date) into filters and keep them out of entities and subQuestions. ' +
-                'subQuestions: 1 to 4 self-contained search questions (the whole question first; split comparisons and conjunctions). ' +
+              "Read the constraints the query names (journal, publisher, article_type, publication_date) into filters and keep them out of entities and subQuestions. " +
+                "subQuestions: 1 to 4 self-contained search questions (the whole question first; split comparisons and conjunctions). " +
                 'clarification: a question only when the query is too vague to search well (a lone word, only pronouns, "treatment options"), else null.',
             ]
               .filter(Boolean)
-              .join('\n'),
+              .join("\n"),
           );
           const { filters, queryFilter } = filtersFrom(answer.filters);
-          const pinned = ['doi', 'pmid', 'pmcid', 'isbn', 'nct_id', 'url'].some((f) => constrainedFields(input.callerFilters).has(f));
+          const pinned = ["doi", "pmid", "pmcid", "isbn", "nct_id", "url"].some((f) =>
+            constrainedFields(input.callerFilters).has(f),
+          );
           return {
             intent: answer.intent,
             entities: answer.entities,
@@ -294,17 +332,17 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
     },
     plan(input: PlanInput): Promise<string[]> {
       return withFallback(
-        'plan',
+        "plan",
         async () => {
           const answer = await ask(
-            'plan',
+            "plan",
             planSchema,
             [
               `Query: ${JSON.stringify(input.query)}`,
               `Understanding: ${JSON.stringify(input.understanding)}`,
               `Round ${input.round}. Already searched (sub-question, verified results): ${JSON.stringify(input.searched)}`,
-              'Give the sub-questions to search this round (new ones only, at most 4), or an empty list when nothing is left worth trying.',
-            ].join('\n'),
+              "Give the sub-questions to search this round (new ones only, at most 4), or an empty list when nothing is left worth trying.",
+            ].join("\n"),
           );
           const searched = new Set(input.searched.map((s) => s.subQuestion.toLowerCase()));
           return answer.subQuestions.filter((q) => !searched.has(q.toLowerCase())).slice(0, 4);
@@ -315,28 +353,42 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
     judge(query: string, understanding: QueryUnderstanding, candidates: Candidate[]): Promise<Verdict[]> {
       if (candidates.length === 0) return Promise.resolve([]);
       return withFallback(
-        'judge',
+        "judge",
         async () => {
           const answer = await ask(
-            'verdicts',
+            "verdicts",
             verdictsSchema,
             [
               `Query: ${JSON.stringify(query)}`,
               `Entities: ${JSON.stringify(understanding.entities)}; aspects: ${JSON.stringify(understanding.aspects)}`,
-              'For each candidate chunk give judgeScore = probability (0..1) that it addresses the query, matchedTerms = entity ' +
-                'or synonym surface forms as written in the chunk, and a one-sentence rationale quoting the best evidence sentence.',
-              ...candidates.map((c, i) => `[${i}] ${c.title ? `${c.title}: ` : ''}${c.text.slice(0, CANDIDATE_TEXT_LIMIT)}`),
-            ].join('\n'),
+              "For each candidate chunk give judgeScore = probability (0..1) that it addresses the query, matchedTerms = entity " +
+                "or synonym surface forms as written in the chunk, and a one-sentence rationale quoting the best evidence sentence.",
+              ...candidates.map(
+                (c, i) => `[${i}] ${c.title ? `${c.title}: ` : ""}${c.text.slice(0, CANDIDATE_TEXT_LIMIT)}`,
+              ),
+            ].join("\n"),
           );
           const byIndex = new Map(answer.verdicts.map((v) => [v.index, v]));
-          if (candidates.some((_, i) => !byIndex.has(i))) throw new LlmCallError('the answer lacks a verdict for some candidates', false);
+          if (candidates.some((_, i) => !byIndex.has(i)))
+            throw new LlmCallError("the answer lacks a verdict for some candidates", false);
           return candidates.map((c, i) => {
             const v = byIndex.get(i)!;
             const judgeScore = Math.round(v.judgeScore * 1000) / 1000;
-            return { id: c.id, judgeScore, matchedTerms: v.matchedTerms, rationale: v.rationale, verified: judgeScore >= threshold, answeredBy: name };
+            return {
+              id: c.id,
+              judgeScore,
+              matchedTerms: v.matchedTerms,
+              rationale: v.rationale,
+              verified: judgeScore >= threshold,
+              answeredBy: name,
+            };
           });
         },
-        async () => (await deps.fallback.judge(query, understanding, candidates)).map((v) => ({ ...v, answeredBy: deps.fallback.name })),
+        async () =>
+          (await deps.fallback.judge(query, understanding, candidates)).map((v) => ({
+            ...v,
+            answeredBy: deps.fallback.name,
+          })),
       );
     },
   };

@@ -1,12 +1,42 @@
 // The `english` analyzer of OpenSearch (Lucene's EnglishAnalyzer) re-implemented so the embedded engine indexes the same terms.
 // Chain: StandardTokenizer (UAX#29 word boundaries) -> EnglishPossessiveFilter -> LowerCaseFilter -> StopFilter -> PorterStemFilter.
-import { stemPorter } from './porterStemmer.js';
+import { stemPorter } from "./porterStemmer.js";
 
 /** Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, the `_english_` stop list of OpenSearch (33 words). */
 export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set([
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'for', 'if', 'in', 'into', 'is', 'it', 'no', 'not',
-  'of', 'on', 'or', 'such', 'that', 'the', 'their', 'then', 'there', 'these', 'they', 'this', 'to', 'was',
-  'will', 'with',
+  "a",
+  "an",
+  "and",
+  "are",
+  "as",
+  "at",
+  "be",
+  "but",
+  "by",
+  "for",
+  "if",
+  "in",
+  "into",
+  "is",
+  "it",
+  "no",
+  "not",
+  "of",
+  "on",
+  "or",
+  "such",
+  "that",
+  "the",
+  "their",
+  "then",
+  "there",
+  "these",
+  "they",
+  "this",
+  "to",
+  "was",
+  "will",
+  "with",
 ]);
 
 /** StandardTokenizer's default maximum token length; longer words are split at this many UTF-16 units. */
@@ -135,7 +165,10 @@ export function tokenizeStandard(text: string): string[] {
       const previous = unitCount - 1;
       // WB3c: an emoji ZWJ sequence is one word; WB15/16: regional indicators pair into one flag
       const joinsEmoji =
-        cls === WordClass.Emoji && previous >= 0 && classes[previous] === WordClass.Emoji && text.charCodeAt(index - 1) === 0x200d;
+        cls === WordClass.Emoji &&
+        previous >= 0 &&
+        classes[previous] === WordClass.Emoji &&
+        text.charCodeAt(index - 1) === 0x200d;
       // (a lone indicator unit spans 2 code units; a paired one 4)
       const completesFlag =
         cls === WordClass.RegionalIndicator &&
@@ -256,11 +289,11 @@ export function lowerCaseLikeLucene(word: string): string {
     }
   }
   if (ascii) return word.toLowerCase();
-  let lowered = '';
+  let lowered = "";
   for (const char of word) {
     const lower = char.toLowerCase();
     // multi-character lower-case mappings (e.g. U+0130) are single characters in Java
-    lowered += [...lower].length === 1 ? lower : char === '\u0130' ? 'i' : char;
+    lowered += [...lower].length === 1 ? lower : char === "\u0130" ? "i" : char;
   }
   return lowered;
 }
@@ -273,7 +306,7 @@ function termOfWord(word: string): string {
   let term = termByWord.get(word);
   if (term === undefined) {
     const lowered = lowerCaseLikeLucene(stripPossessive(word));
-    term = ENGLISH_STOP_WORDS.has(lowered) ? '' : stemPorter(lowered);
+    term = ENGLISH_STOP_WORDS.has(lowered) ? "" : stemPorter(lowered);
     if (termByWord.size >= TERM_CACHE_LIMIT) termByWord.clear();
     termByWord.set(word, term);
   }
@@ -285,7 +318,7 @@ export function analyzeEnglish(text: string): string[] {
   const terms: string[] = [];
   for (const word of tokenizeStandard(text)) {
     const term = termOfWord(word);
-    if (term !== '') terms.push(term);
+    if (term !== "") terms.push(term);
   }
   return terms;
 }

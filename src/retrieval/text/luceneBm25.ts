@@ -1,6 +1,6 @@
 // BM25 exactly as OpenSearch scores it (Lucene's BM25Similarity behind OpenSearch's LegacyBM25Similarity),
 // including the lossy one-byte document-length norm and float arithmetic, so embedded scores equal OpenSearch's.
-import { analyzeEnglish } from './englishAnalyzer.js';
+import { analyzeEnglish } from "./englishAnalyzer.js";
 
 /** BM25 term-frequency saturation (Lucene and OpenSearch default). */
 export const BM25_K1 = 1.2;
@@ -102,9 +102,14 @@ export function bm25QueryTerms(text: string): Map<string, number> {
  * count too (document frequency 0): a collection that lacks part of the query matches it less. Summed in the
  * terms' order as float, so both engines compute the same value from the same statistics.
  */
-export function bm25Ceiling(terms: ReadonlyMap<string, number>, docFreqOf: (term: string) => number, docCount: number): number {
+export function bm25Ceiling(
+  terms: ReadonlyMap<string, number>,
+  docFreqOf: (term: string) => number,
+  docCount: number,
+): number {
   if (docCount <= 0) return 0;
   let ceiling = 0;
-  for (const [term, queryCount] of terms) ceiling = f32(ceiling + bm25TermWeight(bm25Idf(docFreqOf(term), docCount), queryCount));
+  for (const [term, queryCount] of terms)
+    ceiling = f32(ceiling + bm25TermWeight(bm25Idf(docFreqOf(term), docCount), queryCount));
   return ceiling;
 }

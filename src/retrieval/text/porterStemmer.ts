@@ -94,27 +94,27 @@ class PorterRun {
   step1(): void {
     const b = this.b;
     if (b[this.k] === S) {
-      if (this.ends('sses')) this.k -= 2;
-      else if (this.ends('ies')) this.setTo('i');
+      if (this.ends("sses")) this.k -= 2;
+      else if (this.ends("ies")) this.setTo("i");
       else if (b[this.k - 1] !== S) this.k--;
     }
-    if (this.ends('eed')) {
+    if (this.ends("eed")) {
       if (this.m() > 0) this.k--;
-    } else if ((this.ends('ed') || this.ends('ing')) && this.vowelInStem()) {
+    } else if ((this.ends("ed") || this.ends("ing")) && this.vowelInStem()) {
       this.k = this.j;
-      if (this.ends('at')) this.setTo('ate');
-      else if (this.ends('bl')) this.setTo('ble');
-      else if (this.ends('iz')) this.setTo('ize');
+      if (this.ends("at")) this.setTo("ate");
+      else if (this.ends("bl")) this.setTo("ble");
+      else if (this.ends("iz")) this.setTo("ize");
       else if (this.doublec(this.k)) {
         const ch = b[this.k--];
         if (ch === L || ch === S || ch === Z) this.k++;
-      } else if (this.m() === 1 && this.cvc(this.k)) this.setTo('e');
+      } else if (this.m() === 1 && this.cvc(this.k)) this.setTo("e");
     }
   }
 
   /** terminal y to i when the stem has a vowel */
   step2(): void {
-    if (this.ends('y') && this.vowelInStem()) this.b[this.k] = I;
+    if (this.ends("y") && this.vowelInStem()) this.b[this.k] = I;
   }
 
   /** double suffixes to single ones */
@@ -145,41 +145,41 @@ class PorterRun {
     const b = this.b;
     let matched = false;
     switch (String.fromCharCode(b[this.k - 1])) {
-      case 'a':
-        matched = this.ends('al');
+      case "a":
+        matched = this.ends("al");
         break;
-      case 'c':
-        matched = this.ends('ance') || this.ends('ence');
+      case "c":
+        matched = this.ends("ance") || this.ends("ence");
         break;
-      case 'e':
-        matched = this.ends('er');
+      case "e":
+        matched = this.ends("er");
         break;
-      case 'i':
-        matched = this.ends('ic');
+      case "i":
+        matched = this.ends("ic");
         break;
-      case 'l':
-        matched = this.ends('able') || this.ends('ible');
+      case "l":
+        matched = this.ends("able") || this.ends("ible");
         break;
-      case 'n':
-        matched = this.ends('ant') || this.ends('ement') || this.ends('ment') || this.ends('ent');
+      case "n":
+        matched = this.ends("ant") || this.ends("ement") || this.ends("ment") || this.ends("ent");
         break;
-      case 'o':
-        matched = (this.ends('ion') && this.j >= 0 && (b[this.j] === S || b[this.j] === 0x74)) || this.ends('ou');
+      case "o":
+        matched = (this.ends("ion") && this.j >= 0 && (b[this.j] === S || b[this.j] === 0x74)) || this.ends("ou");
         break;
-      case 's':
-        matched = this.ends('ism');
+      case "s":
+        matched = this.ends("ism");
         break;
-      case 't':
-        matched = this.ends('ate') || this.ends('iti');
+      case "t":
+        matched = this.ends("ate") || this.ends("iti");
         break;
-      case 'u':
-        matched = this.ends('ous');
+      case "u":
+        matched = this.ends("ous");
         break;
-      case 'v':
-        matched = this.ends('ive');
+      case "v":
+        matched = this.ends("ive");
         break;
-      case 'z':
-        matched = this.ends('ize');
+      case "z":
+        matched = this.ends("ize");
         break;
       default:
         matched = false;
@@ -199,21 +199,53 @@ class PorterRun {
 }
 
 const STEP3_RULES: Record<string, ReadonlyArray<readonly [string, string]>> = {
-  a: [['ational', 'ate'], ['tional', 'tion']],
-  c: [['enci', 'ence'], ['anci', 'ance']],
-  e: [['izer', 'ize']],
-  l: [['bli', 'ble'], ['alli', 'al'], ['entli', 'ent'], ['eli', 'e'], ['ousli', 'ous']],
-  o: [['ization', 'ize'], ['ation', 'ate'], ['ator', 'ate']],
-  s: [['alism', 'al'], ['iveness', 'ive'], ['fulness', 'ful'], ['ousness', 'ous']],
-  t: [['aliti', 'al'], ['iviti', 'ive'], ['biliti', 'ble']],
-  g: [['logi', 'log']],
+  a: [
+    ["ational", "ate"],
+    ["tional", "tion"],
+  ],
+  c: [
+    ["enci", "ence"],
+    ["anci", "ance"],
+  ],
+  e: [["izer", "ize"]],
+  l: [
+    ["bli", "ble"],
+    ["alli", "al"],
+    ["entli", "ent"],
+    ["eli", "e"],
+    ["ousli", "ous"],
+  ],
+  o: [
+    ["ization", "ize"],
+    ["ation", "ate"],
+    ["ator", "ate"],
+  ],
+  s: [
+    ["alism", "al"],
+    ["iveness", "ive"],
+    ["fulness", "ful"],
+    ["ousness", "ous"],
+  ],
+  t: [
+    ["aliti", "al"],
+    ["iviti", "ive"],
+    ["biliti", "ble"],
+  ],
+  g: [["logi", "log"]],
 };
 
 const STEP4_RULES: Record<string, ReadonlyArray<readonly [string, string]>> = {
-  e: [['icate', 'ic'], ['ative', ''], ['alize', 'al']],
-  i: [['iciti', 'ic']],
-  l: [['ical', 'ic'], ['ful', '']],
-  s: [['ness', '']],
+  e: [
+    ["icate", "ic"],
+    ["ative", ""],
+    ["alize", "al"],
+  ],
+  i: [["iciti", "ic"]],
+  l: [
+    ["ical", "ic"],
+    ["ful", ""],
+  ],
+  s: [["ness", ""]],
 };
 
 const run = new PorterRun();

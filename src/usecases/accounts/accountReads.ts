@@ -1,40 +1,53 @@
 // Reads of an account from the projections: an organization (balance and price overrides), a key, the ledger and a query's unlocked rows.
-import type { Db, Queryable } from '../../eventstore/db.js';
-import { sqlReader, selectList, normalizeRow } from '../../../projections/sqlProjection.js';
-import type { LedgerRow } from '../../../projections/tables.js';
-import { apiKeyRecordOf, organizationOf, type ApiKeyRecord, type Organization } from './orgState.js';
+import type { Db, Queryable } from "../../eventstore/db.js";
+import { sqlReader, selectList, normalizeRow } from "../../../projections/sqlProjection.js";
+import type { LedgerRow } from "../../../projections/tables.js";
+import { apiKeyRecordOf, organizationOf, type ApiKeyRecord, type Organization } from "./orgState.js";
 
 /** An organization's columns with its balance and price overrides (the select list of getOrganization and authenticate). */
-export const ORGANIZATION_COLUMNS = `${selectList('organizations')}, (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
+export const ORGANIZATION_COLUMNS = `${selectList("organizations")}, (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
     (SELECT json_agg(json_build_array(p.collection, p.price_per_1000_micros::text)) FROM proj_price_overrides p
       WHERE p.org_id = o.org_id AND p.price_per_1000_micros IS NOT NULL) AS overrides`;
 
 /** The Organization in a row selected with ORGANIZATION_COLUMNS. */
 export const organizationIn = (r: Record<string, unknown>): Organization =>
-  organizationOf(normalizeRow('organizations', r), r.balance as string | null, (r.overrides as [string, string][] | null) ?? []);
+  organizationOf(
+    normalizeRow("organizations", r),
+    r.balance as string | null,
+    (r.overrides as [string, string][] | null) ?? [],
+  );
 
 export type AccountReads = ReturnType<typeof createAccountReads>;
 
 export function createAccountReads(db: Db) {
   return {
     async getOrganization(orgId: string, q: Queryable = db): Promise<Organization | undefined> {
-      const rows = await q.query(`SELECT ${ORGANIZATION_COLUMNS} FROM proj_organizations o WHERE org_id = $1`, [orgId], true);
+      const rows = await q.query(
+        `SELECT ${ORGANIZATION_COLUMNS} FROM proj_organizations o WHERE org_id = $1`,
+        [orgId],
+        true,
+      );
       return rows[0] ? organizationIn(rows[0]) : undefined;
     },
 
     async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
-      const row = await sqlReader(db, 'proj_').apiKey(keyId);
+      const row = await sqlReader(db, "proj_").apiKey(keyId);
       return row ? apiKeyRecordOf(row) : undefined;
     },
 
     async unlockedIds(queryId: string): Promise<Set<string>> {
-      const rows = await db.query<{ result_id: string }>('SELECT result_id FROM proj_unlocks WHERE query_id = $1', [queryId]);
+      const rows = await db.query<{ result_id: string }>("SELECT result_id FROM proj_unlocks WHERE query_id = $1", [
+        queryId,
+      ]);
       return new Set(rows.map((r) => r.result_id));
     },
 
     async ledger(orgId: string): Promise<LedgerRow[]> {
-      const rows = await db.query(`SELECT ${selectList('ledger')} FROM proj_ledger WHERE org_id = $1 ORDER BY proj_ledger.position`, [orgId]);
-      return rows.map((r) => normalizeRow('ledger', r));
+      const rows = await db.query(
+        `SELECT ${selectList("ledger")} FROM proj_ledger WHERE org_id = $1 ORDER BY proj_ledger.position`,
+        [orgId],
+      );
+      return rows.map((r) => normalizeRow("ledger", r));
     },
   };
 }

@@ -3,16 +3,34 @@
 // ones before it left), gets its own event, hash link, ledger line and query record, and succeeds or is refused on its
 // own; the batch shares the lock, the reads, one statement and one commit. A charge arriving at an idle store
 // commits at once, so a lone request waits for nobody.
-import type { Db, Queryable } from '../../eventstore/db.js';
-import { groupCalls } from '../../eventstore/groupCalls.js';
-import { APPEND_LOCK_KEY, insertEventsPart, LOG_HEAD_COLUMNS, logHeadOf, numberEvents, runParts, StreamVersionConflict, type LogHead, type SqlPart } from '../../eventstore/eventStore.js';
-import { coversAll, memoryProjector, prefetchKeysFor, prefetchSubquery, type MemoryProjector, type PrefetchedRows, type PrefetchKeys } from '../../../projections/sqlProjection.js';
-import { decide } from '../../domain/organization.js';
-import { keyStateOf, orgStateOf } from './orgState.js';
-import { orgStream, type CollectionCharge, type StoredEvent } from '../../domain/events.js';
-import { dayPeriod, monthPeriod } from '../../domain/queryQuota.js';
-import { Rejection } from '../../domain/rejection.js';
-import { retryConflicts } from '../../eventstore/conflictRetry.js';
+import type { Db, Queryable } from "../../eventstore/db.js";
+import { groupCalls } from "../../eventstore/groupCalls.js";
+import {
+  APPEND_LOCK_KEY,
+  insertEventsPart,
+  LOG_HEAD_COLUMNS,
+  logHeadOf,
+  numberEvents,
+  runParts,
+  StreamVersionConflict,
+  type LogHead,
+  type SqlPart,
+} from "../../eventstore/eventStore.js";
+import {
+  coversAll,
+  memoryProjector,
+  prefetchKeysFor,
+  prefetchSubquery,
+  type MemoryProjector,
+  type PrefetchedRows,
+  type PrefetchKeys,
+} from "../../../projections/sqlProjection.js";
+import { decide } from "../../domain/organization.js";
+import { keyStateOf, orgStateOf } from "./orgState.js";
+import { orgStream, type CollectionCharge, type StoredEvent } from "../../domain/events.js";
+import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
+import { Rejection } from "../../domain/rejection.js";
+import { retryConflicts } from "../../eventstore/conflictRetry.js";
 
 export interface ChargeInput {
   orgId: string;
@@ -53,7 +71,14 @@ interface BatchState {
 
 /** The projection rows a batch's charges touch. */
 const batchKeys = (batch: ChargeInput[], now: Date): PrefetchKeys =>
-  prefetchKeysFor(batch.map((charge) => ({ orgId: charge.orgId, keyId: charge.keyId, at: now.toISOString(), collections: charge.collections.map((l) => l.collection) })));
+  prefetchKeysFor(
+    batch.map((charge) => ({
+      orgId: charge.orgId,
+      keyId: charge.keyId,
+      at: now.toISOString(),
+      collections: charge.collections.map((l) => l.collection),
+    })),
+  );
 
 /**
  * The log head, the used keys, the streams' versions and every projection row the charges touch: one query. Each
@@ -64,12 +89,18 @@ const batchKeys = (batch: ChargeInput[], now: Date): PrefetchKeys =>
 async function loadBatch(tx: Queryable, batch: ChargeInput[], keys: PrefetchKeys): Promise<BatchState> {
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
-  const [row] = await tx.query<{ head_pos: string | null; head_hash: string | null; used: string[]; versions: Record<string, number>; prefetched: PrefetchedRows['rows'] }>(
+  const [row] = await tx.query<{
+    head_pos: string | null;
+    head_hash: string | null;
+    used: string[];
+    versions: Record<string, number>;
+    prefetched: PrefetchedRows["rows"];
+  }>(
     `SELECT ${LOG_HEAD_COLUMNS},
        (SELECT coalesce(json_agg(idempotency_key), '[]'::json) FROM events WHERE idempotency_key = ANY(${param(batch.map((charge) => searchChargeKey(charge.queryId)))})) AS used,
        (SELECT coalesce(json_object_agg(s.id, v.v), '{}'::json) FROM unnest(${param([...keys.orgIds].map(orgStream))}::text[]) AS s(id)
          CROSS JOIN LATERAL (SELECT stream_version AS v FROM events WHERE stream_id = s.id ORDER BY stream_version DESC LIMIT 1) v) AS versions,
-       ${prefetchSubquery('proj_', keys, param)} AS prefetched`,
+       ${prefetchSubquery("proj_", keys, param)} AS prefetched`,
     params,
     true,
   );
@@ -81,7 +112,7 @@ async function loadBatch(tx: Queryable, batch: ChargeInput[], keys: PrefetchKeys
   };
 }
 
-type Outcome = { kind: 'charged'; result: ChargeResult } | { kind: 'refused'; error: Rejection } | { kind: 'alone' };
+type Outcome = { kind: "charged"; result: ChargeResult } | { kind: "refused"; error: Rejection } | { kind: "alone" };
 
 /**
  * What the store looked like after the last batch this process wrote: the log head, the streams' versions and the
@@ -106,7 +137,7 @@ function decideBatch(loaded: BatchState, projector: MemoryProjector, batch: Char
   const alsoWrite: SqlPart[] = [];
   const outcomes = batch.map((input): Outcome => {
     const idempotencyKey = searchChargeKey(input.queryId);
-    if (loaded.used.has(idempotencyKey) || seen.has(idempotencyKey)) return { kind: 'alone' };
+    if (loaded.used.has(idempotencyKey) || seen.has(idempotencyKey)) return { kind: "alone" };
     seen.add(idempotencyKey);
     const org = read.organization(input.orgId);
     const keyRow = read.apiKey(input.keyId);
@@ -117,24 +148,51 @@ function decideBatch(loaded: BatchState, projector: MemoryProjector, batch: Char
       // the projection must stand where the log does, as for any command (the lock makes this hold)
       if (org && org.version !== current) throw new StreamVersionConflict(stream, org.version);
     }
-    const usage = { dailyUsed: read.usage(input.orgId, dayPeriod(iso))?.queries ?? 0, monthlyUsed: read.usage(input.orgId, monthPeriod(iso))?.queries ?? 0 };
+    const usage = {
+      dailyUsed: read.usage(input.orgId, dayPeriod(iso))?.queries ?? 0,
+      monthlyUsed: read.usage(input.orgId, monthPeriod(iso))?.queries ?? 0,
+    };
     const state = org && orgStateOf(org, read.balance(input.orgId)?.balance_micros, usage, now);
     try {
-      if (!keyRow) throw new Rejection('NOT_FOUND', `API key ${input.keyId} not found`);
-      const events = decide({ type: 'ChargeSearch', key: keyStateOf(keyRow), queryId: input.queryId, endpoint: input.endpoint, collections: input.collections, resultIds: input.resultIds ?? [] }, state);
-      const numbered = numberEvents(loaded.log, stream, current, events, { actor: { kind: 'key', id: input.keyId }, requestId: input.requestId }, iso, idempotencyKey);
+      if (!keyRow) throw new Rejection("NOT_FOUND", `API key ${input.keyId} not found`);
+      const events = decide(
+        {
+          type: "ChargeSearch",
+          key: keyStateOf(keyRow),
+          queryId: input.queryId,
+          endpoint: input.endpoint,
+          collections: input.collections,
+          resultIds: input.resultIds ?? [],
+        },
+        state,
+      );
+      const numbered = numberEvents(
+        loaded.log,
+        stream,
+        current,
+        events,
+        { actor: { kind: "key", id: input.keyId }, requestId: input.requestId },
+        iso,
+        idempotencyKey,
+      );
       projector.apply(numbered.events);
       streamVersions.set(stream, current + events.length);
       rows.push(...numbered.rows);
       if (input.alsoWrite) alsoWrite.push(input.alsoWrite);
       const charged = numbered.events[0];
-      const amount = charged?.type === 'SearchCharged' ? BigInt(charged.data.amountMicros) : 0n;
+      const amount = charged?.type === "SearchCharged" ? BigInt(charged.data.amountMicros) : 0n;
       return {
-        kind: 'charged',
-        result: { events: numbered.events, duplicate: false, balanceMicros: state!.balanceMicros - amount, dailyUsed: state!.usage.dailyUsed + 1, monthlyUsed: state!.usage.monthlyUsed + 1 },
+        kind: "charged",
+        result: {
+          events: numbered.events,
+          duplicate: false,
+          balanceMicros: state!.balanceMicros - amount,
+          dailyUsed: state!.usage.dailyUsed + 1,
+          monthlyUsed: state!.usage.monthlyUsed + 1,
+        },
       };
     } catch (err) {
-      if (err instanceof Rejection) return { kind: 'refused', error: err };
+      if (err instanceof Rejection) return { kind: "refused", error: err };
       throw err;
     }
   });
@@ -142,8 +200,20 @@ function decideBatch(loaded: BatchState, projector: MemoryProjector, batch: Char
 }
 
 /** Writes a decided batch in one statement; the log position it numbered from proves nothing was appended since. */
-async function writeDecided(tx: Queryable, loaded: BatchState, projector: MemoryProjector, decided: ReturnType<typeof decideBatch>, headRead: number): Promise<{ outcomes: Outcome[]; after: Snapshot }> {
-  if (decided.rows.length > 0) await runParts(tx, [insertEventsPart(decided.rows), ...projector.parts(), ...decided.alsoWrite], 'the event log', headRead);
+async function writeDecided(
+  tx: Queryable,
+  loaded: BatchState,
+  projector: MemoryProjector,
+  decided: ReturnType<typeof decideBatch>,
+  headRead: number,
+): Promise<{ outcomes: Outcome[]; after: Snapshot }> {
+  if (decided.rows.length > 0)
+    await runParts(
+      tx,
+      [insertEventsPart(decided.rows), ...projector.parts(), ...decided.alsoWrite],
+      "the event log",
+      headRead,
+    );
   projector.settled();
   for (const [stream, version] of decided.streamVersions) loaded.versions.set(stream, version);
   return { outcomes: decided.outcomes, after: { loaded, projector } };
@@ -154,7 +224,11 @@ async function writeDecided(tx: Queryable, loaded: BatchState, projector: Memory
  * transaction holding the append lock (PostgreSQL) or PGlite's transaction (its one connection), so it never loses
  * its log position to a writer of another organization. Returns the outcomes and the state after the batch.
  */
-async function writeFresh(tx: Queryable, batch: ChargeInput[], now: Date): Promise<{ outcomes: Outcome[]; after: Snapshot }> {
+async function writeFresh(
+  tx: Queryable,
+  batch: ChargeInput[],
+  now: Date,
+): Promise<{ outcomes: Outcome[]; after: Snapshot }> {
   const loaded = await loadBatch(tx, batch, batchKeys(batch, now));
   const projector = memoryProjector(loaded.prefetched);
   const headRead = loaded.log.pos;
@@ -166,11 +240,16 @@ async function writeFresh(tx: Queryable, batch: ChargeInput[], now: Date): Promi
  * that state holds every row the batch touches and no charge is refused (a refusal writes nothing, so nothing would
  * prove the kept state current); undefined otherwise. A StreamVersionConflict means something else was appended since.
  */
-async function writeOnSnapshot(db: Queryable, batch: ChargeInput[], now: Date, kept: Snapshot): Promise<{ outcomes: Outcome[]; after: Snapshot } | undefined> {
+async function writeOnSnapshot(
+  db: Queryable,
+  batch: ChargeInput[],
+  now: Date,
+  kept: Snapshot,
+): Promise<{ outcomes: Outcome[]; after: Snapshot } | undefined> {
   if (!coversAll(kept.loaded.prefetched.keys, batchKeys(batch, now))) return undefined;
   const headRead = kept.loaded.log.pos;
   const decided = decideBatch(kept.loaded, kept.projector, batch, now);
-  if (decided.outcomes.some((o) => o.kind === 'refused')) return undefined;
+  if (decided.outcomes.some((o) => o.kind === "refused")) return undefined;
   return writeDecided(db, kept.loaded, kept.projector, decided, headRead);
 }
 
@@ -194,7 +273,7 @@ export function createChargeBatcher(db: Db, clock: () => Date, alone: (input: Ch
     // a failed write may have moved the snapshot's rows: only a committed batch's state is kept
     const snapshot = kept;
     kept = undefined;
-    if (db.kind === 'pglite' && snapshot) {
+    if (db.kind === "pglite" && snapshot) {
       const done = await writeOnSnapshot(db, batch, now, snapshot).catch((err: unknown) => {
         if (err instanceof StreamVersionConflict) return undefined;
         throw err;
@@ -205,7 +284,7 @@ export function createChargeBatcher(db: Db, clock: () => Date, alone: (input: Ch
       }
     }
     const fresh = await db.transaction((tx) => writeFresh(tx, batch, now), { advisoryLock: APPEND_LOCK_KEY });
-    if (db.kind === 'pglite') kept = fresh.after;
+    if (db.kind === "pglite") kept = fresh.after;
     return fresh.outcomes;
   }
 
@@ -214,9 +293,12 @@ export function createChargeBatcher(db: Db, clock: () => Date, alone: (input: Ch
     const outcomes = await retryConflicts(() => write(batch));
     const answers: Array<ChargeResult | Error> = [];
     for (const [i, outcome] of outcomes.entries()) {
-      if (outcome.kind === 'charged') answers.push(outcome.result);
-      else if (outcome.kind === 'refused') answers.push(outcome.error);
-      else answers.push(await alone(batch[i]!).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))));
+      if (outcome.kind === "charged") answers.push(outcome.result);
+      else if (outcome.kind === "refused") answers.push(outcome.error);
+      else
+        answers.push(
+          await alone(batch[i]!).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
+        );
     }
     return answers;
   }

@@ -1,14 +1,28 @@
 // Runs one command against an organization stream: lock, load state from projections, decide (the organization decider), append, project — one transaction.
-import type { Db, Queryable } from '../../eventstore/db.js';
-import { APPEND_LOCK_KEY, appendHeadColumns, appendHeadOf, prepareAppend, type AppendHead, type SqlPart } from '../../eventstore/eventStore.js';
-import { prefetchKeysFor, prefetchSubquery, projectInline, selectList, normalizeRow, type PrefetchedRows } from '../../../projections/sqlProjection.js';
-import { decide, type KeyState, type OrgCommand, type OrgState } from '../../domain/organization.js';
-import { orgStream, type Actor, type StoredEvent } from '../../domain/events.js';
-import { dayPeriod, monthPeriod } from '../../domain/queryQuota.js';
-import { Rejection } from '../../domain/rejection.js';
-import type { ApiKeyRow } from '../../../projections/tables.js';
-import { retryConflicts } from '../../eventstore/conflictRetry.js';
-import { keyStateOf, orgStateOf } from './orgState.js';
+import type { Db, Queryable } from "../../eventstore/db.js";
+import {
+  APPEND_LOCK_KEY,
+  appendHeadColumns,
+  appendHeadOf,
+  prepareAppend,
+  type AppendHead,
+  type SqlPart,
+} from "../../eventstore/eventStore.js";
+import {
+  prefetchKeysFor,
+  prefetchSubquery,
+  projectInline,
+  selectList,
+  normalizeRow,
+  type PrefetchedRows,
+} from "../../../projections/sqlProjection.js";
+import { decide, type KeyState, type OrgCommand, type OrgState } from "../../domain/organization.js";
+import { orgStream, type Actor, type StoredEvent } from "../../domain/events.js";
+import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
+import { Rejection } from "../../domain/rejection.js";
+import type { ApiKeyRow } from "../../../projections/tables.js";
+import { retryConflicts } from "../../eventstore/conflictRetry.js";
+import { keyStateOf, orgStateOf } from "./orgState.js";
 
 export interface CommandResult {
   events: StoredEvent[];
@@ -28,18 +42,25 @@ interface LoadedState {
  * Everything a command needs before it appends, in one round trip: the organization's state, the acting key, the
  * append head, and the projection rows its events will touch (organization, balance, key, usage, collection days).
  */
-async function loadOrgState(tx: Queryable, orgId: string, now: Date, opts: { keyId?: string; idempotencyKey?: string; collections?: string[] }): Promise<LoadedState> {
+async function loadOrgState(
+  tx: Queryable,
+  orgId: string,
+  now: Date,
+  opts: { keyId?: string; idempotencyKey?: string; collections?: string[] },
+): Promise<LoadedState> {
   const iso = now.toISOString();
   const params: unknown[] = [];
   const param = (v: unknown) => (params.push(v), `$${params.length}`);
-  const keys = opts.collections ? prefetchKeysFor([{ orgId, keyId: opts.keyId, at: iso, collections: opts.collections }]) : undefined;
+  const keys = opts.collections
+    ? prefetchKeysFor([{ orgId, keyId: opts.keyId, at: iso, collections: opts.collections }])
+    : undefined;
   const o = param(orgId);
   const rows = await tx.query(
-    `SELECT o.*, (SELECT row_to_json(k) FROM (SELECT ${selectList('api_keys')} FROM proj_api_keys WHERE key_id = ${param(opts.keyId ?? null)}) k) AS key_row,
+    `SELECT o.*, (SELECT row_to_json(k) FROM (SELECT ${selectList("api_keys")} FROM proj_api_keys WHERE key_id = ${param(opts.keyId ?? null)}) k) AS key_row,
        ${appendHeadColumns(orgStream(orgId), opts.idempotencyKey, param)}
-       ${keys ? `, ${prefetchSubquery('proj_', keys, param)} AS prefetched` : ''}
+       ${keys ? `, ${prefetchSubquery("proj_", keys, param)} AS prefetched` : ""}
      FROM (SELECT 1) one LEFT JOIN LATERAL (
-       SELECT ${selectList('organizations')},
+       SELECT ${selectList("organizations")},
          (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
          (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = ${param(dayPeriod(iso))}) AS daily_used,
          (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = ${param(monthPeriod(iso))}) AS monthly_used
@@ -48,12 +69,17 @@ async function loadOrgState(tx: Queryable, orgId: string, now: Date, opts: { key
     true,
   );
   const r = rows[0];
-  const key = r?.key_row ? normalizeRow('api_keys', r.key_row as Record<string, unknown>) : undefined;
+  const key = r?.key_row ? normalizeRow("api_keys", r.key_row as Record<string, unknown>) : undefined;
   const head = appendHeadOf(r);
-  const prefetched = keys ? { keys, rows: (r?.prefetched ?? []) as PrefetchedRows['rows'] } : undefined;
+  const prefetched = keys ? { keys, rows: (r?.prefetched ?? []) as PrefetchedRows["rows"] } : undefined;
   if (!r || r.org_id === null || r.org_id === undefined) return { key, head, prefetched };
-  const org = normalizeRow('organizations', r);
-  const state = orgStateOf(org, r.balance as string | null, { dailyUsed: Number(r.daily_used ?? 0), monthlyUsed: Number(r.monthly_used ?? 0) }, now);
+  const org = normalizeRow("organizations", r);
+  const state = orgStateOf(
+    org,
+    r.balance as string | null,
+    { dailyUsed: Number(r.daily_used ?? 0), monthlyUsed: Number(r.monthly_used ?? 0) },
+    now,
+  );
   return { state, key, head, prefetched };
 }
 
@@ -85,14 +111,28 @@ export function createOrgCommandRunner(db: Db, clock: () => Date): RunOrgCommand
         async (tx) => {
           const now = clock();
           const { state, key, head, prefetched } = await loadOrgState(tx, orgId, now, options);
-          if (options.keyId && !key) throw new Rejection('NOT_FOUND', `API key ${options.keyId} not found`);
+          if (options.keyId && !key) throw new Rejection("NOT_FOUND", `API key ${options.keyId} not found`);
           const events = decide(await build(tx, state, key && keyStateOf(key)), state);
           if (events.length === 0) return { events: [], duplicate: false, state };
-          const prepared = await prepareAppend(tx, orgStream(orgId), state?.version ?? 0, events, { actor, requestId: options.requestId }, { idempotencyKey: options.idempotencyKey, now, head });
+          const prepared = await prepareAppend(
+            tx,
+            orgStream(orgId),
+            state?.version ?? 0,
+            events,
+            { actor, requestId: options.requestId },
+            { idempotencyKey: options.idempotencyKey, now, head },
+          );
           if (prepared.duplicate) return { events: prepared.events, duplicate: true, state };
           // one statement: the events, their projection, and what must commit with them or not at all
           // (e.g. the query record a charge pays for)
-          await projectInline(tx, prepared.events, 'proj_', [prepared.insert], options.alsoWrite ? [options.alsoWrite] : [], prefetched);
+          await projectInline(
+            tx,
+            prepared.events,
+            "proj_",
+            [prepared.insert],
+            options.alsoWrite ? [options.alsoWrite] : [],
+            prefetched,
+          );
           return { events: prepared.events, duplicate: false, state };
         },
         { advisoryLock: APPEND_LOCK_KEY },

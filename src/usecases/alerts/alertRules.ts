@@ -1,15 +1,15 @@
 // Alerts on a saved search, the pure rules: what a definition must hold, which works an alert has seen (a work is one
 // identity across its chunks and collections: its DOI lower-cased, else its collection's document id), and what a run
 // delivers (new works only, at or above min_relevance, best first within the run's price cap). No I/O.
-import { Rejection } from '../../domain/rejection.js';
-import { parseCredits } from '../../domain/money.js';
-import { capToCost, type PricedRow } from '../../domain/costCap.js';
-import { documentOf, type DocumentRow } from '../../retrieval/rowSelection.js';
-import { assertSearchableQuery } from '../search/queryValidation.js';
-import { ENDPOINT_ID_PATTERN } from '../../domain/webhooks.js';
-import type { AlertDefinitionData } from '../../domain/events.js';
+import { Rejection } from "../../domain/rejection.js";
+import { parseCredits } from "../../domain/money.js";
+import { capToCost, type PricedRow } from "../../domain/costCap.js";
+import { documentOf, type DocumentRow } from "../../retrieval/rowSelection.js";
+import { assertSearchableQuery } from "../search/queryValidation.js";
+import { ENDPOINT_ID_PATTERN } from "../../domain/webhooks.js";
+import type { AlertDefinitionData } from "../../domain/events.js";
 
-export const ALERT_SCHEDULES = ['on_ingest', 'daily', 'weekly'] as const;
+export const ALERT_SCHEDULES = ["on_ingest", "daily", "weekly"] as const;
 export type AlertSchedule = (typeof ALERT_SCHEDULES)[number];
 
 /** Alerts one organization may have at once (paused ones count; deleted ones do not). */
@@ -37,37 +37,60 @@ export interface AlertRequest {
   webhook?: unknown;
 }
 
-const invalid = (field: string, message: string) => new Rejection('VALIDATION_ERROR', `${field}: ${message}`, { field });
+const invalid = (field: string, message: string) =>
+  new Rejection("VALIDATION_ERROR", `${field}: ${message}`, { field });
 
 /** The definition a request describes, or a 422 that names the field and the fix. */
 export function alertDefinitionOf(req: AlertRequest): AlertDefinition {
-  if (typeof req.query !== 'string' || req.query.trim() === '') throw invalid('query', 'give the search the alert watches, such as "CRISPR base editing in vivo"');
-  if (req.query.length > MAX_ALERT_QUERY_CHARS || req.query.includes('\u0000')) throw invalid('query', `at most ${MAX_ALERT_QUERY_CHARS} characters, without NUL bytes`);
+  if (typeof req.query !== "string" || req.query.trim() === "")
+    throw invalid("query", 'give the search the alert watches, such as "CRISPR base editing in vivo"');
+  if (req.query.length > MAX_ALERT_QUERY_CHARS || req.query.includes("\u0000"))
+    throw invalid("query", `at most ${MAX_ALERT_QUERY_CHARS} characters, without NUL bytes`);
   assertSearchableQuery(req.query);
-  if (req.collection !== undefined && req.collections !== undefined) throw invalid('collections', 'send either collection or collections, not both');
+  if (req.collection !== undefined && req.collections !== undefined)
+    throw invalid("collections", "send either collection or collections, not both");
   const names = req.collection !== undefined ? [req.collection] : req.collections;
-  if (!Array.isArray(names) || names.length === 0) throw invalid('collections', 'name the collection the alert watches (collection: "pubmed") or several (collections: [...])');
-  if (names.length > MAX_ALERT_COLLECTIONS) throw invalid('collections', `at most ${MAX_ALERT_COLLECTIONS} collections`);
-  if (names.some((n) => typeof n !== 'string' || n.trim() === '' || n.length > 100 || n.includes('\u0000'))) throw invalid('collections', 'each collection is a name of at most 100 characters');
+  if (!Array.isArray(names) || names.length === 0)
+    throw invalid(
+      "collections",
+      'name the collection the alert watches (collection: "pubmed") or several (collections: [...])',
+    );
+  if (names.length > MAX_ALERT_COLLECTIONS)
+    throw invalid("collections", `at most ${MAX_ALERT_COLLECTIONS} collections`);
+  if (names.some((n) => typeof n !== "string" || n.trim() === "" || n.length > 100 || n.includes("\u0000")))
+    throw invalid("collections", "each collection is a name of at most 100 characters");
   const collections = [...new Set((names as string[]).map((n) => n.trim()))];
   const minRelevance = req.min_relevance ?? 0;
-  if (typeof minRelevance !== 'number' || !Number.isFinite(minRelevance) || minRelevance < 0 || minRelevance > 1) throw invalid('min_relevance', 'a number from 0 to 1');
+  if (typeof minRelevance !== "number" || !Number.isFinite(minRelevance) || minRelevance < 0 || minRelevance > 1)
+    throw invalid("min_relevance", "a number from 0 to 1");
   const onePerDocument = req.one_per_document ?? true;
-  if (typeof onePerDocument !== 'boolean') throw invalid('one_per_document', 'true or false');
-  const schedule = req.schedule ?? 'on_ingest';
-  if (typeof schedule !== 'string' || !(ALERT_SCHEDULES as readonly string[]).includes(schedule)) throw invalid('schedule', `one of ${ALERT_SCHEDULES.join(', ')}`);
+  if (typeof onePerDocument !== "boolean") throw invalid("one_per_document", "true or false");
+  const schedule = req.schedule ?? "on_ingest";
+  if (typeof schedule !== "string" || !(ALERT_SCHEDULES as readonly string[]).includes(schedule))
+    throw invalid("schedule", `one of ${ALERT_SCHEDULES.join(", ")}`);
   let maxCostPerRunMicros: string | null = null;
   if (req.max_cost_per_run !== undefined && req.max_cost_per_run !== null) {
-    const micros = typeof req.max_cost_per_run === 'string' ? parseCredits(req.max_cost_per_run) : null;
-    if (micros === null || micros <= 0n) throw invalid('max_cost_per_run', 'a positive decimal string of credits such as "0.50"');
+    const micros = typeof req.max_cost_per_run === "string" ? parseCredits(req.max_cost_per_run) : null;
+    if (micros === null || micros <= 0n)
+      throw invalid("max_cost_per_run", 'a positive decimal string of credits such as "0.50"');
     maxCostPerRunMicros = micros.toString();
   }
   let webhookEndpointId: string | null = null;
   if (req.webhook !== undefined && req.webhook !== null) {
-    if (typeof req.webhook !== 'string' || !ENDPOINT_ID_PATTERN.test(req.webhook)) throw invalid('webhook', 'the id (we_…) of one of your webhook endpoints, as POST /api/v1/webhooks answered it');
+    if (typeof req.webhook !== "string" || !ENDPOINT_ID_PATTERN.test(req.webhook))
+      throw invalid("webhook", "the id (we_…) of one of your webhook endpoints, as POST /api/v1/webhooks answered it");
     webhookEndpointId = req.webhook;
   }
-  return { query: req.query.trim(), collections, filters: req.filters ?? null, minRelevance, onePerDocument, schedule: schedule as AlertSchedule, maxCostPerRunMicros, webhookEndpointId };
+  return {
+    query: req.query.trim(),
+    collections,
+    filters: req.filters ?? null,
+    minRelevance,
+    onePerDocument,
+    schedule: schedule as AlertSchedule,
+    maxCostPerRunMicros,
+    webhookEndpointId,
+  };
 }
 
 /**
@@ -76,7 +99,7 @@ export function alertDefinitionOf(req: AlertRequest): AlertDefinition {
  */
 export function workOf(row: DocumentRow): string {
   const id = documentOf(row);
-  return id.startsWith('doi\u0000') ? `doi:${id.slice(4)}` : id.replace('\u0000', '/');
+  return id.startsWith("doi\u0000") ? `doi:${id.slice(4)}` : id.replace("\u0000", "/");
 }
 
 /** The works these rows belong to, as the seen-set holds them. */
@@ -107,7 +130,11 @@ export interface RunSelection<T> {
  * asked, at or above min_relevance, then the longest best-first run of them within max_cost_per_run, at most
  * MAX_WORKS_PER_RUN works. A work that was only changed keeps its identity, so it is seen already and not delivered.
  */
-export function selectRun<T extends AlertRow>(ranked: readonly T[], seen: ReadonlySet<string>, def: Pick<AlertDefinition, 'minRelevance' | 'onePerDocument' | 'maxCostPerRunMicros'>): RunSelection<T> {
+export function selectRun<T extends AlertRow>(
+  ranked: readonly T[],
+  seen: ReadonlySet<string>,
+  def: Pick<AlertDefinition, "minRelevance" | "onePerDocument" | "maxCostPerRunMicros">,
+): RunSelection<T> {
   const fresh: T[] = [];
   const taken = new Set<string>();
   let belowMinRelevance = 0;
@@ -124,5 +151,11 @@ export function selectRun<T extends AlertRow>(ranked: readonly T[], seen: Readon
     fresh.push(row);
   }
   const capped = capToCost(fresh, def.maxCostPerRunMicros === null ? undefined : BigInt(def.maxCostPerRunMicros));
-  return { rows: capped.kept, works: worksOf(capped.kept), belowMinRelevance, withheldByCost: capped.withheld, costMicros: capped.costMicros };
+  return {
+    rows: capped.kept,
+    works: worksOf(capped.kept),
+    belowMinRelevance,
+    withheldByCost: capped.withheld,
+    costMicros: capped.costMicros,
+  };
 }

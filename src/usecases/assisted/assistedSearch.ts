@@ -10,28 +10,56 @@
 // `confirmDelivery` then), when the caller replays its Idempotency-Key or re-fetches it by queryId (those calls confirm
 // before they answer); without one within `deliveryWaitMs` the run refunds the charge and the answer is never served
 // again (410). The call returns as soon as the charge is in the store; the run goes on waiting.
-import { createHash, randomUUID } from 'node:crypto';
-import { Client, WorkflowFailedError, ActivityFailure, ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { assistedSearchWorkflow } from '../../../workflows/assisted.js';
-import { answerUpdate, CLARIFICATION_WAIT_MS, deliveredUpdate, progressQuery, type AssistedOutcome, type AssistedProgress } from '../../../workflows/assistedTypes.js';
-import type { Db } from '../../eventstore/db.js';
-import type { Accounts } from '../accounts/accounts.js';
-import type { AuthContext } from '../auth/context.js';
-import { ASSISTED_SEARCH_ENDPOINT } from '../../domain/events.js';
-import { Rejection } from '../../domain/rejection.js';
-import { isErrorCode } from '../../domain/errorCodes.js';
-import { assertNotRefunded, loadOwnQueryRecord, loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type AssistedPayload, type CachedRow, type QueryRecord } from '../search/queryCache.js';
-import { resolveTargets } from '../search/pipeline.js';
-import { syntheticRows } from '../search/sandbox.js';
-import type { BillingOutcome, SearchService } from '../search/searchService.js';
-import type { CollectionCatalog } from '../../domain/catalog.js';
-import type { Discovery } from '../catalogue/discovery.js';
-import type { QueryUnderstanding } from '../../reasoner/port.js';
-import { claimIdempotencyKey, completeIdempotencyKey, idempotencyKeyOfAnotherKey, releaseIdempotencyKey } from '../search/previewIdempotency.js';
-import { guarded } from '../limits/quotas.js';
-import { readByIdempotencyKey } from '../../eventstore/eventStore.js';
-import { searchChargeKey } from '../accounts/chargeBatch.js';
-import { TASK_QUEUE } from '../../../workflows/shared.js';
+import { createHash, randomUUID } from "node:crypto";
+import {
+  Client,
+  WorkflowFailedError,
+  ActivityFailure,
+  ApplicationFailure,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from "@temporalio/client";
+import { assistedSearchWorkflow } from "../../../workflows/assisted.js";
+import {
+  answerUpdate,
+  CLARIFICATION_WAIT_MS,
+  deliveredUpdate,
+  progressQuery,
+  type AssistedOutcome,
+  type AssistedProgress,
+} from "../../../workflows/assistedTypes.js";
+import type { Db } from "../../eventstore/db.js";
+import type { Accounts } from "../accounts/accounts.js";
+import type { AuthContext } from "../auth/context.js";
+import { ASSISTED_SEARCH_ENDPOINT } from "../../domain/events.js";
+import { Rejection } from "../../domain/rejection.js";
+import { isErrorCode } from "../../domain/errorCodes.js";
+import {
+  assertNotRefunded,
+  loadOwnQueryRecord,
+  loadQueryRecord,
+  PAYLOAD_VERSION,
+  saveQueryRecord,
+  type AssistedPayload,
+  type CachedRow,
+  type QueryRecord,
+} from "../search/queryCache.js";
+import { resolveTargets } from "../search/pipeline.js";
+import { syntheticRows } from "../search/sandbox.js";
+import type { BillingOutcome, SearchService } from "../search/searchService.js";
+import type { CollectionCatalog } from "../../domain/catalog.js";
+import type { Discovery } from "../catalogue/discovery.js";
+import type { QueryUnderstanding } from "../../reasoner/port.js";
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  idempotencyKeyOfAnotherKey,
+  releaseIdempotencyKey,
+} from "../search/previewIdempotency.js";
+import { guarded } from "../limits/quotas.js";
+import { readByIdempotencyKey } from "../../eventstore/eventStore.js";
+import { searchChargeKey } from "../accounts/chargeBatch.js";
+import { TASK_QUEUE } from "../../../workflows/shared.js";
 
 export interface AssistedRequest {
   collections: string[];
@@ -51,7 +79,7 @@ export interface AssistedRow {
 }
 
 export interface AssistedAnswer {
-  status: 'results' | 'clarification_needed' | 'no_relevant_results';
+  status: "results" | "clarification_needed" | "no_relevant_results";
   queryId: string;
   latencyMs: number;
   iterationsRun: number;
@@ -68,7 +96,7 @@ export interface AssistedAnswer {
   /** the own price of the first of them */
   nextRowCostMicros?: bigint;
   /** set when the request carried an Idempotency-Key */
-  idempotency?: 'created' | 'replayed';
+  idempotency?: "created" | "replayed";
   /** this call's answer carries a charge that stands only once delivered: the route confirms it after the response is flushed */
   awaitsDelivery?: boolean;
 }
@@ -92,8 +120,17 @@ export interface AssistedSearchDeps {
 
 /** An asynchronous run as GET /results shows it before its answer is stored. */
 export type AsyncStatus =
-  | { queryId: string; status: 'running'; progress: { phase: string; round: number; searchesRun: number; candidatesVerified: number; verified: number } }
-  | { queryId: string; status: 'needs_clarification'; clarification: { question: string; reason: string }; clarificationExpiresAt: string | null };
+  | {
+      queryId: string;
+      status: "running";
+      progress: { phase: string; round: number; searchesRun: number; candidatesVerified: number; verified: number };
+    }
+  | {
+      queryId: string;
+      status: "needs_clarification";
+      clarification: { question: string; reason: string };
+      clarificationExpiresAt: string | null;
+    };
 
 /** Told the run's progress, with its query id (a client whose stream drops re-fetches the answer by it). */
 export type ProgressListener = (progress: AssistedProgress, queryId: string) => void;
@@ -107,17 +144,36 @@ const START_DEADLINE_MS = 10_000;
 
 export const assistedWorkflowId = (queryId: string) => `assisted-${queryId}`;
 
-const EMPTY_UNDERSTANDING: QueryUnderstanding = { intent: '', entities: [], aspects: [], caseSummary: '', filters: {}, subQuestions: [] };
+const EMPTY_UNDERSTANDING: QueryUnderstanding = {
+  intent: "",
+  entities: [],
+  aspects: [],
+  caseSummary: "",
+  filters: {},
+  subQuestions: [],
+};
 
 /** A failure that carries a spec code (typed so by an activity) is that answer; anything else is the service failing. */
 function rejectionFrom(err: unknown): Rejection {
   if (err instanceof Rejection) return err;
   let cause: unknown = err;
-  while (cause instanceof WorkflowFailedError || cause instanceof ActivityFailure || cause instanceof WorkflowUpdateFailedError) cause = (cause as { cause?: unknown }).cause;
+  while (
+    cause instanceof WorkflowFailedError ||
+    cause instanceof ActivityFailure ||
+    cause instanceof WorkflowUpdateFailedError
+  )
+    cause = (cause as { cause?: unknown }).cause;
   if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
-    return new Rejection(cause.type, cause.message, (cause.details?.[0] ?? undefined) as Record<string, unknown> | undefined);
+    return new Rejection(
+      cause.type,
+      cause.message,
+      (cause.details?.[0] ?? undefined) as Record<string, unknown> | undefined,
+    );
   }
-  return new Rejection('SERVICE_UNAVAILABLE', 'assisted search is temporarily unavailable; nothing was charged, retry is safe');
+  return new Rejection(
+    "SERVICE_UNAVAILABLE",
+    "assisted search is temporarily unavailable; nothing was charged, retry is safe",
+  );
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -131,12 +187,20 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
    * The answer of a finished run, read from the record its charge wrote. `chargedNow`: this call is the one the run's
    * charge belongs to; a replay or a re-read reports nothing charged (its headers say 0.000000), the same rows.
    */
-  async function answerFromRecord(auth: AuthContext, record: QueryRecord, started: number, chargedNow: boolean, idempotency?: 'created' | 'replayed'): Promise<AssistedAnswer> {
+  async function answerFromRecord(
+    auth: AuthContext,
+    record: QueryRecord,
+    started: number,
+    chargedNow: boolean,
+    idempotency?: "created" | "replayed",
+  ): Promise<AssistedAnswer> {
     const a = record.payload.assisted;
-    if (!a) throw new Rejection('VALIDATION_ERROR', `query ${record.queryId} is not an assisted search`);
+    if (!a) throw new Rejection("VALIDATION_ERROR", `query ${record.queryId} is not an assisted search`);
     // the charge's own event says what it cost; the balance is read after it
-    const [charge] = (await readByIdempotencyKey(db, searchChargeKey(record.queryId))).filter((e) => e.type === 'SearchCharged');
-    const charged = charge?.type === 'SearchCharged' ? charge.data : undefined;
+    const [charge] = (await readByIdempotencyKey(db, searchChargeKey(record.queryId))).filter(
+      (e) => e.type === "SearchCharged",
+    );
+    const charged = charge?.type === "SearchCharged" ? charge.data : undefined;
     const costMicros = charged ? BigInt(charged.amountMicros) : 0n;
     // the results the charge names (a sandbox answer has no charge: none); charges before resultIds named the record's rows
     const chargedResults = charged ? (charged.resultIds?.length ?? record.payload.rows.length) : 0;
@@ -146,20 +210,46 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       queryId: record.queryId,
       latencyMs: Math.round(performance.now() - started),
       iterationsRun: a.iterationsRun,
-      rows: record.payload.rows.map((row) => ({ row, ...(a.verdicts[row.id] ?? { judgeScore: row.relevance ?? 0, matchedTerms: [], rationale: '', subQuestion: record.payload.query }) })),
-      billing: { mode: auth.billingMode, tokens: chargedNow ? a.tokensCharged : 0, costMicros: chargedNow ? costMicros : 0n, balanceMicros: org?.balanceMicros ?? auth.org.balanceMicros, chargedResults, tokensCharged: a.tokensCharged },
+      rows: record.payload.rows.map((row) => ({
+        row,
+        ...(a.verdicts[row.id] ?? {
+          judgeScore: row.relevance ?? 0,
+          matchedTerms: [],
+          rationale: "",
+          subQuestion: record.payload.query,
+        }),
+      })),
+      billing: {
+        mode: auth.billingMode,
+        tokens: chargedNow ? a.tokensCharged : 0,
+        costMicros: chargedNow ? costMicros : 0n,
+        balanceMicros: org?.balanceMicros ?? auth.org.balanceMicros,
+        chargedResults,
+        tokensCharged: a.tokensCharged,
+      },
       queryUnderstanding: a.understanding,
       filterWarnings: record.payload.filterWarnings,
       journalMetricExpansions: record.payload.journalMetricExpansions,
-      ...(a.withheldByMaxCost > 0 ? { withheldByMaxCost: a.withheldByMaxCost, ...(a.nextRowCostMicros !== undefined ? { nextRowCostMicros: BigInt(a.nextRowCostMicros) } : {}) } : {}),
+      ...(a.withheldByMaxCost > 0
+        ? {
+            withheldByMaxCost: a.withheldByMaxCost,
+            ...(a.nextRowCostMicros !== undefined ? { nextRowCostMicros: BigInt(a.nextRowCostMicros) } : {}),
+          }
+        : {}),
       ...(idempotency ? { idempotency } : {}),
       ...(chargedNow && costMicros > 0n ? { awaitsDelivery: true } : {}),
     };
   }
 
-  function clarificationAnswer(auth: AuthContext, queryId: string, progress: AssistedProgress, started: number, idempotency?: 'created' | 'replayed'): AssistedAnswer {
+  function clarificationAnswer(
+    auth: AuthContext,
+    queryId: string,
+    progress: AssistedProgress,
+    started: number,
+    idempotency?: "created" | "replayed",
+  ): AssistedAnswer {
     return {
-      status: 'clarification_needed',
+      status: "clarification_needed",
       queryId,
       latencyMs: Math.round(performance.now() - started),
       iterationsRun: 0,
@@ -175,16 +265,23 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
    * Waits for the run's outcome, or for it to ask a question, up to the deadline; reads its progress meanwhile.
    * Past the deadline the run is cancelled and the caller gets 503, unless its charge made it into the store.
    */
-  async function await_(auth: AuthContext, queryId: string, deadline: number, started: number, onProgress?: ProgressListener, idempotency?: 'created' | 'replayed'): Promise<AssistedAnswer> {
+  async function await_(
+    auth: AuthContext,
+    queryId: string,
+    deadline: number,
+    started: number,
+    onProgress?: ProgressListener,
+    idempotency?: "created" | "replayed",
+  ): Promise<AssistedAnswer> {
     const handle = client.workflow.getHandle(assistedWorkflowId(queryId));
     let outcome: AssistedOutcome | undefined;
     let failure: unknown;
     const result = handle.result().then(
       (o) => (outcome = o),
-      (err) => (failure = err ?? new Error('the run failed')),
+      (err) => (failure = err ?? new Error("the run failed")),
     );
     let charged = false;
-    let lastProgress = '';
+    let lastProgress = "";
     let lastReportedAt = Date.now();
     // a change is reported at once, and a long step again every few seconds, so a listener's client never goes quiet
     const report = (progress: AssistedProgress) => {
@@ -199,9 +296,10 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       if (outcome !== undefined || failure !== undefined) break;
       if (progress) {
         report(progress);
-        if (progress.phase === 'awaiting_clarification' && progress.clarification) return clarificationAnswer(auth, queryId, progress, started, idempotency);
+        if (progress.phase === "awaiting_clarification" && progress.clarification)
+          return clarificationAnswer(auth, queryId, progress, started, idempotency);
         // charged and waiting for delivery: the answer is in the store, this call delivers it
-        if (progress.delivery === 'awaiting') {
+        if (progress.delivery === "awaiting") {
           charged = true;
           break;
         }
@@ -218,13 +316,24 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       await handle.cancel().catch(() => undefined);
       const record = await loadQueryRecord(db, queryId);
       if (record?.payload.assisted) return answerFromRecord(auth, record, started, true, idempotency);
-      throw new Rejection('SERVICE_UNAVAILABLE', `assisted search did not finish within ${Math.round(deps.waitMs / 1000)} s; nothing was charged, retry is safe`);
+      throw new Rejection(
+        "SERVICE_UNAVAILABLE",
+        `assisted search did not finish within ${Math.round(deps.waitMs / 1000)} s; nothing was charged, retry is safe`,
+      );
     }
-    if (outcome?.status === 'abandoned' || outcome?.status === 'clarification_expired') {
-      throw new Rejection('SERVICE_UNAVAILABLE', 'assisted search did not finish in time; nothing was charged, retry is safe');
+    if (outcome?.status === "abandoned" || outcome?.status === "clarification_expired") {
+      throw new Rejection(
+        "SERVICE_UNAVAILABLE",
+        "assisted search did not finish in time; nothing was charged, retry is safe",
+      );
     }
     const record = await loadQueryRecord(db, queryId);
-    if (!record) throw new Rejection('SERVICE_UNAVAILABLE', 'assisted search finished but its answer could not be read; nothing was charged twice, fetch it with GET /api/v1/search/results/' + queryId);
+    if (!record)
+      throw new Rejection(
+        "SERVICE_UNAVAILABLE",
+        "assisted search finished but its answer could not be read; nothing was charged twice, fetch it with GET /api/v1/search/results/" +
+          queryId,
+      );
     return answerFromRecord(auth, record, started, true, idempotency);
   }
 
@@ -232,33 +341,65 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
    * Deterministic synthetic verified rows at no cost: the live shape, every row marked synthetic. Kept as a query
    * record like a live answer, so the key re-fetches it for 7 days and an Idempotency-Key replays it.
    */
-  async function sandboxAnswer(auth: AuthContext, request: AssistedRequest, names: string[], started: number, idempotencyKey?: string): Promise<AssistedAnswer> {
+  async function sandboxAnswer(
+    auth: AuthContext,
+    request: AssistedRequest,
+    names: string[],
+    started: number,
+    idempotencyKey?: string,
+  ): Promise<AssistedAnswer> {
     const rows = syntheticRows(request.query, names, request.limit);
-    const verdicts: AssistedPayload['verdicts'] = {};
-    for (const row of rows) verdicts[row.id] = { judgeScore: row.relevance ?? 0.5, matchedTerms: [], rationale: 'Synthetic sandbox result: no judge ran and nothing was charged.', subQuestion: request.query };
+    const verdicts: AssistedPayload["verdicts"] = {};
+    for (const row of rows)
+      verdicts[row.id] = {
+        judgeScore: row.relevance ?? 0.5,
+        matchedTerms: [],
+        rationale: "Synthetic sandbox result: no judge ran and nothing was charged.",
+        subQuestion: request.query,
+      };
     const record: QueryRecord = {
       queryId: randomUUID(),
       orgId: auth.org.id,
       keyId: auth.key.id,
-      kind: 'assisted',
+      kind: "assisted",
       payloadVersion: PAYLOAD_VERSION,
       createdAt: clock(),
       payload: {
         query: request.query,
         collections: names,
         rows,
-        assisted: { status: 'results', iterationsRun: 1, understanding: { ...EMPTY_UNDERSTANDING, intent: 'sandbox', subQuestions: [request.query] }, reasoner: 'sandbox', verdicts, withheldByMaxCost: 0, tokensCharged: 0 },
+        assisted: {
+          status: "results",
+          iterationsRun: 1,
+          understanding: { ...EMPTY_UNDERSTANDING, intent: "sandbox", subQuestions: [request.query] },
+          reasoner: "sandbox",
+          verdicts,
+          withheldByMaxCost: 0,
+          tokensCharged: 0,
+        },
       },
     };
     await saveQueryRecord(db, record);
     if (idempotencyKey) await completeIdempotencyKey(db, auth.org.id, idempotencyKey, record.queryId);
-    return answerFromRecord(auth, record, started, false, idempotencyKey ? 'created' : undefined);
+    return answerFromRecord(auth, record, started, false, idempotencyKey ? "created" : undefined);
   }
 
-  async function run(auth: AuthContext, request: AssistedRequest, options: { requestId?: string; onProgress?: ProgressListener; idempotencyKey?: string }, started: number): Promise<AssistedAnswer> {
+  async function run(
+    auth: AuthContext,
+    request: AssistedRequest,
+    options: { requestId?: string; onProgress?: ProgressListener; idempotencyKey?: string },
+    started: number,
+  ): Promise<AssistedAnswer> {
     const launched = await launch(auth, request, options, started, false);
-    if ('answer' in launched) return launched.answer;
-    return await_(auth, launched.queryId, launched.deadline, started, options.onProgress, options.idempotencyKey ? 'created' : undefined);
+    if ("answer" in launched) return launched.answer;
+    return await_(
+      auth,
+      launched.queryId,
+      launched.deadline,
+      started,
+      options.onProgress,
+      options.idempotencyKey ? "created" : undefined,
+    );
   }
 
   /**
@@ -266,18 +407,41 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
    * HTTP deadline (only the run's own bound) and it tells the webhooks how it ends. A free answer (catalogue, sandbox)
    * is given at once either way.
    */
-  async function launch(auth: AuthContext, request: AssistedRequest, options: { requestId?: string; idempotencyKey?: string }, started: number, announce: boolean): Promise<{ answer: AssistedAnswer } | { queryId: string; deadline: number }> {
+  async function launch(
+    auth: AuthContext,
+    request: AssistedRequest,
+    options: { requestId?: string; idempotencyKey?: string },
+    started: number,
+    announce: boolean,
+  ): Promise<{ answer: AssistedAnswer } | { queryId: string; deadline: number }> {
     const now = clock();
-    const input = { collections: request.collections, query: request.query, limit: request.limit, filters: request.filters };
+    const input = {
+      collections: request.collections,
+      query: request.query,
+      limit: request.limit,
+      filters: request.filters,
+    };
     // the gate checks scope and the caller's filters before any work or budget: a rejected filter is 422 with nothing spent
     const gated = await deps.search.gate(auth, input, ASSISTED_SEARCH_ENDPOINT, now);
-    if (gated.kind === 'catalogue') {
+    if (gated.kind === "catalogue") {
       // a catalogue answer is free and kept nowhere: a repeat with the same Idempotency-Key answers it afresh
       if (options.idempotencyKey) await releaseIdempotencyKey(db, auth.org.id, options.idempotencyKey);
-      return { answer: { status: 'results', queryId: gated.discovery.queryId, latencyMs: Math.round(performance.now() - started), iterationsRun: 0, rows: [], billing: { ...deps.search.zeroBilling(auth), chargedResults: 0, tokensCharged: 0 }, queryUnderstanding: { ...EMPTY_UNDERSTANDING, intent: `catalogue:${gated.discovery.intent}` }, discovery: gated.discovery } };
+      return {
+        answer: {
+          status: "results",
+          queryId: gated.discovery.queryId,
+          latencyMs: Math.round(performance.now() - started),
+          iterationsRun: 0,
+          rows: [],
+          billing: { ...deps.search.zeroBilling(auth), chargedResults: 0, tokensCharged: 0 },
+          queryUnderstanding: { ...EMPTY_UNDERSTANDING, intent: `catalogue:${gated.discovery.intent}` },
+          discovery: gated.discovery,
+        },
+      };
     }
     const names = gated.prepared.targets.map((t) => t.requested.name);
-    if (gated.kind === 'sandbox') return { answer: await sandboxAnswer(auth, request, names, started, options.idempotencyKey) };
+    if (gated.kind === "sandbox")
+      return { answer: await sandboxAnswer(auth, request, names, started, options.idempotencyKey) };
 
     const queryId = randomUUID();
     const deadline = Date.now() + deps.waitMs;
@@ -285,30 +449,32 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     const chargeDeadline = announce ? Date.now() + CLARIFICATION_WAIT_MS : deadline;
     try {
       // a Temporal that does not answer must not hold the caller: the start gets a few seconds, then 503
-      await client.withDeadline(Math.min(deadline, Date.now() + START_DEADLINE_MS), () => client.workflow.start(assistedSearchWorkflow, {
-        taskQueue,
-        workflowId: assistedWorkflowId(queryId),
-        args: [
-          {
-            orgId: auth.org.id,
-            keyId: auth.key.id,
-            queryId,
-            query: request.query,
-            collections: names,
-            filters: request.filters,
-            limit: request.limit,
-            allowClarification: request.allowClarification,
-            ...(request.maxCostMicros !== undefined ? { maxCostMicros: request.maxCostMicros.toString() } : {}),
-            chargeDeadline,
-            requestId: options.requestId,
-            deliveryWaitMs: deps.deliveryWaitMs,
-            ...(announce ? { announce: true } : {}),
-          },
-        ],
-        // the clarification may wait 24 hours and the delivery its own wait; the run ends by itself after that
-        workflowExecutionTimeout: CLARIFICATION_WAIT_MS + deps.deliveryWaitMs + 60 * 60 * 1000,
-        requestEagerStart: deps.eagerStart ?? false,
-      }));
+      await client.withDeadline(Math.min(deadline, Date.now() + START_DEADLINE_MS), () =>
+        client.workflow.start(assistedSearchWorkflow, {
+          taskQueue,
+          workflowId: assistedWorkflowId(queryId),
+          args: [
+            {
+              orgId: auth.org.id,
+              keyId: auth.key.id,
+              queryId,
+              query: request.query,
+              collections: names,
+              filters: request.filters,
+              limit: request.limit,
+              allowClarification: request.allowClarification,
+              ...(request.maxCostMicros !== undefined ? { maxCostMicros: request.maxCostMicros.toString() } : {}),
+              chargeDeadline,
+              requestId: options.requestId,
+              deliveryWaitMs: deps.deliveryWaitMs,
+              ...(announce ? { announce: true } : {}),
+            },
+          ],
+          // the clarification may wait 24 hours and the delivery its own wait; the run ends by itself after that
+          workflowExecutionTimeout: CLARIFICATION_WAIT_MS + deps.deliveryWaitMs + 60 * 60 * 1000,
+          requestEagerStart: deps.eagerStart ?? false,
+        }),
+      );
     } catch (err) {
       throw rejectionFrom(err);
     }
@@ -317,15 +483,25 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
   }
 
   return {
-    async start(auth: AuthContext, request: AssistedRequest, options: { requestId?: string; onProgress?: ProgressListener; idempotency?: { key: string; bodyHash: string } } = {}): Promise<AssistedAnswer> {
+    async start(
+      auth: AuthContext,
+      request: AssistedRequest,
+      options: {
+        requestId?: string;
+        onProgress?: ProgressListener;
+        idempotency?: { key: string; bodyHash: string };
+      } = {},
+    ): Promise<AssistedAnswer> {
       const started = performance.now();
       const idem = options.idempotency;
       if (!idem) return run(auth, request, options, started);
       // a replay is authorized like a fresh request: the key's scope over the body's collections, before the claim
       resolveTargets(deps.catalog, auth, request.collections);
-      const bodyHash = createHash('sha256').update(`assisted\u0000${idem.bodyHash}`).digest('hex');
-      const claim = await guarded('the idempotency store', () => claimIdempotencyKey(db, auth.org.id, idem.key, bodyHash, clock()));
-      if (claim.kind === 'replay') return replay(auth, claim.queryId, started);
+      const bodyHash = createHash("sha256").update(`assisted\u0000${idem.bodyHash}`).digest("hex");
+      const claim = await guarded("the idempotency store", () =>
+        claimIdempotencyKey(db, auth.org.id, idem.key, bodyHash, clock()),
+      );
+      if (claim.kind === "replay") return replay(auth, claim.queryId, started);
       try {
         return await run(auth, request, { ...options, idempotencyKey: idem.key }, started);
       } catch (err) {
@@ -338,20 +514,30 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
      * Starts a run and answers at once (`Prefer: respond-async`, `"async": true`): the caller follows it on
      * GET /results/{queryId} and hears of its end through `assisted.completed` webhooks. A free answer is given whole.
      */
-    async startAsync(auth: AuthContext, request: AssistedRequest, options: { requestId?: string; idempotency?: { key: string; bodyHash: string } } = {}): Promise<{ answer: AssistedAnswer } | { queryId: string; status: 'running'; idempotency?: 'created' | 'replayed' }> {
+    async startAsync(
+      auth: AuthContext,
+      request: AssistedRequest,
+      options: { requestId?: string; idempotency?: { key: string; bodyHash: string } } = {},
+    ): Promise<
+      { answer: AssistedAnswer } | { queryId: string; status: "running"; idempotency?: "created" | "replayed" }
+    > {
       const started = performance.now();
       const idem = options.idempotency;
       if (!idem) {
         const launched = await launch(auth, request, options, started, true);
-        return 'answer' in launched ? launched : { queryId: launched.queryId, status: 'running' };
+        return "answer" in launched ? launched : { queryId: launched.queryId, status: "running" };
       }
       resolveTargets(deps.catalog, auth, request.collections);
-      const bodyHash = createHash('sha256').update(`assisted-async\u0000${idem.bodyHash}`).digest('hex');
-      const claim = await guarded('the idempotency store', () => claimIdempotencyKey(db, auth.org.id, idem.key, bodyHash, clock()));
-      if (claim.kind === 'replay') return { queryId: claim.queryId, status: 'running', idempotency: 'replayed' };
+      const bodyHash = createHash("sha256").update(`assisted-async\u0000${idem.bodyHash}`).digest("hex");
+      const claim = await guarded("the idempotency store", () =>
+        claimIdempotencyKey(db, auth.org.id, idem.key, bodyHash, clock()),
+      );
+      if (claim.kind === "replay") return { queryId: claim.queryId, status: "running", idempotency: "replayed" };
       try {
         const launched = await launch(auth, request, { ...options, idempotencyKey: idem.key }, started, true);
-        return 'answer' in launched ? launched : { queryId: launched.queryId, status: 'running', idempotency: 'created' };
+        return "answer" in launched
+          ? launched
+          : { queryId: launched.queryId, status: "running", idempotency: "created" };
       } catch (err) {
         await releaseIdempotencyKey(db, auth.org.id, idem.key).catch(() => undefined);
         throw err;
@@ -364,35 +550,69 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
      */
     async pending(auth: AuthContext, queryId: string): Promise<AsyncStatus | undefined> {
       if (!/^[0-9a-f-]{36}$/.test(queryId) || (await loadQueryRecord(db, queryId))) return undefined;
-      const progress = await client.workflow.getHandle(assistedWorkflowId(queryId)).query(progressQuery).catch(() => undefined);
+      const progress = await client.workflow
+        .getHandle(assistedWorkflowId(queryId))
+        .query(progressQuery)
+        .catch(() => undefined);
       if (!progress || progress.keyId !== auth.key.id) return undefined;
-      if (progress.phase === 'awaiting_clarification' && progress.clarification) {
-        return { queryId, status: 'needs_clarification', clarification: progress.clarification, clarificationExpiresAt: progress.clarificationExpiresAt === null ? null : new Date(progress.clarificationExpiresAt).toISOString() };
+      if (progress.phase === "awaiting_clarification" && progress.clarification) {
+        return {
+          queryId,
+          status: "needs_clarification",
+          clarification: progress.clarification,
+          clarificationExpiresAt:
+            progress.clarificationExpiresAt === null ? null : new Date(progress.clarificationExpiresAt).toISOString(),
+        };
       }
       // ended without an answer (the clarification went unanswered): nothing to show
-      if (progress.phase === 'done') return undefined;
-      return { queryId, status: 'running', progress: { phase: progress.phase, round: progress.round, searchesRun: progress.searchesRun, candidatesVerified: progress.candidatesVerified, verified: progress.verified } };
+      if (progress.phase === "done") return undefined;
+      return {
+        queryId,
+        status: "running",
+        progress: {
+          phase: progress.phase,
+          round: progress.round,
+          searchesRun: progress.searchesRun,
+          candidatesVerified: progress.candidatesVerified,
+          verified: progress.verified,
+        },
+      };
     },
 
     /** The answer to a clarification question: the same run resumes with it, and this call waits for its outcome. */
-    async resume(auth: AuthContext, queryId: string, answer: string, options: { onProgress?: ProgressListener } = {}): Promise<AssistedAnswer> {
+    async resume(
+      auth: AuthContext,
+      queryId: string,
+      answer: string,
+      options: { onProgress?: ProgressListener } = {},
+    ): Promise<AssistedAnswer> {
       const started = performance.now();
       const handle = client.workflow.getHandle(assistedWorkflowId(queryId));
       const progress = await handle.query(progressQuery).catch((err) => {
-        if (err instanceof WorkflowNotFoundError || (err as { name?: string })?.name === 'WorkflowNotFoundError' || /not found/i.test(String((err as Error)?.message))) return null;
+        if (
+          err instanceof WorkflowNotFoundError ||
+          (err as { name?: string })?.name === "WorkflowNotFoundError" ||
+          /not found/i.test(String((err as Error)?.message))
+        )
+          return null;
         throw rejectionFrom(err);
       });
       // another key's run is as unknown as no run at all
-      if (!progress || progress.keyId !== auth.key.id) throw new Rejection('NOT_FOUND', `assisted search ${queryId} not found for this API key`);
-      if (progress.phase !== 'awaiting_clarification') {
-        throw new Rejection('CONFLICT', `assisted search ${queryId} is not waiting for a clarification (it is ${progress.phase === 'done' ? 'finished' : 'running'})`);
+      if (!progress || progress.keyId !== auth.key.id)
+        throw new Rejection("NOT_FOUND", `assisted search ${queryId} not found for this API key`);
+      if (progress.phase !== "awaiting_clarification") {
+        throw new Rejection(
+          "CONFLICT",
+          `assisted search ${queryId} is not waiting for a clarification (it is ${progress.phase === "done" ? "finished" : "running"})`,
+        );
       }
       await deps.search.takeRequestSlot(auth);
       const deadline = Date.now() + deps.waitMs;
       try {
         await handle.executeUpdate(answerUpdate, { args: [{ answer, chargeDeadline: deadline }] });
       } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError) throw new Rejection('CONFLICT', `assisted search ${queryId} is no longer waiting for a clarification`);
+        if (err instanceof WorkflowUpdateFailedError)
+          throw new Rejection("CONFLICT", `assisted search ${queryId} is no longer waiting for a clarification`);
         throw rejectionFrom(err);
       }
       return await_(auth, queryId, deadline, started, options.onProgress);
@@ -416,7 +636,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     deliveredBeforeServing,
   };
 
-  function proveDelivery(queryId: string): Promise<'delivered' | 'refunded' | 'not_waiting'> {
+  function proveDelivery(queryId: string): Promise<"delivered" | "refunded" | "not_waiting"> {
     return proveAssistedDelivery(client, queryId);
   }
 
@@ -427,12 +647,20 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
    */
   async function deliveredBeforeServing(record: QueryRecord): Promise<void> {
     assertNotRefunded(record);
-    if (record.kind !== 'assisted' || clock().getTime() - record.createdAt.getTime() > deps.deliveryWaitMs + DELIVERY_MARGIN_MS) return;
+    if (
+      record.kind !== "assisted" ||
+      clock().getTime() - record.createdAt.getTime() > deps.deliveryWaitMs + DELIVERY_MARGIN_MS
+    )
+      return;
     const proof = await proveDelivery(record.queryId);
-    if (proof === 'delivered') return;
+    if (proof === "delivered") return;
     const now = await loadQueryRecord(db, record.queryId);
     if (now) assertNotRefunded(now);
-    if (proof === 'refunded') throw new Rejection('CACHED_RESULT_EXPIRED', `the answer of query ${record.queryId} never reached its caller, so its charge was refunded; run the search again`);
+    if (proof === "refunded")
+      throw new Rejection(
+        "CACHED_RESULT_EXPIRED",
+        `the answer of query ${record.queryId} never reached its caller, so its charge was refunded; run the search again`,
+      );
   }
 
   async function replay(auth: AuthContext, queryId: string, started: number): Promise<AssistedAnswer> {
@@ -440,14 +668,22 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     if (record) {
       if (record.keyId !== auth.key.id) throw idempotencyKeyOfAnotherKey();
       await deliveredBeforeServing(record);
-      return answerFromRecord(auth, record, started, false, 'replayed');
+      return answerFromRecord(auth, record, started, false, "replayed");
     }
     const handle = client.workflow.getHandle(assistedWorkflowId(queryId));
     const progress = await handle.query(progressQuery).catch(() => undefined);
     if (progress && progress.keyId !== auth.key.id) throw idempotencyKeyOfAnotherKey();
-    if (progress?.phase === 'awaiting_clarification' && progress.clarification) return clarificationAnswer(auth, queryId, progress, started, 'replayed');
-    if (progress && progress.phase !== 'done') throw new Rejection('IDEMPOTENCY_KEY_IN_PROGRESS', 'an assisted search with this Idempotency-Key is still running; retry shortly');
-    throw new Rejection('CACHED_RESULT_EXPIRED', `the assisted search ${queryId} made with this Idempotency-Key did not finish; use a new key`);
+    if (progress?.phase === "awaiting_clarification" && progress.clarification)
+      return clarificationAnswer(auth, queryId, progress, started, "replayed");
+    if (progress && progress.phase !== "done")
+      throw new Rejection(
+        "IDEMPOTENCY_KEY_IN_PROGRESS",
+        "an assisted search with this Idempotency-Key is still running; retry shortly",
+      );
+    throw new Rejection(
+      "CACHED_RESULT_EXPIRED",
+      `the assisted search ${queryId} made with this Idempotency-Key did not finish; use a new key`,
+    );
   }
 }
 
@@ -457,12 +693,15 @@ export type AssistedSearch = ReturnType<typeof createAssistedSearch>;
  * Tells an assisted run its answer was delivered (a flushed response, a re-fetch, a 2xx to its webhook): 'refunded'
  * when the run refunded it already (the proof came too late), 'not_waiting' when it waits for none.
  */
-export async function proveAssistedDelivery(client: Client, queryId: string): Promise<'delivered' | 'refunded' | 'not_waiting'> {
+export async function proveAssistedDelivery(
+  client: Client,
+  queryId: string,
+): Promise<"delivered" | "refunded" | "not_waiting"> {
   try {
     await client.workflow.getHandle(assistedWorkflowId(queryId)).executeUpdate(deliveredUpdate);
-    return 'delivered';
+    return "delivered";
   } catch (err) {
     const cause = err instanceof WorkflowUpdateFailedError ? (err.cause as Error | undefined) : undefined;
-    return cause && /^refunded:/.test(cause.message) ? 'refunded' : 'not_waiting';
+    return cause && /^refunded:/.test(cause.message) ? "refunded" : "not_waiting";
   }
 }

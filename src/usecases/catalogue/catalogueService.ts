@@ -6,16 +6,16 @@
 // - An answer is free: no credits, no daily or monthly quota, no trial query, no preview hour. Every catalogue call
 //   (answer, journals listing, journal request) takes one slot of the per-minute budget, and is recorded as an event.
 // - Sandbox keys get real answers: the catalogue is metadata, not licensed content, like the collections list.
-import { randomUUID } from 'node:crypto';
-import type { AuthContext } from '../auth/context.js';
-import type { CatalogEntry, CollectionCatalog, PlainCollection } from '../../domain/catalog.js';
-import { formatPricePer1000 } from '../../domain/catalog.js';
-import { Rejection } from '../../domain/rejection.js';
-import { reachableNames, resolveTargets } from '../search/pipeline.js';
-import { didYouMean } from '../../domain/didYouMean.js';
-import type { CatalogueIntent, CatalogueQuestion } from './intent.js';
-import type { CollectionInventory } from '../../domain/inventory.js';
-import type { JournalRequest } from './catalogueEvents.js';
+import { randomUUID } from "node:crypto";
+import type { AuthContext } from "../auth/context.js";
+import type { CatalogEntry, CollectionCatalog, PlainCollection } from "../../domain/catalog.js";
+import { formatPricePer1000 } from "../../domain/catalog.js";
+import { Rejection } from "../../domain/rejection.js";
+import { reachableNames, resolveTargets } from "../search/pipeline.js";
+import { didYouMean } from "../../domain/didYouMean.js";
+import type { CatalogueIntent, CatalogueQuestion } from "./intent.js";
+import type { CollectionInventory } from "../../domain/inventory.js";
+import type { JournalRequest } from "./catalogueEvents.js";
 import {
   assembleDiscovery,
   journalScope,
@@ -28,7 +28,7 @@ import {
   type JournalLookup,
   type ScopeBlock,
   type TopicWeights,
-} from './discovery.js';
+} from "./discovery.js";
 
 /** What is recorded of each answer, as a free event. */
 export interface CatalogueAnswerRecord {
@@ -82,30 +82,47 @@ export function createCatalogueService(deps: CatalogueDeps) {
 
   const reachable = (auth: AuthContext): CatalogEntry[] => {
     const scope = auth.key.collections?.map((c) => c.toLowerCase()) ?? null;
-    return [...catalog.collections, ...catalog.metaCollections].filter((c) => !scope || scope.includes(c.name.toLowerCase()));
+    return [...catalog.collections, ...catalog.metaCollections].filter(
+      (c) => !scope || scope.includes(c.name.toLowerCase()),
+    );
   };
 
-  const members = (entries: CatalogEntry[]): PlainCollection[] => [...new Map(entries.flatMap((e) => catalog.physicalMembers(e)).map((c) => [c.name, c])).values()];
+  const members = (entries: CatalogEntry[]): PlainCollection[] => [
+    ...new Map(entries.flatMap((e) => catalog.physicalMembers(e)).map((c) => [c.name, c])).values(),
+  ];
 
   async function collectionRow(auth: AuthContext, entry: CatalogEntry): Promise<CollectionRow> {
     const physical = catalog.physicalMembers(entry);
     const inventories = await Promise.all(physical.map(deps.inventoryOf));
     const documentCount = inventories.reduce((s, i) => s + i.documentCount, 0);
     const base = { name: entry.name, displayName: entry.displayName, description: entry.description, documentCount };
-    if (entry.type === 'plain') return { ...base, pricePer1000: formatPricePer1000(deps.priceOf(auth, entry)) };
+    if (entry.type === "plain") return { ...base, pricePer1000: formatPricePer1000(deps.priceOf(auth, entry)) };
     const range = catalog.priceRange(entry, (m) => formatPricePer1000(deps.priceOf(auth, m)));
     return range && range.min === range.max ? { ...base, pricePer1000: range.min } : { ...base, priceRange: range };
   }
 
-  async function scopesFor(auth: AuthContext, question: CatalogueQuestion, requested: CatalogEntry[], listing: JournalListing): Promise<ScopeBlock[]> {
-    if (question.intent === 'sources') {
+  async function scopesFor(
+    auth: AuthContext,
+    question: CatalogueQuestion,
+    requested: CatalogEntry[],
+    listing: JournalListing,
+  ): Promise<ScopeBlock[]> {
+    if (question.intent === "sources") {
       const requestedNames = new Set(requested.map((r) => r.name));
       const entries = [...requested, ...reachable(auth).filter((e) => !requestedNames.has(e.name))];
       return Promise.all(
         entries.map(async (entry) => {
           const physical = catalog.physicalMembers(entry);
-          const rows = [await collectionRow(auth, entry), ...(entry.type === 'meta' ? await Promise.all(physical.map((m) => collectionRow(auth, m))) : [])];
-          return sourceScope({ name: entry.name, displayName: entry.displayName }, rows, await Promise.all(physical.map(deps.inventoryOf)), deps.journals);
+          const rows = [
+            await collectionRow(auth, entry),
+            ...(entry.type === "meta" ? await Promise.all(physical.map((m) => collectionRow(auth, m))) : []),
+          ];
+          return sourceScope(
+            { name: entry.name, displayName: entry.displayName },
+            rows,
+            await Promise.all(physical.map(deps.inventoryOf)),
+            deps.journals,
+          );
         }),
       );
     }
@@ -113,34 +130,65 @@ export function createCatalogueService(deps: CatalogueDeps) {
       members(requested).map(async (collection) => {
         const scope = { name: collection.name, displayName: collection.displayName };
         const inventory = await deps.inventoryOf(collection);
-        if (question.intent === 'publishers') return publisherScope(scope, inventory, deps.journals, listing.limit);
+        if (question.intent === "publishers") return publisherScope(scope, inventory, deps.journals, listing.limit);
         const topicWeights = listing.topic ? await deps.topicWeights(collection, listing.topic) : undefined;
         return journalScope(scope, inventory, deps.journals, { ...listing, topicWeights });
       }),
     );
   }
 
-  async function answerFor(auth: AuthContext, question: CatalogueQuestion, requested: CatalogEntry[], listing: JournalListing, endpoint: string, paged: boolean): Promise<Discovery> {
+  async function answerFor(
+    auth: AuthContext,
+    question: CatalogueQuestion,
+    requested: CatalogEntry[],
+    listing: JournalListing,
+    endpoint: string,
+    paged: boolean,
+  ): Promise<Discovery> {
     const scopes = await scopesFor(auth, question, requested, listing);
     const queryId = randomUUID();
-    const topic = question.intent === 'journals' ? listing.topic : null;
-    await deps.record(auth, { queryId, endpoint, intent: question.intent, topic, collections: requested.map((r) => r.name) });
-    return assembleDiscovery({
+    const topic = question.intent === "journals" ? listing.topic : null;
+    await deps.record(auth, {
+      queryId,
+      endpoint,
       intent: question.intent,
       topic,
-      scopes,
-      callout: question.intent === 'sources' && auth.billingMode === 'sandbox' ? null : paymentCallout(auth.billingMode, auth.org.balanceMicros),
-      nextActions: nextActionsFor(question.intent, topic, scopes, paged ? { limit: listing.limit } : undefined),
-      queryId,
-    }, deps.metricsBasis);
+      collections: requested.map((r) => r.name),
+    });
+    return assembleDiscovery(
+      {
+        intent: question.intent,
+        topic,
+        scopes,
+        callout:
+          question.intent === "sources" && auth.billingMode === "sandbox"
+            ? null
+            : paymentCallout(auth.billingMode, auth.org.balanceMicros),
+        nextActions: nextActionsFor(question.intent, topic, scopes, paged ? { limit: listing.limit } : undefined),
+        queryId,
+      },
+      deps.metricsBasis,
+    );
   }
 
   return {
     /** A catalogue question sent to a search endpoint: the requested collections are resolved and scoped as a search's. */
-    async answer(auth: AuthContext, collections: string[], question: CatalogueQuestion, endpoint: string): Promise<Discovery> {
+    async answer(
+      auth: AuthContext,
+      collections: string[],
+      question: CatalogueQuestion,
+      endpoint: string,
+    ): Promise<Discovery> {
       const requested = resolveTargets(catalog, auth, collections).map((t) => t.requested);
       await deps.takeMinuteSlot(auth);
-      return answerFor(auth, question, requested, { topic: question.topic, limit: ANSWER_JOURNALS_PER_SCOPE, offset: 0 }, endpoint, false);
+      return answerFor(
+        auth,
+        question,
+        requested,
+        { topic: question.topic, limit: ANSWER_JOURNALS_PER_SCOPE, offset: 0 },
+        endpoint,
+        false,
+      );
     },
 
     /** GET /collections/{name}/journals: an unknown or out-of-scope name is 403 NO_COLLECTION_ACCESS (the spec's rule for this listing). */
@@ -148,10 +196,20 @@ export function createCatalogueService(deps: CatalogueDeps) {
       const entry = catalog.resolveCollection(name);
       const scope = auth.key.collections?.map((c) => c.toLowerCase()) ?? null;
       if (!entry || (scope && !scope.includes(entry.name.toLowerCase()))) {
-        throw new Rejection('NO_COLLECTION_ACCESS', `this API key cannot reach a collection named "${name}".${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones it can`);
+        throw new Rejection(
+          "NO_COLLECTION_ACCESS",
+          `this API key cannot reach a collection named "${name}".${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones it can`,
+        );
       }
       await deps.takeMinuteSlot(auth);
-      return answerFor(auth, { intent: 'journals', topic: listing.topic }, [entry], listing, '/collections/{name}/journals', true);
+      return answerFor(
+        auth,
+        { intent: "journals", topic: listing.topic },
+        [entry],
+        listing,
+        "/collections/{name}/journals",
+        true,
+      );
     },
 
     /** POST /journal-requests: a journal the client wants us to add (free; the request_journal next action). */

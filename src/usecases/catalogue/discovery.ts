@@ -1,11 +1,11 @@
 // The catalogue answer (the spec's discovery object): scope blocks built from collection inventories and the journals
 // table, next actions, a payment callout and the same answer as text. Pure: every input is passed in.
-import type { JournalRecord } from '../../journals/table.js';
-import type { CatalogueIntent } from './intent.js';
-import type { CollectionInventory } from '../../domain/inventory.js';
+import type { JournalRecord } from "../../journals/table.js";
+import type { CatalogueIntent } from "./intent.js";
+import type { CollectionInventory } from "../../domain/inventory.js";
 
 export interface CatalogueItem {
-  kind: 'journal' | 'collection' | 'publisher';
+  kind: "journal" | "collection" | "publisher";
   title: string;
   publisher: string | null;
   hIndex: number | null;
@@ -29,7 +29,7 @@ export interface ScopeBlock {
   total: number;
   shown: number;
   offset: number;
-  rankedBy: 'h_index' | 'topic_relevance' | 'documents' | null;
+  rankedBy: "h_index" | "topic_relevance" | "documents" | null;
   items: CatalogueItem[];
   publishers: string[];
   issnValuesSeen: number;
@@ -41,7 +41,7 @@ export interface ScopeBlock {
   unranked: CatalogueItem[];
 }
 
-export type NextActionKind = 'search' | 'list_collections' | 'list_journals' | 'request_journal';
+export type NextActionKind = "search" | "list_collections" | "list_journals" | "request_journal";
 
 export interface NextAction {
   action: NextActionKind;
@@ -49,7 +49,7 @@ export interface NextAction {
 }
 
 export interface Callout {
-  kind: 'add_payment_method';
+  kind: "add_payment_method";
   message: string;
 }
 
@@ -66,7 +66,7 @@ export interface Discovery {
 
 /** How to read the metrics; the metrics note opens with the table's basis sentence (metricsBasisSentence) before it. */
 export const METRICS_NOTE =
-  'hIndex: the h-index of the journal over the works in our citation dataset. impactFactor: computed by this service from an open citation dataset with the JIF formula (citations received in the year by everything the journal published in the two previous years, divided by its articles and reviews of those years); it is not a proprietary Journal Impact Factor, journals publishing many news items, letters and editorials score far lower, and a journal with fewer than 20 articles and reviews in the two years, or where those are under half of its output, has none (null, not 0).';
+  "hIndex: the h-index of the journal over the works in our citation dataset. impactFactor: computed by this service from an open citation dataset with the JIF formula (citations received in the year by everything the journal published in the two previous years, divided by its articles and reviews of those years); it is not a proprietary Journal Impact Factor, journals publishing many news items, letters and editorials score far lower, and a journal with fewer than 20 articles and reviews in the two years, or where those are under half of its output, has none (null, not 0).";
 
 /** A journals-table lookup by any canonical ISSN. */
 export type JournalLookup = (issn: string) => JournalRecord | undefined;
@@ -98,12 +98,12 @@ interface JournalGroup {
   weight: number;
 }
 
-const sameName = (a: string | null | undefined, b: string) => (a ?? '').trim().toLowerCase() === b.trim().toLowerCase();
+const sameName = (a: string | null | undefined, b: string) => (a ?? "").trim().toLowerCase() === b.trim().toLowerCase();
 
 function itemOf(g: JournalGroup): CatalogueItem {
   const r = g.record;
   return {
-    kind: 'journal',
+    kind: "journal",
     title: r?.title ?? g.title,
     publisher: r?.publisher ?? g.publisher,
     hIndex: r?.h_index ?? null,
@@ -120,7 +120,9 @@ function byHIndex(a: JournalGroup, b: JournalGroup): number {
   const hb = b.record?.h_index ?? null;
   if (ha !== hb) return ha === null ? 1 : hb === null ? -1 : hb - ha;
   const t = (a.record?.title ?? a.title).localeCompare(b.record?.title ?? b.title);
-  return t !== 0 ? t : (a.record?.issnL ?? [...a.issns][0] ?? '').localeCompare(b.record?.issnL ?? [...b.issns][0] ?? '');
+  return t !== 0
+    ? t
+    : (a.record?.issnL ?? [...a.issns][0] ?? "").localeCompare(b.record?.issnL ?? [...b.issns][0] ?? "");
 }
 
 /** Each topic weight goes to the one journal its key (an ISSN, else a lower-cased title) names. */
@@ -134,7 +136,8 @@ function assignWeights(weights: TopicWeights, byIssn: JournalGroup[], byTitle: J
   }
 }
 
-const hasAnyMetric = (r: JournalRecord): boolean => r.h_index !== null || r.i10_index !== null || r.two_yr_mean_citedness !== null || r.impact_factor !== null;
+const hasAnyMetric = (r: JournalRecord): boolean =>
+  r.h_index !== null || r.i10_index !== null || r.two_yr_mean_citedness !== null || r.impact_factor !== null;
 
 /** Groups a collection's inventory by journal: matched to the journals table, ISSNs the table lacks, titles only. */
 function journalGroups(inventory: CollectionInventory, lookup: JournalLookup, weights?: TopicWeights) {
@@ -154,16 +157,35 @@ function journalGroups(inventory: CollectionInventory, lookup: JournalLookup, we
     const record = known && hasAnyMetric(known) ? known : undefined;
     let group: JournalGroup | undefined;
     if (record) {
-      group = matched.get(record) ?? { record, title: record.title ?? e.journal ?? record.issns[0]!, publisher: record.publisher ?? e.publisher, issns: new Set(), documents: 0, weight: 0 };
+      group = matched.get(record) ?? {
+        record,
+        title: record.title ?? e.journal ?? record.issns[0]!,
+        publisher: record.publisher ?? e.publisher,
+        issns: new Set(),
+        documents: 0,
+        weight: 0,
+      };
       matched.set(record, group);
     } else if (e.issns.length > 0) {
       for (const issn of e.issns) unresolvedIssns.add(issn);
-      const key = known ? known.issns.join(',') : e.issns.join(',');
-      group = unresolved.get(key) ?? { title: known?.title ?? e.journal ?? e.issns[0]!, publisher: known?.publisher ?? e.publisher, issns: new Set(), documents: 0, weight: 0 };
+      const key = known ? known.issns.join(",") : e.issns.join(",");
+      group = unresolved.get(key) ?? {
+        title: known?.title ?? e.journal ?? e.issns[0]!,
+        publisher: known?.publisher ?? e.publisher,
+        issns: new Set(),
+        documents: 0,
+        weight: 0,
+      };
       unresolved.set(key, group);
     } else if (e.journal) {
       const key = e.journal.trim().toLowerCase();
-      group = titleOnly.get(key) ?? { title: e.journal, publisher: e.publisher, issns: new Set(), documents: 0, weight: 0 };
+      group = titleOnly.get(key) ?? {
+        title: e.journal,
+        publisher: e.publisher,
+        issns: new Set(),
+        documents: 0,
+        weight: 0,
+      };
       titleOnly.set(key, group);
     } else {
       withoutJournal += e.documents;
@@ -174,38 +196,66 @@ function journalGroups(inventory: CollectionInventory, lookup: JournalLookup, we
   }
   if (weights) assignWeights(weights, [...matched.values(), ...unresolved.values()], [...titleOnly.values()]);
   const publishers = [...publisherDocs.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-  return { matched: [...matched.values()], unresolved: [...unresolved.values()], titleOnly: [...titleOnly.values()], issnsSeen, unresolvedIssns, publishers, withoutJournal };
+  return {
+    matched: [...matched.values()],
+    unresolved: [...unresolved.values()],
+    titleOnly: [...titleOnly.values()],
+    issnsSeen,
+    unresolvedIssns,
+    publishers,
+    withoutJournal,
+  };
 }
 
 /** One collection's journals, ranked by h-index, or by content on the topic when one is given. */
-export function journalScope(scope: { name: string; displayName: string }, inventory: CollectionInventory, lookup: JournalLookup, options: JournalListOptions): ScopeBlock {
+export function journalScope(
+  scope: { name: string; displayName: string },
+  inventory: CollectionInventory,
+  lookup: JournalLookup,
+  options: JournalListOptions,
+): ScopeBlock {
   const g = journalGroups(inventory, lookup, options.topicWeights);
   const narrow = (x: JournalGroup) =>
     (options.publisher === undefined || sameName(x.record?.publisher ?? x.publisher, options.publisher)) &&
     (options.minHIndex === undefined || (x.record?.h_index ?? -1) >= options.minHIndex) &&
     (options.topic === null || x.weight > 0);
-  const ranked = g.matched.filter(narrow).sort(options.topic === null ? byHIndex : (a, b) => b.weight - a.weight || byHIndex(a, b));
+  const ranked = g.matched
+    .filter(narrow)
+    .sort(options.topic === null ? byHIndex : (a, b) => b.weight - a.weight || byHIndex(a, b));
   // unranked rows cannot pass a metric floor: they have no metrics
   const unranked = [...g.unresolved, ...g.titleOnly]
     .filter((x) => options.minHIndex === undefined && narrow(x))
-    .sort((a, b) => (options.topic === null ? 0 : b.weight - a.weight) || b.documents - a.documents || a.title.localeCompare(b.title));
+    .sort(
+      (a, b) =>
+        (options.topic === null ? 0 : b.weight - a.weight) ||
+        b.documents - a.documents ||
+        a.title.localeCompare(b.title),
+    );
   const items = ranked.slice(options.offset, options.offset + options.limit).map(itemOf);
   const notes: string[] = [];
-  if (inventory.entries.length === 0 || g.withoutJournal === inventory.documentCount) notes.push(`The documents of this collection carry no journal metadata, so there are no journals to list (${inventory.documentCount} documents).`);
-  else if (g.withoutJournal > 0) notes.push(`${g.withoutJournal} of ${inventory.documentCount} documents carry no journal metadata and are not counted.`);
-  if (options.topic !== null && ranked.length === 0 && g.matched.length > 0) notes.push(`No journal with metrics holds content on "${options.topic}" in this collection.`);
-  if (inventory.truncated) notes.push('The inventory of this collection is truncated: only its largest journals are listed.');
+  if (inventory.entries.length === 0 || g.withoutJournal === inventory.documentCount)
+    notes.push(
+      `The documents of this collection carry no journal metadata, so there are no journals to list (${inventory.documentCount} documents).`,
+    );
+  else if (g.withoutJournal > 0)
+    notes.push(
+      `${g.withoutJournal} of ${inventory.documentCount} documents carry no journal metadata and are not counted.`,
+    );
+  if (options.topic !== null && ranked.length === 0 && g.matched.length > 0)
+    notes.push(`No journal with metrics holds content on "${options.topic}" in this collection.`);
+  if (inventory.truncated)
+    notes.push("The inventory of this collection is truncated: only its largest journals are listed.");
   return {
     collection: scope.name,
     displayName: scope.displayName,
     total: ranked.length,
     shown: items.length,
     offset: options.offset,
-    rankedBy: options.topic === null ? 'h_index' : 'topic_relevance',
+    rankedBy: options.topic === null ? "h_index" : "topic_relevance",
     items,
     publishers: g.publishers.map(([p]) => p),
     issnValuesSeen: g.issnsSeen.size,
-    note: notes.length > 0 ? notes.join(' ') : null,
+    note: notes.length > 0 ? notes.join(" ") : null,
     sampledEntries: 0,
     titleOnly: g.titleOnly.length,
     unresolvedIssns: g.unresolvedIssns.size,
@@ -215,20 +265,39 @@ export function journalScope(scope: { name: string; displayName: string }, inven
 }
 
 /** One collection's publishers, by the number of its documents they account for. */
-export function publisherScope(scope: { name: string; displayName: string }, inventory: CollectionInventory, lookup: JournalLookup, limit: number): ScopeBlock {
+export function publisherScope(
+  scope: { name: string; displayName: string },
+  inventory: CollectionInventory,
+  lookup: JournalLookup,
+  limit: number,
+): ScopeBlock {
   const g = journalGroups(inventory, lookup);
-  const items: CatalogueItem[] = g.publishers.slice(0, limit).map(([title, documents]) => ({ kind: 'publisher', title, publisher: null, hIndex: null, impactFactor: null, issnL: null, issns: [], documents }));
+  const items: CatalogueItem[] = g.publishers
+    .slice(0, limit)
+    .map(([title, documents]) => ({
+      kind: "publisher",
+      title,
+      publisher: null,
+      hIndex: null,
+      impactFactor: null,
+      issnL: null,
+      issns: [],
+      documents,
+    }));
   return {
     collection: scope.name,
     displayName: scope.displayName,
     total: g.publishers.length,
     shown: items.length,
     offset: 0,
-    rankedBy: 'documents',
+    rankedBy: "documents",
     items,
     publishers: g.publishers.map(([p]) => p),
     issnValuesSeen: g.issnsSeen.size,
-    note: g.publishers.length === 0 ? `The documents of this collection carry no publisher metadata (${inventory.documentCount} documents).` : null,
+    note:
+      g.publishers.length === 0
+        ? `The documents of this collection carry no publisher metadata (${inventory.documentCount} documents).`
+        : null,
     sampledEntries: 0,
     titleOnly: g.titleOnly.length,
     unresolvedIssns: g.unresolvedIssns.size,
@@ -247,9 +316,14 @@ export interface CollectionRow {
 }
 
 /** A searched collection as a catalogue row; a meta-collection lists its members as further rows. */
-export function sourceScope(scope: { name: string; displayName: string }, rows: CollectionRow[], inventories: CollectionInventory[], lookup: JournalLookup): ScopeBlock {
+export function sourceScope(
+  scope: { name: string; displayName: string },
+  rows: CollectionRow[],
+  inventories: CollectionInventory[],
+  lookup: JournalLookup,
+): ScopeBlock {
   const items: CatalogueItem[] = rows.map((r) => ({
-    kind: 'collection',
+    kind: "collection",
     title: r.displayName,
     name: r.name,
     publisher: null,
@@ -283,79 +357,154 @@ export function sourceScope(scope: { name: string; displayName: string }, rows: 
 }
 
 /** Ready-to-use next steps for the answer given. */
-export function nextActionsFor(intent: CatalogueIntent, topic: string | null, scopes: ScopeBlock[], page?: { limit: number }): NextAction[] {
+export function nextActionsFor(
+  intent: CatalogueIntent,
+  topic: string | null,
+  scopes: ScopeBlock[],
+  page?: { limit: number },
+): NextAction[] {
   const first = scopes[0];
   const actions: NextAction[] = [];
   const journalsUrl = (s: ScopeBlock, extra: Record<string, string | number> = {}) => {
-    const params = new URLSearchParams(Object.entries({ ...(topic ? { topic } : {}), ...extra }).map(([k, v]): [string, string] => [k, String(v)]));
+    const params = new URLSearchParams(
+      Object.entries({ ...(topic ? { topic } : {}), ...extra }).map(([k, v]): [string, string] => [k, String(v)]),
+    );
     const q = params.toString();
-    return `GET /api/v1/search/collections/${encodeURIComponent(s.collection)}/journals${q ? `?${q}` : ''}`;
+    return `GET /api/v1/search/collections/${encodeURIComponent(s.collection)}/journals${q ? `?${q}` : ""}`;
   };
-  if (intent === 'journals' && first) {
-    const top = scopes.flatMap((s) => s.items.filter((i) => i.issns.length > 0).slice(0, 1).map((i) => ({ s, i })))[0];
+  if (intent === "journals" && first) {
+    const top = scopes.flatMap((s) =>
+      s.items
+        .filter((i) => i.issns.length > 0)
+        .slice(0, 1)
+        .map((i) => ({ s, i })),
+    )[0];
     if (top) {
-      actions.push({ action: 'search', hint: `POST /api/v1/search/query ${JSON.stringify({ collection: top.s.collection, query: topic ?? 'your research question', filters: { issn: top.i.issns } })} searches ${top.i.title} only` });
+      actions.push({
+        action: "search",
+        hint: `POST /api/v1/search/query ${JSON.stringify({ collection: top.s.collection, query: topic ?? "your research question", filters: { issn: top.i.issns } })} searches ${top.i.title} only`,
+      });
     }
     const more = scopes.find((s) => s.offset + s.shown < s.total);
-    if (more && page) actions.push({ action: 'list_journals', hint: `${journalsUrl(more, { offset: more.offset + more.shown, limit: page.limit })} shows the next ${page.limit} journals of ${more.collection}` });
-    else actions.push({ action: 'list_journals', hint: `${journalsUrl(first)} lists the journals of ${first.collection} with their metrics; add topic=, publisher= or min_h_index= to narrow` });
-    actions.push({ action: 'request_journal', hint: 'POST /api/v1/search/journal-requests {"title": "...", "issn": "...", "note": "..."} asks us to add a journal we do not hold (free)' });
-  } else if (intent === 'publishers' && first) {
+    if (more && page)
+      actions.push({
+        action: "list_journals",
+        hint: `${journalsUrl(more, { offset: more.offset + more.shown, limit: page.limit })} shows the next ${page.limit} journals of ${more.collection}`,
+      });
+    else
+      actions.push({
+        action: "list_journals",
+        hint: `${journalsUrl(first)} lists the journals of ${first.collection} with their metrics; add topic=, publisher= or min_h_index= to narrow`,
+      });
+    actions.push({
+      action: "request_journal",
+      hint: 'POST /api/v1/search/journal-requests {"title": "...", "issn": "...", "note": "..."} asks us to add a journal we do not hold (free)',
+    });
+  } else if (intent === "publishers" && first) {
     const top = first.items[0];
     if (top) {
-      actions.push({ action: 'list_journals', hint: `${journalsUrl(first, { publisher: top.title })} lists ${top.title}'s journals in ${first.collection}` });
-      actions.push({ action: 'search', hint: `POST /api/v1/search/query ${JSON.stringify({ collection: first.collection, query: 'your research question', filters: { publisher: top.title } })} searches one publisher's documents` });
+      actions.push({
+        action: "list_journals",
+        hint: `${journalsUrl(first, { publisher: top.title })} lists ${top.title}'s journals in ${first.collection}`,
+      });
+      actions.push({
+        action: "search",
+        hint: `POST /api/v1/search/query ${JSON.stringify({ collection: first.collection, query: "your research question", filters: { publisher: top.title } })} searches one publisher's documents`,
+      });
     }
-    actions.push({ action: 'list_collections', hint: 'GET /api/v1/search/collections lists every collection your key can reach' });
+    actions.push({
+      action: "list_collections",
+      hint: "GET /api/v1/search/collections lists every collection your key can reach",
+    });
   } else {
-    actions.push({ action: 'list_collections', hint: 'GET /api/v1/search/collections lists every collection your key can reach, with document counts' });
+    actions.push({
+      action: "list_collections",
+      hint: "GET /api/v1/search/collections lists every collection your key can reach, with document counts",
+    });
     if (first) {
-      actions.push({ action: 'search', hint: `POST /api/v1/search/query ${JSON.stringify({ collection: first.collection, query: 'your research question' })}` });
-      actions.push({ action: 'list_journals', hint: `${journalsUrl(first)} lists the journals of ${first.collection}` });
+      actions.push({
+        action: "search",
+        hint: `POST /api/v1/search/query ${JSON.stringify({ collection: first.collection, query: "your research question" })}`,
+      });
+      actions.push({
+        action: "list_journals",
+        hint: `${journalsUrl(first)} lists the journals of ${first.collection}`,
+      });
     }
   }
   return actions;
 }
 
 function describeItem(i: CatalogueItem): string {
-  if (i.kind === 'collection') {
-    const price = i.pricePer1000 !== undefined ? `, ${i.pricePer1000} credits per 1000 tokens` : i.priceRange ? `, ${i.priceRange.min}-${i.priceRange.max} credits per 1000 tokens` : '';
+  if (i.kind === "collection") {
+    const price =
+      i.pricePer1000 !== undefined
+        ? `, ${i.pricePer1000} credits per 1000 tokens`
+        : i.priceRange
+          ? `, ${i.priceRange.min}-${i.priceRange.max} credits per 1000 tokens`
+          : "";
     return `${i.title} (${i.name}; ${i.documents ?? 0} documents${price})`;
   }
-  if (i.kind === 'publisher') return `${i.title} (${i.documents ?? 0} documents)`;
-  const metrics = [i.hIndex !== null ? `h-index ${i.hIndex}` : null, i.impactFactor !== null ? `impact factor ${i.impactFactor}` : null, i.issns.length ? `ISSN ${i.issns.join(', ')}` : null].filter(Boolean).join('; ');
-  return `${i.title}${i.publisher ? `, ${i.publisher}` : ''}${metrics ? ` (${metrics})` : ''}`;
+  if (i.kind === "publisher") return `${i.title} (${i.documents ?? 0} documents)`;
+  const metrics = [
+    i.hIndex !== null ? `h-index ${i.hIndex}` : null,
+    i.impactFactor !== null ? `impact factor ${i.impactFactor}` : null,
+    i.issns.length ? `ISSN ${i.issns.join(", ")}` : null,
+  ]
+    .filter(Boolean)
+    .join("; ");
+  return `${i.title}${i.publisher ? `, ${i.publisher}` : ""}${metrics ? ` (${metrics})` : ""}`;
 }
 
 /** The answer as text, as an MCP client shows it. */
-export function discoveryText(d: Omit<Discovery, 'text'>): string {
+export function discoveryText(d: Omit<Discovery, "text">): string {
   const lines: string[] = [];
-  const what = d.intent === 'journals' ? (d.topic ? `Journals with content on "${d.topic}"` : 'Journals') : d.intent === 'publishers' ? 'Publishers' : 'Data sources';
+  const what =
+    d.intent === "journals"
+      ? d.topic
+        ? `Journals with content on "${d.topic}"`
+        : "Journals"
+      : d.intent === "publishers"
+        ? "Publishers"
+        : "Data sources";
   lines.push(`${what} you can search (catalogue answer, free):`);
   for (const s of d.scopes) {
     const range = s.shown > 0 ? `, ${s.offset + 1}-${s.offset + s.shown} of ${s.total}` : `, ${s.total} in all`;
-    lines.push('', `${s.displayName} [${s.collection}]${d.intent === 'sources' ? '' : range}${s.rankedBy ? `, ranked by ${s.rankedBy.replace('_', ' ')}` : ''}:`);
+    lines.push(
+      "",
+      `${s.displayName} [${s.collection}]${d.intent === "sources" ? "" : range}${s.rankedBy ? `, ranked by ${s.rankedBy.replace("_", " ")}` : ""}:`,
+    );
     for (const [n, i] of s.items.entries()) lines.push(`${s.offset + n + 1}. ${describeItem(i)}`);
-    if (s.unranked.length > 0) lines.push(`Not ranked (no metrics): ${s.unranked.map((i) => i.title).join('; ')}`);
+    if (s.unranked.length > 0) lines.push(`Not ranked (no metrics): ${s.unranked.map((i) => i.title).join("; ")}`);
     if (s.note) lines.push(s.note);
   }
-  if (d.metricsNote) lines.push('', d.metricsNote);
-  if (d.callout) lines.push('', d.callout.message);
-  if (d.nextActions.length > 0) lines.push('', 'Next:', ...d.nextActions.map((a) => `- ${a.action}: ${a.hint}`));
-  lines.push('', `Reference: ${d.queryId}`);
-  return lines.join('\n');
+  if (d.metricsNote) lines.push("", d.metricsNote);
+  if (d.callout) lines.push("", d.callout.message);
+  if (d.nextActions.length > 0) lines.push("", "Next:", ...d.nextActions.map((a) => `- ${a.action}: ${a.hint}`));
+  lines.push("", `Reference: ${d.queryId}`);
+  return lines.join("\n");
 }
 
 /** The notice to add a payment method: a trial organization, or a live one with nothing left to pay with. */
 export function paymentCallout(billingMode: string, balanceMicros: bigint): Callout | null {
-  if (billingMode === 'trial') return { kind: 'add_payment_method', message: 'Your organization is on a trial: add a payment method to keep searching and unlocking these journals once the trial allowance is used.' };
-  if (billingMode === 'live' && balanceMicros <= 0n) return { kind: 'add_payment_method', message: 'Your balance is zero: add a payment method and credits to search and unlock full text from these journals.' };
+  if (billingMode === "trial")
+    return {
+      kind: "add_payment_method",
+      message:
+        "Your organization is on a trial: add a payment method to keep searching and unlocking these journals once the trial allowance is used.",
+    };
+  if (billingMode === "live" && balanceMicros <= 0n)
+    return {
+      kind: "add_payment_method",
+      message:
+        "Your balance is zero: add a payment method and credits to search and unlock full text from these journals.",
+    };
   return null;
 }
 
 /** `metricsBasis`: the journals table's sentence saying what its metrics were computed from. */
-export function assembleDiscovery(parts: Omit<Discovery, 'text' | 'metricsNote'>, metricsBasis: string): Discovery {
-  const metricsShown = parts.scopes.some((s) => s.items.some((i) => i.kind === 'journal'));
+export function assembleDiscovery(parts: Omit<Discovery, "text" | "metricsNote">, metricsBasis: string): Discovery {
+  const metricsShown = parts.scopes.some((s) => s.items.some((i) => i.kind === "journal"));
   const withNote = { ...parts, metricsNote: metricsShown ? `${metricsBasis} ${METRICS_NOTE}` : null };
   return { ...withNote, text: discoveryText(withNote) };
 }

@@ -1,8 +1,8 @@
 // How much relevant content each journal of a collection holds on a topic: the weights that rank a topic-scoped
 // journals listing. Retrieval is the search pipeline's own step, so the weights read like search relevance.
-import type { PlainCollection } from '../../domain/catalog.js';
-import { searchCollections, type SearchDeps } from '../search/pipeline.js';
-import { journalKey } from '../../domain/inventory.js';
+import type { PlainCollection } from "../../domain/catalog.js";
+import { searchCollections, type SearchDeps } from "../search/pipeline.js";
+import { journalKey } from "../../domain/inventory.js";
 
 /**
  * Chunks retrieved per topic. A listing ranks journals, not chunks, so it looks far deeper than a search page: at 300
@@ -28,7 +28,7 @@ export interface JournalTopicWeight {
  * Chunks without ISSN or title belong to no journal and are left out.
  */
 export async function journalWeightsForTopic(
-  deps: Pick<SearchDeps, 'engine' | 'embedder'>,
+  deps: Pick<SearchDeps, "engine" | "embedder">,
   collection: PlainCollection,
   topic: string,
 ): Promise<Map<string, JournalTopicWeight>> {

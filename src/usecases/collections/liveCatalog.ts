@@ -1,12 +1,26 @@
 // The catalogue in force: the collection and meta-collection definitions recorded on the catalogue stream (seeded from
 // config/collections.json on a first start, then changed through the operator API). Every consumer reads it through
 // the CollectionCatalog interface; each process follows the stream within CATALOGUE_RECHECK_MS (the writing one at once).
-import type { Db } from '../../eventstore/db.js';
-import { readStream } from '../../eventstore/eventStore.js';
-import { runStreamCommand } from '../../eventstore/streamCommand.js';
-import { CATALOGUE_STREAM, type Actor, type StoredEvent } from '../../domain/events.js';
-import { decideCatalogue, emptyCatalogue, evolveCatalogue, type CatalogueCommand, type CatalogueState } from '../../domain/collectionCatalogue.js';
-import { buildCatalog, definitionOf, plainCollectionOf, type CollectionCatalog, type MetaCollection, type PlainCollection, type SourceReader } from '../../domain/catalog.js';
+import type { Db } from "../../eventstore/db.js";
+import { readStream } from "../../eventstore/eventStore.js";
+import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { CATALOGUE_STREAM, type Actor, type StoredEvent } from "../../domain/events.js";
+import {
+  decideCatalogue,
+  emptyCatalogue,
+  evolveCatalogue,
+  type CatalogueCommand,
+  type CatalogueState,
+} from "../../domain/collectionCatalogue.js";
+import {
+  buildCatalog,
+  definitionOf,
+  plainCollectionOf,
+  type CollectionCatalog,
+  type MetaCollection,
+  type PlainCollection,
+  type SourceReader,
+} from "../../domain/catalog.js";
 
 /** How stale another process's catalogue change may be here: one indexed read of the stream's version per interval. */
 export const CATALOGUE_RECHECK_MS = 1000;
@@ -28,14 +42,25 @@ export interface LiveCatalog extends CollectionCatalog {
   close(): void;
 }
 
-const streamVersion = async (db: Pick<Db, 'query'>): Promise<number> => {
-  const [row] = await db.query<{ v: number | null }>('SELECT max(stream_version) AS v FROM events WHERE stream_id = $1', [CATALOGUE_STREAM]);
+const streamVersion = async (db: Pick<Db, "query">): Promise<number> => {
+  const [row] = await db.query<{ v: number | null }>(
+    "SELECT max(stream_version) AS v FROM events WHERE stream_id = $1",
+    [CATALOGUE_STREAM],
+  );
   return row?.v ?? 0;
 };
 
 function catalogOf(state: CatalogueState): CollectionCatalog {
-  const collections = [...state.collections.values()].map(({ definition }) => plainCollectionOf({ ...definition, source: { reader: definition.source.reader as SourceReader, files: definition.source.files } }));
-  const metaCollections = [...state.metaCollections.values()].map((meta): MetaCollection => ({ ...meta, type: 'meta' }));
+  const collections = [...state.collections.values()].map(({ definition }) =>
+    plainCollectionOf({
+      ...definition,
+      source: { reader: definition.source.reader as SourceReader, files: definition.source.files },
+    }),
+  );
+  const metaCollections = [...state.metaCollections.values()].map((meta): MetaCollection => ({
+    ...meta,
+    type: "meta",
+  }));
   return buildCatalog(collections, metaCollections);
 }
 
@@ -43,7 +68,13 @@ function catalogOf(state: CatalogueState): CollectionCatalog {
  * Opens the catalogue of the store, seeding it with `seed` (the configuration file's catalogue) when the stream is
  * empty; after that the stream is the truth and the file is not read again. Follows the stream on a timer.
  */
-export async function openLiveCatalog(deps: { db: Db; clock?: () => Date; seed: () => Promise<CollectionCatalog>; recheckMs?: number; actor: Actor }): Promise<LiveCatalog> {
+export async function openLiveCatalog(deps: {
+  db: Db;
+  clock?: () => Date;
+  seed: () => Promise<CollectionCatalog>;
+  recheckMs?: number;
+  actor: Actor;
+}): Promise<LiveCatalog> {
   const clock = deps.clock ?? (() => new Date());
   const recheckMs = deps.recheckMs ?? CATALOGUE_RECHECK_MS;
   let state = emptyCatalogue();
@@ -67,7 +98,7 @@ export async function openLiveCatalog(deps: { db: Db; clock?: () => Date; seed: 
   }
 
   /** the state at the store's version, read inside a command's transaction */
-  async function current(tx: Pick<Db, 'query'>): Promise<CatalogueState> {
+  async function current(tx: Pick<Db, "query">): Promise<CatalogueState> {
     const version = await streamVersion(tx);
     if (version > state.version) {
       // another process wrote: fold from scratch into a copy, so a failed command leaves this process's state alone
@@ -78,7 +109,12 @@ export async function openLiveCatalog(deps: { db: Db; clock?: () => Date; seed: 
       }
       return fresh;
     }
-    return { version: state.version, collections: new Map([...state.collections].map(([k, v]) => [k, { ...v }])), metaCollections: new Map(state.metaCollections), retired: new Set(state.retired) };
+    return {
+      version: state.version,
+      collections: new Map([...state.collections].map(([k, v]) => [k, { ...v }])),
+      metaCollections: new Map(state.metaCollections),
+      retired: new Set(state.retired),
+    };
   }
 
   async function refresh(force = false): Promise<void> {
@@ -89,10 +125,17 @@ export async function openLiveCatalog(deps: { db: Db; clock?: () => Date; seed: 
   }
 
   async function execute(command: CatalogueCommand, actor: Actor, requestId?: string): Promise<StoredEvent[]> {
-    const events = await runStreamCommand(deps.db, clock, CATALOGUE_STREAM, actor, async (tx) => {
-      const decidedOn = await current(tx);
-      return { version: decidedOn.version, events: decideCatalogue(decidedOn, command) };
-    }, { requestId });
+    const events = await runStreamCommand(
+      deps.db,
+      clock,
+      CATALOGUE_STREAM,
+      actor,
+      async (tx) => {
+        const decidedOn = await current(tx);
+        return { version: decidedOn.version, events: decideCatalogue(decidedOn, command) };
+      },
+      { requestId },
+    );
     // events appended after another process's: read the whole stream so nothing in between is skipped
     if (events.length > 0 && events[0]!.streamVersion !== state.version + 1) await refresh(true);
     else fold(events);
@@ -102,7 +145,14 @@ export async function openLiveCatalog(deps: { db: Db; clock?: () => Date; seed: 
   await refresh(true);
   if (state.version === 0) {
     const seed = await deps.seed();
-    await execute({ type: 'SeedCatalogue', collections: seed.collections.map(definitionOf), metaCollections: seed.metaCollections.map(({ type: _type, ...meta }) => meta) }, deps.actor);
+    await execute(
+      {
+        type: "SeedCatalogue",
+        collections: seed.collections.map(definitionOf),
+        metaCollections: seed.metaCollections.map(({ type: _type, ...meta }) => meta),
+      },
+      deps.actor,
+    );
   }
   const timer = setInterval(() => void refresh().catch(() => undefined), recheckMs);
   timer.unref();

@@ -1,23 +1,23 @@
 // Operator use case: define, change and retire collections and meta-collections while the service runs (the operator
 // API, its CLI twins and the operator dashboard). Each change is a catalogue event; a new collection's first ingestion
 // starts at once, and its searches answer 503 until that ingestion completes.
-import { checkOperatorFile, OperatorFileError } from '../../ingest/operatorFiles.js';
-import type { Actor, CollectionDefinition, MetaCollectionDefinition } from '../../domain/events.js';
-import { Rejection } from '../../domain/rejection.js';
-import type { Ingestions, IngestionStatus } from '../../ingest/ingestions.js';
-import type { SearchEngine } from '../../retrieval/port.js';
-import type { Queryable } from '../../eventstore/db.js';
-import { clearManifest, manifestKey } from '../../ingest/manifest.js';
-import { clearWorks } from '../../ingest/works.js';
-import { readInventory } from '../catalogue/collectionsList.js';
-import { definitionOf, plainCollectionOf, type PlainCollectionConfig } from '../../domain/catalog.js';
-import type { LiveCatalog } from './liveCatalog.js';
-import type { CollectionReadiness, CollectionState } from '../../domain/readiness.js';
+import { checkOperatorFile, OperatorFileError } from "../../ingest/operatorFiles.js";
+import type { Actor, CollectionDefinition, MetaCollectionDefinition } from "../../domain/events.js";
+import { Rejection } from "../../domain/rejection.js";
+import type { Ingestions, IngestionStatus } from "../../ingest/ingestions.js";
+import type { SearchEngine } from "../../retrieval/port.js";
+import type { Queryable } from "../../eventstore/db.js";
+import { clearManifest, manifestKey } from "../../ingest/manifest.js";
+import { clearWorks } from "../../ingest/works.js";
+import { readInventory } from "../catalogue/collectionsList.js";
+import { definitionOf, plainCollectionOf, type PlainCollectionConfig } from "../../domain/catalog.js";
+import type { LiveCatalog } from "./liveCatalog.js";
+import type { CollectionReadiness, CollectionState } from "../../domain/readiness.js";
 
 export interface CollectionAdminDeps {
   catalog: LiveCatalog;
   ingestions?: Ingestions;
-  engine: Pick<SearchEngine, 'kind' | 'getInventory' | 'hasIndex' | 'deleteIndex'>;
+  engine: Pick<SearchEngine, "kind" | "getInventory" | "hasIndex" | "deleteIndex">;
   /** the event store's database: a retired collection's document manifest is dropped with its index */
   db?: Queryable;
   readiness: CollectionReadiness;
@@ -27,7 +27,7 @@ export interface CollectionAdminDeps {
 
 /** A plain collection as the operator sees it: its definition, whether it answers, its size and last ingestion. */
 export interface CollectionAdminView extends CollectionDefinition {
-  type: 'plain';
+  type: "plain";
   state: CollectionState;
   /** seeded from the configuration file on the first start (the demo collections) */
   seeded: boolean;
@@ -36,7 +36,7 @@ export interface CollectionAdminView extends CollectionDefinition {
 }
 
 export interface MetaCollectionAdminView extends MetaCollectionDefinition {
-  type: 'meta';
+  type: "meta";
 }
 
 export interface CollectionsAdminList {
@@ -51,13 +51,17 @@ export interface CollectionsAdminList {
  * a regular file within the size limit): 422 naming the first that does not and why, before anything is recorded. The
  * same answer for the same path wherever it is named (a definition, an ingestion).
  */
-export async function assertReadableFiles(files: readonly string[], dataRoot: string, field = 'files'): Promise<void> {
+export async function assertReadableFiles(files: readonly string[], dataRoot: string, field = "files"): Promise<void> {
   for (const file of files) {
     try {
       await checkOperatorFile(dataRoot, file);
     } catch (err) {
       if (!(err instanceof OperatorFileError)) throw err;
-      throw new Rejection('VALIDATION_ERROR', `${err.message} (files are named relative to the data root, DATA_ROOT, or uploaded with PUT /admin/v1/uploads/{name}); nothing was changed`, { field, file });
+      throw new Rejection(
+        "VALIDATION_ERROR",
+        `${err.message} (files are named relative to the data root, DATA_ROOT, or uploaded with PUT /admin/v1/uploads/{name}); nothing was changed`,
+        { field, file },
+      );
     }
   }
 }
@@ -66,15 +70,29 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
   const { catalog, readiness } = deps;
 
   function requireIngestions(): Ingestions {
-    if (!deps.ingestions) throw new Rejection('SERVICE_UNAVAILABLE', 'collections are ingested by the running service: run this against it (npm start, or --url)');
+    if (!deps.ingestions)
+      throw new Rejection(
+        "SERVICE_UNAVAILABLE",
+        "collections are ingested by the running service: run this against it (npm start, or --url)",
+      );
     return deps.ingestions;
   }
 
   async function viewOf(name: string): Promise<CollectionAdminView> {
     const collection = catalog.collections.find((c) => c.name === name);
-    if (!collection) throw new Rejection('COLLECTION_NOT_FOUND', `no collection is named "${name}"`);
-    const [inventory, lastIngestion] = await Promise.all([readInventory(deps.engine, collection), deps.ingestions?.latest(name) ?? null]);
-    return { ...definitionOf(collection), type: 'plain', state: readiness.stateOf(name), seeded: catalog.isSeeded(name), documentCount: inventory.documentCount, lastIngestion };
+    if (!collection) throw new Rejection("COLLECTION_NOT_FOUND", `no collection is named "${name}"`);
+    const [inventory, lastIngestion] = await Promise.all([
+      readInventory(deps.engine, collection),
+      deps.ingestions?.latest(name) ?? null,
+    ]);
+    return {
+      ...definitionOf(collection),
+      type: "plain",
+      state: readiness.stateOf(name),
+      seeded: catalog.isSeeded(name),
+      documentCount: inventory.documentCount,
+      lastIngestion,
+    };
   }
 
   return {
@@ -83,31 +101,47 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
       return {
         catalogueVersion: catalog.version,
         collections: await Promise.all(catalog.collections.map((c) => viewOf(c.name))),
-        metaCollections: catalog.metaCollections.map(({ type: _type, ...meta }) => ({ ...meta, type: 'meta' })),
+        metaCollections: catalog.metaCollections.map(({ type: _type, ...meta }) => ({ ...meta, type: "meta" })),
         retired: [...catalog.retired()],
       };
     },
 
     /** Records the definition and starts its first ingestion (mode replace: the collection is exactly its files). */
-    async define(config: Omit<PlainCollectionConfig, '$comment'>, actor: Actor, requestId?: string): Promise<{ collection: CollectionAdminView; ingestionId: string }> {
+    async define(
+      config: Omit<PlainCollectionConfig, "$comment">,
+      actor: Actor,
+      requestId?: string,
+    ): Promise<{ collection: CollectionAdminView; ingestionId: string }> {
       const ingestions = requireIngestions();
       const definition = definitionOf(plainCollectionOf(config));
-      await assertReadableFiles(definition.source.files, deps.dataRoot, 'source.files');
-      await catalog.execute({ type: 'DefineCollection', definition }, actor, requestId);
-      readiness.set(definition.name, 'ingesting');
+      await assertReadableFiles(definition.source.files, deps.dataRoot, "source.files");
+      await catalog.execute({ type: "DefineCollection", definition }, actor, requestId);
+      readiness.set(definition.name, "ingesting");
       let ingestionId: string;
       try {
-        ({ ingestionId } = await ingestions.start({ collection: definition.name, files: definition.source.files, mode: 'replace' }, actor, requestId));
+        ({ ingestionId } = await ingestions.start(
+          { collection: definition.name, files: definition.source.files, mode: "replace" },
+          actor,
+          requestId,
+        ));
       } catch (err) {
-        readiness.set(definition.name, 'failed');
+        readiness.set(definition.name, "failed");
         if (err instanceof Rejection) throw err;
-        throw new Rejection('SERVICE_UNAVAILABLE', `collection "${definition.name}" is defined, but its first ingestion could not start (${(err as Error).message}); start it with POST /admin/v1/collections/${definition.name}/ingest`);
+        throw new Rejection(
+          "SERVICE_UNAVAILABLE",
+          `collection "${definition.name}" is defined, but its first ingestion could not start (${(err as Error).message}); start it with POST /admin/v1/collections/${definition.name}/ingest`,
+        );
       }
       return { collection: await viewOf(definition.name), ingestionId };
     },
 
-    async change(name: string, change: Partial<Pick<CollectionDefinition, 'displayName' | 'description' | 'pricePer1000'>>, actor: Actor, requestId?: string): Promise<CollectionAdminView> {
-      await catalog.execute({ type: 'ChangeCollection', name, change }, actor, requestId);
+    async change(
+      name: string,
+      change: Partial<Pick<CollectionDefinition, "displayName" | "description" | "pricePer1000">>,
+      actor: Actor,
+      requestId?: string,
+    ): Promise<CollectionAdminView> {
+      await catalog.execute({ type: "ChangeCollection", name, change }, actor, requestId);
       const entry = catalog.resolveCollection(name);
       return viewOf(entry!.name);
     },
@@ -118,12 +152,16 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
      */
     async retire(name: string, actor: Actor, requestId?: string): Promise<{ name: string; retired: true }> {
       const entry = catalog.resolveCollection(name);
-      if (entry?.type === 'plain' && deps.ingestions) {
+      if (entry?.type === "plain" && deps.ingestions) {
         const latest = await deps.ingestions.latest(entry.name);
-        if (latest?.state === 'running') throw new Rejection('CONFLICT', `collection "${entry.name}" is being ingested (${latest.ingestionId}); retire it once that ingestion ends (GET /admin/v1/ingestions/${latest.ingestionId})`);
+        if (latest?.state === "running")
+          throw new Rejection(
+            "CONFLICT",
+            `collection "${entry.name}" is being ingested (${latest.ingestionId}); retire it once that ingestion ends (GET /admin/v1/ingestions/${latest.ingestionId})`,
+          );
       }
-      const [event] = await catalog.execute({ type: 'RetireCollection', name }, actor, requestId);
-      const retired = event?.type === 'CollectionRetired' ? event.data.name : name;
+      const [event] = await catalog.execute({ type: "RetireCollection", name }, actor, requestId);
+      const retired = event?.type === "CollectionRetired" ? event.data.name : name;
       try {
         if (await deps.engine.hasIndex(retired)) await deps.engine.deleteIndex(retired);
         if (deps.db) await clearManifest(deps.db, manifestKey(deps.engine.kind, retired));
@@ -135,13 +173,25 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
       return { name: retired, retired: true };
     },
 
-    async defineMeta(name: string, body: Omit<MetaCollectionDefinition, 'name'>, actor: Actor, requestId?: string): Promise<{ metaCollection: MetaCollectionAdminView; created: boolean }> {
-      const existed = catalog.resolveCollection(name)?.type === 'meta';
-      await catalog.execute({ type: 'DefineMetaCollection', definition: { name, displayName: body.displayName, description: body.description, members: body.members } }, actor, requestId);
+    async defineMeta(
+      name: string,
+      body: Omit<MetaCollectionDefinition, "name">,
+      actor: Actor,
+      requestId?: string,
+    ): Promise<{ metaCollection: MetaCollectionAdminView; created: boolean }> {
+      const existed = catalog.resolveCollection(name)?.type === "meta";
+      await catalog.execute(
+        {
+          type: "DefineMetaCollection",
+          definition: { name, displayName: body.displayName, description: body.description, members: body.members },
+        },
+        actor,
+        requestId,
+      );
       const meta = catalog.resolveCollection(name);
-      if (meta?.type !== 'meta') throw new Error(`meta-collection ${name} was not recorded`);
+      if (meta?.type !== "meta") throw new Error(`meta-collection ${name} was not recorded`);
       const { type: _type, ...definition } = meta;
-      return { metaCollection: { ...definition, type: 'meta' }, created: !existed };
+      return { metaCollection: { ...definition, type: "meta" }, created: !existed };
     },
   };
 }
@@ -153,7 +203,13 @@ export type CollectionAdmin = ReturnType<typeof createCollectionAdmin>;
  * process: 503 until one ingestion of the collection completed (the seeded demo collections follow the first start's
  * ingestion instead). Checks the pending ones on every catalogue change and every `intervalMs`; stop() ends it.
  */
-export function followCollectionIngestions(deps: { catalog: LiveCatalog; readiness: CollectionReadiness; ingestions: Ingestions; intervalMs?: number; onError?: (err: Error) => void }): { check(): Promise<void>; stop(): void } {
+export function followCollectionIngestions(deps: {
+  catalog: LiveCatalog;
+  readiness: CollectionReadiness;
+  ingestions: Ingestions;
+  intervalMs?: number;
+  onError?: (err: Error) => void;
+}): { check(): Promise<void>; stop(): void } {
   const { catalog, readiness, ingestions } = deps;
   const confirmed = new Set<string>();
   let checking: Promise<void> | undefined;
@@ -166,11 +222,11 @@ export function followCollectionIngestions(deps: { catalog: LiveCatalog; readine
       if (catalog.isSeeded(name) || confirmed.has(name)) continue;
       if (await ingestions.hasCompleted(name)) {
         confirmed.add(name);
-        readiness.set(name, 'ready');
+        readiness.set(name, "ready");
         continue;
       }
       const latest = await ingestions.latest(name);
-      readiness.set(name, latest?.state === 'failed' ? 'failed' : 'ingesting');
+      readiness.set(name, latest?.state === "failed" ? "failed" : "ingesting");
     }
   };
   const check = (): Promise<void> => {

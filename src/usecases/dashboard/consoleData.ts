@@ -1,16 +1,16 @@
 // What the dashboard's pages show, read from the projections (and, for a key's creation and the recent searches, from
 // the organization's and the keys' own streams, which the log indexes). Read-only; every query is scoped to one
 // organization except the operator's.
-import { isLowBalance } from '../../domain/organization.js';
-import type { Db } from '../../eventstore/db.js';
-import type { Accounts, Organization } from '../accounts/accounts.js';
-import type { Operations } from '../operator/operations.js';
-import { dayPeriod, monthPeriod } from '../../domain/queryQuota.js';
-import { orgStream, type Actor, type DomainEvent } from '../../domain/events.js';
-import { cachedUntil, freshness, loadQueryRecord, type CachedRow } from '../search/queryCache.js';
-import { Rejection } from '../../domain/rejection.js';
+import { isLowBalance } from "../../domain/organization.js";
+import type { Db } from "../../eventstore/db.js";
+import type { Accounts, Organization } from "../accounts/accounts.js";
+import type { Operations } from "../operator/operations.js";
+import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
+import { orgStream, type Actor, type DomainEvent } from "../../domain/events.js";
+import { cachedUntil, freshness, loadQueryRecord, type CachedRow } from "../search/queryCache.js";
+import { Rejection } from "../../domain/rejection.js";
 
-type SearchChargedData = Extract<DomainEvent, { type: 'SearchCharged' }>['data'];
+type SearchChargedData = Extract<DomainEvent, { type: "SearchCharged" }>["data"];
 
 export const USAGE_DAYS = 30;
 export const ORGANIZATIONS_PER_PAGE = 25;
@@ -28,7 +28,7 @@ export interface KeyRow {
   id: string;
   prefix: string;
   name: string | null;
-  mode: 'live' | 'test';
+  mode: "live" | "test";
   collections: string[] | null;
   spentMicros: bigint;
   spendingCapMicros: bigint | null;
@@ -73,7 +73,10 @@ export type LedgerKeys = ReadonlyMap<string, { prefix: string; name: string | nu
 /** The last `n` UTC days ending with `now`'s, oldest first. */
 export function lastDays(now: Date, n: number): string[] {
   const out: string[] = [];
-  for (let i = n - 1; i >= 0; i -= 1) out.push(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - i)).toISOString().slice(0, 10));
+  for (let i = n - 1; i >= 0; i -= 1)
+    out.push(
+      new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - i)).toISOString().slice(0, 10),
+    );
   return out;
 }
 
@@ -86,7 +89,7 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       if (!org) return undefined;
       const now = clock().toISOString();
       const rows = await db.query<{ period: string; queries: number; tokens: string; amount_micros: string }>(
-        'SELECT period, queries, tokens::text AS tokens, amount_micros::text AS amount_micros FROM proj_usage WHERE org_id = $1 AND period = ANY($2)',
+        "SELECT period, queries, tokens::text AS tokens, amount_micros::text AS amount_micros FROM proj_usage WHERE org_id = $1 AND period = ANY($2)",
         [orgId, [dayPeriod(now), monthPeriod(now)]],
       );
       const day = rows.find((r) => r.period === dayPeriod(now));
@@ -94,7 +97,12 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       return {
         org,
         today: { queries: day?.queries ?? 0, limit: org.limits.daily },
-        month: { queries: month?.queries ?? 0, limit: org.limits.monthly, spendMicros: BigInt(month?.amount_micros ?? '0'), tokens: BigInt(month?.tokens ?? '0') },
+        month: {
+          queries: month?.queries ?? 0,
+          limit: org.limits.monthly,
+          spendMicros: BigInt(month?.amount_micros ?? "0"),
+          tokens: BigInt(month?.tokens ?? "0"),
+        },
         lowBalance: isLowBalance(org),
         disabledWebhooks: await db.query<{ id: string; url: string; disabledAt: string; reason: string }>(
           `SELECT endpoint_id AS id, url, to_char(disabled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"') AS "disabledAt", coalesce(disabled_reason, '') AS reason FROM proj_webhook_endpoints WHERE org_id = $1 AND state = 'disabled' ORDER BY disabled_at`,
@@ -105,8 +113,18 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
 
     async keys(orgId: string): Promise<KeyRow[]> {
       const rows = await db.query<{
-        key_id: string; key_prefix: string; name: string | null; mode: 'live' | 'test'; collections: string[] | null; spent_micros: string; spending_cap_micros: string | null; revoked: boolean;
-        created_at: Date | string | null; actor: Actor | null; used_at: Date | string | null; email: string | null;
+        key_id: string;
+        key_prefix: string;
+        name: string | null;
+        mode: "live" | "test";
+        collections: string[] | null;
+        spent_micros: string;
+        spending_cap_micros: string | null;
+        revoked: boolean;
+        created_at: Date | string | null;
+        actor: Actor | null;
+        used_at: Date | string | null;
+        email: string | null;
       }>(
         `SELECT k.key_id, k.key_prefix, k.name, k.mode, k.collections, k.spent_micros::text AS spent_micros, k.spending_cap_micros::text AS spending_cap_micros, k.revoked,
            e.recorded_at AS created_at, e.metadata->'actor' AS actor, u.used_at, m.email
@@ -126,9 +144,10 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
         spentMicros: BigInt(r.spent_micros),
         spendingCapMicros: r.spending_cap_micros === null ? null : BigInt(r.spending_cap_micros),
         revoked: r.revoked,
-        createdAt: iso(r.created_at) ?? '',
-        createdBy: r.actor?.kind === 'member' ? (r.email ?? 'a member') : r.actor?.kind === 'operator' ? 'operator' : null,
-        createdByMemberId: r.actor?.kind === 'member' ? r.actor.id : null,
+        createdAt: iso(r.created_at) ?? "",
+        createdBy:
+          r.actor?.kind === "member" ? (r.email ?? "a member") : r.actor?.kind === "operator" ? "operator" : null,
+        createdByMemberId: r.actor?.kind === "member" ? r.actor.id : null,
         lastUsedAt: iso(r.used_at),
       }));
     },
@@ -136,7 +155,14 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
     /** Per day and collection over the last USAGE_DAYS days, from the usage projections; tool charges (no collection) as "(tools)". */
     async usage(orgId: string): Promise<{ days: string[]; rows: UsageDay[] }> {
       const days = lastDays(clock(), USAGE_DAYS);
-      const perCollection = await db.query<{ day: string; collection: string; queries: number; unlocked_results: number; tokens: string; spend: string }>(
+      const perCollection = await db.query<{
+        day: string;
+        collection: string;
+        queries: number;
+        unlocked_results: number;
+        tokens: string;
+        spend: string;
+      }>(
         `SELECT day, collection, queries, unlocked_results, tokens::text AS tokens, (charged_micros + unlocked_micros)::text AS spend
          FROM proj_collection_usage WHERE org_id = $1 AND day >= $2 ORDER BY day, collection`,
         [orgId, days[0]],
@@ -145,13 +171,21 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
         `SELECT period, amount_micros::text AS amount_micros FROM proj_usage WHERE org_id = $1 AND period = ANY($2)`,
         [orgId, days.map((d) => `d:${d}`)],
       );
-      const rows: UsageDay[] = perCollection.map((r) => ({ day: r.day, collection: r.collection, searches: r.queries, unlockedResults: r.unlocked_results, tokens: BigInt(r.tokens), spendMicros: BigInt(r.spend) }));
+      const rows: UsageDay[] = perCollection.map((r) => ({
+        day: r.day,
+        collection: r.collection,
+        searches: r.queries,
+        unlockedResults: r.unlocked_results,
+        tokens: BigInt(r.tokens),
+        spendMicros: BigInt(r.spend),
+      }));
       // spend no collection accounts for (priced tool calls) still belongs in the day's spend
       for (const d of perDay) {
         const day = d.period.slice(2);
         const inCollections = rows.filter((r) => r.day === day).reduce((s, r) => s + r.spendMicros, 0n);
         const rest = BigInt(d.amount_micros) - inCollections;
-        if (rest > 0n) rows.push({ day, collection: '(tools)', searches: 0, unlockedResults: 0, tokens: 0n, spendMicros: rest });
+        if (rest > 0n)
+          rows.push({ day, collection: "(tools)", searches: 0, unlockedResults: 0, tokens: 0n, spendMicros: rest });
       }
       rows.sort((a, b) => (a.day === b.day ? a.collection.localeCompare(b.collection) : a.day < b.day ? -1 : 1));
       return { days, rows };
@@ -164,39 +198,56 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
     /** The rows of one of the organization's searches, while it is kept (7 days): what the export links download. */
     async queryRows(orgId: string, queryId: string): Promise<CachedRow[]> {
       const record = await loadQueryRecord(db, queryId);
-      if (!record || record.orgId !== orgId) throw new Rejection('NOT_FOUND', `no search ${queryId} of this organization`);
-      if (freshness(record, clock()) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `the search ${queryId} is older than 7 days: its results are no longer kept`);
+      if (!record || record.orgId !== orgId)
+        throw new Rejection("NOT_FOUND", `no search ${queryId} of this organization`);
+      if (freshness(record, clock()) === "expired")
+        throw new Rejection(
+          "CACHED_RESULT_EXPIRED",
+          `the search ${queryId} is older than 7 days: its results are no longer kept`,
+        );
       return record.payload.rows;
     },
 
     async recentQueries(orgId: string, opts: { limit?: number; queryId?: string } = {}): Promise<RecentQuery[]> {
-      const rows = await db.query<{ data: SearchChargedData; recorded_at: Date | string; key_prefix: string | null; key_name: string | null; query_text: string | null; recorded: boolean }>(
+      const rows = await db.query<{
+        data: SearchChargedData;
+        recorded_at: Date | string;
+        key_prefix: string | null;
+        key_name: string | null;
+        query_text: string | null;
+        recorded: boolean;
+      }>(
         `SELECT e.data, e.recorded_at, k.key_prefix, k.name AS key_name, COALESCE(q.query_text, q.payload->>'query') AS query_text, q.query_id IS NOT NULL AS recorded
          FROM events e LEFT JOIN proj_api_keys k ON k.key_id = e.data->>'keyId' LEFT JOIN query_records q ON q.query_id = e.data->>'queryId'
          WHERE e.stream_id = $1 AND e.type = 'SearchCharged' AND ($3::text IS NULL OR e.data->>'queryId' = $3)
          ORDER BY e.stream_version DESC LIMIT $2`,
         [orgStream(orgId), opts.limit ?? 50, opts.queryId ?? null],
       );
-      return Promise.all(rows.map(async (r) => {
-        const time = new Date(r.recorded_at).toISOString();
-        // a record written before query_text existed keeps the text only inside its deflated payload
-        const queryText = r.query_text ?? (r.recorded ? ((await loadQueryRecord(db, r.data.queryId))?.payload.query ?? null) : null);
-        const perCollection = r.data.collections.map((c) => c.results);
-        return {
-          queryId: r.data.queryId,
-          queryText,
-          endpoint: r.data.endpoint,
-          collections: r.data.collections.map((c) => c.collection),
-          resultCount: r.data.resultIds?.length ?? (perCollection.every((n) => n !== undefined) ? perCollection.reduce((a: number, n) => a + n!, 0) : null),
-          costMicros: BigInt(r.data.amountMicros),
-          tokens: r.data.tokens,
-          time,
-          keyId: r.data.keyId,
-          keyPrefix: r.key_prefix,
-          keyName: r.key_name,
-          cachedUntil: cachedUntil(new Date(time)).toISOString(),
-        };
-      }));
+      return Promise.all(
+        rows.map(async (r) => {
+          const time = new Date(r.recorded_at).toISOString();
+          // a record written before query_text existed keeps the text only inside its deflated payload
+          const queryText =
+            r.query_text ?? (r.recorded ? ((await loadQueryRecord(db, r.data.queryId))?.payload.query ?? null) : null);
+          const perCollection = r.data.collections.map((c) => c.results);
+          return {
+            queryId: r.data.queryId,
+            queryText,
+            endpoint: r.data.endpoint,
+            collections: r.data.collections.map((c) => c.collection),
+            resultCount:
+              r.data.resultIds?.length ??
+              (perCollection.every((n) => n !== undefined) ? perCollection.reduce((a: number, n) => a + n!, 0) : null),
+            costMicros: BigInt(r.data.amountMicros),
+            tokens: r.data.tokens,
+            time,
+            keyId: r.data.keyId,
+            keyPrefix: r.key_prefix,
+            keyName: r.key_name,
+            cachedUntil: cachedUntil(new Date(time)).toISOString(),
+          };
+        }),
+      );
     },
 
     /**
@@ -207,18 +258,28 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       const [ledger, org, keys] = await Promise.all([
         operations.ledger(orgId),
         accounts.getOrganization(orgId),
-        db.query<{ key_id: string; key_prefix: string; name: string | null }>('SELECT key_id, key_prefix, name FROM proj_api_keys WHERE org_id = $1', [orgId]),
+        db.query<{ key_id: string; key_prefix: string; name: string | null }>(
+          "SELECT key_id, key_prefix, name FROM proj_api_keys WHERE org_id = $1",
+          [orgId],
+        ),
       ]);
       const keyNames: LedgerKeys = new Map(keys.map((k) => [k.key_id, { prefix: k.key_prefix, name: k.name }]));
       const hidden = org?.hideBalance && !opts.asOperator;
-      return { entries: hidden ? ledger.entries.map((e) => ({ ...e, balanceAfter: '' })) : ledger.entries, keys: keyNames };
+      return {
+        entries: hidden ? ledger.entries.map((e) => ({ ...e, balanceAfter: "" })) : ledger.entries,
+        keys: keyNames,
+      };
     },
 
     /** One page of organizations (`q` searches names and ids) with their reconciliation, and the house's audit results. */
     async operatorOverview(opts: { q?: string; page?: number } = {}) {
       const page = Math.max(1, opts.page ?? 1);
       const [list, reconciliation, verify, journals, collections] = await Promise.all([
-        operations.listOrganizations({ q: opts.q, offset: (page - 1) * ORGANIZATIONS_PER_PAGE, limit: ORGANIZATIONS_PER_PAGE }),
+        operations.listOrganizations({
+          q: opts.q,
+          offset: (page - 1) * ORGANIZATIONS_PER_PAGE,
+          limit: ORGANIZATIONS_PER_PAGE,
+        }),
         operations.reconcileAll(),
         operations.verify(),
         operations.journalRequests(),
@@ -228,7 +289,7 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       const byOrg = new Map(reconciliation.organizations.map((r) => [r.orgId, r]));
       return {
         organizations: list.organizations.map((o) => ({ ...o, reconciliation: byOrg.get(o.id) ?? null })),
-        q: opts.q?.trim() ?? '',
+        q: opts.q?.trim() ?? "",
         page,
         pages: Math.max(1, Math.ceil(list.total / ORGANIZATIONS_PER_PAGE)),
         total: list.total,
@@ -244,7 +305,12 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
     async operatorOrganization(orgId: string) {
       const overview = await this.overview(orgId);
       if (!overview) return undefined;
-      const [keys, usage, ledger, roster] = await Promise.all([this.keys(orgId), this.usage(orgId), this.ledger(orgId, { asOperator: true }), operations.members(orgId)]);
+      const [keys, usage, ledger, roster] = await Promise.all([
+        this.keys(orgId),
+        this.usage(orgId),
+        this.ledger(orgId, { asOperator: true }),
+        operations.members(orgId),
+      ]);
       return { overview, keys, usage, ledger, roster };
     },
   };

@@ -1,8 +1,8 @@
 // Figure images and the figures a response shows: the image options and their defaults, the port that renders one
 // image (without a renderer, figures come back without image_data), which images a call returns (at most 50, the rows
 // asked for first) and the response form of a row's figures.
-import type { CachedRow } from '../search/queryCache.js';
-import type { ChunkMetadata, FigureRef } from '../../retrieval/port.js';
+import type { CachedRow } from "../search/queryCache.js";
+import type { ChunkMetadata, FigureRef } from "../../retrieval/port.js";
 
 export const MAX_IMAGES_PER_CALL = 50;
 
@@ -19,7 +19,7 @@ export const DEFAULT_IMAGE_OPTIONS: ImageOptions = { maxWidth: 800, maxHeight: 6
 /** Renders one figure of a row as base64 JPEG within the options; null when the image cannot be had. */
 export interface FigureImageRenderer {
   /** `row.physical`: the physical collection holding the row, under which its figure files live */
-  render(row: Pick<CachedRow, 'physical'>, figure: FigureRef, options: ImageOptions): Promise<string | null>;
+  render(row: Pick<CachedRow, "physical">, figure: FigureRef, options: ImageOptions): Promise<string | null>;
 }
 
 /** row id -> figure id -> base64 image */
@@ -31,7 +31,12 @@ const figuresOf = (row: CachedRow): FigureRef[] => (Array.isArray(row.metadata.f
  * Plans the image budget over the unlocked rows: first the rows in `priorityIds` (in that order), then the other
  * unlocked rows in result order; figures in their own order; stops at `budget` images. Locked rows get none.
  */
-export function planFigureImages(rows: CachedRow[], unlocked: ReadonlySet<string>, priorityIds: readonly string[], budget = MAX_IMAGES_PER_CALL): Map<string, FigureRef[]> {
+export function planFigureImages(
+  rows: CachedRow[],
+  unlocked: ReadonlySet<string>,
+  priorityIds: readonly string[],
+  budget = MAX_IMAGES_PER_CALL,
+): Map<string, FigureRef[]> {
   const byId = new Map(rows.map((r) => [r.id, r]));
   const order: CachedRow[] = [];
   const seen = new Set<string>();
@@ -54,12 +59,23 @@ export function planFigureImages(rows: CachedRow[], unlocked: ReadonlySet<string
 }
 
 /** The images of one call (unlock or re-fetch): planned over the unlocked rows, then rendered; row id -> figure id -> base64. */
-export function renderFigureImages(renderer: FigureImageRenderer | undefined, rows: CachedRow[], unlocked: ReadonlySet<string>, priorityIds: readonly string[], options: ImageOptions): Promise<FigureImages> {
+export function renderFigureImages(
+  renderer: FigureImageRenderer | undefined,
+  rows: CachedRow[],
+  unlocked: ReadonlySet<string>,
+  priorityIds: readonly string[],
+  options: ImageOptions,
+): Promise<FigureImages> {
   return renderPlannedImages(renderer, rows, planFigureImages(rows, unlocked, priorityIds), options);
 }
 
 /** Renders the planned images. */
-export async function renderPlannedImages(renderer: FigureImageRenderer | undefined, rows: CachedRow[], plan: Map<string, FigureRef[]>, options: ImageOptions): Promise<FigureImages> {
+export async function renderPlannedImages(
+  renderer: FigureImageRenderer | undefined,
+  rows: CachedRow[],
+  plan: Map<string, FigureRef[]>,
+  options: ImageOptions,
+): Promise<FigureImages> {
   const out: FigureImages = new Map();
   if (!renderer) return out;
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -79,17 +95,30 @@ export async function renderPlannedImages(renderer: FigureImageRenderer | undefi
  * Images for a paid search's results (include_figures): every returned row is paid for, so each row's figures are
  * rendered, within the same per-call budget as an unlock. Figures never enter the charge.
  */
-export async function searchFigureImages(rows: CachedRow[], renderer: FigureImageRenderer | undefined, options: ImageOptions): Promise<FigureImages> {
+export async function searchFigureImages(
+  rows: CachedRow[],
+  renderer: FigureImageRenderer | undefined,
+  options: ImageOptions,
+): Promise<FigureImages> {
   return renderPlannedImages(renderer, rows, planFigureImages(rows, new Set(rows.map((row) => row.id)), []), options);
 }
 
 /** A row's figures as a response shows them: id, label, caption and image_data where one was rendered (never the stored path). */
 export function responseFigures(figures: readonly FigureRef[], images?: ReadonlyMap<string, string>) {
-  return figures.map(({ id, label, caption }) => ({ id, label, caption, ...(images?.has(id) ? { image_data: images.get(id) } : {}) }));
+  return figures.map(({ id, label, caption }) => ({
+    id,
+    label,
+    caption,
+    ...(images?.has(id) ? { image_data: images.get(id) } : {}),
+  }));
 }
 
 /** A row's metadata with its figures in response form when `showFigures`, else without them. */
-export function metadataWithFigures(metadata: ChunkMetadata, showFigures: boolean, images?: ReadonlyMap<string, string>) {
+export function metadataWithFigures(
+  metadata: ChunkMetadata,
+  showFigures: boolean,
+  images?: ReadonlyMap<string, string>,
+) {
   const { figures, ...rest } = metadata;
   return showFigures && Array.isArray(figures) ? { ...rest, figures: responseFigures(figures, images) } : rest;
 }

@@ -1,15 +1,15 @@
 // Renders a stored figure image as a base64 JPEG within the caller's width, height and quality (sharp).
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, normalize } from 'node:path';
-import sharp from 'sharp';
-import type { FigureImageRenderer, ImageOptions } from './figureImages.js';
+import { readFile } from "node:fs/promises";
+import { isAbsolute, join, normalize } from "node:path";
+import sharp from "sharp";
+import type { FigureImageRenderer, ImageOptions } from "./figureImages.js";
 
 /** Scales the image to fit inside the bounds (keeping its aspect ratio, never enlarging) and encodes it as JPEG. */
 async function encodeFigureJpeg(image: Buffer, options: ImageOptions): Promise<Buffer> {
   return sharp(image)
     .rotate()
-    .resize({ width: options.maxWidth, height: options.maxHeight, fit: 'inside', withoutEnlargement: true })
-    .flatten({ background: '#ffffff' })
+    .resize({ width: options.maxWidth, height: options.maxHeight, fit: "inside", withoutEnlargement: true })
+    .flatten({ background: "#ffffff" })
     .jpeg({ quality: options.quality, mozjpeg: false })
     .toBuffer();
 }
@@ -18,7 +18,7 @@ async function encodeFigureJpeg(image: Buffer, options: ImageOptions): Promise<B
 function within(root: string, path: string | undefined): string | null {
   if (!path) return null;
   const relative = normalize(path);
-  if (relative.startsWith('..') || isAbsolute(relative)) return null;
+  if (relative.startsWith("..") || isAbsolute(relative)) return null;
   return join(root, relative);
 }
 
@@ -30,10 +30,15 @@ function within(root: string, path: string | undefined): string | null {
 export function createJpegFigureRenderer(figureRoot: string, sourceRoot?: string): FigureImageRenderer {
   return {
     async render(row, figure, options) {
-      const file = figure.source !== undefined ? (sourceRoot ? within(sourceRoot, figure.source) : null) : within(join(figureRoot, row.physical), figure.path);
+      const file =
+        figure.source !== undefined
+          ? sourceRoot
+            ? within(sourceRoot, figure.source)
+            : null
+          : within(join(figureRoot, row.physical), figure.path);
       if (!file) return null;
       try {
-        return (await encodeFigureJpeg(await readFile(file), options)).toString('base64');
+        return (await encodeFigureJpeg(await readFile(file), options)).toString("base64");
       } catch {
         // a missing file, or one that is no image sharp can read (a source ships what it ships): no image_data
         return null;

@@ -1,13 +1,20 @@
 // Per-minute budget, daily/monthly query quotas and the preview hour, answered from the shared database.
 // A store that cannot answer is 503 SERVICE_UNAVAILABLE with nothing charged.
-import type { Db, Queryable } from '../../eventstore/db.js';
-import type { Organization } from '../accounts/accounts.js';
-import { Rejection } from '../../domain/rejection.js';
-import { takeFromWindow, windowStart } from './rateWindows.js';
-import { groupCalls } from '../../eventstore/groupCalls.js';
-import { assertQuotaLeft, dayPeriod, monthPeriod, nextUtcMidnight, secondsUntil, type QueryUsage } from '../../domain/queryQuota.js';
+import type { Db, Queryable } from "../../eventstore/db.js";
+import type { Organization } from "../accounts/accounts.js";
+import { Rejection } from "../../domain/rejection.js";
+import { takeFromWindow, windowStart } from "./rateWindows.js";
+import { groupCalls } from "../../eventstore/groupCalls.js";
+import {
+  assertQuotaLeft,
+  dayPeriod,
+  monthPeriod,
+  nextUtcMidnight,
+  secondsUntil,
+  type QueryUsage,
+} from "../../domain/queryQuota.js";
 
-export { nextUtcMidnight, nextUtcMonth } from '../../domain/queryQuota.js';
+export { nextUtcMidnight, nextUtcMonth } from "../../domain/queryQuota.js";
 
 export interface QuotaStatus {
   dailyLimit: number;
@@ -29,12 +36,12 @@ export async function guarded<T>(what: string, fn: () => Promise<T>): Promise<T>
     return await fn();
   } catch (err) {
     if (err instanceof Rejection) throw err;
-    throw new Rejection('SERVICE_UNAVAILABLE', `${what} is unreachable; nothing was charged, retry with backoff`);
+    throw new Rejection("SERVICE_UNAVAILABLE", `${what} is unreachable; nothing was charged, retry with backoff`);
   }
 }
 
 /** The quota object for given usage counts. */
-export function quotaFromUsage(org: Pick<Organization, 'limits'>, usage: QueryUsage, now: Date): QuotaStatus {
+export function quotaFromUsage(org: Pick<Organization, "limits">, usage: QueryUsage, now: Date): QuotaStatus {
   return {
     dailyLimit: org.limits.daily,
     dailyUsed: usage.dailyUsed,
@@ -48,8 +55,11 @@ export function quotaFromUsage(org: Pick<Organization, 'limits'>, usage: QueryUs
 
 export async function queryUsage(db: Queryable, orgId: string, now: Date): Promise<QueryUsage> {
   const iso = now.toISOString();
-  const rows = await guarded('the quota store', () =>
-    db.query<{ period: string; queries: number }>('SELECT period, queries FROM proj_usage WHERE org_id = $1 AND period = ANY($2)', [orgId, [dayPeriod(iso), monthPeriod(iso)]]),
+  const rows = await guarded("the quota store", () =>
+    db.query<{ period: string; queries: number }>(
+      "SELECT period, queries FROM proj_usage WHERE org_id = $1 AND period = ANY($2)",
+      [orgId, [dayPeriod(iso), monthPeriod(iso)]],
+    ),
   );
   const used = (p: string) => Number(rows.find((r) => r.period === p)?.queries ?? 0);
   return { dailyUsed: used(dayPeriod(iso)), monthlyUsed: used(monthPeriod(iso)) };
@@ -84,11 +94,18 @@ export interface SearchAdmission {
  * and reads the guard's count and today's and this month's queries. Written without waiting for the WAL flush.
  * On the embedded store, admissions that arrive together share one statement (admitGroup).
  */
-export async function admitSearchRequest(db: Db, org: Organization, invalidScope: string, invalidLimit: number, now: Date): Promise<SearchAdmission> {
-  if (db.kind === 'pglite') return guarded('the quota store', () => groupedAdmission(db)({ org, invalidScope, invalidLimit, now }));
+export async function admitSearchRequest(
+  db: Db,
+  org: Organization,
+  invalidScope: string,
+  invalidLimit: number,
+  now: Date,
+): Promise<SearchAdmission> {
+  if (db.kind === "pglite")
+    return guarded("the quota store", () => groupedAdmission(db)({ org, invalidScope, invalidLimit, now }));
   const iso = now.toISOString();
   const minute = windowStart(now.getTime(), MINUTE_MS);
-  const [row] = await guarded('the quota store', () =>
+  const [row] = await guarded("the quota store", () =>
     db.relaxed.query<{ invalid: number; taken: number | null; daily: number | null; monthly: number | null }>(
       `WITH guard AS (SELECT coalesce((SELECT count FROM rate_windows WHERE scope = $4 AND window_start = $2), 0) AS invalid),
        hit AS (
@@ -98,7 +115,16 @@ export async function admitSearchRequest(db: Db, org: Organization, invalidScope
        SELECT (SELECT invalid FROM guard) AS invalid, (SELECT count FROM hit) AS taken,
          (SELECT queries FROM proj_usage WHERE org_id = $6 AND period = $7) AS daily,
          (SELECT queries FROM proj_usage WHERE org_id = $6 AND period = $8) AS monthly`,
-      [`minute:${org.id}`, minute, org.limits.perMinute, invalidScope, invalidLimit, org.id, dayPeriod(iso), monthPeriod(iso)],
+      [
+        `minute:${org.id}`,
+        minute,
+        org.limits.perMinute,
+        invalidScope,
+        invalidLimit,
+        org.id,
+        dayPeriod(iso),
+        monthPeriod(iso),
+      ],
       true,
     ),
   );
@@ -124,7 +150,12 @@ interface AdmissionRequest {
  */
 async function admitGroup(db: Db, requests: AdmissionRequest[]): Promise<SearchAdmission[]> {
   const column = <T>(f: (r: AdmissionRequest) => T) => requests.map(f);
-  const rows = await db.relaxed.query<{ invalid: number; taken: boolean; daily: number | null; monthly: number | null }>(
+  const rows = await db.relaxed.query<{
+    invalid: number;
+    taken: boolean;
+    daily: number | null;
+    monthly: number | null;
+  }>(
     `WITH req AS (
        SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::text[], $8::text[])
          WITH ORDINALITY AS r(scope, lim, guard_scope, guard_lim, org_id, window_start, day_period, month_period, i)),
@@ -181,20 +212,32 @@ function groupedAdmission(db: Db): (request: AdmissionRequest) => Promise<Search
 
 /** 429 for an admission that took no slot of the per-minute budget. */
 export function minuteBudgetExceeded(org: Organization, admission: SearchAdmission, now: Date): Rejection {
-  return new Rejection('QUOTA_EXCEEDED', `per-minute budget of ${org.limits.perMinute} requests is used up`, { retryAfterSeconds: secondsUntil(admission.minuteResetAt, now.getTime()) });
+  return new Rejection("QUOTA_EXCEEDED", `per-minute budget of ${org.limits.perMinute} requests is used up`, {
+    retryAfterSeconds: secondsUntil(admission.minuteResetAt, now.getTime()),
+  });
 }
 
 /** Takes one request from the per-minute budget shared by search and tool calls. */
 export async function takeMinuteBudget(db: Db, org: Organization, now: Date): Promise<void> {
-  const hit = await guarded('the quota store', () => takeFromWindow(db.relaxed, `minute:${org.id}`, MINUTE_MS, org.limits.perMinute, now.getTime()));
+  const hit = await guarded("the quota store", () =>
+    takeFromWindow(db.relaxed, `minute:${org.id}`, MINUTE_MS, org.limits.perMinute, now.getTime()),
+  );
   if (!hit.allowed) {
-    throw new Rejection('QUOTA_EXCEEDED', `per-minute budget of ${org.limits.perMinute} requests is used up`, { retryAfterSeconds: secondsUntil(hit.resetAt, now.getTime()) });
+    throw new Rejection("QUOTA_EXCEEDED", `per-minute budget of ${org.limits.perMinute} requests is used up`, {
+      retryAfterSeconds: secondsUntil(hit.resetAt, now.getTime()),
+    });
   }
 }
 
 export async function takePreviewBudget(db: Db, org: Organization, now: Date): Promise<void> {
-  const hit = await guarded('the quota store', () => takeFromWindow(db.relaxed, `preview:${org.id}`, HOUR_MS, org.limits.previewPerHour, now.getTime()));
+  const hit = await guarded("the quota store", () =>
+    takeFromWindow(db.relaxed, `preview:${org.id}`, HOUR_MS, org.limits.previewPerHour, now.getTime()),
+  );
   if (!hit.allowed) {
-    throw new Rejection('PREVIEW_RATE_LIMIT_EXCEEDED', `preview limit of ${org.limits.previewPerHour} per hour is used up`, { retryAfterSeconds: secondsUntil(hit.resetAt, now.getTime()) });
+    throw new Rejection(
+      "PREVIEW_RATE_LIMIT_EXCEEDED",
+      `preview limit of ${org.limits.previewPerHour} per hour is used up`,
+      { retryAfterSeconds: secondsUntil(hit.resetAt, now.getTime()) },
+    );
   }
 }

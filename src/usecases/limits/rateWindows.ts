@@ -1,5 +1,5 @@
 // Fixed-window counters in the shared database, so limits hold across several API processes.
-import type { Queryable } from '../../eventstore/db.js';
+import type { Queryable } from "../../eventstore/db.js";
 
 export interface WindowHit {
   allowed: boolean;
@@ -17,7 +17,13 @@ export function windowStart(nowMs: number, windowMs: number): number {
  * Counts one hit in the scope's current window when the limit allows it; a refused hit is not counted.
  * Atomic: one statement, so concurrent requests from several processes cannot both take the last slot.
  */
-export async function takeFromWindow(db: Queryable, scope: string, windowMs: number, limit: number, nowMs: number): Promise<WindowHit> {
+export async function takeFromWindow(
+  db: Queryable,
+  scope: string,
+  windowMs: number,
+  limit: number,
+  nowMs: number,
+): Promise<WindowHit> {
   const start = windowStart(nowMs, windowMs);
   const resetAt = start + windowMs;
   const rows = await db.query<{ count: number }>(
@@ -33,7 +39,12 @@ export async function takeFromWindow(db: Queryable, scope: string, windowMs: num
 }
 
 /** Counts a hit unconditionally (for guards that count failures) and returns the new count. */
-export async function countInWindow(db: Queryable, scope: string, windowMs: number, nowMs: number): Promise<{ count: number; resetAt: number }> {
+export async function countInWindow(
+  db: Queryable,
+  scope: string,
+  windowMs: number,
+  nowMs: number,
+): Promise<{ count: number; resetAt: number }> {
   const start = windowStart(nowMs, windowMs);
   const rows = await db.query<{ count: number }>(
     `INSERT INTO rate_windows (scope, window_start, count) VALUES ($1, $2, 1)
@@ -44,6 +55,9 @@ export async function countInWindow(db: Queryable, scope: string, windowMs: numb
 }
 
 export async function readWindow(db: Queryable, scope: string, windowMs: number, nowMs: number): Promise<number> {
-  const rows = await db.query<{ count: number }>('SELECT count FROM rate_windows WHERE scope = $1 AND window_start = $2', [scope, windowStart(nowMs, windowMs)]);
+  const rows = await db.query<{ count: number }>(
+    "SELECT count FROM rate_windows WHERE scope = $1 AND window_start = $2",
+    [scope, windowStart(nowMs, windowMs)],
+  );
   return rows[0] ? Number(rows[0].count) : 0;
 }

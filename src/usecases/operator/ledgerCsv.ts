@@ -10,8 +10,15 @@ export interface LedgerEntryView {
   reference: string | null;
 }
 
-const cell = (v: string | null) => (v === null ? '' : /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+const cell = (v: string | null) => (v === null ? "" : /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 
 export function ledgerCsv(entries: LedgerEntryView[]): string {
-  return ['time,type,amount,balance_after,key_id,query_id,reference', ...entries.map((e) => [e.time, e.type, e.amount, e.balanceAfter, e.keyId, e.queryId, e.reference].map(cell).join(','))].join('\n') + '\n';
+  return (
+    [
+      "time,type,amount,balance_after,key_id,query_id,reference",
+      ...entries.map((e) =>
+        [e.time, e.type, e.amount, e.balanceAfter, e.keyId, e.queryId, e.reference].map(cell).join(","),
+      ),
+    ].join("\n") + "\n"
+  );
 }

@@ -1,33 +1,49 @@
 // Operator operations shared by the admin HTTP API and the CLI: organizations, billing settings, prices, credits,
 // refunds, keys and their caps, member invites, ledger, reconciliation, replay, verify, retraction lists. Every change is an event with
 // the operator as actor.
-import type { Accounts } from '../accounts/accounts.js';
-import { journalRequestSummaries } from '../catalogue/journalRequestSummaries.js';
-import type { Ingestions, IngestionStatus } from '../../ingest/ingestions.js';
-import type { NewEndpointInput, Webhooks } from '../webhooks/webhooks.js';
-import { DEFAULT_LIMITS, DEFAULT_TRIAL_QUERIES, parseBillingMode, type IngestionMode, type Actor, type BillingMode, type BillingSettings, type KeyMode, type OrgLimits } from '../../domain/events.js';
-import { Rejection } from '../../domain/rejection.js';
-import { formatCredits, parseCredits } from '../../domain/money.js';
-import { replayProjections, type ReplayReport } from '../../../projections/replay.js';
-import { verifyChain, type ChainVerdict } from '../../eventstore/eventStore.js';
-import type { CollectionCatalog } from '../../domain/catalog.js';
-import { formatPricePer1000, pricePer1000Micros } from '../../domain/catalog.js';
-import { organizationIdsInLog, reconcileOrganization, type OrgReconciliation, type ReconciliationPeriod } from './reconciliation.js';
-import type { LedgerEntryView } from './ledgerCsv.js';
-import type { MemberRole } from '../../domain/events.js';
-import { createMembers, OPERATOR_ACTOR, type Members } from '../members/members.js';
-import type { LiveRetractions, RetractionsLoad } from '../../ingest/liveRetractions.js';
-import type { CollectionAdmin, CollectionsAdminList } from '../collections/manageCollections.js';
-import type { StoredUpload, Uploads } from './uploads.js';
-import type { PlainCollectionConfig } from '../../domain/catalog.js';
-import type { CollectionDefinition, MetaCollectionDefinition } from '../../domain/events.js';
+import type { Accounts } from "../accounts/accounts.js";
+import { journalRequestSummaries } from "../catalogue/journalRequestSummaries.js";
+import type { Ingestions, IngestionStatus } from "../../ingest/ingestions.js";
+import type { NewEndpointInput, Webhooks } from "../webhooks/webhooks.js";
+import {
+  DEFAULT_LIMITS,
+  DEFAULT_TRIAL_QUERIES,
+  parseBillingMode,
+  type IngestionMode,
+  type Actor,
+  type BillingMode,
+  type BillingSettings,
+  type KeyMode,
+  type OrgLimits,
+} from "../../domain/events.js";
+import { Rejection } from "../../domain/rejection.js";
+import { formatCredits, parseCredits } from "../../domain/money.js";
+import { replayProjections, type ReplayReport } from "../../../projections/replay.js";
+import { verifyChain, type ChainVerdict } from "../../eventstore/eventStore.js";
+import type { CollectionCatalog } from "../../domain/catalog.js";
+import { formatPricePer1000, pricePer1000Micros } from "../../domain/catalog.js";
+import {
+  organizationIdsInLog,
+  reconcileOrganization,
+  type OrgReconciliation,
+  type ReconciliationPeriod,
+} from "./reconciliation.js";
+import type { LedgerEntryView } from "./ledgerCsv.js";
+import type { MemberRole } from "../../domain/events.js";
+import { createMembers, OPERATOR_ACTOR, type Members } from "../members/members.js";
+import type { LiveRetractions, RetractionsLoad } from "../../ingest/liveRetractions.js";
+import type { CollectionAdmin, CollectionsAdminList } from "../collections/manageCollections.js";
+import type { StoredUpload, Uploads } from "./uploads.js";
+import type { PlainCollectionConfig } from "../../domain/catalog.js";
+import type { CollectionDefinition, MetaCollectionDefinition } from "../../domain/events.js";
 
 const OPERATOR: Actor = OPERATOR_ACTOR;
 
 /** A non-negative decimal string of credits, as micro-credits; what amount a command accepts is the decider's rule. */
 export function money(amount: string, field: string): bigint {
   const micros = parseCredits(amount);
-  if (micros === null || micros < 0n) throw new Rejection('VALIDATION_ERROR', `${field} must be a non-negative decimal string such as "25.00"`);
+  if (micros === null || micros < 0n)
+    throw new Rejection("VALIDATION_ERROR", `${field} must be a non-negative decimal string such as "25.00"`);
   return micros;
 }
 
@@ -61,8 +77,14 @@ function reconciliationView(r: OrgReconciliation) {
 export type ReconciliationView = ReturnType<typeof reconciliationView>;
 
 /** A page of listOrganizations as the operator API and the CLI print it: the balance as a decimal string of credits. */
-export function organizationListView(list: Awaited<ReturnType<Operations['listOrganizations']>>) {
-  return { ...list, organizations: list.organizations.map(({ balanceMicros, ...o }) => ({ ...o, balance: formatCredits(balanceMicros, 6) })) };
+export function organizationListView(list: Awaited<ReturnType<Operations["listOrganizations"]>>) {
+  return {
+    ...list,
+    organizations: list.organizations.map(({ balanceMicros, ...o }) => ({
+      ...o,
+      balance: formatCredits(balanceMicros, 6),
+    })),
+  };
 }
 
 export type OrganizationListView = ReturnType<typeof organizationListView>;
@@ -88,25 +110,48 @@ export interface OperationsOptions {
 export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
   const clock = options.clock ?? (() => new Date());
   const collections = (): CollectionAdmin => {
-    if (!options.collections) throw new Rejection('SERVICE_UNAVAILABLE', 'collections are managed through the running service: start it (npm start) or pass --url');
+    if (!options.collections)
+      throw new Rejection(
+        "SERVICE_UNAVAILABLE",
+        "collections are managed through the running service: start it (npm start) or pass --url",
+      );
     return options.collections;
   };
   // invites only: sessions are the dashboard's, which passes its own
-  const members = options.members ?? createMembers(accounts.db, accounts, { clock, sessionLifetimeMs: 12 * 3600 * 1000, catalog: options.catalog });
+  const members =
+    options.members ??
+    createMembers(accounts.db, accounts, { clock, sessionLifetimeMs: 12 * 3600 * 1000, catalog: options.catalog });
   function requireIngestions(): Ingestions {
-    if (!options.ingestions) throw new Rejection('SERVICE_UNAVAILABLE', 'ingestions run in the service: send this to the running server (--url, or start it on this data directory)');
+    if (!options.ingestions)
+      throw new Rejection(
+        "SERVICE_UNAVAILABLE",
+        "ingestions run in the service: send this to the running server (--url, or start it on this data directory)",
+      );
     return options.ingestions;
   }
   function requireWebhooks(): Webhooks {
-    if (!options.webhooks) throw new Rejection('SERVICE_UNAVAILABLE', 'webhooks are managed through the running service: send this to the running server (--url, or start it on this data directory)');
+    if (!options.webhooks)
+      throw new Rejection(
+        "SERVICE_UNAVAILABLE",
+        "webhooks are managed through the running service: send this to the running server (--url, or start it on this data directory)",
+      );
     return options.webhooks;
   }
   async function requireOrg(orgId: string) {
     const org = await accounts.getOrganization(orgId);
-    if (!org) throw new Rejection('NOT_FOUND', `organization ${orgId} not found`);
+    if (!org) throw new Rejection("NOT_FOUND", `organization ${orgId} not found`);
     return org;
   }
-  const orgView = (o: { id: string; name: string; limits: OrgLimits; suspended: boolean; trialUsed: number; priceOverrides: ReadonlyMap<string, bigint> } & BillingSettings) => ({
+  const orgView = (
+    o: {
+      id: string;
+      name: string;
+      limits: OrgLimits;
+      suspended: boolean;
+      trialUsed: number;
+      priceOverrides: ReadonlyMap<string, bigint>;
+    } & BillingSettings,
+  ) => ({
     id: o.id,
     name: o.name,
     billingMode: o.billingMode,
@@ -119,36 +164,70 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     priceOverrides: Object.fromEntries([...o.priceOverrides].map(([c, p]) => [c, formatPricePer1000(p)])),
   });
   function period(from?: string, to?: string): ReconciliationPeriod {
-    for (const [name, v] of [['from', from], ['to', to]] as const) {
-      if (v !== undefined && (!DAY.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`)))) throw new Rejection('VALIDATION_ERROR', `${name} must be a date YYYY-MM-DD`);
+    for (const [name, v] of [
+      ["from", from],
+      ["to", to],
+    ] as const) {
+      if (v !== undefined && (!DAY.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`))))
+        throw new Rejection("VALIDATION_ERROR", `${name} must be a date YYYY-MM-DD`);
     }
-    if (from && to && from > to) throw new Rejection('VALIDATION_ERROR', 'from must not be after to');
+    if (from && to && from > to) throw new Rejection("VALIDATION_ERROR", "from must not be after to");
     return { from: from ?? null, to: to ?? null };
   }
 
   async function keyView(keyId: string) {
     const key = await accounts.getKey(keyId);
-    if (!key) throw new Rejection('NOT_FOUND', `API key ${keyId} not found`);
-    return { id: key.id, orgId: key.orgId, name: key.name, mode: key.mode, collections: key.collections, spendingCap: key.spendingCapMicros === null ? null : formatCredits(key.spendingCapMicros), spent: formatCredits(key.spentMicros), revoked: key.revoked };
+    if (!key) throw new Rejection("NOT_FOUND", `API key ${keyId} not found`);
+    return {
+      id: key.id,
+      orgId: key.orgId,
+      name: key.name,
+      mode: key.mode,
+      collections: key.collections,
+      spendingCap: key.spendingCapMicros === null ? null : formatCredits(key.spendingCapMicros),
+      spent: formatCredits(key.spentMicros),
+      revoked: key.revoked,
+    };
   }
 
   async function pricesOf(orgId: string) {
     const org = await requireOrg(orgId);
-    const catalogPrices = options.catalog ? options.catalog.collections.map((c) => [c.name, pricePer1000Micros(c)] as const) : [];
+    const catalogPrices = options.catalog
+      ? options.catalog.collections.map((c) => [c.name, pricePer1000Micros(c)] as const)
+      : [];
     const names = new Set([...catalogPrices.map(([n]) => n), ...org.priceOverrides.keys()]);
     return {
       prices: [...names].sort().map((name) => {
         const override = org.priceOverrides.get(name);
         const base = catalogPrices.find(([n]) => n === name)?.[1];
-        return { collection: name, pricePer1000: formatPricePer1000(override ?? base ?? 0n), catalogPricePer1000: base === undefined ? null : formatPricePer1000(base), overridden: override !== undefined };
+        return {
+          collection: name,
+          pricePer1000: formatPricePer1000(override ?? base ?? 0n),
+          catalogPricePer1000: base === undefined ? null : formatPricePer1000(base),
+          overridden: override !== undefined,
+        };
       }),
     };
   }
 
   return {
-    async createOrganization(input: { name: string; billingMode: BillingMode; limits?: Partial<OrgLimits>; hideBalance?: boolean; billingEnabled?: boolean; trialQueries?: number }) {
+    async createOrganization(input: {
+      name: string;
+      billingMode: BillingMode;
+      limits?: Partial<OrgLimits>;
+      hideBalance?: boolean;
+      billingEnabled?: boolean;
+      trialQueries?: number;
+    }) {
       const org = await accounts.createOrganization(
-        { name: input.name, billingMode: input.billingMode, limits: { ...DEFAULT_LIMITS, ...input.limits }, hideBalance: input.hideBalance, billingEnabled: input.billingEnabled, trialQueries: input.trialQueries },
+        {
+          name: input.name,
+          billingMode: input.billingMode,
+          limits: { ...DEFAULT_LIMITS, ...input.limits },
+          hideBalance: input.hideBalance,
+          billingEnabled: input.billingEnabled,
+          trialQueries: input.trialQueries,
+        },
         OPERATOR,
       );
       return orgView(org);
@@ -159,12 +238,23 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     async addCredits(orgId: string, amount: string, reference?: string) {
       await requireOrg(orgId);
       // a zero amount is the decider's to refuse (AddCredits), like any other money rule
-      const balance = await accounts.addCredits(orgId, money(amount, 'amount'), reference ?? 'operator credit', OPERATOR);
+      const balance = await accounts.addCredits(
+        orgId,
+        money(amount, "amount"),
+        reference ?? "operator credit",
+        OPERATOR,
+      );
       return { balance: formatCredits(balance, 6) };
     },
     async issueRefund(orgId: string, amount: string, reference?: string, queryId?: string) {
       await requireOrg(orgId);
-      const balance = await accounts.issueRefund(orgId, money(amount, 'amount'), reference ?? 'operator refund', queryId ?? null, OPERATOR);
+      const balance = await accounts.issueRefund(
+        orgId,
+        money(amount, "amount"),
+        reference ?? "operator refund",
+        queryId ?? null,
+        OPERATOR,
+      );
       return { balance: formatCredits(balance, 6) };
     },
     async changeLimits(orgId: string, limits: Partial<OrgLimits>) {
@@ -180,7 +270,9 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
         billingEnabled: change.billingEnabled ?? org.billingEnabled,
         hideBalance: change.hideBalance ?? org.hideBalance,
         // switching to trial without an allowance gives the default one
-        trialQueries: change.trialQueries ?? (change.billingMode === 'trial' && org.trialQueries === 0 ? DEFAULT_TRIAL_QUERIES : org.trialQueries),
+        trialQueries:
+          change.trialQueries ??
+          (change.billingMode === "trial" && org.trialQueries === 0 ? DEFAULT_TRIAL_QUERIES : org.trialQueries),
       };
       await accounts.changeBillingSettings(orgId, next, OPERATOR);
       return orgView(await requireOrg(orgId));
@@ -191,21 +283,33 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       const name = collection.toLowerCase();
       if (options.catalog) {
         const entry = options.catalog.resolveCollection(name);
-        if (!entry || entry.type === 'meta') throw new Rejection('VALIDATION_ERROR', `prices are set per physical collection; "${collection}" is not one (meta-collections bill at their members' prices)`);
+        if (!entry || entry.type === "meta")
+          throw new Rejection(
+            "VALIDATION_ERROR",
+            `prices are set per physical collection; "${collection}" is not one (meta-collections bill at their members' prices)`,
+          );
       }
-      const micros = pricePer1000 === null ? null : money(pricePer1000, 'pricePer1000');
+      const micros = pricePer1000 === null ? null : money(pricePer1000, "pricePer1000");
       await accounts.setPriceOverride(orgId, name, micros, OPERATOR);
       return pricesOf(orgId);
     },
     prices: (orgId: string) => pricesOf(orgId),
     async setSuspended(orgId: string, suspended: boolean, reason?: string) {
       await requireOrg(orgId);
-      await accounts.setSuspended(orgId, suspended, reason ?? 'operator hold', OPERATOR);
+      await accounts.setSuspended(orgId, suspended, reason ?? "operator hold", OPERATOR);
       return orgView(await requireOrg(orgId));
     },
-    async createKey(orgId: string, input: { mode: KeyMode; name?: string; collections?: string[]; spendingCap?: string }) {
+    async createKey(
+      orgId: string,
+      input: { mode: KeyMode; name?: string; collections?: string[]; spendingCap?: string },
+    ) {
       await requireOrg(orgId);
-      return members.createKey({ kind: 'operator' }, orgId, { mode: input.mode, name: input.name ?? null, collections: input.collections ?? null, spendingCapMicros: input.spendingCap === undefined ? null : money(input.spendingCap, 'spendingCap') });
+      return members.createKey({ kind: "operator" }, orgId, {
+        mode: input.mode,
+        name: input.name ?? null,
+        collections: input.collections ?? null,
+        spendingCapMicros: input.spendingCap === undefined ? null : money(input.spendingCap, "spendingCap"),
+      });
     },
     async revokeKey(keyId: string) {
       await accounts.revokeKey(keyId, OPERATOR);
@@ -214,13 +318,19 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     getKey: keyView,
     /** Sets a key's spending cap (credits), or clears it with null. */
     async setSpendingCap(keyId: string, spendingCap: string | null) {
-      await accounts.setSpendingCap(keyId, spendingCap === null ? null : money(spendingCap, 'spendingCap'), OPERATOR);
+      await accounts.setSpendingCap(keyId, spendingCap === null ? null : money(spendingCap, "spendingCap"), OPERATOR);
       return keyView(keyId);
     },
     /** Invites `email` to the organization; the link (token inside) is shown in this answer only. */
     async inviteMember(orgId: string, input: { email: string; role: MemberRole }, baseUrl: string) {
-      const invite = await members.invite(orgId, input, { kind: 'operator' });
-      return { inviteId: invite.inviteId, email: invite.email, role: invite.role, inviteUrl: inviteUrlOf(baseUrl, invite.token), expiresAt: invite.expiresAt };
+      const invite = await members.invite(orgId, input, { kind: "operator" });
+      return {
+        inviteId: invite.inviteId,
+        email: invite.email,
+        role: invite.role,
+        inviteUrl: inviteUrlOf(baseUrl, invite.token),
+        expiresAt: invite.expiresAt,
+      };
     },
     /** The organization's current members and open invites. */
     async members(orgId: string) {
@@ -229,12 +339,12 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     },
     /** Withdraws an invite not yet used. */
     async cancelInvite(orgId: string, inviteId: string) {
-      await members.cancelInvite({ kind: 'operator' }, orgId, inviteId);
+      await members.cancelInvite({ kind: "operator" }, orgId, inviteId);
       return { inviteId, cancelled: true as const };
     },
     /** Takes a member out of the organization: their sessions stop, their address may be invited again. */
     async removeMember(orgId: string, memberId: string) {
-      await members.removeMember({ kind: 'operator' }, orgId, memberId);
+      await members.removeMember({ kind: "operator" }, orgId, memberId);
       return { memberId, removed: true as const };
     },
     /**
@@ -242,13 +352,22 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
      * keeps those whose name or id contains it (case-insensitive). `total` counts every match.
      */
     async listOrganizations(opts: { q?: string; offset?: number; limit?: number } = {}) {
-      const q = opts.q?.trim() ?? '';
+      const q = opts.q?.trim() ?? "";
       const pattern = q ? `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
       const limit = Math.max(1, Math.min(opts.limit ?? 25, 200));
       const offset = Math.max(0, opts.offset ?? 0);
       const where = `($1::text IS NULL OR lower(o.name) LIKE $1 OR lower(o.org_id) LIKE $1)`;
       const [rows, [count]] = await Promise.all([
-        accounts.db.query<{ org_id: string; name: string; billing_mode: string; billing_enabled: boolean; suspended: boolean; balance: string | null; members: number; keys: number }>(
+        accounts.db.query<{
+          org_id: string;
+          name: string;
+          billing_mode: string;
+          billing_enabled: boolean;
+          suspended: boolean;
+          balance: string | null;
+          members: number;
+          keys: number;
+        }>(
           `SELECT o.org_id, o.name, o.billing_mode, o.billing_enabled, o.suspended, b.balance_micros::text AS balance,
              (SELECT count(*)::int FROM proj_members m WHERE m.org_id = o.org_id AND m.removed_at IS NULL) AS members,
              (SELECT count(*)::int FROM proj_api_keys k WHERE k.org_id = o.org_id AND NOT k.revoked) AS keys
@@ -256,7 +375,9 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
            ORDER BY lower(o.name), o.org_id LIMIT $2 OFFSET $3`,
           [pattern, limit, offset],
         ),
-        accounts.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM proj_organizations o WHERE ${where}`, [pattern]),
+        accounts.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM proj_organizations o WHERE ${where}`, [
+          pattern,
+        ]),
       ]);
       return {
         organizations: rows.map((o) => ({
@@ -265,7 +386,7 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
           billingMode: parseBillingMode(o.billing_mode),
           billingEnabled: o.billing_enabled,
           suspended: o.suspended,
-          balanceMicros: BigInt(o.balance ?? '0'),
+          balanceMicros: BigInt(o.balance ?? "0"),
           members: o.members,
           activeKeys: o.keys,
         })),
@@ -298,11 +419,15 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       return reconciliationView(await reconcileOrganization(accounts.db, orgId, p, clock().toISOString().slice(0, 10)));
     },
     /** Every organization in the log; ok only when no organization shows a discrepancy. */
-    async reconcileAll(from?: string, to?: string): Promise<{ organizations: ReconciliationView[]; discrepancies: number; ok: boolean }> {
+    async reconcileAll(
+      from?: string,
+      to?: string,
+    ): Promise<{ organizations: ReconciliationView[]; discrepancies: number; ok: boolean }> {
       const p = period(from, to);
       const today = clock().toISOString().slice(0, 10);
       const organizations: ReconciliationView[] = [];
-      for (const orgId of await organizationIdsInLog(accounts.db)) organizations.push(reconciliationView(await reconcileOrganization(accounts.db, orgId, p, today)));
+      for (const orgId of await organizationIdsInLog(accounts.db))
+        organizations.push(reconciliationView(await reconcileOrganization(accounts.db, orgId, p, today)));
       const discrepancies = organizations.reduce((s, o) => s + o.discrepancies.length, 0);
       return { organizations, discrepancies, ok: discrepancies === 0 };
     },
@@ -315,20 +440,29 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     },
     /** Loads retraction lists as the list in force (an event); a file missing or unparseable is 422 naming it, and nothing changes. */
     loadRetractions: (files: string[]): Promise<RetractionsLoad> => {
-      if (!options.retractions) throw new Rejection('SERVICE_UNAVAILABLE', 'retraction lists cannot be loaded here');
+      if (!options.retractions) throw new Rejection("SERVICE_UNAVAILABLE", "retraction lists cannot be loaded here");
       return options.retractions.load(files, OPERATOR);
     },
     /** The catalogue as the operator manages it: plain collections with their state and last ingestion, meta-collections, retired names. */
     listCollections: (): Promise<CollectionsAdminList> => collections().list(),
     /** Defines a plain collection (an event) and starts its first ingestion; 409 for a name in use, 422 for a bad definition or an unreadable file. */
-    defineCollection: (definition: Omit<PlainCollectionConfig, '$comment'>) => collections().define(definition, OPERATOR),
+    defineCollection: (definition: Omit<PlainCollectionConfig, "$comment">) =>
+      collections().define(definition, OPERATOR),
     /** Changes a collection's display name, description or price in place (an event). */
-    changeCollection: (name: string, change: Partial<Pick<CollectionDefinition, 'displayName' | 'description' | 'pricePer1000'>>) => collections().change(name, change, OPERATOR),
+    changeCollection: (
+      name: string,
+      change: Partial<Pick<CollectionDefinition, "displayName" | "description" | "pricePer1000">>,
+    ) => collections().change(name, change, OPERATOR),
     /** Retires a collection (an event): its searches answer 404 from now on. */
     retireCollection: (name: string) => collections().retire(name, OPERATOR),
     /** Defines or changes a meta-collection (an event). */
-    defineMetaCollection: (name: string, body: Omit<MetaCollectionDefinition, 'name'>) => collections().defineMeta(name, body, OPERATOR),
-    ingestCollection: (collection: string, request: { files: string[]; mode: IngestionMode }, requestId?: string): Promise<{ ingestionId: string }> =>
+    defineMetaCollection: (name: string, body: Omit<MetaCollectionDefinition, "name">) =>
+      collections().defineMeta(name, body, OPERATOR),
+    ingestCollection: (
+      collection: string,
+      request: { files: string[]; mode: IngestionMode },
+      requestId?: string,
+    ): Promise<{ ingestionId: string }> =>
       requireIngestions().start({ collection, files: request.files, mode: request.mode }, OPERATOR, requestId),
     /**
      * Cancels a running ingestion: its workflow stops and it is recorded failed ("cancelled: ..."), so its collection
@@ -336,33 +470,44 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
      */
     /** Stores an uploaded file under the data root's uploads/ folder (streamed, size-limited, hashed, renamed into place). */
     upload: (name: string, body: AsyncIterable<Uint8Array>, declaredBytes?: number): Promise<StoredUpload> => {
-      if (!options.uploads) throw new Rejection('SERVICE_UNAVAILABLE', 'uploads are taken by the running service: send them to it (--url)');
+      if (!options.uploads)
+        throw new Rejection("SERVICE_UNAVAILABLE", "uploads are taken by the running service: send them to it (--url)");
       return options.uploads.store(name, body, declaredBytes);
     },
     cancelIngestion: async (ingestionId: string): Promise<IngestionStatus> => {
       const ingestions = requireIngestions();
       const status = await ingestions.get(ingestionId);
-      if (!status) throw new Rejection('NOT_FOUND', `ingestion ${ingestionId} not found`);
-      if (status.state !== 'running') throw new Rejection('CONFLICT', `ingestion ${ingestionId} has already ended (${status.state}); nothing to cancel`, { state: status.state });
-      await ingestions.cancel(ingestionId, 'by the operator', OPERATOR);
+      if (!status) throw new Rejection("NOT_FOUND", `ingestion ${ingestionId} not found`);
+      if (status.state !== "running")
+        throw new Rejection(
+          "CONFLICT",
+          `ingestion ${ingestionId} has already ended (${status.state}); nothing to cancel`,
+          { state: status.state },
+        );
+      await ingestions.cancel(ingestionId, "by the operator", OPERATOR);
       return (await ingestions.get(ingestionId)) ?? status;
     },
     ingestion: async (ingestionId: string): Promise<IngestionStatus> => {
       const status = await requireIngestions().get(ingestionId);
-      if (!status) throw new Rejection('NOT_FOUND', `ingestion ${ingestionId} not found`);
+      if (!status) throw new Rejection("NOT_FOUND", `ingestion ${ingestionId} not found`);
       return status;
     },
     /** An organization's webhook endpoints, as its members see them (the same use case, acting as the operator). */
     listWebhooks: async (orgId: string) => ({ data: await requireWebhooks().list((await requireOrg(orgId)).id) }),
-    createWebhook: async (orgId: string, input: NewEndpointInput) => requireWebhooks().create((await requireOrg(orgId)).id, input, OPERATOR),
+    createWebhook: async (orgId: string, input: NewEndpointInput) =>
+      requireWebhooks().create((await requireOrg(orgId)).id, input, OPERATOR),
     deleteWebhook: (orgId: string, endpointId: string) => requireWebhooks().remove(orgId, endpointId, OPERATOR),
-    rotateWebhookSecret: (orgId: string, endpointId: string) => requireWebhooks().rotateSecret(orgId, endpointId, OPERATOR),
+    rotateWebhookSecret: (orgId: string, endpointId: string) =>
+      requireWebhooks().rotateSecret(orgId, endpointId, OPERATOR),
     testWebhook: (orgId: string, endpointId: string) => requireWebhooks().sendTest(orgId, endpointId, OPERATOR),
-    webhookDeliveries: async (orgId: string, endpointId: string, limit?: number) => ({ data: await requireWebhooks().deliveries(orgId, endpointId, limit) }),
+    webhookDeliveries: async (orgId: string, endpointId: string, limit?: number) => ({
+      data: await requireWebhooks().deliveries(orgId, endpointId, limit),
+    }),
   };
 }
 
 export type Operations = ReturnType<typeof createOperations>;
 
 /** Where an invite's token is used: the dashboard's set-password page under the service's public address. */
-export const inviteUrlOf = (baseUrl: string, token: string) => `${baseUrl.replace(/\/+$/, '')}/dashboard/invite/${token}`;
+export const inviteUrlOf = (baseUrl: string, token: string) =>
+  `${baseUrl.replace(/\/+$/, "")}/dashboard/invite/${token}`;

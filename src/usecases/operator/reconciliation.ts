@@ -1,9 +1,9 @@
 // Reconciliation for finance: per day and collection, what the event log says was charged, credited, refunded and
 // unlocked, checked against the projections (ledger, balances, per-collection usage). Every disagreement is reported.
-import type { Queryable } from '../../eventstore/db.js';
-import { readStream } from '../../eventstore/eventStore.js';
-import { orgStream, type StoredEvent } from '../../domain/events.js';
-import { selectList, normalizeRow } from '../../../projections/sqlProjection.js';
+import type { Queryable } from "../../eventstore/db.js";
+import { readStream } from "../../eventstore/eventStore.js";
+import { orgStream, type StoredEvent } from "../../domain/events.js";
+import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
 
 export interface ReconciliationLine {
   day: string;
@@ -17,7 +17,8 @@ export interface ReconciliationLine {
   refundsMicros: bigint;
 }
 
-export type DiscrepancyKind = 'balance_equation' | 'ledger_chain' | 'ledger_vs_events' | 'usage_vs_events' | 'balance_projection';
+export type DiscrepancyKind =
+  "balance_equation" | "ledger_chain" | "ledger_vs_events" | "usage_vs_events" | "balance_projection";
 
 export interface Discrepancy {
   orgId: string;
@@ -66,10 +67,19 @@ export function foldOrganizationEvents(events: StoredEvent[], period: Reconcilia
   const lines = new Map<string, ReconciliationLine>();
   const perDay = new Map<string, MoneyTotals>();
   const line = (day: string, collection: string | null) => {
-    const k = `${day}\u0000${collection ?? ''}`;
+    const k = `${day}\u0000${collection ?? ""}`;
     let l = lines.get(k);
     if (!l) {
-      l = { day, collection, searches: 0, chargesMicros: 0n, unlocksMicros: 0n, unlockedResults: 0, creditsMicros: 0n, refundsMicros: 0n };
+      l = {
+        day,
+        collection,
+        searches: 0,
+        chargesMicros: 0n,
+        unlocksMicros: 0n,
+        unlockedResults: 0,
+        creditsMicros: 0n,
+        refundsMicros: 0n,
+      };
       lines.set(k, l);
     }
     return l;
@@ -84,21 +94,21 @@ export function foldOrganizationEvents(events: StoredEvent[], period: Reconcilia
     if (period.to !== null && day > period.to) break;
     const before = period.from !== null && day < period.from;
     switch (e.type) {
-      case 'CreditsAdded':
-      case 'RefundIssued': {
+      case "CreditsAdded":
+      case "RefundIssued": {
         const a = BigInt(e.data.amountMicros);
         if (before) opening += a;
         else {
-          const kind = e.type === 'CreditsAdded' ? 'credits' : 'refunds';
+          const kind = e.type === "CreditsAdded" ? "credits" : "refunds";
           totals[kind] += a;
           dayTotals(day)[kind] += a;
           line(day, null)[`${kind}Micros`] += a;
         }
         break;
       }
-      case 'ToolCallCharged':
-      case 'SearchCharged':
-      case 'ResultsUnlocked': {
+      case "ToolCallCharged":
+      case "SearchCharged":
+      case "ResultsUnlocked": {
         const a = BigInt(e.data.amountMicros);
         if (before) {
           opening -= a;
@@ -107,11 +117,11 @@ export function foldOrganizationEvents(events: StoredEvent[], period: Reconcilia
         totals.charges += a;
         dayTotals(day).charges += a;
         // a tool call's money belongs to no collection, like credits: on the day's null-collection line
-        if (e.type === 'ToolCallCharged') line(day, null).chargesMicros += a;
+        if (e.type === "ToolCallCharged") line(day, null).chargesMicros += a;
         else {
           for (const l of e.data.collections) {
             const target = line(day, l.collection);
-            if (e.type === 'SearchCharged') {
+            if (e.type === "SearchCharged") {
               target.searches += 1;
               target.chargesMicros += BigInt(l.amountMicros);
             } else {
@@ -126,21 +136,38 @@ export function foldOrganizationEvents(events: StoredEvent[], period: Reconcilia
         break;
     }
   }
-  const sorted = [...lines.values()].sort((a, b) => (a.day === b.day ? (a.collection ?? '').localeCompare(b.collection ?? '') : a.day < b.day ? -1 : 1));
-  return { opening, totals, closing: opening + totals.credits - totals.charges + totals.refunds, lines: sorted, perDay };
+  const sorted = [...lines.values()].sort((a, b) =>
+    a.day === b.day ? (a.collection ?? "").localeCompare(b.collection ?? "") : a.day < b.day ? -1 : 1,
+  );
+  return {
+    opening,
+    totals,
+    closing: opening + totals.credits - totals.charges + totals.refunds,
+    lines: sorted,
+    perDay,
+  };
 }
 
 const fmt = (v: bigint) => v.toString();
 
 /** Reconciles one organization: events against the ledger, the per-collection usage and the balance. */
-export async function reconcileOrganization(db: Queryable, orgId: string, period: ReconciliationPeriod, today: string): Promise<OrgReconciliation> {
+export async function reconcileOrganization(
+  db: Queryable,
+  orgId: string,
+  period: ReconciliationPeriod,
+  today: string,
+): Promise<OrgReconciliation> {
   const events = await readStream(db, orgStream(orgId));
   const fold = foldOrganizationEvents(events, period);
   const discrepancies: Discrepancy[] = [];
-  const report = (d: Omit<Discrepancy, 'orgId'>) => discrepancies.push({ orgId, ...d });
+  const report = (d: Omit<Discrepancy, "orgId">) => discrepancies.push({ orgId, ...d });
 
   // the ledger projection: its own arithmetic, then against the events
-  const ledger = (await db.query(`SELECT ${selectList('ledger')} FROM proj_ledger WHERE org_id = $1 ORDER BY proj_ledger.position`, [orgId])).map((r) => normalizeRow('ledger', r));
+  const ledger = (
+    await db.query(`SELECT ${selectList("ledger")} FROM proj_ledger WHERE org_id = $1 ORDER BY proj_ledger.position`, [
+      orgId,
+    ])
+  ).map((r) => normalizeRow("ledger", r));
   let running = 0n;
   let ledgerOpening = 0n;
   let ledgerClosing: bigint | undefined;
@@ -149,7 +176,14 @@ export async function reconcileOrganization(db: Queryable, orgId: string, period
     const amount = BigInt(row.amount_micros);
     const after = BigInt(row.balance_after_micros);
     if (running + amount !== after) {
-      report({ kind: 'ledger_chain', position: row.position, day: dayOf(row.time), expected: fmt(running + amount), found: fmt(after), message: `ledger entry at position ${row.position}: balance after does not follow from the entry before it` });
+      report({
+        kind: "ledger_chain",
+        position: row.position,
+        day: dayOf(row.time),
+        expected: fmt(running + amount),
+        found: fmt(after),
+        message: `ledger entry at position ${row.position}: balance after does not follow from the entry before it`,
+      });
     }
     running = after;
     const day = dayOf(row.time);
@@ -160,48 +194,107 @@ export async function reconcileOrganization(db: Queryable, orgId: string, period
     if (period.to !== null && day > period.to) break;
     ledgerClosing = after;
     const t = ledgerPerDay.get(day) ?? { credits: 0n, charges: 0n, refunds: 0n };
-    if (row.type === 'credit') t.credits += amount;
-    else if (row.type === 'refund') t.refunds += amount;
+    if (row.type === "credit") t.credits += amount;
+    else if (row.type === "refund") t.refunds += amount;
     else t.charges += -amount;
     ledgerPerDay.set(day, t);
   }
   ledgerClosing ??= ledgerOpening;
-  const ledgerTotals = [...ledgerPerDay.values()].reduce((s, t) => ({ credits: s.credits + t.credits, charges: s.charges + t.charges, refunds: s.refunds + t.refunds }), { credits: 0n, charges: 0n, refunds: 0n });
+  const ledgerTotals = [...ledgerPerDay.values()].reduce(
+    (s, t) => ({ credits: s.credits + t.credits, charges: s.charges + t.charges, refunds: s.refunds + t.refunds }),
+    { credits: 0n, charges: 0n, refunds: 0n },
+  );
   const equation = ledgerOpening + ledgerTotals.credits - ledgerTotals.charges + ledgerTotals.refunds;
   if (equation !== ledgerClosing) {
-    report({ kind: 'balance_equation', expected: fmt(equation), found: fmt(ledgerClosing), message: 'ledger: opening balance + credits - charges + refunds does not equal the closing balance' });
+    report({
+      kind: "balance_equation",
+      expected: fmt(equation),
+      found: fmt(ledgerClosing),
+      message: "ledger: opening balance + credits - charges + refunds does not equal the closing balance",
+    });
   }
-  if (ledgerOpening !== fold.opening) report({ kind: 'ledger_vs_events', expected: fmt(fold.opening), found: fmt(ledgerOpening), message: 'opening balance in the ledger differs from the event log' });
-  if (ledgerClosing !== fold.closing) report({ kind: 'ledger_vs_events', expected: fmt(fold.closing), found: fmt(ledgerClosing), message: 'closing balance in the ledger differs from the event log' });
+  if (ledgerOpening !== fold.opening)
+    report({
+      kind: "ledger_vs_events",
+      expected: fmt(fold.opening),
+      found: fmt(ledgerOpening),
+      message: "opening balance in the ledger differs from the event log",
+    });
+  if (ledgerClosing !== fold.closing)
+    report({
+      kind: "ledger_vs_events",
+      expected: fmt(fold.closing),
+      found: fmt(ledgerClosing),
+      message: "closing balance in the ledger differs from the event log",
+    });
   for (const day of new Set([...fold.perDay.keys(), ...ledgerPerDay.keys()])) {
     const e = fold.perDay.get(day) ?? { credits: 0n, charges: 0n, refunds: 0n };
     const l = ledgerPerDay.get(day) ?? { credits: 0n, charges: 0n, refunds: 0n };
-    for (const k of ['credits', 'charges', 'refunds'] as const) {
-      if (e[k] !== l[k]) report({ kind: 'ledger_vs_events', day, expected: fmt(e[k]), found: fmt(l[k]), message: `${k} on ${day}: the ledger differs from the event log` });
+    for (const k of ["credits", "charges", "refunds"] as const) {
+      if (e[k] !== l[k])
+        report({
+          kind: "ledger_vs_events",
+          day,
+          expected: fmt(e[k]),
+          found: fmt(l[k]),
+          message: `${k} on ${day}: the ledger differs from the event log`,
+        });
     }
   }
 
   // the per-collection usage projection against the event lines
-  const usageRows = (await db.query(`SELECT ${selectList('collection_usage')} FROM proj_collection_usage WHERE org_id = $1`, [orgId])).map((r) => normalizeRow('collection_usage', r));
-  const usage = new Map(usageRows.filter((u) => (period.from === null || u.day >= period.from) && (period.to === null || u.day <= period.to)).map((u) => [`${u.day}\u0000${u.collection}`, u]));
+  const usageRows = (
+    await db.query(`SELECT ${selectList("collection_usage")} FROM proj_collection_usage WHERE org_id = $1`, [orgId])
+  ).map((r) => normalizeRow("collection_usage", r));
+  const usage = new Map(
+    usageRows
+      .filter((u) => (period.from === null || u.day >= period.from) && (period.to === null || u.day <= period.to))
+      .map((u) => [`${u.day}\u0000${u.collection}`, u]),
+  );
   for (const l of fold.lines) {
     if (l.collection === null) continue;
     const key = `${l.day}\u0000${l.collection}`;
     const u = usage.get(key);
     usage.delete(key);
-    const found = u ? `charges=${u.charged_micros} unlocks=${u.unlocked_micros} searches=${u.queries} unlocked=${u.unlocked_results}` : 'no row';
+    const found = u
+      ? `charges=${u.charged_micros} unlocks=${u.unlocked_micros} searches=${u.queries} unlocked=${u.unlocked_results}`
+      : "no row";
     const expected = `charges=${l.chargesMicros} unlocks=${l.unlocksMicros} searches=${l.searches} unlocked=${l.unlockedResults}`;
-    if (found !== expected) report({ kind: 'usage_vs_events', day: l.day, collection: l.collection, expected, found, message: `usage of ${l.collection} on ${l.day} differs from the event log` });
+    if (found !== expected)
+      report({
+        kind: "usage_vs_events",
+        day: l.day,
+        collection: l.collection,
+        expected,
+        found,
+        message: `usage of ${l.collection} on ${l.day} differs from the event log`,
+      });
   }
   for (const u of usage.values()) {
-    report({ kind: 'usage_vs_events', day: u.day, collection: u.collection, expected: 'no row', found: `charges=${u.charged_micros} unlocks=${u.unlocked_micros} searches=${u.queries} unlocked=${u.unlocked_results}`, message: `usage of ${u.collection} on ${u.day} has no events behind it` });
+    report({
+      kind: "usage_vs_events",
+      day: u.day,
+      collection: u.collection,
+      expected: "no row",
+      found: `charges=${u.charged_micros} unlocks=${u.unlocked_micros} searches=${u.queries} unlocked=${u.unlocked_results}`,
+      message: `usage of ${u.collection} on ${u.day} has no events behind it`,
+    });
   }
 
   // the balance projection, when the period runs up to now
   if (period.to === null || period.to >= today) {
-    const [bal] = await db.query<{ b: string }>('SELECT balance_micros::text AS b FROM proj_balances WHERE org_id = $1', [orgId]);
+    const [bal] = await db.query<{ b: string }>(
+      "SELECT balance_micros::text AS b FROM proj_balances WHERE org_id = $1",
+      [orgId],
+    );
     const balance = bal ? BigInt(bal.b) : 0n;
-    if (balance !== fold.closing) report({ kind: 'balance_projection', expected: fmt(fold.closing), found: fmt(balance), message: 'the balance projection differs from the event log' });
+    if (balance !== fold.closing)
+      report({
+        kind: "balance_projection",
+        expected: fmt(fold.closing),
+        found: fmt(balance),
+        message: "the balance projection differs from the event log",
+      });
   }
 
   return {
@@ -220,6 +313,8 @@ export async function reconcileOrganization(db: Queryable, orgId: string, period
 
 /** Every organization in the log. */
 export async function organizationIdsInLog(db: Queryable): Promise<string[]> {
-  const rows = await db.query<{ org_id: string }>(`SELECT DISTINCT data->>'orgId' AS org_id FROM events WHERE type = 'OrganizationCreated' ORDER BY 1`);
+  const rows = await db.query<{ org_id: string }>(
+    `SELECT DISTINCT data->>'orgId' AS org_id FROM events WHERE type = 'OrganizationCreated' ORDER BY 1`,
+  );
   return rows.map((r) => r.org_id);
 }

@@ -3,21 +3,22 @@
 // runs. The body is streamed to a temporary file beside its destination, counted against the size limit and hashed
 // as it arrives, then renamed into place at once: a reader never sees half a file, and a refused or broken upload
 // leaves nothing behind.
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Rejection } from '../../domain/rejection.js';
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, open, rename, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { Rejection } from "../../domain/rejection.js";
 
 /** The folder under the data root uploads go to; definitions and ingestions name a file as `uploads/<name>`. */
-export const UPLOAD_DIR = 'uploads';
+export const UPLOAD_DIR = "uploads";
 
 /** A file name: letters, digits, `.`, `_`, `-`; starts with a letter or digit; at most 128 characters. */
 const UPLOAD_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** Why `name` cannot name an upload, or null when it can. */
 export function uploadNameProblem(name: string): string | null {
-  if (!UPLOAD_NAME.test(name)) return 'an upload name is 1 to 128 letters, digits, ".", "_" or "-", starting with a letter or digit (no folders)';
-  if (name.includes('..')) return 'an upload name holds no ".."';
+  if (!UPLOAD_NAME.test(name))
+    return 'an upload name is 1 to 128 letters, digits, ".", "_" or "-", starting with a letter or digit (no folders)';
+  if (name.includes("..")) return 'an upload name holds no ".."';
   return null;
 }
 
@@ -39,12 +40,17 @@ export interface Uploads {
 }
 
 export function createUploads(deps: { dataRoot: string; maxBytes: number }): Uploads {
-  const tooLarge = () => new Rejection('VALIDATION_ERROR', `the upload is larger than the ${deps.maxBytes}-byte limit (UPLOAD_MAX_MB); nothing was stored`, { field: 'body' });
+  const tooLarge = () =>
+    new Rejection(
+      "VALIDATION_ERROR",
+      `the upload is larger than the ${deps.maxBytes}-byte limit (UPLOAD_MAX_MB); nothing was stored`,
+      { field: "body" },
+    );
   return {
     maxBytes: deps.maxBytes,
     async store(name, body, declaredBytes) {
       const problem = uploadNameProblem(name);
-      if (problem) throw new Rejection('VALIDATION_ERROR', `"${name.slice(0, 140)}": ${problem}`, { field: 'name' });
+      if (problem) throw new Rejection("VALIDATION_ERROR", `"${name.slice(0, 140)}": ${problem}`, { field: "name" });
       if (declaredBytes !== undefined && declaredBytes > deps.maxBytes) throw tooLarge();
       const dir = join(deps.dataRoot, UPLOAD_DIR);
       await mkdir(dir, { recursive: true });
@@ -54,9 +60,9 @@ export function createUploads(deps: { dataRoot: string; maxBytes: number }): Upl
         () => false,
       );
       // a hidden name no upload can take (names start with a letter or digit), created exclusively
-      const partial = join(dir, `.${name}.${randomBytes(6).toString('hex')}.part`);
-      const file = await open(partial, 'wx', 0o640);
-      const hash = createHash('sha256');
+      const partial = join(dir, `.${name}.${randomBytes(6).toString("hex")}.part`);
+      const file = await open(partial, "wx", 0o640);
+      const hash = createHash("sha256");
       let bytes = 0;
       try {
         for await (const chunk of body) {
@@ -73,7 +79,7 @@ export function createUploads(deps: { dataRoot: string; maxBytes: number }): Upl
         await rm(partial, { force: true });
         throw err;
       }
-      return { name, file: `${UPLOAD_DIR}/${name}`, bytes, sha256: hash.digest('hex'), created: !existed };
+      return { name, file: `${UPLOAD_DIR}/${name}`, bytes, sha256: hash.digest("hex"), created: !existed };
     },
   };
 }

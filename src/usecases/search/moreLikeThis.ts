@@ -1,14 +1,14 @@
 // More like this: a work named by its doc_id, DOI, PMID or OpenAlex id, found in the collections the key reaches, and
 // turned into what a search near it needs (its chunks' mean vector, its title and opening text, and how to leave it out).
-import type { CollectionCatalog } from '../../domain/catalog.js';
-import { canonicalDoi, canonicalPmid } from '../../domain/identifiers.js';
-import { Rejection } from '../../domain/rejection.js';
-import type { FilterNode } from '../../filters/ast.js';
-import { withoutRetracted, type LiveRetractions } from '../../ingest/liveRetractions.js';
-import type { ChunkRecord, SearchEngine } from '../../retrieval/port.js';
-import type { AuthContext } from '../auth/context.js';
-import { reachableCollections } from '../tools/worksLookup.js';
-import type { LikeTarget } from './pipeline.js';
+import type { CollectionCatalog } from "../../domain/catalog.js";
+import { canonicalDoi, canonicalPmid } from "../../domain/identifiers.js";
+import { Rejection } from "../../domain/rejection.js";
+import type { FilterNode } from "../../filters/ast.js";
+import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
+import type { ChunkRecord, SearchEngine } from "../../retrieval/port.js";
+import type { AuthContext } from "../auth/context.js";
+import { reachableCollections } from "../tools/worksLookup.js";
+import type { LikeTarget } from "./pipeline.js";
 
 /** The most chunks of the work read for its vector (a long full text is represented by its first ones). */
 const WORK_CHUNKS = 64;
@@ -21,13 +21,16 @@ export function workCondition(id: string): FilterNode {
   const pmid = /^pmid:\s*(.+)$/i.exec(trimmed);
   if (pmid) {
     const value = canonicalPmid(pmid[1]!);
-    if (!value) throw new Rejection('VALIDATION_ERROR', `like.work: "${trimmed}" is not a PubMed id; send pmid:12345678`, { field: 'like.work' });
-    return { kind: 'eq', field: 'pmid', value };
+    if (!value)
+      throw new Rejection("VALIDATION_ERROR", `like.work: "${trimmed}" is not a PubMed id; send pmid:12345678`, {
+        field: "like.work",
+      });
+    return { kind: "eq", field: "pmid", value };
   }
   const doi = canonicalDoi(trimmed);
-  if (doi) return { kind: 'eq', field: 'doi', value: doi };
+  if (doi) return { kind: "eq", field: "doi", value: doi };
   const openAlex = /^(?:https?:\/\/openalex\.org\/)?(W\d{1,12})$/i.exec(trimmed);
-  return { kind: 'eq', field: 'doc_id', value: openAlex ? openAlex[1]!.toUpperCase() : trimmed };
+  return { kind: "eq", field: "doc_id", value: openAlex ? openAlex[1]!.toUpperCase() : trimmed };
 }
 
 function meanVector(chunks: readonly ChunkRecord[]): Float32Array | undefined {
@@ -43,15 +46,15 @@ function meanVector(chunks: readonly ChunkRecord[]): Float32Array | undefined {
 
 function likeText(chunks: readonly ChunkRecord[]): string {
   const ordered = [...chunks].sort((a, b) => a.metadata.chunk_index - b.metadata.chunk_index);
-  const title = typeof ordered[0]?.metadata.title === 'string' ? ordered[0].metadata.title : '';
-  const text = `${title} ${ordered.map((c) => c.text).join(' ')}`.replace(/\s+/g, ' ').trim();
-  return text.length <= LIKE_TEXT_CHARS ? text : text.slice(0, LIKE_TEXT_CHARS).replace(/\s+\S*$/, '');
+  const title = typeof ordered[0]?.metadata.title === "string" ? ordered[0].metadata.title : "";
+  const text = `${title} ${ordered.map((c) => c.text).join(" ")}`.replace(/\s+/g, " ").trim();
+  return text.length <= LIKE_TEXT_CHARS ? text : text.slice(0, LIKE_TEXT_CHARS).replace(/\s+\S*$/, "");
 }
 
 export interface LikeDeps {
   catalog: CollectionCatalog;
-  engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>;
-  retractions?: Pick<LiveRetractions, 'exclusionFilter'>;
+  engine: Pick<SearchEngine, "findChunks" | "hasIndex">;
+  retractions?: Pick<LiveRetractions, "exclusionFilter">;
 }
 
 /**
@@ -65,35 +68,40 @@ export async function resolveLike(deps: LikeDeps, auth: AuthContext, id: string)
     reachableCollections(deps.catalog, auth.key.collections).map(async (name) => {
       if (!(await deps.engine.hasIndex(name))) return undefined;
       const plain = deps.catalog.resolveCollection(name);
-      const scoped = plain?.type === 'plain' ? withoutRetracted(plain, condition, retracted) : condition;
-      if (scoped === 'skip' || scoped === undefined) return undefined;
+      const scoped = plain?.type === "plain" ? withoutRetracted(plain, condition, retracted) : condition;
+      if (scoped === "skip" || scoped === undefined) return undefined;
       const hits = await deps.engine.findChunks(name, scoped, 1);
       if (hits.length === 0) return undefined;
       const docId = hits[0]!.metadata.doc_id;
-      const chunks = await deps.engine.findChunks(name, { kind: 'eq', field: 'doc_id', value: docId }, WORK_CHUNKS);
+      const chunks = await deps.engine.findChunks(name, { kind: "eq", field: "doc_id", value: docId }, WORK_CHUNKS);
       return { name, docId, chunks };
     }),
   );
   const holder = found.find((f) => f !== undefined);
-  if (!holder) throw new Rejection('WORK_NOT_FOUND', `no collection this key can reach holds the work "${id.trim()}"; send a result's metadata.doc_id, a DOI, pmid:NNN or an OpenAlex W-id`);
+  if (!holder)
+    throw new Rejection(
+      "WORK_NOT_FOUND",
+      `no collection this key can reach holds the work "${id.trim()}"; send a result's metadata.doc_id, a DOI, pmid:NNN or an OpenAlex W-id`,
+    );
   const first = holder.chunks.find((c) => c.metadata.chunk_index === 0) ?? holder.chunks[0]!;
-  const doi = typeof first.metadata.doi === 'string' && first.metadata.doi !== '' ? first.metadata.doi.toLowerCase() : null;
-  const pmid = typeof first.metadata.pmid === 'string' && first.metadata.pmid !== '' ? first.metadata.pmid : null;
+  const doi =
+    typeof first.metadata.doi === "string" && first.metadata.doi !== "" ? first.metadata.doi.toLowerCase() : null;
+  const pmid = typeof first.metadata.pmid === "string" && first.metadata.pmid !== "" ? first.metadata.pmid : null;
   const vector = meanVector(holder.chunks);
   return {
     work: id.trim(),
     collection: holder.name,
     docId: holder.docId,
-    title: typeof first.metadata.title === 'string' ? first.metadata.title : null,
+    title: typeof first.metadata.title === "string" ? first.metadata.title : null,
     text: likeText(holder.chunks),
     ...(vector ? { vector } : {}),
     // the work itself, wherever it is held: by its doc_id where found, and by its DOI or PMID everywhere
     exclude: (physical) => {
       const same: FilterNode[] = [];
-      if (physical === holder.name) same.push({ kind: 'eq', field: 'doc_id', value: holder.docId });
-      if (doi) same.push({ kind: 'eq', field: 'doi', value: doi });
-      if (pmid) same.push({ kind: 'eq', field: 'pmid', value: pmid });
-      return same.length === 0 ? { kind: 'none' } : same.length === 1 ? same[0]! : { kind: 'or', children: same };
+      if (physical === holder.name) same.push({ kind: "eq", field: "doc_id", value: holder.docId });
+      if (doi) same.push({ kind: "eq", field: "doi", value: doi });
+      if (pmid) same.push({ kind: "eq", field: "pmid", value: pmid });
+      return same.length === 0 ? { kind: "none" } : same.length === 1 ? same[0]! : { kind: "or", children: same };
     },
   };
 }

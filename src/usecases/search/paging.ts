@@ -1,8 +1,8 @@
 // Cursors: a search or preview names the page after it by an opaque token bound to its query record (the caller's
 // organization, the same request), and that next page excludes every row delivered on earlier pages. Pure.
-import { createHash } from 'node:crypto';
-import { Rejection } from '../../domain/rejection.js';
-import { documentOf, type DocumentRow } from '../../retrieval/rowSelection.js';
+import { createHash } from "node:crypto";
+import { Rejection } from "../../domain/rejection.js";
+import { documentOf, type DocumentRow } from "../../retrieval/rowSelection.js";
 
 /**
  * How deep a list goes: a cursor continues a ranked list while fewer than this many of its chunks were read, and a
@@ -48,25 +48,34 @@ export interface ListIdentity {
 export function requestFingerprint(identity: ListIdentity): string {
   const canonical = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(canonical);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+    if (value && typeof value === "object")
+      return Object.fromEntries(
+        Object.keys(value)
+          .sort()
+          .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+      );
     return value ?? null;
   };
   const body = canonical({ ...identity, collections: identity.collections.map((c) => c.toLowerCase()) });
-  return createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 32);
+  return createHash("sha256").update(JSON.stringify(body)).digest("base64url").slice(0, 32);
 }
 
-const CURSOR_PREFIX = 'c1.';
+const CURSOR_PREFIX = "c1.";
 
 /** The token a response carries for the page after its query record. */
-export const cursorOf = (queryId: string): string => CURSOR_PREFIX + Buffer.from(queryId, 'utf8').toString('base64url');
+export const cursorOf = (queryId: string): string => CURSOR_PREFIX + Buffer.from(queryId, "utf8").toString("base64url");
 
 const unknownCursor = () =>
-  new Rejection('VALIDATION_ERROR', 'cursor: not a cursor this organization was given (or it is older than 7 days); send the nextCursor of your last page unchanged, or drop cursor to start the list again', { field: 'cursor' });
+  new Rejection(
+    "VALIDATION_ERROR",
+    "cursor: not a cursor this organization was given (or it is older than 7 days); send the nextCursor of your last page unchanged, or drop cursor to start the list again",
+    { field: "cursor" },
+  );
 
 /** The query id a cursor names; 422 when it is not one of ours. */
 export function queryIdOfCursor(cursor: string): string {
   if (!cursor.startsWith(CURSOR_PREFIX)) throw unknownCursor();
-  const id = Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString('utf8');
+  const id = Buffer.from(cursor.slice(CURSOR_PREFIX.length), "base64url").toString("utf8");
   if (!/^[0-9a-f-]{36}$/.test(id) || cursorOf(id) !== cursor) throw unknownCursor();
   return id;
 }
@@ -78,7 +87,7 @@ export function queryIdOfCursor(cursor: string): string {
  * id), so no row of one list is sold to the key twice; the next page starts from that page's own cursor.
  */
 export function nextPageQueryId(previousQueryId: string, keyId: string): string {
-  const h = createHash('sha256').update(`${previousQueryId}\u0000${keyId}`).digest('hex');
+  const h = createHash("sha256").update(`${previousQueryId}\u0000${keyId}`).digest("hex");
   // UUID layout, version 8 (custom), RFC 4122 variant
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
@@ -95,25 +104,43 @@ export interface PreviousPage {
  * The checks of a cursor against the page it continues: the caller's organization (another's is as unknown), the
  * kind of call (a preview's cursor continues previews), the same request, a list that goes on. 4xx naming the fix.
  */
-export function assertContinues(previous: PreviousPage | undefined, orgId: string, kind: 'search' | 'preview', fingerprint: string): PageState {
+export function assertContinues(
+  previous: PreviousPage | undefined,
+  orgId: string,
+  kind: "search" | "preview",
+  fingerprint: string,
+): PageState {
   if (!previous || previous.orgId !== orgId || !previous.page) throw unknownCursor();
-  if (!previous.fresh) throw new Rejection('CACHED_RESULT_EXPIRED', 'cursor: the list it continues is older than 7 days; run the search again without cursor');
+  if (!previous.fresh)
+    throw new Rejection(
+      "CACHED_RESULT_EXPIRED",
+      "cursor: the list it continues is older than 7 days; run the search again without cursor",
+    );
   if (previous.kind !== kind) {
-    throw new Rejection('VALIDATION_ERROR', `cursor: it continues a ${previous.kind === 'preview' ? 'preview; send it to POST /api/v1/search/preview' : 'paid search; send it to POST /api/v1/search/query or /{collection}'}`, { field: 'cursor' });
+    throw new Rejection(
+      "VALIDATION_ERROR",
+      `cursor: it continues a ${previous.kind === "preview" ? "preview; send it to POST /api/v1/search/preview" : "paid search; send it to POST /api/v1/search/query or /{collection}"}`,
+      { field: "cursor" },
+    );
   }
   if (previous.page.fingerprint !== fingerprint) {
     throw new Rejection(
-      'VALIDATION_ERROR',
-      'cursor: it belongs to another request; send the same query (or like), collections, filters, sort, min_relevance and one_per_document as the call that returned it (limit and max_cost may change), or drop cursor to start a new list',
-      { field: 'cursor' },
+      "VALIDATION_ERROR",
+      "cursor: it belongs to another request; send the same query (or like), collections, filters, sort, min_relevance and one_per_document as the call that returned it (limit and max_cost may change), or drop cursor to start a new list",
+      { field: "cursor" },
     );
   }
-  if (!previous.page.continues) throw new Rejection('VALIDATION_ERROR', 'cursor: the list it belongs to has no further page', { field: 'cursor' });
+  if (!previous.page.continues)
+    throw new Rejection("VALIDATION_ERROR", "cursor: the list it belongs to has no further page", { field: "cursor" });
   return previous.page;
 }
 
 /** What the next page leaves out: the earlier pages' rows and those of the page the cursor came from. */
-export function exclusionAfter(page: PageState, rows: readonly (DocumentRow & { id: string })[], onePerDocument: boolean): PageExclusion {
+export function exclusionAfter(
+  page: PageState,
+  rows: readonly (DocumentRow & { id: string })[],
+  onePerDocument: boolean,
+): PageExclusion {
   return {
     ids: new Set([...page.earlierIds, ...rows.map((r) => r.id)]),
     documents: new Set(onePerDocument ? [...(page.earlierDocuments ?? []), ...rows.map(documentOf)] : []),
@@ -122,7 +149,12 @@ export function exclusionAfter(page: PageState, rows: readonly (DocumentRow & { 
 }
 
 /** The page state a record keeps for the page it holds. */
-export function pageStateOf(fingerprint: string, exclusion: PageExclusion | undefined, continues: boolean, onePerDocument: boolean): PageState {
+export function pageStateOf(
+  fingerprint: string,
+  exclusion: PageExclusion | undefined,
+  continues: boolean,
+  onePerDocument: boolean,
+): PageState {
   return {
     fingerprint,
     number: exclusion?.number ?? 1,

@@ -1,33 +1,39 @@
 // The search use case behind /query, /{collection} and /preview: resolve, authorize, retrieve, merge, price.
-import { randomUUID } from 'node:crypto';
-import type { CatalogEntry, CollectionCatalog, PlainCollection } from '../../domain/catalog.js';
-import type { CollectionReadiness } from '../../domain/readiness.js';
-import type { Embedder } from '../../embedding/port.js';
-import type { FilterNode } from '../../filters/ast.js';
-import type { FilterPlan, FilterPlanner } from '../../filters/planner.js';
-import { EmbeddingMismatchError, type SearchEngine } from '../../retrieval/port.js';
-import type { AuthContext } from '../auth/context.js';
-import { pricePer1000For } from '../../domain/pricing.js';
-import type { CachedRow } from './queryCache.js';
-import { teaserOf } from './queryCache.js';
-import { assertSearchableQuery } from './queryValidation.js';
-import { Rejection } from '../../domain/rejection.js';
-import { didYouMean } from '../../domain/didYouMean.js';
-import { chargeLines } from '../../domain/organization.js';
-import type { CollectionCharge } from '../../domain/events.js';
-import { costForTokens } from '../../domain/money.js';
-import { mergeByRelevance, type MergedHit, type RankedList } from '../../retrieval/rerank.js';
-import { embedQueryCached } from '../../retrieval/queryVectorCache.js';
-import { isFragment } from '../../ingest/chunk.js';
-import { checkPinnedDois } from '../../filters/doiReach.js';
-import { withoutRetracted, type LiveRetractions } from '../../ingest/liveRetractions.js';
-import { documentOf, EVERY_ROW, firstPerDocument, selectRows, type RowSelection } from '../../retrieval/rowSelection.js';
-import { chargeModeOf } from '../../domain/organization.js';
-import { capToCost } from '../../domain/costCap.js';
-import { MAX_LIST_DEPTH, type PageExclusion } from './paging.js';
-import { sortRows, type SortOrder } from './sortOrder.js';
+import { randomUUID } from "node:crypto";
+import type { CatalogEntry, CollectionCatalog, PlainCollection } from "../../domain/catalog.js";
+import type { CollectionReadiness } from "../../domain/readiness.js";
+import type { Embedder } from "../../embedding/port.js";
+import type { FilterNode } from "../../filters/ast.js";
+import type { FilterPlan, FilterPlanner } from "../../filters/planner.js";
+import { EmbeddingMismatchError, type SearchEngine } from "../../retrieval/port.js";
+import type { AuthContext } from "../auth/context.js";
+import { pricePer1000For } from "../../domain/pricing.js";
+import type { CachedRow } from "./queryCache.js";
+import { teaserOf } from "./queryCache.js";
+import { assertSearchableQuery } from "./queryValidation.js";
+import { Rejection } from "../../domain/rejection.js";
+import { didYouMean } from "../../domain/didYouMean.js";
+import { chargeLines } from "../../domain/organization.js";
+import type { CollectionCharge } from "../../domain/events.js";
+import { costForTokens } from "../../domain/money.js";
+import { mergeByRelevance, type MergedHit, type RankedList } from "../../retrieval/rerank.js";
+import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
+import { isFragment } from "../../ingest/chunk.js";
+import { checkPinnedDois } from "../../filters/doiReach.js";
+import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
+import {
+  documentOf,
+  EVERY_ROW,
+  firstPerDocument,
+  selectRows,
+  type RowSelection,
+} from "../../retrieval/rowSelection.js";
+import { chargeModeOf } from "../../domain/organization.js";
+import { capToCost } from "../../domain/costCap.js";
+import { MAX_LIST_DEPTH, type PageExclusion } from "./paging.js";
+import { sortRows, type SortOrder } from "./sortOrder.js";
 
-export type { FilterPlan, FilterPlanner } from '../../filters/planner.js';
+export type { FilterPlan, FilterPlanner } from "../../filters/planner.js";
 
 export interface SearchDeps {
   catalog: CollectionCatalog;
@@ -37,7 +43,7 @@ export interface SearchDeps {
   /** which collections are still ingesting (first start); without it every collection counts as ready */
   readiness?: CollectionReadiness;
   /** the works retraction lists loaded since ingestion name, excluded where a collection excludes retractions */
-  retractions?: Pick<LiveRetractions, 'exclusionFilter'>;
+  retractions?: Pick<LiveRetractions, "exclusionFilter">;
 }
 
 export interface SearchRequestInput {
@@ -102,18 +108,31 @@ function inKeyScope(auth: AuthContext, entry: CatalogEntry): boolean {
 
 /** The names of the collections (plain and meta) this key may search: what a misspelled name is matched against. */
 export function reachableNames(catalog: CollectionCatalog, auth: AuthContext): string[] {
-  return [...catalog.collections, ...catalog.metaCollections].filter((entry) => inKeyScope(auth, entry)).map((entry) => entry.name);
+  return [...catalog.collections, ...catalog.metaCollections]
+    .filter((entry) => inKeyScope(auth, entry))
+    .map((entry) => entry.name);
 }
 
 /** Resolves requested names and enforces the key's scope (403) and existence (404). */
-export function resolveTargets(catalog: CollectionCatalog, auth: AuthContext, names: string[]): { requested: CatalogEntry; physical: PlainCollection[] }[] {
+export function resolveTargets(
+  catalog: CollectionCatalog,
+  auth: AuthContext,
+  names: string[],
+): { requested: CatalogEntry; physical: PlainCollection[] }[] {
   const seen = new Set<string>();
   const out: { requested: CatalogEntry; physical: PlainCollection[] }[] = [];
   for (const name of names) {
     const entry = catalog.resolveCollection(name);
-    if (!entry) throw new Rejection('COLLECTION_NOT_FOUND', `collection "${name}" does not exist.${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones you can search`);
+    if (!entry)
+      throw new Rejection(
+        "COLLECTION_NOT_FOUND",
+        `collection "${name}" does not exist.${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones you can search`,
+      );
     if (!inKeyScope(auth, entry)) {
-      throw new Rejection('NO_COLLECTION_ACCESS', `this API key cannot reach collection "${entry.name}".${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones it can`);
+      throw new Rejection(
+        "NO_COLLECTION_ACCESS",
+        `this API key cannot reach collection "${entry.name}".${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones it can`,
+      );
     }
     if (seen.has(entry.name)) continue;
     seen.add(entry.name);
@@ -127,7 +146,11 @@ export function resolveTargets(catalog: CollectionCatalog, auth: AuthContext, na
  * meta-collection is still being ingested (or its ingestion failed). Callers check it before they take any budget or
  * charge anything. Names that do not resolve or that the key cannot reach are left to resolveTargets (404/403).
  */
-export function assertCollectionsReady(deps: Pick<SearchDeps, 'catalog' | 'readiness'>, auth: AuthContext, names: readonly string[]): void {
+export function assertCollectionsReady(
+  deps: Pick<SearchDeps, "catalog" | "readiness">,
+  auth: AuthContext,
+  names: readonly string[],
+): void {
   if (!deps.readiness) return;
   const physical = names.flatMap((name) => {
     const entry = deps.catalog.resolveCollection(name);
@@ -137,17 +160,18 @@ export function assertCollectionsReady(deps: Pick<SearchDeps, 'catalog' | 'readi
 }
 
 function needsVector(c: PlainCollection): boolean {
-  return c.retrieval !== 'sparse';
+  return c.retrieval !== "sparse";
 }
 
-const listKey = (requested: CatalogEntry, collection: PlainCollection): string => `${requested.name}\u0000${collection.name}`;
+const listKey = (requested: CatalogEntry, collection: PlainCollection): string =>
+  `${requested.name}\u0000${collection.name}`;
 
 /** One physical collection to search, under the name it was requested by. */
 export interface CollectionSearch {
   key: string;
   collection: PlainCollection;
   /** the compiled filter, or 'skip' when the collection cannot take part */
-  filter?: FilterNode | 'skip';
+  filter?: FilterNode | "skip";
 }
 
 /**
@@ -155,30 +179,69 @@ export interface CollectionSearch {
  * it) and merges the lists with the reranker. A fragment (an isolated heading) is never returned, even from an index
  * built before the chunker dropped them. An engine or model that fails answers 503 SERVICE_UNAVAILABLE.
  */
-export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embedder'>, searches: readonly CollectionSearch[], query: string, limit: number, queryVector?: Float32Array): Promise<MergedHit[]> {
+export async function searchCollections(
+  deps: Pick<SearchDeps, "engine" | "embedder">,
+  searches: readonly CollectionSearch[],
+  query: string,
+  limit: number,
+  queryVector?: Float32Array,
+): Promise<MergedHit[]> {
   let vector: Float32Array | undefined = queryVector;
-  if (!vector && searches.some((s) => s.filter !== 'skip' && needsVector(s.collection))) {
+  if (!vector && searches.some((s) => s.filter !== "skip" && needsVector(s.collection))) {
     try {
       vector = await embedQueryCached(deps.embedder, query);
     } catch (err) {
-      throw Object.assign(new Rejection('SERVICE_UNAVAILABLE', 'the embedding model is not answering right now; nothing was charged, retry shortly', { retryAfterSeconds: 5 }), { cause: err });
+      throw Object.assign(
+        new Rejection(
+          "SERVICE_UNAVAILABLE",
+          "the embedding model is not answering right now; nothing was charged, retry shortly",
+          { retryAfterSeconds: 5 },
+        ),
+        { cause: err },
+      );
     }
   }
   const lists = await Promise.all(
     searches.map(async ({ key, collection, filter }): Promise<RankedList> => {
       const mode = collection.retrieval;
-      if (filter === 'skip') return { key, source: collection.name, mode, hits: [] };
+      if (filter === "skip") return { key, source: collection.name, mode, hits: [] };
       try {
-        const hits = await deps.engine.search({ index: collection.name, mode, text: query, ...(needsVector(collection) ? { vector, embedding: deps.embedder.modelName } : {}), limit, filter });
-        return { key, source: collection.name, mode, hits: hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)) };
+        const hits = await deps.engine.search({
+          index: collection.name,
+          mode,
+          text: query,
+          ...(needsVector(collection) ? { vector, embedding: deps.embedder.modelName } : {}),
+          limit,
+          filter,
+        });
+        return {
+          key,
+          source: collection.name,
+          mode,
+          hits: hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)),
+        };
       } catch (err) {
         // the engine's own words stay in the log (the error's cause): they name its internals, and a caller cannot act on them
         if (err instanceof Rejection) throw err;
         // not a passing fault: the index must be built again by this server's model, which the operator does
         if (err instanceof EmbeddingMismatchError) {
-          throw Object.assign(new Rejection('SERVICE_UNAVAILABLE', `${collection.name} cannot be searched until it is ingested again: its vectors were made by ${err.recorded}, and this server embeds queries with ${err.asked} (the two do not compare); nothing was charged`, { retryAfterSeconds: 300 }), { cause: err });
+          throw Object.assign(
+            new Rejection(
+              "SERVICE_UNAVAILABLE",
+              `${collection.name} cannot be searched until it is ingested again: its vectors were made by ${err.recorded}, and this server embeds queries with ${err.asked} (the two do not compare); nothing was charged`,
+              { retryAfterSeconds: 300 },
+            ),
+            { cause: err },
+          );
         }
-        throw Object.assign(new Rejection('SERVICE_UNAVAILABLE', `search is temporarily unavailable (${collection.name}); nothing was charged, retry shortly`, { retryAfterSeconds: 5 }), { cause: err });
+        throw Object.assign(
+          new Rejection(
+            "SERVICE_UNAVAILABLE",
+            `search is temporarily unavailable (${collection.name}); nothing was charged, retry shortly`,
+            { retryAfterSeconds: 5 },
+          ),
+          { cause: err },
+        );
       }
     }),
   );
@@ -190,24 +253,39 @@ export async function searchCollections(deps: Pick<SearchDeps, 'engine' | 'embed
  * engine filters them, so a page keeps its length); ingestion dropped those of the lists it read.
  */
 
-async function planOf(deps: SearchDeps, filters: unknown, targets: ReturnType<typeof resolveTargets>): Promise<FilterPlan | undefined> {
+async function planOf(
+  deps: SearchDeps,
+  filters: unknown,
+  targets: ReturnType<typeof resolveTargets>,
+): Promise<FilterPlan | undefined> {
   if (filters == null) return undefined;
-  if (!deps.planFilters) throw new Rejection('INVALID_FILTER', 'filters are not supported by this deployment', { field: null, filter: filters });
+  if (!deps.planFilters)
+    throw new Rejection("INVALID_FILTER", "filters are not supported by this deployment", {
+      field: null,
+      filter: filters,
+    });
   return deps.planFilters(filters, targets);
 }
 
 /** The request's filters and its constraints, each planned on its own (they may be written in different formats) and ANDed per collection. */
-async function planBoth(deps: SearchDeps, input: SearchRequestInput, targets: ReturnType<typeof resolveTargets>): Promise<FilterPlan | undefined> {
-  const [filters, constraints] = [await planOf(deps, input.filters, targets), await planOf(deps, input.constraints, targets)];
+async function planBoth(
+  deps: SearchDeps,
+  input: SearchRequestInput,
+  targets: ReturnType<typeof resolveTargets>,
+): Promise<FilterPlan | undefined> {
+  const [filters, constraints] = [
+    await planOf(deps, input.filters, targets),
+    await planOf(deps, input.constraints, targets),
+  ];
   if (!constraints) return filters;
   if (!filters) return { ...constraints, filterWarnings: [], journalMetricExpansions: [], filtersApplied: undefined };
-  const perCollection = new Map<string, FilterNode | 'skip' | undefined>();
+  const perCollection = new Map<string, FilterNode | "skip" | undefined>();
   for (const name of new Set([...filters.perCollection.keys(), ...constraints.perCollection.keys()])) {
     const both = [filters.perCollection.get(name), constraints.perCollection.get(name)];
-    if (both.includes('skip')) perCollection.set(name, 'skip');
+    if (both.includes("skip")) perCollection.set(name, "skip");
     else {
-      const nodes = both.filter((n): n is FilterNode => n !== undefined && n !== 'skip');
-      perCollection.set(name, nodes.length > 1 ? { kind: 'and', children: nodes } : nodes[0]);
+      const nodes = both.filter((n): n is FilterNode => n !== undefined && n !== "skip");
+      perCollection.set(name, nodes.length > 1 ? { kind: "and", children: nodes } : nodes[0]);
     }
   }
   return { ...filters, perCollection };
@@ -224,7 +302,11 @@ export interface PreparedRetrieval {
  * that apply, and collections that are ready (403, 404, 422, 503, in that order). The use cases run them before they take a per-minute slot, a
  * preview of the hour or a query of the quota, so a refused request uses none of those.
  */
-export async function prepareRetrieval(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput): Promise<PreparedRetrieval> {
+export async function prepareRetrieval(
+  deps: SearchDeps,
+  auth: AuthContext,
+  input: SearchRequestInput,
+): Promise<PreparedRetrieval> {
   if (!input.like) assertSearchableQuery(input.query);
   const targets = resolveTargets(deps.catalog, auth, input.collections);
   // filters are checked against the collections' configuration, not their contents: a filter refused once is refused
@@ -250,7 +332,13 @@ interface TargetList extends CollectionSearch {
  * MAX_LIST_DEPTH); a sorted request takes the MAX_LIST_DEPTH best at once and orders those passing the threshold.
  * `ended`: the list holds nothing beyond these rows (the engines returned fewer than asked, or the depth is spent).
  */
-async function rankedRows(deps: SearchDeps, auth: AuthContext, lists: readonly TargetList[], input: SearchRequestInput, selection: RowSelection): Promise<{ rows: CachedRow[]; ended: boolean }> {
+async function rankedRows(
+  deps: SearchDeps,
+  auth: AuthContext,
+  lists: readonly TargetList[],
+  input: SearchRequestInput,
+  selection: RowSelection,
+): Promise<{ rows: CachedRow[]; ended: boolean }> {
   const byKey = new Map(lists.map((l) => [l.key, l]));
   const rowOf = ({ listKey: key, hit, relevance }: MergedHit): CachedRow => {
     const l = byKey.get(key)!;
@@ -272,9 +360,11 @@ async function rankedRows(deps: SearchDeps, auth: AuthContext, lists: readonly T
     };
   };
   const page = input.page;
-  const earlier = page ? (row: CachedRow) => page.ids.has(row.id) || (selection.onePerDocument && page.documents.has(documentOf(row))) : undefined;
+  const earlier = page
+    ? (row: CachedRow) => page.ids.has(row.id) || (selection.onePerDocument && page.documents.has(documentOf(row)))
+    : undefined;
   const search = (depth: number) => searchCollections(deps, lists, input.query, depth, input.like?.vector);
-  if (input.sort && input.sort !== 'relevance') {
+  if (input.sort && input.sort !== "relevance") {
     // every candidate, earlier pages' too: the order is made over all of them, then those pages are left out
     return { rows: (await search(MAX_LIST_DEPTH)).map(rowOf), ended: true };
   }
@@ -289,7 +379,9 @@ async function rankedRows(deps: SearchDeps, auth: AuthContext, lists: readonly T
     const ended = merged.length < depth || depth >= maxDepth;
     if (!page && !selection.onePerDocument) return { rows, ended };
     const belowThreshold = last !== undefined && last.relevance < selection.minRelevance;
-    const enough = (selection.onePerDocument ? firstPerDocument(rows, (row) => row, input.limit).length : rows.length) >= input.limit;
+    const enough =
+      (selection.onePerDocument ? firstPerDocument(rows, (row) => row, input.limit).length : rows.length) >=
+      input.limit;
     if (ended || belowThreshold || enough) return { rows, ended };
     depth = Math.min(maxDepth, depth * 3);
   }
@@ -297,10 +389,17 @@ async function rankedRows(deps: SearchDeps, auth: AuthContext, lists: readonly T
 
 /** Whether rows remain in `ranked` beyond the `delivered` first ones (one per document: another document). */
 function rowsBeyond(ranked: readonly CachedRow[], deliveredCount: number, selection: RowSelection): boolean {
-  return selection.onePerDocument ? firstPerDocument(ranked, (row) => row, deliveredCount + 1).length > deliveredCount : ranked.length > deliveredCount;
+  return selection.onePerDocument
+    ? firstPerDocument(ranked, (row) => row, deliveredCount + 1).length > deliveredCount
+    : ranked.length > deliveredCount;
 }
 
-export async function retrieve(deps: SearchDeps, auth: AuthContext, input: SearchRequestInput, prepared?: PreparedRetrieval): Promise<RetrievalOutcome> {
+export async function retrieve(
+  deps: SearchDeps,
+  auth: AuthContext,
+  input: SearchRequestInput,
+  prepared?: PreparedRetrieval,
+): Promise<RetrievalOutcome> {
   const { targets, plan } = prepared ?? (await prepareRetrieval(deps, auth, input));
   const selection = input.selection ?? EVERY_ROW;
 
@@ -308,31 +407,54 @@ export async function retrieve(deps: SearchDeps, auth: AuthContext, input: Searc
   const lists: TargetList[] = targets.flatMap((t) =>
     t.physical.map((collection) => {
       const filter = withoutRetracted(collection, plan?.perCollection.get(collection.name), retracted);
-      return { key: listKey(t.requested, collection), requested: t.requested, collection, filter: input.like ? andNotLike(filter, input.like.exclude(collection.name)) : filter };
+      return {
+        key: listKey(t.requested, collection),
+        requested: t.requested,
+        collection,
+        filter: input.like ? andNotLike(filter, input.like.exclude(collection.name)) : filter,
+      };
     }),
   );
   // best effort beside the search, within its own time budget (spec: doi_not_in_collection)
   const doiWarnings = plan?.pinnedDois?.length
-    ? checkPinnedDois({ engine: deps.engine, catalog: deps.catalog, keyScope: auth.key.collections, searched: lists.filter((l) => l.filter !== 'skip').map((l) => l.collection.name), dois: plan.pinnedDois })
+    ? checkPinnedDois({
+        engine: deps.engine,
+        catalog: deps.catalog,
+        keyScope: auth.key.collections,
+        searched: lists.filter((l) => l.filter !== "skip").map((l) => l.collection.name),
+        dois: plan.pinnedDois,
+      })
     : Promise.resolve([]);
   const ranked = await rankedRows(deps, auth, lists, input, selection);
   let candidates = ranked.rows;
-  let sorted: RetrievalOutcome['sorted'];
-  if (input.sort && input.sort !== 'relevance') {
+  let sorted: RetrievalOutcome["sorted"];
+  if (input.sort && input.sort !== "relevance") {
     const relevant = candidates.filter((r) => r.relevance !== null && r.relevance >= selection.minRelevance);
     sorted = { by: input.sort, minRelevance: selection.minRelevance, candidates: relevant.length };
     const page = input.page;
     candidates = sortRows(relevant, input.sort);
-    if (page) candidates = candidates.filter((r) => !page.ids.has(r.id) && !(selection.onePerDocument && page.documents.has(documentOf(r))));
+    if (page)
+      candidates = candidates.filter(
+        (r) => !page.ids.has(r.id) && !(selection.onePerDocument && page.documents.has(documentOf(r))),
+      );
   }
   // only the rows delivered are priced into the charge: those held back by the threshold or as a document's second chunk are not
   const selected = selectRows(candidates, selection, input.limit);
   // a price cap keeps the best rows while they fit; only a live organization pays, so only its rows are cut
-  const capped = input.maxCostMicros !== undefined && chargeModeOf(auth.org) === 'live' ? capToCost(selected.rows, input.maxCostMicros) : undefined;
+  const capped =
+    input.maxCostMicros !== undefined && chargeModeOf(auth.org) === "live"
+      ? capToCost(selected.rows, input.maxCostMicros)
+      : undefined;
   const rows = capped ? capped.kept : selected.rows;
-  const continues = (capped !== undefined && capped.withheld > 0) || (selected.belowMinRelevance === 0 && selected.rows.length === input.limit && (!ranked.ended || rowsBeyond(candidates, input.limit, selection)));
+  const continues =
+    (capped !== undefined && capped.withheld > 0) ||
+    (selected.belowMinRelevance === 0 &&
+      selected.rows.length === input.limit &&
+      (!ranked.ended || rowsBeyond(candidates, input.limit, selection)));
   const filterWarnings = plan ? [...plan.filterWarnings, ...(await doiWarnings)] : [];
-  const lines = chargeLines(rows.map((r) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) })));
+  const lines = chargeLines(
+    rows.map((r) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) })),
+  );
   return {
     queryId: randomUUID(),
     rows,
@@ -344,13 +466,15 @@ export async function retrieve(deps: SearchDeps, auth: AuthContext, input: Searc
     requested: targets.map((t) => t.requested),
     continues,
     ...(sorted ? { sorted } : {}),
-    ...(input.maxCostMicros !== undefined ? { costCap: { withheld: capped?.withheld ?? 0, nextRowCostMicros: capped?.nextRowCostMicros ?? null } } : {}),
+    ...(input.maxCostMicros !== undefined
+      ? { costCap: { withheld: capped?.withheld ?? 0, nextRowCostMicros: capped?.nextRowCostMicros ?? null } }
+      : {}),
   };
 }
 
 /** A collection's filter with the like-work left out ('skip' stays skip). */
-function andNotLike(filter: FilterNode | 'skip' | undefined, work: FilterNode): FilterNode | 'skip' {
-  if (filter === 'skip') return 'skip';
-  const not: FilterNode = { kind: 'not', child: work };
-  return filter ? { kind: 'and', children: [filter, not] } : not;
+function andNotLike(filter: FilterNode | "skip" | undefined, work: FilterNode): FilterNode | "skip" {
+  if (filter === "skip") return "skip";
+  const not: FilterNode = { kind: "not", child: work };
+  return filter ? { kind: "and", children: [filter, not] } : not;
 }

@@ -1,21 +1,24 @@
 // Idempotency-Key on preview: per organization for 24 h, a repeat with the same body gets the original queryId.
-import { createHash } from 'node:crypto';
-import type { Queryable } from '../../eventstore/db.js';
-import { canonicalJson } from '../../eventstore/eventStore.js';
-import { Rejection } from '../../domain/rejection.js';
+import { createHash } from "node:crypto";
+import type { Queryable } from "../../eventstore/db.js";
+import { canonicalJson } from "../../eventstore/eventStore.js";
+import { Rejection } from "../../domain/rejection.js";
 
 export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** A claim still without a queryId after this long belongs to a request that died; a retry may take it over. */
 export const ABANDONED_CLAIM_MS = 2 * 60 * 1000;
 
-export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; queryId: string };
+export type IdempotencyClaim = { kind: "claimed" } | { kind: "replay"; queryId: string };
 
 export function idempotencyBodyHash(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body ?? null)).digest('hex');
+  return createHash("sha256")
+    .update(canonicalJson(body ?? null))
+    .digest("hex");
 }
 
 export function assertIdempotencyKey(key: string): void {
-  if (key.length < 1 || key.length > 255) throw new Rejection('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 characters');
+  if (key.length < 1 || key.length > 255)
+    throw new Rejection("VALIDATION_ERROR", "Idempotency-Key must be 1 to 255 characters");
 }
 
 /** What a request with an Idempotency-Key asks to be kept by: the key, checked, and the hash of its body. */
@@ -34,14 +37,23 @@ interface ClaimRow {
  * Claims (orgId, key) for this body, or tells what the earlier request with the key became. One INSERT decides
  * between concurrent requests on every process; an expired or abandoned claim is taken over by a conditional UPDATE.
  */
-export async function claimIdempotencyKey(db: Queryable, orgId: string, key: string, bodyHash: string, now: Date): Promise<IdempotencyClaim> {
+export async function claimIdempotencyKey(
+  db: Queryable,
+  orgId: string,
+  key: string,
+  bodyHash: string,
+  now: Date,
+): Promise<IdempotencyClaim> {
   const inserted = await db.query(
     `INSERT INTO preview_idempotency (org_id, idem_key, body_hash, query_id, created_at) VALUES ($1, $2, $3, NULL, $4)
      ON CONFLICT (org_id, idem_key) DO NOTHING RETURNING idem_key`,
     [orgId, key, bodyHash, now.toISOString()],
   );
-  if (inserted.length === 1) return { kind: 'claimed' };
-  const [row] = await db.query<ClaimRow>('SELECT body_hash, query_id, created_at FROM preview_idempotency WHERE org_id = $1 AND idem_key = $2', [orgId, key]);
+  if (inserted.length === 1) return { kind: "claimed" };
+  const [row] = await db.query<ClaimRow>(
+    "SELECT body_hash, query_id, created_at FROM preview_idempotency WHERE org_id = $1 AND idem_key = $2",
+    [orgId, key],
+  );
   if (!row) return claimIdempotencyKey(db, orgId, key, bodyHash, now);
   const age = now.getTime() - new Date(row.created_at).getTime();
   const stale = age >= IDEMPOTENCY_KEY_LIFETIME_MS || (row.query_id === null && age >= ABANDONED_CLAIM_MS);
@@ -51,26 +63,48 @@ export async function claimIdempotencyKey(db: Queryable, orgId: string, key: str
        WHERE org_id = $1 AND idem_key = $2 AND created_at = $5 RETURNING idem_key`,
       [orgId, key, bodyHash, now.toISOString(), new Date(row.created_at).toISOString()],
     );
-    if (taken.length === 1) return { kind: 'claimed' };
+    if (taken.length === 1) return { kind: "claimed" };
     return claimIdempotencyKey(db, orgId, key, bodyHash, now);
   }
   if (row.body_hash !== bodyHash) {
-    throw new Rejection('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request body in the last 24 hours; use a new key');
+    throw new Rejection(
+      "IDEMPOTENCY_KEY_REUSED",
+      "this Idempotency-Key was used with a different request body in the last 24 hours; use a new key",
+    );
   }
   if (row.query_id === null) {
-    throw new Rejection('IDEMPOTENCY_KEY_IN_PROGRESS', 'a preview with this Idempotency-Key is still running; retry shortly');
+    throw new Rejection(
+      "IDEMPOTENCY_KEY_IN_PROGRESS",
+      "a preview with this Idempotency-Key is still running; retry shortly",
+    );
   }
-  return { kind: 'replay', queryId: row.query_id };
+  return { kind: "replay", queryId: row.query_id };
 }
 
-export async function completeIdempotencyKey(db: Queryable, orgId: string, key: string, queryId: string): Promise<void> {
-  await db.query('UPDATE preview_idempotency SET query_id = $3 WHERE org_id = $1 AND idem_key = $2', [orgId, key, queryId]);
+export async function completeIdempotencyKey(
+  db: Queryable,
+  orgId: string,
+  key: string,
+  queryId: string,
+): Promise<void> {
+  await db.query("UPDATE preview_idempotency SET query_id = $3 WHERE org_id = $1 AND idem_key = $2", [
+    orgId,
+    key,
+    queryId,
+  ]);
 }
 
 /** Frees the key after the preview failed, so a retry with the same key runs it again. */
 export async function releaseIdempotencyKey(db: Queryable, orgId: string, key: string): Promise<void> {
-  await db.query('DELETE FROM preview_idempotency WHERE org_id = $1 AND idem_key = $2 AND query_id IS NULL', [orgId, key]);
+  await db.query("DELETE FROM preview_idempotency WHERE org_id = $1 AND idem_key = $2 AND query_id IS NULL", [
+    orgId,
+    key,
+  ]);
 }
 
 /** A replay of an Idempotency-Key that another API key of the organization used: refused, whatever it holds. */
-export const idempotencyKeyOfAnotherKey = (): Rejection => new Rejection('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used by another API key of your organization in the last 24 hours; use a new key');
+export const idempotencyKeyOfAnotherKey = (): Rejection =>
+  new Rejection(
+    "IDEMPOTENCY_KEY_REUSED",
+    "this Idempotency-Key was used by another API key of your organization in the last 24 hours; use a new key",
+  );

@@ -1,11 +1,11 @@
 // Query records kept 7 days by queryId: the rows a search or preview delivered, for free re-fetch and unlock.
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { Queryable } from '../../eventstore/db.js';
-import { runParts, type SqlPart } from '../../eventstore/eventStore.js';
-import type { ChunkMetadata } from '../../retrieval/port.js';
-import type { QueryUnderstanding } from '../../reasoner/port.js';
-import { Rejection } from '../../domain/rejection.js';
-import type { PageState } from './paging.js';
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+import type { Queryable } from "../../eventstore/db.js";
+import { runParts, type SqlPart } from "../../eventstore/eventStore.js";
+import type { ChunkMetadata } from "../../retrieval/port.js";
+import type { QueryUnderstanding } from "../../reasoner/port.js";
+import { Rejection } from "../../domain/rejection.js";
+import type { PageState } from "./paging.js";
 
 /** Bumped when the cached row shape changes; older records answer 410 CACHED_RESULT_EXPIRED. */
 export const PAYLOAD_VERSION = 1;
@@ -30,7 +30,7 @@ export interface CachedRow {
 
 /** What an assisted answer holds beyond its rows (whose `relevance` is the judge's score). */
 export interface AssistedPayload {
-  status: 'results' | 'no_relevant_results';
+  status: "results" | "no_relevant_results";
   iterationsRun: number;
   understanding: QueryUnderstanding;
   /** which reasoner answered: 'builtin' or 'llm:<model>' */
@@ -74,7 +74,7 @@ export interface QueryRecord {
   orgId: string;
   keyId: string;
   /** search and assisted rows were paid for when made; preview rows are paid for by unlocking them; an alert run's once delivered */
-  kind: 'search' | 'preview' | 'assisted' | 'alert';
+  kind: "search" | "preview" | "assisted" | "alert";
   payloadVersion: number;
   createdAt: Date;
   payload: QueryPayload;
@@ -93,7 +93,7 @@ export function queryRecordInsert(r: QueryRecord): SqlPart {
   const deflated = deflateRawSync(JSON.stringify(r.payload), { level: 1 });
   return (param) =>
     `INSERT INTO query_records (query_id, org_id, key_id, kind, payload_version, created_at, payload_deflated, query_text)
-     VALUES (${[r.queryId, r.orgId, r.keyId, r.kind, r.payloadVersion, r.createdAt.toISOString(), deflated, r.payload.query].map(param).join(', ')})
+     VALUES (${[r.queryId, r.orgId, r.keyId, r.kind, r.payloadVersion, r.createdAt.toISOString(), deflated, r.payload.query].map(param).join(", ")})
      ON CONFLICT (query_id) DO NOTHING`;
 }
 
@@ -101,37 +101,63 @@ export async function saveQueryRecord(db: Queryable, r: QueryRecord): Promise<vo
   await runParts(db, [queryRecordInsert(r)]);
 }
 
-type QueryRecordRow = { query_id: string; org_id: string; key_id: string; kind: string; payload_version: number; created_at: Date | string; payload: QueryPayload | null; payload_deflated: Uint8Array | null; refunded_undelivered_at: Date | string | null; sandbox_unlocked: string[] | null };
-const RECORD_COLUMNS = 'query_id, org_id, key_id, kind, payload_version, created_at, payload, payload_deflated, refunded_undelivered_at, sandbox_unlocked';
+type QueryRecordRow = {
+  query_id: string;
+  org_id: string;
+  key_id: string;
+  kind: string;
+  payload_version: number;
+  created_at: Date | string;
+  payload: QueryPayload | null;
+  payload_deflated: Uint8Array | null;
+  refunded_undelivered_at: Date | string | null;
+  sandbox_unlocked: string[] | null;
+};
+const RECORD_COLUMNS =
+  "query_id, org_id, key_id, kind, payload_version, created_at, payload, payload_deflated, refunded_undelivered_at, sandbox_unlocked";
 
 function recordOfRow(r: QueryRecordRow): QueryRecord {
   return {
     queryId: r.query_id,
     orgId: r.org_id,
     keyId: r.key_id,
-    kind: r.kind as QueryRecord['kind'],
+    kind: r.kind as QueryRecord["kind"],
     payloadVersion: r.payload_version,
     createdAt: new Date(r.created_at),
-    payload: r.payload_deflated ? (JSON.parse(inflateRawSync(r.payload_deflated).toString('utf8')) as QueryPayload) : r.payload!,
+    payload: r.payload_deflated
+      ? (JSON.parse(inflateRawSync(r.payload_deflated).toString("utf8")) as QueryPayload)
+      : r.payload!,
     ...(r.refunded_undelivered_at ? { refundedUndeliveredAt: new Date(r.refunded_undelivered_at) } : {}),
     ...(r.sandbox_unlocked ? { sandboxUnlocked: r.sandbox_unlocked } : {}),
   };
 }
 
 export async function loadQueryRecord(db: Queryable, queryId: string): Promise<QueryRecord | undefined> {
-  const rows = await db.query<QueryRecordRow>(`SELECT ${RECORD_COLUMNS} FROM query_records WHERE query_id = $1`, [queryId]);
+  const rows = await db.query<QueryRecordRow>(`SELECT ${RECORD_COLUMNS} FROM query_records WHERE query_id = $1`, [
+    queryId,
+  ]);
   return rows[0] ? recordOfRow(rows[0]) : undefined;
 }
 
 /** Two records in one round trip (a cursor's page and the page it may already have made), by id. */
-export async function loadQueryRecordPair(db: Queryable, first: string, second: string): Promise<[QueryRecord | undefined, QueryRecord | undefined]> {
-  const rows = (await db.query<QueryRecordRow>(`SELECT ${RECORD_COLUMNS} FROM query_records WHERE query_id IN ($1, $2)`, [first, second])).map(recordOfRow);
+export async function loadQueryRecordPair(
+  db: Queryable,
+  first: string,
+  second: string,
+): Promise<[QueryRecord | undefined, QueryRecord | undefined]> {
+  const rows = (
+    await db.query<QueryRecordRow>(`SELECT ${RECORD_COLUMNS} FROM query_records WHERE query_id IN ($1, $2)`, [
+      first,
+      second,
+    ])
+  ).map(recordOfRow);
   return [rows.find((r) => r.queryId === first), rows.find((r) => r.queryId === second)];
 }
 
 /** Marks the record of an assisted answer refunded for want of delivery; written in the statement of its refund event. */
 export function markRefundedUndelivered(queryId: string, at: Date): SqlPart {
-  return (param) => `UPDATE query_records SET refunded_undelivered_at = ${param(at.toISOString())} WHERE query_id = ${param(queryId)}`;
+  return (param) =>
+    `UPDATE query_records SET refunded_undelivered_at = ${param(at.toISOString())} WHERE query_id = ${param(queryId)}`;
 }
 
 /**
@@ -141,27 +167,37 @@ export function markRefundedUndelivered(queryId: string, at: Date): SqlPart {
 export function assertNotRefunded(record: QueryRecord): void {
   if (record.refundedUndeliveredAt) {
     throw new Rejection(
-      'CACHED_RESULT_EXPIRED',
+      "CACHED_RESULT_EXPIRED",
       `the answer of query ${record.queryId} never reached its caller, so its charge was refunded (${record.refundedUndeliveredAt.toISOString()}) and it is no longer kept; run the search again`,
     );
   }
 }
 
-export type RecordFreshness = 'fresh' | 'expired';
+export type RecordFreshness = "fresh" | "expired";
 
 /** Until when a record made at `createdAt` is re-fetched free (X-Cache-Expires). */
 export const cachedUntil = (createdAt: Date): Date => new Date(createdAt.getTime() + CACHE_LIFETIME_MS);
 
 export function freshness(r: QueryRecord, now: Date): RecordFreshness {
-  if (r.payloadVersion !== PAYLOAD_VERSION) return 'expired';
-  return now.getTime() >= cachedUntil(r.createdAt).getTime() ? 'expired' : 'fresh';
+  if (r.payloadVersion !== PAYLOAD_VERSION) return "expired";
+  return now.getTime() >= cachedUntil(r.createdAt).getTime() ? "expired" : "fresh";
 }
 
 /** The record of a query made with this key (re-fetch, unlock): 404 for unknown or another key's, 410 once expired. */
-export async function loadOwnQueryRecord(db: Queryable, keyId: string, queryId: string, now: Date): Promise<QueryRecord> {
+export async function loadOwnQueryRecord(
+  db: Queryable,
+  keyId: string,
+  queryId: string,
+  now: Date,
+): Promise<QueryRecord> {
   const record = await loadQueryRecord(db, queryId);
-  if (!record || record.keyId !== keyId) throw new Rejection('NOT_FOUND', `query ${queryId} not found for this API key`);
-  if (freshness(record, now) === 'expired') throw new Rejection('CACHED_RESULT_EXPIRED', `query ${queryId} has expired (results are kept 7 days, and a change of the result format retires older ones); run the search again`);
+  if (!record || record.keyId !== keyId)
+    throw new Rejection("NOT_FOUND", `query ${queryId} not found for this API key`);
+  if (freshness(record, now) === "expired")
+    throw new Rejection(
+      "CACHED_RESULT_EXPIRED",
+      `query ${queryId} has expired (results are kept 7 days, and a change of the result format retires older ones); run the search again`,
+    );
   assertNotRefunded(record);
   return record;
 }
@@ -169,8 +205,9 @@ export async function loadOwnQueryRecord(db: Queryable, keyId: string, queryId: 
 /** A locked row shows a teaser: the opening words of the chunk, cut at a word boundary. */
 export function teaserOf(text: string, maxChars = 160): string {
   const flat = flatOpening(text, maxChars);
-  if (flat.length <= maxChars) return flat.length > 40 ? `${flat.slice(0, Math.floor(flat.length / 2)).replace(/\s+\S*$/, '')}...` : `${flat}...`;
-  return `${flat.slice(0, maxChars).replace(/\s+\S*$/, '')}...`;
+  if (flat.length <= maxChars)
+    return flat.length > 40 ? `${flat.slice(0, Math.floor(flat.length / 2)).replace(/\s+\S*$/, "")}...` : `${flat}...`;
+  return `${flat.slice(0, maxChars).replace(/\s+\S*$/, "")}...`;
 }
 
 /**
@@ -181,8 +218,8 @@ export function teaserOf(text: string, maxChars = 160): string {
  */
 function flatOpening(text: string, maxChars: number): string {
   const prefix = text.slice(0, 2 * maxChars + 2);
-  const opening = (COLLAPSIBLE.test(prefix) ? prefix.replace(/\s+/g, ' ') : prefix).trimStart();
-  return opening.length > maxChars + 1 ? opening : text.replace(/\s+/g, ' ').trim();
+  const opening = (COLLAPSIBLE.test(prefix) ? prefix.replace(/\s+/g, " ") : prefix).trimStart();
+  return opening.length > maxChars + 1 ? opening : text.replace(/\s+/g, " ").trim();
 }
 
 /** whitespace that collapsing would change: a run, or anything other than a single space */

@@ -1,8 +1,8 @@
 // The orders a search may ask for: relevance (the ranked list as it is) or a key of the relevant candidates, with
 // relevance breaking ties. Pure.
-import type { ChunkMetadata } from '../../retrieval/port.js';
+import type { ChunkMetadata } from "../../retrieval/port.js";
 
-export const SORT_ORDERS = ['relevance', 'publication_date', 'publication_date_asc', 'cited_by_count'] as const;
+export const SORT_ORDERS = ["relevance", "publication_date", "publication_date_asc", "cited_by_count"] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
 
 /**
@@ -13,12 +13,18 @@ export type SortOrder = (typeof SORT_ORDERS)[number];
 export const SORTED_DEFAULT_MIN_RELEVANCE = 0.2;
 
 interface SortableRow {
-  metadata: Pick<ChunkMetadata, 'publication_date'> & { cited_by_count?: unknown };
+  metadata: Pick<ChunkMetadata, "publication_date"> & { cited_by_count?: unknown };
   relevance: number | null;
 }
 
-const dateOf = (row: SortableRow): string | null => (typeof row.metadata.publication_date === 'string' && row.metadata.publication_date !== '' ? row.metadata.publication_date : null);
-const citationsOf = (row: SortableRow): number | null => (typeof row.metadata.cited_by_count === 'number' && Number.isFinite(row.metadata.cited_by_count) ? row.metadata.cited_by_count : null);
+const dateOf = (row: SortableRow): string | null =>
+  typeof row.metadata.publication_date === "string" && row.metadata.publication_date !== ""
+    ? row.metadata.publication_date
+    : null;
+const citationsOf = (row: SortableRow): number | null =>
+  typeof row.metadata.cited_by_count === "number" && Number.isFinite(row.metadata.cited_by_count)
+    ? row.metadata.cited_by_count
+    : null;
 
 /** a before b (negative) by the key; rows without the key come last whatever the direction */
 function byKey<K extends string | number>(a: K | null, b: K | null, descending: boolean): number {
@@ -34,14 +40,14 @@ function byKey<K extends string | number>(a: K | null, b: K | null, descending: 
  * stable). ISO dates compare as text ("2020" before "2020-05-01" within a year counts as the earlier).
  */
 export function sortRows<T extends SortableRow>(rows: readonly T[], order: SortOrder): T[] {
-  if (order === 'relevance') return [...rows];
+  if (order === "relevance") return [...rows];
   const key = (a: T, b: T): number => {
     switch (order) {
-      case 'publication_date':
+      case "publication_date":
         return byKey(dateOf(a), dateOf(b), true);
-      case 'publication_date_asc':
+      case "publication_date_asc":
         return byKey(dateOf(a), dateOf(b), false);
-      case 'cited_by_count':
+      case "cited_by_count":
         return byKey(citationsOf(a), citationsOf(b), true);
     }
   };

@@ -5,7 +5,7 @@
 export class ToolError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'ToolError';
+    this.name = "ToolError";
   }
 }
 
@@ -47,14 +47,22 @@ export interface ToolRegistry {
 
 export function createToolRegistry(tools: Record<string, ToolHandler | RegisteredTool> = {}): ToolRegistry {
   const entries = Object.entries(tools).map(([path, t]) => {
-    const [prefix, tool] = path.split('/') as [string, string];
-    const registered: RegisteredTool = typeof t === 'function' ? { handler: t, description: '', inputSchema: { type: 'object' } } : t;
+    const [prefix, tool] = path.split("/") as [string, string];
+    const registered: RegisteredTool =
+      typeof t === "function" ? { handler: t, description: "", inputSchema: { type: "object" } } : t;
     return { prefix, tool, registered };
   });
   const byName = new Map(entries.map((e) => [`${e.prefix}/${e.tool}`, e.registered.handler]));
   return {
     find: (prefix, tool) => byName.get(`${prefix}/${tool}`),
     describe: () =>
-      entries.map(({ prefix, tool, registered }) => ({ prefix, tool, name: `${prefix}--${tool}`, description: registered.description, inputSchema: registered.inputSchema, priceMicros: registered.priceMicros ?? 0n })),
+      entries.map(({ prefix, tool, registered }) => ({
+        prefix,
+        tool,
+        name: `${prefix}--${tool}`,
+        description: registered.description,
+        inputSchema: registered.inputSchema,
+        priceMicros: registered.priceMicros ?? 0n,
+      })),
   };
 }

@@ -1,11 +1,11 @@
 // Upstream MCP servers mounted under a prefix of the tool gateway: their tools are listed once at start and
 // registered as prefix/tool; each call opens its own streamable-HTTP session (no state held between calls, so an
 // upstream restart costs nothing), forwards the arguments and returns the upstream's answer.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { Rejection } from '../../domain/rejection.js';
-import { ToolError, type RegisteredTool } from './toolRegistry.js';
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { Rejection } from "../../domain/rejection.js";
+import { ToolError, type RegisteredTool } from "./toolRegistry.js";
 
 /** How long one upstream call (connect, call, close) may take before the gateway gives up with 503. */
 export const UPSTREAM_CALL_TIMEOUT_MS = 30_000;
@@ -18,7 +18,7 @@ async function withUpstream<T>(mount: ToolUpstreamConfig, run: (client: Upstream
   const transport = new StreamableHTTPClientTransport(new URL(mount.url), {
     requestInit: mount.authHeader ? { headers: { Authorization: mount.authHeader } } : undefined,
   });
-  const client = new Client({ name: 'litsearch-tool-gateway', version: '1.0.0' });
+  const client = new Client({ name: "litsearch-tool-gateway", version: "1.0.0" });
   try {
     await client.connect(transport, { timeout: UPSTREAM_CALL_TIMEOUT_MS });
     return await run(client);
@@ -29,33 +29,60 @@ async function withUpstream<T>(mount: ToolUpstreamConfig, run: (client: Upstream
 
 /** A JSON-RPC error about the call itself (unknown tool, bad arguments) is the tool's answer; anything else means the upstream cannot answer. */
 function isCallError(err: unknown): err is McpError {
-  return err instanceof McpError && (err.code === ErrorCode.InvalidParams || err.code === ErrorCode.MethodNotFound || err.code === ErrorCode.InvalidRequest);
+  return (
+    err instanceof McpError &&
+    (err.code === ErrorCode.InvalidParams ||
+      err.code === ErrorCode.MethodNotFound ||
+      err.code === ErrorCode.InvalidRequest)
+  );
 }
 
 function textOf(content: unknown): string {
-  if (!Array.isArray(content)) return '';
+  if (!Array.isArray(content)) return "";
   return content
-    .flatMap((c) => (c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string' ? [(c as { text: string }).text] : []))
-    .join('\n');
+    .flatMap((c) =>
+      c &&
+      typeof c === "object" &&
+      (c as { type?: unknown }).type === "text" &&
+      typeof (c as { text?: unknown }).text === "string"
+        ? [(c as { text: string }).text]
+        : [],
+    )
+    .join("\n");
 }
 
-function upstreamTool(mount: ToolUpstreamConfig, name: string, description: string, inputSchema: Record<string, unknown>): RegisteredTool {
+function upstreamTool(
+  mount: ToolUpstreamConfig,
+  name: string,
+  description: string,
+  inputSchema: Record<string, unknown>,
+): RegisteredTool {
   const path = `${mount.prefix}/${name}`;
   return {
     description,
     inputSchema,
     async handler({ payload }) {
       const args = payload === null || payload === undefined ? {} : payload;
-      if (typeof args !== 'object' || Array.isArray(args)) throw new ToolError(`${path}: the arguments must be a JSON object`);
-      let result: Awaited<ReturnType<Client['callTool']>>;
+      if (typeof args !== "object" || Array.isArray(args))
+        throw new ToolError(`${path}: the arguments must be a JSON object`);
+      let result: Awaited<ReturnType<Client["callTool"]>>;
       try {
-        result = await withUpstream(mount, (client) => client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { timeout: UPSTREAM_CALL_TIMEOUT_MS }));
+        result = await withUpstream(mount, (client) =>
+          client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
+            timeout: UPSTREAM_CALL_TIMEOUT_MS,
+          }),
+        );
       } catch (err) {
         if (isCallError(err)) throw new ToolError(`${path}: ${err.message}`);
-        throw new Rejection('SERVICE_UNAVAILABLE', `the upstream tool server of ${mount.prefix} is unreachable; nothing was charged, retry with backoff`);
+        throw new Rejection(
+          "SERVICE_UNAVAILABLE",
+          `the upstream tool server of ${mount.prefix} is unreachable; nothing was charged, retry with backoff`,
+        );
       }
       if (result.isError) throw new ToolError(textOf(result.content) || `${path} failed upstream`);
-      return result.structuredContent !== undefined ? { content: result.content, structuredContent: result.structuredContent } : { content: result.content };
+      return result.structuredContent !== undefined
+        ? { content: result.content, structuredContent: result.structuredContent }
+        : { content: result.content };
     },
   };
 }
@@ -72,7 +99,7 @@ export interface MountedUpstream {
 export async function mountUpstream(mount: ToolUpstreamConfig): Promise<MountedUpstream> {
   try {
     const listed = await withUpstream(mount, async (client) => {
-      const tools: Awaited<ReturnType<Client['listTools']>>['tools'] = [];
+      const tools: Awaited<ReturnType<Client["listTools"]>>["tools"] = [];
       let cursor: string | undefined;
       do {
         const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: UPSTREAM_CALL_TIMEOUT_MS });
@@ -85,7 +112,12 @@ export async function mountUpstream(mount: ToolUpstreamConfig): Promise<MountedU
     for (const t of listed) {
       // a name that cannot be a path segment of /api/v1/tools/{prefix}/{tool} is left out
       if (!TOOL_NAME.test(t.name)) continue;
-      tools[`${mount.prefix}/${t.name}`] = upstreamTool(mount, t.name, t.description ?? '', t.inputSchema as Record<string, unknown>);
+      tools[`${mount.prefix}/${t.name}`] = upstreamTool(
+        mount,
+        t.name,
+        t.description ?? "",
+        t.inputSchema as Record<string, unknown>,
+      );
     }
     return { prefix: mount.prefix, tools };
   } catch (err) {

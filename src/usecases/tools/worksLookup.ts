@@ -1,23 +1,34 @@
 // works/lookup: a work's metadata by DOI or PMID from the collections the calling key can reach, through the
 // retrieval port; a work held only outside the key's scope is reported like one held nowhere (scope is not disclosed).
-import { z } from 'zod';
-import type { CollectionCatalog } from '../../domain/catalog.js';
-import { canonicalDoi, canonicalPmid } from '../../domain/identifiers.js';
-import type { ChunkMetadata, SearchEngine } from '../../retrieval/port.js';
-import { ToolError, type RegisteredTool } from './toolRegistry.js';
-import { toolInput } from './toolInput.js';
-import { withoutRetracted, type LiveRetractions } from '../../ingest/liveRetractions.js';
-import type { FilterNode } from '../../filters/ast.js';
+import { z } from "zod";
+import type { CollectionCatalog } from "../../domain/catalog.js";
+import { canonicalDoi, canonicalPmid } from "../../domain/identifiers.js";
+import type { ChunkMetadata, SearchEngine } from "../../retrieval/port.js";
+import { ToolError, type RegisteredTool } from "./toolRegistry.js";
+import { toolInput } from "./toolInput.js";
+import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
+import type { FilterNode } from "../../filters/ast.js";
 
-const input = z.union([z.object({ doi: z.string() }).strict(), z.object({ pmid: z.union([z.string(), z.number()]) }).strict()], {
-  error: 'send exactly one of {"doi": "10.…"} or {"pmid": "12345"}',
-});
+const input = z.union(
+  [z.object({ doi: z.string() }).strict(), z.object({ pmid: z.union([z.string(), z.number()]) }).strict()],
+  {
+    error: 'send exactly one of {"doi": "10.…"} or {"pmid": "12345"}',
+  },
+);
 
 export const worksLookupSchema = {
-  type: 'object',
+  type: "object",
   oneOf: [
-    { properties: { doi: { type: 'string', description: 'DOI, bare or as https://doi.org/… or doi:…' } }, required: ['doi'], additionalProperties: false },
-    { properties: { pmid: { type: ['string', 'integer'], description: 'PubMed id' } }, required: ['pmid'], additionalProperties: false },
+    {
+      properties: { doi: { type: "string", description: "DOI, bare or as https://doi.org/… or doi:…" } },
+      required: ["doi"],
+      additionalProperties: false,
+    },
+    {
+      properties: { pmid: { type: ["string", "integer"], description: "PubMed id" } },
+      required: ["pmid"],
+      additionalProperties: false,
+    },
   ],
 };
 
@@ -36,7 +47,10 @@ export interface WorkMetadata {
 }
 
 /** The plain collections a key with this scope reaches (null: all of them; absent: none). */
-export function reachableCollections(catalog: CollectionCatalog, scope: readonly string[] | null | undefined): string[] {
+export function reachableCollections(
+  catalog: CollectionCatalog,
+  scope: readonly string[] | null | undefined,
+): string[] {
   if (scope === undefined) return [];
   if (scope === null) return catalog.collections.map((c) => c.name);
   const names = new Set<string>();
@@ -47,8 +61,8 @@ export function reachableCollections(catalog: CollectionCatalog, scope: readonly
   return [...names];
 }
 
-const text = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
-const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const text = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
+const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
 
 function workOf(metadata: ChunkMetadata, collections: string[]): WorkMetadata {
   return {
@@ -65,30 +79,41 @@ function workOf(metadata: ChunkMetadata, collections: string[]): WorkMetadata {
   };
 }
 
-export function worksLookupTool(deps: { engine: Pick<SearchEngine, 'findChunks' | 'hasIndex'>; catalog: CollectionCatalog; retractions?: Pick<LiveRetractions, 'exclusionFilter'> }): RegisteredTool {
+export function worksLookupTool(deps: {
+  engine: Pick<SearchEngine, "findChunks" | "hasIndex">;
+  catalog: CollectionCatalog;
+  retractions?: Pick<LiveRetractions, "exclusionFilter">;
+}): RegisteredTool {
   return {
-    description: "Looks a work up by DOI or PMID in the collections the calling key can reach: title, authors, journal, publication date, identifiers and the collections holding it. A work no reachable collection holds is a tool error.",
+    description:
+      "Looks a work up by DOI or PMID in the collections the calling key can reach: title, authors, journal, publication date, identifiers and the collections holding it. A work no reachable collection holds is a tool error.",
     inputSchema: worksLookupSchema,
     async handler({ payload, keyScope }) {
-      const args = toolInput('works/lookup', input, payload);
-      let field: 'doi' | 'pmid';
+      const args = toolInput("works/lookup", input, payload);
+      let field: "doi" | "pmid";
       let value: string | null;
-      if ('doi' in args) [field, value] = ['doi', canonicalDoi(args.doi)];
-      else [field, value] = ['pmid', canonicalPmid(args.pmid)];
-      if (!value) throw new ToolError(`works/lookup: ${JSON.stringify('doi' in args ? args.doi : args.pmid)} is not a ${field === 'doi' ? 'DOI' : 'PubMed id'}`);
-      const filter = { kind: 'eq' as const, field, value };
+      if ("doi" in args) [field, value] = ["doi", canonicalDoi(args.doi)];
+      else [field, value] = ["pmid", canonicalPmid(args.pmid)];
+      if (!value)
+        throw new ToolError(
+          `works/lookup: ${JSON.stringify("doi" in args ? args.doi : args.pmid)} is not a ${field === "doi" ? "DOI" : "PubMed id"}`,
+        );
+      const filter = { kind: "eq" as const, field, value };
       // a work retracted by a list loaded since its collection was ingested is no longer held there, as in a search
       const retracted = await deps.retractions?.exclusionFilter();
       const held = await Promise.all(
         reachableCollections(deps.catalog, keyScope).map(async (collection) => {
           if (!(await deps.engine.hasIndex(collection))) return { collection, chunks: [] };
           const plain = deps.catalog.resolveCollection(collection);
-          const scoped = plain?.type === 'plain' ? withoutRetracted(plain, filter, retracted) : filter;
+          const scoped = plain?.type === "plain" ? withoutRetracted(plain, filter, retracted) : filter;
           return { collection, chunks: await deps.engine.findChunks(collection, scoped as FilterNode, 16) };
         }),
       );
       const holders = held.filter((h) => h.chunks.length > 0);
-      if (holders.length === 0) throw new ToolError(`works/lookup: no collection this key can reach holds ${field === 'doi' ? 'DOI' : 'PMID'} ${value}`);
+      if (holders.length === 0)
+        throw new ToolError(
+          `works/lookup: no collection this key can reach holds ${field === "doi" ? "DOI" : "PMID"} ${value}`,
+        );
       // the first chunk of the work carries the same metadata as the others; prefer chunk 0 of the first holder
       const chunks = holders[0]!.chunks;
       const first = chunks.find((c) => c.metadata.chunk_index === 0) ?? chunks[0]!;

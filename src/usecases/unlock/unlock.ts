@@ -10,23 +10,23 @@
 // twice. It needs nothing from the server about who started a run, so a start the SDK retries cannot lose the charge.
 // Calls for different but overlapping rows run their own workflows; each charges only the rows not yet unlocked
 // under the query (decided under the append lock), so each reports what it alone paid.
-import { createHash, randomUUID } from 'node:crypto';
-import { Client, WorkflowFailedError, ActivityFailure, ApplicationFailure } from '@temporalio/client';
-import { unlockWorkflow } from '../../../workflows/unlock.js';
-import type { UnlockOutcome } from '../../../workflows/unlockTypes.js';
-import { TASK_QUEUE } from '../../../workflows/shared.js';
-import type { Db } from '../../eventstore/db.js';
-import type { Accounts } from '../accounts/accounts.js';
-import type { AuthContext } from '../auth/context.js';
-import { Rejection } from '../../domain/rejection.js';
-import { chargeModeOf } from '../../domain/organization.js';
-import { capToCost } from '../../domain/costCap.js';
-import { isErrorCode } from '../../domain/errorCodes.js';
-import { loadOwnQueryRecord, type CachedRow, type QueryRecord } from '../search/queryCache.js';
-import { unlockSandboxRows } from '../search/sandbox.js';
-import { takeMinuteBudget } from '../limits/quotas.js';
-import { remainingCost, type BillingOutcome } from '../search/searchService.js';
-import { renderFigureImages, type FigureImageRenderer, type ImageOptions } from '../figures/figureImages.js';
+import { createHash, randomUUID } from "node:crypto";
+import { Client, WorkflowFailedError, ActivityFailure, ApplicationFailure } from "@temporalio/client";
+import { unlockWorkflow } from "../../../workflows/unlock.js";
+import type { UnlockOutcome } from "../../../workflows/unlockTypes.js";
+import { TASK_QUEUE } from "../../../workflows/shared.js";
+import type { Db } from "../../eventstore/db.js";
+import type { Accounts } from "../accounts/accounts.js";
+import type { AuthContext } from "../auth/context.js";
+import { Rejection } from "../../domain/rejection.js";
+import { chargeModeOf } from "../../domain/organization.js";
+import { capToCost } from "../../domain/costCap.js";
+import { isErrorCode } from "../../domain/errorCodes.js";
+import { loadOwnQueryRecord, type CachedRow, type QueryRecord } from "../search/queryCache.js";
+import { unlockSandboxRows } from "../search/sandbox.js";
+import { takeMinuteBudget } from "../limits/quotas.js";
+import { remainingCost, type BillingOutcome } from "../search/searchService.js";
+import { renderFigureImages, type FigureImageRenderer, type ImageOptions } from "../figures/figureImages.js";
 
 export interface UnlockDeps {
   client: Client;
@@ -74,19 +74,26 @@ export interface UnlockResult {
 
 /** One workflow per (query, requested rows): identical concurrent calls join the same run and pay once. */
 export function unlockWorkflowId(queryId: string, requestedIds: string[]): string {
-  const digest = createHash('sha256').update([...requestedIds].sort().join('\n')).digest('hex').slice(0, 24);
+  const digest = createHash("sha256")
+    .update([...requestedIds].sort().join("\n"))
+    .digest("hex")
+    .slice(0, 24);
   return `unlock-${queryId}-${digest}`;
 }
 
 /** A failure that carries a spec code (typed so by the activity) is that answer; anything else happened before the charge could commit. */
 function rejectionFrom(err: unknown): Rejection {
   let cause: unknown = err;
-  while (cause instanceof WorkflowFailedError || cause instanceof ActivityFailure) cause = (cause as { cause?: unknown }).cause;
+  while (cause instanceof WorkflowFailedError || cause instanceof ActivityFailure)
+    cause = (cause as { cause?: unknown }).cause;
   if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
     const details = (cause.details?.[0] ?? undefined) as Record<string, unknown> | undefined;
     return new Rejection(cause.type, cause.message, details);
   }
-  return new Rejection('SERVICE_UNAVAILABLE', 'unlock is temporarily unavailable; nothing was charged or unlocked, retry is safe');
+  return new Rejection(
+    "SERVICE_UNAVAILABLE",
+    "unlock is temporarily unavailable; nothing was charged or unlocked, retry is safe",
+  );
 }
 
 export function createUnlock(deps: UnlockDeps) {
@@ -94,15 +101,20 @@ export function createUnlock(deps: UnlockDeps) {
   const taskQueue = deps.taskQueue ?? TASK_QUEUE;
 
   /** Starts the run for these rows or joins the one running; its outcome, or the failure as a Rejection. */
-  async function runWorkflow(auth: AuthContext, queryId: string, requestedIds: string[], callId: string): Promise<UnlockOutcome> {
+  async function runWorkflow(
+    auth: AuthContext,
+    queryId: string,
+    requestedIds: string[],
+    callId: string,
+  ): Promise<UnlockOutcome> {
     try {
       const handle = await client.workflow.start(unlockWorkflow, {
         taskQueue,
         workflowId: unlockWorkflowId(queryId, requestedIds),
         args: [{ orgId: auth.org.id, keyId: auth.key.id, queryId, requestedIds, callId }],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        workflowExecutionTimeout: '2 minutes',
+        workflowIdConflictPolicy: "USE_EXISTING",
+        workflowIdReusePolicy: "ALLOW_DUPLICATE",
+        workflowExecutionTimeout: "2 minutes",
         requestEagerStart: deps.eagerStart ?? false,
       });
       return await handle.result();
@@ -115,12 +127,26 @@ export function createUnlock(deps: UnlockDeps) {
    * A sandbox key's unlock: the same checks and answer, free, its rows kept with the preview's record and never in the
    * event log or the ledger; like a live unlock it takes a slot of the per-minute budget only when it unlocks new rows.
    */
-  async function sandboxUnlock(auth: AuthContext, record: QueryRecord, requested: string[], request: UnlockRequest): Promise<UnlockResult> {
+  async function sandboxUnlock(
+    auth: AuthContext,
+    record: QueryRecord,
+    requested: string[],
+    request: UnlockRequest,
+  ): Promise<UnlockResult> {
     const rows = record.payload.rows;
-    if (requested.some((id) => !(record.sandboxUnlocked ?? []).includes(id))) await takeMinuteBudget(deps.db, auth.org, deps.clock());
+    if (requested.some((id) => !(record.sandboxUnlocked ?? []).includes(id)))
+      await takeMinuteBudget(deps.db, auth.org, deps.clock());
     const { before, after } = await unlockSandboxRows(deps.db, record.queryId, requested);
     const newlyUnlocked = new Set(requested.filter((id) => !before.has(id)));
-    const images = request.figures ? await renderFigureImages(deps.figureImages, rows, after, request.resultIds ?? [...newlyUnlocked], request.figures) : new Map<string, Map<string, string>>();
+    const images = request.figures
+      ? await renderFigureImages(
+          deps.figureImages,
+          rows,
+          after,
+          request.resultIds ?? [...newlyUnlocked],
+          request.figures,
+        )
+      : new Map<string, Map<string, string>>();
     return {
       queryId: record.queryId,
       rows,
@@ -138,36 +164,57 @@ export function createUnlock(deps: UnlockDeps) {
   return {
     async unlock(auth: AuthContext, request: UnlockRequest): Promise<UnlockResult> {
       const record = await loadOwnQueryRecord(deps.db, auth.key.id, request.queryId, deps.clock());
-      if (record.kind !== 'preview') throw new Rejection('VALIDATION_ERROR', `query ${request.queryId} is not a preview; only previews can be unlocked`);
+      if (record.kind !== "preview")
+        throw new Rejection(
+          "VALIDATION_ERROR",
+          `query ${request.queryId} is not a preview; only previews can be unlocked`,
+        );
       const rows = record.payload.rows;
       const known = new Set(rows.map((r) => r.id));
       const requested = request.resultIds ?? rows.map((r) => r.id);
       const unknown = requested.filter((id) => !known.has(id));
-      if (unknown.length > 0) throw new Rejection('VALIDATION_ERROR', `resultIds not in preview ${request.queryId}: ${unknown.slice(0, 5).join(', ')}`);
-      if (auth.billingMode === 'sandbox' || record.payload.synthetic) return sandboxUnlock(auth, record, [...new Set(requested)], request);
+      if (unknown.length > 0)
+        throw new Rejection(
+          "VALIDATION_ERROR",
+          `resultIds not in preview ${request.queryId}: ${unknown.slice(0, 5).join(", ")}`,
+        );
+      if (auth.billingMode === "sandbox" || record.payload.synthetic)
+        return sandboxUnlock(auth, record, [...new Set(requested)], request);
 
       let toUnlock = [...new Set(requested)];
-      let costCap: UnlockResult['costCap'];
+      let costCap: UnlockResult["costCap"];
       if (request.maxCostMicros !== undefined) {
         // the rows still to buy, in the preview's order (best first), while they fit; only a live organization pays
         const before = await accounts.unlockedIds(record.queryId);
         const wanted = new Set(toUnlock);
         const toBuy = rows.filter((r) => wanted.has(r.id) && !before.has(r.id));
-        const capped = chargeModeOf(auth.org) === 'live' ? capToCost(toBuy, request.maxCostMicros) : capToCost(toBuy, undefined);
+        const capped =
+          chargeModeOf(auth.org) === "live" ? capToCost(toBuy, request.maxCostMicros) : capToCost(toBuy, undefined);
         const held = new Set(toBuy.slice(capped.kept.length).map((r) => r.id));
         toUnlock = toUnlock.filter((id) => !held.has(id));
         costCap = { withheld: capped.withheld, nextRowCostMicros: capped.nextRowCostMicros };
       }
 
       const callId = randomUUID();
-      const run: UnlockOutcome = toUnlock.length > 0 ? await runWorkflow(auth, record.queryId, toUnlock, callId) : { queryId: record.queryId, callId, chargedMicros: '0', newlyUnlocked: [] };
+      const run: UnlockOutcome =
+        toUnlock.length > 0
+          ? await runWorkflow(auth, record.queryId, toUnlock, callId)
+          : { queryId: record.queryId, callId, chargedMicros: "0", newlyUnlocked: [] };
       const mine = run.callId === callId;
       const chargedMicros = mine ? BigInt(run.chargedMicros) : 0n;
       const newlyUnlocked = new Set(mine ? run.newlyUnlocked : []);
 
       const unlocked = await accounts.unlockedIds(record.queryId);
       // the image budget goes first to the ids asked for, or when none were named, to the rows this call unlocked
-      const images = request.figures ? await renderFigureImages(deps.figureImages, rows, unlocked, request.resultIds ?? [...newlyUnlocked], request.figures) : new Map<string, Map<string, string>>();
+      const images = request.figures
+        ? await renderFigureImages(
+            deps.figureImages,
+            rows,
+            unlocked,
+            request.resultIds ?? [...newlyUnlocked],
+            request.figures,
+          )
+        : new Map<string, Map<string, string>>();
       const tokens = rows.filter((r) => newlyUnlocked.has(r.id)).reduce((s, r) => s + r.tokens, 0);
       // the balance after this call, read again: the run that charged may be this one, one it joined, or one that ended
       // just before this call started a run of its own that had nothing left to charge

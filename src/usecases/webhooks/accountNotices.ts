@@ -1,9 +1,9 @@
 // Follows the event log for what an organization asked to be told about its account: its balance falling below the
 // threshold it set (`balance.low`, once per crossing) and a key reaching its spending cap (`key.budget_exhausted`, once
 // per cap). Publishing is idempotent by the fact's source, so every API process may follow the log at once.
-import type { Db } from '../../eventstore/db.js';
-import { formatCredits } from '../../domain/money.js';
-import type { WebhookEventType } from '../../domain/webhooks.js';
+import type { Db } from "../../eventstore/db.js";
+import { formatCredits } from "../../domain/money.js";
+import type { WebhookEventType } from "../../domain/webhooks.js";
 
 export interface AccountNoticeDeps {
   db: Db;
@@ -13,7 +13,7 @@ export interface AccountNoticeDeps {
 }
 
 /** The events after which a balance or a key's spend may have crossed a line. */
-const WATCHED = ['SearchCharged', 'ResultsUnlocked', 'ToolCallCharged', 'ApiKeySpendingCapChanged'];
+const WATCHED = ["SearchCharged", "ResultsUnlocked", "ToolCallCharged", "ApiKeySpendingCapChanged"];
 
 /** Whether a balance went from at or above the threshold to below it. */
 export function crossedBelow(balanceAfter: bigint, amount: bigint, threshold: bigint): boolean {
@@ -36,18 +36,31 @@ export function followAccountNotices(deps: AccountNoticeDeps) {
       [position],
     );
     if (!row || !crossedBelow(BigInt(row.after), BigInt(row.amount), BigInt(row.threshold))) return;
-    await deps.publish(row.org_id, 'balance.low', { balance: formatCredits(BigInt(row.after)), threshold: formatCredits(BigInt(row.threshold)) }, `balance-low:${row.org_id}:${position}`);
+    await deps.publish(
+      row.org_id,
+      "balance.low",
+      { balance: formatCredits(BigInt(row.after)), threshold: formatCredits(BigInt(row.threshold)) },
+      `balance-low:${row.org_id}:${position}`,
+    );
   }
 
   async function budgetNotice(keyId: string): Promise<void> {
-    const [key] = await db.query<{ org_id: string; spent: string; cap: string | null }>(`SELECT org_id, spent_micros::text AS spent, spending_cap_micros::text AS cap FROM proj_api_keys WHERE key_id = $1`, [keyId]);
+    const [key] = await db.query<{ org_id: string; spent: string; cap: string | null }>(
+      `SELECT org_id, spent_micros::text AS spent, spending_cap_micros::text AS cap FROM proj_api_keys WHERE key_id = $1`,
+      [keyId],
+    );
     if (!key || key.cap === null || BigInt(key.spent) < BigInt(key.cap)) return;
-    await deps.publish(key.org_id, 'key.budget_exhausted', { keyId, spendingCap: formatCredits(BigInt(key.cap)), spent: formatCredits(BigInt(key.spent)) }, `key-budget:${keyId}:${key.cap}`);
+    await deps.publish(
+      key.org_id,
+      "key.budget_exhausted",
+      { keyId, spendingCap: formatCredits(BigInt(key.cap)), spent: formatCredits(BigInt(key.spent)) },
+      `key-budget:${keyId}:${key.cap}`,
+    );
   }
 
   async function check(): Promise<void> {
     if (last === undefined) {
-      const [head] = await db.query<{ p: string }>('SELECT coalesce(max(position), 0)::text AS p FROM events');
+      const [head] = await db.query<{ p: string }>("SELECT coalesce(max(position), 0)::text AS p FROM events");
       last = Number(head?.p ?? 0);
       return;
     }
@@ -56,7 +69,7 @@ export function followAccountNotices(deps: AccountNoticeDeps) {
       [last, WATCHED],
     );
     for (const r of rows) {
-      if (r.type !== 'ApiKeySpendingCapChanged') await balanceNotice(Number(r.position));
+      if (r.type !== "ApiKeySpendingCapChanged") await balanceNotice(Number(r.position));
       if (r.key_id) await budgetNotice(r.key_id);
       last = Number(r.position);
     }

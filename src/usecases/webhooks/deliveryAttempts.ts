@@ -3,17 +3,30 @@
 // payload, sends it to the checked address and records the attempt once by its number; the end of a delivery is
 // recorded once, disables an endpoint failing for longer than the configured time, and hands a delivered event to
 // whatever waits for proof of its delivery.
-import type { Db } from '../../eventstore/db.js';
-import { readByIdempotencyKey, readStream } from '../../eventstore/eventStore.js';
-import { runStreamCommand } from '../../eventstore/streamCommand.js';
-import { Rejection } from '../../domain/rejection.js';
-import { webhookDeliveryStream, webhookEndpointStream, webhookMessageStream, type Actor, type WebhookDeliveryOutcome } from '../../domain/events.js';
-import { endpointSecret, isDelivered, shouldDisable, signedHeaders, signingVersions, type WebhookPayload } from '../../domain/webhooks.js';
-import { normalizeRow, selectList } from '../../../projections/sqlProjection.js';
-import type { WebhookEndpointRow } from '../../../projections/tables.js';
-import type { AttemptVerdict, WebhookDeliveryInput } from '../../../workflows/webhookTypes.js';
-import { checkWebhookUrl, type HostLookup } from './urlGuard.js';
-import { sendWebhook, type AttemptOutcome } from './sendWebhook.js';
+import type { Db } from "../../eventstore/db.js";
+import { readByIdempotencyKey, readStream } from "../../eventstore/eventStore.js";
+import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { Rejection } from "../../domain/rejection.js";
+import {
+  webhookDeliveryStream,
+  webhookEndpointStream,
+  webhookMessageStream,
+  type Actor,
+  type WebhookDeliveryOutcome,
+} from "../../domain/events.js";
+import {
+  endpointSecret,
+  isDelivered,
+  shouldDisable,
+  signedHeaders,
+  signingVersions,
+  type WebhookPayload,
+} from "../../domain/webhooks.js";
+import { normalizeRow, selectList } from "../../../projections/sqlProjection.js";
+import type { WebhookEndpointRow } from "../../../projections/tables.js";
+import type { AttemptVerdict, WebhookDeliveryInput } from "../../../workflows/webhookTypes.js";
+import { checkWebhookUrl, type HostLookup } from "./urlGuard.js";
+import { sendWebhook, type AttemptOutcome } from "./sendWebhook.js";
 
 export interface DeliveryAttemptDeps {
   db: Db;
@@ -31,20 +44,26 @@ export interface DeliveryAttemptDeps {
   onDelivered?: (payload: WebhookPayload, orgId: string) => Promise<void>;
 }
 
-const ACTOR = (d: WebhookDeliveryInput): Actor => ({ kind: 'workflow', id: `webhook-${d.messageId}-${d.endpointId}` });
+const ACTOR = (d: WebhookDeliveryInput): Actor => ({ kind: "workflow", id: `webhook-${d.messageId}-${d.endpointId}` });
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
   const { db, clock } = deps;
 
   async function endpoint(endpointId: string): Promise<WebhookEndpointRow | undefined> {
-    const [row] = await db.query(`SELECT ${selectList('webhook_endpoints')} FROM proj_webhook_endpoints WHERE endpoint_id = $1`, [endpointId]);
-    return row ? normalizeRow('webhook_endpoints', row) : undefined;
+    const [row] = await db.query(
+      `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
+      [endpointId],
+    );
+    return row ? normalizeRow("webhook_endpoints", row) : undefined;
   }
 
   async function payloadOf(messageId: string): Promise<WebhookPayload> {
-    const created = (await readStream(db, webhookMessageStream(messageId))).find((e) => e.type === 'WebhookEventCreated');
-    if (!created || created.type !== 'WebhookEventCreated') throw new Error(`webhook event ${messageId} is not in the store`);
+    const created = (await readStream(db, webhookMessageStream(messageId))).find(
+      (e) => e.type === "WebhookEventCreated",
+    );
+    if (!created || created.type !== "WebhookEventCreated")
+      throw new Error(`webhook event ${messageId} is not in the store`);
     return created.data.payload;
   }
 
@@ -53,21 +72,29 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     async attempt(d: WebhookDeliveryInput, attempt: number, firstTry = true): Promise<AttemptVerdict> {
       const key = `webhook-attempt:${d.messageId}:${d.endpointId}:${attempt}`;
       // a retried activity whose attempt was recorded (the worker died after the record): that attempt's verdict
-      const earlier = (await readByIdempotencyKey(db, key)).find((e) => e.type === 'WebhookAttemptRecorded');
-      if (earlier?.type === 'WebhookAttemptRecorded') return isDelivered(earlier.data.status) ? 'delivered' : 'failed';
+      const earlier = (await readByIdempotencyKey(db, key)).find((e) => e.type === "WebhookAttemptRecorded");
+      if (earlier?.type === "WebhookAttemptRecorded") return isDelivered(earlier.data.status) ? "delivered" : "failed";
       const row = await endpoint(d.endpointId);
-      if (!row || row.state !== 'enabled') return 'gone';
+      if (!row || row.state !== "enabled") return "gone";
       const payload = await payloadOf(d.messageId);
       const body = JSON.stringify(payload);
       let outcome: AttemptOutcome;
       try {
         const target = await checkWebhookUrl(row.url, { allowPrivate: deps.allowPrivateUrls, lookup: deps.lookup });
-        const secrets = signingVersions({ secretVersion: row.secret_version, previousSecretExpiresAt: row.previous_secret_expires_at }, clock()).map((v) => endpointSecret(deps.secretKey, row.endpoint_id, v));
+        const secrets = signingVersions(
+          { secretVersion: row.secret_version, previousSecretExpiresAt: row.previous_secret_expires_at },
+          clock(),
+        ).map((v) => endpointSecret(deps.secretKey, row.endpoint_id, v));
         // wall time: receivers compare webhook-timestamp with their own clock
-        outcome = await sendWebhook(target, body, signedHeaders(secrets, d.messageId, Math.floor(Date.now() / 1000), body), deps.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+        outcome = await sendWebhook(
+          target,
+          body,
+          signedHeaders(secrets, d.messageId, Math.floor(Date.now() / 1000), body),
+          deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        );
       } catch (err) {
         if (!(err instanceof Rejection)) throw err;
-        outcome = { status: null, latencyMs: 0, excerpt: '', error: `refused before sending: ${err.message}` };
+        outcome = { status: null, latencyMs: 0, excerpt: "", error: `refused before sending: ${err.message}` };
       }
       if (deps.afterSendDelayMs && firstTry) await new Promise((r) => setTimeout(r, deps.afterSendDelayMs));
       await runStreamCommand(
@@ -75,38 +102,78 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         clock,
         webhookDeliveryStream(d.messageId, d.endpointId),
         ACTOR(d),
-        async () => ({ version: 'any', events: [{ type: 'WebhookAttemptRecorded', data: { orgId: d.orgId, messageId: d.messageId, endpointId: d.endpointId, attempt, status: outcome.status, latencyMs: outcome.latencyMs, excerpt: outcome.excerpt, error: outcome.error } }] }),
+        async () => ({
+          version: "any",
+          events: [
+            {
+              type: "WebhookAttemptRecorded",
+              data: {
+                orgId: d.orgId,
+                messageId: d.messageId,
+                endpointId: d.endpointId,
+                attempt,
+                status: outcome.status,
+                latencyMs: outcome.latencyMs,
+                excerpt: outcome.excerpt,
+                error: outcome.error,
+              },
+            },
+          ],
+        }),
         { idempotencyKey: key },
       );
-      return isDelivered(outcome.status) ? 'delivered' : 'failed';
+      return isDelivered(outcome.status) ? "delivered" : "failed";
     },
 
     async end(d: WebhookDeliveryInput, outcome: WebhookDeliveryOutcome): Promise<void> {
       // a delivery this store does not hold (a run of another deployment sharing the Temporal namespace) has nothing to end
-      const [known] = await db.query(`SELECT 1 AS one FROM proj_webhook_deliveries WHERE message_id = $1 AND endpoint_id = $2`, [d.messageId, d.endpointId]);
+      const [known] = await db.query(
+        `SELECT 1 AS one FROM proj_webhook_deliveries WHERE message_id = $1 AND endpoint_id = $2`,
+        [d.messageId, d.endpointId],
+      );
       if (!known) return;
       await runStreamCommand(
         db,
         clock,
         webhookDeliveryStream(d.messageId, d.endpointId),
         ACTOR(d),
-        async () => ({ version: 'any', events: [{ type: 'WebhookDeliveryEnded', data: { orgId: d.orgId, messageId: d.messageId, endpointId: d.endpointId, outcome } }] }),
+        async () => ({
+          version: "any",
+          events: [
+            {
+              type: "WebhookDeliveryEnded",
+              data: { orgId: d.orgId, messageId: d.messageId, endpointId: d.endpointId, outcome },
+            },
+          ],
+        }),
         { idempotencyKey: `webhook-end:${d.messageId}:${d.endpointId}:${d.round}` },
       );
-      if (outcome === 'failed') {
+      if (outcome === "failed") {
         const row = await endpoint(d.endpointId);
-        if (row && row.state === 'enabled' && shouldDisable(row.failing_since, clock(), deps.disableAfterMs)) {
+        if (row && row.state === "enabled" && shouldDisable(row.failing_since, clock(), deps.disableAfterMs)) {
           await runStreamCommand(
             db,
             clock,
             webhookEndpointStream(d.endpointId),
             ACTOR(d),
-            async () => ({ version: 'any', events: [{ type: 'WebhookEndpointDisabled', data: { orgId: d.orgId, endpointId: d.endpointId, reason: `every attempt failed since ${row.failing_since}` } }] }),
+            async () => ({
+              version: "any",
+              events: [
+                {
+                  type: "WebhookEndpointDisabled",
+                  data: {
+                    orgId: d.orgId,
+                    endpointId: d.endpointId,
+                    reason: `every attempt failed since ${row.failing_since}`,
+                  },
+                },
+              ],
+            }),
             { idempotencyKey: `webhook-disable:${d.endpointId}:${row.failing_since}` },
           );
         }
       }
-      if (outcome === 'delivered' && deps.onDelivered) await deps.onDelivered(await payloadOf(d.messageId), d.orgId);
+      if (outcome === "delivered" && deps.onDelivered) await deps.onDelivered(await payloadOf(d.messageId), d.orgId);
     },
   };
 }

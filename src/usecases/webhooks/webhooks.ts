@@ -1,14 +1,20 @@
 // The webhooks use case: an organization's endpoints (create, list, delete, rotate the secret, send a test, list the
 // deliveries with their attempts, send a delivery again), and publishing an event: appended once, then one delivery
 // workflow per subscribed endpoint. The REST routes, the operator API and the CLI call these.
-import { createHash, randomBytes } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { Db } from '../../eventstore/db.js';
-import { runStreamCommand } from '../../eventstore/streamCommand.js';
-import { readStream } from '../../eventstore/eventStore.js';
-import { Rejection } from '../../domain/rejection.js';
-import { notificationSettingsStream, webhookDeliveryStream, webhookEndpointStream, webhookMessageStream, type Actor } from '../../domain/events.js';
-import { formatCredits } from '../../domain/money.js';
+import { createHash, randomBytes } from "node:crypto";
+import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
+import type { Db } from "../../eventstore/db.js";
+import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { readStream } from "../../eventstore/eventStore.js";
+import { Rejection } from "../../domain/rejection.js";
+import {
+  notificationSettingsStream,
+  webhookDeliveryStream,
+  webhookEndpointStream,
+  webhookMessageStream,
+  type Actor,
+} from "../../domain/events.js";
+import { formatCredits } from "../../domain/money.js";
 import {
   endpointSecret,
   isWebhookEventType,
@@ -19,13 +25,13 @@ import {
   WEBHOOK_TEST_EVENT,
   type WebhookPayload,
   type WebhookPayloadType,
-} from '../../domain/webhooks.js';
-import { checkWebhookUrl, type HostLookup } from './urlGuard.js';
-import { selectList, normalizeRow } from '../../../projections/sqlProjection.js';
-import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../../projections/tables.js';
-import { TASK_QUEUE } from '../../../workflows/shared.js';
-import { webhookDeliveryWorkflow } from '../../../workflows/webhookDelivery.js';
-import { webhookWorkflowId, type WebhookDeliveryInput } from '../../../workflows/webhookTypes.js';
+} from "../../domain/webhooks.js";
+import { checkWebhookUrl, type HostLookup } from "./urlGuard.js";
+import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from "../../../projections/tables.js";
+import { TASK_QUEUE } from "../../../workflows/shared.js";
+import { webhookDeliveryWorkflow } from "../../../workflows/webhookDelivery.js";
+import { webhookWorkflowId, type WebhookDeliveryInput } from "../../../workflows/webhookTypes.js";
 
 export interface WebhookSettings {
   /** the master key endpoint secrets are derived from */
@@ -49,7 +55,7 @@ export interface EndpointView {
   url: string;
   events: string[];
   description: string | null;
-  status: 'enabled' | 'disabled';
+  status: "enabled" | "disabled";
   /** why the service stopped sending (an endpoint failing for days), with when */
   disabledReason: string | null;
   disabledAt: string | null;
@@ -72,7 +78,7 @@ export interface DeliveryView {
   eventId: string;
   type: string;
   createdAt: string;
-  status: WebhookDeliveryRow['state'];
+  status: WebhookDeliveryRow["state"];
   attempts: AttemptView[];
 }
 
@@ -83,47 +89,59 @@ export interface NewEndpointInput {
 }
 
 /** The message id (every attempt's webhook-id) of an event named by its source: a retried publish names the same one. */
-export const messageIdOf = (source: string) => `msg_${createHash('sha256').update(source).digest('base64url').slice(0, 32)}`;
+export const messageIdOf = (source: string) =>
+  `msg_${createHash("sha256").update(source).digest("base64url").slice(0, 32)}`;
 
 const endpointView = (r: WebhookEndpointRow): EndpointView => ({
   id: r.endpoint_id,
   url: r.url,
   events: r.events,
   description: r.description,
-  status: r.state === 'disabled' ? 'disabled' : 'enabled',
+  status: r.state === "disabled" ? "disabled" : "enabled",
   disabledReason: r.disabled_reason,
   disabledAt: r.disabled_at,
   failingSince: r.failing_since,
   createdAt: r.created_at,
 });
 
-const notFound = (id: string) => new Rejection('NOT_FOUND', `no webhook endpoint ${id} in this organization`);
+const notFound = (id: string) => new Rejection("NOT_FOUND", `no webhook endpoint ${id} in this organization`);
 
 export function createWebhooks(deps: WebhooksDeps) {
   const { db, client, clock, settings } = deps;
   const taskQueue = deps.taskQueue ?? TASK_QUEUE;
 
   async function endpointRow(endpointId: string): Promise<WebhookEndpointRow | undefined> {
-    const [row] = await db.query(`SELECT ${selectList('webhook_endpoints')} FROM proj_webhook_endpoints WHERE endpoint_id = $1`, [endpointId]);
-    return row ? normalizeRow('webhook_endpoints', row) : undefined;
+    const [row] = await db.query(
+      `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
+      [endpointId],
+    );
+    return row ? normalizeRow("webhook_endpoints", row) : undefined;
   }
 
   /** The organization's endpoint, not deleted; another organization's id reads as unknown. */
   async function ownEndpoint(orgId: string, endpointId: string): Promise<WebhookEndpointRow> {
     const row = await endpointRow(endpointId);
-    if (!row || row.org_id !== orgId || row.state === 'deleted') throw notFound(endpointId);
+    if (!row || row.org_id !== orgId || row.state === "deleted") throw notFound(endpointId);
     return row;
   }
 
   function checkEvents(events: string[]): string[] {
     const unknown = events.filter((e) => !isWebhookEventType(e));
-    if (unknown.length > 0) throw new Rejection('VALIDATION_ERROR', `unknown event type ${JSON.stringify(unknown[0])}; events are ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+    if (unknown.length > 0)
+      throw new Rejection(
+        "VALIDATION_ERROR",
+        `unknown event type ${JSON.stringify(unknown[0])}; events are ${WEBHOOK_EVENT_TYPES.join(", ")}`,
+      );
     return [...new Set(events)];
   }
 
   async function startDelivery(input: WebhookDeliveryInput): Promise<void> {
     try {
-      await client.workflow.start(webhookDeliveryWorkflow, { taskQueue, workflowId: webhookWorkflowId(input.messageId, input.endpointId, input.round), args: [input] });
+      await client.workflow.start(webhookDeliveryWorkflow, {
+        taskQueue,
+        workflowId: webhookWorkflowId(input.messageId, input.endpointId, input.round),
+        args: [input],
+      });
     } catch (err) {
       // a retried publish: the delivery runs already
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -134,7 +152,14 @@ export function createWebhooks(deps: WebhooksDeps) {
    * Appends the event once (by its source) and starts its deliveries; nothing when no enabled endpoint subscribes.
    * `only`: to that endpoint alone, whatever it subscribes to (a test event).
    */
-  async function publish(orgId: string, type: WebhookPayloadType, data: Record<string, unknown>, source: string, actor: Actor, only?: string): Promise<{ eventId: string; endpointIds: string[] } | null> {
+  async function publish(
+    orgId: string,
+    type: WebhookPayloadType,
+    data: Record<string, unknown>,
+    source: string,
+    actor: Actor,
+    only?: string,
+  ): Promise<{ eventId: string; endpointIds: string[] } | null> {
     const messageId = messageIdOf(source);
     const stored = await runStreamCommand(
       db,
@@ -142,19 +167,40 @@ export function createWebhooks(deps: WebhooksDeps) {
       webhookMessageStream(messageId),
       actor,
       async (tx, at) => {
-        const rows = await tx.query(`SELECT ${selectList('webhook_endpoints')} FROM proj_webhook_endpoints WHERE org_id = $1 AND state = 'enabled' ORDER BY endpoint_id`, [orgId]);
-        const endpoints = rows.map((r) => normalizeRow('webhook_endpoints', r)).filter((e) => (only ? e.endpoint_id === only : e.events.includes(type)));
+        const rows = await tx.query(
+          `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE org_id = $1 AND state = 'enabled' ORDER BY endpoint_id`,
+          [orgId],
+        );
+        const endpoints = rows
+          .map((r) => normalizeRow("webhook_endpoints", r))
+          .filter((e) => (only ? e.endpoint_id === only : e.events.includes(type)));
         if (endpoints.length === 0) return { version: 0, events: [] };
         const payload: WebhookPayload = { type, timestamp: at.toISOString(), data };
-        if (Buffer.byteLength(JSON.stringify(payload)) > MAX_WEBHOOK_BODY_BYTES) throw new Error(`a ${type} payload is larger than ${MAX_WEBHOOK_BODY_BYTES} bytes`);
-        return { version: 0, events: [{ type: 'WebhookEventCreated', data: { orgId, messageId, eventType: type, payload, endpointIds: endpoints.map((e) => e.endpoint_id) } }] };
+        if (Buffer.byteLength(JSON.stringify(payload)) > MAX_WEBHOOK_BODY_BYTES)
+          throw new Error(`a ${type} payload is larger than ${MAX_WEBHOOK_BODY_BYTES} bytes`);
+        return {
+          version: 0,
+          events: [
+            {
+              type: "WebhookEventCreated",
+              data: { orgId, messageId, eventType: type, payload, endpointIds: endpoints.map((e) => e.endpoint_id) },
+            },
+          ],
+        };
       },
       { idempotencyKey: `webhook-message:${messageId}` },
     );
-    const created = stored.find((e) => e.type === 'WebhookEventCreated');
-    if (!created || created.type !== 'WebhookEventCreated') return null;
+    const created = stored.find((e) => e.type === "WebhookEventCreated");
+    if (!created || created.type !== "WebhookEventCreated") return null;
     for (const endpointId of created.data.endpointIds) {
-      await startDelivery({ orgId, messageId, endpointId, retrySeconds: settings.retrySeconds, firstAttempt: 1, round: 0 });
+      await startDelivery({
+        orgId,
+        messageId,
+        endpointId,
+        retrySeconds: settings.retrySeconds,
+        firstAttempt: 1,
+        round: 0,
+      });
     }
     return { eventId: messageId, endpointIds: created.data.endpointIds };
   }
@@ -165,11 +211,26 @@ export function createWebhooks(deps: WebhooksDeps) {
     async create(orgId: string, input: NewEndpointInput, actor: Actor): Promise<EndpointView & { secret: string }> {
       const events = checkEvents(input.events);
       const target = await checkWebhookUrl(input.url, { allowPrivate: settings.allowPrivateUrls, lookup: deps.lookup });
-      const endpointId = `we_${randomBytes(15).toString('base64url').replace(/[-_]/g, '')}${randomBytes(4).toString('hex')}`;
+      const endpointId = `we_${randomBytes(15).toString("base64url").replace(/[-_]/g, "")}${randomBytes(4).toString("hex")}`;
       await runStreamCommand(db, clock, webhookEndpointStream(endpointId), actor, async (tx) => {
-        const [count] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM proj_webhook_endpoints WHERE org_id = $1 AND state <> 'deleted'`, [orgId]);
-        if ((count?.n ?? 0) >= MAX_ENDPOINTS_PER_ORG) throw new Rejection('CONFLICT', `an organization has at most ${MAX_ENDPOINTS_PER_ORG} webhook endpoints; delete one first`);
-        return { version: 0, events: [{ type: 'WebhookEndpointCreated', data: { orgId, endpointId, url: target.url.toString(), events, description: input.description ?? null } }] };
+        const [count] = await tx.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM proj_webhook_endpoints WHERE org_id = $1 AND state <> 'deleted'`,
+          [orgId],
+        );
+        if ((count?.n ?? 0) >= MAX_ENDPOINTS_PER_ORG)
+          throw new Rejection(
+            "CONFLICT",
+            `an organization has at most ${MAX_ENDPOINTS_PER_ORG} webhook endpoints; delete one first`,
+          );
+        return {
+          version: 0,
+          events: [
+            {
+              type: "WebhookEndpointCreated",
+              data: { orgId, endpointId, url: target.url.toString(), events, description: input.description ?? null },
+            },
+          ],
+        };
       });
       const row = (await endpointRow(endpointId))!;
       return { ...endpointView(row), secret: endpointSecret(settings.secretKey, endpointId, row.secret_version) };
@@ -177,18 +238,42 @@ export function createWebhooks(deps: WebhooksDeps) {
 
     /** What the organization is told about its account: `balance.low` below this balance (null: never). */
     async notificationSettings(orgId: string): Promise<{ balanceLowThreshold: string | null }> {
-      const [row] = await db.query<{ t: string | null }>(`SELECT balance_low_micros::text AS t FROM proj_notification_settings WHERE org_id = $1`, [orgId]);
+      const [row] = await db.query<{ t: string | null }>(
+        `SELECT balance_low_micros::text AS t FROM proj_notification_settings WHERE org_id = $1`,
+        [orgId],
+      );
       return { balanceLowThreshold: row?.t == null ? null : formatCredits(BigInt(row.t)) };
     },
 
-    async setNotificationSettings(orgId: string, balanceLowThresholdMicros: bigint | null, actor: Actor): Promise<{ balanceLowThreshold: string | null }> {
-      await runStreamCommand(db, clock, notificationSettingsStream(orgId), actor, async () => ({ version: 'any', events: [{ type: 'NotificationSettingsChanged', data: { orgId, balanceLowThresholdMicros: balanceLowThresholdMicros === null ? null : balanceLowThresholdMicros.toString() } }] }));
-      return { balanceLowThreshold: balanceLowThresholdMicros === null ? null : formatCredits(balanceLowThresholdMicros) };
+    async setNotificationSettings(
+      orgId: string,
+      balanceLowThresholdMicros: bigint | null,
+      actor: Actor,
+    ): Promise<{ balanceLowThreshold: string | null }> {
+      await runStreamCommand(db, clock, notificationSettingsStream(orgId), actor, async () => ({
+        version: "any",
+        events: [
+          {
+            type: "NotificationSettingsChanged",
+            data: {
+              orgId,
+              balanceLowThresholdMicros:
+                balanceLowThresholdMicros === null ? null : balanceLowThresholdMicros.toString(),
+            },
+          },
+        ],
+      }));
+      return {
+        balanceLowThreshold: balanceLowThresholdMicros === null ? null : formatCredits(balanceLowThresholdMicros),
+      };
     },
 
     async list(orgId: string): Promise<EndpointView[]> {
-      const rows = await db.query(`SELECT ${selectList('webhook_endpoints')} FROM proj_webhook_endpoints WHERE org_id = $1 AND state <> 'deleted' ORDER BY created_at, endpoint_id`, [orgId]);
-      return rows.map((r) => endpointView(normalizeRow('webhook_endpoints', r)));
+      const rows = await db.query(
+        `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE org_id = $1 AND state <> 'deleted' ORDER BY created_at, endpoint_id`,
+        [orgId],
+      );
+      return rows.map((r) => endpointView(normalizeRow("webhook_endpoints", r)));
     },
 
     async get(orgId: string, endpointId: string): Promise<EndpointView> {
@@ -199,31 +284,65 @@ export function createWebhooks(deps: WebhooksDeps) {
     async remove(orgId: string, endpointId: string, actor: Actor): Promise<{ id: string; deleted: true }> {
       await ownEndpoint(orgId, endpointId);
       await runStreamCommand(db, clock, webhookEndpointStream(endpointId), actor, async (tx) => {
-        const row = await tx.query<{ state: string }>(`SELECT state FROM proj_webhook_endpoints WHERE endpoint_id = $1`, [endpointId]);
-        if (row[0]?.state === 'deleted') return { version: 'any', events: [] };
-        return { version: 'any', events: [{ type: 'WebhookEndpointDeleted', data: { orgId, endpointId } }] };
+        const row = await tx.query<{ state: string }>(
+          `SELECT state FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
+          [endpointId],
+        );
+        if (row[0]?.state === "deleted") return { version: "any", events: [] };
+        return { version: "any", events: [{ type: "WebhookEndpointDeleted", data: { orgId, endpointId } }] };
       });
       return { id: endpointId, deleted: true };
     },
 
     /** A new secret, shown once; the previous one keeps signing beside it for 24 hours. */
-    async rotateSecret(orgId: string, endpointId: string, actor: Actor): Promise<EndpointView & { secret: string; previousSecretExpiresAt: string }> {
+    async rotateSecret(
+      orgId: string,
+      endpointId: string,
+      actor: Actor,
+    ): Promise<EndpointView & { secret: string; previousSecretExpiresAt: string }> {
       const current = await ownEndpoint(orgId, endpointId);
       const version = current.secret_version + 1;
       const previousSecretExpiresAt = new Date(clock().getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString();
       await runStreamCommand(db, clock, webhookEndpointStream(endpointId), actor, async (tx) => {
-        const [row] = await tx.query<{ v: number }>(`SELECT secret_version AS v FROM proj_webhook_endpoints WHERE endpoint_id = $1`, [endpointId]);
-        if (row?.v !== current.secret_version) throw new Rejection('CONFLICT', 'the secret was rotated meanwhile; rotate again if you need another');
-        return { version: 'any', events: [{ type: 'WebhookSecretRotated', data: { orgId, endpointId, secretVersion: version, previousSecretExpiresAt } }] };
+        const [row] = await tx.query<{ v: number }>(
+          `SELECT secret_version AS v FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
+          [endpointId],
+        );
+        if (row?.v !== current.secret_version)
+          throw new Rejection("CONFLICT", "the secret was rotated meanwhile; rotate again if you need another");
+        return {
+          version: "any",
+          events: [
+            {
+              type: "WebhookSecretRotated",
+              data: { orgId, endpointId, secretVersion: version, previousSecretExpiresAt },
+            },
+          ],
+        };
       });
-      return { ...endpointView((await endpointRow(endpointId))!), secret: endpointSecret(settings.secretKey, endpointId, version), previousSecretExpiresAt };
+      return {
+        ...endpointView((await endpointRow(endpointId))!),
+        secret: endpointSecret(settings.secretKey, endpointId, version),
+        previousSecretExpiresAt,
+      };
     },
 
     /** A `webhook.test` event to this endpoint, whatever it subscribes to. */
     async sendTest(orgId: string, endpointId: string, actor: Actor): Promise<{ eventId: string }> {
       const row = await ownEndpoint(orgId, endpointId);
-      if (row.state !== 'enabled') throw new Rejection('CONFLICT', `webhook endpoint ${endpointId} is disabled (${row.disabled_reason ?? 'it kept failing'}); create a new endpoint for a working receiver`);
-      const published = await publish(orgId, WEBHOOK_TEST_EVENT, { endpointId, message: 'A test event sent on request.' }, `test:${endpointId}:${randomBytes(12).toString('hex')}`, actor, endpointId);
+      if (row.state !== "enabled")
+        throw new Rejection(
+          "CONFLICT",
+          `webhook endpoint ${endpointId} is disabled (${row.disabled_reason ?? "it kept failing"}); create a new endpoint for a working receiver`,
+        );
+      const published = await publish(
+        orgId,
+        WEBHOOK_TEST_EVENT,
+        { endpointId, message: "A test event sent on request." },
+        `test:${endpointId}:${randomBytes(12).toString("hex")}`,
+        actor,
+        endpointId,
+      );
       if (!published) throw notFound(endpointId);
       return { eventId: published.eventId };
     },
@@ -231,8 +350,21 @@ export function createWebhooks(deps: WebhooksDeps) {
     /** The endpoint's deliveries, newest first, each with its attempts. */
     async deliveries(orgId: string, endpointId: string, limit = 50): Promise<DeliveryView[]> {
       await ownEndpoint(orgId, endpointId);
-      const rows = (await db.query(`SELECT ${selectList('webhook_deliveries')} FROM proj_webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, message_id LIMIT $2`, [endpointId, limit])).map((r) => normalizeRow('webhook_deliveries', r));
-      const attempts = rows.length === 0 ? [] : (await db.query(`SELECT ${selectList('webhook_attempts')} FROM proj_webhook_attempts WHERE endpoint_id = $1 AND message_id = ANY($2) ORDER BY attempt, position`, [endpointId, rows.map((r) => r.message_id)])).map((r) => normalizeRow('webhook_attempts', r));
+      const rows = (
+        await db.query(
+          `SELECT ${selectList("webhook_deliveries")} FROM proj_webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, message_id LIMIT $2`,
+          [endpointId, limit],
+        )
+      ).map((r) => normalizeRow("webhook_deliveries", r));
+      const attempts =
+        rows.length === 0
+          ? []
+          : (
+              await db.query(
+                `SELECT ${selectList("webhook_attempts")} FROM proj_webhook_attempts WHERE endpoint_id = $1 AND message_id = ANY($2) ORDER BY attempt, position`,
+                [endpointId, rows.map((r) => r.message_id)],
+              )
+            ).map((r) => normalizeRow("webhook_attempts", r));
       const byMessage = new Map<string, WebhookAttemptRow[]>();
       for (const a of attempts) byMessage.set(a.message_id, [...(byMessage.get(a.message_id) ?? []), a]);
       return rows.map((r) => ({
@@ -240,22 +372,54 @@ export function createWebhooks(deps: WebhooksDeps) {
         type: r.event_type,
         createdAt: r.created_at,
         status: r.state,
-        attempts: (byMessage.get(r.message_id) ?? []).map((a) => ({ attempt: a.attempt, at: a.time, status: a.status, latencyMs: a.latency_ms, responseExcerpt: a.excerpt, error: a.error })),
+        attempts: (byMessage.get(r.message_id) ?? []).map((a) => ({
+          attempt: a.attempt,
+          at: a.time,
+          status: a.status,
+          latencyMs: a.latency_ms,
+          responseExcerpt: a.excerpt,
+          error: a.error,
+        })),
       }));
     },
 
     /** Sends an ended delivery again: a new series of attempts with the same webhook-id and body. */
-    async redeliver(orgId: string, endpointId: string, eventId: string, actor: Actor): Promise<{ eventId: string; status: 'pending' }> {
+    async redeliver(
+      orgId: string,
+      endpointId: string,
+      eventId: string,
+      actor: Actor,
+    ): Promise<{ eventId: string; status: "pending" }> {
       const endpoint = await ownEndpoint(orgId, endpointId);
-      if (endpoint.state !== 'enabled') throw new Rejection('CONFLICT', `webhook endpoint ${endpointId} is disabled; create a new endpoint for a working receiver`);
-      const [raw] = await db.query(`SELECT ${selectList('webhook_deliveries')} FROM proj_webhook_deliveries WHERE message_id = $1 AND endpoint_id = $2`, [eventId, endpointId]);
-      if (!raw) throw new Rejection('NOT_FOUND', `no delivery of event ${eventId} to webhook endpoint ${endpointId}`);
-      const delivery = normalizeRow('webhook_deliveries', raw);
-      if (delivery.state === 'pending') throw new Rejection('CONFLICT', `the delivery of ${eventId} is still under way; wait for it to end`);
-      const stored = await runStreamCommand(db, clock, webhookDeliveryStream(eventId, endpointId), actor, async () => ({ version: 'any', events: [{ type: 'WebhookRedeliveryRequested', data: { orgId, messageId: eventId, endpointId } }] }));
-      const rounds = (await readStream(db, webhookDeliveryStream(eventId, endpointId))).filter((e) => e.type === 'WebhookRedeliveryRequested').length;
-      await startDelivery({ orgId, messageId: eventId, endpointId, retrySeconds: settings.retrySeconds, firstAttempt: delivery.attempts + 1, round: Math.max(rounds, stored.length) });
-      return { eventId, status: 'pending' };
+      if (endpoint.state !== "enabled")
+        throw new Rejection(
+          "CONFLICT",
+          `webhook endpoint ${endpointId} is disabled; create a new endpoint for a working receiver`,
+        );
+      const [raw] = await db.query(
+        `SELECT ${selectList("webhook_deliveries")} FROM proj_webhook_deliveries WHERE message_id = $1 AND endpoint_id = $2`,
+        [eventId, endpointId],
+      );
+      if (!raw) throw new Rejection("NOT_FOUND", `no delivery of event ${eventId} to webhook endpoint ${endpointId}`);
+      const delivery = normalizeRow("webhook_deliveries", raw);
+      if (delivery.state === "pending")
+        throw new Rejection("CONFLICT", `the delivery of ${eventId} is still under way; wait for it to end`);
+      const stored = await runStreamCommand(db, clock, webhookDeliveryStream(eventId, endpointId), actor, async () => ({
+        version: "any",
+        events: [{ type: "WebhookRedeliveryRequested", data: { orgId, messageId: eventId, endpointId } }],
+      }));
+      const rounds = (await readStream(db, webhookDeliveryStream(eventId, endpointId))).filter(
+        (e) => e.type === "WebhookRedeliveryRequested",
+      ).length;
+      await startDelivery({
+        orgId,
+        messageId: eventId,
+        endpointId,
+        retrySeconds: settings.retrySeconds,
+        firstAttempt: delivery.attempts + 1,
+        round: Math.max(rounds, stored.length),
+      });
+      return { eventId, status: "pending" };
     },
   };
 }

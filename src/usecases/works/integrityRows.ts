@@ -1,17 +1,21 @@
 // metadata.integrity on every row a client is given (search, preview, unlock, re-fetch, assisted), from the update lists
 // in force when it is given: rows are kept without it, so a list loaded later changes what a re-fetch shows at once.
 // Wraps the use cases in the composition root; what they store is unchanged.
-import { NO_INTEGRITY_NOTICE, type Integrity } from '../../domain/integrity.js';
-import type { SearchService } from '../search/searchService.js';
-import type { Unlock } from '../unlock/unlock.js';
-import type { AssistedSearch } from '../assisted/assistedSearch.js';
+import { NO_INTEGRITY_NOTICE, type Integrity } from "../../domain/integrity.js";
+import type { SearchService } from "../search/searchService.js";
+import type { Unlock } from "../unlock/unlock.js";
+import type { AssistedSearch } from "../assisted/assistedSearch.js";
 
 export type IntegrityOf = (dois: readonly string[]) => Promise<Map<string, Integrity>>;
 
-const doiOf = (metadata: Record<string, unknown>): string | null => (typeof metadata.doi === 'string' && metadata.doi ? metadata.doi.toLowerCase() : null);
+const doiOf = (metadata: Record<string, unknown>): string | null =>
+  typeof metadata.doi === "string" && metadata.doi ? metadata.doi.toLowerCase() : null;
 
 /** The rows, each with metadata.integrity (status none for a row without a DOI). */
-export async function rowsWithIntegrity<R extends { metadata: Record<string, unknown> }>(rows: readonly R[], integrityOf: IntegrityOf): Promise<R[]> {
+export async function rowsWithIntegrity<R extends { metadata: Record<string, unknown> }>(
+  rows: readonly R[],
+  integrityOf: IntegrityOf,
+): Promise<R[]> {
   if (rows.length === 0) return [...rows];
   const dois = rows.map((r) => doiOf(r.metadata)).filter((d): d is string => d !== null);
   const found = dois.length > 0 ? await integrityOf(dois) : new Map<string, Integrity>();
@@ -34,7 +38,16 @@ export function searchWithIntegrity(search: SearchService, integrityOf: Integrit
     },
     refetch: async (...args) => {
       const outcome = await search.refetch(...args);
-      return { ...outcome, record: { ...outcome.record, payload: { ...outcome.record.payload, rows: await rowsWithIntegrity(outcome.record.payload.rows, integrityOf) } } };
+      return {
+        ...outcome,
+        record: {
+          ...outcome.record,
+          payload: {
+            ...outcome.record.payload,
+            rows: await rowsWithIntegrity(outcome.record.payload.rows, integrityOf),
+          },
+        },
+      };
     },
   };
 }
@@ -50,8 +63,13 @@ export function unlockWithIntegrity(unlock: Unlock, integrityOf: IntegrityOf): U
 }
 
 export function assistedWithIntegrity(assisted: AssistedSearch, integrityOf: IntegrityOf): AssistedSearch {
-  const decorate = async <A extends { rows: { row: { metadata: Record<string, unknown> } }[] }>(answer: A): Promise<A> => {
-    const rows = await rowsWithIntegrity(answer.rows.map((r) => r.row), integrityOf);
+  const decorate = async <A extends { rows: { row: { metadata: Record<string, unknown> } }[] }>(
+    answer: A,
+  ): Promise<A> => {
+    const rows = await rowsWithIntegrity(
+      answer.rows.map((r) => r.row),
+      integrityOf,
+    );
     return { ...answer, rows: answer.rows.map((r, i) => ({ ...r, row: rows[i]! })) };
   };
   return {

@@ -1,8 +1,8 @@
 // The identifiers a work is asked for by, and the opaque cursor of its reference and citing-work lists. Pure.
-import { canonicalDoi, canonicalPmcid, canonicalPmid } from '../../domain/identifiers.js';
-import { Rejection } from '../../domain/rejection.js';
+import { canonicalDoi, canonicalPmcid, canonicalPmid } from "../../domain/identifiers.js";
+import { Rejection } from "../../domain/rejection.js";
 
-export type WorkIdField = 'doi' | 'pmid' | 'pmcid' | 'openalex' | 'doc_id';
+export type WorkIdField = "doi" | "pmid" | "pmcid" | "openalex" | "doc_id";
 
 export interface WorkId {
   field: WorkIdField;
@@ -24,30 +24,30 @@ export function parseWorkId(raw: string): WorkId | null {
   if (prefixed) {
     const [, kind, rest] = prefixed as unknown as [string, string, string];
     switch (kind.toLowerCase()) {
-      case 'pmid': {
+      case "pmid": {
         const v = canonicalPmid(rest.trim());
-        return v ? { field: 'pmid', value: v } : null;
+        return v ? { field: "pmid", value: v } : null;
       }
-      case 'pmcid': {
+      case "pmcid": {
         const v = canonicalPmcid(rest.trim());
-        return v ? { field: 'pmcid', value: v } : null;
+        return v ? { field: "pmcid", value: v } : null;
       }
-      case 'openalex': {
+      case "openalex": {
         const v = openAlexId(rest.trim());
-        return v ? { field: 'openalex', value: v } : null;
+        return v ? { field: "openalex", value: v } : null;
       }
       default: {
         const v = canonicalDoi(id);
-        return v ? { field: 'doi', value: v } : null;
+        return v ? { field: "doi", value: v } : null;
       }
     }
   }
   const doi = canonicalDoi(id);
-  if (doi) return { field: 'doi', value: doi };
+  if (doi) return { field: "doi", value: doi };
   const openalex = openAlexId(id);
-  if (openalex) return { field: 'openalex', value: openalex };
-  if (/^PMC\d{1,10}$/i.test(id)) return { field: 'pmcid', value: canonicalPmcid(id)! };
-  return { field: 'doc_id', value: id };
+  if (openalex) return { field: "openalex", value: openalex };
+  if (/^PMC\d{1,10}$/i.test(id)) return { field: "pmcid", value: canonicalPmcid(id)! };
+  return { field: "doc_id", value: id };
 }
 
 /** "W123", "w123" or "https://openalex.org/W123" → "W123"; null otherwise. */
@@ -57,7 +57,7 @@ function openAlexId(raw: string): string | null {
 }
 
 export interface ListCursor {
-  list: 'references' | 'cited-by';
+  list: "references" | "cited-by";
   /** the work the list belongs to, as its key */
   work: string;
   offset: number;
@@ -65,18 +65,30 @@ export interface ListCursor {
 
 /** The cursor of the next page: opaque to clients (base64url JSON). */
 export function encodeCursor(cursor: ListCursor): string {
-  return Buffer.from(JSON.stringify([cursor.list, cursor.work, cursor.offset])).toString('base64url');
+  return Buffer.from(JSON.stringify([cursor.list, cursor.work, cursor.offset])).toString("base64url");
 }
 
 /** The offset a cursor continues from; 422 for a cursor that is not one this list issued. */
-export function decodeCursor(raw: string | undefined, list: ListCursor['list'], work: string): number {
-  if (raw === undefined || raw === '') return 0;
+export function decodeCursor(raw: string | undefined, list: ListCursor["list"], work: string): number {
+  if (raw === undefined || raw === "") return 0;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    parsed = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
   } catch {
     parsed = null;
   }
-  if (Array.isArray(parsed) && parsed.length === 3 && parsed[0] === list && parsed[1] === work && Number.isSafeInteger(parsed[2]) && (parsed[2] as number) >= 0) return parsed[2] as number;
-  throw new Rejection('VALIDATION_ERROR', `cursor is not one this ${list} list issued for this work; send the nextCursor of its previous page, or none for the first page`, { field: 'cursor' });
+  if (
+    Array.isArray(parsed) &&
+    parsed.length === 3 &&
+    parsed[0] === list &&
+    parsed[1] === work &&
+    Number.isSafeInteger(parsed[2]) &&
+    (parsed[2] as number) >= 0
+  )
+    return parsed[2] as number;
+  throw new Rejection(
+    "VALIDATION_ERROR",
+    `cursor is not one this ${list} list issued for this work; send the nextCursor of its previous page, or none for the first page`,
+    { field: "cursor" },
+  );
 }

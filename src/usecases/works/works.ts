@@ -2,21 +2,29 @@
 // ingestion writes (src/ingest/works.ts). Only the collections the key reaches count: a work held only elsewhere
 // answers like one held nowhere. Free, but each call takes a slot of the per-minute budget; sandbox keys get synthetic
 // works. Never the text: that is what search and unlock sell.
-import { createHash } from 'node:crypto';
-import type { Db } from '../../eventstore/db.js';
-import type { AuthContext } from '../auth/context.js';
-import type { CollectionCatalog } from '../../domain/catalog.js';
-import { Rejection } from '../../domain/rejection.js';
-import { NO_INTEGRITY_NOTICE, type Integrity } from '../../domain/integrity.js';
-import { manifestKey } from '../../ingest/manifest.js';
-import type { CitedWorkIds } from '../../ingest/sourceDocument.js';
-import type { WorkFields } from '../../ingest/works.js';
-import { reachableCollections } from '../tools/worksLookup.js';
-import { takeMinuteBudget } from '../limits/quotas.js';
-import { decodeCursor, encodeCursor, parseWorkId, type WorkId } from './workIds.js';
-import { citingRows, heldReferenceCounts, referencesOf, rowsByIds, rowsCitedAs, type CitedIdentity, type WorkRow } from './worksReads.js';
+import { createHash } from "node:crypto";
+import type { Db } from "../../eventstore/db.js";
+import type { AuthContext } from "../auth/context.js";
+import type { CollectionCatalog } from "../../domain/catalog.js";
+import { Rejection } from "../../domain/rejection.js";
+import { NO_INTEGRITY_NOTICE, type Integrity } from "../../domain/integrity.js";
+import { manifestKey } from "../../ingest/manifest.js";
+import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
+import type { WorkFields } from "../../ingest/works.js";
+import { reachableCollections } from "../tools/worksLookup.js";
+import { takeMinuteBudget } from "../limits/quotas.js";
+import { decodeCursor, encodeCursor, parseWorkId, type WorkId } from "./workIds.js";
+import {
+  citingRows,
+  heldReferenceCounts,
+  referencesOf,
+  rowsByIds,
+  rowsCitedAs,
+  type CitedIdentity,
+  type WorkRow,
+} from "./worksReads.js";
 
-export interface Work extends Omit<WorkFields, 'cited_by_count'> {
+export interface Work extends Omit<WorkFields, "cited_by_count"> {
   ids: { doi: string | null; pmid: string | null; pmcid: string | null; openalex: string | null; docId: string };
   /** the source's count of works citing it (OpenAlex); null where the source has none */
   citedByCount: number | null;
@@ -31,13 +39,14 @@ export interface Work extends Omit<WorkFields, 'cited_by_count'> {
   synthetic?: true;
 }
 
-export type BatchEntry = ({ id: string } & Work) | { id: string; error: { code: 'WORK_NOT_FOUND'; message: string } };
+export type BatchEntry = ({ id: string } & Work) | { id: string; error: { code: "WORK_NOT_FOUND"; message: string } };
 
 /** A reference or citing work: the work where a reachable collection holds it, else the identifiers the source gives. */
-export type GraphEntry = ({ held: true } & Work) | { held: false; ids: { doi: string | null; pmid: string | null; openalex: string | null } };
+export type GraphEntry =
+  ({ held: true } & Work) | { held: false; ids: { doi: string | null; pmid: string | null; openalex: string | null } };
 
 export interface GraphPage {
-  work: { ids: Work['ids'] };
+  work: { ids: Work["ids"] };
   items: GraphEntry[];
   nextCursor: string | null;
   coverage: { recorded: number | null; held: number; note: string };
@@ -45,7 +54,7 @@ export interface GraphPage {
 
 export interface WorksDeps {
   db: Db;
-  catalog: Pick<CollectionCatalog, 'collections' | 'resolveCollection' | 'physicalMembers'>;
+  catalog: Pick<CollectionCatalog, "collections" | "resolveCollection" | "physicalMembers">;
   engineKind: string;
   /** each DOI's integrity under the update lists in force */
   integrity: (dois: readonly string[]) => Promise<Map<string, Integrity>>;
@@ -55,14 +64,19 @@ export interface WorksDeps {
 export const MAX_BATCH_IDS = 100;
 export const MAX_PAGE = 100;
 
-const notFound = (id: string) => `no collection this key can reach holds a work "${id}"; ids are a DOI (bare, doi:… or https://doi.org/…), pmid:NNN, pmcid:PMCNNN, an OpenAlex id (W…) or a result's doc_id`;
+const notFound = (id: string) =>
+  `no collection this key can reach holds a work "${id}"; ids are a DOI (bare, doi:… or https://doi.org/…), pmid:NNN, pmcid:PMCNNN, an OpenAlex id (W…) or a result's doc_id`;
 
 /** Groups rows that share a DOI, PMID or OpenAlex id (the same work in several collections), in first-seen order. */
 export function groupRows(rows: readonly WorkRow[]): WorkRow[][] {
   const groups: WorkRow[][] = [];
   const byId = new Map<string, number>();
   for (const row of rows) {
-    const keys = [row.doi && `doi:${row.doi}`, row.pmid && `pmid:${row.pmid}`, row.openalex && `oa:${row.openalex}`].filter((k): k is string => !!k);
+    const keys = [
+      row.doi && `doi:${row.doi}`,
+      row.pmid && `pmid:${row.pmid}`,
+      row.openalex && `oa:${row.openalex}`,
+    ].filter((k): k is string => !!k);
     const at = keys.map((k) => byId.get(k)).find((g) => g !== undefined);
     const group = at ?? groups.push([]) - 1;
     groups[group]!.push(row);
@@ -77,11 +91,13 @@ export function createWorks(deps: WorksDeps) {
   /** the reachable collections' index keys, in catalogue order */
   const scopeOf = (auth: AuthContext): string[] => {
     const reachable = new Set(reachableCollections(catalog as CollectionCatalog, auth.key.collections));
-    return catalog.collections.filter((c) => reachable.has(c.name)).map((c) => {
-      const key = manifestKey(deps.engineKind, c.name);
-      collectionOf.set(key, c.name);
-      return key;
-    });
+    return catalog.collections
+      .filter((c) => reachable.has(c.name))
+      .map((c) => {
+        const key = manifestKey(deps.engineKind, c.name);
+        collectionOf.set(key, c.name);
+        return key;
+      });
   };
 
   async function admit(auth: AuthContext): Promise<void> {
@@ -91,9 +107,15 @@ export function createWorks(deps: WorksDeps) {
   /** Rows of one work merged: the first holder in catalogue order answers each field it has, the others fill gaps. */
   async function worksOf(groups: readonly WorkRow[][], keys: readonly string[]): Promise<Work[]> {
     const order = new Map(keys.map((k, i) => [k, i]));
-    const sorted = groups.map((g) => [...g].sort((a, b) => (order.get(a.indexKey) ?? 0) - (order.get(b.indexKey) ?? 0)));
+    const sorted = groups.map((g) =>
+      [...g].sort((a, b) => (order.get(a.indexKey) ?? 0) - (order.get(b.indexKey) ?? 0)),
+    );
     const holders = sorted.map((g) => g.find((r) => r.referencesRecorded !== null) ?? g[0]!);
-    const identities: CitedIdentity[] = sorted.map((g) => ({ doi: pick(g, (r) => r.doi), pmid: pick(g, (r) => r.pmid), openalex: pick(g, (r) => r.openalex) }));
+    const identities: CitedIdentity[] = sorted.map((g) => ({
+      doi: pick(g, (r) => r.doi),
+      pmid: pick(g, (r) => r.pmid),
+      openalex: pick(g, (r) => r.openalex),
+    }));
     const [heldRefs, citing, integrity] = await Promise.all([
       heldReferenceCounts(db, keys, holders),
       citingRows(db, keys, identities),
@@ -101,22 +123,23 @@ export function createWorks(deps: WorksDeps) {
     ]);
     return sorted.map((g, i) => {
       const first = g[0]!;
-      const field = <K extends keyof WorkFields>(k: K): WorkFields[K] => g.map((r) => r.fields[k]).find((v) => v !== null && !(Array.isArray(v) && v.length === 0)) ?? first.fields[k];
+      const field = <K extends keyof WorkFields>(k: K): WorkFields[K] =>
+        g.map((r) => r.fields[k]).find((v) => v !== null && !(Array.isArray(v) && v.length === 0)) ?? first.fields[k];
       const id = identities[i]!;
       const holder = holders[i]!;
       return {
         ids: { doi: id.doi, pmid: id.pmid, pmcid: pick(g, (r) => r.pmcid), openalex: id.openalex, docId: first.docId },
-        title: field('title'),
-        authors: field('authors'),
-        journal: field('journal'),
-        issn: field('issn'),
-        publisher: field('publisher'),
-        publication_date: field('publication_date'),
-        article_type: field('article_type'),
-        open_access: field('open_access'),
-        license: field('license'),
-        url: field('url'),
-        citedByCount: field('cited_by_count'),
+        title: field("title"),
+        authors: field("authors"),
+        journal: field("journal"),
+        issn: field("issn"),
+        publisher: field("publisher"),
+        publication_date: field("publication_date"),
+        article_type: field("article_type"),
+        open_access: field("open_access"),
+        license: field("license"),
+        url: field("url"),
+        citedByCount: field("cited_by_count"),
         integrity: (id.doi ? integrity.get(id.doi) : undefined) ?? NO_INTEGRITY_NOTICE,
         collections: [...new Set(g.map((r) => collectionOf.get(r.indexKey)!))],
         referencesRecorded: holder.referencesRecorded,
@@ -127,14 +150,24 @@ export function createWorks(deps: WorksDeps) {
   }
 
   /** Each id's work (null: no reachable collection holds it), in the order given. */
-  async function resolve(keys: readonly string[], ids: readonly string[]): Promise<{ work: Work | null; rows: WorkRow[] }[]> {
+  async function resolve(
+    keys: readonly string[],
+    ids: readonly string[],
+  ): Promise<{ work: Work | null; rows: WorkRow[] }[]> {
     const parsed = ids.map((id) => parseWorkId(id));
-    const found = await rowsByIds(db, keys, parsed.filter((p): p is WorkId => p !== null));
+    const found = await rowsByIds(
+      db,
+      keys,
+      parsed.filter((p): p is WorkId => p !== null),
+    );
     const rowsOf = parsed.map((p) => (p ? (found.get(`${p.field}:${p.value}`) ?? []) : []));
     // a doc_id names one collection's document; an identifier may match the same work in several collections
     const groups = rowsOf.map((rows) => groupRows(rows)[0] ?? []);
     const held = groups.map((g, i) => ({ g, i })).filter(({ g }) => g.length > 0);
-    const works = await worksOf(held.map(({ g }) => g), keys);
+    const works = await worksOf(
+      held.map(({ g }) => g),
+      keys,
+    );
     const answer = ids.map(() => ({ work: null as Work | null, rows: [] as WorkRow[] }));
     held.forEach(({ g, i }, k) => (answer[i] = { work: works[k]!, rows: g }));
     return answer;
@@ -142,19 +175,19 @@ export function createWorks(deps: WorksDeps) {
 
   async function get(auth: AuthContext, id: string): Promise<Work> {
     await admit(auth);
-    if (auth.billingMode === 'sandbox') return syntheticWork(id);
+    if (auth.billingMode === "sandbox") return syntheticWork(id);
     const [one] = await resolve(scopeOf(auth), [id]);
-    if (!one?.work) throw new Rejection('WORK_NOT_FOUND', notFound(id));
+    if (!one?.work) throw new Rejection("WORK_NOT_FOUND", notFound(id));
     return one.work;
   }
 
   async function batch(auth: AuthContext, ids: readonly string[]): Promise<BatchEntry[]> {
     await admit(auth);
-    if (auth.billingMode === 'sandbox') return ids.map((id) => ({ id, ...syntheticWork(id) }));
+    if (auth.billingMode === "sandbox") return ids.map((id) => ({ id, ...syntheticWork(id) }));
     const resolved = await resolve(scopeOf(auth), ids);
     return ids.map((id, i) => {
       const work = resolved[i]!.work;
-      return work ? { id, ...work } : { id, error: { code: 'WORK_NOT_FOUND' as const, message: notFound(id) } };
+      return work ? { id, ...work } : { id, error: { code: "WORK_NOT_FOUND" as const, message: notFound(id) } };
     });
   }
 
@@ -170,49 +203,75 @@ export function createWorks(deps: WorksDeps) {
       if (w.ids.openalex) byId.set(`oa:${w.ids.openalex}`, w);
     });
     return refs.map((r) => {
-      const work = (r.doi && byId.get(`doi:${r.doi}`)) || (r.pmid && byId.get(`pmid:${r.pmid}`)) || (r.openalex && byId.get(`oa:${r.openalex}`));
-      return work ? { held: true as const, ...work } : { held: false as const, ids: { doi: r.doi ?? null, pmid: r.pmid ?? null, openalex: r.openalex ?? null } };
+      const work =
+        (r.doi && byId.get(`doi:${r.doi}`)) ||
+        (r.pmid && byId.get(`pmid:${r.pmid}`)) ||
+        (r.openalex && byId.get(`oa:${r.openalex}`));
+      return work
+        ? { held: true as const, ...work }
+        : { held: false as const, ids: { doi: r.doi ?? null, pmid: r.pmid ?? null, openalex: r.openalex ?? null } };
     });
   }
 
   const workKey = (w: Work) => w.ids.openalex ?? w.ids.doi ?? w.ids.pmid ?? w.ids.docId;
 
   /** The work a list belongs to, the reachable index keys and where the page starts; null for a sandbox key. */
-  async function openList(auth: AuthContext, id: string, list: 'references' | 'cited-by', cursor: string | undefined) {
+  async function openList(auth: AuthContext, id: string, list: "references" | "cited-by", cursor: string | undefined) {
     await admit(auth);
-    if (auth.billingMode === 'sandbox') return null;
+    if (auth.billingMode === "sandbox") return null;
     const keys = scopeOf(auth);
     const [one] = await resolve(keys, [id]);
-    if (!one?.work) throw new Rejection('WORK_NOT_FOUND', notFound(id));
+    if (!one?.work) throw new Rejection("WORK_NOT_FOUND", notFound(id));
     return { keys, rows: one.rows, work: one.work, offset: decodeCursor(cursor, list, workKey(one.work)) };
   }
 
-  async function references(auth: AuthContext, id: string, page: { limit: number; cursor?: string }): Promise<GraphPage> {
-    const opened = await openList(auth, id, 'references', page.cursor);
-    if (!opened) return syntheticPage(id, 'references');
+  async function references(
+    auth: AuthContext,
+    id: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<GraphPage> {
+    const opened = await openList(auth, id, "references", page.cursor);
+    if (!opened) return syntheticPage(id, "references");
     const { keys, work, offset, rows } = opened;
     const holder = rows.find((r) => r.referencesRecorded !== null) ?? rows[0]!;
     const refs = await referencesOf(db, holder.indexKey, holder.docId);
     const items = await entriesFor(keys, refs.slice(offset, offset + page.limit));
-    const next = offset + page.limit < refs.length ? encodeCursor({ list: 'references', work: workKey(work), offset: offset + page.limit }) : null;
+    const next =
+      offset + page.limit < refs.length
+        ? encodeCursor({ list: "references", work: workKey(work), offset: offset + page.limit })
+        : null;
     const recorded = work.referencesRecorded;
     const note =
       recorded === null
         ? `The source of ${collectionOf.get(holder.indexKey)} records no references for this work: an empty list does not mean it cites nothing.`
-        : `The source records ${recorded} references${refs.length < recorded ? `, ${refs.length} of them with a DOI, PMID or OpenAlex id` : ''}; ${work.referencesHeld} are works in the collections this key reaches, the others are listed by their ids with held: false.`;
-    return { work: { ids: work.ids }, items, nextCursor: next, coverage: { recorded, held: work.referencesHeld, note } };
+        : `The source records ${recorded} references${refs.length < recorded ? `, ${refs.length} of them with a DOI, PMID or OpenAlex id` : ""}; ${work.referencesHeld} are works in the collections this key reaches, the others are listed by their ids with held: false.`;
+    return {
+      work: { ids: work.ids },
+      items,
+      nextCursor: next,
+      coverage: { recorded, held: work.referencesHeld, note },
+    };
   }
 
   async function citedBy(auth: AuthContext, id: string, page: { limit: number; cursor?: string }): Promise<GraphPage> {
-    const opened = await openList(auth, id, 'cited-by', page.cursor);
-    if (!opened) return syntheticPage(id, 'cited-by');
+    const opened = await openList(auth, id, "cited-by", page.cursor);
+    if (!opened) return syntheticPage(id, "cited-by");
     const { keys, work, offset } = opened;
-    const citing = groupRows((await citingRows(db, keys, [{ doi: work.ids.doi, pmid: work.ids.pmid, openalex: work.ids.openalex }])).get(0) ?? []);
+    const citing = groupRows(
+      (await citingRows(db, keys, [{ doi: work.ids.doi, pmid: work.ids.pmid, openalex: work.ids.openalex }])).get(0) ??
+        [],
+    );
     const all = await worksOf(citing, keys);
     // newest first, then by id: a stable order the cursor pages through
-    all.sort((a, b) => (b.publication_date ?? '').localeCompare(a.publication_date ?? '') || workKey(a).localeCompare(workKey(b)));
+    all.sort(
+      (a, b) =>
+        (b.publication_date ?? "").localeCompare(a.publication_date ?? "") || workKey(a).localeCompare(workKey(b)),
+    );
     const items = all.slice(offset, offset + page.limit).map((w) => ({ held: true as const, ...w }));
-    const next = offset + page.limit < all.length ? encodeCursor({ list: 'cited-by', work: workKey(work), offset: offset + page.limit }) : null;
+    const next =
+      offset + page.limit < all.length
+        ? encodeCursor({ list: "cited-by", work: workKey(work), offset: offset + page.limit })
+        : null;
     const recorded = work.citedByCount;
     const note =
       recorded === null
@@ -221,7 +280,14 @@ export function createWorks(deps: WorksDeps) {
     return { work: { ids: work.ids }, items, nextCursor: next, coverage: { recorded, held: all.length, note } };
   }
 
-  return { get, batch, references, citedBy, resolveForExport: async (auth: AuthContext, ids: readonly string[]) => (await resolve(scopeOf(auth), ids)).map((r) => r.work) };
+  return {
+    get,
+    batch,
+    references,
+    citedBy,
+    resolveForExport: async (auth: AuthContext, ids: readonly string[]) =>
+      (await resolve(scopeOf(auth), ids)).map((r) => r.work),
+  };
 }
 
 export type Works = ReturnType<typeof createWorks>;
@@ -236,17 +302,23 @@ function pick(rows: readonly WorkRow[], f: (r: WorkRow) => string | null): strin
 
 /** A sandbox key's work: the live shape, deterministic from the id, marked synthetic, no licensed metadata. */
 export function syntheticWork(id: string): Work {
-  const digest = createHash('sha256').update(id).digest('hex');
+  const digest = createHash("sha256").update(id).digest("hex");
   const parsed = parseWorkId(id);
   return {
-    ids: { doi: parsed?.field === 'doi' ? parsed.value : null, pmid: parsed?.field === 'pmid' ? parsed.value : null, pmcid: parsed?.field === 'pmcid' ? parsed.value : null, openalex: parsed?.field === 'openalex' ? parsed.value : null, docId: `syn_doc_${digest.slice(0, 12)}` },
+    ids: {
+      doi: parsed?.field === "doi" ? parsed.value : null,
+      pmid: parsed?.field === "pmid" ? parsed.value : null,
+      pmcid: parsed?.field === "pmcid" ? parsed.value : null,
+      openalex: parsed?.field === "openalex" ? parsed.value : null,
+      docId: `syn_doc_${digest.slice(0, 12)}`,
+    },
     title: `Synthetic work ${digest.slice(0, 8)}`,
-    authors: ['Sandbox A', 'Sandbox B'],
-    journal: 'Sandbox Journal of Synthetic Results',
+    authors: ["Sandbox A", "Sandbox B"],
+    journal: "Sandbox Journal of Synthetic Results",
     issn: [],
     publisher: null,
     publication_date: `20${10 + (parseInt(digest.slice(8, 10), 16) % 15)}-01-01`,
-    article_type: 'other',
+    article_type: "other",
     open_access: null,
     license: null,
     url: null,
@@ -260,6 +332,15 @@ export function syntheticWork(id: string): Work {
   };
 }
 
-function syntheticPage(id: string, list: 'references' | 'cited-by'): GraphPage {
-  return { work: { ids: syntheticWork(id).ids }, items: [], nextCursor: null, coverage: { recorded: null, held: 0, note: `Sandbox keys see synthetic works, which have no ${list === 'references' ? 'references' : 'citing works'}; use a live key.` } };
+function syntheticPage(id: string, list: "references" | "cited-by"): GraphPage {
+  return {
+    work: { ids: syntheticWork(id).ids },
+    items: [],
+    nextCursor: null,
+    coverage: {
+      recorded: null,
+      held: 0,
+      note: `Sandbox keys see synthetic works, which have no ${list === "references" ? "references" : "citing works"}; use a live key.`,
+    },
+  };
 }

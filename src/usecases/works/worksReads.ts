@@ -1,17 +1,21 @@
 // Reads of the works table and the citation graph (src/ingest/works.ts writes them), always within the index keys a
 // caller may reach: set-based, so a batch of 100 works costs a handful of statements.
-import type { Queryable } from '../../eventstore/db.js';
-import type { StoredWork, WorkFields } from '../../ingest/works.js';
-import type { CitedWorkIds } from '../../ingest/sourceDocument.js';
-import type { WorkId, WorkIdField } from './workIds.js';
+import type { Queryable } from "../../eventstore/db.js";
+import type { StoredWork, WorkFields } from "../../ingest/works.js";
+import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
+import type { WorkId, WorkIdField } from "./workIds.js";
 
 /** A works table row as read: the stored work without its reference list, and the index holding it. */
-export type WorkRow = Omit<StoredWork, 'references'> & { indexKey: string };
+export type WorkRow = Omit<StoredWork, "references"> & { indexKey: string };
 
 /** The row as the store answers it: the same columns, snake-case where the names differ. */
-type RawRow = Pick<StoredWork, 'doi' | 'pmid' | 'pmcid' | 'openalex' | 'searchable' | 'fields'> & { index_key: string; doc_id: string; refs_recorded: number | null };
+type RawRow = Pick<StoredWork, "doi" | "pmid" | "pmcid" | "openalex" | "searchable" | "fields"> & {
+  index_key: string;
+  doc_id: string;
+  refs_recorded: number | null;
+};
 
-const COLUMNS = 'index_key, doc_id, doi, pmid, pmcid, openalex, searchable, fields, refs_recorded';
+const COLUMNS = "index_key, doc_id, doi, pmid, pmcid, openalex, searchable, fields, refs_recorded";
 
 const rowOf = (r: RawRow): WorkRow => ({
   indexKey: r.index_key,
@@ -21,21 +25,28 @@ const rowOf = (r: RawRow): WorkRow => ({
   pmcid: r.pmcid,
   openalex: r.openalex,
   searchable: r.searchable,
-  fields: typeof r.fields === 'string' ? (JSON.parse(r.fields) as WorkFields) : r.fields,
+  fields: typeof r.fields === "string" ? (JSON.parse(r.fields) as WorkFields) : r.fields,
   referencesRecorded: r.refs_recorded === null ? null : Number(r.refs_recorded),
 });
 
-const FIELDS: readonly WorkIdField[] = ['doi', 'pmid', 'pmcid', 'openalex', 'doc_id'];
+const FIELDS: readonly WorkIdField[] = ["doi", "pmid", "pmcid", "openalex", "doc_id"];
 
 /** Every row of the reachable indexes matching any of these ids, by "field:value". */
-export async function rowsByIds(db: Queryable, indexKeys: readonly string[], ids: readonly WorkId[]): Promise<Map<string, WorkRow[]>> {
+export async function rowsByIds(
+  db: Queryable,
+  indexKeys: readonly string[],
+  ids: readonly WorkId[],
+): Promise<Map<string, WorkRow[]>> {
   const found = new Map<string, WorkRow[]>();
   if (indexKeys.length === 0 || ids.length === 0) return found;
   await Promise.all(
     FIELDS.map(async (field) => {
       const values = [...new Set(ids.filter((id) => id.field === field).map((id) => id.value))];
       if (values.length === 0) return;
-      const rows = await db.query<RawRow>(`SELECT ${COLUMNS} FROM works WHERE ${field} = ANY($1::text[]) AND index_key = ANY($2::text[])`, [values, [...indexKeys]]);
+      const rows = await db.query<RawRow>(
+        `SELECT ${COLUMNS} FROM works WHERE ${field} = ANY($1::text[]) AND index_key = ANY($2::text[])`,
+        [values, [...indexKeys]],
+      );
       for (const raw of rows) {
         const row = rowOf(raw);
         const key = `${field}:${raw[field]}`;
@@ -47,11 +58,15 @@ export async function rowsByIds(db: Queryable, indexKeys: readonly string[], ids
 }
 
 /** Rows of the reachable indexes holding any of these cited ids (a reference list's entries), each once. */
-export async function rowsCitedAs(db: Queryable, indexKeys: readonly string[], refs: readonly CitedWorkIds[]): Promise<WorkRow[]> {
+export async function rowsCitedAs(
+  db: Queryable,
+  indexKeys: readonly string[],
+  refs: readonly CitedWorkIds[],
+): Promise<WorkRow[]> {
   const ids: WorkId[] = refs.flatMap((r) => [
-    ...(r.doi ? [{ field: 'doi' as const, value: r.doi }] : []),
-    ...(r.pmid ? [{ field: 'pmid' as const, value: r.pmid }] : []),
-    ...(r.openalex ? [{ field: 'openalex' as const, value: r.openalex }] : []),
+    ...(r.doi ? [{ field: "doi" as const, value: r.doi }] : []),
+    ...(r.pmid ? [{ field: "pmid" as const, value: r.pmid }] : []),
+    ...(r.openalex ? [{ field: "openalex" as const, value: r.openalex }] : []),
   ]);
   const byId = await rowsByIds(db, indexKeys, ids);
   const seen = new Map<string, WorkRow>();
@@ -61,12 +76,23 @@ export async function rowsCitedAs(db: Queryable, indexKeys: readonly string[], r
 
 /** One holder's reference list, in the source's order. */
 export async function referencesOf(db: Queryable, indexKey: string, docId: string): Promise<CitedWorkIds[]> {
-  const rows = await db.query<{ doi: string | null; pmid: string | null; openalex: string | null }>('SELECT doi, pmid, openalex FROM work_references WHERE index_key = $1 AND doc_id = $2 ORDER BY position', [indexKey, docId]);
-  return rows.map((r) => ({ ...(r.doi ? { doi: r.doi } : {}), ...(r.pmid ? { pmid: r.pmid } : {}), ...(r.openalex ? { openalex: r.openalex } : {}) }));
+  const rows = await db.query<{ doi: string | null; pmid: string | null; openalex: string | null }>(
+    "SELECT doi, pmid, openalex FROM work_references WHERE index_key = $1 AND doc_id = $2 ORDER BY position",
+    [indexKey, docId],
+  );
+  return rows.map((r) => ({
+    ...(r.doi ? { doi: r.doi } : {}),
+    ...(r.pmid ? { pmid: r.pmid } : {}),
+    ...(r.openalex ? { openalex: r.openalex } : {}),
+  }));
 }
 
 /** How many entries of each holder's reference list resolve to a work of the reachable indexes, by "indexKey\0docId". */
-export async function heldReferenceCounts(db: Queryable, indexKeys: readonly string[], holders: readonly { indexKey: string; docId: string }[]): Promise<Map<string, number>> {
+export async function heldReferenceCounts(
+  db: Queryable,
+  indexKeys: readonly string[],
+  holders: readonly { indexKey: string; docId: string }[],
+): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   if (holders.length === 0 || indexKeys.length === 0) return counts;
   const rows = await db.query<{ index_key: string; doc_id: string; n: number | string }>(
@@ -91,7 +117,11 @@ export interface CitedIdentity {
 }
 
 /** The rows of the reachable indexes whose reference lists cite each identity, by the identity's position. */
-export async function citingRows(db: Queryable, indexKeys: readonly string[], targets: readonly CitedIdentity[]): Promise<Map<number, WorkRow[]>> {
+export async function citingRows(
+  db: Queryable,
+  indexKeys: readonly string[],
+  targets: readonly CitedIdentity[],
+): Promise<Map<number, WorkRow[]>> {
   const found = new Map<number, WorkRow[]>();
   if (targets.length === 0 || indexKeys.length === 0) return found;
   const rows = await db.query<RawRow & { i: number | string }>(
@@ -100,7 +130,9 @@ export async function citingRows(db: Queryable, indexKeys: readonly string[], ta
        SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.doi = t.doi WHERE e.index_key = ANY($4::text[])
        UNION SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.pmid = t.pmid WHERE e.index_key = ANY($4::text[])
        UNION SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.openalex = t.oa WHERE e.index_key = ANY($4::text[]))
-     SELECT h.i, ${COLUMNS.split(', ').map((c) => `w.${c}`).join(', ')} FROM hits h JOIN works w ON w.index_key = h.index_key AND w.doc_id = h.doc_id`,
+     SELECT h.i, ${COLUMNS.split(", ")
+       .map((c) => `w.${c}`)
+       .join(", ")} FROM hits h JOIN works w ON w.index_key = h.index_key AND w.doc_id = h.doc_id`,
     [targets.map((t) => t.doi), targets.map((t) => t.pmid), targets.map((t) => t.openalex), [...indexKeys]],
   );
   for (const raw of rows) {

@@ -1,17 +1,28 @@
 // The dashboard's one script (served by the service; no inline script runs): copy buttons and revoke confirmations.
-document.addEventListener('click', function (event) {
-  var button = event.target.closest && event.target.closest('[data-copy]');
+document.addEventListener("click", function (event) {
+  var button = event.target.closest && event.target.closest("[data-copy]");
   if (!button) return;
-  var source = document.getElementById(button.getAttribute('data-copy'));
+  var source = document.getElementById(button.getAttribute("data-copy"));
   if (!source) return;
-  var status = document.getElementById('copy-status');
-  var done = function (text) { button.textContent = text; if (status) status.textContent = text === 'Copied' ? 'Copied to the clipboard' : ''; };
+  var status = document.getElementById("copy-status");
+  var done = function (text) {
+    button.textContent = text;
+    if (status) status.textContent = text === "Copied" ? "Copied to the clipboard" : "";
+  };
   var text = source.textContent.trim();
   if (navigator.clipboard && navigator.clipboard.writeText) {
-    navigator.clipboard.writeText(text).then(function () { done('Copied'); }, function () { selectText(source); done('Press Ctrl+C'); });
+    navigator.clipboard.writeText(text).then(
+      function () {
+        done("Copied");
+      },
+      function () {
+        selectText(source);
+        done("Press Ctrl+C");
+      },
+    );
   } else {
     selectText(source);
-    done(document.execCommand && document.execCommand('copy') ? 'Copied' : 'Press Ctrl+C');
+    done(document.execCommand && document.execCommand("copy") ? "Copied" : "Press Ctrl+C");
   }
 });
 
@@ -23,7 +34,7 @@ function selectText(node) {
   selection.addRange(range);
 }
 
-document.addEventListener('submit', function (event) {
-  var message = event.target.getAttribute && event.target.getAttribute('data-confirm');
+document.addEventListener("submit", function (event) {
+  var message = event.target.getAttribute && event.target.getAttribute("data-confirm");
   if (message && !window.confirm(message)) event.preventDefault();
 });

@@ -1,8 +1,17 @@
 // A screen for the dense scan: an int8 copy of the vector matrix (a quarter of the memory traffic) scanned by a
 // WebAssembly SIMD kernel, giving every row an estimate of its dot product with a rigorous bound on the error, so
 // the exact f64 arithmetic is needed only for rows whose bound lets them reach the top k.
-import type { VectorMatrix } from './denseKernel.js';
-import { align16, increment, instantiateKernel, kernelModuleBytes, lazyKernel, OP, SIMD_OP, ZERO_V128 } from './wasmKernel.js';
+import type { VectorMatrix } from "./denseKernel.js";
+import {
+  align16,
+  increment,
+  instantiateKernel,
+  kernelModuleBytes,
+  lazyKernel,
+  OP,
+  SIMD_OP,
+  ZERO_V128,
+} from "./wasmKernel.js";
 
 export interface DenseEstimates {
   /** per row: an estimate of the dot product as fusion.ts's dotProduct computes it */
@@ -24,55 +33,185 @@ const ROW_LEVELS = 127;
 const ROUNDING_SLACK = 1e-9;
 
 // Locals of screen(q, m, stride, rows, out): parameters 0-4, then these. Rows go in pairs, sharing the query's loads.
-const Q = 0, M = 1, STRIDE = 2, ROWS = 3, OUT = 4, R = 5, I = 6, ROW = 7, NEXT = 8, QP = 9, ACC_A = 10, ACC_B = 11, BYTES = 12, Q_LOW = 13, Q_HIGH = 14;
+const Q = 0,
+  M = 1,
+  STRIDE = 2,
+  ROWS = 3,
+  OUT = 4,
+  R = 5,
+  I = 6,
+  ROW = 7,
+  NEXT = 8,
+  QP = 9,
+  ACC_A = 10,
+  ACC_B = 11,
+  BYTES = 12,
+  Q_LOW = 13,
+  Q_HIGH = 14;
 
 /** acc += the sixteen int8 at base + i, widened, . the query's sixteen i16 held in Q_LOW and Q_HIGH */
 const accumulateSixteen = (acc: number, base: number) => [
-  OP.localGet, base, OP.localGet, I, OP.i32Add, ...SIMD_OP.v128Load, 4, 0, OP.localSet, BYTES,
-  OP.localGet, acc,
-  OP.localGet, BYTES, ...SIMD_OP.i16x8ExtendLowI8x16S, OP.localGet, Q_LOW, ...SIMD_OP.i32x4DotI16x8S, ...SIMD_OP.i32x4Add,
-  OP.localGet, BYTES, ...SIMD_OP.i16x8ExtendHighI8x16S, OP.localGet, Q_HIGH, ...SIMD_OP.i32x4DotI16x8S, ...SIMD_OP.i32x4Add,
-  OP.localSet, acc,
+  OP.localGet,
+  base,
+  OP.localGet,
+  I,
+  OP.i32Add,
+  ...SIMD_OP.v128Load,
+  4,
+  0,
+  OP.localSet,
+  BYTES,
+  OP.localGet,
+  acc,
+  OP.localGet,
+  BYTES,
+  ...SIMD_OP.i16x8ExtendLowI8x16S,
+  OP.localGet,
+  Q_LOW,
+  ...SIMD_OP.i32x4DotI16x8S,
+  ...SIMD_OP.i32x4Add,
+  OP.localGet,
+  BYTES,
+  ...SIMD_OP.i16x8ExtendHighI8x16S,
+  OP.localGet,
+  Q_HIGH,
+  ...SIMD_OP.i32x4DotI16x8S,
+  ...SIMD_OP.i32x4Add,
+  OP.localSet,
+  acc,
 ];
 /** the sum of acc's four lanes (exact: the kernel's caller keeps every sum below 2^31) */
 const lanesSum = (acc: number) => [
-  OP.localGet, acc, ...SIMD_OP.i32x4ExtractLane, 0, OP.localGet, acc, ...SIMD_OP.i32x4ExtractLane, 1, OP.i32Add,
-  OP.localGet, acc, ...SIMD_OP.i32x4ExtractLane, 2, OP.i32Add, OP.localGet, acc, ...SIMD_OP.i32x4ExtractLane, 3, OP.i32Add,
+  OP.localGet,
+  acc,
+  ...SIMD_OP.i32x4ExtractLane,
+  0,
+  OP.localGet,
+  acc,
+  ...SIMD_OP.i32x4ExtractLane,
+  1,
+  OP.i32Add,
+  OP.localGet,
+  acc,
+  ...SIMD_OP.i32x4ExtractLane,
+  2,
+  OP.i32Add,
+  OP.localGet,
+  acc,
+  ...SIMD_OP.i32x4ExtractLane,
+  3,
+  OP.i32Add,
 ];
 const outAddress = [OP.localGet, OUT, OP.localGet, R, OP.i32Const, 2, OP.i32Shl, OP.i32Add];
 
 const SCREEN_BODY = [
   // locals: 5 x i32 (r, i, row, next, qp), 5 x v128 (accA, accB, bytes, qLow, qHigh)
-  2, 5, 0x7f, 5, 0x7b,
-  OP.localGet, M, OP.localSet, ROW,
-  OP.i32Const, 0, OP.localSet, R,
+  2,
+  5,
+  0x7f,
+  5,
+  0x7b,
+  OP.localGet,
+  M,
+  OP.localSet,
+  ROW,
+  OP.i32Const,
+  0,
+  OP.localSet,
+  R,
   // rows is even (the caller pads with a zero row)
-  OP.block, OP.void, OP.loop, OP.void,
-  OP.localGet, R, OP.localGet, ROWS, OP.i32GeU, OP.brIf, 1,
-  OP.localGet, ROW, OP.localGet, STRIDE, OP.i32Add, OP.localSet, NEXT,
-  ...ZERO_V128, OP.localSet, ACC_A,
-  ...ZERO_V128, OP.localSet, ACC_B,
-  OP.i32Const, 0, OP.localSet, I,
-  OP.localGet, Q, OP.localSet, QP,
+  OP.block,
+  OP.void,
+  OP.loop,
+  OP.void,
+  OP.localGet,
+  R,
+  OP.localGet,
+  ROWS,
+  OP.i32GeU,
+  OP.brIf,
+  1,
+  OP.localGet,
+  ROW,
+  OP.localGet,
+  STRIDE,
+  OP.i32Add,
+  OP.localSet,
+  NEXT,
+  ...ZERO_V128,
+  OP.localSet,
+  ACC_A,
+  ...ZERO_V128,
+  OP.localSet,
+  ACC_B,
+  OP.i32Const,
+  0,
+  OP.localSet,
+  I,
+  OP.localGet,
+  Q,
+  OP.localSet,
+  QP,
   // sixteen dimensions at a time (rows and query are zero-padded to the stride)
-  OP.block, OP.void, OP.loop, OP.void,
-  OP.localGet, I, OP.localGet, STRIDE, OP.i32GeU, OP.brIf, 1,
-  OP.localGet, QP, ...SIMD_OP.v128Load, 4, 0, OP.localSet, Q_LOW,
-  OP.localGet, QP, ...SIMD_OP.v128Load, 4, 16, OP.localSet, Q_HIGH,
+  OP.block,
+  OP.void,
+  OP.loop,
+  OP.void,
+  OP.localGet,
+  I,
+  OP.localGet,
+  STRIDE,
+  OP.i32GeU,
+  OP.brIf,
+  1,
+  OP.localGet,
+  QP,
+  ...SIMD_OP.v128Load,
+  4,
+  0,
+  OP.localSet,
+  Q_LOW,
+  OP.localGet,
+  QP,
+  ...SIMD_OP.v128Load,
+  4,
+  16,
+  OP.localSet,
+  Q_HIGH,
   ...accumulateSixteen(ACC_A, ROW),
   ...accumulateSixteen(ACC_B, NEXT),
   ...increment(I, 16),
   ...increment(QP, 32),
-  OP.br, 0, OP.end, OP.end,
-  ...outAddress, ...lanesSum(ACC_A), OP.i32Store, 2, 0,
-  ...outAddress, ...lanesSum(ACC_B), OP.i32Store, 2, 4,
-  OP.localGet, NEXT, OP.localGet, STRIDE, OP.i32Add, OP.localSet, ROW,
+  OP.br,
+  0,
+  OP.end,
+  OP.end,
+  ...outAddress,
+  ...lanesSum(ACC_A),
+  OP.i32Store,
+  2,
+  0,
+  ...outAddress,
+  ...lanesSum(ACC_B),
+  OP.i32Store,
+  2,
+  4,
+  OP.localGet,
+  NEXT,
+  OP.localGet,
+  STRIDE,
+  OP.i32Add,
+  OP.localSet,
+  ROW,
   ...increment(R, 2),
-  OP.br, 0, OP.end, OP.end,
+  OP.br,
+  0,
+  OP.end,
+  OP.end,
   OP.end,
 ];
 
-const screenModule = lazyKernel(kernelModuleBytes('screen', 5, SCREEN_BODY));
+const screenModule = lazyKernel(kernelModuleBytes("screen", 5, SCREEN_BODY));
 
 type ScreenKernel = (q: number, m: number, stride: number, rows: number, out: number) => void;
 
@@ -93,7 +232,7 @@ function createWasmScreen(matrix: VectorMatrix): DenseScreen | undefined {
   const pairedRows = rows + (rows % 2);
   const queryOffset = pairedRows * stride;
   const outOffset = queryOffset + stride * 2;
-  const kernel = instantiateKernel<ScreenKernel>(screenModule(), 'screen', outOffset + pairedRows * 4);
+  const kernel = instantiateKernel<ScreenKernel>(screenModule(), "screen", outOffset + pairedRows * 4);
   if (!kernel) return undefined;
   const { memory, run: screen } = kernel;
   // the memory never grows, so these views stay valid
@@ -164,7 +303,9 @@ function createWasmScreen(matrix: VectorMatrix): DenseScreen | undefined {
         errors[row] =
           residualNorms[row] === Infinity
             ? Infinity
-            : differenceNorm * codeNorms[row] + queryNorm * residualNorms[row] + ROUNDING_SLACK * queryNorm * (rowNorms[row] + codeNorms[row]);
+            : differenceNorm * codeNorms[row] +
+              queryNorm * residualNorms[row] +
+              ROUNDING_SLACK * queryNorm * (rowNorms[row] + codeNorms[row]);
       }
       return { estimates, errors };
     },

@@ -1,16 +1,45 @@
 // The embedded, in-process SearchEngine: exact BM25 (OpenSearch-identical), exact cosine, shared hybrid fusion,
 // filters applied before top-k, and indexes persisted under `dir/<index>/` so a restart reloads instead of rebuilding.
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { InventoryTally, type CollectionInventory } from '../../../domain/inventory.js';
-import { compileToPredicate } from '../../../filters/compileToPredicate.js';
-import { HYBRID_ALPHA, hybridCandidateCount, rankCandidates, sparseFieldValues, type RankCandidate } from '../../fusion.js';
-import { EmbeddingMismatchError, type ChunkRecord, type IndexStats, type SearchEngine, type SearchHit, type SearchRequest } from '../../port.js';
-import { chunkFingerprint } from '../../text/chunkFingerprint.js';
-import { analyzeEnglish } from '../../text/englishAnalyzer.js';
-import { indexBytesOnDisk, indexExistsOnDisk, manifestStamp, readIndexEmbedding, readIndexGeneration, writeIndexEmbedding, writeIndexGeneration, type RowLayout } from './indexFiles.js';
-import { countTerms, emptySegment, mergeSegment, type IndexSegment, type PendingChunk } from './indexSegment.js';
-import { cosineAt, searchDense, searchSparse, sparseCeiling, SparseScratch, type OrdinalFilter } from './segmentSearch.js';
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { InventoryTally, type CollectionInventory } from "../../../domain/inventory.js";
+import { compileToPredicate } from "../../../filters/compileToPredicate.js";
+import {
+  HYBRID_ALPHA,
+  hybridCandidateCount,
+  rankCandidates,
+  sparseFieldValues,
+  type RankCandidate,
+} from "../../fusion.js";
+import {
+  EmbeddingMismatchError,
+  type ChunkRecord,
+  type IndexStats,
+  type SearchEngine,
+  type SearchHit,
+  type SearchRequest,
+} from "../../port.js";
+import { chunkFingerprint } from "../../text/chunkFingerprint.js";
+import { analyzeEnglish } from "../../text/englishAnalyzer.js";
+import {
+  indexBytesOnDisk,
+  indexExistsOnDisk,
+  manifestStamp,
+  readIndexEmbedding,
+  readIndexGeneration,
+  writeIndexEmbedding,
+  writeIndexGeneration,
+  type RowLayout,
+} from "./indexFiles.js";
+import { countTerms, emptySegment, mergeSegment, type IndexSegment, type PendingChunk } from "./indexSegment.js";
+import {
+  cosineAt,
+  searchDense,
+  searchSparse,
+  sparseCeiling,
+  SparseScratch,
+  type OrdinalFilter,
+} from "./segmentSearch.js";
 
 export interface EmbeddedEngineOptions {
   /** directory holding one sub-directory per index; one process writes an index, any number may read it */
@@ -56,7 +85,6 @@ interface IndexState {
 
 const INDEX_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
-
 export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngine {
   const alpha = options.hybridAlpha ?? HYBRID_ALPHA;
   const reloadCheckIntervalMs = options.reloadCheckIntervalMs ?? 0;
@@ -66,7 +94,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
   const rebuiltInventories = new WeakMap<IndexSegment, CollectionInventory>();
 
   function indexDir(name: string): string {
-    if (!INDEX_NAME.test(name) || name.includes('..')) {
+    if (!INDEX_NAME.test(name) || name.includes("..")) {
       throw new Error(`embedded engine: invalid index name ${JSON.stringify(name)}`);
     }
     return join(options.dir, name);
@@ -78,10 +106,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
    */
   async function findState(name: string): Promise<IndexState | undefined> {
     const known = states.get(name);
-    if (
-      known &&
-      (hasUncommitted(known) || (await committedStampUnchanged(known)))
-    ) {
+    if (known && (hasUncommitted(known) || (await committedStampUnchanged(known)))) {
       return known;
     }
     let load = loading.get(name);
@@ -118,7 +143,12 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
   }
 
   function hasUncommitted(state: IndexState): boolean {
-    return state.pending.size > 0 || state.deletions.size > 0 || state.inflight !== undefined || state.stagedInventory !== undefined;
+    return (
+      state.pending.size > 0 ||
+      state.deletions.size > 0 ||
+      state.inflight !== undefined ||
+      state.stagedInventory !== undefined
+    );
   }
 
   async function requireState(name: string): Promise<IndexState> {
@@ -157,7 +187,11 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     const run = state.commitQueue.then(async () => {
       // another process committed since this one loaded the index: stage this change on top of that generation
       // rather than over it (two writers committing at the same moment still race: one process writes an index)
-      if (state.stamp !== undefined && (await manifestStamp(state.dir)) !== state.stamp && (await indexExistsOnDisk(state.dir))) {
+      if (
+        state.stamp !== undefined &&
+        (await manifestStamp(state.dir)) !== state.stamp &&
+        (await indexExistsOnDisk(state.dir))
+      ) {
         const latest = await readIndexGeneration(state.dir);
         state.segment = latest.segment;
         state.generation = latest.generation;
@@ -172,8 +206,14 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       state.deletions = new Set();
       state.inflight = { pending, deletions };
       try {
-        const segment = pending.size > 0 || deletions.size > 0 ? mergeSegment(state.segment, [...pending.values()], deletions) : state.segment;
-        const previous = state.layout && { layout: state.layout, keptRows: keptRows(state.segment, state.layout, segment, pending, deletions) };
+        const segment =
+          pending.size > 0 || deletions.size > 0
+            ? mergeSegment(state.segment, [...pending.values()], deletions)
+            : state.segment;
+        const previous = state.layout && {
+          layout: state.layout,
+          keptRows: keptRows(state.segment, state.layout, segment, pending, deletions),
+        };
         // changed chunks without a new inventory: the old one no longer describes them, so it is not carried over
         const written = await writeIndexGeneration(state.dir, segment, state.generation, inventory, previous);
         state.segment = segment;
@@ -185,7 +225,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
         if (state.stagedInventory === inventory) state.stagedInventory = undefined;
       } catch (error) {
         // nothing became visible: stage the change again, under whatever was staged since
-        for (const [id, entry] of pending) if (!state.pending.has(id) && !state.deletions.has(id)) state.pending.set(id, entry);
+        for (const [id, entry] of pending)
+          if (!state.pending.has(id) && !state.deletions.has(id)) state.pending.set(id, entry);
         for (const id of deletions) if (!state.pending.has(id)) state.deletions.add(id);
         throw error;
       } finally {
@@ -235,7 +276,11 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     const fingerprint = chunkFingerprint(chunk);
     state.deletions.delete(chunk.id);
     const ordinal = state.segment.ordinalById.get(chunk.id);
-    if (ordinal !== undefined && state.segment.chunks[ordinal].fingerprint === fingerprint && !inflightTouches(state, chunk.id)) {
+    if (
+      ordinal !== undefined &&
+      state.segment.chunks[ordinal].fingerprint === fingerprint &&
+      !inflightTouches(state, chunk.id)
+    ) {
       // identical to what is indexed: drop any different pending version and change nothing
       state.pending.delete(chunk.id);
       return;
@@ -277,14 +322,17 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
   function queryVector(state: IndexState, req: SearchRequest): Float32Array {
     if (!req.vector) throw new Error(`embedded engine: ${req.mode} search needs a query vector`);
     if (req.vector.length !== state.dims) {
-      throw new Error(`embedded engine: query vector has ${req.vector.length} dims, index "${state.name}" has ${state.dims}`);
+      throw new Error(
+        `embedded engine: query vector has ${req.vector.length} dims, index "${state.name}" has ${state.dims}`,
+      );
     }
-    if (state.embedding && req.embedding && state.embedding !== req.embedding) throw new EmbeddingMismatchError(state.name, state.embedding, req.embedding);
+    if (state.embedding && req.embedding && state.embedding !== req.embedding)
+      throw new EmbeddingMismatchError(state.name, state.embedding, req.embedding);
     return req.vector;
   }
 
   return {
-    kind: 'embedded',
+    kind: "embedded",
 
     async ensureIndex(index, dims, embedding) {
       if (!Number.isInteger(dims) || dims <= 0) throw new Error(`embedded engine: invalid dims ${dims}`);
@@ -293,7 +341,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
         if (existing.dims !== dims) {
           throw new Error(`embedded engine: index "${index}" has ${existing.dims} dims, asked for ${dims}`);
         }
-        if (existing.embedding && embedding && existing.embedding !== embedding) throw new EmbeddingMismatchError(index, existing.embedding, embedding);
+        if (existing.embedding && embedding && existing.embedding !== embedding)
+          throw new EmbeddingMismatchError(index, existing.embedding, embedding);
         return;
       }
       const state = newState(index, indexDir(index), emptySegment(dims), 0);
@@ -349,11 +398,11 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       const passes = ordinalFilter(segment, req);
       const candidates = new Map<number, RankCandidate>();
 
-      if (req.mode === 'sparse') {
+      if (req.mode === "sparse") {
         for (const match of searchSparse(segment, req.text, req.limit, passes, state.scratch)) {
           candidates.set(match.ordinal, { id: segment.chunks[match.ordinal].id, sparse: match.bm25 });
         }
-      } else if (req.mode === 'dense') {
+      } else if (req.mode === "dense") {
         for (const match of searchDense(segment, queryVector(state, req), req.limit, passes)) {
           candidates.set(match.ordinal, { id: segment.chunks[match.ordinal].id, dense: match.cosine });
         }
@@ -378,9 +427,13 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
 
       const ordinalById = new Map<string, number>();
       for (const [ordinal, candidate] of candidates) ordinalById.set(candidate.id, ordinal);
-      const ceiling = req.mode === 'dense' ? 0 : sparseCeiling(segment, req.text);
+      const ceiling = req.mode === "dense" ? 0 : sparseCeiling(segment, req.text);
       return rankCandidates(req.mode, [...candidates.values()], req.limit, ceiling, alpha).map((ranked): SearchHit => {
-        const hit: SearchHit = { id: ranked.id, score: ranked.score, chunk: chunkAt(segment, ordinalById.get(ranked.id) as number) };
+        const hit: SearchHit = {
+          id: ranked.id,
+          score: ranked.score,
+          chunk: chunkAt(segment, ordinalById.get(ranked.id) as number),
+        };
         if (ranked.dense !== undefined) hit.dense = ranked.dense;
         if (ranked.sparse !== undefined) hit.sparse = ranked.sparse;
         return hit;

@@ -7,17 +7,17 @@
 // rows into one file again.
 // The collection's inventory, when one was put, is a file of the generation like the others, so it changes with the
 // chunks it describes and never on its own.
-import { open, readFile, readdir, rename, rm, mkdir, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { CollectionInventory } from '../../../domain/inventory.js';
-import type { ChunkMetadata } from '../../port.js';
-import { createVectorMatrix } from './denseKernel.js';
-import { assembleSegment, type IndexSegment, type StoredChunk } from './indexSegment.js';
+import { open, readFile, readdir, rename, rm, mkdir, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { CollectionInventory } from "../../../domain/inventory.js";
+import type { ChunkMetadata } from "../../port.js";
+import { createVectorMatrix } from "./denseKernel.js";
+import { assembleSegment, type IndexSegment, type StoredChunk } from "./indexSegment.js";
 
 /** 2: row files and a row map (version 1, one chunk and one vector file per generation, is still read) */
 export const INDEX_FORMAT_VERSION = 2;
 const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2];
-const MANIFEST = 'manifest.json';
+const MANIFEST = "manifest.json";
 /** a commit rewrites all live rows into one file when the files hold more than this many rows per live chunk... */
 const MAX_ROWS_PER_CHUNK = 1.25;
 /** ...or when the index has this many row files */
@@ -44,12 +44,20 @@ interface IndexManifest {
   termCount: number;
   postingCount: number;
   /** what the BM25 field holds and how it was analyzed; a change needs a re-index */
-  sparseField: 'metadata.title + text, OpenSearch english analyzer';
+  sparseField: "metadata.title + text, OpenSearch english analyzer";
   /**
    * `inventory` is absent in generations committed without one (and in every one written before inventories);
    * `chunks` and `vectors` only in version 1 (its one row file), `rowOf` (Uint32 per ordinal) since version 2
    */
-  files: { chunks?: string; vectors?: string; rowOf?: string; docs: string; terms: string; postings: string; inventory?: string };
+  files: {
+    chunks?: string;
+    vectors?: string;
+    rowOf?: string;
+    docs: string;
+    terms: string;
+    postings: string;
+    inventory?: string;
+  };
   /** since version 2 */
   rowFiles?: RowFile[];
 }
@@ -82,7 +90,7 @@ export async function manifestStamp(indexDir: string): Promise<string | undefine
 /** Writes `parts` to `path` (via a temporary name) and flushes it to disk. */
 async function writeFileDurably(path: string, parts: Iterable<Uint8Array | string>): Promise<void> {
   const temporary = `${path}.tmp-${process.pid}`;
-  const handle = await open(temporary, 'w');
+  const handle = await open(temporary, "w");
   try {
     for (const part of parts) await handle.writeFile(part);
     await handle.sync();
@@ -108,16 +116,25 @@ function* chunkLines(chunks: readonly StoredChunk[]): Generator<string> {
     };
     batch.push(JSON.stringify(line));
     if (batch.length === 2_000) {
-      yield batch.join('\n') + '\n';
+      yield batch.join("\n") + "\n";
       batch.length = 0;
     }
   }
-  if (batch.length > 0) yield batch.join('\n') + '\n';
+  if (batch.length > 0) yield batch.join("\n") + "\n";
 }
 
 /** The rows of `ordinals` of the segment: their chunk lines, and their vectors in one buffer. */
-async function writeRowFile(indexDir: string, prefix: string, segment: IndexSegment, ordinals: readonly number[] | undefined): Promise<RowFile> {
-  const file: RowFile = { chunks: `${prefix}.chunks.ndjson`, vectors: `${prefix}.vectors.f32`, count: ordinals?.length ?? segment.chunks.length };
+async function writeRowFile(
+  indexDir: string,
+  prefix: string,
+  segment: IndexSegment,
+  ordinals: readonly number[] | undefined,
+): Promise<RowFile> {
+  const file: RowFile = {
+    chunks: `${prefix}.chunks.ndjson`,
+    vectors: `${prefix}.vectors.f32`,
+    count: ordinals?.length ?? segment.chunks.length,
+  };
   if (!ordinals) {
     await writeFileDurably(join(indexDir, file.chunks), chunkLines(segment.chunks));
     await writeFileDurably(join(indexDir, file.vectors), [bytesOf(segment.matrix.vectors)]);
@@ -125,7 +142,9 @@ async function writeRowFile(indexDir: string, prefix: string, segment: IndexSegm
   }
   const dims = segment.dims;
   const vectors = new Float32Array(ordinals.length * dims);
-  ordinals.forEach((ordinal, row) => vectors.set(segment.matrix.vectors.subarray(ordinal * dims, (ordinal + 1) * dims), row * dims));
+  ordinals.forEach((ordinal, row) =>
+    vectors.set(segment.matrix.vectors.subarray(ordinal * dims, (ordinal + 1) * dims), row * dims),
+  );
   await writeFileDurably(join(indexDir, file.chunks), chunkLines(ordinals.map((ordinal) => segment.chunks[ordinal])));
   await writeFileDurably(join(indexDir, file.vectors), [bytesOf(vectors)]);
   return file;
@@ -149,7 +168,9 @@ export async function writeIndexGeneration(
   const prefix = `g${generation}`;
   const chunkCount = segment.chunks.length;
   const newOrdinals: number[] = [];
-  if (previous) for (let ordinal = 0; ordinal < chunkCount; ordinal++) if (previous.keptRows[ordinal] < 0) newOrdinals.push(ordinal);
+  if (previous)
+    for (let ordinal = 0; ordinal < chunkCount; ordinal++)
+      if (previous.keptRows[ordinal] < 0) newOrdinals.push(ordinal);
   const previousRows = previous ? previous.layout.files.reduce((total, file) => total + file.count, 0) : 0;
   const compact =
     !previous ||
@@ -157,7 +178,10 @@ export async function writeIndexGeneration(
     previous.layout.files.filter((file) => file.count > 0).length + (newOrdinals.length > 0 ? 1 : 0) > MAX_ROW_FILES;
   let layout: RowLayout;
   if (compact) {
-    layout = { files: [await writeRowFile(indexDir, prefix, segment, undefined)], rowOf: Uint32Array.from({ length: chunkCount }, (_, ordinal) => ordinal) };
+    layout = {
+      files: [await writeRowFile(indexDir, prefix, segment, undefined)],
+      rowOf: Uint32Array.from({ length: chunkCount }, (_, ordinal) => ordinal),
+    };
   } else {
     const kept = previous as { layout: RowLayout; keptRows: Int32Array };
     // an empty row file (the first generation of a new index) holds nothing to keep
@@ -165,10 +189,11 @@ export async function writeIndexGeneration(
     if (newOrdinals.length > 0) files.push(await writeRowFile(indexDir, prefix, segment, newOrdinals));
     const rowOf = new Uint32Array(chunkCount);
     let added = previousRows;
-    for (let ordinal = 0; ordinal < chunkCount; ordinal++) rowOf[ordinal] = kept.keptRows[ordinal] >= 0 ? kept.keptRows[ordinal] : added++;
+    for (let ordinal = 0; ordinal < chunkCount; ordinal++)
+      rowOf[ordinal] = kept.keptRows[ordinal] >= 0 ? kept.keptRows[ordinal] : added++;
     layout = { files, rowOf };
   }
-  const files: IndexManifest['files'] = {
+  const files: IndexManifest["files"] = {
     rowOf: `${prefix}.rows.u32`,
     docs: `${prefix}.docs.bin`,
     terms: `${prefix}.terms.json`,
@@ -191,13 +216,13 @@ export async function writeIndexGeneration(
     chunkCount: segment.chunks.length,
     termCount: segment.terms.length,
     postingCount: segment.postingDocs.length,
-    sparseField: 'metadata.title + text, OpenSearch english analyzer',
+    sparseField: "metadata.title + text, OpenSearch english analyzer",
     files,
     rowFiles: [...layout.files],
   };
   await writeFileDurably(join(indexDir, MANIFEST), [JSON.stringify(manifest, null, 2)]);
   // make the renames themselves durable
-  const directory = await open(indexDir, 'r');
+  const directory = await open(indexDir, "r");
   try {
     await directory.sync();
   } finally {
@@ -234,7 +259,14 @@ function typedSlice<T extends Uint32Array>(
 }
 
 const uint32Slice = (bytes: Buffer, byteOffset: number, count: number) =>
-  typedSlice((b, o, l) => new Uint32Array(b, o, l), (l) => new Uint32Array(l), bytes, byteOffset, count, 4);
+  typedSlice(
+    (b, o, l) => new Uint32Array(b, o, l),
+    (l) => new Uint32Array(l),
+    bytes,
+    byteOffset,
+    count,
+    4,
+  );
 
 function expectSize(file: string, bytes: Buffer, expected: number): void {
   if (bytes.length !== expected) {
@@ -249,7 +281,7 @@ function parseChunkLines(bytes: Buffer): StoredChunk[] {
     let end = bytes.indexOf(0x0a, start);
     if (end < 0) end = bytes.length;
     if (end > start) {
-      const line = JSON.parse(bytes.toString('utf8', start, end)) as StoredChunkLine;
+      const line = JSON.parse(bytes.toString("utf8", start, end)) as StoredChunkLine;
       chunks.push({ id: line.id, text: line.text, tokens: line.tokens, metadata: line.metadata, fingerprint: line.fp });
     }
     start = end + 1;
@@ -266,29 +298,37 @@ export async function readIndexGeneration(indexDir: string): Promise<{
   layout: RowLayout;
 }> {
   const stamp = await manifestStamp(indexDir);
-  const manifest = JSON.parse(await readFile(join(indexDir, MANIFEST), 'utf8')) as IndexManifest;
+  const manifest = JSON.parse(await readFile(join(indexDir, MANIFEST), "utf8")) as IndexManifest;
   if (!READABLE_FORMAT_VERSIONS.includes(manifest.formatVersion)) {
     throw new Error(
-      `embedded index ${indexDir} has format version ${manifest.formatVersion}; this build reads ${READABLE_FORMAT_VERSIONS.join(' and ')} (re-index it)`,
+      `embedded index ${indexDir} has format version ${manifest.formatVersion}; this build reads ${READABLE_FORMAT_VERSIONS.join(" and ")} (re-index it)`,
     );
   }
   const { dims, chunkCount, termCount, postingCount, files } = manifest;
-  const rowFiles: RowFile[] =
-    manifest.rowFiles ?? [{ chunks: files.chunks as string, vectors: files.vectors as string, count: chunkCount }];
+  const rowFiles: RowFile[] = manifest.rowFiles ?? [
+    { chunks: files.chunks as string, vectors: files.vectors as string, count: chunkCount },
+  ];
   // read with the rest of the generation: a later commit by another process deletes files it no longer lists
   const [rowBytes, docBytes, termText, postingBytes, inventoryText, rowOfBytes] = await Promise.all([
-    Promise.all(rowFiles.map((file) => Promise.all([readFile(join(indexDir, file.chunks)), readFile(join(indexDir, file.vectors))]))),
+    Promise.all(
+      rowFiles.map((file) =>
+        Promise.all([readFile(join(indexDir, file.chunks)), readFile(join(indexDir, file.vectors))]),
+      ),
+    ),
     readFile(join(indexDir, files.docs)),
-    readFile(join(indexDir, files.terms), 'utf8'),
+    readFile(join(indexDir, files.terms), "utf8"),
     readFile(join(indexDir, files.postings)),
-    files.inventory ? readFile(join(indexDir, files.inventory), 'utf8') : undefined,
+    files.inventory ? readFile(join(indexDir, files.inventory), "utf8") : undefined,
     files.rowOf ? readFile(join(indexDir, files.rowOf)) : undefined,
   ]);
   const rows: StoredChunk[] = [];
   rowFiles.forEach((file, index) => {
     const [chunkBytes, vectorBytes] = rowBytes[index];
     const parsed = parseChunkLines(chunkBytes);
-    if (parsed.length !== file.count) throw new Error(`embedded index ${indexDir}: ${file.chunks} holds ${parsed.length} chunks, manifest says ${file.count}`);
+    if (parsed.length !== file.count)
+      throw new Error(
+        `embedded index ${indexDir}: ${file.chunks} holds ${parsed.length} chunks, manifest says ${file.count}`,
+      );
     expectSize(file.vectors, vectorBytes, file.count * dims * 4);
     for (const chunk of parsed) rows.push(chunk);
   });
@@ -308,7 +348,8 @@ export async function readIndexGeneration(indexDir: string): Promise<{
   const target = bytesOf(matrix.vectors);
   for (let ordinal = 0; ordinal < chunkCount; ordinal++) {
     const row = rowOf[ordinal];
-    if (row >= rows.length) throw new Error(`embedded index ${indexDir}: ordinal ${ordinal} maps to row ${row} of ${rows.length}`);
+    if (row >= rows.length)
+      throw new Error(`embedded index ${indexDir}: ordinal ${ordinal} maps to row ${row} of ${rows.length}`);
     chunks[ordinal] = rows[row];
     const { bytes, offset } = vectorRows[row];
     target.set(bytes.subarray(offset, offset + dims * 4), ordinal * dims * 4);
@@ -316,7 +357,8 @@ export async function readIndexGeneration(indexDir: string): Promise<{
   expectSize(files.docs, docBytes, chunkCount * 5);
   expectSize(files.postings, postingBytes, (termCount + 1) * 4 + postingCount * 8);
   const terms = JSON.parse(termText) as string[];
-  if (terms.length !== termCount) throw new Error(`embedded index ${indexDir}: ${terms.length} terms, manifest says ${termCount}`);
+  if (terms.length !== termCount)
+    throw new Error(`embedded index ${indexDir}: ${terms.length} terms, manifest says ${termCount}`);
 
   const segment = assembleSegment({
     dims,
@@ -345,7 +387,7 @@ export async function indexBytesOnDisk(indexDir: string): Promise<number> {
 }
 
 /** Beside the generations: the embedding path of the index's vectors, written once when the index is created. */
-const EMBEDDING_FILE = 'embedding.json';
+const EMBEDDING_FILE = "embedding.json";
 
 export async function writeIndexEmbedding(indexDir: string, embedding: string): Promise<void> {
   await writeFile(join(indexDir, `${EMBEDDING_FILE}.tmp`), `${JSON.stringify({ embedding })}\n`);
@@ -354,6 +396,6 @@ export async function writeIndexEmbedding(indexDir: string, embedding: string): 
 
 /** The embedding path recorded with the index; null when it recorded none. */
 export async function readIndexEmbedding(indexDir: string): Promise<string | null> {
-  const text = await readFile(join(indexDir, EMBEDDING_FILE), 'utf8').catch(() => null);
+  const text = await readFile(join(indexDir, EMBEDDING_FILE), "utf8").catch(() => null);
   return text ? ((JSON.parse(text) as { embedding?: string }).embedding ?? null) : null;
 }

@@ -1,9 +1,9 @@
 // The embedded engine's searchable form of one index: chunks by ordinal, an inverted index in typed arrays,
 // and all vectors in one contiguous Float32Array. Immutable; new chunks are merged into a fresh segment.
-import type { ChunkMetadata } from '../../port.js';
-import { createVectorMatrix, type VectorMatrix } from './denseKernel.js';
-import { createDenseScreen, type DenseScreen } from './denseScreen.js';
-import { encodeLengthNorm } from '../../text/luceneBm25.js';
+import type { ChunkMetadata } from "../../port.js";
+import { createVectorMatrix, type VectorMatrix } from "./denseKernel.js";
+import { createDenseScreen, type DenseScreen } from "./denseScreen.js";
+import { encodeLengthNorm } from "../../text/luceneBm25.js";
 
 /** A chunk as the segment keeps it: the vector lives in the segment's matrix, not here. */
 export interface StoredChunk {
@@ -81,7 +81,11 @@ export function countTerms(terms: readonly string[]): { termFreqs: Map<string, n
  * A new segment holding the base's chunks except those replaced or deleted, followed by the pending chunks.
  * Surviving chunks keep their relative order, so every posting list stays sorted by ordinal.
  */
-export function mergeSegment(base: IndexSegment, pending: readonly PendingChunk[], deleted: ReadonlySet<string> = new Set()): IndexSegment {
+export function mergeSegment(
+  base: IndexSegment,
+  pending: readonly PendingChunk[],
+  deleted: ReadonlySet<string> = new Set(),
+): IndexSegment {
   const dims = base.dims;
   const replaced = new Set<string>(deleted);
   for (const entry of pending) replaced.add(entry.chunk.id);

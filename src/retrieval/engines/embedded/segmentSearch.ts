@@ -1,10 +1,17 @@
 // Exact retrieval over one segment: BM25 term-at-a-time over the postings and a brute-force dense scan (an int8
 // screen, then exact cosines where it cannot decide), both restricted to chunks that pass the filter before the top-k.
-import { denseSelectionKey, dotProduct } from '../../fusion.js';
-import type { DenseEstimates } from './denseScreen.js';
-import type { IndexSegment } from './indexSegment.js';
-import { bm25Ceiling, bm25Idf, bm25NormInverseTable, bm25QueryTerms, bm25TermScore, bm25TermWeight } from '../../text/luceneBm25.js';
-import { TopCandidates } from './topCandidates.js';
+import { denseSelectionKey, dotProduct } from "../../fusion.js";
+import type { DenseEstimates } from "./denseScreen.js";
+import type { IndexSegment } from "./indexSegment.js";
+import {
+  bm25Ceiling,
+  bm25Idf,
+  bm25NormInverseTable,
+  bm25QueryTerms,
+  bm25TermScore,
+  bm25TermWeight,
+} from "../../text/luceneBm25.js";
+import { TopCandidates } from "./topCandidates.js";
 
 /** Whether the chunk at an ordinal passes the request's filter. */
 export type OrdinalFilter = (ordinal: number) => boolean;
@@ -95,12 +102,19 @@ export function searchDense(
   if (count <= 0) return [];
   const screened = segment.screen?.estimate(query);
   const top = new TopCandidates(count, (ordinal) => segment.chunks[ordinal].id);
-  const cosines = screened ? offerScreened(segment, query, screened, top, passes) : offerAll(segment, query, top, passes);
+  const cosines = screened
+    ? offerScreened(segment, query, screened, top, passes)
+    : offerAll(segment, query, top, passes);
   return top.drain().map(({ ordinal }) => ({ ordinal, cosine: cosines(ordinal) }));
 }
 
 /** Offers every chunk with a vector by its exact cosine; returns the cosine of an ordinal. */
-function offerAll(segment: IndexSegment, query: Float32Array, top: TopCandidates, passes: OrdinalFilter | undefined): (ordinal: number) => number {
+function offerAll(
+  segment: IndexSegment,
+  query: Float32Array,
+  top: TopCandidates,
+  passes: OrdinalFilter | undefined,
+): (ordinal: number) => number {
   const { hasVector } = segment;
   const cosines = segment.matrix.scoreAll(query);
   for (let ordinal = 0; ordinal < segment.chunks.length; ordinal++) {

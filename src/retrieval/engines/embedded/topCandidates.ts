@@ -49,7 +49,10 @@ export class TopCandidates {
       if (left >= size) break;
       const right = left + 1;
       let child = left;
-      if (right < size && this.worse(this.scores[right], this.ordinals[right], this.scores[left], this.ordinals[left])) {
+      if (
+        right < size &&
+        this.worse(this.scores[right], this.ordinals[right], this.scores[left], this.ordinals[left])
+      ) {
         child = right;
       }
       if (!this.worse(this.scores[child], this.ordinals[child], score, ordinal)) break;

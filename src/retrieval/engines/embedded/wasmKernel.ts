@@ -3,10 +3,25 @@
 
 // Core opcodes, then SIMD ones after the 0xfd prefix (multi-byte ones are LEB128).
 export const OP = {
-  block: 0x02, loop: 0x03, end: 0x0b, br: 0x0c, brIf: 0x0d, void: 0x40,
-  localGet: 0x20, localSet: 0x21, i32Const: 0x41,
-  f32Load: 0x2a, i32Store: 0x36, f64Store: 0x39, i32GeU: 0x4f, i32Add: 0x6a, i32And: 0x71, i32Shl: 0x74,
-  f64Add: 0xa0, f64Mul: 0xa2, f64PromoteF32: 0xbb,
+  block: 0x02,
+  loop: 0x03,
+  end: 0x0b,
+  br: 0x0c,
+  brIf: 0x0d,
+  void: 0x40,
+  localGet: 0x20,
+  localSet: 0x21,
+  i32Const: 0x41,
+  f32Load: 0x2a,
+  i32Store: 0x36,
+  f64Store: 0x39,
+  i32GeU: 0x4f,
+  i32Add: 0x6a,
+  i32And: 0x71,
+  i32Shl: 0x74,
+  f64Add: 0xa0,
+  f64Mul: 0xa2,
+  f64PromoteF32: 0xbb,
 } as const;
 const SIMD = 0xfd;
 export const SIMD_OP = {
@@ -25,7 +40,15 @@ export const SIMD_OP = {
 } as const;
 export const ZERO_V128 = [...SIMD_OP.v128Const, ...new Array<number>(16).fill(0)];
 
-export const increment = (local: number, by: number) => [OP.localGet, local, OP.i32Const, by, OP.i32Add, OP.localSet, local];
+export const increment = (local: number, by: number) => [
+  OP.localGet,
+  local,
+  OP.i32Const,
+  by,
+  OP.i32Add,
+  OP.localSet,
+  local,
+];
 
 function leb128(value: number): number[] {
   const bytes: number[] = [];
@@ -47,10 +70,17 @@ const name = (text: string) => [text.length, ...Array.from(text, (char) => char.
 /** A module exporting one function `exportName(i32 x params) -> ()` with `body` (locals then code), importing env.memory. */
 export function kernelModuleBytes(exportName: string, params: number, body: number[]): Uint8Array {
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, [1, 0x60, params, ...new Array<number>(params).fill(0x7f), 0]),
     // import env.memory, at least one page
-    ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]),
+    ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, 1]),
     ...section(3, [1, 0]),
     ...section(7, [1, ...name(exportName), 0x00, 0]),
     ...section(10, [1, ...leb128(body.length), ...body]),
@@ -58,7 +88,7 @@ export function kernelModuleBytes(exportName: string, params: number, body: numb
 }
 
 interface WasmModule {
-  readonly kind: 'compiled wasm module';
+  readonly kind: "compiled wasm module";
 }
 export interface WasmMemory {
   readonly buffer: ArrayBuffer;
@@ -92,7 +122,11 @@ export function lazyKernel(bytes: Uint8Array): () => WasmModule | undefined {
  * An instance of `module` over a fresh memory of `bytes`, and its exported function; undefined when that much
  * memory is beyond wasm32 or cannot be had (the caller then falls back to JS).
  */
-export function instantiateKernel<F>(module: WasmModule | undefined, exportName: string, bytes: number): { memory: WasmMemory; run: F } | undefined {
+export function instantiateKernel<F>(
+  module: WasmModule | undefined,
+  exportName: string,
+  bytes: number,
+): { memory: WasmMemory; run: F } | undefined {
   if (!webAssembly || !module || bytes > MAX_WASM_BYTES) return undefined;
   let memory: WasmMemory;
   try {

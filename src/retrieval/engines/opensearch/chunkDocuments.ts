@@ -1,8 +1,8 @@
 // What the OpenSearch adapter stores per chunk, what it knows of a collection index, and how a chunk record maps onto
 // the stored document and back.
-import type { ChunkMetadata, ChunkRecord } from '../../port.js';
-import { decodeVector, encodeVector } from './denseScoring.js';
-import { FIELD, type VectorStorage } from './indexMapping.js';
+import type { ChunkMetadata, ChunkRecord } from "../../port.js";
+import { decodeVector, encodeVector } from "./denseScoring.js";
+import { FIELD, type VectorStorage } from "./indexMapping.js";
 
 /** The document stored per chunk. */
 export interface ChunkDocument {
@@ -42,9 +42,11 @@ export function toDocument(chunk: ChunkRecord, info: IndexInfo, fingerprint: str
   };
   if (chunk.vector) {
     if (chunk.vector.length !== info.dims) {
-      throw new Error(`opensearch engine: chunk ${chunk.id} has a ${chunk.vector.length}-dim vector, index has ${info.dims}`);
+      throw new Error(
+        `opensearch engine: chunk ${chunk.id} has a ${chunk.vector.length}-dim vector, index has ${info.dims}`,
+      );
     }
-    if (info.vectorStorage === 'knn') document[FIELD.vectorKnn] = Array.from(chunk.vector);
+    if (info.vectorStorage === "knn") document[FIELD.vectorKnn] = Array.from(chunk.vector);
     if (info.binaryVectors) document[FIELD.vectorBinary] = encodeVector(chunk.vector);
   }
   return document;
@@ -53,13 +55,13 @@ export function toDocument(chunk: ChunkRecord, info: IndexInfo, fingerprint: str
 export function fromDocument(id: string, source: Partial<ChunkDocument>): ChunkRecord {
   const record: ChunkRecord = {
     id: source[FIELD.chunkId] ?? id,
-    text: source[FIELD.text] ?? '',
+    text: source[FIELD.text] ?? "",
     tokens: source[FIELD.tokens] ?? 0,
-    metadata: source[FIELD.metadata] ?? { chunk_index: 0, doc_id: '' },
+    metadata: source[FIELD.metadata] ?? { chunk_index: 0, doc_id: "" },
   };
   const binary = source[FIELD.vectorBinary];
   const knn = source[FIELD.vectorKnn];
-  if (typeof binary === 'string') record.vector = decodeVector(binary);
+  if (typeof binary === "string") record.vector = decodeVector(binary);
   else if (Array.isArray(knn)) record.vector = Float32Array.from(knn);
   return record;
 }

@@ -1,15 +1,15 @@
 // Dense scoring inside OpenSearch: vectors travel as little-endian Float32 bytes (base64 in JSON); without the k-NN
 // plugin a painless script_score computes 1 + cosine with the same summation order as fusion.ts's dotProduct, with it
 // a k-NN query scores (1 + cosine) / 2; either score is turned back into the cosine it stands for.
-import { FIELD, type VectorStorage } from './indexMapping.js';
-import type { OpenSearchQuery } from '../../../filters/compileToOpenSearch.js';
+import { FIELD, type VectorStorage } from "./indexMapping.js";
+import type { OpenSearchQuery } from "../../../filters/compileToOpenSearch.js";
 
 export function encodeVector(vector: Float32Array): string {
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64');
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64");
 }
 
 export function decodeVector(base64: string): Float32Array {
-  const bytes = Buffer.from(base64, 'base64');
+  const bytes = Buffer.from(base64, "base64");
   const vector = new Float32Array(bytes.length / 4);
   new Uint8Array(vector.buffer).set(bytes);
   return vector;
@@ -54,11 +54,11 @@ ${finish}
 }
 
 /** script_score: 1 + cosine (scores must not be negative; OpenSearch rounds the score to a float) */
-const BINARY_SCORE_SCRIPT = binaryDotScript('return 0.0;', 'return 1.0 + sum;');
+const BINARY_SCORE_SCRIPT = binaryDotScript("return 0.0;", "return 1.0 + sum;");
 
 /** Field that holds a chunk's vector under the given storage. */
 export function vectorField(storage: VectorStorage): string {
-  return storage === 'knn' ? FIELD.vectorKnn : FIELD.vectorBinary;
+  return storage === "knn" ? FIELD.vectorKnn : FIELD.vectorBinary;
 }
 
 /**
@@ -92,10 +92,16 @@ export function efSearchFor(chunks: number | undefined): number {
  * (Lucene falls back to exact search itself when the filter leaves few chunks). Callers rank by cosineFromScore and
  * compute the exact cosines of the rows they keep.
  */
-export function denseQuery(query: Float32Array, storage: VectorStorage, filters: OpenSearchQuery[], k: number, efSearch = HNSW_EF_SEARCH): OpenSearchQuery {
+export function denseQuery(
+  query: Float32Array,
+  storage: VectorStorage,
+  filters: OpenSearchQuery[],
+  k: number,
+  efSearch = HNSW_EF_SEARCH,
+): OpenSearchQuery {
   const field = vectorField(storage);
   const queryValues = Array.from(query);
-  if (storage === 'knn') {
+  if (storage === "knn") {
     return {
       knn: {
         [field]: {
@@ -108,7 +114,12 @@ export function denseQuery(query: Float32Array, storage: VectorStorage, filters:
     };
   }
   const candidates = { bool: { filter: [...filters, { exists: { field } }] } };
-  return { script_score: { query: candidates, script: { lang: 'painless', source: BINARY_SCORE_SCRIPT, params: { query: queryValues } } } };
+  return {
+    script_score: {
+      query: candidates,
+      script: { lang: "painless", source: BINARY_SCORE_SCRIPT, params: { query: queryValues } },
+    },
+  };
 }
 
 /**
@@ -119,9 +130,13 @@ export function denseQuery(query: Float32Array, storage: VectorStorage, filters:
  */
 export function cosineClause(query: Float32Array, storage: VectorStorage, name: string): OpenSearchQuery {
   const script =
-    storage === 'knn'
-      ? { lang: 'knn', source: 'knn_score', params: { field: FIELD.vectorKnn, query_value: Array.from(query), space_type: 'cosinesimil' } }
-      : { lang: 'painless', source: BINARY_SCORE_SCRIPT, params: { query: Array.from(query) } };
+    storage === "knn"
+      ? {
+          lang: "knn",
+          source: "knn_score",
+          params: { field: FIELD.vectorKnn, query_value: Array.from(query), space_type: "cosinesimil" },
+        }
+      : { lang: "painless", source: BINARY_SCORE_SCRIPT, params: { query: Array.from(query) } };
   return { script_score: { query: { match_all: {} }, script, _name: name } };
 }
 
@@ -133,7 +148,7 @@ export function cosineClause(query: Float32Array, storage: VectorStorage, name: 
  */
 export function cosineFromScore(storage: VectorStorage, score: number): number {
   const rounded = Math.fround(score);
-  return storage === 'knn' ? 2 * rounded - 1 : rounded - 1;
+  return storage === "knn" ? 2 * rounded - 1 : rounded - 1;
 }
 
 /**

@@ -1,6 +1,6 @@
 // Merging a k-NN index's segments into one after a large write: each segment has its own HNSW graph, and every k-NN
 // query walks all of them.
-import type { Call } from './transport.js';
+import type { Call } from "./transport.js";
 
 /** share of an index's documents outside its largest segment above which commit merges its k-NN graphs into one */
 const MERGE_WHEN_OUTSIDE_LARGEST = 0.2;
@@ -14,7 +14,10 @@ const MERGE_WHEN_OUTSIDE_LARGEST = 0.2;
  */
 async function graphsWorthMerging(call: Call, name: string): Promise<boolean> {
   type Segments = Record<string, { num_docs: number; deleted_docs: number }>;
-  const { body } = await call<{ indices: Record<string, { shards: Record<string, Array<{ segments: Segments }>> }> }>('GET', `/${name}/_segments`);
+  const { body } = await call<{ indices: Record<string, { shards: Record<string, Array<{ segments: Segments }>> }> }>(
+    "GET",
+    `/${name}/_segments`,
+  );
   const sizes = Object.values(body.indices[name]?.shards ?? {})
     .flatMap((copies) => copies.slice(0, 1))
     .flatMap((copy) => Object.values(copy.segments))
@@ -31,15 +34,22 @@ async function graphsWorthMerging(call: Call, name: string): Promise<boolean> {
  * at 500,000 chunks on 2 cores): commit runs it only when graphsWorthMerging says so.
  */
 async function mergeGraphs(call: Call, name: string): Promise<void> {
-  const { body: started } = await call<{ task: string }>('POST', `/${name}/_forcemerge?max_num_segments=1&wait_for_completion=false`);
+  const { body: started } = await call<{ task: string }>(
+    "POST",
+    `/${name}/_forcemerge?max_num_segments=1&wait_for_completion=false`,
+  );
   for (let delay = 100; ; delay = Math.min(delay * 2, 5_000)) {
     await new Promise((resolve) => setTimeout(resolve, delay));
-    const { body: task } = await call<{ completed?: boolean; error?: { type: string; reason: string } }>('GET', `/_tasks/${encodeURIComponent(started.task)}`);
-    if (task.error) throw new Error(`opensearch engine: merging ${name} failed: ${task.error.type} ${task.error.reason}`);
+    const { body: task } = await call<{ completed?: boolean; error?: { type: string; reason: string } }>(
+      "GET",
+      `/_tasks/${encodeURIComponent(started.task)}`,
+    );
+    if (task.error)
+      throw new Error(`opensearch engine: merging ${name} failed: ${task.error.type} ${task.error.reason}`);
     if (task.completed) break;
   }
   // the merged segment becomes visible to searches at the next refresh (the index refreshes only on commit)
-  await call('POST', `/${name}/_refresh`);
+  await call("POST", `/${name}/_refresh`);
 }
 
 /** Merges the index's graphs into one when graphsWorthMerging says so; answers whether it did. */

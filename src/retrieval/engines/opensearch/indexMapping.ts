@@ -1,7 +1,7 @@
 // Settings and mappings of one collection's OpenSearch index: the BM25 field (title + text, `english` analyzer,
 // same k1/b as the embedded engine), typed metadata fields with the filter semantics, and the vector field.
-import { DATE_FIELDS, MAX_FILTERABLE_TEXT_LENGTH } from '../../../filters/compileToPredicate.js';
-import { BM25_B, BM25_K1 } from '../../fusion.js';
+import { DATE_FIELDS, MAX_FILTERABLE_TEXT_LENGTH } from "../../../filters/compileToPredicate.js";
+import { BM25_B, BM25_K1 } from "../../fusion.js";
 
 /**
  * Version of this mapping. 2: k-NN indexes keep the vector out of the stored _source (as JSON it was most of the index
@@ -14,12 +14,12 @@ export const READABLE_MAPPING_VERSIONS: readonly number[] = [1, 2];
 /** How dense vectors are stored and scored. */
 export type VectorStorage =
   /** little-endian Float32 bytes in a binary doc-values field, scored exactly by a painless script */
-  | 'binary'
+  | "binary"
   /**
    * the k-NN plugin's knn_vector in a Lucene HNSW graph (cosine), searched by approximate filtered k-NN queries; since
    * mapping version 2 also the binary field, from which the candidates' cosines are computed exactly
    */
-  | 'knn';
+  | "knn";
 
 /**
  * HNSW parameters of the knn_vector field (Lucene engine: pure Java, none of the plugin's native libraries).
@@ -33,62 +33,87 @@ export const HNSW_M = 16;
 export const HNSW_EF_CONSTRUCTION = 128;
 
 export const FIELD = {
-  chunkId: 'chunk_id',
-  text: 'text',
-  tokens: 'tokens',
-  sparse: 'search_text',
-  metadata: 'metadata',
-  vectorBinary: 'vector_bin',
-  vectorKnn: 'vector_knn',
-  fingerprint: 'content_hash',
+  chunkId: "chunk_id",
+  text: "text",
+  tokens: "tokens",
+  sparse: "search_text",
+  metadata: "metadata",
+  vectorBinary: "vector_bin",
+  vectorKnn: "vector_knn",
+  fingerprint: "content_hash",
 } as const;
 
-const KEYWORD_NORMALIZER = 'litsearch_lowercase';
-const SIMILARITY = 'litsearch_bm25';
+const KEYWORD_NORMALIZER = "litsearch_lowercase";
+const SIMILARITY = "litsearch_bm25";
 /** keyword values longer than this (in characters) are kept in _source but not indexed; the predicate ignores them alike */
 const KEYWORD_IGNORE_ABOVE = MAX_FILTERABLE_TEXT_LENGTH;
 
 /** Metadata fields matched by case-insensitive equality (the predicate folds case the same way). */
 const KEYWORD_FIELDS = [
-  'doc_id', 'section', 'authors', 'doi', 'pmid', 'pmcid', 'url', 'publisher', 'issn', 'isbn', 'keywords',
-  'article_type', 'license', 'chapter_title', 'chapter_authors', 'topic', 'nct_id', 'overall_status', 'phases',
+  "doc_id",
+  "section",
+  "authors",
+  "doi",
+  "pmid",
+  "pmcid",
+  "url",
+  "publisher",
+  "issn",
+  "isbn",
+  "keywords",
+  "article_type",
+  "license",
+  "chapter_title",
+  "chapter_authors",
+  "topic",
+  "nct_id",
+  "overall_status",
+  "phases",
 ];
-const INTEGER_FIELDS = ['chunk_index', 'chapter_number'];
-const BOOLEAN_FIELDS = ['open_access', 'medical_board_approved', 'has_results'];
+const INTEGER_FIELDS = ["chunk_index", "chapter_number"];
+const BOOLEAN_FIELDS = ["open_access", "medical_board_approved", "has_results"];
 
 function keyword(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { type: 'keyword', normalizer: KEYWORD_NORMALIZER, ignore_above: KEYWORD_IGNORE_ABOVE, ...extra };
+  return { type: "keyword", normalizer: KEYWORD_NORMALIZER, ignore_above: KEYWORD_IGNORE_ABOVE, ...extra };
 }
 
 function metadataProperties(): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (const field of KEYWORD_FIELDS) properties[field] = keyword();
-  for (const field of INTEGER_FIELDS) properties[field] = { type: 'integer', ignore_malformed: true };
-  for (const field of BOOLEAN_FIELDS) properties[field] = { type: 'boolean' };
+  for (const field of INTEGER_FIELDS) properties[field] = { type: "integer", ignore_malformed: true };
+  for (const field of BOOLEAN_FIELDS) properties[field] = { type: "boolean" };
   for (const field of DATE_FIELDS) {
-    properties[field] = { type: 'date', format: 'yyyy-MM-dd||yyyy-MM||yyyy||strict_date_optional_time', ignore_malformed: true };
+    properties[field] = {
+      type: "date",
+      format: "yyyy-MM-dd||yyyy-MM||yyyy||strict_date_optional_time",
+      ignore_malformed: true,
+    };
   }
   // the title is part of the BM25 field (see sparseFieldValues in fusion.ts)
   properties.title = keyword({ copy_to: FIELD.sparse });
-  properties.journal = keyword({ fields: { text: { type: 'text', analyzer: 'english' } } });
-  properties.figures = { type: 'object', enabled: false };
+  properties.journal = keyword({ fields: { text: { type: "text", analyzer: "english" } } });
+  properties.figures = { type: "object", enabled: false };
   return properties;
 }
 
 /** Body of the create-index request. */
-export function chunkIndexBody(dims: number, vectorStorage: VectorStorage, embedding?: string): Record<string, unknown> {
-  const binaryVector = { [FIELD.vectorBinary]: { type: 'binary', doc_values: true } };
+export function chunkIndexBody(
+  dims: number,
+  vectorStorage: VectorStorage,
+  embedding?: string,
+): Record<string, unknown> {
+  const binaryVector = { [FIELD.vectorBinary]: { type: "binary", doc_values: true } };
   const vectorProperty =
-    vectorStorage === 'knn'
+    vectorStorage === "knn"
       ? {
           ...binaryVector,
           [FIELD.vectorKnn]: {
-            type: 'knn_vector',
+            type: "knn_vector",
             dimension: dims,
             method: {
-              name: 'hnsw',
-              engine: 'lucene',
-              space_type: 'cosinesimil',
+              name: "hnsw",
+              engine: "lucene",
+              space_type: "cosinesimil",
               parameters: { m: HNSW_M, ef_construction: HNSW_EF_CONSTRUCTION },
             },
           },
@@ -100,27 +125,27 @@ export function chunkIndexBody(dims: number, vectorStorage: VectorStorage, embed
         number_of_shards: 1,
         number_of_replicas: 0,
         // commit() refreshes; bulk loads go faster without periodic refreshes
-        refresh_interval: '-1',
-        ...(vectorStorage === 'knn' ? { knn: true } : {}),
-        similarity: { [SIMILARITY]: { type: 'BM25', k1: BM25_K1, b: BM25_B } },
+        refresh_interval: "-1",
+        ...(vectorStorage === "knn" ? { knn: true } : {}),
+        similarity: { [SIMILARITY]: { type: "BM25", k1: BM25_K1, b: BM25_B } },
       },
       analysis: {
-        normalizer: { [KEYWORD_NORMALIZER]: { type: 'custom', filter: ['lowercase'] } },
+        normalizer: { [KEYWORD_NORMALIZER]: { type: "custom", filter: ["lowercase"] } },
       },
     },
     mappings: {
       dynamic: false,
       _meta: { dims, vectorStorage, mappingVersion: OPENSEARCH_MAPPING_VERSION, ...(embedding ? { embedding } : {}) },
       // the graph's copy of the vector is not stored as JSON: the binary field (base64 in _source) carries it
-      ...(vectorStorage === 'knn' ? { _source: { excludes: [FIELD.vectorKnn] } } : {}),
+      ...(vectorStorage === "knn" ? { _source: { excludes: [FIELD.vectorKnn] } } : {}),
       properties: {
-        [FIELD.chunkId]: { type: 'keyword' },
-        [FIELD.text]: { type: 'text', index: false, copy_to: FIELD.sparse },
-        [FIELD.tokens]: { type: 'integer', index: false },
-        [FIELD.sparse]: { type: 'text', analyzer: 'english', similarity: SIMILARITY },
-        [FIELD.fingerprint]: { type: 'keyword', index: false, doc_values: false },
+        [FIELD.chunkId]: { type: "keyword" },
+        [FIELD.text]: { type: "text", index: false, copy_to: FIELD.sparse },
+        [FIELD.tokens]: { type: "integer", index: false },
+        [FIELD.sparse]: { type: "text", analyzer: "english", similarity: SIMILARITY },
+        [FIELD.fingerprint]: { type: "keyword", index: false, doc_values: false },
         ...vectorProperty,
-        [FIELD.metadata]: { type: 'object', dynamic: false, properties: metadataProperties() },
+        [FIELD.metadata]: { type: "object", dynamic: false, properties: metadataProperties() },
       },
     },
   };
@@ -134,11 +159,11 @@ export function inventoryIndexBody(): Record<string, unknown> {
   return {
     settings: { index: { number_of_shards: 1, number_of_replicas: 0 } },
     mappings: {
-      dynamic: 'strict',
+      dynamic: "strict",
       properties: {
-        index: { type: 'keyword' },
-        rebuilt: { type: 'boolean' },
-        inventory: { type: 'object', enabled: false },
+        index: { type: "keyword" },
+        rebuilt: { type: "boolean" },
+        inventory: { type: "object", enabled: false },
       },
     },
   };

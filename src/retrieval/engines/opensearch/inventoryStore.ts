@@ -1,10 +1,10 @@
 // Collection inventories in OpenSearch: one more index holding a document per collection index, staged by ingest and
 // written at commit, read back (cached by document version), and rebuilt from an index's first chunks when a commit
 // changed its chunks without a new inventory.
-import { InventoryTally, type CollectionInventory } from '../../../domain/inventory.js';
-import type { SearchResponseBody } from './queryBuilder.js';
-import { FIELD, inventoryIndexBody } from './indexMapping.js';
-import type { Call } from './transport.js';
+import { InventoryTally, type CollectionInventory } from "../../../domain/inventory.js";
+import type { SearchResponseBody } from "./queryBuilder.js";
+import { FIELD, inventoryIndexBody } from "./indexMapping.js";
+import type { Call } from "./transport.js";
 
 /** The document stored per collection index in the inventory index (its id is the collection index's name). */
 interface InventoryDocument {
@@ -34,7 +34,7 @@ interface GetResponseBody<T> {
 }
 
 /** Appended to the prefix for the inventory index; a catalogue name cannot start with "_", so no collection maps onto it. */
-const INVENTORY_INDEX_SUFFIX = '_inventory';
+const INVENTORY_INDEX_SUFFIX = "_inventory";
 /** first chunks read per request when an inventory is rebuilt from an index */
 const INVENTORY_SCAN_PAGE = 2_000;
 
@@ -63,13 +63,18 @@ export function createInventoryStore(call: Call, prefix: string): InventoryStore
   const readInventories = new Map<string, { version: string; inventory: CollectionInventory | undefined }>();
 
   function ensureInventoryIndex(): Promise<void> {
-    inventoryIndexReady ??= call<{ error?: { type: string; reason: string } }>('PUT', `/${inventoryIndex}`, inventoryIndexBody(), [400]).then(
-      ({ body, statusCode }) => {
-        if (statusCode === 400 && body.error?.type !== 'resource_already_exists_exception') {
-          throw new Error(`opensearch engine: creating ${inventoryIndex} failed: ${body.error?.type} ${body.error?.reason}`);
-        }
-      },
-    );
+    inventoryIndexReady ??= call<{ error?: { type: string; reason: string } }>(
+      "PUT",
+      `/${inventoryIndex}`,
+      inventoryIndexBody(),
+      [400],
+    ).then(({ body, statusCode }) => {
+      if (statusCode === 400 && body.error?.type !== "resource_already_exists_exception") {
+        throw new Error(
+          `opensearch engine: creating ${inventoryIndex} failed: ${body.error?.type} ${body.error?.reason}`,
+        );
+      }
+    });
     // a failed creation is tried again by the next write
     inventoryIndexReady.catch(() => {
       inventoryIndexReady = undefined;
@@ -81,35 +86,51 @@ export function createInventoryStore(call: Call, prefix: string): InventoryStore
    * Writes the inventory document: `index` always; a rebuild only over the state it read (`create` when there was no
    * document, else the version of the marker it read), so it never replaces an ingest's inventory or a newer marker.
    */
-  async function writeInventory(name: string, document: InventoryDocument, op: 'index' | { over: string | undefined }): Promise<void> {
+  async function writeInventory(
+    name: string,
+    document: InventoryDocument,
+    op: "index" | { over: string | undefined },
+  ): Promise<void> {
     await ensureInventoryIndex();
-    const condition = op === 'index' ? 'op_type=index' : op.over === undefined ? 'op_type=create' : op.over;
+    const condition = op === "index" ? "op_type=index" : op.over === undefined ? "op_type=create" : op.over;
     const { body, statusCode } = await call<{ error?: { type: string; reason: string } }>(
-      'PUT',
+      "PUT",
       `/${inventoryIndex}/_doc/${encodeURIComponent(name)}?${condition}`,
       document,
-      op === 'index' ? [] : [409],
+      op === "index" ? [] : [409],
     );
-    if (statusCode >= 400 && statusCode !== 409) throw new Error(`opensearch engine: writing the inventory of ${name} failed: ${body.error?.reason}`);
+    if (statusCode >= 400 && statusCode !== 409)
+      throw new Error(`opensearch engine: writing the inventory of ${name} failed: ${body.error?.reason}`);
   }
 
   async function deleteInventory(name: string): Promise<void> {
     readInventories.delete(name);
-    await call('DELETE', `/${inventoryIndex}/_doc/${encodeURIComponent(name)}`, undefined, [404]);
+    await call("DELETE", `/${inventoryIndex}/_doc/${encodeURIComponent(name)}`, undefined, [404]);
   }
 
   /** The stored inventory document, its inventory read again only when the document changed since this engine last read it. */
   async function storedInventory(name: string): Promise<StoredInventory> {
     const path = `/${inventoryIndex}/_doc/${encodeURIComponent(name)}`;
-    const versionOf = (body: GetResponseBody<unknown>): string => `if_seq_no=${body._seq_no}&if_primary_term=${body._primary_term}`;
-    const { body: head, statusCode } = await call<GetResponseBody<never>>('GET', `${path}?_source=false`, undefined, [404]);
+    const versionOf = (body: GetResponseBody<unknown>): string =>
+      `if_seq_no=${body._seq_no}&if_primary_term=${body._primary_term}`;
+    const { body: head, statusCode } = await call<GetResponseBody<never>>(
+      "GET",
+      `${path}?_source=false`,
+      undefined,
+      [404],
+    );
     if (statusCode === 404 || !head.found) {
       readInventories.delete(name);
       return { version: undefined, inventory: undefined };
     }
     const known = readInventories.get(name);
     if (known?.version === versionOf(head)) return known;
-    const { body, statusCode: fullStatus } = await call<GetResponseBody<InventoryDocument>>('GET', path, undefined, [404]);
+    const { body, statusCode: fullStatus } = await call<GetResponseBody<InventoryDocument>>(
+      "GET",
+      path,
+      undefined,
+      [404],
+    );
     if (fullStatus === 404 || !body.found || !body._source) return { version: undefined, inventory: undefined };
     const stored = { version: versionOf(body), inventory: body._source.inventory ?? undefined };
     readInventories.set(name, stored);
@@ -121,11 +142,11 @@ export function createInventoryStore(call: Call, prefix: string): InventoryStore
     const tally = new InventoryTally();
     let after: unknown[] | undefined;
     for (;;) {
-      const { body } = await call<SearchResponseBody>('POST', `/${name}/_search`, {
+      const { body } = await call<SearchResponseBody>("POST", `/${name}/_search`, {
         size: INVENTORY_SCAN_PAGE,
         query: { term: { [`${FIELD.metadata}.chunk_index`]: 0 } },
-        _source: ['issn', 'journal', 'publisher'].map((field) => `${FIELD.metadata}.${field}`),
-        sort: [{ [FIELD.chunkId]: 'asc' }],
+        _source: ["issn", "journal", "publisher"].map((field) => `${FIELD.metadata}.${field}`),
+        sort: [{ [FIELD.chunkId]: "asc" }],
         track_total_hits: false,
         ...(after ? { search_after: after } : {}),
       });
@@ -147,13 +168,13 @@ export function createInventoryStore(call: Call, prefix: string): InventoryStore
     async commit(name, chunksChanged) {
       const inventory = stagedInventories.get(name);
       if (inventory) {
-        await writeInventory(name, { index: name, rebuilt: false, inventory }, 'index');
+        await writeInventory(name, { index: name, rebuilt: false, inventory }, "index");
         if (stagedInventories.get(name) === inventory) stagedInventories.delete(name);
       } else if (chunksChanged) {
         // the stored inventory no longer describes the chunks: a marker in its place has get() rebuild one
         // (written after the refresh, so a rebuild that read the chunks before it cannot be stored over it)
         readInventories.delete(name);
-        await writeInventory(name, { index: name, rebuilt: false, inventory: null }, 'index');
+        await writeInventory(name, { index: name, rebuilt: false, inventory: null }, "index");
       }
     },
 

@@ -10,16 +10,37 @@
 // that copies the unchanged 99% and rebuilds every HNSW graph for a 1% upsert, where in place costs what changed. The
 // price: a refresh is index-wide (whoever commits publishes everything staged in the index), and a node's crash
 // recovery may publish a half-staged change, which the interrupted ingestion's next commit completes.
-import { compileToOpenSearch, type OpenSearchQuery } from '../../../filters/compileToOpenSearch.js';
-import { dotProduct, HYBRID_ALPHA, hybridCandidateCount, rankCandidates, type RankCandidate, type RankedCandidate } from '../../fusion.js';
-import { EmbeddingMismatchError, type ChunkRecord, type SearchEngine, type SearchHit, type SearchRequest, type VectorSearchMode } from '../../port.js';
-import { chunkFingerprint } from '../../text/chunkFingerprint.js';
-import { bm25Ceiling, bm25QueryTerms } from '../../text/luceneBm25.js';
-import { fromDocument, toDocument, WITHOUT_VECTORS, type ChunkDocument, type IndexInfo, type MgetResponseBody } from './chunkDocuments.js';
-import { cosineClause, cosineFromScore, DENSE_SCORE_COSINE_ERROR, denseQuery, efSearchFor } from './denseScoring.js';
-import { mergeGraphsIfWorthIt } from './graphMerge.js';
-import { chunkIndexBody, FIELD, READABLE_MAPPING_VERSIONS, type VectorStorage } from './indexMapping.js';
-import { createInventoryStore } from './inventoryStore.js';
+import { compileToOpenSearch, type OpenSearchQuery } from "../../../filters/compileToOpenSearch.js";
+import {
+  dotProduct,
+  HYBRID_ALPHA,
+  hybridCandidateCount,
+  rankCandidates,
+  type RankCandidate,
+  type RankedCandidate,
+} from "../../fusion.js";
+import {
+  EmbeddingMismatchError,
+  type ChunkRecord,
+  type SearchEngine,
+  type SearchHit,
+  type SearchRequest,
+  type VectorSearchMode,
+} from "../../port.js";
+import { chunkFingerprint } from "../../text/chunkFingerprint.js";
+import { bm25Ceiling, bm25QueryTerms } from "../../text/luceneBm25.js";
+import {
+  fromDocument,
+  toDocument,
+  WITHOUT_VECTORS,
+  type ChunkDocument,
+  type IndexInfo,
+  type MgetResponseBody,
+} from "./chunkDocuments.js";
+import { cosineClause, cosineFromScore, DENSE_SCORE_COSINE_ERROR, denseQuery, efSearchFor } from "./denseScoring.js";
+import { mergeGraphsIfWorthIt } from "./graphMerge.js";
+import { chunkIndexBody, FIELD, READABLE_MAPPING_VERSIONS, type VectorStorage } from "./indexMapping.js";
+import { createInventoryStore } from "./inventoryStore.js";
 import {
   bm25HitsAsked,
   idOf,
@@ -32,8 +53,8 @@ import {
   type SearchResponseBody,
   type SearchResponseHit,
   type TermVectorsBody,
-} from './queryBuilder.js';
-import { createTransport } from './transport.js';
+} from "./queryBuilder.js";
+import { createTransport } from "./transport.js";
 
 export interface OpenSearchEngineOptions {
   /** e.g. http://127.0.0.1:9200 */
@@ -52,7 +73,7 @@ export interface OpenSearchEngineOptions {
 
 const INDEX_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 /** Name of the clause that scores a BM25 hit's cosine in a hybrid search. */
-const COSINE_CLAUSE = 'cosine';
+const COSINE_CLAUSE = "cosine";
 /** how long a chunk count read for an index's ef_search is used before it is read again (in the background) */
 const CHUNK_COUNT_TTL_MS = 60_000;
 
@@ -64,7 +85,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   const transport = createTransport(options.url);
   const call = transport.call;
   const alpha = options.hybridAlpha ?? HYBRID_ALPHA;
-  const prefix = options.indexPrefix ?? 'litsearch-';
+  const prefix = options.indexPrefix ?? "litsearch-";
   const batchSize = options.bulkBatchSize ?? 500;
   const infoByIndex = new Map<string, IndexInfo>();
   let pluginStorage: Promise<VectorStorage> | undefined;
@@ -87,14 +108,14 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    * that is loaded but cannot start, or a node that cannot be asked, leaves the exact fallback (a failed ask is retried).
    */
   function detectVectorStorage(): Promise<VectorStorage> {
-    pluginStorage ??= call<Array<{ component: string }>>('GET', '/_cat/plugins?format=json').then(({ body }) => {
+    pluginStorage ??= call<Array<{ component: string }>>("GET", "/_cat/plugins?format=json").then(({ body }) => {
       const plugin = body.find((entry) => /(^|[.-])knn([.-]|$)|KNNPlugin/i.test(entry.component));
-      const storage: VectorStorage = plugin ? 'knn' : 'binary';
+      const storage: VectorStorage = plugin ? "knn" : "binary";
       options.onVectorStorage?.(
         storage,
         plugin
           ? `k-NN plugin ${plugin.component}: dense and hybrid run filtered k-NN queries on Lucene HNSW graphs`
-          : 'no k-NN plugin on the node: dense and hybrid score every filtered vector exactly (painless)',
+          : "no k-NN plugin on the node: dense and hybrid score every filtered vector exactly (painless)",
       );
       return storage;
     });
@@ -108,19 +129,26 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     const known = infoByIndex.get(index);
     if (known) return known;
     const name = indexName(index);
-    const { body, statusCode } = await call<Record<string, { mappings: { _meta?: Partial<IndexInfo> & { mappingVersion?: number } } }>>(
-      'GET',
-      `/${name}/_mapping`,
-      undefined,
-      [404],
-    );
+    const { body, statusCode } = await call<
+      Record<string, { mappings: { _meta?: Partial<IndexInfo> & { mappingVersion?: number } } }>
+    >("GET", `/${name}/_mapping`, undefined, [404]);
     if (statusCode === 404) return undefined;
     const meta = body[name]?.mappings._meta;
-    if (!meta || typeof meta.dims !== 'number' || meta.mappingVersion === undefined || !READABLE_MAPPING_VERSIONS.includes(meta.mappingVersion)) {
+    if (
+      !meta ||
+      typeof meta.dims !== "number" ||
+      meta.mappingVersion === undefined ||
+      !READABLE_MAPPING_VERSIONS.includes(meta.mappingVersion)
+    ) {
       throw new Error(`opensearch engine: index ${name} was not created by this version of the adapter (re-index it)`);
     }
-    const vectorStorage: VectorStorage = meta.vectorStorage === 'knn' ? 'knn' : 'binary';
-    const info: IndexInfo = { dims: meta.dims, embedding: typeof meta.embedding === 'string' ? meta.embedding : null, vectorStorage, binaryVectors: vectorStorage === 'binary' || meta.mappingVersion >= 2 };
+    const vectorStorage: VectorStorage = meta.vectorStorage === "knn" ? "knn" : "binary";
+    const info: IndexInfo = {
+      dims: meta.dims,
+      embedding: typeof meta.embedding === "string" ? meta.embedding : null,
+      vectorStorage,
+      binaryVectors: vectorStorage === "binary" || meta.mappingVersion >= 2,
+    };
     infoByIndex.set(index, info);
     return info;
   }
@@ -132,7 +160,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   }
 
   async function countOf(name: string): Promise<number> {
-    const { body } = await call<{ count: number }>('GET', `/${name}/_count`);
+    const { body } = await call<{ count: number }>("GET", `/${name}/_count`);
     return body.count;
   }
 
@@ -171,7 +199,11 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     const latest = new Map<string, ChunkRecord>();
     for (const chunk of chunks) latest.set(chunk.id, chunk);
     const ids = [...latest.keys()];
-    const { body: existing } = await call<MgetResponseBody>('POST', `/${name}/_mget?_source_includes=${FIELD.fingerprint}`, { ids });
+    const { body: existing } = await call<MgetResponseBody>(
+      "POST",
+      `/${name}/_mget?_source_includes=${FIELD.fingerprint}`,
+      { ids },
+    );
     const storedFingerprint = new Map<string, string | undefined>();
     for (const doc of existing.docs) if (doc.found) storedFingerprint.set(doc._id, doc._source?.[FIELD.fingerprint]);
 
@@ -189,7 +221,9 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
         .map((item) => Object.values(item)[0])
         .filter((outcome) => outcome.error !== undefined)
         .map((outcome) => `${outcome._id}: ${outcome.error?.type} ${outcome.error?.reason}`);
-      throw new Error(`opensearch engine: ${failures.length} chunk(s) failed to index into ${name}: ${failures.slice(0, 5).join('; ')}`);
+      throw new Error(
+        `opensearch engine: ${failures.length} chunk(s) failed to index into ${name}: ${failures.slice(0, 5).join("; ")}`,
+      );
     }
   }
 
@@ -201,11 +235,13 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     const bulkBody = ids.map((id) => ({ delete: { _index: name, _id: id } }));
     const result = await transport.bulk(bulkBody);
     const outcomes = result.items.map((item) => Object.values(item)[0]);
-    if (outcomes.some((outcome) => outcome.result === 'deleted')) changedSinceCommit.add(name);
+    if (outcomes.some((outcome) => outcome.result === "deleted")) changedSinceCommit.add(name);
     const failures = outcomes.filter((outcome) => outcome.error !== undefined && outcome.status !== 404);
     if (failures.length > 0) {
       const detail = failures.map((outcome) => `${outcome._id}: ${outcome.error?.type} ${outcome.error?.reason}`);
-      throw new Error(`opensearch engine: ${failures.length} chunk(s) failed to delete from ${name}: ${detail.slice(0, 5).join('; ')}`);
+      throw new Error(
+        `opensearch engine: ${failures.length} chunk(s) failed to delete from ${name}: ${detail.slice(0, 5).join("; ")}`,
+      );
     }
   }
 
@@ -214,8 +250,12 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    * shard counts, which the node would write and the service parse for each of hundreds of hits. `params` starts with
    * `&` when given.
    */
-  async function runSearch(name: string, body: Record<string, unknown>, params = ''): Promise<SearchResponseHit[]> {
-    const { body: response } = await call<Partial<SearchResponseBody>>('POST', `/${name}/_search?filter_path=${SEARCH_FILTER_PATH}${params}`, body);
+  async function runSearch(name: string, body: Record<string, unknown>, params = ""): Promise<SearchResponseHit[]> {
+    const { body: response } = await call<Partial<SearchResponseBody>>(
+      "POST",
+      `/${name}/_search?filter_path=${SEARCH_FILTER_PATH}${params}`,
+      body,
+    );
     // a response with no hits is filtered down to {}
     return response.hits?.hits ?? [];
   }
@@ -228,13 +268,20 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    * length norms: 11 of 100 SciFact queries tie at the 100th BM25 hit), longer than the margin rare: those are asked
    * again with both sorts.
    */
-  async function bestByBm25(name: string, query: OpenSearchQuery, size: number, fetch: Record<string, unknown>, params = ''): Promise<SearchResponseHit[]> {
+  async function bestByBm25(
+    name: string,
+    query: OpenSearchQuery,
+    size: number,
+    fetch: Record<string, unknown>,
+    params = "",
+  ): Promise<SearchResponseHit[]> {
     const asked = bm25HitsAsked(size);
     const hits = await runSearch(name, { size: asked, query, ...fetch, track_total_hits: false }, params);
     const ordered = hits
       .map((hit) => ({ hit, id: idOf(hit), score: hit._score ?? 0 }))
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    if (hits.length < asked || ordered[ordered.length - 1].score < ordered[size - 1].score) return ordered.slice(0, size).map(({ hit }) => hit);
+    if (hits.length < asked || ordered[ordered.length - 1].score < ordered[size - 1].score)
+      return ordered.slice(0, size).map(({ hit }) => hit);
     return runSearch(name, searchBody(query, size, fetch), params);
   }
 
@@ -247,7 +294,11 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    */
   async function sparseCeiling(name: string, text: string, terms: ReadonlyMap<string, number>): Promise<number> {
     if (terms.size === 0) return 0;
-    const { body } = await call<TermVectorsBody>('POST', `/${name}/_termvectors?filter_path=${TERM_VECTORS_FILTER_PATH}`, termVectorsBody(text));
+    const { body } = await call<TermVectorsBody>(
+      "POST",
+      `/${name}/_termvectors?filter_path=${TERM_VECTORS_FILTER_PATH}`,
+      termVectorsBody(text),
+    );
     const field = body.term_vectors?.[FIELD.sparse];
     return bm25Ceiling(terms, (term) => field?.terms?.[term]?.doc_freq ?? 0, field?.field_statistics?.doc_count ?? 0);
   }
@@ -258,9 +309,15 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    */
   async function fetchChunks(name: string, ids: string[], vectors = true): Promise<ChunkRecord[]> {
     if (ids.length === 0) return [];
-    const excludes = vectors ? '' : `&_source_excludes=${WITHOUT_VECTORS.excludes.join(',')}`;
-    const { body } = await call<Partial<MgetResponseBody>>('POST', `/${name}/_mget?realtime=false&filter_path=docs._id,docs.found,docs._source,error${excludes}`, { ids });
-    return (body.docs ?? []).filter((doc) => doc.found && doc._source).map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
+    const excludes = vectors ? "" : `&_source_excludes=${WITHOUT_VECTORS.excludes.join(",")}`;
+    const { body } = await call<Partial<MgetResponseBody>>(
+      "POST",
+      `/${name}/_mget?realtime=false&filter_path=docs._id,docs.found,docs._source,error${excludes}`,
+      { ids },
+    );
+    return (body.docs ?? [])
+      .filter((doc) => doc.found && doc._source)
+      .map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
   }
 
   function queryVector(info: IndexInfo, req: SearchRequest): Float32Array {
@@ -268,7 +325,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     if (req.vector.length !== info.dims) {
       throw new Error(`opensearch engine: query vector has ${req.vector.length} dims, index has ${info.dims}`);
     }
-    if (info.embedding && req.embedding && info.embedding !== req.embedding) throw new EmbeddingMismatchError(req.index, info.embedding, req.embedding);
+    if (info.embedding && req.embedding && info.embedding !== req.embedding)
+      throw new EmbeddingMismatchError(req.index, info.embedding, req.embedding);
     return req.vector;
   }
 
@@ -276,17 +334,28 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    * A kept row's exact cosine (fusion.ts's dotProduct of its vector, as in the embedded engine), checked against the
    * cosine its dense score stood for, if it had one.
    */
-  function exactCosine(name: string, query: Float32Array, chunk: ChunkRecord, estimate: number | undefined): number | undefined {
+  function exactCosine(
+    name: string,
+    query: Float32Array,
+    chunk: ChunkRecord,
+    estimate: number | undefined,
+  ): number | undefined {
     if (!chunk.vector) return undefined;
     const cosine = dotProduct(query, chunk.vector, 0, query.length);
     if (estimate !== undefined && !(Math.abs(cosine - estimate) <= DENSE_SCORE_COSINE_ERROR)) {
-      throw new Error(`opensearch engine: the dense score of chunk ${chunk.id} in ${name} stands for cosine ${estimate}, its vector gives ${cosine}: the k-NN score formula is not the expected one`);
+      throw new Error(
+        `opensearch engine: the dense score of chunk ${chunk.id} in ${name} stands for cosine ${estimate}, its vector gives ${cosine}: the k-NN score formula is not the expected one`,
+      );
     }
     return cosine;
   }
 
   /** The ranked rows with their chunks (without vectors: no caller of a search needs them). */
-  function hitsOf(name: string, ranked: readonly RankedCandidate[], chunks: ReadonlyMap<string, ChunkRecord>): SearchHit[] {
+  function hitsOf(
+    name: string,
+    ranked: readonly RankedCandidate[],
+    chunks: ReadonlyMap<string, ChunkRecord>,
+  ): SearchHit[] {
     return ranked.map((candidate): SearchHit => {
       const stored = chunks.get(candidate.id);
       if (!stored) throw new Error(`opensearch engine: chunk ${candidate.id} vanished from ${name} during the search`);
@@ -311,22 +380,34 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       chunks.set(id, fromDocument(id, hit._source ?? {}));
       candidates.push({ id, sparse: Math.fround(hit._score ?? 0) });
     }
-    return hitsOf(name, rankCandidates('sparse', candidates, req.limit, ceiling, alpha), chunks);
+    return hitsOf(name, rankCandidates("sparse", candidates, req.limit, ceiling, alpha), chunks);
   }
 
   /** The `limit` nearest chunks, sources and vectors included: their exact cosines are computed here. */
-  async function searchDense(name: string, info: IndexInfo, req: SearchRequest, vector: Float32Array, filters: OpenSearchQuery[]): Promise<SearchHit[]> {
+  async function searchDense(
+    name: string,
+    info: IndexInfo,
+    req: SearchRequest,
+    vector: Float32Array,
+    filters: OpenSearchQuery[],
+  ): Promise<SearchHit[]> {
     const efSearch = await efSearchOf(name);
-    const hits = await runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, req.limit, efSearch), req.limit, { _source: true }));
+    const hits = await runSearch(
+      name,
+      searchBody(denseQuery(vector, info.vectorStorage, filters, req.limit, efSearch), req.limit, { _source: true }),
+    );
     const chunks = new Map<string, ChunkRecord>();
     const candidates: RankCandidate[] = [];
     for (const hit of hits) {
       const id = idOf(hit);
       const chunk = fromDocument(id, hit._source ?? {});
       chunks.set(id, chunk);
-      candidates.push({ id, dense: exactCosine(name, vector, chunk, cosineFromScore(info.vectorStorage, hit._score ?? 0)) });
+      candidates.push({
+        id,
+        dense: exactCosine(name, vector, chunk, cosineFromScore(info.vectorStorage, hit._score ?? 0)),
+      });
     }
-    return hitsOf(name, rankCandidates('dense', candidates, req.limit, 0, alpha), chunks);
+    return hitsOf(name, rankCandidates("dense", candidates, req.limit, 0, alpha), chunks);
   }
 
   /**
@@ -340,12 +421,24 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    * named clause, and the cosines in its BM25 search would cost more: a painless script field 25% of that search, the
    * vectors from doc values 2.5 times it; one more request costs a tenth of it.)
    */
-  async function searchHybrid(name: string, info: IndexInfo, req: SearchRequest, vector: Float32Array, filters: OpenSearchQuery[]): Promise<SearchHit[]> {
+  async function searchHybrid(
+    name: string,
+    info: IndexInfo,
+    req: SearchRequest,
+    vector: Float32Array,
+    filters: OpenSearchQuery[],
+  ): Promise<SearchHit[]> {
     const pool = hybridCandidateCount(req.limit);
     const efSearch = await efSearchOf(name);
     const [denseHits, sparseHits, ceiling] = await Promise.all([
       runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, pool, efSearch), pool, IDS_ONLY)),
-      bestByBm25(name, sparseQuery(req.text, [...filters, cosineClause(vector, info.vectorStorage, COSINE_CLAUSE)]), pool, IDS_ONLY, '&include_named_queries_score=true'),
+      bestByBm25(
+        name,
+        sparseQuery(req.text, [...filters, cosineClause(vector, info.vectorStorage, COSINE_CLAUSE)]),
+        pool,
+        IDS_ONLY,
+        "&include_named_queries_score=true",
+      ),
       sparseCeiling(name, req.text, bm25QueryTerms(req.text)),
     ]);
     const candidates = new Map<string, RankCandidate>();
@@ -359,7 +452,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     for (const hit of sparseHits) {
       const id = idOf(hit);
       const candidate: RankCandidate = candidates.get(id) ?? { id };
-      const score = hit.matched_queries && !Array.isArray(hit.matched_queries) ? hit.matched_queries[COSINE_CLAUSE] : undefined;
+      const score =
+        hit.matched_queries && !Array.isArray(hit.matched_queries) ? hit.matched_queries[COSINE_CLAUSE] : undefined;
       if (candidate.dense === undefined && score !== undefined) {
         candidate.dense = cosineFromScore(info.vectorStorage, score);
         estimates.set(id, candidate.dense);
@@ -368,44 +462,56 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       candidates.set(id, candidate);
     }
 
-    const byEstimate = rankCandidates('hybrid', [...candidates.values()], candidates.size, ceiling, alpha);
-    const floor = byEstimate.length > req.limit ? byEstimate[req.limit - 1].score - 2 * DENSE_SCORE_COSINE_ERROR : -Infinity;
+    const byEstimate = rankCandidates("hybrid", [...candidates.values()], candidates.size, ceiling, alpha);
+    const floor =
+      byEstimate.length > req.limit ? byEstimate[req.limit - 1].score - 2 * DENSE_SCORE_COSINE_ERROR : -Infinity;
     const kept = byEstimate.filter((candidate) => candidate.score >= floor);
-    const chunks = new Map((await fetchChunks(name, kept.map((candidate) => candidate.id))).map((chunk) => [chunk.id, chunk]));
+    const chunks = new Map(
+      (
+        await fetchChunks(
+          name,
+          kept.map((candidate) => candidate.id),
+        )
+      ).map((chunk) => [chunk.id, chunk]),
+    );
     const exact = kept.map(({ id, sparse }): RankCandidate => {
       const chunk = chunks.get(id);
       if (!chunk) throw new Error(`opensearch engine: chunk ${id} vanished from ${name} during the search`);
       return { id, sparse, dense: exactCosine(name, vector, chunk, estimates.get(id)) };
     });
-    return hitsOf(name, rankCandidates('hybrid', exact, req.limit, ceiling, alpha), chunks);
+    return hitsOf(name, rankCandidates("hybrid", exact, req.limit, ceiling, alpha), chunks);
   }
 
   return {
-    kind: 'opensearch',
+    kind: "opensearch",
 
     vectorStorage: detectVectorStorage,
 
     async vectorSearchMode() {
-      return (await detectVectorStorage()) === 'knn' ? 'lucene-hnsw' : 'exact';
+      return (await detectVectorStorage()) === "knn" ? "lucene-hnsw" : "exact";
     },
 
     async ensureIndex(index, dims, embedding) {
       if (!Number.isInteger(dims) || dims <= 0) throw new Error(`opensearch engine: invalid dims ${dims}`);
       const existing = await indexInfo(index);
       if (existing) {
-        if (existing.dims !== dims) throw new Error(`opensearch engine: index "${indexName(index)}" has ${existing.dims} dims, asked for ${dims}`);
-        if (existing.embedding && embedding && existing.embedding !== embedding) throw new EmbeddingMismatchError(index, existing.embedding, embedding);
+        if (existing.dims !== dims)
+          throw new Error(
+            `opensearch engine: index "${indexName(index)}" has ${existing.dims} dims, asked for ${dims}`,
+          );
+        if (existing.embedding && embedding && existing.embedding !== embedding)
+          throw new EmbeddingMismatchError(index, existing.embedding, embedding);
         return;
       }
       const name = indexName(index);
       const vectorStorage = await detectVectorStorage();
       const { body, statusCode } = await call<{ error?: { type: string; reason: string } }>(
-        'PUT',
+        "PUT",
         `/${name}`,
         chunkIndexBody(dims, vectorStorage, embedding),
         [400],
       );
-      if (statusCode === 400 && body.error?.type !== 'resource_already_exists_exception') {
+      if (statusCode === 400 && body.error?.type !== "resource_already_exists_exception") {
         throw new Error(`opensearch engine: creating ${name} failed: ${body.error?.type} ${body.error?.reason}`);
       }
       await requireInfo(index);
@@ -435,9 +541,9 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     async commit(index) {
       const info = await requireInfo(index);
       const name = indexName(index);
-      await call('POST', `/${name}/_refresh`);
+      await call("POST", `/${name}/_refresh`);
       const chunksChanged = changedSinceCommit.has(name);
-      if (info.vectorStorage === 'knn' && chunksChanged) await mergeGraphsIfWorthIt(call, name);
+      if (info.vectorStorage === "knn" && chunksChanged) await mergeGraphsIfWorthIt(call, name);
       await inventories.commit(name, chunksChanged);
       // this process's searches read the new count at once (others within CHUNK_COUNT_TTL_MS)
       chunkCounts.delete(name);
@@ -455,14 +561,17 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     },
 
     async search(req) {
-      if (!Number.isInteger(req.limit) || req.limit < 0) throw new Error(`opensearch engine: invalid limit ${req.limit}`);
+      if (!Number.isInteger(req.limit) || req.limit < 0)
+        throw new Error(`opensearch engine: invalid limit ${req.limit}`);
       const info = await requireInfo(req.index);
       const name = indexName(req.index);
       if (req.limit === 0) return [];
       const filters = req.filter ? [compileToOpenSearch(req.filter)] : [];
-      if (req.mode === 'sparse') return searchSparse(name, req, filters);
+      if (req.mode === "sparse") return searchSparse(name, req, filters);
       const vector = queryVector(info, req);
-      return req.mode === 'dense' ? searchDense(name, info, req, vector, filters) : searchHybrid(name, info, req, vector, filters);
+      return req.mode === "dense"
+        ? searchDense(name, info, req, vector, filters)
+        : searchHybrid(name, info, req, vector, filters);
     },
 
     async getChunks(index, ids) {
@@ -472,16 +581,22 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
     async countChunks(index, filter) {
       await requireInfo(index);
-      const { body } = await call<{ count: number }>('POST', `/${indexName(index)}/_count`, { query: { bool: { filter: [compileToOpenSearch(filter)] } } });
+      const { body } = await call<{ count: number }>("POST", `/${indexName(index)}/_count`, {
+        query: { bool: { filter: [compileToOpenSearch(filter)] } },
+      });
       return body.count;
     },
 
     async findChunks(index, filter, limit) {
       await requireInfo(index);
-      const { body } = await call<{ hits: { hits: { _id: string; _source: ChunkDocument }[] } }>('POST', `/${indexName(index)}/_search`, {
-        size: limit,
-        query: { bool: { filter: [compileToOpenSearch(filter)] } },
-      });
+      const { body } = await call<{ hits: { hits: { _id: string; _source: ChunkDocument }[] } }>(
+        "POST",
+        `/${indexName(index)}/_search`,
+        {
+          size: limit,
+          query: { bool: { filter: [compileToOpenSearch(filter)] } },
+        },
+      );
       return body.hits.hits.map((hit) => fromDocument(hit._id, hit._source));
     },
 
@@ -490,7 +605,10 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const name = indexName(index);
       const [chunks, { body: stats }] = await Promise.all([
         countOf(name),
-        call<{ indices: Record<string, { primaries: { store: { size_in_bytes: number } } }> }>('GET', `/${name}/_stats/store`),
+        call<{ indices: Record<string, { primaries: { store: { size_in_bytes: number } } }> }>(
+          "GET",
+          `/${name}/_stats/store`,
+        ),
       ]);
       return { chunks, bytes: stats.indices[name]?.primaries.store.size_in_bytes ?? 0 };
     },
@@ -504,13 +622,13 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const name = indexName(index);
       changedSinceCommit.delete(name);
       chunkCounts.delete(name);
-      await call('DELETE', `/${name}`, undefined, [404]);
+      await call("DELETE", `/${name}`, undefined, [404]);
       await inventories.delete(name);
     },
 
     async ping() {
       try {
-        const { statusCode } = await call('GET', '/_cluster/health?timeout=5s');
+        const { statusCode } = await call("GET", "/_cluster/health?timeout=5s");
         return statusCode === 200;
       } catch {
         return false;

@@ -1,12 +1,19 @@
 // The HTTP client of the OpenSearch adapter: JSON requests to one node, and the statuses a caller handles itself.
-import { Client } from '@opensearch-project/opensearch';
+import { Client } from "@opensearch-project/opensearch";
 
 /** A request to the node: its parsed body and status; a status in `ignore` answers instead of throwing. */
-export type Call = <T>(method: string, path: string, body?: unknown, ignore?: number[]) => Promise<{ body: T; statusCode: number }>;
+export type Call = <T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  ignore?: number[],
+) => Promise<{ body: T; statusCode: number }>;
 
 export interface BulkResponseBody {
   errors: boolean;
-  items: Array<Record<string, { _id: string; status: number; result?: string; error?: { type: string; reason: string } }>>;
+  items: Array<
+    Record<string, { _id: string; status: number; result?: string; error?: { type: string; reason: string } }>
+  >;
 }
 
 export interface Transport {
@@ -19,7 +26,12 @@ export interface Transport {
 export function createTransport(url: string): Transport {
   const client = new Client({ node: url });
   return {
-    async call<T>(method: string, path: string, body?: unknown, ignore: number[] = []): Promise<{ body: T; statusCode: number }> {
+    async call<T>(
+      method: string,
+      path: string,
+      body?: unknown,
+      ignore: number[] = [],
+    ): Promise<{ body: T; statusCode: number }> {
       const response = await client.transport.request(
         body === undefined ? { method, path } : { method, path, body: body as Record<string, unknown> },
         { ignore },
@@ -27,7 +39,11 @@ export function createTransport(url: string): Transport {
       return { body: response.body as T, statusCode: response.statusCode ?? 0 };
     },
     async bulk(lines) {
-      const response = await client.transport.request({ method: 'POST', path: '/_bulk', bulkBody: lines as Record<string, unknown>[] });
+      const response = await client.transport.request({
+        method: "POST",
+        path: "/_bulk",
+        bulkBody: lines as Record<string, unknown>[],
+      });
       return response.body as BulkResponseBody;
     },
     close: () => client.close(),
