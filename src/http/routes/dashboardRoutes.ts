@@ -6,8 +6,7 @@ import { readFileSync } from "node:fs";
 import Router from "@koa/router";
 import type { Context } from "koa";
 import type { z } from "zod";
-import { ApiError } from "../errors.js";
-import { toApiError } from "../middleware.js";
+import { ApiError, toApiError } from "../errors.js";
 import {
   parseOr422,
   loginBody,
