@@ -9,7 +9,7 @@ import type { Db } from "../src/eventstore/db.js";
 import type { Embedder, Tokenizer } from "../src/embedding/port.js";
 import { EmbeddingMismatchError, type ChunkRecord, type SearchEngine } from "../src/retrieval/port.js";
 import { Rejection } from "../src/domain/rejection.js";
-import type { PlainCollection } from "../src/domain/catalog.js";
+import type { PlainCollection } from "../src/domain/collectionDefinitions.js";
 import { ingestionStream, type Actor, type IngestionCounts } from "../src/domain/events.js";
 import { runStreamCommand } from "../src/eventstore/streamCommand.js";
 import { readStream } from "../src/eventstore/eventStore.js";

@@ -20,7 +20,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/app/config.js";
-import { loadCollectionCatalog, type PlainCollection } from "../src/domain/catalog.js";
+import { loadCollectionCatalog, type PlainCollection } from "../src/domain/collectionDefinitions.js";
 import { openEmbedder } from "../src/app/composition.js";
 import { embeddingModelManifestPath, loadModelManifest, modelManifestPath } from "../src/embedding/modelManifest.js";
 import { createOnnxEmbedder, type EmbeddingPrecision, type OnnxEmbedder } from "../src/embedding/onnxEmbedder.js";

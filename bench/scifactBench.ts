@@ -3,7 +3,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfig, REPO_ROOT, type Config } from "../src/app/config.js";
-import { loadCollectionCatalog, type PlainCollection } from "../src/domain/catalog.js";
+import { loadCollectionCatalog, type PlainCollection } from "../src/domain/collectionDefinitions.js";
 import { openEmbedder, openIngestEmbedder } from "../src/app/composition.js";
 import type { OnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
 import { ingestCollection, prepareCollection, type IngestReport } from "../src/ingest/ingestCollection.js";

@@ -1,6 +1,6 @@
 // What the ingestion workflow and its activities exchange, and its progress query (shared with the Ingestions port).
 import { defineQuery } from "@temporalio/workflow";
-import type { PlainCollection } from "../src/domain/catalog.js";
+import type { PlainCollection } from "../src/domain/collectionDefinitions.js";
 import type { IngestionCounts, IngestionMode } from "../src/domain/events.js";
 
 export interface IngestionInput {

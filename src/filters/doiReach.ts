@@ -2,7 +2,7 @@
 import type { FilterNode } from "./ast.js";
 import { doiNotInCollectionWarning, type DoiWhereabouts, type FilterWarning } from "./warnings.js";
 import type { SearchEngine } from "../retrieval/port.js";
-import type { CollectionCatalog } from "../domain/catalog.js";
+import type { CollectionCatalog } from "../domain/collectionDefinitions.js";
 
 /** The spec's cover: at most ten pinned DOIs are checked per request. */
 export const MAX_DOIS_CHECKED = 10;

@@ -6,7 +6,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
-import { loadCollectionCatalog, type CollectionCatalog } from "../../src/domain/catalog.js";
+import { loadCollectionCatalog, type CollectionCatalog } from "../../src/domain/collectionDefinitions.js";
 import { prepareCollection } from "../../src/ingest/ingestCollection.js";
 import { loadRetractedDois } from "../../src/ingest/retractions.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

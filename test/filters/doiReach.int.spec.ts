@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCollectionCatalog } from "../../src/domain/catalog.js";
+import { createCollectionCatalog } from "../../src/domain/collectionDefinitions.js";
 import { checkPinnedDois, doiNotInCollectionWarnings, MAX_DOIS_CHECKED } from "../../src/filters/doiReach.js";
 import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embeddedEngine.js";
 import type { ChunkRecord, SearchEngine } from "../../src/retrieval/port.js";

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
-import { loadCollectionCatalog, type PlainCollection } from "../../src/domain/catalog.js";
+import { loadCollectionCatalog, type PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from "../../src/filters/parse.js";
 import { prepareCollection } from "../../src/ingest/ingestCollection.js";
 import { loadRetractedDois } from "../../src/ingest/retractions.js";

@@ -1,6 +1,6 @@
 // The search use case behind /query, /{collection} and /preview: resolve, authorize, retrieve, merge, price.
 import { randomUUID } from "node:crypto";
-import type { CatalogEntry, CollectionCatalog, PlainCollection } from "../../domain/catalog.js";
+import type { CatalogEntry, CollectionCatalog, PlainCollection } from "../../domain/collectionDefinitions.js";
 import type { CollectionReadiness } from "../../domain/readiness.js";
 import type { Embedder } from "../../embedding/port.js";
 import type { FilterNode } from "../../filters/ast.js";
