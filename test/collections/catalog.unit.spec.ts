@@ -4,9 +4,9 @@ import {
   CollectionsConfigError,
   createCollectionCatalog,
   formatPricePer1000,
-  loadCollectionCatalog,
   pricePer1000Micros,
 } from "../../src/domain/collectionDefinitions.js";
+import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
 import type { MetaCollection } from "../../src/domain/collectionDefinitions.js";
 
