@@ -35,7 +35,7 @@ import {
 } from "../src/ingest/manifest.js";
 import { analyzeWorks } from "../src/ingest/works.js";
 import { classifyBatch } from "../src/usecases/collections/classifyBatch.js";
-import type { BatchInput, IngestionInput, StagedSource } from "../workflows/ingestionTypes.js";
+import type { BatchInput, IngestionActivities, IngestionInput, StagedSource } from "../workflows/ingestionTypes.js";
 
 export interface IngestionActivityDeps {
   db: Db;
@@ -107,7 +107,7 @@ const writerLockOf = (collection: string): number => {
   return 774_300_000 + (Math.abs(h) % 100_000);
 };
 
-export function createIngestionActivities(deps: IngestionActivityDeps) {
+export function createIngestionActivities(deps: IngestionActivityDeps): IngestionActivities {
   const { db, engine } = deps;
   const writers = new Map<string, Promise<unknown>>();
   /**
@@ -350,4 +350,4 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
   };
 }
 
-export type IngestionActivities = ReturnType<typeof createIngestionActivities>;
+export type { IngestionActivities };
