@@ -15,8 +15,8 @@ import {
   type VerifiedRow,
 } from "./assistedTypes.js";
 import { BUSINESS_ANSWERS } from "./shared.js";
-import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from "../src/usecases/assisted/candidateBudget.js";
-import { deliverable, distinctDocuments } from "../src/usecases/assisted/delivery.js";
+import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from "./candidateBudget.js";
+import { deliverable, distinctDocuments } from "./deliverableRows.js";
 import { awaitDelivery } from "./assistedDelivery.js";
 import { AssistedProgressBoard } from "./assistedProgress.js";
 import type { WebhookActivities } from "../activities/webhooks.js";
