@@ -25,6 +25,7 @@ import {
 } from "../src/usecases/search/queryCache.js";
 import { guarded } from "../src/usecases/limits/quotas.js";
 import type {
+  AssistedActivities,
   AssistedCandidate,
   ChargeAssistedInput,
   ChargeAssistedOutcome,
@@ -51,7 +52,7 @@ const priceLine = (r: CachedRow) => ({
   pricePer1000Micros: BigInt(r.pricePer1000Micros),
 });
 
-export function createAssistedActivities(deps: AssistedActivityDeps) {
+export function createAssistedActivities(deps: AssistedActivityDeps): AssistedActivities {
   const { db, accounts, reasoner, clock } = deps;
 
   /** The caller as the HTTP request authorized it: the organization's prices and the key's scope as they are now. */
@@ -264,4 +265,4 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
 /** The reference of the refund of an assisted answer nobody received, as the ledger shows it. */
 export const UNDELIVERED_REFUND_REFERENCE = "assisted answer not delivered: charge refunded";
 
-export type AssistedActivities = ReturnType<typeof createAssistedActivities>;
+export type { AssistedActivities };

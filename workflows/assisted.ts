@@ -2,8 +2,8 @@
 // replan while too few verify, then charge once for the delivered rows, and refund that charge if the answer never
 // reaches its caller (assistedDelivery.ts). Deterministic; activities do the I/O.
 import { condition, proxyActivities, setHandler } from "@temporalio/workflow";
-import type { AssistedActivities } from "../activities/assisted.js";
 import {
+  type AssistedActivities,
   answerUpdate,
   CLARIFICATION_WAIT_MS,
   MAX_ROUNDS,
@@ -19,7 +19,7 @@ import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from "./candidateBudget
 import { deliverable, distinctDocuments } from "./deliverableRows.js";
 import { awaitDelivery } from "./assistedDelivery.js";
 import { AssistedProgressBoard } from "./assistedProgress.js";
-import type { WebhookActivities } from "../activities/webhooks.js";
+import type { WebhookActivities } from "./webhookTypes.js";
 import { formatCredits } from "../src/domain/money.js";
 
 // Reading and judging are CPU work on the worker; a worker that dies mid-step has the step retried on another.
