@@ -7,7 +7,7 @@ import { Context } from "@temporalio/activity";
 import { asActivity } from "./asActivity.js";
 import type { Db } from "../src/eventstore/db.js";
 import type { Embedder, Tokenizer } from "../src/embedding/port.js";
-import { EmbeddingMismatchError, type ChunkRecord, type SearchEngine } from "../src/retrieval/port.js";
+import { EmbeddingMismatchError, type SearchEngine } from "../src/retrieval/port.js";
 import { Rejection } from "../src/domain/rejection.js";
 import type { PlainCollection } from "../src/domain/collectionDefinitions.js";
 import { ingestionStream, type Actor, type IngestionCounts } from "../src/domain/events.js";
