@@ -1,4 +1,5 @@
-// The operator commands of the books: reconciliation, the ledger, replay of the projections and the hash chain's verification.
+// The operator commands of the books: reconciliation, the ledger, replay of the projections and the hash chain's
+// verification.
 import { ledgerCsv } from "../../usecases/operator/ledgerCsv.js";
 import type { CommandContext, Commands } from "./commandContext.js";
 

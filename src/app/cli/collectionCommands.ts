@@ -1,4 +1,5 @@
-// The operator commands of collections and meta-collections, ingestions, uploads, retraction lists and journal requests.
+// The operator commands of collections and meta-collections, ingestions, uploads, retraction lists and journal
+// requests.
 import { readFileSync, existsSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { followIngestion } from "./followIngestion.js";

@@ -6,8 +6,8 @@ import type { Operations, OrganizationListView } from "../../usecases/operator/o
 import type { StoredUpload } from "../../usecases/operator/uploads.js";
 import { Rejection } from "../../domain/rejection.js";
 
-// What only a command run beside the store needs (the store, the engine, the model, the journals) is imported when such a
-// command runs: a command sent to a server (--url) starts without loading any of it.
+// What only a command run beside the store needs (the store, the engine, the model, the journals) is imported when
+// such a command runs: a command sent to a server (--url) starts without loading any of it.
 export const composition = () => import("../composition.js");
 
 /** The store of this data directory, opened by the CLI. */
