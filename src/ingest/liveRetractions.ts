@@ -10,7 +10,7 @@ import { RETRACTIONS_STREAM, type Actor, type StoredEvent } from "../domain/even
 import { Rejection } from "../domain/rejection.js";
 import type { FilterNode } from "../filters/ast.js";
 import type { SearchEngine } from "../retrieval/port.js";
-import type { CollectionCatalog } from "../domain/catalog.js";
+import type { CollectionCatalog } from "../domain/collectionDefinitions.js";
 import { readLines, SourceContentError } from "./sourceFiles.js";
 import { checkOperatorFile, OperatorFileError } from "./operatorFiles.js";
 import {

@@ -12,7 +12,7 @@ import { toolRoutes, type ToolRouteDeps } from "../../src/http/routes/toolRoutes
 import { worksRoutes, type WorksRouteDeps } from "../../src/http/routes/worksRoutes.js";
 import { webhookRoutes, type WebhookRouteDeps } from "../../src/http/routes/webhookRoutes.js";
 import type { Operations } from "../../src/usecases/operator/operations.js";
-import { mcpRoutes, type McpRouteDeps } from "../../src/mcp/routes.js";
+import { mcpRoutes, type McpRouteDeps } from "../../src/http/routes/mcpRoutes.js";
 import {
   dashboardOpenRoutes,
   dashboardRoutes,

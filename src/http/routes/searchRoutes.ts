@@ -28,7 +28,7 @@ import type {
 import type { CatalogueService } from "../../usecases/catalogue/catalogueService.js";
 import { remainingCost } from "../../usecases/search/searchService.js";
 import type { CachedRow } from "../../usecases/search/queryCache.js";
-import type { CollectionCatalog } from "../../domain/catalog.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import type { CollectionReadiness } from "../../domain/readiness.js";
 import { listCollections } from "../../usecases/catalogue/collectionsList.js";
 import type { SearchEngine } from "../../retrieval/port.js";
