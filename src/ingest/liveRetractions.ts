@@ -2,7 +2,6 @@
 // (RetractionsLoaded events on the retractions stream). Searches exclude the works of the loaded lists at query time
 // and retractions/check answers from the whole list; each process re-reads the stream's version at most once a
 // RETRACTIONS_RECHECK_MS, so every API process follows a load within that time (the loading one at once).
-import { isAbsolute, resolve } from "node:path";
 import type { Db } from "../eventstore/db.js";
 import { readStream } from "../eventstore/eventStore.js";
 import { runStreamCommand } from "../eventstore/streamCommand.js";

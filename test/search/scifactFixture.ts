@@ -83,7 +83,10 @@ export function loadScifactChunks(limit: number, dims: number, alsoIds: readonly
   for (const id of alsoIds) {
     const doc = byId.get(id);
     if (!doc) throw new Error(`SciFact corpus has no document ${id}`);
-    if (!pickedIds.has(id)) (picked.push(doc), pickedIds.add(id));
+    if (!pickedIds.has(id)) {
+      picked.push(doc);
+      pickedIds.add(id);
+    }
   }
   return picked.map((doc, index) => ({
     id: `scifact-${doc._id}`,

@@ -228,7 +228,9 @@ function remoteOperations(remote: Remote): CliOperations {
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+      throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, {
+        cause: err,
+      });
     }
     const text = await res.text();
     let json: Record<string, unknown>;
@@ -320,7 +322,9 @@ function remoteOperations(remote: Remote): CliOperations {
         } as RequestInit);
       } catch (err) {
         const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-        throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+        throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, {
+          cause: err,
+        });
       }
       const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
       if (res.status !== 200 && res.status !== 201) {
@@ -695,7 +699,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         try {
           definition = JSON.parse(readFileSync(rest[0]!, "utf8"));
         } catch (err) {
-          throw new Error(`${rest[0]}: not a readable JSON collection definition (${(err as Error).message})`);
+          throw new Error(`${rest[0]}: not a readable JSON collection definition (${(err as Error).message})`, {
+            cause: err,
+          });
         }
         const source = (definition as { source?: { files?: unknown } }).source;
         if (target.url && source && Array.isArray(source.files)) {

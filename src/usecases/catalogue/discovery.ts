@@ -272,18 +272,16 @@ export function publisherScope(
   limit: number,
 ): ScopeBlock {
   const g = journalGroups(inventory, lookup);
-  const items: CatalogueItem[] = g.publishers
-    .slice(0, limit)
-    .map(([title, documents]) => ({
-      kind: "publisher",
-      title,
-      publisher: null,
-      hIndex: null,
-      impactFactor: null,
-      issnL: null,
-      issns: [],
-      documents,
-    }));
+  const items: CatalogueItem[] = g.publishers.slice(0, limit).map(([title, documents]) => ({
+    kind: "publisher",
+    title,
+    publisher: null,
+    hIndex: null,
+    impactFactor: null,
+    issnL: null,
+    issns: [],
+    documents,
+  }));
   return {
     collection: scope.name,
     displayName: scope.displayName,
