@@ -41,7 +41,7 @@ describe("line length", () => {
     expect(comment.map((line) => line.slice(3)).join(" ")).toBe(words);
     const expression = /message =([^;]+);/.exec(folded)![1];
     expect(expression).toContain('" +');
-    expect(new Function(`return ${expression}`)()).toBe(words);
+    expect(new Function(`return (${expression})`)()).toBe(words);
     expect(await reflowText("example.ts", folded, options)).toBe(folded);
   });
 });
