@@ -94,9 +94,10 @@ export async function readRetractionFile(dataRoot: string, file: string): Promis
         for await (const header of readLines(path)) {
           const columns = header.split(",").map((c) => retractionWatchColumn(c.trim().replace(/^"|"$/g, "")));
           const missing = RETRACTION_WATCH_COLUMNS.filter((c) => !columns.includes(c));
+          const named = missing.map((c) => (c === "originalpaperdoi" ? "OriginalPaperDOI" : "RetractionNature"));
           if (missing.length > 0)
             throw new SourceContentError(
-              `not a Retraction Watch CSV: its first line has no ${missing.map((c) => (c === "originalpaperdoi" ? "OriginalPaperDOI" : "RetractionNature")).join(" or ")} column`,
+              `not a Retraction Watch CSV: its first line has no ${named.join(" or ")} column`,
             );
           break;
         }

@@ -256,7 +256,11 @@ function remoteOperations(remote: Remote): CliOperations {
     listOrganizations: (page) =>
       call(
         "GET",
-        `/organizations?${new URLSearchParams({ ...(page.q ? { q: page.q } : {}), limit: String(page.limit), offset: String(page.offset) })}`,
+        `/organizations?${new URLSearchParams({
+          ...(page.q ? { q: page.q } : {}),
+          limit: String(page.limit),
+          offset: String(page.offset),
+        })}`,
       ) as never,
     getOrganization: (orgId) => call("GET", `/organizations/${orgId}`) as never,
     addCredits: (orgId, amount, reference) =>

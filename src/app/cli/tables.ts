@@ -58,9 +58,11 @@ const LISTS: Record<string, (value: unknown) => string> = {
       field("activeKeys", "keys"),
       field("members"),
     ]);
-    return total === undefined
-      ? table
-      : `${table}\n${organizations.length} of ${total} organization(s)${offset ? ` from ${offset}` : ""}${limit !== undefined && (offset ?? 0) + organizations.length < total ? ` (next: --offset ${(offset ?? 0) + organizations.length})` : ""}`;
+    if (total === undefined) return table;
+    const next = (offset ?? 0) + organizations.length;
+    const from = offset ? ` from ${offset}` : "";
+    const more = limit !== undefined && next < total ? ` (next: --offset ${next})` : "";
+    return `${table}\n${organizations.length} of ${total} organization(s)${from}${more}`;
   },
   "price list": (v) =>
     renderTable(rowsOf(v, "prices"), [
