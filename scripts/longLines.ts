@@ -88,7 +88,8 @@ function exemption(line: string, offset: number, kept: Kept[]): string | undefin
 export function longLines(path: string, text: string): LongLine[] {
   if (isFixtureFile(path)) return [];
   const lines = text.split("\n");
-  if (!lines.some((line) => lineLength(line) > MAX_LINE)) return [];
+  // most files have no long line, or only URLs: they need no parse
+  if (!lines.some((line) => lineLength(line) > MAX_LINE && !URL.test(line) && !DIRECTIVE.test(line))) return [];
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, scriptKind(path));
   const kept = keptSpans(source);
   const starts = lineStarts(text);
