@@ -214,7 +214,7 @@ export async function prepareCollection(options: {
   embeddingInputTokens?: number;
   onProgress?: (progress: IngestProgress) => void;
 }): Promise<PreparedCollection> {
-  const { collection, tokenizer, retracted } = options;
+  const { collection } = options;
   const tally = new InventoryTally();
   const prepared: Omit<PreparedCollection, "inventory"> = {
     records: [],

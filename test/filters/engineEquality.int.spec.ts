@@ -176,7 +176,8 @@ describe("the embedded predicate and the OpenSearch query select the same chunks
             try {
               plan = compileFilterForCollections(filter, [entry.profile], { journals }).collections[0];
             } catch (error) {
-              if (error instanceof FilterError) throw new Error(`a valid filter was rejected: ${error.message}`);
+              if (error instanceof FilterError)
+                throw new Error(`a valid filter was rejected: ${error.message}`, { cause: error });
               throw error;
             }
             if (plan.outcome === "skip") {

@@ -77,7 +77,7 @@ export async function openLiveCatalog(deps: {
 }): Promise<LiveCatalog> {
   const clock = deps.clock ?? (() => new Date());
   const recheckMs = deps.recheckMs ?? CATALOGUE_RECHECK_MS;
-  let state = emptyCatalogue();
+  const state = emptyCatalogue();
   let snapshot = catalogOf(state);
   let checkedAt = -Infinity;
   const listeners: (() => void)[] = [];
