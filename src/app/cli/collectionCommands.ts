@@ -26,7 +26,9 @@ export function collectionCommands({
       try {
         definition = JSON.parse(readFileSync(rest[0]!, "utf8"));
       } catch (err) {
-        throw new Error(`${rest[0]}: not a readable JSON collection definition (${(err as Error).message})`);
+        throw new Error(`${rest[0]}: not a readable JSON collection definition (${(err as Error).message})`, {
+          cause: err,
+        });
       }
       const source = (definition as { source?: { files?: unknown } }).source;
       if (target.url && source && Array.isArray(source.files)) {

@@ -62,7 +62,9 @@ export function remoteOperations(remote: Remote): CliOperations {
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+      throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, {
+        cause: err,
+      });
     }
     const text = await res.text();
     let json: Record<string, unknown>;
@@ -154,7 +156,9 @@ export function remoteOperations(remote: Remote): CliOperations {
         } as RequestInit);
       } catch (err) {
         const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-        throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+        throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, {
+          cause: err,
+        });
       }
       const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
       if (res.status !== 200 && res.status !== 201) {
