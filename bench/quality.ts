@@ -543,9 +543,8 @@ function printSynergy(synergy: Awaited<ReturnType<typeof synergySection>>): void
 function printServed(served: { before: ServedFigures; after: ServedFigures }, queries: number): void {
   console.log(`\nserved answers, ${queries} train queries, scifact (hybrid), embedded engine: nDCG@10 before -> after`);
   console.log(`10 rows                 ${served.before.rows10.toFixed(4)} -> ${served.after.rows10.toFixed(4)}`);
-  console.log(
-    `10 rows, one per work   ${served.before.onePerDocument10.toFixed(4)} -> ${served.after.onePerDocument10.toFixed(4)}`,
-  );
+  const { before, after } = served;
+  console.log(`10 rows, one per work   ${before.onePerDocument10.toFixed(4)} -> ${after.onePerDocument10.toFixed(4)}`);
 }
 
 /** Logistic regression of relevance on one engine score (Newton's method, two parameters). */
