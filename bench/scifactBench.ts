@@ -37,10 +37,14 @@ export function benchConfig(): Config {
 }
 
 export async function scifactCollection(config: Config): Promise<PlainCollection> {
+  return benchCollection(config, SCIFACT_COLLECTION);
+}
+
+/** A plain collection of the service's catalogue, by name. */
+export async function benchCollection(config: Config, name: string): Promise<PlainCollection> {
   const catalog = await loadCollectionCatalog(config.collectionsConfig);
-  const entry = catalog.resolveCollection(SCIFACT_COLLECTION);
-  if (!entry || entry.type !== "plain")
-    throw new Error(`collection ${SCIFACT_COLLECTION} is not configured as a plain collection`);
+  const entry = catalog.resolveCollection(name);
+  if (!entry || entry.type !== "plain") throw new Error(`collection ${name} is not configured as a plain collection`);
   return entry;
 }
 
@@ -82,27 +86,9 @@ export interface ScifactIndex {
  */
 export async function openScifactIndex(): Promise<ScifactIndex> {
   const config = benchConfig();
-  const collection = await scifactCollection(config);
   const embedder = await openEmbedder(config);
   const embedded = createEmbeddedEngine({ dir: join(config.dataDir, "index") });
-  const bar = createProgressReporter();
-  const ingestEmbedder = await openIngestEmbedder(config);
-  let report: IngestReport;
-  try {
-    report = await ingestCollection({
-      collection,
-      dataRoot: config.dataRoot,
-      engine: embedded,
-      embedder: ingestEmbedder,
-      tokenizer: embedder.tokenizer,
-      retracted: await loadRetractedDois(config.dataRoot),
-      fingerprintFile: join(config.dataDir, "ingest-fingerprints.embedded.json"),
-      onProgress: pipelineProgress(bar),
-    });
-  } finally {
-    bar.stop();
-    await ingestEmbedder.close();
-  }
+  const { collection, report } = await ingestBenchCollection(config, embedder, embedded, SCIFACT_COLLECTION);
   return {
     config,
     collection,
@@ -116,15 +102,55 @@ export async function openScifactIndex(): Promise<ScifactIndex> {
   };
 }
 
+/**
+ * Ingests one collection of the catalogue into the bench's embedded engine as the service does (reused when its input
+ * fingerprint did not change; the demo collections' passages come from the shipped vectors).
+ */
+export async function ingestBenchCollection(
+  config: Config,
+  embedder: OnnxEmbedder,
+  engine: SearchEngine,
+  name: string,
+): Promise<{ collection: PlainCollection; report: IngestReport }> {
+  const collection = await benchCollection(config, name);
+  const bar = createProgressReporter();
+  const ingestEmbedder = await openIngestEmbedder(config);
+  try {
+    const report = await ingestCollection({
+      collection,
+      dataRoot: config.dataRoot,
+      engine,
+      embedder: ingestEmbedder,
+      tokenizer: embedder.tokenizer,
+      retracted: await loadRetractedDois(config.dataRoot),
+      fingerprintFile: join(config.dataDir, "ingest-fingerprints.embedded.json"),
+      onProgress: pipelineProgress(bar),
+    });
+    return { collection, report };
+  } finally {
+    bar.stop();
+    await ingestEmbedder.close();
+  }
+}
+
 /** Every chunk id of the collection, in ingestion order (reads and chunks again; no embedding). */
 export async function scifactChunkIds(index: ScifactIndex): Promise<string[]> {
+  return (await preparedRecords(index.config, index.embedder, index.collection)).map((record) => record.id);
+}
+
+/** The chunk records a collection's ingestion makes (reads and chunks again; no embedding). */
+export async function preparedRecords(
+  config: Config,
+  embedder: OnnxEmbedder,
+  collection: PlainCollection,
+): Promise<Array<{ id: string; metadata: Record<string, unknown> }>> {
   const prepared = await prepareCollection({
-    collection: index.collection,
-    dataRoot: index.config.dataRoot,
-    tokenizer: index.embedder.tokenizer,
-    retracted: await loadRetractedDois(index.config.dataRoot),
+    collection,
+    dataRoot: config.dataRoot,
+    tokenizer: embedder.tokenizer,
+    retracted: await loadRetractedDois(config.dataRoot),
   });
-  return prepared.records.map((record) => record.id);
+  return prepared.records;
 }
 
 /** Copies the embedded index (vectors included) into another engine unless it already holds the same chunk count. */

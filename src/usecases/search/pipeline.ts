@@ -18,6 +18,7 @@ import type { CollectionCharge } from "../../domain/events.js";
 import { costForTokens } from "../../domain/money.js";
 import { mergeByRelevance, type MergedHit, type RankedList } from "../../retrieval/rerank.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
+import { demoteRepeats, REPEAT_CHUNK_PENALTY, repeatAwareDepth } from "../../retrieval/repeats.js";
 import { isFragment } from "../../ingest/chunk.js";
 import { checkPinnedDois } from "../../filters/doiReach.js";
 import { doiHoldersIn } from "./doiHolders.js";
@@ -177,8 +178,9 @@ export interface CollectionSearch {
 
 /**
  * Searches each physical collection in its own retrieval mode (the query embedded once, and only when a mode needs
- * it) and merges the lists with the reranker. A fragment (an isolated heading) is never returned, even from an index
- * built before the chunker dropped them. An engine or model that fails answers 503 SERVICE_UNAVAILABLE.
+ * it), sets a document's further chunks a little below its first (repeats.ts; `repeatPenalty` 0 turns it off,
+ * for the benchmark's before) and merges the best `limit` with the reranker. A fragment (an isolated heading) is never returned, even
+ * from an index built before the chunker dropped them. An engine or model that fails answers 503 SERVICE_UNAVAILABLE.
  */
 export async function searchCollections(
   deps: Pick<SearchDeps, "engine" | "embedder">,
@@ -186,6 +188,7 @@ export async function searchCollections(
   query: string,
   limit: number,
   queryVector?: Float32Array,
+  repeatPenalty: number = REPEAT_CHUNK_PENALTY,
 ): Promise<MergedHit[]> {
   let vector: Float32Array | undefined = queryVector;
   if (!vector && searches.some((s) => s.filter !== "skip" && needsVector(s.collection))) {
@@ -212,14 +215,17 @@ export async function searchCollections(
           mode,
           text: query,
           ...(needsVector(collection) ? { vector, embedding: deps.embedder.modelName } : {}),
-          limit,
+          limit: repeatAwareDepth(limit, repeatPenalty),
           filter,
         });
         return {
           key,
           source: collection.name,
           mode,
-          hits: hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)),
+          hits: demoteRepeats(
+            hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)),
+            repeatPenalty,
+          ),
         };
       } catch (err) {
         // the engine's own words stay in the log (the error's cause): they name its internals, and a caller cannot act on them
