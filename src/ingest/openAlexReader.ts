@@ -4,6 +4,7 @@ import { articleTypeFromOpenAlex } from "./articleType.js";
 import { plainTextFromMarkup } from "./inlineMarkup.js";
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from "./sourceIdentifiers.js";
 import type { SourceDocument } from "./sourceDocument.js";
+import { restoreGluedBoundaries } from "./sentences.js";
 import { readJsonLines } from "./sourceFiles.js";
 
 const source = z
@@ -54,7 +55,10 @@ const OPEN_ACCESS_STATUSES = new Set(["gold", "green", "bronze", "hybrid", "diam
 /** Concepts at or above this score count as keywords when a work has no MeSH headings. */
 const CONCEPT_KEYWORD_MIN_SCORE = 0.3;
 
-/** Rebuilds abstract text from OpenAlex's inverted index by placing every word at each of its positions. */
+/**
+ * Rebuilds abstract text from OpenAlex's inverted index by placing every word at each of its positions. The index
+ * splits on spaces only, so a line break between sections leaves words such as "unclear.To": the boundary is put back.
+ */
 export function abstractFromInvertedIndex(index: Record<string, unknown> | null | undefined): string {
   if (!index) return "";
   const words: string[] = [];
@@ -70,7 +74,7 @@ export function abstractFromInvertedIndex(index: Record<string, unknown> | null 
   // holes (positions nobody claims) are skipped rather than rendered as gaps
   const text = words.filter((word) => word !== undefined).join(" ");
   // some abstracts open with an "Abstract" heading and carry HTML section headings and inline tags
-  return plainTextFromMarkup(text.replace(/^\s*<h[1-6]>\s*abstract\s*<\/h[1-6]>/i, ""));
+  return restoreGluedBoundaries(plainTextFromMarkup(text.replace(/^\s*<h[1-6]>\s*abstract\s*<\/h[1-6]>/i, "")));
 }
 
 function openAlexShortId(id: string): string {
