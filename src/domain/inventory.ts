@@ -1,6 +1,20 @@
 // A collection's inventory: how many documents it holds and which journals (ISSNs, titles, publishers) they come from.
 // Built at ingest from the documents themselves and stored with the index, so both engines give the same answer.
 
+/** The subject classifications a source carries: OpenAlex concepts, and MeSH descriptors (OpenAlex or MEDLINE). */
+export type SubjectScheme = "openalex_concept" | "mesh";
+
+/** One subject a document is classified under, as its source names it. */
+export interface DocumentSubject {
+  name: string;
+  scheme: SubjectScheme;
+}
+
+/** How many documents of an inventory entry carry one subject. */
+export interface SubjectCount extends DocumentSubject {
+  documents: number;
+}
+
 /** Documents sharing one journal identity: the same ISSN set, journal title and publisher. */
 export interface InventoryEntry {
   /** the documents' ISSNs in canonical form ("1234-567X"), sorted; empty when the documents carry none */
@@ -10,6 +24,8 @@ export interface InventoryEntry {
   publisher: string | null;
   /** number of documents (not chunks) with this identity */
   documents: number;
+  /** the subjects its documents are classified under, most documents first; absent when none carries one */
+  subjects?: SubjectCount[];
 }
 
 export interface CollectionInventory {
@@ -32,6 +48,8 @@ export interface JournalIdentityFields {
   issn?: readonly string[] | null;
   journal?: string | null;
   publisher?: string | null;
+  /** not part of the identity: counted per entry (documents read before subjects were kept have none) */
+  subjects?: readonly DocumentSubject[] | null;
 }
 
 /** Blank titles and publishers say nothing, so they group with the documents that carry none. */
@@ -72,6 +90,7 @@ function compareEntries(a: InventoryEntry, b: InventoryEntry): number {
  */
 export class InventoryTally {
   private readonly entries = new Map<string, InventoryEntry>();
+  private readonly subjects = new Map<string, Map<string, SubjectCount>>();
   private documentCount = 0;
 
   add(document: JournalIdentityFields): void {
@@ -83,11 +102,29 @@ export class InventoryTally {
     if (entry) entry.documents += 1;
     else this.entries.set(key, { issns, journal, publisher, documents: 1 });
     this.documentCount += 1;
+    if (!Array.isArray(document.subjects) || document.subjects.length === 0) return;
+    let counts = this.subjects.get(key);
+    if (!counts) this.subjects.set(key, (counts = new Map()));
+    // a document names a subject once, whatever its source repeats
+    for (const subject of new Map(document.subjects.map((s) => [`${s.scheme}\u0000${s.name}`, s])).values()) {
+      const id = `${subject.scheme}\u0000${subject.name}`;
+      const count = counts.get(id);
+      if (count) count.documents += 1;
+      else counts.set(id, { name: subject.name, scheme: subject.scheme, documents: 1 });
+    }
   }
 
   inventory(collection: string, builtAt: Date = new Date()): CollectionInventory {
-    const entries = [...this.entries.values()]
-      .map((entry) => ({ ...entry, issns: [...entry.issns] }))
+    const entries = [...this.entries.entries()]
+      .map(([key, entry]) => {
+        const counts = this.subjects.get(key);
+        const subjects = counts
+          ? [...counts.values()].sort(
+              (a, b) => b.documents - a.documents || compareText(a.name, b.name) || compareText(a.scheme, b.scheme),
+            )
+          : [];
+        return { ...entry, issns: [...entry.issns], ...(subjects.length > 0 ? { subjects } : {}) };
+      })
       .sort(compareEntries);
     return {
       collection,

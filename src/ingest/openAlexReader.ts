@@ -4,6 +4,7 @@ import { articleTypeFromOpenAlex } from "./articleType.js";
 import { plainTextFromMarkup } from "./inlineMarkup.js";
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from "./sourceIdentifiers.js";
 import type { SourceDocument } from "./sourceDocument.js";
+import type { DocumentSubject } from "../domain/inventory.js";
 import { restoreGluedBoundaries } from "./sentences.js";
 import { readJsonLines } from "./sourceFiles.js";
 
@@ -42,7 +43,7 @@ const openAlexWork = z.object({
   concepts: z
     .array(z.object({ display_name: z.string(), score: z.union([z.string(), z.number()]).nullish() }))
     .nullish(),
-  mesh: z.array(z.object({ descriptor_name: z.string() })).nullish(),
+  mesh: z.array(z.object({ descriptor_name: z.string(), is_major_topic: z.boolean().nullish() })).nullish(),
   // checked where it is used: validating every position of every word through zod doubled the read time
   abstract_inverted_index: z.record(z.string(), z.unknown()).nullish(),
 });
@@ -89,6 +90,22 @@ function keywordsOf(work: OpenAlexWork): string[] {
     .map((concept) => concept.display_name);
 }
 
+/**
+ * The subjects a work is classified under: its OpenAlex concepts scored at least CONCEPT_KEYWORD_MIN_SCORE (any level,
+ * "Medicine" to "Borderline personality disorder") and its major MeSH descriptors. The journals listing matches a
+ * topic against them (src/usecases/catalogue/subjectMatch.ts).
+ */
+function subjectsOf(work: OpenAlexWork): DocumentSubject[] {
+  return [
+    ...(work.concepts ?? [])
+      .filter((concept) => Number(concept.score ?? 0) >= CONCEPT_KEYWORD_MIN_SCORE)
+      .map((concept) => ({ name: concept.display_name, scheme: "openalex_concept" as const })),
+    ...(work.mesh ?? [])
+      .filter((heading) => heading.is_major_topic === true)
+      .map((heading) => ({ name: heading.descriptor_name, scheme: "mesh" as const })),
+  ];
+}
+
 function isoDate(value: string | null | undefined): string | null {
   return value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : null;
 }
@@ -105,6 +122,7 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
     .filter((name): name is string => Boolean(name));
   const issn = issnListFromSource([venue?.issn_l, ...(venue?.issn ?? [])]);
   const keywords = keywordsOf(work);
+  const subjects = subjectsOf(work);
   return {
     doc_id: openAlexShortId(work.id),
     title,
@@ -128,6 +146,7 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
       cited_by_count: work.cited_by_count ?? null,
     },
     retracted: work.is_retracted ?? false,
+    ...(subjects.length > 0 ? { subjects } : {}),
     work: {
       openalex: openAlexShortId(work.id),
       cited_by_count: work.cited_by_count ?? null,

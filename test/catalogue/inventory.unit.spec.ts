@@ -68,6 +68,29 @@ describe("InventoryTally", () => {
     expect(forward.inventory("c", at).entries.reduce((sum, entry) => sum + entry.documents, 0)).toBe(200);
   });
 
+  it("counts the subjects of each journal's documents, once per document, most documents first", () => {
+    const tally = new InventoryTally();
+    const cardiology = { name: "Cardiology", scheme: "openalex_concept" as const };
+    const heart = { name: "Heart Failure", scheme: "mesh" as const };
+    tally.add({ issn: ["0009-7322"], journal: "Circulation", subjects: [cardiology, heart, cardiology] });
+    tally.add({ issn: ["0009-7322"], journal: "Circulation", subjects: [cardiology] });
+    tally.add({ issn: ["0009-7322"], journal: "Circulation" });
+    tally.add({ issn: ["1072-3714"], journal: "Menopause", subjects: [] });
+    expect(tally.inventory("c").entries).toEqual([
+      {
+        issns: ["0009-7322"],
+        journal: "Circulation",
+        publisher: null,
+        documents: 3,
+        subjects: [
+          { ...cardiology, documents: 2 },
+          { ...heart, documents: 1 },
+        ],
+      },
+      { issns: ["1072-3714"], journal: "Menopause", publisher: null, documents: 1 },
+    ]);
+  });
+
   it("keeps the largest entries past the cap, says so and still counts every document", () => {
     const tally = new InventoryTally();
     for (let n = 0; n <= MAX_INVENTORY_ENTRIES; n++) tally.add({ journal: `Journal ${n}` });
