@@ -10,6 +10,7 @@
 //   --tune        sweeps fusion variants offline (alpha, BM25 normalization, candidate depth, missing BM25) on train
 //   --fit         fits the reranker's per-mode calibration (src/retrieval/rerank.ts CALIBRATION) on train
 //   --thresholds  only the min_relevance table
+//   --skip-assisted  without the assisted-recall figures (bench/assistedRecall.ts), printed last otherwise
 import { join } from "node:path";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -35,6 +36,7 @@ import { selectRows } from "../src/retrieval/rowSelection.js";
 import { chargeLines, totalMicros } from "../src/domain/organization.js";
 import { pricePer1000Micros } from "../src/domain/catalog.js";
 import { formatCredits } from "../src/domain/money.js";
+import { assistedRecallBeforeAfter, printAssistedRecall } from "./assistedRecall.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -43,6 +45,8 @@ const { values: args } = parseArgs({
     tune: { type: "boolean", default: false },
     fit: { type: "boolean", default: false },
     thresholds: { type: "boolean", default: false },
+    // the assisted-recall figures (bench/assistedRecall.ts) start the whole service: skip them for a quick run
+    "skip-assisted": { type: "boolean", default: false },
   },
 });
 
@@ -598,3 +602,8 @@ async function main(): Promise<void> {
 }
 
 await main();
+if (!args.tune && !args.fit && !args.thresholds && !args["skip-assisted"]) {
+  const recall = await assistedRecallBeforeAfter();
+  console.log(JSON.stringify({ assistedRecall: recall }));
+  printAssistedRecall(recall);
+}
