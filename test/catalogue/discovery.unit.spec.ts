@@ -190,8 +190,8 @@ describe("journalScope", () => {
   it("with a topic a subject names matches journals by subject or title and says how each matched", () => {
     const s = journalScope(scope, cardiology, cardiologyTable, { topic: "cardiology", limit: 50, offset: 0 });
     expect(s.items.map((i) => [i.title, i.matchedBy])).toEqual([
+      // by works on the subject, then by share: 3 of 3 before 3 of 7
       ["International Journal of Cardiology", "title: names cardiology"],
-      // 3 of 7 works (3 / 8) before 1 of 2 (1 / 3): a share on few works counts one work of doubt
       ["Circulation", "subject: Cardiology (OpenAlex concept, 3 of 7 works)"],
       ["American Heart Journal", "subject: Pediatric cardiology (OpenAlex concept, 1 of 2 works)"],
     ]);

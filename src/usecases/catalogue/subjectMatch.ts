@@ -73,5 +73,8 @@ export function subjectMatchOf(
   };
 }
 
-/** Ranking weight of a subject match: the share of the journal on the subject, one document of doubt added. */
-export const subjectWeight = (m: SubjectMatch): number => m.documents / (m.of + 1);
+/**
+ * Ranking weight of a subject match: the documents the journal holds on the subject (how much content it holds on the
+ * topic), ties broken by its share on it with one document of doubt added (3 of 3 before 3 of 7, 1 of 1 before 1 of 4).
+ */
+export const subjectWeight = (m: SubjectMatch): number => m.documents + m.documents / (m.of + 1);
