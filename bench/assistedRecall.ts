@@ -84,7 +84,14 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 const docOf = (row: { metadata?: { doc_id?: unknown } }) => String(row.metadata?.doc_id ?? "");
 
 export async function assistedRecall(
-  options: { forms?: string[]; sets?: string[]; judgeModel?: JudgeModel; log?: (line: string) => void } = {},
+  options: {
+    forms?: string[];
+    sets?: string[];
+    judgeModel?: JudgeModel;
+    /** the assisted search's limit (default LIMIT, the preview's): a larger one shows whether a missed work ranked lower */
+    assistedLimit?: number;
+    log?: (line: string) => void;
+  } = {},
 ): Promise<AssistedRecallReport> {
   const log = options.log ?? ((line: string) => process.stderr.write(`[assisted-recall] ${line}\n`));
   const config = loadConfig({
@@ -132,7 +139,7 @@ export async function assistedRecall(
       );
       const assisted = await post(
         "/api/v1/search/assisted",
-        { collection: COLLECTION, query: p.text, limit: LIMIT, allowClarification: false },
+        { collection: COLLECTION, query: p.text, limit: options.assistedLimit ?? LIMIT, allowClarification: false },
         key,
       );
       if (preview.status !== 200 || assisted.status !== 200)
@@ -153,7 +160,11 @@ export async function assistedRecall(
       precision.previewTopical += previewRows.filter((r) => labels.has(docOf(r))).length;
       precision.previewIncluded += previewRows.filter((r) => labels.get(docOf(r)) === true).length;
       perQuestion.push({ ...p, sure: sure.size, found, delivered: delivered.length });
-      log(`${p.review} ${p.set} ${p.form}: ${found}/${sure.size} sure works delivered, ${delivered.length} rows`);
+      const missed = [...sure].filter((d) => !delivered.includes(d));
+      log(
+        `${p.review} ${p.set} ${p.form}: ${found}/${sure.size} sure works delivered, ${delivered.length} rows` +
+          (missed.length > 0 ? ` (missed ${missed.join(", ")})` : ""),
+      );
     }
     const share = (a: number, b: number) => (b === 0 ? 0 : round3(a / b));
     return {
@@ -220,6 +231,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       threshold: { type: "string" },
       "relative-cut": { type: "string" },
       before: { type: "boolean", default: false },
+      limit: { type: "string" },
     },
   });
   const judgeModel =
@@ -230,7 +242,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
           relativeCut: Number(values["relative-cut"] ?? DEFAULT_JUDGE_MODEL.relativeCut),
         }
       : undefined;
-  const report = await assistedRecall({ forms: values.forms!.split(","), sets: values.sets!.split(","), judgeModel });
+  const report = await assistedRecall({
+    forms: values.forms!.split(","),
+    sets: values.sets!.split(","),
+    judgeModel,
+    assistedLimit: values.limit ? Number(values.limit) : undefined,
+  });
   console.log(JSON.stringify({ assistedRecall: report, load: loadavg()[0] }));
   printAssistedRecall({ [judgeModel ? "variant" : "shipped"]: report });
 }
