@@ -9,6 +9,8 @@ const topic = { intent: "find literature on a topic" };
 describe("isClaimToCheck", () => {
   it("reads statements as claims: a full stop, or a sentence the understanding read as a claim", () => {
     expect(isClaimToCheck("ALDH1 expression is associated with poor prognosis in breast cancer.", topic)).toBe(true);
+    expect(isClaimToCheck('Mouse models can be generated using "artificial spermatids."', topic)).toBe(true);
+    // a statement without its full stop and without a verb the understanding knows reads as keywords
     expect(isClaimToCheck("DUSP4 downregulation deactivates the Ras-ERK pathway", topic)).toBe(false);
     expect(
       isClaimToCheck("Cancer-associated fibroblasts (CAFs) are constituents of tumor microenvironments", {

@@ -194,7 +194,7 @@ const QUESTION_START =
 export function isClaimToCheck(query: string, understanding: Pick<QueryUnderstanding, "intent">): boolean {
   const text = query.trim();
   if (text.endsWith("?") || QUESTION_START.test(text)) return false;
-  return /[.!]$/.test(text) || understanding.intent === "verify a claim";
+  return /[.!]["')\]]*$/.test(text) || understanding.intent === "verify a claim";
 }
 
 const QUOTE_LIMIT = 280;
