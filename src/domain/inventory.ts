@@ -10,6 +10,12 @@ export interface DocumentSubject {
   scheme: SubjectScheme;
 }
 
+/**
+ * A journal is on a subject when at least this share of its documents carries it (the catalogue's topic matching);
+ * an entry keeps only the subjects that reach it, which bounds the inventory's size by its entries, not its documents.
+ */
+export const SUBJECT_MIN_SHARE = 0.25;
+
 /** How many documents of an inventory entry carry one subject. */
 export interface SubjectCount extends DocumentSubject {
   documents: number;
@@ -24,7 +30,10 @@ export interface InventoryEntry {
   publisher: string | null;
   /** number of documents (not chunks) with this identity */
   documents: number;
-  /** the subjects its documents are classified under, most documents first; absent when none carries one */
+  /**
+   * the subjects at least SUBJECT_MIN_SHARE of its documents are classified under, most documents first; absent when
+   * none is, and on an entry without ISSN or title (no journal to list)
+   */
   subjects?: SubjectCount[];
 }
 
@@ -117,11 +126,13 @@ export class InventoryTally {
   inventory(collection: string, builtAt: Date = new Date()): CollectionInventory {
     const entries = [...this.entries.entries()]
       .map(([key, entry]) => {
-        const counts = this.subjects.get(key);
+        const counts = entry.issns.length > 0 || entry.journal !== null ? this.subjects.get(key) : undefined;
         const subjects = counts
-          ? [...counts.values()].sort(
-              (a, b) => b.documents - a.documents || compareText(a.name, b.name) || compareText(a.scheme, b.scheme),
-            )
+          ? [...counts.values()]
+              .filter((s) => s.documents >= SUBJECT_MIN_SHARE * entry.documents)
+              .sort(
+                (a, b) => b.documents - a.documents || compareText(a.name, b.name) || compareText(a.scheme, b.scheme),
+              )
           : [];
         return { ...entry, issns: [...entry.issns], ...(subjects.length > 0 ? { subjects } : {}) };
       })

@@ -2,13 +2,9 @@
 // (OpenAlex concepts, MeSH headings; counted per journal in the collection's inventory) and against journal titles,
 // with the sentence each match is reported by (`matchedBy`). Pure.
 import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
-import type { SubjectCount, SubjectScheme } from "../../domain/inventory.js";
-
-/**
- * A journal is on a subject when at least this share of its documents here carries it: a cardiology journal, not a
- * menopause journal with a few papers on cardiovascular risk.
- */
-export const SUBJECT_MIN_SHARE = 0.25;
+// a journal is on a subject when at least SUBJECT_MIN_SHARE of its documents here carries it: a cardiology journal,
+// not a menopause journal with a few papers on cardiovascular risk
+import { SUBJECT_MIN_SHARE, type SubjectCount, type SubjectScheme } from "../../domain/inventory.js";
 
 const SCHEME_NAMES: Record<SubjectScheme, string> = { openalex_concept: "OpenAlex concept", mesh: "MeSH heading" };
 
