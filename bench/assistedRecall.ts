@@ -49,7 +49,7 @@ export interface AssistedRecallReport {
   previewRows: number;
   topicalPrecision: { assisted: number; preview: number };
   includedPrecision: { assisted: number; preview: number };
-  /** questions where assisted delivered fewer than `limit` rows while the preview had more sure works than it delivered */
+  /** questions where assisted delivered under `limit` rows and missed a work the preview scored >= 0.9 */
   shortfalls: number;
   perQuestion: Array<{ review: string; form: string; set: string; sure: number; found: number; delivered: number }>;
 }
@@ -88,7 +88,7 @@ export async function assistedRecall(
     forms?: string[];
     sets?: string[];
     judgeModel?: JudgeModel;
-    /** the assisted search's limit (default LIMIT, the preview's): a larger one shows whether a missed work ranked lower */
+    /** the assisted search's limit (default LIMIT, the preview's): a larger one shows if a missed work ranked lower */
     assistedLimit?: number;
     log?: (line: string) => void;
   } = {},

@@ -28,8 +28,8 @@ export const PIPELINE_VERSION = 1;
 const DEFAULT_BATCH_SIZE = 64;
 /**
  * Bump a reader's entry when what it reads changes; its collections re-ingest on the next start. OpenAlex: 2, works
- * keep cited_by_count; 3, abstracts keep their sentence boundaries and works carry their subjects. MEDLINE: 1, citations
- * carry their major MeSH headings as subjects.
+ * keep cited_by_count; 3, abstracts keep their sentence boundaries and works carry their subjects. MEDLINE: 1,
+ * citations carry their major MeSH headings as subjects.
  */
 const READER_VERSIONS: Partial<Record<PlainCollection["source"]["reader"], number>> = {
   openalex: 3,

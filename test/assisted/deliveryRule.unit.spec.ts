@@ -25,7 +25,8 @@ describe("isClaimToCheck", () => {
     ).toBe(false);
     expect(
       isClaimToCheck(
-        "Does dialectical behaviour therapy or mentalization-based treatment reduce self-harm in borderline personality disorder?",
+        "Does dialectical behaviour therapy or mentalization-based treatment reduce self-harm in borderline " +
+          "personality disorder?",
         { intent: "verify a claim" },
       ),
     ).toBe(false);

@@ -71,7 +71,8 @@ describe("OpenAlex works", () => {
     expect(
       text.startsWith(
         // the index holds "Italy.Data" as one word (a line break lost): the sentence boundary is put back
-        "To conduct an epidemiological study on pheochromocytoma in Italy. Data on 284 patients with pheochromocytoma observed between 1978 and 1997 were collected",
+        "To conduct an epidemiological study on pheochromocytoma in Italy. Data on 284 patients with " +
+          "pheochromocytoma observed between 1978 and 1997 were collected",
       ),
     ).toBe(true);
     // every word in the order of the positions the index gives it, and nothing else but spaces

@@ -171,7 +171,8 @@ export function probabilityOfOwn(model: FittedJudge<string>, x: readonly number[
  * Verified: at or above the threshold and, for a claim to check, within the relative cut of the call's best
  * probability. The cut was fitted on SciFact claims, which one or two documents support; a question or a topic asks
  * for the literature on it, so every candidate at or above the threshold is verified (the DBT question asked for 10
- * trials and the cut delivered 2, while precision on the SYNERGY reviews' labels held without it: docs/measurements.md).
+ * trials and the cut delivered 2, while precision on the SYNERGY reviews' labels held without it:
+ * docs/measurements.md).
  */
 export function deliveryRule(
   model: Pick<JudgeRule, "threshold" | "relativeCut">,
@@ -183,8 +184,11 @@ export function deliveryRule(
   return probabilities.map((p) => p >= model.threshold && p >= cut);
 }
 
-const QUESTION_START =
-  /^(what|which|who|whom|whose|where|when|why|how|does|do|did|is|are|was|were|can|could|should|would|will|has|have|had)\b/i;
+const QUESTION_START = new RegExp(
+  "^(what|which|who|whom|whose|where|when|why|how|" +
+    "does|do|did|is|are|was|were|can|could|should|would|will|has|have|had)\\b",
+  "i",
+);
 
 /**
  * A claim to check is a statement ("ALDH1 expression is associated with poor prognosis in breast cancer."): a sentence

@@ -26,7 +26,7 @@ export function topicReader(topic: string): TopicReader | null {
   };
 }
 
-/** How a title names a topic: its words hold the topic's, whatever else they say ("International Journal of Cardiology"). */
+/** A title names a topic when its words hold the topic's, whatever else it says ("Journal of Nuclear Cardiology"). */
 export function titleNamesTopic(topic: string, title: string): boolean {
   const wanted = analyzeEnglish(topic);
   const terms = new Set(analyzeEnglish(title));
