@@ -8,15 +8,12 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadavg } from "node:os";
-import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import pino from "pino";
 import { loadConfig, REPO_ROOT } from "../src/app/config.js";
-import { startRuntime } from "../src/app/composition.js";
 import { ingestMissingDemoCollections } from "../src/app/demoIngest.js";
-import { listen } from "../src/http/server.js";
 import { DEFAULT_JUDGE_MODEL, type JudgeModel } from "../src/reasoner/builtin/judge.js";
+import { serveWithLiveKey } from "./benchService.js";
 
 const COLLECTION = "openalex-synergy";
 const LIMIT = 10;
@@ -100,48 +97,34 @@ export async function assistedRecall(
     ADMIN_TOKEN: process.env.ADMIN_TOKEN ?? "bench-admin-token-0123456789",
   });
   const phrasings = await loadPhrasings(options.forms ?? ["question", "keywords"], options.sets ?? ["heldout"]);
-  const runtime = await startRuntime(config, {
-    worker: true,
-    log: pino({ level: "warn" }),
+  const service = await serveWithLiveKey(config, {
+    organization: "assisted recall bench",
+    credits: "100000.00",
     judgeModel: options.judgeModel,
+    beforeKey: async (runtime) => {
+      log("ingesting the demo collections not yet in data/bench-synergy (first run only)");
+      await ingestMissingDemoCollections(runtime);
+    },
   });
-  const server = await listen(runtime.app, 0, "127.0.0.1");
+  const { post } = service;
   try {
-    log("ingesting the demo collections not yet in data/bench-synergy (first run only)");
-    await ingestMissingDemoCollections(runtime);
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const post = async (path: string, body: unknown, auth: string) => {
-      const res = await fetch(`${base}${path}`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${auth}`, "Content-Type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
-    const org = await post(
-      "/admin/v1/organizations",
-      { name: "assisted recall bench", limits: { perMinute: 1_000_000, daily: 100_000_000, monthly: 1_000_000_000 } },
-      config.adminToken,
-    );
-    await post(`/admin/v1/organizations/${org.body.id}/credits`, { amount: "100000.00" }, config.adminToken);
-    const key = (await post(`/admin/v1/organizations/${org.body.id}/keys`, { mode: "live" }, config.adminToken)).body
-      .key as string;
-
     const totals = { sure: 0, found: 0, delivered: 0, previewRows: 0, shortfalls: 0 };
     const precision = { assistedTopical: 0, assistedIncluded: 0, previewTopical: 0, previewIncluded: 0 };
     const perQuestion: AssistedRecallReport["perQuestion"] = [];
     for (const p of phrasings) {
       const labels = await loadLabels(config.dataRoot, p.review);
-      const preview = await post(
-        "/api/v1/search/preview",
-        { collection: COLLECTION, query: p.text, limit: LIMIT, one_per_document: true },
-        key,
-      );
-      const assisted = await post(
-        "/api/v1/search/assisted",
-        { collection: COLLECTION, query: p.text, limit: options.assistedLimit ?? LIMIT, allowClarification: false },
-        key,
-      );
+      const preview = await post("/api/v1/search/preview", {
+        collection: COLLECTION,
+        query: p.text,
+        limit: LIMIT,
+        one_per_document: true,
+      });
+      const assisted = await post("/api/v1/search/assisted", {
+        collection: COLLECTION,
+        query: p.text,
+        limit: options.assistedLimit ?? LIMIT,
+        allowClarification: false,
+      });
       if (preview.status !== 200 || assisted.status !== 200)
         throw new Error(
           `"${p.text}": preview ${preview.status}, assisted ${assisted.status} ${JSON.stringify(assisted.body)}`,
@@ -186,8 +169,7 @@ export async function assistedRecall(
       perQuestion: perQuestion.map((q) => ({ ...q, text: undefined }) as (typeof perQuestion)[number]),
     };
   } finally {
-    await new Promise<void>((r) => server.close(() => r()));
-    await runtime.close();
+    await service.close();
   }
 }
 
