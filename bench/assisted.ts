@@ -15,10 +15,7 @@
 // default all; --answers: how many of them are also sent as a clarification answer, default all)
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import type { AddressInfo } from "node:net";
-import pino from "pino";
-import { startRuntime } from "../src/app/composition.js";
-import { listen } from "../src/http/server.js";
+import { serveWithLiveKey } from "./benchService.js";
 import { parseCredits } from "../src/domain/money.js";
 import { benchConfig, loadScifactJudgements, openScifactIndex, SCIFACT_COLLECTION } from "./scifactBench.js";
 import { OFF_TOPIC_QUESTIONS } from "./offTopicQuestions.js";
@@ -109,39 +106,12 @@ interface Service {
 
 /** The service on the bench's data directory, with a live key of a fresh organization; `judgeModel`: the judge's, else the shipped one. */
 async function serve(config: ReturnType<typeof benchConfig>, judgeModel?: JudgeModel): Promise<Service> {
-  const runtime = await startRuntime(config, { worker: true, log: pino({ level: "warn" }), judgeModel });
-  const server = await listen(runtime.app, 0, "127.0.0.1");
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const post = async (path: string, body: unknown, auth: string) => {
-    const res = await fetch(`${base}${path}`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${auth}`, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  const service = await serveWithLiveKey(config, { organization: "assisted bench", credits: "1000000.00", judgeModel });
+  return {
+    assisted: (body) =>
+      service.post("/api/v1/search/assisted", "queryId" in body ? body : { collection: SCIFACT_COLLECTION, ...body }),
+    close: service.close,
   };
-  const close = async () => {
-    await new Promise<void>((r) => server.close(() => r()));
-    await runtime.close();
-  };
-  try {
-    const org = await post(
-      "/admin/v1/organizations",
-      { name: "assisted bench", limits: { perMinute: 1_000_000, daily: 100_000_000, monthly: 1_000_000_000 } },
-      config.adminToken,
-    );
-    await post(`/admin/v1/organizations/${org.body.id}/credits`, { amount: "1000000.00" }, config.adminToken);
-    const key = (await post(`/admin/v1/organizations/${org.body.id}/keys`, { mode: "live" }, config.adminToken)).body
-      .key as string;
-    return {
-      assisted: (body) =>
-        post("/api/v1/search/assisted", "queryId" in body ? body : { collection: SCIFACT_COLLECTION, ...body }, key),
-      close,
-    };
-  } catch (err) {
-    await close();
-    throw err;
-  }
 }
 
 async function main(): Promise<void> {

@@ -17,6 +17,7 @@
 //   --fit         fits the reranker's per-mode calibration (src/retrieval/rerank.ts CALIBRATION) on train
 //   --thresholds  only the min_relevance table
 //   --synergy     only the SYNERGY figures and the served SciFact figures, before and after (about a minute)
+//   --skip-assisted  without the assisted-recall figures (bench/assistedRecall.ts), printed last otherwise
 import { join } from "node:path";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -55,6 +56,7 @@ import {
 } from "./synergyBench.js";
 import { ingestBenchCollection, preparedRecords } from "./scifactBench.js";
 import { firstPerDocument } from "../src/retrieval/rowSelection.js";
+import { assistedRecallBeforeAfter, printAssistedRecall } from "./assistedRecall.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -64,6 +66,8 @@ const { values: args } = parseArgs({
     fit: { type: "boolean", default: false },
     thresholds: { type: "boolean", default: false },
     synergy: { type: "boolean", default: false },
+    // the assisted-recall figures (bench/assistedRecall.ts) start the whole service: skip them for a quick run
+    "skip-assisted": { type: "boolean", default: false },
   },
 });
 
@@ -799,3 +803,8 @@ async function main(): Promise<void> {
 }
 
 await main();
+if (!args.tune && !args.fit && !args.thresholds && !args.synergy && !args["skip-assisted"]) {
+  const recall = await assistedRecallBeforeAfter();
+  console.log(JSON.stringify({ assistedRecall: recall }));
+  printAssistedRecall(recall);
+}

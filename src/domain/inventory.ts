@@ -1,6 +1,26 @@
 // A collection's inventory: how many documents it holds and which journals (ISSNs, titles, publishers) they come from.
 // Built at ingest from the documents themselves and stored with the index, so both engines give the same answer.
 
+/** The subject classifications a source carries: OpenAlex concepts, and MeSH descriptors (OpenAlex or MEDLINE). */
+export type SubjectScheme = "openalex_concept" | "mesh";
+
+/** One subject a document is classified under, as its source names it. */
+export interface DocumentSubject {
+  name: string;
+  scheme: SubjectScheme;
+}
+
+/**
+ * A journal is on a subject when at least this share of its documents carries it (the catalogue's topic matching);
+ * an entry keeps only the subjects that reach it, which bounds the inventory's size by its entries, not its documents.
+ */
+export const SUBJECT_MIN_SHARE = 0.25;
+
+/** How many documents of an inventory entry carry one subject. */
+export interface SubjectCount extends DocumentSubject {
+  documents: number;
+}
+
 /** Documents sharing one journal identity: the same ISSN set, journal title and publisher. */
 export interface InventoryEntry {
   /** the documents' ISSNs in canonical form ("1234-567X"), sorted; empty when the documents carry none */
@@ -10,6 +30,11 @@ export interface InventoryEntry {
   publisher: string | null;
   /** number of documents (not chunks) with this identity */
   documents: number;
+  /**
+   * the subjects at least SUBJECT_MIN_SHARE of its documents are classified under, most documents first; absent when
+   * none is, and on an entry without ISSN or title (no journal to list)
+   */
+  subjects?: SubjectCount[];
 }
 
 export interface CollectionInventory {
@@ -32,6 +57,8 @@ export interface JournalIdentityFields {
   issn?: readonly string[] | null;
   journal?: string | null;
   publisher?: string | null;
+  /** not part of the identity: counted per entry (documents read before subjects were kept have none) */
+  subjects?: readonly DocumentSubject[] | null;
 }
 
 /** Blank titles and publishers say nothing, so they group with the documents that carry none. */
@@ -72,6 +99,7 @@ function compareEntries(a: InventoryEntry, b: InventoryEntry): number {
  */
 export class InventoryTally {
   private readonly entries = new Map<string, InventoryEntry>();
+  private readonly subjects = new Map<string, Map<string, SubjectCount>>();
   private documentCount = 0;
 
   add(document: JournalIdentityFields): void {
@@ -83,11 +111,31 @@ export class InventoryTally {
     if (entry) entry.documents += 1;
     else this.entries.set(key, { issns, journal, publisher, documents: 1 });
     this.documentCount += 1;
+    if (!Array.isArray(document.subjects) || document.subjects.length === 0) return;
+    let counts = this.subjects.get(key);
+    if (!counts) this.subjects.set(key, (counts = new Map()));
+    // a document names a subject once, whatever its source repeats
+    for (const subject of new Map(document.subjects.map((s) => [`${s.scheme}\u0000${s.name}`, s])).values()) {
+      const id = `${subject.scheme}\u0000${subject.name}`;
+      const count = counts.get(id);
+      if (count) count.documents += 1;
+      else counts.set(id, { name: subject.name, scheme: subject.scheme, documents: 1 });
+    }
   }
 
   inventory(collection: string, builtAt: Date = new Date()): CollectionInventory {
-    const entries = [...this.entries.values()]
-      .map((entry) => ({ ...entry, issns: [...entry.issns] }))
+    const entries = [...this.entries.entries()]
+      .map(([key, entry]) => {
+        const counts = entry.issns.length > 0 || entry.journal !== null ? this.subjects.get(key) : undefined;
+        const subjects = counts
+          ? [...counts.values()]
+              .filter((s) => s.documents >= SUBJECT_MIN_SHARE * entry.documents)
+              .sort(
+                (a, b) => b.documents - a.documents || compareText(a.name, b.name) || compareText(a.scheme, b.scheme),
+              )
+          : [];
+        return { ...entry, issns: [...entry.issns], ...(subjects.length > 0 ? { subjects } : {}) };
+      })
       .sort(compareEntries);
     return {
       collection,

@@ -26,8 +26,16 @@ import { workOfDocument, type StoredWork } from "./works.js";
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 export const PIPELINE_VERSION = 1;
 const DEFAULT_BATCH_SIZE = 64;
-/** Bump a reader's entry when what it reads changes (2: OpenAlex works keep cited_by_count); its collections re-ingest on the next start. */
-const READER_VERSIONS: Partial<Record<PlainCollection["source"]["reader"], number>> = { openalex: 2 };
+/**
+ * Bump a reader's entry when what it reads changes; its collections re-ingest on the next start. OpenAlex: 2, works
+ * keep cited_by_count; 3, abstracts keep their sentence boundaries and works carry their subjects. MEDLINE: 1,
+ * citations carry their major MeSH headings as subjects.
+ */
+const READER_VERSIONS: Partial<Record<PlainCollection["source"]["reader"], number>> = {
+  openalex: 3,
+  medline: 1,
+  "medline-editorial": 1,
+};
 /**
  * Chunks handed to the embedder at once: it spreads them over its workers, longest first so they finish together,
  * while the window before is indexed. (With batches of several texts it also sorts them by length: SciFact, batches
@@ -258,7 +266,7 @@ export async function prepareCollection(options: {
         prepared.droppedFragments += outcome.droppedFragments;
         prepared.documentsIndexed += 1;
         prepared.works.push(workOfDocument(document, true));
-        tally.add(document.metadata);
+        tally.add({ ...document.metadata, subjects: document.subjects });
         prepared.records.push(...outcome.records);
         prepared.embeddingInputs.push(...outcome.embeddingInputs);
         prepared.tokens += outcome.tokens;

@@ -252,6 +252,10 @@ export async function readMedlineCitations(path: string): Promise<MedlineCitatio
 /** Scholarly view of a citation: doc_id = PMID, structured abstract parts become sections. */
 export function medlineCitationToDocument(citation: MedlineCitation): SourceDocument {
   const keywords = [...new Set([...citation.meshHeadings.map((heading) => heading.descriptor), ...citation.keywords])];
+  // the major MeSH headings are the citation's subjects (the journals listing matches a topic against them)
+  const subjects = citation.meshHeadings
+    .filter((heading) => heading.major)
+    .map((heading) => ({ name: heading.descriptor, scheme: "mesh" as const }));
   return {
     doc_id: citation.pmid,
     title: citation.title,
@@ -268,6 +272,7 @@ export function medlineCitationToDocument(citation: MedlineCitation): SourceDocu
       publication_date: citation.publicationDate,
       article_type: articleTypeFromPubMed(citation.publicationTypes),
     },
+    ...(subjects.length > 0 ? { subjects } : {}),
     // MEDLINE lists what a citation cites only for some records: one without the list records none (not zero)
     work:
       citation.cites.length > 0

@@ -4,6 +4,8 @@ import { articleTypeFromOpenAlex } from "./articleType.js";
 import { plainTextFromMarkup } from "./inlineMarkup.js";
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from "./sourceIdentifiers.js";
 import type { SourceDocument } from "./sourceDocument.js";
+import type { DocumentSubject } from "../domain/inventory.js";
+import { restoreGluedBoundaries } from "./sentences.js";
 import { readJsonLines } from "./sourceFiles.js";
 
 const source = z
@@ -41,7 +43,7 @@ const openAlexWork = z.object({
   concepts: z
     .array(z.object({ display_name: z.string(), score: z.union([z.string(), z.number()]).nullish() }))
     .nullish(),
-  mesh: z.array(z.object({ descriptor_name: z.string() })).nullish(),
+  mesh: z.array(z.object({ descriptor_name: z.string(), is_major_topic: z.boolean().nullish() })).nullish(),
   // checked where it is used: validating every position of every word through zod doubled the read time
   abstract_inverted_index: z.record(z.string(), z.unknown()).nullish(),
 });
@@ -54,7 +56,10 @@ const OPEN_ACCESS_STATUSES = new Set(["gold", "green", "bronze", "hybrid", "diam
 /** Concepts at or above this score count as keywords when a work has no MeSH headings. */
 const CONCEPT_KEYWORD_MIN_SCORE = 0.3;
 
-/** Rebuilds abstract text from OpenAlex's inverted index by placing every word at each of its positions. */
+/**
+ * Rebuilds abstract text from OpenAlex's inverted index by placing every word at each of its positions. The index
+ * splits on spaces only, so a line break between sections leaves words such as "unclear.To": the boundary is put back.
+ */
 export function abstractFromInvertedIndex(index: Record<string, unknown> | null | undefined): string {
   if (!index) return "";
   const words: string[] = [];
@@ -70,7 +75,7 @@ export function abstractFromInvertedIndex(index: Record<string, unknown> | null 
   // holes (positions nobody claims) are skipped rather than rendered as gaps
   const text = words.filter((word) => word !== undefined).join(" ");
   // some abstracts open with an "Abstract" heading and carry HTML section headings and inline tags
-  return plainTextFromMarkup(text.replace(/^\s*<h[1-6]>\s*abstract\s*<\/h[1-6]>/i, ""));
+  return restoreGluedBoundaries(plainTextFromMarkup(text.replace(/^\s*<h[1-6]>\s*abstract\s*<\/h[1-6]>/i, "")));
 }
 
 function openAlexShortId(id: string): string {
@@ -83,6 +88,22 @@ function keywordsOf(work: OpenAlexWork): string[] {
   return (work.concepts ?? [])
     .filter((concept) => Number(concept.score ?? 0) >= CONCEPT_KEYWORD_MIN_SCORE)
     .map((concept) => concept.display_name);
+}
+
+/**
+ * The subjects a work is classified under: its OpenAlex concepts scored at least CONCEPT_KEYWORD_MIN_SCORE (any level,
+ * "Medicine" to "Borderline personality disorder") and its major MeSH descriptors. The journals listing matches a
+ * topic against them (src/usecases/catalogue/subjectMatch.ts).
+ */
+function subjectsOf(work: OpenAlexWork): DocumentSubject[] {
+  return [
+    ...(work.concepts ?? [])
+      .filter((concept) => Number(concept.score ?? 0) >= CONCEPT_KEYWORD_MIN_SCORE)
+      .map((concept) => ({ name: concept.display_name, scheme: "openalex_concept" as const })),
+    ...(work.mesh ?? [])
+      .filter((heading) => heading.is_major_topic === true)
+      .map((heading) => ({ name: heading.descriptor_name, scheme: "mesh" as const })),
+  ];
 }
 
 function isoDate(value: string | null | undefined): string | null {
@@ -101,6 +122,7 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
     .filter((name): name is string => Boolean(name));
   const issn = issnListFromSource([venue?.issn_l, ...(venue?.issn ?? [])]);
   const keywords = keywordsOf(work);
+  const subjects = subjectsOf(work);
   return {
     doc_id: openAlexShortId(work.id),
     title,
@@ -124,6 +146,7 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
       cited_by_count: work.cited_by_count ?? null,
     },
     retracted: work.is_retracted ?? false,
+    ...(subjects.length > 0 ? { subjects } : {}),
     work: {
       openalex: openAlexShortId(work.id),
       cited_by_count: work.cited_by_count ?? null,

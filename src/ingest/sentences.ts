@@ -54,7 +54,7 @@ const ABBREVIATIONS = new Set([
 // a terminator (. ! ?), optional closing quotes/brackets, whitespace, then something that can start a sentence
 const BOUNDARY = /([.!?])(["')\]]*)\s+(?=["'([]?[A-Z0-9])/g;
 
-function endsWithAbbreviation(textBefore: string): boolean {
+export function endsWithAbbreviation(textBefore: string): boolean {
   const lastWord = /(\S+)$/.exec(textBefore)?.[1]?.toLowerCase() ?? "";
   const bare = lastWord.replace(/^["'([]+/, "");
   if (ABBREVIATIONS.has(bare)) return true;
@@ -77,4 +77,31 @@ export function splitSentences(text: string): string[] {
   const rest = text.slice(start).trim();
   if (rest) sentences.push(rest);
   return sentences;
+}
+
+// A full stop or question mark (closing brackets or quotes after it) glued to a capitalised word: "unclear.To".
+const GLUED_TERMINATOR = /(?<=[\p{L}\p{N})\]%'"])([.?])(["')\]]*)(?=\p{Lu}\p{Ll})/gu;
+// A label's colon glued to a capitalised word: "Results:Switching", "Kitazawa:Chugai".
+const GLUED_COLON = /(?<=[\p{L})\]]):(?=\p{Lu}\p{Ll})/gu;
+// Web and mail addresses keep their dots and colons ("www.ClinicalTrialsRegister.eu").
+const ADDRESS = /:\/\/|^[("'[]*www\.|@/i;
+
+/**
+ * Puts back the space lost between sentences or sections when text was rebuilt word by word from an index that
+ * had split it on spaces only (OpenAlex's abstract_inverted_index holds "unclear.To" as one word). A stop followed
+ * by a capitalised word becomes a boundary unless the word before it is an abbreviation or initial ("e.g.", "U.S.",
+ * "Dr."); decimals ("p<0.05") and lower-case continuations ("ClinicalTrials.gov") are left alone.
+ */
+export function restoreGluedBoundaries(text: string): string {
+  return text
+    .split(/(\s+)/)
+    .map((token) => {
+      if (ADDRESS.test(token)) return token;
+      return token
+        .replace(GLUED_TERMINATOR, (whole, terminator: string, closers: string, offset: number, word: string) =>
+          terminator === "." && closers === "" && endsWithAbbreviation(word.slice(0, offset)) ? whole : `${whole} `,
+        )
+        .replace(GLUED_COLON, ": ");
+    })
+    .join("");
 }

@@ -1,6 +1,7 @@
 // The normalized document every reader produces: text sections plus metadata under the spec's field names.
 import type { ArticleType } from "../filters/articleTypes.js";
 import type { ChunkMetadata } from "../retrieval/port.js";
+import type { DocumentSubject } from "../domain/inventory.js";
 
 export interface DocumentSection {
   /** section name as stored in chunk metadata, e.g. "abstract", "methods", "results" */
@@ -78,6 +79,8 @@ export interface SourceDocument {
   retracted?: boolean;
   /** what the source says of it as a work (identifiers beyond the metadata, references, citation count) */
   work?: SourceWork;
+  /** the subject classification the source carries (OpenAlex concepts, MeSH headings); counted per journal */
+  subjects?: DocumentSubject[];
 }
 
 /** The source says a document is gone (a JSONL `{"id", "deleted": true}` line, a MEDLINE `DeleteCitation`). */

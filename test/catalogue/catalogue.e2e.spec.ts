@@ -289,6 +289,39 @@ describe.each(ENGINES)("catalogue answers on the %s engine", (engine) => {
     expect(hits.body.results.length).toBeGreaterThan(0);
   });
 
+  it("answers a subject question with journals matched by title or subject, and says how each matched", async () => {
+    const k = await key(await org({}, "1.00"));
+    const asked = await call("POST", "/api/v1/search/query", {
+      key: k,
+      body: { collection: JOURNALED, query: "Which epilepsy journals do you have?" },
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.body.discovery.topic).toBe("epilepsy");
+    const listed = await call("GET", `/api/v1/search/collections/${JOURNALED}/journals?topic=epilepsy&limit=50`, {
+      key: k,
+    });
+    expect(listed.status).toBe(200);
+    const items = listed.body.scopes[0].items as { title: string; matchedBy: string; issns: string[] }[];
+    // the same answer through both doors
+    expect(asked.body.discovery.scopes[0].items.map((i: { title: string }) => i.title)).toEqual(
+      items.slice(0, asked.body.discovery.scopes[0].items.length).map((i) => i.title),
+    );
+    expect(items.length).toBeGreaterThan(0);
+    for (const item of items)
+      expect(item.matchedBy).toMatch(/^(title: names epilepsy|subject: [^(]*Epilepsy[^(]* \()/i);
+    // the works' OpenAlex concepts carry the subject: a journal whose title says nothing of it matches by them
+    expect(items.some((i) => /^subject: Epilepsy \(OpenAlex concept, \d+ of \d+ works\)$/.test(i.matchedBy))).toBe(
+      true,
+    );
+    expect(items.map((i) => i.title)).toContain("Epilepsy Research");
+    // a journal on the subject holds it: searching the topic in it finds it
+    const hits = await call("POST", "/api/v1/search/query", {
+      key: k,
+      body: { collection: JOURNALED, query: "epilepsy", filters: { issn: items[0]!.issns } },
+    });
+    expect(hits.body.results.length).toBeGreaterThan(0);
+  });
+
   it("refuses out-of-range parameters with 422 and unreachable or misspelled collections with 403", async () => {
     const k = await key(await org({}, "1.00"));
     for (const q of [

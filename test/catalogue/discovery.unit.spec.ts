@@ -113,14 +113,121 @@ describe("journalScope", () => {
 
   it("with a topic ranks by the weight of relevant content and leaves out journals without any", () => {
     const topicWeights = new Map([
-      ["1111-2222", { weight: 0.4 }],
-      ["5555-5555", { weight: 2.5 }],
-      ["titled only", { weight: 1 }],
+      ["1111-2222", { weight: 0.4, documents: 1 }],
+      ["5555-5555", { weight: 2.5, documents: 3 }],
+      ["titled only", { weight: 1, documents: 2 }],
     ]);
     const s = journalScope(scope, inventory, lookup, { topic: "sleep", topicWeights, limit: 50, offset: 0 });
     expect(s.items.map((i) => i.title)).toEqual(["Epsilon", "Alpha"]);
+    expect(s.items.map((i) => i.matchedBy)).toEqual([
+      "content: 3 works close to the topic",
+      "content: 1 work close to the topic",
+    ]);
     expect(s.rankedBy).toBe("topic_relevance");
     expect(s.unranked.map((i) => i.title)).toEqual(["Titled Only"]);
+  });
+
+  // the shares of the OpenAlex SYNERGY works (Cardiology concept scored >= 0.3): Circulation 3 of 7, Stroke 2 of 9
+  const cardiology: CollectionInventory = {
+    collection: "c",
+    documentCount: 75,
+    truncated: false,
+    builtAt: "2026-01-01T00:00:00Z",
+    entries: [
+      {
+        issns: ["0009-7322"],
+        journal: "Circulation",
+        publisher: null,
+        documents: 7,
+        subjects: [
+          { name: "Internal medicine", scheme: "openalex_concept", documents: 5 },
+          { name: "Cardiology", scheme: "openalex_concept", documents: 3 },
+        ],
+      },
+      { issns: ["0167-5273"], journal: "International Journal of Cardiology", publisher: null, documents: 3 },
+      {
+        issns: ["0039-2499"],
+        journal: "Stroke",
+        publisher: null,
+        documents: 9,
+        subjects: [{ name: "Cardiology", scheme: "openalex_concept", documents: 2 }],
+      },
+      {
+        issns: ["1072-3714"],
+        journal: "Menopause",
+        publisher: null,
+        documents: 40,
+        subjects: [
+          { name: "Cardiology", scheme: "openalex_concept", documents: 4 },
+          { name: "Hormone Replacement Therapy", scheme: "mesh", documents: 30 },
+        ],
+      },
+      {
+        issns: ["0002-8703"],
+        journal: "American Heart Journal",
+        publisher: null,
+        documents: 2,
+        subjects: [
+          { name: "Pediatric cardiology", scheme: "openalex_concept", documents: 1 },
+          { name: "Heart Diseases", scheme: "mesh", documents: 1 },
+        ],
+      },
+      {
+        issns: ["1234-5678"],
+        journal: "Hepatology",
+        publisher: null,
+        documents: 5,
+        subjects: [{ name: "Cardiology research methods", scheme: "openalex_concept", documents: 5 }],
+      },
+    ],
+  };
+  const cardiologyTable = journalLookupOf(
+    ["0009-7322", "0167-5273", "0039-2499", "1072-3714", "0002-8703", "1234-5678"].map((issn, i) =>
+      journal(issn, cardiology.entries[i]!.journal!, 100 - i),
+    ),
+  );
+
+  it("with a topic a subject names matches journals by subject or title and says how each matched", () => {
+    const s = journalScope(scope, cardiology, cardiologyTable, { topic: "cardiology", limit: 50, offset: 0 });
+    expect(s.items.map((i) => [i.title, i.matchedBy])).toEqual([
+      // by works on the subject, then by share: 3 of 3 before 3 of 7
+      ["International Journal of Cardiology", "title: names cardiology"],
+      ["Circulation", "subject: Cardiology (OpenAlex concept, 3 of 7 works)"],
+      ["American Heart Journal", "subject: Pediatric cardiology (OpenAlex concept, 1 of 2 works)"],
+    ]);
+    expect(s.total).toBe(3);
+    expect(s.rankedBy).toBe("topic_relevance");
+    // no content weights are needed, and any given are not used once a journal matched by subject
+    const withWeights = journalScope(scope, cardiology, cardiologyTable, {
+      topic: "cardiology",
+      topicWeights: new Map([["1072-3714", { weight: 9, documents: 20 }]]),
+      limit: 50,
+      offset: 0,
+    });
+    expect(withWeights.items.map((i) => i.title)).toEqual(s.items.map((i) => i.title));
+    // a MeSH heading matches as a concept does
+    const mesh = journalScope(scope, cardiology, cardiologyTable, {
+      topic: "hormone replacement therapy",
+      limit: 50,
+      offset: 0,
+    });
+    expect(mesh.items.map((i) => [i.title, i.matchedBy])).toEqual([
+      ["Menopause", "subject: Hormone Replacement Therapy (MeSH heading, 30 of 40 works)"],
+    ]);
+  });
+
+  it("with a topic no title or subject names falls back to content, and lists nothing without its weights", () => {
+    const none = journalScope(scope, cardiology, cardiologyTable, { topic: "gut microbiome", limit: 50, offset: 0 });
+    expect([none.total, none.items]).toEqual([0, []]);
+    const byContent = journalScope(scope, cardiology, cardiologyTable, {
+      topic: "gut microbiome",
+      topicWeights: new Map([["1072-3714", { weight: 0.5, documents: 1 }]]),
+      limit: 50,
+      offset: 0,
+    });
+    expect(byContent.items.map((i) => [i.title, i.matchedBy])).toEqual([
+      ["Menopause", "content: 1 work close to the topic"],
+    ]);
   });
 
   it("says so when the documents carry no journal metadata", () => {

@@ -68,6 +68,36 @@ describe("InventoryTally", () => {
     expect(forward.inventory("c", at).entries.reduce((sum, entry) => sum + entry.documents, 0)).toBe(200);
   });
 
+  it("counts the subjects of each journal's documents, once per document, keeping those on a quarter of them", () => {
+    const tally = new InventoryTally();
+    const cardiology = { name: "Cardiology", scheme: "openalex_concept" as const };
+    const heart = { name: "Heart Failure", scheme: "mesh" as const };
+    const surgery = { name: "Surgery", scheme: "openalex_concept" as const };
+    tally.add({ issn: ["0009-7322"], journal: "Circulation", subjects: [cardiology, heart, cardiology] });
+    tally.add({ issn: ["0009-7322"], journal: "Circulation", subjects: [cardiology, surgery] });
+    tally.add({ issn: ["0009-7322"], journal: "Circulation", subjects: [heart] });
+    tally.add({ issn: ["0009-7322"], journal: "Circulation" });
+    tally.add({ issn: ["0009-7322"], journal: "Circulation" });
+    tally.add({ issn: ["1072-3714"], journal: "Menopause", subjects: [] });
+    // a document without a journal has nowhere to be listed: its subjects are not kept
+    tally.add({ subjects: [cardiology] });
+    expect(tally.inventory("c").entries).toEqual([
+      {
+        issns: ["0009-7322"],
+        journal: "Circulation",
+        publisher: null,
+        documents: 5,
+        // Surgery, on 1 of 5 documents, is under a quarter of them
+        subjects: [
+          { ...cardiology, documents: 2 },
+          { ...heart, documents: 2 },
+        ],
+      },
+      { issns: ["1072-3714"], journal: "Menopause", publisher: null, documents: 1 },
+      { issns: [], journal: null, publisher: null, documents: 1 },
+    ]);
+  });
+
   it("keeps the largest entries past the cap, says so and still counts every document", () => {
     const tally = new InventoryTally();
     for (let n = 0; n <= MAX_INVENTORY_ENTRIES; n++) tally.add({ journal: `Journal ${n}` });

@@ -565,7 +565,11 @@ const OPERATIONS: Operation[] = [
     operationId: "listJournals",
     summary: "Journals in the key's scope of a collection",
     description:
-      "Free. Ranked by h-index, or with `topic` by how much relevant content each journal holds on it. The answer is a catalogue answer (the discovery fields at the top level, `intent` = `journals`). An unreachable or misspelled collection is 403 NO_COLLECTION_ACCESS.",
+      "Free. Ranked by h-index, or with `topic` by how much content each journal holds on it: journals whose title " +
+      "names the topic or whose works are classified under a subject naming it (OpenAlex concepts, MeSH headings), " +
+      "else, where none does, by the content a search of the topic finds; each row's `matchedBy` says which. The " +
+      "answer is a catalogue answer (the discovery fields at the top level, `intent` = `journals`). An unreachable " +
+      "or misspelled collection is 403 NO_COLLECTION_ACCESS.",
     query: queryParameters(journalsQuery),
     response: "Discovery",
     headers: BILLING_HEADERS,

@@ -78,6 +78,19 @@ const CatalogueItem = z.object({
     .meta({ description: "Collection rows of a meta-collection whose members' prices differ." }),
   name: z.string().optional().meta({ description: "Collection rows: the name to pass as `collection`." }),
   documents: z.number().int().optional().meta({ description: "Documents the item accounts for in this collection." }),
+  matchedBy: z
+    .string()
+    .optional()
+    .meta({
+      description: [
+        "Journal rows of a topic-scoped listing: how the journal matched the topic.",
+        "`title: names …`: its title names the topic.",
+        "`subject: Cardiology (OpenAlex concept, 3 of 4 works)`: a subject its works are classified under (an OpenAlex",
+        "concept or a MeSH heading) covers at least a quarter of its works here.",
+        "`content: 5 works close to the topic`: no journal of the collection matches by title or subject, so the",
+        "topic was searched and the journal holds works it found.",
+      ].join(" "),
+    }),
 });
 
 const ScopeBlock = z.object({

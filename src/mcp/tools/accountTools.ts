@@ -45,7 +45,9 @@ export const listCollectionsTool: ToolDefinition = {
 export const listJournalsTool: ToolDefinition = {
   name: "list_journals",
   description:
-    "Free: a collection's journals ranked by h-index, or by relevant content with `topic`. Pass a journal's ISSNs in an `issn` filter to search it.",
+    "Free: a collection's journals ranked by h-index, or with `topic` by subject (`matchedBy` says how each " +
+    "matched). " +
+    "Pass a journal's ISSNs in an `issn` filter to search it.",
   schemas: listJournalsSchemas,
   run: async ({ deps, auth }, args) => {
     const { collection, ...rest } = objectArgs(args);

@@ -131,7 +131,11 @@ export function createCatalogueService(deps: CatalogueDeps) {
         const scope = { name: collection.name, displayName: collection.displayName };
         const inventory = await deps.inventoryOf(collection);
         if (question.intent === "publishers") return publisherScope(scope, inventory, deps.journals, listing.limit);
-        const topicWeights = listing.topic ? await deps.topicWeights(collection, listing.topic) : undefined;
+        // journals match a topic by their titles and the subjects their documents carry; the topic is searched (its
+        // content weighed) only where no journal matched that way
+        const bySubject = journalScope(scope, inventory, deps.journals, listing);
+        if (listing.topic === null || bySubject.total + bySubject.unranked.length > 0) return bySubject;
+        const topicWeights = await deps.topicWeights(collection, listing.topic);
         return journalScope(scope, inventory, deps.journals, { ...listing, topicWeights });
       }),
     );

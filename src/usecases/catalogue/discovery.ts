@@ -2,7 +2,8 @@
 // table, next actions, a payment callout and the same answer as text. Pure: every input is passed in.
 import type { JournalRecord } from "../../journals/table.js";
 import type { CatalogueIntent } from "./intent.js";
-import type { CollectionInventory } from "../../domain/inventory.js";
+import type { CollectionInventory, SubjectCount } from "../../domain/inventory.js";
+import { subjectMatchOf, subjectWeight, topicReader } from "./subjectMatch.js";
 
 export interface CatalogueItem {
   kind: "journal" | "collection" | "publisher";
@@ -20,6 +21,8 @@ export interface CatalogueItem {
   name?: string;
   /** documents the item accounts for in this collection */
   documents?: number;
+  /** journal rows of a topic-scoped listing: how the journal matched the topic */
+  matchedBy?: string;
 }
 
 export interface ScopeBlock {
@@ -78,7 +81,7 @@ export function journalLookupOf(journals: readonly JournalRecord[]): JournalLook
 }
 
 /** Relevance of a journal's content to a topic, keyed by the chunk's first canonical ISSN, else its lower-cased title. */
-export type TopicWeights = ReadonlyMap<string, { weight: number }>;
+export type TopicWeights = ReadonlyMap<string, { weight: number; documents?: number }>;
 
 export interface JournalListOptions {
   topic: string | null;
@@ -96,6 +99,10 @@ interface JournalGroup {
   issns: Set<string>;
   documents: number;
   weight: number;
+  /** documents retrieved for the topic (content matches) */
+  topicDocuments: number;
+  subjects: Map<string, SubjectCount>;
+  matchedBy?: string;
 }
 
 const sameName = (a: string | null | undefined, b: string) => (a ?? "").trim().toLowerCase() === b.trim().toLowerCase();
@@ -111,6 +118,7 @@ function itemOf(g: JournalGroup): CatalogueItem {
     issnL: r?.issnL ?? null,
     issns: r ? [...r.issns] : [...g.issns].sort(),
     documents: g.documents,
+    ...(g.matchedBy ? { matchedBy: g.matchedBy } : {}),
   };
 }
 
@@ -130,17 +138,53 @@ function assignWeights(weights: TopicWeights, byIssn: JournalGroup[], byTitle: J
   const owner = new Map<string, JournalGroup>();
   for (const g of byIssn) for (const issn of [...g.issns, ...(g.record?.issns ?? [])]) owner.set(issn, g);
   for (const g of byTitle) owner.set(g.title.trim().toLowerCase(), g);
-  for (const [key, { weight }] of weights) {
+  for (const [key, { weight, documents }] of weights) {
     const g = owner.get(key);
-    if (g) g.weight += weight;
+    if (!g) continue;
+    g.weight += weight;
+    g.topicDocuments += documents ?? 0;
   }
+}
+
+/**
+ * Weights by subject: a journal whose title names the topic, or a subject of which covers enough of its documents
+ * (subjectMatch.ts), weighs its share on the subject and says how it matched; the others weigh 0. False when no journal
+ * matched, so the content weights rank instead.
+ */
+function assignSubjectWeights(topic: string, groups: JournalGroup[]): boolean {
+  const read = topicReader(topic);
+  if (!read) return false;
+  let any = false;
+  for (const g of groups) {
+    const match = subjectMatchOf(read, topic, {
+      title: g.record?.title ?? g.title,
+      documents: g.documents,
+      subjects: g.subjects.values(),
+    });
+    if (!match) continue;
+    any = true;
+    g.weight = subjectWeight(match);
+    g.matchedBy = match.matchedBy;
+  }
+  return any;
+}
+
+/** How a journal ranked by content matched: the documents the topic's search retrieved from it. */
+function contentMatch(g: JournalGroup): void {
+  if (g.weight > 0)
+    g.matchedBy = `content: ${g.topicDocuments} ${g.topicDocuments === 1 ? "work" : "works"} close to the topic`;
 }
 
 const hasAnyMetric = (r: JournalRecord): boolean =>
   r.h_index !== null || r.i10_index !== null || r.two_yr_mean_citedness !== null || r.impact_factor !== null;
 
 /** Groups a collection's inventory by journal: matched to the journals table, ISSNs the table lacks, titles only. */
-function journalGroups(inventory: CollectionInventory, lookup: JournalLookup, weights?: TopicWeights) {
+function journalGroups(
+  inventory: CollectionInventory,
+  lookup: JournalLookup,
+  topic: string | null,
+  weights?: TopicWeights,
+) {
   const matched = new Map<JournalRecord, JournalGroup>();
   const unresolved = new Map<string, JournalGroup>();
   const titleOnly = new Map<string, JournalGroup>();
@@ -164,6 +208,8 @@ function journalGroups(inventory: CollectionInventory, lookup: JournalLookup, we
         issns: new Set(),
         documents: 0,
         weight: 0,
+        topicDocuments: 0,
+        subjects: new Map(),
       };
       matched.set(record, group);
     } else if (e.issns.length > 0) {
@@ -175,6 +221,8 @@ function journalGroups(inventory: CollectionInventory, lookup: JournalLookup, we
         issns: new Set(),
         documents: 0,
         weight: 0,
+        topicDocuments: 0,
+        subjects: new Map(),
       };
       unresolved.set(key, group);
     } else if (e.journal) {
@@ -185,6 +233,8 @@ function journalGroups(inventory: CollectionInventory, lookup: JournalLookup, we
         issns: new Set(),
         documents: 0,
         weight: 0,
+        topicDocuments: 0,
+        subjects: new Map(),
       };
       titleOnly.set(key, group);
     } else {
@@ -193,8 +243,20 @@ function journalGroups(inventory: CollectionInventory, lookup: JournalLookup, we
     }
     for (const issn of e.issns) group.issns.add(issn);
     group.documents += e.documents;
+    for (const subject of e.subjects ?? []) {
+      const id = `${subject.scheme}\u0000${subject.name}`;
+      const count = group.subjects.get(id);
+      if (count) count.documents += subject.documents;
+      else group.subjects.set(id, { ...subject });
+    }
   }
-  if (weights) assignWeights(weights, [...matched.values(), ...unresolved.values()], [...titleOnly.values()]);
+  const groups = [...matched.values(), ...unresolved.values(), ...titleOnly.values()];
+  // a topic matches journals by subject where the documents carry one that names it, else by content
+  const bySubject = topic !== null && assignSubjectWeights(topic, groups);
+  if (topic !== null && !bySubject && weights) {
+    assignWeights(weights, [...matched.values(), ...unresolved.values()], [...titleOnly.values()]);
+    groups.forEach(contentMatch);
+  }
   const publishers = [...publisherDocs.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   return {
     matched: [...matched.values()],
@@ -214,7 +276,7 @@ export function journalScope(
   lookup: JournalLookup,
   options: JournalListOptions,
 ): ScopeBlock {
-  const g = journalGroups(inventory, lookup, options.topicWeights);
+  const g = journalGroups(inventory, lookup, options.topic, options.topicWeights);
   const narrow = (x: JournalGroup) =>
     (options.publisher === undefined || sameName(x.record?.publisher ?? x.publisher, options.publisher)) &&
     (options.minHIndex === undefined || (x.record?.h_index ?? -1) >= options.minHIndex) &&
@@ -271,7 +333,7 @@ export function publisherScope(
   lookup: JournalLookup,
   limit: number,
 ): ScopeBlock {
-  const g = journalGroups(inventory, lookup);
+  const g = journalGroups(inventory, lookup, null);
   const items: CatalogueItem[] = g.publishers.slice(0, limit).map(([title, documents]) => ({
     kind: "publisher",
     title,
@@ -333,7 +395,7 @@ export function sourceScope(
     ...(r.pricePer1000 !== undefined ? { pricePer1000: r.pricePer1000 } : {}),
     ...(r.priceRange !== undefined ? { priceRange: r.priceRange } : {}),
   }));
-  const groups = inventories.map((inv) => journalGroups(inv, lookup));
+  const groups = inventories.map((inv) => journalGroups(inv, lookup, null));
   const publishers = [...new Set(groups.flatMap((g) => g.publishers.map(([p]) => p)))];
   return {
     collection: scope.name,

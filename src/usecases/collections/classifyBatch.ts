@@ -76,6 +76,8 @@ export function classifyBatch(
       sections: item.sections,
       metadata: item.metadata,
       retracted: item.retracted ?? false,
+      // only where a source classifies its works, so the others keep their fingerprints
+      ...(item.subjects ? { subjects: item.subjects } : {}),
     });
     const before = known.get(item.doc_id);
     if (before?.fingerprint === fingerprint) {
@@ -96,6 +98,7 @@ export function classifyBatch(
         issn: item.metadata.issn ?? null,
         journal: item.metadata.journal ?? null,
         publisher: item.metadata.publisher ?? null,
+        ...(item.subjects ? { subjects: item.subjects } : {}),
       },
     });
   }
