@@ -8,8 +8,9 @@
 // Prints JSON, then a table. The first run embeds the corpus into data/bench (minutes); later runs reuse it.
 // Usage: npm run bench:quality [-- --engines embedded,opensearch] [--queries N] [--tune] [--fit] [--thresholds]
 //   --tune        sweeps fusion variants offline (alpha, BM25 normalization, candidate depth, missing BM25) on train
-//   --fit         fits the reranker's per-mode calibration (src/retrieval/rerank.ts CALIBRATION) on train
+//   --fit         fits one-score curves per mode on train (the relevance model itself: npm run bench:relevance)
 //   --thresholds  only the min_relevance table
+//   --calibration only the relevance calibration table (bench/relevanceCalibration.ts), which every full run ends with
 import { join } from "node:path";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -18,7 +19,6 @@ import { readComponent } from "../src/infra/components.js";
 import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
 import { HYBRID_ALPHA, hybridCandidateCount, dotProduct } from "../src/retrieval/fusion.js";
 import type { RetrievalMode, SearchEngine } from "../src/retrieval/port.js";
-import type { ModeCalibration } from "../src/retrieval/rerank.js";
 import { searchCollections } from "../src/usecases/search/pipeline.js";
 import { embedQueryCached } from "../src/retrieval/queryVectorCache.js";
 import {
@@ -35,6 +35,7 @@ import { selectRows } from "../src/retrieval/rowSelection.js";
 import { chargeLines, totalMicros } from "../src/domain/organization.js";
 import { pricePer1000Micros } from "../src/domain/catalog.js";
 import { formatCredits } from "../src/domain/money.js";
+import { calibrationSection } from "./relevanceCalibration.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -43,6 +44,7 @@ const { values: args } = parseArgs({
     tune: { type: "boolean", default: false },
     fit: { type: "boolean", default: false },
     thresholds: { type: "boolean", default: false },
+    calibration: { type: "boolean", default: false },
   },
 });
 
@@ -395,6 +397,12 @@ min_relevance on ${queries} train queries, ${SEARCH_LIMIT} rows each, scifact (h
     );
 }
 
+/** One engine score's logistic curve (what the reranker used before src/retrieval/relevance.ts). */
+interface ModeCalibration {
+  intercept: number;
+  slope: number;
+}
+
 /** Logistic regression of relevance on one engine score (Newton's method, two parameters). */
 function fitLogistic(samples: Array<{ x: number; y: number }>): ModeCalibration {
   let a = 0;
@@ -456,6 +464,10 @@ async function fit(
 }
 
 async function main(): Promise<void> {
+  if (args.calibration) {
+    await calibrationSection();
+    return;
+  }
   const engines = args.engines
     .split(",")
     .map((name) => name.trim())
@@ -595,6 +607,8 @@ async function main(): Promise<void> {
     await node?.stop();
     await index.close();
   }
+  if (!args.tune && !args.fit && !args.thresholds)
+    console.log(JSON.stringify({ relevanceCalibration: await calibrationSection() }));
 }
 
 await main();
