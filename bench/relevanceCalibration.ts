@@ -1,9 +1,10 @@
 // Whether `relevance` reads as a probability: mean relevance against the share of rows whose work answers the
 // request, per retrieval mode and per query form, before (the per-mode curves of one engine score fitted on SciFact
 // claims alone) and after (src/retrieval/relevanceModel.json), and how far the top row's relevance moves between a
-// question and keywords for the same need (SYNERGY held-out phrasings). bench/fitRelevance.ts and bench:quality print it.
+// question and keywords for the same need (SYNERGY held-out phrasings). bench/fitRelevance.ts and bench:quality
+// print it.
 import type { RetrievalMode } from "../src/retrieval/port.js";
-import { queryForm, RELEVANCE_MODEL, relevanceOf, type RelevanceModel } from "../src/retrieval/relevance.js";
+import { RELEVANCE_MODEL, relevanceOf, requestTraits, type RelevanceModel } from "../src/retrieval/relevance.js";
 import {
   drawSamples,
   loadRelevanceQueries,
@@ -28,7 +29,7 @@ export const before: Predictor = (s) =>
 export const afterWith =
   (model: RelevanceModel): Predictor =>
   (s, q) =>
-    relevanceOf(model[s.mode], { score: s.score, best: s.best, form: queryForm(q.text) });
+    relevanceOf(model[s.mode], { score: s.score, best: s.best, request: requestTraits(q.text) });
 
 /** The groups reported: where the request comes from, how it is phrased, which split. */
 export const GROUPS: Array<{ name: string; keep: (q: RelevanceQuery) => boolean }> = [
@@ -50,7 +51,9 @@ export const GROUPS: Array<{ name: string; keep: (q: RelevanceQuery) => boolean 
     name: "SYNERGY held-out, keywords",
     keep: (q) => q.dataset === "synergy" && q.split === "heldout" && q.form === "keywords",
   },
-  { name: "asked of the wrong collection", keep: (q) => q.dataset !== q.asked },
+  { name: "asked of the wrong collection", keep: (q) => q.dataset !== q.asked && q.dataset !== "phrase" },
+  { name: "rare phrases, fit", keep: (q) => q.dataset === "phrase" && q.split === "fit" },
+  { name: "rare phrases, held-out", keep: (q) => q.dataset === "phrase" && q.split === "heldout" },
 ];
 
 export interface GroupCalibration {
@@ -166,7 +169,12 @@ export function calibrationReport(
     MODES.map((mode) => {
       const rows = samples.filter((s) => {
         const q = byId.get(s.query)!;
-        return s.mode === mode && q.dataset === q.asked && (q.dataset === "scifact" || q.split === "heldout");
+        return (
+          s.mode === mode &&
+          q.dataset !== "phrase" &&
+          q.dataset === q.asked &&
+          (q.dataset === "scifact" || q.split === "heldout")
+        );
       });
       const points = (predict: Predictor) => rows.map((s) => ({ p: predict(s, byId.get(s.query)!), y: s.label }));
       return [mode, { before: bandsOf(points(before)), after: bandsOf(points(after)) }];
@@ -180,7 +188,8 @@ export function printCalibrationReport(report: CalibrationReport): void {
     "\nrelevance calibration: rows = the first 30 chunks of each request, observed = share whose work answers it",
   );
   console.log(
-    "mode    group                                rows  observed  before: mean   ECE  top1 | after: mean   ECE  top1 | top1 observed",
+    "mode    group                                rows  observed  before: mean   ECE  top1 |" +
+      " after: mean   ECE  top1 | top1 observed",
   );
   for (const g of report.groups) {
     console.log(
@@ -205,7 +214,12 @@ export function printCalibrationReport(report: CalibrationReport): void {
   console.log("mode     before: question keywords  k-q  mean|q-k|   after: question keywords  k-q  mean|q-k|");
   for (const f of report.formGap) {
     const cells = (x: FormGap["before"]) =>
-      `${x.question.toFixed(3).padStart(8)} ${x.keywords.toFixed(3).padStart(8)} ${x.difference.toFixed(3).padStart(6)} ${x.meanAbsolutePairDifference.toFixed(3).padStart(9)}`;
+      [
+        x.question.toFixed(3).padStart(8),
+        x.keywords.toFixed(3).padStart(8),
+        x.difference.toFixed(3).padStart(6),
+        x.meanAbsolutePairDifference.toFixed(3).padStart(9),
+      ].join(" ");
     console.log(`${f.mode.padEnd(8)} ${cells(f.before).padStart(34)}   ${cells(f.after).padStart(32)}`);
   }
   console.log("\nbands of relevance (SciFact train and SYNERGY held-out rows): rows, mean relevance / observed");
@@ -215,7 +229,8 @@ export function printCalibrationReport(report: CalibrationReport): void {
         .filter((b) => b.rows > 0)
         .map(
           (b) =>
-            `[${b.from.toFixed(1)},${b.to.toFixed(1)}) ${b.rows} ${b.meanRelevance.toFixed(2)}/${b.observed.toFixed(2)}`,
+            `[${b.from.toFixed(1)},${b.to.toFixed(1)}) ${b.rows} ` +
+            `${b.meanRelevance.toFixed(2)}/${b.observed.toFixed(2)}`,
         )
         .join("  ");
     console.log(`${mode} before: ${line(report.bands[mode].before)}`);
@@ -224,15 +239,83 @@ export function printCalibrationReport(report: CalibrationReport): void {
 }
 
 /** bench:quality's calibration section: draws the samples on the bench index and prints the report. */
-export async function calibrationSection(): Promise<CalibrationReport> {
+export async function calibrationSection(): Promise<CalibrationReport & { rarePhrases: RarePhraseFigures[] }> {
   const index = await openCalibrationIndex();
   try {
     const queries = await loadRelevanceQueries(index.config);
     const samples = await drawSamples(index, queries);
     const report = calibrationReport(queries, samples);
     printCalibrationReport(report);
-    return report;
+    const rarePhrases = rarePhraseFigures(queries, samples);
+    printRarePhraseFigures(rarePhrases);
+    return { ...report, rarePhrases };
   } finally {
     await index.close();
+  }
+}
+
+/** The thresholds a rare phrase's exact matches are measured against (docs/api.md's recommendation is one of them). */
+export const PHRASE_THRESHOLDS = [0.005, 0.01, 0.02, 0.05];
+
+export interface RarePhraseFigures {
+  mode: RetrievalMode;
+  phrases: number;
+  /** rows among each held-out phrase's first 10 whose work holds the exact phrase */
+  exactRows: number;
+  min: number;
+  p05: number;
+  median: number;
+  /** share of the exact rows below each threshold, before and after */
+  belowBefore: Record<string, number>;
+  belowAfter: Record<string, number>;
+}
+
+/** The held-out rare phrases' exact matches among their first 10 rows: how many a threshold would hide. */
+export function rarePhraseFigures(
+  queries: readonly RelevanceQuery[],
+  samples: readonly RelevanceSample[],
+  model: RelevanceModel = RELEVANCE_MODEL,
+): RarePhraseFigures[] {
+  const after = afterWith(model);
+  const byId = new Map(queries.map((q) => [q.id, q]));
+  const heldout = (q: RelevanceQuery) => q.dataset === "phrase" && q.split === "heldout";
+  return MODES.map((mode) => {
+    const rows = samples
+      .filter((s) => s.mode === mode && s.rank < 10 && s.label === 1 && heldout(byId.get(s.query)!))
+      .map((s) => ({ before: before(s, byId.get(s.query)!), after: after(s, byId.get(s.query)!) }));
+    const sorted = rows.map((r) => r.after).sort((a, b) => a - b);
+    const below = (key: "before" | "after") =>
+      Object.fromEntries(
+        PHRASE_THRESHOLDS.map((t) => [
+          String(t),
+          round3(rows.filter((r) => r[key] < t).length / Math.max(1, rows.length)),
+        ]),
+      );
+    return {
+      mode,
+      phrases: queries.filter(heldout).length,
+      exactRows: rows.length,
+      min: round3(sorted[0] ?? 0),
+      p05: round3(sorted[Math.floor(sorted.length * 0.05)] ?? 0),
+      median: round3(sorted[Math.floor(sorted.length / 2)] ?? 0),
+      belowBefore: below("before"),
+      belowAfter: below("after"),
+    };
+  });
+}
+
+export function printRarePhraseFigures(figures: readonly RarePhraseFigures[]): void {
+  console.log(
+    `\nexact matches of rare phrases (SciFact, ${figures[0]?.phrases ?? 0} held-out phrases held by 8-12 documents, ` +
+      "their first 10 rows)",
+  );
+  console.log(`mode     rows    min    p05  median   share below ${PHRASE_THRESHOLDS.join(" / ")}: before | after`);
+  for (const f of figures) {
+    const cells = (below: Record<string, number>) =>
+      PHRASE_THRESHOLDS.map((t) => below[String(t)]!.toFixed(3)).join(" ");
+    console.log(
+      `${f.mode.padEnd(7)} ${String(f.exactRows).padStart(5)}  ${f.min.toFixed(3)}  ${f.p05.toFixed(3)}  ` +
+        `${f.median.toFixed(3)}   ${cells(f.belowBefore)} | ${cells(f.belowAfter)}`,
+    );
   }
 }

@@ -5,7 +5,8 @@
 // fill the gaps of those: each SciFact claim as keywords (its words without stop words and punctuation: the same
 // need and judgements in another form), and requests asked of the collection that cannot answer them (SYNERGY
 // phrasings of SciFact, 100 SciFact claims of openalex-synergy; every row a 0), so that a list's best row is
-// not taken as relevant because it is its list's best.
+// not taken as relevant because it is its list's best. And rare three-word phrases of SciFact asked as keywords,
+// answered by the documents that hold them (what a reader who types a rare phrase expects: no exact match hidden).
 // SciFact: the document is judged relevant to the claim (qrels/train.tsv). SYNERGY: the work was included in that
 // review (label_included = 1); a work only screened for it (in its candidate set) is not, since every candidate is
 // on the review's topic and "on topic" is not "answers the request".
@@ -29,8 +30,11 @@ import { REPO_ROOT } from "../src/app/config.js";
 export const MODES: RetrievalMode[] = ["sparse", "dense", "hybrid"];
 /** chunks per query and mode: the most a default search page shows three times over */
 export const SAMPLE_DEPTH = 30;
+/** rare phrases asked as requests, half of them fit and half held out */
+export const RARE_PHRASES = 120;
 
-export type Dataset = "scifact" | "synergy";
+/** where a request's labels come from: SciFact judgements, SYNERGY inclusions, or the documents holding a phrase */
+export type Dataset = "scifact" | "synergy" | "phrase";
 export type Split = "fit" | "heldout";
 
 export interface RelevanceQuery {
@@ -38,7 +42,7 @@ export interface RelevanceQuery {
   /** where the request comes from (its labels) */
   dataset: Dataset;
   /** the collection it is asked of; another than `dataset`'s for the off-collection requests */
-  asked: Dataset;
+  asked: "scifact" | "synergy";
   split: Split;
   form: QueryForm;
   /** the SYNERGY review whose need it phrases; the SciFact claim id otherwise */
@@ -124,7 +128,60 @@ export async function loadRelevanceQueries(config: Config): Promise<RelevanceQue
       }
     }
   }
+  for (const [i, phrase] of (await rarePhrases(config.dataRoot)).entries())
+    out.push({
+      id: `phrase:${phrase.phrase}`,
+      dataset: "phrase",
+      asked: "scifact",
+      split: i % 2 === 0 ? "fit" : "heldout",
+      form: "keywords",
+      need: phrase.phrase,
+      text: phrase.phrase,
+      answers: phrase.holders,
+    });
   return out;
+}
+
+/** A phrase in lower case with every run of other characters one space, padded with spaces. */
+export const normalizePhrase = (text: string): string =>
+  ` ${text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim()} `;
+
+/**
+ * Every three-word phrase of SciFact (no stop word, no word starting with a digit, none shorter than 3 letters) that
+ * exactly 8 to 12 documents hold in their title or abstract, picked evenly from the sorted list, up to `limit`, with
+ * those documents: a request for a rare phrase is answered by the works that hold it.
+ */
+export async function rarePhrases(
+  dataRoot: string,
+  limit = RARE_PHRASES,
+): Promise<Array<{ phrase: string; holders: Set<string> }>> {
+  const corpus = (await readFile(join(dataRoot, "scifact", "corpus.jsonl"), "utf8"))
+    .split(/\r?\n/)
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as { _id: string | number; title: string; text: string });
+  const holders = new Map<string, Set<string>>();
+  for (const doc of corpus) {
+    const words = normalizePhrase(`${doc.title} ${doc.text}`).trim().split(" ");
+    for (let i = 0; i + 2 < words.length; i++) {
+      const three = words.slice(i, i + 3);
+      if (three.some((w) => ENGLISH_STOP_WORDS.has(w) || /^\d/.test(w) || w.length < 3)) continue;
+      const phrase = three.join(" ");
+      let set = holders.get(phrase);
+      if (!set) holders.set(phrase, (set = new Set()));
+      set.add(String(doc._id));
+    }
+  }
+  const rare = [...holders]
+    .filter(([, docs]) => docs.size >= 8 && docs.size <= 12)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const step = Math.max(1, Math.floor(rare.length / limit));
+  return rare
+    .filter((_, i) => i % step === 0)
+    .slice(0, limit)
+    .map(([phrase, docs]) => ({ phrase, holders: docs }));
 }
 
 /** A claim as keywords: its words in order, without stop words and punctuation. */
@@ -152,7 +209,7 @@ export async function synergyIncluded(dataRoot: string): Promise<Map<string, Set
 
 export interface CalibrationIndex {
   config: Config;
-  collections: Record<Dataset, PlainCollection>;
+  collections: Record<"scifact" | "synergy", PlainCollection>;
   embedder: OnnxEmbedder;
   engine: SearchEngine;
   close(): Promise<void>;

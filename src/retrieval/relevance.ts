@@ -4,6 +4,7 @@
 import fitted from "./relevanceModel.json" with { type: "json" };
 import type { RetrievalMode } from "./port.js";
 import { ENGLISH_STOP_WORDS, tokenizeStandard } from "./text/englishAnalyzer.js";
+import { bm25QueryTerms } from "./text/luceneBm25.js";
 
 /** How a request is phrased: a question, a claim (a statement to check) or keywords. */
 export type QueryForm = "question" | "claim" | "keywords";
@@ -17,10 +18,10 @@ const QUESTION_OPENERS: ReadonlySet<string> = new Set(
 );
 
 /**
- * The form of a request: a question when it ends with "?" or opens with an interrogative or auxiliary verb; keywords
- * when it holds words, at most one of them a stop word (at most a quarter of its words) and does not end as a sentence does; else a
- * claim. The wording shifts engine scores (a question's extra words are part of the query's BM25 ceiling but rarely
- * in a passage), and the model corrects for it by form.
+ * The form of a request: a question when it ends with "?" or opens with an interrogative or auxiliary verb;
+ * keywords when it holds words, at most one of them a stop word (at most a quarter of its words), and does not end
+ * as a sentence does; else a claim. The wording shifts engine scores (a question's extra words are part of the
+ * query's BM25 ceiling but rarely in a passage), and the model corrects for it by form.
  */
 export function queryForm(text: string): QueryForm {
   const trimmed = text.trim();
@@ -31,7 +32,21 @@ export function queryForm(text: string): QueryForm {
   return "claim";
 }
 
-/** One mode's coefficients on the raw features: z = intercept + score·s + gap·(s - best) + the form's offset. */
+/** What the model reads of a request: its form and how many distinct terms it holds once analyzed. */
+export interface RequestTraits {
+  form: QueryForm;
+  /** distinct analyzed terms (the BM25 query's clauses); a short request's passages sit at lower cosines */
+  terms: number;
+}
+
+export function requestTraits(text: string): RequestTraits {
+  return { form: queryForm(text), terms: bm25QueryTerms(text).size };
+}
+
+/**
+ * One mode's coefficients on the raw features:
+ * z = intercept + score·s + gap·(s - best) + the form's offset + logTerms·ln(max(1, terms)).
+ */
 export interface RelevanceCoefficients {
   intercept: number;
   /** weight of the row's engine score (fusion.ts: 0..1, absolute) */
@@ -41,6 +56,7 @@ export interface RelevanceCoefficients {
   /** offsets of a question and of keywords against a claim */
   question: number;
   keywords: number;
+  logTerms: number;
 }
 
 export type RelevanceModel = Readonly<Record<RetrievalMode, RelevanceCoefficients>>;
@@ -57,7 +73,7 @@ export interface RelevanceInput {
    * another collection's, so a row's relevance does not change with what else was searched)
    */
   best: number;
-  form: QueryForm;
+  request: RequestTraits;
 }
 
 /**
@@ -66,10 +82,19 @@ export interface RelevanceInput {
  * so sorting a list by relevance keeps the engine's order.
  */
 export function relevanceOf(coefficients: RelevanceCoefficients, input: RelevanceInput): number {
+  const { form, terms } = input.request;
   const z =
     coefficients.intercept +
     coefficients.score * input.score +
     coefficients.gap * (input.score - input.best) +
-    (input.form === "question" ? coefficients.question : input.form === "keywords" ? coefficients.keywords : 0);
+    (form === "question" ? coefficients.question : form === "keywords" ? coefficients.keywords : 0) +
+    coefficients.logTerms * Math.log(Math.max(1, terms));
   return 1 / (1 + Math.exp(-z));
 }
+
+/**
+ * The min_relevance docs/api.md recommends to a client that pays per row and wants most of what is there. Derived with
+ * bench:quality (the threshold table and the rare-phrase figures): the highest threshold under which no exact match
+ * of a rare phrase falls; test/search/rarePhrase.int.spec.ts fails if one does.
+ */
+export const RECOMMENDED_MIN_RELEVANCE = 0.02;

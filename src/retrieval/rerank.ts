@@ -1,7 +1,7 @@
 // The reranker: puts every candidate of every searched collection on one relevance scale (0..1) and merges them.
 import { compareRanked } from "./fusion.js";
 import type { RetrievalMode, SearchHit } from "./port.js";
-import { RELEVANCE_MODEL, relevanceOf, type QueryForm, type RelevanceModel } from "./relevance.js";
+import { RELEVANCE_MODEL, relevanceOf, type RelevanceModel, type RequestTraits } from "./relevance.js";
 
 /** One engine's hits for one physical collection, searched in that collection's mode. */
 export interface RankedList {
@@ -28,7 +28,7 @@ export const roundRelevance = (x: number): number => Math.round(Math.min(1, Math
 /**
  * Merges per-collection hit lists into the best `limit` on the relevance scale (relevance.ts). Each list is already
  * the best of its collection by engine score, and relevance rises with the score within a list (one best score, one
- * query form), so the top `limit` of each list is enough and each list keeps its engine order. A row's relevance
+ * request), so the top `limit` of each list is enough and each list keeps its engine order. A row's relevance
  * reads its own list only (its score against that list's best), never another collection's rows.
  * Ties break as the engines break them (score, cosine, BM25, chunk id), then by list key, so the order is total.
  * A chunk is one result however it was reached: a meta-collection requested beside one of its members searches that
@@ -37,7 +37,7 @@ export const roundRelevance = (x: number): number => Math.round(Math.min(1, Math
 export function mergeByRelevance(
   lists: readonly RankedList[],
   limit: number,
-  form: QueryForm,
+  request: RequestTraits,
   model: RelevanceModel = RELEVANCE_MODEL,
 ): MergedHit[] {
   const all: MergedHit[] = [];
@@ -45,7 +45,7 @@ export function mergeByRelevance(
     // the engine returns its list best first; the maximum guards a list handed over in another order
     const best = list.hits.reduce((max, hit) => Math.max(max, hit.score), -Infinity);
     for (const hit of list.hits) {
-      const calibrated = relevanceOf(model[list.mode], { score: hit.score, best, form });
+      const calibrated = relevanceOf(model[list.mode], { score: hit.score, best, request });
       all.push({ listKey: list.key, source: list.source, hit, calibrated, relevance: roundRelevance(calibrated) });
     }
   }

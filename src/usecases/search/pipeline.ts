@@ -17,7 +17,7 @@ import { chargeLines } from "../../domain/organization.js";
 import type { CollectionCharge } from "../../domain/events.js";
 import { costForTokens } from "../../domain/money.js";
 import { mergeByRelevance, type MergedHit, type RankedList } from "../../retrieval/rerank.js";
-import { queryForm } from "../../retrieval/relevance.js";
+import { requestTraits } from "../../retrieval/relevance.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
 import { isFragment } from "../../ingest/chunk.js";
 import { checkPinnedDois } from "../../filters/doiReach.js";
@@ -246,7 +246,7 @@ export async function searchCollections(
       }
     }),
   );
-  return mergeByRelevance(lists, limit, queryForm(query));
+  return mergeByRelevance(lists, limit, requestTraits(query));
 }
 
 /**
