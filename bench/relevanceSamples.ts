@@ -12,18 +12,15 @@
 // on the review's topic and "on topic" is not "answers the request".
 import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { openEmbedder, openIngestEmbedder } from "../src/app/composition.js";
+import { openEmbedder } from "../src/app/composition.js";
 import { loadCollectionCatalog, type PlainCollection } from "../src/domain/catalog.js";
 import type { OnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
-import { ingestCollection } from "../src/ingest/ingestCollection.js";
-import { createProgressReporter, pipelineProgress } from "../src/ingest/progressReport.js";
-import { loadRetractedDois } from "../src/ingest/retractions.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import type { RetrievalMode, SearchEngine } from "../src/retrieval/port.js";
 import type { QueryForm } from "../src/retrieval/relevance.js";
 import { searchCollections } from "../src/usecases/search/pipeline.js";
 import { ENGLISH_STOP_WORDS, tokenizeStandard } from "../src/retrieval/text/englishAnalyzer.js";
-import { benchConfig, loadScifactJudgements } from "./scifactBench.js";
+import { benchConfig, ingestIntoBench, loadScifactJudgements } from "./scifactBench.js";
 import type { Config } from "../src/app/config.js";
 import { REPO_ROOT } from "../src/app/config.js";
 
@@ -230,25 +227,7 @@ export async function openCalibrationIndex(): Promise<CalibrationIndex> {
   const collections = { scifact: plain("scifact"), synergy: plain("openalex-synergy") };
   const embedder = await openEmbedder(config);
   const engine = createEmbeddedEngine({ dir: join(config.dataDir, "index") });
-  const ingestEmbedder = await openIngestEmbedder(config);
-  const bar = createProgressReporter();
-  try {
-    for (const collection of Object.values(collections)) {
-      await ingestCollection({
-        collection,
-        dataRoot: config.dataRoot,
-        engine,
-        embedder: ingestEmbedder,
-        tokenizer: embedder.tokenizer,
-        retracted: await loadRetractedDois(config.dataRoot),
-        fingerprintFile: join(config.dataDir, "ingest-fingerprints.embedded.json"),
-        onProgress: pipelineProgress(bar),
-      });
-    }
-  } finally {
-    bar.stop();
-    await ingestEmbedder.close();
-  }
+  await ingestIntoBench(config, engine, Object.values(collections), embedder.tokenizer);
   return {
     config,
     collections,
