@@ -100,8 +100,8 @@ export function bandsOf(
       from,
       to: Math.min(1, to),
       rows: inBand.length,
-      meanRelevance: mean(inBand.map((pt) => pt.p)),
-      observed: mean(inBand.map((pt) => pt.y)),
+      meanRelevance: round3(mean(inBand.map((pt) => pt.p))),
+      observed: round3(mean(inBand.map((pt) => pt.y))),
     };
   });
 }
