@@ -13,14 +13,13 @@
 import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { openEmbedder } from "../src/app/composition.js";
-import { loadCollectionCatalog, type PlainCollection } from "../src/domain/catalog.js";
 import type { OnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import type { RetrievalMode, SearchEngine } from "../src/retrieval/port.js";
 import type { QueryForm } from "../src/retrieval/relevance.js";
 import { searchCollections } from "../src/usecases/search/pipeline.js";
 import { ENGLISH_STOP_WORDS, tokenizeStandard } from "../src/retrieval/text/englishAnalyzer.js";
-import { benchConfig, ingestIntoBench, loadScifactJudgements } from "./scifactBench.js";
+import { benchCollection, benchConfig, ingestIntoBench, loadScifactJudgements } from "./scifactBench.js";
 import type { Config } from "../src/app/config.js";
 import { REPO_ROOT } from "../src/app/config.js";
 
@@ -206,7 +205,7 @@ export async function synergyIncluded(dataRoot: string): Promise<Map<string, Set
 
 export interface CalibrationIndex {
   config: Config;
-  collections: Record<"scifact" | "synergy", PlainCollection>;
+  collections: Record<"scifact" | "synergy", Awaited<ReturnType<typeof benchCollection>>>;
   embedder: OnnxEmbedder;
   engine: SearchEngine;
   close(): Promise<void>;
@@ -218,13 +217,10 @@ export interface CalibrationIndex {
  */
 export async function openCalibrationIndex(): Promise<CalibrationIndex> {
   const config = benchConfig();
-  const catalog = await loadCollectionCatalog(config.collectionsConfig);
-  const plain = (name: string): PlainCollection => {
-    const entry = catalog.resolveCollection(name);
-    if (!entry || entry.type !== "plain") throw new Error(`collection ${name} is not configured as a plain collection`);
-    return entry;
+  const collections = {
+    scifact: await benchCollection(config, "scifact"),
+    synergy: await benchCollection(config, "openalex-synergy"),
   };
-  const collections = { scifact: plain("scifact"), synergy: plain("openalex-synergy") };
   const embedder = await openEmbedder(config);
   const engine = createEmbeddedEngine({ dir: join(config.dataDir, "index") });
   await ingestIntoBench(config, engine, Object.values(collections), embedder.tokenizer);

@@ -36,10 +36,14 @@ export function benchConfig(): Config {
 }
 
 export async function scifactCollection(config: Config): Promise<PlainCollection> {
+  return benchCollection(config, SCIFACT_COLLECTION);
+}
+
+/** A plain collection of the configured catalogue, by name. */
+export async function benchCollection(config: Config, name: string): Promise<PlainCollection> {
   const catalog = await loadCollectionCatalog(config.collectionsConfig);
-  const entry = catalog.resolveCollection(SCIFACT_COLLECTION);
-  if (!entry || entry.type !== "plain")
-    throw new Error(`collection ${SCIFACT_COLLECTION} is not configured as a plain collection`);
+  const entry = catalog.resolveCollection(name);
+  if (!entry || entry.type !== "plain") throw new Error(`collection ${name} is not configured as a plain collection`);
   return entry;
 }
 
