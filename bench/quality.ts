@@ -5,12 +5,19 @@
 // It also prints what a min_relevance threshold does to a default search (10 rows, the collection's own mode, the
 // embedded engine): for each threshold the share of rows held back, the share of relevant rows lost and the cost per
 // relevant row delivered (the recommendation in docs/api.md comes from it).
+// It prints the figures of the served answers too (nDCG@10 of a default search's 10 rows, and of 10 rows one per
+// document), and the SYNERGY reviews (bench/synergyBench.ts: our phrasings of ten systematic reviews' needs, as
+// questions and as keywords, in the openalex-synergy collection): topical precision@10 and included recall@30 and
+// @100 per query form. Each of these is shown before and after a document's further chunks are set below its first
+// (src/retrieval/repeats.ts).
 // Prints JSON, then a table. The first run embeds the corpus into data/bench (minutes); later runs reuse it.
 // Usage: npm run bench:quality [-- --engines embedded,opensearch] [--queries N] [--tune] [--fit] [--thresholds]
+//   [--synergy]
 //   --tune        sweeps fusion variants offline (alpha, BM25 normalization, candidate depth, missing BM25) on train
 //   --fit         fits one-score curves per mode on train (the relevance model itself: npm run bench:relevance)
 //   --thresholds  only the min_relevance table
 //   --calibration only the relevance calibration table (bench/relevanceCalibration.ts), which every full run ends with
+//   --synergy     only the SYNERGY figures and the served SciFact figures, before and after (about a minute)
 import { join } from "node:path";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -33,9 +40,22 @@ import {
 import { documentRanking, mean, ndcgAt, recallAt } from "./retrievalMetrics.js";
 import { selectRows } from "../src/retrieval/rowSelection.js";
 import { chargeLines, totalMicros } from "../src/domain/organization.js";
-import { pricePer1000Micros } from "../src/domain/catalog.js";
+import { pricePer1000Micros } from "../src/domain/collectionDefinitions.js";
 import { formatCredits } from "../src/domain/money.js";
 import { calibrationSection } from "./relevanceCalibration.js";
+import { REPEAT_CHUNK_PENALTY } from "../src/retrieval/repeats.js";
+import { MAX_DOCUMENT_DEPTH } from "../src/usecases/search/pipeline.js";
+import {
+  loadSynergyLabels,
+  loadSynergyQueries,
+  QUERY_FORMS,
+  SPLITS,
+  SYNERGY_COLLECTION,
+  synergyTable,
+  type SynergyFigures,
+} from "./synergyBench.js";
+import { ingestBenchCollection, preparedRecords } from "./scifactBench.js";
+import { firstPerDocument } from "../src/retrieval/rowSelection.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -45,6 +65,7 @@ const { values: args } = parseArgs({
     fit: { type: "boolean", default: false },
     thresholds: { type: "boolean", default: false },
     calibration: { type: "boolean", default: false },
+    synergy: { type: "boolean", default: false },
   },
 });
 
@@ -76,6 +97,7 @@ async function evaluate(
   mode: RetrievalMode,
   queries: BenchQuery[],
   relevant: Map<string, Set<string>>,
+  repeatPenalty: number = REPEAT_CHUNK_PENALTY,
 ): Promise<ModeFigures> {
   const ndcg: number[] = [];
   const recall: number[] = [];
@@ -87,6 +109,8 @@ async function evaluate(
       [{ key: SCIFACT_COLLECTION, collection }],
       query.text,
       CHUNK_DEPTH,
+      undefined,
+      repeatPenalty,
     );
     const ranking = documentRanking(merged.map((m) => String(m.hit.chunk.metadata.doc_id)));
     const judged = relevant.get(query.id) ?? new Set<string>();
@@ -397,6 +421,134 @@ min_relevance on ${queries} train queries, ${SEARCH_LIMIT} rows each, scifact (h
     );
 }
 
+/** What a customer is served: nDCG@10 of a default search's 10 rows, and of 10 rows one per document. */
+interface ServedFigures {
+  rows10: number;
+  onePerDocument10: number;
+}
+
+/**
+ * A default search (limit 10, every row: a document may fill two rows) and one with one_per_document, searched as
+ * the service searches it (3 chunks per row asked, three times deeper while documents repeat, up to
+ * MAX_DOCUMENT_DEPTH), on the embedded engine in the collection's mode.
+ */
+async function servedFigures(
+  index: ScifactIndex,
+  queries: BenchQuery[],
+  relevant: Map<string, Set<string>>,
+  repeatPenalty: number,
+): Promise<ServedFigures> {
+  const rows10: number[] = [];
+  const onePerDocument10: number[] = [];
+  const search = (text: string, depth: number) =>
+    searchCollections(
+      { engine: index.embedded, embedder: index.embedder },
+      [{ key: SCIFACT_COLLECTION, collection: index.collection }],
+      text,
+      depth,
+      undefined,
+      repeatPenalty,
+    );
+  const docOf = (m: { source: string; hit: { chunk: { metadata: Record<string, unknown> } } }) => ({
+    physical: m.source,
+    metadata: { doc_id: String(m.hit.chunk.metadata.doc_id) },
+  });
+  for (const query of queries) {
+    const judged = relevant.get(query.id) ?? new Set<string>();
+    const rows = await search(query.text, SEARCH_LIMIT);
+    rows10.push(ndcgAt(documentRanking(rows.map((m) => String(m.hit.chunk.metadata.doc_id))), judged, 10));
+    let depth = SEARCH_LIMIT * 3;
+    for (;;) {
+      const merged = await search(query.text, depth);
+      const firsts = firstPerDocument(merged, docOf, SEARCH_LIMIT);
+      if (firsts.length >= SEARCH_LIMIT || merged.length < depth || depth >= MAX_DOCUMENT_DEPTH) {
+        onePerDocument10.push(
+          ndcgAt(
+            firsts.map((m) => String(m.hit.chunk.metadata.doc_id)),
+            judged,
+            10,
+          ),
+        );
+        break;
+      }
+      depth = Math.min(MAX_DOCUMENT_DEPTH, depth * 3);
+    }
+  }
+  return { rows10: round4(mean(rows10)), onePerDocument10: round4(mean(onePerDocument10)) };
+}
+
+/**
+ * The SYNERGY reviews' phrasings searched in openalex-synergy (its own mode, the embedded engine, CHUNK_DEPTH chunks)
+ * before and after repeats are demoted; the collection is ingested into the bench index first (its
+ * passages come from the shipped vectors, so nothing is embedded).
+ */
+async function synergySection(index: ScifactIndex): Promise<{
+  collection: string;
+  works: number;
+  included: { total: number; held: number };
+  before: Record<string, SynergyFigures>;
+  after: Record<string, SynergyFigures>;
+}> {
+  const { collection } = await ingestBenchCollection(index.config, index.embedder, index.embedded, SYNERGY_COLLECTION);
+  const records = await preparedRecords(index.config, index.embedder, collection);
+  const held = new Set(records.map((r) => String(r.metadata.doc_id)));
+  const labels = await loadSynergyLabels(index.config.dataRoot);
+  const queries = await loadSynergyQueries();
+  const run = async (repeatPenalty: number) => {
+    const rankings = [];
+    const docIds = (merged: Awaited<ReturnType<typeof searchCollections>>) =>
+      merged.map((m) => String(m.hit.chunk.metadata.doc_id));
+    for (const query of queries) {
+      const search = (depth: number) =>
+        searchCollections(
+          { engine: index.embedded, embedder: index.embedder },
+          [{ key: SYNERGY_COLLECTION, collection }],
+          query.text,
+          depth,
+          undefined,
+          repeatPenalty,
+        );
+      const rows = docIds(await search(SEARCH_LIMIT));
+      rankings.push({ query, rows, ranking: documentRanking(docIds(await search(CHUNK_DEPTH))) });
+    }
+    return synergyTable(rankings, labels, held);
+  };
+  const included = [...labels.values()].flatMap((r) => [...r.included]);
+  return {
+    collection: SYNERGY_COLLECTION,
+    works: held.size,
+    included: { total: included.length, held: included.filter((id) => held.has(id)).length },
+    before: await run(0),
+    after: await run(REPEAT_CHUNK_PENALTY),
+  };
+}
+
+function printSynergy(synergy: Awaited<ReturnType<typeof synergySection>>): void {
+  console.log(
+    `\nSYNERGY: ${synergy.collection} (${synergy.works} works searchable; ${synergy.included.held} of the ` +
+      `${synergy.included.total} included works), our phrasings; before -> after repeats are demoted`,
+  );
+  console.log(
+    "form               queries  topical P@10     included works in 10 rows   included R@30    included R@100",
+  );
+  const arrow = (a: number, b: number) => `${a.toFixed(3)} -> ${b.toFixed(3)}`;
+  for (const key of QUERY_FORMS.flatMap((form) => [form, ...SPLITS.map((split) => `${form}/${split}`)])) {
+    const [b, a] = [synergy.before[key]!, synergy.after[key]!];
+    console.log(
+      `${key.padEnd(18)} ${String(a.queries).padStart(7)}  ${arrow(b.topicalPrecision10, a.topicalPrecision10)}` +
+        `   ${arrow(b.includedWorksIn10Rows, a.includedWorksIn10Rows)}              ` +
+        `${arrow(b.includedRecall30, a.includedRecall30)}   ${arrow(b.includedRecall100, a.includedRecall100)}`,
+    );
+  }
+}
+
+function printServed(served: { before: ServedFigures; after: ServedFigures }, queries: number): void {
+  console.log(`\nserved answers, ${queries} train queries, scifact (hybrid), embedded engine: nDCG@10 before -> after`);
+  console.log(`10 rows                 ${served.before.rows10.toFixed(4)} -> ${served.after.rows10.toFixed(4)}`);
+  const { before, after } = served;
+  console.log(`10 rows, one per work   ${before.onePerDocument10.toFixed(4)} -> ${after.onePerDocument10.toFixed(4)}`);
+}
+
 /** One engine score's logistic curve (what the reranker used before src/retrieval/relevance.ts). */
 interface ModeCalibration {
   intercept: number;
@@ -493,6 +645,39 @@ async function main(): Promise<void> {
       await fit(index.embedded, queries, vectors, relevant);
       return;
     }
+    const served = {
+      before: await servedFigures(index, queries, relevant, 0),
+      after: await servedFigures(index, queries, relevant, REPEAT_CHUNK_PENALTY),
+    };
+    const synergy = await synergySection(index);
+    if (args.synergy) {
+      const hybridBefore = await evaluate(index, index.embedded, "hybrid", queries, relevant, 0);
+      const hybridAfter = await evaluate(index, index.embedded, "hybrid", queries, relevant);
+      console.log(
+        JSON.stringify(
+          {
+            scifact: {
+              queries: queries.length,
+              repeatPenalty: REPEAT_CHUNK_PENALTY,
+              hybridBefore,
+              hybridAfter,
+              served,
+            },
+            synergy,
+          },
+          null,
+          2,
+        ),
+      );
+      console.log(
+        `\nscifact hybrid (embedded, ${CHUNK_DEPTH} chunks): nDCG@10 ${hybridBefore.ndcg10.toFixed(4)} -> ` +
+          `${hybridAfter.ndcg10.toFixed(4)}, Recall@100 ${hybridBefore.recall100.toFixed(4)} -> ` +
+          `${hybridAfter.recall100.toFixed(4)}`,
+      );
+      printServed(served, queries.length);
+      printSynergy(synergy);
+      return;
+    }
     const thresholds = await thresholdTable(index, index.embedded, queries, relevant);
     if (args.thresholds) {
       console.log(
@@ -549,6 +734,9 @@ async function main(): Promise<void> {
       }
       byEngine[name] = figures;
     }
+    const workBefore = byEngine.embedded
+      ? await evaluate(index, index.embedded, "hybrid", queries, relevant, 0)
+      : undefined;
 
     const report = {
       dataset: "SciFact (BEIR) train: 809 queries, qrels/train.tsv; 5,183 abstracts",
@@ -568,6 +756,12 @@ async function main(): Promise<void> {
           },
       loadAverage: { before: round2(loadBefore), after: round2(loadavg()[0]) },
       results: byEngine,
+      workScoring: {
+        share: REPEAT_CHUNK_PENALTY,
+        hybridBefore: byEngine.embedded ? workBefore : undefined,
+      },
+      served,
+      synergy,
       minRelevance: {
         limit: SEARCH_LIMIT,
         mode: index.collection.retrieval,
@@ -601,6 +795,13 @@ async function main(): Promise<void> {
     }
     if (report.knnVsExact)
       console.log(`\nOpenSearch (${report.knnVsExact.knn}) against exact: ${JSON.stringify(report.knnVsExact)}`);
+    if (workBefore)
+      console.log(
+        `embedded hybrid before repeats are demoted: nDCG@10 ${workBefore.ndcg10.toFixed(4)}, ` +
+          `Recall@100 ${workBefore.recall100.toFixed(4)}`,
+      );
+    printServed(served, queries.length);
+    printSynergy(synergy);
     printThresholdTable(thresholds, queries.length);
   } finally {
     for (const engine of opened) await engine.close();

@@ -19,7 +19,7 @@ import type { RetrievalMode, SearchEngine } from "../src/retrieval/port.js";
 import type { QueryForm } from "../src/retrieval/relevance.js";
 import { searchCollections } from "../src/usecases/search/pipeline.js";
 import { ENGLISH_STOP_WORDS, tokenizeStandard } from "../src/retrieval/text/englishAnalyzer.js";
-import { benchCollection, benchConfig, ingestIntoBench, loadScifactJudgements } from "./scifactBench.js";
+import { benchCollection, benchConfig, ingestBenchCollection, loadScifactJudgements } from "./scifactBench.js";
 import type { Config } from "../src/app/config.js";
 import { REPO_ROOT } from "../src/app/config.js";
 
@@ -217,13 +217,12 @@ export interface CalibrationIndex {
  */
 export async function openCalibrationIndex(): Promise<CalibrationIndex> {
   const config = benchConfig();
-  const collections = {
-    scifact: await benchCollection(config, "scifact"),
-    synergy: await benchCollection(config, "openalex-synergy"),
-  };
   const embedder = await openEmbedder(config);
   const engine = createEmbeddedEngine({ dir: join(config.dataDir, "index") });
-  await ingestIntoBench(config, engine, Object.values(collections), embedder.tokenizer);
+  const collections = {
+    scifact: (await ingestBenchCollection(config, embedder, engine, "scifact")).collection,
+    synergy: (await ingestBenchCollection(config, embedder, engine, "openalex-synergy")).collection,
+  };
   return {
     config,
     collections,

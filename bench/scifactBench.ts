@@ -3,7 +3,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfig, REPO_ROOT, type Config } from "../src/app/config.js";
-import { loadCollectionCatalog, type PlainCollection } from "../src/domain/catalog.js";
+import { type PlainCollection } from "../src/domain/collectionDefinitions.js";
+import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
 import { openEmbedder, openIngestEmbedder } from "../src/app/composition.js";
 import type { OnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
 import { ingestCollection, prepareCollection, type IngestReport } from "../src/ingest/ingestCollection.js";
@@ -39,7 +40,7 @@ export async function scifactCollection(config: Config): Promise<PlainCollection
   return benchCollection(config, SCIFACT_COLLECTION);
 }
 
-/** A plain collection of the configured catalogue, by name. */
+/** A plain collection of the service's catalogue, by name. */
 export async function benchCollection(config: Config, name: string): Promise<PlainCollection> {
   const catalog = await loadCollectionCatalog(config.collectionsConfig);
   const entry = catalog.resolveCollection(name);
@@ -85,10 +86,9 @@ export interface ScifactIndex {
  */
 export async function openScifactIndex(): Promise<ScifactIndex> {
   const config = benchConfig();
-  const collection = await scifactCollection(config);
   const embedder = await openEmbedder(config);
   const embedded = createEmbeddedEngine({ dir: join(config.dataDir, "index") });
-  const [report] = await ingestIntoBench(config, embedded, [collection], embedder.tokenizer);
+  const { collection, report } = await ingestBenchCollection(config, embedder, embedded, SCIFACT_COLLECTION);
   return {
     config,
     collection,
@@ -103,49 +103,54 @@ export async function openScifactIndex(): Promise<ScifactIndex> {
 }
 
 /**
- * Ingests plain collections into a bench engine exactly as the service ingests them (a no-op for one whose input
- * fingerprint is unchanged); the shipped demo vectors answer the passages they hold.
+ * Ingests one collection of the catalogue into the bench's embedded engine as the service does (reused when its input
+ * fingerprint did not change; the demo collections' passages come from the shipped vectors).
  */
-export async function ingestIntoBench(
+export async function ingestBenchCollection(
   config: Config,
+  embedder: OnnxEmbedder,
   engine: SearchEngine,
-  collections: readonly PlainCollection[],
-  tokenizer: OnnxEmbedder["tokenizer"],
-): Promise<IngestReport[]> {
+  name: string,
+): Promise<{ collection: PlainCollection; report: IngestReport }> {
+  const collection = await benchCollection(config, name);
   const bar = createProgressReporter();
   const ingestEmbedder = await openIngestEmbedder(config);
-  const reports: IngestReport[] = [];
   try {
-    for (const collection of collections) {
-      reports.push(
-        await ingestCollection({
-          collection,
-          dataRoot: config.dataRoot,
-          engine,
-          embedder: ingestEmbedder,
-          tokenizer,
-          retracted: await loadRetractedDois(config.dataRoot),
-          fingerprintFile: join(config.dataDir, "ingest-fingerprints.embedded.json"),
-          onProgress: pipelineProgress(bar),
-        }),
-      );
-    }
+    const report = await ingestCollection({
+      collection,
+      dataRoot: config.dataRoot,
+      engine,
+      embedder: ingestEmbedder,
+      tokenizer: embedder.tokenizer,
+      retracted: await loadRetractedDois(config.dataRoot),
+      fingerprintFile: join(config.dataDir, "ingest-fingerprints.embedded.json"),
+      onProgress: pipelineProgress(bar),
+    });
+    return { collection, report };
   } finally {
     bar.stop();
     await ingestEmbedder.close();
   }
-  return reports;
 }
 
 /** Every chunk id of the collection, in ingestion order (reads and chunks again; no embedding). */
 export async function scifactChunkIds(index: ScifactIndex): Promise<string[]> {
+  return (await preparedRecords(index.config, index.embedder, index.collection)).map((record) => record.id);
+}
+
+/** The chunk records a collection's ingestion makes (reads and chunks again; no embedding). */
+export async function preparedRecords(
+  config: Config,
+  embedder: OnnxEmbedder,
+  collection: PlainCollection,
+): Promise<Array<{ id: string; metadata: Record<string, unknown> }>> {
   const prepared = await prepareCollection({
-    collection: index.collection,
-    dataRoot: index.config.dataRoot,
-    tokenizer: index.embedder.tokenizer,
-    retracted: await loadRetractedDois(index.config.dataRoot),
+    collection,
+    dataRoot: config.dataRoot,
+    tokenizer: embedder.tokenizer,
+    retracted: await loadRetractedDois(config.dataRoot),
   });
-  return prepared.records.map((record) => record.id);
+  return prepared.records;
 }
 
 /** Copies the embedded index (vectors included) into another engine unless it already holds the same chunk count. */

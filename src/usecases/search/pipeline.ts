@@ -1,6 +1,6 @@
 // The search use case behind /query, /{collection} and /preview: resolve, authorize, retrieve, merge, price.
 import { randomUUID } from "node:crypto";
-import type { CatalogEntry, CollectionCatalog, PlainCollection } from "../../domain/catalog.js";
+import type { CatalogEntry, CollectionCatalog, PlainCollection } from "../../domain/collectionDefinitions.js";
 import type { CollectionReadiness } from "../../domain/readiness.js";
 import type { Embedder } from "../../embedding/port.js";
 import type { FilterNode } from "../../filters/ast.js";
@@ -19,8 +19,10 @@ import { costForTokens } from "../../domain/money.js";
 import { mergeByRelevance, type MergedHit, type RankedList } from "../../retrieval/rerank.js";
 import { requestTraits } from "../../retrieval/relevance.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
+import { demoteRepeats, REPEAT_CHUNK_PENALTY, repeatAwareDepth } from "../../retrieval/repeats.js";
 import { isFragment } from "../../ingest/chunk.js";
 import { checkPinnedDois } from "../../filters/doiReach.js";
+import { doiHoldersIn } from "./doiHolders.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
 import {
   documentOf,
@@ -177,8 +179,9 @@ export interface CollectionSearch {
 
 /**
  * Searches each physical collection in its own retrieval mode (the query embedded once, and only when a mode needs
- * it) and merges the lists with the reranker. A fragment (an isolated heading) is never returned, even from an index
- * built before the chunker dropped them. An engine or model that fails answers 503 SERVICE_UNAVAILABLE.
+ * it), sets a document's further chunks a little below its first (repeats.ts; `repeatPenalty` 0 turns it off,
+ * for the benchmark's before) and merges the best `limit` with the reranker. A fragment (an isolated heading) is never returned, even
+ * from an index built before the chunker dropped them. An engine or model that fails answers 503 SERVICE_UNAVAILABLE.
  */
 export async function searchCollections(
   deps: Pick<SearchDeps, "engine" | "embedder">,
@@ -186,6 +189,7 @@ export async function searchCollections(
   query: string,
   limit: number,
   queryVector?: Float32Array,
+  repeatPenalty: number = REPEAT_CHUNK_PENALTY,
 ): Promise<MergedHit[]> {
   let vector: Float32Array | undefined = queryVector;
   if (!vector && searches.some((s) => s.filter !== "skip" && needsVector(s.collection))) {
@@ -212,14 +216,17 @@ export async function searchCollections(
           mode,
           text: query,
           ...(needsVector(collection) ? { vector, embedding: deps.embedder.modelName } : {}),
-          limit,
+          limit: repeatAwareDepth(limit, repeatPenalty),
           filter,
         });
         return {
           key,
           source: collection.name,
           mode,
-          hits: hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)),
+          hits: demoteRepeats(
+            hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)),
+            repeatPenalty,
+          ),
         };
       } catch (err) {
         // the engine's own words stay in the log (the error's cause): they name its internals, and a caller cannot act on them
@@ -419,7 +426,7 @@ export async function retrieve(
   // best effort beside the search, within its own time budget (spec: doi_not_in_collection)
   const doiWarnings = plan?.pinnedDois?.length
     ? checkPinnedDois({
-        engine: deps.engine,
+        holders: doiHoldersIn(deps.engine),
         catalog: deps.catalog,
         keyScope: auth.key.collections,
         searched: lists.filter((l) => l.filter !== "skip").map((l) => l.collection.name),

@@ -1,0 +1,56 @@
+// A document's further chunks in one list stand REPEAT_CHUNK_PENALTY below their engine score, so a page of rows
+// covers more works; the first chunk of each document keeps its score, and the list stays in the engines' order rule.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compareRanked } from "../../src/retrieval/fusion.js";
+import type { SearchHit } from "../../src/retrieval/port.js";
+import { demoteRepeats, REPEAT_CHUNK_PENALTY, repeatAwareDepth } from "../../src/retrieval/repeats.js";
+
+function hit(id: string, doc: string, score: number): SearchHit {
+  return { id, score, chunk: { id, text: `text of ${id}`, tokens: 20, metadata: { chunk_index: 0, doc_id: doc } } };
+}
+
+describe("repeated chunks of a document", () => {
+  it("let another work's chunk of nearly the same score go first", () => {
+    const hits = [hit("a1", "A", 0.8), hit("a2", "A", 0.79), hit("b1", "B", 0.77), hit("c1", "C", 0.7)];
+    expect(demoteRepeats(hits).map((h) => h.id)).toEqual(["a1", "b1", "a2", "c1"]);
+    expect(demoteRepeats(hits).find((h) => h.id === "a2")!.score).toBeCloseTo(0.79 - REPEAT_CHUNK_PENALTY, 12);
+    // a second passage far above the next work keeps its place
+    const strong = [hit("a1", "A", 0.9), hit("a2", "A", 0.88), hit("b1", "B", 0.6)];
+    expect(demoteRepeats(strong).map((h) => h.id)).toEqual(["a1", "a2", "b1"]);
+  });
+
+  it("leaves the list as the engine ranked it with no penalty, and asks the engine for no more", () => {
+    const hits = [hit("a1", "A", 0.8), hit("a2", "A", 0.79), hit("b1", "B", 0.77)];
+    expect(demoteRepeats(hits, 0)).toEqual(hits);
+    expect(repeatAwareDepth(10, 0)).toBe(10);
+    expect(repeatAwareDepth(10)).toBe(20);
+    expect(repeatAwareDepth(500)).toBe(600);
+  });
+
+  it("keeps each document's best chunk and score, lowers every other by the penalty, in the engines' order", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom("A", "B", "C", "D"), fc.double({ min: 0, max: 1, noNaN: true })), {
+          maxLength: 30,
+        }),
+        (rows) => {
+          const hits = rows.map(([doc, score], i) => hit(`c${String(i).padStart(2, "0")}`, doc, score));
+          const out = demoteRepeats(hits);
+          expect(out.map((h) => h.id).sort()).toEqual(hits.map((h) => h.id).sort());
+          for (let i = 1; i < out.length; i++) expect(compareRanked(out[i - 1]!, out[i]!)).toBeLessThanOrEqual(0);
+          const best = new Map<string, SearchHit>();
+          for (const h of [...hits].sort(compareRanked))
+            if (!best.has(String(h.chunk.metadata.doc_id))) best.set(String(h.chunk.metadata.doc_id), h);
+          for (const h of out) {
+            const original = hits.find((x) => x.id === h.id)!;
+            const isBest = best.get(String(h.chunk.metadata.doc_id))!.id === h.id;
+            expect(h.score).toBeCloseTo(isBest ? original.score : original.score - REPEAT_CHUNK_PENALTY, 12);
+          }
+          // the order depends on the hits, not on the order they came in
+          expect(demoteRepeats([...hits].reverse()).map((h) => h.id)).toEqual(out.map((h) => h.id));
+        },
+      ),
+    );
+  });
+});
