@@ -157,8 +157,8 @@ export const SearchResult = z.object({
   relevance: nullable(z.number()).meta({
     description:
       "0 to 1, three decimals: a calibrated estimate of the probability that the row's work answers the request, " +
-        "on one scale across collections, retrieval modes and ways of asking (a question, a claim or keywords); " +
-        "min_relevance filters by it. Null when the result has no score.",
+      "on one scale across collections, retrieval modes and ways of asking (a question, a claim or keywords); " +
+      "min_relevance filters by it. Null when the result has no score.",
   }),
 });
 
