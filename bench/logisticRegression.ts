@@ -11,6 +11,8 @@ export interface LogisticFit {
 export interface Sample {
   x: number[];
   y: 0 | 1;
+  /** weight of the sample in the likelihood (default 1) */
+  w?: number;
 }
 
 function solve(matrix: number[][], vector: number[]): number[] {
@@ -33,9 +35,10 @@ function solve(matrix: number[][], vector: number[]): number[] {
 
 export function fitLogistic(samples: readonly Sample[], l2 = 1e-2, iterations = 50): LogisticFit {
   const d = samples[0]!.x.length;
-  const means = Array.from({ length: d }, (_, k) => samples.reduce((s, r) => s + r.x[k]!, 0) / samples.length);
+  const total = samples.reduce((s, r) => s + (r.w ?? 1), 0);
+  const means = Array.from({ length: d }, (_, k) => samples.reduce((s, r) => s + (r.w ?? 1) * r.x[k]!, 0) / total);
   const scales = means.map(
-    (m, k) => Math.sqrt(samples.reduce((s, r) => s + (r.x[k]! - m) ** 2, 0) / samples.length) || 1,
+    (m, k) => Math.sqrt(samples.reduce((s, r) => s + (r.w ?? 1) * (r.x[k]! - m) ** 2, 0) / total) || 1,
   );
   const rows = samples.map((s) => [1, ...s.x.map((v, k) => (v - means[k]!) / scales[k]!)]);
   let beta = new Array<number>(d + 1).fill(0);
@@ -45,8 +48,9 @@ export function fitLogistic(samples: readonly Sample[], l2 = 1e-2, iterations = 
     rows.forEach((x, i) => {
       const z = x.reduce((s, v, k) => s + v * beta[k]!, 0);
       const p = 1 / (1 + Math.exp(-z));
-      const w = Math.max(p * (1 - p), 1e-9);
-      const r = samples[i]!.y - p;
+      const weight = samples[i]!.w ?? 1;
+      const w = weight * Math.max(p * (1 - p), 1e-9);
+      const r = weight * (samples[i]!.y - p);
       for (let a = 0; a <= d; a++) {
         gradient[a]! += r * x[a]!;
         for (let b = a; b <= d; b++) hessian[a]![b]! += w * x[a]! * x[b]!;
@@ -55,8 +59,8 @@ export function fitLogistic(samples: readonly Sample[], l2 = 1e-2, iterations = 
     for (let a = 0; a <= d; a++) {
       for (let b = 0; b < a; b++) hessian[a]![b] = hessian[b]![a]!;
       if (a > 0) {
-        gradient[a]! -= l2 * samples.length * beta[a]!;
-        hessian[a]![a]! += l2 * samples.length;
+        gradient[a]! -= l2 * total * beta[a]!;
+        hessian[a]![a]! += l2 * total;
       }
     }
     const step = solve(hessian, gradient);

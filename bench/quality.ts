@@ -14,8 +14,9 @@
 // Usage: npm run bench:quality [-- --engines embedded,opensearch] [--queries N] [--tune] [--fit] [--thresholds]
 //   [--synergy]
 //   --tune        sweeps fusion variants offline (alpha, BM25 normalization, candidate depth, missing BM25) on train
-//   --fit         fits the reranker's per-mode calibration (src/retrieval/rerank.ts CALIBRATION) on train
+//   --fit         fits one-score curves per mode on train (the relevance model itself: npm run bench:relevance)
 //   --thresholds  only the min_relevance table
+//   --calibration only the relevance calibration table (bench/relevanceCalibration.ts), which every full run ends with
 //   --synergy     only the SYNERGY figures and the served SciFact figures, before and after (about a minute)
 //   --skip-assisted  without the assisted-recall figures (bench/assistedRecall.ts), printed last otherwise
 import { join } from "node:path";
@@ -26,7 +27,6 @@ import { readComponent } from "../src/infra/components.js";
 import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
 import { HYBRID_ALPHA, hybridCandidateCount, dotProduct } from "../src/retrieval/fusion.js";
 import type { RetrievalMode, SearchEngine } from "../src/retrieval/port.js";
-import type { ModeCalibration } from "../src/retrieval/rerank.js";
 import { searchCollections } from "../src/usecases/search/pipeline.js";
 import { embedQueryCached } from "../src/retrieval/queryVectorCache.js";
 import {
@@ -43,6 +43,7 @@ import { selectRows } from "../src/retrieval/rowSelection.js";
 import { chargeLines, totalMicros } from "../src/domain/organization.js";
 import { pricePer1000Micros } from "../src/domain/collectionDefinitions.js";
 import { formatCredits } from "../src/domain/money.js";
+import { calibrationSection } from "./relevanceCalibration.js";
 import { REPEAT_CHUNK_PENALTY } from "../src/retrieval/repeats.js";
 import { MAX_DOCUMENT_DEPTH } from "../src/usecases/search/pipeline.js";
 import {
@@ -65,6 +66,7 @@ const { values: args } = parseArgs({
     tune: { type: "boolean", default: false },
     fit: { type: "boolean", default: false },
     thresholds: { type: "boolean", default: false },
+    calibration: { type: "boolean", default: false },
     synergy: { type: "boolean", default: false },
     // the assisted-recall figures (bench/assistedRecall.ts) start the whole service: skip them for a quick run
     "skip-assisted": { type: "boolean", default: false },
@@ -551,6 +553,12 @@ function printServed(served: { before: ServedFigures; after: ServedFigures }, qu
   console.log(`10 rows, one per work   ${before.onePerDocument10.toFixed(4)} -> ${after.onePerDocument10.toFixed(4)}`);
 }
 
+/** One engine score's logistic curve (what the reranker used before src/retrieval/relevance.ts). */
+interface ModeCalibration {
+  intercept: number;
+  slope: number;
+}
+
 /** Logistic regression of relevance on one engine score (Newton's method, two parameters). */
 function fitLogistic(samples: Array<{ x: number; y: number }>): ModeCalibration {
   let a = 0;
@@ -612,6 +620,10 @@ async function fit(
 }
 
 async function main(): Promise<void> {
+  if (args.calibration) {
+    await calibrationSection();
+    return;
+  }
   const engines = args.engines
     .split(",")
     .map((name) => name.trim())
@@ -800,6 +812,8 @@ async function main(): Promise<void> {
     await node?.stop();
     await index.close();
   }
+  if (!args.tune && !args.fit && !args.thresholds)
+    console.log(JSON.stringify({ relevanceCalibration: await calibrationSection() }));
 }
 
 await main();

@@ -60,11 +60,19 @@ const imageQuality = z.number().int().min(1).max(100).meta({ description: "JPEG 
 const collectionName = z.string().min(1).max(200);
 /** The row-selection options in each spelling: min_relevance / minRelevance, one_per_document / onePerDocument. */
 const minRelevance = (name: string) =>
-  z.number().min(0, `${name} must be between 0 and 1`).max(1, `${name} must be between 0 and 1`).optional().meta({
-    default: 0,
-    description:
-      "Rows whose `relevance` is below this are neither returned nor charged; `belowMinRelevance` in the response counts them. `relevance` is a calibrated estimate of the probability that the row's document is relevant to the query, so 0.05 keeps rows with at least about a 1 in 20 chance. 0 (the default) keeps every row.",
-  });
+  z
+    .number()
+    .min(0, `${name} must be between 0 and 1`)
+    .max(1, `${name} must be between 0 and 1`)
+    .optional()
+    .meta({
+      default: 0,
+      description:
+        "Rows whose `relevance` is below this are neither returned nor charged; `belowMinRelevance` in the response " +
+        "counts them. `relevance` is a calibrated estimate of the probability that the row's work answers the " +
+        "request, so 0.05 keeps rows with at least about a 1 in 20 chance. 0 (the default) keeps every row; 0.02 " +
+        "holds back the rows almost never relevant and no exact match of a rare phrase.",
+    });
 const onePerDocument = () =>
   z.boolean().default(false).meta({
     description:

@@ -1,30 +1,41 @@
-// The reranker: calibrated per mode, strictly monotone in the engine score, independent of the other candidates,
-// so lists from collections of different modes merge on one scale.
+// The reranker: one relevance scale per mode (relevance.ts), strictly monotone in the engine score within a list,
+// independent of the other collections' candidates, so lists from collections of different modes merge on one scale.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { RetrievalMode, SearchHit } from "../../src/retrieval/port.js";
-import { CALIBRATION, calibratedRelevance, mergeByRelevance, roundRelevance } from "../../src/retrieval/rerank.js";
+import { mergeByRelevance, roundRelevance } from "../../src/retrieval/rerank.js";
+import { RELEVANCE_MODEL, relevanceOf, type QueryForm, type RequestTraits } from "../../src/retrieval/relevance.js";
 
 const MODES: RetrievalMode[] = ["sparse", "dense", "hybrid"];
+const CLAIM: RequestTraits = { form: "claim", terms: 8 };
 
 function hit(id: string, score: number): SearchHit {
   return { id, score, chunk: { id, text: `text of ${id}`, tokens: 20, metadata: { chunk_index: 0, doc_id: id } } };
 }
 
 describe("reranker", () => {
-  it("calibrates every mode with a rising curve into 0..1", () => {
+  it("gives every mode and form a relevance in 0..1 that rises with the engine score within a list", () => {
+    const forms: QueryForm[] = ["question", "claim", "keywords"];
     for (const mode of MODES) {
-      expect(CALIBRATION[mode].slope).toBeGreaterThan(0);
+      expect(RELEVANCE_MODEL[mode].score + RELEVANCE_MODEL[mode].gap).toBeGreaterThan(0);
       fc.assert(
-        fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (a, b) => {
-          const [low, high] = a <= b ? [a, b] : [b, a];
-          const lowRelevance = calibratedRelevance(mode, low);
-          const highRelevance = calibratedRelevance(mode, high);
-          expect(lowRelevance).toBeGreaterThanOrEqual(0);
-          expect(highRelevance).toBeLessThanOrEqual(1);
-          expect(highRelevance).toBeGreaterThanOrEqual(lowRelevance);
-          if (high > low + 1e-9) expect(highRelevance).toBeGreaterThan(lowRelevance);
-        }),
+        fc.property(
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          fc.constantFrom(...forms),
+          fc.integer({ min: 0, max: 40 }),
+          (a, b, c, form, terms) => {
+            const [low, high] = a <= b ? [a, b] : [b, a];
+            const best = Math.max(high, c);
+            const lowRelevance = relevanceOf(RELEVANCE_MODEL[mode], { score: low, best, request: { form, terms } });
+            const highRelevance = relevanceOf(RELEVANCE_MODEL[mode], { score: high, best, request: { form, terms } });
+            expect(lowRelevance).toBeGreaterThanOrEqual(0);
+            expect(highRelevance).toBeLessThanOrEqual(1);
+            expect(highRelevance).toBeGreaterThanOrEqual(lowRelevance);
+            if (high > low + 1e-6) expect(highRelevance).toBeGreaterThan(lowRelevance);
+          },
+        ),
       );
     }
   });
@@ -38,7 +49,7 @@ describe("reranker", () => {
           const hits = scores
             .map((score, i) => hit(`c${String(i).padStart(3, "0")}`, score))
             .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-          const merged = mergeByRelevance([{ key: "one", source: "one", mode, hits }], hits.length);
+          const merged = mergeByRelevance([{ key: "one", source: "one", mode, hits }], hits.length, CLAIM);
           expect(merged.map((m) => m.hit.id)).toEqual(hits.map((h) => h.id));
           for (const m of merged) expect(m.relevance).toBe(roundRelevance(m.calibrated));
         },
@@ -50,6 +61,7 @@ describe("reranker", () => {
     const alone = mergeByRelevance(
       [{ key: "sparse", source: "sparse", mode: "sparse", hits: [hit("weak-best", 0.1)] }],
       10,
+      CLAIM,
     );
     const withOthers = mergeByRelevance(
       [
@@ -57,6 +69,7 @@ describe("reranker", () => {
         { key: "hybrid", source: "hybrid", mode: "hybrid", hits: [hit("h1", 0.7), hit("h2", 0.6)] },
       ],
       10,
+      CLAIM,
     );
     expect(withOthers.find((m) => m.hit.id === "weak-best")!.relevance).toBe(alone[0]!.relevance);
   });
@@ -69,7 +82,7 @@ describe("reranker", () => {
       hits: [hit("strong-sparse", 0.6)],
     };
     const weakHybrid = { key: "scifact", source: "scifact", mode: "hybrid" as const, hits: [hit("weak-hybrid", 0.2)] };
-    expect(mergeByRelevance([weakHybrid, strongSparse], 2).map((m) => m.hit.id)).toEqual([
+    expect(mergeByRelevance([weakHybrid, strongSparse], 2, CLAIM).map((m) => m.hit.id)).toEqual([
       "strong-sparse",
       "weak-hybrid",
     ]);
@@ -85,7 +98,7 @@ describe("reranker", () => {
       mode: "hybrid" as const,
       hits: [hit("strong-hybrid", 0.6)],
     };
-    expect(mergeByRelevance([weakSparse, strongHybrid], 2).map((m) => m.hit.id)).toEqual([
+    expect(mergeByRelevance([weakSparse, strongHybrid], 2, CLAIM).map((m) => m.hit.id)).toEqual([
       "strong-hybrid",
       "weak-sparse",
     ]);
@@ -99,6 +112,7 @@ describe("reranker", () => {
         { key: "b", source: "b", mode: "dense", hits: [hit("w", 0.5)] },
       ],
       3,
+      CLAIM,
     );
     expect(merged.map((m) => `${m.listKey}/${m.hit.id}`)).toEqual(["b/w", "a/x", "a/y"]);
   });
@@ -117,7 +131,7 @@ describe("reranker", () => {
       hits: [hit("p", 0.7), hit("q", 0.5)],
     };
     const other = { key: "openalex\u0000openalex", source: "openalex", mode: "sparse" as const, hits: [hit("p", 0.2)] };
-    const merged = mergeByRelevance([direct, viaMeta, other], 10);
+    const merged = mergeByRelevance([direct, viaMeta, other], 10, CLAIM);
     // the same id in another physical collection is another chunk; the limit counts distinct chunks
     expect(merged.map((m) => `${m.listKey.split("\u0000")[0]}/${m.hit.id}`).sort()).toEqual([
       "biomedical/p",
@@ -125,6 +139,6 @@ describe("reranker", () => {
       "openalex/p",
     ]);
     expect(merged.map((m) => m.calibrated)).toEqual(merged.map((m) => m.calibrated).sort((a, b) => b - a));
-    expect(mergeByRelevance([direct, viaMeta], 2).map((m) => m.hit.id)).toEqual(["p", "q"]);
+    expect(mergeByRelevance([direct, viaMeta], 2, CLAIM).map((m) => m.hit.id)).toEqual(["p", "q"]);
   });
 });

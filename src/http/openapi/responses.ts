@@ -169,7 +169,9 @@ export const SearchResult = z.object({
   collection: nullable(z.string()).meta({ description: "Origin collection as requested; always populated." }),
   relevance: nullable(z.number()).meta({
     description:
-      "0 to 1, three decimals: a calibrated estimate of the probability that the row's document is relevant to the query, on one scale across collections and retrieval modes (min_relevance filters by it). Null when the result has no score.",
+      "0 to 1, three decimals: a calibrated estimate of the probability that the row's work answers the request, " +
+      "on one scale across collections, retrieval modes and ways of asking (a question, a claim or keywords); " +
+      "min_relevance filters by it. Null when the result has no score.",
   }),
 });
 

@@ -17,6 +17,7 @@ import { chargeLines } from "../../domain/organization.js";
 import type { CollectionCharge } from "../../domain/events.js";
 import { costForTokens } from "../../domain/money.js";
 import { mergeByRelevance, type MergedHit, type RankedList } from "../../retrieval/rerank.js";
+import { requestTraits } from "../../retrieval/relevance.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
 import { demoteRepeats, REPEAT_CHUNK_PENALTY, repeatAwareDepth } from "../../retrieval/repeats.js";
 import { isFragment } from "../../ingest/chunk.js";
@@ -252,7 +253,7 @@ export async function searchCollections(
       }
     }),
   );
-  return mergeByRelevance(lists, limit);
+  return mergeByRelevance(lists, limit, requestTraits(query));
 }
 
 /**
