@@ -21,6 +21,7 @@ import type { StoredUpload } from "../../usecases/operator/uploads.js";
 import type { BillingMode } from "../../domain/events.js";
 import { printList } from "./tables.js";
 import { followIngestion } from "./followIngestion.js";
+import { ALERT_ARGUMENTS, ALERT_USAGE, alertCommands, remoteAlertOperations } from "./alertCommands.js";
 
 // What only a command run beside the store needs (the store, the engine, the model, the journals) is imported when such a
 // command runs: a command sent to a server (--url) starts without loading any of it.
@@ -76,6 +77,7 @@ const USAGE = `usage: litsearch <command> [options]
                                            registers an endpoint; prints its signing secret, shown once
   webhook delete|rotate-secret|test|deliveries ORG_ID ENDPOINT_ID
                                            deletes it, rotates its secret, sends it a test event, lists its deliveries
+${ALERT_USAGE}
   retractions load FILE...                 load newer retraction lists (Retraction Watch .csv, open-retractions
                                            .jsonl[.gz]; relative paths under DATA_ROOT): their works leave search
                                            results without re-ingesting; retractions/check answers from them
@@ -85,7 +87,8 @@ const USAGE = `usage: litsearch <command> [options]
                                            restart the server after
   journals bounds                          recompute the one-ended metric bounds from the journals table
 
-List commands (org list, price list, member list, collection list, journal-requests) print tables; --json prints
+List commands (org list, price list, member list, collection list, journal-requests, alert list, alert show) print
+tables; --json prints
 the operator API's JSON instead.
 
 Which server or store:
@@ -166,6 +169,7 @@ const ARGUMENTS: Record<string, string[]> = {
   "webhook rotate-secret": ["ORG_ID", "ENDPOINT_ID"],
   "webhook test": ["ORG_ID", "ENDPOINT_ID"],
   "webhook deliveries": ["ORG_ID", "ENDPOINT_ID"],
+  ...ALERT_ARGUMENTS,
 };
 
 /** Refuses a known command given too few, too many or empty positional arguments, naming what it takes. */
@@ -250,6 +254,7 @@ function remoteOperations(remote: Remote): CliOperations {
     return json;
   };
   return {
+    ...remoteAlertOperations(call),
     createOrganization: (input) => call("POST", "/organizations", input) as never,
     listOrganizations: (page) =>
       call(
@@ -564,6 +569,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     checkArguments(command, sub, rest);
     /** The operator commands by name (one word, or two): each runs once its positional arguments are checked. */
     const commands: Record<string, () => Promise<number>> = {
+      ...alertCommands(ops, rest, { json: values.json ?? false, limit: () => intOpt(values.limit, "limit") }, (text) =>
+        console.log(text),
+      ),
       "org create": async () => {
         if (!values.name) throw new Error("--name is required");
         print(

@@ -20,7 +20,7 @@ export interface Viewer {
   csrfToken: string;
 }
 
-type Section = "overview" | "keys" | "usage" | "ledger" | "queries" | "members" | "account" | "operator";
+type Section = "overview" | "keys" | "usage" | "ledger" | "queries" | "alerts" | "members" | "account" | "operator";
 
 const NAV: { section: Section; href: string; label: string; operator?: boolean }[] = [
   { section: "overview", href: "/dashboard", label: "Overview" },
@@ -28,6 +28,7 @@ const NAV: { section: Section; href: string; label: string; operator?: boolean }
   { section: "usage", href: "/dashboard/usage", label: "Usage" },
   { section: "ledger", href: "/dashboard/ledger", label: "Ledger" },
   { section: "queries", href: "/dashboard/queries", label: "Recent queries" },
+  { section: "alerts", href: "/dashboard/alerts", label: "Alerts" },
   { section: "members", href: "/dashboard/members", label: "Members" },
   { section: "account", href: "/dashboard/account", label: "Sessions" },
   { section: "operator", href: "/dashboard/operator", label: "Operator", operator: true },
@@ -44,7 +45,7 @@ const keyLabel = (k: { name: string | null; prefix: string | null }): Html =>
 export const when = (isoTime: string | null): string =>
   isoTime ? `${isoTime.slice(0, 10)} ${isoTime.slice(11, 19)} UTC` : "—";
 
-const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
 
 function document(title: string, body: HtmlValue): Html {
   return html`<!DOCTYPE html>
@@ -65,7 +66,7 @@ ${body}
 `;
 }
 
-function layout(viewer: Viewer, section: Section, title: string, content: HtmlValue): Html {
+export function layout(viewer: Viewer, section: Section, title: string, content: HtmlValue): Html {
   const operator = viewer.principal.kind === "operator";
   const items = NAV.filter((n) => (operator ? n.operator : !n.operator));
   return document(
@@ -84,7 +85,7 @@ ${content}
   );
 }
 
-const notice = (kind: "error" | "ok" | "warn", text: HtmlValue) =>
+export const notice = (kind: "error" | "ok" | "warn", text: HtmlValue) =>
   html`<p class="notice ${kind}" role="${kind === "error" ? "alert" : "status"}">${text}</p>`;
 
 // ---------------------------------------------------------------------------------------------------------------

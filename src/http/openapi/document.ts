@@ -34,6 +34,7 @@ import {
   dashboardKeyForm,
   dashboardCapForm,
   dashboardInviteForm,
+  dashboardAlertForm,
   csrfOnlyForm,
   operatorCreditsForm,
   operatorLimitsForm,
@@ -96,6 +97,7 @@ export const NAMED_SCHEMAS = {
   DashboardKeyForm: dashboardKeyForm,
   DashboardCapForm: dashboardCapForm,
   DashboardInviteForm: dashboardInviteForm,
+  DashboardAlertForm: dashboardAlertForm,
   CsrfOnlyForm: csrfOnlyForm,
   OperatorCreditsForm: operatorCreditsForm,
   OperatorLimitsForm: operatorLimitsForm,
@@ -234,6 +236,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   sessionId: "A session of the signed-in member (as listed on /dashboard/account).",
   ingestionId: "The ingestionId that starting the ingestion answered.",
   eventId: "The event id (`msg_…`), as its deliveries list it and its `webhook-id` header carries it.",
+  alertId: "The alert id (`al_…`).",
 };
 
 /** `id` is a work on the works routes and a webhook endpoint on the webhook routes. */
@@ -1022,6 +1025,45 @@ function dashboardOperations(): Operation[] {
       "DashboardCap",
       "Owners only.",
     ),
+    page("/dashboard/alerts", "dashboardAlerts", "The organization's alerts, with the form that creates one"),
+    form(
+      "/dashboard/alerts",
+      "dashboardCreateAlert",
+      "Create an alert paid by one of the organization's live keys",
+      "DashboardAlertForm",
+      "Alert",
+      "The fields of POST /api/v1/alerts as form text (collections comma-separated) and `key`, the live key that pays its runs: an owner may choose any live key of the organization, a member the keys they created (422 otherwise). Takes one request of the organization's per-minute budget, as the API's creation does. A browser is redirected to the alert's page.",
+      201,
+    ),
+    page(
+      "/dashboard/alerts/{alertId}",
+      "dashboardAlert",
+      "An alert with its runs: status, works delivered, charge, queryId",
+    ),
+    form(
+      "/dashboard/alerts/{alertId}/pause",
+      "dashboardPauseAlert",
+      "Pause an alert",
+      "CsrfOnlyForm",
+      "Alert",
+      "Any member; an alert of another organization is 404.",
+    ),
+    form(
+      "/dashboard/alerts/{alertId}/resume",
+      "dashboardResumeAlert",
+      "Resume a paused alert",
+      "CsrfOnlyForm",
+      "Alert",
+      "Any member; an alert of another organization is 404.",
+    ),
+    form(
+      "/dashboard/alerts/{alertId}/delete",
+      "dashboardDeleteAlert",
+      "Delete an alert",
+      "CsrfOnlyForm",
+      "AlertDeleted",
+      "Any member; its schedule goes with it and its runs stay in the ledger. An alert of another organization is 404.",
+    ),
     page(
       "/dashboard/usage",
       "dashboardUsage",
@@ -1481,6 +1523,28 @@ function operatorOperations(): Operation[] {
       "A webhook endpoint's deliveries with every attempt",
       { query: queryParameters(webhookDeliveriesQuery), response: "WebhookDeliveryList" },
     ),
+    op("get", "/organizations/{orgId}/alerts", "listOrganizationAlerts", "The organization's alerts", {
+      response: "AlertList",
+    }),
+    op(
+      "get",
+      "/organizations/{orgId}/alerts/{id}",
+      "getOrganizationAlert",
+      "An alert of the organization with its runs, newest first",
+      { query: queryParameters(alertRunsQuery), response: "AlertWithRuns" },
+    ),
+    op("post", "/organizations/{orgId}/alerts/{id}/pause", "pauseOrganizationAlert", "Pause an alert", {
+      response: "Alert",
+      description: "Recorded with the operator as actor; its runs stop until it is resumed (a schedule is paused).",
+    }),
+    op("post", "/organizations/{orgId}/alerts/{id}/resume", "resumeOrganizationAlert", "Resume a paused alert", {
+      response: "Alert",
+    }),
+    op("delete", "/organizations/{orgId}/alerts/{id}", "deleteOrganizationAlert", "Delete an alert", {
+      response: "AlertDeleted",
+      description:
+        "Its schedule goes with it; the runs it made stay in the ledger. An alert of another organization is 404.",
+    }),
     op("get", "/verify", "verifyChain", "Verify the event log's hash chain", {
       description: "A break is 409 CONFLICT with the verdict in error.details.",
       response: "ChainVerdict",

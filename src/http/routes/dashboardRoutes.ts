@@ -42,6 +42,7 @@ import { inviteUrlOf, money, type Operations } from "../../usecases/operator/ope
 import type { Html } from "../dashboard/html.js";
 import * as pages from "../dashboard/pages.js";
 import { requestBaseUrl } from "../requestContext.js";
+import { registerDashboardAlertRoutes, type DashboardAlertDeps } from "./dashboardAlertRoutes.js";
 
 export interface DashboardRouteDeps {
   members: Members;
@@ -54,6 +55,8 @@ export interface DashboardRouteDeps {
   clock: () => Date;
   /** the address users reach the service at (invite links, re-fetch commands); unset: the request's own */
   publicUrl?: string;
+  /** the organization's alerts on /dashboard/alerts */
+  alertPages?: DashboardAlertDeps;
 }
 
 /** Pages load nothing but the service's own stylesheet and script; no frame may hold them; no URL (an invite's token) leaks as a Referer. */
@@ -606,5 +609,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
+  if (deps.alertPages) registerDashboardAlertRoutes(router, deps.alertPages, { viewer, memberPage, page, done });
   return router;
 }
