@@ -172,7 +172,8 @@ describe("assisted search with a separate worker that dies", () => {
   /** The one event about `queryId`: its id (the `webhook-id`), after it was created once. */
   async function eventsAbout(queryId: string) {
     return svc.runtime.db.query<{ id: string }>(
-      `SELECT data->>'messageId' AS id FROM events WHERE type = 'WebhookEventCreated' AND data->'payload'->'data'->>'queryId' = $1`,
+      "SELECT data->>'messageId' AS id FROM events WHERE type = 'WebhookEventCreated' " +
+        "AND data->'payload'->'data'->>'queryId' = $1",
       [queryId],
     );
   }
@@ -250,7 +251,7 @@ describe("assisted search with a separate worker that dies", () => {
     }
   }, 600_000);
 
-  it("a worker killed in the middle of an alert run's delivery: one alert.matched (the same webhook-id again), the run charged once", async () => {
+  it("a worker killed mid-delivery of an alert run: one alert.matched (its webhook-id again), charged once", async () => {
     const receiver = await startWebhookReceiver();
     const admin = svc.adminToken;
     try {
