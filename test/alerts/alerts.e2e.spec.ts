@@ -393,7 +393,7 @@ describe("alerts on a saved search", () => {
     expect((await call("GET", `/api/v1/alerts/${made}`, { key })).status).toBe(404);
   }, 120_000);
 
-  it("keeps the dashboard's alert actions to the member's organization, behind its session and CSRF token", async () => {
+  it("keeps the dashboard's alert actions to the member's organization, behind session and CSRF token", async () => {
     const ops = operatorSteps(call, admin);
     const shown = await failedAlert();
     const other = await ops.customer({ credits: "1.00" });

@@ -251,7 +251,7 @@ describe("assisted search with a separate worker that dies", () => {
     }
   }, 600_000);
 
-  it("a worker killed mid-delivery of an alert run: one alert.matched (its webhook-id again), charged once", async () => {
+  it("a worker killed mid-delivery of an alert run: one alert.matched (the same webhook-id), one charge", async () => {
     const receiver = await startWebhookReceiver();
     const admin = svc.adminToken;
     try {

@@ -33,6 +33,7 @@ interface Task {
 /** The operations that end what later calls rely on: after everything else, in this order (sign-out last of all). */
 const LAST = [
   "dashboardDeleteAlert",
+  "dashboardDeleteWebhook",
   "dashboardRevokeKey",
   "dashboardOperatorRevokeKey",
   "dashboardCancelInvite",
@@ -46,6 +47,7 @@ const LAST = [
 function creatorOf(path: string, name: string): string | undefined {
   if (name === "orgId") return "createOrganization";
   if (name === "alertId") return "dashboardCreateAlert";
+  if (name === "endpointId") return "dashboardCreateWebhook";
   if (name === "keyId")
     return path.startsWith("/dashboard/operator/")
       ? "dashboardOperatorCreateKey"

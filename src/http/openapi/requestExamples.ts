@@ -301,6 +301,19 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
     },
   },
   DashboardCapForm: { cap: { summary: "Set a key's spending cap", value: { spendingCap: "15.00" } } },
+  DashboardWebhookForm: {
+    endpoint: {
+      summary: "Tell a receiver about assisted answers and a low balance",
+      value: {
+        url: "https://93.184.215.14/hooks/dashboard",
+        events: "assisted.completed,balance.low",
+        description: "Lab notebook",
+      },
+    },
+  },
+  DashboardNotificationsForm: {
+    threshold: { summary: "balance.low under 5 credits", value: { balanceLowThreshold: "5.00" } },
+  },
   DashboardAlertForm: {
     alert: {
       summary: "An alert on new papers after each ingestion, paid by a live key, within 0.50 a run",

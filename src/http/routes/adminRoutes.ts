@@ -216,7 +216,8 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
     const { limit } = parseOr422(webhookDeliveriesQuery, ctx.query);
     ctx.body = await ops.webhookDeliveries(ctx.params.orgId!, ctx.params.id!, limit);
   });
-  // an organization's alerts: shown with their runs, paused, resumed and deleted for any organization (docs/webhooks.md)
+  // an organization's alerts: shown with their runs, paused, resumed and deleted for any organization
+  // (docs/webhooks.md)
   router.get("/organizations/:orgId/alerts", async (ctx) => {
     ctx.body = await ops.listAlerts(ctx.params.orgId!);
   });

@@ -19,9 +19,10 @@ import type { Viewer } from "../dashboard/pages.js";
 import { alertPage, alertsPage, type AlertFormChoices } from "../dashboard/alertsPages.js";
 import type { z } from "zod";
 
-type Member = Extract<Principal, { kind: "member" }>;
+export type Member = Extract<Principal, { kind: "member" }>;
 
-export interface DashboardAlertDeps {
+/** What the alert and webhook pages use. */
+export interface DashboardNotificationDeps {
   alerts: Alerts;
   webhooks: Webhooks;
   consoleData: ConsoleData;
@@ -53,7 +54,11 @@ export function alertRequestOfForm(form: z.output<typeof dashboardAlertForm>): A
   };
 }
 
-export function registerDashboardAlertRoutes(router: Router, deps: DashboardAlertDeps, h: DashboardHelpers): void {
+export function registerDashboardAlertRoutes(
+  router: Router,
+  deps: DashboardNotificationDeps,
+  h: DashboardHelpers,
+): void {
   /** The live keys a member may pay runs with: an owner any, a member those they created. */
   const choicesOf = async (member: Member): Promise<AlertFormChoices> => {
     const [keys, webhooks] = await Promise.all([deps.consoleData.keys(member.orgId), deps.webhooks.list(member.orgId)]);

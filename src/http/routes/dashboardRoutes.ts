@@ -42,7 +42,8 @@ import { inviteUrlOf, money, type Operations } from "../../usecases/operator/ope
 import type { Html } from "../dashboard/html.js";
 import * as pages from "../dashboard/pages.js";
 import { requestBaseUrl } from "../requestContext.js";
-import { registerDashboardAlertRoutes, type DashboardAlertDeps } from "./dashboardAlertRoutes.js";
+import { registerDashboardAlertRoutes, type DashboardNotificationDeps } from "./dashboardAlertRoutes.js";
+import { registerDashboardWebhookRoutes } from "./dashboardWebhookRoutes.js";
 
 export interface DashboardRouteDeps {
   members: Members;
@@ -55,8 +56,8 @@ export interface DashboardRouteDeps {
   clock: () => Date;
   /** the address users reach the service at (invite links, re-fetch commands); unset: the request's own */
   publicUrl?: string;
-  /** the organization's alerts on /dashboard/alerts */
-  alertPages?: DashboardAlertDeps;
+  /** the organization's alerts and webhook endpoints (/dashboard/alerts, /dashboard/webhooks) */
+  notificationPages?: DashboardNotificationDeps;
 }
 
 /** Pages load nothing but the service's own stylesheet and script; no frame may hold them; no URL (an invite's token) leaks as a Referer. */
@@ -609,6 +610,9 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  if (deps.alertPages) registerDashboardAlertRoutes(router, deps.alertPages, { viewer, memberPage, page, done });
+  if (deps.notificationPages) {
+    registerDashboardAlertRoutes(router, deps.notificationPages, { viewer, memberPage, page, done });
+    registerDashboardWebhookRoutes(router, deps.notificationPages, { viewer, memberPage, page, done });
+  }
   return router;
 }

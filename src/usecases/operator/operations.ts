@@ -144,7 +144,8 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     if (!options.alerts)
       throw new Rejection(
         "SERVICE_UNAVAILABLE",
-        "alerts are managed through the running service: send this to the running server (--url, or start it on this data directory)",
+        "alerts are managed through the running service: " +
+          "send this to the running server (--url, or start it on this data directory)",
       );
     return options.alerts;
   }
