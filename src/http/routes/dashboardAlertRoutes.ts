@@ -56,11 +56,12 @@ export function alertRequestOfForm(form: z.output<typeof dashboardAlertForm>): A
 
 export function registerDashboardAlertRoutes(
   router: Router,
-  deps: DashboardNotificationDeps,
+  depsOf: () => DashboardNotificationDeps,
   h: DashboardHelpers,
 ): void {
   /** The live keys a member may pay runs with: an owner any, a member those they created. */
   const choicesOf = async (member: Member): Promise<AlertFormChoices> => {
+    const deps = depsOf();
     const [keys, webhooks] = await Promise.all([deps.consoleData.keys(member.orgId), deps.webhooks.list(member.orgId)]);
     return {
       keys: keys
@@ -73,7 +74,7 @@ export function registerDashboardAlertRoutes(
   const listPage = async (ctx: Context, member: Member, error?: string, status = 200) =>
     h.page(
       ctx,
-      alertsPage(h.viewer(ctx), await deps.alerts.list(member.orgId), await choicesOf(member), { error }),
+      alertsPage(h.viewer(ctx), await depsOf().alerts.list(member.orgId), await choicesOf(member), { error }),
       status,
     );
 
@@ -94,12 +95,9 @@ export function registerDashboardAlertRoutes(
             "key: choose one of your live keys to pay for the alert's runs (owners may choose any live key)",
             { field: "key" },
           );
-        created = await deps.alerts.createForKey(
-          member.orgId,
-          form.key,
-          alertRequestOfForm(form),
-          actorOf(member),
-          (auth) => deps.search.takeRequestSlot(auth),
+        const { alerts, search } = depsOf();
+        created = await alerts.createForKey(member.orgId, form.key, alertRequestOfForm(form), actorOf(member), (auth) =>
+          search.takeRequestSlot(auth),
         );
       } catch (err) {
         // a browser gets the alerts page again with the reason on it; a script the error envelope
@@ -114,7 +112,7 @@ export function registerDashboardAlertRoutes(
   router.get(
     "/dashboard/alerts/:alertId",
     h.memberPage(async (ctx, member) => {
-      h.page(ctx, alertPage(h.viewer(ctx), await deps.alerts.get(member.orgId, ctx.params.alertId!)));
+      h.page(ctx, alertPage(h.viewer(ctx), await depsOf().alerts.get(member.orgId, ctx.params.alertId!)));
     }),
   );
 
@@ -123,7 +121,7 @@ export function registerDashboardAlertRoutes(
       `/dashboard/alerts/:alertId/${action}`,
       h.memberPage(async (ctx, member) => {
         parseOr422(csrfOnlyForm, ctx.request.body);
-        const alert = await deps.alerts[action](member.orgId, ctx.params.alertId!, actorOf(member));
+        const alert = await depsOf().alerts[action](member.orgId, ctx.params.alertId!, actorOf(member));
         h.done(ctx, `/dashboard/alerts/${encodeURIComponent(alert.id)}`, alert);
       }),
     );
@@ -133,7 +131,8 @@ export function registerDashboardAlertRoutes(
     "/dashboard/alerts/:alertId/delete",
     h.memberPage(async (ctx, member) => {
       parseOr422(csrfOnlyForm, ctx.request.body);
-      h.done(ctx, "/dashboard/alerts", await deps.alerts.remove(member.orgId, ctx.params.alertId!, actorOf(member)));
+      const removed = await depsOf().alerts.remove(member.orgId, ctx.params.alertId!, actorOf(member));
+      h.done(ctx, "/dashboard/alerts", removed);
     }),
   );
 }

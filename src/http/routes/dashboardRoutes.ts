@@ -57,7 +57,7 @@ export interface DashboardRouteDeps {
   /** the address users reach the service at (invite links, re-fetch commands); unset: the request's own */
   publicUrl?: string;
   /** the organization's alerts and webhook endpoints (/dashboard/alerts, /dashboard/webhooks) */
-  notificationPages?: DashboardNotificationDeps;
+  notificationPages: DashboardNotificationDeps;
 }
 
 /** Pages load nothing but the service's own stylesheet and script; no frame may hold them; no URL (an invite's token) leaks as a Referer. */
@@ -610,9 +610,9 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  if (deps.notificationPages) {
-    registerDashboardAlertRoutes(router, deps.notificationPages, { viewer, memberPage, page, done });
-    registerDashboardWebhookRoutes(router, deps.notificationPages, { viewer, memberPage, page, done });
-  }
+  // the alert and webhook pages read their use cases when a request comes (a router built to list routes has none)
+  const notifications = () => deps.notificationPages;
+  registerDashboardAlertRoutes(router, notifications, { viewer, memberPage, page, done });
+  registerDashboardWebhookRoutes(router, notifications, { viewer, memberPage, page, done });
   return router;
 }

@@ -17,10 +17,10 @@ import type { DashboardHelpers, DashboardNotificationDeps, Member } from "./dash
 
 export function registerDashboardWebhookRoutes(
   router: Router,
-  deps: DashboardNotificationDeps,
+  depsOf: () => DashboardNotificationDeps,
   h: DashboardHelpers,
 ): void {
-  const { webhooks } = deps;
+  const webhooks = () => depsOf().webhooks;
   const listPage = async (
     ctx: Context,
     member: Member,
@@ -28,8 +28,8 @@ export function registerDashboardWebhookRoutes(
     status = 200,
   ) => {
     const [endpoints, settings] = await Promise.all([
-      webhooks.list(member.orgId),
-      webhooks.notificationSettings(member.orgId),
+      webhooks().list(member.orgId),
+      webhooks().notificationSettings(member.orgId),
     ]);
     h.page(
       ctx,
@@ -46,8 +46,8 @@ export function registerDashboardWebhookRoutes(
       ctx,
       webhookPage(
         h.viewer(ctx),
-        await webhooks.get(member.orgId, ctx.params.endpointId!),
-        await webhooks.deliveries(member.orgId, ctx.params.endpointId!),
+        await webhooks().get(member.orgId, ctx.params.endpointId!),
+        await webhooks().deliveries(member.orgId, ctx.params.endpointId!),
         { canManage: mayDo(member, "manageWebhooks", member.orgId), rotated },
       ),
     );
@@ -76,7 +76,7 @@ export function registerDashboardWebhookRoutes(
           .filter(Boolean);
         if (events.length === 0)
           throw new Rejection("VALIDATION_ERROR", "events must name at least one event type", { field: "events" });
-        created = await webhooks.create(
+        created = await webhooks().create(
           member.orgId,
           { url: form.url, events, description: form.description || null },
           actorOf(member),
@@ -102,7 +102,7 @@ export function registerDashboardWebhookRoutes(
       h.done(
         ctx,
         "/dashboard/webhooks",
-        await webhooks.setNotificationSettings(member.orgId, threshold, actorOf(member)),
+        await webhooks().setNotificationSettings(member.orgId, threshold, actorOf(member)),
       );
     }),
   );
@@ -116,7 +116,7 @@ export function registerDashboardWebhookRoutes(
     "/dashboard/webhooks/:endpointId/rotate-secret",
     h.memberPage(async (ctx, member) => {
       ownersOnly(ctx, member);
-      const rotated = await webhooks.rotateSecret(member.orgId, ctx.params.endpointId!, actorOf(member));
+      const rotated = await webhooks().rotateSecret(member.orgId, ctx.params.endpointId!, actorOf(member));
       // the new secret, like a new endpoint's, only in this answer
       if (wantsHtml(ctx)) return endpointPage(ctx, member, rotated);
       ctx.body = rotated;
@@ -127,7 +127,7 @@ export function registerDashboardWebhookRoutes(
     "/dashboard/webhooks/:endpointId/test",
     h.memberPage(async (ctx, member) => {
       ownersOnly(ctx, member);
-      const sent = await webhooks.sendTest(member.orgId, ctx.params.endpointId!, actorOf(member));
+      const sent = await webhooks().sendTest(member.orgId, ctx.params.endpointId!, actorOf(member));
       h.done(ctx, endpointPath(ctx), sent, 202);
     }),
   );
@@ -136,7 +136,12 @@ export function registerDashboardWebhookRoutes(
     "/dashboard/webhooks/:endpointId/deliveries/:eventId/redeliver",
     h.memberPage(async (ctx, member) => {
       ownersOnly(ctx, member);
-      const sent = await webhooks.redeliver(member.orgId, ctx.params.endpointId!, ctx.params.eventId!, actorOf(member));
+      const sent = await webhooks().redeliver(
+        member.orgId,
+        ctx.params.endpointId!,
+        ctx.params.eventId!,
+        actorOf(member),
+      );
       h.done(ctx, endpointPath(ctx), sent, 202);
     }),
   );
@@ -145,7 +150,11 @@ export function registerDashboardWebhookRoutes(
     "/dashboard/webhooks/:endpointId/delete",
     h.memberPage(async (ctx, member) => {
       ownersOnly(ctx, member);
-      h.done(ctx, "/dashboard/webhooks", await webhooks.remove(member.orgId, ctx.params.endpointId!, actorOf(member)));
+      h.done(
+        ctx,
+        "/dashboard/webhooks",
+        await webhooks().remove(member.orgId, ctx.params.endpointId!, actorOf(member)),
+      );
     }),
   );
 }
