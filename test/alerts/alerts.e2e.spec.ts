@@ -508,10 +508,77 @@ describe("alerts on a saved search", () => {
     expect(deleted!.actor.kind).toBe("operator");
   }, 120_000);
 
+  it("an alert made with the MCP tool and no webhook is delivered by a re-fetch (get_results), charged once", async () => {
+    const ops = operatorSteps(call, admin);
+    const reader = await ops.customer({ credits: "5.00" });
+    const mcp = async (name: string, args: Record<string, unknown>, withKey = reader.key) => {
+      const res = await call("POST", "/mcp", {
+        key: withKey,
+        headers: { Accept: "application/json, text/event-stream" },
+        body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const { isError, content } = res.body.result as { isError?: boolean; content: { text: string }[] };
+      let body: any;
+      try {
+        body = JSON.parse(content[0]!.text);
+      } catch {
+        body = content[0]!.text;
+      }
+      return { isError: isError === true, body };
+    };
+    const created = await mcp("alerts", { action: "create", query: "kelp forests", collection: "kelp-notes" });
+    expect(created.isError, JSON.stringify(created.body)).toBe(false);
+    const id = created.body.id as string;
+    // the tool keeps to the key's organization and refuses a sandbox key, as the routes do
+    expect((await mcp("alerts", { action: "get", id }, key)).isError).toBe(true);
+    const sandboxed = await mcp("alerts", { action: "pause", id }, sandboxKey);
+    expect(sandboxed.isError).toBe(true);
+    expect(JSON.stringify(sandboxed.body)).toContain("SANDBOX_UNSUPPORTED_ENDPOINT");
+    expect((await mcp("alerts", { action: "get", id })).body.status).toBe("active");
+
+    writeJsonl(svc.runtime.config.dataRoot, "kelp-v5.jsonl", [
+      {
+        id: "kelp-8",
+        title: "Sea star wasting and kelp forests",
+        text: "Sea star wasting removed urchin predators and kelp forests collapsed along the coast.",
+      },
+    ]);
+    expect(await ingest("kelp-v5.jsonl")).toMatchObject({ state: "completed", documentsAdded: 1 });
+    // no endpoint takes it: the run waits for a re-fetch of its queryId
+    let run: { queryId: string; status: string } | undefined;
+    for (let i = 0; i < 600 && !run; i++) {
+      run = (await mcp("alerts", { action: "get", id })).body.runs[0];
+      if (!run) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(run).toMatchObject({ status: "pending" });
+    const rows = await mcp("get_results", { queryId: run!.queryId });
+    expect(rows.isError, JSON.stringify(rows.body)).toBe(false);
+    expect(JSON.stringify(rows.body)).toContain("Sea star wasting and kelp forests");
+    let ended: { status: string; charged: string; works: number } | undefined;
+    for (let i = 0; i < 300 && ended?.status !== "delivered"; i++) {
+      ended = (await mcp("alerts", { action: "get", id })).body.runs[0];
+      if (ended?.status !== "delivered") await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ended).toMatchObject({ status: "delivered", works: 1 });
+    const ledger = async () =>
+      (
+        (await call("GET", `/admin/v1/organizations/${reader.orgId}/ledger`, { admin })).body.entries as {
+          amount: string;
+          queryId: string | null;
+        }[]
+      ).filter((e) => e.queryId === run!.queryId);
+    expect(await ledger()).toEqual([expect.objectContaining({ amount: `-${ended!.charged}` })]);
+    // a second re-fetch is free
+    await mcp("get_results", { queryId: run!.queryId });
+    expect(await ledger()).toHaveLength(1);
+    expect((await mcp("alerts", { action: "delete", id })).body).toEqual({ id, deleted: true });
+  }, 120_000);
+
   it("replay rebuilds the same alerts, runs and charges as the live projections", async () => {
     const report = await call("POST", "/admin/v1/replay", { admin });
     expect(report.status, JSON.stringify(report.body)).toBe(200);
     expect(report.body.equal).toBe(true);
-    expect(report.body.tables.find((t: { table: string }) => t.table === "alert_runs").rows).toBe(4);
+    expect(report.body.tables.find((t: { table: string }) => t.table === "alert_runs").rows).toBe(5);
   });
 });
