@@ -508,7 +508,7 @@ describe("alerts on a saved search", () => {
     expect(deleted!.actor.kind).toBe("operator");
   }, 120_000);
 
-  it("an alert made with the MCP tool and no webhook is delivered by a re-fetch (get_results), charged once", async () => {
+  it("an alert made with the MCP tool, no webhook: delivered by a re-fetch (get_results), charged once", async () => {
     const ops = operatorSteps(call, admin);
     const reader = await ops.customer({ credits: "5.00" });
     const mcp = async (name: string, args: Record<string, unknown>, withKey = reader.key) => {
