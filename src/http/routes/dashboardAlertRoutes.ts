@@ -38,6 +38,25 @@ export interface DashboardHelpers {
   done: (ctx: Context, location: string, json: unknown, status?: number) => void;
 }
 
+/**
+ * What a form's action made; when it is refused with a 422 and a browser sent it, `again` shows the form's page with the
+ * reason (undefined then); a script gets the error envelope.
+ */
+export async function refusedOnPage<T>(
+  ctx: Context,
+  action: () => Promise<T>,
+  again: (reason: string) => Promise<void>,
+): Promise<T | undefined> {
+  try {
+    return await action();
+  } catch (err) {
+    const refused = toApiError(err);
+    if (refused?.status !== 422 || !wantsHtml(ctx)) throw err;
+    await again(refused.message);
+    return undefined;
+  }
+}
+
 /** The form's text fields as the alert rules take them (a number field that is not one is left for them to refuse). */
 export function alertRequestOfForm(form: z.output<typeof dashboardAlertForm>): AlertRequest {
   const relevance = form.min_relevance?.trim() ?? "";
@@ -87,24 +106,23 @@ export function registerDashboardAlertRoutes(
     "/dashboard/alerts",
     h.memberPage(async (ctx, member) => {
       const form = parseOr422(dashboardAlertForm, ctx.request.body);
-      let created;
-      try {
-        if (!(await choicesOf(member)).keys.some((k) => k.id === form.key))
-          throw new Rejection(
-            "VALIDATION_ERROR",
-            "key: choose one of your live keys to pay for the alert's runs (owners may choose any live key)",
-            { field: "key" },
+      const created = await refusedOnPage(
+        ctx,
+        async () => {
+          if (!(await choicesOf(member)).keys.some((k) => k.id === form.key))
+            throw new Rejection(
+              "VALIDATION_ERROR",
+              "key: choose one of your live keys to pay for the alert's runs (owners may choose any live key)",
+              { field: "key" },
+            );
+          const { alerts, search } = depsOf();
+          return alerts.createForKey(member.orgId, form.key, alertRequestOfForm(form), actorOf(member), (auth) =>
+            search.takeRequestSlot(auth),
           );
-        const { alerts, search } = depsOf();
-        created = await alerts.createForKey(member.orgId, form.key, alertRequestOfForm(form), actorOf(member), (auth) =>
-          search.takeRequestSlot(auth),
-        );
-      } catch (err) {
-        // a browser gets the alerts page again with the reason on it; a script the error envelope
-        const refused = toApiError(err);
-        if (refused?.status === 422 && wantsHtml(ctx)) return listPage(ctx, member, refused.message, 422);
-        throw err;
-      }
+        },
+        (reason) => listPage(ctx, member, reason, 422),
+      );
+      if (!created) return;
       h.done(ctx, `/dashboard/alerts/${encodeURIComponent(created.id)}`, created, 201);
     }),
   );

@@ -5,7 +5,6 @@
 import type Router from "@koa/router";
 import type { Context } from "koa";
 import { parseOr422, csrfOnlyForm, dashboardNotificationsForm, dashboardWebhookForm } from "../schemas.js";
-import { toApiError } from "../middleware.js";
 import { wantsHtml } from "../dashboardAccess.js";
 import { Rejection } from "../../domain/rejection.js";
 import { assertMay, mayDo } from "../../domain/member.js";
@@ -13,7 +12,12 @@ import { parseCredits } from "../../domain/money.js";
 import { actorOf } from "../../usecases/members/members.js";
 import type { EndpointView } from "../../usecases/webhooks/webhooks.js";
 import { webhookPage, webhooksPage } from "../dashboard/webhooksPages.js";
-import type { DashboardHelpers, DashboardNotificationDeps, Member } from "./dashboardAlertRoutes.js";
+import {
+  refusedOnPage,
+  type DashboardHelpers,
+  type DashboardNotificationDeps,
+  type Member,
+} from "./dashboardAlertRoutes.js";
 
 export function registerDashboardWebhookRoutes(
   router: Router,
@@ -68,24 +72,24 @@ export function registerDashboardWebhookRoutes(
     h.memberPage(async (ctx, member) => {
       const form = parseOr422(dashboardWebhookForm, ctx.request.body);
       assertMay(member, "manageWebhooks", member.orgId);
-      let created: EndpointView & { secret: string };
-      try {
-        const events = form.events
-          .split(",")
-          .map((e) => e.trim())
-          .filter(Boolean);
-        if (events.length === 0)
-          throw new Rejection("VALIDATION_ERROR", "events must name at least one event type", { field: "events" });
-        created = await webhooks().create(
-          member.orgId,
-          { url: form.url, events, description: form.description || null },
-          actorOf(member),
-        );
-      } catch (err) {
-        const refused = toApiError(err);
-        if (refused?.status === 422 && wantsHtml(ctx)) return listPage(ctx, member, { error: refused.message }, 422);
-        throw err;
-      }
+      const events = form.events
+        .split(",")
+        .map((e) => e.trim())
+        .filter(Boolean);
+      const created = await refusedOnPage(
+        ctx,
+        () => {
+          if (events.length === 0)
+            throw new Rejection("VALIDATION_ERROR", "events must name at least one event type", { field: "events" });
+          return webhooks().create(
+            member.orgId,
+            { url: form.url, events, description: form.description || null },
+            actorOf(member),
+          );
+        },
+        (reason) => listPage(ctx, member, { error: reason }, 422),
+      );
+      if (!created) return;
       // the secret goes out in this answer only: a page (never a redirect, whose URL would carry it) or JSON
       if (wantsHtml(ctx)) return listPage(ctx, member, { created }, 201);
       ctx.status = 201;
