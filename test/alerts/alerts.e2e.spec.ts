@@ -143,7 +143,19 @@ describe("alerts on a saved search", () => {
   });
 
   it("creates an alert that counts what its collection holds as seen, and refuses what it cannot run, changing nothing", async () => {
+    // another organization's endpoint is no endpoint of this one
+    const foreign = await call("POST", "/api/v1/webhooks", {
+      key: otherKey,
+      body: { url: receiver.url("/foreign"), events: ["alert.matched"] },
+    });
+    expect(foreign.status).toBe(201);
     for (const [body, field] of [
+      [{ query: "kelp ".repeat(300), collection: "kelp-notes" }, "query"],
+      [{ query: "kelp forests", collection: "kelp-notes", max_cost_per_run: "lots" }, "max_cost_per_run"],
+      [{ query: "kelp forests", collection: "kelp-notes", max_cost_per_run: "0" }, "max_cost_per_run"],
+      [{ query: "kelp forests", collection: "kelp-notes", min_relevance: "high" }, "min_relevance"],
+      [{ query: "kelp forests", collection: "kelp-notes", webhook: foreign.body.id }, "webhook"],
+      [{ query: "kelp forests", collection: "kelp\u0000notes" }, "collection"],
       [{ collection: "kelp-notes" }, "query"],
       [{ query: "kelp forests", collection: "kelp-notes", collections: ["kelp-notes"] }, "collections"],
       [{ query: "kelp forests", collection: "kelp-notes", schedule: "hourly" }, "schedule"],
