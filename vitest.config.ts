@@ -19,6 +19,8 @@ export default defineConfig({
           ...common,
           name: UNIT_PROJECT,
           include: ["test/**/*.unit.spec.ts"],
+          // no ../shared reads, no processes: the unit tier stays pure
+          setupFiles: ["test/setup/pureUnit.ts"],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },

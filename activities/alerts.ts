@@ -2,21 +2,20 @@
 // start of the runs an ingestion's commit calls for. Thin: the alerts use case decides.
 import { asActivity } from "./asActivity.js";
 import type { Alerts } from "../src/usecases/alerts/alerts.js";
-import type { AlertRunInput, AlertRunStart } from "../workflows/alertTypes.js";
-import type { AlertRunOutcome, IngestionCounts } from "../src/domain/events.js";
+import type {
+  AlertActivities,
+  AlertRunInput,
+  AlertRunStart,
+  AlertsAfterIngestionInput,
+} from "../workflows/alertTypes.js";
+import type { AlertRunOutcome } from "../src/domain/events.js";
 
 export interface AlertActivityDeps {
   /** the alerts use case (built on first use: it needs the Temporal client of the worker's connection) */
   alerts: () => Alerts;
 }
 
-export interface AlertsAfterIngestionInput {
-  ingestionId: string;
-  collection: string;
-  counts: IngestionCounts;
-}
-
-export function createAlertActivities(deps: AlertActivityDeps) {
+export function createAlertActivities(deps: AlertActivityDeps): AlertActivities {
   return {
     async startAlertRun(input: AlertRunInput): Promise<AlertRunStart> {
       return asActivity(() => deps.alerts().startRun(input));
@@ -24,7 +23,6 @@ export function createAlertActivities(deps: AlertActivityDeps) {
     async endAlertRun(input: { alertId: string; queryId: string; delivered: boolean }): Promise<AlertRunOutcome> {
       return asActivity(() => deps.alerts().endRun(input));
     },
-    /** After a committed ingestion that added or changed documents: a run of each on_ingest alert watching the collection. */
     async startAlertsAfterIngestion(input: AlertsAfterIngestionInput): Promise<number> {
       if (input.counts.documentsAdded + input.counts.documentsUpdated === 0) return 0;
       return asActivity(
@@ -34,4 +32,4 @@ export function createAlertActivities(deps: AlertActivityDeps) {
   };
 }
 
-export type AlertActivities = ReturnType<typeof createAlertActivities>;
+export type { AlertActivities, AlertsAfterIngestionInput };

@@ -8,23 +8,16 @@ import type { Accounts } from "../src/usecases/accounts/accounts.js";
 import type { AuthContext } from "../src/usecases/auth/context.js";
 import type { PlanInput, QueryUnderstanding, Reasoner, UnderstandInput } from "../src/reasoner/port.js";
 import { Rejection } from "../src/domain/rejection.js";
-import { chargeLines, chargeModeOf, totalTokens } from "../src/domain/organization.js";
-import { capToCost } from "../src/domain/costCap.js";
+import { chargeModeOf } from "../src/domain/organization.js";
 import { readByIdempotencyKey } from "../src/eventstore/eventStore.js";
 import { searchChargeKey } from "../src/usecases/accounts/chargeBatch.js";
 import { retrieve, type SearchDeps } from "../src/usecases/search/pipeline.js";
 import { queryProblem } from "../src/usecases/search/queryValidation.js";
-import {
-  loadQueryRecord,
-  markRefundedUndelivered,
-  PAYLOAD_VERSION,
-  queryRecordInsert,
-  type AssistedPayload,
-  type CachedRow,
-  type QueryRecord,
-} from "../src/usecases/search/queryCache.js";
+import { assistedCharge } from "../src/usecases/assisted/assistedCharge.js";
+import { loadQueryRecord, markRefundedUndelivered, queryRecordInsert } from "../src/usecases/search/queryCache.js";
 import { guarded } from "../src/usecases/limits/quotas.js";
 import type {
+  AssistedActivities,
   AssistedCandidate,
   ChargeAssistedInput,
   ChargeAssistedOutcome,
@@ -45,13 +38,7 @@ export interface AssistedActivityDeps extends SearchDeps {
   afterChargeDelayMs?: number;
 }
 
-const priceLine = (r: CachedRow) => ({
-  collection: r.collection,
-  tokens: r.tokens,
-  pricePer1000Micros: BigInt(r.pricePer1000Micros),
-});
-
-export function createAssistedActivities(deps: AssistedActivityDeps) {
+export function createAssistedActivities(deps: AssistedActivityDeps): AssistedActivities {
   const { db, accounts, reasoner, clock } = deps;
 
   /** The caller as the HTTP request authorized it: the organization's prices and the key's scope as they are now. */
@@ -168,49 +155,10 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
             nonRetryable: true,
           });
         }
-        const ranked = c.rows.map(({ candidate, verdict }) => ({ ...candidate.row, relevance: verdict.judgeScore }));
         // maxCost bounds what the call charges: only an organization billed live pays, so only its rows are cut
         const payer = await guarded("the account store", () => accounts.getOrganization(input.orgId));
         const paysLive = payer !== undefined && chargeModeOf(payer) === "live";
-        const { kept, withheld, nextRowCostMicros } = capToCost(
-          ranked,
-          input.maxCostMicros === undefined || !paysLive ? undefined : BigInt(input.maxCostMicros),
-        );
-        const verdicts: AssistedPayload["verdicts"] = {};
-        for (const { candidate, verdict } of c.rows) {
-          verdicts[candidate.row.id] = {
-            judgeScore: verdict.judgeScore,
-            matchedTerms: verdict.matchedTerms,
-            rationale: verdict.rationale,
-            subQuestion: candidate.subQuestion,
-          };
-        }
-        const lines = chargeLines(kept.map(priceLine));
-        const record: QueryRecord = {
-          queryId: input.queryId,
-          orgId: input.orgId,
-          keyId: input.keyId,
-          kind: "assisted",
-          payloadVersion: PAYLOAD_VERSION,
-          createdAt: clock(),
-          payload: {
-            query: input.query,
-            collections: input.collections,
-            rows: kept,
-            filterWarnings: c.filterWarnings.length > 0 ? c.filterWarnings : undefined,
-            journalMetricExpansions: c.journalMetricExpansions.length > 0 ? c.journalMetricExpansions : undefined,
-            assisted: {
-              status: c.status,
-              iterationsRun: c.iterationsRun,
-              understanding: c.understanding,
-              reasoner: c.reasoner,
-              verdicts,
-              withheldByMaxCost: withheld,
-              ...(nextRowCostMicros !== null ? { nextRowCostMicros: nextRowCostMicros.toString() } : {}),
-              tokensCharged: totalTokens(lines),
-            },
-          },
-        };
+        const { kept, withheld, lines, record } = assistedCharge(c, { paysLive, now: clock() });
         const charged = await guarded("the billing store", () =>
           accounts.chargeSearch({
             orgId: input.orgId,
@@ -264,4 +212,4 @@ export function createAssistedActivities(deps: AssistedActivityDeps) {
 /** The reference of the refund of an assisted answer nobody received, as the ledger shows it. */
 export const UNDELIVERED_REFUND_REFERENCE = "assisted answer not delivered: charge refunded";
 
-export type AssistedActivities = ReturnType<typeof createAssistedActivities>;
+export type { AssistedActivities };

@@ -7,16 +7,16 @@ import { Context } from "@temporalio/activity";
 import { asActivity } from "./asActivity.js";
 import type { Db } from "../src/eventstore/db.js";
 import type { Embedder, Tokenizer } from "../src/embedding/port.js";
-import { EmbeddingMismatchError, type ChunkRecord, type SearchEngine } from "../src/retrieval/port.js";
+import { EmbeddingMismatchError, type SearchEngine } from "../src/retrieval/port.js";
 import { Rejection } from "../src/domain/rejection.js";
-import type { PlainCollection } from "../src/domain/catalog.js";
+import type { PlainCollection } from "../src/domain/collectionDefinitions.js";
 import { ingestionStream, type Actor, type IngestionCounts } from "../src/domain/events.js";
 import { runStreamCommand } from "../src/eventstore/streamCommand.js";
 import { readStream } from "../src/eventstore/eventStore.js";
 import { readCollectionDocuments } from "../src/ingest/readCollection.js";
 import { OperatorFileError } from "../src/ingest/operatorFiles.js";
 import { SourceContentError } from "../src/ingest/sourceFiles.js";
-import { needsVectors, pipelineInputs, prepareDocument } from "../src/ingest/ingestCollection.js";
+import { needsVectors, pipelineInputs } from "../src/ingest/ingestCollection.js";
 import { hashCanonicalJson } from "../src/ingest/fingerprint.js";
 import type { SourceItem } from "../src/ingest/sourceDocument.js";
 import { renderDemoFigures } from "../src/ingest/figures/demoFigures.js";
@@ -32,10 +32,10 @@ import {
   recordedBatch,
   recordedTotals,
   zeroCounts,
-  type ManifestEntry,
 } from "../src/ingest/manifest.js";
-import { analyzeWorks, workOfDocument, type StoredWork } from "../src/ingest/works.js";
-import type { BatchInput, IngestionInput, StagedSource } from "../workflows/ingestionTypes.js";
+import { analyzeWorks } from "../src/ingest/works.js";
+import { classifyBatch } from "../src/usecases/collections/classifyBatch.js";
+import type { BatchInput, IngestionActivities, IngestionInput, StagedSource } from "../workflows/ingestionTypes.js";
 
 export interface IngestionActivityDeps {
   db: Db;
@@ -107,7 +107,7 @@ const writerLockOf = (collection: string): number => {
   return 774_300_000 + (Math.abs(h) % 100_000);
 };
 
-export function createIngestionActivities(deps: IngestionActivityDeps) {
+export function createIngestionActivities(deps: IngestionActivityDeps): IngestionActivities {
   const { db, engine } = deps;
   const writers = new Map<string, Promise<unknown>>();
   /**
@@ -260,67 +260,11 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
             key,
             items.map((item) => item.doc_id),
           );
-          const inputs = inputsOf(collection);
-          const counts = zeroCounts();
-          const records: ChunkRecord[] = [];
-          const embeddingInputs: string[] = [];
-          const stale: string[] = [];
-          const upserts: ManifestEntry[] = [];
-          const deletes: string[] = [];
-          // every document's work is written (an unchanged text may come with changed references); a deletion or a
-          // document the collection no longer holds removes it; a retracted one stays a work, out of search
-          const works = { upserts: [] as StoredWork[], deletes: [] as string[] };
-          const remove = (docId: string) => {
-            const before = known.get(docId);
-            if (!before) return;
-            stale.push(...chunkIdsOf(collection.name, docId, before.chunks));
-            deletes.push(docId);
-            counts.documentsDeleted += 1;
-          };
-          for (const item of items) {
-            if ("deleted" in item) {
-              remove(item.doc_id);
-              works.deletes.push(item.doc_id);
-              continue;
-            }
-            // a document retracted, closed or emptied since it was indexed leaves the collection
-            const prepared = prepareDocument(item, { collection, tokenizer: deps.tokenizer, retracted: new Set() });
-            if (prepared.kind === "chunks" || prepared.kind === "retracted")
-              works.upserts.push(workOfDocument(item, prepared.kind === "chunks"));
-            else works.deletes.push(item.doc_id);
-            if (prepared.kind !== "chunks") {
-              remove(item.doc_id);
-              continue;
-            }
-            const fingerprint = hashCanonicalJson({
-              inputs,
-              title: item.title,
-              sections: item.sections,
-              metadata: item.metadata,
-              retracted: item.retracted ?? false,
-            });
-            const before = known.get(item.doc_id);
-            if (before?.fingerprint === fingerprint) {
-              counts.documentsUnchanged += 1;
-              continue;
-            }
-            if (before) {
-              counts.documentsUpdated += 1;
-              stale.push(...chunkIdsOf(collection.name, item.doc_id, before.chunks, prepared.records.length));
-            } else counts.documentsAdded += 1;
-            records.push(...prepared.records);
-            embeddingInputs.push(...prepared.embeddingInputs);
-            upserts.push({
-              docId: item.doc_id,
-              fingerprint,
-              chunks: prepared.records.length,
-              journal: {
-                issn: item.metadata.issn ?? null,
-                journal: item.metadata.journal ?? null,
-                publisher: item.metadata.publisher ?? null,
-              },
-            });
-          }
+          const { records, embeddingInputs, stale, upserts, deletes, counts, works } = classifyBatch(items, known, {
+            collection,
+            tokenizer: deps.tokenizer,
+            inputs: inputsOf(collection),
+          });
           if (records.length > 0 && needsVectors(collection)) {
             const embedder = await deps.passageEmbedder();
             const vectors = await embedder.embedPassages(embeddingInputs);
@@ -406,4 +350,4 @@ export function createIngestionActivities(deps: IngestionActivityDeps) {
   };
 }
 
-export type IngestionActivities = ReturnType<typeof createIngestionActivities>;
+export type { IngestionActivities };

@@ -11,6 +11,7 @@ import {
   type ChargeInput,
   type ChargeOutcome,
   type QuotaDecision,
+  type UnlockActivities,
   type UnlockInput,
 } from "../workflows/unlockTypes.js";
 
@@ -38,7 +39,7 @@ function requireFresh(record: QueryRecord, now: Date): QueryRecord {
   return record;
 }
 
-export function createUnlockActivities(deps: UnlockActivityDeps) {
+export function createUnlockActivities(deps: UnlockActivityDeps): UnlockActivities {
   const { db, accounts, clock } = deps;
   return {
     /** Only an unlock of new rows is checked: it takes one request of the per-minute budget and needs quota left. */
@@ -91,4 +92,4 @@ export function createUnlockActivities(deps: UnlockActivityDeps) {
   };
 }
 
-export type UnlockActivities = ReturnType<typeof createUnlockActivities>;
+export type { UnlockActivities };

@@ -4,22 +4,20 @@ import { Context } from "@temporalio/activity";
 import { asActivity } from "./asActivity.js";
 import { createDeliveryAttempts, type DeliveryAttemptDeps } from "../src/usecases/webhooks/deliveryAttempts.js";
 import type { WebhookEventType } from "../src/domain/webhooks.js";
-import type { AttemptVerdict, EndDeliveryInput, WebhookDeliveryInput } from "../workflows/webhookTypes.js";
+import type {
+  AttemptVerdict,
+  EndDeliveryInput,
+  PublishInput,
+  WebhookActivities,
+  WebhookDeliveryInput,
+} from "../workflows/webhookTypes.js";
 
 export interface WebhookActivityDeps extends DeliveryAttemptDeps {
   /** appends an event once by its source and starts its deliveries (the webhooks use case's publish) */
   publish: (orgId: string, type: WebhookEventType, data: Record<string, unknown>, source: string) => Promise<unknown>;
 }
 
-export interface PublishInput {
-  orgId: string;
-  type: WebhookEventType;
-  data: Record<string, unknown>;
-  /** names the event: publishing the same source again publishes nothing new */
-  source: string;
-}
-
-export function createWebhookActivities(deps: WebhookActivityDeps) {
+export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
   const attempts = createDeliveryAttempts(deps);
   return {
     async attemptDelivery(input: WebhookDeliveryInput & { attempt: number }): Promise<AttemptVerdict> {
@@ -31,7 +29,6 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         clearInterval(beat);
       }
     },
-    /** Tells the organization's endpoints that subscribe to `type` (a workflow's step: assisted answers, alert runs). */
     async publishWebhookEvent(input: PublishInput): Promise<void> {
       await asActivity(() => deps.publish(input.orgId, input.type, input.data, input.source));
     },
@@ -41,4 +38,4 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   };
 }
 
-export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
+export type { PublishInput, WebhookActivities };

@@ -27,7 +27,7 @@ import {
   type StoredEvent,
 } from "../src/domain/events.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
-import { loadCollectionCatalog } from "../src/domain/catalog.js";
+import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
 import { createSearchService } from "../src/usecases/search/searchService.js";
 import { createTemporalWorker } from "../src/app/temporalWorker.js";
 import { createUnlock } from "../src/usecases/unlock/unlock.js";

@@ -27,7 +27,7 @@ import { searchCollections } from "../src/usecases/search/pipeline.js";
 import { CatalogueVocabulary } from "../src/reasoner/builtin/constraints.js";
 import { planByRules } from "../src/reasoner/builtin/builtinReasoner.js";
 import { understandByRules } from "../src/reasoner/builtin/understanding.js";
-import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from "../src/usecases/assisted/candidateBudget.js";
+import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from "../workflows/candidateBudget.js";
 import { chunkPassage, prepareJudgement } from "../src/reasoner/builtin/judge.js";
 import { documentKeyOf } from "../src/reasoner/builtin/judgeFeatures.js";
 import {

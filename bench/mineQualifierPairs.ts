@@ -2,7 +2,8 @@
 // for a qualifier (a population, or "with"/"without" a condition), a document that has it and one on the same topic
 // that has it only negated or names only another population. Run once; the pairs were then read and kept by hand.
 // Usage: npx tsx bench/mineQualifierPairs.ts > bench/qualifierPairs.json
-import { loadCollectionCatalog, type PlainCollection } from "../src/domain/catalog.js";
+import { type PlainCollection } from "../src/domain/collectionDefinitions.js";
+import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
 import { loadConfig } from "../src/app/config.js";
 import { readCollectionDocuments } from "../src/ingest/readCollection.js";
 

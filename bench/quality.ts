@@ -33,7 +33,7 @@ import {
 import { documentRanking, mean, ndcgAt, recallAt } from "./retrievalMetrics.js";
 import { selectRows } from "../src/retrieval/rowSelection.js";
 import { chargeLines, totalMicros } from "../src/domain/organization.js";
-import { pricePer1000Micros } from "../src/domain/catalog.js";
+import { pricePer1000Micros } from "../src/domain/collectionDefinitions.js";
 import { formatCredits } from "../src/domain/money.js";
 
 const { values: args } = parseArgs({

@@ -3,7 +3,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfig, REPO_ROOT, type Config } from "../src/app/config.js";
-import { loadCollectionCatalog, type PlainCollection } from "../src/domain/catalog.js";
+import { type PlainCollection } from "../src/domain/collectionDefinitions.js";
+import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
 import { openEmbedder, openIngestEmbedder } from "../src/app/composition.js";
 import type { OnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
 import { ingestCollection, prepareCollection, type IngestReport } from "../src/ingest/ingestCollection.js";

@@ -336,7 +336,10 @@ function processTree(pid: number): number[] {
   while (grew) {
     grew = false;
     for (const [child, parent] of rows)
-      if (wanted.has(parent) && !wanted.has(child)) (wanted.add(child), (grew = true));
+      if (wanted.has(parent) && !wanted.has(child)) {
+        wanted.add(child);
+        grew = true;
+      }
   }
   return [...wanted];
 }

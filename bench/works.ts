@@ -9,7 +9,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/app/config.js";
-import { loadCollectionCatalog } from "../src/domain/catalog.js";
+import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
 import { openPglite } from "../src/eventstore/db.js";
 import { migrate } from "../src/eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../projections/readModels.js";

@@ -8,7 +8,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { cacheDirFrom, DEFAULT_COLLECTIONS_CONFIG, DEFAULT_DATA_ROOT } from "../src/app/config.js";
-import { loadCollectionCatalog } from "../src/domain/catalog.js";
+import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
 import { embeddingModelManifestPath } from "../src/embedding/modelManifest.js";
 import { createOnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
 import { needsVectors, prepareCollection } from "../src/ingest/ingestCollection.js";

@@ -10,8 +10,13 @@ import {
   uuid4,
   workflowInfo,
 } from "@temporalio/workflow";
-import type { AlertActivities } from "../activities/alerts.js";
-import { alertDeliveredSignal, alertRunWorkflowId, type AlertRunInput, type AlertScheduleInput } from "./alertTypes.js";
+import {
+  alertDeliveredSignal,
+  alertRunWorkflowId,
+  type AlertActivities,
+  type AlertRunInput,
+  type AlertScheduleInput,
+} from "./alertTypes.js";
 import { BUSINESS_ANSWERS } from "./shared.js";
 
 const { startAlertRun, endAlertRun } = proxyActivities<AlertActivities>({

@@ -1,5 +1,6 @@
 // What the alert-run workflows, their activities and the alerts use case agree on; no I/O, safe in the workflow sandbox.
 import { defineSignal } from "@temporalio/workflow";
+import type { AlertRunOutcome, IngestionCounts } from "../src/domain/events.js";
 
 export interface AlertRunInput {
   alertId: string;
@@ -26,3 +27,17 @@ export const alertDeliveredSignal = defineSignal("alertDelivered");
 export const alertRunWorkflowId = (queryId: string) => `alert-run-${queryId}`;
 /** The Temporal Schedule of a daily or weekly alert. */
 export const alertScheduleId = (alertId: string) => `alert-schedule-${alertId}`;
+
+export interface AlertsAfterIngestionInput {
+  ingestionId: string;
+  collection: string;
+  counts: IngestionCounts;
+}
+
+/** The alert steps workflows run; activities/alerts.ts implements them. */
+export interface AlertActivities {
+  startAlertRun(input: AlertRunInput): Promise<AlertRunStart>;
+  endAlertRun(input: { alertId: string; queryId: string; delivered: boolean }): Promise<AlertRunOutcome>;
+  /** After a committed ingestion that added or changed documents: a run of each on_ingest alert watching the collection. */
+  startAlertsAfterIngestion(input: AlertsAfterIngestionInput): Promise<number>;
+}

@@ -2,8 +2,8 @@
 // replan while too few verify, then charge once for the delivered rows, and refund that charge if the answer never
 // reaches its caller (assistedDelivery.ts). Deterministic; activities do the I/O.
 import { condition, proxyActivities, setHandler } from "@temporalio/workflow";
-import type { AssistedActivities } from "../activities/assisted.js";
 import {
+  type AssistedActivities,
   answerUpdate,
   CLARIFICATION_WAIT_MS,
   MAX_ROUNDS,
@@ -15,11 +15,11 @@ import {
   type VerifiedRow,
 } from "./assistedTypes.js";
 import { BUSINESS_ANSWERS } from "./shared.js";
-import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from "../src/usecases/assisted/candidateBudget.js";
-import { deliverable, distinctDocuments } from "../src/usecases/assisted/delivery.js";
+import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from "./candidateBudget.js";
+import { deliverable, distinctDocuments } from "./deliverableRows.js";
 import { awaitDelivery } from "./assistedDelivery.js";
 import { AssistedProgressBoard } from "./assistedProgress.js";
-import type { WebhookActivities } from "../activities/webhooks.js";
+import type { WebhookActivities } from "./webhookTypes.js";
 import { formatCredits } from "../src/domain/money.js";
 
 // Reading and judging are CPU work on the worker; a worker that dies mid-step has the step retried on another.

@@ -1,8 +1,8 @@
 // The delivery step of assisted search, a saga's compensation: the charge pushes its undo (a refund of exactly that
 // charge); the run then waits a bounded time for proof that the answer reached its caller, and without it runs the undo.
 import { CancellationScope, condition, proxyActivities, setHandler } from "@temporalio/workflow";
-import type { AssistedActivities } from "../activities/assisted.js";
 import {
+  type AssistedActivities,
   deliveredUpdate,
   type AssistedInput,
   type AssistedProgress,

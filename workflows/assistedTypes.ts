@@ -1,7 +1,7 @@
 // Types, the progress query and the answer update shared by the assisted-search workflow, its activities and the use
 // case that starts it; no I/O, safe inside the workflow sandbox.
 import { defineQuery, defineUpdate } from "@temporalio/workflow";
-import type { QueryUnderstanding, Understanding, Verdict } from "../src/reasoner/port.js";
+import type { PlanInput, QueryUnderstanding, UnderstandInput, Understanding, Verdict } from "../src/reasoner/port.js";
 import type { CachedRow } from "../src/usecases/search/queryCache.js";
 
 export interface AssistedInput {
@@ -157,3 +157,18 @@ export interface RefundUndeliveredInput {
 export const CLARIFICATION_WAIT_MS = 24 * 60 * 60 * 1000;
 /** Search and judge rounds at most (the first included). */
 export const MAX_ROUNDS = 3;
+
+/** The assisted workflow's steps; activities/assisted.ts implements them. */
+export interface AssistedActivities {
+  /** The reasoner's reading; constraints it read that cannot apply to these collections are dropped, never refused. */
+  understandQuery(input: UnderstandInput & { collections?: string[] }): Promise<UnderstandOutcome>;
+  planRound(input: PlanInput): Promise<string[]>;
+  searchSubQuestion(input: SearchPlanInput): Promise<SearchPlanOutcome>;
+  judgeCandidates(input: {
+    query: string;
+    understanding: QueryUnderstanding;
+    candidates: AssistedCandidate[];
+  }): Promise<Verdict[]>;
+  chargeAssisted(c: ChargeAssistedInput): Promise<ChargeAssistedOutcome>;
+  refundUndelivered(input: RefundUndeliveredInput): Promise<void>;
+}

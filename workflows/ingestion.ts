@@ -1,11 +1,15 @@
 // One ingestion of source files into a plain collection: stage the source into batches, index each batch, then finish
 // (replace-mode deletions, inventory, the completed event). Deterministic; the activities do the I/O and the books.
 import { patched, proxyActivities, setHandler } from "@temporalio/workflow";
-import type { AlertActivities } from "../activities/alerts.js";
-import type { IngestionActivities } from "../activities/ingestion.js";
 import type { IngestionCounts } from "../src/domain/events.js";
 import { addCounts as add, zeroCounts } from "../src/domain/ingestionCounts.js";
-import { ingestionProgressQuery, type IngestionInput, type IngestionProgress } from "./ingestionTypes.js";
+import {
+  ingestionProgressQuery,
+  type IngestionActivities,
+  type IngestionInput,
+  type IngestionProgress,
+} from "./ingestionTypes.js";
+import type { AlertActivities } from "./alertTypes.js";
 
 // Reading, finishing and the failure record run on any worker; a batch runs on the ingestion task queue, where each
 // worker process takes one at a time. A worker that dies mid-batch stops heartbeating: the batch runs again elsewhere

@@ -1,6 +1,6 @@
 // What the ingestion workflow and its activities exchange, and its progress query (shared with the Ingestions port).
 import { defineQuery } from "@temporalio/workflow";
-import type { PlainCollection } from "../src/domain/catalog.js";
+import type { PlainCollection } from "../src/domain/collectionDefinitions.js";
 import type { IngestionCounts, IngestionMode } from "../src/domain/events.js";
 
 export interface IngestionInput {
@@ -44,3 +44,11 @@ export const ingestionWorkflowId = (ingestionId: string) => `ingestion-${ingesti
 
 /** The task queue of the batch activities beside a worker's queue: one batch at a time per worker process, so more processes embed more at once. */
 export const batchTaskQueueOf = (taskQueue: string) => `${taskQueue}-ingest`;
+
+/** The ingestion steps; activities/ingestion.ts implements them. */
+export interface IngestionActivities {
+  stageIngestion(input: IngestionInput): Promise<StagedSource>;
+  ingestBatch(input: BatchInput): Promise<IngestionCounts>;
+  finishIngestion(input: IngestionInput): Promise<IngestionCounts>;
+  failIngestion(input: { ingestionId: string; collection: string; error: string }): Promise<void>;
+}

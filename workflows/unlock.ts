@@ -1,8 +1,7 @@
 // The unlock transaction: quota check, then the atomic charge-and-unlock. Deterministic; activities do the I/O.
 import { proxyLocalActivities, workflowInfo } from "@temporalio/workflow";
-import type { UnlockActivities } from "../activities/unlock.js";
 import { BUSINESS_ANSWERS } from "./shared.js";
-import type { UnlockInput, UnlockOutcome } from "./unlockTypes.js";
+import type { UnlockActivities, UnlockInput, UnlockOutcome } from "./unlockTypes.js";
 
 // The steps are short database calls, so they run as local activities: one workflow task instead of a task per step
 // (about 6x lower latency on the dev server). A step whose result was not yet recorded when a worker dies runs again

@@ -37,3 +37,9 @@ export interface UnlockOutcome {
   /** the `callId` of the input that started this run */
   callId: string;
 }
+
+/** The unlock workflow's steps; activities/unlock.ts implements them. */
+export interface UnlockActivities {
+  checkUnlockQuota(input: UnlockInput): Promise<QuotaDecision>;
+  chargeUnlock(input: ChargeInput): Promise<ChargeOutcome>;
+}

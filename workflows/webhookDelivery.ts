@@ -2,8 +2,7 @@
 // goes away, or the schedule runs out; then its end is recorded (which may disable an endpoint failing for days, and
 // lets a delivered event prove delivery). Deterministic; activities do the I/O.
 import { proxyActivities, sleep } from "@temporalio/workflow";
-import type { WebhookActivities } from "../activities/webhooks.js";
-import type { WebhookDeliveryInput } from "./webhookTypes.js";
+import type { WebhookActivities, WebhookDeliveryInput } from "./webhookTypes.js";
 import type { WebhookDeliveryOutcome } from "../src/domain/events.js";
 
 // An attempt records itself idempotently by its number, so a worker killed mid-attempt has it sent again (the same

@@ -1,5 +1,6 @@
 // What the webhook delivery workflow, its activities and the use case that starts it agree on; no I/O.
 import type { WebhookDeliveryOutcome } from "../src/domain/events.js";
+import type { WebhookEventType } from "../src/domain/webhooks.js";
 
 export interface WebhookDeliveryInput {
   orgId: string;
@@ -28,3 +29,19 @@ export interface EndDeliveryInput {
  */
 export const webhookWorkflowId = (messageId: string, endpointId: string, round = 0) =>
   `webhook-${messageId}-${endpointId}${round > 0 ? `-r${round}` : ""}`;
+
+export interface PublishInput {
+  orgId: string;
+  type: WebhookEventType;
+  data: Record<string, unknown>;
+  /** names the event: publishing the same source again publishes nothing new */
+  source: string;
+}
+
+/** The webhook steps workflows run; activities/webhooks.ts implements them. */
+export interface WebhookActivities {
+  attemptDelivery(input: WebhookDeliveryInput & { attempt: number }): Promise<AttemptVerdict>;
+  /** Tells the organization's endpoints that subscribe to `type` (a workflow's step: assisted answers, alert runs). */
+  publishWebhookEvent(input: PublishInput): Promise<void>;
+  endDelivery(input: EndDeliveryInput): Promise<void>;
+}

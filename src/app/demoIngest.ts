@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import type { Runtime } from "./composition.js";
 import { openIngestEmbedder } from "./composition.js";
-import type { PlainCollection } from "../domain/catalog.js";
+import type { PlainCollection } from "../domain/collectionDefinitions.js";
 import {
   noDocumentsCounted,
   ingestCollection,

@@ -360,7 +360,10 @@ export interface AlertDefinitionData {
   webhookEndpointId: string | null;
 }
 
-/** A plain collection's definition as the operator gives it: config/collections.json's fields (src/domain/catalog.ts validates them). */
+/**
+ * A plain collection's definition as the operator gives it: config/collections.json's fields
+ * (src/domain/collectionDefinitions.ts validates them).
+ */
 export interface CollectionDefinition {
   name: string;
   displayName: string;

@@ -1,6 +1,6 @@
 // Price per 1000 tokens for an organization and a physical collection: the organization's override, else the catalogue's.
-import type { PlainCollection } from "./catalog.js";
-import { pricePer1000Micros } from "./catalog.js";
+import type { PlainCollection } from "./collectionDefinitions.js";
+import { pricePer1000Micros } from "./collectionDefinitions.js";
 
 /**
  * Micro-credits per 1000 tokens. The overrides come with the organization as loaded for the request (from the

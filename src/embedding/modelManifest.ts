@@ -78,7 +78,7 @@ export async function readModelManifest<Schema extends z.ZodType<{ dir: string }
   try {
     json = JSON.parse(raw);
   } catch (error) {
-    throw new Error(`${kind} manifest ${manifestPath} is not JSON: ${(error as Error).message}`);
+    throw new Error(`${kind} manifest ${manifestPath} is not JSON: ${(error as Error).message}`, { cause: error });
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {

@@ -5,7 +5,7 @@ import { startInferenceWorker } from "../infra/inferenceWorker.js";
 import { loadModelManifest, type ModelManifest } from "./modelManifest.js";
 import type { Embedder } from "./port.js";
 import { loadModelTokenizer, type WordpieceTokenizer } from "./wordpieceTokenizer.js";
-import { openEncoderSession, type EncoderSession, type EncoderSessionOptions } from "./encoderSession.mjs";
+import { openEncoderSession, type EncoderSessionOptions } from "./encoderSession.mjs";
 
 /** Which graph of the manifest runs: the fp32 export, or its int8 quantization (manifest `onnxInt8`). */
 export type EmbeddingPrecision = "fp32" | "int8";

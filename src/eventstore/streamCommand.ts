@@ -21,7 +21,8 @@ export function runStreamCommand(
   decide: (tx: Queryable, at: Date) => Promise<StreamDecision>,
   options: {
     requestId?: string;
-    /** a retried command with the same key appends nothing and returns the first one's events */ idempotencyKey?: string;
+    /** a retried command with the same key appends nothing and returns the first one's events */
+    idempotencyKey?: string;
   } = {},
 ): Promise<StoredEvent[]> {
   return retryConflicts(() =>

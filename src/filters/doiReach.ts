@@ -1,8 +1,6 @@
 // The `doi_not_in_collection` check: which DOIs pinned by a filter the searched collections do not hold, and where they are instead.
-import type { FilterNode } from "./ast.js";
 import { doiNotInCollectionWarning, type DoiWhereabouts, type FilterWarning } from "./warnings.js";
-import type { SearchEngine } from "../retrieval/port.js";
-import type { CollectionCatalog } from "../domain/catalog.js";
+import type { CollectionCatalog } from "../domain/collectionDefinitions.js";
 
 /** The spec's cover: at most ten pinned DOIs are checked per request. */
 export const MAX_DOIS_CHECKED = 10;
@@ -10,8 +8,14 @@ export const MAX_DOIS_CHECKED = 10;
 /** How long the check may run beside the search; past it the warnings are omitted (the spec's best effort). */
 export const DEFAULT_DOI_REACH_BUDGET_MS = 1_500;
 
+/**
+ * DOI -> the collections among `collections` holding at least one chunk with it (the search use case asks the engine);
+ * a DOI none holds is absent.
+ */
+export type DoiHolders = (collections: readonly string[], dois: readonly string[]) => Promise<Map<string, string[]>>;
+
 export interface DoiReachInput {
-  engine: Pick<SearchEngine, "countChunks" | "hasIndex">;
+  holders: DoiHolders;
   /** canonical DOIs pinned by the filter (eq/in outside any negation), in filter order */
   dois: readonly string[];
   /** physical collections (engine indexes) the request searches */
@@ -51,9 +55,9 @@ export async function doiNotInCollectionWarnings(input: DoiReachInput): Promise<
 /** For each DOI the searched collections lack: where it is instead. DOIs a searched collection holds are absent. */
 async function findWhereabouts(input: DoiReachInput, dois: readonly string[]): Promise<Map<string, DoiWhereabouts>> {
   const [searched, unsearched, outOfScope] = await Promise.all([
-    holdersByDoi(input.engine, input.searched, dois),
-    holdersByDoi(input.engine, input.unsearchedInScope, dois),
-    holdersByDoi(input.engine, input.outOfScope, dois),
+    input.holders(input.searched, dois),
+    input.holders(input.unsearchedInScope, dois),
+    input.holders(input.outOfScope, dois),
   ]);
   const missing = new Map<string, DoiWhereabouts>();
   for (const doi of dois) {
@@ -66,37 +70,12 @@ async function findWhereabouts(input: DoiReachInput, dois: readonly string[]): P
   return missing;
 }
 
-/** DOI -> the collections holding at least one chunk with it. One count per collection, then one per DOI where it holds any. */
-async function holdersByDoi(
-  engine: DoiReachInput["engine"],
-  collections: readonly string[],
-  dois: readonly string[],
-): Promise<Map<string, string[]>> {
-  const perCollection = await Promise.all(
-    collections.map(async (collection): Promise<[string, string[]]> => {
-      if (!(await engine.hasIndex(collection))) return [collection, []];
-      const anyOf: FilterNode = { kind: "in", field: "doi", values: [...dois] };
-      if ((await engine.countChunks(collection, anyOf)) === 0) return [collection, []];
-      if (dois.length === 1) return [collection, [...dois]];
-      const counts = await Promise.all(
-        dois.map((doi) => engine.countChunks(collection, { kind: "eq", field: "doi", value: doi })),
-      );
-      return [collection, dois.filter((_, position) => counts[position] > 0)];
-    }),
-  );
-  const holders = new Map<string, string[]>();
-  for (const [collection, held] of perCollection) {
-    for (const doi of held) holders.set(doi, [...(holders.get(doi) ?? []), collection]);
-  }
-  return holders;
-}
-
 /**
  * The check as the search pipeline runs it: `searched` are the physical collections the request searches; the
  * key's scope (plain or meta-collection names, null for organization-wide) decides which others may be named.
  */
 export function checkPinnedDois(input: {
-  engine: DoiReachInput["engine"];
+  holders: DoiHolders;
   catalog: CollectionCatalog;
   keyScope: readonly string[] | null | undefined;
   searched: readonly string[];
@@ -113,7 +92,7 @@ export function checkPinnedDois(input: {
   }
   const others = input.catalog.collections.map((collection) => collection.name).filter((name) => !searched.has(name));
   return doiNotInCollectionWarnings({
-    engine: input.engine,
+    holders: input.holders,
     dois: input.dois,
     searched: [...searched],
     unsearchedInScope: others.filter((name) => inScope.has(name)),

@@ -8,7 +8,7 @@ import { metricsBasisSentence } from "../journals/metricsBasis.js";
 import { runBuildJournals } from "../journals/build.js";
 import { DEFAULT_METRIC_BOUNDS, readMetricBounds, type MetricBoundsTable } from "../journals/bounds.js";
 import { Rejection } from "../domain/rejection.js";
-import type { CatalogEntry, PlainCollection } from "../domain/catalog.js";
+import type { CatalogEntry, PlainCollection } from "../domain/collectionDefinitions.js";
 import type { FilterNode } from "./ast.js";
 
 /** Files in the data directory: the journals table (`journals build`) and the recomputed bounds (`journals bounds`). */

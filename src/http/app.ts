@@ -11,7 +11,7 @@ import { toolRoutes, type ToolRouteDeps } from "./routes/toolRoutes.js";
 import { worksRoutes, type WorksRouteDeps } from "./routes/worksRoutes.js";
 import { webhookRoutes, type WebhookRouteDeps } from "./routes/webhookRoutes.js";
 import { alertRoutes, type AlertRouteDeps } from "./routes/alertRoutes.js";
-import { mcpRoutes, type McpRouteDeps } from "../mcp/routes.js";
+import { mcpRoutes, type McpRouteDeps } from "./routes/mcpRoutes.js";
 import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from "./routes/healthRoutes.js";
 import { docsRoutes } from "./routes/docsRoutes.js";
 import { buildOpenApiDocument } from "./openapi/document.js";

@@ -15,6 +15,7 @@ export function nonCanonicalReason(path: string): string | undefined {
   if (!path.startsWith("/")) return "does not start with /";
   if (path.endsWith("/")) return "ends with /";
   if (path.includes("//")) return "has an empty segment";
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   if (/[\\;\x00-\x20\x7f]/.test(path)) return "has a backslash, semicolon, space or control character";
   if (path.split("/").some((segment) => segment === "." || segment === "..")) return "has a dot segment";
   if (NEEDLESS_OR_HIDING_ESCAPE.test(ENCODED_SLASH_ALLOWED.test(path) ? path.replace(/%2f/gi, "") : path))

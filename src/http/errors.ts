@@ -1,6 +1,7 @@
 // The one error type of the HTTP surface; the error middleware renders it as {error:{code,message,requestId}}.
 
-import type { ErrorCode } from "../domain/errorCodes.js";
+import { statusOf, type ErrorCode } from "../domain/errorCodes.js";
+import { Rejection } from "../domain/rejection.js";
 
 export type { ErrorCode };
 
@@ -16,4 +17,24 @@ export class ApiError extends Error {
     super(message);
     this.name = "ApiError";
   }
+}
+
+/** The ApiError a thrown error stands for: itself, or a use case's Rejection with its status; else undefined. */
+export function toApiError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  if (err instanceof Rejection) {
+    const retryAfter =
+      typeof err.details?.retryAfterSeconds === "number"
+        ? { "Retry-After": String(err.details.retryAfterSeconds) }
+        : undefined;
+    const { retryAfterSeconds: _omit, ...details } = err.details ?? {};
+    return new ApiError(
+      statusOf(err.code),
+      err.code,
+      err.message,
+      Object.keys(details).length ? details : undefined,
+      retryAfter,
+    );
+  }
+  return undefined;
 }

@@ -3,29 +3,9 @@ import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Context, Next } from "koa";
 import type { Logger } from "pino";
-import { ApiError } from "./errors.js";
-import { statusOf, type ErrorCode } from "../domain/errorCodes.js";
-import { Rejection } from "../domain/rejection.js";
+import { ApiError, toApiError } from "./errors.js";
+import type { ErrorCode } from "../domain/errorCodes.js";
 import type { RequestState } from "./requestContext.js";
-
-export function toApiError(err: unknown): ApiError | undefined {
-  if (err instanceof ApiError) return err;
-  if (err instanceof Rejection) {
-    const retryAfter =
-      typeof err.details?.retryAfterSeconds === "number"
-        ? { "Retry-After": String(err.details.retryAfterSeconds) }
-        : undefined;
-    const { retryAfterSeconds: _omit, ...details } = err.details ?? {};
-    return new ApiError(
-      statusOf(err.code),
-      err.code,
-      err.message,
-      Object.keys(details).length ? details : undefined,
-      retryAfter,
-    );
-  }
-  return undefined;
-}
 
 /** Assigns the request id (honouring a sane incoming X-Request-Id), logs one line per request. */
 /** The path as the request log keeps it: an invite link's token is a secret (only its hash is stored), so it is not. */

@@ -1,7 +1,7 @@
 // Request body schemas (zod): one place that says what each endpoint accepts.
 import { z } from "zod";
 import { WEBHOOK_EVENT_TYPES } from "../domain/webhooks.js";
-import { plainCollectionSchema } from "../domain/catalog.js";
+import { plainCollectionSchema } from "../domain/collectionDefinitions.js";
 import { ApiError } from "./errors.js";
 import { DEFAULT_IMAGE_OPTIONS } from "../usecases/figures/figureImages.js";
 import { SORT_ORDERS, SORTED_DEFAULT_MIN_RELEVANCE } from "../usecases/search/sortOrder.js";
@@ -17,13 +17,10 @@ export function requestedCollections(body: { collection?: string | null; collect
 }
 
 const limit = z.number().int().min(1, "limit must be between 1 and 30").max(30, "limit must be between 1 and 30");
-const query = z
-  .string()
-  .max(1000, "query must be at most 1000 characters")
-  .meta({
-    description:
-      "The search text; it must carry enough to search on (422 INVALID_QUERY otherwise). Short identifiers are fine.",
-  });
+const query = z.string().max(1000, "query must be at most 1000 characters").meta({
+  description:
+    "The search text; it must carry enough to search on (422 INVALID_QUERY otherwise). Short identifiers are fine.",
+});
 const like = z
   .strictObject({
     work: z
@@ -53,13 +50,10 @@ function oneOfQueryAndLike(b: { query?: string | null; like?: unknown }, ctx: z.
     });
   }
 }
-const filters = z
-  .unknown()
-  .optional()
-  .meta({
-    description:
-      "Metadata filter, simple (flat) or structured format (see Filtering in the service specification); null or absent: none. An unappliable filter is 422 INVALID_FILTER. A request with filters is always searched, never answered from the catalogue.",
-  });
+const filters = z.unknown().optional().meta({
+  description:
+    "Metadata filter, simple (flat) or structured format (see Filtering in the service specification); null or absent: none. An unappliable filter is 422 INVALID_FILTER. A request with filters is always searched, never answered from the catalogue.",
+});
 const imageMaxWidth = z.number().int().min(100).max(1920);
 const imageMaxHeight = z.number().int().min(100).max(1080);
 const imageQuality = z.number().int().min(1).max(100).meta({ description: "JPEG quality of figure images." });
@@ -79,12 +73,10 @@ const onePerDocument = () =>
 
 /** The result-selection fields of a search request, which the preview takes as they are (the spec). */
 const selectionFields = {
-  collection: collectionName
-    .nullish()
-    .meta({
-      description:
-        "One collection (a meta-collection name searches all its members). Send exactly one of collection and collections (the other absent or null).",
-    }),
+  collection: collectionName.nullish().meta({
+    description:
+      "One collection (a meta-collection name searches all its members). Send exactly one of collection and collections (the other absent or null).",
+  }),
   collections: z
     .array(collectionName)
     .min(1)
@@ -161,13 +153,10 @@ function strictBody<T extends z.core.$ZodLooseShape>(shape: T) {
 const queryObject = strictBody({
   ...selectionFields,
   include_metadata: z.boolean().optional().meta({ default: true }),
-  include_figures: z
-    .boolean()
-    .optional()
-    .meta({
-      default: false,
-      description: "Adds figure images as base64 in metadata.figures[].image_data; free, adds latency.",
-    }),
+  include_figures: z.boolean().optional().meta({
+    default: false,
+    description: "Adds figure images as base64 in metadata.figures[].image_data; free, adds latency.",
+  }),
   image_max_width: imageMaxWidth.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.maxWidth }),
   image_max_height: imageMaxHeight.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.maxHeight }),
   image_quality: imageQuality.optional().meta({ default: DEFAULT_IMAGE_OPTIONS.quality }),
@@ -242,32 +231,23 @@ export const assistedBody = z.strictObject({
     .max(16_000, "query must be at most 16000 characters")
     .meta({ description: "The question or case, up to 16,000 characters." }),
   limit: limit.default(10).meta({ description: "The most verified results to return (1-30)." }),
-  filters: z
-    .unknown()
-    .optional()
-    .meta({
-      description:
-        "The filters of /query, applied to every internal search; a rejected filter is 422 INVALID_FILTER before any work.",
-    }),
-  allowClarification: z
-    .boolean()
-    .default(true)
-    .meta({
-      description:
-        "May answer clarification_needed with a question instead of results when the query is too underspecified; false: never asks.",
-    }),
+  filters: z.unknown().optional().meta({
+    description:
+      "The filters of /query, applied to every internal search; a rejected filter is 422 INVALID_FILTER before any work.",
+  }),
+  allowClarification: z.boolean().default(true).meta({
+    description:
+      "May answer clarification_needed with a question instead of results when the query is too underspecified; false: never asks.",
+  }),
   includeMetadata: z.boolean().default(true),
   includeFigures: z.boolean().optional().meta({ description: "Figure images (base64) for the delivered rows; free." }),
   includeImages: z.boolean().optional().meta({ description: "Deprecated alias of includeFigures.", deprecated: true }),
   ...imageFields,
   maxCost: maxCost("maxCost"),
-  async: z
-    .boolean()
-    .optional()
-    .meta({
-      description:
-        'true (or the header `Prefer: respond-async`): answer 202 `{queryId, status: "running"}` at once; follow the run on GET /api/v1/search/results/{queryId} and by the `assisted.completed` webhook.',
-    }),
+  async: z.boolean().optional().meta({
+    description:
+      'true (or the header `Prefer: respond-async`): answer 202 `{queryId, status: "running"}` at once; follow the run on GET /api/v1/search/results/{queryId} and by the `assisted.completed` webhook.',
+  }),
 });
 
 /** POST /assisted with the answer to a clarification question: the waiting run resumes with it. */
@@ -280,22 +260,14 @@ export const assistedAnswerBody = z.strictObject({
 export const unlockBody = z
   .strictObject({
     queryId: z.string().min(1).max(200),
-    resultIds: z
-      .array(z.string().min(1).max(200))
-      .max(30)
-      .nullable()
-      .optional()
-      .meta({
-        description:
-          "The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.",
-      }),
-    includeFigures: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          "Figure images (base64) for every row unlocked under this queryId, earlier ones included; never changes the charge. Default false.",
-      }),
+    resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional().meta({
+      description:
+        "The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.",
+    }),
+    includeFigures: z.boolean().optional().meta({
+      description:
+        "Figure images (base64) for every row unlocked under this queryId, earlier ones included; never changes the charge. Default false.",
+    }),
     includeImages: z
       .boolean()
       .optional()
@@ -510,14 +482,10 @@ export const creditsBody = z.strictObject({ amount: money, reference: z.string()
 
 export const suspendBody = z.strictObject({ reason: z.string().max(500).optional() });
 export const retractionsBody = z.strictObject({
-  files: z
-    .array(z.string().min(1).max(1000))
-    .min(1)
-    .max(50)
-    .meta({
-      description:
-        "Retraction lists the server can read: Retraction Watch CSV (`.csv`) or open-retractions JSON lines (`.jsonl`, `.jsonl.gz`); relative paths are under DATA_ROOT.",
-    }),
+  files: z.array(z.string().min(1).max(1000)).min(1).max(50).meta({
+    description:
+      "Retraction lists the server can read: Retraction Watch CSV (`.csv`) or open-retractions JSON lines (`.jsonl`, `.jsonl.gz`); relative paths are under DATA_ROOT.",
+  }),
 });
 
 /** POST /admin/v1/collections: a plain collection's definition, the fields config/collections.json takes. */
@@ -545,14 +513,10 @@ export const metaCollectionBody = z.strictObject({
 });
 
 export const ingestBody = z.strictObject({
-  files: z
-    .array(z.string().min(1).max(1000))
-    .min(1)
-    .max(1000)
-    .meta({
-      description:
-        "Source files the server can read, in the collection's reader format (relative paths are under DATA_ROOT).",
-    }),
+  files: z.array(z.string().min(1).max(1000)).min(1).max(1000).meta({
+    description:
+      "Source files the server can read, in the collection's reader format (relative paths are under DATA_ROOT).",
+  }),
   mode: z.enum(["upsert", "replace"]).meta({
     description:
       "`upsert`: add new documents, replace the chunks of changed ones (a document fingerprint decides; unchanged ones are not re-embedded), delete those the files delete. `replace`: the collection becomes exactly these files.",
@@ -561,14 +525,10 @@ export const ingestBody = z.strictObject({
 
 export const keyBody = z.strictObject({
   mode: z.enum(["live", "test"]),
-  name: z
-    .string()
-    .max(200)
-    .optional()
-    .meta({
-      description:
-        "What people call the key (at most 100 characters, one line); shown on the dashboard, its ledger and its recent queries.",
-    }),
+  name: z.string().max(200).optional().meta({
+    description:
+      "What people call the key (at most 100 characters, one line); shown on the dashboard, its ledger and its recent queries.",
+  }),
   collections: z.array(z.string().min(1).max(200)).min(1).optional(),
   spendingCap: money.optional(),
 });

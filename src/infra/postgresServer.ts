@@ -144,7 +144,7 @@ async function initCluster(
     );
   } catch (error) {
     const failure = error as { stderr?: string; message: string };
-    throw new Error(`initdb of ${clusterDir} failed: ${failure.stderr?.trim() || failure.message}`);
+    throw new Error(`initdb of ${clusterDir} failed: ${failure.stderr?.trim() || failure.message}`, { cause: error });
   }
 }
 

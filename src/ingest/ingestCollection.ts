@@ -3,8 +3,8 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { InventoryTally, type CollectionInventory } from "../domain/inventory.js";
-import type { CollectionCatalog, PlainCollection } from "../domain/catalog.js";
-import { sourceFilePaths } from "../domain/catalog.js";
+import type { CollectionCatalog, PlainCollection } from "../domain/collectionDefinitions.js";
+import { sourceFilePaths } from "../domain/collectionDefinitions.js";
 import type { Embedder, Tokenizer } from "../embedding/port.js";
 import type { ChunkMetadata, ChunkRecord, SearchEngine } from "../retrieval/port.js";
 import type { ChunkingOptions } from "./chunk.js";
@@ -214,7 +214,7 @@ export async function prepareCollection(options: {
   embeddingInputTokens?: number;
   onProgress?: (progress: IngestProgress) => void;
 }): Promise<PreparedCollection> {
-  const { collection, tokenizer, retracted } = options;
+  const { collection } = options;
   const tally = new InventoryTally();
   const prepared: Omit<PreparedCollection, "inventory"> = {
     records: [],

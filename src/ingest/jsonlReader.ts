@@ -6,7 +6,7 @@ import { canonicalArticleType } from "../filters/articleTypes.js";
 import { parseFilterDate } from "../filters/dates.js";
 import { canonicalNctId } from "../domain/identifiers.js";
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from "./sourceIdentifiers.js";
-import type { DocumentSection, SourceDocument, SourceItem } from "./sourceDocument.js";
+import type { DocumentSection, SourceItem } from "./sourceDocument.js";
 import { badLinesError, LISTED_BAD_LINES, readLineRecords, tooLongLine } from "./sourceFiles.js";
 
 /** The section name of a document given as one `text`. */

@@ -2,7 +2,6 @@
 // (RetractionsLoaded events on the retractions stream). Searches exclude the works of the loaded lists at query time
 // and retractions/check answers from the whole list; each process re-reads the stream's version at most once a
 // RETRACTIONS_RECHECK_MS, so every API process follows a load within that time (the loading one at once).
-import { isAbsolute, resolve } from "node:path";
 import type { Db } from "../eventstore/db.js";
 import { readStream } from "../eventstore/eventStore.js";
 import { runStreamCommand } from "../eventstore/streamCommand.js";
@@ -10,7 +9,7 @@ import { RETRACTIONS_STREAM, type Actor, type StoredEvent } from "../domain/even
 import { Rejection } from "../domain/rejection.js";
 import type { FilterNode } from "../filters/ast.js";
 import type { SearchEngine } from "../retrieval/port.js";
-import type { CollectionCatalog } from "../domain/catalog.js";
+import type { CollectionCatalog } from "../domain/collectionDefinitions.js";
 import { readLines, SourceContentError } from "./sourceFiles.js";
 import { checkOperatorFile, OperatorFileError } from "./operatorFiles.js";
 import {
@@ -95,9 +94,10 @@ export async function readRetractionFile(dataRoot: string, file: string): Promis
         for await (const header of readLines(path)) {
           const columns = header.split(",").map((c) => retractionWatchColumn(c.trim().replace(/^"|"$/g, "")));
           const missing = RETRACTION_WATCH_COLUMNS.filter((c) => !columns.includes(c));
+          const named = missing.map((c) => (c === "originalpaperdoi" ? "OriginalPaperDOI" : "RetractionNature"));
           if (missing.length > 0)
             throw new SourceContentError(
-              `not a Retraction Watch CSV: its first line has no ${missing.map((c) => (c === "originalpaperdoi" ? "OriginalPaperDOI" : "RetractionNature")).join(" or ")} column`,
+              `not a Retraction Watch CSV: its first line has no ${named.join(" or ")} column`,
             );
           break;
         }

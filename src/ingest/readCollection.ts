@@ -1,6 +1,6 @@
 // Picks the reader a collection's source names and streams its documents (and deletions) from the data root.
 import { realpath } from "node:fs/promises";
-import type { PlainCollection } from "../domain/catalog.js";
+import type { PlainCollection } from "../domain/collectionDefinitions.js";
 import { checkOperatorFile, OperatorFileError } from "./operatorFiles.js";
 import { badLinesError, LISTED_BAD_LINES, SourceContentError } from "./sourceFiles.js";
 import { readBeirCorpus } from "./beirReader.js";

@@ -203,16 +203,14 @@ export async function readRetractionWatchList(path: string): Promise<UpdateList>
   const list = emptyList();
   const notices = list.retracted;
   const { handle } = await openRegularFile(await realpath(path));
-  const rows = handle
-    .createReadStream()
-    .pipe(
-      parse({
-        columns: (header: string[]) => header.map(retractionWatchColumn),
-        skip_empty_lines: true,
-        relax_column_count: true,
-        max_record_size: MAX_LINE_BYTES,
-      }),
-    );
+  const rows = handle.createReadStream().pipe(
+    parse({
+      columns: (header: string[]) => header.map(retractionWatchColumn),
+      skip_empty_lines: true,
+      relax_column_count: true,
+      max_record_size: MAX_LINE_BYTES,
+    }),
+  );
   let read = 0;
   let retractions = 0;
   for await (const row of rows as AsyncIterable<Record<string, string | undefined>>) {

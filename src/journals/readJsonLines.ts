@@ -15,7 +15,7 @@ export async function* readJsonLines(path: string): AsyncGenerator<unknown> {
     try {
       yield JSON.parse(line) as unknown;
     } catch (error) {
-      throw new Error(`${path}:${lineNumber}: not JSON (${(error as Error).message})`);
+      throw new Error(`${path}:${lineNumber}: not JSON (${(error as Error).message})`, { cause: error });
     }
   }
 }

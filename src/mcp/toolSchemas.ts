@@ -148,13 +148,10 @@ export const findToolsArgs = z.strictObject({
 export const inspectToolArgs = z.strictObject({ tool_name: z.string().min(1).max(200) });
 
 /** `full_metadata` on the tools whose rows come compact (preview, confirm, get_results; the searches take it beside their REST arguments). */
-const fullMetadata = z
-  .boolean()
-  .optional()
-  .meta({
-    description:
-      "true: each row as the REST API gives it, with all its metadata; default: relevance, text, title, year, journal, DOI/PMID and integrity status",
-  });
+const fullMetadata = z.boolean().optional().meta({
+  description:
+    "true: each row as the REST API gives it, with all its metadata; default: relevance, text, title, year, journal, DOI/PMID and integrity status",
+});
 
 export const previewArgs = z.strictObject({
   tool_name: z.string().min(1).max(200),

@@ -1,5 +1,5 @@
 // Which of a search's ranked rows are delivered: at most one row per document when asked (the rule assisted search
-// delivers by, src/usecases/assisted/delivery.ts), and none below the caller's relevance threshold. Pure.
+// delivers by, workflows/deliverableRows.ts), and none below the caller's relevance threshold. Pure.
 import type { ChunkMetadata } from "./port.js";
 
 /** What a row says about the work it belongs to. */

@@ -1,6 +1,7 @@
-// The layout's one rule: imports run down the layers (README "Architecture"). Every relative import of src/,
-// workflows/, activities/ and projections/ is checked against the layer table; an import that runs up is allowed only
-// when it is listed below with its reason, and there are at most five.
+// The layout's rules: imports run down the layers (docs/architecture.md). Every relative import of src/, workflows/,
+// activities/ and projections/ is checked against the layer table; an import that runs up is allowed only when it is
+// listed below with its reason, and there are at most five. Besides, no import loop: neither between the table's
+// folders (mcp and http, workflows and the use cases) nor between files; and the domain does no I/O.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -22,23 +23,34 @@ export const LAYERS: [string, number][] = [
   ["src/retrieval", 3],
   ["src/ingest", 3],
   ["src/reasoner", 4],
-  ["src/usecases", 5],
+  // deterministic workflow code and what workflows and activities agree on (inputs, activity interfaces)
   ["workflows", 5],
-  ["activities", 5],
+  // the use cases start workflows; activities do a workflow's I/O by calling the use cases
+  ["src/usecases", 6],
+  ["activities", 6],
   // what REST and MCP share: request schemas, the error type, response shapers
-  ["src/http/schemas.ts", 6],
-  ["src/http/errors.ts", 6],
-  ["src/http/presenters", 6],
-  ["src/http", 7],
-  ["src/mcp", 7],
-  ["src/app", 8],
+  ["src/http/schemas.ts", 7],
+  ["src/http/errors.ts", 7],
+  ["src/http/presenters", 7],
+  ["src/http", 8],
+  ["src/mcp", 8],
+  ["src/app", 9],
 ];
 
 /** Imports that run up, each with the reason it stays. */
 const ALLOWED_UPWARD: Record<string, string> = {
   "src/eventstore/streamCommand.ts -> projections/sqlProjection.ts":
-    "a command appends and projects its events in one transaction (a charge and its balance commit together); the projector is the one thing the store must call",
+    "a command appends and projects its events in one transaction (a charge and its balance commit together); " +
+    "the projector is the one thing the store must call",
+  "workflows/assistedTypes.ts -> src/usecases/search/queryCache.ts":
+    "a type only: an assisted run carries query-record rows (CachedRow), whose shape the query record owns",
 };
+
+/** Modules the domain may not import: the domain decides, it reads no file, database, network or clock service. */
+const DOMAIN_IO = new RegExp(
+  "^(node:)?(fs|fs/promises|net|http|https|http2|dns|dgram|tls|child_process|worker_threads|cluster)$|" +
+    "^(pg|@electric-sql/pglite|undici|@opensearch-project/.*|@temporalio/.*|onnxruntime-node)$",
+);
 
 function rankOf(path: string): number | undefined {
   let best: [string, number] | undefined;
@@ -56,21 +68,78 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-function upwardImports(): string[] {
-  const found: string[] = [];
+/** The layer table's entry a path falls under (its longest matching entry). */
+function layerOf(path: string): string | undefined {
+  let best: string | undefined;
+  for (const [entry] of LAYERS)
+    if ((path === entry || path.startsWith(`${entry}/`)) && (!best || entry.length > best.length)) best = entry;
+  return best;
+}
+
+/** Every relative import (static, dynamic, type-only) of the layered folders: [importing file, imported file]. */
+function imports(): [string, string][] {
+  const found: [string, string][] = [];
   for (const file of ["src", "workflows", "activities", "projections"].flatMap(sourceFiles)) {
-    const from = rankOf(file);
-    if (from === undefined) continue;
     for (const match of readFileSync(join(REPO_ROOT, file), "utf8").matchAll(
       /(?:from\s+|import\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g,
     )) {
       const target = relative(REPO_ROOT, normalize(join(REPO_ROOT, dirname(file), match[1]!))).replace(/\.js$/, ".ts");
-      const to = rankOf(target);
-      if (to !== undefined && to > from) found.push(`${file} -> ${target}`);
+      found.push([file, target]);
     }
   }
   return found;
 }
+
+function upwardImports(): string[] {
+  return imports()
+    .filter(([file, target]) => {
+      const from = rankOf(file);
+      const to = rankOf(target);
+      return from !== undefined && to !== undefined && to > from;
+    })
+    .map(([file, target]) => `${file} -> ${target}`);
+}
+
+/** The loops of a graph: its strongly connected components of more than one node (Tarjan), each sorted. */
+export function loopsOf(edges: readonly [string, string][]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const [a, b] of edges) {
+    if (a === b) continue;
+    next.set(a, [...(next.get(a) ?? []), b]);
+    if (!next.has(b)) next.set(b, []);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const loops: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v)!) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) loops.push(component.sort());
+  };
+  for (const v of next.keys()) if (!index.has(v)) visit(v);
+  return loops;
+}
+
+/** The imports the loop checks follow: all but the upward ones listed with their reason (each closes a loop). */
+const followed = () => imports().filter(([file, target]) => !(`${file} -> ${target}` in ALLOWED_UPWARD));
 
 describe("the layers", () => {
   it("every file of src/ has a layer, and src/ holds about a dozen entries", () => {
@@ -81,5 +150,42 @@ describe("the layers", () => {
   it("imports run down, but for the few listed with their reason", () => {
     expect(upwardImports().filter((i) => !(i in ALLOWED_UPWARD))).toEqual([]);
     expect(Object.keys(ALLOWED_UPWARD).length).toBeLessThanOrEqual(5);
+  });
+
+  it("no loop between the table's folders: mcp and http, workflows, activities and the use cases", () => {
+    const between = followed()
+      .map(([file, target]): [string, string] => [layerOf(file) ?? file, layerOf(target) ?? target])
+      .filter(([a, b]) => a !== b);
+    expect(loopsOf(between)).toEqual([]);
+  });
+
+  it("no loop between files", () => {
+    expect(loopsOf(followed())).toEqual([]);
+  });
+
+  it("finds a loop when there is one", () => {
+    const loop: [string, string][] = [
+      ["src/mcp/server.ts", "src/http/middleware.ts"],
+      ["src/http/app.ts", "src/mcp/routes.ts"],
+    ];
+    const folders = loop.map(([a, b]): [string, string] => [layerOf(a)!, layerOf(b)!]);
+    expect(loopsOf(folders)).toEqual([["src/http", "src/mcp"]]);
+    expect(
+      loopsOf([...loop, ["src/http/middleware.ts", "src/http/app.ts"], ["src/mcp/routes.ts", "src/mcp/server.ts"]]),
+    ).toHaveLength(1);
+  });
+
+  it("the domain does no I/O: no file system, database, network, worker or Temporal module, no environment", () => {
+    const doing = sourceFiles("src/domain").flatMap((file) => {
+      const text = readFileSync(join(REPO_ROOT, file), "utf8");
+      const modules = [...text.matchAll(/(?:from\s+|import\s*\(\s*|require\(\s*)['"]([^'".][^'"]*)['"]/g)].map(
+        (m) => m[1]!,
+      );
+      return [
+        ...modules.filter((m) => DOMAIN_IO.test(m)).map((m) => `${file} imports ${m}`),
+        ...(/\bprocess\.env\b|\bfetch\(/.test(text) ? [`${file} reads the environment or the network`] : []),
+      ];
+    });
+    expect(doing).toEqual([]);
   });
 });

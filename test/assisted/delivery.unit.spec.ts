@@ -1,7 +1,7 @@
 // What an assisted search delivers: best first by the judge, one chunk per document, a work held by two collections
 // (the same DOI) delivered and charged once.
 import { describe, expect, it } from "vitest";
-import { deliverable, distinctDocuments } from "../../src/usecases/assisted/delivery.js";
+import { deliverable, distinctDocuments } from "../../workflows/deliverableRows.js";
 import type { VerifiedRow } from "../../workflows/assistedTypes.js";
 
 function verified(id: string, physical: string, docId: string, judgeScore: number, doi?: string): VerifiedRow {

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { detectCatalogueQuestion as detectWithNames } from "../../src/usecases/catalogue/intent.js";
-import { loadCollectionCatalog } from "../../src/domain/catalog.js";
+import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
 
 interface Labelled {

@@ -4,11 +4,11 @@ import {
   CollectionsConfigError,
   createCollectionCatalog,
   formatPricePer1000,
-  loadCollectionCatalog,
   pricePer1000Micros,
-} from "../../src/domain/catalog.js";
+} from "../../src/domain/collectionDefinitions.js";
+import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
-import type { MetaCollection } from "../../src/domain/catalog.js";
+import type { MetaCollection } from "../../src/domain/collectionDefinitions.js";
 
 function plain(name: string, pricePer1000: string, kind: "scholarly" | "editorial" = "scholarly") {
   return {

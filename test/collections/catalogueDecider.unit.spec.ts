@@ -9,7 +9,7 @@ import {
   RESERVED_COLLECTION_NAMES,
   type CatalogueCommand,
   type CatalogueState,
-} from "../../src/domain/collectionCatalogue.js";
+} from "../../src/domain/catalogueStream.js";
 import type { CollectionDefinition, DomainEvent } from "../../src/domain/events.js";
 import { searchRoutes } from "../../src/http/routes/searchRoutes.js";
 import { deciderSpec } from "../support/deciderSpec.js";

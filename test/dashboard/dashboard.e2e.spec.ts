@@ -23,7 +23,6 @@ let addressCounter = 0;
 const fresh = (browser = false) => dashboardClient(svc.baseUrl, { browser, address: `198.51.100.${++addressCounter}` });
 const SESSION = "__Host-ls_session";
 const PASSWORD = "correct horse battery staple";
-const DAY = 24 * 3600 * 1000;
 
 let orgA: string;
 let orgB: string;

@@ -1,5 +1,6 @@
 // The ONNX embedder with the real provisioned model: reference similarities, normalization, batching, retrieval on
 // SciFact; the int8 graph against the fp32 one; worker threads against the in-process session.
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +11,9 @@ import {
   type ModelManifest,
 } from "../../src/embedding/modelManifest.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
+import { loadModelTokenizer } from "../../src/embedding/wordpieceTokenizer.js";
 import { loadProvisionedManifest } from "./provisionedModel.js";
+import reference from "./wordpieceReference.fixture.json" with { type: "json" };
 
 const SCIFACT = "/work/shared/data/scifact";
 
@@ -285,5 +288,33 @@ describe("retrieval sanity on SciFact", () => {
     }
     expect(hitsAt1).toBeGreaterThanOrEqual(15);
     expect(reciprocalRanks / picked.length).toBeGreaterThan(0.8);
+  });
+});
+
+describe("the WordPiece tokenizer on real text", () => {
+  it("gives the same ids as the HF tokenizers reference on all of SciFact (corpus and queries)", async () => {
+    const tokenizer = await loadModelTokenizer(manifest);
+    const texts: string[] = [];
+    for (const line of (await readFile(join(SCIFACT, "corpus.jsonl"), "utf8")).split("\n")) {
+      if (line.trim()) {
+        const doc = JSON.parse(line) as { title: string; text: string };
+        texts.push(`${doc.title}\n${doc.text}`);
+      }
+    }
+    for (const line of (await readFile(join(SCIFACT, "queries.jsonl"), "utf8")).split("\n")) {
+      if (line.trim()) texts.push((JSON.parse(line) as { text: string }).text);
+    }
+    const hash = createHash("sha256");
+    let total = 0;
+    for (const text of texts) {
+      const ids = tokenizer.pieceIds(text);
+      hash.update(`${ids.join(",")}\n`);
+      total += ids.length;
+    }
+    expect({ texts: texts.length, totalPieces: total, idsSha256: hash.digest("hex") }).toEqual({
+      texts: reference.scifactDigest.texts,
+      totalPieces: reference.scifactDigest.totalPieces,
+      idsSha256: reference.scifactDigest.idsSha256,
+    });
   });
 });

@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCollectionCatalog } from "../../src/domain/catalog.js";
+import { createCollectionCatalog } from "../../src/domain/collectionDefinitions.js";
 import { checkPinnedDois, doiNotInCollectionWarnings, MAX_DOIS_CHECKED } from "../../src/filters/doiReach.js";
+import { doiHoldersIn } from "../../src/usecases/search/doiHolders.js";
 import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embeddedEngine.js";
 import type { ChunkRecord, SearchEngine } from "../../src/retrieval/port.js";
 
@@ -77,7 +78,7 @@ function slowEngine(delayMs: number): Pick<SearchEngine, "countChunks" | "hasInd
 describe("doi_not_in_collection", () => {
   it("warns for each pinned DOI no searched collection holds, and only for those, in filter order", async () => {
     const warnings = await doiNotInCollectionWarnings({
-      engine,
+      holders: doiHoldersIn(engine),
       dois: ["10.1/a1", "10.1/c1", "10.1/none", "10.1/shared"],
       searched: ["a"],
       unsearchedInScope: ["b"],
@@ -96,7 +97,7 @@ describe("doi_not_in_collection", () => {
 
   it("names the unsearched collections the key can reach that hold the DOI", async () => {
     const [warning] = await doiNotInCollectionWarnings({
-      engine,
+      holders: doiHoldersIn(engine),
       dois: ["10.1/b1"],
       searched: ["a", "c"],
       unsearchedInScope: ["b", "d"],
@@ -110,7 +111,7 @@ describe("doi_not_in_collection", () => {
   it("matches stored DOIs case-insensitively, as the filter does", async () => {
     expect(
       await doiNotInCollectionWarnings({
-        engine,
+        holders: doiHoldersIn(engine),
         dois: ["10.1/b-upper"],
         searched: ["b"],
         unsearchedInScope: [],
@@ -122,7 +123,7 @@ describe("doi_not_in_collection", () => {
   it("checks at most ten DOIs", async () => {
     const dois = Array.from({ length: 14 }, (_, n) => `10.9/missing-${n}`);
     const warnings = await doiNotInCollectionWarnings({
-      engine,
+      holders: doiHoldersIn(engine),
       dois,
       searched: ["a"],
       unsearchedInScope: [],
@@ -136,9 +137,13 @@ describe("doi_not_in_collection", () => {
 
   it("omits every warning when the check cannot finish within its budget", async () => {
     const input = { dois: ["10.1/none"], searched: ["a"], unsearchedInScope: ["b"], outOfScope: ["c"] };
-    expect(await doiNotInCollectionWarnings({ ...input, engine: slowEngine(20), budgetMs: 2_000 })).toHaveLength(1);
+    expect(
+      await doiNotInCollectionWarnings({ ...input, holders: doiHoldersIn(slowEngine(20)), budgetMs: 2_000 }),
+    ).toHaveLength(1);
     const started = performance.now();
-    expect(await doiNotInCollectionWarnings({ ...input, engine: slowEngine(1_000), budgetMs: 50 })).toEqual([]);
+    expect(
+      await doiNotInCollectionWarnings({ ...input, holders: doiHoldersIn(slowEngine(1_000)), budgetMs: 50 }),
+    ).toEqual([]);
     expect(performance.now() - started).toBeLessThan(900);
   });
 
@@ -149,7 +154,7 @@ describe("doi_not_in_collection", () => {
     };
     expect(
       await doiNotInCollectionWarnings({
-        engine: failing,
+        holders: doiHoldersIn(failing),
         dois: ["10.1/none"],
         searched: ["a"],
         unsearchedInScope: [],
@@ -159,10 +164,16 @@ describe("doi_not_in_collection", () => {
   });
 
   it("derives reachable and unreachable collections from the key scope, meta-collections included", async () => {
-    const scoped = await checkPinnedDois({ engine, catalog, keyScope: ["a"], searched: ["a"], dois: ["10.1/b1"] });
+    const scoped = await checkPinnedDois({
+      holders: doiHoldersIn(engine),
+      catalog,
+      keyScope: ["a"],
+      searched: ["a"],
+      dois: ["10.1/b1"],
+    });
     expect(scoped[0].message).toContain("only by collections this API key cannot reach");
     const viaMeta = await checkPinnedDois({
-      engine,
+      holders: doiHoldersIn(engine),
       catalog,
       keyScope: ["AB"],
       searched: ["a"],
@@ -173,13 +184,15 @@ describe("doi_not_in_collection", () => {
       'The filter asks for DOI "10.1/c1", but it is not in "a": it is held only by collections this API key cannot reach.',
     ]);
     const organizationWide = await checkPinnedDois({
-      engine,
+      holders: doiHoldersIn(engine),
       catalog,
       keyScope: null,
       searched: ["c"],
       dois: ["10.1/shared"],
     });
     expect(organizationWide[0].message).toContain('"a", "b" hold it; search one of them');
-    expect(await checkPinnedDois({ engine, catalog, keyScope: null, searched: ["a", "b"], dois: [] })).toEqual([]);
+    expect(
+      await checkPinnedDois({ holders: doiHoldersIn(engine), catalog, keyScope: null, searched: ["a", "b"], dois: [] }),
+    ).toEqual([]);
   });
 });

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
-import { loadCollectionCatalog, type PlainCollection } from "../../src/domain/catalog.js";
+import { type PlainCollection } from "../../src/domain/collectionDefinitions.js";
+import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from "../../src/filters/parse.js";
 import { prepareCollection } from "../../src/ingest/ingestCollection.js";
 import { loadRetractedDois } from "../../src/ingest/retractions.js";
@@ -175,7 +176,8 @@ describe("the embedded predicate and the OpenSearch query select the same chunks
             try {
               plan = compileFilterForCollections(filter, [entry.profile], { journals }).collections[0];
             } catch (error) {
-              if (error instanceof FilterError) throw new Error(`a valid filter was rejected: ${error.message}`);
+              if (error instanceof FilterError)
+                throw new Error(`a valid filter was rejected: ${error.message}`, { cause: error });
               throw error;
             }
             if (plan.outcome === "skip") {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CatalogEntry, PlainCollection } from "../../src/domain/catalog.js";
+import type { CatalogEntry, PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import {
   JOURNAL_BOUNDS_FILE,
   JOURNALS_FILE,

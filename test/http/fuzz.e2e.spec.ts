@@ -13,7 +13,7 @@ import { worksRoutes, type WorksRouteDeps } from "../../src/http/routes/worksRou
 import { webhookRoutes, type WebhookRouteDeps } from "../../src/http/routes/webhookRoutes.js";
 import { alertRoutes, type AlertRouteDeps } from "../../src/http/routes/alertRoutes.js";
 import type { Operations } from "../../src/usecases/operator/operations.js";
-import { mcpRoutes, type McpRouteDeps } from "../../src/mcp/routes.js";
+import { mcpRoutes, type McpRouteDeps } from "../../src/http/routes/mcpRoutes.js";
 import {
   dashboardOpenRoutes,
   dashboardRoutes,
@@ -490,6 +490,7 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
       0,
       -0,
       0.5,
+      // eslint-disable-next-line no-loss-of-precision -- 2^53 + 1 on purpose: a client sends more precision than JSON keeps
       9_007_199_254_740_993,
       Number.MIN_VALUE,
       31,

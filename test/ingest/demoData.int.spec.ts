@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_COLLECTIONS_CONFIG, DEFAULT_DATA_ROOT, REPO_ROOT } from "../../src/app/config.js";
-import { loadCollectionCatalog } from "../../src/domain/catalog.js";
+import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { readCollectionDocuments } from "../../src/ingest/readCollection.js";
 import { loadRetractionNotices } from "../../src/ingest/retractions.js";
 import type { SourceItem } from "../../src/ingest/sourceDocument.js";

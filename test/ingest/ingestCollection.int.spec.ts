@@ -3,9 +3,9 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCollectionCatalog } from "../../src/domain/catalog.js";
+import { createCollectionCatalog } from "../../src/domain/collectionDefinitions.js";
 import { DEFAULT_DATA_ROOT } from "../../src/app/config.js";
-import type { CollectionCatalog, PlainCollection } from "../../src/domain/catalog.js";
+import type { CollectionCatalog, PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
 import type { Embedder } from "../../src/embedding/port.js";
 import { ingestCollection, ingestDemoCollections, prepareCollection } from "../../src/ingest/ingestCollection.js";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { createCollectionCatalog } from "../../src/domain/catalog.js";
+import { createCollectionCatalog } from "../../src/domain/collectionDefinitions.js";
 import { REPO_ROOT } from "../../src/app/config.js";
 import { createJpegFigureRenderer } from "../../src/usecases/figures/jpegFigureRenderer.js";
 import { prepareCollection } from "../../src/ingest/ingestCollection.js";

@@ -2,7 +2,11 @@
 // scholarly and the editorial reader alike; a full ingestion skips the deletions.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createCollectionCatalog, type PlainCollection, type SourceReader } from "../../src/domain/catalog.js";
+import {
+  createCollectionCatalog,
+  type PlainCollection,
+  type SourceReader,
+} from "../../src/domain/collectionDefinitions.js";
 import { DEFAULT_DATA_ROOT, REPO_ROOT } from "../../src/app/config.js";
 import { prepareCollection } from "../../src/ingest/ingestCollection.js";
 import { readMedlineItems } from "../../src/ingest/medlineReader.js";

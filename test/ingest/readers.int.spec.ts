@@ -1,9 +1,9 @@
 // Readers on the real files in the shared data folder: OpenAlex, MEDLINE, SciFact and the retraction lists.
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createCollectionCatalog } from "../../src/domain/catalog.js";
+import { createCollectionCatalog } from "../../src/domain/collectionDefinitions.js";
 import { DEFAULT_DATA_ROOT } from "../../src/app/config.js";
-import type { PlainCollection } from "../../src/domain/catalog.js";
+import type { PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import { readBeirCorpus } from "../../src/ingest/beirReader.js";
 import { prepareCollection } from "../../src/ingest/ingestCollection.js";
 import { medlineCitationToEditorialDocument } from "../../src/ingest/medlineEditorial.js";

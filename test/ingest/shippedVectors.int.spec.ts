@@ -4,7 +4,7 @@
 // chunker or the demo data changed and the vectors were not rebuilt.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_COLLECTIONS_CONFIG, DEFAULT_DATA_ROOT } from "../../src/app/config.js";
-import { loadCollectionCatalog } from "../../src/domain/catalog.js";
+import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
 import { expectedVectorsHeader, SHIPPED_VECTORS_FILE } from "../../src/ingest/demoVectors.js";
 import { needsVectors, prepareCollection } from "../../src/ingest/ingestCollection.js";

@@ -9,7 +9,7 @@ import { runBuildJournals } from "../../src/journals/build.js";
 import { computeBounds, DEFAULT_METRIC_BOUNDS } from "../../src/journals/bounds.js";
 import { readJournalTable, type JournalTable } from "../../src/journals/table.js";
 import { JOURNAL_BOUNDS_FILE, JOURNALS_FILE, loadFilterPlanner } from "../../src/filters/planner.js";
-import type { CatalogEntry, PlainCollection } from "../../src/domain/catalog.js";
+import type { CatalogEntry, PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import { writeOpenAlexSourcesSnapshot, type FixtureSource } from "./openAlexSourcesSnapshot.js";
 
 const SOURCES = 300;

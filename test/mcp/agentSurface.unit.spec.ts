@@ -2,7 +2,7 @@
 // and the size of every tool of the table (a tool added later is held to the same share; the whole list's budget is
 // measured on the running service in agentSurface.e2e.spec.ts).
 import { describe, expect, it } from "vitest";
-import { buildCatalog, type MetaCollection, type PlainCollection } from "../../src/domain/catalog.js";
+import { buildCatalog, type MetaCollection, type PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import type { AuthContext } from "../../src/usecases/auth/context.js";
 import { compactRow, withRowShape } from "../../src/mcp/compactRows.js";
 import { leanSchema, toolSchemasOf } from "../../src/mcp/toolSchemas.js";

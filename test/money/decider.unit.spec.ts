@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { costForTokens, formatCredits, parseCredits } from "../../src/domain/money.js";
 import { assertSearchPayable, chargeLines } from "../../src/domain/organization.js";
 import { pricePer1000For } from "../../src/domain/pricing.js";
-import { plainCollectionOf } from "../../src/domain/catalog.js";
+import { plainCollectionOf } from "../../src/domain/collectionDefinitions.js";
 import { ASSISTED_SEARCH_ENDPOINT, DEFAULT_LIMITS, usesTrialQuery } from "../../src/domain/events.js";
 import type { KeyCommand } from "../../src/domain/apiKey.js";
 import { rejectionCode } from "../support/rejectionCode.js";

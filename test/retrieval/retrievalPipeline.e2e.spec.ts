@@ -11,7 +11,7 @@ import { readMedlineCitations } from "../../src/ingest/medlineReader.js";
 import { readOpenAlexWorks } from "../../src/ingest/openAlexReader.js";
 import { loadRetractedDois } from "../../src/ingest/retractions.js";
 import { quotedPercentages } from "../../src/ingest/figures/demoFigures.js";
-import type { PlainCollection } from "../../src/domain/catalog.js";
+import type { PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import { INDEX_RELOAD_CHECK_MS } from "../../src/app/composition.js";
 import { requireComponent } from "../setup/components.js";
 import { httpClient, startTestService, type TestService } from "../support/testService.js";

@@ -10,7 +10,7 @@ import { decodeLengthNorm, encodeLengthNorm } from "../../src/retrieval/text/luc
 import { stemPorter } from "../../src/retrieval/text/porterStemmer.js";
 import { BM25_B, BM25_K1, dotProduct, HYBRID_ALPHA } from "../../src/retrieval/fusion.js";
 import type { ChunkRecord, SearchEngine } from "../../src/retrieval/port.js";
-import { loadScifactChunks, loadScifactQueries, pseudoRandomVector } from "./scifactFixture.js";
+import { loadScifactChunks, loadScifactQueries, pseudoRandomVector, SCIFACT_SAMPLE_DIR } from "./scifactFixture.js";
 
 describe("analyzeEnglish (OpenSearch english analyzer)", () => {
   it("removes the 33 Lucene English stop words and nothing else", () => {
@@ -262,9 +262,9 @@ describe("embedded engine", () => {
   });
 
   it("reloads a committed index from disk with identical results, without rebuilding", async () => {
-    const chunks = loadScifactChunks(200, DIMS);
+    const chunks = loadScifactChunks(200, DIMS, [], SCIFACT_SAMPLE_DIR);
     await indexed(chunks, "scifact");
-    const queries = loadScifactQueries(20);
+    const queries = loadScifactQueries(20, SCIFACT_SAMPLE_DIR);
     const search = (target: SearchEngine, text: string) =>
       target.search({ index: "scifact", mode: "hybrid", text, vector: pseudoRandomVector(text, DIMS), limit: 10 });
     const before = await Promise.all(queries.map((query) => search(engine, query.text)));
@@ -286,7 +286,7 @@ describe("embedded engine", () => {
   });
 
   it("writes only the rows a commit changes, compacts them when they pile up, and reads every layout back identically", async () => {
-    const chunks = loadScifactChunks(200, DIMS);
+    const chunks = loadScifactChunks(200, DIMS, [], SCIFACT_SAMPLE_DIR);
     await indexed(chunks, "scifact");
     const files = () => readdirSync(join(dir, "scifact"));
     const rowFiles = () => files().filter((name) => name.endsWith(".chunks.ndjson"));
@@ -294,7 +294,7 @@ describe("embedded engine", () => {
       JSON.parse(readFileSync(join(dir, "scifact", "manifest.json"), "utf8")) as Record<string, unknown> & {
         rowFiles: Array<{ count: number }>;
       };
-    const queries = loadScifactQueries(10);
+    const queries = loadScifactQueries(10, SCIFACT_SAMPLE_DIR);
     const results = (target: SearchEngine) =>
       Promise.all(
         queries.map((query) =>
@@ -425,7 +425,7 @@ describe("embedded engine", () => {
   });
 
   it("treats re-indexing the same chunks as a no-op and an upsert with new content as a replacement", async () => {
-    const chunks = loadScifactChunks(50, DIMS);
+    const chunks = loadScifactChunks(50, DIMS, [], SCIFACT_SAMPLE_DIR);
     await indexed(chunks);
     const manifestPath = join(dir, "docs", "manifest.json");
     const generation = () => (JSON.parse(readFileSync(manifestPath, "utf8")) as { generation: number }).generation;

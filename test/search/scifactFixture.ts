@@ -7,6 +7,8 @@ import type { ChunkRecord } from "../../src/retrieval/port.js";
 
 /** shared/data/scifact beside the repository (where the workplace and CI put shared/) */
 export const SCIFACT_DIR = fileURLToPath(new URL("../../../shared/data/scifact", import.meta.url));
+/** Its first 200 documents and 20 queries, for the unit tier (which reads nothing of ../shared). */
+export const SCIFACT_SAMPLE_DIR = fileURLToPath(new URL("../fixtures/scifact", import.meta.url));
 
 interface ScifactDoc {
   _id: string;
@@ -72,8 +74,13 @@ function syntheticMetadata(index: number, doc: ScifactDoc): ChunkRecord["metadat
  * The first `limit` SciFact documents as chunks (one per document), then the documents named in `alsoIds` that are not
  * among them, in the order given; synthetic metadata by position, so the first `limit` are the same either way.
  */
-export function loadScifactChunks(limit: number, dims: number, alsoIds: readonly string[] = []): ChunkRecord[] {
-  const docs = readFileSync(`${SCIFACT_DIR}/corpus.jsonl`, "utf8")
+export function loadScifactChunks(
+  limit: number,
+  dims: number,
+  alsoIds: readonly string[] = [],
+  dir = SCIFACT_DIR,
+): ChunkRecord[] {
+  const docs = readFileSync(`${dir}/corpus.jsonl`, "utf8")
     .split("\n")
     .filter((line) => line.length > 0)
     .map((line) => JSON.parse(line) as ScifactDoc);
@@ -83,7 +90,10 @@ export function loadScifactChunks(limit: number, dims: number, alsoIds: readonly
   for (const id of alsoIds) {
     const doc = byId.get(id);
     if (!doc) throw new Error(`SciFact corpus has no document ${id}`);
-    if (!pickedIds.has(id)) (picked.push(doc), pickedIds.add(id));
+    if (!pickedIds.has(id)) {
+      picked.push(doc);
+      pickedIds.add(id);
+    }
   }
   return picked.map((doc, index) => ({
     id: `scifact-${doc._id}`,
@@ -111,8 +121,8 @@ export function loadScifactTrainJudgements(limit: number): Array<{ id: string; t
   });
 }
 
-export function loadScifactQueries(limit: number): Array<{ id: string; text: string }> {
-  const lines = readFileSync(`${SCIFACT_DIR}/queries.jsonl`, "utf8")
+export function loadScifactQueries(limit: number, dir = SCIFACT_DIR): Array<{ id: string; text: string }> {
+  const lines = readFileSync(`${dir}/queries.jsonl`, "utf8")
     .split("\n")
     .filter((line) => line.length > 0);
   return lines.slice(0, limit).map((line) => {

@@ -13,7 +13,7 @@ import type { AuthContext } from "../../src/usecases/auth/context.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { replayProjections } from "../../projections/replay.js";
 import { requireComponent } from "../setup/components.js";
-import { createPostgresDatabase, freshStore } from "../support/stores.js";
+import { createPostgresDatabase } from "../support/stores.js";
 import { openPostgres } from "../../src/eventstore/db.js";
 import { migrate } from "../../src/eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";

@@ -3,8 +3,7 @@
 // workflows), so these go to the running server's operator API; main.ts registers them.
 import type { Operations } from "../../usecases/operator/operations.js";
 import { renderTable } from "./tables.js";
-
-export type AlertOperations = Pick<Operations, "listAlerts" | "alert" | "pauseAlert" | "resumeAlert" | "deleteAlert">;
+import { intOpt, type CommandContext, type Commands } from "./commandContext.js";
 
 export const ALERT_USAGE = `  alert list ORG_ID                        the organization's alerts (the running service's;
                                            docs/webhooks.md)
@@ -20,24 +19,6 @@ export const ALERT_ARGUMENTS: Record<string, string[]> = {
   "alert resume": ["ORG_ID", "ALERT_ID"],
   "alert delete": ["ORG_ID", "ALERT_ID"],
 };
-
-type AdminCall = (method: string, path: string) => Promise<Record<string, unknown>>;
-
-/** The alert operations sent to a running server's operator API. */
-export function remoteAlertOperations(call: AdminCall): AlertOperations {
-  const path = (orgId: string, alertId?: string, tail = "") => {
-    const alert = alertId === undefined ? "" : `/${encodeURIComponent(alertId)}`;
-    return `/organizations/${encodeURIComponent(orgId)}/alerts${alert}${tail}`;
-  };
-  return {
-    listAlerts: (orgId) => call("GET", path(orgId)) as never,
-    alert: (orgId, alertId, limit) =>
-      call("GET", path(orgId, alertId, limit === undefined ? "" : `?limit=${limit}`)) as never,
-    pauseAlert: (orgId, alertId) => call("POST", path(orgId, alertId, "/pause")) as never,
-    resumeAlert: (orgId, alertId) => call("POST", path(orgId, alertId, "/resume")) as never,
-    deleteAlert: (orgId, alertId) => call("DELETE", path(orgId, alertId)) as never,
-  };
-}
 
 type AlertList = Awaited<ReturnType<Operations["listAlerts"]>>;
 type AlertWithRuns = Awaited<ReturnType<Operations["alert"]>>;
@@ -79,39 +60,34 @@ export function alertTable(alert: AlertWithRuns): string {
   ].join("\n");
 }
 
-/**
- * The alert commands over `ops`, given the positional arguments after the command's two words; list and show print
- * tables (JSON with `json`), the actions print the changed alert as the operator API answers it.
- */
-export function alertCommands(
-  ops: AlertOperations,
-  args: string[],
-  options: { json: boolean; limit: () => number | undefined },
-  out: (text: string) => void,
-): Record<string, () => Promise<number>> {
-  const [orgId = "", alertId = ""] = args;
-  const json = (v: unknown) => out(JSON.stringify(v, null, 2));
+/** The alert commands: list and show print tables (the operator API's JSON with --json), the actions print the
+ * changed alert as the operator API answers it. */
+export function alertCommands({ values, rest, ops, print }: CommandContext): Commands {
+  const [orgId = "", alertId = ""] = rest;
+  const json = values.json ?? false;
   return {
     "alert list": async () => {
       const list = await ops.listAlerts(orgId);
-      out(options.json ? JSON.stringify(list, null, 2) : alertListTable(list));
+      if (json) print(list);
+      else console.log(alertListTable(list));
       return 0;
     },
     "alert show": async () => {
-      const alert = await ops.alert(orgId, alertId, options.limit());
-      out(options.json ? JSON.stringify(alert, null, 2) : alertTable(alert));
+      const alert = await ops.alert(orgId, alertId, intOpt(values.limit, "limit"));
+      if (json) print(alert);
+      else console.log(alertTable(alert));
       return 0;
     },
     "alert pause": async () => {
-      json(await ops.pauseAlert(orgId, alertId));
+      print(await ops.pauseAlert(orgId, alertId));
       return 0;
     },
     "alert resume": async () => {
-      json(await ops.resumeAlert(orgId, alertId));
+      print(await ops.resumeAlert(orgId, alertId));
       return 0;
     },
     "alert delete": async () => {
-      json(await ops.deleteAlert(orgId, alertId));
+      print(await ops.deleteAlert(orgId, alertId));
       return 0;
     },
   };

@@ -14,6 +14,7 @@ const text = (value: unknown): string => {
   if (Array.isArray(value)) return value.map(text).join(",");
   if (typeof value === "object") return JSON.stringify(value);
   // one line a row: a control character or a line break in a name never breaks the table
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   return String(value).replace(/[\u0000-\u001f\u007f]+/g, " ");
 };
 
@@ -57,9 +58,11 @@ const LISTS: Record<string, (value: unknown) => string> = {
       field("activeKeys", "keys"),
       field("members"),
     ]);
-    return total === undefined
-      ? table
-      : `${table}\n${organizations.length} of ${total} organization(s)${offset ? ` from ${offset}` : ""}${limit !== undefined && (offset ?? 0) + organizations.length < total ? ` (next: --offset ${(offset ?? 0) + organizations.length})` : ""}`;
+    if (total === undefined) return table;
+    const next = (offset ?? 0) + organizations.length;
+    const from = offset ? ` from ${offset}` : "";
+    const more = limit !== undefined && next < total ? ` (next: --offset ${next})` : "";
+    return `${table}\n${organizations.length} of ${total} organization(s)${from}${more}`;
   },
   "price list": (v) =>
     renderTable(rowsOf(v, "prices"), [

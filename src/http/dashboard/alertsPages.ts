@@ -1,7 +1,7 @@
 // The dashboard's alert pages: the organization's alerts with the form that creates one, and one alert with its runs
 // (status, works delivered, charge, queryId) and its pause, resume and delete forms. Rendered with the shared layout.
 import { html, type Html } from "./html.js";
-import { csrfField, layout, notice, when, type Viewer } from "./pages.js";
+import { csrfField, layout, notice, when, type Viewer } from "./layout.js";
 import type { AlertRunView, AlertView } from "../../usecases/alerts/alerts.js";
 import { ALERT_SCHEDULES, MAX_ALERT_QUERY_CHARS } from "../../usecases/alerts/alertRules.js";
 

@@ -2,7 +2,7 @@
 // threshold, and one endpoint with its deliveries and every attempt (status, latency, the answer's excerpt) and its
 // actions. A signing secret appears once, on the page that answers its creation or rotation.
 import { html, type Html } from "./html.js";
-import { csrfField, layout, notice, when, type Viewer } from "./pages.js";
+import { csrfField, layout, notice, when, type Viewer } from "./layout.js";
 import type { DeliveryView, EndpointView } from "../../usecases/webhooks/webhooks.js";
 import { WEBHOOK_EVENT_TYPES } from "../../domain/webhooks.js";
 

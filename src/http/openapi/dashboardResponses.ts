@@ -4,12 +4,10 @@ import { z } from "zod";
 export const DashboardSignedIn = z.object({
   signedIn: z.literal(true),
   role: z.enum(["owner", "member", "operator"]),
-  csrfToken: z
-    .string()
-    .meta({
-      description:
-        "The session's CSRF token: send it as X-CSRF-Token (or the `_csrf` form field) on every POST of the session.",
-    }),
+  csrfToken: z.string().meta({
+    description:
+      "The session's CSRF token: send it as X-CSRF-Token (or the `_csrf` form field) on every POST of the session.",
+  }),
   expiresAt: z.string(),
 });
 export const DashboardInvite = z.object({

@@ -23,12 +23,10 @@ export const Organization = z.object({
   trialUsed: z.number().int(),
   limits: OrgLimits,
   suspended: z.boolean(),
-  priceOverrides: z
-    .record(z.string(), z.string())
-    .meta({
-      description:
-        "Collection name to price per 1000 tokens, where the organization pays other than the catalogue price.",
-    }),
+  priceOverrides: z.record(z.string(), z.string()).meta({
+    description:
+      "Collection name to price per 1000 tokens, where the organization pays other than the catalogue price.",
+  }),
 });
 
 export const OrganizationList = z.object({
@@ -66,11 +64,9 @@ export const Prices = z.object({
 
 export const CreatedKey = z.object({
   id: z.string(),
-  key: z
-    .string()
-    .meta({
-      description: "The secret (sk_live_... or sk_test_...), shown only in this answer; only its hash is stored.",
-    }),
+  key: z.string().meta({
+    description: "The secret (sk_live_... or sk_test_...), shown only in this answer; only its hash is stored.",
+  }),
 });
 
 export const ApiKeyView = z.object({
@@ -109,12 +105,10 @@ export const Invite = z.object({
   inviteId: z.string(),
   email: z.string(),
   role: z.enum(["owner", "member"]),
-  inviteUrl: z
-    .string()
-    .meta({
-      description:
-        "The set-password page: one use, 7 days. It carries the invite's token; shown only in this answer (only the token's hash is stored).",
-    }),
+  inviteUrl: z.string().meta({
+    description:
+      "The set-password page: one use, 7 days. It carries the invite's token; shown only in this answer (only the token's hash is stored).",
+  }),
   expiresAt: z.string(),
 });
 
@@ -220,13 +214,10 @@ export const IngestionStatus = z.object({
     .number()
     .int()
     .meta({ description: "Documents whose fingerprint changed: their chunks were replaced." }),
-  documentsDeleted: z
-    .number()
-    .int()
-    .meta({
-      description:
-        "Deleted by the source, no longer in the files (replace), or now excluded (retracted, not open access, empty).",
-    }),
+  documentsDeleted: z.number().int().meta({
+    description:
+      "Deleted by the source, no longer in the files (replace), or now excluded (retracted, not open access, empty).",
+  }),
   documentsUnchanged: z.number().int().meta({ description: "Same fingerprint: neither re-chunked nor re-embedded." }),
   chunksIndexed: z.number().int(),
   startedAt: z.string(),
@@ -236,12 +227,10 @@ export const IngestionStatus = z.object({
 
 export const StoredUpload = z.object({
   name: z.string(),
-  file: z
-    .string()
-    .meta({
-      description:
-        "What a collection definition (`source.files`) or an ingestion (`files`) names: `uploads/<name>`, relative to the data root.",
-    }),
+  file: z.string().meta({
+    description:
+      "What a collection definition (`source.files`) or an ingestion (`files`) names: `uploads/<name>`, relative to the data root.",
+  }),
   bytes: z.number().int(),
   sha256: z.string().meta({ description: "Hex SHA-256 of the bytes stored; compare it with your own." }),
 });
@@ -265,12 +254,10 @@ const IngestionSummary = IngestionStatus.nullable();
 export const AdminCollection = z.object({
   ...CollectionDefinitionFields,
   type: z.literal("plain"),
-  state: z
-    .enum(["ready", "ingesting", "failed"])
-    .meta({
-      description:
-        "ingesting: its first ingestion is running (searches answer 503); failed: no ingestion of it completed and the last failed.",
-    }),
+  state: z.enum(["ready", "ingesting", "failed"]).meta({
+    description:
+      "ingesting: its first ingestion is running (searches answer 503); failed: no ingestion of it completed and the last failed.",
+  }),
   seeded: z.boolean().meta({ description: "Defined by the collections file on the first start." }),
   documentCount: z.number().int(),
   lastIngestion: IngestionSummary,

@@ -20,13 +20,10 @@ export const ErrorResponse = z.object({
     requestId: z
       .string()
       .meta({ description: "The request id, also sent as the X-Request-Id header; quote it to support." }),
-    details: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .meta({
-        description:
-          "INVALID_FILTER: `field`, `filter`, `indexedFields` (`everyCollection`, `editorialCollections`, `journalMetrics`), and for metric bounds `min_gte`, `max_lte`; VALIDATION_ERROR: `issues`; API_KEY_BUDGET_EXCEEDED: `spendingCap`, `spent`, `capLeft` and, when something is left, `requestCost`.",
-      }),
+    details: z.record(z.string(), z.unknown()).optional().meta({
+      description:
+        "INVALID_FILTER: `field`, `filter`, `indexedFields` (`everyCollection`, `editorialCollections`, `journalMetrics`), and for metric bounds `min_gte`, `max_lte`; VALIDATION_ERROR: `issues`; API_KEY_BUDGET_EXCEEDED: `spendingCap`, `spent`, `capLeft` and, when something is left, `requestCost`.",
+    }),
   }),
 });
 
@@ -49,13 +46,10 @@ export const JournalMetricExpansion = z.object({
   matchedJournals: z.number().int().meta({ description: "Distinct journals matching the condition." }),
   issnCount: z.number().int().meta({ description: "ISSNs pushed down into the search." }),
   sampleIssns: z.array(z.string()).meta({ description: "The first few ISSNs, for inspection." }),
-  metricsBasis: z
-    .string()
-    .optional()
-    .meta({
-      description:
-        "One sentence saying what the journals table's metrics were computed from: how many works, which publication years, and whose output they count (the works this service indexes, or OpenAlex source records).",
-    }),
+  metricsBasis: z.string().optional().meta({
+    description:
+      "One sentence saying what the journals table's metrics were computed from: how many works, which publication years, and whose output they count (the works this service indexes, or OpenAlex source records).",
+  }),
 });
 
 const priceRange = z.object({
@@ -141,21 +135,16 @@ const filterReport = {
   filterWarnings: nullable(z.array(FilterWarning))
     .optional()
     .meta({ description: "Advisory warnings about the filter; the search still runs. Omitted when there are none." }),
-  journalMetricExpansions: nullable(z.array(JournalMetricExpansion))
-    .optional()
-    .meta({
-      description: "How each journal-metric condition resolved to ISSNs; omitted when no metric filter was used.",
-    }),
+  journalMetricExpansions: nullable(z.array(JournalMetricExpansion)).optional().meta({
+    description: "How each journal-metric condition resolved to ISSNs; omitted when no metric filter was used.",
+  }),
   filtersApplied: z
     .unknown()
     .optional()
     .meta({ description: "The filters sent, after validation; omitted when none were sent." }),
-  discovery: nullable(Discovery)
-    .optional()
-    .meta({
-      description:
-        "Only for catalogue questions sent without `filters`: then `results` is empty and nothing is charged.",
-    }),
+  discovery: nullable(Discovery).optional().meta({
+    description: "Only for catalogue questions sent without `filters`: then `results` is empty and nothing is charged.",
+  }),
 };
 
 export const SearchResult = z.object({
@@ -171,13 +160,10 @@ export const SearchResult = z.object({
   }),
 });
 
-const belowMinRelevance = z
-  .number()
-  .int()
-  .meta({
-    description:
-      "Rows held back because their relevance is below min_relevance (minRelevance): neither returned nor charged. 0 when none were, or no threshold was sent.",
-  });
+const belowMinRelevance = z.number().int().meta({
+  description:
+    "Rows held back because their relevance is below min_relevance (minRelevance): neither returned nor charged. 0 when none were, or no threshold was sent.",
+});
 
 /** What search and preview responses say about their list: the next page's cursor, and the order, cap and work applied. */
 const listReport = {
@@ -230,12 +216,10 @@ const AssistedRelevance = z.object({
   matchedTerms: z
     .array(z.string())
     .meta({ description: "Entity and synonym surface forms found in the chunk, for highlighting." }),
-  rationale: z
-    .string()
-    .meta({
-      description:
-        "One sentence: the best evidence sentence the row itself carries (its text, or its title named as the title) and the matched entities.",
-    }),
+  rationale: z.string().meta({
+    description:
+      "One sentence: the best evidence sentence the row itself carries (its text, or its title named as the title) and the matched entities.",
+  }),
 });
 
 export const AssistedSearchResult = z.object({
@@ -253,12 +237,10 @@ export const AssistedSearchResponse = z.object({
   status: z
     .enum(["results", "clarification_needed", "no_relevant_results"])
     .meta({ description: "clarification_needed and no_relevant_results charge nothing." }),
-  queryId: z
-    .string()
-    .meta({
-      description:
-        "Re-fetch the rows free for 7 days at GET /api/v1/search/results/{queryId}; answer a clarification with POST /api/v1/search/assisted {queryId, answer}.",
-    }),
+  queryId: z.string().meta({
+    description:
+      "Re-fetch the rows free for 7 days at GET /api/v1/search/results/{queryId}; answer a clarification with POST /api/v1/search/assisted {queryId, answer}.",
+  }),
   latencyMs: z.number().int(),
   iterationsRun: z.number().int().meta({ description: "Search and replan rounds run." }),
   results: z
@@ -276,12 +258,10 @@ export const AssistedSearchResponse = z.object({
     entities: z.array(z.string()),
     aspects: z.array(z.string()),
     caseSummary: z.string(),
-    filters: z
-      .record(z.string(), z.unknown())
-      .meta({
-        description:
-          "Constraints read off the query (journal, publisher, article_type, publication_date {gte, lt}); ANDed with the request filters on every internal search.",
-      }),
+    filters: z.record(z.string(), z.unknown()).meta({
+      description:
+        "Constraints read off the query (journal, publisher, article_type, publication_date {gte, lt}); ANDed with the request filters on every internal search.",
+    }),
     subQuestions: z.array(z.string()),
   }),
   withheldByMaxCost: z
@@ -307,14 +287,10 @@ export const PreviewResult = z.object({
     .int()
     .meta({ description: "Figures the result carries; figure captions and images only on unlocked rows." }),
   metadata: nullable(metadata),
-  relevance: z
-    .union([z.number(), AssistedRelevance])
-    .nullable()
-    .optional()
-    .meta({
-      description:
-        "The row's relevance (0 to 1), as on a search result: what to choose the rows to unlock by. Present on preview, unlock and re-fetched rows; for a re-fetched assisted search the judge's verdict, as the assisted answer gave it.",
-    }),
+  relevance: z.union([z.number(), AssistedRelevance]).nullable().optional().meta({
+    description:
+      "The row's relevance (0 to 1), as on a search result: what to choose the rows to unlock by. Present on preview, unlock and re-fetched rows; for a re-fetched assisted search the judge's verdict, as the assisted answer gave it.",
+  }),
   subQuestion: z
     .string()
     .optional()
@@ -328,19 +304,15 @@ export const PreviewUnlockResponse = z.object({
     decimal("What this call charged; null on a preview and on an unlock that unlocked nothing new."),
   ),
   costToUnlockRemaining: decimal("Cost to unlock every row not yet unlocked."),
-  belowMinRelevance: belowMinRelevance
-    .optional()
-    .meta({
-      description:
-        "Preview only: rows held back because their relevance is below min_relevance; they are not in the preview and cannot be unlocked.",
-    }),
+  belowMinRelevance: belowMinRelevance.optional().meta({
+    description:
+      "Preview only: rows held back because their relevance is below min_relevance; they are not in the preview and cannot be unlocked.",
+  }),
   ...listReport,
-  nextCursor: nullable(z.string())
-    .optional()
-    .meta({
-      description:
-        "Preview only: send it as `cursor` with the same preview for its next page (free, like any preview); null on the last page.",
-    }),
+  nextCursor: nullable(z.string()).optional().meta({
+    description:
+      "Preview only: send it as `cursor` with the same preview for its next page (free, like any preview); null on the last page.",
+  }),
   withheldByMaxCost: listReport.withheldByMaxCost.meta({
     description:
       "Present when a price cap was sent (a preview takes none; an unlock takes maxCost): rows it held back.",
@@ -385,13 +357,10 @@ export const Collection = z.object({
   priceRange: nullable(priceRange)
     .optional()
     .meta({ description: "Meta-collections only: null when any member's price cannot be resolved." }),
-  status: z
-    .enum(["ingesting", "failed"])
-    .optional()
-    .meta({
-      description:
-        "Only while the collection (or a member of the meta-collection) cannot be searched: its index is still being built at start (`ingesting`), or building it failed (`failed`). Searches naming it answer 503 `SERVICE_UNAVAILABLE` until then; `GET /readyz` lists the collections by state.",
-    }),
+  status: z.enum(["ingesting", "failed"]).optional().meta({
+    description:
+      "Only while the collection (or a member of the meta-collection) cannot be searched: its index is still being built at start (`ingesting`), or building it failed (`failed`). Searches naming it answer 503 `SERVICE_UNAVAILABLE` until then; `GET /readyz` lists the collections by state.",
+  }),
 });
 
 export const CollectionsResponse = z.object({
@@ -421,12 +390,10 @@ export const WebhookEndpoint = z.object({
   url: z.string(),
   events: z.array(z.string()),
   description: nullable(z.string()),
-  status: z
-    .enum(["enabled", "disabled"])
-    .meta({
-      description:
-        "disabled: every attempt failed for days, so nothing more is sent; create a new endpoint once the receiver works.",
-    }),
+  status: z.enum(["enabled", "disabled"]).meta({
+    description:
+      "disabled: every attempt failed for days, so nothing more is sent; create a new endpoint once the receiver works.",
+  }),
   disabledReason: nullable(z.string()),
   disabledAt: nullable(z.string()),
   failingSince: nullable(z.string()).meta({
@@ -435,12 +402,10 @@ export const WebhookEndpoint = z.object({
   createdAt: z.string(),
 });
 export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
-  secret: z
-    .string()
-    .meta({
-      description:
-        "The signing secret (`whsec_…`), shown only here: store it now. Verify every delivery with it (Standard Webhooks).",
-    }),
+  secret: z.string().meta({
+    description:
+      "The signing secret (`whsec_…`), shown only here: store it now. Verify every delivery with it (Standard Webhooks).",
+  }),
   previousSecretExpiresAt: z
     .string()
     .optional()
@@ -467,33 +432,26 @@ export const Alert = z.object({
   status: z.enum(["active", "paused"]),
   createdAt: z.string(),
   lastRunAt: nullable(z.string()),
-  seenWorks: z
-    .number()
-    .int()
-    .meta({
-      description:
-        "Works the alert counts as seen: those its collections held when it was created, and those sent since. None is sent twice.",
-    }),
+  seenWorks: z.number().int().meta({
+    description:
+      "Works the alert counts as seen: those its collections held when it was created, and those sent since. None is sent twice.",
+  }),
   runCount: z.number().int(),
 });
 export const AlertList = z.object({ data: z.array(Alert) });
 export const AlertWithRuns = Alert.extend({
   runs: z.array(
     z.object({
-      queryId: z
-        .string()
-        .meta({
-          description:
-            "The run's cached query: GET /api/v1/search/results/{queryId} re-fetches its rows for 7 days (and counts as its delivery).",
-        }),
+      queryId: z.string().meta({
+        description:
+          "The run's cached query: GET /api/v1/search/results/{queryId} re-fetches its rows for 7 days (and counts as its delivery).",
+      }),
       trigger: z.string(),
       createdAt: z.string(),
-      status: z
-        .enum(["pending", "delivered", "failed", "empty"])
-        .meta({
-          description:
-            "pending: sent, waiting for a 2xx or a re-fetch; delivered: charged once; failed: never delivered, nothing charged; empty: no new works.",
-        }),
+      status: z.enum(["pending", "delivered", "failed", "empty"]).meta({
+        description:
+          "pending: sent, waiting for a 2xx or a re-fetch; delivered: charged once; failed: never delivered, nothing charged; empty: no new works.",
+      }),
       works: z.number().int(),
       results: z.number().int(),
       cost: z.string(),
@@ -514,12 +472,10 @@ export const WebhookDeliveryList = z.object({
       eventId: z.string().meta({ description: "The `webhook-id` of every attempt: receivers deduplicate by it." }),
       type: z.string(),
       createdAt: z.string(),
-      status: z
-        .enum(["pending", "delivered", "failed", "cancelled"])
-        .meta({
-          description:
-            "pending: attempts go on; failed: every retry failed; cancelled: the endpoint was deleted or disabled meanwhile.",
-        }),
+      status: z.enum(["pending", "delivered", "failed", "cancelled"]).meta({
+        description:
+          "pending: attempts go on; failed: every retry failed; cancelled: the endpoint was deleted or disabled meanwhile.",
+      }),
       attempts: z.array(
         z.object({
           attempt: z.number().int(),
@@ -548,13 +504,10 @@ export const Readiness = z.object({
     .meta({ description: "Each dependency: the event store, Temporal, the search engine." }),
   details: z
     .object({
-      searchKnn: z
-        .enum(["lucene-hnsw", "exact"])
-        .optional()
-        .meta({
-          description:
-            "'lucene-hnsw' (OpenSearch k-NN plugin, approximate filtered k-NN) or 'exact' (every filtered vector scored).",
-        }),
+      searchKnn: z.enum(["lucene-hnsw", "exact"]).optional().meta({
+        description:
+          "'lucene-hnsw' (OpenSearch k-NN plugin, approximate filtered k-NN) or 'exact' (every filtered vector scored).",
+      }),
       collections: z
         .object({ ready: z.array(z.string()), ingesting: z.array(z.string()), failed: z.array(z.string()) })
         .optional()
@@ -569,20 +522,16 @@ export const Readiness = z.object({
 
 export const Integrity = z
   .object({
-    status: z
-      .enum(["none", "corrected", "expression_of_concern", "retracted"])
-      .meta({
-        description:
-          "`retracted` when the lists flag the work retracted (such works stay out of scholarly results); else `expression_of_concern`; else `corrected` for a correction, erratum, or a withdrawal or removal notice the lists do not flag as a retraction; else `none` (also for a row without a DOI).",
-      }),
+    status: z.enum(["none", "corrected", "expression_of_concern", "retracted"]).meta({
+      description:
+        "`retracted` when the lists flag the work retracted (such works stay out of scholarly results); else `expression_of_concern`; else `corrected` for a correction, erratum, or a withdrawal or removal notice the lists do not flag as a retraction; else `none` (also for a row without a DOI).",
+    }),
     notices: z.array(
       z.object({
-        type: z
-          .string()
-          .meta({
-            description:
-              "retraction, withdrawal, removal, expression_of_concern, correction, erratum, reinstatement, ...",
-          }),
+        type: z.string().meta({
+          description:
+            "retraction, withdrawal, removal, expression_of_concern, correction, erratum, reinstatement, ...",
+        }),
         doi: nullable(z.string()).meta({ description: "The notice's own DOI." }),
         date: nullable(z.string()).meta({ description: "YYYY-MM-DD, where the list gives one." }),
       }),

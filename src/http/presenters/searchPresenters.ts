@@ -11,22 +11,17 @@ import type {
 import type { CatalogueService } from "../../usecases/catalogue/catalogueService.js";
 import { remainingCost } from "../../usecases/search/searchService.js";
 import type { CachedRow } from "../../usecases/search/queryCache.js";
-import type { CollectionCatalog } from "../../domain/catalog.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import type { CollectionReadiness } from "../../domain/readiness.js";
-import { listCollections } from "../../usecases/catalogue/collectionsList.js";
 import type { SearchEngine } from "../../retrieval/port.js";
 import { formatCredits, parseCredits } from "../../domain/money.js";
 import type { AssistedAnswer, AssistedSearch } from "../../usecases/assisted/assistedSearch.js";
 import type { Unlock, UnlockResult } from "../../usecases/unlock/unlock.js";
-import type { AuthContext } from "../../usecases/auth/context.js";
-import { idempotencyRequest } from "../../usecases/search/previewIdempotency.js";
 import {
   metadataWithFigures,
   responseFigures,
-  searchFigureImages,
   type FigureImageRenderer,
   type FigureImages,
-  type ImageOptions,
 } from "../../usecases/figures/figureImages.js";
 import type { RowSelection } from "../../retrieval/rowSelection.js";
 import type { SearchRequestInput } from "../../usecases/search/pipeline.js";

@@ -4,7 +4,7 @@
 import type Router from "@koa/router";
 import type { Context } from "koa";
 import { parseOr422, csrfOnlyForm, dashboardAlertForm } from "../schemas.js";
-import { toApiError } from "../middleware.js";
+import { toApiError } from "../errors.js";
 import { wantsHtml } from "../dashboardAccess.js";
 import { Rejection } from "../../domain/rejection.js";
 import type { Principal } from "../../domain/member.js";
@@ -39,8 +39,8 @@ export interface DashboardHelpers {
 }
 
 /**
- * What a form's action made; when it is refused with a 422 and a browser sent it, `again` shows the form's page with the
- * reason (undefined then); a script gets the error envelope.
+ * What a form's action made; when it is refused with a 422 and a browser sent it, `again` shows the form's page
+ * with the reason (undefined then); a script gets the error envelope.
  */
 export async function refusedOnPage<T>(
   ctx: Context,

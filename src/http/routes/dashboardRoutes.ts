@@ -6,8 +6,7 @@ import { readFileSync } from "node:fs";
 import Router from "@koa/router";
 import type { Context } from "koa";
 import type { z } from "zod";
-import { ApiError } from "../errors.js";
-import { toApiError } from "../middleware.js";
+import { ApiError, toApiError } from "../errors.js";
 import {
   parseOr422,
   loginBody,
@@ -33,7 +32,7 @@ import { dashboardStateOf, wantsHtml, type DashboardAccess } from "../dashboardA
 import { operatorTokenCheck } from "../authentication.js";
 import type { Members, SignedIn } from "../../usecases/members/members.js";
 import type { ConsoleData } from "../../usecases/dashboard/consoleData.js";
-import type { CollectionCatalog } from "../../domain/catalog.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { canonicalEmail, mayDo, type Principal } from "../../domain/member.js";
 import { Rejection } from "../../domain/rejection.js";
 import { formatCredits } from "../../domain/money.js";

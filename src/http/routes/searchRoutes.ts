@@ -19,35 +19,14 @@ import {
   requestedCollections,
 } from "../schemas.js";
 import { afterResponseFlushed, type RequestState } from "../requestContext.js";
-import type {
-  SearchService,
-  SearchOutcome,
-  PreviewOutcome,
-  RefetchOutcome,
-} from "../../usecases/search/searchService.js";
-import type { CatalogueService } from "../../usecases/catalogue/catalogueService.js";
-import { remainingCost } from "../../usecases/search/searchService.js";
-import type { CachedRow } from "../../usecases/search/queryCache.js";
-import type { CollectionCatalog } from "../../domain/catalog.js";
-import type { CollectionReadiness } from "../../domain/readiness.js";
+import type { SearchOutcome } from "../../usecases/search/searchService.js";
 import { listCollections } from "../../usecases/catalogue/collectionsList.js";
-import type { SearchEngine } from "../../retrieval/port.js";
-import { formatCredits, parseCredits } from "../../domain/money.js";
-import type { AssistedAnswer, AssistedSearch } from "../../usecases/assisted/assistedSearch.js";
-import type { Unlock, UnlockResult } from "../../usecases/unlock/unlock.js";
+import { parseCredits } from "../../domain/money.js";
+import type { AssistedAnswer } from "../../usecases/assisted/assistedSearch.js";
 import type { AuthContext } from "../../usecases/auth/context.js";
 import { setBillingHeaders } from "./billingHeaders.js";
 import { idempotencyRequest } from "../../usecases/search/previewIdempotency.js";
-import {
-  metadataWithFigures,
-  responseFigures,
-  searchFigureImages,
-  type FigureImageRenderer,
-  type FigureImages,
-  type ImageOptions,
-} from "../../usecases/figures/figureImages.js";
-import type { RowSelection } from "../../retrieval/rowSelection.js";
-
+import { searchFigureImages, type ImageOptions } from "../../usecases/figures/figureImages.js";
 import {
   assistedResponse,
   previewResponse,

@@ -1,6 +1,6 @@
 // The MCP search tools: search, one search-<name> per reachable collection, preview, confirm and get_results, each
 // the use case of its REST twin (POST /query and /{collection}, /preview, /unlock, GET /results/{queryId}).
-import type { CatalogEntry } from "../../domain/catalog.js";
+import type { CatalogEntry } from "../../domain/collectionDefinitions.js";
 import { formatCredits } from "../../domain/money.js";
 import type { SearchRequestInput } from "../../usecases/search/pipeline.js";
 import { DEFAULT_IMAGE_OPTIONS, searchFigureImages } from "../../usecases/figures/figureImages.js";

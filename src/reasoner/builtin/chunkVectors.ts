@@ -1,6 +1,6 @@
 // Stored chunk vectors for the judge, read from the search engine: the vectors ingestion embedded, so judging a
 // candidate of a dense or hybrid collection costs no inference.
-import type { CollectionCatalog } from "../../domain/catalog.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import type { SearchEngine } from "../../retrieval/port.js";
 import type { ChunkVectors } from "./judge.js";
 

@@ -143,7 +143,7 @@ class PorterRun {
   step5(): void {
     if (this.k === this.k0) return;
     const b = this.b;
-    let matched = false;
+    let matched: boolean;
     switch (String.fromCharCode(b[this.k - 1])) {
       case "a":
         matched = this.ends("al");

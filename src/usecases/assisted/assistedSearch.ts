@@ -47,7 +47,7 @@ import {
 import { resolveTargets } from "../search/pipeline.js";
 import { syntheticRows } from "../search/sandbox.js";
 import type { BillingOutcome, SearchService } from "../search/searchService.js";
-import type { CollectionCatalog } from "../../domain/catalog.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import type { Discovery } from "../catalogue/discovery.js";
 import type { QueryUnderstanding } from "../../reasoner/port.js";
 import {

@@ -1,6 +1,6 @@
 // The catalogue's free events: a catalogue answer given and a journal requested, each on its own new stream.
 import type { Db } from "../../eventstore/db.js";
-import { decideCatalogue, type CatalogueCommand } from "../../domain/catalogue.js";
+import { decideCatalogue, type CatalogueCommand } from "../../domain/discoveryFacts.js";
 import { catalogueAnswerStream, journalRequestStream, type Actor, type StoredEvent } from "../../domain/events.js";
 import { runStreamCommand } from "../../eventstore/streamCommand.js";
 import { newId } from "../auth/apiKeys.js";

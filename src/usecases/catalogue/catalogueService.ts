@@ -8,8 +8,8 @@
 // - Sandbox keys get real answers: the catalogue is metadata, not licensed content, like the collections list.
 import { randomUUID } from "node:crypto";
 import type { AuthContext } from "../auth/context.js";
-import type { CatalogEntry, CollectionCatalog, PlainCollection } from "../../domain/catalog.js";
-import { formatPricePer1000 } from "../../domain/catalog.js";
+import type { CatalogEntry, CollectionCatalog, PlainCollection } from "../../domain/collectionDefinitions.js";
+import { formatPricePer1000 } from "../../domain/collectionDefinitions.js";
 import { Rejection } from "../../domain/rejection.js";
 import { reachableNames, resolveTargets } from "../search/pipeline.js";
 import { didYouMean } from "../../domain/didYouMean.js";

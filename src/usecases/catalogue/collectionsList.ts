@@ -10,7 +10,7 @@ import {
   type CollectionCatalog,
   type PlainCollection,
   type PriceRange,
-} from "../../domain/catalog.js";
+} from "../../domain/collectionDefinitions.js";
 import type { CollectionReadiness } from "../../domain/readiness.js";
 import { Rejection } from "../../domain/rejection.js";
 import type { SearchEngine } from "../../retrieval/port.js";

@@ -272,18 +272,16 @@ export function publisherScope(
   limit: number,
 ): ScopeBlock {
   const g = journalGroups(inventory, lookup);
-  const items: CatalogueItem[] = g.publishers
-    .slice(0, limit)
-    .map(([title, documents]) => ({
-      kind: "publisher",
-      title,
-      publisher: null,
-      hIndex: null,
-      impactFactor: null,
-      issnL: null,
-      issns: [],
-      documents,
-    }));
+  const items: CatalogueItem[] = g.publishers.slice(0, limit).map(([title, documents]) => ({
+    kind: "publisher",
+    title,
+    publisher: null,
+    hIndex: null,
+    impactFactor: null,
+    issnL: null,
+    issns: [],
+    documents,
+  }));
   return {
     collection: scope.name,
     displayName: scope.displayName,
@@ -382,7 +380,11 @@ export function nextActionsFor(
     if (top) {
       actions.push({
         action: "search",
-        hint: `POST /api/v1/search/query ${JSON.stringify({ collection: top.s.collection, query: topic ?? "your research question", filters: { issn: top.i.issns } })} searches ${top.i.title} only`,
+        hint: `POST /api/v1/search/query ${JSON.stringify({
+          collection: top.s.collection,
+          query: topic ?? "your research question",
+          filters: { issn: top.i.issns },
+        })} searches ${top.i.title} only`,
       });
     }
     const more = scopes.find((s) => s.offset + s.shown < s.total);
@@ -409,7 +411,11 @@ export function nextActionsFor(
       });
       actions.push({
         action: "search",
-        hint: `POST /api/v1/search/query ${JSON.stringify({ collection: first.collection, query: "your research question", filters: { publisher: top.title } })} searches one publisher's documents`,
+        hint: `POST /api/v1/search/query ${JSON.stringify({
+          collection: first.collection,
+          query: "your research question",
+          filters: { publisher: top.title },
+        })} searches one publisher's documents`,
       });
     }
     actions.push({

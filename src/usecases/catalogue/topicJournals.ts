@@ -1,6 +1,6 @@
 // How much relevant content each journal of a collection holds on a topic: the weights that rank a topic-scoped
 // journals listing. Retrieval is the search pipeline's own step, so the weights read like search relevance.
-import type { PlainCollection } from "../../domain/catalog.js";
+import type { PlainCollection } from "../../domain/collectionDefinitions.js";
 import { searchCollections, type SearchDeps } from "../search/pipeline.js";
 import { journalKey } from "../../domain/inventory.js";
 

@@ -10,8 +10,8 @@ import type { Queryable } from "../../eventstore/db.js";
 import { clearManifest, manifestKey } from "../../ingest/manifest.js";
 import { clearWorks } from "../../ingest/works.js";
 import { readInventory } from "../catalogue/collectionsList.js";
-import { definitionOf, plainCollectionOf, type PlainCollectionConfig } from "../../domain/catalog.js";
-import type { LiveCatalog } from "./liveCatalog.js";
+import { definitionOf, plainCollectionOf, type PlainCollectionConfig } from "../../domain/collectionDefinitions.js";
+import type { LiveCatalog } from "./catalogueInForce.js";
 import type { CollectionReadiness, CollectionState } from "../../domain/readiness.js";
 
 export interface CollectionAdminDeps {

@@ -1,7 +1,7 @@
 // The Ingestions port on Temporal: start records IngestionStarted and starts the ingestion workflow; a running
 // ingestion's progress is the workflow's query, a finished one's outcome is the ingestions read model (its events).
 import type { Client } from "@temporalio/client";
-import type { CollectionCatalog, PlainCollection } from "../../domain/catalog.js";
+import type { CollectionCatalog, PlainCollection } from "../../domain/collectionDefinitions.js";
 import { assertReadableFiles } from "./manageCollections.js";
 import type { Db } from "../../eventstore/db.js";
 import { selectList } from "../../../projections/sqlProjection.js";

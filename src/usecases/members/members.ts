@@ -27,7 +27,7 @@ import { hashPassword, verifyDecoy, verifyPassword } from "../auth/passwords.js"
 import { csrfTokenOf, isWellFormedToken, newSecretToken, tokenHash } from "../auth/sessionTokens.js";
 import { newId } from "../auth/apiKeys.js";
 import type { Accounts } from "../accounts/accounts.js";
-import { keyScopeOf, type CollectionCatalog } from "../../domain/catalog.js";
+import { keyScopeOf, type CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { sqlReader } from "../../../projections/sqlProjection.js";
 import type { SessionRow } from "../../../projections/tables.js";
 

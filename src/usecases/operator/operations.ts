@@ -21,8 +21,8 @@ import { Rejection } from "../../domain/rejection.js";
 import { formatCredits, parseCredits } from "../../domain/money.js";
 import { replayProjections, type ReplayReport } from "../../../projections/replay.js";
 import { verifyChain, type ChainVerdict } from "../../eventstore/eventStore.js";
-import type { CollectionCatalog } from "../../domain/catalog.js";
-import { formatPricePer1000, pricePer1000Micros } from "../../domain/catalog.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
+import { formatPricePer1000, pricePer1000Micros } from "../../domain/collectionDefinitions.js";
 import {
   organizationIdsInLog,
   reconcileOrganization,
@@ -35,7 +35,7 @@ import { createMembers, OPERATOR_ACTOR, type Members } from "../members/members.
 import type { LiveRetractions, RetractionsLoad } from "../../ingest/liveRetractions.js";
 import type { CollectionAdmin, CollectionsAdminList } from "../collections/manageCollections.js";
 import type { StoredUpload, Uploads } from "./uploads.js";
-import type { PlainCollectionConfig } from "../../domain/catalog.js";
+import type { PlainCollectionConfig } from "../../domain/collectionDefinitions.js";
 import type { CollectionDefinition, MetaCollectionDefinition } from "../../domain/events.js";
 
 const OPERATOR: Actor = OPERATOR_ACTOR;

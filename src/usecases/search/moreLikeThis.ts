@@ -1,6 +1,6 @@
 // More like this: a work named by its doc_id, DOI, PMID or OpenAlex id, found in the collections the key reaches, and
 // turned into what a search near it needs (its chunks' mean vector, its title and opening text, and how to leave it out).
-import type { CollectionCatalog } from "../../domain/catalog.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { canonicalDoi, canonicalPmid } from "../../domain/identifiers.js";
 import { Rejection } from "../../domain/rejection.js";
 import type { FilterNode } from "../../filters/ast.js";

@@ -119,7 +119,9 @@ export function assertContinues(
   if (previous.kind !== kind) {
     throw new Rejection(
       "VALIDATION_ERROR",
-      `cursor: it continues a ${previous.kind === "preview" ? "preview; send it to POST /api/v1/search/preview" : "paid search; send it to POST /api/v1/search/query or /{collection}"}`,
+      previous.kind === "preview"
+        ? "cursor: it continues a preview; send it to POST /api/v1/search/preview"
+        : "cursor: it continues a paid search; send it to POST /api/v1/search/query or /{collection}",
       { field: "cursor" },
     );
   }

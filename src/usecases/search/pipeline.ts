@@ -1,6 +1,6 @@
 // The search use case behind /query, /{collection} and /preview: resolve, authorize, retrieve, merge, price.
 import { randomUUID } from "node:crypto";
-import type { CatalogEntry, CollectionCatalog, PlainCollection } from "../../domain/catalog.js";
+import type { CatalogEntry, CollectionCatalog, PlainCollection } from "../../domain/collectionDefinitions.js";
 import type { CollectionReadiness } from "../../domain/readiness.js";
 import type { Embedder } from "../../embedding/port.js";
 import type { FilterNode } from "../../filters/ast.js";
@@ -20,6 +20,7 @@ import { mergeByRelevance, type MergedHit, type RankedList } from "../../retriev
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
 import { isFragment } from "../../ingest/chunk.js";
 import { checkPinnedDois } from "../../filters/doiReach.js";
+import { doiHoldersIn } from "./doiHolders.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
 import {
   documentOf,
@@ -418,7 +419,7 @@ export async function retrieve(
   // best effort beside the search, within its own time budget (spec: doi_not_in_collection)
   const doiWarnings = plan?.pinnedDois?.length
     ? checkPinnedDois({
-        engine: deps.engine,
+        holders: doiHoldersIn(deps.engine),
         catalog: deps.catalog,
         keyScope: auth.key.collections,
         searched: lists.filter((l) => l.filter !== "skip").map((l) => l.collection.name),

@@ -1,7 +1,7 @@
 // The gateway's tools: the shipped ones (retractions/check, works/lookup, journals/lookup) and those of the mounted
 // upstream MCP servers, each with its configured price per call (free unless TOOL_PRICES names it).
 import type { Logger } from "pino";
-import type { CollectionCatalog } from "../../domain/catalog.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import type { ToolUpstreamConfig } from "./upstreamTools.js";
 import type { LiveRetractions } from "../../ingest/liveRetractions.js";
 import type { JournalRecord } from "../../journals/table.js";

@@ -1,7 +1,7 @@
 // works/lookup: a work's metadata by DOI or PMID from the collections the calling key can reach, through the
 // retrieval port; a work held only outside the key's scope is reported like one held nowhere (scope is not disclosed).
 import { z } from "zod";
-import type { CollectionCatalog } from "../../domain/catalog.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { canonicalDoi, canonicalPmid } from "../../domain/identifiers.js";
 import type { ChunkMetadata, SearchEngine } from "../../retrieval/port.js";
 import { ToolError, type RegisteredTool } from "./toolRegistry.js";

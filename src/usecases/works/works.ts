@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import type { Db } from "../../eventstore/db.js";
 import type { AuthContext } from "../auth/context.js";
-import type { CollectionCatalog } from "../../domain/catalog.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { Rejection } from "../../domain/rejection.js";
 import { NO_INTEGRITY_NOTICE, type Integrity } from "../../domain/integrity.js";
 import { manifestKey } from "../../ingest/manifest.js";

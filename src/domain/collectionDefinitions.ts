@@ -1,5 +1,4 @@
-// The collections catalogue: loads and validates config/collections.json and answers name, member and price questions.
-import { readFile } from "node:fs/promises";
+// The collection definitions: validates config/collections.json's content and answers name, member and price questions.
 import { join } from "node:path";
 import { z } from "zod";
 import { formatCredits, parseCredits } from "./money.js";
@@ -194,18 +193,6 @@ export function buildCatalog(collections: PlainCollection[], metaCollections: Me
       return { min: formatPricePer1000(min), max: formatPricePer1000(max), per: "1000 tokens" };
     },
   };
-}
-
-/** Reads and validates the collections configuration file (the composition root passes the path). */
-export async function loadCollectionCatalog(path: string): Promise<CollectionCatalog> {
-  const text = await readFile(path, "utf8");
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new CollectionsConfigError(`${path} is not valid JSON: ${(error as Error).message}`);
-  }
-  return createCollectionCatalog(raw);
 }
 
 /** Price per 1000 tokens in micro-credits, the unit billing computes in. */

@@ -16,10 +16,10 @@ import { Readable } from "node:stream";
 import Router from "@koa/router";
 import type { Context } from "koa";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { ApiError } from "../http/errors.js";
-import { afterResponseFlushed, requestBaseUrl, type RequestState } from "../http/requestContext.js";
-import { createMcpServer } from "./server.js";
-import type { McpDeps } from "./toolKit.js";
+import { ApiError } from "../errors.js";
+import { afterResponseFlushed, requestBaseUrl, type RequestState } from "../requestContext.js";
+import { createMcpServer } from "../../mcp/server.js";
+import type { McpDeps } from "../../mcp/toolKit.js";
 
 export type McpRouteDeps = McpDeps;
 

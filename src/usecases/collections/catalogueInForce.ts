@@ -11,7 +11,7 @@ import {
   evolveCatalogue,
   type CatalogueCommand,
   type CatalogueState,
-} from "../../domain/collectionCatalogue.js";
+} from "../../domain/catalogueStream.js";
 import {
   buildCatalog,
   definitionOf,
@@ -20,7 +20,7 @@ import {
   type MetaCollection,
   type PlainCollection,
   type SourceReader,
-} from "../../domain/catalog.js";
+} from "../../domain/collectionDefinitions.js";
 
 /** How stale another process's catalogue change may be here: one indexed read of the stream's version per interval. */
 export const CATALOGUE_RECHECK_MS = 1000;
@@ -77,7 +77,7 @@ export async function openLiveCatalog(deps: {
 }): Promise<LiveCatalog> {
   const clock = deps.clock ?? (() => new Date());
   const recheckMs = deps.recheckMs ?? CATALOGUE_RECHECK_MS;
-  let state = emptyCatalogue();
+  const state = emptyCatalogue();
   let snapshot = catalogOf(state);
   let checkedAt = -Infinity;
   const listeners: (() => void)[] = [];

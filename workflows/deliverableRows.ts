@@ -1,8 +1,8 @@
 // Which verified rows an assisted search delivers: best first by the judge, one chunk per document (the rule a search
 // with one_per_document delivers by, src/retrieval/rowSelection.ts). Pure and deterministic: the workflow runs it
 // (workflows/assisted.ts).
-import type { VerifiedRow } from "../../../workflows/assistedTypes.js";
-import { documentOf, firstPerDocument } from "../../retrieval/rowSelection.js";
+import type { VerifiedRow } from "./assistedTypes.js";
+import { documentOf, firstPerDocument } from "../src/retrieval/rowSelection.js";
 
 export function distinctDocuments(rows: VerifiedRow[]): number {
   return new Set(rows.map((r) => documentOf(r.candidate.row))).size;

@@ -1,0 +1,82 @@
+// The keys page: the organization's keys, their scope and caps, and the forms that create, cap and revoke them.
+import { html, type Html } from "./html.js";
+import type { KeyRow } from "../../usecases/dashboard/consoleData.js";
+import { type Viewer, credits, csrfField, keyLabel, layout, notice, when } from "./layout.js";
+
+const scopeOf = (k: KeyRow) => (k.collections === null ? "whole organization" : k.collections.join(", "));
+
+interface KeysOptions {
+  created?: { id: string; key: string };
+  canSetCaps: boolean;
+  error?: string;
+}
+
+export function keysPage(viewer: Viewer, keys: KeyRow[], opts: KeysOptions): Html {
+  return layout(viewer, "keys", "API Keys", keysSections(viewer, keys, { ...opts, actions: "/dashboard/keys" }));
+}
+
+/**
+ * The new key (shown once), the form that creates one and the table of keys with their cap and revoke forms, which
+ * post under `actions` (the member's /dashboard/keys, or an organization's keys on the operator's page).
+ */
+export function keysSections(viewer: Viewer, keys: KeyRow[], opts: KeysOptions & { actions: string }): Html {
+  const me = viewer.principal.kind === "member" ? viewer.principal : undefined;
+  const operator = viewer.principal.kind === "operator";
+  const mayRevoke = (k: KeyRow) =>
+    !k.revoked && (opts.canSetCaps || (me !== undefined && k.createdByMemberId === me.memberId));
+  const rows = keys.map(
+    (k) => html`<tr data-key-id="${k.id}"${k.revoked ? html` class="revoked"` : ""}>
+  <td>${keyLabel(k)}<br><small>${k.id}</small></td>
+  <td>${k.mode === "test" ? "sandbox (sk_test_)" : "live"}</td>
+  <td>${scopeOf(k)}</td>
+  <td class="num">${credits(k.spentMicros)}</td>
+  <td class="num">${k.spendingCapMicros === null ? "none" : credits(k.spendingCapMicros)}</td>
+  <td>${when(k.createdAt)}${k.createdBy ? html`<br><small>by ${k.createdBy}</small>` : ""}</td>
+  <td>${when(k.lastUsedAt)}</td>
+  <td>${k.revoked ? "revoked" : "active"}</td>
+  <td class="actions">${
+    k.revoked
+      ? ""
+      : html`${
+          opts.canSetCaps
+            ? html`<form method="post" action="${opts.actions}/${k.id}/cap" class="inline">${csrfField(viewer.csrfToken)}<label for="cap-${k.id}" class="sr-only">Spending cap for ${k.prefix}</label><input id="cap-${k.id}" name="spendingCap" inputmode="decimal" placeholder="no cap" size="8" value="${k.spendingCapMicros === null ? "" : credits(k.spendingCapMicros)}" pattern="\\d{1,12}(\\.\\d{1,6})?"><button type="submit">Set cap</button></form>`
+            : ""
+        }${mayRevoke(k) ? html`<form method="post" action="${opts.actions}/${k.id}/revoke" class="inline" data-confirm="Revoke ${k.prefix}…? Requests with it will be refused at once.">${csrfField(viewer.csrfToken)}<button type="submit" class="danger">Revoke</button></form>` : ""}`
+  }</td>
+</tr>`,
+  );
+  return html`${opts.error ? notice("error", opts.error) : ""}
+${
+  opts.created
+    ? html`<section class="created" aria-labelledby="created-title">
+  <h2 id="created-title">New key</h2>
+  <p>Copy it now: it is shown only this once (only its hash is stored).</p>
+  <p class="secret"><code id="new-key">${opts.created.key}</code> <button type="button" data-copy="new-key" aria-describedby="copy-status">Copy</button> <span id="copy-status" role="status"></span></p>
+</section>`
+    : ""
+}
+<section aria-labelledby="create-title">
+<h2 id="create-title">Create a key</h2>
+<form method="post" action="${opts.actions}" class="grid">
+  ${csrfField(viewer.csrfToken)}
+  <fieldset><legend>Mode</legend>
+    <label><input type="radio" name="mode" value="live" checked> live (real content, spends credits)</label>
+    <label><input type="radio" name="mode" value="test"> sandbox (synthetic results, free)</label>
+  </fieldset>
+  <label for="key-name">Name <small>(what you will call it: "CI smoke tests", "Rosalind's notebook")</small></label>
+  <input id="key-name" name="name" maxlength="100" autocomplete="off">
+  <label for="collections">Collections <small>(comma-separated; empty: the whole organization)</small></label>
+  <input id="collections" name="collections" maxlength="2000" placeholder="scifact, biomedical">
+  ${opts.canSetCaps ? html`<label for="spendingCap">Spending cap in credits <small>(empty: none)</small></label><input id="spendingCap" name="spendingCap" inputmode="decimal" pattern="\\d{1,12}(\\.\\d{1,6})?">` : ""}
+  <button type="submit">Create key</button>
+</form>
+</section>
+<section aria-labelledby="keys-title">
+<h2 id="keys-title">Keys</h2>
+<div class="scroll"><table>
+<thead><tr><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Scope</th><th scope="col">Spent</th><th scope="col">Cap</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="9">No keys yet.</td></tr>`}</tbody>
+</table></div>
+<p class="hint">"Last used" is the last search, unlock, tool call or catalogue answer recorded for the key. ${opts.canSetCaps ? "A key past its cap is refused with 429 API_KEY_BUDGET_EXCEEDED." : "Owners set spending caps and revoke keys other members created."}${operator ? " Keys you create or change here are recorded with the operator as actor." : ""}</p>
+</section>`;
+}

@@ -1,0 +1,71 @@
+// The assisted charge's rule: which verified rows an answer delivers and charges, and the query record that holds
+// them. The judge's score is each row's relevance; maxCost cuts the best-first list only for an organization billed
+// live (trial and exempt calls pay nothing, so nothing is withheld from them). Pure: the chargeAssisted activity
+// reads the payer, then appends the charge with this record in one transaction.
+import type { CollectionCharge } from "../../domain/events.js";
+import { chargeLines, totalTokens } from "../../domain/organization.js";
+import { capToCost } from "../../domain/costCap.js";
+import { PAYLOAD_VERSION, type AssistedPayload, type CachedRow, type QueryRecord } from "../search/queryCache.js";
+import type { ChargeAssistedInput } from "../../../workflows/assistedTypes.js";
+
+export interface AssistedCharge {
+  /** the rows delivered, best first */
+  kept: CachedRow[];
+  /** verified rows left out to stay within maxCost */
+  withheld: number;
+  /** what is charged, per collection */
+  lines: CollectionCharge[];
+  /** the query record committed with the charge */
+  record: QueryRecord;
+}
+
+const priceLine = (r: CachedRow) => ({
+  collection: r.collection,
+  tokens: r.tokens,
+  pricePer1000Micros: BigInt(r.pricePer1000Micros),
+});
+
+export function assistedCharge(c: ChargeAssistedInput, payer: { paysLive: boolean; now: Date }): AssistedCharge {
+  const { input } = c;
+  const ranked = c.rows.map(({ candidate, verdict }) => ({ ...candidate.row, relevance: verdict.judgeScore }));
+  const { kept, withheld, nextRowCostMicros } = capToCost(
+    ranked,
+    input.maxCostMicros === undefined || !payer.paysLive ? undefined : BigInt(input.maxCostMicros),
+  );
+  const verdicts: AssistedPayload["verdicts"] = {};
+  for (const { candidate, verdict } of c.rows) {
+    verdicts[candidate.row.id] = {
+      judgeScore: verdict.judgeScore,
+      matchedTerms: verdict.matchedTerms,
+      rationale: verdict.rationale,
+      subQuestion: candidate.subQuestion,
+    };
+  }
+  const lines = chargeLines(kept.map(priceLine));
+  const record: QueryRecord = {
+    queryId: input.queryId,
+    orgId: input.orgId,
+    keyId: input.keyId,
+    kind: "assisted",
+    payloadVersion: PAYLOAD_VERSION,
+    createdAt: payer.now,
+    payload: {
+      query: input.query,
+      collections: input.collections,
+      rows: kept,
+      filterWarnings: c.filterWarnings.length > 0 ? c.filterWarnings : undefined,
+      journalMetricExpansions: c.journalMetricExpansions.length > 0 ? c.journalMetricExpansions : undefined,
+      assisted: {
+        status: c.status,
+        iterationsRun: c.iterationsRun,
+        understanding: c.understanding,
+        reasoner: c.reasoner,
+        verdicts,
+        withheldByMaxCost: withheld,
+        ...(nextRowCostMicros !== null ? { nextRowCostMicros: nextRowCostMicros.toString() } : {}),
+        tokensCharged: totalTokens(lines),
+      },
+    },
+  };
+  return { kept, withheld, lines, record };
+}

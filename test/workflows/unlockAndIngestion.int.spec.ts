@@ -1,0 +1,274 @@
+// The unlock and ingestion workflows' decisions, on Temporal's time-skipping test server with stub activities (the
+// samples-typescript workflows-mocks pattern, as test/assisted/assistedWorkflow.int.spec.ts does for assisted search).
+// Unlock: the quota decision's rows are what the charge is asked for, under the run's own charge key; rows already
+// unlocked still ask the charge (a replayed run reports what it paid); a refused quota charges nothing; a failed charge
+// is retried. Ingestion: every staged batch runs once and the counts add up; the finish's counts are the answer and
+// what the alerts are told; a failed batch records the failure with its message and never finishes; alerts that
+// cannot start never fail the ingestion. The activities themselves are tested over the real stack (unlock e2e files,
+// test/ingest/ingestionWorkflow.e2e.spec.ts, ingestionCrash.e2e.spec.ts).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApplicationFailure } from "@temporalio/activity";
+import { WorkflowFailedError } from "@temporalio/client";
+import type { TestWorkflowEnvironment } from "@temporalio/testing";
+import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
+import { startTimeSkippingEnv } from "../support/timeSkipping.js";
+import { workflowBundle } from "../../src/app/temporalWorker.js";
+import { plainCollectionOf } from "../../src/domain/collectionDefinitions.js";
+import type { IngestionCounts } from "../../src/domain/events.js";
+import { zeroCounts } from "../../src/domain/ingestionCounts.js";
+import { unlockWorkflow } from "../../workflows/unlock.js";
+import { ingestionWorkflow } from "../../workflows/ingestion.js";
+import type {
+  ChargeInput,
+  ChargeOutcome,
+  QuotaDecision,
+  UnlockActivities,
+  UnlockInput,
+} from "../../workflows/unlockTypes.js";
+import type { BatchInput, IngestionActivities, IngestionInput, StagedSource } from "../../workflows/ingestionTypes.js";
+import type { AlertActivities, AlertsAfterIngestionInput } from "../../workflows/alertTypes.js";
+
+const TASK_QUEUE = "unlock-ingestion-workflow-stubs";
+
+/** What the stub activities answer in the current test. */
+interface Script {
+  quota(input: UnlockInput): QuotaDecision;
+  charge(input: ChargeInput, attempt: number): ChargeOutcome;
+  stage(input: IngestionInput): StagedSource;
+  batch(input: BatchInput): IngestionCounts;
+  finish(input: IngestionInput): IngestionCounts;
+  alerts(input: AlertsAfterIngestionInput): number;
+}
+
+const calls = {
+  quota: [] as UnlockInput[],
+  charge: [] as ChargeInput[],
+  stage: [] as IngestionInput[],
+  batch: [] as BatchInput[],
+  finish: [] as IngestionInput[],
+  fail: [] as { ingestionId: string; collection: string; error: string }[],
+  alerts: [] as AlertsAfterIngestionInput[],
+};
+let script: Script;
+
+const unlockStubs: UnlockActivities = {
+  async checkUnlockQuota(input) {
+    calls.quota.push(input);
+    return script.quota(input);
+  },
+  async chargeUnlock(input) {
+    calls.charge.push(input);
+    return script.charge(input, calls.charge.length);
+  },
+};
+
+const ingestionStubs: IngestionActivities = {
+  async stageIngestion(input) {
+    calls.stage.push(input);
+    return script.stage(input);
+  },
+  async ingestBatch(input) {
+    calls.batch.push(input);
+    return script.batch(input);
+  },
+  async finishIngestion(input) {
+    calls.finish.push(input);
+    return script.finish(input);
+  },
+  async failIngestion(input) {
+    calls.fail.push(input);
+  },
+};
+
+const alertStubs: Pick<AlertActivities, "startAlertsAfterIngestion"> = {
+  async startAlertsAfterIngestion(input) {
+    calls.alerts.push(input);
+    return script.alerts(input);
+  },
+};
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  Runtime.install({ logger: new DefaultLogger("ERROR") });
+  env = await startTimeSkippingEnv();
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: TASK_QUEUE,
+    workflowBundle: await workflowBundle(),
+    activities: { ...unlockStubs, ...ingestionStubs, ...alertStubs },
+  });
+  running = worker.run();
+}, 240_000);
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+});
+
+let runs = 0;
+
+/** Fresh call records and the given script (defaults: every requested row fresh, charged 1 each; nothing staged). */
+function given(partial: Partial<Script>): void {
+  for (const list of Object.values(calls)) list.length = 0;
+  script = {
+    quota: (input) => ({ freshIds: input.requestedIds }),
+    charge: (input) => ({ chargedMicros: String(input.freshIds.length), unlockedIds: input.freshIds }),
+    stage: () => ({ batches: 0, documentsRead: 0 }),
+    batch: () => zeroCounts(),
+    finish: () => zeroCounts(),
+    alerts: () => 0,
+    ...partial,
+  };
+}
+
+describe("unlock workflow", () => {
+  async function unlock(requestedIds: string[]) {
+    runs += 1;
+    const input: UnlockInput = { orgId: "org", keyId: "key", queryId: `q${runs}`, requestedIds, callId: `call${runs}` };
+    const handle = await env.client.workflow.start(unlockWorkflow, {
+      taskQueue: TASK_QUEUE,
+      workflowId: `unlock-stub-${runs}`,
+      args: [input],
+    });
+    return { input, handle, result: handle.result() };
+  }
+
+  it("charges the rows the quota check left fresh, under the run's own charge key, and reports them", async () => {
+    given({ quota: () => ({ freshIds: ["b"] }) });
+    const { input, handle, result } = await unlock(["a", "b"]);
+    expect(await result).toEqual({
+      queryId: input.queryId,
+      chargedMicros: "1",
+      newlyUnlocked: ["b"],
+      callId: input.callId,
+    });
+    expect(calls.charge).toEqual([
+      { ...input, freshIds: ["b"], chargeKey: `${handle.workflowId}/${handle.firstExecutionRunId}` },
+    ]);
+  });
+
+  it("asks the charge even when every row is unlocked already, so a replayed run reports what it paid", async () => {
+    given({
+      quota: () => ({ freshIds: [] }),
+      charge: () => ({ chargedMicros: "7", unlockedIds: ["a"] }),
+    });
+    const { result } = await unlock(["a"]);
+    expect(await result).toMatchObject({ chargedMicros: "7", newlyUnlocked: ["a"] });
+    expect(calls.charge.map((c) => c.freshIds)).toEqual([[]]);
+  });
+
+  it("charges nothing when the quota refuses: a business answer fails the run at once, without a retry", async () => {
+    given({
+      quota: () => {
+        throw ApplicationFailure.create({ type: "QUOTA_EXCEEDED", message: "monthly quota used up" });
+      },
+    });
+    const failure = await (await unlock(["a"])).result.catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect(calls.quota).toHaveLength(1);
+    expect(calls.charge).toEqual([]);
+  });
+
+  it("retries a charge the store did not answer, with the same charge key, until it answers", async () => {
+    given({
+      charge: (input, attempt) => {
+        if (attempt < 3) throw new Error("the billing store did not answer");
+        return { chargedMicros: "1", unlockedIds: input.freshIds };
+      },
+    });
+    const { result } = await unlock(["a"]);
+    expect(await result).toMatchObject({ chargedMicros: "1", newlyUnlocked: ["a"] });
+    expect(calls.charge).toHaveLength(3);
+    expect(new Set(calls.charge.map((c) => c.chargeKey)).size).toBe(1);
+  });
+});
+
+describe("ingestion workflow", () => {
+  const collection = plainCollectionOf({
+    name: "papers",
+    displayName: "Papers",
+    description: "test papers",
+    kind: "scholarly",
+    retrieval: "sparse",
+    pricePer1000: "0.050000",
+    openAccessOnly: false,
+    scanFilterable: true,
+    source: { reader: "jsonl", files: ["papers.jsonl"] },
+  });
+  const counts = (partial: Partial<IngestionCounts>): IngestionCounts => ({ ...zeroCounts(), ...partial });
+
+  async function ingest(parallelism = 2) {
+    runs += 1;
+    const input: IngestionInput = {
+      ingestionId: `ing${runs}`,
+      collection,
+      files: ["papers.jsonl"],
+      mode: "upsert",
+      batchSize: 10,
+      parallelism,
+      batchTaskQueue: TASK_QUEUE,
+    };
+    const result = env.client.workflow.execute(ingestionWorkflow, {
+      taskQueue: TASK_QUEUE,
+      workflowId: `ingestion-stub-${runs}`,
+      args: [input],
+    });
+    return { input, result };
+  }
+
+  it("runs every staged batch once, and answers the finish's counts, which the alerts are told", async () => {
+    const finished = counts({ documentsRead: 25, documentsAdded: 25, chunksIndexed: 40 });
+    given({
+      stage: () => ({ batches: 3, documentsRead: 25 }),
+      batch: (b) => counts({ documentsAdded: b.batch === 2 ? 5 : 10 }),
+      finish: () => finished,
+    });
+    const { input, result } = await ingest();
+    expect(await result).toEqual(finished);
+    expect(calls.batch.map((b) => b.batch).sort()).toEqual([0, 1, 2]);
+    expect(calls.batch.every((b) => b.ingestionId === input.ingestionId)).toBe(true);
+    expect(calls.finish).toHaveLength(1);
+    expect(calls.alerts).toEqual([{ ingestionId: input.ingestionId, collection: "papers", counts: finished }]);
+    expect(calls.fail).toEqual([]);
+  });
+
+  it("finishes an ingestion that staged no batch without running one", async () => {
+    given({});
+    await (
+      await ingest()
+    ).result;
+    expect(calls.batch).toEqual([]);
+    expect(calls.finish).toHaveLength(1);
+  });
+
+  it("records a failed batch with its own message, never finishes, and fails the run", async () => {
+    given({
+      stage: () => ({ batches: 2, documentsRead: 20 }),
+      batch: (b) => {
+        if (b.batch === 1) throw ApplicationFailure.create({ type: "VALIDATION_ERROR", message: "line 7 is not JSON" });
+        return counts({ documentsAdded: 10 });
+      },
+    });
+    const { input, result } = await ingest(1);
+    expect(await result.catch((err: unknown) => err)).toBeInstanceOf(WorkflowFailedError);
+    expect(calls.fail).toEqual([{ ingestionId: input.ingestionId, collection: "papers", error: "line 7 is not JSON" }]);
+    expect(calls.finish).toEqual([]);
+    expect(calls.alerts).toEqual([]);
+  });
+
+  it("completes when the alerts after it cannot start", async () => {
+    given({
+      finish: () => counts({ documentsAdded: 1 }),
+      alerts: () => {
+        throw ApplicationFailure.create({ type: "NOT_FOUND", message: "no alerts", nonRetryable: true });
+      },
+    });
+    expect(await (await ingest()).result).toEqual(counts({ documentsAdded: 1 }));
+    expect(calls.alerts).toHaveLength(1);
+    expect(calls.fail).toEqual([]);
+  });
+});
