@@ -588,6 +588,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       ingestions,
       uploads: createUploads({ dataRoot: config.dataRoot, maxBytes: config.uploadMaxBytes }),
       webhooks,
+      alerts: alerts(),
     });
     // every row a client is given carries metadata.integrity from the update lists in force at that moment
     const integrityOf = (dois: readonly string[]) => retractions.integrity(dois);

@@ -216,13 +216,20 @@ export function decideMember(command: MemberCommand, state: InviteState | Sessio
 
 /** What the dashboard lets someone do in an organization. */
 export type MemberAction =
-  "invite" | "cancelInvite" | "removeMember" | "createKey" | "revokeOwnKey" | "revokeAnyKey" | "setSpendingCap";
+  | "invite"
+  | "cancelInvite"
+  | "removeMember"
+  | "createKey"
+  | "revokeOwnKey"
+  | "revokeAnyKey"
+  | "setSpendingCap"
+  | "manageWebhooks";
 
 /**
  * The roles' rules: an owner does everything in their organization; a member reads every page, creates keys and
- * revokes the keys they created; inviting, withdrawing invites, removing members, spending caps and other people's keys
- * are the owners'. The operator may do anything anywhere. Nobody acts on another organization (that reads as not
- * found).
+ * revokes the keys they created; inviting, withdrawing invites, removing members, spending caps, others' keys and
+ * webhook endpoints (where the organization's events go) are the owners'. The operator may do anything anywhere.
+ * Nobody acts on another organization (that reads as not found).
  */
 export function mayDo(by: Principal, action: MemberAction, orgId: string): boolean {
   if (by.kind === "operator") return true;
@@ -245,4 +252,5 @@ const ACTION_TEXT: Record<MemberAction, string> = {
   revokeOwnKey: "revoke this key",
   revokeAnyKey: "revoke another member's key",
   setSpendingCap: "set or clear spending caps",
+  manageWebhooks: "manage webhook endpoints and the low-balance threshold",
 };

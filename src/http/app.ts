@@ -98,6 +98,12 @@ export function createApp(deps: AppDeps): Koa {
     adminToken: deps.adminToken,
     clock: deps.clock,
     publicUrl: deps.publicUrl,
+    notificationPages: {
+      alerts: deps.alerts,
+      webhooks: deps.webhooks,
+      consoleData: deps.consoleData,
+      search: deps.search,
+    },
     dashboardAccess: dashboardAccess({
       members: deps.members,
       adminToken: deps.adminToken,

@@ -576,6 +576,29 @@ export const dashboardCapForm = z.strictObject({
 });
 export const dashboardInviteForm = inviteBody.extend({ _csrf: z.string().max(200).optional() });
 export const csrfOnlyForm = z.strictObject({ _csrf: z.string().max(200).optional() });
+/** The dashboard's alert form: the fields of POST /api/v1/alerts as text, and the live key that pays its runs. */
+export const dashboardAlertForm = z.strictObject({
+  query: z.string().max(1000, "query must be at most 1000 characters"),
+  collections: z.string().max(2000),
+  key: z.string().max(100),
+  schedule: z.string().max(20).optional(),
+  min_relevance: z.string().max(20).optional(),
+  max_cost_per_run: z.string().max(30).optional(),
+  webhook: z.string().max(100).optional(),
+  _csrf: z.string().max(200).optional(),
+});
+/** The dashboard's endpoint form: the fields of POST /api/v1/webhooks, its event types comma-separated. */
+export const dashboardWebhookForm = z.strictObject({
+  url: z.string().min(1).max(2048, "url must be at most 2048 characters"),
+  events: z.string().max(500),
+  description: z.string().max(256, "description must be at most 256 characters").optional(),
+  _csrf: z.string().max(200).optional(),
+});
+/** The dashboard's low-balance form: credits, or empty for never. */
+export const dashboardNotificationsForm = z.strictObject({
+  balanceLowThreshold: z.union([money, z.literal("")]),
+  _csrf: z.string().max(200).optional(),
+});
 /** The operator's pages: the organization list's search and page, and the forms on an organization's page. */
 export const operatorListQuery = z.strictObject({
   q: z.string().max(200).optional(),

@@ -15,6 +15,8 @@ import {
 } from "../support/testService.js";
 import { OPENALEX_SLICE, plainCollection, writeCollectionsConfig, writeJsonl } from "../support/operatorContent.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver.js";
+import { runCli } from "../support/cliProcess.js";
+import { dashboardClient, type DashboardClient } from "../dashboard/dashboardClient.js";
 
 const KNOWN = [
   {
@@ -141,7 +143,19 @@ describe("alerts on a saved search", () => {
   });
 
   it("creates an alert that counts what its collection holds as seen, and refuses what it cannot run, changing nothing", async () => {
+    // another organization's endpoint is no endpoint of this one
+    const foreign = await call("POST", "/api/v1/webhooks", {
+      key: otherKey,
+      body: { url: receiver.url("/foreign"), events: ["alert.matched"] },
+    });
+    expect(foreign.status).toBe(201);
     for (const [body, field] of [
+      [{ query: "kelp ".repeat(300), collection: "kelp-notes" }, "query"],
+      [{ query: "kelp forests", collection: "kelp-notes", max_cost_per_run: "lots" }, "max_cost_per_run"],
+      [{ query: "kelp forests", collection: "kelp-notes", max_cost_per_run: "0" }, "max_cost_per_run"],
+      [{ query: "kelp forests", collection: "kelp-notes", min_relevance: "high" }, "min_relevance"],
+      [{ query: "kelp forests", collection: "kelp-notes", webhook: foreign.body.id }, "webhook"],
+      [{ query: "kelp forests", collection: "kelp\u0000notes" }, "collection"],
       [{ collection: "kelp-notes" }, "query"],
       [{ query: "kelp forests", collection: "kelp-notes", collections: ["kelp-notes"] }, "collections"],
       [{ query: "kelp forests", collection: "kelp-notes", schedule: "hourly" }, "schedule"],
@@ -308,10 +322,275 @@ describe("alerts on a saved search", () => {
     await expect(schedule.describe()).rejects.toThrow();
   }, 90_000);
 
+  /** A member of `org` who joined through the operator's invite, signed in on `client`; its CSRF token for scripts. */
+  async function member(client: DashboardClient, org: string, email: string, role: "owner" | "member") {
+    const invite = await call("POST", `/admin/v1/organizations/${org}/invites`, { admin, body: { email, role } });
+    expect(invite.status, JSON.stringify(invite.body)).toBe(201);
+    const joined = await client.send("POST", new URL(invite.body.inviteUrl).pathname, {
+      json: { password: "a long enough password" },
+    });
+    // a script gets the session's CSRF token; a browser is sent to the dashboard (its pages' forms carry the token)
+    expect(joined.status, joined.text).toBe(client.options.browser ? 303 : 201);
+    return (joined.json?.csrfToken ?? "") as string;
+  }
+  /** The alert that kept its failed run (a receiver that stayed down). */
+  const failedAlert = async () =>
+    ((await call("GET", "/api/v1/alerts", { key })).body.data as { id: string; runCount: number }[]).find(
+      (a) => a.runCount === 1,
+    )!.id;
+
+  it("members list, create, show with runs, pause, resume and delete alerts on the dashboard", async () => {
+    const ops = operatorSteps(call, admin);
+    const paying = await ops.newKey(orgId, { mode: "live", name: "alerts" });
+    const browser = dashboardClient(svc.baseUrl, { browser: true });
+    await member(browser, orgId, "owner@kelp.example.org", "owner");
+    const listed = await browser.send("GET", "/dashboard/alerts");
+    expect(listed.status).toBe(200);
+    expect(listed.text).toContain('href="/dashboard/alerts"');
+    const shown = await failedAlert();
+    expect(listed.text).toContain(`/dashboard/alerts/${shown}`);
+    // one alert with its runs: status, works delivered, charge and the queryId (linked to its rows)
+    const page = await browser.send("GET", `/dashboard/alerts/${shown}`);
+    expect(page.status).toBe(200);
+    const [run] = (await alertOf(shown)).runs as { queryId: string }[];
+    expect(page.text).toContain(`data-query-id="${run!.queryId}"`);
+    expect(page.text).toMatch(
+      /not delivered \(not charged\)<\/td>\s*<td class="num">1<\/td>\s*<td class="num">0\.000000/,
+    );
+
+    // created from the page's form with its CSRF token, paid by a key of the organization
+    const created = await browser.send("POST", "/dashboard/alerts", {
+      form: {
+        _csrf: browser.csrfIn(listed.text),
+        query: "kelp forest restoration",
+        collections: "kelp-notes",
+        key: paying.id,
+        schedule: "on_ingest",
+        min_relevance: "0.1",
+        max_cost_per_run: "0.50",
+        webhook: endpoint.id,
+      },
+    });
+    expect(created.status, created.text).toBe(303);
+    const location = created.headers.get("location")!;
+    expect(location).toMatch(/^\/dashboard\/alerts\/al_/);
+    const made = location.split("/").pop()!;
+    expect(await alertOf(made)).toMatchObject({
+      query: "kelp forest restoration",
+      collections: ["kelp-notes"],
+      min_relevance: 0.1,
+      max_cost_per_run: "0.500000",
+      webhook: endpoint.id,
+      status: "active",
+      seenWorks: expect.any(Number),
+    });
+    const own = await browser.send("GET", location);
+    const csrf = browser.csrfIn(own.text);
+    expect(own.text).toContain("No runs yet.");
+    for (const [action, status] of [
+      ["pause", "paused"],
+      ["resume", "active"],
+    ] as const) {
+      const res = await browser.send("POST", `${location}/${action}`, { form: { _csrf: csrf } });
+      expect(res.status).toBe(303);
+      expect((await alertOf(made)).status).toBe(status);
+    }
+    // the member is recorded as the actor
+    const [paused] = await svc.runtime.db.query<{ actor: { kind: string } }>(
+      `SELECT metadata->'actor' AS actor FROM events WHERE type = 'AlertPaused' AND data->>'alertId' = $1`,
+      [made],
+    );
+    expect(paused!.actor.kind).toBe("member");
+    expect((await browser.send("POST", `${location}/delete`, { form: { _csrf: csrf } })).status).toBe(303);
+    expect((await call("GET", `/api/v1/alerts/${made}`, { key })).status).toBe(404);
+  }, 120_000);
+
+  it("keeps the dashboard's alert actions to the member's organization, behind session and CSRF token", async () => {
+    const ops = operatorSteps(call, admin);
+    const shown = await failedAlert();
+    const other = await ops.customer({ credits: "1.00" });
+    const otherKey = await ops.newKey(other.orgId, { mode: "live" });
+    const sandbox = await ops.newKey(orgId, { mode: "test" });
+    const otherEndpoint = (
+      await call("POST", "/api/v1/webhooks", {
+        key: other.key,
+        body: { url: receiver.url("/other"), events: ["alert.matched"] },
+      })
+    ).body.id as string;
+    const stranger = dashboardClient(svc.baseUrl);
+    const strangerCsrf = await member(stranger, other.orgId, "owner@elsewhere.example.org", "owner");
+    const headers = { "X-CSRF-Token": strangerCsrf };
+    // another organization's alert reads as unknown, for pages and actions alike
+    expect((await stranger.send("GET", `/dashboard/alerts/${shown}`)).status).toBe(404);
+    for (const action of ["pause", "resume", "delete"])
+      expect((await stranger.send("POST", `/dashboard/alerts/${shown}/${action}`, { json: {}, headers })).status).toBe(
+        404,
+      );
+    expect((await stranger.send("GET", "/dashboard/alerts/al_%00")).status).toBe(404);
+    expect((await stranger.send("GET", "/dashboard/alerts")).text).not.toContain(shown);
+
+    // a plain member of the organization: without the CSRF token nothing happens; keys are only their own
+    const plain = dashboardClient(svc.baseUrl);
+    const csrf = await member(plain, orgId, "member@kelp.example.org", "member");
+    expect((await plain.send("POST", `/dashboard/alerts/${shown}/pause`, { json: {} })).status).toBe(403);
+    expect((await alertOf(shown)).status).toBe("active");
+    const mine = (
+      await plain.send("POST", "/dashboard/keys", { json: { mode: "live" }, headers: { "X-CSRF-Token": csrf } })
+    ).json as { id: string };
+    const good = { query: "kelp forests", collections: "kelp-notes", key: mine.id };
+    const before = (await call("GET", "/api/v1/alerts", { key })).body.data.length;
+    for (const [body, field] of [
+      [{ ...good, key: otherKey.id }, "key"],
+      [{ ...good, key: sandbox.id }, "key"],
+      [{ ...good, key: (await ops.newKey(orgId, { mode: "live" })).id }, "key"],
+      [{ ...good, query: "kelp\u0000forests" }, "query"],
+      [{ ...good, query: "kelp ".repeat(400) }, "query"],
+      [{ ...good, collections: "" }, "collections"],
+      [{ ...good, max_cost_per_run: "-1" }, "max_cost_per_run"],
+      [{ ...good, max_cost_per_run: "lots" }, "max_cost_per_run"],
+      [{ ...good, min_relevance: "high" }, "min_relevance"],
+      [{ ...good, min_relevance: "7" }, "min_relevance"],
+      [{ ...good, schedule: "hourly" }, "schedule"],
+      [{ ...good, webhook: otherEndpoint }, "webhook"],
+    ] as const) {
+      const res = await plain.send("POST", "/dashboard/alerts", { json: body, headers: { "X-CSRF-Token": csrf } });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.json.error.message, JSON.stringify(body)).toContain(field);
+    }
+    expect((await call("GET", "/api/v1/alerts", { key })).body.data.length).toBe(before);
+    // the member's own key pays: created
+    const made = await plain.send("POST", "/dashboard/alerts", { json: good, headers: { "X-CSRF-Token": csrf } });
+    expect(made.status, made.text).toBe(201);
+    expect(made.json).toMatchObject({ id: expect.stringMatching(/^al_/), status: "active" });
+    expect(
+      (
+        await plain.send("POST", `/dashboard/alerts/${made.json.id}/delete`, {
+          json: {},
+          headers: { "X-CSRF-Token": csrf },
+        })
+      ).json,
+    ).toEqual({ id: made.json.id, deleted: true });
+    // no session: 401
+    expect((await dashboardClient(svc.baseUrl).send("GET", "/dashboard/alerts")).status).toBe(401);
+  }, 120_000);
+
+  it("the operator lists, shows, pauses, resumes and deletes an organization's alerts (API and CLI)", async () => {
+    const ops = operatorSteps(call, admin);
+    const shown = await failedAlert();
+    const listed = await call("GET", `/admin/v1/organizations/${orgId}/alerts`, { admin });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((a: { id: string }) => a.id)).toContain(shown);
+    const one = await call("GET", `/admin/v1/organizations/${orgId}/alerts/${shown}?limit=5`, { admin });
+    expect(one.body.runs).toEqual([expect.objectContaining({ status: "failed", works: 1, charged: "0.000000" })]);
+    // an alert of another organization, under that organization's path, is unknown; no token, 401
+    const other = await ops.customer({ credits: "1.00" });
+    expect((await call("GET", `/admin/v1/organizations/${other.orgId}/alerts/${shown}`, { admin })).status).toBe(404);
+    expect((await call("POST", `/admin/v1/organizations/${other.orgId}/alerts/${shown}/pause`, { admin })).status).toBe(
+      404,
+    );
+    expect((await call("GET", `/admin/v1/organizations/${orgId}/alerts`)).status).toBe(401);
+    expect((await call("GET", `/admin/v1/organizations/nobody/alerts`, { admin })).status).toBe(404);
+
+    const cli = (...args: string[]) => runCli(...args, "--url", svc.baseUrl, "--admin-token", admin);
+    const table = await cli("alert", "list", orgId);
+    expect(table.code, table.err).toBe(0);
+    expect(table.out.split("\n")[0]).toMatch(/^ID\s+STATUS\s+SCHEDULE/);
+    expect(table.out).toContain(shown);
+    const json = await cli("alert", "list", orgId, "--json");
+    expect(JSON.parse(json.out)).toEqual(listed.body);
+    const show = await cli("alert", "show", orgId, shown);
+    expect(show.code, show.err).toBe(0);
+    expect(show.out).toContain(one.body.runs[0].queryId);
+    expect(show.out).toMatch(/QUERYID\s+STATUS\s+WORKS\s+CHARGED/);
+    expect(JSON.parse((await cli("alert", "show", orgId, shown, "--json")).out)).toMatchObject({ id: shown });
+    expect(JSON.parse((await cli("alert", "pause", orgId, shown)).out).status).toBe("paused");
+    expect((await alertOf(shown)).status).toBe("paused");
+    expect(JSON.parse((await cli("alert", "resume", orgId, shown)).out).status).toBe("active");
+    const missing = await cli("alert", "pause", orgId, "al_nobodyhasthisalert00000");
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain("NOT_FOUND");
+    expect((await cli("alert", "show", orgId)).code).toBe(1);
+    // deleted by the operator, recorded with the operator as actor; the members no longer see it
+    expect(JSON.parse((await cli("alert", "delete", orgId, shown)).out)).toEqual({ id: shown, deleted: true });
+    expect((await call("GET", `/api/v1/alerts/${shown}`, { key })).status).toBe(404);
+    const [deleted] = await svc.runtime.db.query<{ actor: { kind: string } }>(
+      `SELECT metadata->'actor' AS actor FROM events WHERE type = 'AlertDeleted' AND data->>'alertId' = $1`,
+      [shown],
+    );
+    expect(deleted!.actor.kind).toBe("operator");
+  }, 120_000);
+
+  it("an alert made with the MCP tool, no webhook: delivered by a re-fetch (get_results), charged once", async () => {
+    const ops = operatorSteps(call, admin);
+    const reader = await ops.customer({ credits: "5.00" });
+    const mcp = async (name: string, args: Record<string, unknown>, withKey = reader.key) => {
+      const res = await call("POST", "/mcp", {
+        key: withKey,
+        headers: { Accept: "application/json, text/event-stream" },
+        body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const { isError, content } = res.body.result as { isError?: boolean; content: { text: string }[] };
+      let body: any;
+      try {
+        body = JSON.parse(content[0]!.text);
+      } catch {
+        body = content[0]!.text;
+      }
+      return { isError: isError === true, body };
+    };
+    const created = await mcp("alerts", { action: "create", query: "kelp forests", collection: "kelp-notes" });
+    expect(created.isError, JSON.stringify(created.body)).toBe(false);
+    const id = created.body.id as string;
+    // the tool keeps to the key's organization and refuses a sandbox key, as the routes do
+    expect((await mcp("alerts", { action: "get", id }, key)).isError).toBe(true);
+    const sandboxed = await mcp("alerts", { action: "pause", id }, sandboxKey);
+    expect(sandboxed.isError).toBe(true);
+    expect(JSON.stringify(sandboxed.body)).toContain("SANDBOX_UNSUPPORTED_ENDPOINT");
+    expect((await mcp("alerts", { action: "get", id })).body.status).toBe("active");
+
+    writeJsonl(svc.runtime.config.dataRoot, "kelp-v5.jsonl", [
+      {
+        id: "kelp-8",
+        title: "Sea star wasting and kelp forests",
+        text: "Sea star wasting removed urchin predators and kelp forests collapsed along the coast.",
+      },
+    ]);
+    expect(await ingest("kelp-v5.jsonl")).toMatchObject({ state: "completed", documentsAdded: 1 });
+    // no endpoint takes it: the run waits for a re-fetch of its queryId
+    let run: { queryId: string; status: string } | undefined;
+    for (let i = 0; i < 600 && !run; i++) {
+      run = (await mcp("alerts", { action: "get", id })).body.runs[0];
+      if (!run) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(run).toMatchObject({ status: "pending" });
+    const rows = await mcp("get_results", { queryId: run!.queryId });
+    expect(rows.isError, JSON.stringify(rows.body)).toBe(false);
+    expect(JSON.stringify(rows.body)).toContain("Sea star wasting and kelp forests");
+    let ended: { status: string; charged: string; works: number } | undefined;
+    for (let i = 0; i < 300 && ended?.status !== "delivered"; i++) {
+      ended = (await mcp("alerts", { action: "get", id })).body.runs[0];
+      if (ended?.status !== "delivered") await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ended).toMatchObject({ status: "delivered", works: 1 });
+    const ledger = async () =>
+      (
+        (await call("GET", `/admin/v1/organizations/${reader.orgId}/ledger`, { admin })).body.entries as {
+          amount: string;
+          queryId: string | null;
+        }[]
+      ).filter((e) => e.queryId === run!.queryId);
+    expect(await ledger()).toEqual([expect.objectContaining({ amount: `-${ended!.charged}` })]);
+    // a second re-fetch is free
+    await mcp("get_results", { queryId: run!.queryId });
+    expect(await ledger()).toHaveLength(1);
+    expect((await mcp("alerts", { action: "delete", id })).body).toEqual({ id, deleted: true });
+  }, 120_000);
+
   it("replay rebuilds the same alerts, runs and charges as the live projections", async () => {
     const report = await call("POST", "/admin/v1/replay", { admin });
     expect(report.status, JSON.stringify(report.body)).toBe(200);
     expect(report.body.equal).toBe(true);
-    expect(report.body.tables.find((t: { table: string }) => t.table === "alert_runs").rows).toBe(4);
+    expect(report.body.tables.find((t: { table: string }) => t.table === "alert_runs").rows).toBe(5);
   });
 });

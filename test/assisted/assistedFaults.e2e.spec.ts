@@ -1,6 +1,8 @@
 // Faults of assisted search on the real service with PostgreSQL and a separate worker process (src/app/worker.ts): a
 // worker killed during the fan-out, or right after its charge commits, or in the middle of sending the asynchronous
-// answer's webhook, is replaced and the run finishes with one charge (and one event, resent with its webhook-id); a call that waits past its bound, or finds Temporal unreachable, is 503 with nothing charged, ever; a caller
+// answer's webhook, is replaced and the run finishes with one charge (and one event, resent with its webhook-id), as is
+// one killed in the middle of an alert run's delivery; a call that waits past its bound, or finds Temporal unreachable,
+// is 503 with nothing charged, ever; a caller
 // that hung up before its answer was written is refunded after the delivery wait, one that read it keeps the charge.
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +20,7 @@ import { REPO_ROOT } from "../../src/app/config.js";
 import { parseCredits } from "../../src/domain/money.js";
 import { assistedWorkflowId } from "../../src/usecases/assisted/assistedSearch.js";
 import { progressQuery } from "../../workflows/assistedTypes.js";
+import { alertRunWorkflowId } from "../../workflows/alertTypes.js";
 import { Webhook } from "standardwebhooks";
 import { startWebhookReceiver } from "../support/webhookReceiver.js";
 
@@ -145,6 +148,70 @@ describe("assisted search with a separate worker that dies", () => {
     );
   }
 
+  /**
+   * Two workers, both polling, both pausing after the receiver answered the first try of a delivery attempt (before it
+   * is recorded): the one that sent it is killed there, the other (already polling) sends it again.
+   */
+  async function faultyDeliveryPair(): Promise<ChildProcess[]> {
+    const pair = [0, 1].map(() => spawnWorker(svc, databaseUrl, { FAULT_WEBHOOK_AFTER_SEND_DELAY_MS: "60000" }));
+    workers.push(...pair);
+    const pids = pair.map((w) => String(w.pid));
+    for (let i = 0; i < 1200; i++) {
+      const queue = await svc.runtime.temporal.client.workflowService.describeTaskQueue({
+        namespace: "default",
+        taskQueue: { name: "litsearch" },
+        taskQueueType: 2,
+      });
+      const polling = new Set((queue.pollers ?? []).map((p) => String(p.identity ?? "").split("@")[0]));
+      if (pids.every((pid) => polling.has(pid))) break;
+      await sleep(250);
+    }
+    return pair;
+  }
+
+  /** The one event about `queryId`: its id (the `webhook-id`), after it was created once. */
+  async function eventsAbout(queryId: string) {
+    return svc.runtime.db.query<{ id: string }>(
+      "SELECT data->>'messageId' AS id FROM events WHERE type = 'WebhookEventCreated' " +
+        "AND data->'payload'->'data'->>'queryId' = $1",
+      [queryId],
+    );
+  }
+
+  /** Kills the worker of `pair` that holds the attempt delivering the event about `queryId` to `endpointId`. */
+  async function killDeliveryHolder(pair: ChildProcess[], queryId: string, endpointId: string): Promise<void> {
+    const [delivery] = await eventsAbout(queryId);
+    const description = await svc.runtime.temporal.client.workflow
+      .getHandle(`webhook-${delivery!.id}-${endpointId}`)
+      .describe();
+    // the worker holding the attempt (its identity is pid@host)
+    const holder = String(description.raw.pendingActivities?.[0]?.lastWorkerIdentity ?? "").split("@")[0];
+    const faulty = pair.find((w) => String(w.pid) === holder);
+    expect(faulty).toBeDefined();
+    await killed(faulty!);
+  }
+
+  /** Every request the receiver got on `path` is one event (one webhook-id), each verifying with the library. */
+  function oneEvent(got: { headers: Record<string, unknown>; body: string }[], secret: string, queryId: string) {
+    expect(got.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(1);
+    for (const r of got)
+      expect(
+        (new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { data: { queryId: string } }).data
+          .queryId,
+      ).toBe(queryId);
+  }
+
+  /** The endpoint's one delivery, delivered at its first attempt (the killed worker's try and the resend are one). */
+  async function deliveredOnce(key: string, endpointId: string) {
+    const deliveries = (await call("GET", `/api/v1/webhooks/${endpointId}/deliveries`, { key })).body.data;
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0].status).toBe("delivered");
+    expect(deliveries[0].attempts.map((a: { attempt: number; status: number }) => [a.attempt, a.status])).toEqual([
+      [1, 200],
+    ]);
+  }
+
   it("a worker killed in the middle of delivering the assisted.completed webhook: the same event is sent again, once recorded, charged once", async () => {
     const receiver = await startWebhookReceiver();
     try {
@@ -156,21 +223,7 @@ describe("assisted search with a separate worker that dies", () => {
           body: { url: receiver.url("/crash"), events: ["assisted.completed"] },
         })
       ).body as { id: string; secret: string };
-      // two workers, both pausing after the receiver answered the first try of an attempt (before it is recorded);
-      // the one that sent it dies there, the other (already polling, so within the answer's delivery wait) resends it
-      const pair = [0, 1].map(() => spawnWorker(svc, databaseUrl, { FAULT_WEBHOOK_AFTER_SEND_DELAY_MS: "60000" }));
-      workers.push(...pair);
-      const pids = pair.map((w) => String(w.pid));
-      for (let i = 0; i < 1200; i++) {
-        const queue = await svc.runtime.temporal.client.workflowService.describeTaskQueue({
-          namespace: "default",
-          taskQueue: { name: "litsearch" },
-          taskQueueType: 2,
-        });
-        const polling = new Set((queue.pollers ?? []).map((p) => String(p.identity ?? "").split("@")[0]));
-        if (pids.every((pid) => polling.has(pid))) break;
-        await sleep(250);
-      }
+      const pair = await faultyDeliveryPair();
       const started = await call("POST", "/api/v1/search/assisted", {
         key,
         body: { collection: "scifact", query: QUERY, allowClarification: false, limit: 3, async: true },
@@ -178,44 +231,13 @@ describe("assisted search with a separate worker that dies", () => {
       expect(started.status).toBe(202);
       const { queryId } = started.body as { queryId: string };
       await receiver.until("/crash", 1, 300_000);
-      // the worker holding the attempt (its identity is pid@host) is killed in the middle of it
-      const [delivery] = await svc.runtime.db.query<{ id: string }>(
-        `SELECT data->>'messageId' AS id FROM events WHERE type = 'WebhookEventCreated' AND data->'payload'->'data'->>'queryId' = $1`,
-        [queryId],
-      );
-      const description = await svc.runtime.temporal.client.workflow
-        .getHandle(`webhook-${delivery!.id}-${endpoint.id}`)
-        .describe();
-      const holder = String(description.raw.pendingActivities?.[0]?.lastWorkerIdentity ?? "").split("@")[0];
-      const faulty = pair.find((w) => String(w.pid) === holder);
-      expect(faulty).toBeDefined();
-      await killed(faulty!);
+      await killDeliveryHolder(pair, queryId, endpoint.id);
       const outcome = await svc.runtime.temporal.client.workflow.getHandle(assistedWorkflowId(queryId)).result();
       expect(outcome).toMatchObject({ status: "results", delivery: "delivered" });
       for (const w of workers) await killed(w);
-      const got = receiver.on("/crash");
-      expect(got.length).toBeGreaterThanOrEqual(2);
-      // one event: every request is the same webhook-id, each verifies with the library
-      expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(1);
-      for (const r of got)
-        expect(
-          (
-            new Webhook(endpoint.secret).verify(r.body, r.headers as Record<string, string>) as {
-              data: { queryId: string };
-            }
-          ).data.queryId,
-        ).toBe(queryId);
-      const messages = await svc.runtime.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM events WHERE type = 'WebhookEventCreated' AND data->'payload'->'data'->>'queryId' = $1`,
-        [queryId],
-      );
-      expect(messages[0]!.n).toBe(1);
-      const deliveries = (await call("GET", `/api/v1/webhooks/${endpoint.id}/deliveries`, { key })).body.data;
-      expect(deliveries).toHaveLength(1);
-      expect(deliveries[0].status).toBe("delivered");
-      expect(deliveries[0].attempts.map((a: { attempt: number; status: number }) => [a.attempt, a.status])).toEqual([
-        [1, 200],
-      ]);
+      oneEvent(receiver.on("/crash"), endpoint.secret, queryId);
+      expect(await eventsAbout(queryId)).toHaveLength(1);
+      await deliveredOnce(key, endpoint.id);
       expect((await charges(queryId)).length).toBe(1);
       const refunds = await svc.runtime.db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM events WHERE type = 'RefundIssued' AND data->>'queryId' = $1`,
@@ -223,6 +245,79 @@ describe("assisted search with a separate worker that dies", () => {
       );
       expect(refunds[0]!.n).toBe(0);
       const replay = await call("POST", "/admin/v1/replay", { admin: svc.adminToken });
+      expect(replay.body.equal).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  }, 600_000);
+
+  it("a worker killed mid-delivery of an alert run: one alert.matched (the same webhook-id), one charge", async () => {
+    const receiver = await startWebhookReceiver();
+    const admin = svc.adminToken;
+    try {
+      // the alert watches a meta-collection; a member added later brings works the alert has not seen
+      const meta = (members: string[]) =>
+        call("PUT", "/admin/v1/meta-collections/alert-crash", {
+          admin,
+          body: { displayName: "Alert crash", description: null, members },
+        });
+      expect((await meta(["openalex-open-access", "clinical-digest"])).status).toBe(201);
+      const org = await ops.newOrg({}, "10.00");
+      const { key } = await ops.newKey(org.id);
+      const endpoint = (
+        await call("POST", "/api/v1/webhooks", {
+          key,
+          body: { url: receiver.url("/alert-crash"), events: ["alert.matched"] },
+        })
+      ).body as { id: string; secret: string };
+      const created = await call("POST", "/api/v1/alerts", {
+        key,
+        body: {
+          query: QUERY,
+          collection: "alert-crash",
+          schedule: "daily",
+          webhook: endpoint.id,
+          max_cost_per_run: "1.00",
+        },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const alertId = created.body.id as string;
+      expect((await meta(["openalex-open-access", "clinical-digest", "scifact"])).status).toBe(200);
+      // the workers start after the change: their catalogue has the new member
+      const pair = await faultyDeliveryPair();
+      await svc.runtime.temporal.client.schedule.getHandle(`alert-schedule-${alertId}`).trigger();
+      await receiver.until("/alert-crash", 1, 300_000);
+      const [run] = (await call("GET", `/api/v1/alerts/${alertId}`, { key })).body.runs as { queryId: string }[];
+      const { queryId } = run!;
+      await killDeliveryHolder(pair, queryId, endpoint.id);
+      const result = await svc.runtime.temporal.client.workflow.getHandle(alertRunWorkflowId(queryId)).result();
+      expect(result).toBe("delivered");
+      for (const w of workers) await killed(w);
+
+      const got = receiver.on("/alert-crash");
+      oneEvent(got, endpoint.secret, queryId);
+      const payload = new Webhook(endpoint.secret).verify(got[0]!.body, got[0]!.headers as Record<string, string>) as {
+        type: string;
+        data: { alertId: string; works: unknown[] };
+      };
+      expect(payload).toMatchObject({ type: "alert.matched", data: { alertId } });
+      expect(payload.data.works.length).toBeGreaterThan(0);
+      expect(await eventsAbout(queryId)).toHaveLength(1);
+      await deliveredOnce(key, endpoint.id);
+      const alert = (await call("GET", `/api/v1/alerts/${alertId}`, { key })).body;
+      expect(alert.runs).toEqual([
+        expect.objectContaining({ queryId, status: "delivered", works: payload.data.works.length }),
+      ]);
+      // one charge, tied to the run's queryId in the ledger, of what the run says it charged
+      const rows = await charges(queryId);
+      expect(rows).toHaveLength(1);
+      expect(BigInt(rows[0]!.amount)).toBe(parseCredits(alert.runs[0].charged));
+      const ledger = (await call("GET", `/admin/v1/organizations/${org.id}/ledger`, { admin })).body.entries as {
+        queryId: string | null;
+      }[];
+      expect(ledger.filter((e) => e.queryId === queryId)).toHaveLength(1);
+      expect((await call("DELETE", `/api/v1/alerts/${alertId}`, { key })).status).toBe(200);
+      const replay = await call("POST", "/admin/v1/replay", { admin });
       expect(replay.body.equal).toBe(true);
     } finally {
       await receiver.close();

@@ -246,11 +246,30 @@ describe("roles", () => {
       "revokeOwnKey",
       "revokeAnyKey",
       "setSpendingCap",
+      "manageWebhooks",
     ] as const;
-    expect(actions.map((a) => mayDo(owner, a, "org_a"))).toEqual([true, true, true, true, true, true, true]);
-    expect(actions.map((a) => mayDo(member, a, "org_a"))).toEqual([false, false, false, true, true, false, false]);
-    expect(actions.map((a) => mayDo(owner, a, "org_b"))).toEqual([false, false, false, false, false, false, false]);
-    expect(actions.map((a) => mayDo(operator, a, "org_b"))).toEqual([true, true, true, true, true, true, true]);
+    expect(actions.map((a) => mayDo(owner, a, "org_a"))).toEqual([true, true, true, true, true, true, true, true]);
+    expect(actions.map((a) => mayDo(member, a, "org_a"))).toEqual([
+      false,
+      false,
+      false,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+    expect(actions.map((a) => mayDo(owner, a, "org_b"))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(actions.map((a) => mayDo(operator, a, "org_b"))).toEqual([true, true, true, true, true, true, true, true]);
     expect(rejectionCode(() => assertMay(member, "setSpendingCap", "org_a"))).toBe("FORBIDDEN");
     expect(rejectionCode(() => assertMay(owner, "createKey", "org_b"))).toBe("NOT_FOUND");
   });

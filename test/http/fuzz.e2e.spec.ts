@@ -11,6 +11,7 @@ import { searchRoutes, type SearchRouteDeps } from "../../src/http/routes/search
 import { toolRoutes, type ToolRouteDeps } from "../../src/http/routes/toolRoutes.js";
 import { worksRoutes, type WorksRouteDeps } from "../../src/http/routes/worksRoutes.js";
 import { webhookRoutes, type WebhookRouteDeps } from "../../src/http/routes/webhookRoutes.js";
+import { alertRoutes, type AlertRouteDeps } from "../../src/http/routes/alertRoutes.js";
 import type { Operations } from "../../src/usecases/operator/operations.js";
 import { mcpRoutes, type McpRouteDeps } from "../../src/http/routes/mcpRoutes.js";
 import {
@@ -167,6 +168,23 @@ const ROUTES: Route[] = [
   },
   { method: "POST", path: "/admin/v1/organizations/:orgId/webhooks/:id/test", door: "admin", body: () => ({}) },
   { method: "GET", path: "/admin/v1/organizations/:orgId/webhooks/:id/deliveries", door: "admin" },
+  // alerts: created on the slice's scifact (a search, no charge), shown, paused, resumed, deleted
+  {
+    method: "POST",
+    path: "/api/v1/alerts",
+    door: "api",
+    body: () => ({ query: "bone density", collection: "scifact", max_cost_per_run: "0.10" }),
+  },
+  { method: "GET", path: "/api/v1/alerts", door: "api" },
+  { method: "GET", path: "/api/v1/alerts/:id", door: "api" },
+  { method: "POST", path: "/api/v1/alerts/:id/pause", door: "api", body: () => ({}) },
+  { method: "POST", path: "/api/v1/alerts/:id/resume", door: "api", body: () => ({}) },
+  { method: "DELETE", path: "/api/v1/alerts/:id", door: "api" },
+  { method: "GET", path: "/admin/v1/organizations/:orgId/alerts", door: "admin" },
+  { method: "GET", path: "/admin/v1/organizations/:orgId/alerts/:id", door: "admin" },
+  { method: "POST", path: "/admin/v1/organizations/:orgId/alerts/:id/pause", door: "admin", body: () => ({}) },
+  { method: "POST", path: "/admin/v1/organizations/:orgId/alerts/:id/resume", door: "admin", body: () => ({}) },
+  { method: "DELETE", path: "/admin/v1/organizations/:orgId/alerts/:id", door: "admin" },
   {
     method: "POST",
     path: "/mcp",
@@ -333,6 +351,35 @@ const ROUTES: Route[] = [
   { method: "POST", path: "/dashboard/members/:memberId/remove", door: "dashboard", body: () => ({}) },
   { method: "POST", path: "/dashboard/invites/:inviteId/cancel", door: "dashboard", body: () => ({}) },
   { method: "GET", path: "/dashboard/account", door: "dashboard" },
+  { method: "GET", path: "/dashboard/alerts", door: "dashboard" },
+  {
+    method: "POST",
+    path: "/dashboard/alerts",
+    door: "dashboard",
+    body: () => ({ query: "bone density", collections: "scifact", key: "key_does_not_exist" }),
+  },
+  { method: "GET", path: "/dashboard/alerts/:alertId", door: "dashboard" },
+  { method: "POST", path: "/dashboard/alerts/:alertId/pause", door: "dashboard", body: () => ({}) },
+  { method: "POST", path: "/dashboard/alerts/:alertId/resume", door: "dashboard", body: () => ({}) },
+  { method: "POST", path: "/dashboard/alerts/:alertId/delete", door: "dashboard", body: () => ({}) },
+  { method: "GET", path: "/dashboard/webhooks", door: "dashboard" },
+  {
+    method: "POST",
+    path: "/dashboard/webhooks",
+    door: "dashboard",
+    body: () => ({ url: "https://93.184.215.14/hooks/fuzz-dashboard", events: "key.budget_exhausted" }),
+  },
+  { method: "POST", path: "/dashboard/notifications", door: "dashboard", body: () => ({ balanceLowThreshold: "" }) },
+  { method: "GET", path: "/dashboard/webhooks/:endpointId", door: "dashboard" },
+  { method: "POST", path: "/dashboard/webhooks/:endpointId/test", door: "dashboard", body: () => ({}) },
+  { method: "POST", path: "/dashboard/webhooks/:endpointId/rotate-secret", door: "dashboard", body: () => ({}) },
+  {
+    method: "POST",
+    path: "/dashboard/webhooks/:endpointId/deliveries/:eventId/redeliver",
+    door: "dashboard",
+    body: () => ({}),
+  },
+  { method: "POST", path: "/dashboard/webhooks/:endpointId/delete", door: "dashboard", body: () => ({}) },
   { method: "POST", path: "/dashboard/sessions/:sessionId/revoke", door: "dashboard", body: () => ({}) },
   { method: "POST", path: "/dashboard/logout", door: "dashboard", body: () => ({}) },
   { method: "GET", path: "/dashboard/operator", door: "dashboard" },
@@ -383,6 +430,7 @@ function registeredRoutes(): string[] {
     toolRoutes({} as ToolRouteDeps),
     worksRoutes({} as WorksRouteDeps),
     webhookRoutes({} as WebhookRouteDeps),
+    alertRoutes({} as AlertRouteDeps),
     mcpRoutes({} as McpRouteDeps),
     dashboardOpenRoutes({} as DashboardRouteDeps),
     dashboardRoutes({} as DashboardRouteDeps),
@@ -733,8 +781,17 @@ function idFor(name: string, pick: number, f: Fixtures): string {
   const real: Record<string, string[]> = {
     queryId: [f.previewId, f.previewId, "no-such-query"],
     // a work of the slice by its DOI (its slash encoded, as a client sends it), by OpenAlex id, and one held nowhere
-    // works' ids and webhook endpoints' ids share the name: the fuzz sends both kinds to both
-    id: ["10.1530%2Feje.0.1410619", "W2125158795", "no-such-work", "we_doesnotexist00000000000000", "we_x"],
+    // works', webhook endpoints' and alerts' ids share the name: the fuzz sends every kind to each
+    id: [
+      "10.1530%2Feje.0.1410619",
+      "W2125158795",
+      "no-such-work",
+      "we_doesnotexist00000000000000",
+      "we_x",
+      "al_doesnotexist0000000000000",
+    ],
+    alertId: ["al_doesnotexist0000000000000", "al_x"],
+    endpointId: ["we_doesnotexist00000000000000", "we_x"],
     collection: ["scifact", "biomedical", "clinical-digest", "no-such-collection"],
     name: ["openalex-synergy", "biomedical", "no-such-collection"],
     metaCollection: ["biomedical", "openalex-synergy", "no-such-meta"],

@@ -32,6 +32,8 @@ interface Task {
 
 /** The operations that end what later calls rely on: after everything else, in this order (sign-out last of all). */
 const LAST = [
+  "dashboardDeleteAlert",
+  "dashboardDeleteWebhook",
   "dashboardRevokeKey",
   "dashboardOperatorRevokeKey",
   "dashboardCancelInvite",
@@ -44,6 +46,8 @@ const LAST = [
 /** The operation whose example makes what a path parameter names (its answer, or the page it leads to, gives the id). */
 function creatorOf(path: string, name: string): string | undefined {
   if (name === "orgId") return "createOrganization";
+  if (name === "alertId") return "dashboardCreateAlert";
+  if (name === "endpointId") return "dashboardCreateWebhook";
   if (name === "keyId")
     return path.startsWith("/dashboard/operator/")
       ? "dashboardOperatorCreateKey"
@@ -229,6 +233,8 @@ describe("request body examples in the OpenAPI document", () => {
         body.queryId = earlier.queryId;
       }
       SECRETS[label]?.(body);
+      // the key that pays a dashboard alert's runs: the one the member's key example created
+      if (task.operationId === "dashboardCreateAlert") body.key = answerOf("dashboardCreateKey")?.id;
       let status: number;
       let answer: unknown;
       if (task.access === "dashboard") {

@@ -108,6 +108,11 @@ const API_ROUTES = [
   { method: "GET", path: "/api/v1/search/results/q_123" },
   { method: "GET", path: "/api/v1/search/quota" },
   { method: "POST", path: "/api/v1/tools/demo/echo", body: {} },
+  { method: "GET", path: "/api/v1/alerts" },
+  { method: "POST", path: "/api/v1/alerts", body: { query: "vitamin D and bone fractures", collection: "scifact" } },
+  { method: "POST", path: "/api/v1/alerts/al_x/pause", body: {} },
+  { method: "GET", path: "/api/v1/webhooks" },
+  { method: "POST", path: "/api/v1/webhooks/we_x/test", body: {} },
 ];
 
 /** A refusal that no handler wrote: 401 from the authentication, or 404 because the spelling is no route. */

@@ -10,7 +10,7 @@ import { findFreePort } from "../../src/infra/freePort.js";
 import { Webhook } from "standardwebhooks";
 import { httpClient, operatorSteps, startTestService, type TestService } from "../support/testService.js";
 import { runCli } from "../support/cliProcess.js";
-import { dashboardClient } from "../dashboard/dashboardClient.js";
+import { dashboardClient, type DashboardClient } from "../dashboard/dashboardClient.js";
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "../support/webhookReceiver.js";
 
 let svc: TestService;
@@ -248,6 +248,142 @@ describe("webhook endpoints", () => {
     expect(
       (await call("POST", `/api/v1/webhooks/${endpoint.id}/deliveries/msg_unknownunknown/redeliver`, { key })).status,
     ).toBe(404);
+  });
+});
+
+describe("the dashboard", () => {
+  /** A person of `org` who joined through the operator's invite, signed in on `client`. */
+  async function joined(client: DashboardClient, org: string, email: string, role: "owner" | "member") {
+    const invite = await call("POST", `/admin/v1/organizations/${org}/invites`, {
+      admin: svc.adminToken,
+      body: { email, role },
+    });
+    const res = await client.send("POST", new URL(invite.body.inviteUrl).pathname, {
+      json: { password: "correct horse battery staple 42" },
+    });
+    expect(res.status, res.text).toBe(client.options.browser ? 303 : 201);
+    return (res.json?.csrfToken ?? "") as string;
+  }
+
+  it("owners register, test, rotate, send again and delete endpoints and set the threshold; members read", async () => {
+    const owner = dashboardClient(svc.baseUrl, { browser: true });
+    await joined(owner, orgId, "hooks-owner@example.org", "owner");
+    const list = await owner.send("GET", "/dashboard/webhooks");
+    expect(list.status).toBe(200);
+    // registered from the form: the page (201, never a redirect) shows the secret once
+    const created = await owner.send("POST", "/dashboard/webhooks", {
+      form: {
+        _csrf: owner.csrfIn(list.text),
+        url: receiver.url("/dashboard"),
+        events: "assisted.completed, balance.low",
+        description: "from the dashboard",
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const secret = /<code id="new-secret">(whsec_[^<]+)<\/code>/.exec(created.text)?.[1];
+    expect(secret).toBeDefined();
+    const endpoint = ((await call("GET", "/api/v1/webhooks", { key })).body.data as { id: string; url: string }[]).find(
+      (e) => e.url === receiver.url("/dashboard"),
+    )!;
+    expect((await owner.send("GET", "/dashboard/webhooks")).text).not.toContain(secret!);
+    const page = await owner.send("GET", `/dashboard/webhooks/${endpoint.id}`);
+    const csrf = owner.csrfIn(page.text);
+    // a test event, verified with the library, then listed with its attempt on the endpoint's page
+    expect(
+      (await owner.send("POST", `/dashboard/webhooks/${endpoint.id}/test`, { form: { _csrf: csrf } })).status,
+    ).toBe(303);
+    const [got] = await receiver.until("/dashboard", 1);
+    expect(verified(secret!, got!).type).toBe("webhook.test");
+    const [delivery] = await untilDelivery(endpoint.id, (l) => l[0]?.status === "delivered");
+    const shown = await owner.send("GET", `/dashboard/webhooks/${endpoint.id}`);
+    expect(shown.text).toContain(`data-event-id="${delivery!.eventId}"`);
+    expect(shown.text).toMatch(/#1 .*: 200 in \d+ ms/);
+    // sent again: the same webhook-id
+    const again = await owner.send(
+      "POST",
+      `/dashboard/webhooks/${endpoint.id}/deliveries/${delivery!.eventId}/redeliver`,
+      {
+        form: { _csrf: csrf },
+      },
+    );
+    expect(again.status).toBe(303);
+    expect((await receiver.until("/dashboard", 2)).map((r) => r.headers["webhook-id"])).toEqual([
+      delivery!.eventId,
+      delivery!.eventId,
+    ]);
+    // a new secret on the page that answers the rotation
+    const rotated = await owner.send("POST", `/dashboard/webhooks/${endpoint.id}/rotate-secret`, {
+      form: { _csrf: csrf },
+    });
+    expect(rotated.status).toBe(200);
+    const newSecret = /<code id="new-secret">(whsec_[^<]+)<\/code>/.exec(rotated.text)?.[1];
+    expect(newSecret).toBeDefined();
+    expect(newSecret).not.toBe(secret);
+    // the low-balance threshold the organization sets
+    expect(
+      (await owner.send("POST", "/dashboard/notifications", { form: { _csrf: csrf, balanceLowThreshold: "3.50" } }))
+        .status,
+    ).toBe(303);
+    expect((await call("GET", "/api/v1/notifications", { key })).body.balanceLowThreshold).toBe("3.500000");
+    expect(
+      (await owner.send("POST", "/dashboard/notifications", { form: { _csrf: csrf, balanceLowThreshold: "-1" } }))
+        .status,
+    ).toBe(422);
+
+    // a plain member reads and is refused every change; another organization's owner finds nothing
+    const member = dashboardClient(svc.baseUrl);
+    const memberCsrf = await joined(member, orgId, "hooks-reader@example.org", "member");
+    expect((await member.send("GET", `/dashboard/webhooks/${endpoint.id}`)).status).toBe(200);
+    const asMember = { json: {}, headers: { "X-CSRF-Token": memberCsrf } };
+    for (const action of ["test", "rotate-secret", "delete", `deliveries/${delivery!.eventId}/redeliver`])
+      expect((await member.send("POST", `/dashboard/webhooks/${endpoint.id}/${action}`, asMember)).status).toBe(403);
+    const refused = await member.send("POST", "/dashboard/webhooks", {
+      json: { url: receiver.url("/member"), events: "balance.low" },
+      headers: { "X-CSRF-Token": memberCsrf },
+    });
+    expect(refused.status).toBe(403);
+    const stranger = dashboardClient(svc.baseUrl);
+    const otherOrg = (await operatorSteps(call, svc.adminToken).newOrg({ name: "Elsewhere" }, "1.00")).id;
+    const strangerCsrf = await joined(stranger, otherOrg, "hooks-stranger@example.org", "owner");
+    expect((await stranger.send("GET", `/dashboard/webhooks/${endpoint.id}`)).status).toBe(404);
+    expect(
+      (
+        await stranger.send("POST", `/dashboard/webhooks/${endpoint.id}/delete`, {
+          json: {},
+          headers: { "X-CSRF-Token": strangerCsrf },
+        })
+      ).status,
+    ).toBe(404);
+    // the URL rules are the API's: a metadata address is refused, whoever asks
+    const metadata = await stranger.send("POST", "/dashboard/webhooks", {
+      json: { url: "http://169.254.169.254/latest", events: "balance.low" },
+      headers: { "X-CSRF-Token": strangerCsrf },
+    });
+    expect(metadata.status).toBe(422);
+    expect(
+      (
+        await stranger.send("POST", "/dashboard/webhooks", {
+          json: { url: "https://93.184.215.14/hooks", events: "" },
+          headers: { "X-CSRF-Token": strangerCsrf },
+        })
+      ).status,
+    ).toBe(422);
+    expect((await stranger.send("GET", "/dashboard/webhooks")).text).not.toContain(endpoint.id);
+
+    expect(
+      (await owner.send("POST", `/dashboard/webhooks/${endpoint.id}/delete`, { form: { _csrf: csrf } })).status,
+    ).toBe(303);
+    expect((await call("GET", `/api/v1/webhooks/${endpoint.id}`, { key })).status).toBe(404);
+  });
+
+  it("lists a disabled endpoint with its notice on the webhooks page", async () => {
+    const owner = dashboardClient(svc.baseUrl);
+    await joined(owner, orgId, "hooks-notice@example.org", "member");
+    const disabled = (
+      (await call("GET", "/api/v1/webhooks", { key })).body.data as { id: string; status: string }[]
+    ).find((e) => e.status === "disabled")!;
+    const page = await owner.send("GET", "/dashboard/webhooks");
+    expect(page.text).toMatch(new RegExp(`Endpoint <code>${disabled.id}</code> .* was disabled on`));
   });
 });
 

@@ -18,6 +18,7 @@ import { billingModeOf, limitsOf, parseCommandLine, type CommandContext, type Co
 import { organizationCommands } from "./organizationCommands.js";
 import { collectionCommands } from "./collectionCommands.js";
 import { webhookCommands } from "./webhookCommands.js";
+import { ALERT_ARGUMENTS, ALERT_USAGE, alertCommands } from "./alertCommands.js";
 import { bookCommands } from "./bookCommands.js";
 
 const USAGE = `usage: litsearch <command> [options]
@@ -70,6 +71,7 @@ const USAGE = `usage: litsearch <command> [options]
                                            registers an endpoint; prints its signing secret, shown once
   webhook delete|rotate-secret|test|deliveries ORG_ID ENDPOINT_ID
                                            deletes it, rotates its secret, sends it a test event, lists its deliveries
+${ALERT_USAGE}
   retractions load FILE...                 load newer retraction lists (Retraction Watch .csv, open-retractions
                                            .jsonl[.gz]; relative paths under DATA_ROOT): their works leave search
                                            results without re-ingesting; retractions/check answers from them
@@ -79,8 +81,8 @@ const USAGE = `usage: litsearch <command> [options]
                                            restart the server after
   journals bounds                          recompute the one-ended metric bounds from the journals table
 
-List commands (org list, price list, member list, collection list, journal-requests) print tables; --json prints
-the operator API's JSON instead.
+List commands (org list, price list, member list, collection list, journal-requests, alert list, alert show) print
+tables; --json prints the operator API's JSON instead.
 
 Which server or store:
   --url URL --admin-token TOKEN   send the command to that server's operator API (or LITSEARCH_URL and ADMIN_TOKEN)
@@ -155,6 +157,7 @@ const ARGUMENTS: Record<string, string[]> = {
   "webhook rotate-secret": ["ORG_ID", "ENDPOINT_ID"],
   "webhook test": ["ORG_ID", "ENDPOINT_ID"],
   "webhook deliveries": ["ORG_ID", "ENDPOINT_ID"],
+  ...ALERT_ARGUMENTS,
 };
 
 /** Refuses a known command given too few, too many or empty positional arguments, naming what it takes. */
@@ -271,6 +274,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       ...organizationCommands(context),
       ...collectionCommands(context),
       ...webhookCommands(context),
+      ...alertCommands(context),
       ...bookCommands(context),
     };
     const run = commands[`${command} ${sub ?? ""}`.trim()] ?? commands[command];

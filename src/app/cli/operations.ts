@@ -167,6 +167,18 @@ export function remoteOperations(remote: Remote): CliOperations {
       }
       return { ...(json as never as StoredUpload), created: res.status === 201 };
     },
+    listAlerts: (orgId) => call("GET", `/organizations/${orgId}/alerts`) as never,
+    alert: (orgId, alertId, limit) =>
+      call(
+        "GET",
+        `/organizations/${orgId}/alerts/${encodeURIComponent(alertId)}${limit === undefined ? "" : `?limit=${limit}`}`,
+      ) as never,
+    pauseAlert: (orgId, alertId) =>
+      call("POST", `/organizations/${orgId}/alerts/${encodeURIComponent(alertId)}/pause`) as never,
+    resumeAlert: (orgId, alertId) =>
+      call("POST", `/organizations/${orgId}/alerts/${encodeURIComponent(alertId)}/resume`) as never,
+    deleteAlert: (orgId, alertId) =>
+      call("DELETE", `/organizations/${orgId}/alerts/${encodeURIComponent(alertId)}`) as never,
     listWebhooks: (orgId) => call("GET", `/organizations/${orgId}/webhooks`) as never,
     createWebhook: (orgId, input) => call("POST", `/organizations/${orgId}/webhooks`, input, [201]) as never,
     deleteWebhook: (orgId, endpointId) =>

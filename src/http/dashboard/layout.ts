@@ -12,7 +12,8 @@ export interface Viewer {
   csrfToken: string;
 }
 
-type Section = "overview" | "keys" | "usage" | "ledger" | "queries" | "members" | "account" | "operator";
+type Section =
+  "overview" | "keys" | "usage" | "ledger" | "queries" | "alerts" | "webhooks" | "members" | "account" | "operator";
 
 const NAV: { section: Section; href: string; label: string; operator?: boolean }[] = [
   { section: "overview", href: "/dashboard", label: "Overview" },
@@ -20,6 +21,8 @@ const NAV: { section: Section; href: string; label: string; operator?: boolean }
   { section: "usage", href: "/dashboard/usage", label: "Usage" },
   { section: "ledger", href: "/dashboard/ledger", label: "Ledger" },
   { section: "queries", href: "/dashboard/queries", label: "Recent queries" },
+  { section: "alerts", href: "/dashboard/alerts", label: "Alerts" },
+  { section: "webhooks", href: "/dashboard/webhooks", label: "Webhooks" },
   { section: "members", href: "/dashboard/members", label: "Members" },
   { section: "account", href: "/dashboard/account", label: "Sessions" },
   { section: "operator", href: "/dashboard/operator", label: "Operator", operator: true },

@@ -35,6 +35,9 @@ import {
   dashboardKeyForm,
   dashboardCapForm,
   dashboardInviteForm,
+  dashboardAlertForm,
+  dashboardWebhookForm,
+  dashboardNotificationsForm,
   csrfOnlyForm,
   operatorCreditsForm,
   operatorLimitsForm,
@@ -97,6 +100,9 @@ export const NAMED_SCHEMAS = {
   DashboardKeyForm: dashboardKeyForm,
   DashboardCapForm: dashboardCapForm,
   DashboardInviteForm: dashboardInviteForm,
+  DashboardAlertForm: dashboardAlertForm,
+  DashboardWebhookForm: dashboardWebhookForm,
+  DashboardNotificationsForm: dashboardNotificationsForm,
   CsrfOnlyForm: csrfOnlyForm,
   OperatorCreditsForm: operatorCreditsForm,
   OperatorLimitsForm: operatorLimitsForm,
@@ -235,6 +241,8 @@ const PATH_PARAMETERS: Record<string, string> = {
   sessionId: "A session of the signed-in member (as listed on /dashboard/account).",
   ingestionId: "The ingestionId that starting the ingestion answered.",
   eventId: "The event id (`msg_…`), as its deliveries list it and its `webhook-id` header carries it.",
+  alertId: "The alert id (`al_…`).",
+  endpointId: "The webhook endpoint id (`we_…`).",
 };
 
 /** `id` is a work on the works routes and a webhook endpoint on the webhook routes. */
@@ -1020,6 +1028,114 @@ function dashboardOperations(): Operation[] {
       "DashboardCap",
       "Owners only.",
     ),
+    page("/dashboard/alerts", "dashboardAlerts", "The organization's alerts, with the form that creates one"),
+    form(
+      "/dashboard/alerts",
+      "dashboardCreateAlert",
+      "Create an alert paid by one of the organization's live keys",
+      "DashboardAlertForm",
+      "Alert",
+      "The fields of POST /api/v1/alerts as form text (collections comma-separated) and `key`, the live key that " +
+        "pays its runs: an owner may choose any live key of the organization, a member the keys they created " +
+        "(422 otherwise). Takes one request of the organization's per-minute budget, as the API's creation does. " +
+        "A browser is redirected to the alert's page.",
+      201,
+    ),
+    page(
+      "/dashboard/alerts/{alertId}",
+      "dashboardAlert",
+      "An alert with its runs: status, works delivered, charge, queryId",
+    ),
+    form(
+      "/dashboard/alerts/{alertId}/pause",
+      "dashboardPauseAlert",
+      "Pause an alert",
+      "CsrfOnlyForm",
+      "Alert",
+      "Any member; an alert of another organization is 404.",
+    ),
+    form(
+      "/dashboard/alerts/{alertId}/resume",
+      "dashboardResumeAlert",
+      "Resume a paused alert",
+      "CsrfOnlyForm",
+      "Alert",
+      "Any member; an alert of another organization is 404.",
+    ),
+    form(
+      "/dashboard/alerts/{alertId}/delete",
+      "dashboardDeleteAlert",
+      "Delete an alert",
+      "CsrfOnlyForm",
+      "AlertDeleted",
+      "Any member; its schedule goes with it and its runs stay in the ledger. An alert of another organization is 404.",
+    ),
+    page("/dashboard/webhooks", "dashboardWebhooks", "The organization's webhook endpoints and low-balance threshold"),
+    form(
+      "/dashboard/webhooks",
+      "dashboardCreateWebhook",
+      "Register a webhook endpoint; its signing secret is shown once",
+      "DashboardWebhookForm",
+      "WebhookEndpointWithSecret",
+      "Owners only (403 for members). The fields of POST /api/v1/webhooks, the event types comma-separated; " +
+        "the same URL rules apply. The secret is in this answer only: a browser gets the page with it (201), " +
+        "never a redirect.",
+      201,
+    ),
+    form(
+      "/dashboard/notifications",
+      "dashboardSetNotifications",
+      "Set or clear (empty) the balance under which `balance.low` is sent",
+      "DashboardNotificationsForm",
+      "NotificationSettings",
+      "Owners only (403 for members).",
+    ),
+    page(
+      "/dashboard/webhooks/{endpointId}",
+      "dashboardWebhook",
+      "A webhook endpoint with its deliveries and every attempt (status, latency, the answer's excerpt)",
+    ),
+    form(
+      "/dashboard/webhooks/{endpointId}/test",
+      "dashboardTestWebhook",
+      "Send a test event to the endpoint",
+      "CsrfOnlyForm",
+      "WebhookEventQueued",
+      "Owners only (403 for members); an endpoint of another organization is 404.",
+      202,
+    ),
+    form(
+      "/dashboard/webhooks/{endpointId}/rotate-secret",
+      "dashboardRotateWebhookSecret",
+      "Rotate the endpoint's signing secret; the new one is shown once",
+      "CsrfOnlyForm",
+      "WebhookEndpointWithSecret",
+      "Owners only (403 for members); for 24 hours each delivery carries both signatures. A browser gets " +
+        "the endpoint's page with the new secret, never a redirect.",
+    ),
+    op(
+      "post",
+      "/dashboard/webhooks/{endpointId}/deliveries/{eventId}/redeliver",
+      "session",
+      "dashboardRedeliverWebhookEvent",
+      "Send an ended delivery again, with the same webhook-id",
+      {
+        status: 202,
+        response: "WebhookEventQueued",
+        errors: [401, 403, 404, 409, 429],
+        description:
+          "Owners only (403 for members); a delivery still under way is 409. No body: the session's CSRF token " +
+          "goes in X-CSRF-Token (or a form's `_csrf` field). A browser is redirected to the endpoint's page.",
+      },
+    ),
+    form(
+      "/dashboard/webhooks/{endpointId}/delete",
+      "dashboardDeleteWebhook",
+      "Delete the endpoint: nothing more is sent to it",
+      "CsrfOnlyForm",
+      "WebhookEndpointDeleted",
+      "Owners only (403 for members); an endpoint of another organization is 404.",
+    ),
     page(
       "/dashboard/usage",
       "dashboardUsage",
@@ -1476,6 +1592,28 @@ function operatorOperations(): Operation[] {
       "A webhook endpoint's deliveries with every attempt",
       { query: queryParameters(webhookDeliveriesQuery), response: "WebhookDeliveryList" },
     ),
+    op("get", "/organizations/{orgId}/alerts", "listOrganizationAlerts", "The organization's alerts", {
+      response: "AlertList",
+    }),
+    op(
+      "get",
+      "/organizations/{orgId}/alerts/{id}",
+      "getOrganizationAlert",
+      "An alert of the organization with its runs, newest first",
+      { query: queryParameters(alertRunsQuery), response: "AlertWithRuns" },
+    ),
+    op("post", "/organizations/{orgId}/alerts/{id}/pause", "pauseOrganizationAlert", "Pause an alert", {
+      response: "Alert",
+      description: "Recorded with the operator as actor; its runs stop until it is resumed (a schedule is paused).",
+    }),
+    op("post", "/organizations/{orgId}/alerts/{id}/resume", "resumeOrganizationAlert", "Resume a paused alert", {
+      response: "Alert",
+    }),
+    op("delete", "/organizations/{orgId}/alerts/{id}", "deleteOrganizationAlert", "Delete an alert", {
+      response: "AlertDeleted",
+      description:
+        "Its schedule goes with it; the runs it made stay in the ledger. An alert of another organization is 404.",
+    }),
     op("get", "/verify", "verifyChain", "Verify the event log's hash chain", {
       description: "A break is 409 CONFLICT with the verdict in error.details.",
       response: "ChainVerdict",

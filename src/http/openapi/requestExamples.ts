@@ -301,6 +301,35 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
     },
   },
   DashboardCapForm: { cap: { summary: "Set a key's spending cap", value: { spendingCap: "15.00" } } },
+  DashboardWebhookForm: {
+    endpoint: {
+      summary: "Tell a receiver about assisted answers and a low balance",
+      value: {
+        url: "https://93.184.215.14/hooks/dashboard",
+        events: "assisted.completed,balance.low",
+        description: "Lab notebook",
+      },
+    },
+  },
+  DashboardNotificationsForm: {
+    threshold: { summary: "balance.low under 5 credits", value: { balanceLowThreshold: "5.00" } },
+  },
+  DashboardAlertForm: {
+    alert: {
+      summary: "An alert on new papers after each ingestion, paid by a live key, within 0.50 a run",
+      description: "`key` is the id of a live key of the organization (an owner's choice, or one the member created).",
+      "x-after": ["dashboardCreateKey"],
+      value: {
+        query: "CRISPR base editing in vivo",
+        collections: "scifact",
+        key: "key_3fa85f6457174562b3fc2c963f66afa6",
+        schedule: "on_ingest",
+        min_relevance: "0.5",
+        max_cost_per_run: "0.50",
+        webhook: "",
+      },
+    },
+  },
   DashboardInviteForm: {
     invite: { summary: "Invite a member", value: { email: "analyst@riverside.example.org", role: "member" } },
   },

@@ -23,6 +23,7 @@ import {
   ingestBody,
   webhookEndpointBody,
   webhookDeliveriesQuery,
+  alertRunsQuery,
 } from "../schemas.js";
 import { ledgerCsv } from "../../usecases/operator/ledgerCsv.js";
 import { organizationListView, type Operations } from "../../usecases/operator/operations.js";
@@ -214,6 +215,24 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   router.get("/organizations/:orgId/webhooks/:id/deliveries", async (ctx) => {
     const { limit } = parseOr422(webhookDeliveriesQuery, ctx.query);
     ctx.body = await ops.webhookDeliveries(ctx.params.orgId!, ctx.params.id!, limit);
+  });
+  // an organization's alerts: shown with their runs, paused, resumed and deleted for any organization
+  // (docs/webhooks.md)
+  router.get("/organizations/:orgId/alerts", async (ctx) => {
+    ctx.body = await ops.listAlerts(ctx.params.orgId!);
+  });
+  router.get("/organizations/:orgId/alerts/:id", async (ctx) => {
+    const { limit } = parseOr422(alertRunsQuery, ctx.query);
+    ctx.body = await ops.alert(ctx.params.orgId!, ctx.params.id!, limit);
+  });
+  router.post("/organizations/:orgId/alerts/:id/pause", async (ctx) => {
+    ctx.body = await ops.pauseAlert(ctx.params.orgId!, ctx.params.id!);
+  });
+  router.post("/organizations/:orgId/alerts/:id/resume", async (ctx) => {
+    ctx.body = await ops.resumeAlert(ctx.params.orgId!, ctx.params.id!);
+  });
+  router.delete("/organizations/:orgId/alerts/:id", async (ctx) => {
+    ctx.body = await ops.deleteAlert(ctx.params.orgId!, ctx.params.id!);
   });
   router.get("/verify", async (ctx) => {
     const verdict = await ops.verify();

@@ -41,6 +41,8 @@ import { inviteUrlOf, money, type Operations } from "../../usecases/operator/ope
 import type { Html } from "../dashboard/html.js";
 import * as pages from "../dashboard/pages.js";
 import { requestBaseUrl } from "../requestContext.js";
+import { registerDashboardAlertRoutes, type DashboardNotificationDeps } from "./dashboardAlertRoutes.js";
+import { registerDashboardWebhookRoutes } from "./dashboardWebhookRoutes.js";
 
 export interface DashboardRouteDeps {
   members: Members;
@@ -53,6 +55,8 @@ export interface DashboardRouteDeps {
   clock: () => Date;
   /** the address users reach the service at (invite links, re-fetch commands); unset: the request's own */
   publicUrl?: string;
+  /** the organization's alerts and webhook endpoints (/dashboard/alerts, /dashboard/webhooks) */
+  notificationPages: DashboardNotificationDeps;
 }
 
 /** Pages load nothing but the service's own stylesheet and script; no frame may hold them; no URL (an invite's token) leaks as a Referer. */
@@ -605,5 +609,9 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
+  // the alert and webhook pages read their use cases when a request comes (a router built to list routes has none)
+  const notifications = () => deps.notificationPages;
+  registerDashboardAlertRoutes(router, notifications, { viewer, memberPage, page, done });
+  registerDashboardWebhookRoutes(router, notifications, { viewer, memberPage, page, done });
   return router;
 }

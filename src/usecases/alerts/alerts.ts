@@ -239,7 +239,7 @@ export function createAlerts(deps: AlertsDeps) {
     return (await alertRow(alertId))!;
   }
 
-  return {
+  const alerts = {
     async create(auth: AuthContext, body: AlertRequest, actor: Actor): Promise<AlertView> {
       const def = alertDefinitionOf(body);
       // the key must reach every collection now (404, 403 as a search answers)
@@ -299,6 +299,28 @@ export function createAlerts(deps: AlertsDeps) {
         });
       }
       return viewOf((await alertRow(alertId))!);
+    },
+
+    /**
+     * An alert created on the dashboard: the live key of the organization that pays for its runs, as if that key had
+     * made it (`admit` takes its request slot); a key of another organization, revoked or sandbox is refused (422).
+     */
+    async createForKey(
+      orgId: string,
+      keyId: string,
+      body: AlertRequest,
+      actor: Actor,
+      admit: (auth: AuthContext) => Promise<void>,
+    ): Promise<AlertView> {
+      const auth = await callerOf(orgId, keyId);
+      if (!auth || auth.key.orgId !== orgId)
+        throw new Rejection(
+          "VALIDATION_ERROR",
+          "key: choose a live, unrevoked key of this organization to pay for the alert's runs",
+          { field: "key" },
+        );
+      await admit(auth);
+      return alerts.create(auth, body, actor);
     },
 
     async list(orgId: string): Promise<AlertView[]> {
@@ -547,6 +569,7 @@ export function createAlerts(deps: AlertsDeps) {
       if (run?.state === "pending") await proveAlertDelivery(client, record.queryId);
     },
   };
+  return alerts;
 }
 
 /** Tells a run waiting for proof that it was delivered; a run that already ended has nothing to wait for. */

@@ -5,6 +5,7 @@ import type { Accounts } from "../accounts/accounts.js";
 import { journalRequestSummaries } from "../catalogue/journalRequestSummaries.js";
 import type { Ingestions, IngestionStatus } from "../../ingest/ingestions.js";
 import type { NewEndpointInput, Webhooks } from "../webhooks/webhooks.js";
+import type { Alerts } from "../alerts/alerts.js";
 import {
   DEFAULT_LIMITS,
   DEFAULT_TRIAL_QUERIES,
@@ -105,6 +106,8 @@ export interface OperationsOptions {
   uploads?: Uploads;
   /** the organizations' webhook endpoints (the running service's: deliveries are its workflows) */
   webhooks?: Webhooks;
+  /** the organizations' alerts (the running service's: their runs and schedules are its workflows) */
+  alerts?: Alerts;
 }
 
 export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
@@ -136,6 +139,15 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
         "webhooks are managed through the running service: send this to the running server (--url, or start it on this data directory)",
       );
     return options.webhooks;
+  }
+  function requireAlerts(): Alerts {
+    if (!options.alerts)
+      throw new Rejection(
+        "SERVICE_UNAVAILABLE",
+        "alerts are managed through the running service: " +
+          "send this to the running server (--url, or start it on this data directory)",
+      );
+    return options.alerts;
   }
   async function requireOrg(orgId: string) {
     const org = await accounts.getOrganization(orgId);
@@ -503,6 +515,12 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     webhookDeliveries: async (orgId: string, endpointId: string, limit?: number) => ({
       data: await requireWebhooks().deliveries(orgId, endpointId, limit),
     }),
+    /** An organization's alerts, as its members see them; changed with the operator as actor. */
+    listAlerts: async (orgId: string) => ({ data: await requireAlerts().list((await requireOrg(orgId)).id) }),
+    alert: (orgId: string, alertId: string, limit?: number) => requireAlerts().get(orgId, alertId, limit),
+    pauseAlert: (orgId: string, alertId: string) => requireAlerts().pause(orgId, alertId, OPERATOR),
+    resumeAlert: (orgId: string, alertId: string) => requireAlerts().resume(orgId, alertId, OPERATOR),
+    deleteAlert: (orgId: string, alertId: string) => requireAlerts().remove(orgId, alertId, OPERATOR),
   };
 }
 

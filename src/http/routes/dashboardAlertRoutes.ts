@@ -1,0 +1,156 @@
+// /dashboard/alerts: the organization's alerts for its members (list, create, show with runs, pause, resume, delete),
+// the use case of /api/v1/alerts with the member as actor. Registered on the signed-in dashboard router, so every
+// action is behind the session and its CSRF check; an alert of another organization reads as not found.
+import type Router from "@koa/router";
+import type { Context } from "koa";
+import { parseOr422, csrfOnlyForm, dashboardAlertForm } from "../schemas.js";
+import { toApiError } from "../errors.js";
+import { wantsHtml } from "../dashboardAccess.js";
+import { Rejection } from "../../domain/rejection.js";
+import type { Principal } from "../../domain/member.js";
+import { actorOf } from "../../usecases/members/members.js";
+import type { Alerts } from "../../usecases/alerts/alerts.js";
+import type { AlertRequest } from "../../usecases/alerts/alertRules.js";
+import type { ConsoleData } from "../../usecases/dashboard/consoleData.js";
+import type { Webhooks } from "../../usecases/webhooks/webhooks.js";
+import type { SearchService } from "../../usecases/search/searchService.js";
+import type { Html } from "../dashboard/html.js";
+import type { Viewer } from "../dashboard/pages.js";
+import { alertPage, alertsPage, type AlertFormChoices } from "../dashboard/alertsPages.js";
+import type { z } from "zod";
+
+export type Member = Extract<Principal, { kind: "member" }>;
+
+/** What the alert and webhook pages use. */
+export interface DashboardNotificationDeps {
+  alerts: Alerts;
+  webhooks: Webhooks;
+  consoleData: ConsoleData;
+  /** the organization's per-minute budget: creating an alert (which searches) takes one request of it */
+  search: Pick<SearchService, "takeRequestSlot">;
+}
+
+/** What the dashboard's router lends these routes: its viewer, member-only pages, page and form answers. */
+export interface DashboardHelpers {
+  viewer: (ctx: Context) => Viewer;
+  memberPage: (handler: (ctx: Context, member: Member) => Promise<void>) => (ctx: Context) => Promise<void>;
+  page: (ctx: Context, body: Html, status?: number) => void;
+  done: (ctx: Context, location: string, json: unknown, status?: number) => void;
+}
+
+/**
+ * What a form's action made; when it is refused with a 422 and a browser sent it, `again` shows the form's page
+ * with the reason (undefined then); a script gets the error envelope.
+ */
+export async function refusedOnPage<T>(
+  ctx: Context,
+  action: () => Promise<T>,
+  again: (reason: string) => Promise<void>,
+): Promise<T | undefined> {
+  try {
+    return await action();
+  } catch (err) {
+    const refused = toApiError(err);
+    if (refused?.status !== 422 || !wantsHtml(ctx)) throw err;
+    await again(refused.message);
+    return undefined;
+  }
+}
+
+/** The form's text fields as the alert rules take them (a number field that is not one is left for them to refuse). */
+export function alertRequestOfForm(form: z.output<typeof dashboardAlertForm>): AlertRequest {
+  const relevance = form.min_relevance?.trim() ?? "";
+  return {
+    query: form.query,
+    collections: form.collections
+      .split(",")
+      .map((c) => c.trim())
+      .filter(Boolean),
+    schedule: form.schedule || undefined,
+    min_relevance: relevance === "" ? undefined : Number.isFinite(Number(relevance)) ? Number(relevance) : relevance,
+    max_cost_per_run: form.max_cost_per_run?.trim() || undefined,
+    webhook: form.webhook || undefined,
+  };
+}
+
+export function registerDashboardAlertRoutes(
+  router: Router,
+  depsOf: () => DashboardNotificationDeps,
+  h: DashboardHelpers,
+): void {
+  /** The live keys a member may pay runs with: an owner any, a member those they created. */
+  const choicesOf = async (member: Member): Promise<AlertFormChoices> => {
+    const deps = depsOf();
+    const [keys, webhooks] = await Promise.all([deps.consoleData.keys(member.orgId), deps.webhooks.list(member.orgId)]);
+    return {
+      keys: keys
+        .filter((k) => k.mode === "live" && !k.revoked)
+        .filter((k) => member.role === "owner" || k.createdByMemberId === member.memberId)
+        .map((k) => ({ id: k.id, label: `${k.name ?? "unnamed"} (${k.prefix}…)` })),
+      webhooks: webhooks.map((w) => ({ id: w.id, url: w.url, enabled: w.status === "enabled" })),
+    };
+  };
+  const listPage = async (ctx: Context, member: Member, error?: string, status = 200) =>
+    h.page(
+      ctx,
+      alertsPage(h.viewer(ctx), await depsOf().alerts.list(member.orgId), await choicesOf(member), { error }),
+      status,
+    );
+
+  router.get(
+    "/dashboard/alerts",
+    h.memberPage((ctx, member) => listPage(ctx, member)),
+  );
+
+  router.post(
+    "/dashboard/alerts",
+    h.memberPage(async (ctx, member) => {
+      const form = parseOr422(dashboardAlertForm, ctx.request.body);
+      const created = await refusedOnPage(
+        ctx,
+        async () => {
+          if (!(await choicesOf(member)).keys.some((k) => k.id === form.key))
+            throw new Rejection(
+              "VALIDATION_ERROR",
+              "key: choose one of your live keys to pay for the alert's runs (owners may choose any live key)",
+              { field: "key" },
+            );
+          const { alerts, search } = depsOf();
+          return alerts.createForKey(member.orgId, form.key, alertRequestOfForm(form), actorOf(member), (auth) =>
+            search.takeRequestSlot(auth),
+          );
+        },
+        (reason) => listPage(ctx, member, reason, 422),
+      );
+      if (!created) return;
+      h.done(ctx, `/dashboard/alerts/${encodeURIComponent(created.id)}`, created, 201);
+    }),
+  );
+
+  router.get(
+    "/dashboard/alerts/:alertId",
+    h.memberPage(async (ctx, member) => {
+      h.page(ctx, alertPage(h.viewer(ctx), await depsOf().alerts.get(member.orgId, ctx.params.alertId!)));
+    }),
+  );
+
+  for (const action of ["pause", "resume"] as const) {
+    router.post(
+      `/dashboard/alerts/:alertId/${action}`,
+      h.memberPage(async (ctx, member) => {
+        parseOr422(csrfOnlyForm, ctx.request.body);
+        const alert = await depsOf().alerts[action](member.orgId, ctx.params.alertId!, actorOf(member));
+        h.done(ctx, `/dashboard/alerts/${encodeURIComponent(alert.id)}`, alert);
+      }),
+    );
+  }
+
+  router.post(
+    "/dashboard/alerts/:alertId/delete",
+    h.memberPage(async (ctx, member) => {
+      parseOr422(csrfOnlyForm, ctx.request.body);
+      const removed = await depsOf().alerts.remove(member.orgId, ctx.params.alertId!, actorOf(member));
+      h.done(ctx, "/dashboard/alerts", removed);
+    }),
+  );
+}
