@@ -9,7 +9,8 @@ const common = { testTimeout: 60_000, hookTimeout: 240_000, pool: "forks" } as c
 
 export default defineConfig({
   test: {
-    // the components start once per run, for every tier that runs (none when the unit tier runs alone: test/setup/global.ts)
+    // the components start once per run, for every tier that runs (none when the unit tier runs alone:
+    // test/setup/global.ts)
     globalSetup: ["test/setup/global.ts"],
     reporters: ["default"],
     projects: [

@@ -32,9 +32,14 @@ export interface AssistedActivityDeps extends SearchDeps {
   accounts: Accounts;
   reasoner: Reasoner;
   clock: () => Date;
-  /** fault injection for crash tests: the search step pauses this long before searching, so a worker can be killed mid-fan-out */
+  /**
+   * fault injection for crash tests: the search step pauses this long before searching, so a worker can be killed
+   * mid-fan-out
+   */
   fanOutDelayMs?: number;
-  /** fault injection for crash tests: the charge step pauses this long after its charge commits, before it reports it */
+  /**
+   * fault injection for crash tests: the charge step pauses this long after its charge commits, before it reports it
+   */
   afterChargeDelayMs?: number;
 }
 
@@ -52,7 +57,10 @@ export function createAssistedActivities(deps: AssistedActivityDeps): AssistedAc
     return { org, key, billingMode: org.billingMode };
   }
 
-  /** The charge made for this query, read back from its record: a retried charge step reports it instead of charging again. */
+  /**
+   * The charge made for this query, read back from its record: a retried charge step reports it instead of charging
+   * again.
+   */
   async function earlierCharge(queryId: string): Promise<ChargeAssistedOutcome | undefined> {
     const event = (await readByIdempotencyKey(db, searchChargeKey(queryId))).find((e) => e.type === "SearchCharged");
     if (!event || event.type !== "SearchCharged") return undefined;
@@ -69,7 +77,9 @@ export function createAssistedActivities(deps: AssistedActivityDeps): AssistedAc
   }
 
   return {
-    /** The reasoner's reading; constraints it read that cannot apply to these collections are dropped, never refused. */
+    /**
+     * The reasoner's reading; constraints it read that cannot apply to these collections are dropped, never refused.
+     */
     async understandQuery(input: UnderstandInput & { collections?: string[] }): Promise<UnderstandOutcome> {
       return asActivity(async () => {
         const understanding = await reasoner.understand(input);

@@ -48,7 +48,10 @@ export interface IngestionActivityDeps {
   /** lower-case DOIs of the retraction list in force (the shipped lists and every operator load) */
   retractedDois: () => Promise<ReadonlySet<string>>;
   dataRoot: string;
-  /** staging files live under it, in ingest-staging/<ingestionId>: every worker of the deployment reads the same data directory */
+  /**
+   * staging files live under it, in ingest-staging/<ingestionId>: every worker of the deployment reads the same data
+   * directory
+   */
   dataDir: string;
   /** figure root; collections with demoFigures get generated charts there */
   figureDir?: string;
@@ -57,7 +60,10 @@ export interface IngestionActivityDeps {
   afterCommitDelayMs?: number;
 }
 
-/** A document of the source, or a deletion the source asks for (a MEDLINE DeleteCitation, a JSONL {"id", "deleted": true}). */
+/**
+ * A document of the source, or a deletion the source asks for (a MEDLINE DeleteCitation, a JSONL {"id", "deleted":
+ * true}).
+ */
 type StagedItem = SourceItem;
 
 const WORKFLOW_ACTOR: Actor = { kind: "workflow", id: "ingestion" };
@@ -77,7 +83,8 @@ async function writeAtomically(path: string, text: string): Promise<void> {
 
 /**
  * The source's items; a file the guard refuses or whose content cannot be read fails the activity as a business answer
- * (VALIDATION_ERROR, never retried): reading it again cannot succeed, so the ingestion ends at once, failed, saying why.
+ * (VALIDATION_ERROR, never retried): reading it again cannot succeed, so the ingestion ends at once, failed, saying
+ * why.
  */
 async function* contentRejected<T>(items: AsyncGenerator<T>): AsyncGenerator<T> {
   try {
@@ -279,7 +286,8 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
             }
           }
           // a document's new chunks and the removal of its old ones become visible together: one writer stages and
-          // commits a collection at a time (a commit publishes everything staged in the index, another batch's half too)
+          // commits a collection at a time (a commit publishes everything staged in the index, another batch's half
+          // too)
           await writingAlone(collection.name, async () => {
             for (let from = 0; from < records.length; from += INDEX_CALL)
               await engine.indexChunks(collection.name, records.slice(from, from + INDEX_CALL));
@@ -301,7 +309,10 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
       );
     },
 
-    /** Replace mode deletes what the files no longer hold; then the inventory is rebuilt, committed, and the ingestion completed with its exact counts. */
+    /**
+     * Replace mode deletes what the files no longer hold; then the inventory is rebuilt, committed, and the ingestion
+     * completed with its exact counts.
+     */
     async finishIngestion(input: IngestionInput): Promise<IngestionCounts> {
       return asActivity(() =>
         heartbeating(async () => {

@@ -32,7 +32,10 @@ async function requireRecord(db: Db, queryId: string): Promise<QueryRecord> {
   return record;
 }
 
-/** The charge refuses an expired preview: the 7 days or the payload version may have run out since the request was checked. */
+/**
+ * The charge refuses an expired preview: the 7 days or the payload version may have run out since the request was
+ * checked.
+ */
 function requireFresh(record: QueryRecord, now: Date): QueryRecord {
   if (freshness(record, now) === "expired")
     throw new Rejection("CACHED_RESULT_EXPIRED", `query ${record.queryId} has expired; run the preview again`);

@@ -21,7 +21,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
   const attempts = createDeliveryAttempts(deps);
   return {
     async attemptDelivery(input: WebhookDeliveryInput & { attempt: number }): Promise<AttemptVerdict> {
-      // heartbeats while the attempt runs: a worker killed mid-attempt is noticed in seconds, and the attempt sent again
+      // heartbeats while the attempt runs: a worker killed mid-attempt is noticed in seconds, and the attempt sent
+      // again
       const beat = setInterval(() => Context.current().heartbeat(), 1000);
       try {
         return await asActivity(() => attempts.attempt(input, input.attempt, Context.current().info.attempt === 1));

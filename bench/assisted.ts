@@ -9,10 +9,10 @@
 // with allowClarification true, and the labelled specific queries and the train claims through the built-in
 // understanding (the step that decides a clarification); the answer leads: pairs of a vague query answered with a
 // complete question against a fresh run of that question (documents in common), and each train claim sent again as the
-// answer to a vague stem (precision and recall against the fresh runs'); the qualifier pairs of bench/qualifierPairs.json
-// ordered right by the shipped judge without and with its reading of qualifiers; delivered rows under 20 words.
-// Usage: npm run bench:assisted [-- --claims N] [--answers N] [--judge held-out|shipped] (N: the first N train claims;
-// default all; --answers: how many of them are also sent as a clarification answer, default all)
+// answer to a vague stem (precision and recall against the fresh runs'); the qualifier pairs of
+// bench/qualifierPairs.json ordered right by the shipped judge without and with its reading of qualifiers; delivered
+// rows under 20 words. Usage: npm run bench:assisted [-- --claims N] [--answers N] [--judge held-out|shipped] (N: the
+// first N train claims; default all; --answers: how many of them are also sent as a clarification answer, default all)
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { serveWithLiveKey } from "./benchService.js";
@@ -49,7 +49,10 @@ interface QualifierPair {
   worse: { collection: string; docId: string; title: string; text: string };
 }
 
-/** Share of the pairs whose better document the shipped judge scores strictly above the worse, without and with qualifiers. */
+/**
+ * Share of the pairs whose better document the shipped judge scores strictly above the worse, without and with
+ * qualifiers.
+ */
 async function qualifierOrdering(
   config: ReturnType<typeof benchConfig>,
 ): Promise<{ pairs: number; before: number; after: number }> {
@@ -104,7 +107,10 @@ interface Service {
   close(): Promise<void>;
 }
 
-/** The service on the bench's data directory, with a live key of a fresh organization; `judgeModel`: the judge's, else the shipped one. */
+/**
+ * The service on the bench's data directory, with a live key of a fresh organization; `judgeModel`: the judge's, else
+ * the shipped one.
+ */
 async function serve(config: ReturnType<typeof benchConfig>, judgeModel?: JudgeModel): Promise<Service> {
   const service = await serveWithLiveKey(config, { organization: "assisted bench", credits: "1000000.00", judgeModel });
   return {
@@ -222,7 +228,8 @@ async function main(): Promise<void> {
         for (const q of VAGUE_QUERIES) {
           const res = await service.assisted({ query: q, allowClarification: true });
           if (res.status === 200 && res.body.status === "clarification_needed") asked += 1;
-          // "what about it?" is refused before any work (422 INVALID_QUERY, only stop words): neither searched nor charged
+          // "what about it?" is refused before any work (422 INVALID_QUERY, only stop words): neither searched nor
+          // charged
           else if (res.status === 422) vagueRefused += 1;
         }
         for (const [i, question] of COMPLETE_QUESTIONS.entries()) {
@@ -295,13 +302,24 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       "",
-      `| claims | judge | precision | recall | with a relevant result | off-topic no_relevant_results | clarification on vague | p50 | p95 | cost per verified result |`,
+      `| claims | judge | precision | recall | with a relevant result | off-topic no_relevant_results | ` +
+        `clarification on vague | p50 | p95 | cost per verified result |`,
       `|---|---|---|---|---|---|---|---|---|---|`,
-      `| ${result.claims} | ${result.judge} | ${result.precision} | ${result.recall} | ${result.claimsWithRelevantResult} | ${offTopicNo}/${OFF_TOPIC_QUESTIONS.length} | ${asked}/${VAGUE_QUERIES.length} | ${result.latencyMs.p50} ms | ${result.latencyMs.p95} ms | ${result.costPerVerifiedResult} |`,
+      `| ${result.claims} | ${result.judge} | ${result.precision} | ${result.recall} | ` +
+        `${result.claimsWithRelevantResult} | ${offTopicNo}/${OFF_TOPIC_QUESTIONS.length} | ${asked}/` +
+        `${VAGUE_QUERIES.length} | ${result.latencyMs.p50} ms | ${result.latencyMs.p95} ms | ` +
+        `${result.costPerVerifiedResult} |`,
       "",
-      `| specific asked | train claims asked | answer vs fresh (documents in common) | claims as answers: precision / recall (fresh) | qualifier pairs ordered right (before -> after) | rows under ${SHORT_ROW_WORDS} words delivered |`,
+      "| specific asked | train claims asked | answer vs fresh (documents in common) | claims as answers: " +
+        "precision / recall (fresh) | qualifier pairs ordered right (before -> after) | rows under " +
+        `${SHORT_ROW_WORDS} words delivered |`,
       `|---|---|---|---|---|---|`,
-      `| ${specificAsked}/${SPECIFIC_QUERIES.length} | ${claimsAsked}/${queries.length} | ${result.answerVsFresh.overlap} over ${overlap.pairs} pairs | ${result.claimsAsAnswers.resumed.precision} / ${result.claimsAsAnswers.resumed.recall} (${result.claimsAsAnswers.fresh.precision} / ${result.claimsAsAnswers.fresh.recall}) over ${answerClaims.size} | ${qualifiers.before} -> ${qualifiers.after} of ${qualifiers.pairs} | ${shortRows}/${rowsDelivered} |`,
+      `| ${specificAsked}/${SPECIFIC_QUERIES.length} | ${claimsAsked}/${queries.length} | ` +
+        `${result.answerVsFresh.overlap} over ${overlap.pairs} pairs | ` +
+        `${result.claimsAsAnswers.resumed.precision} / ${result.claimsAsAnswers.resumed.recall} (` +
+        `${result.claimsAsAnswers.fresh.precision} / ${result.claimsAsAnswers.fresh.recall}) over ` +
+        `${answerClaims.size} | ${qualifiers.before} -> ${qualifiers.after} of ${qualifiers.pairs} | ${shortRows}` +
+        `/${rowsDelivered} |`,
       "",
     ].join("\n"),
   );

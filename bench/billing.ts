@@ -98,7 +98,9 @@ async function fundedOrgs(accounts: Accounts, n: number) {
   return out;
 }
 
-/** Money-moving appends (a search charge each: lock, decide, append, project, commit) by `writers` concurrent writers. */
+/**
+ * Money-moving appends (a search charge each: lock, decide, append, project, commit) by `writers` concurrent writers.
+ */
 async function appendRate(db: Db, writers: number, total: number) {
   const accounts = createAccounts(db);
   const orgs = await fundedOrgs(accounts, writers);
@@ -257,7 +259,8 @@ async function seedLog(db: Db, target: number): Promise<number> {
       .map((_, r) => `(${Array.from({ length: 10 }, (__, c) => `$${r * 10 + c + 1}`).join(", ")})`)
       .join(", ");
     await db.query(
-      `INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, recorded_at, prev_hash, hash) VALUES ${values}`,
+      "INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, " +
+        `recorded_at, prev_hash, hash) VALUES ${values}`,
       slice.flat(),
     );
   }
@@ -289,10 +292,10 @@ async function searchBillingLatency(db: Db, searches: number) {
   const catalog = await loadCollectionCatalog(DEFAULT_COLLECTIONS_CONFIG);
   const collection = catalog.collections.find((c) => c.retrieval === "sparse")!;
   await engine.ensureIndex(collection.name, 384);
-  const words =
-    "vitamin bone fracture insulin resistance obesity microbiome statin memory cohort trial review muscle relaxant pain therapy".split(
-      " ",
-    );
+  const words = (
+    "vitamin bone fracture insulin resistance obesity microbiome statin memory cohort trial review muscle " +
+    "relaxant pain therapy"
+  ).split(" ");
   await engine.indexChunks(
     collection.name,
     Array.from({ length: 2000 }, (_, i) => {
@@ -373,7 +376,10 @@ function previewRows(prefix: string, n: number): CachedRow[] {
   }));
 }
 
-/** Unlock of 3 new rows of a fresh preview through the use case (preview check, workflow: quota check and charge, rows read back), end to end from the caller. */
+/**
+ * Unlock of 3 new rows of a fresh preview through the use case (preview check, workflow: quota check and charge, rows
+ * read back), end to end from the caller.
+ */
 async function unlockLatency(db: Db, address: string, unlocks: number) {
   const accounts = createAccounts(db);
   const [{ orgId, keyId }] = await fundedOrgs(accounts, 1);
@@ -442,7 +448,8 @@ async function main(): Promise<void> {
       const db = await newPostgresDb(pg.url, "bench_search");
       result.searchBilling = await searchBillingLatency(db, Number(args.searches));
       await db.close();
-      // the same with commits that do not wait for the WAL flush: shows what the disk's fsync adds (not how the service runs)
+      // the same with commits that do not wait for the WAL flush: shows what the disk's fsync adds (not how the service
+      // runs)
       const admin = await openPostgres(pg.url, 1);
       await admin.query("CREATE DATABASE bench_search_nosync");
       await admin.query("ALTER DATABASE bench_search_nosync SET synchronous_commit = off");
@@ -520,20 +527,27 @@ async function main(): Promise<void> {
   const parts: string[] = [];
   if (r.appends)
     parts.push(
-      `appends/s PG 1w ${r.appends.postgres.oneWriter.eventsPerSecond}, PG ${args.writers}w ${r.appends.postgres.manyWriters.eventsPerSecond}, PGlite 1w ${r.appends.pglite.oneWriter.eventsPerSecond}, PGlite ${args.writers}w ${r.appends.pglite.manyWriters.eventsPerSecond}`,
+      `appends/s PG 1w ${r.appends.postgres.oneWriter.eventsPerSecond}, PG ${args.writers}w ` +
+        `${r.appends.postgres.manyWriters.eventsPerSecond}, PGlite 1w ` +
+        `${r.appends.pglite.oneWriter.eventsPerSecond}, PGlite ${args.writers}w ` +
+        `${r.appends.pglite.manyWriters.eventsPerSecond}`,
     );
   if (r.replay)
     parts.push(
-      `replay/s PG ${r.replay.postgres.eventsPerSecond} (target 50000, equal=${r.replay.postgres.equal}), PGlite ${r.replay.pglite.eventsPerSecond}`,
+      `replay/s PG ${r.replay.postgres.eventsPerSecond} (target 50000, equal=${r.replay.postgres.equal}), ` +
+        `PGlite ${r.replay.pglite.eventsPerSecond}`,
     );
   if (r.searchBilling) {
     parts.push(
-      `billing per search p50 ${r.searchBilling.billingMs.p50} ms (target 3; ${r.searchBillingWithoutWalFlush?.billingMs.p50} ms without the WAL flush; disk fsync p50 ${r.diskFsyncMs} ms; retrieval p50 ${r.searchBilling.retrievalMs.p50} ms)`,
+      `billing per search p50 ${r.searchBilling.billingMs.p50} ms (target 3; ` +
+        `${r.searchBillingWithoutWalFlush?.billingMs.p50} ms without the WAL flush; disk fsync p50 ` +
+        `${r.diskFsyncMs} ms; retrieval p50 ${r.searchBilling.retrievalMs.p50} ms)`,
     );
   }
   if (r.unlockWorkflow)
     parts.push(
-      `unlock workflow p50 ${r.unlockWorkflow.latencyMs.p50} ms p99 ${r.unlockWorkflow.latencyMs.p99} ms (target p50 60)`,
+      `unlock workflow p50 ${r.unlockWorkflow.latencyMs.p50} ms p99 ${r.unlockWorkflow.latencyMs.p99} ms ` +
+        "(target p50 60)",
     );
   console.log(parts.join("; "));
 }

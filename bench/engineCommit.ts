@@ -3,7 +3,8 @@
 // latency while that commit runs against idle, the inventory rebuild after it, and another instance's reload of the new
 // generation. Embedded engine always; OpenSearch too with --opensearch (a node started here, on a free port, from the
 // provisioned component) or --opensearch-url. Prints JSON, then readable lines.
-// Usage: tsx bench/engineCommit.ts [--chunks 100000] [--changed 0.01] [--deleted 0.001] [--opensearch | --opensearch-url URL] [--only-opensearch]
+// Usage: tsx bench/engineCommit.ts [--chunks 100000] [--changed 0.01] [--deleted 0.001] [--opensearch |
+// --opensearch-url URL] [--only-opensearch]
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,8 +39,10 @@ const QUERIES = [
 ];
 
 const VOCABULARY = (
-  "vitamin bone fracture insulin resistance obesity microbiome statin memory cohort trial review muscle relaxant pain therapy " +
-  "cancer tumour gene expression protein receptor signalling pathway mouse model clinical outcome mortality risk factor " +
+  "vitamin bone fracture insulin resistance obesity microbiome statin memory cohort trial review muscle " +
+  "relaxant pain therapy " +
+  ("cancer tumour gene expression protein receptor signalling pathway mouse model clinical outcome mortality " +
+    "risk factor ") +
   "randomized placebo dose response inflammation cytokine immune cell infection virus bacteria antibiotic resistance " +
   "heart failure blood pressure stroke diabetes kidney liver lung brain neuron cognition depression anxiety sleep diet"
 ).split(" ");
@@ -215,9 +218,13 @@ console.log(JSON.stringify({ loadAverage: load, results }, null, 2));
 for (const r of results) {
   console.log(
     `${r.engine}: ${r.chunks} chunks, full build ${r.fullBuild.totalMs} ms (commit ${r.fullBuild.commitMs}); ` +
-      `upsert of ${r.upsert.changed} changed + ${r.upsert.deleted} deleted ${r.upsert.totalMs} ms (commit ${r.upsert.commitMs}), ` +
-      `${((100 * r.upsert.totalMs) / r.fullBuild.totalMs).toFixed(1)}% of a full build; search p50 ${r.searchMs.idleP50} ms idle, ` +
-      `${r.searchMs.duringCommitP50} ms during the commit (max ${r.searchMs.duringCommitMax}, ${r.searchMs.duringCommitCount} searches); ` +
-      `inventory rebuild ${r.inventoryRebuildMs} ms; another instance's reload ${r.otherInstanceReloadMs} ms (load ${load})`,
+      (`upsert of ${r.upsert.changed} changed + ${r.upsert.deleted} deleted ${r.upsert.totalMs} ms (commit ` +
+        `${r.upsert.commitMs}), `) +
+      (`${((100 * r.upsert.totalMs) / r.fullBuild.totalMs).toFixed(1)}% of a full build; search p50 ` +
+        `${r.searchMs.idleP50} ms idle, `) +
+      (`${r.searchMs.duringCommitP50} ms during the commit (max ${r.searchMs.duringCommitMax}, ` +
+        `${r.searchMs.duringCommitCount} searches); `) +
+      (`inventory rebuild ${r.inventoryRebuildMs} ms; another instance's reload ${r.otherInstanceReloadMs} ms ` +
+        `(load ${load})`),
   );
 }

@@ -115,7 +115,9 @@ const result = {
 };
 console.log(JSON.stringify(result));
 console.log(
-  `first start (${values.cache} provisioning cache, fresh clone, no ../shared): listening after ${listening} s, every demo collection ready after ${ready} s on ${cpu.model} (${cpu.flags}), load ${result.loadAverage.join(" ")}`,
+  `first start (${values.cache} provisioning cache, fresh clone, no ../shared): listening after ${listening} ` +
+    `s, every demo collection ready after ${ready} s on ${cpu.model} (${cpu.flags}), load ` +
+    `${result.loadAverage.join(" ")}`,
 );
 if (!values.keep) rmSync(root, { recursive: true, force: true });
 else console.log(`kept ${root}`);

@@ -5,7 +5,7 @@
 // Usage: npm run bench:ingest [-- --sparse 100000] [--hybrid 20000] [--searches 40] [--engines embedded,opensearch]
 //   [--workers 1,2]
 //   opensearch: OPENSEARCH_URL, else a node started here from the provisioned component. --workers (default 1) lists
-//   how many `src/app/worker.ts` processes take the batches, each count measured in the scaled shape: a PostgreSQL server
+// how many `src/app/worker.ts` processes take the batches, each count measured in the scaled shape: a PostgreSQL server
 //   started here (a database per count), the service runtime running no worker, N worker processes on the same
 //   DATA_DIR, DATA_ROOT, DATABASE_URL, TEMPORAL_ADDRESS and OPENSEARCH_URL. 0: the API process's in-process worker
 //   takes them (PGlite store). The embedded engine is measured in-process only: its index belongs to the API process.
@@ -37,10 +37,12 @@ const { values: args } = parseArgs({
   },
 });
 
-const WORDS =
-  "coral reef bleaching heatwave symbiont algae parrotfish transect survey seagrass dugong mangrove nursery snapper juvenile cyclone sediment turbidity recovery recruitment larvae spawning lagoon atoll salinity nitrogen phosphate grazing herbivory predator outbreak starfish urchin sponge calcification acidification temperature anomaly monitoring quadrat cover mortality resilience connectivity".split(
-    " ",
-  );
+const WORDS = (
+  "coral reef bleaching heatwave symbiont algae parrotfish transect survey seagrass dugong mangrove nursery " +
+  "snapper juvenile cyclone sediment turbidity recovery recruitment larvae spawning lagoon atoll salinity " +
+  "nitrogen phosphate grazing herbivory predator outbreak starfish urchin sponge calcification acidification " +
+  "temperature anomaly monitoring quadrat cover mortality resilience connectivity"
+).split(" ");
 
 /** A deterministic pseudo-random generator (mulberry32), so every run ingests the same documents. */
 function random(seed: number): () => number {
@@ -225,7 +227,10 @@ async function createDatabase(serverUrl: string, name: string): Promise<string> 
   return url.toString();
 }
 
-/** N `src/app/worker.ts` processes on the runtime's configuration and Temporal server, ready when Temporal lists each as a poller. */
+/**
+ * N `src/app/worker.ts` processes on the runtime's configuration and Temporal server, ready when Temporal lists each as
+ * a poller.
+ */
 async function startWorkers(
   config: Config,
   temporalAddress: string,
@@ -370,7 +375,8 @@ function printTable(results: Result[]): void {
     "measure",
     ...results.map(
       (r) =>
-        `${r.engine}, ${r.workerProcesses === 0 ? "in-process" : `${r.workerProcesses} worker${r.workerProcesses > 1 ? "s" : ""}`}`,
+        `${r.engine}, ` +
+        `${r.workerProcesses === 0 ? "in-process" : `${r.workerProcesses} worker${r.workerProcesses > 1 ? "s" : ""}`}`,
     ),
   ]);
   row(["sparse full docs/s", ...results.map((r) => r.full.sparse.documentsPerSecond)]);
@@ -383,7 +389,8 @@ function printTable(results: Result[]): void {
   row(["search p50 upsert ms", ...results.map((r) => r.searchMs.duringUpsertP50)]);
   row(["load average (1 min)", ...results.map((r) => r.loadAverage.map((l) => l[0]).join(" -> "))]);
   console.log(
-    `sizes: ${results[0]?.full.sparse.documents} sparse, ${results[0]?.full.hybrid.documents} hybrid documents; the embedded engine always in-process (its index belongs to the API process)`,
+    `sizes: ${results[0]?.full.sparse.documents} sparse, ${results[0]?.full.hybrid.documents} hybrid ` +
+      "documents; the embedded engine always in-process (its index belongs to the API process)",
   );
 }
 

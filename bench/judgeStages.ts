@@ -1,7 +1,8 @@
-// The judge's second stage, which bench/calibrateJudge.ts tries and the service does not run (src/reasoner/builtin/judge.ts has
-// one stage): two readers (a cross-encoder, and the index's bi-encoder reading title and chunk) read the pool's chunks of
-// the first stage's best documents with the query, and a second model (boosted trees, or a second logistic regression)
-// judges with the evidence features and their reading. The readers need `bash scripts/provision-bge-small.sh --reranker`.
+// The judge's second stage, which bench/calibrateJudge.ts tries and the service does not run
+// (src/reasoner/builtin/judge.ts has one stage): two readers (a cross-encoder, and the index's bi-encoder reading title
+// and chunk) read the pool's chunks of the first stage's best documents with the query, and a second model (boosted
+// trees, or a second logistic regression) judges with the evidence features and their reading. The readers need `bash
+// scripts/provision-bge-small.sh --reranker`.
 import type { Config } from "../src/app/config.js";
 import { embeddingModelManifestPath } from "../src/embedding/modelManifest.js";
 import { probabilityOfOwn, type FittedJudge, type JudgeModel, type JudgeRule } from "../src/reasoner/builtin/judge.js";
@@ -25,11 +26,16 @@ function readerFeatureNames<R extends ReaderName>(reader: R): [R, `${R}Gap`, `do
   return [reader, `${reader}Gap`, `document${(reader.charAt(0).toUpperCase() + reader.slice(1)) as Capitalize<R>}`];
 }
 
-/** The features of the shortlist's reading (the second stage's; the first stage reads none of them), reader by reader. */
+/**
+ * The features of the shortlist's reading (the second stage's; the first stage reads none of them), reader by reader.
+ */
 export const READING_FEATURES = READERS.flatMap(readerFeatureNames);
 export type ReadingFeature = (typeof READING_FEATURES)[number];
 
-/** Every feature a stage may read, in the order of `stageFeatures` vectors: the service's evidence features, then the reading's. */
+/**
+ * Every feature a stage may read, in the order of `stageFeatures` vectors: the service's evidence features, then the
+ * reading's.
+ */
 export const STAGE_FEATURES = [...FEATURE_NAMES, ...READING_FEATURES] as const;
 export type StageFeature = FeatureName | ReadingFeature;
 
@@ -126,12 +132,15 @@ export interface JudgeModels {
 const isEvidenceFeature = (name: StageFeature): name is FeatureName =>
   (FEATURE_NAMES as readonly string[]).includes(name);
 
-/** The judge the service runs for `models`; refused when they need the second stage, which the service does not have. */
+/**
+ * The judge the service runs for `models`; refused when they need the second stage, which the service does not have.
+ */
 export function serviceJudgeOf(models: JudgeModels): JudgeModel {
   const first = models.firstStage;
   if (models.withReader !== null || first.kind !== "logistic" || !first.features.every(isEvidenceFeature)) {
     throw new Error(
-      "these judge models need a second stage (readers or trees): the service runs one logistic stage on the evidence features (src/reasoner/builtin/judge.ts)",
+      "these judge models need a second stage (readers or trees): the service runs one logistic stage on the " +
+        "evidence features (src/reasoner/builtin/judge.ts)",
     );
   }
   return first as JudgeModel;

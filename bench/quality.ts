@@ -311,7 +311,10 @@ interface ThresholdFigures {
   creditsPerRelevantRow: string;
 }
 
-/** Whether relevance reads as a probability: the rows of one band of relevance, their mean relevance and the share judged relevant. */
+/**
+ * Whether relevance reads as a probability: the rows of one band of relevance, their mean relevance and the share
+ * judged relevant.
+ */
 interface CalibrationBand {
   from: number;
   to: number;
@@ -415,13 +418,17 @@ min_relevance on ${queries} train queries, ${SEARCH_LIMIT} rows each, scifact (h
   );
   for (const t of table) {
     console.log(
-      `${t.minRelevance.toFixed(2).padEnd(13)}  ${String(t.rows).padStart(4)}  ${t.rowsRemoved.toFixed(3).padStart(7)}  ${String(t.relevantRows).padStart(13)}  ${t.relevantRowsLost.toFixed(3).padStart(13)}  ${String(t.emptyAnswers).padStart(13)}  ${t.credits}  ${t.creditsPerRelevantRow}`,
+      `${t.minRelevance.toFixed(2).padEnd(13)}  ${String(t.rows).padStart(4)}  ` +
+        `${t.rowsRemoved.toFixed(3).padStart(7)}  ${String(t.relevantRows).padStart(13)}  ` +
+        `${t.relevantRowsLost.toFixed(3).padStart(13)}  ${String(t.emptyAnswers).padStart(13)}  ${t.credits}  ` +
+        `${t.creditsPerRelevantRow}`,
     );
   }
   console.log("relevance band  rows  mean relevance  share judged relevant");
   for (const b of bands)
     console.log(
-      `[${b.from.toFixed(2)}, ${b.to.toFixed(2)})   ${String(b.rows).padStart(4)}  ${b.meanRelevance.toFixed(3).padStart(14)}  ${b.relevantShare.toFixed(3).padStart(21)}`,
+      `[${b.from.toFixed(2)}, ${b.to.toFixed(2)})   ${String(b.rows).padStart(4)}  ` +
+        `${b.meanRelevance.toFixed(3).padStart(14)}  ${b.relevantShare.toFixed(3).padStart(21)}`,
     );
 }
 
@@ -793,7 +800,8 @@ async function main(): Promise<void> {
       for (const mode of MODES) {
         const f = figures[mode];
         console.log(
-          `${name.padEnd(11)} ${mode.padEnd(8)} ${f.ndcg10.toFixed(4)}   ${f.recall100.toFixed(4)}      ${f.msPerQuery.toFixed(1)}`,
+          `${name.padEnd(11)} ${mode.padEnd(8)} ${f.ndcg10.toFixed(4)}   ${f.recall100.toFixed(4)}      ` +
+            `${f.msPerQuery.toFixed(1)}`,
         );
       }
     }

@@ -2,17 +2,18 @@
 // size, memory (RSS of the process holding the embedded index, or the OpenSearch node's JVM heap), p50/p95 of sparse,
 // dense and hybrid search with and without a filter, and the dense top 10's recall against the exact top 10.
 // Usage: npm run bench:scale -- --engine embedded|opensearch --chunks N [--json]
-//          [--knn auto|exact]    OpenSearch: the provisioned node (k-NN plugin: lucene-hnsw), or one started without the plugin
+// [--knn auto|exact] OpenSearch: the provisioned node (k-NN plugin: lucene-hnsw), or one started without the plugin
 //          [--queries 100]       SciFact train queries searched: a warm-up round, then the measured rounds
-//          [--rounds 3]          measured rounds (the machine is shared: p50/p95 pool them, bestRoundP50 is the calmest)
+// [--rounds 3] measured rounds (the machine is shared: p50/p95 pool them, bestRoundP50 is the calmest)
 //          [--sources N]         replicate the first N SciFact abstracts (embedded here, cached) instead of the bench's
 //                                SciFact chunks (the quality benchmark's index in data/bench, built on first use)
 //          [--max-segments N]    OpenSearch: force-merge to at most N segments after indexing
-//          [--ef-search N]       OpenSearch k-NN: the queries' ef_search (default: the service's, efSearchFor the index's chunk count)
+// [--ef-search N] OpenSearch k-NN: the queries' ef_search (default: the service's, efSearchFor the index's chunk count)
 //          [--heap 1g]           OpenSearch: JVM heap of the node (default: the provisioned launcher's, 1g)
-//          [--keep]              keep the built index (embedded: always cached) for the next run with the same arguments
+// [--keep] keep the built index (embedded: always cached) for the next run with the same arguments
 //          [--work-dir DIR]      default data/bench/scale
-// Without --json a readable summary comes first; the JSON line is always the last line on stdout. Progress goes to stderr.
+// Without --json a readable summary comes first; the JSON line is always the last line on stdout. Progress goes to
+// stderr.
 import { execFileSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { join } from "node:path";
@@ -81,14 +82,22 @@ function measureEmbeddedInChild(dir: string, rounds: number): Awaited<ReturnType
 
 function summary(report: ScaleReport): string {
   const lines = [
-    `${report.engine} (${report.knn}), ${report.chunks} chunks from ${report.source}: indexed in ${report.indexSeconds} s (${report.chunksPerSecond} chunks/s${report.indexReused ? ", an earlier run" : ""})` +
-      `${report.forceMergeSeconds === null ? "" : `, force-merged in ${report.forceMergeSeconds} s`}${report.segments === null ? "" : `, ${report.segments} segment(s)`}, ${report.indexMB} MB`,
-    `memory: ${report.memory.kind} ${report.memory.usedMB} MB${report.memory.maxMB === null ? "" : ` of ${report.memory.maxMB} MB`}`,
+    `${report.engine} (${report.knn}), ${report.chunks} chunks from ${report.source}: indexed in ` +
+      `${report.indexSeconds} s (${report.chunksPerSecond} chunks/s` +
+      `${report.indexReused ? ", an earlier run" : ""})` +
+      (`${report.forceMergeSeconds === null ? "" : `, force-merged in ${report.forceMergeSeconds} s`}` +
+        `${report.segments === null ? "" : `, ${report.segments} segment(s)`}, ${report.indexMB} MB`),
+    `memory: ${report.memory.kind} ${report.memory.usedMB} MB` +
+      `${report.memory.maxMB === null ? "" : ` of ${report.memory.maxMB} MB`}`,
     ...LATENCY_KEYS.map(
       (key) =>
-        `${key.padEnd(15)} p50 ${String(report.latencyMs[key].p50).padStart(8)} ms   p95 ${String(report.latencyMs[key].p95).padStart(8)} ms   best round's p50 ${String(report.latencyMs[key].bestRoundP50).padStart(8)} ms`,
+        `${key.padEnd(15)} p50 ${String(report.latencyMs[key].p50).padStart(8)} ms   p95 ` +
+        `${String(report.latencyMs[key].p95).padStart(8)} ms   best round's p50 ` +
+        `${String(report.latencyMs[key].bestRoundP50).padStart(8)} ms`,
     ),
-    `dense recall@10 vs exact: ${report.recallAt10VsExact} (filtered: ${report.recallAt10VsExactFiltered}); filter ${report.filter}; ${report.queries} queries x ${report.rounds} rounds; load average ${report.loadAverage.before} -> ${report.loadAverage.after}`,
+    `dense recall@10 vs exact: ${report.recallAt10VsExact} (filtered: ${report.recallAt10VsExactFiltered}); ` +
+      `filter ${report.filter}; ${report.queries} queries x ${report.rounds} rounds; load average ` +
+      `${report.loadAverage.before} -> ${report.loadAverage.after}`,
   ];
   return lines.join("\n");
 }

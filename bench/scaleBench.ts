@@ -1,8 +1,8 @@
-// The scale benchmark's machinery: N generated chunks (real SciFact texts and vectors, replicated with rotated words and
-// jittered vectors so postings and similarities keep a realistic shape) indexed into the embedded engine or an OpenSearch
-// node, then searched through the engine port with real SciFact train queries in each mode, with and without a filter;
-// the exact dense top 10 of every query is computed while the chunks are generated, so approximate search is measured
-// against it on the same run. bench/scale.ts is the command; its JSON line is `ScaleReport`.
+// The scale benchmark's machinery: N generated chunks (real SciFact texts and vectors, replicated with rotated words
+// and jittered vectors so postings and similarities keep a realistic shape) indexed into the embedded engine or an
+// OpenSearch node, then searched through the engine port with real SciFact train queries in each mode, with and without
+// a filter; the exact dense top 10 of every query is computed while the chunks are generated, so approximate search is
+// measured against it on the same run. bench/scale.ts is the command; its JSON line is `ScaleReport`.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -50,14 +50,19 @@ export const scaleReportSchema = z
     /** generating the chunks and indexing them through the engine port, commits included */
     indexSeconds: z.number().nonnegative(),
     chunksPerSecond: z.number().nonnegative(),
-    /** true when an index built by an earlier run (same chunks, source and mapping) was searched; indexSeconds is that run's */
+    /**
+     * true when an index built by an earlier run (same chunks, source and mapping) was searched; indexSeconds is that
+     * run's
+     */
     indexReused: z.boolean(),
     /** OpenSearch: the force-merge after indexing (null when not asked for) */
     forceMergeSeconds: z.number().nonnegative().nullable(),
     /** Lucene segments of the OpenSearch index as searched (null on the embedded engine) */
     segments: z.number().int().nonnegative().nullable(),
     indexMB: z.number().nonnegative(),
-    /** embedded: resident set of the measuring process once the index is loaded; OpenSearch: the node's JVM heap in use */
+    /**
+     * embedded: resident set of the measuring process once the index is loaded; OpenSearch: the node's JVM heap in use
+     */
     memory: z
       .object({
         kind: z.enum(["rss", "jvm-heap"]),
@@ -90,7 +95,10 @@ export type ScaleReport = z.infer<typeof scaleReportSchema>;
 
 /** The chunks every generated index is made from, and the queries every run searches with. */
 export interface ScaleSource {
-  /** e.g. "scifact-chunks (10144); copies: ..." or "scifact-abstracts (300); copies: ..." (the generator is part of the name) */
+  /**
+   * e.g. "scifact-chunks (10144); copies: ..." or "scifact-abstracts (300); copies: ..." (the generator is part of the
+   * name)
+   */
   name: string;
   sources: ChunkRecord[];
   texts: string[];
@@ -130,7 +138,9 @@ function generator(seed: number): () => number {
  * corpus holds, and among which an approximate search can only guess).
  */
 const VECTOR_NOISE = 0.05;
-/** In every report's `source` and every cache directory's name, so figures and indexes of another generator never mix. */
+/**
+ * In every report's `source` and every cache directory's name, so figures and indexes of another generator never mix.
+ */
 const GENERATOR = `copies: words rotated, vectors +-${VECTOR_NOISE} noise`;
 
 /**
@@ -169,7 +179,9 @@ function generatedChunk(source: ChunkRecord, ordinal: number, round: number, nex
   };
 }
 
-/** The first `count` SciFact abstracts (title and text, one chunk each) embedded as the ingest does, cached per model. */
+/**
+ * The first `count` SciFact abstracts (title and text, one chunk each) embedded as the ingest does, cached per model.
+ */
 async function abstractSource(count: number, queryCount: number, workDir: string): Promise<ScaleSource> {
   const { dataRoot, cacheDir } = benchConfig();
   const embedder = await createOnnxEmbedder({ manifest: modelManifestPath(cacheDir) });
@@ -409,7 +421,8 @@ export async function measureSearches(
     );
     latencyMs[key] = { p50: at(pooled, 50), p95: at(pooled, 95), bestRoundP50: Math.min(...roundMedians) };
     console.error(
-      `[scale] ${engine.kind} ${key}: p50 ${latencyMs[key].p50} ms, p95 ${latencyMs[key].p95} ms, best round's p50 ${latencyMs[key].bestRoundP50} ms`,
+      `[scale] ${engine.kind} ${key}: p50 ${latencyMs[key].p50} ms, p95 ${latencyMs[key].p95} ms, best ` +
+        `round's p50 ${latencyMs[key].bestRoundP50} ms`,
     );
   }
   return {
@@ -435,7 +448,10 @@ export function embeddedDir(workDir: string, chunks: number, source: ScaleSource
   return join(workDir, `embedded-${chunks}-${name.replace(/[^a-z0-9]+/gi, "-").replace(/-$/, "")}`);
 }
 
-/** Builds the embedded index of N generated chunks in `dir` unless a finished build of the same chunks and source is there. */
+/**
+ * Builds the embedded index of N generated chunks in `dir` unless a finished build of the same chunks and source is
+ * there.
+ */
 export async function buildEmbedded(
   dir: string,
   source: ScaleSource,
@@ -571,10 +587,15 @@ export interface OpenSearchRunOptions {
   heap?: string;
   /** force-merge the index to at most this many segments after indexing */
   maxSegments?: number;
-  /** keep the node's home (and index) for the next run with the same chunks, source and mode, which then skips indexing */
+  /**
+   * keep the node's home (and index) for the next run with the same chunks, source and mode, which then skips indexing
+   */
   keep: boolean;
   rounds: number;
-  /** k-NN queries' ef_search (default efSearchFor the index's chunk count): a search-time setting, so a kept index can be measured with several */
+  /**
+   * k-NN queries' ef_search (default efSearchFor the index's chunk count): a search-time setting, so a kept index can
+   * be measured with several
+   */
   efSearch?: number;
 }
 
@@ -657,7 +678,8 @@ export async function runOpenSearch(
     }
     const stats = await engine.stats(SCALE_INDEX);
     console.error(
-      `[scale] opensearch (${knn}): ${stats.chunks} chunks, ${build.indexSeconds} s to index${indexReused ? " (earlier run)" : ""}; searching`,
+      `[scale] opensearch (${knn}): ${stats.chunks} chunks, ${build.indexSeconds} s to index` +
+        `${indexReused ? " (earlier run)" : ""}; searching`,
     );
     const searches = await measureSearches(engine, source, build.exact, options.rounds);
     const heap = await jvmHeap(node!.url);

@@ -9,7 +9,8 @@
 // Before any point is timed, each service and the floor run --warmup seconds at concurrency 16, untimed: a node or
 // service that has just started is still compiling its hot paths (a fresh OpenSearch node's hybrid throughput doubles
 // over its first two minutes), and a deployed one has long finished.
-// Usage: npm run bench:speed [-- --duration 10] [--warmup 60] [--queries 200] [--stores pglite,postgres] [--engines embedded,opensearch] [--profile]
+// Usage: npm run bench:speed [-- --duration 10] [--warmup 60] [--queries 200] [--stores pglite,postgres] [--engines
+// embedded,opensearch] [--profile]
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -302,7 +303,8 @@ async function measureEngine(
 /**
  * The warm-up's thousands of charges leave PostgreSQL with work of its own (autovacuum and analyze of the tables they
  * grew, a checkpoint), which ran during the next point and made c=1 look like a loaded store (27 Nov: 10 ms of store
- * CPU per request at c=1, 2 at c=16): it is done here, before the timed points, as a database at rest would have done it.
+ * CPU per request at c=1, 2 at c=16): it is done here, before the timed points, as a database at rest would have done
+ * it.
  */
 async function settlePostgres(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
@@ -513,7 +515,8 @@ async function httpBenchmark(
       // the service's OpenSearch engine names indexes litsearch-<collection>
       const opensearch = createOpenSearchEngine({ url: node.url });
       console.error(
-        `[speed] OpenSearch index ${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`,
+        "[speed] OpenSearch index " +
+          `${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`,
       );
       await opensearch.close();
       const embedded: Array<{ text: string; vector: Float32Array }> = [];
@@ -623,7 +626,8 @@ async function main(): Promise<void> {
     ),
   );
   console.log(
-    `load average ${round1(loadBefore)} before, ${round1(loadavg()[0])} after (2 cores)${nodeRuntime ? `; OpenSearch node on ${nodeRuntime}` : ""}`,
+    `load average ${round1(loadBefore)} before, ${round1(loadavg()[0])} after (2 cores)` +
+      `${nodeRuntime ? `; OpenSearch node on ${nodeRuntime}` : ""}`,
   );
   for (const e of services) {
     const label = `${e.engine}/${e.store}`.padEnd(20);
@@ -637,14 +641,16 @@ async function main(): Promise<void> {
     for (const l of floor.load) console.log(`${label} ${loadLine(l)}`);
     for (const o of overhead) {
       console.log(
-        `service overhead, opensearch/${o.store}: c=1 p50 ${o.p50Ratio}x the floor's; throughput ${o.throughputRatios.map((r) => `c=${r.connections} ${r.ratio}x`).join(", ")} below the floor's`,
+        `service overhead, opensearch/${o.store}: c=1 p50 ${o.p50Ratio}x the floor's; throughput ` +
+          `${o.throughputRatios.map((r) => `c=${r.connections} ${r.ratio}x`).join(", ")} below the floor's`,
       );
     }
   }
   for (const e of services) {
     if (!e.profile) continue;
     console.log(
-      `CPU per request, ${e.engine}/${e.store} at c=${e.profile.connections} (${e.profile.requests} requests, profiled):`,
+      `CPU per request, ${e.engine}/${e.store} at c=${e.profile.connections} (${e.profile.requests} requests, ` +
+        "profiled):",
     );
     for (const thread of e.profile.threads) {
       const phases = Object.entries(thread.byPhase)
@@ -661,10 +667,17 @@ function loadLine(l: LoadFigures): string {
         .map(([who, ms]) => `${who} ${ms}`)
         .join(", ")
     : "";
-  return `c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)${cpu ? `; CPU ms/request: ${cpu}` : ""}`;
+  return (
+    `c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  ` +
+    `p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)` +
+    `${cpu ? `; CPU ms/request: ${cpu}` : ""}`
+  );
 }
 
-/** The service's cost over the floor: its c=1 median latency as a multiple of the floor's, and the floor's throughput as a multiple of its own. */
+/**
+ * The service's cost over the floor: its c=1 median latency as a multiple of the floor's, and the floor's throughput as
+ * a multiple of its own.
+ */
 function overheadOver(
   floor: FloorFigures,
   service: EngineFigures,

@@ -91,7 +91,9 @@ try {
   };
   console.log(JSON.stringify(result));
   console.log(
-    `works (PGlite, ${result.works} OpenAlex works, ${result.edges} edges written in ${result.writeSeconds} s): one lookup p50 ${result.lookup.p50Ms} ms (p95 ${result.lookup.p95Ms}), a batch of 100 p50 ${result.batch100.p50Ms} ms (p95 ${result.batch100.p95Ms}); load average ${result.loadAverage.toFixed(1)}`,
+    `works (PGlite, ${result.works} OpenAlex works, ${result.edges} edges written in ${result.writeSeconds} ` +
+      `s): one lookup p50 ${result.lookup.p50Ms} ms (p95 ${result.lookup.p95Ms}), a batch of 100 p50 ` +
+      `${result.batch100.p50Ms} ms (p95 ${result.batch100.p95Ms}); load average ${result.loadAverage.toFixed(1)}`,
   );
 } finally {
   await db.close();

@@ -110,7 +110,9 @@ function usageChanges(
   return out;
 }
 
-/** Per day and requested collection: a search counts one query on each of its collections; an unlock counts its rows. */
+/**
+ * Per day and requested collection: a search counts one query on each of its collections; an unlock counts its rows.
+ */
 function collectionUsageChanges(
   read: ProjectionReader,
   e: ProjectableEvent,
@@ -152,7 +154,9 @@ function collectionUsageChanges(
   return out;
 }
 
-/** Money leaving an organization's balance for a search charge or an unlock, with the key's spend and the ledger line. */
+/**
+ * Money leaving an organization's balance for a search charge or an unlock, with the key's spend and the ledger line.
+ */
 function debit(
   read: ProjectionReader,
   e: ProjectableEvent,
@@ -245,7 +249,9 @@ function requireAlert(read: ProjectionReader, alertId: string): AlertRow {
   return row;
 }
 
-/** The key an event was caused by, as of this event (the dashboard's "last used"): the whole row follows from the event. */
+/**
+ * The key an event was caused by, as of this event (the dashboard's "last used"): the whole row follows from the event.
+ */
 const keyUsed = (e: ProjectableEvent, orgId: string, keyId: string): Change => ({
   table: "key_last_used",
   row: { key_id: keyId, org_id: orgId, used_at: e.recordedAt, position: e.position },

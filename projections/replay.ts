@@ -17,7 +17,9 @@ import {
 } from "./tables.js";
 import { Rejection } from "../src/domain/rejection.js";
 
-/** Every projection table as a map by primary key: replay's fold, and the decider tests' given events (test/support). */
+/**
+ * Every projection table as a map by primary key: replay's fold, and the decider tests' given events (test/support).
+ */
 export type MemoryTables = { [T in ProjectionTable]: Map<string, RowOf[T]> };
 
 export const memoryTables = (): MemoryTables =>
@@ -113,7 +115,8 @@ async function bulkInsert(tx: Queryable, p: TablePrefix, table: ProjectionTable,
   for (let i = 0; i < rows.length; i += batch) {
     const slice = rows.slice(i, i + batch);
     await tx.query(
-      `INSERT INTO ${p}${table} (${cols.join(", ")}) SELECT ${cols.join(", ")} FROM json_to_recordset($1::json) AS r(${cols.map((c) => `${c} ${COLUMN_TYPES[c]}`).join(", ")})`,
+      `INSERT INTO ${p}${table} (${cols.join(", ")}) SELECT ${cols.join(", ")} FROM ` +
+        `json_to_recordset($1::json) AS r(${cols.map((c) => `${c} ${COLUMN_TYPES[c]}`).join(", ")})`,
       [JSON.stringify(slice)],
     );
   }
@@ -126,7 +129,8 @@ export async function tableDigest(
   table: ProjectionTable,
 ): Promise<{ rows: number; digest: string }> {
   const rows = await db.query(
-    `SELECT ${selectList(table)} FROM ${p}${table} ORDER BY ${PRIMARY_KEYS[table].map((c) => `${p}${table}.${c}`).join(", ")}`,
+    `SELECT ${selectList(table)} FROM ${p}${table} ORDER BY ` +
+      `${PRIMARY_KEYS[table].map((c) => `${p}${table}.${c}`).join(", ")}`,
   );
   const h = createHash("sha256");
   for (const r of rows) h.update(canonicalJson(r)).update("\n");
@@ -194,7 +198,8 @@ async function rebuild(db: Db): Promise<ReplayReport> {
     pending.set(table, []);
     // one write at a time, in order; an error surfaces at the final await
     writing = writing.then(() => bulkInsert(db, "replay_", table, rows));
-    writing.catch(() => undefined); // handled at the final await; this keeps a failure from counting as unhandled meanwhile
+    // handled at the final await; this keeps a failure from counting as unhandled meanwhile
+    writing.catch(() => undefined);
   };
   let events = 0;
   let foldMs = 0;
@@ -256,7 +261,10 @@ async function rebuild(db: Db): Promise<ReplayReport> {
   };
 }
 
-/** Replaces the live projections with the rebuilt ones (operator repair after a projection bug); never under a running replay. */
+/**
+ * Replaces the live projections with the rebuilt ones (operator repair after a projection bug); never under a running
+ * replay.
+ */
 export function promoteReplay(db: Db): Promise<void> {
   return exclusively(db, () =>
     db.transaction(async (tx) => {

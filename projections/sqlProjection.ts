@@ -74,7 +74,10 @@ export function normalizeRow<T extends ProjectionTable>(table: T, raw: Record<st
   return row as unknown as RowOf[T];
 }
 
-/** Rows of the projection tables read one by one (the command runner's reads); the projector itself uses prefetchedReader. */
+/**
+ * Rows of the projection tables read one by one (the command runner's reads); the projector itself uses
+ * prefetchedReader.
+ */
 export interface ProjectionRowReader {
   organization(orgId: string): Promise<OrganizationRow | undefined>;
   balance(orgId: string): Promise<BalanceRow | undefined>;
@@ -247,28 +250,37 @@ export function prefetchSubquery(p: TablePrefix, k: PrefetchKeys, param: (value:
   // member actions only: a charge's statement keeps its text (and plan) without them
   const memberRows = [
     k.inviteIds.size
-      ? `UNION ALL SELECT 'invites', row_to_json(x) FROM (SELECT ${selectList("invites")} FROM ${p}invites WHERE invite_id = ANY(${param([...k.inviteIds])})) x`
+      ? `UNION ALL SELECT 'invites', row_to_json(x) FROM (SELECT ${selectList("invites")} FROM ${p}invites ` +
+        `WHERE invite_id = ANY(${param([...k.inviteIds])})) x`
       : "",
     k.memberIds.size
-      ? `UNION ALL SELECT 'members', row_to_json(x) FROM (SELECT ${selectList("members")} FROM ${p}members WHERE member_id = ANY(${param([...k.memberIds])})) x`
+      ? `UNION ALL SELECT 'members', row_to_json(x) FROM (SELECT ${selectList("members")} FROM ${p}members ` +
+        `WHERE member_id = ANY(${param([...k.memberIds])})) x`
       : "",
     k.sessionIds.size
-      ? `UNION ALL SELECT 'sessions', row_to_json(x) FROM (SELECT ${selectList("sessions")} FROM ${p}sessions WHERE session_id = ANY(${param([...k.sessionIds])})) x`
+      ? `UNION ALL SELECT 'sessions', row_to_json(x) FROM (SELECT ${selectList("sessions")} FROM ${p}sessions ` +
+        `WHERE session_id = ANY(${param([...k.sessionIds])})) x`
       : "",
     k.ingestionIds.size
-      ? `UNION ALL SELECT 'ingestions', row_to_json(x) FROM (SELECT ${selectList("ingestions")} FROM ${p}ingestions WHERE ingestion_id = ANY(${param([...k.ingestionIds])})) x`
+      ? `UNION ALL SELECT 'ingestions', row_to_json(x) FROM (SELECT ${selectList("ingestions")} FROM ${p}` +
+        `ingestions WHERE ingestion_id = ANY(${param([...k.ingestionIds])})) x`
       : "",
     k.endpointIds.size
-      ? `UNION ALL SELECT 'webhook_endpoints', row_to_json(x) FROM (SELECT ${selectList("webhook_endpoints")} FROM ${p}webhook_endpoints WHERE endpoint_id = ANY(${param([...k.endpointIds])})) x`
+      ? `UNION ALL SELECT 'webhook_endpoints', row_to_json(x) FROM (SELECT ${selectList("webhook_endpoints")} ` +
+        `FROM ${p}webhook_endpoints WHERE endpoint_id = ANY(${param([...k.endpointIds])})) x`
       : "",
     k.endpointIds.size && k.messageIds.size
-      ? `UNION ALL SELECT 'webhook_deliveries', row_to_json(x) FROM (SELECT ${selectList("webhook_deliveries")} FROM ${p}webhook_deliveries WHERE message_id = ANY(${param([...k.messageIds])}) AND endpoint_id = ANY(${param([...k.endpointIds])})) x`
+      ? `UNION ALL SELECT 'webhook_deliveries', row_to_json(x) FROM (SELECT ${selectList("webhook_deliveries")} ` +
+        `FROM ${p}webhook_deliveries WHERE message_id = ANY(${param([...k.messageIds])}) AND endpoint_id = ANY(` +
+        `${param([...k.endpointIds])})) x`
       : "",
     k.alertIds.size
-      ? `UNION ALL SELECT 'alerts', row_to_json(x) FROM (SELECT ${selectList("alerts")} FROM ${p}alerts WHERE alert_id = ANY(${param([...k.alertIds])})) x`
+      ? `UNION ALL SELECT 'alerts', row_to_json(x) FROM (SELECT ${selectList("alerts")} FROM ${p}alerts WHERE ` +
+        `alert_id = ANY(${param([...k.alertIds])})) x`
       : "",
     k.alertRunIds.size
-      ? `UNION ALL SELECT 'alert_runs', row_to_json(x) FROM (SELECT ${selectList("alert_runs")} FROM ${p}alert_runs WHERE query_id = ANY(${param([...k.alertRunIds])})) x`
+      ? `UNION ALL SELECT 'alert_runs', row_to_json(x) FROM (SELECT ${selectList("alert_runs")} FROM ${p}` +
+        `alert_runs WHERE query_id = ANY(${param([...k.alertRunIds])})) x`
       : "",
   ].join("\n     ");
   return `(SELECT coalesce(json_agg(u), '[]'::json) FROM (
@@ -393,7 +405,9 @@ export function memoryProjector(prefetched: PrefetchedRows, p: TablePrefix = "pr
       }
     },
     parts: (): SqlPart[] => changeParts(p, written),
-    /** The changes were committed: the next parts() writes only what is applied from now on; the rows stay as they are. */
+    /**
+     * The changes were committed: the next parts() writes only what is applied from now on; the rows stay as they are.
+     */
     settled(): void {
       written.clear();
     },
@@ -409,7 +423,10 @@ function changeParts(p: TablePrefix, changes: Map<string, Change>): SqlPart[] {
     const pk = PRIMARY_KEYS[table];
     const values = rows.map((row) => `(${rowParams(table, row).map(param).join(", ")})`);
     const updates = cols.filter((c) => !pk.includes(c)).map((c) => `${c} = EXCLUDED.${c}`);
-    return `INSERT INTO ${p}${table} (${cols.join(", ")}) VALUES ${values.join(", ")} ON CONFLICT (${pk.join(", ")}) DO ${updates.length ? `UPDATE SET ${updates.join(", ")}` : "NOTHING"}`;
+    return (
+      `INSERT INTO ${p}${table} (${cols.join(", ")}) VALUES ${values.join(", ")} ON CONFLICT (${pk.join(", ")}) ` +
+      `DO ${updates.length ? `UPDATE SET ${updates.join(", ")}` : "NOTHING"}`
+    );
   });
 }
 

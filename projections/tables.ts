@@ -562,7 +562,10 @@ export interface NotificationSettingsRow {
   balance_low_micros: string | null;
 }
 
-/** An alert on a saved search; `seen`: the identities of the works it counts as seen (src/usecases/alerts/alertRules.ts). */
+/**
+ * An alert on a saved search; `seen`: the identities of the works it counts as seen
+ * (src/usecases/alerts/alertRules.ts).
+ */
 export interface AlertRow {
   alert_id: string;
   org_id: string;
@@ -574,7 +577,9 @@ export interface AlertRow {
   runs: number;
   last_run_at: string | null;
 }
-/** One run of an alert: its cached query, the rows and works it delivers, and how it ended (amount: what it charged). */
+/**
+ * One run of an alert: its cached query, the rows and works it delivers, and how it ended (amount: what it charged).
+ */
 export interface AlertRunRow {
   query_id: string;
   alert_id: string;

@@ -41,7 +41,10 @@ const location = (value: unknown): Json | null => {
   return kept;
 };
 
-/** An OpenAlex work without the deprecated duplicates (host_venue, alternate_host_venues, locations), API links and affiliations. */
+/**
+ * An OpenAlex work without the deprecated duplicates (host_venue, alternate_host_venues, locations), API links and
+ * affiliations.
+ */
 function compactWork(work: Json): Json {
   const out: Json = {};
   for (const [key, value] of Object.entries(work)) {
@@ -108,7 +111,10 @@ async function writeJsonLines(
   return count;
 }
 
-/** The Retraction Watch sample with the columns the reader uses (the institutions, notes and ROR and funder matches left out). */
+/**
+ * The Retraction Watch sample with the columns the reader uses (the institutions, notes and ROR and funder matches left
+ * out).
+ */
 async function compactRetractionWatch(source: string, target: string): Promise<number> {
   const keep = [
     "articletype",

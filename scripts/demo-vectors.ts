@@ -56,7 +56,8 @@ if (existing && staleReason(existing.header, expected) === null) {
 }
 const missing = [...texts.entries()].filter(([key]) => !vectors.has(key));
 console.log(
-  `${texts.size} distinct texts: ${vectors.size} kept from ${path}, ${missing.length} to embed with ${embedder.modelName}`,
+  `${texts.size} distinct texts: ${vectors.size} kept from ${path}, ${missing.length} to embed with ` +
+    `${embedder.modelName}`,
 );
 const started = performance.now();
 let last = 0;
@@ -68,7 +69,8 @@ const fresh = await embedder.embedPassages(
     last = now;
     const rate = done / ((now - started) / 1000);
     console.log(
-      `  ${done}/${missing.length} embedded, ${rate.toFixed(1)}/s, about ${Math.round((missing.length - done) / Math.max(rate, 0.01))} s left`,
+      `  ${done}/${missing.length} embedded, ${rate.toFixed(1)}/s, about ` +
+        `${Math.round((missing.length - done) / Math.max(rate, 0.01))} s left`,
     );
   },
 );

@@ -1,6 +1,7 @@
 // One run of an alert: search and record the new works (sent as `alert.matched`), then wait for proof of delivery
 // (the webhook's 2xx or a re-fetch of the run's queryId); with it the run is charged once, without it nothing is.
-// A scheduled alert's workflow starts one such run each time its Temporal Schedule fires. Deterministic; activities do the I/O.
+// A scheduled alert's workflow starts one such run each time its Temporal Schedule fires. Deterministic; activities do
+// the I/O.
 import {
   condition,
   ParentClosePolicy,

@@ -1,4 +1,5 @@
-// What the alert-run workflows, their activities and the alerts use case agree on; no I/O, safe in the workflow sandbox.
+// What the alert-run workflows, their activities and the alerts use case agree on; no I/O, safe in the workflow
+// sandbox.
 import { defineSignal } from "@temporalio/workflow";
 import type { AlertRunOutcome, IngestionCounts } from "../src/domain/events.js";
 
@@ -23,7 +24,10 @@ export type AlertRunStart = { status: "empty" | "skipped" } | { status: "sent"; 
 /** A proof of delivery: the webhook answered 2xx, or the client re-fetched the run's queryId. */
 export const alertDeliveredSignal = defineSignal("alertDelivered");
 
-/** One workflow per run, named by its queryId: the proof of delivery finds it, and a second start of the same run starts nothing. */
+/**
+ * One workflow per run, named by its queryId: the proof of delivery finds it, and a second start of the same run starts
+ * nothing.
+ */
 export const alertRunWorkflowId = (queryId: string) => `alert-run-${queryId}`;
 /** The Temporal Schedule of a daily or weekly alert. */
 export const alertScheduleId = (alertId: string) => `alert-schedule-${alertId}`;
@@ -38,6 +42,8 @@ export interface AlertsAfterIngestionInput {
 export interface AlertActivities {
   startAlertRun(input: AlertRunInput): Promise<AlertRunStart>;
   endAlertRun(input: { alertId: string; queryId: string; delivered: boolean }): Promise<AlertRunOutcome>;
-  /** After a committed ingestion that added or changed documents: a run of each on_ingest alert watching the collection. */
+  /**
+   * After a committed ingestion that added or changed documents: a run of each on_ingest alert watching the collection.
+   */
   startAlertsAfterIngestion(input: AlertsAfterIngestionInput): Promise<number>;
 }

@@ -1,5 +1,6 @@
 // The delivery step of assisted search, a saga's compensation: the charge pushes its undo (a refund of exactly that
-// charge); the run then waits a bounded time for proof that the answer reached its caller, and without it runs the undo.
+// charge); the run then waits a bounded time for proof that the answer reached its caller, and without it runs the
+// undo.
 import { CancellationScope, condition, proxyActivities, setHandler } from "@temporalio/workflow";
 import {
   type AssistedActivities,
@@ -26,7 +27,9 @@ interface Compensation {
   undo: () => Promise<void>;
 }
 
-/** Accepts proof of delivery while the run waits for it (and again once delivered); a refunded answer stays refunded. */
+/**
+ * Accepts proof of delivery while the run waits for it (and again once delivered); a refunded answer stays refunded.
+ */
 export function acceptDeliveryProof(progress: AssistedProgress): void {
   setHandler(
     deliveredUpdate,
@@ -46,7 +49,8 @@ export function acceptDeliveryProof(progress: AssistedProgress): void {
 
 /**
  * After the charge: waits up to `input.deliveryWaitMs` for proof of delivery; without it, refunds the charge. Nothing
- * charged, nothing to wait for. Not cancellable: a cancel after the charge (the HTTP call's bound) must not skip the refund.
+ * charged, nothing to wait for. Not cancellable: a cancel after the charge (the HTTP call's bound) must not skip the
+ * refund.
  */
 export async function awaitDelivery(
   input: AssistedInput,
@@ -72,7 +76,10 @@ export async function awaitDelivery(
   });
 }
 
-/** The undo steps, most recent first. A refund the rules refuse (an operator refunded the query meanwhile) is not retried. */
+/**
+ * The undo steps, most recent first. A refund the rules refuse (an operator refunded the query meanwhile) is not
+ * retried.
+ */
 async function compensate(compensations: Compensation[]): Promise<void> {
   for (const c of compensations) {
     try {

@@ -8,7 +8,10 @@ export function distinctDocuments(rows: VerifiedRow[]): number {
   return new Set(rows.map((r) => documentOf(r.candidate.row))).size;
 }
 
-/** Best first by the judge, one chunk per document (its best; a work held by two collections is one document), at most `limit`. */
+/**
+ * Best first by the judge, one chunk per document (its best; a work held by two collections is one document), at most
+ * `limit`.
+ */
 export function deliverable(rows: VerifiedRow[], limit: number): VerifiedRow[] {
   const sorted = [...rows].sort(
     (a, b) =>

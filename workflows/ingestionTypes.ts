@@ -42,7 +42,10 @@ export const ingestionProgressQuery = defineQuery<IngestionProgress>("ingestionP
 /** The ingestion's workflow id: one run per ingestion. */
 export const ingestionWorkflowId = (ingestionId: string) => `ingestion-${ingestionId}`;
 
-/** The task queue of the batch activities beside a worker's queue: one batch at a time per worker process, so more processes embed more at once. */
+/**
+ * The task queue of the batch activities beside a worker's queue: one batch at a time per worker process, so more
+ * processes embed more at once.
+ */
 export const batchTaskQueueOf = (taskQueue: string) => `${taskQueue}-ingest`;
 
 /** The ingestion steps; activities/ingestion.ts implements them. */

@@ -6,8 +6,8 @@ import { STATUS_OF, type ErrorCode } from "../src/domain/errorCodes.js";
 export const TASK_QUEUE = "litsearch";
 
 /**
- * A rejection with a 4xx code of the spec is a business answer: final, never retried. A 5xx (the store unreachable) is a
- * fault the retry policy may outlast. The activities type their failures with the code, the workflows' retry policies
+ * A rejection with a 4xx code of the spec is a business answer: final, never retried. A 5xx (the store unreachable) is
+ * a fault the retry policy may outlast. The activities type their failures with the code, the workflows' retry policies
  * list these, and the use cases turn any failure carrying a code back into that Rejection.
  */
 export const isBusinessAnswer = (code: ErrorCode): boolean => STATUS_OF[code] < 500;

@@ -7,7 +7,9 @@ export interface UnlockInput {
   queryId: string;
   /** the rows asked for, already validated against the preview; the whole preview when the caller sent none */
   requestedIds: string[];
-  /** names the HTTP call that started the run: the one call that reports the run's charge (callers that join report 0) */
+  /**
+   * names the HTTP call that started the run: the one call that reports the run's charge (callers that join report 0)
+   */
   callId: string;
 }
 

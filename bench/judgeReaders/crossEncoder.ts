@@ -18,7 +18,10 @@ export interface RelevanceModel {
   close(): Promise<void>;
 }
 
-/** reranker.json: the embedding model's manifest format, without what only a bi-encoder has (dims, pooling, a query prefix) */
+/**
+ * reranker.json: the embedding model's manifest format, without what only a bi-encoder has (dims, pooling, a query
+ * prefix)
+ */
 const manifestSchema = modelManifestSchema.pick({
   name: true,
   dir: true,

@@ -106,7 +106,10 @@ export interface RuntimeOptions {
   log?: Logger;
   /** filter planner; defaults to the filter language over the journals table in the data directory */
   planFilters?: FilterPlanner;
-  /** tools served at /api/v1/tools/{prefix}/{tool}; by default the shipped tools and the configured upstream mounts, at the configured prices */
+  /**
+   * tools served at /api/v1/tools/{prefix}/{tool}; by default the shipped tools and the configured upstream mounts, at
+   * the configured prices
+   */
   tools?: ToolRegistry;
   /** renders figure images for unlock and re-fetch; without one, figures carry no image_data */
   figureImages?: FigureImageRenderer;
@@ -117,11 +120,15 @@ export interface RuntimeOptions {
    * process that owns its index, this one; on OpenSearch a separate `npm run worker` may take them instead.
    */
   ingestBatches?: boolean;
-  /** opens the embedder of ingested passages; by default openIngestEmbedder (tests count its texts through a wrapper) */
+  /**
+   * opens the embedder of ingested passages; by default openIngestEmbedder (tests count its texts through a wrapper)
+   */
   openPassageEmbedder?: () => Promise<Embedder>;
 }
 
-/** Where the event store of `location` is, for messages: the PGlite directory, or the database URL without its password. */
+/**
+ * Where the event store of `location` is, for messages: the PGlite directory, or the database URL without its password.
+ */
 export function describeStoreLocation(location: StoreLocation): string {
   if (!location.databaseUrl) return join(location.dataDir, "pglite");
   try {
@@ -224,7 +231,10 @@ export function openIngestionActivityDeps(
   };
 }
 
-/** The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the built-in one. */
+/**
+ * The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the
+ * built-in one.
+ */
 export function openReasoner(
   config: Config,
   deps: {
@@ -287,7 +297,9 @@ export async function openAssistedActivityDeps(
   };
 }
 
-/** What the webhook delivery activities need; `client` is asked for on the first delivered event (proof of delivery). */
+/**
+ * What the webhook delivery activities need; `client` is asked for on the first delivered event (proof of delivery).
+ */
 export function openWebhookActivityDeps(
   config: Config,
   parts: { db: Db; clock: () => Date; client: () => Client },
@@ -311,7 +323,8 @@ export function openWebhookActivityDeps(
 
 /**
  * The alerts use case, built on first use (it needs the Temporal client): a run waits for proof of delivery as long
- * as a webhook delivery may retry, and then as long as an assisted answer waits for a re-fetch (ASSISTED_DELIVERY_WAIT_SECONDS).
+ * as a webhook delivery may retry, and then as long as an assisted answer waits for a re-fetch
+ * (ASSISTED_DELIVERY_WAIT_SECONDS).
  */
 export function openAlerts(
   config: Config,
@@ -362,7 +375,9 @@ export async function openCatalogue(config: Config, db: Db, clock: () => Date, l
     if (file && described(file) !== described(catalog)) {
       log.warn(
         { file: config.collectionsConfig, catalogueVersion: catalog.version },
-        "the collections file differs from the catalogue in the event store, which is the truth after the first start: change collections with the operator API (POST/PATCH/DELETE /admin/v1/collections, PUT /admin/v1/meta-collections/{name}) or the CLI (collection ...)",
+        "the collections file differs from the catalogue in the event store, which is the truth after the " +
+          "first start: change collections with the operator API (POST/PATCH/DELETE /admin/v1/collections, PUT " +
+          "/admin/v1/meta-collections/{name}) or the CLI (collection ...)",
       );
     }
   }

@@ -13,7 +13,10 @@ import { parseRetrySchedule } from "../domain/webhooks.js";
 export const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 /** The collection definitions and the demo data beside the clone, when COLLECTIONS_CONFIG and DATA_ROOT are unset. */
 export const DEFAULT_COLLECTIONS_CONFIG = join(REPO_ROOT, "config", "collections.json");
-/** The demo collections' source data and vectors, shipped in the repository (scripts/demo-data.ts, scripts/demo-vectors.ts). */
+/**
+ * The demo collections' source data and vectors, shipped in the repository (scripts/demo-data.ts,
+ * scripts/demo-vectors.ts).
+ */
 export const DEFAULT_DATA_ROOT = join(REPO_ROOT, "demo-data");
 
 /**
@@ -91,7 +94,10 @@ export interface Config {
   logLevel: string;
   /** ingest demo collections on start when absent */
   ingestDemo: boolean;
-  /** worker threads that embed passages during ingestion, one ONNX session (one intra-op thread) each (EMBEDDING_WORKERS) */
+  /**
+   * worker threads that embed passages during ingestion, one ONNX session (one intra-op thread) each
+   * (EMBEDDING_WORKERS)
+   */
   embeddingWorkers: number;
   /** documents per ingestion batch activity (INGEST_BATCH_SIZE) */
   ingestBatchSize: number;
@@ -99,13 +105,18 @@ export interface Config {
   ingestParallelism: number;
   /** the largest file the operator API takes at PUT /admin/v1/uploads/{name}, in bytes (UPLOAD_MAX_MB) */
   uploadMaxBytes: number;
-  /** fault injection for crash tests only: an ingestion batch pauses this long after its engine commit, before it is recorded */
+  /**
+   * fault injection for crash tests only: an ingestion batch pauses this long after its engine commit, before it is
+   * recorded
+   */
   faultIngestBatchDelayMs?: number;
   /** fault injection for crash tests only: the worker pauses this long after an unlock charge commits */
   faultAfterChargeDelayMs?: number;
   /** fault injection for crash tests only: each assisted search step pauses this long before it searches */
   faultFanOutDelayMs?: number;
-  /** proxies in front of the service whose X-Forwarded-For entries are trusted for the client address; 0: the socket's */
+  /**
+   * proxies in front of the service whose X-Forwarded-For entries are trusted for the client address; 0: the socket's
+   */
   trustProxyHops: number;
   /** browser origins granted CORS on the API-key routes ('*' for any); empty: CORS off */
   corsOrigins: string[];
@@ -115,12 +126,18 @@ export interface Config {
   toolPrices: ReadonlyMap<string, bigint>;
   /** upstream MCP servers mounted under a prefix of the tool gateway (TOOL_UPSTREAMS) */
   toolUpstreams: ToolUpstreamConfig[];
-  /** assisted search: its reasoner, and how long an HTTP call waits for its run before answering 503 with nothing charged */
+  /**
+   * assisted search: its reasoner, and how long an HTTP call waits for its run before answering 503 with nothing
+   * charged
+   */
   /** deliveryWaitMs: how long a charged assisted answer waits for proof it reached its caller before it is refunded */
   assisted: { llm: LlmReasonerConfig | null; waitMs: number; deliveryWaitMs: number };
   /** the address users reach the service at (PUBLIC_URL), for invite links; unset: the address a request came to */
   publicUrl?: string;
-  /** the dashboard's cookies are Secure (and __Host- named): the service is reached over HTTPS (TLS=1, or an https PUBLIC_URL) */
+  /**
+   * the dashboard's cookies are Secure (and __Host- named): the service is reached over HTTPS (TLS=1, or an https
+   * PUBLIC_URL)
+   */
   tls: boolean;
   dashboard: DashboardSettings;
   webhooks: WebhookSettings;
@@ -128,15 +145,24 @@ export interface Config {
 
 /** Webhook deliveries (docs/webhooks.md). */
 export interface WebhookSettings {
-  /** the master key every endpoint's signing secret is derived from (WEBHOOK_SECRET_KEY; else generated into the data directory) */
+  /**
+   * the master key every endpoint's signing secret is derived from (WEBHOOK_SECRET_KEY; else generated into the data
+   * directory)
+   */
   secretKey: string;
   /** waits between attempts, seconds (WEBHOOK_RETRY_SECONDS) */
   retrySeconds: number[];
   /** an endpoint failing this long when a delivery fails for good is disabled (WEBHOOK_DISABLE_AFTER_SECONDS) */
   disableAfterMs: number;
-  /** WEBHOOK_ALLOW_PRIVATE_URLS=1: loopback, private and plain-http receivers pass (tests, on-premise); metadata addresses never */
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_URLS=1: loopback, private and plain-http receivers pass (tests, on-premise); metadata
+   * addresses never
+   */
   allowPrivateUrls: boolean;
-  /** fault injection for crash tests only: an attempt pauses this long after the receiver answered, before it is recorded */
+  /**
+   * fault injection for crash tests only: an attempt pauses this long after the receiver answered, before it is
+   * recorded
+   */
   faultAfterSendDelayMs?: number;
 }
 
@@ -247,7 +273,10 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return value;
 }
 
-/** TRUST_PROXY is a count of hops, never "true": Koa would then take the leftmost X-Forwarded-For entry, which the client writes. */
+/**
+ * TRUST_PROXY is a count of hops, never "true": Koa would then take the leftmost X-Forwarded-For entry, which the
+ * client writes.
+ */
 function trustProxyHopsFrom(raw: string | undefined): number {
   if (raw === undefined || raw === "" || raw === "0" || raw === "false") return 0;
   const hops = Number(raw);
@@ -277,7 +306,9 @@ function corsOriginsFrom(raw: string | undefined): string[] {
   return origins;
 }
 
-/** A master key given must be long enough to be a key; one generated is kept in the data directory like the admin token. */
+/**
+ * A master key given must be long enough to be a key; one generated is kept in the data directory like the admin token.
+ */
 function webhookSecretKeyFrom(env: NodeJS.ProcessEnv, dataDir: string): string {
   if (env.WEBHOOK_SECRET_KEY && env.WEBHOOK_SECRET_KEY.length >= 32) return env.WEBHOOK_SECRET_KEY;
   if (env.WEBHOOK_SECRET_KEY)
@@ -308,7 +339,10 @@ function adminTokenFrom(env: NodeJS.ProcessEnv, dataDir: string): { token: strin
   return { token, generated: true };
 }
 
-/** Where provisioning installs the components and the embedding model: $LITSEARCH_CACHE, else ~/.cache/litsearch (the rule scripts/provision.sh follows). */
+/**
+ * Where provisioning installs the components and the embedding model: $LITSEARCH_CACHE, else ~/.cache/litsearch (the
+ * rule scripts/provision.sh follows).
+ */
 export function cacheDirFrom(env: NodeJS.ProcessEnv): string {
   return env.LITSEARCH_CACHE || join(homedir(), ".cache", "litsearch");
 }
@@ -339,7 +373,10 @@ export function storeLocationFrom(env: NodeJS.ProcessEnv): StoreLocation {
 /** The operator CLI's own variables, beside the service's CONFIG_VARIABLES it also reads. */
 export const CLI_VARIABLES = ["LITSEARCH_URL"] as const;
 
-/** Which server the operator CLI sends its commands to: `url` unset means the one running on this data directory, if any. */
+/**
+ * Which server the operator CLI sends its commands to: `url` unset means the one running on this data directory, if
+ * any.
+ */
 export interface OperatorTarget {
   url?: string;
   adminToken?: string;

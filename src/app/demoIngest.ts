@@ -110,7 +110,10 @@ export interface DemoIngestion {
    * logged, and the others still ingest; the failures come back beside the reports.
    */
   run(): Promise<{ reports: IngestReport[]; failures: { collection: string; error: Error }[] }>;
-  /** stops a run between collections or mid-way (its embedding workers end; the half-built index is rebuilt on the next start) and waits for it to stop */
+  /**
+   * stops a run between collections or mid-way (its embedding workers end; the half-built index is rebuilt on the next
+   * start) and waits for it to stop
+   */
   cancel(): Promise<void>;
 }
 
@@ -195,7 +198,8 @@ export async function planDemoIngestion(
               // a pipeline build replaced the whole index: the manifest of the workflow's documents no longer holds
               if (!viaWorkflow && report && !report.skipped && runtime.db)
                 await clearManifest(runtime.db, manifestKey(engine.kind, collection.name));
-              // an index the pipeline keeps as it is, built before works were recorded: its works are read from the files
+              // an index the pipeline keeps as it is, built before works were recorded: its works are read from the
+              // files
               if (!viaWorkflow && report?.skipped && runtime.db) {
                 const options = optionsFor(collection);
                 await options.recordWorks?.((await prepareCollection(options)).works);
@@ -204,7 +208,8 @@ export async function planDemoIngestion(
               reports.push(report);
               reporter.finish(
                 collection.name,
-                `${report.documentsIndexed.toLocaleString("en-US")} documents, ${report.chunks.toLocaleString("en-US")} chunks searchable`,
+                `${report.documentsIndexed.toLocaleString("en-US")} documents, ` +
+                  `${report.chunks.toLocaleString("en-US")} chunks searchable`,
               );
               runtime.readiness?.set(collection.name, "ready");
               runtime.log.info(
@@ -243,7 +248,9 @@ export async function planDemoIngestion(
   };
 }
 
-/** Plans and runs the demo ingestion to the end (CLI `ingest`, tests); the first failure is thrown after the others ran. */
+/**
+ * Plans and runs the demo ingestion to the end (CLI `ingest`, tests); the first failure is thrown after the others ran.
+ */
 export async function ingestMissingDemoCollections(runtime: IngestRuntime, force = false): Promise<IngestReport[]> {
   const { reports, failures } = await (await planDemoIngestion(runtime, { force })).run();
   const [failure] = failures;

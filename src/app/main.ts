@@ -1,5 +1,6 @@
 // `npm start`: starts the whole service on its embedded defaults (or the configured servers) and stops it cleanly.
-// `npm run up -- --scaled` (or `npm start -- --scaled`): the scale-out shape on this machine instead (src/app/scaledTopology.ts).
+// `npm run up -- --scaled` (or `npm start -- --scaled`): the scale-out shape on this machine instead
+// (src/app/scaledTopology.ts).
 import { listen } from "../http/server.js";
 import { readFileSync, writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";

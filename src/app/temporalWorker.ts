@@ -46,8 +46,8 @@ export interface WorkerOptions {
   /** the ingestion activities' dependencies; without them this worker runs no ingestion */
   ingestion?: IngestionActivityDeps;
   /**
-   * also take ingestion batches (the batch task queue, one at a time: a batch keeps the embedder's threads busy). On the
-   * embedded engine only the process that owns the index may (the API process); on OpenSearch every worker process
+   * also take ingestion batches (the batch task queue, one at a time: a batch keeps the embedder's threads busy). On
+   * the embedded engine only the process that owns the index may (the API process); on OpenSearch every worker process
    * may, and each one more embeds one batch more at a time. Default: with `ingestion`.
    */
   ingestBatches?: boolean;

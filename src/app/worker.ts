@@ -1,4 +1,5 @@
-// `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and DATABASE_URL).
+// `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and
+// DATABASE_URL).
 import pino from "pino";
 import { loadConfig } from "./config.js";
 import {

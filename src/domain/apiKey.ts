@@ -25,7 +25,9 @@ export type KeyCommand =
 
 export const KEY_NAME_MAX_LENGTH = 100;
 
-/** A key's name as kept: trimmed, inner whitespace runs as one space; empty is no name; control characters are refused. */
+/**
+ * A key's name as kept: trimmed, inner whitespace runs as one space; empty is no name; control characters are refused.
+ */
 export function keyName(name: string | null): string | null {
   if (name === null) return null;
   // eslint-disable-next-line no-control-regex -- matching control characters is the point

@@ -64,7 +64,9 @@ export type CatalogueCommand =
   /** a first start: the configuration file's collections and meta-collections, recorded once */
   | { type: "SeedCatalogue"; collections: CollectionDefinition[]; metaCollections: MetaCollectionDefinition[] }
   | { type: "DefineCollection"; definition: CollectionDefinition }
-  /** what an operator may change in place: names, description and price (the content's definition is fixed at its name) */
+  /**
+   * what an operator may change in place: names, description and price (the content's definition is fixed at its name)
+   */
   | {
       type: "ChangeCollection";
       name: string;
@@ -100,7 +102,8 @@ function assertNameFree(state: CatalogueState, name: string): void {
   if (holder?.kind === "retired collection") {
     throw new Rejection(
       "CONFLICT",
-      `"${holder.name}" was a collection, retired; names are not reused, since its query records still name it. Choose another name`,
+      `"${holder.name}" was a collection, retired; names are not reused, since its query records still name ` +
+        "it. Choose another name",
       { name: holder.name },
     );
   }
@@ -118,7 +121,8 @@ function liveCollection(state: CatalogueState, name: string): CollectionDefiniti
   if (holder?.kind === "meta-collection")
     throw new Rejection(
       "VALIDATION_ERROR",
-      `"${holder.name}" is a meta-collection; this changes plain collections (PUT /admin/v1/meta-collections/${holder.name} changes it)`,
+      `"${holder.name}" is a meta-collection; this changes plain collections (PUT /admin/v1/meta-collections/` +
+        `${holder.name} changes it)`,
     );
   if (holder?.kind === "retired collection")
     throw new Rejection("COLLECTION_NOT_FOUND", `collection "${holder.name}" was retired`);
@@ -178,14 +182,17 @@ export function decideCatalogue(state: CatalogueState, command: CatalogueCommand
       if (metas.length > 0) {
         throw new Rejection(
           "CONFLICT",
-          `collection "${current.name}" is a member of ${metas.map((m) => `"${m}"`).join(", ")}; change ${metas.length === 1 ? "that meta-collection" : "those meta-collections"} first (PUT /admin/v1/meta-collections/{name})`,
+          `collection "${current.name}" is a member of ${metas.map((m) => `"${m}"`).join(", ")}; change ` +
+            `${metas.length === 1 ? "that meta-collection" : "those meta-collections"} first (PUT ` +
+            "/admin/v1/meta-collections/{name})",
           { metaCollections: metas },
         );
       }
       if (state.collections.size === 1)
         throw new Rejection(
           "CONFLICT",
-          `collection "${current.name}" is the last one; the catalogue keeps at least one collection (add another first)`,
+          `collection "${current.name}" is the last one; the catalogue keeps at least one collection (add ` +
+            "another first)",
         );
       return [{ type: "CollectionRetired", data: { name: current.name } }];
     }

@@ -150,7 +150,10 @@ export function createCollectionCatalog(raw: unknown): CollectionCatalog {
   );
 }
 
-/** A validated definition as the catalogue holds it: excludeRetracted resolved (true for scholarly collections unless said). */
+/**
+ * A validated definition as the catalogue holds it: excludeRetracted resolved (true for scholarly collections unless
+ * said).
+ */
 export function plainCollectionOf(config: Omit<PlainCollectionConfig, "$comment">): PlainCollection {
   return { ...config, type: "plain", excludeRetracted: config.excludeRetracted ?? config.kind === "scholarly" };
 }

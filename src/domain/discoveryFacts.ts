@@ -1,4 +1,5 @@
-// Catalogue facts: an answer given from the catalogue and a journal a client asked for. Pure: decide(command) -> events.
+// Catalogue facts: an answer given from the catalogue and a journal a client asked for. Pure: decide(command) ->
+// events.
 import type { DomainEvent } from "./events.js";
 import { Rejection } from "./rejection.js";
 import { canonicalIssn } from "./identifiers.js";

@@ -135,7 +135,10 @@ export type DomainEvent =
         workflowId: string;
       };
     }
-  /** a priced gateway tool answered (POST /api/v1/tools/{prefix}/{tool}); not a query: no quota, no trial allowance, no collection */
+  /**
+   * a priced gateway tool answered (POST /api/v1/tools/{prefix}/{tool}); not a query: no quota, no trial allowance, no
+   * collection
+   */
   | {
       type: "ToolCallCharged";
       data: {
@@ -216,11 +219,15 @@ export type DomainEvent =
         passwordHash: string;
       };
     }
-  /** an owner or the operator took the member out of the organization: their sessions stop and the address is free again */
+  /**
+   * an owner or the operator took the member out of the organization: their sessions stop and the address is free again
+   */
   | { type: "MemberRemoved"; data: { orgId: string; inviteId: string; memberId: string; email: string } }
   /** an owner or the operator withdrew an invite before it was used: its link reads as unknown */
   | { type: "InviteCancelled"; data: { orgId: string; inviteId: string } }
-  /** a sign-in: a member (orgId, memberId) or the operator (both null); sessionId is the SHA-256 of the cookie's token */
+  /**
+   * a sign-in: a member (orgId, memberId) or the operator (both null); sessionId is the SHA-256 of the cookie's token
+   */
   | {
       type: "SessionStarted";
       data: { sessionId: string; orgId: string | null; memberId: string | null; expiresAt: string };
@@ -235,7 +242,8 @@ export type DomainEvent =
    * `held`: of those works, the DOIs some collection held when the list was loaded, which searches exclude from then on
    * (content ingested later is checked against the whole list at ingestion); absent in older events: all of them.
    * `updates`: the notices of any kind (corrections, expressions of concern, ...) the lists did not hold before, by the
-   * updated work's DOI (`work`; `doi` is the notice's): each work's integrity; absent in older events and when there are none.
+   * updated work's DOI (`work`; `doi` is the notice's): each work's integrity; absent in older events and when there
+   * are none.
    */
   | {
       type: "RetractionsLoaded";
@@ -251,13 +259,17 @@ export type DomainEvent =
   /**
    * The catalogue as events (CATALOGUE_STREAM; its version is the catalogue's version). A plain collection defined
    * (POST /admin/v1/collections, or seeded from config/collections.json on a first start), changed in place, or retired
-   * (its searches answer 404 from then on); a meta-collection defined or changed (PUT /admin/v1/meta-collections/{name}).
+   * (its searches answer 404 from then on); a meta-collection defined or changed (PUT
+   * /admin/v1/meta-collections/{name}).
    */
   | { type: "CollectionDefined"; data: { collection: CollectionDefinition; seeded: boolean } }
   | { type: "CollectionChanged"; data: { collection: CollectionDefinition } }
   | { type: "CollectionRetired"; data: { name: string } }
   | { type: "MetaCollectionDefined"; data: MetaCollectionDefinition }
-  /** One ingestion of source files into a plain collection (its own stream, ingestionStream(id)), started and ended with its counts. */
+  /**
+   * One ingestion of source files into a plain collection (its own stream, ingestionStream(id)), started and ended with
+   * its counts.
+   */
   | {
       type: "IngestionStarted";
       data: { ingestionId: string; collection: string; files: string[]; mode: IngestionMode };
@@ -340,12 +352,18 @@ export type DomainEvent =
       type: "AlertRunEnded";
       data: { orgId: string; alertId: string; queryId: string; outcome: AlertRunOutcome; chargedMicros: string };
     }
-  /** the organization's notification settings (notificationSettingsStream): below this balance, `balance.low` (null: never) */
+  /**
+   * the organization's notification settings (notificationSettingsStream): below this balance, `balance.low` (null:
+   * never)
+   */
   | { type: "NotificationSettingsChanged"; data: { orgId: string; balanceLowThresholdMicros: string | null } };
 
 export type WebhookDeliveryOutcome = "delivered" | "failed" | "cancelled";
 
-/** delivered: a 2xx or a re-fetch proved it (and it was charged); failed: no proof in time (nothing charged); empty: no new works */
+/**
+ * delivered: a 2xx or a re-fetch proved it (and it was charged); failed: no proof in time (nothing charged); empty: no
+ * new works
+ */
 export type AlertRunOutcome = "delivered" | "failed" | "empty";
 
 /** An alert's definition as its events hold it (src/usecases/alerts/alertRules.ts checks it). */
@@ -388,7 +406,10 @@ export interface MetaCollectionDefinition {
 /** upsert: add, change and delete by source identity; replace: the collection becomes exactly the given files. */
 export type IngestionMode = "upsert" | "replace";
 
-/** What one ingestion did, by document (a document's identity is its source's: PMID, OpenAlex id, DOI, BEIR or JSONL id). */
+/**
+ * What one ingestion did, by document (a document's identity is its source's: PMID, OpenAlex id, DOI, BEIR or JSONL
+ * id).
+ */
 export interface IngestionCounts {
   documentsRead: number;
   documentsAdded: number;
@@ -422,7 +443,9 @@ export type StoredEvent = DomainEvent & {
 
 export const orgStream = (orgId: string) => `org-${orgId}`;
 export const keyStream = (keyId: string) => `key-${keyId}`;
-/** One stream per catalogue answer and per journal request: each is its own fact, so appends never contend on a version. */
+/**
+ * One stream per catalogue answer and per journal request: each is its own fact, so appends never contend on a version.
+ */
 export const catalogueAnswerStream = (queryId: string) => `catalogue-${queryId}`;
 export const journalRequestStream = (requestId: string) => `journal-request-${requestId}`;
 /** An invite and its acceptance (which creates the member); a session from sign-in to its end. */
@@ -435,7 +458,10 @@ export const CATALOGUE_STREAM = "catalogue";
 /** One stream per ingestion: started, then completed or failed. */
 export const ingestionStream = (ingestionId: string) => `ingestion-${ingestionId}`;
 
-/** A webhook endpoint's life; one event the service tells (its creation); one delivery of it to one endpoint (attempts, end). */
+/**
+ * A webhook endpoint's life; one event the service tells (its creation); one delivery of it to one endpoint (attempts,
+ * end).
+ */
 export const webhookEndpointStream = (endpointId: string) => `webhook-endpoint-${endpointId}`;
 export const webhookMessageStream = (messageId: string) => `webhook-message-${messageId}`;
 export const notificationSettingsStream = (orgId: string) => `notifications-${orgId}`;

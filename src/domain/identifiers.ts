@@ -2,7 +2,10 @@
 
 const ISSN_PATTERN = /^(\d{4})-?(\d{3}[\dX])$/;
 
-/** "12345678", "1234-5678", "1234-567x" → "1234-5678" / "1234-567X"; null when not an ISSN. The check digit is not verified. */
+/**
+ * "12345678", "1234-5678", "1234-567x" → "1234-5678" / "1234-567X"; null when not an ISSN. The check digit is not
+ * verified.
+ */
 export function canonicalIssn(raw: string): string | null {
   const match = ISSN_PATTERN.exec(raw.trim().toUpperCase());
   return match ? `${match[1]}-${match[2]}` : null;

@@ -1,4 +1,5 @@
-// An ingestion's counts: none yet, and two added (batches summed by the workflow's progress and by the recorded totals). Pure.
+// An ingestion's counts: none yet, and two added (batches summed by the workflow's progress and by the recorded
+// totals). Pure.
 import type { IngestionCounts } from "./events.js";
 
 export const zeroCounts = (): IngestionCounts => ({

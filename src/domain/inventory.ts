@@ -82,7 +82,9 @@ export function journalKey(fields: Pick<JournalIdentityFields, "issn" | "journal
 const compareText = (a: string | null, b: string | null): number =>
   a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1;
 
-/** Most documents first; ties by title (untitled last), ISSNs, publisher, so the order never depends on reading order. */
+/**
+ * Most documents first; ties by title (untitled last), ISSNs, publisher, so the order never depends on reading order.
+ */
 function compareEntries(a: InventoryEntry, b: InventoryEntry): number {
   return (
     b.documents - a.documents ||

@@ -45,7 +45,9 @@ export interface InviteState {
   memberRemoved: boolean;
 }
 
-/** An invite's stream: MemberInvited, then InviteAccepted or InviteCancelled, then MemberRemoved after an acceptance. */
+/**
+ * An invite's stream: MemberInvited, then InviteAccepted or InviteCancelled, then MemberRemoved after an acceptance.
+ */
 export const inviteStreamVersion = (invite: InviteState | undefined): number =>
   invite ? 1 + (invite.acceptedBy !== null ? 1 : 0) + (invite.cancelled ? 1 : 0) + (invite.memberRemoved ? 1 : 0) : 0;
 
@@ -84,7 +86,10 @@ export type MemberCommand =
       inviterRemoved: boolean;
       now: Date;
     }
-  /** the member the invite made leaves the organization; `currentOwners`: the organization's owners now, this one included */
+  /**
+   * the member the invite made leaves the organization; `currentOwners`: the organization's owners now, this one
+   * included
+   */
   | { type: "RemoveMember"; memberId: string; currentOwners: number; by: Principal }
   | { type: "CancelInvite"; by: Principal }
   | { type: "StartSession"; sessionId: string; principal: Principal; lifetimeMs: number; now: Date }

@@ -146,8 +146,11 @@ function capRefusal(capMicros: bigint, spentMicros: bigint, amount: bigint): Rej
   const cap = formatCredits(capMicros, 6);
   const message =
     left === 0n
-      ? `This API key's spending cap of ${cap} credits is used up (${formatCredits(spentMicros, 6)} spent); nothing was charged. An owner can raise the cap`
-      : `This API key's spending cap of ${cap} credits has ${formatCredits(left, 6)} left and this request would cost ${formatCredits(amount, 6)}; nothing was charged. Ask for fewer results, or have an owner raise the cap`;
+      ? `This API key's spending cap of ${cap} credits is used up (${formatCredits(spentMicros, 6)} spent); ` +
+        "nothing was charged. An owner can raise the cap"
+      : `This API key's spending cap of ${cap} credits has ${formatCredits(left, 6)} left and this request ` +
+        `would cost ${formatCredits(amount, 6)}; nothing was charged. Ask for fewer results, or have an owner ` +
+        "raise the cap";
   return new Rejection("API_KEY_BUDGET_EXCEEDED", message, {
     spendingCap: cap,
     spent: formatCredits(spentMicros, 6),
@@ -178,7 +181,8 @@ export function assertPayable(org: Payer, key: Spender, amount: bigint, countsAs
   if (countsAsQuery && chargeModeOf(org) === "trial" && org.trialUsed >= org.trialQueries) {
     throw new Rejection(
       "INSUFFICIENT_CREDITS",
-      `the trial allowance of ${org.trialQueries} queries is used up; nothing was charged. Ask for a live account to continue`,
+      `the trial allowance of ${org.trialQueries} queries is used up; nothing was charged. Ask for a live ` +
+        "account to continue",
     );
   }
 }
@@ -221,12 +225,14 @@ export function decide(command: OrgCommand, state: OrgState | undefined): Domain
         if (command.refundableMicros === null)
           throw new Rejection(
             "VALIDATION_ERROR",
-            `queryId ${command.queryId} names no charge of this organization; send the refund without queryId, or the id of one of its charged queries`,
+            `queryId ${command.queryId} names no charge of this organization; send the refund without ` +
+              "queryId, or the id of one of its charged queries",
           );
         if (command.amountMicros > command.refundableMicros) {
           throw new Rejection(
             "VALIDATION_ERROR",
-            `query ${command.queryId} has ${formatCredits(command.refundableMicros, 6)} credits left to refund (what it cost less earlier refunds); refund at most that`,
+            `query ${command.queryId} has ${formatCredits(command.refundableMicros, 6)} credits left to ` +
+              "refund (what it cost less earlier refunds); refund at most that",
           );
         }
       }

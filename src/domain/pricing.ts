@@ -1,4 +1,5 @@
-// Price per 1000 tokens for an organization and a physical collection: the organization's override, else the catalogue's.
+// Price per 1000 tokens for an organization and a physical collection: the organization's override, else the
+// catalogue's.
 import type { PlainCollection } from "./collectionDefinitions.js";
 import { pricePer1000Micros } from "./collectionDefinitions.js";
 

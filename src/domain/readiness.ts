@@ -2,7 +2,10 @@
 // one after another, and answers for each as soon as it is committed.
 import { Rejection } from "./rejection.js";
 
-/** ingesting: its index is being built (searches answer 503); failed: its ingestion at start failed (503 until a restart ingests it) */
+/**
+ * ingesting: its index is being built (searches answer 503); failed: its ingestion at start failed (503 until a restart
+ * ingests it)
+ */
 export type CollectionState = "ready" | "ingesting" | "failed";
 
 /** How long a client is told to wait before asking again for a collection still ingesting (Retry-After). */
@@ -19,7 +22,9 @@ export interface CollectionReadiness {
   assertSearchable(collections: readonly string[]): void;
 }
 
-/** Every collection of `names` (the catalogue's physical collections) starts ready; ingestion marks what it will build. */
+/**
+ * Every collection of `names` (the catalogue's physical collections) starts ready; ingestion marks what it will build.
+ */
 export function createCollectionReadiness(names: readonly string[]): CollectionReadiness {
   const states = new Map<string, CollectionState>(names.map((name) => [name, "ready"]));
   const stateOf = (collection: string): CollectionState => states.get(collection) ?? "ready";
@@ -43,13 +48,16 @@ export function createCollectionReadiness(names: readonly string[]): CollectionR
       if (stateOf(first) === "ingesting") {
         throw new Rejection(
           "SERVICE_UNAVAILABLE",
-          `collection "${first}" is still being ingested (the service answers for each collection once its index is built); retry in a minute or two, GET /readyz lists the collections still ingesting`,
+          `collection "${first}" is still being ingested (the service answers for each collection once its ` +
+            "index is built); retry in a minute or two, GET /readyz lists the collections still ingesting",
           { collections: waiting, retryAfterSeconds: INGESTING_RETRY_AFTER_SECONDS },
         );
       }
       throw new Rejection(
         "SERVICE_UNAVAILABLE",
-        `collection "${first}" could not be ingested (the operator finds why in GET /admin/v1/collections and the service log, and ingests it again: POST /admin/v1/collections/${first}/ingest, or a restart for a demo collection)`,
+        `collection "${first}" could not be ingested (the operator finds why in GET /admin/v1/collections and ` +
+          `the service log, and ingests it again: POST /admin/v1/collections/${first}/ingest, or a restart for a ` +
+          "demo collection)",
         {
           collections: waiting,
         },

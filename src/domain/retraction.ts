@@ -1,6 +1,8 @@
 // A retraction notice: what the retraction lists say about one retracted article (read by src/ingest/retractions.ts).
 
-/** What the retraction lists say about one retracted article: the notice's date, reason and DOI, and which list says so. */
+/**
+ * What the retraction lists say about one retracted article: the notice's date, reason and DOI, and which list says so.
+ */
 export interface RetractionNotice {
   /** the retracted article's DOI, lower-case */
   doi: string;
@@ -14,6 +16,9 @@ export interface RetractionNotice {
   reasons: string[];
   /** DOI of the notice itself, when the list names it */
   noticeDoi: string | null;
-  /** the update's kind as the list records it ("retraction", "erratum", ... for open-retractions; "Retraction" for Retraction Watch) */
+  /**
+   * the update's kind as the list records it ("retraction", "erratum", ... for open-retractions; "Retraction" for
+   * Retraction Watch)
+   */
   noticeType: string | null;
 }

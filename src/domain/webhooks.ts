@@ -85,7 +85,8 @@ export function parseRetrySchedule(raw: string | undefined): number[] {
   const waits = raw.split(",").map((s) => s.trim());
   if (waits.length > 50 || waits.some((w) => !/^\d+(\.\d+)?$/.test(w) || Number(w) <= 0)) {
     throw new Error(
-      `WEBHOOK_RETRY_SECONDS must be at most 50 positive numbers of seconds separated by commas (such as 300,1800,7200), got ${raw}`,
+      "WEBHOOK_RETRY_SECONDS must be at most 50 positive numbers of seconds separated by commas (such as " +
+        `300,1800,7200), got ${raw}`,
     );
   }
   return waits.map(Number);

@@ -22,7 +22,8 @@ function sessionOptions(threads) {
 /**
  * Opens the model at `onnxPath`. `encode(batch)` takes one array of word-piece ids per text ([CLS] ... [SEP], already
  * truncated) and returns one unit vector per text, in batch order.
- * @param {{ onnxPath: string, name: string, dims: number, pooling: 'cls' | 'mean', padId: number, threads: number }} options
+ * @param {{ onnxPath: string, name: string, dims: number, pooling: 'cls' | 'mean', padId: number, threads: number }}
+ * options
  */
 export async function openEncoderSession(options) {
   const { name, dims, pooling, padId } = options;

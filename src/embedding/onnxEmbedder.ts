@@ -1,5 +1,5 @@
-// Embedder adapter: runs the provisioned sentence-embedding model with onnxruntime-node (batched, pooled, L2-normalized),
-// in this thread or on worker threads (one ONNX session each), so bulk embedding uses every core.
+// Embedder adapter: runs the provisioned sentence-embedding model with onnxruntime-node (batched, pooled,
+// L2-normalized), in this thread or on worker threads (one ONNX session each), so bulk embedding uses every core.
 import { join } from "node:path";
 import { startInferenceWorker } from "../infra/inferenceWorker.js";
 import { loadModelManifest, type ModelManifest } from "./modelManifest.js";
@@ -62,7 +62,8 @@ function onnxFileOf(manifest: ModelManifest, precision: EmbeddingPrecision): str
   if (precision === "fp32") return manifest.onnx;
   if (!manifest.onnxInt8)
     throw new Error(
-      `the manifest of ${manifest.name} names no int8 graph (onnxInt8): re-run npm run provision, or embed with its fp32 graph`,
+      `the manifest of ${manifest.name} names no int8 graph (onnxInt8): re-run npm run provision, or embed ` +
+        "with its fp32 graph",
     );
   return manifest.onnxInt8;
 }

@@ -1,7 +1,10 @@
 // The embedding port: turns text into L2-normalized vectors and counts tokens with the service's one tokenizer.
 
 export interface Embedder {
-  /** the embedding path its vectors are known by: model, arithmetic and graph, e.g. "bge-small-en-v1.5@fp32:afc83b99beef" */
+  /**
+   * the embedding path its vectors are known by: model, arithmetic and graph, e.g.
+   * "bge-small-en-v1.5@fp32:afc83b99beef"
+   */
   readonly modelName: string;
   readonly dims: number;
   /** embed passages (documents); `onEmbedded`, when given, hears how many of them are done as batches finish */

@@ -26,7 +26,8 @@ export async function retryConflicts<T>(attempt: () => Promise<T>, deadlineMs = 
       if (Date.now() >= deadline) {
         throw new Rejection(
           "SERVICE_UNAVAILABLE",
-          `the billing store stayed busy with other writers for ${Math.round(deadlineMs / 1000)} s; nothing was charged, retry with backoff`,
+          `the billing store stayed busy with other writers for ${Math.round(deadlineMs / 1000)} s; nothing ` +
+            "was charged, retry with backoff",
         );
       }
     }

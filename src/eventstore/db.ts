@@ -9,7 +9,9 @@ export interface Row {
 }
 
 export interface Queryable {
-  /** `prepared`: a hot statement whose text repeats; the server keeps its plan per connection (PostgreSQL server only) */
+  /**
+   * `prepared`: a hot statement whose text repeats; the server keeps its plan per connection (PostgreSQL server only)
+   */
   query<R extends object = Row>(sql: string, params?: unknown[], prepared?: boolean): Promise<R[]>;
 }
 
@@ -23,7 +25,10 @@ export interface Db extends Queryable {
    * flush (synchronous_commit off), which saves a disk flush per request. Money never goes through here.
    */
   readonly relaxed: Queryable;
-  /** runs fn in one transaction; rolls back on throw. `advisoryLock`: take this transaction-level lock first (sent with BEGIN) */
+  /**
+   * runs fn in one transaction; rolls back on throw. `advisoryLock`: take this transaction-level lock first (sent with
+   * BEGIN)
+   */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { advisoryLock?: number }): Promise<T>;
   /** runs a multi-statement script (DDL) */
   exec(sql: string): Promise<void>;

@@ -97,13 +97,17 @@ export function rowToEvent(r: EventRow): StoredEvent {
 }
 
 // positions are selected as text under another name: ORDER BY position must sort the bigint column, not the text alias
-const SELECT_EVENT = `SELECT position::text AS pos, stream_id, stream_version, type, data, metadata, recorded_at, prev_hash, hash FROM events`;
+const SELECT_EVENT =
+  `SELECT position::text AS pos, stream_id, stream_version, type, data, metadata, recorded_at, prev_hash, hash ` +
+  `FROM events`;
 
 /**
  * Appends events to one stream inside the caller's transaction (which must hold lockAppends).
  * expectedVersion is the stream's current version (0 for a new stream) or 'any'.
  */
-/** Where a stream and the log stand before an append: read by prepareAppend, or by the caller in its own first query. */
+/**
+ * Where a stream and the log stand before an append: read by prepareAppend, or by the caller in its own first query.
+ */
 export interface AppendHead {
   /** the stream's version (null: new stream) */
   v: number | null;
@@ -249,10 +253,14 @@ export function numberEvents(
 /** The INSERT of numbered events (numberEvents' rows), as a statement part. */
 export function insertEventsPart(rows: unknown[][]): SqlPart {
   return (param) =>
-    `INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, recorded_at, prev_hash, hash) VALUES ${rows.map((r) => `(${r.map(param).join(", ")})`).join(", ")}`;
+    "INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, " +
+    `recorded_at, prev_hash, hash) VALUES ${rows.map((r) => `(${r.map(param).join(", ")})`).join(", ")}`;
 }
 
-/** Runs statement parts as one statement (data-modifying CTEs); a unique violation means another writer won the stream version. */
+/**
+ * Runs statement parts as one statement (data-modifying CTEs); a unique violation means another writer won the stream
+ * version.
+ */
 export async function runParts(
   tx: Queryable,
   parts: SqlPart[],

@@ -115,7 +115,9 @@ const DDL_LOCK_TIMEOUT_MS = 500;
 const MIGRATE_DEADLINE_MS = 120_000;
 
 /** The schema this code expects: recorded once a migration ran, so a process starting against it runs no DDL. */
-const SCHEMA_VERSION_DDL = `CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY, ddl_hash TEXT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL)`;
+const SCHEMA_VERSION_DDL =
+  `CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY, ddl_hash TEXT NOT NULL, migrated_at ` +
+  `TIMESTAMPTZ NOT NULL)`;
 
 const schemaHash = (readModels: ReadModels): string =>
   createHash("sha256").update([EVENTS_DDL, readModels.ddl, OPERATIONAL_DDL].join("\n")).digest("hex");
@@ -150,7 +152,8 @@ export async function migrate(db: Db, readModels: ReadModels): Promise<void> {
   const record = async (tx: Queryable) => {
     await tx.query(SCHEMA_VERSION_DDL);
     await tx.query(
-      "INSERT INTO schema_version (id, ddl_hash, migrated_at) VALUES (1, $1, now()) ON CONFLICT (id) DO UPDATE SET ddl_hash = EXCLUDED.ddl_hash, migrated_at = EXCLUDED.migrated_at",
+      "INSERT INTO schema_version (id, ddl_hash, migrated_at) VALUES (1, $1, now()) ON CONFLICT (id) DO UPDATE " +
+        "SET ddl_hash = EXCLUDED.ddl_hash, migrated_at = EXCLUDED.migrated_at",
       [hash],
     );
   };

@@ -1,4 +1,5 @@
-// The spec's article_type vocabulary and the synonyms accepted for it; ingestion maps source types through the same table.
+// The spec's article_type vocabulary and the synonyms accepted for it; ingestion maps source types through the same
+// table.
 
 export const ARTICLE_TYPES = [
   "research-article",

@@ -1,4 +1,5 @@
-// Checks a parsed filter against one collection's field capabilities and yields that collection's AST, or why it is left out.
+// Checks a parsed filter against one collection's field capabilities and yields that collection's AST, or why it is
+// left out.
 import type { FilterNode } from "./ast.js";
 import { FilterError } from "./errors.js";
 import { fieldsInGroup, indexedFieldsSentence } from "./fields.js";
@@ -63,7 +64,8 @@ export function bindToCollection(
       };
     }
     throw new FilterError(
-      `Field "${first.field}" is indexed on editorial collections only; collection "${profile.name}" has no index for it. ` +
+      `Field "${first.field}" is indexed on editorial collections only; collection "${profile.name}" has no ` +
+        "index for it. " +
         `Editorial-only fields: ${fieldsInGroup("editorial").join(", ")}. ${indexedFieldsSentence()}`,
       { field: first.field, filter: first.source },
     );
@@ -71,7 +73,8 @@ export function bindToCollection(
   if (use.scan.length > 0 && !profile.scanFilterable) {
     const first = use.scan[0];
     throw new FilterError(
-      `Field "${first.field}" has no index on collection "${profile.name}", which cannot match unindexed fields by scanning. ` +
+      `Field "${first.field}" has no index on collection "${profile.name}", which cannot match unindexed ` +
+        "fields by scanning. " +
         indexedFieldsSentence(),
       { field: first.field, filter: first.source },
     );

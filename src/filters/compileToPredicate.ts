@@ -94,7 +94,9 @@ function filterable(value: unknown): boolean {
   );
 }
 
-/** Whether any stored value of the field (each element of a multi-valued field) passes `test`; null counts as absent. */
+/**
+ * Whether any stored value of the field (each element of a multi-valued field) passes `test`; null counts as absent.
+ */
 function anyStoredValue(
   metadata: Readonly<Record<string, unknown>>,
   field: string,

@@ -1,4 +1,5 @@
-// The `doi_not_in_collection` check: which DOIs pinned by a filter the searched collections do not hold, and where they are instead.
+// The `doi_not_in_collection` check: which DOIs pinned by a filter the searched collections do not hold, and where they
+// are instead.
 import { doiNotInCollectionWarning, type DoiWhereabouts, type FilterWarning } from "./warnings.js";
 import type { CollectionCatalog } from "../domain/collectionDefinitions.js";
 

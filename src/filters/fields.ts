@@ -31,7 +31,9 @@ export interface FieldSpec {
   name: string;
   group: FieldGroup;
   kind: FieldValueKind;
-  /** a number field indexed as a 32-bit integer: a value outside INT32_RANGE cannot be compared with it on any engine */
+  /**
+   * a number field indexed as a 32-bit integer: a value outside INT32_RANGE cannot be compared with it on any engine
+   */
   int32?: true;
 }
 
@@ -132,5 +134,8 @@ export const FIELD_ALIASES: Readonly<Record<string, string>> = {
  * indexes; the editorial-only fields and the journal metrics are in details.indexedFields, which keeps messages short.
  */
 export function indexedFieldsSentence(): string {
-  return `Indexed fields: ${INDEXED_FIELDS.everyCollection.join(", ")}. Editorial-only fields and journal metrics: details.indexedFields.`;
+  return (
+    `Indexed fields: ${INDEXED_FIELDS.everyCollection.join(", ")}. Editorial-only fields and journal metrics: ` +
+    "details.indexedFields."
+  );
 }

@@ -46,7 +46,8 @@ export function expandMetricConditions(
 ): ExpandedMetricConditions {
   if (tests.length > MAX_METRIC_CONDITIONS_PER_FILTER) {
     throw new FilterError(
-      `The filter has ${tests.length} journal_metric conditions (on ${[...new Set(tests.map((test) => test.field))].join(", ")}); ` +
+      `The filter has ${tests.length} journal_metric conditions (on ` +
+        `${[...new Set(tests.map((test) => test.field))].join(", ")}); ` +
         `at most ${MAX_METRIC_CONDITIONS_PER_FILTER} are allowed ` +
         `per filter (put both bounds of one metric in one condition). ${indexedFieldsSentence()}`,
       {
@@ -68,7 +69,8 @@ export function expandMetricConditions(
     if (match.issns.length > MAX_ISSNS_PER_METRIC_CONDITION) {
       throw new FilterError(
         `${test.field} ${test.condition} matches ${match.issns.length} ISSNs (${match.matchedJournals} journals); ` +
-          `one journal_metric condition may expand to at most ${MAX_ISSNS_PER_METRIC_CONDITION} ISSNs. Narrow the range. ` +
+          (`one journal_metric condition may expand to at most ${MAX_ISSNS_PER_METRIC_CONDITION} ISSNs. Narrow ` +
+            "the range. ") +
           indexedFieldsSentence(),
         {
           field: test.field,
@@ -100,7 +102,9 @@ export function expandMetricConditions(
   }
   if (totalValues > MAX_FILTER_VALUES_PER_REQUEST) {
     throw new FilterError(
-      `The filter carries ${totalValues} values (journal metric expansions${tests.length > 0 ? ` of ${[...new Set(tests.map((test) => test.field))].join(", ")}` : ""}: ${totalValues - listValueCount}, ` +
+      `The filter carries ${totalValues} values (journal metric expansions` +
+        `${tests.length > 0 ? ` of ${[...new Set(tests.map((test) => test.field))].join(", ")}` : ""}: ` +
+        `${totalValues - listValueCount}, ` +
         `in/not_in lists: ${listValueCount}); a request may hold at most ${MAX_FILTER_VALUES_PER_REQUEST}. ` +
         `Narrow a metric range or shorten a list. ${indexedFieldsSentence()}`,
       {
@@ -168,7 +172,8 @@ function throwOutOfBound(test: MetricTest, rule: string, bound: MetricBound): ne
   throw new FilterError(
     `${test.field} ${test.condition} is out of bounds: ${rule} ` +
       `(lowest gte alone: ${bound.minGte}; highest lte alone: ${bound.maxLte === null ? "none" : bound.maxLte}). ` +
-      `Add the other end to make a two-ended range (accepted anywhere up to ${MAX_ISSNS_PER_METRIC_CONDITION} ISSNs), or ${below}. ` +
+      (`Add the other end to make a two-ended range (accepted anywhere up to ${MAX_ISSNS_PER_METRIC_CONDITION} ` +
+        `ISSNs), or ${below}. `) +
       indexedFieldsSentence(),
     { field: test.field, filter: test.source, min_gte: bound.minGte, max_lte: bound.maxLte },
   );

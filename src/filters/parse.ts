@@ -1,4 +1,5 @@
-// Entry point of the filter language: filter JSON in, one AST per searched collection plus warnings, expansions and echo out.
+// Entry point of the filter language: filter JSON in, one AST per searched collection plus warnings, expansions and
+// echo out.
 import type { FilterNode } from "./ast.js";
 import { bindToCollection, type CollectionFilterPlan, type CollectionFilterProfile } from "./bindToCollection.js";
 import { expandMetricConditions, type JournalMetricExpansion } from "./journalMetricConditions.js";

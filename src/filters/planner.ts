@@ -1,4 +1,5 @@
-// Binds the filter language to the search pipeline: journals table and bounds in, a FilterPlanner out; FilterError becomes 422.
+// Binds the filter language to the search pipeline: journals table and bounds in, a FilterPlanner out; FilterError
+// becomes 422.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from "./parse.js";
@@ -45,7 +46,9 @@ export async function loadMetricBounds(boundsPath: string): Promise<MetricBounds
   return existsSync(boundsPath) ? readMetricBounds(boundsPath) : DEFAULT_METRIC_BOUNDS;
 }
 
-/** The planner the service runs with: the journals table (loaded here unless given) and bounds from the data directory. */
+/**
+ * The planner the service runs with: the journals table (loaded here unless given) and bounds from the data directory.
+ */
 export async function loadFilterPlanner(
   dataDir: string,
   dataRoot: string,

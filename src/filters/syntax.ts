@@ -59,7 +59,9 @@ export interface ParsedFilterSyntax {
   tree: ConditionTree | null;
   /** the filter after validation, in the format it was sent, with values in canonical form */
   applied: unknown;
-  /** lengths of every `in` and `not_in` list (simple-format arrays included), counted toward the request's value limit */
+  /**
+   * lengths of every `in` and `not_in` list (simple-format arrays included), counted toward the request's value limit
+   */
   listValueCount: number;
   metricTests: MetricTest[];
   /** DOIs asked for by eq/in outside any negation, canonical, without duplicates */
@@ -169,7 +171,8 @@ class FilterReader {
       if (isOperator(key)) {
         reject(
           `"${key}" is an operator of the structured format and needs "field" beside it ` +
-            `({"field": "...", "${key}": ...}); the simple format takes field names as keys. The two formats cannot be mixed.`,
+            (`({"field": "...", "${key}": ...}); the simple format takes field names as keys. The two formats ` +
+              "cannot be mixed."),
           undefined,
           filter,
         );
@@ -190,7 +193,8 @@ class FilterReader {
     const keys = ownKeys(value);
     if (keys.length === 0) {
       reject(
-        `Field "${spec.name}" has an empty object as its value; give a value, an array, range keys (gt, gte, lt, lte) or not.`,
+        `Field "${spec.name}" has an empty object as its value; give a value, an array, range keys (gt, gte, ` +
+          "lt, lte) or not.",
         spec.name,
         source,
       );
@@ -214,15 +218,18 @@ class FilterReader {
       if (isRangeKey(key)) continue;
       if (isOperator(key)) {
         reject(
-          `"${key}" on field "${spec.name}" belongs to the structured format ({"field": "${spec.name}", "${key}": ...}); ` +
-            "a simple-format value object holds only gt, gte, lt, lte or not (use an array for any-of, not for exclusion). " +
+          `"${key}" on field "${spec.name}" belongs to the structured format ({"field": "${spec.name}", "` +
+            `${key}": ...}); ` +
+            ("a simple-format value object holds only gt, gte, lt, lte or not (use an array for any-of, not for " +
+              "exclusion). ") +
             "The two formats cannot be mixed.",
           spec.name,
           source,
         );
       }
       reject(
-        `Unknown operator "${key}" on field "${spec.name}"; a simple-format value object holds only gt, gte, lt, lte or not.`,
+        `Unknown operator "${key}" on field "${spec.name}"; a simple-format value object holds only gt, gte, ` +
+          "lt, lte or not.",
         spec.name,
         source,
       );
@@ -236,7 +243,8 @@ class FilterReader {
     checkDepth(depth, node);
     if (!isPlainObject(node)) {
       reject(
-        `Each entry of and/or/not must be a condition object ({"field": ..., operator: ...}) or a combinator, not ${describeValue(node)}.`,
+        `Each entry of and/or/not must be a condition object ({"field": ..., operator: ...}) or a combinator, ` +
+          `not ${describeValue(node)}.`,
         undefined,
         node,
       );
@@ -253,10 +261,13 @@ class FilterReader {
             : others.find((key) => !isCombinator(key) && !isOperator(key) && key !== "field");
         const naming = named === undefined ? "" : ` (it also names field "${named}")`;
         const message = others.some(isCombinator)
-          ? `One combinator per object: "${combinators.join('" and "')}" are in the same object${naming}; nest them inside one another.`
+          ? `One combinator per object: "${combinators.join('" and "')}" are in the same object${naming}; nest ` +
+            "them inside one another."
           : keys.includes("field") || others.some(isOperator)
-            ? `A combinator ("${combinators[0]}") cannot share an object with a condition's "field" or operator${naming}; put the condition inside its array.`
-            : `"${combinators[0]}" cannot stand beside plain field keys (${others.map((key) => `"${key}"`).join(", ")}): the simple and structured formats cannot be mixed.`;
+            ? `A combinator ("${combinators[0]}") cannot share an object with a condition's "field" or operator` +
+              `${naming}; put the condition inside its array.`
+            : `"${combinators[0]}" cannot stand beside plain field keys (` +
+              `${others.map((key) => `"${key}"`).join(", ")}): the simple and structured formats cannot be mixed.`;
         reject(message, named, node);
       }
       return this.readCombinator(combinators[0], node[combinators[0]], node, depth);
@@ -265,7 +276,8 @@ class FilterReader {
       const operator = keys.find(isOperator);
       const named = keys.find((key) => !isOperator(key));
       const message = operator
-        ? `A condition with operator "${operator}" needs a "field" key${named === undefined ? "" : `; "${named}" beside it is not one`}.`
+        ? `A condition with operator "${operator}" needs a "field" key` +
+          `${named === undefined ? "" : `; "${named}" beside it is not one`}.`
         : named === undefined
           ? 'An empty object is not a condition; a condition is {"field": ..., operator: ...}.'
           : `Inside the structured format each condition is {"field": ..., operator: ...}; the simple-format object ` +
@@ -312,7 +324,8 @@ class FilterReader {
       if (fieldSpec(unknown) || neverFilterableReason(unknown)) {
         reject(
           `A structured condition holds "field" and operators; "${unknown}" is a field name. ` +
-            'The simple and structured formats cannot be mixed: put each condition in its own {"field": ..., operator: ...} under and.',
+            ('The simple and structured formats cannot be mixed: put each condition in its own {"field": ..., ' +
+              "operator: ...} under and."),
           unknown,
           node,
         );
@@ -327,7 +340,8 @@ class FilterReader {
     if (known.length > 1) {
       if (known.includes("between")) {
         reject(
-          `"between" does not combine with ${known.filter((key) => key !== "between").join(", ")} in one condition on "${fieldName}"; ` +
+          `"between" does not combine with ${known.filter((key) => key !== "between").join(", ")} in one ` +
+            `condition on "${fieldName}"; ` +
             "use between alone, or gte/lte alone.",
           fieldName,
           node,
@@ -369,7 +383,8 @@ class FilterReader {
     if (spec.group === "metric") {
       if (operator !== "between") {
         reject(
-          `${spec.name} takes range operators only (gt, gte, lt, lte, between), not ${format === "simple" ? (operator === "in" ? "a list" : "a plain value") : `"${operator}"`}.`,
+          `${spec.name} takes range operators only (gt, gte, lt, lte, between), not ` +
+            `${format === "simple" ? (operator === "in" ? "a list" : "a plain value") : `"${operator}"`}.`,
           spec.name,
           source,
         );
@@ -487,7 +502,8 @@ function resolveField(name: string, source: unknown): FieldSpec {
   if (spec) return spec;
   if (name.startsWith("journal_metric.")) {
     reject(
-      `Unknown journal metric "${name}"; the metrics are ${fieldsInGroup("metric").join(", ")}.${didYouMean(name, fieldsInGroup("metric"))}`,
+      `Unknown journal metric "${name}"; the metrics are ${fieldsInGroup("metric").join(", ")}.` +
+        `${didYouMean(name, fieldsInGroup("metric"))}`,
       name,
       source,
     );
@@ -553,7 +569,8 @@ function normalizeValue(spec: FieldSpec, raw: unknown, source: unknown): Normali
       const articleType = canonicalArticleType(mustBeString("an article type"));
       if (!articleType) {
         reject(
-          `${describeValue(raw)} is not an article type; "article_type" takes ${ARTICLE_TYPES.join(", ")} (or a synonym such as review-article).`,
+          `${describeValue(raw)} is not an article type; "article_type" takes ${ARTICLE_TYPES.join(", ")} (or ` +
+            "a synonym such as review-article).",
           field,
           source,
         );
@@ -573,7 +590,8 @@ function normalizeValue(spec: FieldSpec, raw: unknown, source: unknown): Normali
       const period = parseFilterDate(text, partial);
       if (!period)
         reject(
-          `${describeValue(raw)} is not a valid date for "${field}", which takes ${accepted} (a real calendar date, up to 9999-12-30).`,
+          `${describeValue(raw)} is not a valid date for "${field}", which takes ${accepted} (a real calendar ` +
+            "date, up to 9999-12-30).",
           field,
           source,
         );
@@ -586,7 +604,8 @@ function normalizeValue(spec: FieldSpec, raw: unknown, source: unknown): Normali
       // decided here, from the field's type, so both engines refuse alike (OpenSearch would fail the whole search)
       if (spec.int32 && (raw < INT32_RANGE.min || raw > INT32_RANGE.max))
         reject(
-          `"${field}" holds whole numbers from ${INT32_RANGE.min} to ${INT32_RANGE.max}; ${describeValue(raw)} is outside them.`,
+          `"${field}" holds whole numbers from ${INT32_RANGE.min} to ${INT32_RANGE.max}; ${describeValue(raw)}` +
+            " is outside them.",
           field,
           source,
         );

@@ -37,7 +37,9 @@ export function doiNotInCollectionWarning(
       : `it is not in ${searched.map((name) => `"${name}"`).join(", ")}`;
   const where =
     whereabouts.kind === "unsearched"
-      ? `${whereabouts.collections.map((name) => `"${name}"`).join(", ")} ${whereabouts.collections.length === 1 ? "holds" : "hold"} it; search ${whereabouts.collections.length === 1 ? "that collection" : "one of them"} to reach it`
+      ? `${whereabouts.collections.map((name) => `"${name}"`).join(", ")} ` +
+        `${whereabouts.collections.length === 1 ? "holds" : "hold"} it; search ` +
+        `${whereabouts.collections.length === 1 ? "that collection" : "one of them"} to reach it`
       : whereabouts.kind === "out_of_scope"
         ? "it is held only by collections this API key cannot reach"
         : "no collection of this service holds it";

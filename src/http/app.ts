@@ -70,7 +70,10 @@ const MINUTE_MS = 60_000;
 
 const routesOfApp = new WeakMap<Koa, readonly RoutedOperation[]>();
 
-/** Every (method, path) the app's route groups serve, in OpenAPI spelling: the OpenAPI document must cover exactly these. */
+/**
+ * Every (method, path) the app's route groups serve, in OpenAPI spelling: the OpenAPI document must cover exactly
+ * these.
+ */
 export function appRoutes(app: Koa): readonly RoutedOperation[] {
   return routesOfApp.get(app) ?? [];
 }

@@ -7,7 +7,9 @@ import type { Authenticate } from "../usecases/auth/authenticate.js";
 import type { RequestState } from "./requestContext.js";
 import { clientAddress, refuseTooManyRequests, type IpLimiter } from "./ipLimiter.js";
 
-/** The headers a key may come in, as the client wrote them (repeats included: Node keeps only the first Authorization). */
+/**
+ * The headers a key may come in, as the client wrote them (repeats included: Node keeps only the first Authorization).
+ */
 export type KeyHeaders = { authorization: string[]; apiKey: string[] };
 
 export function keyHeadersOf(rawHeaders: readonly string[]): KeyHeaders {
@@ -50,7 +52,9 @@ export function presentedKey(headers: KeyHeaders): { key?: string; otherScheme?:
         ? `${where.length} X-API-Key headers`
         : "Authorization and X-API-Key";
     return {
-      conflict: `the request carries ${distinct.length} different API keys (${named}); send one key, in Authorization: Bearer <key> or X-API-Key`,
+      conflict:
+        `the request carries ${distinct.length} different API keys (${named}); send one key, in Authorization: ` +
+        "Bearer <key> or X-API-Key",
     };
   }
   return distinct.length === 1 ? { key: distinct[0] } : { otherScheme };

@@ -1,4 +1,5 @@
-// Admits only canonical request paths, so each route has one spelling: anything else is 404 before routing and authorization.
+// Admits only canonical request paths, so each route has one spelling: anything else is 404 before routing and
+// authorization.
 import type { Context, Next } from "koa";
 import { ApiError } from "./errors.js";
 
@@ -6,7 +7,8 @@ import { ApiError } from "./errors.js";
 const NEEDLESS_OR_HIDING_ESCAPE = /%(?:[46][1-9a-f]|[57][0-9a]|3[0-9]|2[def]|5[cf]|7e|3b|[01][0-9a-f]|7f)/i;
 const MALFORMED_ESCAPE = /%(?![0-9a-f]{2})/i;
 
-// a work's id is one segment whose DOI holds slashes: /api/v1/works/10.1000%2Fxyz (only there is %2F part of a spelling)
+// a work's id is one segment whose DOI holds slashes: /api/v1/works/10.1000%2Fxyz (only there is %2F part of a
+// spelling)
 const ENCODED_SLASH_ALLOWED = /^\/api\/v1\/works\/[^/]+(?:\/(?:references|cited-by))?$/;
 
 /** Why `path` (raw, still percent-encoded) is not canonical, or undefined when it is. */

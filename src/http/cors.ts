@@ -1,4 +1,5 @@
-// Cross-origin access for browsers: off unless origins are configured, then granted to those origins on the API-key routes only.
+// Cross-origin access for browsers: off unless origins are configured, then granted to those origins on the API-key
+// routes only.
 import type { Context, Next } from "koa";
 
 // what a browser client sends and may read; credentials are bearer keys, never cookies, so none are allowed

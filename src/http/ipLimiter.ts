@@ -1,4 +1,5 @@
-// Per-client-address limiter (fixed window, bounded memory) for routes open to guessing: the operator API and every dashboard route (also keyed by account for failed sign-ins).
+// Per-client-address limiter (fixed window, bounded memory) for routes open to guessing: the operator API and every
+// dashboard route (also keyed by account for failed sign-ins).
 import { isIPv6 } from "node:net";
 import type { Context } from "koa";
 
@@ -68,14 +69,16 @@ export class IpLimiter {
   private makeRoom(now: number): void {
     for (const [address, window] of this.windows) {
       if (this.windows.size < this.maxTracked && !this.expired(window, now)) return;
-      // expired, or the map is full: the oldest window goes (an attacker with that many addresses is not slowed per address anyway)
+      // expired, or the map is full: the oldest window goes (an attacker with that many addresses is not slowed per
+      // address anyway)
       this.windows.delete(address);
     }
   }
 }
 
 /** The address a limiter counts: Koa's ctx.ip (the socket, or the trusted X-Forwarded-For hop when app.proxy is set),
- *  an IPv4-mapped IPv6 address as IPv4, and other IPv6 addresses by their /64, the block one subscriber usually holds. */
+ * an IPv4-mapped IPv6 address as IPv4, and other IPv6 addresses by their /64, the block one subscriber usually holds.
+ */
 export function clientAddress(ctx: Context): string {
   const ip = ctx.ip;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);

@@ -1,5 +1,6 @@
 // Reads bounded JSON request bodies (and, on routes that take them, HTML form posts); a body that is oversized, not
-// UTF-8, nested too deep, malformed, or carrying text the store cannot hold is 422 VALIDATION_ERROR before any handler runs.
+// UTF-8, nested too deep, malformed, or carrying text the store cannot hold is 422 VALIDATION_ERROR before any handler
+// runs.
 import type { Context, Next } from "koa";
 import { ApiError } from "./errors.js";
 import { findTextDefect } from "./requestText.js";
@@ -110,7 +111,8 @@ export function jsonBody(
     const chunks: Buffer[] = [];
     let size = 0;
     let overflowed = false;
-    // not destroyed on the early exit: the rest is drained (discarded) so the client can finish sending and read the 422
+    // not destroyed on the early exit: the rest is drained (discarded) so the client can finish sending and read the
+    // 422
     for await (const chunk of ctx.req.iterator({ destroyOnReturn: false })) {
       size += (chunk as Buffer).length;
       if (size > limitBytes) {

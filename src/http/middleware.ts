@@ -46,7 +46,10 @@ const CODE_OF_STATUS: Record<number, ErrorCode> = {
   503: "SERVICE_UNAVAILABLE",
 };
 
-/** An error that carries only a status (http-errors, Koa's ctx.throw/assert) as an ApiError; client errors keep their status. */
+/**
+ * An error that carries only a status (http-errors, Koa's ctx.throw/assert) as an ApiError; client errors keep their
+ * status.
+ */
 function fromHttpStatus(status: number, message: string, headers?: Record<string, string>): ApiError | undefined {
   const code = CODE_OF_STATUS[status] ?? (status >= 400 && status < 500 ? "VALIDATION_ERROR" : undefined);
   return code ? new ApiError(status, code, message, undefined, headers) : undefined;

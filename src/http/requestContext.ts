@@ -16,7 +16,9 @@ declare module "koa" {
   }
 }
 
-/** The address this request came to (scheme and host as the client used them; Koa 3's ctx.origin is the Origin header). */
+/**
+ * The address this request came to (scheme and host as the client used them; Koa 3's ctx.origin is the Origin header).
+ */
 export const requestBaseUrl = (ctx: { protocol: string; host: string }): string => `${ctx.protocol}://${ctx.host}`;
 
 /**

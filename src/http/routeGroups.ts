@@ -1,4 +1,5 @@
-// The route groups and who may call them: authorization is decided on the route a request matches, by the router that dispatches it.
+// The route groups and who may call them: authorization is decided on the route a request matches, by the router that
+// dispatches it.
 import type { Context, Middleware, Next } from "koa";
 import type Router from "@koa/router";
 

@@ -9,7 +9,10 @@ import { SORT_ORDERS, SORTED_DEFAULT_MIN_RELEVANCE } from "../usecases/search/so
 /** At most this many names in `collections` (the spec's limit). */
 export const MAX_COLLECTIONS = 5;
 
-/** The collections a search body names: exactly one of `collection` / `collections`, the other absent or null (422 otherwise). */
+/**
+ * The collections a search body names: exactly one of `collection` / `collections`, the other absent or null (422
+ * otherwise).
+ */
 export function requestedCollections(body: { collection?: string | null; collections?: string[] | null }): string[] {
   if ((body.collection == null) === (body.collections == null))
     throw new ApiError(422, "VALIDATION_ERROR", "send exactly one of collection or collections");
@@ -50,10 +53,15 @@ function oneOfQueryAndLike(b: { query?: string | null; like?: unknown }, ctx: z.
     });
   }
 }
-const filters = z.unknown().optional().meta({
-  description:
-    "Metadata filter, simple (flat) or structured format (see Filtering in the service specification); null or absent: none. An unappliable filter is 422 INVALID_FILTER. A request with filters is always searched, never answered from the catalogue.",
-});
+const filters = z
+  .unknown()
+  .optional()
+  .meta({
+    description:
+      "Metadata filter, simple (flat) or structured format (see Filtering in the service specification); null or " +
+      "absent: none. An unappliable filter is 422 INVALID_FILTER. A request with filters is always searched, " +
+      "never answered from the catalogue.",
+  });
 const imageMaxWidth = z.number().int().min(100).max(1920);
 const imageMaxHeight = z.number().int().min(100).max(1080);
 const imageQuality = z.number().int().min(1).max(100).meta({ description: "JPEG quality of figure images." });
@@ -74,16 +82,22 @@ const minRelevance = (name: string) =>
         "holds back the rows almost never relevant and no exact match of a rare phrase.",
     });
 const onePerDocument = () =>
-  z.boolean().default(false).meta({
-    description:
-      "true: at most one row per document (its best chunk; a work held by two collections, the same DOI, counts once), the list filled from the next documents; only the rows delivered are charged. false (the default): every chunk is a row of its own.",
-  });
+  z
+    .boolean()
+    .default(false)
+    .meta({
+      description:
+        "true: at most one row per document (its best chunk; a work held by two collections, the same DOI, " +
+        "counts once), the list filled from the next documents; only the rows delivered are charged. false (the " +
+        "default): every chunk is a row of its own.",
+    });
 
 /** The result-selection fields of a search request, which the preview takes as they are (the spec). */
 const selectionFields = {
   collection: collectionName.nullish().meta({
     description:
-      "One collection (a meta-collection name searches all its members). Send exactly one of collection and collections (the other absent or null).",
+      "One collection (a meta-collection name searches all its members). Send exactly one of collection and " +
+      "collections (the other absent or null).",
   }),
   collections: z
     .array(collectionName)
@@ -91,7 +105,9 @@ const selectionFields = {
     .max(MAX_COLLECTIONS, `collections holds at most ${MAX_COLLECTIONS} entries`)
     .nullish()
     .meta({
-      description: `Up to ${MAX_COLLECTIONS} collections, merged into one relevance-ranked list. Send exactly one of collection and collections.`,
+      description:
+        `Up to ${MAX_COLLECTIONS} collections, merged into one relevance-ranked list. Send exactly one of ` +
+        "collection and collections.",
     }),
   query: query.optional(),
   like: like.optional(),
@@ -110,7 +126,10 @@ const imageFields = {
   imageQuality: imageQuality.default(DEFAULT_IMAGE_OPTIONS.quality),
 };
 
-/** /query's content options in the spec's snake_case, and the camelCase spelling the reference SDK sends (as on /{collection}). */
+/**
+ * /query's content options in the spec's snake_case, and the camelCase spelling the reference SDK sends (as on
+ * /{collection}).
+ */
 const QUERY_OPTION_ALIASES = [
   ["include_metadata", "includeMetadata"],
   ["include_figures", "includeFigures"],
@@ -210,7 +229,9 @@ export const boundQueryBody = strictBody(queryObject.omit({ collection: true, co
   .superRefine(oneOfQueryAndLike)
   .transform(resolveAliases);
 
-/** POST /{collection}: camelCase options; an unknown field is 422, naming the camelCase spelling of a snake_case one. */
+/**
+ * POST /{collection}: camelCase options; an unknown field is 422, naming the camelCase spelling of a snake_case one.
+ */
 export const collectionSearchBody = strictBody({
   query: query.optional(),
   like: like.optional(),
@@ -239,23 +260,35 @@ export const assistedBody = z.strictObject({
     .max(16_000, "query must be at most 16000 characters")
     .meta({ description: "The question or case, up to 16,000 characters." }),
   limit: limit.default(10).meta({ description: "The most verified results to return (1-30)." }),
-  filters: z.unknown().optional().meta({
-    description:
-      "The filters of /query, applied to every internal search; a rejected filter is 422 INVALID_FILTER before any work.",
-  }),
-  allowClarification: z.boolean().default(true).meta({
-    description:
-      "May answer clarification_needed with a question instead of results when the query is too underspecified; false: never asks.",
-  }),
+  filters: z
+    .unknown()
+    .optional()
+    .meta({
+      description:
+        "The filters of /query, applied to every internal search; a rejected filter is 422 INVALID_FILTER before " +
+        "any work.",
+    }),
+  allowClarification: z
+    .boolean()
+    .default(true)
+    .meta({
+      description:
+        "May answer clarification_needed with a question instead of results when the query is too " +
+        "underspecified; false: never asks.",
+    }),
   includeMetadata: z.boolean().default(true),
   includeFigures: z.boolean().optional().meta({ description: "Figure images (base64) for the delivered rows; free." }),
   includeImages: z.boolean().optional().meta({ description: "Deprecated alias of includeFigures.", deprecated: true }),
   ...imageFields,
   maxCost: maxCost("maxCost"),
-  async: z.boolean().optional().meta({
-    description:
-      'true (or the header `Prefer: respond-async`): answer 202 `{queryId, status: "running"}` at once; follow the run on GET /api/v1/search/results/{queryId} and by the `assisted.completed` webhook.',
-  }),
+  async: z
+    .boolean()
+    .optional()
+    .meta({
+      description:
+        'true (or the header `Prefer: respond-async`): answer 202 `{queryId, status: "running"}` at once; follow ' +
+        "the run on GET /api/v1/search/results/{queryId} and by the `assisted.completed` webhook.",
+    }),
 });
 
 /** POST /assisted with the answer to a clarification question: the waiting run resumes with it. */
@@ -272,10 +305,14 @@ export const unlockBody = z
       description:
         "The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.",
     }),
-    includeFigures: z.boolean().optional().meta({
-      description:
-        "Figure images (base64) for every row unlocked under this queryId, earlier ones included; never changes the charge. Default false.",
-    }),
+    includeFigures: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "Figure images (base64) for every row unlocked under this queryId, earlier ones included; never " +
+          "changes the charge. Default false.",
+      }),
     includeImages: z
       .boolean()
       .optional()
@@ -420,7 +457,8 @@ export const alertBody = z.strictObject({
     .enum(["on_ingest", "daily", "weekly"])
     .optional()
     .describe(
-      "on_ingest (default): within a minute after new or changed documents are ingested in a watched collection; daily or weekly: on a schedule.",
+      "on_ingest (default): within a minute after new or changed documents are ingested in a watched " +
+        "collection; daily or weekly: on a schedule.",
     ),
   max_cost_per_run: z
     .string()
@@ -490,16 +528,22 @@ export const creditsBody = z.strictObject({ amount: money, reference: z.string()
 
 export const suspendBody = z.strictObject({ reason: z.string().max(500).optional() });
 export const retractionsBody = z.strictObject({
-  files: z.array(z.string().min(1).max(1000)).min(1).max(50).meta({
-    description:
-      "Retraction lists the server can read: Retraction Watch CSV (`.csv`) or open-retractions JSON lines (`.jsonl`, `.jsonl.gz`); relative paths are under DATA_ROOT.",
-  }),
+  files: z
+    .array(z.string().min(1).max(1000))
+    .min(1)
+    .max(50)
+    .meta({
+      description:
+        "Retraction lists the server can read: Retraction Watch CSV (`.csv`) or open-retractions JSON lines " +
+        "(`.jsonl`, `.jsonl.gz`); relative paths are under DATA_ROOT.",
+    }),
 });
 
 /** POST /admin/v1/collections: a plain collection's definition, the fields config/collections.json takes. */
 export const collectionBody = plainCollectionSchema.omit({ $comment: true }).meta({
   description:
-    "A plain collection: `source.files` name files the server can read (relative paths are under DATA_ROOT); `excludeRetracted` defaults to true for scholarly collections.",
+    "A plain collection: `source.files` name files the server can read (relative paths are under DATA_ROOT); " +
+    "`excludeRetracted` defaults to true for scholarly collections.",
 });
 /** PATCH /admin/v1/collections/{name}: what changes in place (the content's definition is fixed at its name). */
 export const collectionChangeBody = z
@@ -527,16 +571,23 @@ export const ingestBody = z.strictObject({
   }),
   mode: z.enum(["upsert", "replace"]).meta({
     description:
-      "`upsert`: add new documents, replace the chunks of changed ones (a document fingerprint decides; unchanged ones are not re-embedded), delete those the files delete. `replace`: the collection becomes exactly these files.",
+      "`upsert`: add new documents, replace the chunks of changed ones (a document fingerprint decides; " +
+      "unchanged ones are not re-embedded), delete those the files delete. `replace`: the collection becomes " +
+      "exactly these files.",
   }),
 });
 
 export const keyBody = z.strictObject({
   mode: z.enum(["live", "test"]),
-  name: z.string().max(200).optional().meta({
-    description:
-      "What people call the key (at most 100 characters, one line); shown on the dashboard, its ledger and its recent queries.",
-  }),
+  name: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({
+      description:
+        "What people call the key (at most 100 characters, one line); shown on the dashboard, its ledger and its " +
+        "recent queries.",
+    }),
   collections: z.array(z.string().min(1).max(200)).min(1).optional(),
   spendingCap: money.optional(),
 });

@@ -43,7 +43,8 @@ function endInEnvelope(
     .join("");
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\n` +
+      (`Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}` +
+        `\r\nX-Content-Type-Options: nosniff\r\n`) +
       `X-Request-Id: ${requestId}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }
@@ -56,7 +57,9 @@ function answerExpectation(req: IncomingMessage, res: ServerResponse): void {
   const body = JSON.stringify({
     error: {
       code: "VALIDATION_ERROR",
-      message: `Expect: ${String(req.headers.expect).slice(0, 100)} cannot be met; the only expectation served is 100-continue (or send none)`,
+      message:
+        `Expect: ${String(req.headers.expect).slice(0, 100)} cannot be met; the only expectation served is ` +
+        "100-continue (or send none)",
       requestId,
     },
   });
@@ -71,7 +74,9 @@ function answerExpectation(req: IncomingMessage, res: ServerResponse): void {
   res.end(body);
 }
 
-/** CONNECT (a tunnel through a proxy, which this is not): 405 with an empty Allow (no method tunnels here), then close. */
+/**
+ * CONNECT (a tunnel through a proxy, which this is not): 405 with an empty Allow (no method tunnels here), then close.
+ */
 function answerConnect(req: IncomingMessage, socket: Socket): void {
   endInEnvelope(
     socket,

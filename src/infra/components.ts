@@ -1,4 +1,6 @@
-// Reads the manifest that scripts/provision.sh writes (paths of the Temporal CLI, the OpenSearch launcher, the PostgreSQL binaries, Temporal's time-skipping test server and Chromium) and fails clearly when something is not provisioned.
+// Reads the manifest that scripts/provision.sh writes (paths of the Temporal CLI, the OpenSearch launcher, the
+// PostgreSQL binaries, Temporal's time-skipping test server and Chromium) and fails clearly when something is not
+// provisioned.
 import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -61,13 +63,17 @@ export class ComponentNotProvisionedError extends Error {
     readonly manifestPath: string,
   ) {
     super(
-      `${component === "manifest" ? "components manifest" : component} not provisioned: ${detail} (manifest: ${manifestPath}). Run npm run provision.`,
+      `${component === "manifest" ? "components manifest" : component} not provisioned: ${detail} (manifest: ` +
+        `${manifestPath}). Run npm run provision.`,
     );
     this.name = "ComponentNotProvisionedError";
   }
 }
 
-/** One component's entry in `<cacheDir>/components.json` (the cache provision.sh fills; config.cacheDir), checked against the disk. */
+/**
+ * One component's entry in `<cacheDir>/components.json` (the cache provision.sh fills; config.cacheDir), checked
+ * against the disk.
+ */
 export function readComponent<N extends ComponentName>(name: N, cacheDir: string): ProvisionedComponents[N] {
   const manifestPath = join(cacheDir, "components.json");
   const manifest = readManifest(manifestPath);

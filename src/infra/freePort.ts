@@ -1,4 +1,5 @@
-// Finds a TCP port on the loopback interface that nothing listens on right now, for child servers that cannot pick their own.
+// Finds a TCP port on the loopback interface that nothing listens on right now, for child servers that cannot pick
+// their own.
 import { createServer } from "node:net";
 
 export function findFreePort(host = "127.0.0.1"): Promise<number> {

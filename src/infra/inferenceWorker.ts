@@ -1,7 +1,7 @@
-// A model on a worker thread, called like a function: the embedding workers share it (and the judge benchmark's cross-encoder, bench/judgeReaders/).
-// The worker's script posts { ready: true } once its model is loaded (or { error } if it cannot be), then answers each
-// { id, ...request } with { id, ...reply } or { id, error }. onnxruntime-node's run blocks the thread that calls it,
-// so models run here to keep the thread that serves HTTP and runs activities free.
+// A model on a worker thread, called like a function: the embedding workers share it (and the judge benchmark's
+// cross-encoder, bench/judgeReaders/). The worker's script posts { ready: true } once its model is loaded (or { error }
+// if it cannot be), then answers each { id, ...request } with { id, ...reply } or { id, error }. onnxruntime-node's run
+// blocks the thread that calls it, so models run here to keep the thread that serves HTTP and runs activities free.
 import { Worker, type Transferable } from "node:worker_threads";
 
 export interface WorkerReply {

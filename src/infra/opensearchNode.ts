@@ -1,4 +1,5 @@
-// Starts a single OpenSearch node (the Java launcher provision.sh builds) as a child process with its data in the given directory.
+// Starts a single OpenSearch node (the Java launcher provision.sh builds) as a child process with its data in the given
+// directory.
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { OpenSearchComponent } from "./components.js";

@@ -1,4 +1,5 @@
-// Starts a PostgreSQL server on 127.0.0.1 from the provisioned Debian binaries: initdb on first use, postgres in the foreground as a child, then the database is created.
+// Starts a PostgreSQL server on 127.0.0.1 from the provisioned Debian binaries: initdb on first use, postgres in the
+// foreground as a child, then the database is created.
 import { execFile, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -111,7 +112,8 @@ function accountForServer(component: PostgresComponent, dataDir: string): Accoun
   });
   if (probe.status !== 0) {
     throw new Error(
-      `PostgreSQL runs as '${component.runAsUser}' when started by root (initdb and postgres refuse root), and that account cannot reach ${dataDir}. ` +
+      `PostgreSQL runs as '${component.runAsUser}' when started by root (initdb and postgres refuse root), ` +
+        `and that account cannot reach ${dataDir}. ` +
         "Use a data directory whose parent directories it can enter (e.g. chmod 755 on a directory made by mkdtemp).",
     );
   }
@@ -124,7 +126,8 @@ function lookUpAccount(user: string): Account {
     .find((entry) => entry.split(":")[0] === user);
   if (!line) {
     throw new Error(
-      `PostgreSQL should run as user '${user}' (components manifest postgres.runAsUser), but no such user exists. Run npm run provision.`,
+      `PostgreSQL should run as user '${user}' (components manifest postgres.runAsUser), but no such user ` +
+        "exists. Run npm run provision.",
     );
   }
   const [, , uid, gid] = line.split(":");

@@ -1,15 +1,21 @@
-// Polls a starting server until it answers, failing fast if its process dies and with its log tail if it never gets ready.
+// Polls a starting server until it answers, failing fast if its process dies and with its log tail if it never gets
+// ready.
 import type { SupervisedProcess } from "./supervisedProcess.js";
 
 export interface WaitForReadyOptions<T> {
   /** What is being waited for, e.g. "PostgreSQL on 127.0.0.1:5433". */
   what: string;
   process: SupervisedProcess;
-  /** Resolves to a value when ready; throws or resolves undefined when not yet. Should stop work when the signal aborts. */
+  /**
+   * Resolves to a value when ready; throws or resolves undefined when not yet. Should stop work when the signal aborts.
+   */
   probe: (signal: AbortSignal) => Promise<T | undefined>;
   timeoutMs: number;
   intervalMs?: number;
-  /** One probe may take this long before it counts as "not yet" (a port held by something else may accept and never answer). */
+  /**
+   * One probe may take this long before it counts as "not yet" (a port held by something else may accept and never
+   * answer).
+   */
   probeTimeoutMs?: number;
 }
 
@@ -23,7 +29,8 @@ export async function waitForReady<T>(options: WaitForReadyOptions<T>): Promise<
     if (child.hasExited()) {
       const exit = await child.exit;
       throw new Error(
-        `${what}: the process exited before it was ready (status ${exit.serverStatus ?? "unknown"}). Log ${child.logFile}:\n${child.logTail()}`,
+        `${what}: the process exited before it was ready (status ${exit.serverStatus ?? "unknown"}). Log ` +
+          `${child.logFile}:\n${child.logTail()}`,
       );
     }
     try {
@@ -34,7 +41,8 @@ export async function waitForReady<T>(options: WaitForReadyOptions<T>): Promise<
     }
     if (Date.now() >= deadline) {
       throw new Error(
-        `${what}: not ready within ${Math.round(timeoutMs / 1000)}s (last probe: ${lastError}). Log ${child.logFile}:\n${child.logTail()}`,
+        `${what}: not ready within ${Math.round(timeoutMs / 1000)}s (last probe: ${lastError}). Log ` +
+          `${child.logFile}:\n${child.logTail()}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));

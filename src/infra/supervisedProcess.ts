@@ -1,4 +1,5 @@
-// Runs a server as a child in its own process group, logs to a file, and makes sure the whole group ends on stop(), on our exit, and even if we are killed.
+// Runs a server as a child in its own process group, logs to a file, and makes sure the whole group ends on stop(), on
+// our exit, and even if we are killed.
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { Socket } from "node:net";
@@ -23,7 +24,9 @@ export interface SupervisedProcessOptions {
 }
 
 export interface ProcessExit {
-  /** The server's own exit status as the supervisor logged it (signals as 128 + n); undefined if it never got to log it. */
+  /**
+   * The server's own exit status as the supervisor logged it (signals as 128 + n); undefined if it never got to log it.
+   */
   serverStatus: number | undefined;
 }
 

@@ -1,4 +1,5 @@
-// Starts the Temporal CLI dev server as a child process, persisting to a SQLite file in the data directory so a restart keeps workflow history.
+// Starts the Temporal CLI dev server as a child process, persisting to a SQLite file in the data directory so a restart
+// keeps workflow history.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Connection } from "@temporalio/client";

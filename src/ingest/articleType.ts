@@ -1,4 +1,5 @@
-// How each source's own type labels (OpenAlex type and title, MEDLINE PublicationType) map onto the spec's article_type.
+// How each source's own type labels (OpenAlex type and title, MEDLINE PublicationType) map onto the spec's
+// article_type.
 import type { ArticleType } from "../filters/articleTypes.js";
 import { canonicalArticleType } from "../filters/articleTypes.js";
 
@@ -12,7 +13,10 @@ const OPENALEX_TYPES: Record<string, ArticleType> = {
   "book-section": "book-chapter",
 };
 
-/** Types that a generic "journal-article" may turn out to be, recognised from the title. Order matters: first match wins. */
+/**
+ * Types that a generic "journal-article" may turn out to be, recognised from the title. Order matters: first match
+ * wins.
+ */
 const TITLE_CUES: Array<[RegExp, ArticleType]> = [
   [/^(erratum|corrigendum|correction)\b/i, "correction"],
   [/^retraction( notice| statement)?\b/i, "retraction"],
@@ -67,7 +71,10 @@ const PUBMED_TYPES: Array<[string, ArticleType]> = [
   ["Introductory Journal Article", "other"],
 ];
 
-/** MEDLINE PublicationTypeList → article_type: the first listed mapping that applies, else research-article for a journal article, else other. */
+/**
+ * MEDLINE PublicationTypeList → article_type: the first listed mapping that applies, else research-article for a
+ * journal article, else other.
+ */
 export function articleTypeFromPubMed(publicationTypes: readonly string[]): ArticleType {
   const present = new Set(publicationTypes.map((type) => type.trim()));
   for (const [publicationType, articleType] of PUBMED_TYPES) if (present.has(publicationType)) return articleType;

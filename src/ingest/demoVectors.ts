@@ -35,7 +35,8 @@ export async function withDemoVectors(
   const stale = staleReason(shipped.header, expectedVectorsHeader(embedder));
   if (stale) {
     onStale?.(
-      `the shipped vectors in ${SHIPPED_VECTORS_FILE(dataRoot)} are not used: ${stale} (rebuild them with npx tsx scripts/demo-vectors.ts)`,
+      `the shipped vectors in ${SHIPPED_VECTORS_FILE(dataRoot)} are not used: ${stale} (rebuild them with npx ` +
+        "tsx scripts/demo-vectors.ts)",
     );
     return embedder;
   }

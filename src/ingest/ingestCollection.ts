@@ -42,7 +42,10 @@ const READER_VERSIONS: Partial<Record<PlainCollection["source"]["reader"], numbe
  * of 32, spent 20% of its compute on padding in windows of 64, 2% in windows of 1,024.)
  */
 const DEFAULT_EMBED_WINDOW = 1024;
-/** word pieces of title and chunk embedded together (256 less [CLS] and [SEP]: all-MiniLM-L6-v2's limit, kept for bge-small-en-v1.5) */
+/**
+ * word pieces of title and chunk embedded together (256 less [CLS] and [SEP]: all-MiniLM-L6-v2's limit, kept for
+ * bge-small-en-v1.5)
+ */
 export const DEFAULT_EMBEDDING_INPUT_TOKENS = 254;
 
 export type IngestPhase = "reading" | "indexing";
@@ -86,7 +89,9 @@ export interface IngestCollectionOptions {
 
 export interface PreparedCollection {
   records: ChunkRecord[];
-  /** one text per record, what the embedder sees: the title (cut to fit the embedder's input), a newline, the chunk text */
+  /**
+   * one text per record, what the embedder sees: the title (cut to fit the embedder's input), a newline, the chunk text
+   */
   embeddingInputs: string[];
   documentsRead: number;
   documentsIndexed: number;
@@ -384,7 +389,9 @@ async function reusableVectors(
   return kept;
 }
 
-/** The input fingerprint, what the fingerprint file holds for the index, and whether the index holds exactly this input. */
+/**
+ * The input fingerprint, what the fingerprint file holds for the index, and whether the index holds exactly this input.
+ */
 async function indexState(
   options: IngestCollectionOptions,
 ): Promise<{ fingerprint: string; stored: StoredFingerprint | null; current: boolean }> {
@@ -424,7 +431,9 @@ export async function recordIngestedInput(
   });
 }
 
-/** Ingests one plain collection into the engine; a no-op when the index already holds this exact input (unless forced). */
+/**
+ * Ingests one plain collection into the engine; a no-op when the index already holds this exact input (unless forced).
+ */
 export async function ingestCollection(options: IngestCollectionOptions): Promise<IngestReport> {
   const started = performance.now();
   const { collection, engine, embedder } = options;

@@ -44,6 +44,9 @@ export interface Ingestions {
    * committed batches did (each is whole); an ingestion no longer running is left as it is.
    */
   cancel(ingestionId: string, reason: string, actor?: Actor): Promise<void>;
-  /** whether any ingestion of the collection completed: until one has, its searches answer 503 (the first ingestion's rule) */
+  /**
+   * whether any ingestion of the collection completed: until one has, its searches answer 503 (the first ingestion's
+   * rule)
+   */
   hasCompleted(collection: string): Promise<boolean>;
 }

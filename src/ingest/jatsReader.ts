@@ -282,7 +282,10 @@ function authorName(contrib: XmlElement): string | null {
   return given ? `${given} ${surname}` : surname;
 }
 
-/** A `<pub-date>` as YYYY-MM-DD, month and day 01 where the date gives only a year or month (as the MEDLINE reader does). */
+/**
+ * A `<pub-date>` as YYYY-MM-DD, month and day 01 where the date gives only a year or month (as the MEDLINE reader
+ * does).
+ */
 function isoDate(date: XmlElement | undefined): string | null {
   const year = textOf(first(date, "year"));
   if (!year || !/^\d{4}$/.test(year)) return null;
@@ -312,7 +315,10 @@ function publicationDate(articleMeta: XmlElement | undefined): string | null {
 
 const CC_LICENSE = /creativecommons\.org\/(?:licenses\/([a-z-]+)|publicdomain\/(zero|mark))\//i;
 
-/** The licence (a Creative Commons licence as "cc-by", "cc-by-nc", "cc0"; else the licence's URL) and whether it opens access. */
+/**
+ * The licence (a Creative Commons licence as "cc-by", "cc-by-nc", "cc0"; else the licence's URL) and whether it opens
+ * access.
+ */
 function licenseOf(articleMeta: XmlElement | undefined): { license: string | null; open_access: boolean | null } {
   const license = path(articleMeta, "permissions", "license");
   if (!license) return { license: null, open_access: null };
@@ -368,7 +374,9 @@ async function isFigureFile(file: string, dataRoot: string): Promise<boolean> {
   );
 }
 
-/** The image file `href` names beside the XML, relative to the data root; null when there is none (or it is outside). */
+/**
+ * The image file `href` names beside the XML, relative to the data root; null when there is none (or it is outside).
+ */
 async function figureImage(href: string | undefined, xmlDir: string, dataRoot: string): Promise<string | null> {
   if (!href || /^[a-z][a-z0-9+.-]*:/i.test(href) || isAbsolute(href)) return null;
   const base = join(xmlDir, href);
@@ -408,7 +416,10 @@ async function figuresOf(article: XmlElement, xmlDir: string, dataRoot: string):
 
 // --- references -----------------------------------------------------------------------------------------------------
 
-/** The `<ref-list>` of an article (back matter, not a sub-article's): how many refs it holds and the ids of those that carry one. */
+/**
+ * The `<ref-list>` of an article (back matter, not a sub-article's): how many refs it holds and the ids of those that
+ * carry one.
+ */
 function referencesOf(article: XmlElement): SourceWork {
   const lists = descendants(article, "ref-list", new Set(["sub-article", "response"]));
   if (lists.length === 0) return { references_recorded: null };
@@ -447,7 +458,8 @@ async function articleToDocument(
   const docId = ids.pmcid ?? ids.pmid ?? ids.doi;
   if (!docId)
     throw new Error(
-      `${where}: no <article-id> of pub-id-type pmc, pmcid, pmid or doi, so the article has no identity to be updated or deleted by`,
+      `${where}: no <article-id> of pub-id-type pmc, pmcid, pmid or doi, so the article has no identity to be ` +
+        "updated or deleted by",
     );
   const title = textOf(path(articleMeta, "title-group", "article-title"));
   const heading = textOf(path(articleMeta, "article-categories", "subj-group", "subject"));

@@ -96,7 +96,10 @@ function readableIssues(error: z.ZodError): string {
   return error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
 }
 
-/** Maps one line's record to a document or, with `"deleted": true`, a deletion; throws a readable message when it does not fit. */
+/**
+ * Maps one line's record to a document or, with `"deleted": true`, a deletion; throws a readable message when it does
+ * not fit.
+ */
 export function jsonlRecordToItem(raw: unknown): SourceItem {
   if (typeof raw === "object" && raw !== null && (raw as { deleted?: unknown }).deleted === true) {
     const deletion = jsonlDeletion.safeParse(raw);

@@ -53,7 +53,10 @@ export interface LiveRetractions {
   addedDois(): Promise<readonly string[]>;
   /** a filter excluding the works the loaded lists added, or undefined when there are none */
   exclusionFilter(): Promise<FilterNode | undefined>;
-  /** reads the files (relative paths under the data root) and records them as the list in force; a bad file is 422 and changes nothing */
+  /**
+   * reads the files (relative paths under the data root) and records them as the list in force; a bad file is 422 and
+   * changes nothing
+   */
   load(files: readonly string[], actor: Actor, requestId?: string): Promise<RetractionsLoad>;
 }
 
@@ -81,7 +84,9 @@ export async function readRetractionFile(dataRoot: string, file: string): Promis
   const refuse = (reason: string) =>
     new Rejection(
       "VALIDATION_ERROR",
-      `retraction list "${file}" cannot be read: ${reason}. Give a Retraction Watch CSV or open-retractions JSON lines, named relative to the data root (DATA_ROOT) or uploaded with PUT /admin/v1/uploads/{name}; nothing was loaded`,
+      `retraction list "${file}" cannot be read: ${reason}. Give a Retraction Watch CSV or open-retractions ` +
+        "JSON lines, named relative to the data root (DATA_ROOT) or uploaded with PUT /admin/v1/uploads/{name}; " +
+        "nothing was loaded",
       { file },
     );
   try {
@@ -129,7 +134,10 @@ export async function readRetractionFile(dataRoot: string, file: string): Promis
  */
 export type HeldDois = (dois: readonly string[]) => Promise<Set<string>>;
 
-/** HeldDois over the engine: each collection that excludes retractions is asked for its chunks with these DOIs, 500 at a time. */
+/**
+ * HeldDois over the engine: each collection that excludes retractions is asked for its chunks with these DOIs, 500 at a
+ * time.
+ */
 export function heldDoisIn(deps: {
   engine: Pick<SearchEngine, "findChunks" | "hasIndex">;
   catalog: Pick<CollectionCatalog, "collections">;

@@ -33,7 +33,8 @@ export async function manifestEntries(
 ): Promise<Map<string, ManifestEntry>> {
   if (docIds.length === 0) return new Map();
   const rows = await db.query<{ doc_id: string; fingerprint: string; chunks: number; journal: JournalIdentityFields }>(
-    "SELECT doc_id, fingerprint, chunks, journal FROM ingest_manifest WHERE index_key = $1 AND doc_id = ANY($2::text[])",
+    "SELECT doc_id, fingerprint, chunks, journal FROM ingest_manifest WHERE index_key = $1 AND doc_id = " +
+      "ANY($2::text[])",
     [indexKey, [...docIds]],
   );
   return new Map(
@@ -132,7 +133,8 @@ export async function recordBatch(
 ): Promise<IngestionCounts> {
   return db.transaction(async (tx) => {
     const inserted = await tx.query<{ batch: number }>(
-      "INSERT INTO ingest_batches (ingestion_id, batch, counts) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING batch",
+      "INSERT INTO ingest_batches (ingestion_id, batch, counts) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING " +
+        "RETURNING batch",
       [input.ingestionId, input.batch, JSON.stringify(input.counts)],
     );
     if (inserted.length === 0) return (await recordedBatch(tx, input.ingestionId, input.batch))!;

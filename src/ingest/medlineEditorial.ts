@@ -1,4 +1,5 @@
-// Derives the editorial-only fields from MEDLINE citations: the demo's editorial collection, since no editorial dataset exists.
+// Derives the editorial-only fields from MEDLINE citations: the demo's editorial collection, since no editorial dataset
+// exists.
 //
 // How each field is derived (also stated in config/collections.json), and why it is honest:
 // - topic: the first MeSH heading marked major (descriptor or qualifier MajorTopicYN="Y"); else the first author

@@ -28,7 +28,9 @@ export interface MedlineCitation {
   meshHeadings: Array<{ descriptor: string; major: boolean }>;
   keywords: string[];
   dataBanks: Array<{ name: string; accessionNumbers: string[] }>;
-  /** PMIDs of the works it cites (CommentsCorrections RefType="Cites"), in record order; empty where none are recorded */
+  /**
+   * PMIDs of the works it cites (CommentsCorrections RefType="Cites"), in record order; empty where none are recorded
+   */
   cites: string[];
 }
 
@@ -164,7 +166,8 @@ function citationFromNode(citation: XmlNode, pubmedData?: unknown): MedlineCitat
   const articleIds = children(child(pubmedData, "ArticleIdList"), "ArticleId");
   const articleIdDoi = articleIds.find((id) => attrOf(id, "IdType") === "doi");
   const pmcFromIds = articleIds.find((id) => attrOf(id, "IdType") === "pmc");
-  // the 2016 MedlineCitationSet DTD has no ArticleIdList: PMC ids appear only as OtherID text ("PMC4380289 [Available on ...]")
+  // the 2016 MedlineCitationSet DTD has no ArticleIdList: PMC ids appear only as OtherID text ("PMC4380289 [Available
+  // on ...]")
   const pmcFromOtherIds = children(citation, "OtherID")
     .map((id) => textOf(id))
     .find((id): id is string => id !== null && /^PMC\d+/.test(id));
@@ -213,10 +216,14 @@ function citationFromNode(citation: XmlNode, pubmedData?: unknown): MedlineCitat
   };
 }
 
-/** One MEDLINE file: its citations (new or revised: a revision is the whole citation again) and the PMIDs it deletes. */
+/**
+ * One MEDLINE file: its citations (new or revised: a revision is the whole citation again) and the PMIDs it deletes.
+ */
 export interface MedlineFile {
   citations: MedlineCitation[];
-  /** the PMIDs of the file's DeleteCitation (a set holds at most one, listing every PMID NLM withdrew), in file order */
+  /**
+   * the PMIDs of the file's DeleteCitation (a set holds at most one, listing every PMID NLM withdrew), in file order
+   */
   deletedPmids: string[];
 }
 

@@ -49,7 +49,9 @@ const ERRNO_REASONS: Record<string, string> = {
 const reasonOf = (err: unknown): string =>
   ERRNO_REASONS[(err as NodeJS.ErrnoException).code ?? ""] ?? "it cannot be opened";
 
-/** The path's own problems, before the file system is asked: null when it is a relative path that stays below the root. */
+/**
+ * The path's own problems, before the file system is asked: null when it is a relative path that stays below the root.
+ */
 export function operatorPathProblem(name: string): string | null {
   if (name.length === 0) return "an empty path";
   if (name.includes("\0")) return "the path holds a NUL byte";

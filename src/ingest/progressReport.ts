@@ -137,7 +137,9 @@ export function pipelineProgress(reporter: ProgressReporter): (progress: IngestP
     );
 }
 
-/** An ingestion's status as a progress snapshot: documents done of those read (unknown until staged), chunks indexed. */
+/**
+ * An ingestion's status as a progress snapshot: documents done of those read (unknown until staged), chunks indexed.
+ */
 export function statusSnapshot(
   status: Pick<
     IngestionStatus,

@@ -42,7 +42,10 @@ async function* readSourceFile(
   }
 }
 
-/** The most text one document may carry (title and sections): a long full-text article has a few hundred thousand characters. */
+/**
+ * The most text one document may carry (title and sections): a long full-text article has a few hundred thousand
+ * characters.
+ */
 export const MAX_DOCUMENT_CHARS = 1_000_000;
 
 const textLength = (item: SourceItem): number =>

@@ -1,6 +1,6 @@
-// Loads the shipped update lists, the open-retractions dump of Crossref update records (every kind: corrections, errata,
-// withdrawals, expressions of concern, retractions) and the Retraction Watch sample: the retracted articles' DOIs
-// (ingestion excludes them) and notices (date, reasons, source: the retractions/check tool), and every article's
+// Loads the shipped update lists, the open-retractions dump of Crossref update records (every kind: corrections,
+// errata, withdrawals, expressions of concern, retractions) and the Retraction Watch sample: the retracted articles'
+// DOIs (ingestion excludes them) and notices (date, reasons, source: the retractions/check tool), and every article's
 // notices of any kind (each work's integrity, src/domain/integrity.ts).
 import { existsSync } from "node:fs";
 import { realpath } from "node:fs/promises";
@@ -28,7 +28,10 @@ export type { RetractionNotice } from "../domain/retraction.js";
 import type { RetractionNotice } from "../domain/retraction.js";
 import { addNotice, noticeType, type IntegrityNotice } from "../domain/integrity.js";
 
-/** What one list says: the works it flags retracted (their notice) and every work's notices of any kind, by DOI (lower-case). */
+/**
+ * What one list says: the works it flags retracted (their notice) and every work's notices of any kind, by DOI
+ * (lower-case).
+ */
 export interface UpdateList {
   retracted: Map<string, RetractionNotice>;
   updates: Map<string, IntegrityNotice[]>;
@@ -159,7 +162,9 @@ export async function readOpenRetractionsList(path: string): Promise<UpdateList>
   return list;
 }
 
-/** Notices of `retracted: true` records by DOI (lower-case); `identifier.doi` is the retracted article, not the notice. */
+/**
+ * Notices of `retracted: true` records by DOI (lower-case); `identifier.doi` is the retracted article, not the notice.
+ */
 export async function readOpenRetractionNotices(path: string): Promise<Map<string, RetractionNotice>> {
   return (await readOpenRetractionsList(path)).retracted;
 }
@@ -175,7 +180,10 @@ export function retractionWatchDate(value: string | undefined): string | null {
   return m ? `${m[3]}-${m[1]!.padStart(2, "0")}-${m[2]!.padStart(2, "0")}` : null;
 }
 
-/** Items of a numpy-style list string ("['+Plagiarism' '+Duplication of Text']", possibly over several lines), without the leading "+". */
+/**
+ * Items of a numpy-style list string ("['+Plagiarism' '+Duplication of Text']", possibly over several lines), without
+ * the leading "+".
+ */
 export function retractionWatchList(value: string | undefined): string[] {
   const items: string[] = [];
   for (const m of (value ?? "").matchAll(/'([^']*)'|"([^"]*)"/g)) {
@@ -186,8 +194,9 @@ export function retractionWatchList(value: string | undefined): string[] {
 }
 
 /**
- * A Retraction Watch column name as the reader keys it: lower-case, letters and digits only, so the database's own export
- * (`OriginalPaperDOI`, `RetractionNature`, `Record ID`) and the lower-cased ETL sample (`originalpaperdoi`) read alike.
+ * A Retraction Watch column name as the reader keys it: lower-case, letters and digits only, so the database's own
+ * export (`OriginalPaperDOI`, `RetractionNature`, `Record ID`) and the lower-cased ETL sample (`originalpaperdoi`) read
+ * alike.
  */
 export const retractionWatchColumn = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, "");
 
@@ -236,13 +245,17 @@ export async function readRetractionWatchList(path: string): Promise<UpdateList>
   }
   if (notices.size === 0) {
     throw new SourceContentError(
-      `${path}: no row lists a retracted work (${read} rows read, ${retractions} with RetractionNature "Retraction", none of them with an OriginalPaperDOI that is a DOI)`,
+      `${path}: no row lists a retracted work (${read} rows read, ${retractions} with RetractionNature ` +
+        `"Retraction", none of them with an OriginalPaperDOI that is a DOI)`,
     );
   }
   return list;
 }
 
-/** Notices of Retraction Watch rows whose retractionnature is "Retraction" (not EoC, correction, reinstatement), by original-paper DOI. */
+/**
+ * Notices of Retraction Watch rows whose retractionnature is "Retraction" (not EoC, correction, reinstatement), by
+ * original-paper DOI.
+ */
 export async function readRetractionWatchNotices(path: string): Promise<Map<string, RetractionNotice>> {
   return (await readRetractionWatchList(path)).retracted;
 }
@@ -255,7 +268,8 @@ export async function readRetractionWatch(path: string): Promise<Set<string>> {
 /**
  * The shipped lists under a data root, whole: Retraction Watch's retraction notice where it has one (a dated notice
  * with reasons), else open-retractions'; the retracted DOIs are those ingestion excludes. Every notice of any kind of
- * both lists by DOI. The open-retractions dump of all updates is read (the retracted subset's file only when it is absent).
+ * both lists by DOI. The open-retractions dump of all updates is read (the retracted subset's file only when it is
+ * absent).
  */
 export function loadUpdateLists(dataRoot: string): Promise<UpdateList> {
   // read once per process and data root (the shipped files do not change while it runs); a failed read is tried again

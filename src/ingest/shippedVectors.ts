@@ -1,6 +1,7 @@
 // Precomputed passage vectors shipped with the demo data (demo-data/vectors/), so a first start loads them instead of
 // embedding: a file of (embedding-input fingerprint, float16 vector) pairs under a header that says how they were made.
-// A passage embedder wrapped by withShippedVectors answers a text it finds there from the file and embeds only the rest.
+// A passage embedder wrapped by withShippedVectors answers a text it finds there from the file and embeds only the
+// rest.
 import { createHash } from "node:crypto";
 import { readFile, writeFile, rename } from "node:fs/promises";
 import type { Embedder } from "../embedding/port.js";
@@ -101,7 +102,8 @@ export async function readShippedVectors(path: string): Promise<ShippedVectors |
   if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error(`${path} is not a shipped-vectors file`);
   const damaged = () =>
     new Error(
-      `${path} is truncated or damaged (its size does not match its header): rebuild it with npx tsx scripts/demo-vectors.ts`,
+      `${path} is truncated or damaged (its size does not match its header): rebuild it with npx tsx ` +
+        "scripts/demo-vectors.ts",
     );
   const headerLength = bytes.length >= MAGIC.length + 4 ? bytes.readUInt32LE(MAGIC.length) : Infinity;
   const start = MAGIC.length + 4;

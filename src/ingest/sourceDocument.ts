@@ -9,7 +9,9 @@ export interface DocumentSection {
   text: string;
 }
 
-/** Result metadata fields shared by scholarly and editorial documents: the port's chunk fields, article_type narrowed. */
+/**
+ * Result metadata fields shared by scholarly and editorial documents: the port's chunk fields, article_type narrowed.
+ */
 export type ScholarlyMetadata = Pick<
   ChunkMetadata,
   | "title"

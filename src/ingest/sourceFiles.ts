@@ -1,7 +1,7 @@
-// Reads source data files line by line or whole, gunzipping ".gz" files through zlib streams, with bounded sizes: a line
-// longer than MAX_LINE_BYTES is a counted, reported rejection (never one string the size of the file), and a file read
-// whole stops at MAX_TEXT_BYTES. Every file is opened on its real path without waiting on a FIFO and checked to be a
-// regular file on the opened descriptor. Errors name the file and the line, never the content.
+// Reads source data files line by line or whole, gunzipping ".gz" files through zlib streams, with bounded sizes: a
+// line longer than MAX_LINE_BYTES is a counted, reported rejection (never one string the size of the file), and a file
+// read whole stops at MAX_TEXT_BYTES. Every file is opened on its real path without waiting on a FIFO and checked to be
+// a regular file on the opened descriptor. Errors name the file and the line, never the content.
 import { realpath } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
@@ -34,7 +34,9 @@ async function openTextStream(path: string): Promise<Readable> {
   return file.pipe(gunzip);
 }
 
-/** One non-empty line of a text file by its number (1-based, every line counted), or a line over the limit by its size. */
+/**
+ * One non-empty line of a text file by its number (1-based, every line counted), or a line over the limit by its size.
+ */
 export type LineRecord =
   { number: number; text: string; tooLong?: undefined } | { number: number; tooLong: number; text?: undefined };
 
@@ -99,11 +101,15 @@ export function badLinesError(
   what = "line",
 ): SourceContentError {
   return new SourceContentError(
-    `${file}: ${count} bad ${what}${count === 1 ? "" : "s"} (${consequence}): ${listed.join(" | ")}${count > listed.length ? ` | … ${count - listed.length} more` : ""}`,
+    `${file}: ${count} bad ${what}${count === 1 ? "" : "s"} (${consequence}): ${listed.join(" | ")}` +
+      `${count > listed.length ? ` | … ${count - listed.length} more` : ""}`,
   );
 }
 
-/** Non-empty lines of a text file (CRLF tolerated), gunzipped when the name ends in ".gz"; a line over the limit fails the read naming it. */
+/**
+ * Non-empty lines of a text file (CRLF tolerated), gunzipped when the name ends in ".gz"; a line over the limit fails
+ * the read naming it.
+ */
 export async function* readLines(path: string, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<string> {
   for await (const record of readLineRecords(path, maxLineBytes)) {
     if (record.tooLong !== undefined) throw new SourceContentError(`${path}: ${tooLongLine(record, maxLineBytes)}`);

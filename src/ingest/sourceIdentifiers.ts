@@ -1,4 +1,5 @@
-// Pulls identifiers out of the forms sources write them in (resolver URLs, "PMC… [Available on …]") into the filters' canonical forms.
+// Pulls identifiers out of the forms sources write them in (resolver URLs, "PMC… [Available on …]") into the filters'
+// canonical forms.
 import { canonicalDoi, canonicalIssn, canonicalPmcid, canonicalPmid } from "../domain/identifiers.js";
 
 /** Lower-case bare DOI from "https://doi.org/10.…", "doi:10.…" or "10.…"; null when absent or malformed. */

@@ -66,7 +66,10 @@ export function workOfDocument(document: SourceDocument, searchable: boolean): S
   };
 }
 
-/** The changes of one batch to an index's works: works written (replacing their earlier version and edges), works removed, and for replace mode the only doc_ids kept. */
+/**
+ * The changes of one batch to an index's works: works written (replacing their earlier version and edges), works
+ * removed, and for replace mode the only doc_ids kept.
+ */
 export interface WorksChange {
   upserts: readonly StoredWork[];
   deletes: readonly string[];
@@ -167,7 +170,10 @@ export async function clearWorks(db: Queryable, indexKey: string): Promise<void>
   await db.query("DELETE FROM works WHERE index_key = $1", [indexKey]);
 }
 
-/** Whether the index has no works recorded (an index built before works were recorded: the next start re-reads its files). */
+/**
+ * Whether the index has no works recorded (an index built before works were recorded: the next start re-reads its
+ * files).
+ */
 export async function worksMissing(db: Queryable, indexKey: string): Promise<boolean> {
   const rows = await db.query<{ one: number }>("SELECT 1 AS one FROM works WHERE index_key = $1 LIMIT 1", [indexKey]);
   return rows.length === 0;

@@ -1,4 +1,5 @@
-// One-ended threshold bounds of the journal metric filters: the default table (the spec's) and its recomputation from a snapshot.
+// One-ended threshold bounds of the journal metric filters: the default table (the spec's) and its recomputation from a
+// snapshot.
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import specBounds from "./bounds.json" with { type: "json" };
@@ -136,7 +137,9 @@ export async function readMetricBounds(path: string): Promise<MetricBoundsTable>
 export function boundsOfTable(table: JournalTable, maxIssnsPerCondition?: number): MetricBoundsTable {
   return computeBounds(table.journals, {
     maxIssnsPerCondition,
-    derivedFrom: `journals table built ${table.builtAt} (${table.journals.length} journals, citation year ${table.citationYear ?? "unknown"})`,
+    derivedFrom:
+      `journals table built ${table.builtAt} (${table.journals.length} journals, citation year ` +
+      `${table.citationYear ?? "unknown"})`,
   });
 }
 

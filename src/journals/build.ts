@@ -53,7 +53,8 @@ export function openAlexSourceFiles(folder: string): string[] {
   walk(folder);
   if (files.length === 0)
     throw new Error(
-      `--openalex-sources ${folder}: no .gz or .jsonl files in it (expected the snapshot's sources/updated_date=*/part_*.gz)`,
+      `--openalex-sources ${folder}: no .gz or .jsonl files in it (expected the snapshot's ` +
+        "sources/updated_date=*/part_*.gz)",
     );
   return files;
 }

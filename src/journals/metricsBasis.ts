@@ -4,7 +4,10 @@
 export interface MetricsBasis {
   /** the OpenAlex works (this service's indexed sample) the metrics were computed from; null when none were read */
   works: { count: number; publicationYears: { first: number; last: number } | null } | null;
-  /** OpenAlex source records whose summary_stats give h_index, i10_index and 2yr_mean_citedness; null when none were read */
+  /**
+   * OpenAlex source records whose summary_stats give h_index, i10_index and 2yr_mean_citedness; null when none were
+   * read
+   */
   openAlexSources: { records: number; worksCount: number } | null;
   /** Y of the two-year metrics computed from works (citations received in Y by works of Y-1 and Y-2) */
   citationYear: number | null;
@@ -31,20 +34,27 @@ export function metricsBasisSentence(basis: MetricsBasis): string {
   const withSources = sources !== null && sources.records > 0 ? sources : null;
   if (withSources && !withWorks) {
     return (
-      `Journal metrics come from OpenAlex source records (${count(withSources.records)} journals, ${count(withSources.worksCount)} works of every publication year): ` +
-      "h-index, i10-index and two-year mean citedness count each journal's whole output in OpenAlex, and impact factor is absent because source records do not carry the citations to the two previous years' articles and reviews that the JIF formula needs."
+      `Journal metrics come from OpenAlex source records (${count(withSources.records)} journals, ` +
+      `${count(withSources.worksCount)} works of every publication year): ` +
+      ("h-index, i10-index and two-year mean citedness count each journal's whole output in OpenAlex, and " +
+        "impact factor is absent because source records do not carry the citations to the two previous years' " +
+        "articles and reviews that the JIF formula needs.")
     );
   }
   if (withSources && withWorks) {
     return (
-      `h-index, i10-index and two-year mean citedness come from OpenAlex source records (${count(withSources.records)} journals, ${count(withSources.worksCount)} works of every publication year); ` +
-      `impact factor, and every metric of a journal without a source record, is computed from ${worksPart(withWorks, citationYear)} and counts only a journal's works among them.`
+      "h-index, i10-index and two-year mean citedness come from OpenAlex source records (" +
+      `${count(withSources.records)} journals, ${count(withSources.worksCount)} works of every publication ` +
+      "year); " +
+      ("impact factor, and every metric of a journal without a source record, is computed from " +
+        `${worksPart(withWorks, citationYear)} and counts only a journal's works among them.`)
     );
   }
   if (withWorks) {
     return (
       `Journal metrics are computed from ${worksPart(withWorks, citationYear)}: ` +
-      "a journal's h-index, i10-index, citedness and impact factor count only its works among them, not its whole output, so they read far below the journal's published figures."
+      ("a journal's h-index, i10-index, citedness and impact factor count only its works among them, not its " +
+        "whole output, so they read far below the journal's published figures.")
     );
   }
   return "No journal metrics are loaded: the journals table holds no citation data, so every metric is absent.";

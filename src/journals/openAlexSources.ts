@@ -1,4 +1,5 @@
-// Imports OpenAlex *source* records (summary_stats: h_index, i10_index, 2yr_mean_citedness) where a deployment has them.
+// Imports OpenAlex *source* records (summary_stats: h_index, i10_index, 2yr_mean_citedness) where a deployment has
+// them.
 import { canonicalIssn } from "../domain/identifiers.js";
 import { readJsonLines } from "./readJsonLines.js";
 import type { JournalRecord } from "./table.js";

@@ -16,7 +16,10 @@ export interface JournalRecord {
   two_yr_mean_citedness: number | null;
   /** null also when the spec's JIF rule withholds it (under 20 articles+reviews, or under half the output) */
   impact_factor: number | null;
-  /** works the metrics were computed from: the works sample's count, or a source record's `works_count` (OpenAlex's); null when unknown */
+  /**
+   * works the metrics were computed from: the works sample's count, or a source record's `works_count` (OpenAlex's);
+   * null when unknown
+   */
   works_count: number | null;
 }
 
@@ -35,7 +38,9 @@ export interface JournalTable {
 /** A table written before it recorded its metrics basis: rebuild it (`journals build`). */
 export class OutdatedJournalTable extends Error {}
 
-/** Written whole or not at all (a temporary file renamed over it): processes starting together may rebuild it at once. */
+/**
+ * Written whole or not at all (a temporary file renamed over it): processes starting together may rebuild it at once.
+ */
 export async function writeJournalTable(table: JournalTable, path: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const partial = `${path}.${process.pid}.${Date.now()}.tmp`;

@@ -1,4 +1,5 @@
-// Computes journal metrics (h-index, i10-index, two-year mean citedness, JIF-rule impact factor) from OpenAlex work records.
+// Computes journal metrics (h-index, i10-index, two-year mean citedness, JIF-rule impact factor) from OpenAlex work
+// records.
 import { canonicalIssn } from "../domain/identifiers.js";
 import type { JournalRecord } from "./table.js";
 

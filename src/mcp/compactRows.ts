@@ -27,7 +27,8 @@ const withImages = (figures: unknown): figures is Json[] =>
 
 /**
  * One row, compact. `id` stays (confirm's result_ids names rows by it); a locked row keeps `locked` and its `cost` to
- * unlock; a sandbox row says `synthetic`; an assisted row keeps its sub-question (its relevance is the judge's verdict).
+ * unlock; a sandbox row says `synthetic`; an assisted row keeps its sub-question (its relevance is the judge's
+ * verdict).
  */
 export function compactRow(row: Json): Json {
   const metadata = (row.metadata && typeof row.metadata === "object" ? row.metadata : {}) as Json;

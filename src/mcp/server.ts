@@ -30,7 +30,9 @@ export const SERVER_INFO = { name: "litsearch", version: "0.1.0" };
  */
 const ToolsCall = z.looseObject({ method: z.literal("tools/call"), params: z.unknown() });
 
-/** The server's instructions: how to use the tools, and this account's balance, trial queries and a low-balance notice. */
+/**
+ * The server's instructions: how to use the tools, and this account's balance, trial queries and a low-balance notice.
+ */
 export function instructionsFor(auth: AuthContext, dashboardUrl: string): string {
   const account: string[] = [];
   const balance = auth.org.hideBalance
@@ -38,23 +40,32 @@ export function instructionsFor(auth: AuthContext, dashboardUrl: string): string
     : `${formatCredits(auth.org.balanceMicros, 6)} credits`;
   if (auth.billingMode === "sandbox")
     account.push(
-      "This is a sandbox key: searches, previews, confirms and assisted searches return synthetic results marked synthetic, at no cost; gateway tools (call-tool) are not available to it.",
+      "This is a sandbox key: searches, previews, confirms and assisted searches return synthetic results " +
+        "marked synthetic, at no cost; gateway tools (call-tool) are not available to it.",
     );
   else if (!auth.org.billingEnabled) account.push("Billing is off for this organization: nothing is charged.");
   else account.push(`Billing mode: ${auth.billingMode}. Balance: ${balance}.`);
   if (auth.billingMode === "trial")
     account.push(
-      `Trial queries left: ${Math.max(0, auth.org.trialQueries - auth.org.trialUsed)} (previews use none; confirm and direct searches use one each).`,
+      `Trial queries left: ${Math.max(0, auth.org.trialQueries - auth.org.trialUsed)} (previews use none; ` +
+        "confirm and direct searches use one each).",
     );
   if (isLowBalanceOf(auth))
     account.push(
-      `Low balance: ${balance} left. Quote the remaining balance next to every cost; preview stays free, confirm and direct searches need credits. The dashboard (usage, ledger): ${dashboardUrl}.`,
+      `Low balance: ${balance} left. Quote the remaining balance next to every cost; preview stays free, ` +
+        `confirm and direct searches need credits. The dashboard (usage, ledger): ${dashboardUrl}.`,
     );
   return [
-    "Literature search over the collections this API key can reach. Results are passages of scholarly and editorial documents with their metadata; cite them by title, journal and year with a link (url, doi or pmid).",
+    "Literature search over the collections this API key can reach. Results are passages of scholarly and " +
+      "editorial documents with their metadata; cite them by title, journal and year with a link (url, doi or " +
+      "pmid).",
     ...account,
-    "Free: get_balance, find-tools, inspect-tool, preview (50 per hour per organization), get_results (re-fetch by queryId, 7 days), list_collections, list_journals, request_journal. Billed: confirm (only rows not yet unlocked), search-<name> and call-tool (immediately).",
-    'The loop: inspect-tool, then preview with tool_name "search" or "search-<name>", show the teasers and the cost, ask before buying, then confirm with the queryId and the result_ids worth buying. A direct search-<name> bills at once and its result carries cost and queryId.',
+    "Free: get_balance, find-tools, inspect-tool, preview (50 per hour per organization), get_results " +
+      "(re-fetch by queryId, 7 days), list_collections, list_journals, request_journal. Billed: confirm (only " +
+      "rows not yet unlocked), search-<name> and call-tool (immediately).",
+    'The loop: inspect-tool, then preview with tool_name "search" or "search-<name>", show the teasers and the ' +
+      "cost, ask before buying, then confirm with the queryId and the result_ids worth buying. A direct " +
+      "search-<name> bills at once and its result carries cost and queryId.",
   ].join("\n");
 }
 
@@ -63,7 +74,10 @@ function resultOf(payload: unknown): CallToolResult {
   return { content: [{ type: "text", text: typeof payload === "string" ? payload : JSON.stringify(payload) }] };
 }
 
-/** A refusal as a tool error's body: the spec's code and message (and details, Retry-After as retryAfterSeconds); anything else is INTERNAL_ERROR. */
+/**
+ * A refusal as a tool error's body: the spec's code and message (and details, Retry-After as retryAfterSeconds);
+ * anything else is INTERNAL_ERROR.
+ */
 function errorBodyOf(
   err: unknown,
   log: Logger,
@@ -85,7 +99,9 @@ function errorBodyOf(
 
 type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
 
-/** A request whose params do not parse (a zod failure of the method's schema): -32602 naming the first problem, briefly. */
+/**
+ * A request whose params do not parse (a zod failure of the method's schema): -32602 naming the first problem, briefly.
+ */
 function invalidParamsOf(err: unknown): McpError | undefined {
   // zod's classic ZodError or the core $ZodError the SDK's parse throws
   const name = (err as { name?: unknown } | undefined)?.name;

@@ -36,7 +36,10 @@ export interface McpTool {
   run(args: unknown, call?: ToolCallContext): Promise<unknown>;
 }
 
-/** What a tool may do while it runs: report progress (sent as MCP progress notifications when the client asked for them). */
+/**
+ * What a tool may do while it runs: report progress (sent as MCP progress notifications when the client asked for
+ * them).
+ */
 export interface ToolCallContext {
   progress?: (message: string) => void;
 }
@@ -120,7 +123,10 @@ export function takeFullMetadata(args: unknown): { rest: unknown; full: boolean 
   return { rest, full: full === true };
 }
 
-/** The bound search tools take the collection from their name; a collection in the arguments is refused as on POST /{collection}. */
+/**
+ * The bound search tools take the collection from their name; a collection in the arguments is refused as on POST
+ * /{collection}.
+ */
 export function refuseCollectionArgument(args: unknown): void {
   const a = objectArgs(args);
   if ("collection" in a || "collections" in a)

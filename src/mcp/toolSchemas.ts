@@ -3,7 +3,9 @@
 import { z } from "zod";
 import { alertBody, assistedBody, queryBody, boundQueryBody, journalRequestBody } from "../http/schemas.js";
 
-/** JSON Schema of a zod schema, as a client sends it (defaults optional), without the draft marker clients do not need. */
+/**
+ * JSON Schema of a zod schema, as a client sends it (defaults optional), without the draft marker clients do not need.
+ */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _draft, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
     string,
@@ -12,7 +14,9 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
-/** Keys of a JSON Schema that an agent reads as prose or that the tool's own validation states better when it refuses. */
+/**
+ * Keys of a JSON Schema that an agent reads as prose or that the tool's own validation states better when it refuses.
+ */
 const LEAN_DROPS = new Set([
   "description",
   "deprecated",
@@ -76,7 +80,8 @@ export function leanSchema(schema: Record<string, unknown>, omit: readonly strin
 
 /**
  * The options a tool still takes but does not list (inspect-tool shows them): the reference SDK's camelCase aliases of
- * the search options, figures and their sizing, a deprecated alias, and the metadata switch (`full_metadata` chooses the rows' shape).
+ * the search options, figures and their sizing, a deprecated alias, and the metadata switch (`full_metadata` chooses
+ * the rows' shape).
  */
 const UNLISTED_OPTIONS = [
   "include_figures",
@@ -92,7 +97,10 @@ const UNLISTED_OPTIONS = [
   "include_metadata",
 ];
 
-/** `full_metadata`: the MCP answers' row shape (compact by default); an MCP-only argument, taken off before the REST schema checks the rest. */
+/**
+ * `full_metadata`: the MCP answers' row shape (compact by default); an MCP-only argument, taken off before the REST
+ * schema checks the rest.
+ */
 export const FULL_METADATA = "full_metadata";
 const fullMetadataProperty = { [FULL_METADATA]: { type: "boolean" } };
 
@@ -132,7 +140,8 @@ export const boundSearchArgs = boundQueryBody;
 /**
  * What `preview` takes for `search` and for a `search-<name>`: that tool's own arguments (the reference's skills say to
  * preview a search with its arguments), checked as the search checks them and refusing any other field; only the
- * selection fields reach the preview, which never fetches figures and always returns metadata, as the REST preview does.
+ * selection fields reach the preview, which never fetches figures and always returns metadata, as the REST preview
+ * does.
  */
 export const previewSearchArgs = queryBody;
 export const boundPreviewSearchArgs = boundQueryBody;
@@ -147,11 +156,18 @@ export const findToolsArgs = z.strictObject({
 
 export const inspectToolArgs = z.strictObject({ tool_name: z.string().min(1).max(200) });
 
-/** `full_metadata` on the tools whose rows come compact (preview, confirm, get_results; the searches take it beside their REST arguments). */
-const fullMetadata = z.boolean().optional().meta({
-  description:
-    "true: each row as the REST API gives it, with all its metadata; default: relevance, text, title, year, journal, DOI/PMID and integrity status",
-});
+/**
+ * `full_metadata` on the tools whose rows come compact (preview, confirm, get_results; the searches take it beside
+ * their REST arguments).
+ */
+const fullMetadata = z
+  .boolean()
+  .optional()
+  .meta({
+    description:
+      "true: each row as the REST API gives it, with all its metadata; default: relevance, text, title, year, " +
+      "journal, DOI/PMID and integrity status",
+  });
 
 export const previewArgs = z.strictObject({
   tool_name: z.string().min(1).max(200),
@@ -159,7 +175,9 @@ export const previewArgs = z.strictObject({
   full_metadata: fullMetadata,
 });
 
-/** `confirm`: the reference's spellings (`queryId` or `query_id`, `result_ids`); checked again as the REST unlock body. */
+/**
+ * `confirm`: the reference's spellings (`queryId` or `query_id`, `result_ids`); checked again as the REST unlock body.
+ */
 export const confirmArgs = z.strictObject({
   queryId: z.string().min(1).max(200).optional(),
   query_id: z.string().min(1).max(200).optional(),
@@ -168,7 +186,9 @@ export const confirmArgs = z.strictObject({
   full_metadata: fullMetadata,
 });
 
-/** `get_results`: a kept search by its id (either spelling, as confirm takes it); figures as GET /results gives them. */
+/**
+ * `get_results`: a kept search by its id (either spelling, as confirm takes it); figures as GET /results gives them.
+ */
 export const getResultsArgs = z.strictObject({
   queryId: z.string().min(1).max(200).optional(),
   query_id: z.string().min(1).max(200).optional(),
@@ -223,7 +243,8 @@ export const assistedSearchSchemas: ToolSchemas = (() => {
         type: "string",
         maxLength: 200,
         description:
-          "to answer a clarification question: the queryId of the clarification_needed answer (send with `answer` only)",
+          "to answer a clarification question: the queryId of the clarification_needed answer (send with " +
+          "`answer` only)",
       },
       answer: { type: "string", maxLength: 4000, description: "the answer to the clarification question" },
       idempotency_key: {
@@ -231,7 +252,8 @@ export const assistedSearchSchemas: ToolSchemas = (() => {
         minLength: 1,
         maxLength: 255,
         description:
-          "as the REST Idempotency-Key header: a retry with the same key and arguments returns the first answer and queryId, charged once",
+          "as the REST Idempotency-Key header: a retry with the same key and arguments returns the first " +
+          "answer and queryId, charged once",
       },
     },
     additionalProperties: false,

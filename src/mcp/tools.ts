@@ -57,7 +57,10 @@ export function toolsFor(deps: McpDeps, auth: AuthContext, request: ToolsRequest
   const ctx: ToolContext = { deps, auth, request, tools };
   const bind = (definitions: ToolDefinition[]) => definitions.map((d) => toolOf(ctx, d));
 
-  /** A catalogue tool by name; a `prefix--tool` name not described still goes to the gateway, which answers 404 as REST does. */
+  /**
+   * A catalogue tool by name; a `prefix--tool` name not described still goes to the gateway, which answers 404 as REST
+   * does.
+   */
   function catalogueTool(name: string): McpTool | undefined {
     const known = tools.catalogue.find((t) => t.name === name);
     if (known) return known;

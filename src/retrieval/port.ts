@@ -34,9 +34,15 @@ export interface FigureRef {
   id: string;
   label: string;
   caption: string;
-  /** path of the image file relative to the collection's figure directory (images the ingestion draws); never returned to clients */
+  /**
+   * path of the image file relative to the collection's figure directory (images the ingestion draws); never returned
+   * to clients
+   */
   path?: string;
-  /** the image file a source ships beside its article (a JATS `<graphic>`), relative to the data root; never returned to clients */
+  /**
+   * the image file a source ships beside its article (a JATS `<graphic>`), relative to the data root; never returned to
+   * clients
+   */
   source?: string;
 }
 
@@ -85,7 +91,9 @@ export interface IndexStats {
   bytes: number;
 }
 
-/** An index's vectors and a query's (or a writer's) come from different embedding paths: neither search nor extend it. */
+/**
+ * An index's vectors and a query's (or a writer's) come from different embedding paths: neither search nor extend it.
+ */
 export class EmbeddingMismatchError extends Error {
   constructor(
     readonly index: string,
@@ -93,7 +101,8 @@ export class EmbeddingMismatchError extends Error {
     readonly asked: string,
   ) {
     super(
-      `the vectors of "${index}" were made by ${recorded}, and this process embeds with ${asked}: ingest the collection again in replace mode (or run the process with the model that built it)`,
+      `the vectors of "${index}" were made by ${recorded}, and this process embeds with ${asked}: ingest the ` +
+        "collection again in replace mode (or run the process with the model that built it)",
     );
     this.name = "EmbeddingMismatchError";
   }
@@ -125,7 +134,8 @@ export interface SearchEngine {
   putInventory(index: string, inventory: CollectionInventory): Promise<void>;
   /**
    * the inventory committed with the index; for an index committed without one (ingested before inventories were
-   * stored, or changed since), one rebuilt from its chunks and named after the index; null when the index does not exist
+   * stored, or changed since), one rebuilt from its chunks and named after the index; null when the index does not
+   * exist
    */
   getInventory(index: string): Promise<CollectionInventory | null>;
   search(req: SearchRequest): Promise<SearchHit[]>;

@@ -9,7 +9,10 @@ export interface DocumentRow {
   metadata: Pick<ChunkMetadata, "doc_id" | "doi">;
 }
 
-/** A work is one document wherever it is held: by its DOI when it has one (two collections may hold the same article), else by its collection's id. */
+/**
+ * A work is one document wherever it is held: by its DOI when it has one (two collections may hold the same article),
+ * else by its collection's id.
+ */
 export function documentOf(row: DocumentRow): string {
   const doi = row.metadata.doi;
   return typeof doi === "string" && doi !== ""
@@ -31,7 +34,10 @@ export function firstPerDocument<T>(items: readonly T[], rowOf: (item: T) => Doc
   return out;
 }
 
-/** The caller's choice of rows (min_relevance, one_per_document); the defaults deliver every row, as before either existed. */
+/**
+ * The caller's choice of rows (min_relevance, one_per_document); the defaults deliver every row, as before either
+ * existed.
+ */
 export interface RowSelection {
   /** 0 to 1: rows whose relevance is below it are neither returned nor charged */
   minRelevance: number;

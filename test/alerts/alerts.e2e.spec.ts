@@ -22,7 +22,9 @@ const KNOWN = [
   {
     id: "kelp-1",
     title: "Kelp forest decline after marine heatwaves",
-    text: "Giant kelp canopies collapsed along the coast after three marine heatwaves; urchin barrens replaced the forests.",
+    text:
+      "Giant kelp canopies collapsed along the coast after three marine heatwaves; urchin barrens replaced the " +
+      "forests.",
     publication_date: "2021",
   },
   {
@@ -61,7 +63,9 @@ const NEW = [
 // kelp-3 only changed: the same work, not sent again
 const CHANGED = {
   ...KNOWN[2]!,
-  text: "Detached kelp carries carbon from kelp forests to the deep sea floor, where part of it is buried for centuries.",
+  text:
+    "Detached kelp carries carbon from kelp forests to the deep sea floor, where part of it is buried for " +
+    "centuries.",
 };
 
 describe("alerts on a saved search", () => {
@@ -307,7 +311,8 @@ describe("alerts on a saved search", () => {
     expect((await schedule.describe()).spec.intervals).toEqual([
       expect.objectContaining({ every: 24 * 60 * 60 * 1000 }),
     ]);
-    // fired now instead of in a day: a run that finds nothing new (all of it was held at creation) sends and charges nothing
+    // fired now instead of in a day: a run that finds nothing new (all of it was held at creation) sends and charges
+    // nothing
     await schedule.trigger();
     const deadline = Date.now() + 60_000;
     let runs: { status: string; trigger: string }[] = [];

@@ -387,7 +387,8 @@ describe("assisted search with a separate worker that dies", () => {
     // past the 20 s wait: the lost answer's charge came back, exactly, and nothing else moved
     await sleep(30_000);
     const refunds = await svc.runtime.db.query<{ q: string; amount: string }>(
-      `SELECT data->>'queryId' AS q, data->>'amountMicros' AS amount FROM events WHERE type = 'RefundIssued' AND data->>'orgId' = $1`,
+      `SELECT data->>'queryId' AS q, data->>'amountMicros' AS amount FROM events WHERE type = 'RefundIssued' ` +
+        `AND data->>'orgId' = $1`,
       [org.id],
     );
     expect(refunds).toEqual([{ q: lostQueryId, amount: lostCharge!.amount }]);

@@ -1,9 +1,10 @@
 // Every branch of the assisted-search workflow, on Temporal's time-skipping test server with stub activities (the
 // samples-typescript workflows-mocks pattern): enough verified in round one, a replan while too few verify (fresh
-// candidates only, the searched sub-questions told to the planner), a plan that runs dry, the round cap, a clarification
-// answered and one that expires, the charge deadline passed, a charged answer delivered or refunded, nothing charged,
-// and a business answer that fails the run without a retry. The activities themselves are tested over the real stack
-// (assistedSearch.e2e, clarificationWait.int, deliveryRefund.int); here only the workflow's decisions are.
+// candidates only, the searched sub-questions told to the planner), a plan that runs dry, the round cap, a
+// clarification answered and one that expires, the charge deadline passed, a charged answer delivered or refunded,
+// nothing charged, and a business answer that fails the run without a retry. The activities themselves are tested over
+// the real stack (assistedSearch.e2e, clarificationWait.int, deliveryRefund.int); here only the workflow's decisions
+// are.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApplicationFailure } from "@temporalio/activity";
 import { WorkflowFailedError, type WorkflowHandle } from "@temporalio/client";
@@ -167,7 +168,9 @@ function inputOf(overrides: Partial<AssistedInput> = {}): AssistedInput {
   };
 }
 
-/** Starts a run with fresh call records and the given script (defaults: one sub-question, nothing verified, 0 charged). */
+/**
+ * Starts a run with fresh call records and the given script (defaults: one sub-question, nothing verified, 0 charged).
+ */
 async function start(
   partial: Partial<Script>,
   input: AssistedInput = inputOf(),

@@ -1,7 +1,7 @@
 // The clarification wait of assisted search on Temporal's time-skipping test server: the real workflow and activities
-// (event store, embedded engine, embedding model, built-in reasoner) and the real use case. The question waits 24 hours:
-// answered after 23 the same run resumes and charges once; unanswered after 24 the run ends, nothing charged, and a late
-// answer is refused.
+// (event store, embedded engine, embedding model, built-in reasoner) and the real use case. The question waits 24
+// hours: answered after 23 the same run resumes and charges once; unanswered after 24 the run ends, nothing charged,
+// and a late answer is refused.
 import { describe, expect, it } from "vitest";
 import { useAssistedTimeSkipping } from "../support/assistedTimeSkipping.js";
 import { assistedWorkflowId } from "../../src/usecases/assisted/assistedSearch.js";

@@ -21,7 +21,8 @@ const h = useAssistedTimeSkipping({ taskQueue: TASK_QUEUE, deliveryWaitMs: DELIV
 const balanceOf = async (orgId: string) => (await h.svc.runtime.accounts.getOrganization(orgId))!.balanceMicros;
 const refundsOf = (queryId: string) =>
   h.svc.runtime.db.query<{ amount: string; reference: string }>(
-    `SELECT data->>'amountMicros' AS amount, data->>'reference' AS reference FROM events WHERE type = 'RefundIssued' AND data->>'queryId' = $1`,
+    `SELECT data->>'amountMicros' AS amount, data->>'reference' AS reference FROM events WHERE type = ` +
+      `'RefundIssued' AND data->>'queryId' = $1`,
     [queryId],
   );
 const ledgerOf = (orgId: string, queryId: string) =>

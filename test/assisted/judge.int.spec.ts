@@ -17,9 +17,12 @@ import { loadServiceModelManifest } from "../embedding/provisionedModel.js";
 const CLAIM_IDS = ["2", "123", "264", "381", "530", "647", "780", "902", "1005"];
 
 const OFF_TOPIC_TEXTS = [
-  "Stretch the dough by hand, spread crushed San Marzano tomatoes, add fior di latte and basil, and bake the pizza for ninety seconds in a wood-fired oven at 450 degrees.",
-  "Loosen the wheel nuts before raising the car with the jack, then remove the flat tyre, fit the spare and tighten the nuts in a star pattern.",
-  "The quarterly earnings call lifted the share price by four percent as investors expected higher iPhone sales in the holiday season.",
+  "Stretch the dough by hand, spread crushed San Marzano tomatoes, add fior di latte and basil, and bake the " +
+    "pizza for ninety seconds in a wood-fired oven at 450 degrees.",
+  "Loosen the wheel nuts before raising the car with the jack, then remove the flat tyre, fit the spare and " +
+    "tighten the nuts in a star pattern.",
+  "The quarterly earnings call lifted the share price by four percent as investors expected higher iPhone " +
+    "sales in the holiday season.",
 ];
 
 interface Claim {

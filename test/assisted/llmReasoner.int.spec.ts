@@ -212,7 +212,8 @@ describe("chat-model reasoner, model answering", () => {
     expect(u.clarification).toBeNull();
     expect(u.question).toBe(answer);
     expect(recorded[0]!.body.messages[1]!.content).toContain(
-      `The answer leads: understand and plan this question, keeping only the constraints of the query that the answer does not contradict: ${JSON.stringify(answer)}`,
+      "The answer leads: understand and plan this question, keeping only the constraints of the query that " +
+        `the answer does not contradict: ${JSON.stringify(answer)}`,
     );
   });
 

@@ -14,11 +14,13 @@ describe("qualifiers", () => {
   });
 
   it("finds a conflict where the only mention of a qualifier asked for is negated", () => {
-    // the issue's case: the trial in patients without inhibitors, matched on "no ... new development of factor VIII inhibitors"
+    // the issue's case: the trial in patients without inhibitors, matched on "no ... new development of factor VIII
+    // inhibitors"
     expect(
       qualifierConflict(
         WITH,
-        "Emicizumab prophylaxis in persons with hemophilia A without inhibitors reduced bleeding; there was no new development of factor VIII inhibitors.",
+        "Emicizumab prophylaxis in persons with hemophilia A without inhibitors reduced bleeding; there was no " +
+          "new development of factor VIII inhibitors.",
       ),
     ).toBe(true);
     expect(

@@ -17,7 +17,10 @@ const frame = (id: number, functionName: string, url: string, children: number[]
 const SRC = "file:///work/repo/src";
 const MODULES = "file:///work/repo/node_modules";
 
-/** A tree: root -> route handler -> billing (-> pg -> native), root -> pg parser -> native, root -> koa respond, root -> node:net, GC, idle. */
+/**
+ * A tree: root -> route handler -> billing (-> pg -> native), root -> pg parser -> native, root -> koa respond, root ->
+ * node:net, GC, idle.
+ */
 const profile = {
   nodes: [
     frame(1, "(root)", "", [2, 6, 8, 9, 10, 11, 12]),

@@ -1,6 +1,7 @@
-// The scale benchmark's contract: `npm run bench:scale -- --engine embedded|opensearch --chunks N --json` prints exactly
-// one JSON line with the fields the README's scale table is made from. Run small (2,000 chunks replicated from 200
-// SciFact abstracts embedded by the real model), on the embedded engine and on a node of its own with the k-NN plugin.
+// The scale benchmark's contract: `npm run bench:scale -- --engine embedded|opensearch --chunks N --json` prints
+// exactly one JSON line with the fields the README's scale table is made from. Run small (2,000 chunks replicated from
+// 200 SciFact abstracts embedded by the real model), on the embedded engine and on a node of its own with the k-NN
+// plugin.
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -43,7 +43,9 @@ describe("detectCatalogueQuestion", () => {
 
   it("searches at least 0.98 of the research questions and answers at least 0.95 of the catalogue questions", () => {
     console.log(
-      `[catalogue intent] research searched ${searched.length}/${research.length} = ${figures.researchSearched.toFixed(3)}; catalogue answered with the right intent ${answered.length}/${catalogue.length} = ${figures.catalogueAnswered.toFixed(3)}`,
+      `[catalogue intent] research searched ${searched.length}/${research.length} = ` +
+        `${figures.researchSearched.toFixed(3)}; catalogue answered with the right intent ${answered.length}/` +
+        `${catalogue.length} = ${figures.catalogueAnswered.toFixed(3)}`,
     );
     const swallowed = research.filter((q) => detectCatalogueQuestion(q.query) !== null).map((q) => q.query);
     const missed = catalogue

@@ -28,7 +28,9 @@ const NOTES = [
   {
     id: "kelp-1",
     title: "Kelp forest decline after marine heatwaves",
-    text: "Giant kelp canopies collapsed along the coast after three marine heatwaves; urchin barrens replaced the forests.",
+    text:
+      "Giant kelp canopies collapsed along the coast after three marine heatwaves; urchin barrens replaced the " +
+      "forests.",
     journal: "Coastal Field Notes",
     publication_date: "2021-04-02",
   },

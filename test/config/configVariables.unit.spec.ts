@@ -1,5 +1,5 @@
-// CONFIG_VARIABLES is exactly what loadConfig reads (so deploy/ can be checked against it), and configEnvironment hands a
-// configuration to another process without loss (the scaled launcher's children read what it decided).
+// CONFIG_VARIABLES is exactly what loadConfig reads (so deploy/ can be checked against it), and configEnvironment hands
+// a configuration to another process without loss (the scaled launcher's children read what it decided).
 import { describe, expect, it } from "vitest";
 import { CONFIG_VARIABLES, configEnvironment, loadConfig } from "../../src/app/config.js";
 

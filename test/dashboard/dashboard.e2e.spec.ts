@@ -427,7 +427,8 @@ describe("roles and organizations", () => {
       "Journal requests",
     ])
       expect(page.text).toContain(text);
-    // the catalogue: each collection with its state, documents and last ingestion (the first start's, through the workflow)
+    // the catalogue: each collection with its state, documents and last ingestion (the first start's, through the
+    // workflow)
     expect(page.text).toContain('id="collections-table"');
     expect(page.text).toMatch(
       /<tr data-collection="scifact"><td>[^<]+<code>scifact<\/code><\/td><td>hybrid<\/td><td>ready<\/td><td class="num">\d+<\/td>/,
@@ -632,7 +633,8 @@ describe("keys, caps, the audit log and replay", () => {
         (i: { email: string }) => i.email,
       ),
     ).not.toContain("second-alt@delta.example");
-    // and a request of theirs already past the session check acts no more: the rule is checked again under the append lock
+    // and a request of theirs already past the session check acts no more: the rule is checked again under the append
+    // lock
     const stale = { kind: "member" as const, memberId: secondId, orgId: org, role: "owner" as const };
     await expect(svc.runtime.members.removeMember(stale, org, ownerId)).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     await expect(
@@ -782,7 +784,9 @@ describe("pages a customer reads", () => {
     expect(keys).toContain("CI smoke tests");
 
     // a search whose text is long and carries markup
-    const asked = `<img src=x onerror=alert(1)> vitamin D supplementation and the risk of bone fractures in older adults: ${"a randomized trial ".repeat(6)}`;
+    const asked =
+      "<img src=x onerror=alert(1)> vitamin D supplementation and the risk of bone fractures in older adults: " +
+      `${"a randomized trial ".repeat(6)}`;
     expect(asked.length).toBeGreaterThan(120);
     const search = await call("POST", "/api/v1/search/query", {
       key: secret,
@@ -1024,7 +1028,8 @@ describe("the operator area", () => {
 
     // each action is an event with the operator as actor
     const actions = await svc.runtime.db.query<{ type: string }>(
-      `SELECT type FROM events WHERE stream_id IN ($1, $2) AND metadata->'actor'->>'kind' = 'operator' AND position > $3 ORDER BY position`,
+      `SELECT type FROM events WHERE stream_id IN ($1, $2) AND metadata->'actor'->>'kind' = 'operator' AND ` +
+        `position > $3 ORDER BY position`,
       [`org-${orgA}`, `key-${keyId}`, lastPosition],
     );
     expect(actions.map((a) => a.type)).toEqual([

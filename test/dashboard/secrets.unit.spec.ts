@@ -58,7 +58,8 @@ describe("pages", () => {
   it("escape every interpolated value; only markup built here passes as is", () => {
     const name = `<script>alert("x")</script>' onmouseover='`;
     expect(html`<td title="${name}">${name}</td>`.text).toBe(
-      '<td title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onmouseover=&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onmouseover=&#39;</td>',
+      '<td title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; ' +
+        'onmouseover=&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onmouseover=&#39;</td>',
     );
     expect(html`<p>${[html`<b>${"&"}</b>`, 1n, null, false, undefined]}</p>`.text).toBe("<p><b>&amp;</b>1</p>");
     expect(html`${trusted("<br>")}`.text).toBe("<br>");

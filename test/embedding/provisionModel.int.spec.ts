@@ -1,4 +1,5 @@
-// scripts/provision-model.sh against copies of the provisioned files: it fails loudly on a bad checksum and repairs a damaged file.
+// scripts/provision-model.sh against copies of the provisioned files: it fails loudly on a bad checksum and repairs a
+// damaged file.
 import { runProvisionScript } from "../support/provisionScript.js";
 import { appendFile, cp, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -14,7 +14,10 @@ export function loadProvisionedManifest(): Promise<ModelManifest> {
   return loadModelManifest(manifestPath);
 }
 
-/** The service's embedding model (bge-small-en-v1.5, float32 over its int8 weights): what the index, the queries and the judge's features use. */
+/**
+ * The service's embedding model (bge-small-en-v1.5, float32 over its int8 weights): what the index, the queries and the
+ * judge's features use.
+ */
 export function loadServiceModelManifest(): Promise<ModelManifest> {
   return loadModelManifest(embeddingModelManifestPath(cacheDirFrom(process.env)));
 }

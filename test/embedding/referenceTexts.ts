@@ -29,26 +29,39 @@ export const REFERENCE_TEXTS: readonly ReferenceText[] = [
   { kind: "passage", text: "He drove to the stadium." },
   {
     kind: "passage",
-    text: "Hair cortisol as a biological marker of chronic stress: current status, future directions and unanswered questions\nHair cortisol analysis offers a retrospective calendar of cortisol exposure over months, unlike saliva, urine or blood, which reflect minutes to hours.",
+    text:
+      "Hair cortisol as a biological marker of chronic stress: current status, future directions and unanswered " +
+      "questions\nHair cortisol analysis offers a retrospective calendar of cortisol exposure over months, " +
+      "unlike saliva, urine or blood, which reflect minutes to hours.",
   },
   {
     kind: "passage",
-    text: "Emicizumab prophylaxis in hemophilia A with inhibitors\nIn this phase 3 trial, once-weekly subcutaneous emicizumab prophylaxis was associated with a significantly lower bleeding rate than no prophylaxis among participants with hemophilia A with inhibitors.",
+    text:
+      "Emicizumab prophylaxis in hemophilia A with inhibitors\nIn this phase 3 trial, once-weekly subcutaneous " +
+      "emicizumab prophylaxis was associated with a significantly lower bleeding rate than no prophylaxis among " +
+      "participants with hemophilia A with inhibitors.",
   },
   {
     kind: "passage",
-    text: "Dialectical behavior therapy for suicidal behaviors and borderline personality disorder\nTwo-year randomized controlled trial and follow-up of dialectical behavior therapy versus therapy by experts. DBT was associated with a halving of the rate of suicide attempts.",
+    text:
+      "Dialectical behavior therapy for suicidal behaviors and borderline personality disorder\nTwo-year " +
+      "randomized controlled trial and follow-up of dialectical behavior therapy versus therapy by experts. DBT " +
+      "was associated with a halving of the rate of suicide attempts.",
   },
   {
     kind: "passage",
-    text: "Microstructural development of human newborn cerebral white matter assessed in vivo by diffusion tensor magnetic resonance imaging\nAlterations of the architecture of cerebral white matter in the developing human brain can affect cortical development and result in functional disabilities. ".repeat(
-      4,
-    ),
+    text: (
+      "Microstructural development of human newborn cerebral white matter assessed in vivo by diffusion tensor " +
+      "magnetic resonance imaging\nAlterations of the architecture of cerebral white matter in the developing " +
+      "human brain can affect cortical development and result in functional disabilities. "
+    ).repeat(4),
   },
   { kind: "passage", text: "x" },
   { kind: "passage", text: "" },
   {
     kind: "passage",
-    text: "Efficacy of a 12-week course of 50,000 IU cholecalciferol: a double-blind RCT (n = 2,686; HR 0.78, 95% CI 0.61–0.99; p = 0.04)\nResults: fractures occurred in 7.4% vs. 9.1% of participants.",
+    text:
+      "Efficacy of a 12-week course of 50,000 IU cholecalciferol: a double-blind RCT (n = 2,686; HR 0.78, 95% CI " +
+      "0.61–0.99; p = 0.04)\nResults: fractures occurred in 7.4% vs. 9.1% of participants.",
   },
 ];

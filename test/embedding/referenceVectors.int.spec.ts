@@ -48,7 +48,10 @@ function cpuFlags(): string {
   const info = readFileSync("/proc/cpuinfo", "utf8");
   const model = /^model name\s*:\s*(.*)$/m.exec(info)?.[1] ?? "unknown CPU";
   const flags = new Set((/^flags\s*:\s*(.*)$/m.exec(info)?.[1] ?? "").split(/\s+/));
-  return `${model}: ${["avx2", "avx512f", "avx512_vnni", "avx_vnni"].map((f) => `${f}=${flags.has(f) ? "yes" : "no"}`).join(" ")}`;
+  return (
+    `${model}: ` +
+    `${["avx2", "avx512f", "avx512_vnni", "avx_vnni"].map((f) => `${f}=${flags.has(f) ? "yes" : "no"}`).join(" ")}`
+  );
 }
 
 function inputOf(m: ModelManifest, text: ReferenceText): string {
@@ -154,7 +157,8 @@ describe("the all-MiniLM int8 graph (reduced-range weights)", () => {
       session,
       texts.map((t) => tokenizer.encode(t, minilm.maxTokens).inputIds),
     );
-    // sentence-transformers publishes 0.6660, 0.1046 and 0.1411 (fp32); full-range int8 weights gave 0.6405 on such a CPU
+    // sentence-transformers publishes 0.6660, 0.1046 and 0.1411 (fp32); full-range int8 weights gave 0.6405 on such a
+    // CPU
     expect(Math.abs(cosine(weather!, sunny!) - 0.666)).toBeLessThan(0.02);
     expect(Math.abs(cosine(weather!, stadium!) - 0.1046)).toBeLessThan(0.02);
     expect(Math.abs(cosine(sunny!, stadium!) - 0.1411)).toBeLessThan(0.02);

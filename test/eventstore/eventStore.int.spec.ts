@@ -119,7 +119,8 @@ describe.each(STORE_KINDS)("event store on %s", (kind) => {
     expect(report.equal).toBe(true);
     expect(report.events).toBeGreaterThan(3);
     await db.query(
-      "UPDATE proj_balances SET balance_micros = balance_micros + 1 WHERE org_id = (SELECT org_id FROM proj_balances LIMIT 1)",
+      "UPDATE proj_balances SET balance_micros = balance_micros + 1 WHERE org_id = (SELECT org_id FROM " +
+        "proj_balances LIMIT 1)",
     );
     const tampered = await replayProjections(db);
     expect(tampered.equal).toBe(false);
@@ -146,7 +147,8 @@ describe.each(STORE_KINDS)("event store on %s", (kind) => {
     await db.query("DELETE FROM events WHERE position = $1", [victim]);
     expect(await verifyChain(db)).toMatchObject({ ok: false, firstBadPosition: positions[3] });
     await db.query(
-      "INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, recorded_at, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
+      "INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, " +
+        "recorded_at, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
       [
         victim,
         row.stream_id,
@@ -162,7 +164,8 @@ describe.each(STORE_KINDS)("event store on %s", (kind) => {
     );
     expect((await verifyChain(db)).ok).toBe(true);
     await db.query(
-      "INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, recorded_at, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
+      "INSERT INTO events (position, stream_id, stream_version, type, data, metadata, idempotency_key, " +
+        "recorded_at, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
       [
         victim * 1000 + 1,
         "intruder",

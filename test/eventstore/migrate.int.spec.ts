@@ -77,7 +77,8 @@ describe("migrate", () => {
       await traffic.query("COMMIT");
       await migrating;
       const [column] = await db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'proj_api_keys' AND column_name = 'upgrade_probe'`,
+        `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'proj_api_keys' AND ` +
+          `column_name = 'upgrade_probe'`,
       );
       expect(column!.n).toBe(1);
     } finally {

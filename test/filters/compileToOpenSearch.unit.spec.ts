@@ -1,4 +1,5 @@
-// compileToOpenSearch: the DSL shapes that carry the predicate's semantics (matching is checked against a real node in engineParity.int.spec.ts).
+// compileToOpenSearch: the DSL shapes that carry the predicate's semantics (matching is checked against a real node in
+// engineParity.int.spec.ts).
 import { describe, expect, it } from "vitest";
 import { compileToOpenSearch } from "../../src/filters/compileToOpenSearch.js";
 

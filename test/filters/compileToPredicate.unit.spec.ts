@@ -1,4 +1,5 @@
-// compileToPredicate: equality on scalar and multi-valued fields, case folding, date periods, ranges, exists, and boolean logic.
+// compileToPredicate: equality on scalar and multi-valued fields, case folding, date periods, ranges, exists, and
+// boolean logic.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { FilterNode } from "../../src/filters/ast.js";

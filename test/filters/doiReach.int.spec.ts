@@ -1,4 +1,5 @@
-// doi_not_in_collection: pinned DOIs the searched collections lack, where they are instead, the ten-DOI cover and the time budget (embedded engine on disk).
+// doi_not_in_collection: pinned DOIs the searched collections lack, where they are instead, the ten-DOI cover and the
+// time budget (embedded engine on disk).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +22,10 @@ function chunk(collection: string, n: number, doi: string | null): ChunkRecord {
   };
 }
 
-/** Collections a, b, c, d: a holds 10.1/a1 and 10.1/shared, b holds 10.1/b1 and 10.1/shared, c holds 10.1/c1, d is not indexed. */
+/**
+ * Collections a, b, c, d: a holds 10.1/a1 and 10.1/shared, b holds 10.1/b1 and 10.1/shared, c holds 10.1/c1, d is not
+ * indexed.
+ */
 const HOLDINGS: Record<string, Array<string | null>> = {
   a: ["10.1/a1", "10.1/shared", null],
   b: ["10.1/b1", "10.1/shared", "10.1/B-UPPER"],
@@ -181,7 +185,8 @@ describe("doi_not_in_collection", () => {
     });
     expect(viaMeta.map((warning) => warning.message)).toEqual([
       'The filter asks for DOI "10.1/b1", but it is not in "a": "b" holds it; search that collection to reach it.',
-      'The filter asks for DOI "10.1/c1", but it is not in "a": it is held only by collections this API key cannot reach.',
+      'The filter asks for DOI "10.1/c1", but it is not in "a": it is held only by collections this API key ' +
+        "cannot reach.",
     ]);
     const organizationWide = await checkPinnedDois({
       holders: doiHoldersIn(engine),

@@ -1,6 +1,7 @@
-// The filter language over HTTP on the real service (Koa, Temporal, PGlite, embedded engine, embedding model): 422 INVALID_FILTER
-// with its details and nothing charged, the echo, warnings and expansions, filtered requests always searched and billed, and a fuzz
-// of thousands of malformed filters that must all answer 422 INVALID_FILTER, never a 5xx.
+// The filter language over HTTP on the real service (Koa, Temporal, PGlite, embedded engine, embedding model): 422
+// INVALID_FILTER with its details and nothing charged, the echo, warnings and expansions, filtered requests always
+// searched and billed, and a fuzz of thousands of malformed filters that must all answer 422 INVALID_FILTER, never a
+// 5xx.
 import { rmSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,7 +50,8 @@ async function chargesOf(orgId: string): Promise<number> {
 const PROBE_QUERY = "patients treatment study results randomized trial";
 
 const INDEXED_FIELDS_SENTENCE =
-  "Indexed fields: journal, publisher, keywords, publication_date, doi, issn, article_type, section, isbn, open_access, chapter_number, chapter_title, chapter_authors.";
+  "Indexed fields: journal, publisher, keywords, publication_date, doi, issn, article_type, section, isbn, " +
+  "open_access, chapter_number, chapter_title, chapter_authors.";
 
 function expectInvalidFilter(
   res: {
@@ -501,7 +503,8 @@ describe("fuzz over HTTP", () => {
     };
     await Promise.all(Array.from({ length: 4 }, worker));
     console.log(
-      `[filter fuzz over HTTP] ${cases.length} requests in ${((performance.now() - started) / 1000).toFixed(1)}s: ${JSON.stringify(Object.fromEntries(statuses))}`,
+      `[filter fuzz over HTTP] ${cases.length} requests in ` +
+        `${((performance.now() - started) / 1000).toFixed(1)}s: ${JSON.stringify(Object.fromEntries(statuses))}`,
     );
     expect(failures.slice(0, 10)).toEqual([]);
     expect(cases.length).toBe(4000);

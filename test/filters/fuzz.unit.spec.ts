@@ -1,4 +1,5 @@
-// Property tests of the filter parser: malformed filters always give a FilterError, junk never anything else, valid filters pass.
+// Property tests of the filter parser: malformed filters always give a FilterError, junk never anything else, valid
+// filters pass.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from "../../src/filters/parse.js";

@@ -1,4 +1,5 @@
-// Journal metric filters: the spec's eight rules, on hand-made tables and on a generated full-size one (80,000 journals).
+// Journal metric filters: the spec's eight rules, on hand-made tables and on a generated full-size one (80,000
+// journals).
 import { beforeAll, describe, expect, it } from "vitest";
 import { compileToPredicate } from "../../src/filters/compileToPredicate.js";
 import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from "../../src/filters/parse.js";

@@ -1,4 +1,5 @@
-// fast-check generators of malformed filters (one defect anywhere, in either format) and of near-miss junk, for the parser fuzz and the HTTP fuzz.
+// fast-check generators of malformed filters (one defect anywhere, in either format) and of near-miss junk, for the
+// parser fuzz and the HTTP fuzz.
 import fc from "fast-check";
 import { ARTICLE_TYPES, canonicalArticleType } from "../../src/filters/articleTypes.js";
 import { parseFilterDate } from "../../src/filters/dates.js";

@@ -1,4 +1,5 @@
-// The filter planner as the service loads it: bounds that move with a recomputed snapshot, Rejections for 422, pinned DOIs passed on.
+// The filter planner as the service loads it: bounds that move with a recomputed snapshot, Rejections for 422, pinned
+// DOIs passed on.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -117,7 +118,8 @@ describe("metrics basis", () => {
       "journal_metric.i10_index": { gte: 160 },
     });
     const sentence =
-      "Journal metrics are computed from the 40 OpenAlex works this service indexes that name their journal (published 2020-2024, citations counted in 2025)";
+      "Journal metrics are computed from the 40 OpenAlex works this service indexes that name their journal " +
+      "(published 2020-2024, citations counted in 2025)";
     expect(
       (plan as { journalMetricExpansions: { metricsBasis: string }[] }).journalMetricExpansions.map((e) =>
         e.metricsBasis.slice(0, sentence.length),

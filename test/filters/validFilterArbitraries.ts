@@ -1,4 +1,5 @@
-// fast-check generators of valid filters whose values come from real chunk metadata, in both formats and every accepted spelling.
+// fast-check generators of valid filters whose values come from real chunk metadata, in both formats and every accepted
+// spelling.
 import fc from "fast-check";
 import type { ChunkRecord } from "../../src/retrieval/port.js";
 import { DEFAULT_METRIC_BOUNDS } from "../../src/journals/bounds.js";
@@ -184,7 +185,9 @@ function metricConditions(): fc.Arbitrary<Condition> {
   );
 }
 
-/** Every condition the capabilities allow, with values drawn from the pools (fields with an empty pool are left out). */
+/**
+ * Every condition the capabilities allow, with values drawn from the pools (fields with an empty pool are left out).
+ */
 export function validConditions(pools: FilterValuePools, capabilities: FilterCapabilities): fc.Arbitrary<Condition> {
   const options: Array<fc.Arbitrary<Condition>> = [];
   const pooled = (field: string) => (pools[field] ?? []).length > 0;

@@ -35,7 +35,8 @@ describe("did you mean", () => {
     });
     expect([notFound.status, notFound.body.error.code]).toEqual([404, "COLLECTION_NOT_FOUND"]);
     expect(notFound.body.error.message).toBe(
-      'collection "scifacts" does not exist. Did you mean "scifact"? GET /api/v1/search/collections lists the ones you can search',
+      'collection "scifacts" does not exist. Did you mean "scifact"? GET /api/v1/search/collections lists the ' +
+        "ones you can search",
     );
     const path = await call("POST", "/api/v1/search/clinical-digets", { key, body: { query: QUERY } });
     expect([path.status, path.body.error.message]).toEqual([
@@ -128,7 +129,8 @@ describe("the spending-cap refusal", () => {
     const refused = await search();
     expect([refused.status, refused.body.error.code]).toEqual([429, "API_KEY_BUDGET_EXCEEDED"]);
     expect(refused.body.error.message).toBe(
-      `This API key's spending cap of ${credits(cap)} credits has ${credits(left)} left and this request would cost ${credits(cost)}; nothing was charged. Ask for fewer results, or have an owner raise the cap`,
+      `This API key's spending cap of ${credits(cap)} credits has ${credits(left)} left and this request ` +
+        `would cost ${credits(cost)}; nothing was charged. Ask for fewer results, or have an owner raise the cap`,
     );
     expect(refused.body.error.details).toEqual({
       spendingCap: credits(cap),
@@ -146,7 +148,8 @@ describe("the spending-cap refusal", () => {
     const usedUp = await search();
     expect([usedUp.status, usedUp.body.error.message]).toEqual([
       429,
-      `This API key's spending cap of ${credits(cost)} credits is used up (${credits(cost)} spent); nothing was charged. An owner can raise the cap`,
+      `This API key's spending cap of ${credits(cost)} credits is used up (${credits(cost)} spent); nothing ` +
+        "was charged. An owner can raise the cap",
     ]);
   }, 120_000);
 });

@@ -27,7 +27,8 @@ describe("a client that hangs up mid-body", () => {
         const socket = connect(port, "127.0.0.1");
         await new Promise((resolve) => socket.once("connect", resolve));
         socket.write(
-          'POST /api/v1/search/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"query":"hair cort',
+          "POST /api/v1/search/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+            '1000\r\n\r\n{"query":"hair cort',
         );
         await sleep(100);
         if (hangUp === "reset") socket.resetAndDestroy();

@@ -194,15 +194,16 @@ const ROUTES: Route[] = [
   { method: "DELETE", path: "/mcp", door: "api" },
   { method: "POST", path: "/admin/v1/organizations", door: "admin", body: () => ({ name: "Fuzz lab" }) },
   { method: "GET", path: "/admin/v1/organizations", door: "admin" },
-  // a list naming a file the server does not hold: refused (422) and nothing loaded, so the fuzz's works stay in results
+  // a list naming a file the server does not hold: refused (422) and nothing loaded, so the fuzz's works stay in
+  // results
   {
     method: "POST",
     path: "/admin/v1/retractions",
     door: "admin",
     body: () => ({ files: ["retractions/fuzz-no-such-list.csv"] }),
   },
-  // collections: a definition naming a file the server does not hold is refused (422) and defines nothing; a retirement of
-  // openalex-synergy is refused while the biomedical meta-collection lists it (409)
+  // collections: a definition naming a file the server does not hold is refused (422) and defines nothing; a retirement
+  // of openalex-synergy is refused while the biomedical meta-collection lists it (409)
   { method: "GET", path: "/admin/v1/collections", door: "admin" },
   {
     method: "POST",
@@ -508,7 +509,9 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
     arbitrary: fc.constantFrom({ __proto__: null, polluted: true }, { constructor: { prototype: { polluted: true } } }),
   },
 );
-/** Raw texts that cannot be built with JSON.stringify: numbers JSON cannot hold as doubles, own __proto__ keys, garbage. */
+/**
+ * Raw texts that cannot be built with JSON.stringify: numbers JSON cannot hold as doubles, own __proto__ keys, garbage.
+ */
 const RAW_BODIES = [
   '{"collection":"scifact","query":"bone density","limit":1e400}',
   '{"collection":"scifact","query":"bone density","limit":-1e-400}',
@@ -542,7 +545,9 @@ const RAW_BYTES = [
   Buffer.from([0x00, 0x00, 0x00]),
 ];
 
-/** Deep nesting of one shape, `depth` levels, as raw text (building it as an object and stringifying would overflow). */
+/**
+ * Deep nesting of one shape, `depth` levels, as raw text (building it as an object and stringifying would overflow).
+ */
 type DeepShape = "and" | "or" | "not" | "notArray" | "array" | "object" | "flatNot";
 function deepText(shape: DeepShape, depth: number): string {
   const condition = '{"field":"journal","eq":"A"}';
@@ -804,7 +809,8 @@ function idFor(name: string, pick: number, f: Fixtures): string {
     // operator mutations only reach the victim organization, so the organization the fuzz searches with stays usable
     orgId: [f.orgs.victim, f.orgs.victim, "00000000-0000-0000-0000-000000000000"],
     keyId: [f.victimKeyId, f.dashboardKeyId, "key_does_not_exist"],
-    // none that exists: removing the fuzz's own members or withdrawing its invite would end the sessions and the link it uses
+    // none that exists: removing the fuzz's own members or withdrawing its invite would end the sessions and the link
+    // it uses
     memberId: ["mem_does_not_exist", "mem_00000000000000000000"],
     eventId: ["msg_doesnotexist0000000000", "msg_x"],
     inviteId: ["inv_does_not_exist", "inv_00000000000000000000"],
@@ -890,8 +896,8 @@ function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
     idFor(name, r.ids[idIndex++ % r.ids.length]!, f),
   );
   let path = spell(filled, r.spelling, r.ids[0]!);
-  // a respelling that changes nothing (upper-casing a segment that starts with a digit, say) is the documented spelling,
-  // and so is one that only upper-cases a parameter's value: collection names, for one, are case-insensitive
+  // a respelling that changes nothing (upper-casing a segment that starts with a digit, say) is the documented
+  // spelling, and so is one that only upper-cases a parameter's value: collection names, for one, are case-insensitive
   const routeSegments = route.path.split("/");
   const changed = path.split("/").flatMap((segment, i) => (segment === filled.split("/")[i] ? [] : [i]));
   const onlyParameterCase =
@@ -1198,7 +1204,9 @@ function judge(req: FuzzRequest, res: Answer): Failure[] {
   return failures;
 }
 
-/** Money a successful request may move, by organization: search charges, unlock charges, operator credits and refunds. */
+/**
+ * Money a successful request may move, by organization: search charges, unlock charges, operator credits and refunds.
+ */
 function moneyMoved(req: FuzzRequest, res: Answer): { orgId: string; micros: bigint } | undefined {
   if (res.status < 200 || res.status >= 300 || !req.orgId) return undefined;
   const path = normalizedPath(req.path);
@@ -1332,94 +1340,102 @@ describe("HTTP fuzz", () => {
     expect(ROUTES.map((r) => `${r.method} ${r.path}`).sort()).toEqual(registeredRoutes());
   });
 
-  it(`answers ${RANDOM_REQUESTS}+ hostile requests on every route without a 5xx, always in the envelope, moving no money by a failure`, async () => {
-    const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
-    const before = await balances();
-    const requests = [
-      ...fixedRequests(fx),
-      ...fc.sample(recipe, { seed: SEED, numRuns: RANDOM_REQUESTS }).map((r, i) => build(r, fx, i)),
-    ];
-    expect(requests.length).toBeGreaterThanOrEqual(5_000);
-    const covered = new Set(requests.map((r) => `${r.route.method} ${r.route.path}`));
-    expect(ROUTES.filter((r) => !covered.has(`${r.method} ${r.path}`))).toEqual([]);
+  it(
+    `answers ${RANDOM_REQUESTS}+ hostile requests on every route without a 5xx, always in the envelope, moving ` +
+      "no money by a failure",
+    async () => {
+      const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
+      const before = await balances();
+      const requests = [
+        ...fixedRequests(fx),
+        ...fc.sample(recipe, { seed: SEED, numRuns: RANDOM_REQUESTS }).map((r, i) => build(r, fx, i)),
+      ];
+      expect(requests.length).toBeGreaterThanOrEqual(5_000);
+      const covered = new Set(requests.map((r) => `${r.route.method} ${r.route.path}`));
+      expect(ROUTES.filter((r) => !covered.has(`${r.method} ${r.path}`))).toEqual([]);
 
-    const failures: Failure[] = [];
-    const expectedMoves: Record<string, bigint> = Object.fromEntries(Object.values(fx.orgs).map((id) => [id, 0n]));
-    const statuses = new Map<number, number>();
-    await inPool(requests, CONCURRENCY, async (req) => {
-      let res: Answer;
-      try {
-        res = await send(svc.baseUrl, req);
-      } catch (err) {
-        failures.push({
-          kind: `no answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-          request: `${req.method} ${req.path.slice(0, 120)} (${req.label})`,
-          detail: "",
-        });
-        return;
-      }
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      failures.push(...judge(req, res));
-      try {
-        const moved = moneyMoved(req, res);
-        if (moved && moved.orgId in expectedMoves) expectedMoves[moved.orgId]! += moved.micros;
-      } catch (err) {
-        failures.push({
-          kind: "a success whose money cannot be read",
-          request: `${req.method} ${req.path.slice(0, 120)} (${req.label})`,
-          detail: String(err),
-        });
-      }
-    });
+      const failures: Failure[] = [];
+      const expectedMoves: Record<string, bigint> = Object.fromEntries(Object.values(fx.orgs).map((id) => [id, 0n]));
+      const statuses = new Map<number, number>();
+      await inPool(requests, CONCURRENCY, async (req) => {
+        let res: Answer;
+        try {
+          res = await send(svc.baseUrl, req);
+        } catch (err) {
+          failures.push({
+            kind: `no answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+            request: `${req.method} ${req.path.slice(0, 120)} (${req.label})`,
+            detail: "",
+          });
+          return;
+        }
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        failures.push(...judge(req, res));
+        try {
+          const moved = moneyMoved(req, res);
+          if (moved && moved.orgId in expectedMoves) expectedMoves[moved.orgId]! += moved.micros;
+        } catch (err) {
+          failures.push({
+            kind: "a success whose money cannot be read",
+            request: `${req.method} ${req.path.slice(0, 120)} (${req.label})`,
+            detail: String(err),
+          });
+        }
+      });
 
-    const after = await balances();
-    for (const id of Object.values(fx.orgs)) {
-      if (after[id] !== before[id]! + expectedMoves[id]!) {
+      const after = await balances();
+      for (const id of Object.values(fx.orgs)) {
+        if (after[id] !== before[id]! + expectedMoves[id]!) {
+          failures.push({
+            kind: "balance moved by a failed request",
+            request: id,
+            detail: `before ${before[id]}, successful requests moved ${expectedMoves[id]}, after ${after[id]}`,
+          });
+        }
+      }
+      const verify = await call("GET", "/admin/v1/verify", { admin });
+      if (verify.status !== 200 || verify.body.ok !== true)
         failures.push({
-          kind: "balance moved by a failed request",
-          request: id,
-          detail: `before ${before[id]}, successful requests moved ${expectedMoves[id]}, after ${after[id]}`,
+          kind: "hash chain broken",
+          request: "/admin/v1/verify",
+          detail: JSON.stringify(verify.body).slice(0, 200),
+        });
+      // quiet now: every projection rebuilt from the events must equal the live one (replays during the fuzz raced
+      // writes)
+      const replay = await call("POST", "/admin/v1/replay", { admin });
+      if (replay.status !== 200 || replay.body.equal !== true)
+        failures.push({
+          kind: "projections differ from the events",
+          request: "/admin/v1/replay",
+          detail: JSON.stringify(replay.body?.tables?.filter((t: { equal: boolean }) => !t.equal)).slice(0, 300),
+        });
+      const prototypeAfter = Object.getOwnPropertyNames(Object.prototype).sort();
+      if (
+        JSON.stringify(prototypeAfter) !== JSON.stringify(prototypeBefore) ||
+        ({} as Record<string, unknown>).polluted !== undefined
+      ) {
+        failures.push({
+          kind: "Object.prototype polluted",
+          request: "",
+          detail: prototypeAfter.filter((n) => !prototypeBefore.includes(n)).join(", "),
         });
       }
-    }
-    const verify = await call("GET", "/admin/v1/verify", { admin });
-    if (verify.status !== 200 || verify.body.ok !== true)
-      failures.push({
-        kind: "hash chain broken",
-        request: "/admin/v1/verify",
-        detail: JSON.stringify(verify.body).slice(0, 200),
-      });
-    // quiet now: every projection rebuilt from the events must equal the live one (replays during the fuzz raced writes)
-    const replay = await call("POST", "/admin/v1/replay", { admin });
-    if (replay.status !== 200 || replay.body.equal !== true)
-      failures.push({
-        kind: "projections differ from the events",
-        request: "/admin/v1/replay",
-        detail: JSON.stringify(replay.body?.tables?.filter((t: { equal: boolean }) => !t.equal)).slice(0, 300),
-      });
-    const prototypeAfter = Object.getOwnPropertyNames(Object.prototype).sort();
-    if (
-      JSON.stringify(prototypeAfter) !== JSON.stringify(prototypeBefore) ||
-      ({} as Record<string, unknown>).polluted !== undefined
-    ) {
-      failures.push({
-        kind: "Object.prototype polluted",
-        request: "",
-        detail: prototypeAfter.filter((n) => !prototypeBefore.includes(n)).join(", "),
-      });
-    }
 
-    // one line per kind of failure with a count and the first example, so the report names what to fix
-    const byKind = new Map<string, Failure[]>();
-    for (const f of failures) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), f]);
-    const summary = [...byKind.entries()].map(
-      ([kind, list]) => `${list.length} x ${kind}; e.g. ${list[0]!.request} -> ${list[0]!.detail}`,
-    );
-    const histogram = [...statuses.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([status, n]) => `${status}: ${n}`)
-      .join(", ");
-    console.log(`fuzz: ${requests.length} requests (${histogram}), ${failures.length} failures\n${summary.join("\n")}`);
-    expect(summary).toEqual([]);
-  }, 600_000);
+      // one line per kind of failure with a count and the first example, so the report names what to fix
+      const byKind = new Map<string, Failure[]>();
+      for (const f of failures) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), f]);
+      const summary = [...byKind.entries()].map(
+        ([kind, list]) => `${list.length} x ${kind}; e.g. ${list[0]!.request} -> ${list[0]!.detail}`,
+      );
+      const histogram = [...statuses.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${status}: ${n}`)
+        .join(", ");
+      console.log(
+        `fuzz: ${requests.length} requests (${histogram}), ${failures.length} failures\n${summary.join("\n")}`,
+      );
+      expect(summary).toEqual([]);
+    },
+    600_000,
+  );
 });

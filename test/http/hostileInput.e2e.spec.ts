@@ -1,4 +1,5 @@
-// Client input that used to answer 500 (NUL bytes, lone surrogates, deep nesting): each a 4xx in the envelope, nothing recorded.
+// Client input that used to answer 500 (NUL bytes, lone surrogates, deep nesting): each a 4xx in the envelope, nothing
+// recorded.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, httpClient, sliceDataRoot, type TestService } from "../support/testService.js";
 import { createPostgresDatabase, STORE_KINDS } from "../support/stores.js";
@@ -184,7 +185,10 @@ describe.each(STORE_KINDS)("on %s", (store) => {
 
     it("answers a preview with Idempotency-Key and a deeply nested body with 422, claiming no key", async () => {
       const before = await recorded();
-      const raw = `{"collection":"scifact","query":"bone density","filters":${deep(3000, '{"and":[', "]}", CONDITION)}}`;
+      const raw =
+        `{"collection":"scifact","query":"bone ` +
+        `density","filters":` +
+        `${deep(3000, '{"and":[', "]}", CONDITION)}}`;
       const res = await call("POST", "/api/v1/search/preview", { key, raw, headers: { "Idempotency-Key": "deep-1" } });
       expectEnvelope(res, 422, "VALIDATION_ERROR");
       expect(await recorded()).toEqual(before);

@@ -29,7 +29,10 @@ afterAll(async () => {
   await svc?.close();
 });
 
-/** The body parses with the schema and nothing is stripped: every field sent is documented, every documented required field sent. */
+/**
+ * The body parses with the schema and nothing is stripped: every field sent is documented, every documented required
+ * field sent.
+ */
 function expectDocumented(schema: z.ZodType, body: unknown) {
   const parsed = schema.safeParse(body);
   expect(parsed.error?.issues ?? []).toEqual([]);
@@ -61,7 +64,8 @@ describe("the document on the running service", () => {
     const { undocumented, unrouted } = routeCoverage(appRoutes(svc.runtime.app), document);
     expect(
       undocumented,
-      "routes the app registers that the OpenAPI document lacks: add them to OPERATIONS in src/http/openapi/document.ts",
+      "routes the app registers that the OpenAPI document lacks: add them to OPERATIONS in " +
+        "src/http/openapi/document.ts",
     ).toEqual([]);
     expect(unrouted, "paths the OpenAPI document describes that no router serves").toEqual([]);
   });

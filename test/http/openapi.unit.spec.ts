@@ -1,5 +1,6 @@
-// The OpenAPI document: a valid OpenAPI 3.1 document, generated from the request schemas the routes parse with, covering
-// exactly the routes the app registers; /openapi.json, /docs and its assets served without credentials, no CDN.
+// The OpenAPI document: a valid OpenAPI 3.1 document, generated from the request schemas the routes parse with,
+// covering exactly the routes the app registers; /openapi.json, /docs and its assets served without credentials, no
+// CDN.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -49,10 +50,12 @@ describe("the OpenAPI document", () => {
     const routed = appRoutes(appForRoutes());
     expect(routed.length).toBeGreaterThan(30);
     const { undocumented, unrouted } = routeCoverage(routed, document);
-    // a new route (POST /mcp, POST /api/v1/search/assisted...) lands here until it is added to src/http/openapi/document.ts
+    // a new route (POST /mcp, POST /api/v1/search/assisted...) lands here until it is added to
+    // src/http/openapi/document.ts
     expect(
       undocumented,
-      "routes the app registers that the OpenAPI document lacks: add them to OPERATIONS in src/http/openapi/document.ts",
+      "routes the app registers that the OpenAPI document lacks: add them to OPERATIONS in " +
+        "src/http/openapi/document.ts",
     ).toEqual([]);
     expect(unrouted, "paths the OpenAPI document describes that no router serves").toEqual([]);
   });
@@ -71,7 +74,8 @@ describe("the OpenAPI document", () => {
       { type: "null" },
     ]);
     expect(MAX_COLLECTIONS).toBe(5);
-    // a field with a default is optional for the client; query and like are one-of (checked by the body's refinement: 422)
+    // a field with a default is optional for the client; query and like are one-of (checked by the body's refinement:
+    // 422)
     expect(searchRequest.required).toBeUndefined();
     expect(Object.keys(searchRequest.properties)).toEqual(
       expect.arrayContaining(["query", "like", "sort", "cursor", "max_cost"]),

@@ -43,7 +43,9 @@ const LAST = [
   "dashboardLogout",
 ];
 
-/** The operation whose example makes what a path parameter names (its answer, or the page it leads to, gives the id). */
+/**
+ * The operation whose example makes what a path parameter names (its answer, or the page it leads to, gives the id).
+ */
 function creatorOf(path: string, name: string): string | undefined {
   if (name === "orgId") return "createOrganization";
   if (name === "alertId") return "dashboardCreateAlert";
@@ -188,7 +190,10 @@ describe("request body examples in the OpenAPI document", () => {
       if (!id) throw new Error(`no ${before}/…/${after} form on ${page} (${res.status})`);
       return id;
     };
-    /** A member to remove: the operator invites one more person, who joins (their own session), as the examples' owner did. */
+    /**
+     * A member to remove: the operator invites one more person, who joins (their own session), as the examples' owner
+     * did.
+     */
     const anotherMember = async (orgId: string) => {
       const invite = await call("POST", `/admin/v1/organizations/${orgId}/invites`, {
         admin: svc.adminToken,
@@ -207,7 +212,8 @@ describe("request body examples in the OpenAPI document", () => {
       const made = creator ? answerOf(creator) : undefined;
       if (name === "token" && made?.inviteUrl) return new URL(made.inviteUrl).pathname.split("/").pop()!;
       if (name === "inviteId" && made) return idOnPage("/dashboard/members", "invites", "cancel");
-      if (name === "sessionId" && made) return idOnPage("/dashboard/account", "sessions", "revoke"); // the session of the invite link
+      // the session of the invite link
+      if (name === "sessionId" && made) return idOnPage("/dashboard/account", "sessions", "revoke");
       if (name === "memberId") return anotherMember(answerOf("createOrganization")!.id);
       if (typeof made?.id === "string") return made.id;
       throw new Error(`no example for path parameter ${name} and ${creator ?? "nothing"} made none`);
@@ -238,7 +244,8 @@ describe("request body examples in the OpenAPI document", () => {
       let status: number;
       let answer: unknown;
       if (task.access === "dashboard") {
-        // a sign-in form goes out on the jar of the person it signs in; a form of a session carries that session's CSRF token
+        // a sign-in form goes out on the jar of the person it signs in; a form of a session carries that session's CSRF
+        // token
         const who = task.session ?? (task.operationId === "dashboardOperatorLogin" ? "operator" : "member");
         const res = await clients[who].send(task.method, path, {
           json: body,
@@ -258,7 +265,8 @@ describe("request body examples in the OpenAPI document", () => {
       // a browser's form gets a 303 to the next page: a success like 2xx
       if ((status < 200 || status > 299) && status !== 303) {
         failures.push(
-          `${label}: ${task.method} ${path} ${JSON.stringify(body)} -> ${status} ${JSON.stringify(answer).slice(0, 400)}`,
+          `${label}: ${task.method} ${path} ${JSON.stringify(body)} -> ${status} ` +
+            `${JSON.stringify(answer).slice(0, 400)}`,
         );
         continue;
       }

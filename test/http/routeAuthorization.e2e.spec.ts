@@ -8,7 +8,10 @@ import type { Operations } from "../../src/usecases/operator/operations.js";
 import { dashboardRoutes, type DashboardRouteDeps } from "../../src/http/routes/dashboardRoutes.js";
 import { rawRequest, type RawResponse } from "./rawRequest.js";
 
-/** Spellings of a canonical path that must never reach its handler: case, empty and dot segments, trailing /, escapes, ; params. */
+/**
+ * Spellings of a canonical path that must never reach its handler: case, empty and dot segments, trailing /, escapes, ;
+ * params.
+ */
 function spellingsOf(path: string): string[] {
   const [, first, second, ...rest] = path.split("/");
   const tail = rest.length ? `/${rest.join("/")}` : "";

@@ -79,7 +79,8 @@ describe("authentication", () => {
         .error.code,
     ).toBe("INVALID_API_KEY");
     expect((await call("GET", "/api/v1/search/collections", { headers: { "X-API-Key": key } })).status).toBe(200);
-    // X-API-Key beside another scheme's Authorization (a proxy's Basic credentials) is the key; a Bearer key wins over it
+    // X-API-Key beside another scheme's Authorization (a proxy's Basic credentials) is the key; a Bearer key wins over
+    // it
     expect(
       (
         await call("GET", "/api/v1/search/collections", {
@@ -397,7 +398,8 @@ describe("preview, unlock and re-fetch", () => {
     );
     expect(all.every((r) => r.status === 200)).toBe(true);
     const charges = await svc.runtime.db.query<{ n: string; amount: string }>(
-      `SELECT count(*)::text AS n, max(data->>'amountMicros') AS amount FROM events WHERE type = 'ResultsUnlocked' AND data->>'queryId' = $1`,
+      `SELECT count(*)::text AS n, max(data->>'amountMicros') AS amount FROM events WHERE type = ` +
+        `'ResultsUnlocked' AND data->>'queryId' = $1`,
       [preview.body.queryId],
     );
     expect(charges[0]!.n).toBe("1");

@@ -1,4 +1,5 @@
-// Checks that each real component started by globalSetup answers: Temporal, PostgreSQL and OpenSearch, including the vector scoring the OpenSearch adapter relies on.
+// Checks that each real component started by globalSetup answers: Temporal, PostgreSQL and OpenSearch, including the
+// vector scoring the OpenSearch adapter relies on.
 import { Client as OpenSearchClient } from "@opensearch-project/opensearch";
 import { Client as TemporalClient, Connection } from "@temporalio/client";
 import pg from "pg";

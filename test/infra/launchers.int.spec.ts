@@ -1,4 +1,5 @@
-// Checks the launchers themselves: a restart on the same data directory keeps Temporal workflow history and PostgreSQL rows, and stop() leaves nothing listening.
+// Checks the launchers themselves: a restart on the same data directory keeps Temporal workflow history and PostgreSQL
+// rows, and stop() leaves nothing listening.
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";

@@ -1,4 +1,5 @@
-// scripts/provision-temporal-test-server.sh: leaves a provisioned server alone, and repairs a missing launcher and a class-data archive this java refuses without downloading the jars again.
+// scripts/provision-temporal-test-server.sh: leaves a provisioned server alone, and repairs a missing launcher and a
+// class-data archive this java refuses without downloading the jars again.
 import { cp, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";

@@ -1,4 +1,5 @@
-// The time-skipping test environment on the provisioned Java test server: a 24-hour condition times out in well under a second of wall time, and a signal after 23 skipped hours resumes the workflow.
+// The time-skipping test environment on the provisioned Java test server: a 24-hour condition times out in well under a
+// second of wall time, and a signal after 23 skipped hours resumes the workflow.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,7 +32,8 @@ describe("startTimeSkippingEnv", () => {
     });
     running = worker.run();
     console.log(
-      `[time skipping] test server up in ${serverMs.toFixed(0)} ms; worker (bundling) ready after ${(performance.now() - t0).toFixed(0)} ms`,
+      `[time skipping] test server up in ${serverMs.toFixed(0)} ms; worker (bundling) ready after ` +
+        `${(performance.now() - t0).toFixed(0)} ms`,
     );
   });
 

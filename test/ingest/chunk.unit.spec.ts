@@ -11,7 +11,8 @@ describe("splitSentences", () => {
   it("splits on terminators but not on abbreviations, initials or decimals", () => {
     expect(
       splitSentences(
-        "Rates fell by 2.5 percent (Smith et al. 2001). Dr. Jones disagreed, e.g. in Fig. 2! Why? J. Smith wrote the U.S. report. Done",
+        "Rates fell by 2.5 percent (Smith et al. 2001). Dr. Jones disagreed, e.g. in Fig. 2! Why? J. Smith " +
+          "wrote the U.S. report. Done",
       ),
     ).toEqual([
       "Rates fell by 2.5 percent (Smith et al. 2001).",

@@ -1,7 +1,7 @@
-// Incremental ingestion on the real service (Temporal, PGlite, the embedding model; the embedded engine and OpenSearch):
-// the first start builds a collection through the ingestion workflow; an upsert with changed, added and deleted
-// documents is seen by search while unchanged ones are not re-embedded (texts counted through a wrapper around the real
-// embedder); replace makes the collection exactly its files; the operator API's errors; replay stays equal.
+// Incremental ingestion on the real service (Temporal, PGlite, the embedding model; the embedded engine and
+// OpenSearch): the first start builds a collection through the ingestion workflow; an upsert with changed, added and
+// deleted documents is seen by search while unchanged ones are not re-embedded (texts counted through a wrapper around
+// the real embedder); replace makes the collection exactly its files; the operator API's errors; replay stays equal.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ENGINES,

@@ -1,6 +1,6 @@
-// A collection read by the jats reader on the real service (Temporal, PGlite, the embedded engine, the embedding model):
-// ingested through the same path as the demo collections, searched with a question, filtered by section, and its
-// figures delivered as images on unlock and on re-fetch from the files beside the XML.
+// A collection read by the jats reader on the real service (Temporal, PGlite, the embedded engine, the embedding
+// model): ingested through the same path as the demo collections, searched with a question, filtered by section, and
+// its figures delivered as images on unlock and on re-fetch from the files beside the XML.
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";

@@ -44,7 +44,8 @@ describe("jats reader", () => {
     expect(rest).toEqual([]);
     expect(article!.doc_id).toBe("PMC9000001");
     expect(article!.title).toBe(
-      "Vitamin D3 supplementation and quadriceps strength in older adults with low serum 25-hydroxyvitamin D: a randomized, placebo-controlled trial",
+      "Vitamin D3 supplementation and quadriceps strength in older adults with low serum 25-hydroxyvitamin D: " +
+        "a randomized, placebo-controlled trial",
     );
     expect(article!.metadata).toEqual({
       title: article!.title,
@@ -68,7 +69,9 @@ describe("jats reader", () => {
           id: "fig1",
           label: "Figure 1",
           caption:
-            "Change in quadriceps strength over 12 months. Mean percentage change from baseline in maximal isometric quadriceps strength in the vitamin D and placebo groups; error bars show 95% confidence intervals.",
+            "Change in quadriceps strength over 12 months. Mean percentage change from baseline in maximal " +
+            "isometric quadriceps strength in the vitamin D and placebo groups; error bars show 95% confidence " +
+            "intervals.",
           // <graphic xlink:href="PMC9000001-g001"> names the file without its extension
           source: "jats/PMC9000001-g001.jpg",
         },
@@ -90,7 +93,8 @@ describe("jats reader", () => {
     ]);
     const text = (i: number) => article!.sections[i]!.text;
     expect(text(2)).toBe(
-      "Quadriceps strength rose by 9.8% with vitamin D and by 1.2% with placebo (difference 8.6 percentage points; 95% CI 4.1–13.1; p < 0.001).",
+      "Quadriceps strength rose by 9.8% with vitamin D and by 1.2% with placebo (difference 8.6 percentage " +
+        "points; 95% CI 4.1–13.1; p < 0.001).",
     );
     expect(text(4)).toMatch(
       /^Muscle weakness predicts falls, fractures and loss of independence in later life \[1,2\]\. Vitamin D receptors/,
@@ -162,7 +166,11 @@ describe("jats reader", () => {
     expect(editorial!.sections).toEqual([
       {
         section: "body",
-        text: "This issue gathers trials that measure what older patients care about: getting up from a chair, walking to the shops, not falling. Strength is the common thread, and it can be trained at any age.\nWe ask authors to report strength outcomes in absolute units as well as percentages, so that readers can judge whether a change matters to a patient.",
+        text:
+          "This issue gathers trials that measure what older patients care about: getting up from a chair, " +
+          "walking to the shops, not falling. Strength is the common thread, and it can be trained at any " +
+          "age.\nWe ask authors to report strength outcomes in absolute units as well as percentages, so that " +
+          "readers can judge whether a change matters to a patient.",
       },
     ]);
   });
@@ -226,7 +234,9 @@ describe("jats reader", () => {
     writeFileSync(join(root, "pmc", "broken.xml"), "<article><front><article-meta></front></article>");
     writeFileSync(
       join(root, "pmc", "anonymous.xml"),
-      '<pmc-articleset><article><front><article-meta><article-id pub-id-type="pmc">1</article-id></article-meta></front></article><article><front><article-meta><article-id pub-id-type="publisher-id">x</article-id></article-meta></front></article></pmc-articleset>',
+      "<pmc-articleset><article><front><article-meta><article-id " +
+        'pub-id-type="pmc">1</article-id></article-meta></front></article><article><front><article-meta><article-' +
+        'id pub-id-type="publisher-id">x</article-id></article-meta></front></article></pmc-articleset>',
     );
     expect(await failure(join(root, "pmc", "set.xml"))).toMatch(/set\.xml: no <article> element/);
     expect(await failure(join(root, "pmc", "broken.xml"))).toMatch(/broken\.xml: not well-formed XML/);

@@ -46,7 +46,9 @@ const definition = (name: string, files: string[], extra: Partial<CollectionEntr
 
 /** The real Retraction Watch export's header (the database's own capitalised names). */
 const RW_HEADER =
-  "Record ID,Title,Subject,Institution,Journal,Publisher,Country,Author,URLS,ArticleType,RetractionDate,RetractionDOI,RetractionPubMedID,OriginalPaperDate,OriginalPaperDOI,OriginalPaperPubMedID,RetractionNature,Reason,Paywalled,Notes";
+  "Record ID,Title,Subject,Institution,Journal,Publisher,Country,Author,URLS,ArticleType,RetractionDate,Retract" +
+  "ionDOI,RetractionPubMedID,OriginalPaperDate,OriginalPaperDOI,OriginalPaperPubMedID,RetractionNature,Reason,P" +
+  "aywalled,Notes";
 
 describe("operator surfaces", () => {
   let svc: TestService;
@@ -200,7 +202,8 @@ describe("operator surfaces", () => {
 
   it("loads Retraction Watch's own export by its capitalised headers; a list that names no retracted work, or of the wrong shape, is refused saying why", async () => {
     const row = (doi: string, nature: string) =>
-      `1,"A title",(BLS),Inst,Journal,Pub,Country,Author,,(RA),2/2/2015 0:00,10.9999/notice,0,1/1/2014 0:00,${doi},0,${nature},"['+Plagiarism']",No,`;
+      `1,"A title",(BLS),Inst,Journal,Pub,Country,Author,,(RA),2/2/2015 0:00,10.9999/notice,0,1/1/2014 0:00,` +
+      `${doi},0,${nature},"['+Plagiarism']",No,`;
     writeFileSync(
       join(dataRoot, "rw-export.csv"),
       [RW_HEADER, row("10.5555/RW.EXPORT.1", "Retraction"), row("10.5555/rw.export.2", "Correction")].join("\n") + "\n",

@@ -48,7 +48,8 @@ describe("createProgressReporter", () => {
     const reporter = createProgressReporter({ stream, logIntervalMs: 5000, now: () => new Date(now) });
     reporter.update({ collection: "scifact", documents: { done: 768, total: null } });
     now += 1000;
-    reporter.update({ collection: "scifact", documents: { done: 512, total: 5183 } }); // a batch reporting late: within the interval, not printed
+    // a batch reporting late: within the interval, not printed
+    reporter.update({ collection: "scifact", documents: { done: 512, total: 5183 } });
     now += 5000;
     reporter.update({ collection: "scifact", documents: { done: 600, total: 5183 } });
     reporter.finish("scifact", "5,183 documents, 10,144 chunks");

@@ -1,7 +1,7 @@
 // A first start that listens while it ingests, as `npm start` does: with scifact held back (and clinical-digest queued
-// behind it), the ready collections answer, every search route naming scifact (assisted search included) answers 503 in the error envelope without
-// taking budget or money, /readyz and the collections list say which collections are still ingesting, and both answer
-// once they are built.
+// behind it), the ready collections answer, every search route naming scifact (assisted search included) answers 503 in
+// the error envelope without taking budget or money, /readyz and the collections list say which collections are still
+// ingesting, and both answer once they are built.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpClient, operatorSteps, startTestService, type TestService } from "../support/testService.js";
 

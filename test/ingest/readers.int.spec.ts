@@ -200,7 +200,8 @@ describe("MEDLINE citations", () => {
     expect(document.sections[0]!.text).toMatch(/^An auditory electrophysiological study was conducted/);
     expect(document.metadata).toMatchObject({
       title:
-        "Neuroplasticity in the processing of pitch dimensions: a multidimensional scaling analysis of the mismatch negativity.",
+        "Neuroplasticity in the processing of pitch dimensions: a multidimensional scaling analysis of the " +
+        "mismatch negativity.",
       journal: "Restorative neurology and neuroscience",
       issn: ["0922-6028"],
       pmid: "17942999",
@@ -256,7 +257,8 @@ describe("SciFact corpus", () => {
     expect(documents[0]).toMatchObject({
       doc_id: "4983",
       title:
-        "Microstructural development of human newborn cerebral white matter assessed in vivo by diffusion tensor magnetic resonance imaging.",
+        "Microstructural development of human newborn cerebral white matter assessed in vivo by diffusion " +
+        "tensor magnetic resonance imaging.",
     });
     expect(documents[0]!.sections[0]!.text).toMatch(/^Alterations of the architecture of cerebral white matter/);
     expect(documents.every((d) => d.sections.length === 1)).toBe(true);

@@ -186,7 +186,8 @@ describe("OpenAlex source records importer", () => {
 
 describe("DOAJ", () => {
   const csv = [
-    "Journal title,Journal ISSN (print version),Journal EISSN (online version),Languages in which the journal accepts manuscripts,Publisher,DOAJ Seal,Journal license,APC",
+    "Journal title,Journal ISSN (print version),Journal EISSN (online version),Languages in which the journal " +
+      "accepts manuscripts,Publisher,DOAJ Seal,Journal license,APC",
     'Trials,,1745-6215,English,BMC,Yes,"CC BY, CC0",Yes',
     "Some Journal,1234-5679,2345-678x,English,Some Press,No,CC BY,No",
     "No Issn,,,English,Nobody,No,CC BY,No",
@@ -284,7 +285,10 @@ describe("runBuildJournals", () => {
     expect(summary).toEqual({
       outPath,
       metricsBasis:
-        "Journal metrics are computed from the 25 OpenAlex works this service indexes that name their journal (published in 2021, citations counted in 2022): a journal's h-index, i10-index, citedness and impact factor count only its works among them, not its whole output, so they read far below the journal's published figures.",
+        "Journal metrics are computed from the 25 OpenAlex works this service indexes that name their journal " +
+        "(published in 2021, citations counted in 2022): a journal's h-index, i10-index, citedness and impact " +
+        "factor count only its works among them, not its whole output, so they read far below the journal's " +
+        "published figures.",
       journals: 2,
       withCitationMetrics: 1,
       withImpactFactor: 1,

@@ -1,5 +1,6 @@
-// A deployment with the open OpenAlex snapshot: `journals build --openalex-sources DIR` (the real CLI) writes the journals
-// table and its bounds, and the running service filters, lists and expands on those metrics and says where they come from.
+// A deployment with the open OpenAlex snapshot: `journals build --openalex-sources DIR` (the real CLI) writes the
+// journals table and its bounds, and the running service filters, lists and expands on those metrics and says where
+// they come from.
 import { spawnSync } from "node:child_process";
 import { createReadStream, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -89,8 +89,11 @@ describe("journals build --openalex-sources", () => {
       citationYear: null,
     });
     expect(summary.metricsBasis).toBe(
-      `Journal metrics come from OpenAlex source records (${SOURCES} journals, ${works.toLocaleString("en-US")} works of every publication year): ` +
-        "h-index, i10-index and two-year mean citedness count each journal's whole output in OpenAlex, and impact factor is absent because source records do not carry the citations to the two previous years' articles and reviews that the JIF formula needs.",
+      `Journal metrics come from OpenAlex source records (${SOURCES} journals, ` +
+        `${works.toLocaleString("en-US")} works of every publication year): ` +
+        ("h-index, i10-index and two-year mean citedness count each journal's whole output in OpenAlex, and " +
+          "impact factor is absent because source records do not carry the citations to the two previous years' " +
+          "articles and reviews that the JIF formula needs."),
     );
   });
 

@@ -23,7 +23,10 @@ export interface FixtureSource {
   worksCount: number;
 }
 
-/** ISSN-shaped "9NNN-NNNX" strings no real journal of the demo data uses (check digits not computed; filters do not verify them). */
+/**
+ * ISSN-shaped "9NNN-NNNX" strings no real journal of the demo data uses (check digits not computed; filters do not
+ * verify them).
+ */
 function syntheticIssn(n: number, second = false): string {
   const digits = String(n * 2 + (second ? 1 : 0)).padStart(7, "0");
   return `9${digits.slice(0, 3)}-${digits.slice(3)}`;
@@ -31,9 +34,9 @@ function syntheticIssn(n: number, second = false): string {
 
 /**
  * `count` journal sources (the `known` journals first, with their real ISSNs and names, then synthetic ones), plus two
- * sources a journals table must skip (a repository without ISSN, an ebook platform with an empty ISSN list), spread over
- * two `updated_date` partitions. Statistics are a fixed function of the position, so every run writes the same bytes.
- * `hIndexOfKnown(i)` sets the h-index of the i-th known journal.
+ * sources a journals table must skip (a repository without ISSN, an ebook platform with an empty ISSN list), spread
+ * over two `updated_date` partitions. Statistics are a fixed function of the position, so every run writes the same
+ * bytes. `hIndexOfKnown(i)` sets the h-index of the i-th known journal.
  */
 export function writeOpenAlexSourcesSnapshot(
   folder: string,

@@ -100,7 +100,8 @@ describe("the tool list an agent reads on every turn", () => {
     }[];
     const size = JSON.stringify(res.body.result).length;
     console.log(
-      `tools/list, organization-wide key: ${tools.length} tools, ${size} characters (budget ${TOOL_LIST_BUDGET}); per tool: ${tools.map((t) => `${t.name} ${JSON.stringify(t).length}`).join(", ")}`,
+      `tools/list, organization-wide key: ${tools.length} tools, ${size} characters (budget ` +
+        `${TOOL_LIST_BUDGET}); per tool: ${tools.map((t) => `${t.name} ${JSON.stringify(t).length}`).join(", ")}`,
     );
     expect(size).toBeLessThanOrEqual(TOOL_LIST_BUDGET);
     for (const t of tools) {
@@ -159,7 +160,8 @@ describe("compact answers", () => {
     const before = charsPerRow(full.results);
     const after = charsPerRow(compact.results);
     console.log(
-      `characters per row, 5-row MCP search of scifact: ${before} in full (full_metadata: true), ${after} compact (default)`,
+      `characters per row, 5-row MCP search of scifact: ${before} in full (full_metadata: true), ${after} ` +
+        "compact (default)",
     );
     // the figure on each collection (their metadata differ: the editorial and OpenAlex rows carry the most)
     for (const collection of ["openalex-synergy", "clinical-digest", "biomedical"]) {
@@ -169,7 +171,9 @@ describe("compact answers", () => {
         (await tool(client, `search-${collection}`, { ...args, full_metadata: true })).body,
       ];
       console.log(
-        `characters per row, 5-row MCP search of ${collection}: ${charsPerRow(f.results)} in full, ${charsPerRow(c.results)} compact; the whole answer ${JSON.stringify(f).length} -> ${JSON.stringify(c).length}`,
+        `characters per row, 5-row MCP search of ${collection}: ${charsPerRow(f.results)} in full, ` +
+          `${charsPerRow(c.results)} compact; the whole answer ${JSON.stringify(f).length} -> ` +
+          `${JSON.stringify(c).length}`,
       );
     }
     for (const row of compact.results) {

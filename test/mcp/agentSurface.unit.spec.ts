@@ -220,9 +220,11 @@ describe("the tool table", () => {
   it("gives the per-collection search tools one schema and a description naming only the collection and its price", () => {
     const bound = listed.filter((t) => t.name.startsWith("search-"));
     expect(bound.map((t) => t.description)).toEqual([
-      "Searches A rather long display name of a collection. Billed at once, 0.050 credits per 1000 result tokens; preview is free.",
+      "Searches A rather long display name of a collection. Billed at once, 0.050 credits per 1000 result " +
+        "tokens; preview is free.",
       "Searches B. Billed at once, 0.030 credits per 1000 result tokens; preview is free.",
-      "Searches All of the biomedical literature we hold. Billed at once, 0.030-0.050 credits per 1000 result tokens; preview is free.",
+      "Searches All of the biomedical literature we hold. Billed at once, 0.030-0.050 credits per 1000 result " +
+        "tokens; preview is free.",
     ]);
     for (const t of bound) expect(t.inputSchema).toBe(bound[0]!.inputSchema);
     // the collection's own description is in inspect-tool's text, not in the list

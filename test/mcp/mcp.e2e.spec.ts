@@ -1,7 +1,7 @@
 // The MCP server at /mcp over HTTP with the official MCP client, against the real service (Temporal, event store,
 // embedded engine, embedding model): authentication, instructions, each key's tools/list, every tool, billing exactness
-// through confirm and direct searches, validation and errors equal to the REST twins', the per-minute budget shared with
-// REST, sandbox keys, and the HTTP details stateless clients rely on (DELETE, GET, Mcp-Session-Id).
+// through confirm and direct searches, validation and errors equal to the REST twins', the per-minute budget shared
+// with REST, sandbox keys, and the HTTP details stateless clients rely on (DELETE, GET, Mcp-Session-Id).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -139,7 +139,8 @@ describe("connecting", () => {
     const trial = await connect(await newKey(await newOrg({ billingMode: "trial", trialQueries: 7 }, "")));
     expect(trial.getInstructions()).toContain("Trial queries left: 7");
     expect(trial.getInstructions()).not.toContain("Low balance");
-    // the dashboard's address as this client reaches the service (PUBLIC_URL when set): the reference's skills give it to the user
+    // the dashboard's address as this client reaches the service (PUBLIC_URL when set): the reference's skills give it
+    // to the user
     const dashboardUrl = `${svc.baseUrl}/dashboard`;
     expect((await tool(trial, "get_balance")).body).toEqual({
       balance: "0.000000",
@@ -289,7 +290,8 @@ describe("tools/list per key", () => {
       body: {
         code: "NO_COLLECTION_ACCESS",
         message:
-          'this API key cannot reach collection "openalex-synergy". GET /api/v1/search/collections lists the ones it can',
+          'this API key cannot reach collection "openalex-synergy". GET /api/v1/search/collections lists the ' +
+          "ones it can",
       },
     });
     const rest = await call("POST", "/api/v1/search/query", {
@@ -414,7 +416,8 @@ describe("tools", () => {
       "VALIDATION_ERROR",
       `resultIds not in preview ${p.queryId}: not-in-preview`,
     ]);
-    // preview takes the search tool's own arguments (the reference's skills pass them on), the REST preview body does not
+    // preview takes the search tool's own arguments (the reference's skills pass them on), the REST preview body does
+    // not
     const searchArgs = await tool(client, "preview", {
       tool_name: "search",
       arguments: { collection: "scifact", query: QUERY, limit: 2, include_metadata: true },

@@ -111,7 +111,8 @@ describe.each(STORE_KINDS)("search admission on %s", (kind) => {
     const a = org("org-e", 100);
     const b = org("org-f", 100);
     await db.query(
-      "INSERT INTO proj_usage (org_id, period, queries, tokens, amount_micros) VALUES ($1, 'd:2026-11-22', 4, 0, 0), ($1, 'm:2026-11', 40, 0, 0), ($2, 'm:2026-11', 9, 0, 0)",
+      "INSERT INTO proj_usage (org_id, period, queries, tokens, amount_micros) VALUES ($1, 'd:2026-11-22', 4, " +
+        "0, 0), ($1, 'm:2026-11', 40, 0, 0), ($2, 'm:2026-11', 9, 0, 0)",
       [a.id, b.id],
     );
     const [ra, rb] = await Promise.all([admit(a), admit(b)]);

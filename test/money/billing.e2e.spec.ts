@@ -1,5 +1,6 @@
 // Money over HTTP on the real stack: billing modes, sandbox, caps, suspension, prices and headers, cached results,
-// preview and its Idempotency-Key, unlock rules, audit events, reconciliation and ledger CSV. The clock is moved, never waited on.
+// preview and its Idempotency-Key, unlock rules, audit events, reconciliation and ledger CSV. The clock is moved, never
+// waited on.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   startMoneyServices,
@@ -275,7 +276,8 @@ describe("cached results", () => {
     const s = await q(key, SEARCH);
     const p = await preview(key, SEARCH);
     const created = m.clock.now();
-    // the search says until when it re-fetches free, as the re-fetch does (ISO 8601, as the reference's clients parse it)
+    // the search says until when it re-fetches free, as the re-fetch does (ISO 8601, as the reference's clients parse
+    // it)
     expect(s.headers.get("x-cache-expires")).toBe(new Date(created.getTime() + 7 * DAY_MS).toISOString());
     const r = await call("GET", `/api/v1/search/results/${s.body.queryId}`, { key });
     expect(r.status).toBe(200);
@@ -396,7 +398,8 @@ describe("preview", () => {
     expect(new Set(burst.filter((r) => r.status === 200).map((r) => r.body.queryId)).size).toBe(1);
     // a claim held by a request still running in another process
     await m.superuser.query(
-      "INSERT INTO preview_idempotency (org_id, idem_key, body_hash, query_id, created_at) VALUES ($1, $2, $3, NULL, $4)",
+      "INSERT INTO preview_idempotency (org_id, idem_key, body_hash, query_id, created_at) VALUES ($1, $2, $3, " +
+        "NULL, $4)",
       [org.id, "running-elsewhere", idempotencyBodyHash(SEARCH), m.clock.now().toISOString()],
     );
     const running = await preview(key, SEARCH, { "Idempotency-Key": "running-elsewhere" });
@@ -573,7 +576,8 @@ describe("audit, reconciliation and replay", () => {
     // an event edited in the log
     const [charge] = await orgEvents(m.superuser, org.id, "SearchCharged");
     await m.superuser.query(
-      `UPDATE events SET data = jsonb_set(data, '{amountMicros}', to_jsonb(((data->>'amountMicros')::bigint + 5)::text)) WHERE position = $1`,
+      `UPDATE events SET data = jsonb_set(data, '{amountMicros}', to_jsonb(((data->>'amountMicros')::bigint + ` +
+        `5)::text)) WHERE position = $1`,
       [charge!.position],
     );
     const forged = await call("GET", `/admin/v1/organizations/${org.id}/reconciliation`, { admin });

@@ -211,7 +211,8 @@ describe.each(STORE_KINDS)("search charges committed in batches on %s", (kind) =
       ...chargeOf(owner, "broken"),
       alsoWrite: () => "INSERT INTO query_records (query_id) VALUES (NULL)",
     };
-    // the first charge starts a transaction at once; the three sent in the same tick wait for it and form the next batch
+    // the first charge starts a transaction at once; the three sent in the same tick wait for it and form the next
+    // batch
     const alone = accounts.chargeSearch(chargeOf(owner, "alone"));
     const batch = [
       accounts.chargeSearch(chargeOf(owner, "before")),

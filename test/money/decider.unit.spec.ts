@@ -1,5 +1,6 @@
-// The money rules: amounts and rounding, then the organization and key deciders given/when/then: given the events so far,
-// when a command, then the events decided or the refusal (test/support/deciderSpec.ts, test/support/moneyDecider.ts).
+// The money rules: amounts and rounding, then the organization and key deciders given/when/then: given the events so
+// far, when a command, then the events decided or the refusal (test/support/deciderSpec.ts,
+// test/support/moneyDecider.ts).
 import { describe, expect, it } from "vitest";
 import { costForTokens, formatCredits, parseCredits } from "../../src/domain/money.js";
 import { assertSearchPayable, chargeLines } from "../../src/domain/organization.js";
@@ -53,7 +54,8 @@ describe("money", () => {
   });
 
   it("rounds once per collection, not per row", () => {
-    // three rows of 1 token at 0.0015 credits/1000 tokens: per row 0.0000015 -> 2 micros each = 6; per collection 4.5 -> 5
+    // three rows of 1 token at 0.0015 credits/1000 tokens: per row 0.0000015 -> 2 micros each = 6; per collection 4.5
+    // -> 5
     const lines = chargeLines([1, 1, 1].map((tokens) => ({ collection: "a", tokens, pricePer1000Micros: 1_500n })));
     expect(lines).toEqual([{ collection: "a", results: 3, tokens: 3, pricePer1000Micros: "1500", amountMicros: "5" }]);
   });
@@ -157,7 +159,8 @@ describe("organization decider", () => {
     const capped = [created(), keyCreated(KEY, 40_000n), credited(10_030_800n), searched(30_800n)];
     const refusal = given(capped).when(search("11040")).thenRefuses("API_KEY_BUDGET_EXCEEDED");
     expect(refusal.message).toBe(
-      "This API key's spending cap of 0.040000 credits has 0.009200 left and this request would cost 0.011040; nothing was charged. Ask for fewer results, or have an owner raise the cap",
+      "This API key's spending cap of 0.040000 credits has 0.009200 left and this request would cost 0.011040; " +
+        "nothing was charged. Ask for fewer results, or have an owner raise the cap",
     );
     expect(refusal.details).toEqual({
       spendingCap: "0.040000",
@@ -167,7 +170,8 @@ describe("organization decider", () => {
     });
     const spent = given([...capped, searched(9_200n)]).state;
     expect(() => assertSearchPayable(orgOf(spent)!, keyOf(spent)!)).toThrow(
-      "This API key's spending cap of 0.040000 credits is used up (0.040000 spent); nothing was charged. An owner can raise the cap",
+      "This API key's spending cap of 0.040000 credits is used up (0.040000 spent); nothing was charged. An " +
+        "owner can raise the cap",
     );
   });
 

@@ -1,6 +1,7 @@
 // Limits over HTTP on the real stack, with two API runtimes sharing one PostgreSQL database: the per-minute budget
-// shared by search and tool calls, daily and monthly quotas with Retry-After, the preview hour, the INVALID_QUERY guard,
-// rate-limit headers only where the spec puts them, and 503 with nothing charged when the quota store is unreachable.
+// shared by search and tool calls, daily and monthly quotas with Retry-After, the preview hour, the INVALID_QUERY
+// guard, rate-limit headers only where the spec puts them, and 503 with nothing charged when the quota store is
+// unreachable.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMoneyServices, operator, orgEvents, RATE_LIMIT_HEADERS, type MoneyServices } from "./moneyService.js";
 import { createToolRegistry, ToolError } from "../../src/usecases/tools/toolRegistry.js";

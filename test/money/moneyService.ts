@@ -119,7 +119,8 @@ export function operator(call: ReturnType<typeof httpClient>, admin: string) {
 /** Events of one organization, as stored. */
 export async function orgEvents(db: pg.Client, orgId: string, type?: string) {
   const res = await db.query(
-    `SELECT position::int AS position, type, data, metadata, recorded_at FROM events WHERE stream_id = $1 ${type ? "AND type = $2" : ""} ORDER BY position`,
+    `SELECT position::int AS position, type, data, metadata, recorded_at FROM events WHERE stream_id = $1 ` +
+      `${type ? "AND type = $2" : ""} ORDER BY position`,
     type ? [`org-${orgId}`, type] : [`org-${orgId}`],
   );
   return res.rows as { position: number; type: string; data: any; metadata: any; recorded_at: Date }[];

@@ -1,4 +1,5 @@
-// The README's quickstart, run as written: its shell blocks against `src/app/main.ts` started as `npm run up` starts it, its MCP configuration with the official client.
+// The README's quickstart, run as written: its shell blocks against `src/app/main.ts` started as `npm run up` starts
+// it, its MCP configuration with the official client.
 import { execFile, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";

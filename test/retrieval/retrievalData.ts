@@ -22,12 +22,14 @@ export const RETRACTED_WORKS = [
   {
     docId: "W4237923007",
     title:
-      "Use of Virtual Reality for the Management of Anxiety and Pain in Dental Treatments: Systematic Review and Meta-Analysis",
+      "Use of Virtual Reality for the Management of Anxiety and Pain in Dental Treatments: Systematic Review " +
+      "and Meta-Analysis",
   },
   {
     docId: "W2887538138",
     title:
-      "Platelet-derived growth factor subunit B is required for tendon-bone healing using bone marrow-derived mesenchymal stem cells after rotator cuff repair",
+      "Platelet-derived growth factor subunit B is required for tendon-bone healing using bone marrow-derived " +
+      "mesenchymal stem cells after rotator cuff repair",
   },
 ];
 /** A MEDLINE citation of the sample whose DOI is on the open-retractions list. */

@@ -176,7 +176,8 @@ for (const engineKind of ["embedded", "opensearch"] as const) {
       for (const text of ["BRCA1", "p53", "IL-6"])
         expect((await query({ collection: "scifact", query: text, limit: 1 }, guarded)).status).toBe(200);
       // the guard counts rejections per clock minute: 31 in one minute must be refused. A burst that straddles the
-      // minute's end fills neither window, so send up to 62 (a burst of well under a second crosses one boundary at most)
+      // minute's end fills neither window, so send up to 62 (a burst of well under a second crosses one boundary at
+      // most)
       let last = await query({ collection: "scifact", query: "!!!" }, guarded);
       for (let i = 0; i < 61 && last.status !== 429; i++)
         last = await query({ collection: "scifact", query: "!!!" }, guarded);

@@ -1,6 +1,6 @@
-// The scale-out shape as `npm run up -- --scaled` starts it (src/app/main.ts --scaled): its own PostgreSQL server, Temporal
-// dev server and OpenSearch node with k-NN, two API processes without a worker, one worker process. Billing goes
-// through both API processes and every unlock runs on the separate worker; balances are exact to the micro-credit,
+// The scale-out shape as `npm run up -- --scaled` starts it (src/app/main.ts --scaled): its own PostgreSQL server,
+// Temporal dev server and OpenSearch node with k-NN, two API processes without a worker, one worker process. Billing
+// goes through both API processes and every unlock runs on the separate worker; balances are exact to the micro-credit,
 // each unlock is charged once, and replaying the event log rebuilds the same projections.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";

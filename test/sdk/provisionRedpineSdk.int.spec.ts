@@ -1,4 +1,5 @@
-// scripts/provision-redpine-sdk.sh: leaves a provisioned venv alone, and rebuilds one that does not import the pinned SDK.
+// scripts/provision-redpine-sdk.sh: leaves a provisioned venv alone, and rebuilds one that does not import the pinned
+// SDK.
 import { runProvisionScript } from "../support/provisionScript.js";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";

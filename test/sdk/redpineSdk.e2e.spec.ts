@@ -45,7 +45,8 @@ let key: string;
 function requireSdk(): void {
   if (!existsSync(sdkPython)) {
     throw new Error(
-      `reference Python SDK not provisioned: ${sdkPython} is missing; run bash scripts/setup.sh (scripts/provision-redpine-sdk.sh)`,
+      `reference Python SDK not provisioned: ${sdkPython} is missing; run bash scripts/setup.sh ` +
+        "(scripts/provision-redpine-sdk.sh)",
     );
   }
 }
@@ -230,12 +231,12 @@ describe("the reference Python SDK against the running service", () => {
 // SDK/spec disagreements. The spec wins; the service follows it. Asserted below where they show on the wire; found in
 // the SDK's source and not provoked here:
 // - its Collection model declares only name and documentCount (required); the spec's collection object has no
-//   documentCount and names description, members, memberCount, priceRange (the SDK keeps them as additional properties);
+// documentCount and names description, members, memberCount, priceRange (the SDK keeps them as additional properties);
 // - /query options in camelCase: taken as aliases of the spec's snake_case names (tested below);
 // - every 503 raises AssistedUnavailable, though the spec's 503 SERVICE_UNAVAILABLE can come from any endpoint;
 // - 409 IDEMPOTENCY_KEY_IN_PROGRESS has no typed error (plain RedpineError), and preview() cannot send Idempotency-Key;
-// - by default (max_retries=2) a 429 is retried after sleeping its whole Retry-After, which for a daily or monthly quota
-//   is hours or days; these tests pass max_retries=0.
+// - by default (max_retries=2) a 429 is retried after sleeping its whole Retry-After, which for a daily or monthly
+//   quota is hours or days; these tests pass max_retries=0.
 describe("where the SDK and the spec disagree", () => {
   it("search(include_metadata=False) is honoured: /query takes the SDK's camelCase spelling beside the spec's snake_case", async () => {
     // The SDK (and the reference OpenAPI) spell /query's options in camelCase (includeMetadata, includeFigures,

@@ -1,6 +1,6 @@
 // The k-NN query the OpenSearch adapter asks: ef_search grows with the index's chunk count unless the engine was given
-// one, and is never below k; the filter goes inside the knn clause, so Lucene applies it during the graph walk. A dense score is
-// turned back into the cosine it stands for.
+// one, and is never below k; the filter goes inside the knn clause, so Lucene applies it during the graph walk. A dense
+// score is turned back into the cosine it stands for.
 import { describe, expect, it } from "vitest";
 import {
   DENSE_SCORE_COSINE_ERROR,

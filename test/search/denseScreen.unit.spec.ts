@@ -1,4 +1,5 @@
-// The int8 dense screen: its error bound holds, and dense search through it selects exactly what the full f64 scan does.
+// The int8 dense screen: its error bound holds, and dense search through it selects exactly what the full f64 scan
+// does.
 import { describe, expect, it } from "vitest";
 import { createDenseScreen } from "../../src/retrieval/engines/embedded/denseScreen.js";
 import { emptySegment, mergeSegment, type IndexSegment } from "../../src/retrieval/engines/embedded/indexSegment.js";

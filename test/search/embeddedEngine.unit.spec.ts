@@ -1,4 +1,5 @@
-// Embedded engine: the english analyzer, Lucene-exact BM25, dense and hybrid ranking, pre-filtering, persistence and idempotent upserts.
+// Embedded engine: the english analyzer, Lucene-exact BM25, dense and hybrid ranking, pre-filtering, persistence and
+// idempotent upserts.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

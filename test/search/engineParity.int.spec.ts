@@ -72,7 +72,8 @@ describe("embedded and OpenSearch engines agree", () => {
     const storage = await opensearch.vectorStorage();
     expect(["binary", "knn"]).toContain(storage);
     console.log(
-      `[engine parity] OpenSearch vector scoring: ${storage === "knn" ? "k-NN plugin" : "painless script over binary doc values"}`,
+      "[engine parity] OpenSearch vector scoring: " +
+        `${storage === "knn" ? "k-NN plugin" : "painless script over binary doc values"}`,
     );
     expect(await opensearch.ping()).toBe(true);
     expect((await opensearch.stats(INDEX)).chunks).toBe(300);
@@ -180,7 +181,8 @@ describe("embedded and OpenSearch engines agree", () => {
               .map((request) => request.path),
             where,
           ).toEqual([]);
-          // the rows kept are fetched after both retrievers answered: the last request, asking for the 10 best and the few within the cosine error of the last of them
+          // the rows kept are fetched after both retrievers answered: the last request, asking for the 10 best and the
+          // few within the cosine error of the last of them
           if (mode === "hybrid") {
             expect(paths[3], where).toBe("POST /_mget");
             const ids = (JSON.parse(recorder.requests[3]!.body) as { ids: string[] }).ids;

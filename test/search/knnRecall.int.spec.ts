@@ -2,8 +2,9 @@
 // HNSW graphs. On SciFact embedded by the real model, approximate dense search keeps recall@10 >= 0.98 against the
 // exact embedded engine, and the filter holds; on the same index, nDCG@10 of SciFact train queries (a fixed subset: the
 // first 300 judged train queries, over their judged abstracts plus the first 1,000 abstracts) stays within 0.005 of
-// exact search in dense and hybrid mode, hybrid fused by the same rules (fusion.ts) on both engines. Provisioning installs the plugin, so these tests fail (never skip)
-// without it; a second node started without the plugin's jars shows the fallback: 'exact' scoring, exact answers.
+// exact search in dense and hybrid mode, hybrid fused by the same rules (fusion.ts) on both engines. Provisioning
+// installs the plugin, so these tests fail (never skip) without it; a second node started without the plugin's jars
+// shows the fallback: 'exact' scoring, exact answers.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -112,7 +113,8 @@ describe("OpenSearch k-NN (Lucene HNSW)", () => {
   it("detects the plugin once, as provisioned, and names the mode", async () => {
     expect(
       pluginProvisioned,
-      "the k-NN plugin is not on the provisioned node: run bash scripts/setup.sh (its check log is in $LITSEARCH_CACHE/logs)",
+      "the k-NN plugin is not on the provisioned node: run bash scripts/setup.sh (its check log is in " +
+        "$LITSEARCH_CACHE/logs)",
     ).toBe(true);
     const mode = await opensearch.vectorSearchMode();
     expect(mode).toBe("lucene-hnsw");
@@ -258,7 +260,8 @@ describe("OpenSearch k-NN (Lucene HNSW)", () => {
         }
         const recall = found / wanted;
         lines.push(
-          `${mode} filter=${name}: recall@10 ${recall.toFixed(4)} (${found}/${wanted}), identical top 10 in ${sameOrder}/${queries.length} queries`,
+          `${mode} filter=${name}: recall@10 ${recall.toFixed(4)} (${found}/${wanted}), identical top 10 in ` +
+            `${sameOrder}/${queries.length} queries`,
         );
         expect(wanted).toBeGreaterThan(0);
         expect(recall, `${mode} filter=${name}`).toBeGreaterThanOrEqual(0.98);
@@ -281,7 +284,8 @@ describe("OpenSearch k-NN (Lucene HNSW)", () => {
       }
       const [a, e] = [mean(approximate), mean(exactScores)];
       lines.push(
-        `${mode}: nDCG@10 lucene-hnsw ${a.toFixed(4)}, exact ${e.toFixed(4)} (${TRAIN_QUERIES} train queries, ${chunks.length} abstracts)`,
+        `${mode}: nDCG@10 lucene-hnsw ${a.toFixed(4)}, exact ${e.toFixed(4)} (${TRAIN_QUERIES} train queries, ` +
+          `${chunks.length} abstracts)`,
       );
       // an exact engine that found nothing relevant would make the comparison empty
       expect(e, `${mode}: exact nDCG@10`).toBeGreaterThan(0.5);

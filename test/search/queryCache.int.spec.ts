@@ -65,7 +65,8 @@ describe.each(STORE_KINDS)("query records on %s", (kind) => {
 
   it("still reads a record written with a JSONB payload", async () => {
     await db.query(
-      "INSERT INTO query_records (query_id, org_id, key_id, kind, payload_version, created_at, payload) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+      "INSERT INTO query_records (query_id, org_id, key_id, kind, payload_version, created_at, payload) VALUES " +
+        "($1, $2, $3, $4, $5, $6, $7)",
       [
         record.queryId,
         record.orgId,

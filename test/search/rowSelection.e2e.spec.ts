@@ -1,7 +1,8 @@
 // min_relevance and one_per_document over HTTP and MCP on the real service (Temporal, event store, embedding model),
-// on both engines (the selection is the shared pipeline's, above the engine port): rows below the threshold are neither returned nor charged and are counted in belowMinRelevance;
-// one row per document keeps each document's best chunk, fills the list from the next documents, counts a work held by
-// two collections once, and bills only the rows delivered. A free preview of 30 rows is the reference each time.
+// on both engines (the selection is the shared pipeline's, above the engine port): rows below the threshold are neither
+// returned nor charged and are counted in belowMinRelevance; one row per document keeps each document's best chunk,
+// fills the list from the next documents, counts a work held by two collections once, and bills only the rows
+// delivered. A free preview of 30 rows is the reference each time.
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,7 +31,9 @@ interface Row {
   metadata: { doc_id: string; doi?: string | null };
 }
 
-/** A title query on the slice's longest SciFact abstract: its chunks all rank high, so one document fills several slots. */
+/**
+ * A title query on the slice's longest SciFact abstract: its chunks all rank high, so one document fills several slots.
+ */
 let titleQuery: string;
 
 beforeAll(async () => {

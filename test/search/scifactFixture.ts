@@ -104,7 +104,9 @@ export function loadScifactChunks(
   }));
 }
 
-/** The first `limit` SciFact train queries that have judgements (qrels/train.tsv order), with their relevant documents. */
+/**
+ * The first `limit` SciFact train queries that have judgements (qrels/train.tsv order), with their relevant documents.
+ */
 export function loadScifactTrainJudgements(limit: number): Array<{ id: string; text: string; relevant: Set<string> }> {
   const relevant = new Map<string, Set<string>>();
   for (const line of readFileSync(`${SCIFACT_DIR}/qrels/train.tsv`, "utf8").split(/\r?\n/).slice(1)) {

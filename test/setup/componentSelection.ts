@@ -1,4 +1,5 @@
-// Which real components a test run starts (TEST_COMPONENTS) and the names under which globalSetup provides their addresses.
+// Which real components a test run starts (TEST_COMPONENTS) and the names under which globalSetup provides their
+// addresses.
 export const TEST_COMPONENT_NAMES = ["temporal", "postgres", "opensearch"] as const;
 export type TestComponentName = (typeof TEST_COMPONENT_NAMES)[number];
 
@@ -14,7 +15,10 @@ export const PROVIDED_KEY_OF = {
 
 export type ComponentAddressKey = (typeof PROVIDED_KEY_OF)[TestComponentName];
 
-/** Parses a comma list such as "postgres,temporal"; unset or blank means all of them, "none" means none (unit tests only). */
+/**
+ * Parses a comma list such as "postgres,temporal"; unset or blank means all of them, "none" means none (unit tests
+ * only).
+ */
 export function parseTestComponents(value: string | undefined): TestComponentName[] {
   if (value === undefined || value.trim() === "") return [...TEST_COMPONENT_NAMES];
   if (value.trim().toLowerCase() === "none") return [];

@@ -1,4 +1,5 @@
-// Lets a test get the address of a real component started by globalSetup, failing loudly when that component was not started.
+// Lets a test get the address of a real component started by globalSetup, failing loudly when that component was not
+// started.
 import { inject } from "vitest";
 import { componentOfKey, type ComponentAddressKey } from "./componentSelection.js";
 

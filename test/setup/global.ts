@@ -1,4 +1,5 @@
-// Vitest globalSetup: starts the real Temporal dev server, PostgreSQL server and OpenSearch node once per run (TEST_COMPONENTS picks which; none for the unit tier alone) and provides their addresses.
+// Vitest globalSetup: starts the real Temporal dev server, PostgreSQL server and OpenSearch node once per run
+// (TEST_COMPONENTS picks which; none for the unit tier alone) and provides their addresses.
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -65,7 +66,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     timings.push(`${name} ${((performance.now() - t0) / 1000).toFixed(1)}s`);
   };
 
-  // Ctrl-C or a crash skips the teardown below; the servers then stop on their own (see supervisedProcess.ts), and the files go here.
+  // Ctrl-C or a crash skips the teardown below; the servers then stop on their own (see supervisedProcess.ts), and the
+  // files go here.
   const removeRoot = (): void => {
     if (process.env.KEEP_TEST_DATA !== "1") rmSync(root, { recursive: true, force: true });
   };

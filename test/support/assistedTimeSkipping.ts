@@ -16,7 +16,9 @@ import type { AuthContext } from "../../src/usecases/auth/context.js";
 export interface AssistedTimeSkipping {
   svc: TestService;
   env: TestWorkflowEnvironment;
-  /** a plain client: time moves only when the test skips it (the environment's own client skips while awaiting a result) */
+  /**
+   * a plain client: time moves only when the test skips it (the environment's own client skips while awaiting a result)
+   */
   client: Client;
   assisted: AssistedSearch;
   /** a new organization with 10.00 credits and a live key, as the use case's caller */

@@ -1,4 +1,5 @@
-// The part of citation-js (an untyped package) the export tests use: parse BibTeX, RIS or CSL-JSON, render a bibliography.
+// The part of citation-js (an untyped package) the export tests use: parse BibTeX, RIS or CSL-JSON, render a
+// bibliography.
 declare module "@citation-js/core" {
   export class Cite {
     constructor(data: unknown);

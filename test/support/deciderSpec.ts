@@ -1,5 +1,6 @@
 // Given/when/then for any decider, after emmett's DeciderSpecification without the framework: given the events so far
-// (folded by the decider's evolve from its initial state), when a command, then the events decide returns, or its refusal.
+// (folded by the decider's evolve from its initial state), when a command, then the events decide returns, or its
+// refusal.
 import { expect } from "vitest";
 import { Rejection } from "../../src/domain/rejection.js";
 

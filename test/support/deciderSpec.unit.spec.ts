@@ -1,4 +1,5 @@
-// The given/when/then helper itself: it folds the given events in order, and each `then` fails when the decider answered otherwise.
+// The given/when/then helper itself: it folds the given events in order, and each `then` fails when the decider
+// answered otherwise.
 import { describe, expect, it } from "vitest";
 import { Rejection } from "../../src/domain/rejection.js";
 import { deciderSpec } from "./deciderSpec.js";

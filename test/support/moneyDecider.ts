@@ -85,7 +85,10 @@ function evolve(s: MoneyState, e: GivenEvent): MoneyState {
   return s;
 }
 
-/** An organization command naming its paying key by id: the key's state comes from the given events, as the runner loads it. */
+/**
+ * An organization command naming its paying key by id: the key's state comes from the given events, as the runner loads
+ * it.
+ */
 export type MoneyCommand = OrgCommand extends infer C
   ? C extends { key: KeyState }
     ? Omit<C, "key"> & { keyId: string }

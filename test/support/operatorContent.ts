@@ -15,7 +15,10 @@ export function writeJsonl(dataRoot: string, file: string, rows: unknown[]): voi
 /** A collection as the collections file lists it (excludeRetracted may be left to its default). */
 export type CollectionEntry = Omit<CollectionDefinition, "excludeRetracted"> & { excludeRetracted?: boolean };
 
-/** A plain collection read by `reader` from `files`: a scholarly hybrid collection, scan-filterable, unless `extra` says otherwise. */
+/**
+ * A plain collection read by `reader` from `files`: a scholarly hybrid collection, scan-filterable, unless `extra` says
+ * otherwise.
+ */
 export function plainCollection(
   name: string,
   reader: string,

@@ -66,7 +66,9 @@ async function headMedline(src: string, dest: string, n: number): Promise<void> 
   });
 }
 
-/** A data root with the first `docs` SciFact documents, OpenAlex works and MEDLINE citations, and the retraction lists. */
+/**
+ * A data root with the first `docs` SciFact documents, OpenAlex works and MEDLINE citations, and the retraction lists.
+ */
 export async function sliceDataRoot(docs = 80): Promise<string> {
   const root = mkdtempSync(join(tmpdir(), "litsearch-data-"));
   mkdirSync(join(root, "scifact"));
@@ -226,7 +228,10 @@ export function useTestService(options: TestServiceOptions = {}): {
   return shared;
 }
 
-/** The service, its client, and a live key of an organization credited with `credits`: what a test searching as one customer starts with. */
+/**
+ * The service, its client, and a live key of an organization credited with `credits`: what a test searching as one
+ * customer starts with.
+ */
 export async function startWithCustomer(
   options: TestServiceOptions,
   credits: string,
@@ -264,7 +269,9 @@ export function operatorSteps(call: ReturnType<typeof httpClient>, admin: string
     if (res.status !== 201) throw new Error(`key not created: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body as { id: string; key: string };
   }
-  /** An organization (credited with `credits` when given) and one live key of it (scoped to `collections` when given). */
+  /**
+   * An organization (credited with `credits` when given) and one live key of it (scoped to `collections` when given).
+   */
   async function customer(options: { credits?: string; org?: Record<string, unknown>; collections?: string[] } = {}) {
     const org = await newOrg(options.org, options.credits);
     const { key } = await newKey(org.id, {

@@ -1,5 +1,6 @@
 // The retrieval port's findChunks (works/lookup reads works through it) answers alike on the embedded engine and on a
-// real OpenSearch node: the chunks of a work by DOI and by PMID, within the limit, none for an absent identifier. Needs OpenSearch.
+// real OpenSearch node: the chunks of a work by DOI and by PMID, within the limit, none for an absent identifier. Needs
+// OpenSearch.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

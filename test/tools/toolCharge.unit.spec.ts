@@ -1,4 +1,5 @@
-// The money rules of a priced tool call (decide, given/when/then), its projection and its reconciliation fold, without I/O.
+// The money rules of a priced tool call (decide, given/when/then), its projection and its reconciliation fold, without
+// I/O.
 import { describe, expect, it } from "vitest";
 import {
   created,

@@ -1,4 +1,5 @@
-// The gateway's configuration parsing, the Retraction Watch field readers and the shipped tools' answers to bad input, without I/O.
+// The gateway's configuration parsing, the Retraction Watch field readers and the shipped tools' answers to bad input,
+// without I/O.
 import { describe, expect, it } from "vitest";
 import { toolPricesFrom, toolUpstreamsFrom } from "../../src/app/config.js";
 import { retractionWatchDate, retractionWatchList, type RetractionNotice } from "../../src/ingest/retractions.js";

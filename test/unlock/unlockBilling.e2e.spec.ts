@@ -1,5 +1,6 @@
 // Concurrent unlocks over HTTP on the real stack: each response reports what its own call paid, so a client adding up
-// `costCharged` (or `X-Query-Cost`, or `X-Tokens-Used`) over its responses gets the balance drop and the events' totals.
+// `costCharged` (or `X-Query-Cost`, or `X-Tokens-Used`) over its responses gets the balance drop and the events'
+// totals.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMoneyServices, operator, orgEvents, type MoneyServices } from "../money/moneyService.js";
 import { parseCredits } from "../../src/domain/money.js";

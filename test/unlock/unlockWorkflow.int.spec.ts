@@ -244,7 +244,8 @@ describe("unlock workflow", () => {
       const [first, second] = await Promise.all([starter, joiner]);
       expect(await countEvents(db, "ResultsUnlocked", "q-crash")).toBe(1);
       const charged = await db.query<{ amount: string }>(
-        `SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'ResultsUnlocked' AND data->>'queryId' = 'q-crash'`,
+        `SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'ResultsUnlocked' AND ` +
+          `data->>'queryId' = 'q-crash'`,
       );
       // the replayed run reports what the killed worker charged, not zero, to the call that started it
       expect(first.costChargedMicros).toBe(BigInt(charged[0]!.amount));

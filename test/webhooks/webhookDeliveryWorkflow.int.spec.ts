@@ -21,7 +21,10 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-/** Runs one delivery whose n-th attempt answers `verdicts[n-1]` (then 'failed'); returns the attempts' times and the end. */
+/**
+ * Runs one delivery whose n-th attempt answers `verdicts[n-1]` (then 'failed'); returns the attempts' times and the
+ * end.
+ */
 async function deliver(verdicts: AttemptVerdict[], id: string) {
   const attempts: { attempt: number; at: number }[] = [];
   const ends: EndDeliveryInput[] = [];

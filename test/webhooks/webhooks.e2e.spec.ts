@@ -21,7 +21,10 @@ let otherKey: string;
 let sandboxKey: string;
 let orgId: string;
 
-/** The secret with one byte of its key changed (a character in the middle: the last one before the padding may only carry padding bits). */
+/**
+ * The secret with one byte of its key changed (a character in the middle: the last one before the padding may only
+ * carry padding bits).
+ */
 const tamperedSecret = (secret: string): string => {
   const at = Math.floor(secret.length / 2);
   return `${secret.slice(0, at)}${secret[at] === "A" ? "B" : "A"}${secret.slice(at + 1)}`;

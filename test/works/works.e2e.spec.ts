@@ -436,7 +436,8 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
       expect(started.status).toBe(202);
       expect((await untilIngested(call, svc.adminToken, started.body.ingestionId)).state).toBe("completed");
     };
-    // A no longer cites B; D, a work the shipped update lists know (a withdrawal they do not flag as a retraction), arrives
+    // A no longer cites B; D, a work the shipped update lists know (a withdrawal they do not flag as a retraction),
+    // arrives
     const D = work(6, WITHDRAWN_DOI, "Coral reef citations epsilon", [1], 0, 2022);
     writeWorks(dataRoot, "graph-v2.jsonl.gz", [{ ...A, referenced_works: ["https://openalex.org/W900000003"] }, D]);
     await ingest(["graph-v2.jsonl.gz"], "upsert");

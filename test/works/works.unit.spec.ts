@@ -126,7 +126,8 @@ describe("integrity", () => {
     expect(list.updates.get("10.1/a")).toEqual([{ type: "correction", doi: "10.1/notice-c", date: "2018-03-04" }]);
     const rw = temp(
       "rw.csv",
-      "originalpaperdoi,retractionnature,retractiondate,retractiondoi,reason\n10.1/a,Expression of concern,2/3/2021 0:00,10.1/eoc,\n10.1/c,Retraction,1/1/2020 0:00,10.1/r2,\"['+Plagiarism']\"\n",
+      "originalpaperdoi,retractionnature,retractiondate,retractiondoi,reason\n10.1/a,Expression of " +
+        "concern,2/3/2021 0:00,10.1/eoc,\n10.1/c,Retraction,1/1/2020 0:00,10.1/r2,\"['+Plagiarism']\"\n",
     );
     const merged = mergeUpdateLists([await readRetractionWatchList(rw), list]);
     expect([...merged.retracted.keys()].sort()).toEqual(["10.1/b", "10.1/c"]);

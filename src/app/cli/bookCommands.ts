@@ -26,7 +26,8 @@ export function bookCommands({ values, sub, ops, db, print }: CommandContext): C
       const report = await ops.replay();
       for (const t of report.tables)
         console.log(
-          `${t.equal ? "equal  " : "DIFFERS"} ${t.table.padEnd(14)} rows=${String(t.rows).padStart(7)} live=${t.live.slice(0, 16)} rebuilt=${t.rebuilt.slice(0, 16)}`,
+          `${t.equal ? "equal  " : "DIFFERS"} ${t.table.padEnd(14)} rows=${String(t.rows).padStart(7)} live=` +
+            `${t.live.slice(0, 16)} rebuilt=${t.rebuilt.slice(0, 16)}`,
         );
       console.log(
         JSON.stringify({

@@ -109,7 +109,8 @@ export function collectionCommands({
     upload: async () => {
       if (!remote)
         throw new Error(
-          "upload sends a file to a running server: name it with --url URL --admin-token TOKEN, or start it on this data directory",
+          "upload sends a file to a running server: name it with --url URL --admin-token TOKEN, or start it on " +
+            "this data directory",
         );
       const path = resolve(sub ?? "");
       if (!existsSync(path) || !statSync(path).isFile()) throw new Error(`${sub}: no such local file`);

@@ -17,7 +17,8 @@ export async function followIngestion(
         const done = statusSnapshot(status);
         reporter.finish(
           collection,
-          `${status.state}: ${done.documents!.done.toLocaleString("en-US")} documents, ${status.chunksIndexed.toLocaleString("en-US")} chunks indexed`,
+          `${status.state}: ${done.documents!.done.toLocaleString("en-US")} documents, ` +
+            `${status.chunksIndexed.toLocaleString("en-US")} chunks indexed`,
         );
         return status;
       }

@@ -104,18 +104,25 @@ async function runningServer(dataDir: string): Promise<string | undefined> {
   }
 }
 
-/** Refuses to open a store that is not there (which would create it) unless --init: the command names where it looked. */
+/**
+ * Refuses to open a store that is not there (which would create it) unless --init: the command names where it looked.
+ */
 async function requireStore(location: StoreLocation, init: boolean): Promise<void> {
   const { eventStoreExists, describeStoreLocation } = await composition();
   if (init || (await eventStoreExists(location))) return;
   throw new Error(
-    `no litsearch store at ${describeStoreLocation(location)}, and no server running on ${location.dataDir} (no answering ${join(location.dataDir, "server.json")}). ` +
-      "Send the command to a server with --url URL --admin-token TOKEN (or LITSEARCH_URL and ADMIN_TOKEN), point DATA_DIR or DATABASE_URL at an existing store, " +
+    `no litsearch store at ${describeStoreLocation(location)}, and no server running on ${location.dataDir} ` +
+      `(no answering ${join(location.dataDir, "server.json")}). ` +
+      ("Send the command to a server with --url URL --admin-token TOKEN (or LITSEARCH_URL and ADMIN_TOKEN), " +
+        "point DATA_DIR or DATABASE_URL at an existing store, ") +
       "or pass --init to create a new store there.",
   );
 }
 
-/** The positional arguments of the operator commands, in order (`?`: optional); a command is refused before it runs otherwise. */
+/**
+ * The positional arguments of the operator commands, in order (`?`: optional); a command is refused before it runs
+ * otherwise.
+ */
 const ARGUMENTS: Record<string, string[]> = {
   "org list": ["SEARCH?"],
   "org show": ["ORG_ID"],
@@ -189,7 +196,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
 
   if ((command === "journals" || command === "ingest") && target.url)
     throw new Error(
-      `${command} runs beside the server's data, not through its API: run it without --url (or LITSEARCH_URL) on the server's machine`,
+      `${command} runs beside the server's data, not through its API: run it without --url (or LITSEARCH_URL) ` +
+        "on the server's machine",
     );
   if (command === "journals") {
     const config = loadConfig(env);

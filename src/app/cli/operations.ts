@@ -90,7 +90,12 @@ export function remoteOperations(remote: Remote): CliOperations {
     listOrganizations: (page) =>
       call(
         "GET",
-        `/organizations?${new URLSearchParams({ ...(page.q ? { q: page.q } : {}), limit: String(page.limit), offset: String(page.offset) })}`,
+        "/organizations?" +
+          new URLSearchParams({
+            ...(page.q ? { q: page.q } : {}),
+            limit: String(page.limit),
+            offset: String(page.offset),
+          }).toString(),
       ) as never,
     getOrganization: (orgId) => call("GET", `/organizations/${orgId}`) as never,
     addCredits: (orgId, amount, reference) =>
@@ -195,12 +200,16 @@ export function remoteOperations(remote: Remote): CliOperations {
     webhookDeliveries: (orgId, endpointId, limit) =>
       call(
         "GET",
-        `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}/deliveries${limit ? `?limit=${limit}` : ""}`,
+        `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}/deliveries` +
+          `${limit ? `?limit=${limit}` : ""}`,
       ) as never,
   };
 }
 
-/** A replay report or chain verdict: the body on 200, the error's details on a 409 finding; a 409 without one is refused work. */
+/**
+ * A replay report or chain verdict: the body on 200, the error's details on a 409 finding; a 409 without one is refused
+ * work.
+ */
 function findingOf(body: unknown): unknown {
   const error = (body as { error?: { message: string; details?: unknown } }).error;
   if (!error) return body;

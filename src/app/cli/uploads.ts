@@ -40,7 +40,8 @@ export async function uploadLocalFiles(
     const sent = hash.digest("hex");
     if (stored.sha256 !== sent)
       throw new Error(
-        `${file}: the server stored bytes whose SHA-256 (${stored.sha256}) is not the file's (${sent}); upload it again`,
+        `${file}: the server stored bytes whose SHA-256 (${stored.sha256}) is not the file's (${sent}); ` +
+          "upload it again",
       );
     log(`uploaded ${file} as ${stored.file} (${stored.bytes} bytes, sha256 ${stored.sha256})`);
     named.push(stored.file);

@@ -64,7 +64,10 @@ ${data.collections ? collectionsTable(data.collections) : ""}
 
 const INGESTION_STATE = { running: "running", completed: "completed", failed: "failed" } as const;
 
-/** The catalogue on the operator's page: each collection's state and last ingestion, the meta-collections, the retired names. */
+/**
+ * The catalogue on the operator's page: each collection's state and last ingestion, the meta-collections, the retired
+ * names.
+ */
 function collectionsTable(list: CollectionsAdminList): Html {
   const last = (i: IngestionStatus | null) =>
     i === null

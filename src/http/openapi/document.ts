@@ -62,7 +62,10 @@ import * as dashboard from "./dashboardResponses.js";
 import { FREE_BODY_EXAMPLES, PATH_PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from "./requestExamples.js";
 
 type Json = Record<string, unknown>;
-/** dashboardOpen: no credential, behind the per-IP limiter; session: the dashboard's session cookie (operatorPage: or the operator token) */
+/**
+ * dashboardOpen: no credential, behind the per-IP limiter; session: the dashboard's session cookie (operatorPage: or
+ * the operator token)
+ */
 type Access = "apiKey" | "operator" | "public" | "dashboardOpen" | "session" | "operatorPage";
 type Tag =
   "search" | "works" | "catalogue" | "webhooks" | "tools" | "mcp" | "operator" | "dashboard" | "health" | "docs";
@@ -292,7 +295,8 @@ const HEADERS: Record<string, Json> = {
   },
   "X-RateLimit-Limit": {
     description:
-      "The daily query limit (not the per-minute one). The X-RateLimit headers are sent only on /query and /{collection}.",
+      "The daily query limit (not the per-minute one). The X-RateLimit headers are sent only on /query and " +
+      "/{collection}.",
     schema: { type: "integer" },
   },
   "X-RateLimit-Remaining": { description: "Queries remaining today.", schema: { type: "integer" } },
@@ -327,7 +331,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: "CONFLICT / IDEMPOTENCY_KEY_IN_PROGRESS",
   410: "CACHED_RESULT_EXPIRED: older than 7 days, or written by an older payload version",
   422: "VALIDATION_ERROR, INVALID_FILTER, INVALID_QUERY, IDEMPOTENCY_KEY_REUSED, TOOL_ERROR",
-  429: "QUOTA_EXCEEDED, API_KEY_BUDGET_EXCEEDED, PREVIEW_RATE_LIMIT_EXCEEDED, SEARCH_RATE_LIMITED; Retry-After where sent",
+  429:
+    "QUOTA_EXCEEDED, API_KEY_BUDGET_EXCEEDED, PREVIEW_RATE_LIMIT_EXCEEDED, SEARCH_RATE_LIMITED; Retry-After " +
+    "where sent",
   500: "INTERNAL_ERROR",
   503: "SERVICE_UNAVAILABLE: a dependency is unreachable; retry is safe",
 };
@@ -400,7 +406,8 @@ const OPERATIONS: Operation[] = [
     operationId: "searchPreview",
     summary: "Preview a search: locked teasers, free",
     description:
-      "The same pipeline as /query, never charged: every row of a new preview is locked, with a teaser and its cost to unlock. Unknown body fields are 422. 50 previews per hour per organization by default.",
+      "The same pipeline as /query, never charged: every row of a new preview is locked, with a teaser and its " +
+      "cost to unlock. Unknown body fields are 422. 50 previews per hour per organization by default.",
     body: "SearchPreviewRequest",
     response: "PreviewUnlockResponse",
     headers: [...BILLING_HEADERS, "Idempotency-Status"],
@@ -411,7 +418,8 @@ const OPERATIONS: Operation[] = [
         in: "header",
         required: false,
         description:
-          "A repeat with the same key and body returns the original queryId; the same key while the first runs is 409 IDEMPOTENCY_KEY_IN_PROGRESS; with a different body 422 IDEMPOTENCY_KEY_REUSED.",
+          "A repeat with the same key and body returns the original queryId; the same key while the first runs " +
+          "is 409 IDEMPOTENCY_KEY_IN_PROGRESS; with a different body 422 IDEMPOTENCY_KEY_REUSED.",
         schema: { type: "string" },
       },
     ],
@@ -447,7 +455,8 @@ const OPERATIONS: Operation[] = [
     operationId: "searchUnlock",
     summary: "Pay for previewed results and return them in full",
     description:
-      "Charges only for rows not already unlocked under the queryId; omit `resultIds` (or send null) to unlock everything. At most 50 images per call. On 503 nothing is charged and nothing unlocks.",
+      "Charges only for rows not already unlocked under the queryId; omit `resultIds` (or send null) to unlock " +
+      "everything. At most 50 images per call. On 503 nothing is charged and nothing unlocks.",
     body: "UnlockRequest",
     response: "PreviewUnlockResponse",
     headers: BILLING_HEADERS,
@@ -469,7 +478,8 @@ const OPERATIONS: Operation[] = [
       }),
       ...queryParameters(resultsExportQuery, {
         format:
-          "Export instead: one entry per work, in result order, as `bibtex`, `ris` or `csljson` (metadata only; a locked preview row exports its metadata). Free.",
+          "Export instead: one entry per work, in result order, as `bibtex`, `ris` or `csljson` (metadata " +
+          "only; a locked preview row exports its metadata). Free.",
       }),
     ],
     response: {
@@ -500,7 +510,9 @@ const OPERATIONS: Operation[] = [
     operationId: "getWorksBatch",
     summary: "Up to 100 works at once, in the order sent",
     description:
-      "Free; one slot of the per-minute budget for the whole batch. Always 200 with one entry per id: the work, or `{id, error: {code: WORK_NOT_FOUND, message}}`. With `format`, the found works as a BibTeX, RIS or CSL-JSON file instead.",
+      "Free; one slot of the per-minute budget for the whole batch. Always 200 with one entry per id: the " +
+      "work, or `{id, error: {code: WORK_NOT_FOUND, message}}`. With `format`, the found works as a BibTeX, " +
+      "RIS or CSL-JSON file instead.",
     query: queryParameters(worksBatchQuery, {
       format: "Answer the found works as a file: `bibtex`, `ris` or `csljson`.",
     }),
@@ -533,7 +545,9 @@ const OPERATIONS: Operation[] = [
     operationId: "getWorkCitedBy",
     summary: "The works citing a work, paged, newest first",
     description:
-      "Free; one slot of the per-minute budget. The citing works the collections the key reaches hold (found through their reference lists). `coverage.recorded` is the source's count of citing works across the literature (OpenAlex cited_by_count), null where the source has none.",
+      "Free; one slot of the per-minute budget. The citing works the collections the key reaches hold (found " +
+      "through their reference lists). `coverage.recorded` is the source's count of citing works across the " +
+      "literature (OpenAlex cited_by_count), null where the source has none.",
     query: queryParameters(workListQuery),
     response: "WorkGraphPage",
     headers: BILLING_HEADERS,
@@ -558,7 +572,8 @@ const OPERATIONS: Operation[] = [
     operationId: "searchCollection",
     summary: "Search one collection named in the path",
     description:
-      "Shorthand for /query. A `collection` or `collections` key in the body is 422. `includeImages` is the deprecated alias of `includeFigures`.",
+      "Shorthand for /query. A `collection` or `collections` key in the body is 422. `includeImages` is the " +
+      "deprecated alias of `includeFigures`.",
     body: "CollectionSearchRequest",
     response: "SearchResponse",
     headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, "X-Cache-Expires"],
@@ -606,7 +621,9 @@ const OPERATIONS: Operation[] = [
     operationId: "createWebhookEndpoint",
     summary: "Register a webhook endpoint",
     description:
-      "Live keys only. The URL must be https and its host must resolve to public addresses only (checked now and before every attempt). The answer carries the signing secret, shown once. At most 16 endpoints per organization.",
+      "Live keys only. The URL must be https and its host must resolve to public addresses only (checked now " +
+      "and before every attempt). The answer carries the signing secret, shown once. At most 16 endpoints per " +
+      "organization.",
     body: "WebhookEndpointRequest",
     status: 201,
     response: "WebhookEndpointWithSecret",
@@ -651,7 +668,8 @@ const OPERATIONS: Operation[] = [
     operationId: "rotateWebhookSecret",
     summary: "Rotate the signing secret",
     description:
-      "The new secret is shown once. For 24 hours deliveries carry two signatures, one with each secret, so the receiver can switch over.",
+      "The new secret is shown once. For 24 hours deliveries carry two signatures, one with each secret, so " +
+      "the receiver can switch over.",
     response: "WebhookEndpointWithSecret",
     errors: [401, 403, 404, 409],
   },
@@ -663,7 +681,8 @@ const OPERATIONS: Operation[] = [
     operationId: "testWebhookEndpoint",
     summary: "Send a test event",
     description:
-      "A `webhook.test` event, whatever the endpoint subscribes to, delivered like any other (listed under its deliveries).",
+      "A `webhook.test` event, whatever the endpoint subscribes to, delivered like any other (listed under its " +
+      "deliveries).",
     status: 202,
     response: "WebhookEventQueued",
     errors: [401, 403, 404, 409, 429],
@@ -860,7 +879,9 @@ const OPERATIONS: Operation[] = [
     operationId: "mcpMessage",
     summary: "An MCP JSON-RPC message (Streamable HTTP, stateless)",
     description:
-      "Model Context Protocol over Streamable HTTP: initialize, tools/list (a key sees one search-<name> tool per collection it reaches), tools/call. Each request is answered by a fresh server; no session id is issued. Tool results carry the REST answers (searches add `cost`).",
+      "Model Context Protocol over Streamable HTTP: initialize, tools/list (a key sees one search-<name> tool " +
+      "per collection it reaches), tools/call. Each request is answered by a fresh server; no session id is " +
+      "issued. Tool results carry the REST answers (searches add `cost`).",
     freeBody: "A JSON-RPC 2.0 message or batch (see the MCP specification).",
     response: {
       content: {
@@ -926,7 +947,9 @@ function dashboardOperations(): Operation[] {
       formBody: body,
       response,
       status,
-      description: `${description} Needs the session's CSRF token (\`_csrf\` field or X-CSRF-Token). A browser (Accept: text/html) gets a page or a 303 redirect instead of JSON.`,
+      description:
+        `${description} Needs the session's CSRF token (\`_csrf\` field or X-CSRF-Token). A browser (Accept: ` +
+        "text/html) gets a page or a 303 redirect instead of JSON.",
     });
   const operatorForm = (
     path: string,
@@ -1018,7 +1041,8 @@ function dashboardOperations(): Operation[] {
       "Revoke a key",
       "CsrfOnlyForm",
       "RevokedKey",
-      "Owners revoke any key of their organization, members the keys they created (403 otherwise); a key of another organization is 404.",
+      "Owners revoke any key of their organization, members the keys they created (403 otherwise); a key of " +
+        "another organization is 404.",
     ),
     form(
       "/dashboard/keys/{keyId}/cap",
@@ -1155,7 +1179,8 @@ function dashboardOperations(): Operation[] {
       "/dashboard/queries/{queryId}/export",
       "session",
       "dashboardQueryExport",
-      "One of the organization's kept searches (7 days) as BibTeX, RIS or CSL-JSON: one entry per work, in result order",
+      "One of the organization's kept searches (7 days) as BibTeX, RIS or CSL-JSON: one entry per work, in " +
+        "result order",
       {
         query: queryParameters(dashboardExportQuery),
         response: { content: EXPORT_CONTENT },
@@ -1190,7 +1215,8 @@ function dashboardOperations(): Operation[] {
       "Remove a member: their sessions stop at once and their address may be invited again",
       "CsrfOnlyForm",
       "MemberRemoved",
-      "Owners only; the last owner stays (422). The keys the member created stay the organization's. A member of another organization is 404.",
+      "Owners only; the last owner stays (422). The keys the member created stay the organization's. A member " +
+        "of another organization is 404.",
     ),
     form(
       "/dashboard/invites/{inviteId}/cancel",
@@ -1222,7 +1248,8 @@ function dashboardOperations(): Operation[] {
       "/dashboard/operator",
       "operatorPage",
       "dashboardOperator",
-      "The operator page: organizations (25 a page, searchable) with balances, billing and suspension, reconciliation, the hash chain, journal requests",
+      "The operator page: organizations (25 a page, searchable) with balances, billing and suspension, " +
+        "reconciliation, the hash chain, journal requests",
       {
         response: htmlPage("The operator page"),
         query: queryParameters(operatorListQuery, {
@@ -1353,7 +1380,9 @@ function operatorOperations(): Operation[] {
       body: "RefundRequest",
       response: "Balance",
       description:
-        "With `queryId`: at most what that query cost the organization (its charge and unlocks) less the refunds already tied to it, and only a query the organization paid for; otherwise 422 and nothing moves.",
+        "With `queryId`: at most what that query cost the organization (its charge and unlocks) less the " +
+        "refunds already tied to it, and only a query the organization paid for; otherwise 422 and nothing " +
+        "moves.",
     }),
     op(
       "post",
@@ -1476,7 +1505,8 @@ function operatorOperations(): Operation[] {
       "post",
       "/retractions",
       "loadRetractions",
-      "Load newer retraction lists: their works leave the results of every collection that excludes retractions, without re-ingesting",
+      "Load newer retraction lists: their works leave the results of every collection that excludes " +
+        "retractions, without re-ingesting",
       {
         body: "RetractionsRequest",
         response: "RetractionsLoad",
@@ -1495,7 +1525,9 @@ function operatorOperations(): Operation[] {
       status: 201,
       response: "DefinedCollection",
       description:
-        "Recorded as an event. Its searches answer 503 until the first ingestion completes. 409 when the name is taken (names of retired collections too); 422 for a bad definition, an unreadable file or a name a fixed route uses.",
+        "Recorded as an event. Its searches answer 503 until the first ingestion completes. 409 when the name " +
+        "is taken (names of retired collections too); 422 for a bad definition, an unreadable file or a name a " +
+        "fixed route uses.",
     }),
     op("patch", "/collections/{name}", "changeCollection", "Change a collection's display name, description or price", {
       body: "CollectionChangeRequest",
@@ -1509,7 +1541,8 @@ function operatorOperations(): Operation[] {
       {
         response: "RetiredCollection",
         description:
-          "Keys scoped to it lose it; its query records stay re-fetchable for their 7 days; its index is deleted. 409 while a meta-collection lists it or an ingestion of it runs.",
+          "Keys scoped to it lose it; its query records stay re-fetchable for their 7 days; its index is " +
+          "deleted. 409 while a meta-collection lists it or an ingestion of it runs.",
       },
     ),
     op("put", "/meta-collections/{metaCollection}", "defineMetaCollection", "Define or change a meta-collection", {
@@ -1534,7 +1567,9 @@ function operatorOperations(): Operation[] {
       response: "IngestionStatus",
       errors: [401, 404, 409, 429],
       description:
-        "Its workflow stops and it is recorded `failed` with the error `cancelled: by the operator` and the counts of the batches it committed (each batch is whole). Its collection can then be ingested again or retired. 409 when the ingestion has already ended.",
+        "Its workflow stops and it is recorded `failed` with the error `cancelled: by the operator` and the " +
+        "counts of the batches it committed (each batch is whole). Its collection can then be ingested again " +
+        "or retired. 409 when the ingestion has already ended.",
     }),
     op("put", "/uploads/{name}", "uploadFile", "Upload a source file or retraction list into the data root", {
       rawBody: "The file's bytes, streamed (gzip them yourself for a `.gz` name).",
@@ -1634,7 +1669,8 @@ const SECURITY: Record<Access, Json[]> = {
 const BEHIND_IP_LIMITER: ReadonlySet<Access> = new Set(["operator", "dashboardOpen", "session", "operatorPage"]);
 
 function errorResponse(status: number, access: Access): Json {
-  // the per-address limiter of the operator API and the dashboard answers with a bare string (the spec), before any credential check
+  // the per-address limiter of the operator API and the dashboard answers with a bare string (the spec), before any
+  // credential check
   if (status === 429 && BEHIND_IP_LIMITER.has(access)) {
     return {
       description: "Too many requests from this address (per-IP limiter): a bare `{error: string}`, no envelope",
@@ -1708,7 +1744,8 @@ function operationObject(op: Operation): Json {
                   jsonl: {
                     summary: "A jsonl corpus, one document a line",
                     value:
-                      '{"id": "reef-1", "title": "Coral bleaching on the northern reef", "text": "Coral bleaching followed the marine heatwave."}\n',
+                      '{"id": "reef-1", "title": "Coral bleaching on the northern reef", "text": "Coral ' +
+                      'bleaching followed the marine heatwave."}\n',
                   },
                 },
               },
@@ -1765,7 +1802,8 @@ export function buildOpenApiDocument(): Json {
       {
         name: "webhooks",
         description:
-          "Signed deliveries of what happened (Standard Webhooks; API key): endpoints, deliveries, attempts; see docs/webhooks.md",
+          "Signed deliveries of what happened (Standard Webhooks; API key): endpoints, deliveries, attempts; " +
+          "see docs/webhooks.md",
       },
       { name: "tools", description: "The tool gateway (API key)" },
       {
@@ -1776,12 +1814,14 @@ export function buildOpenApiDocument(): Json {
       {
         name: "operator",
         description:
-          "The operator API: organizations, credits, keys, prices, invites, ledger, audit (operator token, not an API key)",
+          "The operator API: organizations, credits, keys, prices, invites, ledger, audit (operator token, not " +
+          "an API key)",
       },
       {
         name: "dashboard",
         description:
-          "The members' console and the operator page, served as HTML pages; forms answer JSON to scripts (session cookie; every route behind the per-IP limiter)",
+          "The members' console and the operator page, served as HTML pages; forms answer JSON to scripts " +
+          "(session cookie; every route behind the per-IP limiter)",
       },
       { name: "health", description: "Liveness and readiness (no credentials)" },
       { name: "docs", description: "This document and its page (no credentials)" },
@@ -1796,7 +1836,9 @@ export function buildOpenApiDocument(): Json {
           type: "http",
           scheme: "bearer",
           description:
-            "API key: `Authorization: Bearer sk_live_...` (live, spends credits) or `sk_test_...` (sandbox: synthetic results marked synthetic for search, preview, unlock, re-fetch and assisted search, at no cost and never in the ledger; tool calls answer 403 SANDBOX_UNSUPPORTED_ENDPOINT).",
+            "API key: `Authorization: Bearer sk_live_...` (live, spends credits) or `sk_test_...` (sandbox: " +
+            "synthetic results marked synthetic for search, preview, unlock, re-fetch and assisted search, at " +
+            "no cost and never in the ledger; tool calls answer 403 SANDBOX_UNSUPPORTED_ENDPOINT).",
         },
         ApiKeyHeader: {
           type: "apiKey",
@@ -1814,7 +1856,8 @@ export function buildOpenApiDocument(): Json {
           in: "cookie",
           name: "ls_session",
           description:
-            "The dashboard session cookie set by sign-in (`__Host-ls_session` when the service runs with TLS). POSTs also need the CSRF token.",
+            "The dashboard session cookie set by sign-in (`__Host-ls_session` when the service runs with TLS). " +
+            "POSTs also need the CSRF token.",
         },
       },
     },

@@ -107,7 +107,8 @@ export const Invite = z.object({
   role: z.enum(["owner", "member"]),
   inviteUrl: z.string().meta({
     description:
-      "The set-password page: one use, 7 days. It carries the invite's token; shown only in this answer (only the token's hash is stored).",
+      "The set-password page: one use, 7 days. It carries the invite's token; shown only in this answer (only " +
+      "the token's hash is stored).",
   }),
   expiresAt: z.string(),
 });
@@ -229,7 +230,8 @@ export const StoredUpload = z.object({
   name: z.string(),
   file: z.string().meta({
     description:
-      "What a collection definition (`source.files`) or an ingestion (`files`) names: `uploads/<name>`, relative to the data root.",
+      "What a collection definition (`source.files`) or an ingestion (`files`) names: `uploads/<name>`, " +
+      "relative to the data root.",
   }),
   bytes: z.number().int(),
   sha256: z.string().meta({ description: "Hex SHA-256 of the bytes stored; compare it with your own." }),
@@ -256,7 +258,8 @@ export const AdminCollection = z.object({
   type: z.literal("plain"),
   state: z.enum(["ready", "ingesting", "failed"]).meta({
     description:
-      "ingesting: its first ingestion is running (searches answer 503); failed: no ingestion of it completed and the last failed.",
+      "ingesting: its first ingestion is running (searches answer 503); failed: no ingestion of it completed " +
+      "and the last failed.",
   }),
   seeded: z.boolean().meta({ description: "Defined by the collections file on the first start." }),
   documentCount: z.number().int(),
@@ -295,7 +298,8 @@ export const ChainVerdict = z.object({
   headHash: z.string(),
 });
 
-type Returns<K extends keyof Operations> = Operations[K] extends (...args: never[]) => Promise<infer R> ? R : unknown; // unknown fits no schema: a signature that stops matching fails too
+// unknown fits no schema: a signature that stops matching fails too
+type Returns<K extends keyof Operations> = Operations[K] extends (...args: never[]) => Promise<infer R> ? R : unknown;
 export type OperatorSchemasFitOperations = [
   Fits<typeof Organization, Returns<"createOrganization">>,
   Fits<typeof Organization, Returns<"getOrganization">>,

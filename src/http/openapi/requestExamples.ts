@@ -34,7 +34,8 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
     worthPaying: {
       summary: "Only rows worth paying for: one per document, relevance at least 0.02",
       description:
-        "Rows below min_relevance are neither returned nor charged (belowMinRelevance counts them); one_per_document keeps the best chunk of each document.",
+        "Rows below min_relevance are neither returned nor charged (belowMinRelevance counts them); " +
+        "one_per_document keeps the best chunk of each document.",
       value: {
         collection: "clinical-digest",
         query: "randomized trial of blood pressure lowering",
@@ -46,7 +47,9 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
     mostCited: {
       summary: "The most cited relevant works first",
       description:
-        "sort orders the candidates whose relevance passes min_relevance (0.2 unless sent) by citations, relevance breaking ties; the response says how many it ordered. Send its nextCursor back as cursor, with the same body, for the next page.",
+        "sort orders the candidates whose relevance passes min_relevance (0.2 unless sent) by citations, " +
+        "relevance breaking ties; the response says how many it ordered. Send its nextCursor back as cursor, " +
+        "with the same body, for the next page.",
       value: {
         collection: "openalex-synergy",
         query: "intrathecal baclofen for spasticity",
@@ -57,13 +60,15 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
     withinBudget: {
       summary: "At most 0.01 credits: the best rows that fit",
       description:
-        "Rows are taken best first while their charge fits max_cost; withheldByMaxCost and nextRowCost say what the cap held back.",
+        "Rows are taken best first while their charge fits max_cost; withheldByMaxCost and nextRowCost say " +
+        "what the cap held back.",
       value: { collection: "scifact", query: "vitamin D and bone fractures", limit: 10, max_cost: "0.010" },
     },
     moreLikeThis: {
       summary: "Works like a given one",
       description:
-        "like instead of query: the works nearest this one (a result's doc_id, a DOI, pmid:NNN or an OpenAlex W-id), itself excluded.",
+        "like instead of query: the works nearest this one (a result's doc_id, a DOI, pmid:NNN or an OpenAlex " +
+        "W-id), itself excluded.",
       value: { collection: "openalex-synergy", like: { work: "W2125158795" }, limit: 5 },
     },
   },
@@ -71,7 +76,8 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
     endpoint: {
       summary: "Tell a receiver when an asynchronous assisted answer is ready",
       description:
-        "Any public https URL of yours; its host must resolve to public addresses only. Keep the `secret` of the answer.",
+        "Any public https URL of yours; its host must resolve to public addresses only. Keep the `secret` of " +
+        "the answer.",
       value: {
         url: "https://93.184.215.14/hooks/litsearch",
         events: ["assisted.completed"],
@@ -83,7 +89,8 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
     onIngest: {
       summary: "New works on a topic, as they are ingested, at most 0.50 credits a run",
       description:
-        "Each run sends the new works as `alert.matched` to every endpoint subscribed to it (name one with `webhook`: its `we_…` id).",
+        "Each run sends the new works as `alert.matched` to every endpoint subscribed to it (name one with " +
+        "`webhook`: its `we_…` id).",
       value: {
         query: "vitamin D and bone fractures",
         collection: "scifact",
@@ -130,7 +137,8 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
     withinBudget: {
       summary: "Pay for the best rows of a preview that fit 0.005 credits",
       description:
-        "The rows asked for (all, here) are bought in the preview's order while they fit maxCost; withheldByMaxCost and nextRowCost say what it held back.",
+        "The rows asked for (all, here) are bought in the preview's order while they fit maxCost; " +
+        "withheldByMaxCost and nextRowCost say what it held back.",
       value: { queryId: EARLIER_QUERY_ID, maxCost: "0.005" },
       "x-queryId-from": "searchPreview/preview",
     },

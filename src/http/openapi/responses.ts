@@ -20,10 +20,15 @@ export const ErrorResponse = z.object({
     requestId: z
       .string()
       .meta({ description: "The request id, also sent as the X-Request-Id header; quote it to support." }),
-    details: z.record(z.string(), z.unknown()).optional().meta({
-      description:
-        "INVALID_FILTER: `field`, `filter`, `indexedFields` (`everyCollection`, `editorialCollections`, `journalMetrics`), and for metric bounds `min_gte`, `max_lte`; VALIDATION_ERROR: `issues`; API_KEY_BUDGET_EXCEEDED: `spendingCap`, `spent`, `capLeft` and, when something is left, `requestCost`.",
-    }),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          "INVALID_FILTER: `field`, `filter`, `indexedFields` (`everyCollection`, `editorialCollections`, " +
+          "`journalMetrics`), and for metric bounds `min_gte`, `max_lte`; VALIDATION_ERROR: `issues`; " +
+          "API_KEY_BUDGET_EXCEEDED: `spendingCap`, `spent`, `capLeft` and, when something is left, `requestCost`.",
+      }),
   }),
 });
 
@@ -46,10 +51,15 @@ export const JournalMetricExpansion = z.object({
   matchedJournals: z.number().int().meta({ description: "Distinct journals matching the condition." }),
   issnCount: z.number().int().meta({ description: "ISSNs pushed down into the search." }),
   sampleIssns: z.array(z.string()).meta({ description: "The first few ISSNs, for inspection." }),
-  metricsBasis: z.string().optional().meta({
-    description:
-      "One sentence saying what the journals table's metrics were computed from: how many works, which publication years, and whose output they count (the works this service indexes, or OpenAlex source records).",
-  }),
+  metricsBasis: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "One sentence saying what the journals table's metrics were computed from: how many works, which " +
+        "publication years, and whose output they count (the works this service indexes, or OpenAlex source " +
+        "records).",
+    }),
 });
 
 const priceRange = z.object({
@@ -65,7 +75,8 @@ const CatalogueItem = z.object({
   hIndex: nullable(z.number().int()),
   impactFactor: nullable(z.number()).meta({
     description:
-      "Computed by this service from an open citation dataset with the JIF formula; not a proprietary Journal Impact Factor. Null when the journal has too few articles and reviews.",
+      "Computed by this service from an open citation dataset with the JIF formula; not a proprietary Journal " +
+      "Impact Factor. Null when the journal has too few articles and reviews.",
   }),
   issnL: nullable(z.string()),
   issns: z.array(z.string()).meta({ description: "Pass these in an `issn` filter to search one journal." }),
@@ -125,7 +136,8 @@ export const Discovery = z
     scopes: z.array(ScopeBlock).meta({ description: "One block per collection." }),
     metricsNote: nullable(z.string()).meta({
       description:
-        "What the metrics are computed from (how many works, which publication years, whose output they count), then how to read h-index and impact factor; set whenever metrics are shown.",
+        "What the metrics are computed from (how many works, which publication years, whose output they " +
+        "count), then how to read h-index and impact factor; set whenever metrics are shown.",
     }),
     callout: nullable(z.object({ kind: z.enum(["add_payment_method"]), message: z.string() })),
     nextActions: z.array(
@@ -141,7 +153,11 @@ export const Discovery = z
 
 const metadata = z.record(z.string(), z.unknown()).meta({
   description:
-    "Document metadata: `chunk_index` (0-based position of the chunk in its document), `title`, `authors`, `doi`, `pmid`, `pmcid`, `url`, `journal`, `publisher`, `keywords`, `publication_date`, `issn`, `article_type`, `section`, `isbn`, `open_access`, `license`, chapter fields, editorial fields, `figures` (`id`, `label`, `caption`, `image_data` = base64 image when figures were requested), and `integrity` (the Integrity object: what the update lists in force say of the work, as of this answer).",
+    "Document metadata: `chunk_index` (0-based position of the chunk in its document), `title`, `authors`, " +
+    "`doi`, `pmid`, `pmcid`, `url`, `journal`, `publisher`, `keywords`, `publication_date`, `issn`, " +
+    "`article_type`, `section`, `isbn`, `open_access`, `license`, chapter fields, editorial fields, `figures` " +
+    "(`id`, `label`, `caption`, `image_data` = base64 image when figures were requested), and `integrity` (the " +
+    "Integrity object: what the update lists in force say of the work, as of this answer).",
 });
 
 const filterReport = {
@@ -175,16 +191,24 @@ export const SearchResult = z.object({
   }),
 });
 
-const belowMinRelevance = z.number().int().meta({
-  description:
-    "Rows held back because their relevance is below min_relevance (minRelevance): neither returned nor charged. 0 when none were, or no threshold was sent.",
-});
+const belowMinRelevance = z
+  .number()
+  .int()
+  .meta({
+    description:
+      "Rows held back because their relevance is below min_relevance (minRelevance): neither returned nor " +
+      "charged. 0 when none were, or no threshold was sent.",
+  });
 
-/** What search and preview responses say about their list: the next page's cursor, and the order, cap and work applied. */
+/**
+ * What search and preview responses say about their list: the next page's cursor, and the order, cap and work applied.
+ */
 const listReport = {
   nextCursor: nullable(z.string()).meta({
     description:
-      "Send it as `cursor` with the same request for the next page of the same list (billed like any page; the same call sent again answers that page again, charged once). Null on the last page. Valid 7 days, for your organization only.",
+      "Send it as `cursor` with the same request for the next page of the same list (billed like any page; the " +
+      "same call sent again answers that page again, charged once). Null on the last page. Valid 7 days, for " +
+      "your organization only.",
   }),
   sort: z
     .object({
@@ -233,7 +257,8 @@ const AssistedRelevance = z.object({
     .meta({ description: "Entity and synonym surface forms found in the chunk, for highlighting." }),
   rationale: z.string().meta({
     description:
-      "One sentence: the best evidence sentence the row itself carries (its text, or its title named as the title) and the matched entities.",
+      "One sentence: the best evidence sentence the row itself carries (its text, or its title named as the " +
+      "title) and the matched entities.",
   }),
 });
 
@@ -254,7 +279,8 @@ export const AssistedSearchResponse = z.object({
     .meta({ description: "clarification_needed and no_relevant_results charge nothing." }),
   queryId: z.string().meta({
     description:
-      "Re-fetch the rows free for 7 days at GET /api/v1/search/results/{queryId}; answer a clarification with POST /api/v1/search/assisted {queryId, answer}.",
+      "Re-fetch the rows free for 7 days at GET /api/v1/search/results/{queryId}; answer a clarification with " +
+      "POST /api/v1/search/assisted {queryId, answer}.",
   }),
   latencyMs: z.number().int(),
   iterationsRun: z.number().int().meta({ description: "Search and replan rounds run." }),
@@ -275,7 +301,8 @@ export const AssistedSearchResponse = z.object({
     caseSummary: z.string(),
     filters: z.record(z.string(), z.unknown()).meta({
       description:
-        "Constraints read off the query (journal, publisher, article_type, publication_date {gte, lt}); ANDed with the request filters on every internal search.",
+        "Constraints read off the query (journal, publisher, article_type, publication_date {gte, lt}); ANDed " +
+        "with the request filters on every internal search.",
     }),
     subQuestions: z.array(z.string()),
   }),
@@ -302,10 +329,16 @@ export const PreviewResult = z.object({
     .int()
     .meta({ description: "Figures the result carries; figure captions and images only on unlocked rows." }),
   metadata: nullable(metadata),
-  relevance: z.union([z.number(), AssistedRelevance]).nullable().optional().meta({
-    description:
-      "The row's relevance (0 to 1), as on a search result: what to choose the rows to unlock by. Present on preview, unlock and re-fetched rows; for a re-fetched assisted search the judge's verdict, as the assisted answer gave it.",
-  }),
+  relevance: z
+    .union([z.number(), AssistedRelevance])
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "The row's relevance (0 to 1), as on a search result: what to choose the rows to unlock by. Present on " +
+        "preview, unlock and re-fetched rows; for a re-fetched assisted search the judge's verdict, as the " +
+        "assisted answer gave it.",
+    }),
   subQuestion: z
     .string()
     .optional()
@@ -321,13 +354,17 @@ export const PreviewUnlockResponse = z.object({
   costToUnlockRemaining: decimal("Cost to unlock every row not yet unlocked."),
   belowMinRelevance: belowMinRelevance.optional().meta({
     description:
-      "Preview only: rows held back because their relevance is below min_relevance; they are not in the preview and cannot be unlocked.",
+      "Preview only: rows held back because their relevance is below min_relevance; they are not in the " +
+      "preview and cannot be unlocked.",
   }),
   ...listReport,
-  nextCursor: nullable(z.string()).optional().meta({
-    description:
-      "Preview only: send it as `cursor` with the same preview for its next page (free, like any preview); null on the last page.",
-  }),
+  nextCursor: nullable(z.string())
+    .optional()
+    .meta({
+      description:
+        "Preview only: send it as `cursor` with the same preview for its next page (free, like any preview); " +
+        "null on the last page.",
+    }),
   withheldByMaxCost: listReport.withheldByMaxCost.meta({
     description:
       "Present when a price cap was sent (a preview takes none; an unlock takes maxCost): rows it held back.",
@@ -361,7 +398,8 @@ export const Collection = z.object({
     .optional()
     .meta({
       description:
-        'Plain collections only: the organization\'s price in credits per 1000 result tokens (its negotiated price where it has one), e.g. "0.050". A meta-collection gives `priceRange` instead.',
+        "Plain collections only: the organization's price in credits per 1000 result tokens (its negotiated " +
+        'price where it has one), e.g. "0.050". A meta-collection gives `priceRange` instead.',
       examples: ["0.050"],
     }),
   members: z
@@ -372,10 +410,15 @@ export const Collection = z.object({
   priceRange: nullable(priceRange)
     .optional()
     .meta({ description: "Meta-collections only: null when any member's price cannot be resolved." }),
-  status: z.enum(["ingesting", "failed"]).optional().meta({
-    description:
-      "Only while the collection (or a member of the meta-collection) cannot be searched: its index is still being built at start (`ingesting`), or building it failed (`failed`). Searches naming it answer 503 `SERVICE_UNAVAILABLE` until then; `GET /readyz` lists the collections by state.",
-  }),
+  status: z
+    .enum(["ingesting", "failed"])
+    .optional()
+    .meta({
+      description:
+        "Only while the collection (or a member of the meta-collection) cannot be searched: its index is still " +
+        "being built at start (`ingesting`), or building it failed (`failed`). Searches naming it answer 503 " +
+        "`SERVICE_UNAVAILABLE` until then; `GET /readyz` lists the collections by state.",
+    }),
 });
 
 export const CollectionsResponse = z.object({
@@ -407,7 +450,8 @@ export const WebhookEndpoint = z.object({
   description: nullable(z.string()),
   status: z.enum(["enabled", "disabled"]).meta({
     description:
-      "disabled: every attempt failed for days, so nothing more is sent; create a new endpoint once the receiver works.",
+      "disabled: every attempt failed for days, so nothing more is sent; create a new endpoint once the " +
+      "receiver works.",
   }),
   disabledReason: nullable(z.string()),
   disabledAt: nullable(z.string()),
@@ -419,7 +463,8 @@ export const WebhookEndpoint = z.object({
 export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
   secret: z.string().meta({
     description:
-      "The signing secret (`whsec_…`), shown only here: store it now. Verify every delivery with it (Standard Webhooks).",
+      "The signing secret (`whsec_…`), shown only here: store it now. Verify every delivery with it (Standard " +
+      "Webhooks).",
   }),
   previousSecretExpiresAt: z
     .string()
@@ -447,10 +492,14 @@ export const Alert = z.object({
   status: z.enum(["active", "paused"]),
   createdAt: z.string(),
   lastRunAt: nullable(z.string()),
-  seenWorks: z.number().int().meta({
-    description:
-      "Works the alert counts as seen: those its collections held when it was created, and those sent since. None is sent twice.",
-  }),
+  seenWorks: z
+    .number()
+    .int()
+    .meta({
+      description:
+        "Works the alert counts as seen: those its collections held when it was created, and those sent since. " +
+        "None is sent twice.",
+    }),
   runCount: z.number().int(),
 });
 export const AlertList = z.object({ data: z.array(Alert) });
@@ -459,13 +508,15 @@ export const AlertWithRuns = Alert.extend({
     z.object({
       queryId: z.string().meta({
         description:
-          "The run's cached query: GET /api/v1/search/results/{queryId} re-fetches its rows for 7 days (and counts as its delivery).",
+          "The run's cached query: GET /api/v1/search/results/{queryId} re-fetches its rows for 7 days (and " +
+          "counts as its delivery).",
       }),
       trigger: z.string(),
       createdAt: z.string(),
       status: z.enum(["pending", "delivered", "failed", "empty"]).meta({
         description:
-          "pending: sent, waiting for a 2xx or a re-fetch; delivered: charged once; failed: never delivered, nothing charged; empty: no new works.",
+          "pending: sent, waiting for a 2xx or a re-fetch; delivered: charged once; failed: never delivered, " +
+          "nothing charged; empty: no new works.",
       }),
       works: z.number().int(),
       results: z.number().int(),
@@ -489,7 +540,8 @@ export const WebhookDeliveryList = z.object({
       createdAt: z.string(),
       status: z.enum(["pending", "delivered", "failed", "cancelled"]).meta({
         description:
-          "pending: attempts go on; failed: every retry failed; cancelled: the endpoint was deleted or disabled meanwhile.",
+          "pending: attempts go on; failed: every retry failed; cancelled: the endpoint was deleted or " +
+          "disabled meanwhile.",
       }),
       attempts: z.array(
         z.object({
@@ -519,16 +571,22 @@ export const Readiness = z.object({
     .meta({ description: "Each dependency: the event store, Temporal, the search engine." }),
   details: z
     .object({
-      searchKnn: z.enum(["lucene-hnsw", "exact"]).optional().meta({
-        description:
-          "'lucene-hnsw' (OpenSearch k-NN plugin, approximate filtered k-NN) or 'exact' (every filtered vector scored).",
-      }),
+      searchKnn: z
+        .enum(["lucene-hnsw", "exact"])
+        .optional()
+        .meta({
+          description:
+            "'lucene-hnsw' (OpenSearch k-NN plugin, approximate filtered k-NN) or 'exact' (every filtered vector " +
+            "scored).",
+        }),
       collections: z
         .object({ ready: z.array(z.string()), ingesting: z.array(z.string()), failed: z.array(z.string()) })
         .optional()
         .meta({
           description:
-            "The physical collections by state. While some are ingesting (first start) the service is ready (200) and answers 503 SERVICE_UNAVAILABLE for those alone; failed: building the index at start failed (see the service log).",
+            "The physical collections by state. While some are ingesting (first start) the service is ready " +
+            "(200) and answers 503 SERVICE_UNAVAILABLE for those alone; failed: building the index at start " +
+            "failed (see the service log).",
         }),
     })
     .optional()
@@ -539,7 +597,9 @@ export const Integrity = z
   .object({
     status: z.enum(["none", "corrected", "expression_of_concern", "retracted"]).meta({
       description:
-        "`retracted` when the lists flag the work retracted (such works stay out of scholarly results); else `expression_of_concern`; else `corrected` for a correction, erratum, or a withdrawal or removal notice the lists do not flag as a retraction; else `none` (also for a row without a DOI).",
+        "`retracted` when the lists flag the work retracted (such works stay out of scholarly results); else " +
+        "`expression_of_concern`; else `corrected` for a correction, erratum, or a withdrawal or removal " +
+        "notice the lists do not flag as a retraction; else `none` (also for a row without a DOI).",
     }),
     notices: z.array(
       z.object({
@@ -554,7 +614,8 @@ export const Integrity = z
   })
   .meta({
     description:
-      "What the update lists in force (the shipped Crossref update records and Retraction Watch export, and every list an operator loaded) say of a work; a list loaded while the service runs changes it at once.",
+      "What the update lists in force (the shipped Crossref update records and Retraction Watch export, and " +
+      "every list an operator loaded) say of a work; a list loaded while the service runs changes it at once.",
   });
 
 const workIds = z.object({
@@ -623,13 +684,15 @@ export const WorkGraphPage = z.object({
     )
     .meta({
       description:
-        "Each entry is the work where a collection this key reaches holds it, else the identifiers the source gives (held: false).",
+        "Each entry is the work where a collection this key reaches holds it, else the identifiers the source " +
+        "gives (held: false).",
     }),
   nextCursor: nullable(z.string()).meta({ description: "Pass as `cursor` for the next page; null on the last." }),
   coverage: z.object({
     recorded: nullable(z.number().int()).meta({
       description:
-        "References: how many the source records. Cited-by: the source's count of citing works across the literature. Null where the source records none.",
+        "References: how many the source records. Cited-by: the source's count of citing works across the " +
+        "literature. Null where the source records none.",
     }),
     held: z.number().int().meta({ description: "How many of those are works the collections this key reaches hold." }),
     note: z.string().meta({ description: "A sentence saying what the counts cover." }),

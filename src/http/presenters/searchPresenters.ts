@@ -113,7 +113,8 @@ const costCapBody = (cap: { withheld: number; nextRowCostMicros: bigint | null }
 
 /**
  * What a search or preview response says about its list: `nextCursor` (null on the last page), and when asked for,
- * the order applied (`sort`), the price cap's effect (`withheldByMaxCost`, `nextRowCost`) and the work searched near (`like`).
+ * the order applied (`sort`), the price cap's effect (`withheldByMaxCost`, `nextRowCost`) and the work searched near
+ * (`like`).
  */
 export function listBody(list: ListFields) {
   return {
@@ -229,7 +230,10 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
   };
 }
 
-/** The row selection of a body in the snake_case spelling (/query, /preview and the MCP search tools); a sorted request's threshold defaults higher. */
+/**
+ * The row selection of a body in the snake_case spelling (/query, /preview and the MCP search tools); a sorted
+ * request's threshold defaults higher.
+ */
 export function selectionOf(body: {
   min_relevance?: number;
   one_per_document: boolean;
@@ -268,7 +272,10 @@ export const snakeListBody = (
   cursor: b.cursor,
 });
 
-/** What the search use cases take from a body: the pipeline's input (collections, query, selection, order, cap) and the list request (cursor, like). */
+/**
+ * What the search use cases take from a body: the pipeline's input (collections, query, selection, order, cap) and the
+ * list request (cursor, like).
+ */
 export function searchRequestOf(
   collections: string[],
   body: ListBody,

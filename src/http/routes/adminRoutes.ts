@@ -33,7 +33,9 @@ import { requestBaseUrl, type RequestState } from "../requestContext.js";
 export const streamsBody = (ctx: { method: string; path: string }): boolean =>
   ctx.method === "PUT" && ctx.path.startsWith("/admin/v1/uploads/");
 
-/** `publicUrl`: the service's address as its users reach it (invite links); by default the address this request came to. */
+/**
+ * `publicUrl`: the service's address as its users reach it (invite links); by default the address this request came to.
+ */
 export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   // one spelling per route: /ADMIN/v1/... and /admin/v1/organizations/ are not routes
   const router = new Router({ prefix: "/admin/v1", sensitive: true, strict: true });

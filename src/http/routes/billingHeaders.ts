@@ -1,4 +1,5 @@
-// The billing headers of search responses (X-Tokens-Used, X-Query-Cost, X-Billing-Mode, X-Credits-Remaining), set in one place.
+// The billing headers of search responses (X-Tokens-Used, X-Query-Cost, X-Billing-Mode, X-Credits-Remaining), set in
+// one place.
 import type { Context } from "koa";
 import type { AuthContext } from "../../usecases/auth/context.js";
 import type { BillingOutcome } from "../../usecases/search/searchService.js";

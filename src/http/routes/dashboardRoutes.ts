@@ -59,9 +59,13 @@ export interface DashboardRouteDeps {
   notificationPages: DashboardNotificationDeps;
 }
 
-/** Pages load nothing but the service's own stylesheet and script; no frame may hold them; no URL (an invite's token) leaks as a Referer. */
+/**
+ * Pages load nothing but the service's own stylesheet and script; no frame may hold them; no URL (an invite's token)
+ * leaks as a Referer.
+ */
 export const DASHBOARD_CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action " +
+  "'self'; base-uri 'none'; frame-ancestors 'none'";
 
 const ASSETS = new Map<string, { type: string; file: URL }>([
   [
@@ -243,7 +247,9 @@ export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
   return router;
 }
 
-/** The signed-in routes: the organization's pages and actions, the member's sessions, sign-out, and the operator page. */
+/**
+ * The signed-in routes: the organization's pages and actions, the member's sessions, sign-out, and the operator page.
+ */
 export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   const router = new Router({ sensitive: true, strict: true });
   router.use(dashboardShell);
@@ -543,7 +549,8 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
           return organizationPage(ctx, orgId, { error: refused.message }, 422);
         throw err;
       }
-      if (outcome !== null) done(ctx, `/dashboard/operator/orgs/${orgId}?done=${outcome}`, result); // else the action answered itself
+      // else the action answered itself
+      if (outcome !== null) done(ctx, `/dashboard/operator/orgs/${orgId}?done=${outcome}`, result);
     });
 
   router.post(

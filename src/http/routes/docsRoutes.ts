@@ -10,7 +10,8 @@ const require = createRequire(import.meta.url);
 
 /** The page allows nothing but its own origin (data: images are Swagger UI's inline icons in its stylesheet). */
 export const DOCS_CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src " +
+  "'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 // the initializer is a file, not an inline script, so the policy needs no 'unsafe-inline'
 const INITIALIZER = `window.addEventListener('load', function () {

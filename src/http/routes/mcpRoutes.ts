@@ -5,9 +5,9 @@
 // The SDK's web-standard transport answers with a Response that is copied onto the Koa context, so Koa writes it
 // (status, headers, body) and the request log, security headers and error envelope stay Koa's. JSON responses, except
 // for a tools/call that carries a progressToken: that one is an SSE stream, so the progress notifications of a long
-// tool (assisted_search) reach the client before the result and keep its request timeout from running out. GET /mcp (a server-to-client stream) has no route: 405 in the envelope, which
-// MCP clients read as "no stream offered". DELETE (session end) is answered 200 by the transport: there is no session,
-// and an Mcp-Session-Id a client sends is ignored.
+// tool (assisted_search) reach the client before the result and keep its request timeout from running out. GET /mcp (a
+// server-to-client stream) has no route: 405 in the envelope, which MCP clients read as "no stream offered". DELETE
+// (session end) is answered 200 by the transport: there is no session, and an Mcp-Session-Id a client sends is ignored.
 //
 // A client that accepts JSON but not event streams (the reference service's CLI sends `Accept: application/json`) is
 // answered in JSON, never with a stream and never 406, progress notifications left out. A JSON-RPC batch is answered
@@ -64,14 +64,18 @@ function protocolRefusal(status: number, body: string): ApiError {
   );
 }
 
-/** A tools/call that asked for progress notifications (a progressToken): answered as an SSE stream that carries them. */
+/**
+ * A tools/call that asked for progress notifications (a progressToken): answered as an SSE stream that carries them.
+ */
 function asksForProgress(body: unknown): boolean {
   if (!body || typeof body !== "object" || Array.isArray(body)) return false;
   const message = body as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } };
   return message.method === "tools/call" && message.params?._meta?.progressToken !== undefined;
 }
 
-/** The transport answers a batch holding one request with that response alone; JSON-RPC answers a batch with an array. */
+/**
+ * The transport answers a batch holding one request with that response alone; JSON-RPC answers a batch with an array.
+ */
 function asBatchAnswer(body: unknown, text: string): string {
   if (!Array.isArray(body) || text === "" || text.startsWith("[")) return text;
   return `[${text}]`;
@@ -110,7 +114,8 @@ async function answer(ctx: Context, deps: McpDeps): Promise<void> {
       ctx.body = stream;
       return;
     }
-    // an empty answer (202 to a notification, 200 to DELETE) keeps its status: '' is a body, so Koa does not turn it into 204
+    // an empty answer (202 to a notification, 200 to DELETE) keeps its status: '' is a body, so Koa does not turn it
+    // into 204
     ctx.body = asBatchAnswer(ctx.request.body, await response.text());
   } finally {
     if (!streamed) await server.close();

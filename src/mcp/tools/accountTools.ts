@@ -14,7 +14,8 @@ export const getBalanceTool: ToolDefinition = {
   name: "get_balance",
   description: "Free: balance, billing mode, trial queries left and the dashboard URL. Call once per session.",
   details:
-    "The dashboard URL (usage, ledger, keys) is the one to give the user, never a constructed one; confirm and the searches return balance_remaining themselves.",
+    "The dashboard URL (usage, ledger, keys) is the one to give the user, never a constructed one; confirm and " +
+    "the searches return balance_remaining themselves.",
   schemas: noArgsSchemas,
   run: async ({ auth, request }, args) => {
     parseOr422(noArgs, args);
@@ -52,7 +53,8 @@ export const listJournalsTool: ToolDefinition = {
   run: async ({ deps, auth }, args) => {
     const { collection, ...rest } = objectArgs(args);
     if (typeof collection !== "string" || collection === "") throw bad("collection: a collection name is required");
-    // the REST query schema reads query-string text: numbers are handed over as their text, so its rules and messages apply
+    // the REST query schema reads query-string text: numbers are handed over as their text, so its rules and messages
+    // apply
     const asQuery = Object.fromEntries(
       Object.entries(rest).map(([k, v]) => [k, typeof v === "number" ? String(v) : v]),
     );
@@ -71,7 +73,8 @@ export const listJournalsTool: ToolDefinition = {
 export const requestJournalTool: ToolDefinition = {
   name: "request_journal",
   description:
-    "Free: asks for a journal or publisher this key cannot reach (`title` and/or `issn`, `note`); it records the request, it grants no access.",
+    "Free: asks for a journal or publisher this key cannot reach (`title` and/or `issn`, `note`); it records " +
+    "the request, it grants no access.",
   schemas: requestJournalSchemas,
   run: async ({ deps, auth }, args) => deps.catalogue.requestJournal(auth, parseOr422(journalRequestBody, args)),
 };

@@ -10,7 +10,9 @@ export const alertsTool: ToolDefinition = {
   name: "alerts",
   description: "Alerts: new papers on a saved search, sent by webhook (unseen works only) and charged once delivered.",
   details:
-    "create takes query, collection(s), filters, min_relevance, one_per_document, schedule (on_ingest, daily, weekly), max_cost_per_run and webhook (an endpoint id); what the collections hold at creation counts as seen. get shows the runs: each has a queryId that get_results re-fetches for 7 days.",
+    "create takes query, collection(s), filters, min_relevance, one_per_document, schedule (on_ingest, daily, " +
+    "weekly), max_cost_per_run and webhook (an endpoint id); what the collections hold at creation counts as " +
+    "seen. get shows the runs: each has a queryId that get_results re-fetches for 7 days.",
   schemas: alertsSchemas,
   run: async ({ deps, auth }, args) => {
     refuseSandbox(auth, "alerts", ALERTS_SANDBOX_REASON);

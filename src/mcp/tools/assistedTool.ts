@@ -14,7 +14,10 @@ import { bad, billedAnswer, objectArgs, type ToolContext, type ToolDefinition } 
 function progressMessage(p: AssistedProgress, queryId: string): string {
   if (p.phase === "awaiting_clarification")
     return `query ${queryId}: waiting for the answer to a clarification question`;
-  return `query ${queryId}: ${p.phase.replace("_", " ")}: round ${p.round}, ${p.searchesRun} searches run, ${p.candidatesVerified} candidates judged, ${p.verified} verified`;
+  return (
+    `query ${queryId}: ${p.phase.replace("_", " ")}: round ${p.round}, ${p.searchesRun} searches run, ` +
+    `${p.candidatesVerified} candidates judged, ${p.verified} verified`
+  );
 }
 
 /** A charged answer's charge stands once the tool's answer is sent; without that the run refunds it. */
@@ -25,9 +28,14 @@ function confirmDeliveryWhenSent({ deps, request }: ToolContext, answer: Assiste
 export const assistedSearchTool: ToolDefinition = {
   name: "assisted_search",
   description:
-    "Answers a research question (up to 16,000 characters) with verified passages only. Bills only the verified rows delivered (cap: `maxCost`); a clarification question or no result is free.",
+    "Answers a research question (up to 16,000 characters) with verified passages only. Bills only the " +
+    "verified rows delivered (cap: `maxCost`); a clarification question or no result is free.",
   details:
-    "Searches sub-questions over `collection` or `collections` and judges every candidate; each row carries a judge score, matched terms and a rationale. To a clarification question, call again with `queryId` and `answer`. Sends progress notifications while it runs (ask with a progressToken), each naming the queryId; a run whose answer was lost is re-fetched free with get_results. `idempotency_key` makes a retry safe: the same key and arguments return the first answer, charged once.",
+    "Searches sub-questions over `collection` or `collections` and judges every candidate; each row carries a " +
+    "judge score, matched terms and a rationale. To a clarification question, call again with `queryId` and " +
+    "`answer`. Sends progress notifications while it runs (ask with a progressToken), each naming the queryId; " +
+    "a run whose answer was lost is re-fetched free with get_results. `idempotency_key` makes a retry safe: " +
+    "the same key and arguments return the first answer, charged once.",
   schemas: assistedSearchSchemas,
   run: async (ctx, args, call) => {
     const {

@@ -72,12 +72,18 @@ async function search({ deps, auth, request }: ToolContext, givenArgs: unknown, 
 
 /** What the search tools share, said once in inspect-tool rather than in every search-<name> of tools/list. */
 const SEARCH_DETAILS =
-  "Returns ranked passages, each row compact (relevance, text, title, year, journal, doi/pmid, integrity status; `full_metadata: true` for the REST row) and `queryId`; get_results re-fetches it free for 7 days. Billed at once for the delivered result tokens at the collection price per 1000 tokens (`cost`, `balance_remaining`); preview the same arguments free first. A catalogue question without filters (which sources, publishers or journals?) is answered free in `discovery`. `min_relevance` holds back (and does not bill) rows below it; `one_per_document` keeps the best chunk per document; `filters` are the REST filters.";
+  "Returns ranked passages, each row compact (relevance, text, title, year, journal, doi/pmid, integrity " +
+  "status; `full_metadata: true` for the REST row) and `queryId`; get_results re-fetches it free for 7 days. " +
+  "Billed at once for the delivered result tokens at the collection price per 1000 tokens (`cost`, " +
+  "`balance_remaining`); preview the same arguments free first. A catalogue question without filters (which " +
+  "sources, publishers or journals?) is answered free in `discovery`. `min_relevance` holds back (and does not " +
+  "bill) rows below it; `one_per_document` keeps the best chunk per document; `filters` are the REST filters.";
 
 export const searchTool: ToolDefinition = {
   name: "search",
   description:
-    "Searches `collection`, or up to 5 `collections` merged into one ranked list. Billed at once per delivered result token; preview is free.",
+    "Searches `collection`, or up to 5 `collections` merged into one ranked list. Billed at once per delivered " +
+    "result token; preview is free.",
   details: SEARCH_DETAILS,
   schemas: searchSchemas,
   run: (ctx, args) => search(ctx, args, null),
@@ -86,7 +92,9 @@ export const searchTool: ToolDefinition = {
 /** `search-<name>`: a search of one reachable collection, named by the tool. */
 export const boundSearchTool = (entry: CatalogEntry, price: string | null): ToolDefinition => ({
   name: `${BOUND_SEARCH}${entry.name}`,
-  description: `Searches ${entry.displayName}. Billed at once${price ? `, ${price} credits per 1000 result tokens` : ""}; preview is free.`,
+  description:
+    `Searches ${entry.displayName}. Billed at once${price ? `, ${price} credits per 1000 result tokens` : ""}; ` +
+    "preview is free.",
   details: `${SEARCH_DETAILS} ${entry.description ?? ""}`.trim(),
   schemas: boundSearchSchemas,
   run: (ctx, args) => search(ctx, args, entry.name),
@@ -95,9 +103,14 @@ export const boundSearchTool = (entry: CatalogEntry, price: string | null): Tool
 export const previewTool: ToolDefinition = {
   name: "preview",
   description:
-    "Free (50 per hour): runs a search tool with its `arguments` and returns locked teasers with relevance and cost; buy rows with confirm.",
+    "Free (50 per hour): runs a search tool with its `arguments` and returns locked teasers with relevance and " +
+    "cost; buy rows with confirm.",
   details:
-    '`tool_name` is "search" or a "search-<name>"; its selection arguments apply (query or like, limit, filters, min_relevance, one_per_document, sort, cursor, collection/collections for "search"). The hourly limit is per organization, shared with the REST preview. The `queryId` is unlockable with confirm for 7 days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is already in hand.',
+    '`tool_name` is "search" or a "search-<name>"; its selection arguments apply (query or like, limit, ' +
+    'filters, min_relevance, one_per_document, sort, cursor, collection/collections for "search"). The hourly ' +
+    "limit is per organization, shared with the REST preview. The `queryId` is unlockable with confirm for 7 " +
+    'days. `workflow` is "requires_confirm" when there is something to buy, "complete" when the answer is ' +
+    "already in hand.",
   schemas: previewSchemas,
   run: async ({ deps, auth }, args) => {
     const { tool_name, arguments: a, full_metadata: full } = parseOr422(previewArgs, args);
@@ -122,9 +135,11 @@ export const previewTool: ToolDefinition = {
 export const confirmTool: ToolDefinition = {
   name: "confirm",
   description:
-    "Buys rows of a preview (`queryId`, `result_ids`; none named: all). Bills each row's cost once; a repeat costs nothing.",
+    "Buys rows of a preview (`queryId`, `result_ids`; none named: all). Bills each row's cost once; a repeat " +
+    "costs nothing.",
   details:
-    "`query_id` is accepted for `queryId`. Returns the rows, unlocked ones in full, with `cost_charged` and `balance_remaining`.",
+    "`query_id` is accepted for `queryId`. Returns the rows, unlocked ones in full, with `cost_charged` and " +
+    "`balance_remaining`.",
   schemas: confirmSchemas,
   run: async ({ deps, auth }, args) => {
     const c = parseOr422(confirmArgs, args);
@@ -150,9 +165,11 @@ export const confirmTool: ToolDefinition = {
 export const getResultsTool: ToolDefinition = {
   name: "get_results",
   description:
-    "Free: re-fetches a search, preview or assisted search of this key by `queryId` for 7 days. Re-fetch rather than search again.",
+    "Free: re-fetches a search, preview or assisted search of this key by `queryId` for 7 days. Re-fetch " +
+    "rather than search again.",
   details:
-    "`query_id` is accepted for `queryId`. The same rows, unlocked as they are now (preview rows not bought stay teasers).",
+    "`query_id` is accepted for `queryId`. The same rows, unlocked as they are now (preview rows not bought " +
+    "stay teasers).",
   schemas: getResultsSchemas,
   run: async ({ deps, auth }, args) => {
     const a = parseOr422(getResultsArgs, args);
@@ -161,7 +178,8 @@ export const getResultsTool: ToolDefinition = {
     // GET /results takes the image options too; the tool keeps to the flag, with their defaults
     const figures = a.include_figures ? { ...DEFAULT_IMAGE_OPTIONS } : null;
     const refetched = await deps.search.refetch(auth, queryId, figures);
-    // as GET /results: a re-fetch of an assisted answer or an alert run is its delivery; 410 once it was refunded or ended undelivered
+    // as GET /results: a re-fetch of an assisted answer or an alert run is its delivery; 410 once it was refunded or
+    // ended undelivered
     await deps.assisted.deliveredBeforeServing(refetched.record);
     await deps.alerts.deliveredOnRefetch(refetched.record);
     return withRowShape(

@@ -15,7 +15,10 @@ import { balanceOf, toolNotFound, type McpTool, type ToolContext, type ToolDefin
 
 const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
 
-/** A tool as find-tools lists it (first sentence, listed schema) or inspect-tool gives it (all its text, the full schema). */
+/**
+ * A tool as find-tools lists it (first sentence, listed schema) or inspect-tool gives it (all its text, the full
+ * schema).
+ */
 const describeTool = (t: McpTool, full: boolean) => ({
   name: t.name,
   description: full ? [t.description, t.details?.text].filter(Boolean).join(" ") : firstSentence(t.description),
@@ -39,7 +42,10 @@ export async function gatewayCall({ deps, auth, request }: ToolContext, prefix: 
   };
 }
 
-/** The gateway's tools (shipped and mounted upstream), each with its price per call; find-tools lists their lean schema, inspect-tool the full one. */
+/**
+ * The gateway's tools (shipped and mounted upstream), each with its price per call; find-tools lists their lean schema,
+ * inspect-tool the full one.
+ */
 export function gatewayTools(ctx: ToolContext): McpTool[] {
   return ctx.deps.tools.describe().map((t): McpTool => ({
     name: t.name,
@@ -54,9 +60,11 @@ export function gatewayTools(ctx: ToolContext): McpTool[] {
 export const findToolsTool: ToolDefinition = {
   name: "find-tools",
   description:
-    "Free: lists the tools behind this server (search, list_collections, list_journals, get_results, gateway tools); `query` filters them.",
+    "Free: lists the tools behind this server (search, list_collections, list_journals, get_results, gateway " +
+    "tools); `query` filters them.",
   details:
-    "Each with the first sentence of its description and its input schema. `integration` lists one provider (a gateway prefix); `format` is json (default) or text.",
+    "Each with the first sentence of its description and its input schema. `integration` lists one provider (a " +
+    "gateway prefix); `format` is json (default) or text.",
   schemas: findToolsSchemas,
   run: async ({ tools }, args) => {
     const a = parseOr422(findToolsArgs, args);
@@ -90,7 +98,8 @@ export const callToolTool: ToolDefinition = {
   name: "call-tool",
   description: "Runs a find-tools tool with its `arguments`. Bills at once what that tool costs.",
   details:
-    "search, list_collections, list_journals, or a gateway tool `prefix--tool` (POST /api/v1/tools/{prefix}/{tool}); calls share the per-minute budget with search.",
+    "search, list_collections, list_journals, or a gateway tool `prefix--tool` (POST " +
+    "/api/v1/tools/{prefix}/{tool}); calls share the per-minute budget with search.",
   schemas: callToolSchemas,
   run: async ({ tools }, args) => {
     const { tool_name, arguments: a } = parseOr422(callToolArgs, args);

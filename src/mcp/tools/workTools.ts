@@ -1,5 +1,6 @@
 // The MCP tools of works: get_work, get_works, work_references, work_cited_by and export_results, each running the use
-// case of its REST twin (GET /works/{id}, POST /works/batch, the references and cited-by lists, GET /results/{id}?format).
+// case of its REST twin (GET /works/{id}, POST /works/batch, the references and cited-by lists, GET
+// /results/{id}?format).
 import { exportFormat, parseOr422, workListQuery, worksBatchBody } from "../../http/schemas.js";
 import { exportWorks } from "../../usecases/works/citationExport.js";
 import { exportWorksOfRows } from "../../usecases/works/citationExport.js";

@@ -49,7 +49,8 @@ interface DateRange {
 const DATE_RULES: Array<{ pattern: RegExp; range: (m: RegExpExecArray, now: Date) => DateRange | null }> = [
   {
     pattern: new RegExp(
-      `\\b(?:published |publications |papers |articles )?(?:between|from) ${YEAR} (?:and|to|until|through|till|-|–) ${YEAR}\\b`,
+      `\\b(?:published |publications |papers |articles )?(?:between|from) ${YEAR} ` +
+        `(?:and|to|until|through|till|-|–) ${YEAR}\\b`,
       "i",
     ),
     range: (m) => orderedRange(Number(m[1]), Number(m[2])),
@@ -373,7 +374,8 @@ export function readConstraints(
   const titleCase = isTitleCase(query);
   for (const title of vocabulary.titlesIn(lower)) {
     const cue = new RegExp(
-      `\\b(published in|appearing in|in the journal|in journal|the journal|journal|in|from)\\s+(?:the\\s+)?(${escapeRegExp(title)})(\\s+journal)?(?=$|[^a-z0-9])`,
+      `\\b(published in|appearing in|in the journal|in journal|the journal|journal|in|from)\\s+(?:the\\s+)?(` +
+        `${escapeRegExp(title)})(\\s+journal)?(?=$|[^a-z0-9])`,
       "i",
     );
     const trailing = new RegExp(`\\b()(${escapeRegExp(title)})\\s+journal\\b`, "i");
@@ -404,7 +406,9 @@ export function readConstraints(
   const publisherNames: string[] = [];
   for (const { key, spellings } of vocabulary.publishersIn(text.toLowerCase())) {
     const pattern = new RegExp(
-      `\\b(published by|publisher|by|from|in)\\s+(?:the\\s+)?(${escapeRegExp(key)})(?:\\s+[A-Za-z.]+)?(\\s+journals?)?(?=$|[^a-z0-9])|\\b()(${escapeRegExp(key)})(?:\\s+[A-Za-z.]+)?(\\s+(?:journals?|publications))\\b`,
+      `\\b(published by|publisher|by|from|in)\\s+(?:the\\s+)?(${escapeRegExp(key)}` +
+        `)(?:\\s+[A-Za-z.]+)?(\\s+journals?)?(?=$|[^a-z0-9])|\\b()(${escapeRegExp(key)}` +
+        `)(?:\\s+[A-Za-z.]+)?(\\s+(?:journals?|publications))\\b`,
       "i",
     );
     const match = pattern.exec(text);

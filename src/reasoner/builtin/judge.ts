@@ -2,7 +2,8 @@
 // logistic model fitted on SciFact train claims (bench/calibrateJudge.ts writes judgeCalibration.json), a rationale
 // that quotes the best evidence sentence and names the matched entities, and the delivery rule. One stage: reading a
 // shortlist with a cross-encoder and a second bi-encoder, then judging with boosted trees, did not beat it on held-out
-// claims, so that second stage lives only in the calibration benchmark (bench/judgeStages.ts), which says when it would.
+// claims, so that second stage lives only in the calibration benchmark (bench/judgeStages.ts), which says when it
+// would.
 import type { Embedder } from "../../embedding/port.js";
 import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";

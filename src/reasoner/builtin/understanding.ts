@@ -111,7 +111,9 @@ function specificWords(text: string): string[] {
     .map((w) => w.lower);
 }
 
-/** "metformin versus insulin for type 2 diabetes" -> ["metformin for type 2 diabetes", "insulin for type 2 diabetes"]. */
+/**
+ * "metformin versus insulin for type 2 diabetes" -> ["metformin for type 2 diabetes", "insulin for type 2 diabetes"].
+ */
 function comparisonParts(topic: string): string[] {
   const normalized = topic.replace(/[?.!]+$/, "").trim();
   const m =
@@ -189,7 +191,10 @@ const REQUEST_OPENING =
   /^(?:please\b|(?:can|could|would) you\b|find\b|show\b|give\b|get\b|list\b|search\b|look(?:ing)? for\b|i (?:want|need|am looking|'m looking)\b|tell me\b|what\b|which\b|who\b|whom\b|whose\b|where\b|when\b|why\b|how\b|does\b|do\b|did\b|is\b|are\b|was\b|were\b|can\b|could\b|should\b|will\b|would\b|has\b|have\b|had\b|may\b|might\b|must\b)/i;
 const FINITE_VERB = /\b(is|are|was|were|has|have|had|does|do|did|can|cannot|could|may|might|must|should|will|would)\b/i;
 
-/** Request (a noun phrase or an imperative), question (ends with "?" or opens like one) or claim (a declarative sentence). */
+/**
+ * Request (a noun phrase or an imperative), question (ends with "?" or opens like one) or claim (a declarative
+ * sentence).
+ */
 export function formOf(query: string): QueryForm {
   const text = query.trim();
   if (
@@ -216,7 +221,8 @@ function searchableText(text: string): string {
     "gi",
   );
   const containers = new RegExp(
-    `\\b(?:(?:the|some|any)\\s+)?(?:papers|articles|publications|studies|literature|research|evidence)\\s*(?=${marker})|(?<=${marker})\\s*(?:papers|articles|publications|studies|literature|research)\\b`,
+    `\\b(?:(?:the|some|any)\\s+)?(?:papers|articles|publications|studies|literature|research|evidence)\\s*(?=` +
+      `${marker})|(?<=${marker})\\s*(?:papers|articles|publications|studies|literature|research)\\b`,
     "gi",
   );
   return text
@@ -387,7 +393,9 @@ function clarificationFor(
   const limits: string[] = [];
   if (!typed) limits.push("the kind of study");
   if (!dated) limits.push("the publication years");
-  const question = `Could you say ${asks[0]} you want evidence on${limits.length > 0 ? `, and, if it matters, ${limits.join(" or ")}` : ""}?`;
+  const question =
+    `Could you say ${asks[0]} you want evidence on` +
+    `${limits.length > 0 ? `, and, if it matters, ${limits.join(" or ")}` : ""}?`;
   return { question, reason };
 }
 

@@ -1,7 +1,9 @@
-// The word lists the built-in reasoner reads queries with: function words, verbs, generic words, aspects, study designs.
-// Kept apart from the rules that use them so understanding and judging share one vocabulary.
+// The word lists the built-in reasoner reads queries with: function words, verbs, generic words, aspects, study
+// designs. Kept apart from the rules that use them so understanding and judging share one vocabulary.
 
-/** Words that never begin, end or belong to an entity: determiners, pronouns, prepositions, conjunctions, auxiliaries. */
+/**
+ * Words that never begin, end or belong to an entity: determiners, pronouns, prepositions, conjunctions, auxiliaries.
+ */
 export const FUNCTION_WORDS: ReadonlySet<string> = new Set([
   "a",
   "an",

@@ -151,9 +151,11 @@ export const RESPONSE_SCHEMAS = {
 } as const;
 
 const SYSTEM_PROMPT =
-  "You are the query reasoner of a biomedical literature search service. Answer only with JSON that follows the given schema. " +
+  "You are the query reasoner of a biomedical literature search service. Answer only with JSON that follows " +
+  "the given schema. " +
   "Never invent constraints the query does not state; dates are YYYY-MM-DD; article_type uses the JATS vocabulary " +
-  "(research-article, review, case-report, editorial, letter, correction, retraction, brief-report, protocol, commentary, " +
+  ("(research-article, review, case-report, editorial, letter, correction, retraction, brief-report, protocol, " +
+    "commentary, ") +
   "book, book-chapter, preprint, monograph, dataset, trial-registration, other).";
 
 const CANDIDATE_TEXT_LIMIT = 1500;
@@ -298,14 +300,21 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
             understandingSchema,
             [
               `Query: ${JSON.stringify(input.query)}`,
-              `Caller filters (already applied; never ask about what they constrain): ${JSON.stringify(input.callerFilters ?? null)}`,
+              "Caller filters (already applied; never ask about what they constrain): " +
+                `${JSON.stringify(input.callerFilters ?? null)}`,
               input.clarificationAnswer
-                ? `The user answered an earlier clarification question: ${JSON.stringify(input.clarificationAnswer)}. Do not ask again. The answer leads: understand and plan this question, keeping only the constraints of the query that the answer does not contradict: ${JSON.stringify(question ?? input.clarificationAnswer)}`
+                ? "The user answered an earlier clarification question: " +
+                  `${JSON.stringify(input.clarificationAnswer)}. Do not ask again. The answer leads: understand ` +
+                  "and plan this question, keeping only the constraints of the query that the answer does not " +
+                  `contradict: ${JSON.stringify(question ?? input.clarificationAnswer)}`
                 : "",
               `Today is ${new Date().toISOString().slice(0, 10)}.`,
-              "Read the constraints the query names (journal, publisher, article_type, publication_date) into filters and keep them out of entities and subQuestions. " +
-                "subQuestions: 1 to 4 self-contained search questions (the whole question first; split comparisons and conjunctions). " +
-                'clarification: a question only when the query is too vague to search well (a lone word, only pronouns, "treatment options"), else null.',
+              "Read the constraints the query names (journal, publisher, article_type, publication_date) into " +
+                "filters and keep them out of entities and subQuestions. " +
+                ("subQuestions: 1 to 4 self-contained search questions (the whole question first; split " +
+                  "comparisons and conjunctions). ") +
+                ("clarification: a question only when the query is too vague to search well (a lone word, only " +
+                  'pronouns, "treatment options"), else null.'),
             ]
               .filter(Boolean)
               .join("\n"),
@@ -340,8 +349,10 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
             [
               `Query: ${JSON.stringify(input.query)}`,
               `Understanding: ${JSON.stringify(input.understanding)}`,
-              `Round ${input.round}. Already searched (sub-question, verified results): ${JSON.stringify(input.searched)}`,
-              "Give the sub-questions to search this round (new ones only, at most 4), or an empty list when nothing is left worth trying.",
+              `Round ${input.round}. Already searched (sub-question, verified results): ` +
+                `${JSON.stringify(input.searched)}`,
+              "Give the sub-questions to search this round (new ones only, at most 4), or an empty list when " +
+                "nothing is left worth trying.",
             ].join("\n"),
           );
           const searched = new Set(input.searched.map((s) => s.subQuestion.toLowerCase()));
@@ -361,8 +372,10 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
             [
               `Query: ${JSON.stringify(query)}`,
               `Entities: ${JSON.stringify(understanding.entities)}; aspects: ${JSON.stringify(understanding.aspects)}`,
-              "For each candidate chunk give judgeScore = probability (0..1) that it addresses the query, matchedTerms = entity " +
-                "or synonym surface forms as written in the chunk, and a one-sentence rationale quoting the best evidence sentence.",
+              "For each candidate chunk give judgeScore = probability (0..1) that it addresses the query, " +
+                "matchedTerms = entity " +
+                ("or synonym surface forms as written in the chunk, and a one-sentence rationale quoting the " +
+                  "best evidence sentence."),
               ...candidates.map(
                 (c, i) => `[${i}] ${c.title ? `${c.title}: ` : ""}${c.text.slice(0, CANDIDATE_TEXT_LIMIT)}`,
               ),

@@ -1,5 +1,6 @@
-// The `english` analyzer of OpenSearch (Lucene's EnglishAnalyzer) re-implemented so the embedded engine indexes the same terms.
-// Chain: StandardTokenizer (UAX#29 word boundaries) -> EnglishPossessiveFilter -> LowerCaseFilter -> StopFilter -> PorterStemFilter.
+// The `english` analyzer of OpenSearch (Lucene's EnglishAnalyzer) re-implemented so the embedded engine indexes the
+// same terms. Chain: StandardTokenizer (UAX#29 word boundaries) -> EnglishPossessiveFilter -> LowerCaseFilter ->
+// StopFilter -> PorterStemFilter.
 import { stemPorter } from "./porterStemmer.js";
 
 /** Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, the `_english_` stop list of OpenSearch (33 words). */

@@ -1,10 +1,13 @@
-// Reads of an account from the projections: an organization (balance and price overrides), a key, the ledger and a query's unlocked rows.
+// Reads of an account from the projections: an organization (balance and price overrides), a key, the ledger and a
+// query's unlocked rows.
 import type { Db, Queryable } from "../../eventstore/db.js";
 import { sqlReader, selectList, normalizeRow } from "../../../projections/sqlProjection.js";
 import type { LedgerRow } from "../../../projections/tables.js";
 import { apiKeyRecordOf, organizationOf, type ApiKeyRecord, type Organization } from "./orgState.js";
 
-/** An organization's columns with its balance and price overrides (the select list of getOrganization and authenticate). */
+/**
+ * An organization's columns with its balance and price overrides (the select list of getOrganization and authenticate).
+ */
 export const ORGANIZATION_COLUMNS = `${selectList("organizations")}, (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
     (SELECT json_agg(json_build_array(p.collection, p.price_per_1000_micros::text)) FROM proj_price_overrides p
       WHERE p.org_id = o.org_id AND p.price_per_1000_micros IS NOT NULL) AS overrides`;

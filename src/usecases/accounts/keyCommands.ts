@@ -8,7 +8,10 @@ import { generateApiKey, hashApiKey, keyPrefixOf, newId } from "../auth/apiKeys.
 import { keyStateOf } from "./orgState.js";
 
 export function createKeyCommands(db: Db, clock: () => Date) {
-  /** One command against a key stream, like an organization command: lock, read the key, decide, append and project together. */
+  /**
+   * One command against a key stream, like an organization command: lock, read the key, decide, append and project
+   * together.
+   */
   async function runKeyCommand(
     keyId: string,
     actor: Actor,

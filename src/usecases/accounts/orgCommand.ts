@@ -1,4 +1,5 @@
-// Runs one command against an organization stream: lock, load state from projections, decide (the organization decider), append, project — one transaction.
+// Runs one command against an organization stream: lock, load state from projections, decide (the organization
+// decider), append, project — one transaction.
 import type { Db, Queryable } from "../../eventstore/db.js";
 import {
   APPEND_LOCK_KEY,

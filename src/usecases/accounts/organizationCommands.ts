@@ -1,4 +1,5 @@
-// The operator's and the dashboard's organization commands: create, billing settings, price overrides, credits, refunds, limits, suspension.
+// The operator's and the dashboard's organization commands: create, billing settings, price overrides, credits,
+// refunds, limits, suspension.
 import type { Queryable } from "../../eventstore/db.js";
 import type { SqlPart } from "../../eventstore/eventStore.js";
 import {
@@ -13,7 +14,10 @@ import type { AccountReads } from "./accountReads.js";
 import type { Organization } from "./orgState.js";
 import type { RunOrgCommand } from "./orgCommand.js";
 
-/** What the organization paid for a query (its charge and unlocks, from the ledger) less its refunds; null when it paid nothing for it. */
+/**
+ * What the organization paid for a query (its charge and unlocks, from the ledger) less its refunds; null when it paid
+ * nothing for it.
+ */
 async function refundableOf(tx: Queryable, orgId: string, queryId: string): Promise<bigint | null> {
   const [row] = await tx.query<{ charges: number; paid: string; refunded: string }>(
     `SELECT count(*) FILTER (WHERE type IN ('charge', 'unlock'))::int AS charges,

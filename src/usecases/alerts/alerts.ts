@@ -139,10 +139,16 @@ const notFound = (id: string) =>
 /** A run's queryId, derived from its alert and trigger: a trigger sent twice names the same run. Shaped as a UUID. */
 export function runQueryId(alertId: string, trigger: string): string {
   const h = createHash("sha256").update(`alert-run\u0000${alertId}\u0000${trigger}`).digest("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return (
+    `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}` +
+    `${h.slice(17, 20)}-${h.slice(20, 32)}`
+  );
 }
 
-/** What `alert.matched` tells of a delivered row: the work's metadata (the first 10 authors), never its text (re-fetched with the queryId); 50 works stay well within a webhook body's 256 KB. */
+/**
+ * What `alert.matched` tells of a delivered row: the work's metadata (the first 10 authors), never its text (re-fetched
+ * with the queryId); 50 works stay well within a webhook body's 256 KB.
+ */
 function workSummary(row: CachedRow): Record<string, unknown> {
   const m = row.metadata;
   return {
@@ -188,7 +194,9 @@ export function createAlerts(deps: AlertsDeps) {
     return { org, key, billingMode: org.billingMode };
   }
 
-  /** The alert's key as a caller that can pay for a run (a run is sent only when it could be charged once delivered). */
+  /**
+   * The alert's key as a caller that can pay for a run (a run is sent only when it could be charged once delivered).
+   */
   async function payingCaller(alert: AlertRow): Promise<AuthContext | undefined> {
     const auth = await callerOf(alert.org_id, alert.key_id);
     if (!auth) return undefined;
@@ -252,7 +260,8 @@ export function createAlerts(deps: AlertsDeps) {
         if (!endpoint || endpoint.org_id !== auth.org.id || endpoint.state === "deleted")
           throw new Rejection(
             "VALIDATION_ERROR",
-            `webhook: no webhook endpoint ${def.webhookEndpointId} in this organization; GET /api/v1/webhooks lists yours`,
+            `webhook: no webhook endpoint ${def.webhookEndpointId} in this organization; GET /api/v1/webhooks ` +
+              "lists yours",
             { field: "webhook" },
           );
         if (endpoint.state !== "enabled")
@@ -325,7 +334,8 @@ export function createAlerts(deps: AlertsDeps) {
 
     async list(orgId: string): Promise<AlertView[]> {
       const rows = await db.query(
-        `SELECT ${selectList("alerts")} FROM proj_alerts WHERE org_id = $1 AND state <> 'deleted' ORDER BY created_at, alert_id`,
+        `SELECT ${selectList("alerts")} FROM proj_alerts WHERE org_id = $1 AND state <> 'deleted' ORDER BY ` +
+          "created_at, alert_id",
         [orgId],
       );
       return rows.map((r) => viewOf(normalizeRow("alerts", r)));
@@ -335,7 +345,8 @@ export function createAlerts(deps: AlertsDeps) {
     async get(orgId: string, alertId: string, limit = 50): Promise<AlertView & { runs: AlertRunView[] }> {
       const row = await ownAlert(orgId, alertId);
       const runs = await db.query(
-        `SELECT ${selectList("alert_runs")} FROM proj_alert_runs WHERE alert_id = $1 ORDER BY created_at DESC, query_id LIMIT $2`,
+        `SELECT ${selectList("alert_runs")} FROM proj_alert_runs WHERE alert_id = $1 ORDER BY created_at ` +
+          `DESC, query_id LIMIT $2`,
         [alertId, limit],
       );
       return { ...viewOf(row), runs: runs.map((r) => runViewOf(normalizeRow("alert_runs", r))) };
@@ -357,7 +368,8 @@ export function createAlerts(deps: AlertsDeps) {
     async runAfterIngestion(collection: string, ingestionId: string): Promise<string[]> {
       const rows = (
         await db.query(
-          `SELECT ${selectList("alerts")} FROM proj_alerts WHERE state = 'active' AND definition->>'schedule' = 'on_ingest'`,
+          `SELECT ${selectList("alerts")} FROM proj_alerts WHERE state = 'active' AND definition->>'schedule' ` +
+            "= 'on_ingest'",
         )
       ).map((r) => normalizeRow("alerts", r));
       const watching = rows.filter((r) =>
@@ -564,7 +576,8 @@ export function createAlerts(deps: AlertsDeps) {
       if (run?.state === "failed")
         throw new Rejection(
           "CACHED_RESULT_EXPIRED",
-          `the alert run ${record.queryId} was never delivered, so it was not charged and is no longer served; its works come again in no later run, so search for them instead`,
+          `the alert run ${record.queryId} was never delivered, so it was not charged and is no longer ` +
+            "served; its works come again in no later run, so search for them instead",
         );
       if (run?.state === "pending") await proveAlertDelivery(client, record.queryId);
     },

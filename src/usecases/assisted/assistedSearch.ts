@@ -84,7 +84,10 @@ export interface AssistedAnswer {
   latencyMs: number;
   iterationsRun: number;
   rows: AssistedRow[];
-  /** tokens and costMicros: what this call charged (the billing headers); chargedResults and tokensCharged: what the answer's rows were charged, once, when the run delivered them */
+  /**
+   * tokens and costMicros: what this call charged (the billing headers); chargedResults and tokensCharged: what the
+   * answer's rows were charged, once, when the run delivered them
+   */
   billing: BillingOutcome & { chargedResults: number; tokensCharged: number };
   clarification?: { question: string; reason: string };
   queryUnderstanding: QueryUnderstanding;
@@ -97,7 +100,10 @@ export interface AssistedAnswer {
   nextRowCostMicros?: bigint;
   /** set when the request carried an Idempotency-Key */
   idempotency?: "created" | "replayed";
-  /** this call's answer carries a charge that stands only once delivered: the route confirms it after the response is flushed */
+  /**
+   * this call's answer carries a charge that stands only once delivered: the route confirms it after the response is
+   * flushed
+   */
   awaitsDelivery?: boolean;
 }
 
@@ -111,7 +117,10 @@ export interface AssistedSearchDeps {
   taskQueue?: string;
   /** how long one HTTP call waits for the run (the documented bound) */
   waitMs: number;
-  /** how long a charged answer waits for proof of delivery before its charge is refunded (ASSISTED_DELIVERY_WAIT_SECONDS) */
+  /**
+   * how long a charged answer waits for proof of delivery before its charge is refunded
+   * (ASSISTED_DELIVERY_WAIT_SECONDS)
+   */
   deliveryWaitMs: number;
   eagerStart?: boolean;
   /** how often the progress is read while waiting (MCP progress notifications, the clarification question) */
@@ -153,7 +162,9 @@ const EMPTY_UNDERSTANDING: QueryUnderstanding = {
   subQuestions: [],
 };
 
-/** A failure that carries a spec code (typed so by an activity) is that answer; anything else is the service failing. */
+/**
+ * A failure that carries a spec code (typed so by an activity) is that answer; anything else is the service failing.
+ */
 function rejectionFrom(err: unknown): Rejection {
   if (err instanceof Rejection) return err;
   let cause: unknown = err;
@@ -202,7 +213,8 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     );
     const charged = charge?.type === "SearchCharged" ? charge.data : undefined;
     const costMicros = charged ? BigInt(charged.amountMicros) : 0n;
-    // the results the charge names (a sandbox answer has no charge: none); charges before resultIds named the record's rows
+    // the results the charge names (a sandbox answer has no charge: none); charges before resultIds named the record's
+    // rows
     const chargedResults = charged ? (charged.resultIds?.length ?? record.payload.rows.length) : 0;
     const org = await deps.accounts.getOrganization(auth.org.id);
     return {
@@ -331,7 +343,8 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     if (!record)
       throw new Rejection(
         "SERVICE_UNAVAILABLE",
-        "assisted search finished but its answer could not be read; nothing was charged twice, fetch it with GET /api/v1/search/results/" +
+        "assisted search finished but its answer could not be read; nothing was charged twice, fetch it with " +
+          "GET /api/v1/search/results/" +
           queryId,
       );
     return answerFromRecord(auth, record, started, true, idempotency);
@@ -421,7 +434,8 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       limit: request.limit,
       filters: request.filters,
     };
-    // the gate checks scope and the caller's filters before any work or budget: a rejected filter is 422 with nothing spent
+    // the gate checks scope and the caller's filters before any work or budget: a rejected filter is 422 with nothing
+    // spent
     const gated = await deps.search.gate(auth, input, ASSISTED_SEARCH_ENDPOINT, now);
     if (gated.kind === "catalogue") {
       // a catalogue answer is free and kept nowhere: a repeat with the same Idempotency-Key answers it afresh
@@ -603,7 +617,8 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       if (progress.phase !== "awaiting_clarification") {
         throw new Rejection(
           "CONFLICT",
-          `assisted search ${queryId} is not waiting for a clarification (it is ${progress.phase === "done" ? "finished" : "running"})`,
+          `assisted search ${queryId} is not waiting for a clarification (it is ` +
+            `${progress.phase === "done" ? "finished" : "running"})`,
         );
       }
       await deps.search.takeRequestSlot(auth);
@@ -659,7 +674,8 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
     if (proof === "refunded")
       throw new Rejection(
         "CACHED_RESULT_EXPIRED",
-        `the answer of query ${record.queryId} never reached its caller, so its charge was refunded; run the search again`,
+        `the answer of query ${record.queryId} never reached its caller, so its charge was refunded; run the ` +
+          "search again",
       );
   }
 

@@ -1,4 +1,5 @@
-// Catalogue use cases: a catalogue question answered from the catalogue (free), and the journals listing of a collection.
+// Catalogue use cases: a catalogue question answered from the catalogue (free), and the journals listing of a
+// collection.
 //
 // Decisions (docs/api.md "Catalogue answers"):
 // - A meta-collection answers with one scope block per member: members differ in journals, prices and metrics.
@@ -176,7 +177,9 @@ export function createCatalogueService(deps: CatalogueDeps) {
   }
 
   return {
-    /** A catalogue question sent to a search endpoint: the requested collections are resolved and scoped as a search's. */
+    /**
+     * A catalogue question sent to a search endpoint: the requested collections are resolved and scoped as a search's.
+     */
     async answer(
       auth: AuthContext,
       collections: string[],
@@ -195,14 +198,19 @@ export function createCatalogueService(deps: CatalogueDeps) {
       );
     },
 
-    /** GET /collections/{name}/journals: an unknown or out-of-scope name is 403 NO_COLLECTION_ACCESS (the spec's rule for this listing). */
+    /**
+     * GET /collections/{name}/journals: an unknown or out-of-scope name is 403 NO_COLLECTION_ACCESS (the spec's rule
+     * for this listing).
+     */
     async journals(auth: AuthContext, name: string, listing: JournalListing): Promise<Discovery> {
       const entry = catalog.resolveCollection(name);
       const scope = auth.key.collections?.map((c) => c.toLowerCase()) ?? null;
       if (!entry || (scope && !scope.includes(entry.name.toLowerCase()))) {
         throw new Rejection(
           "NO_COLLECTION_ACCESS",
-          `this API key cannot reach a collection named "${name}".${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones it can`,
+          `this API key cannot reach a collection named "${name}".` +
+            `${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones it ` +
+            "can",
         );
       }
       await deps.takeMinuteSlot(auth);

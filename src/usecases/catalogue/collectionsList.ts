@@ -90,14 +90,18 @@ export function reachableEntries(catalog: CollectionCatalog, auth: AuthContext):
   );
 }
 
-/** The reachable entries, each with its document count and the organization's price (a meta-collection: its members and price range). */
+/**
+ * The reachable entries, each with its document count and the organization's price (a meta-collection: its members and
+ * price range).
+ */
 export async function listCollections(deps: CollectionsListDeps, auth: AuthContext): Promise<CollectionListing[]> {
   const visible = reachableEntries(deps.catalog, auth);
   const physical = [...new Set(visible.flatMap((entry) => deps.catalog.physicalMembers(entry)))];
   const counts = await documentCounts(deps.engine, physical);
   return visible.map((entry): CollectionListing => {
     const members = deps.catalog.physicalMembers(entry);
-    // a meta-collection holds what its members hold: a document in two members counts in both, as a search returns it from both
+    // a meta-collection holds what its members hold: a document in two members counts in both, as a search returns it
+    // from both
     const documentCount = members.reduce((sum, member) => sum + (counts.get(member.name) ?? 0), 0);
     const states = members.map((member) => deps.readiness?.stateOf(member.name) ?? "ready");
     const status = states.includes("failed") ? "failed" : states.includes("ingesting") ? "ingesting" : undefined;
@@ -121,7 +125,10 @@ export async function listCollections(deps: CollectionsListDeps, auth: AuthConte
   });
 }
 
-/** The organization's price per 1000 result tokens of an entry, as a short label: "0.030", or "0.030-0.080" for a meta-collection. */
+/**
+ * The organization's price per 1000 result tokens of an entry, as a short label: "0.030", or "0.030-0.080" for a
+ * meta-collection.
+ */
 export function priceLabelOf(catalog: CollectionCatalog, auth: AuthContext, entry: CatalogEntry): string | null {
   if (entry.type === "plain") return formatPricePer1000(pricePer1000For(auth.org, entry));
   const range = catalog.priceRange(entry, (member) => formatPricePer1000(pricePer1000For(auth.org, member)));

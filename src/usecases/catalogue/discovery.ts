@@ -69,7 +69,12 @@ export interface Discovery {
 
 /** How to read the metrics; the metrics note opens with the table's basis sentence (metricsBasisSentence) before it. */
 export const METRICS_NOTE =
-  "hIndex: the h-index of the journal over the works in our citation dataset. impactFactor: computed by this service from an open citation dataset with the JIF formula (citations received in the year by everything the journal published in the two previous years, divided by its articles and reviews of those years); it is not a proprietary Journal Impact Factor, journals publishing many news items, letters and editorials score far lower, and a journal with fewer than 20 articles and reviews in the two years, or where those are under half of its output, has none (null, not 0).";
+  "hIndex: the h-index of the journal over the works in our citation dataset. impactFactor: computed by this " +
+  "service from an open citation dataset with the JIF formula (citations received in the year by everything " +
+  "the journal published in the two previous years, divided by its articles and reviews of those years); it is " +
+  "not a proprietary Journal Impact Factor, journals publishing many news items, letters and editorials score " +
+  "far lower, and a journal with fewer than 20 articles and reviews in the two years, or where those are under " +
+  "half of its output, has none (null, not 0).";
 
 /** A journals-table lookup by any canonical ISSN. */
 export type JournalLookup = (issn: string) => JournalRecord | undefined;
@@ -80,7 +85,9 @@ export function journalLookupOf(journals: readonly JournalRecord[]): JournalLook
   return (issn) => byIssn.get(issn);
 }
 
-/** Relevance of a journal's content to a topic, keyed by the chunk's first canonical ISSN, else its lower-cased title. */
+/**
+ * Relevance of a journal's content to a topic, keyed by the chunk's first canonical ISSN, else its lower-cased title.
+ */
 export type TopicWeights = ReadonlyMap<string, { weight: number; documents?: number }>;
 
 export interface JournalListOptions {
@@ -297,7 +304,8 @@ export function journalScope(
   const notes: string[] = [];
   if (inventory.entries.length === 0 || g.withoutJournal === inventory.documentCount)
     notes.push(
-      `The documents of this collection carry no journal metadata, so there are no journals to list (${inventory.documentCount} documents).`,
+      "The documents of this collection carry no journal metadata, so there are no journals to list (" +
+        `${inventory.documentCount} documents).`,
     );
   else if (g.withoutJournal > 0)
     notes.push(
@@ -453,16 +461,22 @@ export function nextActionsFor(
     if (more && page)
       actions.push({
         action: "list_journals",
-        hint: `${journalsUrl(more, { offset: more.offset + more.shown, limit: page.limit })} shows the next ${page.limit} journals of ${more.collection}`,
+        hint:
+          `${journalsUrl(more, { offset: more.offset + more.shown, limit: page.limit })} shows the next ` +
+          `${page.limit} journals of ${more.collection}`,
       });
     else
       actions.push({
         action: "list_journals",
-        hint: `${journalsUrl(first)} lists the journals of ${first.collection} with their metrics; add topic=, publisher= or min_h_index= to narrow`,
+        hint:
+          `${journalsUrl(first)} lists the journals of ${first.collection} with their metrics; add topic=, ` +
+          "publisher= or min_h_index= to narrow",
       });
     actions.push({
       action: "request_journal",
-      hint: 'POST /api/v1/search/journal-requests {"title": "...", "issn": "...", "note": "..."} asks us to add a journal we do not hold (free)',
+      hint:
+        'POST /api/v1/search/journal-requests {"title": "...", "issn": "...", "note": "..."} asks us to add a ' +
+        "journal we do not hold (free)",
     });
   } else if (intent === "publishers" && first) {
     const top = first.items[0];
@@ -492,7 +506,9 @@ export function nextActionsFor(
     if (first) {
       actions.push({
         action: "search",
-        hint: `POST /api/v1/search/query ${JSON.stringify({ collection: first.collection, query: "your research question" })}`,
+        hint:
+          "POST /api/v1/search/query " +
+          `${JSON.stringify({ collection: first.collection, query: "your research question" })}`,
       });
       actions.push({
         action: "list_journals",
@@ -540,7 +556,8 @@ export function discoveryText(d: Omit<Discovery, "text">): string {
     const range = s.shown > 0 ? `, ${s.offset + 1}-${s.offset + s.shown} of ${s.total}` : `, ${s.total} in all`;
     lines.push(
       "",
-      `${s.displayName} [${s.collection}]${d.intent === "sources" ? "" : range}${s.rankedBy ? `, ranked by ${s.rankedBy.replace("_", " ")}` : ""}:`,
+      `${s.displayName} [${s.collection}]${d.intent === "sources" ? "" : range}` +
+        `${s.rankedBy ? `, ranked by ${s.rankedBy.replace("_", " ")}` : ""}:`,
     );
     for (const [n, i] of s.items.entries()) lines.push(`${s.offset + n + 1}. ${describeItem(i)}`);
     if (s.unranked.length > 0) lines.push(`Not ranked (no metrics): ${s.unranked.map((i) => i.title).join("; ")}`);
@@ -559,7 +576,8 @@ export function paymentCallout(billingMode: string, balanceMicros: bigint): Call
     return {
       kind: "add_payment_method",
       message:
-        "Your organization is on a trial: add a payment method to keep searching and unlocking these journals once the trial allowance is used.",
+        "Your organization is on a trial: add a payment method to keep searching and unlocking these journals " +
+        "once the trial allowance is used.",
     };
   if (billingMode === "live" && balanceMicros <= 0n)
     return {

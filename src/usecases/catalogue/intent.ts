@@ -48,7 +48,10 @@ const NOUNS: Record<string, CatalogueIntent> = {
   coverage: "sources",
 };
 
-/** Words that ask what searching costs: any of them makes a catalogue question a sources question (prices are per collection). */
+/**
+ * Words that ask what searching costs: any of them makes a catalogue question a sources question (prices are per
+ * collection).
+ */
 const PRICE = new Set([
   "price",
   "prices",
@@ -129,7 +132,8 @@ const PRICE_CONTEXT = new Set([
   "plans",
   "me",
   "us",
-  // "how much dose it cost": the typo of does, harmless beside a price word ("how much dose of vitamin D" names a drug: searched)
+  // "how much dose it cost": the typo of does, harmless beside a price word ("how much dose of vitamin D" names a drug:
+  // searched)
   "dose",
 ]);
 
@@ -605,7 +609,10 @@ const SHORT_TYPOS: Record<string, string> = {
   hav: "have",
 };
 
-/** The words a typo is corrected towards: the nouns, the holding adjectives and the price nouns, nothing a research question needs. */
+/**
+ * The words a typo is corrected towards: the nouns, the holding adjectives and the price nouns, nothing a research
+ * question needs.
+ */
 const CORRECTABLE = [
   ...Object.keys(NOUNS),
   "available",
@@ -621,7 +628,10 @@ const CORRECTABLE = [
   "pricing",
 ];
 
-/** Real words within an edit or two of the vocabulary: never "corrected" (a question about who published stays a search). */
+/**
+ * Real words within an edit or two of the vocabulary: never "corrected" (a question about who published stays a
+ * search).
+ */
 const REAL_WORDS = new Set([
   "published",
   "publishes",
@@ -689,7 +699,10 @@ const REAL_WORDS = new Set([
 /** Rows of the edit-distance table, reused: the check runs on every search, so it allocates nothing per word. */
 let rows = [new Int32Array(32), new Int32Array(32), new Int32Array(32)];
 
-/** The optimal string alignment distance of a and b (a transposition of neighbours is one edit), or max + 1 once it exceeds max. */
+/**
+ * The optimal string alignment distance of a and b (a transposition of neighbours is one edit), or max + 1 once it
+ * exceeds max.
+ */
 function damerauLevenshtein(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
   if (rows[0]!.length <= b.length)
@@ -778,7 +791,10 @@ function words(query: string): string[] {
 
 const startsWith = (ws: string[], at: number, phrase: string[]) => phrase.every((p, k) => ws[at + k] === p);
 
-/** A word of the question's frame; a price question may also name prices' units and the collections ("is scifact expensive?"). */
+/**
+ * A word of the question's frame; a price question may also name prices' units and the collections ("is scifact
+ * expensive?").
+ */
 function isFrameWord(w: string, price?: { collections: ReadonlySet<string> }): boolean {
   return isKnown(w) || w === "not" || (price !== undefined && (PRICE_CONTEXT.has(w) || price.collections.has(w)));
 }
@@ -806,7 +822,8 @@ function topicFrom(original: string[], ws: string[], from: number): string | nul
 /**
  * Classifies a query sent without filters. Returns null for anything that is not plainly a catalogue question:
  * the caller then searches it, so a doubtful case costs the client a search, never a wrong free answer.
- * `collectionNames`: the collections' names and display names, which a price question may name ("is scifact expensive?").
+ * `collectionNames`: the collections' names and display names, which a price question may name ("is scifact
+ * expensive?").
  */
 export function detectCatalogueQuestion(
   query: string,
@@ -874,7 +891,8 @@ export function detectCatalogueQuestion(
     return null;
   const intent = NOUNS[ws[nounAt]!]!;
   const fullTopic = [modifiers, topic].filter((t): t is string => t !== null).join(" ") || null;
-  // a bare noun phrase ("journal list", "journals on psychiatry") is a request; only journals take a topic without asking
+  // a bare noun phrase ("journal list", "journals on psychiatry") is a request; only journals take a topic without
+  // asking
   if (!asks && (intent !== "journals" ? fullTopic !== null : false)) return null;
   return { intent, topic: intent === "journals" ? fullTopic : null };
 }

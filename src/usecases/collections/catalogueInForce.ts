@@ -1,6 +1,7 @@
 // The catalogue in force: the collection and meta-collection definitions recorded on the catalogue stream (seeded from
 // config/collections.json on a first start, then changed through the operator API). Every consumer reads it through
-// the CollectionCatalog interface; each process follows the stream within CATALOGUE_RECHECK_MS (the writing one at once).
+// the CollectionCatalog interface; each process follows the stream within CATALOGUE_RECHECK_MS (the writing one at
+// once).
 import type { Db } from "../../eventstore/db.js";
 import { readStream } from "../../eventstore/eventStore.js";
 import { runStreamCommand } from "../../eventstore/streamCommand.js";

@@ -59,7 +59,8 @@ export async function assertReadableFiles(files: readonly string[], dataRoot: st
       if (!(err instanceof OperatorFileError)) throw err;
       throw new Rejection(
         "VALIDATION_ERROR",
-        `${err.message} (files are named relative to the data root, DATA_ROOT, or uploaded with PUT /admin/v1/uploads/{name}); nothing was changed`,
+        `${err.message} (files are named relative to the data root, DATA_ROOT, or uploaded with PUT ` +
+          "/admin/v1/uploads/{name}); nothing was changed",
         { field, file },
       );
     }
@@ -129,7 +130,8 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
         if (err instanceof Rejection) throw err;
         throw new Rejection(
           "SERVICE_UNAVAILABLE",
-          `collection "${definition.name}" is defined, but its first ingestion could not start (${(err as Error).message}); start it with POST /admin/v1/collections/${definition.name}/ingest`,
+          `collection "${definition.name}" is defined, but its first ingestion could not start (` +
+            `${(err as Error).message}); start it with POST /admin/v1/collections/${definition.name}/ingest`,
         );
       }
       return { collection: await viewOf(definition.name), ingestionId };
@@ -157,7 +159,8 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
         if (latest?.state === "running")
           throw new Rejection(
             "CONFLICT",
-            `collection "${entry.name}" is being ingested (${latest.ingestionId}); retire it once that ingestion ends (GET /admin/v1/ingestions/${latest.ingestionId})`,
+            `collection "${entry.name}" is being ingested (${latest.ingestionId}); retire it once that ` +
+              `ingestion ends (GET /admin/v1/ingestions/${latest.ingestionId})`,
           );
       }
       const [event] = await catalog.execute({ type: "RetireCollection", name }, actor, requestId);

@@ -111,7 +111,8 @@ export function createTemporalIngestions(deps: TemporalIngestionsDeps): Workflow
           if (row?.id)
             throw new Rejection(
               "CONFLICT",
-              `collection "${collectionName}" has ingestion ${row.id} running; wait for it to end (GET /admin/v1/ingestions/${row.id})`,
+              `collection "${collectionName}" has ingestion ${row.id} running; wait for it to end (GET ` +
+                `/admin/v1/ingestions/${row.id})`,
               { ingestionId: row.id },
             );
           return {

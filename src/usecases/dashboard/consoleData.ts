@@ -89,7 +89,8 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       if (!org) return undefined;
       const now = clock().toISOString();
       const rows = await db.query<{ period: string; queries: number; tokens: string; amount_micros: string }>(
-        "SELECT period, queries, tokens::text AS tokens, amount_micros::text AS amount_micros FROM proj_usage WHERE org_id = $1 AND period = ANY($2)",
+        "SELECT period, queries, tokens::text AS tokens, amount_micros::text AS amount_micros FROM proj_usage " +
+          "WHERE org_id = $1 AND period = ANY($2)",
         [orgId, [dayPeriod(now), monthPeriod(now)]],
       );
       const day = rows.find((r) => r.period === dayPeriod(now));
@@ -105,7 +106,9 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
         },
         lowBalance: isLowBalance(org),
         disabledWebhooks: await db.query<{ id: string; url: string; disabledAt: string; reason: string }>(
-          `SELECT endpoint_id AS id, url, to_char(disabled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"') AS "disabledAt", coalesce(disabled_reason, '') AS reason FROM proj_webhook_endpoints WHERE org_id = $1 AND state = 'disabled' ORDER BY disabled_at`,
+          `SELECT endpoint_id AS id, url, to_char(disabled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"') ` +
+            `AS "disabledAt", coalesce(disabled_reason, '') AS reason FROM proj_webhook_endpoints WHERE org_id = ` +
+            `$1 AND state = 'disabled' ORDER BY disabled_at`,
           [orgId],
         ),
       };
@@ -152,7 +155,10 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       }));
     },
 
-    /** Per day and collection over the last USAGE_DAYS days, from the usage projections; tool charges (no collection) as "(tools)". */
+    /**
+     * Per day and collection over the last USAGE_DAYS days, from the usage projections; tool charges (no collection) as
+     * "(tools)".
+     */
     async usage(orgId: string): Promise<{ days: string[]; rows: UsageDay[] }> {
       const days = lastDays(clock(), USAGE_DAYS);
       const perCollection = await db.query<{
@@ -271,7 +277,9 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       };
     },
 
-    /** One page of organizations (`q` searches names and ids) with their reconciliation, and the house's audit results. */
+    /**
+     * One page of organizations (`q` searches names and ids) with their reconciliation, and the house's audit results.
+     */
     async operatorOverview(opts: { q?: string; page?: number } = {}) {
       const page = Math.max(1, opts.page ?? 1);
       const [list, reconciliation, verify, journals, collections] = await Promise.all([

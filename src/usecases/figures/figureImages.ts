@@ -58,7 +58,10 @@ export function planFigureImages(
   return plan;
 }
 
-/** The images of one call (unlock or re-fetch): planned over the unlocked rows, then rendered; row id -> figure id -> base64. */
+/**
+ * The images of one call (unlock or re-fetch): planned over the unlocked rows, then rendered; row id -> figure id ->
+ * base64.
+ */
 export function renderFigureImages(
   renderer: FigureImageRenderer | undefined,
   rows: CachedRow[],
@@ -103,7 +106,10 @@ export async function searchFigureImages(
   return renderPlannedImages(renderer, rows, planFigureImages(rows, new Set(rows.map((row) => row.id)), []), options);
 }
 
-/** A row's figures as a response shows them: id, label, caption and image_data where one was rendered (never the stored path). */
+/**
+ * A row's figures as a response shows them: id, label, caption and image_data where one was rendered (never the stored
+ * path).
+ */
 export function responseFigures(figures: readonly FigureRef[], images?: ReadonlyMap<string, string>) {
   return figures.map(({ id, label, caption }) => ({
     id,

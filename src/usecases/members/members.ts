@@ -105,7 +105,9 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
   const isCurrentMember = async (q: Queryable, memberId: string) =>
     (await q.query("SELECT 1 FROM proj_members WHERE member_id = $1 AND removed_at IS NULL", [memberId])).length > 0;
 
-  /** Whether the invite was sent by a member who has since been removed (the first event of its stream names its actor). */
+  /**
+   * Whether the invite was sent by a member who has since been removed (the first event of its stream names its actor).
+   */
   async function inviterRemoved(q: Queryable, inviteId: string): Promise<boolean> {
     const [first] = await q.query<{ actor: Actor | null }>(
       `SELECT metadata->'actor' AS actor FROM events WHERE stream_id = $1 AND stream_version = 1`,
@@ -232,7 +234,8 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
         cancelled_at: Date | string | null;
         org_id: string;
       }>(
-        "SELECT invite_id, email, role, expires_at, accepted_by, cancelled_at, org_id FROM proj_invites WHERE token_hash = $1",
+        "SELECT invite_id, email, role, expires_at, accepted_by, cancelled_at, org_id FROM proj_invites WHERE " +
+          "token_hash = $1",
         [tokenHash(token)],
       );
       if (
@@ -346,7 +349,8 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
 
     /**
      * Takes a member out of their organization (owners and the operator): their sessions stop working at once, the keys
-     * they created stay the organization's (an owner revokes them on the keys page), and the address may be invited again.
+     * they created stay the organization's (an owner revokes them on the keys page), and the address may be invited
+     * again.
      */
     async removeMember(by: Principal, orgId: string, memberId: string): Promise<void> {
       const [member] = await db.query<{ invite_id: string }>(
@@ -387,7 +391,8 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
     /** A member's live sessions, newest first. */
     async sessionsOf(memberId: string): Promise<{ sessionId: string; startedAt: string; expiresAt: string }[]> {
       const rows = await db.query<{ session_id: string; started_at: Date | string; expires_at: Date | string }>(
-        "SELECT session_id, started_at, expires_at FROM proj_sessions WHERE member_id = $1 AND ended_at IS NULL AND expires_at > $2 ORDER BY started_at DESC",
+        "SELECT session_id, started_at, expires_at FROM proj_sessions WHERE member_id = $1 AND ended_at IS " +
+          "NULL AND expires_at > $2 ORDER BY started_at DESC",
         [memberId, clock().toISOString()],
       );
       return rows.map((r) => ({
@@ -397,10 +402,14 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
       }));
     },
 
-    /** The organization's members and the invites that can still be used (not used, withdrawn, expired, nor sent by a removed member). */
+    /**
+     * The organization's members and the invites that can still be used (not used, withdrawn, expired, nor sent by a
+     * removed member).
+     */
     async roster(orgId: string) {
       const members = await db.query<{ member_id: string; email: string; role: string; joined_at: Date | string }>(
-        "SELECT member_id, email, role, joined_at FROM proj_members WHERE org_id = $1 AND removed_at IS NULL ORDER BY joined_at",
+        "SELECT member_id, email, role, joined_at FROM proj_members WHERE org_id = $1 AND removed_at IS NULL " +
+          "ORDER BY joined_at",
         [orgId],
       );
       const invites = await db.query<{
@@ -410,7 +419,8 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
         expires_at: Date | string;
         invited_at: Date | string;
       }>(
-        "SELECT invite_id, email, role, expires_at, invited_at FROM proj_invites WHERE org_id = $1 AND accepted_by IS NULL AND cancelled_at IS NULL AND expires_at > $2 ORDER BY invited_at",
+        "SELECT invite_id, email, role, expires_at, invited_at FROM proj_invites WHERE org_id = $1 AND " +
+          "accepted_by IS NULL AND cancelled_at IS NULL AND expires_at > $2 ORDER BY invited_at",
         [orgId, clock().toISOString()],
       );
       const usable = [];

@@ -1,6 +1,6 @@
 // Operator operations shared by the admin HTTP API and the CLI: organizations, billing settings, prices, credits,
-// refunds, keys and their caps, member invites, ledger, reconciliation, replay, verify, retraction lists. Every change is an event with
-// the operator as actor.
+// refunds, keys and their caps, member invites, ledger, reconciliation, replay, verify, retraction lists. Every change
+// is an event with the operator as actor.
 import type { Accounts } from "../accounts/accounts.js";
 import { journalRequestSummaries } from "../catalogue/journalRequestSummaries.js";
 import type { Ingestions, IngestionStatus } from "../../ingest/ingestions.js";
@@ -136,7 +136,8 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     if (!options.webhooks)
       throw new Rejection(
         "SERVICE_UNAVAILABLE",
-        "webhooks are managed through the running service: send this to the running server (--url, or start it on this data directory)",
+        "webhooks are managed through the running service: send this to the running server (--url, or start it " +
+          "on this data directory)",
       );
     return options.webhooks;
   }
@@ -298,7 +299,8 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
         if (!entry || entry.type === "meta")
           throw new Rejection(
             "VALIDATION_ERROR",
-            `prices are set per physical collection; "${collection}" is not one (meta-collections bill at their members' prices)`,
+            `prices are set per physical collection; "${collection}" is not one (meta-collections bill at ` +
+              "their members' prices)",
           );
       }
       const micros = pricePer1000 === null ? null : money(pricePer1000, "pricePer1000");
@@ -450,14 +452,23 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       const journals = await journalRequestSummaries(accounts.db);
       return { journals, count: journals.length, requests: journals.reduce((s, j) => s + j.requests, 0) };
     },
-    /** Loads retraction lists as the list in force (an event); a file missing or unparseable is 422 naming it, and nothing changes. */
+    /**
+     * Loads retraction lists as the list in force (an event); a file missing or unparseable is 422 naming it, and
+     * nothing changes.
+     */
     loadRetractions: (files: string[]): Promise<RetractionsLoad> => {
       if (!options.retractions) throw new Rejection("SERVICE_UNAVAILABLE", "retraction lists cannot be loaded here");
       return options.retractions.load(files, OPERATOR);
     },
-    /** The catalogue as the operator manages it: plain collections with their state and last ingestion, meta-collections, retired names. */
+    /**
+     * The catalogue as the operator manages it: plain collections with their state and last ingestion,
+     * meta-collections, retired names.
+     */
     listCollections: (): Promise<CollectionsAdminList> => collections().list(),
-    /** Defines a plain collection (an event) and starts its first ingestion; 409 for a name in use, 422 for a bad definition or an unreadable file. */
+    /**
+     * Defines a plain collection (an event) and starts its first ingestion; 409 for a name in use, 422 for a bad
+     * definition or an unreadable file.
+     */
     defineCollection: (definition: Omit<PlainCollectionConfig, "$comment">) =>
       collections().define(definition, OPERATOR),
     /** Changes a collection's display name, description or price in place (an event). */
@@ -480,7 +491,10 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
      * Cancels a running ingestion: its workflow stops and it is recorded failed ("cancelled: ..."), so its collection
      * can be ingested again or retired; 404 for an unknown id, 409 for one that has already ended.
      */
-    /** Stores an uploaded file under the data root's uploads/ folder (streamed, size-limited, hashed, renamed into place). */
+    /**
+     * Stores an uploaded file under the data root's uploads/ folder (streamed, size-limited, hashed, renamed into
+     * place).
+     */
     upload: (name: string, body: AsyncIterable<Uint8Array>, declaredBytes?: number): Promise<StoredUpload> => {
       if (!options.uploads)
         throw new Rejection("SERVICE_UNAVAILABLE", "uploads are taken by the running service: send them to it (--url)");

@@ -259,7 +259,8 @@ export async function reconcileOrganization(
     const found = u
       ? `charges=${u.charged_micros} unlocks=${u.unlocked_micros} searches=${u.queries} unlocked=${u.unlocked_results}`
       : "no row";
-    const expected = `charges=${l.chargesMicros} unlocks=${l.unlocksMicros} searches=${l.searches} unlocked=${l.unlockedResults}`;
+    const expected =
+      `charges=${l.chargesMicros} unlocks=${l.unlocksMicros} ` + `searches=${l.searches} unlocked=${l.unlockedResults}`;
     if (found !== expected)
       report({
         kind: "usage_vs_events",
@@ -276,7 +277,9 @@ export async function reconcileOrganization(
       day: u.day,
       collection: u.collection,
       expected: "no row",
-      found: `charges=${u.charged_micros} unlocks=${u.unlocked_micros} searches=${u.queries} unlocked=${u.unlocked_results}`,
+      found:
+        `charges=${u.charged_micros} unlocks=${u.unlocked_micros} searches=${u.queries} unlocked=` +
+        `${u.unlocked_results}`,
       message: `usage of ${u.collection} on ${u.day} has no events behind it`,
     });
   }

@@ -1,5 +1,6 @@
 // More like this: a work named by its doc_id, DOI, PMID or OpenAlex id, found in the collections the key reaches, and
-// turned into what a search near it needs (its chunks' mean vector, its title and opening text, and how to leave it out).
+// turned into what a search near it needs (its chunks' mean vector, its title and opening text, and how to leave it
+// out).
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { canonicalDoi, canonicalPmid } from "../../domain/identifiers.js";
 import { Rejection } from "../../domain/rejection.js";
@@ -15,7 +16,10 @@ const WORK_CHUNKS = 64;
 /** The text searched on sparse collections: the title and the opening of the work, cut at a word (a query's length). */
 const LIKE_TEXT_CHARS = 1000;
 
-/** The metadata condition an identifier names: a DOI, `pmid:…`, or else a doc_id (an OpenAlex W-id is the doc_id of OpenAlex works). */
+/**
+ * The metadata condition an identifier names: a DOI, `pmid:…`, or else a doc_id (an OpenAlex W-id is the doc_id of
+ * OpenAlex works).
+ */
 export function workCondition(id: string): FilterNode {
   const trimmed = id.trim();
   const pmid = /^pmid:\s*(.+)$/i.exec(trimmed);
@@ -81,7 +85,8 @@ export async function resolveLike(deps: LikeDeps, auth: AuthContext, id: string)
   if (!holder)
     throw new Rejection(
       "WORK_NOT_FOUND",
-      `no collection this key can reach holds the work "${id.trim()}"; send a result's metadata.doc_id, a DOI, pmid:NNN or an OpenAlex W-id`,
+      `no collection this key can reach holds the work "${id.trim()}"; send a result's metadata.doc_id, a ` +
+        "DOI, pmid:NNN or an OpenAlex W-id",
     );
   const first = holder.chunks.find((c) => c.metadata.chunk_index === 0) ?? holder.chunks[0]!;
   const doi =

@@ -32,7 +32,9 @@ export interface PageExclusion {
   number: number;
 }
 
-/** The parts of a request a cursor is bound to: what decides the list, not the page's size, price cap or presentation. */
+/**
+ * The parts of a request a cursor is bound to: what decides the list, not the page's size, price cap or presentation.
+ */
 export interface ListIdentity {
   collections: readonly string[];
   query?: string;
@@ -68,7 +70,8 @@ export const cursorOf = (queryId: string): string => CURSOR_PREFIX + Buffer.from
 const unknownCursor = () =>
   new Rejection(
     "VALIDATION_ERROR",
-    "cursor: not a cursor this organization was given (or it is older than 7 days); send the nextCursor of your last page unchanged, or drop cursor to start the list again",
+    "cursor: not a cursor this organization was given (or it is older than 7 days); send the nextCursor of " +
+      "your last page unchanged, or drop cursor to start the list again",
     { field: "cursor" },
   );
 
@@ -89,7 +92,10 @@ export function queryIdOfCursor(cursor: string): string {
 export function nextPageQueryId(previousQueryId: string, keyId: string): string {
   const h = createHash("sha256").update(`${previousQueryId}\u0000${keyId}`).digest("hex");
   // UUID layout, version 8 (custom), RFC 4122 variant
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return (
+    `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}` +
+    `${h.slice(17, 20)}-${h.slice(20, 32)}`
+  );
 }
 
 /** What the previous page's record must satisfy for its cursor to be honoured here. */
@@ -128,7 +134,9 @@ export function assertContinues(
   if (previous.page.fingerprint !== fingerprint) {
     throw new Rejection(
       "VALIDATION_ERROR",
-      "cursor: it belongs to another request; send the same query (or like), collections, filters, sort, min_relevance and one_per_document as the call that returned it (limit and max_cost may change), or drop cursor to start a new list",
+      "cursor: it belongs to another request; send the same query (or like), collections, filters, sort, " +
+        "min_relevance and one_per_document as the call that returned it (limit and max_cost may change), or " +
+        "drop cursor to start a new list",
       { field: "cursor" },
     );
   }

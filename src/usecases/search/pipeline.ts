@@ -54,7 +54,9 @@ export interface SearchRequestInput {
   query: string;
   limit: number;
   filters: unknown;
-  /** more conditions in the filter language, ANDed with `filters` (assisted search: the constraints read off the query) */
+  /**
+   * more conditions in the filter language, ANDed with `filters` (assisted search: the constraints read off the query)
+   */
   constraints?: unknown;
   /** false: the caller asked for no metadata, and the query record remembers it for re-fetches (default true) */
   includeMetadata?: boolean;
@@ -129,12 +131,14 @@ export function resolveTargets(
     if (!entry)
       throw new Rejection(
         "COLLECTION_NOT_FOUND",
-        `collection "${name}" does not exist.${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones you can search`,
+        `collection "${name}" does not exist.${didYouMean(name, reachableNames(catalog, auth))} GET ` +
+          "/api/v1/search/collections lists the ones you can search",
       );
     if (!inKeyScope(auth, entry)) {
       throw new Rejection(
         "NO_COLLECTION_ACCESS",
-        `this API key cannot reach collection "${entry.name}".${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones it can`,
+        `this API key cannot reach collection "${entry.name}".` +
+          `${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones it can`,
       );
     }
     if (seen.has(entry.name)) continue;
@@ -180,8 +184,9 @@ export interface CollectionSearch {
 /**
  * Searches each physical collection in its own retrieval mode (the query embedded once, and only when a mode needs
  * it), sets a document's further chunks a little below its first (repeats.ts; `repeatPenalty` 0 turns it off,
- * for the benchmark's before) and merges the best `limit` with the reranker. A fragment (an isolated heading) is never returned, even
- * from an index built before the chunker dropped them. An engine or model that fails answers 503 SERVICE_UNAVAILABLE.
+ * for the benchmark's before) and merges the best `limit` with the reranker. A fragment (an isolated heading) is never
+ * returned, even from an index built before the chunker dropped them. An engine or model that fails answers 503
+ * SERVICE_UNAVAILABLE.
  */
 export async function searchCollections(
   deps: Pick<SearchDeps, "engine" | "embedder">,
@@ -229,14 +234,17 @@ export async function searchCollections(
           ),
         };
       } catch (err) {
-        // the engine's own words stay in the log (the error's cause): they name its internals, and a caller cannot act on them
+        // the engine's own words stay in the log (the error's cause): they name its internals, and a caller cannot act
+        // on them
         if (err instanceof Rejection) throw err;
         // not a passing fault: the index must be built again by this server's model, which the operator does
         if (err instanceof EmbeddingMismatchError) {
           throw Object.assign(
             new Rejection(
               "SERVICE_UNAVAILABLE",
-              `${collection.name} cannot be searched until it is ingested again: its vectors were made by ${err.recorded}, and this server embeds queries with ${err.asked} (the two do not compare); nothing was charged`,
+              `${collection.name} cannot be searched until it is ingested again: its vectors were made by ` +
+                `${err.recorded}, and this server embeds queries with ${err.asked} (the two do not compare); ` +
+                "nothing was charged",
               { retryAfterSeconds: 300 },
             ),
             { cause: err },
@@ -275,7 +283,10 @@ async function planOf(
   return deps.planFilters(filters, targets);
 }
 
-/** The request's filters and its constraints, each planned on its own (they may be written in different formats) and ANDed per collection. */
+/**
+ * The request's filters and its constraints, each planned on its own (they may be written in different formats) and
+ * ANDed per collection.
+ */
 async function planBoth(
   deps: SearchDeps,
   input: SearchRequestInput,
@@ -307,8 +318,8 @@ export interface PreparedRetrieval {
 
 /**
  * The checks of a search that need no budget: a searchable query, collections the key may reach that exist, filters
- * that apply, and collections that are ready (403, 404, 422, 503, in that order). The use cases run them before they take a per-minute slot, a
- * preview of the hour or a query of the quota, so a refused request uses none of those.
+ * that apply, and collections that are ready (403, 404, 422, 503, in that order). The use cases run them before they
+ * take a per-minute slot, a preview of the hour or a query of the quota, so a refused request uses none of those.
  */
 export async function prepareRetrieval(
   deps: SearchDeps,
@@ -324,7 +335,10 @@ export async function prepareRetrieval(
   return { targets, plan };
 }
 
-/** Chunks searched for a one-per-document list: three per row wanted at first, three times more while documents repeat, at most this many. */
+/**
+ * Chunks searched for a one-per-document list: three per row wanted at first, three times more while documents repeat,
+ * at most this many.
+ */
 export const MAX_DOCUMENT_DEPTH = 270;
 
 /** One physical collection's search as `retrieve` runs it: under which requested entry. */
@@ -446,7 +460,8 @@ export async function retrieve(
         (r) => !page.ids.has(r.id) && !(selection.onePerDocument && page.documents.has(documentOf(r))),
       );
   }
-  // only the rows delivered are priced into the charge: those held back by the threshold or as a document's second chunk are not
+  // only the rows delivered are priced into the charge: those held back by the threshold or as a document's second
+  // chunk are not
   const selected = selectRows(candidates, selection, input.limit);
   // a price cap keeps the best rows while they fit; only a live organization pays, so only its rows are cut
   const capped =

@@ -57,7 +57,10 @@ export interface QueryPayload {
   metadataWithheld?: true;
   /** set on the record of an assisted search */
   assisted?: AssistedPayload;
-  /** a sandbox key's record: synthetic rows, free, its unlocks kept with the record (sandboxUnlocked), never in the ledger */
+  /**
+   * a sandbox key's record: synthetic rows, free, its unlocks kept with the record (sandboxUnlocked), never in the
+   * ledger
+   */
   synthetic?: true;
   /** what a cursor needs to continue this list (search and preview records) */
   page?: PageState;
@@ -73,7 +76,10 @@ export interface QueryRecord {
   queryId: string;
   orgId: string;
   keyId: string;
-  /** search and assisted rows were paid for when made; preview rows are paid for by unlocking them; an alert run's once delivered */
+  /**
+   * search and assisted rows were paid for when made; preview rows are paid for by unlocking them; an alert run's once
+   * delivered
+   */
   kind: "search" | "preview" | "assisted" | "alert";
   payloadVersion: number;
   createdAt: Date;
@@ -114,7 +120,8 @@ type QueryRecordRow = {
   sandbox_unlocked: string[] | null;
 };
 const RECORD_COLUMNS =
-  "query_id, org_id, key_id, kind, payload_version, created_at, payload, payload_deflated, refunded_undelivered_at, sandbox_unlocked";
+  "query_id, org_id, key_id, kind, payload_version, created_at, payload, payload_deflated, " +
+  "refunded_undelivered_at, sandbox_unlocked";
 
 function recordOfRow(r: QueryRecordRow): QueryRecord {
   return {
@@ -154,7 +161,9 @@ export async function loadQueryRecordPair(
   return [rows.find((r) => r.queryId === first), rows.find((r) => r.queryId === second)];
 }
 
-/** Marks the record of an assisted answer refunded for want of delivery; written in the statement of its refund event. */
+/**
+ * Marks the record of an assisted answer refunded for want of delivery; written in the statement of its refund event.
+ */
 export function markRefundedUndelivered(queryId: string, at: Date): SqlPart {
   return (param) =>
     `UPDATE query_records SET refunded_undelivered_at = ${param(at.toISOString())} WHERE query_id = ${param(queryId)}`;
@@ -168,7 +177,8 @@ export function assertNotRefunded(record: QueryRecord): void {
   if (record.refundedUndeliveredAt) {
     throw new Rejection(
       "CACHED_RESULT_EXPIRED",
-      `the answer of query ${record.queryId} never reached its caller, so its charge was refunded (${record.refundedUndeliveredAt.toISOString()}) and it is no longer kept; run the search again`,
+      `the answer of query ${record.queryId} never reached its caller, so its charge was refunded (` +
+        `${record.refundedUndeliveredAt.toISOString()}) and it is no longer kept; run the search again`,
     );
   }
 }
@@ -196,7 +206,8 @@ export async function loadOwnQueryRecord(
   if (freshness(record, now) === "expired")
     throw new Rejection(
       "CACHED_RESULT_EXPIRED",
-      `query ${queryId} has expired (results are kept 7 days, and a change of the result format retires older ones); run the search again`,
+      `query ${queryId} has expired (results are kept 7 days, and a change of the result format retires older ` +
+        "ones); run the search again",
     );
   assertNotRefunded(record);
   return record;

@@ -7,9 +7,12 @@ import { Rejection } from "../../domain/rejection.js";
  */
 const NON_CONTENT_WORDS = new Set(
   (
-    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with " +
-    "what which who whom whose how why when where i me my we our you your he she his her its do does did can could should would may might " +
-    "about from has have had am been being so than too very just all any some also more most other own same only both each few"
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these " +
+    "they this to was will with " +
+    ("what which who whom whose how why when where i me my we our you your he she his her its do does did can " +
+      "could should would may might ") +
+    ("about from has have had am been being so than too very just all any some also more most other own same " +
+      "only both each few")
   ).split(" "),
 );
 
@@ -32,7 +35,8 @@ export function queryProblem(query: string): QueryProblem | null {
   if (alnum.length < 2) return "too_few_letters_or_digits";
   if (new Set(alnum.toLowerCase()).size === 1) return "repeated_character";
   const words = (trimmed.toLowerCase().match(WORD) ?? []) as string[];
-  // one word said again ("cancer cancer", "IL-6 IL-6"), or one part joined to itself ("cancer-cancer"; "IL-6" is two parts)
+  // one word said again ("cancer cancer", "IL-6 IL-6"), or one part joined to itself ("cancer-cancer"; "IL-6" is two
+  // parts)
   const parts = trimmed.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   const repeats = (xs: readonly string[]) => xs.length >= 2 && new Set(xs).size === 1;
   if (repeats(words) || repeats(parts)) return "repeated_word";

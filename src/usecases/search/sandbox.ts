@@ -11,7 +11,8 @@ import { Rejection } from "../../domain/rejection.js";
 
 /** What a sandbox key can do, for the refusals of what it cannot. */
 const SANDBOX_SUPPORTS =
-  "sandbox keys support collections and their journals, query, {collection}, preview, unlock, assisted, results, journal requests and quota";
+  "sandbox keys support collections and their journals, query, {collection}, preview, unlock, assisted, " +
+  "results, journal requests and quota";
 
 /**
  * 403 SANDBOX_UNSUPPORTED_ENDPOINT for a sandbox key: called first by each use case that has no sandbox behaviour
@@ -76,7 +77,10 @@ export function syntheticRows(query: string, collections: string[], limit: numbe
     const collection = collections[i % collections.length]!;
     const digest = createHash("sha256").update(`${collection}\u0000${query}\u0000${i}`).digest("hex");
     const topic = TOPICS[parseInt(digest.slice(0, 2), 16) % TOPICS.length]!;
-    const text = `[SYNTHETIC] This sandbox result ${i + 1} stands in for a passage about "${query}" from a ${topic}. It contains no licensed content and is generated from the query so the same request always gives the same result.`;
+    const text =
+      `[SYNTHETIC] This sandbox result ${i + 1} stands in for a passage about "${query}" from a ${topic}. It ` +
+      "contains no licensed content and is generated from the query so the same request always gives the same " +
+      "result.";
     rows.push({
       id: `syn_${digest.slice(0, 20)}`,
       collection,

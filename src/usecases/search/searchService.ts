@@ -80,7 +80,10 @@ export interface BillingOutcome {
   balanceMicros: bigint;
 }
 
-/** What a response says about its list beyond the rows: the cursor of the next page, and the sort, cap and work it applied. */
+/**
+ * What a response says about its list beyond the rows: the cursor of the next page, and the sort, cap and work it
+ * applied.
+ */
 export interface ListFields {
   /** null when the list has no further page */
   nextCursor: string | null;
@@ -97,7 +100,10 @@ export interface ListRequest {
   like?: string;
 }
 
-/** The list fields of a kept page, as its response reports them (also when an identical cursor call is answered from it). */
+/**
+ * The list fields of a kept page, as its response reports them (also when an identical cursor call is answered from
+ * it).
+ */
 export function listFieldsOf(queryId: string, payload: QueryPayload): ListFields {
   return {
     nextCursor: payload.page?.continues ? cursorOf(queryId) : null,
@@ -129,9 +135,13 @@ export interface SearchOutcome {
   filtersApplied?: unknown;
   billing: BillingOutcome;
   quota: QuotaStatus;
-  /** the catalogue's answer to a catalogue question sent without filters (then rows are empty and nothing is charged) */
+  /**
+   * the catalogue's answer to a catalogue question sent without filters (then rows are empty and nothing is charged)
+   */
   discovery?: Discovery;
-  /** until when GET /results/{queryId} re-fetches these rows free (absent for a catalogue answer, which keeps no rows) */
+  /**
+   * until when GET /results/{queryId} re-fetches these rows free (absent for a catalogue answer, which keeps no rows)
+   */
   cachedUntil?: Date;
   /** where the time went: limits and money (admission, charge, record) versus retrieval */
   timings: { billingMs: number; retrievalMs: number };
@@ -246,7 +256,8 @@ export function createSearchService(deps: ServiceDeps) {
   const tooManyInvalid = (now: number) =>
     new Rejection(
       "SEARCH_RATE_LIMITED",
-      `more than ${INVALID_QUERY_LIMIT_PER_MINUTE} queries were rejected as INVALID_QUERY in the last minute; fix the queries, then retry`,
+      `more than ${INVALID_QUERY_LIMIT_PER_MINUTE} queries were rejected as INVALID_QUERY in the last minute; ` +
+        "fix the queries, then retry",
       {
         retryAfterSeconds: Math.max(1, Math.ceil((60_000 - (now % 60_000)) / 1000)),
       },
@@ -273,7 +284,9 @@ export function createSearchService(deps: ServiceDeps) {
     }
   }
 
-  /** Refuses early, before any search work or budget, what the charge would refuse anyway: the decider's rules, no I/O. */
+  /**
+   * Refuses early, before any search work or budget, what the charge would refuse anyway: the decider's rules, no I/O.
+   */
   function refuseUnpayable(auth: AuthContext): void {
     assertSearchPayable(auth.org, auth.key);
   }
@@ -344,14 +357,20 @@ export function createSearchService(deps: ServiceDeps) {
   const loadOwnRecord = (auth: AuthContext, queryId: string): Promise<QueryRecord> =>
     loadOwnQueryRecord(db, auth.key.id, queryId, clock());
 
-  /** The rows of a record its key may read in full: a search's all; a preview's those unlocked (a sandbox preview's kept with it). */
+  /**
+   * The rows of a record its key may read in full: a search's all; a preview's those unlocked (a sandbox preview's kept
+   * with it).
+   */
   async function unlockedFor(record: QueryRecord): Promise<Set<string>> {
     if (record.kind !== "preview") return new Set(record.payload.rows.map((r) => r.id));
     if (record.payload.synthetic) return sandboxUnlockedIds(record);
     return accounts.unlockedIds(record.queryId);
   }
 
-  /** A catalogue question is one sent without filters that asks what the service holds; a request with filters is searched. */
+  /**
+   * A catalogue question is one sent without filters that asks what the service holds; a request with filters is
+   * searched.
+   */
   // a price question may name a collection ("is scifact expensive?"), by its name or its display name
   const collectionNames = [...deps.catalog.collections, ...deps.catalog.metaCollections].flatMap((c) => [
     c.name,
@@ -360,7 +379,10 @@ export function createSearchService(deps: ServiceDeps) {
   const catalogueQuestionOf = (input: SearchRequestInput): CatalogueQuestion | null =>
     deps.catalogue && input.filters == null ? detectCatalogueQuestion(input.query, collectionNames) : null;
 
-  /** Answered from the catalogue: free (no credits, quota, trial query or preview hour); one slot of the per-minute budget. */
+  /**
+   * Answered from the catalogue: free (no credits, quota, trial query or preview hour); one slot of the per-minute
+   * budget.
+   */
   const answerFromCatalogue = (
     auth: AuthContext,
     input: SearchRequestInput,
@@ -443,7 +465,9 @@ export function createSearchService(deps: ServiceDeps) {
     };
   }
 
-  /** The request with its like-work resolved (scope and existence of the collections first, then 404 WORK_NOT_FOUND). */
+  /**
+   * The request with its like-work resolved (scope and existence of the collections first, then 404 WORK_NOT_FOUND).
+   */
   async function withLike(auth: AuthContext, input: SearchRequestInput, work: string): Promise<SearchRequestInput> {
     resolveTargets(deps.catalog, auth, input.collections);
     assertCollectionsReady(deps, auth, input.collections);
@@ -483,7 +507,10 @@ export function createSearchService(deps: ServiceDeps) {
   return {
     gate,
 
-    /** One slot of the per-minute budget and nothing else (a request that runs no new query, such as a clarification's answer). */
+    /**
+     * One slot of the per-minute budget and nothing else (a request that runs no new query, such as a clarification's
+     * answer).
+     */
     takeRequestSlot: (auth: AuthContext): Promise<void> => takeMinuteBudget(db, auth.org, clock()),
 
     async search(
@@ -576,8 +603,9 @@ export function createSearchService(deps: ServiceDeps) {
     },
 
     /**
-     * Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the first
-     * preview. A sandbox key's preview holds synthetic rows and takes a slot of the per-minute budget, not the preview hour.
+     * Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the
+     * first preview. A sandbox key's preview holds synthetic rows and takes a slot of the per-minute budget, not the
+     * preview hour.
      */
     async preview(
       auth: AuthContext,
@@ -719,7 +747,10 @@ export function createSearchService(deps: ServiceDeps) {
 
     zeroBilling,
 
-    /** 503 while a collection these names reach is still ingesting: for routes that read a collection outside a search (its journals listing) */
+    /**
+     * 503 while a collection these names reach is still ingesting: for routes that read a collection outside a search
+     * (its journals listing)
+     */
     assertCollectionsReady: (auth: AuthContext, names: readonly string[]): void =>
       assertCollectionsReady(deps, auth, names),
   };

@@ -62,7 +62,9 @@ export function journalsLookupTool(journals: readonly JournalRecord[], metricsBa
   }
   return {
     description:
-      "Looks a journal up in the journals table by ISSN (any form) or by exact title (ignoring case): its ISSNs, publisher and metrics (h-index, i10-index, two-year mean citedness, impact factor, works counted) and what those metrics were computed from.",
+      "Looks a journal up in the journals table by ISSN (any form) or by exact title (ignoring case): its " +
+      "ISSNs, publisher and metrics (h-index, i10-index, two-year mean citedness, impact factor, works " +
+      "counted) and what those metrics were computed from.",
     inputSchema: journalsLookupSchema,
     async handler({ payload }) {
       const args = toolInput("journals/lookup", input, payload);

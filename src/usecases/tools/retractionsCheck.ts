@@ -44,7 +44,10 @@ export interface RetractionCheck {
 
 export function retractionsCheckTool(list: Pick<LiveRetractions, "notices">): RegisteredTool {
   return {
-    description: `Checks up to ${MAX_DOIS_PER_CHECK} DOIs against the retraction lists (Retraction Watch sample, open-retractions): for each, whether the work is retracted and the notice's date, reasons and source. A malformed DOI fails the call.`,
+    description:
+      `Checks up to ${MAX_DOIS_PER_CHECK} DOIs against the retraction lists (Retraction Watch sample, ` +
+      "open-retractions): for each, whether the work is retracted and the notice's date, reasons and source. A " +
+      "malformed DOI fails the call.",
     inputSchema: retractionsCheckSchema,
     async handler({ payload }) {
       const { dois } = toolInput("retractions/check", input, payload);

@@ -28,7 +28,10 @@ export interface ToolCallOutcome {
 }
 
 export function createToolCalls(deps: ToolCallDeps) {
-  /** A tool's answer and its charge; 404 NOT_FOUND for a tool not registered, 422 TOOL_ERROR for a tool's domain error, 402 when a priced tool cannot be paid. */
+  /**
+   * A tool's answer and its charge; 404 NOT_FOUND for a tool not registered, 422 TOOL_ERROR for a tool's domain error,
+   * 402 when a priced tool cannot be paid.
+   */
   async function invoke(
     auth: AuthContext,
     prefix: string,

@@ -13,13 +13,19 @@ export interface ToolCall {
   orgId: string;
   keyId: string;
   payload: unknown;
-  /** the calling key's collection scope (plain or meta names; null: every collection); absent: none, so a tool reading collections fails closed */
+  /**
+   * the calling key's collection scope (plain or meta names; null: every collection); absent: none, so a tool reading
+   * collections fails closed
+   */
   keyScope?: readonly string[] | null;
 }
 
 export type ToolHandler = (call: ToolCall) => Promise<unknown>;
 
-/** What a client sees of a gateway tool (MCP find-tools, inspect-tool): named `prefix--tool`, called at /api/v1/tools/{prefix}/{tool}. */
+/**
+ * What a client sees of a gateway tool (MCP find-tools, inspect-tool): named `prefix--tool`, called at
+ * /api/v1/tools/{prefix}/{tool}.
+ */
 export interface ToolDescription {
   prefix: string;
   tool: string;

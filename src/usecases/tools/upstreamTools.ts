@@ -27,7 +27,10 @@ async function withUpstream<T>(mount: ToolUpstreamConfig, run: (client: Upstream
   }
 }
 
-/** A JSON-RPC error about the call itself (unknown tool, bad arguments) is the tool's answer; anything else means the upstream cannot answer. */
+/**
+ * A JSON-RPC error about the call itself (unknown tool, bad arguments) is the tool's answer; anything else means the
+ * upstream cannot answer.
+ */
 function isCallError(err: unknown): err is McpError {
   return (
     err instanceof McpError &&
@@ -95,7 +98,10 @@ export interface MountedUpstream {
   error?: string;
 }
 
-/** Lists an upstream's tools; an upstream that cannot be listed is mounted with no tools and the reason, so the service still starts. */
+/**
+ * Lists an upstream's tools; an upstream that cannot be listed is mounted with no tools and the reason, so the service
+ * still starts.
+ */
 export async function mountUpstream(mount: ToolUpstreamConfig): Promise<MountedUpstream> {
   try {
     const listed = await withUpstream(mount, async (client) => {

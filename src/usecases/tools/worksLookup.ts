@@ -86,7 +86,9 @@ export function worksLookupTool(deps: {
 }): RegisteredTool {
   return {
     description:
-      "Looks a work up by DOI or PMID in the collections the calling key can reach: title, authors, journal, publication date, identifiers and the collections holding it. A work no reachable collection holds is a tool error.",
+      "Looks a work up by DOI or PMID in the collections the calling key can reach: title, authors, journal, " +
+      "publication date, identifiers and the collections holding it. A work no reachable collection holds is a " +
+      "tool error.",
     inputSchema: worksLookupSchema,
     async handler({ payload, keyScope }) {
       const args = toolInput("works/lookup", input, payload);
@@ -96,7 +98,8 @@ export function worksLookupTool(deps: {
       else [field, value] = ["pmid", canonicalPmid(args.pmid)];
       if (!value)
         throw new ToolError(
-          `works/lookup: ${JSON.stringify("doi" in args ? args.doi : args.pmid)} is not a ${field === "doi" ? "DOI" : "PubMed id"}`,
+          `works/lookup: ${JSON.stringify("doi" in args ? args.doi : args.pmid)} is not a ` +
+            `${field === "doi" ? "DOI" : "PubMed id"}`,
         );
       const filter = { kind: "eq" as const, field, value };
       // a work retracted by a list loaded since its collection was ingested is no longer held there, as in a search

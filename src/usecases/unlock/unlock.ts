@@ -4,12 +4,12 @@
 // Who reports the charge. Identical calls (same query, same rows) share one workflow id and join the running run
 // (USE_EXISTING), so the rows are charged once. Each call also passes its own `callId`; a joined run keeps the input of
 // the call that started it and returns that `callId`. So exactly one call, the starter, reports the run's charge
-// (`costCharged`, `X-Query-Cost`, `X-Tokens-Used`); calls that joined report nothing charged (`costCharged` null) with the rows unlocked. Adding up the
-// responses gives the balance drop. This holds under crash and replay: the starter's `callId` is in the run's input
-// (workflow history), and a replayed charge returns what the run paid by its idempotency key, never zero and never
-// twice. It needs nothing from the server about who started a run, so a start the SDK retries cannot lose the charge.
-// Calls for different but overlapping rows run their own workflows; each charges only the rows not yet unlocked
-// under the query (decided under the append lock), so each reports what it alone paid.
+// (`costCharged`, `X-Query-Cost`, `X-Tokens-Used`); calls that joined report nothing charged (`costCharged` null) with
+// the rows unlocked. Adding up the responses gives the balance drop. This holds under crash and replay: the starter's
+// `callId` is in the run's input (workflow history), and a replayed charge returns what the run paid by its idempotency
+// key, never zero and never twice. It needs nothing from the server about who started a run, so a start the SDK retries
+// cannot lose the charge. Calls for different but overlapping rows run their own workflows; each charges only the rows
+// not yet unlocked under the query (decided under the append lock), so each reports what it alone paid.
 import { createHash, randomUUID } from "node:crypto";
 import { Client, WorkflowFailedError, ActivityFailure, ApplicationFailure } from "@temporalio/client";
 import { unlockWorkflow } from "../../../workflows/unlock.js";
@@ -81,7 +81,10 @@ export function unlockWorkflowId(queryId: string, requestedIds: string[]): strin
   return `unlock-${queryId}-${digest}`;
 }
 
-/** A failure that carries a spec code (typed so by the activity) is that answer; anything else happened before the charge could commit. */
+/**
+ * A failure that carries a spec code (typed so by the activity) is that answer; anything else happened before the
+ * charge could commit.
+ */
 function rejectionFrom(err: unknown): Rejection {
   let cause: unknown = err;
   while (cause instanceof WorkflowFailedError || cause instanceof ActivityFailure)

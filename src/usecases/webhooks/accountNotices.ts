@@ -46,7 +46,8 @@ export function followAccountNotices(deps: AccountNoticeDeps) {
 
   async function budgetNotice(keyId: string): Promise<void> {
     const [key] = await db.query<{ org_id: string; spent: string; cap: string | null }>(
-      `SELECT org_id, spent_micros::text AS spent, spending_cap_micros::text AS cap FROM proj_api_keys WHERE key_id = $1`,
+      `SELECT org_id, spent_micros::text AS spent, spending_cap_micros::text AS cap FROM proj_api_keys WHERE ` +
+        `key_id = $1`,
       [keyId],
     );
     if (!key || key.cap === null || BigInt(key.spent) < BigInt(key.cap)) return;
@@ -65,7 +66,8 @@ export function followAccountNotices(deps: AccountNoticeDeps) {
       return;
     }
     const rows = await db.query<{ position: string; type: string; key_id: string | null }>(
-      `SELECT position::text AS position, type, data->>'keyId' AS key_id FROM events WHERE position > $1 AND type = ANY($2) ORDER BY position LIMIT 500`,
+      `SELECT position::text AS position, type, data->>'keyId' AS key_id FROM events WHERE position > $1 AND ` +
+        `type = ANY($2) ORDER BY position LIMIT 500`,
       [last, WATCHED],
     );
     for (const r of rows) {

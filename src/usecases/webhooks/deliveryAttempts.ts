@@ -38,7 +38,10 @@ export interface DeliveryAttemptDeps {
   lookup?: HostLookup;
   /** how long one attempt waits for an answer */
   timeoutMs?: number;
-  /** fault injection for crash tests: the first try of an attempt pauses after the receiver answered, before it is recorded */
+  /**
+   * fault injection for crash tests: the first try of an attempt pauses after the receiver answered, before it is
+   * recorded
+   */
   afterSendDelayMs?: number;
   /** told when an event reached an endpoint (a 2xx): the proof of delivery of what is charged only when delivered */
   onDelivered?: (payload: WebhookPayload, orgId: string) => Promise<void>;
@@ -68,7 +71,10 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
   }
 
   return {
-    /** `firstTry`: the first execution of this attempt (a crash test's pause applies to it alone, so a retry goes through). */
+    /**
+     * `firstTry`: the first execution of this attempt (a crash test's pause applies to it alone, so a retry goes
+     * through).
+     */
     async attempt(d: WebhookDeliveryInput, attempt: number, firstTry = true): Promise<AttemptVerdict> {
       const key = `webhook-attempt:${d.messageId}:${d.endpointId}:${attempt}`;
       // a retried activity whose attempt was recorded (the worker died after the record): that attempt's verdict
@@ -126,7 +132,8 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     },
 
     async end(d: WebhookDeliveryInput, outcome: WebhookDeliveryOutcome): Promise<void> {
-      // a delivery this store does not hold (a run of another deployment sharing the Temporal namespace) has nothing to end
+      // a delivery this store does not hold (a run of another deployment sharing the Temporal namespace) has nothing to
+      // end
       const [known] = await db.query(
         `SELECT 1 AS one FROM proj_webhook_deliveries WHERE message_id = $1 AND endpoint_id = $2`,
         [d.messageId, d.endpointId],

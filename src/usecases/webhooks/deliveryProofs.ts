@@ -1,5 +1,6 @@
 // What a delivered webhook proves: an `assisted.completed` that reached its receiver delivered that answer, so the
-// run keeps its charge; an `alert.matched` delivered that alert run, which is charged then (a 2xx is proof, as a re-fetch is).
+// run keeps its charge; an `alert.matched` delivered that alert run, which is charged then (a 2xx is proof, as a
+// re-fetch is).
 import type { Client } from "@temporalio/client";
 import type { WebhookPayload } from "../../domain/webhooks.js";
 import { proveAssistedDelivery } from "../assisted/assistedSearch.js";

@@ -27,7 +27,8 @@ export async function sendWebhook(
 ): Promise<AttemptOutcome> {
   const { url } = target;
   const pinned = target.addresses[0]!;
-  // the connection's lookup answers the checked address: a name rebinding to another address between check and connect changes nothing
+  // the connection's lookup answers the checked address: a name rebinding to another address between check and connect
+  // changes nothing
   const lookup: LookupFunction = (_host, options, callback) => {
     if ((options as { all?: boolean }).all)
       (callback as unknown as (err: null, addresses: { address: string; family: number }[]) => void)(null, [

@@ -21,7 +21,9 @@ export const systemLookup: HostLookup = async (hostname) =>
   }));
 
 export interface UrlGuardOptions {
-  /** WEBHOOK_ALLOW_PRIVATE_URLS=1: loopback, private and plain-http receivers pass (tests, on-premise); metadata never */
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_URLS=1: loopback, private and plain-http receivers pass (tests, on-premise); metadata never
+   */
   allowPrivate: boolean;
   lookup?: HostLookup;
 }
@@ -34,7 +36,9 @@ export interface CheckedTarget {
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
-/** 'never': refused whatever the configuration; 'private': refused unless private receivers are allowed; null: public. */
+/**
+ * 'never': refused whatever the configuration; 'private': refused unless private receivers are allowed; null: public.
+ */
 export type AddressClass = "never" | "private" | null;
 
 type Range = [base: number, bits: number, cls: Exclude<AddressClass, null>];

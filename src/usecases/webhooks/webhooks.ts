@@ -88,7 +88,9 @@ export interface NewEndpointInput {
   description?: string | null;
 }
 
-/** The message id (every attempt's webhook-id) of an event named by its source: a retried publish names the same one. */
+/**
+ * The message id (every attempt's webhook-id) of an event named by its source: a retried publish names the same one.
+ */
 export const messageIdOf = (source: string) =>
   `msg_${createHash("sha256").update(source).digest("base64url").slice(0, 32)}`;
 
@@ -168,7 +170,8 @@ export function createWebhooks(deps: WebhooksDeps) {
       actor,
       async (tx, at) => {
         const rows = await tx.query(
-          `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE org_id = $1 AND state = 'enabled' ORDER BY endpoint_id`,
+          `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE org_id = $1 AND state ` +
+            "= 'enabled' ORDER BY endpoint_id",
           [orgId],
         );
         const endpoints = rows
@@ -211,7 +214,8 @@ export function createWebhooks(deps: WebhooksDeps) {
     async create(orgId: string, input: NewEndpointInput, actor: Actor): Promise<EndpointView & { secret: string }> {
       const events = checkEvents(input.events);
       const target = await checkWebhookUrl(input.url, { allowPrivate: settings.allowPrivateUrls, lookup: deps.lookup });
-      const endpointId = `we_${randomBytes(15).toString("base64url").replace(/[-_]/g, "")}${randomBytes(4).toString("hex")}`;
+      const endpointId =
+        "we_" + `${randomBytes(15).toString("base64url").replace(/[-_]/g, "")}` + `${randomBytes(4).toString("hex")}`;
       await runStreamCommand(db, clock, webhookEndpointStream(endpointId), actor, async (tx) => {
         const [count] = await tx.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM proj_webhook_endpoints WHERE org_id = $1 AND state <> 'deleted'`,
@@ -270,7 +274,8 @@ export function createWebhooks(deps: WebhooksDeps) {
 
     async list(orgId: string): Promise<EndpointView[]> {
       const rows = await db.query(
-        `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE org_id = $1 AND state <> 'deleted' ORDER BY created_at, endpoint_id`,
+        `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE org_id = $1 AND state <> ` +
+          "'deleted' ORDER BY created_at, endpoint_id",
         [orgId],
       );
       return rows.map((r) => endpointView(normalizeRow("webhook_endpoints", r)));
@@ -333,7 +338,8 @@ export function createWebhooks(deps: WebhooksDeps) {
       if (row.state !== "enabled")
         throw new Rejection(
           "CONFLICT",
-          `webhook endpoint ${endpointId} is disabled (${row.disabled_reason ?? "it kept failing"}); create a new endpoint for a working receiver`,
+          `webhook endpoint ${endpointId} is disabled (${row.disabled_reason ?? "it kept failing"}); create a ` +
+            "new endpoint for a working receiver",
         );
       const published = await publish(
         orgId,
@@ -352,7 +358,8 @@ export function createWebhooks(deps: WebhooksDeps) {
       await ownEndpoint(orgId, endpointId);
       const rows = (
         await db.query(
-          `SELECT ${selectList("webhook_deliveries")} FROM proj_webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, message_id LIMIT $2`,
+          `SELECT ${selectList("webhook_deliveries")} FROM proj_webhook_deliveries WHERE endpoint_id = $1 ` +
+            `ORDER BY created_at DESC, message_id LIMIT $2`,
           [endpointId, limit],
         )
       ).map((r) => normalizeRow("webhook_deliveries", r));
@@ -361,7 +368,8 @@ export function createWebhooks(deps: WebhooksDeps) {
           ? []
           : (
               await db.query(
-                `SELECT ${selectList("webhook_attempts")} FROM proj_webhook_attempts WHERE endpoint_id = $1 AND message_id = ANY($2) ORDER BY attempt, position`,
+                `SELECT ${selectList("webhook_attempts")} FROM proj_webhook_attempts WHERE endpoint_id = $1 ` +
+                  `AND message_id = ANY($2) ORDER BY attempt, position`,
                 [endpointId, rows.map((r) => r.message_id)],
               )
             ).map((r) => normalizeRow("webhook_attempts", r));
@@ -397,7 +405,8 @@ export function createWebhooks(deps: WebhooksDeps) {
           `webhook endpoint ${endpointId} is disabled; create a new endpoint for a working receiver`,
         );
       const [raw] = await db.query(
-        `SELECT ${selectList("webhook_deliveries")} FROM proj_webhook_deliveries WHERE message_id = $1 AND endpoint_id = $2`,
+        `SELECT ${selectList("webhook_deliveries")} FROM proj_webhook_deliveries WHERE message_id = $1 AND ` +
+          `endpoint_id = $2`,
         [eventId, endpointId],
       );
       if (!raw) throw new Rejection("NOT_FOUND", `no delivery of event ${eventId} to webhook endpoint ${endpointId}`);

@@ -143,7 +143,8 @@ function ris(works: readonly ExportWork[]): string {
       add(
         "DA",
         date
-          ? `${date.map((d, i) => (i === 0 ? String(d) : String(d).padStart(2, "0"))).join("/")}${date.length < 3 ? "/" : ""}`
+          ? `${date.map((d, i) => (i === 0 ? String(d) : String(d).padStart(2, "0"))).join("/")}` +
+              `${date.length < 3 ? "/" : ""}`
           : null,
       );
       add("PB", w.publisher);

@@ -1,6 +1,6 @@
-// metadata.integrity on every row a client is given (search, preview, unlock, re-fetch, assisted), from the update lists
-// in force when it is given: rows are kept without it, so a list loaded later changes what a re-fetch shows at once.
-// Wraps the use cases in the composition root; what they store is unchanged.
+// metadata.integrity on every row a client is given (search, preview, unlock, re-fetch, assisted), from the update
+// lists in force when it is given: rows are kept without it, so a list loaded later changes what a re-fetch shows at
+// once. Wraps the use cases in the composition root; what they store is unchanged.
 import { NO_INTEGRITY_NOTICE, type Integrity } from "../../domain/integrity.js";
 import type { SearchService } from "../search/searchService.js";
 import type { Unlock } from "../unlock/unlock.js";

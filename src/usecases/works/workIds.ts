@@ -88,7 +88,8 @@ export function decodeCursor(raw: string | undefined, list: ListCursor["list"], 
     return parsed[2] as number;
   throw new Rejection(
     "VALIDATION_ERROR",
-    `cursor is not one this ${list} list issued for this work; send the nextCursor of its previous page, or none for the first page`,
+    `cursor is not one this ${list} list issued for this work; send the nextCursor of its previous page, or ` +
+      "none for the first page",
     { field: "cursor" },
   );
 }

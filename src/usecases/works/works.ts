@@ -41,7 +41,9 @@ export interface Work extends Omit<WorkFields, "cited_by_count"> {
 
 export type BatchEntry = ({ id: string } & Work) | { id: string; error: { code: "WORK_NOT_FOUND"; message: string } };
 
-/** A reference or citing work: the work where a reachable collection holds it, else the identifiers the source gives. */
+/**
+ * A reference or citing work: the work where a reachable collection holds it, else the identifiers the source gives.
+ */
 export type GraphEntry =
   ({ held: true } & Work) | { held: false; ids: { doi: string | null; pmid: string | null; openalex: string | null } };
 
@@ -243,8 +245,12 @@ export function createWorks(deps: WorksDeps) {
     const recorded = work.referencesRecorded;
     const note =
       recorded === null
-        ? `The source of ${collectionOf.get(holder.indexKey)} records no references for this work: an empty list does not mean it cites nothing.`
-        : `The source records ${recorded} references${refs.length < recorded ? `, ${refs.length} of them with a DOI, PMID or OpenAlex id` : ""}; ${work.referencesHeld} are works in the collections this key reaches, the others are listed by their ids with held: false.`;
+        ? `The source of ${collectionOf.get(holder.indexKey)} records no references for this work: an empty ` +
+          "list does not mean it cites nothing."
+        : `The source records ${recorded} references` +
+          `${refs.length < recorded ? `, ${refs.length} of them with a DOI, PMID or OpenAlex id` : ""}; ` +
+          `${work.referencesHeld} are works in the collections this key reaches, the others are listed by their ` +
+          "ids with held: false.";
     return {
       work: { ids: work.ids },
       items,
@@ -275,8 +281,11 @@ export function createWorks(deps: WorksDeps) {
     const recorded = work.citedByCount;
     const note =
       recorded === null
-        ? `The source records no count of citing works for this work; ${all.length} works in the collections this key reaches cite it (only sources that record references, such as OpenAlex, MEDLINE and JATS, contribute citations).`
-        : `The source counts ${recorded} citing works across all of the literature; ${all.length} of them are works in the collections this key reaches.`;
+        ? `The source records no count of citing works for this work; ${all.length} works in the collections ` +
+          "this key reaches cite it (only sources that record references, such as OpenAlex, MEDLINE and JATS, " +
+          "contribute citations)."
+        : `The source counts ${recorded} citing works across all of the literature; ${all.length} of them are ` +
+          "works in the collections this key reaches.";
     return { work: { ids: work.ids }, items, nextCursor: next, coverage: { recorded, held: all.length, note } };
   }
 
@@ -340,7 +349,9 @@ function syntheticPage(id: string, list: "references" | "cited-by"): GraphPage {
     coverage: {
       recorded: null,
       held: 0,
-      note: `Sandbox keys see synthetic works, which have no ${list === "references" ? "references" : "citing works"}; use a live key.`,
+      note:
+        "Sandbox keys see synthetic works, which have no " +
+        `${list === "references" ? "references" : "citing works"}; use a live key.`,
     },
   };
 }

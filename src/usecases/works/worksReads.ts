@@ -87,7 +87,9 @@ export async function referencesOf(db: Queryable, indexKey: string, docId: strin
   }));
 }
 
-/** How many entries of each holder's reference list resolve to a work of the reachable indexes, by "indexKey\0docId". */
+/**
+ * How many entries of each holder's reference list resolve to a work of the reachable indexes, by "indexKey\0docId".
+ */
 export async function heldReferenceCounts(
   db: Queryable,
   indexKeys: readonly string[],

@@ -181,7 +181,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
   /**
    * Makes everything staged visible at once: the staged upserts and deletions are merged into a new segment beside the
    * committed one, written as the next generation, and only then swapped in, so searches read the old segment until
-   * the swap and the new one after it, never a part of the change. Changes staged while it runs wait for the next commit.
+   * the swap and the new one after it, never a part of the change. Changes staged while it runs wait for the next
+   * commit.
    */
   function commitState(state: IndexState): Promise<void> {
     const run = state.commitQueue.then(async () => {
@@ -257,7 +258,9 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     return rows;
   }
 
-  /** Whether the change a running commit writes touches this id (so the committed segment is not its latest version). */
+  /**
+   * Whether the change a running commit writes touches this id (so the committed segment is not its latest version).
+   */
   function inflightTouches(state: IndexState, id: string): boolean {
     return state.inflight !== undefined && (state.inflight.pending.has(id) || state.inflight.deletions.has(id));
   }
@@ -270,7 +273,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
   function upsert(state: IndexState, chunk: ChunkRecord): void {
     if (chunk.vector && chunk.vector.length !== state.dims) {
       throw new Error(
-        `embedded engine: chunk ${chunk.id} has a ${chunk.vector.length}-dim vector, index "${state.name}" has ${state.dims}`,
+        `embedded engine: chunk ${chunk.id} has a ${chunk.vector.length}-dim vector, index "${state.name}" ` +
+          `has ${state.dims}`,
       );
     }
     const fingerprint = chunkFingerprint(chunk);

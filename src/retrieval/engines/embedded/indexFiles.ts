@@ -1,12 +1,11 @@
 // On-disk form of an embedded index under `dir/<index>/`: a manifest naming one generation of data files
-// (chunks as NDJSON and vectors as raw Float32 in row files, lengths, terms, postings). A commit writes a new generation
-// beside the old one and then renames the manifest over, so a crash leaves either the old or the new index.
+// (chunks as NDJSON and vectors as raw Float32 in row files, lengths, terms, postings). A commit writes a new
+// generation beside the old one and then renames the manifest over, so a crash leaves either the old or the new index.
 // Chunk and vector rows are written once: a generation adds a row file holding only the chunks it added or changed, and
 // maps each of its ordinals to a row of the files it lists (`rows`), so a commit of 1% changes writes 1% of the rows
 // (plus the ordinal-indexed lengths, terms and postings); when dead rows or row files pile up, a commit writes all live
-// rows into one file again.
-// The collection's inventory, when one was put, is a file of the generation like the others, so it changes with the
-// chunks it describes and never on its own.
+// rows into one file again. The collection's inventory, when one was put, is a file of the generation like the others,
+// so it changes with the chunks it describes and never on its own.
 import { open, readFile, readdir, rename, rm, mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CollectionInventory } from "../../../domain/inventory.js";
@@ -301,7 +300,8 @@ export async function readIndexGeneration(indexDir: string): Promise<{
   const manifest = JSON.parse(await readFile(join(indexDir, MANIFEST), "utf8")) as IndexManifest;
   if (!READABLE_FORMAT_VERSIONS.includes(manifest.formatVersion)) {
     throw new Error(
-      `embedded index ${indexDir} has format version ${manifest.formatVersion}; this build reads ${READABLE_FORMAT_VERSIONS.join(" and ")} (re-index it)`,
+      `embedded index ${indexDir} has format version ${manifest.formatVersion}; this build reads ` +
+        `${READABLE_FORMAT_VERSIONS.join(" and ")} (re-index it)`,
     );
   }
   const { dims, chunkCount, termCount, postingCount, files } = manifest;

@@ -67,7 +67,10 @@ function section(id: number, content: number[]): number[] {
 
 const name = (text: string) => [text.length, ...Array.from(text, (char) => char.charCodeAt(0))];
 
-/** A module exporting one function `exportName(i32 x params) -> ()` with `body` (locals then code), importing env.memory. */
+/**
+ * A module exporting one function `exportName(i32 x params) -> ()` with `body` (locals then code), importing
+ * env.memory.
+ */
 export function kernelModuleBytes(exportName: string, params: number, body: number[]): Uint8Array {
   return new Uint8Array([
     0x00,

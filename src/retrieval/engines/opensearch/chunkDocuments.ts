@@ -21,7 +21,10 @@ export interface IndexInfo {
   /** the embedding path recorded at creation (the mapping's _meta.embedding); null when none */
   embedding: string | null;
   vectorStorage: VectorStorage;
-  /** the vector is also in the binary doc-values field (always with binary storage; k-NN indexes since mapping version 2) */
+  /**
+   * the vector is also in the binary doc-values field (always with binary storage; k-NN indexes since mapping version
+   * 2)
+   */
   binaryVectors: boolean;
 }
 

@@ -45,7 +45,9 @@ export const FIELD = {
 
 const KEYWORD_NORMALIZER = "litsearch_lowercase";
 const SIMILARITY = "litsearch_bm25";
-/** keyword values longer than this (in characters) are kept in _source but not indexed; the predicate ignores them alike */
+/**
+ * keyword values longer than this (in characters) are kept in _source but not indexed; the predicate ignores them alike
+ */
 const KEYWORD_IGNORE_ABOVE = MAX_FILTERABLE_TEXT_LENGTH;
 
 /** Metadata fields matched by case-insensitive equality (the predicate folds case the same way). */

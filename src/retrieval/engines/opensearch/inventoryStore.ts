@@ -33,7 +33,10 @@ interface GetResponseBody<T> {
   _source?: T;
 }
 
-/** Appended to the prefix for the inventory index; a catalogue name cannot start with "_", so no collection maps onto it. */
+/**
+ * Appended to the prefix for the inventory index; a catalogue name cannot start with "_", so no collection maps onto
+ * it.
+ */
 const INVENTORY_INDEX_SUFFIX = "_inventory";
 /** first chunks read per request when an inventory is rebuilt from an index */
 const INVENTORY_SCAN_PAGE = 2_000;
@@ -108,7 +111,10 @@ export function createInventoryStore(call: Call, prefix: string): InventoryStore
     await call("DELETE", `/${inventoryIndex}/_doc/${encodeURIComponent(name)}`, undefined, [404]);
   }
 
-  /** The stored inventory document, its inventory read again only when the document changed since this engine last read it. */
+  /**
+   * The stored inventory document, its inventory read again only when the document changed since this engine last read
+   * it.
+   */
   async function storedInventory(name: string): Promise<StoredInventory> {
     const path = `/${inventoryIndex}/_doc/${encodeURIComponent(name)}`;
     const versionOf = (body: GetResponseBody<unknown>): string =>

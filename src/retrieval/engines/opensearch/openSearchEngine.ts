@@ -65,7 +65,10 @@ export interface OpenSearchEngineOptions {
   bulkBatchSize?: number;
   /** weight of the dense score in hybrid fusion (default HYBRID_ALPHA) */
   hybridAlpha?: number;
-  /** HNSW candidate list size of every k-NN query (default: efSearchFor the index's chunk count); the scale benchmark varies it */
+  /**
+   * HNSW candidate list size of every k-NN query (default: efSearchFor the index's chunk count); the scale benchmark
+   * varies it
+   */
   efSearch?: number;
   /** told once which vector search the node allows: k-NN plugin (Lucene HNSW) or exact painless scoring */
   onVectorStorage?: (storage: VectorStorage, detail: string) => void;
@@ -105,7 +108,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
   /**
    * 'knn' when the node runs the k-NN plugin, else 'binary' (exact painless scoring): checked once per engine. A plugin
-   * that is loaded but cannot start, or a node that cannot be asked, leaves the exact fallback (a failed ask is retried).
+   * that is loaded but cannot start, or a node that cannot be asked, leaves the exact fallback (a failed ask is
+   * retried).
    */
   function detectVectorStorage(): Promise<VectorStorage> {
     pluginStorage ??= call<Array<{ component: string }>>("GET", "/_cat/plugins?format=json").then(({ body }) => {
@@ -165,8 +169,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   }
 
   /**
-   * The ef_search of the index's k-NN queries: the option when given, else efSearchFor its chunk count. The count is read
-   * once (searches arriving meanwhile wait for the same read), then again in the background at most once a
+   * The ef_search of the index's k-NN queries: the option when given, else efSearchFor its chunk count. The count is
+   * read once (searches arriving meanwhile wait for the same read), then again in the background at most once a
    * CHUNK_COUNT_TTL_MS (an ingestion in another process grows it); a failed background read keeps the last count.
    */
   async function efSearchOf(name: string): Promise<number> {
@@ -222,14 +226,15 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
         .filter((outcome) => outcome.error !== undefined)
         .map((outcome) => `${outcome._id}: ${outcome.error?.type} ${outcome.error?.reason}`);
       throw new Error(
-        `opensearch engine: ${failures.length} chunk(s) failed to index into ${name}: ${failures.slice(0, 5).join("; ")}`,
+        `opensearch engine: ${failures.length} chunk(s) failed to index into ${name}: ` +
+          `${failures.slice(0, 5).join("; ")}`,
       );
     }
   }
 
   /**
-   * Deletes one batch by id; ids the index does not hold answer not_found and are ignored. Like an upsert, a deletion is
-   * invisible to searches until commit's refresh.
+   * Deletes one batch by id; ids the index does not hold answer not_found and are ignored. Like an upsert, a deletion
+   * is invisible to searches until commit's refresh.
    */
   async function deleteBatch(name: string, ids: readonly string[]): Promise<void> {
     const bulkBody = ids.map((id) => ({ delete: { _index: name, _id: id } }));
@@ -240,7 +245,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     if (failures.length > 0) {
       const detail = failures.map((outcome) => `${outcome._id}: ${outcome.error?.type} ${outcome.error?.reason}`);
       throw new Error(
-        `opensearch engine: ${failures.length} chunk(s) failed to delete from ${name}: ${detail.slice(0, 5).join("; ")}`,
+        `opensearch engine: ${failures.length} chunk(s) failed to delete from ${name}: ` +
+          `${detail.slice(0, 5).join("; ")}`,
       );
     }
   }
@@ -264,9 +270,9 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
    * The `size` best chunks by BM25, ties broken by chunk id as in the embedded engine. Asked sorted by score alone, so
    * that Lucene skips the chunks that cannot compete (sorted by chunk id too it scores every match: 2.4 times the
    * work on SciFact), for a quarter more chunks than needed: when the last of those scores below the `size`-th, every
-   * chunk tied with a kept one is among them, and they are ordered by chunk id here. Ties at the cut are common (one-byte
-   * length norms: 11 of 100 SciFact queries tie at the 100th BM25 hit), longer than the margin rare: those are asked
-   * again with both sorts.
+   * chunk tied with a kept one is among them, and they are ordered by chunk id here. Ties at the cut are common
+   * (one-byte length norms: 11 of 100 SciFact queries tie at the 100th BM25 hit), longer than the margin rare: those
+   * are asked again with both sorts.
    */
   async function bestByBm25(
     name: string,
@@ -344,7 +350,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     const cosine = dotProduct(query, chunk.vector, 0, query.length);
     if (estimate !== undefined && !(Math.abs(cosine - estimate) <= DENSE_SCORE_COSINE_ERROR)) {
       throw new Error(
-        `opensearch engine: the dense score of chunk ${chunk.id} in ${name} stands for cosine ${estimate}, its vector gives ${cosine}: the k-NN score formula is not the expected one`,
+        `opensearch engine: the dense score of chunk ${chunk.id} in ${name} stands for cosine ${estimate}, ` +
+          `its vector gives ${cosine}: the k-NN score formula is not the expected one`,
       );
     }
     return cosine;

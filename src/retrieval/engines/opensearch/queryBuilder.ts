@@ -29,9 +29,9 @@ export interface TermVectorsBody {
 }
 
 /**
- * What a retriever's hit brings when only its id and score are needed: the chunk id from doc values and no stored field.
- * Even the _id is a stored field, read by decompressing the block of stored fields its chunk sits in, which made the
- * fetch of 100 hits ids most of a search's time (SciFact: a BM25 search 2.7 times, a k-NN search 1.7 times faster
+ * What a retriever's hit brings when only its id and score are needed: the chunk id from doc values and no stored
+ * field. Even the _id is a stored field, read by decompressing the block of stored fields its chunk sits in, which made
+ * the fetch of 100 hits ids most of a search's time (SciFact: a BM25 search 2.7 times, a k-NN search 1.7 times faster
  * without it).
  */
 export const IDS_ONLY = { stored_fields: "_none_", docvalue_fields: [FIELD.chunkId] };
@@ -53,7 +53,10 @@ export const SEARCH_FILTER_PATH = [
 ].join(",");
 
 /** What the ceiling reads of the term vectors API's answer: the document count and each term's document frequency. */
-export const TERM_VECTORS_FILTER_PATH = `term_vectors.${FIELD.sparse}.field_statistics.doc_count,term_vectors.${FIELD.sparse}.terms.*.doc_freq,error`;
+export const TERM_VECTORS_FILTER_PATH =
+  `term_vectors.${FIELD.sparse}` +
+  `.field_statistics.doc_count,term_vectors.${FIELD.sparse}` +
+  ".terms.*.doc_freq,error";
 
 /** A search body: hits by score, ties broken by chunk id as in the embedded engine, and no hit count. */
 export function searchBody(
