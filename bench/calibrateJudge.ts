@@ -14,8 +14,12 @@
 // probabilities (a cross-validation inside the four); the figures reported are those of the held-out folds, and
 // bench/judgeFolds.json keeps each fold's models for bench/assisted.ts. The final models are fitted on everything, with
 // the rule chosen on the held-out probabilities. Shortlists of several sizes are compared. Readings are cached per
-// reader in data/bench/judge-reads.json. Usage: npx tsx bench/calibrateJudge.ts [--queries N] [--refresh] [--budget 50]
-// [--features a,b,c] [--shortlist N] [--second trees|logistic]
+// reader in data/bench/judge-reads.json. --first-only fits and reports the first stage alone (no readers needed; the
+// report says the second was not tried). The judge in bench/judgeFolds.json (each fold's model and rule) is first
+// judged on the same claims and pool, held out as before: the files are rewritten only when the re-fit's held-out
+// balance beats it (or with --write), so a change of retrieval is met by a re-fit only where one helps. Usage: npx tsx
+// bench/calibrateJudge.ts [--queries N] [--refresh] [--budget 50] [--features a,b,c] [--shortlist N]
+//   [--second trees|logistic] [--first-only] [--write]
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -50,7 +54,7 @@ import {
 import type { Candidate } from "../src/reasoner/port.js";
 import type { ChunkRecord } from "../src/retrieval/port.js";
 import { fitBoostedTrees } from "./boostedTrees.js";
-import { claimFolds, FOLDS, JUDGE_FOLDS_PATH, type JudgeFolds } from "./judgeFolds.js";
+import { claimFolds, FOLDS, JUDGE_FOLDS_PATH, loadJudgeFolds, type JudgeFolds } from "./judgeFolds.js";
 import { fitLogistic, type LogisticFit, type Sample } from "./logisticRegression.js";
 import { OFF_TOPIC_QUESTIONS } from "./offTopicQuestions.js";
 import { loadScifactJudgements, openScifactIndex, SCIFACT_COLLECTION } from "./scifactBench.js";
@@ -64,6 +68,8 @@ const { values: args } = parseArgs({
     limit: { type: "string", default: "10" },
     shortlist: { type: "string" },
     second: { type: "string", default: "trees" },
+    "first-only": { type: "boolean", default: false },
+    write: { type: "boolean", default: false },
   },
 });
 
@@ -673,6 +679,84 @@ function withReadings(
   });
 }
 
+/** The best balance of precision and recall (their minimum, then F1), as chooseRule scores a rule. */
+const balance = (f: Figures): number =>
+  Math.min(f.precision, f.recall) + 0.1 * ((2 * f.precision * f.recall) / (f.precision + f.recall || 1));
+
+/**
+ * Stage 2: the readers read the first stage's shortlists, and a model judges with their readings, per shortlist size.
+ */
+async function secondStageOf(
+  queries: QueryRow[],
+  first: CrossValidation,
+  foldOf: FoldOf,
+  secondNames: StageFeature[],
+  secondKind: ModelKind,
+) {
+  const { reads, models } = await readShortlists(queries, first.heldOut, Math.max(...SHORTLISTS));
+  // the readers read side by side on their worker threads in the service; here one at a time, so the sum bounds a
+  // chunk's reading
+  const readerMsPerChunk = Object.fromEntries(
+    READERS.map((reader) => [reader, pct(reads.msPerChunk[models[reader]] ?? [], 0.5)]),
+  ) as Record<ReaderName, number>;
+  const msPerChunk = round3(READERS.reduce((sum, reader) => sum + readerMsPerChunk[reader], 0));
+  const sweep = SHORTLISTS.map((documents) => {
+    const cv = crossValidate(
+      withReadings(queries, first.heldOut, reads, models, documents),
+      secondNames,
+      secondKind,
+      foldOf,
+    );
+    const pairs = pct(
+      queries.map(
+        (q) =>
+          shortlist(
+            q.candidates.map((c) => c.documentKey),
+            first.heldOut.get(q.id)!,
+            documents,
+          ).length,
+      ),
+      0.5,
+    );
+    return { documents, cv, pairsP50: pairs, readMsP50: round3(msPerChunk * pairs) };
+  });
+  const chosen = args.shortlist
+    ? sweep.find((s) => s.documents === Number(args.shortlist))
+    : sweep.reduce((best, s) => (balance(s.cv.figures) > balance(best.cv.figures) + 0.002 ? s : best));
+  if (!chosen) throw new Error(`--shortlist must be one of ${SHORTLISTS.join(", ")}`);
+  const secondQueries = withReadings(queries, first.heldOut, reads, models, chosen.documents);
+  return { models, readerMsPerChunk, sweep, chosen, secondQueries };
+}
+
+/**
+ * Held-out figures of the judge in bench/judgeFolds.json on these queries: each claim judged by its fold's one-stage
+ * model with that fold's rule (the folds are the same: claimFolds depends on the qrels only). Null without the file,
+ * or when its folds need a second stage.
+ */
+async function currentFoldsFigures(queries: QueryRow[], foldOf: FoldOf): Promise<Figures | null> {
+  if (!existsSync(JUDGE_FOLDS_PATH)) return null;
+  const { folds } = await loadJudgeFolds();
+  if (folds.length !== FOLDS || folds.some((f) => f.withReader !== null)) return null;
+  const probabilities = new Map(
+    queries.map((q) => {
+      const model = folds[foldOf(q.id)]!.firstStage;
+      const columns = model.features.map((name) => STAGE_FEATURES.indexOf(name as StageFeature));
+      return [
+        q.id,
+        q.candidates.map((c) =>
+          round3(
+            probabilityOfStage(
+              model,
+              columns.map((k) => c.features[k]!),
+            ),
+          ),
+        ),
+      ];
+    }),
+  );
+  return figuresOf(queries, probabilities, (q) => ruleOfModel(folds[foldOf(q.id)]!.firstStage));
+}
+
 async function main(): Promise<void> {
   const cachePath = join(
     REPO_ROOT,
@@ -708,50 +792,19 @@ async function main(): Promise<void> {
   // stage 1: the evidence features; its held-out probabilities choose each query's shortlist
   const foldOf = claimFolds(new Map(queries.map((q) => [q.id, q.relevant])));
   const first = crossValidate(queries, firstNames, "logistic", foldOf);
-  const { reads, models } = await readShortlists(queries, first.heldOut, Math.max(...SHORTLISTS));
-  // the readers read side by side on their worker threads in the service; here one at a time, so the sum bounds a
-  // chunk's reading
-  const readerMsPerChunk = Object.fromEntries(
-    READERS.map((reader) => [reader, pct(reads.msPerChunk[models[reader]] ?? [], 0.5)]),
-  ) as Record<ReaderName, number>;
-  const msPerChunk = round3(READERS.reduce((sum, reader) => sum + readerMsPerChunk[reader], 0));
-  // stage 2, for each shortlist size
-  const sweep = SHORTLISTS.map((documents) => {
-    const cv = crossValidate(
-      withReadings(queries, first.heldOut, reads, models, documents),
-      secondNames,
-      secondKind,
-      foldOf,
-    );
-    const pairs = pct(
-      queries.map(
-        (q) =>
-          shortlist(
-            q.candidates.map((c) => c.documentKey),
-            first.heldOut.get(q.id)!,
-            documents,
-          ).length,
-      ),
-      0.5,
-    );
-    return { documents, cv, pairsP50: pairs, readMsP50: round3(msPerChunk * pairs) };
-  });
-  const balance = (f: Figures) =>
-    Math.min(f.precision, f.recall) + 0.1 * ((2 * f.precision * f.recall) / (f.precision + f.recall || 1));
-  const chosen = args.shortlist
-    ? sweep.find((s) => s.documents === Number(args.shortlist))!
-    : sweep.reduce((best, s) => (balance(s.cv.figures) > balance(best.cv.figures) + 0.002 ? s : best));
-  if (!chosen) throw new Error(`--shortlist must be one of ${SHORTLISTS.join(", ")}`);
-  const secondStage = chosen.cv;
-  const secondQueries = withReadings(queries, first.heldOut, reads, models, chosen.documents);
+  const current = await currentFoldsFigures(queries, foldOf);
+  const tried = args["first-only"] ? null : await secondStageOf(queries, first, foldOf, secondNames, secondKind);
+  if (!tried) console.error("[calibrate] --first-only: the second stage (the readers) is not tried");
+  const secondStage = tried?.chosen.cv ?? null;
   // the readers are kept only when their held-out figures beat the first stage's: reading costs about half a second a
   // call, and with bge-small-en-v1.5 as the index's model (its cosine already a first-stage feature) they did not
-  const twoStages = balance(secondStage.figures) > balance(first.figures) + 0.002;
-  const second = twoStages ? secondStage : first;
+  const twoStages = tried !== null && balance(tried.chosen.cv.figures) > balance(first.figures) + 0.002;
+  const second = twoStages ? tried.chosen.cv : first;
+  const secondQueries = tried?.secondQueries ?? queries;
   const judgedQueries = twoStages ? secondQueries : queries;
 
   const { model, trainFigures: firstTrainFigures } = finalModel(queries, firstNames, "logistic", first);
-  const fittedSecond = twoStages ? finalModel(secondQueries, secondNames, secondKind, secondStage) : null;
+  const fittedSecond = twoStages ? finalModel(secondQueries, secondNames, secondKind, tried.chosen.cv) : null;
   const readerModel = fittedSecond?.model ?? null;
   if (twoStages)
     console.error(
@@ -773,7 +826,7 @@ async function main(): Promise<void> {
     model,
     readerModel,
     stages: twoStages ? 2 : 1,
-    shortlistDocuments: twoStages ? chosen.documents : 0,
+    shortlistDocuments: twoStages ? tried.chosen.documents : 0,
     fittedOn: {
       dataset:
         "SciFact (BEIR) train claims, qrels/train.tsv, and the off-topic questions of bench/offTopicQuestions.ts",
@@ -783,17 +836,17 @@ async function main(): Promise<void> {
       relevantCandidates: queries.reduce((s, q) => s + q.candidates.filter((c) => c.label === 1).length, 0),
       candidateBudget: cache.budget,
       limit: LIMIT,
-      readers: models,
+      readers: tried?.models ?? "not read (--first-only)",
       label: "a candidate is relevant when its document is judged relevant to the claim",
     },
     crossValidated: { ...roundAll(second.figures), foldRules: second.foldModels.map(ruleOfModel) },
     firstStageCrossValidated: { ...roundAll(first.figures), foldRules: first.foldModels.map(ruleOfModel) },
-    secondStageCrossValidated: {
-      shortlistDocuments: chosen.documents,
-      ...roundAll(secondStage.figures),
-      foldRules: secondStage.foldModels.map(ruleOfModel),
+    secondStageCrossValidated: tried && {
+      shortlistDocuments: tried.chosen.documents,
+      ...roundAll(tried.chosen.cv.figures),
+      foldRules: tried.chosen.cv.foldModels.map(ruleOfModel),
     },
-    shortlistSweep: sweep.map((s) => ({
+    shortlistSweep: tried?.sweep.map((s) => ({
       documents: s.documents,
       ...roundAll(s.cv.figures),
       chunksReadP50: s.pairsP50,
@@ -804,7 +857,7 @@ async function main(): Promise<void> {
       retrievalTop1: roundAll(figuresOf(queries, retrievalOnly, top1)),
       firstStageTop1: roundAll(figuresOf(queries, first.heldOut, top1)),
       judgeTop1: roundAll(figuresOf(judgedQueries, second.heldOut, top1)),
-      secondStageTop1: roundAll(figuresOf(secondQueries, secondStage.heldOut, top1)),
+      secondStageTop1: secondStage && roundAll(figuresOf(secondQueries, secondStage.heldOut, top1)),
       judgeOracleCount: oracleCountFigures(judgedQueries, second.heldOut),
       candidatePoolRecall: round4(
         claims.reduce((s, q) => s + new Set(q.candidates.filter((c) => c.label === 1).map((c) => c.docId)).size, 0) /
@@ -831,7 +884,7 @@ async function main(): Promise<void> {
         claims.map((q) => q.judgeMs),
         0.95,
       ),
-      readerMsPerChunkP50: readerMsPerChunk,
+      readerMsPerChunkP50: tried?.readerMsPerChunk ?? null,
       loadAverage: cache.loadAverage,
       note:
         "measured while collecting, on this 2-core machine shared with other work (load average noted), one call " +
@@ -842,6 +895,24 @@ async function main(): Promise<void> {
     },
     reliability: bins,
   };
+  const refitWins =
+    current === null ||
+    (balance(second.figures) > balance(current) + 0.002 && second.figures.offTopicRejected >= current.offTopicRejected);
+  if (!refitWins && !args.write) {
+    console.log(
+      JSON.stringify(
+        {
+          kept: "the re-fit does not beat the judge in bench/judgeFolds.json on these held-out claims: nothing written",
+          currentJudgeHeldOut: roundAll(current),
+          refitHeldOut: report.crossValidated,
+          refitRule: { threshold: model.threshold, relativeCut: model.relativeCut },
+        },
+        null,
+        2,
+      ),
+    );
+    return;
+  }
   await writeFile(OUT_JSON, `${JSON.stringify(report, null, 2)}\n`);
   const folds: JudgeFolds = {
     $comment:
@@ -849,8 +920,8 @@ async function main(): Promise<void> {
       "in bench/judgeFolds.ts); bench/assisted.ts judges each claim with its own fold's. Do not edit by hand.",
     folds: first.foldModels.map((firstStage, k) => ({
       firstStage,
-      withReader: twoStages ? secondStage.foldModels[k]! : null,
-      shortlistDocuments: twoStages ? chosen.documents : 0,
+      withReader: twoStages ? tried.chosen.cv.foldModels[k]! : null,
+      shortlistDocuments: twoStages ? tried.chosen.documents : 0,
     })),
   };
   await writeFile(JUDGE_FOLDS_PATH, `${JSON.stringify(folds)}\n`);
