@@ -16,7 +16,14 @@ import { readStream } from "../src/eventstore/eventStore.js";
 import { readCollectionDocuments } from "../src/ingest/readCollection.js";
 import { OperatorFileError } from "../src/ingest/operatorFiles.js";
 import { SourceContentError } from "../src/ingest/sourceFiles.js";
-import { attachDemoFigures, indexInCalls, needsVectors, pipelineInputs } from "../src/ingest/ingestCollection.js";
+import {
+  attachDemoFigures,
+  embedAll,
+  indexInCalls,
+  isRetracted,
+  needsVectors,
+  pipelineInputs,
+} from "../src/ingest/ingestCollection.js";
 import { hashCanonicalJson } from "../src/ingest/fingerprint.js";
 import type { SourceItem } from "../src/ingest/sourceDocument.js";
 import {
@@ -187,7 +194,7 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
               continue;
             }
             // the DOI lists in force decide here, once, and the decision is part of the document's fingerprint
-            if (item.metadata.doi && retracted.has(item.metadata.doi)) item.retracted = true;
+            if (isRetracted(item, retracted)) item.retracted = true;
             items.set(item.doc_id, item);
           }
           const all = [...items.values()];
@@ -263,10 +270,7 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
             inputs: inputsOf(collection),
           });
           if (records.length > 0 && needsVectors(collection)) {
-            const embedder = await deps.passageEmbedder();
-            const vectors = await embedder.embedPassages(embeddingInputs);
-            if (vectors.length !== records.length)
-              throw new Error(`embedder returned ${vectors.length} vectors for ${records.length} texts`);
+            const vectors = await embedAll(await deps.passageEmbedder(), embeddingInputs);
             records.forEach((record, k) => (record.vector = vectors[k]));
           }
           await attachDemoFigures(collection, records, deps.figureDir);

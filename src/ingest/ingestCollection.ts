@@ -122,7 +122,8 @@ export function needsVectors(collection: PlainCollection): boolean {
   return collection.retrieval !== "sparse";
 }
 
-function isRetracted(document: SourceDocument, retracted: ReadonlySet<string>): boolean {
+/** Retracted: marked so by its source, or its DOI is on a retraction list in force (lower-case DOIs). */
+export function isRetracted(document: SourceDocument, retracted: ReadonlySet<string>): boolean {
   return document.retracted === true || (document.metadata.doi ? retracted.has(document.metadata.doi) : false);
 }
 
@@ -218,6 +219,18 @@ export async function attachDemoFigures(
     const figures = await renderDemoFigures(join(figureRoot, collection.name), record.id, record.text);
     if (figures.length > 0) record.metadata.figures = figures;
   }
+}
+
+/** The embedder's vectors of `inputs`, one per input (an embedder that answers otherwise fails the ingestion). */
+export async function embedAll(
+  embedder: Embedder,
+  inputs: string[],
+  progress?: (done: number) => void,
+): Promise<Float32Array[]> {
+  const vectors = await embedder.embedPassages(inputs, progress);
+  if (vectors.length !== inputs.length)
+    throw new Error(`embedder returned ${vectors.length} vectors for ${inputs.length} texts`);
+  return vectors;
 }
 
 /** Stages records in the index, `size` chunks per indexChunks call; `indexed` hears the running count. */
@@ -519,14 +532,13 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
       ? Promise.resolve([])
       : missing.length === 0
         ? Promise.resolve([])
-        : embedder.embedPassages(
+        : embedAll(
+            embedder,
             missing.map((position) => embeddingInputs[start + position]!),
             (done) => progress(start + done),
           );
     const vectors = embedded.then((fresh) => {
       if (!embed) return [];
-      if (fresh.length !== missing.length)
-        throw new Error(`embedder returned ${fresh.length} vectors for ${missing.length} texts`);
       const all = slice.map((record) => reused.get(record.id));
       missing.forEach((position, k) => (all[position] = fresh[k]));
       return all as Float32Array[];
