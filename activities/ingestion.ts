@@ -16,10 +16,16 @@ import { readStream } from "../src/eventstore/eventStore.js";
 import { readCollectionDocuments } from "../src/ingest/readCollection.js";
 import { OperatorFileError } from "../src/ingest/operatorFiles.js";
 import { SourceContentError } from "../src/ingest/sourceFiles.js";
-import { needsVectors, pipelineInputs } from "../src/ingest/ingestCollection.js";
+import {
+  attachDemoFigures,
+  embedAll,
+  indexInCalls,
+  isRetracted,
+  needsVectors,
+  pipelineInputs,
+} from "../src/ingest/ingestCollection.js";
 import { hashCanonicalJson } from "../src/ingest/fingerprint.js";
 import type { SourceItem } from "../src/ingest/sourceDocument.js";
-import { renderDemoFigures } from "../src/ingest/figures/demoFigures.js";
 import {
   chunkIdsOf,
   clearManifest,
@@ -70,8 +76,6 @@ const WORKFLOW_ACTOR: Actor = { kind: "workflow", id: "ingestion" };
 /** ingest_batches rows besides the batches: the staging's read count and replace mode's deletions */
 const STAGING_ROW = -1;
 const REPLACE_ROW = -2;
-/** chunks per indexChunks call */
-const INDEX_CALL = 64;
 
 const stagingDir = (dataDir: string, ingestionId: string) => join(dataDir, "ingest-staging", ingestionId);
 const batchFile = (dir: string, batch: number) => join(dir, `batch-${String(batch).padStart(6, "0")}.json`);
@@ -197,7 +201,7 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
               continue;
             }
             // the DOI lists in force decide here, once, and the decision is part of the document's fingerprint
-            if (item.metadata.doi && retracted.has(item.metadata.doi)) item.retracted = true;
+            if (isRetracted(item, retracted)) item.retracted = true;
             items.set(item.doc_id, item);
           }
           const all = [...items.values()];
@@ -273,24 +277,15 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
             inputs: inputsOf(collection),
           });
           if (records.length > 0 && needsVectors(collection)) {
-            const embedder = await deps.passageEmbedder();
-            const vectors = await embedder.embedPassages(embeddingInputs);
-            if (vectors.length !== records.length)
-              throw new Error(`embedder returned ${vectors.length} vectors for ${records.length} texts`);
+            const vectors = await embedAll(await deps.passageEmbedder(), embeddingInputs);
             records.forEach((record, k) => (record.vector = vectors[k]));
           }
-          if (collection.demoFigures && deps.figureDir) {
-            for (const record of records) {
-              const figures = await renderDemoFigures(join(deps.figureDir, collection.name), record.id, record.text);
-              if (figures.length > 0) record.metadata.figures = figures;
-            }
-          }
+          await attachDemoFigures(collection, records, deps.figureDir);
           // a document's new chunks and the removal of its old ones become visible together: one writer stages and
           // commits a collection at a time (a commit publishes everything staged in the index, another batch's half
           // too)
           await writingAlone(collection.name, async () => {
-            for (let from = 0; from < records.length; from += INDEX_CALL)
-              await engine.indexChunks(collection.name, records.slice(from, from + INDEX_CALL));
+            await indexInCalls(engine, collection.name, records);
             if (stale.length > 0) await engine.deleteChunks(collection.name, stale);
             if (records.length > 0 || stale.length > 0) await engine.commit(collection.name);
           });

@@ -12,7 +12,7 @@ import type { PlainCollection } from "../src/domain/collectionDefinitions.js";
 import { loadJournalTable } from "../src/filters/planner.js";
 import { readInventory } from "../src/usecases/catalogue/collectionsList.js";
 import { journalLookupOf, journalScope } from "../src/usecases/catalogue/discovery.js";
-import { journalWeightsForTopic } from "../src/usecases/catalogue/topicJournals.js";
+import { journalWeightsForTopic } from "../src/usecases/search/topicJournals.js";
 
 /** topics, each with the title words of journals in its field (a rough yardstick, read on titles only) */
 const TOPICS: Array<{ topic: string; field: RegExp }> = [

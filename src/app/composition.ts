@@ -47,7 +47,7 @@ import { metricsBasisSentence } from "../journals/metricsBasis.js";
 import { createCatalogueService, type CatalogueService } from "../usecases/catalogue/catalogueService.js";
 import { journalLookupOf } from "../usecases/catalogue/discovery.js";
 import { readInventory } from "../usecases/catalogue/collectionsList.js";
-import { journalWeightsForTopic } from "../usecases/catalogue/topicJournals.js";
+import { journalWeightsForTopic } from "../usecases/search/topicJournals.js";
 import { pricePer1000For } from "../domain/pricing.js";
 import { takeMinuteBudget } from "../usecases/limits/quotas.js";
 import type { Reasoner } from "../reasoner/port.js";

@@ -2,7 +2,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Context, Next } from "koa";
 import { ApiError } from "./errors.js";
-import { hashApiKey, isWellFormedKey } from "../usecases/auth/apiKeys.js";
+import { hashApiKey, isWellFormedKey } from "../usecases/accounts/apiKeys.js";
 import type { Authenticate } from "../usecases/auth/authenticate.js";
 import type { RequestState } from "./requestContext.js";
 import { clientAddress, refuseTooManyRequests, type IpLimiter } from "./ipLimiter.js";

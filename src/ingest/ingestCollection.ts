@@ -25,7 +25,8 @@ import { workOfDocument, type StoredWork } from "./works.js";
 
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 export const PIPELINE_VERSION = 1;
-const DEFAULT_BATCH_SIZE = 64;
+/** chunks per indexChunks call, in both pipelines (this one and the ingestion workflow's batches) */
+export const INDEX_CALL_CHUNKS = 64;
 /**
  * Bump a reader's entry when what it reads changes; its collections re-ingest on the next start. OpenAlex: 2, works
  * keep cited_by_count; 3, abstracts keep their sentence boundaries and works carry their subjects. MEDLINE: 1,
@@ -126,7 +127,8 @@ export function needsVectors(collection: PlainCollection): boolean {
   return collection.retrieval !== "sparse";
 }
 
-function isRetracted(document: SourceDocument, retracted: ReadonlySet<string>): boolean {
+/** Retracted: marked so by its source, or its DOI is on a retraction list in force (lower-case DOIs). */
+export function isRetracted(document: SourceDocument, retracted: ReadonlySet<string>): boolean {
   return document.retracted === true || (document.metadata.doi ? retracted.has(document.metadata.doi) : false);
 }
 
@@ -202,6 +204,55 @@ export function prepareDocument(
   return { kind: "chunks", records, embeddingInputs, tokens, droppedFragments };
 }
 
+/**
+ * The work a document leaves in the works table by what became of it: an indexed one searchable, a retracted one
+ * kept out of search, none for the others (their work goes). Both pipelines record works by this rule.
+ */
+export function workOfPrepared(document: SourceDocument, prepared: PreparedDocument): StoredWork | null {
+  if (prepared.kind !== "chunks" && prepared.kind !== "retracted") return null;
+  return workOfDocument(document, prepared.kind === "chunks");
+}
+
+/** Draws a demoFigures collection's charts into its folder under `figureRoot` and names them on their records. */
+export async function attachDemoFigures(
+  collection: PlainCollection,
+  records: readonly ChunkRecord[],
+  figureRoot: string | undefined,
+): Promise<void> {
+  if (!collection.demoFigures || !figureRoot) return;
+  for (const record of records) {
+    const figures = await renderDemoFigures(join(figureRoot, collection.name), record.id, record.text);
+    if (figures.length > 0) record.metadata.figures = figures;
+  }
+}
+
+/** The embedder's vectors of `inputs`, one per input (an embedder that answers otherwise fails the ingestion). */
+export async function embedAll(
+  embedder: Embedder,
+  inputs: string[],
+  progress?: (done: number) => void,
+): Promise<Float32Array[]> {
+  const vectors = await embedder.embedPassages(inputs, progress);
+  if (vectors.length !== inputs.length)
+    throw new Error(`embedder returned ${vectors.length} vectors for ${inputs.length} texts`);
+  return vectors;
+}
+
+/** Stages records in the index, `size` chunks per indexChunks call; `indexed` hears the running count. */
+export async function indexInCalls(
+  engine: SearchEngine,
+  index: string,
+  records: readonly ChunkRecord[],
+  size = INDEX_CALL_CHUNKS,
+  indexed?: (count: number) => void,
+): Promise<void> {
+  for (let from = 0; from < records.length; from += size) {
+    const call = records.slice(from, from + size);
+    await engine.indexChunks(index, call);
+    indexed?.(from + call.length);
+  }
+}
+
 /** The counts of a report that read nothing (a skipped index, or one the ingestion workflow built), to fill in. */
 export function noDocumentsCounted(): Omit<PreparedCollection, "records" | "embeddingInputs" | "inventory" | "works"> {
   return {
@@ -251,9 +302,10 @@ export async function prepareCollection(options: {
     if (seenDocIds.has(document.doc_id)) throw new Error(`${collection.name}: duplicate doc_id ${document.doc_id}`);
     seenDocIds.add(document.doc_id);
     const outcome = prepareDocument(document, options);
+    const work = workOfPrepared(document, outcome);
+    if (work) prepared.works.push(work);
     switch (outcome.kind) {
       case "retracted":
-        prepared.works.push(workOfDocument(document, false));
         prepared.retractedExcluded += 1;
         prepared.retractedDocIds.push(document.doc_id);
         continue;
@@ -270,7 +322,6 @@ export async function prepareCollection(options: {
       case "chunks":
         prepared.droppedFragments += outcome.droppedFragments;
         prepared.documentsIndexed += 1;
-        prepared.works.push(workOfDocument(document, true));
         tally.add({ ...document.metadata, subjects: document.subjects });
         prepared.records.push(...outcome.records);
         prepared.embeddingInputs.push(...outcome.embeddingInputs);
@@ -438,7 +489,7 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
   const started = performance.now();
   const { collection, engine, embedder } = options;
   const index = options.index ?? collection.name;
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const batchSize = options.batchSize ?? INDEX_CALL_CHUNKS;
   const key = fingerprintKey(engine.kind, index);
   const { fingerprint, stored, current } = await indexState(options);
   const elapsed = (): number => Math.round((performance.now() - started) / 10) / 100;
@@ -470,14 +521,10 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
   if (await engine.hasIndex(index)) await engine.deleteIndex(index);
   await engine.ensureIndex(index, embedder.dims, embed ? embedder.modelName : undefined);
 
-  if (collection.demoFigures && options.figureDir) {
-    const figureDir = join(options.figureDir, collection.name);
-    await rm(figureDir, { recursive: true, force: true });
-    for (const record of records) {
-      const figures = await renderDemoFigures(figureDir, record.id, record.text);
-      if (figures.length > 0) record.metadata.figures = figures;
-    }
-  }
+  // a full build draws every chart afresh
+  if (collection.demoFigures && options.figureDir)
+    await rm(join(options.figureDir, collection.name), { recursive: true, force: true });
+  await attachDemoFigures(collection, records, options.figureDir);
   const window = embed ? (options.embedWindow ?? DEFAULT_EMBED_WINDOW) : records.length;
   // embedding is the slow part and drives the progress bar as its batches finish; indexing a window confirms it (for
   // an embedder that reports nothing); the next window's embedding may report first, so only rises are shown
@@ -494,14 +541,13 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
       ? Promise.resolve([])
       : missing.length === 0
         ? Promise.resolve([])
-        : embedder.embedPassages(
+        : embedAll(
+            embedder,
             missing.map((position) => embeddingInputs[start + position]!),
             (done) => progress(start + done),
           );
     const vectors = embedded.then((fresh) => {
       if (!embed) return [];
-      if (fresh.length !== missing.length)
-        throw new Error(`embedder returned ${fresh.length} vectors for ${missing.length} texts`);
       const all = slice.map((record) => reused.get(record.id));
       missing.forEach((position, k) => (all[position] = fresh[k]));
       return all as Float32Array[];
@@ -524,11 +570,7 @@ export async function ingestCollection(options: IngestCollectionOptions): Promis
         record.vector = vectors[position];
       });
     }
-    for (let from = 0; from < windowRecords.length; from += batchSize) {
-      const batch = windowRecords.slice(from, from + batchSize);
-      await engine.indexChunks(index, batch);
-      progress(start + from + batch.length);
-    }
+    await indexInCalls(engine, index, windowRecords, batchSize, (count) => progress(start + count));
   }
   // committed with the chunks it describes
   await engine.putInventory(index, inventory);

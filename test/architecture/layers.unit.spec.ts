@@ -1,7 +1,8 @@
 // The layout's rules: imports run down the layers (docs/architecture.md). Every relative import of src/, workflows/,
 // activities/ and projections/ is checked against the layer table; an import that runs up is allowed only when it is
 // listed below with its reason, and there are at most five. Besides, no import loop: neither between the table's
-// folders (mcp and http, workflows and the use cases) nor between files; and the domain does no I/O.
+// folders (mcp and http, workflows and the use cases), nor between any two folders (each use case's folder, each
+// engine's folder counts on its own), nor between files; and the domain does no I/O.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -74,6 +75,26 @@ function layerOf(path: string): string | undefined {
   for (const [entry] of LAYERS)
     if ((path === entry || path.startsWith(`${entry}/`)) && (!best || entry.length > best.length)) best = entry;
   return best;
+}
+
+/**
+ * The folder a path counts as in the loop check between folders: its own folder, or its layer-table entry where that
+ * is deeper (src/retrieval/port.ts). So each folder of src/usecases and src/retrieval/engines is a node of its own.
+ */
+function folderOf(path: string): string {
+  const entry = layerOf(path);
+  const folder = dirname(path);
+  return entry && entry.length > folder.length ? entry : folder;
+}
+
+/** Whether one folder holds the other: a folder's files may use its subfolders and be used by them. */
+const nested = (a: string, b: string) => a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+
+/** The imports between two folders, neither holding the other, as [folder, folder]. */
+export function betweenFolders(edges: readonly [string, string][]): [string, string][] {
+  return edges
+    .map(([file, target]): [string, string] => [folderOf(file), folderOf(target)])
+    .filter(([a, b]) => a !== b && !nested(a, b));
 }
 
 /** Every relative import (static, dynamic, type-only) of the layered folders: [importing file, imported file]. */
@@ -159,6 +180,10 @@ describe("the layers", () => {
     expect(loopsOf(between)).toEqual([]);
   });
 
+  it("no loop between any two folders: each use case, each engine, each folder of the table's", () => {
+    expect(loopsOf(betweenFolders(followed()))).toEqual([]);
+  });
+
   it("no loop between files", () => {
     expect(loopsOf(followed())).toEqual([]);
   });
@@ -170,6 +195,13 @@ describe("the layers", () => {
     ];
     const folders = loop.map(([a, b]): [string, string] => [layerOf(a)!, layerOf(b)!]);
     expect(loopsOf(folders)).toEqual([["src/http", "src/mcp"]]);
+    const useCases: [string, string][] = [
+      ["src/usecases/auth/context.ts", "src/usecases/accounts/accounts.ts"],
+      ["src/usecases/accounts/keyCommands.ts", "src/usecases/auth/apiKeys.ts"],
+      ["src/http/app.ts", "src/http/routes/searchRoutes.ts"],
+      ["src/http/routes/searchRoutes.ts", "src/http/errors.ts"],
+    ];
+    expect(loopsOf(betweenFolders(useCases))).toEqual([["src/usecases/accounts", "src/usecases/auth"]]);
     expect(
       loopsOf([...loop, ["src/http/middleware.ts", "src/http/app.ts"], ["src/mcp/routes.ts", "src/mcp/server.ts"]]),
     ).toHaveLength(1);

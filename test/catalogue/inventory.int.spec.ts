@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
 import type { CollectionInventory, InventoryEntry } from "../../src/domain/inventory.js";
-import { journalWeightsForTopic } from "../../src/usecases/catalogue/topicJournals.js";
+import { journalWeightsForTopic } from "../../src/usecases/search/topicJournals.js";
 import { createCollectionCatalog, type PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";

@@ -4,7 +4,7 @@ import { sqlReader } from "../../../projections/sqlProjection.js";
 import { decideKey, type KeyCommand } from "../../domain/apiKey.js";
 import { keyStream, type Actor, type KeyMode } from "../../domain/events.js";
 import { runStreamCommand } from "../../eventstore/streamCommand.js";
-import { generateApiKey, hashApiKey, keyPrefixOf, newId } from "../auth/apiKeys.js";
+import { generateApiKey, hashApiKey, keyPrefixOf, newId } from "./apiKeys.js";
 import { keyStateOf } from "./orgState.js";
 
 export function createKeyCommands(db: Db, clock: () => Date) {

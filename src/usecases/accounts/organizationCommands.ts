@@ -9,7 +9,7 @@ import {
   type BillingSettings,
   type OrgLimits,
 } from "../../domain/events.js";
-import { newId } from "../auth/apiKeys.js";
+import { newId } from "./apiKeys.js";
 import type { AccountReads } from "./accountReads.js";
 import type { Organization } from "./orgState.js";
 import type { RunOrgCommand } from "./orgCommand.js";

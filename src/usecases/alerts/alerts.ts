@@ -25,7 +25,8 @@ import {
 } from "../../../workflows/alertTypes.js";
 import type { AuthContext } from "../auth/context.js";
 import type { Accounts } from "../accounts/accounts.js";
-import { resolveTargets, retrieve, type RetrievalOutcome, type SearchDeps } from "../search/pipeline.js";
+import { resolveTargets } from "../auth/keyScope.js";
+import { retrieve, type RetrievalOutcome, type SearchDeps } from "../search/pipeline.js";
 import {
   loadQueryRecord,
   PAYLOAD_VERSION,

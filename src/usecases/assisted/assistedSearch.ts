@@ -44,7 +44,7 @@ import {
   type CachedRow,
   type QueryRecord,
 } from "../search/queryCache.js";
-import { resolveTargets } from "../search/pipeline.js";
+import { resolveTargets } from "../auth/keyScope.js";
 import { syntheticRows } from "../search/sandbox.js";
 import type { BillingOutcome, SearchService } from "../search/searchService.js";
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";

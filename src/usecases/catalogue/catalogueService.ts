@@ -12,7 +12,7 @@ import type { AuthContext } from "../auth/context.js";
 import type { CatalogEntry, CollectionCatalog, PlainCollection } from "../../domain/collectionDefinitions.js";
 import { formatPricePer1000 } from "../../domain/collectionDefinitions.js";
 import { Rejection } from "../../domain/rejection.js";
-import { reachableNames, resolveTargets } from "../search/pipeline.js";
+import { reachableNames, resolveTargets } from "../auth/keyScope.js";
 import { didYouMean } from "../../domain/didYouMean.js";
 import type { CatalogueIntent, CatalogueQuestion } from "./intent.js";
 import type { CollectionInventory } from "../../domain/inventory.js";

@@ -5,11 +5,11 @@ import type { Tokenizer } from "../../embedding/port.js";
 import type { PlainCollection } from "../../domain/collectionDefinitions.js";
 import type { IngestionCounts } from "../../domain/events.js";
 import type { ChunkRecord } from "../../retrieval/port.js";
-import { prepareDocument } from "../../ingest/ingestCollection.js";
+import { prepareDocument, workOfPrepared } from "../../ingest/ingestCollection.js";
 import { hashCanonicalJson } from "../../ingest/fingerprint.js";
 import { chunkIdsOf, zeroCounts, type ManifestEntry } from "../../ingest/manifest.js";
 import type { SourceItem } from "../../ingest/sourceDocument.js";
-import { workOfDocument, type StoredWork } from "../../ingest/works.js";
+import type { StoredWork } from "../../ingest/works.js";
 
 export interface BatchPlan {
   /** chunks of new and changed documents, to embed (when the collection has vectors) and index */
@@ -63,8 +63,8 @@ export function classifyBatch(
       continue;
     }
     const prepared = prepareDocument(item, { collection, tokenizer, retracted: new Set() });
-    if (prepared.kind === "chunks" || prepared.kind === "retracted")
-      works.upserts.push(workOfDocument(item, prepared.kind === "chunks"));
+    const work = workOfPrepared(item, prepared);
+    if (work) works.upserts.push(work);
     else works.deletes.push(item.doc_id);
     if (prepared.kind !== "chunks") {
       remove(item.doc_id);

@@ -9,7 +9,7 @@ import type { IngestionRow } from "../../../projections/tables.js";
 import { runStreamCommand } from "../../eventstore/streamCommand.js";
 import { ingestionStream, type Actor, type IngestionCounts, type IngestionMode } from "../../domain/events.js";
 import { Rejection } from "../../domain/rejection.js";
-import { newId } from "../auth/apiKeys.js";
+import { newId } from "../accounts/apiKeys.js";
 import { ingestionWorkflow } from "../../../workflows/ingestion.js";
 import { batchTaskQueueOf, ingestionProgressQuery, ingestionWorkflowId } from "../../../workflows/ingestionTypes.js";
 import { recordedTotals, zeroCounts } from "../../ingest/manifest.js";

@@ -1,8 +1,15 @@
 // Figure images and the figures a response shows: the image options and their defaults, the port that renders one
 // image (without a renderer, figures come back without image_data), which images a call returns (at most 50, the rows
 // asked for first) and the response form of a row's figures.
-import type { CachedRow } from "../search/queryCache.js";
 import type { ChunkMetadata, FigureRef } from "../../retrieval/port.js";
+
+/** What figures read of a result row (a query record's row has these and more). */
+export interface FigureRow {
+  id: string;
+  /** the physical collection holding the row */
+  physical: string;
+  metadata: ChunkMetadata;
+}
 
 export const MAX_IMAGES_PER_CALL = 50;
 
@@ -19,26 +26,26 @@ export const DEFAULT_IMAGE_OPTIONS: ImageOptions = { maxWidth: 800, maxHeight: 6
 /** Renders one figure of a row as base64 JPEG within the options; null when the image cannot be had. */
 export interface FigureImageRenderer {
   /** `row.physical`: the physical collection holding the row, under which its figure files live */
-  render(row: Pick<CachedRow, "physical">, figure: FigureRef, options: ImageOptions): Promise<string | null>;
+  render(row: Pick<FigureRow, "physical">, figure: FigureRef, options: ImageOptions): Promise<string | null>;
 }
 
 /** row id -> figure id -> base64 image */
 export type FigureImages = Map<string, Map<string, string>>;
 
-const figuresOf = (row: CachedRow): FigureRef[] => (Array.isArray(row.metadata.figures) ? row.metadata.figures : []);
+const figuresOf = (row: FigureRow): FigureRef[] => (Array.isArray(row.metadata.figures) ? row.metadata.figures : []);
 
 /**
  * Plans the image budget over the unlocked rows: first the rows in `priorityIds` (in that order), then the other
  * unlocked rows in result order; figures in their own order; stops at `budget` images. Locked rows get none.
  */
 export function planFigureImages(
-  rows: CachedRow[],
+  rows: FigureRow[],
   unlocked: ReadonlySet<string>,
   priorityIds: readonly string[],
   budget = MAX_IMAGES_PER_CALL,
 ): Map<string, FigureRef[]> {
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const order: CachedRow[] = [];
+  const order: FigureRow[] = [];
   const seen = new Set<string>();
   for (const id of [...priorityIds, ...rows.map((r) => r.id)]) {
     const row = byId.get(id);
@@ -64,7 +71,7 @@ export function planFigureImages(
  */
 export function renderFigureImages(
   renderer: FigureImageRenderer | undefined,
-  rows: CachedRow[],
+  rows: FigureRow[],
   unlocked: ReadonlySet<string>,
   priorityIds: readonly string[],
   options: ImageOptions,
@@ -75,7 +82,7 @@ export function renderFigureImages(
 /** Renders the planned images. */
 export async function renderPlannedImages(
   renderer: FigureImageRenderer | undefined,
-  rows: CachedRow[],
+  rows: FigureRow[],
   plan: Map<string, FigureRef[]>,
   options: ImageOptions,
 ): Promise<FigureImages> {
@@ -99,7 +106,7 @@ export async function renderPlannedImages(
  * rendered, within the same per-call budget as an unlock. Figures never enter the charge.
  */
 export async function searchFigureImages(
-  rows: CachedRow[],
+  rows: FigureRow[],
   renderer: FigureImageRenderer | undefined,
   options: ImageOptions,
 ): Promise<FigureImages> {

@@ -25,7 +25,7 @@ import {
 import { Rejection } from "../../domain/rejection.js";
 import { hashPassword, verifyDecoy, verifyPassword } from "../auth/passwords.js";
 import { csrfTokenOf, isWellFormedToken, newSecretToken, tokenHash } from "../auth/sessionTokens.js";
-import { newId } from "../auth/apiKeys.js";
+import { newId } from "../accounts/apiKeys.js";
 import type { Accounts } from "../accounts/accounts.js";
 import { keyScopeOf, type CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { sqlReader } from "../../../projections/sqlProjection.js";

@@ -8,7 +8,7 @@ import type { FilterNode } from "../../filters/ast.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
 import type { ChunkRecord, SearchEngine } from "../../retrieval/port.js";
 import type { AuthContext } from "../auth/context.js";
-import { reachableCollections } from "../tools/worksLookup.js";
+import { reachableCollections } from "../auth/keyScope.js";
 import type { LikeTarget } from "./pipeline.js";
 
 /** The most chunks of the work read for its vector (a long full text is represented by its first ones). */

@@ -7,12 +7,12 @@ import type { FilterNode } from "../../filters/ast.js";
 import type { FilterPlan, FilterPlanner } from "../../filters/planner.js";
 import { EmbeddingMismatchError, type SearchEngine } from "../../retrieval/port.js";
 import type { AuthContext } from "../auth/context.js";
+import { inKeyScope, resolveTargets } from "../auth/keyScope.js";
 import { pricePer1000For } from "../../domain/pricing.js";
 import type { CachedRow } from "./queryCache.js";
 import { teaserOf } from "./queryCache.js";
 import { assertSearchableQuery } from "./queryValidation.js";
 import { Rejection } from "../../domain/rejection.js";
-import { didYouMean } from "../../domain/didYouMean.js";
 import { chargeLines } from "../../domain/organization.js";
 import type { CollectionCharge } from "../../domain/events.js";
 import { costForTokens } from "../../domain/money.js";
@@ -105,47 +105,6 @@ export interface RetrievalOutcome {
   sorted?: { by: SortOrder; minRelevance: number; candidates: number };
   /** a request with a price cap: the rows it held back and the own price of the first of them */
   costCap?: { withheld: number; nextRowCostMicros: bigint | null };
-}
-
-function inKeyScope(auth: AuthContext, entry: CatalogEntry): boolean {
-  return !auth.key.collections || auth.key.collections.some((c) => c.toLowerCase() === entry.name.toLowerCase());
-}
-
-/** The names of the collections (plain and meta) this key may search: what a misspelled name is matched against. */
-export function reachableNames(catalog: CollectionCatalog, auth: AuthContext): string[] {
-  return [...catalog.collections, ...catalog.metaCollections]
-    .filter((entry) => inKeyScope(auth, entry))
-    .map((entry) => entry.name);
-}
-
-/** Resolves requested names and enforces the key's scope (403) and existence (404). */
-export function resolveTargets(
-  catalog: CollectionCatalog,
-  auth: AuthContext,
-  names: string[],
-): { requested: CatalogEntry; physical: PlainCollection[] }[] {
-  const seen = new Set<string>();
-  const out: { requested: CatalogEntry; physical: PlainCollection[] }[] = [];
-  for (const name of names) {
-    const entry = catalog.resolveCollection(name);
-    if (!entry)
-      throw new Rejection(
-        "COLLECTION_NOT_FOUND",
-        `collection "${name}" does not exist.${didYouMean(name, reachableNames(catalog, auth))} GET ` +
-          "/api/v1/search/collections lists the ones you can search",
-      );
-    if (!inKeyScope(auth, entry)) {
-      throw new Rejection(
-        "NO_COLLECTION_ACCESS",
-        `this API key cannot reach collection "${entry.name}".` +
-          `${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones it can`,
-      );
-    }
-    if (seen.has(entry.name)) continue;
-    seen.add(entry.name);
-    out.push({ requested: entry, physical: catalog.physicalMembers(entry) });
-  }
-  return out;
 }
 
 /**

@@ -2,13 +2,13 @@
 import type { Db } from "../../eventstore/db.js";
 import type { Accounts } from "../accounts/accounts.js";
 import type { AuthContext } from "../auth/context.js";
+import { resolveTargets } from "../auth/keyScope.js";
 import { Rejection } from "../../domain/rejection.js";
 import { assertSearchPayable, totalMicros, totalTokens, chargeLines } from "../../domain/organization.js";
 import {
   assertCollectionsReady,
   prepareRetrieval,
   retrieve,
-  resolveTargets,
   type PreparedRetrieval,
   type RetrievalOutcome,
   type SearchDeps,

@@ -5,7 +5,7 @@
 import type { Db } from "../../eventstore/db.js";
 import type { AuthContext } from "../auth/context.js";
 import type { Accounts } from "../accounts/accounts.js";
-import { newId } from "../auth/apiKeys.js";
+import { newId } from "../accounts/apiKeys.js";
 import { Rejection } from "../../domain/rejection.js";
 import { assertPayable, chargeModeOf } from "../../domain/organization.js";
 import { takeMinuteBudget } from "../limits/quotas.js";

@@ -2,6 +2,7 @@
 // retrieval port; a work held only outside the key's scope is reported like one held nowhere (scope is not disclosed).
 import { z } from "zod";
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
+import { reachableCollections } from "../auth/keyScope.js";
 import { canonicalDoi, canonicalPmid } from "../../domain/identifiers.js";
 import type { ChunkMetadata, SearchEngine } from "../../retrieval/port.js";
 import { ToolError, type RegisteredTool } from "./toolRegistry.js";
@@ -44,21 +45,6 @@ export interface WorkMetadata {
   pmid: string | null;
   /** the collections (reachable by the key) that hold the work */
   collections: string[];
-}
-
-/** The plain collections a key with this scope reaches (null: all of them; absent: none). */
-export function reachableCollections(
-  catalog: CollectionCatalog,
-  scope: readonly string[] | null | undefined,
-): string[] {
-  if (scope === undefined) return [];
-  if (scope === null) return catalog.collections.map((c) => c.name);
-  const names = new Set<string>();
-  for (const name of scope) {
-    const entry = catalog.resolveCollection(name);
-    if (entry) for (const member of catalog.physicalMembers(entry)) names.add(member.name);
-  }
-  return [...names];
 }
 
 const text = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);

@@ -11,7 +11,7 @@ import { NO_INTEGRITY_NOTICE, type Integrity } from "../../domain/integrity.js";
 import { manifestKey } from "../../ingest/manifest.js";
 import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
 import type { WorkFields } from "../../ingest/works.js";
-import { reachableCollections } from "../tools/worksLookup.js";
+import { reachableCollections } from "../auth/keyScope.js";
 import { takeMinuteBudget } from "../limits/quotas.js";
 import { decodeCursor, encodeCursor, parseWorkId, type WorkId } from "./workIds.js";
 import {
