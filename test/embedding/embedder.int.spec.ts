@@ -14,8 +14,10 @@ import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxE
 import { loadModelTokenizer } from "../../src/embedding/wordpieceTokenizer.js";
 import { loadProvisionedManifest } from "./provisionedModel.js";
 import reference from "./wordpieceReference.fixture.json" with { type: "json" };
+import { SCIFACT_DIR } from "../search/scifactFixture.js";
 
-const SCIFACT = "/work/shared/data/scifact";
+// the real SciFact beside the clone (../shared), wherever the clone sits
+const SCIFACT = SCIFACT_DIR;
 
 function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
