@@ -41,7 +41,9 @@ const sort = z
 const cursor = z.string().min(1).max(200).optional().meta({ description: "nextCursor of the previous page." });
 const credits = (name: string) =>
   z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, `${name} must be a decimal string of credits such as "0.50"`);
-const maxCost = (name: string) => credits(name).optional().meta({ description: "Most this call charges, in credits." });
+/** A price cap in either spelling (`max_cost`, `maxCost`): the most one call charges. */
+export const maxCost = (name: string) =>
+  credits(name).optional().meta({ description: "Most this call charges, in credits." });
 
 /** Exactly one of query and like (422 naming the fix otherwise). */
 function oneOfQueryAndLike(b: { query?: string | null; like?: unknown }, ctx: z.RefinementCtx): void {
