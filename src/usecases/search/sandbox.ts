@@ -72,15 +72,15 @@ export async function unlockSandboxRows(
 
 /**
  * The work a sandbox key's `like` searches near: the identifier checked by the live rules (a malformed one is the same
- * 422), then a synthetic work in the first collection named, so no real work's text reaches the synthetic rows.
+ * 422), then a synthetic work held by `collection`, so no real work's text reaches the synthetic rows.
  */
-export function sandboxLike(work: string, collections: readonly string[]): LikeTarget {
+export function sandboxLike(work: string, collection: string): LikeTarget {
   workCondition(work);
   const id = work.trim();
   const digest = createHash("sha256").update(id).digest("hex");
   return {
     work: id,
-    collection: collections[0]!,
+    collection,
     docId: `syn_doc_${digest.slice(0, 12)}`,
     title: `Synthetic work ${id.slice(0, 60)}`,
     text: `More like ${id}`,

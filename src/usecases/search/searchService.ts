@@ -485,11 +485,14 @@ export function createSearchService(deps: ServiceDeps) {
    * The request with its like-work resolved (scope and existence of the collections first, then 404 WORK_NOT_FOUND).
    */
   async function withLike(auth: AuthContext, input: SearchRequestInput, work: string): Promise<SearchRequestInput> {
-    resolveTargets(deps.catalog, auth, input.collections);
+    const targets = resolveTargets(deps.catalog, auth, input.collections);
     assertCollectionsReady(deps, auth, input.collections);
-    // a sandbox key never reaches a real work (its text would be licensed content): a synthetic one stands in
+    // a sandbox key never reaches a real work (its text would be licensed content): a synthetic one stands in, held by
+    // the first physical collection searched, as a live work is named by the collection holding it
     const like =
-      auth.billingMode === "sandbox" ? sandboxLike(work, input.collections) : await resolveLike(deps, auth, work);
+      auth.billingMode === "sandbox"
+        ? sandboxLike(work, targets[0]!.physical[0]?.name ?? targets[0]!.requested.name)
+        : await resolveLike(deps, auth, work);
     return { ...input, like, query: like.text };
   }
 
