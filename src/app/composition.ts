@@ -561,6 +561,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       client,
       db,
       accounts,
+      engine,
       clock,
       taskQueue: TASK_QUEUE,
       eagerStart: options.worker,

@@ -16,7 +16,7 @@ import type { CollectionReadiness } from "../../domain/readiness.js";
 import type { SearchEngine } from "../../retrieval/port.js";
 import { formatCredits, parseCredits } from "../../domain/money.js";
 import type { AssistedAnswer, AssistedSearch } from "../../usecases/assisted/assistedSearch.js";
-import type { Unlock, UnlockResult } from "../../usecases/unlock/unlock.js";
+import type { Unlock, UnlockRequest, UnlockResult } from "../../usecases/unlock/unlock.js";
 import {
   metadataWithFigures,
   responseFigures,
@@ -172,6 +172,26 @@ export function previewResponse(outcome: PreviewOutcome) {
     ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
     ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
     ...(outcome.discovery ? { discovery: outcome.discovery } : {}),
+  };
+}
+
+/** What the unlock use case takes from a parsed unlock body (REST `POST /unlock` and the MCP `confirm` tool). */
+export function unlockRequestOf(body: {
+  queryId: string;
+  resultIds?: string[] | null;
+  includeFigures: boolean;
+  imageMaxWidth: number;
+  imageMaxHeight: number;
+  imageQuality: number;
+  maxCost?: string;
+}): UnlockRequest {
+  return {
+    queryId: body.queryId,
+    resultIds: body.resultIds,
+    figures: body.includeFigures
+      ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
+      : null,
+    ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}),
   };
 }
 
