@@ -226,15 +226,18 @@ export async function assistedRecall(
   }
 }
 
-/** The judge's rule before: the relative cut fitted on SciFact claims applied to every query. */
-export const CUT_ON_EVERY_QUERY: JudgeModel = { ...DEFAULT_JUDGE_MODEL, relativeCutOn: "every query" };
+/**
+ * The judge's rule before the rules per form (src/reasoner/builtin/judgeForms.json): the claims' threshold for every
+ * request, the relative cut for claims to check only.
+ */
+export const WITHOUT_FORM_RULES: JudgeModel = { ...DEFAULT_JUDGE_MODEL, forms: undefined };
 
-/** Before (the cut on every query) and after (the shipped rule), each on a service of its own. */
+/** Before (no rules per form) and after (the shipped rule), each on a service of its own. */
 export async function assistedRecallBeforeAfter(): Promise<{
   before: AssistedRecallReport;
   after: AssistedRecallReport;
 }> {
-  const before = await assistedRecall({ judgeModel: CUT_ON_EVERY_QUERY });
+  const before = await assistedRecall({ judgeModel: WITHOUT_FORM_RULES });
   const after = await assistedRecall();
   return { before, after };
 }
@@ -268,7 +271,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     options: {
       forms: { type: "string", default: "question,keywords" },
       sets: { type: "string", default: "heldout" },
-      // the judge's delivery rule, to try others than the shipped one; --before: the cut on every query
+      // the judge's delivery rule, to try others than the shipped one; --before: without the rules per form
       threshold: { type: "string" },
       "relative-cut": { type: "string" },
       before: { type: "boolean", default: false },
@@ -278,7 +281,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const judgeModel =
     values.threshold !== undefined || values["relative-cut"] !== undefined || values.before
       ? {
-          ...(values.before ? CUT_ON_EVERY_QUERY : DEFAULT_JUDGE_MODEL),
+          ...(values.before ? WITHOUT_FORM_RULES : DEFAULT_JUDGE_MODEL),
           threshold: Number(values.threshold ?? DEFAULT_JUDGE_MODEL.threshold),
           relativeCut: Number(values["relative-cut"] ?? DEFAULT_JUDGE_MODEL.relativeCut),
         }
