@@ -80,7 +80,8 @@ export interface AssistedRecallReport {
   }>;
 }
 
-async function loadLabels(dataRoot: string, review: string): Promise<Map<string, boolean>> {
+/** A review's labels by OpenAlex work id: true when the review included the work, false when it only screened it. */
+export async function loadLabels(dataRoot: string, review: string): Promise<Map<string, boolean>> {
   const text = await readFile(join(dataRoot, "articles", "synergy_labels", `${review}.labels.csv`), "utf8");
   const labels = new Map<string, boolean>();
   for (const line of text.split(/\r?\n/).slice(1)) {

@@ -20,11 +20,10 @@ import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../src/app/config.js";
 import { loadJournals } from "../src/filters/planner.js";
-import { searchCollections } from "../src/usecases/search/pipeline.js";
 import { CatalogueVocabulary } from "../src/reasoner/builtin/constraints.js";
 import { planByRules } from "../src/reasoner/builtin/builtinReasoner.js";
 import { understandByRules } from "../src/reasoner/builtin/understanding.js";
-import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from "../workflows/candidateBudget.js";
+import { CANDIDATES_PER_CALL } from "../workflows/candidateBudget.js";
 import {
   DEFAULT_JUDGE_MODEL,
   deliveryRule,
@@ -41,7 +40,9 @@ import {
 } from "../src/reasoner/builtin/judge.js";
 import { candidateFeatures, FEATURE_NAMES } from "../src/reasoner/builtin/judgeFeatures.js";
 import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from "../src/reasoner/builtin/qualifiers.js";
-import type { Candidate, QueryUnderstanding } from "../src/reasoner/port.js";
+import type { Candidate } from "../src/reasoner/port.js";
+import { loadLabels } from "./assistedRecall.js";
+import { judgePool } from "./judgePool.js";
 import { claimFolds, loadJudgeFolds } from "./judgeFolds.js";
 import { OFF_TOPIC_QUESTIONS } from "./offTopicQuestions.js";
 import { benchConfig, ingestBenchCollection, loadScifactJudgements, SCIFACT_COLLECTION } from "./scifactBench.js";
@@ -105,16 +106,6 @@ async function synergyItems(): Promise<Item[]> {
   return items;
 }
 
-async function labelsOf(dataRoot: string, review: string): Promise<Map<string, boolean>> {
-  const text = await readFile(join(dataRoot, "articles", "synergy_labels", `${review}.labels.csv`), "utf8");
-  const labels = new Map<string, boolean>();
-  for (const line of text.split(/\r?\n/).slice(1)) {
-    const [openalex, , , included] = line.split(",");
-    if (openalex) labels.set(openalex.replace(/^https?:\/\/openalex\.org\//, ""), included?.trim() === "1");
-  }
-  return labels;
-}
-
 async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
   const loadBefore = loadavg()[0]!;
   const config = benchConfig();
@@ -145,36 +136,13 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
     for (const item of items) {
       const understanding = understandByRules({ query: item.text, callerFilters: null }, { vocabulary, now });
       const subQuestions = planByRules({ query: item.text, understanding, round: 1, searched: [] });
-      const perSub = candidatesPerSubQuestion(subQuestions.length, CANDIDATES_PER_CALL);
-      const merged = new Map<string, { candidate: Candidate; docId: string }>();
-      for (const subQuestion of subQuestions) {
-        const hits = await searchCollections(
-          { engine, embedder },
-          [{ key: item.collection, collection: collections.get(item.collection)! }],
-          subQuestion,
-          perSub,
-        );
-        hits.forEach(({ hit, relevance }, rank) => {
-          const known = merged.get(hit.id);
-          if (known && known.candidate.retrievalScore >= relevance) return;
-          merged.set(hit.id, {
-            docId: String(hit.chunk.metadata.doc_id),
-            candidate: {
-              id: hit.id,
-              collection: item.collection,
-              text: hit.chunk.text,
-              section: (hit.chunk.metadata.section as string | null | undefined) ?? null,
-              title: (hit.chunk.metadata.title as string | null | undefined) ?? null,
-              subQuestion,
-              retrievalScore: relevance,
-              rank,
-            },
-          });
-        });
-      }
-      const pool = [...merged.values()]
-        .sort((a, b) => b.candidate.retrievalScore - a.candidate.retrievalScore)
-        .slice(0, CANDIDATES_PER_CALL);
+      const pool = await judgePool(
+        { engine, embedder },
+        item.collection,
+        collections.get(item.collection)!,
+        subQuestions,
+        CANDIDATES_PER_CALL,
+      );
       const chunkVectors = async (candidates: readonly Candidate[]) => {
         const chunks = await engine.getChunks(
           item.collection,
@@ -191,7 +159,7 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
       const features = candidateFeatures(prepared);
       let labels: Map<string, boolean> | undefined;
       if (item.review) {
-        labels = labelCache.get(item.review) ?? (await labelsOf(config.dataRoot, item.review));
+        labels = labelCache.get(item.review) ?? (await loadLabels(config.dataRoot, item.review));
         labelCache.set(item.review, labels);
       }
       const judged = relevant.get(item.id);

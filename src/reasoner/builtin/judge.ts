@@ -49,7 +49,7 @@ export interface JudgeRule<F extends string = FeatureName> {
  * How the judge reads a request (`judgeForm`): the relevance scale's question and keywords, a claim to check, or a
  * topic (what the relevance scale calls a claim but does not read as a statement to check).
  */
-export type JudgeForm = Exclude<QueryForm, "claim"> | "claim" | "topic";
+export type JudgeForm = QueryForm | "topic";
 
 /** The part of a judge that decides delivery from the probabilities. */
 export type DeliveryRule = Pick<JudgeRule, "threshold" | "relativeCut" | "floor">;
