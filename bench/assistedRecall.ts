@@ -271,12 +271,13 @@ export function printAssistedRecall(runs: Record<string, AssistedRecallReport>):
       `SYNERGY labels, the preview's for comparison)`,
   );
   console.log(
-    `run      works >= ${VERY_CONFIDENT}  works >= ${CONFIDENT} delivered  preview works delivered  rows  rows/question  topical  included  ` +
-      `preview included: all / >= ${CONFIDENT} / below / delivered / left out`,
+    `run      works >= ${VERY_CONFIDENT}  works >= ${CONFIDENT} delivered  preview works delivered  rows  ` +
+      `rows/question  topical  included  preview included: all / >= ${CONFIDENT} / below / delivered / left out`,
   );
   for (const [name, r] of Object.entries(runs)) {
     console.log(
-      `${name.padEnd(8)} ${`${r.verySureDelivered} of ${r.verySureInPreview}`.padEnd(12)} ${`${r.sureDelivered} of ${r.sureInPreview} (${r.recallOfSure.toFixed(3)})`.padEnd(23)} ` +
+      `${name.padEnd(8)} ${`${r.verySureDelivered} of ${r.verySureInPreview}`.padEnd(12)} ` +
+        `${`${r.sureDelivered} of ${r.sureInPreview} (${r.recallOfSure.toFixed(3)})`.padEnd(23)} ` +
         `${`${r.previewWorksDelivered} of ${r.previewWorks} (${r.recallOfPreview.toFixed(3)})`.padEnd(24)} ` +
         `${String(r.delivered).padEnd(5)} ${(r.delivered / r.questions).toFixed(1).padEnd(14)} ` +
         `${r.topicalPrecision.assisted.toFixed(3)}    ${r.includedPrecision.assisted.toFixed(3)}     ` +

@@ -4,8 +4,8 @@
 // preview ranks first undelivered. Each phrasing of bench/synergyQuestions.json (fit and held out, question and
 // keywords forms), the DBT question of the complaint, every SciFact train claim and the off-topic questions of
 // offTopicQuestions.ts (on both collections) run through the built-in understanding and planning, the hybrid retrieval
-// of the bench's embedded index (openalex-synergy or scifact, the candidate budget split over the sub-questions) and the
-// judge's features; the pools are cached in data/bench/judge-forms.json (--refresh collects again).
+// of the bench's embedded index (openalex-synergy or scifact, the candidate budget split over the sub-questions) and
+// the judge's features; the pools are cached in data/bench/judge-forms.json (--refresh collects again).
 // Labels on SYNERGY: a work the review included answers the need (positive); a work screened for the review but not
 // included is topical, neither counted for nor against included precision, but counted as on topic; a work of another
 // review is off topic. Rules are chosen on the fit phrasings only; figures are printed for the held-out phrasings, and
@@ -433,13 +433,15 @@ async function main(): Promise<void> {
     "\nheld out: SYNERGY held-out phrasings (and the DBT question); SciFact train claims by their fold's model",
   );
   console.log(
-    "rule                                          | SYNERGY rows/q  topical  included  included works (share of pools)" +
-      "  short | SciFact precision  recall  rows/claim | off-topic rejected",
+    "rule                                          | SYNERGY rows/q  topical  included  " +
+      "included works (share of pools)  short | SciFact precision  recall  rows/claim | off-topic rejected",
   );
   for (const t of table)
     console.log(
-      `${t.name.padEnd(45)} | ${t.heldout.perQuery.toFixed(2).padEnd(15)} ${t.heldout.topicalPrecision.toFixed(3)}    ` +
-        `${t.heldout.includedPrecision.toFixed(3)}     ${`${t.heldout.positivesDelivered} (${t.heldout.recallOfPool.toFixed(3)})`.padEnd(33)} ` +
+      `${t.name.padEnd(45)} | ${t.heldout.perQuery.toFixed(2).padEnd(15)} ` +
+        `${t.heldout.topicalPrecision.toFixed(3)}    ` +
+        `${t.heldout.includedPrecision.toFixed(3)}     ` +
+        `${`${t.heldout.positivesDelivered} (${t.heldout.recallOfPool.toFixed(3)})`.padEnd(33)} ` +
         `${String(t.heldout.short).padEnd(5)} | ${t.scifact.includedPrecision.toFixed(4).padEnd(18)} ` +
         `${t.scifact.recall.toFixed(4).padEnd(7)} ${t.scifact.perQuery.toFixed(3).padEnd(10)} | ${t.offTopicRejected}`,
     );
@@ -462,8 +464,9 @@ async function main(): Promise<void> {
       JSON.stringify(
         {
           $comment:
-            "Written by bench/calibrateJudgeForms.ts: the judge's delivery rule for questions and keywords, chosen on " +
-            "the SYNERGY fit phrasings (bench/synergyQuestions.json); figures on the held-out phrasings. Do not edit by hand.",
+            "Written by bench/calibrateJudgeForms.ts: the judge's delivery rule for questions and keywords, " +
+            "chosen on the SYNERGY fit phrasings (bench/synergyQuestions.json); figures on the held-out phrasings. " +
+            "Do not edit by hand.",
           forms,
           heldOut: { before: table[0], shipped: shippedRow, fitted, preview: previewHeldOut },
           loadAverage: cache.loadAverage.map((x) => Math.round(x * 100) / 100),
