@@ -255,9 +255,8 @@ export function printCalibrationReport(report: CalibrationReport): void {
         x.meanAbsolutePairDifference.toFixed(3).padStart(9),
         x.sameWorkMeanAbsoluteDifference.toFixed(3).padStart(9),
       ].join(" ");
-    console.log(
-      `${f.mode.padEnd(8)} ${cells(f.before).padStart(44)}   ${cells(f.after).padStart(42)} ${String(f.sameWorks).padStart(6)}`,
-    );
+    const works = String(f.sameWorks).padStart(6);
+    console.log(`${f.mode.padEnd(8)} ${cells(f.before).padStart(44)}   ${cells(f.after).padStart(42)} ${works}`);
   }
   console.log("\nbands of relevance (SciFact train and SYNERGY held-out rows): rows, mean relevance / observed");
   for (const mode of MODES) {
