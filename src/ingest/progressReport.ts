@@ -1,7 +1,7 @@
 // Ingestion progress a person can read, in a terminal (one line rewritten in place) or in a log (a line every few
 // seconds): per collection, the documents and chunks done out of the total, the rate, and when it should be done as a
 // clock time. Counts only go up, whatever order the batches report in; nothing is shown that is not known yet.
-import type { IngestProgress } from "./ingestCollection.js";
+import type { IngestProgress } from "./pipelineRules.js";
 import type { IngestionStatus } from "./ingestions.js";
 
 export interface ProgressCount {
