@@ -34,17 +34,6 @@ const READER_VERSIONS: Partial<Record<PlainCollection["source"]["reader"], numbe
  */
 export const DEFAULT_EMBEDDING_INPUT_TOKENS = 254;
 
-export type IngestPhase = "reading" | "indexing";
-
-export interface IngestProgress {
-  collection: string;
-  phase: IngestPhase;
-  /** documents read (reading) or chunks indexed (indexing) */
-  done: number;
-  /** known in the indexing phase only */
-  total: number | null;
-}
-
 export interface PreparedCollection {
   records: ChunkRecord[];
   /**
@@ -200,7 +189,7 @@ export async function indexInCalls(
 }
 
 /** The counts of a collection before any document is read. */
-export function noDocumentsCounted(): Omit<PreparedCollection, "records" | "embeddingInputs" | "inventory" | "works"> {
+function noDocumentsCounted(): Omit<PreparedCollection, "records" | "embeddingInputs" | "inventory" | "works"> {
   return {
     documentsRead: 0,
     documentsIndexed: 0,
@@ -222,7 +211,6 @@ export async function prepareCollection(options: {
   retracted: ReadonlySet<string>;
   chunking?: ChunkingOptions;
   embeddingInputTokens?: number;
-  onProgress?: (progress: IngestProgress) => void;
 }): Promise<PreparedCollection> {
   const { collection } = options;
   const tally = new InventoryTally();
@@ -237,14 +225,6 @@ export async function prepareCollection(options: {
     // a full ingestion indexes exactly the documents its files hold: a deletion has nothing to remove here
     if ("deleted" in document) continue;
     prepared.documentsRead += 1;
-    if (prepared.documentsRead % 500 === 0) {
-      options.onProgress?.({
-        collection: collection.name,
-        phase: "reading",
-        done: prepared.documentsRead,
-        total: null,
-      });
-    }
     if (seenDocIds.has(document.doc_id)) throw new Error(`${collection.name}: duplicate doc_id ${document.doc_id}`);
     seenDocIds.add(document.doc_id);
     const outcome = prepareDocument(document, options);
@@ -274,7 +254,6 @@ export async function prepareCollection(options: {
         prepared.tokens += outcome.tokens;
     }
   }
-  options.onProgress?.({ collection: collection.name, phase: "reading", done: prepared.documentsRead, total: null });
   return { ...prepared, inventory: tally.inventory(collection.name) };
 }
 
