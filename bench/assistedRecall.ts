@@ -251,7 +251,7 @@ export async function assistedRecall(
  * The judge's rule before the rules per form (src/reasoner/builtin/judgeForms.json): the claims' threshold for every
  * request, the relative cut for claims to check only.
  */
-export const WITHOUT_FORM_RULES: JudgeModel = { ...DEFAULT_JUDGE_MODEL, forms: undefined };
+export const WITHOUT_FORM_RULES: JudgeModel = { ...DEFAULT_JUDGE_MODEL, forms: undefined, literatureOrder: undefined };
 
 /** Before (no rules per form) and after (the shipped rule), each on a service of its own. */
 export async function assistedRecallBeforeAfter(): Promise<{

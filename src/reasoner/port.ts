@@ -76,6 +76,12 @@ export interface Verdict {
   rationale: string;
   /** judgeScore at or above the reasoner's threshold */
   verified: boolean;
+  /**
+   * the order a delivery takes verified rows in, best first, when it is not the judge's probability: for a request
+   * for literature (a question, keywords, a topic) the built-in judge verifies every row that answers and leaves
+   * their order to the relevance scale (the preview's order); absent, the rows go by `judgeScore`
+   */
+  priority?: number;
   /** who judged: 'builtin' or 'llm:<model>' (the chat adapter's fallback judges as 'builtin') */
   answeredBy?: string;
 }

@@ -1,10 +1,17 @@
-// What an assisted search delivers: best first by the judge, one chunk per document, a work held by two collections
+// What an assisted search delivers: best first by the judge (or the priority the judge set), one chunk per document, a work held by two collections
 // (the same DOI) delivered and charged once.
 import { describe, expect, it } from "vitest";
 import { deliverable, distinctDocuments } from "../../workflows/deliverableRows.js";
 import type { VerifiedRow } from "../../workflows/assistedTypes.js";
 
-function verified(id: string, physical: string, docId: string, judgeScore: number, doi?: string): VerifiedRow {
+function verified(
+  id: string,
+  physical: string,
+  docId: string,
+  judgeScore: number,
+  doi?: string,
+  priority?: number,
+): VerifiedRow {
   return {
     candidate: {
       row: {
@@ -23,7 +30,15 @@ function verified(id: string, physical: string, docId: string, judgeScore: numbe
       subQuestion: "q",
       rank: 0,
     },
-    verdict: { id, judgeScore, matchedTerms: [], rationale: "r", verified: true, answeredBy: "builtin" },
+    verdict: {
+      id,
+      judgeScore,
+      matchedTerms: [],
+      rationale: "r",
+      verified: true,
+      answeredBy: "builtin",
+      ...(priority === undefined ? {} : { priority }),
+    },
   } as VerifiedRow;
 }
 
@@ -38,6 +53,16 @@ describe("delivery", () => {
     expect(deliverable(rows, 10).map((r) => r.candidate.row.id)).toEqual(["a2", "b1", "c1"]);
     expect(deliverable(rows, 2).map((r) => r.candidate.row.id)).toEqual(["a2", "b1"]);
     expect(distinctDocuments(rows)).toBe(3);
+  });
+
+  it("orders by the verdicts' priority where the judge set one (a request for literature), then by the judge", () => {
+    const rows = [
+      verified("a", "c", "A", 0.9, undefined, 0.3),
+      verified("b", "c", "B", 0.2, undefined, 0.8),
+      verified("c", "c", "C", 0.5, undefined, 0.3),
+    ];
+    expect(deliverable(rows, 10).map((r) => r.candidate.row.id)).toEqual(["b", "a", "c"]);
+    expect(deliverable(rows, 1).map((r) => r.candidate.row.id)).toEqual(["b"]);
   });
 
   it("counts a work held by two collections once (by DOI, any case); the same doc id in two collections without a DOI is two works", () => {

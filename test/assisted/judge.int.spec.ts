@@ -150,6 +150,22 @@ describe("built-in judge on SciFact evidence", () => {
     expect(right.after / pairs.length).toBeGreaterThanOrEqual(0.85);
   }, 300_000);
 
+  it("leaves a request for literature's order to the relevance scale, a claim's to the judge", async () => {
+    const pool = claims.slice(0, 6).map((c, i) => ({ ...c.evidenceChunk, retrievalScore: 0.9 - i / 10, rank: i }));
+    for (const query of [
+      "Which genes are associated with poor prognosis in breast cancer?",
+      "breast cancer prognosis gene expression",
+    ]) {
+      const understanding = understandByRules({ query, callerFilters: null }, { vocabulary, now });
+      const verdicts = await judgeCandidates({ embedder }, query, understanding, pool);
+      expect(verdicts.map((v) => v.priority)).toEqual(pool.map((c) => c.retrievalScore));
+    }
+    const claim = claims[0]!;
+    const understanding = understandByRules({ query: claim.text, callerFilters: null }, { vocabulary, now });
+    const verdicts = await judgeCandidates({ embedder }, claim.text, understanding, pool);
+    expect(verdicts.every((v) => v.priority === undefined)).toBe(true);
+  });
+
   it("verifies nothing for an off-topic question, even against real abstracts", async () => {
     for (const question of [
       "best pizza recipe in Naples",

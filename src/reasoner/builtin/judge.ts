@@ -43,6 +43,12 @@ export interface JudgeRule<F extends string = FeatureName> {
    * is verified at `threshold` with no relative cut
    */
   forms?: FormRules;
+  /**
+   * the order of a request for literature's verified rows (a question, keywords, a topic): the relevance scale's (the
+   * preview's order; measured better on review-style needs, docs/measurements.md) or, absent, the judge's probability.
+   * A claim's rows always go by the judge.
+   */
+  literatureOrder?: "relevance";
 }
 
 /**
@@ -71,7 +77,11 @@ export interface JudgeModel<F extends string = FeatureName> extends JudgeRule<F>
 }
 
 /** The shipped judge; the calibration's other fields are its figures. */
-export const DEFAULT_JUDGE_MODEL: JudgeModel = { ...shippedModel(calibration.model), forms: formCalibration.forms };
+export const DEFAULT_JUDGE_MODEL: JudgeModel = {
+  ...shippedModel(calibration.model),
+  forms: formCalibration.forms,
+  literatureOrder: "relevance",
+};
 
 function shippedModel(model: { kind: string }): JudgeModel {
   if (model.kind !== "logistic")
@@ -365,13 +375,20 @@ export async function judgeCandidates(
   const prepared = await prepareJudgement(deps, query, understanding, candidates);
   // a candidate whose only mention of a qualifier the query asks for is negated, or that names only another
   // population, ranks below those that match it (qualifiers.ts)
-  const probabilities = scoresOf(model, candidateFeatures(prepared)).map((p, i) =>
-    deps.readQualifiers !== false && qualifierConflict(query, `${candidates[i]!.title ?? ""}\n${candidates[i]!.text}`)
-      ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000
-      : p,
+  const conflicts = candidates.map(
+    (candidate) =>
+      deps.readQualifiers !== false && qualifierConflict(query, `${candidate.title ?? ""}\n${candidate.text}`),
   );
-  const { rule, claim } = ruleFor(model, judgeForm(query, understanding));
+  const demoted = (p: number, i: number) =>
+    conflicts[i] ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000 : p;
+  const probabilities = scoresOf(model, candidateFeatures(prepared)).map(demoted);
+  const form = judgeForm(query, understanding);
+  const { rule, claim } = ruleFor(model, form);
   const verified = deliveryRule(rule, probabilities, claim);
+  // a claim's rows go by the judge (one or two documents settle it); a request for literature's verified rows may go
+  // by the relevance scale (JudgeRule.literatureOrder), a qualifier conflict demoting them there too
+  const byRelevance = model.literatureOrder === "relevance" && form !== "claim";
+  const priority = (i: number) => (byRelevance ? { priority: demoted(candidates[i]!.retrievalScore, i) } : {});
   return candidates.map((candidate, i) => {
     const best = prepared.bestSentence[i]!;
     // sentencesOf puts the title first when the candidate has one
@@ -384,6 +401,7 @@ export async function judgeCandidates(
       matchedTerms,
       rationale: rationaleOf(evidence, matchedTerms, verified[i]!),
       verified: verified[i]!,
+      ...priority(i),
       answeredBy: "builtin",
     };
   });
