@@ -5,13 +5,10 @@
 // nothing charged, and a business answer that fails the run without a retry. The activities themselves are tested over
 // the real stack (assistedSearch.e2e, clarificationWait.int, deliveryRefund.int); here only the workflow's decisions
 // are.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ApplicationFailure } from "@temporalio/activity";
 import { WorkflowFailedError, type WorkflowHandle } from "@temporalio/client";
-import type { TestWorkflowEnvironment } from "@temporalio/testing";
-import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
-import { startTimeSkippingEnv } from "../support/timeSkipping.js";
-import { workflowBundle } from "../../src/app/temporalWorker.js";
+import { clearCalls, useStubWorker } from "../support/stubWorker.js";
 import { assistedSearchWorkflow } from "../../workflows/assisted.js";
 import {
   answerUpdate,
@@ -128,27 +125,7 @@ const stubs: AssistedActivities = {
   },
 };
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-
-beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger("ERROR") });
-  env = await startTimeSkippingEnv();
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowBundle: await workflowBundle(),
-    activities: stubs,
-  });
-  running = worker.run();
-}, 240_000);
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const harness = useStubWorker(TASK_QUEUE, stubs);
 
 let runs = 0;
 
@@ -175,7 +152,7 @@ async function start(
   partial: Partial<Script>,
   input: AssistedInput = inputOf(),
 ): Promise<WorkflowHandle<typeof assistedSearchWorkflow>> {
-  for (const list of Object.values(calls)) list.length = 0;
+  clearCalls(calls);
   script = {
     understand: () => understanding(["x and y"]),
     plan: () => [],
@@ -184,7 +161,7 @@ async function start(
     charge: (i) => charged(i, "0"),
     ...partial,
   };
-  return env.client.workflow.start(assistedSearchWorkflow, {
+  return harness.env.client.workflow.start(assistedSearchWorkflow, {
     taskQueue: TASK_QUEUE,
     workflowId: `assisted-stub-${input.queryId}`,
     args: [input],
@@ -266,7 +243,7 @@ describe("the assisted-search workflow with stub activities", () => {
     });
     const waiting = await progressUntil(handle, (p) => p.phase === "awaiting_clarification");
     expect(waiting.clarification).toEqual({ question: "which outcome?", reason: "vague" });
-    await env.sleep("23 hours");
+    await harness.env.sleep("23 hours");
     await handle.executeUpdate(answerUpdate, {
       args: [{ answer: "mortality", chargeDeadline: Date.now() + 48 * HOUR_MS }],
     });
