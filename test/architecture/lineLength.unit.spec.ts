@@ -28,7 +28,7 @@ describe("line length", () => {
     expect(long).toEqual([]);
   });
 
-  it("the codemod wraps a long comment and splits a long string, keeps a URL, and leaves its output as it is", async () => {
+  it("the codemod wraps a long comment, splits a long string, keeps a URL, leaves its output as is", async () => {
     const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
     const url = `"https://example.org/${"x".repeat(130)}"`;
     const text = `// ${words}\nexport const message = "${words}";\nexport const url = ${url};\n`;

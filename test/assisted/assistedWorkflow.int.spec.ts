@@ -200,7 +200,7 @@ describe("the assisted-search workflow with stub activities", () => {
     expect(calls.charge[0]!).toMatchObject({ status: "results", iterationsRun: 1 });
   });
 
-  it("too few verify: it replans with what was searched, judges only fresh candidates, and stops once enough verify", async () => {
+  it("too few verify: it replans with what it searched, judges fresh candidates only, stops at enough", async () => {
     const outcome = await run({
       understand: () => understanding(["first"]),
       plan: () => ["first", "second"],
@@ -217,7 +217,7 @@ describe("the assisted-search workflow with stub activities", () => {
     expect(calls.charge[0]!.rows.map((r) => r.candidate.row.id).sort()).toEqual(["a#0", "c#0"]);
   });
 
-  it("a plan that runs dry ends the rounds: nothing verified is no_relevant_results, still recorded by the charge step", async () => {
+  it("a plan that runs dry ends the rounds: no_relevant_results if none verify, still recorded by charge", async () => {
     const outcome = await run({ plan: () => ["x and y"], search: () => ["a"] });
     expect(outcome).toMatchObject({ status: "no_relevant_results", iterationsRun: 1 });
     expect(calls.plan).toHaveLength(1);
@@ -232,7 +232,7 @@ describe("the assisted-search workflow with stub activities", () => {
     expect(calls.search).toHaveLength(MAX_ROUNDS);
   });
 
-  it("a clarification answered: the run waits, then reads the query again with the answer and plans with the question it makes", async () => {
+  it("a clarification answered: the run waits, rereads the query with the answer, plans by its question", async () => {
     const handle = await start({
       understand: (i) =>
         i.clarificationAnswer === undefined
@@ -258,7 +258,7 @@ describe("the assisted-search workflow with stub activities", () => {
     ).rejects.toThrow();
   });
 
-  it("a clarification unanswered for its whole wait: the run ends clarification_expired and nothing is searched or charged", async () => {
+  it("a clarification never answered: the run ends clarification_expired, nothing searched or charged", async () => {
     const outcome = await run({
       understand: () => understanding(["vague"], { clarification: { question: "which outcome?", reason: "vague" } }),
     });

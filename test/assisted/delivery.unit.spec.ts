@@ -40,7 +40,7 @@ describe("delivery", () => {
     expect(distinctDocuments(rows)).toBe(3);
   });
 
-  it("counts a work held by two collections once (by DOI, any case); the same doc id in two collections without a DOI is two works", () => {
+  it("counts a work in two collections once (by DOI, any case); a doc id in two without a DOI is two works", () => {
     const rows = [
       verified("x-open", "openalex-open-access", "W1", 0.8, "10.1001/JAMA.288.3.334"),
       verified("x-syn", "openalex-synergy", "W1", 0.7, "10.1001/jama.288.3.334"),
