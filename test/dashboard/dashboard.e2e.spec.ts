@@ -431,7 +431,10 @@ describe("roles and organizations", () => {
     // workflow)
     expect(page.text).toContain('id="collections-table"');
     expect(page.text).toMatch(
-      /<tr data-collection="scifact"><td>[^<]+<code>scifact<\/code><\/td><td>hybrid<\/td><td>ready<\/td><td class="num">\d+<\/td>/,
+      new RegExp(
+        String.raw`<tr data-collection="scifact"><td>[^<]+<code>scifact</code></td>` +
+          String.raw`<td>hybrid</td><td>ready</td><td class="num">\d+</td>`,
+      ),
     );
     expect(page.text).toContain("<code>biomedical</code>");
     // the operator has no organization pages

@@ -278,7 +278,10 @@ describe("accepted filters", () => {
     expect(metric.status).toBe(200);
     // each entry says what the metrics are computed from: here the indexed works of the sliced data root
     const basis = expect.stringMatching(
-      /^Journal metrics are computed from the \d+ OpenAlex works this service indexes that name their journal \(published (in \d{4}|\d{4}-\d{4}), citations counted in \d{4}\)/,
+      new RegExp(
+        String.raw`^Journal metrics are computed from the \d+ OpenAlex works this service indexes that name their ` +
+          String.raw`journal \(published (in \d{4}|\d{4}-\d{4}), citations counted in \d{4}\)`,
+      ),
     );
     expect(metric.body.journalMetricExpansions).toEqual([
       {
