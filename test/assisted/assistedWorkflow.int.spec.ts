@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { ApplicationFailure } from "@temporalio/activity";
 import { WorkflowFailedError, type WorkflowHandle } from "@temporalio/client";
-import { clearCalls, useStubWorker } from "../support/stubWorker.js";
+import { clearCalls, recorded, useStubWorker } from "../support/stubWorker.js";
 import { assistedSearchWorkflow } from "../../workflows/assisted.js";
 import {
   answerUpdate,
@@ -94,14 +94,8 @@ const charged = (input: ChargeAssistedInput, micros: string): ChargeAssistedOutc
 });
 
 const stubs: AssistedActivities = {
-  async understandQuery(input) {
-    calls.understand.push(input);
-    return script.understand(input);
-  },
-  async planRound(input) {
-    calls.plan.push(input);
-    return script.plan(input);
-  },
+  understandQuery: recorded(calls.understand, (input) => script.understand(input)),
+  planRound: recorded(calls.plan, (input) => script.plan(input)),
   async searchSubQuestion(input): Promise<SearchPlanOutcome> {
     calls.search.push(input);
     const candidates: AssistedCandidate[] = script
@@ -116,13 +110,8 @@ const stubs: AssistedActivities = {
       return { id: c.row.id, judgeScore: verified ? 0.9 : 0.1, matchedTerms: [], rationale: "stub", verified };
     });
   },
-  async chargeAssisted(input) {
-    calls.charge.push(input);
-    return script.charge(input);
-  },
-  async refundUndelivered(input) {
-    calls.refund.push(input);
-  },
+  chargeAssisted: recorded(calls.charge, (input) => script.charge(input)),
+  refundUndelivered: recorded(calls.refund, () => undefined),
 };
 
 const harness = useStubWorker(TASK_QUEUE, stubs);

@@ -39,6 +39,14 @@ export function useStubWorker(taskQueue: string, activities: object): StubWorker
   return harness;
 }
 
+/** A stub activity that records each input in `calls`, then answers what `answer` says for the current test. */
+export function recorded<I, O>(calls: I[], answer: (input: I) => O): (input: I) => Promise<O> {
+  return async (input) => {
+    calls.push(input);
+    return answer(input);
+  };
+}
+
 /** Empties every list of a test file's call records, before a test runs its workflow. */
 export function clearCalls(calls: Record<string, unknown[]>): void {
   for (const list of Object.values(calls)) list.length = 0;

@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { ApplicationFailure } from "@temporalio/activity";
 import { WorkflowFailedError } from "@temporalio/client";
-import { clearCalls, useStubWorker } from "../support/stubWorker.js";
+import { clearCalls, recorded, useStubWorker } from "../support/stubWorker.js";
 import { plainCollectionOf } from "../../src/domain/collectionDefinitions.js";
 import type { IngestionCounts } from "../../src/domain/events.js";
 import { zeroCounts } from "../../src/domain/ingestionCounts.js";
@@ -49,39 +49,20 @@ const calls = {
 let script: Script;
 
 const unlockStubs: UnlockActivities = {
-  async checkUnlockQuota(input) {
-    calls.quota.push(input);
-    return script.quota(input);
-  },
-  async chargeUnlock(input) {
-    calls.charge.push(input);
-    return script.charge(input, calls.charge.length);
-  },
+  checkUnlockQuota: recorded(calls.quota, (input) => script.quota(input)),
+  // the attempt is the number of charge calls so far, this one included
+  chargeUnlock: recorded(calls.charge, (input) => script.charge(input, calls.charge.length)),
 };
 
 const ingestionStubs: IngestionActivities = {
-  async stageIngestion(input) {
-    calls.stage.push(input);
-    return script.stage(input);
-  },
-  async ingestBatch(input) {
-    calls.batch.push(input);
-    return script.batch(input);
-  },
-  async finishIngestion(input) {
-    calls.finish.push(input);
-    return script.finish(input);
-  },
-  async failIngestion(input) {
-    calls.fail.push(input);
-  },
+  stageIngestion: recorded(calls.stage, (input) => script.stage(input)),
+  ingestBatch: recorded(calls.batch, (input) => script.batch(input)),
+  finishIngestion: recorded(calls.finish, (input) => script.finish(input)),
+  failIngestion: recorded(calls.fail, () => undefined),
 };
 
 const alertStubs: Pick<AlertActivities, "startAlertsAfterIngestion"> = {
-  async startAlertsAfterIngestion(input) {
-    calls.alerts.push(input);
-    return script.alerts(input);
-  },
+  startAlertsAfterIngestion: recorded(calls.alerts, (input) => script.alerts(input)),
 };
 
 const harness = useStubWorker(TASK_QUEUE, { ...unlockStubs, ...ingestionStubs, ...alertStubs });
