@@ -17,6 +17,8 @@ import {
   unlockBody,
   imageQuery,
   requestedCollections,
+  figureOptionsOf,
+  snakeFigureOptionsOf,
 } from "../schemas.js";
 import { afterResponseFlushed, type RequestState } from "../requestContext.js";
 import type { SearchOutcome } from "../../usecases/search/searchService.js";
@@ -92,9 +94,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
 
   router.post("/query", async (ctx) => {
     const body = parseOr422(queryBody, ctx.request.body);
-    const figures = body.include_figures
-      ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality }
-      : null;
+    const figures = snakeFigureOptionsOf(body);
     await runSearch(
       ctx,
       searchRequestOf(requestedCollections(body), body, body.max_cost),
@@ -122,9 +122,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
   router.post("/unlock", async (ctx) => {
     const a = auth(ctx);
     const body = parseOr422(unlockBody, ctx.request.body);
-    const figures = body.includeFigures
-      ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
-      : null;
+    const figures = figureOptionsOf(body);
     const outcome = await deps.unlock.unlock(a, {
       queryId: body.queryId,
       resultIds: body.resultIds,
@@ -138,9 +136,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
   router.get("/results/:queryId", async (ctx) => {
     const a = auth(ctx);
     const q = parseOr422(imageQuery, ctx.query);
-    const figures: ImageOptions | null = q.includeFigures
-      ? { maxWidth: q.imageMaxWidth, maxHeight: q.imageMaxHeight, quality: q.imageQuality }
-      : null;
+    const figures = figureOptionsOf(q);
     const { format } = parseOr422(resultsExportQuery, ctx.query);
     // an asynchronous assisted search without its answer yet: how it stands (running, or asking a question)
     const pending = await deps.assisted.pending(a, ctx.params.queryId!);
@@ -236,10 +232,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       answer = await deps.assisted.start(a, request, { requestId, idempotency });
     }
     if (answer.idempotency) ctx.set("Idempotency-Status", answer.idempotency);
-    const figures =
-      (body.includeFigures ?? body.includeImages)
-        ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
-        : null;
+    const figures = figureOptionsOf(body);
     // figures are free: rendered after the charge, for the delivered rows
     const images = figures
       ? await searchFigureImages(
@@ -295,10 +288,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     }
     const body = parseOr422(collectionSearchBody, raw);
     // includeImages is the deprecated alias of includeFigures
-    const figures =
-      (body.includeFigures ?? body.includeImages)
-        ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
-        : null;
+    const figures = figureOptionsOf(body);
     await runSearch(
       ctx,
       searchRequestOf([ctx.params.collection!], snakeListBody(body), body.maxCost),

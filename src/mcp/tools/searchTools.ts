@@ -13,7 +13,13 @@ import {
   resultsBody,
   searchRequestOf,
 } from "../../http/presenters/searchPresenters.js";
-import { parseOr422, unlockBody, requestedCollections } from "../../http/schemas.js";
+import {
+  figureOptionsOf,
+  parseOr422,
+  requestedCollections,
+  snakeFigureOptionsOf,
+  unlockBody,
+} from "../../http/schemas.js";
 import {
   boundPreviewSearchArgs,
   boundSearchArgs,
@@ -63,9 +69,7 @@ async function search({ deps, auth, request }: ToolContext, givenArgs: unknown, 
     request.requestId,
     list,
   );
-  const figures = body.include_figures
-    ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality }
-    : null;
+  const figures = snakeFigureOptionsOf(body);
   const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
   return withRowShape(billedAnswer(auth, searchBody(outcome, body.include_metadata, images), outcome.billing), full);
 }
@@ -149,9 +153,7 @@ export const confirmTool: ToolDefinition = {
       ...(c.result_ids !== undefined ? { resultIds: c.result_ids } : {}),
       ...(c.include_figures !== undefined ? { includeFigures: c.include_figures } : {}),
     });
-    const figures = body.includeFigures
-      ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
-      : null;
+    const figures = figureOptionsOf(body);
     const outcome = await deps.unlock.unlock(auth, { queryId: body.queryId, resultIds: body.resultIds, figures });
     return withRowShape(
       billedAnswer(auth, unlockResponse(outcome), outcome.billing, {
