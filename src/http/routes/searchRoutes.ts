@@ -84,7 +84,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       request.list,
     );
     // figures are free: rendered after the charge, from the rows already paid for
-    const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
+    const images = await searchFigureImages(outcome.rows, deps.figureImages, figures);
     setBillingHeaders(ctx, a, outcome.billing);
     setRateLimitHeaders(ctx, outcome);
     // ISO 8601, as the reference's clients parse it
@@ -232,15 +232,9 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       answer = await deps.assisted.start(a, request, { requestId, idempotency });
     }
     if (answer.idempotency) ctx.set("Idempotency-Status", answer.idempotency);
-    const figures = figureOptionsOf(body);
     // figures are free: rendered after the charge, for the delivered rows
-    const images = figures
-      ? await searchFigureImages(
-          answer.rows.map((r) => r.row),
-          deps.figureImages,
-          figures,
-        )
-      : undefined;
+    const rows = answer.rows.map((r) => r.row);
+    const images = await searchFigureImages(rows, deps.figureImages, figureOptionsOf(body));
     setBillingHeaders(ctx, a, answer.billing);
     ctx.body = assistedResponse(answer, body.includeMetadata, images);
     confirmDeliveryWhenFlushed(ctx, answer);

@@ -77,14 +77,8 @@ export const assistedSearchTool: ToolDefinition = {
       },
       { requestId, onProgress, idempotency },
     );
-    const figures = figureOptionsOf(body);
-    const images = figures
-      ? await searchFigureImages(
-          answer.rows.map((r) => r.row),
-          deps.figureImages,
-          figures,
-        )
-      : undefined;
+    const rows = answer.rows.map((r) => r.row);
+    const images = await searchFigureImages(rows, deps.figureImages, figureOptionsOf(body));
     confirmDeliveryWhenSent(ctx, answer);
     return {
       ...billedAnswer(auth, assistedResponse(answer, body.includeMetadata, images), answer.billing),

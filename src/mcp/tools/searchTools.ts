@@ -69,8 +69,7 @@ async function search({ deps, auth, request }: ToolContext, givenArgs: unknown, 
     request.requestId,
     list,
   );
-  const figures = snakeFigureOptionsOf(body);
-  const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
+  const images = await searchFigureImages(outcome.rows, deps.figureImages, snakeFigureOptionsOf(body));
   return withRowShape(billedAnswer(auth, searchBody(outcome, body.include_metadata, images), outcome.billing), full);
 }
 
