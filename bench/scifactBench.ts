@@ -1,14 +1,15 @@
-// SciFact for the benchmarks: the `scifact` collection ingested by the product's own pipeline into a cached bench
+// SciFact for the benchmarks: the `scifact` collection ingested by the product's one pipeline into a cached bench
 // index (data/bench), the train queries and qrels, and a copy of the embedded index into an OpenSearch node.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfig, REPO_ROOT, type Config } from "../src/app/config.js";
 import { type PlainCollection } from "../src/domain/collectionDefinitions.js";
 import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
-import { openEmbedder, openIngestEmbedder } from "../src/app/composition.js";
+import { openEmbedder, openEventStore, openIngestEmbedder, openIngestionActivityDeps } from "../src/app/composition.js";
+import { buildCollection, type CollectionBuildReport } from "../src/app/ingestInProcess.js";
 import type { OnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
-import { ingestCollection, prepareCollection, type IngestReport } from "../src/ingest/ingestCollection.js";
-import { createProgressReporter, pipelineProgress } from "../src/ingest/progressReport.js";
+import { prepareCollection } from "../src/ingest/pipelineRules.js";
+import { createProgressReporter, statusSnapshot } from "../src/ingest/progressReport.js";
 import { loadRetractedDois } from "../src/ingest/retractions.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import type { SearchEngine } from "../src/retrieval/port.js";
@@ -76,7 +77,7 @@ export interface ScifactIndex {
   collection: PlainCollection;
   embedder: OnnxEmbedder;
   embedded: SearchEngine;
-  report: IngestReport;
+  report: CollectionBuildReport;
   close(): Promise<void>;
 }
 
@@ -111,25 +112,30 @@ export async function ingestBenchCollection(
   embedder: OnnxEmbedder,
   engine: SearchEngine,
   name: string,
-): Promise<{ collection: PlainCollection; report: IngestReport }> {
+): Promise<{ collection: PlainCollection; report: CollectionBuildReport }> {
   const collection = await benchCollection(config, name);
   const bar = createProgressReporter();
-  const ingestEmbedder = await openIngestEmbedder(config);
+  // the bench's own store (PGlite under data/bench) keeps the document manifest beside the cached index
+  const db = await openEventStore({ ...config, databaseUrl: undefined });
+  const deps = openIngestionActivityDeps(config, {
+    db,
+    engine,
+    embedder,
+    clock: () => new Date(),
+    openPassageEmbedder: () => openIngestEmbedder(config),
+  });
   try {
-    const report = await ingestCollection({
+    const report = await buildCollection(deps, {
       collection,
-      dataRoot: config.dataRoot,
-      engine,
-      embedder: ingestEmbedder,
-      tokenizer: embedder.tokenizer,
       retracted: await loadRetractedDois(config.dataRoot),
       fingerprintFile: join(config.dataDir, "ingest-fingerprints.embedded.json"),
-      onProgress: pipelineProgress(bar),
+      onProgress: (progress) => bar.update(statusSnapshot({ ...progress.counts, collection: collection.name })),
     });
     return { collection, report };
   } finally {
     bar.stop();
-    await ingestEmbedder.close();
+    await deps.close();
+    await db.close();
   }
 }
 

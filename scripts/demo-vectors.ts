@@ -11,7 +11,7 @@ import { cacheDirFrom, DEFAULT_COLLECTIONS_CONFIG, DEFAULT_DATA_ROOT } from "../
 import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
 import { embeddingModelManifestPath } from "../src/embedding/modelManifest.js";
 import { createOnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
-import { needsVectors, prepareCollection } from "../src/ingest/ingestCollection.js";
+import { needsVectors, prepareCollection } from "../src/ingest/pipelineRules.js";
 import { expectedVectorsHeader, SHIPPED_VECTORS_FILE } from "../src/ingest/demoVectors.js";
 import { readShippedVectors, staleReason, vectorKey, writeShippedVectors } from "../src/ingest/shippedVectors.js";
 

@@ -1,14 +1,9 @@
-// One ingestion of source files into a plain collection: stage the source into batches, index each batch, then finish
-// (replace-mode deletions, inventory, the completed event). Deterministic; the activities do the I/O and the books.
+// One ingestion of source files into a plain collection on Temporal: the steps of ingestionSteps.ts (stage, batches,
+// finish) through activity proxies, then the alerts. Deterministic; the activities do the I/O and the books.
 import { patched, proxyActivities, setHandler } from "@temporalio/workflow";
 import type { IngestionCounts } from "../src/domain/events.js";
-import { addCounts as add, zeroCounts } from "../src/domain/ingestionCounts.js";
-import {
-  ingestionProgressQuery,
-  type IngestionActivities,
-  type IngestionInput,
-  type IngestionProgress,
-} from "./ingestionTypes.js";
+import { ingestionProgressQuery, type IngestionActivities, type IngestionInput } from "./ingestionTypes.js";
+import { runIngestionSteps, startingProgress } from "./ingestionSteps.js";
 import type { AlertActivities } from "./alertTypes.js";
 
 // Reading, finishing and the failure record run on any worker; a batch runs on the ingestion task queue, where each
@@ -44,49 +39,18 @@ const { startAlertsAfterIngestion } = proxyActivities<AlertActivities>({
 });
 
 export async function ingestionWorkflow(input: IngestionInput): Promise<IngestionCounts> {
-  const progress: IngestionProgress = {
-    phase: "reading",
-    batches: null,
-    batchesDone: 0,
-    counts: zeroCounts(),
-  };
+  const progress = startingProgress();
   setHandler(ingestionProgressQuery, () => progress);
   const { ingestionId, collection } = input;
   const { ingestBatch } = batchActivities(input.batchTaskQueue);
-  try {
-    const staged = await stageIngestion(input);
-    progress.phase = "indexing";
-    progress.batches = staged.batches;
-    progress.counts.documentsRead = staged.documentsRead;
-
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < staged.batches) {
-        const batch = next++;
-        progress.counts = add(progress.counts, await ingestBatch({ ingestionId, collection, batch }));
-        progress.batchesDone += 1;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(input.parallelism, staged.batches)) }, worker));
-
-    progress.phase = "finishing";
-    progress.counts = await finishIngestion(input);
-    if (patched("alerts-after-ingestion")) {
-      await startAlertsAfterIngestion({ ingestionId, collection: collection.name, counts: progress.counts }).catch(
-        () => undefined,
-      );
-    }
-    return progress.counts;
-  } catch (err) {
-    const message = err instanceof Error ? causeMessage(err) : String(err);
-    await failIngestion({ ingestionId, collection: collection.name, error: message });
-    throw err;
+  const counts = await runIngestionSteps(
+    input,
+    { stageIngestion, finishIngestion, failIngestion },
+    ingestBatch,
+    progress,
+  );
+  if (patched("alerts-after-ingestion")) {
+    await startAlertsAfterIngestion({ ingestionId, collection: collection.name, counts }).catch(() => undefined);
   }
-}
-
-/** The innermost message: an activity failure wraps the activity's own error. */
-function causeMessage(err: Error): string {
-  let inner: Error = err;
-  while (inner.cause instanceof Error) inner = inner.cause;
-  return inner.message;
+  return counts;
 }

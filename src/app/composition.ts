@@ -152,6 +152,13 @@ export async function eventStoreExists(location: StoreLocation): Promise<boolean
   }
 }
 
+/** An event store in memory (PGlite) with the read models: benchmarks and scripts that ingest into a scratch index. */
+export async function openMemoryEventStore(): Promise<Db> {
+  const db = await openPglite(undefined);
+  await migrate(db, PROJECTION_READ_MODELS);
+  return db;
+}
+
 export async function openEventStore(config: Config): Promise<Db> {
   const db = config.databaseUrl
     ? await openPostgres(config.databaseUrl)
@@ -561,6 +568,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       client,
       db,
       accounts,
+      engine,
       clock,
       taskQueue: TASK_QUEUE,
       eagerStart: options.worker,

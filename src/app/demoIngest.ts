@@ -3,34 +3,22 @@
 // answer 503) until its index is committed.
 import { join } from "node:path";
 import type { Runtime } from "./composition.js";
-import { openIngestEmbedder } from "./composition.js";
+import { openIngestEmbedder, openIngestionActivityDeps } from "./composition.js";
 import type { PlainCollection } from "../domain/collectionDefinitions.js";
-import {
-  noDocumentsCounted,
-  ingestCollection,
-  prepareCollection,
-  needsIngest,
-  needsVectors,
-  recordIngestedInput,
-  type IngestCollectionOptions,
-  type IngestReport,
-} from "../ingest/ingestCollection.js";
+import { needsVectors } from "../ingest/pipelineRules.js";
+import { forgetIngestedInput, needsIngest, recordIngestedInput } from "../ingest/indexInput.js";
 import { waitForIngestion } from "../usecases/collections/temporalIngestions.js";
-import { clearManifest, manifestKey, manifestTotals } from "../ingest/manifest.js";
-import type { Actor } from "../domain/events.js";
+import { manifestKey, manifestTotals } from "../ingest/manifest.js";
+import type { Actor, IngestionCounts } from "../domain/events.js";
+import { zeroCounts } from "../domain/ingestionCounts.js";
 import { Rejection } from "../domain/rejection.js";
-import {
-  createProgressReporter,
-  pipelineProgress,
-  statusSnapshot,
-  type ProgressReporter,
-} from "../ingest/progressReport.js";
+import { createProgressReporter, statusSnapshot, type ProgressReporter } from "../ingest/progressReport.js";
 import { loadRetractedDois } from "../ingest/retractions.js";
-import { figureRootOf } from "../ingest/figures/demoFigures.js";
-import { replaceWorks, worksMissing } from "../ingest/works.js";
+import { worksMissing } from "../ingest/works.js";
+import { dropCollectionIndex, indexInputOf, ingestInProcess, type IngestionReport } from "./ingestInProcess.js";
 
-type IngestRuntime = Pick<Runtime, "config" | "catalog" | "engine" | "embedder" | "log"> &
-  Partial<Pick<Runtime, "readiness" | "ingestions" | "worker" | "db">>;
+type IngestRuntime = Pick<Runtime, "config" | "catalog" | "engine" | "embedder" | "log" | "db"> &
+  Partial<Pick<Runtime, "readiness" | "ingestions" | "worker">>;
 
 /**
  * Documents per batch of a first start's ingestion: each batch is one commit of the index, and a demo batch embeds
@@ -43,16 +31,15 @@ const DEMO_ACTOR: Actor = { kind: "operator", id: "demo-ingestion" };
 
 /**
  * Builds one collection through the ingestion workflow (mode replace: the collection becomes exactly its files), as an
- * operator's ingestion would, and records its input fingerprint so the next start skips it.
+ * operator's ingestion would; null when the start stopped first.
  */
 async function ingestThroughWorkflow(
-  runtime: Required<Pick<IngestRuntime, "ingestions" | "db">> & IngestRuntime,
-  options: IngestCollectionOptions,
+  runtime: Required<Pick<IngestRuntime, "ingestions">> & IngestRuntime,
+  collection: PlainCollection,
   cancellation: Promise<void>,
   reporter: ProgressReporter,
-): Promise<IngestReport | null> {
+): Promise<IngestionReport | null> {
   const started = performance.now();
-  const { collection } = options;
   const start = () =>
     runtime.ingestions.start(
       { collection: collection.name, files: collection.source.files, mode: "replace", batchSize: DEMO_BATCH_SIZE },
@@ -79,19 +66,15 @@ async function ingestThroughWorkflow(
     return null;
   }
   if (status.state === "failed") throw new Error(status.error ?? "the ingestion failed");
-  const built = await manifestTotals(runtime.db, manifestKey(options.engine.kind, collection.name));
-  await recordIngestedInput(options, built);
+  const counts = zeroCounts();
+  for (const key of Object.keys(counts) as (keyof IngestionCounts)[]) counts[key] = status[key];
   return {
     collection: collection.name,
-    index: collection.name,
-    skipped: false,
-    chunks: built.chunks,
+    ingestionId,
+    counts,
+    ...(await manifestTotals(runtime.db, manifestKey(runtime.engine.kind, collection.name))),
     embedded: needsVectors(collection),
-    fingerprint: "",
     seconds: Math.round((performance.now() - started) / 10) / 100,
-    ...noDocumentsCounted(),
-    documentsRead: status.documentsRead,
-    documentsIndexed: built.documents,
   };
 }
 
@@ -109,7 +92,7 @@ export interface DemoIngestion {
    * Builds them one after another, each marked ready when committed. A collection that fails is marked failed and
    * logged, and the others still ingest; the failures come back beside the reports.
    */
-  run(): Promise<{ reports: IngestReport[]; failures: { collection: string; error: Error }[] }>;
+  run(): Promise<{ reports: IngestionReport[]; failures: { collection: string; error: Error }[] }>;
   /**
    * stops a run between collections or mid-way (its embedding workers end; the half-built index is rebuilt on the next
    * start) and waits for it to stop
@@ -135,28 +118,25 @@ export async function planDemoIngestion(
   // the workers start on the first passage to embed: a start with nothing to build starts none
   const embedder = await openIngestEmbedder(config, runtime.log);
   const retracted = await loadRetractedDois(config.dataRoot);
-  const optionsFor = (collection: PlainCollection): IngestCollectionOptions => ({
-    collection,
-    dataRoot: config.dataRoot,
+  // the activities' dependencies, for the fingerprint and the in-process pipeline; their passage embedder is this one
+  const deps = openIngestionActivityDeps(config, {
+    db: runtime.db,
     engine,
-    embedder,
-    tokenizer: runtime.embedder.tokenizer,
-    retracted,
-    fingerprintFile: join(config.dataDir, `ingest-fingerprints.${engine.kind}.json`),
-    figureDir: figureRootOf(config.dataDir),
-    force: options.force,
-    ...(runtime.db
-      ? { recordWorks: (works) => replaceWorks(runtime.db!, manifestKey(engine.kind, collection.name), works) }
-      : {}),
+    embedder: runtime.embedder,
+    clock: () => new Date(),
+    openPassageEmbedder: async () => embedder,
   });
+  const fingerprintFile = join(config.dataDir, `ingest-fingerprints.${engine.kind}.json`);
+  const inputOf = (collection: PlainCollection) =>
+    indexInputOf(deps, { collection, retracted, fingerprintFile, force: options.force });
   const toBuild: PlainCollection[] = [];
   try {
     // the demo collections: those the configuration file seeded (the operator API's own are ingested when defined)
     for (const collection of runtime.catalog.collections.filter((c) => runtime.catalog.isSeeded(c.name))) {
       // an index built before works were recorded is read again (its unchanged documents keep their chunks and vectors)
       if (
-        (await needsIngest(optionsFor(collection))) ||
-        (runtime.db && (await worksMissing(runtime.db, manifestKey(engine.kind, collection.name))))
+        (await needsIngest(inputOf(collection))) ||
+        (await worksMissing(runtime.db, manifestKey(engine.kind, collection.name)))
       )
         toBuild.push(collection);
       else runtime.log.info({ collection: collection.name }, "collection already indexed");
@@ -177,7 +157,7 @@ export async function planDemoIngestion(
     pending: ordered.map((c) => c.name),
     run() {
       const run = async () => {
-        const reports: IngestReport[] = [];
+        const reports: IngestionReport[] = [];
         const failures: { collection: string; error: Error }[] = [];
         if (ordered.length === 0) return { reports, failures };
         const reporter = createProgressReporter();
@@ -186,29 +166,32 @@ export async function planDemoIngestion(
             await Promise.race([options.beforeCollection?.(collection.name), cancellation]);
             if (cancelled) break;
             try {
-              // through the ingestion workflow when this process runs its batches; else (a service whose worker is
-              // a separate process) the pipeline directly, as before
-              const viaWorkflow =
-                runtime.ingestions && runtime.db && runtime.worker
-                  ? { ...runtime, ingestions: runtime.ingestions, db: runtime.db }
-                  : undefined;
-              const report = viaWorkflow
-                ? await ingestThroughWorkflow(viaWorkflow, optionsFor(collection), cancellation, reporter)
-                : await ingestCollection({ ...optionsFor(collection), onProgress: pipelineProgress(reporter) });
-              // a pipeline build replaced the whole index: the manifest of the workflow's documents no longer holds
-              if (!viaWorkflow && report && !report.skipped && runtime.db)
-                await clearManifest(runtime.db, manifestKey(engine.kind, collection.name));
-              // an index the pipeline keeps as it is, built before works were recorded: its works are read from the
-              // files
-              if (!viaWorkflow && report?.skipped && runtime.db) {
-                const options = optionsFor(collection);
-                await options.recordWorks?.((await prepareCollection(options)).works);
-              }
+              await forgetIngestedInput(inputOf(collection));
+              if (options.force) await dropCollectionIndex(runtime.db, engine, collection.name);
+              // through the ingestion workflow when this process runs its batches; else (no worker in this process:
+              // the CLI, or a service whose worker is a separate process) the same steps in this process
+              const report =
+                runtime.ingestions && runtime.worker
+                  ? await ingestThroughWorkflow(
+                      { ...runtime, ingestions: runtime.ingestions },
+                      collection,
+                      cancellation,
+                      reporter,
+                    )
+                  : await ingestInProcess(deps, {
+                      collection,
+                      batchSize: DEMO_BATCH_SIZE,
+                      actor: DEMO_ACTOR,
+                      cancelled: () => cancelled,
+                      onProgress: (progress) =>
+                        reporter.update(statusSnapshot({ ...progress.counts, collection: collection.name })),
+                    });
               if (!report) break;
+              await recordIngestedInput(inputOf(collection), report);
               reports.push(report);
               reporter.finish(
                 collection.name,
-                `${report.documentsIndexed.toLocaleString("en-US")} documents, ` +
+                `${report.documents.toLocaleString("en-US")} documents, ` +
                   `${report.chunks.toLocaleString("en-US")} chunks searchable`,
               );
               runtime.readiness?.set(collection.name, "ready");
@@ -251,7 +234,7 @@ export async function planDemoIngestion(
 /**
  * Plans and runs the demo ingestion to the end (CLI `ingest`, tests); the first failure is thrown after the others ran.
  */
-export async function ingestMissingDemoCollections(runtime: IngestRuntime, force = false): Promise<IngestReport[]> {
+export async function ingestMissingDemoCollections(runtime: IngestRuntime, force = false): Promise<IngestionReport[]> {
   const { reports, failures } = await (await planDemoIngestion(runtime, { force })).run();
   const [failure] = failures;
   if (failure)

@@ -6,10 +6,20 @@ export type FilterWarningCode =
   | "journal_metric_matched_nothing"
   | "open_access_collection_excluded";
 
+/**
+ * Why a pinned DOI drew `doi_not_in_collection`: another collection the key reaches holds it, only collections the key
+ * cannot reach hold it (never named), or no collection of the service holds it.
+ */
+export type DoiNotInCollectionReason = "in_other_collection" | "outside_key_scope" | "not_held";
+
 export interface FilterWarning {
   code: FilterWarningCode;
   message: string;
   field?: string;
+  /** doi_not_in_collection: the DOI it concerns, canonical (lower case, no prefix) */
+  doi?: string;
+  /** doi_not_in_collection: which case it is, for a client that acts on it without reading the message */
+  reason?: DoiNotInCollectionReason;
 }
 
 export function unindexedFieldWarning(field: string, collections: string[]): FilterWarning {
@@ -25,6 +35,12 @@ export function unindexedFieldWarning(field: string, collections: string[]): Fil
 /** Where a pinned DOI was found when none of the searched collections holds it. */
 export type DoiWhereabouts =
   { kind: "unsearched"; collections: string[] } | { kind: "out_of_scope" } | { kind: "nowhere" };
+
+const REASON_OF: Record<DoiWhereabouts["kind"], DoiNotInCollectionReason> = {
+  unsearched: "in_other_collection",
+  out_of_scope: "outside_key_scope",
+  nowhere: "not_held",
+};
 
 export function doiNotInCollectionWarning(
   doi: string,
@@ -47,6 +63,8 @@ export function doiNotInCollectionWarning(
     code: "doi_not_in_collection",
     field: "doi",
     message: `The filter asks for DOI "${doi}", but ${searchedText}: ${where}.`,
+    doi,
+    reason: REASON_OF[whereabouts.kind],
   };
 }
 

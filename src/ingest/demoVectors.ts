@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import type { Embedder } from "../embedding/port.js";
 import { CHUNKER_VERSION } from "./chunk.js";
-import { DEFAULT_EMBEDDING_INPUT_TOKENS, PIPELINE_VERSION } from "./ingestCollection.js";
+import { DEFAULT_EMBEDDING_INPUT_TOKENS, PIPELINE_VERSION } from "./pipelineRules.js";
 import { readShippedVectors, staleReason, withShippedVectors, type ShippedVectorsHeader } from "./shippedVectors.js";
 
 /** The file of precomputed passage vectors in a data root (scripts/demo-vectors.ts writes it). */

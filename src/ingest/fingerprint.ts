@@ -11,7 +11,7 @@ const storedFingerprint = z.object({
   documents: z.number().int(),
   chunks: z.number().int(),
   ingestedAt: z.string(),
-  /** what decides a chunk's vector besides its text and title (see ingestCollection's vectorInputs); absent: unknown */
+  /** written by builds before the one pipeline (what decided a chunk's vector); read and ignored */
   vectors: z.string().optional(),
 });
 

@@ -1,7 +1,6 @@
 // Ingestion progress a person can read, in a terminal (one line rewritten in place) or in a log (a line every few
 // seconds): per collection, the documents and chunks done out of the total, the rate, and when it should be done as a
 // clock time. Counts only go up, whatever order the batches report in; nothing is shown that is not known yet.
-import type { IngestProgress } from "./ingestCollection.js";
 import type { IngestionStatus } from "./ingestions.js";
 
 export interface ProgressCount {
@@ -125,16 +124,6 @@ export function createProgressReporter(options: ProgressReporterOptions = {}): P
       openLine = false;
     },
   };
-}
-
-/** The pipeline's onProgress (documents read, then chunks indexed of the total) as reporter updates. */
-export function pipelineProgress(reporter: ProgressReporter): (progress: IngestProgress) => void {
-  return (progress) =>
-    reporter.update(
-      progress.phase === "reading"
-        ? { collection: progress.collection, documents: { done: progress.done, total: null } }
-        : { collection: progress.collection, chunks: { done: progress.done, total: progress.total } },
-    );
 }
 
 /**

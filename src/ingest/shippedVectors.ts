@@ -11,7 +11,7 @@ export interface ShippedVectorsHeader {
   /** the embedding path (Embedder.modelName), e.g. bge-small-en-v1.5@fp32:afc83b99beef */
   embedding: string;
   dims: number;
-  /** the chunker and record-building versions the texts came from (src/ingest/chunk.ts, ingestCollection.ts) */
+  /** the chunker and record-building versions the texts came from (src/ingest/chunk.ts, pipelineRules.ts) */
   chunker: number;
   pipeline: number;
   /** word pieces of title and chunk embedded together */

@@ -1,7 +1,7 @@
 // The arguments each MCP tool takes. The search tools reuse the REST bodies' zod schemas (src/http/schemas.ts), so a
 // tool validates exactly as its REST twin; the MCP-only tools' own arguments carry the reference service's names.
 import { z } from "zod";
-import { alertBody, assistedBody, queryBody, boundQueryBody, journalRequestBody } from "../http/schemas.js";
+import { alertBody, assistedBody, queryBody, boundQueryBody, journalRequestBody, maxCost } from "../http/schemas.js";
 
 /**
  * JSON Schema of a zod schema, as a client sends it (defaults optional), without the draft marker clients do not need.
@@ -176,13 +176,15 @@ export const previewArgs = z.strictObject({
 });
 
 /**
- * `confirm`: the reference's spellings (`queryId` or `query_id`, `result_ids`); checked again as the REST unlock body.
+ * `confirm`: the reference's spellings (`queryId` or `query_id`, `result_ids`) and the search tools' `max_cost`;
+ * checked again as the REST unlock body.
  */
 export const confirmArgs = z.strictObject({
   queryId: z.string().min(1).max(200).optional(),
   query_id: z.string().min(1).max(200).optional(),
   result_ids: z.array(z.string().min(1).max(200)).max(30).nullable().optional(),
   include_figures: z.boolean().optional(),
+  max_cost: maxCost("max_cost"),
   full_metadata: fullMetadata,
 });
 

@@ -1,7 +1,15 @@
 // The judge's delivery rule: a claim to check keeps only candidates near the best, a question or a topic gets every
-// candidate the judge verifies, up to the caller's limit.
+// candidate the judge verifies, up to the caller's limit; a question and keywords have a rule of their own (a floor
+// once the call answers), and the judge reads a request's form from the relevance scale's and its own reading.
 import { describe, expect, it } from "vitest";
-import { deliveryRule, isClaimToCheck } from "../../src/reasoner/builtin/judge.js";
+import {
+  DEFAULT_JUDGE_MODEL,
+  deliveryRule,
+  isClaimToCheck,
+  judgeForm,
+  ruleFor,
+  type JudgeRule,
+} from "../../src/reasoner/builtin/judge.js";
 
 const rule = { threshold: 0.155, relativeCut: 0.7 };
 const topic = { intent: "find literature on a topic" };
@@ -46,5 +54,80 @@ describe("deliveryRule", () => {
 
   it("verifies every candidate of a question at or above the threshold", () => {
     expect(deliveryRule(rule, probabilities, false)).toEqual([true, true, true, true, false]);
+  });
+});
+
+describe("deliveryRule with a floor", () => {
+  const floored = { threshold: 0.155, relativeCut: 0, floor: 0.05 };
+
+  it("verifies every candidate at or above the floor once the call's best reaches the threshold", () => {
+    expect(deliveryRule(floored, [0.3, 0.12, 0.06, 0.05, 0.04], true)).toEqual([true, true, true, true, false]);
+  });
+
+  it("verifies nothing when the call's best stays under the threshold (an off-topic request)", () => {
+    expect(deliveryRule(floored, [0.15, 0.12, 0.06], true)).toEqual([false, false, false]);
+  });
+
+  it("still applies a relative cut with the floor", () => {
+    expect(deliveryRule({ ...floored, relativeCut: 0.5 }, [0.4, 0.21, 0.19, 0.1], true)).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+});
+
+describe("judgeForm", () => {
+  it("reads a question, keywords, a claim to check and a topic", () => {
+    expect(judgeForm("Which psychotherapies work for adults with borderline personality disorder", topic)).toBe(
+      "question",
+    );
+    expect(judgeForm("emicizumab prophylaxis bleeding inhibitors plasma concentration", topic)).toBe("keywords");
+    expect(judgeForm("ALDH1 expression is associated with poor prognosis in breast cancer.", topic)).toBe("claim");
+    // the relevance scale reads both as claims; neither is a statement the judge can tell apart from a phrase
+    expect(
+      judgeForm("randomized trials of dialectical behaviour therapy for borderline personality disorder", topic),
+    ).toBe("topic");
+    expect(judgeForm("RTEL1 interacts with TRF2 through a C4C4 motif", topic)).toBe("topic");
+  });
+
+  it("takes the understanding's reading of a claim over the wording's keywords, never over a question", () => {
+    expect(judgeForm("DUSP4 downregulation deactivates the Ras-ERK pathway", topic)).toBe("keywords");
+    expect(judgeForm("DUSP4 downregulation deactivates the Ras-ERK pathway", { intent: "verify a claim" })).toBe(
+      "claim",
+    );
+    expect(judgeForm("Does emicizumab prevent bleeding?", { intent: "verify a claim" })).toBe("question");
+  });
+});
+
+describe("ruleFor", () => {
+  const model: JudgeRule<string> = {
+    features: [],
+    threshold: 0.155,
+    relativeCut: 0.7,
+    forms: { question: { floor: 0.065, relativeCut: 0 } },
+  };
+
+  it("gives a form its own rule, gated by the model's threshold", () => {
+    expect(ruleFor(model, "question")).toEqual({
+      rule: { threshold: 0.155, floor: 0.065, relativeCut: 0 },
+      claim: true,
+    });
+  });
+
+  it("keeps the model's rule for a claim (with its cut) and for a topic or a form without a rule (without)", () => {
+    expect(ruleFor(model, "claim")).toEqual({ rule: model, claim: true });
+    expect(ruleFor(model, "topic")).toEqual({ rule: model, claim: false });
+    expect(ruleFor(model, "keywords")).toEqual({ rule: model, claim: false });
+    expect(ruleFor({ ...model, relativeCutOn: "every query" }, "topic").claim).toBe(true);
+  });
+
+  it("ships a floor for questions and keywords at or under the model's threshold", () => {
+    for (const form of ["question", "keywords"] as const) {
+      const own = DEFAULT_JUDGE_MODEL.forms?.[form];
+      expect(own).toBeDefined();
+      expect(own!.floor).toBeLessThanOrEqual(DEFAULT_JUDGE_MODEL.threshold);
+    }
   });
 });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
 import { type CollectionCatalog } from "../../src/domain/collectionDefinitions.js";
 import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
-import { prepareCollection } from "../../src/ingest/ingestCollection.js";
+import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { loadRetractedDois } from "../../src/ingest/retractions.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";

@@ -12,7 +12,9 @@ import { journalWeightsForTopic } from "../../src/usecases/search/topicJournals.
 import { createCollectionCatalog, type PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
-import { ingestCollection, prepareCollection } from "../../src/ingest/ingestCollection.js";
+import { buildCollection } from "../../src/app/ingestInProcess.js";
+import type { Db } from "../../src/eventstore/db.js";
+import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { readCollectionDocuments } from "../../src/ingest/readCollection.js";
 import { loadRetractedDois } from "../../src/ingest/retractions.js";
 import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embeddedEngine.js";
@@ -21,6 +23,7 @@ import type { SearchEngine } from "../../src/retrieval/port.js";
 import { loadProvisionedManifest } from "../embedding/provisionedModel.js";
 import { requireComponent } from "../setup/components.js";
 import { sliceDataRoot } from "../support/testService.js";
+import { freshStore } from "../support/stores.js";
 
 const DOCUMENTS = 80;
 
@@ -36,17 +39,24 @@ let engines: SearchEngine[];
 /** sparse (OpenAlex, as configured), hybrid (the same works searched in hybrid mode), dense (the clinical digest) */
 let collections: PlainCollection[];
 
-function ingest(collection: PlainCollection, engine: SearchEngine, extra: { force?: boolean; index?: string } = {}) {
-  return ingestCollection({
-    collection,
-    dataRoot,
-    engine,
-    embedder: onnx,
-    tokenizer: onnx.tokenizer,
-    retracted,
-    fingerprintFile: join(root, "ingest-fingerprints.json"),
-    ...extra,
-  });
+let db: Db;
+
+/** Builds the collection through the one ingestion pipeline, in this process (one store, a manifest per engine). */
+function ingest(collection: PlainCollection, engine: SearchEngine, extra: { force?: boolean } = {}) {
+  return buildCollection(
+    {
+      db,
+      engine,
+      passageEmbedder: async () => onnx,
+      model: onnx,
+      tokenizer: onnx.tokenizer,
+      retractedDois: async () => retracted,
+      dataRoot,
+      dataDir: join(root, "state"),
+      clock: () => new Date(),
+    },
+    { collection, retracted, fingerprintFile: join(root, "ingest-fingerprints.json"), ...extra },
+  );
 }
 
 const withoutBuiltAt = ({ builtAt: _builtAt, ...rest }: CollectionInventory) => rest;
@@ -88,6 +98,7 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "inventory-int-"));
   dataRoot = await sliceDataRoot(DOCUMENTS);
   retracted = await loadRetractedDois(dataRoot);
+  db = await freshStore("pglite");
   onnx = await createOnnxEmbedder({ manifest: await loadProvisionedManifest(), batchSize: 16, threads: 2 });
   prefix = `inventory-${process.pid}-`;
   embedded = createEmbeddedEngine({ dir: join(root, "index") });
@@ -111,6 +122,7 @@ afterAll(async () => {
   await opensearch?.close();
   await embedded?.close();
   await onnx?.close();
+  await db?.close();
   if (root) rmSync(root, { recursive: true, force: true });
   if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
 });

@@ -197,6 +197,55 @@ describe("collections managed through the operator API", () => {
     ).toMatch(/"nowhere" does not exist/);
   });
 
+  it("refuses to sell a previewed row whose document a replace removed (410 RESULT_WITHDRAWN)", async () => {
+    const { orgId, key: buyer } = await operatorSteps(call, admin).customer({ credits: "5.00" });
+    const preview = await call("POST", "/api/v1/search/preview", {
+      key: buyer,
+      body: { collection: "coastal-notes", query: "kelp forest heatwave urchin otters", limit: 5 },
+    });
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+    type PreviewRow = { id: string; metadata: { doc_id: string } };
+    const rows = preview.body.results as PreviewRow[];
+    const rowOf = (doc: string) => rows.find((r) => r.metadata.doc_id === doc)!;
+    const [removed, bought, kept] = [rowOf("kelp-1"), rowOf("kelp-2"), rowOf("kelp-3")];
+    expect([removed, bought, kept].every(Boolean), JSON.stringify(rows.map((r) => r.metadata.doc_id))).toBe(true);
+    const unlock = (body: Record<string, unknown>) =>
+      call("POST", "/api/v1/search/unlock", { key: buyer, body: { queryId: preview.body.queryId, ...body } });
+    expect((await unlock({ resultIds: [bought.id] })).status).toBe(200);
+
+    // the operator replaces the collection's contents with a file that no longer holds kelp-1
+    writeJsonl(dataRoot, "coastal-notes-v2.jsonl", NOTES.slice(1));
+    const replace = await call("POST", "/admin/v1/collections/coastal-notes/ingest", {
+      admin,
+      body: { files: ["coastal-notes-v2.jsonl"], mode: "replace" },
+    });
+    expect(replace.status, JSON.stringify(replace.body)).toBe(202);
+    expect(await ingested(replace.body.ingestionId)).toMatchObject({ state: "completed", documentsDeleted: 1 });
+    for (let i = 0; i < 20; i++) {
+      const res = await search("coastal-notes", "kelp forest heatwave urchin otters");
+      if (!(res.body.results as PreviewRow[]).some((r) => r.metadata.doc_id === "kelp-1")) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+
+    const balance = await operatorSteps(call, admin).balanceOf(orgId);
+    for (const body of [{ resultIds: [removed.id, kept.id] }, {}]) {
+      const refused = await unlock(body);
+      expect([refused.status, refused.body.error?.code], JSON.stringify(body)).toEqual([410, "RESULT_WITHDRAWN"]);
+      expect(refused.body.error.message).toContain(removed.id);
+      expect(refused.body.error.message).toContain("Nothing was charged");
+      expect(refused.body.error.details).toEqual({ resultIds: [removed.id] });
+    }
+    expect(await operatorSteps(call, admin).balanceOf(orgId)).toBe(balance);
+    // the row bought before the removal is re-sent free and in full; a row still held is sold as before
+    const again = await unlock({ resultIds: [bought.id] });
+    expect([again.status, again.body.costCharged]).toEqual([200, null]);
+    expect(again.body.results.find((r: { id: string }) => r.id === bought.id).locked).toBe(false);
+    const rest = await unlock({ resultIds: [kept.id] });
+    expect([rest.status, Number(rest.body.costCharged) > 0]).toEqual([200, true]);
+    const replay = await call("POST", "/admin/v1/replay", { admin });
+    expect(replay.body.tables.every((t: { equal: boolean }) => t.equal)).toBe(true);
+  });
+
   it("retires a collection: 404 for its searches and scoped keys, its query records still re-fetchable", async () => {
     const earlier = await search("coastal-notes", "seagrass carbon");
     expect(earlier.status).toBe(200);

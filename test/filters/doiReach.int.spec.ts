@@ -88,9 +88,9 @@ describe("doi_not_in_collection", () => {
       unsearchedInScope: ["b"],
       outOfScope: ["c", "d"],
     });
-    expect(warnings.map((warning) => [warning.code, warning.field])).toEqual([
-      ["doi_not_in_collection", "doi"],
-      ["doi_not_in_collection", "doi"],
+    expect(warnings.map((warning) => [warning.code, warning.field, warning.doi, warning.reason])).toEqual([
+      ["doi_not_in_collection", "doi", "10.1/c1", "outside_key_scope"],
+      ["doi_not_in_collection", "doi", "10.1/none", "not_held"],
     ]);
     expect(warnings[0].message).toContain('"10.1/c1"');
     expect(warnings[0].message).toContain("only by collections this API key cannot reach");
@@ -110,6 +110,7 @@ describe("doi_not_in_collection", () => {
     expect(warning.message).toBe(
       'The filter asks for DOI "10.1/b1", but it is not in "a", "c": "b" holds it; search that collection to reach it.',
     );
+    expect(warning.reason).toBe("in_other_collection");
   });
 
   it("matches stored DOIs case-insensitively, as the filter does", async () => {

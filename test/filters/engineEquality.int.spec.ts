@@ -9,7 +9,7 @@ import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
 import { type PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from "../../src/filters/parse.js";
-import { prepareCollection } from "../../src/ingest/ingestCollection.js";
+import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { loadRetractedDois } from "../../src/ingest/retractions.js";
 import { runBuildJournals } from "../../src/journals/build.js";
 import { JournalMetricIndex } from "../../src/journals/metricIndex.js";

@@ -377,12 +377,21 @@ describe("doi_not_in_collection", () => {
       },
     });
     expect(reachable.status).toBe(200);
+    // the message says which case it is, and `reason` says it to a client that does not read messages
     expect(reachable.body.filterWarnings).toEqual([
-      { code: "doi_not_in_collection", field: "doi", message: expect.stringContaining('"openalex-synergy" holds it') },
+      {
+        code: "doi_not_in_collection",
+        field: "doi",
+        message: expect.stringContaining('"openalex-synergy" holds it'),
+        doi: closedDoi.toLowerCase(),
+        reason: "in_other_collection",
+      },
       {
         code: "doi_not_in_collection",
         field: "doi",
         message: expect.stringContaining("no collection of this service holds it"),
+        doi: missing,
+        reason: "not_held",
       },
     ]);
     expect(reachable.body.filterWarnings[0].message).toContain(closedDoi);
@@ -397,6 +406,8 @@ describe("doi_not_in_collection", () => {
         code: "doi_not_in_collection",
         field: "doi",
         message: expect.stringContaining("only by collections this API key cannot reach"),
+        doi: closedDoi.toLowerCase(),
+        reason: "outside_key_scope",
       },
     ]);
     expect(unreachable.body.filterWarnings[0].message).not.toContain("openalex");

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { createCollectionCatalog } from "../../src/domain/collectionDefinitions.js";
 import { REPO_ROOT } from "../../src/app/config.js";
 import { createJpegFigureRenderer } from "../../src/usecases/figures/jpegFigureRenderer.js";
-import { prepareCollection } from "../../src/ingest/ingestCollection.js";
+import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { jatsSectionName, readJatsDocuments } from "../../src/ingest/jatsReader.js";
 import { readCollectionDocuments } from "../../src/ingest/readCollection.js";
 import type { SourceDocument } from "../../src/ingest/sourceDocument.js";

@@ -8,7 +8,7 @@ import {
   type SourceReader,
 } from "../../src/domain/collectionDefinitions.js";
 import { DEFAULT_DATA_ROOT, REPO_ROOT } from "../../src/app/config.js";
-import { prepareCollection } from "../../src/ingest/ingestCollection.js";
+import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { readMedlineItems } from "../../src/ingest/medlineReader.js";
 import { readCollectionDocuments } from "../../src/ingest/readCollection.js";
 import type { SourceDocument, SourceItem } from "../../src/ingest/sourceDocument.js";

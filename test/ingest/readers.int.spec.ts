@@ -5,7 +5,7 @@ import { createCollectionCatalog } from "../../src/domain/collectionDefinitions.
 import { DEFAULT_DATA_ROOT } from "../../src/app/config.js";
 import type { PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import { readBeirCorpus } from "../../src/ingest/beirReader.js";
-import { prepareCollection } from "../../src/ingest/ingestCollection.js";
+import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { medlineCitationToEditorialDocument } from "../../src/ingest/medlineEditorial.js";
 import type { MedlineCitation } from "../../src/ingest/medlineReader.js";
 import { medlineCitationToDocument, readMedlineCitations } from "../../src/ingest/medlineReader.js";

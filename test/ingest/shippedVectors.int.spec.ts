@@ -7,7 +7,7 @@ import { DEFAULT_COLLECTIONS_CONFIG, DEFAULT_DATA_ROOT } from "../../src/app/con
 import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
 import { expectedVectorsHeader, SHIPPED_VECTORS_FILE } from "../../src/ingest/demoVectors.js";
-import { needsVectors, prepareCollection } from "../../src/ingest/ingestCollection.js";
+import { needsVectors, prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { readShippedVectors, staleReason, vectorKey, type ShippedVectors } from "../../src/ingest/shippedVectors.js";
 import { loadServiceModelManifest } from "../embedding/provisionedModel.js";
 

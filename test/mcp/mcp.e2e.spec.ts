@@ -257,6 +257,7 @@ describe("tools/list per key", () => {
     const schemaOf = async (name: string) => (await wide.listTools()).tools.find((t) => t.name === name)!.inputSchema;
     expect(Object.keys((await schemaOf("confirm")).properties!).sort()).toEqual([
       "full_metadata",
+      "max_cost",
       "queryId",
       "query_id",
       "result_ids",
@@ -462,6 +463,31 @@ describe("tools", () => {
     );
     expect((await tool(client, "confirm", {})).body.code).toBe("VALIDATION_ERROR");
     expect(await ops.balanceOf(orgId)).toBe(end);
+  });
+
+  it("confirm takes max_cost as POST /unlock takes maxCost", async () => {
+    const orgId = await newOrg({}, "5.00");
+    const key = await newKey(orgId);
+    const client = await connect(key);
+    const p = (await tool(client, "preview", { tool_name: "search-scifact", arguments: { query: QUERY, limit: 4 } }))
+      .body;
+    const start = await ops.balanceOf(orgId);
+    // a cap of the first row's own price buys that row alone (a row's cost is its charge, rounded once)
+    const capped = await tool(client, "confirm", { queryId: p.queryId, max_cost: p.results[0].cost });
+    expect(capped.isError, JSON.stringify(capped.body)).toBe(false);
+    expect(capped.body).toMatchObject({
+      cost_charged: p.results[0].cost,
+      withheldByMaxCost: 3,
+      nextRowCost: p.results[1].cost,
+    });
+    expect(capped.body.results.map((r: { locked?: boolean }) => r.locked === true)).toEqual([false, true, true, true]);
+    expect(micros(start) - micros(await ops.balanceOf(orgId))).toBe(micros(p.results[0].cost));
+    // the REST twin's refusal for a malformed cap, nothing charged
+    const bad = await tool(client, "confirm", { queryId: p.queryId, max_cost: "-1" });
+    const rest = await call("POST", "/api/v1/search/unlock", { key, body: { queryId: p.queryId, maxCost: "-1" } });
+    expect([bad.isError, bad.body.code]).toEqual([true, rest.body.error.code]);
+    expect(bad.body.code).toBe("VALIDATION_ERROR");
+    expect(micros(start) - micros(await ops.balanceOf(orgId))).toBe(micros(p.results[0].cost));
   });
 
   it("search-<name> and search bill like REST, their cost equal to the ledger line; validation is REST's", async () => {

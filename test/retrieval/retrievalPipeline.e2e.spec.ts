@@ -6,7 +6,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chunkId, isFragment } from "../../src/ingest/chunk.js";
-import { prepareCollection } from "../../src/ingest/ingestCollection.js";
+import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { readMedlineCitations } from "../../src/ingest/medlineReader.js";
 import { readOpenAlexWorks } from "../../src/ingest/openAlexReader.js";
 import { loadRetractedDois } from "../../src/ingest/retractions.js";

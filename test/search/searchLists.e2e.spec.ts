@@ -395,6 +395,139 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
         rows[2]!.cost,
       ]);
       expect(micros(before) - micros(await ops.balanceOf(orgId))).toBe(cap);
+
+      // the same capped call again (a retry that never saw the first answer) is a call of its own: it buys the next
+      // rows that fit under its cap, and never charges a row bought before
+      const fitting = (from: number) => {
+        let n = 0;
+        while (from + n < rows.length && chargeOf(rows.slice(from, from + n + 1), SCIFACT_PRICE) <= cap) n++;
+        return n;
+      };
+      const next = fitting(2);
+      const retried = await call("POST", "/api/v1/search/unlock", {
+        key,
+        body: { queryId: preview.body.queryId, maxCost: (cap / 1e6).toFixed(6) },
+      });
+      expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+      const paidAgain = next === 0 ? null : chargeOf(rows.slice(2, 2 + next), SCIFACT_PRICE);
+      expect(retried.body.costCharged === null ? null : micros(retried.body.costCharged)).toBe(paidAgain);
+      expect(micros(before) - micros(await ops.balanceOf(orgId))).toBe(cap + (paidAgain ?? 0));
+      // the rows bought first, sent again by id: free
+      const owned = await call("POST", "/api/v1/search/unlock", {
+        key,
+        body: { queryId: preview.body.queryId, resultIds: ids(rows.slice(0, 2)), maxCost: "0.000001" },
+      });
+      expect([owned.status, owned.body.costCharged, owned.headers.get("x-query-cost")]).toEqual([
+        200,
+        null,
+        "0.000000",
+      ]);
+      expect(micros(before) - micros(await ops.balanceOf(orgId))).toBe(cap + (paidAgain ?? 0));
+    });
+  });
+
+  describe("daily quota", () => {
+    it("counts one query for every search, whether it returns rows or not", async () => {
+      const { key } = await liveKey();
+      const used = async () => (await call("GET", "/api/v1/search/quota", { key })).body.dailyUsed as number;
+      const none = { collection: "scifact", query: QUERY, filters: { doi: "10.5555/held-by-no-collection" } };
+      const bodies = [
+        none,
+        { ...none, sort: "publication_date" },
+        { collection: "scifact", query: QUERY, max_cost: "0.000001" },
+      ];
+      for (const body of bodies) {
+        const start = await used();
+        const res = await call("POST", "/api/v1/search/query", { key, body });
+        expect([res.status, res.body.results, res.headers.get("x-query-cost")], JSON.stringify(body)).toEqual([
+          200,
+          [],
+          "0.000000",
+        ]);
+        expect(await used(), JSON.stringify(body)).toBe(start + 1);
+        expect(Number(res.headers.get("x-ratelimit-remaining"))).toBe(1000 - start - 1);
+      }
+      const start = await used();
+      expect((await call("POST", "/api/v1/search/preview", { key, body: none })).status).toBe(200);
+      expect(await used()).toBe(start);
+    });
+  });
+
+  describe("sandbox keys", () => {
+    it("answer sort, max_cost and like with the live answer's fields, on synthetic rows, free", async () => {
+      const { orgId, key } = await liveKey();
+      const sandbox = (await ops.newKey(orgId, { mode: "test" })).key;
+      const sorted = { collection: "scifact", query: QUERY, limit: 5, sort: "publication_date", max_cost: "0.50" };
+      const live = await call("POST", "/api/v1/search/query", { key, body: sorted });
+      const test = await call("POST", "/api/v1/search/query", { key: sandbox, body: sorted });
+      expect([test.status, test.headers.get("x-billing-mode"), test.headers.get("x-query-cost")]).toEqual([
+        200,
+        "sandbox",
+        "0.000000",
+      ]);
+      expect(Object.keys(test.body).sort()).toEqual(Object.keys(live.body).sort());
+      expect(test.body).toMatchObject({
+        sort: { by: "publication_date", minRelevance: SORTED_DEFAULT_MIN_RELEVANCE, candidatesOrdered: 3 },
+        withheldByMaxCost: 0,
+        nextRowCost: null,
+        nextCursor: null,
+      });
+      const dates = (test.body.results as Row[]).map((r) => r.metadata.publication_date!);
+      expect(dates).toEqual([...dates].sort().reverse());
+
+      // like: a synthetic work stands in (a sandbox key reaches no real work); /{collection} and preview alike
+      const work = "https://doi.org/10.5555/Some.Work";
+      const like = await call("POST", "/api/v1/search/scifact", {
+        key: sandbox,
+        body: { like: { work }, limit: 3, maxCost: "0.10" },
+      });
+      expect(like.status, JSON.stringify(like.body)).toBe(200);
+      expect(like.body).toMatchObject({
+        like: { work, collection: "scifact", docId: expect.stringMatching(/^syn_doc_/), title: expect.any(String) },
+        withheldByMaxCost: 0,
+        nextRowCost: null,
+      });
+      for (const r of like.body.results as { text: string; metadata: { synthetic: boolean } }[])
+        expect([r.metadata.synthetic, r.text.startsWith("[SYNTHETIC]")]).toEqual([true, true]);
+      const preview = await call("POST", "/api/v1/search/preview", {
+        key: sandbox,
+        body: { collection: "scifact", like: { work }, sort: "publication_date_asc", limit: 3 },
+      });
+      expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+      expect(preview.body).toMatchObject({
+        like: { work, docId: like.body.like.docId },
+        sort: { by: "publication_date_asc" },
+        nextCursor: null,
+      });
+      expect((await call("GET", `/api/v1/search/results/${preview.body.queryId}`, { key: sandbox })).status).toBe(200);
+    });
+
+    it("refuse what a live key is refused, with the same status and code", async () => {
+      const { orgId, key } = await liveKey();
+      const sandbox = (await ops.newKey(orgId, { mode: "test" })).key;
+      const before = await ops.balanceOf(orgId);
+      const bad: [string, Record<string, unknown>][] = [
+        ["/api/v1/search/query", { collection: "scifact", like: { work: "pmid:not-a-number" } }],
+        ["/api/v1/search/query", { collection: "scifact", like: { work: "W1\u0000x" } }],
+        ["/api/v1/search/query", { collection: "scifact", like: { work: "  " } }],
+        ["/api/v1/search/query", { collection: "scifact", like: { work: "W1", extra: true } }],
+        ["/api/v1/search/query", { collection: "scifact", like: { work: "W1" }, query: QUERY }],
+        ["/api/v1/search/query", { collection: "no-such-collection", like: { work: "W1" } }],
+        ["/api/v1/search/query", { collection: "scifact", query: QUERY, sort: "date" }],
+        ["/api/v1/search/query", { collection: "scifact", query: QUERY, max_cost: "-1" }],
+        ["/api/v1/search/scifact", { like: { work: "pmid:12ab" }, maxCost: "0.1" }],
+        ["/api/v1/search/preview", { collection: "scifact", like: { work: "pmid:x" } }],
+        ["/api/v1/search/preview", { collection: "scifact", query: QUERY, max_cost: "1.00" }],
+      ];
+      for (const [path, body] of bad) {
+        const [l, t] = [await call("POST", path, { key, body }), await call("POST", path, { key: sandbox, body })];
+        expect([t.status, t.body.error?.code], `${path} ${JSON.stringify(body)}`).toEqual([
+          l.status,
+          l.body.error?.code,
+        ]);
+        expect(l.status, `${path} ${JSON.stringify(body)}`).toBeGreaterThanOrEqual(400);
+      }
+      expect(await ops.balanceOf(orgId)).toBe(before);
     });
   });
 

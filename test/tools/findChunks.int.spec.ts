@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
 import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
-import { prepareCollection } from "../../src/ingest/ingestCollection.js";
+import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embeddedEngine.js";
 import { createOpenSearchEngine } from "../../src/retrieval/engines/opensearch/openSearchEngine.js";
 import type { ChunkRecord, SearchEngine } from "../../src/retrieval/port.js";

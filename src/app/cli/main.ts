@@ -237,7 +237,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     const engine = await openSearchEngine(config);
     const embedder = await openEmbedder(config);
     try {
-      // no worker here: the pipeline builds each index whole, and the document manifest of a rebuilt index is cleared
+      // no worker here: the ingestion workflow's steps run in this process (src/app/ingestInProcess.ts)
       const reports = await ingestMissingDemoCollections(
         { config, catalog, engine, embedder, db: store, log: pino({ level: "warn" }) },
         values.force ?? false,

@@ -329,7 +329,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: "NO_COLLECTION_ACCESS, SANDBOX_UNSUPPORTED_ENDPOINT",
   404: "COLLECTION_NOT_FOUND, WORK_NOT_FOUND, or NOT_FOUND",
   409: "CONFLICT / IDEMPOTENCY_KEY_IN_PROGRESS",
-  410: "CACHED_RESULT_EXPIRED: older than 7 days, or written by an older payload version",
+  410:
+    "CACHED_RESULT_EXPIRED: older than 7 days, or written by an older payload version; on unlock also " +
+    "RESULT_WITHDRAWN: a row to buy whose document was removed since the preview (nothing charged)",
   422: "VALIDATION_ERROR, INVALID_FILTER, INVALID_QUERY, IDEMPOTENCY_KEY_REUSED, TOOL_ERROR",
   429:
     "QUOTA_EXCEEDED, API_KEY_BUDGET_EXCEEDED, PREVIEW_RATE_LIMIT_EXCEEDED, SEARCH_RATE_LIMITED; Retry-After " +
@@ -456,7 +458,9 @@ const OPERATIONS: Operation[] = [
     summary: "Pay for previewed results and return them in full",
     description:
       "Charges only for rows not already unlocked under the queryId; omit `resultIds` (or send null) to unlock " +
-      "everything. At most 50 images per call. On 503 nothing is charged and nothing unlocks.",
+      "everything. At most 50 images per call. On 503 nothing is charged and nothing unlocks. `maxCost` caps " +
+      "this call: a repeat is a new call that buys the next rows that fit (rows already bought stay free). A row " +
+      "whose document was removed since the preview is 410 RESULT_WITHDRAWN, nothing charged.",
     body: "UnlockRequest",
     response: "PreviewUnlockResponse",
     headers: BILLING_HEADERS,

@@ -43,6 +43,15 @@ export const FilterWarning = z.object({
     .meta({ description: "Machine-readable warning code." }),
   message: z.string().meta({ description: "Human-readable explanation." }),
   field: z.string().optional().meta({ description: "The filter field the warning concerns (unindexed_filter_field)." }),
+  doi: z.string().optional().meta({ description: "doi_not_in_collection: the DOI, canonical (lower case)." }),
+  reason: z
+    .enum(["in_other_collection", "outside_key_scope", "not_held"])
+    .optional()
+    .meta({
+      description:
+        "doi_not_in_collection: another collection the key reaches holds the DOI (the message names it), only " +
+        "collections the key cannot reach hold it (never named), or no collection of the service holds it.",
+    }),
 });
 
 export const JournalMetricExpansion = z.object({

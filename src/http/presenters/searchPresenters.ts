@@ -16,7 +16,7 @@ import type { CollectionReadiness } from "../../domain/readiness.js";
 import type { SearchEngine } from "../../retrieval/port.js";
 import { formatCredits, parseCredits } from "../../domain/money.js";
 import type { AssistedAnswer, AssistedSearch } from "../../usecases/assisted/assistedSearch.js";
-import type { Unlock, UnlockResult } from "../../usecases/unlock/unlock.js";
+import type { Unlock, UnlockRequest, UnlockResult } from "../../usecases/unlock/unlock.js";
 import {
   metadataWithFigures,
   responseFigures,
@@ -27,6 +27,7 @@ import type { RowSelection } from "../../retrieval/rowSelection.js";
 import type { SearchRequestInput } from "../../usecases/search/pipeline.js";
 import type { ListRequest } from "../../usecases/search/searchService.js";
 import { SORTED_DEFAULT_MIN_RELEVANCE, type SortOrder } from "../../usecases/search/sortOrder.js";
+import { figureOptionsOf } from "../schemas.js";
 
 export interface SearchRouteDeps {
   search: SearchService;
@@ -172,6 +173,24 @@ export function previewResponse(outcome: PreviewOutcome) {
     ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
     ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
     ...(outcome.discovery ? { discovery: outcome.discovery } : {}),
+  };
+}
+
+/** What the unlock use case takes from a parsed unlock body (REST `POST /unlock` and the MCP `confirm` tool). */
+export function unlockRequestOf(body: {
+  queryId: string;
+  resultIds?: string[] | null;
+  includeFigures: boolean;
+  imageMaxWidth: number;
+  imageMaxHeight: number;
+  imageQuality: number;
+  maxCost?: string;
+}): UnlockRequest {
+  return {
+    queryId: body.queryId,
+    resultIds: body.resultIds,
+    figures: figureOptionsOf(body),
+    ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}),
   };
 }
 

@@ -36,6 +36,7 @@ import {
   searchBody,
   searchRequestOf,
   snakeListBody,
+  unlockRequestOf,
   unlockResponse,
   type SearchRouteDeps,
 } from "../presenters/searchPresenters.js";
@@ -121,14 +122,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
 
   router.post("/unlock", async (ctx) => {
     const a = auth(ctx);
-    const body = parseOr422(unlockBody, ctx.request.body);
-    const figures = figureOptionsOf(body);
-    const outcome = await deps.unlock.unlock(a, {
-      queryId: body.queryId,
-      resultIds: body.resultIds,
-      figures,
-      ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}),
-    });
+    const outcome = await deps.unlock.unlock(a, unlockRequestOf(parseOr422(unlockBody, ctx.request.body)));
     setBillingHeaders(ctx, a, outcome.billing);
     ctx.body = unlockResponse(outcome);
   });

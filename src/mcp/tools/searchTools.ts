@@ -12,14 +12,9 @@ import {
   unlockResponse,
   resultsBody,
   searchRequestOf,
+  unlockRequestOf,
 } from "../../http/presenters/searchPresenters.js";
-import {
-  figureOptionsOf,
-  parseOr422,
-  requestedCollections,
-  snakeFigureOptionsOf,
-  unlockBody,
-} from "../../http/schemas.js";
+import { parseOr422, requestedCollections, snakeFigureOptionsOf, unlockBody } from "../../http/schemas.js";
 import {
   boundPreviewSearchArgs,
   boundSearchArgs,
@@ -141,8 +136,10 @@ export const confirmTool: ToolDefinition = {
     "Buys rows of a preview (`queryId`, `result_ids`; none named: all). Bills each row's cost once; a repeat " +
     "costs nothing.",
   details:
-    "`query_id` is accepted for `queryId`. Returns the rows, unlocked ones in full, with `cost_charged` and " +
-    "`balance_remaining`.",
+    "`query_id` is accepted for `queryId`. `max_cost` (credits, as on the searches) caps what this call charges: " +
+    "the rows asked for are bought in the preview's order while they fit, and `withheldByMaxCost` and " +
+    "`nextRowCost` say what was held back. The cap is per call: a second call buys the next rows that fit, never " +
+    "a row already bought. Returns the rows, unlocked ones in full, with `cost_charged` and `balance_remaining`.",
   schemas: confirmSchemas,
   run: async ({ deps, auth }, args) => {
     const c = parseOr422(confirmArgs, args);
@@ -151,9 +148,9 @@ export const confirmTool: ToolDefinition = {
       queryId: queryIdOf(c),
       ...(c.result_ids !== undefined ? { resultIds: c.result_ids } : {}),
       ...(c.include_figures !== undefined ? { includeFigures: c.include_figures } : {}),
+      ...(c.max_cost !== undefined ? { maxCost: c.max_cost } : {}),
     });
-    const figures = figureOptionsOf(body);
-    const outcome = await deps.unlock.unlock(auth, { queryId: body.queryId, resultIds: body.resultIds, figures });
+    const outcome = await deps.unlock.unlock(auth, unlockRequestOf(body));
     return withRowShape(
       billedAnswer(auth, unlockResponse(outcome), outcome.billing, {
         cost_charged: formatCredits(outcome.costChargedMicros, 6),

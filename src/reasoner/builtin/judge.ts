@@ -9,6 +9,8 @@ import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
 import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from "./qualifiers.js";
 import calibration from "./judgeCalibration.json" with { type: "json" };
+import formCalibration from "./judgeForms.json" with { type: "json" };
+import { queryForm, type QueryForm } from "../../retrieval/relevance.js";
 import {
   bestSentenceIndex,
   candidateFeatures,
@@ -29,9 +31,34 @@ export interface JudgeRule<F extends string = FeatureName> {
   threshold: number;
   /** ... and this fraction of the best probability of the same call (0: no relative cut) */
   relativeCut: number;
+  /**
+   * where set, `threshold` gates the call (its best probability must reach it) and each candidate needs only this
+   * probability: once a call answers, every candidate above the floor is verified (up to the limit)
+   */
+  floor?: number;
   /** which queries the relative cut applies to: claims to check (the default), or every query (the rule before) */
   relativeCutOn?: "claims" | "every query";
+  /**
+   * the rule of a question and of keywords, where one was fitted (bench/calibrateJudgeForms.ts); a form without one
+   * is verified at `threshold` with no relative cut
+   */
+  forms?: FormRules;
 }
+
+/**
+ * How the judge reads a request (`judgeForm`): the relevance scale's question and keywords, a claim to check, or a
+ * topic (what the relevance scale calls a claim but does not read as a statement to check).
+ */
+export type JudgeForm = QueryForm | "topic";
+
+/** The part of a judge that decides delivery from the probabilities. */
+export type DeliveryRule = Pick<JudgeRule, "threshold" | "relativeCut" | "floor">;
+
+/**
+ * A delivery rule of its own for a question and for keywords: the model's threshold gates the call, and each
+ * candidate needs the form's floor (and its relative cut of the call's best).
+ */
+export type FormRules = Partial<Record<"question" | "keywords", { floor: number; relativeCut: number }>>;
 
 /** The judge: a logistic regression on standardized features. */
 export interface JudgeModel<F extends string = FeatureName> extends JudgeRule<F> {
@@ -44,7 +71,7 @@ export interface JudgeModel<F extends string = FeatureName> extends JudgeRule<F>
 }
 
 /** The shipped judge; the calibration's other fields are its figures. */
-export const DEFAULT_JUDGE_MODEL: JudgeModel = shippedModel(calibration.model);
+export const DEFAULT_JUDGE_MODEL: JudgeModel = { ...shippedModel(calibration.model), forms: formCalibration.forms };
 
 function shippedModel(model: { kind: string }): JudgeModel {
   if (model.kind !== "logistic")
@@ -169,20 +196,46 @@ export function probabilityOfOwn(model: FittedJudge<string>, x: readonly number[
 }
 
 /**
- * Verified: at or above the threshold and, for a claim to check, within the relative cut of the call's best
- * probability. The cut was fitted on SciFact claims, which one or two documents support; a question or a topic asks
- * for the literature on it, so every candidate at or above the threshold is verified (the DBT question asked for 10
- * trials and the cut delivered 2, while precision on the SYNERGY reviews' labels held without it:
- * docs/measurements.md).
+ * Verified: at or above the threshold (with a floor: the call's best at or above the threshold, and the candidate at
+ * or above the floor) and, for a claim to check, within the relative cut of the call's best probability. The cut was
+ * fitted on SciFact claims, which one or two documents support; a question or a topic asks for the literature on it,
+ * so the cut does not apply to it (the DBT question asked for 10 trials and the cut delivered 2:
+ * docs/measurements.md). `ruleFor` gives the rule of a request's form.
  */
-export function deliveryRule(
-  model: Pick<JudgeRule, "threshold" | "relativeCut">,
-  probabilities: readonly number[],
-  claim = true,
-): boolean[] {
+export function deliveryRule(model: DeliveryRule, probabilities: readonly number[], claim = true): boolean[] {
   const best = probabilities.reduce((m, p) => Math.max(m, p), 0);
   const cut = claim ? model.relativeCut * best : 0;
-  return probabilities.map((p) => p >= model.threshold && p >= cut);
+  const floor = model.floor ?? model.threshold;
+  return probabilities.map((p) => best >= model.threshold && p >= floor && p >= cut);
+}
+
+/**
+ * The rule a request is judged by, and whether its relative cut applies: a question or keywords with a rule of their
+ * own (fitted on review-style needs, bench/calibrateJudgeForms.ts) take it, cut included; a claim to check takes the
+ * model's with its cut; a topic, and a form without a rule, the model's without the cut (unless the model cuts every
+ * query).
+ */
+export function ruleFor(model: JudgeRule<string>, form: JudgeForm): { rule: DeliveryRule; claim: boolean } {
+  const own = form === "question" || form === "keywords" ? model.forms?.[form] : undefined;
+  if (own) return { rule: { threshold: model.threshold, ...own }, claim: true };
+  return { rule: model, claim: form === "claim" || model.relativeCutOn === "every query" };
+}
+
+/**
+ * The judge's reading of a request, on two readings that both stay. `queryForm` (the relevance scale's) reads the
+ * wording: a question, keywords, or else a "claim", which to it is any other sentence or phrase. `isClaimToCheck` asks
+ * what the judge needs: is it a statement to check (a full stop, or read as a claim by the understanding), which one
+ * or two documents settle? A question stays a question and a claim to check a claim; keywords stay keywords. What
+ * `queryForm` calls a claim but is no statement to check is a topic: "randomized trials of dialectical behaviour
+ * therapy for borderline personality disorder" (a phrase asking for the literature), but also SciFact claims written
+ * without their full stop ("RTEL1 interacts with TRF2 through a C4C4 motif"), which the words alone cannot tell apart
+ * from a phrase; a topic keeps the model's threshold without the cut, the rule both were measured with.
+ */
+export function judgeForm(query: string, understanding: Pick<QueryUnderstanding, "intent">): JudgeForm {
+  const form = queryForm(query);
+  if (form === "question") return "question";
+  if (isClaimToCheck(query, understanding)) return "claim";
+  return form === "keywords" ? "keywords" : "topic";
 }
 
 const QUESTION_START = new RegExp(
@@ -317,11 +370,8 @@ export async function judgeCandidates(
       ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000
       : p,
   );
-  const verified = deliveryRule(
-    model,
-    probabilities,
-    model.relativeCutOn === "every query" || isClaimToCheck(query, understanding),
-  );
+  const { rule, claim } = ruleFor(model, judgeForm(query, understanding));
+  const verified = deliveryRule(rule, probabilities, claim);
   return candidates.map((candidate, i) => {
     const best = prepared.bestSentence[i]!;
     // sentencesOf puts the title first when the candidate has one

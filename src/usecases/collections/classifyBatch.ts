@@ -5,7 +5,8 @@ import type { Tokenizer } from "../../embedding/port.js";
 import type { PlainCollection } from "../../domain/collectionDefinitions.js";
 import type { IngestionCounts } from "../../domain/events.js";
 import type { ChunkRecord } from "../../retrieval/port.js";
-import { prepareDocument, workOfPrepared } from "../../ingest/ingestCollection.js";
+import { prepareDocument, workOfPrepared } from "../../ingest/pipelineRules.js";
+import type { ChunkingOptions } from "../../ingest/chunk.js";
 import { hashCanonicalJson } from "../../ingest/fingerprint.js";
 import { chunkIdsOf, zeroCounts, type ManifestEntry } from "../../ingest/manifest.js";
 import type { SourceItem } from "../../ingest/sourceDocument.js";
@@ -36,9 +37,9 @@ export interface BatchPlan {
 export function classifyBatch(
   items: readonly SourceItem[],
   known: ReadonlyMap<string, ManifestEntry>,
-  options: { collection: PlainCollection; tokenizer: Tokenizer; inputs: string },
+  options: { collection: PlainCollection; tokenizer: Tokenizer; inputs: string; chunking?: ChunkingOptions },
 ): BatchPlan {
-  const { collection, tokenizer, inputs } = options;
+  const { collection, tokenizer, inputs, chunking } = options;
   const plan: BatchPlan = {
     records: [],
     embeddingInputs: [],
@@ -62,7 +63,7 @@ export function classifyBatch(
       works.deletes.push(item.doc_id);
       continue;
     }
-    const prepared = prepareDocument(item, { collection, tokenizer, retracted: new Set() });
+    const prepared = prepareDocument(item, { collection, tokenizer, retracted: new Set(), chunking });
     const work = workOfPrepared(item, prepared);
     if (work) works.upserts.push(work);
     else works.deletes.push(item.doc_id);

@@ -48,6 +48,41 @@ function statusOf(row: IngestionRow, running: IngestionCounts): IngestionStatus 
 
 export type WorkflowIngestions = Ingestions;
 
+/**
+ * Appends IngestionStarted, refused (CONFLICT) while another ingestion of the collection runs: decided under the
+ * append lock, so two starts for one collection cannot both see it idle. The API's start and the in-process driver
+ * (src/app/ingestInProcess.ts) both start here.
+ */
+export async function recordIngestionStarted(
+  db: Db,
+  clock: () => Date,
+  started: { ingestionId: string; collection: string; files: string[]; mode: IngestionMode },
+  actor: Actor,
+  requestId?: string,
+): Promise<void> {
+  await runStreamCommand(
+    db,
+    clock,
+    ingestionStream(started.ingestionId),
+    actor,
+    async (tx) => {
+      const [row] = await tx.query<{ id: string }>(
+        `SELECT ingestion_id AS id FROM proj_ingestions WHERE collection = $1 AND state = 'running' LIMIT 1`,
+        [started.collection],
+      );
+      if (row?.id)
+        throw new Rejection(
+          "CONFLICT",
+          `collection "${started.collection}" has ingestion ${row.id} running; wait for it to end (GET ` +
+            `/admin/v1/ingestions/${row.id})`,
+          { ingestionId: row.id },
+        );
+      return { version: 0, events: [{ type: "IngestionStarted", data: { ...started, files: [...started.files] } }] };
+    },
+    { requestId },
+  );
+}
+
 export function createTemporalIngestions(deps: TemporalIngestionsDeps): WorkflowIngestions {
   const { db, client } = deps;
   const rowsWhere = (where: string, params: unknown[]) =>
@@ -97,35 +132,12 @@ export function createTemporalIngestions(deps: TemporalIngestionsDeps): Workflow
       await assertReadableFiles(request.files, deps.dataRoot);
       const ingestionId = newId("ing");
       const collectionName = collection.name;
-      // decided under the append lock: two starts for one collection cannot both see it idle
-      await runStreamCommand(
+      await recordIngestionStarted(
         db,
         deps.clock,
-        ingestionStream(ingestionId),
+        { ingestionId, collection: collectionName, files: [...request.files], mode: request.mode },
         actor,
-        async (tx) => {
-          const [row] = await tx.query<{ id: string }>(
-            `SELECT ingestion_id AS id FROM proj_ingestions WHERE collection = $1 AND state = 'running' LIMIT 1`,
-            [collectionName],
-          );
-          if (row?.id)
-            throw new Rejection(
-              "CONFLICT",
-              `collection "${collectionName}" has ingestion ${row.id} running; wait for it to end (GET ` +
-                `/admin/v1/ingestions/${row.id})`,
-              { ingestionId: row.id },
-            );
-          return {
-            version: 0,
-            events: [
-              {
-                type: "IngestionStarted",
-                data: { ingestionId, collection: collectionName, files: [...request.files], mode: request.mode },
-              },
-            ],
-          };
-        },
-        { requestId },
+        requestId,
       );
       try {
         await client.workflow.start(ingestionWorkflow, {

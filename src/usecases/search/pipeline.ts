@@ -407,7 +407,42 @@ export async function retrieve(
       })
     : Promise.resolve([]);
   const ranked = await rankedRows(deps, auth, lists, input, selection);
-  let candidates = ranked.rows;
+  // only a live organization pays, so only its rows are cut to a price cap
+  const list = shapeList(ranked.rows, input, chargeModeOf(auth.org) === "live");
+  const continues =
+    (list.capped !== undefined && list.capped.withheld > 0) ||
+    (list.selected.belowMinRelevance === 0 &&
+      list.selected.rows.length === input.limit &&
+      (!ranked.ended || rowsBeyond(list.candidates, input.limit, selection)));
+  const rows = list.rows;
+  const filterWarnings = plan ? [...plan.filterWarnings, ...(await doiWarnings)] : [];
+  const lines = chargeLines(
+    rows.map((r) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) })),
+  );
+  return {
+    queryId: randomUUID(),
+    rows,
+    belowMinRelevance: list.selected.belowMinRelevance,
+    lines,
+    filterWarnings: filterWarnings.length > 0 ? filterWarnings : undefined,
+    journalMetricExpansions: plan && plan.journalMetricExpansions.length > 0 ? plan.journalMetricExpansions : undefined,
+    filtersApplied: plan ? plan.filtersApplied : undefined,
+    requested: targets.map((t) => t.requested),
+    continues,
+    ...(list.sorted ? { sorted: list.sorted } : {}),
+    ...(list.costCap ? { costCap: list.costCap } : {}),
+  };
+}
+
+/**
+ * The rows a request is given from its ranked candidates, by the rules every key meets (a sandbox key's synthetic rows
+ * too): a sorted request's candidates past the threshold in its order (a cursor's earlier pages left out), the row
+ * selection (min_relevance, one_per_document, limit), then the price cap where `payingLive` (only a live organization
+ * pays, so only its rows are cut). `sorted` and `costCap` are what the response reports whenever they were asked for.
+ */
+export function shapeList(ranked: CachedRow[], input: SearchRequestInput, payingLive: boolean) {
+  const selection = input.selection ?? EVERY_ROW;
+  let candidates = ranked;
   let sorted: RetrievalOutcome["sorted"];
   if (input.sort && input.sort !== "relevance") {
     const relevant = candidates.filter((r) => r.relevance !== null && r.relevance >= selection.minRelevance);
@@ -422,36 +457,13 @@ export async function retrieve(
   // only the rows delivered are priced into the charge: those held back by the threshold or as a document's second
   // chunk are not
   const selected = selectRows(candidates, selection, input.limit);
-  // a price cap keeps the best rows while they fit; only a live organization pays, so only its rows are cut
   const capped =
-    input.maxCostMicros !== undefined && chargeModeOf(auth.org) === "live"
-      ? capToCost(selected.rows, input.maxCostMicros)
+    input.maxCostMicros !== undefined && payingLive ? capToCost(selected.rows, input.maxCostMicros) : undefined;
+  const costCap: RetrievalOutcome["costCap"] =
+    input.maxCostMicros !== undefined
+      ? { withheld: capped?.withheld ?? 0, nextRowCostMicros: capped?.nextRowCostMicros ?? null }
       : undefined;
-  const rows = capped ? capped.kept : selected.rows;
-  const continues =
-    (capped !== undefined && capped.withheld > 0) ||
-    (selected.belowMinRelevance === 0 &&
-      selected.rows.length === input.limit &&
-      (!ranked.ended || rowsBeyond(candidates, input.limit, selection)));
-  const filterWarnings = plan ? [...plan.filterWarnings, ...(await doiWarnings)] : [];
-  const lines = chargeLines(
-    rows.map((r) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) })),
-  );
-  return {
-    queryId: randomUUID(),
-    rows,
-    belowMinRelevance: selected.belowMinRelevance,
-    lines,
-    filterWarnings: filterWarnings.length > 0 ? filterWarnings : undefined,
-    journalMetricExpansions: plan && plan.journalMetricExpansions.length > 0 ? plan.journalMetricExpansions : undefined,
-    filtersApplied: plan ? plan.filtersApplied : undefined,
-    requested: targets.map((t) => t.requested),
-    continues,
-    ...(sorted ? { sorted } : {}),
-    ...(input.maxCostMicros !== undefined
-      ? { costCap: { withheld: capped?.withheld ?? 0, nextRowCostMicros: capped?.nextRowCostMicros ?? null } }
-      : {}),
-  };
+  return { candidates, selected, capped, rows: capped ? capped.kept : selected.rows, sorted, costCap };
 }
 
 /** A collection's filter with the like-work left out ('skip' stays skip). */

@@ -8,6 +8,8 @@ import type { CachedRow, QueryRecord } from "./queryCache.js";
 import { PAYLOAD_VERSION, teaserOf } from "./queryCache.js";
 import type { AuthContext } from "../auth/context.js";
 import { Rejection } from "../../domain/rejection.js";
+import type { LikeTarget } from "./pipeline.js";
+import { workCondition } from "./moreLikeThis.js";
 
 /** What a sandbox key can do, for the refusals of what it cannot. */
 const SANDBOX_SUPPORTS =
@@ -67,6 +69,24 @@ export async function unlockSandboxRows(
   );
   const row = rows[0];
   return { before: new Set(row?.before ?? []), after: new Set(row?.after ?? []) };
+}
+
+/**
+ * The work a sandbox key's `like` searches near: the identifier checked by the live rules (a malformed one is the same
+ * 422), then a synthetic work held by `collection`, so no real work's text reaches the synthetic rows.
+ */
+export function sandboxLike(work: string, collection: string): LikeTarget {
+  workCondition(work);
+  const id = work.trim();
+  const digest = createHash("sha256").update(id).digest("hex");
+  return {
+    work: id,
+    collection,
+    docId: `syn_doc_${digest.slice(0, 12)}`,
+    title: `Synthetic work ${id.slice(0, 60)}`,
+    text: `More like ${id}`,
+    exclude: () => ({ kind: "none" }),
+  };
 }
 
 const TOPICS = ["cohort study", "randomized trial", "systematic review", "case series", "mechanistic study"];

@@ -9,6 +9,7 @@ import {
   assertCollectionsReady,
   prepareRetrieval,
   retrieve,
+  shapeList,
   type PreparedRetrieval,
   type RetrievalOutcome,
   type SearchDeps,
@@ -38,7 +39,7 @@ import {
   type PageExclusion,
 } from "./paging.js";
 import { resolveLike } from "./moreLikeThis.js";
-import { sandboxRecord, sandboxUnlockedIds, syntheticRows } from "./sandbox.js";
+import { sandboxLike, sandboxRecord, sandboxUnlockedIds, syntheticRows } from "./sandbox.js";
 import { assertSearchableQuery, queryProblem } from "./queryValidation.js";
 import {
   admitSearchRequest,
@@ -68,7 +69,7 @@ import { randomUUID } from "node:crypto";
 import { detectCatalogueQuestion, type CatalogueQuestion } from "../catalogue/intent.js";
 import type { CatalogueService } from "../catalogue/catalogueService.js";
 import type { Discovery } from "../catalogue/discovery.js";
-import { EVERY_ROW, selectRows } from "../../retrieval/rowSelection.js";
+import { EVERY_ROW } from "../../retrieval/rowSelection.js";
 
 export const INVALID_QUERY_LIMIT_PER_MINUTE = 30;
 
@@ -203,7 +204,6 @@ function recordOf(
   fingerprint: string,
   page?: PageExclusion,
 ): QueryRecord {
-  const like = input.like;
   return {
     queryId: outcome.queryId,
     orgId: auth.org.id,
@@ -212,7 +212,7 @@ function recordOf(
     payloadVersion: PAYLOAD_VERSION,
     createdAt: now,
     payload: {
-      query: like ? `like:${like.work}` : input.query,
+      query: queryOfRecord(input),
       collections: outcome.requested.map((r) => r.name),
       rows: outcome.rows,
       filterWarnings: outcome.filterWarnings,
@@ -221,17 +221,31 @@ function recordOf(
       ...(outcome.belowMinRelevance > 0 ? { belowMinRelevance: outcome.belowMinRelevance } : {}),
       ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}),
       page: pageStateOf(fingerprint, page, outcome.continues, input.selection?.onePerDocument ?? false),
-      ...(like ? { like: { work: like.work, collection: like.collection, docId: like.docId, title: like.title } } : {}),
-      ...(outcome.sorted ? { sorted: outcome.sorted } : {}),
-      ...(outcome.costCap
-        ? {
-            costCap: {
-              withheld: outcome.costCap.withheld,
-              nextRowCostMicros: outcome.costCap.nextRowCostMicros?.toString() ?? null,
-            },
-          }
-        : {}),
+      ...listPayload(input, outcome),
     },
+  };
+}
+
+/** The query a record keeps: the text searched, or `like:ID` for the works near a work. */
+const queryOfRecord = (input: SearchRequestInput): string => (input.like ? `like:${input.like.work}` : input.query);
+
+/** What a query record keeps of the list fields a request asked for: the work searched near, the order, the cap. */
+function listPayload(
+  input: SearchRequestInput,
+  list: Pick<RetrievalOutcome, "sorted" | "costCap">,
+): Pick<QueryPayload, "like" | "sorted" | "costCap"> {
+  const like = input.like;
+  return {
+    ...(like ? { like: { work: like.work, collection: like.collection, docId: like.docId, title: like.title } } : {}),
+    ...(list.sorted ? { sorted: list.sorted } : {}),
+    ...(list.costCap
+      ? {
+          costCap: {
+            withheld: list.costCap.withheld,
+            nextRowCostMicros: list.costCap.nextRowCostMicros?.toString() ?? null,
+          },
+        }
+      : {}),
   };
 }
 
@@ -303,7 +317,10 @@ export function createSearchService(deps: ServiceDeps) {
     return { mode: auth.billingMode, tokens: 0, costMicros: 0n, balanceMicros: auth.org.balanceMicros };
   }
 
-  /** The synthetic rows of a sandbox key's search or preview, selected by the live rules and kept as its record. */
+  /**
+   * The synthetic rows of a sandbox key's search or preview, listed by the live rules (order, selection, cap: the
+   * response's fields are the live ones) and kept as its record.
+   */
   async function sandboxRows(
     auth: AuthContext,
     kind: "search" | "preview",
@@ -312,22 +329,21 @@ export function createSearchService(deps: ServiceDeps) {
     { targets }: PreparedRetrieval,
   ) {
     const names = targets.map((t) => t.requested.name);
-    // the live rules of selection on the synthetic rows, so a sandbox integration sees min_relevance work
-    const { rows, belowMinRelevance } = selectRows(
-      syntheticRows(input.query, names, input.limit),
-      input.selection ?? EVERY_ROW,
-      input.limit,
-    );
+    // the live rules on the synthetic rows, so a sandbox integration sees min_relevance, sort and max_cost work
+    const list = shapeList(syntheticRows(input.query, names, input.limit), input, false);
+    const belowMinRelevance = list.selected.belowMinRelevance;
     const queryId = randomUUID();
     const payload = {
-      query: input.query,
+      query: queryOfRecord(input),
       collections: names,
-      rows,
+      rows: list.rows,
       ...(belowMinRelevance > 0 ? { belowMinRelevance } : {}),
       ...(input.includeMetadata === false ? { metadataWithheld: true as const } : {}),
+      ...listPayload(input, list),
     };
-    await saveQueryRecord(db, sandboxRecord(auth, kind, queryId, now, payload));
-    return { queryId, rows, belowMinRelevance };
+    const record = sandboxRecord(auth, kind, queryId, now, payload);
+    await saveQueryRecord(db, record);
+    return { queryId, rows: list.rows, belowMinRelevance, list: listFieldsOf(queryId, record.payload) };
   }
 
   async function sandboxSearch(
@@ -337,13 +353,13 @@ export function createSearchService(deps: ServiceDeps) {
     started: number,
     prepared: PreparedRetrieval,
   ): Promise<SearchOutcome> {
-    const { queryId, rows, belowMinRelevance } = await sandboxRows(auth, "search", input, now, prepared);
+    const { queryId, rows, belowMinRelevance, list } = await sandboxRows(auth, "search", input, now, prepared);
     const quota = await quotaStatus(db, auth.org, now);
     const latencyMs = performance.now() - started;
     return {
       queryId,
       rows,
-      list: LAST_PAGE,
+      list,
       belowMinRelevance,
       latencyMs: Math.round(latencyMs),
       billing: zeroBilling(auth),
@@ -469,9 +485,14 @@ export function createSearchService(deps: ServiceDeps) {
    * The request with its like-work resolved (scope and existence of the collections first, then 404 WORK_NOT_FOUND).
    */
   async function withLike(auth: AuthContext, input: SearchRequestInput, work: string): Promise<SearchRequestInput> {
-    resolveTargets(deps.catalog, auth, input.collections);
+    const targets = resolveTargets(deps.catalog, auth, input.collections);
     assertCollectionsReady(deps, auth, input.collections);
-    const like = await resolveLike(deps, auth, work);
+    // a sandbox key never reaches a real work (its text would be licensed content): a synthetic one stands in, held by
+    // the first physical collection searched, as a live work is named by the collection holding it
+    const like =
+      auth.billingMode === "sandbox"
+        ? sandboxLike(work, targets[0]!.physical[0]?.name ?? targets[0]!.requested.name)
+        : await resolveLike(deps, auth, work);
     return { ...input, like, query: like.text };
   }
 
@@ -528,13 +549,7 @@ export function createSearchService(deps: ServiceDeps) {
           ? await continuation(auth, "search", request, list.cursor, fingerprint, now)
           : undefined;
       if (next?.existing) return replayedSearch(auth, next.existing, now, started);
-      // a sandbox key gets synthetic rows near no real work
-      const input =
-        list.like === undefined
-          ? request
-          : auth.billingMode === "sandbox"
-            ? { ...request, query: `More like ${list.like}` }
-            : await withLike(auth, request, list.like);
+      const input = list.like === undefined ? request : await withLike(auth, request, list.like);
       const gated = await gate(auth, input, endpoint, now);
       if (gated.kind === "catalogue") {
         const latencyMs = performance.now() - started;
@@ -693,12 +708,12 @@ export function createSearchService(deps: ServiceDeps) {
         const prepared = await prepareRetrieval(deps, auth, input);
         if (auth.billingMode === "sandbox") {
           await admit(auth, now, false);
-          const { queryId, rows, belowMinRelevance } = await sandboxRows(auth, "preview", input, now, prepared);
+          const { queryId, rows, belowMinRelevance, list } = await sandboxRows(auth, "preview", input, now, prepared);
           if (idempotency) await completeIdempotencyKey(db, auth.org.id, idempotency.key, queryId);
           return {
             queryId,
             rows,
-            list: LAST_PAGE,
+            list,
             belowMinRelevance,
             unlocked: new Set(),
             ...(prepared.plan ? { filtersApplied: prepared.plan.filtersApplied } : {}),

@@ -24,14 +24,20 @@ import { capToCost } from "../../domain/costCap.js";
 import { isErrorCode } from "../../domain/errorCodes.js";
 import { loadOwnQueryRecord, type CachedRow, type QueryRecord } from "../search/queryCache.js";
 import { unlockSandboxRows } from "../search/sandbox.js";
-import { takeMinuteBudget } from "../limits/quotas.js";
 import { remainingCost, type BillingOutcome } from "../search/searchService.js";
 import { renderFigureImages, type FigureImageRenderer, type ImageOptions } from "../figures/figureImages.js";
+import type { SearchEngine } from "../../retrieval/port.js";
+import { guarded, takeMinuteBudget } from "../limits/quotas.js";
 
 export interface UnlockDeps {
   client: Client;
   db: Db;
   accounts: Accounts;
+  /**
+   * asked whether the rows to buy are still held (an operator's replace or delete may have removed them); the
+   * composition root always gives it, only the workflow's own tests and benchmark (rows no index holds) go without
+   */
+  engine?: Pick<SearchEngine, "getChunks" | "hasIndex">;
   clock: () => Date;
   taskQueue?: string;
   /**
@@ -96,6 +102,42 @@ function rejectionFrom(err: unknown): Rejection {
   return new Rejection(
     "SERVICE_UNAVAILABLE",
     "unlock is temporarily unavailable; nothing was charged or unlocked, retry is safe",
+  );
+}
+
+/**
+ * The rows among `rows` whose chunk its collection no longer holds: an operator's replace or delete ingestion removed
+ * their document (or the collection) after the preview. Each physical collection is asked once, by chunk id.
+ */
+export async function withdrawnRows(
+  engine: Pick<SearchEngine, "getChunks" | "hasIndex">,
+  rows: readonly CachedRow[],
+): Promise<CachedRow[]> {
+  const byCollection = new Map<string, CachedRow[]>();
+  for (const row of rows) byCollection.set(row.physical, [...(byCollection.get(row.physical) ?? []), row]);
+  const gone = await Promise.all(
+    [...byCollection].map(async ([physical, held]) => {
+      if (!(await engine.hasIndex(physical))) return held;
+      const found = new Set((await engine.getChunks(physical, [...new Set(held.map((r) => r.id))])).map((c) => c.id));
+      return held.filter((r) => !found.has(r.id));
+    }),
+  );
+  return gone.flat();
+}
+
+/**
+ * 410 RESULT_WITHDRAWN: rows to buy whose document was removed since the preview are never sold (their text is no
+ * longer the collection's); the whole call is refused, so nothing is charged and the caller chooses again.
+ */
+function withdrawnRefusal(queryId: string, withdrawn: readonly CachedRow[]): Rejection {
+  const ids = [...new Set(withdrawn.map((r) => r.id))];
+  return new Rejection(
+    "RESULT_WITHDRAWN",
+    `${ids.length === 1 ? "result" : "results"} ${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ", ..." : ""} ` +
+      `of preview ${queryId} can no longer be unlocked: the collection removed ` +
+      `${ids.length === 1 ? "its document" : "their documents"} after the preview. Nothing was charged; unlock ` +
+      "the other rows (resultIds without these) or run the preview again",
+    { resultIds: ids },
   );
 }
 
@@ -185,12 +227,17 @@ export function createUnlock(deps: UnlockDeps) {
         return sandboxUnlock(auth, record, [...new Set(requested)], request);
 
       let toUnlock = [...new Set(requested)];
+      // the rows still to buy, in the preview's order (best first); rows bought before are the caller's whatever
+      // happened to their document since
+      const before = await accounts.unlockedIds(record.queryId);
+      const wanted = new Set(toUnlock);
+      const toBuy = rows.filter((r) => wanted.has(r.id) && !before.has(r.id));
+      const engine = deps.engine;
+      const withdrawn = engine ? await guarded("the search engine", () => withdrawnRows(engine, toBuy)) : [];
+      if (withdrawn.length > 0) throw withdrawnRefusal(record.queryId, withdrawn);
       let costCap: UnlockResult["costCap"];
       if (request.maxCostMicros !== undefined) {
-        // the rows still to buy, in the preview's order (best first), while they fit; only a live organization pays
-        const before = await accounts.unlockedIds(record.queryId);
-        const wanted = new Set(toUnlock);
-        const toBuy = rows.filter((r) => wanted.has(r.id) && !before.has(r.id));
+        // only a live organization pays, so only its rows are cut to the cap
         const capped =
           chargeModeOf(auth.org) === "live" ? capToCost(toBuy, request.maxCostMicros) : capToCost(toBuy, undefined);
         const held = new Set(toBuy.slice(capped.kept.length).map((r) => r.id));

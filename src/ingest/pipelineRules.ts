@@ -1,31 +1,22 @@
-// The ingestion pipeline: read → normalize → chunk → embed (when the collection needs vectors) → index → commit.
-import { rm } from "node:fs/promises";
+// The ingestion's rules per document and per batch (which documents a collection keeps, their chunk records and
+// embedding inputs, embedding and indexing in calls, vector reuse), the inputs that decide an index, and
+// prepareCollection, which reads and chunks a whole collection without an engine (benchmarks, tests, shipped vectors).
+// The one ingestion pipeline that uses them is the ingestion workflow's steps (workflows/ingestionSteps.ts).
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { InventoryTally, type CollectionInventory } from "../domain/inventory.js";
-import type { CollectionCatalog, PlainCollection } from "../domain/collectionDefinitions.js";
-import { sourceFilePaths } from "../domain/collectionDefinitions.js";
+import type { PlainCollection } from "../domain/collectionDefinitions.js";
 import type { Embedder, Tokenizer } from "../embedding/port.js";
 import type { ChunkMetadata, ChunkRecord, SearchEngine } from "../retrieval/port.js";
 import type { ChunkingOptions } from "./chunk.js";
 import { CHUNKER_VERSION, chunkId, chunkSections, DEFAULT_MAX_CHUNK_TOKENS } from "./chunk.js";
-import {
-  fingerprintKey,
-  hashCanonicalJson,
-  hashFile,
-  readStoredFingerprint,
-  writeStoredFingerprint,
-  type StoredFingerprint,
-} from "./fingerprint.js";
 import { readCollectionDocuments } from "./readCollection.js";
-import { loadRetractedDois } from "./retractions.js";
 import type { SourceDocument } from "./sourceDocument.js";
 import { DEMO_FIGURES_VERSION, renderDemoFigures } from "./figures/demoFigures.js";
 import { workOfDocument, type StoredWork } from "./works.js";
 
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 export const PIPELINE_VERSION = 1;
-/** chunks per indexChunks call, in both pipelines (this one and the ingestion workflow's batches) */
+/** chunks per indexChunks call */
 export const INDEX_CALL_CHUNKS = 64;
 /**
  * Bump a reader's entry when what it reads changes; its collections re-ingest on the next start. OpenAlex: 2, works
@@ -38,55 +29,10 @@ const READER_VERSIONS: Partial<Record<PlainCollection["source"]["reader"], numbe
   "medline-editorial": 1,
 };
 /**
- * Chunks handed to the embedder at once: it spreads them over its workers, longest first so they finish together,
- * while the window before is indexed. (With batches of several texts it also sorts them by length: SciFact, batches
- * of 32, spent 20% of its compute on padding in windows of 64, 2% in windows of 1,024.)
- */
-const DEFAULT_EMBED_WINDOW = 1024;
-/**
  * word pieces of title and chunk embedded together (256 less [CLS] and [SEP]: all-MiniLM-L6-v2's limit, kept for
  * bge-small-en-v1.5)
  */
 export const DEFAULT_EMBEDDING_INPUT_TOKENS = 254;
-
-export type IngestPhase = "reading" | "indexing";
-
-export interface IngestProgress {
-  collection: string;
-  phase: IngestPhase;
-  /** documents read (reading) or chunks indexed (indexing) */
-  done: number;
-  /** known in the indexing phase only */
-  total: number | null;
-}
-
-export interface IngestCollectionOptions {
-  collection: PlainCollection;
-  dataRoot: string;
-  engine: SearchEngine;
-  embedder: Embedder;
-  tokenizer: Tokenizer;
-  /** lower-case DOIs of retracted articles (see loadRetractedDois) */
-  retracted: ReadonlySet<string>;
-  /** JSON file holding the input fingerprint of every ingested index */
-  fingerprintFile: string;
-  /** re-ingest even when the index exists with the same fingerprint */
-  force?: boolean;
-  chunking?: ChunkingOptions;
-  /** longest embedder input in tokens; the title in front of each chunk is cut to fit it */
-  embeddingInputTokens?: number;
-  /** chunks per indexChunks call */
-  batchSize?: number;
-  /** chunks per embedding call (the embedder sorts them by length into its own batches) */
-  embedWindow?: number;
-  /** engine index name; defaults to the collection name */
-  index?: string;
-  /** figure root (one directory per collection); collections with demoFigures get generated charts there */
-  figureDir?: string;
-  onProgress?: (progress: IngestProgress) => void;
-  /** records the built index's works (the works table beside the document manifest), after its commit */
-  recordWorks?: (works: readonly StoredWork[]) => Promise<void>;
-}
 
 export interface PreparedCollection {
   records: ChunkRecord[];
@@ -110,17 +56,6 @@ export interface PreparedCollection {
   inventory: CollectionInventory;
   /** the works the collection holds: the indexed documents and the retracted ones it keeps out of search */
   works: StoredWork[];
-}
-
-export interface IngestReport extends Omit<PreparedCollection, "records" | "embeddingInputs" | "inventory" | "works"> {
-  collection: string;
-  index: string;
-  /** true when the index already held this exact input and nothing was done */
-  skipped: boolean;
-  chunks: number;
-  embedded: boolean;
-  fingerprint: string;
-  seconds: number;
 }
 
 export function needsVectors(collection: PlainCollection): boolean {
@@ -206,7 +141,7 @@ export function prepareDocument(
 
 /**
  * The work a document leaves in the works table by what became of it: an indexed one searchable, a retracted one
- * kept out of search, none for the others (their work goes). Both pipelines record works by this rule.
+ * kept out of search, none for the others (their work goes).
  */
 export function workOfPrepared(document: SourceDocument, prepared: PreparedDocument): StoredWork | null {
   if (prepared.kind !== "chunks" && prepared.kind !== "retracted") return null;
@@ -253,8 +188,8 @@ export async function indexInCalls(
   }
 }
 
-/** The counts of a report that read nothing (a skipped index, or one the ingestion workflow built), to fill in. */
-export function noDocumentsCounted(): Omit<PreparedCollection, "records" | "embeddingInputs" | "inventory" | "works"> {
+/** The counts of a collection before any document is read. */
+function noDocumentsCounted(): Omit<PreparedCollection, "records" | "embeddingInputs" | "inventory" | "works"> {
   return {
     documentsRead: 0,
     documentsIndexed: 0,
@@ -276,7 +211,6 @@ export async function prepareCollection(options: {
   retracted: ReadonlySet<string>;
   chunking?: ChunkingOptions;
   embeddingInputTokens?: number;
-  onProgress?: (progress: IngestProgress) => void;
 }): Promise<PreparedCollection> {
   const { collection } = options;
   const tally = new InventoryTally();
@@ -291,14 +225,6 @@ export async function prepareCollection(options: {
     // a full ingestion indexes exactly the documents its files hold: a deletion has nothing to remove here
     if ("deleted" in document) continue;
     prepared.documentsRead += 1;
-    if (prepared.documentsRead % 500 === 0) {
-      options.onProgress?.({
-        collection: collection.name,
-        phase: "reading",
-        done: prepared.documentsRead,
-        total: null,
-      });
-    }
     if (seenDocIds.has(document.doc_id)) throw new Error(`${collection.name}: duplicate doc_id ${document.doc_id}`);
     seenDocIds.add(document.doc_id);
     const outcome = prepareDocument(document, options);
@@ -328,26 +254,7 @@ export async function prepareCollection(options: {
         prepared.tokens += outcome.tokens;
     }
   }
-  options.onProgress?.({ collection: collection.name, phase: "reading", done: prepared.documentsRead, total: null });
   return { ...prepared, inventory: tally.inventory(collection.name) };
-}
-
-/** Everything that decides an index's content; the price, description and display name are deliberately left out. */
-async function inputFingerprint(options: IngestCollectionOptions): Promise<string> {
-  const { collection } = options;
-  const files = await Promise.all(
-    sourceFilePaths(collection, options.dataRoot).map(async (path, position) => ({
-      file: collection.source.files[position],
-      sha256: await hashFile(path),
-    })),
-  );
-  const base = pipelineInputs(options);
-  return hashCanonicalJson({
-    ...base,
-    collection: { ...base.collection, source: collection.source },
-    files,
-    retracted: collection.excludeRetracted ? hashCanonicalJson([...options.retracted].sort()) : null,
-  });
 }
 
 /**
@@ -393,25 +300,12 @@ export function pipelineInputs(options: {
 }
 
 /**
- * What decides a chunk's vector besides its text and its document's title: the record building, the tokenizer (which
- * cuts the title) and the embedding model. An index built under the same key holds vectors a re-ingestion may keep.
+ * Vectors the index holds that the new records can keep: same chunk id, text and title (a chunker change re-embeds
+ * only the chunks it changed). By record id. The index holds the vectors of its one embedding model (an ingestion
+ * that changes it rebuilds the index); a change to how the embedding input is built bumps PIPELINE_VERSION, and a
+ * forced ingestion rebuilds the index afresh.
  */
-function vectorInputs(options: IngestCollectionOptions): string {
-  const { tokenizer, embedder } = options;
-  return hashCanonicalJson({
-    pipeline: PIPELINE_VERSION,
-    tokenizer: tokenizer.name,
-    model: embedder.modelName,
-    dims: embedder.dims,
-    inputTokens: options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS,
-  });
-}
-
-/**
- * Vectors of the index being replaced that the new records can keep: same chunk id, text and title, embedded under the
- * same vector inputs (a chunker change re-embeds only the chunks it changed). By record id.
- */
-async function reusableVectors(
+export async function reusableVectors(
   engine: SearchEngine,
   index: string,
   records: readonly ChunkRecord[],
@@ -438,184 +332,4 @@ async function reusableVectors(
     }
   }
   return kept;
-}
-
-/**
- * The input fingerprint, what the fingerprint file holds for the index, and whether the index holds exactly this input.
- */
-async function indexState(
-  options: IngestCollectionOptions,
-): Promise<{ fingerprint: string; stored: StoredFingerprint | null; current: boolean }> {
-  const fingerprint = await inputFingerprint(options);
-  const stored = await readStoredFingerprint(
-    options.fingerprintFile,
-    fingerprintKey(options.engine.kind, options.index ?? options.collection.name),
-  );
-  return {
-    fingerprint,
-    stored,
-    current:
-      stored?.fingerprint === fingerprint && (await options.engine.hasIndex(options.index ?? options.collection.name)),
-  };
-}
-
-/** Whether ingestCollection would build the index (absent, or built from other input); false when it would skip. */
-export async function needsIngest(options: IngestCollectionOptions): Promise<boolean> {
-  return options.force === true || !(await indexState(options)).current;
-}
-
-/**
- * Records that the index now holds this exact input (an ingestion workflow of all its files completed), so the next
- * start skips it like one the pipeline below built.
- */
-export async function recordIngestedInput(
-  options: IngestCollectionOptions,
-  built: { documents: number; chunks: number },
-): Promise<void> {
-  const index = options.index ?? options.collection.name;
-  await writeStoredFingerprint(options.fingerprintFile, fingerprintKey(options.engine.kind, index), {
-    fingerprint: await inputFingerprint(options),
-    collection: options.collection.name,
-    documents: built.documents,
-    chunks: built.chunks,
-    ingestedAt: new Date().toISOString(),
-  });
-}
-
-/**
- * Ingests one plain collection into the engine; a no-op when the index already holds this exact input (unless forced).
- */
-export async function ingestCollection(options: IngestCollectionOptions): Promise<IngestReport> {
-  const started = performance.now();
-  const { collection, engine, embedder } = options;
-  const index = options.index ?? collection.name;
-  const batchSize = options.batchSize ?? INDEX_CALL_CHUNKS;
-  const key = fingerprintKey(engine.kind, index);
-  const { fingerprint, stored, current } = await indexState(options);
-  const elapsed = (): number => Math.round((performance.now() - started) / 10) / 100;
-
-  if (!options.force && current && stored) {
-    return {
-      collection: collection.name,
-      index,
-      skipped: true,
-      chunks: stored.chunks,
-      ...noDocumentsCounted(),
-      documentsIndexed: stored.documents,
-      embedded: false,
-      fingerprint,
-      seconds: elapsed(),
-    };
-  }
-
-  // read and chunk everything before touching the index, so a bad source never leaves a half-deleted index
-  const { records, embeddingInputs, inventory, works, ...counts } = await prepareCollection(options);
-  const embed = needsVectors(collection);
-  const vectors = vectorInputs(options);
-  // a forced re-ingestion rebuilds everything (it repairs an index); otherwise unchanged chunks keep their vectors
-  const reused =
-    embed && !options.force && stored?.vectors === vectors && (await engine.hasIndex(index))
-      ? await reusableVectors(engine, index, records)
-      : new Map<string, Float32Array>();
-  await writeStoredFingerprint(options.fingerprintFile, key, null);
-  if (await engine.hasIndex(index)) await engine.deleteIndex(index);
-  await engine.ensureIndex(index, embedder.dims, embed ? embedder.modelName : undefined);
-
-  // a full build draws every chart afresh
-  if (collection.demoFigures && options.figureDir)
-    await rm(join(options.figureDir, collection.name), { recursive: true, force: true });
-  await attachDemoFigures(collection, records, options.figureDir);
-  const window = embed ? (options.embedWindow ?? DEFAULT_EMBED_WINDOW) : records.length;
-  // embedding is the slow part and drives the progress bar as its batches finish; indexing a window confirms it (for
-  // an embedder that reports nothing); the next window's embedding may report first, so only rises are shown
-  let reported = -1;
-  const progress = (done: number) => {
-    if (done <= reported) return;
-    reported = done;
-    options.onProgress?.({ collection: collection.name, phase: "indexing", done, total: records.length });
-  };
-  const embedWindow = (start: number): Promise<Float32Array[]> => {
-    const slice = records.slice(start, start + window);
-    const missing = slice.flatMap((record, position) => (reused.has(record.id) ? [] : [position]));
-    const embedded = !embed
-      ? Promise.resolve([])
-      : missing.length === 0
-        ? Promise.resolve([])
-        : embedAll(
-            embedder,
-            missing.map((position) => embeddingInputs[start + position]!),
-            (done) => progress(start + done),
-          );
-    const vectors = embedded.then((fresh) => {
-      if (!embed) return [];
-      const all = slice.map((record) => reused.get(record.id));
-      missing.forEach((position, k) => (all[position] = fresh[k]));
-      return all as Float32Array[];
-    });
-    // awaited in the next round; if indexing fails first, its failure is the one reported
-    vectors.catch(() => undefined);
-    return vectors;
-  };
-  progress(0);
-  // the next window embeds (on the embedder's threads) while this one is indexed
-  let embedding = embedWindow(0);
-  for (let start = 0; start < records.length; start += window) {
-    const windowRecords = records.slice(start, start + window);
-    const vectors = await embedding;
-    if (start + window < records.length) embedding = embedWindow(start + window);
-    if (embed) {
-      if (vectors.length !== windowRecords.length)
-        throw new Error(`embedder returned ${vectors.length} vectors for ${windowRecords.length} texts`);
-      windowRecords.forEach((record, position) => {
-        record.vector = vectors[position];
-      });
-    }
-    await indexInCalls(engine, index, windowRecords, batchSize, (count) => progress(start + count));
-  }
-  // committed with the chunks it describes
-  await engine.putInventory(index, inventory);
-  await engine.commit(index);
-  await options.recordWorks?.(works);
-  await writeStoredFingerprint(options.fingerprintFile, key, {
-    fingerprint,
-    collection: collection.name,
-    documents: counts.documentsIndexed,
-    chunks: records.length,
-    ingestedAt: new Date().toISOString(),
-    ...(embed ? { vectors } : {}),
-  });
-  return {
-    collection: collection.name,
-    index,
-    skipped: false,
-    chunks: records.length,
-    embedded: embed,
-    fingerprint,
-    seconds: elapsed(),
-    ...counts,
-  };
-}
-
-/** Ingests every plain collection of the catalogue, skipping those already indexed with the same input. */
-export async function ingestDemoCollections(options: {
-  catalog: CollectionCatalog;
-  dataRoot: string;
-  engine: SearchEngine;
-  embedder: Embedder;
-  tokenizer: Tokenizer;
-  fingerprintFile: string;
-  retracted?: ReadonlySet<string>;
-  force?: boolean;
-  chunking?: ChunkingOptions;
-  embeddingInputTokens?: number;
-  batchSize?: number;
-  figureDir?: string;
-  onProgress?: (progress: IngestProgress) => void;
-}): Promise<IngestReport[]> {
-  const retracted = options.retracted ?? (await loadRetractedDois(options.dataRoot));
-  const reports: IngestReport[] = [];
-  for (const collection of options.catalog.collections) {
-    reports.push(await ingestCollection({ ...options, collection, retracted }));
-  }
-  return reports;
 }

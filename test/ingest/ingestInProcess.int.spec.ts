@@ -1,18 +1,23 @@
-// The ingestion pipeline end to end on the real embedded engine and the real embedding model: index, skip, re-ingest.
+// The one ingestion pipeline run in this process (the ingestion workflow's steps and activities, no Temporal) on the
+// real embedded engine, the real embedding model and PGlite: index, skip, force, shrink, re-chunk, sparse, failure.
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCollectionCatalog } from "../../src/domain/collectionDefinitions.js";
+import type { IngestionActivityDeps } from "../../activities/ingestion.js";
+import { buildCollection, ingestInProcess } from "../../src/app/ingestInProcess.js";
 import { DEFAULT_DATA_ROOT } from "../../src/app/config.js";
+import { createCollectionCatalog } from "../../src/domain/collectionDefinitions.js";
 import type { CollectionCatalog, PlainCollection } from "../../src/domain/collectionDefinitions.js";
+import type { Rejection } from "../../src/domain/rejection.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
 import type { Embedder } from "../../src/embedding/port.js";
-import { ingestCollection, ingestDemoCollections, prepareCollection } from "../../src/ingest/ingestCollection.js";
-import type { IngestCollectionOptions } from "../../src/ingest/ingestCollection.js";
+import type { Db } from "../../src/eventstore/db.js";
+import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embeddedEngine.js";
 import type { SearchEngine } from "../../src/retrieval/port.js";
 import { loadProvisionedManifest } from "../embedding/provisionedModel.js";
+import { freshStore } from "../support/stores.js";
 
 const scifactLines = readFileSync(join(DEFAULT_DATA_ROOT, "scifact/corpus.jsonl"), "utf8").split("\n").filter(Boolean);
 
@@ -22,6 +27,7 @@ let engine: SearchEngine;
 let onnx: OnnxEmbedder;
 let passagesEmbedded = 0;
 let catalog: CollectionCatalog;
+let db: Db;
 
 // the real model, counted, so the test can tell whether a run embedded anything
 const countingEmbedder = (): Embedder => ({
@@ -50,26 +56,51 @@ function collection(name: string): PlainCollection {
   return entry;
 }
 
-function options(name: string, extra: Partial<IngestCollectionOptions> = {}): IngestCollectionOptions {
+/** The activities' dependencies as the worker's, with the counted embedder (or `embedder`) and PGlite. */
+function deps(extra: Partial<IngestionActivityDeps> & { embedder?: Embedder } = {}): IngestionActivityDeps {
+  const { embedder, ...rest } = extra;
   return {
-    collection: collection(name),
-    dataRoot,
+    db,
     engine,
-    embedder: countingEmbedder(),
+    passageEmbedder: async () => embedder ?? countingEmbedder(),
+    model: { modelName: onnx.modelName, dims: onnx.dims },
     tokenizer: onnx.tokenizer,
+    retractedDois: async () => new Set(),
+    dataRoot,
+    dataDir: join(root, "state"),
+    clock: () => new Date(),
+    ...rest,
+  };
+}
+
+const build = (
+  name: string,
+  extra: { force?: boolean; deps?: Partial<IngestionActivityDeps> & { embedder?: Embedder } } = {},
+) =>
+  buildCollection(deps(extra.deps), {
+    collection: collection(name),
     retracted: new Set(),
     fingerprintFile: join(root, "state/ingest-fingerprints.json"),
-    ...extra,
-  };
+    force: extra.force,
+  });
+
+async function ingestionState(ingestionId: string): Promise<string | undefined> {
+  const [row] = await db.query<{ state: string }>("SELECT state FROM proj_ingestions WHERE ingestion_id = $1", [
+    ingestionId,
+  ]);
+  return row?.state;
 }
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "litsearch-ingest-"));
   dataRoot = join(root, "data");
   writeCorpus(12);
+  db = await freshStore("pglite");
   engine = createEmbeddedEngine({ dir: join(root, "indexes") });
   onnx = await createOnnxEmbedder({ manifest: await loadProvisionedManifest(), batchSize: 16, threads: 2 });
   const source = { reader: "beir", files: ["mini/corpus.jsonl"] };
+  const broken = { reader: "beir", files: ["mini/broken.jsonl"] };
+  writeFileSync(join(dataRoot, "mini/broken.jsonl"), `${scifactLines[0]}\n{"_id": "x", "title": \n`);
   const common = {
     description: null,
     kind: "scholarly",
@@ -82,6 +113,8 @@ beforeAll(async () => {
     collections: [
       { name: "mini-hybrid", displayName: "Mini hybrid", retrieval: "hybrid", ...common },
       { name: "mini-sparse", displayName: "Mini sparse", retrieval: "sparse", ...common },
+      { name: "mini-batches", displayName: "Mini batches", retrieval: "hybrid", ...common },
+      { name: "mini-broken", displayName: "Mini broken", retrieval: "sparse", ...common, source: broken },
     ],
     metaCollections: [],
   });
@@ -90,20 +123,26 @@ beforeAll(async () => {
 afterAll(async () => {
   await engine?.close();
   await onnx?.close();
+  await db?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-describe("ingestCollection", () => {
-  it("embeds and indexes a hybrid collection, and its chunks are found by meaning", async () => {
+describe("the ingestion pipeline in this process", () => {
+  it("embeds and indexes a hybrid collection, records the ingestion, and its chunks are found by meaning", async () => {
     const progress: number[] = [];
-    const report = await ingestCollection(
-      options("mini-hybrid", { onProgress: (p) => p.phase === "indexing" && progress.push(p.done) }),
-    );
-    expect(report).toMatchObject({ skipped: false, embedded: true, documentsRead: 12, documentsIndexed: 12 });
+    const report = await ingestInProcess(deps(), {
+      collection: collection("mini-hybrid"),
+      batchSize: 5,
+      onProgress: (p) => progress.push(p.batchesDone),
+    });
+    expect(report).toMatchObject({ embedded: true, documents: 12 });
+    expect(report.counts).toMatchObject({ documentsRead: 12, documentsAdded: 12, chunksIndexed: report.chunks });
     expect(report.chunks).toBeGreaterThanOrEqual(12);
     expect(passagesEmbedded).toBe(report.chunks);
-    expect(progress.at(-1)).toBe(report.chunks);
+    expect(progress).toEqual([1, 2, 3, 3]);
+    expect(await ingestionState(report.ingestionId)).toBe("completed");
     expect((await engine.stats("mini-hybrid")).chunks).toBe(report.chunks);
+    expect((await engine.getInventory("mini-hybrid"))?.documentCount).toBe(12);
 
     const first = JSON.parse(scifactLines[3]!) as { _id: string; title: string };
     const hits = await engine.search({
@@ -117,34 +156,29 @@ describe("ingestCollection", () => {
     expect(hits[0]?.chunk.tokens).toBe(onnx.tokenizer.count(hits[0]!.chunk.text));
   });
 
-  it("embeds window by window on worker threads, each chunk keeping its own vector", async () => {
+  it("embeds batches on worker threads, two in flight, each chunk keeping its own vector", async () => {
     const pool = await createOnnxEmbedder({ manifest: await loadProvisionedManifest(), batchSize: 4, workers: 2 });
     try {
-      const progress: number[] = [];
-      // windows of 5 over about 24 chunks: several windows, the last one short, each sorted by length inside
-      const report = await ingestCollection(
-        options("mini-hybrid", {
-          index: "mini-windows",
-          embedder: pool,
-          embedWindow: 5,
-          onProgress: (p) => p.phase === "indexing" && progress.push(p.done),
-        }),
-      );
+      // batches of 2 documents over 12: several batches embed and commit while another one runs
+      const report = await ingestInProcess(deps({ embedder: pool }), {
+        collection: collection("mini-batches"),
+        batchSize: 2,
+        parallelism: 2,
+      });
       expect(report.chunks).toBeGreaterThan(10);
-      expect(progress).toEqual([...progress].sort((a, b) => a - b));
-      expect(progress.at(-1)).toBe(report.chunks);
       const prepared = await prepareCollection({
-        collection: collection("mini-hybrid"),
+        collection: collection("mini-batches"),
         dataRoot,
         tokenizer: onnx.tokenizer,
         retracted: new Set(),
       });
       const expected = await onnx.embedPassages(prepared.embeddingInputs);
       const stored = await engine.getChunks(
-        "mini-windows",
+        "mini-batches",
         prepared.records.map((r) => r.id),
       );
       expect(stored).toHaveLength(prepared.records.length);
+      expect((await engine.stats("mini-batches")).chunks).toBe(prepared.records.length);
       const byId = new Map(stored.map((chunk) => [chunk.id, chunk]));
       prepared.records.forEach((record, i) => {
         const vector = byId.get(record.id)?.vector;
@@ -159,31 +193,39 @@ describe("ingestCollection", () => {
     }
   });
 
-  it("skips an index that already holds the same input, and re-ingests when forced", async () => {
+  it("skips an index that already holds the same input, and rebuilds it afresh when forced", async () => {
+    await build("mini-hybrid");
     const before = passagesEmbedded;
-    const again = await ingestCollection(options("mini-hybrid"));
-    expect(again.skipped).toBe(true);
+    const again = await build("mini-hybrid");
+    expect(again).toMatchObject({ skipped: true, documents: 12 });
     expect(passagesEmbedded).toBe(before);
 
-    const forced = await ingestCollection(options("mini-hybrid", { force: true }));
+    const forced = await build("mini-hybrid", { force: true });
     expect(forced.skipped).toBe(false);
+    expect(forced.counts).toMatchObject({ documentsAdded: 12, documentsUnchanged: 0 });
     expect(passagesEmbedded).toBe(before + forced.chunks);
     expect(forced.fingerprint).toBe(again.fingerprint);
   });
 
-  it("re-ingests when the source changes and leaves no stale chunk behind", async () => {
-    const first = await ingestCollection(options("mini-hybrid"));
+  it("rebuilds when the source shrinks and leaves no stale chunk behind, embedding nothing it holds", async () => {
+    const first = await build("mini-hybrid");
+    const before = passagesEmbedded;
     writeCorpus(5);
-    const shrunk = await ingestCollection(options("mini-hybrid"));
-    expect(shrunk.skipped).toBe(false);
-    expect(shrunk.fingerprint).not.toBe(first.fingerprint);
-    expect(shrunk.documentsIndexed).toBe(5);
-    expect((await engine.stats("mini-hybrid")).chunks).toBe(shrunk.chunks);
-    writeCorpus(12);
+    try {
+      const shrunk = await build("mini-hybrid");
+      expect(shrunk.skipped).toBe(false);
+      expect(shrunk.fingerprint).not.toBe(first.fingerprint);
+      expect(shrunk.documents).toBe(5);
+      expect(shrunk.counts).toMatchObject({ documentsUnchanged: 5, documentsDeleted: 7 });
+      expect(passagesEmbedded).toBe(before);
+      expect((await engine.stats("mini-hybrid")).chunks).toBe(shrunk.chunks);
+    } finally {
+      writeCorpus(12);
+    }
   });
 
   it("re-embeds only the chunks a chunking change altered, keeping the vectors of the others", async () => {
-    await ingestCollection(options("mini-hybrid"));
+    await build("mini-hybrid");
     const chunking = { minStandaloneWords: 120 };
     const before = await prepareCollection({
       collection: collection("mini-hybrid"),
@@ -203,9 +245,10 @@ describe("ingestCollection", () => {
     expect(changed.length).toBeGreaterThan(0);
     expect(changed.length).toBeLessThan(after.records.length);
     const embeddedBefore = passagesEmbedded;
-    const report = await ingestCollection(options("mini-hybrid", { chunking }));
+    const report = await build("mini-hybrid", { deps: { chunking } });
     expect(report.skipped).toBe(false);
     expect(passagesEmbedded - embeddedBefore).toBe(changed.length);
+    expect((await engine.stats("mini-hybrid")).chunks).toBe(after.records.length);
     // every chunk, kept or re-embedded, holds the vector of its own embedding input
     const expected = await onnx.embedPassages(after.embeddingInputs);
     const stored = new Map(
@@ -224,7 +267,7 @@ describe("ingestCollection", () => {
 
   it("indexes a sparse collection without embedding anything", async () => {
     const before = passagesEmbedded;
-    const report = await ingestCollection(options("mini-sparse"));
+    const report = await build("mini-sparse");
     expect(report).toMatchObject({ skipped: false, embedded: false });
     expect(passagesEmbedded).toBe(before);
     const hits = await engine.search({
@@ -236,19 +279,16 @@ describe("ingestCollection", () => {
     expect(hits[0]?.chunk.metadata.doc_id).toBe("4983");
   });
 
-  it("ingestDemoCollections ingests only what is absent or changed", async () => {
-    const reports = await ingestDemoCollections({
-      catalog,
-      dataRoot,
-      engine,
-      embedder: countingEmbedder(),
-      tokenizer: onnx.tokenizer,
-      fingerprintFile: join(root, "state/ingest-fingerprints.json"),
-      retracted: new Set(),
+  it("records a source it cannot read as a failed ingestion and throws why, recording no input", async () => {
+    const failure = (await build("mini-broken").catch((err: unknown) => err)) as Rejection;
+    expect(failure.code).toBe("VALIDATION_ERROR");
+    expect(failure.message).toContain("mini/broken.jsonl");
+    const [row] = await db.query<{ state: string; error: string }>(
+      "SELECT state, error FROM proj_ingestions WHERE collection = 'mini-broken'",
+    );
+    expect(row).toMatchObject({ state: "failed", error: failure.message });
+    expect((await build("mini-broken").catch((err: unknown) => err)) as Rejection).toMatchObject({
+      code: "VALIDATION_ERROR",
     });
-    expect(reports.map((r) => [r.collection, r.skipped])).toEqual([
-      ["mini-hybrid", false], // the last hybrid ingestion used other chunking options
-      ["mini-sparse", true],
-    ]);
   });
 });
