@@ -284,11 +284,16 @@ export function prefetchSubquery(p: TablePrefix, k: PrefetchKeys, param: (value:
       : "",
   ].join("\n     ");
   return `(SELECT coalesce(json_agg(u), '[]'::json) FROM (
-     SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${selectList("organizations")} FROM ${p}organizations WHERE org_id = ANY(${org})) x
-     UNION ALL SELECT 'balances', row_to_json(x) FROM (SELECT ${selectList("balances")} FROM ${p}balances WHERE org_id = ANY(${org})) x
-     UNION ALL SELECT 'api_keys', row_to_json(x) FROM (SELECT ${selectList("api_keys")} FROM ${p}api_keys WHERE key_id = ANY(${key})) x
-     UNION ALL SELECT 'usage', row_to_json(x) FROM (SELECT ${selectList("usage")} FROM ${p}usage WHERE org_id = ANY(${org}) AND period = ANY(${periods})) x
-     UNION ALL SELECT 'collection_usage', row_to_json(x) FROM (SELECT ${selectList("collection_usage")} FROM ${p}collection_usage
+     SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${selectList("organizations")} FROM ${p}organizations
+       WHERE org_id = ANY(${org})) x
+     UNION ALL SELECT 'balances', row_to_json(x) FROM (SELECT ${selectList("balances")} FROM ${p}balances
+       WHERE org_id = ANY(${org})) x
+     UNION ALL SELECT 'api_keys', row_to_json(x) FROM (SELECT ${selectList("api_keys")} FROM ${p}api_keys
+       WHERE key_id = ANY(${key})) x
+     UNION ALL SELECT 'usage', row_to_json(x) FROM (SELECT ${selectList("usage")} FROM ${p}usage
+       WHERE org_id = ANY(${org}) AND period = ANY(${periods})) x
+     UNION ALL SELECT 'collection_usage', row_to_json(x) FROM (SELECT ${selectList("collection_usage")}
+       FROM ${p}collection_usage
        WHERE org_id = ANY(${org}) AND day = ANY(${days}) AND collection = ANY(${collections})) x
      ${memberRows}) u)`;
 }

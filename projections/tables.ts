@@ -294,19 +294,23 @@ CREATE TABLE IF NOT EXISTS ${p}ledger (
   amount_micros BIGINT NOT NULL, balance_after_micros BIGINT NOT NULL, key_id TEXT, query_id TEXT, reference TEXT);
 CREATE INDEX IF NOT EXISTS ${p}ledger_org ON ${p}ledger (org_id, position);
 CREATE TABLE IF NOT EXISTS ${p}api_keys (
-  key_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, mode TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE, key_prefix TEXT NOT NULL,
-  collections JSONB, spending_cap_micros BIGINT, spent_micros BIGINT NOT NULL, revoked BOOLEAN NOT NULL, version INTEGER NOT NULL);
+  key_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, mode TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE,
+  key_prefix TEXT NOT NULL,
+  collections JSONB, spending_cap_micros BIGINT, spent_micros BIGINT NOT NULL, revoked BOOLEAN NOT NULL,
+  version INTEGER NOT NULL);
 -- keys created before names existed have none (null)
 ALTER TABLE ${p}api_keys ADD COLUMN IF NOT EXISTS name TEXT;
 CREATE TABLE IF NOT EXISTS ${p}unlocks (
   query_id TEXT NOT NULL, result_id TEXT NOT NULL, org_id TEXT NOT NULL, key_id TEXT NOT NULL, position BIGINT NOT NULL,
   PRIMARY KEY (query_id, result_id));
 CREATE TABLE IF NOT EXISTS ${p}usage (
-  org_id TEXT NOT NULL, period TEXT NOT NULL, queries INTEGER NOT NULL, tokens BIGINT NOT NULL, amount_micros BIGINT NOT NULL,
+  org_id TEXT NOT NULL, period TEXT NOT NULL, queries INTEGER NOT NULL, tokens BIGINT NOT NULL,
+  amount_micros BIGINT NOT NULL,
   PRIMARY KEY (org_id, period));
 ALTER TABLE ${p}usage ADD COLUMN IF NOT EXISTS catalogue_answers INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE IF NOT EXISTS ${p}collection_usage (
-  org_id TEXT NOT NULL, day TEXT NOT NULL, collection TEXT NOT NULL, queries INTEGER NOT NULL, unlocked_results INTEGER NOT NULL,
+  org_id TEXT NOT NULL, day TEXT NOT NULL, collection TEXT NOT NULL, queries INTEGER NOT NULL,
+  unlocked_results INTEGER NOT NULL,
   tokens BIGINT NOT NULL, charged_micros BIGINT NOT NULL, unlocked_micros BIGINT NOT NULL,
   PRIMARY KEY (org_id, day, collection));
 CREATE TABLE IF NOT EXISTS ${p}price_overrides (
@@ -316,39 +320,49 @@ CREATE TABLE IF NOT EXISTS ${p}price_overrides (
 CREATE TABLE IF NOT EXISTS ${p}key_last_used (
   key_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, used_at TIMESTAMPTZ NOT NULL, position BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS ${p}members (
-  member_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, email TEXT NOT NULL, role TEXT NOT NULL, password_hash TEXT NOT NULL,
+  member_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, email TEXT NOT NULL, role TEXT NOT NULL,
+  password_hash TEXT NOT NULL,
   invite_id TEXT NOT NULL, joined_at TIMESTAMPTZ NOT NULL);
 CREATE INDEX IF NOT EXISTS ${p}members_org ON ${p}members (org_id);
--- a removed member stays, for the history; an address belongs to one member at a time (the first release had email UNIQUE)
+-- a removed member stays, for the history; an address belongs to one member at a time (the first release had email
+-- UNIQUE)
 ALTER TABLE ${p}members ADD COLUMN IF NOT EXISTS removed_at TIMESTAMPTZ;
 ALTER TABLE ${p}members DROP CONSTRAINT IF EXISTS ${p}members_email_key;
 CREATE UNIQUE INDEX IF NOT EXISTS ${p}members_current_email ON ${p}members (email) WHERE removed_at IS NULL;
 CREATE TABLE IF NOT EXISTS ${p}invites (
-  invite_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, email TEXT NOT NULL, role TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE,
+  invite_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, email TEXT NOT NULL, role TEXT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
   expires_at TIMESTAMPTZ NOT NULL, invited_at TIMESTAMPTZ NOT NULL, accepted_by TEXT, accepted_at TIMESTAMPTZ);
 ALTER TABLE ${p}invites ADD COLUMN IF NOT EXISTS cancelled_at TIMESTAMPTZ;
 CREATE TABLE IF NOT EXISTS ${p}sessions (
-  session_id TEXT PRIMARY KEY, org_id TEXT, member_id TEXT, started_at TIMESTAMPTZ NOT NULL, expires_at TIMESTAMPTZ NOT NULL,
+  session_id TEXT PRIMARY KEY, org_id TEXT, member_id TEXT, started_at TIMESTAMPTZ NOT NULL,
+  expires_at TIMESTAMPTZ NOT NULL,
   ended_at TIMESTAMPTZ, end_reason TEXT);
 CREATE INDEX IF NOT EXISTS ${p}sessions_member ON ${p}sessions (member_id);
 -- one row per ingestion (GET /admin/v1/ingestions/{id} after it ended, a collection's latest, whether one completed)
 CREATE TABLE IF NOT EXISTS ${p}ingestions (
-  ingestion_id TEXT PRIMARY KEY, collection TEXT NOT NULL, mode TEXT NOT NULL, files JSONB NOT NULL, state TEXT NOT NULL,
+  ingestion_id TEXT PRIMARY KEY, collection TEXT NOT NULL, mode TEXT NOT NULL, files JSONB NOT NULL,
+  state TEXT NOT NULL,
   started_at TIMESTAMPTZ NOT NULL, finished_at TIMESTAMPTZ, error TEXT, counts JSONB);
 CREATE INDEX IF NOT EXISTS ${p}ingestions_collection ON ${p}ingestions (collection, started_at);
 -- webhooks: an organization's endpoints, each delivery of an event to one of them, and every attempt of it
 CREATE TABLE IF NOT EXISTS ${p}webhook_endpoints (
-  endpoint_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, url TEXT NOT NULL, events JSONB NOT NULL, description TEXT, state TEXT NOT NULL,
-  secret_version INTEGER NOT NULL, previous_secret_expires_at TIMESTAMPTZ, created_at TIMESTAMPTZ NOT NULL, disabled_at TIMESTAMPTZ,
+  endpoint_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, url TEXT NOT NULL, events JSONB NOT NULL, description TEXT,
+  state TEXT NOT NULL,
+  secret_version INTEGER NOT NULL, previous_secret_expires_at TIMESTAMPTZ, created_at TIMESTAMPTZ NOT NULL,
+  disabled_at TIMESTAMPTZ,
   disabled_reason TEXT, failing_since TIMESTAMPTZ, last_success_at TIMESTAMPTZ);
 CREATE INDEX IF NOT EXISTS ${p}webhook_endpoints_org ON ${p}webhook_endpoints (org_id);
 CREATE TABLE IF NOT EXISTS ${p}webhook_deliveries (
-  message_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, org_id TEXT NOT NULL, event_type TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL,
-  state TEXT NOT NULL, attempts INTEGER NOT NULL, last_status INTEGER, last_attempt_at TIMESTAMPTZ, ended_at TIMESTAMPTZ,
+  message_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, org_id TEXT NOT NULL, event_type TEXT NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL,
+  state TEXT NOT NULL, attempts INTEGER NOT NULL, last_status INTEGER, last_attempt_at TIMESTAMPTZ,
+  ended_at TIMESTAMPTZ,
   PRIMARY KEY (message_id, endpoint_id));
 CREATE INDEX IF NOT EXISTS ${p}webhook_deliveries_endpoint ON ${p}webhook_deliveries (endpoint_id, created_at);
 CREATE TABLE IF NOT EXISTS ${p}webhook_attempts (
-  position BIGINT PRIMARY KEY, message_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, org_id TEXT NOT NULL, attempt INTEGER NOT NULL,
+  position BIGINT PRIMARY KEY, message_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, org_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
   time TIMESTAMPTZ NOT NULL, status INTEGER, latency_ms INTEGER NOT NULL, excerpt TEXT NOT NULL, error TEXT);
 CREATE INDEX IF NOT EXISTS ${p}webhook_attempts_delivery ON ${p}webhook_attempts (message_id, endpoint_id, attempt);
 -- what an organization wants to be told: below balance_low_micros, balance.low (null: never)
@@ -359,8 +373,10 @@ CREATE TABLE IF NOT EXISTS ${p}alerts (
   created_at TIMESTAMPTZ NOT NULL, seen JSONB NOT NULL, runs INTEGER NOT NULL, last_run_at TIMESTAMPTZ);
 CREATE INDEX IF NOT EXISTS ${p}alerts_org ON ${p}alerts (org_id, created_at);
 CREATE TABLE IF NOT EXISTS ${p}alert_runs (
-  query_id TEXT PRIMARY KEY, alert_id TEXT NOT NULL, org_id TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL, trigger TEXT NOT NULL,
-  result_ids JSONB NOT NULL, works JSONB NOT NULL, cost_micros BIGINT NOT NULL, state TEXT NOT NULL, ended_at TIMESTAMPTZ,
+  query_id TEXT PRIMARY KEY, alert_id TEXT NOT NULL, org_id TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL,
+  trigger TEXT NOT NULL,
+  result_ids JSONB NOT NULL, works JSONB NOT NULL, cost_micros BIGINT NOT NULL, state TEXT NOT NULL,
+  ended_at TIMESTAMPTZ,
   amount_micros BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS ${p}alert_runs_alert ON ${p}alert_runs (alert_id, created_at);
 `;

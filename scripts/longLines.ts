@@ -1,8 +1,10 @@
 // Lines past 120 characters: where they are (the check) and how to fold them (the codemod, scripts/reflow.ts).
 // Comments are re-wrapped from the long line to the end of its paragraph; string literals and one-line template
 // literals are split into `"…" +` concatenations, which Prettier then lays out. A line may stay long only for a
-// reason listed in `exemption`: a URL, a test fixture, a multi-line template literal (HTML, SQL or text whose line
-// breaks are part of the value) or a lint directive.
+// reason listed in `exemption`: a URL, or test data (a file under test/fixtures, or a multi-line template literal in
+// a test, such as an XML record whose line breaks are part of the value). Everything else is folded by hand where the
+// codemod cannot: a test title is shortened, HTML and SQL are wrapped where whitespace does not matter, a long
+// regular expression is built from String.raw parts.
 import * as prettier from "prettier";
 import ts from "typescript";
 
@@ -23,41 +25,23 @@ const DIRECTIVE = /^\s*(?:\/\/|\/\*)\s*(?:eslint-|@ts-|prettier-ignore|istanbul|
 /** Files whose lines are test data as a whole. */
 export const isFixtureFile = (path: string): boolean => /(^|\/)test\/fixtures\//.test(path);
 
-/** What may stay long, by source span: multi-line and tagged template literals, regex literals, test titles. */
+/** What may stay long, by source span: a multi-line template literal in a test (test data). */
 interface Kept {
   start: number;
   end: number;
   reason: string;
 }
 
-const TEST_CALL = /^(it|test|describe)(\.\w+)*$/;
+/** Files of tests and their helpers, whose multi-line template literals are test data. */
+const isTestFile = (path: string): boolean => /(^|\/)test\//.test(path);
 
-function keptSpans(source: ts.SourceFile): Kept[] {
+function keptSpans(source: ts.SourceFile, path: string): Kept[] {
   const spans: Kept[] = [];
+  if (!isTestFile(path)) return spans;
   const visit = (node: ts.Node): void => {
-    const start = () => node.getStart(source);
-    if (ts.isTaggedTemplateExpression(node)) {
-      // html`…` and its kind render markup; a cut would show in the page
-      spans.push({ start: start(), end: node.end, reason: "tagged template" });
-    } else if (ts.isTemplateExpression(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
-      if (source.text.slice(start(), node.end).includes("\n"))
-        spans.push({ start: start(), end: node.end, reason: "multi-line template" });
-    } else if (ts.isRegularExpressionLiteral(node)) {
-      spans.push({ start: start(), end: node.end, reason: "regular expression" });
-    } else if (
-      ts.isStringLiteralLike(node) &&
-      ts.isCallExpression(node.parent) &&
-      node.parent.arguments[0] === node &&
-      TEST_CALL.test(node.parent.expression.getText(source))
-    ) {
-      // Prettier keeps a test's title on the line of its call; a cut title would re-indent the whole test
-      spans.push({ start: start(), end: node.end, reason: "test title" });
-    } else if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
-      spans.push({
-        start: node.moduleSpecifier.getStart(source),
-        end: node.moduleSpecifier.end,
-        reason: "module path",
-      });
+    if (ts.isTemplateExpression(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
+      const start = node.getStart(source);
+      if (source.text.slice(start, node.end).includes("\n")) spans.push({ start, end: node.end, reason: "test data" });
     }
     ts.forEachChild(node, visit);
   };
@@ -71,17 +55,12 @@ function lineStarts(text: string): number[] {
   return starts;
 }
 
-/**
- * Why a long line may stay long, or undefined when it must be folded: a URL, a lint directive, or a kept span that
- * reaches past the limit (a multi-line template line, a regular expression, a test title, a module path).
- */
+/** Why a long line may stay long, or undefined when it must be folded: a URL, or test data reaching past the limit. */
 function exemption(line: string, offset: number, kept: Kept[]): string | undefined {
   if (URL.test(line)) return "url";
-  if (DIRECTIVE.test(line)) return "directive";
   const end = offset + line.length;
   const limit = offset + MAX_LINE - 1 - (line.length - lineLength(line));
-  const span = kept.find((k) => k.start < end && (k.end > limit || (k.reason === "test title" && k.end > offset)));
-  return span?.reason;
+  return kept.find((k) => k.start < end && k.end > limit)?.reason;
 }
 
 /** The lines of one file past MAX_LINE that no exemption covers. */
@@ -89,9 +68,9 @@ export function longLines(path: string, text: string): LongLine[] {
   if (isFixtureFile(path)) return [];
   const lines = text.split("\n");
   // most files have no long line, or only URLs: they need no parse
-  if (!lines.some((line) => lineLength(line) > MAX_LINE && !URL.test(line) && !DIRECTIVE.test(line))) return [];
+  if (!lines.some((line) => lineLength(line) > MAX_LINE && !URL.test(line))) return [];
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, scriptKind(path));
-  const kept = keptSpans(source);
+  const kept = keptSpans(source, path);
   const starts = lineStarts(text);
   const found: LongLine[] = [];
   lines.forEach((line, index) => {
@@ -251,9 +230,16 @@ export function cutRaw(raw: string, width: number): string[] {
   return pieces;
 }
 
-/** Nodes whose string literal may not become an expression. */
+const TEST_CALL = /^(it|test|describe)(\.\w+)*$/;
+
+/**
+ * Nodes whose string literal may not become an expression; a test's title is among them, since a concatenated title
+ * reads worse than a shorter one (the check reports it for a person to shorten).
+ */
 function literalMustStay(node: ts.Node): boolean {
   const parent = node.parent;
+  if (ts.isCallExpression(parent) && parent.arguments[0] === node && TEST_CALL.test(parent.expression.getText()))
+    return true;
   return (
     ts.isImportDeclaration(parent) ||
     ts.isExportDeclaration(parent) ||
@@ -357,7 +343,7 @@ export function foldLongLines(path: string, text: string): string {
   const lines = text.split("\n");
   if (!lines.some((line) => lineLength(line) > MAX_LINE)) return text;
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, scriptKind(path));
-  const kept = keptSpans(source);
+  const kept = keptSpans(source, path);
   const starts = lineStarts(text);
   const comments = commentRanges(source);
   const edits: Edit[] = [];
@@ -365,7 +351,8 @@ export function foldLongLines(path: string, text: string): string {
 
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index];
-    if (lineLength(line) <= MAX_LINE || exemption(line, starts[index], kept)) continue;
+    // a lint directive cannot be cut: the check reports it, to be shortened by hand
+    if (lineLength(line) <= MAX_LINE || exemption(line, starts[index], kept) || DIRECTIVE.test(line)) continue;
     const lineStart = starts[index];
     const lineEnd = lineStart + line.length;
     // a comment that runs past the limit on this line

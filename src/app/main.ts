@@ -101,7 +101,8 @@ async function runScaled(config: Config): Promise<void> {
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.stdout.write(`
-  The scaled shape is running: ${topology.apis.length} API processes (no worker inside), ${topology.workers.length} worker process(es),
+  The scaled shape is running: ${topology.apis.length} API processes (no worker inside),
+  ${topology.workers.length} worker process(es),
   PostgreSQL ${topology.databaseUrl}, Temporal ${topology.temporalAddress}, OpenSearch ${topology.opensearchUrl}.
 ${topology.apis.map((api) => `    ${api.name}: ${api.url}`).join("\n")}
   Admin token${config.adminTokenGenerated ? " (generated, stored in the data directory)" : ""}: ${topology.adminToken}
@@ -129,10 +130,15 @@ function banner(
 
   Try it:
     export BASE=${url} ADMIN=${token}
-    ORG=$(curl -s -X POST $BASE/admin/v1/organizations -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' -d '{"name":"Demo lab"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).id')
-    curl -s -X POST $BASE/admin/v1/organizations/$ORG/credits -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' -d '{"amount":"25.00"}'
-    KEY=$(curl -s -X POST $BASE/admin/v1/organizations/$ORG/keys -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' -d '{"mode":"live"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).key')
-    curl -s -i -X POST $BASE/api/v1/search/query -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' -d '{"collection":"${collection}","query":"vitamin D supplementation and fracture risk","limit":3}'
+    CT='Content-Type: application/json'
+    ORG=$(curl -s -X POST $BASE/admin/v1/organizations -H "Authorization: Bearer $ADMIN" -H "$CT" \\
+      -d '{"name":"Demo lab"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).id')
+    curl -s -X POST $BASE/admin/v1/organizations/$ORG/credits -H "Authorization: Bearer $ADMIN" -H "$CT" \\
+      -d '{"amount":"25.00"}'
+    KEY=$(curl -s -X POST $BASE/admin/v1/organizations/$ORG/keys -H "Authorization: Bearer $ADMIN" -H "$CT" \\
+      -d '{"mode":"live"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).key')
+    curl -s -i -X POST $BASE/api/v1/search/query -H "Authorization: Bearer $KEY" -H "$CT" \\
+      -d '{"collection":"${collection}","query":"vitamin D supplementation and fracture risk","limit":3}'
 
   Ctrl-C stops everything.
 ${waiting}`;

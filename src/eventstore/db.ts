@@ -59,9 +59,12 @@ export function storeOutage(err: unknown): Rejection | undefined {
       /^(08...|53...|57P0.|57014|55P03|40P01|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND)$/.test(
         code,
       )) ||
-    /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Connection ended unexpectedly|server closed the connection/i.test(
-      message,
-    );
+    new RegExp(
+      String.raw`timeout exceeded when trying to connect|Connection terminated` +
+        String.raw`|Client has encountered a connection error|Connection ended unexpectedly` +
+        String.raw`|server closed the connection`,
+      "i",
+    ).test(message);
   return outage
     ? new Rejection(
         "SERVICE_UNAVAILABLE",

@@ -121,7 +121,8 @@ export interface AppendHead {
  * within its own first query (logHeadOf reads them back). The text position gets its own name: ORDER BY position must
  * sort the bigint column, not the text ('9' > '10').
  */
-export const LOG_HEAD_COLUMNS = `(SELECT position::text AS last_position FROM events ORDER BY position DESC LIMIT 1) AS head_pos,
+export const LOG_HEAD_COLUMNS = `(SELECT position::text AS last_position FROM events ORDER BY position DESC LIMIT 1)
+      AS head_pos,
     (SELECT hash FROM events ORDER BY position DESC LIMIT 1) AS head_hash`;
 
 /** The log head a row selected with LOG_HEAD_COLUMNS carries; an empty log stands at 0 with the genesis hash. */
@@ -327,7 +328,8 @@ export async function* readAllForReplay(
   type Packed = [number, number, string, Record<string, unknown>, number][];
   const fetchRange = async (from: number): Promise<Packed> => {
     const [row] = await db.query<{ page: string | null }>(
-      `SELECT json_agg(json_build_array(position, stream_version, type, data, (extract(epoch FROM recorded_at) * 1000)::bigint) ORDER BY position)::text AS page
+      `SELECT json_agg(json_build_array(position, stream_version, type, data,
+         (extract(epoch FROM recorded_at) * 1000)::bigint) ORDER BY position)::text AS page
        FROM events WHERE position > $1 AND position <= $2`,
       [from, from + rangeSize],
     );

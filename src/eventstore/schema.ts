@@ -26,8 +26,9 @@ CREATE TABLE IF NOT EXISTS query_records (
   payload         JSONB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS query_records_created ON query_records (created_at);
--- the payload is written deflated by the service (src/usecases/search/queryCache.ts), which costs the database neither a JSONB
--- parse nor its own compression per paid search; records written before keep their JSONB payload until they expire
+-- the payload is written deflated by the service (src/usecases/search/queryCache.ts), which costs the database
+-- neither a JSONB parse nor its own compression per paid search; records written before keep their JSONB payload
+-- until they expire
 ALTER TABLE query_records ADD COLUMN IF NOT EXISTS payload_deflated BYTEA;
 ALTER TABLE query_records ALTER COLUMN payload DROP NOT NULL;
 ALTER TABLE query_records ALTER COLUMN payload_deflated SET STORAGE EXTERNAL;
@@ -35,7 +36,8 @@ ALTER TABLE query_records ALTER COLUMN payload_deflated SET STORAGE EXTERNAL;
 ALTER TABLE query_records ADD COLUMN IF NOT EXISTS refunded_undelivered_at TIMESTAMPTZ;
 -- the query as asked, beside the deflated payload, so the dashboard's recent queries read it without inflating rows
 ALTER TABLE query_records ADD COLUMN IF NOT EXISTS query_text TEXT;
--- the rows of a sandbox key's synthetic preview unlocked for free: kept with the record, never in the event log or ledger
+-- the rows of a sandbox key's synthetic preview unlocked for free: kept with the record, never in the event log or
+-- ledger
 ALTER TABLE query_records ADD COLUMN IF NOT EXISTS sandbox_unlocked TEXT[];
 CREATE TABLE IF NOT EXISTS preview_idempotency (
   org_id       TEXT NOT NULL,

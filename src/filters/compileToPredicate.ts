@@ -16,8 +16,11 @@ export interface DatePeriod {
   end: number;
 }
 
-const DATE_PATTERN =
-  /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?)?)?$/;
+/** A year, then optionally month, day and a time (minutes, seconds and fraction optional) with an optional zone. */
+const DATE_PATTERN = new RegExp(
+  String.raw`^(\d{4})(?:-(\d{2})(?:-(\d{2})` +
+    String.raw`(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?)?)?$`,
+);
 
 /**
  * Reads an ISO date (yyyy, yyyy-MM, yyyy-MM-dd, or a date-time with optional offset, as OpenSearch's

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { WEBHOOK_EVENT_TYPES } from "../domain/webhooks.js";
 import { plainCollectionSchema } from "../domain/collectionDefinitions.js";
 import { ApiError } from "./errors.js";
-import { DEFAULT_IMAGE_OPTIONS } from "../usecases/figures/figureImages.js";
+import { DEFAULT_IMAGE_OPTIONS, type ImageOptions } from "../usecases/figures/figureImages.js";
 import { SORT_ORDERS, SORTED_DEFAULT_MIN_RELEVANCE } from "../usecases/search/sortOrder.js";
 import { RECOMMENDED_MIN_RELEVANCE } from "../retrieval/relevance.js";
 
@@ -168,6 +168,31 @@ const spellingOf = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
  * (`image_quality` on /{collection}), the spelling this one takes. The known fields are the schema's own, so a field
  * added to a schema is accepted and suggested without a second list.
  */
+/** The figure images a camelCase body asks for (includeFigures, or its deprecated includeImages alias), or null. */
+export function figureOptionsOf(body: {
+  includeFigures?: boolean;
+  includeImages?: boolean;
+  imageMaxWidth: number;
+  imageMaxHeight: number;
+  imageQuality: number;
+}): ImageOptions | null {
+  return (body.includeFigures ?? body.includeImages)
+    ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
+    : null;
+}
+
+/** The figure images a snake_case body (/query, the MCP search tools) asks for, or null. */
+export function snakeFigureOptionsOf(body: {
+  include_figures?: boolean;
+  image_max_width: number;
+  image_max_height: number;
+  image_quality: number;
+}): ImageOptions | null {
+  return body.include_figures
+    ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality }
+    : null;
+}
+
 export function unknownFieldsMessage(keys: readonly string[], known: readonly string[]): string {
   const named = keys.slice(0, 10).map((key) => {
     const meant = known.find((k) => spellingOf(k) === spellingOf(key));

@@ -58,7 +58,9 @@ request_stop() {
   [ "$stopping" = 1 ] && return
   stopping=1
   kill -s "$sig" "$child" 2>/dev/null
-  ( sleep "$grace"; echo "[supervisor] still running $grace s after $sig: killing the process group" >&2; kill -s KILL -- "-$$" ) 0</dev/null 3<&- &
+  ( sleep "$grace"
+    echo "[supervisor] still running $grace s after $sig: killing the process group" >&2
+    kill -s KILL -- "-$$" ) 0</dev/null 3<&- &
 }
 trap request_stop TERM INT HUP
 ( while read -r _; do :; done; kill -s TERM "$$" ) 0<&3 &

@@ -26,7 +26,13 @@ const TITLE_CUES: Array<[RegExp, ArticleType]> = [
   [/^editorial\b/i, "editorial"],
   [/^(comments?|commentary|reply|response to)\b/i, "commentary"],
   [
-    /\b(systematic|scoping|narrative|literature|umbrella|rapid|integrative|critical|comprehensive|updated?) review\b|\bmeta-?analys[ie]s\b|\breview of (the )?(literature|evidence)\b|^(an? )?(brief )?review\b|: (an? )?review\b|\boverview of (systematic )?reviews\b/i,
+    new RegExp(
+      String.raw`\b(systematic|scoping|narrative|literature|umbrella|rapid|integrative|critical` +
+        String.raw`|comprehensive|updated?) review\b|\bmeta-?analys[ie]s\b|\breview of (the )?(literature` +
+        String.raw`|evidence)\b|^(an? )?(brief )?review\b|: (an? )?review\b` +
+        String.raw`|\boverview of (systematic )?reviews\b`,
+      "i",
+    ),
     "review",
   ],
 ];

@@ -3,10 +3,16 @@
 const NAMED_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
 
 // Only known markup tags are removed, so comparisons such as "p<0.05" or "<i>P</i> < .001" keep their text.
-const BLOCK_TAG =
-  /<\/?(?:p|br|hr|h[1-6]|div|ul|ol|li|table|tr|td|th|section|title|abstract|jats:(?:p|title|sec|list|list-item))(?:\s[^<>]*)?\/?>/gi;
-const INLINE_TAG =
-  /<\/?(?:a|b|i|u|em|strong|sup|sub|span|sc|scp|tt|small|big|font|inf|jats:[a-z-]+|mml:[a-z-]+|math|mi|mo|mn|mrow|msub|msup)(?:\s[^<>]*)?\/?>/gi;
+const BLOCK_TAG = new RegExp(
+  String.raw`<\/?(?:p|br|hr|h[1-6]|div|ul|ol|li|table|tr|td|th|section|title|abstract|jats:(?:p|title` +
+    String.raw`|sec|list|list-item))(?:\s[^<>]*)?\/?>`,
+  "gi",
+);
+const INLINE_TAG = new RegExp(
+  String.raw`<\/?(?:a|b|i|u|em|strong|sup|sub|span|sc|scp|tt|small|big|font|inf|jats:[a-z-]+` +
+    String.raw`|mml:[a-z-]+|math|mi|mo|mn|mrow|msub|msup)(?:\s[^<>]*)?\/?>`,
+  "gi",
+);
 
 /** Decodes XML character references and the five predefined entities (plus &nbsp;). */
 export function decodeXmlEntities(text: string): string {

@@ -147,7 +147,8 @@ export async function recordBatch(
       await tx.query(
         `INSERT INTO ingest_manifest (index_key, doc_id, fingerprint, chunks, journal)
          SELECT $1, d, f, c, j::jsonb FROM unnest($2::text[], $3::text[], $4::int[], $5::text[]) AS t(d, f, c, j)
-         ON CONFLICT (index_key, doc_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, chunks = EXCLUDED.chunks, journal = EXCLUDED.journal`,
+         ON CONFLICT (index_key, doc_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, chunks = EXCLUDED.chunks,
+           journal = EXCLUDED.journal`,
         [
           input.indexKey,
           input.upserts.map((u) => u.docId),

@@ -105,9 +105,11 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
     const col = <T>(f: (w: StoredWork) => T) => rows.map(f);
     await tx.query(
       `INSERT INTO works (index_key, doc_id, doi, pmid, pmcid, openalex, searchable, fields, refs_recorded)
-       SELECT $1, d, doi, pmid, pmcid, oa, s, f::jsonb, r FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::int[]) AS t(d, doi, pmid, pmcid, oa, s, f, r)
-       ON CONFLICT (index_key, doc_id) DO UPDATE SET doi = EXCLUDED.doi, pmid = EXCLUDED.pmid, pmcid = EXCLUDED.pmcid, openalex = EXCLUDED.openalex,
-         searchable = EXCLUDED.searchable, fields = EXCLUDED.fields, refs_recorded = EXCLUDED.refs_recorded`,
+       SELECT $1, d, doi, pmid, pmcid, oa, s, f::jsonb, r FROM unnest($2::text[], $3::text[], $4::text[], $5::text[],
+         $6::text[], $7::boolean[], $8::text[], $9::int[]) AS t(d, doi, pmid, pmcid, oa, s, f, r)
+       ON CONFLICT (index_key, doc_id) DO UPDATE SET doi = EXCLUDED.doi, pmid = EXCLUDED.pmid, pmcid = EXCLUDED.pmcid,
+         openalex = EXCLUDED.openalex, searchable = EXCLUDED.searchable, fields = EXCLUDED.fields,
+         refs_recorded = EXCLUDED.refs_recorded`,
       [
         indexKey,
         col((w) => w.docId),
@@ -134,7 +136,8 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
     const rows = edges.slice(from, from + WRITE_ROWS * 5);
     await tx.query(
       `INSERT INTO work_references (index_key, doc_id, position, doi, pmid, openalex)
-       SELECT $1, d, p, doi, pmid, oa FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) AS t(d, p, doi, pmid, oa)`,
+       SELECT $1, d, p, doi, pmid, oa FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[])
+         AS t(d, p, doi, pmid, oa)`,
       [
         indexKey,
         rows.map((e) => e.docId),

@@ -178,7 +178,7 @@ describe("the projection of alert events", () => {
   };
   const definition = alertDefinitionOf({ query: "kelp forests", collection: "notes" });
 
-  it("keeps the seen-set growing by the works each run sends, and each run with how it ended and what it charged", () => {
+  it("grows the seen-set by the works each run sends, and keeps each run with how it ended and what it charged", () => {
     apply(
       {
         type: "AlertCreated",

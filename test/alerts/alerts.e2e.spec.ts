@@ -146,7 +146,7 @@ describe("alerts on a saved search", () => {
     await receiver?.close();
   });
 
-  it("creates an alert that counts what its collection holds as seen, and refuses what it cannot run, changing nothing", async () => {
+  it("creates an alert that counts its collection's holdings as seen; refuses one it cannot run", async () => {
     // another organization's endpoint is no endpoint of this one
     const foreign = await call("POST", "/api/v1/webhooks", {
       key: otherKey,
@@ -197,7 +197,7 @@ describe("alerts on a saved search", () => {
     ]);
   });
 
-  it("keeps alerts to their organization: another key reads them as unknown, a sandbox key is refused with a reason", async () => {
+  it("keeps alerts to their organization: unknown to another key, refused to a sandbox key with a reason", async () => {
     for (const [method, path] of [
       ["GET", `/api/v1/alerts/${alertId}`],
       ["POST", `/api/v1/alerts/${alertId}/pause`],
@@ -217,7 +217,7 @@ describe("alerts on a saved search", () => {
     expect((await call("GET", "/api/v1/alerts/al_%00", { key })).status).toBe(404);
   });
 
-  it("sends one alert.matched carrying exactly the three new works after an ingestion, charged once on delivery", async () => {
+  it("sends one alert.matched with exactly the three new works of an ingestion, charged once", async () => {
     expect(await ingest("kelp-v2.jsonl")).toMatchObject({
       state: "completed",
       documentsAdded: 3,

@@ -212,7 +212,7 @@ describe("assisted search with a separate worker that dies", () => {
     ]);
   }
 
-  it("a worker killed in the middle of delivering the assisted.completed webhook: the same event is sent again, once recorded, charged once", async () => {
+  it("a worker killed delivering assisted.completed: the event is sent again, recorded and charged once", async () => {
     const receiver = await startWebhookReceiver();
     try {
       const org = await ops.newOrg({}, "10.00");
@@ -335,7 +335,7 @@ describe("assisted search with a separate worker that dies", () => {
     expect(parseCredits(res.headers.get("x-query-cost")!)).toBe(BigInt(rows[0]!.amount));
   }, 480_000);
 
-  it("a worker killed right after its charge committed: the replacement reports that charge and charges nothing more", async () => {
+  it("a worker killed just after its charge committed: the replacement reports it, charges no more", async () => {
     const { res, queryId, orgId, before } = await crashAt("charging", { FAULT_AFTER_CHARGE_DELAY_MS: "20000" });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const rows = await charges(queryId);
@@ -348,7 +348,7 @@ describe("assisted search with a separate worker that dies", () => {
     expect(replay.status, JSON.stringify(replay.body)).toBe(200);
   }, 480_000);
 
-  it("a caller that hung up after the charge, before the response: refunded after the delivery wait; a caller that read its answer keeps the charge", async () => {
+  it("a caller gone after the charge is refunded after the wait; one that read its answer pays", async () => {
     // the worker pauses 2 s after each charge commits, before the run reports it: the window in which a caller hangs up
     const worker = spawnWorker(svc, databaseUrl, { FAULT_AFTER_CHARGE_DELAY_MS: "2000" });
     workers.push(worker);

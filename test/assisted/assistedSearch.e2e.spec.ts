@@ -161,7 +161,7 @@ describe("assisted search", () => {
     expect(twice.status).toBe(409);
   }, 120_000);
 
-  it("lets the answer lead: a vague query answered with a complete question delivers what that question delivers fresh", async () => {
+  it("lets the answer lead: a vague query answered with a full question delivers what that one does", async () => {
     const { key } = await liveKey();
     const fresh = await assisted(key, {
       collection: "scifact",
@@ -195,7 +195,7 @@ describe("assisted search", () => {
     expect(res.body.clarification).toBeUndefined();
   }, 120_000);
 
-  it('answers a claim whose broadened round would split off an unsearchable sub-question ("M" of "M. stadtmanae")', async () => {
+  it('answers a claim whose broadened round splits off "M" of "M. stadtmanae" (unsearchable)', async () => {
     // SciFact train claims 732 and 1000: each failed with 422 INVALID_QUERY on one internal search; the caller's
     // query is searchable, so the call must answer
     const { key } = await liveKey();

@@ -5,13 +5,10 @@
 // nothing charged, and a business answer that fails the run without a retry. The activities themselves are tested over
 // the real stack (assistedSearch.e2e, clarificationWait.int, deliveryRefund.int); here only the workflow's decisions
 // are.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ApplicationFailure } from "@temporalio/activity";
 import { WorkflowFailedError, type WorkflowHandle } from "@temporalio/client";
-import type { TestWorkflowEnvironment } from "@temporalio/testing";
-import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
-import { startTimeSkippingEnv } from "../support/timeSkipping.js";
-import { workflowBundle } from "../../src/app/temporalWorker.js";
+import { clearCalls, recorded, useStubWorker } from "../support/stubWorker.js";
 import { assistedSearchWorkflow } from "../../workflows/assisted.js";
 import {
   answerUpdate,
@@ -97,14 +94,8 @@ const charged = (input: ChargeAssistedInput, micros: string): ChargeAssistedOutc
 });
 
 const stubs: AssistedActivities = {
-  async understandQuery(input) {
-    calls.understand.push(input);
-    return script.understand(input);
-  },
-  async planRound(input) {
-    calls.plan.push(input);
-    return script.plan(input);
-  },
+  understandQuery: recorded(calls.understand, (input) => script.understand(input)),
+  planRound: recorded(calls.plan, (input) => script.plan(input)),
   async searchSubQuestion(input): Promise<SearchPlanOutcome> {
     calls.search.push(input);
     const candidates: AssistedCandidate[] = script
@@ -119,36 +110,11 @@ const stubs: AssistedActivities = {
       return { id: c.row.id, judgeScore: verified ? 0.9 : 0.1, matchedTerms: [], rationale: "stub", verified };
     });
   },
-  async chargeAssisted(input) {
-    calls.charge.push(input);
-    return script.charge(input);
-  },
-  async refundUndelivered(input) {
-    calls.refund.push(input);
-  },
+  chargeAssisted: recorded(calls.charge, (input) => script.charge(input)),
+  refundUndelivered: recorded(calls.refund, () => undefined),
 };
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-
-beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger("ERROR") });
-  env = await startTimeSkippingEnv();
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowBundle: await workflowBundle(),
-    activities: stubs,
-  });
-  running = worker.run();
-}, 240_000);
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const harness = useStubWorker(TASK_QUEUE, stubs);
 
 let runs = 0;
 
@@ -175,7 +141,7 @@ async function start(
   partial: Partial<Script>,
   input: AssistedInput = inputOf(),
 ): Promise<WorkflowHandle<typeof assistedSearchWorkflow>> {
-  for (const list of Object.values(calls)) list.length = 0;
+  clearCalls(calls);
   script = {
     understand: () => understanding(["x and y"]),
     plan: () => [],
@@ -184,7 +150,7 @@ async function start(
     charge: (i) => charged(i, "0"),
     ...partial,
   };
-  return env.client.workflow.start(assistedSearchWorkflow, {
+  return harness.env.client.workflow.start(assistedSearchWorkflow, {
     taskQueue: TASK_QUEUE,
     workflowId: `assisted-stub-${input.queryId}`,
     args: [input],
@@ -223,7 +189,7 @@ describe("the assisted-search workflow with stub activities", () => {
     expect(calls.charge[0]!).toMatchObject({ status: "results", iterationsRun: 1 });
   });
 
-  it("too few verify: it replans with what was searched, judges only fresh candidates, and stops once enough verify", async () => {
+  it("too few verify: it replans with what it searched, judges fresh candidates only, stops at enough", async () => {
     const outcome = await run({
       understand: () => understanding(["first"]),
       plan: () => ["first", "second"],
@@ -240,7 +206,7 @@ describe("the assisted-search workflow with stub activities", () => {
     expect(calls.charge[0]!.rows.map((r) => r.candidate.row.id).sort()).toEqual(["a#0", "c#0"]);
   });
 
-  it("a plan that runs dry ends the rounds: nothing verified is no_relevant_results, still recorded by the charge step", async () => {
+  it("a plan that runs dry ends the rounds: no_relevant_results if none verify, still recorded by charge", async () => {
     const outcome = await run({ plan: () => ["x and y"], search: () => ["a"] });
     expect(outcome).toMatchObject({ status: "no_relevant_results", iterationsRun: 1 });
     expect(calls.plan).toHaveLength(1);
@@ -255,7 +221,7 @@ describe("the assisted-search workflow with stub activities", () => {
     expect(calls.search).toHaveLength(MAX_ROUNDS);
   });
 
-  it("a clarification answered: the run waits, then reads the query again with the answer and plans with the question it makes", async () => {
+  it("a clarification answered: the run waits, rereads the query with the answer, plans by its question", async () => {
     const handle = await start({
       understand: (i) =>
         i.clarificationAnswer === undefined
@@ -266,7 +232,7 @@ describe("the assisted-search workflow with stub activities", () => {
     });
     const waiting = await progressUntil(handle, (p) => p.phase === "awaiting_clarification");
     expect(waiting.clarification).toEqual({ question: "which outcome?", reason: "vague" });
-    await env.sleep("23 hours");
+    await harness.env.sleep("23 hours");
     await handle.executeUpdate(answerUpdate, {
       args: [{ answer: "mortality", chargeDeadline: Date.now() + 48 * HOUR_MS }],
     });
@@ -281,7 +247,7 @@ describe("the assisted-search workflow with stub activities", () => {
     ).rejects.toThrow();
   });
 
-  it("a clarification unanswered for its whole wait: the run ends clarification_expired and nothing is searched or charged", async () => {
+  it("a clarification never answered: the run ends clarification_expired, nothing searched or charged", async () => {
     const outcome = await run({
       understand: () => understanding(["vague"], { clarification: { question: "which outcome?", reason: "vague" } }),
     });

@@ -1,5 +1,5 @@
-// What an assisted search delivers: best first by the judge (or the priority the judge set), one chunk per document, a work held by two collections
-// (the same DOI) delivered and charged once.
+// What an assisted search delivers: best first by the judge (or the priority the judge set), one chunk per document,
+// a work held by two collections (the same DOI) delivered and charged once.
 import { describe, expect, it } from "vitest";
 import { deliverable, distinctDocuments } from "../../workflows/deliverableRows.js";
 import type { VerifiedRow } from "../../workflows/assistedTypes.js";
@@ -65,7 +65,7 @@ describe("delivery", () => {
     expect(deliverable(rows, 1).map((r) => r.candidate.row.id)).toEqual(["b"]);
   });
 
-  it("counts a work held by two collections once (by DOI, any case); the same doc id in two collections without a DOI is two works", () => {
+  it("counts a work in two collections once (by DOI, any case); a doc id in two without a DOI is two works", () => {
     const rows = [
       verified("x-open", "openalex-open-access", "W1", 0.8, "10.1001/JAMA.288.3.334"),
       verified("x-syn", "openalex-synergy", "W1", 0.7, "10.1001/jama.288.3.334"),

@@ -43,7 +43,7 @@ async function expectStoreConsistent(): Promise<void> {
 }
 
 describe("an assisted answer that never reached its caller", () => {
-  it("is refunded after the wait: exactly its charge, once, tied to the query; the balance is whole and the answer is gone (410)", async () => {
+  it("is refunded after the wait: its charge, once, tied to the query; balance whole, answer gone (410)", async () => {
     const { auth, orgId } = await h.caller();
     const answer = await h.assisted.start(auth, {
       collections: ["scifact"],

@@ -111,7 +111,7 @@ describe("built-in judge on SciFact evidence", () => {
     expect(verifiedEvidence).toBeGreaterThanOrEqual(Math.ceil(claims.length / 2));
   });
 
-  it("quotes only text the row carries: a title it matched on is named as the title, never passed off as the text", async () => {
+  it("quotes only text the row carries: a title it matched on is named as the title, not as text", async () => {
     const title = "Emicizumab prophylaxis in hemophilia A with inhibitors";
     const query = "emicizumab prophylaxis in hemophilia A with inhibitors";
     const understanding = understandByRules({ query, callerFilters: null }, { vocabulary, now });
@@ -122,7 +122,7 @@ describe("built-in judge on SciFact evidence", () => {
     expect(verdict!.rationale).not.toMatch(/^Best evidence: "Emicizumab/);
   });
 
-  it("orders the labelled qualifier pairs right more often when it reads qualifiers: a negated or contradicted match ranks below", async () => {
+  it("orders qualifier pairs right more often with qualifiers: a negated or contradicted match is lower", async () => {
     const pairs = JSON.parse(await readFile(new URL("../../bench/qualifierPairs.json", import.meta.url), "utf8")) as {
       query: string;
       better: { title: string; text: string };

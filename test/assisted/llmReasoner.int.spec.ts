@@ -166,7 +166,7 @@ const candidates: Candidate[] = [
 ];
 
 describe("chat-model reasoner, model answering", () => {
-  it("sends the model, the messages, a strict json_schema response format and the key, and reads the answer", async () => {
+  it("sends the model, messages, a strict json_schema response format and the key; reads the answer", async () => {
     script = [json(understandingAnswer)];
     const u = await llm().understand({
       query: "reviews since 2015 in Nature about CRISPR off-target effects",
@@ -204,7 +204,7 @@ describe("chat-model reasoner, model answering", () => {
     );
   });
 
-  it("lets a clarification answer lead: the model is told the question the answer makes, and the run judges by it", async () => {
+  it("lets a clarification answer lead: the model gets the question it makes, and the run judges by it", async () => {
     script = [json(understandingAnswer)];
     const answer = "CRISPR off-target effects in human cells";
     const u = await llm().understand({ query: "is it safe?", callerFilters: null, clarificationAnswer: answer });

@@ -196,7 +196,7 @@ describe("entities", () => {
     ).toEqual(["ALDH1 expression", "prognosis", "breast cancer primary tumors"]);
   });
 
-  it("keeps abbreviated genera and spaced hyphens inside a name, and never makes an entity of a lone letter or a list number", () => {
+  it("keeps abbreviated genera and spaced hyphens inside a name; a lone letter or list number is no entity", () => {
     expect(understand("M. stadtmanae induces ASC speck formation in BlaER1 monocytes.").entities).toEqual([
       "M. stadtmanae",
       "ASC speck formation",
@@ -407,7 +407,7 @@ describe("every query of SciFact-like claims", () => {
 });
 
 describe("long queries", () => {
-  it("cuts a long run of content words into phrases of at most 8 words, so a 16,000-character query reads in bounded pieces", () => {
+  it("cuts a long run of content words into phrases of at most 8 words: a 16,000-character query is bounded", () => {
     const query = `obesity and insulin resistance ${"insulin obesity ".repeat(990)}`.slice(0, 16_000);
     const phrases = nounPhrases(query);
     expect(phrases.length).toBeGreaterThan(0);

@@ -16,7 +16,7 @@ const labels = new Map([
 const held = new Set(["W1", "W2", "W3", "W4", "W5"]);
 
 describe("SYNERGY figures", () => {
-  it("reads rows for precision, counts an included work once however many rows it fills, and recalls held works", () => {
+  it("reads rows for precision, counts an included work once however many rows it fills, recalls held works", () => {
     const rows = ["W1", "W1", "W3", "W5", "W2", "W6", "W4", "W4", "W7", "W8"];
     const ranking = ["W1", "W3", "W5", ...Array.from({ length: 40 }, (_, i) => `X${i}`), "W2"];
     const figures = synergyFigures([{ query: query("question", "fit"), rows, ranking }], labels, held);

@@ -89,7 +89,7 @@ afterAll(async () => {
 });
 
 describe("GET /api/v1/search/collections", () => {
-  it("gives every plain collection the number of documents it holds, and a meta-collection the sum over its members", async () => {
+  it("gives each plain collection its document count, and a meta-collection the sum of its members", async () => {
     const res = await call("GET", "/api/v1/search/collections", { key: await keyFor() });
     expect(res.status).toBe(200);
     const listed = res.body.collections as Listed[];
@@ -139,7 +139,7 @@ describe("GET /api/v1/search/collections", () => {
     });
   });
 
-  it("gives every plain collection the organization's pricePer1000 (its override where it has one) and a meta-collection its priceRange", async () => {
+  it("gives a plain collection the org's pricePer1000 (its override), a meta-collection its priceRange", async () => {
     const { key } = await negotiatedOrg();
     const listed = (await call("GET", "/api/v1/search/collections", { key })).body.collections as Listed[];
     for (const plain of catalog.collections) {
@@ -175,7 +175,7 @@ describe("price questions", () => {
     "is scifact expensive?",
   ];
 
-  it("are answered from the catalogue for free on /query, /{collection}, /preview and MCP search: every reachable collection with its price", async () => {
+  it("are answered free from the catalogue on /query, /{collection}, /preview and MCP, with prices", async () => {
     const { orgId, key } = await negotiatedOrg();
     const balance = async () =>
       (await call("GET", `/admin/v1/organizations/${orgId}/balance`, { admin: svc.adminToken })).body.balance as string;

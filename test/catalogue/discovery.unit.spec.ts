@@ -281,7 +281,7 @@ describe("the other scopes, actions, callout and text", () => {
     expect(paymentCallout("sandbox", 0n)).toBeNull();
   });
 
-  it("sets the metrics note, opening with what the metrics are computed from, when journals are shown, and renders the same answer as text", () => {
+  it("sets the metrics note (what they are computed from) when journals are shown; renders the same as text", () => {
     const s = journalScope(scope, inventory, lookup, { topic: null, limit: 50, offset: 0 });
     const basis = "Journal metrics are computed from the 12 OpenAlex works this service indexes.";
     const d = assembleDiscovery(

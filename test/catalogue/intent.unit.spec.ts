@@ -59,7 +59,7 @@ describe("detectCatalogueQuestion", () => {
     expect(figures.catalogueAnswered).toBeGreaterThanOrEqual(0.95);
   });
 
-  it("searches every research question and answers every price question as a sources question (prices are per collection)", () => {
+  it("searches every research question; every price question is a sources question (prices are per collection)", () => {
     expect(research.filter((q) => detectCatalogueQuestion(q.query) !== null).map((q) => q.query)).toEqual([]);
     const priceWords = /pric|cost|charg|rate|bill|pay|cheap|expensive|how much|prcies/i;
     const priceQuestions = catalogue.filter((q) => priceWords.test(q.query));

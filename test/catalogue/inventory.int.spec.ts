@@ -186,7 +186,7 @@ describe("collection inventory", () => {
     }
   });
 
-  it("is rebuilt from the chunks of an index ingested without one, the same on both engines, and kept by OpenSearch", async () => {
+  it("is rebuilt from the chunks when an index has none, alike on both engines, and kept by OpenSearch", async () => {
     const collection = collections[0];
     const index = "openalex-copy";
     const stored = await inventoryOf(embedded, collection.name);

@@ -30,7 +30,7 @@ function chunk(docId: string, chunkIndex: number, metadata: Partial<ChunkRecord[
 const withoutBuiltAt = ({ builtAt: _builtAt, ...rest }: CollectionInventory) => rest;
 
 describe("InventoryTally", () => {
-  it("groups documents by sorted ISSNs, title and publisher, most documents first, then by title (untitled last)", () => {
+  it("groups documents by sorted ISSNs, title and publisher, most documents first, then title (untitled last)", () => {
     const tally = new InventoryTally();
     tally.add({ issn: ["2222-2222", "1111-1111"], journal: "Cell", publisher: "Elsevier" });
     tally.add({ issn: ["1111-1111", "2222-2222", "1111-1111"], journal: "Cell", publisher: "Elsevier" });
@@ -164,7 +164,7 @@ describe("embedded engine inventory", () => {
     await reader.close();
   });
 
-  it("rebuilds an inventory from the first chunks when the generation has none, equal but for its name and time", async () => {
+  it("rebuilds an inventory from the first chunks when the generation has none, equal but name and time", async () => {
     await engine.commit("docs");
     expect(readdirSync(join(dir, "docs")).some((name) => name.endsWith(".inventory.json"))).toBe(false);
     const rebuilt = await engine.getInventory("docs");

@@ -42,7 +42,7 @@ function cli(
 }
 
 describe("the operator CLI with --url", () => {
-  it("sends its commands to that server and creates nothing locally; LITSEARCH_URL and ADMIN_TOKEN do the same", async () => {
+  it("sends its commands to that server, creating nothing locally; LITSEARCH_URL and ADMIN_TOKEN too", async () => {
     const emptyDir = join(mkdtempSync(join(tmpdir(), "litsearch-cli-remote-")), "data");
     const flags = ["--url", svc.baseUrl, "--admin-token", svc.adminToken];
     const created = await cli({ DATA_DIR: emptyDir }, "org", "create", "--name", "Remote lab", ...flags);
@@ -99,7 +99,7 @@ describe("the operator CLI with --url", () => {
 });
 
 describe("GET /admin/v1/organizations", () => {
-  it("lists organizations by name a page at a time with balance, billing mode and active keys; q finds by part of a name or an id", async () => {
+  it("lists organizations by name a page at a time with balance, mode and keys; q finds by name or id", async () => {
     const tag = `Paging${Date.now()}`;
     const made: { id: string; name: string }[] = [];
     for (const [i, credits] of ["1.50", "2.00", "0.25"].entries()) {
@@ -165,7 +165,7 @@ describe("GET /admin/v1/organizations", () => {
     );
   }, 120_000);
 
-  it("refuses a key scoped to a collection that does not exist, naming the nearest one, and creates no key", async () => {
+  it("refuses a key scoped to a collection that does not exist, naming the nearest one; creates no key", async () => {
     const org = await ops.newOrg({ name: "Typo lab" });
     const typo = await call("POST", `/admin/v1/organizations/${org.id}/keys`, {
       admin: svc.adminToken,

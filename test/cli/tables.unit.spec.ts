@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { LIST_COMMANDS, printList, renderTable } from "../../src/app/cli/tables.js";
 
 describe("CLI tables", () => {
-  it("aligns columns under upper-case headings, one line a row, a control character or line break never breaking it", () => {
+  it("aligns columns under upper-case headings, one line a row, never broken by a control character or newline", () => {
     const out = renderTable(
       [
         { a: "x", b: 1 },
@@ -20,7 +20,7 @@ describe("CLI tables", () => {
     expect(renderTable([{ a: "y".repeat(100) }], [{ heading: "a", cell: (r) => r.a }]).split("\n")[1]).toHaveLength(60);
   });
 
-  it("prints the collection list as a table of collections, meta-collections and retired names; --json the API answer", () => {
+  it("prints collections, meta-collections and retired names as a table; --json prints the API answer", () => {
     const list = {
       catalogueVersion: 3,
       collections: [

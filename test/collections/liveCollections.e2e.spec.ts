@@ -246,7 +246,7 @@ describe("collections managed through the operator API", () => {
     expect(replay.body.tables.every((t: { equal: boolean }) => t.equal)).toBe(true);
   });
 
-  it("retires a collection: 404 for its searches and its scoped keys, its query records still re-fetchable", async () => {
+  it("retires a collection: 404 for its searches and scoped keys, its query records still re-fetchable", async () => {
     const earlier = await search("coastal-notes", "seagrass carbon");
     expect(earlier.status).toBe(200);
     const listed = await call("DELETE", "/admin/v1/collections/coastal-notes", { admin });
@@ -295,7 +295,7 @@ describe("collections managed through the operator API", () => {
     expect((await catalogue()).retired).toEqual(["coastal-notes"]);
   });
 
-  it("is managed from the CLI against the running service (collection add, list, change, retire; meta-collection set)", async () => {
+  it("is managed from the CLI against the running service (collection add, list, change, retire, meta)", async () => {
     const flags = ["--url", svc.baseUrl, "--admin-token", admin];
     const file = join(mkdtempSync(join(tmpdir(), "cli-collection-")), "cli-notes.json");
     writeFileSync(file, JSON.stringify(definition("cli-notes", { retrieval: "sparse", displayName: "CLI notes" })));

@@ -20,7 +20,7 @@ describe("collection readiness", () => {
     expect(() => readiness.assertSearchable(["a", "b"])).not.toThrow();
   });
 
-  it("answers 503 naming the first collection still ingesting, with all of them in the details and a Retry-After", () => {
+  it("answers 503 naming the first collection still ingesting, all of them in the details, and a Retry-After", () => {
     const readiness = createCollectionReadiness(["a", "b", "c"]);
     readiness.set("b", "ingesting");
     readiness.set("c", "ingesting");

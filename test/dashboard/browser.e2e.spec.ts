@@ -56,7 +56,7 @@ afterAll(async () => {
 });
 
 describe("the dashboard in Chromium", () => {
-  it("invite, password, sign-in, a key copied, a search over the API seen in usage, ledger and queries, the key revoked", async () => {
+  it("invite, password, sign-in, key copied, an API search in usage, ledger and queries, the key revoked", async () => {
     // the operator invites (operator API; the CLI's `member invite` is the same call)
     const invited = await httpClient(svc.baseUrl)("POST", `/admin/v1/organizations/${orgId}/invites`, {
       admin: svc.adminToken,

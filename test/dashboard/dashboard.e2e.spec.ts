@@ -80,7 +80,7 @@ beforeEach(() => {
 });
 
 describe("invites", () => {
-  it("the operator invites; the link opens a set-password page once, which creates the member and signs them in", async () => {
+  it("the operator invites; the link opens a set-password page once, creating the member, signed in", async () => {
     const res = await call("POST", `/admin/v1/organizations/${orgA}/invites`, {
       admin,
       body: { email: " Owner@Alpha.example ", role: "owner" },
@@ -160,7 +160,7 @@ describe("invites", () => {
 });
 
 describe("sign-in and sessions", () => {
-  it("a wrong password and an unknown email get the same 401, in about the same time; the right one a session", async () => {
+  it("a wrong password and an unknown email get the same 401 in about the same time; the right a session", async () => {
     const c = fresh();
     const wrong = await signIn(c, "owner@alpha.example", "not the password at all");
     const unknown = await signIn(c, "nobody@alpha.example", "not the password at all");
@@ -277,7 +277,7 @@ describe("sign-in and sessions", () => {
 });
 
 describe("CSRF", () => {
-  it("every POST of a session needs its own token: none, another session's and a wrong one are 403 and change nothing", async () => {
+  it("each session POST needs its token: none, another session's or a wrong one is 403, changing nothing", async () => {
     const c = fresh();
     const csrf = (await signIn(c, "owner@alpha.example")).json.csrfToken;
     const other = fresh();
@@ -307,7 +307,7 @@ describe("CSRF", () => {
 });
 
 describe("roles and organizations", () => {
-  it("a member creates keys and revokes their own; inviting, caps and other people's keys are the owners'", async () => {
+  it("a member creates keys and revokes their own; inviting, caps and others' keys are the owners'", async () => {
     const owner = fresh();
     const ownerCsrf = (await signIn(owner, "owner@alpha.example")).json.csrfToken;
     const ownersKey = (
@@ -431,7 +431,10 @@ describe("roles and organizations", () => {
     // workflow)
     expect(page.text).toContain('id="collections-table"');
     expect(page.text).toMatch(
-      /<tr data-collection="scifact"><td>[^<]+<code>scifact<\/code><\/td><td>hybrid<\/td><td>ready<\/td><td class="num">\d+<\/td>/,
+      new RegExp(
+        String.raw`<tr data-collection="scifact"><td>[^<]+<code>scifact</code></td>` +
+          String.raw`<td>hybrid</td><td>ready</td><td class="num">\d+</td>`,
+      ),
     );
     expect(page.text).toContain("<code>biomedical</code>");
     // the operator has no organization pages
@@ -440,7 +443,7 @@ describe("roles and organizations", () => {
 });
 
 describe("the per-IP limiter and failed sign-ins", () => {
-  it("counts every dashboard route per address: past the limit 429 with a bare {error}, Retry-After and no X-RateLimit-*", async () => {
+  it("limits every dashboard route per address: then 429, a bare {error}, Retry-After, no X-RateLimit-*", async () => {
     now += 61_000;
     const c = fresh();
     await signIn(c, "owner@alpha.example");
@@ -473,7 +476,7 @@ describe("the per-IP limiter and failed sign-ins", () => {
     expect((await c.send("GET", "/dashboard/keys")).status).toBe(200);
   });
 
-  it("failed sign-ins are limited per address: the 11th in a minute is refused, even with the right password", async () => {
+  it("failed sign-ins are limited per address: the 11th in a minute is refused, even the right password", async () => {
     now += 61_000;
     const c = fresh();
     for (let i = 0; i < 10; i++)
@@ -487,7 +490,7 @@ describe("the per-IP limiter and failed sign-ins", () => {
     expect((await signIn(c, "owner@alpha.example")).status).toBe(200);
   });
 
-  it("failed sign-ins are limited per account across addresses: the 6th in 15 minutes is refused, then the account opens again", async () => {
+  it("failed sign-ins are limited per account: the 6th in 15 minutes from any address is refused", async () => {
     now += 61_000;
     for (let i = 0; i < 5; i++)
       expect((await signIn(fresh(), "dev@alpha.example", `wrong password ${i}`)).status).toBe(401);
@@ -513,7 +516,7 @@ describe("the per-IP limiter and failed sign-ins", () => {
 });
 
 describe("keys, caps, the audit log and replay", () => {
-  it("an owner sets and clears a cap from the dashboard; the key page shows spend, cap, creation and last use", async () => {
+  it("an owner sets and clears a cap; the key page shows spend, cap, creation and last use", async () => {
     now += 61_000;
     const owner = fresh();
     const csrf = (await signIn(owner, "owner@alpha.example")).json.csrfToken;
@@ -570,7 +573,7 @@ describe("keys, caps, the audit log and replay", () => {
     ]);
   });
 
-  it("an owner removes a member (their sessions stop, the address is free again) and withdraws an invite; the last owner stays", async () => {
+  it("an owner removes a member (sessions end, address freed), withdraws an invite; the last owner stays", async () => {
     const org = (await operatorSteps(call, admin).newOrg({ name: "Delta Lab" }, "1.00")).id;
     const owner = fresh();
     const ownerCsrf = await joined(owner, org, "owner@delta.example", "owner");
@@ -655,7 +658,7 @@ describe("keys, caps, the audit log and replay", () => {
     expect((await call("POST", `/admin/v1/organizations/${org}/invites/${usedId}/cancel`, { admin })).status).toBe(422);
   });
 
-  it("every member action is an event with who and when; the projections rebuilt from the log equal the live ones and the chain verifies", async () => {
+  it("each member action is an event with who and when; projections rebuilt from the log equal the live", async () => {
     const memberEvents = await svc.runtime.db.query<{ type: string }>(
       `SELECT DISTINCT type FROM events WHERE metadata->'actor'->>'kind' = 'member' ORDER BY type`,
     );
@@ -749,7 +752,7 @@ describe("pages", () => {
 });
 
 describe("pages a customer reads", () => {
-  it("a key has a name wherever it appears: keys page, ledger and recent queries, which show the query text (escaped, 120 characters), results and cost", async () => {
+  it("a key's name shows on keys, ledger and recent queries (escaped query text, 120 chars, cost)", async () => {
     now += 61_000;
     const org = (await operatorSteps(call, admin).newOrg({ name: "Epsilon Lab" }, "5.00")).id;
     const owner = fresh();
@@ -898,7 +901,7 @@ describe("the operator area", () => {
     ).toBe(422);
   });
 
-  it("an organization's page shows balance, keys, usage, ledger and members, and carries the operator's actions", async () => {
+  it("an organization's page shows balance, keys, usage, ledger and members, with the operator's actions", async () => {
     now += 61_000;
     const op = fresh(true);
     const login = await op.send("GET", "/dashboard/login");

@@ -51,7 +51,7 @@ const pending: InviteState = {
 };
 
 describe("invites", () => {
-  it("the operator and owners invite, for seven days, keeping only the token hash; members and other organizations cannot", () => {
+  it("the operator and owners invite for seven days, keeping only the token hash; members, other orgs cannot", () => {
     const [event] = decideMember(inviteCommand(operator), undefined);
     expect(event).toEqual({
       type: "MemberInvited",
@@ -112,7 +112,7 @@ describe("invites", () => {
     expect(rejectionCode(() => decideMember({ ...accept, inviterRemoved: true }, pending))).toBe("NOT_FOUND");
   });
 
-  it("an invite withdrawn before use reads as unknown; owners and the operator withdraw, a used one is not withdrawn", () => {
+  it("an invite withdrawn before use reads as unknown; owners and the operator withdraw; a used one is not", () => {
     const accept = {
       type: "AcceptInvite",
       memberId: "mem_new",
@@ -182,7 +182,7 @@ describe("invites", () => {
     expect(passwordProblem("x".repeat(201))).toMatch(/at most 200/);
   });
 
-  it("passwords a guesser tries first are refused: all whitespace, one character repeated, the most common ones", () => {
+  it("passwords a guesser tries first are refused: all whitespace, one character repeated, the most common", () => {
     expect(passwordProblem(" ".repeat(12))).toMatch(/only spaces/);
     expect(passwordProblem(" \t \u00a0".repeat(4))).toMatch(/only spaces/);
     expect(passwordProblem("a".repeat(12))).toMatch(/one character repeated/);
@@ -237,7 +237,7 @@ describe("sessions", () => {
 });
 
 describe("roles", () => {
-  it("owners do everything in their organization, members create keys and revoke their own, nobody acts elsewhere", () => {
+  it("owners do everything in their organization; members create keys, revoke their own; nobody acts elsewhere", () => {
     const actions = [
       "invite",
       "cancelInvite",
@@ -328,7 +328,7 @@ describe("the projection of member events", () => {
     recordedAt: string,
   ): ProjectableEvent => ({ ...e, position, streamVersion: 1, recordedAt }) as ProjectableEvent;
 
-  it("an invite becomes a member on acceptance; a session ends with its reason; a key is last used by its latest event", () => {
+  it("an accepted invite becomes a member; a session ends with its reason; a key's last use is its last event", () => {
     const [invite] = project(
       at(
         {

@@ -53,7 +53,7 @@ describe("deploy/", () => {
     expect(Object.values(services).every((service) => service.env_file === undefined)).toBe(true);
   });
 
-  it("docker-compose.yml: the API runs no worker, the worker runs src/app/worker.ts, and both reach the external components", () => {
+  it("docker-compose.yml: the API runs no worker, the worker runs src/app/worker.ts, both reach the components", () => {
     const { api, worker } = compose().services as Record<string, Json>;
     expect(api!.environment.WORKER_MODE).toBe("separate");
     expect(api!.deploy.replicas).toBeGreaterThanOrEqual(2);
@@ -63,7 +63,7 @@ describe("deploy/", () => {
         expect(service.environment[variable], variable).toBeTruthy();
   });
 
-  it("k8s: every variable a container sets, or loads whole from a ConfigMap or Secret, is read by src/app/config.ts", () => {
+  it("k8s: each variable a container sets, or loads from a ConfigMap or Secret, is read by src/app/config.ts", () => {
     const objects = k8sObjects();
     const byName = new Map(
       objects
@@ -93,7 +93,7 @@ describe("deploy/", () => {
     expect(set.filter((entry) => !known.has(entry.split(": ").pop()!))).toEqual([]);
   });
 
-  it("k8s: an API Deployment with a Service and no worker inside, a worker Deployment, and the components outside", () => {
+  it("k8s: an API Deployment and Service with no worker inside, a worker Deployment, the components outside", () => {
     const objects = k8sObjects().map(({ object }) => object);
     const named = (kind: string, name: string) =>
       objects.find((object) => object.kind === kind && object.metadata.name === name);

@@ -86,7 +86,7 @@ afterAll(async () => {
 });
 
 describe("the service embedder against the reference vectors", () => {
-  it("is the embedding path the reference was computed for (rebuild it with scripts/reference-vectors.ts after a model change)", () => {
+  it("is the embedding path the reference was computed for (on a model change: scripts/reference-vectors.ts)", () => {
     expect(embedder.modelName).toBe(reference.embedding);
     expect(reference.texts.map(({ kind, text }) => ({ kind, text }))).toEqual(REFERENCE_TEXTS);
   });

@@ -81,7 +81,7 @@ describe.each(STORE_KINDS)("event store on %s", (kind) => {
     await db.close();
   });
 
-  it("moves money exactly: credits, charges, a refused charge changes nothing, the ledger carries balance after", async () => {
+  it("moves money exactly: credits, charges, a refused charge changes nothing, the ledger has balances", async () => {
     const org = await accounts.createOrganization(
       { name: "Lab", billingMode: "live", limits: DEFAULT_LIMITS },
       operator,

@@ -32,7 +32,7 @@ describe("migrate", () => {
     }
   });
 
-  it("a process starting against a current schema runs no DDL: it never waits on the tables live requests hold", async () => {
+  it("a process starting on a current schema runs no DDL: it never waits on tables live requests hold", async () => {
     const url = await createPostgresDatabase();
     const first = await openPostgres(url, 2);
     const traffic = new pg.Client({ connectionString: url });
@@ -57,7 +57,7 @@ describe("migrate", () => {
     }
   });
 
-  it("a migration that must run gives way to live traffic (lock timeout, then again) and never deadlocks it", async () => {
+  it("a migration that must run gives way to live traffic (lock timeout, retry) and never deadlocks it", async () => {
     const url = await createPostgresDatabase();
     const db = await openPostgres(url, 2);
     const traffic = new pg.Client({ connectionString: url });

@@ -21,7 +21,7 @@ describe("PGlite in its own thread", () => {
 
   const count = async () => Number((await db.query<{ n: string }>("SELECT count(*)::text AS n FROM t"))[0]!.n);
 
-  it("commits a transaction whole, rolls it back whole on a throw, and keeps the error code of a failed statement", async () => {
+  it("commits a transaction whole, rolls it back whole on a throw, keeps a failed statement's error code", async () => {
     await db.transaction(async (tx) => {
       await tx.query("INSERT INTO t VALUES (1, $1)", ["one"]);
       await tx.query("INSERT INTO t VALUES (2, $1)", ["two"]);

@@ -61,7 +61,7 @@ describe.each(STORE_KINDS)("upgrading a store on %s", (kind) => {
     expect((await replayProjections(db)).equal).toBe(true);
   });
 
-  it("keys from before names existed: the upgrade adds the column, their events replay as no name, and new keys keep theirs", async () => {
+  it("keys from before names: the upgrade adds the column, old events replay unnamed, new keys named", async () => {
     const db = await freshStore(kind);
     open.push(db);
     const accounts = createAccounts(db);

@@ -62,7 +62,7 @@ describe("rolling starts and a paused database (PostgreSQL)", () => {
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
   }, 180_000);
 
-  it("PostgreSQL paused for 10 s: 503 in the envelope, never 500; the service answers again once it resumes", async () => {
+  it("PostgreSQL paused for 10 s: 503 in the envelope, never 500; the service answers again on resume", async () => {
     const [{ data_directory: dataDirectory }] = (await svc.runtime.db.query<{ data_directory: string }>(
       "SHOW data_directory",
     )) as [{ data_directory: string }];

@@ -279,7 +279,7 @@ describe("formats: rejected", () => {
     expect(error.details.filter).toBeDefined();
   });
 
-  it("refuses a value a 32-bit integer field cannot hold (chapter_number, chunk_index), naming the field, before any engine sees it", () => {
+  it("refuses a value a 32-bit integer field (chapter_number, chunk_index) cannot hold, naming it, early", () => {
     for (const filter of [
       { field: "chapter_number", gt: 3_000_000_000 },
       { field: "chapter_number", lt: 1e308 },
@@ -308,7 +308,7 @@ describe("formats: rejected", () => {
     expect(rejectionOf({ journal: simpleValue }).details.limit?.name).toBe("nesting_depth");
   });
 
-  it("every error message names the field and lists the indexed fields; the editorial and metric ones are in details.indexedFields", () => {
+  it("every error names the field and the indexed fields; editorial and metric ones in details.indexedFields", () => {
     const error = rejectionOf({ jornal: "Nature" });
     expect(error.message).toContain('"jornal"');
     for (const field of fieldsInGroup("indexed")) expect(error.message).toContain(field);

@@ -75,7 +75,7 @@ describe("did you mean", () => {
     ]);
   }, 120_000);
 
-  it("names the nearest filter field, keeps the message short and moves the field lists to details.indexedFields", async () => {
+  it("names the nearest filter field, keeps the message short, puts field lists in details.indexedFields", async () => {
     const key = (await ops.newKey((await ops.newOrg({ name: "Filter lab" }, "5.00")).id)).key;
     const year = await call("POST", "/api/v1/search/query", {
       key,

@@ -491,7 +491,8 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
       0,
       -0,
       0.5,
-      // eslint-disable-next-line no-loss-of-precision -- 2^53 + 1 on purpose: a client sends more precision than JSON keeps
+      // 2^53 + 1 on purpose: a client sends more precision than JSON keeps
+      // eslint-disable-next-line no-loss-of-precision -- the imprecise literal is the test
       9_007_199_254_740_993,
       Number.MIN_VALUE,
       31,

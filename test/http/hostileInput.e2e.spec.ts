@@ -105,7 +105,7 @@ describe.each(STORE_KINDS)("on %s", (store) => {
       expect((await call("GET", `/admin/v1/keys/${keyId}`, { admin })).status).toBe(200);
     });
 
-    it("answers NUL and lone surrogates in a JSON body with 422 VALIDATION_ERROR naming the field, nothing recorded", async () => {
+    it("answers NUL and lone surrogates in a JSON body: 422 VALIDATION_ERROR naming the field, no record", async () => {
       const before = await recorded();
       const unlock = await call("POST", "/api/v1/search/unlock", { key, raw: '{"queryId":"a\\u0000"}' });
       expectEnvelope(unlock, 422, "VALIDATION_ERROR");
@@ -156,7 +156,7 @@ describe.each(STORE_KINDS)("on %s", (store) => {
   });
 
   describe("deep nesting", () => {
-    it("answers filters nested 3,000 (and) and 5,000 (not, arrays) levels deep with 422 in the envelope, nothing recorded", async () => {
+    it("answers filters nested 3,000 (and) and 5,000 (not, arrays) deep: 422 in the envelope, unrecorded", async () => {
       const before = await recorded();
       const bodies = [
         `{"collection":"scifact","query":"bone density","filters":${deep(3000, '{"and":[', "]}", CONDITION)}}`,
@@ -201,7 +201,7 @@ describe.each(STORE_KINDS)("on %s", (store) => {
       expect([fresh.status, fresh.headers.get("idempotency-status")]).toEqual([200, "created"]);
     });
 
-    it("leaves a filter just past the filter cap to the filter parser: 422 INVALID_FILTER naming the nesting depth", async () => {
+    it("leaves a filter just past the cap to the filter parser: 422 INVALID_FILTER naming the depth", async () => {
       const raw = `{"collection":"scifact","query":"bone density","filters":${deep(33, '{"and":[', "]}", CONDITION)}}`;
       const res = await call("POST", "/api/v1/search/query", { key, raw });
       expectEnvelope(res, 422, "INVALID_FILTER");

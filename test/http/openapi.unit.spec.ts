@@ -116,7 +116,7 @@ describe("the OpenAPI document", () => {
     });
   });
 
-  it("asks an API key on /api/v1 and /mcp, the operator token on /admin/v1, the session on the dashboard past sign-in, nothing on the public routes", () => {
+  it("asks an API key on /api/v1 and /mcp, the operator token on /admin/v1, a session on the dashboard", () => {
     const beforeSignIn = /^\/dashboard\/(login|operator\/login|invite\/\{token\}|assets\/\{file\})$/;
     for (const [path, ops] of Object.entries(document.paths)) {
       for (const op of Object.values(ops)) {

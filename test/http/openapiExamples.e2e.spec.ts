@@ -172,7 +172,7 @@ describe("request body examples in the OpenAPI document", () => {
     expect(tasks.length).toBeGreaterThan(15);
   });
 
-  it("every example succeeds as sent (API, operator API and dashboard forms), each after the call it needs", async () => {
+  it("every example succeeds as sent (API, operator API, dashboard forms), each after the call it needs", async () => {
     const answers = new Map<string, Json>();
     const failures: string[] = [];
     const sent: string[] = [];

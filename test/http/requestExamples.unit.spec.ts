@@ -21,7 +21,7 @@ describe("request examples", () => {
     expect(failures).toEqual([]);
   });
 
-  it("the document puts them on every request body, and Swagger's first example of a search body names one collection", () => {
+  it("the document puts them on every request body; Swagger's first search body example names one collection", () => {
     const doc = buildOpenApiDocument() as {
       paths: Record<
         string,

@@ -129,7 +129,7 @@ function expectRefusedBeforeHandler(res: RawResponse, method: string, path: stri
 }
 
 describe("every spelling of every route, without credentials", () => {
-  it("the operator API answers 401 or 404 (never a handler) to each route in every spelling, with no token and with a wrong one", async () => {
+  it("the operator API answers 401 or 404 to each route in any spelling, without or with a wrong token", async () => {
     const routes = operatorRoutes();
     expect(routes.length).toBeGreaterThanOrEqual(25);
     for (const { method, path } of routes) {
@@ -205,7 +205,7 @@ describe("one error envelope for what no handler answers", () => {
     }
   });
 
-  it("a method the service does not know is 405 with Allow on a routed path and 404 elsewhere, never a 5xx", async () => {
+  it("a method the service does not know is 405 with Allow on a routed path, 404 elsewhere, never a 5xx", async () => {
     for (const [method, path, allow] of [
       ["PROPFIND", "/api/v1/search/query", "POST"],
       ["TRACE", "/healthz", "HEAD, GET"],
@@ -227,7 +227,7 @@ describe("one error envelope for what no handler answers", () => {
     expect(nowhere.body.error.code).toBe("NOT_FOUND");
   });
 
-  it("an Expect other than 100-continue is 417 and CONNECT is 405, both in the envelope with a request id and nosniff", async () => {
+  it("an Expect but 100-continue is 417, CONNECT 405, both in the envelope with a request id and nosniff", async () => {
     for (const path of ["/api/v1/search/query", "/admin/v1/verify", "/healthz"]) {
       const res = await send(
         "POST",
@@ -274,7 +274,7 @@ describe("one error envelope for what no handler answers", () => {
     }
   });
 
-  it("HEAD and OPTIONS: HEAD follows GET, OPTIONS lists the methods without granting anything cross-origin", async () => {
+  it("HEAD and OPTIONS: HEAD follows GET; OPTIONS lists the methods, granting nothing cross-origin", async () => {
     expect((await send("HEAD", "/healthz")).status).toBe(200);
     const options = await send("OPTIONS", "/api/v1/search/query", {
       Origin: "https://evil.example",
@@ -308,7 +308,7 @@ describe("the per-address limiter on the operator API", () => {
     );
   });
 
-  it("X-Forwarded-For is not trusted without TRUST_PROXY: a new claimed address per attempt does not evade the limiter", async () => {
+  it("X-Forwarded-For is untrusted without TRUST_PROXY: a new claimed address per try evades no limit", async () => {
     nextMinute();
     for (let i = 0; i < 20; i++) {
       const res = await send("GET", "/admin/v1/verify", {
@@ -377,7 +377,7 @@ describe("one key per request", () => {
   };
   const SEARCH = { collection: "scifact", query: "vitamin D and bone fractures", limit: 1 };
 
-  it("two different keys in any pair of Authorization / X-API-Key headers: 401 INVALID_API_KEY naming the conflict, nothing charged", async () => {
+  it("two different keys in Authorization / X-API-Key: 401 INVALID_API_KEY naming the conflict, unbilled", async () => {
     nextMinute();
     const other = await send("POST", "/admin/v1/organizations", asOperator(), { name: "Other lab" });
     const otherKey = (
@@ -444,7 +444,7 @@ describe("one key per request", () => {
     expect((await send("GET", `/admin/v1/organizations/${orgId}/balance`, asOperator())).body.balance).toBe(before);
   });
 
-  it("the same key twice is that key; Bearer in any case with extra whitespace, and a bare key without a scheme, are accepted", async () => {
+  it("the same key twice is that key; Bearer in any case, extra whitespace, and a bare key are accepted", async () => {
     for (const lines of [
       [
         ["Authorization", `Bearer ${liveKey}`],

@@ -60,7 +60,7 @@ describe("listen", () => {
     });
   });
 
-  it("answers CONNECT with 405 in the envelope (an empty Allow: nothing tunnels here) instead of closing silently", async () => {
+  it("answers CONNECT with 405 in the envelope (empty Allow: nothing tunnels here), not a silent close", async () => {
     const res = parse(await rawExchange("CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n"));
     expect(res.status).toBe(405);
     expect(res.head).toMatch(/\r\nallow: \r\n/i);

@@ -203,7 +203,7 @@ describe("collections", () => {
 });
 
 describe("paid search", () => {
-  it("charges a live key per result tokens: headers, a charge event, and the balance falls by exactly X-Query-Cost", async () => {
+  it("charges a live key per result tokens: headers, a charge event, the balance down by X-Query-Cost", async () => {
     const org = await newOrg({}, "5.00");
     const { key } = await newKey(org.id);
     const res = await call("POST", "/api/v1/search/query", {
@@ -269,7 +269,7 @@ describe("paid search", () => {
     expect(charges[0]!.n).toBe("0");
   });
 
-  it("validates the request: exactly one of collection/collections, limit 1..30, scope 403, unknown 404, shorthand rules", async () => {
+  it("validates: one of collection/collections, limit 1..30, scope 403, unknown 404, shorthand rules", async () => {
     const org = await newOrg({}, "5.00");
     const { key } = await newKey(org.id, { mode: "live", collections: ["scifact"] });
     const q = (body: unknown) => call("POST", "/api/v1/search/query", { key, body });
@@ -363,7 +363,7 @@ describe("paid search", () => {
 });
 
 describe("preview, unlock and re-fetch", () => {
-  it("previews for free with locked teasers, unlocks through the workflow once for 20 concurrent calls, re-fetches free", async () => {
+  it("previews free with locked teasers, unlocks once for 20 concurrent calls, re-fetches free", async () => {
     const org = await newOrg({}, "2.00");
     const { key } = await newKey(org.id);
     const other = await newKey(org.id);

@@ -12,7 +12,7 @@ describe("shell settings", () => {
     expect(config.operatorLimits).toEqual({ failedAttemptsPerMinute: 20, requestsPerMinute: 600 });
   });
 
-  it('reads TRUST_PROXY as a number of hops, and refuses "true" (Koa would then believe the client-written entry)', () => {
+  it('reads TRUST_PROXY as a number of hops and refuses "true" (Koa would believe the client-written entry)', () => {
     expect(load({ TRUST_PROXY: "2" }).trustProxyHops).toBe(2);
     expect(load({ TRUST_PROXY: "0" }).trustProxyHops).toBe(0);
     for (const value of ["true", "yes", "-1", "1.5"])

@@ -98,7 +98,7 @@ describe("CORS_ORIGINS: granted to those origins on the API-key routes only", ()
     expect(refused.headers["access-control-allow-origin"]).toBe("http://localhost:5173");
   });
 
-  it("grants nothing to other origins, to methods a route does not serve, or on operator and health routes", async () => {
+  it("grants nothing to other origins, to methods a route does not serve, on operator or health routes", async () => {
     const other = await send("OPTIONS", "/api/v1/search/query", {
       Origin: "https://evil.example",
       "Access-Control-Request-Method": "POST",

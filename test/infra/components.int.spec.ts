@@ -69,7 +69,7 @@ describe("OpenSearch node", () => {
     expect(["green", "yellow"]).toContain(health.body.status);
   });
 
-  it("runs on the JVM and with the flags provision chose, Lucene's vector API on when it chose a JDK for it", async () => {
+  it("runs on the JVM with the flags provision chose, Lucene's vector API on when it chose a JDK for it", async () => {
     const component = readComponent("opensearch", cacheDirFrom(process.env));
     const client = new OpenSearchClient({ node: requireComponent("opensearchUrl") });
     const { body } = await client.nodes.info({ metric: ["jvm"] });

@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 describe("scripts/provision.sh --for", () => {
-  it("service: the Temporal CLI and the service model only, keeping what an earlier run wrote in the manifest", async () => {
+  it("service: the Temporal CLI and the service model only, keeping the manifest of earlier runs", async () => {
     const cache = await mkdtemp(join(tmpdir(), "litsearch-provision-service-"));
     caches.push(cache);
     // an earlier run's entry (another purpose) stays

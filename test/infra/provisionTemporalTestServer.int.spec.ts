@@ -42,7 +42,7 @@ describe("scripts/provision-temporal-test-server.sh", () => {
     expect((await stat(join(dir, "classes.jsa"))).mtimeMs).toBe(before.archive);
   });
 
-  it("rewrites a missing launcher and rebuilds a refused class-data archive from the jars it has, then leaves them alone", async () => {
+  it("rewrites a missing launcher, rebuilds a refused class-data archive from its jars, then leaves them", async () => {
     const cache = await mkdtemp(join(tmpdir(), "litsearch-test-server-provision-"));
     temporaryCaches.push(cache);
     const from = join(realCache, "temporal-test-server");

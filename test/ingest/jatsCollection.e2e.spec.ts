@@ -49,7 +49,7 @@ describe("a jats collection on the real service", () => {
     await svc?.close();
   });
 
-  it("answers a question with the results section of the trial, and delivers its figure on unlock and on re-fetch", async () => {
+  it("answers a question with the trial's results section; delivers its figure on unlock and re-fetch", async () => {
     const preview = await call("POST", "/api/v1/search/preview", {
       key,
       body: { collection: "pmc-muscle", query: QUESTION, limit: 10 },

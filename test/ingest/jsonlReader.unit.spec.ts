@@ -129,7 +129,7 @@ describe("jsonl reader", () => {
     ]);
   });
 
-  it('fails on a deletion without an id, a "deleted" that is not a boolean, and an id deleted twice, naming the lines', async () => {
+  it('fails on a deletion without an id, a non-boolean "deleted", an id deleted twice, naming the lines', async () => {
     const path = file([
       JSON.stringify({ id: "gone", deleted: true }),
       JSON.stringify({ deleted: true }),
@@ -148,7 +148,7 @@ describe("jsonl reader", () => {
     expect(error).toMatch(/line 5: id: /);
   });
 
-  it("counts a line over the line limit as a bad line without holding it, and never echoes a line that is not JSON", async () => {
+  it("counts a line over the limit as bad without holding it; never echoes a line that is not JSON", async () => {
     const secret = "root:x:0:0:root:/root:/bin/bash";
     const big = JSON.stringify({ id: "big", text: "x".repeat(MAX_LINE_BYTES + 10) });
     const path = file([

@@ -191,7 +191,7 @@ describe.each(ENGINES)("live content on the %s engine", (engine) => {
     expect(["methods", "results"]).toContain(reef2?.metadata.section);
   });
 
-  it("refuses a filter value a 32-bit integer field cannot hold with 422 INVALID_FILTER naming the field, on this engine too", async () => {
+  it("refuses a value a 32-bit integer field cannot hold: 422 INVALID_FILTER naming the field, here too", async () => {
     for (const bound of [{ gt: 3_000_000_000 }, { lt: 1e308 }, { gte: -1e20 }]) {
       const res = await call("POST", "/api/v1/search/query", {
         key,

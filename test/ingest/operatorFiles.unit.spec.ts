@@ -36,7 +36,7 @@ const refusal = (name: string, maxBytes?: number) =>
   );
 
 describe("the operator-file guard", () => {
-  it("accepts a regular file under the data root, and a link that stays inside it (answering the real path)", async () => {
+  it("accepts a regular file under the data root, and a link staying inside it (answering its real path)", async () => {
     expect(await checkOperatorFile(root, "sub/good.jsonl")).toMatch(/\/data\/sub\/good\.jsonl$/);
     expect(await checkOperatorFile(root, "link-in.jsonl")).toMatch(/\/data\/sub\/good\.jsonl$/);
   });
@@ -60,7 +60,7 @@ describe("the operator-file guard", () => {
     expect(await refusal("zero")).toContain("outside the data root");
   });
 
-  it("refuses a FIFO at once (never waits for a writer), a directory, a missing file and one over the size limit", async () => {
+  it("refuses a FIFO at once (never waits for a writer), a directory, a missing file, one over the limit", async () => {
     expect(await refusal("pipe.jsonl")).toBe('"pipe.jsonl" cannot be read: a FIFO (named pipe), not a regular file');
     expect(await refusal("sub")).toContain("a directory, not a file");
     expect(await refusal("sub/missing.jsonl")).toContain("no such file");

@@ -87,7 +87,7 @@ describe("operator surfaces", () => {
     call("POST", `/admin/v1/collections/${collection}/ingest`, { admin, body: { files, mode: "upsert" } });
   const define = (body: unknown) => call("POST", "/admin/v1/collections", { admin, body });
 
-  it("refuses every path out of the data root, links out, a FIFO and devices, with one answer for define, ingest and retraction lists", async () => {
+  it("refuses paths out of the data root, links out, FIFOs, devices alike: define, ingest, retractions", async () => {
     const cases: [string, RegExp][] = [
       ["../outside.jsonl", /leaves the data root/],
       ["../../../../proc/self/environ", /leaves the data root/],
@@ -125,7 +125,7 @@ describe("operator surfaces", () => {
     ).toBe(200);
   });
 
-  it("fails an ingestion of a 2 GB one-line file at once, as a counted bad line, and the workers keep working", async () => {
+  it("fails an ingestion of a 2 GB one-line file at once, as a counted bad line; the workers go on", async () => {
     execFileSync("truncate", ["-s", "2G", join(dataRoot, "huge.jsonl")]);
     const created = await define(definition("dune-huge", ["huge.jsonl"]));
     expect(created.status).toBe(201);
@@ -145,7 +145,7 @@ describe("operator surfaces", () => {
     });
   }, 240_000);
 
-  it("fails an ingestion of content that cannot be read at once, attempted once and never retried, saying why", async () => {
+  it("fails an ingestion of content it cannot read at once, attempted once, never retried, saying why", async () => {
     writeFileSync(join(dataRoot, "bad-content.jsonl"), "root:x:0:0:root:/root:/bin/bash\n" + jsonl(NOTES));
     const started = await ingest("dune-notes", ["bad-content.jsonl"]);
     expect(started.status).toBe(202);
@@ -200,7 +200,7 @@ describe("operator surfaces", () => {
     ).toBe(422);
   });
 
-  it("loads Retraction Watch's own export by its capitalised headers; a list that names no retracted work, or of the wrong shape, is refused saying why", async () => {
+  it("loads Retraction Watch's export by its capitalised headers; refuses an empty or misshapen list", async () => {
     const row = (doi: string, nature: string) =>
       `1,"A title",(BLS),Inst,Journal,Pub,Country,Author,,(RA),2/2/2015 0:00,10.9999/notice,0,1/1/2014 0:00,` +
       `${doi},0,${nature},"['+Plagiarism']",No,`;
@@ -245,7 +245,7 @@ describe("operator surfaces", () => {
       body,
     }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
 
-  it("takes content over HTTP: streamed into the data root, checksummed, named by a definition and an ingestion", async () => {
+  it("takes content over HTTP: streamed into the data root, checksummed, named by definition, ingested", async () => {
     const text = jsonl(NOTES);
     const sha256 = createHash("sha256").update(text).digest("hex");
     const stored = await upload("dunes-upload.jsonl", text);
@@ -280,7 +280,7 @@ describe("operator surfaces", () => {
     });
   });
 
-  it("refuses bad upload names, bodies over the limit (leaving nothing behind) and callers without the operator token", async () => {
+  it("refuses bad upload names, bodies over the limit (leaving nothing), callers without operator token", async () => {
     for (const name of [".hidden", "a..b", "-dash", "with%20space", "x".repeat(129)]) {
       const res = await upload(name, "x");
       expect([res.status, res.body.error.code], name).toEqual([422, "VALIDATION_ERROR"]);

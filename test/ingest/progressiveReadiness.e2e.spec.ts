@@ -86,7 +86,7 @@ describe("while scifact is still ingesting", () => {
     });
   });
 
-  it("answers 503 on every search route naming scifact, alone or through a meta-collection, and takes no budget and no money", async () => {
+  it("answers 503 on each search route naming scifact, alone or in a meta-collection, taking nothing", async () => {
     const org = await steps.newOrg({ limits: { perMinute: 1 } }, "5.00");
     const { key } = await steps.newKey(org.id);
     const refused = [
@@ -138,7 +138,7 @@ describe("while scifact is still ingesting", () => {
     expect(Number(await steps.balanceOf(org.id))).toBeLessThan(5);
   });
 
-  it("refuses a filter the spec rejects with 422 INVALID_FILTER, as it will once ready (the filter is checked before readiness)", async () => {
+  it("refuses an invalid filter with 422 INVALID_FILTER as once ready (the filter is checked first)", async () => {
     const org = await steps.newOrg({}, "5.00");
     const { key } = await steps.newKey(org.id);
     for (const request of REJECTED_FILTER_REQUESTS) {

@@ -95,7 +95,7 @@ describe("metric definitions", () => {
     expect(accumulate([...works, work({ year: 2020, type: "review" })], 2022)[0].impact_factor).toBe(1.9);
   });
 
-  it("impact factor is absent when articles and reviews are under half of the output (paratext and other types count as output)", () => {
+  it("no impact factor when articles and reviews are under half the output (paratext and others count)", () => {
     const articles = Array.from({ length: 20 }, () => work({ year: 2021, citedIn: { 2022: 1 } }));
     const others = Array.from({ length: 21 }, (_, n) =>
       n % 2 ? work({ year: 2021, type: "editorial" }) : work({ year: 2020, paratext: true }),
@@ -150,7 +150,7 @@ describe("OpenAlex source records importer", () => {
     expect(journalFromOpenAlexSource(sources[2])).toBeNull();
   });
 
-  it("reads a gzipped JSON Lines file and, merged, overrides the works sample's three metrics but keeps its impact factor", async () => {
+  it("reads a gzipped JSON Lines file; merged, it overrides the sample's 3 metrics, not impact factor", async () => {
     const folder = mkdtempSync(join(tmpdir(), "sources-"));
     const path = join(folder, "openalex_sources.jsonl.gz");
     writeFileSync(path, gzipSync(sources.map((source) => JSON.stringify(source)).join("\n")));

@@ -32,7 +32,7 @@ describe("the journals table built from the real data (OpenAlex SYNERGY works + 
     expect(new Set(all).size).toBe(all.length);
   });
 
-  it("American Journal of Sports Medicine: h-index 62 by hand (153 works; the 62nd most cited has 64 citations, the 63rd 62), i10 130", () => {
+  it("American Journal of Sports Medicine: h-index 62 by hand (153 works; 62nd cited 64, 63rd 62), i10 130", () => {
     const ajsm = byIssn("1552-3365");
     expect(ajsm).toMatchObject({
       issnL: "0363-5465",

@@ -71,7 +71,7 @@ describe("journals build --openalex-sources", () => {
     }
   });
 
-  it("the works of the data root are not used: the first journal keeps its source h-index, not the works sample's", () => {
+  it("the data root's works are not used: the first journal keeps its source h-index, not the works sample's", () => {
     expect(table.journals.find((row) => row.issnL === expected[0]!.issnL)?.h_index).toBe(expected[0]!.hIndex);
     expect(table.metricsBasis.works).toBeNull();
   });
@@ -111,7 +111,7 @@ describe("journals build --openalex-sources", () => {
     );
   });
 
-  it("the service's filter planner matches exactly the journals the snapshot scores in range, and says what the metrics come from", async () => {
+  it("the filter planner matches exactly the journals scored in range, and names the metrics' source", async () => {
     const planner = await loadFilterPlanner(dataDir, "/nonexistent-data-root");
     const collection: PlainCollection = {
       type: "plain",

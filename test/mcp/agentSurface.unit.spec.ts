@@ -10,7 +10,7 @@ import { takeFullMetadata, type McpDeps } from "../../src/mcp/toolKit.js";
 import { toolsFor } from "../../src/mcp/tools.js";
 
 describe("leanSchema", () => {
-  it("keeps what says what to send and drops prose, string lengths, null branches, defaults, an object argument's own type and required list, and omitted options", () => {
+  it("keeps what says what to send; drops prose, lengths, null branches, defaults, nested types, required", () => {
     const full = {
       type: "object",
       description: "a body",
@@ -217,7 +217,7 @@ describe("the tool table", () => {
     }
   });
 
-  it("gives the per-collection search tools one schema and a description naming only the collection and its price", () => {
+  it("gives per-collection search tools one schema and a description naming only the collection and price", () => {
     const bound = listed.filter((t) => t.name.startsWith("search-"));
     expect(bound.map((t) => t.description)).toEqual([
       "Searches A rather long display name of a collection. Billed at once, 0.050 credits per 1000 result " +

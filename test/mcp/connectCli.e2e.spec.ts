@@ -69,7 +69,7 @@ const answerOf = (message: any) => {
 };
 
 describe("the reference CLI on /mcp", () => {
-  it("initializes, lists tools and calls list_collections, search and a gateway tool one message at a time, all in JSON", async () => {
+  it("initializes, lists tools, calls list_collections, search and a gateway tool one at a time, in JSON", async () => {
     const init = await cli(
       "POST",
       request(1, "initialize", {
@@ -148,7 +148,7 @@ describe("the reference CLI on /mcp", () => {
     expect((await cli("POST", [INITIALIZED])).status).toBe(202);
   }, 120_000);
 
-  it("never streams to a JSON-only client, and keeps streaming progress to a client that accepts event streams", async () => {
+  it("never streams to a JSON-only client; keeps streaming progress to one that accepts event streams", async () => {
     const withProgress = {
       ...callTool(30, "list_collections"),
       params: { name: "list_collections", arguments: {}, _meta: { progressToken: "p1" } },

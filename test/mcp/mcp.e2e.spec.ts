@@ -175,7 +175,7 @@ describe("connecting", () => {
     expect(hidden.getInstructions()).not.toContain("Low balance");
   });
 
-  it("is stateless: a client sending Mcp-Session-Id works, DELETE /mcp answers 200, GET /mcp 405 in the envelope", async () => {
+  it("is stateless: a client sending Mcp-Session-Id works, DELETE /mcp is 200, GET /mcp 405 (envelope)", async () => {
     const key = await newKey(await newOrg());
     const client = await connect(key, { sessionId: "session-from-an-earlier-connection" });
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
@@ -244,7 +244,7 @@ describe("connecting", () => {
 });
 
 describe("tools/list per key", () => {
-  it("lists the fixed tools and one search-<name> per collection the key reaches; a scoped key sees its own", async () => {
+  it("lists the fixed tools and one search-<name> per collection the key reaches; a scoped key its own", async () => {
     const orgId = await newOrg();
     const wide = await connect(await newKey(orgId));
     const names = (await wide.listTools()).tools.map((t) => t.name);
@@ -490,7 +490,7 @@ describe("tools", () => {
     expect(micros(start) - micros(await ops.balanceOf(orgId))).toBe(micros(p.results[0].cost));
   });
 
-  it("search-<name> and search bill like REST and carry cost equal to the ledger line; validation is the REST one", async () => {
+  it("search-<name> and search bill like REST, their cost equal to the ledger line; validation is REST's", async () => {
     const orgId = await newOrg({}, "5.00");
     const key = await newKey(orgId);
     const client = await connect(key);
@@ -581,7 +581,7 @@ describe("tools", () => {
     expect(await ops.balanceOf(orgId)).toBe(before);
   });
 
-  it("call-tool runs catalogue and gateway tools; the catalogue tools are callable directly; request_journal records", async () => {
+  it("call-tool runs catalogue and gateway tools; catalogue tools run directly; request_journal records", async () => {
     const orgId = await newOrg();
     const key = await newKey(orgId);
     const client = await connect(key);
@@ -712,7 +712,7 @@ describe("limits and sandbox", () => {
     });
   });
 
-  it("gives a sandbox key synthetic results, previews and confirms for free, and refuses gateway tools saying why", async () => {
+  it("gives a sandbox key synthetic results, free previews and confirms; refuses gateway tools with why", async () => {
     const orgId = await newOrg({}, "5.00");
     const key = await newKey(orgId, { mode: "test" });
     const client = await connect(key);
@@ -746,7 +746,7 @@ describe("limits and sandbox", () => {
     expect(await ops.balanceOf(orgId)).toBe(before);
   });
 
-  it("assisted_search runs the assisted use case, sends progress notifications while it runs, and bills like REST", async () => {
+  it("assisted_search runs the assisted use case, notifies progress while it runs, and bills like REST", async () => {
     const orgId = await newOrg({}, "5.00");
     const client = await connect(await newKey(orgId));
     const before = micros(await ops.balanceOf(orgId));
@@ -818,7 +818,7 @@ describe("limits and sandbox", () => {
     expect(await tool(client, "get_results", {})).toMatchObject({ isError: true, body: { code: "VALIDATION_ERROR" } });
   });
 
-  it("assisted_search takes idempotency_key as REST takes the header: a retry returns the first answer, charged once", async () => {
+  it("assisted_search takes idempotency_key as REST the header: a retry gets the first answer, once paid", async () => {
     const orgId = await newOrg({}, "5.00");
     const client = await connect(await newKey(orgId));
     const args = {

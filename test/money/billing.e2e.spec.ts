@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 describe("billing modes", () => {
-  it("live: charges tokens x price, sends the four billing headers, and records who, what and when in the event", async () => {
+  it("live: charges tokens x price, sends the four billing headers, records who, what, when in the event", async () => {
     const org = await ops.org({}, "5.00");
     const { id: keyId, key } = await ops.key(org.id);
     const res = await q(key, SEARCH);
@@ -83,7 +83,7 @@ describe("billing modes", () => {
     expect((await call("GET", "/api/v1/search/quota", { key })).body.dailyUsed).toBe(1);
   });
 
-  it("trial: free searches and unlocks up to the allowance; previews use none of it; then 402 with nothing recorded", async () => {
+  it("trial: free searches and unlocks up to the allowance, previews use none; then 402, none recorded", async () => {
     const org = await ops.org({ billingMode: "trial", trialQueries: 2 });
     const { key } = await ops.key(org.id);
     const p1 = await preview(key, SEARCH);
@@ -120,7 +120,7 @@ describe("billing modes", () => {
     expect((await orgEvents(m.superuser, org.id, "BillingSettingsChanged"))[0]!.metadata.actor.kind).toBe("operator");
   });
 
-  it("sandbox keys: synthetic deterministic results at no cost on collections, query, {collection}, results, quota, preview and unlock; 403 on tool calls", async () => {
+  it("sandbox keys: synthetic results at no cost on every search and unlock route; 403 on tool calls", async () => {
     const org = await ops.org({}, "1.00");
     const { key } = await ops.key(org.id, { mode: "test" });
     const a = await q(key, SEARCH);
@@ -179,7 +179,7 @@ describe("billing modes", () => {
     expect((await q(first.key, SEARCH)).status).toBe(200);
   });
 
-  it("suspension: 402 BILLING_SUSPENDED on paid calls with nothing charged; free calls keep working; resume restores", async () => {
+  it("suspension: 402 BILLING_SUSPENDED on paid calls, nothing charged; free calls work; resume restores", async () => {
     const org = await ops.org({}, "5.00");
     const { key } = await ops.key(org.id);
     const p = await preview(key, SEARCH);
@@ -200,7 +200,7 @@ describe("billing modes", () => {
 });
 
 describe("prices and billing headers", () => {
-  it("charges an organization its own price for a collection; the override is an event, listed, shown in ranges, and removable", async () => {
+  it("charges an org its own collection price; the override is an event, listed, in ranges, removable", async () => {
     const org = await ops.org({}, "5.00");
     const { key } = await ops.key(org.id);
     const set = await call("PUT", `/admin/v1/organizations/${org.id}/prices/scifact`, {
@@ -269,7 +269,7 @@ describe("prices and billing headers", () => {
 });
 
 describe("cached results", () => {
-  it("re-fetches free with the spec fields and headers, 404 for another key, and 410 once 7 days have passed (re-fetch and unlock)", async () => {
+  it("re-fetches free with spec fields and headers; 404 for another key; 410 after 7 days (both routes)", async () => {
     const org = await ops.org({}, "5.00");
     const { key } = await ops.key(org.id);
     const other = await ops.key(org.id);
@@ -364,7 +364,7 @@ describe("preview", () => {
     expect(await orgEvents(m.superuser, org.id, "SearchCharged")).toEqual([]);
   });
 
-  it("honours Idempotency-Key: same body -> original queryId; other body -> 422; while running -> 409; per organization; 24 hours", async () => {
+  it("honours Idempotency-Key: same body -> first queryId, other 422, running 409; per org; 24 hours", async () => {
     const org = await ops.org({}, "1.00");
     const { key } = await ops.key(org.id);
     const idem = { "Idempotency-Key": "order-42" };
@@ -438,7 +438,7 @@ describe("unlock over HTTP", () => {
     expect((await orgEvents(m.superuser, org.id, "ResultsUnlocked")).map((e) => e.data.resultIds)).toEqual([[r0]]);
   });
 
-  it("rejects unknown ids and fields with 422, and an unaffordable unlock with 402 leaving everything locked", async () => {
+  it("rejects unknown ids and fields with 422, and an unaffordable unlock with 402, leaving all locked", async () => {
     const org = await ops.org({}, "0.000010");
     const { key } = await ops.key(org.id);
     const p = await preview(key, SEARCH);
@@ -454,7 +454,7 @@ describe("unlock over HTTP", () => {
     expect(await orgEvents(m.superuser, org.id, "ResultsUnlocked")).toEqual([]);
   });
 
-  it("unlocks everything when resultIds is omitted, returns full texts, and the unlock event names rows, collections and money", async () => {
+  it("unlocks all when resultIds is omitted, full texts; the event names rows, collections and money", async () => {
     const org = await ops.org({}, "5.00");
     const { key, id: keyId } = await ops.key(org.id);
     const p = await preview(key, SEARCH);
@@ -481,7 +481,7 @@ describe("unlock over HTTP", () => {
 });
 
 describe("audit, reconciliation and replay", () => {
-  it("reconciles per day and collection with zero discrepancies, and reports a tampered projection and a tampered event", async () => {
+  it("reconciles per day and collection with no discrepancy; reports a tampered projection and event", async () => {
     const org = await ops.org({}, "3.00");
     const { key } = await ops.key(org.id);
     const day1 = m.clock.now().toISOString().slice(0, 10);

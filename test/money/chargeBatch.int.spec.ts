@@ -83,7 +83,7 @@ describe.each(STORE_KINDS)("search charges committed in batches on %s", (kind) =
       )[0]!.n,
     );
 
-  it("decides each charge of a batch on the state the ones before it left: balances, caps and trial allowances hold", async () => {
+  it("decides each charge in a batch on the state the earlier left: balances, caps, trial allowances", async () => {
     const rich = await organization("Rich", 1_000_000n);
     const capped = {
       orgId: rich.orgId,
@@ -188,7 +188,7 @@ describe.each(STORE_KINDS)("search charges committed in batches on %s", (kind) =
     expect((await verifyChain(db)).ok).toBe(true);
   });
 
-  it("decides on what other writers appended between batches: a credit after a refusal lets the next charge through", async () => {
+  it("decides on what others appended between batches: a credit after a refusal lets the next through", async () => {
     const owner = await organization("Topped up", PRICE);
     await expect(accounts.chargeSearch(chargeOf(owner, "first"))).resolves.toMatchObject({ balanceMicros: 0n });
     await expect(accounts.chargeSearch(chargeOf(owner, "broke"))).rejects.toMatchObject({

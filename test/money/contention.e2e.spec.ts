@@ -41,7 +41,7 @@ async function organization(credits?: string): Promise<string> {
 }
 
 describe("contention over HTTP (embedded store)", () => {
-  it("8 parallel credit writers and 16 concurrent searches of other organizations: 0 errors, balances exact", async () => {
+  it("8 parallel credit writers, 16 concurrent searches of other organizations: 0 errors, balances exact", async () => {
     const credited = await Promise.all(Array.from({ length: WRITERS }, () => organization()));
     const searchers = await Promise.all(
       Array.from({ length: SEARCHERS }, async () => {
@@ -87,7 +87,7 @@ describe("contention over HTTP (embedded store)", () => {
     expect((await call("GET", "/admin/v1/verify", { admin })).status).toBe(200);
   }, 300_000);
 
-  it("two concurrent replays: one reports equal, the other is refused with 409 CONFLICT in the error envelope, never a false divergence", async () => {
+  it("two concurrent replays: one reports equal, the other 409 CONFLICT (envelope), no false divergence", async () => {
     const answers = await Promise.all([
       call("POST", "/admin/v1/replay", { admin }),
       call("POST", "/admin/v1/replay", { admin }),

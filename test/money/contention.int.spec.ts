@@ -31,7 +31,7 @@ describe.each(STORE_KINDS)("charges under contention on %s", (kind) => {
     await db?.close();
   });
 
-  it("8 parallel credit writers and 16 concurrent searchers of other organizations: 0 errors, balances exact", async () => {
+  it("8 parallel credit writers, 16 concurrent searchers of other organizations: 0 errors, exact sums", async () => {
     const credited = await Promise.all(
       Array.from({ length: WRITERS }, (_, i) =>
         operations.createOrganization({ name: `Credited ${i}`, billingMode: "live" }),

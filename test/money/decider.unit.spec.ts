@@ -192,7 +192,7 @@ describe("organization decider", () => {
       .thenNothing();
   });
 
-  it("charges a result id once even when the record holds it twice (a record written before merges were deduplicated)", () => {
+  it("charges a result id once even when the record holds it twice (written before merges were deduplicated)", () => {
     given(liveOrg(1_000n))
       .when(unlock(["r1", "r1", "r2"]))
       .thenMatches([{ type: "ResultsUnlocked", data: { resultIds: ["r1", "r2"], amountMicros: "400", tokens: 200 } }]);
@@ -352,7 +352,7 @@ describe("organization decider: modes, trial allowance, quota", () => {
     }
   });
 
-  it("refunds a query at most what it cost less what was refunded for it, and only a query the organization paid for", () => {
+  it("refunds a query at most its cost less what was refunded, and only a query the organization paid for", () => {
     const refund = (amountMicros: bigint, refundableMicros: bigint | null) =>
       given(base).when({ type: "IssueRefund", amountMicros, reference: "x", queryId: "q1", refundableMicros });
     refund(30n, 30n).then([
@@ -477,7 +477,7 @@ describe("key decider", () => {
       .thenMatches([{ data: { collections: null, spendingCapMicros: null } }]);
   });
 
-  it("keeps a name, tidied, in the event; a blank name is none; a name with a line break or past 100 characters is refused", () => {
+  it("keeps a name, tidied, in the event; a blank name is none; a line break or over 100 characters is refused", () => {
     given(org)
       .when({ ...create, name: "  Lab   notebook\tkey " })
       .thenMatches([{ data: { name: "Lab notebook key" } }]);
@@ -512,7 +512,7 @@ describe("key decider", () => {
     given(org).when({ type: "RevokeKey", keyId: "key_9" }).thenRefuses("NOT_FOUND");
   });
 
-  it("changes a cap as an event naming the one it replaced, even below what was spent; the same cap changes nothing", () => {
+  it("changes a cap as an event naming the one it replaced, even below the spend; the same cap changes nothing", () => {
     const capped = [created(), keyCreated(KEY, 1_000n), credited(5_000n), searched(800n)];
     given(capped)
       .when({ type: "SetSpendingCap", keyId: KEY, spendingCapMicros: 500n })

@@ -36,7 +36,7 @@ describe("figure image budget", () => {
   const rows = [row("a", 30), row("b", 30), row("c", 30), row("locked", 5)];
   const unlocked = new Set(["a", "b", "c"]);
 
-  it("gives the requested ids the budget first, then the other unlocked rows in result order, at most 50 images", () => {
+  it("gives the requested ids the budget first, then other unlocked rows in result order, at most 50 images", () => {
     const plan = planFigureImages(rows, unlocked, ["c"]);
     expect([...plan.keys()]).toEqual(["c", "a"]);
     expect(plan.get("c")).toHaveLength(30);
@@ -66,7 +66,7 @@ describe("figure image budget", () => {
     ).toBe(0);
   });
 
-  it("shows figures without their stored path, with image_data only where an image was rendered, or leaves them out", () => {
+  it("shows figures without their stored path, image_data only where an image was rendered, or leaves them out", () => {
     const metadata = {
       chunk_index: 3,
       doc_id: "d",

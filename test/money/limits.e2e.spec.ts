@@ -32,7 +32,7 @@ const search = (i: number, key: string, body: Record<string, unknown> = SEARCH) 
   via(i)("POST", "/api/v1/search/query", { key, body });
 
 describe("per-minute budget", () => {
-  it("is shared by search and tool calls, answers 429 with Retry-After to the end of the minute, and refills", async () => {
+  it("is shared by search and tool calls, answers 429 with Retry-After to the minute's end, and refills", async () => {
     m.clock.set("2026-05-10T20:00:15Z");
     const org = await ops.org({ limits: { perMinute: 4 } }, "5.00");
     const { key } = await ops.key(org.id);
@@ -54,7 +54,7 @@ describe("per-minute budget", () => {
     expect((await search(1, key)).status).toBe(200);
   });
 
-  it("takes nothing for a refused request: out of scope (403), unknown collection (404) or an unappliable filter (422)", async () => {
+  it("takes nothing for a refused request: out of scope (403), unknown collection (404), bad filter", async () => {
     const org = await ops.org({ limits: { perMinute: 2, previewPerHour: 1 } }, "5.00");
     const { key: scoped } = await ops.key(org.id, { mode: "live", collections: ["scifact"] });
     const refused = [
@@ -92,7 +92,7 @@ describe("per-minute budget", () => {
 });
 
 describe("daily and monthly quotas", () => {
-  it("counts searches per UTC day, sends X-RateLimit-* on /query and /{collection} only, 429 until the next UTC midnight", async () => {
+  it("counts searches per UTC day, X-RateLimit-* on /query and /{collection} only; 429 to UTC midnight", async () => {
     m.clock.set("2026-05-11T20:00:00Z");
     const org = await ops.org({ limits: { daily: 2 } }, "5.00");
     const { key } = await ops.key(org.id);
@@ -136,7 +136,7 @@ describe("daily and monthly quotas", () => {
     expect((await search(0, key)).status).toBe(200);
   });
 
-  it("holds the daily quota across two processes under concurrency (checked again in the charge transaction)", async () => {
+  it("holds the daily quota across two processes under concurrency (checked again when charging)", async () => {
     const org = await ops.org({ limits: { daily: 5, perMinute: 1000 } }, "5.00");
     const { key } = await ops.key(org.id);
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => search(i, key)));
@@ -147,7 +147,7 @@ describe("daily and monthly quotas", () => {
     expect(await orgEvents(m.superuser, org.id, "SearchCharged")).toHaveLength(5);
   });
 
-  it("answers a used-up monthly quota with Retry-After to the first day of next month; the operator can raise it", async () => {
+  it("answers a used-up monthly quota with Retry-After to next month's first day; the operator can raise", async () => {
     m.clock.set("2026-05-31T12:00:00Z");
     const org = await ops.org({ limits: { monthly: 2 } }, "5.00");
     const { key } = await ops.key(org.id);
@@ -193,7 +193,7 @@ describe("preview hour and the INVALID_QUERY guard", () => {
     expect((await via(0)("POST", "/api/v1/search/preview", { key: k1.key, body: SEARCH })).status).toBe(200);
   });
 
-  it("after more than 30 INVALID_QUERY rejections in a minute answers 429 SEARCH_RATE_LIMITED with Retry-After", async () => {
+  it("answers 429 SEARCH_RATE_LIMITED with Retry-After after 30 INVALID_QUERY rejections in a minute", async () => {
     m.clock.set("2026-06-01T11:00:10Z");
     const org = await ops.org({}, "5.00");
     const { key } = await ops.key(org.id);

@@ -26,7 +26,7 @@ const refusal = (p: Promise<unknown>) =>
   );
 
 describe("operator credits and refunds", () => {
-  it("refuses a zero or negative amount with VALIDATION_ERROR and appends nothing; a positive one moves the balance", async () => {
+  it("refuses a zero or negative amount (VALIDATION_ERROR), appending nothing; a positive one moves it", async () => {
     const org = await operations.createOrganization({ name: "Amounts", billingMode: "live" });
     const before = await eventCount();
     expect(await refusal(operations.addCredits(org.id, "0.00"))).toBe(
@@ -45,7 +45,7 @@ describe("operator credits and refunds", () => {
 });
 
 describe("operator keys", () => {
-  it("creates and revokes keys through the key decider: one event each, a second revoke changes nothing, replay agrees", async () => {
+  it("creates and revokes keys through the key decider: an event each, a second revoke a no-op; replays", async () => {
     const org = await operations.createOrganization({ name: "Keys", billingMode: "live" });
     const created = await operations.createKey(org.id, { mode: "live", collections: ["scifact"], spendingCap: "1.50" });
     expect(created.key).toMatch(/^sk_live_/);

@@ -41,7 +41,7 @@ afterAll(() => {
 });
 
 describe("README quickstart", () => {
-  it("runs as written: an organization, credits, a key, a paid search, a preview and unlock, the ledger, the Python SDK and an MCP client", async () => {
+  it("runs as written: org, credits, key, paid search, preview and unlock, ledger, Python SDK, MCP", async () => {
     const quickstart = readQuickstart();
     // The first block starts the service; the test starts the same entry point itself (on a slice of the demo data).
     expect(quickstart.shell[0]!.trim().split("\n")[0]).toMatch(/^npm run up\b/);

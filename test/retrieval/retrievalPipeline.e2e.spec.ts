@@ -110,7 +110,7 @@ for (const engineKind of ["embedded", "opensearch"] as const) {
       if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
     });
 
-    it("resolves collection names case-insensitively and answers the search result shape, limit 1..30 default 10", async () => {
+    it("resolves collection names in any case; answers the search result shape, limit 1..30 default 10", async () => {
       const res = await query({ collection: "SciFact", query: "vitamin D and bone density" });
       expect(res.status).toBe(200);
       expect(results(res)).toHaveLength(10);
@@ -140,7 +140,7 @@ for (const engineKind of ["embedded", "opensearch"] as const) {
         expect((await query({ collection: "scifact", query: "vitamin D", limit })).status).toBe(422);
     });
 
-    it("validates the request: exactly one of collection/collections, at most 5 collections; the caller cannot pick the retrieval mode", async () => {
+    it("validates: one of collection/collections, at most 5; the caller cannot pick the retrieval mode", async () => {
       for (const body of [
         { query: "insulin" },
         { collection: "scifact", collections: ["scifact"], query: "insulin" },
@@ -167,7 +167,7 @@ for (const engineKind of ["embedded", "opensearch"] as const) {
       }
     });
 
-    it("rejects queries with nothing to search on (422 INVALID_QUERY), lets short identifiers through, and slows down repeated rejections (429)", async () => {
+    it("rejects queries with nothing to search (422 INVALID_QUERY), lets short ids pass, slows repeats", async () => {
       const { key: guarded } = await liveKey();
       for (const text of ["   ", "?!?!", "a", "aaaaaa", "cancer cancer cancer", "the of and"]) {
         const res = await query({ collection: "scifact", query: text }, guarded);
@@ -274,7 +274,7 @@ for (const engineKind of ["embedded", "opensearch"] as const) {
       expect([events[0]!.data.tokens, Number(res.headers.get("x-tokens-used"))]).toEqual([tokens, tokens]);
     });
 
-    it("enforces the key scope with 403 NO_COLLECTION_ACCESS and unknown names with 404 COLLECTION_NOT_FOUND", async () => {
+    it("enforces the key scope (403 NO_COLLECTION_ACCESS) and unknown names (404 COLLECTION_NOT_FOUND)", async () => {
       const scoped = await liveKey(["scifact"]);
       for (const collection of ["biomedical", "clinical-digest", "OpenAlex-Synergy"]) {
         const res = await query({ collection, query: "insulin resistance" }, scoped.key);
@@ -287,7 +287,7 @@ for (const engineKind of ["embedded", "opensearch"] as const) {
       }
     });
 
-    it("merges several collections on one relevance scale: a strong match wins whichever collection holds it", async () => {
+    it("merges collections on one relevance scale: a strong match wins whichever collection holds it", async () => {
       const works: Array<{ doc_id: string; title: string }> = [];
       for await (const work of readOpenAlexWorks(join(dataRoot, "articles", "openalex_works.synergy.jsonl.gz"))) {
         if (work.title && work.sections.some((s) => s.text.length > 200) && !work.retracted)
@@ -369,7 +369,7 @@ for (const engineKind of ["embedded", "opensearch"] as const) {
       }
     });
 
-    it("returns figures as JPEG within the requested bounds, free of charge, with includeImages as the shorthand alias", async () => {
+    it("returns figures as JPEG within the requested bounds, free, with includeImages as shorthand alias", async () => {
       const prepared = await prepareCollection({
         collection: collectionOf("clinical-digest"),
         dataRoot,

@@ -18,7 +18,7 @@ afterAll(() => {
 });
 
 describe("the run command", () => {
-  it("starts on embedded defaults, prints URL and token, stops cleanly on Ctrl-C and keeps data across a restart", async () => {
+  it("starts on embedded defaults, prints URL and token, stops on Ctrl-C, keeps data across a restart", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "litsearch-main-"));
     const dataRoot = await sliceDataRoot(40);
     const first = await startMain(dataDir, dataRoot);

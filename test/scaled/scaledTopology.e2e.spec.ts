@@ -108,7 +108,7 @@ describe("npm run up -- --scaled", () => {
     expect(await taskQueuePollers(s.temporalAddress, "default")).toEqual([s.workerIdentity]);
   });
 
-  it("bills through both API processes and unlocks on the worker: exact balances, one charge per unlock, replay equal", async () => {
+  it("bills via both API processes, unlocks on the worker: exact balances, one charge per unlock, replay", async () => {
     const s = started!;
     const [a, b] = s.apis.map((url) => httpClient(url));
     const org = await a!("POST", "/admin/v1/organizations", { admin: ADMIN, body: { name: "Scaled lab" } });

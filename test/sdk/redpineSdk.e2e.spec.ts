@@ -93,7 +93,7 @@ describe("the reference Python SDK against the running service", () => {
     expect((v as { sdkVersion?: string }).sdkVersion).toBe("0.1.9");
   });
 
-  it("collections() parses the list (its model requires documentCount) into what GET /collections answers", async () => {
+  it("collections() parses the list (its model needs documentCount) into what GET /collections answers", async () => {
     const { collections } = await sdk(key, [{ name: "collections", method: "collections" }]);
     const line = ok(collections, "CollectionsResponse");
     const http = await call("GET", "/api/v1/search/collections", { key });
@@ -238,7 +238,7 @@ describe("the reference Python SDK against the running service", () => {
 // - by default (max_retries=2) a 429 is retried after sleeping its whole Retry-After, which for a daily or monthly
 //   quota is hours or days; these tests pass max_retries=0.
 describe("where the SDK and the spec disagree", () => {
-  it("search(include_metadata=False) is honoured: /query takes the SDK's camelCase spelling beside the spec's snake_case", async () => {
+  it("search(include_metadata=False) is honoured: /query takes the SDK's camelCase beside snake_case", async () => {
     // The SDK (and the reference OpenAPI) spell /query's options in camelCase (includeMetadata, includeFigures,
     // imageMaxWidth, ...); the spec's /query table spells them in snake_case. /query takes both (src/http/schemas.ts),
     // so the SDK's clients work; the same option sent in both spellings with different values is refused.
@@ -275,7 +275,7 @@ describe("where the SDK and the spec disagree", () => {
     expect([both.status, both.body.error.code]).toEqual([422, "VALIDATION_ERROR"]);
   });
 
-  it("assisted_search() reaches POST /api/v1/search/assisted and parses its AssistedSearchResponse; the charge is the balance drop", async () => {
+  it("assisted_search() calls POST /api/v1/search/assisted, parses the answer; charged the balance drop", async () => {
     const before = parseCredits(await ops.balanceOf(orgId))!;
     const lines = await sdk(key, [
       {

@@ -32,7 +32,7 @@ describe("dense k-NN query", () => {
     });
   });
 
-  it("searches indexes up to SMALL_INDEX_CHUNKS with the smaller ef_search, larger or uncounted ones with the larger", () => {
+  it("searches indexes up to SMALL_INDEX_CHUNKS with the smaller ef_search, larger or uncounted the larger", () => {
     expect(SMALL_INDEX_EF_SEARCH).toBeLessThan(HNSW_EF_SEARCH);
     expect(efSearchFor(10_144)).toBe(SMALL_INDEX_EF_SEARCH);
     expect(efSearchFor(SMALL_INDEX_CHUNKS)).toBe(SMALL_INDEX_EF_SEARCH);
@@ -55,7 +55,7 @@ describe("dense k-NN query", () => {
 });
 
 describe("cosine from a dense score", () => {
-  it("inverts Lucene's (1 + cosine) / 2 and the script's 1 + cosine, each rounded to a float, within the error bound", () => {
+  it("inverts Lucene's (1 + cosine) / 2 and the script's 1 + cosine, each a float, within the error bound", () => {
     for (const cosine of [-1, -0.25, 0, 0.1234567891, 0.61803398875, 0.999999, 1]) {
       expect(Math.abs(cosineFromScore("knn", Math.fround((1 + cosine) / 2)) - cosine)).toBeLessThanOrEqual(2 ** -23);
       expect(Math.abs(cosineFromScore("binary", Math.fround(1 + cosine)) - cosine)).toBeLessThanOrEqual(2 ** -23);

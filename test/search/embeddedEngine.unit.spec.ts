@@ -204,7 +204,7 @@ describe("embedded engine", () => {
     for (const hit of hits) expect(hit.score).toBe(Math.max(0, hit.dense as number));
   });
 
-  it("fuses hybrid scores as alpha * cosine + (1 - alpha) * bm25 / the BM25 ceiling of the query, all in 0..1", async () => {
+  it("fuses hybrid scores as alpha * cosine + (1 - alpha) * bm25 / the query's BM25 ceiling, all in 0..1", async () => {
     await indexed([
       chunk("lexical", "telomerase telomerase activity", {}, unitVector([0, 1, 0, 0, 0, 0, 0, 0])),
       chunk("semantic", "unrelated words", {}, unitVector([1, 0, 0, 0, 0, 0, 0, 0])),
@@ -286,7 +286,7 @@ describe("embedded engine", () => {
     await restarted.close();
   });
 
-  it("writes only the rows a commit changes, compacts them when they pile up, and reads every layout back identically", async () => {
+  it("writes only the rows a commit changes, compacts them as they pile up, reads every layout back", async () => {
     const chunks = loadScifactChunks(200, DIMS, [], SCIFACT_SAMPLE_DIR);
     await indexed(chunks, "scifact");
     const files = () => readdirSync(join(dir, "scifact"));

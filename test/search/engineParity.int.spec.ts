@@ -144,7 +144,7 @@ describe("embedded and OpenSearch engines agree", () => {
     });
   }
 
-  it("asks OpenSearch for both retrievers of a hybrid search and the ceiling at once, then once for the rows kept, and runs no painless with the k-NN plugin", async () => {
+  it("asks OpenSearch for both hybrid retrievers and ceiling at once, then rows; no painless with k-NN", async () => {
     const recorder = await startRecordingProxy(url);
     const engine = createOpenSearchEngine({ url: recorder.url, indexPrefix: `parity-${process.pid}-` });
     try {

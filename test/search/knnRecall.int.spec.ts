@@ -122,7 +122,7 @@ describe("OpenSearch k-NN (Lucene HNSW)", () => {
     console.log(`[knn] ${detected[0]}`);
   });
 
-  it("maps vectors as a Lucene HNSW cosine knn_vector, kept out of the stored _source, and as binary doc values", async () => {
+  it("maps vectors as a Lucene HNSW cosine knn_vector, out of the stored _source, and binary doc values", async () => {
     const url = requireComponent("opensearchUrl");
     const name = `knn-${process.pid}-${INDEX}`;
     const mapping = (await (await fetch(`${url}/${name}/_mapping`)).json()) as Record<
@@ -143,7 +143,7 @@ describe("OpenSearch k-NN (Lucene HNSW)", () => {
     expect(mapping[name]?.mappings._source).toEqual({ excludes: ["vector_knn"] });
   });
 
-  it("merges a k-NN index into one segment when a commit leaves much of it outside its largest segment (one graph per search), and not after a small upsert", async () => {
+  it("merges a k-NN index to one segment when much lies outside its largest, not after a small upsert", async () => {
     const url = requireComponent("opensearchUrl");
     const index = `${INDEX}-segments`;
     const name = `knn-${process.pid}-${index}`;
@@ -188,7 +188,7 @@ describe("OpenSearch k-NN (Lucene HNSW)", () => {
     }
   }, 120_000);
 
-  it("reads a k-NN index of mapping version 1 (vectors as JSON in _source, no binary field) and answers as on version 2", async () => {
+  it("reads a k-NN index of mapping version 1 (vectors as JSON in _source) and answers as on version 2", async () => {
     const url = requireComponent("opensearchUrl");
     const few = chunks.slice(0, 200);
     const current = `${INDEX}-v2`;

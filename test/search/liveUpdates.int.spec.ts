@@ -152,7 +152,7 @@ describe("incremental updates, on both engines", () => {
     }
   });
 
-  it("never shows a search a document in two versions or in none while commits change and delete documents", async () => {
+  it("never shows a search a document in two versions or in none while commits change and delete them", async () => {
     const DOCS = 24;
     const COMMITS = 10;
     for (const { name, engine } of engines) {
@@ -323,7 +323,7 @@ describe("incremental updates, on both engines", () => {
     }
   });
 
-  it("records the embedding path of an index, and refuses queries and writers of another path, in every instance", async () => {
+  it("records an index's embedding path, refuses queries and writers of another path, in every instance", async () => {
     const vector = Float32Array.from({ length: DIMS }, (_, i) => (i === 0 ? 1 : 0));
     const chunks = docChunks("v", 0, 2).map((chunk) => ({ ...chunk, vector }));
     for (const { name, engine, other } of engines) {

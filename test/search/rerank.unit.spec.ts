@@ -117,7 +117,7 @@ describe("reranker", () => {
     expect(merged.map((m) => `${m.listKey}/${m.hit.id}`)).toEqual(["b/w", "a/x", "a/y"]);
   });
 
-  it("returns a chunk once when two requested names search the same collection (a meta-collection beside its member)", () => {
+  it("returns a chunk once when two requested names search one collection (a meta-collection and a member)", () => {
     const viaMeta = {
       key: "biomedical\u0000scifact",
       source: "scifact",

@@ -87,7 +87,7 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
   });
 
   describe("min_relevance", () => {
-    it("returns and charges only the rows at or above the threshold on /query, /{collection} and MCP search, and counts the rest", async () => {
+    it("returns and charges only rows at or above the threshold on /query, /{collection} and MCP", async () => {
       const { orgId, key } = await liveKey();
       const query = "vitamin D deficiency and bone fractures";
       const all = (await reference(key, { collection: "scifact", query })).slice(0, 10);
@@ -128,7 +128,7 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
       expect(mcp.tokens_used).toBe(tokensOf(all, kept));
     });
 
-    it("holds back every row at 1 and charges nothing for them; a value outside 0..1 is a 422 that changes nothing", async () => {
+    it("holds back every row at 1 and charges nothing; a value outside 0..1 is a 422 changing nothing", async () => {
       const { orgId, key } = await liveKey();
       const before = await ops.balanceOf(orgId);
       const none = await call("POST", "/api/v1/search/query", {
@@ -153,7 +153,7 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
       expect(await ops.balanceOf(orgId)).toBe(before);
     });
 
-    it("previews only the rows at or above the threshold, each with its relevance, so unlocking all buys only those (REST and MCP preview)", async () => {
+    it("previews only rows at or above the threshold, with relevance: unlocking all buys only those", async () => {
       const { orgId, key } = await liveKey();
       const query = "vitamin D deficiency and bone fractures";
       const all = (await reference(key, { collection: "scifact", query })).slice(0, 10);
@@ -185,7 +185,7 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
   });
 
   describe("one_per_document", () => {
-    it("delivers each document once, by its best chunk, fills the list from the next documents and bills only those rows", async () => {
+    it("delivers each document once, by its best chunk, fills from the next ones, bills only those rows", async () => {
       const { orgId, key } = await liveKey();
       const ranked = await reference(key, { collection: "scifact", query: titleQuery });
       const firstTen = ranked.slice(0, 10);

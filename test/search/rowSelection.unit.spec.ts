@@ -23,7 +23,7 @@ describe("selectRows", () => {
     expect(selectRows(ranked, EVERY_ROW, 4)).toEqual({ rows: ranked.slice(0, 4), belowMinRelevance: 0 });
   });
 
-  it("holds back the rows below min_relevance among those the list would return, and counts them (the threshold itself passes)", () => {
+  it("holds back rows below min_relevance among those the list returns, and counts them (the threshold passes)", () => {
     const { rows, belowMinRelevance } = selectRows(ranked, { minRelevance: 0.05, onePerDocument: false }, 7);
     expect(ids(rows)).toEqual(["a1", "a2", "b1", "a3", "c1"]);
     expect(belowMinRelevance).toBe(2);
@@ -45,7 +45,7 @@ describe("selectRows", () => {
     expect(selectRows(ranked, { minRelevance: 0.04, onePerDocument: true }, 10).belowMinRelevance).toBe(1);
   });
 
-  it("counts a work held by two collections once (same DOI, any case); the same doc id in two collections without a DOI is two works", () => {
+  it("counts a work in two collections once (same DOI, any case); a doc id in two without DOI is two works", () => {
     const rows = [
       row("x-syn", "W1", 0.9, "openalex-synergy", "10.1001/JAMA.1"),
       row("x-open", "W1", 0.8, "openalex-open-access", "10.1001/jama.1"),

@@ -77,7 +77,7 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
   });
 
   describe("cursor", () => {
-    it("continues the ranked list page after page, each page billed once (an identical call answers the page again free)", async () => {
+    it("continues the ranked list page by page, each billed once (the same call repeats the page free)", async () => {
       const { orgId, key } = await liveKey();
       const ref = await reference(key, { collection: "scifact", query: QUERY });
       expect(ref.length).toBe(30);
@@ -178,7 +178,7 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
       expect(unlocked.status, JSON.stringify(unlocked.body)).toBe(200);
     });
 
-    it("ends with nextCursor null, and refuses a cursor of another request, kind or organization, or a forged one, changing nothing", async () => {
+    it("ends with nextCursor null; refuses forged cursors or another request's, kind's or org's", async () => {
       const { orgId, key } = await liveKey();
       const other = await liveKey();
       // a threshold ends the list: rows below it are never delivered, so no page follows
@@ -272,7 +272,7 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
   });
 
   describe("sort", () => {
-    it("orders the relevant candidates by date (both ways) and by citations, says so, and pages in that order", async () => {
+    it("orders the relevant candidates by date (both ways) and citations, says so, pages in that order", async () => {
       const { key } = await liveKey();
       const base = { collection: "openalex-synergy", query: OPENALEX_QUERY, limit: 5 };
       const newest = await call("POST", "/api/v1/search/query", { key, body: { ...base, sort: "publication_date" } });
@@ -322,7 +322,7 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
   });
 
   describe("max_cost", () => {
-    it("charges at most the cap: the best rows while they fit, the rest counted with the next row price; a cursor continues at that row", async () => {
+    it("charges at most the cap: best rows while they fit, the rest counted at the next price; cursor on", async () => {
       const { orgId, key } = await liveKey();
       const ref = await reference(key, { collection: "scifact", query: QUERY });
       const cap = chargeOf(ref.slice(0, 3), SCIFACT_PRICE);
@@ -345,7 +345,7 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
       expect([rest.body.withheldByMaxCost, rest.body.nextRowCost]).toEqual([0, null]);
     });
 
-    it("a cap below the first row answers 200 with no rows and charges nothing; unlock keeps to its cap too", async () => {
+    it("a cap below the first row answers 200, no rows, nothing charged; unlock keeps to its cap too", async () => {
       const { orgId, key } = await liveKey();
       const ref = await reference(key, { collection: "scifact", query: QUERY });
       const before = await ops.balanceOf(orgId);
@@ -601,7 +601,7 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
       expect((byPmid.body.results as Row[]).filter((r) => r.metadata.pmid === digest.metadata.pmid)).toEqual([]);
     });
 
-    it("answers 404 WORK_NOT_FOUND for a work the key cannot reach, 422 for neither or both of query and like, charging nothing", async () => {
+    it("answers 404 WORK_NOT_FOUND for an unreachable work, 422 for neither or both of query and like", async () => {
       const { orgId, key } = await liveKey();
       const scoped = await ops.customer({ credits: "1.00", collections: ["openalex-synergy"] });
       const scifact = (await reference(key, { collection: "scifact", query: QUERY }))[0]!;

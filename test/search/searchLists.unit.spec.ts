@@ -54,7 +54,7 @@ describe("cursors", () => {
     }
   });
 
-  it("binds to the list: the same request in any key order or name case agrees, another query, filter, sort or selection does not", () => {
+  it("binds to the list: the same request in any key order or name case agrees; other query, filter, sort not", () => {
     const fp = requestFingerprint(identity);
     expect(requestFingerprint({ ...identity, collections: ["SciFact"], filters: null })).toBe(fp);
     expect(requestFingerprint({ ...identity, filters: { b: 1, a: 2 } })).toBe(
@@ -116,7 +116,7 @@ describe("cursors", () => {
     expect(exclusionAfter(pageStateOf("fp", undefined, true, false), [row("a", "1")], false).documents.size).toBe(0);
   });
 
-  it("derives the next page id from the page before and the key alone (so a key continues a cursor once, whatever limit or max_cost it sends again)", () => {
+  it("derives the next page id from the page before and the key alone (a key continues a cursor once)", () => {
     const id = nextPageQueryId(queryId, "key_a");
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(nextPageQueryId(queryId, "key_a")).toBe(id);

@@ -176,7 +176,7 @@ describe("journals/lookup (priced at 0.0025)", () => {
     expect([malformed.status, malformed.body.error.code]).toEqual([422, "TOOL_ERROR"]);
   });
 
-  it("charges exactly its price per answered call: balance, ledger line, X-Query-Cost; a tool error is free; replay and reconciliation agree", async () => {
+  it("charges its price per answered call (balance, ledger, X-Query-Cost); errors free; replay agrees", async () => {
     const org = await ops.newOrg({}, "0.010000");
     const k = (await ops.newKey(org.id)).key;
     const res = await tool("journals/lookup", { issn: DOAJ_JOURNAL.eissn }, k);
@@ -220,7 +220,7 @@ describe("journals/lookup (priced at 0.0025)", () => {
     expect((await tool("retractions/check", { dois: [RW_RETRACTED] }, k)).status).toBe(200);
   });
 
-  it("charges concurrent calls only while the balance lasts: the charge is decided again under the append lock", async () => {
+  it("charges concurrent calls only while the balance lasts: decided again under the append lock", async () => {
     const org = await ops.newOrg({}, "0.005000");
     const k = (await ops.newKey(org.id)).key;
     const answers = await Promise.all(

@@ -122,7 +122,7 @@ describe("unlock workflow", () => {
     await db?.close();
   });
 
-  it("charges exactly once for 20 identical unlock calls sent concurrently, and only the call that started the run reports it", async () => {
+  it("charges once for 20 identical concurrent unlock calls; only the call starting the run reports it", async () => {
     await preview("q-concurrent", 5);
     const unlock = unlockUseCase();
     const auth = await authOf(orgId, keyId);
@@ -222,7 +222,7 @@ describe("unlock workflow", () => {
     expect(await countEvents(db, "ResultsUnlocked", "q-refused")).toBe(0);
   });
 
-  it("completes after the worker is killed between the charge committing and its result being recorded: one charge, reported once", async () => {
+  it("completes after the worker dies between the charge committing and its recording: one charge", async () => {
     await preview("q-crash", 3);
     await worker!.close();
     worker = undefined;

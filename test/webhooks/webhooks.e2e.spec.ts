@@ -118,7 +118,7 @@ afterAll(async () => {
 });
 
 describe("webhook endpoints", () => {
-  it("registers an endpoint with a secret shown once, lists it without, and keeps it from other organizations and sandbox keys", async () => {
+  it("registers an endpoint with a secret shown once, lists it without; other orgs, sandbox keys refused", async () => {
     const created = await register("/listed");
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(created.status).toBe("enabled");
@@ -144,7 +144,7 @@ describe("webhook endpoints", () => {
     expect((await call("GET", `/api/v1/webhooks/${created.id}`, { key })).status).toBe(404);
   });
 
-  it("refuses metadata addresses even with private receivers allowed, unknown events and bad URLs, changing nothing", async () => {
+  it("refuses metadata addresses even with private receivers allowed, unknown events, bad URLs", async () => {
     const before = (await call("GET", "/api/v1/webhooks", { key })).body.data.length;
     for (const body of [
       { url: "http://169.254.169.254/latest/meta-data/", events: ["assisted.completed"] },
@@ -178,7 +178,7 @@ describe("webhook endpoints", () => {
     ]);
   });
 
-  it("retries a receiver that fails three times: it gets the event exactly once more, with the same webhook-id", async () => {
+  it("retries a receiver that fails three times: it gets the event once more, with the same webhook-id", async () => {
     receiver.failFirst("/flaky", 3);
     const endpoint = await register("/flaky");
     const sent = await call("POST", `/api/v1/webhooks/${endpoint.id}/test`, { key });
@@ -391,7 +391,7 @@ describe("the dashboard", () => {
 });
 
 describe("the operator", () => {
-  it("manages an organization's endpoints through the CLI and the operator API: create, test, deliveries, delete", async () => {
+  it("manages an org's endpoints via the CLI and the operator API: create, test, deliveries, delete", async () => {
     const admin = svc.adminToken;
     const cli = (...args: string[]) => runCli(...args, "--url", svc.baseUrl, "--admin-token", svc.adminToken);
     const created = await cli(
@@ -478,7 +478,7 @@ describe("the receiver of docs/webhooks.md", () => {
 });
 
 describe("asynchronous assisted search", () => {
-  it("answers 202 at once, then the answer on re-fetch; its webhook (after three failures) proves delivery and it is billed once", async () => {
+  it("answers 202 at once, then on re-fetch; its webhook (after 3 failures) proves delivery; billed once", async () => {
     receiver.failFirst("/assisted", 3);
     const endpoint = await register("/assisted", ["assisted.completed"]);
     const started = await call("POST", "/api/v1/search/assisted", {
@@ -516,7 +516,7 @@ describe("asynchronous assisted search", () => {
     expect((await ledgerOf(queryId)).length).toBe(1);
   });
 
-  it("a receiver that stays down: the endpoint is disabled and, without a re-fetch, the charge is refunded", async () => {
+  it("a receiver that stays down: the endpoint is disabled and, with no re-fetch, the charge is refunded", async () => {
     receiver.down("/assisted-down");
     const endpoint = await register("/assisted-down", ["assisted.completed"]);
     // the organization's other assisted endpoint answers 2xx: deleted, so only the failing receiver is told
@@ -564,7 +564,7 @@ describe("asynchronous assisted search", () => {
 });
 
 describe("account notices", () => {
-  it("balance.low once when the balance falls below the threshold the organization set, key.budget_exhausted when a key reaches its cap", async () => {
+  it("balance.low once below the org's threshold; key.budget_exhausted when a key reaches its cap", async () => {
     const endpoint = await register("/account", ["balance.low", "key.budget_exhausted"]);
     const admin = svc.adminToken;
     const { balance } = (await call("GET", `/admin/v1/organizations/${orgId}/balance`, { admin })).body as {

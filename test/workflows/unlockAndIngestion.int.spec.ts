@@ -6,13 +6,10 @@
 // what the alerts are told; a failed batch records the failure with its message and never finishes; alerts that
 // cannot start never fail the ingestion. The activities themselves are tested over the real stack (unlock e2e files,
 // test/ingest/ingestionWorkflow.e2e.spec.ts, ingestionCrash.e2e.spec.ts).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ApplicationFailure } from "@temporalio/activity";
 import { WorkflowFailedError } from "@temporalio/client";
-import type { TestWorkflowEnvironment } from "@temporalio/testing";
-import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
-import { startTimeSkippingEnv } from "../support/timeSkipping.js";
-import { workflowBundle } from "../../src/app/temporalWorker.js";
+import { clearCalls, recorded, useStubWorker } from "../support/stubWorker.js";
 import { plainCollectionOf } from "../../src/domain/collectionDefinitions.js";
 import type { IngestionCounts } from "../../src/domain/events.js";
 import { zeroCounts } from "../../src/domain/ingestionCounts.js";
@@ -52,68 +49,29 @@ const calls = {
 let script: Script;
 
 const unlockStubs: UnlockActivities = {
-  async checkUnlockQuota(input) {
-    calls.quota.push(input);
-    return script.quota(input);
-  },
-  async chargeUnlock(input) {
-    calls.charge.push(input);
-    return script.charge(input, calls.charge.length);
-  },
+  checkUnlockQuota: recorded(calls.quota, (input) => script.quota(input)),
+  // the attempt is the number of charge calls so far, this one included
+  chargeUnlock: recorded(calls.charge, (input) => script.charge(input, calls.charge.length)),
 };
 
 const ingestionStubs: IngestionActivities = {
-  async stageIngestion(input) {
-    calls.stage.push(input);
-    return script.stage(input);
-  },
-  async ingestBatch(input) {
-    calls.batch.push(input);
-    return script.batch(input);
-  },
-  async finishIngestion(input) {
-    calls.finish.push(input);
-    return script.finish(input);
-  },
-  async failIngestion(input) {
-    calls.fail.push(input);
-  },
+  stageIngestion: recorded(calls.stage, (input) => script.stage(input)),
+  ingestBatch: recorded(calls.batch, (input) => script.batch(input)),
+  finishIngestion: recorded(calls.finish, (input) => script.finish(input)),
+  failIngestion: recorded(calls.fail, () => undefined),
 };
 
 const alertStubs: Pick<AlertActivities, "startAlertsAfterIngestion"> = {
-  async startAlertsAfterIngestion(input) {
-    calls.alerts.push(input);
-    return script.alerts(input);
-  },
+  startAlertsAfterIngestion: recorded(calls.alerts, (input) => script.alerts(input)),
 };
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-
-beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger("ERROR") });
-  env = await startTimeSkippingEnv();
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowBundle: await workflowBundle(),
-    activities: { ...unlockStubs, ...ingestionStubs, ...alertStubs },
-  });
-  running = worker.run();
-}, 240_000);
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const harness = useStubWorker(TASK_QUEUE, { ...unlockStubs, ...ingestionStubs, ...alertStubs });
 
 let runs = 0;
 
 /** Fresh call records and the given script (defaults: every requested row fresh, charged 1 each; nothing staged). */
 function given(partial: Partial<Script>): void {
-  for (const list of Object.values(calls)) list.length = 0;
+  clearCalls(calls);
   script = {
     quota: (input) => ({ freshIds: input.requestedIds }),
     charge: (input) => ({ chargedMicros: String(input.freshIds.length), unlockedIds: input.freshIds }),
@@ -129,7 +87,7 @@ describe("unlock workflow", () => {
   async function unlock(requestedIds: string[]) {
     runs += 1;
     const input: UnlockInput = { orgId: "org", keyId: "key", queryId: `q${runs}`, requestedIds, callId: `call${runs}` };
-    const handle = await env.client.workflow.start(unlockWorkflow, {
+    const handle = await harness.env.client.workflow.start(unlockWorkflow, {
       taskQueue: TASK_QUEUE,
       workflowId: `unlock-stub-${runs}`,
       args: [input],
@@ -212,7 +170,7 @@ describe("ingestion workflow", () => {
       parallelism,
       batchTaskQueue: TASK_QUEUE,
     };
-    const result = env.client.workflow.execute(ingestionWorkflow, {
+    const result = harness.env.client.workflow.execute(ingestionWorkflow, {
       taskQueue: TASK_QUEUE,
       workflowId: `ingestion-stub-${runs}`,
       args: [input],

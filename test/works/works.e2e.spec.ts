@@ -140,7 +140,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     }
   });
 
-  it("answers 404 WORK_NOT_FOUND for a work no reachable collection holds, and a scoped key reaches only its collections", async () => {
+  it("answers 404 WORK_NOT_FOUND for a work no reachable collection holds; a scoped key reaches its own", async () => {
     const unknown = await get("10.9999/nowhere");
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatchObject({ code: "WORK_NOT_FOUND", requestId: expect.any(String) });
@@ -246,7 +246,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     expect(sliced.body.coverage.note).toEqual(expect.any(String));
   });
 
-  it("puts integrity on search rows and works, keeps a retracted work out of search, and still answers it", async () => {
+  it("puts integrity on search rows and works, keeps a retracted work out of search, still answers it", async () => {
     const res = await call("POST", "/api/v1/search/query", {
       key,
       body: { collection: "graph", query: "coral reef citations", limit: 10 },

@@ -142,7 +142,7 @@ describe("integrity", () => {
 });
 
 describe("integrity on rows", () => {
-  it("adds each row its DOI's integrity (none without a DOI), asking once for all of them, and leaves the rows given unchanged", async () => {
+  it("adds each row its DOI's integrity (none without DOI), asking once for all, leaving given rows be", async () => {
     const asked: string[][] = [];
     const rows = [
       { id: "a", metadata: { doi: "10.1/X" } },

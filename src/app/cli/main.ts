@@ -59,14 +59,16 @@ const USAGE = `usage: litsearch <command> [options]
                                            replace: the collection becomes exactly the files); prints the ingestion id,
                                            or with --wait follows it (documents and chunks done, rate, finish time) and
                                            prints how it ended (exit 1 when it failed)
-  ingestion show INGESTION_ID              an ingestion's state and counts (documents added, updated, deleted, unchanged)
+  ingestion show INGESTION_ID              an ingestion's state and counts (documents added, updated, deleted,
+                                           unchanged)
   ingestion cancel INGESTION_ID            stop a running ingestion (recorded failed: cancelled); its collection can be
                                            ingested again or retired
   upload FILE [--name NAME]               send a local file to the server's data root (uploads/NAME, by default the
                                            file's name), for a collection definition or an ingestion to name; with
                                            --url, collection add and collection ingest upload their local files
                                            themselves
-  webhook list ORG_ID                      the organization's webhook endpoints (the running service's; docs/webhooks.md)
+  webhook list ORG_ID                      the organization's webhook endpoints (the running service's;
+                                           docs/webhooks.md)
   webhook create ORG_ID URL --events a,b [--description TEXT]
                                            registers an endpoint; prints its signing secret, shown once
   webhook delete|rotate-secret|test|deliveries ORG_ID ENDPOINT_ID

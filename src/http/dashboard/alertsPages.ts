@@ -1,7 +1,7 @@
 // The dashboard's alert pages: the organization's alerts with the form that creates one, and one alert with its runs
 // (status, works delivered, charge, queryId) and its pause, resume and delete forms. Rendered with the shared layout.
 import { html, type Html } from "./html.js";
-import { csrfField, layout, notice, when, type Viewer } from "./layout.js";
+import { csrfField, layout, notice, tableHead, when, type Viewer } from "./layout.js";
 import type { AlertRunView, AlertView } from "../../usecases/alerts/alerts.js";
 import { ALERT_SCHEDULES, MAX_ALERT_QUERY_CHARS } from "../../usecases/alerts/alertRules.js";
 
@@ -54,9 +54,7 @@ export function alertsPage(
 <section aria-labelledby="alerts-title">
 <h2 id="alerts-title">Your alerts</h2>
 <div class="scroll"><table>
-<thead><tr>${["Query", "Collections", "Schedule", "Status", "Runs", "Last run", "Actions"].map(
-      (h) => html`<th scope="col">${h}</th>`,
-    )}</tr></thead>
+${tableHead(["Query", "Collections", "Schedule", "Status", "Runs", "Last run", "Actions"])}
 <tbody>${rows.length ? rows : html`<tr><td colspan="7">No alerts yet.</td></tr>`}</tbody>
 </table></div>
 <p class="hint">An alert sends the new works its search finds, once each, as an <code>alert.matched</code> webhook;
@@ -135,9 +133,7 @@ export function alertPage(viewer: Viewer, alert: AlertView & { runs: AlertRunVie
 <section aria-labelledby="runs-title">
 <h2 id="runs-title">Runs</h2>
 <div class="scroll"><table>
-<thead><tr>${["Started", "Status", "Works delivered", "Charged", "Cost", "Query id", "Trigger"].map(
-      (h) => html`<th scope="col">${h}</th>`,
-    )}</tr></thead>
+${tableHead(["Started", "Status", "Works delivered", "Charged", "Cost", "Query id", "Trigger"])}
 <tbody>${runs.length ? runs : html`<tr><td colspan="7">No runs yet.</td></tr>`}</tbody>
 </table></div>
 <p class="hint">A run's query id re-fetches its works with your key

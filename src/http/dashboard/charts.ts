@@ -48,33 +48,44 @@ export function stackedBarChart(chart: StackedBars): Html {
       const y0 = y(base);
       base += v;
       const y1 = y(base);
+      const x = (PAD.left + i * slot + 2).toFixed(1);
+      const height = Math.max(1, y0 - y1).toFixed(1);
+      const title = html`<title>${day} ${ser.name}: ${chart.format(v)}</title>`;
       return [
-        html`<rect class="bar" x="${(PAD.left + i * slot + 2).toFixed(1)}" y="${y1.toFixed(1)}" width="${barW.toFixed(1)}" height="${Math.max(1, y0 - y1).toFixed(1)}" fill="${seriesColour(s)}" data-day="${day}" data-series="${ser.name}" data-value="${v}"><title>${day} ${ser.name}: ${chart.format(v)}</title></rect>`,
+        html`<rect class="bar" x="${x}" y="${y1.toFixed(1)}" width="${barW.toFixed(1)}" height="${height}"
+ fill="${seriesColour(s)}" data-day="${day}" data-series="${ser.name}" data-value="${v}">${title}</rect>`,
       ];
     });
   });
-  const ticks = [0, top / 2, top].map(
-    (v) =>
-      html`<g class="tick"><line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text x="${PAD.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${chart.format(v)}</text></g>`,
-  );
+  const ticks = [0, top / 2, top].map((v) => {
+    const at = y(v).toFixed(1);
+    return html`<g class="tick"><line x1="${PAD.left}" x2="${W - PAD.right}" y1="${at}" y2="${at}"/>
+<text x="${PAD.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${chart.format(v)}</text></g>`;
+  });
   const labels = chart.days.flatMap((day, i) =>
     i % 5 === 0 || i === chart.days.length - 1
       ? [
-          html`<text x="${(PAD.left + i * slot + slot / 2).toFixed(1)}" y="${H - 12}" text-anchor="middle">${day.slice(5)}</text>`,
+          html`<text x="${(PAD.left + i * slot + slot / 2).toFixed(1)}" y="${H - 12}"
+ text-anchor="middle">${day.slice(5)}</text>`,
         ]
       : [],
   );
   const legend = chart.series.map(
     (ser, s) =>
-      html`<li><svg class="swatch" width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${seriesColour(s)}"/></svg>${ser.name}</li>`,
+      html`<li><svg class="swatch" width="12" height="12" aria-hidden="true"><rect width="12" height="12"
+ fill="${seriesColour(s)}"/></svg>${ser.name}</li>`,
   );
+  const names = chart.series.length ? `, by ${chart.series.map((s) => s.name).join(", ")}` : ", no activity";
+  const caption = chart.series.length
+    ? html`<ul class="legend">${legend}</ul>`
+    : html` <em>(nothing in these days)</em>`;
   return html`<figure class="chart" id="${chart.id}">
   <svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${chart.id}-title" preserveAspectRatio="xMidYMid meet">
-    <title id="${chart.id}-title">${chart.title}, per day over the last ${chart.days.length} days${chart.series.length ? `, by ${chart.series.map((s) => s.name).join(", ")}` : ", no activity"}</title>
+    <title id="${chart.id}-title">${chart.title}, per day over the last ${chart.days.length} days${names}</title>
     ${ticks}
     ${bars}
     ${labels}
   </svg>
-  <figcaption>${chart.title}${chart.series.length ? html`<ul class="legend">${legend}</ul>` : html` <em>(nothing in these days)</em>`}</figcaption>
+  <figcaption>${chart.title}${caption}</figcaption>
 </figure>`;
 }

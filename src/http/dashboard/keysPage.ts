@@ -1,15 +1,35 @@
 // The keys page: the organization's keys, their scope and caps, and the forms that create, cap and revoke them.
 import { html, type Html } from "./html.js";
 import type { KeyRow } from "../../usecases/dashboard/consoleData.js";
-import { type Viewer, credits, csrfField, keyLabel, layout, notice, when } from "./layout.js";
+import { type Viewer, credits, csrfField, keyLabel, layout, notice, tableHead, when } from "./layout.js";
 
 const scopeOf = (k: KeyRow) => (k.collections === null ? "whole organization" : k.collections.join(", "));
+
+/** An amount in credits, as the cap fields take it: up to 12 digits and 6 decimals. */
+const CREDITS_PATTERN = "\\d{1,12}(\\.\\d{1,6})?";
+
+/** The form that sets or clears a key's spending cap. */
+function capForm(viewer: Viewer, actions: string, k: KeyRow): Html {
+  const cap = k.spendingCapMicros === null ? "" : credits(k.spendingCapMicros);
+  return html`<form method="post" action="${actions}/${k.id}/cap" class="inline">${csrfField(viewer.csrfToken)}
+<label for="cap-${k.id}" class="sr-only">Spending cap for ${k.prefix}</label><input id="cap-${k.id}" name="spendingCap"
+ inputmode="decimal" placeholder="no cap" size="8" value="${cap}" pattern="${CREDITS_PATTERN}">
+<button type="submit">Set cap</button></form>`;
+}
+
+/** The form that revokes a key, after the browser asks to confirm. */
+const revokeForm = (viewer: Viewer, actions: string, k: KeyRow): Html =>
+  html`<form method="post" action="${actions}/${k.id}/revoke" class="inline"
+ data-confirm="Revoke ${k.prefix}…? Requests with it will be refused at once.">${csrfField(viewer.csrfToken)}
+<button type="submit" class="danger">Revoke</button></form>`;
 
 interface KeysOptions {
   created?: { id: string; key: string };
   canSetCaps: boolean;
   error?: string;
 }
+
+const CAP_HINT = "A key past its cap is refused with 429 API_KEY_BUDGET_EXCEEDED.";
 
 export function keysPage(viewer: Viewer, keys: KeyRow[], opts: KeysOptions): Html {
   return layout(viewer, "keys", "API Keys", keysSections(viewer, keys, { ...opts, actions: "/dashboard/keys" }));
@@ -37,11 +57,9 @@ export function keysSections(viewer: Viewer, keys: KeyRow[], opts: KeysOptions &
   <td class="actions">${
     k.revoked
       ? ""
-      : html`${
-          opts.canSetCaps
-            ? html`<form method="post" action="${opts.actions}/${k.id}/cap" class="inline">${csrfField(viewer.csrfToken)}<label for="cap-${k.id}" class="sr-only">Spending cap for ${k.prefix}</label><input id="cap-${k.id}" name="spendingCap" inputmode="decimal" placeholder="no cap" size="8" value="${k.spendingCapMicros === null ? "" : credits(k.spendingCapMicros)}" pattern="\\d{1,12}(\\.\\d{1,6})?"><button type="submit">Set cap</button></form>`
-            : ""
-        }${mayRevoke(k) ? html`<form method="post" action="${opts.actions}/${k.id}/revoke" class="inline" data-confirm="Revoke ${k.prefix}…? Requests with it will be refused at once.">${csrfField(viewer.csrfToken)}<button type="submit" class="danger">Revoke</button></form>` : ""}`
+      : html`${opts.canSetCaps ? capForm(viewer, opts.actions, k) : ""}${
+          mayRevoke(k) ? revokeForm(viewer, opts.actions, k) : ""
+        }`
   }</td>
 </tr>`,
   );
@@ -51,7 +69,9 @@ ${
     ? html`<section class="created" aria-labelledby="created-title">
   <h2 id="created-title">New key</h2>
   <p>Copy it now: it is shown only this once (only its hash is stored).</p>
-  <p class="secret"><code id="new-key">${opts.created.key}</code> <button type="button" data-copy="new-key" aria-describedby="copy-status">Copy</button> <span id="copy-status" role="status"></span></p>
+  <p class="secret"><code id="new-key">${opts.created.key}</code>
+    <button type="button" data-copy="new-key" aria-describedby="copy-status">Copy</button>
+    <span id="copy-status" role="status"></span></p>
 </section>`
     : ""
 }
@@ -67,16 +87,24 @@ ${
   <input id="key-name" name="name" maxlength="100" autocomplete="off">
   <label for="collections">Collections <small>(comma-separated; empty: the whole organization)</small></label>
   <input id="collections" name="collections" maxlength="2000" placeholder="scifact, biomedical">
-  ${opts.canSetCaps ? html`<label for="spendingCap">Spending cap in credits <small>(empty: none)</small></label><input id="spendingCap" name="spendingCap" inputmode="decimal" pattern="\\d{1,12}(\\.\\d{1,6})?">` : ""}
+  ${
+    opts.canSetCaps
+      ? html`<label for="spendingCap">Spending cap in credits <small>(empty: none)</small></label>
+  <input id="spendingCap" name="spendingCap" inputmode="decimal" pattern="${CREDITS_PATTERN}">`
+      : ""
+  }
   <button type="submit">Create key</button>
 </form>
 </section>
 <section aria-labelledby="keys-title">
 <h2 id="keys-title">Keys</h2>
 <div class="scroll"><table>
-<thead><tr><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Scope</th><th scope="col">Spent</th><th scope="col">Cap</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+${tableHead(["Key", "Mode", "Scope", "Spent", "Cap", "Created", "Last used", "Status", "Actions"])}
 <tbody>${rows.length ? rows : html`<tr><td colspan="9">No keys yet.</td></tr>`}</tbody>
 </table></div>
-<p class="hint">"Last used" is the last search, unlock, tool call or catalogue answer recorded for the key. ${opts.canSetCaps ? "A key past its cap is refused with 429 API_KEY_BUDGET_EXCEEDED." : "Owners set spending caps and revoke keys other members created."}${operator ? " Keys you create or change here are recorded with the operator as actor." : ""}</p>
+<p class="hint">"Last used" is the last search, unlock, tool call or catalogue answer recorded for the key.
+${opts.canSetCaps ? CAP_HINT : "Owners set spending caps and revoke keys other members created."}${
+    operator ? " Keys you create or change here are recorded with the operator as actor." : ""
+  }</p>
 </section>`;
 }

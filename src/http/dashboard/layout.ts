@@ -39,7 +39,20 @@ export const keyLabel = (k: { name: string | null; prefix: string | null }): Htm
 export const when = (isoTime: string | null): string =>
   isoTime ? `${isoTime.slice(0, 10)} ${isoTime.slice(11, 19)} UTC` : "—";
 
+/** What an organization's page says while its billing is suspended. */
+export const SUSPENDED_NOTICE = "Billing for this organization is on hold: paid searches answer 402 BILLING_SUSPENDED.";
+
 export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+
+/** A table's header row, one column heading per name (a false name is a column the viewer does not get). */
+export const tableHead = (headings: (string | false)[]): Html =>
+  html`<thead><tr>${headings.filter((h) => h !== false).map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>`;
+
+/** A one-button form that posts to `action` with the viewer's CSRF token: removing, withdrawing, ending. */
+export function dangerButton(viewer: Viewer, action: string, label: string): Html {
+  const button = html`<button type="submit" class="danger">${label}</button>`;
+  return html`<form method="post" action="${action}" class="inline">${csrfField(viewer.csrfToken)}${button}</form>`;
+}
 
 export function document(title: string, body: HtmlValue): Html {
   return html`<!DOCTYPE html>
@@ -60,6 +73,9 @@ ${body}
 `;
 }
 
+const navItem = (n: { href: string; label: string }, current: boolean): Html =>
+  html`<li><a href="${n.href}"${current ? html` aria-current="page"` : ""}>${n.label}</a></li>`;
+
 export function layout(viewer: Viewer, section: Section, title: string, content: HtmlValue): Html {
   const operator = viewer.principal.kind === "operator";
   const items = NAV.filter((n) => (operator ? n.operator : !n.operator));
@@ -67,9 +83,10 @@ export function layout(viewer: Viewer, section: Section, title: string, content:
     title,
     html`<header class="top">
   <span class="brand">litsearch</span>
-  <nav aria-label="Dashboard"><ul>${items.map((n) => html`<li><a href="${n.href}"${n.section === section ? html` aria-current="page"` : ""}>${n.label}</a></li>`)}</ul></nav>
+  <nav aria-label="Dashboard"><ul>${items.map((n) => navItem(n, n.section === section))}</ul></nav>
   <div class="who"><span>${operator ? "Operator" : html`${viewer.email} · ${viewer.orgName}`}</span>
-    <form method="post" action="/dashboard/logout">${csrfField(viewer.csrfToken)}<button type="submit" class="link">Sign out</button></form>
+    <form method="post" action="/dashboard/logout">${csrfField(viewer.csrfToken)}
+    <button type="submit" class="link">Sign out</button></form>
   </div>
 </header>
 <main id="main" tabindex="-1">

@@ -42,14 +42,17 @@ export function invitePage(
     "Set your password",
     html`<main id="main" class="narrow" tabindex="-1">
 <h1>Join ${invite.orgName}</h1>
-<p>You were invited as <strong>${invite.role}</strong> with <strong>${invite.email}</strong>. This link works once, until ${when(invite.expiresAt)}.</p>
+<p>You were invited as <strong>${invite.role}</strong> with <strong>${invite.email}</strong>.
+This link works once, until ${when(invite.expiresAt)}.</p>
 ${error ? notice("error", error) : ""}
 <form method="post" action="${action}" class="stack">
   ${csrfField(formToken)}
   <input type="email" autocomplete="username" value="${invite.email}" hidden readonly aria-hidden="true">
   <label for="password">Choose a password</label>
-  <input id="password" name="password" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="200" aria-describedby="password-hint" autofocus>
-  <p id="password-hint" class="hint">At least ${PASSWORD_MIN_LENGTH} characters; a few unrelated words make a good one.</p>
+  <input id="password" name="password" type="password" autocomplete="new-password" required
+    minlength="${PASSWORD_MIN_LENGTH}" maxlength="200" aria-describedby="password-hint" autofocus>
+  <p id="password-hint" class="hint">At least ${PASSWORD_MIN_LENGTH} characters;
+    a few unrelated words make a good one.</p>
   <button type="submit">Set password and sign in</button>
 </form>
 </main>`,

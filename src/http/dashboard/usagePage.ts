@@ -4,7 +4,11 @@ import { stackedBarChart } from "./charts.js";
 import { formatCredits } from "../../domain/money.js";
 import type { UsageDay } from "../../usecases/dashboard/consoleData.js";
 import type { ConsoleData } from "../../usecases/dashboard/consoleData.js";
-import { type Viewer, credits, layout } from "./layout.js";
+import { type Viewer, credits, layout, tableHead } from "./layout.js";
+
+const usageRow = (r: UsageDay) => html`<tr><td>${r.day}</td><td>${r.collection}</td><td class="num">${r.searches}</td>
+<td class="num">${r.unlockedResults}</td><td class="num">${r.tokens.toString()}</td>
+<td class="num">${credits(r.spendMicros)}</td></tr>`;
 
 export function usageTable(days: string[], rows: UsageDay[]): Html {
   const shown = rows
@@ -13,8 +17,8 @@ export function usageTable(days: string[], rows: UsageDay[]): Html {
     .reverse();
   return html`<div class="scroll"><table id="usage-table">
 <caption>Per day and collection (newest first)</caption>
-<thead><tr><th scope="col">Day</th><th scope="col">Collection</th><th scope="col">Searches</th><th scope="col">Unlocked results</th><th scope="col">Tokens</th><th scope="col">Spend</th></tr></thead>
-<tbody>${shown.length ? shown.map((r) => html`<tr><td>${r.day}</td><td>${r.collection}</td><td class="num">${r.searches}</td><td class="num">${r.unlockedResults}</td><td class="num">${r.tokens.toString()}</td><td class="num">${credits(r.spendMicros)}</td></tr>`) : html`<tr><td colspan="6">No usage in these days.</td></tr>`}</tbody>
+${tableHead(["Day", "Collection", "Searches", "Unlocked results", "Tokens", "Spend"])}
+<tbody>${shown.length ? shown.map(usageRow) : html`<tr><td colspan="6">No usage in these days.</td></tr>`}</tbody>
 </table></div>`;
 }
 
@@ -28,14 +32,18 @@ export function usagePage(viewer: Viewer, usage: Awaited<ReturnType<ConsoleData[
       }))
       .filter((s) => [...s.values.values()].some((v) => v > 0));
   const integer = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
+  const chart = (id: string, title: string, pick: (r: UsageDay) => number, format: (v: number) => string) =>
+    stackedBarChart({ id, title, days: usage.days, series: series(pick), format });
+  const spend = (v: number) => credits(BigInt(Math.round(v * 1e6)));
   return layout(
     viewer,
     "usage",
     "Usage",
-    html`<p>The last ${usage.days.length} days (UTC), from the usage projections. A search of several collections counts once on each. <a href="/dashboard/usage.csv" download>Download CSV</a></p>
-${stackedBarChart({ id: "chart-searches", title: "Searches", days: usage.days, series: series((r) => r.searches), format: integer })}
-${stackedBarChart({ id: "chart-tokens", title: "Tokens billed", days: usage.days, series: series((r) => Number(r.tokens)), format: integer })}
-${stackedBarChart({ id: "chart-spend", title: "Spend (credits)", days: usage.days, series: series((r) => Number(r.spendMicros) / 1e6), format: (v) => credits(BigInt(Math.round(v * 1e6))) })}
+    html`<p>The last ${usage.days.length} days (UTC), from the usage projections.
+A search of several collections counts once on each. <a href="/dashboard/usage.csv" download>Download CSV</a></p>
+${chart("chart-searches", "Searches", (r) => r.searches, integer)}
+${chart("chart-tokens", "Tokens billed", (r) => Number(r.tokens), integer)}
+${chart("chart-spend", "Spend (credits)", (r) => Number(r.spendMicros) / 1e6, spend)}
 ${usageTable(usage.days, usage.rows)}`,
   );
 }

@@ -2,7 +2,7 @@
 // threshold, and one endpoint with its deliveries and every attempt (status, latency, the answer's excerpt) and its
 // actions. A signing secret appears once, on the page that answers its creation or rotation.
 import { html, type Html } from "./html.js";
-import { csrfField, layout, notice, when, type Viewer } from "./layout.js";
+import { csrfField, layout, notice, tableHead, when, type Viewer } from "./layout.js";
 import type { DeliveryView, EndpointView } from "../../usecases/webhooks/webhooks.js";
 import { WEBHOOK_EVENT_TYPES } from "../../domain/webhooks.js";
 
@@ -61,9 +61,7 @@ ${opts.created ? secretShown("New endpoint", opts.created) : ""}
 <section aria-labelledby="endpoints-title">
 <h2 id="endpoints-title">Endpoints</h2>
 <div class="scroll"><table>
-<thead><tr>${["Endpoint", "Events", "Description", "Status", "Created"].map(
-      (h) => html`<th scope="col">${h}</th>`,
-    )}</tr></thead>
+${tableHead(["Endpoint", "Events", "Description", "Status", "Created"])}
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">No endpoints yet.</td></tr>`}</tbody>
 </table></div>
 <p class="hint">Deliveries follow the Standard Webhooks specification (docs/webhooks.md has a receiver that verifies
@@ -160,9 +158,7 @@ ${
 <section aria-labelledby="deliveries-title">
 <h2 id="deliveries-title">Deliveries</h2>
 <div class="scroll"><table>
-<thead><tr>${["Created", "Event", "Status", "Attempts", "Actions"].map(
-      (h) => html`<th scope="col">${h}</th>`,
-    )}</tr></thead>
+${tableHead(["Created", "Event", "Status", "Attempts", "Actions"])}
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">No deliveries yet.</td></tr>`}</tbody>
 </table></div>
 </section>`,

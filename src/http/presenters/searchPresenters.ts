@@ -27,6 +27,7 @@ import type { RowSelection } from "../../retrieval/rowSelection.js";
 import type { SearchRequestInput } from "../../usecases/search/pipeline.js";
 import type { ListRequest } from "../../usecases/search/searchService.js";
 import { SORTED_DEFAULT_MIN_RELEVANCE, type SortOrder } from "../../usecases/search/sortOrder.js";
+import { figureOptionsOf } from "../schemas.js";
 
 export interface SearchRouteDeps {
   search: SearchService;
@@ -188,9 +189,7 @@ export function unlockRequestOf(body: {
   return {
     queryId: body.queryId,
     resultIds: body.resultIds,
-    figures: body.includeFigures
-      ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
-      : null,
+    figures: figureOptionsOf(body),
     ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}),
   };
 }

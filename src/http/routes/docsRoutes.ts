@@ -15,7 +15,14 @@ export const DOCS_CONTENT_SECURITY_POLICY =
 
 // the initializer is a file, not an inline script, so the policy needs no 'unsafe-inline'
 const INITIALIZER = `window.addEventListener('load', function () {
-  window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null, presets: [SwaggerUIBundle.presets.apis], layout: 'BaseLayout' });
+  window.ui = SwaggerUIBundle({
+    url: '/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout',
+  });
 });
 `;
 

@@ -15,7 +15,7 @@
 import { Readable } from "node:stream";
 import Router from "@koa/router";
 import type { Context } from "koa";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import * as streamableHttp from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ApiError } from "../errors.js";
 import { afterResponseFlushed, requestBaseUrl, type RequestState } from "../requestContext.js";
 import { createMcpServer } from "../../mcp/server.js";
@@ -93,7 +93,7 @@ async function answer(ctx: Context, deps: McpDeps): Promise<void> {
   const accepts = acceptance(ctx);
   const jsonOnly = accepts.json && !accepts.eventStream;
   const streaming = accepts.eventStream && asksForProgress(ctx.request.body);
-  const transport = new WebStandardStreamableHTTPServerTransport({
+  const transport = new streamableHttp.WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: !streaming,
   });

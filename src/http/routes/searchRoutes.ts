@@ -17,6 +17,8 @@ import {
   unlockBody,
   imageQuery,
   requestedCollections,
+  figureOptionsOf,
+  snakeFigureOptionsOf,
 } from "../schemas.js";
 import { afterResponseFlushed, type RequestState } from "../requestContext.js";
 import type { SearchOutcome } from "../../usecases/search/searchService.js";
@@ -83,7 +85,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       request.list,
     );
     // figures are free: rendered after the charge, from the rows already paid for
-    const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
+    const images = await searchFigureImages(outcome.rows, deps.figureImages, figures);
     setBillingHeaders(ctx, a, outcome.billing);
     setRateLimitHeaders(ctx, outcome);
     // ISO 8601, as the reference's clients parse it
@@ -93,9 +95,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
 
   router.post("/query", async (ctx) => {
     const body = parseOr422(queryBody, ctx.request.body);
-    const figures = body.include_figures
-      ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality }
-      : null;
+    const figures = snakeFigureOptionsOf(body);
     await runSearch(
       ctx,
       searchRequestOf(requestedCollections(body), body, body.max_cost),
@@ -130,9 +130,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
   router.get("/results/:queryId", async (ctx) => {
     const a = auth(ctx);
     const q = parseOr422(imageQuery, ctx.query);
-    const figures: ImageOptions | null = q.includeFigures
-      ? { maxWidth: q.imageMaxWidth, maxHeight: q.imageMaxHeight, quality: q.imageQuality }
-      : null;
+    const figures = figureOptionsOf(q);
     const { format } = parseOr422(resultsExportQuery, ctx.query);
     // an asynchronous assisted search without its answer yet: how it stands (running, or asking a question)
     const pending = await deps.assisted.pending(a, ctx.params.queryId!);
@@ -228,18 +226,9 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       answer = await deps.assisted.start(a, request, { requestId, idempotency });
     }
     if (answer.idempotency) ctx.set("Idempotency-Status", answer.idempotency);
-    const figures =
-      (body.includeFigures ?? body.includeImages)
-        ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
-        : null;
     // figures are free: rendered after the charge, for the delivered rows
-    const images = figures
-      ? await searchFigureImages(
-          answer.rows.map((r) => r.row),
-          deps.figureImages,
-          figures,
-        )
-      : undefined;
+    const rows = answer.rows.map((r) => r.row);
+    const images = await searchFigureImages(rows, deps.figureImages, figureOptionsOf(body));
     setBillingHeaders(ctx, a, answer.billing);
     ctx.body = assistedResponse(answer, body.includeMetadata, images);
     confirmDeliveryWhenFlushed(ctx, answer);
@@ -287,10 +276,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
     }
     const body = parseOr422(collectionSearchBody, raw);
     // includeImages is the deprecated alias of includeFigures
-    const figures =
-      (body.includeFigures ?? body.includeImages)
-        ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
-        : null;
+    const figures = figureOptionsOf(body);
     await runSearch(
       ctx,
       searchRequestOf([ctx.params.collection!], snakeListBody(body), body.maxCost),

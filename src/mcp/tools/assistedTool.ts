@@ -6,7 +6,13 @@ import type { AssistedAnswer } from "../../usecases/assisted/assistedSearch.js";
 import { searchFigureImages } from "../../usecases/figures/figureImages.js";
 import { idempotencyRequest } from "../../usecases/search/previewIdempotency.js";
 import { assistedResponse } from "../../http/presenters/searchPresenters.js";
-import { parseOr422, assistedAnswerBody, assistedBody, requestedCollections } from "../../http/schemas.js";
+import {
+  assistedAnswerBody,
+  assistedBody,
+  figureOptionsOf,
+  parseOr422,
+  requestedCollections,
+} from "../../http/schemas.js";
 import { assistedSearchSchemas } from "../toolSchemas.js";
 import { bad, billedAnswer, objectArgs, type ToolContext, type ToolDefinition } from "../toolKit.js";
 
@@ -71,17 +77,8 @@ export const assistedSearchTool: ToolDefinition = {
       },
       { requestId, onProgress, idempotency },
     );
-    const figures =
-      (body.includeFigures ?? body.includeImages)
-        ? { maxWidth: body.imageMaxWidth, maxHeight: body.imageMaxHeight, quality: body.imageQuality }
-        : null;
-    const images = figures
-      ? await searchFigureImages(
-          answer.rows.map((r) => r.row),
-          deps.figureImages,
-          figures,
-        )
-      : undefined;
+    const rows = answer.rows.map((r) => r.row);
+    const images = await searchFigureImages(rows, deps.figureImages, figureOptionsOf(body));
     confirmDeliveryWhenSent(ctx, answer);
     return {
       ...billedAnswer(auth, assistedResponse(answer, body.includeMetadata, images), answer.billing),

@@ -14,7 +14,7 @@ import {
   searchRequestOf,
   unlockRequestOf,
 } from "../../http/presenters/searchPresenters.js";
-import { parseOr422, unlockBody, requestedCollections } from "../../http/schemas.js";
+import { parseOr422, requestedCollections, snakeFigureOptionsOf, unlockBody } from "../../http/schemas.js";
 import {
   boundPreviewSearchArgs,
   boundSearchArgs,
@@ -64,10 +64,7 @@ async function search({ deps, auth, request }: ToolContext, givenArgs: unknown, 
     request.requestId,
     list,
   );
-  const figures = body.include_figures
-    ? { maxWidth: body.image_max_width, maxHeight: body.image_max_height, quality: body.image_quality }
-    : null;
-  const images = figures ? await searchFigureImages(outcome.rows, deps.figureImages, figures) : undefined;
+  const images = await searchFigureImages(outcome.rows, deps.figureImages, snakeFigureOptionsOf(body));
   return withRowShape(billedAnswer(auth, searchBody(outcome, body.include_metadata, images), outcome.billing), full);
 }
 

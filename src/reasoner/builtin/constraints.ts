@@ -60,8 +60,12 @@ const DATE_RULES: Array<{ pattern: RegExp; range: (m: RegExpExecArray, now: Date
     range: (m) => orderedRange(Number(m[1]), Number(m[2])),
   },
   {
-    pattern:
-      /\b(?:published |from |in |over |during |within )?(?:the )?(?:last|past|previous|recent) (\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|a|an)? ?(years?|decades?|months?)\b/i,
+    pattern: new RegExp(
+      String.raw`\b(?:published |from |in |over |during |within )?(?:the )?(?:last|past|previous` +
+        String.raw`|recent) (\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen` +
+        String.raw`|twenty|thirty|a|an)? ?(years?|decades?|months?)\b`,
+      "i",
+    ),
     range: (m, now) => {
       const count = m[1] === undefined ? 1 : /^\d+$/.test(m[1]) ? Number(m[1]) : NUMBER_WORDS[m[1].toLowerCase()];
       if (!count) return null;
@@ -156,8 +160,11 @@ const ARTICLE_TYPE_RULES: Array<{ pattern: RegExp; type: ArticleType }> = [
 export type QueryForm = "request" | "question" | "claim";
 
 /** Words that ask for publications: with them even a claim's years and article types are constraints. */
-const PUBLICATION_CUE =
-  /\b(published|publications?|papers?|articles?|literature|studies published|evidence from|reports? from|show me|find me)\b/i;
+const PUBLICATION_CUE = new RegExp(
+  String.raw`\b(published|publications?|papers?|articles?|literature|studies published|evidence from` +
+    String.raw`|reports? from|show me|find me)\b`,
+  "i",
+);
 
 /** The text without its article-type phrases ("case reports of X" holds no verb "reports"). */
 export function withoutArticleTypes(text: string): string {
@@ -176,8 +183,12 @@ const JOURNAL_ALIASES: Record<string, string> = {
 };
 
 /** Legal-form and generic words dropped from publisher names, so "Elsevier BV" and "Elsevier" are one publisher. */
-const PUBLISHER_NOISE =
-  /\b(bv|b\.v\.|ltd|limited|inc|llc|gmbh|ag|s\.a\.|sa|co\.|co|corp|group|publishing|publishers|publisher|publications|media|international|science\+business|science \+ business)\b\.?/gi;
+const PUBLISHER_NOISE = new RegExp(
+  String.raw`\b(bv|b\.v\.|ltd|limited|inc|llc|gmbh|ag|s\.a\.|sa|co\.|co|corp|group|publishing` +
+    String.raw`|publishers|publisher|publications|media|international|science\+business` +
+    String.raw`|science \+ business)\b\.?`,
+  "gi",
+);
 
 function publisherKey(name: string): string {
   return name

@@ -4,8 +4,12 @@
 import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
 
 /** NegEx triggers that negate what follows them within a few words. */
-const NEGATION_BEFORE =
-  /\b(?:no|not|non|without|absence of|absent|free of|negative for|lack of|lacking|lacked|never|neither|nor|none|excluding|excluded|except|devoid of|ruled out|denies|denied|did not have|had no)\b/gi;
+const NEGATION_BEFORE = new RegExp(
+  String.raw`\b(?:no|not|non|without|absence of|absent|free of|negative for|lack of|lacking|lacked` +
+    String.raw`|never|neither|nor|none|excluding|excluded|except|devoid of|ruled out|denies|denied` +
+    String.raw`|did not have|had no)\b`,
+  "gi",
+);
 /** Words that end a trigger's scope ("no bleeding but inhibitors developed"). */
 const SCOPE_END = /\b(?:but|however|although|though|whereas|while|yet|except that|which|who)\b|[;:.]/i;
 /** How many words after a trigger it still negates. */
@@ -15,8 +19,11 @@ const SCOPE_WORDS = 6;
 const POPULATIONS: readonly { name: string; words: RegExp }[] = [
   {
     name: "children",
-    words:
-      /\b(?:child|children|childhood|paediatric|pediatric|infants?|toddlers?|neonates?|neonatal|newborns?|adolescents?|adolescence|kids|boys|girls|schoolchildren|juvenile)\b/i,
+    words: new RegExp(
+      String.raw`\b(?:child|children|childhood|paediatric|pediatric|infants?|toddlers?|neonates?|neonatal` +
+        String.raw`|newborns?|adolescents?|adolescence|kids|boys|girls|schoolchildren|juvenile)\b`,
+      "i",
+    ),
   },
   {
     name: "adults",

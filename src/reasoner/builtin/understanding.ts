@@ -111,15 +111,23 @@ function specificWords(text: string): string[] {
     .map((w) => w.lower);
 }
 
+/** A comparison, one group a line: what leads to it, one side, the comparing words, the other side, its setting. */
+const COMPARISON = new RegExp(
+  String.raw`^(?<head>.*?\b(?:of|between|is|are|does|do)\s+)?` +
+    String.raw`(?<left>[^,;]+?)` +
+    String.raw`\s+(?:versus|vs\.?|compared (?:with|to)|in comparison (?:with|to)` +
+    String.raw`|better than|more effective than|or)\s+` +
+    String.raw`(?<right>[^,;]+?)` +
+    String.raw`(?<tail>\s+(?:for|in|on|to treat|to prevent|to reduce|among|as|at|when|during)\s+.+)?$`,
+  "i",
+);
+
 /**
  * "metformin versus insulin for type 2 diabetes" -> ["metformin for type 2 diabetes", "insulin for type 2 diabetes"].
  */
 function comparisonParts(topic: string): string[] {
   const normalized = topic.replace(/[?.!]+$/, "").trim();
-  const m =
-    /^(?<head>.*?\b(?:of|between|is|are|does|do)\s+)?(?<left>[^,;]+?)\s+(?:versus|vs\.?|compared (?:with|to)|in comparison (?:with|to)|better than|more effective than|or)\s+(?<right>[^,;]+?)(?<tail>\s+(?:for|in|on|to treat|to prevent|to reduce|among|as|at|when|during)\s+.+)?$/i.exec(
-      normalized,
-    );
+  const m = COMPARISON.exec(normalized);
   if (!m?.groups) return [];
   if (
     /\s+or\s+/i.test(normalized) &&
@@ -136,6 +144,14 @@ function comparisonParts(topic: string): string[] {
       .trim();
   return [bare(left), bare(right)].map((side) => (tail ? `${side} ${tail}` : side));
 }
+
+/** A list joined by "and", one group a line: what leads to it, the items before the last, the last. */
+const CONJUNCTION = new RegExp(
+  String.raw`^(?<head>.*\b(?:of|on|in|for|with|about|between|and)\s+)?` +
+    String.raw`(?<list>(?:[^,;]+?,\s+)*[^,;]+?)` +
+    String.raw`,?\s+(?:and|as well as|&)\s+(?<last>[^,;]+?)$`,
+  "i",
+);
 
 /** "effects of X on A and B" -> "effects of X on A", "effects of X on B"; only where each conjunct is a noun phrase. */
 function conjunctionParts(topic: string): string[] {
@@ -157,10 +173,7 @@ function conjunctionParts(topic: string): string[] {
       return aspects.map((aspect) => `${aspect} of ${aspectHead.groups!.subject}`);
     }
   }
-  const m =
-    /^(?<head>.*\b(?:of|on|in|for|with|about|between|and)\s+)?(?<list>(?:[^,;]+?,\s+)*[^,;]+?),?\s+(?:and|as well as|&)\s+(?<last>[^,;]+?)$/i.exec(
-      normalized,
-    );
+  const m = CONJUNCTION.exec(normalized);
   if (!m?.groups) return [];
   const items = [...m.groups.list!.split(/,\s+/), m.groups.last!].map((s) => s.trim());
   if (
@@ -184,11 +197,19 @@ function conjunctionParts(topic: string): string[] {
   return items.map((item) => `${head}${item}`.trim());
 }
 
-const ASPECT_WORDS =
-  /\b(safety|efficacy|effectiveness|mechanism|cost|risks?|benefits?|side effects|toxicity|outcomes?|dosing|prognosis|survival|mortality)\b/i;
+const ASPECT_WORDS = new RegExp(
+  String.raw`\b(safety|efficacy|effectiveness|mechanism|cost|risks?|benefits?|side effects|toxicity` +
+    String.raw`|outcomes?|dosing|prognosis|survival|mortality)\b`,
+  "i",
+);
 
-const REQUEST_OPENING =
-  /^(?:please\b|(?:can|could|would) you\b|find\b|show\b|give\b|get\b|list\b|search\b|look(?:ing)? for\b|i (?:want|need|am looking|'m looking)\b|tell me\b|what\b|which\b|who\b|whom\b|whose\b|where\b|when\b|why\b|how\b|does\b|do\b|did\b|is\b|are\b|was\b|were\b|can\b|could\b|should\b|will\b|would\b|has\b|have\b|had\b|may\b|might\b|must\b)/i;
+const REQUEST_OPENING = new RegExp(
+  String.raw`^(?:please\b|(?:can|could|would) you\b|find\b|show\b|give\b|get\b|list\b|search\b` +
+    String.raw`|look(?:ing)? for\b|i (?:want|need|am looking|'m looking)\b|tell me\b|what\b|which\b` +
+    String.raw`|who\b|whom\b|whose\b|where\b|when\b|why\b|how\b|does\b|do\b|did\b|is\b|are\b|was\b` +
+    String.raw`|were\b|can\b|could\b|should\b|will\b|would\b|has\b|have\b|had\b|may\b|might\b|must\b)`,
+  "i",
+);
 const FINITE_VERB = /\b(is|are|was|were|has|have|had|does|do|did|can|cannot|could|may|might|must|should|will|would)\b/i;
 
 /**
@@ -233,11 +254,20 @@ function searchableText(text: string): string {
     .filter(Boolean)
     .join(" ")
     .replace(
-      /^(?:please\s+)?(?:(?:can|could) you\s+)?(?:find|show|give|get|list|search(?: for)?|look(?:ing)? for|i (?:want|need|am looking for|'m looking for))\s+(?:me\s+)?/i,
+      new RegExp(
+        String.raw`^(?:please\s+)?(?:(?:can|could) you\s+)?(?:find|show|give|get|list|search(?: for)?` +
+          String.raw`|look(?:ing)? for|i (?:want|need|am looking for|'m looking for))\s+(?:me\s+)?`,
+        "i",
+      ),
       "",
     )
     .replace(
-      /^(?:(?:some|any|the|recent|latest|new)\s+)*(?:(?:papers|articles|studies|evidence|publications|literature|research|work)\s+)?(?:(?:on|about|regarding|concerning|of|for|that|in|into)\s+)?/i,
+      new RegExp(
+        String.raw`^(?:(?:some|any|the|recent|latest|new)\s+)*(?:(?:papers|articles|studies|evidence` +
+          String.raw`|publications|literature|research|work)\s+)?(?:(?:on|about|regarding|concerning|of|for` +
+          String.raw`|that|in|into)\s+)?`,
+        "i",
+      ),
       "",
     )
     .replace(/\s+([,.;:?!])/g, "$1")
@@ -274,8 +304,12 @@ export function constrainedFields(filters: unknown): Set<string> {
 /** Fields that pin the documents themselves: a query searched within them needs no further detail. */
 const PINNING_FIELDS = ["doi", "pmid", "pmcid", "isbn", "nct_id", "url"];
 
-const PRONOUN_ONLY =
-  /^(?:(?:what|how|and|so|but|tell me|more|about|regarding|on|of|with|is|are|does|do|it|this|that|these|those|they|them|its|their|he|she|him|her|there|here|same|one|ones|thing|things|stuff|again|else|more|info|information|details?|please|the|a|an)\b[\s?!.,]*)+$/i;
+const PRONOUN_ONLY = new RegExp(
+  String.raw`^(?:(?:what|how|and|so|but|tell me|more|about|regarding|on|of|with|is|are|does|do|it` +
+    String.raw`|this|that|these|those|they|them|its|their|he|she|him|her|there|here|same|one|ones|thing` +
+    String.raw`|things|stuff|again|else|more|info|information|details?|please|the|a|an)\b[\s?!.,]*)+$`,
+  "i",
+);
 
 /** A pronoun standing for a subject the query never names ("is it safe?", "are they safe for children?"). */
 const UNNAMED_SUBJECT = /\b(?:it|its|they|them|their|this|that|these|those|one)\b/i;
@@ -408,9 +442,10 @@ function intentOf(topic: string, designs: string[], hasComparison: boolean): str
   if (/^(what|which|who|where|when)\b/.test(lower)) return "find specific facts";
   if (designs.length > 0) return `find ${designs[0]} evidence`;
   if (
-    /\b(is|are|was|were|has|have|had|can|does|do|did|increases?|decreases?|reduces?|causes?|leads?|induces?|inhibits?|promotes?|prevents?|improves?|associated)\b/.test(
-      lower,
-    )
+    new RegExp(
+      String.raw`\b(is|are|was|were|has|have|had|can|does|do|did|increases?|decreases?|reduces?|causes?` +
+        String.raw`|leads?|induces?|inhibits?|promotes?|prevents?|improves?|associated)\b`,
+    ).test(lower)
   )
     return "verify a claim";
   return "find literature on a topic";
@@ -448,8 +483,12 @@ export function understandByRules(input: UnderstandInput, context: Understanding
 /** Pronouns that point back to the query's subject ("does it work in children?"). */
 const REFERS_BACK = /\b(?:it|its|they|them|their|these|those|ones?)\b/i;
 /** An answer that opens like this continues the query's words ("for heart failure", "in adults", "only since 2020"). */
-const CONTINUES =
-  /^(?:in|for|with|without|among|on|about|regarding|concerning|during|after|before|versus|vs\.?|compared|and|or|but|only|mainly|mostly|especially|specifically|particularly|from|at|of|to|by|as|when|where|whether)\b/i;
+const CONTINUES = new RegExp(
+  String.raw`^(?:in|for|with|without|among|on|about|regarding|concerning|during|after|before|versus` +
+    String.raw`|vs\.?|compared|and|or|but|only|mainly|mostly|especially|specifically|particularly|from` +
+    String.raw`|at|of|to|by|as|when|where|whether)\b`,
+  "i",
+);
 /** A reply of this many specific words, or a question or claim, says the whole question by itself. */
 const COMPLETE_ANSWER_WORDS = 3;
 

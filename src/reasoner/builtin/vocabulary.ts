@@ -635,11 +635,19 @@ export const ENTITY_EDGE_WORDS: ReadonlySet<string> = new Set([
 export const ASPECT_CUES: ReadonlyArray<{ aspect: string; cues: RegExp }> = [
   {
     aspect: "mechanism",
-    cues: /\b(mechanism|mechanisms|mechanistic|pathways?|how does|how do|molecular basis|signal(l)?ing|mode of action)\b/i,
+    cues: new RegExp(
+      String.raw`\b(mechanism|mechanisms|mechanistic|pathways?|how does|how do|molecular basis` +
+        String.raw`|signal(l)?ing|mode of action)\b`,
+      "i",
+    ),
   },
   {
     aspect: "efficacy",
-    cues: /\b(efficacy|effective(ness)?|works?|improve[sd]?|reduce[sd]?|treat(s|ed|ing|ment)?|benefit[s]?|prevent(s|ed|ion)?)\b/i,
+    cues: new RegExp(
+      String.raw`\b(efficacy|effective(ness)?|works?|improve[sd]?|reduce[sd]?|treat(s|ed|ing|ment)?` +
+        String.raw`|benefit[s]?|prevent(s|ed|ion)?)\b`,
+      "i",
+    ),
   },
   {
     aspect: "safety",

@@ -8,7 +8,8 @@ import { apiKeyRecordOf, organizationOf, type ApiKeyRecord, type Organization } 
 /**
  * An organization's columns with its balance and price overrides (the select list of getOrganization and authenticate).
  */
-export const ORGANIZATION_COLUMNS = `${selectList("organizations")}, (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
+export const ORGANIZATION_COLUMNS = `${selectList("organizations")}, (SELECT balance_micros::text FROM proj_balances b
+  WHERE b.org_id = o.org_id) AS balance,
     (SELECT json_agg(json_build_array(p.collection, p.price_per_1000_micros::text)) FROM proj_price_overrides p
       WHERE p.org_id = o.org_id AND p.price_per_1000_micros IS NOT NULL) AS overrides`;
 

@@ -97,9 +97,12 @@ async function loadBatch(tx: Queryable, batch: ChargeInput[], keys: PrefetchKeys
     prefetched: PrefetchedRows["rows"];
   }>(
     `SELECT ${LOG_HEAD_COLUMNS},
-       (SELECT coalesce(json_agg(idempotency_key), '[]'::json) FROM events WHERE idempotency_key = ANY(${param(batch.map((charge) => searchChargeKey(charge.queryId)))})) AS used,
-       (SELECT coalesce(json_object_agg(s.id, v.v), '{}'::json) FROM unnest(${param([...keys.orgIds].map(orgStream))}::text[]) AS s(id)
-         CROSS JOIN LATERAL (SELECT stream_version AS v FROM events WHERE stream_id = s.id ORDER BY stream_version DESC LIMIT 1) v) AS versions,
+       (SELECT coalesce(json_agg(idempotency_key), '[]'::json) FROM events
+         WHERE idempotency_key = ANY(${param(batch.map((charge) => searchChargeKey(charge.queryId)))})) AS used,
+       (SELECT coalesce(json_object_agg(s.id, v.v), '{}'::json) FROM
+         unnest(${param([...keys.orgIds].map(orgStream))}::text[]) AS s(id)
+         CROSS JOIN LATERAL (SELECT stream_version AS v FROM events WHERE stream_id = s.id
+           ORDER BY stream_version DESC LIMIT 1) v) AS versions,
        ${prefetchSubquery("proj_", keys, param)} AS prefetched`,
     params,
     true,

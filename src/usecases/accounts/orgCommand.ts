@@ -57,14 +57,17 @@ async function loadOrgState(
     : undefined;
   const o = param(orgId);
   const rows = await tx.query(
-    `SELECT o.*, (SELECT row_to_json(k) FROM (SELECT ${selectList("api_keys")} FROM proj_api_keys WHERE key_id = ${param(opts.keyId ?? null)}) k) AS key_row,
+    `SELECT o.*, (SELECT row_to_json(k) FROM (SELECT ${selectList("api_keys")} FROM proj_api_keys
+      WHERE key_id = ${param(opts.keyId ?? null)}) k) AS key_row,
        ${appendHeadColumns(orgStream(orgId), opts.idempotencyKey, param)}
        ${keys ? `, ${prefetchSubquery("proj_", keys, param)} AS prefetched` : ""}
      FROM (SELECT 1) one LEFT JOIN LATERAL (
        SELECT ${selectList("organizations")},
          (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
-         (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = ${param(dayPeriod(iso))}) AS daily_used,
-         (SELECT queries FROM proj_usage u WHERE u.org_id = o.org_id AND u.period = ${param(monthPeriod(iso))}) AS monthly_used
+         (SELECT queries FROM proj_usage u
+           WHERE u.org_id = o.org_id AND u.period = ${param(dayPeriod(iso))}) AS daily_used,
+         (SELECT queries FROM proj_usage u
+           WHERE u.org_id = o.org_id AND u.period = ${param(monthPeriod(iso))}) AS monthly_used
        FROM proj_organizations o WHERE org_id = ${o}) o ON true`,
     params,
     true,

@@ -17,8 +17,10 @@ export function createAuthenticate(db: Db): Authenticate {
   /** The keys with these hashes and their organizations, in one statement. */
   async function authenticateAll(keyHashes: string[]): Promise<Authenticated[]> {
     const rows = await db.query(
-      `SELECT row_to_json(k) AS key_row, o.* FROM (SELECT ${selectList("api_keys")} FROM proj_api_keys WHERE key_hash = ANY($1)) k
-       LEFT JOIN LATERAL (SELECT ${ORGANIZATION_COLUMNS} FROM proj_organizations o WHERE o.org_id = k.org_id) o ON true`,
+      `SELECT row_to_json(k) AS key_row, o.* FROM (SELECT ${selectList("api_keys")} FROM proj_api_keys
+        WHERE key_hash = ANY($1)) k
+       LEFT JOIN LATERAL (SELECT ${ORGANIZATION_COLUMNS} FROM proj_organizations o
+         WHERE o.org_id = k.org_id) o ON true`,
       [[...new Set(keyHashes)]],
       true,
     );

@@ -129,12 +129,14 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
         used_at: Date | string | null;
         email: string | null;
       }>(
-        `SELECT k.key_id, k.key_prefix, k.name, k.mode, k.collections, k.spent_micros::text AS spent_micros, k.spending_cap_micros::text AS spending_cap_micros, k.revoked,
+        `SELECT k.key_id, k.key_prefix, k.name, k.mode, k.collections, k.spent_micros::text AS spent_micros,
+          k.spending_cap_micros::text AS spending_cap_micros, k.revoked,
            e.recorded_at AS created_at, e.metadata->'actor' AS actor, u.used_at, m.email
          FROM proj_api_keys k
          LEFT JOIN events e ON e.stream_id = 'key-' || k.key_id AND e.stream_version = 1
          LEFT JOIN proj_key_last_used u ON u.key_id = k.key_id
-         LEFT JOIN proj_members m ON e.metadata->'actor'->>'kind' = 'member' AND m.member_id = e.metadata->'actor'->>'id'
+         LEFT JOIN proj_members m ON e.metadata->'actor'->>'kind' = 'member'
+           AND m.member_id = e.metadata->'actor'->>'id'
          WHERE k.org_id = $1 ORDER BY k.revoked, e.position DESC`,
         [orgId],
       );
@@ -169,7 +171,8 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
         tokens: string;
         spend: string;
       }>(
-        `SELECT day, collection, queries, unlocked_results, tokens::text AS tokens, (charged_micros + unlocked_micros)::text AS spend
+        `SELECT day, collection, queries, unlocked_results, tokens::text AS tokens,
+          (charged_micros + unlocked_micros)::text AS spend
          FROM proj_collection_usage WHERE org_id = $1 AND day >= $2 ORDER BY day, collection`,
         [orgId, days[0]],
       );
@@ -223,8 +226,10 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
         query_text: string | null;
         recorded: boolean;
       }>(
-        `SELECT e.data, e.recorded_at, k.key_prefix, k.name AS key_name, COALESCE(q.query_text, q.payload->>'query') AS query_text, q.query_id IS NOT NULL AS recorded
-         FROM events e LEFT JOIN proj_api_keys k ON k.key_id = e.data->>'keyId' LEFT JOIN query_records q ON q.query_id = e.data->>'queryId'
+        `SELECT e.data, e.recorded_at, k.key_prefix, k.name AS key_name,
+           COALESCE(q.query_text, q.payload->>'query') AS query_text, q.query_id IS NOT NULL AS recorded
+         FROM events e LEFT JOIN proj_api_keys k ON k.key_id = e.data->>'keyId'
+           LEFT JOIN query_records q ON q.query_id = e.data->>'queryId'
          WHERE e.stream_id = $1 AND e.type = 'SearchCharged' AND ($3::text IS NULL OR e.data->>'queryId' = $3)
          ORDER BY e.stream_version DESC LIMIT $2`,
         [orgStream(orgId), opts.limit ?? 50, opts.queryId ?? null],

@@ -102,14 +102,16 @@ export async function renderPlannedImages(
 }
 
 /**
- * Images for a paid search's results (include_figures): every returned row is paid for, so each row's figures are
- * rendered, within the same per-call budget as an unlock. Figures never enter the charge.
+ * Images for a paid search's results when the request asked for figures (`options` not null; none otherwise): every
+ * returned row is paid for, so each row's figures are rendered, within the same per-call budget as an unlock. Figures
+ * never enter the charge.
  */
 export async function searchFigureImages(
   rows: FigureRow[],
   renderer: FigureImageRenderer | undefined,
-  options: ImageOptions,
-): Promise<FigureImages> {
+  options: ImageOptions | null,
+): Promise<FigureImages | undefined> {
+  if (options === null) return undefined;
   return renderPlannedImages(renderer, rows, planFigureImages(rows, new Set(rows.map((row) => row.id)), []), options);
 }
 

@@ -107,9 +107,11 @@ export async function admitSearchRequest(
   const minute = windowStart(now.getTime(), MINUTE_MS);
   const [row] = await guarded("the quota store", () =>
     db.relaxed.query<{ invalid: number; taken: number | null; daily: number | null; monthly: number | null }>(
-      `WITH guard AS (SELECT coalesce((SELECT count FROM rate_windows WHERE scope = $4 AND window_start = $2), 0) AS invalid),
+      `WITH guard AS (SELECT coalesce((SELECT count FROM rate_windows WHERE scope = $4
+        AND window_start = $2), 0) AS invalid),
        hit AS (
-         INSERT INTO rate_windows (scope, window_start, count) SELECT $1, $2, 1 FROM guard WHERE guard.invalid <= $5 AND $3 > 0
+         INSERT INTO rate_windows (scope, window_start, count) SELECT $1, $2, 1 FROM guard WHERE guard.invalid <= $5
+           AND $3 > 0
          ON CONFLICT (scope, window_start) DO UPDATE SET count = rate_windows.count + 1 WHERE rate_windows.count < $3
          RETURNING count)
        SELECT (SELECT invalid FROM guard) AS invalid, (SELECT count FROM hit) AS taken,
@@ -157,15 +159,19 @@ async function admitGroup(db: Db, requests: AdmissionRequest[]): Promise<SearchA
     monthly: number | null;
   }>(
     `WITH req AS (
-       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::text[], $8::text[])
+       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::text[],
+         $8::text[])
          WITH ORDINALITY AS r(scope, lim, guard_scope, guard_lim, org_id, window_start, day_period, month_period, i)),
      seen AS (
-       SELECT r.*, coalesce((SELECT count FROM rate_windows w WHERE w.scope = r.guard_scope AND w.window_start = r.window_start), 0) AS invalid,
-         coalesce((SELECT count FROM rate_windows w WHERE w.scope = r.scope AND w.window_start = r.window_start), 0) AS used
+       SELECT r.*, coalesce((SELECT count FROM rate_windows w WHERE w.scope = r.guard_scope
+         AND w.window_start = r.window_start), 0) AS invalid,
+         coalesce((SELECT count FROM rate_windows w WHERE w.scope = r.scope
+           AND w.window_start = r.window_start), 0) AS used
        FROM req r),
      ranked AS (
        SELECT s.*, (invalid <= guard_lim AND lim > 0) AS eligible,
-         count(*) FILTER (WHERE invalid <= guard_lim AND lim > 0) OVER (PARTITION BY scope, window_start ORDER BY i) AS nth
+         count(*) FILTER (WHERE invalid <= guard_lim AND lim > 0) OVER (PARTITION BY scope, window_start
+           ORDER BY i) AS nth
        FROM seen s),
      granted AS (SELECT g.*, (eligible AND used + nth <= lim) AS taken FROM ranked g),
      hit AS (

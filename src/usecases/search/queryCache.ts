@@ -97,9 +97,11 @@ export interface QueryRecord {
  */
 export function queryRecordInsert(r: QueryRecord): SqlPart {
   const deflated = deflateRawSync(JSON.stringify(r.payload), { level: 1 });
+  const values = [r.queryId, r.orgId, r.keyId, r.kind, r.payloadVersion, r.createdAt.toISOString(), deflated];
   return (param) =>
-    `INSERT INTO query_records (query_id, org_id, key_id, kind, payload_version, created_at, payload_deflated, query_text)
-     VALUES (${[r.queryId, r.orgId, r.keyId, r.kind, r.payloadVersion, r.createdAt.toISOString(), deflated, r.payload.query].map(param).join(", ")})
+    `INSERT INTO query_records
+       (query_id, org_id, key_id, kind, payload_version, created_at, payload_deflated, query_text)
+     VALUES (${[...values, r.payload.query].map(param).join(", ")})
      ON CONFLICT (query_id) DO NOTHING`;
 }
 

@@ -60,7 +60,8 @@ export async function unlockSandboxRows(
   ids: string[],
 ): Promise<{ before: Set<string>; after: Set<string> }> {
   const rows = await db.query<{ before: string[] | null; after: string[] }>(
-    `UPDATE query_records q SET sandbox_unlocked = ARRAY(SELECT DISTINCT u FROM unnest(COALESCE(o.before, '{}'::text[]) || $2::text[]) AS u ORDER BY u)
+    `UPDATE query_records q SET sandbox_unlocked = ARRAY(SELECT DISTINCT u
+      FROM unnest(COALESCE(o.before, '{}'::text[]) || $2::text[]) AS u ORDER BY u)
        FROM (SELECT sandbox_unlocked AS before FROM query_records WHERE query_id = $1 FOR UPDATE) o
       WHERE q.query_id = $1
       RETURNING o.before, q.sandbox_unlocked AS after`,

@@ -30,7 +30,8 @@ export function followAccountNotices(deps: AccountNoticeDeps) {
 
   async function balanceNotice(position: number): Promise<void> {
     const [row] = await db.query<{ org_id: string; amount: string; after: string; threshold: string }>(
-      `SELECT l.org_id, l.amount_micros::text AS amount, l.balance_after_micros::text AS after, n.balance_low_micros::text AS threshold
+      `SELECT l.org_id, l.amount_micros::text AS amount, l.balance_after_micros::text AS after,
+        n.balance_low_micros::text AS threshold
          FROM proj_ledger l JOIN proj_notification_settings n ON n.org_id = l.org_id
         WHERE l.position = $1 AND n.balance_low_micros IS NOT NULL`,
       [position],

@@ -103,7 +103,8 @@ export async function heldReferenceCounts(
      JOIN work_references e ON e.index_key = h.k AND e.doc_id = h.d
      WHERE EXISTS (SELECT 1 FROM works w WHERE e.doi IS NOT NULL AND w.doi = e.doi AND w.index_key = ANY($3::text[]))
         OR EXISTS (SELECT 1 FROM works w WHERE e.pmid IS NOT NULL AND w.pmid = e.pmid AND w.index_key = ANY($3::text[]))
-        OR EXISTS (SELECT 1 FROM works w WHERE e.openalex IS NOT NULL AND w.openalex = e.openalex AND w.index_key = ANY($3::text[]))
+        OR EXISTS (SELECT 1 FROM works w WHERE e.openalex IS NOT NULL AND w.openalex = e.openalex
+          AND w.index_key = ANY($3::text[]))
      GROUP BY e.index_key, e.doc_id`,
     [holders.map((h) => h.indexKey), holders.map((h) => h.docId), [...indexKeys]],
   );
@@ -129,9 +130,12 @@ export async function citingRows(
   const rows = await db.query<RawRow & { i: number | string }>(
     `WITH t AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(doi, pmid, oa, i)),
      hits AS (
-       SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.doi = t.doi WHERE e.index_key = ANY($4::text[])
-       UNION SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.pmid = t.pmid WHERE e.index_key = ANY($4::text[])
-       UNION SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.openalex = t.oa WHERE e.index_key = ANY($4::text[]))
+       SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.doi = t.doi
+         WHERE e.index_key = ANY($4::text[])
+       UNION SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.pmid = t.pmid
+         WHERE e.index_key = ANY($4::text[])
+       UNION SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.openalex = t.oa
+         WHERE e.index_key = ANY($4::text[]))
      SELECT h.i, ${COLUMNS.split(", ")
        .map((c) => `w.${c}`)
        .join(", ")} FROM hits h JOIN works w ON w.index_key = h.index_key AND w.doc_id = h.doc_id`,

@@ -22,7 +22,8 @@ export function decodeVector(base64: string): Float32Array {
 function binaryDotScript(withoutVector: string, finish: string): string {
   return `
 float at(byte[] b, int p) {
-  return Float.intBitsToFloat((((int) b[p]) & 255) | ((((int) b[p + 1]) & 255) << 8) | ((((int) b[p + 2]) & 255) << 16) | (((int) b[p + 3]) << 24));
+  return Float.intBitsToFloat((((int) b[p]) & 255) | ((((int) b[p + 1]) & 255) << 8)
+    | ((((int) b[p + 2]) & 255) << 16) | (((int) b[p + 3]) << 24));
 }
 if (doc['${FIELD.vectorBinary}'].size() == 0) { ${withoutVector} }
 BytesRef v = doc['${FIELD.vectorBinary}'].value;
