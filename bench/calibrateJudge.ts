@@ -469,13 +469,15 @@ function svgOf(bins: ReliabilityBin[], caption: string): string {
     .join("");
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${barsBottom + 30}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
-<text x="${pad}" y="24" font-size="14" font-weight="bold">Built-in judge: reliability on held-out SciFact train folds</text>
+<text x="${pad}" y="24" font-size="14"
+  font-weight="bold">Built-in judge: reliability on held-out SciFact train folds</text>
 <rect x="${pad}" y="${pad}" width="${size}" height="${size}" fill="none" stroke="#888"/>
 <line x1="${x(0)}" y1="${y(0)}" x2="${x(1)}" y2="${y(1)}" stroke="#bbb" stroke-dasharray="4 4"/>
 ${ticks}
 <path d="${line}" fill="none" stroke="#1f4e79" stroke-width="2"/>${dots}
 <text x="${pad + size / 2}" y="${pad + size + 32}" font-size="12" text-anchor="middle">judgeScore (mean per bin)</text>
-<text x="14" y="${pad + size / 2}" font-size="12" text-anchor="middle" transform="rotate(-90 14 ${pad + size / 2})">share of candidates relevant</text>
+<text x="14" y="${pad + size / 2}" font-size="12" text-anchor="middle"
+  transform="rotate(-90 14 ${pad + size / 2})">share of candidates relevant</text>
 ${bars}
 <text x="${pad}" y="${barsBottom + 20}" font-size="11">${caption}</text>
 </svg>

@@ -23,7 +23,11 @@ const QUERIES: [string, RegExp[], RegExp, RegExp][] = [
     "emicizumab prophylaxis in hemophilia A with factor VIII inhibitors",
     [/emicizumab/i],
     /\bwith (?:factor VIII |FVIII )?inhibitors?\b/i,
-    /\bwithout (?:factor VIII |FVIII )?inhibitors?\b|\bno (?:new )?(?:development of )?(?:factor VIII |FVIII )?inhibitors?\b/i,
+    new RegExp(
+      String.raw`\bwithout (?:factor VIII |FVIII )?inhibitors?\b|` +
+        String.raw`\bno (?:new )?(?:development of )?(?:factor VIII |FVIII )?inhibitors?\b`,
+      "i",
+    ),
   ],
   [
     "emicizumab in hemophilia A without inhibitors",

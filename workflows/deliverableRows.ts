@@ -1,6 +1,6 @@
 // Which verified rows an assisted search delivers: best first by the verdicts' priority, one chunk per document (the
-// rule a search with one_per_document delivers by, src/retrieval/rowSelection.ts). Pure and deterministic: the workflow runs it
-// (workflows/assisted.ts).
+// rule a search with one_per_document delivers by, src/retrieval/rowSelection.ts). Pure and deterministic: the
+// workflow runs it (workflows/assisted.ts).
 import type { VerifiedRow } from "./assistedTypes.js";
 import { documentOf, firstPerDocument } from "../src/retrieval/rowSelection.js";
 

@@ -9,23 +9,12 @@ import { longLines, reflowText } from "../../scripts/longLines.js";
 const ROOTS = ["src", "test", "bench", "scripts", "workflows", "activities", "projections", "bin"];
 /** Trees Prettier ignores too (.prettierignore): vendored launchers, generated data. */
 const SKIPPED = ["scripts/opensearch-launcher", "scripts/temporal-test-server", "test/fixtures"];
-/**
- * Files another change is rewriting (the ingestion driver's, its tests and the benches): their long lines are folded
- * with that change, not beside it. Each entry goes once it has landed.
- */
-const REWRITTEN_ELSEWHERE = [
-  "bench/calibrateJudge.ts",
-  "bench/mineQualifierPairs.ts",
-  "test/ingest/ingestionWorkflow.e2e.spec.ts",
-  "test/ingest/jatsReader.unit.spec.ts",
-];
-
 function sourceFiles(dir: string): string[] {
   if (SKIPPED.includes(dir)) return [];
   return readdirSync(join(REPO_ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const path = `${dir}/${entry.name}`;
     if (entry.isDirectory()) return sourceFiles(path);
-    return /\.(ts|mts|mjs|js)$/.test(entry.name) && !REWRITTEN_ELSEWHERE.includes(path) ? [path] : [];
+    return /\.(ts|mts|mjs|js)$/.test(entry.name) ? [path] : [];
   });
 }
 

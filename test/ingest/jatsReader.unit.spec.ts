@@ -39,7 +39,7 @@ const failure = (file: string) =>
   );
 
 describe("jats reader", () => {
-  it("reads an <article>: front matter as the spec fields, sections by sec-type or title, figures with their image files", async () => {
+  it("reads an <article>: front matter, sections by sec-type or title, figures with their images", async () => {
     const [article, ...rest] = await readAll(ARTICLE);
     expect(rest).toEqual([]);
     expect(article!.doc_id).toBe("PMC9000001");
@@ -116,7 +116,7 @@ describe("jats reader", () => {
     expect(text(8)).toContain("(Figure 1). The gain was larger");
   });
 
-  it("reads a <pmc-articleset>: pmcid ids, date-type dates, a licence given as ali:license_ref, floats-group figures, loose body text", async () => {
+  it("reads a <pmc-articleset>: pmcids, date-type dates, a license_ref, floats-group figures, loose text", async () => {
     const [review, editorial, ...rest] = await readAll(ARTICLE_SET);
     expect(rest).toEqual([]);
     expect(review!.doc_id).toBe("PMC9000002");
@@ -186,7 +186,7 @@ describe("jats reader", () => {
     ]);
   });
 
-  it("keeps a figure whose image is missing, without a file; never names a file outside the data root, a URL or a file that is no image", async () => {
+  it("keeps a figure with no image; never names a file outside the data root, a URL or a non-image", async () => {
     const root = tempRoot();
     const xml = readFileSync(ARTICLE, "utf8");
     writeFileSync(join(root, "pmc", "a.xml"), xml);
@@ -270,7 +270,7 @@ describe("jats reader", () => {
       expect([secType, title, jatsSectionName(secType, title, "body")]).toEqual([secType, title, section]);
   });
 
-  it("is the reader of a jats collection, whose full ingestion chunks every section and gives each chunk the figures", async () => {
+  it("reads a jats collection: its ingestion chunks every section and gives each chunk its figures", async () => {
     const collection = createCollectionCatalog({
       collections: [
         {
@@ -310,7 +310,7 @@ describe("figure renderer", () => {
   const options = { maxWidth: 120, maxHeight: 120, quality: 70 };
   const figure = { id: "fig1", label: "Figure 1", caption: "c" };
 
-  it("renders a source figure from the data root as JPEG, and the drawn ones from the collection figure directory", async () => {
+  it("renders a source figure from the data root as JPEG, drawn ones from the collection figure folder", async () => {
     const figureRoot = mkdtempSync(join(tmpdir(), "figures-"));
     mkdirSync(join(figureRoot, "demo"));
     copyFileSync(join(fixtures, "jats", "PMC9000002-g001.png"), join(figureRoot, "demo", "chunk-1.png"));
@@ -327,7 +327,7 @@ describe("figure renderer", () => {
     );
   });
 
-  it("renders nothing for a source file outside the data root, a missing file, a file that is no image, or without a data root", async () => {
+  it("renders nothing for a file outside the data root, a missing file, a non-image, or no data root", async () => {
     const renderer = createJpegFigureRenderer(mkdtempSync(join(tmpdir(), "figures-")), join(fixtures, "jats"));
     expect(
       await renderer.render({ physical: "pmc-oa" }, { ...figure, source: "../medline/README.md" }, options),
