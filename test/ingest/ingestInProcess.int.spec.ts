@@ -13,6 +13,7 @@ import type { Rejection } from "../../src/domain/rejection.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
 import type { Embedder } from "../../src/embedding/port.js";
 import type { Db } from "../../src/eventstore/db.js";
+import { manifestKey, manifestTotals } from "../../src/ingest/manifest.js";
 import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embeddedEngine.js";
 import type { SearchEngine } from "../../src/retrieval/port.js";
@@ -115,6 +116,7 @@ beforeAll(async () => {
       { name: "mini-sparse", displayName: "Mini sparse", retrieval: "sparse", ...common },
       { name: "mini-batches", displayName: "Mini batches", retrieval: "hybrid", ...common },
       { name: "mini-broken", displayName: "Mini broken", retrieval: "sparse", ...common, source: broken },
+      { name: "mini-stopped", displayName: "Mini stopped", retrieval: "sparse", ...common },
     ],
     metaCollections: [],
   });
@@ -277,6 +279,26 @@ describe("the ingestion pipeline in this process", () => {
       limit: 3,
     });
     expect(hits[0]?.chunk.metadata.doc_id).toBe("4983");
+  });
+
+  it("stops between batches when cancelled: recorded failed, its batch kept, the next build completes", async () => {
+    let batches = 0;
+    const stopped = (await ingestInProcess(deps(), {
+      collection: collection("mini-stopped"),
+      batchSize: 4,
+      parallelism: 1,
+      cancelled: () => batches++ >= 1,
+    }).catch((err: unknown) => err)) as Error;
+    expect(stopped.message).toContain("cancelled");
+    const [row] = await db.query<{ state: string; ingestion_id: string }>(
+      "SELECT state, ingestion_id FROM proj_ingestions WHERE collection = 'mini-stopped'",
+    );
+    expect(row?.state).toBe("failed");
+    expect((await manifestTotals(db, manifestKey(engine.kind, "mini-stopped"))).documents).toBe(4);
+    // the input was not recorded as built: the next start builds the collection to its end
+    const again = await build("mini-stopped");
+    expect(again).toMatchObject({ skipped: false, documents: 12 });
+    expect(await ingestionState(again.ingestionId!)).toBe("completed");
   });
 
   it("records a source it cannot read as a failed ingestion and throws why, recording no input", async () => {
