@@ -48,6 +48,17 @@ async function* readSourceFile(
  */
 export const MAX_DOCUMENT_CHARS = 1_000_000;
 
+/**
+ * Whether any string of a record holds U+0000: no stored text may (PostgreSQL refuses it), so a document holding one
+ * is refused at reading, before any of it reaches the index.
+ */
+export function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value !== null && typeof value === "object") return Object.values(value).some(holdsNul);
+  return false;
+}
+
 const textLength = (item: SourceItem): number =>
   "deleted" in item ? 0 : (item.title?.length ?? 0) + item.sections.reduce((n, s) => n + s.text.length, 0);
 
@@ -99,6 +110,12 @@ async function* readNamedFile(
           bad.push(
             `record ${position}: ${length} characters of text, over the ${MAX_DOCUMENT_CHARS}-character document limit`,
           );
+        continue;
+      }
+      if (holdsNul(item)) {
+        badCount += 1;
+        if (bad.length < LISTED_BAD_LINES)
+          bad.push(`record ${position}: holds a NUL character (U+0000), which no stored text may hold`);
         continue;
       }
       yield item;

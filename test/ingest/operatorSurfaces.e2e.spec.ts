@@ -163,6 +163,25 @@ describe("operator surfaces", () => {
     );
     expect(attempts.length).toBeGreaterThan(0);
     expect(Math.max(...attempts)).toBe(1);
+
+    // a NUL character (JSON's \u0000) in any field: refused at reading, before anything reaches the index
+    const nul = { id: "dune-nul", title: "Nul\u0000 marram", text: "Marram grass with a NUL\u0000 inside." };
+    writeFileSync(join(dataRoot, "nul-content.jsonl"), jsonl([nul]));
+    const withNul = await untilIngested(
+      call,
+      admin,
+      (await ingest("dune-notes", ["nul-content.jsonl"])).body.ingestionId,
+    );
+    expect(withNul.state).toBe("failed");
+    expect(withNul.error).toContain("record 1: holds a NUL character (U+0000)");
+    const search = await call("POST", "/api/v1/search/query", {
+      key,
+      body: { collection: "dune-notes", query: "marram grass NUL inside", limit: 10 },
+    });
+    expect(search.status).toBe(200);
+    expect(search.body.results.map((r: { metadata: { doc_id: string } }) => r.metadata.doc_id)).not.toContain(
+      "dune-nul",
+    );
   });
 
   it("cancels a running ingestion; a cancelled one never blocks retiring its collection", async () => {
