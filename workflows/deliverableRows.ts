@@ -1,6 +1,6 @@
-// Which verified rows an assisted search delivers: best first by the verdicts' priority, one chunk per document (the
-// rule a search with one_per_document delivers by, src/retrieval/rowSelection.ts). Pure and deterministic: the
-// workflow runs it (workflows/assisted.ts).
+// Which verified rows an assisted search delivers: chosen by the verdicts' priority, one chunk per document (the rule
+// a search with one_per_document delivers by, src/retrieval/rowSelection.ts), in the judge's order. Pure and
+// deterministic: the workflow runs it (workflows/assisted.ts).
 import type { VerifiedRow } from "./assistedTypes.js";
 import { documentOf, firstPerDocument } from "../src/retrieval/rowSelection.js";
 
@@ -9,18 +9,22 @@ export function distinctDocuments(rows: VerifiedRow[]): number {
 }
 
 /**
- * Best first by the verdict's priority (the judge's probability unless the judge set another order: a request for
- * literature goes by the relevance scale), one chunk per document (its best; a work held by two collections is one
- * document), at most `limit`. Verdicts recorded without a priority keep the order they were delivered in.
+ * The documents to deliver: the best by the verdicts' priority (the judge's probability unless the judge set another
+ * order: a request for literature's verified rows are chosen on the relevance scale), one chunk per document (its
+ * best; a work held by two collections is one document), at most `limit`. They are delivered best first by the
+ * judge's probability, the `judgeScore` each row carries, so a client that reads the rows in order reads them by the
+ * score it sees. Verdicts recorded without a priority are chosen and ordered as they were when delivered.
  */
 export function deliverable(rows: VerifiedRow[], limit: number): VerifiedRow[] {
   const priority = (r: VerifiedRow) => r.verdict.priority ?? r.verdict.judgeScore;
-  const sorted = [...rows].sort(
-    (a, b) =>
-      priority(b) - priority(a) ||
-      b.verdict.judgeScore - a.verdict.judgeScore ||
-      (b.candidate.row.relevance ?? 0) - (a.candidate.row.relevance ?? 0) ||
-      (a.candidate.row.id < b.candidate.row.id ? -1 : 1),
+  const byJudge = (a: VerifiedRow, b: VerifiedRow) =>
+    b.verdict.judgeScore - a.verdict.judgeScore ||
+    (b.candidate.row.relevance ?? 0) - (a.candidate.row.relevance ?? 0) ||
+    (a.candidate.row.id < b.candidate.row.id ? -1 : 1);
+  const chosen = firstPerDocument(
+    [...rows].sort((a, b) => priority(b) - priority(a) || byJudge(a, b)),
+    (r) => r.candidate.row,
+    limit,
   );
-  return firstPerDocument(sorted, (r) => r.candidate.row, limit);
+  return chosen.sort(byJudge);
 }

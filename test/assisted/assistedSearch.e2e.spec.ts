@@ -69,8 +69,10 @@ describe("assisted search", () => {
       // integrity from the update lists in force, as on every row (SciFact rows carry no DOI: none)
       expect(row.metadata.integrity).toEqual({ status: "none", notices: [] });
     }
-    // one row per document
+    // one row per document, listed by the judgeScore each carries
     expect(new Set(res.body.results.map((r: any) => r.metadata.doc_id)).size).toBe(res.body.results.length);
+    const scores = res.body.results.map((r: any) => r.relevance.judgeScore);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
     expect(Object.keys(res.body.queryUnderstanding).sort()).toEqual([
       "aspects",
       "caseSummary",

@@ -55,14 +55,17 @@ describe("delivery", () => {
     expect(distinctDocuments(rows)).toBe(3);
   });
 
-  it("orders by the verdicts' priority where the judge set one (a request for literature), then by the judge", () => {
+  it("chooses by the verdicts' priority (literature), then delivers the chosen in the judge's order", () => {
     const rows = [
       verified("a", "c", "A", 0.9, undefined, 0.3),
       verified("b", "c", "B", 0.2, undefined, 0.8),
       verified("c", "c", "C", 0.5, undefined, 0.3),
+      verified("d", "c", "D", 0.95, undefined, 0.1),
     ];
-    expect(deliverable(rows, 10).map((r) => r.candidate.row.id)).toEqual(["b", "a", "c"]);
     expect(deliverable(rows, 1).map((r) => r.candidate.row.id)).toEqual(["b"]);
+    expect(deliverable(rows, 2).map((r) => r.candidate.row.id)).toEqual(["a", "b"]);
+    expect(deliverable(rows, 3).map((r) => r.candidate.row.id)).toEqual(["a", "c", "b"]);
+    expect(deliverable(rows, 10).map((r) => r.candidate.row.id)).toEqual(["d", "a", "c", "b"]);
   });
 
   it("counts a work in two collections once (by DOI, any case); a doc id in two without a DOI is two works", () => {
