@@ -296,6 +296,10 @@ describe("assisted search", () => {
     expect(a.body.results.every((r: any) => r.metadata.synthetic === true)).toBe(true);
     expect(a.body.results.map((r: any) => r.id)).toEqual(b.body.results.map((r: any) => r.id));
     expect(a.body.billing).toEqual({ chargedResults: 0, tokensCharged: 0 });
+    expect([a.body.withheldByMaxCost, a.body.nextRowCost]).toEqual([undefined, undefined]);
+    // a cap answers its fields as a live answer does; free, it holds nothing back
+    const capped = await assisted(key, { collection: "scifact", query: ANSWERABLE, maxCost: "0.0001" });
+    expect([capped.status, capped.body.withheldByMaxCost, capped.body.nextRowCost]).toEqual([200, 0, null]);
     expect(await ops.balanceOf(org.id)).toBe("1.000000");
     // kept like a live answer: re-fetched free by the same key, replayed by an Idempotency-Key
     const again = await call("GET", `/api/v1/search/results/${a.body.queryId}`, { key });
@@ -349,11 +353,9 @@ describe("assisted search", () => {
       limit: 10,
       maxCost: "0",
     });
-    expect([free.status, free.headers.get("x-query-cost"), free.body.withheldByMaxCost]).toEqual([
-      200,
-      "0.000000",
-      undefined,
-    ]);
+    expect([free.status, free.headers.get("x-query-cost"), free.body.withheldByMaxCost, free.body.nextRowCost]).toEqual(
+      [200, "0.000000", 0, null],
+    );
     expect(free.body.results.length).toBe(full.body.results.length);
   }, 180_000);
 

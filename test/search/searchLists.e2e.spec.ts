@@ -500,6 +500,17 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
         nextCursor: null,
       });
       expect((await call("GET", `/api/v1/search/results/${preview.body.queryId}`, { key: sandbox })).status).toBe(200);
+      // a capped unlock answers the cap's fields as a live one does; free, so the cap holds nothing back
+      const unlocked = await call("POST", "/api/v1/search/unlock", {
+        key: sandbox,
+        body: { queryId: preview.body.queryId, maxCost: "0.0001" },
+      });
+      expect(unlocked.status, JSON.stringify(unlocked.body)).toBe(200);
+      expect(unlocked.body).toMatchObject({
+        costToUnlockRemaining: "0.000000",
+        withheldByMaxCost: 0,
+        nextRowCost: null,
+      });
     });
 
     it("refuse what a live key is refused, with the same status and code", async () => {

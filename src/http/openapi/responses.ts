@@ -319,8 +319,10 @@ export const AssistedSearchResponse = z.object({
     .number()
     .int()
     .optional()
-    .meta({ description: "Verified rows left out to stay within maxCost; omitted when none." }),
-  nextRowCost: decimal("The price of the first row left out; present with withheldByMaxCost.").optional(),
+    .meta({
+      description: "Verified rows left out to stay within maxCost (0 when none); present when maxCost was sent.",
+    }),
+  nextRowCost: nullable(decimal("The price of the first row left out; null when none was.")).optional(),
   ...filterReport,
 });
 

@@ -238,12 +238,10 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
     ...(answer.discovery ? { discovery: answer.discovery } : {}),
     ...(answer.filterWarnings ? { filterWarnings: answer.filterWarnings } : {}),
     ...(answer.journalMetricExpansions ? { journalMetricExpansions: answer.journalMetricExpansions } : {}),
-    ...(answer.withheldByMaxCost
+    ...(answer.withheldByMaxCost !== undefined
       ? {
           withheldByMaxCost: answer.withheldByMaxCost,
-          ...(answer.nextRowCostMicros !== undefined
-            ? { nextRowCost: formatCredits(answer.nextRowCostMicros, 6) }
-            : {}),
+          nextRowCost: answer.nextRowCostMicros == null ? null : formatCredits(answer.nextRowCostMicros, 6),
         }
       : {}),
   };

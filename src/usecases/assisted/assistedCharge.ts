@@ -63,6 +63,7 @@ export function assistedCharge(c: ChargeAssistedInput, payer: { paysLive: boolea
         verdicts,
         withheldByMaxCost: withheld,
         ...(nextRowCostMicros !== null ? { nextRowCostMicros: nextRowCostMicros.toString() } : {}),
+        ...(input.maxCostMicros !== undefined ? { maxCostSent: true as const } : {}),
         tokensCharged: totalTokens(lines),
       },
     },

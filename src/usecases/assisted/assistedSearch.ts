@@ -94,10 +94,10 @@ export interface AssistedAnswer {
   discovery?: Discovery;
   filterWarnings?: unknown[];
   journalMetricExpansions?: unknown[];
-  /** verified rows left out to stay within maxCost */
+  /** verified rows left out to stay within maxCost (0 included when the request carried maxCost) */
   withheldByMaxCost?: number;
-  /** the own price of the first of them */
-  nextRowCostMicros?: bigint;
+  /** the own price of the first of them; null when none was left out */
+  nextRowCostMicros?: bigint | null;
   /** set when the request carried an Idempotency-Key */
   idempotency?: "created" | "replayed";
   /**
@@ -242,10 +242,10 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       queryUnderstanding: a.understanding,
       filterWarnings: record.payload.filterWarnings,
       journalMetricExpansions: record.payload.journalMetricExpansions,
-      ...(a.withheldByMaxCost > 0
+      ...(a.withheldByMaxCost > 0 || a.maxCostSent
         ? {
             withheldByMaxCost: a.withheldByMaxCost,
-            ...(a.nextRowCostMicros !== undefined ? { nextRowCostMicros: BigInt(a.nextRowCostMicros) } : {}),
+            nextRowCostMicros: a.nextRowCostMicros !== undefined ? BigInt(a.nextRowCostMicros) : null,
           }
         : {}),
       ...(idempotency ? { idempotency } : {}),
@@ -388,6 +388,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
           reasoner: "sandbox",
           verdicts,
           withheldByMaxCost: 0,
+          ...(request.maxCostMicros !== undefined ? { maxCostSent: true as const } : {}),
           tokensCharged: 0,
         },
       },

@@ -41,6 +41,8 @@ export interface AssistedPayload {
   withheldByMaxCost: number;
   /** the own price of the first row left out, micro-credits */
   nextRowCostMicros?: string;
+  /** the request carried maxCost: the answer says what the cap held back, none included */
+  maxCostSent?: true;
   tokensCharged: number;
 }
 

@@ -203,6 +203,8 @@ export function createUnlock(deps: UnlockDeps) {
       filterWarnings: record.payload.filterWarnings,
       journalMetricExpansions: record.payload.journalMetricExpansions,
       billing: { mode: auth.billingMode, tokens: 0, costMicros: 0n, balanceMicros: auth.org.balanceMicros },
+      // free: a cap holds nothing back, and says so as a live answer does
+      ...(request.maxCostMicros !== undefined ? { costCap: { withheld: 0, nextRowCostMicros: null } } : {}),
     };
   }
 
