@@ -315,13 +315,9 @@ export const AssistedSearchResponse = z.object({
     }),
     subQuestions: z.array(z.string()),
   }),
-  withheldByMaxCost: z
-    .number()
-    .int()
-    .optional()
-    .meta({
-      description: "Verified rows left out to stay within maxCost (0 when none); present when maxCost was sent.",
-    }),
+  withheldByMaxCost: z.number().int().optional().meta({
+    description: "Verified rows left out to stay within maxCost (0 when none); present when maxCost was sent.",
+  }),
   nextRowCost: nullable(decimal("The price of the first row left out; null when none was.")).optional(),
   ...filterReport,
 });
