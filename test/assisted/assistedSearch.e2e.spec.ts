@@ -97,8 +97,12 @@ describe("assisted search", () => {
     expect(again.status).toBe(200);
     expect(again.body.results.map((r: any) => r.id)).toEqual(res.body.results.map((r: any) => r.id));
     expect(again.body.results.every((r: any) => r.locked === false)).toBe(true);
-    // the re-fetch keeps the answer: its status, and each row's verdict and sub-question as the answer gave them
+    // the re-fetch keeps the answer: its status, rounds, understanding, and each row's verdict and sub-question
     expect(again.body.status).toBe("results");
+    expect([again.body.iterationsRun, again.body.queryUnderstanding]).toEqual([
+      res.body.iterationsRun,
+      res.body.queryUnderstanding,
+    ]);
     expect(again.body.results.map((r: any) => [r.relevance, r.subQuestion])).toEqual(
       res.body.results.map((r: any) => [r.relevance, r.subQuestion]),
     );
@@ -306,6 +310,11 @@ describe("assisted search", () => {
     expect([again.status, again.body.results.map((r: any) => r.id)]).toEqual([
       200,
       a.body.results.map((r: any) => r.id),
+    ]);
+    expect([again.body.status, again.body.iterationsRun, again.body.queryUnderstanding]).toEqual([
+      a.body.status,
+      a.body.iterationsRun,
+      a.body.queryUnderstanding,
     ]);
     const c1 = await assisted(key, { collection: "scifact", query: ANSWERABLE }, { "Idempotency-Key": "sandbox-1" });
     const c2 = await assisted(key, { collection: "scifact", query: ANSWERABLE }, { "Idempotency-Key": "sandbox-1" });

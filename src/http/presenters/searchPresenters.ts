@@ -86,13 +86,16 @@ export function ledgerRow(
 
 /**
  * GET /results/{queryId}: a kept search re-fetched, its rows as unlocked now (the MCP get_results tool answers the
- * same). An assisted search's rows keep the judge's verdict and their sub-question, and the answer its status.
+ * same). An assisted search's rows keep the judge's verdict and their sub-question, and the answer its status, its
+ * rounds and how the query was understood (what it charged is in the ledger and its `assisted.completed` event).
  */
 export function resultsBody({ record, unlocked, images }: RefetchOutcome) {
   const assisted = record.payload.assisted;
   return {
     queryId: record.queryId,
-    ...(assisted ? { status: assisted.status } : {}),
+    ...(assisted
+      ? { status: assisted.status, iterationsRun: assisted.iterationsRun, queryUnderstanding: assisted.understanding }
+      : {}),
     latencyMs: 0,
     results: record.payload.rows.map((r) => {
       const row = ledgerRow(r, unlocked.has(r.id), true, images.get(r.id), !record.payload.metadataWithheld);
