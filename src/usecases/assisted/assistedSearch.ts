@@ -57,6 +57,7 @@ import {
   releaseIdempotencyKey,
 } from "../search/previewIdempotency.js";
 import { guarded } from "../limits/quotas.js";
+import { keyInProgress, keyRunGone, keyRunUnknown, repeatOfKey, type KeyedRun } from "../../domain/idempotency.js";
 import { readByIdempotencyKey } from "../../eventstore/eventStore.js";
 import { searchChargeKey } from "../accounts/chargeBatch.js";
 import { TASK_QUEUE } from "../../../workflows/shared.js";
@@ -514,7 +515,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       resolveTargets(deps.catalog, auth, request.collections);
       const bodyHash = createHash("sha256").update(`assisted\u0000${idem.bodyHash}`).digest("hex");
       const claim = await guarded("the idempotency store", () =>
-        claimIdempotencyKey(db, auth.org.id, idem.key, bodyHash, clock()),
+        claimIdempotencyKey(db, auth.org.id, idem.key, bodyHash, clock(), "assisted search"),
       );
       if (claim.kind === "replay") return replay(auth, claim.queryId, started);
       try {
@@ -545,7 +546,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       resolveTargets(deps.catalog, auth, request.collections);
       const bodyHash = createHash("sha256").update(`assisted-async\u0000${idem.bodyHash}`).digest("hex");
       const claim = await guarded("the idempotency store", () =>
-        claimIdempotencyKey(db, auth.org.id, idem.key, bodyHash, clock()),
+        claimIdempotencyKey(db, auth.org.id, idem.key, bodyHash, clock(), "assisted search"),
       );
       if (claim.kind === "replay") return { queryId: claim.queryId, status: "running", idempotency: "replayed" };
       try {
@@ -680,27 +681,55 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       );
   }
 
+  /**
+   * A repeat of an Idempotency-Key whose first request started the run `queryId`: its answer once stored, its question
+   * while it asks one, 409 while it runs, 410 only once it ended without an answer (src/domain/idempotency.ts).
+   */
   async function replay(auth: AuthContext, queryId: string, started: number): Promise<AssistedAnswer> {
-    const record = await loadQueryRecord(db, queryId);
-    if (record) {
+    const served = async (record: QueryRecord) => {
       if (record.keyId !== auth.key.id) throw idempotencyKeyOfAnotherKey();
       await deliveredBeforeServing(record);
       return answerFromRecord(auth, record, started, false, "replayed");
-    }
-    const handle = client.workflow.getHandle(assistedWorkflowId(queryId));
-    const progress = await handle.query(progressQuery).catch(() => undefined);
+    };
+    const early = await loadQueryRecord(db, queryId);
+    if (early) return served(early);
+    const { run, progress } = await runOf(queryId);
     if (progress && progress.keyId !== auth.key.id) throw idempotencyKeyOfAnotherKey();
     if (progress?.phase === "awaiting_clarification" && progress.clarification)
       return clarificationAnswer(auth, queryId, progress, started, "replayed");
-    if (progress && progress.phase !== "done")
-      throw new Rejection(
-        "IDEMPOTENCY_KEY_IN_PROGRESS",
-        "an assisted search with this Idempotency-Key is still running; retry shortly",
-      );
-    throw new Rejection(
-      "CACHED_RESULT_EXPIRED",
-      `the assisted search ${queryId} made with this Idempotency-Key did not finish; use a new key`,
-    );
+    // read after the run was asked: a run that stored its answer in between is seen with it, never as one without
+    const record = await loadQueryRecord(db, queryId);
+    switch (repeatOfKey({ answerStored: record !== undefined, run })) {
+      case "replay":
+        return served(record!);
+      case "in_progress":
+        throw keyInProgress("assisted search");
+      case "gone":
+        throw keyRunGone("assisted search", queryId);
+      case "unavailable":
+        throw keyRunUnknown("assisted search");
+    }
+  }
+
+  /**
+   * How a run stands, with its progress when it answers the query. A run that cannot answer the query yet (its first
+   * step not taken, its worker busy) has not ended for that: the workflow service tells whether it still runs.
+   */
+  async function runOf(queryId: string): Promise<{ run: KeyedRun; progress?: AssistedProgress }> {
+    const handle = client.workflow.getHandle(assistedWorkflowId(queryId));
+    const progress = await handle.query(progressQuery).catch(() => undefined);
+    // 'done': charged (its answer is stored, the caller reads it) or over without an answer
+    if (progress) return { run: progress.phase === "done" ? "ended" : "running", progress };
+    try {
+      const { status } = await handle.describe();
+      if (status.name === "RUNNING" || status.name === "PAUSED") return { run: "running" };
+      if (status.name === "UNSPECIFIED" || status.name === "UNKNOWN") return { run: "unknown" };
+      return { run: "ended" };
+    } catch (err) {
+      // the workflow service no longer knows the run (past its retention): it ended long ago
+      const gone = err instanceof WorkflowNotFoundError || (err as { name?: string })?.name === "WorkflowNotFoundError";
+      return { run: gone ? "ended" : "unknown" };
+    }
   }
 }
 

@@ -1,8 +1,10 @@
-// Idempotency-Key on preview: per organization for 24 h, a repeat with the same body gets the original queryId.
+// Idempotency-Key on preview and assisted search: per organization for 24 h, a repeat with the same body gets the
+// original queryId. What a repeat gets while the first request runs, and after, is one rule: src/domain/idempotency.ts.
 import { createHash } from "node:crypto";
 import type { Queryable } from "../../eventstore/db.js";
 import { canonicalJson } from "../../eventstore/eventStore.js";
 import { Rejection } from "../../domain/rejection.js";
+import { keyInProgress, type KeyedOperation } from "../../domain/idempotency.js";
 
 export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** A claim still without a queryId after this long belongs to a request that died; a retry may take it over. */
@@ -36,6 +38,7 @@ interface ClaimRow {
 /**
  * Claims (orgId, key) for this body, or tells what the earlier request with the key became. One INSERT decides
  * between concurrent requests on every process; an expired or abandoned claim is taken over by a conditional UPDATE.
+ * A claim whose request has not started its run yet is 409 naming `operation`, the one asking.
  */
 export async function claimIdempotencyKey(
   db: Queryable,
@@ -43,6 +46,7 @@ export async function claimIdempotencyKey(
   key: string,
   bodyHash: string,
   now: Date,
+  operation: KeyedOperation,
 ): Promise<IdempotencyClaim> {
   const inserted = await db.query(
     `INSERT INTO preview_idempotency (org_id, idem_key, body_hash, query_id, created_at) VALUES ($1, $2, $3, NULL, $4)
@@ -54,7 +58,7 @@ export async function claimIdempotencyKey(
     "SELECT body_hash, query_id, created_at FROM preview_idempotency WHERE org_id = $1 AND idem_key = $2",
     [orgId, key],
   );
-  if (!row) return claimIdempotencyKey(db, orgId, key, bodyHash, now);
+  if (!row) return claimIdempotencyKey(db, orgId, key, bodyHash, now, operation);
   const age = now.getTime() - new Date(row.created_at).getTime();
   const stale = age >= IDEMPOTENCY_KEY_LIFETIME_MS || (row.query_id === null && age >= ABANDONED_CLAIM_MS);
   if (stale) {
@@ -64,7 +68,7 @@ export async function claimIdempotencyKey(
       [orgId, key, bodyHash, now.toISOString(), new Date(row.created_at).toISOString()],
     );
     if (taken.length === 1) return { kind: "claimed" };
-    return claimIdempotencyKey(db, orgId, key, bodyHash, now);
+    return claimIdempotencyKey(db, orgId, key, bodyHash, now, operation);
   }
   if (row.body_hash !== bodyHash) {
     throw new Rejection(
@@ -72,12 +76,8 @@ export async function claimIdempotencyKey(
       "this Idempotency-Key was used with a different request body in the last 24 hours; use a new key",
     );
   }
-  if (row.query_id === null) {
-    throw new Rejection(
-      "IDEMPOTENCY_KEY_IN_PROGRESS",
-      "a preview with this Idempotency-Key is still running; retry shortly",
-    );
-  }
+  // no queryId yet: the first request is still checking and starting its run
+  if (row.query_id === null) throw keyInProgress(operation);
   return { kind: "replay", queryId: row.query_id };
 }
 

@@ -649,7 +649,7 @@ export function createSearchService(deps: ServiceDeps) {
         // (authentication), and here the collections of the body against this key's scope.
         resolveTargets(deps.catalog, auth, input.collections);
         const claim = await guarded("the idempotency store", () =>
-          claimIdempotencyKey(db, auth.org.id, idempotency.key, idempotency.bodyHash, now),
+          claimIdempotencyKey(db, auth.org.id, idempotency.key, idempotency.bodyHash, now, "preview"),
         );
         if (claim.kind === "replay") {
           const record = await loadQueryRecord(db, claim.queryId);
