@@ -328,7 +328,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   402: "INSUFFICIENT_CREDITS or BILLING_SUSPENDED; nothing charged",
   403: "NO_COLLECTION_ACCESS, SANDBOX_UNSUPPORTED_ENDPOINT",
   404: "COLLECTION_NOT_FOUND, WORK_NOT_FOUND, or NOT_FOUND",
-  409: "CONFLICT / IDEMPOTENCY_KEY_IN_PROGRESS",
+  409:
+    "CONFLICT, or IDEMPOTENCY_KEY_IN_PROGRESS: the first request with this Idempotency-Key is still running " +
+    "(retry with the same key after Retry-After for its answer)",
   410:
     "CACHED_RESULT_EXPIRED: older than 7 days, or written by an older payload version; on unlock also " +
     "RESULT_WITHDRAWN: a row to buy whose document was removed since the preview (nothing charged)",
@@ -421,7 +423,7 @@ const OPERATIONS: Operation[] = [
         required: false,
         description:
           "A repeat with the same key and body returns the original queryId; the same key while the first runs " +
-          "is 409 IDEMPOTENCY_KEY_IN_PROGRESS; with a different body 422 IDEMPOTENCY_KEY_REUSED.",
+          "is 409 IDEMPOTENCY_KEY_IN_PROGRESS with Retry-After; with a different body 422 IDEMPOTENCY_KEY_REUSED.",
         schema: { type: "string" },
       },
     ],
@@ -444,7 +446,9 @@ const OPERATIONS: Operation[] = [
         in: "header",
         required: false,
         description:
-          "As on preview: a repeat with the same key and body returns the original answer and queryId, charged once.",
+          "As on preview: a repeat with the same key and body returns the original answer and queryId, charged " +
+          "once; while the first runs 409 IDEMPOTENCY_KEY_IN_PROGRESS with Retry-After; 410 only when the first " +
+          "ended without an answer (nothing charged).",
         schema: { type: "string" },
       },
     ],
@@ -1684,7 +1688,7 @@ function errorResponse(status: number, access: Access): Json {
   }
   return {
     description: ERROR_DESCRIPTIONS[status] ?? "Error",
-    ...(status === 429 || status === 503 ? { headers: headerRefs("Retry-After") } : {}),
+    ...(status === 409 || status === 429 || status === 503 ? { headers: headerRefs("Retry-After") } : {}),
     content: { "application/json": { schema: ref("Error") } },
   };
 }
