@@ -247,22 +247,6 @@ export async function assistedRecall(
   }
 }
 
-/**
- * The judge's rule before the rules per form (src/reasoner/builtin/judgeForms.json): the claims' threshold for every
- * request, the relative cut for claims to check only.
- */
-export const WITHOUT_FORM_RULES: JudgeModel = { ...DEFAULT_JUDGE_MODEL, forms: undefined, literatureOrder: undefined };
-
-/** Before (no rules per form) and after (the shipped rule), each on a service of its own. */
-export async function assistedRecallBeforeAfter(): Promise<{
-  before: AssistedRecallReport;
-  after: AssistedRecallReport;
-}> {
-  const before = await assistedRecall({ judgeModel: WITHOUT_FORM_RULES });
-  const after = await assistedRecall();
-  return { before, after };
-}
-
 /** The table bench:quality prints under its other tables. */
 export function printAssistedRecall(runs: Record<string, AssistedRecallReport>): void {
   const first = Object.values(runs)[0]!;
@@ -293,21 +277,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     options: {
       forms: { type: "string", default: "question,keywords" },
       sets: { type: "string", default: "heldout" },
-      // the judge's delivery rule, to try others than the shipped one; --before: without the rules per form
+      // the judge's gate, to try another than the shipped one (the floor is the verdict scale's)
       threshold: { type: "string" },
-      "relative-cut": { type: "string" },
-      before: { type: "boolean", default: false },
       limit: { type: "string" },
     },
   });
   const judgeModel =
-    values.threshold !== undefined || values["relative-cut"] !== undefined || values.before
-      ? {
-          ...(values.before ? WITHOUT_FORM_RULES : DEFAULT_JUDGE_MODEL),
-          threshold: Number(values.threshold ?? DEFAULT_JUDGE_MODEL.threshold),
-          relativeCut: Number(values["relative-cut"] ?? DEFAULT_JUDGE_MODEL.relativeCut),
-        }
-      : undefined;
+    values.threshold !== undefined ? { ...DEFAULT_JUDGE_MODEL, threshold: Number(values.threshold) } : undefined;
   const report = await assistedRecall({
     forms: values.forms!.split(","),
     sets: values.sets!.split(","),

@@ -57,7 +57,7 @@ import {
 } from "./synergyBench.js";
 import { ingestBenchCollection, preparedRecords } from "./scifactBench.js";
 import { firstPerDocument } from "../src/retrieval/rowSelection.js";
-import { assistedRecallBeforeAfter, printAssistedRecall } from "./assistedRecall.js";
+import { assistedRecall, printAssistedRecall } from "./assistedRecall.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -826,7 +826,7 @@ async function main(): Promise<void> {
 
 await main();
 if (!args.tune && !args.fit && !args.thresholds && !args.synergy && !args["skip-assisted"]) {
-  const recall = await assistedRecallBeforeAfter();
+  const recall = await assistedRecall();
   console.log(JSON.stringify({ assistedRecall: recall }));
-  printAssistedRecall(recall);
+  printAssistedRecall({ shipped: recall });
 }

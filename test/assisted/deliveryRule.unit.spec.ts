@@ -1,15 +1,7 @@
-// The judge's delivery rule: a claim to check keeps only candidates near the best, a question or a topic gets every
-// candidate the judge verifies, up to the caller's limit; a question and keywords have a rule of their own (a floor
-// once the call answers), and the judge reads a request's form from the relevance scale's and its own reading.
+// The judge's raw delivery rule (the benchmarks' "before": a claim keeps only candidates near the best, a floor once
+// the call answers), how the judge reads a request's form, and what the request asks of a row (check or literature).
 import { describe, expect, it } from "vitest";
-import {
-  DEFAULT_JUDGE_MODEL,
-  deliveryRule,
-  isClaimToCheck,
-  judgeForm,
-  ruleFor,
-  type JudgeRule,
-} from "../../src/reasoner/builtin/judge.js";
+import { deliveryRule, isClaimToCheck, judgeForm, requestKind } from "../../src/reasoner/builtin/judge.js";
 
 const rule = { threshold: 0.155, relativeCut: 0.7 };
 const topic = { intent: "find literature on a topic" };
@@ -101,33 +93,18 @@ describe("judgeForm", () => {
   });
 });
 
-describe("ruleFor", () => {
-  const model: JudgeRule<string> = {
-    features: [],
-    threshold: 0.155,
-    relativeCut: 0.7,
-    forms: { question: { floor: 0.065, relativeCut: 0 } },
-  };
-
-  it("gives a form its own rule, gated by the model's threshold", () => {
-    expect(ruleFor(model, "question")).toEqual({
-      rule: { threshold: 0.155, floor: 0.065, relativeCut: 0 },
-      claim: true,
-    });
+describe("requestKind", () => {
+  it("reads a claim and a yes/no question about one as requests to check", () => {
+    expect(requestKind("Vitamin D supplementation reduces fracture risk in older adults.", topic)).toBe("check");
+    expect(requestKind("Does vitamin D supplementation reduce fracture risk in older adults?", topic)).toBe("check");
+    expect(requestKind("Is ALDH1 expression associated with poor prognosis in breast cancer?", topic)).toBe("check");
   });
 
-  it("keeps the model's rule for a claim (with its cut) and for a topic or a form without a rule (without)", () => {
-    expect(ruleFor(model, "claim")).toEqual({ rule: model, claim: true });
-    expect(ruleFor(model, "topic")).toEqual({ rule: model, claim: false });
-    expect(ruleFor(model, "keywords")).toEqual({ rule: model, claim: false });
-    expect(ruleFor({ ...model, relativeCutOn: "every query" }, "topic").claim).toBe(true);
-  });
-
-  it("ships a floor for questions and keywords at or under the model's threshold", () => {
-    for (const form of ["question", "keywords"] as const) {
-      const own = DEFAULT_JUDGE_MODEL.forms?.[form];
-      expect(own).toBeDefined();
-      expect(own!.floor).toBeLessThanOrEqual(DEFAULT_JUDGE_MODEL.threshold);
-    }
+  it("reads questions asking for more, keywords and topics as requests for literature", () => {
+    expect(requestKind("What are the pharmacokinetics of emicizumab in haemophilia A?", topic)).toBe("literature");
+    expect(requestKind("vitamin D supplementation fracture risk older adults", topic)).toBe("literature");
+    expect(
+      requestKind("randomized trials of dialectical behaviour therapy for borderline personality disorder", topic),
+    ).toBe("literature");
   });
 });

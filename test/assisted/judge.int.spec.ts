@@ -4,7 +4,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_JUDGE_MODEL, judgeCandidates, matchedTermsOf } from "../../src/reasoner/builtin/judge.js";
+import { judgeCandidates, matchedTermsOf } from "../../src/reasoner/builtin/judge.js";
+import { DEFAULT_VERDICT_SCALE } from "../../src/reasoner/builtin/verdictScale.js";
+import { questionOfClaim } from "../../bench/claimQuestions.js";
 import type { Candidate } from "../../src/reasoner/port.js";
 import { understandByRules } from "../../src/reasoner/builtin/understanding.js";
 import { CatalogueVocabulary } from "../../src/reasoner/builtin/constraints.js";
@@ -94,7 +96,7 @@ describe("built-in judge on SciFact evidence", () => {
       for (const off of [verdicts[0]!, ...verdicts.slice(2)]) {
         expect(evidence.judgeScore, `${claim.id}: ${claim.text}`).toBeGreaterThan(off.judgeScore);
         expect(off.verified).toBe(false);
-        expect(off.judgeScore).toBeLessThan(DEFAULT_JUDGE_MODEL.threshold);
+        expect(off.judgeScore).toBeLessThan(DEFAULT_VERDICT_SCALE.floor);
       }
       if (evidence.verified) verifiedEvidence++;
       expect(evidence.answeredBy).toBe("builtin");
@@ -150,20 +152,22 @@ describe("built-in judge on SciFact evidence", () => {
     expect(right.after / pairs.length).toBeGreaterThanOrEqual(0.85);
   }, 300_000);
 
-  it("leaves a request for literature's order to the relevance scale, a claim's to the judge", async () => {
-    const pool = claims.slice(0, 6).map((c, i) => ({ ...c.evidenceChunk, retrievalScore: 0.9 - i / 10, rank: i }));
-    for (const query of [
-      "Which genes are associated with poor prognosis in breast cancer?",
-      "breast cancer prognosis gene expression",
-    ]) {
-      const understanding = understandByRules({ query, callerFilters: null }, { vocabulary, now });
-      const verdicts = await judgeCandidates({ embedder }, query, understanding, pool);
-      expect(verdicts.map((v) => v.priority)).toEqual(pool.map((c) => c.retrievalScore));
+  it("reads a claim and the same claim asked as a question alike: the same verified rows, no priority", async () => {
+    const pool = claims.map((c, i) => ({ ...c.evidenceChunk, retrievalScore: 0.5, rank: i }));
+    let verifiedClaims = 0;
+    for (const claim of claims) {
+      const verified = async (query: string) => {
+        const understanding = understandByRules({ query, callerFilters: null }, { vocabulary, now });
+        const verdicts = await judgeCandidates({ embedder }, query, understanding, pool);
+        // every verdict is ordered by the probability it states, whatever the request's form
+        expect(verdicts.every((v) => v.priority === undefined)).toBe(true);
+        return verdicts.filter((v) => v.verified).map((v) => v.id);
+      };
+      const asClaim = await verified(claim.text);
+      expect(await verified(questionOfClaim(claim.text)), claim.text).toEqual(asClaim);
+      if (asClaim.includes(claim.evidenceChunk.id)) verifiedClaims++;
     }
-    const claim = claims[0]!;
-    const understanding = understandByRules({ query: claim.text, callerFilters: null }, { vocabulary, now });
-    const verdicts = await judgeCandidates({ embedder }, claim.text, understanding, pool);
-    expect(verdicts.every((v) => v.priority === undefined)).toBe(true);
+    expect(verifiedClaims).toBeGreaterThanOrEqual(Math.ceil(claims.length / 2));
   });
 
   it("verifies nothing for an off-topic question, even against real abstracts", async () => {
@@ -182,15 +186,14 @@ describe("built-in judge on SciFact evidence", () => {
     }
   });
 
-  it("names matched entities as the chunk writes them", () => {
+  it("names matched entities as the chunk writes them, whole, never a fragment", () => {
     const chunk = {
       title: "Vitamin D and falls",
       text: "Cholecalciferol supplementation lowered the rate of hip fractures among elderly women.",
     };
     expect(matchedTermsOf(["vitamin D", "hip fracture", "older adults"], chunk)).toEqual([
       "Vitamin D",
-      "hip",
-      "fractures",
+      "hip fractures",
       "elderly",
     ]);
   });

@@ -260,10 +260,16 @@ export const SearchResponse = z.object({
 
 /** The judge's verdict on an assisted row (the assisted response's and its re-fetch's `relevance`). */
 const AssistedRelevance = z.object({
-  judgeScore: z.number().meta({ description: "Calibrated probability (0..1) that the chunk addresses the query." }),
-  matchedTerms: z
-    .array(z.string())
-    .meta({ description: "Entity and synonym surface forms found in the chunk, for highlighting." }),
+  judgeScore: z.number().meta({
+    description:
+      "Calibrated probability (0..1) that the row addresses the request, one scale for claims, questions, keywords " +
+      "and topics. Rows under the published floor (0.15) are never delivered or charged.",
+  }),
+  matchedTerms: z.array(z.string()).meta({
+    description:
+      'The request\'s entities and concepts as the row writes them ("vitamin D", "cholecalciferol"), never a ' +
+      "fragment of one; for highlighting.",
+  }),
   rationale: z.string().meta({
     description:
       "One sentence: the best evidence sentence the row itself carries (its text, or its title named as the " +

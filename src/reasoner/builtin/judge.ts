@@ -8,11 +8,27 @@ import type { Embedder } from "../../embedding/port.js";
 import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
 import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from "./qualifiers.js";
+import {
+  conceptOf,
+  conceptText,
+  looseCentralConcept,
+  matchedConcepts,
+  namesConcept,
+  sentenceTerms,
+} from "./concepts.js";
+import {
+  DEFAULT_VERDICT_SCALE,
+  scaleProbabilities,
+  verifiedOnScale,
+  type CallEvidence,
+  type RequestKind,
+  type VerdictScale,
+} from "./verdictScale.js";
 import calibration from "./judgeCalibration.json" with { type: "json" };
-import formCalibration from "./judgeForms.json" with { type: "json" };
 import { queryForm, type QueryForm } from "../../retrieval/relevance.js";
 import {
   bestSentenceIndex,
+  documentKeyOf,
   candidateFeatures,
   cosine,
   entityTerms,
@@ -38,17 +54,6 @@ export interface JudgeRule<F extends string = FeatureName> {
   floor?: number;
   /** which queries the relative cut applies to: claims to check (the default), or every query (the rule before) */
   relativeCutOn?: "claims" | "every query";
-  /**
-   * the rule of a question and of keywords, where one was fitted (bench/calibrateJudgeForms.ts); a form without one
-   * is verified at `threshold` with no relative cut
-   */
-  forms?: FormRules;
-  /**
-   * the order of a request for literature's verified rows (a question, keywords, a topic): the relevance scale's (the
-   * preview's order; measured better on review-style needs, docs/measurements.md) or, absent, the judge's probability.
-   * A claim's rows always go by the judge.
-   */
-  literatureOrder?: "relevance";
 }
 
 /**
@@ -59,12 +64,6 @@ export type JudgeForm = QueryForm | "topic";
 
 /** The part of a judge that decides delivery from the probabilities. */
 export type DeliveryRule = Pick<JudgeRule, "threshold" | "relativeCut" | "floor">;
-
-/**
- * A delivery rule of its own for a question and for keywords: the model's threshold gates the call, and each
- * candidate needs the form's floor (and its relative cut of the call's best).
- */
-export type FormRules = Partial<Record<"question" | "keywords", { floor: number; relativeCut: number }>>;
 
 /** The judge: a logistic regression on standardized features. */
 export interface JudgeModel<F extends string = FeatureName> extends JudgeRule<F> {
@@ -77,11 +76,7 @@ export interface JudgeModel<F extends string = FeatureName> extends JudgeRule<F>
 }
 
 /** The shipped judge; the calibration's other fields are its figures. */
-export const DEFAULT_JUDGE_MODEL: JudgeModel = {
-  ...shippedModel(calibration.model),
-  forms: formCalibration.forms,
-  literatureOrder: "relevance",
-};
+export const DEFAULT_JUDGE_MODEL: JudgeModel = shippedModel(calibration.model);
 
 function shippedModel(model: { kind: string }): JudgeModel {
   if (model.kind !== "logistic")
@@ -102,6 +97,8 @@ export interface JudgeDeps {
   chunkVectors?: ChunkVectors;
   /** default: DEFAULT_JUDGE_MODEL */
   model?: JudgeModel;
+  /** default: DEFAULT_VERDICT_SCALE */
+  scale?: VerdictScale;
   /** chunks without a stored vector embedded per call, best retrieval scores first (the others score cosine 0) */
   maxEmbeddedChunks?: number;
   /** false: the query's qualifiers are not read (qualifiers.ts); the benchmark's "before" */
@@ -220,18 +217,6 @@ export function deliveryRule(model: DeliveryRule, probabilities: readonly number
 }
 
 /**
- * The rule a request is judged by, and whether its relative cut applies: a question or keywords with a rule of their
- * own (fitted on review-style needs, bench/calibrateJudgeForms.ts) take it, cut included; a claim to check takes the
- * model's with its cut; a topic, and a form without a rule, the model's without the cut (unless the model cuts every
- * query).
- */
-export function ruleFor(model: JudgeRule<string>, form: JudgeForm): { rule: DeliveryRule; claim: boolean } {
-  const own = form === "question" || form === "keywords" ? model.forms?.[form] : undefined;
-  if (own) return { rule: { threshold: model.threshold, ...own }, claim: true };
-  return { rule: model, claim: form === "claim" || model.relativeCutOn === "every query" };
-}
-
-/**
  * The judge's reading of a request, on two readings that both stay. `queryForm` (the relevance scale's) reads the
  * wording: a question, keywords, or else a "claim", which to it is any other sentence or phrase. `isClaimToCheck` asks
  * what the judge needs: is it a statement to check (a full stop, or read as a claim by the understanding), which one
@@ -246,6 +231,17 @@ export function judgeForm(query: string, understanding: Pick<QueryUnderstanding,
   if (form === "question") return "question";
   if (isClaimToCheck(query, understanding)) return "claim";
   return form === "keywords" ? "keywords" : "topic";
+}
+
+const YES_NO_QUESTION = /^(does|do|did|is|are|was|were|can|could|should|would|will|has|have|had)\b/i;
+
+/**
+ * What the request asks of a row (verdictScale.ts): a claim to check, or a yes/no question about one ("Does vitamin D
+ * supplementation reduce fracture risk?"), is a request to check; a question asking for more ("what", "how"),
+ * keywords and a topic ask for the literature.
+ */
+export function requestKind(query: string, understanding: Pick<QueryUnderstanding, "intent">): RequestKind {
+  return judgeForm(query, understanding) === "claim" || YES_NO_QUESTION.test(query.trim()) ? "check" : "literature";
 }
 
 const QUESTION_START = new RegExp(
@@ -272,62 +268,12 @@ function quote(sentence: string): string {
   return clean.length <= QUOTE_LIMIT ? clean : `${clean.slice(0, QUOTE_LIMIT - 1).replace(/\s+\S*$/, "")}…`;
 }
 
-/** Small synonym table for matched terms: what a query says and how abstracts often say it. */
-const SYNONYMS: Record<string, string[]> = {
-  "heart attack": ["myocardial infarction"],
-  rct: ["randomized controlled trial", "randomised controlled trial"],
-  "high blood pressure": ["hypertension"],
-  stroke: ["cerebrovascular accident"],
-  cancer: ["tumor", "tumour", "carcinoma", "neoplasm"],
-  tumor: ["tumour", "cancer", "neoplasm"],
-  "vitamin d": ["cholecalciferol", "25-hydroxyvitamin d", "25(oh)d"],
-  kidney: ["renal"],
-  liver: ["hepatic"],
-  lung: ["pulmonary"],
-  heart: ["cardiac"],
-  elderly: ["older adults", "aged"],
-  "older adults": ["elderly", "aged"],
-  children: ["pediatric", "paediatric", "child"],
-  mice: ["mouse", "murine"],
-  mouse: ["mice", "murine"],
-};
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
 /**
- * Entity and synonym surface forms in the chunk, as written there: the whole entity where it occurs, else each of its
- * words whose stem occurs.
+ * The request's entities the chunk names, as the chunk writes them: each entity whole, or the concept it names ("vitamin
+ * D" of "vitamin D supplementation"), or a synonym; never a fragment of either (concepts.ts).
  */
 export function matchedTermsOf(entities: readonly string[], candidate: Pick<Candidate, "text" | "title">): string[] {
-  const text = `${candidate.title ?? ""}\n${candidate.text}`;
-  const found: string[] = [];
-  const add = (surface: string) => {
-    if (!found.some((f) => f.toLowerCase() === surface.toLowerCase())) found.push(surface);
-  };
-  const surfaceOf = (phrase: string): string | null => {
-    const match = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(phrase)}(?![\\p{L}\\p{N}])`, "iu").exec(text);
-    return match ? match[0] : null;
-  };
-  const words = text.split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
-  for (const entity of entities) {
-    const whole = surfaceOf(entity);
-    if (whole) {
-      add(whole);
-      continue;
-    }
-    const synonym = (SYNONYMS[entity.toLowerCase()] ?? []).map(surfaceOf).find((s): s is string => s !== null);
-    if (synonym) {
-      add(synonym);
-      continue;
-    }
-    for (const term of new Set(analyzeEnglish(entity))) {
-      const word = words.find((w) => analyzeEnglish(w)[0] === term);
-      if (word) add(word);
-    }
-  }
-  return found;
+  return matchedConcepts(entities, conceptText(candidate.title, candidate.text));
 }
 
 /**
@@ -363,6 +309,32 @@ function scoresOf(model: JudgeModel, features: readonly number[][]): number[] {
   );
 }
 
+/**
+ * What the verdict scale reads of a call: the judge's evidence scores, each candidate's document, whether it names the
+ * request's central concept (in its title or best sentence, or anywhere, as the scale says) and the share of the
+ * request's concepts it names.
+ */
+export function callEvidence(
+  entities: readonly string[],
+  prepared: Pick<PreparedJudgement, "candidates" | "sentences" | "bestSentence">,
+  scores: readonly number[],
+  central: VerdictScale["central"],
+): CallEvidence {
+  const concept = looseCentralConcept(entities);
+  const concepts = entities.map(conceptOf).filter((c): c is string => c !== null);
+  const namesCentral: boolean[] = [];
+  const conceptShare: number[] = [];
+  prepared.candidates.forEach((candidate, i) => {
+    const sentences = prepared.sentences[i]!.map((s) => s.text);
+    const all = sentenceTerms(sentences);
+    const best = prepared.bestSentence[i]!;
+    const about = central === "about" ? sentenceTerms([candidate.title ?? "", best >= 0 ? sentences[best]! : ""]) : all;
+    namesCentral.push(concept === null || namesConcept(concept, about));
+    conceptShare.push(concepts.length > 0 ? concepts.filter((c) => namesConcept(c, all)).length / concepts.length : 1);
+  });
+  return { scores, documents: prepared.candidates.map(documentKeyOf), namesCentral, conceptShare };
+}
+
 /** Verdicts for the candidates, in their order. */
 export async function judgeCandidates(
   deps: JudgeDeps,
@@ -381,14 +353,12 @@ export async function judgeCandidates(
   );
   const demoted = (p: number, i: number) =>
     conflicts[i] ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000 : p;
-  const probabilities = scoresOf(model, candidateFeatures(prepared)).map(demoted);
-  const form = judgeForm(query, understanding);
-  const { rule, claim } = ruleFor(model, form);
-  const verified = deliveryRule(rule, probabilities, claim);
-  // a claim's rows go by the judge (one or two documents settle it); a request for literature's verified rows may go
-  // by the relevance scale (JudgeRule.literatureOrder), a qualifier conflict demoting them there too
-  const byRelevance = model.literatureOrder === "relevance" && form !== "claim";
-  const priority = (i: number) => (byRelevance ? { priority: demoted(candidates[i]!.retrievalScore, i) } : {});
+  const scores = scoresOf(model, candidateFeatures(prepared)).map(demoted);
+  const scale = deps.scale ?? DEFAULT_VERDICT_SCALE;
+  const call = callEvidence(understanding.entities, prepared, scores, scale.central);
+  const kind = requestKind(query, understanding);
+  const probabilities = scaleProbabilities(scale.models[kind], call);
+  const verified = verifiedOnScale({ ...scale, gate: model.threshold }, kind, call, probabilities);
   return candidates.map((candidate, i) => {
     const best = prepared.bestSentence[i]!;
     // sentencesOf puts the title first when the candidate has one
@@ -401,7 +371,6 @@ export async function judgeCandidates(
       matchedTerms,
       rationale: rationaleOf(evidence, matchedTerms, verified[i]!),
       verified: verified[i]!,
-      ...priority(i),
       answeredBy: "builtin",
     };
   });

@@ -1,0 +1,323 @@
+// The concepts a request names, as a reader matches them: "vitamin D supplementation" is the concept "vitamin D" (what
+// is done with it is not the concept), and a chunk names it where it says "vitamin D", "cholecalciferol" or
+// "25(OH)D", never where "5 mg/d" has a "d". The judge reports the concepts a row names (`matchedTerms`), and a row
+// that misses the request's central concept (its first entity: the subject of a question or a claim, the intervention
+// of a comparison) is not verified, however many peripheral words it shares.
+import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
+import { ENTITY_EDGE_WORDS, FUNCTION_WORDS, GENERIC_WORDS } from "./vocabulary.js";
+
+/** What is done with, or measured of, a concept: cut from an entity's edges to leave the concept itself. */
+const CONCEPT_EDGE_WORDS: ReadonlySet<string> = new Set([
+  "supplementation",
+  "supplement",
+  "supplements",
+  "expression",
+  "production",
+  "administration",
+  "intake",
+  "exposure",
+  "activity",
+  "status",
+  "dose",
+  "doses",
+  "dosing",
+  "rate",
+  "rates",
+  "level",
+  "levels",
+  "concentration",
+  "concentrations",
+  "prophylaxis",
+  "use",
+  "users",
+  "therapy",
+  "treatment",
+  "risk",
+  "incidence",
+  "prevalence",
+]);
+
+const isEdge = (word: string): boolean => {
+  const lower = word.toLowerCase();
+  return (
+    CONCEPT_EDGE_WORDS.has(lower) ||
+    ENTITY_EDGE_WORDS.has(lower) ||
+    GENERIC_WORDS.has(lower) ||
+    FUNCTION_WORDS.has(lower)
+  );
+};
+
+/** The concept an entity names: its words less the edge words that say what is done with it ("fracture risk" -> "fracture"). */
+export function conceptOf(entity: string): string | null {
+  const words = entity.trim().split(/\s+/).filter(Boolean);
+  let start = 0;
+  let end = words.length;
+  while (start < end && isEdge(words[start]!)) start++;
+  while (end > start && isEdge(words[end - 1]!)) end--;
+  const kept = words.slice(start, end).join(" ");
+  return kept.replace(/[^\p{L}\p{N}]/gu, "").length >= 2 ? kept : null;
+}
+
+/** What a request asks about a concept rather than a concept ("the pharmacokinetics of emicizumab"). */
+const ASPECT_WORDS: ReadonlySet<string> = new Set([
+  "pharmacokinetics",
+  "pharmacodynamics",
+  "efficacy",
+  "effectiveness",
+  "safety",
+  "tolerability",
+  "mechanism",
+  "mechanisms",
+  "epidemiology",
+  "pathophysiology",
+  "pathogenesis",
+  "prognosis",
+  "diagnosis",
+  "cost",
+  "costs",
+  "cost-effectiveness",
+]);
+
+/** An entity of more words than this is a run of keywords: its central concept is its first two words. */
+const PHRASE_WORDS = 3;
+
+/**
+ * The request's central concept: that of its first entity which names one, an aspect asked about ("pharmacokinetics")
+ * passed over; of a run of keywords ("vitamin D supplementation fracture risk"), its first two words ("vitamin D").
+ */
+export function centralConcept(entities: readonly string[]): string | null {
+  for (const entity of entities) {
+    const concept = conceptOf(entity);
+    if (!concept || concept.split(/\s+/).every((w) => ASPECT_WORDS.has(w.toLowerCase()))) continue;
+    const words = concept.split(/\s+/);
+    return words.length > PHRASE_WORDS ? (conceptOf(words.slice(0, 2).join(" ")) ?? concept) : concept;
+  }
+  return null;
+}
+
+/** How abstracts often name what a request names (both ways where both are common). */
+const SYNONYMS: Record<string, string[]> = {
+  "heart attack": ["myocardial infarction"],
+  rct: ["randomized controlled trial", "randomised controlled trial"],
+  "high blood pressure": ["hypertension"],
+  stroke: ["cerebrovascular accident"],
+  cancer: ["tumor", "tumour", "carcinoma", "neoplasm"],
+  tumor: ["tumour", "cancer", "neoplasm"],
+  "vitamin d": ["cholecalciferol", "ergocalciferol", "calcifediol", "calcitriol", "25-hydroxyvitamin d", "25(oh)d"],
+  kidney: ["renal"],
+  liver: ["hepatic"],
+  lung: ["pulmonary"],
+  heart: ["cardiac"],
+  elderly: ["older adults", "aged", "older people", "older women", "older men"],
+  "older adults": ["elderly", "aged", "older people", "older women", "older men"],
+  children: ["pediatric", "paediatric", "child"],
+  mice: ["mouse", "murine"],
+  mouse: ["mice", "murine"],
+  haemophilia: ["hemophilia"],
+  hemophilia: ["haemophilia"],
+};
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The phrase as the text writes it, matched whole (not inside a longer word), or null. */
+function surfaceIn(text: string, phrase: string): string | null {
+  const match = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(phrase)}(?![\\p{L}\\p{N}])`, "iu").exec(text);
+  return match ? match[0] : null;
+}
+
+/**
+ * Whether the analyzed terms of a concept occur as one phrase in the text's analyzed terms: consecutively, or, for a
+ * concept of several terms each of three letters or more, anywhere in the same sentence ("stem cells, mesenchymal").
+ */
+function termsIn(conceptTerms: readonly string[], sentences: readonly string[][]): boolean {
+  if (conceptTerms.length === 0) return false;
+  const loose = conceptTerms.every((t) => t.length >= 3);
+  for (const terms of sentences) {
+    if (loose) {
+      const set = new Set(terms);
+      if (conceptTerms.every((t) => set.has(t))) return true;
+      continue;
+    }
+    for (let i = 0; i + conceptTerms.length <= terms.length; i++)
+      if (conceptTerms.every((t, k) => terms[i + k] === t)) return true;
+  }
+  return false;
+}
+
+/**
+ * British and American spellings read alike ("behaviour", "behavior"; "haemophilia", "hemophilia"; "randomised",
+ * "randomized"), on both sides of a match.
+ */
+export function spellingKey(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/(\p{L}{3,})our\b/gu, "$1or")
+    .replace(/ae/g, "e")
+    .replace(/oe(?=\p{L})/gu, "e")
+    .replace(/(\p{L}{3,})is(e|es|ed|ing|ation|ations)\b/gu, "$1iz$2");
+}
+
+const analyzed = (text: string): string[] => analyzeEnglish(spellingKey(text));
+
+/** A text prepared once for concept matching: its raw words for surfaces, its analyzed terms per sentence. */
+export interface ConceptText {
+  raw: string;
+  sentences: string[][];
+}
+
+export function conceptText(title: string | null | undefined, text: string): ConceptText {
+  const raw = `${title ?? ""}\n${text}`;
+  const sentences = raw
+    .split(/(?<=[.!?;:])\s+|\n+/)
+    .map(analyzed)
+    .filter((terms) => terms.length > 0);
+  return { raw, sentences };
+}
+
+/**
+ * How the text names the phrase: the phrase itself as written, a synonym as written, or the phrase's terms together
+ * (their stems: "fractures" for "fracture"), returned as the text writes them where it can; null when it does not.
+ */
+export function namedAs(phrase: string, text: ConceptText): string | null {
+  const whole = surfaceIn(text.raw, phrase);
+  if (whole) return whole;
+  for (const synonym of SYNONYMS[phrase.toLowerCase()] ?? []) {
+    const found = surfaceIn(text.raw, synonym);
+    if (found) return found;
+  }
+  const terms = analyzed(phrase);
+  if (!termsIn(terms, text.sentences)) return null;
+  // the words of the text whose stems make the phrase, as written ("fractures")
+  const words = text.raw.split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
+  const written = terms.map((term) => words.find((w) => analyzed(w).includes(term)) ?? term);
+  return written.join(" ");
+}
+
+/**
+ * The request's entities a row names, each as the row writes it: the entity whole, or else the concept it names
+ * ("vitamin D" of "vitamin D supplementation", "fracture" of "fracture risk"); never a fragment of either.
+ */
+export function matchedConcepts(entities: readonly string[], text: ConceptText): string[] {
+  const found: string[] = [];
+  const add = (surface: string | null) => {
+    if (surface && !found.some((f) => f.toLowerCase() === surface.toLowerCase())) found.push(surface);
+  };
+  for (const entity of entities) {
+    const concept = conceptOf(entity);
+    const surface = namedAs(entity, text) ?? (concept && concept !== entity ? namedAs(concept, text) : null);
+    if (surface || !concept || concept.split(/\s+/).length <= PHRASE_WORDS) add(surface);
+    else for (const part of keywordParts(concept, text)) add(part);
+  }
+  return found;
+}
+
+/**
+ * A run of keywords read as the concepts in it that the text names: the runs of its words between edge words
+ * ("vitamin D | fracture | older adults" of "vitamin D supplementation fracture risk older adults"), a run of more
+ * than three words by its longest pieces the text names, a single word only of three letters or more.
+ */
+function keywordParts(concept: string, text: ConceptText): string[] {
+  const segments: string[][] = [[]];
+  for (const word of concept.split(/\s+/)) {
+    if (isEdge(word)) segments.push([]);
+    else segments[segments.length - 1]!.push(word);
+  }
+  const parts: string[] = [];
+  for (const words of segments.filter((s) => s.length > 0)) {
+    const used = new Array<boolean>(words.length).fill(false);
+    for (let size = Math.min(PHRASE_WORDS, words.length); size >= 1; size--)
+      for (let i = 0; i + size <= words.length; i++) {
+        if (used.slice(i, i + size).some(Boolean)) continue;
+        const phrase = words.slice(i, i + size).join(" ");
+        if (phrase.replace(/[^\p{L}\p{N}]/gu, "").length < 3) continue;
+        const surface = namedAs(phrase, text);
+        if (!surface) continue;
+        parts.push(surface);
+        for (let k = i; k < i + size; k++) used[k] = true;
+      }
+  }
+  return parts;
+}
+
+/** Whether the text names the request's central concept (true when the request names none). */
+export function namesCentralConcept(entities: readonly string[], text: ConceptText): boolean {
+  const central = centralConcept(entities);
+  return central === null || namedAs(central, text) !== null;
+}
+
+/**
+ * A concept's units: its analyzed terms, a term of one or two characters joined to its neighbour ("vitamin d", "0
+ * dimension"), so that a unit never matches a fragment such as the "d" of "5 mg/d".
+ */
+export function conceptUnits(concept: string): string[][] {
+  const terms = analyzed(concept);
+  const units: string[][] = [];
+  for (let i = 0; i < terms.length; i++) {
+    const term = terms[i]!;
+    if (term.length > 2) units.push([term]);
+    else if (units.length > 0 && i > 0) units[units.length - 1]!.push(term);
+    else if (i + 1 < terms.length) {
+      units.push([term, terms[i + 1]!]);
+      i++;
+    }
+  }
+  const named = (t: string) =>
+    /\p{L}/u.test(t) && t.length > 2 && !QUANTITY_TERMS.has(t) && !/^\d+\p{L}{1,2}$/u.test(t);
+  return units.filter((unit) => unit.some(named));
+}
+
+/** Analyzed terms of quantities and units: "5 million", "40mg/day dosage" name no concept. */
+const QUANTITY_TERMS: ReadonlySet<string> = new Set(
+  [
+    "million",
+    "billion",
+    "thousand",
+    "hundred",
+    "percent",
+    "year",
+    "dai",
+    "week",
+    "month",
+    "hour",
+    "dose",
+    "dosag",
+  ].concat(["mg", "kg", "ml", "time", "fold", "approxim"]),
+);
+
+/** A unit's term matches the same term, and a short one also that term with digits after it ("d3" for "d"). */
+const termMatches = (unitTerm: string, term: string | undefined): boolean =>
+  term === unitTerm || (unitTerm.length <= 2 && term !== undefined && new RegExp(`^${unitTerm}\\d+$`).test(term));
+
+const unitIn = (unit: readonly string[], terms: readonly string[]): boolean => {
+  if (unit.length === 1) return terms.includes(unit[0]!);
+  for (let i = 0; i + unit.length <= terms.length; i++)
+    if (unit.every((t, k) => termMatches(t, terms[i + k]))) return true;
+  return false;
+};
+
+/**
+ * Whether one sentence of the text names the concept: at least half its units ("Ly49Q" of "active Ly49Q", "tissue
+ * resident macrophages" of "adult tissue-resident macrophages"), each unit whole. A concept of no unit (a number, "5
+ * million") names nothing and is never central.
+ */
+export function namesConcept(concept: string, sentences: readonly string[][]): boolean {
+  const units = conceptUnits(concept);
+  if (units.length === 0) return false;
+  const needed = Math.ceil(units.length / 2);
+  return sentences.some((terms) => units.filter((unit) => unitIn(unit, terms)).length >= needed);
+}
+
+/** The request's central concept, read loosely: the first entity's concept that has a unit to match. */
+export function looseCentralConcept(entities: readonly string[]): string | null {
+  for (const entity of entities) {
+    const concept = conceptOf(entity);
+    if (!concept || concept.split(/\s+/).every((w) => ASPECT_WORDS.has(w.toLowerCase()))) continue;
+    if (conceptUnits(concept).length > 0) return concept;
+  }
+  return null;
+}
+
+/** The analyzed terms of each sentence given, for `namesConcept` (a title, a best sentence). */
+export const sentenceTerms = (sentences: readonly string[]): string[][] => sentences.map(analyzed);
