@@ -734,7 +734,7 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
     case "CollectionChanged":
     case "CollectionRetired":
     case "MetaCollectionDefined":
-      // not projected yet: the catalogue and ingestion read models arrive with the live-content work (issue 29)
+      // no table: the catalogue in force is read from its stream (src/usecases/collections/catalogueInForce.ts)
       return [];
     default: {
       const unknownEvent: never = e;

@@ -1,6 +1,6 @@
 // Builds demo-data/, the demo collections' source data shipped in the repository, from the public originals (by
 // default ../shared/data): the same folders and file names, each file holding only what the readers use, so a
-// fresh clone serves the demo alone. test/ingest/demoData.int.spec.ts reads both copies with the readers and
+// fresh clone serves the demo alone. test/ingest/demoData.shared.spec.ts reads both copies with the readers and
 // expects the same documents, notices and journals.
 //   npx tsx scripts/demo-data.ts [--from DIR] [--to DIR]
 import { createReadStream, createWriteStream, mkdirSync, realpathSync } from "node:fs";

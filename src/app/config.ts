@@ -370,9 +370,6 @@ export function storeLocationFrom(env: NodeJS.ProcessEnv): StoreLocation {
   return { dataDir: resolve(env.DATA_DIR ?? join(REPO_ROOT, "data")), databaseUrl: env.DATABASE_URL || undefined };
 }
 
-/** The operator CLI's own variables, beside the service's CONFIG_VARIABLES it also reads. */
-export const CLI_VARIABLES = ["LITSEARCH_URL"] as const;
-
 /**
  * Which server the operator CLI sends its commands to: `url` unset means the one running on this data directory, if
  * any.

@@ -93,11 +93,8 @@ export const collectionsConfigSchema = z
     }
   });
 
-export type CollectionsConfig = z.infer<typeof collectionsConfigSchema>;
 export type PlainCollectionConfig = z.infer<typeof plainCollectionSchema>;
 export type MetaCollectionConfig = z.infer<typeof metaCollectionSchema>;
-export type CollectionKind = PlainCollectionConfig["kind"];
-export type CollectionSource = PlainCollectionConfig["source"];
 
 export interface PlainCollection extends Omit<PlainCollectionConfig, "$comment"> {
   readonly type: "plain";

@@ -103,9 +103,8 @@ export function shouldDisable(failingSince: string | null, now: Date, disableAft
   return failingSince !== null && now.getTime() - Date.parse(failingSince) >= disableAfterMs;
 }
 
-/** The ids: an endpoint `we_…`, an event (the `webhook-id` every attempt of it carries) `msg_…`. */
+/** An endpoint's id: `we_…`. */
 export const ENDPOINT_ID_PATTERN = /^we_[A-Za-z0-9]{20,40}$/;
-export const MESSAGE_ID_PATTERN = /^msg_[A-Za-z0-9_-]{10,80}$/;
 
 /** The first bytes of a receiver's answer kept with the attempt, as text. */
 export const RESPONSE_EXCERPT_CHARS = 512;

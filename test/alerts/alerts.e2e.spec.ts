@@ -99,6 +99,23 @@ describe("alerts on a saved search", () => {
       await new Promise((r) => setTimeout(r, 250));
     }
   }
+  /** One MCP tools/call with `withKey`: the tool's answer (parsed when it is JSON) and whether it is an error. */
+  const mcpCall = async (withKey: string, name: string, args: Record<string, unknown>) => {
+    const res = await call("POST", "/mcp", {
+      key: withKey,
+      headers: { Accept: "application/json, text/event-stream" },
+      body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const { isError, content } = res.body.result as { isError?: boolean; content: { text: string }[] };
+    let body: any;
+    try {
+      body = JSON.parse(content[0]!.text);
+    } catch {
+      body = content[0]!.text;
+    }
+    return { isError: isError === true, body };
+  };
   const ledgerOf = async (queryId: string) =>
     (
       (await call("GET", `/admin/v1/organizations/${orgId}/ledger`, { admin })).body.entries as {
@@ -294,6 +311,16 @@ describe("alerts on a saved search", () => {
     expect(await ledgerOf(failed.queryId)).toEqual([]);
     const gone = await call("GET", `/api/v1/search/results/${failed.queryId}`, { key });
     expect(gone.status).toBe(410);
+    expect((await call("GET", `/api/v1/search/results/${failed.queryId}?format=ris`, { key })).status).toBe(410);
+    // MCP serves it no more than REST: neither its rows nor its works' export
+    for (const [tool, args] of [
+      ["get_results", { queryId: failed.queryId }],
+      ["export_results", { queryId: failed.queryId, format: "ris" }],
+    ] as const) {
+      const refused = await mcpCall(key, tool, args);
+      expect(refused.isError, `${tool}: ${JSON.stringify(refused.body)}`).toBe(true);
+      expect(JSON.stringify(refused.body), tool).toContain("CACHED_RESULT_EXPIRED");
+    }
     expect(await ledgerOf(failed.queryId)).toEqual([]);
     expect((await call("POST", `/api/v1/alerts/${alertId}/resume`, { key })).body.status).toBe("active");
     expect((await call("DELETE", `/api/v1/alerts/${alertId}`, { key })).body).toEqual({ id: alertId, deleted: true });
@@ -528,22 +555,7 @@ describe("alerts on a saved search", () => {
   it("an alert made with the MCP tool, no webhook: delivered by a re-fetch (get_results), charged once", async () => {
     const ops = operatorSteps(call, admin);
     const reader = await ops.customer({ credits: "5.00" });
-    const mcp = async (name: string, args: Record<string, unknown>, withKey = reader.key) => {
-      const res = await call("POST", "/mcp", {
-        key: withKey,
-        headers: { Accept: "application/json, text/event-stream" },
-        body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } },
-      });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      const { isError, content } = res.body.result as { isError?: boolean; content: { text: string }[] };
-      let body: any;
-      try {
-        body = JSON.parse(content[0]!.text);
-      } catch {
-        body = content[0]!.text;
-      }
-      return { isError: isError === true, body };
-    };
+    const mcp = (name: string, args: Record<string, unknown>, withKey = reader.key) => mcpCall(withKey, name, args);
     const created = await mcp("alerts", { action: "create", query: "kelp forests", collection: "kelp-notes" });
     expect(created.isError, JSON.stringify(created.body)).toBe(false);
     const id = created.body.id as string;

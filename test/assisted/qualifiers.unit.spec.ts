@@ -14,8 +14,7 @@ describe("qualifiers", () => {
   });
 
   it("finds a conflict where the only mention of a qualifier asked for is negated", () => {
-    // the issue's case: the trial in patients without inhibitors, matched on "no ... new development of factor VIII
-    // inhibitors"
+    // the trial in patients without inhibitors, matched on "no ... new development of factor VIII inhibitors"
     expect(
       qualifierConflict(
         WITH,

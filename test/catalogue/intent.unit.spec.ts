@@ -85,7 +85,7 @@ describe("detectCatalogueQuestion", () => {
     expect(right.length / withTopic.length, wrong.join("\n")).toBeGreaterThanOrEqual(0.9);
   });
 
-  it("answers the spec examples and searches the issue examples", () => {
+  it("answers the spec examples and searches questions about the literature", () => {
     expect(detectCatalogueQuestion("which data sources are available?")).toEqual({ intent: "sources", topic: null });
     expect(detectCatalogueQuestion("What can I search?")).toEqual({ intent: "sources", topic: null });
     expect(detectCatalogueQuestion("which publishers are available?")).toEqual({ intent: "publishers", topic: null });

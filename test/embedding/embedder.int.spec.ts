@@ -16,7 +16,7 @@ import { loadProvisionedManifest } from "./provisionedModel.js";
 import reference from "./wordpieceReference.fixture.json" with { type: "json" };
 import { SCIFACT_DIR } from "../search/scifactFixture.js";
 
-// the real SciFact beside the clone (../shared), wherever the clone sits
+// the real SciFact, as the repository ships it (demo-data/scifact)
 const SCIFACT = SCIFACT_DIR;
 
 function dot(a: Float32Array, b: Float32Array): number {

@@ -1,24 +1,42 @@
-// WordPiece tokenizer against the real vocab.txt of the provisioned model and ids from the HF tokenizers reference
-// (the same ids on all of SciFact: test/embedding/embedder.int.spec.ts).
-import { beforeAll, describe, expect, it } from "vitest";
+// WordPiece tokenizer over the real vocabulary's pieces (test/fixtures/embedding/wordpiece-vocab.json: the tokens of
+// the provisioned model's vocab.txt these strings use, at their real ids, so nothing need be provisioned) and ids from
+// the HF tokenizers reference (the same ids on all of SciFact with the whole vocab.txt:
+// test/embedding/embedder.int.spec.ts).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createWordpieceTokenizer,
-  loadModelTokenizer,
+  loadWordpieceTokenizer,
   type WordpieceTokenizer,
 } from "../../src/embedding/wordpieceTokenizer.js";
 import reference from "./wordpieceReference.fixture.json" with { type: "json" };
-import { loadProvisionedManifest } from "./provisionedModel.js";
+import vocabFixture from "../fixtures/embedding/wordpiece-vocab.json" with { type: "json" };
 
+const modelName = vocabFixture.model;
 let tokenizer: WordpieceTokenizer;
-let modelName: string;
+let dir: string;
+
+/** The model's vocab.txt with only the fixture's pieces: every other line a token no word can match. */
+function fixtureVocabText(): string {
+  const lines = Array.from({ length: vocabFixture.vocabSize }, (_, id) => `[not in the fixture ${id}]`);
+  for (const [token, id] of vocabFixture.tokens as [string, number][]) lines[id] = token;
+  return `${lines.join("\n")}\n`;
+}
 
 beforeAll(async () => {
-  const manifest = await loadProvisionedManifest();
-  modelName = manifest.name;
-  tokenizer = await loadModelTokenizer(manifest);
+  dir = mkdtempSync(join(tmpdir(), "litsearch-wordpiece-"));
+  writeFileSync(join(dir, "vocab.txt"), fixtureVocabText());
+  // read as the model's vocab.txt is read: one token a line, its id the line number
+  tokenizer = await loadWordpieceTokenizer(join(dir, "vocab.txt"), { modelName, lowercase: true });
 });
 
-describe("BERT uncased WordPiece over the real vocabulary", () => {
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("BERT uncased WordPiece over the real vocabulary's pieces", () => {
   it("splits words greedily into the longest vocabulary pieces", () => {
     expect(tokenizer.tokenize("unaffable")).toEqual(["una", "##ffa", "##ble"]);
     expect(tokenizer.tokenize("biomaterials")).toEqual(["bio", "##mate", "##rial", "##s"]);

@@ -1,5 +1,5 @@
 // Proof that the two compilers agree: random valid filters over the demo data's real metadata select the same chunks,
-// in the same order, on the embedded engine and on a real OpenSearch node (issue 4 §6). Needs OpenSearch.
+// in the same order, on the embedded engine and on a real OpenSearch node. Needs OpenSearch.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -974,7 +974,7 @@ function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
   };
 }
 
-/** The requests outside the random draw: every route with 1-20 MB bodies and the deep filters on every POST. */
+/** The requests outside the random draw: every route with 1-20 MB bodies and deeply nested filters on every POST. */
 function fixedRequests(f: Fixtures): FuzzRequest[] {
   const out: FuzzRequest[] = [];
   const posts = ROUTES.filter((r) => r.method !== "GET" && r.method !== "DELETE");

@@ -1,7 +1,7 @@
 // The jats reader on PMC-style JATS fixtures: front matter as the spec's metadata fields, abstract and body sections in
 // one `section` vocabulary, figures with the image files beside the XML (and the renderer that serves them).
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -15,6 +15,7 @@ import { jatsSectionName, readJatsDocuments } from "../../src/ingest/jatsReader.
 import { readCollectionDocuments } from "../../src/ingest/readCollection.js";
 import type { SourceDocument } from "../../src/ingest/sourceDocument.js";
 import { whitespaceTokenizer } from "./wordTokenizer.js";
+import { tempDirs } from "../support/tempDirs.js";
 
 const fixtures = join(REPO_ROOT, "test", "fixtures");
 const ARTICLE = join(fixtures, "jats", "PMC9000001.xml");
@@ -26,9 +27,12 @@ async function readAll(file: string, dataRoot = fixtures): Promise<SourceDocumen
   return documents;
 }
 
+const tempDir = tempDirs();
+
+/** A data root with a pmc folder, inside a temporary folder that also holds what lies outside the root. */
 function tempRoot(): string {
-  const root = mkdtempSync(join(tmpdir(), "jats-"));
-  mkdirSync(join(root, "pmc"));
+  const root = join(tempDir("jats-"), "root");
+  mkdirSync(join(root, "pmc"), { recursive: true });
   return root;
 }
 
@@ -211,7 +215,7 @@ describe("jats reader", () => {
   it("never names a figure image that is a link out of the data root, a FIFO or a directory", async () => {
     const root = tempRoot();
     const xml = readFileSync(ARTICLE, "utf8");
-    const outside = join(mkdtempSync(join(tmpdir(), "jats-outside-")), "outside-figure.jpg");
+    const outside = join(tempDir("jats-outside-"), "outside-figure.jpg");
     copyFileSync(join(fixtures, "jats", "PMC9000001-g001.jpg"), outside);
     symlinkSync(outside, join(root, "pmc", "linked-out.jpg"));
     execFileSync("mkfifo", [join(root, "pmc", "pipe.jpg")]);
@@ -311,7 +315,7 @@ describe("figure renderer", () => {
   const figure = { id: "fig1", label: "Figure 1", caption: "c" };
 
   it("renders a source figure from the data root as JPEG, drawn ones from the collection figure folder", async () => {
-    const figureRoot = mkdtempSync(join(tmpdir(), "figures-"));
+    const figureRoot = tempDir("figures-");
     mkdirSync(join(figureRoot, "demo"));
     copyFileSync(join(fixtures, "jats", "PMC9000002-g001.png"), join(figureRoot, "demo", "chunk-1.png"));
     const renderer = createJpegFigureRenderer(figureRoot, fixtures);
@@ -328,7 +332,7 @@ describe("figure renderer", () => {
   });
 
   it("renders nothing for a file outside the data root, a missing file, a non-image, or no data root", async () => {
-    const renderer = createJpegFigureRenderer(mkdtempSync(join(tmpdir(), "figures-")), join(fixtures, "jats"));
+    const renderer = createJpegFigureRenderer(tempDir("figures-"), join(fixtures, "jats"));
     expect(
       await renderer.render({ physical: "pmc-oa" }, { ...figure, source: "../medline/README.md" }, options),
     ).toBeNull();

@@ -1,15 +1,17 @@
 // The jsonl reader: documents from one JSON object a line with the spec's metadata field names, deletions from
 // `{"id", "deleted": true}` lines; bad lines named by number.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readJsonlDocuments } from "../../src/ingest/jsonlReader.js";
 import { MAX_LINE_BYTES } from "../../src/ingest/sourceFiles.js";
 import type { SourceItem } from "../../src/ingest/sourceDocument.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 function file(lines: string[]): string {
-  const path = join(mkdtempSync(join(tmpdir(), "jsonl-")), "corpus.jsonl");
+  const path = join(tempDir("jsonl-"), "corpus.jsonl");
   writeFileSync(path, lines.join("\n") + "\n");
   return path;
 }

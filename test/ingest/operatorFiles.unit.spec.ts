@@ -2,17 +2,18 @@
 // file opened without following a final link and checked on its descriptor, within a size limit; refusals name the
 // file and a reason, never its content. Real files, links and a FIFO in a temporary data root.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { checkOperatorFile, OperatorFileError } from "../../src/ingest/operatorFiles.js";
+import { tempDirs } from "../support/tempDirs.js";
 
+const tempDir = tempDirs();
 let root: string;
 let outside: string;
 
 beforeAll(() => {
-  const base = mkdtempSync(join(tmpdir(), "operator-files-"));
+  const base = tempDir("operator-files-");
   root = join(base, "data");
   mkdirSync(join(root, "sub"), { recursive: true });
   outside = join(base, "outside.jsonl");

@@ -1,7 +1,6 @@
 // The journals table: metric definitions, the JIF rule, DOAJ and OpenAlex-source merging, and the build command
 // (the build from the real OpenAlex sample: buildRealData.int.spec.ts).
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
@@ -10,6 +9,9 @@ import { parseDoajCsv } from "../../src/journals/doaj.js";
 import { journalFromOpenAlexSource, readOpenAlexSources } from "../../src/journals/openAlexSources.js";
 import { readJournalTable, type JournalRecord } from "../../src/journals/table.js";
 import { hIndex, i10Index, WorkMetricsAccumulator } from "../../src/journals/worksMetrics.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 function work(overrides: {
   year: number;
@@ -151,7 +153,7 @@ describe("OpenAlex source records importer", () => {
   });
 
   it("reads a gzipped JSON Lines file; merged, it overrides the sample's 3 metrics, not impact factor", async () => {
-    const folder = mkdtempSync(join(tmpdir(), "sources-"));
+    const folder = tempDir("sources-");
     const path = join(folder, "openalex_sources.jsonl.gz");
     writeFileSync(path, gzipSync(sources.map((source) => JSON.stringify(source)).join("\n")));
     const fromSources = await readOpenAlexSources(path);
@@ -268,7 +270,7 @@ describe("DOAJ", () => {
 
 describe("runBuildJournals", () => {
   it("builds from a data folder and reports figures", async () => {
-    const folder = mkdtempSync(join(tmpdir(), "data-"));
+    const folder = tempDir("data-");
     const articles = join(folder, "articles");
     const journalsFolder = join(folder, "journals");
     const { mkdirSync } = await import("node:fs");

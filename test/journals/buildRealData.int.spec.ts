@@ -1,9 +1,10 @@
-// The journals table built from the real data of ../shared (the OpenAlex SYNERGY works and DOAJ): its figures checked
+// The journals table built from the real data in demo-data/ (the OpenAlex SYNERGY works and DOAJ): its figures checked
 // by hand, its bounds, and the commands that write and read it. Integration tier: it reads the real files (15 s).
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_DATA_ROOT } from "../../src/app/config.js";
 import { computeBounds, readMetricBounds, runComputeBounds } from "../../src/journals/bounds.js";
 import { buildJournalTable } from "../../src/journals/build.js";
 import {
@@ -13,7 +14,7 @@ import {
   type JournalTable,
 } from "../../src/journals/table.js";
 
-const DATA_ROOT = resolve(import.meta.dirname, "../../../shared/data");
+const DATA_ROOT = DEFAULT_DATA_ROOT;
 
 describe("the journals table built from the real data (OpenAlex SYNERGY works + DOAJ)", () => {
   let table: JournalTable;

@@ -155,7 +155,7 @@ describe("organization decider", () => {
   });
 
   it("says what is left of the cap and what the request would cost, or that the cap is used up", () => {
-    // the case: a cap of 0.04 with 0.0308 spent refuses a search that would cost 0.01104
+    // a cap of 0.04 with 0.0308 spent refuses a search that would cost 0.01104
     const capped = [created(), keyCreated(KEY, 40_000n), credited(10_030_800n), searched(30_800n)];
     const refusal = given(capped).when(search("11040")).thenRefuses("API_KEY_BUDGET_EXCEEDED");
     expect(refusal.message).toBe(

@@ -5,9 +5,9 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { ChunkRecord } from "../../src/retrieval/port.js";
 
-/** shared/data/scifact beside the repository (where the workplace and CI put shared/) */
-export const SCIFACT_DIR = fileURLToPath(new URL("../../../shared/data/scifact", import.meta.url));
-/** Its first 200 documents and 20 queries, for the unit tier (which reads nothing of ../shared). */
+/** BEIR SciFact as the repository ships it (demo-data/scifact: the originals unchanged) */
+export const SCIFACT_DIR = fileURLToPath(new URL("../../demo-data/scifact", import.meta.url));
+/** Its first 200 documents and 20 queries, for the unit tier (small and quick to index). */
 export const SCIFACT_SAMPLE_DIR = fileURLToPath(new URL("../fixtures/scifact", import.meta.url));
 
 interface ScifactDoc {

@@ -10,6 +10,7 @@ import { startTemporalDevServer } from "../../src/infra/temporalDevServer.js";
 import { readComponent } from "../../src/infra/components.js";
 import { cacheDirFrom } from "../../src/app/config.js";
 import { parseTestComponents, UNIT_PROJECT, type TestComponentName } from "./componentSelection.js";
+import { SHARED_PROJECT } from "./sharedTier.js";
 import "./components.js"; // the ProvidedContext declarations
 
 interface Started {
@@ -18,8 +19,9 @@ interface Started {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // the unit tier alone (npm run test:unit) needs no component: none starts, and a unit file that reaches for one fails
-  const unitOnly = project.vitest.projects.every((p) => p.name === UNIT_PROJECT);
+  // the unit tier alone (npm run test:unit) needs no component, nor does the shared tier: run without the others, none
+  // starts, and a unit file that reaches for one fails
+  const unitOnly = project.vitest.projects.every((p) => p.name === UNIT_PROJECT || p.name === SHARED_PROJECT);
   const selection = unitOnly ? "none" : (process.env.TEST_COMPONENTS ?? "");
   const wanted = parseTestComponents(selection);
   project.provide("testComponents", selection);

@@ -7,8 +7,9 @@ import fsPromises from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SHARED_ROOT } from "./sharedTier.js";
 
-const SHARED = resolve(fileURLToPath(new URL("../../../shared", import.meta.url)));
+const SHARED = SHARED_ROOT;
 
 function pathOf(target: unknown): string | undefined {
   if (typeof target === "string") return resolve(target);

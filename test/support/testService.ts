@@ -24,6 +24,7 @@ import { ingestMissingDemoCollections, planDemoIngestion, type DemoIngestion } f
 import { listen } from "../../src/http/server.js";
 import { requireComponent } from "../setup/components.js";
 
+/** The data the tests slice and read: demo-data/, shipped in the repository (never ../shared). */
 export const SHARED_DATA = DEFAULT_DATA_ROOT;
 
 async function headLines(src: string, dest: string, n: number, gz: boolean): Promise<void> {

@@ -1,7 +1,7 @@
 // The pure parts of works: ids a work is asked by, the list cursor, integrity from notices, the update lists' readers,
 // the graph's edges as each reader records them, grouping one work's rows, and the export formats (read back by
 // citation-js, which other people maintain).
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -20,9 +20,11 @@ import { groupRows } from "../../src/usecases/works/works.js";
 import type { WorkRow } from "../../src/usecases/works/worksReads.js";
 import { exportWorks, exportWorksOfRows, nameParts, type ExportWork } from "../../src/usecases/works/citationExport.js";
 import { rowsWithIntegrity } from "../../src/usecases/works/integrityRows.js";
+import { tempDirs } from "../support/tempDirs.js";
 
+const tempDir = tempDirs();
 const temp = (name: string, text: string) => {
-  const path = join(mkdtempSync(join(tmpdir(), "works-")), name);
+  const path = join(tempDir("works-"), name);
   writeFileSync(path, text);
   return path;
 };

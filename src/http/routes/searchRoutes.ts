@@ -4,6 +4,7 @@ import type { Context } from "koa";
 import { ApiError } from "../errors.js";
 import { sendExport } from "./exportResponse.js";
 import { exportWorksOfRows } from "../../usecases/works/citationExport.js";
+import { refetchDelivered } from "../../usecases/results/deliveredRefetch.js";
 import {
   parseOr422,
   resultsExportQuery,
@@ -139,11 +140,8 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       ctx.body = pending;
       return;
     }
-    const refetched = await deps.search.refetch(a, ctx.params.queryId!, format ? null : figures);
-    // a re-fetch of an assisted answer is its delivery (the caller knows its queryId); 410 once it was refunded
-    await deps.assisted.deliveredBeforeServing(refetched.record);
-    // a re-fetch of an alert run is its delivery: the run is charged; 410 once it ended undelivered
-    await deps.alerts.deliveredOnRefetch(refetched.record);
+    // the re-fetch of an assisted answer or an alert run is its delivery; 410 once it was refunded or ended undelivered
+    const refetched = await refetchDelivered(deps, a, ctx.params.queryId!, format ? null : figures);
     if (format) {
       setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
       return sendExport(

@@ -41,6 +41,7 @@ import {
   type ToolDefinition,
 } from "../toolKit.js";
 import { withRowShape } from "../compactRows.js";
+import { refetchDelivered } from "../../usecases/results/deliveredRefetch.js";
 
 /** A search, as `search` (bound null: the collections in the arguments) or as `search-<bound>`. */
 async function search({ deps, auth, request }: ToolContext, givenArgs: unknown, bound: string | null) {
@@ -175,11 +176,8 @@ export const getResultsTool: ToolDefinition = {
     if (queryId === undefined) throw bad("queryId: the queryId of a search, preview or assisted search is required");
     // GET /results takes the image options too; the tool keeps to the flag, with their defaults
     const figures = a.include_figures ? { ...DEFAULT_IMAGE_OPTIONS } : null;
-    const refetched = await deps.search.refetch(auth, queryId, figures);
-    // as GET /results: a re-fetch of an assisted answer or an alert run is its delivery; 410 once it was refunded or
-    // ended undelivered
-    await deps.assisted.deliveredBeforeServing(refetched.record);
-    await deps.alerts.deliveredOnRefetch(refetched.record);
+    // as GET /results: the re-fetch of an assisted answer or an alert run is its delivery
+    const refetched = await refetchDelivered(deps, auth, queryId, figures);
     return withRowShape(
       billedAnswer(auth, resultsBody(refetched), deps.search.zeroBilling(auth)),
       a.full_metadata === true,

@@ -4,6 +4,7 @@
 import { exportFormat, parseOr422, workListQuery, worksBatchBody } from "../../http/schemas.js";
 import { exportWorks } from "../../usecases/works/citationExport.js";
 import { exportWorksOfRows } from "../../usecases/works/citationExport.js";
+import { refetchDelivered } from "../../usecases/results/deliveredRefetch.js";
 import { z } from "zod";
 import { bad, objectArgs, queryIdOf, type ToolDefinition } from "../toolKit.js";
 import { toolSchemasOf } from "../toolSchemas.js";
@@ -74,7 +75,8 @@ export const exportResultsTool: ToolDefinition = {
     const parsed = parseOr422(exportArgs, args);
     const queryId = queryIdOf(parsed);
     if (!queryId) throw bad("queryId: the queryId of a search or preview is required");
-    const { record } = await deps.search.refetch(auth, queryId, null);
+    // as GET /results?format: the re-fetch of an assisted answer or an alert run is its delivery
+    const { record } = await refetchDelivered(deps, auth, queryId, null);
     return {
       queryId,
       format: parsed.format,

@@ -63,9 +63,6 @@ export interface WorksDeps {
   clock: () => Date;
 }
 
-export const MAX_BATCH_IDS = 100;
-export const MAX_PAGE = 100;
-
 const notFound = (id: string) =>
   `no collection this key can reach holds a work "${id}"; ids are a DOI (bare, doi:… or https://doi.org/…), pmid:NNN, pmcid:PMCNNN, an OpenAlex id (W…) or a result's doc_id`;
 

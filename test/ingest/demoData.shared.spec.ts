@@ -1,16 +1,18 @@
 // The demo data shipped in the repository (demo-data/, scripts/demo-data.ts) reads as the public originals it was
-// compacted from (../shared/data, the data root tests and CI have beside the clone): every demo collection's reader
-// yields the same documents from both, and the retraction lists the same notices. Fails when the originals are missing.
+// compacted from (../shared/data, beside the clone where the workplace and CI put it): every demo collection's reader
+// yields the same documents from both, and the retraction lists the same notices. The shared tier
+// (test/setup/sharedTier.ts): it runs only where ../shared exists, and fails when the originals are missing.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_COLLECTIONS_CONFIG, DEFAULT_DATA_ROOT, REPO_ROOT } from "../../src/app/config.js";
+import { DEFAULT_COLLECTIONS_CONFIG, DEFAULT_DATA_ROOT } from "../../src/app/config.js";
 import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { readCollectionDocuments } from "../../src/ingest/readCollection.js";
 import { loadRetractionNotices } from "../../src/ingest/retractions.js";
 import type { SourceItem } from "../../src/ingest/sourceDocument.js";
+import { SHARED_ROOT } from "../setup/sharedTier.js";
 
-const ORIGINALS = join(REPO_ROOT, "..", "shared", "data");
+const ORIGINALS = join(SHARED_ROOT, "data");
 
 async function documents(
   collection: Parameters<typeof readCollectionDocuments>[0],
