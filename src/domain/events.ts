@@ -253,7 +253,8 @@ export type DomainEvent =
         newlyRetracted: number;
         notices: RetractionNotice[];
         held?: string[];
-        updates?: Array<{ work: string } & IntegrityNotice>;
+        /** loads before notices named their source and PMID lack both (see sourceOfFiles) */
+        updates?: Array<{ work: string } & Omit<IntegrityNotice, "source" | "pmid"> & Partial<IntegrityNotice>>;
       };
     }
   /**

@@ -24,6 +24,7 @@ import {
   type AlertRunStart,
 } from "../../../workflows/alertTypes.js";
 import type { AuthContext } from "../auth/context.js";
+import { rowsWithIntegrity, type IntegrityOf } from "../works/integrityRows.js";
 import type { Accounts } from "../accounts/accounts.js";
 import { resolveTargets } from "../auth/keyScope.js";
 import { retrieve, type RetrievalOutcome, type SearchDeps } from "../search/pipeline.js";
@@ -69,6 +70,8 @@ export interface AlertsDeps {
     only?: string,
   ) => Promise<unknown>;
   taskQueue?: string;
+  /** each delivered work's integrity by the retraction rule (src/usecases/works/integrityRows.ts), as on every row */
+  integrity?: IntegrityOf;
 }
 
 export interface AlertView {
@@ -163,6 +166,7 @@ function workSummary(row: CachedRow): Record<string, unknown> {
     journal: m.journal ?? null,
     publication_date: m.publication_date ?? null,
     url: m.url ?? null,
+    ...(m.integrity ? { integrity: m.integrity } : {}),
   };
 }
 
@@ -490,6 +494,7 @@ export function createAlerts(deps: AlertsDeps) {
         });
       }
       const record = (await loadQueryRecord(db, input.queryId))!;
+      const rows = deps.integrity ? await rowsWithIntegrity(record.payload.rows, deps.integrity) : record.payload.rows;
       await deps.publish(
         alert.org_id,
         "alert.matched",
@@ -498,7 +503,7 @@ export function createAlerts(deps: AlertsDeps) {
           queryId: input.queryId,
           query: def.query,
           resultsUrl: `/api/v1/search/results/${input.queryId}`,
-          works: record.payload.rows.map(workSummary),
+          works: rows.map(workSummary),
         },
         `alert-run:${input.queryId}`,
         workflowActor(alertRunWorkflowId(input.queryId)),
