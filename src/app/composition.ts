@@ -617,6 +617,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       dataRoot: config.dataRoot,
       onIndexDeleteFailure: (collection, err) =>
         log.warn({ collection, err }, "a retired collection's index could not be deleted"),
+      pauseAlertsOf: (collection, actor) => alerts().pauseForRetiredCollection(collection, actor),
+      onAlertPauseFailure: (collection, err) =>
+        log.warn(
+          { collection, err },
+          "the alerts of a retired collection could not all be paused (each pauses at its next run)",
+        ),
     });
     const following = followCollectionIngestions({
       catalog,
