@@ -53,7 +53,9 @@ export function noticeType(raw: string | null | undefined): string {
 
 const CORRECTING = new Set(["correction", "erratum", "partial_retraction", "withdrawal", "removal", "retraction"]);
 
-/** A source's own notice of a kind (is_retracted, a MEDLINE link): no notice DOI or date unless the source gives one. */
+/**
+ * A source's own notice of a kind (is_retracted, a MEDLINE link): no notice DOI or date unless the source gives one.
+ */
 export function sourceNotice(
   type: string,
   source: IntegritySource,

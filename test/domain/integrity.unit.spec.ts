@@ -31,7 +31,8 @@ const citation = (
 <PublicationTypeList>${types.map((t) => `<PublicationType>${t}</PublicationType>`).join("")}</PublicationTypeList>
 </Article><CommentsCorrectionsList>${links}</CommentsCorrectionsList></MedlineCitation></MedlineCitationSet>`;
 const link = (type: string, pmid: string) =>
-  `<CommentsCorrections RefType="${type}"><RefSource>J. 2015</RefSource><PMID Version="1">${pmid}</PMID></CommentsCorrections>`;
+  `<CommentsCorrections RefType="${type}"><RefSource>J. 2015</RefSource><PMID Version="1">${pmid}` +
+  "</PMID></CommentsCorrections>";
 const medline = (xml: string) => medlineCitationToDocument(parseMedlineXml(xml).citations[0]!);
 
 describe("the retraction rule", () => {
@@ -99,7 +100,7 @@ describe("MEDLINE's integrity record", () => {
     expect(typeOnly.notices).toEqual([sourceNotice("retraction", "medline")]);
   });
 
-  it("reads erratum, expression-of-concern and partial-retraction links; cited works and comments are not notices", () => {
+  it("reads erratum, concern and partial-retraction links; cited works and comments are not notices", () => {
     const doc = medline(
       citation(
         "20",

@@ -1,8 +1,8 @@
 // Integrity on the shipped data, through the API, on both engines: every work any source flags (OpenAlex is_retracted,
 // MEDLINE's retraction, erratum and concern records, the Crossref update records, Retraction Watch) is listed from the
 // files themselves, here, without the service's readers, and each one the collections hold answers its status on
-// works/{id}; a retracted one is out of search and a searched row reads the status its work reads. One rule: what search
-// excludes is exactly what integrity calls retracted.
+// works/{id}; a retracted one is out of search and a searched row reads the status its work reads. One rule: what
+// search excludes is exactly what integrity calls retracted.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";

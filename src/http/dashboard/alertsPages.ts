@@ -19,7 +19,8 @@ const SCHEDULE_TEXT: Record<AlertView["schedule"], string> = {
 
 /** The notice of an alert the service paused: which collection was retired, when, and what to do. */
 function pausedNotice(alert: AlertView, reason: NonNullable<AlertView["pausedReason"]>): Html {
-  return html`<div data-paused-alert="${alert.id}">${notice("warn", `Alert "${alert.query}": ${pausedMessage(reason)}`)}</div>`;
+  const text = `Alert "${alert.query}": ${pausedMessage(reason)}`;
+  return html`<div data-paused-alert="${alert.id}">${notice("warn", text)}</div>`;
 }
 
 /** The forms that pause or resume, and delete, an alert (on the list and on its own page). */
