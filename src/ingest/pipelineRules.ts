@@ -30,6 +30,20 @@ const READER_VERSIONS: Partial<Record<PlainCollection["source"]["reader"], numbe
   medline: 2,
   "medline-editorial": 2,
 };
+/** An ingestion is split into about this many batches, so its counts move batch by batch (each batch commits). */
+export const PROGRESS_BATCHES = 10;
+/** ... but no batch smaller than this, so a small ingestion does not commit the index document by document. */
+export const MIN_BATCH_DOCUMENTS = 20;
+
+/**
+ * Documents per batch for an ingestion of `documents`: at most `maxBatch` (INGEST_BATCH_SIZE, or the caller's), and
+ * small enough that it runs in about PROGRESS_BATCHES committed batches (a 200-document ingestion: 10 of 20, each
+ * moving documentsDone and chunksIndexed), never under MIN_BATCH_DOCUMENTS.
+ */
+export function batchSizeFor(documents: number, maxBatch: number): number {
+  return Math.max(1, Math.min(maxBatch, Math.max(MIN_BATCH_DOCUMENTS, Math.ceil(documents / PROGRESS_BATCHES))));
+}
+
 /**
  * word pieces of title and chunk embedded together (256 less [CLS] and [SEP]: all-MiniLM-L6-v2's limit, kept for
  * bge-small-en-v1.5)
