@@ -21,7 +21,9 @@ export function reachableNames(catalog: CollectionCatalog, auth: AuthContext): s
  * when, with the collections the caller can search instead.
  */
 export function retiredCollection(retired: { name: string; at: string }, reachable: readonly string[]): Rejection {
-  const instead = reachable.length > 0 ? `search one of ${reachable.map((n) => `"${n}"`).join(", ")} instead, or ` : "";
+  const named = reachable.slice(0, 5).map((n) => `"${n}"`);
+  const instead =
+    named.length > 0 ? `search one of ${named.join(", ")}${reachable.length > 5 ? ", ..." : ""} instead, or ` : "";
   return new Rejection(
     "COLLECTION_NOT_FOUND",
     `collection "${retired.name}" was retired on ${retired.at} and can no longer be searched; ${instead}` +
