@@ -20,6 +20,7 @@ import {
   attachDemoFigures,
   embedAll,
   indexInCalls,
+  batchSizeFor,
   isRetracted,
   needsVectors,
   pipelineInputs,
@@ -219,14 +220,13 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
             items.set(item.doc_id, item);
           }
           const all = [...items.values()];
-          const batches = Math.ceil(all.length / input.batchSize);
+          // several batches even for a small ingestion: its progress moves with each one committed
+          const size = batchSizeFor(all.length, input.batchSize);
+          const batches = Math.ceil(all.length / size);
           await rm(dir, { recursive: true, force: true });
           await mkdir(dir, { recursive: true });
           for (let batch = 0; batch < batches; batch++)
-            await writeAtomically(
-              batchFile(dir, batch),
-              JSON.stringify(all.slice(batch * input.batchSize, (batch + 1) * input.batchSize)),
-            );
+            await writeAtomically(batchFile(dir, batch), JSON.stringify(all.slice(batch * size, (batch + 1) * size)));
           await writeAtomically(
             join(dir, "present.json"),
             JSON.stringify(all.filter((item) => !("deleted" in item)).map((item) => item.doc_id)),

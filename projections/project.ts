@@ -668,6 +668,7 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
             seen: [...d.seenWorks],
             runs: 0,
             last_run_at: null,
+            paused_reason: null,
           },
         },
       ];
@@ -680,6 +681,7 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
           table: "alerts",
           row: Object.assign(requireAlert(read, e.data.alertId), {
             state: e.type === "AlertPaused" ? "paused" : e.type === "AlertResumed" ? "active" : "deleted",
+            paused_reason: e.type === "AlertPaused" ? (e.data.reason ?? null) : null,
           }),
         },
       ];

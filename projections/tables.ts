@@ -1,5 +1,5 @@
 // Projection tables: their DDL under a name prefix (live "proj_", rebuilt "replay_") and row types.
-import type { AlertDefinitionData, AlertRunOutcome, IngestionCounts } from "../src/domain/events.js";
+import type { AlertDefinitionData, AlertPausedReason, AlertRunOutcome, IngestionCounts } from "../src/domain/events.js";
 
 export type TablePrefix = "proj_" | "replay_";
 
@@ -157,7 +157,18 @@ export const COLUMNS: Record<ProjectionTable, string[]> = {
     "error",
   ],
   notification_settings: ["org_id", "balance_low_micros"],
-  alerts: ["alert_id", "org_id", "key_id", "definition", "state", "created_at", "seen", "runs", "last_run_at"],
+  alerts: [
+    "alert_id",
+    "org_id",
+    "key_id",
+    "definition",
+    "state",
+    "created_at",
+    "seen",
+    "runs",
+    "last_run_at",
+    "paused_reason",
+  ],
   alert_runs: [
     "query_id",
     "alert_id",
@@ -262,6 +273,7 @@ export const COLUMN_TYPES: Record<string, string> = {
   alert_id: "text",
   definition: "jsonb",
   seen: "jsonb",
+  paused_reason: "jsonb",
   runs: "integer",
   last_run_at: "timestamptz",
   trigger: "text",
@@ -372,6 +384,8 @@ CREATE TABLE IF NOT EXISTS ${p}alerts (
   alert_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, key_id TEXT NOT NULL, definition JSONB NOT NULL, state TEXT NOT NULL,
   created_at TIMESTAMPTZ NOT NULL, seen JSONB NOT NULL, runs INTEGER NOT NULL, last_run_at TIMESTAMPTZ);
 CREATE INDEX IF NOT EXISTS ${p}alerts_org ON ${p}alerts (org_id, created_at);
+-- why the service paused an alert (its collection retired); null when it runs or its organization paused it
+ALTER TABLE ${p}alerts ADD COLUMN IF NOT EXISTS paused_reason JSONB;
 CREATE TABLE IF NOT EXISTS ${p}alert_runs (
   query_id TEXT PRIMARY KEY, alert_id TEXT NOT NULL, org_id TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL,
   trigger TEXT NOT NULL,
@@ -592,6 +606,7 @@ export interface AlertRow {
   seen: string[];
   runs: number;
   last_run_at: string | null;
+  paused_reason: AlertPausedReason | null;
 }
 /**
  * One run of an alert: its cached query, the rows and works it delivers, and how it ended (amount: what it charged).

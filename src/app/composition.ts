@@ -60,7 +60,13 @@ import { createMembers, type Members } from "../usecases/members/members.js";
 import { createConsoleData } from "../usecases/dashboard/consoleData.js";
 import { createLiveRetractions, heldDoisIn, type LiveRetractions } from "../ingest/liveRetractions.js";
 import { createWorks, type Works } from "../usecases/works/works.js";
-import { assistedWithIntegrity, searchWithIntegrity, unlockWithIntegrity } from "../usecases/works/integrityRows.js";
+import {
+  assistedWithIntegrity,
+  integrityOfWorks,
+  searchWithIntegrity,
+  unlockWithIntegrity,
+  type IntegrityOf,
+} from "../usecases/works/integrityRows.js";
 import type { WebhookActivityDeps } from "../../activities/webhooks.js";
 import { createWebhooks, type Webhooks } from "../usecases/webhooks/webhooks.js";
 import { deliveryProofs } from "../usecases/webhooks/deliveryProofs.js";
@@ -288,7 +294,8 @@ export async function openAssistedActivityDeps(
   const journals = parts.journals ?? table!.journals;
   const planFilters = parts.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, table));
   const { db, accounts, engine, embedder, catalog, clock } = parts;
-  const retractions = parts.retractions ?? createLiveRetractions({ db, dataRoot: config.dataRoot, clock });
+  const retractions =
+    parts.retractions ?? createLiveRetractions({ db, dataRoot: config.dataRoot, clock, engineKind: engine.kind });
   return {
     db,
     accounts,
@@ -335,7 +342,15 @@ export function openWebhookActivityDeps(
  */
 export function openAlerts(
   config: Config,
-  parts: { db: Db; accounts: Accounts; clock: () => Date; search: SearchDeps; client: () => Client },
+  parts: {
+    db: Db;
+    accounts: Accounts;
+    clock: () => Date;
+    search: SearchDeps;
+    client: () => Client;
+    /** each delivered work's integrity, as every row carries it */
+    integrity?: IntegrityOf;
+  },
 ): () => Alerts {
   let alerts: Alerts | undefined;
   const deliveryWaitMs =
@@ -352,6 +367,7 @@ export function openAlerts(
       search: parts.search,
       deliveryWaitMs,
       publish: webhooks.publish,
+      integrity: parts.integrity,
     });
     return alerts;
   };
@@ -439,6 +455,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       dataRoot: config.dataRoot,
       clock,
       heldDois: heldDoisIn({ engine, catalog }),
+      engineKind: engine.kind,
     });
     const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);
     const journals = journalTable.journals;
@@ -463,7 +480,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       db,
       catalog,
       engineKind: engine.kind,
-      integrity: (dois) => retractions.integrity(dois),
+      integrity: (evidence) => retractions.integrity(evidence),
       clock,
     });
     const search = createSearchService({
@@ -509,7 +526,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let worker: Runtime["worker"];
     let client: Client;
     const webhookDeps = openWebhookActivityDeps(config, { db, clock, client: () => client });
-    const alerts = openAlerts(config, { db, accounts, clock, search: assistedDeps, client: () => client });
+    const alerts = openAlerts(config, {
+      db,
+      accounts,
+      clock,
+      search: assistedDeps,
+      client: () => client,
+      integrity: integrityOfWorks({ db, engineKind: engine.kind, retractions }),
+    });
     if (options.worker) {
       const ingestion = openIngestionActivityDeps(config, {
         db,
@@ -593,6 +617,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       dataRoot: config.dataRoot,
       onIndexDeleteFailure: (collection, err) =>
         log.warn({ collection, err }, "a retired collection's index could not be deleted"),
+      pauseAlertsOf: (collection, actor) => alerts().pauseForRetiredCollection(collection, actor),
+      onAlertPauseFailure: (collection, err) =>
+        log.warn(
+          { collection, err },
+          "the alerts of a retired collection could not all be paused (each pauses at its next run)",
+        ),
     });
     const following = followCollectionIngestions({
       catalog,
@@ -614,7 +644,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       alerts: alerts(),
     });
     // every row a client is given carries metadata.integrity from the update lists in force at that moment
-    const integrityOf = (dois: readonly string[]) => retractions.integrity(dois);
+    const integrityOf = integrityOfWorks({ db, engineKind: engine.kind, retractions });
     const app = createApp({
       log,
       authenticate: createAuthenticate(db),

@@ -1,5 +1,7 @@
 // `npm run worker`: a separate Temporal worker process for scaled deployments (needs TEMPORAL_ADDRESS and
 // DATABASE_URL).
+import { integrityOfWorks } from "../usecases/works/integrityRows.js";
+import { createLiveRetractions } from "../ingest/liveRetractions.js";
 import pino from "pino";
 import { loadConfig } from "./config.js";
 import {
@@ -45,7 +47,20 @@ async function main(): Promise<void> {
     assisted,
     ingestion,
     webhooks,
-    alerts: { alerts: openAlerts(config, { db, accounts, clock, search: assisted, client: () => client! }) },
+    alerts: {
+      alerts: openAlerts(config, {
+        db,
+        accounts,
+        clock,
+        search: assisted,
+        client: () => client!,
+        integrity: integrityOfWorks({
+          db,
+          engineKind: engine.kind,
+          retractions: createLiveRetractions({ db, dataRoot: config.dataRoot, clock, engineKind: engine.kind }),
+        }),
+      }),
+    },
     ingestBatches: config.opensearchUrl !== undefined,
   });
   client = new Client({ connection: created.connection, namespace: config.temporalNamespace });

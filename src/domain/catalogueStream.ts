@@ -27,14 +27,19 @@ export interface CatalogueState {
   metaCollections: Map<string, MetaCollectionDefinition>;
   /** names of retired collections: reserved for good, since their query records still name them */
   retired: Set<string>;
+  /** when each retired collection was retired (the event's time), by name */
+  retiredAt: Map<string, string>;
 }
 
 export function emptyCatalogue(): CatalogueState {
-  return { version: 0, collections: new Map(), metaCollections: new Map(), retired: new Set() };
+  return { version: 0, collections: new Map(), metaCollections: new Map(), retired: new Set(), retiredAt: new Map() };
 }
 
-/** Applies one catalogue event (events of other types leave the state as it is). Mutates and returns `state`. */
-export function evolveCatalogue(state: CatalogueState, event: DomainEvent): CatalogueState {
+/**
+ * Applies one catalogue event (events of other types leave the state as it is); a stored event's time is when a
+ * collection was retired. Mutates and returns `state`.
+ */
+export function evolveCatalogue(state: CatalogueState, event: DomainEvent & { recordedAt?: string }): CatalogueState {
   switch (event.type) {
     case "CollectionDefined":
       state.collections.set(event.data.collection.name, {
@@ -50,6 +55,7 @@ export function evolveCatalogue(state: CatalogueState, event: DomainEvent): Cata
     case "CollectionRetired":
       state.collections.delete(event.data.name);
       state.retired.add(event.data.name);
+      if (event.recordedAt) state.retiredAt.set(event.data.name, event.recordedAt);
       break;
     case "MetaCollectionDefined":
       state.metaCollections.set(event.data.name, event.data);

@@ -125,6 +125,11 @@ export interface CollectionCatalog {
   physicalMembers(entry: CatalogEntry): PlainCollection[];
   /** lowest and highest member price; null when any member's price is unresolved (never a range from a subset) */
   priceRange(meta: MetaCollection, priceOf?: CollectionPriceResolver): PriceRange | null;
+  /**
+   * a retired collection by name, case-insensitively: its name and when it was retired; null when no collection of
+   * that name was retired (a catalogue of the store knows; a configuration file's has none)
+   */
+  retiredAt?(name: string): { name: string; at: string } | null;
 }
 
 export class CollectionsConfigError extends Error {

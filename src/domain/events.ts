@@ -253,7 +253,8 @@ export type DomainEvent =
         newlyRetracted: number;
         notices: RetractionNotice[];
         held?: string[];
-        updates?: Array<{ work: string } & IntegrityNotice>;
+        /** loads before notices named their source and PMID lack both (see sourceOfFiles) */
+        updates?: Array<{ work: string } & Omit<IntegrityNotice, "source" | "pmid"> & Partial<IntegrityNotice>>;
       };
     }
   /**
@@ -333,7 +334,8 @@ export type DomainEvent =
       type: "AlertCreated";
       data: { orgId: string; alertId: string; keyId: string; definition: AlertDefinitionData; seenWorks: string[] };
     }
-  | { type: "AlertPaused"; data: { orgId: string; alertId: string } }
+  /** paused by its organization, or by the service with a reason (a collection it searches was retired) */
+  | { type: "AlertPaused"; data: { orgId: string; alertId: string; reason?: AlertPausedReason } }
   | { type: "AlertResumed"; data: { orgId: string; alertId: string } }
   | { type: "AlertDeleted"; data: { orgId: string; alertId: string } }
   | {
@@ -364,6 +366,13 @@ export type WebhookDeliveryOutcome = "delivered" | "failed" | "cancelled";
  * delivered: a 2xx or a re-fetch proved it (and it was charged); failed: no proof in time (nothing charged); empty: no
  * new works
  */
+/** Why the service paused an alert: a collection it searches was retired (its name, when). */
+export interface AlertPausedReason {
+  code: "COLLECTION_RETIRED";
+  collection: string;
+  retiredAt: string;
+}
+
 export type AlertRunOutcome = "delivered" | "failed" | "empty";
 
 /** An alert's definition as its events hold it (src/usecases/alerts/alertRules.ts checks it). */

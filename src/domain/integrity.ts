@@ -1,12 +1,26 @@
-// A work's integrity: what the update lists in force say of it (retractions, expressions of concern, corrections,
-// errata, withdrawals), as every result row and every work carries it. Pure: the lists are read by src/ingest/.
+// A work's integrity: what its own source record and the update lists in force say of it (retractions, expressions of
+// concern, corrections, errata, withdrawals), as every result row and every work carries it, and the one rule that
+// says whether a work is retracted: ingestion keeps a work out of search by it, search leaves out a work flagged since
+// by it, and integrity answers `retracted` by it, so the three cannot disagree. Pure: src/ingest/ reads the sources.
 
 export type IntegrityStatus = "none" | "corrected" | "expression_of_concern" | "retracted";
 
-/** One notice the lists hold about a work: its kind, the notice's own DOI and its date (YYYY-MM-DD), where known. */
+/**
+ * Who recorded a notice: the work's own source record (`openalex`: is_retracted; `medline`: its publication types and
+ * CommentsCorrections links; `jsonl`: a source line's `"retracted": true`) or an update list (`crossref`: Crossref's
+ * update records, as the open-retractions dump holds them; `retraction_watch`).
+ */
+export type IntegritySource = "openalex" | "medline" | "jsonl" | "crossref" | "retraction_watch";
+
+/**
+ * One notice about a work: its kind, who recorded it, the notice's own DOI and PMID where known, and its date
+ * (YYYY-MM-DD) where known.
+ */
 export interface IntegrityNotice {
   type: string;
+  source: IntegritySource;
   doi: string | null;
+  pmid: string | null;
   date: string | null;
 }
 
@@ -19,13 +33,14 @@ export const NO_INTEGRITY_NOTICE: Integrity = Object.freeze({ status: "none", no
 
 /**
  * The lists' spellings of an update's kind in one vocabulary: retraction, withdrawal, removal, expression_of_concern,
- * correction, erratum, reinstatement; anything else lower-case with underscores.
+ * correction, erratum, partial_retraction, reinstatement; anything else lower-case with underscores.
  */
 export function noticeType(raw: string | null | undefined): string {
   const t = (raw ?? "")
     .trim()
     .toLowerCase()
     .replace(/[\s-]+/g, "_");
+  if (/^partial_retra/.test(t)) return "partial_retraction";
   if (/^retra/.test(t) || t === "retration") return "retraction";
   if (/^withdraw/.test(t)) return "withdrawal";
   if (/^remov/.test(t)) return "removal";
@@ -36,18 +51,66 @@ export function noticeType(raw: string | null | undefined): string {
   return t || "update";
 }
 
-const CORRECTING = new Set(["correction", "erratum", "withdrawal", "removal", "retraction"]);
+const CORRECTING = new Set(["correction", "erratum", "partial_retraction", "withdrawal", "removal", "retraction"]);
 
 /**
- * The status of a work with these notices. `retracted` exactly when the lists flag the work retracted (the rule that
+ * A source's own notice of a kind (is_retracted, a MEDLINE link): no notice DOI or date unless the source gives one.
+ */
+export function sourceNotice(
+  type: string,
+  source: IntegritySource,
+  ids: { doi?: string | null; pmid?: string | null; date?: string | null } = {},
+): IntegrityNotice {
+  return { type, source, doi: ids.doi ?? null, pmid: ids.pmid ?? null, date: ids.date ?? null };
+}
+
+/** The update lists in force, as the retraction rule reads them (by the work's DOI, lower-case). */
+export interface ListsInForce {
+  /** whether a list flags the work retracted (Retraction Watch's nature "Retraction", Crossref's `retracted: true`) */
+  flagsRetracted(doi: string): boolean;
+  /** every notice the lists hold about the work */
+  noticesOf(doi: string): readonly IntegrityNotice[];
+}
+
+export const NO_LISTS: ListsInForce = { flagsRetracted: () => false, noticesOf: () => [] };
+
+/** What the rule reads of a work: its DOI (lower-case) and the notices of its own source record. */
+export interface WorkEvidence {
+  doi: string | null;
+  /** the notices its own source record carries (a retraction notice there means the source flags it retracted) */
+  own: readonly IntegrityNotice[];
+}
+
+/**
+ * THE retraction rule: a work is retracted when its own source record flags it so (OpenAlex `is_retracted`, MEDLINE
+ * "Retracted Publication" or a RetractionIn link, a source line's `"retracted": true`: a `retraction` notice of its
+ * own), or a list in force flags its DOI retracted. Ingestion excludes by it, search excludes by it, integrity says
+ * `retracted` by it.
+ */
+export function isRetractedWork(work: WorkEvidence, lists: ListsInForce): boolean {
+  return work.own.some((n) => n.type === "retraction") || (work.doi !== null && lists.flagsRetracted(work.doi));
+}
+
+/** A work's integrity: its own source's notices and the lists', the status by the retraction rule (integrityOf). */
+export function workIntegrity(work: WorkEvidence, lists: ListsInForce): Integrity {
+  const notices: IntegrityNotice[] = [];
+  for (const n of work.own) addNotice(notices, { ...n });
+  if (work.doi) for (const n of lists.noticesOf(work.doi)) addNotice(notices, { ...n });
+  const retracted = isRetractedWork(work, lists);
+  return notices.length === 0 && !retracted ? NO_INTEGRITY_NOTICE : integrityOf(notices, retracted);
+}
+
+/**
+ * The status of a work with these notices. `retracted` exactly when the retraction rule says so (isRetractedWork: what
  * keeps it out of search), so a row that search returns never reads "retracted" unless its collection keeps retracted
- * works. Otherwise an expression of concern, then any correcting notice (a correction, an erratum, or a withdrawal,
- * removal or retraction notice the lists do not flag as retracting the work) gives `corrected`. A reinstatement
- * changes nothing by itself.
+ * works. Otherwise an expression of concern, then any correcting notice (a correction, an erratum, a partial
+ * retraction, or a withdrawal, removal or retraction notice the rule does not count as retracting the work) gives
+ * `corrected`. A reinstatement changes nothing by itself.
  */
 export function integrityOf(notices: readonly IntegrityNotice[], flaggedRetracted: boolean): Integrity {
   const sorted = [...notices].sort(
-    (a, b) => (a.date ?? "").localeCompare(b.date ?? "") || a.type.localeCompare(b.type),
+    (a, b) =>
+      (a.date ?? "").localeCompare(b.date ?? "") || a.type.localeCompare(b.type) || a.source.localeCompare(b.source),
   );
   if (flaggedRetracted) return { status: "retracted", notices: sorted };
   if (sorted.some((n) => n.type === "expression_of_concern"))
@@ -56,9 +119,18 @@ export function integrityOf(notices: readonly IntegrityNotice[], flaggedRetracte
   return { status: "none", notices: sorted };
 }
 
-/** Adds a notice unless one of the same kind and notice DOI is there already (two lists naming one notice). */
+/**
+ * Adds a notice unless its source recorded one of the same kind and notice identifiers already (a source naming one
+ * notice twice); the same notice recorded by two sources is listed once per source, each naming its own.
+ */
 export function addNotice(notices: IntegrityNotice[], notice: IntegrityNotice): void {
-  const same = notices.find((n) => n.type === notice.type && (n.doi ?? "") === (notice.doi ?? ""));
+  const same = notices.find(
+    (n) =>
+      n.type === notice.type &&
+      n.source === notice.source &&
+      (n.doi ?? "") === (notice.doi ?? "") &&
+      (n.pmid ?? "") === (notice.pmid ?? ""),
+  );
   if (!same) notices.push(notice);
   else if (!same.date && notice.date) same.date = notice.date;
 }

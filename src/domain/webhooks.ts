@@ -7,6 +7,7 @@ import { createHmac } from "node:crypto";
 export const WEBHOOK_EVENT_TYPES = [
   "assisted.completed",
   "alert.matched",
+  "alert.paused",
   "balance.low",
   "key.budget_exhausted",
 ] as const;
@@ -14,6 +15,14 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** what POST /webhooks/{id}/test sends, whatever the endpoint subscribes to */
 export const WEBHOOK_TEST_EVENT = "webhook.test";
 export type WebhookPayloadType = WebhookEventType | typeof WEBHOOK_TEST_EVENT;
+
+/**
+ * Whether an endpoint subscribed to `events` is sent `type`: what it subscribed to, and `alert.paused` to an endpoint
+ * that takes `alert.matched` too (the alerts it receives stopped: it is told why).
+ */
+export function subscribesTo(events: readonly string[], type: WebhookPayloadType): boolean {
+  return events.includes(type) || (type === "alert.paused" && events.includes("alert.matched"));
+}
 
 export const isWebhookEventType = (t: string): t is WebhookEventType =>
   (WEBHOOK_EVENT_TYPES as readonly string[]).includes(t);

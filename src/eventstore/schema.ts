@@ -83,6 +83,11 @@ CREATE INDEX IF NOT EXISTS works_pmid ON works (pmid);
 CREATE INDEX IF NOT EXISTS works_pmcid ON works (pmcid);
 CREATE INDEX IF NOT EXISTS works_openalex ON works (openalex);
 CREATE INDEX IF NOT EXISTS works_doc_id ON works (doc_id);
+-- what each work's own source record says of its integrity (src/domain/integrity.ts), and whether that flags it
+-- retracted (the few rows a search's exclusion of works retracted in another collection reads)
+ALTER TABLE works ADD COLUMN IF NOT EXISTS notices JSONB NOT NULL DEFAULT '[]'::jsonb;
+ALTER TABLE works ADD COLUMN IF NOT EXISTS retracted BOOLEAN NOT NULL DEFAULT false;
+CREATE INDEX IF NOT EXISTS works_retracted ON works (doi) WHERE retracted;
 CREATE TABLE IF NOT EXISTS work_references (
   index_key TEXT NOT NULL,
   doc_id    TEXT NOT NULL,

@@ -15,6 +15,8 @@ export interface IngestionStatus extends IngestionCounts {
   startedAt: string;
   finishedAt: string | null;
   error: string | null;
+  /** while running: documents and chunks done so far, the rate and the estimated finish */
+  progress?: IngestionProgressView;
 }
 
 export interface IngestionRequest {
@@ -49,4 +51,23 @@ export interface Ingestions {
    * rule)
    */
   hasCompleted(collection: string): Promise<boolean>;
+}
+
+/** How far a running ingestion is, as `GET /admin/v1/ingestions/{id}` reports it (`progress`). */
+export interface IngestionProgressView {
+  /** reading: the source is being read into batches; indexing: batches run; finishing: the last writes */
+  phase: "reading" | "indexing" | "finishing";
+  /** batches in all (null while reading) and committed so far */
+  batches: number | null;
+  batchesDone: number;
+  /** documents of committed batches, of those read (null while reading) */
+  documentsDone: number;
+  documentsTotal: number | null;
+  /** chunks of committed batches */
+  chunksIndexed: number;
+  /** since the ingestion started, per second; null until a batch committed */
+  documentsPerSecond: number | null;
+  chunksPerSecond: number | null;
+  /** when it should be done at that rate (ISO 8601); null until a batch committed and the total is known */
+  estimatedFinishAt: string | null;
 }

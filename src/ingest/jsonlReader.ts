@@ -1,6 +1,7 @@
 // Reads any corpus an operator brings as JSON lines: one document a line, `{"id", "title", "text" | "sections", ...}`
 // with the spec's result metadata field names, or a deletion `{"id", "deleted": true}`; a bad line is reported with
 // its file and line number.
+import { sourceNotice } from "../domain/integrity.js";
 import { z } from "zod";
 import { canonicalArticleType } from "../filters/articleTypes.js";
 import { parseFilterDate } from "../filters/dates.js";
@@ -122,7 +123,7 @@ export function jsonlRecordToItem(raw: unknown): SourceItem {
     title: title ?? null,
     sections: documentSections,
     metadata: { ...metadata, title: title ?? null },
-    ...(retracted ? { retracted: true } : {}),
+    ...(retracted ? { retracted: true, notices: [sourceNotice("retraction", "jsonl")] } : {}),
   };
 }
 

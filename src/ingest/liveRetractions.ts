@@ -24,10 +24,12 @@ import {
 } from "./retractions.js";
 import {
   addNotice,
-  integrityOf,
-  NO_INTEGRITY_NOTICE,
+  workIntegrity,
   type Integrity,
   type IntegrityNotice,
+  type IntegritySource,
+  type ListsInForce,
+  type WorkEvidence,
 } from "../domain/integrity.js";
 
 /** How stale another process's load may be here: one small indexed read of the stream's version per interval. */
@@ -47,8 +49,13 @@ export interface RetractionsLoad {
 export interface LiveRetractions {
   /** every retracted work's notice by DOI (lower-case) */
   notices(): Promise<ReadonlyMap<string, RetractionNotice>>;
-  /** each DOI's integrity (status and notices) under the lists in force; a DOI no list names is status none */
-  integrity(dois: readonly string[]): Promise<Map<string, Integrity>>;
+  /** the lists in force as the retraction rule reads them (src/domain/integrity.ts) */
+  lists(): Promise<ListsInForce>;
+  /**
+   * each work's integrity (status and notices) by the retraction rule: its own source's notices and the lists' in
+   * force; a work neither names is status none
+   */
+  integrity(works: readonly WorkEvidence[]): Promise<Integrity[]>;
   /** the DOIs the loaded lists added (ingestion excluded the shipped ones already); empty before any load */
   addedDois(): Promise<readonly string[]>;
   /** a filter excluding the works the loaded lists added, or undefined when there are none */
@@ -58,6 +65,11 @@ export interface LiveRetractions {
    * changes nothing
    */
   load(files: readonly string[], actor: Actor, requestId?: string): Promise<RetractionsLoad>;
+}
+
+/** Who recorded the notices of a load whose event predates notices naming it: a Retraction Watch CSV, else Crossref. */
+export function sourceOfFiles(files: readonly string[]): IntegritySource {
+  return files.length > 0 && files.every((f) => /\.csv$/i.test(f)) ? "retraction_watch" : "crossref";
 }
 
 /**
@@ -167,12 +179,32 @@ export function heldDoisIn(deps: {
   };
 }
 
+/**
+ * DOIs (sorted) that one collection's own source record flags retracted (works.retracted) while a collection holds
+ * them searchable: the same work under another source that does not flag it. The retraction rule reads every holder,
+ * so the search leaves them out too. Reads the few flagged rows through their partial index.
+ */
+export async function sourceFlaggedElsewhere(db: Db, engineKind: string): Promise<string[]> {
+  const rows = await db.query<{ doi: string }>(
+    `SELECT DISTINCT s.doi FROM works r JOIN works s ON s.doi = r.doi
+      WHERE r.retracted AND s.searchable AND starts_with(r.index_key, $1) AND starts_with(s.index_key, $1)
+      ORDER BY s.doi`,
+    [`${engineKind}/`],
+  );
+  return rows.map((r) => r.doi);
+}
+
 export function createLiveRetractions(deps: {
   db: Db;
   dataRoot: string;
   clock?: () => Date;
   recheckMs?: number;
   heldDois?: HeldDois;
+  /**
+   * the works table's engine (its index keys' prefix): a work one collection's own source flags retracted is left out
+   * of every collection that excludes retractions, as its integrity says (the retraction rule reads every holder)
+   */
+  engineKind?: string;
 }): LiveRetractions {
   const clock = deps.clock ?? (() => new Date());
   const recheckMs = deps.recheckMs ?? RETRACTIONS_RECHECK_MS;
@@ -186,7 +218,26 @@ export function createLiveRetractions(deps: {
     all: undefined as Map<string, RetractionNotice> | undefined,
     filter: undefined as FilterNode | undefined,
     checkedAt: -Infinity,
+    /** DOIs some collection's own source flags retracted and another holds searchable (sourceFlaggedElsewhere) */
+    flaggedElsewhere: [] as string[],
+    flaggedCheckedAt: -Infinity,
   };
+
+  const exclusionOf = (): FilterNode | undefined => {
+    const dois = new Set([...state.excluded, ...state.flaggedElsewhere]);
+    return dois.size > 0 ? { kind: "not", child: { kind: "in", field: "doi", values: [...dois] } } : undefined;
+  };
+
+  async function refreshFlagged(): Promise<void> {
+    if (deps.engineKind === undefined) return;
+    const now = clock().getTime();
+    if (now - state.flaggedCheckedAt < recheckMs) return;
+    state.flaggedCheckedAt = now;
+    const dois = await sourceFlaggedElsewhere(deps.db, deps.engineKind);
+    if (dois.join("\n") === state.flaggedElsewhere.join("\n")) return;
+    state.flaggedElsewhere = dois;
+    state.filter = exclusionOf();
+  }
 
   function fold(events: readonly StoredEvent[]): void {
     for (const e of events) {
@@ -194,16 +245,18 @@ export function createLiveRetractions(deps: {
       for (const n of e.data.notices) state.added.set(n.doi, n);
       for (const { work, ...notice } of e.data.updates ?? []) {
         const notices = state.addedUpdates.get(work) ?? [];
-        addNotice(notices, notice);
+        // loads recorded before notices named their source and PMID: the source by the files' format
+        addNotice(notices, {
+          ...notice,
+          source: notice.source ?? sourceOfFiles(e.data.files),
+          pmid: notice.pmid ?? null,
+        });
         state.addedUpdates.set(work, notices);
       }
       for (const doi of e.data.held ?? e.data.notices.map((n) => n.doi)) state.excluded.add(doi);
       state.version = e.streamVersion;
       state.all = undefined;
-      state.filter =
-        state.excluded.size > 0
-          ? { kind: "not", child: { kind: "in", field: "doi", values: [...state.excluded] } }
-          : undefined;
+      state.filter = exclusionOf();
     }
   }
 
@@ -225,22 +278,29 @@ export function createLiveRetractions(deps: {
     return state.all;
   }
 
+  async function lists(): Promise<ListsInForce> {
+    const retracted = await all();
+    const updates = (await shippedLists()).updates;
+    const added = state.addedUpdates;
+    return {
+      flagsRetracted: (doi) => retracted.has(doi),
+      noticesOf: (doi) => {
+        const shippedNotices = updates.get(doi);
+        const addedNotices = added.get(doi);
+        if (!addedNotices) return shippedNotices ?? [];
+        const notices = [...(shippedNotices ?? [])];
+        for (const n of addedNotices) addNotice(notices, n);
+        return notices;
+      },
+    };
+  }
+
   return {
     notices: all,
-    async integrity(dois) {
-      const retracted = await all();
-      const updates = (await shippedLists()).updates;
-      const answer = new Map<string, Integrity>();
-      for (const doi of dois) {
-        if (answer.has(doi)) continue;
-        const notices = [...(updates.get(doi) ?? [])];
-        for (const n of state.addedUpdates.get(doi) ?? []) addNotice(notices, n);
-        answer.set(
-          doi,
-          notices.length === 0 && !retracted.has(doi) ? NO_INTEGRITY_NOTICE : integrityOf(notices, retracted.has(doi)),
-        );
-      }
-      return answer;
+    lists,
+    async integrity(works) {
+      const inForce = await lists();
+      return works.map((work) => workIntegrity(work, inForce));
     },
     async addedDois() {
       await refresh();
@@ -248,6 +308,7 @@ export function createLiveRetractions(deps: {
     },
     async exclusionFilter() {
       await refresh();
+      await refreshFlagged();
       return state.filter;
     },
     async load(files, actor, requestId) {
@@ -285,7 +346,11 @@ export function createLiveRetractions(deps: {
           // the notices of every kind the lists in force do not hold yet (each work's integrity follows them at once)
           const known = (doi: string, n: IntegrityNotice) =>
             [...(shippedList.updates.get(doi) ?? []), ...(state.addedUpdates.get(doi) ?? [])].some(
-              (k) => k.type === n.type && (k.doi ?? "") === (n.doi ?? ""),
+              (k) =>
+                k.type === n.type &&
+                k.source === n.source &&
+                (k.doi ?? "") === (n.doi ?? "") &&
+                (k.pmid ?? "") === (n.pmid ?? ""),
             );
           const updates = [...read.updates].flatMap(([doi, list]) =>
             list.filter((n) => !known(doi, n)).map((n) => ({ work: doi, ...n })),

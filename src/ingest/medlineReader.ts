@@ -7,6 +7,7 @@ import { canonicalPmid } from "../domain/identifiers.js";
 import { plainTextFromMarkup } from "./inlineMarkup.js";
 import type { DocumentSection, SourceDocument, SourceItem } from "./sourceDocument.js";
 import { readText } from "./sourceFiles.js";
+import { addNotice, sourceNotice, type IntegrityNotice } from "../domain/integrity.js";
 
 /** The parts of one MedlineCitation that the service uses. */
 export interface MedlineCitation {
@@ -32,6 +33,11 @@ export interface MedlineCitation {
    * PMIDs of the works it cites (CommentsCorrections RefType="Cites"), in record order; empty where none are recorded
    */
   cites: string[];
+  /**
+   * the CommentsCorrections links that bear on its integrity (RetractionIn, ErratumIn, ExpressionOfConcernIn,
+   * PartialRetractionIn), each with the PMID of the notice it names where given
+   */
+  integrityLinks: Array<{ refType: string; pmid: string | null }>;
 }
 
 type XmlNode = Record<string, unknown>;
@@ -213,7 +219,37 @@ function citationFromNode(citation: XmlNode, pubmedData?: unknown): MedlineCitat
       .filter((entry) => attrOf(entry, "RefType") === "Cites")
       .map((entry) => canonicalPmid(textOf(child(entry, "PMID")) ?? ""))
       .filter((pmid): pmid is string => pmid !== null),
+    integrityLinks: children(child(citation, "CommentsCorrectionsList"), "CommentsCorrections").flatMap((entry) => {
+      const refType = attrOf(entry, "RefType") ?? "";
+      if (!(refType in INTEGRITY_LINKS)) return [];
+      return [{ refType, pmid: canonicalPmid(textOf(child(entry, "PMID")) ?? "") }];
+    }),
   };
+}
+
+/** The CommentsCorrections types that say a notice was published about the citation, by the kind of notice. */
+const INTEGRITY_LINKS: Record<string, string> = {
+  RetractionIn: "retraction",
+  PartialRetractionIn: "partial_retraction",
+  ExpressionOfConcernIn: "expression_of_concern",
+  ErratumIn: "erratum",
+};
+
+/**
+ * What a citation's own record says of its integrity: a notice per RetractionIn, PartialRetractionIn,
+ * ExpressionOfConcernIn and ErratumIn link (naming the notice's PMID), and a retraction for the publication type
+ * "Retracted Publication" when no RetractionIn link names its notice. A notice's own citation ("Retraction of
+ * Publication", "Published Erratum", "Expression of Concern") is not itself retracted or corrected: it gets none.
+ */
+export function medlineNotices(
+  citation: Pick<MedlineCitation, "publicationTypes" | "integrityLinks">,
+): IntegrityNotice[] {
+  const notices: IntegrityNotice[] = [];
+  for (const link of citation.integrityLinks)
+    addNotice(notices, sourceNotice(INTEGRITY_LINKS[link.refType]!, "medline", { pmid: link.pmid }));
+  if (citation.publicationTypes.includes("Retracted Publication") && !notices.some((n) => n.type === "retraction"))
+    notices.push(sourceNotice("retraction", "medline"));
+  return notices;
 }
 
 /**
@@ -263,6 +299,7 @@ export function medlineCitationToDocument(citation: MedlineCitation): SourceDocu
   const subjects = citation.meshHeadings
     .filter((heading) => heading.major)
     .map((heading) => ({ name: heading.descriptor, scheme: "mesh" as const }));
+  const notices = medlineNotices(citation);
   return {
     doc_id: citation.pmid,
     title: citation.title,
@@ -280,6 +317,7 @@ export function medlineCitationToDocument(citation: MedlineCitation): SourceDocu
       article_type: articleTypeFromPubMed(citation.publicationTypes),
     },
     ...(subjects.length > 0 ? { subjects } : {}),
+    ...(notices.length > 0 ? { notices } : {}),
     // MEDLINE lists what a citation cites only for some records: one without the list records none (not zero)
     work:
       citation.cites.length > 0

@@ -7,6 +7,7 @@ import type { SourceDocument } from "./sourceDocument.js";
 import type { DocumentSubject } from "../domain/inventory.js";
 import { restoreGluedBoundaries } from "./sentences.js";
 import { readJsonLines } from "./sourceFiles.js";
+import { sourceNotice } from "../domain/integrity.js";
 
 const source = z
   .object({
@@ -146,6 +147,7 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
       cited_by_count: work.cited_by_count ?? null,
     },
     retracted: work.is_retracted ?? false,
+    ...(work.is_retracted ? { notices: [sourceNotice("retraction", "openalex")] } : {}),
     ...(subjects.length > 0 ? { subjects } : {}),
     work: {
       openalex: openAlexShortId(work.id),

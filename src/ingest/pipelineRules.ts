@@ -13,6 +13,7 @@ import { readCollectionDocuments } from "./readCollection.js";
 import type { SourceDocument } from "./sourceDocument.js";
 import { DEMO_FIGURES_VERSION, renderDemoFigures } from "./figures/demoFigures.js";
 import { workOfDocument, type StoredWork } from "./works.js";
+import { isRetractedWork } from "../domain/integrity.js";
 
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 export const PIPELINE_VERSION = 1;
@@ -21,13 +22,28 @@ export const INDEX_CALL_CHUNKS = 64;
 /**
  * Bump a reader's entry when what it reads changes; its collections re-ingest on the next start. OpenAlex: 2, works
  * keep cited_by_count; 3, abstracts keep their sentence boundaries and works carry their subjects. MEDLINE: 1,
- * citations carry their major MeSH headings as subjects.
+ * citations carry their major MeSH headings as subjects. OpenAlex 4 and MEDLINE 2: works carry their source's
+ * integrity notices (is_retracted; retraction, erratum and concern links).
  */
 const READER_VERSIONS: Partial<Record<PlainCollection["source"]["reader"], number>> = {
-  openalex: 3,
-  medline: 1,
-  "medline-editorial": 1,
+  openalex: 4,
+  medline: 2,
+  "medline-editorial": 2,
 };
+/** An ingestion is split into about this many batches, so its counts move batch by batch (each batch commits). */
+export const PROGRESS_BATCHES = 10;
+/** ... but no batch smaller than this, so a small ingestion does not commit the index document by document. */
+export const MIN_BATCH_DOCUMENTS = 20;
+
+/**
+ * Documents per batch for an ingestion of `documents`: at most `maxBatch` (INGEST_BATCH_SIZE, or the caller's), and
+ * small enough that it runs in about PROGRESS_BATCHES committed batches (a 200-document ingestion: 10 of 20, each
+ * moving documentsDone and chunksIndexed), never under MIN_BATCH_DOCUMENTS.
+ */
+export function batchSizeFor(documents: number, maxBatch: number): number {
+  return Math.max(1, Math.min(maxBatch, Math.max(MIN_BATCH_DOCUMENTS, Math.ceil(documents / PROGRESS_BATCHES))));
+}
+
 /**
  * word pieces of title and chunk embedded together (256 less [CLS] and [SEP]: all-MiniLM-L6-v2's limit, kept for
  * bge-small-en-v1.5)
@@ -62,9 +78,14 @@ export function needsVectors(collection: PlainCollection): boolean {
   return collection.retrieval !== "sparse";
 }
 
-/** Retracted: marked so by its source, or its DOI is on a retraction list in force (lower-case DOIs). */
+/**
+ * Retracted by the one retraction rule (isRetractedWork): its own source record flags it, or its DOI is on a
+ * retraction list in force (lower-case DOIs); or it was found retracted when it was staged.
+ */
 export function isRetracted(document: SourceDocument, retracted: ReadonlySet<string>): boolean {
-  return document.retracted === true || (document.metadata.doi ? retracted.has(document.metadata.doi) : false);
+  if (document.retracted === true) return true;
+  const evidence = { doi: document.metadata.doi ?? null, own: document.notices ?? [] };
+  return isRetractedWork(evidence, { flagsRetracted: (doi) => retracted.has(doi), noticesOf: () => [] });
 }
 
 function chunkMetadataOf(

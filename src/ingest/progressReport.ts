@@ -1,7 +1,7 @@
 // Ingestion progress a person can read, in a terminal (one line rewritten in place) or in a log (a line every few
 // seconds): per collection, the documents and chunks done out of the total, the rate, and when it should be done as a
 // clock time. Counts only go up, whatever order the batches report in; nothing is shown that is not known yet.
-import type { IngestionStatus } from "./ingestions.js";
+import type { IngestionProgressView, IngestionStatus } from "./ingestions.js";
 
 export interface ProgressCount {
   done: number;
@@ -149,4 +149,62 @@ export function statusSnapshot(
     },
     chunks: { done: status.chunksIndexed, total: null },
   };
+}
+
+const perSecond = (n: number, seconds: number): number | null =>
+  n > 0 && seconds > 0 ? Math.round((n / seconds) * 10) / 10 : null;
+
+/**
+ * A running ingestion's progress from the workflow's counts (updated per committed batch) and its start: what is done,
+ * the rate since it started, and the finish at that rate. Pure.
+ */
+export function ingestionProgressOf(
+  progress: {
+    phase: IngestionProgressView["phase"];
+    batches: number | null;
+    batchesDone: number;
+    counts: Pick<
+      IngestionStatus,
+      | "documentsRead"
+      | "documentsAdded"
+      | "documentsUpdated"
+      | "documentsUnchanged"
+      | "documentsDeleted"
+      | "chunksIndexed"
+    >;
+  },
+  startedAt: string,
+  now: Date,
+): IngestionProgressView {
+  const c = progress.counts;
+  const done = c.documentsAdded + c.documentsUpdated + c.documentsUnchanged + c.documentsDeleted;
+  const total = progress.phase === "reading" ? null : c.documentsRead;
+  const seconds = (now.getTime() - Date.parse(startedAt)) / 1000;
+  const rate = done > 0 && seconds > 0 ? done / seconds : null;
+  const left = total !== null && rate !== null ? Math.max(0, total - done) / rate : null;
+  return {
+    phase: progress.phase,
+    batches: progress.batches,
+    batchesDone: progress.batchesDone,
+    documentsDone: done,
+    documentsTotal: total,
+    chunksIndexed: c.chunksIndexed,
+    documentsPerSecond: perSecond(done, seconds),
+    chunksPerSecond: perSecond(c.chunksIndexed, seconds),
+    estimatedFinishAt: left === null ? null : new Date(now.getTime() + Math.round(left * 1000)).toISOString(),
+  };
+}
+
+/** The CLI's line for `ingestion show` of a running ingestion: its progress in words. */
+export function ingestionProgressText(collection: string, p: IngestionProgressView): string {
+  if (p.phase === "reading") return `${collection}: reading the source`;
+  const parts = [
+    `${p.documentsDone.toLocaleString("en-US")}/${(p.documentsTotal ?? 0).toLocaleString("en-US")} documents`,
+    `${p.chunksIndexed.toLocaleString("en-US")} chunks indexed`,
+    `batch ${p.batchesDone}/${p.batches ?? "?"}`,
+  ];
+  if (p.documentsPerSecond !== null) parts.push(`${p.documentsPerSecond} documents/s`);
+  if (p.chunksPerSecond !== null) parts.push(`${p.chunksPerSecond} chunks/s`);
+  parts.push(p.estimatedFinishAt ? `done about ${p.estimatedFinishAt}` : "no estimate until a batch commits");
+  return `${collection} (${p.phase}): ${parts.join(" · ")}`;
 }

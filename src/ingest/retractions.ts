@@ -9,6 +9,7 @@ import { parse } from "csv-parse";
 import { z } from "zod";
 import { openRegularFile } from "./operatorFiles.js";
 import { doiFromSource } from "./sourceIdentifiers.js";
+import { canonicalPmid } from "../domain/identifiers.js";
 import {
   badLinesError,
   LISTED_BAD_LINES,
@@ -145,7 +146,13 @@ export async function readOpenRetractionsList(path: string): Promise<UpdateList>
     const date = record.timestamp === undefined ? null : new Date(record.timestamp).toISOString().slice(0, 10);
     // the updates' own timestamps are Crossref's indexing times: the record's date is the better one (see below)
     for (const u of record.updates ?? [])
-      noteUpdate(list, doi, { type: noticeType(u.type), doi: doiFromSource(u.identifier?.doi), date });
+      noteUpdate(list, doi, {
+        type: noticeType(u.type),
+        source: "crossref",
+        doi: doiFromSource(u.identifier?.doi),
+        pmid: null,
+        date,
+      });
     if (!record.retracted || notices.has(doi)) continue;
     // the flag is heuristic: the retraction-type update when there is one, else the first update
     const update = record.updates?.find((u) => u.type && RETRACTION_TYPE.test(u.type)) ?? record.updates?.[0];
@@ -230,7 +237,9 @@ export async function readRetractionWatchList(path: string): Promise<UpdateList>
     if (!doi) continue;
     noteUpdate(list, doi, {
       type: noticeType(row.retractionnature),
+      source: "retraction_watch",
       doi: doiFromSource(row.retractiondoi),
+      pmid: canonicalPmid(row.retractionpubmedid ?? "") ?? null,
       date: retractionWatchDate(row.retractiondate),
     });
     if (!retraction || notices.has(doi)) continue;

@@ -2,6 +2,7 @@
 import type { ArticleType } from "../filters/articleTypes.js";
 import type { ChunkMetadata } from "../retrieval/port.js";
 import type { DocumentSubject } from "../domain/inventory.js";
+import type { IntegrityNotice } from "../domain/integrity.js";
 
 export interface DocumentSection {
   /** section name as stored in chunk metadata, e.g. "abstract", "methods", "results" */
@@ -77,8 +78,16 @@ export interface SourceDocument {
   title: string | null;
   sections: DocumentSection[];
   metadata: DocumentMetadata;
-  /** the source itself flags the work as retracted (OpenAlex `is_retracted`); DOI lists are checked separately */
+  /**
+   * retracted by the retraction rule when it was staged (src/domain/integrity.ts: its own notices, or a list in force
+   * then); a source line may say so itself (`"retracted": true`)
+   */
   retracted?: boolean;
+  /**
+   * what its own source record says of its integrity (OpenAlex `is_retracted`, MEDLINE publication types and
+   * CommentsCorrections links): a `retraction` notice here flags it retracted
+   */
+  notices?: IntegrityNotice[];
   /** what the source says of it as a work (identifiers beyond the metadata, references, citation count) */
   work?: SourceWork;
   /** the subject classification the source carries (OpenAlex concepts, MeSH headings); counted per journal */

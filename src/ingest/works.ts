@@ -4,6 +4,7 @@
 // operational tables (works, work_references in src/eventstore/schema.ts), not an event-sourced read model.
 import type { Db, Queryable } from "../eventstore/db.js";
 import type { CitedWorkIds, SourceDocument } from "./sourceDocument.js";
+import { isRetractedWork, NO_LISTS, type IntegrityNotice } from "../domain/integrity.js";
 
 /** The bibliographic fields a work answers with (never its text). */
 export interface WorkFields {
@@ -28,6 +29,8 @@ export interface StoredWork {
   openalex: string | null;
   /** false: the collection holds the work but keeps it out of search (retracted) */
   searchable: boolean;
+  /** what its own source record says of its integrity (src/domain/integrity.ts); empty where it says nothing */
+  notices: IntegrityNotice[];
   fields: WorkFields;
   /** how many references the source records; null where it records none */
   referencesRecorded: number | null;
@@ -48,6 +51,7 @@ export function workOfDocument(document: SourceDocument, searchable: boolean): S
     pmcid: text(m.pmcid),
     openalex: text(document.work?.openalex),
     searchable,
+    notices: document.notices ?? [],
     fields: {
       title: text(m.title) ?? text(document.title),
       authors: texts(m.authors),
@@ -104,12 +108,14 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
     const rows = change.upserts.slice(from, from + WRITE_ROWS);
     const col = <T>(f: (w: StoredWork) => T) => rows.map(f);
     await tx.query(
-      `INSERT INTO works (index_key, doc_id, doi, pmid, pmcid, openalex, searchable, fields, refs_recorded)
-       SELECT $1, d, doi, pmid, pmcid, oa, s, f::jsonb, r FROM unnest($2::text[], $3::text[], $4::text[], $5::text[],
-         $6::text[], $7::boolean[], $8::text[], $9::int[]) AS t(d, doi, pmid, pmcid, oa, s, f, r)
+      `INSERT INTO works (index_key, doc_id, doi, pmid, pmcid, openalex, searchable, fields, refs_recorded, notices,
+         retracted)
+       SELECT $1, d, doi, pmid, pmcid, oa, s, f::jsonb, r, n::jsonb, x FROM unnest($2::text[], $3::text[], $4::text[],
+         $5::text[], $6::text[], $7::boolean[], $8::text[], $9::int[], $10::text[], $11::boolean[])
+         AS t(d, doi, pmid, pmcid, oa, s, f, r, n, x)
        ON CONFLICT (index_key, doc_id) DO UPDATE SET doi = EXCLUDED.doi, pmid = EXCLUDED.pmid, pmcid = EXCLUDED.pmcid,
          openalex = EXCLUDED.openalex, searchable = EXCLUDED.searchable, fields = EXCLUDED.fields,
-         refs_recorded = EXCLUDED.refs_recorded`,
+         refs_recorded = EXCLUDED.refs_recorded, notices = EXCLUDED.notices, retracted = EXCLUDED.retracted`,
       [
         indexKey,
         col((w) => w.docId),
@@ -120,6 +126,9 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
         col((w) => w.searchable),
         col((w) => JSON.stringify(w.fields)),
         col((w) => w.referencesRecorded),
+        col((w) => JSON.stringify(w.notices)),
+        // its own source flags it retracted (the rule's first half): the few rows the query-time exclusion reads
+        col((w) => isRetractedWork({ doi: w.doi, own: w.notices }, NO_LISTS)),
       ],
     );
   }

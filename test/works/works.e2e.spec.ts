@@ -260,7 +260,15 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     );
     expect(byDoi.get(EOC_DOI)).toEqual({
       status: "expression_of_concern",
-      notices: [{ type: "expression_of_concern", doi: "10.1039/c7ob90105d", date: "2017-06-29" }],
+      notices: [
+        {
+          type: "expression_of_concern",
+          source: "crossref",
+          doi: "10.1039/c7ob90105d",
+          pmid: null,
+          date: "2017-06-29",
+        },
+      ],
     });
     expect(byDoi.get(CORRECTED_DOI)).toMatchObject({
       status: "corrected",
@@ -308,7 +316,9 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     expect(loaded.status).toBe(200);
     expect((await get("10.9999/graph.a")).body.integrity).toEqual({
       status: "expression_of_concern",
-      notices: [{ type: "expression_of_concern", doi: "10.9999/notice.a", date: "2026-11-01" }],
+      notices: [
+        { type: "expression_of_concern", source: "crossref", doi: "10.9999/notice.a", pmid: null, date: "2026-11-01" },
+      ],
     });
     const refetched = await call("GET", `/api/v1/search/results/${search.body.queryId}`, { key });
     expect(

@@ -10,7 +10,7 @@ import "@citation-js/plugin-bibtex";
 import "@citation-js/plugin-ris";
 import "@citation-js/plugin-csl";
 import { decodeCursor, encodeCursor, parseWorkId } from "../../src/usecases/works/workIds.js";
-import { integrityOf, noticeType } from "../../src/domain/integrity.js";
+import { integrityOf, NO_INTEGRITY_NOTICE, noticeType } from "../../src/domain/integrity.js";
 import { readOpenRetractionsList, readRetractionWatchList, mergeUpdateLists } from "../../src/ingest/retractions.js";
 import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
 import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/medlineReader.js";
@@ -19,7 +19,7 @@ import { workOfDocument } from "../../src/ingest/works.js";
 import { groupRows } from "../../src/usecases/works/works.js";
 import type { WorkRow } from "../../src/usecases/works/worksReads.js";
 import { exportWorks, exportWorksOfRows, nameParts, type ExportWork } from "../../src/usecases/works/citationExport.js";
-import { rowsWithIntegrity } from "../../src/usecases/works/integrityRows.js";
+import { rowsWithIntegrity, type WorkRef } from "../../src/usecases/works/integrityRows.js";
 import { tempDirs } from "../support/tempDirs.js";
 
 const tempDir = tempDirs();
@@ -91,8 +91,14 @@ describe("integrity", () => {
     ]);
   });
 
-  it("is retracted exactly when the lists flag the work, else concern, else corrected", () => {
-    const n = (type: string, date: string | null = null) => ({ type, doi: null, date });
+  it("is retracted exactly when the rule flags the work, else concern, else corrected", () => {
+    const n = (type: string, date: string | null = null) => ({
+      type,
+      source: "crossref" as const,
+      doi: null,
+      pmid: null,
+      date,
+    });
     expect(integrityOf([n("erratum")], true).status).toBe("retracted");
     expect(integrityOf([n("retraction")], false).status).toBe("corrected");
     expect(integrityOf([n("correction"), n("expression_of_concern")], false).status).toBe("expression_of_concern");
@@ -125,7 +131,9 @@ describe("integrity", () => {
     );
     const list = await readOpenRetractionsList(crossref);
     expect([...list.retracted.keys()]).toEqual(["10.1/b"]);
-    expect(list.updates.get("10.1/a")).toEqual([{ type: "correction", doi: "10.1/notice-c", date: "2018-03-04" }]);
+    expect(list.updates.get("10.1/a")).toEqual([
+      { type: "correction", source: "crossref", doi: "10.1/notice-c", pmid: null, date: "2018-03-04" },
+    ]);
     const rw = temp(
       "rw.csv",
       "originalpaperdoi,retractionnature,retractiondate,retractiondoi,reason\n10.1/a,Expression of " +
@@ -136,28 +144,35 @@ describe("integrity", () => {
     expect(integrityOf(merged.updates.get("10.1/a")!, merged.retracted.has("10.1/a"))).toEqual({
       status: "expression_of_concern",
       notices: [
-        { type: "correction", doi: "10.1/notice-c", date: "2018-03-04" },
-        { type: "expression_of_concern", doi: "10.1/eoc", date: "2021-02-03" },
+        { type: "correction", source: "crossref", doi: "10.1/notice-c", pmid: null, date: "2018-03-04" },
+        { type: "expression_of_concern", source: "retraction_watch", doi: "10.1/eoc", pmid: null, date: "2021-02-03" },
       ],
     });
   });
 });
 
 describe("integrity on rows", () => {
-  it("adds each row its DOI's integrity (none without DOI), asking once for all, leaving given rows be", async () => {
-    const asked: string[][] = [];
+  it("adds each row its work's integrity, asking once for all rows, leaving given rows be", async () => {
+    const asked: WorkRef[][] = [];
     const rows = [
       { id: "a", metadata: { doi: "10.1/X" } },
       { id: "b", metadata: {} },
-      { id: "c", metadata: { doi: "10.1/y" } },
+      { id: "c", metadata: { doi: "10.1/y", pmid: "12" } },
     ];
-    const out = await rowsWithIntegrity(rows, async (dois) => {
-      asked.push([...dois]);
-      return new Map([
-        ["10.1/x", { status: "corrected" as const, notices: [{ type: "correction", doi: null, date: null }] }],
-      ]);
+    const correction = { type: "correction", source: "crossref" as const, doi: null, pmid: null, date: null };
+    const out = await rowsWithIntegrity(rows, async (works) => {
+      asked.push([...works]);
+      return works.map((w) =>
+        w.doi === "10.1/x" ? { status: "corrected" as const, notices: [correction] } : NO_INTEGRITY_NOTICE,
+      );
     });
-    expect(asked).toEqual([["10.1/x", "10.1/y"]]);
+    expect(asked).toEqual([
+      [
+        { doi: "10.1/x", pmid: null },
+        { doi: null, pmid: null },
+        { doi: "10.1/y", pmid: "12" },
+      ],
+    ]);
     expect(out.map((r) => (r.metadata as { integrity: { status: string } }).integrity.status)).toEqual([
       "corrected",
       "none",
@@ -234,6 +249,7 @@ describe("one work in several collections", () => {
     pmcid: null,
     openalex: null,
     searchable: true,
+    notices: [],
     fields: {} as WorkRow["fields"],
     referencesRecorded: null,
     ...ids,

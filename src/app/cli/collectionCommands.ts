@@ -1,15 +1,19 @@
 // The operator commands of collections and meta-collections, ingestions, uploads, retraction lists and journal
 // requests.
 import { readFileSync, existsSync, statSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { basename, dirname } from "node:path";
 import { followIngestion } from "./followIngestion.js";
+import { ingestionProgressText } from "../../ingest/progressReport.js";
 import { uploadLocalFiles } from "./uploads.js";
+import { callerPath, dataRootNames } from "./localPaths.js";
 import type { CommandContext, Commands } from "./commandContext.js";
 
 export function collectionCommands({
   values,
   sub,
   rest,
+  callerDir,
+  config,
   ops,
   target,
   remote,
@@ -24,20 +28,18 @@ export function collectionCommands({
     "collection add": async () => {
       let definition: unknown;
       try {
-        definition = JSON.parse(readFileSync(rest[0]!, "utf8"));
+        definition = JSON.parse(readFileSync(callerPath(callerDir, rest[0]!), "utf8"));
       } catch (err) {
         throw new Error(`${rest[0]}: not a readable JSON collection definition (${(err as Error).message})`, {
           cause: err,
         });
       }
       const source = (definition as { source?: { files?: unknown } }).source;
+      const near = [callerDir, dirname(callerPath(callerDir, rest[0]!))];
       if (target.url && source && Array.isArray(source.files)) {
-        source.files = await uploadLocalFiles(
-          ops,
-          source.files.map(String),
-          [process.cwd(), dirname(resolve(rest[0]!))],
-          (line) => console.error(line),
-        );
+        source.files = await uploadLocalFiles(ops, source.files.map(String), near, (line) => console.error(line));
+      } else if (!remote && config && source && Array.isArray(source.files)) {
+        source.files = dataRootNames(source.files.map(String), callerDir, config.dataRoot);
       }
       print(await ops.defineCollection(definition as never));
       return 0;
@@ -87,8 +89,10 @@ export function collectionCommands({
       const mode = values.mode ?? "upsert";
       if (mode !== "upsert" && mode !== "replace") throw new Error("--mode must be upsert or replace");
       const named = target.url
-        ? await uploadLocalFiles(ops, files, [process.cwd()], (line) => console.error(line))
-        : files;
+        ? await uploadLocalFiles(ops, files, [callerDir], (line) => console.error(line))
+        : !remote && config
+          ? dataRootNames(files, callerDir, config.dataRoot)
+          : files;
       const started = await ops.ingestCollection(rest[0]!, { files: named, mode });
       if (!values.wait) {
         print(started);
@@ -99,7 +103,10 @@ export function collectionCommands({
       return status.state === "completed" ? 0 : 1;
     },
     "ingestion show": async () => {
-      print(await ops.ingestion(rest[0]!));
+      const status = await ops.ingestion(rest[0]!);
+      // a person reads the progress line (stderr); a script reads the status's `progress` (stdout)
+      if (status.progress) console.error(ingestionProgressText(status.collection, status.progress));
+      print(status);
       return 0;
     },
     "ingestion cancel": async () => {
@@ -112,12 +119,12 @@ export function collectionCommands({
           "upload sends a file to a running server: name it with --url URL --admin-token TOKEN, or start it on " +
             "this data directory",
         );
-      const path = resolve(sub ?? "");
+      const path = callerPath(callerDir, sub ?? "");
       if (!existsSync(path) || !statSync(path).isFile()) throw new Error(`${sub}: no such local file`);
       const [file] = await uploadLocalFiles(
         { ...ops, upload: (_name, body, bytes) => ops.upload(values.name ?? basename(path), body, bytes) },
         [path],
-        [process.cwd()],
+        [callerDir],
         (line) => console.error(line),
       );
       print({ file });
@@ -125,7 +132,7 @@ export function collectionCommands({
     },
     "retractions load": async () => {
       if (rest.length === 0) throw new Error("usage: retractions load FILE...");
-      print(await ops.loadRetractions(rest));
+      print(await ops.loadRetractions(!remote && config ? dataRootNames(rest, callerDir, config.dataRoot) : rest));
       return 0;
     },
     "journal-requests": async () => {

@@ -60,6 +60,8 @@ export interface CommandContext {
   sub: string | undefined;
   /** the positional arguments after the command's words */
   rest: string[];
+  /** the folder the operator ran the command from: the files it names are found there (localPaths.ts) */
+  callerDir: string;
   ops: CliOperations;
   target: OperatorTarget;
   /** the server the command is sent to; undefined when it runs on the local store */

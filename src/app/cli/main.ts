@@ -15,6 +15,7 @@ import { Rejection } from "../../domain/rejection.js";
 import { printList } from "./tables.js";
 import { composition, localStoreOperations, remoteOperations, type CliOperations, type Remote } from "./operations.js";
 import { billingModeOf, limitsOf, parseCommandLine, type CommandContext, type Commands } from "./commandContext.js";
+import { callerDirOf } from "./localPaths.js";
 import { organizationCommands } from "./organizationCommands.js";
 import { collectionCommands } from "./collectionCommands.js";
 import { webhookCommands } from "./webhookCommands.js";
@@ -270,6 +271,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       values,
       sub,
       rest,
+      callerDir: callerDirOf(env, process.cwd()),
       ops,
       target,
       remote,

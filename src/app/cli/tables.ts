@@ -111,6 +111,16 @@ const LISTS: Record<string, (value: unknown) => string> = {
       ...(retired && retired.length > 0 ? ["", `Retired: ${retired.join(", ")}`] : []),
     ].join("\n");
   },
+  "webhook list": (v) =>
+    renderTable(rowsOf(v, "data"), [
+      field("id"),
+      field("url"),
+      field("events"),
+      col("state", (r) => (r.status === "disabled" ? `disabled ${text(r.disabledAt)}` : r.status)),
+      col("failing since", (r) => r.failingSince),
+      field("description"),
+      field("createdAt", "created"),
+    ]),
   "journal-requests": (v) =>
     renderTable(rowsOf(v, "journals"), [
       field("issn"),

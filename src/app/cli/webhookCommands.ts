@@ -1,10 +1,10 @@
 // The operator commands of an organization's webhook endpoints and their deliveries.
 import { intOpt, type CommandContext, type Commands } from "./commandContext.js";
 
-export function webhookCommands({ values, rest, ops, print }: CommandContext): Commands {
+export function webhookCommands({ values, rest, ops, print, printTable }: CommandContext): Commands {
   return {
     "webhook list": async () => {
-      print(await ops.listWebhooks(rest[0]!));
+      printTable("webhook list", await ops.listWebhooks(rest[0]!));
       return 0;
     },
     "webhook create": async () => {

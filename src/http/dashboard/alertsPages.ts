@@ -3,7 +3,7 @@
 import { html, type Html } from "./html.js";
 import { csrfField, layout, notice, tableHead, when, type Viewer } from "./layout.js";
 import type { AlertRunView, AlertView } from "../../usecases/alerts/alerts.js";
-import { ALERT_SCHEDULES, MAX_ALERT_QUERY_CHARS } from "../../usecases/alerts/alertRules.js";
+import { ALERT_SCHEDULES, MAX_ALERT_QUERY_CHARS, pausedMessage } from "../../usecases/alerts/alertRules.js";
 
 /** A key the member may pay an alert's runs with, and an endpoint it may send them to. */
 export interface AlertFormChoices {
@@ -17,12 +17,24 @@ const SCHEDULE_TEXT: Record<AlertView["schedule"], string> = {
   weekly: "weekly",
 };
 
+/** The notice of an alert the service paused: which collection was retired, when, and what to do. */
+function pausedNotice(alert: AlertView, reason: NonNullable<AlertView["pausedReason"]>): Html {
+  const text = `Alert "${alert.query}": ${pausedMessage(reason)}`;
+  return html`<div data-paused-alert="${alert.id}">${notice("warn", text)}</div>`;
+}
+
 /** The forms that pause or resume, and delete, an alert (on the list and on its own page). */
 function alertActions(viewer: Viewer, alert: AlertView): Html {
   const toggle = alert.status === "paused" ? "resume" : "pause";
   const csrf = csrfField(viewer.csrfToken);
-  return html`<form method="post" action="/dashboard/alerts/${alert.id}/${toggle}" class="inline">${csrf}
-<button type="submit">${toggle === "pause" ? "Pause" : "Resume"}</button></form>
+  // an alert on a retired collection cannot be resumed: only deleted
+  const canToggle = !alert.pausedReason;
+  return html`${
+    canToggle
+      ? html`<form method="post" action="/dashboard/alerts/${alert.id}/${toggle}" class="inline">${csrf}
+<button type="submit">${toggle === "pause" ? "Pause" : "Resume"}</button></form>`
+      : ""
+  }
 <form method="post" action="/dashboard/alerts/${alert.id}/delete" class="inline"
  data-confirm="Delete this alert? Its runs stay in the ledger.">${csrf}
 <button type="submit" class="danger">Delete</button></form>`;
@@ -39,7 +51,7 @@ export function alertsPage(
   <td><a href="/dashboard/alerts/${a.id}">${a.query}</a><br><small>${a.id}</small></td>
   <td>${a.collections.join(", ")}</td>
   <td>${SCHEDULE_TEXT[a.schedule]}</td>
-  <td>${a.status}</td>
+  <td>${a.status}${a.pausedReason ? html`<br><small>collection retired</small>` : ""}</td>
   <td class="num">${a.runCount}</td>
   <td>${when(a.lastRunAt)}</td>
   <td class="actions">${alertActions(viewer, a)}</td>
@@ -51,6 +63,7 @@ export function alertsPage(
     "alerts",
     "Alerts",
     html`${opts.error ? notice("error", opts.error) : ""}
+${alerts.flatMap((a) => (a.pausedReason ? [pausedNotice(a, a.pausedReason)] : []))}
 <section aria-labelledby="alerts-title">
 <h2 id="alerts-title">Your alerts</h2>
 <div class="scroll"><table>
@@ -118,6 +131,7 @@ export function alertPage(viewer: Viewer, alert: AlertView & { runs: AlertRunVie
     "alerts",
     `Alert: ${alert.query}`,
     html`<p><a href="/dashboard/alerts">All alerts</a></p>
+${alert.pausedReason ? pausedNotice(alert, alert.pausedReason) : ""}
 <dl class="cards">
   <div><dt>Id</dt><dd><code>${alert.id}</code></dd></div>
   <div><dt>Status</dt><dd>${alert.status}</dd></div>

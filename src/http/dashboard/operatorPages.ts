@@ -4,6 +4,7 @@ import { html, type Html } from "./html.js";
 import type { ConsoleData } from "../../usecases/dashboard/consoleData.js";
 import type { CollectionsAdminList } from "../../usecases/collections/manageCollections.js";
 import type { IngestionStatus } from "../../ingest/ingestions.js";
+import { ingestionProgressText } from "../../ingest/progressReport.js";
 import { keysSections } from "./keysPage.js";
 import { type Viewer, SUSPENDED_NOTICE, credits, csrfField, layout, notice, tableHead, when } from "./layout.js";
 import { ledgerTable } from "./ledgerPage.js";
@@ -102,7 +103,7 @@ function collectionsTable(list: CollectionsAdminList): Html {
           i.documentsDeleted
         } deleted, ${i.documentsUnchanged} unchanged) ${when(i.finishedAt ?? i.startedAt)}${
           i.error ? html`: ${i.error}` : ""
-        }`;
+        }${i.progress ? html`<br><small data-progress>${ingestionProgressText("now", i.progress)}</small>` : ""}`;
   const row = (c: CollectionsAdminList["collections"][number]) => html`<tr data-collection="${c.name}"><td>${
     c.displayName
   } <code>${c.name}</code></td><td>${c.retrieval}</td><td>${c.state}</td><td class="num">${c.documentCount}</td>

@@ -224,6 +224,24 @@ export const IngestionStatus = z.object({
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   error: z.string().nullable(),
+  progress: z
+    .object({
+      phase: z.enum(["reading", "indexing", "finishing"]),
+      batches: z.number().int().nullable(),
+      batchesDone: z.number().int(),
+      documentsDone: z.number().int(),
+      documentsTotal: z.number().int().nullable(),
+      chunksIndexed: z.number().int(),
+      documentsPerSecond: z.number().nullable(),
+      chunksPerSecond: z.number().nullable(),
+      estimatedFinishAt: z.string().nullable(),
+    })
+    .optional()
+    .meta({
+      description:
+        "While running: documents and chunks of the batches committed so far (they move batch by batch), the " +
+        "rate since the start, and the estimated finish at that rate (null until a batch committed).",
+    }),
 });
 
 export const StoredUpload = z.object({

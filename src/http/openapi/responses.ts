@@ -503,6 +503,18 @@ export const Alert = z.object({
     description: "The endpoint runs are sent to; null: every endpoint subscribed to `alert.matched`.",
   }),
   status: z.enum(["active", "paused"]),
+  pausedReason: nullable(
+    z.object({
+      code: z.enum(["COLLECTION_RETIRED"]),
+      collection: z.string(),
+      retiredAt: z.string(),
+    }),
+  ).meta({
+    description:
+      "Why the service paused the alert: `COLLECTION_RETIRED`, a collection it searches was retired (which, and " +
+      "when; an `alert.paused` webhook said so). It cannot be resumed; delete it and create one on a collection you " +
+      "can search. Null when it runs, or when you paused it.",
+  }),
   createdAt: z.string(),
   lastRunAt: nullable(z.string()),
   seenWorks: z

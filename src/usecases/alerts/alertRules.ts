@@ -7,7 +7,7 @@ import { capToCost, type PricedRow } from "../../domain/costCap.js";
 import { documentOf, type DocumentRow } from "../../retrieval/rowSelection.js";
 import { assertSearchableQuery } from "../search/queryValidation.js";
 import { ENDPOINT_ID_PATTERN } from "../../domain/webhooks.js";
-import type { AlertDefinitionData } from "../../domain/events.js";
+import type { AlertDefinitionData, AlertPausedReason } from "../../domain/events.js";
 
 export const ALERT_SCHEDULES = ["on_ingest", "daily", "weekly"] as const;
 export type AlertSchedule = (typeof ALERT_SCHEDULES)[number];
@@ -158,4 +158,27 @@ export function selectRun<T extends AlertRow>(
     withheldByCost: capped.withheld,
     costMicros: capped.costMicros,
   };
+}
+
+/**
+ * Why an alert cannot run: the first collection it searches that was retired (the catalogue's `retiredAt`), as the
+ * reason its pause records; null while every collection it names is in force.
+ */
+export function retiredReason(
+  def: Pick<AlertDefinition, "collections">,
+  retiredAt: (name: string) => { name: string; at: string } | null | undefined,
+): AlertPausedReason | null {
+  for (const name of def.collections) {
+    const retired = retiredAt(name);
+    if (retired) return { code: "COLLECTION_RETIRED", collection: retired.name, retiredAt: retired.at };
+  }
+  return null;
+}
+
+/** What an alert paused for a reason tells its owner (the dashboard's notice, the webhook's `message`). */
+export function pausedMessage(reason: AlertPausedReason): string {
+  return (
+    `Paused: collection "${reason.collection}" was retired on ${reason.retiredAt}, so this alert has nothing to ` +
+    "search. Delete it, and create an alert on a collection you can search (GET /api/v1/search/collections)."
+  );
 }

@@ -7,7 +7,13 @@ import { ScheduleNotFoundError, WorkflowExecutionAlreadyStartedError, type Clien
 import type { Db } from "../../eventstore/db.js";
 import { runStreamCommand } from "../../eventstore/streamCommand.js";
 import { Rejection } from "../../domain/rejection.js";
-import { alertStream, type Actor, type AlertRunOutcome, type DomainEvent } from "../../domain/events.js";
+import {
+  alertStream,
+  type Actor,
+  type AlertPausedReason,
+  type AlertRunOutcome,
+  type DomainEvent,
+} from "../../domain/events.js";
 import { formatCredits } from "../../domain/money.js";
 import { assertSearchPayable, chargeLines } from "../../domain/organization.js";
 import type { WebhookPayloadType } from "../../domain/webhooks.js";
@@ -24,6 +30,7 @@ import {
   type AlertRunStart,
 } from "../../../workflows/alertTypes.js";
 import type { AuthContext } from "../auth/context.js";
+import { rowsWithIntegrity, type IntegrityOf } from "../works/integrityRows.js";
 import type { Accounts } from "../accounts/accounts.js";
 import { resolveTargets } from "../auth/keyScope.js";
 import { retrieve, type RetrievalOutcome, type SearchDeps } from "../search/pipeline.js";
@@ -38,6 +45,8 @@ import {
   ALERT_SEARCH_DEPTH,
   alertDefinitionOf,
   MAX_ALERTS_PER_ORG,
+  pausedMessage,
+  retiredReason,
   selectRun,
   worksOf,
   type AlertDefinition,
@@ -69,6 +78,8 @@ export interface AlertsDeps {
     only?: string,
   ) => Promise<unknown>;
   taskQueue?: string;
+  /** each delivered work's integrity by the retraction rule (src/usecases/works/integrityRows.ts), as on every row */
+  integrity?: IntegrityOf;
 }
 
 export interface AlertView {
@@ -82,6 +93,8 @@ export interface AlertView {
   max_cost_per_run: string | null;
   webhook: string | null;
   status: "active" | "paused";
+  /** why the service paused it (a collection it searches was retired); null when it runs or its owner paused it */
+  pausedReason: AlertPausedReason | null;
   createdAt: string;
   lastRunAt: string | null;
   /** the works it counts as seen (held when it was created, or delivered since) */
@@ -115,6 +128,7 @@ const viewOf = (r: AlertRow): AlertView => ({
     r.definition.maxCostPerRunMicros === null ? null : formatCredits(BigInt(r.definition.maxCostPerRunMicros)),
   webhook: r.definition.webhookEndpointId,
   status: r.state === "paused" ? "paused" : "active",
+  pausedReason: r.state === "paused" ? (r.paused_reason ?? null) : null,
   createdAt: r.created_at,
   lastRunAt: r.last_run_at,
   seenWorks: r.seen.length,
@@ -163,6 +177,7 @@ function workSummary(row: CachedRow): Record<string, unknown> {
     journal: m.journal ?? null,
     publication_date: m.publication_date ?? null,
     url: m.url ?? null,
+    ...(m.integrity ? { integrity: m.integrity } : {}),
   };
 }
 
@@ -225,19 +240,30 @@ export function createAlerts(deps: AlertsDeps) {
     alertId: string,
     type: "AlertPaused" | "AlertResumed" | "AlertDeleted",
     actor: Actor,
+    reason?: AlertPausedReason,
   ): Promise<AlertRow> {
     const row = await ownAlert(orgId, alertId);
+    if (type === "AlertResumed") {
+      // an alert on a retired collection stays paused: it would search nothing
+      const retired = retiredReason(row.definition, (name) => deps.search.catalog.retiredAt?.(name));
+      if (retired)
+        throw new Rejection("COLLECTION_NOT_FOUND", pausedMessage(retired).replace(/^Paused: /, "cannot resume: "), {
+          collection: retired.collection,
+          retired: true,
+          retiredAt: retired.retiredAt,
+        });
+    }
     const wanted = type === "AlertPaused" ? "paused" : type === "AlertResumed" ? "active" : "deleted";
     await runStreamCommand(db, clock, alertStream(alertId), actor, async (tx) => {
       const [now] = await tx.query<{ state: string }>(`SELECT state FROM proj_alerts WHERE alert_id = $1`, [alertId]);
       if (!now || now.state === wanted || now.state === "deleted") return { version: "any", events: [] };
-      return { version: "any", events: [{ type, data: { orgId, alertId } }] };
+      return { version: "any", events: [{ type, data: { orgId, alertId, ...(reason ? { reason } : {}) } }] };
     });
     if (row.definition.schedule !== "on_ingest") {
       const handle = client.schedule.getHandle(alertScheduleId(alertId));
       const step =
         type === "AlertPaused"
-          ? handle.pause("paused by its organization")
+          ? handle.pause(reason ? `collection ${reason.collection} retired` : "paused by its organization")
           : type === "AlertResumed"
             ? handle.unpause("resumed by its organization")
             : handle.delete();
@@ -246,6 +272,30 @@ export function createAlerts(deps: AlertsDeps) {
       });
     }
     return (await alertRow(alertId))!;
+  }
+
+  /** Pauses an alert one of whose collections was retired, telling its owner; false when none of them was. */
+  async function pauseRetired(alert: AlertRow, actor: Actor): Promise<boolean> {
+    const reason = retiredReason(alert.definition, (name) => deps.search.catalog.retiredAt?.(name));
+    if (!reason) return false;
+    await changeState(alert.org_id, alert.alert_id, "AlertPaused", actor, reason);
+    const now = await alertRow(alert.alert_id);
+    if (now?.state !== "paused" || now.paused_reason?.collection !== reason.collection) return true;
+    await deps.publish(
+      alert.org_id,
+      "alert.paused",
+      {
+        alertId: alert.alert_id,
+        query: alert.definition.query,
+        collections: alert.definition.collections,
+        reason,
+        message: pausedMessage(reason),
+      },
+      `alert-paused:${alert.alert_id}:${reason.collection}`,
+      actor,
+      alert.definition.webhookEndpointId ?? undefined,
+    );
+    return true;
   }
 
   const alerts = {
@@ -363,6 +413,23 @@ export function createAlerts(deps: AlertsDeps) {
     },
 
     /**
+     * After `collection` was retired: every active alert that names it is paused with the reason (an AlertPaused event
+     * on its stream, its schedule paused) and its organization told by an `alert.paused` webhook, published once per
+     * alert and collection. Idempotent: an alert paused already is left as it is. A run of an alert on a retired
+     * collection pauses it the same way (alertRunStart), so a retirement this missed is caught at the alert's next run.
+     */
+    async pauseForRetiredCollection(collection: string, actor: Actor): Promise<string[]> {
+      const rows = (await db.query(`SELECT ${selectList("alerts")} FROM proj_alerts WHERE state = 'active'`)).map((r) =>
+        normalizeRow("alerts", r),
+      );
+      const lower = collection.toLowerCase();
+      const paused: string[] = [];
+      for (const alert of rows.filter((r) => r.definition.collections.some((n) => n.toLowerCase() === lower)))
+        if (await pauseRetired(alert, actor)) paused.push(alert.alert_id);
+      return paused;
+    },
+
+    /**
      * After an ingestion committed added or changed documents in `collection`: one run of every active on_ingest
      * alert watching it (directly or through a meta-collection), named by the ingestion so a retry starts nothing new.
      */
@@ -412,6 +479,8 @@ export function createAlerts(deps: AlertsDeps) {
       if (!run) {
         // a new run: only of an active alert, and only what could be paid for once delivered
         if (alert.state !== "active") return { status: "skipped" };
+        // a collection it searches was retired (a retirement whose pauses were cut short): paused now, told once
+        if (await pauseRetired(alert, workflowActor(alertRunWorkflowId(input.queryId)))) return { status: "skipped" };
         const auth = await payingCaller(alert);
         if (!auth) return { status: "skipped" };
         const outcome = (found = await searchNow(auth, def));
@@ -490,6 +559,7 @@ export function createAlerts(deps: AlertsDeps) {
         });
       }
       const record = (await loadQueryRecord(db, input.queryId))!;
+      const rows = deps.integrity ? await rowsWithIntegrity(record.payload.rows, deps.integrity) : record.payload.rows;
       await deps.publish(
         alert.org_id,
         "alert.matched",
@@ -498,7 +568,7 @@ export function createAlerts(deps: AlertsDeps) {
           queryId: input.queryId,
           query: def.query,
           resultsUrl: `/api/v1/search/results/${input.queryId}`,
-          works: record.payload.rows.map(workSummary),
+          works: rows.map(workSummary),
         },
         `alert-run:${input.queryId}`,
         workflowActor(alertRunWorkflowId(input.queryId)),

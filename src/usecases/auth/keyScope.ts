@@ -16,6 +16,22 @@ export function reachableNames(catalog: CollectionCatalog, auth: AuthContext): s
     .map((entry) => entry.name);
 }
 
+/**
+ * A search of a retired collection: 404 COLLECTION_NOT_FOUND (as for a name never defined) saying it was retired and
+ * when, with the collections the caller can search instead.
+ */
+export function retiredCollection(retired: { name: string; at: string }, reachable: readonly string[]): Rejection {
+  const named = reachable.slice(0, 5).map((n) => `"${n}"`);
+  const instead =
+    named.length > 0 ? `search one of ${named.join(", ")}${reachable.length > 5 ? ", ..." : ""} instead, or ` : "";
+  return new Rejection(
+    "COLLECTION_NOT_FOUND",
+    `collection "${retired.name}" was retired on ${retired.at} and can no longer be searched; ${instead}` +
+      "GET /api/v1/search/collections lists the ones you can search",
+    { collection: retired.name, retired: true, retiredAt: retired.at },
+  );
+}
+
 /** Resolves requested names and enforces the key's scope (403) and existence (404). */
 export function resolveTargets(
   catalog: CollectionCatalog,
@@ -26,12 +42,15 @@ export function resolveTargets(
   const out: { requested: CatalogEntry; physical: PlainCollection[] }[] = [];
   for (const name of names) {
     const entry = catalog.resolveCollection(name);
-    if (!entry)
+    if (!entry) {
+      const retired = catalog.retiredAt?.(name);
+      if (retired) throw retiredCollection(retired, reachableNames(catalog, auth));
       throw new Rejection(
         "COLLECTION_NOT_FOUND",
         `collection "${name}" does not exist.${didYouMean(name, reachableNames(catalog, auth))} ` +
           "GET /api/v1/search/collections lists the ones you can search",
       );
+    }
     if (!inKeyScope(auth, entry)) {
       throw new Rejection(
         "NO_COLLECTION_ACCESS",

@@ -115,6 +115,7 @@ export async function openLiveCatalog(deps: {
       collections: new Map([...state.collections].map(([k, v]) => [k, { ...v }])),
       metaCollections: new Map(state.metaCollections),
       retired: new Set(state.retired),
+      retiredAt: new Map(state.retiredAt),
     };
   }
 
@@ -173,6 +174,11 @@ export async function openLiveCatalog(deps: {
     priceRange: (meta, priceOf) => snapshot.priceRange(meta, priceOf),
     isSeeded: (name) => state.collections.get(name)?.seeded === true,
     retired: () => [...state.retired],
+    retiredAt: (name) => {
+      const lower = name.toLowerCase();
+      for (const [retired, at] of state.retiredAt) if (retired.toLowerCase() === lower) return { name: retired, at };
+      return null;
+    },
     refresh,
     execute,
     onChange: (listener) => void listeners.push(listener),

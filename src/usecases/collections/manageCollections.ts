@@ -23,6 +23,12 @@ export interface CollectionAdminDeps {
   readiness: CollectionReadiness;
   dataRoot: string;
   onIndexDeleteFailure?: (collection: string, err: Error) => void;
+  /**
+   * after a retirement: pauses the alerts that search the collection and tells their owners (the alerts use case);
+   * a failure leaves the retirement standing, and each such alert pauses at its next run instead
+   */
+  pauseAlertsOf?: (collection: string, actor: Actor) => Promise<unknown>;
+  onAlertPauseFailure?: (collection: string, err: Error) => void;
 }
 
 /** A plain collection as the operator sees it: its definition, whether it answers, its size and last ingestion. */
@@ -149,8 +155,9 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
     },
 
     /**
-     * Retires a collection: its searches answer 404 from now on, keys scoped to it lose it, and its query records stay
-     * re-fetchable for their 7 days (they hold their rows). Its index is deleted once the retirement is recorded.
+     * Retires a collection: its searches answer 404 from now on (saying it was retired, and when), keys scoped to it
+     * lose it, the alerts that search it are paused with the reason, and its query records stay re-fetchable for their
+     * 7 days (they hold their rows). Its index is deleted once the retirement is recorded.
      */
     async retire(name: string, actor: Actor, requestId?: string): Promise<{ name: string; retired: true }> {
       const entry = catalog.resolveCollection(name);
@@ -173,6 +180,8 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
         // the retirement stands (searches answer 404); the index is only disk left behind
         deps.onIndexDeleteFailure?.(retired, err as Error);
       }
+      if (event?.type === "CollectionRetired")
+        await deps.pauseAlertsOf?.(retired, actor).catch((err: Error) => deps.onAlertPauseFailure?.(retired, err));
       return { name: retired, retired: true };
     },
 

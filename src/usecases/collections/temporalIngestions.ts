@@ -1,5 +1,6 @@
 // The Ingestions port on Temporal: start records IngestionStarted and starts the ingestion workflow; a running
 // ingestion's progress is the workflow's query, a finished one's outcome is the ingestions read model (its events).
+import { ingestionProgressOf } from "../../ingest/progressReport.js";
 import type { Client } from "@temporalio/client";
 import type { CollectionCatalog, PlainCollection } from "../../domain/collectionDefinitions.js";
 import { assertReadableFiles } from "./manageCollections.js";
@@ -94,7 +95,11 @@ export function createTemporalIngestions(deps: TemporalIngestionsDeps): Workflow
     if (row.state !== "running") return statusOf(row, zeroCounts());
     const handle = client.workflow.getHandle(ingestionWorkflowId(ingestionId));
     const progress = await handle.query(ingestionProgressQuery).catch(() => null);
-    if (progress) return statusOf(row, progress.counts);
+    if (progress)
+      return {
+        ...statusOf(row, progress.counts),
+        progress: ingestionProgressOf(progress, row.started_at, deps.clock()),
+      };
     // no answer: the run may have ended since the row was read, or ended without recording (terminated)
     const [after] = await rowsWhere("ingestion_id = $1", [ingestionId]);
     if (after && after.state !== "running") return statusOf(after, zeroCounts());

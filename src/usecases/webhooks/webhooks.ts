@@ -21,6 +21,7 @@ import {
   MAX_ENDPOINTS_PER_ORG,
   MAX_WEBHOOK_BODY_BYTES,
   PREVIOUS_SECRET_GRACE_MS,
+  subscribesTo,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_TEST_EVENT,
   type WebhookPayload,
@@ -176,7 +177,7 @@ export function createWebhooks(deps: WebhooksDeps) {
         );
         const endpoints = rows
           .map((r) => normalizeRow("webhook_endpoints", r))
-          .filter((e) => (only ? e.endpoint_id === only : e.events.includes(type)));
+          .filter((e) => (only ? e.endpoint_id === only : subscribesTo(e.events, type)));
         if (endpoints.length === 0) return { version: 0, events: [] };
         const payload: WebhookPayload = { type, timestamp: at.toISOString(), data };
         if (Buffer.byteLength(JSON.stringify(payload)) > MAX_WEBHOOK_BODY_BYTES)

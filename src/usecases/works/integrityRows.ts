@@ -1,28 +1,89 @@
-// metadata.integrity on every row a client is given (search, preview, unlock, re-fetch, assisted), from the update
-// lists in force when it is given: rows are kept without it, so a list loaded later changes what a re-fetch shows at
-// once. Wraps the use cases in the composition root; what they store is unchanged.
-import { NO_INTEGRITY_NOTICE, type Integrity } from "../../domain/integrity.js";
+// metadata.integrity on every row a client is given (search, preview, unlock, re-fetch, assisted, alert deliveries), by
+// the one retraction rule (src/domain/integrity.ts) from the works' own source records and the update lists in force
+// when it is given: rows are kept without it, so a list loaded later changes what a re-fetch shows at once. Wraps the
+// use cases in the composition root; what they store is unchanged.
+import { addNotice, type Integrity, type IntegrityNotice, type WorkEvidence } from "../../domain/integrity.js";
+import type { Queryable } from "../../eventstore/db.js";
+import type { LiveRetractions } from "../../ingest/liveRetractions.js";
 import type { SearchService } from "../search/searchService.js";
 import type { Unlock } from "../unlock/unlock.js";
 import type { AssistedSearch } from "../assisted/assistedSearch.js";
 
-export type IntegrityOf = (dois: readonly string[]) => Promise<Map<string, Integrity>>;
+/** A row's work as the rule is asked about it: its DOI (lower-case) and PMID, where it carries them. */
+export interface WorkRef {
+  doi: string | null;
+  pmid: string | null;
+}
+
+/** Each work's integrity, in the order given. */
+export type IntegrityOf = (works: readonly WorkRef[]) => Promise<Integrity[]>;
 
 const doiOf = (metadata: Record<string, unknown>): string | null =>
   typeof metadata.doi === "string" && metadata.doi ? metadata.doi.toLowerCase() : null;
+const pmidOf = (metadata: Record<string, unknown>): string | null =>
+  typeof metadata.pmid === "string" && metadata.pmid ? metadata.pmid : null;
 
-/** The rows, each with metadata.integrity (status none for a row without a DOI). */
+/**
+ * The notices the works' own source records carry, by "doi:…" and "pmid:…", from every collection of the engine that
+ * holds the work (so a row reads what works/{id} reads): only rows that carry any are read.
+ */
+export async function sourceNoticesOf(
+  db: Queryable,
+  engineKind: string,
+  works: readonly WorkRef[],
+): Promise<Map<string, IntegrityNotice[]>> {
+  const dois = [...new Set(works.flatMap((w) => (w.doi ? [w.doi] : [])))];
+  const pmids = [...new Set(works.flatMap((w) => (w.pmid ? [w.pmid] : [])))];
+  const found = new Map<string, IntegrityNotice[]>();
+  if (dois.length === 0 && pmids.length === 0) return found;
+  const rows = await db.query<{ doi: string | null; pmid: string | null; notices: IntegrityNotice[] | string }>(
+    `SELECT doi, pmid, notices FROM works WHERE (doi = ANY($1::text[]) OR pmid = ANY($2::text[]))
+       AND notices <> '[]'::jsonb AND starts_with(index_key, $3)`,
+    [dois, pmids, `${engineKind}/`],
+  );
+  for (const row of rows) {
+    const notices = typeof row.notices === "string" ? (JSON.parse(row.notices) as IntegrityNotice[]) : row.notices;
+    for (const key of [row.doi && `doi:${row.doi}`, row.pmid && `pmid:${row.pmid}`]) {
+      if (!key) continue;
+      const into = found.get(key) ?? [];
+      for (const n of notices) addNotice(into, { ...n });
+      found.set(key, into);
+    }
+  }
+  return found;
+}
+
+/** The works' evidence for the rule: each one's DOI and the notices its source records carry (by DOI or PMID). */
+export function evidenceOf(works: readonly WorkRef[], notices: ReadonlyMap<string, IntegrityNotice[]>): WorkEvidence[] {
+  return works.map((w) => {
+    const own: IntegrityNotice[] = [];
+    for (const n of (w.doi && notices.get(`doi:${w.doi}`)) || []) addNotice(own, { ...n });
+    for (const n of (w.pmid && notices.get(`pmid:${w.pmid}`)) || []) addNotice(own, { ...n });
+    return { doi: w.doi, own };
+  });
+}
+
+/** IntegrityOf over the works table (the engine's indexes) and the lists in force. */
+export function integrityOfWorks(deps: {
+  db: Queryable;
+  engineKind: string;
+  retractions: Pick<LiveRetractions, "integrity">;
+}): IntegrityOf {
+  return async (works) => {
+    if (works.length === 0) return [];
+    const notices = await sourceNoticesOf(deps.db, deps.engineKind, works);
+    return deps.retractions.integrity(evidenceOf(works, notices));
+  };
+}
+
+/** The rows, each with metadata.integrity (status none for a row no source or list says anything of). */
 export async function rowsWithIntegrity<R extends { metadata: Record<string, unknown> }>(
   rows: readonly R[],
   integrityOf: IntegrityOf,
 ): Promise<R[]> {
   if (rows.length === 0) return [...rows];
-  const dois = rows.map((r) => doiOf(r.metadata)).filter((d): d is string => d !== null);
-  const found = dois.length > 0 ? await integrityOf(dois) : new Map<string, Integrity>();
-  return rows.map((r) => {
-    const doi = doiOf(r.metadata);
-    return { ...r, metadata: { ...r.metadata, integrity: (doi ? found.get(doi) : undefined) ?? NO_INTEGRITY_NOTICE } };
-  });
+  const found = await integrityOf(rows.map((r) => ({ doi: doiOf(r.metadata), pmid: pmidOf(r.metadata) })));
+  return rows.map((r, i) => ({ ...r, metadata: { ...r.metadata, integrity: found[i]! } }));
 }
 
 export function searchWithIntegrity(search: SearchService, integrityOf: IntegrityOf): SearchService {

@@ -7,7 +7,7 @@ import type { Db } from "../../eventstore/db.js";
 import type { AuthContext } from "../auth/context.js";
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { Rejection } from "../../domain/rejection.js";
-import { NO_INTEGRITY_NOTICE, type Integrity } from "../../domain/integrity.js";
+import { NO_INTEGRITY_NOTICE, type Integrity, type WorkEvidence } from "../../domain/integrity.js";
 import { manifestKey } from "../../ingest/manifest.js";
 import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
 import type { WorkFields } from "../../ingest/works.js";
@@ -58,8 +58,8 @@ export interface WorksDeps {
   db: Db;
   catalog: Pick<CollectionCatalog, "collections" | "resolveCollection" | "physicalMembers">;
   engineKind: string;
-  /** each DOI's integrity under the update lists in force */
-  integrity: (dois: readonly string[]) => Promise<Map<string, Integrity>>;
+  /** each work's integrity by the retraction rule, under the update lists in force */
+  integrity: (works: readonly WorkEvidence[]) => Promise<Integrity[]>;
   clock: () => Date;
 }
 
@@ -118,7 +118,8 @@ export function createWorks(deps: WorksDeps) {
     const [heldRefs, citing, integrity] = await Promise.all([
       heldReferenceCounts(db, keys, holders),
       citingRows(db, keys, identities),
-      deps.integrity(identities.flatMap((i) => (i.doi ? [i.doi] : []))),
+      // every holder's own source record counts: the work is retracted if one of them flags it (as search excludes)
+      deps.integrity(identities.map((id, i) => ({ doi: id.doi, own: sorted[i]!.flatMap((r) => r.notices) }))),
     ]);
     return sorted.map((g, i) => {
       const first = g[0]!;
@@ -139,7 +140,7 @@ export function createWorks(deps: WorksDeps) {
         license: field("license"),
         url: field("url"),
         citedByCount: field("cited_by_count"),
-        integrity: (id.doi ? integrity.get(id.doi) : undefined) ?? NO_INTEGRITY_NOTICE,
+        integrity: integrity[i] ?? NO_INTEGRITY_NOTICE,
         collections: [...new Set(g.map((r) => collectionOf.get(r.indexKey)!))],
         referencesRecorded: holder.referencesRecorded,
         referencesHeld: heldRefs.get(`${holder.indexKey}\u0000${holder.docId}`) ?? 0,

@@ -9,13 +9,13 @@ import type { WorkId, WorkIdField } from "./workIds.js";
 export type WorkRow = Omit<StoredWork, "references"> & { indexKey: string };
 
 /** The row as the store answers it: the same columns, snake-case where the names differ. */
-type RawRow = Pick<StoredWork, "doi" | "pmid" | "pmcid" | "openalex" | "searchable" | "fields"> & {
+type RawRow = Pick<StoredWork, "doi" | "pmid" | "pmcid" | "openalex" | "searchable" | "fields" | "notices"> & {
   index_key: string;
   doc_id: string;
   refs_recorded: number | null;
 };
 
-const COLUMNS = "index_key, doc_id, doi, pmid, pmcid, openalex, searchable, fields, refs_recorded";
+const COLUMNS = "index_key, doc_id, doi, pmid, pmcid, openalex, searchable, fields, refs_recorded, notices";
 
 const rowOf = (r: RawRow): WorkRow => ({
   indexKey: r.index_key,
@@ -26,6 +26,7 @@ const rowOf = (r: RawRow): WorkRow => ({
   openalex: r.openalex,
   searchable: r.searchable,
   fields: typeof r.fields === "string" ? (JSON.parse(r.fields) as WorkFields) : r.fields,
+  notices: typeof r.notices === "string" ? (JSON.parse(r.notices) as StoredWork["notices"]) : (r.notices ?? []),
   referencesRecorded: r.refs_recorded === null ? null : Number(r.refs_recorded),
 });
 

@@ -1,0 +1,201 @@
+// Integrity on the shipped data, through the API, on both engines: every work any source flags (OpenAlex is_retracted,
+// MEDLINE's retraction, erratum and concern records, the Crossref update records, Retraction Watch) is listed from the
+// files themselves, here, without the service's readers, and each one the collections hold answers its status on
+// works/{id}; a retracted one is out of search and a searched row reads the status its work reads. One rule: what
+// search excludes is exactly what integrity calls retracted.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { parse } from "csv-parse/sync";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ENGINES, SHARED_DATA, startWithCustomer, type httpClient, type TestService } from "../support/testService.js";
+import { plainCollection, writeCollectionsConfig } from "../support/operatorContent.js";
+
+type Status = "none" | "corrected" | "expression_of_concern" | "retracted";
+
+/** What the files say of one work: the sources that flag it retracted, and the kinds of notice recorded about it. */
+interface Flagged {
+  id: string;
+  collection: string;
+  title: string;
+  held: boolean;
+  retractedBy: Set<string>;
+  kinds: Set<string>;
+}
+
+const OPENALEX_FILE = "articles/openalex_works.synergy.jsonl.gz";
+const MEDLINE_FILE = "articles/pubmed_medline16n0902_sample.xml.gz";
+
+/** The expected status, stated independently of the service: retracted when a source flags it, then concern, ... */
+function expectedStatus(f: Flagged): Status {
+  if (f.retractedBy.size > 0) return "retracted";
+  if ([...f.kinds].some((k) => /concern/.test(k))) return "expression_of_concern";
+  if ([...f.kinds].some((k) => /retract|withdraw|remov|correct|corrigend|errat/.test(k))) return "corrected";
+  return "none";
+}
+
+/** Every work of the shipped files some source says something of. */
+function flaggedWorks(): Flagged[] {
+  const read = (file: string) => readFileSync(join(SHARED_DATA, file));
+  // the update lists by DOI: Crossref records (retracted flag, update types) and Retraction Watch rows
+  const listKinds = new Map<string, Set<string>>();
+  const listRetracted = new Map<string, Set<string>>();
+  const note = (doi: string, kind: string, retractedBy?: string) => {
+    const d = doi.toLowerCase().replace(/^https?:\/\/(dx\.)?doi\.org\//, "");
+    listKinds.set(d, (listKinds.get(d) ?? new Set()).add(kind.toLowerCase()));
+    if (retractedBy) listRetracted.set(d, (listRetracted.get(d) ?? new Set()).add(retractedBy));
+  };
+  for (const line of gunzipSync(read("retractions/open_retractions.all_updates.jsonl.gz")).toString().split("\n")) {
+    if (!line.trim()) continue;
+    const r = JSON.parse(line) as { retracted: boolean; identifier: { doi?: string }; updates?: { type?: string }[] };
+    if (!r.identifier.doi) continue;
+    for (const u of r.updates ?? []) note(r.identifier.doi, u.type ?? "update");
+    if (r.retracted) note(r.identifier.doi, "retraction", "crossref");
+  }
+  const rw = parse(read("retractions/retraction_watch_etl_sampled.csv"), { columns: true }) as Record<string, string>[];
+  for (const row of rw)
+    if (row.originalpaperdoi)
+      note(row.originalpaperdoi, row.retractionnature!, row.retractionnature === "Retraction" ? "rw" : undefined);
+
+  const flagged: Flagged[] = [];
+  const fromLists = (f: Flagged, doi: string | null) => {
+    if (!doi) return;
+    for (const k of listKinds.get(doi) ?? []) f.kinds.add(k);
+    for (const s of listRetracted.get(doi) ?? []) f.retractedBy.add(s);
+  };
+  for (const line of gunzipSync(read(OPENALEX_FILE)).toString().split("\n")) {
+    if (!line.trim()) continue;
+    const w = JSON.parse(line) as {
+      id: string;
+      doi?: string | null;
+      title?: string | null;
+      is_retracted?: boolean;
+      abstract_inverted_index?: Record<string, number[]> | null;
+    };
+    const doi = w.doi ? w.doi.toLowerCase().replace("https://doi.org/", "") : null;
+    const f: Flagged = {
+      id: doi ?? w.id.replace("https://openalex.org/", ""),
+      collection: "openalex-all",
+      title: w.title ?? "",
+      held: false,
+      retractedBy: new Set(w.is_retracted ? ["openalex"] : []),
+      kinds: new Set(w.is_retracted ? ["retraction"] : []),
+    };
+    fromLists(f, doi);
+    // a work is held when it has text to search, or when it is retracted (kept as a work, out of search)
+    f.held = Object.keys(w.abstract_inverted_index ?? {}).length > 0 || f.retractedBy.size > 0;
+    if (f.kinds.size > 0) flagged.push(f);
+  }
+  const xml = gunzipSync(read(MEDLINE_FILE)).toString();
+  for (const record of xml.split("<MedlineCitation ").slice(1)) {
+    const pmid = /<PMID[^>]*>(\d+)<\/PMID>/.exec(record)![1]!;
+    const doi = /<ELocationID EIdType="doi"[^>]*>([^<]+)</.exec(record)?.[1]?.toLowerCase() ?? null;
+    const types = [...record.matchAll(/<PublicationType[^>]*>([^<]+)</g)].map((m) => m[1]!);
+    const links = [...record.matchAll(/RefType="(\w+)"/g)].map((m) => m[1]!);
+    const f: Flagged = {
+      id: `pmid:${pmid}`,
+      collection: "medline-all",
+      title: /<ArticleTitle>([\s\S]*?)<\/ArticleTitle>/.exec(record)?.[1] ?? "",
+      held: /<AbstractText/.test(record),
+      retractedBy: new Set(
+        types.includes("Retracted Publication") || links.includes("RetractionIn") ? ["medline"] : [],
+      ),
+      kinds: new Set(
+        links.flatMap((l) =>
+          l === "RetractionIn"
+            ? ["retraction"]
+            : l === "ErratumIn"
+              ? ["erratum"]
+              : /ConcernIn$/.test(l)
+                ? ["concern"]
+                : [],
+        ),
+      ),
+    };
+    if (f.retractedBy.size > 0) f.kinds.add("retraction");
+    fromLists(f, doi);
+    f.held ||= f.retractedBy.size > 0;
+    if (f.kinds.size > 0) flagged.push(f);
+  }
+  return flagged;
+}
+
+describe.each(ENGINES)("integrity of the shipped data on the %s engine", (engine) => {
+  let svc: TestService;
+  let call: ReturnType<typeof httpClient>;
+  let key: string;
+  const flagged = flaggedWorks();
+
+  beforeAll(async () => {
+    const collections = [
+      plainCollection("openalex-all", "openalex", [OPENALEX_FILE], { retrieval: "sparse", scanFilterable: false }),
+      plainCollection("medline-all", "medline", [MEDLINE_FILE], { retrieval: "sparse", scanFilterable: false }),
+    ];
+    ({ svc, call, key } = await startWithCustomer(
+      { dataRoot: SHARED_DATA, collectionsConfig: writeCollectionsConfig(collections), engine },
+      "50.00",
+    ));
+  }, 900_000);
+
+  afterAll(async () => {
+    await svc?.close();
+  });
+
+  it("finds works of every source in the files (the list below is not empty of any)", () => {
+    const sources = new Set(flagged.flatMap((f) => [...f.retractedBy]));
+    expect([...sources].sort()).toEqual(expect.arrayContaining(["openalex"]));
+    expect(flagged.filter((f) => f.collection === "openalex-all" && f.retractedBy.has("openalex"))).toHaveLength(3);
+    expect(flagged.some((f) => f.collection === "medline-all" && f.kinds.has("erratum"))).toBe(true);
+    expect(flagged.filter((f) => f.held).length).toBeGreaterThan(30);
+  });
+
+  it("answers every flagged work's status on works/{id}, each notice naming its source", async () => {
+    const wrong: string[] = [];
+    for (const f of flagged) {
+      const res = await call("GET", `/api/v1/works/${encodeURIComponent(f.id)}`, { key });
+      if (!f.held) {
+        if (res.status !== 404) wrong.push(`${f.id}: held, though it has no text and is not retracted`);
+        continue;
+      }
+      const status = res.body.integrity?.status;
+      if (res.status !== 200 || status !== expectedStatus(f))
+        wrong.push(`${f.id}: ${res.status} ${status}, expected ${expectedStatus(f)} (${[...f.kinds].join(", ")})`);
+      for (const n of res.body.integrity?.notices ?? [])
+        if (!["openalex", "medline", "crossref", "retraction_watch"].includes(n.source))
+          wrong.push(`${f.id}: a notice without its source: ${JSON.stringify(n)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("answers the works the customer reported retracted, with OpenAlex's notice", async () => {
+    for (const doi of ["10.1002/jcb.27143", "10.3390/jcm9041025"]) {
+      const res = await call("GET", `/api/v1/works/${encodeURIComponent(doi)}`, { key });
+      expect(res.status, doi).toBe(200);
+      expect(res.body.integrity).toEqual({
+        status: "retracted",
+        notices: [{ type: "retraction", source: "openalex", doi: null, pmid: null, date: null }],
+      });
+    }
+  });
+
+  it("keeps exactly the retracted ones out of search, and a searched row reads its work's status", async () => {
+    const wrong: string[] = [];
+    for (const f of flagged.filter((x) => x.held)) {
+      const res = await call("POST", "/api/v1/search/preview", {
+        key,
+        body: { collection: f.collection, query: f.title.replace(/<[^>]+>/g, "").slice(0, 200), limit: 10 },
+      });
+      expect(res.status, f.id).toBe(200);
+      const rows = (
+        res.body.results as { metadata: { doi?: string; pmid?: string; integrity: { status: string } } }[]
+      ).filter((r) => (f.id.startsWith("pmid:") ? `pmid:${r.metadata.pmid}` : r.metadata.doi) === f.id);
+      if (expectedStatus(f) === "retracted") {
+        if (rows.length > 0) wrong.push(`${f.id}: retracted, yet searched`);
+      } else if (rows.length === 0) wrong.push(`${f.id}: not retracted, yet not found by its title`);
+      for (const r of rows)
+        if (r.metadata.integrity.status !== expectedStatus(f))
+          wrong.push(`${f.id}: row reads ${r.metadata.integrity.status}, expected ${expectedStatus(f)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+});
