@@ -7,6 +7,7 @@ import type { Db } from "../../eventstore/db.js";
 import type { AuthContext } from "../auth/context.js";
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { Rejection } from "../../domain/rejection.js";
+import { resolvingUrl } from "../../domain/identifiers.js";
 import { NO_INTEGRITY_NOTICE, type Integrity } from "../../domain/integrity.js";
 import { manifestKey } from "../../ingest/manifest.js";
 import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
@@ -45,7 +46,14 @@ export type BatchEntry = ({ id: string } & Work) | { id: string; error: { code: 
  * A reference or citing work: the work where a reachable collection holds it, else the identifiers the source gives.
  */
 export type GraphEntry =
-  ({ held: true } & Work) | { held: false; ids: { doi: string | null; pmid: string | null; openalex: string | null } };
+  | ({ held: true } & Work)
+  | {
+      held: false;
+      /** what the source knows of it: the identifiers its reference list gives */
+      ids: { doi: string | null; pmid: string | null; openalex: string | null };
+      /** the link that resolves it: doi.org, else PubMed, else OpenAlex */
+      url: string | null;
+    };
 
 export interface GraphPage {
   work: { ids: Work["ids"] };
@@ -66,8 +74,20 @@ export interface WorksDeps {
 export const MAX_BATCH_IDS = 100;
 export const MAX_PAGE = 100;
 
-const notFound = (id: string) =>
-  `no collection this key can reach holds a work "${id}"; ids are a DOI (bare, doi:… or https://doi.org/…), pmid:NNN, pmcid:PMCNNN, an OpenAlex id (W…) or a result's doc_id`;
+/** Why no work answers `id`, naming the spellings that would (for a bare number: its `pmid:` form). */
+export function notFound(id: string): string {
+  const parsed = parseWorkId(id);
+  if (parsed?.orDocId)
+    return (
+      `no collection this key can reach holds a work with PubMed id ${parsed.value} or doc_id "${parsed.value}"; ` +
+      `to ask by PubMed id alone send pmid:${parsed.value}, and for a DOI, PMCID or OpenAlex id send it whole ` +
+      "(10.…, PMC…, W…)"
+    );
+  return (
+    `no collection this key can reach holds a work "${id}"; ids are a DOI (bare, doi:… or https://doi.org/…), ` +
+    "pmid:NNN or a PubMed URL, pmcid:PMCNNN, an OpenAlex id (W… or its openalex.org URL) or a result's doc_id"
+  );
+}
 
 /** Groups rows that share a DOI, PMID or OpenAlex id (the same work in several collections), in first-seen order. */
 export function groupRows(rows: readonly WorkRow[]): WorkRow[][] {
@@ -140,7 +160,7 @@ export function createWorks(deps: WorksDeps) {
         article_type: field("article_type"),
         open_access: field("open_access"),
         license: field("license"),
-        url: field("url"),
+        url: field("url") ?? resolvingUrl(id),
         citedByCount: field("cited_by_count"),
         integrity: (id.doi ? integrity.get(id.doi) : undefined) ?? NO_INTEGRITY_NOTICE,
         collections: [...new Set(g.map((r) => collectionOf.get(r.indexKey)!))],
@@ -157,12 +177,16 @@ export function createWorks(deps: WorksDeps) {
     ids: readonly string[],
   ): Promise<{ work: Work | null; rows: WorkRow[] }[]> {
     const parsed = ids.map((id) => parseWorkId(id));
-    const found = await rowsByIds(
-      db,
-      keys,
-      parsed.filter((p): p is WorkId => p !== null),
+    // a bare number is a PubMed id first, else a result's doc_id
+    const asked = parsed.flatMap((p): WorkId[] =>
+      !p ? [] : p.orDocId ? [p, { field: "doc_id", value: p.value }] : [p],
     );
-    const rowsOf = parsed.map((p) => (p ? (found.get(`${p.field}:${p.value}`) ?? []) : []));
+    const found = await rowsByIds(db, keys, asked);
+    const rowsOf = parsed.map((p) => {
+      if (!p) return [];
+      const rows = found.get(`${p.field}:${p.value}`) ?? [];
+      return rows.length === 0 && p.orDocId ? (found.get(`doc_id:${p.value}`) ?? []) : rows;
+    });
     // a doc_id names one collection's document; an identifier may match the same work in several collections
     const groups = rowsOf.map((rows) => groupRows(rows)[0] ?? []);
     const held = groups.map((g, i) => ({ g, i })).filter(({ g }) => g.length > 0);
@@ -211,7 +235,7 @@ export function createWorks(deps: WorksDeps) {
         (r.openalex && byId.get(`oa:${r.openalex}`));
       return work
         ? { held: true as const, ...work }
-        : { held: false as const, ids: { doi: r.doi ?? null, pmid: r.pmid ?? null, openalex: r.openalex ?? null } };
+        : { held: false as const, ...unheldEntry(r) };
     });
   }
 
@@ -300,6 +324,12 @@ export function createWorks(deps: WorksDeps) {
 }
 
 export type Works = ReturnType<typeof createWorks>;
+
+/** An unheld reference: the ids its source gives and the link that resolves it. */
+export function unheldEntry(r: CitedWorkIds): Omit<Extract<GraphEntry, { held: false }>, "held"> {
+  const ids = { doi: r.doi ?? null, pmid: r.pmid ?? null, openalex: r.openalex ?? null };
+  return { ids, url: resolvingUrl(ids) };
+}
 
 function pick(rows: readonly WorkRow[], f: (r: WorkRow) => string | null): string | null {
   for (const r of rows) {
