@@ -55,7 +55,10 @@ export const MAX_WORK_ID_LENGTH = 300;
 // a URL's scheme with one slash or two: a proxy that merges slashes leaves "https:/doi.org/…"
 const SCHEME = String.raw`^(?:https?:\/\/?)?(?:www\.)?`;
 const DOI_URL = new RegExp(`${SCHEME}(?:dx\\.)?doi\\.org\\/(.+)$`, "i");
-const PUBMED_URL = new RegExp(`${SCHEME}(?:pubmed\\.ncbi\\.nlm\\.nih\\.gov|ncbi\\.nlm\\.nih\\.gov\\/pubmed)\\/(\\d+)\\/?$`, "i");
+const PUBMED_URL = new RegExp(
+  `${SCHEME}(?:pubmed\\.ncbi\\.nlm\\.nih\\.gov|ncbi\\.nlm\\.nih\\.gov\\/pubmed)\\/(\\d+)\\/?$`,
+  "i",
+);
 const PMC_URL = new RegExp(
   `${SCHEME}(?:pmc\\.ncbi\\.nlm\\.nih\\.gov|ncbi\\.nlm\\.nih\\.gov\\/pmc)\\/articles\\/(PMC\\d+)\\/?$`,
   "i",
@@ -134,7 +137,11 @@ function openAlexShort(raw: string): string | null {
  * The link that resolves a work from what is known of it: its DOI at doi.org, else its PubMed page, else its OpenAlex
  * page; null with none of them.
  */
-export function resolvingUrl(ids: { doi?: string | null; pmid?: string | null; openalex?: string | null }): string | null {
+export function resolvingUrl(ids: {
+  doi?: string | null;
+  pmid?: string | null;
+  openalex?: string | null;
+}): string | null {
   if (ids.doi) return `https://doi.org/${ids.doi}`;
   if (ids.pmid) return `https://pubmed.ncbi.nlm.nih.gov/${ids.pmid}/`;
   if (ids.openalex) return `https://openalex.org/${ids.openalex}`;

@@ -34,15 +34,13 @@ export function worksRoutes(deps: WorksRouteDeps): Router {
     const a = auth(ctx);
     const { format } = parseOr422(worksBatchQuery, ctx.query);
     const { ids } = parseOr422(worksBatchBody, ctx.request.body);
+    if (format) {
+      const entries = await deps.works.exportIds(a, ids);
+      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+      return sendExport(ctx, format, entries, "works");
+    }
     const entries = await deps.works.batch(a, ids);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    if (format)
-      return sendExport(
-        ctx,
-        format,
-        entries.flatMap((e) => ("error" in e ? [] : [e])),
-        "works",
-      );
     ctx.body = { data: entries };
   });
 

@@ -3,7 +3,6 @@
 // /results/{id}?format).
 import { exportFormat, parseOr422, workListQuery, worksBatchBody } from "../../http/schemas.js";
 import { exportWorks } from "../../usecases/works/citationExport.js";
-import { exportWorksOfRows } from "../../usecases/works/citationExport.js";
 import { z } from "zod";
 import { bad, objectArgs, queryIdOf, type ToolDefinition } from "../toolKit.js";
 import { toolSchemasOf } from "../toolSchemas.js";
@@ -78,7 +77,7 @@ export const exportResultsTool: ToolDefinition = {
     return {
       queryId,
       format: parsed.format,
-      content: exportWorks(parsed.format, exportWorksOfRows(record.payload.rows)),
+      content: exportWorks(parsed.format, await deps.works.exportRows(record.payload.rows)),
     };
   },
 };

@@ -14,18 +14,23 @@ import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
 import type { WorkFields } from "../../ingest/works.js";
 import { reachableCollections } from "../auth/keyScope.js";
 import { takeMinuteBudget } from "../limits/quotas.js";
+import { exportWorkOf, exportWorksOfRows, type ExportExtras, type ExportWork } from "./citationExport.js";
 import { decodeCursor, encodeCursor, parseWorkId, type WorkId } from "./workIds.js";
 import {
   citingRows,
   heldReferenceCounts,
   referencesOf,
   rowsByIds,
+  rowsByDocuments,
   rowsCitedAs,
   type CitedIdentity,
   type WorkRow,
 } from "./worksReads.js";
 
-export interface Work extends Omit<WorkFields, "cited_by_count"> {
+/** What exports add to a work (the works table keeps it): never in the JSON answers. */
+type ExportOnlyField = "abstract" | "keywords" | "mesh";
+
+export interface Work extends Omit<WorkFields, "cited_by_count" | ExportOnlyField> {
   ids: { doi: string | null; pmid: string | null; pmcid: string | null; openalex: string | null; docId: string };
   /** the source's count of works citing it (OpenAlex); null where the source has none */
   citedByCount: number | null;
@@ -233,9 +238,7 @@ export function createWorks(deps: WorksDeps) {
         (r.doi && byId.get(`doi:${r.doi}`)) ||
         (r.pmid && byId.get(`pmid:${r.pmid}`)) ||
         (r.openalex && byId.get(`oa:${r.openalex}`));
-      return work
-        ? { held: true as const, ...work }
-        : { held: false as const, ...unheldEntry(r) };
+      return work ? { held: true as const, ...work } : { held: false as const, ...unheldEntry(r) };
     });
   }
 
@@ -313,14 +316,40 @@ export function createWorks(deps: WorksDeps) {
     return { work: { ids: work.ids }, items, nextCursor: next, coverage: { recorded, held: all.length, note } };
   }
 
-  return {
-    get,
-    batch,
-    references,
-    citedBy,
-    resolveForExport: async (auth: AuthContext, ids: readonly string[]) =>
-      (await resolve(scopeOf(auth), ids)).map((r) => r.work),
-  };
+  /** The found works of these ids as export entries, in order (unknown ids left out); one call of the budget. */
+  async function exportIds(auth: AuthContext, ids: readonly string[]): Promise<ExportWork[]> {
+    await admit(auth);
+    if (auth.billingMode === "sandbox") return ids.map((id) => exportWorkOf(syntheticWork(id)));
+    const resolved = await resolve(scopeOf(auth), ids);
+    return resolved.flatMap(({ work, rows }) => (work ? [exportWorkOf(work, exportExtrasOf(rows))] : []));
+  }
+
+  /**
+   * A kept search's rows as export entries (one per work, in result order) with what the works table keeps of each:
+   * its abstract, keywords and MeSH headings. The rows are the caller's own search, so their collections are read as
+   * they are.
+   */
+  async function exportRows(rows: readonly { collection: string; metadata: Record<string, unknown> }[]) {
+    const indexKeysOf = (collection: string): string[] => {
+      const entry = catalog.resolveCollection(collection);
+      const members = entry ? catalog.physicalMembers(entry).map((c) => c.name) : [];
+      return [...new Set([collection, ...members])].map((name) => manifestKey(deps.engineKind, name));
+    };
+    const documents = rows.flatMap((r) =>
+      typeof r.metadata.doc_id === "string"
+        ? indexKeysOf(r.collection).map((indexKey) => ({ indexKey, docId: r.metadata.doc_id as string }))
+        : [],
+    );
+    const found = await rowsByDocuments(db, documents);
+    return exportWorksOfRows(rows, (collection, docId) => {
+      const row = indexKeysOf(collection)
+        .map((k) => found.get(`${k}\u0000${docId}`))
+        .find((r) => r !== undefined);
+      return row ? exportExtrasOf([row]) : undefined;
+    });
+  }
+
+  return { get, batch, references, citedBy, exportIds, exportRows };
 }
 
 export type Works = ReturnType<typeof createWorks>;
@@ -329,6 +358,29 @@ export type Works = ReturnType<typeof createWorks>;
 export function unheldEntry(r: CitedWorkIds): Omit<Extract<GraphEntry, { held: false }>, "held"> {
   const ids = { doi: r.doi ?? null, pmid: r.pmid ?? null, openalex: r.openalex ?? null };
   return { ids, url: resolvingUrl(ids) };
+}
+
+/** What the works table keeps of a work for its exports: the first of its rows that has each. */
+function exportExtrasOf(rows: readonly WorkRow[]): ExportExtras {
+  const first = <T>(f: (r: WorkRow) => T | null | undefined, empty: (v: T) => boolean): T | undefined =>
+    rows.map(f).find((v): v is T => v !== null && v !== undefined && !empty(v));
+  return {
+    abstract:
+      first(
+        (r) => r.fields.abstract,
+        (v) => v === "",
+      ) ?? null,
+    keywords:
+      first(
+        (r) => r.fields.keywords,
+        (v) => v.length === 0,
+      ) ?? [],
+    mesh:
+      first(
+        (r) => r.fields.mesh,
+        (v) => v.length === 0,
+      ) ?? [],
+  };
 }
 
 function pick(rows: readonly WorkRow[], f: (r: WorkRow) => string | null): string | null {
