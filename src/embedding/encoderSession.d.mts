@@ -6,7 +6,7 @@ export interface EncoderSessionOptions {
   /** the model's name, for error messages */
   name: string;
   dims: number;
-  pooling: "cls" | "mean";
+  pooling: 'cls' | 'mean';
   padId: number;
   /** intra-op threads of the session */
   threads: number;
