@@ -195,7 +195,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     expect(first.body.coverage).toMatchObject({ recorded: 3, held: 2, note: expect.any(String) });
     expect(first.body.items).toEqual([
       expect.objectContaining({ held: true, ids: expect.objectContaining({ doi: EOC_DOI }) }),
-      { held: false, ids: { doi: null, pmid: null, openalex: "W900000003" } },
+      { held: false, ids: { doi: null, pmid: null, openalex: "W900000003" }, url: "https://openalex.org/W900000003" },
     ]);
     expect(first.body.nextCursor).toEqual(expect.any(String));
     const second = await refs("10.9999/graph.a", `?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
