@@ -170,7 +170,7 @@ describe.each(ENGINES)("screening and reaching works on the %s engine", (engine)
     expect(citing.body.items.map((w: { ids: { doi: string } }) => w.ids.doi)).toEqual(["10.9999/trial.1"]);
   });
 
-  it("answers an unknown bare number with a 404 that suggests pmid:, and an unknown DOI path with WORK_NOT_FOUND", async () => {
+  it("answers an unknown bare number with a 404 suggesting pmid:, an unknown DOI path WORK_NOT_FOUND", async () => {
     const number = await raw("/api/v1/works/19833787");
     expect(number.status).toBe(404);
     expect(number.body.error.code).toBe("WORK_NOT_FOUND");

@@ -14,6 +14,7 @@ import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
 import type { WorkFields } from "../../ingest/works.js";
 import { reachableCollections } from "../auth/keyScope.js";
 import { takeMinuteBudget } from "../limits/quotas.js";
+import { rowsWithIntegrity } from "./integrityRows.js";
 import { exportWorkOf, exportWorksOfRows, type ExportExtras, type ExportWork } from "./citationExport.js";
 import { decodeCursor, encodeCursor, parseWorkId, type WorkId } from "./workIds.js";
 import {
@@ -325,11 +326,13 @@ export function createWorks(deps: WorksDeps) {
   }
 
   /**
-   * A kept search's rows as export entries (one per work, in result order) with what the works table keeps of each:
-   * its abstract, keywords and MeSH headings. The rows are the caller's own search, so their collections are read as
-   * they are.
+   * A kept search's rows as export entries (one per work, in result order) with what the works table keeps of each
+   * (its abstract, keywords and MeSH headings) and its integrity under the lists in force now, whichever door asks
+   * (the dashboard's rows are stored without it). The rows are the caller's own search, so their collections are read
+   * as they are.
    */
-  async function exportRows(rows: readonly { collection: string; metadata: Record<string, unknown> }[]) {
+  async function exportRows(stored: readonly { collection: string; metadata: Record<string, unknown> }[]) {
+    const rows = await rowsWithIntegrity(stored, deps.integrity);
     const indexKeysOf = (collection: string): string[] => {
       const entry = catalog.resolveCollection(collection);
       const members = entry ? catalog.physicalMembers(entry).map((c) => c.name) : [];
