@@ -17,7 +17,10 @@ import {
   type ExportWork,
 } from "../../src/usecases/works/citationExport.js";
 import { joinedAbstract } from "../../src/ingest/sourceDocument.js";
-import { unheldEntry } from "../../src/usecases/works/works.js";
+import { notFound, unheldEntry } from "../../src/usecases/works/works.js";
+import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
+import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/medlineReader.js";
+import { workOfDocument } from "../../src/ingest/works.js";
 
 describe("a work's id as people paste it", () => {
   it("reads a DOI bare, prefixed, and as a doi.org URL (escaped or not, one slash or two after the scheme)", () => {
@@ -269,5 +272,42 @@ describe("exports for screening", () => {
       ]),
     ).toBe("Background: Why.\nMethods: How.");
     expect(joinedAbstract([])).toBeNull();
+  });
+});
+
+describe("what the works table keeps for exports", () => {
+  it("OpenAlex: the abstract, keywords and every MeSH heading", () => {
+    const doc = openAlexWorkToDocument({
+      id: "https://openalex.org/W1",
+      title: "T",
+      abstract_inverted_index: { Hair: [0], cortisol: [1], rises: [2] },
+      mesh: [
+        { descriptor_name: "Hydrocortisone", is_major_topic: true },
+        { descriptor_name: "Stress, Psychological", is_major_topic: false },
+      ],
+    });
+    expect(workOfDocument(doc, true).fields).toMatchObject({
+      abstract: "Hair cortisol rises",
+      keywords: ["Hydrocortisone", "Stress, Psychological"],
+      mesh: ["Hydrocortisone", "Stress, Psychological"],
+    });
+  });
+
+  it("MEDLINE: a structured abstract under its labels, and every MeSH heading, major or not", () => {
+    const xml = `<MedlineCitationSet><MedlineCitation Status="MEDLINE"><PMID Version="1">100</PMID><Article>
+      <ArticleTitle>T</ArticleTitle><Abstract><AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">Why.</AbstractText>
+      <AbstractText Label="METHODS" NlmCategory="METHODS">How.</AbstractText></Abstract></Article>
+      <MeshHeadingList><MeshHeading><DescriptorName MajorTopicYN="Y">Hair</DescriptorName></MeshHeading>
+      <MeshHeading><DescriptorName MajorTopicYN="N">Humans</DescriptorName></MeshHeading></MeshHeadingList>
+      </MedlineCitation></MedlineCitationSet>`;
+    const [citation] = parseMedlineXml(xml).citations;
+    const fields = workOfDocument(medlineCitationToDocument(citation!), true).fields;
+    expect(fields.abstract).toBe("Background: Why.\nMethods: How.");
+    expect(fields.mesh).toEqual(["Hair", "Humans"]);
+  });
+
+  it("a bare number not found suggests its pmid: form; any other id lists the forms taken", () => {
+    expect(notFound("19833787")).toContain("send pmid:19833787");
+    expect(notFound("10.1/nowhere")).toContain("a PubMed URL");
   });
 });

@@ -85,9 +85,9 @@ export function notFound(id: string): string {
   const parsed = parseWorkId(id);
   if (parsed?.orDocId)
     return (
-      `no collection this key can reach holds a work with PubMed id ${parsed.value} or doc_id "${parsed.value}"; ` +
-      `to ask by PubMed id alone send pmid:${parsed.value}, and for a DOI, PMCID or OpenAlex id send it whole ` +
-      "(10.…, PMC…, W…)"
+      `no collection this key can reach holds a work with PubMed id ${parsed.value} or doc_id "${parsed.value}" ` +
+      `(a bare number is read as pmid:${parsed.value}, then as a doc_id); send pmid:${parsed.value} to name the ` +
+      "PubMed id, or the work's DOI (10.…), PMCID (PMC…) or OpenAlex id (W…)"
     );
   return (
     `no collection this key can reach holds a work "${id}"; ids are a DOI (bare, doi:… or https://doi.org/…), ` +
