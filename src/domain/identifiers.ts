@@ -77,8 +77,9 @@ function unescapeUrlPath(path: string): string {
 /**
  * What an id names, in every form people paste: a DOI (bare, `doi:…`, a doi.org URL), `pmid:NNN` or a PubMed URL,
  * `pmcid:PMCNNN`, a bare `PMCNNN` or a PMC URL, an OpenAlex id (`W…`, `openalex:W…` or an openalex.org URL), a bare
- * number (a PubMed id, else a result's doc_id), else the `doc_id` a result row carries. A URL's query or fragment is
- * left out. Null when it is none of them (empty, too long, or a prefix on something it cannot be).
+ * number (a PubMed id, else a result's doc_id), else the `doc_id` a result row carries (an operator's may be a URL). A
+ * URL's query or fragment is left out. Null when it is none of them (empty, too long, a prefix on something it cannot
+ * be, or a doi.org, PubMed, PMC or OpenAlex URL naming nothing).
  */
 export function parseWorkId(raw: string): WorkId | null {
   const id = raw.trim();
@@ -115,7 +116,13 @@ export function parseWorkId(raw: string): WorkId | null {
     if (pmc) return { field: "pmcid", value: canonicalPmcid(pmc[1]!)! };
     const openalex = OPENALEX_URL.exec(url);
     if (openalex) return { field: "openalex", value: `W${openalex[1]!.slice(1)}` };
-    return null;
+    // a site's URL whose path names no work of it; any other URL may be an operator's doc_id
+    if (
+      /^(?:https?:\/\/?)?(?:www\.|dx\.|api\.|pubmed\.|pmc\.)?(?:doi\.org|ncbi\.nlm\.nih\.gov|openalex\.org)\//i.test(
+        url,
+      )
+    )
+      return null;
   }
   const doi = canonicalDoi(id);
   if (doi) return { field: "doi", value: doi };

@@ -66,7 +66,8 @@ describe("a work's id as people paste it", () => {
   it("reads a bare number as a PubMed id first, else a doc_id; refuses URLs of other sites and bad prefixes", () => {
     expect(parseWorkId("19833787")).toEqual({ field: "pmid", value: "19833787", orDocId: true });
     expect(parseWorkId("scifact-12")).toEqual({ field: "doc_id", value: "scifact-12" });
-    expect(parseWorkId("https://example.org/10.1176/x")).toBeNull();
+    // an operator's doc_id may be a URL of another site
+    expect(parseWorkId("https://example.org/doc/1")).toEqual({ field: "doc_id", value: "https://example.org/doc/1" });
     expect(parseWorkId("https://pubmed.ncbi.nlm.nih.gov/abc/")).toBeNull();
     expect(parseWorkId("https://doi.org/not-a-doi")).toBeNull();
     expect(parseWorkId("doi:19833787")).toBeNull();
