@@ -18,6 +18,7 @@ import { manifestKey } from "../src/ingest/manifest.js";
 import { replaceWorks, workOfDocument, type StoredWork } from "../src/ingest/works.js";
 import { createLiveRetractions } from "../src/ingest/liveRetractions.js";
 import { createWorks } from "../src/usecases/works/works.js";
+import { integrityOfWorks } from "../src/usecases/works/integrityRows.js";
 import type { AuthContext } from "../src/usecases/auth/context.js";
 
 const { values: args } = parseArgs({
@@ -47,6 +48,7 @@ try {
     catalog,
     engineKind: "embedded",
     integrity: (dois) => retractions.integrity(dois),
+    rowIntegrity: integrityOfWorks({ db, engineKind: "embedded", retractions }),
     clock: () => new Date(),
   });
   // a live key of an organization whose per-minute budget the benchmark does not reach

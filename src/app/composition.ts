@@ -481,6 +481,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       catalog,
       engineKind: engine.kind,
       integrity: (evidence) => retractions.integrity(evidence),
+      rowIntegrity: integrityOfWorks({ db, engineKind: engine.kind, retractions }),
       clock,
     });
     const search = createSearchService({

@@ -37,3 +37,120 @@ export function canonicalNctId(raw: string): string | null {
   const match = /^NCT(\d{8})$/i.exec(raw.trim());
   return match ? `NCT${match[1]}` : null;
 }
+
+// --- a work's id as people paste it ----------------------------------------------------------------------------------
+
+export type WorkIdField = "doi" | "pmid" | "pmcid" | "openalex" | "doc_id";
+
+export interface WorkId {
+  field: WorkIdField;
+  value: string;
+  /** a bare number: a PubMed id first, else the `doc_id` a result row carries (a SciFact abstract's is a number) */
+  orDocId?: true;
+}
+
+/** Longest identifier read; longer is none (no DOI comes near it). */
+export const MAX_WORK_ID_LENGTH = 300;
+
+// a URL's scheme with one slash or two: a proxy that merges slashes leaves "https:/doi.org/…"
+const SCHEME = String.raw`^(?:https?:\/\/?)?(?:www\.)?`;
+const DOI_URL = new RegExp(`${SCHEME}(?:dx\\.)?doi\\.org\\/(.+)$`, "i");
+const PUBMED_URL = new RegExp(
+  `${SCHEME}(?:pubmed\\.ncbi\\.nlm\\.nih\\.gov|ncbi\\.nlm\\.nih\\.gov\\/pubmed)\\/(\\d+)\\/?$`,
+  "i",
+);
+const PMC_URL = new RegExp(
+  `${SCHEME}(?:pmc\\.ncbi\\.nlm\\.nih\\.gov|ncbi\\.nlm\\.nih\\.gov\\/pmc)\\/articles\\/(PMC\\d+)\\/?$`,
+  "i",
+);
+const OPENALEX_URL = new RegExp(`${SCHEME}(?:api\\.)?openalex\\.org\\/(?:works\\/)?([Ww]\\d{1,12})\\/?$`, "i");
+
+/** A URL's path as text: its percent-escapes decoded where they are well formed. */
+function unescapeUrlPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * What an id names, in every form people paste: a DOI (bare, `doi:…`, a doi.org URL), `pmid:NNN` or a PubMed URL,
+ * `pmcid:PMCNNN`, a bare `PMCNNN` or a PMC URL, an OpenAlex id (`W…`, `openalex:W…` or an openalex.org URL), a bare
+ * number (a PubMed id, else a result's doc_id), else the `doc_id` a result row carries (an operator's may be a URL). A
+ * URL's query or fragment is left out. Null when it is none of them (empty, too long, a prefix on something it cannot
+ * be, or a doi.org, PubMed, PMC or OpenAlex URL naming nothing).
+ */
+export function parseWorkId(raw: string): WorkId | null {
+  const id = raw.trim();
+  if (!id || id.length > MAX_WORK_ID_LENGTH) return null;
+  const prefixed = /^(pmid|pmcid|doi|openalex):\s*(.+)$/i.exec(id);
+  if (prefixed) {
+    const kind = prefixed[1]!.toLowerCase();
+    const rest = prefixed[2]!.trim();
+    const value =
+      kind === "pmid"
+        ? canonicalPmid(rest)
+        : kind === "pmcid"
+          ? canonicalPmcid(rest)
+          : kind === "openalex"
+            ? openAlexShort(rest)
+            : canonicalDoi(rest);
+    return value ? { field: kind === "openalex" ? "openalex" : (kind as WorkIdField), value } : null;
+  }
+  const url = /^(?:https?:|(?:www\.|dx\.)?doi\.org\/|(?:pubmed|pmc)\.ncbi|openalex\.org\/)/i.test(id)
+    ? id.replace(/[?#].*$/, "")
+    : null;
+  if (url !== null) {
+    const doi = DOI_URL.exec(url);
+    if (doi) {
+      const v = canonicalDoi(unescapeUrlPath(doi[1]!));
+      return v ? { field: "doi", value: v } : null;
+    }
+    const pmid = PUBMED_URL.exec(url);
+    if (pmid) {
+      const v = canonicalPmid(pmid[1]!);
+      return v ? { field: "pmid", value: v } : null;
+    }
+    const pmc = PMC_URL.exec(url);
+    if (pmc) return { field: "pmcid", value: canonicalPmcid(pmc[1]!)! };
+    const openalex = OPENALEX_URL.exec(url);
+    if (openalex) return { field: "openalex", value: `W${openalex[1]!.slice(1)}` };
+    // a site's URL whose path names no work of it; any other URL may be an operator's doc_id
+    if (
+      /^(?:https?:\/\/?)?(?:www\.|dx\.|api\.|pubmed\.|pmc\.)?(?:doi\.org|ncbi\.nlm\.nih\.gov|openalex\.org)\//i.test(
+        url,
+      )
+    )
+      return null;
+  }
+  const doi = canonicalDoi(id);
+  if (doi) return { field: "doi", value: doi };
+  const openalex = openAlexShort(id);
+  if (openalex) return { field: "openalex", value: openalex };
+  if (/^PMC\d{1,10}$/i.test(id)) return { field: "pmcid", value: canonicalPmcid(id)! };
+  const pmid = canonicalPmid(id);
+  if (pmid) return { field: "pmid", value: pmid, orDocId: true };
+  return { field: "doc_id", value: id };
+}
+
+/** "W123", "w123" or an openalex.org URL of it → "W123"; null otherwise. */
+function openAlexShort(raw: string): string | null {
+  const m = /^[Ww](\d{1,12})$/.exec(raw) ?? OPENALEX_URL.exec(raw.replace(/[?#].*$/, ""));
+  return m ? `W${m[1]!.replace(/^[Ww]/, "")}` : null;
+}
+
+/**
+ * The link that resolves a work from what is known of it: its DOI at doi.org, else its PubMed page, else its OpenAlex
+ * page; null with none of them.
+ */
+export function resolvingUrl(ids: {
+  doi?: string | null;
+  pmid?: string | null;
+  openalex?: string | null;
+}): string | null {
+  if (ids.doi) return `https://doi.org/${ids.doi}`;
+  if (ids.pmid) return `https://pubmed.ncbi.nlm.nih.gov/${ids.pmid}/`;
+  if (ids.openalex) return `https://openalex.org/${ids.openalex}`;
+  return null;
+}

@@ -96,6 +96,7 @@ export function createApp(deps: AppDeps): Koa {
   const dashboard: DashboardRouteDeps = {
     members: deps.members,
     consoleData: deps.consoleData,
+    works: deps.works,
     operations: deps.operations,
     catalog: deps.catalog,
     adminToken: deps.adminToken,

@@ -7,7 +7,13 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { articleTypeFromJats } from "./articleType.js";
 import { decodeXmlEntities } from "./inlineMarkup.js";
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from "./sourceIdentifiers.js";
-import type { DocumentMetadata, DocumentSection, SourceDocument, SourceWork } from "./sourceDocument.js";
+import {
+  joinedAbstract,
+  type DocumentMetadata,
+  type DocumentSection,
+  type SourceDocument,
+  type SourceWork,
+} from "./sourceDocument.js";
 import { readText } from "./sourceFiles.js";
 import type { FigureRef } from "../retrieval/port.js";
 
@@ -470,6 +476,7 @@ async function articleToDocument(
       : null;
   const { license, open_access } = licenseOf(articleMeta);
   const body = first(article, "body");
+  const abstract = abstractSections(articleMeta);
   const figures = await figuresOf(article, xmlDir, dataRoot);
   const metadata: DocumentMetadata = {
     title,
@@ -506,11 +513,11 @@ async function articleToDocument(
   return {
     doc_id: docId,
     title,
-    sections: [...abstractSections(articleMeta), ...(body ? containerSections(body, JATS_BODY_SECTION) : [])],
+    sections: [...abstract, ...(body ? containerSections(body, JATS_BODY_SECTION) : [])],
     metadata: Object.fromEntries(
       Object.entries(metadata).filter(([, v]) => v !== null && v !== undefined),
     ) as DocumentMetadata,
-    work: referencesOf(article),
+    work: { ...referencesOf(article), ...(joinedAbstract(abstract) ? { abstract: joinedAbstract(abstract) } : {}) },
   };
 }
 

@@ -5,7 +5,7 @@ import { articleTypeFromPubMed } from "./articleType.js";
 import { doiFromSource, issnListFromSource, pmcidFromSource } from "./sourceIdentifiers.js";
 import { canonicalPmid } from "../domain/identifiers.js";
 import { plainTextFromMarkup } from "./inlineMarkup.js";
-import type { DocumentSection, SourceDocument, SourceItem } from "./sourceDocument.js";
+import { joinedAbstract, type DocumentSection, type SourceDocument, type SourceItem } from "./sourceDocument.js";
 import { readText } from "./sourceFiles.js";
 import { addNotice, sourceNotice, type IntegrityNotice } from "../domain/integrity.js";
 
@@ -292,6 +292,12 @@ export async function readMedlineCitations(path: string): Promise<MedlineCitatio
   return parseMedlineXml(await readText(path)).citations;
 }
 
+/** What a citation's work adds for exports, where it has it. */
+const withAbstractAndMesh = (abstract: string | null, mesh: string[]) => ({
+  ...(abstract ? { abstract } : {}),
+  ...(mesh.length > 0 ? { mesh } : {}),
+});
+
 /** Scholarly view of a citation: doc_id = PMID, structured abstract parts become sections. */
 export function medlineCitationToDocument(citation: MedlineCitation): SourceDocument {
   const keywords = [...new Set([...citation.meshHeadings.map((heading) => heading.descriptor), ...citation.keywords])];
@@ -319,10 +325,15 @@ export function medlineCitationToDocument(citation: MedlineCitation): SourceDocu
     ...(subjects.length > 0 ? { subjects } : {}),
     ...(notices.length > 0 ? { notices } : {}),
     // MEDLINE lists what a citation cites only for some records: one without the list records none (not zero)
-    work:
-      citation.cites.length > 0
+    work: {
+      ...(citation.cites.length > 0
         ? { references_recorded: citation.cites.length, references: citation.cites.map((pmid) => ({ pmid })) }
-        : { references_recorded: null },
+        : { references_recorded: null }),
+      ...withAbstractAndMesh(
+        joinedAbstract(citation.abstract),
+        citation.meshHeadings.map((heading) => heading.descriptor),
+      ),
+    },
   };
 }
 

@@ -155,6 +155,9 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
       // OpenAlex records a work's references as OpenAlex ids; a record without the field records none
       references_recorded: work.referenced_works ? work.referenced_works.length : null,
       references: (work.referenced_works ?? []).map((id) => ({ openalex: openAlexShortId(id) })),
+      ...(work.mesh && work.mesh.length > 0
+        ? { mesh: [...new Set(work.mesh.map((heading) => heading.descriptor_name))] }
+        : {}),
     },
   };
 }

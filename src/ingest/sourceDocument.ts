@@ -69,6 +69,10 @@ export interface SourceWork {
   references_recorded?: number | null;
   /** the references that carry an identifier, in the source's order */
   references?: CitedWorkIds[];
+  /** the abstract whole, where the reader knows it apart from the body (JATS, MEDLINE); else the "abstract" section */
+  abstract?: string | null;
+  /** every MeSH heading the source gives (the subjects keep only the major ones) */
+  mesh?: string[];
 }
 
 /** A document has no `deleted` field: narrow a SourceItem with `'deleted' in item`. */
@@ -103,3 +107,20 @@ export interface SourceDeletion {
 
 /** What a reader yields: a document (new or revised: the ingestion compares fingerprints) or a deletion. */
 export type SourceItem = SourceDocument | SourceDeletion;
+
+/**
+ * Abstract sections as one text: a structured abstract's parts each led by its label ("Methods: …"), an unlabelled one
+ * as it is; null without any text.
+ */
+export function joinedAbstract(sections: readonly DocumentSection[]): string | null {
+  const parts = sections.filter((s) => s.text.trim());
+  if (parts.length === 0) return null;
+  if (parts.length === 1) return parts[0]!.text.trim();
+  return parts
+    .map((s) =>
+      s.section === "abstract"
+        ? s.text.trim()
+        : `${s.section[0]!.toUpperCase()}${s.section.slice(1)}: ${s.text.trim()}`,
+    )
+    .join("\n");
+}

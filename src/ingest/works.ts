@@ -3,10 +3,13 @@
 // and with it (one transaction per batch), so both follow upserts, deletions and a collection's retirement. Plain
 // operational tables (works, work_references in src/eventstore/schema.ts), not an event-sourced read model.
 import type { Db, Queryable } from "../eventstore/db.js";
-import type { CitedWorkIds, SourceDocument } from "./sourceDocument.js";
+import { joinedAbstract, type CitedWorkIds, type SourceDocument } from "./sourceDocument.js";
 import { isRetractedWork, NO_LISTS, type IntegrityNotice } from "../domain/integrity.js";
 
-/** The bibliographic fields a work answers with (never its text). */
+/**
+ * The bibliographic fields a work answers with (never its text), and what its exports add: the abstract reviewers
+ * screen on, the source's keywords and MeSH headings.
+ */
 export interface WorkFields {
   title: string | null;
   authors: string[];
@@ -19,6 +22,11 @@ export interface WorkFields {
   license: string | null;
   url: string | null;
   cited_by_count: number | null;
+  /** exports only: the abstract as the source gives it (structured parts labelled) */
+  abstract: string | null;
+  /** exports only: the source's keywords, and its MeSH headings (all of them, not only the major ones) */
+  keywords: string[];
+  mesh: string[];
 }
 
 export interface StoredWork {
@@ -64,10 +72,20 @@ export function workOfDocument(document: SourceDocument, searchable: boolean): S
       license: text(m.license),
       url: text(m.url),
       cited_by_count: typeof document.work?.cited_by_count === "number" ? document.work.cited_by_count : null,
+      abstract: text(document.work?.abstract) ?? abstractOfSections(document),
+      keywords: texts(m.keywords),
+      mesh:
+        document.work?.mesh ??
+        (document.subjects ?? []).filter((subject) => subject.scheme === "mesh").map((subject) => subject.name),
     },
     referencesRecorded: document.work?.references_recorded ?? null,
     references: (document.work?.references ?? []).filter((r) => r.doi || r.pmid || r.openalex),
   };
+}
+
+/** The sections a reader names "abstract", where it gives no abstract of its own. */
+function abstractOfSections(document: SourceDocument): string | null {
+  return joinedAbstract(document.sections.filter((s) => s.section === "abstract"));
 }
 
 /**
@@ -183,10 +201,13 @@ export async function clearWorks(db: Queryable, indexKey: string): Promise<void>
 }
 
 /**
- * Whether the index has no works recorded (an index built before works were recorded: the next start re-reads its
- * files).
+ * Whether the index has no works recorded, or only works recorded before they kept an abstract (the fields of exports):
+ * the next start re-reads its files (its unchanged documents keep their chunks and vectors).
  */
 export async function worksMissing(db: Queryable, indexKey: string): Promise<boolean> {
-  const rows = await db.query<{ one: number }>("SELECT 1 AS one FROM works WHERE index_key = $1 LIMIT 1", [indexKey]);
+  const rows = await db.query<{ one: number }>(
+    "SELECT 1 AS one FROM works WHERE index_key = $1 AND fields ? 'abstract' LIMIT 1",
+    [indexKey],
+  );
   return rows.length === 0;
 }

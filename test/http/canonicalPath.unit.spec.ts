@@ -51,14 +51,38 @@ describe("nonCanonicalReason", () => {
       "/api/v1/works/10.1000%2Fxyz",
       "/api/v1/works/https%3A%2F%2Fdoi.org%2F10.1000%2Fxyz/references",
       "/api/v1/works/10.1%2Fa/cited-by",
+      // a DOI whose own slashes are encoded or not
+      "/api/v1/works/10.1%2Fa/other",
     ])
       expect(nonCanonicalReason(path), path).toBeUndefined();
     for (const path of [
       "/api/v1/search%2Fquery",
       "/api/v1/works%2F10.1%2Fa",
-      "/api/v1/works/10.1%2Fa/other",
       "/api/v1/works/10.1%2Fa/%2e%2e",
       "/api/v1/works/%61",
+    ])
+      expect(nonCanonicalReason(path), path).toBeDefined();
+  });
+
+  it("admits a DOI's slashes and a URL pasted whole into a work's path, nothing else", () => {
+    for (const path of [
+      "/api/v1/works/10.1176/appi.ajp.2009.09040539",
+      "/api/v1/works/10.1176/appi.ajp.2009.09040539/references",
+      "/api/v1/works/https://doi.org/10.1176/appi.ajp.2009.09040539/cited-by",
+      "/api/v1/works/https:/doi.org/10.1176/appi.ajp.2009.09040539",
+      "/api/v1/works/https://pubmed.ncbi.nlm.nih.gov/19833787/",
+      "/api/v1/works/https://openalex.org/W565331994",
+    ])
+      expect(nonCanonicalReason(path), path).toBeUndefined();
+    for (const path of [
+      "/api/v1/works/10.1176//appi",
+      "/api/v1/works/10.1176/appi/",
+      "/api/v1/works/https://doi.org//10.1176/x",
+      "/api/v1/works/https:///doi.org/x",
+      "/api/v1/works/https://pubmed.ncbi.nlm.nih.gov/19833787//references",
+      "/api/v1/works/10.1/../batch",
+      "/api/v1/search//query",
+      "/api/v1/search/https://x/",
     ])
       expect(nonCanonicalReason(path), path).toBeDefined();
   });

@@ -127,9 +127,10 @@ const ROUTES: Route[] = [
     body: () => ({ query: "vitamin D and bone density", limit: 3 }),
   },
   { method: "POST", path: "/api/v1/tools/:prefix/:tool", door: "api", body: () => ({ input: "x" }) },
-  { method: "GET", path: "/api/v1/works/:id", door: "api" },
-  { method: "GET", path: "/api/v1/works/:id/references", door: "api" },
-  { method: "GET", path: "/api/v1/works/:id/cited-by", door: "api" },
+  // a work's id may hold slashes (a DOI as pasted, a URL): the router takes the rest of the path
+  { method: "GET", path: "/api/v1/works/*id", door: "api" },
+  { method: "GET", path: "/api/v1/works/*id/references", door: "api" },
+  { method: "GET", path: "/api/v1/works/*id/cited-by", door: "api" },
   {
     method: "POST",
     path: "/api/v1/works/batch",
@@ -795,6 +796,9 @@ function idFor(name: string, pick: number, f: Fixtures): string {
       "we_doesnotexist00000000000000",
       "we_x",
       "al_doesnotexist0000000000000",
+      // a DOI with its slash as pasted, and its doi.org URL unencoded
+      "10.1530/eje.0.1410619",
+      "https://doi.org/10.1530/eje.0.1410619",
     ],
     alertId: ["al_doesnotexist0000000000000", "al_x"],
     endpointId: ["we_doesnotexist00000000000000", "we_x"],
@@ -893,7 +897,7 @@ function bodyText(r: Recipe, route: Route, f: Fixtures): Buffer | undefined {
 function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
   const route = ROUTES[r.route]!;
   let idIndex = 0;
-  const filled = route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) =>
+  const filled = route.path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) =>
     idFor(name, r.ids[idIndex++ % r.ids.length]!, f),
   );
   let path = spell(filled, r.spelling, r.ids[0]!);
@@ -991,7 +995,7 @@ function fixedRequests(f: Fixtures): FuzzRequest[] {
       label: `big ${mb} MB`,
       route,
       method: route.method,
-      path: route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f)),
+      path: route.path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f)),
       headers,
       body,
       canonical: true,
@@ -1022,7 +1026,7 @@ function fixedRequests(f: Fixtures): FuzzRequest[] {
         label: `deep ${shape} ${depth}`,
         route,
         method: route.method,
-        path: route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f)),
+        path: route.path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f)),
         headers,
         body,
         canonical: true,
@@ -1033,7 +1037,7 @@ function fixedRequests(f: Fixtures): FuzzRequest[] {
   // every API route with two different keys (the live one and a revoked one, or another organization's) in any pair
   // of headers: 401 before anything runs or is charged; and with an Expect the service cannot meet: 417 in the envelope
   for (const route of ROUTES.filter((r) => r.door === "api")) {
-    const path = route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f));
+    const path = route.path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f));
     const body =
       route.method === "GET" || route.method === "HEAD"
         ? undefined

@@ -39,7 +39,8 @@ describe("work ids", () => {
     expect(parseWorkId("PMC77")).toEqual({ field: "pmcid", value: "PMC77" });
     expect(parseWorkId("W2125158795")).toEqual({ field: "openalex", value: "W2125158795" });
     expect(parseWorkId("https://openalex.org/W2125158795")).toEqual({ field: "openalex", value: "W2125158795" });
-    expect(parseWorkId("4983")).toEqual({ field: "doc_id", value: "4983" });
+    expect(parseWorkId("4983")).toEqual({ field: "pmid", value: "4983", orDocId: true });
+    expect(parseWorkId("0498")).toEqual({ field: "doc_id", value: "0498" });
     expect(parseWorkId("pmid:abc")).toBeNull();
     expect(parseWorkId("  ")).toBeNull();
     expect(parseWorkId("x".repeat(301))).toBeNull();
@@ -281,6 +282,10 @@ describe("exports", () => {
       pmcid: null,
       url: null,
       docId: "W1",
+      abstract: null,
+      keywords: [],
+      mesh: [],
+      integrity: null,
     },
     {
       title: "Second",
@@ -295,6 +300,10 @@ describe("exports", () => {
       pmcid: null,
       url: null,
       docId: "d2",
+      abstract: null,
+      keywords: [],
+      mesh: [],
+      integrity: null,
     },
   ];
 

@@ -29,7 +29,8 @@ export const DESCRIPTIONS = {
   ].join(" "),
   getWorkReferences: [
     "Free; one slot of the per-minute budget. Each entry is the referenced work where a collection the key",
-    "reaches holds it, else its identifiers with `held: false`. `coverage` says how many references the source",
+    "reaches holds it, else the identifiers its source gives with `held: false` and a `url` that resolves it",
+    "(doi.org, else PubMed, else OpenAlex). `coverage` says how many references the source",
     "records (null where it records none: then an empty list means nothing) and how many are held.",
   ].join(" "),
   createAlert: [

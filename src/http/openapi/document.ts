@@ -251,7 +251,14 @@ const PATH_PARAMETERS: Record<string, string> = {
 /** `id` is a work on the works routes and a webhook endpoint on the webhook routes. */
 function idParameter(path: string): string {
   if (path.includes("/works/"))
-    return "A work: a DOI (bare, `doi:…` or `https://doi.org/…`), `pmid:NNN`, `pmcid:PMCNNN`, an OpenAlex id (`W…`) or the `doc_id` a result row carries; URL-encoded (a DOI's `/` as `%2F`).";
+    return (
+      "A work, as people paste it: a DOI (bare, `doi:…` or `https://doi.org/…`), `pmid:NNN` or a PubMed URL " +
+      "(`https://pubmed.ncbi.nlm.nih.gov/NNN/`), `pmcid:PMCNNN` (or `PMCNNN`, or its PMC URL), an OpenAlex id " +
+      "(`W…`, `openalex:W…` or `https://openalex.org/W…`), a bare number (a PubMed id, else a `doc_id`; " +
+      "404 suggests `pmid:NNN`) or the `doc_id` a result row carries. URL-encoded as one segment " +
+      "(`10.1176%2Fappi.ajp.2009.09040539`), or with its slashes as they are (`10.1176/appi.ajp.2009.09040539`, " +
+      "`https://doi.org/10.1176/…`): a path ending in `/references` or `/cited-by` is that list of the id before it."
+    );
   if (path.includes("/webhooks/")) return "The webhook endpoint id (`we_…`).";
   if (path.includes("/alerts/")) return "The alert id (`al_…`).";
   return "id";
@@ -486,8 +493,9 @@ const OPERATIONS: Operation[] = [
       }),
       ...queryParameters(resultsExportQuery, {
         format:
-          "Export instead: one entry per work, in result order, as `bibtex`, `ris` or `csljson` (metadata " +
-          "only; a locked preview row exports its metadata). Free.",
+          "Export instead: one entry per work, in result order, as `bibtex`, `ris` or `csljson`: its " +
+          "bibliographic fields, abstract, keywords and MeSH headings, DOI, PMID, PMCID and URL, and its " +
+          "integrity status as a note (a locked preview row exports the same). Free.",
       }),
     ],
     response: {
@@ -520,7 +528,8 @@ const OPERATIONS: Operation[] = [
     description:
       "Free; one slot of the per-minute budget for the whole batch. Always 200 with one entry per id: the " +
       "work, or `{id, error: {code: WORK_NOT_FOUND, message}}`. With `format`, the found works as a BibTeX, " +
-      "RIS or CSL-JSON file instead.",
+      "RIS or CSL-JSON file instead (with each work's abstract, keywords and MeSH headings, and its integrity " +
+      "status as a note).",
     query: queryParameters(worksBatchQuery, {
       format: "Answer the found works as a file: `bibtex`, `ris` or `csljson`.",
     }),

@@ -665,7 +665,10 @@ export const Work = z
     article_type: nullable(z.string()),
     open_access: nullable(z.boolean()),
     license: nullable(z.string()),
-    url: nullable(z.string()),
+    url: nullable(z.string()).meta({
+      description:
+        "The source's landing page; where it has none, a link that resolves the work (doi.org, PubMed, OpenAlex).",
+    }),
     citedByCount: nullable(z.number().int()).meta({
       description:
         "The source's count of works citing it across the literature (OpenAlex); null where the source has none.",
@@ -703,14 +706,22 @@ export const WorkGraphPage = z.object({
         Work.extend({ held: z.literal(true) }),
         z.object({
           held: z.literal(false),
-          ids: z.object({ doi: nullable(z.string()), pmid: nullable(z.string()), openalex: nullable(z.string()) }),
+          ids: z
+            .object({ doi: nullable(z.string()), pmid: nullable(z.string()), openalex: nullable(z.string()) })
+            .meta({ description: "What the source's reference list knows of it." }),
+          url: nullable(z.string()).meta({
+            description:
+              "A link that resolves it: `https://doi.org/…` with a DOI, else `https://pubmed.ncbi.nlm.nih.gov/…/` " +
+              "with a PMID, else `https://openalex.org/W…`.",
+          }),
         }),
       ]),
     )
     .meta({
       description:
         "Each entry is the work where a collection this key reaches holds it, else the identifiers the source " +
-        "gives (held: false).",
+        "gives and a link that resolves it (held: false). A work held only by a collection this key cannot reach " +
+        "is listed like one held nowhere.",
     }),
   nextCursor: nullable(z.string()).meta({ description: "Pass as `cursor` for the next page; null on the last." }),
   coverage: z.object({

@@ -6,13 +6,16 @@ export interface RoutedOperation {
   path: string;
 }
 
-/** HEAD is implied by GET (the router adds it), so it is not listed; `:param` becomes `{param}`. */
+/**
+ * HEAD is implied by GET (the router adds it), so it is not listed; `:param` and a wildcard `*param` (a value that may
+ * hold slashes) become `{param}`.
+ */
 export function routedOperations(routers: readonly Router[]): RoutedOperation[] {
   return routers.flatMap((router) =>
     router.stack.flatMap((layer) =>
       layer.methods
         .filter((method) => method !== "HEAD")
-        .map((method) => ({ method, path: String(layer.path).replace(/:(\w+)/g, "{$1}") })),
+        .map((method) => ({ method, path: String(layer.path).replace(/[:*](\w+)/g, "{$1}") })),
     ),
   );
 }

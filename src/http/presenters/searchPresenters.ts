@@ -28,6 +28,7 @@ import type { SearchRequestInput } from "../../usecases/search/pipeline.js";
 import type { ListRequest } from "../../usecases/search/searchService.js";
 import { SORTED_DEFAULT_MIN_RELEVANCE, type SortOrder } from "../../usecases/search/sortOrder.js";
 import { figureOptionsOf } from "../schemas.js";
+import type { Works } from "../../usecases/works/works.js";
 
 export interface SearchRouteDeps {
   search: SearchService;
@@ -43,6 +44,8 @@ export interface SearchRouteDeps {
   figureImages?: FigureImageRenderer;
   /** marks the collections list's entries still ingesting */
   collectionReadiness?: CollectionReadiness;
+  /** what a kept search's export adds to its rows from the works table (abstracts, MeSH headings) */
+  works: Works;
 }
 
 /**

@@ -26,7 +26,7 @@ import {
   limitsBody,
 } from "../schemas.js";
 import { sendExport } from "./exportResponse.js";
-import { exportWorksOfRows } from "../../usecases/works/citationExport.js";
+import type { Works } from "../../usecases/works/works.js";
 import { refuseTooManyRequests } from "../ipLimiter.js";
 import { dashboardStateOf, wantsHtml, type DashboardAccess } from "../dashboardAccess.js";
 import { operatorTokenCheck } from "../authentication.js";
@@ -47,6 +47,8 @@ import { registerDashboardWebhookRoutes } from "./dashboardWebhookRoutes.js";
 export interface DashboardRouteDeps {
   members: Members;
   consoleData: ConsoleData;
+  /** the works table, for what exports add to a search's rows */
+  works: Pick<Works, "exportRows">;
   /** the operator's use cases, for the actions on an organization's page */
   operations: Operations;
   dashboardAccess: DashboardAccess;
@@ -412,7 +414,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
       sendExport(
         ctx,
         format,
-        exportWorksOfRows(await deps.consoleData.queryRows(member.orgId, ctx.params.queryId!)),
+        await deps.works.exportRows(await deps.consoleData.queryRows(member.orgId, ctx.params.queryId!)),
         `results-${ctx.params.queryId}`,
       );
     }),

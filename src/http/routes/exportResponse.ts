@@ -3,20 +3,12 @@ import type { Context } from "koa";
 import {
   EXPORT_CONTENT_TYPES,
   EXPORT_EXTENSIONS,
-  exportWorkOf,
   exportWorks,
   type ExportFormat,
   type ExportWork,
 } from "../../usecases/works/citationExport.js";
-import type { Work } from "../../usecases/works/works.js";
 
-export function sendExport(
-  ctx: Context,
-  format: ExportFormat,
-  works: readonly (Work | ExportWork)[],
-  name: string,
-): void {
-  const entries = works.map((w) => ("ids" in w ? exportWorkOf(w) : w));
+export function sendExport(ctx: Context, format: ExportFormat, entries: readonly ExportWork[], name: string): void {
   ctx.set("Content-Type", EXPORT_CONTENT_TYPES[format]);
   ctx.set(
     "Content-Disposition",

@@ -3,7 +3,6 @@ import Router from "@koa/router";
 import type { Context } from "koa";
 import { ApiError } from "../errors.js";
 import { sendExport } from "./exportResponse.js";
-import { exportWorksOfRows } from "../../usecases/works/citationExport.js";
 import { refetchDelivered } from "../../usecases/results/deliveredRefetch.js";
 import {
   parseOr422,
@@ -147,7 +146,7 @@ export function searchRoutes(deps: SearchRouteDeps): Router {
       return sendExport(
         ctx,
         format,
-        exportWorksOfRows(refetched.record.payload.rows),
+        await deps.works.exportRows(refetched.record.payload.rows),
         `results-${refetched.record.queryId}`,
       );
     }

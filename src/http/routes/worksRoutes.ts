@@ -21,6 +21,12 @@ const auth = (ctx: Context): AuthContext => {
   return a;
 };
 
+/** The id as sent: the router's wildcard gives it decoded, its segments joined by "/". */
+const workIdParam = (ctx: { params: Record<string, unknown> }): string => {
+  const id = ctx.params.id;
+  return Array.isArray(id) ? id.join("/") : typeof id === "string" ? id : "";
+};
+
 export function worksRoutes(deps: WorksRouteDeps): Router {
   const router = new Router({ prefix: "/api/v1/works", sensitive: true, strict: true });
 
@@ -28,36 +34,36 @@ export function worksRoutes(deps: WorksRouteDeps): Router {
     const a = auth(ctx);
     const { format } = parseOr422(worksBatchQuery, ctx.query);
     const { ids } = parseOr422(worksBatchBody, ctx.request.body);
+    if (format) {
+      const entries = await deps.works.exportIds(a, ids);
+      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+      return sendExport(ctx, format, entries, "works");
+    }
     const entries = await deps.works.batch(a, ids);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    if (format)
-      return sendExport(
-        ctx,
-        format,
-        entries.flatMap((e) => ("error" in e ? [] : [e])),
-        "works",
-      );
     ctx.body = { data: entries };
   });
 
-  router.get("/:id", async (ctx) => {
-    const a = auth(ctx);
-    const work = await deps.works.get(a, ctx.params.id!);
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = work;
-  });
-
+  // The id is everything after /works/, slashes included (a DOI pasted as is, a URL): the lists' routes come first, so
+  // a path ending in /references or /cited-by is that list of the id before it.
   for (const [path, list] of [
-    ["/:id/references", "references"],
-    ["/:id/cited-by", "citedBy"],
+    ["/*id/references", "references"],
+    ["/*id/cited-by", "citedBy"],
   ] as const) {
     router.get(path, async (ctx) => {
       const a = auth(ctx);
-      const page = await deps.works[list](a, ctx.params.id!, parseOr422(workListQuery, ctx.query));
+      const page = await deps.works[list](a, workIdParam(ctx), parseOr422(workListQuery, ctx.query));
       setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
       ctx.body = page;
     });
   }
+
+  router.get("/*id", async (ctx) => {
+    const a = auth(ctx);
+    const work = await deps.works.get(a, workIdParam(ctx));
+    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+    ctx.body = work;
+  });
 
   return router;
 }

@@ -3,7 +3,6 @@
 // /results/{id}?format).
 import { exportFormat, parseOr422, workListQuery, worksBatchBody } from "../../http/schemas.js";
 import { exportWorks } from "../../usecases/works/citationExport.js";
-import { exportWorksOfRows } from "../../usecases/works/citationExport.js";
 import { refetchDelivered } from "../../usecases/results/deliveredRefetch.js";
 import { z } from "zod";
 import { bad, objectArgs, queryIdOf, type ToolDefinition } from "../toolKit.js";
@@ -17,7 +16,9 @@ const schema = (properties: Record<string, unknown>, required: string[]) =>
 function idOf(args: unknown): string {
   const value = objectArgs(args).id;
   if (typeof value !== "string" || value.trim() === "" || value.length > 300)
-    throw bad("id: a DOI, pmid:NNN, pmcid:PMCNNN, OpenAlex id or doc_id is required");
+    throw bad(
+      "id: a DOI, pmid:NNN, pmcid:PMCNNN, an OpenAlex id, a doi.org/PubMed/OpenAlex URL or a doc_id is required",
+    );
   return value;
 }
 
@@ -35,7 +36,8 @@ function pageOf(args: unknown) {
 export const getWorkTool: ToolDefinition = {
   name: "get_work",
   description:
-    "Free. A work by DOI, pmid:, pmcid:, OpenAlex id or doc_id: metadata, integrity, citation counts; no text.",
+    "Free. A work by DOI, pmid:, pmcid:, OpenAlex id, doi.org/PubMed/OpenAlex URL or doc_id: metadata, integrity, " +
+    "citation counts; no text.",
   schemas: schema({ id }, ["id"]),
   run: async ({ deps, auth }, args) => deps.works.get(auth, idOf(args)),
 };
@@ -49,7 +51,7 @@ export const getWorksTool: ToolDefinition = {
 
 export const workReferencesTool: ToolDefinition = {
   name: "work_references",
-  description: "Free. A work's references, paged, with coverage; unheld ones by their ids.",
+  description: "Free. A work's references, paged, with coverage; unheld ones by their ids and a resolving url.",
   schemas: schema(page, ["id"]),
   run: async ({ deps, auth }, args) => deps.works.references(auth, idOf(args), pageOf(args)),
 };
@@ -69,7 +71,8 @@ const exportArgs = z.strictObject({
 
 export const exportResultsTool: ToolDefinition = {
   name: "export_results",
-  description: "Free. A kept search's works (7 days) as bibtex, ris or csljson text.",
+  description:
+    "Free. A kept search's works (7 days) as bibtex, ris or csljson text, with abstracts and integrity notes.",
   schemas: schema({ queryId: id, format: { enum: ["bibtex", "ris", "csljson"] } }, ["queryId", "format"]),
   run: async ({ deps, auth }, args) => {
     const parsed = parseOr422(exportArgs, args);
@@ -80,7 +83,7 @@ export const exportResultsTool: ToolDefinition = {
     return {
       queryId,
       format: parsed.format,
-      content: exportWorks(parsed.format, exportWorksOfRows(record.payload.rows)),
+      content: exportWorks(parsed.format, await deps.works.exportRows(record.payload.rows)),
     };
   },
 };

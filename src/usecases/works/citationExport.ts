@@ -1,6 +1,8 @@
 // Exports works to the formats reference managers and screening tools read: BibTeX, RIS and CSL-JSON. One entry per
-// work in the order given; metadata only. Pure.
+// work in the order given: its bibliographic fields, abstract, keywords and MeSH headings, identifiers, and its
+// integrity status as a note. Every value is escaped for its format (BibTeX authors included). Pure.
 import { createHash } from "node:crypto";
+import type { Integrity } from "../../domain/integrity.js";
 
 export type ExportFormat = "bibtex" | "ris" | "csljson";
 
@@ -19,6 +21,13 @@ export interface ExportWork {
   url: string | null;
   /** a stable identity for the entry's key when it has no DOI (a doc_id) */
   docId: string;
+  /** the abstract as the source gives it (reviewers screen on it); null where it has none */
+  abstract: string | null;
+  /** the source's keywords and MeSH headings (OpenAlex, MEDLINE), each once */
+  keywords: readonly string[];
+  mesh: readonly string[];
+  /** what the update lists in force say of it; a status other than none becomes the entry's note */
+  integrity: Integrity | null;
 }
 
 export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -40,9 +49,13 @@ export function exportWorks(format: ExportFormat, works: readonly ExportWork[]):
   }
 }
 
-/** A name as family and given parts: "Last, First" or "First Middle Last"; one word (or a group) stays whole. */
+/**
+ * A name as family and given parts: "Last, First" or "First Middle Last"; one word, a group, or a name holding the word
+ * "and" (which BibTeX would read as two people) stays whole.
+ */
 export function nameParts(name: string): { family: string; given?: string } {
   const n = name.trim().replace(/\s+/g, " ");
+  if (/(^|\s)and(\s|$)/i.test(n)) return { family: n };
   const comma = n.indexOf(",");
   if (comma > 0) return { family: n.slice(0, comma).trim(), given: n.slice(comma + 1).trim() || undefined };
   const words = n.split(" ");
@@ -61,13 +74,48 @@ const dateParts = (date: string | null): number[] | null => {
 
 const isJournalArticle = (w: ExportWork) => w.journal !== null;
 
+// letters NFKD does not take apart into an ASCII letter and marks
+const TRANSLITERATION: Record<string, string> = {
+  ø: "o",
+  Ø: "O",
+  ß: "ss",
+  ẞ: "SS",
+  æ: "ae",
+  Æ: "AE",
+  œ: "oe",
+  Œ: "OE",
+  ł: "l",
+  Ł: "L",
+  đ: "d",
+  Đ: "D",
+  ð: "d",
+  Ð: "D",
+  þ: "th",
+  Þ: "Th",
+  ı: "i",
+  ŋ: "ng",
+  Ŋ: "Ng",
+  ħ: "h",
+  Ħ: "H",
+  ŧ: "t",
+  Ŧ: "T",
+  ĸ: "k",
+  ſ: "s",
+};
+
+/** A name as the ASCII letters and digits of an entry key: "Jørgensen" → "jorgensen", "Müller" → "muller". */
+export function asciiKeyPart(text: string): string {
+  return text
+    .replace(/[\u0080-\uffff]/g, (c) => TRANSLITERATION[c] ?? c)
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^A-Za-z0-9]/g, "")
+    .toLowerCase();
+}
+
 /** Entry keys: first author's family name and year, made unique in the file by a short hash of the work's identity. */
 function entryKey(w: ExportWork, used: Set<string>): string {
-  const family =
-    (w.authors[0] ? nameParts(w.authors[0]).family : "anon")
-      .normalize("NFKD")
-      .replace(/[^A-Za-z0-9]/g, "")
-      .toLowerCase() || "anon";
+  const family = asciiKeyPart(w.authors[0] ? nameParts(w.authors[0]).family : "anon") || "anon";
   const base = `${family}${dateParts(w.publication_date)?.[0] ?? "nd"}`;
   let key = `${base}_${createHash("sha1")
     .update(w.doi ?? w.docId)
@@ -78,14 +126,75 @@ function entryKey(w: ExportWork, used: Set<string>): string {
   return key;
 }
 
-/** A BibTeX field value in braces: LaTeX's special characters escaped, braces balanced by escaping them. */
-function bibValue(text: string): string {
-  return `{${text
-    .replace(/\\/g, "\\textbackslash{}")
-    .replace(/([{}&%$#_])/g, "\\$1")
-    .replace(/~/g, "\\textasciitilde{}")
-    .replace(/\^/g, "\\textasciicircum{}")
-    .replace(/\s+/g, " ")}}`;
+/** What the update lists say of a work, as a sentence for a note; null when they say nothing. */
+export function integrityNote(integrity: Integrity | null): string | null {
+  if (!integrity || integrity.status === "none") return null;
+  const status = integrity.status.replace(/_/g, " ");
+  const notices = integrity.notices.map(
+    (n) => `${n.type.replace(/_/g, " ")}${n.doi ? ` https://doi.org/${n.doi}` : ""}${n.date ? ` (${n.date})` : ""}`,
+  );
+  return `Integrity: ${status}${notices.length > 0 ? `; notices: ${notices.join("; ")}` : ""}.`;
+}
+
+/** Keywords and MeSH headings, each once (case aside), keywords first. */
+const terms = (w: ExportWork): string[] => {
+  const seen = new Set<string>();
+  return [...w.keywords, ...w.mesh].filter((t) => {
+    const k = t.trim().toLowerCase();
+    if (!k || seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+};
+
+const linkOf = (w: ExportWork): string | null =>
+  w.url ?? (w.doi ? `https://doi.org/${w.doi}` : w.pmid ? `https://pubmed.ncbi.nlm.nih.gov/${w.pmid}/` : null);
+
+/**
+ * Text as the inside of a BibTeX value: LaTeX's special characters as commands, braces too (as \\textbraceleft{}, so
+ * that a brace in the text never unbalances the entry for parsers that count braces), whitespace as single spaces.
+ */
+function bibText(text: string): string {
+  return text
+    .replace(/[\\{}~^<>]/g, (c) => `\ue000${BIB_COMMANDS[c]}\ue001`)
+    .replace(/[&%$#_]/g, "\\$&")
+    .replace(/\ue000/g, "\\")
+    .replace(/\ue001/g, "{}")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+const BIB_COMMANDS: Record<string, string> = {
+  "\\": "textbackslash",
+  "{": "textbraceleft",
+  "}": "textbraceright",
+  "~": "textasciitilde",
+  "^": "textasciicircum",
+  "<": "textless",
+  ">": "textgreater",
+};
+
+/**
+ * A DOI or URL as BibTeX's verbatim fields take it (no LaTeX read in them): as it is, but for a brace, percent-encoded
+ * as a URL spells it, so the entry's braces still balance.
+ */
+const bibVerbatim = (text: string): string =>
+  text.replace(/\s+/g, "").replace(/[{}\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** A name part: escaped, and braced where it holds the word "and" (else BibTeX reads two people). */
+const bibNamePart = (part: string): string => {
+  const text = bibText(part);
+  return /(^|\s)and(\s|$)/i.test(text) ? `{${text}}` : text;
+};
+
+/** The author list: "Family, Given" each, a name without given part braced whole, joined by " and ". */
+function bibAuthors(authors: readonly string[]): string | null {
+  if (authors.length === 0) return null;
+  return authors
+    .map((a) => nameParts(a))
+    .filter((p) => p.family)
+    .map((p) => (p.given ? `${bibNamePart(p.family)}, ${bibNamePart(p.given)}` : `{${bibText(p.family)}}`))
+    .join(" and ");
 }
 
 function bibtex(works: readonly ExportWork[]): string {
@@ -93,31 +202,25 @@ function bibtex(works: readonly ExportWork[]): string {
   return works
     .map((w) => {
       const date = dateParts(w.publication_date);
+      const keywords = terms(w).map((t) => (t.includes(",") ? `{${bibText(t)}}` : bibText(t)));
+      // each value is already BibTeX: text escaped, names and keyword lists built from escaped parts
       const fields: [string, string | null][] = [
-        ["title", w.title],
-        [
-          "author",
-          w.authors.length > 0
-            ? w.authors
-                .map((a) => nameParts(a))
-                .map((p) => (p.given ? `${p.family}, ${p.given}` : `{${p.family}}`))
-                .join(" and ")
-            : null,
-        ],
-        ["journal", w.journal],
+        ["title", w.title && bibText(w.title)],
+        ["author", bibAuthors(w.authors)],
+        ["journal", w.journal && bibText(w.journal)],
         ["year", date ? String(date[0]) : null],
         ["month", date && date.length > 1 ? String(date[1]) : null],
-        ["publisher", w.publisher],
-        ["issn", w.issn[0] ?? null],
-        ["doi", w.doi],
-        ["pmid", w.pmid],
-        ["pmcid", w.pmcid],
-        ["url", w.url ?? (w.doi ? `https://doi.org/${w.doi}` : null)],
+        ["publisher", w.publisher && bibText(w.publisher)],
+        ["issn", w.issn[0] ? bibText(w.issn[0]) : null],
+        ["doi", w.doi && bibVerbatim(w.doi)],
+        ["pmid", w.pmid && bibText(w.pmid)],
+        ["pmcid", w.pmcid && bibText(w.pmcid)],
+        ["url", linkOf(w) && bibVerbatim(linkOf(w)!)],
+        ["abstract", w.abstract && bibText(w.abstract)],
+        ["keywords", keywords.length > 0 ? keywords.join(", ") : null],
+        ["note", integrityNote(w.integrity) && bibText(integrityNote(w.integrity)!)],
       ];
-      // author names are already BibTeX (a group's name braced); everything else is text to escape
-      const lines = fields
-        .filter(([, v]) => v)
-        .map(([k, v]) => `  ${k} = ${k === "author" ? `{${v!.replace(/[&%$#_]/g, "\\$&")}}` : bibValue(v!)}`);
+      const lines = fields.filter(([, v]) => v).map(([k, v]) => `  ${k} = {${v}}`);
       return `@${isJournalArticle(w) ? "article" : "misc"}{${entryKey(w, used)},\n${lines.join(",\n")}\n}\n`;
     })
     .join("\n");
@@ -151,7 +254,11 @@ function ris(works: readonly ExportWork[]): string {
       for (const issn of w.issn) add("SN", issn);
       add("DO", w.doi);
       add("AN", w.pmid ? `PMID:${w.pmid}` : null);
-      add("UR", w.url ?? (w.doi ? `https://doi.org/${w.doi}` : null));
+      add("C2", w.pmcid);
+      add("UR", linkOf(w));
+      add("AB", w.abstract);
+      for (const t of terms(w)) add("KW", t);
+      add("N1", integrityNote(w.integrity));
       lines.push("ER  - ");
       return `${lines.join("\r\n")}\r\n`;
     })
@@ -178,7 +285,10 @@ function cslItem(w: ExportWork): Record<string, unknown> {
     DOI: w.doi ?? undefined,
     PMID: w.pmid ?? undefined,
     PMCID: w.pmcid ?? undefined,
-    URL: w.url ?? (w.doi ? `https://doi.org/${w.doi}` : undefined),
+    URL: linkOf(w) ?? undefined,
+    abstract: w.abstract ?? undefined,
+    keyword: terms(w).join(", ") || undefined,
+    note: integrityNote(w.integrity) ?? undefined,
   };
   return Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined));
 }
@@ -186,12 +296,22 @@ function cslItem(w: ExportWork): Record<string, unknown> {
 const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null);
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
 
+/** What an export adds to a work's fields: what the works table keeps beside them. */
+export interface ExportExtras {
+  abstract: string | null;
+  keywords: readonly string[];
+  mesh: readonly string[];
+}
+
+export const NO_EXPORT_EXTRAS: ExportExtras = { abstract: null, keywords: [], mesh: [] };
+
 /** A work (GET /works/{id}, the batch) as an export entry. */
 export function exportWorkOf(
   work: { ids: { doi: string | null; pmid: string | null; pmcid: string | null; docId: string } } & Pick<
     ExportWork,
-    "title" | "authors" | "journal" | "issn" | "publisher" | "publication_date" | "article_type" | "url"
+    "title" | "authors" | "journal" | "issn" | "publisher" | "publication_date" | "article_type" | "url" | "integrity"
   >,
+  extras: ExportExtras = NO_EXPORT_EXTRAS,
 ): ExportWork {
   return {
     title: work.title,
@@ -206,15 +326,24 @@ export function exportWorkOf(
     pmid: work.ids.pmid,
     pmcid: work.ids.pmcid,
     docId: work.ids.docId,
+    integrity: work.integrity,
+    ...extras,
   };
 }
 
+const integrityOfMetadata = (v: unknown): Integrity | null =>
+  v && typeof v === "object" && typeof (v as Integrity).status === "string" && Array.isArray((v as Integrity).notices)
+    ? (v as Integrity)
+    : null;
+
 /**
  * A kept search's rows as export entries: one per work (collection and doc_id), in result order, from the first row of
- * each; metadata only, so a locked preview row exports the same as an unlocked one.
+ * each; metadata only, so a locked preview row exports the same as an unlocked one. `extras` adds what the works table
+ * keeps of each (its abstract, MeSH headings), by collection and doc_id.
  */
 export function exportWorksOfRows(
   rows: readonly { collection: string; metadata: Record<string, unknown> }[],
+  extras: (collection: string, docId: string) => ExportExtras | undefined = () => undefined,
 ): ExportWork[] {
   const seen = new Set<string>();
   const works: ExportWork[] = [];
@@ -224,6 +353,7 @@ export function exportWorksOfRows(
     const key = `${row.collection}\u0000${docId}`;
     if (seen.has(key)) continue;
     seen.add(key);
+    const stored = extras(row.collection, docId);
     works.push({
       title: str(m.title),
       authors: strs(m.authors),
@@ -237,6 +367,10 @@ export function exportWorksOfRows(
       pmcid: str(m.pmcid),
       url: str(m.url),
       docId,
+      abstract: stored?.abstract ?? null,
+      keywords: stored && stored.keywords.length > 0 ? stored.keywords : strs(m.keywords),
+      mesh: stored?.mesh ?? [],
+      integrity: integrityOfMetadata(m.integrity),
     });
   }
   return works;

@@ -7,24 +7,31 @@ import type { Db } from "../../eventstore/db.js";
 import type { AuthContext } from "../auth/context.js";
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { Rejection } from "../../domain/rejection.js";
+import { resolvingUrl } from "../../domain/identifiers.js";
 import { NO_INTEGRITY_NOTICE, type Integrity, type WorkEvidence } from "../../domain/integrity.js";
 import { manifestKey } from "../../ingest/manifest.js";
 import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
 import type { WorkFields } from "../../ingest/works.js";
 import { reachableCollections } from "../auth/keyScope.js";
 import { takeMinuteBudget } from "../limits/quotas.js";
+import { rowsWithIntegrity, type IntegrityOf } from "./integrityRows.js";
+import { exportWorkOf, exportWorksOfRows, type ExportExtras, type ExportWork } from "./citationExport.js";
 import { decodeCursor, encodeCursor, parseWorkId, type WorkId } from "./workIds.js";
 import {
   citingRows,
   heldReferenceCounts,
   referencesOf,
   rowsByIds,
+  rowsByDocuments,
   rowsCitedAs,
   type CitedIdentity,
   type WorkRow,
 } from "./worksReads.js";
 
-export interface Work extends Omit<WorkFields, "cited_by_count"> {
+/** What exports add to a work (the works table keeps it): never in the JSON answers. */
+type ExportOnlyField = "abstract" | "keywords" | "mesh";
+
+export interface Work extends Omit<WorkFields, "cited_by_count" | ExportOnlyField> {
   ids: { doi: string | null; pmid: string | null; pmcid: string | null; openalex: string | null; docId: string };
   /** the source's count of works citing it (OpenAlex); null where the source has none */
   citedByCount: number | null;
@@ -45,7 +52,14 @@ export type BatchEntry = ({ id: string } & Work) | { id: string; error: { code: 
  * A reference or citing work: the work where a reachable collection holds it, else the identifiers the source gives.
  */
 export type GraphEntry =
-  ({ held: true } & Work) | { held: false; ids: { doi: string | null; pmid: string | null; openalex: string | null } };
+  | ({ held: true } & Work)
+  | {
+      held: false;
+      /** what the source knows of it: the identifiers its reference list gives */
+      ids: { doi: string | null; pmid: string | null; openalex: string | null };
+      /** the link that resolves it: doi.org, else PubMed, else OpenAlex */
+      url: string | null;
+    };
 
 export interface GraphPage {
   work: { ids: Work["ids"] };
@@ -60,11 +74,25 @@ export interface WorksDeps {
   engineKind: string;
   /** each work's integrity by the retraction rule, under the update lists in force */
   integrity: (works: readonly WorkEvidence[]) => Promise<Integrity[]>;
+  /** the same for rows that name their work by DOI and PMID only (a kept search's rows, for exports) */
+  rowIntegrity: IntegrityOf;
   clock: () => Date;
 }
 
-const notFound = (id: string) =>
-  `no collection this key can reach holds a work "${id}"; ids are a DOI (bare, doi:… or https://doi.org/…), pmid:NNN, pmcid:PMCNNN, an OpenAlex id (W…) or a result's doc_id`;
+/** Why no work answers `id`, naming the spellings that would (for a bare number: its `pmid:` form). */
+export function notFound(id: string): string {
+  const parsed = parseWorkId(id);
+  if (parsed?.orDocId)
+    return (
+      `no collection this key can reach holds a work with PubMed id ${parsed.value} or doc_id "${parsed.value}" ` +
+      `(a bare number is read as pmid:${parsed.value}, then as a doc_id); send pmid:${parsed.value} to name the ` +
+      "PubMed id, or the work's DOI (10.…), PMCID (PMC…) or OpenAlex id (W…)"
+    );
+  return (
+    `no collection this key can reach holds a work "${id}"; ids are a DOI (bare, doi:… or https://doi.org/…), ` +
+    "pmid:NNN or a PubMed URL, pmcid:PMCNNN, an OpenAlex id (W… or its openalex.org URL) or a result's doc_id"
+  );
+}
 
 /** Groups rows that share a DOI, PMID or OpenAlex id (the same work in several collections), in first-seen order. */
 export function groupRows(rows: readonly WorkRow[]): WorkRow[][] {
@@ -138,7 +166,7 @@ export function createWorks(deps: WorksDeps) {
         article_type: field("article_type"),
         open_access: field("open_access"),
         license: field("license"),
-        url: field("url"),
+        url: field("url") ?? resolvingUrl(id),
         citedByCount: field("cited_by_count"),
         integrity: integrity[i] ?? NO_INTEGRITY_NOTICE,
         collections: [...new Set(g.map((r) => collectionOf.get(r.indexKey)!))],
@@ -155,12 +183,16 @@ export function createWorks(deps: WorksDeps) {
     ids: readonly string[],
   ): Promise<{ work: Work | null; rows: WorkRow[] }[]> {
     const parsed = ids.map((id) => parseWorkId(id));
-    const found = await rowsByIds(
-      db,
-      keys,
-      parsed.filter((p): p is WorkId => p !== null),
+    // a bare number is a PubMed id first, else a result's doc_id
+    const asked = parsed.flatMap((p): WorkId[] =>
+      !p ? [] : p.orDocId ? [p, { field: "doc_id", value: p.value }] : [p],
     );
-    const rowsOf = parsed.map((p) => (p ? (found.get(`${p.field}:${p.value}`) ?? []) : []));
+    const found = await rowsByIds(db, keys, asked);
+    const rowsOf = parsed.map((p) => {
+      if (!p) return [];
+      const rows = found.get(`${p.field}:${p.value}`) ?? [];
+      return rows.length === 0 && p.orDocId ? (found.get(`doc_id:${p.value}`) ?? []) : rows;
+    });
     // a doc_id names one collection's document; an identifier may match the same work in several collections
     const groups = rowsOf.map((rows) => groupRows(rows)[0] ?? []);
     const held = groups.map((g, i) => ({ g, i })).filter(({ g }) => g.length > 0);
@@ -207,9 +239,7 @@ export function createWorks(deps: WorksDeps) {
         (r.doi && byId.get(`doi:${r.doi}`)) ||
         (r.pmid && byId.get(`pmid:${r.pmid}`)) ||
         (r.openalex && byId.get(`oa:${r.openalex}`));
-      return work
-        ? { held: true as const, ...work }
-        : { held: false as const, ids: { doi: r.doi ?? null, pmid: r.pmid ?? null, openalex: r.openalex ?? null } };
+      return work ? { held: true as const, ...work } : { held: false as const, ...unheldEntry(r) };
     });
   }
 
@@ -287,17 +317,74 @@ export function createWorks(deps: WorksDeps) {
     return { work: { ids: work.ids }, items, nextCursor: next, coverage: { recorded, held: all.length, note } };
   }
 
-  return {
-    get,
-    batch,
-    references,
-    citedBy,
-    resolveForExport: async (auth: AuthContext, ids: readonly string[]) =>
-      (await resolve(scopeOf(auth), ids)).map((r) => r.work),
-  };
+  /** The found works of these ids as export entries, in order (unknown ids left out); one call of the budget. */
+  async function exportIds(auth: AuthContext, ids: readonly string[]): Promise<ExportWork[]> {
+    await admit(auth);
+    if (auth.billingMode === "sandbox") return ids.map((id) => exportWorkOf(syntheticWork(id)));
+    const resolved = await resolve(scopeOf(auth), ids);
+    return resolved.flatMap(({ work, rows }) => (work ? [exportWorkOf(work, exportExtrasOf(rows))] : []));
+  }
+
+  /**
+   * A kept search's rows as export entries (one per work, in result order) with what the works table keeps of each
+   * (its abstract, keywords and MeSH headings) and its integrity under the lists in force now, whichever door asks
+   * (the dashboard's rows are stored without it). The rows are the caller's own search, so their collections are read
+   * as they are.
+   */
+  async function exportRows(stored: readonly { collection: string; metadata: Record<string, unknown> }[]) {
+    const rows = await rowsWithIntegrity(stored, deps.rowIntegrity);
+    const indexKeysOf = (collection: string): string[] => {
+      const entry = catalog.resolveCollection(collection);
+      const members = entry ? catalog.physicalMembers(entry).map((c) => c.name) : [];
+      return [...new Set([collection, ...members])].map((name) => manifestKey(deps.engineKind, name));
+    };
+    const documents = rows.flatMap((r) =>
+      typeof r.metadata.doc_id === "string"
+        ? indexKeysOf(r.collection).map((indexKey) => ({ indexKey, docId: r.metadata.doc_id as string }))
+        : [],
+    );
+    const found = await rowsByDocuments(db, documents);
+    return exportWorksOfRows(rows, (collection, docId) => {
+      const row = indexKeysOf(collection)
+        .map((k) => found.get(`${k}\u0000${docId}`))
+        .find((r) => r !== undefined);
+      return row ? exportExtrasOf([row]) : undefined;
+    });
+  }
+
+  return { get, batch, references, citedBy, exportIds, exportRows };
 }
 
 export type Works = ReturnType<typeof createWorks>;
+
+/** An unheld reference: the ids its source gives and the link that resolves it. */
+export function unheldEntry(r: CitedWorkIds): Omit<Extract<GraphEntry, { held: false }>, "held"> {
+  const ids = { doi: r.doi ?? null, pmid: r.pmid ?? null, openalex: r.openalex ?? null };
+  return { ids, url: resolvingUrl(ids) };
+}
+
+/** What the works table keeps of a work for its exports: the first of its rows that has each. */
+function exportExtrasOf(rows: readonly WorkRow[]): ExportExtras {
+  const first = <T>(f: (r: WorkRow) => T | null | undefined, empty: (v: T) => boolean): T | undefined =>
+    rows.map(f).find((v): v is T => v !== null && v !== undefined && !empty(v));
+  return {
+    abstract:
+      first(
+        (r) => r.fields.abstract,
+        (v) => v === "",
+      ) ?? null,
+    keywords:
+      first(
+        (r) => r.fields.keywords,
+        (v) => v.length === 0,
+      ) ?? [],
+    mesh:
+      first(
+        (r) => r.fields.mesh,
+        (v) => v.length === 0,
+      ) ?? [],
+  };
+}
 
 function pick(rows: readonly WorkRow[], f: (r: WorkRow) => string | null): string | null {
   for (const r of rows) {

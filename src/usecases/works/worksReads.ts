@@ -58,6 +58,24 @@ export async function rowsByIds(
   return found;
 }
 
+/** The rows of these documents (index key and doc_id), by "indexKey\0docId"; a document without one is left out. */
+export async function rowsByDocuments(
+  db: Queryable,
+  documents: readonly { indexKey: string; docId: string }[],
+): Promise<Map<string, WorkRow>> {
+  const found = new Map<string, WorkRow>();
+  if (documents.length === 0) return found;
+  const rows = await db.query<RawRow>(
+    `SELECT ${COLUMNS.split(", ")
+      .map((c) => `w.${c}`)
+      .join(", ")} FROM unnest($1::text[], $2::text[]) AS d(k, id)
+     JOIN works w ON w.index_key = d.k AND w.doc_id = d.id`,
+    [documents.map((d) => d.indexKey), documents.map((d) => d.docId)],
+  );
+  for (const raw of rows) found.set(`${raw.index_key}\u0000${raw.doc_id}`, rowOf(raw));
+  return found;
+}
+
 /** Rows of the reachable indexes holding any of these cited ids (a reference list's entries), each once. */
 export async function rowsCitedAs(
   db: Queryable,

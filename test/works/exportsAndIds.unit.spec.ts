@@ -1,0 +1,317 @@
+// Ids as people paste them (DOIs, doi.org, PubMed, PMC and OpenAlex URLs, bare numbers), the link that resolves an
+// unheld reference, and exports for screening: abstract, keywords and MeSH, identifiers, the integrity note, every
+// value escaped (authors too), ASCII entry keys; each format read back by citation-js and the BibTeX also by
+// @retorquere/bibtex-parser (the parser of Better BibTeX for Zotero), two parsers other people maintain.
+import { describe, expect, it } from "vitest";
+import { Cite } from "@citation-js/core";
+import "@citation-js/plugin-bibtex";
+import "@citation-js/plugin-ris";
+import "@citation-js/plugin-csl";
+import { parse as parseBibtex } from "@retorquere/bibtex-parser";
+import { parseWorkId, resolvingUrl } from "../../src/domain/identifiers.js";
+import {
+  asciiKeyPart,
+  exportWorks,
+  integrityNote,
+  nameParts,
+  type ExportWork,
+} from "../../src/usecases/works/citationExport.js";
+import { joinedAbstract } from "../../src/ingest/sourceDocument.js";
+import { notFound, unheldEntry } from "../../src/usecases/works/works.js";
+import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
+import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/medlineReader.js";
+import { workOfDocument } from "../../src/ingest/works.js";
+
+describe("a work's id as people paste it", () => {
+  it("reads a DOI bare, prefixed, and as a doi.org URL (escaped or not, one slash or two after the scheme)", () => {
+    for (const id of [
+      "10.1176/appi.ajp.2009.09040539",
+      "doi:10.1176/APPI.AJP.2009.09040539",
+      "DOI: 10.1176/appi.ajp.2009.09040539",
+      "https://doi.org/10.1176/appi.ajp.2009.09040539",
+      "https://doi.org/10.1176%2Fappi.ajp.2009.09040539",
+      "http://dx.doi.org/10.1176/appi.ajp.2009.09040539",
+      "https:/doi.org/10.1176/appi.ajp.2009.09040539",
+      "doi.org/10.1176/appi.ajp.2009.09040539",
+    ])
+      expect(parseWorkId(id), id).toEqual({ field: "doi", value: "10.1176/appi.ajp.2009.09040539" });
+  });
+
+  it("reads PubMed, PMC and OpenAlex URLs, with or without a trailing slash or a query", () => {
+    for (const id of [
+      "https://pubmed.ncbi.nlm.nih.gov/19833787/",
+      "https://pubmed.ncbi.nlm.nih.gov/19833787",
+      "https:/pubmed.ncbi.nlm.nih.gov/19833787/",
+      "https://www.ncbi.nlm.nih.gov/pubmed/19833787",
+      "https://pubmed.ncbi.nlm.nih.gov/19833787/?from=search",
+      "pmid:19833787",
+      "PMID: 19833787",
+    ])
+      expect(parseWorkId(id), id).toEqual({ field: "pmid", value: "19833787" });
+    for (const id of [
+      "https://pmc.ncbi.nlm.nih.gov/articles/PMC2811234/",
+      "https://www.ncbi.nlm.nih.gov/pmc/articles/pmc2811234",
+    ])
+      expect(parseWorkId(id), id).toEqual({ field: "pmcid", value: "PMC2811234" });
+    for (const id of [
+      "https://openalex.org/W565331994",
+      "https://openalex.org/works/w565331994",
+      "https://api.openalex.org/works/W565331994",
+      "openalex:https://openalex.org/W565331994",
+      "W565331994",
+    ])
+      expect(parseWorkId(id), id).toEqual({ field: "openalex", value: "W565331994" });
+  });
+
+  it("reads a bare number as a PubMed id first, else a doc_id; refuses URLs of other sites and bad prefixes", () => {
+    expect(parseWorkId("19833787")).toEqual({ field: "pmid", value: "19833787", orDocId: true });
+    expect(parseWorkId("scifact-12")).toEqual({ field: "doc_id", value: "scifact-12" });
+    // an operator's doc_id may be a URL of another site
+    expect(parseWorkId("https://example.org/doc/1")).toEqual({ field: "doc_id", value: "https://example.org/doc/1" });
+    expect(parseWorkId("https://pubmed.ncbi.nlm.nih.gov/abc/")).toBeNull();
+    expect(parseWorkId("https://doi.org/not-a-doi")).toBeNull();
+    expect(parseWorkId("doi:19833787")).toBeNull();
+    expect(parseWorkId("pmid:W1")).toBeNull();
+  });
+
+  it("links an unheld reference by its DOI, else its PubMed page, else its OpenAlex page", () => {
+    expect(resolvingUrl({ doi: "10.1/x", pmid: "1", openalex: "W1" })).toBe("https://doi.org/10.1/x");
+    expect(resolvingUrl({ pmid: "19833787", openalex: "W1" })).toBe("https://pubmed.ncbi.nlm.nih.gov/19833787/");
+    expect(resolvingUrl({ openalex: "W565331994" })).toBe("https://openalex.org/W565331994");
+    expect(resolvingUrl({})).toBeNull();
+    expect(unheldEntry({ openalex: "W565331994" })).toEqual({
+      ids: { doi: null, pmid: null, openalex: "W565331994" },
+      url: "https://openalex.org/W565331994",
+    });
+  });
+});
+
+const base: ExportWork = {
+  title: null,
+  authors: [],
+  journal: null,
+  issn: [],
+  publisher: null,
+  publication_date: null,
+  article_type: null,
+  doi: null,
+  pmid: null,
+  pmcid: null,
+  url: null,
+  docId: "d",
+  abstract: null,
+  keywords: [],
+  mesh: [],
+  integrity: null,
+};
+
+/** the operator's document that lost entries: hostile author names, LaTeX specials everywhere */
+const hostile: ExportWork = {
+  ...base,
+  title: "Braces {in} titles & 50% of_things #1 ~ ^ $ < > \\ end",
+  authors: ["O}Brien, Pat", "Smith and Jones", "Back\\slash {Ann}", "Jørgensen, Søren"],
+  journal: "J {Odd} & Co",
+  publication_date: "2017-02-03",
+  doi: "10.1000/odd_{1}",
+  docId: "op-1",
+  abstract: "Background: first {line}.\nMethods: 100% & more\\done.",
+  keywords: ["Hair", "Cortisol"],
+  mesh: ["Stress, Psychological", "hair"],
+};
+
+const retracted: ExportWork = {
+  ...base,
+  title: "A retracted trial",
+  authors: ["Ørsted, Hans", "Straße, Anna"],
+  journal: "Trials",
+  publication_date: "2012-01-01",
+  doi: "10.1039/c2ob06711k",
+  pmid: "22222222",
+  pmcid: "PMC2222",
+  docId: "W2",
+  abstract: "We tested things.",
+  integrity: {
+    status: "retracted",
+    notices: [{ type: "retraction", doi: "10.1039/c3ob90001a", date: "2013-05-01", source: "crossref", pmid: null }],
+  },
+};
+
+const corrected: ExportWork = {
+  ...base,
+  title: "A corrected paper",
+  authors: ["Æsir, Bo"],
+  journal: "FEBS Letters",
+  publication_date: "2016-08-01",
+  doi: "10.1002/1873-3468.12357",
+  docId: "W3",
+  integrity: {
+    status: "corrected",
+    notices: [{ type: "correction", doi: "10.1002/1873-3468.13185", date: null, source: "crossref", pmid: null }],
+  },
+};
+
+const all = [hostile, base, retracted, corrected];
+
+interface CslItem {
+  title?: string;
+  abstract?: string;
+  keyword?: string;
+  note?: string;
+  DOI?: string;
+  PMID?: string;
+  author?: { family?: string; given?: string; literal?: string }[];
+}
+
+describe("exports for screening", () => {
+  it("keeps a name holding the word 'and' whole", () => {
+    expect(nameParts("Smith and Jones")).toEqual({ family: "Smith and Jones" });
+    expect(nameParts("Sandy Anderson")).toEqual({ family: "Anderson", given: "Sandy" });
+  });
+
+  it("keys entries by the first author's name in ASCII: ø → o, ß → ss, æ → ae, accents dropped", () => {
+    expect(asciiKeyPart("Jørgensen")).toBe("jorgensen");
+    expect(asciiKeyPart("Straße")).toBe("strasse");
+    expect(asciiKeyPart("Æsir")).toBe("aesir");
+    expect(asciiKeyPart("Müller-Łukasz")).toBe("mullerlukasz");
+    const bib = exportWorks("bibtex", [{ ...base, authors: ["Jørgensen, Søren"], publication_date: "2017" }]);
+    expect(bib).toMatch(/^@misc\{jorgensen2017_[0-9a-f]{6},/);
+  });
+
+  it("writes the integrity status as a note; none for a work the lists say nothing of", () => {
+    expect(integrityNote(retracted.integrity)).toBe(
+      "Integrity: retracted; notices: retraction https://doi.org/10.1039/c3ob90001a (2013-05-01).",
+    );
+    expect(integrityNote({ status: "none", notices: [] })).toBeNull();
+    expect(integrityNote(null)).toBeNull();
+  });
+
+  it("writes BibTeX that both parsers read whole: every entry, authors escaped and 'and' protected", () => {
+    const bib = exportWorks("bibtex", all);
+    // braces balance in every entry, so a parser that counts them (BibTeX itself, bibtexparser) loses none
+    for (const entry of bib.split(/\n(?=@)/)) {
+      let depth = 0;
+      for (const c of entry) depth += c === "{" ? 1 : c === "}" ? -1 : 0;
+      expect(depth, entry).toBe(0);
+    }
+    const library = parseBibtex(bib);
+    expect(library.errors).toEqual([]);
+    expect(library.entries).toHaveLength(4);
+    const [h, , r, c] = library.entries;
+    expect(h!.key).toMatch(/^obrien2017_/);
+    expect(h!.fields.title).toBe("Braces {in} titles & 50% of_things #1 ~ ^ $ < > \\ end");
+    expect(h!.fields.author).toEqual([
+      { lastName: "O}Brien", firstName: "Pat" },
+      { name: "Smith and Jones" },
+      { lastName: "{Ann}", firstName: "Back\\slash" },
+      { lastName: "Jørgensen", firstName: "Søren" },
+    ]);
+    expect(h!.fields.journal).toBe("J {Odd} & Co");
+    // a verbatim field: no LaTeX in it, a brace percent-encoded as a URL spells it
+    expect(h!.fields.doi).toBe("10.1000/odd_%7B1%7D");
+    expect(h!.fields.abstract).toBe("Background: first {line}. Methods: 100% & more\\done.");
+    expect(h!.fields.keywords).toEqual(expect.arrayContaining(["Hair", "Cortisol"]));
+    expect(r!.fields.note).toBe(
+      "Integrity: retracted; notices: retraction https://doi.org/10.1039/c3ob90001a (2013-05-01).",
+    );
+    expect(r!.fields.abstract).toBe("We tested things.");
+    expect(r!.fields.pmid).toBe("22222222");
+    expect(r!.fields.pmcid).toBe("PMC2222");
+    expect(r!.key).toMatch(/^orsted2012_/);
+    expect(c!.fields.note).toBe("Integrity: corrected; notices: correction https://doi.org/10.1002/1873-3468.13185.");
+
+    const items = new Cite(bib).data as CslItem[];
+    expect(items).toHaveLength(4);
+    expect(items[0]!.author).toEqual([
+      { family: "O}Brien", given: "Pat" },
+      { family: "Smith and Jones" },
+      { family: "{Ann}", given: "Back\\slash" },
+      { family: "Jørgensen", given: "Søren" },
+    ]);
+    expect(items[0]!.keyword).toContain("Stress, Psychological");
+    expect(items[2]!.note).toContain("Integrity: retracted");
+    expect(items[3]!.note).toContain("Integrity: corrected");
+  });
+
+  it("writes RIS and CSL-JSON that citation-js reads: abstract, keywords and MeSH once each, note, ids", () => {
+    for (const format of ["ris", "csljson"] as const) {
+      const items = new Cite(exportWorks(format, all)).data as CslItem[];
+      expect(items, format).toHaveLength(4);
+      expect(items[0]!.title, format).toBe(hostile.title);
+      expect(items[0]!.abstract, format).toBe(
+        format === "ris" ? "Background: first {line}. Methods: 100% & more\\done." : hostile.abstract,
+      );
+      expect(items[0]!.author, format).toEqual([
+        { family: "O}Brien", given: "Pat" },
+        { literal: "Smith and Jones" },
+        { family: "{Ann}", given: "Back\\slash" },
+        { family: "Jørgensen", given: "Søren" },
+      ]);
+      expect(items[2]!.note, format).toContain("Integrity: retracted");
+      expect(items[3]!.note, format).toContain("Integrity: corrected");
+      expect(items[1]!.note, format).toBeUndefined();
+      expect(items[2]!.DOI, format).toBe("10.1039/c2ob06711k");
+    }
+    const ris = exportWorks("ris", [hostile, retracted]);
+    expect(ris.match(/^KW {2}- .*$/gm)).toEqual(["KW  - Hair", "KW  - Cortisol", "KW  - Stress, Psychological"]);
+    expect(ris).toContain("AB  - We tested things.\r\n");
+    expect(ris).toContain(
+      "N1  - Integrity: retracted; notices: retraction https://doi.org/10.1039/c3ob90001a (2013-05-01).",
+    );
+    expect(ris).toContain("AN  - PMID:22222222\r\nC2  - PMC2222\r\n");
+    const csl = JSON.parse(exportWorks("csljson", [retracted])) as Record<string, unknown>[];
+    expect(csl[0]).toMatchObject({ PMID: "22222222", PMCID: "PMC2222", URL: "https://doi.org/10.1039/c2ob06711k" });
+  });
+
+  it("links a work without URL or DOI by its PubMed page", () => {
+    const csl = JSON.parse(exportWorks("csljson", [{ ...base, pmid: "19833787" }])) as { URL: string }[];
+    expect(csl[0]!.URL).toBe("https://pubmed.ncbi.nlm.nih.gov/19833787/");
+  });
+
+  it("joins a structured abstract's parts under their labels", () => {
+    expect(joinedAbstract([{ section: "abstract", text: " Plain. " }])).toBe("Plain.");
+    expect(
+      joinedAbstract([
+        { section: "background", text: "Why." },
+        { section: "methods", text: "How." },
+      ]),
+    ).toBe("Background: Why.\nMethods: How.");
+    expect(joinedAbstract([])).toBeNull();
+  });
+});
+
+describe("what the works table keeps for exports", () => {
+  it("OpenAlex: the abstract, keywords and every MeSH heading", () => {
+    const doc = openAlexWorkToDocument({
+      id: "https://openalex.org/W1",
+      title: "T",
+      abstract_inverted_index: { Hair: [0], cortisol: [1], rises: [2] },
+      mesh: [
+        { descriptor_name: "Hydrocortisone", is_major_topic: true },
+        { descriptor_name: "Stress, Psychological", is_major_topic: false },
+      ],
+    });
+    expect(workOfDocument(doc, true).fields).toMatchObject({
+      abstract: "Hair cortisol rises",
+      keywords: ["Hydrocortisone", "Stress, Psychological"],
+      mesh: ["Hydrocortisone", "Stress, Psychological"],
+    });
+  });
+
+  it("MEDLINE: a structured abstract under its labels, and every MeSH heading, major or not", () => {
+    const xml = `<MedlineCitationSet><MedlineCitation Status="MEDLINE"><PMID Version="1">100</PMID><Article>
+      <ArticleTitle>T</ArticleTitle><Abstract><AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">Why.</AbstractText>
+      <AbstractText Label="METHODS" NlmCategory="METHODS">How.</AbstractText></Abstract></Article>
+      <MeshHeadingList><MeshHeading><DescriptorName MajorTopicYN="Y">Hair</DescriptorName></MeshHeading>
+      <MeshHeading><DescriptorName MajorTopicYN="N">Humans</DescriptorName></MeshHeading></MeshHeadingList>
+      </MedlineCitation></MedlineCitationSet>`;
+    const [citation] = parseMedlineXml(xml).citations;
+    const fields = workOfDocument(medlineCitationToDocument(citation!), true).fields;
+    expect(fields.abstract).toBe("Background: Why.\nMethods: How.");
+    expect(fields.mesh).toEqual(["Hair", "Humans"]);
+  });
+
+  it("a bare number not found suggests its pmid: form; any other id lists the forms taken", () => {
+    expect(notFound("19833787")).toContain("send pmid:19833787");
+    expect(notFound("10.1/nowhere")).toContain("a PubMed URL");
+  });
+});
