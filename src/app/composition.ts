@@ -60,6 +60,7 @@ import { createMembers, type Members } from "../usecases/members/members.js";
 import { createConsoleData } from "../usecases/dashboard/consoleData.js";
 import { createLiveRetractions, heldDoisIn, type LiveRetractions } from "../ingest/liveRetractions.js";
 import { createWorks, type Works } from "../usecases/works/works.js";
+import { createWorkFacets } from "../usecases/works/workFacets.js";
 import { assistedWithIntegrity, searchWithIntegrity, unlockWithIntegrity } from "../usecases/works/integrityRows.js";
 import type { WebhookActivityDeps } from "../../activities/webhooks.js";
 import { createWebhooks, type Webhooks } from "../usecases/webhooks/webhooks.js";
@@ -621,6 +622,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       operations,
       search: searchWithIntegrity(search, integrityOf),
       works,
+      workFacets: createWorkFacets({
+        search: { catalog, engine, embedder, planFilters, readiness, retractions },
+        db,
+        integrity: integrityOf,
+        clock,
+      }),
       catalogue,
       unlock: unlockWithIntegrity(unlock, integrityOf),
       assisted: assistedWithIntegrity(assisted, integrityOf),
