@@ -19,6 +19,7 @@ import {
   httpClient,
   type TestService,
 } from "../support/testService.js";
+import { WorksFacetsResponse } from "../../src/http/openapi/responses.js";
 
 const FACETS = ["publication_year", "journal", "subject", "author", "article_type", "open_access", "integrity"];
 const QUERY = "hair cortisol as a marker of chronic stress";
@@ -60,7 +61,12 @@ describe.each(ENGINES)("works facets on the %s engine", (engine) => {
     await svc?.close();
   });
 
-  const facets = (body: Record<string, unknown>, k = key) => call("POST", "/api/v1/works/facets", { key: k, body });
+  /** a facets request; every 200 answer must parse with the documented response schema */
+  const facets = async (body: Record<string, unknown>, k = key) => {
+    const res = await call("POST", "/api/v1/works/facets", { key: k, body });
+    if (res.status === 200) WorksFacetsResponse.strict().parse(res.body);
+    return res;
+  };
   const dailyUsed = async (k = key) => (await call("GET", "/api/v1/search/quota", { key: k })).body.dailyUsed as number;
   const ledgerLines = async () =>
     (await call("GET", `/admin/v1/organizations/${orgId}/ledger`, { admin: svc.adminToken })).body.entries.length;
