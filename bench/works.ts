@@ -63,7 +63,11 @@ try {
   // a live key of an organization whose per-minute budget the benchmark does not reach
   const auth = {
     key: { id: "key_bench", collections: null },
-    org: { id: "org_bench", limits: { perMinute: 1_000_000_000, daily: 1_000_000_000, monthly: 1_000_000_000 } },
+    org: {
+      id: "org_bench",
+      limits: { perMinute: 1_000_000_000, daily: 1_000_000_000, monthly: 1_000_000_000 },
+      priceOverrides: new Map(),
+    },
     billingMode: "live",
   } as unknown as AuthContext;
 
