@@ -1,9 +1,11 @@
 // Works lookups: the p50 and p95 of one work by DOI and of a batch of 100 (random DOIs of the demo's OpenAlex works, a
 // tenth of them unknown), through the works use case (as GET /works/{id} and POST /works/batch run it, per-minute
 // budget, integrity and citation counts included) over an embedded store (PGlite) holding the works and edges of
-// openalex-synergy as ingestion writes them. Reads the collection through the configured data root. Prints JSON and a
-// readable line.
-// Usage: npm run bench:works [-- --lookups 300] [--batches 30]
+// openalex-synergy as ingestion writes them. Reads the collection through the configured data root. Then works facets
+// (POST /works/facets as its use case runs it, the quota query's event included) on openalex-synergy in the bench's
+// embedded engine (built under data/bench on the first run, from the shipped vectors, then reused): every facet over
+// the whole collection, and year and journal over a query's relevant works. Prints JSON and readable lines.
+// Usage: npm run bench:works [-- --lookups 300] [--batches 30] [--facets 30]
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,10 +21,19 @@ import { replaceWorks, workOfDocument, type StoredWork } from "../src/ingest/wor
 import { createLiveRetractions } from "../src/ingest/liveRetractions.js";
 import { createWorks } from "../src/usecases/works/works.js";
 import { integrityOfWorks } from "../src/usecases/works/integrityRows.js";
+import { createWorkFacets } from "../src/usecases/works/workFacets.js";
+import { FACETS } from "../src/usecases/works/facetCounts.js";
+import { openEmbedder } from "../src/app/composition.js";
+import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
+import { benchConfig, ingestBenchCollection } from "./scifactBench.js";
 import type { AuthContext } from "../src/usecases/auth/context.js";
 
 const { values: args } = parseArgs({
-  options: { lookups: { type: "string", default: "300" }, batches: { type: "string", default: "30" } },
+  options: {
+    lookups: { type: "string", default: "300" },
+    batches: { type: "string", default: "30" },
+    facets: { type: "string", default: "30" },
+  },
 });
 
 const config = loadConfig(process.env);
@@ -54,7 +65,11 @@ try {
   // a live key of an organization whose per-minute budget the benchmark does not reach
   const auth = {
     key: { id: "key_bench", collections: null },
-    org: { id: "org_bench", limits: { perMinute: 1_000_000_000 } },
+    org: {
+      id: "org_bench",
+      limits: { perMinute: 1_000_000_000, daily: 1_000_000_000, monthly: 1_000_000_000 },
+      priceOverrides: new Map(),
+    },
     billingMode: "live",
   } as unknown as AuthContext;
 
@@ -83,7 +98,49 @@ try {
     await api.batch(auth, ids);
     batch.push(performance.now() - started);
   }
+  // facets: the collection in the bench's embedded engine, as the service searches it
+  const facetsConfig = benchConfig();
+  const embedder = await openEmbedder(facetsConfig);
+  const engine = createEmbeddedEngine({ dir: join(facetsConfig.dataDir, "index") });
+  const facetTimes = { collection: [] as number[], query: [] as number[] };
+  const facetWorks = { collection: 0, query: 0 };
+  try {
+    await ingestBenchCollection(facetsConfig, embedder, engine, collection.name);
+    const facetsApi = createWorkFacets({
+      search: { catalog, engine, embedder },
+      db,
+      integrity: integrityOfWorks({ db, engineKind: "embedded", retractions }),
+      clock: () => new Date(),
+    });
+    const requests = {
+      collection: { collections: [collection.name], facets: [...FACETS], limit: 10 },
+      query: {
+        collections: [collection.name],
+        query: "hair cortisol as a marker of chronic stress",
+        facets: ["publication_year" as const, "journal" as const],
+        limit: 10,
+      },
+    };
+    for (const kind of ["collection", "query"] as const) {
+      facetWorks[kind] = (await facetsApi.facets(auth, requests[kind])).total;
+      for (let i = 0; i < Number(args.facets); i++) {
+        started = performance.now();
+        await facetsApi.facets(auth, requests[kind]);
+        facetTimes[kind].push(performance.now() - started);
+      }
+    }
+  } finally {
+    await engine.close();
+    await embedder.close();
+  }
+  const facetFigures = (kind: "collection" | "query") => ({
+    n: facetTimes[kind].length,
+    works: facetWorks[kind],
+    p50Ms: round(percentile(facetTimes[kind], 0.5)),
+    p95Ms: round(percentile(facetTimes[kind], 0.95)),
+  });
   const result = {
+    facets: { collection: facetFigures("collection"), query: facetFigures("query") },
     works: works.length,
     edges,
     writeSeconds: round(writeSeconds),
@@ -96,6 +153,12 @@ try {
     `works (PGlite, ${result.works} OpenAlex works, ${result.edges} edges written in ${result.writeSeconds} ` +
       `s): one lookup p50 ${result.lookup.p50Ms} ms (p95 ${result.lookup.p95Ms}), a batch of 100 p50 ` +
       `${result.batch100.p50Ms} ms (p95 ${result.batch100.p95Ms}); load average ${result.loadAverage.toFixed(1)}`,
+  );
+  console.log(
+    `works facets (embedded engine, ${collection.name}): all ${FACETS.length} facets over the collection ` +
+      `(${result.facets.collection.works} works) p50 ${result.facets.collection.p50Ms} ms (p95 ` +
+      `${result.facets.collection.p95Ms}); year and journal over a query's relevant works ` +
+      `(${result.facets.query.works}) p50 ${result.facets.query.p50Ms} ms (p95 ${result.facets.query.p95Ms})`,
   );
 } finally {
   await db.close();

@@ -403,6 +403,9 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
       return [bumpOrgVersion(read, e, e.data.orgId, { suspended: false })];
     case "CatalogueAnswered":
       return [...catalogueAnswerChanges(read, e, e.data.orgId), keyUsed(e, e.data.orgId, e.data.keyId)];
+    case "WorksFacetsCounted":
+      // free: a query of the quota, no tokens, no money, no ledger line
+      return [...usageChanges(read, e, e.data.orgId, 1, 0, 0n), keyUsed(e, e.data.orgId, e.data.keyId)];
     case "JournalRequested":
       // operators list requests from the events themselves (GET /admin/v1/journal-requests)
       return [keyUsed(e, e.data.orgId, e.data.keyId)];

@@ -67,6 +67,7 @@ import {
   unlockWithIntegrity,
   type IntegrityOf,
 } from "../usecases/works/integrityRows.js";
+import { createWorkFacets } from "../usecases/works/workFacets.js";
 import type { WebhookActivityDeps } from "../../activities/webhooks.js";
 import { createWebhooks, type Webhooks } from "../usecases/webhooks/webhooks.js";
 import { deliveryProofs } from "../usecases/webhooks/deliveryProofs.js";
@@ -652,6 +653,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       operations,
       search: searchWithIntegrity(search, integrityOf),
       works,
+      workFacets: createWorkFacets({
+        search: { catalog, engine, embedder, planFilters, readiness, retractions },
+        db,
+        integrity: integrityOf,
+        clock,
+      }),
       catalogue,
       unlock: unlockWithIntegrity(unlock, integrityOf),
       assisted: assistedWithIntegrity(assisted, integrityOf),

@@ -190,6 +190,21 @@ export type DomainEvent =
         collections: string[];
       };
     }
+  /**
+   * a works facets request answered (POST /api/v1/works/facets): free, and one query of the daily and monthly quota;
+   * `query`: whether a query chose the works counted (else the collections under the filters)
+   */
+  | {
+      type: "WorksFacetsCounted";
+      data: {
+        orgId: string;
+        keyId: string;
+        facetsId: string;
+        collections: string[];
+        facets: string[];
+        query: boolean;
+      };
+    }
   /** a client asked for a journal the service does not hold (free) */
   | {
       type: "JournalRequested";
@@ -457,6 +472,8 @@ export const keyStream = (keyId: string) => `key-${keyId}`;
  */
 export const catalogueAnswerStream = (queryId: string) => `catalogue-${queryId}`;
 export const journalRequestStream = (requestId: string) => `journal-request-${requestId}`;
+/** One stream per works facets request: its own fact, as a catalogue answer is. */
+export const worksFacetsStream = (facetsId: string) => `works-facets-${facetsId}`;
 /** An invite and its acceptance (which creates the member); a session from sign-in to its end. */
 export const inviteStream = (inviteId: string) => `invite-${inviteId}`;
 export const sessionStream = (sessionId: string) => `session-${sessionId}`;

@@ -6,6 +6,13 @@ import { ApiError } from "./errors.js";
 import { DEFAULT_IMAGE_OPTIONS, type ImageOptions } from "../usecases/figures/figureImages.js";
 import { SORT_ORDERS, SORTED_DEFAULT_MIN_RELEVANCE } from "../usecases/search/sortOrder.js";
 import { RECOMMENDED_MIN_RELEVANCE } from "../retrieval/relevance.js";
+import {
+  DEFAULT_FACET_LIMIT,
+  FACET_QUERY_DEPTH_CHUNKS,
+  FACET_QUERY_MAX_WORKS,
+  FACETS,
+  MAX_FACET_LIMIT,
+} from "../usecases/works/facetCounts.js";
 
 /** At most this many names in `collections` (the spec's limit). */
 export const MAX_COLLECTIONS = 5;
@@ -408,6 +415,37 @@ export const worksBatchBody = z.strictObject({
     })
     .min(1, "ids must hold at least one id")
     .max(100, "ids holds at most 100 ids; send more in further calls"),
+});
+
+/** POST /works/facets: which works to count (collections, an optional query, filters) and which facets. */
+export const worksFacetsBody = z.strictObject({
+  collection: selectionFields.collection,
+  collections: selectionFields.collections,
+  query: query.optional().meta({
+    description:
+      `Optional. With it, the works counted are the first ${FACET_QUERY_MAX_WORKS} works of the query's ranked list ` +
+      `(each at its best chunk, among the ${FACET_QUERY_DEPTH_CHUNKS} best chunks) whose relevance is at least ` +
+      `${RECOMMENDED_MIN_RELEVANCE}; without it, every work of the collections under the filters.`,
+  }),
+  filters,
+  facets: z
+    .array(
+      z.enum(FACETS, {
+        error: (issue) =>
+          `${JSON.stringify(String(issue.input).slice(0, 60))} is not a facet; the facets are ${FACETS.join(", ")}`,
+      }),
+      { error: `facets must be a list of facet names: ${FACETS.join(", ")}` },
+    )
+    .min(1, `facets must name at least one of ${FACETS.join(", ")}`)
+    .max(FACETS.length, `facets holds at most ${FACETS.length} names: ${FACETS.join(", ")}`)
+    .meta({ description: `The facets to count: ${FACETS.join(", ")}.` }),
+  limit: z
+    .number()
+    .int()
+    .min(1, `limit must be between 1 and ${MAX_FACET_LIMIT}`)
+    .max(MAX_FACET_LIMIT, `limit must be between 1 and ${MAX_FACET_LIMIT}`)
+    .default(DEFAULT_FACET_LIMIT)
+    .meta({ description: "Buckets per facet, the largest first (count desc, then value asc)." }),
 });
 
 /** The formats results and works export to. */

@@ -10,6 +10,7 @@ import type { ToolRegistry } from "../usecases/tools/toolRegistry.js";
 import type { SearchRouteDeps } from "../http/presenters/searchPresenters.js";
 import type { ToolSchemas } from "./toolSchemas.js";
 import type { Works } from "../usecases/works/works.js";
+import type { WorkFacets } from "../usecases/works/workFacets.js";
 
 /** What the REST routes of the same use cases get, and the gateway's tools for find-tools and inspect-tool. */
 export interface McpDeps extends SearchRouteDeps {
@@ -21,6 +22,8 @@ export interface McpDeps extends SearchRouteDeps {
   publicUrl?: string;
   /** works by identifier, their references and citing works */
   works: Works;
+  /** facets of works: counts per year, journal, subject, author, article type, open access, integrity */
+  workFacets: WorkFacets;
 }
 
 export interface McpTool {

@@ -13,6 +13,7 @@ import {
   getWorksTool,
   getWorkTool,
   workCitedByTool,
+  workFacetsTool,
   workReferencesTool,
 } from "./tools/workTools.js";
 import {
@@ -42,6 +43,7 @@ const LISTED = [
   getWorksTool,
   workReferencesTool,
   workCitedByTool,
+  workFacetsTool,
   exportResultsTool,
   alertsTool,
 ];

@@ -145,6 +145,12 @@ export interface SearchEngine {
   countChunks(index: string, filter: FilterNode): Promise<number>;
   /** up to `limit` chunks passing `filter`, unranked (a work looked up by DOI or PMID: works/lookup) */
   findChunks(index: string, filter: FilterNode, limit: number): Promise<ChunkRecord[]>;
+  /**
+   * The documents holding at least one chunk that passes `filter` (every document when absent), unranked: one metadata
+   * record each, with `doc_id` and only the named document-level `fields` (those a document's chunks share), ordered by
+   * doc_id. The works a filter selects (works/facets counts them, src/usecases/works/workFacets.ts)
+   */
+  listDocuments(index: string, filter: FilterNode | undefined, fields: readonly string[]): Promise<ChunkMetadata[]>;
   stats(index: string): Promise<IndexStats>;
   hasIndex(index: string): Promise<boolean>;
   deleteIndex(index: string): Promise<void>;

@@ -21,6 +21,7 @@ const FIXED_TOOLS = [
   "get_works",
   "work_references",
   "work_cited_by",
+  "work_facets",
   "export_results",
   "alerts",
 ];

@@ -33,6 +33,15 @@ export const DESCRIPTIONS = {
     "(doi.org, else PubMed, else OpenAlex). `coverage` says how many references the source",
     "records (null where it records none: then an empty list means nothing) and how many are held.",
   ].join(" "),
+  getWorksFacets: [
+    "Free (`X-Query-Cost` zero, no ledger line); counts one query of the daily and monthly quota and takes one slot",
+    "of the per-minute budget. Without `query`, every work of the collections under the filters is counted; with",
+    "it, the first 200 works of the query's ranked list (each at its best chunk, among the 500 best chunks) whose",
+    "relevance is at least 0.02, the recommended `min_relevance`. A work held by two collections (the same DOI) counts",
+    "once. Buckets: count descending, then value ascending. The key must reach every collection named (403, 404 as",
+    "search); an unknown facet, unknown field or bad filter is 422 before anything is counted. Sandbox keys get",
+    "synthetic buckets.",
+  ].join(" "),
   createAlert: [
     "Live keys only. The works the collections hold now count as seen. Each run sends only works not seen before",
     "(a changed work is not sent again) as an `alert.matched` webhook with the run's queryId; the run is charged",

@@ -48,6 +48,7 @@ import {
   dashboardExportQuery,
   worksBatchBody,
   worksBatchQuery,
+  worksFacetsBody,
   resultsExportQuery,
   workListQuery,
   webhookEndpointBody,
@@ -177,6 +178,8 @@ export const NAMED_SCHEMAS = {
   Work: responses.Work,
   WorksBatchResponse: responses.WorksBatchResponse,
   WorkGraphPage: responses.WorkGraphPage,
+  WorksFacetsRequest: worksFacetsBody,
+  WorksFacetsResponse: responses.WorksFacetsResponse,
 } satisfies Record<string, z.ZodType>;
 
 type SchemaName = keyof typeof NAMED_SCHEMAS;
@@ -540,6 +543,19 @@ const OPERATIONS: Operation[] = [
     },
     headers: BILLING_HEADERS,
     errors: [401, 422, 429, 503],
+  },
+  {
+    method: "post",
+    path: "/api/v1/works/facets",
+    tag: "works",
+    access: "apiKey",
+    operationId: "getWorksFacets",
+    summary: "How many works per year, journal, subject, author, type, open access or integrity",
+    description: DESCRIPTIONS.getWorksFacets,
+    body: "WorksFacetsRequest",
+    response: "WorksFacetsResponse",
+    headers: BILLING_HEADERS,
+    errors: [401, 403, 404, 422, 429, 503],
   },
   {
     method: "get",

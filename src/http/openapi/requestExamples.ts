@@ -174,6 +174,28 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
       value: { ids: ["10.1530/eje.0.1410619", "pmid:10601965", "W2125158795", "10.9999/not-held"] },
     },
   },
+  WorksFacetsRequest: {
+    perYearAndJournal: {
+      summary: "Papers per year on hair cortisol, and in which journals",
+      description:
+        "The works of the query's ranked list above the recommended relevance (0.02), the first 200, counted per " +
+        "publication year and journal; free, one query of the quota.",
+      value: {
+        collection: "openalex-synergy",
+        query: "hair cortisol as a marker of chronic stress",
+        facets: ["publication_year", "journal"],
+        limit: 10,
+      },
+    },
+    collectionUnderFilters: {
+      summary: "Open access and article types of a collection's works since 2015",
+      value: {
+        collection: "clinical-digest",
+        filters: { publication_date: { gte: "2015" } },
+        facets: ["open_access", "article_type", "integrity"],
+      },
+    },
+  },
   JournalRequestInput: {
     journal: {
       summary: "Ask for a journal to be added",

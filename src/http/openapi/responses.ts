@@ -9,6 +9,8 @@ import type { FilterWarning as DomainFilterWarning } from "../../filters/warning
 import type { JournalMetricExpansion as DomainJournalMetricExpansion } from "../../filters/journalMetricConditions.js";
 import type { JournalRequest as DomainJournalRequest } from "../../usecases/catalogue/catalogueEvents.js";
 import type { GraphPage as DomainGraphPage, Work as DomainWork } from "../../usecases/works/works.js";
+import type { FacetsAnswer as DomainFacetsAnswer } from "../../usecases/works/workFacets.js";
+import { FACETS } from "../../usecases/works/facetCounts.js";
 
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullable();
 const decimal = (description: string) => z.string().meta({ description, examples: ["0.012345"] });
@@ -735,6 +737,48 @@ export const WorkGraphPage = z.object({
   }),
 });
 
+const FacetBucket = z.object({
+  value: z.string().meta({
+    description:
+      "The value: a year (`2019`), a journal's name, a subject (MeSH heading or OpenAlex concept), an author's name, " +
+      "an article type, `true`/`false` (open access) or an integrity status (`none`, `corrected`, " +
+      "`expression_of_concern`, `retracted`).",
+  }),
+  count: z.number().int().meta({ description: "Works counted with this value (each work once)." }),
+  id: z
+    .string()
+    .optional()
+    .meta({ description: "An identifier of the value where the works carry one (a journal's ISSN)." }),
+});
+
+export const WorksFacetsResponse = z.object({
+  total: z.number().int().meta({ description: "The works counted." }),
+  facets: z.partialRecord(z.enum(FACETS), z.array(FacetBucket)).meta({
+    description:
+      "Per facet asked for, at most `limit` buckets, by count descending then value ascending; a work without the " +
+      "field is in no bucket of it.",
+  }),
+  counted: z
+    .union([
+      z.object({ by: z.literal("collection") }),
+      z.object({
+        by: z.literal("query"),
+        minRelevance: z.number(),
+        maxWorks: z.number().int(),
+        chunksRead: z.number().int(),
+      }),
+    ])
+    .meta({
+      description:
+        "Which works were counted: every work of the collections under the filters, or the first `maxWorks` works " +
+        "of the query's ranked list (each at its best chunk among the `chunksRead` best) whose relevance is at least " +
+        "`minRelevance`.",
+    }),
+  filtersApplied: filterReport.filtersApplied,
+  filterWarnings: filterReport.filterWarnings,
+  synthetic: z.literal(true).optional().meta({ description: "A sandbox key's synthetic buckets." }),
+});
+
 /** Per-IP limiter refusal on the operator API: a bare string, no envelope (the spec). */
 export const TooManyRequestsFromAddress = z.object({ error: z.string() });
 
@@ -744,6 +788,7 @@ export type Fits<Schema extends z.ZodType, _Domain extends z.output<Schema>> = t
 export type ResponseSchemasFitDomain = [
   Fits<typeof Work, DomainWork>,
   Fits<typeof WorkGraphPage, DomainGraphPage>,
+  Fits<typeof WorksFacetsResponse, DomainFacetsAnswer>,
   Fits<typeof Discovery, DomainDiscovery>,
   Fits<typeof Collection, CollectionListing>,
   Fits<typeof FilterWarning, DomainFilterWarning>,

@@ -2,16 +2,25 @@
 import Router from "@koa/router";
 import type { Context } from "koa";
 import { ApiError } from "../errors.js";
-import { parseOr422, workListQuery, worksBatchBody, worksBatchQuery } from "../schemas.js";
+import {
+  parseOr422,
+  requestedCollections,
+  workListQuery,
+  worksBatchBody,
+  worksBatchQuery,
+  worksFacetsBody,
+} from "../schemas.js";
 import type { RequestState } from "../requestContext.js";
 import type { AuthContext } from "../../usecases/auth/context.js";
 import type { Works } from "../../usecases/works/works.js";
+import type { WorkFacets } from "../../usecases/works/workFacets.js";
 import type { SearchService } from "../../usecases/search/searchService.js";
 import { setBillingHeaders } from "./billingHeaders.js";
 import { sendExport } from "./exportResponse.js";
 
 export interface WorksRouteDeps {
   works: Works;
+  workFacets: WorkFacets;
   search: SearchService;
 }
 
@@ -42,6 +51,15 @@ export function worksRoutes(deps: WorksRouteDeps): Router {
     const entries = await deps.works.batch(a, ids);
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = { data: entries };
+  });
+
+  router.post("/facets", async (ctx) => {
+    const a = auth(ctx);
+    const { collection, collections, ...body } = parseOr422(worksFacetsBody, ctx.request.body);
+    const names = requestedCollections({ collection, collections });
+    const requestId = (ctx.state as RequestState).requestId;
+    ctx.body = await deps.workFacets.facets(a, { ...body, collections: names }, requestId);
+    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
   });
 
   // The id is everything after /works/, slashes included (a DOI pasted as is, a URL): the lists' routes come first, so

@@ -1,12 +1,21 @@
-// The MCP tools of works: get_work, get_works, work_references, work_cited_by and export_results, each running the use
-// case of its REST twin (GET /works/{id}, POST /works/batch, the references and cited-by lists, GET
-// /results/{id}?format).
-import { exportFormat, parseOr422, workListQuery, worksBatchBody } from "../../http/schemas.js";
+// The MCP tools of works: get_work, get_works, work_references, work_cited_by, work_facets and export_results, each
+// running the use case of its REST twin (GET /works/{id}, POST /works/batch, the references and cited-by lists, POST
+// /works/facets, GET /results/{id}?format).
+import {
+  exportFormat,
+  parseOr422,
+  requestedCollections,
+  workListQuery,
+  worksBatchBody,
+  worksFacetsBody,
+} from "../../http/schemas.js";
 import { exportWorks } from "../../usecases/works/citationExport.js";
 import { refetchDelivered } from "../../usecases/results/deliveredRefetch.js";
 import { z } from "zod";
+import { RECOMMENDED_MIN_RELEVANCE } from "../../retrieval/relevance.js";
+import { FACET_QUERY_MAX_WORKS } from "../../usecases/works/facetCounts.js";
 import { bad, objectArgs, queryIdOf, type ToolDefinition } from "../toolKit.js";
-import { toolSchemasOf } from "../toolSchemas.js";
+import { jsonSchemaOf, toolSchemasOf } from "../toolSchemas.js";
 
 const id = { type: "string" };
 const page = { id, limit: { type: "integer", minimum: 1, maximum: 100 }, cursor: { type: "string" } };
@@ -61,6 +70,28 @@ export const workCitedByTool: ToolDefinition = {
   description: "Free. The works this key reaches that cite a work, paged, with coverage.",
   schemas: schema(page, ["id"]),
   run: async ({ deps, auth }, args) => deps.works.citedBy(auth, idOf(args), pageOf(args)),
+};
+
+export const workFacetsTool: ToolDefinition = {
+  name: "work_facets",
+  description:
+    "Free; one query of the quota. Counts works per year, journal, subject, author, type, open access or " +
+    "integrity: in collections under filters, or in a query's relevant works.",
+  details:
+    "The body of POST /api/v1/works/facets: exactly one of collection and collections (at most 5), facets (one or " +
+    "more names), optional query, filters and limit (buckets per facet, 1-100, default 10). Answers {total, facets: " +
+    "{name: [{value, count, id?}]}, counted}; buckets by count desc, then value asc. With a query the works counted " +
+    `are the first ${FACET_QUERY_MAX_WORKS} of its ranked list whose relevance is at least ` +
+    `${RECOMMENDED_MIN_RELEVANCE}; without, every work the filters keep.`,
+  schemas: toolSchemasOf(jsonSchemaOf(worksFacetsBody)),
+  run: async ({ deps, auth, request }, args) => {
+    const { collection, collections, ...body } = parseOr422(worksFacetsBody, args);
+    return deps.workFacets.facets(
+      auth,
+      { ...body, collections: requestedCollections({ collection, collections }) },
+      request.requestId,
+    );
+  },
 };
 
 const exportArgs = z.strictObject({

@@ -284,8 +284,10 @@ export async function prepareRetrieval(
   deps: SearchDeps,
   auth: AuthContext,
   input: SearchRequestInput,
+  options: { withoutQuery?: boolean } = {},
 ): Promise<PreparedRetrieval> {
-  if (!input.like) assertSearchableQuery(input.query);
+  // withoutQuery: a request over the collections under the filters (works/facets without a query), nothing searched
+  if (!input.like && !options.withoutQuery) assertSearchableQuery(input.query);
   const targets = resolveTargets(deps.catalog, auth, input.collections);
   // filters are checked against the collections' configuration, not their contents: a filter refused once is refused
   // the same way while a collection ingests and once it is ready (422 before the 503)
@@ -301,27 +303,14 @@ export async function prepareRetrieval(
 export const MAX_DOCUMENT_DEPTH = 270;
 
 /** One physical collection's search as `retrieve` runs it: under which requested entry. */
-interface TargetList extends CollectionSearch {
+export interface TargetList extends CollectionSearch {
   requested: CatalogEntry;
 }
 
-/**
- * The merged hits as rows, best first: the first `limit` chunks; with one_per_document, enough chunks that `limit`
- * documents stand among them when the collections hold that many (deeper searches while documents repeat, up to
- * MAX_DOCUMENT_DEPTH chunks, never past the relevance threshold, under which nothing more would be delivered).
- * A cursor's page leaves out what earlier pages delivered and searches as deep as it must for `limit` more (up to
- * MAX_LIST_DEPTH); a sorted request takes the MAX_LIST_DEPTH best at once and orders those passing the threshold.
- * `ended`: the list holds nothing beyond these rows (the engines returned fewer than asked, or the depth is spent).
- */
-async function rankedRows(
-  deps: SearchDeps,
-  auth: AuthContext,
-  lists: readonly TargetList[],
-  input: SearchRequestInput,
-  selection: RowSelection,
-): Promise<{ rows: CachedRow[]; ended: boolean }> {
+/** A merged hit as a row of its list: under its requested name, priced at the organization's price. */
+function rowMaker(auth: AuthContext, lists: readonly TargetList[]): (hit: MergedHit) => CachedRow {
   const byKey = new Map(lists.map((l) => [l.key, l]));
-  const rowOf = ({ listKey: key, hit, relevance }: MergedHit): CachedRow => {
+  return ({ listKey: key, hit, relevance }: MergedHit): CachedRow => {
     const l = byKey.get(key)!;
     const price = pricePer1000For(auth.org, l.collection);
     const metadata = { ...hit.chunk.metadata };
@@ -340,6 +329,62 @@ async function rankedRows(
       figureCount: Array.isArray(metadata.figures) ? metadata.figures.length : 0,
     };
   };
+}
+
+/**
+ * The physical collections a prepared request searches, each under its requested name with its filter: the planned
+ * one, without the retractions loaded since its ingestion where it excludes them, and without the like-work.
+ */
+export async function targetListsOf(
+  deps: SearchDeps,
+  { targets, plan }: PreparedRetrieval,
+  like?: LikeTarget,
+): Promise<TargetList[]> {
+  const retracted = await deps.retractions?.exclusionFilter();
+  return targets.flatMap((t) =>
+    t.physical.map((collection) => {
+      const filter = withoutRetracted(collection, plan?.perCollection.get(collection.name), retracted);
+      return {
+        key: listKey(t.requested, collection),
+        requested: t.requested,
+        collection,
+        filter: like ? andNotLike(filter, like.exclude(collection.name)) : filter,
+      };
+    }),
+  );
+}
+
+/**
+ * The best `depth` chunks of a prepared request's ranked list as rows (the list /query pages through), nothing priced
+ * into a charge, billed or recorded: works/facets counts the works of it.
+ */
+export async function rankedListRows(
+  deps: SearchDeps,
+  auth: AuthContext,
+  prepared: PreparedRetrieval,
+  query: string,
+  depth: number,
+): Promise<CachedRow[]> {
+  const lists = await targetListsOf(deps, prepared);
+  return (await searchCollections(deps, lists, query, depth)).map(rowMaker(auth, lists));
+}
+
+/**
+ * The merged hits as rows, best first: the first `limit` chunks; with one_per_document, enough chunks that `limit`
+ * documents stand among them when the collections hold that many (deeper searches while documents repeat, up to
+ * MAX_DOCUMENT_DEPTH chunks, never past the relevance threshold, under which nothing more would be delivered).
+ * A cursor's page leaves out what earlier pages delivered and searches as deep as it must for `limit` more (up to
+ * MAX_LIST_DEPTH); a sorted request takes the MAX_LIST_DEPTH best at once and orders those passing the threshold.
+ * `ended`: the list holds nothing beyond these rows (the engines returned fewer than asked, or the depth is spent).
+ */
+async function rankedRows(
+  deps: SearchDeps,
+  auth: AuthContext,
+  lists: readonly TargetList[],
+  input: SearchRequestInput,
+  selection: RowSelection,
+): Promise<{ rows: CachedRow[]; ended: boolean }> {
+  const rowOf = rowMaker(auth, lists);
   const page = input.page;
   const earlier = page
     ? (row: CachedRow) => page.ids.has(row.id) || (selection.onePerDocument && page.documents.has(documentOf(row)))
@@ -381,21 +426,10 @@ export async function retrieve(
   input: SearchRequestInput,
   prepared?: PreparedRetrieval,
 ): Promise<RetrievalOutcome> {
-  const { targets, plan } = prepared ?? (await prepareRetrieval(deps, auth, input));
+  const ready = prepared ?? (await prepareRetrieval(deps, auth, input));
+  const { targets, plan } = ready;
   const selection = input.selection ?? EVERY_ROW;
-
-  const retracted = await deps.retractions?.exclusionFilter();
-  const lists: TargetList[] = targets.flatMap((t) =>
-    t.physical.map((collection) => {
-      const filter = withoutRetracted(collection, plan?.perCollection.get(collection.name), retracted);
-      return {
-        key: listKey(t.requested, collection),
-        requested: t.requested,
-        collection,
-        filter: input.like ? andNotLike(filter, input.like.exclude(collection.name)) : filter,
-      };
-    }),
-  );
+  const lists = await targetListsOf(deps, ready, input.like);
   // best effort beside the search, within its own time budget (spec: doi_not_in_collection)
   const doiWarnings = plan?.pinnedDois?.length
     ? checkPinnedDois({

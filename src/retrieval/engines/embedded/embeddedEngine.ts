@@ -11,8 +11,10 @@ import {
   sparseFieldValues,
   type RankCandidate,
 } from "../../fusion.js";
+import { byDocId, pickFields } from "../../documentFields.js";
 import {
   EmbeddingMismatchError,
+  type ChunkMetadata,
   type ChunkRecord,
   type IndexStats,
   type SearchEngine,
@@ -471,6 +473,18 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
         if (predicate(segment.chunks[ordinal].metadata)) found.push(chunkAt(segment, ordinal));
       }
       return found;
+    },
+
+    async listDocuments(index, filter, fields) {
+      const segment = (await requireState(index)).segment;
+      const predicate = filter ? compileToPredicate(filter) : () => true;
+      const documents = new Map<string, ChunkMetadata>();
+      for (const chunk of segment.chunks) {
+        const metadata = chunk.metadata;
+        if (documents.has(metadata.doc_id) || !predicate(metadata)) continue;
+        documents.set(metadata.doc_id, pickFields(metadata, fields));
+      }
+      return [...documents.values()].sort(byDocId);
     },
 
     async stats(index): Promise<IndexStats> {

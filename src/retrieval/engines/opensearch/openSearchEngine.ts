@@ -19,8 +19,10 @@ import {
   type RankCandidate,
   type RankedCandidate,
 } from "../../fusion.js";
+import { byDocId, pickFields } from "../../documentFields.js";
 import {
   EmbeddingMismatchError,
+  type ChunkMetadata,
   type ChunkRecord,
   type SearchEngine,
   type SearchHit,
@@ -79,6 +81,8 @@ const INDEX_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 const COSINE_CLAUSE = "cosine";
 /** how long a chunk count read for an index's ef_search is used before it is read again (in the background) */
 const CHUNK_COUNT_TTL_MS = 60_000;
+/** chunks per page of listDocuments' scan (search_after, so any number of pages) */
+const DOCUMENT_SCAN_PAGE = 5_000;
 
 export function createOpenSearchEngine(options: OpenSearchEngineOptions): SearchEngine & {
   vectorSearchMode(): Promise<VectorSearchMode>;
@@ -605,6 +609,33 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
         },
       );
       return body.hits.hits.map((hit) => fromDocument(hit._id, hit._source));
+    },
+
+    async listDocuments(index, filter, fields) {
+      await requireInfo(index);
+      const name = indexName(index);
+      const documents = new Map<string, ChunkMetadata>();
+      // every chunk passing the filter, only the fields asked for, in chunk-id order (search_after pages)
+      let after: unknown[] | undefined;
+      for (;;) {
+        const { body } = await call<SearchResponseBody>("POST", `/${name}/_search`, {
+          size: DOCUMENT_SCAN_PAGE,
+          query: filter ? { bool: { filter: [compileToOpenSearch(filter)] } } : { match_all: {} },
+          _source: ["doc_id", ...fields].map((field) => `${FIELD.metadata}.${field}`),
+          sort: [{ [FIELD.chunkId]: "asc" }],
+          track_total_hits: false,
+          ...(after ? { search_after: after } : {}),
+        });
+        const hits = body.hits.hits;
+        for (const hit of hits) {
+          const metadata = (hit._source?.[FIELD.metadata] ?? {}) as Partial<ChunkMetadata>;
+          if (typeof metadata.doc_id !== "string" || documents.has(metadata.doc_id)) continue;
+          documents.set(metadata.doc_id, pickFields(metadata, fields));
+        }
+        if (hits.length < DOCUMENT_SCAN_PAGE) break;
+        after = hits[hits.length - 1]!.sort;
+      }
+      return [...documents.values()].sort(byDocId);
     },
 
     async stats(index) {

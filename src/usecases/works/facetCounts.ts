@@ -1,0 +1,174 @@
+// Facets of a set of works (POST /api/v1/works/facets): which works are counted and how their buckets are made and
+// ordered. Pure: the use case (workFacets.ts) hands in the documents an engine listed or a ranked list's rows, so both
+// engines answer the same counts by construction.
+import type { Integrity } from "../../domain/integrity.js";
+import type { ChunkMetadata } from "../../retrieval/port.js";
+import { documentOf } from "../../retrieval/rowSelection.js";
+
+/** The facets there are, in the order they are documented. */
+export const FACETS = [
+  "publication_year",
+  "journal",
+  "subject",
+  "author",
+  "article_type",
+  "open_access",
+  "integrity",
+] as const;
+export type FacetName = (typeof FACETS)[number];
+
+/** Buckets per facet when `limit` is not sent, and the most a request may ask for. */
+export const DEFAULT_FACET_LIMIT = 10;
+export const MAX_FACET_LIMIT = 100;
+
+/**
+ * With a query: the works counted are the first this many works of the ranked list (each at its best chunk) whose
+ * best chunk's relevance is at least the threshold, among the best FACET_QUERY_DEPTH_CHUNKS chunks.
+ */
+export const FACET_QUERY_MAX_WORKS = 200;
+/** chunks of the ranked list read for a query's works: the deepest list a cursor pages through (MAX_LIST_DEPTH) */
+export const FACET_QUERY_DEPTH_CHUNKS = 500;
+
+/** The document-level metadata fields the facets read (besides doc_id). */
+export const FACET_FIELDS = [
+  "doi",
+  "publication_date",
+  "journal",
+  "issn",
+  "keywords",
+  "authors",
+  "article_type",
+  "open_access",
+] as const;
+
+/** One document as counted: the physical collection holding it and its metadata. */
+export interface FacetDocument {
+  physical: string;
+  metadata: Pick<ChunkMetadata, "doc_id"> & Partial<ChunkMetadata>;
+}
+
+export interface FacetBucket {
+  value: string;
+  count: number;
+  /** an identifier of the value where the works carry one (a journal's ISSN) */
+  id?: string;
+}
+
+export interface FacetCounts {
+  /** the works counted */
+  total: number;
+  facets: Partial<Record<FacetName, FacetBucket[]>>;
+}
+
+/** A ranked list's row as the query rule reads it. */
+export interface RankedFacetRow extends FacetDocument {
+  relevance: number | null;
+}
+
+/**
+ * The works of a ranked list that a query's facets count: each work once, at its best row (the first, the list being
+ * best first; a work held by two collections, the same DOI, is one work), kept when that row's relevance is at least
+ * `minRelevance`, the first `maxWorks` of them. The list is read to its end: a work below the threshold is left out,
+ * and the works after it still count (the list's order is by chunk, and a work's best chunk decides).
+ */
+export function worksOfRankedList<T extends RankedFacetRow>(
+  rows: readonly T[],
+  minRelevance: number,
+  maxWorks: number = FACET_QUERY_MAX_WORKS,
+): T[] {
+  const seen = new Set<string>();
+  const works: T[] = [];
+  for (const row of rows) {
+    if (works.length >= maxWorks) break;
+    const work = documentOf(row);
+    if (seen.has(work)) continue;
+    seen.add(work);
+    if (row.relevance !== null && row.relevance >= minRelevance) works.push(row);
+  }
+  return works;
+}
+
+/** The same work held by several collections (the same DOI) counted once, as the first document naming it. */
+export function distinctWorks<T extends FacetDocument>(documents: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return documents.filter((d) => {
+    const work = documentOf(d);
+    if (seen.has(work)) return false;
+    seen.add(work);
+    return true;
+  });
+}
+
+const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
+const texts = (v: unknown): string[] =>
+  Array.isArray(v) ? [...new Set(v.map(text).filter((x): x is string => x !== null))] : [];
+
+/** The values one work has for a facet, each once (a work counts once in a bucket). */
+function valuesOf(facet: FacetName, d: FacetDocument, integrity: Integrity | undefined): string[] {
+  const m = d.metadata;
+  switch (facet) {
+    case "publication_year": {
+      const year = /^(\d{4})/.exec(text(m.publication_date) ?? "")?.[1];
+      return year ? [year] : [];
+    }
+    case "journal": {
+      const journal = text(m.journal);
+      return journal ? [journal] : [];
+    }
+    case "subject":
+      return texts(m.keywords);
+    case "author":
+      return texts(m.authors);
+    case "article_type": {
+      const type = text(m.article_type);
+      return type ? [type] : [];
+    }
+    case "open_access":
+      return typeof m.open_access === "boolean" ? [String(m.open_access)] : [];
+    case "integrity":
+      return [integrity?.status ?? "none"];
+  }
+}
+
+/** Count desc, then value asc in code-unit order (the same on every machine, whatever its locale). */
+export function compareBuckets(a: FacetBucket, b: FacetBucket): number {
+  return b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
+}
+
+/**
+ * The buckets of each facet asked for over these works (already one per work): a bucket per value, counting the
+ * works having it, the `limit` largest by count, ties by value; a work without the field is in no bucket of it.
+ * `integrity` gives a work's status by its DOI (a work without a DOI, or one the lists do not name, is `none`).
+ * A journal's `id` is the smallest ISSN its counted works carry.
+ */
+export function countFacets(
+  works: readonly FacetDocument[],
+  facets: readonly FacetName[],
+  limit: number,
+  integrity: (doi: string) => Integrity | undefined = () => undefined,
+): FacetCounts {
+  const out: FacetCounts = { total: works.length, facets: {} };
+  for (const facet of facets) {
+    const counts = new Map<string, number>();
+    const ids = new Map<string, string>();
+    for (const work of works) {
+      const doi = text(work.metadata.doi);
+      for (const value of valuesOf(facet, work, doi ? integrity(doi.toLowerCase()) : undefined)) {
+        counts.set(value, (counts.get(value) ?? 0) + 1);
+        if (facet === "journal")
+          for (const issn of texts(work.metadata.issn)) {
+            const known = ids.get(value);
+            if (known === undefined || issn < known) ids.set(value, issn);
+          }
+      }
+    }
+    out.facets[facet] = [...counts]
+      .map(([value, count]): FacetBucket => {
+        const id = ids.get(value);
+        return id === undefined ? { value, count } : { value, count, id };
+      })
+      .sort(compareBuckets)
+      .slice(0, limit);
+  }
+  return out;
+}

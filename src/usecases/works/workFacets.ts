@@ -1,0 +1,213 @@
+// Facets of works (POST /api/v1/works/facets, MCP work_facets): how many works per year, journal, subject, author,
+// article type, open access and integrity status, over a collection under filters or over the works a query's ranked
+// list holds above the recommended relevance threshold. Free, one query of the daily and monthly quota and one slot of
+// the per-minute budget. The engines hand over the works (listDocuments, or the search pipeline's ranked list); one
+// pure function counts them (facetCounts.ts), so both engines answer the same counts.
+import { createHash, randomUUID } from "node:crypto";
+import type { Db } from "../../eventstore/db.js";
+import type { FilterWarning } from "../../filters/warnings.js";
+import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { worksFacetsStream } from "../../domain/events.js";
+import { Rejection } from "../../domain/rejection.js";
+import { RECOMMENDED_MIN_RELEVANCE } from "../../retrieval/relevance.js";
+import type { AuthContext } from "../auth/context.js";
+import { assertQueryQuota, guarded, queryUsage, takeMinuteBudget } from "../limits/quotas.js";
+import {
+  prepareRetrieval,
+  rankedListRows,
+  targetListsOf,
+  type PreparedRetrieval,
+  type SearchDeps,
+} from "../search/pipeline.js";
+import type { IntegrityOf } from "./integrityRows.js";
+import {
+  countFacets,
+  distinctWorks,
+  FACET_FIELDS,
+  FACET_QUERY_DEPTH_CHUNKS,
+  FACET_QUERY_MAX_WORKS,
+  worksOfRankedList,
+  type FacetBucket,
+  type FacetCounts,
+  type FacetDocument,
+  type FacetName,
+} from "./facetCounts.js";
+import { decideFacets } from "./facetsFacts.js";
+
+export interface FacetsRequest {
+  /** 1 to 5 collection or meta-collection names */
+  collections: string[];
+  /** absent: every work of the collections under the filters */
+  query?: string;
+  filters?: unknown;
+  facets: FacetName[];
+  /** buckets per facet */
+  limit: number;
+}
+
+export interface FacetsAnswer extends FacetCounts {
+  /** which works were counted: the collections under the filters, or a query's ranked list (its threshold, depth) */
+  counted: { by: "collection" } | { by: "query"; minRelevance: number; maxWorks: number; chunksRead: number };
+  filtersApplied?: unknown;
+  filterWarnings?: FilterWarning[];
+  synthetic?: true;
+}
+
+export interface WorkFacetsDeps {
+  search: SearchDeps;
+  db: Db;
+  integrity: IntegrityOf;
+  clock: () => Date;
+}
+
+export function createWorkFacets(deps: WorkFacetsDeps) {
+  const { db, clock } = deps;
+
+  /** The works a request counts, one per work: a query's ranked list, or every document the filters keep. */
+  async function worksOf(auth: AuthContext, prepared: PreparedRetrieval, query: string | undefined) {
+    if (query !== undefined) {
+      const rows = await rankedListRows(deps.search, auth, prepared, query, FACET_QUERY_DEPTH_CHUNKS);
+      return worksOfRankedList(rows, RECOMMENDED_MIN_RELEVANCE, FACET_QUERY_MAX_WORKS);
+    }
+    const lists = await targetListsOf(deps.search, prepared);
+    const perCollection = await Promise.all(
+      lists.map(async ({ collection, filter }): Promise<FacetDocument[]> => {
+        if (filter === "skip") return [];
+        const documents = await unavailableUnless(collection.name, () =>
+          deps.search.engine.listDocuments(collection.name, filter, FACET_FIELDS),
+        );
+        return documents.map((metadata) => ({
+          physical: collection.name,
+          metadata: collection.openAccessOnly ? { ...metadata, open_access: true } : metadata,
+        }));
+      }),
+    );
+    // the collections in the order requested: a work held by two is counted as the first holds it
+    return distinctWorks(perCollection.flat());
+  }
+
+  async function integrityOf(works: readonly FacetDocument[], facets: readonly FacetName[]) {
+    if (!facets.includes("integrity")) return () => undefined;
+    const dois = [
+      ...new Set(works.flatMap((w) => (typeof w.metadata.doi === "string" ? [w.metadata.doi.toLowerCase()] : []))),
+    ];
+    const statuses = dois.length > 0 ? await deps.integrity(dois.map((doi) => ({ doi, pmid: null }))) : [];
+    const found = new Map(dois.map((doi, i) => [doi, statuses[i]]));
+    return (doi: string) => found.get(doi);
+  }
+
+  /** One query of the quota, re-checked under the append lock: the event that counts it. */
+  async function record(auth: AuthContext, request: FacetsRequest, names: string[], requestId?: string) {
+    const facetsId = randomUUID();
+    await runStreamCommand(
+      db,
+      clock,
+      worksFacetsStream(facetsId),
+      { kind: "key", id: auth.key.id },
+      async (tx, at) => ({
+        version: 0,
+        events: decideFacets(
+          {
+            type: "RecordWorksFacets",
+            orgId: auth.org.id,
+            keyId: auth.key.id,
+            facetsId,
+            collections: names,
+            facets: [...request.facets],
+            query: request.query !== undefined,
+          },
+          { limits: auth.org.limits, usage: await queryUsage(tx, auth.org.id, at) },
+          at,
+        ),
+      }),
+      requestId ? { requestId } : {},
+    );
+  }
+
+  return {
+    async facets(auth: AuthContext, request: FacetsRequest, requestId?: string): Promise<FacetsAnswer> {
+      const facets = [...new Set(request.facets)];
+      // 422 (query, filters), 404, 403 and 503 before any budget, as a search settles them
+      const prepared = await prepareRetrieval(
+        deps.search,
+        auth,
+        { collections: request.collections, query: request.query ?? "", limit: 1, filters: request.filters },
+        { withoutQuery: request.query === undefined },
+      );
+      const now = clock();
+      await takeMinuteBudget(db, auth.org, now);
+      const names = prepared.targets.map((t) => t.requested.name);
+      const counted: FacetsAnswer["counted"] =
+        request.query === undefined
+          ? { by: "collection" }
+          : {
+              by: "query",
+              minRelevance: RECOMMENDED_MIN_RELEVANCE,
+              maxWorks: FACET_QUERY_MAX_WORKS,
+              chunksRead: FACET_QUERY_DEPTH_CHUNKS,
+            };
+      const applied = prepared.plan
+        ? {
+            filtersApplied: prepared.plan.filtersApplied,
+            ...(prepared.plan.filterWarnings.length > 0
+              ? { filterWarnings: prepared.plan.filterWarnings as FilterWarning[] }
+              : {}),
+          }
+        : {};
+      // a sandbox key: synthetic buckets in the live shape, no quota, no event
+      if (auth.billingMode === "sandbox")
+        return { ...syntheticFacets(request, names, facets), counted, ...applied, synthetic: true };
+      await guarded("the quota store", () => assertQueryQuota(db, auth.org, now));
+      const works = await worksOf(auth, prepared, request.query);
+      const counts = countFacets(works, facets, request.limit, await integrityOf(works, facets));
+      await record(auth, { ...request, facets }, names, requestId);
+      return { ...counts, counted, ...applied };
+    },
+  };
+}
+
+export type WorkFacets = ReturnType<typeof createWorkFacets>;
+
+/** An engine that does not answer: 503, nothing counted. */
+async function unavailableUnless<T>(collection: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw Object.assign(
+      new Rejection(
+        "SERVICE_UNAVAILABLE",
+        `facets are temporarily unavailable (${collection}); nothing was counted, retry shortly`,
+        { retryAfterSeconds: 5 },
+      ),
+      { cause: err },
+    );
+  }
+}
+
+/** A sandbox key's facets: deterministic from the request, synthetic values, the live shape and limits. */
+export function syntheticFacets(request: FacetsRequest, names: string[], facets: readonly FacetName[]): FacetCounts {
+  const digest = createHash("sha256")
+    .update(JSON.stringify([names, request.query ?? null]))
+    .digest();
+  const total = 20 + (digest[0]! % 30);
+  const values: Record<FacetName, string[]> = {
+    publication_year: ["2021", "2019", "2015"],
+    journal: ["Sandbox Journal of Synthetic Results", "Synthetic Reports"],
+    subject: ["Synthetic subject A", "Synthetic subject B"],
+    author: ["Sandbox A", "Sandbox B"],
+    article_type: ["research_article", "review"],
+    open_access: ["true", "false"],
+    integrity: ["none"],
+  };
+  const out: FacetCounts = { total, facets: {} };
+  for (const facet of facets) {
+    let left = total;
+    const buckets: FacetBucket[] = values[facet].map((value, i, all) => {
+      const count = i === all.length - 1 ? left : Math.ceil(left / 2);
+      left -= count;
+      return { value, count };
+    });
+    out.facets[facet] = buckets.filter((b) => b.count > 0).slice(0, request.limit);
+  }
+  return out;
+}

@@ -1,0 +1,222 @@
+// The counting rule of works facets: which works a query's ranked list contributes (once each, at its best row, above
+// the threshold, to the depth), a work held by two collections counted once, each facet's values, the bucket order
+// (count desc, then value asc), the limit, and the decider that counts one query of the quota.
+import { describe, expect, it } from "vitest";
+import {
+  compareBuckets,
+  countFacets,
+  distinctWorks,
+  FACETS,
+  worksOfRankedList,
+  type FacetDocument,
+} from "../../src/usecases/works/facetCounts.js";
+import { decideFacets } from "../../src/usecases/works/facetsFacts.js";
+import { syntheticFacets } from "../../src/usecases/works/workFacets.js";
+import { worksFacetsBody } from "../../src/http/schemas.js";
+import { Rejection } from "../../src/domain/rejection.js";
+import type { Integrity } from "../../src/domain/integrity.js";
+
+const doc = (physical: string, doc_id: string, metadata: Record<string, unknown> = {}): FacetDocument => ({
+  physical,
+  metadata: { doc_id, ...metadata },
+});
+const row = (physical: string, doc_id: string, relevance: number | null, metadata: Record<string, unknown> = {}) => ({
+  ...doc(physical, doc_id, metadata),
+  relevance,
+});
+
+describe("the works of a query's ranked list", () => {
+  it("takes each work once, at its best (first) row, above the threshold, the first N", () => {
+    const rows = [
+      row("a", "1", 0.9),
+      row("a", "1", 0.8),
+      row("a", "2", 0.5, { doi: "10.1/X" }),
+      // the same work in another collection (its DOI, any case)
+      row("b", "9", 0.4, { doi: "10.1/x" }),
+      row("a", "3", 0.3),
+      row("a", "4", 0.01),
+      row("a", "5", null),
+      row("a", "6", 0.02),
+    ];
+    expect(worksOfRankedList(rows, 0.02).map((r) => r.metadata.doc_id)).toEqual(["1", "2", "3", "6"]);
+    expect(worksOfRankedList(rows, 0.02, 2).map((r) => r.metadata.doc_id)).toEqual(["1", "2"]);
+    // a work whose best row is below the threshold is out, even if a later row of it would be counted
+    expect(worksOfRankedList([row("a", "7", 0.01), row("a", "7", 0.5)], 0.02)).toEqual([]);
+    expect(worksOfRankedList([], 0.02)).toEqual([]);
+  });
+
+  it("counts a work held by two collections once, as the first holder; without a DOI by collection and doc_id", () => {
+    const works = distinctWorks([
+      doc("a", "1", { doi: "10.1/x", journal: "First" }),
+      doc("b", "W1", { doi: "10.1/X", journal: "Second" }),
+      doc("a", "2"),
+      doc("b", "2"),
+      doc("a", "2"),
+    ]);
+    expect(works.map((w) => `${w.physical}/${w.metadata.doc_id}`)).toEqual(["a/1", "a/2", "b/2"]);
+  });
+});
+
+describe("facet buckets", () => {
+  const works: FacetDocument[] = [
+    doc("a", "1", {
+      publication_date: "2019-05-01",
+      journal: "Psychoneuroendocrinology",
+      issn: ["1873-3360", "0306-4530"],
+      keywords: ["Hydrocortisone", "Hair", "Hair"],
+      authors: ["Clemens Kirschbaum", "Tobias Stalder", "Clemens Kirschbaum"],
+      article_type: "research_article",
+      open_access: true,
+      doi: "10.1/A",
+    }),
+    doc("a", "2", {
+      publication_date: "2019",
+      journal: "Psychoneuroendocrinology",
+      issn: ["0306-4530"],
+      keywords: ["Hair"],
+      authors: ["Tobias Stalder"],
+      article_type: "review",
+      open_access: false,
+      doi: "10.1/b",
+    }),
+    doc("a", "3", {
+      publication_date: "2012-01-01",
+      journal: "Stress",
+      authors: [],
+      open_access: null,
+    }),
+    doc("a", "4", { publication_date: "n.d.", journal: "  ", keywords: "not a list" }),
+  ];
+  const integrity = (doi: string): Integrity | undefined =>
+    doi === "10.1/a"
+      ? {
+          status: "corrected",
+          notices: [{ type: "correction", doi: null, date: null, source: "crossref", pmid: null }],
+        }
+      : undefined;
+
+  it("counts each work once per value, leaves out works without the field, orders by count then value", () => {
+    const counts = countFacets(works, FACETS, 10, integrity);
+    expect(counts.total).toBe(4);
+    expect(counts.facets).toEqual({
+      publication_year: [
+        { value: "2019", count: 2 },
+        { value: "2012", count: 1 },
+      ],
+      journal: [
+        { value: "Psychoneuroendocrinology", count: 2, id: "0306-4530" },
+        { value: "Stress", count: 1 },
+      ],
+      subject: [
+        { value: "Hair", count: 2 },
+        { value: "Hydrocortisone", count: 1 },
+      ],
+      author: [
+        { value: "Tobias Stalder", count: 2 },
+        { value: "Clemens Kirschbaum", count: 1 },
+      ],
+      article_type: [
+        { value: "research_article", count: 1 },
+        { value: "review", count: 1 },
+      ],
+      open_access: [
+        { value: "false", count: 1 },
+        { value: "true", count: 1 },
+      ],
+      integrity: [
+        { value: "none", count: 3 },
+        { value: "corrected", count: 1 },
+      ],
+    });
+  });
+
+  it("gives only the facets asked for, at most `limit` buckets each; an empty set has empty buckets", () => {
+    expect(countFacets(works, ["publication_year"], 1)).toEqual({
+      total: 4,
+      facets: { publication_year: [{ value: "2019", count: 2 }] },
+    });
+    expect(countFacets([], ["journal", "integrity"], 10)).toEqual({ total: 0, facets: { journal: [], integrity: [] } });
+  });
+
+  it("orders ties by value in code-unit order, the same whatever the input order", () => {
+    const buckets = [
+      { value: "b", count: 1 },
+      { value: "B", count: 1 },
+      { value: "a", count: 3 },
+      { value: "Ä", count: 1 },
+    ];
+    expect([...buckets].sort(compareBuckets).map((b) => b.value)).toEqual(["a", "B", "b", "Ä"]);
+    const shuffled = [...works].reverse();
+    expect(countFacets(shuffled, FACETS, 10, integrity)).toEqual(countFacets(works, FACETS, 10, integrity));
+  });
+});
+
+describe("the facets request", () => {
+  const body = { collection: "scifact", facets: ["journal"] };
+
+  it("takes the documented fields, limit 1 to 100 (default 10), and refuses an unknown facet naming the facets", () => {
+    expect(worksFacetsBody.parse(body)).toMatchObject({ limit: 10, facets: ["journal"] });
+    expect(worksFacetsBody.safeParse({ ...body, limit: 100 }).success).toBe(true);
+    for (const limit of [0, 101, 1e9, 2.5, "10"])
+      expect(worksFacetsBody.safeParse({ ...body, limit }).success).toBe(false);
+    const unknown = worksFacetsBody.safeParse({ ...body, facets: ["journal", "funder"] });
+    expect(unknown.success).toBe(false);
+    expect(unknown.error!.issues[0]!.message).toBe(`"funder" is not a facet; the facets are ${FACETS.join(", ")}`);
+    expect(worksFacetsBody.safeParse({ ...body, facets: [] }).success).toBe(false);
+    expect(worksFacetsBody.safeParse({ ...body, group_by: "journal" }).success).toBe(false);
+    expect(worksFacetsBody.safeParse({ ...body, collections: ["a", "b", "c", "d", "e", "f"] }).success).toBe(false);
+  });
+});
+
+describe("the facets decider", () => {
+  const command = {
+    type: "RecordWorksFacets" as const,
+    orgId: "org_1",
+    keyId: "key_1",
+    facetsId: "f1",
+    collections: ["scifact"],
+    facets: ["journal"],
+    query: false,
+  };
+  const limits = { perMinute: 60, daily: 2, monthly: 10, previewPerHour: 50 };
+  const now = new Date("2026-11-29T10:00:00Z");
+
+  it("counts one query while the quota has one left; refuses with 429 QUOTA_EXCEEDED when it has none", () => {
+    expect(decideFacets(command, { limits, usage: { dailyUsed: 1, monthlyUsed: 1 } }, now)).toEqual([
+      {
+        type: "WorksFacetsCounted",
+        data: {
+          orgId: "org_1",
+          keyId: "key_1",
+          facetsId: "f1",
+          collections: ["scifact"],
+          facets: ["journal"],
+          query: false,
+        },
+      },
+    ]);
+    for (const usage of [
+      { dailyUsed: 2, monthlyUsed: 2 },
+      { dailyUsed: 0, monthlyUsed: 10 },
+    ]) {
+      const refused = (() => {
+        try {
+          decideFacets(command, { limits, usage }, now);
+        } catch (err) {
+          return err;
+        }
+      })();
+      expect(refused).toBeInstanceOf(Rejection);
+      expect((refused as Rejection).code).toBe("QUOTA_EXCEEDED");
+    }
+  });
+
+  it("gives a sandbox key synthetic buckets that add up to the total, deterministic", () => {
+    const request = { collections: ["scifact"], facets: [...FACETS], limit: 10 };
+    const a = syntheticFacets(request, ["scifact"], FACETS);
+    expect(a).toEqual(syntheticFacets(request, ["scifact"], FACETS));
+    for (const facet of ["publication_year", "open_access", "integrity"] as const)
+      expect(a.facets[facet]!.reduce((n, b) => n + b.count, 0)).toBe(a.total);
+    expect(syntheticFacets({ ...request, limit: 1 }, ["scifact"], ["journal"]).facets.journal).toHaveLength(1);
+  });
+});
