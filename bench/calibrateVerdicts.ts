@@ -290,7 +290,9 @@ function callOf(row: Row, scores: number[], central: VerdictScale["central"]): C
   };
 }
 
-/** Whether a pooled work addresses its request: SciFact, judged relevant; SYNERGY, screened for the review (topical). */
+/**
+ * Whether a pooled work addresses its request: SciFact, judged relevant; SYNERGY, screened for the review (topical).
+ */
 const addresses = (row: Row, c: Pooled): boolean => (row.review ? c.label >= 1 : c.label === 1);
 
 /** Delivered works: verified candidates by probability, one per document, at most LIMIT (deliverableRows.ts). */
@@ -404,7 +406,9 @@ function fitScale(samples: Sample[]): ScaleModel {
   return { inputs: [...FITTED_INPUTS], ...fit };
 }
 
-/** Floors tried, and the rate the floor is chosen to state: delivered rows address their request at least this often. */
+/**
+ * Floors tried, and the rate the floor is chosen to state: delivered rows address their request at least this often.
+ */
 const FLOORS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
 /**
  * The central-concept reading shipped: a literature row must name the request's central concept somewhere (the
@@ -525,13 +529,12 @@ async function main(): Promise<void> {
     rows.filter(
       (r) => formOf(r) === form && (set === undefined || r.kind !== `synergy-${set === "fit" ? "heldout" : "fit"}`),
     );
-  console.log(
-    `requests: ${JSON.stringify(Object.fromEntries(FORMS.map((f) => [f, of(f).length])))}; read as requests to ` +
-      `check: ${JSON.stringify(Object.fromEntries(FORMS.map((f) => [f, of(f).filter((r) => kindOf(r) === "check").length])))}`,
-  );
+  const counted = (keep: (row: Row) => boolean) =>
+    JSON.stringify(Object.fromEntries(FORMS.map((f) => [f, of(f).filter(keep).length])));
+  console.log(`requests: ${counted(() => true)}; read as requests to check: ${counted((r) => kindOf(r) === "check")}`);
 
-  // choose: the central-concept reading, the cut and the floor that give SciFact claims the best F1 while delivered rows
-  // address their request at STATED_RATE or more in every form (on the fit side: claims and questions held out by
+  // choose: the central-concept reading, the cut and the floor that give SciFact claims the best F1 while delivered
+  // rows address their request at STATED_RATE or more in every form (on the fit side: claims and questions held out by
   // fold, the SYNERGY fit phrasings), claims asked as questions keep QUESTION_RECALL, and every off-topic request gets
   // nothing
   let chosen: {
@@ -556,9 +559,11 @@ async function main(): Promise<void> {
         questions.recall >= QUESTION_RECALL &&
         offTopic.perQuery === 0;
       console.log(
-        `  central ${central.padEnd(12)} cut ${checkCut.toFixed(1)} floor ${floor.toFixed(2)}: claims P ${claims.precision} R ${claims.recall} ` +
+        `  central ${central.padEnd(12)} cut ${checkCut.toFixed(1)} floor ${floor.toFixed(2)}: claims P ` +
+          `${claims.precision} R ${claims.recall} ` +
           `F1 ${claims.f1} | questions P ${questions.precision} R ${questions.recall} | SYNERGY fit ` +
-          `${synergy.perQuery} rows, P ${synergy.precision} | off-topic rows ${offTopic.perQuery}${ok ? "" : " (refused)"}`,
+          (`${synergy.perQuery} rows, P ${synergy.precision} | off-topic rows ${offTopic.perQuery}` +
+            `${ok ? "" : " (refused)"}`),
       );
       const better = !chosen || claims.f1 > chosen.f1;
       if (ok && better && central === CENTRAL) chosen = { central, floor, checkCut, f1: claims.f1, fitted };
@@ -582,14 +587,16 @@ async function main(): Promise<void> {
   );
   for (const [form, { before: b, after: a }] of Object.entries(report))
     console.log(
-      `${form.padEnd(27)} | ${String(b.perQuery).padEnd(6)} ${String(b.precision).padEnd(6)} ${String(b.recall).padEnd(6)} ` +
+      `${form.padEnd(27)} | ${String(b.perQuery).padEnd(6)} ${String(b.precision).padEnd(6)} ` +
+        `${String(b.recall).padEnd(6)} ` +
         `${String(b.f1).padEnd(6)} ${String(b.empty).padEnd(4)} | ${String(a.perQuery).padEnd(6)} ` +
         `${String(a.precision).padEnd(6)} ${String(a.recall).padEnd(6)} ${String(a.f1).padEnd(6)} ${a.empty}`,
     );
   console.log("\ncalibration of delivered rows (stated probability: rows, share that address the request)");
   for (const form of ["claims", "claims asked as questions", "SYNERGY questions", "SYNERGY keywords"] as const)
     console.log(
-      `${form.padEnd(27)} before ${report[form]!.before.calibration.map(([b, n, r]) => `${b}: ${n}/${r}`).join("  ")}\n` +
+      `${form.padEnd(27)} before ` +
+        `${report[form]!.before.calibration.map(([b, n, r]) => `${b}: ${n}/${r}`).join("  ")}\n` +
         `${"".padEnd(27)} after  ${report[form]!.after.calibration.map(([b, n, r]) => `${b}: ${n}/${r}`).join("  ")}`,
     );
   const scale: VerdictScale & Record<string, unknown> = {

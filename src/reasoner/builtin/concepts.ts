@@ -47,7 +47,10 @@ const isEdge = (word: string): boolean => {
   );
 };
 
-/** The concept an entity names: its words less the edge words that say what is done with it ("fracture risk" -> "fracture"). */
+/**
+ * The concept an entity names: its words less the edge words that say what is done with it ("fracture risk" ->
+ * "fracture").
+ */
 export function conceptOf(entity: string): string | null {
   const words = entity.trim().split(/\s+/).filter(Boolean);
   let start = 0;

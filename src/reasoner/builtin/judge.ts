@@ -269,8 +269,8 @@ function quote(sentence: string): string {
 }
 
 /**
- * The request's entities the chunk names, as the chunk writes them: each entity whole, or the concept it names ("vitamin
- * D" of "vitamin D supplementation"), or a synonym; never a fragment of either (concepts.ts).
+ * The request's entities the chunk names, as the chunk writes them: each entity whole, or the concept it names
+ * ("vitamin D" of "vitamin D supplementation"), or a synonym; never a fragment of either (concepts.ts).
  */
 export function matchedTermsOf(entities: readonly string[], candidate: Pick<Candidate, "text" | "title">): string[] {
   return matchedConcepts(entities, conceptText(candidate.title, candidate.text));

@@ -1,10 +1,10 @@
 // The verdict on one scale: the probability that a row addresses the request, whatever the request's form (a claim to
-// check, a question, keywords, a topic). The judge's model (judge.ts) scores each candidate's evidence; this scale reads
-// that score against the rest of the call (how far below the best it is, how many documents come near the best, the
-// document's rank) and against the request's concepts (whether the row names the central one, and how many it names),
-// and is fitted on held-out labelled requests of every form (bench/calibrateVerdicts.ts writes verdictScale.json). A
-// row is verified when the call answers (its best evidence reaches the judge's threshold), it names the request's
-// central concept, and its probability reaches the published floor: one floor for every form.
+// check, a question, keywords, a topic). The judge's model (judge.ts) scores each candidate's evidence; this scale
+// reads that score against the rest of the call (how far below the best it is, how many documents come near the best,
+// the document's rank) and against the request's concepts (whether the row names the central one, and how many it
+// names), and is fitted on held-out labelled requests of every form (bench/calibrateVerdicts.ts writes
+// verdictScale.json). A row is verified when the call answers (its best evidence reaches the judge's threshold), it
+// names the request's central concept, and its probability reaches the published floor: one floor for every form.
 import scale from "./verdictScale.json" with { type: "json" };
 
 /** The inputs of the scale, in the order of its weights. */
@@ -126,8 +126,8 @@ export function scaleProbabilities(model: ScaleModel, call: CallEvidence): numbe
 
 /**
  * Verified: the call answers (its best evidence score reaches the judge's threshold, `gate`), a row of a request for
- * literature names the request's central concept where the scale requires it, its probability on the scale reaches the floor, and, for a
- * request to check, its own evidence score reaches the gate and is within the cut of the call's best.
+ * literature names the request's central concept where the scale requires it, its probability on the scale reaches the
+ * floor, and, for a request to check, its own evidence score reaches the gate and is within the cut of the call's best.
  */
 export function verifiedOnScale(
   rule: Pick<VerdictScale, "floor" | "central" | "checkCut" | "literatureEvidence"> & { gate: number },
