@@ -192,10 +192,31 @@ export function namedAs(phrase: string, text: ConceptText): string | null {
   }
   const terms = analyzed(phrase);
   if (!termsIn(terms, text.sentences)) return null;
-  // the words of the text whose stems make the phrase, as written ("fractures")
-  const words = text.raw.split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
-  const written = terms.map((term) => words.find((w) => analyzed(w).includes(term)) ?? term);
-  return written.join(" ");
+  return spanOf(terms, text.raw) ?? terms.map((term) => wordOf(term, text.raw) ?? term).join(" ");
+}
+
+const TOKEN = /[\p{L}\p{N}]+/gu;
+
+/** The shortest run of the text's words (at most two more than the terms) whose stems hold every term, as written. */
+function spanOf(terms: readonly string[], raw: string): string | null {
+  const tokens = [...raw.matchAll(TOKEN)].map((m) => ({
+    at: m.index,
+    end: m.index + m[0].length,
+    terms: analyzed(m[0]),
+  }));
+  for (let size = 1; size <= terms.length + 2; size++)
+    for (let i = 0; i + size <= tokens.length; i++) {
+      const window = tokens.slice(i, i + size);
+      if (terms.every((t) => window.some((w) => w.terms.some((x) => termMatches(t, x)))))
+        return raw.slice(window[0]!.at, window[size - 1]!.end);
+    }
+  return null;
+}
+
+/** The word of the text whose stem is the term, as written ("fractures" for "fractur"). */
+function wordOf(term: string, raw: string): string | null {
+  for (const m of raw.matchAll(TOKEN)) if (analyzed(m[0]).some((x) => termMatches(term, x))) return m[0];
+  return null;
 }
 
 /**
@@ -204,8 +225,12 @@ export function namedAs(phrase: string, text: ConceptText): string | null {
  */
 export function matchedConcepts(entities: readonly string[], text: ConceptText): string[] {
   const found: string[] = [];
-  const add = (surface: string | null) => {
-    if (surface && !found.some((f) => f.toLowerCase() === surface.toLowerCase())) found.push(surface);
+  const add = (named: string | null) => {
+    // a concept said apart in one sentence ("stem cells, mesenchymal") is reported as the words the row writes
+    if (named === null) return;
+    const whole = text.raw.toLowerCase().includes(named.toLowerCase());
+    for (const surface of whole ? [named] : named.split(" ").filter((w) => w.length > 2))
+      if (!found.some((f) => f.toLowerCase() === surface.toLowerCase())) found.push(surface);
   };
   for (const entity of entities) {
     const concept = conceptOf(entity);
