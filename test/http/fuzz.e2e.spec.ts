@@ -137,6 +137,12 @@ const ROUTES: Route[] = [
     door: "api",
     body: () => ({ ids: ["10.1530/eje.0.1410619", "pmid:1", "W2125158795"] }),
   },
+  {
+    method: "POST",
+    path: "/api/v1/works/facets",
+    door: "api",
+    body: () => ({ collection: "scifact", facets: ["publication_year", "journal"], limit: 3 }),
+  },
   // webhooks: a public address that is never reached (no event the fuzz causes subscribes it to anything it sends)
   {
     method: "POST",
