@@ -9,8 +9,12 @@
 // Before any point is timed, each service and the floor run --warmup seconds at concurrency 16, untimed: a node or
 // service that has just started is still compiling its hot paths (a fresh OpenSearch node's hybrid throughput doubles
 // over its first two minutes), and a deployed one has long finished.
+// --against <commit> builds that commit in a temporary git worktree (this checkout's node_modules linked in) and
+// measures its service beside this tree's, interleaved on the same machine in one run (this, that, then that, this:
+// --rounds 2), each figure the median of its rounds, and prints each figure's ratio: a noisy machine then still tells
+// a regression from noise, since both trees see the same noise.
 // Usage: npm run bench:speed [-- --duration 10] [--warmup 60] [--queries 200] [--stores pglite,postgres] [--engines
-// embedded,opensearch] [--profile]
+// embedded,opensearch] [--profile] [--against <commit> [--rounds 2]]
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -44,6 +48,8 @@ const { values: args } = parseArgs({
     stores: { type: "string", default: "pglite,postgres" },
     engines: { type: "string", default: "embedded,opensearch" },
     profile: { type: "boolean", default: false },
+    against: { type: "string" },
+    rounds: { type: "string", default: "2" },
   },
 });
 
@@ -106,6 +112,7 @@ async function startService(
   dataDir: string,
   env: Record<string, string>,
   profileDir?: string,
+  root = REPO_ROOT,
 ): Promise<{ url: string; process: SupervisedProcess }> {
   mkdirSync(dataDir, { recursive: true });
   rmSync(join(dataDir, "server.json"), { force: true });
@@ -116,9 +123,9 @@ async function startService(
       ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
       "--import",
       "tsx",
-      join(REPO_ROOT, "src", "app", "main.ts"),
+      join(root, "src", "app", "main.ts"),
     ],
-    cwd: REPO_ROOT,
+    cwd: root,
     logFile: join(dataDir, "service.log"),
     env: {
       ...process.env,
@@ -497,7 +504,9 @@ async function httpBenchmark(
   stores: Array<EngineFigures["store"]>,
   engines: Array<EngineFigures["engine"]>,
   profile: boolean,
-): Promise<{ services: EngineFigures[]; floor?: FloorFigures; nodeRuntime?: string }> {
+  against?: AgainstTree,
+  rounds = 2,
+): Promise<{ services: EngineFigures[]; against: EngineFigures[]; floor?: FloorFigures; nodeRuntime?: string }> {
   const index = await openScifactIndex();
   const ids = await scifactChunkIds(index);
   const { queries } = await loadScifactJudgements(index.config.dataRoot);
@@ -507,6 +516,7 @@ async function httpBenchmark(
   let floor: FloorFigures | undefined;
   let nodeRuntime: string | undefined;
   const figures: EngineFigures[] = [];
+  const againstFigures: EngineFigures[] = [];
   try {
     if (engines.includes("opensearch")) {
       const component = readComponent("opensearch", index.config.cacheDir);
@@ -530,48 +540,154 @@ async function httpBenchmark(
         component: readComponent("postgres", index.config.cacheDir),
       });
 
+    const trees: Tree[] = [{ tag: "this", root: REPO_ROOT }];
+    if (against) trees.push({ tag: "against", root: against.root });
+    const againstDatabase = postgres && against ? await freshDatabase(postgres.url, "litsearch_against") : undefined;
     for (const store of stores) {
       for (const engine of engines) {
-        // the embedded service reads the cached index in data/bench/index; the others keep their PGlite stores apart
-        const dataDir =
-          engine === "embedded" && store === "pglite" ? BENCH_DIR : join(BENCH_DIR, `service-${engine}-${store}`);
-        if (engine === "embedded" && dataDir !== BENCH_DIR) linkIndex(dataDir);
-        const env: Record<string, string> = {
-          ...(engine === "opensearch" ? { OPENSEARCH_URL: node!.url } : {}),
-          ...(store === "postgres" ? { DATABASE_URL: postgres!.url } : {}),
-        };
-        const profileDir = profile ? join(dataDir, "cpu-profile") : undefined;
-        if (profileDir) rmSync(profileDir, { recursive: true, force: true });
-        const service = await startService(`litsearch-${engine}-${store}`, dataDir, env, profileDir);
-        let window: { from: number; to: number; requests: number } | undefined;
-        let measured: EngineFigures;
-        try {
-          measured = await measureEngine(
-            engine,
-            store,
-            service.url,
-            service.process.pid,
-            texts,
-            duration,
-            warmup,
-            engine === "opensearch" ? node!.pid : undefined,
-            store === "postgres" ? postgres!.pid : undefined,
-            store === "postgres" ? () => settlePostgres(postgres!.url) : undefined,
-            (from, to, requests) => (window = { from, to, requests }),
-          );
-        } finally {
-          await service.process.stop();
+        const runs = new Map<Tree["tag"], EngineFigures[]>(trees.map((t) => [t.tag, []]));
+        for (let round = 0; round < (against ? rounds : 1); round++) {
+          // this, that; then that, this: each tree sees the machine's drift from both sides
+          const order = round % 2 === 0 ? trees : [...trees].reverse();
+          for (const tree of order) {
+            const databaseUrl = tree.tag === "this" ? postgres?.url : againstDatabase;
+            runs.get(tree.tag)!.push(await measureTree(tree, engine, store, databaseUrl));
+          }
         }
-        // the profiles are written when the service exits
-        if (profileDir && window) measured.profile = profileFigures(profileDir, window);
-        figures.push(measured);
+        figures.push(medianFigures(runs.get("this")!));
+        if (against) againstFigures.push(medianFigures(runs.get("against")!));
       }
+    }
+
+    /** One service of one tree started, measured and stopped. */
+    async function measureTree(
+      tree: Tree,
+      engine: EngineFigures["engine"],
+      store: EngineFigures["store"],
+      databaseUrl: string | undefined,
+    ): Promise<EngineFigures> {
+      // this tree's embedded service reads the cached index in data/bench/index; the others keep their PGlite
+      // stores apart (the other commit's from scratch: its schema may differ)
+      const dataDir =
+        tree.tag === "against"
+          ? join(BENCH_DIR, `against-${engine}-${store}`)
+          : engine === "embedded" && store === "pglite"
+            ? BENCH_DIR
+            : join(BENCH_DIR, `service-${engine}-${store}`);
+      if (tree.tag === "against") rmSync(dataDir, { recursive: true, force: true });
+      if (engine === "embedded" && dataDir !== BENCH_DIR) linkIndex(dataDir);
+      const env: Record<string, string> = {
+        ...(engine === "opensearch" ? { OPENSEARCH_URL: node!.url } : {}),
+        ...(store === "postgres" ? { DATABASE_URL: databaseUrl! } : {}),
+      };
+      const profileDir = profile ? join(dataDir, "cpu-profile") : undefined;
+      if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+      const name = `litsearch-${tree.tag === "this" ? "" : "against-"}${engine}-${store}`;
+      const service = await startService(name, dataDir, env, profileDir, tree.root);
+      let window: { from: number; to: number; requests: number } | undefined;
+      let measured: EngineFigures;
+      try {
+        measured = await measureEngine(
+          engine,
+          store,
+          service.url,
+          service.process.pid,
+          texts,
+          duration,
+          warmup,
+          engine === "opensearch" ? node!.pid : undefined,
+          store === "postgres" ? postgres!.pid : undefined,
+          store === "postgres" ? () => settlePostgres(databaseUrl!) : undefined,
+          (from, to, requests) => (window = { from, to, requests }),
+        );
+      } finally {
+        await service.process.stop();
+      }
+      // the profiles are written when the service exits
+      if (profileDir && window) measured.profile = profileFigures(profileDir, window);
+      return measured;
     }
   } finally {
     await postgres?.stop();
     await node?.stop();
   }
-  return { services: figures, floor, nodeRuntime };
+  return { services: figures, against: againstFigures, floor, nodeRuntime };
+}
+
+/** A tree whose service is measured: this checkout, or the commit --against names. */
+interface Tree {
+  tag: "this" | "against";
+  root: string;
+}
+
+/** The commit --against names, checked out in a temporary worktree. */
+interface AgainstTree {
+  commit: string;
+  root: string;
+  remove: () => void;
+}
+
+/**
+ * The commit checked out (detached) in a git worktree under the bench's folder, with this checkout's node_modules
+ * linked in (a dependency the commit lacks is never loaded by it; one it has that this checkout lacks fails its start).
+ */
+function againstTree(commit: string): AgainstTree {
+  const root = join(BENCH_DIR, "against-tree");
+  const git = (...args: string[]) => execFileSync("git", ["-C", REPO_ROOT, ...args], { encoding: "utf8" }).trim();
+  const sha = git("rev-parse", "--verify", `${commit}^{commit}`);
+  if (existsSync(root)) git("worktree", "remove", "--force", root);
+  git("worktree", "add", "--detach", root, sha);
+  symlinkSync(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));
+  return { commit: sha, root, remove: () => git("worktree", "remove", "--force", root) };
+}
+
+/** A database of that name on the server, dropped and made anew (another commit's schema starts from nothing). */
+async function freshDatabase(serverUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : round1((sorted[mid - 1]! + sorted[mid]!) / 2);
+};
+
+/** Each figure the median of the rounds' (a single round: itself). */
+function medianFigures(runs: EngineFigures[]): EngineFigures {
+  const [first] = runs;
+  if (runs.length === 1) return first!;
+  return {
+    ...first!,
+    coldP50: median(runs.map((r) => r.coldP50)),
+    coldP95: median(runs.map((r) => r.coldP95)),
+    serverRssMB: median(runs.map((r) => r.serverRssMB)),
+    load: first!.load.map((l, i) => ({
+      ...l,
+      requests: median(runs.map((r) => r.load[i]!.requests)),
+      requestsPerSecond: median(runs.map((r) => r.load[i]!.requestsPerSecond)),
+      p50: median(runs.map((r) => r.load[i]!.p50)),
+      p95: median(runs.map((r) => r.load[i]!.p95)),
+      p99: median(runs.map((r) => r.load[i]!.p99)),
+      non2xx: runs.reduce((n, r) => n + r.load[i]!.non2xx, 0),
+      errors: runs.reduce((n, r) => n + r.load[i]!.errors, 0),
+      cpuMsPerRequest: Object.fromEntries(
+        Object.keys(l.cpuMsPerRequest ?? {}).map((who) => [
+          who,
+          median(runs.map((r) => r.load[i]!.cpuMsPerRequest?.[who as keyof LoadFigures["cpuMsPerRequest"]] ?? NaN)),
+        ]),
+      ),
+    })),
+  };
 }
 
 /** Another data directory reads the cached embedded index through a symbolic link (nothing is written to it). */
@@ -585,14 +701,24 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
   const stores = args.stores.split(",").map((store) => store.trim()) as Array<EngineFigures["store"]>;
   const engines = args.engines.split(",").map((engine) => engine.trim()) as Array<EngineFigures["engine"]>;
-  const { services, floor, nodeRuntime } = await httpBenchmark(
-    Number(args.duration),
-    Number(args.warmup),
-    Number(args.queries),
-    stores,
-    engines,
-    args.profile,
-  );
+  const tree = args.against ? againstTree(args.against) : undefined;
+  let measured: Awaited<ReturnType<typeof httpBenchmark>>;
+  try {
+    measured = await httpBenchmark(
+      Number(args.duration),
+      Number(args.warmup),
+      Number(args.queries),
+      stores,
+      engines,
+      args.profile,
+      tree,
+      Number(args.rounds),
+    );
+  } finally {
+    tree?.remove();
+  }
+  const { services, floor, nodeRuntime } = measured;
+  const against = tree ? { commit: tree.commit, rounds: Number(args.rounds), results: measured.against } : undefined;
   const overhead = floor
     ? services.filter((e) => e.engine === "opensearch").map((e) => ({ store: e.store, ...overheadOver(floor, e) }))
     : [];
@@ -614,6 +740,7 @@ async function main(): Promise<void> {
           queries: Number(args.queries),
           results: services,
         },
+        ...(against ? { against, ratios: ratiosAgainst(services, against.results) } : {}),
         ...(floor
           ? {
               floor: { what: "the same retrieval straight to OpenSearch through the adapter (no service)", ...floor },
@@ -646,6 +773,19 @@ async function main(): Promise<void> {
       );
     }
   }
+  if (against) {
+    console.log(`against ${against.commit.slice(0, 10)} (median of ${against.rounds} interleaved rounds each):`);
+    for (const e of against.results) {
+      const label = `${e.engine}/${e.store} then`.padEnd(20);
+      console.log(`${label} cold (query embedded) p50 ${e.coldP50} ms p95 ${e.coldP95} ms`);
+      for (const l of e.load) console.log(`${label} ${loadLine(l)}`);
+    }
+    for (const r of ratiosAgainst(services, against.results))
+      console.log(
+        `${r.service.padEnd(20)} c=${String(r.connections).padEnd(3)} this tree / ${against.commit.slice(0, 10)}: ` +
+          `throughput ${r.throughput}x, p50 ${r.p50}x, p95 ${r.p95}x`,
+      );
+  }
   for (const e of services) {
     if (!e.profile) continue;
     console.log(
@@ -659,6 +799,23 @@ async function main(): Promise<void> {
       console.log(`  ${thread.thread}: ${thread.msPerRequest} ms (${phases})`);
     }
   }
+}
+
+/** This tree's figures over the other commit's: throughput (above 1: faster here) and latency (below 1: faster here). */
+function ratiosAgainst(
+  here: EngineFigures[],
+  there: EngineFigures[],
+): Array<{ service: string; connections: number; throughput: number; p50: number; p95: number }> {
+  const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
+  return here.flatMap((e, k) =>
+    e.load.map((l, i) => ({
+      service: `${e.engine}/${e.store}`,
+      connections: l.connections,
+      throughput: ratio(l.requestsPerSecond, there[k]!.load[i]!.requestsPerSecond),
+      p50: ratio(l.p50, there[k]!.load[i]!.p50),
+      p95: ratio(l.p95, there[k]!.load[i]!.p95),
+    })),
+  );
 }
 
 function loadLine(l: LoadFigures): string {
