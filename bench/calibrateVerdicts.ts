@@ -34,6 +34,7 @@ import {
   prepareJudgement,
   probabilityOfOwn,
   requestKind,
+  callEvidence,
   type FittedJudge,
   type JudgeForm,
   type JudgeModel,
@@ -50,15 +51,7 @@ import {
 } from "../src/reasoner/builtin/verdictScale.js";
 import { fitLogistic, type Sample } from "./logisticRegression.js";
 import { candidateFeatures, FEATURE_NAMES } from "../src/reasoner/builtin/judgeFeatures.js";
-import {
-  conceptOf,
-  conceptText,
-  looseCentralConcept,
-  matchedConcepts,
-  namesCentralConcept,
-  namesConcept,
-  sentenceTerms,
-} from "../src/reasoner/builtin/concepts.js";
+import { conceptOf, conceptText } from "../src/reasoner/builtin/concepts.js";
 import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from "../src/reasoner/builtin/qualifiers.js";
 import type { Candidate } from "../src/reasoner/port.js";
 import { loadLabels } from "./assistedRecall.js";
@@ -76,7 +69,7 @@ const { values: args } = parseArgs({
 
 const SYNERGY = "openalex-synergy";
 const LIMIT = 10;
-const CACHE_VERSION = 3;
+const CACHE_VERSION = 4;
 const CACHE_PATH = join(REPO_ROOT, "data", "bench", "judge-forms.json");
 const OUT_PATH = join(REPO_ROOT, "src", "reasoner", "builtin", "verdictScale.json");
 const DBT_QUESTION = "randomized trials of dialectical behaviour therapy for borderline personality disorder";
@@ -100,14 +93,13 @@ interface Pooled {
   label: 0 | 1 | 2;
   conflict: boolean;
   features: number[];
-  /** whether the chunk names the request's central concept, and how many of its entities it names (concepts.ts) */
-  central: boolean;
-  concepts: number;
-  /** the same read loosely (concepts.ts namesConcept): anywhere in the chunk, and in its title or best sentence */
+  /**
+   * as the service reads it (judge.ts callEvidence): whether the chunk names the request's central concept anywhere,
+   * and in its title or best sentence; how many of the request's concepts it names
+   */
   centralLoose: boolean;
   centralAbout: boolean;
   conceptsLoose: number;
-  conceptsAbout: number;
 }
 
 interface Row extends Item {
@@ -204,6 +196,17 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
         pool.map((p) => p.candidate),
       );
       const features = candidateFeatures(prepared);
+      // the request's concepts as the service reads them, anywhere and in the title or best sentence
+      const candidates = pool.map((p) => p.candidate);
+      const texts = candidates.map((c) => conceptText(c.title, c.text));
+      const bests = candidates.map((_, i) => {
+        const best = prepared.bestSentence[i]!;
+        return best >= 0 ? prepared.sentences[i]![best]!.text : null;
+      });
+      const zeros = candidates.map(() => 0);
+      const read = (central: VerdictScale["central"]) =>
+        callEvidence(understanding.entities, candidates, texts, bests, zeros, central);
+      const [anywhere, about] = [read("anywhere"), read("about")];
       let labels: Map<string, boolean> | undefined;
       if (item.review) {
         labels = labelCache.get(item.review) ?? (await loadLabels(config.dataRoot, item.review));
@@ -229,7 +232,9 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
               : 0,
           conflict: qualifierConflict(item.text, `${p.candidate.title ?? ""}\n${p.candidate.text}`),
           features: features[i]!.map((x) => Math.round(x * 1e6) / 1e6),
-          ...conceptsOf(understanding.entities, p.candidate, prepared.sentences[i]!, prepared.bestSentence[i]!),
+          centralLoose: anywhere.namesCentral[i]!,
+          centralAbout: about.namesCentral[i]!,
+          conceptsLoose: Math.round(anywhere.conceptShare[i]! * conceptCount(understanding.entities)),
         })),
       });
       if (rows.length % 100 === 0) console.error(`[verdicts] ${rows.length}/${items.length} queries`);
@@ -241,26 +246,8 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
   }
 }
 
-function conceptsOf(
-  entities: readonly string[],
-  candidate: Candidate,
-  sentences: readonly { text: string }[],
-  best: number,
-): Pick<Pooled, "central" | "concepts" | "centralLoose" | "centralAbout" | "conceptsLoose" | "conceptsAbout"> {
-  const text = conceptText(candidate.title, candidate.text);
-  const all = sentenceTerms(sentences.map((s) => s.text));
-  const about = sentenceTerms([candidate.title ?? "", best >= 0 ? sentences[best]!.text : ""]);
-  const central = looseCentralConcept(entities);
-  const concepts = entities.map(conceptOf).filter((c): c is string => c !== null);
-  return {
-    central: namesCentralConcept(entities, text),
-    concepts: matchedConcepts(entities, text).length,
-    centralLoose: central === null || namesConcept(central, all),
-    centralAbout: central === null || namesConcept(central, about),
-    conceptsLoose: concepts.filter((c) => namesConcept(c, all)).length,
-    conceptsAbout: concepts.filter((c) => namesConcept(c, about)).length,
-  };
-}
+/** How many concepts the request's entities name (callEvidence's share is over these). */
+const conceptCount = (entities: readonly string[]): number => entities.map(conceptOf).filter((c) => c !== null).length;
 
 // ---- evaluation -------------------------------------------------------------------------------------------------
 
@@ -281,12 +268,13 @@ function scoresOf(model: FittedJudge<string>, row: Row): number[] {
 
 /** A pool read as the service reads a call: the evidence scores and the concepts, for one central-concept reading. */
 function callOf(row: Row, scores: number[], central: VerdictScale["central"]): CallEvidence {
-  const concepts = Math.max(1, row.entities.map(conceptOf).filter((c) => c !== null).length);
+  const concepts = conceptCount(row.entities);
   return {
     scores,
     documents: row.candidates.map((c) => c.docId),
     namesCentral: row.candidates.map((c) => (central === "about" ? c.centralAbout : c.centralLoose)),
-    conceptShare: row.candidates.map((c) => Math.min(1, c.conceptsLoose / concepts)),
+    // as callEvidence: a request that names no concept has every row name all of them
+    conceptShare: row.candidates.map((c) => (concepts > 0 ? Math.min(1, c.conceptsLoose / concepts) : 1)),
   };
 }
 

@@ -6,8 +6,10 @@ import {
   conceptOf,
   conceptText,
   matchedConcepts,
-  namesCentralConcept,
+  namesConcept,
+  sentencesText,
   spellingKey,
+  type ConceptText,
 } from "../../src/reasoner/builtin/concepts.js";
 
 const vitaminD = ["vitamin D supplementation", "fracture risk", "older adults"];
@@ -29,10 +31,11 @@ describe("conceptOf and centralConcept", () => {
     expect(conceptOf("the role of")).toBeNull();
   });
 
-  it("is the first entity's concept, passing over an aspect asked about and cutting a run of keywords", () => {
+  it("is the first entity's concept that has something to match, passing over an aspect asked about", () => {
     expect(centralConcept(vitaminD)).toBe("vitamin D");
     expect(centralConcept(["pharmacokinetics", "emicizumab", "haemophilia"])).toBe("emicizumab");
-    expect(centralConcept(["vitamin D supplementation fracture risk older adults"])).toBe("vitamin D");
+    // a quantity names no concept
+    expect(centralConcept(["5 million", "UK", "PrP positivity"])).toBe("PrP positivity");
     expect(centralConcept([])).toBeNull();
   });
 });
@@ -59,15 +62,25 @@ describe("matchedConcepts", () => {
   });
 });
 
-describe("namesCentralConcept", () => {
+describe("namesConcept", () => {
+  const namesCentral = (entities: string[], text: ConceptText) => namesConcept(centralConcept(entities)!, text);
+
   it("refuses a row that misses the central concept, however many peripheral words it shares", () => {
-    expect(namesCentralConcept(vitaminD, alendronate)).toBe(false);
-    expect(namesCentralConcept(vitaminD, cholecalciferol)).toBe(true);
+    expect(namesCentral(vitaminD, alendronate)).toBe(false);
     // "vitamin" and "d" apart are not vitamin D
-    expect(namesCentralConcept(vitaminD, conceptText(null, "A vitamin was given at 5 mg/d."))).toBe(false);
+    expect(namesCentral(vitaminD, conceptText(null, "A vitamin was given at 5 mg/d."))).toBe(false);
   });
 
-  it("holds every row of a request that names no concept", () => {
-    expect(namesCentralConcept([], alendronate)).toBe(true);
+  it("holds a row that names it whole, by a synonym, or by half its words in one sentence", () => {
+    expect(namesCentral(vitaminD, conceptText(null, "Vitamin D3 was given daily."))).toBe(true);
+    expect(namesCentral(vitaminD, cholecalciferol)).toBe(true);
+    expect(namesConcept("active Ly49Q", conceptText(null, "Ly49Q is needed for polarization."))).toBe(true);
+    // every unit, when asked for all of them
+    expect(namesConcept("active Ly49Q", conceptText(null, "Ly49Q is needed for polarization."), 1)).toBe(false);
+  });
+
+  it("reads only the sentences it is given (a title and a best sentence)", () => {
+    const about = sentencesText(["Effect of alendronate on fracture", "Fracture risk fell by half."]);
+    expect(namesCentral(vitaminD, about)).toBe(false);
   });
 });

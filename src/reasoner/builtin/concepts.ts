@@ -3,6 +3,7 @@
 // "25(OH)D", never where "5 mg/d" has a "d". The judge reports the concepts a row names (`matchedTerms`), and a row
 // that misses the request's central concept (its first entity: the subject of a question or a claim, the intervention
 // of a comparison) is not verified, however many peripheral words it shares.
+import { splitSentences } from "../../ingest/sentences.js";
 import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
 import { ENTITY_EDGE_WORDS, FUNCTION_WORDS, GENERIC_WORDS } from "./vocabulary.js";
 
@@ -81,22 +82,8 @@ const ASPECT_WORDS: ReadonlySet<string> = new Set([
   "cost-effectiveness",
 ]);
 
-/** An entity of more words than this is a run of keywords: its central concept is its first two words. */
+/** An entity of more words than this is a run of keywords, matched as the concepts in it (keywordParts). */
 const PHRASE_WORDS = 3;
-
-/**
- * The request's central concept: that of its first entity which names one, an aspect asked about ("pharmacokinetics")
- * passed over; of a run of keywords ("vitamin D supplementation fracture risk"), its first two words ("vitamin D").
- */
-export function centralConcept(entities: readonly string[]): string | null {
-  for (const entity of entities) {
-    const concept = conceptOf(entity);
-    if (!concept || concept.split(/\s+/).every((w) => ASPECT_WORDS.has(w.toLowerCase()))) continue;
-    const words = concept.split(/\s+/);
-    return words.length > PHRASE_WORDS ? (conceptOf(words.slice(0, 2).join(" ")) ?? concept) : concept;
-  }
-  return null;
-}
 
 /** How abstracts often name what a request names (both ways where both are common). */
 const SYNONYMS: Record<string, string[]> = {
@@ -131,25 +118,6 @@ function surfaceIn(text: string, phrase: string): string | null {
 }
 
 /**
- * Whether the analyzed terms of a concept occur as one phrase in the text's analyzed terms: consecutively, or, for a
- * concept of several terms each of three letters or more, anywhere in the same sentence ("stem cells, mesenchymal").
- */
-function termsIn(conceptTerms: readonly string[], sentences: readonly string[][]): boolean {
-  if (conceptTerms.length === 0) return false;
-  const loose = conceptTerms.every((t) => t.length >= 3);
-  for (const terms of sentences) {
-    if (loose) {
-      const set = new Set(terms);
-      if (conceptTerms.every((t) => set.has(t))) return true;
-      continue;
-    }
-    for (let i = 0; i + conceptTerms.length <= terms.length; i++)
-      if (conceptTerms.every((t, k) => terms[i + k] === t)) return true;
-  }
-  return false;
-}
-
-/**
  * British and American spellings read alike ("behaviour", "behavior"; "haemophilia", "hemophilia"; "randomised",
  * "randomized"), on both sides of a match.
  */
@@ -164,19 +132,23 @@ export function spellingKey(text: string): string {
 
 const analyzed = (text: string): string[] => analyzeEnglish(spellingKey(text));
 
-/** A text prepared once for concept matching: its raw words for surfaces, its analyzed terms per sentence. */
+/**
+ * A chunk prepared once for concept matching: its raw text for surfaces, and the analyzed terms of each sentence, cut
+ * as the judge cuts them (its title first, when it has one).
+ */
 export interface ConceptText {
   raw: string;
   sentences: string[][];
 }
 
 export function conceptText(title: string | null | undefined, text: string): ConceptText {
-  const raw = `${title ?? ""}\n${text}`;
-  const sentences = raw
-    .split(/(?<=[.!?;:])\s+|\n+/)
-    .map(analyzed)
-    .filter((terms) => terms.length > 0);
-  return { raw, sentences };
+  return sentencesText([...(title ? [title] : []), ...splitSentences(text)]);
+}
+
+/** Sentences prepared for concept matching (a title and a best sentence, say). */
+export function sentencesText(sentences: readonly string[]): ConceptText {
+  const kept = sentences.filter((s) => s.trim().length > 0);
+  return { raw: kept.join("\n"), sentences: kept.map(analyzed) };
 }
 
 /**
@@ -190,8 +162,9 @@ export function namedAs(phrase: string, text: ConceptText): string | null {
     const found = surfaceIn(text.raw, synonym);
     if (found) return found;
   }
-  const terms = analyzed(phrase);
-  if (!termsIn(terms, text.sentences)) return null;
+  const units = conceptUnits(phrase);
+  if (units.length === 0 || !namesConcept(phrase, { raw: "", sentences: text.sentences }, 1)) return null;
+  const terms = units.flat();
   return spanOf(terms, text.raw) ?? terms.map((term) => wordOf(term, text.raw) ?? term).join(" ");
 }
 
@@ -234,9 +207,14 @@ export function matchedConcepts(entities: readonly string[], text: ConceptText):
   };
   for (const entity of entities) {
     const concept = conceptOf(entity);
-    const surface = namedAs(entity, text) ?? (concept && concept !== entity ? namedAs(concept, text) : null);
-    if (surface || !concept || concept.split(/\s+/).length <= PHRASE_WORDS) add(surface);
-    else for (const part of keywordParts(concept, text)) add(part);
+    // a run of keywords is matched as the concepts in it, unless the row writes it whole
+    if (concept && concept.split(/\s+/).length > PHRASE_WORDS) {
+      const whole = surfaceIn(text.raw, entity);
+      if (whole) add(whole);
+      else for (const part of keywordParts(concept, text)) add(part);
+      continue;
+    }
+    add(namedAs(entity, text) ?? (concept && concept !== entity ? namedAs(concept, text) : null));
   }
   return found;
 }
@@ -267,12 +245,6 @@ function keywordParts(concept: string, text: ConceptText): string[] {
       }
   }
   return parts;
-}
-
-/** Whether the text names the request's central concept (true when the request names none). */
-export function namesCentralConcept(entities: readonly string[], text: ConceptText): boolean {
-  const central = centralConcept(entities);
-  return central === null || namedAs(central, text) !== null;
 }
 
 /**
@@ -326,19 +298,24 @@ const unitIn = (unit: readonly string[], terms: readonly string[]): boolean => {
 };
 
 /**
- * Whether one sentence of the text names the concept: at least half its units ("Ly49Q" of "active Ly49Q", "tissue
- * resident macrophages" of "adult tissue-resident macrophages"), each unit whole. A concept of no unit (a number, "5
- * million") names nothing and is never central.
+ * Whether the text names the concept: by a synonym ("cholecalciferol" for "vitamin D"), or in one sentence at least
+ * `share` of its units, each whole (by default half: "Ly49Q" of "active Ly49Q", "tissue resident macrophages" of "adult
+ * tissue-resident macrophages"; 1: every unit, as a matched term needs). A concept of no unit (a number, "5 million")
+ * names nothing and is never central.
  */
-export function namesConcept(concept: string, sentences: readonly string[][]): boolean {
+export function namesConcept(concept: string, text: ConceptText, share = 0.5): boolean {
   const units = conceptUnits(concept);
   if (units.length === 0) return false;
-  const needed = Math.ceil(units.length / 2);
-  return sentences.some((terms) => units.filter((unit) => unitIn(unit, terms)).length >= needed);
+  if ((SYNONYMS[concept.toLowerCase()] ?? []).some((synonym) => surfaceIn(text.raw, synonym) !== null)) return true;
+  const needed = Math.ceil(units.length * share);
+  return text.sentences.some((terms) => units.filter((unit) => unitIn(unit, terms)).length >= needed);
 }
 
-/** The request's central concept, read loosely: the first entity's concept that has a unit to match. */
-export function looseCentralConcept(entities: readonly string[]): string | null {
+/**
+ * The request's central concept: that of its first entity which has a unit to match, an aspect asked about
+ * ("pharmacokinetics" of "the pharmacokinetics of emicizumab") passed over.
+ */
+export function centralConcept(entities: readonly string[]): string | null {
   for (const entity of entities) {
     const concept = conceptOf(entity);
     if (!concept || concept.split(/\s+/).every((w) => ASPECT_WORDS.has(w.toLowerCase()))) continue;
@@ -346,6 +323,3 @@ export function looseCentralConcept(entities: readonly string[]): string | null 
   }
   return null;
 }
-
-/** The analyzed terms of each sentence given, for `namesConcept` (a title, a best sentence). */
-export const sentenceTerms = (sentences: readonly string[]): string[][] => sentences.map(analyzed);

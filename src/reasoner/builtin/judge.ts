@@ -8,13 +8,15 @@ import type { Embedder } from "../../embedding/port.js";
 import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
 import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from "./qualifiers.js";
+import { YES_NO_QUESTION } from "./vocabulary.js";
 import {
+  centralConcept,
   conceptOf,
   conceptText,
-  looseCentralConcept,
   matchedConcepts,
   namesConcept,
-  sentenceTerms,
+  sentencesText,
+  type ConceptText,
 } from "./concepts.js";
 import {
   DEFAULT_VERDICT_SCALE,
@@ -233,8 +235,6 @@ export function judgeForm(query: string, understanding: Pick<QueryUnderstanding,
   return form === "keywords" ? "keywords" : "topic";
 }
 
-const YES_NO_QUESTION = /^(does|do|did|is|are|was|were|can|could|should|would|will|has|have|had)\b/i;
-
 /**
  * What the request asks of a row (verdictScale.ts): a claim to check, or a yes/no question about one ("Does vitamin D
  * supplementation reduce fracture risk?"), is a request to check; a question asking for more ("what", "how"),
@@ -244,11 +244,7 @@ export function requestKind(query: string, understanding: Pick<QueryUnderstandin
   return judgeForm(query, understanding) === "claim" || YES_NO_QUESTION.test(query.trim()) ? "check" : "literature";
 }
 
-const QUESTION_START = new RegExp(
-  "^(what|which|who|whom|whose|where|when|why|how|" +
-    "does|do|did|is|are|was|were|can|could|should|would|will|has|have|had)\\b",
-  "i",
-);
+const QUESTION_START = new RegExp(`^(what|which|who|whom|whose|where|when|why|how)\\b|${YES_NO_QUESTION.source}`, "i");
 
 /**
  * A claim to check is a statement ("ALDH1 expression is associated with poor prognosis in breast cancer."): a sentence
@@ -316,23 +312,23 @@ function scoresOf(model: JudgeModel, features: readonly number[][]): number[] {
  */
 export function callEvidence(
   entities: readonly string[],
-  prepared: Pick<PreparedJudgement, "candidates" | "sentences" | "bestSentence">,
+  candidates: readonly Pick<Candidate, "title" | "id" | "collection">[],
+  texts: readonly ConceptText[],
+  bestSentences: readonly (string | null)[],
   scores: readonly number[],
   central: VerdictScale["central"],
 ): CallEvidence {
-  const concept = looseCentralConcept(entities);
+  const concept = centralConcept(entities);
   const concepts = entities.map(conceptOf).filter((c): c is string => c !== null);
-  const namesCentral: boolean[] = [];
-  const conceptShare: number[] = [];
-  prepared.candidates.forEach((candidate, i) => {
-    const sentences = prepared.sentences[i]!.map((s) => s.text);
-    const all = sentenceTerms(sentences);
-    const best = prepared.bestSentence[i]!;
-    const about = central === "about" ? sentenceTerms([candidate.title ?? "", best >= 0 ? sentences[best]! : ""]) : all;
-    namesCentral.push(concept === null || namesConcept(concept, about));
-    conceptShare.push(concepts.length > 0 ? concepts.filter((c) => namesConcept(c, all)).length / concepts.length : 1);
+  const namesCentral = candidates.map((candidate, i) => {
+    if (concept === null) return true;
+    const where = central === "about" ? sentencesText([candidate.title ?? "", bestSentences[i] ?? ""]) : texts[i]!;
+    return namesConcept(concept, where);
   });
-  return { scores, documents: prepared.candidates.map(documentKeyOf), namesCentral, conceptShare };
+  const conceptShare = texts.map((text) =>
+    concepts.length > 0 ? concepts.filter((c) => namesConcept(c, text)).length / concepts.length : 1,
+  );
+  return { scores, documents: candidates.map(documentKeyOf), namesCentral, conceptShare };
 }
 
 /** Verdicts for the candidates, in their order. */
@@ -355,7 +351,13 @@ export async function judgeCandidates(
     conflicts[i] ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000 : p;
   const scores = scoresOf(model, candidateFeatures(prepared)).map(demoted);
   const scale = deps.scale ?? DEFAULT_VERDICT_SCALE;
-  const call = callEvidence(understanding.entities, prepared, scores, scale.central);
+  // each chunk read once for its concepts: the verdict's evidence and the matched terms it reports
+  const texts = candidates.map((c) => conceptText(c.title, c.text));
+  const bestSentences = candidates.map((_, i) => {
+    const best = prepared.bestSentence[i]!;
+    return best >= 0 ? prepared.sentences[i]![best]!.text : null;
+  });
+  const call = callEvidence(understanding.entities, candidates, texts, bestSentences, scores, scale.central);
   const kind = requestKind(query, understanding);
   const probabilities = scaleProbabilities(scale.models[kind], call);
   const verified = verifiedOnScale({ ...scale, gate: model.threshold }, kind, call, probabilities);
@@ -364,7 +366,7 @@ export async function judgeCandidates(
     // sentencesOf puts the title first when the candidate has one
     const evidence =
       best >= 0 ? { text: prepared.sentences[i]![best]!.text, isTitle: best === 0 && Boolean(candidate.title) } : null;
-    const matchedTerms = matchedTermsOf(understanding.entities, candidate);
+    const matchedTerms = matchedConcepts(understanding.entities, texts[i]!);
     return {
       id: candidate.id,
       judgeScore: probabilities[i]!,

@@ -8,7 +8,15 @@ import {
   type CatalogueVocabulary,
   type QueryForm,
 } from "./constraints.js";
-import { ASPECT_CUES, ENTITY_EDGE_WORDS, FUNCTION_WORDS, GENERIC_WORDS, STUDY_DESIGNS, VERBS } from "./vocabulary.js";
+import {
+  ASPECT_CUES,
+  ENTITY_EDGE_WORDS,
+  FUNCTION_WORDS,
+  GENERIC_WORDS,
+  STUDY_DESIGNS,
+  VERBS,
+  YES_NO_QUESTION,
+} from "./vocabulary.js";
 
 export interface UnderstandingContext {
   vocabulary: CatalogueVocabulary;
@@ -436,8 +444,7 @@ function clarificationFor(
 function intentOf(topic: string, designs: string[], hasComparison: boolean): string {
   const lower = topic.toLowerCase();
   if (hasComparison) return "compare alternatives";
-  if (/^(does|do|is|are|can|could|will|did|was|were|has|have|should)\b/.test(lower))
-    return "check a claim (yes/no question)";
+  if (YES_NO_QUESTION.test(lower)) return "check a claim (yes/no question)";
   if (/^(how|why)\b/.test(lower) || /\bmechanism/.test(lower)) return "explain a mechanism";
   if (/^(what|which|who|where|when)\b/.test(lower)) return "find specific facts";
   if (designs.length > 0) return `find ${designs[0]} evidence`;

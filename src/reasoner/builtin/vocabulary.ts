@@ -386,6 +386,9 @@ export const VERBS: ReadonlySet<string> = new Set([
   "arose",
 ]);
 
+/** The words a yes/no question starts with ("Does vitamin D ...?", "Is ALDH1 ...?"), as one regular expression. */
+export const YES_NO_QUESTION = /^(does|do|did|is|are|was|were|can|could|should|would|will|has|have|had)\b/i;
+
 /** Words too general to make a query specific or to name an entity on their own ("treatment options", "effects"). */
 export const GENERIC_WORDS: ReadonlySet<string> = new Set([
   "treatment",
