@@ -70,12 +70,12 @@ describe.each(ENGINES)("works facets on the %s engine", (engine) => {
   const dailyUsed = async (k = key) => (await call("GET", "/api/v1/search/quota", { key: k })).body.dailyUsed as number;
   const ledgerLines = async () =>
     (await call("GET", `/admin/v1/organizations/${orgId}/ledger`, { admin: svc.adminToken })).body.entries.length;
-  const facetEvents = async () =>
+  const facetEvents = async (org = orgId) =>
     Number(
       (
         await svc.runtime.db.query<{ n: string }>(
           "SELECT count(*)::text AS n FROM events WHERE type = 'WorksFacetsCounted' AND data->>'orgId' = $1",
-          [orgId],
+          [org],
         )
       )[0]!.n,
     );
@@ -255,7 +255,21 @@ describe.each(ENGINES)("works facets on the %s engine", (engine) => {
       );
       expect(["INVALID_FILTER", "VALIDATION_ERROR"]).toContain(error.code);
     }
+    // no key, a revoked key, a NUL byte in a name, a body nested 5,000 deep: the envelope, nothing counted
+    const events = await facetEvents(scoped.orgId);
+    const body = { collection: "scifact", facets: ["journal"] };
+    const anonymous = await call("POST", "/api/v1/works/facets", { body });
+    expect([anonymous.status, anonymous.body.error.requestId]).toEqual([401, expect.any(String)]);
+    const revoked = await ops.newKey(orgId);
+    expect((await call("POST", `/admin/v1/keys/${revoked.id}/revoke`, { admin: svc.adminToken })).status).toBe(200);
+    expect((await call("POST", "/api/v1/works/facets", { key: revoked.key, body })).status).toBe(401);
+    await expectRefused({ ...body, collection: "scifact\u0000" }, 422, "VALIDATION_ERROR");
+    await expectRefused({ ...body, facets: ["journal\u0000"] }, 422, "VALIDATION_ERROR");
+    const nested = `{"collection":"scifact","facets":["journal"],"query":${"[".repeat(5000)}${"]".repeat(5000)}}`;
+    const deepBody = await call("POST", "/api/v1/works/facets", { key: scoped.key, raw: nested });
+    expect([deepBody.status, deepBody.body.error.code]).toEqual([422, "VALIDATION_ERROR"]);
     expect(await dailyUsed(scoped.key)).toBe(before);
+    expect(await facetEvents(scoped.orgId)).toBe(events);
   });
 
   it("gives a sandbox key synthetic buckets without an event; MCP work_facets answers as REST", async () => {

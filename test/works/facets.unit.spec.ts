@@ -11,7 +11,7 @@ import {
   type FacetDocument,
 } from "../../src/usecases/works/facetCounts.js";
 import { decideFacets } from "../../src/usecases/works/facetsFacts.js";
-import { syntheticFacets } from "../../src/usecases/works/workFacets.js";
+import { syntheticFacets, worksIntegrity } from "../../src/usecases/works/workFacets.js";
 import { worksFacetsBody } from "../../src/http/schemas.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import type { Integrity } from "../../src/domain/integrity.js";
@@ -87,8 +87,8 @@ describe("facet buckets", () => {
     }),
     doc("a", "4", { publication_date: "n.d.", journal: "  ", keywords: "not a list" }),
   ];
-  const integrity = (doi: string): Integrity | undefined =>
-    doi === "10.1/a"
+  const integrity = (work: FacetDocument): Integrity | undefined =>
+    String(work.metadata.doi).toLowerCase() === "10.1/a"
       ? {
           status: "corrected",
           notices: [{ type: "correction", doi: null, date: null, source: "crossref", pmid: null }],
@@ -148,6 +148,29 @@ describe("facet buckets", () => {
     expect([...buckets].sort(compareBuckets).map((b) => b.value)).toEqual(["a", "B", "b", "Ä"]);
     const shuffled = [...works].reverse();
     expect(countFacets(shuffled, FACETS, 10, integrity)).toEqual(countFacets(works, FACETS, 10, integrity));
+  });
+});
+
+describe("the integrity facet", () => {
+  it("asks for each work by its DOI and PMID, as a row of it is given integrity: a work without a DOI too", async () => {
+    const works = [doc("m", "1", { pmid: "123" }), doc("m", "2", { doi: "10.1/B", pmid: "456" }), doc("m", "3", {})];
+    const asked: unknown[] = [];
+    const statusOf = await worksIntegrity(works, ["integrity"], async (refs) => {
+      asked.push(...refs);
+      return refs.map((r): Integrity => ({ status: r.pmid === "123" ? "retracted" : "none", notices: [] }));
+    });
+    expect(asked).toEqual([
+      { doi: null, pmid: "123" },
+      { doi: "10.1/b", pmid: "456" },
+      { doi: null, pmid: null },
+    ]);
+    expect(countFacets(works, ["integrity"], 10, statusOf).facets.integrity).toEqual([
+      { value: "none", count: 2 },
+      { value: "retracted", count: 1 },
+    ]);
+    expect((await worksIntegrity(works, ["journal"], () => Promise.reject(new Error("not read"))))(works[0]!)).toBe(
+      undefined,
+    );
   });
 });
 

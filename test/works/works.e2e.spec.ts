@@ -22,6 +22,7 @@ import {
   type TestService,
 } from "../support/testService.js";
 import { OPENALEX_SLICE, plainCollection, writeCollectionsConfig } from "../support/operatorContent.js";
+import { rawRequest } from "../http/rawRequest.js";
 
 /** a DOI the shipped Crossref updates give an expression of concern (notice 10.1039/c7ob90105d) */
 const EOC_DOI = "10.1039/c0ob00117a";
@@ -155,6 +156,40 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.body.error.code).toBe("WORK_NOT_FOUND");
     expect((await call("GET", "/api/v1/works/W900000001")).status).toBe(401);
+  });
+
+  it("refuses another spelling of a work's path, a NUL byte and a revoked key in the envelope, before the budget", async () => {
+    const ops = operatorSteps(call, svc.adminToken);
+    const { orgId, key: limited } = await ops.customer({ credits: "1.00" });
+    await call("POST", `/admin/v1/organizations/${orgId}/limits`, { admin: svc.adminToken, body: { perMinute: 1 } });
+    const raw = (path: string, k = limited) =>
+      rawRequest(svc.baseUrl, "GET", path, k ? { Authorization: `Bearer ${k}` } : {});
+    for (const path of [
+      "/api/v1/works/10.9999/graph.a/",
+      "/api/v1/works/10.9999//graph.a",
+      "/api/v1/works/10.9999/../graph.a",
+      "/api/v1/works/%2e%2e/admin/v1/organizations",
+      "/api/v1/works/10.9999%2fgraph%2ea",
+      "/api/v1/works/10.9999/graph.a%00",
+      "/api/v1/works/W900000001/references/",
+      "/api/v1/works/https:///doi.org/10.9999/graph.a",
+      "/API/v1/works/W900000001",
+      "/api/v1/Works/W900000001/cited-by",
+    ]) {
+      const res = await raw(path);
+      expect([res.status, res.body.error?.code], path).toEqual([404, "NOT_FOUND"]);
+      expect(res.body.error.requestId, path).toEqual(expect.any(String));
+    }
+    const revoked = await ops.newKey(orgId);
+    expect((await call("POST", `/admin/v1/keys/${revoked.id}/revoke`, { admin: svc.adminToken })).status).toBe(200);
+    for (const k of [revoked.key, ""]) {
+      const res = await raw("/api/v1/works/W900000001/references", k);
+      expect([res.status, res.body.error?.requestId]).toEqual([401, expect.any(String)]);
+    }
+    // the one call of the budget still answers; an encoded ".." is part of the id, never a way out of /works
+    expect((await raw("/api/v1/works/https://doi.org/10.9999%2FGRAPH.A")).status).toBe(200);
+    const escaped = await raw("/api/v1/works/..%2F..%2Fadmin%2Fv1%2Forganizations", key);
+    expect([escaped.status, escaped.body.error.code]).toEqual([404, "WORK_NOT_FOUND"]);
   });
 
   it("gives sandbox keys synthetic works", async () => {

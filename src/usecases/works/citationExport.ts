@@ -2,6 +2,7 @@
 // work in the order given: its bibliographic fields, abstract, keywords and MeSH headings, identifiers, and its
 // integrity status as a note. Every value is escaped for its format (BibTeX authors included). Pure.
 import { createHash } from "node:crypto";
+import { resolvingUrl } from "../../domain/identifiers.js";
 import type { Integrity } from "../../domain/integrity.js";
 
 export type ExportFormat = "bibtex" | "ris" | "csljson";
@@ -147,8 +148,8 @@ const terms = (w: ExportWork): string[] => {
   });
 };
 
-const linkOf = (w: ExportWork): string | null =>
-  w.url ?? (w.doi ? `https://doi.org/${w.doi}` : w.pmid ? `https://pubmed.ncbi.nlm.nih.gov/${w.pmid}/` : null);
+/** The work's own link, else the one its DOI or PMID resolves by (as a work's answer gives it). */
+const linkOf = (w: ExportWork): string | null => w.url ?? resolvingUrl({ doi: w.doi, pmid: w.pmid });
 
 /**
  * Text as the inside of a BibTeX value: LaTeX's special characters as commands, braces too (as \\textbraceleft{}, so

@@ -32,6 +32,7 @@ export const FACET_QUERY_DEPTH_CHUNKS = 500;
 /** The document-level metadata fields the facets read (besides doc_id). */
 export const FACET_FIELDS = [
   "doi",
+  "pmid",
   "publication_date",
   "journal",
   "issn",
@@ -138,22 +139,21 @@ export function compareBuckets(a: FacetBucket, b: FacetBucket): number {
 /**
  * The buckets of each facet asked for over these works (already one per work): a bucket per value, counting the
  * works having it, the `limit` largest by count, ties by value; a work without the field is in no bucket of it.
- * `integrity` gives a work's status by its DOI (a work without a DOI, or one the lists do not name, is `none`).
+ * `integrity` gives a work's status (a work it says nothing of is `none`).
  * A journal's `id` is the smallest ISSN its counted works carry.
  */
 export function countFacets(
   works: readonly FacetDocument[],
   facets: readonly FacetName[],
   limit: number,
-  integrity: (doi: string) => Integrity | undefined = () => undefined,
+  integrity: (work: FacetDocument) => Integrity | undefined = () => undefined,
 ): FacetCounts {
   const out: FacetCounts = { total: works.length, facets: {} };
   for (const facet of facets) {
     const counts = new Map<string, number>();
     const ids = new Map<string, string>();
     for (const work of works) {
-      const doi = text(work.metadata.doi);
-      for (const value of valuesOf(facet, work, doi ? integrity(doi.toLowerCase()) : undefined)) {
+      for (const value of valuesOf(facet, work, facet === "integrity" ? integrity(work) : undefined)) {
         counts.set(value, (counts.get(value) ?? 0) + 1);
         if (facet === "journal")
           for (const issn of texts(work.metadata.issn)) {

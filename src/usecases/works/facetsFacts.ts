@@ -4,15 +4,11 @@
 import type { DomainEvent, OrgLimits } from "../../domain/events.js";
 import { assertQuotaLeft, type QueryUsage } from "../../domain/queryQuota.js";
 
-export type FacetsCommand = {
-  type: "RecordWorksFacets";
-  orgId: string;
-  keyId: string;
-  facetsId: string;
-  collections: string[];
-  facets: string[];
-  query: boolean;
-};
+/** The command carries what the event records, field for field. */
+export type FacetsCommand = { type: "RecordWorksFacets" } & Extract<
+  DomainEvent,
+  { type: "WorksFacetsCounted" }
+>["data"];
 
 /** The organization's limits and today's and this month's queries, read when the command is decided. */
 export interface FacetsQuotaState {
@@ -25,8 +21,8 @@ export function decideFacets(command: FacetsCommand, state: FacetsQuotaState, no
   switch (command.type) {
     case "RecordWorksFacets": {
       assertQuotaLeft(state.limits, state.usage, now);
-      const { orgId, keyId, facetsId, collections, facets, query } = command;
-      return [{ type: "WorksFacetsCounted", data: { orgId, keyId, facetsId, collections, facets, query } }];
+      const { type: _, ...data } = command;
+      return [{ type: "WorksFacetsCounted", data }];
     }
     default: {
       const unhandled: never = command.type;

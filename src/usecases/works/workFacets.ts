@@ -19,7 +19,8 @@ import {
   type PreparedRetrieval,
   type SearchDeps,
 } from "../search/pipeline.js";
-import type { IntegrityOf } from "./integrityRows.js";
+import type { Integrity } from "../../domain/integrity.js";
+import { rowsWithIntegrity, type IntegrityOf } from "./integrityRows.js";
 import {
   countFacets,
   distinctWorks,
@@ -86,16 +87,6 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
     return distinctWorks(perCollection.flat());
   }
 
-  async function integrityOf(works: readonly FacetDocument[], facets: readonly FacetName[]) {
-    if (!facets.includes("integrity")) return () => undefined;
-    const dois = [
-      ...new Set(works.flatMap((w) => (typeof w.metadata.doi === "string" ? [w.metadata.doi.toLowerCase()] : []))),
-    ];
-    const statuses = dois.length > 0 ? await deps.integrity(dois.map((doi) => ({ doi, pmid: null }))) : [];
-    const found = new Map(dois.map((doi, i) => [doi, statuses[i]]));
-    return (doi: string) => found.get(doi);
-  }
-
   /** One query of the quota, re-checked under the append lock: the event that counts it. */
   async function record(auth: AuthContext, request: FacetsRequest, names: string[], requestId?: string) {
     const facetsId = randomUUID();
@@ -159,7 +150,7 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
         return { ...syntheticFacets(request, names, facets), counted, ...applied, synthetic: true };
       await guarded("the quota store", () => assertQueryQuota(db, auth.org, now));
       const works = await worksOf(auth, prepared, request.query);
-      const counts = countFacets(works, facets, request.limit, await integrityOf(works, facets));
+      const counts = countFacets(works, facets, request.limit, await worksIntegrity(works, facets, deps.integrity));
       await record(auth, { ...request, facets }, names, requestId);
       return { ...counts, counted, ...applied };
     },
@@ -167,6 +158,21 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
 }
 
 export type WorkFacets = ReturnType<typeof createWorkFacets>;
+
+/**
+ * Each work's integrity as a row of it is given it (by its DOI or PMID: rowsWithIntegrity), read only when the
+ * integrity facet is asked for.
+ */
+export async function worksIntegrity(
+  works: readonly FacetDocument[],
+  facets: readonly FacetName[],
+  integrity: IntegrityOf,
+): Promise<(work: FacetDocument) => Integrity | undefined> {
+  if (!facets.includes("integrity")) return () => undefined;
+  const rows = await rowsWithIntegrity(works, integrity);
+  const found = new Map(works.map((w, i) => [w, rows[i]!.metadata.integrity as Integrity]));
+  return (work) => found.get(work);
+}
 
 /** An engine that does not answer: 503, nothing counted. */
 async function unavailableUnless<T>(collection: string, run: () => Promise<T>): Promise<T> {

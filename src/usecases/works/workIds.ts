@@ -1,8 +1,6 @@
-// The identifiers a work is asked for by (parsed in src/domain/identifiers.ts), and the opaque cursor of its reference
-// and citing-work lists. Pure.
+// The opaque cursor of a work's reference and citing-work lists (the ids a work is asked for by are parsed in
+// src/domain/identifiers.ts). Pure.
 import { Rejection } from "../../domain/rejection.js";
-
-export { MAX_WORK_ID_LENGTH, parseWorkId, type WorkId, type WorkIdField } from "../../domain/identifiers.js";
 
 export interface ListCursor {
   list: "references" | "cited-by";

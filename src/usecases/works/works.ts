@@ -7,7 +7,7 @@ import type { Db } from "../../eventstore/db.js";
 import type { AuthContext } from "../auth/context.js";
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { Rejection } from "../../domain/rejection.js";
-import { resolvingUrl } from "../../domain/identifiers.js";
+import { parseWorkId, resolvingUrl, type WorkId } from "../../domain/identifiers.js";
 import { NO_INTEGRITY_NOTICE, type Integrity, type WorkEvidence } from "../../domain/integrity.js";
 import { manifestKey } from "../../ingest/manifest.js";
 import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
@@ -16,7 +16,7 @@ import { reachableCollections } from "../auth/keyScope.js";
 import { takeMinuteBudget } from "../limits/quotas.js";
 import { rowsWithIntegrity, type IntegrityOf } from "./integrityRows.js";
 import { exportWorkOf, exportWorksOfRows, type ExportExtras, type ExportWork } from "./citationExport.js";
-import { decodeCursor, encodeCursor, parseWorkId, type WorkId } from "./workIds.js";
+import { decodeCursor, encodeCursor } from "./workIds.js";
 import {
   citingRows,
   heldReferenceCounts,

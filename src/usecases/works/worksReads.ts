@@ -3,7 +3,7 @@
 import type { Queryable } from "../../eventstore/db.js";
 import type { StoredWork, WorkFields } from "../../ingest/works.js";
 import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
-import type { WorkId, WorkIdField } from "./workIds.js";
+import type { WorkId, WorkIdField } from "../../domain/identifiers.js";
 
 /** A works table row as read: the stored work without its reference list, and the index holding it. */
 export type WorkRow = Omit<StoredWork, "references"> & { indexKey: string };

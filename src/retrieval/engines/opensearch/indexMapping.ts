@@ -43,6 +43,9 @@ export const FIELD = {
   fingerprint: "content_hash",
 } as const;
 
+/** Each document's first chunk (chunk_index 0), which carries the document's metadata: one chunk per document. */
+export const FIRST_CHUNKS = { term: { [`${FIELD.metadata}.chunk_index`]: 0 } };
+
 const KEYWORD_NORMALIZER = "litsearch_lowercase";
 const SIMILARITY = "litsearch_bm25";
 /**

@@ -2,8 +2,8 @@
 // written at commit, read back (cached by document version), and rebuilt from an index's first chunks when a commit
 // changed its chunks without a new inventory.
 import { InventoryTally, type CollectionInventory } from "../../../domain/inventory.js";
-import type { SearchResponseBody } from "./queryBuilder.js";
-import { FIELD, inventoryIndexBody } from "./indexMapping.js";
+import { FIRST_CHUNKS, inventoryIndexBody } from "./indexMapping.js";
+import { scanChunkMetadata } from "./chunkScan.js";
 import type { Call } from "./transport.js";
 
 /** The document stored per collection index in the inventory index (its id is the collection index's name). */
@@ -146,21 +146,12 @@ export function createInventoryStore(call: Call, prefix: string): InventoryStore
   /** An inventory from the index's first chunks (chunk_index 0 carries its document's metadata). */
   async function rebuildInventory(index: string, name: string): Promise<CollectionInventory> {
     const tally = new InventoryTally();
-    let after: unknown[] | undefined;
-    for (;;) {
-      const { body } = await call<SearchResponseBody>("POST", `/${name}/_search`, {
-        size: INVENTORY_SCAN_PAGE,
-        query: { term: { [`${FIELD.metadata}.chunk_index`]: 0 } },
-        _source: ["issn", "journal", "publisher"].map((field) => `${FIELD.metadata}.${field}`),
-        sort: [{ [FIELD.chunkId]: "asc" }],
-        track_total_hits: false,
-        ...(after ? { search_after: after } : {}),
-      });
-      const hits = body.hits.hits;
-      for (const hit of hits) tally.add(hit._source?.[FIELD.metadata] ?? {});
-      if (hits.length < INVENTORY_SCAN_PAGE) break;
-      after = hits[hits.length - 1].sort;
-    }
+    await scanChunkMetadata(
+      call,
+      name,
+      { query: FIRST_CHUNKS, fields: ["issn", "journal", "publisher"], pageSize: INVENTORY_SCAN_PAGE },
+      (metadata) => tally.add(metadata),
+    );
     return tally.inventory(index);
   }
 

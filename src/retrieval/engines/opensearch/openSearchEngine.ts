@@ -42,6 +42,7 @@ import {
 import { cosineClause, cosineFromScore, DENSE_SCORE_COSINE_ERROR, denseQuery, efSearchFor } from "./denseScoring.js";
 import { mergeGraphsIfWorthIt } from "./graphMerge.js";
 import { chunkIndexBody, FIELD, READABLE_MAPPING_VERSIONS, type VectorStorage } from "./indexMapping.js";
+import { scanChunkMetadata } from "./chunkScan.js";
 import { createInventoryStore } from "./inventoryStore.js";
 import {
   bm25HitsAsked,
@@ -615,26 +616,16 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       await requireInfo(index);
       const name = indexName(index);
       const documents = new Map<string, ChunkMetadata>();
-      // every chunk passing the filter, only the fields asked for, in chunk-id order (search_after pages)
-      let after: unknown[] | undefined;
-      for (;;) {
-        const { body } = await call<SearchResponseBody>("POST", `/${name}/_search`, {
-          size: DOCUMENT_SCAN_PAGE,
-          query: filter ? { bool: { filter: [compileToOpenSearch(filter)] } } : { match_all: {} },
-          _source: ["doc_id", ...fields].map((field) => `${FIELD.metadata}.${field}`),
-          sort: [{ [FIELD.chunkId]: "asc" }],
-          track_total_hits: false,
-          ...(after ? { search_after: after } : {}),
-        });
-        const hits = body.hits.hits;
-        for (const hit of hits) {
-          const metadata = (hit._source?.[FIELD.metadata] ?? {}) as Partial<ChunkMetadata>;
-          if (typeof metadata.doc_id !== "string" || documents.has(metadata.doc_id)) continue;
+      const query = filter ? { bool: { filter: [compileToOpenSearch(filter)] } } : { match_all: {} };
+      await scanChunkMetadata(
+        call,
+        name,
+        { query, fields: ["doc_id", ...fields], pageSize: DOCUMENT_SCAN_PAGE },
+        (metadata) => {
+          if (typeof metadata.doc_id !== "string" || documents.has(metadata.doc_id)) return;
           documents.set(metadata.doc_id, pickFields(metadata, fields));
-        }
-        if (hits.length < DOCUMENT_SCAN_PAGE) break;
-        after = hits[hits.length - 1]!.sort;
-      }
+        },
+      );
       return [...documents.values()].sort(byDocId);
     },
 

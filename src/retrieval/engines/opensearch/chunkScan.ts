@@ -1,0 +1,30 @@
+// Every chunk of an index that a query selects, read a page at a time (search_after over the chunk id, so any number
+// of pages), only the named metadata fields: a collection's inventory and the documents works/facets counts.
+import type { ChunkMetadata } from "../../port.js";
+import { FIELD } from "./indexMapping.js";
+import type { SearchResponseBody } from "./queryBuilder.js";
+import type { Call } from "./transport.js";
+
+/** Calls `visit` with each selected chunk's metadata (the named fields only), in chunk-id order. */
+export async function scanChunkMetadata(
+  call: Call,
+  name: string,
+  scan: { query: unknown; fields: readonly string[]; pageSize: number },
+  visit: (metadata: Partial<ChunkMetadata>) => void,
+): Promise<void> {
+  let after: unknown[] | undefined;
+  for (;;) {
+    const { body } = await call<SearchResponseBody>("POST", `/${name}/_search`, {
+      size: scan.pageSize,
+      query: scan.query,
+      _source: scan.fields.map((field) => `${FIELD.metadata}.${field}`),
+      sort: [{ [FIELD.chunkId]: "asc" }],
+      track_total_hits: false,
+      ...(after ? { search_after: after } : {}),
+    });
+    const hits = body.hits.hits;
+    for (const hit of hits) visit(hit._source?.[FIELD.metadata] ?? {});
+    if (hits.length < scan.pageSize) return;
+    after = hits[hits.length - 1]!.sort;
+  }
+}
