@@ -458,6 +458,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       heldDois: heldDoisIn({ engine, catalog }),
       engineKind: engine.kind,
     });
+    // every row a client is given (and every work an alert delivers) carries metadata.integrity by the one rule
+    const integrityOf = integrityOfWorks({ db, engineKind: engine.kind, retractions });
     const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);
     const journals = journalTable.journals;
     const metricsBasis = metricsBasisSentence(journalTable.metricsBasis);
@@ -482,7 +484,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       catalog,
       engineKind: engine.kind,
       integrity: (evidence) => retractions.integrity(evidence),
-      rowIntegrity: integrityOfWorks({ db, engineKind: engine.kind, retractions }),
+      rowIntegrity: integrityOf,
       clock,
     });
     const search = createSearchService({
@@ -534,7 +536,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       clock,
       search: assistedDeps,
       client: () => client,
-      integrity: integrityOfWorks({ db, engineKind: engine.kind, retractions }),
+      integrity: integrityOf,
     });
     if (options.worker) {
       const ingestion = openIngestionActivityDeps(config, {
@@ -646,7 +648,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       alerts: alerts(),
     });
     // every row a client is given carries metadata.integrity from the update lists in force at that moment
-    const integrityOf = integrityOfWorks({ db, engineKind: engine.kind, retractions });
     const app = createApp({
       log,
       authenticate: createAuthenticate(db),

@@ -119,18 +119,19 @@ export function integrityOf(notices: readonly IntegrityNotice[], flaggedRetracte
   return { status: "none", notices: sorted };
 }
 
+/** Whether two notices are one: the same kind, recorded by the same source, naming the same notice DOI and PMID. */
+export function sameNotice(a: IntegrityNotice, b: IntegrityNotice): boolean {
+  return (
+    a.type === b.type && a.source === b.source && (a.doi ?? "") === (b.doi ?? "") && (a.pmid ?? "") === (b.pmid ?? "")
+  );
+}
+
 /**
  * Adds a notice unless its source recorded one of the same kind and notice identifiers already (a source naming one
  * notice twice); the same notice recorded by two sources is listed once per source, each naming its own.
  */
 export function addNotice(notices: IntegrityNotice[], notice: IntegrityNotice): void {
-  const same = notices.find(
-    (n) =>
-      n.type === notice.type &&
-      n.source === notice.source &&
-      (n.doi ?? "") === (notice.doi ?? "") &&
-      (n.pmid ?? "") === (notice.pmid ?? ""),
-  );
+  const same = notices.find((n) => sameNotice(n, notice));
   if (!same) notices.push(notice);
   else if (!same.date && notice.date) same.date = notice.date;
 }

@@ -24,6 +24,7 @@ import {
 } from "./retractions.js";
 import {
   addNotice,
+  sameNotice,
   workIntegrity,
   type Integrity,
   type IntegrityNotice,
@@ -345,12 +346,8 @@ export function createLiveRetractions(deps: {
             : undefined;
           // the notices of every kind the lists in force do not hold yet (each work's integrity follows them at once)
           const known = (doi: string, n: IntegrityNotice) =>
-            [...(shippedList.updates.get(doi) ?? []), ...(state.addedUpdates.get(doi) ?? [])].some(
-              (k) =>
-                k.type === n.type &&
-                k.source === n.source &&
-                (k.doi ?? "") === (n.doi ?? "") &&
-                (k.pmid ?? "") === (n.pmid ?? ""),
+            [...(shippedList.updates.get(doi) ?? []), ...(state.addedUpdates.get(doi) ?? [])].some((k) =>
+              sameNotice(k, n),
             );
           const updates = [...read.updates].flatMap(([doi, list]) =>
             list.filter((n) => !known(doi, n)).map((n) => ({ work: doi, ...n })),

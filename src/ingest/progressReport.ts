@@ -126,25 +126,23 @@ export function createProgressReporter(options: ProgressReporterOptions = {}): P
   };
 }
 
+type DocumentCounts = Pick<
+  IngestionStatus,
+  "documentsRead" | "documentsAdded" | "documentsUpdated" | "documentsUnchanged" | "documentsDeleted" | "chunksIndexed"
+>;
+
+/** The documents an ingestion is done with: added, updated, unchanged or deleted. */
+const documentsDone = (c: DocumentCounts): number =>
+  c.documentsAdded + c.documentsUpdated + c.documentsUnchanged + c.documentsDeleted;
+
 /**
  * An ingestion's status as a progress snapshot: documents done of those read (unknown until staged), chunks indexed.
  */
-export function statusSnapshot(
-  status: Pick<
-    IngestionStatus,
-    | "collection"
-    | "documentsAdded"
-    | "documentsUpdated"
-    | "documentsUnchanged"
-    | "documentsDeleted"
-    | "documentsRead"
-    | "chunksIndexed"
-  >,
-): ProgressSnapshot {
+export function statusSnapshot(status: Pick<IngestionStatus, "collection"> & DocumentCounts): ProgressSnapshot {
   return {
     collection: status.collection,
     documents: {
-      done: status.documentsAdded + status.documentsUpdated + status.documentsUnchanged + status.documentsDeleted,
+      done: documentsDone(status),
       total: status.documentsRead || null,
     },
     chunks: { done: status.chunksIndexed, total: null },
@@ -163,25 +161,16 @@ export function ingestionProgressOf(
     phase: IngestionProgressView["phase"];
     batches: number | null;
     batchesDone: number;
-    counts: Pick<
-      IngestionStatus,
-      | "documentsRead"
-      | "documentsAdded"
-      | "documentsUpdated"
-      | "documentsUnchanged"
-      | "documentsDeleted"
-      | "chunksIndexed"
-    >;
+    counts: DocumentCounts;
   },
   startedAt: string,
   now: Date,
 ): IngestionProgressView {
   const c = progress.counts;
-  const done = c.documentsAdded + c.documentsUpdated + c.documentsUnchanged + c.documentsDeleted;
+  const done = documentsDone(c);
   const total = progress.phase === "reading" ? null : c.documentsRead;
   const seconds = (now.getTime() - Date.parse(startedAt)) / 1000;
-  const rate = done > 0 && seconds > 0 ? done / seconds : null;
-  const left = total !== null && rate !== null ? Math.max(0, total - done) / rate : null;
+  const left = total !== null && done > 0 && seconds > 0 ? (Math.max(0, total - done) * seconds) / done : null;
   return {
     phase: progress.phase,
     batches: progress.batches,

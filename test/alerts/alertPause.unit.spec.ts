@@ -23,7 +23,9 @@ describe("an alert on a retired collection", () => {
   it("tells its owner which collection, when, and what to do", () => {
     const message = pausedMessage({ code: "COLLECTION_RETIRED", collection: "old-notes", retiredAt: "2026-11-29" });
     expect(message).toContain('"old-notes" was retired on 2026-11-29');
-    expect(message).toMatch(/Delete it, and create an alert on a collection you can search/);
+    expect(message).toMatch(/^Paused: .*Delete it, and create an alert on a collection you can search/);
+    const reason = { code: "COLLECTION_RETIRED", collection: "old-notes", retiredAt: "2026-11-29" } as const;
+    expect(pausedMessage(reason, "cannot resume")).toMatch(/^cannot resume: collection "old-notes" was retired/);
   });
 
   it("is told to the endpoints that take alert.paused, and to those that take alert.matched", () => {

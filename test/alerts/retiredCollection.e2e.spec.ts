@@ -37,10 +37,11 @@ describe("alerts on a collection that is retired", () => {
   let alertId: string;
   let otherAlertId: string;
   let retiredAt: string;
+  let dataRoot: string;
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    const dataRoot = await sliceDataRoot(10);
+    dataRoot = await sliceDataRoot(10);
     writeJsonl(dataRoot, "reef.jsonl", NOTES);
     svc = await startTestService({
       dataRoot,
@@ -149,6 +150,48 @@ describe("alerts on a collection that is retired", () => {
       body: { collection: "nowhere", query: "coral reefs" },
     });
     expect(unknown.body.error.message).toContain("does not exist");
+  });
+
+  it("tells another organization, a scoped key, a sandbox key and no key nothing more, and changes nothing", async () => {
+    const ops = operatorSteps(call, admin);
+    const other = await ops.customer({ credits: "1.00" });
+    // another organization's key: the alert is not found, whatever its collection; it stays paused
+    for (const action of ["resume", "pause"]) {
+      const res = await call("POST", `/api/v1/alerts/${alertId}/${action}`, { key: other.key });
+      expect([res.status, res.body.error?.code], action).toEqual([404, "NOT_FOUND"]);
+      expect(JSON.stringify(res.body), action).not.toMatch(/reef-notes|retired/);
+    }
+    expect((await call("GET", `/api/v1/alerts/${alertId}`, { key })).body).toMatchObject({
+      status: "paused",
+      pausedReason: { collection: "reef-notes", retiredAt },
+    });
+    // a key scoped to one collection is offered that one only, not another it cannot reach; a sandbox key is
+    // answered as a live one
+    writeJsonl(dataRoot, "kelp.jsonl", [{ id: "kelp-1", title: "Kelp", text: "Kelp forests recover slowly." }]);
+    const kelp = await call("POST", "/admin/v1/collections", {
+      admin,
+      body: plainCollection("kelp-notes", "jsonl", ["kelp.jsonl"], { retrieval: "sparse" }),
+    });
+    expect(await untilIngested(call, admin, kelp.body.ingestionId)).toMatchObject({ state: "completed" });
+    const scoped = await ops.customer({ credits: "1.00", collections: ["openalex-synergy"] });
+    const sandbox = await ops.newKey(other.orgId, { mode: "test" });
+    for (const k of [scoped.key, sandbox.key]) {
+      const res = await call("POST", "/api/v1/search/query", {
+        key: k,
+        body: { collection: "reef-notes", query: "reef" },
+      });
+      expect([res.status, res.body.error?.code]).toEqual([404, "COLLECTION_NOT_FOUND"]);
+      expect(res.body.error.details).toEqual({ collection: "reef-notes", retired: true, retiredAt });
+    }
+    const offered = await call("POST", "/api/v1/search/query", {
+      key: scoped.key,
+      body: { collection: "reef-notes", query: "reef" },
+    });
+    expect(offered.body.error.message).toContain('search one of "openalex-synergy" instead');
+    expect(offered.body.error.message).not.toContain("kelp-notes");
+    const anonymous = await call("POST", "/api/v1/search/query", { body: { collection: "reef-notes", query: "reef" } });
+    expect([anonymous.status, anonymous.body.error?.code]).toEqual([401, "UNAUTHORIZED"]);
+    expect(JSON.stringify(anonymous.body)).not.toContain("retired");
   });
 
   it("shows the pause on the dashboard's alerts page, without a resume button", async () => {

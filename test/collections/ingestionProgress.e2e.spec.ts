@@ -3,12 +3,9 @@
 // the operator's dashboard report the documents and chunks done so far, the rate and an estimated finish; the CLI
 // finds the files it is named from the folder it was run from (as under `npm run cli`), and `webhook list` prints a
 // table like the other lists (JSON with --json).
-import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/app/config.js";
 import {
   httpClient,
   operatorSteps,
@@ -17,6 +14,8 @@ import {
   type TestService,
 } from "../support/testService.js";
 import { OPENALEX_SLICE, jsonl, plainCollection, writeCollectionsConfig } from "../support/operatorContent.js";
+import { runCliFrom } from "../support/cliProcess.js";
+import { tempDirs } from "../support/tempDirs.js";
 
 const DOCS = Array.from({ length: 200 }, (_, i) => ({
   id: `note-${i}`,
@@ -24,27 +23,7 @@ const DOCS = Array.from({ length: 200 }, (_, i) => ({
   text: `Salinity in the estuary was measured at station ${i} during the spring tides and the neap tides alike.`,
 }));
 
-/** The CLI in its own process, run the way `npm run cli` runs it: in the project folder, the caller's in INIT_CWD. */
-function cliFrom(callerDir: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["bin/litsearch.mjs", ...args], {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: "",
-        LITSEARCH_URL: "",
-        ADMIN_TOKEN: "",
-        INIT_CWD: callerDir,
-        npm_lifecycle_event: "cli",
-      },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d));
-    child.stderr.on("data", (d: Buffer) => (err += d));
-    child.on("close", (code) => resolve({ code, out, err }));
-  });
-}
+const tempDir = tempDirs();
 
 describe("an ingestion followed while it runs", () => {
   let svc: TestService;
@@ -52,6 +31,9 @@ describe("an ingestion followed while it runs", () => {
   let admin: string;
   let flags: string[];
   let callerDir: string;
+  let ingestionId: string;
+  /** The CLI as the operator runs it with `npm run cli` from their own folder, sent to the service. */
+  const cliFrom = (dir: string, ...args: string[]) => runCliFrom(dir, ...args, ...flags);
 
   beforeAll(async () => {
     const dataRoot = await sliceDataRoot(10);
@@ -65,7 +47,7 @@ describe("an ingestion followed while it runs", () => {
     admin = svc.adminToken;
     flags = ["--url", svc.baseUrl, "--admin-token", admin];
     // the operator's own folder, not the project's: the definition and its file are found there
-    callerDir = mkdtempSync(join(tmpdir(), "litsearch-operator-"));
+    callerDir = tempDir("litsearch-operator-");
     writeFileSync(join(callerDir, "notes.jsonl"), jsonl(DOCS));
     writeFileSync(
       join(callerDir, "reviews.json"),
@@ -78,9 +60,9 @@ describe("an ingestion followed while it runs", () => {
   });
 
   it("adds a collection from the caller's folder and reports its progress batch by batch", async () => {
-    const added = await cliFrom(callerDir, "collection", "add", "reviews.json", ...flags);
+    const added = await cliFrom(callerDir, "collection", "add", "reviews.json");
     expect(added.code, added.err).toBe(0);
-    const { ingestionId } = JSON.parse(added.out) as { ingestionId: string };
+    ({ ingestionId } = JSON.parse(added.out) as { ingestionId: string });
     const seen: { chunksIndexed: number; progress?: Record<string, unknown> }[] = [];
     let shown: { out: string; err: string } | undefined;
     for (;;) {
@@ -93,8 +75,7 @@ describe("an ingestion followed while it runs", () => {
         break;
       }
       seen.push(res.body);
-      if (!shown && res.body.chunksIndexed > 0)
-        shown = await cliFrom(callerDir, "ingestion", "show", ingestionId, ...flags);
+      if (!shown && res.body.chunksIndexed > 0) shown = await cliFrom(callerDir, "ingestion", "show", ingestionId);
       await new Promise((r) => setTimeout(r, 150));
     }
     const final = seen.at(-1)!.chunksIndexed;
@@ -117,8 +98,31 @@ describe("an ingestion followed while it runs", () => {
     expect(JSON.parse(shown!.out).progress.documentsTotal).toBe(200);
   }, 300_000);
 
+  it("shows an ingestion to the operator only, and starts none from a file outside the data root", async () => {
+    const { key } = await operatorSteps(call, admin).customer({ credits: "1.00" });
+    for (const opts of [{}, { key }, { admin: `${admin}x` }]) {
+      const res = await call("GET", `/admin/v1/ingestions/${ingestionId}`, opts);
+      expect([res.status, res.body.error?.code], JSON.stringify(opts)).toEqual([401, "UNAUTHORIZED"]);
+      expect(JSON.stringify(res.body)).not.toContain("estuary-notes");
+    }
+    // `..`, a link out of the data root (journals/ is one in the test's data root), a NUL byte: 422, nothing started
+    for (const file of ["../outside.jsonl", "journals/doaj_journals.csv", "notes\u0000.jsonl"]) {
+      const res = await call("POST", "/admin/v1/collections/estuary-notes/ingest", { admin, body: { files: [file] } });
+      expect([res.status, res.body.error?.code], `${file} ${JSON.stringify(res.body)}`).toEqual([
+        422,
+        "VALIDATION_ERROR",
+      ]);
+    }
+    const outside = await cliFrom(callerDir, "collection", "ingest", "estuary-notes", "--files", "../../outside.jsonl");
+    expect(outside.code).not.toBe(0);
+    expect(outside.err).toMatch(/outside\.jsonl.*data root/);
+    const list = await call("GET", "/admin/v1/collections", { admin });
+    const notes = list.body.collections.find((c: { name: string }) => c.name === "estuary-notes");
+    expect(notes.lastIngestion).toMatchObject({ ingestionId, state: "completed" });
+  });
+
   it("says where a file the caller names is not, rather than reading the project folder", async () => {
-    const missing = await cliFrom(callerDir, "collection", "add", "no-such.json", ...flags);
+    const missing = await cliFrom(callerDir, "collection", "add", "no-such.json");
     expect(missing.code).not.toBe(0);
     expect(missing.err).toContain("no-such.json");
   });
@@ -130,14 +134,14 @@ describe("an ingestion followed while it runs", () => {
       body: { url: "http://127.0.0.1:9/litsearch", events: ["alert.matched", "balance.low"] },
     });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
-    const table = await cliFrom(callerDir, "webhook", "list", orgId, ...flags);
+    const table = await cliFrom(callerDir, "webhook", "list", orgId);
     expect(table.code, table.err).toBe(0);
     const [heading, row] = table.out.trim().split("\n");
     expect(heading).toMatch(/^ID\s+URL\s+EVENTS\s+STATE/);
     expect(row).toContain(made.body.id);
     expect(row).toContain("http://127.0.0.1:9/litsearch");
     expect(row).toContain("alert.matched,balance.low");
-    const json = await cliFrom(callerDir, "webhook", "list", orgId, "--json", ...flags);
+    const json = await cliFrom(callerDir, "webhook", "list", orgId, "--json");
     expect(JSON.parse(json.out).data[0]).toMatchObject({ id: made.body.id });
   });
 });

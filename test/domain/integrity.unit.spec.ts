@@ -3,6 +3,7 @@
 // sources; ingestion's exclusion and the integrity status read the same rule.
 import { describe, expect, it } from "vitest";
 import {
+  addNotice,
   isRetractedWork,
   NO_LISTS,
   sourceNotice,
@@ -70,6 +71,18 @@ describe("the retraction rule", () => {
     expect(workIntegrity({ doi: "10.1/b", own: [] }, twice).notices.map((n) => n.source)).toEqual([
       "crossref",
       "retraction_watch",
+    ]);
+  });
+
+  it("lists a notice one source names twice once, keeping the date either gives; another PMID is another notice", () => {
+    const notices = [sourceNotice("erratum", "medline", { pmid: "1" })];
+    addNotice(notices, sourceNotice("erratum", "medline", { pmid: "1", date: "2021-02-03" }));
+    addNotice(notices, sourceNotice("erratum", "medline", { pmid: "2" }));
+    addNotice(notices, sourceNotice("erratum", "crossref", { pmid: "1" }));
+    expect(notices.map((n) => [n.source, n.pmid, n.date])).toEqual([
+      ["medline", "1", "2021-02-03"],
+      ["medline", "2", null],
+      ["crossref", "1", null],
     ]);
   });
 

@@ -2,12 +2,23 @@
 import { spawn } from "node:child_process";
 import { REPO_ROOT } from "../../src/app/config.js";
 
+type CliResult = { code: number | null; out: string; err: string };
+
 /** Runs the CLI with `args`; no local store, server or token from the environment: the flags say where it goes. */
-export function runCli(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+export function runCli(...args: string[]): Promise<CliResult> {
+  return runCliFrom(undefined, ...args);
+}
+
+/**
+ * runCli as `npm run cli` runs it from `callerDir`: in the project folder, the caller's folder in INIT_CWD (undefined:
+ * no caller's folder but the project's).
+ */
+export function runCliFrom(callerDir: string | undefined, ...args: string[]): Promise<CliResult> {
+  const caller = callerDir ? { INIT_CWD: callerDir, npm_lifecycle_event: "cli" } : {};
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["bin/litsearch.mjs", ...args], {
       cwd: REPO_ROOT,
-      env: { ...process.env, DATABASE_URL: "", LITSEARCH_URL: "", ADMIN_TOKEN: "" },
+      env: { ...process.env, DATABASE_URL: "", LITSEARCH_URL: "", ADMIN_TOKEN: "", ...caller },
     });
     let out = "";
     let err = "";

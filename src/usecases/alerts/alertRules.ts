@@ -175,10 +175,13 @@ export function retiredReason(
   return null;
 }
 
-/** What an alert paused for a reason tells its owner (the dashboard's notice, the webhook's `message`). */
-export function pausedMessage(reason: AlertPausedReason): string {
+/**
+ * What an alert paused for a reason tells its owner (the dashboard's notice, the webhook's `message`), and, led by
+ * "cannot resume", a request to resume it.
+ */
+export function pausedMessage(reason: AlertPausedReason, lead: "Paused" | "cannot resume" = "Paused"): string {
   return (
-    `Paused: collection "${reason.collection}" was retired on ${reason.retiredAt}, so this alert has nothing to ` +
+    `${lead}: collection "${reason.collection}" was retired on ${reason.retiredAt}, so this alert has nothing to ` +
     "search. Delete it, and create an alert on a collection you can search (GET /api/v1/search/collections)."
   );
 }

@@ -235,6 +235,10 @@ export function createAlerts(deps: AlertsDeps) {
       selection: EVERY_ROW,
     });
 
+  /** The first collection the alert searches that was retired, as its pause's reason; null while all are in force. */
+  const retiredReasonOf = (alert: AlertRow) =>
+    retiredReason(alert.definition, (name) => deps.search.catalog.retiredAt?.(name));
+
   async function changeState(
     orgId: string,
     alertId: string,
@@ -245,9 +249,9 @@ export function createAlerts(deps: AlertsDeps) {
     const row = await ownAlert(orgId, alertId);
     if (type === "AlertResumed") {
       // an alert on a retired collection stays paused: it would search nothing
-      const retired = retiredReason(row.definition, (name) => deps.search.catalog.retiredAt?.(name));
+      const retired = retiredReasonOf(row);
       if (retired)
-        throw new Rejection("COLLECTION_NOT_FOUND", pausedMessage(retired).replace(/^Paused: /, "cannot resume: "), {
+        throw new Rejection("COLLECTION_NOT_FOUND", pausedMessage(retired, "cannot resume"), {
           collection: retired.collection,
           retired: true,
           retiredAt: retired.retiredAt,
@@ -276,7 +280,7 @@ export function createAlerts(deps: AlertsDeps) {
 
   /** Pauses an alert one of whose collections was retired, telling its owner; false when none of them was. */
   async function pauseRetired(alert: AlertRow, actor: Actor): Promise<boolean> {
-    const reason = retiredReason(alert.definition, (name) => deps.search.catalog.retiredAt?.(name));
+    const reason = retiredReasonOf(alert);
     if (!reason) return false;
     await changeState(alert.org_id, alert.alert_id, "AlertPaused", actor, reason);
     const now = await alertRow(alert.alert_id);

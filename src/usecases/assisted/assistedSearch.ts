@@ -190,6 +190,10 @@ function rejectionFrom(err: unknown): Rejection {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** The workflow service does not know the run (never started, or past its retention); by name across module copies. */
+const isWorkflowNotFound = (err: unknown): boolean =>
+  err instanceof WorkflowNotFoundError || (err as { name?: string })?.name === "WorkflowNotFoundError";
+
 export function createAssistedSearch(deps: AssistedSearchDeps) {
   const { client, db, clock } = deps;
   const taskQueue = deps.taskQueue ?? TASK_QUEUE;
@@ -605,12 +609,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       const started = performance.now();
       const handle = client.workflow.getHandle(assistedWorkflowId(queryId));
       const progress = await handle.query(progressQuery).catch((err) => {
-        if (
-          err instanceof WorkflowNotFoundError ||
-          (err as { name?: string })?.name === "WorkflowNotFoundError" ||
-          /not found/i.test(String((err as Error)?.message))
-        )
-          return null;
+        if (isWorkflowNotFound(err) || /not found/i.test(String((err as Error)?.message))) return null;
         throw rejectionFrom(err);
       });
       // another key's run is as unknown as no run at all
@@ -727,8 +726,7 @@ export function createAssistedSearch(deps: AssistedSearchDeps) {
       return { run: "ended" };
     } catch (err) {
       // the workflow service no longer knows the run (past its retention): it ended long ago
-      const gone = err instanceof WorkflowNotFoundError || (err as { name?: string })?.name === "WorkflowNotFoundError";
-      return { run: gone ? "ended" : "unknown" };
+      return { run: isWorkflowNotFound(err) ? "ended" : "unknown" };
     }
   }
 }
