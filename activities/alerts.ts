@@ -1,6 +1,7 @@
 // Alert activities: a run's two steps (search and send the new works; end it, charged once when delivered) and the
-// start of the runs an ingestion's commit calls for. Thin: the alerts use case decides.
-import { asActivity } from "./asActivity.js";
+// start of the runs an ingestion's commit calls for. Thin: the alerts use case decides. A run's steps heartbeat, so a
+// worker killed mid-step is noticed in seconds and the step retried on another.
+import { asActivity, heartbeating } from "./asActivity.js";
 import type { Alerts } from "../src/usecases/alerts/alerts.js";
 import type {
   AlertActivities,
@@ -18,10 +19,10 @@ export interface AlertActivityDeps {
 export function createAlertActivities(deps: AlertActivityDeps): AlertActivities {
   return {
     async startAlertRun(input: AlertRunInput): Promise<AlertRunStart> {
-      return asActivity(() => deps.alerts().startRun(input));
+      return heartbeating(() => asActivity(() => deps.alerts().startRun(input)));
     },
     async endAlertRun(input: { alertId: string; queryId: string; delivered: boolean }): Promise<AlertRunOutcome> {
-      return asActivity(() => deps.alerts().endRun(input));
+      return heartbeating(() => asActivity(() => deps.alerts().endRun(input)));
     },
     async startAlertsAfterIngestion(input: AlertsAfterIngestionInput): Promise<number> {
       if (input.counts.documentsAdded + input.counts.documentsUpdated === 0) return 0;

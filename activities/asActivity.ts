@@ -30,3 +30,18 @@ export async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
     throw err;
   }
 }
+
+/**
+ * Beats every `everyMs` while `fn` runs, so a dead worker is noticed within the activity's heartbeat timeout and a live
+ * one never is. Outside an activity (the in-process driver) it only runs `fn`.
+ */
+export async function heartbeating<T>(fn: () => Promise<T>, everyMs = 2000): Promise<T> {
+  if (!inActivity()) return fn();
+  const context = Context.current();
+  const timer = setInterval(() => context.heartbeat(), everyMs);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -3,8 +3,7 @@
 // event) and record a failure.
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Context } from "@temporalio/activity";
-import { asActivity, inActivity } from "./asActivity.js";
+import { asActivity, heartbeating } from "./asActivity.js";
 import type { Db } from "../src/eventstore/db.js";
 import type { Embedder, Tokenizer } from "../src/embedding/port.js";
 import { EmbeddingMismatchError, type SearchEngine } from "../src/retrieval/port.js";
@@ -102,21 +101,6 @@ async function* contentRejected<T>(items: AsyncGenerator<T>): AsyncGenerator<T> 
     if (err instanceof OperatorFileError || err instanceof SourceContentError)
       throw new Rejection("VALIDATION_ERROR", err.message);
     throw err;
-  }
-}
-
-/**
- * Beats while `fn` runs, so a dead worker is noticed within the heartbeat timeout and a live one never is. Outside an
- * activity (the in-process driver) it only runs `fn`.
- */
-async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
-  if (!inActivity()) return fn();
-  const context = Context.current();
-  const timer = setInterval(() => context.heartbeat(), 2000);
-  try {
-    return await fn();
-  } finally {
-    clearInterval(timer);
   }
 }
 

@@ -1,7 +1,7 @@
 // Webhook delivery activities: one signed attempt (checked, sent to the checked address, recorded once by its number),
 // and the end of a delivery (recorded once; may disable the endpoint; a delivered event proves delivery).
 import { Context } from "@temporalio/activity";
-import { asActivity } from "./asActivity.js";
+import { asActivity, heartbeating } from "./asActivity.js";
 import { createDeliveryAttempts, type DeliveryAttemptDeps } from "../src/usecases/webhooks/deliveryAttempts.js";
 import type { WebhookEventType } from "../src/domain/webhooks.js";
 import type {
@@ -23,12 +23,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
     async attemptDelivery(input: WebhookDeliveryInput & { attempt: number }): Promise<AttemptVerdict> {
       // heartbeats while the attempt runs: a worker killed mid-attempt is noticed in seconds, and the attempt sent
       // again
-      const beat = setInterval(() => Context.current().heartbeat(), 1000);
-      try {
-        return await asActivity(() => attempts.attempt(input, input.attempt, Context.current().info.attempt === 1));
-      } finally {
-        clearInterval(beat);
-      }
+      const first = Context.current().info.attempt === 1;
+      return heartbeating(() => asActivity(() => attempts.attempt(input, input.attempt, first)), 1000);
     },
     async publishWebhookEvent(input: PublishInput): Promise<void> {
       await asActivity(() => deps.publish(input.orgId, input.type, input.data, input.source));

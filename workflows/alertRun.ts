@@ -22,6 +22,8 @@ import { BUSINESS_ANSWERS } from "./shared.js";
 
 const { startAlertRun, endAlertRun } = proxyActivities<AlertActivities>({
   startToCloseTimeout: "5 minutes",
+  // the steps beat every 2 s: a worker killed mid-step is noticed within this, not after the 5 minutes
+  heartbeatTimeout: "10 seconds",
   retry: {
     initialInterval: "1 second",
     maximumInterval: "1 minute",

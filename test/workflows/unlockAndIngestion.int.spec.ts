@@ -4,10 +4,11 @@
 // unlocked still ask the charge (a replayed run reports what it paid); a refused quota charges nothing; a failed charge
 // is retried. Ingestion: every staged batch runs once and the counts add up; the finish's counts are the answer and
 // what the alerts are told; a failed batch records the failure with its message and never finishes; alerts that
-// cannot start never fail the ingestion. The activities themselves are tested over the real stack (unlock e2e files,
-// test/ingest/ingestionWorkflow.e2e.spec.ts, ingestionCrash.e2e.spec.ts).
+// cannot start never fail the ingestion. Alert run: a step whose worker stops answering (killed) is retried within the
+// heartbeat timeout, not after its 5-minute limit. The activities themselves are tested over the real stack (unlock e2e
+// files, test/ingest/ingestionWorkflow.e2e.spec.ts, ingestionCrash.e2e.spec.ts, test/alerts).
 import { describe, expect, it } from "vitest";
-import { ApplicationFailure } from "@temporalio/activity";
+import { ApplicationFailure, Context } from "@temporalio/activity";
 import { WorkflowFailedError } from "@temporalio/client";
 import { clearCalls, recorded, useStubWorker } from "../support/stubWorker.js";
 import { plainCollectionOf } from "../../src/domain/collectionDefinitions.js";
@@ -15,6 +16,7 @@ import type { IngestionCounts } from "../../src/domain/events.js";
 import { zeroCounts } from "../../src/domain/ingestionCounts.js";
 import { unlockWorkflow } from "../../workflows/unlock.js";
 import { ingestionWorkflow } from "../../workflows/ingestion.js";
+import { alertRunWorkflow } from "../../workflows/alertRun.js";
 import type {
   ChargeInput,
   ChargeOutcome,
@@ -23,7 +25,12 @@ import type {
   UnlockInput,
 } from "../../workflows/unlockTypes.js";
 import type { BatchInput, IngestionActivities, IngestionInput, StagedSource } from "../../workflows/ingestionTypes.js";
-import type { AlertActivities, AlertsAfterIngestionInput } from "../../workflows/alertTypes.js";
+import type {
+  AlertActivities,
+  AlertRunInput,
+  AlertRunStart,
+  AlertsAfterIngestionInput,
+} from "../../workflows/alertTypes.js";
 
 const TASK_QUEUE = "unlock-ingestion-workflow-stubs";
 
@@ -35,6 +42,7 @@ interface Script {
   batch(input: BatchInput): IngestionCounts;
   finish(input: IngestionInput): IngestionCounts;
   alerts(input: AlertsAfterIngestionInput): number;
+  startRun(input: AlertRunInput, attempt: number): Promise<AlertRunStart>;
 }
 
 const calls = {
@@ -45,6 +53,7 @@ const calls = {
   finish: [] as IngestionInput[],
   fail: [] as { ingestionId: string; collection: string; error: string }[],
   alerts: [] as AlertsAfterIngestionInput[],
+  startRun: [] as AlertRunInput[],
 };
 let script: Script;
 
@@ -61,8 +70,12 @@ const ingestionStubs: IngestionActivities = {
   failIngestion: recorded(calls.fail, () => undefined),
 };
 
-const alertStubs: Pick<AlertActivities, "startAlertsAfterIngestion"> = {
+const alertStubs: Omit<AlertActivities, "endAlertRun"> = {
   startAlertsAfterIngestion: recorded(calls.alerts, (input) => script.alerts(input)),
+  startAlertRun: async (input) => {
+    calls.startRun.push(input);
+    return script.startRun(input, calls.startRun.length);
+  },
 };
 
 const harness = useStubWorker(TASK_QUEUE, { ...unlockStubs, ...ingestionStubs, ...alertStubs });
@@ -79,6 +92,7 @@ function given(partial: Partial<Script>): void {
     batch: () => zeroCounts(),
     finish: () => zeroCounts(),
     alerts: () => 0,
+    startRun: async () => ({ status: "empty" }),
     ...partial,
   };
 }
@@ -229,4 +243,27 @@ describe("ingestion workflow", () => {
     expect(calls.alerts).toHaveLength(1);
     expect(calls.fail).toEqual([]);
   });
+});
+
+describe("alert run workflow", () => {
+  it("retries a step whose worker stops answering within the heartbeat timeout, not its 5-minute limit", async () => {
+    given({
+      // the first attempt's worker is gone: no answer and no heartbeat (it gives up when the worker shuts down)
+      startRun: async (_input, attempt) => {
+        if (attempt === 1) await Context.current().sleep(300_000);
+        return { status: "empty" };
+      },
+    });
+    runs += 1;
+    const started = Date.now();
+    const result = await harness.env.client.workflow.execute(alertRunWorkflow, {
+      taskQueue: TASK_QUEUE,
+      workflowId: `alert-run-stub-${runs}`,
+      args: [{ alertId: "alert", queryId: `q${runs}`, trigger: "test", deliveryWaitMs: 1000 }],
+    });
+    expect(result).toBe("empty");
+    expect(calls.startRun).toHaveLength(2);
+    // the time-skipping server does not skip an activity's time: the retry came after the 10 s heartbeat timeout
+    expect(Date.now() - started).toBeLessThan(60_000);
+  }, 120_000);
 });
