@@ -801,7 +801,9 @@ async function main(): Promise<void> {
   }
 }
 
-/** This tree's figures over the other commit's: throughput (above 1: faster here) and latency (below 1: faster here). */
+/**
+ * This tree's figures over the other commit's: throughput (above 1: faster here) and latency (below 1: faster here).
+ */
 function ratiosAgainst(
   here: EngineFigures[],
   there: EngineFigures[],

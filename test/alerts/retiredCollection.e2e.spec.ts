@@ -152,7 +152,7 @@ describe("alerts on a collection that is retired", () => {
     expect(unknown.body.error.message).toContain("does not exist");
   });
 
-  it("tells another organization, a scoped key, a sandbox key and no key nothing more, and changes nothing", async () => {
+  it("tells another organization, a scoped key, a sandbox key and no key nothing more; changes nothing", async () => {
     const ops = operatorSteps(call, admin);
     const other = await ops.customer({ credits: "1.00" });
     // another organization's key: the alert is not found, whatever its collection; it stays paused

@@ -74,7 +74,7 @@ describe("the retraction rule", () => {
     ]);
   });
 
-  it("lists a notice one source names twice once, keeping the date either gives; another PMID is another notice", () => {
+  it("lists a notice one source names twice once, keeping the date either gives; a new PMID is another notice", () => {
     const notices = [sourceNotice("erratum", "medline", { pmid: "1" })];
     addNotice(notices, sourceNotice("erratum", "medline", { pmid: "1", date: "2021-02-03" }));
     addNotice(notices, sourceNotice("erratum", "medline", { pmid: "2" }));

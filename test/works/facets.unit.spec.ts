@@ -152,7 +152,7 @@ describe("facet buckets", () => {
 });
 
 describe("the integrity facet", () => {
-  it("asks for each work by its DOI and PMID, as a row of it is given integrity: a work without a DOI too", async () => {
+  it("asks for each work by its DOI and PMID, as a row of it gets integrity: a work without a DOI too", async () => {
     const works = [doc("m", "1", { pmid: "123" }), doc("m", "2", { doi: "10.1/B", pmid: "456" }), doc("m", "3", {})];
     const asked: unknown[] = [];
     const statusOf = await worksIntegrity(works, ["integrity"], async (refs) => {

@@ -158,7 +158,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     expect((await call("GET", "/api/v1/works/W900000001")).status).toBe(401);
   });
 
-  it("refuses another spelling of a work's path, a NUL byte and a revoked key in the envelope, before the budget", async () => {
+  it("refuses another spelling of a path, a NUL byte and a revoked key in the envelope before the budget", async () => {
     const ops = operatorSteps(call, svc.adminToken);
     const { orgId, key: limited } = await ops.customer({ credits: "1.00" });
     await call("POST", `/admin/v1/organizations/${orgId}/limits`, { admin: svc.adminToken, body: { perMinute: 1 } });
