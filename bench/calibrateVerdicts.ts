@@ -69,7 +69,7 @@ const { values: args } = parseArgs({
 
 const SYNERGY = "openalex-synergy";
 const LIMIT = 10;
-const CACHE_VERSION = 4;
+const CACHE_VERSION = 5;
 const CACHE_PATH = join(REPO_ROOT, "data", "bench", "judge-forms.json");
 const OUT_PATH = join(REPO_ROOT, "src", "reasoner", "builtin", "verdictScale.json");
 const DBT_QUESTION = "randomized trials of dialectical behaviour therapy for borderline personality disorder";
@@ -99,6 +99,9 @@ interface Pooled {
    */
   centralLoose: boolean;
   centralAbout: boolean;
+  /** names the central concept only as what every participant received, anywhere / in its title or best sentence */
+  givenToAllLoose: boolean;
+  givenToAllAbout: boolean;
   conceptsLoose: number;
 }
 
@@ -234,6 +237,8 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
           features: features[i]!.map((x) => Math.round(x * 1e6) / 1e6),
           centralLoose: anywhere.namesCentral[i]!,
           centralAbout: about.namesCentral[i]!,
+          givenToAllLoose: anywhere.centralOnlyGivenToAll[i]!,
+          givenToAllAbout: about.centralOnlyGivenToAll[i]!,
           conceptsLoose: Math.round(anywhere.conceptShare[i]! * conceptCount(understanding.entities)),
         })),
       });
@@ -273,6 +278,7 @@ function callOf(row: Row, scores: number[], central: VerdictScale["central"]): C
     scores,
     documents: row.candidates.map((c) => c.docId),
     namesCentral: row.candidates.map((c) => (central === "about" ? c.centralAbout : c.centralLoose)),
+    centralOnlyGivenToAll: row.candidates.map((c) => (central === "about" ? c.givenToAllAbout : c.givenToAllLoose)),
     // as callEvidence: a request that names no concept has every row name all of them
     conceptShare: row.candidates.map((c) => (concepts > 0 ? Math.min(1, c.conceptsLoose / concepts) : 1)),
   };
@@ -580,6 +586,16 @@ async function main(): Promise<void> {
         `${String(b.f1).padEnd(6)} ${String(b.empty).padEnd(4)} | ${String(a.perQuery).padEnd(6)} ` +
         `${String(a.precision).padEnd(6)} ${String(a.recall).padEnd(6)} ${String(a.f1).padEnd(6)} ${a.empty}`,
     );
+  // the same need in two forms: each claim and the same claim asked as a question, their delivered documents compared
+  const sameNeed = {
+    before: formAgreement(of("claims"), of("claims asked as questions"), before),
+    after: formAgreement(of("claims"), of("claims asked as questions"), after),
+  };
+  console.log(
+    `\nthe same need, a claim and the claim asked as a question: the same documents delivered for ` +
+      `${sameNeed.before.identical} of the claims before, ${sameNeed.after.identical} after; mean Jaccard ` +
+      `${sameNeed.before.jaccard} before, ${sameNeed.after.jaccard} after`,
+  );
   console.log("\ncalibration of delivered rows (stated probability: rows, share that address the request)");
   for (const form of ["claims", "claims asked as questions", "SYNERGY questions", "SYNERGY keywords"] as const)
     console.log(
@@ -621,9 +637,37 @@ async function main(): Promise<void> {
   } else console.log("\n(--write writes the scale into src/reasoner/builtin/verdictScale.json)");
   console.log(
     JSON.stringify({
-      verdicts: { chosen: { central: chosen.central, floor: chosen.floor, checkCut: chosen.checkCut }, report },
+      verdicts: {
+        chosen: { central: chosen.central, floor: chosen.floor, checkCut: chosen.checkCut },
+        report,
+        sameNeed,
+      },
     }),
   );
+}
+
+/**
+ * How alike two forms of the same requests deliver (rows paired by claim): the share of requests whose delivered
+ * documents are the same set, and the mean Jaccard of the sets (two empty sets: 1).
+ */
+function formAgreement(a: Row[], b: Row[], judged: Judged): { identical: number; jaccard: number } {
+  const documents = (row: Row): Set<string> => {
+    const { probabilities, verified } = judged(row);
+    return new Set(deliveredOf(row, probabilities, verified).map((i) => row.candidates[i]!.docId));
+  };
+  const other = new Map(b.map((row) => [row.claimId, row]));
+  const pairs = a
+    .filter((row) => other.has(row.claimId))
+    .map((row) => [documents(row), documents(other.get(row.claimId)!)]);
+  const jaccard = (x: Set<string>, y: Set<string>): number => {
+    const union = new Set([...x, ...y]).size;
+    return union === 0 ? 1 : [...x].filter((d) => y.has(d)).length / union;
+  };
+  const share = (n: number) => Math.round((n / Math.max(pairs.length, 1)) * 1000) / 1000;
+  return {
+    identical: share(pairs.filter(([x, y]) => jaccard(x!, y!) === 1).length),
+    jaccard: share(pairs.reduce((sum, [x, y]) => sum + jaccard(x!, y!), 0)),
+  };
 }
 
 function roundModel(model: ScaleModel): ScaleModel {

@@ -1,11 +1,12 @@
 // The concepts a request names, as the judge matches them: whole concepts and their synonyms, never a fragment ("d"
-// of "5 mg/d"), and the central concept a verified row must name.
+// of "5 mg/d"), the central concept a verified row must name, and a mention that is only what every participant got.
 import { describe, expect, it } from "vitest";
 import {
   centralConcept,
   conceptOf,
   conceptText,
   matchedConcepts,
+  mentionOf,
   namesConcept,
   sentencesText,
   spellingKey,
@@ -82,5 +83,43 @@ describe("namesConcept", () => {
   it("reads only the sentences it is given (a title and a best sentence)", () => {
     const about = sentencesText(["Effect of alendronate on fracture", "Fracture risk fell by half."]);
     expect(namesCentral(vitaminD, about)).toBe(false);
+  });
+});
+
+describe("mentionOf", () => {
+  // SciFact 11246427, the row the vitamin D question was charged for: vitamin D is what every participant received
+  const trial = conceptText(
+    "Effect of alendronate on risk of fracture in women with low bone density but without vertebral fractures",
+    [
+      "DESIGN Randomized, blinded, placebo-controlled trial.",
+      "INTERVENTION All participants reporting calcium intakes of 1000 mg/d or less received a supplement containing",
+      "500 mg of calcium and 250 IU of cholecalciferol.",
+      "Subjects were randomly assigned to either placebo or 5 mg/d of alendronate sodium for 2 years.",
+    ].join(" "),
+  );
+
+  it("tells a concept every arm received from what a study compares", () => {
+    expect(mentionOf("vitamin D", trial)).toBe("background");
+    expect(mentionOf("alendronate", trial)).toBe("named");
+    const compared = conceptText(null, "Women were randomized to cholecalciferol or placebo; all received calcium.");
+    expect(mentionOf("vitamin D", compared)).toBe("named");
+    const both = conceptText(
+      null,
+      "Both groups were given vitamin D daily. Serum vitamin D levels predicted fracture.",
+    );
+    expect(mentionOf("vitamin D", both)).toBe("named");
+    expect(mentionOf("vitamin D", conceptText(null, "Each of the patients took vitamin D and calcium daily."))).toBe(
+      "background",
+    );
+    expect(mentionOf("vitamin D", alendronate)).toBe("absent");
+  });
+});
+
+describe("centralConcept", () => {
+  it("reads a run of keywords by its first concept, as the same need asked as a question names it", () => {
+    expect(centralConcept(["vitamin D supplementation fracture risk older adults"])).toBe("vitamin D");
+    expect(centralConcept(vitaminD)).toBe("vitamin D");
+    // a run with no edge word to cut it stays whole
+    expect(centralConcept(["machine learning sepsis prediction"])).toBe("machine learning sepsis prediction");
   });
 });

@@ -37,6 +37,7 @@ interface Claim {
 
 let embedder: OnnxEmbedder;
 let claims: Claim[];
+let corpus: Map<string, { title: string; text: string }>;
 const vocabulary = new CatalogueVocabulary([]);
 const now = new Date("2025-06-15T00:00:00Z");
 
@@ -48,7 +49,7 @@ function candidate(id: string, text: string, title: string | null, subQuestion: 
 beforeAll(async () => {
   embedder = await createOnnxEmbedder({ manifest: await loadServiceModelManifest(), batchSize: 16, threads: 2 });
   const dir = join(DEFAULT_DATA_ROOT, "scifact");
-  const corpus = new Map<string, { title: string; text: string }>();
+  corpus = new Map<string, { title: string; text: string }>();
   for (const line of (await readFile(join(dir, "corpus.jsonl"), "utf8")).split("\n")) {
     if (!line.trim()) continue;
     const doc = JSON.parse(line) as { _id: string; title: string; text: string };
@@ -184,6 +185,23 @@ describe("built-in judge on SciFact evidence", () => {
         question,
       ).toEqual([]);
     }
+  });
+
+  it("verifies no trial for vitamin D whose participants all took it beside the drug it compares", async () => {
+    // the row a customer was charged for (SciFact 11246427), among the collection's other vitamin D and fracture works
+    const question = "Does vitamin D supplementation reduce fracture risk in older adults?";
+    const understanding = understandByRules({ query: question, callerFilters: null }, { vocabulary, now });
+    const ids = ["11246427", "4462079", "9555784", "19878070", "36960449"];
+    const pool = ids.map((id, i) => candidate(id, corpus.get(id)!.text, corpus.get(id)!.title, question, i));
+    const verdicts = await judgeCandidates({ embedder }, question, understanding, pool);
+    const alendronate = verdicts[0]!;
+    expect(alendronate.matchedTerms).toContain("cholecalciferol");
+    expect(alendronate.verified).toBe(false);
+    // the same need as keywords reads "vitamin D" as its central concept, and verifies no alendronate trial either
+    const keywords = "vitamin D supplementation fracture risk older adults";
+    const read = understandByRules({ query: keywords, callerFilters: null }, { vocabulary, now });
+    const byKeywords = await judgeCandidates({ embedder }, keywords, read, pool);
+    expect(byKeywords[0]!.verified).toBe(false);
   });
 
   it("names matched entities as the chunk writes them, whole, never a fragment", () => {

@@ -1,5 +1,5 @@
 // The verdict scale: what it reads of a call, one floor for every form, the gate that keeps an off-topic request
-// unanswered, and the central concept a verified row must name.
+// unanswered, the central concept a verified row must name, and the one it must not name only as given to all.
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_VERDICT_SCALE,
@@ -16,6 +16,7 @@ const call: CallEvidence = {
   scores: [0.6, 0.3, 0.45, 0.05],
   documents: ["a", "a", "b", "c"],
   namesCentral: [true, true, false, true],
+  centralOnlyGivenToAll: [false, false, false, false],
   conceptShare: [1, 0.5, 0.5, 0],
 };
 const input = (row: number[], name: (typeof SCALE_INPUTS)[number]) => row[SCALE_INPUTS.indexOf(name)]!;
@@ -65,6 +66,20 @@ describe("verifiedOnScale", () => {
   it("keeps a request to check to the rows whose own evidence is near the call's best", () => {
     // the cut: 0.6 of the best score 0.6 is 0.36; 0.3 is under it
     expect(verifiedOnScale(rule, "check", call, probabilities)).toEqual([true, false, true, false]);
+  });
+
+  it("verifies no row that names the central concept only as what every participant received, in any form", () => {
+    // b names it only so: an alendronate trial whose participants all took cholecalciferol, asked about vitamin D
+    const background = {
+      ...call,
+      namesCentral: [true, true, false, true],
+      centralOnlyGivenToAll: [false, false, true, false],
+    };
+    for (const kind of ["check", "literature"] as const)
+      expect(verifiedOnScale({ ...rule, central: "not required" }, kind, background, probabilities)[2], kind).toBe(
+        false,
+      );
+    expect(verifiedOnScale(rule, "check", background, probabilities)).toEqual([true, false, false, false]);
   });
 
   it("holds nothing under the floor, in any form", () => {

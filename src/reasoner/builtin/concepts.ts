@@ -139,6 +139,8 @@ const analyzed = (text: string): string[] => analyzeEnglish(spellingKey(text));
 export interface ConceptText {
   raw: string;
   sentences: string[][];
+  /** each sentence as written */
+  written: string[];
 }
 
 export function conceptText(title: string | null | undefined, text: string): ConceptText {
@@ -148,7 +150,7 @@ export function conceptText(title: string | null | undefined, text: string): Con
 /** Sentences prepared for concept matching (a title and a best sentence, say). */
 export function sentencesText(sentences: readonly string[]): ConceptText {
   const kept = sentences.filter((s) => s.trim().length > 0);
-  return { raw: kept.join("\n"), sentences: kept.map(analyzed) };
+  return { raw: kept.join("\n"), sentences: kept.map(analyzed), written: kept };
 }
 
 /**
@@ -163,7 +165,7 @@ export function namedAs(phrase: string, text: ConceptText): string | null {
     if (found) return found;
   }
   const units = conceptUnits(phrase);
-  if (units.length === 0 || !namesConcept(phrase, { raw: "", sentences: text.sentences }, 1)) return null;
+  if (units.length === 0 || namingSentences(phrase, text, 1, false).length === 0) return null;
   const terms = units.flat();
   return spanOf(terms, text.raw) ?? terms.map((term) => wordOf(term, text.raw) ?? term).join(" ");
 }
@@ -225,13 +227,8 @@ export function matchedConcepts(entities: readonly string[], text: ConceptText):
  * than three words by its longest pieces the text names, a single word only of three letters or more.
  */
 function keywordParts(concept: string, text: ConceptText): string[] {
-  const segments: string[][] = [[]];
-  for (const word of concept.split(/\s+/)) {
-    if (isEdge(word)) segments.push([]);
-    else segments[segments.length - 1]!.push(word);
-  }
   const parts: string[] = [];
-  for (const words of segments.filter((s) => s.length > 0)) {
+  for (const words of edgeSegments(concept)) {
     const used = new Array<boolean>(words.length).fill(false);
     for (let size = Math.min(PHRASE_WORDS, words.length); size >= 1; size--)
       for (let i = 0; i + size <= words.length; i++) {
@@ -304,11 +301,47 @@ const unitIn = (unit: readonly string[], terms: readonly string[]): boolean => {
  * names nothing and is never central.
  */
 export function namesConcept(concept: string, text: ConceptText, share = 0.5): boolean {
+  return namingSentences(concept, text, share, true).length > 0;
+}
+
+/** The sentences (their indexes) that name the concept, as namesConcept reads them; synonyms only when asked. */
+function namingSentences(concept: string, text: ConceptText, share: number, synonyms: boolean): number[] {
   const units = conceptUnits(concept);
-  if (units.length === 0) return false;
-  if ((SYNONYMS[concept.toLowerCase()] ?? []).some((synonym) => surfaceIn(text.raw, synonym) !== null)) return true;
+  if (units.length === 0) return [];
+  const alike = synonyms ? (SYNONYMS[concept.toLowerCase()] ?? []) : [];
   const needed = Math.ceil(units.length * share);
-  return text.sentences.some((terms) => units.filter((unit) => unitIn(unit, terms)).length >= needed);
+  const naming: number[] = [];
+  text.sentences.forEach((terms, i) => {
+    if (
+      alike.some((synonym) => surfaceIn(text.written[i]!, synonym) !== null) ||
+      units.filter((unit) => unitIn(unit, terms)).length >= needed
+    )
+      naming.push(i);
+  });
+  return naming;
+}
+
+/**
+ * A sentence that says what every participant received ("All participants reporting calcium intakes of 1000 mg/d or
+ * less received a supplement containing ... cholecalciferol"; "both groups were given calcium"): a co-intervention
+ * given to every arm, which the study does not compare.
+ */
+const EVERY_ARM_RECEIVED = new RegExp(
+  String.raw`\b(?:all|both|every|each)\s+(?:of\s+the\s+)?(?:[\p{L}-]+\s+){0,2}` +
+    String.raw`(?:participants?|patients?|subjects?|women|men|groups?|arms?|children|volunteers|animals|mice|rats)\b` +
+    String.raw`[^.;]*?\b(?:received|receive|were\s+given|took|were\s+supplemented|were\s+prescribed|continued)\b`,
+  "iu",
+);
+
+/**
+ * Where the text names the concept: in a sentence of its own ("named"), only in sentences saying what every
+ * participant received ("background": an alendronate trial whose participants all took cholecalciferol is not a
+ * study of vitamin D), or not at all ("absent").
+ */
+export function mentionOf(concept: string, text: ConceptText, share = 0.5): "named" | "background" | "absent" {
+  const naming = namingSentences(concept, text, share, true);
+  if (naming.length === 0) return "absent";
+  return naming.every((i) => EVERY_ARM_RECEIVED.test(text.written[i]!)) ? "background" : "named";
 }
 
 /**
@@ -317,9 +350,31 @@ export function namesConcept(concept: string, text: ConceptText, share = 0.5): b
  */
 export function centralConcept(entities: readonly string[]): string | null {
   for (const entity of entities) {
-    const concept = conceptOf(entity);
+    const concept = leadingConcept(entity);
     if (!concept || concept.split(/\s+/).every((w) => ASPECT_WORDS.has(w.toLowerCase()))) continue;
     if (conceptUnits(concept).length > 0) return concept;
   }
   return null;
+}
+
+/**
+ * An entity's concept, and of a run of keywords its first part between edge words ("vitamin D" of "vitamin D
+ * supplementation fracture risk older adults", as the same need asked as a question names it first).
+ */
+function leadingConcept(entity: string): string | null {
+  const concept = conceptOf(entity);
+  if (!concept || concept.split(/\s+/).length <= PHRASE_WORDS) return concept;
+  const segments = edgeSegments(concept);
+  const first = segments.find((words) => conceptUnits(words.join(" ")).length > 0);
+  return segments.length > 1 && first ? first.join(" ") : concept;
+}
+
+/** A run of keywords cut at its edge words ("vitamin D | fracture | older adults"), the empty pieces dropped. */
+function edgeSegments(concept: string): string[][] {
+  const segments: string[][] = [[]];
+  for (const word of concept.split(/\s+/)) {
+    if (isEdge(word)) segments.push([]);
+    else segments[segments.length - 1]!.push(word);
+  }
+  return segments.filter((words) => words.length > 0);
 }

@@ -14,6 +14,7 @@ import {
   conceptOf,
   conceptText,
   matchedConcepts,
+  mentionOf,
   namesConcept,
   sentencesText,
   type ConceptText,
@@ -307,8 +308,8 @@ function scoresOf(model: JudgeModel, features: readonly number[][]): number[] {
 
 /**
  * What the verdict scale reads of a call: the judge's evidence scores, each candidate's document, whether it names the
- * request's central concept (in its title or best sentence, or anywhere, as the scale says) and the share of the
- * request's concepts it names.
+ * request's central concept (in its title or best sentence, or anywhere, as the scale says), or names it only as what
+ * every participant received, and the share of the request's concepts it names.
  */
 export function callEvidence(
   entities: readonly string[],
@@ -320,15 +321,21 @@ export function callEvidence(
 ): CallEvidence {
   const concept = centralConcept(entities);
   const concepts = entities.map(conceptOf).filter((c): c is string => c !== null);
-  const namesCentral = candidates.map((candidate, i) => {
-    if (concept === null) return true;
+  const mentions = candidates.map((candidate, i) => {
+    if (concept === null) return "named";
     const where = central === "about" ? sentencesText([candidate.title ?? "", bestSentences[i] ?? ""]) : texts[i]!;
-    return namesConcept(concept, where);
+    return mentionOf(concept, where);
   });
   const conceptShare = texts.map((text) =>
     concepts.length > 0 ? concepts.filter((c) => namesConcept(c, text)).length / concepts.length : 1,
   );
-  return { scores, documents: candidates.map(documentKeyOf), namesCentral, conceptShare };
+  return {
+    scores,
+    documents: candidates.map(documentKeyOf),
+    namesCentral: mentions.map((m) => m === "named"),
+    centralOnlyGivenToAll: mentions.map((m) => m === "background"),
+    conceptShare,
+  };
 }
 
 /** Verdicts for the candidates, in their order. */

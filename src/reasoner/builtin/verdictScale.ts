@@ -76,8 +76,13 @@ export interface CallEvidence {
   scores: readonly number[];
   /** the document of each candidate (its chunks share one) */
   documents: readonly string[];
-  /** whether each candidate names the request's central concept */
+  /** whether each candidate names the request's central concept (other than as what every participant received) */
   namesCentral: readonly boolean[];
+  /**
+   * whether each candidate names the request's central concept only as what every participant received: a
+   * co-intervention of every arm, not what the study compares (concepts.ts mentionOf)
+   */
+  centralOnlyGivenToAll: readonly boolean[];
   /** the share of the request's entities each candidate names */
   conceptShare: readonly number[];
 }
@@ -126,8 +131,9 @@ export function scaleProbabilities(model: ScaleModel, call: CallEvidence): numbe
 
 /**
  * Verified: the call answers (its best evidence score reaches the judge's threshold, `gate`), a row of a request for
- * literature names the request's central concept where the scale requires it, its probability on the scale reaches the
- * floor, and, for a request to check, its own evidence score reaches the gate and is within the cut of the call's best.
+ * literature names the request's central concept where the scale requires it, no row names it only as what every
+ * participant received, its probability on the scale reaches the floor, and, for a request to check, its own evidence
+ * score reaches the gate and is within the cut of the call's best.
  */
 export function verifiedOnScale(
   rule: Pick<VerdictScale, "floor" | "central" | "checkCut" | "literatureEvidence"> & { gate: number },
@@ -143,6 +149,7 @@ export function verifiedOnScale(
       best >= rule.gate &&
       call.scores[i]! >= cut &&
       (kind === "check" || rule.central === "not required" || call.namesCentral[i]!) &&
+      !call.centralOnlyGivenToAll[i]! &&
       p >= rule.floor,
   );
 }
