@@ -64,8 +64,14 @@ describe("verifiedOnScale", () => {
   });
 
   it("keeps a request to check to the rows whose own evidence is near the call's best", () => {
-    // the cut: 0.6 of the best score 0.6 is 0.36; 0.3 is under it
-    expect(verifiedOnScale(rule, "check", call, probabilities)).toEqual([true, false, true, false]);
+    // the cut: 0.6 of the best score 0.6 is 0.36; 0.3 is under it; the best names nothing central here
+    const unread = { ...call, namesCentral: [false, true, false, true] };
+    expect(verifiedOnScale(rule, "check", unread, probabilities)).toEqual([true, false, true, false]);
+  });
+
+  it("asks a request to check's rows for the central concept when the call's best row names it", () => {
+    // the best (a) names it: b, near the best but without it, is not verified
+    expect(verifiedOnScale(rule, "check", call, probabilities)).toEqual([true, false, false, false]);
   });
 
   it("verifies no row that names the central concept only as what every participant received, in any form", () => {
@@ -79,7 +85,9 @@ describe("verifiedOnScale", () => {
       expect(verifiedOnScale({ ...rule, central: "not required" }, kind, background, probabilities)[2], kind).toBe(
         false,
       );
-    expect(verifiedOnScale(rule, "check", background, probabilities)).toEqual([true, false, false, false]);
+    expect(
+      verifiedOnScale(rule, "check", { ...background, namesCentral: [false, true, false, true] }, probabilities),
+    ).toEqual([true, false, false, false]);
   });
 
   it("holds nothing under the floor, in any form", () => {

@@ -46,8 +46,8 @@ export interface VerdictScale {
   floor: number;
   /**
    * where a verified row of a request for literature must name the request's central concept: in its title or best
-   * sentence, or anywhere (a request to check is read by its evidence alone: its claims name their subject in too
-   * many ways)
+   * sentence, or anywhere (a request to check asks it of its rows only when the call's best row names it: claims name
+   * their subject in too many ways to ask it always)
    */
   central: "about" | "anywhere" | "not required";
   /**
@@ -131,8 +131,8 @@ export function scaleProbabilities(model: ScaleModel, call: CallEvidence): numbe
 
 /**
  * Verified: the call answers (its best evidence score reaches the judge's threshold, `gate`), a row of a request for
- * literature names the request's central concept where the scale requires it, no row names it only as what every
- * participant received, its probability on the scale reaches the floor, and, for a request to check, its own evidence
+ * literature names the request's central concept where the scale requires it, a row of a request to check names it
+ * when the call's best row does, no row names it only as what every participant received, its probability on the scale reaches the floor, and, for a request to check, its own evidence
  * score reaches the gate and is within the cut of the call's best.
  */
 export function verifiedOnScale(
@@ -144,11 +144,16 @@ export function verifiedOnScale(
   const best = call.scores.reduce((m, p) => Math.max(m, p), 0);
   // a request to check: each row's evidence at the gate too, and within the cut of the best
   const cut = kind === "check" ? Math.max(rule.gate, rule.checkCut * best) : rule.literatureEvidence;
+  // a request to check asks its rows for the central concept when the call's best row names it: the concept is then
+  // read as the collection writes it; when the best does not, the reading is in doubt ("4-PBA" for a claim on
+  // "4-phenylbutyrate") and the evidence alone decides
+  const centralNeeded =
+    kind === "check" ? call.namesCentral[call.scores.indexOf(best)] === true : rule.central !== "not required";
   return probabilities.map(
     (p, i) =>
       best >= rule.gate &&
       call.scores[i]! >= cut &&
-      (kind === "check" || rule.central === "not required" || call.namesCentral[i]!) &&
+      (!centralNeeded || call.namesCentral[i]!) &&
       !call.centralOnlyGivenToAll[i]! &&
       p >= rule.floor,
   );
