@@ -132,8 +132,9 @@ export function scaleProbabilities(model: ScaleModel, call: CallEvidence): numbe
 /**
  * Verified: the call answers (its best evidence score reaches the judge's threshold, `gate`), a row of a request for
  * literature names the request's central concept where the scale requires it, a row of a request to check names it
- * when the call's best row does, no row names it only as what every participant received, its probability on the scale reaches the floor, and, for a request to check, its own evidence
- * score reaches the gate and is within the cut of the call's best.
+ * when the call's best row does, no row names it only as what every participant received, its probability on the
+ * scale reaches the floor, and, for a request to check, its own evidence score reaches the gate and is within the cut
+ * of the call's best.
  */
 export function verifiedOnScale(
   rule: Pick<VerdictScale, "floor" | "central" | "checkCut" | "literatureEvidence"> & { gate: number },
