@@ -13,7 +13,7 @@ export const LAYERS: [string, number][] = [
   ["src/domain", 0],
   // leaves every layer above may read: the retrieval port's types, the filter AST, text analysis, stores and models
   ["src/retrieval/port.ts", 1],
-  ["src/retrieval/text", 1],
+  ["src/text", 1],
   ["src/filters/ast.ts", 1],
   ["src/eventstore", 1],
   ["src/infra", 1],
@@ -165,7 +165,7 @@ const followed = () => imports().filter(([file, target]) => !(`${file} -> ${targ
 describe("the layers", () => {
   it("every file of src/ has a layer, and src/ holds about a dozen entries", () => {
     expect(sourceFiles("src").filter((f) => rankOf(f) === undefined)).toEqual([]);
-    expect(readdirSync(join(REPO_ROOT, "src")).length).toBeLessThanOrEqual(13);
+    expect(readdirSync(join(REPO_ROOT, "src")).length).toBeLessThanOrEqual(15);
   });
 
   it("imports run down, but for the few listed with their reason", () => {
