@@ -40,9 +40,6 @@ export const LAYERS: [string, number][] = [
 
 /** Imports that run up, each with the reason it stays. */
 const ALLOWED_UPWARD: Record<string, string> = {
-  "src/eventstore/streamCommand.ts -> projections/sqlProjection.ts":
-    "a command appends and projects its events in one transaction (a charge and its balance commit together); " +
-    "the projector is the one thing the store must call",
   "workflows/assistedTypes.ts -> src/usecases/search/queryCache.ts":
     "a type only: an assisted run carries query-record rows (CachedRow), whose shape the query record owns",
 };

@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { ScheduleNotFoundError, WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 import type { Db } from "../../eventstore/db.js";
-import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { Rejection } from "../../domain/rejection.js";
 import {
   alertStream,

@@ -1,7 +1,7 @@
 // Members of organizations and their sessions: invites, sign-in and sign-out, and the key actions the dashboard offers,
 // each decided by the pure rules in src/domain and appended as an event with the member (or the operator) as actor.
 import type { Db, Queryable } from "../../eventstore/db.js";
-import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { runStreamCommand } from "../../../projections/streamCommand.js";
 import {
   inviteStream,
   sessionStream,

@@ -4,7 +4,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 import type { Db } from "../../eventstore/db.js";
-import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { readStream } from "../../eventstore/eventStore.js";
 import { Rejection } from "../../domain/rejection.js";
 import {
