@@ -15,7 +15,6 @@ const STILL_LONG: Record<string, number> = {
   "src/usecases/assisted/assistedSearch.ts createAssistedSearch": 536,
   "src/usecases/search/searchService.ts createSearchService": 507,
   "projections/project.ts project": 490,
-  "src/usecases/alerts/alerts.ts createAlerts": 478,
   "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 427,
   "src/usecases/operator/operations.ts createOperations": 427,
   "src/http/openapi/document.ts dashboardOperations": 419,

@@ -179,7 +179,7 @@ describe("the layers", () => {
     expect(Object.keys(ALLOWED_UPWARD).length).toBeLessThanOrEqual(5);
   });
 
-  it("no loop between the top folders: src/http and src/mcp, src/filters and src/retrieval, every import counted", () => {
+  it("no loop between the top folders (src/http and src/mcp, src/filters and src/retrieval): every import", () => {
     expect(loopsOf(betweenTopFolders(imports()))).toEqual([]);
   });
 
