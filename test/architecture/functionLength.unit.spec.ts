@@ -16,7 +16,6 @@ const STILL_LONG: Record<string, number> = {
   "src/usecases/search/searchService.ts createSearchService": 507,
   "projections/project.ts project": 490,
   "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 427,
-  "src/usecases/operator/operations.ts createOperations": 427,
   "src/http/openapi/document.ts dashboardOperations": 419,
   "src/usecases/members/members.ts createMembers": 398,
   "src/http/routes/dashboardRoutes.ts dashboardRoutes": 372,
