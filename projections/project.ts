@@ -1,52 +1,19 @@
 // Projection logic, written once: what each event changes in balances, ledger, keys, unlocks, usage, prices, members,
-// invites and sessions.
+// invites and sessions; an alert's events are projected by alertProjection.ts, what project() reads and returns is
+// described in projectionReader.ts.
 // The same function feeds the inline projector (SQL, in the append transaction) and replay (memory, then bulk).
 // It updates the rows its reader hands out in place and returns them as the changes: both readers give the projector
 // rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
 import { usesTrialQuery, type CollectionCharge, type ProjectableEvent } from "../src/domain/events.js";
 import { dayPeriod, monthPeriod } from "../src/domain/queryQuota.js";
-import type {
-  AlertRow,
-  AlertRunRow,
-  ApiKeyRow,
-  BalanceRow,
-  CollectionUsageRow,
-  IngestionRow,
-  InviteRow,
-  MemberRow,
-  OrganizationRow,
-  ProjectionTable,
-  RowOf,
-  SessionRow,
-  UsageRow,
-  WebhookDeliveryRow,
-  WebhookEndpointRow,
-} from "./tables.js";
+import type { BalanceRow, OrganizationRow, UsageRow, WebhookDeliveryRow, WebhookEndpointRow } from "./tables.js";
 import { isDelivered } from "../src/domain/webhooks.js";
+import { projectAlert } from "./alertProjection.js";
+import type { Change, ProjectionReader } from "./projectionReader.js";
 
 export { dayPeriod, monthPeriod };
 
-/**
- * The rows projecting an event may read, answered synchronously: replay holds them in memory and the inline projector
- * fetches them in one query first (every row an event touches is named by the event itself).
- */
-export interface ProjectionReader {
-  organization(orgId: string): OrganizationRow | undefined;
-  balance(orgId: string): BalanceRow | undefined;
-  apiKey(keyId: string): ApiKeyRow | undefined;
-  usage(orgId: string, period: string): UsageRow | undefined;
-  collectionUsage(orgId: string, day: string, collection: string): CollectionUsageRow | undefined;
-  invite(inviteId: string): InviteRow | undefined;
-  member(memberId: string): MemberRow | undefined;
-  session(sessionId: string): SessionRow | undefined;
-  ingestion(ingestionId: string): IngestionRow | undefined;
-  webhookEndpoint(endpointId: string): WebhookEndpointRow | undefined;
-  webhookDelivery(messageId: string, endpointId: string): WebhookDeliveryRow | undefined;
-  alert(alertId: string): AlertRow | undefined;
-  alertRun(queryId: string): AlertRunRow | undefined;
-}
-
-export type Change = { [T in ProjectionTable]: { table: T; row: RowOf[T] } }[ProjectionTable];
+export type { Change, ProjectionReader } from "./projectionReader.js";
 
 const add = (a: string, b: bigint) => (BigInt(a) + b).toString();
 
@@ -240,12 +207,6 @@ function requireEndpoint(read: ProjectionReader, endpointId: string): WebhookEnd
 function requireDelivery(read: ProjectionReader, messageId: string, endpointId: string): WebhookDeliveryRow {
   const row = read.webhookDelivery(messageId, endpointId);
   if (!row) throw new Error(`projection: no webhook delivery of ${messageId} to ${endpointId}`);
-  return row;
-}
-
-function requireAlert(read: ProjectionReader, alertId: string): AlertRow {
-  const row = read.alert(alertId);
-  if (!row) throw new Error(`projection: no alert ${alertId}`);
   return row;
 }
 
@@ -656,82 +617,13 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
           row: { org_id: e.data.orgId, balance_low_micros: e.data.balanceLowThresholdMicros },
         },
       ];
-    case "AlertCreated": {
-      const d = e.data;
-      return [
-        {
-          table: "alerts",
-          row: {
-            alert_id: d.alertId,
-            org_id: d.orgId,
-            key_id: d.keyId,
-            definition: d.definition,
-            state: "active",
-            created_at: e.recordedAt,
-            seen: [...d.seenWorks],
-            runs: 0,
-            last_run_at: null,
-            paused_reason: null,
-          },
-        },
-      ];
-    }
+    case "AlertCreated":
     case "AlertPaused":
     case "AlertResumed":
     case "AlertDeleted":
-      return [
-        {
-          table: "alerts",
-          row: Object.assign(requireAlert(read, e.data.alertId), {
-            state: e.type === "AlertPaused" ? "paused" : e.type === "AlertResumed" ? "active" : "deleted",
-            paused_reason: e.type === "AlertPaused" ? (e.data.reason ?? null) : null,
-          }),
-        },
-      ];
-    case "AlertRunStarted": {
-      const d = e.data;
-      const alert = requireAlert(read, d.alertId);
-      return [
-        {
-          table: "alerts",
-          row: Object.assign(alert, {
-            seen: [...alert.seen, ...d.works],
-            runs: alert.runs + 1,
-            last_run_at: e.recordedAt,
-          }),
-        },
-        {
-          table: "alert_runs",
-          row: {
-            query_id: d.queryId,
-            alert_id: d.alertId,
-            org_id: d.orgId,
-            created_at: e.recordedAt,
-            trigger: d.trigger,
-            result_ids: [...d.resultIds],
-            works: [...d.works],
-            cost_micros: d.costMicros,
-            state: "pending",
-            ended_at: null,
-            amount_micros: "0",
-          },
-        },
-      ];
-    }
-    case "AlertRunEnded": {
-      const run = read.alertRun(e.data.queryId);
-      if (!run) throw new Error(`projection: no alert run ${e.data.queryId}`);
-      return [
-        {
-          table: "alert_runs",
-          row: Object.assign(run, {
-            state: e.data.outcome,
-            ended_at: e.recordedAt,
-            amount_micros: e.data.chargedMicros,
-          }),
-        },
-      ];
-    }
+    case "AlertRunStarted":
+    case "AlertRunEnded":
+      return projectAlert(e, read);
     case "RetractionsLoaded":
       // the list in force is read from the retractions stream itself (src/ingest/liveRetractions.ts)
       return [];
