@@ -14,7 +14,7 @@ const STILL_LONG: Record<string, number> = {
   "src/retrieval/engines/opensearch/openSearchEngine.ts createOpenSearchEngine": 584,
   "src/usecases/assisted/assistedSearch.ts createAssistedSearch": 536,
   "src/usecases/search/searchService.ts createSearchService": 507,
-  "projections/project.ts project": 421,
+  "projections/project.ts project": 227,
   "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 427,
   "src/http/openapi/document.ts dashboardOperations": 419,
   "src/usecases/members/members.ts createMembers": 398,
