@@ -20,7 +20,6 @@ const STILL_LONG: Record<string, number> = {
   "src/usecases/members/members.ts createMembers": 398,
   "src/http/routes/dashboardRoutes.ts dashboardRoutes": 372,
   "src/http/openapi/document.ts operatorOperations": 328,
-  "src/usecases/webhooks/webhooks.ts createWebhooks": 324,
   "src/app/composition.ts startRuntime": 314,
   "activities/ingestion.ts createIngestionActivities": 257,
   "src/usecases/dashboard/consoleData.ts createConsoleData": 246,
