@@ -17,7 +17,6 @@ const STILL_LONG: Record<string, number> = {
   "projections/project.ts project": 227,
   "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 427,
   "src/http/openapi/document.ts dashboardOperations": 419,
-  "src/usecases/members/members.ts createMembers": 398,
   "src/http/routes/dashboardRoutes.ts dashboardRoutes": 372,
   "src/http/openapi/document.ts operatorOperations": 328,
   "src/app/composition.ts startRuntime": 314,
