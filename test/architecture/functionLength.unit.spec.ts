@@ -29,7 +29,6 @@ const STILL_LONG: Record<string, number> = {
   "src/ingest/liveRetractions.ts createLiveRetractions": 189,
   "activities/assisted.ts createAssistedActivities": 175,
   "src/domain/organization.ts decide": 169,
-  "src/usecases/operator/reconciliation.ts reconcileOrganization": 162,
   "src/app/cli/operations.ts remoteOperations": 157,
   "src/usecases/catalogue/catalogueService.ts createCatalogueService": 153,
 };
