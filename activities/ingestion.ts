@@ -10,7 +10,7 @@ import { EmbeddingMismatchError, type SearchEngine } from "../src/retrieval/port
 import { Rejection } from "../src/domain/rejection.js";
 import type { PlainCollection } from "../src/domain/collectionDefinitions.js";
 import { ingestionStream, type Actor, type IngestionCounts } from "../src/domain/events.js";
-import { runStreamCommand } from "../src/eventstore/streamCommand.js";
+import { runStreamCommand } from "../projections/streamCommand.js";
 import { readStream } from "../src/eventstore/eventStore.js";
 import { readCollectionDocuments } from "../src/ingest/readCollection.js";
 import { OperatorFileError } from "../src/ingest/operatorFiles.js";

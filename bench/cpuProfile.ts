@@ -39,7 +39,7 @@ export type Phase = (typeof PHASES)[number];
 export const SOURCE_PHASES: Array<[string, Phase]> = [
   ["http/jsonBody", "parse and validate"],
   ["http/requestText", "parse and validate"],
-  ["http/schemas", "parse and validate"],
+  ["wire/schemas", "parse and validate"],
   ["usecases/search/queryValidation", "parse and validate"],
   ["usecases/catalogue/", "catalogue question check"],
   ["http/authentication", "authentication"],
@@ -49,7 +49,7 @@ export const SOURCE_PHASES: Array<[string, Phase]> = [
   ["retrieval/rerank", "rerank"],
   ["usecases/search/queryCache", "query record and response"],
   ["usecases/search/searchService", "query record and response"],
-  ["http/presenters/", "query record and response"],
+  ["wire/presenters/", "query record and response"],
   ["usecases/search/", "retrieval"],
   ["retrieval/", "retrieval"],
   ["embedding/", "retrieval"],

@@ -14,7 +14,7 @@ import { REPO_ROOT } from "../src/app/config.js";
 import { HYBRID_ALPHA } from "../src/retrieval/fusion.js";
 import type { RetrievalMode } from "../src/retrieval/port.js";
 import { queryForm, type RelevanceCoefficients, type RelevanceModel } from "../src/retrieval/relevance.js";
-import { bm25QueryTerms } from "../src/retrieval/text/luceneBm25.js";
+import { bm25QueryTerms } from "../src/text/luceneBm25.js";
 import { fitLogistic, type Sample } from "./logisticRegression.js";
 import {
   calibrationReport,

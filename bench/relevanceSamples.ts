@@ -18,7 +18,7 @@ import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embedded
 import type { RetrievalMode, SearchEngine } from "../src/retrieval/port.js";
 import type { QueryForm } from "../src/retrieval/relevance.js";
 import { searchCollections } from "../src/usecases/search/pipeline.js";
-import { ENGLISH_STOP_WORDS, tokenizeStandard } from "../src/retrieval/text/englishAnalyzer.js";
+import { ENGLISH_STOP_WORDS, tokenizeStandard } from "../src/text/englishAnalyzer.js";
 import { benchCollection, benchConfig, ingestBenchCollection, loadScifactJudgements } from "./scifactBench.js";
 import type { Config } from "../src/app/config.js";
 import { REPO_ROOT } from "../src/app/config.js";

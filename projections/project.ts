@@ -1,52 +1,21 @@
 // Projection logic, written once: what each event changes in balances, ledger, keys, unlocks, usage, prices, members,
-// invites and sessions.
+// invites and sessions. A feature's events have a handler of their own that project() calls: memberProjection.ts
+// (members, invites, sessions), webhookProjection.ts, alertProjection.ts; what they read and return is described in
+// projectionReader.ts.
 // The same function feeds the inline projector (SQL, in the append transaction) and replay (memory, then bulk).
 // It updates the rows its reader hands out in place and returns them as the changes: both readers give the projector
 // rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
 import { usesTrialQuery, type CollectionCharge, type ProjectableEvent } from "../src/domain/events.js";
 import { dayPeriod, monthPeriod } from "../src/domain/queryQuota.js";
-import type {
-  AlertRow,
-  AlertRunRow,
-  ApiKeyRow,
-  BalanceRow,
-  CollectionUsageRow,
-  IngestionRow,
-  InviteRow,
-  MemberRow,
-  OrganizationRow,
-  ProjectionTable,
-  RowOf,
-  SessionRow,
-  UsageRow,
-  WebhookDeliveryRow,
-  WebhookEndpointRow,
-} from "./tables.js";
-import { isDelivered } from "../src/domain/webhooks.js";
+import type { BalanceRow, OrganizationRow, UsageRow } from "./tables.js";
+import { projectAlert } from "./alertProjection.js";
+import { projectMember } from "./memberProjection.js";
+import { projectWebhook } from "./webhookProjection.js";
+import type { Change, ProjectionReader } from "./projectionReader.js";
 
 export { dayPeriod, monthPeriod };
 
-/**
- * The rows projecting an event may read, answered synchronously: replay holds them in memory and the inline projector
- * fetches them in one query first (every row an event touches is named by the event itself).
- */
-export interface ProjectionReader {
-  organization(orgId: string): OrganizationRow | undefined;
-  balance(orgId: string): BalanceRow | undefined;
-  apiKey(keyId: string): ApiKeyRow | undefined;
-  usage(orgId: string, period: string): UsageRow | undefined;
-  collectionUsage(orgId: string, day: string, collection: string): CollectionUsageRow | undefined;
-  invite(inviteId: string): InviteRow | undefined;
-  member(memberId: string): MemberRow | undefined;
-  session(sessionId: string): SessionRow | undefined;
-  ingestion(ingestionId: string): IngestionRow | undefined;
-  webhookEndpoint(endpointId: string): WebhookEndpointRow | undefined;
-  webhookDelivery(messageId: string, endpointId: string): WebhookDeliveryRow | undefined;
-  alert(alertId: string): AlertRow | undefined;
-  alertRun(queryId: string): AlertRunRow | undefined;
-}
-
-export type Change = { [T in ProjectionTable]: { table: T; row: RowOf[T] } }[ProjectionTable];
+export type { Change, ProjectionReader } from "./projectionReader.js";
 
 const add = (a: string, b: bigint) => (BigInt(a) + b).toString();
 
@@ -231,24 +200,6 @@ function moneyIn(
   ];
 }
 
-function requireEndpoint(read: ProjectionReader, endpointId: string): WebhookEndpointRow {
-  const row = read.webhookEndpoint(endpointId);
-  if (!row) throw new Error(`projection: no webhook endpoint ${endpointId}`);
-  return row;
-}
-
-function requireDelivery(read: ProjectionReader, messageId: string, endpointId: string): WebhookDeliveryRow {
-  const row = read.webhookDelivery(messageId, endpointId);
-  if (!row) throw new Error(`projection: no webhook delivery of ${messageId} to ${endpointId}`);
-  return row;
-}
-
-function requireAlert(read: ProjectionReader, alertId: string): AlertRow {
-  const row = read.alert(alertId);
-  if (!row) throw new Error(`projection: no alert ${alertId}`);
-  return row;
-}
-
 /**
  * The key an event was caused by, as of this event (the dashboard's "last used"): the whole row follows from the event.
  */
@@ -409,74 +360,13 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
     case "JournalRequested":
       // operators list requests from the events themselves (GET /admin/v1/journal-requests)
       return [keyUsed(e, e.data.orgId, e.data.keyId)];
-    case "MemberInvited": {
-      const d = e.data;
-      return [
-        {
-          table: "invites",
-          row: {
-            invite_id: d.inviteId,
-            org_id: d.orgId,
-            email: d.email,
-            role: d.role,
-            token_hash: d.tokenHash,
-            expires_at: d.expiresAt,
-            invited_at: e.recordedAt,
-            accepted_by: null,
-            accepted_at: null,
-            cancelled_at: null,
-          },
-        },
-      ];
-    }
-    case "InviteAccepted": {
-      const d = e.data;
-      const invite = read.invite(d.inviteId);
-      if (!invite) throw new Error(`projection: no invite ${d.inviteId}`);
-      return [
-        { table: "invites", row: Object.assign(invite, { accepted_by: d.memberId, accepted_at: e.recordedAt }) },
-        {
-          table: "members",
-          row: {
-            member_id: d.memberId,
-            org_id: d.orgId,
-            email: d.email,
-            role: d.role,
-            password_hash: d.passwordHash,
-            invite_id: d.inviteId,
-            joined_at: e.recordedAt,
-            removed_at: null,
-          },
-        },
-      ];
-    }
-    case "MemberRemoved": {
-      const member = read.member(e.data.memberId);
-      if (!member) throw new Error(`projection: no member ${e.data.memberId}`);
-      return [{ table: "members", row: Object.assign(member, { removed_at: e.recordedAt }) }];
-    }
-    case "InviteCancelled": {
-      const invite = read.invite(e.data.inviteId);
-      if (!invite) throw new Error(`projection: no invite ${e.data.inviteId}`);
-      return [{ table: "invites", row: Object.assign(invite, { cancelled_at: e.recordedAt }) }];
-    }
-    case "SessionStarted": {
-      const d = e.data;
-      return [
-        {
-          table: "sessions",
-          row: {
-            session_id: d.sessionId,
-            org_id: d.orgId,
-            member_id: d.memberId,
-            started_at: e.recordedAt,
-            expires_at: d.expiresAt,
-            ended_at: null,
-            end_reason: null,
-          },
-        },
-      ];
-    }
+    case "MemberInvited":
+    case "InviteAccepted":
+    case "MemberRemoved":
+    case "InviteCancelled":
+    case "SessionStarted":
+    case "SessionEnded":
+      return projectMember(e, read);
     case "IngestionStarted": {
       const d = e.data;
       return [
@@ -513,225 +403,23 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
         },
       ];
     }
-    case "SessionEnded": {
-      const session = read.session(e.data.sessionId);
-      if (!session) throw new Error(`projection: no session ${e.data.sessionId}`);
-      return [
-        { table: "sessions", row: Object.assign(session, { ended_at: e.recordedAt, end_reason: e.data.reason }) },
-      ];
-    }
-    case "WebhookEndpointCreated": {
-      const d = e.data;
-      return [
-        {
-          table: "webhook_endpoints",
-          row: {
-            endpoint_id: d.endpointId,
-            org_id: d.orgId,
-            url: d.url,
-            events: [...d.events],
-            description: d.description,
-            state: "enabled",
-            secret_version: 1,
-            previous_secret_expires_at: null,
-            created_at: e.recordedAt,
-            disabled_at: null,
-            disabled_reason: null,
-            failing_since: null,
-            last_success_at: null,
-          },
-        },
-      ];
-    }
+    case "WebhookEndpointCreated":
     case "WebhookSecretRotated":
-      return [
-        {
-          table: "webhook_endpoints",
-          row: Object.assign(requireEndpoint(read, e.data.endpointId), {
-            secret_version: e.data.secretVersion,
-            previous_secret_expires_at: e.data.previousSecretExpiresAt,
-          }),
-        },
-      ];
     case "WebhookEndpointDeleted":
-      return [
-        {
-          table: "webhook_endpoints",
-          row: Object.assign(requireEndpoint(read, e.data.endpointId), { state: "deleted" }),
-        },
-      ];
     case "WebhookEndpointDisabled":
-      return [
-        {
-          table: "webhook_endpoints",
-          row: Object.assign(requireEndpoint(read, e.data.endpointId), {
-            state: "disabled",
-            disabled_at: e.recordedAt,
-            disabled_reason: e.data.reason,
-          }),
-        },
-      ];
-    case "WebhookEventCreated": {
-      const d = e.data;
-      return d.endpointIds.map((endpointId): Change => ({
-        table: "webhook_deliveries",
-        row: {
-          message_id: d.messageId,
-          endpoint_id: endpointId,
-          org_id: d.orgId,
-          event_type: d.eventType,
-          created_at: e.recordedAt,
-          state: "pending",
-          attempts: 0,
-          last_status: null,
-          last_attempt_at: null,
-          ended_at: null,
-        },
-      }));
-    }
-    case "WebhookAttemptRecorded": {
-      const d = e.data;
-      const delivery = requireDelivery(read, d.messageId, d.endpointId);
-      const endpoint = requireEndpoint(read, d.endpointId);
-      const ok = isDelivered(d.status);
-      return [
-        {
-          table: "webhook_attempts",
-          row: {
-            position: e.position,
-            message_id: d.messageId,
-            endpoint_id: d.endpointId,
-            org_id: d.orgId,
-            attempt: d.attempt,
-            time: e.recordedAt,
-            status: d.status,
-            latency_ms: d.latencyMs,
-            excerpt: d.excerpt,
-            error: d.error,
-          },
-        },
-        {
-          table: "webhook_deliveries",
-          row: Object.assign(delivery, {
-            attempts: Math.max(delivery.attempts, d.attempt),
-            last_status: d.status,
-            last_attempt_at: e.recordedAt,
-          }),
-        },
-        {
-          table: "webhook_endpoints",
-          row: Object.assign(
-            endpoint,
-            ok
-              ? { failing_since: null, last_success_at: e.recordedAt }
-              : { failing_since: endpoint.failing_since ?? e.recordedAt },
-          ),
-        },
-      ];
-    }
+    case "WebhookEventCreated":
+    case "WebhookAttemptRecorded":
     case "WebhookDeliveryEnded":
-      return [
-        {
-          table: "webhook_deliveries",
-          row: Object.assign(requireDelivery(read, e.data.messageId, e.data.endpointId), {
-            state: e.data.outcome,
-            ended_at: e.recordedAt,
-          }),
-        },
-      ];
     case "WebhookRedeliveryRequested":
-      return [
-        {
-          table: "webhook_deliveries",
-          row: Object.assign(requireDelivery(read, e.data.messageId, e.data.endpointId), {
-            state: "pending",
-            ended_at: null,
-          }),
-        },
-      ];
     case "NotificationSettingsChanged":
-      return [
-        {
-          table: "notification_settings",
-          row: { org_id: e.data.orgId, balance_low_micros: e.data.balanceLowThresholdMicros },
-        },
-      ];
-    case "AlertCreated": {
-      const d = e.data;
-      return [
-        {
-          table: "alerts",
-          row: {
-            alert_id: d.alertId,
-            org_id: d.orgId,
-            key_id: d.keyId,
-            definition: d.definition,
-            state: "active",
-            created_at: e.recordedAt,
-            seen: [...d.seenWorks],
-            runs: 0,
-            last_run_at: null,
-            paused_reason: null,
-          },
-        },
-      ];
-    }
+      return projectWebhook(e, read);
+    case "AlertCreated":
     case "AlertPaused":
     case "AlertResumed":
     case "AlertDeleted":
-      return [
-        {
-          table: "alerts",
-          row: Object.assign(requireAlert(read, e.data.alertId), {
-            state: e.type === "AlertPaused" ? "paused" : e.type === "AlertResumed" ? "active" : "deleted",
-            paused_reason: e.type === "AlertPaused" ? (e.data.reason ?? null) : null,
-          }),
-        },
-      ];
-    case "AlertRunStarted": {
-      const d = e.data;
-      const alert = requireAlert(read, d.alertId);
-      return [
-        {
-          table: "alerts",
-          row: Object.assign(alert, {
-            seen: [...alert.seen, ...d.works],
-            runs: alert.runs + 1,
-            last_run_at: e.recordedAt,
-          }),
-        },
-        {
-          table: "alert_runs",
-          row: {
-            query_id: d.queryId,
-            alert_id: d.alertId,
-            org_id: d.orgId,
-            created_at: e.recordedAt,
-            trigger: d.trigger,
-            result_ids: [...d.resultIds],
-            works: [...d.works],
-            cost_micros: d.costMicros,
-            state: "pending",
-            ended_at: null,
-            amount_micros: "0",
-          },
-        },
-      ];
-    }
-    case "AlertRunEnded": {
-      const run = read.alertRun(e.data.queryId);
-      if (!run) throw new Error(`projection: no alert run ${e.data.queryId}`);
-      return [
-        {
-          table: "alert_runs",
-          row: Object.assign(run, {
-            state: e.data.outcome,
-            ended_at: e.recordedAt,
-            amount_micros: e.data.chargedMicros,
-          }),
-        },
-      ];
-    }
+    case "AlertRunStarted":
+    case "AlertRunEnded":
+      return projectAlert(e, read);
     case "RetractionsLoaded":
       // the list in force is read from the retractions stream itself (src/ingest/liveRetractions.ts)
       return [];

@@ -2,7 +2,7 @@
 // case that starts it; no I/O, safe inside the workflow sandbox.
 import { defineQuery, defineUpdate } from "@temporalio/workflow";
 import type { PlanInput, QueryUnderstanding, UnderstandInput, Understanding, Verdict } from "../src/reasoner/port.js";
-import type { CachedRow } from "../src/usecases/search/queryCache.js";
+import type { CachedRow } from "../src/domain/resultRow.js";
 
 export interface AssistedInput {
   orgId: string;

@@ -1,7 +1,7 @@
 // Compiles a filter AST into a predicate over chunk metadata for the embedded engine; also home of the
 // value semantics both compilers share (case-insensitive strings, date periods), so OpenSearch matches alike.
 import type { FilterNode, RangeBounds, ScalarValue } from "./ast.js";
-import { lowerCaseLikeLucene } from "../retrieval/text/englishAnalyzer.js";
+import { lowerCaseLikeLucene } from "../text/englishAnalyzer.js";
 
 export type MetadataPredicate = (metadata: Readonly<Record<string, unknown>>) => boolean;
 

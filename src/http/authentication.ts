@@ -1,7 +1,7 @@
 // Authenticates API keys (Bearer or X-API-Key) and the operator token; failures are 401s in the spec's envelope.
 import { timingSafeEqual } from "node:crypto";
 import type { Context, Next } from "koa";
-import { ApiError } from "./errors.js";
+import { ApiError } from "../wire/errors.js";
 import { hashApiKey, isWellFormedKey } from "../usecases/accounts/apiKeys.js";
 import type { Authenticate } from "../usecases/auth/authenticate.js";
 import type { RequestState } from "./requestContext.js";

@@ -1,7 +1,7 @@
 // Admits only canonical request paths, so each route has one spelling: anything else is 404 before routing and
 // authorization.
 import type { Context, Next } from "koa";
-import { ApiError } from "./errors.js";
+import { ApiError } from "../wire/errors.js";
 
 // percent-encoding of what never needs it (letters, digits, - . _ ~), of separators (/ \ ;) and of control bytes
 const NEEDLESS_OR_HIDING_ESCAPE = /%(?:[46][1-9a-f]|[57][0-9a]|3[0-9]|2[def]|5[cf]|7e|3b|[01][0-9a-f]|7f)/i;

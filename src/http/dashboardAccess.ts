@@ -2,7 +2,7 @@
 // operator token) on the signed-in routes, the CSRF tokens of every state-changing request, and the tighter limits
 // on failed sign-ins per address and per account.
 import type { Context, Middleware, Next } from "koa";
-import { ApiError } from "./errors.js";
+import { ApiError } from "../wire/errors.js";
 import { IpLimiter, clientAddress, refuseTooManyRequests } from "./ipLimiter.js";
 import { bearerToken, operatorTokenCheck } from "./authentication.js";
 import { isWellFormedToken, newSecretToken, sameSecret } from "../usecases/auth/sessionTokens.js";

@@ -2,7 +2,7 @@
 // UTF-8, nested too deep, malformed, or carrying text the store cannot hold is 422 VALIDATION_ERROR before any handler
 // runs.
 import type { Context, Next } from "koa";
-import { ApiError } from "./errors.js";
+import { ApiError } from "../wire/errors.js";
 import { findTextDefect } from "./requestText.js";
 
 /**

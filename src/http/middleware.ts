@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Context, Next } from "koa";
 import type { Logger } from "pino";
-import { ApiError, toApiError } from "./errors.js";
+import { ApiError, toApiError } from "../wire/errors.js";
 import type { ErrorCode } from "../domain/errorCodes.js";
 import type { RequestState } from "./requestContext.js";
 

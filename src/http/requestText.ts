@@ -1,7 +1,7 @@
 // Client text the service will not take: NUL (PostgreSQL cannot store it) and lone UTF-16 surrogates (not Unicode).
 // The body parser checks every string of a JSON body; `requestTargetText` checks the path and the query string.
 import type { Context, Next } from "koa";
-import { ApiError } from "./errors.js";
+import { ApiError } from "../wire/errors.js";
 
 /** What is wrong with one piece of client text, or undefined when PostgreSQL can store it as sent. */
 export function textProblem(text: string): string | undefined {

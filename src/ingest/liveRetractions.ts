@@ -4,7 +4,7 @@
 // RETRACTIONS_RECHECK_MS, so every API process follows a load within that time (the loading one at once).
 import type { Db } from "../eventstore/db.js";
 import { readStream } from "../eventstore/eventStore.js";
-import { runStreamCommand } from "../eventstore/streamCommand.js";
+import { runStreamCommand } from "../../projections/streamCommand.js";
 import { RETRACTIONS_STREAM, type Actor, type StoredEvent } from "../domain/events.js";
 import { Rejection } from "../domain/rejection.js";
 import type { FilterNode } from "../filters/ast.js";

@@ -16,7 +16,7 @@ import {
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { AuthContext } from "../usecases/auth/context.js";
-import { toApiError } from "../http/errors.js";
+import { toApiError } from "../wire/errors.js";
 import { formatCredits } from "../domain/money.js";
 import { toolsFor } from "./tools.js";
 import { isLowBalanceOf, toolNotFound, type McpDeps, type ToolsRequest } from "./toolKit.js";

@@ -7,7 +7,7 @@ import type { AuthContext } from "../usecases/auth/context.js";
 import type { BillingOutcome } from "../usecases/search/searchService.js";
 import type { ToolCalls } from "../usecases/tools/toolCalls.js";
 import type { ToolRegistry } from "../usecases/tools/toolRegistry.js";
-import type { SearchRouteDeps } from "../http/presenters/searchPresenters.js";
+import type { SearchRouteDeps } from "../wire/presenters/searchPresenters.js";
 import type { ToolSchemas } from "./toolSchemas.js";
 import type { Works } from "../usecases/works/works.js";
 import type { WorkFacets } from "../usecases/works/workFacets.js";

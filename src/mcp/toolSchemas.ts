@@ -1,7 +1,7 @@
-// The arguments each MCP tool takes. The search tools reuse the REST bodies' zod schemas (src/http/schemas.ts), so a
+// The arguments each MCP tool takes. The search tools reuse the REST bodies' zod schemas (src/wire/schemas.ts), so a
 // tool validates exactly as its REST twin; the MCP-only tools' own arguments carry the reference service's names.
 import { z } from "zod";
-import { alertBody, assistedBody, queryBody, boundQueryBody, journalRequestBody, maxCost } from "../http/schemas.js";
+import { alertBody, assistedBody, queryBody, boundQueryBody, journalRequestBody, maxCost } from "../wire/schemas.js";
 
 /**
  * JSON Schema of a zod schema, as a client sends it (defaults optional), without the draft marker clients do not need.

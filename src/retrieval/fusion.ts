@@ -2,7 +2,7 @@
 // the dense similarity, score normalization to an absolute 0..1 scale, hybrid fusion and tie-breaking.
 import type { ChunkRecord, RetrievalMode } from "./port.js";
 
-export { BM25_B, BM25_K1 } from "./text/luceneBm25.js";
+export { BM25_B, BM25_K1 } from "../text/luceneBm25.js";
 
 /**
  * Weight of the dense score in the hybrid convex combination: score = alpha * dense + (1 - alpha) * sparse.

@@ -1,50 +1,11 @@
 // The retrieval port: one contract that the embedded engine and the OpenSearch adapter both obey.
 import type { CollectionInventory } from "../domain/inventory.js";
 import type { FilterNode } from "../filters/ast.js";
+import type { ChunkMetadata } from "../domain/resultRow.js";
+
+export type { ChunkMetadata, FigureRef } from "../domain/resultRow.js";
 
 export type RetrievalMode = "dense" | "sparse" | "hybrid";
-
-/** Metadata stored with a chunk; field names are the spec's (snake_case). */
-export interface ChunkMetadata {
-  chunk_index: number;
-  doc_id: string;
-  section?: string | null;
-  title?: string | null;
-  authors?: string[] | null;
-  doi?: string | null;
-  pmid?: string | null;
-  pmcid?: string | null;
-  url?: string | null;
-  journal?: string | null;
-  publisher?: string | null;
-  issn?: string[] | null;
-  isbn?: string | null;
-  keywords?: string[] | null;
-  publication_date?: string | null;
-  article_type?: string | null;
-  open_access?: boolean | null;
-  license?: string | null;
-  figures?: FigureRef[] | null;
-  /** works citing this one, where the source counts them (OpenAlex) */
-  cited_by_count?: number | null;
-  [field: string]: unknown;
-}
-
-export interface FigureRef {
-  id: string;
-  label: string;
-  caption: string;
-  /**
-   * path of the image file relative to the collection's figure directory (images the ingestion draws); never returned
-   * to clients
-   */
-  path?: string;
-  /**
-   * the image file a source ships beside its article (a JATS `<graphic>`), relative to the data root; never returned to
-   * clients
-   */
-  source?: string;
-}
 
 /** One indexable unit. `id` is stable across re-ingestion, so indexing the same input twice is a no-op. */
 export interface ChunkRecord {

@@ -3,8 +3,8 @@
 // fitted by bench/fitRelevance.ts into relevanceModel.json, which this module reads.
 import fitted from "./relevanceModel.json" with { type: "json" };
 import type { RetrievalMode } from "./port.js";
-import { ENGLISH_STOP_WORDS, tokenizeStandard } from "./text/englishAnalyzer.js";
-import { bm25QueryTerms } from "./text/luceneBm25.js";
+import { ENGLISH_STOP_WORDS, tokenizeStandard } from "../text/englishAnalyzer.js";
+import { bm25QueryTerms } from "../text/luceneBm25.js";
 
 /** How a request is phrased: a question, a claim (a statement to check) or keywords. */
 export type QueryForm = "question" | "claim" | "keywords";

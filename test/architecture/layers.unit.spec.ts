@@ -1,8 +1,9 @@
 // The layout's rules: imports run down the layers (docs/architecture.md). Every relative import of src/, workflows/,
 // activities/ and projections/ is checked against the layer table; an import that runs up is allowed only when it is
-// listed below with its reason, and there are at most five. Besides, no import loop: neither between the table's
-// folders (mcp and http, workflows and the use cases), nor between any two folders (each use case's folder, each
-// engine's folder counts on its own), nor between files; and the domain does no I/O.
+// listed below with its reason, and there are at most five. Besides, no import loop: neither between the top folders
+// (src/http and src/mcp, src/filters and src/retrieval, counting every import, a listed one too), nor between the
+// table's folders, nor between any two folders (each use case's folder, each engine's folder counts on its own), nor
+// between files; and the domain does no I/O.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,7 +14,7 @@ export const LAYERS: [string, number][] = [
   ["src/domain", 0],
   // leaves every layer above may read: the retrieval port's types, the filter AST, text analysis, stores and models
   ["src/retrieval/port.ts", 1],
-  ["src/retrieval/text", 1],
+  ["src/text", 1],
   ["src/filters/ast.ts", 1],
   ["src/eventstore", 1],
   ["src/infra", 1],
@@ -30,22 +31,14 @@ export const LAYERS: [string, number][] = [
   ["src/usecases", 6],
   ["activities", 6],
   // what REST and MCP share: request schemas, the error type, response shapers
-  ["src/http/schemas.ts", 7],
-  ["src/http/errors.ts", 7],
-  ["src/http/presenters", 7],
+  ["src/wire", 7],
   ["src/http", 8],
   ["src/mcp", 8],
   ["src/app", 9],
 ];
 
 /** Imports that run up, each with the reason it stays. */
-const ALLOWED_UPWARD: Record<string, string> = {
-  "src/eventstore/streamCommand.ts -> projections/sqlProjection.ts":
-    "a command appends and projects its events in one transaction (a charge and its balance commit together); " +
-    "the projector is the one thing the store must call",
-  "workflows/assistedTypes.ts -> src/usecases/search/queryCache.ts":
-    "a type only: an assisted run carries query-record rows (CachedRow), whose shape the query record owns",
-};
+const ALLOWED_UPWARD: Record<string, string> = {};
 
 /** Modules the domain may not import: the domain decides, it reads no file, database, network or clock service. */
 const DOMAIN_IO = new RegExp(
@@ -85,6 +78,19 @@ function folderOf(path: string): string {
   const entry = layerOf(path);
   const folder = dirname(path);
   return entry && entry.length > folder.length ? entry : folder;
+}
+
+/** The top folder a path sits in: src/<folder>, or workflows, activities, projections. */
+export function topFolderOf(path: string): string {
+  const parts = path.split("/");
+  return parts[0] === "src" ? parts.slice(0, 2).join("/") : parts[0]!;
+}
+
+/** The imports between two top folders, as [folder, folder]. */
+export function betweenTopFolders(edges: readonly [string, string][]): [string, string][] {
+  return edges
+    .map(([file, target]): [string, string] => [topFolderOf(file), topFolderOf(target)])
+    .filter(([a, b]) => a !== b);
 }
 
 /** Whether one folder holds the other: a folder's files may use its subfolders and be used by them. */
@@ -165,12 +171,16 @@ const followed = () => imports().filter(([file, target]) => !(`${file} -> ${targ
 describe("the layers", () => {
   it("every file of src/ has a layer, and src/ holds about a dozen entries", () => {
     expect(sourceFiles("src").filter((f) => rankOf(f) === undefined)).toEqual([]);
-    expect(readdirSync(join(REPO_ROOT, "src")).length).toBeLessThanOrEqual(13);
+    expect(readdirSync(join(REPO_ROOT, "src")).length).toBeLessThanOrEqual(15);
   });
 
   it("imports run down, but for the few listed with their reason", () => {
     expect(upwardImports().filter((i) => !(i in ALLOWED_UPWARD))).toEqual([]);
     expect(Object.keys(ALLOWED_UPWARD).length).toBeLessThanOrEqual(5);
+  });
+
+  it("no loop between the top folders (src/http and src/mcp, src/filters and src/retrieval): every import", () => {
+    expect(loopsOf(betweenTopFolders(imports()))).toEqual([]);
   });
 
   it("no loop between the table's folders: mcp and http, workflows, activities and the use cases", () => {
@@ -195,11 +205,29 @@ describe("the layers", () => {
     ];
     const folders = loop.map(([a, b]): [string, string] => [layerOf(a)!, layerOf(b)!]);
     expect(loopsOf(folders)).toEqual([["src/http", "src/mcp"]]);
+    // the loops issue 50 named: a subfolder (http/presenters), a leaf of the table (retrieval/text) or an exception
+    // listed as an upward import hid each from the checks below, not from the top folders'
+    const hidden: [string, string][] = [
+      ["src/http/routes/mcpRoutes.ts", "src/mcp/server.ts"],
+      ["src/mcp/tools/searchTools.ts", "src/http/presenters/searchPresenters.ts"],
+      ["src/filters/compileToPredicate.ts", "src/retrieval/text/englishAnalyzer.ts"],
+      ["src/retrieval/engines/opensearch/queryBuilder.ts", "src/filters/compileToOpenSearch.ts"],
+      ["src/eventstore/streamCommand.ts", "projections/sqlProjection.ts"],
+      ["projections/replay.ts", "src/eventstore/eventStore.ts"],
+      ["workflows/assistedTypes.ts", "src/usecases/search/queryCache.ts"],
+      ["src/usecases/assisted/assistedSearch.ts", "workflows/assisted.ts"],
+    ];
+    expect(loopsOf(betweenTopFolders(hidden))).toEqual([
+      ["src/http", "src/mcp"],
+      ["src/filters", "src/retrieval"],
+      ["projections", "src/eventstore"],
+      ["src/usecases", "workflows"],
+    ]);
     const useCases: [string, string][] = [
       ["src/usecases/auth/context.ts", "src/usecases/accounts/accounts.ts"],
       ["src/usecases/accounts/keyCommands.ts", "src/usecases/auth/apiKeys.ts"],
       ["src/http/app.ts", "src/http/routes/searchRoutes.ts"],
-      ["src/http/routes/searchRoutes.ts", "src/http/errors.ts"],
+      ["src/http/routes/searchRoutes.ts", "src/wire/errors.ts"],
     ];
     expect(loopsOf(betweenFolders(useCases))).toEqual([["src/usecases/accounts", "src/usecases/auth"]]);
     expect(

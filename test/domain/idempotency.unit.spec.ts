@@ -9,7 +9,7 @@ import {
   repeatOfKey,
   type KeyedRun,
 } from "../../src/domain/idempotency.js";
-import { toApiError } from "../../src/http/errors.js";
+import { toApiError } from "../../src/wire/errors.js";
 
 const RUNS: KeyedRun[] = ["running", "ended", "unknown"];
 

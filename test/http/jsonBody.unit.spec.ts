@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBody } from "../../src/http/jsonBody.js";
 import { findTextDefect, textProblem } from "../../src/http/requestText.js";
-import { ApiError } from "../../src/http/errors.js";
+import { ApiError } from "../../src/wire/errors.js";
 
 function refusal(raw: string): ApiError {
   try {

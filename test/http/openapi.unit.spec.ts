@@ -9,7 +9,7 @@ import { z } from "zod";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { createApp, appRoutes, type AppDeps } from "../../src/http/app.js";
 import { buildOpenApiDocument, requestJsonSchema } from "../../src/http/openapi/document.js";
-import { queryBody, previewBody, unlockBody, journalsQuery, MAX_COLLECTIONS } from "../../src/http/schemas.js";
+import { queryBody, previewBody, unlockBody, journalsQuery, MAX_COLLECTIONS } from "../../src/wire/schemas.js";
 import { DOCS_CONTENT_SECURITY_POLICY } from "../../src/http/routes/docsRoutes.js";
 import { routeCoverage } from "../../src/http/openapi/routedOperations.js";
 

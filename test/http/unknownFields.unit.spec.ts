@@ -1,8 +1,8 @@
 // /query and /{collection} refuse fields they do not take (a paid search never drops an option silently), naming the
 // field and, for the other endpoint's spelling of one of theirs, the spelling they take; documented aliases still pass.
 import { describe, expect, it } from "vitest";
-import { collectionSearchBody, parseOr422, queryBody } from "../../src/http/schemas.js";
-import { ApiError } from "../../src/http/errors.js";
+import { collectionSearchBody, parseOr422, queryBody } from "../../src/wire/schemas.js";
+import { ApiError } from "../../src/wire/errors.js";
 
 function refusal(schema: Parameters<typeof parseOr422>[0], body: unknown): ApiError {
   try {

@@ -240,7 +240,7 @@ describe("the reference Python SDK against the running service", () => {
 describe("where the SDK and the spec disagree", () => {
   it("search(include_metadata=False) is honoured: /query takes the SDK's camelCase beside snake_case", async () => {
     // The SDK (and the reference OpenAPI) spell /query's options in camelCase (includeMetadata, includeFigures,
-    // imageMaxWidth, ...); the spec's /query table spells them in snake_case. /query takes both (src/http/schemas.ts),
+    // imageMaxWidth, ...); the spec's /query table spells them in snake_case. /query takes both (src/wire/schemas.ts),
     // so the SDK's clients work; the same option sent in both spellings with different values is refused.
     const lines = await sdk(key, [
       {

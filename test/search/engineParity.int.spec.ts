@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FilterNode } from "../../src/filters/ast.js";
 import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embeddedEngine.js";
-import { analyzeEnglish } from "../../src/retrieval/text/englishAnalyzer.js";
+import { analyzeEnglish } from "../../src/text/englishAnalyzer.js";
 import { efSearchFor } from "../../src/retrieval/engines/opensearch/denseScoring.js";
 import { createOpenSearchEngine } from "../../src/retrieval/engines/opensearch/openSearchEngine.js";
 import type { ChunkRecord, RetrievalMode, SearchEngine, SearchHit } from "../../src/retrieval/port.js";

@@ -12,7 +12,7 @@ import {
 } from "../../src/usecases/works/facetCounts.js";
 import { decideFacets } from "../../src/usecases/works/facetsFacts.js";
 import { syntheticFacets, worksIntegrity } from "../../src/usecases/works/workFacets.js";
-import { worksFacetsBody } from "../../src/http/schemas.js";
+import { worksFacetsBody } from "../../src/wire/schemas.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import type { Integrity } from "../../src/domain/integrity.js";
 

@@ -56,7 +56,7 @@ import {
   alertBody,
   alertRunsQuery,
   notificationSettingsBody,
-} from "../schemas.js";
+} from "../../wire/schemas.js";
 import * as responses from "./responses.js";
 import * as operator from "./operatorResponses.js";
 import * as dashboard from "./dashboardResponses.js";

@@ -1,6 +1,6 @@
 // /admin/v1: the operator API. Paths and shapes are fixed; other tools depend on them. Its access (the operator token)
 // is declared where the groups are mounted (app.ts), so it applies to whatever this router matches.
-import { ApiError } from "../errors.js";
+import { ApiError } from "../../wire/errors.js";
 import Router from "@koa/router";
 import {
   parseOr422,
@@ -24,7 +24,7 @@ import {
   webhookEndpointBody,
   webhookDeliveriesQuery,
   alertRunsQuery,
-} from "../schemas.js";
+} from "../../wire/schemas.js";
 import { ledgerCsv } from "../../usecases/operator/ledgerCsv.js";
 import { organizationListView, type Operations } from "../../usecases/operator/operations.js";
 import { requestBaseUrl, type RequestState } from "../requestContext.js";

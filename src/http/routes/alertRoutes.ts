@@ -1,7 +1,7 @@
 // /api/v1/alerts: an organization's alerts on a saved search, shown with their runs. HTTP translation only.
 import Router from "@koa/router";
 import type { Context } from "koa";
-import { alertBody, alertRunsQuery, parseOr422 } from "../schemas.js";
+import { alertBody, alertRunsQuery, parseOr422 } from "../../wire/schemas.js";
 import { ALERTS_SANDBOX_REASON, type Alerts } from "../../usecases/alerts/alerts.js";
 import type { SearchService } from "../../usecases/search/searchService.js";
 import { liveCaller } from "./webhookRoutes.js";

@@ -3,8 +3,8 @@
 // action is behind the session and its CSRF check; an alert of another organization reads as not found.
 import type Router from "@koa/router";
 import type { Context } from "koa";
-import { parseOr422, csrfOnlyForm, dashboardAlertForm } from "../schemas.js";
-import { toApiError } from "../errors.js";
+import { parseOr422, csrfOnlyForm, dashboardAlertForm } from "../../wire/schemas.js";
+import { toApiError } from "../../wire/errors.js";
 import { wantsHtml } from "../dashboardAccess.js";
 import { Rejection } from "../../domain/rejection.js";
 import type { Principal } from "../../domain/member.js";

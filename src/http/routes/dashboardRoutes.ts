@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import Router from "@koa/router";
 import type { Context } from "koa";
 import type { z } from "zod";
-import { ApiError, toApiError } from "../errors.js";
+import { ApiError, toApiError } from "../../wire/errors.js";
 import {
   parseOr422,
   loginBody,
@@ -24,7 +24,7 @@ import {
   operatorLimitsForm,
   operatorSuspendForm,
   limitsBody,
-} from "../schemas.js";
+} from "../../wire/schemas.js";
 import { sendExport } from "./exportResponse.js";
 import type { Works } from "../../usecases/works/works.js";
 import { refuseTooManyRequests } from "../ipLimiter.js";

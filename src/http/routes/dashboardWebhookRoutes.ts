@@ -4,7 +4,7 @@
 // action is behind the session and its CSRF check; an endpoint of another organization reads as not found.
 import type Router from "@koa/router";
 import type { Context } from "koa";
-import { parseOr422, csrfOnlyForm, dashboardNotificationsForm, dashboardWebhookForm } from "../schemas.js";
+import { parseOr422, csrfOnlyForm, dashboardNotificationsForm, dashboardWebhookForm } from "../../wire/schemas.js";
 import { wantsHtml } from "../dashboardAccess.js";
 import { Rejection } from "../../domain/rejection.js";
 import { assertMay, mayDo } from "../../domain/member.js";

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import Router from "@koa/router";
-import { ApiError } from "../errors.js";
+import { ApiError } from "../../wire/errors.js";
 
 const require = createRequire(import.meta.url);
 

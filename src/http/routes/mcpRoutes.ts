@@ -16,7 +16,7 @@ import { Readable } from "node:stream";
 import Router from "@koa/router";
 import type { Context } from "koa";
 import * as streamableHttp from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { ApiError } from "../errors.js";
+import { ApiError } from "../../wire/errors.js";
 import { afterResponseFlushed, requestBaseUrl, type RequestState } from "../requestContext.js";
 import { createMcpServer } from "../../mcp/server.js";
 import type { McpDeps } from "../../mcp/toolKit.js";

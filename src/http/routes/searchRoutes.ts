@@ -1,7 +1,7 @@
 // /api/v1/search: collections, query, {collection}, preview, unlock, results and quota. HTTP translation only.
 import Router from "@koa/router";
 import type { Context } from "koa";
-import { ApiError } from "../errors.js";
+import { ApiError } from "../../wire/errors.js";
 import { sendExport } from "./exportResponse.js";
 import { refetchDelivered } from "../../usecases/results/deliveredRefetch.js";
 import {
@@ -19,7 +19,7 @@ import {
   requestedCollections,
   figureOptionsOf,
   snakeFigureOptionsOf,
-} from "../schemas.js";
+} from "../../wire/schemas.js";
 import { afterResponseFlushed, type RequestState } from "../requestContext.js";
 import type { SearchOutcome } from "../../usecases/search/searchService.js";
 import { listCollections } from "../../usecases/catalogue/collectionsList.js";
@@ -39,10 +39,10 @@ import {
   unlockRequestOf,
   unlockResponse,
   type SearchRouteDeps,
-} from "../presenters/searchPresenters.js";
+} from "../../wire/presenters/searchPresenters.js";
 import type { SearchRequestInput } from "../../usecases/search/pipeline.js";
 import type { ListRequest } from "../../usecases/search/searchService.js";
-export type { SearchRouteDeps } from "../presenters/searchPresenters.js";
+export type { SearchRouteDeps } from "../../wire/presenters/searchPresenters.js";
 
 const auth = (ctx: Context): AuthContext => {
   const a = (ctx.state as RequestState).auth;

@@ -1,7 +1,7 @@
 // /api/v1/tools/{prefix}/{tool}: tool calls that share the per-minute budget with search. HTTP translation only.
 import Router from "@koa/router";
 import type { Context } from "koa";
-import { ApiError } from "../errors.js";
+import { ApiError } from "../../wire/errors.js";
 import type { RequestState } from "../requestContext.js";
 import type { ToolCalls } from "../../usecases/tools/toolCalls.js";
 import { setBillingHeaders } from "./billingHeaders.js";

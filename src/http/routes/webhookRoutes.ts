@@ -1,8 +1,13 @@
 // /api/v1/webhooks: an organization's webhook endpoints, their deliveries and attempts. HTTP translation only.
 import Router from "@koa/router";
 import type { Context } from "koa";
-import { ApiError } from "../errors.js";
-import { parseOr422, notificationSettingsBody, webhookDeliveriesQuery, webhookEndpointBody } from "../schemas.js";
+import { ApiError } from "../../wire/errors.js";
+import {
+  parseOr422,
+  notificationSettingsBody,
+  webhookDeliveriesQuery,
+  webhookEndpointBody,
+} from "../../wire/schemas.js";
 import { parseCredits } from "../../domain/money.js";
 import type { RequestState } from "../requestContext.js";
 import type { Webhooks } from "../../usecases/webhooks/webhooks.js";

@@ -1,7 +1,7 @@
 // /api/v1/works: a work by any identifier, many at once, its references and the works citing it. HTTP translation only.
 import Router from "@koa/router";
 import type { Context } from "koa";
-import { ApiError } from "../errors.js";
+import { ApiError } from "../../wire/errors.js";
 import {
   parseOr422,
   requestedCollections,
@@ -9,7 +9,7 @@ import {
   worksBatchBody,
   worksBatchQuery,
   worksFacetsBody,
-} from "../schemas.js";
+} from "../../wire/schemas.js";
 import type { RequestState } from "../requestContext.js";
 import type { AuthContext } from "../../usecases/auth/context.js";
 import type { Works } from "../../usecases/works/works.js";

@@ -1,6 +1,6 @@
 // The MCP tools about what this key has and reaches: get_balance, list_collections, list_journals and request_journal
 // (free; list_collections, list_journals and request_journal are their REST twins' use cases).
-import { parseOr422, journalsQuery, journalRequestBody } from "../../http/schemas.js";
+import { parseOr422, journalsQuery, journalRequestBody } from "../../wire/schemas.js";
 import { listCollections } from "../../usecases/catalogue/collectionsList.js";
 import type { AuthContext } from "../../usecases/auth/context.js";
 import { listJournalsSchemas, noArgs, noArgsSchemas, requestJournalSchemas } from "../toolSchemas.js";

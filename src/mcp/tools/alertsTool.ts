@@ -1,6 +1,6 @@
 // The MCP tool `alerts`: the alerts of POST/GET /api/v1/alerts in one tool, an action per REST route (same use case,
 // validation, organization and sandbox rules).
-import { alertBody, parseOr422 } from "../../http/schemas.js";
+import { alertBody, parseOr422 } from "../../wire/schemas.js";
 import { refuseSandbox } from "../../usecases/search/sandbox.js";
 import { ALERTS_SANDBOX_REASON } from "../../usecases/alerts/alerts.js";
 import { alertsArgs, alertsSchemas } from "../toolSchemas.js";

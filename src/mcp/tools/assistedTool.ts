@@ -5,14 +5,14 @@ import type { AssistedProgress } from "../../../workflows/assistedTypes.js";
 import type { AssistedAnswer } from "../../usecases/assisted/assistedSearch.js";
 import { searchFigureImages } from "../../usecases/figures/figureImages.js";
 import { idempotencyRequest } from "../../usecases/search/previewIdempotency.js";
-import { assistedResponse } from "../../http/presenters/searchPresenters.js";
+import { assistedResponse } from "../../wire/presenters/searchPresenters.js";
 import {
   assistedAnswerBody,
   assistedBody,
   figureOptionsOf,
   parseOr422,
   requestedCollections,
-} from "../../http/schemas.js";
+} from "../../wire/schemas.js";
 import { assistedSearchSchemas } from "../toolSchemas.js";
 import { bad, billedAnswer, objectArgs, type ToolContext, type ToolDefinition } from "../toolKit.js";
 

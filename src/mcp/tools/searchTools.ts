@@ -13,8 +13,8 @@ import {
   resultsBody,
   searchRequestOf,
   unlockRequestOf,
-} from "../../http/presenters/searchPresenters.js";
-import { parseOr422, requestedCollections, snakeFigureOptionsOf, unlockBody } from "../../http/schemas.js";
+} from "../../wire/presenters/searchPresenters.js";
+import { parseOr422, requestedCollections, snakeFigureOptionsOf, unlockBody } from "../../wire/schemas.js";
 import {
   boundPreviewSearchArgs,
   boundSearchArgs,

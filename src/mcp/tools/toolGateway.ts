@@ -1,7 +1,7 @@
 // The MCP tools over the catalogue of tools: find-tools, inspect-tool and call-tool, and the gateway's own tools
 // (`prefix--tool`, POST /api/v1/tools/{prefix}/{tool}) as they are listed and called.
 import { formatCredits } from "../../domain/money.js";
-import { parseOr422 } from "../../http/schemas.js";
+import { parseOr422 } from "../../wire/schemas.js";
 import {
   callToolArgs,
   callToolSchemas,

@@ -8,7 +8,7 @@ import {
   workListQuery,
   worksBatchBody,
   worksFacetsBody,
-} from "../../http/schemas.js";
+} from "../../wire/schemas.js";
 import { exportWorks } from "../../usecases/works/citationExport.js";
 import { refetchDelivered } from "../../usecases/results/deliveredRefetch.js";
 import { z } from "zod";

@@ -4,7 +4,7 @@
 // that misses the request's central concept (its first entity: the subject of a question or a claim, the intervention
 // of a comparison) is not verified, however many peripheral words it shares.
 import { splitSentences } from "../../ingest/sentences.js";
-import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
+import { analyzeEnglish } from "../../text/englishAnalyzer.js";
 import { ENTITY_EDGE_WORDS, FUNCTION_WORDS, GENERIC_WORDS } from "./vocabulary.js";
 
 /** What is done with, or measured of, a concept: cut from an entity's edges to leave the concept itself. */

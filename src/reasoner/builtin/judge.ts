@@ -5,7 +5,7 @@
 // claims, so that second stage lives only in the calibration benchmark (bench/judgeStages.ts), which says when it
 // would.
 import type { Embedder } from "../../embedding/port.js";
-import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
+import { analyzeEnglish } from "../../text/englishAnalyzer.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
 import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from "./qualifiers.js";
 import { YES_NO_QUESTION } from "./vocabulary.js";

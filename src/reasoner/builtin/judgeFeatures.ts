@@ -6,7 +6,7 @@
 // cross-encoder and a second bi-encoder was tried as a second stage, bench/judgeStages.ts, and is not shipped: see
 // judge.ts.)
 import { splitSentences } from "../../ingest/sentences.js";
-import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
+import { analyzeEnglish } from "../../text/englishAnalyzer.js";
 import type { Candidate } from "../port.js";
 
 /** Names of the features, in the order of the vectors `candidateFeatures` returns (the calibration file keys them). */

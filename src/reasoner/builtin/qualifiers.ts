@@ -1,7 +1,7 @@
 // The query's qualifiers read against a candidate, NegEx-style: a qualifier the query asks for ("with factor VIII
 // inhibitors", "in children") that the candidate only mentions negated ("no ... inhibitors", "without inhibitors") or
 // contradicts (a study of adults only) is a conflict, and the judge scores such a candidate below one that matches it.
-import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
+import { analyzeEnglish } from "../../text/englishAnalyzer.js";
 
 /** NegEx triggers that negate what follows them within a few words. */
 const NEGATION_BEFORE = new RegExp(

@@ -3,7 +3,7 @@ import type { Db, Queryable } from "../../eventstore/db.js";
 import { sqlReader } from "../../../projections/sqlProjection.js";
 import { decideKey, type KeyCommand } from "../../domain/apiKey.js";
 import { keyStream, type Actor, type KeyMode } from "../../domain/events.js";
-import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { generateApiKey, hashApiKey, keyPrefixOf, newId } from "./apiKeys.js";
 import { keyStateOf } from "./orgState.js";
 

@@ -2,7 +2,7 @@
 import type { Db } from "../../eventstore/db.js";
 import { decideCatalogue, type CatalogueCommand } from "../../domain/discoveryFacts.js";
 import { catalogueAnswerStream, journalRequestStream, type Actor, type StoredEvent } from "../../domain/events.js";
-import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { newId } from "../accounts/apiKeys.js";
 
 export interface JournalRequest {

@@ -1,7 +1,7 @@
 // Which journals a topic names by subject: the topic read against the subject classification the documents carry
 // (OpenAlex concepts, MeSH headings; counted per journal in the collection's inventory) and against journal titles,
 // with the sentence each match is reported by (`matchedBy`). Pure.
-import { analyzeEnglish } from "../../retrieval/text/englishAnalyzer.js";
+import { analyzeEnglish } from "../../text/englishAnalyzer.js";
 // a journal is on a subject when at least SUBJECT_MIN_SHARE of its documents here carries it: a cardiology journal,
 // not a menopause journal with a few papers on cardiovascular risk
 import { SUBJECT_MIN_SHARE, type SubjectCount, type SubjectScheme } from "../../domain/inventory.js";

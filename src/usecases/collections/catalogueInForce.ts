@@ -4,7 +4,7 @@
 // once).
 import type { Db } from "../../eventstore/db.js";
 import { readStream } from "../../eventstore/eventStore.js";
-import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { CATALOGUE_STREAM, type Actor, type StoredEvent } from "../../domain/events.js";
 import {
   decideCatalogue,

@@ -7,7 +7,7 @@ import { assertReadableFiles } from "./manageCollections.js";
 import type { Db } from "../../eventstore/db.js";
 import { selectList } from "../../../projections/sqlProjection.js";
 import type { IngestionRow } from "../../../projections/tables.js";
-import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { ingestionStream, type Actor, type IngestionCounts, type IngestionMode } from "../../domain/events.js";
 import { Rejection } from "../../domain/rejection.js";
 import { newId } from "../accounts/apiKeys.js";

@@ -1,7 +1,7 @@
 // Members of organizations and their sessions: invites, sign-in and sign-out, and the key actions the dashboard offers,
 // each decided by the pure rules in src/domain and appended as an event with the member (or the operator) as actor.
 import type { Db, Queryable } from "../../eventstore/db.js";
-import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { runStreamCommand } from "../../../projections/streamCommand.js";
 import {
   inviteStream,
   sessionStream,
@@ -76,7 +76,8 @@ const sessionStateOf = (r: SessionRow): SessionState => ({
 
 export type Members = ReturnType<typeof createMembers>;
 
-export function createMembers(db: Db, accounts: Accounts, options: MembersOptions) {
+/** What every members operation shares: the store, the accounts, the clock, and the invite and session commands. */
+function membersContext(db: Db, accounts: Accounts, options: MembersOptions) {
   const { clock } = options;
 
   // an address belongs to one current member (a removed member's is free again)
@@ -192,6 +193,29 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
   }
 
   return {
+    db,
+    accounts,
+    options,
+    clock,
+    emailTaken,
+    inviteState,
+    isCurrentMember,
+    inviterRemoved,
+    runInviteCommand,
+    runSessionCommand,
+    startSession,
+    orgName,
+    keyOwnership,
+    requireKeyIn,
+  };
+}
+
+type MembersContext = ReturnType<typeof membersContext>;
+
+/** Invites: one sent, its link read back, used (the member made and signed in), or withdrawn. */
+function inviteOperations(ctx: MembersContext) {
+  const { db, clock, emailTaken, inviterRemoved, runInviteCommand, startSession, orgName } = ctx;
+  return {
     /** An invite to `email` with `role`: the token is returned once (the link), only its hash is kept. */
     async invite(
       orgId: string,
@@ -287,6 +311,94 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
       return startSession({ kind: "member", memberId, orgId: d.orgId, role: d.role }, d.email, await orgName(d.orgId));
     },
 
+    /** Withdraws an invite not yet used (owners and the operator): its link reads as unknown from now on. */
+    async cancelInvite(by: Principal, orgId: string, inviteId: string): Promise<void> {
+      const [invite] = await db.query("SELECT 1 FROM proj_invites WHERE invite_id = $1 AND org_id = $2", [
+        inviteId,
+        orgId,
+      ]);
+      if (!invite) throw new Rejection("NOT_FOUND", "invite not found");
+      await runInviteCommand(inviteId, actorOf(by), async () => ({ type: "CancelInvite", by }), by);
+    },
+  };
+}
+
+/** An organization's members: one removed, and the roster with the invites still usable. */
+function rosterOperations(ctx: MembersContext) {
+  const { db, clock, inviterRemoved, runInviteCommand } = ctx;
+  return {
+    /**
+     * Takes a member out of their organization (owners and the operator): their sessions stop working at once, the keys
+     * they created stay the organization's (an owner revokes them on the keys page), and the address may be invited
+     * again.
+     */
+    async removeMember(by: Principal, orgId: string, memberId: string): Promise<void> {
+      const [member] = await db.query<{ invite_id: string }>(
+        "SELECT invite_id FROM proj_members WHERE member_id = $1 AND org_id = $2",
+        [memberId, orgId],
+      );
+      // a member of another organization reads as no member at all
+      if (!member) throw new Rejection("NOT_FOUND", `member ${memberId} not found`);
+      await runInviteCommand(
+        member.invite_id,
+        actorOf(by),
+        async (tx) => {
+          const [owners] = await tx.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM proj_members WHERE org_id = $1 AND role = 'owner' AND removed_at IS NULL`,
+            [orgId],
+          );
+          return { type: "RemoveMember", memberId, currentOwners: owners?.n ?? 0, by };
+        },
+        by,
+      );
+    },
+
+    /**
+     * The organization's members and the invites that can still be used (not used, withdrawn, expired, nor sent by a
+     * removed member).
+     */
+    async roster(orgId: string) {
+      const members = await db.query<{ member_id: string; email: string; role: string; joined_at: Date | string }>(
+        "SELECT member_id, email, role, joined_at FROM proj_members WHERE org_id = $1 AND removed_at IS NULL " +
+          "ORDER BY joined_at",
+        [orgId],
+      );
+      const invites = await db.query<{
+        invite_id: string;
+        email: string;
+        role: string;
+        expires_at: Date | string;
+        invited_at: Date | string;
+      }>(
+        "SELECT invite_id, email, role, expires_at, invited_at FROM proj_invites WHERE org_id = $1 AND " +
+          "accepted_by IS NULL AND cancelled_at IS NULL AND expires_at > $2 ORDER BY invited_at",
+        [orgId, clock().toISOString()],
+      );
+      const usable = [];
+      for (const i of invites) if (!(await inviterRemoved(db, i.invite_id))) usable.push(i);
+      return {
+        members: members.map((m) => ({
+          memberId: m.member_id,
+          email: m.email,
+          role: parseMemberRole(m.role),
+          joinedAt: new Date(m.joined_at).toISOString(),
+        })),
+        invites: usable.map((i) => ({
+          inviteId: i.invite_id,
+          email: i.email,
+          role: parseMemberRole(i.role),
+          invitedAt: new Date(i.invited_at).toISOString(),
+          expiresAt: new Date(i.expires_at).toISOString(),
+        })),
+      };
+    },
+  };
+}
+
+/** Dashboard sessions: a member or the operator signed in, a cookie read back, a session ended, a member's sessions. */
+function sessionOperations(ctx: MembersContext) {
+  const { db, clock, runSessionCommand, startSession, orgName } = ctx;
+  return {
     /**
      * A session for the member with this email and password, or undefined. Unknown emails cost the same scrypt as a
      * wrong password and answer the same, so neither the message nor the time tells which addresses have accounts.
@@ -347,42 +459,6 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
       };
     },
 
-    /**
-     * Takes a member out of their organization (owners and the operator): their sessions stop working at once, the keys
-     * they created stay the organization's (an owner revokes them on the keys page), and the address may be invited
-     * again.
-     */
-    async removeMember(by: Principal, orgId: string, memberId: string): Promise<void> {
-      const [member] = await db.query<{ invite_id: string }>(
-        "SELECT invite_id FROM proj_members WHERE member_id = $1 AND org_id = $2",
-        [memberId, orgId],
-      );
-      // a member of another organization reads as no member at all
-      if (!member) throw new Rejection("NOT_FOUND", `member ${memberId} not found`);
-      await runInviteCommand(
-        member.invite_id,
-        actorOf(by),
-        async (tx) => {
-          const [owners] = await tx.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM proj_members WHERE org_id = $1 AND role = 'owner' AND removed_at IS NULL`,
-            [orgId],
-          );
-          return { type: "RemoveMember", memberId, currentOwners: owners?.n ?? 0, by };
-        },
-        by,
-      );
-    },
-
-    /** Withdraws an invite not yet used (owners and the operator): its link reads as unknown from now on. */
-    async cancelInvite(by: Principal, orgId: string, inviteId: string): Promise<void> {
-      const [invite] = await db.query("SELECT 1 FROM proj_invites WHERE invite_id = $1 AND org_id = $2", [
-        inviteId,
-        orgId,
-      ]);
-      if (!invite) throw new Rejection("NOT_FOUND", "invite not found");
-      await runInviteCommand(inviteId, actorOf(by), async () => ({ type: "CancelInvite", by }), by);
-    },
-
     /** Ends a session: one's own sign-out, or the revocation of another of one's sessions (the operator: any). */
     async endSession(sessionId: string, by: Principal, reason: SessionEndReason): Promise<void> {
       await runSessionCommand(sessionId, actorOf(by), { type: "EndSession", reason, by });
@@ -401,47 +477,13 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
         expiresAt: new Date(r.expires_at).toISOString(),
       }));
     },
+  };
+}
 
-    /**
-     * The organization's members and the invites that can still be used (not used, withdrawn, expired, nor sent by a
-     * removed member).
-     */
-    async roster(orgId: string) {
-      const members = await db.query<{ member_id: string; email: string; role: string; joined_at: Date | string }>(
-        "SELECT member_id, email, role, joined_at FROM proj_members WHERE org_id = $1 AND removed_at IS NULL " +
-          "ORDER BY joined_at",
-        [orgId],
-      );
-      const invites = await db.query<{
-        invite_id: string;
-        email: string;
-        role: string;
-        expires_at: Date | string;
-        invited_at: Date | string;
-      }>(
-        "SELECT invite_id, email, role, expires_at, invited_at FROM proj_invites WHERE org_id = $1 AND " +
-          "accepted_by IS NULL AND cancelled_at IS NULL AND expires_at > $2 ORDER BY invited_at",
-        [orgId, clock().toISOString()],
-      );
-      const usable = [];
-      for (const i of invites) if (!(await inviterRemoved(db, i.invite_id))) usable.push(i);
-      return {
-        members: members.map((m) => ({
-          memberId: m.member_id,
-          email: m.email,
-          role: parseMemberRole(m.role),
-          joinedAt: new Date(m.joined_at).toISOString(),
-        })),
-        invites: usable.map((i) => ({
-          inviteId: i.invite_id,
-          email: i.email,
-          role: parseMemberRole(i.role),
-          invitedAt: new Date(i.invited_at).toISOString(),
-          expiresAt: new Date(i.expires_at).toISOString(),
-        })),
-      };
-    },
-
+/** API keys as members and the operator manage them, each step checked against who may do it. */
+function keyOperations(ctx: MembersContext) {
+  const { accounts, options, requireKeyIn } = ctx;
+  return {
     /** A key for the organization, created by a member (any role) or the operator; the secret is returned once. */
     async createKey(
       by: Principal,
@@ -472,5 +514,15 @@ export function createMembers(db: Db, accounts: Accounts, options: MembersOption
       assertMay(by, "setSpendingCap", key.orgId);
       await accounts.setSpendingCap(keyId, spendingCapMicros, actorOf(by));
     },
+  };
+}
+
+export function createMembers(db: Db, accounts: Accounts, options: MembersOptions) {
+  const ctx = membersContext(db, accounts, options);
+  return {
+    ...inviteOperations(ctx),
+    ...rosterOperations(ctx),
+    ...sessionOperations(ctx),
+    ...keyOperations(ctx),
   };
 }

@@ -110,119 +110,109 @@ export interface OperationsOptions {
   alerts?: Alerts;
 }
 
-export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
-  const clock = options.clock ?? (() => new Date());
-  const collections = (): CollectionAdmin => {
-    if (!options.collections)
-      throw new Rejection(
-        "SERVICE_UNAVAILABLE",
-        "collections are managed through the running service: start it (npm start) or pass --url",
-      );
-    return options.collections;
+/** A service the running server holds, or 503 saying where the operation runs. */
+function required<T>(service: T | undefined, message: string): T {
+  if (!service) throw new Rejection("SERVICE_UNAVAILABLE", message);
+  return service;
+}
+const collections = (options: OperationsOptions): CollectionAdmin =>
+  required(
+    options.collections,
+    "collections are managed through the running service: start it (npm start) or pass --url",
+  );
+const requireIngestions = (options: OperationsOptions): Ingestions =>
+  required(
+    options.ingestions,
+    "ingestions run in the service: send this to the running server (--url, or start it on this data directory)",
+  );
+const requireWebhooks = (options: OperationsOptions): Webhooks =>
+  required(
+    options.webhooks,
+    "webhooks are managed through the running service: send this to the running server (--url, or start it " +
+      "on this data directory)",
+  );
+const requireAlerts = (options: OperationsOptions): Alerts =>
+  required(
+    options.alerts,
+    "alerts are managed through the running service: " +
+      "send this to the running server (--url, or start it on this data directory)",
+  );
+
+async function requireOrg(accounts: Accounts, orgId: string) {
+  const org = await accounts.getOrganization(orgId);
+  if (!org) throw new Rejection("NOT_FOUND", `organization ${orgId} not found`);
+  return org;
+}
+
+const orgView = (
+  o: {
+    id: string;
+    name: string;
+    limits: OrgLimits;
+    suspended: boolean;
+    trialUsed: number;
+    priceOverrides: ReadonlyMap<string, bigint>;
+  } & BillingSettings,
+) => ({
+  id: o.id,
+  name: o.name,
+  billingMode: o.billingMode,
+  billingEnabled: o.billingEnabled,
+  hideBalance: o.hideBalance,
+  trialQueries: o.trialQueries,
+  trialUsed: o.trialUsed,
+  limits: o.limits,
+  suspended: o.suspended,
+  priceOverrides: Object.fromEntries([...o.priceOverrides].map(([c, p]) => [c, formatPricePer1000(p)])),
+});
+
+function period(from?: string, to?: string): ReconciliationPeriod {
+  for (const [name, v] of [
+    ["from", from],
+    ["to", to],
+  ] as const) {
+    if (v !== undefined && (!DAY.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`))))
+      throw new Rejection("VALIDATION_ERROR", `${name} must be a date YYYY-MM-DD`);
+  }
+  if (from && to && from > to) throw new Rejection("VALIDATION_ERROR", "from must not be after to");
+  return { from: from ?? null, to: to ?? null };
+}
+
+async function keyView(accounts: Accounts, keyId: string) {
+  const key = await accounts.getKey(keyId);
+  if (!key) throw new Rejection("NOT_FOUND", `API key ${keyId} not found`);
+  return {
+    id: key.id,
+    orgId: key.orgId,
+    name: key.name,
+    mode: key.mode,
+    collections: key.collections,
+    spendingCap: key.spendingCapMicros === null ? null : formatCredits(key.spendingCapMicros),
+    spent: formatCredits(key.spentMicros),
+    revoked: key.revoked,
   };
-  // invites only: sessions are the dashboard's, which passes its own
-  const members =
-    options.members ??
-    createMembers(accounts.db, accounts, { clock, sessionLifetimeMs: 12 * 3600 * 1000, catalog: options.catalog });
-  function requireIngestions(): Ingestions {
-    if (!options.ingestions)
-      throw new Rejection(
-        "SERVICE_UNAVAILABLE",
-        "ingestions run in the service: send this to the running server (--url, or start it on this data directory)",
-      );
-    return options.ingestions;
-  }
-  function requireWebhooks(): Webhooks {
-    if (!options.webhooks)
-      throw new Rejection(
-        "SERVICE_UNAVAILABLE",
-        "webhooks are managed through the running service: send this to the running server (--url, or start it " +
-          "on this data directory)",
-      );
-    return options.webhooks;
-  }
-  function requireAlerts(): Alerts {
-    if (!options.alerts)
-      throw new Rejection(
-        "SERVICE_UNAVAILABLE",
-        "alerts are managed through the running service: " +
-          "send this to the running server (--url, or start it on this data directory)",
-      );
-    return options.alerts;
-  }
-  async function requireOrg(orgId: string) {
-    const org = await accounts.getOrganization(orgId);
-    if (!org) throw new Rejection("NOT_FOUND", `organization ${orgId} not found`);
-    return org;
-  }
-  const orgView = (
-    o: {
-      id: string;
-      name: string;
-      limits: OrgLimits;
-      suspended: boolean;
-      trialUsed: number;
-      priceOverrides: ReadonlyMap<string, bigint>;
-    } & BillingSettings,
-  ) => ({
-    id: o.id,
-    name: o.name,
-    billingMode: o.billingMode,
-    billingEnabled: o.billingEnabled,
-    hideBalance: o.hideBalance,
-    trialQueries: o.trialQueries,
-    trialUsed: o.trialUsed,
-    limits: o.limits,
-    suspended: o.suspended,
-    priceOverrides: Object.fromEntries([...o.priceOverrides].map(([c, p]) => [c, formatPricePer1000(p)])),
-  });
-  function period(from?: string, to?: string): ReconciliationPeriod {
-    for (const [name, v] of [
-      ["from", from],
-      ["to", to],
-    ] as const) {
-      if (v !== undefined && (!DAY.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`))))
-        throw new Rejection("VALIDATION_ERROR", `${name} must be a date YYYY-MM-DD`);
-    }
-    if (from && to && from > to) throw new Rejection("VALIDATION_ERROR", "from must not be after to");
-    return { from: from ?? null, to: to ?? null };
-  }
+}
 
-  async function keyView(keyId: string) {
-    const key = await accounts.getKey(keyId);
-    if (!key) throw new Rejection("NOT_FOUND", `API key ${keyId} not found`);
-    return {
-      id: key.id,
-      orgId: key.orgId,
-      name: key.name,
-      mode: key.mode,
-      collections: key.collections,
-      spendingCap: key.spendingCapMicros === null ? null : formatCredits(key.spendingCapMicros),
-      spent: formatCredits(key.spentMicros),
-      revoked: key.revoked,
-    };
-  }
+async function pricesOf(accounts: Accounts, catalog: CollectionCatalog | undefined, orgId: string) {
+  const org = await requireOrg(accounts, orgId);
+  const catalogPrices = catalog ? catalog.collections.map((c) => [c.name, pricePer1000Micros(c)] as const) : [];
+  const names = new Set([...catalogPrices.map(([n]) => n), ...org.priceOverrides.keys()]);
+  return {
+    prices: [...names].sort().map((name) => {
+      const override = org.priceOverrides.get(name);
+      const base = catalogPrices.find(([n]) => n === name)?.[1];
+      return {
+        collection: name,
+        pricePer1000: formatPricePer1000(override ?? base ?? 0n),
+        catalogPricePer1000: base === undefined ? null : formatPricePer1000(base),
+        overridden: override !== undefined,
+      };
+    }),
+  };
+}
 
-  async function pricesOf(orgId: string) {
-    const org = await requireOrg(orgId);
-    const catalogPrices = options.catalog
-      ? options.catalog.collections.map((c) => [c.name, pricePer1000Micros(c)] as const)
-      : [];
-    const names = new Set([...catalogPrices.map(([n]) => n), ...org.priceOverrides.keys()]);
-    return {
-      prices: [...names].sort().map((name) => {
-        const override = org.priceOverrides.get(name);
-        const base = catalogPrices.find(([n]) => n === name)?.[1];
-        return {
-          collection: name,
-          pricePer1000: formatPricePer1000(override ?? base ?? 0n),
-          catalogPricePer1000: base === undefined ? null : formatPricePer1000(base),
-          overridden: override !== undefined,
-        };
-      }),
-    };
-  }
-
+/** Organizations as the operator creates and changes them: billing, credits, refunds, limits, prices, suspension. */
+function organizationOperations(accounts: Accounts, options: OperationsOptions) {
   return {
     async createOrganization(input: {
       name: string;
@@ -246,10 +236,10 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       return orgView(org);
     },
     async getOrganization(orgId: string) {
-      return orgView(await requireOrg(orgId));
+      return orgView(await requireOrg(accounts, orgId));
     },
     async addCredits(orgId: string, amount: string, reference?: string) {
-      await requireOrg(orgId);
+      await requireOrg(accounts, orgId);
       // a zero amount is the decider's to refuse (AddCredits), like any other money rule
       const balance = await accounts.addCredits(
         orgId,
@@ -260,7 +250,7 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       return { balance: formatCredits(balance, 6) };
     },
     async issueRefund(orgId: string, amount: string, reference?: string, queryId?: string) {
-      await requireOrg(orgId);
+      await requireOrg(accounts, orgId);
       const balance = await accounts.issueRefund(
         orgId,
         money(amount, "amount"),
@@ -271,13 +261,13 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       return { balance: formatCredits(balance, 6) };
     },
     async changeLimits(orgId: string, limits: Partial<OrgLimits>) {
-      const org = await requireOrg(orgId);
+      const org = await requireOrg(accounts, orgId);
       const next = { ...org.limits, ...limits };
       await accounts.changeLimits(orgId, next, OPERATOR);
       return { limits: next };
     },
     async changeBillingSettings(orgId: string, change: Partial<BillingSettings>) {
-      const org = await requireOrg(orgId);
+      const org = await requireOrg(accounts, orgId);
       const next: BillingSettings = {
         billingMode: change.billingMode ?? org.billingMode,
         billingEnabled: change.billingEnabled ?? org.billingEnabled,
@@ -288,11 +278,11 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
           (change.billingMode === "trial" && org.trialQueries === 0 ? DEFAULT_TRIAL_QUERIES : org.trialQueries),
       };
       await accounts.changeBillingSettings(orgId, next, OPERATOR);
-      return orgView(await requireOrg(orgId));
+      return orgView(await requireOrg(accounts, orgId));
     },
     /** The organization's price for one physical collection; null removes the override. */
     async setPrice(orgId: string, collection: string, pricePer1000: string | null) {
-      await requireOrg(orgId);
+      await requireOrg(accounts, orgId);
       const name = collection.toLowerCase();
       if (options.catalog) {
         const entry = options.catalog.resolveCollection(name);
@@ -305,19 +295,25 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       }
       const micros = pricePer1000 === null ? null : money(pricePer1000, "pricePer1000");
       await accounts.setPriceOverride(orgId, name, micros, OPERATOR);
-      return pricesOf(orgId);
+      return pricesOf(accounts, options.catalog, orgId);
     },
-    prices: (orgId: string) => pricesOf(orgId),
+    prices: (orgId: string) => pricesOf(accounts, options.catalog, orgId),
     async setSuspended(orgId: string, suspended: boolean, reason?: string) {
-      await requireOrg(orgId);
+      await requireOrg(accounts, orgId);
       await accounts.setSuspended(orgId, suspended, reason ?? "operator hold", OPERATOR);
-      return orgView(await requireOrg(orgId));
+      return orgView(await requireOrg(accounts, orgId));
     },
+  };
+}
+
+/** Keys, their caps, and the members and invites of an organization. */
+function keyAndMemberOperations(accounts: Accounts, members: Members) {
+  return {
     async createKey(
       orgId: string,
       input: { mode: KeyMode; name?: string; collections?: string[]; spendingCap?: string },
     ) {
-      await requireOrg(orgId);
+      await requireOrg(accounts, orgId);
       return members.createKey({ kind: "operator" }, orgId, {
         mode: input.mode,
         name: input.name ?? null,
@@ -329,11 +325,11 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       await accounts.revokeKey(keyId, OPERATOR);
       return { id: keyId, revoked: true };
     },
-    getKey: keyView,
+    getKey: (keyId: string) => keyView(accounts, keyId),
     /** Sets a key's spending cap (credits), or clears it with null. */
     async setSpendingCap(keyId: string, spendingCap: string | null) {
       await accounts.setSpendingCap(keyId, spendingCap === null ? null : money(spendingCap, "spendingCap"), OPERATOR);
-      return keyView(keyId);
+      return keyView(accounts, keyId);
     },
     /** Invites `email` to the organization; the link (token inside) is shown in this answer only. */
     async inviteMember(orgId: string, input: { email: string; role: MemberRole }, baseUrl: string) {
@@ -348,7 +344,7 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
     },
     /** The organization's current members and open invites. */
     async members(orgId: string) {
-      await requireOrg(orgId);
+      await requireOrg(accounts, orgId);
       return members.roster(orgId);
     },
     /** Withdraws an invite not yet used. */
@@ -361,6 +357,12 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       await members.removeMember({ kind: "operator" }, orgId, memberId);
       return { memberId, removed: true as const };
     },
+  };
+}
+
+/** What the operator reads of the organizations: the list, a balance, a ledger. */
+function organizationReads(accounts: Accounts) {
+  return {
     /**
      * One page of organizations by name (then id), with balance, billing, suspension, members and active keys; `q`
      * keeps those whose name or id contains it (case-insensitive). `total` counts every match.
@@ -410,10 +412,10 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       };
     },
     async balance(orgId: string) {
-      return { balance: formatCredits((await requireOrg(orgId)).balanceMicros, 6) };
+      return { balance: formatCredits((await requireOrg(accounts, orgId)).balanceMicros, 6) };
     },
     async ledger(orgId: string): Promise<{ entries: LedgerEntryView[] }> {
-      await requireOrg(orgId);
+      await requireOrg(accounts, orgId);
       const rows = await accounts.ledger(orgId);
       return {
         entries: rows.map((r) => ({
@@ -427,9 +429,15 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
         })),
       };
     },
+  };
+}
+
+/** The books checked: reconciliation, replay, the hash chain, and the journals clients ask for. */
+function auditOperations(accounts: Accounts, clock: () => Date) {
+  return {
     async reconcile(orgId: string, from?: string, to?: string): Promise<ReconciliationView> {
       const p = period(from, to);
-      await requireOrg(orgId);
+      await requireOrg(accounts, orgId);
       return reconciliationView(await reconcileOrganization(accounts.db, orgId, p, clock().toISOString().slice(0, 10)));
     },
     /** Every organization in the log; ok only when no organization shows a discrepancy. */
@@ -452,6 +460,12 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       const journals = await journalRequestSummaries(accounts.db);
       return { journals, count: journals.length, requests: journals.reduce((s, j) => s + j.requests, 0) };
     },
+  };
+}
+
+/** Content: retraction lists, collections and meta-collections, uploads, ingestions. */
+function contentOperations(options: OperationsOptions) {
+  return {
     /**
      * Loads retraction lists as the list in force (an event); a file missing or unparseable is 422 naming it, and
      * nothing changes.
@@ -464,33 +478,29 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
      * The catalogue as the operator manages it: plain collections with their state and last ingestion,
      * meta-collections, retired names.
      */
-    listCollections: (): Promise<CollectionsAdminList> => collections().list(),
+    listCollections: (): Promise<CollectionsAdminList> => collections(options).list(),
     /**
      * Defines a plain collection (an event) and starts its first ingestion; 409 for a name in use, 422 for a bad
      * definition or an unreadable file.
      */
     defineCollection: (definition: Omit<PlainCollectionConfig, "$comment">) =>
-      collections().define(definition, OPERATOR),
+      collections(options).define(definition, OPERATOR),
     /** Changes a collection's display name, description or price in place (an event). */
     changeCollection: (
       name: string,
       change: Partial<Pick<CollectionDefinition, "displayName" | "description" | "pricePer1000">>,
-    ) => collections().change(name, change, OPERATOR),
+    ) => collections(options).change(name, change, OPERATOR),
     /** Retires a collection (an event): its searches answer 404 from now on. */
-    retireCollection: (name: string) => collections().retire(name, OPERATOR),
+    retireCollection: (name: string) => collections(options).retire(name, OPERATOR),
     /** Defines or changes a meta-collection (an event). */
     defineMetaCollection: (name: string, body: Omit<MetaCollectionDefinition, "name">) =>
-      collections().defineMeta(name, body, OPERATOR),
+      collections(options).defineMeta(name, body, OPERATOR),
     ingestCollection: (
       collection: string,
       request: { files: string[]; mode: IngestionMode },
       requestId?: string,
     ): Promise<{ ingestionId: string }> =>
-      requireIngestions().start({ collection, files: request.files, mode: request.mode }, OPERATOR, requestId),
-    /**
-     * Cancels a running ingestion: its workflow stops and it is recorded failed ("cancelled: ..."), so its collection
-     * can be ingested again or retired; 404 for an unknown id, 409 for one that has already ended.
-     */
+      requireIngestions(options).start({ collection, files: request.files, mode: request.mode }, OPERATOR, requestId),
     /**
      * Stores an uploaded file under the data root's uploads/ folder (streamed, size-limited, hashed, renamed into
      * place).
@@ -500,8 +510,12 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
         throw new Rejection("SERVICE_UNAVAILABLE", "uploads are taken by the running service: send them to it (--url)");
       return options.uploads.store(name, body, declaredBytes);
     },
+    /**
+     * Cancels a running ingestion: its workflow stops and it is recorded failed ("cancelled: ..."), so its collection
+     * can be ingested again or retired; 404 for an unknown id, 409 for one that has already ended.
+     */
     cancelIngestion: async (ingestionId: string): Promise<IngestionStatus> => {
-      const ingestions = requireIngestions();
+      const ingestions = requireIngestions(options);
       const status = await ingestions.get(ingestionId);
       if (!status) throw new Rejection("NOT_FOUND", `ingestion ${ingestionId} not found`);
       if (status.state !== "running")
@@ -514,27 +528,53 @@ export function createOperations(accounts: Accounts, options: OperationsOptions 
       return (await ingestions.get(ingestionId)) ?? status;
     },
     ingestion: async (ingestionId: string): Promise<IngestionStatus> => {
-      const status = await requireIngestions().get(ingestionId);
+      const status = await requireIngestions(options).get(ingestionId);
       if (!status) throw new Rejection("NOT_FOUND", `ingestion ${ingestionId} not found`);
       return status;
     },
+  };
+}
+
+/** An organization's webhooks and alerts, through their use cases with the operator as actor. */
+function webhookAndAlertOperations(accounts: Accounts, options: OperationsOptions) {
+  return {
     /** An organization's webhook endpoints, as its members see them (the same use case, acting as the operator). */
-    listWebhooks: async (orgId: string) => ({ data: await requireWebhooks().list((await requireOrg(orgId)).id) }),
+    listWebhooks: async (orgId: string) => ({
+      data: await requireWebhooks(options).list((await requireOrg(accounts, orgId)).id),
+    }),
     createWebhook: async (orgId: string, input: NewEndpointInput) =>
-      requireWebhooks().create((await requireOrg(orgId)).id, input, OPERATOR),
-    deleteWebhook: (orgId: string, endpointId: string) => requireWebhooks().remove(orgId, endpointId, OPERATOR),
+      requireWebhooks(options).create((await requireOrg(accounts, orgId)).id, input, OPERATOR),
+    deleteWebhook: (orgId: string, endpointId: string) => requireWebhooks(options).remove(orgId, endpointId, OPERATOR),
     rotateWebhookSecret: (orgId: string, endpointId: string) =>
-      requireWebhooks().rotateSecret(orgId, endpointId, OPERATOR),
-    testWebhook: (orgId: string, endpointId: string) => requireWebhooks().sendTest(orgId, endpointId, OPERATOR),
+      requireWebhooks(options).rotateSecret(orgId, endpointId, OPERATOR),
+    testWebhook: (orgId: string, endpointId: string) => requireWebhooks(options).sendTest(orgId, endpointId, OPERATOR),
     webhookDeliveries: async (orgId: string, endpointId: string, limit?: number) => ({
-      data: await requireWebhooks().deliveries(orgId, endpointId, limit),
+      data: await requireWebhooks(options).deliveries(orgId, endpointId, limit),
     }),
     /** An organization's alerts, as its members see them; changed with the operator as actor. */
-    listAlerts: async (orgId: string) => ({ data: await requireAlerts().list((await requireOrg(orgId)).id) }),
-    alert: (orgId: string, alertId: string, limit?: number) => requireAlerts().get(orgId, alertId, limit),
-    pauseAlert: (orgId: string, alertId: string) => requireAlerts().pause(orgId, alertId, OPERATOR),
-    resumeAlert: (orgId: string, alertId: string) => requireAlerts().resume(orgId, alertId, OPERATOR),
-    deleteAlert: (orgId: string, alertId: string) => requireAlerts().remove(orgId, alertId, OPERATOR),
+    listAlerts: async (orgId: string) => ({
+      data: await requireAlerts(options).list((await requireOrg(accounts, orgId)).id),
+    }),
+    alert: (orgId: string, alertId: string, limit?: number) => requireAlerts(options).get(orgId, alertId, limit),
+    pauseAlert: (orgId: string, alertId: string) => requireAlerts(options).pause(orgId, alertId, OPERATOR),
+    resumeAlert: (orgId: string, alertId: string) => requireAlerts(options).resume(orgId, alertId, OPERATOR),
+    deleteAlert: (orgId: string, alertId: string) => requireAlerts(options).remove(orgId, alertId, OPERATOR),
+  };
+}
+
+export function createOperations(accounts: Accounts, options: OperationsOptions = {}) {
+  const clock = options.clock ?? (() => new Date());
+  // invites only: sessions are the dashboard's, which passes its own
+  const members =
+    options.members ??
+    createMembers(accounts.db, accounts, { clock, sessionLifetimeMs: 12 * 3600 * 1000, catalog: options.catalog });
+  return {
+    ...organizationOperations(accounts, options),
+    ...keyAndMemberOperations(accounts, members),
+    ...organizationReads(accounts),
+    ...auditOperations(accounts, clock),
+    ...contentOperations(options),
+    ...webhookAndAlertOperations(accounts, options),
   };
 }
 

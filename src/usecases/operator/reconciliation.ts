@@ -150,19 +150,17 @@ export function foldOrganizationEvents(events: StoredEvent[], period: Reconcilia
 
 const fmt = (v: bigint) => v.toString();
 
-/** Reconciles one organization: events against the ledger, the per-collection usage and the balance. */
-export async function reconcileOrganization(
+type OrganizationFold = ReturnType<typeof foldOrganizationEvents>;
+type Report = (d: Omit<Discrepancy, "orgId">) => void;
+
+/** The ledger projection: its own arithmetic (each balance follows from the one before), then against the events. */
+async function checkLedger(
   db: Queryable,
   orgId: string,
   period: ReconciliationPeriod,
-  today: string,
-): Promise<OrgReconciliation> {
-  const events = await readStream(db, orgStream(orgId));
-  const fold = foldOrganizationEvents(events, period);
-  const discrepancies: Discrepancy[] = [];
-  const report = (d: Omit<Discrepancy, "orgId">) => discrepancies.push({ orgId, ...d });
-
-  // the ledger projection: its own arithmetic, then against the events
+  fold: OrganizationFold,
+  report: Report,
+): Promise<void> {
   const ledger = (
     await db.query(`SELECT ${selectList("ledger")} FROM proj_ledger WHERE org_id = $1 ORDER BY proj_ledger.position`, [
       orgId,
@@ -241,8 +239,16 @@ export async function reconcileOrganization(
         });
     }
   }
+}
 
-  // the per-collection usage projection against the event lines
+/** The per-collection usage projection against the event lines: every line its row, no row without a line. */
+async function checkUsage(
+  db: Queryable,
+  orgId: string,
+  period: ReconciliationPeriod,
+  fold: OrganizationFold,
+  report: Report,
+): Promise<void> {
   const usageRows = (
     await db.query(`SELECT ${selectList("collection_usage")} FROM proj_collection_usage WHERE org_id = $1`, [orgId])
   ).map((r) => normalizeRow("collection_usage", r));
@@ -283,8 +289,17 @@ export async function reconcileOrganization(
       message: `usage of ${u.collection} on ${u.day} has no events behind it`,
     });
   }
+}
 
-  // the balance projection, when the period runs up to now
+/** The balance projection against the events' closing balance, when the period runs up to now. */
+async function checkBalance(
+  db: Queryable,
+  orgId: string,
+  period: ReconciliationPeriod,
+  today: string,
+  fold: OrganizationFold,
+  report: Report,
+): Promise<void> {
   if (period.to === null || period.to >= today) {
     const [bal] = await db.query<{ b: string }>(
       "SELECT balance_micros::text AS b FROM proj_balances WHERE org_id = $1",
@@ -299,6 +314,24 @@ export async function reconcileOrganization(
         message: "the balance projection differs from the event log",
       });
   }
+}
+
+/** Reconciles one organization: events against the ledger, the per-collection usage and the balance. */
+export async function reconcileOrganization(
+  db: Queryable,
+  orgId: string,
+  period: ReconciliationPeriod,
+  today: string,
+): Promise<OrgReconciliation> {
+  const events = await readStream(db, orgStream(orgId));
+  const fold = foldOrganizationEvents(events, period);
+  const discrepancies: Discrepancy[] = [];
+  const report: Report = (d) => {
+    discrepancies.push({ orgId, ...d });
+  };
+  await checkLedger(db, orgId, period, fold, report);
+  await checkUsage(db, orgId, period, fold, report);
+  await checkBalance(db, orgId, period, today, fold, report);
 
   return {
     orgId,

@@ -2,7 +2,7 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { Queryable } from "../../eventstore/db.js";
 import { runParts, type SqlPart } from "../../eventstore/eventStore.js";
-import type { ChunkMetadata } from "../../retrieval/port.js";
+import type { CachedRow } from "../../domain/resultRow.js";
 import type { QueryUnderstanding } from "../../reasoner/port.js";
 import { Rejection } from "../../domain/rejection.js";
 import type { PageState } from "./paging.js";
@@ -11,22 +11,7 @@ import type { PageState } from "./paging.js";
 export const PAYLOAD_VERSION = 1;
 export const CACHE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
-export interface CachedRow {
-  id: string;
-  /** the collection as requested (a meta-collection's name for its members' rows) */
-  collection: string;
-  /** the physical collection holding the chunk */
-  physical: string;
-  text: string;
-  teaser: string;
-  metadata: ChunkMetadata;
-  relevance: number | null;
-  tokens: number;
-  /** per-row cost to unlock, micro-credits, as a decimal string */
-  costMicros: string;
-  pricePer1000Micros: string;
-  figureCount: number;
-}
+export type { CachedRow } from "../../domain/resultRow.js";
 
 /** What an assisted answer holds beyond its rows (whose `relevance` is the judge's score). */
 export interface AssistedPayload {

@@ -5,7 +5,7 @@
 // whatever waits for proof of its delivery.
 import type { Db } from "../../eventstore/db.js";
 import { readByIdempotencyKey, readStream } from "../../eventstore/eventStore.js";
-import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { Rejection } from "../../domain/rejection.js";
 import {
   webhookDeliveryStream,

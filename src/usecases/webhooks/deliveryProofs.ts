@@ -4,7 +4,7 @@
 import type { Client } from "@temporalio/client";
 import type { WebhookPayload } from "../../domain/webhooks.js";
 import { proveAssistedDelivery } from "../assisted/assistedSearch.js";
-import { proveAlertDelivery } from "../alerts/alerts.js";
+import { proveAlertDelivery } from "../alerts/alertRuns.js";
 
 export function deliveryProofs(client: () => Client) {
   return async (payload: WebhookPayload): Promise<void> => {

@@ -4,7 +4,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 import type { Db } from "../../eventstore/db.js";
-import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { readStream } from "../../eventstore/eventStore.js";
 import { Rejection } from "../../domain/rejection.js";
 import {
@@ -109,7 +109,8 @@ const endpointView = (r: WebhookEndpointRow): EndpointView => ({
 
 const notFound = (id: string) => new Rejection("NOT_FOUND", `no webhook endpoint ${id} in this organization`);
 
-export function createWebhooks(deps: WebhooksDeps) {
+/** What every webhook operation shares: its dependencies, an endpoint's row, and a delivery's workflow started once. */
+function webhooksContext(deps: WebhooksDeps) {
   const { db, client, clock, settings } = deps;
   const taskQueue = deps.taskQueue ?? TASK_QUEUE;
 
@@ -128,16 +129,6 @@ export function createWebhooks(deps: WebhooksDeps) {
     return row;
   }
 
-  function checkEvents(events: string[]): string[] {
-    const unknown = events.filter((e) => !isWebhookEventType(e));
-    if (unknown.length > 0)
-      throw new Rejection(
-        "VALIDATION_ERROR",
-        `unknown event type ${JSON.stringify(unknown[0])}; events are ${WEBHOOK_EVENT_TYPES.join(", ")}`,
-      );
-    return [...new Set(events)];
-  }
-
   async function startDelivery(input: WebhookDeliveryInput): Promise<void> {
     try {
       await client.workflow.start(webhookDeliveryWorkflow, {
@@ -151,95 +142,281 @@ export function createWebhooks(deps: WebhooksDeps) {
     }
   }
 
-  /**
-   * Appends the event once (by its source) and starts its deliveries; nothing when no enabled endpoint subscribes.
-   * `only`: to that endpoint alone, whatever it subscribes to (a test event).
-   */
-  async function publish(
+  return { deps, db, clock, settings, endpointRow, ownEndpoint, startDelivery };
+}
+
+type WebhooksContext = ReturnType<typeof webhooksContext>;
+
+function checkEvents(events: string[]): string[] {
+  const unknown = events.filter((e) => !isWebhookEventType(e));
+  if (unknown.length > 0)
+    throw new Rejection(
+      "VALIDATION_ERROR",
+      `unknown event type ${JSON.stringify(unknown[0])}; events are ${WEBHOOK_EVENT_TYPES.join(", ")}`,
+    );
+  return [...new Set(events)];
+}
+
+/**
+ * Appends the event once (by its source) and starts its deliveries; nothing when no enabled endpoint subscribes.
+ * `only`: to that endpoint alone, whatever it subscribes to (a test event).
+ */
+async function publishEvent(
+  ctx: WebhooksContext,
+  orgId: string,
+  type: WebhookPayloadType,
+  data: Record<string, unknown>,
+  source: string,
+  actor: Actor,
+  only?: string,
+): Promise<{ eventId: string; endpointIds: string[] } | null> {
+  const { db, clock, settings } = ctx;
+  const messageId = messageIdOf(source);
+  const stored = await runStreamCommand(
+    db,
+    clock,
+    webhookMessageStream(messageId),
+    actor,
+    async (tx, at) => {
+      const rows = await tx.query(
+        `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE org_id = $1 AND state ` +
+          "= 'enabled' ORDER BY endpoint_id",
+        [orgId],
+      );
+      const endpoints = rows
+        .map((r) => normalizeRow("webhook_endpoints", r))
+        .filter((e) => (only ? e.endpoint_id === only : subscribesTo(e.events, type)));
+      if (endpoints.length === 0) return { version: 0, events: [] };
+      const payload: WebhookPayload = { type, timestamp: at.toISOString(), data };
+      if (Buffer.byteLength(JSON.stringify(payload)) > MAX_WEBHOOK_BODY_BYTES)
+        throw new Error(`a ${type} payload is larger than ${MAX_WEBHOOK_BODY_BYTES} bytes`);
+      return {
+        version: 0,
+        events: [
+          {
+            type: "WebhookEventCreated",
+            data: { orgId, messageId, eventType: type, payload, endpointIds: endpoints.map((e) => e.endpoint_id) },
+          },
+        ],
+      };
+    },
+    { idempotencyKey: `webhook-message:${messageId}` },
+  );
+  const created = stored.find((e) => e.type === "WebhookEventCreated");
+  if (!created || created.type !== "WebhookEventCreated") return null;
+  for (const endpointId of created.data.endpointIds) {
+    await ctx.startDelivery({
+      orgId,
+      messageId,
+      endpointId,
+      retrySeconds: settings.retrySeconds,
+      firstAttempt: 1,
+      round: 0,
+    });
+  }
+  return { eventId: messageId, endpointIds: created.data.endpointIds };
+}
+
+/** A new endpoint: its events known, its URL public, at most MAX_ENDPOINTS_PER_ORG; its secret shown once. */
+async function createEndpoint(
+  ctx: WebhooksContext,
+  orgId: string,
+  input: NewEndpointInput,
+  actor: Actor,
+): Promise<EndpointView & { secret: string }> {
+  const { db, clock, settings, deps } = ctx;
+  const events = checkEvents(input.events);
+  const target = await checkWebhookUrl(input.url, { allowPrivate: settings.allowPrivateUrls, lookup: deps.lookup });
+  const endpointId =
+    "we_" + `${randomBytes(15).toString("base64url").replace(/[-_]/g, "")}` + `${randomBytes(4).toString("hex")}`;
+  await runStreamCommand(db, clock, webhookEndpointStream(endpointId), actor, async (tx) => {
+    const [count] = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM proj_webhook_endpoints WHERE org_id = $1 AND state <> 'deleted'`,
+      [orgId],
+    );
+    if ((count?.n ?? 0) >= MAX_ENDPOINTS_PER_ORG)
+      throw new Rejection(
+        "CONFLICT",
+        `an organization has at most ${MAX_ENDPOINTS_PER_ORG} webhook endpoints; delete one first`,
+      );
+    return {
+      version: 0,
+      events: [
+        {
+          type: "WebhookEndpointCreated",
+          data: { orgId, endpointId, url: target.url.toString(), events, description: input.description ?? null },
+        },
+      ],
+    };
+  });
+  const row = (await ctx.endpointRow(endpointId))!;
+  return { ...endpointView(row), secret: endpointSecret(settings.secretKey, endpointId, row.secret_version) };
+}
+
+/** A new secret, shown once; the previous one keeps signing beside it for 24 hours. */
+async function rotateSecret(
+  ctx: WebhooksContext,
+  orgId: string,
+  endpointId: string,
+  actor: Actor,
+): Promise<EndpointView & { secret: string; previousSecretExpiresAt: string }> {
+  const { db, clock, settings } = ctx;
+  const current = await ctx.ownEndpoint(orgId, endpointId);
+  const version = current.secret_version + 1;
+  const previousSecretExpiresAt = new Date(clock().getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString();
+  await runStreamCommand(db, clock, webhookEndpointStream(endpointId), actor, async (tx) => {
+    const [row] = await tx.query<{ v: number }>(
+      `SELECT secret_version AS v FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
+      [endpointId],
+    );
+    if (row?.v !== current.secret_version)
+      throw new Rejection("CONFLICT", "the secret was rotated meanwhile; rotate again if you need another");
+    return {
+      version: "any",
+      events: [
+        {
+          type: "WebhookSecretRotated",
+          data: { orgId, endpointId, secretVersion: version, previousSecretExpiresAt },
+        },
+      ],
+    };
+  });
+  return {
+    ...endpointView((await ctx.endpointRow(endpointId))!),
+    secret: endpointSecret(settings.secretKey, endpointId, version),
+    previousSecretExpiresAt,
+  };
+}
+
+/** A `webhook.test` event to this endpoint, whatever it subscribes to. */
+async function sendTest(
+  ctx: WebhooksContext,
+  orgId: string,
+  endpointId: string,
+  actor: Actor,
+): Promise<{ eventId: string }> {
+  const row = await ctx.ownEndpoint(orgId, endpointId);
+  if (row.state !== "enabled")
+    throw new Rejection(
+      "CONFLICT",
+      `webhook endpoint ${endpointId} is disabled (${row.disabled_reason ?? "it kept failing"}); create a ` +
+        "new endpoint for a working receiver",
+    );
+  const published = await publishEvent(
+    ctx,
+    orgId,
+    WEBHOOK_TEST_EVENT,
+    { endpointId, message: "A test event sent on request." },
+    `test:${endpointId}:${randomBytes(12).toString("hex")}`,
+    actor,
+    endpointId,
+  );
+  if (!published) throw notFound(endpointId);
+  return { eventId: published.eventId };
+}
+
+/** The endpoint's deliveries, newest first, each with its attempts. */
+async function endpointDeliveries(
+  ctx: WebhooksContext,
+  orgId: string,
+  endpointId: string,
+  limit = 50,
+): Promise<DeliveryView[]> {
+  const { db } = ctx;
+  await ctx.ownEndpoint(orgId, endpointId);
+  const rows = (
+    await db.query(
+      `SELECT ${selectList("webhook_deliveries")} FROM proj_webhook_deliveries WHERE endpoint_id = $1 ` +
+        `ORDER BY created_at DESC, message_id LIMIT $2`,
+      [endpointId, limit],
+    )
+  ).map((r) => normalizeRow("webhook_deliveries", r));
+  const attempts =
+    rows.length === 0
+      ? []
+      : (
+          await db.query(
+            `SELECT ${selectList("webhook_attempts")} FROM proj_webhook_attempts WHERE endpoint_id = $1 ` +
+              `AND message_id = ANY($2) ORDER BY attempt, position`,
+            [endpointId, rows.map((r) => r.message_id)],
+          )
+        ).map((r) => normalizeRow("webhook_attempts", r));
+  const byMessage = new Map<string, WebhookAttemptRow[]>();
+  for (const a of attempts) byMessage.set(a.message_id, [...(byMessage.get(a.message_id) ?? []), a]);
+  return rows.map((r) => ({
+    eventId: r.message_id,
+    type: r.event_type,
+    createdAt: r.created_at,
+    status: r.state,
+    attempts: (byMessage.get(r.message_id) ?? []).map((a) => ({
+      attempt: a.attempt,
+      at: a.time,
+      status: a.status,
+      latencyMs: a.latency_ms,
+      responseExcerpt: a.excerpt,
+      error: a.error,
+    })),
+  }));
+}
+
+/** Sends an ended delivery again: a new series of attempts with the same webhook-id and body. */
+async function redeliver(
+  ctx: WebhooksContext,
+  orgId: string,
+  endpointId: string,
+  eventId: string,
+  actor: Actor,
+): Promise<{ eventId: string; status: "pending" }> {
+  const { db, clock, settings } = ctx;
+  const endpoint = await ctx.ownEndpoint(orgId, endpointId);
+  if (endpoint.state !== "enabled")
+    throw new Rejection(
+      "CONFLICT",
+      `webhook endpoint ${endpointId} is disabled; create a new endpoint for a working receiver`,
+    );
+  const [raw] = await db.query(
+    `SELECT ${selectList("webhook_deliveries")} FROM proj_webhook_deliveries WHERE message_id = $1 AND ` +
+      `endpoint_id = $2`,
+    [eventId, endpointId],
+  );
+  if (!raw) throw new Rejection("NOT_FOUND", `no delivery of event ${eventId} to webhook endpoint ${endpointId}`);
+  const delivery = normalizeRow("webhook_deliveries", raw);
+  if (delivery.state === "pending")
+    throw new Rejection("CONFLICT", `the delivery of ${eventId} is still under way; wait for it to end`);
+  const stored = await runStreamCommand(db, clock, webhookDeliveryStream(eventId, endpointId), actor, async () => ({
+    version: "any",
+    events: [{ type: "WebhookRedeliveryRequested", data: { orgId, messageId: eventId, endpointId } }],
+  }));
+  const rounds = (await readStream(db, webhookDeliveryStream(eventId, endpointId))).filter(
+    (e) => e.type === "WebhookRedeliveryRequested",
+  ).length;
+  await ctx.startDelivery({
+    orgId,
+    messageId: eventId,
+    endpointId,
+    retrySeconds: settings.retrySeconds,
+    firstAttempt: delivery.attempts + 1,
+    round: Math.max(rounds, stored.length),
+  });
+  return { eventId, status: "pending" };
+}
+
+export function createWebhooks(deps: WebhooksDeps) {
+  const ctx = webhooksContext(deps);
+  const { db, clock } = ctx;
+  const publish = (
     orgId: string,
     type: WebhookPayloadType,
     data: Record<string, unknown>,
     source: string,
     actor: Actor,
     only?: string,
-  ): Promise<{ eventId: string; endpointIds: string[] } | null> {
-    const messageId = messageIdOf(source);
-    const stored = await runStreamCommand(
-      db,
-      clock,
-      webhookMessageStream(messageId),
-      actor,
-      async (tx, at) => {
-        const rows = await tx.query(
-          `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE org_id = $1 AND state ` +
-            "= 'enabled' ORDER BY endpoint_id",
-          [orgId],
-        );
-        const endpoints = rows
-          .map((r) => normalizeRow("webhook_endpoints", r))
-          .filter((e) => (only ? e.endpoint_id === only : subscribesTo(e.events, type)));
-        if (endpoints.length === 0) return { version: 0, events: [] };
-        const payload: WebhookPayload = { type, timestamp: at.toISOString(), data };
-        if (Buffer.byteLength(JSON.stringify(payload)) > MAX_WEBHOOK_BODY_BYTES)
-          throw new Error(`a ${type} payload is larger than ${MAX_WEBHOOK_BODY_BYTES} bytes`);
-        return {
-          version: 0,
-          events: [
-            {
-              type: "WebhookEventCreated",
-              data: { orgId, messageId, eventType: type, payload, endpointIds: endpoints.map((e) => e.endpoint_id) },
-            },
-          ],
-        };
-      },
-      { idempotencyKey: `webhook-message:${messageId}` },
-    );
-    const created = stored.find((e) => e.type === "WebhookEventCreated");
-    if (!created || created.type !== "WebhookEventCreated") return null;
-    for (const endpointId of created.data.endpointIds) {
-      await startDelivery({
-        orgId,
-        messageId,
-        endpointId,
-        retrySeconds: settings.retrySeconds,
-        firstAttempt: 1,
-        round: 0,
-      });
-    }
-    return { eventId: messageId, endpointIds: created.data.endpointIds };
-  }
+  ) => publishEvent(ctx, orgId, type, data, source, actor, only);
 
   return {
     publish,
 
-    async create(orgId: string, input: NewEndpointInput, actor: Actor): Promise<EndpointView & { secret: string }> {
-      const events = checkEvents(input.events);
-      const target = await checkWebhookUrl(input.url, { allowPrivate: settings.allowPrivateUrls, lookup: deps.lookup });
-      const endpointId =
-        "we_" + `${randomBytes(15).toString("base64url").replace(/[-_]/g, "")}` + `${randomBytes(4).toString("hex")}`;
-      await runStreamCommand(db, clock, webhookEndpointStream(endpointId), actor, async (tx) => {
-        const [count] = await tx.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM proj_webhook_endpoints WHERE org_id = $1 AND state <> 'deleted'`,
-          [orgId],
-        );
-        if ((count?.n ?? 0) >= MAX_ENDPOINTS_PER_ORG)
-          throw new Rejection(
-            "CONFLICT",
-            `an organization has at most ${MAX_ENDPOINTS_PER_ORG} webhook endpoints; delete one first`,
-          );
-        return {
-          version: 0,
-          events: [
-            {
-              type: "WebhookEndpointCreated",
-              data: { orgId, endpointId, url: target.url.toString(), events, description: input.description ?? null },
-            },
-          ],
-        };
-      });
-      const row = (await endpointRow(endpointId))!;
-      return { ...endpointView(row), secret: endpointSecret(settings.secretKey, endpointId, row.secret_version) };
-    },
+    create: (orgId: string, input: NewEndpointInput, actor: Actor) => createEndpoint(ctx, orgId, input, actor),
 
     /** What the organization is told about its account: `balance.low` below this balance (null: never). */
     async notificationSettings(orgId: string): Promise<{ balanceLowThreshold: string | null }> {
@@ -283,12 +460,12 @@ export function createWebhooks(deps: WebhooksDeps) {
     },
 
     async get(orgId: string, endpointId: string): Promise<EndpointView> {
-      return endpointView(await ownEndpoint(orgId, endpointId));
+      return endpointView(await ctx.ownEndpoint(orgId, endpointId));
     },
 
     /** Deleted: nothing more is sent to it, deliveries under way stop before their next attempt. */
     async remove(orgId: string, endpointId: string, actor: Actor): Promise<{ id: string; deleted: true }> {
-      await ownEndpoint(orgId, endpointId);
+      await ctx.ownEndpoint(orgId, endpointId);
       await runStreamCommand(db, clock, webhookEndpointStream(endpointId), actor, async (tx) => {
         const row = await tx.query<{ state: string }>(
           `SELECT state FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
@@ -300,137 +477,12 @@ export function createWebhooks(deps: WebhooksDeps) {
       return { id: endpointId, deleted: true };
     },
 
-    /** A new secret, shown once; the previous one keeps signing beside it for 24 hours. */
-    async rotateSecret(
-      orgId: string,
-      endpointId: string,
-      actor: Actor,
-    ): Promise<EndpointView & { secret: string; previousSecretExpiresAt: string }> {
-      const current = await ownEndpoint(orgId, endpointId);
-      const version = current.secret_version + 1;
-      const previousSecretExpiresAt = new Date(clock().getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString();
-      await runStreamCommand(db, clock, webhookEndpointStream(endpointId), actor, async (tx) => {
-        const [row] = await tx.query<{ v: number }>(
-          `SELECT secret_version AS v FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
-          [endpointId],
-        );
-        if (row?.v !== current.secret_version)
-          throw new Rejection("CONFLICT", "the secret was rotated meanwhile; rotate again if you need another");
-        return {
-          version: "any",
-          events: [
-            {
-              type: "WebhookSecretRotated",
-              data: { orgId, endpointId, secretVersion: version, previousSecretExpiresAt },
-            },
-          ],
-        };
-      });
-      return {
-        ...endpointView((await endpointRow(endpointId))!),
-        secret: endpointSecret(settings.secretKey, endpointId, version),
-        previousSecretExpiresAt,
-      };
-    },
-
-    /** A `webhook.test` event to this endpoint, whatever it subscribes to. */
-    async sendTest(orgId: string, endpointId: string, actor: Actor): Promise<{ eventId: string }> {
-      const row = await ownEndpoint(orgId, endpointId);
-      if (row.state !== "enabled")
-        throw new Rejection(
-          "CONFLICT",
-          `webhook endpoint ${endpointId} is disabled (${row.disabled_reason ?? "it kept failing"}); create a ` +
-            "new endpoint for a working receiver",
-        );
-      const published = await publish(
-        orgId,
-        WEBHOOK_TEST_EVENT,
-        { endpointId, message: "A test event sent on request." },
-        `test:${endpointId}:${randomBytes(12).toString("hex")}`,
-        actor,
-        endpointId,
-      );
-      if (!published) throw notFound(endpointId);
-      return { eventId: published.eventId };
-    },
-
-    /** The endpoint's deliveries, newest first, each with its attempts. */
-    async deliveries(orgId: string, endpointId: string, limit = 50): Promise<DeliveryView[]> {
-      await ownEndpoint(orgId, endpointId);
-      const rows = (
-        await db.query(
-          `SELECT ${selectList("webhook_deliveries")} FROM proj_webhook_deliveries WHERE endpoint_id = $1 ` +
-            `ORDER BY created_at DESC, message_id LIMIT $2`,
-          [endpointId, limit],
-        )
-      ).map((r) => normalizeRow("webhook_deliveries", r));
-      const attempts =
-        rows.length === 0
-          ? []
-          : (
-              await db.query(
-                `SELECT ${selectList("webhook_attempts")} FROM proj_webhook_attempts WHERE endpoint_id = $1 ` +
-                  `AND message_id = ANY($2) ORDER BY attempt, position`,
-                [endpointId, rows.map((r) => r.message_id)],
-              )
-            ).map((r) => normalizeRow("webhook_attempts", r));
-      const byMessage = new Map<string, WebhookAttemptRow[]>();
-      for (const a of attempts) byMessage.set(a.message_id, [...(byMessage.get(a.message_id) ?? []), a]);
-      return rows.map((r) => ({
-        eventId: r.message_id,
-        type: r.event_type,
-        createdAt: r.created_at,
-        status: r.state,
-        attempts: (byMessage.get(r.message_id) ?? []).map((a) => ({
-          attempt: a.attempt,
-          at: a.time,
-          status: a.status,
-          latencyMs: a.latency_ms,
-          responseExcerpt: a.excerpt,
-          error: a.error,
-        })),
-      }));
-    },
-
-    /** Sends an ended delivery again: a new series of attempts with the same webhook-id and body. */
-    async redeliver(
-      orgId: string,
-      endpointId: string,
-      eventId: string,
-      actor: Actor,
-    ): Promise<{ eventId: string; status: "pending" }> {
-      const endpoint = await ownEndpoint(orgId, endpointId);
-      if (endpoint.state !== "enabled")
-        throw new Rejection(
-          "CONFLICT",
-          `webhook endpoint ${endpointId} is disabled; create a new endpoint for a working receiver`,
-        );
-      const [raw] = await db.query(
-        `SELECT ${selectList("webhook_deliveries")} FROM proj_webhook_deliveries WHERE message_id = $1 AND ` +
-          `endpoint_id = $2`,
-        [eventId, endpointId],
-      );
-      if (!raw) throw new Rejection("NOT_FOUND", `no delivery of event ${eventId} to webhook endpoint ${endpointId}`);
-      const delivery = normalizeRow("webhook_deliveries", raw);
-      if (delivery.state === "pending")
-        throw new Rejection("CONFLICT", `the delivery of ${eventId} is still under way; wait for it to end`);
-      const stored = await runStreamCommand(db, clock, webhookDeliveryStream(eventId, endpointId), actor, async () => ({
-        version: "any",
-        events: [{ type: "WebhookRedeliveryRequested", data: { orgId, messageId: eventId, endpointId } }],
-      }));
-      const rounds = (await readStream(db, webhookDeliveryStream(eventId, endpointId))).filter(
-        (e) => e.type === "WebhookRedeliveryRequested",
-      ).length;
-      await startDelivery({
-        orgId,
-        messageId: eventId,
-        endpointId,
-        retrySeconds: settings.retrySeconds,
-        firstAttempt: delivery.attempts + 1,
-        round: Math.max(rounds, stored.length),
-      });
-      return { eventId, status: "pending" };
-    },
+    rotateSecret: (orgId: string, endpointId: string, actor: Actor) => rotateSecret(ctx, orgId, endpointId, actor),
+    sendTest: (orgId: string, endpointId: string, actor: Actor) => sendTest(ctx, orgId, endpointId, actor),
+    deliveries: (orgId: string, endpointId: string, limit?: number) =>
+      endpointDeliveries(ctx, orgId, endpointId, limit),
+    redeliver: (orgId: string, endpointId: string, eventId: string, actor: Actor) =>
+      redeliver(ctx, orgId, endpointId, eventId, actor),
   };
 }
 

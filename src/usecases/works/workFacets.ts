@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "../../eventstore/db.js";
 import type { FilterWarning } from "../../filters/warnings.js";
-import { runStreamCommand } from "../../eventstore/streamCommand.js";
+import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { worksFacetsStream } from "../../domain/events.js";
 import { Rejection } from "../../domain/rejection.js";
 import { RECOMMENDED_MIN_RELEVANCE } from "../../retrieval/relevance.js";

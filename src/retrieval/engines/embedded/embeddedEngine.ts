@@ -21,8 +21,8 @@ import {
   type SearchHit,
   type SearchRequest,
 } from "../../port.js";
-import { chunkFingerprint } from "../../text/chunkFingerprint.js";
-import { analyzeEnglish } from "../../text/englishAnalyzer.js";
+import { chunkFingerprint } from "../../chunkFingerprint.js";
+import { analyzeEnglish } from "../../../text/englishAnalyzer.js";
 import {
   indexBytesOnDisk,
   indexExistsOnDisk,

@@ -3,7 +3,7 @@
 import type { ChunkMetadata } from "../../port.js";
 import { createVectorMatrix, type VectorMatrix } from "./denseKernel.js";
 import { createDenseScreen, type DenseScreen } from "./denseScreen.js";
-import { encodeLengthNorm } from "../../text/luceneBm25.js";
+import { encodeLengthNorm } from "../../../text/luceneBm25.js";
 
 /** A chunk as the segment keeps it: the vector lives in the segment's matrix, not here. */
 export interface StoredChunk {

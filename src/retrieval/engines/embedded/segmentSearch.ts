@@ -10,7 +10,7 @@ import {
   bm25QueryTerms,
   bm25TermScore,
   bm25TermWeight,
-} from "../../text/luceneBm25.js";
+} from "../../../text/luceneBm25.js";
 import { TopCandidates } from "./topCandidates.js";
 
 /** Whether the chunk at an ordinal passes the request's filter. */

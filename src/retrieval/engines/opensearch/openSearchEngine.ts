@@ -29,8 +29,8 @@ import {
   type SearchRequest,
   type VectorSearchMode,
 } from "../../port.js";
-import { chunkFingerprint } from "../../text/chunkFingerprint.js";
-import { bm25Ceiling, bm25QueryTerms } from "../../text/luceneBm25.js";
+import { chunkFingerprint } from "../../chunkFingerprint.js";
+import { bm25Ceiling, bm25QueryTerms } from "../../../text/luceneBm25.js";
 import {
   fromDocument,
   toDocument,

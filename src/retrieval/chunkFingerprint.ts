@@ -1,7 +1,7 @@
 // Content fingerprint of a chunk (text, token count, metadata, vector bytes): both engines skip an upsert whose
 // fingerprint is unchanged, which makes re-indexing the same input a no-op.
 import { createHash } from "node:crypto";
-import type { ChunkRecord } from "../port.js";
+import type { ChunkRecord } from "./port.js";
 
 /** JSON with object keys sorted, so equal metadata gives equal text whatever its key order. */
 function canonicalJson(value: unknown): string {

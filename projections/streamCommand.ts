@@ -1,10 +1,10 @@
 // One command on one stream, the way every non-charge append runs: under the append lock, read what the decision
 // needs, decide, append at the version read, and project inline, in one transaction; a conflict is decided again.
-import type { Db, Queryable } from "./db.js";
-import { APPEND_LOCK_KEY, prepareAppend } from "./eventStore.js";
-import { retryConflicts } from "./conflictRetry.js";
-import { projectInline } from "../../projections/sqlProjection.js";
-import type { Actor, DomainEvent, StoredEvent } from "../domain/events.js";
+import type { Db, Queryable } from "../src/eventstore/db.js";
+import { APPEND_LOCK_KEY, prepareAppend } from "../src/eventstore/eventStore.js";
+import { retryConflicts } from "../src/eventstore/conflictRetry.js";
+import { projectInline } from "./sqlProjection.js";
+import type { Actor, DomainEvent, StoredEvent } from "../src/domain/events.js";
 
 export interface StreamDecision {
   /** the stream's version the decision was made on (0: a new stream); 'any': the stream's one writer needs no check */

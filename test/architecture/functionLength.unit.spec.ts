@@ -1,0 +1,61 @@
+// No function in src/, workflows/, activities/ or projections/ runs past 150 lines (issue 50): a large factory becomes
+// named functions along its seams, or a file per operation. The ones still longer are listed with the lines they
+// span; the list only shrinks: a function not listed fails, a listed one that grew fails, and one split under the
+// limit must leave the list. `npx tsx scripts/functionLengths.ts` prints them all, longest first.
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../src/app/config.js";
+import { functionSpans, longFunctions } from "../../scripts/functionLengths.js";
+
+const LIMIT = 150;
+const FOLDERS = ["src", "workflows", "activities", "projections"];
+
+/** Functions over the limit today, "file name": lines; split one and remove it here. */
+const STILL_LONG: Record<string, number> = {
+  "src/retrieval/engines/opensearch/openSearchEngine.ts createOpenSearchEngine": 584,
+  "src/usecases/assisted/assistedSearch.ts createAssistedSearch": 536,
+  "src/usecases/search/searchService.ts createSearchService": 507,
+  "projections/project.ts project": 227,
+  "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 427,
+  "src/http/openapi/document.ts dashboardOperations": 419,
+  "src/http/routes/dashboardRoutes.ts dashboardRoutes": 372,
+  "src/http/openapi/document.ts operatorOperations": 328,
+  "src/app/composition.ts startRuntime": 314,
+  "activities/ingestion.ts createIngestionActivities": 257,
+  "src/usecases/dashboard/consoleData.ts createConsoleData": 246,
+  "src/reasoner/llm/llmReasoner.ts createLlmReasoner": 242,
+  "src/usecases/works/works.ts createWorks": 242,
+  "src/http/routes/searchRoutes.ts searchRoutes": 229,
+  "src/http/routes/adminRoutes.ts adminRoutes": 213,
+  "src/ingest/liveRetractions.ts createLiveRetractions": 189,
+  "activities/assisted.ts createAssistedActivities": 175,
+  "src/domain/organization.ts decide": 169,
+  "src/app/cli/operations.ts remoteOperations": 157,
+  "src/usecases/catalogue/catalogueService.ts createCatalogueService": 153,
+};
+
+describe("function length", () => {
+  const found = longFunctions(REPO_ROOT, FOLDERS, LIMIT);
+  const key = (f: { file: string; name: string }) => `${f.file} ${f.name}`;
+
+  it(`no function over ${LIMIT} lines but the listed ones`, () => {
+    expect(found.filter((f) => !(key(f) in STILL_LONG)).map((f) => `${key(f)} (${f.lines})`)).toEqual([]);
+  });
+
+  it("a listed function does not grow", () => {
+    expect(found.filter((f) => f.lines > STILL_LONG[key(f)]!).map((f) => `${key(f)}: ${f.lines}`)).toEqual([]);
+  });
+
+  it("the list shrinks: a function split under the limit leaves it", () => {
+    const long = new Set(found.map(key));
+    expect(Object.keys(STILL_LONG).filter((k) => !long.has(k))).toEqual([]);
+  });
+
+  it("measures a function from its first line to its last, nested ones under their outer's name", () => {
+    const body = Array.from({ length: 3 }, (_, i) => `  const v${i} = ${i};`).join("\n");
+    const text = `export function outer() {\n${body}\n  const inner = () => {\n    return 1;\n  };\n}\n`;
+    expect(functionSpans("x.ts", text).map((f) => [f.name, f.line, f.lines])).toEqual([
+      ["outer", 1, 8],
+      ["outer.inner", 5, 3],
+    ]);
+  });
+});
