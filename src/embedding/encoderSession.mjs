@@ -7,7 +7,10 @@ import * as ort from "onnxruntime-node";
  * Session options for this encoder on CPU. SkipLayerNormFusion is turned off: on the int8 graph it replaces
  * Add + LayerNormalization with a SkipLayerNormalization kernel that was slower than the two it replaces (measured
  * on this 2-core EPYC with onnxruntime-node 1.30: 55 -> 68 SciFact chunks per CPU-second); the fp32 graph is not
- * fused by it either way.
+ * fused by it either way. The intra-op threads do not spin: by default a pool thread busy-waits for the next piece of
+ * work instead of sleeping, which on two cores shared with the service, PostgreSQL and OpenSearch took the other
+ * core from them for nothing (a float32 query, two threads: 41 to 48 CPU ms with spinning, 24 without, the same
+ * vectors bit for bit; docs/measurements.md, "Speed, 29 Nov").
  */
 function sessionOptions(threads) {
   return {
@@ -15,7 +18,10 @@ function sessionOptions(threads) {
     interOpNumThreads: 1,
     executionMode: "sequential",
     graphOptimizationLevel: "all",
-    extra: { optimization: { disable_specified_optimizers: "SkipLayerNormFusion" } },
+    extra: {
+      optimization: { disable_specified_optimizers: "SkipLayerNormFusion" },
+      session: { intra_op: { allow_spinning: "0" } },
+    },
   };
 }
 

@@ -12,7 +12,7 @@ import {
 } from "../../src/embedding/modelManifest.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
 import { loadModelTokenizer } from "../../src/embedding/wordpieceTokenizer.js";
-import { loadProvisionedManifest } from "./provisionedModel.js";
+import { loadProvisionedManifest, loadServiceModelManifest } from "./provisionedModel.js";
 import reference from "./wordpieceReference.fixture.json" with { type: "json" };
 import { SCIFACT_DIR } from "../search/scifactFixture.js";
 
@@ -199,6 +199,28 @@ describe("int8 graph", () => {
     await expect(createOnnxEmbedder({ manifest: fp32Only, precision: "int8" })).rejects.toThrow(
       /no int8 graph.*npm run provision/,
     );
+  });
+});
+
+describe("the service's query session", () => {
+  // its thread settings (two intra-op threads that sleep between runs, src/embedding/encoderSession.mjs) are chosen for
+  // speed alone: a query's vector must be the bits one thread gives it
+  it("gives each query the same vector, bit for bit, on two intra-op threads as on one", async () => {
+    const service = await loadServiceModelManifest();
+    const queries = (await readFile(join(SCIFACT, "queries.jsonl"), "utf8"))
+      .split("\n")
+      .filter((line) => line.trim())
+      .slice(0, 30)
+      .map((line) => (JSON.parse(line) as { text: string }).text);
+    const two = await createOnnxEmbedder({ manifest: service });
+    const one = await createOnnxEmbedder({ manifest: service, threads: 1 });
+    try {
+      for (const query of queries)
+        expect(Array.from(await two.embedQuery(query)), query).toEqual(Array.from(await one.embedQuery(query)));
+    } finally {
+      await two.close();
+      await one.close();
+    }
   });
 });
 
