@@ -27,6 +27,7 @@ import { canonicalJson } from "../eventstore/eventStore.js";
 import { createCollectionReadiness, type CollectionReadiness } from "../domain/readiness.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../embedding/onnxEmbedder.js";
 import { embeddingModelManifestPath } from "../embedding/modelManifest.js";
+import { withSearchDeadline } from "../retrieval/searchDeadline.js";
 import type { JudgeModel } from "../reasoner/builtin/judge.js";
 import type { SearchEngine } from "../retrieval/port.js";
 import { createEmbeddedEngine } from "../retrieval/engines/embedded/embeddedEngine.js";
@@ -183,11 +184,13 @@ export const INDEX_RELOAD_CHECK_MS = 1000;
 export async function openSearchEngine(config: Config, log?: Logger): Promise<SearchEngine> {
   if (config.opensearchUrl) {
     const { createOpenSearchEngine } = await import("../retrieval/engines/opensearch/openSearchEngine.js");
-    return createOpenSearchEngine({
+    const engine = createOpenSearchEngine({
       url: config.opensearchUrl,
       onVectorStorage: (storage, detail) =>
         log?.info({ searchKnn: storage === "knn" ? "lucene-hnsw" : "exact" }, detail),
     });
+    // a stalled node's searches answer 503 at the deadline (the embedded engine runs in this process: nothing to wait on)
+    return withSearchDeadline(engine, config.searchDeadlineMs);
   }
   return createEmbeddedEngine({ dir: join(config.dataDir, "index"), reloadCheckIntervalMs: INDEX_RELOAD_CHECK_MS });
 }

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { formatCredits, parseCredits } from "../domain/money.js";
 import { parseRetrySchedule } from "../domain/webhooks.js";
+import { DEFAULT_SEARCH_DEADLINE_MS } from "../retrieval/searchDeadline.js";
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 /** The collection definitions and the demo data beside the clone, when COLLECTIONS_CONFIG and DATA_ROOT are unset. */
@@ -30,6 +31,7 @@ export const CONFIG_VARIABLES = [
   "ADMIN_TOKEN",
   "DATABASE_URL",
   "OPENSEARCH_URL",
+  "SEARCH_DEADLINE_MS",
   "TEMPORAL_ADDRESS",
   "TEMPORAL_NAMESPACE",
   "WORKER_MODE",
@@ -84,6 +86,8 @@ export interface Config {
   adminTokenGenerated: boolean;
   databaseUrl?: string;
   opensearchUrl?: string;
+  /** how long a search waits for OpenSearch before it answers 503 with Retry-After (SEARCH_DEADLINE_MS) */
+  searchDeadlineMs: number;
   temporalAddress?: string;
   temporalNamespace: string;
   /** run the Temporal worker inside the API process (default) */
@@ -420,6 +424,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminTokenGenerated: admin.generated,
     databaseUrl: store.databaseUrl,
     opensearchUrl: env.OPENSEARCH_URL || undefined,
+    searchDeadlineMs: positiveInteger(env, "SEARCH_DEADLINE_MS", DEFAULT_SEARCH_DEADLINE_MS),
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || "default",
     inProcessWorker: env.WORKER_MODE !== "separate",
@@ -481,6 +486,7 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     ADMIN_TOKEN: config.adminToken,
     DATABASE_URL: config.databaseUrl ?? "",
     OPENSEARCH_URL: config.opensearchUrl ?? "",
+    SEARCH_DEADLINE_MS: String(config.searchDeadlineMs),
     TEMPORAL_ADDRESS: config.temporalAddress ?? "",
     TEMPORAL_NAMESPACE: config.temporalNamespace,
     WORKER_MODE: config.inProcessWorker ? "in-process" : "separate",
