@@ -100,7 +100,8 @@ const output = {
 };
 console.log(JSON.stringify(output, null, 2));
 console.log(
-  `remote port ${output.chunksPerSecond.remote.median} chunks/s vs in-process ${output.chunksPerSecond.inProcess.median}` +
+  `remote port ${output.chunksPerSecond.remote.median} chunks/s vs in-process ` +
+    `${output.chunksPerSecond.inProcess.median}` +
     ` (${Math.round(output.remoteOverInProcess * 100)}%), ${output.chunks} chunks x ${output.rounds} rounds, worst ` +
     `cosine ${output.worstCosine}, load ${output.loadAverage.before}->${output.loadAverage.after}`,
 );

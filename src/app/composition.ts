@@ -191,7 +191,8 @@ export async function openSearchEngine(config: Config, log?: Logger): Promise<Se
       onVectorStorage: (storage, detail) =>
         log?.info({ searchKnn: storage === "knn" ? "lucene-hnsw" : "exact" }, detail),
     });
-    // a stalled node's searches answer 503 at the deadline (the embedded engine runs in this process: nothing to wait on)
+    // a stalled node's searches answer 503 at the deadline (the embedded engine runs in this process: nothing to
+    // wait on)
     return withSearchDeadline(engine, config.searchDeadlineMs);
   }
   return createEmbeddedEngine({ dir: join(config.dataDir, "index"), reloadCheckIntervalMs: INDEX_RELOAD_CHECK_MS });

@@ -112,7 +112,10 @@ export interface Config {
    * (EMBEDDING_WORKERS)
    */
   embeddingWorkers: number;
-  /** an operator's inference server that embeds passages during ingestion (EMBEDDING_URL and the others); null: in-process */
+  /**
+   * an operator's inference server that embeds passages during ingestion (EMBEDDING_URL and the others); null:
+   * in-process
+   */
   embeddingServer: EmbeddingServerConfig | null;
   /** documents per ingestion batch activity (INGEST_BATCH_SIZE) */
   ingestBatchSize: number;

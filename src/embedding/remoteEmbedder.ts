@@ -220,9 +220,10 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
         if (!isAttemptFailure(err)) throw err;
         if (!err.retryable) throw new Error(`the embedding server refused a batch: ${err.reason}`, { cause: err });
         const wait = retryDelayMs(attemptNumber + 1, policy, err.retryAfter);
+        const spentSeconds = Math.round((now() - started) / 1000);
         if (now() + wait - started > retryForMs)
           throw new EmbeddingServerUnavailableError(
-            `${err.reason} (still failing after ${attemptNumber} attempts in ${Math.round((now() - started) / 1000)} s)`,
+            `${err.reason} (still failing after ${attemptNumber} attempts in ${spentSeconds} s)`,
             { cause: err },
           );
         options.onRetry?.(err.reason, wait);
