@@ -4,7 +4,7 @@
 // machine running the same model with the same worker threads: the test suite's stand-in server (no registry-installed
 // server runs here; docs/measurements.md says why). The two alternate, round by round, so a shared machine's load
 // falls on both. Prints JSON, then one readable line.
-// Usage: npm run bench:remote-embedding [-- --chunks 512] [--rounds 3] [--batch 32] [--concurrency 4]
+// Usage: npm run bench:remote-embedding [-- --chunks 512] [--rounds 3] [--batch 32] [--concurrency 2]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
@@ -24,7 +24,7 @@ const { values: args } = parseArgs({
     chunks: { type: "string", default: "512" },
     rounds: { type: "string", default: "3" },
     batch: { type: "string", default: "32" },
-    concurrency: { type: "string", default: "4" },
+    concurrency: { type: "string", default: "2" },
   },
 });
 
@@ -55,6 +55,9 @@ const remote = createRemoteEmbedder({
   path: { modelName: local.modelName, dims: local.dims },
   batchSize: Number(args.batch),
   concurrency: Number(args.concurrency),
+  // a loaded shared machine makes a batch slow, not lost: a timeout would only send it again
+  timeoutMs: 300_000,
+  onRetry: (reason) => console.error(`retry: ${reason}`),
 });
 
 // warm-up: worker threads started on both sides

@@ -168,7 +168,9 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
     } catch (err) {
       const name = (err as Error).name;
       const timedOut = name === "TimeoutError" || name === "AbortError";
-      throw failure(timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${describe(err)}`, true, false);
+      // a request that outlasts its timeout met a server with more work than it can do: send it less at once, or the
+      // retries of timed-out batches only add to its queue
+      throw failure(timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${describe(err)}`, true, timedOut);
     }
     let raw: string;
     try {
