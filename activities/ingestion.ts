@@ -1,6 +1,7 @@
 // Ingestion activities: stage the source into batch files, index one batch (chunk, embed, index, delete, commit, then
 // the manifest and the batch's counts in one transaction), finish (replace-mode deletions, inventory, the completed
 // event) and record a failure.
+import { EmbeddingServerMismatchError } from "../src/embedding/remoteEmbedder.js";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { asActivity, heartbeating } from "./asActivity.js";
@@ -100,6 +101,19 @@ async function* contentRejected<T>(items: AsyncGenerator<T>): AsyncGenerator<T> 
   } catch (err) {
     if (err instanceof OperatorFileError || err instanceof SourceContentError)
       throw new Rejection("VALIDATION_ERROR", err.message);
+    throw err;
+  }
+}
+
+/**
+ * An embedding server that embeds otherwise than the index (another model or width) fails the activity as a business
+ * answer (VALIDATION_ERROR, never retried): asking it again cannot succeed, and the message names the fix.
+ */
+async function serverRefusalsFinal<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof EmbeddingServerMismatchError) throw new Rejection("VALIDATION_ERROR", err.message);
     throw err;
   }
 }
@@ -285,9 +299,11 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
             const missing = records.flatMap((record, k) => (kept.has(record.id) ? [] : [k]));
             const fresh =
               missing.length > 0
-                ? await embedAll(
-                    await deps.passageEmbedder(),
-                    missing.map((k) => embeddingInputs[k]!),
+                ? await serverRefusalsFinal(async () =>
+                    embedAll(
+                      await deps.passageEmbedder(),
+                      missing.map((k) => embeddingInputs[k]!),
+                    ),
                   )
                 : [];
             records.forEach((record) => (record.vector = kept.get(record.id)));

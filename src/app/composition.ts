@@ -4,7 +4,7 @@ import { join } from "node:path";
 import pino, { type Logger } from "pino";
 import { Client, Connection } from "@temporalio/client";
 import type { Worker } from "@temporalio/worker";
-import type { Config, StoreLocation } from "./config.js";
+import type { Config, EmbeddingServerConfig, StoreLocation } from "./config.js";
 import { openPglite, openPostgres, type Db } from "../eventstore/db.js";
 import { migrate } from "../eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
@@ -26,7 +26,10 @@ import { createCollectionAdmin, followCollectionIngestions } from "../usecases/c
 import { canonicalJson } from "../eventstore/eventStore.js";
 import { createCollectionReadiness, type CollectionReadiness } from "../domain/readiness.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../embedding/onnxEmbedder.js";
-import { embeddingModelManifestPath } from "../embedding/modelManifest.js";
+import { embeddingModelManifestPath, loadModelManifest } from "../embedding/modelManifest.js";
+import { createRemoteEmbedder, verifyEmbeddingServer, type RemoteEmbedder } from "../embedding/remoteEmbedder.js";
+import { embeddingServerUrl } from "../embedding/remoteProtocol.js";
+import { withSearchDeadline } from "../retrieval/searchDeadline.js";
 import type { JudgeModel } from "../reasoner/builtin/judge.js";
 import type { SearchEngine } from "../retrieval/port.js";
 import { createEmbeddedEngine } from "../retrieval/engines/embedded/embeddedEngine.js";
@@ -183,11 +186,14 @@ export const INDEX_RELOAD_CHECK_MS = 1000;
 export async function openSearchEngine(config: Config, log?: Logger): Promise<SearchEngine> {
   if (config.opensearchUrl) {
     const { createOpenSearchEngine } = await import("../retrieval/engines/opensearch/openSearchEngine.js");
-    return createOpenSearchEngine({
+    const engine = createOpenSearchEngine({
       url: config.opensearchUrl,
       onVectorStorage: (storage, detail) =>
         log?.info({ searchKnn: storage === "knn" ? "lucene-hnsw" : "exact" }, detail),
     });
+    // a stalled node's searches answer 503 at the deadline (the embedded engine runs in this process: nothing to
+    // wait on)
+    return withSearchDeadline(engine, config.searchDeadlineMs);
   }
   return createEmbeddedEngine({ dir: join(config.dataDir, "index"), reloadCheckIntervalMs: INDEX_RELOAD_CHECK_MS });
 }
@@ -203,12 +209,49 @@ export async function openEmbedder(config: Config): Promise<OnnxEmbedder> {
  * what they hold; close it when the ingestion is done.
  */
 export async function openIngestEmbedder(config: Config, log?: Logger): Promise<Embedder> {
-  const embedder = await createOnnxEmbedder({
-    manifest: embeddingModelManifestPath(config.cacheDir),
-    workers: config.embeddingWorkers,
-  });
+  const embedder = config.embeddingServer
+    ? await openEmbeddingServer(config, config.embeddingServer, log)
+    : await createOnnxEmbedder({
+        manifest: embeddingModelManifestPath(config.cacheDir),
+        workers: config.embeddingWorkers,
+      });
   // the demo's passages come precomputed with the data (demo-data/vectors/); only what they miss is embedded
   return withDemoVectors(embedder, config.dataRoot, (reason) => log?.warn(reason));
+}
+
+/**
+ * The operator's inference server as the passage embedder, once it proved to embed as the in-process model does: its
+ * vectors of the probe texts at cosine 0.999 or more to this process's (the same width, and the model EMBEDDING_MODEL
+ * names). The index's embedding path stays the in-process model's, which queries are embedded with; a server that
+ * differs is refused (EmbeddingServerMismatchError) before any passage is sent.
+ */
+export async function openEmbeddingServer(
+  config: Config,
+  server: EmbeddingServerConfig,
+  log?: Logger,
+): Promise<RemoteEmbedder> {
+  const reference = await createOnnxEmbedder({ manifest: embeddingModelManifestPath(config.cacheDir) });
+  try {
+    const manifest = await loadModelManifest(embeddingModelManifestPath(config.cacheDir));
+    const remote = createRemoteEmbedder({
+      url: embeddingServerUrl(server.url),
+      protocol: server.protocol,
+      ...(server.model ? { model: server.model } : {}),
+      ...(server.apiKey ? { apiKey: server.apiKey } : {}),
+      path: { modelName: reference.modelName, dims: reference.dims },
+      queryPrefix: manifest.queryPrefix,
+      batchSize: server.batchSize,
+      concurrency: server.concurrency,
+      timeoutMs: server.timeoutMs,
+      retryForMs: server.retryForMs,
+      onRetry: (reason, waitMs) => log?.warn({ reason, waitMs }, "the embedding server failed a batch; retrying"),
+    });
+    await verifyEmbeddingServer(remote, reference);
+    log?.info({ embeddingServer: remote.servedBy, path: remote.modelName }, "passages are embedded by the server");
+    return remote;
+  } finally {
+    await reference.close();
+  }
 }
 
 /**
@@ -230,7 +273,12 @@ export function openIngestionActivityDeps(
   return {
     db: parts.db,
     engine: parts.engine,
-    passageEmbedder: () => (passage ??= (parts.openPassageEmbedder ?? (() => openIngestEmbedder(config)))()),
+    // a failed opening (a server down or refused) is not kept: the batch's retry opens it again
+    passageEmbedder: () =>
+      (passage ??= (parts.openPassageEmbedder ?? (() => openIngestEmbedder(config)))().catch((err: unknown) => {
+        passage = undefined;
+        throw err;
+      })),
     model: { modelName: parts.embedder.modelName, dims: parts.embedder.dims },
     tokenizer: parts.embedder.tokenizer,
     retractedDois: async () => new Set((await retractions.notices()).keys()),

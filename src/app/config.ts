@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { formatCredits, parseCredits } from "../domain/money.js";
 import { parseRetrySchedule } from "../domain/webhooks.js";
+import { DEFAULT_SEARCH_DEADLINE_MS } from "../retrieval/searchDeadline.js";
+import { EMBEDDING_PROTOCOLS, embeddingServerUrl, type EmbeddingProtocol } from "../embedding/remoteProtocol.js";
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 /** The collection definitions and the demo data beside the clone, when COLLECTIONS_CONFIG and DATA_ROOT are unset. */
@@ -30,6 +32,7 @@ export const CONFIG_VARIABLES = [
   "ADMIN_TOKEN",
   "DATABASE_URL",
   "OPENSEARCH_URL",
+  "SEARCH_DEADLINE_MS",
   "TEMPORAL_ADDRESS",
   "TEMPORAL_NAMESPACE",
   "WORKER_MODE",
@@ -39,6 +42,14 @@ export const CONFIG_VARIABLES = [
   "LOG_LEVEL",
   "INGEST_DEMO",
   "EMBEDDING_WORKERS",
+  "EMBEDDING_URL",
+  "EMBEDDING_PROTOCOL",
+  "EMBEDDING_MODEL",
+  "EMBEDDING_API_KEY",
+  "EMBEDDING_BATCH_SIZE",
+  "EMBEDDING_CONCURRENCY",
+  "EMBEDDING_TIMEOUT_MS",
+  "EMBEDDING_RETRY_SECONDS",
   "INGEST_BATCH_SIZE",
   "INGEST_PARALLELISM",
   "UPLOAD_MAX_MB",
@@ -84,6 +95,8 @@ export interface Config {
   adminTokenGenerated: boolean;
   databaseUrl?: string;
   opensearchUrl?: string;
+  /** how long a search waits for OpenSearch before it answers 503 with Retry-After (SEARCH_DEADLINE_MS) */
+  searchDeadlineMs: number;
   temporalAddress?: string;
   temporalNamespace: string;
   /** run the Temporal worker inside the API process (default) */
@@ -99,6 +112,11 @@ export interface Config {
    * (EMBEDDING_WORKERS)
    */
   embeddingWorkers: number;
+  /**
+   * an operator's inference server that embeds passages during ingestion (EMBEDDING_URL and the others); null:
+   * in-process
+   */
+  embeddingServer: EmbeddingServerConfig | null;
   /** documents per ingestion batch activity (INGEST_BATCH_SIZE) */
   ingestBatchSize: number;
   /** ingestion batches in flight at once, over every worker process (INGEST_PARALLELISM) */
@@ -265,6 +283,51 @@ export function llmReasonerConfigFrom(env: NodeJS.ProcessEnv): LlmReasonerConfig
   };
 }
 
+export interface EmbeddingServerConfig {
+  /** the server's base address, checked by embeddingServerUrl (http or https) */
+  url: string;
+  protocol: EmbeddingProtocol;
+  /** the model name sent to an OpenAI-compatible server and expected back */
+  model?: string;
+  apiKey?: string;
+  /** texts per request */
+  batchSize: number;
+  /** requests in flight at once, at most */
+  concurrency: number;
+  /** per request */
+  timeoutMs: number;
+  /** how long a batch keeps being retried (429, 5xx, timeouts, refused connections) before its activity fails */
+  retryForMs: number;
+}
+
+export const EMBEDDING_SERVER_DEFAULTS = { batchSize: 32, concurrency: 4, timeoutMs: 30_000, retryForMs: 600_000 };
+
+/** EMBEDDING_URL turns the remote embedding port on; every EMBEDDING_ variable is read (and checked) either way. */
+export function embeddingServerConfigFrom(env: NodeJS.ProcessEnv): EmbeddingServerConfig | null {
+  const raw = env.EMBEDDING_URL?.trim() || undefined;
+  const protocol = (env.EMBEDDING_PROTOCOL?.trim() || "openai") as EmbeddingProtocol;
+  if (!EMBEDDING_PROTOCOLS.includes(protocol))
+    throw new Error(`EMBEDDING_PROTOCOL must be one of ${EMBEDDING_PROTOCOLS.join(", ")}, got ${protocol}`);
+  const model = env.EMBEDDING_MODEL?.trim() || undefined;
+  const apiKey = env.EMBEDDING_API_KEY || undefined;
+  const batchSize = positiveInteger(env, "EMBEDDING_BATCH_SIZE", EMBEDDING_SERVER_DEFAULTS.batchSize);
+  const concurrency = positiveInteger(env, "EMBEDDING_CONCURRENCY", EMBEDDING_SERVER_DEFAULTS.concurrency);
+  const timeoutMs = positiveInteger(env, "EMBEDDING_TIMEOUT_MS", EMBEDDING_SERVER_DEFAULTS.timeoutMs);
+  const retryForMs =
+    positiveInteger(env, "EMBEDDING_RETRY_SECONDS", EMBEDDING_SERVER_DEFAULTS.retryForMs / 1000) * 1000;
+  if (!raw) return null;
+  return {
+    url: embeddingServerUrl(raw).href,
+    protocol,
+    ...(model ? { model } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    batchSize,
+    concurrency,
+    timeoutMs,
+    retryForMs,
+  };
+}
+
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -420,6 +483,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminTokenGenerated: admin.generated,
     databaseUrl: store.databaseUrl,
     opensearchUrl: env.OPENSEARCH_URL || undefined,
+    searchDeadlineMs: positiveInteger(env, "SEARCH_DEADLINE_MS", DEFAULT_SEARCH_DEADLINE_MS),
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || "default",
     inProcessWorker: env.WORKER_MODE !== "separate",
@@ -430,6 +494,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestDemo: env.INGEST_DEMO !== "0",
     // one per core, at most 8: each holds its own copy of the model
     embeddingWorkers: positiveInteger(env, "EMBEDDING_WORKERS", Math.min(availableParallelism(), 8)),
+    embeddingServer: embeddingServerConfigFrom(env),
     ingestBatchSize: positiveInteger(env, "INGEST_BATCH_SIZE", 256),
     ingestParallelism: positiveInteger(env, "INGEST_PARALLELISM", 4),
     uploadMaxBytes: positiveInteger(env, "UPLOAD_MAX_MB", 2048) * 1024 * 1024,
@@ -481,6 +546,7 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     ADMIN_TOKEN: config.adminToken,
     DATABASE_URL: config.databaseUrl ?? "",
     OPENSEARCH_URL: config.opensearchUrl ?? "",
+    SEARCH_DEADLINE_MS: String(config.searchDeadlineMs),
     TEMPORAL_ADDRESS: config.temporalAddress ?? "",
     TEMPORAL_NAMESPACE: config.temporalNamespace,
     WORKER_MODE: config.inProcessWorker ? "in-process" : "separate",
@@ -490,6 +556,16 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     LOG_LEVEL: config.logLevel,
     INGEST_DEMO: config.ingestDemo ? "1" : "0",
     EMBEDDING_WORKERS: String(config.embeddingWorkers),
+    EMBEDDING_URL: config.embeddingServer?.url ?? "",
+    EMBEDDING_PROTOCOL: config.embeddingServer?.protocol ?? "openai",
+    EMBEDDING_MODEL: config.embeddingServer?.model ?? "",
+    EMBEDDING_API_KEY: config.embeddingServer?.apiKey ?? "",
+    EMBEDDING_BATCH_SIZE: String(config.embeddingServer?.batchSize ?? EMBEDDING_SERVER_DEFAULTS.batchSize),
+    EMBEDDING_CONCURRENCY: String(config.embeddingServer?.concurrency ?? EMBEDDING_SERVER_DEFAULTS.concurrency),
+    EMBEDDING_TIMEOUT_MS: String(config.embeddingServer?.timeoutMs ?? EMBEDDING_SERVER_DEFAULTS.timeoutMs),
+    EMBEDDING_RETRY_SECONDS: String(
+      (config.embeddingServer?.retryForMs ?? EMBEDDING_SERVER_DEFAULTS.retryForMs) / 1000,
+    ),
     INGEST_BATCH_SIZE: String(config.ingestBatchSize),
     INGEST_PARALLELISM: String(config.ingestParallelism),
     UPLOAD_MAX_MB: String(config.uploadMaxBytes / (1024 * 1024)),

@@ -349,7 +349,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
     "QUOTA_EXCEEDED, API_KEY_BUDGET_EXCEEDED, PREVIEW_RATE_LIMIT_EXCEEDED, SEARCH_RATE_LIMITED; Retry-After " +
     "where sent",
   500: "INTERNAL_ERROR",
-  503: "SERVICE_UNAVAILABLE: a dependency is unreachable; retry is safe",
+  503:
+    "SERVICE_UNAVAILABLE: a dependency is unreachable, or the search engine did not answer within the search " +
+    "deadline (SEARCH_DEADLINE_MS); nothing was charged, retry after Retry-After",
 };
 
 interface Operation {

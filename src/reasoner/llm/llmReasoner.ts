@@ -2,6 +2,7 @@
 // (understanding, plan, verdicts), with a timeout per attempt and retries on timeouts, network errors, 429 and 5xx.
 // Whatever still fails (or answers malformed JSON) is answered by the built-in reasoner, and the answer says so
 // (`answeredBy: 'builtin'`), so the query record names the reasoner that actually answered.
+import { isRetryableStatus, retryDelayMs } from "../../infra/httpRetry.js";
 import { z } from "zod";
 import { canonicalArticleType } from "../../filters/articleTypes.js";
 import { parseFilterDate } from "../../filters/dates.js";
@@ -160,8 +161,10 @@ const SYSTEM_PROMPT =
 
 const CANDIDATE_TEXT_LIMIT = 1500;
 
-function backoff(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));
+/** 200 ms before the first retry, doubling up to 2 s, without jitter (one reasoner call per search step) */
+function backoff(tryNumber: number): Promise<void> {
+  const wait = retryDelayMs(tryNumber + 1, { baseMs: 200, maxMs: 2000 }, undefined, () => 1);
+  return new Promise((resolve) => setTimeout(resolve, wait));
 }
 
 export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Reasoner {
@@ -208,10 +211,7 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
       throw new LlmCallError(`reading the answer failed: ${(err as Error).message}`, true);
     }
     if (!response.ok)
-      throw new LlmCallError(
-        `HTTP ${response.status}: ${raw.slice(0, 200)}`,
-        response.status === 429 || response.status >= 500,
-      );
+      throw new LlmCallError(`HTTP ${response.status}: ${raw.slice(0, 200)}`, isRetryableStatus(response.status));
     try {
       const body = JSON.parse(raw) as { choices?: { message?: { content?: string | null } }[] };
       const content = body.choices?.[0]?.message?.content;

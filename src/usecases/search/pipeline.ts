@@ -19,6 +19,7 @@ import { costForTokens } from "../../domain/money.js";
 import { mergeByRelevance, type MergedHit, type RankedList } from "../../retrieval/rerank.js";
 import { requestTraits } from "../../retrieval/relevance.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
+import { deadlineRetryAfterSeconds, SearchDeadlineError } from "../../retrieval/searchDeadline.js";
 import { demoteRepeats, REPEAT_CHUNK_PENALTY, repeatAwareDepth } from "../../retrieval/repeats.js";
 import { isFragment } from "../../ingest/chunk.js";
 import { checkPinnedDois } from "../../filters/doiReach.js";
@@ -145,7 +146,7 @@ export interface CollectionSearch {
  * it), sets a document's further chunks a little below its first (repeats.ts; `repeatPenalty` 0 turns it off,
  * for the benchmark's before) and merges the best `limit` with the reranker. A fragment (an isolated heading) is never
  * returned, even from an index built before the chunker dropped them. An engine or model that fails answers 503
- * SERVICE_UNAVAILABLE.
+ * SERVICE_UNAVAILABLE, and so does an engine that has not answered within its deadline (searchDeadline.ts).
  */
 export async function searchCollections(
   deps: Pick<SearchDeps, "engine" | "embedder">,
@@ -196,6 +197,17 @@ export async function searchCollections(
         // the engine's own words stay in the log (the error's cause): they name its internals, and a caller cannot act
         // on them
         if (err instanceof Rejection) throw err;
+        if (err instanceof SearchDeadlineError) {
+          throw Object.assign(
+            new Rejection(
+              "SERVICE_UNAVAILABLE",
+              `search did not answer within ${err.deadlineMs} ms (${collection.name}); nothing was charged, retry ` +
+                "after Retry-After",
+              { retryAfterSeconds: deadlineRetryAfterSeconds(err.deadlineMs) },
+            ),
+            { cause: err },
+          );
+        }
         // not a passing fault: the index must be built again by this server's model, which the operator does
         if (err instanceof EmbeddingMismatchError) {
           throw Object.assign(

@@ -1,0 +1,110 @@
+// Throughput of the remote embedding port against in-process embedding on this CPU: SciFact chunks (title + chunk, as
+// ingestion embeds them) embedded by the ingestion embedder in this process (EMBEDDING_WORKERS worker threads, one
+// text a run) and through the remote port (batches, EMBEDDING_CONCURRENCY requests in flight) by a server on the same
+// machine running the same model with the same worker threads: the test suite's stand-in server (no registry-installed
+// server runs here; docs/measurements.md says why). The two alternate, round by round, so a shared machine's load
+// falls on both. Prints JSON, then one readable line.
+// Usage: npm run bench:remote-embedding [-- --chunks 512] [--rounds 3] [--batch 32] [--concurrency 2]
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
+import { loadConfig } from "../src/app/config.js";
+import type { PlainCollection } from "../src/domain/collectionDefinitions.js";
+import { embeddingModelManifestPath } from "../src/embedding/modelManifest.js";
+import { createOnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
+import type { Embedder } from "../src/embedding/port.js";
+import { createRemoteEmbedder } from "../src/embedding/remoteEmbedder.js";
+import { cosineOfUnit, embeddingServerUrl } from "../src/embedding/remoteProtocol.js";
+import { prepareCollection } from "../src/ingest/pipelineRules.js";
+import { loadRetractedDois } from "../src/ingest/retractions.js";
+import { startEmbeddingStandIn } from "../test/support/embeddingStandIn.js";
+
+const { values: args } = parseArgs({
+  options: {
+    chunks: { type: "string", default: "512" },
+    rounds: { type: "string", default: "3" },
+    batch: { type: "string", default: "32" },
+    concurrency: { type: "string", default: "2" },
+  },
+});
+
+const config = loadConfig({ ...process.env, ADMIN_TOKEN: process.env.ADMIN_TOKEN ?? "bench-admin-token-0123456789" });
+const manifestPath = embeddingModelManifestPath(config.cacheDir);
+const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+const catalog = await loadCollectionCatalog(config.collectionsConfig);
+const scifact = catalog.resolveCollection("scifact") as PlainCollection;
+const local = await createOnnxEmbedder({ manifest: manifestPath, workers: config.embeddingWorkers });
+const prepared = await prepareCollection({
+  collection: scifact,
+  dataRoot: config.dataRoot,
+  tokenizer: local.tokenizer,
+  retracted: await loadRetractedDois(config.dataRoot),
+});
+const size = Math.min(Number(args.chunks), prepared.embeddingInputs.length);
+const sample = Array.from(
+  { length: size },
+  (_, i) => prepared.embeddingInputs[Math.floor((i * prepared.embeddingInputs.length) / size)]!,
+);
+
+process.env.EMBEDDING_STANDIN_WORKERS = String(config.embeddingWorkers);
+const server = await startEmbeddingStandIn();
+const remote = createRemoteEmbedder({
+  url: embeddingServerUrl(server.url),
+  protocol: "openai",
+  path: { modelName: local.modelName, dims: local.dims },
+  batchSize: Number(args.batch),
+  concurrency: Number(args.concurrency),
+  // a loaded shared machine makes a batch slow, not lost: a timeout would only send it again
+  timeoutMs: 300_000,
+  onRetry: (reason) => console.error(`retry: ${reason}`),
+});
+
+// warm-up: worker threads started on both sides
+await local.embedPassages(sample.slice(0, 64));
+await remote.embedPassages(sample.slice(0, 64));
+
+const rates: Record<"inProcess" | "remote", number[]> = { inProcess: [], remote: [] };
+const timed = async (embedder: Embedder): Promise<{ rate: number; vectors: Float32Array[] }> => {
+  const start = performance.now();
+  const vectors = await embedder.embedPassages(sample);
+  return { rate: sample.length / ((performance.now() - start) / 1000), vectors };
+};
+const loadBefore = loadavg()[0] ?? 0;
+let worstCosine = 1;
+for (let r = 0; r < Number(args.rounds); r++) {
+  const mine = await timed(local);
+  const theirs = await timed(remote);
+  rates.inProcess.push(mine.rate);
+  rates.remote.push(theirs.rate);
+  theirs.vectors.forEach((v, i) => (worstCosine = Math.min(worstCosine, cosineOfUnit(v, mine.vectors[i]!))));
+}
+const loadAfter = loadavg()[0] ?? 0;
+await remote.close();
+await server.close();
+await local.close();
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const output = {
+  date: new Date().toISOString(),
+  cpu: `${cpus()[0]?.model ?? "unknown"}, ${availableParallelism()} cores`,
+  model: local.modelName,
+  chunks: sample.length,
+  rounds: Number(args.rounds),
+  embeddingWorkers: config.embeddingWorkers,
+  remote: { protocol: "openai", batch: Number(args.batch), concurrency: Number(args.concurrency) },
+  chunksPerSecond: {
+    inProcess: { median: round(median(rates.inProcess)), each: rates.inProcess.map((r) => round(r)) },
+    remote: { median: round(median(rates.remote)), each: rates.remote.map((r) => round(r)) },
+  },
+  remoteOverInProcess: round(median(rates.remote) / median(rates.inProcess), 3),
+  worstCosine: round(worstCosine, 6),
+  loadAverage: { before: round(loadBefore, 2), after: round(loadAfter, 2) },
+};
+console.log(JSON.stringify(output, null, 2));
+console.log(
+  `remote port ${output.chunksPerSecond.remote.median} chunks/s vs in-process ` +
+    `${output.chunksPerSecond.inProcess.median}` +
+    ` (${Math.round(output.remoteOverInProcess * 100)}%), ${output.chunks} chunks x ${output.rounds} rounds, worst ` +
+    `cosine ${output.worstCosine}, load ${output.loadAverage.before}->${output.loadAverage.after}`,
+);

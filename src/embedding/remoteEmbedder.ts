@@ -1,0 +1,301 @@
+// Embedder adapter for an operator's inference server (OpenAI-compatible /v1/embeddings or TEI /embed): passages go
+// in batches, a few at once; 429 and 5xx, timeouts and refused connections are retried with backoff (Retry-After
+// honoured) for as long as EMBEDDING_RETRY_SECONDS, and a throttling server is sent fewer batches at once, so a busy
+// or restarting server slows ingestion down instead of failing it.
+import {
+  isRetryableStatus,
+  isThrottleStatus,
+  retryAfterMs,
+  retryDelayMs,
+  type RetryPolicy,
+} from "../infra/httpRetry.js";
+import type { Embedder } from "./port.js";
+import {
+  cosineOfUnit,
+  embeddingEndpoint,
+  embeddingRequestBody,
+  parseEmbeddingAnswer,
+  type EmbeddingProtocol,
+} from "./remoteProtocol.js";
+
+export interface RemoteEmbedderOptions {
+  /** the server's base address (embeddingServerUrl checked it) */
+  url: URL;
+  protocol: EmbeddingProtocol;
+  /** the model name sent to an OpenAI-compatible server, and the one its answers must name */
+  model?: string;
+  /** sent as Authorization: Bearer */
+  apiKey?: string;
+  /** the embedding path the server must produce (the in-process model's): its name and width */
+  path: { modelName: string; dims: number };
+  /** prepended to a query before it is embedded (the model's instruction) */
+  queryPrefix?: string;
+  /** texts per request (default 32) */
+  batchSize?: number;
+  /** requests in flight at once, at most (default 4); a throttling server gets fewer */
+  concurrency?: number;
+  /** per request (default 30 s) */
+  timeoutMs?: number;
+  /** how long one batch keeps being retried before the call fails (default 10 minutes) */
+  retryForMs?: number;
+  retry?: RetryPolicy;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+  /** hears each failed attempt that will be retried, and the wait before it */
+  onRetry?: (reason: string, waitMs: number) => void;
+}
+
+export interface RemoteEmbedder extends Embedder {
+  /** "model at address (protocol)": what the index's vectors were made by */
+  readonly servedBy: string;
+  /** one batch as the server answers it: the model it names and one normalized vector per text */
+  embedBatch(texts: readonly string[]): Promise<{ vectors: Float32Array[]; model?: string }>;
+}
+
+/** The server's vectors are not the index's embedding path: another model, width, or arithmetic. */
+export class EmbeddingServerMismatchError extends Error {
+  constructor(detail: string, path: string) {
+    super(
+      `the embedding server does not embed as this index does (${path}): ${detail}. Serve the same model from the ` +
+        "provisioned files at EMBEDDING_URL (and name it in EMBEDDING_MODEL), or unset EMBEDDING_URL to embed " +
+        "in-process",
+    );
+    this.name = "EmbeddingServerMismatchError";
+  }
+}
+
+/** The server did not answer a batch for the whole retry window. */
+export class EmbeddingServerUnavailableError extends Error {
+  constructor(detail: string, options?: ErrorOptions) {
+    super(`the embedding server did not answer: ${detail}`, options);
+    this.name = "EmbeddingServerUnavailableError";
+  }
+}
+
+/** One failed attempt: why, whether another may succeed, whether the server asked for less, how long it asked. */
+interface AttemptFailure {
+  reason: string;
+  retryable: boolean;
+  throttled: boolean;
+  retryAfter?: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { baseMs: 250, maxMs: 15_000, retryAfterCapMs: 60_000 };
+
+/**
+ * Requests allowed in flight after an answer: half as many after a throttle (at least one), one more after a success
+ * (at most `max`); additive increase, multiplicative decrease, as TCP does.
+ */
+export function nextConcurrency(current: number, max: number, throttled: boolean): number {
+  return throttled ? Math.max(1, Math.floor(current / 2)) : Math.min(max, current + 1);
+}
+
+/** Probe texts whose vectors a server must give as in-process does: short and long, prose and symbols. */
+export const PROBE_TEXTS = [
+  "Vitamin D supplementation and fracture risk in older adults: a randomized controlled trial.",
+  "BRCA1 mutations (c.68_69delAG) increase the lifetime risk of breast cancer to 60-80%.",
+  "Effect of statins on muscle pain",
+];
+
+/** A server's vectors agree with the path's when every probe's cosine is at least this. */
+export const PROBE_MIN_COSINE = 0.999;
+
+/**
+ * Why the server's probe vectors are not the reference's, or undefined when they are: the width, then each probe's
+ * cosine against PROBE_MIN_COSINE.
+ */
+export function probeDisagreement(
+  server: readonly Float32Array[],
+  reference: readonly Float32Array[],
+  minCosine = PROBE_MIN_COSINE,
+): string | undefined {
+  const width = server[0]?.length ?? 0;
+  const expected = reference[0]?.length ?? 0;
+  if (width !== expected) return `its vectors have ${width} dimensions, the index's ${expected}`;
+  const cosines = server.map((vector, i) => cosineOfUnit(vector, reference[i]!));
+  const worst = Math.min(...cosines);
+  if (worst < minCosine)
+    return `its vector of a probe text is at cosine ${worst.toFixed(4)} to the in-process one (at least ${minCosine})`;
+  return undefined;
+}
+
+export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbedder {
+  const endpoint = embeddingEndpoint(options.url, options.protocol);
+  const batchSize = options.batchSize ?? 32;
+  const maxConcurrency = options.concurrency ?? 4;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const retryForMs = options.retryForMs ?? 600_000;
+  const policy = options.retry ?? DEFAULT_RETRY;
+  const doFetch = options.fetch ?? fetch;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const now = options.now ?? Date.now;
+  for (const [name, value] of [
+    ["batchSize", batchSize],
+    ["concurrency", maxConcurrency],
+    ["timeoutMs", timeoutMs],
+  ] as const)
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  const servedBy = `${options.model ?? "the served model"} at ${options.url.origin} (${options.protocol})`;
+  let closed = false;
+
+  /** requests allowed in flight now, and the lanes waiting for room */
+  let allowed = maxConcurrency;
+  let inFlight = 0;
+  const waiting: (() => void)[] = [];
+  const admit = async (): Promise<void> => {
+    while (inFlight >= allowed) await new Promise<void>((resolve) => waiting.push(resolve));
+    inFlight++;
+  };
+  const release = (throttled: boolean): void => {
+    inFlight--;
+    allowed = nextConcurrency(allowed, maxConcurrency, throttled);
+    waiting.splice(0).forEach((wake) => wake());
+  };
+
+  async function attempt(texts: readonly string[]): Promise<{ vectors: Float32Array[]; model?: string }> {
+    let response: Response;
+    try {
+      response = await doFetch(endpoint, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+        },
+        body: JSON.stringify(embeddingRequestBody(options.protocol, texts, options.model)),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (err) {
+      const name = (err as Error).name;
+      const timedOut = name === "TimeoutError" || name === "AbortError";
+      // a request that outlasts its timeout met a server with more work than it can do: send it less at once, or the
+      // retries of timed-out batches only add to its queue
+      throw failure(timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${describe(err)}`, true, timedOut);
+    }
+    let raw: string;
+    try {
+      raw = await response.text();
+    } catch (err) {
+      throw failure(`reading the answer failed: ${describe(err)}`, true, false);
+    }
+    if (!response.ok) {
+      const f = failure(
+        `HTTP ${response.status}: ${raw.slice(0, 200)}`,
+        isRetryableStatus(response.status),
+        isThrottleStatus(response.status),
+      );
+      f.retryAfter = retryAfterMs(response.headers.get("retry-after"), now());
+      throw f;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      throw failure(`the answer is not JSON: ${raw.slice(0, 200)}`, false, false);
+    }
+    const answer = parseEmbeddingAnswer(options.protocol, body, texts.length);
+    const width = answer.vectors[0]?.length ?? 0;
+    if (width !== options.path.dims)
+      throw new EmbeddingServerMismatchError(
+        `its vectors have ${width} dimensions, the index's ${options.path.dims}`,
+        options.path.modelName,
+      );
+    if (options.model && answer.model && answer.model !== options.model)
+      throw new EmbeddingServerMismatchError(
+        `it answered with model ${answer.model}, EMBEDDING_MODEL names ${options.model}`,
+        options.path.modelName,
+      );
+    return answer;
+  }
+
+  /** One batch, retried while the failures are passing ones and the window lasts. */
+  async function embedBatch(texts: readonly string[]): Promise<{ vectors: Float32Array[]; model?: string }> {
+    if (closed) throw new Error("embedder is closed");
+    const started = now();
+    for (let attemptNumber = 1; ; attemptNumber++) {
+      await admit();
+      let answer: { vectors: Float32Array[]; model?: string };
+      try {
+        answer = await attempt(texts);
+      } catch (err) {
+        release(isAttemptFailure(err) && err.throttled);
+        if (!isAttemptFailure(err)) throw err;
+        if (!err.retryable) throw new Error(`the embedding server refused a batch: ${err.reason}`, { cause: err });
+        const wait = retryDelayMs(attemptNumber + 1, policy, err.retryAfter);
+        const spentSeconds = Math.round((now() - started) / 1000);
+        if (now() + wait - started > retryForMs)
+          throw new EmbeddingServerUnavailableError(
+            `${err.reason} (still failing after ${attemptNumber} attempts in ${spentSeconds} s)`,
+            { cause: err },
+          );
+        options.onRetry?.(err.reason, wait);
+        await sleep(wait);
+        continue;
+      }
+      release(false);
+      return answer;
+    }
+  }
+
+  async function embedPassages(texts: string[], onEmbedded?: (done: number) => void): Promise<Float32Array[]> {
+    const batches: { start: number; texts: string[] }[] = [];
+    for (let start = 0; start < texts.length; start += batchSize)
+      batches.push({ start, texts: texts.slice(start, start + batchSize) });
+    const vectors = new Array<Float32Array>(texts.length);
+    let next = 0;
+    let done = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(maxConcurrency, batches.length) }, async () => {
+        while (next < batches.length) {
+          const batch = batches[next++]!;
+          const answer = await embedBatch(batch.texts);
+          answer.vectors.forEach((vector, i) => (vectors[batch.start + i] = vector));
+          done += batch.texts.length;
+          onEmbedded?.(done);
+        }
+      }),
+    );
+    return vectors;
+  }
+
+  return {
+    modelName: options.path.modelName,
+    dims: options.path.dims,
+    servedBy,
+    embedBatch,
+    embedPassages,
+    async embedQuery(text) {
+      const { vectors } = await embedBatch([(options.queryPrefix ?? "") + text]);
+      return vectors[0]!;
+    },
+    async close() {
+      closed = true;
+    },
+  };
+}
+
+function failure(reason: string, retryable: boolean, throttled: boolean): AttemptFailure & Error {
+  return Object.assign(new Error(reason), { reason, retryable, throttled, attemptFailure: true });
+}
+
+function isAttemptFailure(err: unknown): err is AttemptFailure {
+  return typeof err === "object" && err !== null && (err as { attemptFailure?: boolean }).attemptFailure === true;
+}
+
+function describe(err: unknown): string {
+  const cause = (err as { cause?: { code?: string } }).cause;
+  return cause?.code ?? (err as Error).message;
+}
+
+/**
+ * Checks that the server gives the path's vectors: the probe texts' vectors from the server against `reference`'s
+ * (the in-process model); a server that differs is refused with an EmbeddingServerMismatchError.
+ */
+export async function verifyEmbeddingServer(remote: RemoteEmbedder, reference: Embedder): Promise<void> {
+  const [{ vectors }, expected] = await Promise.all([
+    remote.embedBatch(PROBE_TEXTS),
+    reference.embedPassages([...PROBE_TEXTS]),
+  ]);
+  const disagreement = probeDisagreement(vectors, expected);
+  if (disagreement) throw new EmbeddingServerMismatchError(disagreement, reference.modelName);
+}

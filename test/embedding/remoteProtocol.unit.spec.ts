@@ -1,0 +1,113 @@
+// The embedding servers' wire: EMBEDDING_URL's checks, the endpoint and body of each protocol, the reading of their
+// answers (order, width, finite numbers, normalization), and the rules of the remote port built on them: the
+// concurrency a throttling server gets and the probe comparison that refuses another embedding path.
+import { describe, expect, it } from "vitest";
+import {
+  embeddingEndpoint,
+  embeddingRequestBody,
+  embeddingServerUrl,
+  EmbeddingResponseError,
+  parseEmbeddingAnswer,
+} from "../../src/embedding/remoteProtocol.js";
+import { nextConcurrency, probeDisagreement } from "../../src/embedding/remoteEmbedder.js";
+
+const unit = (...xs: number[]) => {
+  const norm = Math.hypot(...xs);
+  return Float32Array.from(xs, (x) => x / norm);
+};
+
+describe("embeddingServerUrl", () => {
+  it("takes http and https base addresses", () => {
+    expect(embeddingServerUrl("http://127.0.0.1:8080").href).toBe("http://127.0.0.1:8080/");
+    expect(embeddingServerUrl("https://inference.example.org/v1").pathname).toBe("/v1");
+  });
+  it("refuses other schemes, credentials, queries and what is not a URL", () => {
+    expect(() => embeddingServerUrl("file:///etc/passwd")).toThrow(/http\(s\) address, got the file scheme/);
+    expect(() => embeddingServerUrl("ftp://host/")).toThrow(/ftp scheme/);
+    expect(() => embeddingServerUrl("http://user:secret@host/")).toThrow(/EMBEDDING_API_KEY/);
+    expect(() => embeddingServerUrl("http://host/?x=1")).toThrow(/without \? or #/);
+    expect(() => embeddingServerUrl("localhost:8080")).toThrow(/http\(s\)/);
+    expect(() => embeddingServerUrl("not a url")).toThrow(/http\(s\) address such as/);
+  });
+});
+
+describe("embeddingEndpoint", () => {
+  it("posts OpenAI-compatible batches to /v1/embeddings, once, and TEI batches to /embed", () => {
+    expect(embeddingEndpoint(new URL("http://h:7997"), "openai")).toBe("http://h:7997/v1/embeddings");
+    expect(embeddingEndpoint(new URL("http://h:7997/v1/"), "openai")).toBe("http://h:7997/v1/embeddings");
+    expect(embeddingEndpoint(new URL("https://h/proxy"), "openai")).toBe("https://h/proxy/v1/embeddings");
+    expect(embeddingEndpoint(new URL("http://h:8080/"), "tei")).toBe("http://h:8080/embed");
+  });
+});
+
+describe("embeddingRequestBody", () => {
+  it("shapes each protocol's request", () => {
+    expect(embeddingRequestBody("openai", ["a", "b"], "BAAI/bge-small-en-v1.5")).toEqual({
+      input: ["a", "b"],
+      encoding_format: "float",
+      model: "BAAI/bge-small-en-v1.5",
+    });
+    expect(embeddingRequestBody("openai", ["a"])).toEqual({ input: ["a"], encoding_format: "float" });
+    expect(embeddingRequestBody("tei", ["a"])).toEqual({ inputs: ["a"], normalize: true, truncate: true });
+  });
+});
+
+describe("parseEmbeddingAnswer", () => {
+  it("reads an OpenAI-compatible answer in its items' index order, with the model it names, normalized", () => {
+    const answer = parseEmbeddingAnswer(
+      "openai",
+      {
+        model: "BAAI/bge-small-en-v1.5",
+        data: [
+          { index: 1, embedding: [0, 2] },
+          { index: 0, embedding: [3, 4] },
+        ],
+      },
+      2,
+    );
+    expect(answer.model).toBe("BAAI/bge-small-en-v1.5");
+    expect(answer.vectors.map((v) => [...v])).toEqual([
+      [Math.fround(0.6), Math.fround(0.8)],
+      [0, 1],
+    ]);
+  });
+  it("reads a TEI answer, which names no model", () => {
+    const answer = parseEmbeddingAnswer("tei", [[1, 0]], 1);
+    expect(answer).toEqual({ vectors: [Float32Array.of(1, 0)] });
+  });
+  it("refuses an answer that is not one finite vector per text, all of one width", () => {
+    const bad: [unknown, number, RegExp][] = [
+      [{ data: [{ embedding: [1] }] }, 2, /1 vectors for 2 texts/],
+      [{ data: [{ embedding: [1, 0] }, { embedding: [1] }] }, 2, /vector 1 is not a list of 2 numbers/],
+      [{ data: [{ embedding: [1, "x"] }] }, 1, /not a finite number/],
+      [{ data: [{ embedding: [0, 0] }] }, 1, /all zeros/],
+      [{ data: [{ index: 3, embedding: [1] }] }, 1, /out of place/],
+      [{ error: "no" }, 1, /data array/],
+    ];
+    for (const [body, texts, message] of bad) {
+      expect(() => parseEmbeddingAnswer("openai", body, texts)).toThrow(EmbeddingResponseError);
+      expect(() => parseEmbeddingAnswer("openai", body, texts)).toThrow(message);
+    }
+    expect(() => parseEmbeddingAnswer("tei", { embeddings: [] }, 1)).toThrow(/array of vectors/);
+  });
+});
+
+describe("nextConcurrency", () => {
+  it("halves after a throttle (never below one) and grows by one after a success (never past the most)", () => {
+    expect(nextConcurrency(4, 4, true)).toBe(2);
+    expect(nextConcurrency(1, 4, true)).toBe(1);
+    expect(nextConcurrency(2, 4, false)).toBe(3);
+    expect(nextConcurrency(4, 4, false)).toBe(4);
+  });
+});
+
+describe("probeDisagreement", () => {
+  const reference = [unit(1, 0, 0), unit(0, 1, 0)];
+  it("accepts vectors at cosine 0.999 or more to the reference", () => {
+    expect(probeDisagreement([unit(1, 0.01, 0), unit(0, 1, 0.02)], reference)).toBeUndefined();
+  });
+  it("names another width, and the worst cosine below the threshold", () => {
+    expect(probeDisagreement([unit(1, 0), unit(0, 1)], reference)).toBe("its vectors have 2 dimensions, the index's 3");
+    expect(probeDisagreement([unit(1, 0.1, 0), unit(0, 1, 0)], reference)).toMatch(/at cosine 0\.995\d/);
+  });
+});
