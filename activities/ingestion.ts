@@ -1,9 +1,9 @@
 // Ingestion activities: stage the source into batch files, index one batch (chunk, embed, index, delete, commit, then
 // the manifest and the batch's counts in one transaction), finish (replace-mode deletions, inventory, the completed
 // event) and record a failure.
-import { EmbeddingServerMismatchError } from "../src/embedding/remoteEmbedder.js";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { EmbeddingServerMismatchError } from "../src/embedding/remoteEmbedder.js";
 import { asActivity, heartbeating } from "./asActivity.js";
 import type { Db } from "../src/eventstore/db.js";
 import type { Embedder, Tokenizer } from "../src/embedding/port.js";
@@ -116,6 +116,15 @@ async function serverRefusalsFinal<T>(fn: () => Promise<T>): Promise<T> {
     if (err instanceof EmbeddingServerMismatchError) throw new Rejection("VALIDATION_ERROR", err.message);
     throw err;
   }
+}
+
+/** The vectors of the inputs (none: no embedder opened), a server's refusal final (serverRefusalsFinal). */
+async function embedWith(
+  passageEmbedder: () => Promise<Embedder>,
+  inputs: Parameters<typeof embedAll>[1],
+): Promise<Awaited<ReturnType<typeof embedAll>>> {
+  if (inputs.length === 0) return [];
+  return serverRefusalsFinal(async () => embedAll(await passageEmbedder(), inputs));
 }
 
 /** The advisory lock a collection's writers take on PostgreSQL: one per collection name. */
@@ -297,15 +306,10 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
               records.filter((record) => known.has(record.metadata.doc_id)),
             );
             const missing = records.flatMap((record, k) => (kept.has(record.id) ? [] : [k]));
-            const fresh =
-              missing.length > 0
-                ? await serverRefusalsFinal(async () =>
-                    embedAll(
-                      await deps.passageEmbedder(),
-                      missing.map((k) => embeddingInputs[k]!),
-                    ),
-                  )
-                : [];
+            const fresh = await embedWith(
+              deps.passageEmbedder,
+              missing.map((k) => embeddingInputs[k]!),
+            );
             records.forEach((record) => (record.vector = kept.get(record.id)));
             missing.forEach((k, position) => (records[k]!.vector = fresh[position]));
           }

@@ -194,17 +194,7 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
       throw failure(`the answer is not JSON: ${raw.slice(0, 200)}`, false, false);
     }
     const answer = parseEmbeddingAnswer(options.protocol, body, texts.length);
-    const width = answer.vectors[0]?.length ?? 0;
-    if (width !== options.path.dims)
-      throw new EmbeddingServerMismatchError(
-        `its vectors have ${width} dimensions, the index's ${options.path.dims}`,
-        options.path.modelName,
-      );
-    if (options.model && answer.model && answer.model !== options.model)
-      throw new EmbeddingServerMismatchError(
-        `it answered with model ${answer.model}, EMBEDDING_MODEL names ${options.model}`,
-        options.path.modelName,
-      );
+    refuseOtherEmbedding(answer, options);
     return answer;
   }
 
@@ -272,6 +262,24 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
       closed = true;
     },
   };
+}
+
+/** An answer whose vectors are not the index's (another width, or another model than EMBEDDING_MODEL) is refused. */
+function refuseOtherEmbedding(
+  answer: { vectors: Float32Array[]; model?: string },
+  options: Pick<RemoteEmbedderOptions, "path" | "model">,
+): void {
+  const width = answer.vectors[0]?.length ?? 0;
+  if (width !== options.path.dims)
+    throw new EmbeddingServerMismatchError(
+      `its vectors have ${width} dimensions, the index's ${options.path.dims}`,
+      options.path.modelName,
+    );
+  if (options.model && answer.model && answer.model !== options.model)
+    throw new EmbeddingServerMismatchError(
+      `it answered with model ${answer.model}, EMBEDDING_MODEL names ${options.model}`,
+      options.path.modelName,
+    );
 }
 
 function failure(reason: string, retryable: boolean, throttled: boolean): AttemptFailure & Error {
