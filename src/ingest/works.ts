@@ -4,6 +4,7 @@
 // operational tables (works, work_references in src/eventstore/schema.ts), not an event-sourced read model.
 import type { Db, Queryable } from "../eventstore/db.js";
 import { joinedAbstract, type CitedWorkIds, type SourceDocument } from "./sourceDocument.js";
+import type { Authorship } from "../domain/authors.js";
 import { isRetractedWork, NO_LISTS, type IntegrityNotice } from "../domain/integrity.js";
 
 /**
@@ -13,6 +14,8 @@ import { isRetractedWork, NO_LISTS, type IntegrityNotice } from "../domain/integ
 export interface WorkFields {
   title: string | null;
   authors: string[];
+  /** the authors with their ids where the source gives them; empty for works stored before authorships existed */
+  authorships: Authorship[];
   journal: string | null;
   issn: string[];
   publisher: string | null;
@@ -63,6 +66,7 @@ export function workOfDocument(document: SourceDocument, searchable: boolean): S
     fields: {
       title: text(m.title) ?? text(document.title),
       authors: texts(m.authors),
+      authorships: m.authorships ?? [],
       journal: text(m.journal),
       issn: texts(m.issn),
       publisher: text(m.publisher),

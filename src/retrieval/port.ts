@@ -1,6 +1,7 @@
 // The retrieval port: one contract that the embedded engine and the OpenSearch adapter both obey.
 import type { CollectionInventory } from "../domain/inventory.js";
 import type { FilterNode } from "../filters/ast.js";
+import type { Authorship } from "../domain/authors.js";
 
 export type RetrievalMode = "dense" | "sparse" | "hybrid";
 
@@ -11,6 +12,12 @@ export interface ChunkMetadata {
   section?: string | null;
   title?: string | null;
   authors?: string[] | null;
+  /** each author with its OpenAlex id, ORCID and position where the source gives them (src/domain/authors.ts) */
+  authorships?: Authorship[] | null;
+  /**
+   * the authorships' OpenAlex ids and ORCIDs, which the `author_id` filter matches (indexed, never shown in a row)
+   */
+  author_id?: string[] | null;
   doi?: string | null;
   pmid?: string | null;
   pmcid?: string | null;

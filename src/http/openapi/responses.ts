@@ -165,6 +165,7 @@ export const Discovery = z
 const metadata = z.record(z.string(), z.unknown()).meta({
   description:
     "Document metadata: `chunk_index` (0-based position of the chunk in its document), `title`, `authors`, " +
+    "`authorships` (each author's `name`, OpenAlex author `id`, `orcid` and `position`, where the source gives them), " +
     "`doi`, `pmid`, `pmcid`, `url`, `journal`, `publisher`, `keywords`, `publication_date`, `issn`, " +
     "`article_type`, `section`, `isbn`, `open_access`, `license`, chapter fields, editorial fields, `figures` " +
     "(`id`, `label`, `caption`, `image_data` = base64 image when figures were requested), and `integrity` (the " +
@@ -655,11 +656,32 @@ const workIds = z.object({
     .meta({ description: "The doc_id of the work in its first collection (the one result rows carry)." }),
 });
 
+export const Authorship = z
+  .object({
+    name: z.string(),
+    id: nullable(z.string()).meta({
+      description: "The OpenAlex author id (A…); null where the source resolves none (MEDLINE, JATS, some OpenAlex).",
+      examples: ["A5023888391"],
+    }),
+    orcid: nullable(z.string()).meta({
+      description: "The ORCID as 0000-0000-0000-000X; null where the source gives none.",
+      examples: ["0000-0002-1825-0097"],
+    }),
+    position: nullable(z.enum(["first", "middle", "last"])).meta({
+      description: "OpenAlex's author position; for other sources, read from the order of the authors.",
+    }),
+  })
+  .meta({
+    description:
+      "One author of a work. Authors without an id are never merged by name: they are tied to a person only by ORCID.",
+  });
+
 export const Work = z
   .object({
     ids: workIds,
     title: nullable(z.string()),
     authors: z.array(z.string()),
+    authorships: z.array(Authorship).meta({ description: "The authors with their ids, in the source's order." }),
     journal: nullable(z.string()),
     issn: z.array(z.string()),
     publisher: nullable(z.string()),

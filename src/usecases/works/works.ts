@@ -159,6 +159,8 @@ export function createWorks(deps: WorksDeps) {
         ids: { doi: id.doi, pmid: id.pmid, pmcid: pick(g, (r) => r.pmcid), openalex: id.openalex, docId: first.docId },
         title: field("title"),
         authors: field("authors"),
+        // stored before works kept authorships: none, never names read as people
+        authorships: field("authorships") ?? [],
         journal: field("journal"),
         issn: field("issn"),
         publisher: field("publisher"),
@@ -408,6 +410,10 @@ export function syntheticWork(id: string): Work {
     },
     title: `Synthetic work ${digest.slice(0, 8)}`,
     authors: ["Sandbox A", "Sandbox B"],
+    authorships: [
+      { name: "Sandbox A", id: null, orcid: null, position: "first" },
+      { name: "Sandbox B", id: null, orcid: null, position: "last" },
+    ],
     journal: "Sandbox Journal of Synthetic Results",
     issn: [],
     publisher: null,
