@@ -19,8 +19,9 @@ export interface Authorship {
 export type AuthorId = { kind: "openalex"; value: string } | { kind: "orcid"; value: string };
 
 const ORCID_BODY = /^(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dX])$/;
-const ORCID_PREFIX = /^(?:(?:https?:\/\/)?(?:www\.)?orcid\.org\/|orcid:\s*)/i;
-const OPENALEX_AUTHOR = /^(?:(?:https?:\/\/)?(?:api\.)?openalex\.org\/(?:authors\/)?|openalex:\s*)?(A[1-9]\d{0,14})$/i;
+// a URL's "//" may arrive as one "/" (a path's empty segment dropped)
+const ORCID_PREFIX = /^(?:(?:https?:\/\/?)?(?:www\.)?orcid\.org\/|orcid:\s*)/i;
+const OPENALEX_AUTHOR = /^(?:(?:https?:\/\/?)?(?:api\.)?openalex\.org\/(?:authors\/)?|openalex:\s*)?(A[1-9]\d{0,14})$/i;
 
 /** Whether the 16 characters of an ORCID carry a right check digit (ISO 7064 MOD 11-2). */
 function orcidChecksumHolds(digits: string): boolean {

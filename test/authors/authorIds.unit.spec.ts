@@ -37,6 +37,7 @@ describe("author ids", () => {
     "a5023888391",
     "https://openalex.org/A5023888391",
     "https://openalex.org/authors/A5023888391",
+    "https:/openalex.org/A5023888391",
   ])("reads the OpenAlex id %s", (raw) =>
     expect(parseAuthorId(raw)).toEqual({ ok: true, id: { kind: "openalex", value: "A5023888391" } }),
   );

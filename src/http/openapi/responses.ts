@@ -817,3 +817,68 @@ export type ResponseSchemasFitDomain = [
   Fits<typeof JournalMetricExpansion, DomainJournalMetricExpansion>,
   Fits<typeof JournalRequest, DomainJournalRequest>,
 ];
+
+const coAuthor = z.object({
+  name: z.string(),
+  id: nullable(z.string()).meta({ description: "OpenAlex author id; null for a co-author the sources name only." }),
+  orcid: nullable(z.string()),
+  works: z.number().int().meta({ description: "Works of this author the co-author also wrote." }),
+});
+
+export const Author = z
+  .object({
+    id: z.string().meta({
+      description: "The id asked for, canonical: the OpenAlex short id, or the ORCID as 0000-0000-0000-000X.",
+      examples: ["A1928796387"],
+    }),
+    name: z.string().meta({ description: "The name the sources give most often.", examples: ["Clemens Kirschbaum"] }),
+    names: z
+      .array(z.string())
+      .meta({ description: "Every spelling of the name the sources give, most frequent first." }),
+    ids: z.object({
+      openalex: nullable(z.string()).meta({ examples: ["A1928796387"] }),
+      orcid: nullable(z.string()).meta({ examples: ["0000-0003-3707-4444"] }),
+      otherOpenalex: z.array(z.string()).meta({
+        description: "Other OpenAlex ids whose authorships carry the same ORCID (OpenAlex split the person).",
+      }),
+      otherOrcid: z.array(z.string()),
+    }),
+    worksCount: z
+      .number()
+      .int()
+      .meta({
+        description: "Works in the collections the key reaches (a work held by two collections counts once).",
+        examples: [27],
+      }),
+    firstYear: nullable(z.number().int()).meta({ examples: [2004] }),
+    lastYear: nullable(z.number().int()).meta({ examples: [2022] }),
+    collections: z
+      .array(z.string())
+      .meta({ description: "The collections the key reaches holding the author's works." }),
+    coAuthors: z.array(coAuthor).meta({ description: "The 10 most frequent co-authors, most shared works first." }),
+    synthetic: z.literal(true).optional().meta({ description: "Sandbox keys: a synthetic author." }),
+  })
+  .meta({
+    description:
+      "A person: the works whose authorships carry the OpenAlex id, or an ORCID tied to it by those authorships. " +
+      "Two authors are never joined by name alone.",
+  });
+
+export const AuthorsPage = z.object({
+  data: z.array(
+    z.object({
+      id: z.string().meta({ description: "Look the author up with this id.", examples: ["A1928796387"] }),
+      name: z.string(),
+      ids: z.object({ openalex: nullable(z.string()), orcid: nullable(z.string()) }),
+      worksCount: z.number().int(),
+    }),
+  ),
+  nextCursor: nullable(z.string()).meta({ description: "Send as `cursor` for the next page; null on the last." }),
+});
+
+export const AuthorWorksPage = z.object({
+  author: z.object({ id: z.string(), name: z.string() }),
+  items: z.array(Work).meta({ description: "The author's works, newest first, then by id." }),
+  total: z.number().int().meta({ description: "The author's works in the collections the key reaches." }),
+  nextCursor: nullable(z.string()),
+});

@@ -299,9 +299,8 @@ export function createWorks(deps: WorksDeps) {
     );
     const all = await worksOf(citing, keys);
     // newest first, then by id: a stable order the cursor pages through
-    all.sort(
-      (a, b) =>
-        (b.publication_date ?? "").localeCompare(a.publication_date ?? "") || workKey(a).localeCompare(workKey(b)),
+    all.sort((a, b) =>
+      listedOrder({ date: a.publication_date, key: workKey(a) }, { date: b.publication_date, key: workKey(b) }),
     );
     const items = all.slice(offset, offset + page.limit).map((w) => ({ held: true as const, ...w }));
     const next =
@@ -354,10 +353,26 @@ export function createWorks(deps: WorksDeps) {
     });
   }
 
-  return { get, batch, references, citedBy, exportIds, exportRows };
+  /**
+   * What other features that list works (authors) build on: the reachable index keys, their collection names, admit
+   * (one slot of the per-minute budget) and works of row groups, answered as works lookups are.
+   */
+  const listing = {
+    scopeOf,
+    admit,
+    collectionOf: (indexKey: string): string | undefined => collectionOf.get(indexKey),
+    worksOf,
+  };
+
+  return { get, batch, references, citedBy, exportIds, exportRows, listing };
 }
 
 export type Works = ReturnType<typeof createWorks>;
+
+/** The order of every list of works (citing works, an author's works): newest first, then by id, stable for cursors. */
+export function listedOrder(a: { date: string | null; key: string }, b: { date: string | null; key: string }): number {
+  return (b.date ?? "").localeCompare(a.date ?? "") || a.key.localeCompare(b.key);
+}
 
 /** An unheld reference: the ids its source gives and the link that resolves it. */
 export function unheldEntry(r: CitedWorkIds): Omit<Extract<GraphEntry, { held: false }>, "held"> {
