@@ -909,6 +909,21 @@ function bodyText(r: Recipe, route: Route, f: Fixtures): Buffer | undefined {
   }
 }
 
+/**
+ * Whether some other route's path, its `:parameters` filled with one segment each, spells `path` exactly. Routes with a
+ * rest-of-the-path `*id` are left out: they would take every respelling of their prefix.
+ */
+function documentedElsewhere(path: string, route: Route): boolean {
+  return ROUTES.some((other) => {
+    if (other === route || other.door !== route.door || other.path.includes("*")) return false;
+    const pattern = other.path
+      .split("/")
+      .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .join("/");
+    return new RegExp(`^${pattern}$`).test(path);
+  });
+}
+
 function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
   const route = ROUTES[r.route]!;
   let idIndex = 0;
@@ -922,7 +937,9 @@ function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
   const changed = path.split("/").flatMap((segment, i) => (segment === filled.split("/")[i] ? [] : [i]));
   const onlyParameterCase =
     r.spelling === "upperSegment" && changed.length > 0 && changed.every((i) => routeSegments[i]?.startsWith(":"));
-  const respelled = path !== filled && !onlyParameterCase;
+  // a respelling that is another route's documented spelling (POST /search/Journal-requests is a search of the
+  // collection "Journal-requests") is that route's own path
+  const respelled = path !== filled && !onlyParameterCase && !documentedElsewhere(path, route);
   if (r.spelling === "query" && r.query !== null) path += HOSTILE_QUERIES[r.query]!;
   else if (r.query !== null && r.query % 4 === 0) path += HOSTILE_QUERIES[r.query]!;
   const method = r.method ?? route.method;
