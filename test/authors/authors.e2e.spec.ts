@@ -3,15 +3,15 @@
 // MEDLINE citations whose authors carry ORCIDs but no OpenAlex id. A person by id or ORCID in every spelling, never
 // merged by name; a search by name; their works paged newest first; the author_id filter; MCP; and the attacks: no
 // key, another key's collections, a sandbox key, malformed ids, NUL bytes and other spellings of the path.
-import { createReadStream, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { createGunzip, gunzipSync, gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   ENGINES,
+  openAlexHeadAndHairReview,
   httpClient,
   operatorSteps,
   SHARED_DATA,
@@ -28,16 +28,6 @@ const KIRSCHBAUM = { id: "A1928796387", orcid: "0000-0003-3707-4444", other: "A4
 const PUHSE = { id: "A1783565427", orcid: "0000-0003-1228-316X" };
 /** MEDLINE authors known only by ORCID (citations 274 and 495 of the sample). */
 const MEDLINE_ORCIDS = ["0000-0001-9921-6968", "0000-0001-6596-153X"];
-
-/** The demo's OpenAlex records kept: the first 120 and the last 820 (the hair-glucocorticoid review's works). */
-async function openAlexSelection(): Promise<string[]> {
-  const lines: string[] = [];
-  const input = createInterface({
-    input: createReadStream(join(SHARED_DATA, "articles", "openalex_works.synergy.jsonl.gz")).pipe(createGunzip()),
-  });
-  for await (const line of input) if (line.trim()) lines.push(line);
-  return [...lines.slice(0, 120), ...lines.slice(-820)];
-}
 
 /** The MEDLINE sample's first 20 citations and the two whose authors carry the ORCIDs above. */
 function medlineSelection(): Buffer {
@@ -64,7 +54,7 @@ describe.each(ENGINES)("authors on the %s engine", (engine) => {
     const dataRoot = await sliceDataRoot(20);
     writeFileSync(
       join(dataRoot, "articles", "openalex_works.synergy.jsonl.gz"),
-      gzipSync((await openAlexSelection()).join("\n") + "\n"),
+      gzipSync((await openAlexHeadAndHairReview()).join("\n") + "\n"),
     );
     writeFileSync(join(dataRoot, "articles", "pubmed_medline16n0902_sample.xml.gz"), medlineSelection());
     svc = await startTestService({ dataRoot, engine });
