@@ -71,6 +71,7 @@ import {
   type IntegrityOf,
 } from "../usecases/works/integrityRows.js";
 import { createWorkFacets } from "../usecases/works/workFacets.js";
+import { createAuthors } from "../usecases/authors/authors.js";
 import type { WebhookActivityDeps } from "../../activities/webhooks.js";
 import { createWebhooks, type Webhooks } from "../usecases/webhooks/webhooks.js";
 import { deliveryProofs } from "../usecases/webhooks/deliveryProofs.js";
@@ -702,6 +703,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       operations,
       search: searchWithIntegrity(search, integrityOf),
       works,
+      authors: createAuthors({ db, works }),
       workFacets: createWorkFacets({
         search: { catalog, engine, embedder, planFilters, readiness, retractions },
         db,

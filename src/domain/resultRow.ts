@@ -1,5 +1,6 @@
 // A chunk's metadata as stored with it, and the row a query record keeps of it: shapes the engines, the use cases and
 // the workflows (an assisted run carries rows) all name, so they sit below every one of them.
+import type { Authorship } from "./authors.js";
 
 /** Metadata stored with a chunk; field names are the spec's (snake_case). */
 export interface ChunkMetadata {
@@ -8,6 +9,12 @@ export interface ChunkMetadata {
   section?: string | null;
   title?: string | null;
   authors?: string[] | null;
+  /** each author with its OpenAlex id, ORCID and position where the source gives them (src/domain/authors.ts) */
+  authorships?: Authorship[] | null;
+  /**
+   * the authorships' OpenAlex ids and ORCIDs, which the `author_id` filter matches (indexed, never shown in a row)
+   */
+  author_id?: string[] | null;
   doi?: string | null;
   pmid?: string | null;
   pmcid?: string | null;

@@ -100,6 +100,20 @@ CREATE TABLE IF NOT EXISTS work_references (
 CREATE INDEX IF NOT EXISTS work_references_doi ON work_references (doi);
 CREATE INDEX IF NOT EXISTS work_references_pmid ON work_references (pmid);
 CREATE INDEX IF NOT EXISTS work_references_openalex ON work_references (openalex);
+-- Each work's authorships (src/ingest/works.ts writes them with the work; src/usecases/authors reads them): an author
+-- is found by OpenAlex id or ORCID, and by the folded name (accents and case removed) when searched for by name.
+CREATE TABLE IF NOT EXISTS work_authors (
+  index_key TEXT NOT NULL,
+  doc_id    TEXT NOT NULL,
+  position  INTEGER NOT NULL,
+  name      TEXT NOT NULL,
+  folded    TEXT NOT NULL,
+  author_id TEXT,
+  orcid     TEXT,
+  PRIMARY KEY (index_key, doc_id, position)
+);
+CREATE INDEX IF NOT EXISTS work_authors_author_id ON work_authors (author_id);
+CREATE INDEX IF NOT EXISTS work_authors_orcid ON work_authors (orcid);
 -- What each committed batch of an ingestion did, written in the manifest's transaction: a retried batch answers these.
 CREATE TABLE IF NOT EXISTS ingest_batches (
   ingestion_id TEXT NOT NULL,

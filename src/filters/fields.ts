@@ -25,7 +25,8 @@ export type FieldValueKind =
   | "metric"
   | "pmid"
   | "pmcid"
-  | "nct_id";
+  | "nct_id"
+  | "author_id";
 
 export interface FieldSpec {
   name: string;
@@ -54,6 +55,8 @@ const FIELD_SPECS: FieldSpec[] = [
   { name: "chapter_number", group: "indexed", kind: "number", int32: true },
   { name: "chapter_title", group: "indexed", kind: "text" },
   { name: "chapter_authors", group: "indexed", kind: "text" },
+  // a person by OpenAlex author id or ORCID (src/domain/authors.ts), matched against each work's authorships' ids
+  { name: "author_id", group: "indexed", kind: "author_id" },
 
   { name: "topic", group: "editorial", kind: "text" },
   { name: "url", group: "editorial", kind: "text" },
@@ -116,6 +119,9 @@ export const FIELD_ALIASES: Readonly<Record<string, string>> = {
   publication_year: "publication_date",
   pub_date: "publication_date",
   author: "authors",
+  authorid: "author_id",
+  orcid: "author_id",
+  openalex_author: "author_id",
   type: "article_type",
   publication_type: "article_type",
   journal_name: "journal",

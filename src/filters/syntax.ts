@@ -1,4 +1,5 @@
 // Reads a filter as sent (simple or structured format) into a validated condition tree with normalized values.
+import { parseAuthorId } from "../domain/authors.js";
 import type { FilterNode, RangeBounds, ScalarValue } from "./ast.js";
 import { canonicalArticleType, ARTICLE_TYPES } from "./articleTypes.js";
 import { parseFilterDate, type FilterDatePeriod } from "./dates.js";
@@ -621,6 +622,11 @@ function normalizeValue(spec: FieldSpec, raw: unknown, source: unknown): Normali
       const pmcid = canonicalPmcid(mustBeString("a PMC id"));
       if (!pmcid) reject(`${describeValue(raw)} is not a PMC id; "pmcid" takes PMC followed by digits.`, field, source);
       return same(pmcid);
+    }
+    case "author_id": {
+      const parsed = parseAuthorId(mustBeString("an OpenAlex author id or an ORCID"));
+      if (!parsed.ok) reject(`"author_id": ${parsed.reason}.`, field, source);
+      return same(parsed.id.value);
     }
     case "nct_id": {
       const nctId = canonicalNctId(mustBeString("a ClinicalTrials.gov id"));

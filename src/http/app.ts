@@ -9,6 +9,7 @@ import { searchRoutes, type SearchRouteDeps } from "./routes/searchRoutes.js";
 import { adminRoutes, streamsBody } from "./routes/adminRoutes.js";
 import { toolRoutes, type ToolRouteDeps } from "./routes/toolRoutes.js";
 import { worksRoutes, type WorksRouteDeps } from "./routes/worksRoutes.js";
+import { authorsRoutes, type AuthorsRouteDeps } from "./routes/authorsRoutes.js";
 import { webhookRoutes, type WebhookRouteDeps } from "./routes/webhookRoutes.js";
 import { alertRoutes, type AlertRouteDeps } from "./routes/alertRoutes.js";
 import { mcpRoutes, type McpRouteDeps } from "./routes/mcpRoutes.js";
@@ -30,7 +31,14 @@ import type { ConsoleData } from "../usecases/dashboard/consoleData.js";
 import type { DashboardSettings } from "./dashboardAccess.js";
 
 export interface AppDeps
-  extends SearchRouteDeps, ToolRouteDeps, McpRouteDeps, WorksRouteDeps, WebhookRouteDeps, AlertRouteDeps {
+  extends
+    SearchRouteDeps,
+    ToolRouteDeps,
+    McpRouteDeps,
+    WorksRouteDeps,
+    AuthorsRouteDeps,
+    WebhookRouteDeps,
+    AlertRouteDeps {
   log: Logger;
   /** the key and organization of a presented key's hash (every API-key route starts here) */
   authenticate: Authenticate;
@@ -126,6 +134,7 @@ export function createApp(deps: AppDeps): Koa {
     { router: searchRoutes(deps), access: requireKey, crossOrigin: true },
     { router: toolRoutes(deps), access: requireKey, crossOrigin: true },
     { router: worksRoutes(deps), access: requireKey, crossOrigin: true },
+    { router: authorsRoutes(deps), access: requireKey, crossOrigin: true },
     { router: webhookRoutes(deps), access: requireKey, crossOrigin: true },
     { router: alertRoutes(deps), access: requireKey, crossOrigin: true },
     { router: mcpRoutes(deps), access: requireKey },

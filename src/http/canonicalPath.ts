@@ -8,10 +8,10 @@ const NEEDLESS_OR_HIDING_ESCAPE = /%(?:[46][1-9a-f]|[57][0-9a]|3[0-9]|2[def]|5[c
 const MALFORMED_ESCAPE = /%(?![0-9a-f]{2})/i;
 
 // a work's id holds slashes (a DOI, a URL), encoded or not: /api/v1/works/10.1000%2Fxyz, /api/v1/works/10.1000/xyz
-// (only there is %2F part of a spelling)
-const WORK_ID_PATH = /^\/api\/v1\/works\/./;
+// (only there, and in an author's id pasted as an orcid.org or openalex.org URL, is %2F part of a spelling)
+const WORK_ID_PATH = /^\/api\/v1\/(?:works|authors)\/./;
 // a URL pasted into a work's path whole: its "//" after the scheme, and a trailing "/" (a PubMed URL's), are its own
-const PASTED_URL = /^(\/api\/v1\/works\/)https?:\/\/?(?=[^/])/i;
+const PASTED_URL = /^(\/api\/v1\/(?:works|authors)\/)https?:\/\/?(?=[^/])/i;
 
 /** The works path as checked: a pasted URL's own "//" and trailing "/" set aside. */
 function workPathAsChecked(path: string): string {

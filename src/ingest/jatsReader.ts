@@ -15,6 +15,7 @@ import {
   type SourceWork,
 } from "./sourceDocument.js";
 import { readText } from "./sourceFiles.js";
+import { authorshipsInOrder } from "../domain/authors.js";
 import type { FigureRef } from "../retrieval/port.js";
 
 /** The section of text that sits in `<body>` outside any `<sec>` (a short editorial, a letter). */
@@ -288,6 +289,12 @@ function authorName(contrib: XmlElement): string | null {
   return given ? `${given} ${surname}` : surname;
 }
 
+/** The ORCID a contributor carries (`<contrib-id contrib-id-type="orcid">`), as written; null without one. */
+function orcidOf(contrib: XmlElement): string | null {
+  const id = elements(contrib, "contrib-id").find((e) => e.attrs["contrib-id-type"]?.toLowerCase() === "orcid");
+  return id ? textOf(id) : null;
+}
+
 /**
  * A `<pub-date>` as YYYY-MM-DD, month and day 01 where the date gives only a year or month (as the MEDLINE reader
  * does).
@@ -478,15 +485,17 @@ async function articleToDocument(
   const body = first(article, "body");
   const abstract = abstractSections(articleMeta);
   const figures = await figuresOf(article, xmlDir, dataRoot);
+  const named = elements(articleMeta, "contrib-group")
+    .flatMap((group) => elements(group, "contrib"))
+    .filter((contrib) => (contrib.attrs["contrib-type"] ?? "author") === "author")
+    .flatMap((contrib) => {
+      const name = authorName(contrib);
+      return name ? [{ name, orcid: orcidOf(contrib) }] : [];
+    });
   const metadata: DocumentMetadata = {
     title,
-    authors: nonEmpty(
-      elements(articleMeta, "contrib-group")
-        .flatMap((group) => elements(group, "contrib"))
-        .filter((contrib) => (contrib.attrs["contrib-type"] ?? "author") === "author")
-        .map(authorName)
-        .filter((name): name is string => name !== null),
-    ),
+    authors: nonEmpty(named.map((a) => a.name)),
+    authorships: named.length > 0 ? authorshipsInOrder(named) : null,
     doi: ids.doi,
     pmid: ids.pmid,
     pmcid: ids.pmcid,

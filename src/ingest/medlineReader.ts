@@ -8,6 +8,7 @@ import { plainTextFromMarkup } from "./inlineMarkup.js";
 import { joinedAbstract, type DocumentSection, type SourceDocument, type SourceItem } from "./sourceDocument.js";
 import { readText } from "./sourceFiles.js";
 import { addNotice, sourceNotice, type IntegrityNotice } from "../domain/integrity.js";
+import { authorshipsInOrder, type Authorship } from "../domain/authors.js";
 
 /** The parts of one MedlineCitation that the service uses. */
 export interface MedlineCitation {
@@ -23,6 +24,8 @@ export interface MedlineCitation {
   revisedDate: string | null;
   abstract: DocumentSection[];
   authors: string[];
+  /** the same authors in order, each with its ORCID where the record gives one (MEDLINE gives no author ids) */
+  authorships: Authorship[];
   publicationTypes: string[];
   doi: string | null;
   pmcid: string | null;
@@ -163,6 +166,14 @@ function authorName(author: unknown): string | null {
   return first ? `${first} ${last}` : last;
 }
 
+/** An author's name and the ORCID its record gives (`<Identifier Source="ORCID">`), where it has a name. */
+function namedAuthor(author: unknown): { name: string; orcid: string | null } | null {
+  const name = authorName(author);
+  if (!name) return null;
+  const orcid = children(author, "Identifier").find((id) => attrOf(id, "Source")?.toUpperCase() === "ORCID");
+  return { name, orcid: textOf(orcid) };
+}
+
 /** Maps one <MedlineCitation> element (as parsed) to the typed citation. */
 function citationFromNode(citation: XmlNode, pubmedData?: unknown): MedlineCitation {
   const article = child(citation, "Article");
@@ -177,6 +188,9 @@ function citationFromNode(citation: XmlNode, pubmedData?: unknown): MedlineCitat
   const pmcFromOtherIds = children(citation, "OtherID")
     .map((id) => textOf(id))
     .find((id): id is string => id !== null && /^PMC\d+/.test(id));
+  const named = children(child(article, "AuthorList"), "Author")
+    .map(namedAuthor)
+    .filter((a): a is { name: string; orcid: string | null } => a !== null);
   return {
     pmid: textOf(child(citation, "PMID")) ?? "",
     status: attrOf(citation, "Status"),
@@ -187,9 +201,8 @@ function citationFromNode(citation: XmlNode, pubmedData?: unknown): MedlineCitat
     publicationDate: isoDateOf(child(child(journal, "JournalIssue"), "PubDate")),
     revisedDate: isoDateOf(child(citation, "DateRevised")) ?? isoDateOf(child(citation, "DateCreated")),
     abstract: abstractSections(child(article, "Abstract")),
-    authors: children(child(article, "AuthorList"), "Author")
-      .map(authorName)
-      .filter((name): name is string => name !== null),
+    authors: named.map((a) => a.name),
+    authorships: authorshipsInOrder(named),
     publicationTypes: children(child(article, "PublicationTypeList"), "PublicationType")
       .map(textOf)
       .filter((type): type is string => type !== null),
@@ -313,6 +326,7 @@ export function medlineCitationToDocument(citation: MedlineCitation): SourceDocu
     metadata: {
       title: citation.title,
       authors: citation.authors.length > 0 ? citation.authors : null,
+      authorships: citation.authorships.length > 0 ? citation.authorships : null,
       doi: citation.doi,
       pmid: citation.pmid,
       pmcid: citation.pmcid,

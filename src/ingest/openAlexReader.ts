@@ -8,6 +8,13 @@ import type { DocumentSubject } from "../domain/inventory.js";
 import { restoreGluedBoundaries } from "./sentences.js";
 import { readJsonLines } from "./sourceFiles.js";
 import { sourceNotice } from "../domain/integrity.js";
+import {
+  normalizeOrcid,
+  openAlexAuthorId,
+  positionInOrder,
+  type AuthorPosition,
+  type Authorship,
+} from "../domain/authors.js";
 
 const source = z
   .object({
@@ -36,7 +43,16 @@ const openAlexWork = z.object({
   primary_location: location,
   best_oa_location: location,
   open_access: z.object({ oa_status: z.string().nullish() }).nullish(),
-  authorships: z.array(z.object({ author: z.object({ display_name: z.string().nullish() }).nullish() })).nullish(),
+  authorships: z
+    .array(
+      z.object({
+        author_position: z.string().nullish(),
+        author: z
+          .object({ id: z.string().nullish(), display_name: z.string().nullish(), orcid: z.string().nullish() })
+          .nullish(),
+      }),
+    )
+    .nullish(),
   is_retracted: z.boolean().nullish(),
   cited_by_count: z.number().int().nonnegative().nullish(),
   referenced_works: z.array(z.string()).nullish(),
@@ -111,6 +127,25 @@ function isoDate(value: string | null | undefined): string | null {
   return value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : null;
 }
 
+const POSITIONS: ReadonlySet<string> = new Set(["first", "middle", "last"]);
+
+/** The named authorships, each with its OpenAlex author id and ORCID where OpenAlex resolved them. */
+function authorshipsOf(work: z.infer<typeof openAlexWork>): Authorship[] {
+  return (work.authorships ?? []).flatMap((authorship, i, all) => {
+    const name = authorship.author?.display_name?.trim();
+    if (!name) return [];
+    const position = authorship.author_position ?? "";
+    return [
+      {
+        name,
+        id: openAlexAuthorId(authorship.author?.id),
+        orcid: normalizeOrcid(authorship.author?.orcid),
+        position: POSITIONS.has(position) ? (position as AuthorPosition) : positionInOrder(i, all.length),
+      },
+    ];
+  });
+}
+
 /** Maps one OpenAlex work record to a source document (doc_id = the short W-id). */
 export function openAlexWorkToDocument(raw: unknown): SourceDocument {
   const work = openAlexWork.parse(raw);
@@ -118,9 +153,8 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
   const title = work.title ? plainTextFromMarkup(work.title) || null : null;
   const oaStatus = work.open_access?.oa_status ?? null;
   const abstract = abstractFromInvertedIndex(work.abstract_inverted_index);
-  const authors = (work.authorships ?? [])
-    .map((authorship) => authorship.author?.display_name?.trim())
-    .filter((name): name is string => Boolean(name));
+  const authorships = authorshipsOf(work);
+  const authors = authorships.map((a) => a.name);
   const issn = issnListFromSource([venue?.issn_l, ...(venue?.issn ?? [])]);
   const keywords = keywordsOf(work);
   const subjects = subjectsOf(work);
@@ -131,6 +165,7 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
     metadata: {
       title,
       authors: authors.length > 0 ? authors : null,
+      authorships: authorships.length > 0 ? authorships : null,
       doi: doiFromSource(work.doi ?? work.ids?.doi),
       pmid: pmidFromSource(work.ids?.pmid),
       pmcid: pmcidFromSource(work.ids?.pmcid),

@@ -3,6 +3,7 @@
 // prepareCollection, which reads and chunks a whole collection without an engine (benchmarks, tests, shipped vectors).
 // The one ingestion pipeline that uses them is the ingestion workflow's steps (workflows/ingestionSteps.ts).
 import { join } from "node:path";
+import { authorKeys } from "../domain/authors.js";
 import { InventoryTally, type CollectionInventory } from "../domain/inventory.js";
 import type { PlainCollection } from "../domain/collectionDefinitions.js";
 import type { Embedder, Tokenizer } from "../embedding/port.js";
@@ -26,9 +27,11 @@ export const INDEX_CALL_CHUNKS = 64;
  * integrity notices (is_retracted; retraction, erratum and concern links).
  */
 const READER_VERSIONS: Partial<Record<PlainCollection["source"]["reader"], number>> = {
-  openalex: 4,
-  medline: 2,
-  "medline-editorial": 2,
+  // openalex 5, medline 3, medline-editorial 3, jats 1: authorships and the author_id keys in every chunk's metadata
+  openalex: 5,
+  medline: 3,
+  "medline-editorial": 3,
+  jats: 1,
 };
 /** An ingestion is split into about this many batches, so its counts move batch by batch (each batch commits). */
 export const PROGRESS_BATCHES = 10;
@@ -100,6 +103,9 @@ function chunkMetadataOf(
   }
   // an open-access-only collection carries no open_access field: it answers that filter itself (spec: value rules)
   if (collection.openAccessOnly) delete metadata.open_access;
+  // the ids the author_id filter matches: an authorship's OpenAlex id and ORCID, never its name
+  const keys = authorKeys(document.metadata.authorships ?? []);
+  if (keys.length > 0) metadata.author_id = keys;
   return metadata;
 }
 

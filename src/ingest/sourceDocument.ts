@@ -17,6 +17,7 @@ export type ScholarlyMetadata = Pick<
   ChunkMetadata,
   | "title"
   | "authors"
+  | "authorships"
   | "doi"
   | "pmid"
   | "pmcid"

@@ -4,6 +4,7 @@
 // operational tables (works, work_references in src/eventstore/schema.ts), not an event-sourced read model.
 import type { Db, Queryable } from "../eventstore/db.js";
 import { joinedAbstract, type CitedWorkIds, type SourceDocument } from "./sourceDocument.js";
+import { foldName, type Authorship } from "../domain/authors.js";
 import { isRetractedWork, NO_LISTS, type IntegrityNotice } from "../domain/integrity.js";
 
 /**
@@ -13,6 +14,8 @@ import { isRetractedWork, NO_LISTS, type IntegrityNotice } from "../domain/integ
 export interface WorkFields {
   title: string | null;
   authors: string[];
+  /** the authors with their ids where the source gives them; empty for works stored before authorships existed */
+  authorships: Authorship[];
   journal: string | null;
   issn: string[];
   publisher: string | null;
@@ -63,6 +66,7 @@ export function workOfDocument(document: SourceDocument, searchable: boolean): S
     fields: {
       title: text(m.title) ?? text(document.title),
       authors: texts(m.authors),
+      authorships: m.authorships ?? [],
       journal: text(m.journal),
       issn: texts(m.issn),
       publisher: text(m.publisher),
@@ -109,12 +113,17 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
       indexKey,
       keep,
     ]);
+    await tx.query("DELETE FROM work_authors WHERE index_key = $1 AND NOT (doc_id = ANY($2::text[]))", [
+      indexKey,
+      keep,
+    ]);
     await tx.query("DELETE FROM works WHERE index_key = $1 AND NOT (doc_id = ANY($2::text[]))", [indexKey, keep]);
   }
   const gone = [...change.deletes, ...change.upserts.map((w) => w.docId)];
   for (let from = 0; from < gone.length; from += WRITE_ROWS) {
     const ids = gone.slice(from, from + WRITE_ROWS);
     await tx.query("DELETE FROM work_references WHERE index_key = $1 AND doc_id = ANY($2::text[])", [indexKey, ids]);
+    await tx.query("DELETE FROM work_authors WHERE index_key = $1 AND doc_id = ANY($2::text[])", [indexKey, ids]);
   }
   for (let from = 0; from < change.deletes.length; from += WRITE_ROWS) {
     await tx.query("DELETE FROM works WHERE index_key = $1 AND doc_id = ANY($2::text[])", [
@@ -150,6 +159,7 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
       ],
     );
   }
+  await writeAuthorships(tx, indexKey, change.upserts);
   const edges = change.upserts.flatMap((w) =>
     w.references.map((r, position) => ({
       docId: w.docId,
@@ -177,6 +187,37 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
   }
 }
 
+/** The upserted works' authorships, one row each (their old rows are deleted with the works' edges). */
+async function writeAuthorships(tx: Queryable, indexKey: string, works: readonly StoredWork[]): Promise<void> {
+  const rows = works.flatMap((w) =>
+    (w.fields.authorships ?? []).map((a, order) => ({
+      docId: w.docId,
+      position: order,
+      name: a.name,
+      id: a.id,
+      orcid: a.orcid,
+      folded: foldName(a.name),
+    })),
+  );
+  for (let from = 0; from < rows.length; from += WRITE_ROWS * 5) {
+    const part = rows.slice(from, from + WRITE_ROWS * 5);
+    await tx.query(
+      `INSERT INTO work_authors (index_key, doc_id, position, name, folded, author_id, orcid)
+       SELECT $1, d, p, n, f, a, o FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[])
+         AS t(d, p, n, f, a, o)`,
+      [
+        indexKey,
+        part.map((r) => r.docId),
+        part.map((r) => r.position),
+        part.map((r) => r.name),
+        part.map((r) => r.folded),
+        part.map((r) => r.id),
+        part.map((r) => r.orcid),
+      ],
+    );
+  }
+}
+
 /** Makes the index's works exactly these (a full pipeline build), in one transaction. */
 export async function replaceWorks(db: Db, indexKey: string, works: readonly StoredWork[]): Promise<void> {
   await db.transaction((tx) =>
@@ -192,11 +233,13 @@ export async function replaceWorks(db: Db, indexKey: string, works: readonly Sto
 export async function analyzeWorks(db: Queryable): Promise<void> {
   await db.query("ANALYZE works");
   await db.query("ANALYZE work_references");
+  await db.query("ANALYZE work_authors");
 }
 
 /** Drops an index's works and edges (its collection retired). */
 export async function clearWorks(db: Queryable, indexKey: string): Promise<void> {
   await db.query("DELETE FROM work_references WHERE index_key = $1", [indexKey]);
+  await db.query("DELETE FROM work_authors WHERE index_key = $1", [indexKey]);
   await db.query("DELETE FROM works WHERE index_key = $1", [indexKey]);
 }
 

@@ -11,6 +11,7 @@ import type { SearchRouteDeps } from "../wire/presenters/searchPresenters.js";
 import type { ToolSchemas } from "./toolSchemas.js";
 import type { Works } from "../usecases/works/works.js";
 import type { WorkFacets } from "../usecases/works/workFacets.js";
+import type { Authors } from "../usecases/authors/authors.js";
 
 /** What the REST routes of the same use cases get, and the gateway's tools for find-tools and inspect-tool. */
 export interface McpDeps extends SearchRouteDeps {
@@ -24,6 +25,8 @@ export interface McpDeps extends SearchRouteDeps {
   works: Works;
   /** facets of works: counts per year, journal, subject, author, article type, open access, integrity */
   workFacets: WorkFacets;
+  /** people by OpenAlex author id or ORCID, by name, and their works */
+  authors: Authors;
 }
 
 export interface McpTool {

@@ -5,6 +5,7 @@ import type { AuthContext } from "../usecases/auth/context.js";
 import { priceLabelOf, reachableEntries } from "../usecases/catalogue/collectionsList.js";
 import { getBalanceTool, listCollectionsTool, listJournalsTool, requestJournalTool } from "./tools/accountTools.js";
 import { assistedSearchTool } from "./tools/assistedTool.js";
+import { findAuthorsTool, getAuthorTool } from "./tools/authorTools.js";
 import { alertsTool } from "./tools/alertsTool.js";
 import { boundSearchTool, confirmTool, getResultsTool, previewTool, searchTool } from "./tools/searchTools.js";
 import { callToolTool, findToolsTool, gatewayCall, gatewayTools, inspectToolTool } from "./tools/toolGateway.js";
@@ -44,6 +45,8 @@ const LISTED = [
   workReferencesTool,
   workCitedByTool,
   workFacetsTool,
+  findAuthorsTool,
+  getAuthorTool,
   exportResultsTool,
   alertsTool,
 ];

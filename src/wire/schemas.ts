@@ -463,6 +463,17 @@ export const workListQuery = z.strictObject({
   cursor: z.string().max(1000, "cursor is at most 1000 characters").optional(),
 });
 
+/** GET /authors: people whose name holds every word of `name` (accents, case and punctuation ignored), a page. */
+export const authorSearchQuery = z.strictObject({
+  name: z
+    .string()
+    .trim()
+    .min(1, "name is required: a name or part of one, such as fonagy")
+    .max(200, "name must be at most 200 characters"),
+  limit: whole(1, 100, "limit").default(20),
+  cursor: z.string().max(1000, "cursor is at most 1000 characters").optional(),
+});
+
 /** GET /admin/v1/organizations: a page of organizations, optionally those whose name holds `q` (or whose id is `q`). */
 export const organizationListQuery = z.strictObject({
   q: z.string().trim().max(200, "q must be at most 200 characters").optional(),

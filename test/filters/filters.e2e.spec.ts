@@ -51,7 +51,7 @@ const PROBE_QUERY = "patients treatment study results randomized trial";
 
 const INDEXED_FIELDS_SENTENCE =
   "Indexed fields: journal, publisher, keywords, publication_date, doi, issn, article_type, section, isbn, " +
-  "open_access, chapter_number, chapter_title, chapter_authors.";
+  "open_access, chapter_number, chapter_title, chapter_authors, author_id.";
 
 function expectInvalidFilter(
   res: {

@@ -348,6 +348,7 @@ describe("fields by group", () => {
     chapter_number: 3,
     chapter_title: "Introduction",
     chapter_authors: "Smith J",
+    author_id: "https://orcid.org/0000-0002-1825-0097",
   };
   it("samples cover the whole indexed group", () => {
     expect(Object.keys(indexedSamples).sort()).toEqual(fieldsInGroup("indexed").sort());

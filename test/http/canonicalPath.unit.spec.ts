@@ -72,6 +72,10 @@ describe("nonCanonicalReason", () => {
       "/api/v1/works/https:/doi.org/10.1176/appi.ajp.2009.09040539",
       "/api/v1/works/https://pubmed.ncbi.nlm.nih.gov/19833787/",
       "/api/v1/works/https://openalex.org/W565331994",
+      // an author's id pasted as its URL
+      "/api/v1/authors/https://orcid.org/0000-0003-3707-4444",
+      "/api/v1/authors/https%3A%2F%2Forcid.org%2F0000-0003-3707-4444",
+      "/api/v1/authors/https://openalex.org/A1928796387/works",
     ])
       expect(nonCanonicalReason(path), path).toBeUndefined();
     for (const path of [

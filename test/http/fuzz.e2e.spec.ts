@@ -10,6 +10,7 @@ import { adminRoutes } from "../../src/http/routes/adminRoutes.js";
 import { searchRoutes, type SearchRouteDeps } from "../../src/http/routes/searchRoutes.js";
 import { toolRoutes, type ToolRouteDeps } from "../../src/http/routes/toolRoutes.js";
 import { worksRoutes, type WorksRouteDeps } from "../../src/http/routes/worksRoutes.js";
+import { authorsRoutes, type AuthorsRouteDeps } from "../../src/http/routes/authorsRoutes.js";
 import { webhookRoutes, type WebhookRouteDeps } from "../../src/http/routes/webhookRoutes.js";
 import { alertRoutes, type AlertRouteDeps } from "../../src/http/routes/alertRoutes.js";
 import type { Operations } from "../../src/usecases/operator/operations.js";
@@ -131,6 +132,10 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/api/v1/works/*id", door: "api" },
   { method: "GET", path: "/api/v1/works/*id/references", door: "api" },
   { method: "GET", path: "/api/v1/works/*id/cited-by", door: "api" },
+  // an author's id may be pasted as its URL: the same rest-of-the-path parameter
+  { method: "GET", path: "/api/v1/authors", door: "api" },
+  { method: "GET", path: "/api/v1/authors/*id", door: "api" },
+  { method: "GET", path: "/api/v1/authors/*id/works", door: "api" },
   {
     method: "POST",
     path: "/api/v1/works/batch",
@@ -437,6 +442,7 @@ function registeredRoutes(): string[] {
     searchRoutes({} as SearchRouteDeps),
     toolRoutes({} as ToolRouteDeps),
     worksRoutes({} as WorksRouteDeps),
+    authorsRoutes({} as AuthorsRouteDeps),
     webhookRoutes({} as WebhookRouteDeps),
     alertRoutes({} as AlertRouteDeps),
     mcpRoutes({} as McpRouteDeps),
@@ -805,6 +811,9 @@ function idFor(name: string, pick: number, f: Fixtures): string {
       // a DOI with its slash as pasted, and its doi.org URL unencoded
       "10.1530/eje.0.1410619",
       "https://doi.org/10.1530/eje.0.1410619",
+      // an author of the slice by OpenAlex id, and an ORCID
+      "A2162078502",
+      "0000-0003-3707-4444",
     ],
     alertId: ["al_doesnotexist0000000000000", "al_x"],
     endpointId: ["we_doesnotexist00000000000000", "we_x"],
@@ -900,6 +909,21 @@ function bodyText(r: Recipe, route: Route, f: Fixtures): Buffer | undefined {
   }
 }
 
+/**
+ * Whether some other route's path, its `:parameters` filled with one segment each, spells `path` exactly. Routes with a
+ * rest-of-the-path `*id` are left out: they would take every respelling of their prefix.
+ */
+function documentedElsewhere(path: string, route: Route): boolean {
+  return ROUTES.some((other) => {
+    if (other === route || other.door !== route.door || other.path.includes("*")) return false;
+    const pattern = other.path
+      .split("/")
+      .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .join("/");
+    return new RegExp(`^${pattern}$`).test(path);
+  });
+}
+
 function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
   const route = ROUTES[r.route]!;
   let idIndex = 0;
@@ -913,7 +937,9 @@ function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
   const changed = path.split("/").flatMap((segment, i) => (segment === filled.split("/")[i] ? [] : [i]));
   const onlyParameterCase =
     r.spelling === "upperSegment" && changed.length > 0 && changed.every((i) => routeSegments[i]?.startsWith(":"));
-  const respelled = path !== filled && !onlyParameterCase;
+  // a respelling that is another route's documented spelling (POST /search/Journal-requests is a search of the
+  // collection "Journal-requests") is that route's own path
+  const respelled = path !== filled && !onlyParameterCase && !documentedElsewhere(path, route);
   if (r.spelling === "query" && r.query !== null) path += HOSTILE_QUERIES[r.query]!;
   else if (r.query !== null && r.query % 4 === 0) path += HOSTILE_QUERIES[r.query]!;
   const method = r.method ?? route.method;

@@ -55,6 +55,12 @@ describe("jats reader", () => {
       title: article!.title,
       // the editor is not an author; a collab is
       authors: ["Adaeze N. Okafor", "Maja Lindqvist", "The VDMS Trial Group"],
+      // JATS gives no OpenAlex ids: the ORCID a contrib-id carries, and positions from the order
+      authorships: [
+        { name: "Adaeze N. Okafor", id: null, orcid: "0000-0002-1825-0097", position: "first" },
+        { name: "Maja Lindqvist", id: null, orcid: null, position: "middle" },
+        { name: "The VDMS Trial Group", id: null, orcid: null, position: "last" },
+      ],
       doi: "10.5555/jgmr.2024.0117",
       pmid: "39000101",
       pmcid: "PMC9000001",

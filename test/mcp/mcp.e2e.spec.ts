@@ -22,6 +22,8 @@ const FIXED_TOOLS = [
   "work_references",
   "work_cited_by",
   "work_facets",
+  "find_authors",
+  "get_author",
   "export_results",
   "alerts",
 ];

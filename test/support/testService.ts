@@ -94,6 +94,19 @@ export async function sliceDataRoot(docs = 80): Promise<string> {
   return root;
 }
 
+/**
+ * The demo's OpenAlex records a test keeps: the first 120 and the last 820 (the hair-glucocorticoid review's works,
+ * where one query finds many relevant works and authors recur), as JSON lines.
+ */
+export async function openAlexHeadAndHairReview(): Promise<string[]> {
+  const lines: string[] = [];
+  const input = createInterface({
+    input: createReadStream(join(SHARED_DATA, "articles", "openalex_works.synergy.jsonl.gz")).pipe(createGunzip()),
+  });
+  for await (const line of input) if (line.trim()) lines.push(line);
+  return [...lines.slice(0, 120), ...lines.slice(-820)];
+}
+
 export interface TestService {
   baseUrl: string;
   adminToken: string;

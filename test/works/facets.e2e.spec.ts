@@ -3,17 +3,16 @@
 // the filters (a bucket's count is the total of the same request filtered to its value), a work held by two
 // collections counts once, a query counts its relevant works; free (no charge, no ledger line) but one query of the
 // quota; every refusal before anything is counted; MCP answers as REST; and both engines answer the same.
-import { createReadStream, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { createGunzip, gzipSync } from "node:zlib";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   ENGINES,
+  openAlexHeadAndHairReview,
   operatorSteps,
-  SHARED_DATA,
   sliceDataRoot,
   startTestService,
   httpClient,
@@ -23,16 +22,6 @@ import { WorksFacetsResponse } from "../../src/http/openapi/responses.js";
 
 const FACETS = ["publication_year", "journal", "subject", "author", "article_type", "open_access", "integrity"];
 const QUERY = "hair cortisol as a marker of chronic stress";
-
-/** The demo's OpenAlex records kept: the first 120 and the last 820 (the hair-glucocorticoid review's works). */
-async function openAlexSelection(): Promise<string[]> {
-  const lines: string[] = [];
-  const input = createInterface({
-    input: createReadStream(join(SHARED_DATA, "articles", "openalex_works.synergy.jsonl.gz")).pipe(createGunzip()),
-  });
-  for await (const line of input) if (line.trim()) lines.push(line);
-  return [...lines.slice(0, 120), ...lines.slice(-820)];
-}
 
 /** What each engine answered, by request name: the last test compares them. */
 const answers: Record<string, Record<string, unknown>> = {};
@@ -49,7 +38,7 @@ describe.each(ENGINES)("works facets on the %s engine", (engine) => {
     const dataRoot = await sliceDataRoot(40);
     writeFileSync(
       join(dataRoot, "articles", "openalex_works.synergy.jsonl.gz"),
-      gzipSync((await openAlexSelection()).join("\n") + "\n"),
+      gzipSync((await openAlexHeadAndHairReview()).join("\n") + "\n"),
     );
     svc = await startTestService({ dataRoot, engine });
     call = httpClient(svc.baseUrl);

@@ -27,6 +27,18 @@ export const DESCRIPTIONS = {
     "count: a work held only elsewhere is 404 WORK_NOT_FOUND like one held nowhere. A retracted work is answered",
     "with its integrity, though searches leave it out. Sandbox keys get a synthetic work.",
   ].join(" "),
+  getAuthor: [
+    "Free (`X-Query-Cost` zero); takes one slot of the per-minute budget. The author is the authorships that carry",
+    "the OpenAlex author id, or an ORCID those authorships carry (so MEDLINE and JATS records, which name authors",
+    "without OpenAlex ids, join by ORCID); never a name alone: two people with one name stay two. Only the",
+    "collections the key reaches count: an author with no work there is 404 AUTHOR_NOT_FOUND naming the id looked",
+    "for; an id that is neither spelling is 422 naming the spellings. Sandbox keys get a synthetic author.",
+  ].join(" "),
+  searchAuthors: [
+    "Free; one slot of the per-minute budget. People with an OpenAlex author id or an ORCID whose name holds every",
+    "word sent (accents, case and punctuation ignored), most works first. Authors the sources name without any id",
+    "are not listed: nothing tells one of them from another of the same name.",
+  ].join(" "),
   getWorkReferences: [
     "Free; one slot of the per-minute budget. Each entry is the referenced work where a collection the key",
     "reaches holds it, else the identifiers its source gives with `held: false` and a `url` that resolves it",

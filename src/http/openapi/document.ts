@@ -49,6 +49,7 @@ import {
   worksBatchBody,
   worksBatchQuery,
   worksFacetsBody,
+  authorSearchQuery,
   resultsExportQuery,
   workListQuery,
   webhookEndpointBody,
@@ -60,7 +61,8 @@ import {
 import * as responses from "./responses.js";
 import * as operator from "./operatorResponses.js";
 import * as dashboard from "./dashboardResponses.js";
-import { FREE_BODY_EXAMPLES, PATH_PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from "./requestExamples.js";
+import { AUTHOR_ID_EXAMPLE, FREE_BODY_EXAMPLES, PATH_PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from "./requestExamples.js";
+import { AUTHOR_ID_DESCRIPTION } from "../../usecases/authors/authors.js";
 
 type Json = Record<string, unknown>;
 /**
@@ -69,7 +71,17 @@ type Json = Record<string, unknown>;
  */
 type Access = "apiKey" | "operator" | "public" | "dashboardOpen" | "session" | "operatorPage";
 type Tag =
-  "search" | "works" | "catalogue" | "webhooks" | "tools" | "mcp" | "operator" | "dashboard" | "health" | "docs";
+  | "search"
+  | "works"
+  | "authors"
+  | "catalogue"
+  | "webhooks"
+  | "tools"
+  | "mcp"
+  | "operator"
+  | "dashboard"
+  | "health"
+  | "docs";
 
 /** The named schemas: request schemas are the very objects the routes parse with. */
 export const NAMED_SCHEMAS = {
@@ -180,6 +192,10 @@ export const NAMED_SCHEMAS = {
   WorkGraphPage: responses.WorkGraphPage,
   WorksFacetsRequest: worksFacetsBody,
   WorksFacetsResponse: responses.WorksFacetsResponse,
+  Authorship: responses.Authorship,
+  Author: responses.Author,
+  AuthorsPage: responses.AuthorsPage,
+  AuthorWorksPage: responses.AuthorWorksPage,
 } satisfies Record<string, z.ZodType>;
 
 type SchemaName = keyof typeof NAMED_SCHEMAS;
@@ -262,6 +278,7 @@ function idParameter(path: string): string {
       "(`10.1176%2Fappi.ajp.2009.09040539`), or with its slashes as they are (`10.1176/appi.ajp.2009.09040539`, " +
       "`https://doi.org/10.1176/…`): a path ending in `/references` or `/cited-by` is that list of the id before it."
     );
+  if (path.includes("/authors/")) return AUTHOR_ID_DESCRIPTION;
   if (path.includes("/webhooks/")) return "The webhook endpoint id (`we_…`).";
   if (path.includes("/alerts/")) return "The alert id (`al_…`).";
   return "id";
@@ -275,9 +292,11 @@ function pathParameters(path: string): Json[] {
     description: name === "id" ? idParameter(path) : (PATH_PARAMETERS[name!] ?? name),
     schema: { type: "string" },
     // the example of `id` is a work's
-    ...(PATH_PARAMETER_EXAMPLES[name!] && (name !== "id" || path.includes("/works/"))
-      ? { example: PATH_PARAMETER_EXAMPLES[name!] }
-      : {}),
+    ...(name === "id" && path.includes("/authors/")
+      ? { example: AUTHOR_ID_EXAMPLE }
+      : PATH_PARAMETER_EXAMPLES[name!] && (name !== "id" || path.includes("/works/"))
+        ? { example: PATH_PARAMETER_EXAMPLES[name!] }
+        : {}),
   }));
 }
 
@@ -585,6 +604,51 @@ const OPERATIONS: Operation[] = [
       "literature (OpenAlex cited_by_count), null where the source has none.",
     query: queryParameters(workListQuery),
     response: "WorkGraphPage",
+    headers: BILLING_HEADERS,
+    errors: [401, 404, 422, 429, 503],
+  },
+  // authors
+  {
+    method: "get",
+    path: "/api/v1/authors",
+    tag: "authors",
+    access: "apiKey",
+    operationId: "searchAuthors",
+    summary: "People by name, accent- and case-insensitive, paged",
+    description: DESCRIPTIONS.searchAuthors,
+    query: queryParameters(authorSearchQuery, {
+      name: "Words of the name, in any order, accents, case and punctuation ignored (`kirschbaum`, `Clemens Kirschbaum`).",
+      cursor: "The `nextCursor` of the previous page.",
+    }),
+    response: "AuthorsPage",
+    headers: BILLING_HEADERS,
+    errors: [401, 422, 429, 503],
+  },
+  {
+    method: "get",
+    path: "/api/v1/authors/{id}",
+    tag: "authors",
+    access: "apiKey",
+    operationId: "getAuthor",
+    summary: "A person by OpenAlex author id or ORCID: name, ids, works count, years, collections, co-authors",
+    description: DESCRIPTIONS.getAuthor,
+    response: "Author",
+    headers: BILLING_HEADERS,
+    errors: [401, 404, 422, 429, 503],
+  },
+  {
+    method: "get",
+    path: "/api/v1/authors/{id}/works",
+    tag: "authors",
+    access: "apiKey",
+    operationId: "getAuthorWorks",
+    summary: "A person's works, newest first, paged",
+    description:
+      "Free; one slot of the per-minute budget. The author's works in the collections the key reaches, as works " +
+      "lookups answer them, newest first then by id (the order of every works list), a work held by several " +
+      "collections once.",
+    query: queryParameters(workListQuery),
+    response: "AuthorWorksPage",
     headers: BILLING_HEADERS,
     errors: [401, 404, 422, 429, 503],
   },
@@ -1832,6 +1896,10 @@ export function buildOpenApiDocument(): Json {
       {
         name: "works",
         description: "Works by identifier, their references and citing works, and exports (API key; free)",
+      },
+      {
+        name: "authors",
+        description: "People by OpenAlex author id or ORCID, a search by name, a person's works (API key; free)",
       },
       { name: "catalogue", description: "Which journals a collection holds; journal requests (API key)" },
       {

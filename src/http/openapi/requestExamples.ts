@@ -399,6 +399,9 @@ export const FREE_BODY_EXAMPLES: Record<string, Record<string, RequestExample>> 
 };
 
 /** Example values of path parameters that name something of the demo catalogue (ids of things you create are yours). */
+/** An author of the demo's OpenAlex collection (Clemens Kirschbaum, who also has ORCID 0000-0003-3707-4444). */
+export const AUTHOR_ID_EXAMPLE = "A1928796387";
+
 export const PATH_PARAMETER_EXAMPLES: Record<string, string> = {
   // an editorial collection: the search example filters on has_results, which only editorial collections index
   collection: "clinical-digest",

@@ -165,6 +165,7 @@ export const Discovery = z
 const metadata = z.record(z.string(), z.unknown()).meta({
   description:
     "Document metadata: `chunk_index` (0-based position of the chunk in its document), `title`, `authors`, " +
+    "`authorships` (each author's `name`, OpenAlex author `id`, `orcid` and `position`, where the source gives them), " +
     "`doi`, `pmid`, `pmcid`, `url`, `journal`, `publisher`, `keywords`, `publication_date`, `issn`, " +
     "`article_type`, `section`, `isbn`, `open_access`, `license`, chapter fields, editorial fields, `figures` " +
     "(`id`, `label`, `caption`, `image_data` = base64 image when figures were requested), and `integrity` (the " +
@@ -655,11 +656,32 @@ const workIds = z.object({
     .meta({ description: "The doc_id of the work in its first collection (the one result rows carry)." }),
 });
 
+export const Authorship = z
+  .object({
+    name: z.string(),
+    id: nullable(z.string()).meta({
+      description: "The OpenAlex author id (A…); null where the source resolves none (MEDLINE, JATS, some OpenAlex).",
+      examples: ["A5023888391"],
+    }),
+    orcid: nullable(z.string()).meta({
+      description: "The ORCID as 0000-0000-0000-000X; null where the source gives none.",
+      examples: ["0000-0002-1825-0097"],
+    }),
+    position: nullable(z.enum(["first", "middle", "last"])).meta({
+      description: "OpenAlex's author position; for other sources, read from the order of the authors.",
+    }),
+  })
+  .meta({
+    description:
+      "One author of a work. Authors without an id are never merged by name: they are tied to a person only by ORCID.",
+  });
+
 export const Work = z
   .object({
     ids: workIds,
     title: nullable(z.string()),
     authors: z.array(z.string()),
+    authorships: z.array(Authorship).meta({ description: "The authors with their ids, in the source's order." }),
     journal: nullable(z.string()),
     issn: z.array(z.string()),
     publisher: nullable(z.string()),
@@ -795,3 +817,68 @@ export type ResponseSchemasFitDomain = [
   Fits<typeof JournalMetricExpansion, DomainJournalMetricExpansion>,
   Fits<typeof JournalRequest, DomainJournalRequest>,
 ];
+
+const coAuthor = z.object({
+  name: z.string(),
+  id: nullable(z.string()).meta({ description: "OpenAlex author id; null for a co-author the sources name only." }),
+  orcid: nullable(z.string()),
+  works: z.number().int().meta({ description: "Works of this author the co-author also wrote." }),
+});
+
+export const Author = z
+  .object({
+    id: z.string().meta({
+      description: "The id asked for, canonical: the OpenAlex short id, or the ORCID as 0000-0000-0000-000X.",
+      examples: ["A1928796387"],
+    }),
+    name: z.string().meta({ description: "The name the sources give most often.", examples: ["Clemens Kirschbaum"] }),
+    names: z
+      .array(z.string())
+      .meta({ description: "Every spelling of the name the sources give, most frequent first." }),
+    ids: z.object({
+      openalex: nullable(z.string()).meta({ examples: ["A1928796387"] }),
+      orcid: nullable(z.string()).meta({ examples: ["0000-0003-3707-4444"] }),
+      otherOpenalex: z.array(z.string()).meta({
+        description: "Other OpenAlex ids whose authorships carry the same ORCID (OpenAlex split the person).",
+      }),
+      otherOrcid: z.array(z.string()),
+    }),
+    worksCount: z
+      .number()
+      .int()
+      .meta({
+        description: "Works in the collections the key reaches (a work held by two collections counts once).",
+        examples: [27],
+      }),
+    firstYear: nullable(z.number().int()).meta({ examples: [2004] }),
+    lastYear: nullable(z.number().int()).meta({ examples: [2022] }),
+    collections: z
+      .array(z.string())
+      .meta({ description: "The collections the key reaches holding the author's works." }),
+    coAuthors: z.array(coAuthor).meta({ description: "The 10 most frequent co-authors, most shared works first." }),
+    synthetic: z.literal(true).optional().meta({ description: "Sandbox keys: a synthetic author." }),
+  })
+  .meta({
+    description:
+      "A person: the works whose authorships carry the OpenAlex id, or an ORCID tied to it by those authorships. " +
+      "Two authors are never joined by name alone.",
+  });
+
+export const AuthorsPage = z.object({
+  data: z.array(
+    z.object({
+      id: z.string().meta({ description: "Look the author up with this id.", examples: ["A1928796387"] }),
+      name: z.string(),
+      ids: z.object({ openalex: nullable(z.string()), orcid: nullable(z.string()) }),
+      worksCount: z.number().int(),
+    }),
+  ),
+  nextCursor: nullable(z.string()).meta({ description: "Send as `cursor` for the next page; null on the last." }),
+});
+
+export const AuthorWorksPage = z.object({
+  author: z.object({ id: z.string(), name: z.string() }),
+  items: z.array(Work).meta({ description: "The author's works, newest first, then by id." }),
+  total: z.number().int().meta({ description: "The author's works in the collections the key reaches." }),
+  nextCursor: nullable(z.string()),
+});

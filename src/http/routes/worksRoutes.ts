@@ -1,7 +1,5 @@
 // /api/v1/works: a work by any identifier, many at once, its references and the works citing it. HTTP translation only.
 import Router from "@koa/router";
-import type { Context } from "koa";
-import { ApiError } from "../../wire/errors.js";
 import {
   parseOr422,
   requestedCollections,
@@ -11,12 +9,12 @@ import {
   worksFacetsBody,
 } from "../../wire/schemas.js";
 import type { RequestState } from "../requestContext.js";
-import type { AuthContext } from "../../usecases/auth/context.js";
 import type { Works } from "../../usecases/works/works.js";
 import type { WorkFacets } from "../../usecases/works/workFacets.js";
 import type { SearchService } from "../../usecases/search/searchService.js";
 import { setBillingHeaders } from "./billingHeaders.js";
 import { sendExport } from "./exportResponse.js";
+import { keyAuth, restOfPathId } from "./keyRouteContext.js";
 
 export interface WorksRouteDeps {
   works: Works;
@@ -24,23 +22,11 @@ export interface WorksRouteDeps {
   search: SearchService;
 }
 
-const auth = (ctx: Context): AuthContext => {
-  const a = (ctx.state as RequestState).auth;
-  if (!a) throw new ApiError(401, "UNAUTHORIZED", "missing API key");
-  return a;
-};
-
-/** The id as sent: the router's wildcard gives it decoded, its segments joined by "/". */
-const workIdParam = (ctx: { params: Record<string, unknown> }): string => {
-  const id = ctx.params.id;
-  return Array.isArray(id) ? id.join("/") : typeof id === "string" ? id : "";
-};
-
 export function worksRoutes(deps: WorksRouteDeps): Router {
   const router = new Router({ prefix: "/api/v1/works", sensitive: true, strict: true });
 
   router.post("/batch", async (ctx) => {
-    const a = auth(ctx);
+    const a = keyAuth(ctx);
     const { format } = parseOr422(worksBatchQuery, ctx.query);
     const { ids } = parseOr422(worksBatchBody, ctx.request.body);
     if (format) {
@@ -54,7 +40,7 @@ export function worksRoutes(deps: WorksRouteDeps): Router {
   });
 
   router.post("/facets", async (ctx) => {
-    const a = auth(ctx);
+    const a = keyAuth(ctx);
     const { collection, collections, ...body } = parseOr422(worksFacetsBody, ctx.request.body);
     const names = requestedCollections({ collection, collections });
     const requestId = (ctx.state as RequestState).requestId;
@@ -69,16 +55,16 @@ export function worksRoutes(deps: WorksRouteDeps): Router {
     ["/*id/cited-by", "citedBy"],
   ] as const) {
     router.get(path, async (ctx) => {
-      const a = auth(ctx);
-      const page = await deps.works[list](a, workIdParam(ctx), parseOr422(workListQuery, ctx.query));
+      const a = keyAuth(ctx);
+      const page = await deps.works[list](a, restOfPathId(ctx), parseOr422(workListQuery, ctx.query));
       setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
       ctx.body = page;
     });
   }
 
   router.get("/*id", async (ctx) => {
-    const a = auth(ctx);
-    const work = await deps.works.get(a, workIdParam(ctx));
+    const a = keyAuth(ctx);
+    const work = await deps.works.get(a, restOfPathId(ctx));
     setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
     ctx.body = work;
   });

@@ -134,6 +134,7 @@ export function metadataWithFigures(
   showFigures: boolean,
   images?: ReadonlyMap<string, string>,
 ) {
-  const { figures, ...rest } = metadata;
+  // author_id is the filter's index of the authorships' ids: the row shows the authorships themselves
+  const { figures, author_id, ...rest } = metadata;
   return showFigures && Array.isArray(figures) ? { ...rest, figures: responseFigures(figures, images) } : rest;
 }

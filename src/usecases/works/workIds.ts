@@ -1,10 +1,10 @@
-// The opaque cursor of a work's reference and citing-work lists (the ids a work is asked for by are parsed in
+// The opaque cursor of a work's reference and citing-work lists, and of an author's works and an author search (the ids a work is asked for by are parsed in
 // src/domain/identifiers.ts). Pure.
 import { Rejection } from "../../domain/rejection.js";
 
 export interface ListCursor {
-  list: "references" | "cited-by";
-  /** the work the list belongs to, as its key */
+  list: "references" | "cited-by" | "author-works" | "authors";
+  /** what the list belongs to, as its key: the work, the author, or the folded name searched for */
   work: string;
   offset: number;
 }
@@ -32,9 +32,10 @@ export function decodeCursor(raw: string | undefined, list: ListCursor["list"], 
     (parsed[2] as number) >= 0
   )
     return parsed[2] as number;
+  const owner = list === "authors" ? "name" : list === "author-works" ? "author" : "work";
   throw new Rejection(
     "VALIDATION_ERROR",
-    `cursor is not one this ${list} list issued for this work; send the nextCursor of its previous page, or ` +
+    `cursor is not one this ${list} list issued for this ${owner}; send the nextCursor of its previous page, or ` +
       "none for the first page",
     { field: "cursor" },
   );

@@ -159,6 +159,8 @@ export function createWorks(deps: WorksDeps) {
         ids: { doi: id.doi, pmid: id.pmid, pmcid: pick(g, (r) => r.pmcid), openalex: id.openalex, docId: first.docId },
         title: field("title"),
         authors: field("authors"),
+        // stored before works kept authorships: none, never names read as people
+        authorships: field("authorships") ?? [],
         journal: field("journal"),
         issn: field("issn"),
         publisher: field("publisher"),
@@ -297,9 +299,8 @@ export function createWorks(deps: WorksDeps) {
     );
     const all = await worksOf(citing, keys);
     // newest first, then by id: a stable order the cursor pages through
-    all.sort(
-      (a, b) =>
-        (b.publication_date ?? "").localeCompare(a.publication_date ?? "") || workKey(a).localeCompare(workKey(b)),
+    all.sort((a, b) =>
+      listedOrder({ date: a.publication_date, key: workKey(a) }, { date: b.publication_date, key: workKey(b) }),
     );
     const items = all.slice(offset, offset + page.limit).map((w) => ({ held: true as const, ...w }));
     const next =
@@ -352,10 +353,26 @@ export function createWorks(deps: WorksDeps) {
     });
   }
 
-  return { get, batch, references, citedBy, exportIds, exportRows };
+  /**
+   * What other features that list works (authors) build on: the reachable index keys, their collection names, admit
+   * (one slot of the per-minute budget) and works of row groups, answered as works lookups are.
+   */
+  const listing = {
+    scopeOf,
+    admit,
+    collectionOf: (indexKey: string): string | undefined => collectionOf.get(indexKey),
+    worksOf,
+  };
+
+  return { get, batch, references, citedBy, exportIds, exportRows, listing };
 }
 
 export type Works = ReturnType<typeof createWorks>;
+
+/** The order of every list of works (citing works, an author's works): newest first, then by id, stable for cursors. */
+export function listedOrder(a: { date: string | null; key: string }, b: { date: string | null; key: string }): number {
+  return (b.date ?? "").localeCompare(a.date ?? "") || a.key.localeCompare(b.key);
+}
 
 /** An unheld reference: the ids its source gives and the link that resolves it. */
 export function unheldEntry(r: CitedWorkIds): Omit<Extract<GraphEntry, { held: false }>, "held"> {
@@ -408,6 +425,10 @@ export function syntheticWork(id: string): Work {
     },
     title: `Synthetic work ${digest.slice(0, 8)}`,
     authors: ["Sandbox A", "Sandbox B"],
+    authorships: [
+      { name: "Sandbox A", id: null, orcid: null, position: "first" },
+      { name: "Sandbox B", id: null, orcid: null, position: "last" },
+    ],
     journal: "Sandbox Journal of Synthetic Results",
     issn: [],
     publisher: null,

@@ -8,8 +8,20 @@ import { BM25_B, BM25_K1 } from "../../fusion.js";
  * and of every search response) and carry it as binary doc values too, for exact cosines in a script field. The
  * adapter still reads version 1 indexes (their cosines come from the _source vector); older ones need a re-index.
  */
-export const OPENSEARCH_MAPPING_VERSION = 2;
-export const READABLE_MAPPING_VERSIONS: readonly number[] = [1, 2];
+export const OPENSEARCH_MAPPING_VERSION = 3;
+export const READABLE_MAPPING_VERSIONS: readonly number[] = [1, 2, 3];
+
+/**
+ * Version 3 maps `metadata.author_id` (the authorships' OpenAlex ids and ORCIDs the `author_id` filter matches). An
+ * older index gets the field added in place on first use (adding a field is allowed on a live index); its documents
+ * carry the field once re-ingested, which the readers' version bump does on the next start.
+ */
+export function mappingUpgradeBody(meta: Record<string, unknown>): Record<string, unknown> {
+  return {
+    _meta: { ...meta, mappingVersion: OPENSEARCH_MAPPING_VERSION },
+    properties: { [FIELD.metadata]: { properties: { author_id: keyword() } } },
+  };
+}
 
 /** How dense vectors are stored and scored. */
 export type VectorStorage =
@@ -74,6 +86,7 @@ const KEYWORD_FIELDS = [
   "nct_id",
   "overall_status",
   "phases",
+  "author_id",
 ];
 const INTEGER_FIELDS = ["chunk_index", "chapter_number"];
 const BOOLEAN_FIELDS = ["open_access", "medical_board_approved", "has_results"];

@@ -41,7 +41,14 @@ import {
 } from "./chunkDocuments.js";
 import { cosineClause, cosineFromScore, DENSE_SCORE_COSINE_ERROR, denseQuery, efSearchFor } from "./denseScoring.js";
 import { mergeGraphsIfWorthIt } from "./graphMerge.js";
-import { chunkIndexBody, FIELD, READABLE_MAPPING_VERSIONS, type VectorStorage } from "./indexMapping.js";
+import {
+  chunkIndexBody,
+  FIELD,
+  mappingUpgradeBody,
+  OPENSEARCH_MAPPING_VERSION,
+  READABLE_MAPPING_VERSIONS,
+  type VectorStorage,
+} from "./indexMapping.js";
 import { scanChunkMetadata } from "./chunkScan.js";
 import { createInventoryStore } from "./inventoryStore.js";
 import {
@@ -151,6 +158,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     ) {
       throw new Error(`opensearch engine: index ${name} was not created by this version of the adapter (re-index it)`);
     }
+    if (meta.mappingVersion < OPENSEARCH_MAPPING_VERSION)
+      await call("PUT", `/${name}/_mapping`, mappingUpgradeBody(meta as Record<string, unknown>));
     const vectorStorage: VectorStorage = meta.vectorStorage === "knn" ? "knn" : "binary";
     const info: IndexInfo = {
       dims: meta.dims,
