@@ -457,6 +457,22 @@ export async function openCatalogue(config: Config, db: Db, clock: () => Date, l
   return catalog;
 }
 
+/** A Temporal dev server on the data directory, for a configuration that names no Temporal address. */
+async function startDevServer(
+  config: Config,
+  log: Logger,
+  closers: (() => Promise<void>)[],
+): Promise<TemporalDevServer> {
+  const devServer = await startTemporalDevServer({
+    dataDir: join(config.dataDir, "temporal"),
+    namespace: config.temporalNamespace,
+    component: readComponent("temporal", config.cacheDir),
+  });
+  closers.push(() => devServer.stop());
+  log.info({ address: devServer.address }, "temporal dev server started");
+  return devServer;
+}
+
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const log = options.log ?? pino({ level: config.logLevel, base: { service: "litsearch" } });
   const clock = options.clock ?? (() => new Date());
@@ -465,18 +481,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     for (const c of closers.reverse()) await c().catch((err) => log.warn({ err }, "shutdown step failed"));
   };
   try {
-    let devServer: TemporalDevServer | undefined;
-    let address = config.temporalAddress;
-    if (!address) {
-      devServer = await startTemporalDevServer({
-        dataDir: join(config.dataDir, "temporal"),
-        namespace: config.temporalNamespace,
-        component: readComponent("temporal", config.cacheDir),
-      });
-      closers.push(() => devServer!.stop());
-      address = devServer.address;
-      log.info({ address }, "temporal dev server started");
-    }
+    const devServer = config.temporalAddress ? undefined : await startDevServer(config, log, closers);
+    const address = devServer?.address ?? config.temporalAddress!;
     const db = await openEventStore(config);
     closers.push(() => db.close());
     const engine = await openSearchEngine(config, log);

@@ -219,7 +219,7 @@ describe.each(ENGINES)("authors on the %s engine", (engine) => {
     expect(bad.body.error.message).toMatch(/OpenAlex author id/);
   });
 
-  it("refuses malformed and unknown ids, no key, another key's collections and other spellings of the path", async () => {
+  it("refuses malformed and unknown ids, no key, another key's collections and other path spellings", async () => {
     for (const bad of ["W2125158795", "0000-0003-3707-4445", "Clemens%20Kirschbaum", "A12-", "orcid:1234"]) {
       const res = await author(bad);
       expect([res.status, res.body.error.code], bad).toEqual([422, "VALIDATION_ERROR"]);

@@ -617,7 +617,9 @@ const OPERATIONS: Operation[] = [
     summary: "People by name, accent- and case-insensitive, paged",
     description: DESCRIPTIONS.searchAuthors,
     query: queryParameters(authorSearchQuery, {
-      name: "Words of the name, in any order, accents, case and punctuation ignored (`kirschbaum`, `Clemens Kirschbaum`).",
+      name:
+        "Words of the name, in any order, accents, case and punctuation ignored (`kirschbaum`, `Clemens " +
+        "Kirschbaum`).",
       cursor: "The `nextCursor` of the previous page.",
     }),
     response: "AuthorsPage",

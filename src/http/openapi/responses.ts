@@ -165,7 +165,8 @@ export const Discovery = z
 const metadata = z.record(z.string(), z.unknown()).meta({
   description:
     "Document metadata: `chunk_index` (0-based position of the chunk in its document), `title`, `authors`, " +
-    "`authorships` (each author's `name`, OpenAlex author `id`, `orcid` and `position`, where the source gives them), " +
+    ("`authorships` (each author's `name`, OpenAlex author `id`, `orcid` and `position`, where the source gives " +
+      "them), ") +
     "`doi`, `pmid`, `pmcid`, `url`, `journal`, `publisher`, `keywords`, `publication_date`, `issn`, " +
     "`article_type`, `section`, `isbn`, `open_access`, `license`, chapter fields, editorial fields, `figures` " +
     "(`id`, `label`, `caption`, `image_data` = base64 image when figures were requested), and `integrity` (the " +

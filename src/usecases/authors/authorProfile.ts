@@ -1,6 +1,6 @@
-// Who an author is among the stored authorships, and what their profile says: the ids they are known by (an OpenAlex id,
-// and the ORCIDs that tie other authorships to them), their usual name, their co-authors; and the people a name search
-// finds. Pure. A name never ties two authorships together: only an OpenAlex id or an ORCID does.
+// Who an author is among the stored authorships, and what their profile says: the ids they are known by (an OpenAlex
+// id, and the ORCIDs that tie other authorships to them), their usual name, their co-authors; and the people a name
+// search finds. Pure. A name never ties two authorships together: only an OpenAlex id or an ORCID does.
 import type { AuthorId } from "../../domain/authors.js";
 import type { AuthorshipRow } from "./authorsReads.js";
 

@@ -1,7 +1,7 @@
-// Authors: a person by OpenAlex author id or ORCID (name, ids, works count, years, collections, co-authors), a search by
-// name, and a person's works, from the authorships the works table keeps. Only the collections the key reaches count:
-// an author whose works are all elsewhere answers like one held nowhere. Free, each call one slot of the per-minute
-// budget, as works lookups are; sandbox keys get a synthetic author.
+// Authors: a person by OpenAlex author id or ORCID (name, ids, works count, years, collections, co-authors), a search
+// by name, and a person's works, from the authorships the works table keeps. Only the collections the key reaches
+// count: an author whose works are all elsewhere answers like one held nowhere. Free, each call one slot of the
+// per-minute budget, as works lookups are; sandbox keys get a synthetic author.
 import { createHash } from "node:crypto";
 import type { Db } from "../../eventstore/db.js";
 import type { AuthContext } from "../auth/context.js";

@@ -1,5 +1,5 @@
-// The opaque cursor of a work's reference and citing-work lists, and of an author's works and an author search (the ids a work is asked for by are parsed in
-// src/domain/identifiers.ts). Pure.
+// The opaque cursor of a work's reference and citing-work lists, and of an author's works and an author search (the ids
+// a work is asked for by are parsed in src/domain/identifiers.ts). Pure.
 import { Rejection } from "../../domain/rejection.js";
 
 export interface ListCursor {

@@ -273,14 +273,7 @@ export function createWorks(deps: WorksDeps) {
         ? encodeCursor({ list: "references", work: workKey(work), offset: offset + page.limit })
         : null;
     const recorded = work.referencesRecorded;
-    const note =
-      recorded === null
-        ? `The source of ${collectionOf.get(holder.indexKey)} records no references for this work: an empty ` +
-          "list does not mean it cites nothing."
-        : `The source records ${recorded} references` +
-          `${refs.length < recorded ? `, ${refs.length} of them with a DOI, PMID or OpenAlex id` : ""}; ` +
-          `${work.referencesHeld} are works in the collections this key reaches, the others are listed by their ` +
-          "ids with held: false.";
+    const note = referencesNote(collectionOf.get(holder.indexKey), recorded, refs.length, work.referencesHeld);
     return {
       work: { ids: work.ids },
       items,
@@ -308,13 +301,7 @@ export function createWorks(deps: WorksDeps) {
         ? encodeCursor({ list: "cited-by", work: workKey(work), offset: offset + page.limit })
         : null;
     const recorded = work.citedByCount;
-    const note =
-      recorded === null
-        ? `The source records no count of citing works for this work; ${all.length} works in the collections ` +
-          "this key reaches cite it (only sources that record references, such as OpenAlex, MEDLINE and JATS, " +
-          "contribute citations)."
-        : `The source counts ${recorded} citing works across all of the literature; ${all.length} of them are ` +
-          "works in the collections this key reaches.";
+    const note = citedByNote(recorded, all.length);
     return { work: { ids: work.ids }, items, nextCursor: next, coverage: { recorded, held: all.length, note } };
   }
 
@@ -368,6 +355,24 @@ export function createWorks(deps: WorksDeps) {
 }
 
 export type Works = ReturnType<typeof createWorks>;
+
+/** What a work's reference list covers: what its source records, how many have ids, how many are held. */
+function referencesNote(collection: string | undefined, recorded: number | null, withIds: number, held: number) {
+  return recorded === null
+    ? `The source of ${collection} records no references for this work: an empty list does not mean it cites nothing.`
+    : `The source records ${recorded} references` +
+        `${withIds < recorded ? `, ${withIds} of them with a DOI, PMID or OpenAlex id` : ""}; ` +
+        `${held} are works in the collections this key reaches, the others are listed by their ids with held: false.`;
+}
+
+/** What a work's citing-works list covers: the source's count across the literature, and how many are held. */
+function citedByNote(recorded: number | null, held: number): string {
+  return recorded === null
+    ? `The source records no count of citing works for this work; ${held} works in the collections this key reaches ` +
+        "cite it (only sources that record references, such as OpenAlex, MEDLINE and JATS, contribute citations)."
+    : `The source counts ${recorded} citing works across all of the literature; ${held} of them are works in the ` +
+        "collections this key reaches.";
+}
 
 /** The order of every list of works (citing works, an author's works): newest first, then by id, stable for cursors. */
 export function listedOrder(a: { date: string | null; key: string }, b: { date: string | null; key: string }): number {

@@ -92,6 +92,21 @@ const CHUNK_COUNT_TTL_MS = 60_000;
 /** chunks per page of listDocuments' scan (search_after, so any number of pages) */
 const DOCUMENT_SCAN_PAGE = 5_000;
 
+/** An index's `_meta` when this adapter can read it; else an error that says to re-index. */
+function readableMeta(
+  name: string,
+  meta: (Partial<IndexInfo> & { mappingVersion?: number }) | undefined,
+): Partial<IndexInfo> & { dims: number; mappingVersion: number } {
+  if (
+    !meta ||
+    typeof meta.dims !== "number" ||
+    meta.mappingVersion === undefined ||
+    !READABLE_MAPPING_VERSIONS.includes(meta.mappingVersion)
+  )
+    throw new Error(`opensearch engine: index ${name} was not created by this version of the adapter (re-index it)`);
+  return meta as Partial<IndexInfo> & { dims: number; mappingVersion: number };
+}
+
 export function createOpenSearchEngine(options: OpenSearchEngineOptions): SearchEngine & {
   vectorSearchMode(): Promise<VectorSearchMode>;
   /** how this node scores vectors: 'knn' when the k-NN plugin is installed, else the painless fallback */
@@ -149,15 +164,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       Record<string, { mappings: { _meta?: Partial<IndexInfo> & { mappingVersion?: number } } }>
     >("GET", `/${name}/_mapping`, undefined, [404]);
     if (statusCode === 404) return undefined;
-    const meta = body[name]?.mappings._meta;
-    if (
-      !meta ||
-      typeof meta.dims !== "number" ||
-      meta.mappingVersion === undefined ||
-      !READABLE_MAPPING_VERSIONS.includes(meta.mappingVersion)
-    ) {
-      throw new Error(`opensearch engine: index ${name} was not created by this version of the adapter (re-index it)`);
-    }
+    const meta = readableMeta(name, body[name]?.mappings._meta);
     if (meta.mappingVersion < OPENSEARCH_MAPPING_VERSION)
       await call("PUT", `/${name}/_mapping`, mappingUpgradeBody(meta as Record<string, unknown>));
     const vectorStorage: VectorStorage = meta.vectorStorage === "knn" ? "knn" : "binary";
