@@ -8,6 +8,7 @@ import {
   retryAfterMs,
   retryDelayMs,
   type RetryPolicy,
+  jsonPostInit,
 } from "../infra/httpRetry.js";
 import type { Embedder } from "./port.js";
 import {
@@ -156,15 +157,8 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
   async function attempt(texts: readonly string[]): Promise<{ vectors: Float32Array[]; model?: string }> {
     let response: Response;
     try {
-      response = await doFetch(endpoint, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-        },
-        body: JSON.stringify(embeddingRequestBody(options.protocol, texts, options.model)),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      const body = embeddingRequestBody(options.protocol, texts, options.model);
+      response = await doFetch(endpoint, jsonPostInit(body, options.apiKey, timeoutMs));
     } catch (err) {
       const name = (err as Error).name;
       const timedOut = name === "TimeoutError" || name === "AbortError";

@@ -46,3 +46,16 @@ export function retryDelayMs(
   const asked = retryAfter === undefined ? 0 : Math.min(retryAfter, policy.retryAfterCapMs ?? policy.maxMs);
   return Math.max(jittered, asked);
 }
+
+/**
+ * The request both clients send an operator's server: a JSON POST, with a bearer where a key is configured, given up
+ * after `timeoutMs` (the abort is a TimeoutError, which the retry rule reads as a timeout).
+ */
+export function jsonPostInit(body: unknown, apiKey: string | undefined, timeoutMs: number): RequestInit {
+  return {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  };
+}

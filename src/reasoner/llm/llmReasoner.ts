@@ -2,7 +2,7 @@
 // (understanding, plan, verdicts), with a timeout per attempt and retries on timeouts, network errors, 429 and 5xx.
 // Whatever still fails (or answers malformed JSON) is answered by the built-in reasoner, and the answer says so
 // (`answeredBy: 'builtin'`), so the query record names the reasoner that actually answered.
-import { isRetryableStatus, retryDelayMs } from "../../infra/httpRetry.js";
+import { isRetryableStatus, jsonPostInit, retryDelayMs } from "../../infra/httpRetry.js";
 import { z } from "zod";
 import { canonicalArticleType } from "../../filters/articleTypes.js";
 import { parseFilterDate } from "../../filters/dates.js";
@@ -177,26 +177,19 @@ export function createLlmReasoner(config: LlmConfig, deps: LlmReasonerDeps): Rea
   async function attempt(schemaName: keyof typeof RESPONSE_SCHEMAS, user: string): Promise<unknown> {
     let response: Response;
     try {
-      response = await doFetch(endpoint, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}),
+      const body = {
+        model: config.model,
+        temperature: 0,
+        messages: [
+          { role: "system", content: SYSTEM_PROMPT },
+          { role: "user", content: user },
+        ],
+        response_format: {
+          type: "json_schema",
+          json_schema: { name: schemaName, strict: true, schema: RESPONSE_SCHEMAS[schemaName] },
         },
-        body: JSON.stringify({
-          model: config.model,
-          temperature: 0,
-          messages: [
-            { role: "system", content: SYSTEM_PROMPT },
-            { role: "user", content: user },
-          ],
-          response_format: {
-            type: "json_schema",
-            json_schema: { name: schemaName, strict: true, schema: RESPONSE_SCHEMAS[schemaName] },
-          },
-        }),
-        signal: AbortSignal.timeout(config.timeoutMs),
-      });
+      };
+      response = await doFetch(endpoint, jsonPostInit(body, config.apiKey, config.timeoutMs));
     } catch (err) {
       const timedOut = (err as Error).name === "TimeoutError" || (err as Error).name === "AbortError";
       throw new LlmCallError(
