@@ -5,7 +5,7 @@ import type { Db } from "../../eventstore/db.js";
 import { Rejection } from "../../domain/rejection.js";
 import type { Actor } from "../../domain/events.js";
 import { assertSearchPayable } from "../../domain/organization.js";
-import type { WebhookPayloadType } from "../../domain/webhooks.js";
+import type { PublishWebhookEvent } from "../../domain/webhookPublish.js";
 import { EVERY_ROW } from "../../retrieval/rowSelection.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
 import type { AlertRow, AlertRunRow } from "../../../projections/tables.js";
@@ -24,15 +24,7 @@ export interface AlertsDeps {
   search: SearchDeps;
   /** how long a run waits for proof of delivery before it ends unpaid */
   deliveryWaitMs: number;
-  /** appends a webhook event once by its source and starts its deliveries (`only`: to that endpoint alone) */
-  publish: (
-    orgId: string,
-    type: WebhookPayloadType,
-    data: Record<string, unknown>,
-    source: string,
-    actor: Actor,
-    only?: string,
-  ) => Promise<unknown>;
+  publish: PublishWebhookEvent;
   taskQueue?: string;
   /** each delivered work's integrity by the retraction rule (src/usecases/works/integrityRows.ts), as on every row */
   integrity?: IntegrityOf;

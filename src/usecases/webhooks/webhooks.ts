@@ -27,6 +27,7 @@ import {
   type WebhookPayload,
   type WebhookPayloadType,
 } from "../../domain/webhooks.js";
+import type { PublishWebhookEvent } from "../../domain/webhookPublish.js";
 import { checkWebhookUrl, type HostLookup } from "./urlGuard.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
 import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from "../../../projections/tables.js";
@@ -404,14 +405,7 @@ async function redeliver(
 export function createWebhooks(deps: WebhooksDeps) {
   const ctx = webhooksContext(deps);
   const { db, clock } = ctx;
-  const publish = (
-    orgId: string,
-    type: WebhookPayloadType,
-    data: Record<string, unknown>,
-    source: string,
-    actor: Actor,
-    only?: string,
-  ) => publishEvent(ctx, orgId, type, data, source, actor, only);
+  const publish = (...args: Parameters<PublishWebhookEvent>) => publishEvent(ctx, ...args);
 
   return {
     publish,
