@@ -141,7 +141,7 @@ export const FIELD_ALIASES: Readonly<Record<string, string>> = {
  */
 export function indexedFieldsSentence(): string {
   return (
-    `Indexed fields: ${INDEXED_FIELDS.everyCollection.join(", ")}. Editorial-only fields and journal metrics: ` +
+    `Indexed fields: ${INDEXED_FIELDS.everyCollection.join(", ")}. Editorial fields and journal metrics: ` +
     "details.indexedFields."
   );
 }
