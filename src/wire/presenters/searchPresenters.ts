@@ -149,6 +149,24 @@ export function listBody(list: ListFields) {
   };
 }
 
+/**
+ * What a search or preview response says about its filters, each only when there is something to say: the warnings,
+ * the journal metrics expanded to titles, the filters as applied and the discovery notes.
+ */
+function filterNotes(outcome: {
+  filterWarnings?: unknown[];
+  journalMetricExpansions?: unknown[];
+  filtersApplied?: unknown;
+  discovery?: unknown;
+}) {
+  return {
+    ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
+    ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
+    ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
+    ...(outcome.discovery ? { discovery: outcome.discovery } : {}),
+  };
+}
+
 export function searchBody(outcome: SearchOutcome, includeMetadata: boolean, images?: FigureImages) {
   return {
     results: outcome.rows.map((r) => searchResult(r, includeMetadata, images !== undefined, images?.get(r.id))),
@@ -156,10 +174,7 @@ export function searchBody(outcome: SearchOutcome, includeMetadata: boolean, ima
     latencyMs: outcome.latencyMs,
     belowMinRelevance: outcome.belowMinRelevance,
     ...listBody(outcome.list),
-    ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
-    ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
-    ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
-    ...(outcome.discovery ? { discovery: outcome.discovery } : {}),
+    ...filterNotes(outcome),
   };
 }
 
@@ -175,10 +190,7 @@ export function previewResponse(outcome: PreviewOutcome) {
     costToUnlockRemaining: formatCredits(remainingCost(outcome.rows, outcome.unlocked), 6),
     belowMinRelevance: outcome.belowMinRelevance,
     ...listBody(outcome.list),
-    ...(outcome.filterWarnings ? { filterWarnings: outcome.filterWarnings } : {}),
-    ...(outcome.journalMetricExpansions ? { journalMetricExpansions: outcome.journalMetricExpansions } : {}),
-    ...(outcome.filtersApplied !== undefined ? { filtersApplied: outcome.filtersApplied } : {}),
-    ...(outcome.discovery ? { discovery: outcome.discovery } : {}),
+    ...filterNotes(outcome),
   };
 }
 
