@@ -18,7 +18,7 @@ import { requireComponent } from "../setup/components.js";
 import { startTcpProxy, type TcpProxy } from "../retrieval/tcpProxy.js";
 import { REPO_ROOT } from "../../src/app/config.js";
 import { parseCredits } from "../../src/domain/money.js";
-import { assistedWorkflowId } from "../../src/usecases/assisted/assistedSearch.js";
+import { assistedWorkflowId } from "../../src/usecases/assisted/assistedContext.js";
 import { progressQuery } from "../../workflows/assistedTypes.js";
 import { alertRunWorkflowId } from "../../workflows/alertTypes.js";
 import { Webhook } from "standardwebhooks";

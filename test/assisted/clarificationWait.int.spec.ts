@@ -4,7 +4,7 @@
 // and a late answer is refused.
 import { describe, expect, it } from "vitest";
 import { useAssistedTimeSkipping } from "../support/assistedTimeSkipping.js";
-import { assistedWorkflowId } from "../../src/usecases/assisted/assistedSearch.js";
+import { assistedWorkflowId } from "../../src/usecases/assisted/assistedContext.js";
 import { progressQuery } from "../../workflows/assistedTypes.js";
 import { Rejection } from "../../src/domain/rejection.js";
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { useAssistedTimeSkipping } from "../support/assistedTimeSkipping.js";
 import { UNDELIVERED_REFUND_REFERENCE } from "../../activities/assisted.js";
-import { assistedWorkflowId } from "../../src/usecases/assisted/assistedSearch.js";
+import { assistedWorkflowId } from "../../src/usecases/assisted/assistedContext.js";
 import { deliveredUpdate, type AssistedOutcome } from "../../workflows/assistedTypes.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { replayProjections } from "../../projections/replay.js";

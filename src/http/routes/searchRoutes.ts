@@ -24,7 +24,7 @@ import { afterResponseFlushed, type RequestState } from "../requestContext.js";
 import type { SearchOutcome } from "../../usecases/search/searchService.js";
 import { listCollections } from "../../usecases/catalogue/collectionsList.js";
 import { parseCredits } from "../../domain/money.js";
-import type { AssistedAnswer } from "../../usecases/assisted/assistedSearch.js";
+import type { AssistedAnswer } from "../../usecases/assisted/assistedContext.js";
 import type { AuthContext } from "../../usecases/auth/context.js";
 import { setBillingHeaders } from "./billingHeaders.js";
 import { idempotencyRequest } from "../../usecases/search/previewIdempotency.js";

@@ -2,7 +2,7 @@
 // question), reporting the run's progress while it goes on and confirming a charged answer's delivery once it is sent.
 import { parseCredits } from "../../domain/money.js";
 import type { AssistedProgress } from "../../../workflows/assistedTypes.js";
-import type { AssistedAnswer } from "../../usecases/assisted/assistedSearch.js";
+import type { AssistedAnswer } from "../../usecases/assisted/assistedContext.js";
 import { searchFigureImages } from "../../usecases/figures/figureImages.js";
 import { idempotencyRequest } from "../../usecases/search/previewIdempotency.js";
 import { assistedResponse } from "../../wire/presenters/searchPresenters.js";

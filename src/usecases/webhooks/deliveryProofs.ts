@@ -3,7 +3,7 @@
 // re-fetch is).
 import type { Client } from "@temporalio/client";
 import type { WebhookPayload } from "../../domain/webhooks.js";
-import { proveAssistedDelivery } from "../assisted/assistedSearch.js";
+import { proveAssistedDelivery } from "../assisted/assistedDelivery.js";
 import { proveAlertDelivery } from "../alerts/alertRuns.js";
 
 export function deliveryProofs(client: () => Client) {

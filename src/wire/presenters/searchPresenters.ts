@@ -15,7 +15,8 @@ import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import type { CollectionReadiness } from "../../domain/readiness.js";
 import type { SearchEngine } from "../../retrieval/port.js";
 import { formatCredits, parseCredits } from "../../domain/money.js";
-import type { AssistedAnswer, AssistedSearch } from "../../usecases/assisted/assistedSearch.js";
+import type { AssistedAnswer } from "../../usecases/assisted/assistedContext.js";
+import type { AssistedSearch } from "../../usecases/assisted/assistedSearch.js";
 import type { Unlock, UnlockRequest, UnlockResult } from "../../usecases/unlock/unlock.js";
 import {
   metadataWithFigures,
