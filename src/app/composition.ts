@@ -188,7 +188,8 @@ export async function openSearchEngine(config: Config, log?: Logger): Promise<Se
   if (config.opensearchUrl) {
     const { createOpenSearchEngine } = await import("../retrieval/engines/opensearch/openSearchEngine.js");
     const engine = createOpenSearchEngine({
-      url: config.opensearchUrl,
+      url: config.opensearchUrl.split(","),
+      indexLayout: config.opensearchLayout,
       onVectorStorage: (storage, detail) =>
         log?.info({ searchKnn: storage === "knn" ? "lucene-hnsw" : "exact" }, detail),
     });

@@ -32,6 +32,8 @@ export const CONFIG_VARIABLES = [
   "ADMIN_TOKEN",
   "DATABASE_URL",
   "OPENSEARCH_URL",
+  "OPENSEARCH_SHARDS",
+  "OPENSEARCH_REPLICAS",
   "SEARCH_DEADLINE_MS",
   "TEMPORAL_ADDRESS",
   "TEMPORAL_NAMESPACE",
@@ -94,7 +96,10 @@ export interface Config {
   /** true when the token was generated on this start (printed once) */
   adminTokenGenerated: boolean;
   databaseUrl?: string;
+  /** the OpenSearch node, or a cluster's nodes comma-separated (OPENSEARCH_URL); unset: the embedded engine */
   opensearchUrl?: string;
+  /** shards and replicas of the OpenSearch indexes the service creates (OPENSEARCH_SHARDS, OPENSEARCH_REPLICAS) */
+  opensearchLayout: { shards: number; replicas: number };
   /** how long a search waits for OpenSearch before it answers 503 with Retry-After (SEARCH_DEADLINE_MS) */
   searchDeadlineMs: number;
   temporalAddress?: string;
@@ -254,6 +259,48 @@ function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: numb
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number (0 or more), got ${raw}`);
   return value;
+}
+
+/**
+ * OPENSEARCH_URL: one node's address, or a cluster's nodes comma-separated; the nodes as a list (empty when unset).
+ */
+export function opensearchNodesFrom(raw: string | undefined): string[] {
+  const entries = (raw ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const nodes = entries.map((entry) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash)
+      throw new Error(
+        "OPENSEARCH_URL must be a node's address, or several comma-separated, such as " +
+          `http://os-1:9200,http://os-2:9200; got ${entry}`,
+      );
+    return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+  });
+  const twice = nodes.find((n, i) => nodes.indexOf(n) !== i);
+  if (twice) throw new Error(`OPENSEARCH_URL lists ${twice} twice: name each node once`);
+  return nodes;
+}
+
+/** OpenSearch indexes: shards 1 to 1024, replicas 0 to 16 (one per further node, at most). */
+export function opensearchLayoutFrom(env: NodeJS.ProcessEnv): { shards: number; replicas: number } {
+  const shards = positiveInteger(env, "OPENSEARCH_SHARDS", 1);
+  const replicas = nonNegativeInteger(env, "OPENSEARCH_REPLICAS", 0);
+  if (shards > 1024) throw new Error(`OPENSEARCH_SHARDS must be 1024 or fewer, got ${shards}`);
+  if (replicas > 16)
+    throw new Error(`OPENSEARCH_REPLICAS must be 16 or fewer (each replica is one more node's copy), got ${replicas}`);
+  const layoutSet = [env.OPENSEARCH_SHARDS, env.OPENSEARCH_REPLICAS].some((v) => v !== undefined && v !== "");
+  if (layoutSet && !env.OPENSEARCH_URL?.trim())
+    throw new Error(
+      "OPENSEARCH_SHARDS and OPENSEARCH_REPLICAS lay out OpenSearch indexes: set OPENSEARCH_URL too, or unset them",
+    );
+  return { shards, replicas };
 }
 
 /** LLM_BASE_URL and LLM_MODEL turn the chat reasoner on; one without the other is a configuration mistake. */
@@ -482,7 +529,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: admin.token,
     adminTokenGenerated: admin.generated,
     databaseUrl: store.databaseUrl,
-    opensearchUrl: env.OPENSEARCH_URL || undefined,
+    opensearchUrl: opensearchNodesFrom(env.OPENSEARCH_URL).join(",") || undefined,
+    opensearchLayout: opensearchLayoutFrom(env),
     searchDeadlineMs: positiveInteger(env, "SEARCH_DEADLINE_MS", DEFAULT_SEARCH_DEADLINE_MS),
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || "default",
@@ -546,6 +594,9 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     ADMIN_TOKEN: config.adminToken,
     DATABASE_URL: config.databaseUrl ?? "",
     OPENSEARCH_URL: config.opensearchUrl ?? "",
+    // read only beside OPENSEARCH_URL (without it the layout is the default)
+    OPENSEARCH_SHARDS: config.opensearchUrl ? String(config.opensearchLayout.shards) : "",
+    OPENSEARCH_REPLICAS: config.opensearchUrl ? String(config.opensearchLayout.replicas) : "",
     SEARCH_DEADLINE_MS: String(config.searchDeadlineMs),
     TEMPORAL_ADDRESS: config.temporalAddress ?? "",
     TEMPORAL_NAMESPACE: config.temporalNamespace,

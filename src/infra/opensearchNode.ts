@@ -1,5 +1,5 @@
-// Starts a single OpenSearch node (the Java launcher provision.sh builds) as a child process with its data in the given
-// directory.
+// Starts an OpenSearch node (the Java launcher provision.sh builds) as a child process with its data in the given
+// directory: alone, or as one node of a cluster on this machine (opensearchCluster.ts).
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { OpenSearchComponent } from "./components.js";
@@ -14,6 +14,20 @@ export interface OpenSearchNodeOptions {
   /** The provisioned launcher: readComponent('opensearch', cacheDir). */
   component: OpenSearchComponent;
   startTimeoutMs?: number;
+  /** one node of a cluster: its name, transport port and the cluster's seed hosts; alone when omitted */
+  cluster?: OpenSearchClusterMember;
+  /** the node's heap, e.g. "384m" (-Xms and -Xmx); the provisioned default when omitted */
+  heap?: string;
+}
+
+export interface OpenSearchClusterMember {
+  clusterName: string;
+  nodeName: string;
+  transportPort: number;
+  /** every node's transport address, 127.0.0.1:port */
+  seedHosts: string[];
+  /** the names of the nodes that bootstrap the cluster's first election */
+  initialClusterManagers: string[];
 }
 
 export interface OpenSearchNode {
@@ -23,6 +37,8 @@ export interface OpenSearchNode {
   /** the node's process id (the speed benchmark reads its CPU time) */
   pid: number;
   stop(): Promise<void>;
+  /** SIGKILL to the node's process group, as a crashed machine would go; resolves once it is gone */
+  kill(): Promise<void>;
 }
 
 export async function startOpenSearchNode(options: OpenSearchNodeOptions): Promise<OpenSearchNode> {
@@ -37,6 +53,8 @@ export async function startOpenSearchNode(options: OpenSearchNodeOptions): Promi
     command: component.java,
     args: [
       ...component.jvmArgs,
+      // the last -Xms/-Xmx wins
+      ...(options.heap ? [`-Xms${options.heap}`, `-Xmx${options.heap}`] : []),
       "-cp",
       component.classpath,
       component.mainClass,
@@ -47,7 +65,8 @@ export async function startOpenSearchNode(options: OpenSearchNodeOptions): Promi
       "--ready-file",
       readyFile,
       "--cluster-name",
-      "litsearch",
+      options.cluster?.clusterName ?? "litsearch",
+      ...(options.cluster ? clusterArgs(options.cluster) : []),
     ],
     logFile,
     stopGraceMs: 30_000,
@@ -61,11 +80,33 @@ export async function startOpenSearchNode(options: OpenSearchNodeOptions): Promi
       intervalMs: 250,
       probe: (signal) => healthyUrl(readyFile, signal),
     });
-    return { url, logFile, pid: child.pid, stop: () => child.stop() };
+    const kill = async (): Promise<void> => {
+      if (child.hasExited()) return;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+      await child.exit;
+    };
+    return { url, logFile, pid: child.pid, stop: () => child.stop(), kill };
   } catch (error) {
     await child.stop();
     throw error;
   }
+}
+
+function clusterArgs(member: OpenSearchClusterMember): string[] {
+  return [
+    "--node-name",
+    member.nodeName,
+    "--transport-port",
+    String(member.transportPort),
+    "--seed-hosts",
+    member.seedHosts.join(","),
+    "--initial-cluster-managers",
+    member.initialClusterManagers.join(","),
+  ];
 }
 
 // The launcher writes its URL to the ready file once the cluster is yellow; confirm over HTTP.

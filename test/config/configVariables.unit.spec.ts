@@ -45,7 +45,9 @@ describe("configEnvironment", () => {
       PORT: "9090",
       HOST: "0.0.0.0",
       DATABASE_URL: "postgres://svc@db:5432/litsearch",
-      OPENSEARCH_URL: "http://search:9200",
+      OPENSEARCH_URL: "http://search-1:9200, http://search-2:9200/",
+      OPENSEARCH_SHARDS: "2",
+      OPENSEARCH_REPLICAS: "1",
       TEMPORAL_ADDRESS: "temporal:7233",
       TEMPORAL_NAMESPACE: "litsearch",
       WORKER_MODE: "separate",
@@ -73,5 +75,37 @@ describe("embedding settings", () => {
   it("reads EMBEDDING_WORKERS, refusing what is not a positive count", () => {
     expect(loadConfig({ ...BASE, EMBEDDING_WORKERS: "3" })).toMatchObject({ embeddingWorkers: 3 });
     expect(() => loadConfig({ ...BASE, EMBEDDING_WORKERS: "0" })).toThrow(/EMBEDDING_WORKERS/);
+  });
+});
+
+describe("OpenSearch cluster settings", () => {
+  it("takes one node or several, each once, and a shards/replicas layout beside them", () => {
+    expect(loadConfig(BASE)).toMatchObject({ opensearchUrl: undefined, opensearchLayout: { shards: 1, replicas: 0 } });
+    expect(
+      loadConfig({
+        ...BASE,
+        OPENSEARCH_URL: " http://os-1:9200/ ,https://os-2.example:9200,,",
+        OPENSEARCH_SHARDS: "3",
+        OPENSEARCH_REPLICAS: "1",
+      }),
+    ).toMatchObject({
+      opensearchUrl: "http://os-1:9200,https://os-2.example:9200",
+      opensearchLayout: { shards: 3, replicas: 1 },
+    });
+  });
+
+  it.each([
+    [{ OPENSEARCH_URL: "os-1:9200" }, /OPENSEARCH_URL must be a node's address.*got os-1:9200/],
+    [{ OPENSEARCH_URL: "ftp://os-1" }, /OPENSEARCH_URL must be a node's address/],
+    [{ OPENSEARCH_URL: "http://os-1:9200?x=1" }, /OPENSEARCH_URL must be a node's address/],
+    [{ OPENSEARCH_URL: "http://os-1:9200,http://os-1:9200/" }, /lists http:\/\/os-1:9200 twice: name each node once/],
+    [{ OPENSEARCH_URL: "http://os:9200", OPENSEARCH_SHARDS: "0" }, /OPENSEARCH_SHARDS must be a positive integer/],
+    [{ OPENSEARCH_URL: "http://os:9200", OPENSEARCH_SHARDS: "2048" }, /OPENSEARCH_SHARDS must be 1024 or fewer/],
+    [{ OPENSEARCH_URL: "http://os:9200", OPENSEARCH_REPLICAS: "-1" }, /OPENSEARCH_REPLICAS must be a whole number/],
+    [{ OPENSEARCH_URL: "http://os:9200", OPENSEARCH_REPLICAS: "one" }, /OPENSEARCH_REPLICAS must be a whole number/],
+    [{ OPENSEARCH_URL: "http://os:9200", OPENSEARCH_REPLICAS: "17" }, /OPENSEARCH_REPLICAS must be 16 or fewer/],
+    [{ OPENSEARCH_REPLICAS: "1" }, /set OPENSEARCH_URL too, or unset them/],
+  ])("refuses %j at startup, naming the fix", (env, message) => {
+    expect(() => loadConfig({ ...BASE, ...env })).toThrow(message);
   });
 });

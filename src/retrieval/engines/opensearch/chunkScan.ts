@@ -14,7 +14,8 @@ export async function scanChunkMetadata(
 ): Promise<void> {
   let after: unknown[] | undefined;
   for (;;) {
-    const { body } = await call<SearchResponseBody>("POST", `/${name}/_search`, {
+    // a shard that does not answer fails the scan: an inventory missing its chunks would be wrong, not short
+    const { body } = await call<SearchResponseBody>("POST", `/${name}/_search?allow_partial_search_results=false`, {
       size: scan.pageSize,
       query: scan.query,
       _source: scan.fields.map((field) => `${FIELD.metadata}.${field}`),

@@ -114,11 +114,23 @@ function metadataProperties(): Record<string, unknown> {
   return properties;
 }
 
+/**
+ * How an index is split and copied over a cluster's nodes (OPENSEARCH_SHARDS, OPENSEARCH_REPLICAS), set when it is
+ * created; one node: one shard, no replica.
+ */
+export interface IndexLayout {
+  shards: number;
+  replicas: number;
+}
+
+export const DEFAULT_INDEX_LAYOUT: IndexLayout = { shards: 1, replicas: 0 };
+
 /** Body of the create-index request. */
 export function chunkIndexBody(
   dims: number,
   vectorStorage: VectorStorage,
   embedding?: string,
+  layout: IndexLayout = DEFAULT_INDEX_LAYOUT,
 ): Record<string, unknown> {
   const binaryVector = { [FIELD.vectorBinary]: { type: "binary", doc_values: true } };
   const vectorProperty =
@@ -140,8 +152,8 @@ export function chunkIndexBody(
   return {
     settings: {
       index: {
-        number_of_shards: 1,
-        number_of_replicas: 0,
+        number_of_shards: layout.shards,
+        number_of_replicas: layout.replicas,
         // commit() refreshes; bulk loads go faster without periodic refreshes
         refresh_interval: "-1",
         ...(vectorStorage === "knn" ? { knn: true } : {}),
@@ -173,9 +185,10 @@ export function chunkIndexBody(
  * Body of the index holding one inventory document per collection index. The inventory itself is stored, not indexed
  * (`enabled: false`): it is only ever fetched by id, and its journal titles would otherwise become mapped fields.
  */
-export function inventoryIndexBody(): Record<string, unknown> {
+export function inventoryIndexBody(layout: IndexLayout = DEFAULT_INDEX_LAYOUT): Record<string, unknown> {
   return {
-    settings: { index: { number_of_shards: 1, number_of_replicas: 0 } },
+    // one shard (a few documents); as many copies as the collections' indexes, so losing a node loses no inventory
+    settings: { index: { number_of_shards: 1, number_of_replicas: layout.replicas } },
     mappings: {
       dynamic: "strict",
       properties: {

@@ -2,7 +2,7 @@
 // written at commit, read back (cached by document version), and rebuilt from an index's first chunks when a commit
 // changed its chunks without a new inventory.
 import { InventoryTally, type CollectionInventory } from "../../../domain/inventory.js";
-import { FIRST_CHUNKS, inventoryIndexBody } from "./indexMapping.js";
+import { FIRST_CHUNKS, inventoryIndexBody, type IndexLayout } from "./indexMapping.js";
 import { scanChunkMetadata } from "./chunkScan.js";
 import type { Call } from "./transport.js";
 
@@ -57,7 +57,7 @@ export interface InventoryStore {
   delete(name: string): Promise<void>;
 }
 
-export function createInventoryStore(call: Call, prefix: string): InventoryStore {
+export function createInventoryStore(call: Call, prefix: string, layout?: IndexLayout): InventoryStore {
   const inventoryIndex = `${prefix}${INVENTORY_INDEX_SUFFIX}`.toLowerCase();
   let inventoryIndexReady: Promise<void> | undefined;
   /** by collection index name: inventories put since the last commit */
@@ -69,7 +69,7 @@ export function createInventoryStore(call: Call, prefix: string): InventoryStore
     inventoryIndexReady ??= call<{ error?: { type: string; reason: string } }>(
       "PUT",
       `/${inventoryIndex}`,
-      inventoryIndexBody(),
+      inventoryIndexBody(layout),
       [400],
     ).then(({ body, statusCode }) => {
       if (statusCode === 400 && body.error?.type !== "resource_already_exists_exception") {

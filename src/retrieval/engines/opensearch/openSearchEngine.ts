@@ -47,6 +47,7 @@ import {
   mappingUpgradeBody,
   OPENSEARCH_MAPPING_VERSION,
   READABLE_MAPPING_VERSIONS,
+  type IndexLayout,
   type VectorStorage,
 } from "./indexMapping.js";
 import { scanChunkMetadata } from "./chunkScan.js";
@@ -67,8 +68,10 @@ import {
 import { createTransport } from "./transport.js";
 
 export interface OpenSearchEngineOptions {
-  /** e.g. http://127.0.0.1:9200 */
-  url: string;
+  /** e.g. http://127.0.0.1:9200, or every node of a cluster (requests go round them; a dead one is retried later) */
+  url: string | readonly string[];
+  /** shards and replicas of the indexes it creates (default: one shard, no replica) */
+  indexLayout?: IndexLayout;
   /** prepended to collection names to form index names; lower-cased with them */
   indexPrefix?: string;
   /** chunks per bulk request */
@@ -119,7 +122,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   const batchSize = options.bulkBatchSize ?? 500;
   const infoByIndex = new Map<string, IndexInfo>();
   let pluginStorage: Promise<VectorStorage> | undefined;
-  const inventories = createInventoryStore(call, prefix);
+  const inventories = createInventoryStore(call, prefix, options.indexLayout);
   /** collection index names whose chunks changed since their last commit */
   const changedSinceCommit = new Set<string>();
   /** by collection index name: its chunk count as last read, which chooses its k-NN queries' ef_search */
@@ -275,12 +278,14 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   /**
    * A retriever's hits, and only what this adapter reads of them (`filter_path`): no index name, sort values, took or
    * shard counts, which the node would write and the service parse for each of hundreds of hits. `params` starts with
-   * `&` when given.
+   * `&` when given. A shard none of whose copies answers (a cluster that lost a node and the shard's only copy) fails
+   * the search rather than leaving that shard's chunks out unseen: a customer is never charged for part of a
+   * collection.
    */
   async function runSearch(name: string, body: Record<string, unknown>, params = ""): Promise<SearchResponseHit[]> {
     const { body: response } = await call<Partial<SearchResponseBody>>(
       "POST",
-      `/${name}/_search?filter_path=${SEARCH_FILTER_PATH}${params}`,
+      `/${name}/_search?allow_partial_search_results=false&filter_path=${SEARCH_FILTER_PATH}${params}`,
       body,
     );
     // a response with no hits is filtered down to {}
@@ -536,7 +541,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const { body, statusCode } = await call<{ error?: { type: string; reason: string } }>(
         "PUT",
         `/${name}`,
-        chunkIndexBody(dims, vectorStorage, embedding),
+        chunkIndexBody(dims, vectorStorage, embedding, options.indexLayout),
         [400],
       );
       if (statusCode === 400 && body.error?.type !== "resource_already_exists_exception") {

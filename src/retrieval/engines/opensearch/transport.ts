@@ -1,4 +1,5 @@
-// The HTTP client of the OpenSearch adapter: JSON requests to one node, and the statuses a caller handles itself.
+// The HTTP client of the OpenSearch adapter: JSON requests to one node or a cluster's nodes, and the statuses a caller
+// handles itself.
 import { Client } from "@opensearch-project/opensearch";
 
 /** A request to the node: its parsed body and status; a status in `ignore` answers instead of throwing. */
@@ -23,8 +24,26 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-export function createTransport(url: string): Transport {
-  const client = new Client({ node: url });
+/**
+ * A request that cannot reach a node (refused, reset, timed out) or that a node answers 502, 503 or 504 is sent again
+ * to the next node, up to this many times; the node that failed is left out until a ping finds it back. Retrying is
+ * safe: every write names its document's id.
+ */
+export const NODE_RETRIES = 3;
+
+/**
+ * Requests go round the nodes listed; the client never sniffs (asks the cluster for its nodes' published addresses,
+ * which behind a load balancer or container network need not be reachable from here).
+ */
+export function createTransport(url: string | readonly string[]): Transport {
+  const client = new Client({
+    nodes: typeof url === "string" ? url : [...url],
+    maxRetries: NODE_RETRIES,
+    sniffOnStart: false,
+    sniffInterval: false,
+    sniffOnConnectionFault: false,
+    resurrectStrategy: "ping",
+  });
   return {
     async call<T>(
       method: string,
