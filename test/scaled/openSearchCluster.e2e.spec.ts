@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { cacheDirFrom } from "../../src/app/config.js";
 import { readComponent } from "../../src/infra/components.js";
-import { startOpenSearchCluster, type OpenSearchCluster } from "../../src/infra/opensearchCluster.js";
+import { startOpenSearchCluster, type OpenSearchCluster } from "../support/opensearchCluster.js";
 import { chunkId } from "../../src/ingest/chunk.js";
 import { ingestionWorkflowId } from "../../workflows/ingestionTypes.js";
 import { plainCollection, writeCollectionsConfig, writeJsonl } from "../support/operatorContent.js";

@@ -1,9 +1,9 @@
-// Starts a cluster of OpenSearch nodes on this machine, each its own process with its own home (data, logs), HTTP port
-// and transport port, each listing the others as seed hosts: the scaled shape's failure test kills one of them.
+// Starts a cluster of OpenSearch nodes on this machine (tests only), each its own process with its own home (data,
+// logs), HTTP port and transport port, each listing the others as seed hosts: the scaled shape's failure test kills one.
 import { join } from "node:path";
-import type { OpenSearchComponent } from "./components.js";
-import { findFreePort } from "./freePort.js";
-import { startOpenSearchNode, type OpenSearchNode } from "./opensearchNode.js";
+import type { OpenSearchComponent } from "../../src/infra/components.js";
+import { findFreePort } from "../../src/infra/freePort.js";
+import { startOpenSearchNode, type OpenSearchNode } from "../../src/infra/opensearchNode.js";
 
 export interface OpenSearchClusterOptions {
   /** each node's home is <dir>/<node name> */
