@@ -1,5 +1,6 @@
 // Starts a cluster of OpenSearch nodes on this machine (tests only), each its own process with its own home (data,
-// logs), HTTP port and transport port, each listing the others as seed hosts: the scaled shape's failure test kills one.
+// logs), HTTP port and transport port, each listing the others as seed hosts: the scaled shape's failure test kills
+// one.
 import { join } from "node:path";
 import type { OpenSearchComponent } from "../../src/infra/components.js";
 import { findFreePort } from "../../src/infra/freePort.js";
