@@ -24,7 +24,6 @@ const STILL_LONG: Record<string, number> = {
   "src/usecases/works/works.ts createWorks": 242,
   "src/http/routes/searchRoutes.ts searchRoutes": 229,
   "src/http/routes/adminRoutes.ts adminRoutes": 213,
-  "src/ingest/liveRetractions.ts createLiveRetractions": 189,
   "activities/assisted.ts createAssistedActivities": 175,
   "src/domain/organization.ts decide": 169,
   "src/app/cli/operations.ts remoteOperations": 157,
