@@ -25,7 +25,6 @@ const STILL_LONG: Record<string, number> = {
   "src/http/routes/searchRoutes.ts searchRoutes": 229,
   "src/http/routes/adminRoutes.ts adminRoutes": 213,
   "activities/assisted.ts createAssistedActivities": 175,
-  "src/app/cli/operations.ts remoteOperations": 157,
   "src/usecases/catalogue/catalogueService.ts createCatalogueService": 153,
 };
 
