@@ -1,15 +1,9 @@
-// The organization's money rules: decide(command, state) -> events. Pure; state comes from the projections.
-import {
-  countsAgainstTrial,
-  type BillingSettings,
-  type ChargeMode,
-  type CollectionCharge,
-  type DomainEvent,
-  type OrgLimits,
-} from "./events.js";
+// The organization's money rules and its commands; decide(command, state) -> events is orgDecider.ts, by command
+// family in orgCredits.ts, orgCharges.ts and orgSettings.ts. Pure; state comes from the projections.
+import type { BillingSettings, ChargeMode, CollectionCharge, OrgLimits } from "./events.js";
 import { formatCredits } from "./money.js";
 import { Rejection } from "./rejection.js";
-import { assertQuotaLeft, type QueryUsage } from "./queryQuota.js";
+import type { QueryUsage } from "./queryQuota.js";
 
 /** An organization as its projection rows stand: what every money rule reads. */
 export interface OrgAccount extends BillingSettings {
@@ -92,6 +86,9 @@ export type OrgCommand =
   | { type: "SetPriceOverride"; collection: string; pricePer1000Micros: bigint | null }
   | { type: "SuspendBilling"; reason: string }
   | { type: "ResumeBilling" };
+
+/** One command of the union, by its type: what a family's decide function takes. */
+export type OrgCommandOf<T extends OrgCommand["type"]> = Extract<OrgCommand, { type: T }>;
 
 /** Sums tokens x price per collection and rounds once per collection, half-up, to whole micro-credits. */
 export function chargeLines(
@@ -194,174 +191,4 @@ export function assertPayable(org: Payer, key: Spender, amount: bigint, countsAs
  */
 export function assertSearchPayable(org: Payer, key: Spender): void {
   assertPayable(org, key, chargeModeOf(org) === "live" ? 1n : 0n);
-}
-
-export function decide(command: OrgCommand, state: OrgState | undefined): DomainEvent[] {
-  if (command.type === "CreateOrganization") {
-    if (state) throw new Rejection("VALIDATION_ERROR", `organization ${command.orgId} already exists`);
-    const { orgId, name, billingMode, limits, hideBalance, billingEnabled, trialQueries } = command;
-    return [
-      {
-        type: "OrganizationCreated",
-        data: { orgId, name, billingMode, limits, hideBalance, billingEnabled, trialQueries },
-      },
-    ];
-  }
-  if (!state) throw new Rejection("NOT_FOUND", "organization not found");
-  const orgId = state.orgId;
-  switch (command.type) {
-    case "AddCredits":
-      if (command.amountMicros <= 0n) throw new Rejection("VALIDATION_ERROR", "amount must be greater than zero");
-      return [
-        {
-          type: "CreditsAdded",
-          data: { orgId, amountMicros: command.amountMicros.toString(), reference: command.reference },
-        },
-      ];
-    case "IssueRefund":
-      if (command.amountMicros <= 0n) throw new Rejection("VALIDATION_ERROR", "amount must be greater than zero");
-      if (command.queryId !== null) {
-        // a refund tied to a query gives back what that query cost, at most: the ledger line must be true to its query
-        if (command.refundableMicros === null)
-          throw new Rejection(
-            "VALIDATION_ERROR",
-            `queryId ${command.queryId} names no charge of this organization; send the refund without ` +
-              "queryId, or the id of one of its charged queries",
-          );
-        if (command.amountMicros > command.refundableMicros) {
-          throw new Rejection(
-            "VALIDATION_ERROR",
-            `query ${command.queryId} has ${formatCredits(command.refundableMicros, 6)} credits left to ` +
-              "refund (what it cost less earlier refunds); refund at most that",
-          );
-        }
-      }
-      return [
-        {
-          type: "RefundIssued",
-          data: {
-            orgId,
-            amountMicros: command.amountMicros.toString(),
-            reference: command.reference,
-            queryId: command.queryId,
-          },
-        },
-      ];
-    case "ChargeSearch": {
-      const mode = chargeModeOf(state);
-      const lines =
-        mode === "live" ? command.collections : command.collections.map((l) => ({ ...l, amountMicros: "0" }));
-      const amount = totalMicros(lines);
-      // quota first: a search over quota is refused whatever the money says
-      assertQuotaLeft(state.limits, state.usage, state.now);
-      // an assisted search that delivered nothing uses no trial query, so it needs none left
-      assertPayable(
-        state,
-        command.key,
-        amount,
-        countsAgainstTrial({ endpoint: command.endpoint, resultIds: command.resultIds ?? [] }),
-      );
-      return [
-        {
-          type: "SearchCharged",
-          data: {
-            orgId,
-            keyId: command.key.keyId,
-            queryId: command.queryId,
-            endpoint: command.endpoint,
-            billingMode: mode,
-            resultIds: command.resultIds ?? [],
-            tokens: totalTokens(lines),
-            amountMicros: amount.toString(),
-            collections: lines,
-          },
-        },
-      ];
-    }
-    case "UnlockResults": {
-      // a result id is paid for once per queryId, however many rows of the record carry it
-      const fresh = [
-        ...new Map(
-          command.rows.filter((r) => !command.alreadyUnlocked.has(r.id)).map((r) => [r.id, r] as const),
-        ).values(),
-      ];
-      if (fresh.length === 0) return [];
-      const mode = chargeModeOf(state);
-      const lines = chargeLines(fresh).map((l) => (mode === "live" ? l : { ...l, amountMicros: "0" }));
-      const amount = totalMicros(lines);
-      // an unlock of new rows needs quota left but does not count as a query
-      assertQuotaLeft(state.limits, state.usage, state.now);
-      assertPayable(state, command.key, amount);
-      return [
-        {
-          type: "ResultsUnlocked",
-          data: {
-            orgId,
-            keyId: command.key.keyId,
-            queryId: command.queryId,
-            billingMode: mode,
-            resultIds: fresh.map((r) => r.id),
-            tokens: totalTokens(lines),
-            amountMicros: amount.toString(),
-            collections: lines,
-            workflowId: command.workflowId,
-          },
-        },
-      ];
-    }
-    case "ChargeToolCall": {
-      if (command.priceMicros < 0n) throw new Error("a tool price cannot be negative");
-      // only a live organization pays; a tool call is no query, so neither the quota nor the trial allowance applies
-      const mode = chargeModeOf(state);
-      const amount = mode === "live" ? command.priceMicros : 0n;
-      assertPayable(state, command.key, amount, false);
-      return [
-        {
-          type: "ToolCallCharged",
-          data: {
-            orgId,
-            keyId: command.key.keyId,
-            callId: command.callId,
-            tool: command.tool,
-            billingMode: mode,
-            amountMicros: amount.toString(),
-          },
-        },
-      ];
-    }
-    case "ChangeLimits":
-      return [{ type: "LimitsChanged", data: { orgId, limits: command.limits, previous: state.limits } }];
-    case "ChangeBillingSettings": {
-      const s = command.settings;
-      if (!Number.isInteger(s.trialQueries) || s.trialQueries < 0)
-        throw new Rejection("VALIDATION_ERROR", "trialQueries must be a non-negative integer");
-      const unchanged =
-        s.billingMode === state.billingMode &&
-        s.billingEnabled === state.billingEnabled &&
-        s.hideBalance === state.hideBalance &&
-        s.trialQueries === state.trialQueries;
-      return unchanged ? [] : [{ type: "BillingSettingsChanged", data: { orgId, ...s } }];
-    }
-    case "SetPriceOverride":
-      if (command.pricePer1000Micros !== null && command.pricePer1000Micros < 0n)
-        throw new Rejection("VALIDATION_ERROR", "a price cannot be negative");
-      return [
-        {
-          type: "PriceOverrideSet",
-          data: {
-            orgId,
-            collection: command.collection,
-            pricePer1000Micros: command.pricePer1000Micros?.toString() ?? null,
-          },
-        },
-      ];
-    case "SuspendBilling":
-      return state.suspended ? [] : [{ type: "BillingSuspended", data: { orgId, reason: command.reason } }];
-    case "ResumeBilling":
-      return state.suspended ? [{ type: "BillingResumed", data: { orgId } }] : [];
-    default: {
-      const unhandled: never = command;
-      throw new Error(`unhandled command ${JSON.stringify(unhandled)}`);
-    }
-  }
 }

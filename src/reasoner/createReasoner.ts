@@ -5,7 +5,8 @@ import {
   type BuiltinReasonerDeps,
   type BuiltinReasonerOptions,
 } from "./builtin/builtinReasoner.js";
-import { createLlmReasoner, type LlmConfig } from "./llm/llmReasoner.js";
+import type { LlmConfig } from "./llm/llmContext.js";
+import { createLlmReasoner } from "./llm/llmReasoner.js";
 import type { Reasoner } from "./port.js";
 
 /** The built-in reasoner's dependencies, and what the chat model needs beside them. */

@@ -21,13 +21,9 @@ const STILL_LONG: Record<string, number> = {
   "src/app/composition.ts startRuntime": 314,
   "activities/ingestion.ts createIngestionActivities": 257,
   "src/usecases/dashboard/consoleData.ts createConsoleData": 246,
-  "src/reasoner/llm/llmReasoner.ts createLlmReasoner": 242,
   "src/usecases/works/works.ts createWorks": 242,
   "src/http/routes/searchRoutes.ts searchRoutes": 229,
   "src/http/routes/adminRoutes.ts adminRoutes": 213,
-  "src/ingest/liveRetractions.ts createLiveRetractions": 189,
-  "src/domain/organization.ts decide": 169,
-  "src/app/cli/operations.ts remoteOperations": 157,
   "src/usecases/catalogue/catalogueService.ts createCatalogueService": 153,
 };
 

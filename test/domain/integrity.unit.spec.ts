@@ -13,7 +13,7 @@ import {
 import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
 import { medlineCitationToDocument, medlineNotices, parseMedlineXml } from "../../src/ingest/medlineReader.js";
 import { isRetracted } from "../../src/ingest/pipelineRules.js";
-import { sourceOfFiles } from "../../src/ingest/liveRetractions.js";
+import { sourceOfFiles } from "../../src/ingest/retractionsInForce.js";
 import { evidenceOf } from "../../src/usecases/works/integrityRows.js";
 
 const lists = (retracted: string[], notices: Record<string, ReturnType<typeof sourceNotice>[]> = {}): ListsInForce => ({

@@ -1,7 +1,8 @@
 // The money deciders (organization and API key) as given/when/then: the given events are projected in memory by the
 // store's own project(), and the state is read from those rows as the command runner reads them (orgStateOf,
 // keyStateOf), so a test states history, never a hand-built state. Fixture events for an organization and its key.
-import { decide, type KeyState, type OrgCommand, type OrgState } from "../../src/domain/organization.js";
+import { decide } from "../../src/domain/orgDecider.js";
+import type { KeyState, OrgCommand, OrgState } from "../../src/domain/organization.js";
 import { decideKey, type KeyCommand } from "../../src/domain/apiKey.js";
 import {
   DEFAULT_LIMITS,

@@ -47,9 +47,24 @@ export async function localStoreOperations(
   );
 }
 
-/** The operations the CLI sends to a running server. */
-export function remoteOperations(remote: Remote): CliOperations {
-  const call = async (method: string, path: string, body?: unknown, okStatuses: number[] = [200, 201]) => {
+/** A call to the operator API: the JSON answer on one of `okStatuses`, else the error envelope as a Rejection. */
+type AdminCall = (
+  method: string,
+  path: string,
+  body?: unknown,
+  okStatuses?: number[],
+) => Promise<Record<string, unknown>>;
+
+/** The error a failed connection to the server throws: what the network said. */
+function unreachable(remote: Remote, err: unknown): Error {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, {
+    cause: err,
+  });
+}
+
+function adminCall(remote: Remote): AdminCall {
+  return async (method, path, body, okStatuses = [200, 201]) => {
     let res: Response;
     try {
       res = await fetch(`${remote.url}/admin/v1${path}`, {
@@ -61,10 +76,7 @@ export function remoteOperations(remote: Remote): CliOperations {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, {
-        cause: err,
-      });
+      throw unreachable(remote, err);
     }
     const text = await res.text();
     let json: Record<string, unknown>;
@@ -85,7 +97,42 @@ export function remoteOperations(remote: Remote): CliOperations {
     }
     return json;
   };
-  return {
+}
+
+/** An upload streams its body to PUT /admin/v1/uploads/{name}. */
+async function upload(
+  remote: Remote,
+  name: string,
+  body: Parameters<CliOperations["upload"]>[1],
+  declaredBytes: number | undefined,
+): Promise<StoredUpload & { created: boolean }> {
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${remote.token}`,
+    "Content-Type": "application/octet-stream",
+    ...(declaredBytes === undefined ? {} : { "Content-Length": String(declaredBytes) }),
+  };
+  let res: Response;
+  try {
+    res = await fetch(`${remote.url}/admin/v1/uploads/${encodeURIComponent(name)}`, {
+      method: "PUT",
+      headers,
+      body: Readable.toWeb(Readable.from(body)) as ReadableStream,
+      duplex: "half",
+    } as RequestInit);
+  } catch (err) {
+    throw unreachable(remote, err);
+  }
+  const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  if (res.status !== 200 && res.status !== 201) {
+    const err = json.error as { code?: string; message?: string } | undefined;
+    throw new Rejection((err?.code ?? "INTERNAL_ERROR") as never, err?.message ?? `HTTP ${res.status}`);
+  }
+  return { ...(json as never as StoredUpload), created: res.status === 201 };
+}
+
+/** Organizations, their money, keys and members; the event store's replay and verification; retraction lists. */
+const organizationCalls = (call: AdminCall) =>
+  ({
     createOrganization: (input) => call("POST", "/organizations", input) as never,
     listOrganizations: (page) =>
       call(
@@ -133,6 +180,11 @@ export function remoteOperations(remote: Remote): CliOperations {
     verify: async () => findingOf(await call("GET", "/verify", undefined, [200, 409])) as never,
     journalRequests: () => call("GET", "/journal-requests") as never,
     loadRetractions: (files) => call("POST", "/retractions", { files }) as never,
+  }) satisfies Partial<CliOperations>;
+
+/** Collections, their ingestion, and uploads. */
+const collectionCalls = (call: AdminCall, remote: Remote) =>
+  ({
     listCollections: () => call("GET", "/collections") as never,
     defineCollection: (definition) => call("POST", "/collections", definition, [201]) as never,
     changeCollection: (name, change) => call("PATCH", `/collections/${encodeURIComponent(name)}`, change) as never,
@@ -145,33 +197,12 @@ export function remoteOperations(remote: Remote): CliOperations {
       call("POST", `/collections/${encodeURIComponent(collection)}/ingest`, request, [202]) as never,
     ingestion: (ingestionId) => call("GET", `/ingestions/${encodeURIComponent(ingestionId)}`) as never,
     cancelIngestion: (ingestionId) => call("POST", `/ingestions/${encodeURIComponent(ingestionId)}/cancel`) as never,
-    upload: async (name, body, declaredBytes) => {
-      const headers: Record<string, string> = {
-        Authorization: `Bearer ${remote.token}`,
-        "Content-Type": "application/octet-stream",
-        ...(declaredBytes === undefined ? {} : { "Content-Length": String(declaredBytes) }),
-      };
-      let res: Response;
-      try {
-        res = await fetch(`${remote.url}/admin/v1/uploads/${encodeURIComponent(name)}`, {
-          method: "PUT",
-          headers,
-          body: Readable.toWeb(Readable.from(body)) as ReadableStream,
-          duplex: "half",
-        } as RequestInit);
-      } catch (err) {
-        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-        throw new Error(`cannot reach ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, {
-          cause: err,
-        });
-      }
-      const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-      if (res.status !== 200 && res.status !== 201) {
-        const err = json.error as { code?: string; message?: string } | undefined;
-        throw new Rejection((err?.code ?? "INTERNAL_ERROR") as never, err?.message ?? `HTTP ${res.status}`);
-      }
-      return { ...(json as never as StoredUpload), created: res.status === 201 };
-    },
+    upload: (name, body, declaredBytes) => upload(remote, name, body, declaredBytes),
+  }) satisfies Partial<CliOperations>;
+
+/** Alerts and webhooks. */
+const alertCalls = (call: AdminCall) =>
+  ({
     listAlerts: (orgId) => call("GET", `/organizations/${orgId}/alerts`) as never,
     alert: (orgId, alertId, limit) =>
       call(
@@ -203,7 +234,12 @@ export function remoteOperations(remote: Remote): CliOperations {
         `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}/deliveries` +
           `${limit ? `?limit=${limit}` : ""}`,
       ) as never,
-  };
+  }) satisfies Partial<CliOperations>;
+
+/** The operations the CLI sends to a running server. */
+export function remoteOperations(remote: Remote): CliOperations {
+  const call = adminCall(remote);
+  return { ...organizationCalls(call), ...collectionCalls(call, remote), ...alertCalls(call) };
 }
 
 /**

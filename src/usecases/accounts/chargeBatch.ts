@@ -25,7 +25,7 @@ import {
   type PrefetchedRows,
   type PrefetchKeys,
 } from "../../../projections/sqlProjection.js";
-import { decide } from "../../domain/organization.js";
+import { decide } from "../../domain/orgDecider.js";
 import { keyStateOf, orgStateOf } from "./orgState.js";
 import { orgStream, type CollectionCharge, type StoredEvent } from "../../domain/events.js";
 import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";

@@ -17,7 +17,8 @@ import {
   normalizeRow,
   type PrefetchedRows,
 } from "../../../projections/sqlProjection.js";
-import { decide, type KeyState, type OrgCommand, type OrgState } from "../../domain/organization.js";
+import { decide } from "../../domain/orgDecider.js";
+import type { KeyState, OrgCommand, OrgState } from "../../domain/organization.js";
 import { orgStream, type Actor, type StoredEvent } from "../../domain/events.js";
 import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
 import { Rejection } from "../../domain/rejection.js";

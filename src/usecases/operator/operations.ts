@@ -32,7 +32,8 @@ import {
 import type { LedgerEntryView } from "./ledgerCsv.js";
 import type { MemberRole } from "../../domain/events.js";
 import { createMembers, OPERATOR_ACTOR, type Members } from "../members/members.js";
-import type { LiveRetractions, RetractionsLoad } from "../../ingest/liveRetractions.js";
+import type { LiveRetractions } from "../../ingest/liveRetractions.js";
+import type { RetractionsLoad } from "../../ingest/retractionsLoad.js";
 import type { CollectionAdmin, CollectionsAdminList } from "../collections/manageCollections.js";
 import type { StoredUpload, Uploads } from "./uploads.js";
 import type { PlainCollectionConfig } from "../../domain/collectionDefinitions.js";
