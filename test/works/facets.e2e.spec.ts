@@ -95,8 +95,16 @@ describe.each(ENGINES)("works facets on the %s engine", (engine) => {
     }
     const journal = body.facets.journal[0];
     expect(journal).toMatchObject({ value: expect.any(String), count: expect.any(Number), id: expect.any(String) });
+    // an author is a person (the OpenAlex id the authors routes and the author_id filter take), not a name
+    const author = body.facets.author[0];
+    expect(author).toMatchObject({
+      value: expect.any(String),
+      count: expect.any(Number),
+      id: expect.stringMatching(/^A\d+$/),
+    });
     const filtered = [
       [{ journal: journal.value }, journal.count],
+      [{ author_id: author.id }, author.count],
       [{ publication_date: years[0]!.value }, years[0]!.count],
       [{ open_access: true }, body.facets.open_access.find((b: { value: string }) => b.value === "true").count],
       [{ keywords: body.facets.subject[0].value }, body.facets.subject[0].count],
