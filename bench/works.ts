@@ -105,8 +105,9 @@ try {
   // author lookups: an author's profile, a name search and the author's works, as the three routes run them
   const authorsApi = createAuthors({ db, works: api });
   const authorIds = [...new Set(works.flatMap((w) => w.fields.authorships.flatMap((a) => (a.id ? [a.id] : []))))];
+  const familyName = (name: string) => name.split(" ").at(-1)!;
   const familyNames = [
-    ...new Set(works.flatMap((w) => w.fields.authorships.map((a) => a.name.split(" ").at(-1)!).filter((n) => n.length > 2))),
+    ...new Set(works.flatMap((w) => w.fields.authorships.map((a) => familyName(a.name)).filter((n) => n.length > 2))),
   ];
   const authorTimes = { profile: [] as number[], name: [] as number[], works: [] as number[] };
   const pickOf = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;

@@ -153,7 +153,7 @@ describe("facet buckets", () => {
 
 describe("the author facet", () => {
   const A = (name: string, id: string | null, orcid: string | null = null) => ({ name, id, orcid, position: null });
-  it("counts people by OpenAlex id (an ORCID-only authorship joins the id carrying it), names only by exact name", () => {
+  it("counts people by OpenAlex id (an ORCID alone joins the id carrying it), names only by exact name", () => {
     const works = [
       doc("oa", "1", {
         authors: ["C. Kirschbaum", "Tobias Stalder", "J. Smith"],
