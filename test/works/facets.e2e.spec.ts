@@ -85,12 +85,13 @@ describe.each(ENGINES)("works facets on the %s engine", (engine) => {
     for (const name of FACETS) {
       const buckets = body.facets[name] as { value: string; count: number }[];
       expect(buckets.length, name).toBeLessThanOrEqual(100);
-      // count desc, then value asc
+      // count desc, then value asc, then id (two people of one name are two buckets)
       for (let i = 1; i < buckets.length; i++) {
-        const [a, b] = [buckets[i - 1]!, buckets[i]!];
-        expect(a.count > b.count || (a.count === b.count && a.value < b.value), `${name} ${a.value} ${b.value}`).toBe(
-          true,
-        );
+        const [a, b] = [buckets[i - 1]!, buckets[i]!] as { value: string; count: number; id?: string }[];
+        const ordered =
+          a.count > b.count ||
+          (a.count === b.count && (a.value < b.value || (a.value === b.value && (a.id ?? "") < (b.id ?? ""))));
+        expect(ordered, `${name} ${a.value} ${b.value}`).toBe(true);
       }
     }
     const journal = body.facets.journal[0];
