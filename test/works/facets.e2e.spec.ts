@@ -293,6 +293,12 @@ describe.each(ENGINES)("works facets on the %s engine", (engine) => {
       expect(mcp).toEqual((await facets(args)).body);
       const bad = await client.callTool({ name: "work_facets", arguments: { ...args, facets: ["funder"] } });
       expect(bad.isError).toBe(true);
+      // an agent follows the field's leading author from the facet to the person: the bucket's id is get_author's
+      const people = await client.callTool({ name: "work_facets", arguments: { ...args, facets: ["author"] } });
+      const [lead] = JSON.parse((people.content as { text: string }[])[0]!.text).facets.author;
+      const person = await client.callTool({ name: "get_author", arguments: { id: lead.id } });
+      expect(person.isError, JSON.stringify(person.content)).not.toBe(true);
+      expect(JSON.parse((person.content as { text: string }[])[0]!.text)).toMatchObject({ name: lead.value });
     } finally {
       await client.close();
     }
