@@ -4,8 +4,10 @@
 // openalex-synergy as ingestion writes them. Reads the collection through the configured data root. Then works facets
 // (POST /works/facets as its use case runs it, the quota query's event included) on openalex-synergy in the bench's
 // embedded engine (built under data/bench on the first run, from the shipped vectors, then reused): every facet over
-// the whole collection, and year and journal over a query's relevant works. Prints JSON and readable lines.
-// Usage: npm run bench:works [-- --lookups 300] [--batches 30] [--facets 30]
+// the whole collection, and year and journal over a query's relevant works. Then author lookups as GET /authors/{id},
+// GET /authors?name= and GET /authors/{id}/works run them (random OpenAlex author ids and family names of the same
+// works). Prints JSON and readable lines. The same at scale, on both engines: bench/facetsScale.ts.
+// Usage: npm run bench:works [-- --lookups 300] [--batches 30] [--facets 30] [--authors 100]
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +24,7 @@ import { createLiveRetractions } from "../src/ingest/liveRetractions.js";
 import { createWorks } from "../src/usecases/works/works.js";
 import { integrityOfWorks } from "../src/usecases/works/integrityRows.js";
 import { createWorkFacets } from "../src/usecases/works/workFacets.js";
+import { createAuthors } from "../src/usecases/authors/authors.js";
 import { FACETS } from "../src/usecases/works/facetCounts.js";
 import { openEmbedder } from "../src/app/composition.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
@@ -33,6 +36,7 @@ const { values: args } = parseArgs({
     lookups: { type: "string", default: "300" },
     batches: { type: "string", default: "30" },
     facets: { type: "string", default: "30" },
+    authors: { type: "string", default: "100" },
   },
 });
 
@@ -98,6 +102,30 @@ try {
     await api.batch(auth, ids);
     batch.push(performance.now() - started);
   }
+  // author lookups: an author's profile, a name search and the author's works, as the three routes run them
+  const authorsApi = createAuthors({ db, works: api });
+  const authorIds = [...new Set(works.flatMap((w) => w.fields.authorships.flatMap((a) => (a.id ? [a.id] : []))))];
+  const familyName = (name: string) => name.split(" ").at(-1)!;
+  const familyNames = [
+    ...new Set(works.flatMap((w) => w.fields.authorships.map((a) => familyName(a.name)).filter((n) => n.length > 2))),
+  ];
+  const authorTimes = { profile: [] as number[], name: [] as number[], works: [] as number[] };
+  const pickOf = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
+  for (let i = 0; i < Number(args.authors) + 10; i++) {
+    const id = pickOf(authorIds);
+    const name = pickOf(familyNames);
+    const runs = [
+      ["profile", () => authorsApi.get(auth, id)],
+      ["name", () => authorsApi.search(auth, { name, limit: 20 })],
+      ["works", () => authorsApi.works(auth, id, { limit: 20 })],
+    ] as const;
+    for (const [kind, run] of runs) {
+      started = performance.now();
+      await run();
+      // the first ten of each: warm-up
+      if (i >= 10) authorTimes[kind].push(performance.now() - started);
+    }
+  }
   // facets: the collection in the bench's embedded engine, as the service searches it
   const facetsConfig = benchConfig();
   const embedder = await openEmbedder(facetsConfig);
@@ -146,6 +174,17 @@ try {
     writeSeconds: round(writeSeconds),
     lookup: { n: one.length, p50Ms: round(percentile(one, 0.5)), p95Ms: round(percentile(one, 0.95)) },
     batch100: { n: batch.length, p50Ms: round(percentile(batch, 0.5)), p95Ms: round(percentile(batch, 0.95)) },
+    authors: Object.fromEntries(
+      (["profile", "name", "works"] as const).map((kind) => [
+        kind,
+        {
+          n: authorTimes[kind].length,
+          p50Ms: round(percentile(authorTimes[kind], 0.5)),
+          p95Ms: round(percentile(authorTimes[kind], 0.95)),
+        },
+      ]),
+    ) as Record<"profile" | "name" | "works", { n: number; p50Ms: number; p95Ms: number }>,
+    authorIds: authorIds.length,
     loadAverage: loadavg()[0],
   };
   console.log(JSON.stringify(result));
@@ -153,6 +192,12 @@ try {
     `works (PGlite, ${result.works} OpenAlex works, ${result.edges} edges written in ${result.writeSeconds} ` +
       `s): one lookup p50 ${result.lookup.p50Ms} ms (p95 ${result.lookup.p95Ms}), a batch of 100 p50 ` +
       `${result.batch100.p50Ms} ms (p95 ${result.batch100.p95Ms}); load average ${result.loadAverage.toFixed(1)}`,
+  );
+  const { profile, name, works: authorWorks } = result.authors;
+  console.log(
+    `authors (PGlite, ${result.authorIds} OpenAlex author ids): GET /authors/{id} p50 ${profile.p50Ms} ms (p95 ` +
+      `${profile.p95Ms}), ?name= p50 ${name.p50Ms} ms (p95 ${name.p95Ms}), /{id}/works p50 ${authorWorks.p50Ms} ms ` +
+      `(p95 ${authorWorks.p95Ms})`,
   );
   console.log(
     `works facets (embedded engine, ${collection.name}): all ${FACETS.length} facets over the collection ` +

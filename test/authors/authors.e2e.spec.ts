@@ -170,6 +170,43 @@ describe.each(ENGINES)("authors on the %s engine", (engine) => {
     expect([nul.status, nul.body.error.code]).toEqual([422, "VALIDATION_ERROR"]);
   });
 
+  it("refuses an attacker's limits and cursors, and reads SQL in a name as words", async () => {
+    const works = `/api/v1/authors/${KIRSCHBAUM.id}/works`;
+    const first = await get("/api/v1/authors?name=kirschbaum&limit=1");
+    const refused = [
+      ...["0", "101", "1e9", "-1", "2.5", "ten"].flatMap((n) => [
+        `/api/v1/authors?name=kirschbaum&limit=${n}`,
+        `${works}?limit=${n}`,
+      ]),
+      "/api/v1/authors?name=kirschbaum&name=stalder",
+      `/api/v1/authors?name=${"kirschbaum".repeat(21)}`,
+      `/api/v1/authors?name=kirschbaum&cursor=${"A".repeat(1001)}`,
+      "/api/v1/authors?name=kirschbaum&cursor=bm90LWEtY3Vyc29y",
+      `${works}?cursor=${encodeURIComponent(first.body.nextCursor)}`,
+      `${works}?cursor=${Buffer.from(JSON.stringify(["author-works", KIRSCHBAUM.id, -5])).toString("base64url")}`,
+      "/api/v1/authors?name=%25%25&limit=5",
+      "/api/v1/authors?name=_%25_",
+    ];
+    for (const path of refused) {
+      const res = await get(path);
+      expect([res.status, res.body.error?.code], path).toEqual([422, "VALIDATION_ERROR"]);
+    }
+    // LIKE wildcards and quotes fold away: a name is its letters and digits, never a pattern or a statement
+    for (const name of ["kirsch%' OR '1'='1", "kirschbaum'; DROP TABLE work_authors; --"]) {
+      const res = await get(`/api/v1/authors?name=${encodeURIComponent(name)}`);
+      expect([res.status, res.body.data], name).toEqual([200, []]);
+    }
+    const wildcards = await get(`/api/v1/authors?name=${encodeURIComponent("%kirsch%")}`);
+    expect(wildcards.body.data).toEqual((await get("/api/v1/authors?name=kirsch")).body.data);
+    expect(wildcards.body.data.map((a: { id: string }) => a.id)).toEqual(
+      expect.arrayContaining([KIRSCHBAUM.id, KIRSCHBAUM.other]),
+    );
+    // a cursor past the end, however far, is an empty last page
+    const far = Buffer.from(JSON.stringify(["author-works", KIRSCHBAUM.id, 1e15])).toString("base64url");
+    const past = await get(`${works}?cursor=${far}`);
+    expect([past.status, past.body.items, past.body.nextCursor]).toEqual([200, [], null]);
+  });
+
   it("lists a person's works newest first, each once, through its cursor", async () => {
     const total = (seen.author as { worksCount: number }).worksCount;
     const items: Array<{ ids: { openalex: string }; publication_date: string | null; authorships: unknown[] }> = [];

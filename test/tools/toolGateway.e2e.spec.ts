@@ -119,6 +119,10 @@ describe("works/lookup", () => {
         collections: ["openalex-synergy"],
       });
       expect(res.body.authors[0]).toBe("M Mannelli");
+      // the same authors as the work's own answer: the authorships, ids and ORCIDs where OpenAlex resolved them
+      const work = await call("GET", `/api/v1/works/${CLOSED_WORK.doi}`, { key });
+      expect(res.body.authorships).toEqual(work.body.authorships);
+      expect(res.body.authorships.map((a: { name: string }) => a.name)).toEqual(res.body.authors);
     }
     expect((await tool("works/lookup", { doi: OPEN_WORK_DOI })).body.collections).toEqual([
       "openalex-open-access",

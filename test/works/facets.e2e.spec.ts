@@ -85,18 +85,27 @@ describe.each(ENGINES)("works facets on the %s engine", (engine) => {
     for (const name of FACETS) {
       const buckets = body.facets[name] as { value: string; count: number }[];
       expect(buckets.length, name).toBeLessThanOrEqual(100);
-      // count desc, then value asc
+      // count desc, then value asc, then id (two people of one name are two buckets)
       for (let i = 1; i < buckets.length; i++) {
-        const [a, b] = [buckets[i - 1]!, buckets[i]!];
-        expect(a.count > b.count || (a.count === b.count && a.value < b.value), `${name} ${a.value} ${b.value}`).toBe(
-          true,
-        );
+        const [a, b] = [buckets[i - 1]!, buckets[i]!] as { value: string; count: number; id?: string }[];
+        const ordered =
+          a.count > b.count ||
+          (a.count === b.count && (a.value < b.value || (a.value === b.value && (a.id ?? "") < (b.id ?? ""))));
+        expect(ordered, `${name} ${a.value} ${b.value}`).toBe(true);
       }
     }
     const journal = body.facets.journal[0];
     expect(journal).toMatchObject({ value: expect.any(String), count: expect.any(Number), id: expect.any(String) });
+    // an author is a person (the OpenAlex id the authors routes and the author_id filter take), not a name
+    const author = body.facets.author[0];
+    expect(author).toMatchObject({
+      value: expect.any(String),
+      count: expect.any(Number),
+      id: expect.stringMatching(/^A\d+$/),
+    });
     const filtered = [
       [{ journal: journal.value }, journal.count],
+      [{ author_id: author.id }, author.count],
       [{ publication_date: years[0]!.value }, years[0]!.count],
       [{ open_access: true }, body.facets.open_access.find((b: { value: string }) => b.value === "true").count],
       [{ keywords: body.facets.subject[0].value }, body.facets.subject[0].count],
@@ -284,6 +293,12 @@ describe.each(ENGINES)("works facets on the %s engine", (engine) => {
       expect(mcp).toEqual((await facets(args)).body);
       const bad = await client.callTool({ name: "work_facets", arguments: { ...args, facets: ["funder"] } });
       expect(bad.isError).toBe(true);
+      // an agent follows the field's leading author from the facet to the person: the bucket's id is get_author's
+      const people = await client.callTool({ name: "work_facets", arguments: { ...args, facets: ["author"] } });
+      const [lead] = JSON.parse((people.content as { text: string }[])[0]!.text).facets.author;
+      const person = await client.callTool({ name: "get_author", arguments: { id: lead.id } });
+      expect(person.isError, JSON.stringify(person.content)).not.toBe(true);
+      expect(JSON.parse((person.content as { text: string }[])[0]!.text)).toMatchObject({ name: lead.value });
     } finally {
       await client.close();
     }

@@ -151,6 +151,42 @@ describe("facet buckets", () => {
   });
 });
 
+describe("the author facet", () => {
+  const A = (name: string, id: string | null, orcid: string | null = null) => ({ name, id, orcid, position: null });
+  it("counts people by OpenAlex id (an ORCID alone joins the id carrying it), names only by exact name", () => {
+    const works = [
+      doc("oa", "1", {
+        authors: ["C. Kirschbaum", "Tobias Stalder", "J. Smith"],
+        authorships: [A("C. Kirschbaum", "A1", "0000-0002-1825-0097"), A("Tobias Stalder", "A2"), A("J. Smith", "A7")],
+      }),
+      doc("oa", "2", {
+        authorships: [A("Clemens Kirschbaum", "A1"), A("J. Smith", "A3"), A("Clemens Kirschbaum", "A1")],
+      }),
+      // MEDLINE: the ORCID ties the authorship to A1; a name without an id is never joined to A2 or A3
+      doc("med", "3", {
+        authors: ["Clemens Kirschbaum", "Tobias Stalder", "J. Smith"],
+        authorships: [
+          A("Clemens Kirschbaum", null, "0000-0002-1825-0097"),
+          A("Tobias Stalder", null),
+          A("J. Smith", null),
+        ],
+      }),
+      // an ORCID no OpenAlex authorship carries is the person's id; a work read before authorships counts its names
+      doc("jats", "4", { authorships: [A("Ann Lee", null, "0000-0001-5109-3700")] }),
+      doc("old", "5", { authors: ["Tobias Stalder"] }),
+    ];
+    expect(countFacets(works, ["author"], 10).facets.author).toEqual([
+      { value: "Clemens Kirschbaum", count: 3, id: "A1" },
+      { value: "Tobias Stalder", count: 2 },
+      { value: "Ann Lee", count: 1, id: "0000-0001-5109-3700" },
+      { value: "J. Smith", count: 1 },
+      { value: "J. Smith", count: 1, id: "A3" },
+      { value: "J. Smith", count: 1, id: "A7" },
+      { value: "Tobias Stalder", count: 1, id: "A2" },
+    ]);
+  });
+});
+
 describe("the integrity facet", () => {
   it("asks for each work by its DOI and PMID, as a row of it gets integrity: a work without a DOI too", async () => {
     const works = [doc("m", "1", { pmid: "123" }), doc("m", "2", { doi: "10.1/B", pmid: "456" }), doc("m", "3", {})];

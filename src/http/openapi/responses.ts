@@ -771,7 +771,11 @@ const FacetBucket = z.object({
   id: z
     .string()
     .optional()
-    .meta({ description: "An identifier of the value where the works carry one (a journal's ISSN)." }),
+    .meta({
+      description:
+        "An identifier of the value where the works carry one: a journal's ISSN; an author's OpenAlex author id " +
+        "(else ORCID), for GET /api/v1/authors/{id} and the author_id filter (absent for a name given without one).",
+    }),
 });
 
 export const WorksFacetsResponse = z.object({

@@ -80,7 +80,8 @@ export const workFacetsTool: ToolDefinition = {
   details:
     "The body of POST /api/v1/works/facets: exactly one of collection and collections (at most 5), facets (one or " +
     "more names), optional query, filters and limit (buckets per facet, 1-100, default 10). Answers {total, facets: " +
-    "{name: [{value, count, id?}]}, counted}; buckets by count desc, then value asc. With a query the works counted " +
+    "{name: [{value, count, id?}]}, counted}; buckets by count desc, then value asc; an author bucket's id is " +
+    "get_author's id. With a query the works counted " +
     `are the first ${FACET_QUERY_MAX_WORKS} of its ranked list whose relevance is at least ` +
     `${RECOMMENDED_MIN_RELEVANCE}; without, every work the filters keep.`,
   schemas: toolSchemasOf(jsonSchemaOf(worksFacetsBody)),

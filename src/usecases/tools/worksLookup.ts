@@ -9,6 +9,7 @@ import { ToolError, type RegisteredTool } from "./toolRegistry.js";
 import { toolInput } from "./toolInput.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
 import type { FilterNode } from "../../filters/ast.js";
+import type { Authorship } from "../../domain/authors.js";
 
 const input = z.union(
   [z.object({ doi: z.string() }).strict(), z.object({ pmid: z.union([z.string(), z.number()]) }).strict()],
@@ -36,6 +37,8 @@ export const worksLookupSchema = {
 export interface WorkMetadata {
   title: string | null;
   authors: string[];
+  /** the authors with their OpenAlex ids and ORCIDs, as works and rows carry them (empty where the source has none) */
+  authorships: Authorship[];
   journal: string | null;
   publisher: string | null;
   issn: string[];
@@ -54,6 +57,7 @@ function workOf(metadata: ChunkMetadata, collections: string[]): WorkMetadata {
   return {
     title: text(metadata.title),
     authors: list(metadata.authors),
+    authorships: Array.isArray(metadata.authorships) ? metadata.authorships : [],
     journal: text(metadata.journal),
     publisher: text(metadata.publisher),
     issn: list(metadata.issn),
@@ -72,7 +76,8 @@ export function worksLookupTool(deps: {
 }): RegisteredTool {
   return {
     description:
-      "Looks a work up by DOI or PMID in the collections the calling key can reach: title, authors, journal, " +
+      "Looks a work up by DOI or PMID in the collections the calling key can reach: title, authors (with " +
+      "their OpenAlex ids and ORCIDs), journal, " +
       "publication date, identifiers and the collections holding it. A work no reachable collection holds is a " +
       "tool error.",
     inputSchema: worksLookupSchema,

@@ -1,0 +1,241 @@
+// Facets and author lookups at scale, on one engine: N generated chunks (bench/scaleBench.ts: SciFact abstracts
+// replicated, one chunk per work, years 2000-2024, open access every other work) given the metadata facets read - a
+// journal of 400 (with its ISSN), two subjects of 300, three authors of 40,000 people (OpenAlex id and ORCID; one in
+// ten ORCID-only, one in ten name-only) - indexed in the service's engine, the works written to PGlite as ingestion
+// writes them. Then, through the use cases the routes run (quota event included): facets without a query (year and
+// journal, the field's growth; then the six facets other than integrity, which reads every work's DOI), facets with a
+// query (year and journal over its relevant works), and GET /authors/{id}, ?name= and /{id}/works.
+// Usage: npm run bench:facets-scale -- --engine embedded|opensearch --chunks N [--runs 20] [--keep]
+// Prints a readable line per figure, then one JSON line. Progress on stderr.
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { cacheDirFrom } from "../src/app/config.js";
+import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
+import { openEmbedder } from "../src/app/composition.js";
+import type { CollectionCatalog, PlainCollection } from "../src/domain/collectionDefinitions.js";
+import type { Authorship } from "../src/domain/authors.js";
+import { openPglite } from "../src/eventstore/db.js";
+import { migrate } from "../src/eventstore/schema.js";
+import { PROJECTION_READ_MODELS } from "../projections/readModels.js";
+import { readComponent } from "../src/infra/components.js";
+import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
+import { manifestKey } from "../src/ingest/manifest.js";
+import { replaceWorks, workOfDocument } from "../src/ingest/works.js";
+import type { DocumentMetadata } from "../src/ingest/sourceDocument.js";
+import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
+import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
+import type { ChunkRecord, SearchEngine } from "../src/retrieval/port.js";
+import type { AuthContext } from "../src/usecases/auth/context.js";
+import { createAuthors } from "../src/usecases/authors/authors.js";
+import { createWorks } from "../src/usecases/works/works.js";
+import { createWorkFacets, type FacetsRequest } from "../src/usecases/works/workFacets.js";
+import { FACET_FIELDS } from "../src/usecases/works/facetCounts.js";
+import { ExactTopTen, indexGenerated, loadScaleSource, SCALE_INDEX } from "./scaleBench.js";
+import { benchConfig, BENCH_DIR } from "./scifactBench.js";
+
+const { values: args } = parseArgs({
+  options: {
+    engine: { type: "string" },
+    chunks: { type: "string" },
+    runs: { type: "string", default: "20" },
+  },
+});
+const engineKind = args.engine;
+const chunks = Number(args.chunks);
+if ((engineKind !== "embedded" && engineKind !== "opensearch") || !Number.isInteger(chunks) || chunks < 1)
+  throw new Error("usage: --engine embedded|opensearch --chunks N [--runs 20]");
+const runs = Number(args.runs);
+
+const JOURNALS = 400;
+const SUBJECTS = 300;
+const PEOPLE = 40_000;
+/** a small integer hash, so every engine and run generates the same metadata for a chunk */
+const mix = (n: number): number => {
+  let h = Math.imul(n ^ 0x9e3779b9, 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+};
+const orcidOf = (person: number): string => {
+  const digits = String(1_000_000_000_000_000 + person * 7).slice(1, 16);
+  let total = 0;
+  for (const c of digits) total = (total + Number(c)) * 2;
+  const check = (12 - (total % 11)) % 11;
+  const all = digits + (check === 10 ? "X" : String(check));
+  return `${all.slice(0, 4)}-${all.slice(4, 8)}-${all.slice(8, 12)}-${all.slice(12)}`;
+};
+
+/** The facet metadata of generated work `ordinal` (journal, ISSN, subjects, authors, article type). */
+function facetMetadata(chunk: ChunkRecord): ChunkRecord {
+  const ordinal = Number(chunk.id.slice("gen-".length));
+  const h = mix(ordinal);
+  const journal = h % JOURNALS;
+  const authorships: Authorship[] = [0, 1, 2].map((i) => {
+    const person = mix(ordinal * 3 + i) % PEOPLE;
+    const kind = person % 10; // 0: name only, 1: ORCID only, else OpenAlex id and ORCID
+    return {
+      name: `Author${person} Family${person % 997}`,
+      id: kind > 1 ? `A${5_000_000_000 + person}` : null,
+      orcid: kind > 0 ? orcidOf(person) : null,
+      position: i === 0 ? "first" : i === 2 ? "last" : "middle",
+    };
+  });
+  const metadata = {
+    ...chunk.metadata,
+    journal: `Generated Journal ${journal}`,
+    issn: [`${String(1000 + journal)}-${String(1000 + (journal % 97))}`],
+    keywords: [`Subject ${h % SUBJECTS}`, `Subject ${(h >>> 9) % SUBJECTS}`],
+    authors: authorships.map((a) => a.name),
+    authorships,
+    author_id: authorships.flatMap((a) => [a.id, a.orcid].filter((x): x is string => x !== null)),
+    article_type: h % 5 === 0 ? "review" : "research-article",
+  };
+  return { ...chunk, metadata };
+}
+
+const percentile = (xs: number[], p: number) =>
+  Math.round([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]! * 100) / 100;
+async function timed(label: string, run: () => Promise<unknown>) {
+  await run(); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await run();
+    times.push(performance.now() - started);
+  }
+  const figure = { p50Ms: percentile(times, 0.5), p95Ms: percentile(times, 0.95), n: runs };
+  console.log(`${engineKind}, ${chunks} chunks: ${label} p50 ${figure.p50Ms} ms (p95 ${figure.p95Ms})`);
+  return figure;
+}
+
+const config = benchConfig();
+const catalog = await loadCollectionCatalog(config.collectionsConfig);
+const scifact = catalog.collections.find((c) => c.name === "scifact")!;
+const generated: PlainCollection = { ...scifact, name: SCALE_INDEX };
+const scaleCatalog: CollectionCatalog = {
+  collections: [generated],
+  metaCollections: [],
+  resolveCollection: (name) => (name.toLowerCase() === SCALE_INDEX ? generated : null),
+  physicalMembers: () => [generated],
+  priceRange: () => null,
+};
+const workDir = join(BENCH_DIR, "facets-scale");
+mkdirSync(workDir, { recursive: true });
+const home = mkdtempSync(join(tmpdir(), "bench-facets-scale-"));
+const source = await loadScaleSource({ sources: 300, queries: 1, workDir });
+let node: OpenSearchNode | undefined;
+const engine: SearchEngine =
+  engineKind === "embedded"
+    ? createEmbeddedEngine({ dir: join(home, "index") })
+    : await (async () => {
+        const component = readComponent("opensearch", cacheDirFrom(process.env));
+        node = await startOpenSearchNode({ dataDir: join(home, "node"), component, startTimeoutMs: 300_000 });
+        return createOpenSearchEngine({ url: node.url, indexPrefix: "facets-scale-" });
+      })();
+const embedder = await openEmbedder(config);
+const db = await openPglite(join(home, "pglite"));
+const loadBefore = loadavg()[0]!;
+try {
+  await migrate(db, PROJECTION_READ_MODELS);
+  let started = performance.now();
+  await engine.ensureIndex(SCALE_INDEX, source.dims);
+  const written: ChunkRecord[] = [];
+  const withMetadata: SearchEngine = {
+    ...engine,
+    indexChunks: (index, batch) => {
+      const chunksWith = batch.map(facetMetadata);
+      written.push(...chunksWith.map((c) => ({ ...c, vector: undefined })));
+      return engine.indexChunks(index, chunksWith);
+    },
+  };
+  await indexGenerated(withMetadata, source, chunks, new ExactTopTen(source.vectors, source.dims));
+  const indexSeconds = Math.round((performance.now() - started) / 100) / 10;
+  started = performance.now();
+  const works = written.map((c) =>
+    workOfDocument(
+      { doc_id: c.metadata.doc_id, title: null, sections: [], metadata: c.metadata as DocumentMetadata },
+      true,
+    ),
+  );
+  written.length = 0;
+  await replaceWorks(db, manifestKey(engineKind, SCALE_INDEX), works);
+  const worksSeconds = Math.round((performance.now() - started) / 100) / 10;
+  console.error(`[facets-scale] ${engineKind}: indexed in ${indexSeconds} s, works written in ${worksSeconds} s`);
+
+  const auth = {
+    key: { id: "key_bench", collections: null },
+    org: {
+      id: "org_bench",
+      limits: { perMinute: 1e9, daily: 1e9, monthly: 1e9 },
+      priceOverrides: new Map(),
+    },
+    billingMode: "live",
+  } as unknown as AuthContext;
+  const noIntegrity = async (refs: readonly unknown[]) => refs.map(() => ({ status: "none" as const, notices: [] }));
+  const facetsApi = createWorkFacets({
+    search: { catalog: scaleCatalog, engine, embedder },
+    db,
+    integrity: noIntegrity,
+    clock: () => new Date(),
+  });
+  const worksApi = createWorks({
+    db,
+    catalog: scaleCatalog,
+    engineKind,
+    integrity: noIntegrity,
+    rowIntegrity: noIntegrity,
+    clock: () => new Date(),
+  });
+  const authorsApi = createAuthors({ db, works: worksApi });
+  const request = (facets: FacetsRequest["facets"], query?: string): FacetsRequest => ({
+    collections: [SCALE_INDEX],
+    facets,
+    limit: 10,
+    ...(query !== undefined ? { query } : {}),
+  });
+  // a query the generated works answer: the title of the first replicated abstract (its copies are repeats, which the
+  // ranked list demotes under the threshold, so this measures the ranked list of 500 chunks and counts few works)
+  const query = String(source.sources[0]!.metadata.title);
+  const totals = {
+    collection: (await facetsApi.facets(auth, request(["publication_year"]))).total,
+    query: (await facetsApi.facets(auth, request(["publication_year"], query))).total,
+  };
+  const six = ["publication_year", "journal", "subject", "author", "article_type", "open_access"] as const;
+  const someone = works.find((w) => w.fields.authorships[0]?.id)!.fields.authorships[0]!;
+  const result = {
+    engine: engineKind,
+    chunks,
+    works: works.length,
+    indexSeconds,
+    worksSeconds,
+    facets: {
+      // the engine's part of a request without a query: the documents it hands over
+      listDocuments: await timed("the engine's listDocuments (every work, the facets' fields)", () =>
+        engine.listDocuments(SCALE_INDEX, undefined, FACET_FIELDS),
+      ),
+      yearAndJournal: await timed("facets year+journal, no query", () =>
+        facetsApi.facets(auth, request(["publication_year", "journal"])),
+      ),
+      sixFacets: await timed("facets, six facets, no query", () => facetsApi.facets(auth, request([...six]))),
+      yearAndJournalQuery: await timed("facets year+journal with a query", () =>
+        facetsApi.facets(auth, request(["publication_year", "journal"], query)),
+      ),
+      worksCounted: totals,
+    },
+    authors: {
+      profile: await timed("GET /authors/{id}", () => authorsApi.get(auth, someone.id!)),
+      name: await timed("GET /authors?name=", () => authorsApi.search(auth, { name: someone.name, limit: 20 })),
+      works: await timed("GET /authors/{id}/works", () => authorsApi.works(auth, someone.id!, { limit: 20 })),
+    },
+    cpu: cpus()[0]?.model ?? "unknown",
+    loadAverage: { before: loadBefore, after: loadavg()[0]! },
+  };
+  console.log(JSON.stringify(result));
+} finally {
+  await db.close();
+  await engine.close();
+  await embedder.close();
+  await node?.stop();
+  rmSync(home, { recursive: true, force: true });
+}
