@@ -30,6 +30,17 @@ let orgId: string;
 /** the dashboard's navigation (pages link to each other in their text too) */
 const nav = () => page.getByRole("navigation", { name: "Dashboard" });
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+/** The page at a wide desktop's and a phone's width (the docs' screenshots), then back to the walk's. */
+async function shotWidths(name: string) {
+  for (const [width, height] of [
+    [1400, 1000],
+    [375, 800],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 860 });
+}
 
 beforeAll(async () => {
   // provisioning records Chromium in the components manifest; without it this throws, naming setup
@@ -166,6 +177,28 @@ describe("the dashboard in Chromium", () => {
     await nav().getByRole("link", { name: "Recent queries" }).click();
     expect(await page.locator("#queries-table tbody tr").count()).toBe(1);
     await shot("07-queries");
+
+    // the playground: a preview as the key, two rows ticked, their cost shown, then unlocked and charged
+    await nav().getByRole("link", { name: "Playground" }).click();
+    await page.getByLabel("Query").fill("vitamin D and bone density in older adults");
+    await page.getByLabel("Rows").fill("5");
+    await page.getByRole("button", { name: "Run preview" }).click();
+    const picks = page.locator("#playground-rows input[type=checkbox]");
+    expect(await picks.count()).toBe(5);
+    await shot("07b-playground-preview");
+    await picks.nth(0).check();
+    await picks.nth(1).check();
+    await page.getByRole("button", { name: "Unlock selected…" }).click();
+    const quoted = (await page.locator("#unlock-quote").textContent())!;
+    const price = /for\s+(\d+\.\d{6}) credits/.exec(quoted)![1]!;
+    expect(quoted).toContain("Rosalind’s notebook");
+    await shotWidths("playground-confirm");
+    await page.getByRole("button", { name: `Confirm and pay ${price} credits` }).click();
+    expect(await page.getByRole("status").first().textContent()).toContain(`Unlocked 2 rows; charged ${price} credits`);
+    expect(await page.locator("#playground-rows tr.unlocked").count()).toBe(2);
+    await shotWidths("playground-unlocked");
+    await nav().getByRole("link", { name: "Ledger" }).click();
+    expect(await page.locator("#ledger-table tbody tr").first().textContent()).toContain(`-${price}`);
 
     // last used, then revoke
     await nav().getByRole("link", { name: "API Keys" }).click();

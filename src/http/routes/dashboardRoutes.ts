@@ -43,6 +43,8 @@ import * as pages from "../dashboard/pages.js";
 import { requestBaseUrl } from "../requestContext.js";
 import { registerDashboardAlertRoutes, type DashboardNotificationDeps } from "./dashboardAlertRoutes.js";
 import { registerDashboardWebhookRoutes } from "./dashboardWebhookRoutes.js";
+import { registerDashboardPlaygroundRoutes } from "./dashboardPlaygroundRoutes.js";
+import type { Playground } from "../../usecases/playground/playground.js";
 
 export interface DashboardRouteDeps {
   members: Members;
@@ -59,6 +61,8 @@ export interface DashboardRouteDeps {
   publicUrl?: string;
   /** the organization's alerts and webhook endpoints (/dashboard/alerts, /dashboard/webhooks) */
   notificationPages: DashboardNotificationDeps;
+  /** previews and unlocks as one of the organization's keys (/dashboard/playground) */
+  playground: Playground;
 }
 
 /**
@@ -129,6 +133,21 @@ function done(ctx: Context, location: string, json: unknown, status = 200): void
   ctx.status = status;
   ctx.body = json;
 }
+
+/** The key form's fields as the key use case takes them; a collection the catalogue does not hold is refused. */
+const keyFormInput = (form: z.output<typeof dashboardKeyForm>) => {
+  // the names are checked by the key use case (with the nearest name), as for the operator API and the CLI
+  const names = (form.collections ?? "")
+    .split(",")
+    .map((c) => c.trim())
+    .filter(Boolean);
+  return {
+    mode: form.mode,
+    name: form.name ?? null,
+    collections: names.length ? names : null,
+    spendingCapMicros: form.spendingCap ? money(form.spendingCap, "spendingCap") : null,
+  };
+};
 
 /** The routes before sign-in: login (members and the operator), invites, and the pages' assets. */
 export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
@@ -282,21 +301,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
       page(ctx, pages.overviewPage(viewer(ctx), data));
     }),
   );
-
-  /** The key form's fields as the key use case takes them; a collection the catalogue does not hold is refused. */
-  const keyFormInput = (form: z.output<typeof dashboardKeyForm>) => {
-    // the names are checked by the key use case (with the nearest name), as for the operator API and the CLI
-    const names = (form.collections ?? "")
-      .split(",")
-      .map((c) => c.trim())
-      .filter(Boolean);
-    return {
-      mode: form.mode,
-      name: form.name ?? null,
-      collections: names.length ? names : null,
-      spendingCapMicros: form.spendingCap ? money(form.spendingCap, "spendingCap") : null,
-    };
-  };
 
   const keysPage = async (
     ctx: Context,
@@ -620,7 +624,9 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
 
   // the alert and webhook pages read their use cases when a request comes (a router built to list routes has none)
   const notifications = () => deps.notificationPages;
-  registerDashboardAlertRoutes(router, notifications, { viewer, memberPage, page, done });
-  registerDashboardWebhookRoutes(router, notifications, { viewer, memberPage, page, done });
+  const helpers = { viewer, memberPage, page, done };
+  registerDashboardAlertRoutes(router, notifications, helpers);
+  registerDashboardWebhookRoutes(router, notifications, helpers);
+  registerDashboardPlaygroundRoutes(router, () => deps, helpers);
   return router;
 }
