@@ -1075,7 +1075,7 @@ describe("the playground", () => {
     (await eventsOf("ResultsUnlocked")).filter((e) => e.data.queryId === queryId);
   const idsOnPage = (page: string) => [...page.matchAll(/<tr data-result-id="([^"]+)"/g)].map((m) => m[1]!);
 
-  it("a member previews as their key, sees rows, ticks two, sees the cost, confirms: charged as the API would", async () => {
+  it("a member previews as their key, ticks two rows, sees the cost, confirms: charged as the API would", async () => {
     const { org, owner, csrf, keyId, memberId } = await playgroundOrg("Zeta Lab");
     const form = await owner.send("GET", "/dashboard/playground");
     expect(form.status).toBe(200);
@@ -1137,7 +1137,7 @@ describe("the playground", () => {
     expect(replay.status, JSON.stringify(replay.body?.error?.details)).toBe(200);
   });
 
-  it("refuses another organization's key and preview, a collection out of scope, a key's cap, keeping the form", async () => {
+  it("refuses another organization's key and preview, a wrong collection, the key's cap; keeps the form", async () => {
     const { org, owner, csrf, keyId } = await playgroundOrg("Eta Lab");
     // another organization's key: refused on the page, the form as typed
     const foreign = await owner.send("POST", "/dashboard/playground", {
