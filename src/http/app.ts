@@ -108,6 +108,7 @@ export function createApp(deps: AppDeps): Koa {
     members: deps.members,
     consoleData: deps.consoleData,
     playground: deps.playground,
+    creditPrice: deps.dashboard?.creditPrice ?? null,
     works: deps.works,
     operations: deps.operations,
     catalog: deps.catalog,

@@ -111,6 +111,12 @@ describe("the dashboard in Chromium", () => {
     expect(await focused()).toBe("main.#main");
     expect(await page.locator("#billing-mode").textContent()).toBe("live");
     expect(await page.locator("#quota-today").textContent()).toBe("0 of 1000");
+    // a new organization gets the getting-started panel: a key to create, a first search to copy and run
+    expect(await page.locator('#getting-started li[data-step="key"]').getAttribute("class")).toBe("todo");
+    expect(await page.locator("#snippet-0").textContent()).toContain("/api/v1/search/query");
+    expect(await page.locator("#days-left").textContent()).toBe("no spend in 30 days");
+    expect(await page.locator("#health").textContent()).toContain("0 of 0 alerts active");
+    await shotWidths("overview-new");
 
     // Settings > API Keys: create a live key on scifact and copy it
     await nav().getByRole("link", { name: "API Keys" }).click();
@@ -143,6 +149,14 @@ describe("the dashboard in Chromium", () => {
     const cost = search.headers.get("x-query-cost")!;
     expect(parseCredits(cost)! > 0n).toBe(true);
     const today = new Date().toISOString().slice(0, 10);
+
+    // the overview: the panel gone once a search was made, the search in its chart, the days the balance lasts
+    await nav().getByRole("link", { name: "Overview" }).click();
+    expect(await page.locator("#getting-started").count()).toBe(0);
+    const overviewBar = page.locator(`#overview-searches rect[data-day="${today}"]`);
+    expect(await overviewBar.getAttribute("data-value")).toBe("1");
+    expect(await page.locator("#days-left").textContent()).toMatch(/^about \d+ days$/);
+    await shotWidths("overview");
 
     // the usage charts and table show it
     await nav().getByRole("link", { name: "Usage" }).click();

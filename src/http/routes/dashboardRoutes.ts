@@ -45,6 +45,7 @@ import { registerDashboardAlertRoutes, type DashboardNotificationDeps } from "./
 import { registerDashboardWebhookRoutes } from "./dashboardWebhookRoutes.js";
 import { registerDashboardPlaygroundRoutes } from "./dashboardPlaygroundRoutes.js";
 import type { Playground } from "../../usecases/playground/playground.js";
+import type { CreditPrice } from "../../usecases/dashboard/overviewRules.js";
 
 export interface DashboardRouteDeps {
   members: Members;
@@ -63,6 +64,8 @@ export interface DashboardRouteDeps {
   notificationPages: DashboardNotificationDeps;
   /** previews and unlocks as one of the organization's keys (/dashboard/playground) */
   playground: Playground;
+  /** what a credit costs in a currency (DASHBOARD_CREDIT_PRICE); none: credits only */
+  creditPrice?: CreditPrice | null;
 }
 
 /**
@@ -148,6 +151,28 @@ const keyFormInput = (form: z.output<typeof dashboardKeyForm>) => {
     spendingCapMicros: form.spendingCap ? money(form.spendingCap, "spendingCap") : null,
   };
 };
+
+/** What the overview shows beside the organization's figures: usage, keys, alerts, endpoints, the credit price. */
+async function overviewExtras(deps: DashboardRouteDeps, orgId: string, baseUrl: string): Promise<pages.OverviewExtras> {
+  const n = deps.notificationPages;
+  const [usage, keys, alerts, endpoints] = await Promise.all([
+    deps.consoleData.usage(orgId),
+    deps.consoleData.keys(orgId),
+    n.alerts.list(orgId),
+    n.webhooks.list(orgId),
+  ]);
+  const live = keys.filter((k) => !k.revoked);
+  const collection = live.find((k) => k.collections?.length)?.collections?.[0] ?? deps.catalog.collections[0]?.name;
+  return {
+    usage,
+    keys: live.length,
+    alerts,
+    endpoints,
+    creditPrice: deps.creditPrice ?? null,
+    baseUrl,
+    collection: collection ?? "scifact",
+  };
+}
 
 /** The routes before sign-in: login (members and the operator), invites, and the pages' assets. */
 export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
@@ -298,7 +323,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     memberPage(async (ctx, member) => {
       const data = await deps.consoleData.overview(member.orgId);
       if (!data) throw new ApiError(404, "NOT_FOUND", "organization not found");
-      page(ctx, pages.overviewPage(viewer(ctx), data));
+      page(ctx, pages.overviewPage(viewer(ctx), data, await overviewExtras(deps, member.orgId, baseUrlOf(deps, ctx))));
     }),
   );
 
