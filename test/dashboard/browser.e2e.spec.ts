@@ -175,6 +175,7 @@ describe("the dashboard in Chromium", () => {
     expect(Number(await spend.getAttribute("data-value"))).toBeCloseTo(Number(cost), 6);
     expect(await page.locator("#usage-table tbody tr").first().textContent()).toContain("scifact");
     await shot("05-usage");
+    await shotWidths("usage");
 
     // the ledger shows the charge with the balance after it and the key's name
     await nav().getByRole("link", { name: "Ledger" }).click();
@@ -185,6 +186,7 @@ describe("the dashboard in Chromium", () => {
     expect(parseCredits(cells[3]!)).toBe(25_000_000n - parseCredits(cost)!);
     expect(cells[4]).toContain("Rosalind’s notebook");
     await shot("06-ledger");
+    await shotWidths("ledger");
 
     // the charge links to its search: the query as asked, its results, the key's name, the cost, the re-fetch command
     await entry.getByRole("link", { name: queryId }).click();
@@ -200,6 +202,7 @@ describe("the dashboard in Chromium", () => {
     await nav().getByRole("link", { name: "Recent queries" }).click();
     expect(await page.locator("#queries-table tbody tr").count()).toBe(1);
     await shot("07-queries");
+    await shotWidths("queries");
 
     // the playground: a preview as the key, two rows ticked, their cost shown, then unlocked and charged
     await nav().getByRole("link", { name: "Playground" }).click();
