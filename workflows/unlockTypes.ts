@@ -11,6 +11,11 @@ export interface UnlockInput {
    * names the HTTP call that started the run: the one call that reports the run's charge (callers that join report 0)
    */
   callId: string;
+  /**
+   * who asked, recorded on the charge: a signed-in member unlocking in the dashboard's playground; absent (runs started
+   * before it existed, and API-key calls): the workflow
+   */
+  actor?: { kind: "member"; id: string };
 }
 
 export interface QuotaDecision {

@@ -61,6 +61,7 @@ import type { AssistedActivityDeps } from "../../activities/assisted.js";
 import type { JournalRecord } from "../journals/table.js";
 import { createMembers, type Members } from "../usecases/members/members.js";
 import { createConsoleData } from "../usecases/dashboard/consoleData.js";
+import { createPlayground } from "../usecases/playground/playground.js";
 import { createLiveRetractions, heldDoisIn, type LiveRetractions } from "../ingest/liveRetractions.js";
 import { createWorks, type Works } from "../usecases/works/works.js";
 import {
@@ -704,11 +705,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       alerts: alerts(),
     });
     // every row a client is given carries metadata.integrity from the update lists in force at that moment
+    const searchForClients = searchWithIntegrity(search, integrityOf);
+    const unlockForClients = unlockWithIntegrity(unlock, integrityOf);
+    const consoleData = createConsoleData(db, accounts, operations, clock);
     const app = createApp({
       log,
       authenticate: createAuthenticate(db),
       operations,
-      search: searchWithIntegrity(search, integrityOf),
+      search: searchForClients,
       works,
       authors: createAuthors({ db, works }),
       workFacets: createWorkFacets({
@@ -718,7 +722,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         clock,
       }),
       catalogue,
-      unlock: unlockWithIntegrity(unlock, integrityOf),
+      unlock: unlockForClients,
       assisted: assistedWithIntegrity(assisted, integrityOf),
       catalog,
       collectionReadiness: readiness,
@@ -734,7 +738,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       corsOrigins: config.corsOrigins,
       operatorLimits: config.operatorLimits,
       members,
-      consoleData: createConsoleData(db, accounts, operations, clock),
+      consoleData,
+      playground: createPlayground({
+        accounts,
+        keysOf: consoleData.keys,
+        search: searchForClients,
+        unlock: unlockForClients,
+      }),
       dashboard: config.dashboard,
       tls: config.tls,
       publicUrl: config.publicUrl,

@@ -1,4 +1,5 @@
 // Configuration, read once from the environment; nothing else in the service reads process.env.
+import { parseCreditPrice } from "../usecases/dashboard/overviewRules.js";
 import type { DashboardSettings } from "../http/dashboardAccess.js";
 import type { ToolUpstreamConfig } from "../usecases/tools/upstreamTools.js";
 import { randomBytes } from "node:crypto";
@@ -82,6 +83,7 @@ export const CONFIG_VARIABLES = [
   "WEBHOOK_ALLOW_PRIVATE_URLS",
   "FAULT_WEBHOOK_AFTER_SEND_DELAY_MS",
   "DASHBOARD_SESSION_HOURS",
+  "DASHBOARD_CREDIT_PRICE",
 ] as const;
 
 export type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
@@ -569,6 +571,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       failedLoginsPerMinute: positiveInteger(env, "DASHBOARD_FAILED_LOGINS_PER_MINUTE", 10),
       failedLoginsPerAccount: positiveInteger(env, "DASHBOARD_FAILED_LOGINS_PER_ACCOUNT", 5),
       sessionHours: positiveInteger(env, "DASHBOARD_SESSION_HOURS", 12),
+      creditPrice: parseCreditPrice(env.DASHBOARD_CREDIT_PRICE),
     },
     webhooks: {
       secretKey: webhookSecretKeyFrom(env, dataDir),
@@ -644,6 +647,9 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     DASHBOARD_FAILED_LOGINS_PER_MINUTE: String(config.dashboard.failedLoginsPerMinute),
     DASHBOARD_FAILED_LOGINS_PER_ACCOUNT: String(config.dashboard.failedLoginsPerAccount),
     DASHBOARD_SESSION_HOURS: String(config.dashboard.sessionHours),
+    DASHBOARD_CREDIT_PRICE: config.dashboard.creditPrice
+      ? `${formatCredits(config.dashboard.creditPrice.microsPerCredit)} ${config.dashboard.creditPrice.currency}`
+      : "",
     WEBHOOK_SECRET_KEY: config.webhooks.secretKey,
     WEBHOOK_RETRY_SECONDS: config.webhooks.retrySeconds.join(","),
     WEBHOOK_DISABLE_AFTER_SECONDS: String(config.webhooks.disableAfterMs / 1000),

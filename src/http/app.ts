@@ -28,6 +28,7 @@ import { dashboardOpenRoutes, dashboardRoutes, type DashboardRouteDeps } from ".
 import { dashboardAccess } from "./dashboardAccess.js";
 import type { Members } from "../usecases/members/members.js";
 import type { ConsoleData } from "../usecases/dashboard/consoleData.js";
+import type { Playground } from "../usecases/playground/playground.js";
 import type { DashboardSettings } from "./dashboardAccess.js";
 
 export interface AppDeps
@@ -59,6 +60,8 @@ export interface AppDeps
   operatorLimits?: { failedAttemptsPerMinute: number; requestsPerMinute: number };
   members: Members;
   consoleData: ConsoleData;
+  /** the dashboard's playground: previews and unlocks as one of the organization's keys */
+  playground: Playground;
   /** the dashboard's limits and session length */
   dashboard?: DashboardSettings;
   /** the dashboard's cookies are Secure (the service is reached over HTTPS) */
@@ -104,6 +107,8 @@ export function createApp(deps: AppDeps): Koa {
   const dashboard: DashboardRouteDeps = {
     members: deps.members,
     consoleData: deps.consoleData,
+    playground: deps.playground,
+    creditPrice: deps.dashboard?.creditPrice ?? null,
     works: deps.works,
     operations: deps.operations,
     catalog: deps.catalog,

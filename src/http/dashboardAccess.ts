@@ -1,6 +1,7 @@
 // Who may reach the dashboard and how often: the per-IP limiter on every dashboard route, the session cookie (or the
 // operator token) on the signed-in routes, the CSRF tokens of every state-changing request, and the tighter limits
 // on failed sign-ins per address and per account.
+import type { CreditPrice } from "../usecases/dashboard/overviewRules.js";
 import type { Context, Middleware, Next } from "koa";
 import { ApiError } from "../wire/errors.js";
 import { IpLimiter, clientAddress, refuseTooManyRequests } from "./ipLimiter.js";
@@ -166,4 +167,6 @@ export interface DashboardSettings {
   failedLoginsPerAccount: number;
   /** a session lasts this long from sign-in */
   sessionHours: number;
+  /** what a credit costs in a currency (DASHBOARD_CREDIT_PRICE): the overview shows money in it beside credits */
+  creditPrice?: CreditPrice | null;
 }

@@ -719,6 +719,33 @@ export const dashboardAlertForm = z.strictObject({
   webhook: z.string().max(100).optional(),
   _csrf: z.string().max(200).optional(),
 });
+/**
+ * The playground's preview form: the fields of POST /api/v1/search/preview as text (collections comma-separated,
+ * filters as JSON) and the key the preview runs as.
+ */
+export const dashboardPlaygroundForm = z.strictObject({
+  key: z.string().max(100),
+  query: z.string().max(1000, "query must be at most 1000 characters"),
+  collections: z.string().max(2000),
+  filters: z.string().max(20_000, "filters must be at most 20000 characters").optional(),
+  min_relevance: z.string().max(20).optional(),
+  sort: z.string().max(40).optional(),
+  limit: z.string().max(10).optional(),
+  _csrf: z.string().max(200).optional(),
+});
+/**
+ * The playground's unlock form: the preview, its key, one field per ticked row (row_1 … row_30, each a result id),
+ * and, once the member saw the cost, `confirm` with the cost they confirmed (the most the unlock may charge).
+ */
+export const dashboardPlaygroundUnlockForm = z.strictObject({
+  key: z.string().max(100),
+  queryId: z.string().min(1).max(200),
+  confirm: z.string().max(40).optional(),
+  ...Object.fromEntries(
+    Array.from({ length: 30 }, (_, i) => [`row_${i + 1}`, z.string().max(200).optional()] as const),
+  ),
+  _csrf: z.string().max(200).optional(),
+});
 /** The dashboard's endpoint form: the fields of POST /api/v1/webhooks, its event types comma-separated. */
 export const dashboardWebhookForm = z.strictObject({
   url: z.string().min(1).max(2048, "url must be at most 2048 characters"),

@@ -30,6 +30,26 @@ let orgId: string;
 /** the dashboard's navigation (pages link to each other in their text too) */
 const nav = () => page.getByRole("navigation", { name: "Dashboard" });
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+/**
+ * The page from a phone's width to a wide desktop's, nothing wider than the window (wide tables scroll in their own
+ * box), with the docs' screenshots at 1,400 and 375 px; then back to the walk's width.
+ */
+async function shotWidths(name: string) {
+  for (const [width, height] of [
+    [1600, 1000],
+    [1400, 1000],
+    [375, 800],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    const overflow = await page.evaluate(() => {
+      const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document;
+      return root.documentElement.scrollWidth - (globalThis as unknown as { innerWidth: number }).innerWidth;
+    });
+    expect(overflow, `${name} at ${width} px runs wider than the window`).toBeLessThanOrEqual(0);
+    if (width !== 1600) await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 860 });
+}
 
 beforeAll(async () => {
   // provisioning records Chromium in the components manifest; without it this throws, naming setup
@@ -100,6 +120,12 @@ describe("the dashboard in Chromium", () => {
     expect(await focused()).toBe("main.#main");
     expect(await page.locator("#billing-mode").textContent()).toBe("live");
     expect(await page.locator("#quota-today").textContent()).toBe("0 of 1000");
+    // a new organization gets the getting-started panel: a key to create, a first search to copy and run
+    expect(await page.locator('#getting-started li[data-step="key"]').getAttribute("class")).toBe("todo");
+    expect(await page.locator("#snippet-0").textContent()).toContain("/api/v1/search/query");
+    expect(await page.locator("#days-left").textContent()).toBe("no spend in 30 days");
+    expect(await page.locator("#health").textContent()).toContain("0 of 0 alerts active");
+    await shotWidths("overview-new");
 
     // Settings > API Keys: create a live key on scifact and copy it
     await nav().getByRole("link", { name: "API Keys" }).click();
@@ -133,6 +159,14 @@ describe("the dashboard in Chromium", () => {
     expect(parseCredits(cost)! > 0n).toBe(true);
     const today = new Date().toISOString().slice(0, 10);
 
+    // the overview: the panel gone once a search was made, the search in its chart, the days the balance lasts
+    await nav().getByRole("link", { name: "Overview" }).click();
+    expect(await page.locator("#getting-started").count()).toBe(0);
+    const overviewBar = page.locator(`#overview-searches rect[data-day="${today}"]`);
+    expect(await overviewBar.getAttribute("data-value")).toBe("1");
+    expect(await page.locator("#days-left").textContent()).toMatch(/^about \d+ days$/);
+    await shotWidths("overview");
+
     // the usage charts and table show it
     await nav().getByRole("link", { name: "Usage" }).click();
     const searches = page.locator(`#chart-searches rect[data-series="scifact"][data-day="${today}"]`);
@@ -141,6 +175,7 @@ describe("the dashboard in Chromium", () => {
     expect(Number(await spend.getAttribute("data-value"))).toBeCloseTo(Number(cost), 6);
     expect(await page.locator("#usage-table tbody tr").first().textContent()).toContain("scifact");
     await shot("05-usage");
+    await shotWidths("usage");
 
     // the ledger shows the charge with the balance after it and the key's name
     await nav().getByRole("link", { name: "Ledger" }).click();
@@ -151,6 +186,7 @@ describe("the dashboard in Chromium", () => {
     expect(parseCredits(cells[3]!)).toBe(25_000_000n - parseCredits(cost)!);
     expect(cells[4]).toContain("Rosalind’s notebook");
     await shot("06-ledger");
+    await shotWidths("ledger");
 
     // the charge links to its search: the query as asked, its results, the key's name, the cost, the re-fetch command
     await entry.getByRole("link", { name: queryId }).click();
@@ -166,6 +202,29 @@ describe("the dashboard in Chromium", () => {
     await nav().getByRole("link", { name: "Recent queries" }).click();
     expect(await page.locator("#queries-table tbody tr").count()).toBe(1);
     await shot("07-queries");
+    await shotWidths("queries");
+
+    // the playground: a preview as the key, two rows ticked, their cost shown, then unlocked and charged
+    await nav().getByRole("link", { name: "Playground" }).click();
+    await page.getByLabel("Query").fill("vitamin D and bone density in older adults");
+    await page.getByLabel("Rows").fill("5");
+    await page.getByRole("button", { name: "Run preview" }).click();
+    const picks = page.locator("#playground-rows input[type=checkbox]");
+    expect(await picks.count()).toBe(5);
+    await shot("07b-playground-preview");
+    await picks.nth(0).check();
+    await picks.nth(1).check();
+    await page.getByRole("button", { name: "Unlock selected…" }).click();
+    const quoted = (await page.locator("#unlock-quote").textContent())!;
+    const price = /for\s+(\d+\.\d{6}) credits/.exec(quoted)![1]!;
+    expect(quoted).toContain("Rosalind’s notebook");
+    await shotWidths("playground-confirm");
+    await page.getByRole("button", { name: `Confirm and pay ${price} credits` }).click();
+    expect(await page.getByRole("status").first().textContent()).toContain(`Unlocked 2 rows; charged ${price} credits`);
+    expect(await page.locator("#playground-rows tr.unlocked").count()).toBe(2);
+    await shotWidths("playground-unlocked");
+    await nav().getByRole("link", { name: "Ledger" }).click();
+    expect(await page.locator("#ledger-table tbody tr").first().textContent()).toContain(`-${price}`);
 
     // last used, then revoke
     await nav().getByRole("link", { name: "API Keys" }).click();

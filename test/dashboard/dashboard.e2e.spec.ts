@@ -1047,3 +1047,162 @@ describe("the operator area", () => {
     ]);
   });
 });
+
+describe("the playground", () => {
+  /** An organization with an owner (browser, signed in) and a live key on scifact the owner created. */
+  async function playgroundOrg(name: string, credits = "5.00") {
+    now += 61_000;
+    const org = (await operatorSteps(call, admin).newOrg({ name }, credits)).id;
+    const owner = fresh();
+    const email = `owner@${name.toLowerCase().replace(/\W+/g, "-")}.example`;
+    await joined(owner, org, email, "owner");
+    owner.options.browser = true; // pages from here on
+    const csrf = owner.csrfIn((await owner.send("GET", "/dashboard/playground")).text);
+    const created = await owner.send("POST", "/dashboard/keys", {
+      json: { mode: "live", name: "Playground key", collections: "scifact" },
+      headers: { "X-CSRF-Token": csrf, Accept: "application/json" },
+    });
+    expect(created.status, created.text).toBe(201);
+    const [{ member_id: memberId }] = await svc.runtime.db.query<{ member_id: string }>(
+      "SELECT member_id FROM proj_members WHERE email = $1",
+      [email],
+    );
+    return { org, owner, csrf, keyId: created.json.id as string, secret: created.json.key as string, memberId };
+  }
+  const balanceOf = async (org: string) =>
+    (await call("GET", `/admin/v1/organizations/${org}/balance`, { admin })).body.balance as string;
+  const unlocksOf = async (queryId: string) =>
+    (await eventsOf("ResultsUnlocked")).filter((e) => e.data.queryId === queryId);
+  const idsOnPage = (page: string) => [...page.matchAll(/<tr data-result-id="([^"]+)"/g)].map((m) => m[1]!);
+
+  it("a member previews as their key, ticks two rows, sees the cost, confirms: charged as the API would", async () => {
+    const { org, owner, csrf, keyId, memberId } = await playgroundOrg("Zeta Lab");
+    const form = await owner.send("GET", "/dashboard/playground");
+    expect(form.status).toBe(200);
+    expect(form.text).toContain(`<option value="${keyId}"`);
+    expect(form.text).toContain("Your keys reach: scifact.");
+    // the query carries markup: escaped in the kept form, never markup on the page
+    const query = '<script>alert("pg")</script> vitamin D and bone density';
+    const preview = await owner.send("POST", "/dashboard/playground", {
+      form: { key: keyId, query, collections: "scifact", min_relevance: "", sort: "", limit: "5", _csrf: csrf },
+    });
+    expect(preview.status, preview.text.slice(0, 500)).toBe(200);
+    expect(preview.text).not.toContain("<script>alert");
+    expect(preview.text).toContain('value="&lt;script&gt;alert(&quot;pg&quot;)&lt;/script&gt; vitamin D');
+    const ids = idsOnPage(preview.text);
+    expect(ids.length).toBeGreaterThan(1);
+    expect(preview.text).toContain("Cost to unlock");
+    const queryId = /name="queryId" value="([^"]+)"/.exec(preview.text)![1]!;
+
+    // the cost first: nothing is charged by the quote
+    const before = await balanceOf(org);
+    const quote = await owner.send("POST", "/dashboard/playground/unlock", {
+      form: { key: keyId, queryId, row_1: ids[0]!, row_2: ids[1]!, _csrf: csrf },
+    });
+    expect(quote.status, quote.text.slice(0, 500)).toBe(200);
+    const cost = /Confirm and pay (\d+\.\d{6}) credits/.exec(quote.text)![1]!;
+    expect(Number(cost)).toBeGreaterThan(0);
+    expect(await balanceOf(org)).toBe(before);
+    expect(await unlocksOf(queryId)).toHaveLength(0);
+
+    // without the CSRF token: refused, nothing charged
+    const forged = await owner.send("POST", "/dashboard/playground/unlock", {
+      form: { key: keyId, queryId, row_1: ids[0]!, confirm: cost },
+    });
+    expect(forged.status).toBe(403);
+    expect(await unlocksOf(queryId)).toHaveLength(0);
+
+    const done = await owner.send("POST", "/dashboard/playground/unlock", {
+      form: { key: keyId, queryId, row_1: ids[0]!, row_2: ids[1]!, confirm: cost, _csrf: csrf },
+    });
+    expect(done.status, done.text.slice(0, 500)).toBe(200);
+    expect(done.text).toContain(`Unlocked 2 rows; charged ${cost} credits.`);
+    expect(done.text.match(/<tr data-result-id="[^"]+" class="unlocked">/g)).toHaveLength(2);
+    // the same ledger as the API: the charge, the balance, the key's spend; the member is the actor
+    const unlocked = await unlocksOf(queryId);
+    expect(unlocked).toHaveLength(1);
+    expect(unlocked[0]!.metadata.actor).toEqual({ kind: "member", id: memberId });
+    expect(unlocked[0]!.data.keyId).toBe(keyId);
+    expect(unlocked[0]!.data.amountMicros).toBe(String(Math.round(Number(cost) * 1e6)));
+    expect(Number(await balanceOf(org))).toBeCloseTo(Number(before) - Number(cost), 6);
+    const ledger = (await owner.send("GET", "/dashboard/ledger")).text;
+    expect(ledger).toContain(`-${cost}`);
+    // unlocking them again charges nothing more
+    const again = await owner.send("POST", "/dashboard/playground/unlock", {
+      form: { key: keyId, queryId, row_1: ids[0]!, confirm: "0.000000", _csrf: csrf },
+    });
+    expect(again.status).toBe(200);
+    expect(await unlocksOf(queryId)).toHaveLength(1);
+    const replay = await call("POST", "/admin/v1/replay", { admin });
+    expect(replay.status, JSON.stringify(replay.body?.error?.details)).toBe(200);
+  });
+
+  it("refuses another organization's key and preview, a wrong collection, the key's cap; keeps the form", async () => {
+    const { org, owner, csrf, keyId } = await playgroundOrg("Eta Lab");
+    // another organization's key: refused on the page, the form as typed
+    const foreign = await owner.send("POST", "/dashboard/playground", {
+      form: { key: keyB.id, query: "bone density of athletes", collections: "scifact", _csrf: csrf },
+    });
+    expect(foreign.status).toBe(422);
+    expect(foreign.text).toContain("key: choose one of the keys listed");
+    expect(foreign.text).toContain('value="bone density of athletes"');
+    expect(foreign.text).not.toContain(keyB.id);
+    // another organization's preview, by its id: not found with this key, refused with theirs
+    const theirs = await call("POST", "/api/v1/search/preview", {
+      key: keyB.key,
+      body: { collection: "scifact", query: "vitamin D and bone density", limit: 3 },
+    });
+    expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
+    const theirId = theirs.body.results[0].id as string;
+    for (const [key, status] of [
+      [keyId, 404],
+      [keyB.id, 422],
+    ] as const) {
+      const res = await owner.send("POST", "/dashboard/playground/unlock", {
+        form: { key, queryId: theirs.body.queryId, row_1: theirId, confirm: "1.000000", _csrf: csrf },
+      });
+      expect(res.status, key).toBe(status);
+    }
+    expect(await unlocksOf(theirs.body.queryId)).toHaveLength(0);
+    // a collection the key does not reach, filters that are not JSON: the reason, the form kept
+    const scoped = await owner.send("POST", "/dashboard/playground", {
+      form: { key: keyId, query: "bone density", collections: "scifactt", filters: "{year", _csrf: csrf },
+    });
+    expect(scoped.status).toBe(422);
+    expect(scoped.text).toContain("filters: write them as JSON");
+    expect(scoped.text).toContain('value="scifactt"');
+    const unknown = await owner.send("POST", "/dashboard/playground", {
+      form: { key: keyId, query: "bone density", collections: "scifactt", _csrf: csrf },
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.text).toContain("collection &quot;scifactt&quot; does not exist");
+    // the key's cap holds in the playground as on the API
+    await owner.send("POST", `/dashboard/keys/${keyId}/cap`, {
+      json: { spendingCap: "0.000001" },
+      headers: { "X-CSRF-Token": csrf, Accept: "application/json" },
+    });
+    const preview = await owner.send("POST", "/dashboard/playground", {
+      form: { key: keyId, query: "vitamin D and bone density", collections: "scifact", _csrf: csrf },
+    });
+    expect(preview.status).toBe(200);
+    const queryId = /name="queryId" value="([^"]+)"/.exec(preview.text)![1]!;
+    const before = await balanceOf(org);
+    const capped = await owner.send("POST", "/dashboard/playground/unlock", {
+      form: { key: keyId, queryId, row_1: idsOnPage(preview.text)[0]!, confirm: "5.000000", _csrf: csrf },
+    });
+    expect(capped.status).toBeGreaterThanOrEqual(400);
+    expect(capped.text).toContain("spending cap");
+    expect(await unlocksOf(queryId)).toHaveLength(0);
+    expect(await balanceOf(org)).toBe(before);
+    // a member may use only the keys they created
+    const plain = fresh();
+    await joined(plain, org, "member@eta-lab.example", "member");
+    plain.options.browser = true;
+    const page = await plain.send("GET", "/dashboard/playground");
+    expect(page.text).not.toContain(`<option value="${keyId}"`);
+    const refused = await plain.send("POST", "/dashboard/playground", {
+      form: { key: keyId, query: "bone density", collections: "scifact", _csrf: plain.csrfIn(page.text) },
+    });
+    expect(refused.status).toBe(422);
+  });
+});

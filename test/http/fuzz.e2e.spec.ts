@@ -364,6 +364,19 @@ const ROUTES: Route[] = [
   { method: "POST", path: "/dashboard/members/:memberId/remove", door: "dashboard", body: () => ({}) },
   { method: "POST", path: "/dashboard/invites/:inviteId/cancel", door: "dashboard", body: () => ({}) },
   { method: "GET", path: "/dashboard/account", door: "dashboard" },
+  { method: "GET", path: "/dashboard/playground", door: "dashboard" },
+  {
+    method: "POST",
+    path: "/dashboard/playground",
+    door: "dashboard",
+    body: () => ({ key: "key_does_not_exist", query: "bone density", collections: "scifact" }),
+  },
+  {
+    method: "POST",
+    path: "/dashboard/playground/unlock",
+    door: "dashboard",
+    body: () => ({ key: "key_does_not_exist", queryId: "q_does_not_exist", row_1: "r1" }),
+  },
   { method: "GET", path: "/dashboard/alerts", door: "dashboard" },
   {
     method: "POST",

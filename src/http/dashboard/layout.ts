@@ -13,10 +13,21 @@ export interface Viewer {
 }
 
 type Section =
-  "overview" | "keys" | "usage" | "ledger" | "queries" | "alerts" | "webhooks" | "members" | "account" | "operator";
+  | "overview"
+  | "playground"
+  | "keys"
+  | "usage"
+  | "ledger"
+  | "queries"
+  | "alerts"
+  | "webhooks"
+  | "members"
+  | "account"
+  | "operator";
 
 const NAV: { section: Section; href: string; label: string; operator?: boolean }[] = [
   { section: "overview", href: "/dashboard", label: "Overview" },
+  { section: "playground", href: "/dashboard/playground", label: "Playground" },
   { section: "keys", href: "/dashboard/keys", label: "API Keys" },
   { section: "usage", href: "/dashboard/usage", label: "Usage" },
   { section: "ledger", href: "/dashboard/ledger", label: "Ledger" },

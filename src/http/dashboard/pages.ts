@@ -7,6 +7,7 @@ export * from "./keysPage.js";
 export * from "./usagePage.js";
 export * from "./ledgerPage.js";
 export * from "./queriesPage.js";
+export * from "./playgroundPage.js";
 export * from "./membersPage.js";
 export * from "./accountPage.js";
 export * from "./operatorPages.js";

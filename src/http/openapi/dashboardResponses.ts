@@ -21,3 +21,21 @@ export const DashboardSignedOut = z.object({ signedOut: z.literal(true) });
 export const DashboardSessionRevoked = z.object({ sessionId: z.string(), revoked: z.literal(true) });
 export const MemberRemoved = z.object({ memberId: z.string(), removed: z.literal(true) });
 export const InviteCancelled = z.object({ inviteId: z.string(), cancelled: z.literal(true) });
+export const PlaygroundPreview = z.object({
+  queryId: z.string(),
+  key: z.string().meta({ description: "the id of the key the preview ran as (its unlocks are paid by it)" }),
+  resultIds: z.array(z.string()),
+});
+export const PlaygroundUnlock = z.union([
+  z
+    .object({ queryId: z.string(), cost: z.string(), rows: z.array(z.string()) })
+    .meta({ description: "Without `confirm`: what the ticked rows would cost; nothing is charged." }),
+  z
+    .object({
+      queryId: z.string(),
+      unlocked: z.array(z.string()),
+      costCharged: z.string(),
+      creditsRemaining: z.string(),
+    })
+    .meta({ description: "With `confirm`: the unlock done, charged to the key's organization." }),
+]);

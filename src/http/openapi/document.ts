@@ -36,6 +36,8 @@ import {
   dashboardCapForm,
   dashboardInviteForm,
   dashboardAlertForm,
+  dashboardPlaygroundForm,
+  dashboardPlaygroundUnlockForm,
   dashboardWebhookForm,
   dashboardNotificationsForm,
   csrfOnlyForm,
@@ -117,6 +119,8 @@ export const NAMED_SCHEMAS = {
   DashboardCapForm: dashboardCapForm,
   DashboardInviteForm: dashboardInviteForm,
   DashboardAlertForm: dashboardAlertForm,
+  DashboardPlaygroundForm: dashboardPlaygroundForm,
+  DashboardPlaygroundUnlockForm: dashboardPlaygroundUnlockForm,
   DashboardWebhookForm: dashboardWebhookForm,
   DashboardNotificationsForm: dashboardNotificationsForm,
   CsrfOnlyForm: csrfOnlyForm,
@@ -132,6 +136,8 @@ export const NAMED_SCHEMAS = {
   DashboardSessionRevoked: dashboard.DashboardSessionRevoked,
   MemberRemoved: dashboard.MemberRemoved,
   InviteCancelled: dashboard.InviteCancelled,
+  PlaygroundPreview: dashboard.PlaygroundPreview,
+  PlaygroundUnlock: dashboard.PlaygroundUnlock,
   Error: responses.ErrorResponse,
   FilterWarning: responses.FilterWarning,
   JournalMetricExpansion: responses.JournalMetricExpansion,
@@ -1009,7 +1015,8 @@ const OPERATIONS: Operation[] = [
   ...dashboardOperations(),
 ];
 
-function dashboardOperations(): Operation[] {
+/** The dashboard operations' builders: a page (HTML), a form (form or JSON body, CSRF) and downloads. */
+function dashboardBuilders() {
   const htmlPage = (description: string) => ({ content: { "text/html": { schema: { type: "string" } } }, description });
   const csv = { content: { "text/csv": { schema: { type: "string" } } } };
   const op = (
@@ -1052,6 +1059,11 @@ function dashboardOperations(): Operation[] {
         `${description} Needs the session's CSRF token (\`_csrf\` field or X-CSRF-Token). A browser (Accept: ` +
         "text/html) gets a page or a 303 redirect instead of JSON.",
     });
+  return { htmlPage, csv, op, page, form };
+}
+
+function dashboardOperations(): Operation[] {
+  const { htmlPage, csv, op, page, form } = dashboardBuilders();
   const operatorForm = (
     path: string,
     operationId: string,
@@ -1152,6 +1164,28 @@ function dashboardOperations(): Operation[] {
       "DashboardCapForm",
       "DashboardCap",
       "Owners only.",
+    ),
+    page("/dashboard/playground", "dashboardPlayground", "Playground: run a preview as one of your keys"),
+    form(
+      "/dashboard/playground",
+      "dashboardPlaygroundPreview",
+      "Run a preview as one of the organization's keys",
+      "DashboardPlaygroundForm",
+      "PlaygroundPreview",
+      "The fields of POST /api/v1/search/preview as form text (collections comma-separated, filters as JSON) and " +
+        "`key`, the key it runs as: an owner any unrevoked key of the organization, a member the keys they created " +
+        "(422 otherwise). Free, within the organization's previews per hour and the key's collections.",
+    ),
+    form(
+      "/dashboard/playground/unlock",
+      "dashboardPlaygroundUnlock",
+      "Quote, then unlock, ticked rows of a playground preview",
+      "DashboardPlaygroundUnlockForm",
+      "PlaygroundUnlock",
+      "Without `confirm`: the cost of the ticked rows (`row_1` … `row_30`, each a result id), nothing charged. " +
+        "With `confirm` (the cost confirmed, in credits, the most it may charge): the unlock of POST " +
+        "/api/v1/search/unlock paid by the preview's key, its cap and the organization's balance and limits " +
+        "applying, recorded with the member as actor. A preview of another key or organization is 404.",
     ),
     page("/dashboard/alerts", "dashboardAlerts", "The organization's alerts, with the form that creates one"),
     form(

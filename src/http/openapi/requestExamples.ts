@@ -344,6 +344,37 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
   DashboardNotificationsForm: {
     threshold: { summary: "balance.low under 5 credits", value: { balanceLowThreshold: "5.00" } },
   },
+  DashboardPlaygroundForm: {
+    preview: {
+      summary: "A preview of scifact since 2015, as one of the organization's keys",
+      "x-after": ["dashboardCreateKey"],
+      value: {
+        key: "key_3fa85f6457174562b3fc2c963f66afa6",
+        query: "CRISPR base editing in vivo",
+        collections: "scifact",
+        filters: '{"year": {"gte": 2015}}',
+        min_relevance: "0.3",
+        sort: "relevance",
+        limit: "10",
+      },
+    },
+  },
+  DashboardPlaygroundUnlockForm: {
+    quote: {
+      summary: "What two ticked rows cost (nothing charged)",
+      value: { key: "key_3fa85f6457174562b3fc2c963f66afa6", queryId: "q_01J9Z8", row_1: "d1#0", row_2: "d2#0" },
+    },
+    confirm: {
+      summary: "The unlock, within the cost confirmed",
+      value: {
+        key: "key_3fa85f6457174562b3fc2c963f66afa6",
+        queryId: "q_01J9Z8",
+        row_1: "d1#0",
+        row_2: "d2#0",
+        confirm: "0.012000",
+      },
+    },
+  },
   DashboardAlertForm: {
     alert: {
       summary: "An alert on new papers after each ingestion, paid by a live key, within 0.50 a run",

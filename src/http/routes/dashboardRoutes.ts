@@ -43,6 +43,9 @@ import * as pages from "../dashboard/pages.js";
 import { requestBaseUrl } from "../requestContext.js";
 import { registerDashboardAlertRoutes, type DashboardNotificationDeps } from "./dashboardAlertRoutes.js";
 import { registerDashboardWebhookRoutes } from "./dashboardWebhookRoutes.js";
+import { registerDashboardPlaygroundRoutes } from "./dashboardPlaygroundRoutes.js";
+import type { Playground } from "../../usecases/playground/playground.js";
+import type { CreditPrice } from "../../usecases/dashboard/overviewRules.js";
 
 export interface DashboardRouteDeps {
   members: Members;
@@ -59,6 +62,10 @@ export interface DashboardRouteDeps {
   publicUrl?: string;
   /** the organization's alerts and webhook endpoints (/dashboard/alerts, /dashboard/webhooks) */
   notificationPages: DashboardNotificationDeps;
+  /** previews and unlocks as one of the organization's keys (/dashboard/playground) */
+  playground: Playground;
+  /** what a credit costs in a currency (DASHBOARD_CREDIT_PRICE); none: credits only */
+  creditPrice?: CreditPrice | null;
 }
 
 /**
@@ -128,6 +135,43 @@ function done(ctx: Context, location: string, json: unknown, status = 200): void
   }
   ctx.status = status;
   ctx.body = json;
+}
+
+/** The key form's fields as the key use case takes them; a collection the catalogue does not hold is refused. */
+const keyFormInput = (form: z.output<typeof dashboardKeyForm>) => {
+  // the names are checked by the key use case (with the nearest name), as for the operator API and the CLI
+  const names = (form.collections ?? "")
+    .split(",")
+    .map((c) => c.trim())
+    .filter(Boolean);
+  return {
+    mode: form.mode,
+    name: form.name ?? null,
+    collections: names.length ? names : null,
+    spendingCapMicros: form.spendingCap ? money(form.spendingCap, "spendingCap") : null,
+  };
+};
+
+/** What the overview shows beside the organization's figures: usage, keys, alerts, endpoints, the credit price. */
+async function overviewExtras(deps: DashboardRouteDeps, orgId: string, baseUrl: string): Promise<pages.OverviewExtras> {
+  const n = deps.notificationPages;
+  const [usage, keys, alerts, endpoints] = await Promise.all([
+    deps.consoleData.usage(orgId),
+    deps.consoleData.keys(orgId),
+    n.alerts.list(orgId),
+    n.webhooks.list(orgId),
+  ]);
+  const live = keys.filter((k) => !k.revoked);
+  const collection = live.find((k) => k.collections?.length)?.collections?.[0] ?? deps.catalog.collections[0]?.name;
+  return {
+    usage,
+    keys: live.length,
+    alerts,
+    endpoints,
+    creditPrice: deps.creditPrice ?? null,
+    baseUrl,
+    collection: collection ?? "scifact",
+  };
 }
 
 /** The routes before sign-in: login (members and the operator), invites, and the pages' assets. */
@@ -279,24 +323,9 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     memberPage(async (ctx, member) => {
       const data = await deps.consoleData.overview(member.orgId);
       if (!data) throw new ApiError(404, "NOT_FOUND", "organization not found");
-      page(ctx, pages.overviewPage(viewer(ctx), data));
+      page(ctx, pages.overviewPage(viewer(ctx), data, await overviewExtras(deps, member.orgId, baseUrlOf(deps, ctx))));
     }),
   );
-
-  /** The key form's fields as the key use case takes them; a collection the catalogue does not hold is refused. */
-  const keyFormInput = (form: z.output<typeof dashboardKeyForm>) => {
-    // the names are checked by the key use case (with the nearest name), as for the operator API and the CLI
-    const names = (form.collections ?? "")
-      .split(",")
-      .map((c) => c.trim())
-      .filter(Boolean);
-    return {
-      mode: form.mode,
-      name: form.name ?? null,
-      collections: names.length ? names : null,
-      spendingCapMicros: form.spendingCap ? money(form.spendingCap, "spendingCap") : null,
-    };
-  };
 
   const keysPage = async (
     ctx: Context,
@@ -620,7 +649,9 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
 
   // the alert and webhook pages read their use cases when a request comes (a router built to list routes has none)
   const notifications = () => deps.notificationPages;
-  registerDashboardAlertRoutes(router, notifications, { viewer, memberPage, page, done });
-  registerDashboardWebhookRoutes(router, notifications, { viewer, memberPage, page, done });
+  const helpers = { viewer, memberPage, page, done };
+  registerDashboardAlertRoutes(router, notifications, helpers);
+  registerDashboardWebhookRoutes(router, notifications, helpers);
+  registerDashboardPlaygroundRoutes(router, () => deps, helpers);
   return router;
 }

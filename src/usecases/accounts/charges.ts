@@ -1,6 +1,7 @@
 // The charges a request makes: a search (batched, group commit), a priced tool call, an unlock of result rows.
 import type { Db } from "../../eventstore/db.js";
 import type { UnlockRowPrice } from "../../domain/organization.js";
+import type { Actor } from "../../domain/events.js";
 import type { AccountReads } from "./accountReads.js";
 import { createChargeBatcher, searchChargeKey, type ChargeInput, type ChargeResult } from "./chargeBatch.js";
 import type { CommandResult, RunOrgCommand } from "./orgCommand.js";
@@ -102,10 +103,12 @@ export function createCharges(
       queryId: string;
       rows: UnlockRowPrice[];
       workflowId: string;
+      /** a member who unlocked in the dashboard; else the workflow run is the actor */
+      actor?: Actor;
     }): Promise<CommandResult> {
       return runOrgCommand(
         input.orgId,
-        { kind: "workflow", id: input.workflowId },
+        input.actor ?? { kind: "workflow", id: input.workflowId },
         async (tx, _state, key) => {
           const unlocked = await tx.query<{ result_id: string }>(
             "SELECT result_id FROM proj_unlocks WHERE query_id = $1",

@@ -57,6 +57,8 @@ export interface UnlockRequest {
   figures: ImageOptions | null;
   /** the most this call may charge, micro-credits: the rows to buy are taken in the preview's order while they fit */
   maxCostMicros?: bigint;
+  /** a signed-in member unlocking in the dashboard (the charge's actor); absent for API-key calls */
+  actor?: { kind: "member"; id: string };
 }
 
 export interface UnlockResult {
@@ -151,12 +153,13 @@ export function createUnlock(deps: UnlockDeps) {
     queryId: string,
     requestedIds: string[],
     callId: string,
+    actor: UnlockRequest["actor"],
   ): Promise<UnlockOutcome> {
     try {
       const handle = await client.workflow.start(unlockWorkflow, {
         taskQueue,
         workflowId: unlockWorkflowId(queryId, requestedIds),
-        args: [{ orgId: auth.org.id, keyId: auth.key.id, queryId, requestedIds, callId }],
+        args: [{ orgId: auth.org.id, keyId: auth.key.id, queryId, requestedIds, callId, ...(actor ? { actor } : {}) }],
         workflowIdConflictPolicy: "USE_EXISTING",
         workflowIdReusePolicy: "ALLOW_DUPLICATE",
         workflowExecutionTimeout: "2 minutes",
@@ -250,7 +253,7 @@ export function createUnlock(deps: UnlockDeps) {
       const callId = randomUUID();
       const run: UnlockOutcome =
         toUnlock.length > 0
-          ? await runWorkflow(auth, record.queryId, toUnlock, callId)
+          ? await runWorkflow(auth, record.queryId, toUnlock, callId, request.actor)
           : { queryId: record.queryId, callId, chargedMicros: "0", newlyUnlocked: [] };
       const mine = run.callId === callId;
       const chargedMicros = mine ? BigInt(run.chargedMicros) : 0n;

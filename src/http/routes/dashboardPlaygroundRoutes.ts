@@ -1,0 +1,159 @@
+// /dashboard/playground: a member previews as one of their keys, ticks rows, sees their cost, and unlocks them, paid by
+// that key through the API's own preview and unlock use cases (the playground use case). Registered on the signed-in
+// dashboard router: every post is behind the session and its CSRF check. A refusal shows the page again with the
+// reason and the form as typed; a script gets the error envelope.
+import type Router from "@koa/router";
+import type { Context } from "koa";
+import {
+  parseOr422,
+  dashboardPlaygroundForm,
+  dashboardPlaygroundUnlockForm,
+  previewBody,
+  requestedCollections,
+} from "../../wire/schemas.js";
+import { toApiError } from "../../wire/errors.js";
+import { searchRequestOf } from "../../wire/presenters/searchPresenters.js";
+import { wantsHtml } from "../dashboardAccess.js";
+import { parseCredits, formatCredits } from "../../domain/money.js";
+import { Rejection } from "../../domain/rejection.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
+import type { Playground, PlaygroundResult } from "../../usecases/playground/playground.js";
+import {
+  previewFieldsOfForm,
+  reachableCollections,
+  selectedRowIds,
+  type PlaygroundForm,
+} from "../../usecases/playground/playgroundRules.js";
+import { playgroundPage, type PlaygroundView } from "../dashboard/playgroundPage.js";
+import type { DashboardHelpers, Member } from "./dashboardAlertRoutes.js";
+
+export interface DashboardPlaygroundDeps {
+  playground: Playground;
+  catalog: CollectionCatalog;
+}
+
+export function registerDashboardPlaygroundRoutes(
+  router: Router,
+  depsOf: () => DashboardPlaygroundDeps,
+  h: DashboardHelpers,
+): void {
+  /** The page with the member's keys and what they reach, and whatever the request led to. */
+  const show = async (ctx: Context, member: Member, view: Partial<PlaygroundView> = {}, status = 200) => {
+    const { playground, catalog } = depsOf();
+    const keys = await playground.keysFor(member);
+    const names = [...catalog.collections, ...catalog.metaCollections].map((c) => c.name);
+    h.page(
+      ctx,
+      playgroundPage(h.viewer(ctx), { keys, collections: reachableCollections(keys, names), ...view }),
+      status,
+    );
+  };
+
+  /**
+   * Runs an action; a refusal (any 4xx: a collection out of the key's scope, a balance short, a limit reached) shows
+   * the page again for a browser with its reason and the form as sent, the envelope for a script.
+   */
+  const onPage = async <T>(
+    ctx: Context,
+    member: Member,
+    action: () => Promise<T>,
+    again: () => Partial<PlaygroundView>,
+  ): Promise<T | undefined> => {
+    try {
+      return await action();
+    } catch (err) {
+      const refused = toApiError(err);
+      if (!refused || refused.status >= 500 || !wantsHtml(ctx)) throw err;
+      await show(ctx, member, { ...again(), error: refused.message }, refused.status);
+      return undefined;
+    }
+  };
+
+  router.get(
+    "/dashboard/playground",
+    h.memberPage((ctx, member) => show(ctx, member)),
+  );
+
+  router.post(
+    "/dashboard/playground",
+    h.memberPage(async (ctx, member) => {
+      const { _csrf: _, ...form } = parseOr422(dashboardPlaygroundForm, ctx.request.body);
+      const result = await onPage(
+        ctx,
+        member,
+        async () => {
+          const body = parseOr422(previewBody, previewFieldsOfForm(form as PlaygroundForm));
+          const { input, list } = searchRequestOf(requestedCollections(body), body);
+          return depsOf().playground.preview(member, form.key, input, list);
+        },
+        () => ({ form }),
+      );
+      if (!result) return;
+      if (wantsHtml(ctx)) return show(ctx, member, { form, result });
+      ctx.body = { queryId: result.queryId, key: result.keyId, resultIds: result.rows.map((r) => r.id) };
+    }),
+  );
+
+  router.post(
+    "/dashboard/playground/unlock",
+    h.memberPage(async (ctx, member) => {
+      const form = parseOr422(dashboardPlaygroundUnlockForm, ctx.request.body);
+      const selected = selectedRowIds(form as Record<string, string | undefined>);
+      const playground = depsOf().playground;
+      const back = () => ({ form: { key: form.key } });
+      /** the form as the preview asked it, beside its rows */
+      const asked = (r: PlaygroundResult) => ({
+        key: form.key,
+        query: r.asked.query,
+        collections: r.asked.collections.join(", "),
+      });
+      if (form.confirm === undefined) {
+        // the first step: what the ticked rows cost, before anything is charged
+        const quoted = await onPage(
+          ctx,
+          member,
+          () => playground.quote(member, form.key, form.queryId, selected),
+          back,
+        );
+        if (!quoted) return;
+        if (wantsHtml(ctx))
+          return show(ctx, member, {
+            form: asked(quoted.result),
+            result: quoted.result,
+            quote: { selected, ...quoted },
+          });
+        ctx.body = { queryId: form.queryId, cost: formatCredits(quoted.quote.costMicros), rows: quoted.quote.toBuy };
+        return;
+      }
+      const confirmed = parseCredits(form.confirm);
+      if (confirmed === null)
+        throw new Rejection("VALIDATION_ERROR", "confirm: the cost you confirmed, in credits (as the page showed it)");
+      const done = await onPage(
+        ctx,
+        member,
+        () => playground.unlock(member, form.key, form.queryId, selected, confirmed),
+        back,
+      );
+      if (!done) return;
+      const { outcome, result } = done;
+      if (!wantsHtml(ctx)) {
+        ctx.body = {
+          queryId: outcome.queryId,
+          unlocked: [...outcome.unlocked],
+          costCharged: formatCredits(outcome.costChargedMicros),
+          creditsRemaining: formatCredits(outcome.billing.balanceMicros),
+        };
+        return;
+      }
+      await show(ctx, member, {
+        form: asked(result),
+        result,
+        unlocked: {
+          count: outcome.newlyUnlockedCount,
+          chargedMicros: outcome.costChargedMicros,
+          balanceMicros: outcome.billing.balanceMicros,
+        },
+      });
+    }),
+  );
+}

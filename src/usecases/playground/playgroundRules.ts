@@ -1,0 +1,151 @@
+// The dashboard playground's rules: which keys a member may run a preview and pay an unlock with, the preview form's
+// text as the fields of POST /api/v1/search/preview, the rows picked for an unlock, what they cost before the member
+// confirms, and a row as the page shows it. Pure: the use case beside it reads and writes.
+import { Rejection } from "../../domain/rejection.js";
+import type { CachedRow } from "../../domain/resultRow.js";
+import type { MemberRole } from "../../domain/events.js";
+
+/** The most rows a preview holds (the API's limit), so the most row checkboxes a form carries. */
+export const PLAYGROUND_MAX_ROWS = 30;
+
+/** The checkbox of the preview's n-th row (1-based): each row its own field, since a form sends a field once. */
+export const rowField = (n: number): string => `row_${n}`;
+
+export interface PlaygroundKey {
+  id: string;
+  mode: "live" | "test";
+  revoked: boolean;
+  createdByMemberId: string | null;
+}
+
+/**
+ * Whether a member may run previews with a key and pay unlocks with it: a key of their organization that is not
+ * revoked; an owner any, a member the keys they created (as for an alert's key).
+ */
+export function mayUseKey(member: { memberId: string; role: MemberRole }, key: PlaygroundKey): boolean {
+  return !key.revoked && (member.role === "owner" || key.createdByMemberId === member.memberId);
+}
+
+/** The preview form as a member typed it: every field text, kept to show again after a refusal. */
+export interface PlaygroundForm {
+  key: string;
+  query: string;
+  collections: string;
+  filters?: string;
+  min_relevance?: string;
+  sort?: string;
+  limit?: string;
+}
+
+const refuse = (field: string, message: string) => new Rejection("VALIDATION_ERROR", message, { field });
+
+/**
+ * The form's text as the body of POST /preview: collections comma-separated, filters as JSON text, numbers as
+ * numbers; a field that is not what it should be is refused naming the fix (the preview's own schema checks the rest).
+ */
+export function previewFieldsOfForm(form: PlaygroundForm): Record<string, unknown> {
+  const collections = form.collections
+    .split(",")
+    .map((c) => c.trim())
+    .filter(Boolean);
+  if (collections.length === 0) throw refuse("collections", "collections: name at least one collection to search");
+  const out: Record<string, unknown> = { collections, query: form.query };
+  const filters = form.filters?.trim() ?? "";
+  if (filters !== "") {
+    try {
+      out.filters = JSON.parse(filters);
+    } catch {
+      throw refuse("filters", 'filters: write them as JSON, as in the API, e.g. {"year": {"gte": 2020}}');
+    }
+  }
+  const number = (field: "min_relevance" | "limit", text: string | undefined) => {
+    const t = text?.trim() ?? "";
+    if (t === "") return;
+    const n = Number(t);
+    if (!Number.isFinite(n)) throw refuse(field, `${field}: write a number (you wrote "${t.slice(0, 20)}")`);
+    out[field] = n;
+  };
+  number("min_relevance", form.min_relevance);
+  number("limit", form.limit);
+  if (form.sort?.trim()) out.sort = form.sort.trim();
+  return out;
+}
+
+/** The result ids ticked on a preview's rows (row_1 … row_30), each once, in the preview's order. */
+export function selectedRowIds(form: Record<string, string | undefined>): string[] {
+  const ids: string[] = [];
+  for (let n = 1; n <= PLAYGROUND_MAX_ROWS; n++) {
+    const id = form[rowField(n)]?.trim();
+    if (id && !ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
+/** What unlocking the chosen rows costs: rows already unlocked are the key's and cost nothing again. */
+export interface UnlockQuote {
+  /** the rows that would be charged, in the preview's order */
+  toBuy: string[];
+  alreadyUnlocked: string[];
+  costMicros: bigint;
+}
+
+export function unlockQuote(
+  rows: readonly Pick<CachedRow, "id" | "costMicros">[],
+  unlocked: ReadonlySet<string>,
+  selected: readonly string[],
+): UnlockQuote {
+  const wanted = new Set(selected);
+  const known = new Set(rows.map((r) => r.id));
+  const unknown = selected.filter((id) => !known.has(id));
+  if (unknown.length > 0)
+    throw new Rejection("VALIDATION_ERROR", `rows not in this preview: ${unknown.slice(0, 5).join(", ")}`);
+  if (selected.length === 0) throw refuse("rows", "tick at least one row to unlock");
+  const chosen = rows.filter((r) => wanted.has(r.id));
+  const toBuy = chosen.filter((r) => !unlocked.has(r.id));
+  return {
+    toBuy: toBuy.map((r) => r.id),
+    alreadyUnlocked: chosen.filter((r) => unlocked.has(r.id)).map((r) => r.id),
+    costMicros: toBuy.reduce((sum, r) => sum + BigInt(r.costMicros), 0n),
+  };
+}
+
+/** A row as a customer reads it in the playground: relevance, title, journal, year, integrity, cost, its text. */
+export interface PlaygroundRow {
+  id: string;
+  relevance: number | null;
+  title: string;
+  journal: string | null;
+  year: string | null;
+  integrity: string;
+  costMicros: bigint;
+  locked: boolean;
+  /** the teaser while locked, the text once unlocked */
+  text: string;
+}
+
+export function playgroundRowOf(row: CachedRow, unlocked: boolean): PlaygroundRow {
+  const m = row.metadata;
+  const integrity = (m.integrity as { status?: unknown } | undefined)?.status;
+  const date = typeof m.publication_date === "string" ? m.publication_date : null;
+  return {
+    id: row.id,
+    relevance: row.relevance,
+    title: typeof m.title === "string" && m.title.trim() ? m.title : "(untitled)",
+    journal: typeof m.journal === "string" && m.journal ? m.journal : null,
+    year: date && /^\d{4}/.test(date) ? date.slice(0, 4) : null,
+    integrity: typeof integrity === "string" ? integrity : "none",
+    costMicros: BigInt(row.costMicros),
+    locked: !unlocked,
+    text: unlocked ? row.text : row.teaser,
+  };
+}
+
+/** The collections the keys reach together, in the catalogue's order (a key without a scope reaches them all). */
+export function reachableCollections(
+  keys: readonly { collections: string[] | null }[],
+  catalogue: readonly string[],
+): string[] {
+  if (keys.some((k) => k.collections === null)) return [...catalogue];
+  const named = new Set(keys.flatMap((k) => k.collections ?? []).map((c) => c.toLowerCase()));
+  return catalogue.filter((c) => named.has(c.toLowerCase()));
+}
