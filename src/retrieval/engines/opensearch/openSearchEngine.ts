@@ -41,6 +41,7 @@ import {
 } from "./chunkDocuments.js";
 import { cosineClause, cosineFromScore, DENSE_SCORE_COSINE_ERROR, denseQuery, efSearchFor } from "./denseScoring.js";
 import { mergeGraphsIfWorthIt } from "./graphMerge.js";
+import { fetchKeptRows } from "./keptRows.js";
 import {
   chunkIndexBody,
   FIELD,
@@ -53,7 +54,9 @@ import { scanChunkMetadata } from "./chunkScan.js";
 import { createInventoryStore } from "./inventoryStore.js";
 import {
   bm25HitsAsked,
+  documentOfHit,
   idOf,
+  IDS_AND_DOCUMENTS,
   IDS_ONLY,
   SEARCH_FILTER_PATH,
   searchBody,
@@ -458,19 +461,26 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   ): Promise<SearchHit[]> {
     const pool = hybridCandidateCount(req.limit);
     const efSearch = await efSearchOf(name);
+    // a caller that keeps fewer rows (req.keep) gets each candidate's document too, from doc values
+    const fields = req.keep ? IDS_AND_DOCUMENTS : IDS_ONLY;
     const [denseHits, sparseHits, ceiling] = await Promise.all([
-      runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, pool, efSearch), pool, IDS_ONLY)),
+      runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, pool, efSearch), pool, fields)),
       bestByBm25(
         name,
         sparseQuery(req.text, [...filters, cosineClause(vector, info.vectorStorage, COSINE_CLAUSE)]),
         pool,
-        IDS_ONLY,
+        fields,
         "&include_named_queries_score=true",
       ),
       sparseCeiling(name, req.text, bm25QueryTerms(req.text)),
     ]);
     const candidates = new Map<string, RankCandidate>();
     const estimates = new Map<string, number>();
+    const documents = new Map<string, string>();
+    for (const hit of [...denseHits, ...sparseHits]) {
+      const doc = documentOfHit(hit);
+      if (doc !== undefined) documents.set(idOf(hit), doc);
+    }
     for (const hit of denseHits) {
       const id = idOf(hit);
       const estimate = cosineFromScore(info.vectorStorage, hit._score ?? 0);
@@ -494,20 +504,52 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     const floor =
       byEstimate.length > req.limit ? byEstimate[req.limit - 1].score - 2 * DENSE_SCORE_COSINE_ERROR : -Infinity;
     const kept = byEstimate.filter((candidate) => candidate.score >= floor);
-    const chunks = new Map(
-      (
-        await fetchChunks(
-          name,
-          kept.map((candidate) => candidate.id),
-        )
-      ).map((chunk) => [chunk.id, chunk]),
-    );
-    const exact = kept.map(({ id, sparse }): RankCandidate => {
+    const chunks = new Map<string, ChunkRecord>();
+    const rescore = (rows: readonly RankCandidate[]) => rescored(name, vector, rows, estimates, chunks);
+    if (!req.keep)
+      return hitsOf(name, rankCandidates("hybrid", await rescore(kept), req.limit, ceiling, alpha), chunks);
+
+    // only the rows that can reach the caller's `keep.rows` (keptRows.ts); the rest when the first fetch does not settle
+    const keep = req.keep;
+    const exact: RankCandidate[] = [];
+    const ranked = await fetchKeptRows(kept, {
+      rows: keep.rows,
+      error: DENSE_SCORE_COSINE_ERROR,
+      estimated: (id) => estimates.has(id),
+      documentHint: (id) => documents.get(id),
+      rank: async (rows) => {
+        exact.push(...(await rescore(rows)));
+        return rankCandidates("hybrid", exact, req.limit, ceiling, alpha);
+      },
+      documentOf: (row) => {
+        const chunk = chunks.get(row.id) as ChunkRecord;
+        return keep.drops(chunk) ? undefined : String(chunk.metadata.doc_id);
+      },
+    });
+    return hitsOf(name, ranked, chunks);
+  }
+
+  /**
+   * The rows' sources and vectors fetched (one _mget) into `chunks`, and the rows with their exact cosines, checked
+   * against the cosines their scores stood for.
+   */
+  async function rescored(
+    name: string,
+    vector: Float32Array,
+    rows: readonly RankCandidate[],
+    estimates: ReadonlyMap<string, number>,
+    chunks: Map<string, ChunkRecord>,
+  ): Promise<RankCandidate[]> {
+    for (const chunk of await fetchChunks(
+      name,
+      rows.map((row) => row.id),
+    ))
+      chunks.set(chunk.id, chunk);
+    return rows.map(({ id, sparse }): RankCandidate => {
       const chunk = chunks.get(id);
       if (!chunk) throw new Error(`opensearch engine: chunk ${id} vanished from ${name} during the search`);
       return { id, sparse, dense: exactCosine(name, vector, chunk, estimates.get(id)) };
     });
-    return hitsOf(name, rankCandidates("hybrid", exact, req.limit, ceiling, alpha), chunks);
   }
 
   return {
