@@ -100,7 +100,7 @@ describe("a search stops at the limit-th document, with the same rows", () => {
   const drops = (chunk: { text: string; tokens: number }) => isFragment(chunk.text, chunk.tokens);
   const modes: RetrievalMode[] = ["hybrid", "dense", "sparse"];
   for (const name of ["embedded", "opensearch"] as const) {
-    it(`${name}: a prefix of the deep list, and the rows of the previous path (ids, order, scores, relevance)`, async () => {
+    it(`${name}: a prefix of the deep list, and the previous path's rows (ids, order, scores, relevance)`, async () => {
       const engine = engines[name];
       let whole = 0;
       let kept = 0;

@@ -79,7 +79,7 @@ describe("repeated chunks of a document", () => {
     expect(documentsEnd(hits, 2, (h) => (h.id === "b1" ? undefined : doc(h)))).toBe(4);
   });
 
-  it("give the same best rows, scores and order from the list cut after the limit-th document as from all of it", () => {
+  it("give the same best rows, scores and order from a list cut after its limit-th document as from all of it", () => {
     fc.assert(
       fc.property(
         fc.array(

@@ -1,14 +1,14 @@
-// A hybrid search whose caller keeps its best `rows` after demoting repeats (SearchRequest.keep): which candidates the
-// adapter fetches before it knows their exact scores, and when the rows it fetched settle the list. Fetching the sources
-// and vectors of the rows kept is most of a hybrid search's cost in the service and a third of it in the node.
+// A hybrid search whose caller keeps its best `rows` after demoting repeats (SearchRequest.keep): which candidates
+// the adapter fetches (sources and vectors, one _mget) before it knows their exact scores, and when the rows it
+// fetched settle the list.
 import { nthDocumentEnd } from "../../repeats.js";
 
 /**
- * The lowest estimated score a candidate needs to be fetched: one more than `margin` (twice the most a row's exact score
- * may differ from its estimate) below the first candidate, by estimate, of the `rows`-th document ranks below a chunk of
- * each of `rows` documents whatever the exact scores, so below the first chunk of each of them, which demotion never
- * lowers. -Infinity when the candidates hold fewer documents. `documentOf` may merge two documents (doc values are
- * lower-cased) or know none (a candidate without its doc value): either only lowers the floor.
+ * The lowest estimated score a candidate needs to be fetched: one more than `margin` (twice the most a row's exact
+ * score may differ from its estimate) below the first candidate, by estimate, of the `rows`-th document ranks below a
+ * chunk of each of `rows` documents whatever the exact scores, so below the first chunk of each of them, which
+ * demotion never lowers. -Infinity when the candidates hold fewer documents. `documentOf` may merge two documents
+ * (doc values are lower-cased) or know none (a candidate without its doc value): either only lowers the floor.
  */
 export function fetchFloor(
   byEstimate: readonly { id: string; score: number }[],
@@ -21,10 +21,10 @@ export function fetchFloor(
 }
 
 /**
- * Whether the rows fetched, ranked by their exact scores, settle the list through its `end` (one past the first chunk of
- * the `rows`-th document, undefined when the rows fetched hold fewer): every candidate not fetched, at its estimated score
- * plus `error`, still ranks below that chunk. When it does not (a fetched row was a dropped chunk, or the exact scores
- * moved the cut), the adapter fetches the rest.
+ * Whether the rows fetched, ranked by their exact scores, settle the list through its `end` (one past the first chunk
+ * of the `rows`-th document, undefined when the rows fetched hold fewer): every candidate not fetched, at its
+ * estimated score plus `error`, still ranks below that chunk. When it does not (a fetched row was a dropped chunk,
+ * or the exact scores moved the cut), the adapter fetches the rest.
  */
 export function fetchSettles(
   ranked: readonly { score: number }[],

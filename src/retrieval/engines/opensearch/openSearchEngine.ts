@@ -110,6 +110,54 @@ function readableMeta(
   return meta as Partial<IndexInfo> & { dims: number; mappingVersion: number };
 }
 
+function queryVector(info: IndexInfo, req: SearchRequest): Float32Array {
+  if (!req.vector) throw new Error(`opensearch engine: ${req.mode} search needs a query vector`);
+  if (req.vector.length !== info.dims) {
+    throw new Error(`opensearch engine: query vector has ${req.vector.length} dims, index has ${info.dims}`);
+  }
+  if (info.embedding && req.embedding && info.embedding !== req.embedding)
+    throw new EmbeddingMismatchError(req.index, info.embedding, req.embedding);
+  return req.vector;
+}
+
+/**
+ * A kept row's exact cosine (fusion.ts's dotProduct of its vector, as in the embedded engine), checked against the
+ * cosine its dense score stood for, if it had one.
+ */
+function exactCosine(
+  name: string,
+  query: Float32Array,
+  chunk: ChunkRecord,
+  estimate: number | undefined,
+): number | undefined {
+  if (!chunk.vector) return undefined;
+  const cosine = dotProduct(query, chunk.vector, 0, query.length);
+  if (estimate !== undefined && !(Math.abs(cosine - estimate) <= DENSE_SCORE_COSINE_ERROR)) {
+    throw new Error(
+      `opensearch engine: the dense score of chunk ${chunk.id} in ${name} stands for cosine ${estimate}, ` +
+        `its vector gives ${cosine}: the k-NN score formula is not the expected one`,
+    );
+  }
+  return cosine;
+}
+
+/** The ranked rows with their chunks (without vectors: no caller of a search needs them). */
+function hitsOf(
+  name: string,
+  ranked: readonly RankedCandidate[],
+  chunks: ReadonlyMap<string, ChunkRecord>,
+): SearchHit[] {
+  return ranked.map((candidate): SearchHit => {
+    const stored = chunks.get(candidate.id);
+    if (!stored) throw new Error(`opensearch engine: chunk ${candidate.id} vanished from ${name} during the search`);
+    const { vector: _vector, ...chunk } = stored;
+    const hit: SearchHit = { id: candidate.id, score: candidate.score, chunk };
+    if (candidate.dense !== undefined) hit.dense = candidate.dense;
+    if (candidate.sparse !== undefined) hit.sparse = candidate.sparse;
+    return hit;
+  });
+}
+
 export function createOpenSearchEngine(options: OpenSearchEngineOptions): SearchEngine & {
   vectorSearchMode(): Promise<VectorSearchMode>;
   /** how this node scores vectors: 'knn' when the k-NN plugin is installed, else the painless fallback */
@@ -350,54 +398,6 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       .map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
   }
 
-  function queryVector(info: IndexInfo, req: SearchRequest): Float32Array {
-    if (!req.vector) throw new Error(`opensearch engine: ${req.mode} search needs a query vector`);
-    if (req.vector.length !== info.dims) {
-      throw new Error(`opensearch engine: query vector has ${req.vector.length} dims, index has ${info.dims}`);
-    }
-    if (info.embedding && req.embedding && info.embedding !== req.embedding)
-      throw new EmbeddingMismatchError(req.index, info.embedding, req.embedding);
-    return req.vector;
-  }
-
-  /**
-   * A kept row's exact cosine (fusion.ts's dotProduct of its vector, as in the embedded engine), checked against the
-   * cosine its dense score stood for, if it had one.
-   */
-  function exactCosine(
-    name: string,
-    query: Float32Array,
-    chunk: ChunkRecord,
-    estimate: number | undefined,
-  ): number | undefined {
-    if (!chunk.vector) return undefined;
-    const cosine = dotProduct(query, chunk.vector, 0, query.length);
-    if (estimate !== undefined && !(Math.abs(cosine - estimate) <= DENSE_SCORE_COSINE_ERROR)) {
-      throw new Error(
-        `opensearch engine: the dense score of chunk ${chunk.id} in ${name} stands for cosine ${estimate}, ` +
-          `its vector gives ${cosine}: the k-NN score formula is not the expected one`,
-      );
-    }
-    return cosine;
-  }
-
-  /** The ranked rows with their chunks (without vectors: no caller of a search needs them). */
-  function hitsOf(
-    name: string,
-    ranked: readonly RankedCandidate[],
-    chunks: ReadonlyMap<string, ChunkRecord>,
-  ): SearchHit[] {
-    return ranked.map((candidate): SearchHit => {
-      const stored = chunks.get(candidate.id);
-      if (!stored) throw new Error(`opensearch engine: chunk ${candidate.id} vanished from ${name} during the search`);
-      const { vector: _vector, ...chunk } = stored;
-      const hit: SearchHit = { id: candidate.id, score: candidate.score, chunk };
-      if (candidate.dense !== undefined) hit.dense = candidate.dense;
-      if (candidate.sparse !== undefined) hit.sparse = candidate.sparse;
-      return hit;
-    });
-  }
-
   /** The `limit` best chunks by BM25, sources included, beside the query's ceiling. */
   async function searchSparse(name: string, req: SearchRequest, filters: OpenSearchQuery[]): Promise<SearchHit[]> {
     const [hits, ceiling] = await Promise.all([
@@ -509,7 +509,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     if (!req.keep)
       return hitsOf(name, rankCandidates("hybrid", await rescore(kept), req.limit, ceiling, alpha), chunks);
 
-    // only the rows that can reach the caller's `keep.rows` (keptRows.ts); the rest when the first fetch does not settle
+    // only the rows that can reach the caller's `keep.rows` (keptRows.ts); the rest if the first fetch does not settle
     const keep = req.keep;
     const exact: RankCandidate[] = [];
     const ranked = await fetchKeptRows(kept, {
