@@ -529,7 +529,7 @@ async function httpBenchmark(
       const component = readComponent("opensearch", index.config.cacheDir);
       nodeRuntime = component.runtime ?? component.java;
       node = await startOpenSearchNode({ dataDir: join(index.config.dataDir, "opensearch"), component });
-      // the service's OpenSearch engine names indexes litsearch-<collection>; one another adapter wrote is written again
+      // the service's OpenSearch engine names indexes litsearch-<collection>; one another adapter wrote is made again
       const opensearch = createOpenSearchEngine({ url: node.url });
       const version = await mappingVersionOf(REPO_ROOT);
       if ((await indexMappingVersion(node.url)) !== version && (await opensearch.hasIndex(SCIFACT_COLLECTION)))

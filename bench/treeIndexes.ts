@@ -29,7 +29,7 @@ export async function indexMappingVersion(url: string): Promise<number | undefin
 
 /**
  * Before a tree's service is measured: the SciFact index written again by that tree's adapter when the other tree's
- * wrote it last (`writtenBy`: the tree whose adapter wrote the index now on the node). `chunks` are the index's chunks in
+ * wrote it last (`writtenBy`: the tree whose adapter wrote the index now on the node). `chunks`: the index's chunks in
  * ingestion order, with their vectors.
  */
 export function treeIndexes(
