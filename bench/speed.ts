@@ -31,6 +31,7 @@ import { waitForReady } from "../src/infra/readiness.js";
 import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
 import type { RetrievalMode } from "../src/retrieval/port.js";
 import { PHASES, profileClockMicros, summarizeProfiles, type Phase } from "./cpuProfile.js";
+import { indexMappingVersion, mappingVersionOf, treeIndexes } from "./treeIndexes.js";
 import {
   copyIndex,
   loadScifactJudgements,
@@ -236,8 +237,13 @@ async function measureEngine(
   for (const body of bodies) {
     const started = performance.now();
     const response = await fetch(`${url}/api/v1/search/query`, { method: "POST", headers, body });
-    await response.arrayBuffer();
-    if (!response.ok) throw new Error(`search answered ${response.status}`);
+    const answer = await response.text();
+    // the answer's own words and the service's log: a refused search is a fault to fix, never a figure
+    if (!response.ok)
+      throw new Error(
+        `${engine}/${store}: a search of the cold pass answered ${response.status} (Retry-After ` +
+          `${response.headers.get("retry-after") ?? "none"}): ${answer.slice(0, 400)}`,
+      );
     cold.push(performance.now() - started);
   }
   cold.sort((a, b) => a - b);
@@ -517,18 +523,30 @@ async function httpBenchmark(
   let nodeRuntime: string | undefined;
   const figures: EngineFigures[] = [];
   const againstFigures: EngineFigures[] = [];
+  let indexFor: ((root: string) => Promise<void>) | undefined;
   try {
     if (engines.includes("opensearch")) {
       const component = readComponent("opensearch", index.config.cacheDir);
       nodeRuntime = component.runtime ?? component.java;
       node = await startOpenSearchNode({ dataDir: join(index.config.dataDir, "opensearch"), component });
-      // the service's OpenSearch engine names indexes litsearch-<collection>
+      // the service's OpenSearch engine names indexes litsearch-<collection>; one another adapter wrote is made again
       const opensearch = createOpenSearchEngine({ url: node.url });
+      const version = await mappingVersionOf(REPO_ROOT);
+      if ((await indexMappingVersion(node.url)) !== version && (await opensearch.hasIndex(SCIFACT_COLLECTION)))
+        await opensearch.deleteIndex(SCIFACT_COLLECTION);
       console.error(
         "[speed] OpenSearch index " +
           `${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`,
       );
       await opensearch.close();
+      // each tree searches the index its own adapter writes (treeIndexes.ts)
+      if (against && (await mappingVersionOf(against.root)) !== version)
+        indexFor = treeIndexes(
+          node.url,
+          await index.embedded.getChunks(SCIFACT_COLLECTION, ids),
+          index.embedder.dims,
+          REPO_ROOT,
+        );
       const embedded: Array<{ text: string; vector: Float32Array }> = [];
       for (const text of texts) embedded.push({ text, vector: await index.embedder.embedQuery(text) });
       floor = await measureFloor(node.url, node.pid, index.collection.retrieval, embedded, duration, warmup);
@@ -583,6 +601,7 @@ async function httpBenchmark(
       const profileDir = profile ? join(dataDir, "cpu-profile") : undefined;
       if (profileDir) rmSync(profileDir, { recursive: true, force: true });
       const name = `litsearch-${tree.tag === "this" ? "" : "against-"}${engine}-${store}`;
+      if (engine === "opensearch") await indexFor?.(tree.root);
       const service = await startService(name, dataDir, env, profileDir, tree.root);
       let window: { from: number; to: number; requests: number } | undefined;
       let measured: EngineFigures;
@@ -600,6 +619,10 @@ async function httpBenchmark(
           store === "postgres" ? () => settlePostgres(databaseUrl!) : undefined,
           (from, to, requests) => (window = { from, to, requests }),
         );
+      } catch (err) {
+        throw new Error(`${(err as Error).message} (the service's log: ${join(dataDir, "service.log")})`, {
+          cause: err,
+        });
       } finally {
         await service.process.stop();
       }

@@ -33,6 +33,20 @@ export interface SearchRequest {
   /** number of hits wanted */
   limit: number;
   filter?: FilterNode;
+  /**
+   * Set by a caller that drops the chunks `drops` names, sets each document's further chunks lower (repeats.ts) and
+   * keeps the best `rows` of what is left: the engine may end its list at the first chunk of the `rows`-th document
+   * among the chunks not dropped (every chunk after it ranks below `rows` others whatever the demotion does), and so
+   * fetch and return less. The hits it returns are the first of the `limit` it would return without it, unchanged.
+   */
+  keep?: KeptRows;
+}
+
+/** What a caller keeps of a list: see SearchRequest.keep. */
+export interface KeptRows {
+  rows: number;
+  /** chunks the caller drops before anything else (fragments): they count for no document */
+  drops: (chunk: Pick<ChunkRecord, "text" | "tokens">) => boolean;
 }
 
 export interface SearchHit {

@@ -20,6 +20,41 @@ export function repeatAwareDepth(limit: number, penalty: number = REPEAT_CHUNK_P
 }
 
 /**
+ * How many of a ranked list's first items a caller needs that keeps the best `rows` after demoting repeats: every item
+ * through the first one of the `rows`-th document (the whole list when it holds fewer documents). Each item after it
+ * has the first chunks of `rows` documents above it, which demotion never lowers, so it cannot be among the best
+ * `rows`; and an item's demotion reads only the items above it, so the items kept are demoted as in the whole list.
+ * Items whose `documentOf` is undefined (chunks the caller drops) count for no document.
+ */
+export function documentsEnd<T>(
+  items: readonly T[],
+  rows: number,
+  documentOf: (item: T) => string | undefined,
+): number {
+  return nthDocumentEnd(items, rows, documentOf) ?? items.length;
+}
+
+/**
+ * One past the first item of the `rows`-th document in the list (0 for no row); undefined when the list holds fewer
+ * documents. Items whose `documentOf` is undefined count for no document.
+ */
+export function nthDocumentEnd<T>(
+  items: readonly T[],
+  rows: number,
+  documentOf: (item: T) => string | undefined,
+): number | undefined {
+  if (rows <= 0) return 0;
+  const seen = new Set<string>();
+  for (let i = 0; i < items.length; i++) {
+    const doc = documentOf(items[i]);
+    if (doc === undefined || seen.has(doc)) continue;
+    seen.add(doc);
+    if (seen.size === rows) return i + 1;
+  }
+  return undefined;
+}
+
+/**
  * The hits of one list with each chunk after its document's first (best) one scored `penalty` lower, best first
  * (ties as the engines break them). A document is its `doc_id`. The rule reads only the list the engine returned, so
  * both engines, returning the same list, give the same order; it runs before calibration (rerank.ts), which reads the

@@ -4,7 +4,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compareRanked } from "../../src/retrieval/fusion.js";
 import type { SearchHit } from "../../src/retrieval/port.js";
-import { demoteRepeats, REPEAT_CHUNK_PENALTY, repeatAwareDepth } from "../../src/retrieval/repeats.js";
+import {
+  demoteRepeats,
+  documentsEnd,
+  nthDocumentEnd,
+  REPEAT_CHUNK_PENALTY,
+  repeatAwareDepth,
+} from "../../src/retrieval/repeats.js";
 
 function hit(id: string, doc: string, score: number): SearchHit {
   return { id, score, chunk: { id, text: `text of ${id}`, tokens: 20, metadata: { chunk_index: 0, doc_id: doc } } };
@@ -51,6 +57,63 @@ describe("repeated chunks of a document", () => {
           expect(demoteRepeats([...hits].reverse()).map((h) => h.id)).toEqual(out.map((h) => h.id));
         },
       ),
+    );
+  });
+
+  it("need a list only through the first chunk of its limit-th document", () => {
+    const hits = [
+      hit("a1", "A", 0.9),
+      hit("a2", "A", 0.85),
+      hit("b1", "B", 0.8),
+      hit("c1", "C", 0.7),
+      hit("b2", "B", 0.6),
+    ];
+    const doc = (h: SearchHit) => String(h.chunk.metadata.doc_id);
+    expect(documentsEnd(hits, 2, doc)).toBe(3);
+    expect(documentsEnd(hits, 3, doc)).toBe(4);
+    // fewer documents than rows: the whole list; no row: nothing
+    expect(documentsEnd(hits, 4, doc)).toBe(5);
+    expect(nthDocumentEnd(hits, 4, doc)).toBeUndefined();
+    expect(documentsEnd(hits, 0, doc)).toBe(0);
+    // a dropped chunk counts for no document
+    expect(documentsEnd(hits, 2, (h) => (h.id === "b1" ? undefined : doc(h)))).toBe(4);
+  });
+
+  it("give the same best rows, scores and order from a list cut after its limit-th document as from all of it", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.constantFrom("A", "B", "C", "D", "E", "F", "G"),
+            // few distinct scores: ties between chunks are common
+            fc.integer({ min: 0, max: 40 }).map((n) => n / 40),
+            fc.boolean(),
+          ),
+          { maxLength: 40 },
+        ),
+        fc.integer({ min: 1, max: 8 }),
+        (rows, limit) => {
+          const all = rows.map(([doc, score, fragment], i) => {
+            const h = hit(`c${String(i).padStart(2, "0")}`, doc, score);
+            return fragment ? { ...h, chunk: { ...h.chunk, tokens: 1 } } : h;
+          });
+          const ranked = [...all].sort(compareRanked);
+          const drops = (h: SearchHit) => h.chunk.tokens < 2;
+          const kept = ranked.filter((h) => !drops(h));
+          const end = documentsEnd(kept, limit, (h) => String(h.chunk.metadata.doc_id));
+          const best = (list: SearchHit[]) =>
+            demoteRepeats(list)
+              .slice(0, limit)
+              .map((h) => [h.id, h.score]);
+          expect(best(kept.slice(0, end))).toEqual(best(kept));
+          // dropped chunks left in the list (an engine's cut) change nothing once the caller drops them
+          const engineEnd = documentsEnd(ranked, limit, (h) =>
+            drops(h) ? undefined : String(h.chunk.metadata.doc_id),
+          );
+          expect(best(ranked.slice(0, engineEnd).filter((h) => !drops(h)))).toEqual(best(kept));
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

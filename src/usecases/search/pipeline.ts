@@ -20,7 +20,7 @@ import { mergeByRelevance, type MergedHit, type RankedList } from "../../retriev
 import { requestTraits } from "../../retrieval/relevance.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
 import { deadlineRetryAfterSeconds, SearchDeadlineError } from "../../retrieval/searchDeadline.js";
-import { demoteRepeats, REPEAT_CHUNK_PENALTY, repeatAwareDepth } from "../../retrieval/repeats.js";
+import { demoteRepeats, documentsEnd, REPEAT_CHUNK_PENALTY, repeatAwareDepth } from "../../retrieval/repeats.js";
 import { isFragment } from "../../ingest/chunk.js";
 import { checkPinnedDois } from "../../filters/doiReach.js";
 import { doiHoldersIn } from "./doiHolders.js";
@@ -126,6 +126,9 @@ export function assertCollectionsReady(
   deps.readiness.assertSearchable(physical);
 }
 
+/** A fragment (an isolated heading, from an index built before the chunker dropped them) is never a row. */
+const dropsFragment = (chunk: { text: string; tokens: number }): boolean => isFragment(chunk.text, chunk.tokens);
+
 function needsVector(c: PlainCollection): boolean {
   return c.retrieval !== "sparse";
 }
@@ -183,16 +186,15 @@ export async function searchCollections(
           ...(needsVector(collection) ? { vector, embedding: deps.embedder.modelName } : {}),
           limit: repeatAwareDepth(limit, repeatPenalty),
           filter,
+          // the engine may stop at the limit-th document: the rows below it cannot reach the page (repeats.ts)
+          ...(repeatPenalty > 0 ? { keep: { rows: limit, drops: dropsFragment } } : {}),
         });
-        return {
-          key,
-          source: collection.name,
-          mode,
-          hits: demoteRepeats(
-            hits.filter((hit) => !isFragment(hit.chunk.text, hit.chunk.tokens)),
-            repeatPenalty,
-          ),
-        };
+        const rows = hits.filter((hit) => !dropsFragment(hit.chunk));
+        const kept = rows.slice(
+          0,
+          documentsEnd(rows, limit, (hit) => String(hit.chunk.metadata.doc_id)),
+        );
+        return { key, source: collection.name, mode, hits: demoteRepeats(kept, repeatPenalty) };
       } catch (err) {
         // the engine's own words stay in the log (the error's cause): they name its internals, and a caller cannot act
         // on them

@@ -17,11 +17,13 @@ import {
   type ChunkMetadata,
   type ChunkRecord,
   type IndexStats,
+  type KeptRows,
   type SearchEngine,
   type SearchHit,
   type SearchRequest,
 } from "../../port.js";
 import { chunkFingerprint } from "../../chunkFingerprint.js";
+import { documentsEnd } from "../../repeats.js";
 import { analyzeEnglish } from "../../../text/englishAnalyzer.js";
 import {
   indexBytesOnDisk,
@@ -86,6 +88,18 @@ interface IndexState {
 }
 
 const INDEX_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+/** A ranked row's document for SearchRequest.keep: undefined for a chunk the caller drops. */
+function documentOfRow(
+  segment: IndexSegment,
+  ordinalById: ReadonlyMap<string, number>,
+  keep: KeptRows,
+): (row: { id: string }) => string | undefined {
+  return (row) => {
+    const chunk = segment.chunks[ordinalById.get(row.id) as number];
+    return keep.drops(chunk) ? undefined : String(chunk.metadata.doc_id);
+  };
+}
 
 export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngine {
   const alpha = options.hybridAlpha ?? HYBRID_ALPHA;
@@ -434,12 +448,12 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       const ordinalById = new Map<string, number>();
       for (const [ordinal, candidate] of candidates) ordinalById.set(candidate.id, ordinal);
       const ceiling = req.mode === "dense" ? 0 : sparseCeiling(segment, req.text);
-      return rankCandidates(req.mode, [...candidates.values()], req.limit, ceiling, alpha).map((ranked): SearchHit => {
-        const hit: SearchHit = {
-          id: ranked.id,
-          score: ranked.score,
-          chunk: chunkAt(segment, ordinalById.get(ranked.id) as number),
-        };
+      const ranked = rankCandidates(req.mode, [...candidates.values()], req.limit, ceiling, alpha);
+      const end = req.keep ? documentsEnd(ranked, req.keep.rows, documentOfRow(segment, ordinalById, req.keep)) : 0;
+      return (req.keep ? ranked.slice(0, end) : ranked).map((ranked): SearchHit => {
+        // without its vector, as the OpenSearch adapter's: no caller of a search reads it (getChunks gives it)
+        const { id, text, tokens, metadata } = segment.chunks[ordinalById.get(ranked.id) as number];
+        const hit: SearchHit = { id: ranked.id, score: ranked.score, chunk: { id, text, tokens, metadata } };
         if (ranked.dense !== undefined) hit.dense = ranked.dense;
         if (ranked.sparse !== undefined) hit.sparse = ranked.sparse;
         return hit;

@@ -41,6 +41,7 @@ import {
 } from "./chunkDocuments.js";
 import { cosineClause, cosineFromScore, DENSE_SCORE_COSINE_ERROR, denseQuery, efSearchFor } from "./denseScoring.js";
 import { mergeGraphsIfWorthIt } from "./graphMerge.js";
+import { fetchKeptRows } from "./keptRows.js";
 import {
   chunkIndexBody,
   FIELD,
@@ -54,7 +55,9 @@ import { scanChunkMetadata } from "./chunkScan.js";
 import { createInventoryStore } from "./inventoryStore.js";
 import {
   bm25HitsAsked,
+  documentOfHit,
   idOf,
+  IDS_AND_DOCUMENTS,
   IDS_ONLY,
   SEARCH_FILTER_PATH,
   searchBody,
@@ -108,6 +111,54 @@ function readableMeta(
   )
     throw new Error(`opensearch engine: index ${name} was not created by this version of the adapter (re-index it)`);
   return meta as Partial<IndexInfo> & { dims: number; mappingVersion: number };
+}
+
+function queryVector(info: IndexInfo, req: SearchRequest): Float32Array {
+  if (!req.vector) throw new Error(`opensearch engine: ${req.mode} search needs a query vector`);
+  if (req.vector.length !== info.dims) {
+    throw new Error(`opensearch engine: query vector has ${req.vector.length} dims, index has ${info.dims}`);
+  }
+  if (info.embedding && req.embedding && info.embedding !== req.embedding)
+    throw new EmbeddingMismatchError(req.index, info.embedding, req.embedding);
+  return req.vector;
+}
+
+/**
+ * A kept row's exact cosine (fusion.ts's dotProduct of its vector, as in the embedded engine), checked against the
+ * cosine its dense score stood for, if it had one.
+ */
+function exactCosine(
+  name: string,
+  query: Float32Array,
+  chunk: ChunkRecord,
+  estimate: number | undefined,
+): number | undefined {
+  if (!chunk.vector) return undefined;
+  const cosine = dotProduct(query, chunk.vector, 0, query.length);
+  if (estimate !== undefined && !(Math.abs(cosine - estimate) <= DENSE_SCORE_COSINE_ERROR)) {
+    throw new Error(
+      `opensearch engine: the dense score of chunk ${chunk.id} in ${name} stands for cosine ${estimate}, ` +
+        `its vector gives ${cosine}: the k-NN score formula is not the expected one`,
+    );
+  }
+  return cosine;
+}
+
+/** The ranked rows with their chunks (without vectors: no caller of a search needs them). */
+function hitsOf(
+  name: string,
+  ranked: readonly RankedCandidate[],
+  chunks: ReadonlyMap<string, ChunkRecord>,
+): SearchHit[] {
+  return ranked.map((candidate): SearchHit => {
+    const stored = chunks.get(candidate.id);
+    if (!stored) throw new Error(`opensearch engine: chunk ${candidate.id} vanished from ${name} during the search`);
+    const { vector: _vector, ...chunk } = stored;
+    const hit: SearchHit = { id: candidate.id, score: candidate.score, chunk };
+    if (candidate.dense !== undefined) hit.dense = candidate.dense;
+    if (candidate.sparse !== undefined) hit.sparse = candidate.sparse;
+    return hit;
+  });
 }
 
 export function createOpenSearchEngine(options: OpenSearchEngineOptions): SearchEngine & {
@@ -352,54 +403,6 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       .map((doc) => fromDocument(doc._id, doc._source as ChunkDocument));
   }
 
-  function queryVector(info: IndexInfo, req: SearchRequest): Float32Array {
-    if (!req.vector) throw new Error(`opensearch engine: ${req.mode} search needs a query vector`);
-    if (req.vector.length !== info.dims) {
-      throw new Error(`opensearch engine: query vector has ${req.vector.length} dims, index has ${info.dims}`);
-    }
-    if (info.embedding && req.embedding && info.embedding !== req.embedding)
-      throw new EmbeddingMismatchError(req.index, info.embedding, req.embedding);
-    return req.vector;
-  }
-
-  /**
-   * A kept row's exact cosine (fusion.ts's dotProduct of its vector, as in the embedded engine), checked against the
-   * cosine its dense score stood for, if it had one.
-   */
-  function exactCosine(
-    name: string,
-    query: Float32Array,
-    chunk: ChunkRecord,
-    estimate: number | undefined,
-  ): number | undefined {
-    if (!chunk.vector) return undefined;
-    const cosine = dotProduct(query, chunk.vector, 0, query.length);
-    if (estimate !== undefined && !(Math.abs(cosine - estimate) <= DENSE_SCORE_COSINE_ERROR)) {
-      throw new Error(
-        `opensearch engine: the dense score of chunk ${chunk.id} in ${name} stands for cosine ${estimate}, ` +
-          `its vector gives ${cosine}: the k-NN score formula is not the expected one`,
-      );
-    }
-    return cosine;
-  }
-
-  /** The ranked rows with their chunks (without vectors: no caller of a search needs them). */
-  function hitsOf(
-    name: string,
-    ranked: readonly RankedCandidate[],
-    chunks: ReadonlyMap<string, ChunkRecord>,
-  ): SearchHit[] {
-    return ranked.map((candidate): SearchHit => {
-      const stored = chunks.get(candidate.id);
-      if (!stored) throw new Error(`opensearch engine: chunk ${candidate.id} vanished from ${name} during the search`);
-      const { vector: _vector, ...chunk } = stored;
-      const hit: SearchHit = { id: candidate.id, score: candidate.score, chunk };
-      if (candidate.dense !== undefined) hit.dense = candidate.dense;
-      if (candidate.sparse !== undefined) hit.sparse = candidate.sparse;
-      return hit;
-    });
-  }
-
   /** The `limit` best chunks by BM25, sources included, beside the query's ceiling. */
   async function searchSparse(name: string, req: SearchRequest, filters: OpenSearchQuery[]): Promise<SearchHit[]> {
     const [hits, ceiling] = await Promise.all([
@@ -463,19 +466,26 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   ): Promise<SearchHit[]> {
     const pool = hybridCandidateCount(req.limit);
     const efSearch = await efSearchOf(name);
+    // a caller that keeps fewer rows (req.keep) gets each candidate's document too, from doc values
+    const fields = req.keep ? IDS_AND_DOCUMENTS : IDS_ONLY;
     const [denseHits, sparseHits, ceiling] = await Promise.all([
-      runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, pool, efSearch), pool, IDS_ONLY)),
+      runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, pool, efSearch), pool, fields)),
       bestByBm25(
         name,
         sparseQuery(req.text, [...filters, cosineClause(vector, info.vectorStorage, COSINE_CLAUSE)]),
         pool,
-        IDS_ONLY,
+        fields,
         "&include_named_queries_score=true",
       ),
       sparseCeiling(name, req.text, bm25QueryTerms(req.text)),
     ]);
     const candidates = new Map<string, RankCandidate>();
     const estimates = new Map<string, number>();
+    const documents = new Map<string, string>();
+    for (const hit of [...denseHits, ...sparseHits]) {
+      const doc = documentOfHit(hit);
+      if (doc !== undefined) documents.set(idOf(hit), doc);
+    }
     for (const hit of denseHits) {
       const id = idOf(hit);
       const estimate = cosineFromScore(info.vectorStorage, hit._score ?? 0);
@@ -499,20 +509,52 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     const floor =
       byEstimate.length > req.limit ? byEstimate[req.limit - 1].score - 2 * DENSE_SCORE_COSINE_ERROR : -Infinity;
     const kept = byEstimate.filter((candidate) => candidate.score >= floor);
-    const chunks = new Map(
-      (
-        await fetchChunks(
-          name,
-          kept.map((candidate) => candidate.id),
-        )
-      ).map((chunk) => [chunk.id, chunk]),
-    );
-    const exact = kept.map(({ id, sparse }): RankCandidate => {
+    const chunks = new Map<string, ChunkRecord>();
+    const rescore = (rows: readonly RankCandidate[]) => rescored(name, vector, rows, estimates, chunks);
+    if (!req.keep)
+      return hitsOf(name, rankCandidates("hybrid", await rescore(kept), req.limit, ceiling, alpha), chunks);
+
+    // only the rows that can reach the caller's `keep.rows` (keptRows.ts); the rest if the first fetch does not settle
+    const keep = req.keep;
+    const exact: RankCandidate[] = [];
+    const ranked = await fetchKeptRows(kept, {
+      rows: keep.rows,
+      error: DENSE_SCORE_COSINE_ERROR,
+      estimated: (id) => estimates.has(id),
+      documentHint: (id) => documents.get(id),
+      rank: async (rows) => {
+        exact.push(...(await rescore(rows)));
+        return rankCandidates("hybrid", exact, req.limit, ceiling, alpha);
+      },
+      documentOf: (row) => {
+        const chunk = chunks.get(row.id) as ChunkRecord;
+        return keep.drops(chunk) ? undefined : String(chunk.metadata.doc_id);
+      },
+    });
+    return hitsOf(name, ranked, chunks);
+  }
+
+  /**
+   * The rows' sources and vectors fetched (one _mget) into `chunks`, and the rows with their exact cosines, checked
+   * against the cosines their scores stood for.
+   */
+  async function rescored(
+    name: string,
+    vector: Float32Array,
+    rows: readonly RankCandidate[],
+    estimates: ReadonlyMap<string, number>,
+    chunks: Map<string, ChunkRecord>,
+  ): Promise<RankCandidate[]> {
+    for (const chunk of await fetchChunks(
+      name,
+      rows.map((row) => row.id),
+    ))
+      chunks.set(chunk.id, chunk);
+    return rows.map(({ id, sparse }): RankCandidate => {
       const chunk = chunks.get(id);
       if (!chunk) throw new Error(`opensearch engine: chunk ${id} vanished from ${name} during the search`);
       return { id, sparse, dense: exactCosine(name, vector, chunk, estimates.get(id)) };
     });
-    return hitsOf(name, rankCandidates("hybrid", exact, req.limit, ceiling, alpha), chunks);
   }
 
   return {

@@ -36,6 +36,18 @@ export interface TermVectorsBody {
  */
 export const IDS_ONLY = { stored_fields: "_none_", docvalue_fields: [FIELD.chunkId] };
 
+/** The document of a chunk as a doc value (lower-cased by the keyword normalizer; absent past ignore_above). */
+const DOCUMENT_FIELD = `${FIELD.metadata}.doc_id`;
+
+/** IDS_ONLY and each hit's document: what SearchRequest.keep needs to know which rows can reach the caller's. */
+export const IDS_AND_DOCUMENTS = { stored_fields: "_none_", docvalue_fields: [FIELD.chunkId, DOCUMENT_FIELD] };
+
+/** The document of a hit fetched with IDS_AND_DOCUMENTS, lower-cased; undefined when it has no doc value. */
+export function documentOfHit(hit: SearchResponseHit): string | undefined {
+  const doc = hit.fields?.[DOCUMENT_FIELD]?.[0];
+  return typeof doc === "string" ? doc : undefined;
+}
+
 /** The chunk id of a hit fetched with IDS_ONLY (or with its _id). */
 export function idOf(hit: SearchResponseHit): string {
   const id = hit._id ?? hit.fields?.[FIELD.chunkId]?.[0];
