@@ -144,6 +144,18 @@ function exactCosine(
   return cosine;
 }
 
+/**
+ * A collection's index name: the prefix and its name, lower-cased; never the inventories' index nor a name OpenSearch
+ * refuses.
+ */
+function chunkIndexName(prefix: string, index: string, inventoryIndex: string): string {
+  const name = `${prefix}${index}`.toLowerCase();
+  if (!INDEX_NAME.test(name) || Buffer.byteLength(name) > 255 || name === inventoryIndex) {
+    throw new Error(`opensearch engine: invalid index name ${JSON.stringify(name)}`);
+  }
+  return name;
+}
+
 /** The ranked rows with their chunks (without vectors: no caller of a search needs them). */
 function hitsOf(
   name: string,
@@ -179,13 +191,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   /** by collection index name: its chunk count as last read, which chooses its k-NN queries' ef_search */
   const chunkCounts = new Map<string, { chunks: number | undefined; readAt: number; reading?: Promise<void> }>();
 
-  function indexName(index: string): string {
-    const name = `${prefix}${index}`.toLowerCase();
-    if (!INDEX_NAME.test(name) || Buffer.byteLength(name) > 255 || name === inventories.index) {
-      throw new Error(`opensearch engine: invalid index name ${JSON.stringify(name)}`);
-    }
-    return name;
-  }
+  const indexName = (index: string) => chunkIndexName(prefix, index, inventories.index);
 
   /**
    * 'knn' when the node runs the k-NN plugin, else 'binary' (exact painless scoring): checked once per engine. A plugin
