@@ -4,8 +4,8 @@ import Router from "@koa/router";
 import { authorSearchQuery, parseOr422, workListQuery } from "../../wire/schemas.js";
 import type { Authors } from "../../usecases/authors/authors.js";
 import type { SearchService } from "../../usecases/search/searchService.js";
-import { setBillingHeaders } from "./billingHeaders.js";
-import { keyAuth, restOfPathId } from "./keyRouteContext.js";
+import { answerFree } from "./billingHeaders.js";
+import { restOfPathId } from "./keyRouteContext.js";
 
 export interface AuthorsRouteDeps {
   authors: Authors;
@@ -15,27 +15,16 @@ export interface AuthorsRouteDeps {
 export function authorsRoutes(deps: AuthorsRouteDeps): Router {
   const router = new Router({ prefix: "/api/v1", sensitive: true, strict: true });
 
-  router.get("/authors", async (ctx) => {
-    const a = keyAuth(ctx);
-    const page = await deps.authors.search(a, parseOr422(authorSearchQuery, ctx.query));
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = page;
-  });
+  router.get("/authors", (ctx) =>
+    answerFree(ctx, deps.search, (a) => deps.authors.search(a, parseOr422(authorSearchQuery, ctx.query))),
+  );
 
   // the works list first: a path ending in /works is that list of the id before it
-  router.get("/authors/*id/works", async (ctx) => {
-    const a = keyAuth(ctx);
-    const page = await deps.authors.works(a, restOfPathId(ctx), parseOr422(workListQuery, ctx.query));
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = page;
-  });
+  router.get("/authors/*id/works", (ctx) =>
+    answerFree(ctx, deps.search, (a) => deps.authors.works(a, restOfPathId(ctx), parseOr422(workListQuery, ctx.query))),
+  );
 
-  router.get("/authors/*id", async (ctx) => {
-    const a = keyAuth(ctx);
-    const author = await deps.authors.get(a, restOfPathId(ctx));
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = author;
-  });
+  router.get("/authors/*id", (ctx) => answerFree(ctx, deps.search, (a) => deps.authors.get(a, restOfPathId(ctx))));
 
   return router;
 }

@@ -12,7 +12,7 @@ import type { RequestState } from "../requestContext.js";
 import type { Works } from "../../usecases/works/works.js";
 import type { WorkFacets } from "../../usecases/works/workFacets.js";
 import type { SearchService } from "../../usecases/search/searchService.js";
-import { setBillingHeaders } from "./billingHeaders.js";
+import { answerFree, setBillingHeaders } from "./billingHeaders.js";
 import { sendExport } from "./exportResponse.js";
 import { keyAuth, restOfPathId } from "./keyRouteContext.js";
 
@@ -39,14 +39,13 @@ export function worksRoutes(deps: WorksRouteDeps): Router {
     ctx.body = { data: entries };
   });
 
-  router.post("/facets", async (ctx) => {
-    const a = keyAuth(ctx);
-    const { collection, collections, ...body } = parseOr422(worksFacetsBody, ctx.request.body);
-    const names = requestedCollections({ collection, collections });
-    const requestId = (ctx.state as RequestState).requestId;
-    ctx.body = await deps.workFacets.facets(a, { ...body, collections: names }, requestId);
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-  });
+  router.post("/facets", (ctx) =>
+    answerFree(ctx, deps.search, (a) => {
+      const { collection, collections, ...body } = parseOr422(worksFacetsBody, ctx.request.body);
+      const names = requestedCollections({ collection, collections });
+      return deps.workFacets.facets(a, { ...body, collections: names }, (ctx.state as RequestState).requestId);
+    }),
+  );
 
   // The id is everything after /works/, slashes included (a DOI pasted as is, a URL): the lists' routes come first, so
   // a path ending in /references or /cited-by is that list of the id before it.
@@ -54,20 +53,12 @@ export function worksRoutes(deps: WorksRouteDeps): Router {
     ["/*id/references", "references"],
     ["/*id/cited-by", "citedBy"],
   ] as const) {
-    router.get(path, async (ctx) => {
-      const a = keyAuth(ctx);
-      const page = await deps.works[list](a, restOfPathId(ctx), parseOr422(workListQuery, ctx.query));
-      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-      ctx.body = page;
-    });
+    router.get(path, (ctx) =>
+      answerFree(ctx, deps.search, (a) => deps.works[list](a, restOfPathId(ctx), parseOr422(workListQuery, ctx.query))),
+    );
   }
 
-  router.get("/*id", async (ctx) => {
-    const a = keyAuth(ctx);
-    const work = await deps.works.get(a, restOfPathId(ctx));
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = work;
-  });
+  router.get("/*id", (ctx) => answerFree(ctx, deps.search, (a) => deps.works.get(a, restOfPathId(ctx))));
 
   return router;
 }
