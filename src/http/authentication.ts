@@ -4,6 +4,7 @@ import type { Context, Next } from "koa";
 import { ApiError } from "../wire/errors.js";
 import { hashApiKey, isWellFormedKey } from "../usecases/accounts/apiKeys.js";
 import type { Authenticate } from "../usecases/auth/authenticate.js";
+import { authContextOf } from "../usecases/auth/context.js";
 import type { RequestState } from "./requestContext.js";
 import { clientAddress, refuseTooManyRequests, type IpLimiter } from "./ipLimiter.js";
 
@@ -73,11 +74,7 @@ export function apiKeyAuthentication(authenticate: Authenticate) {
     const { key: record, org } = found;
     if (record.revoked) throw new ApiError(401, "API_KEY_REVOKED", "API key has been revoked");
     if (!org) throw new ApiError(401, "INVALID_API_KEY", "API key is not recognised");
-    (ctx.state as RequestState).auth = {
-      key: record,
-      org,
-      billingMode: record.mode === "test" ? "sandbox" : org.billingMode,
-    };
+    (ctx.state as RequestState).auth = authContextOf(record, org);
     await next();
   };
 }

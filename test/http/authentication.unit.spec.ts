@@ -1,6 +1,8 @@
 // Which API key a request presents, from every Authorization and X-API-Key header it carries: one key, or a conflict.
 import { describe, expect, it } from "vitest";
 import { keyHeadersOf, presentedKey } from "../../src/http/authentication.js";
+import { authContextOf } from "../../src/usecases/auth/context.js";
+import type { ApiKeyRecord, Organization } from "../../src/usecases/accounts/accounts.js";
 
 const K1 = "sk_live_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const K2 = "sk_live_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
@@ -36,5 +38,13 @@ describe("presentedKey", () => {
     expect(keyOf("Authorization", `Bearer ${K1}`, "Authorization", `Bearer ${K2}`).conflict).toContain(
       "2 Authorization headers",
     );
+  });
+});
+
+describe("authContextOf", () => {
+  const org = { billingMode: "trial" } as unknown as Organization;
+  it("a test key is a sandbox caller whatever the organization's mode; a live key takes the organization's", () => {
+    expect(authContextOf({ mode: "test" } as ApiKeyRecord, org).billingMode).toBe("sandbox");
+    expect(authContextOf({ mode: "live" } as ApiKeyRecord, org).billingMode).toBe("trial");
   });
 });

@@ -9,3 +9,8 @@ export interface AuthContext {
   /** sandbox for sk_test_ keys, else the organization's billing mode */
   billingMode: EffectiveBillingMode;
 }
+
+/** The caller a key is: sandbox for a test key whatever the organization's mode, else the organization's mode. */
+export function authContextOf(key: ApiKeyRecord, org: Organization): AuthContext {
+  return { key, org, billingMode: key.mode === "test" ? "sandbox" : org.billingMode };
+}

@@ -3,7 +3,7 @@
 // the same ledger), without the session ever holding the key's secret. The unlock's charge names the member as actor.
 import { Rejection } from "../../domain/rejection.js";
 import type { Principal } from "../../domain/member.js";
-import type { AuthContext } from "../auth/context.js";
+import { authContextOf, type AuthContext } from "../auth/context.js";
 import type { Accounts } from "../accounts/accounts.js";
 import type { SearchRequestInput } from "../search/pipeline.js";
 import type { ListRequest, SearchService } from "../search/searchService.js";
@@ -51,7 +51,7 @@ export function createPlayground(deps: PlaygroundDeps) {
           "created)",
         { field: "key" },
       );
-    return { key, org, billingMode: key.mode === "test" ? "sandbox" : org.billingMode };
+    return authContextOf(key, org);
   }
 
   return {
