@@ -217,7 +217,7 @@ describe("webhook endpoints", () => {
     ).toBe(201);
     const overview = await member.send("GET", "/dashboard");
     expect(overview.status).toBe(200);
-    expect(overview.text).toContain(`Webhook endpoint <code>${endpoint.id}</code>`);
+    expect(overview.text).toContain(`Webhook endpoint <code class="id">${endpoint.id}</code>`);
     expect(overview.text).toMatch(/was disabled on .*every attempt failed since/);
   });
 
