@@ -241,6 +241,12 @@ describe("request body examples in the OpenAPI document", () => {
       SECRETS[label]?.(body);
       // the key that pays a dashboard alert's runs: the one the member's key example created
       if (task.operationId === "dashboardCreateAlert") body.key = answerOf("dashboardCreateKey")?.id;
+      // the playground previews as that key and unlocks the preview's first two rows, confirming the quote's cost
+      if (task.operationId.startsWith("dashboardPlayground")) body.key = answerOf("dashboardCreateKey")?.id;
+      if (task.operationId === "dashboardPlaygroundUnlock") {
+        [body.row_1, body.row_2] = (answers.get(from!)?.resultIds as string[] | undefined) ?? [];
+        if (body.confirm !== undefined) body.confirm = answers.get("dashboardPlaygroundUnlock/quote")?.cost;
+      }
       let status: number;
       let answer: unknown;
       if (task.access === "dashboard") {

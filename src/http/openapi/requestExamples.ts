@@ -346,31 +346,39 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
   },
   DashboardPlaygroundForm: {
     preview: {
-      summary: "A preview of scifact since 2015, as one of the organization's keys",
+      summary: "A preview of scifact as one of the organization's keys (nothing charged)",
+      description: "`key` is the id of a key of the organization (an owner's choice, or one the member created).",
       "x-after": ["dashboardCreateKey"],
       value: {
         key: "key_3fa85f6457174562b3fc2c963f66afa6",
-        query: "CRISPR base editing in vivo",
+        query: "vitamin D supplementation and fracture risk in older adults",
         collections: "scifact",
-        filters: '{"year": {"gte": 2015}}',
-        min_relevance: "0.3",
         sort: "relevance",
-        limit: "10",
+        limit: "5",
       },
     },
   },
   DashboardPlaygroundUnlockForm: {
     quote: {
-      summary: "What two ticked rows cost (nothing charged)",
-      value: { key: "key_3fa85f6457174562b3fc2c963f66afa6", queryId: "q_01J9Z8", row_1: "d1#0", row_2: "d2#0" },
-    },
-    confirm: {
-      summary: "The unlock, within the cost confirmed",
+      summary: "What two ticked rows of the preview cost (nothing charged)",
+      description: "`row_1`, `row_2`, …: ids of the preview's rows (its `resultIds`).",
+      "x-queryId-from": "dashboardPlaygroundPreview/preview",
       value: {
         key: "key_3fa85f6457174562b3fc2c963f66afa6",
-        queryId: "q_01J9Z8",
-        row_1: "d1#0",
-        row_2: "d2#0",
+        queryId: EARLIER_QUERY_ID,
+        row_1: "scifact:4983#0",
+        row_2: "scifact:13734012#0",
+      },
+    },
+    confirm: {
+      summary: "The unlock of the same rows, within the cost the quote showed",
+      description: "`confirm`: the cost the quote answered; the charge never exceeds it.",
+      "x-queryId-from": "dashboardPlaygroundPreview/preview",
+      value: {
+        key: "key_3fa85f6457174562b3fc2c963f66afa6",
+        queryId: EARLIER_QUERY_ID,
+        row_1: "scifact:4983#0",
+        row_2: "scifact:13734012#0",
         confirm: "0.012000",
       },
     },
