@@ -653,25 +653,27 @@ async function httpBenchmark(
 
 /** The floor's figures point by point, each the median of its runs. */
 function medianFloor(runs: FloorFigures[]): FloorFigures {
-  const [first] = runs;
-  return {
-    mode: first!.mode,
-    load: first!.load.map((l, i) => ({
-      ...l,
-      requests: median(runs.map((r) => r.load[i]!.requests)),
-      requestsPerSecond: median(runs.map((r) => r.load[i]!.requestsPerSecond)),
-      p50: median(runs.map((r) => r.load[i]!.p50)),
-      p95: median(runs.map((r) => r.load[i]!.p95)),
-      p99: median(runs.map((r) => r.load[i]!.p99)),
-      errors: runs.reduce((n, r) => n + r.load[i]!.errors, 0),
-      cpuMsPerRequest: Object.fromEntries(
-        Object.keys(l.cpuMsPerRequest ?? {}).map((who) => [
-          who,
-          median(runs.map((r) => r.load[i]!.cpuMsPerRequest?.[who as keyof LoadFigures["cpuMsPerRequest"]] ?? NaN)),
-        ]),
-      ),
-    })),
-  };
+  return { mode: runs[0]!.mode, load: medianLoad(runs) };
+}
+
+/** Each load point's figures, the median of the runs' (counts of failures summed). */
+function medianLoad(runs: Array<{ load: LoadFigures[] }>): LoadFigures[] {
+  return runs[0]!.load.map((l, i) => ({
+    ...l,
+    requests: median(runs.map((r) => r.load[i]!.requests)),
+    requestsPerSecond: median(runs.map((r) => r.load[i]!.requestsPerSecond)),
+    p50: median(runs.map((r) => r.load[i]!.p50)),
+    p95: median(runs.map((r) => r.load[i]!.p95)),
+    p99: median(runs.map((r) => r.load[i]!.p99)),
+    non2xx: runs.reduce((n, r) => n + r.load[i]!.non2xx, 0),
+    errors: runs.reduce((n, r) => n + r.load[i]!.errors, 0),
+    cpuMsPerRequest: Object.fromEntries(
+      Object.keys(l.cpuMsPerRequest ?? {}).map((who) => [
+        who,
+        median(runs.map((r) => r.load[i]!.cpuMsPerRequest?.[who as keyof LoadFigures["cpuMsPerRequest"]] ?? NaN)),
+      ]),
+    ),
+  }));
 }
 
 /** A tree whose service is measured: this checkout, or the commit --against names. */
@@ -731,22 +733,7 @@ function medianFigures(runs: EngineFigures[]): EngineFigures {
     coldP50: median(runs.map((r) => r.coldP50)),
     coldP95: median(runs.map((r) => r.coldP95)),
     serverRssMB: median(runs.map((r) => r.serverRssMB)),
-    load: first!.load.map((l, i) => ({
-      ...l,
-      requests: median(runs.map((r) => r.load[i]!.requests)),
-      requestsPerSecond: median(runs.map((r) => r.load[i]!.requestsPerSecond)),
-      p50: median(runs.map((r) => r.load[i]!.p50)),
-      p95: median(runs.map((r) => r.load[i]!.p95)),
-      p99: median(runs.map((r) => r.load[i]!.p99)),
-      non2xx: runs.reduce((n, r) => n + r.load[i]!.non2xx, 0),
-      errors: runs.reduce((n, r) => n + r.load[i]!.errors, 0),
-      cpuMsPerRequest: Object.fromEntries(
-        Object.keys(l.cpuMsPerRequest ?? {}).map((who) => [
-          who,
-          median(runs.map((r) => r.load[i]!.cpuMsPerRequest?.[who as keyof LoadFigures["cpuMsPerRequest"]] ?? NaN)),
-        ]),
-      ),
-    })),
+    load: medianLoad(runs),
   };
 }
 
