@@ -18,6 +18,14 @@ export interface RequestExample {
 /** Stands for "the queryId of your earlier call": a real id looks like it; replace it with yours. */
 const EARLIER_QUERY_ID = "0b6f4c6e-6f3a-4d7e-9a55-3c1d2e8f9a10";
 
+/** The playground's two ticked rows of a preview, as its quote and its unlock both send them. */
+const PLAYGROUND_TICKED_ROWS = {
+  key: "key_3fa85f6457174562b3fc2c963f66afa6",
+  queryId: EARLIER_QUERY_ID,
+  row_1: "scifact:4983#0",
+  row_2: "scifact:13734012#0",
+};
+
 /** Examples keyed by request schema name (NAMED_SCHEMAS in document.ts), then by example name. */
 export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = {
   // search (API key)
@@ -363,24 +371,13 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
       summary: "What two ticked rows of the preview cost (nothing charged)",
       description: "`row_1`, `row_2`, …: ids of the preview's rows (its `resultIds`).",
       "x-queryId-from": "dashboardPlaygroundPreview/preview",
-      value: {
-        key: "key_3fa85f6457174562b3fc2c963f66afa6",
-        queryId: EARLIER_QUERY_ID,
-        row_1: "scifact:4983#0",
-        row_2: "scifact:13734012#0",
-      },
+      value: PLAYGROUND_TICKED_ROWS,
     },
     confirm: {
       summary: "The unlock of the same rows, within the cost the quote showed",
       description: "`confirm`: the cost the quote answered; the charge never exceeds it.",
       "x-queryId-from": "dashboardPlaygroundPreview/preview",
-      value: {
-        key: "key_3fa85f6457174562b3fc2c963f66afa6",
-        queryId: EARLIER_QUERY_ID,
-        row_1: "scifact:4983#0",
-        row_2: "scifact:13734012#0",
-        confirm: "0.012000",
-      },
+      value: { ...PLAYGROUND_TICKED_ROWS, confirm: "0.012000" },
     },
   },
   DashboardAlertForm: {
