@@ -1,6 +1,7 @@
 // /dashboard/alerts: the organization's alerts for its members (list, create, show with runs, pause, resume, delete),
 // the use case of /api/v1/alerts with the member as actor. Registered on the signed-in dashboard router, so every
 // action is behind the session and its CSRF check; an alert of another organization reads as not found.
+import { mayUseKey } from "../../usecases/playground/playgroundRules.js";
 import type Router from "@koa/router";
 import type { Context } from "koa";
 import { parseOr422, csrfOnlyForm, dashboardAlertForm } from "../../wire/schemas.js";
@@ -84,8 +85,7 @@ export function registerDashboardAlertRoutes(
     const [keys, webhooks] = await Promise.all([deps.consoleData.keys(member.orgId), deps.webhooks.list(member.orgId)]);
     return {
       keys: keys
-        .filter((k) => k.mode === "live" && !k.revoked)
-        .filter((k) => member.role === "owner" || k.createdByMemberId === member.memberId)
+        .filter((k) => k.mode === "live" && mayUseKey(member, k))
         .map((k) => ({ id: k.id, label: `${k.name ?? "unnamed"} (${k.prefix}…)` })),
       webhooks: webhooks.map((w) => ({ id: w.id, url: w.url, enabled: w.status === "enabled" })),
     };
