@@ -1176,6 +1176,15 @@ describe("the playground", () => {
     });
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain("collection &quot;scifactt&quot; does not exist");
+    // a 5,000-deep filter and a NUL byte in the query are refused as on the API, nothing previewed
+    const deep = '{"$and":['.repeat(5000) + '{"year":{"gte":2000}}' + "]}".repeat(5000);
+    for (const form of <Array<Record<string, string>>>[
+      { key: keyId, query: "bone density", collections: "scifact", filters: deep, _csrf: csrf },
+      { key: keyId, query: "bone\u0000density", collections: "scifact", _csrf: csrf },
+    ]) {
+      const refused = await owner.send("POST", "/dashboard/playground", { form });
+      expect(refused.status).toBe(422);
+    }
     // the key's cap holds in the playground as on the API
     await owner.send("POST", `/dashboard/keys/${keyId}/cap`, {
       json: { spendingCap: "0.000001" },
