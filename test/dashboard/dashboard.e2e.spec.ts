@@ -799,7 +799,7 @@ describe("pages a customer reads", () => {
     const cost = search.headers.get("x-query-cost")!;
     const { queryId } = search.body;
     const queries = (await owner.send("GET", "/dashboard/queries")).text;
-    const row = new RegExp(`<tr data-query-id="${queryId}">([\\s\\S]*?)</tr>`).exec(queries)![1]!;
+    const row = new RegExp(`<tr data-query-id="${queryId}" data-kind="search">([\\s\\S]*?)</tr>`).exec(queries)![1]!;
     const shown = asked
       .slice(0, 120)
       .replace(/&/g, "&amp;")
@@ -820,7 +820,7 @@ describe("pages a customer reads", () => {
     expect(entry).toContain(`<a href="/dashboard/queries?queryId=${queryId}">`);
     const one = (await owner.send("GET", `/dashboard/queries?queryId=${queryId}`)).text;
     expect(one.match(/<tr data-query-id=/g)).toHaveLength(1);
-    expect(one).toContain(`<tr data-query-id="${queryId}">`);
+    expect(one).toContain(`<tr data-query-id="${queryId}" data-kind="search">`);
     // a record written before query_text existed keeps the text inside its payload only: still shown
     await svc.runtime.db.query("UPDATE query_records SET query_text = NULL WHERE query_id = $1", [queryId]);
     expect((await owner.send("GET", `/dashboard/queries?queryId=${queryId}`)).text).toContain(`>${shown}…</td>`);
@@ -1352,6 +1352,7 @@ describe("recent queries open to their rows; a work's page", () => {
 
     // past the 7 days the results are kept: the API's refusal, in words
     now += 8 * 86_400_000;
+    await signIn(owner, "owner@theta-lab.example"); // the session ended meanwhile
     const expired = await owner.send("GET", `/dashboard/queries/${queryId}`);
     expect(expired.status).toBe(410);
     expect(expired.text).toContain("has expired (results are kept 7 days");
