@@ -706,7 +706,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     });
     // every row a client is given carries metadata.integrity from the update lists in force at that moment
     const searchForClients = searchWithIntegrity(search, integrityOf);
-    const unlockForClients = unlockWithIntegrity(unlock, integrityOf);
+    const clientUnlock = unlockWithIntegrity(unlock, integrityOf);
     const consoleData = createConsoleData(db, accounts, operations, clock);
     const app = createApp({
       log,
@@ -722,7 +722,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         clock,
       }),
       catalogue,
-      unlock: unlockForClients,
+      unlock: clientUnlock,
       assisted: assistedWithIntegrity(assisted, integrityOf),
       catalog,
       collectionReadiness: readiness,
@@ -739,12 +739,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       operatorLimits: config.operatorLimits,
       members,
       consoleData,
-      playground: createPlayground({
-        accounts,
-        keysOf: consoleData.keys,
-        search: searchForClients,
-        unlock: unlockForClients,
-      }),
+      playground: createPlayground({ accounts, consoleData, works, search: searchForClients, unlock: clientUnlock }),
       dashboard: config.dashboard,
       tls: config.tls,
       publicUrl: config.publicUrl,

@@ -39,6 +39,8 @@ ALTER TABLE query_records ADD COLUMN IF NOT EXISTS query_text TEXT;
 -- the rows of a sandbox key's synthetic preview unlocked for free: kept with the record, never in the event log or
 -- ledger
 ALTER TABLE query_records ADD COLUMN IF NOT EXISTS sandbox_unlocked TEXT[];
+-- the dashboard's recent queries list an organization's previews, newest first
+CREATE INDEX IF NOT EXISTS query_records_org ON query_records (org_id, created_at);
 CREATE TABLE IF NOT EXISTS preview_idempotency (
   org_id       TEXT NOT NULL,
   idem_key     TEXT NOT NULL,

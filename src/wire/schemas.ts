@@ -741,6 +741,10 @@ export const dashboardPlaygroundUnlockForm = z.strictObject({
   key: z.string().max(100),
   queryId: z.string().min(1).max(200),
   confirm: z.string().max(40).optional(),
+  // the preview form's short fields, carried so the form keeps them on the confirm page
+  min_relevance: z.string().max(20).optional(),
+  sort: z.string().max(40).optional(),
+  limit: z.string().max(10).optional(),
   ...Object.fromEntries(
     Array.from({ length: 30 }, (_, i) => [`row_${i + 1}`, z.string().max(200).optional()] as const),
   ),
@@ -787,7 +791,23 @@ export const operatorDoneQuery = z.strictObject({
 });
 
 /** GET /dashboard/queries: optionally the one search a ledger entry links to. */
-export const queriesQuery = z.strictObject({ queryId: z.string().min(1).max(100).optional() });
+export const queriesQuery = z.strictObject({
+  queryId: z.string().min(1).max(100).optional(),
+  // the filter, as typed (recentQueryRules.ts reads it, naming the fix for a bad value)
+  key: z.string().max(100).optional(),
+  collection: z.string().max(100).optional(),
+  from: z.string().max(40).optional(),
+  to: z.string().max(40).optional(),
+  minCost: z.string().max(40).optional(),
+  maxCost: z.string().max(40).optional(),
+});
+/** GET /dashboard/works: the work (any id GET /api/v1/works/{id} takes) and the key to read it as. */
+export const dashboardWorkQuery = z.strictObject({
+  id: z.string().min(1, "id: name a work (a DOI, pmid:…, an OpenAlex id)").max(1000),
+  key: z.string().max(100).optional(),
+});
+/** GET /dashboard/works/export: the same and the file's format. */
+export const dashboardWorkExportQuery = dashboardWorkQuery.extend({ format: exportFormat });
 /** GET /dashboard/queries/{queryId}/export: the file's format. */
 export const dashboardExportQuery = z.strictObject({ format: exportFormat });
 

@@ -298,4 +298,67 @@ describe("the dashboard in Chromium", () => {
       await operator.close();
     }
   }, 120_000);
+
+  it("a new member goes from an invitation to a first unlocked row, each step a link or a button away", async () => {
+    // the owner invites from the members page
+    const ownerPage = await context.newPage();
+    await ownerPage.goto("/dashboard/members");
+    await ownerPage.getByLabel("Email").fill("ada@kestrel.example");
+    await ownerPage.getByRole("button", { name: "Create invite link" }).click();
+    const inviteUrl = (await ownerPage.locator("#invite-url").textContent())!.trim();
+    await ownerPage.close();
+
+    const invitee = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: svc.baseUrl });
+    try {
+      page = await invitee.newPage();
+      await page.goto(inviteUrl);
+      await page.getByLabel("Choose a password").fill("ada's own long passphrase");
+      await page.getByRole("button", { name: "Set password and sign in" }).click();
+      await page.waitForURL("**/dashboard");
+      // a key of their own, then the page it is shown on leads to the playground
+      await nav().getByRole("link", { name: "API Keys" }).click();
+      await page.getByLabel("Name").fill('Ada <img src=x onerror="alert(1)">');
+      await page.getByLabel("Collections").fill("scifact");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await page.getByRole("link", { name: "try a search with it in the Playground" }).click();
+      await page.waitForURL("**/dashboard/playground");
+      await page.getByLabel("Query").fill("vitamin D and bone density in older adults");
+      await page.getByLabel("Rows").fill("3");
+      await page.getByRole("button", { name: "Run preview" }).click();
+      await page.locator("#playground-rows input[type=checkbox]").first().check();
+      await page.getByRole("button", { name: "Unlock selected…" }).click();
+      // the confirm page keeps the rows asked for; the key's name shows as text, never markup
+      expect(await page.getByLabel("Rows").inputValue()).toBe("3");
+      const quoted = (await page.locator("#unlock-quote").textContent())!;
+      expect(quoted).toContain('Ada <img src=x onerror="alert(1)">');
+      const price = /for\s+(\d+\.\d{6}) credits/.exec(quoted)![1]!;
+      await page.getByRole("button", { name: `Confirm and pay ${price} credits` }).click();
+      expect(await page.getByRole("status").first().textContent()).toContain(`Unlocked 1 row; charged ${price}`);
+      const owned = page.locator("#playground-rows tr.unlocked");
+      expect(await owned.locator("td").last().textContent()).toBe("owned");
+      const title = (await owned.locator("a.work-link").textContent())!.trim();
+
+      // its title opens the work's page: references and citing works, export
+      await owned.locator("a.work-link").click();
+      await page.waitForURL(/\/dashboard\/works\?/);
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(title);
+      expect(await page.locator("#work-references").count()).toBe(1);
+      expect(await page.locator("#work-cited-by").count()).toBe(1);
+      await shotWidths("work");
+
+      // the recent queries list the preview, which opens to its rows, the one bought owned
+      await nav().getByRole("link", { name: "Recent queries" }).click();
+      await page.locator('#queries-table tr[data-kind="preview"] a.open-rows').first().click();
+      await page.waitForURL("**/dashboard/queries/**");
+      expect(await page.locator("#playground-rows tr.unlocked").count()).toBe(1);
+      expect(await page.locator("#playground-rows tr.locked").count()).toBe(2);
+      await shotWidths("query-rows");
+
+      // and the charge is in the ledger
+      await nav().getByRole("link", { name: "Ledger" }).click();
+      expect(await page.locator("#ledger-table tbody tr").first().textContent()).toContain(`-${price}`);
+    } finally {
+      await invitee.close();
+    }
+  }, 240_000);
 });

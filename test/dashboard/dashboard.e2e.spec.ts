@@ -799,7 +799,7 @@ describe("pages a customer reads", () => {
     const cost = search.headers.get("x-query-cost")!;
     const { queryId } = search.body;
     const queries = (await owner.send("GET", "/dashboard/queries")).text;
-    const row = new RegExp(`<tr data-query-id="${queryId}">([\\s\\S]*?)</tr>`).exec(queries)![1]!;
+    const row = new RegExp(`<tr data-query-id="${queryId}" data-kind="search">([\\s\\S]*?)</tr>`).exec(queries)![1]!;
     const shown = asked
       .slice(0, 120)
       .replace(/&/g, "&amp;")
@@ -820,7 +820,7 @@ describe("pages a customer reads", () => {
     expect(entry).toContain(`<a href="/dashboard/queries?queryId=${queryId}">`);
     const one = (await owner.send("GET", `/dashboard/queries?queryId=${queryId}`)).text;
     expect(one.match(/<tr data-query-id=/g)).toHaveLength(1);
-    expect(one).toContain(`<tr data-query-id="${queryId}">`);
+    expect(one).toContain(`<tr data-query-id="${queryId}" data-kind="search">`);
     // a record written before query_text existed keeps the text inside its payload only: still shown
     await svc.runtime.db.query("UPDATE query_records SET query_text = NULL WHERE query_id = $1", [queryId]);
     expect((await owner.send("GET", `/dashboard/queries?queryId=${queryId}`)).text).toContain(`>${shown}…</td>`);
@@ -1213,5 +1213,148 @@ describe("the playground", () => {
       form: { key: keyId, query: "bone density", collections: "scifact", _csrf: plain.csrfIn(page.text) },
     });
     expect(refused.status).toBe(422);
+  });
+});
+
+describe("recent queries open to their rows; a work's page", () => {
+  const idsOnPage = (page: string) => [...page.matchAll(/<tr data-result-id="([^"]+)"/g)].map((m) => m[1]!);
+  const unlocksOf = async (queryId: string) =>
+    (await eventsOf("ResultsUnlocked")).filter((e) => e.data.queryId === queryId);
+
+  it("a preview opens from the list to its rows; ticked rows unlock by the playground quote and confirm", async () => {
+    now += 61_000;
+    const org = (await operatorSteps(call, admin).newOrg({ name: "Theta Lab" }, "5.00")).id;
+    const owner = fresh();
+    await joined(owner, org, "owner@theta-lab.example", "owner");
+    owner.options.browser = true;
+    const csrf = owner.csrfIn((await owner.send("GET", "/dashboard/playground")).text);
+    const evil = '"><script>alert(1)</script><img src=x onerror="alert(2)">';
+    const created = await owner.send("POST", "/dashboard/keys", {
+      json: { mode: "live", name: `${evil} key`, collections: "scifact" },
+      headers: { "X-CSRF-Token": csrf, Accept: "application/json" },
+    });
+    const keyId = created.json.id as string;
+    const preview = await owner.send("POST", "/dashboard/playground", {
+      form: {
+        key: keyId,
+        query: `${evil} vitamin D and bone density`,
+        collections: "scifact",
+        limit: "4",
+        _csrf: csrf,
+      },
+    });
+    expect(preview.status, preview.text.slice(0, 300)).toBe(200);
+    const queryId = /name="queryId" value="([^"]+)"/.exec(preview.text)![1]!;
+    // the limit typed stays on the confirm page
+    const ids = idsOnPage(preview.text);
+    const quotedInPlayground = await owner.send("POST", "/dashboard/playground/unlock", {
+      form: { key: keyId, queryId, row_1: ids[0]!, limit: "4", _csrf: csrf },
+    });
+    expect(quotedInPlayground.text).toContain('name="limit" type="number" min="1" max="30" value="4"');
+
+    // the list links the preview to its rows; every field escaped
+    const list = await owner.send("GET", "/dashboard/queries");
+    expect(list.text).toContain(`<tr data-query-id="${queryId}" data-kind="preview">`);
+    expect(list.text).toContain(`href="/dashboard/queries/${queryId}"`);
+    expect(list.text).not.toMatch(/<script>alert|<img src=x/);
+    const rowsPage = await owner.send("GET", `/dashboard/queries/${queryId}`);
+    expect(rowsPage.status).toBe(200);
+    expect(rowsPage.text).not.toMatch(/<script>alert|<img src=x/);
+    expect(rowsPage.text.match(/<tr data-result-id="[^"]+" class="locked">/g)).toHaveLength(ids.length);
+
+    // the cost first, nothing charged; without the CSRF token refused; then confirmed, the member the actor
+    const before = (await call("GET", `/admin/v1/organizations/${org}/balance`, { admin })).body.balance;
+    const quote = await owner.send("POST", `/dashboard/queries/${queryId}/unlock`, {
+      form: { key: keyId, queryId, row_2: ids[1]!, _csrf: csrf },
+    });
+    expect(quote.status, quote.text.slice(0, 300)).toBe(200);
+    const cost = /Confirm and pay (\d+\.\d{6}) credits/.exec(quote.text)![1]!;
+    expect(quote.text).toContain(`action="/dashboard/queries/${queryId}/unlock"`);
+    const forged = await owner.send("POST", `/dashboard/queries/${queryId}/unlock`, {
+      form: { key: keyId, queryId, row_2: ids[1]!, confirm: cost },
+    });
+    expect(forged.status).toBe(403);
+    expect(await unlocksOf(queryId)).toHaveLength(0);
+    expect((await call("GET", `/admin/v1/organizations/${org}/balance`, { admin })).body.balance).toBe(before);
+    const done = await owner.send("POST", `/dashboard/queries/${queryId}/unlock`, {
+      form: { key: keyId, queryId, row_2: ids[1]!, confirm: cost, _csrf: csrf },
+    });
+    expect(done.status, done.text.slice(0, 300)).toBe(200);
+    expect(done.text).toContain(`Unlocked 1 row; charged ${cost} credits.`);
+    expect(done.text).toContain(`<tr data-result-id="${ids[1]}" class="unlocked">`);
+    const [unlocked] = await unlocksOf(queryId);
+    expect(unlocked!.metadata.actor.kind).toBe("member");
+
+    // the filter: by cost, key, collection and day; a bad value is refused on the page with the form as typed
+    const listed = async (query: string) =>
+      (await owner.send("GET", `/dashboard/queries?${query}`)).text.includes(`data-query-id="${queryId}"`);
+    expect(await listed(`minCost=${cost}&maxCost=${cost}`)).toBe(true);
+    expect(await listed(`maxCost=0`)).toBe(false);
+    expect(await listed(`key=${keyId}&collection=SCIFACT`)).toBe(true);
+    expect(await listed(`collection=pubmed`)).toBe(false);
+    const today = new Date(now).toISOString().slice(0, 10);
+    expect(await listed(`from=${today}&to=${today}`)).toBe(true);
+    expect(await listed(`to=2020-01-01`)).toBe(false);
+    const bad = await owner.send("GET", "/dashboard/queries?from=2031-02-30&collection=%3Cb%3Escifact");
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain("from: write a day as YYYY-MM-DD");
+    expect(bad.text).toContain('value="2031-02-30"');
+    expect(bad.text).toContain('value="&lt;b&gt;scifact"');
+
+    // a row's title opens its work page, read as the key; its export
+    const href = /<a href="(\/dashboard\/works\?[^"]+)" class="work-link">/.exec(done.text)![1]!.replace(/&amp;/g, "&");
+    const work = await owner.send("GET", href);
+    expect(work.status, work.text.slice(0, 300)).toBe(200);
+    expect(work.text).toContain('<h2 id="work-references-title">References</h2>');
+    expect(work.text).toContain('<h2 id="work-cited-by-title">Cited by</h2>');
+    const bib = await owner.send(
+      "GET",
+      `${href.replace("/dashboard/works?", "/dashboard/works/export?")}&format=bibtex`,
+    );
+    expect(bib.status).toBe(200);
+    expect(bib.text).toContain("@");
+
+    // another organization's preview and work read as their key: not found, nothing of theirs shown or charged
+    const theirs = await call("POST", "/api/v1/search/preview", {
+      key: keyB.key,
+      body: { collection: "scifact", query: "their secret question on bone density", limit: 2 },
+    });
+    for (const path of [
+      `/dashboard/queries/${theirs.body.queryId}`,
+      `/dashboard/queries?queryId=${theirs.body.queryId}`,
+    ]) {
+      const res = await owner.send("GET", path);
+      expect(res.text).not.toContain("their secret question");
+    }
+    expect((await owner.send("GET", `/dashboard/queries/${theirs.body.queryId}`)).status).toBe(404);
+    const stolen = await owner.send("POST", `/dashboard/queries/${theirs.body.queryId}/unlock`, {
+      form: { key: keyB.id, queryId: theirs.body.queryId, row_1: theirs.body.results[0].id, confirm: "1", _csrf: csrf },
+    });
+    expect(stolen.status).toBe(404);
+    expect(await unlocksOf(theirs.body.queryId)).toHaveLength(0);
+    const foreignKey = await owner.send("GET", href.replace(`key=${keyId}`, `key=${keyB.id}`));
+    expect(foreignKey.status).toBe(422);
+    expect((await owner.send("GET", "/dashboard/works?id=10.9999%2Fno-such-work")).status).toBe(404);
+
+    // a member sees the preview's rows but cannot pay with the owner's key
+    const plain = fresh();
+    await joined(plain, org, "member@theta-lab.example", "member");
+    plain.options.browser = true;
+    const seen = await plain.send("GET", `/dashboard/queries/${queryId}`);
+    expect(seen.status).toBe(200);
+    expect(seen.text).not.toContain('type="checkbox"');
+    const refused = await plain.send("POST", `/dashboard/queries/${queryId}/unlock`, {
+      form: { key: keyId, queryId, row_3: ids[2]!, confirm: "1.000000", _csrf: plain.csrfIn(seen.text) },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain("key: choose one of the keys listed");
+    expect(await unlocksOf(queryId)).toHaveLength(1);
+
+    // past the 7 days the results are kept: the API's refusal, in words
+    now += 8 * 86_400_000;
+    await signIn(owner, "owner@theta-lab.example"); // the session ended meanwhile
+    const expired = await owner.send("GET", `/dashboard/queries/${queryId}`);
+    expect(expired.status).toBe(410);
+    expect(expired.text).toContain("has expired (results are kept 7 days");
   });
 });

@@ -11,6 +11,11 @@ import {
 import { Rejection } from "../../src/domain/rejection.js";
 import type { CachedRow } from "../../src/domain/resultRow.js";
 import { playgroundPage } from "../../src/http/dashboard/playgroundPage.js";
+import { queriesPage, queryRowsPage } from "../../src/http/dashboard/queriesPage.js";
+import { workPage } from "../../src/http/dashboard/workPage.js";
+import type { OpenedQuery } from "../../src/usecases/playground/playground.js";
+import type { KeyRow, RecentQuery } from "../../src/usecases/dashboard/consoleData.js";
+import type { Work } from "../../src/usecases/works/works.js";
 
 const owner = { memberId: "m_owner", role: "owner" as const };
 const member = { memberId: "m_member", role: "member" as const };
@@ -126,6 +131,7 @@ describe("ticked rows and their cost", () => {
     });
     expect(playgroundRowOf(r, false)).toEqual({
       id: "a",
+      workId: "a",
       relevance: 0.5,
       title: "<script>alert(1)</script>",
       journal: "Bone",
@@ -142,6 +148,9 @@ describe("ticked rows and their cost", () => {
       year: null,
       integrity: "none",
     });
+    // the work page opens with the DOI, else pmid:…, else the document's id
+    expect(playgroundRowOf(row("c", "0", { doi: "10.1/x", pmid: "12" }), false).workId).toBe("10.1/x");
+    expect(playgroundRowOf(row("c", "0", { doi: " ", pmid: "12" }), false).workId).toBe("pmid:12");
   });
 });
 
@@ -201,5 +210,145 @@ describe("the playground page", () => {
     expect(page).toContain("Confirm and pay 0.001500 credits");
     expect(page).toContain("retracted");
     expect(page).toContain('name="_csrf" value="tok"');
+    // a title opens its work page as the preview's key; the limit typed rides along to the confirm page
+    expect(page).toContain('href="/dashboard/works?key=key_1&amp;id=r%3C1%3E"');
+  });
+
+  it("carries the preview form's limit, sort and minimum relevance through the unlock forms", () => {
+    const page = playgroundPage(viewer, {
+      keys: [keyRow()],
+      collections: ["scifact"],
+      form: { key: "key_1", query: "q", collections: "scifact", limit: "5", sort: "cited_by_count" },
+      result: { queryId: "q1", keyId: "key_1", rows: [row("a", "10")], unlocked: new Set(), asked: asked() },
+      quote: { selected: ["a"], quote: { toBuy: ["a"], alreadyUnlocked: [], costMicros: 10n } },
+    }).text;
+    expect(page).toContain('id="pg-limit" name="limit" type="number" min="1" max="30" value="5"');
+    // both the confirmation and the ticking form carry it, so the page after them keeps it too
+    expect(page.match(/<input type="hidden" name="limit" value="5">/g)).toHaveLength(2);
+    expect(page.match(/<input type="hidden" name="sort" value="cited_by_count">/g)).toHaveLength(2);
+  });
+});
+
+const viewer = {
+  principal: { kind: "member" as const, memberId: "m1", orgId: "o1", role: "owner" as const },
+  email: "a@b.example",
+  orgName: "Lab",
+  csrfToken: "tok",
+};
+const asked = () => ({ query: "x", collections: ["scifact"] });
+const keyRow = (over: Partial<KeyRow> = {}): KeyRow => ({
+  id: "key_1",
+  prefix: "sk_live_ab",
+  name: "key",
+  mode: "live",
+  collections: null,
+  spentMicros: 0n,
+  spendingCapMicros: null,
+  revoked: false,
+  createdAt: "2031-01-01T00:00:00Z",
+  createdBy: null,
+  createdByMemberId: "m1",
+  lastUsedAt: null,
+  ...over,
+});
+const EVIL = '"><script>alert(1)</script><img src=x onerror="alert(2)">';
+
+describe("a recent query's page", () => {
+  const opened = (over: Partial<OpenedQuery> = {}): OpenedQuery => ({
+    queryId: "q1",
+    keyId: "key_1",
+    kind: "preview",
+    rows: [row("a", "10", { title: `${EVIL} title`, journal: `${EVIL} journal` }), row("b", "20")],
+    unlocked: new Set(["b"]),
+    asked: { query: `${EVIL} query`, collections: ["scifact"] },
+    mayUnlock: true,
+    ...over,
+  });
+
+  it("shows rows owned or locked, escaped, with ticks posting to the query's own unlock", () => {
+    const page = queryRowsPage(viewer, { opened: opened(), keys: [keyRow({ name: `${EVIL} key` })] }).text;
+    expect(page).not.toMatch(/<script>|<img/);
+    expect(page).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(page).toContain('action="/dashboard/queries/q1/unlock"');
+    expect(page).toContain('<tr data-result-id="a" class="locked">');
+    expect(page).toMatch(/<tr data-result-id="b" class="unlocked">[\s\S]*?owned<\/td>/);
+    expect(page).toContain("/dashboard/queries/q1/export?format=ris");
+  });
+
+  it("a preview whose key the member may not use, and a search: rows without ticks or an unlock button", () => {
+    for (const q of [opened({ mayUnlock: false }), opened({ kind: "search", mayUnlock: false })]) {
+      const page = queryRowsPage(viewer, { opened: q, keys: [] }).text;
+      expect(page).not.toContain('type="checkbox"');
+      expect(page).not.toContain("Unlock selected");
+    }
+  });
+
+  it("the list keeps the filter as typed, escaped, and each kept query opens to its rows", () => {
+    const now = new Date("2031-05-06T10:00:00Z");
+    const recent: RecentQuery = {
+      queryId: "q<1>",
+      kind: "preview",
+      queryText: EVIL,
+      endpoint: "/api/v1/search/preview",
+      resultCount: 3,
+      collections: ["scifact"],
+      costMicros: 0n,
+      tokens: 0,
+      time: "2031-05-06T09:00:00.000Z",
+      keyId: "key_1",
+      keyPrefix: "sk_live_ab",
+      keyName: EVIL,
+      cachedUntil: "2031-05-13T09:00:00.000Z",
+    };
+    const page = queriesPage(viewer, {
+      queries: [recent],
+      baseUrl: "https://api.example",
+      now,
+      keys: [keyRow({ name: EVIL })],
+      form: { collection: EVIL, from: "2031-13-01" },
+      filtered: true,
+      error: "from: write a day as YYYY-MM-DD",
+    }).text;
+    expect(page).not.toMatch(/<script>|<img/);
+    expect(page).toContain('href="/dashboard/queries/q%3C1%3E"');
+    expect(page).toContain('id="qf-from" name="from" value="2031-13-01"');
+    expect(page).toContain("from: write a day as YYYY-MM-DD");
+  });
+});
+
+describe("a work's page", () => {
+  it("shows every field escaped, links held references to their pages and unheld ones out", () => {
+    const work = {
+      title: `${EVIL} title`,
+      authors: [`${EVIL} author`],
+      journal: `${EVIL} journal`,
+      publication_date: "2019-01-02",
+      ids: { doi: "10.1/a", pmid: null, pmcid: null, openalex: null, docId: "d1" },
+      integrity: { status: "retracted", notices: [] },
+      collections: ["scifact"],
+    } as unknown as Work;
+    const page = workPage(viewer, {
+      keyId: "key_1",
+      work,
+      abstract: `${EVIL} abstract`,
+      references: {
+        work: { ids: work.ids },
+        items: [
+          { held: true, ...work, ids: { ...work.ids, doi: "10.1/b" } },
+          { held: false, ids: { doi: "10.1/c", pmid: null, openalex: null }, url: "https://doi.org/10.1/c" },
+        ],
+        nextCursor: null,
+        coverage: { recorded: 2, held: 1, note: `${EVIL} note` },
+      },
+      citedBy: { work: { ids: work.ids }, items: [], nextCursor: null, coverage: { recorded: 0, held: 0, note: "" } },
+    }).text;
+    expect(page).not.toMatch(/<script>|<img/);
+    expect(page).toContain(
+      "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(2)&quot;&gt; author",
+    );
+    expect(page).toContain('href="/dashboard/works?key=key_1&amp;id=10.1%2Fb"');
+    expect(page).toContain('href="https://doi.org/10.1/c"');
+    expect(page).toContain("/dashboard/works/export?key=key_1&amp;id=10.1%2Fa&amp;format=bibtex");
+    expect(page).toContain("retracted");
   });
 });

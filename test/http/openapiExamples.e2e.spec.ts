@@ -216,6 +216,10 @@ describe("request body examples in the OpenAPI document", () => {
       if (name === "sessionId" && made) return idOnPage("/dashboard/account", "sessions", "revoke");
       if (name === "memberId") return anotherMember(answerOf("createOrganization")!.id);
       if (typeof made?.id === "string") return made.id;
+      // a recent query's page: the preview the example's body names
+      const from = task.example["x-queryId-from"];
+      if (name === "queryId" && from && typeof answers.get(from)?.queryId === "string")
+        return answers.get(from)!.queryId;
       throw new Error(`no example for path parameter ${name} and ${creator ?? "nothing"} made none`);
     };
 
@@ -242,10 +246,13 @@ describe("request body examples in the OpenAPI document", () => {
       // the key that pays a dashboard alert's runs: the one the member's key example created
       if (task.operationId === "dashboardCreateAlert") body.key = answerOf("dashboardCreateKey")?.id;
       // the playground previews as that key and unlocks the preview's first two rows, confirming the quote's cost
-      if (task.operationId.startsWith("dashboardPlayground")) body.key = answerOf("dashboardCreateKey")?.id;
-      if (task.operationId === "dashboardPlaygroundUnlock") {
+      // (from a recent query's page as well, where they are already bought: a quote of nothing, confirmed)
+      const unlocking = ["dashboardPlaygroundUnlock", "dashboardQueryUnlock"].includes(task.operationId);
+      if (task.operationId.startsWith("dashboardPlayground") || unlocking)
+        body.key = answerOf("dashboardCreateKey")?.id;
+      if (unlocking) {
         [body.row_1, body.row_2] = (answers.get(from!)?.resultIds as string[] | undefined) ?? [];
-        if (body.confirm !== undefined) body.confirm = answers.get("dashboardPlaygroundUnlock/quote")?.cost;
+        if (body.confirm !== undefined) body.confirm = answers.get(`${task.operationId}/quote`)?.cost;
       }
       let status: number;
       let answer: unknown;

@@ -72,6 +72,8 @@ ${
   <p class="secret"><code id="new-key">${opts.created.key}</code>
     <button type="button" data-copy="new-key" aria-describedby="copy-status">Copy</button>
     <span id="copy-status" role="status"></span></p>
+  <p id="next-step">Next: <a href="/dashboard/playground">try a search with it in the Playground</a> (a preview is
+  free; you pick the rows to unlock and see their cost first).</p>
 </section>`
     : ""
 }

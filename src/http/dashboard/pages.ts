@@ -11,3 +11,4 @@ export * from "./playgroundPage.js";
 export * from "./membersPage.js";
 export * from "./accountPage.js";
 export * from "./operatorPages.js";
+export * from "./workPage.js";

@@ -5,6 +5,7 @@ import { credits, csrfField, keyLabel, layout, notice, tableHead, type Viewer } 
 import type { KeyRow } from "../../usecases/dashboard/consoleData.js";
 import type { PlaygroundResult } from "../../usecases/playground/playground.js";
 import {
+  CARRIED_FIELDS,
   PLAYGROUND_MAX_ROWS,
   playgroundRowOf,
   rowField,
@@ -73,23 +74,43 @@ const EXPORTS: [string, string][] = [
   ["csljson", "CSL-JSON"],
 ];
 
-function rowsTable(result: PlaygroundResult, ticked: ReadonlySet<string>): Html {
+/** Where a rows table's forms post and link: the playground's, or a recent query's page. */
+export interface RowsTarget {
+  /** the unlock form's action (the quote, then the confirmation) */
+  unlockAction: string;
+  cancelHref: string;
+  /** the key a title's work page reads as (unset: the member's first key) */
+  workKey?: string;
+  /** false: the rows are shown without checkboxes or an unlock button */
+  mayUnlock: boolean;
+  /** the preview form's fields to carry through the unlock forms */
+  carried?: Partial<Record<(typeof CARRIED_FIELDS)[number], string>>;
+}
+
+export const workHref = (id: string, key?: string): string =>
+  `/dashboard/works?${new URLSearchParams(key ? { key, id } : { id }).toString()}`;
+
+function rowsTable(result: PlaygroundResult, ticked: ReadonlySet<string>, target: RowsTarget): Html {
   const rows = result.rows.slice(0, PLAYGROUND_MAX_ROWS).map((r, i) => {
     const row = playgroundRowOf(r, result.unlocked.has(r.id));
-    const box = html`<input type="checkbox" name="${rowField(i + 1)}" value="${row.id}" id="pick-${i + 1}"${
-      ticked.has(row.id) ? html` checked` : ""
-    }>`;
+    const box = target.mayUnlock
+      ? html`<input type="checkbox" name="${rowField(i + 1)}" value="${row.id}" id="pick-${i + 1}"${
+          ticked.has(row.id) ? html` checked` : ""
+        }><label for="pick-${i + 1}" class="sr-only">Select ${row.title}</label>`
+      : "";
     return html`<tr data-result-id="${row.id}" class="${row.locked ? "locked" : "unlocked"}">
-<td>${box}<label for="pick-${i + 1}" class="sr-only">Select ${row.title}</label></td>
+${target.mayUnlock ? html`<td>${box}</td>` : ""}
 <td class="num" data-label="Relevance">${row.relevance === null ? "—" : row.relevance.toFixed(3)}</td>
-<td class="wrap"><strong>${row.title}</strong><br><small>${row.text}</small></td>
+<td class="wrap"><a href="${workHref(row.workId, target.workKey)}" class="work-link"><strong>${row.title}</strong></a>
+<br><small>${row.text}</small></td>
 <td data-label="Journal">${row.journal ?? "—"}</td><td data-label="Year">${row.year ?? "—"}</td>
 <td data-label="Integrity">${row.integrity === "none" ? "no notice" : row.integrity.replace(/_/g, " ")}</td>
 <td class="num" data-label="Cost to unlock">${credits(row.costMicros)}</td>
-<td data-label="State">${row.locked ? "locked" : "unlocked"}</td></tr>`;
+<td data-label="State">${row.locked ? "locked" : "owned"}</td></tr>`;
   });
+  const heads = [target.mayUnlock && "Select", "Relevance", "Title", "Journal", "Year", "Integrity", "Cost to unlock"];
   return html`<div class="scroll"><table id="playground-rows" class="stack-narrow">
-${tableHead(["Select", "Relevance", "Title", "Journal", "Year", "Integrity", "Cost to unlock", "State"])}
+${tableHead([...heads, "State"])}
 <tbody>${rows.length ? rows : html`<tr><td colspan="8">No rows matched.</td></tr>`}</tbody>
 </table></div>`;
 }
@@ -102,9 +123,15 @@ const tickedFields = (result: PlaygroundResult, selected: readonly string[]) =>
       selected.includes(r.id) ? html`<input type="hidden" name="${rowField(i + 1)}" value="${r.id}">` : "",
     );
 
-function confirmPanel(viewer: Viewer, view: PlaygroundView, result: PlaygroundResult): Html {
-  const q = view.quote!;
-  const key = view.keys.find((k) => k.id === result.keyId);
+/** The hidden fields every unlock form sends: the key, the preview, the preview form's short fields. */
+const unlockFields = (viewer: Viewer, result: PlaygroundResult, target: RowsTarget) =>
+  html`${csrfField(viewer.csrfToken)}<input type="hidden" name="key" value="${result.keyId}">
+<input type="hidden" name="queryId" value="${result.queryId}">${CARRIED_FIELDS.map((f) =>
+    target.carried?.[f] ? html`<input type="hidden" name="${f}" value="${target.carried[f]}">` : "",
+  )}`;
+
+function confirmPanel(viewer: Viewer, keys: KeyRow[], q: RowsQuote, result: PlaygroundResult, target: RowsTarget) {
+  const key = keys.find((k) => k.id === result.keyId);
   const cost = credits(q.quote.costMicros);
   const already = q.quote.alreadyUnlocked.length;
   return html`<section class="confirm" aria-labelledby="confirm-title">
@@ -113,28 +140,39 @@ function confirmPanel(viewer: Viewer, view: PlaygroundView, result: PlaygroundRe
 <strong>${cost} credits</strong>, paid by ${key ? keyLabel(key) : result.keyId}${
     already ? html` (${already} already unlocked: free)` : ""
   }.</p>
-<form method="post" action="/dashboard/playground/unlock" class="inline">${csrfField(viewer.csrfToken)}
-<input type="hidden" name="key" value="${result.keyId}"><input type="hidden" name="queryId" value="${result.queryId}">
+<form method="post" action="${target.unlockAction}" class="inline">${unlockFields(viewer, result, target)}
 <input type="hidden" name="confirm" value="${cost}">${tickedFields(result, q.selected)}
 <button type="submit">Confirm and pay ${cost} credits</button></form>
-<a href="/dashboard/playground">Cancel</a>
+<a href="${target.cancelHref}">Cancel</a>
 </section>`;
 }
 
-function resultSection(viewer: Viewer, view: PlaygroundView, result: PlaygroundResult): Html {
+type RowsQuote = { selected: string[]; quote: UnlockQuote };
+
+/** A preview's or search's rows with their exports, and while the member may unlock: ticks, quote, confirmation. */
+export function rowsSection(
+  viewer: Viewer,
+  view: { keys: KeyRow[]; quote?: RowsQuote },
+  result: PlaygroundResult,
+  target: RowsTarget,
+): Html {
   const exportHref = (format: string) =>
     `/dashboard/queries/${encodeURIComponent(result.queryId)}/export?format=${format}`;
   const ticked = new Set(view.quote?.selected ?? []);
+  const table = rowsTable(result, ticked, target);
   return html`<section aria-labelledby="results-title">
 <h2 id="results-title">Results</h2>
-<p class="hint">Preview <code class="id">${result.queryId}</code>. Export:
+<p class="hint">Query <code class="id">${result.queryId}</code>. Export the rows you own:
 ${EXPORTS.map(([f, label], i) => html`${i ? " · " : ""}<a href="${exportHref(f)}" download>${label}</a>`)}</p>
-${view.quote ? confirmPanel(viewer, view, result) : ""}
-<form method="post" action="/dashboard/playground/unlock" id="unlock-form">${csrfField(viewer.csrfToken)}
-<input type="hidden" name="key" value="${result.keyId}"><input type="hidden" name="queryId" value="${result.queryId}">
-${rowsTable(result, ticked)}
+${view.quote ? confirmPanel(viewer, view.keys, view.quote, result, target) : ""}
+${
+  target.mayUnlock
+    ? html`<form method="post" action="${target.unlockAction}" id="unlock-form">${unlockFields(viewer, result, target)}
+${table}
 <button type="submit">Unlock selected…</button>
-</form>
+</form>`
+    : table
+}
 </section>`;
 }
 
@@ -159,6 +197,16 @@ ${
     ? notice("warn", html`A preview runs as one of your keys: <a href="/dashboard/keys">create a key</a> first.`)
     : previewForm(viewer, view)
 }
-${view.result ? resultSection(viewer, view, view.result) : ""}`,
+${
+  view.result
+    ? rowsSection(viewer, view, view.result, {
+        unlockAction: "/dashboard/playground/unlock",
+        cancelHref: "/dashboard/playground",
+        workKey: view.result.keyId,
+        mayUnlock: true,
+        carried: view.form,
+      })
+    : ""
+}`,
   );
 }

@@ -47,6 +47,8 @@ import {
   operatorListQuery,
   operatorDoneQuery,
   queriesQuery,
+  dashboardWorkQuery,
+  dashboardWorkExportQuery,
   dashboardExportQuery,
   worksBatchBody,
   worksBatchQuery,
@@ -1013,6 +1015,7 @@ const OPERATIONS: Operation[] = [
   ...operatorOperations(),
   // dashboard
   ...dashboardOperations(),
+  ...dashboardQueryOperations(),
 ];
 
 /** The dashboard operations' builders: a page (HTML), a form (form or JSON body, CSRF) and downloads. */
@@ -1060,6 +1063,90 @@ function dashboardBuilders() {
         "text/html) gets a page or a 303 redirect instead of JSON.",
     });
   return { htmlPage, csv, op, page, form };
+}
+
+/** The recent queries, one query's rows and their unlock, and a work's page (dashboardQueryRoutes.ts). */
+function dashboardQueryOperations(): Operation[] {
+  const { htmlPage, op, page, form } = dashboardBuilders();
+  return [
+    op(
+      "get",
+      "/dashboard/queries/{queryId}/export",
+      "session",
+      "dashboardQueryExport",
+      "One of the organization's kept searches (7 days) as BibTeX, RIS or CSL-JSON: one entry per work, in " +
+        "result order",
+      {
+        query: queryParameters(dashboardExportQuery),
+        response: { content: EXPORT_CONTENT },
+        errors: [401, 403, 404, 410, 422, 429],
+      },
+    ),
+    op(
+      "get",
+      "/dashboard/queries",
+      "session",
+      "dashboardQueries",
+      "Recent searches and previews, filtered by key, collection, days and cost; each opens to its rows",
+      {
+        response: htmlPage("The recent queries page"),
+        query: queryParameters(queriesQuery, {
+          queryId: "Only this search (a ledger entry links here).",
+          key: "Only this key's searches and previews (its id).",
+          collection: "Only those searching this collection.",
+          from: "From this day (YYYY-MM-DD, UTC).",
+          to: "To this day, included (YYYY-MM-DD, UTC).",
+          minCost: "Costing at least this many credits (a preview: its unlocks).",
+          maxCost: "Costing at most this many credits.",
+        }),
+        errors: [401, 403, 422, 429],
+      },
+    ),
+    page(
+      "/dashboard/queries/{queryId}",
+      "dashboardQuery",
+      "One kept search or preview of the organization: its rows owned or locked, unlocking the ticked ones",
+      "Any member sees the organization's queries; only a member who may use the preview's key unlocks its rows. " +
+        "Another organization's query is 404; one older than 7 days is 410 CACHED_RESULT_EXPIRED.",
+    ),
+    form(
+      "/dashboard/queries/{queryId}/unlock",
+      "dashboardQueryUnlock",
+      "Quote, then unlock, ticked rows of a recent preview",
+      "DashboardPlaygroundUnlockForm",
+      "PlaygroundUnlock",
+      "The playground's unlock (POST /dashboard/playground/unlock) from the query's page: without `confirm` the " +
+        "cost, nothing charged; with it the unlock paid by the preview's key, the member the actor. A member who " +
+        "may not use the key is 422; another organization's preview 404.",
+    ),
+    op(
+      "get",
+      "/dashboard/works",
+      "session",
+      "dashboardWork",
+      "A work's page: what GET /api/v1/works/{id} answers the key, its abstract, references and citing works",
+      {
+        query: queryParameters(dashboardWorkQuery, {
+          id: "The work: a DOI, pmid:…, pmcid:…, an OpenAlex id or a result's doc_id.",
+          key: "The key to read it as (one the member may use); absent: the member's first.",
+        }),
+        response: htmlPage("The work's page"),
+        errors: [401, 403, 404, 422, 429],
+      },
+    ),
+    op(
+      "get",
+      "/dashboard/works/export",
+      "session",
+      "dashboardWorkExport",
+      "A work as BibTeX, RIS or CSL-JSON, read as the key (POST /api/v1/works/batch?format=…)",
+      {
+        query: queryParameters(dashboardWorkExportQuery),
+        response: { content: EXPORT_CONTENT },
+        errors: [401, 403, 404, 422, 429],
+      },
+    ),
+  ];
 }
 
 function dashboardOperations(): Operation[] {
@@ -1309,31 +1396,6 @@ function dashboardOperations(): Operation[] {
       response: csv,
       errors: [401, 403, 429],
     }),
-    op(
-      "get",
-      "/dashboard/queries/{queryId}/export",
-      "session",
-      "dashboardQueryExport",
-      "One of the organization's kept searches (7 days) as BibTeX, RIS or CSL-JSON: one entry per work, in " +
-        "result order",
-      {
-        query: queryParameters(dashboardExportQuery),
-        response: { content: EXPORT_CONTENT },
-        errors: [401, 403, 404, 410, 422, 429],
-      },
-    ),
-    op(
-      "get",
-      "/dashboard/queries",
-      "session",
-      "dashboardQueries",
-      "Recent queries: the query text (first 120 characters), result count, key, cost, and the re-fetch command",
-      {
-        response: htmlPage("The recent queries page"),
-        query: queryParameters(queriesQuery, { queryId: "Only this search (a ledger entry links here)." }),
-        errors: [401, 403, 422, 429],
-      },
-    ),
     page("/dashboard/members", "dashboardMembers", "The organization's members and open invites"),
     form(
       "/dashboard/members/invites",

@@ -19,6 +19,7 @@ import { Rejection } from "../../domain/rejection.js";
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import type { Playground, PlaygroundResult } from "../../usecases/playground/playground.js";
 import {
+  CARRIED_FIELDS,
   previewFieldsOfForm,
   reachableCollections,
   selectedRowIds,
@@ -100,12 +101,15 @@ export function registerDashboardPlaygroundRoutes(
       const form = parseOr422(dashboardPlaygroundUnlockForm, ctx.request.body);
       const selected = selectedRowIds(form as Record<string, string | undefined>);
       const playground = depsOf().playground;
-      const back = () => ({ form: { key: form.key } });
+      /** the preview form's short fields as the unlock form carried them */
+      const carried = Object.fromEntries(CARRIED_FIELDS.map((f) => [f, form[f]]).filter(([, v]) => v !== undefined));
+      const back = () => ({ form: { key: form.key, ...carried } });
       /** the form as the preview asked it, beside its rows */
       const asked = (r: PlaygroundResult) => ({
         key: form.key,
         query: r.asked.query,
         collections: r.asked.collections.join(", "),
+        ...carried,
       });
       if (form.confirm === undefined) {
         // the first step: what the ticked rows cost, before anything is charged

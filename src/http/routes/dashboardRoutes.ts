@@ -16,8 +16,6 @@ import {
   dashboardCapForm,
   dashboardInviteForm,
   csrfOnlyForm,
-  queriesQuery,
-  dashboardExportQuery,
   operatorListQuery,
   operatorDoneQuery,
   operatorCreditsForm,
@@ -25,7 +23,6 @@ import {
   operatorSuspendForm,
   limitsBody,
 } from "../../wire/schemas.js";
-import { sendExport } from "./exportResponse.js";
 import type { Works } from "../../usecases/works/works.js";
 import { refuseTooManyRequests } from "../ipLimiter.js";
 import { dashboardStateOf, wantsHtml, type DashboardAccess } from "../dashboardAccess.js";
@@ -44,6 +41,7 @@ import { requestBaseUrl } from "../requestContext.js";
 import { registerDashboardAlertRoutes, type DashboardNotificationDeps } from "./dashboardAlertRoutes.js";
 import { registerDashboardWebhookRoutes } from "./dashboardWebhookRoutes.js";
 import { registerDashboardPlaygroundRoutes } from "./dashboardPlaygroundRoutes.js";
+import { registerDashboardQueryRoutes } from "./dashboardQueryRoutes.js";
 import type { Playground } from "../../usecases/playground/playground.js";
 import type { CreditPrice } from "../../usecases/dashboard/overviewRules.js";
 
@@ -419,36 +417,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  router.get(
-    "/dashboard/queries",
-    memberPage(async (ctx, member) => {
-      const { queryId } = parseOr422(queriesQuery, ctx.query);
-      page(
-        ctx,
-        pages.queriesPage(
-          viewer(ctx),
-          await deps.consoleData.recentQueries(member.orgId, { queryId }),
-          baseUrlOf(deps, ctx),
-          deps.clock(),
-          queryId,
-        ),
-      );
-    }),
-  );
-
-  router.get(
-    "/dashboard/queries/:queryId/export",
-    memberPage(async (ctx, member) => {
-      const { format } = parseOr422(dashboardExportQuery, ctx.query);
-      sendExport(
-        ctx,
-        format,
-        await deps.works.exportRows(await deps.consoleData.queryRows(member.orgId, ctx.params.queryId!)),
-        `results-${ctx.params.queryId}`,
-      );
-    }),
-  );
-
   const membersPage = async (
     ctx: Context,
     member: Extract<Principal, { kind: "member" }>,
@@ -653,5 +621,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   registerDashboardAlertRoutes(router, notifications, helpers);
   registerDashboardWebhookRoutes(router, notifications, helpers);
   registerDashboardPlaygroundRoutes(router, () => deps, helpers);
+  registerDashboardQueryRoutes(router, () => deps, { ...helpers, baseUrl: (ctx) => baseUrlOf(deps, ctx) });
   return router;
 }

@@ -6,11 +6,9 @@ import type { Db } from "../../eventstore/db.js";
 import type { Accounts, Organization } from "../accounts/accounts.js";
 import type { Operations } from "../operator/operations.js";
 import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
-import { orgStream, type Actor, type DomainEvent } from "../../domain/events.js";
-import { cachedUntil, freshness, loadQueryRecord, type CachedRow } from "../search/queryCache.js";
-import { Rejection } from "../../domain/rejection.js";
-
-type SearchChargedData = Extract<DomainEvent, { type: "SearchCharged" }>["data"];
+import type { Actor } from "../../domain/events.js";
+import type { CachedRow } from "../search/queryCache.js";
+import { queryOwnerOf, queryRowsOf, recentQueriesOf, type RecentQueryOptions } from "./recentQueries.js";
 
 export const USAGE_DAYS = 30;
 export const ORGANIZATIONS_PER_PAGE = 25;
@@ -49,23 +47,7 @@ export interface UsageDay {
   spendMicros: bigint;
 }
 
-export interface RecentQuery {
-  queryId: string;
-  /** what was asked; null when the search's record is gone */
-  queryText: string | null;
-  endpoint: string;
-  /** rows delivered; null for a search logged before charges counted them */
-  resultCount: number | null;
-  collections: string[];
-  costMicros: bigint;
-  tokens: number;
-  time: string;
-  keyId: string;
-  keyPrefix: string | null;
-  keyName: string | null;
-  /** re-fetchable for free until then */
-  cachedUntil: string;
-}
+export type { RecentQuery } from "./recentQueries.js";
 
 /** The keys a ledger names, by id: what the page shows for each. */
 export type LedgerKeys = ReadonlyMap<string, { prefix: string; name: string | null }>;
@@ -200,66 +182,14 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       return { days, rows };
     },
 
-    /**
-     * The organization's searches, newest first, from its stream, with what was asked (the query record's text) and
-     * the key's name; `queryId` narrows it to that one search (the ledger links to it).
-     */
     /** The rows of one of the organization's searches, while it is kept (7 days): what the export links download. */
-    async queryRows(orgId: string, queryId: string): Promise<CachedRow[]> {
-      const record = await loadQueryRecord(db, queryId);
-      if (!record || record.orgId !== orgId)
-        throw new Rejection("NOT_FOUND", `no search ${queryId} of this organization`);
-      if (freshness(record, clock()) === "expired")
-        throw new Rejection(
-          "CACHED_RESULT_EXPIRED",
-          `the search ${queryId} is older than 7 days: its results are no longer kept`,
-        );
-      return record.payload.rows;
-    },
+    queryRows: (orgId: string, queryId: string): Promise<CachedRow[]> => queryRowsOf(db, clock(), orgId, queryId),
 
-    async recentQueries(orgId: string, opts: { limit?: number; queryId?: string } = {}): Promise<RecentQuery[]> {
-      const rows = await db.query<{
-        data: SearchChargedData;
-        recorded_at: Date | string;
-        key_prefix: string | null;
-        key_name: string | null;
-        query_text: string | null;
-        recorded: boolean;
-      }>(
-        `SELECT e.data, e.recorded_at, k.key_prefix, k.name AS key_name,
-           COALESCE(q.query_text, q.payload->>'query') AS query_text, q.query_id IS NOT NULL AS recorded
-         FROM events e LEFT JOIN proj_api_keys k ON k.key_id = e.data->>'keyId'
-           LEFT JOIN query_records q ON q.query_id = e.data->>'queryId'
-         WHERE e.stream_id = $1 AND e.type = 'SearchCharged' AND ($3::text IS NULL OR e.data->>'queryId' = $3)
-         ORDER BY e.stream_version DESC LIMIT $2`,
-        [orgStream(orgId), opts.limit ?? 50, opts.queryId ?? null],
-      );
-      return Promise.all(
-        rows.map(async (r) => {
-          const time = new Date(r.recorded_at).toISOString();
-          // a record written before query_text existed keeps the text only inside its deflated payload
-          const queryText =
-            r.query_text ?? (r.recorded ? ((await loadQueryRecord(db, r.data.queryId))?.payload.query ?? null) : null);
-          const perCollection = r.data.collections.map((c) => c.results);
-          return {
-            queryId: r.data.queryId,
-            queryText,
-            endpoint: r.data.endpoint,
-            collections: r.data.collections.map((c) => c.collection),
-            resultCount:
-              r.data.resultIds?.length ??
-              (perCollection.every((n) => n !== undefined) ? perCollection.reduce((a: number, n) => a + n!, 0) : null),
-            costMicros: BigInt(r.data.amountMicros),
-            tokens: r.data.tokens,
-            time,
-            keyId: r.data.keyId,
-            keyPrefix: r.key_prefix,
-            keyName: r.key_name,
-            cachedUntil: cachedUntil(new Date(time)).toISOString(),
-          };
-        }),
-      );
-    },
+    /** The organization and key of a kept search or preview (null: none kept under that id). */
+    queryOwner: (queryId: string) => queryOwnerOf(db, queryId),
+
+    /** The organization's searches and previews, newest first (recentQueries.ts). */
+    recentQueries: (orgId: string, opts: RecentQueryOptions = {}) => recentQueriesOf(db, orgId, opts),
 
     /**
      * The organization's ledger for its members: without the balance after each entry when the balance is hidden; with

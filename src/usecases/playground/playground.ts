@@ -8,19 +8,43 @@ import type { Accounts } from "../accounts/accounts.js";
 import type { SearchRequestInput } from "../search/pipeline.js";
 import type { ListRequest, SearchService } from "../search/searchService.js";
 import type { Unlock, UnlockResult } from "../unlock/unlock.js";
-import type { KeyRow } from "../dashboard/consoleData.js";
+import type { ConsoleData, KeyRow } from "../dashboard/consoleData.js";
 import { mayUseKey, unlockQuote, type UnlockQuote } from "./playgroundRules.js";
 import type { CachedRow } from "../../domain/resultRow.js";
+import type { GraphPage, Work, Works } from "../works/works.js";
+import type { ExportWork } from "../works/citationExport.js";
 
 type Member = Extract<Principal, { kind: "member" }>;
 
 export interface PlaygroundDeps {
   accounts: Pick<Accounts, "getKey" | "getOrganization">;
-  /** the organization's keys with who created each */
-  keysOf: (orgId: string) => Promise<KeyRow[]>;
+  /** the organization's keys with who created each; the organization and key of a kept search or preview */
+  consoleData: Pick<ConsoleData, "keys" | "queryOwner">;
   search: Pick<SearchService, "preview" | "refetch">;
   unlock: Pick<Unlock, "unlock">;
+  /** the works reads of GET /api/v1/works/… */
+  works: Pick<Works, "get" | "references" | "citedBy" | "exportIds">;
 }
+
+/** One of the organization's kept searches or previews as the recent queries page opens it. */
+export interface OpenedQuery extends PlaygroundResult {
+  kind: "search" | "preview";
+  /** whether the member may unlock its rows: only its own key may, and only a member who may use that key */
+  mayUnlock: boolean;
+}
+
+/** The work page: the work as GET /works/{id} answers the key, its abstract, references and citing works. */
+export interface WorkView {
+  keyId: string;
+  work: Work;
+  /** the abstract as an export of the work gives it; null where the source has none */
+  abstract: string | null;
+  references: GraphPage;
+  citedBy: GraphPage;
+}
+
+/** How many references and citing works the work page lists. */
+export const WORK_PAGE_LIST = 25;
 
 /** A preview's rows with those unlocked under it, as the page shows them. */
 export interface PlaygroundResult {
@@ -35,7 +59,7 @@ export interface PlaygroundResult {
 export function createPlayground(deps: PlaygroundDeps) {
   /** The keys the member may use here: their organization's, not revoked; an owner any, a member their own. */
   const keysFor = async (member: Member): Promise<KeyRow[]> =>
-    (await deps.keysOf(member.orgId)).filter((k) => mayUseKey(member, k));
+    (await deps.consoleData.keys(member.orgId)).filter((k) => mayUseKey(member, k));
 
   /**
    * The key as an API call of it would be authenticated, when the member may use it; another organization's key, a
@@ -54,8 +78,64 @@ export function createPlayground(deps: PlaygroundDeps) {
     return authContextOf(key, org);
   }
 
+  /** The key a work page reads as: the one asked for when the member may use it, else the first they may. */
+  async function readerOf(member: Member, keyId: string | undefined): Promise<AuthContext> {
+    if (keyId) return callerOf(member, keyId);
+    const first = (await keysFor(member)).find((k) => k.mode === "live") ?? (await keysFor(member))[0];
+    if (!first)
+      throw new Rejection("VALIDATION_ERROR", "key: a work is read as one of your keys; create a key first", {
+        field: "key",
+      });
+    return callerOf(member, first.id);
+  }
+
   return {
     keysFor,
+
+    /**
+     * One of the organization's kept searches or previews with its rows and which are owned, read as its own key
+     * reads it (free, as GET /search/results/{id}): another organization's id is not found, an expired one gets the
+     * API's refusal. Any member sees the organization's queries; unlocking needs the key (see `mayUnlock`).
+     */
+    async opened(member: Member, queryId: string): Promise<OpenedQuery> {
+      const owner = await deps.consoleData.queryOwner(queryId);
+      if (!owner || owner.orgId !== member.orgId)
+        throw new Rejection("NOT_FOUND", `no search ${queryId} of this organization`);
+      const [key, org, keys] = await Promise.all([
+        deps.accounts.getKey(owner.keyId),
+        deps.accounts.getOrganization(member.orgId),
+        keysFor(member),
+      ]);
+      if (!key || !org) throw new Rejection("NOT_FOUND", `no search ${queryId} of this organization`);
+      const { record, unlocked } = await deps.search.refetch(authContextOf(key, org), queryId, null);
+      return {
+        queryId,
+        keyId: owner.keyId,
+        kind: record.kind === "preview" ? "preview" : "search",
+        rows: record.payload.rows,
+        unlocked,
+        asked: { query: record.payload.query, collections: record.payload.collections },
+        mayUnlock: record.kind === "preview" && keys.some((k) => k.id === owner.keyId),
+      };
+    },
+
+    /** A work as the key reads it through the works use cases (each read one slot of the per-minute budget). */
+    async work(member: Member, keyId: string | undefined, id: string): Promise<WorkView> {
+      const auth = await readerOf(member, keyId);
+      const work = await deps.works.get(auth, id);
+      const page = { limit: WORK_PAGE_LIST };
+      const [references, citedBy, exported] = await Promise.all([
+        deps.works.references(auth, id, page),
+        deps.works.citedBy(auth, id, page),
+        deps.works.exportIds(auth, [id]),
+      ]);
+      return { keyId: auth.key.id, work, abstract: exported[0]?.abstract ?? null, references, citedBy };
+    },
+
+    /** The work as an export entry (POST /works/batch?format=…), read as the key. */
+    async workExport(member: Member, keyId: string | undefined, id: string): Promise<ExportWork[]> {
+      return deps.works.exportIds(await readerOf(member, keyId), [id]);
+    },
 
     /** A preview as POST /preview runs it for the key: free, its hourly limit, the key's collections. */
     async preview(

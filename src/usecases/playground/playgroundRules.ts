@@ -37,6 +37,9 @@ export interface PlaygroundForm {
   limit?: string;
 }
 
+/** The preview form's short fields the unlock forms carry along, so the form shows them again after an unlock. */
+export const CARRIED_FIELDS = ["min_relevance", "sort", "limit"] as const;
+
 const refuse = (field: string, message: string) => new Rejection("VALIDATION_ERROR", message, { field });
 
 /**
@@ -112,6 +115,8 @@ export function unlockQuote(
 /** A row as a customer reads it in the playground: relevance, title, journal, year, integrity, cost, its text. */
 export interface PlaygroundRow {
   id: string;
+  /** the id its work page opens with: the DOI, else pmid:…, else the document's id */
+  workId: string;
   relevance: number | null;
   title: string;
   journal: string | null;
@@ -127,8 +132,11 @@ export function playgroundRowOf(row: CachedRow, unlocked: boolean): PlaygroundRo
   const m = row.metadata;
   const integrity = (m.integrity as { status?: unknown } | undefined)?.status;
   const date = typeof m.publication_date === "string" ? m.publication_date : null;
+  const text = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : null);
+  const pmid = text(m.pmid);
   return {
     id: row.id,
+    workId: text(m.doi) ?? (pmid ? `pmid:${pmid}` : m.doc_id),
     relevance: row.relevance,
     title: typeof m.title === "string" && m.title.trim() ? m.title : "(untitled)",
     journal: typeof m.journal === "string" && m.journal ? m.journal : null,
