@@ -26,8 +26,10 @@ export function createAlertActivities(deps: AlertActivityDeps): AlertActivities 
     },
     async startAlertsAfterIngestion(input: AlertsAfterIngestionInput): Promise<number> {
       if (input.counts.documentsAdded + input.counts.documentsUpdated === 0) return 0;
-      return asActivity(
-        async () => (await deps.alerts().runAfterIngestion(input.collection, input.ingestionId)).length,
+      // thousands of starts take a while: it beats, so a killed worker's starts resume elsewhere within seconds
+      // (a retry skips the runs already started: each is named by its alert and the ingestion)
+      return heartbeating(() =>
+        asActivity(async () => (await deps.alerts().runAfterIngestion(input.collection, input.ingestionId)).length),
       );
     },
   };

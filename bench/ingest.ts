@@ -11,21 +11,20 @@
 //   takes them (PGlite store). The embedded engine is measured in-process only: its index belongs to the API process.
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import pino from "pino";
-import { REPO_ROOT, configEnvironment, loadConfig, type Config } from "../src/app/config.js";
+import { loadConfig, type Config } from "../src/app/config.js";
 import { readComponent } from "../src/infra/components.js";
 import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
 import { startPostgresServer, type PostgresServer } from "../src/infra/postgresServer.js";
-import { taskQueuePollers } from "../src/app/scaledTopology.js";
-import { startSupervisedProcess, type SupervisedProcess } from "../src/infra/supervisedProcess.js";
+import type { SupervisedProcess } from "../src/infra/supervisedProcess.js";
 import { startRuntime, type Runtime } from "../src/app/composition.js";
 import { waitForIngestion } from "../src/usecases/collections/temporalIngestions.js";
 import type { IngestionStatus } from "../src/ingest/ingestions.js";
 import { ingestShapes, type IngestShape } from "./ingestShapes.js";
+import { createDatabase, startWorkers } from "./scaledShape.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -211,62 +210,6 @@ async function main(): Promise<void> {
   // kept after a failure, for the logs
   rmSync(dir, { recursive: true, force: true });
   printTable(results);
-}
-
-/** A fresh database on the bench's PostgreSQL server; its URL. */
-async function createDatabase(serverUrl: string, name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-/**
- * N `src/app/worker.ts` processes on the runtime's configuration and Temporal server, ready when Temporal lists each as
- * a poller.
- */
-async function startWorkers(
-  config: Config,
-  temporalAddress: string,
-  count: number,
-  logs: string,
-  started: SupervisedProcess[],
-): Promise<void> {
-  mkdirSync(logs, { recursive: true });
-  const env = {
-    ...process.env,
-    ...configEnvironment({ ...config, temporalAddress, inProcessWorker: false, ingestDemo: false }),
-  };
-  for (let i = 1; i <= count; i++) {
-    started.push(
-      startSupervisedProcess({
-        name: `bench-worker-${i}`,
-        command: process.execPath,
-        args: ["--import", "tsx", join(REPO_ROOT, "src", "app", "worker.ts")],
-        cwd: REPO_ROOT,
-        logFile: join(logs, `${basename(config.dataDir)}-worker-${i}.log`),
-        env,
-        stopGraceMs: 30_000,
-      }),
-    );
-  }
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    const exited = started.find((w) => w.hasExited());
-    if (exited) throw new Error(`${exited.name} exited before polling. Log ${exited.logFile}:\n${exited.logTail()}`);
-    // the runtime runs no worker: every poller (identity pid@host) is one of these processes
-    const polling = new Set(await taskQueuePollers(temporalAddress, config.temporalNamespace)).size;
-    if (polling >= count) return;
-    if (Date.now() > deadline)
-      throw new Error(`${count - polling} of ${count} worker processes not polling after 180 s; logs in ${logs}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
 }
 
 const round = (x: number | null) => (x === null ? null : Math.round(x * 100) / 100);

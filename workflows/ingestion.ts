@@ -32,9 +32,12 @@ const batchActivities = (taskQueue: string) =>
     },
   });
 
-// The alerts that watch the collection run after the commit; a failure to start them never fails the ingestion.
+// The alerts that watch the collection run after the commit; a failure to start them never fails the ingestion. The
+// starts of thousands of runs may take minutes on a loaded server, but the activity beats every 2 s: a killed worker
+// is noticed within the heartbeat timeout and its retry skips the runs already started.
 const { startAlertsAfterIngestion } = proxyActivities<AlertActivities>({
-  startToCloseTimeout: "1 minute",
+  startToCloseTimeout: "15 minutes",
+  heartbeatTimeout: "10 seconds",
   retry: { initialInterval: "1 second", maximumInterval: "10 seconds", maximumAttempts: 5 },
 });
 

@@ -538,8 +538,8 @@ export const alertBody = z.strictObject({
     .enum(["on_ingest", "daily", "weekly"])
     .optional()
     .describe(
-      "on_ingest (default): within a minute after new or changed documents are ingested in a watched " +
-        "collection; daily or weekly: on a schedule.",
+      "on_ingest (default): after each ingestion that adds or changes documents in a watched collection (with " +
+        "thousands of alerts at once it can take minutes); daily or weekly: on a schedule.",
     ),
   max_cost_per_run: z
     .string()

@@ -62,8 +62,16 @@ function workSummary(row: CachedRow): Record<string, unknown> {
 }
 
 /**
+ * How many run starts an ingestion's commit keeps in flight at once: each is one round-trip to Temporal, so one after
+ * another 2,000 of them took minutes (and outlasted the activity's timeout); 32 at a time keep Temporal's frontend busy
+ * without flooding it.
+ */
+export const RUN_STARTS_IN_FLIGHT = 32;
+
+/**
  * After an ingestion committed added or changed documents in `collection`: one run of every active on_ingest
  * alert watching it (directly or through a meta-collection), named by the ingestion so a retry starts nothing new.
+ * The runs start RUN_STARTS_IN_FLIGHT at a time.
  */
 export async function runAfterIngestion(
   ctx: AlertsContext,
@@ -83,23 +91,31 @@ export async function runAfterIngestion(
       return entry != null && deps.search.catalog.physicalMembers(entry).some((p) => p.name === collection);
     }),
   );
-  const started: string[] = [];
-  for (const alert of watching) {
-    const trigger = `ingestion:${ingestionId}`;
-    const queryId = runQueryId(alert.alert_id, trigger);
-    const input: AlertRunInput = { alertId: alert.alert_id, queryId, trigger, deliveryWaitMs: deps.deliveryWaitMs };
+  const trigger = `ingestion:${ingestionId}`;
+  const queryIds = watching.map((alert) => runQueryId(alert.alert_id, trigger));
+  const startOne = async (k: number): Promise<void> => {
+    const input: AlertRunInput = {
+      alertId: watching[k]!.alert_id,
+      queryId: queryIds[k]!,
+      trigger,
+      deliveryWaitMs: deps.deliveryWaitMs,
+    };
     try {
       await ctx.client.workflow.start(alertRunWorkflow, {
         taskQueue: ctx.taskQueue,
-        workflowId: alertRunWorkflowId(queryId),
+        workflowId: alertRunWorkflowId(input.queryId),
         args: [input],
       });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
-    started.push(queryId);
-  }
-  return started;
+  };
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < watching.length) await startOne(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(RUN_STARTS_IN_FLIGHT, watching.length) }, lane));
+  return queryIds;
 }
 
 /**
