@@ -571,6 +571,7 @@ export function createSearchService(deps: ServiceDeps) {
       if (next) outcome.queryId = next.queryId;
       const retrieved = performance.now();
       const record = recordOf(auth, "search", now, input, outcome, fingerprint, next?.exclusion);
+      const recordInsert = await queryRecordInsert(record);
       // the record is what the charge pays for: both commit together or neither does
       const charged = await guarded("the billing store", () =>
         accounts.chargeSearch({
@@ -581,7 +582,7 @@ export function createSearchService(deps: ServiceDeps) {
           collections: outcome.lines,
           resultIds: outcome.rows.map((r) => r.id),
           requestId,
-          alsoWrite: queryRecordInsert(record),
+          alsoWrite: recordInsert,
         }),
       );
       if (charged.duplicate) {
