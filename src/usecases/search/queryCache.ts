@@ -1,12 +1,12 @@
 // Query records kept 7 days by queryId: the rows a search or preview delivered, for free re-fetch and unlock.
-import { deflateRaw, inflateRawSync } from "node:zlib";
-import { promisify } from "node:util";
+import { inflateRawSync } from "node:zlib";
 import type { Queryable } from "../../eventstore/db.js";
 import { runParts, type SqlPart } from "../../eventstore/eventStore.js";
 import type { CachedRow } from "../../domain/resultRow.js";
 import type { QueryUnderstanding } from "../../reasoner/port.js";
 import { Rejection } from "../../domain/rejection.js";
 import type { PageState } from "./paging.js";
+import { deflateText } from "./payloadDeflate.js";
 
 /** Bumped when the cached row shape changes; older records answer 410 CACHED_RESULT_EXPIRED. */
 export const PAYLOAD_VERSION = 1;
@@ -78,14 +78,8 @@ export interface QueryRecord {
   sandboxUnlocked?: string[];
 }
 
-const deflateRawOffThread = promisify(deflateRaw);
-
-/**
- * A record's payload as it is stored: its JSON deflated. The deflate runs on libuv's thread pool, not between HTTP
- * requests on the main thread.
- */
-export const deflatePayload = (payload: QueryPayload): Promise<Buffer> =>
-  deflateRawOffThread(JSON.stringify(payload), { level: 1 });
+/** A record's payload as it is stored: its JSON deflated (on a thread beside the HTTP thread: payloadDeflate.ts). */
+export const deflatePayload = (payload: QueryPayload): Promise<Buffer> => deflateText(JSON.stringify(payload));
 
 /**
  * The record's INSERT as a statement part, so a charge can write it in the same statement as its event. The payload
