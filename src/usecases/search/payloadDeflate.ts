@@ -48,6 +48,12 @@ export function deflateText(text: string): Promise<Buffer> {
     const id = nextId++;
     pending.set(id, { text, resolve });
     worker.ref();
-    worker.postMessage({ id, text });
+    // sent as UTF-8 bytes, moved and not copied: a string is cloned for the thread at about the cost of deflating it
+    const utf8 = Buffer.from(text, "utf8");
+    const bytes =
+      utf8.byteOffset === 0 && utf8.byteLength === utf8.buffer.byteLength
+        ? utf8.buffer
+        : utf8.buffer.slice(utf8.byteOffset, utf8.byteOffset + utf8.byteLength);
+    worker.postMessage({ id, bytes }, [bytes]);
   });
 }
