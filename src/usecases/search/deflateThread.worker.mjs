@@ -1,7 +1,7 @@
 // Deflates query records' payloads beside the HTTP thread (src/usecases/search/payloadDeflate.ts). Plain JavaScript: a
 // worker thread must load without the TypeScript loader (vitest, tsx, node).
-// Messages { id, bytes } (a payload's UTF-8, transferred), each answered with { id, bytes } (its raw deflate at level 1,
-// an ArrayBuffer of its own, transferred).
+// Messages { id, bytes } (a payload's UTF-8, transferred), each answered with { id, bytes } (its raw deflate at
+// level 1, an ArrayBuffer of its own, transferred).
 import { parentPort } from "node:worker_threads";
 import { deflateRawSync } from "node:zlib";
 
