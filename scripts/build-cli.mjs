@@ -13,7 +13,12 @@ export const CLI_BUILD = join(ROOT, "dist", "app", "cli.mjs");
 const STAMP = join(ROOT, "dist", "app", ".built");
 const SOURCE_DIRS = ["src", "projections", "workflows", "activities"].map((d) => join(ROOT, d));
 /** files modules open beside themselves, by their path under src/ */
-const BESIDE = ["eventstore/pgliteThread.worker.mjs", "embedding/embeddingWorker.mjs", "embedding/encoderSession.mjs"];
+const BESIDE = [
+  "eventstore/pgliteThread.worker.mjs",
+  "embedding/embeddingWorker.mjs",
+  "embedding/encoderSession.mjs",
+  "usecases/search/deflateThread.worker.mjs",
+];
 
 /** The newest modification time of the sources the CLI is built from (and of this script and package.json). */
 function newestSource() {

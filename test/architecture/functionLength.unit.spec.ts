@@ -11,8 +11,8 @@ const FOLDERS = ["src", "workflows", "activities", "projections"];
 
 /** Functions over the limit today, "file name": lines; split one and remove it here. */
 const STILL_LONG: Record<string, number> = {
-  "src/retrieval/engines/opensearch/openSearchEngine.ts createOpenSearchEngine": 565,
-  "src/usecases/search/searchService.ts createSearchService": 507,
+  "src/retrieval/engines/opensearch/openSearchEngine.ts createOpenSearchEngine": 560,
+  "src/usecases/search/searchService.ts createSearchService": 496,
   "projections/project.ts project": 227,
   "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 427,
   "src/http/openapi/document.ts dashboardOperations": 375,

@@ -1,7 +1,7 @@
 // Group commit of search charges on PGlite and a real PostgreSQL server: concurrent charges share transactions, yet
 // each is decided on the state the ones before it left, refused or retried on its own, and a batch that cannot commit
 // charges none of its charges.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../../src/eventstore/db.js";
 import { verifyChain } from "../../src/eventstore/eventStore.js";
 import { createAccounts, type Accounts } from "../../src/usecases/accounts/accounts.js";
@@ -9,7 +9,12 @@ import type { ChargeInput } from "../../src/usecases/accounts/chargeBatch.js";
 import { replayProjections } from "../../projections/replay.js";
 import { DEFAULT_LIMITS, type Actor } from "../../src/domain/events.js";
 import { Rejection } from "../../src/domain/rejection.js";
-import { PAYLOAD_VERSION, queryRecordInsert } from "../../src/usecases/search/queryCache.js";
+import {
+  deflatePayload,
+  PAYLOAD_VERSION,
+  queryRecordPart,
+  type QueryPayload,
+} from "../../src/usecases/search/queryCache.js";
 import { freshStore, STORE_KINDS } from "../support/stores.js";
 
 const operator: Actor = { kind: "operator", id: "test" };
@@ -44,6 +49,13 @@ describe.each(STORE_KINDS)("search charges committed in batches on %s", (kind) =
     return { orgId: org.id, keyId: key.id };
   }
 
+  /** every record's payload (the same for all: the charge's ids are the record's own columns), deflated once */
+  const RECORD_PAYLOAD: QueryPayload = { query: "q", collections: ["scifact"], rows: [] };
+  let deflatedPayload: Buffer;
+  beforeAll(async () => {
+    deflatedPayload = await deflatePayload(RECORD_PAYLOAD);
+  });
+
   /** A charge of PRICE micro-credits that also writes the query record it pays for. */
   function chargeOf(owner: { orgId: string; keyId: string }, queryId: string): ChargeInput {
     return {
@@ -54,15 +66,18 @@ describe.each(STORE_KINDS)("search charges committed in batches on %s", (kind) =
         { collection: "scifact", results: 1, tokens: 100, pricePer1000Micros: "10000", amountMicros: PRICE.toString() },
       ],
       resultIds: [`${queryId}-r0`],
-      alsoWrite: queryRecordInsert({
-        queryId,
-        orgId: owner.orgId,
-        keyId: owner.keyId,
-        kind: "search",
-        payloadVersion: PAYLOAD_VERSION,
-        createdAt: new Date(),
-        payload: { query: "q", collections: ["scifact"], rows: [] },
-      }),
+      alsoWrite: queryRecordPart(
+        {
+          queryId,
+          orgId: owner.orgId,
+          keyId: owner.keyId,
+          kind: "search",
+          payloadVersion: PAYLOAD_VERSION,
+          createdAt: new Date(),
+          payload: RECORD_PAYLOAD,
+        },
+        deflatedPayload,
+      ),
     };
   }
 

@@ -121,6 +121,7 @@ export async function chargeAssisted(deps: AssistedStepDeps, c: ChargeAssistedIn
   const payer = await guarded("the account store", () => accounts.getOrganization(input.orgId));
   const paysLive = payer !== undefined && chargeModeOf(payer) === "live";
   const { kept, withheld, lines, record } = assistedCharge(c, { paysLive, now: clock() });
+  const recordInsert = await queryRecordInsert(record);
   const charged = await guarded("the billing store", () =>
     accounts.chargeSearch({
       orgId: input.orgId,
@@ -130,7 +131,7 @@ export async function chargeAssisted(deps: AssistedStepDeps, c: ChargeAssistedIn
       collections: lines,
       resultIds: kept.map((r) => r.id),
       requestId: input.requestId,
-      alsoWrite: queryRecordInsert(record),
+      alsoWrite: recordInsert,
     }),
   );
   if (deps.afterChargeDelayMs) await new Promise((r) => setTimeout(r, deps.afterChargeDelayMs));

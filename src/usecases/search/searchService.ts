@@ -1,6 +1,7 @@
 // Search use cases: paid search, free preview, free re-fetch. Each one enforces limits, then money, then caches.
 import type { Db } from "../../eventstore/db.js";
 import type { Accounts } from "../accounts/accounts.js";
+import type { ChargeInput } from "../accounts/chargeBatch.js";
 import type { AuthContext } from "../auth/context.js";
 import { resolveTargets } from "../auth/keyScope.js";
 import { Rejection } from "../../domain/rejection.js";
@@ -223,6 +224,26 @@ function recordOf(
       page: pageStateOf(fingerprint, page, outcome.continues, input.selection?.onePerDocument ?? false),
       ...listPayload(input, outcome),
     },
+  };
+}
+
+/** A search's charge: the record is what it pays for, so both commit together or neither does. */
+async function searchChargeOf(
+  auth: AuthContext,
+  endpoint: string,
+  requestId: string | undefined,
+  outcome: RetrievalOutcome,
+  record: QueryRecord,
+): Promise<ChargeInput> {
+  return {
+    orgId: auth.org.id,
+    keyId: auth.key.id,
+    queryId: outcome.queryId,
+    endpoint,
+    collections: outcome.lines,
+    resultIds: outcome.rows.map((r) => r.id),
+    requestId,
+    alsoWrite: await queryRecordInsert(record),
   };
 }
 
@@ -571,19 +592,8 @@ export function createSearchService(deps: ServiceDeps) {
       if (next) outcome.queryId = next.queryId;
       const retrieved = performance.now();
       const record = recordOf(auth, "search", now, input, outcome, fingerprint, next?.exclusion);
-      // the record is what the charge pays for: both commit together or neither does
-      const charged = await guarded("the billing store", () =>
-        accounts.chargeSearch({
-          orgId: auth.org.id,
-          keyId: auth.key.id,
-          queryId: outcome.queryId,
-          endpoint,
-          collections: outcome.lines,
-          resultIds: outcome.rows.map((r) => r.id),
-          requestId,
-          alsoWrite: queryRecordInsert(record),
-        }),
-      );
+      const charge = await searchChargeOf(auth, endpoint, requestId, outcome, record);
+      const charged = await guarded("the billing store", () => accounts.chargeSearch(charge));
       if (charged.duplicate) {
         // an identical cursor call charged this page first: its rows, nothing charged again
         const kept = await loadQueryRecord(db, outcome.queryId);

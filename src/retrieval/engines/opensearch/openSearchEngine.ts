@@ -24,6 +24,7 @@ import {
   EmbeddingMismatchError,
   type ChunkMetadata,
   type ChunkRecord,
+  type KeptRows,
   type SearchEngine,
   type SearchHit,
   type SearchRequest,
@@ -170,6 +171,59 @@ function hitsOf(
     if (candidate.dense !== undefined) hit.dense = candidate.dense;
     if (candidate.sparse !== undefined) hit.sparse = candidate.sparse;
     return hit;
+  });
+}
+
+/** What a search whose caller keeps fewer rows (SearchRequest.keep) knows of its candidates before fetching them. */
+interface KeptCandidates {
+  /** the candidates that may be in the list, by estimated score */
+  byEstimate: readonly RankedCandidate[];
+  /** candidate id -> the cosine its dense score stood for */
+  estimates: ReadonlyMap<string, number>;
+  /** candidate id -> its document from doc values, when known */
+  documents: ReadonlyMap<string, string>;
+}
+
+/** A dense search's hits (ids, scores, documents from doc values) as candidates for keptRowsOf, by estimate. */
+function denseCandidates(hits: readonly SearchResponseHit[], info: Pick<IndexInfo, "vectorStorage">): KeptCandidates {
+  const estimates = new Map<string, number>();
+  const documents = new Map<string, string>();
+  for (const hit of hits) {
+    estimates.set(idOf(hit), cosineFromScore(info.vectorStorage, hit._score ?? 0));
+    const doc = documentOfHit(hit);
+    if (doc !== undefined) documents.set(idOf(hit), doc);
+  }
+  const candidates = [...estimates].map(([id, dense]): RankCandidate => ({ id, dense }));
+  // dense ranking reads neither the sparse ceiling nor the hybrid weight
+  return { byEstimate: rankCandidates("dense", candidates, candidates.length, 0), estimates, documents };
+}
+
+/**
+ * The first rows of the list, through the first chunk of its `keep.rows`-th document (keptRows.ts): the candidates
+ * are fetched into `chunks` and re-scored by `rescore` only as far as that needs, and `rank` ranks the rows re-scored
+ * so far as the whole list would rank them.
+ */
+function keptRowsOf(
+  keep: KeptRows,
+  candidates: KeptCandidates,
+  chunks: ReadonlyMap<string, ChunkRecord>,
+  rescore: (rows: readonly RankCandidate[]) => Promise<RankCandidate[]>,
+  rank: (exact: readonly RankCandidate[]) => RankedCandidate[],
+): Promise<RankedCandidate[]> {
+  const exact: RankCandidate[] = [];
+  return fetchKeptRows(candidates.byEstimate, {
+    rows: keep.rows,
+    error: DENSE_SCORE_COSINE_ERROR,
+    estimated: (id) => candidates.estimates.has(id),
+    documentHint: (id) => candidates.documents.get(id),
+    rank: async (rows) => {
+      exact.push(...(await rescore(rows)));
+      return rank(exact);
+    },
+    documentOf: (row) => {
+      const chunk = chunks.get(row.id) as ChunkRecord;
+      return keep.drops(chunk) ? undefined : String(chunk.metadata.doc_id);
+    },
   });
 }
 
@@ -434,10 +488,18 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     filters: OpenSearchQuery[],
   ): Promise<SearchHit[]> {
     const efSearch = await efSearchOf(name);
-    const hits = await runSearch(
-      name,
-      searchBody(denseQuery(vector, info.vectorStorage, filters, req.limit, efSearch), req.limit, { _source: true }),
-    );
+    const query = denseQuery(vector, info.vectorStorage, filters, req.limit, efSearch);
+    if (req.keep) {
+      // ids, scores and documents first; then the sources and vectors of the rows that can reach the caller's rows
+      const kept = denseCandidates(await runSearch(name, searchBody(query, req.limit, IDS_AND_DOCUMENTS)), info);
+      const chunks = new Map<string, ChunkRecord>();
+      const rescore = (rows: readonly RankCandidate[]) => rescored(name, vector, rows, kept.estimates, chunks);
+      const ranked = await keptRowsOf(req.keep, kept, chunks, rescore, (exact) =>
+        rankCandidates("dense", exact, req.limit, 0, alpha),
+      );
+      return hitsOf(name, ranked, chunks);
+    }
+    const hits = await runSearch(name, searchBody(query, req.limit, { _source: true }));
     const chunks = new Map<string, ChunkRecord>();
     const candidates: RankCandidate[] = [];
     for (const hit of hits) {
@@ -521,22 +583,9 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       return hitsOf(name, rankCandidates("hybrid", await rescore(kept), req.limit, ceiling, alpha), chunks);
 
     // only the rows that can reach the caller's `keep.rows` (keptRows.ts); the rest if the first fetch does not settle
-    const keep = req.keep;
-    const exact: RankCandidate[] = [];
-    const ranked = await fetchKeptRows(kept, {
-      rows: keep.rows,
-      error: DENSE_SCORE_COSINE_ERROR,
-      estimated: (id) => estimates.has(id),
-      documentHint: (id) => documents.get(id),
-      rank: async (rows) => {
-        exact.push(...(await rescore(rows)));
-        return rankCandidates("hybrid", exact, req.limit, ceiling, alpha);
-      },
-      documentOf: (row) => {
-        const chunk = chunks.get(row.id) as ChunkRecord;
-        return keep.drops(chunk) ? undefined : String(chunk.metadata.doc_id);
-      },
-    });
+    const ranked = await keptRowsOf(req.keep, { byEstimate: kept, estimates, documents }, chunks, rescore, (exact) =>
+      rankCandidates("hybrid", exact, req.limit, ceiling, alpha),
+    );
     return hitsOf(name, ranked, chunks);
   }
 
