@@ -24,7 +24,6 @@ const STILL_LONG: Record<string, number> = {
   "src/usecases/works/works.ts createWorks": 242,
   "src/http/routes/searchRoutes.ts searchRoutes": 229,
   "src/http/routes/adminRoutes.ts adminRoutes": 213,
-  "src/usecases/catalogue/catalogueService.ts createCatalogueService": 153,
 };
 
 describe("function length", () => {
