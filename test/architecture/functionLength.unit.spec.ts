@@ -13,7 +13,6 @@ const FOLDERS = ["src", "workflows", "activities", "projections"];
 const STILL_LONG: Record<string, number> = {
   "src/retrieval/engines/opensearch/openSearchEngine.ts createOpenSearchEngine": 565,
   "src/usecases/search/searchService.ts createSearchService": 507,
-  "projections/project.ts project": 227,
   "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 427,
   "src/http/openapi/document.ts dashboardOperations": 419,
   "src/http/routes/dashboardRoutes.ts dashboardRoutes": 372,
