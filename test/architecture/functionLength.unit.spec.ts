@@ -22,7 +22,6 @@ const STILL_LONG: Record<string, number> = {
   "src/usecases/dashboard/consoleData.ts createConsoleData": 246,
   "src/usecases/works/works.ts createWorks": 242,
   "src/http/routes/searchRoutes.ts searchRoutes": 229,
-  "src/http/routes/adminRoutes.ts adminRoutes": 213,
 };
 
 describe("function length", () => {
