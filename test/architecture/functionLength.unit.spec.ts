@@ -16,7 +16,6 @@ const STILL_LONG: Record<string, number> = {
   "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 427,
   "src/http/openapi/document.ts dashboardOperations": 419,
   "src/http/routes/dashboardRoutes.ts dashboardRoutes": 372,
-  "src/app/composition.ts startRuntime": 314,
   "activities/ingestion.ts createIngestionActivities": 257,
   "src/usecases/dashboard/consoleData.ts createConsoleData": 246,
   "src/usecases/works/works.ts createWorks": 242,
