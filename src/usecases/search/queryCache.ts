@@ -182,6 +182,19 @@ export function freshness(r: QueryRecord, now: Date): RecordFreshness {
   return now.getTime() >= cachedUntil(r.createdAt).getTime() ? "expired" : "fresh";
 }
 
+/**
+ * The one refusal of an expired record (410 CACHED_RESULT_EXPIRED), for a re-fetch and for an unlock's charge: `again`
+ * is what the client runs to have rows anew.
+ */
+export function assertFresh(record: QueryRecord, now: Date, again: "search" | "preview"): void {
+  if (freshness(record, now) === "expired")
+    throw new Rejection(
+      "CACHED_RESULT_EXPIRED",
+      `query ${record.queryId} has expired (results are kept 7 days, and a change of the result format retires ` +
+        `older ones); run the ${again} again`,
+    );
+}
+
 /** The record of a query made with this key (re-fetch, unlock): 404 for unknown or another key's, 410 once expired. */
 export async function loadOwnQueryRecord(
   db: Queryable,
@@ -192,12 +205,7 @@ export async function loadOwnQueryRecord(
   const record = await loadQueryRecord(db, queryId);
   if (!record || record.keyId !== keyId)
     throw new Rejection("NOT_FOUND", `query ${queryId} not found for this API key`);
-  if (freshness(record, now) === "expired")
-    throw new Rejection(
-      "CACHED_RESULT_EXPIRED",
-      `query ${queryId} has expired (results are kept 7 days, and a change of the result format retires older ` +
-        "ones); run the search again",
-    );
+  assertFresh(record, now, "search");
   assertNotRefunded(record);
   return record;
 }
