@@ -300,7 +300,7 @@ export function openIngestionActivityDeps(
  * The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the
  * built-in one.
  */
-export function openReasoner(
+function openReasoner(
   config: Config,
   deps: {
     engine: SearchEngine;

@@ -81,7 +81,7 @@ export async function replay(
  * How a run stands, with its progress when it answers the query. A run that cannot answer the query yet (its first
  * step not taken, its worker busy) has not ended for that: the workflow service tells whether it still runs.
  */
-export async function runOf(
+async function runOf(
   ctx: AssistedContext,
   queryId: string,
 ): Promise<{ run: KeyedRun; progress?: AssistedProgress }> {

@@ -32,7 +32,7 @@ import {
 } from "./discovery.js";
 
 /** What is recorded of each answer, as a free event. */
-export interface CatalogueAnswerRecord {
+interface CatalogueAnswerRecord {
   queryId: string;
   endpoint: string;
   intent: CatalogueIntent;
@@ -40,7 +40,7 @@ export interface CatalogueAnswerRecord {
   collections: string[];
 }
 
-export interface CatalogueDeps {
+interface CatalogueDeps {
   catalog: CollectionCatalog;
   journals: JournalLookup;
   /** the journals table's sentence saying what its metrics were computed from (metricsBasisSentence) */
@@ -65,7 +65,7 @@ export interface JournalRequestInput {
   note?: string;
 }
 
-export interface JournalListing {
+interface JournalListing {
   topic: string | null;
   publisher?: string;
   minHIndex?: number;
@@ -74,7 +74,7 @@ export interface JournalListing {
 }
 
 /** Journals shown per scope in a catalogue answer to a search endpoint (the listing takes `limit`). */
-export const ANSWER_JOURNALS_PER_SCOPE = 20;
+const ANSWER_JOURNALS_PER_SCOPE = 20;
 
 export type CatalogueService = ReturnType<typeof createCatalogueService>;
 

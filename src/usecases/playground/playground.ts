@@ -14,7 +14,7 @@ import type { CachedRow } from "../../domain/resultRow.js";
 
 type Member = Extract<Principal, { kind: "member" }>;
 
-export interface PlaygroundDeps {
+interface PlaygroundDeps {
   accounts: Pick<Accounts, "getKey" | "getOrganization">;
   /** the organization's keys with who created each */
   keysOf: (orgId: string) => Promise<KeyRow[]>;

@@ -138,7 +138,7 @@ const listKey = (requested: CatalogEntry, collection: PlainCollection): string =
   `${requested.name}\u0000${collection.name}`;
 
 /** One physical collection to search, under the name it was requested by. */
-export interface CollectionSearch {
+interface CollectionSearch {
   key: string;
   collection: PlainCollection;
   /** the compiled filter, or 'skip' when the collection cannot take part */
@@ -318,7 +318,7 @@ export async function prepareRetrieval(
 export const MAX_DOCUMENT_DEPTH = 270;
 
 /** One physical collection's search as `retrieve` runs it: under which requested entry. */
-export interface TargetList extends CollectionSearch {
+interface TargetList extends CollectionSearch {
   requested: CatalogEntry;
 }
 

@@ -9,7 +9,7 @@ import type { PageState } from "./paging.js";
 
 /** Bumped when the cached row shape changes; older records answer 410 CACHED_RESULT_EXPIRED. */
 export const PAYLOAD_VERSION = 1;
-export const CACHE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+const CACHE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
 export type { CachedRow } from "../../domain/resultRow.js";
 
@@ -172,7 +172,7 @@ export function assertNotRefunded(record: QueryRecord): void {
   }
 }
 
-export type RecordFreshness = "fresh" | "expired";
+type RecordFreshness = "fresh" | "expired";
 
 /** Until when a record made at `createdAt` is re-fetched free (X-Cache-Expires). */
 export const cachedUntil = (createdAt: Date): Date => new Date(createdAt.getTime() + CACHE_LIFETIME_MS);
