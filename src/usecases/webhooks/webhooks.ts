@@ -93,8 +93,7 @@ export interface NewEndpointInput {
 /**
  * The message id (every attempt's webhook-id) of an event named by its source: a retried publish names the same one.
  */
-const messageIdOf = (source: string) =>
-  `msg_${createHash("sha256").update(source).digest("base64url").slice(0, 32)}`;
+const messageIdOf = (source: string) => `msg_${createHash("sha256").update(source).digest("base64url").slice(0, 32)}`;
 
 const endpointView = (r: WebhookEndpointRow): EndpointView => ({
   id: r.endpoint_id,

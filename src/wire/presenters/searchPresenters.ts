@@ -270,11 +270,7 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
  * The row selection of a body in the snake_case spelling (/query, /preview and the MCP search tools); a sorted
  * request's threshold defaults higher.
  */
-function selectionOf(body: {
-  min_relevance?: number;
-  one_per_document: boolean;
-  sort?: SortOrder;
-}): RowSelection {
+function selectionOf(body: { min_relevance?: number; one_per_document: boolean; sort?: SortOrder }): RowSelection {
   return {
     minRelevance:
       body.min_relevance ?? (body.sort !== undefined && body.sort !== "relevance" ? SORTED_DEFAULT_MIN_RELEVANCE : 0),
