@@ -5,7 +5,7 @@ import type { Accounts } from "../src/usecases/accounts/accounts.js";
 import { unlockChargeKey } from "../src/usecases/accounts/charges.js";
 import { readByIdempotencyKey } from "../src/eventstore/eventStore.js";
 import { Rejection } from "../src/domain/rejection.js";
-import { freshness, loadQueryRecord, type QueryRecord } from "../src/usecases/search/queryCache.js";
+import { assertFresh, loadQueryRecord, type QueryRecord } from "../src/usecases/search/queryCache.js";
 import { assertQueryQuota, guarded, takeMinuteBudget } from "../src/usecases/limits/quotas.js";
 import {
   type ChargeInput,
@@ -37,8 +37,7 @@ async function requireRecord(db: Db, queryId: string): Promise<QueryRecord> {
  * checked.
  */
 function requireFresh(record: QueryRecord, now: Date): QueryRecord {
-  if (freshness(record, now) === "expired")
-    throw new Rejection("CACHED_RESULT_EXPIRED", `query ${record.queryId} has expired; run the preview again`);
+  assertFresh(record, now, "preview");
   return record;
 }
 

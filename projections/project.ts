@@ -1,7 +1,7 @@
-// Projection logic, written once: what each event changes in balances, ledger, keys, unlocks, usage, prices, members,
-// invites and sessions. A feature's events have a handler of their own that project() calls: memberProjection.ts
-// (members, invites, sessions), webhookProjection.ts, alertProjection.ts; what they read and return is described in
-// projectionReader.ts.
+// Projection logic, written once: what each event changes in balances, ledger, unlocks, usage and prices. A
+// feature's events have a handler of their own that project() calls: keyProjection.ts (API keys),
+// memberProjection.ts (members, invites, sessions), ingestionProjection.ts, webhookProjection.ts, alertProjection.ts;
+// what they read and return is described in projectionReader.ts.
 // The same function feeds the inline projector (SQL, in the append transaction) and replay (memory, then bulk).
 // It updates the rows its reader hands out in place and returns them as the changes: both readers give the projector
 // rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
@@ -9,6 +9,8 @@ import { usesTrialQuery, type CollectionCharge, type ProjectableEvent } from "..
 import { dayPeriod, monthPeriod } from "../src/domain/queryQuota.js";
 import type { BalanceRow, OrganizationRow, UsageRow } from "./tables.js";
 import { projectAlert } from "./alertProjection.js";
+import { projectIngestion } from "./ingestionProjection.js";
+import { projectKey } from "./keyProjection.js";
 import { projectMember } from "./memberProjection.js";
 import { projectWebhook } from "./webhookProjection.js";
 import type { Change, ProjectionReader } from "./projectionReader.js";
@@ -208,53 +210,79 @@ const keyUsed = (e: ProjectableEvent, orgId: string, keyId: string): Change => (
   row: { key_id: keyId, org_id: orgId, used_at: e.recordedAt, position: e.position },
 });
 
+/** A new organization: its row and an empty balance. */
+function organizationCreated(e: Extract<ProjectableEvent, { type: "OrganizationCreated" }>): Change[] {
+  const d = e.data;
+  return [
+    {
+      table: "organizations",
+      row: {
+        org_id: d.orgId,
+        name: d.name,
+        billing_mode: d.billingMode,
+        limits: { ...d.limits },
+        hide_balance: d.hideBalance,
+        suspended: false,
+        version: e.streamVersion,
+        billing_enabled: d.billingEnabled ?? true,
+        trial_queries: d.trialQueries ?? 0,
+        trial_used: 0,
+      },
+    },
+    {
+      table: "balances",
+      row: {
+        org_id: d.orgId,
+        balance_micros: "0",
+        credited_micros: "0",
+        charged_micros: "0",
+        refunded_micros: "0",
+      },
+    },
+  ];
+}
+
+/** A search's charge: money, usage, per-collection usage, and a trial query where it used one. */
+function searchCharged(e: Extract<ProjectableEvent, { type: "SearchCharged" }>, read: ProjectionReader): Change[] {
+  const d = e.data;
+  const amount = BigInt(d.amountMicros);
+  return [
+    bumpOrgVersion(read, e, d.orgId, (org) => (usesTrialQuery(d) ? { trial_used: org.trial_used + 1 } : {})),
+    ...debit(read, e, d.orgId, d.keyId, d.queryId, amount, "charge"),
+    ...usageChanges(read, e, d.orgId, 1, d.tokens, amount),
+    ...collectionUsageChanges(read, e, d.orgId, d.collections, "search", new Map()),
+    keyUsed(e, d.orgId, d.keyId),
+  ];
+}
+
+/** An unlock: money, usage, per-collection rows unlocked, and one unlocks row per result. */
+function resultsUnlocked(e: Extract<ProjectableEvent, { type: "ResultsUnlocked" }>, read: ProjectionReader): Change[] {
+  const d = e.data;
+  const amount = BigInt(d.amountMicros);
+  const rowsByCollection = new Map(d.collections.map((line) => [line.collection, line.results ?? 0]));
+  return [
+    bumpOrgVersion(read, e, d.orgId, (org) => (d.billingMode === "trial" ? { trial_used: org.trial_used + 1 } : {})),
+    ...debit(read, e, d.orgId, d.keyId, d.queryId, amount, "unlock"),
+    ...usageChanges(read, e, d.orgId, 0, d.tokens, amount),
+    ...collectionUsageChanges(read, e, d.orgId, d.collections, "unlock", rowsByCollection),
+    ...d.resultIds.map((resultId): Change => ({
+      table: "unlocks",
+      row: { query_id: d.queryId, result_id: resultId, org_id: d.orgId, key_id: d.keyId, position: e.position },
+    })),
+    keyUsed(e, d.orgId, d.keyId),
+  ];
+}
+
 export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
   switch (e.type) {
-    case "OrganizationCreated": {
-      const d = e.data;
-      return [
-        {
-          table: "organizations",
-          row: {
-            org_id: d.orgId,
-            name: d.name,
-            billing_mode: d.billingMode,
-            limits: { ...d.limits },
-            hide_balance: d.hideBalance,
-            suspended: false,
-            version: e.streamVersion,
-            billing_enabled: d.billingEnabled ?? true,
-            trial_queries: d.trialQueries ?? 0,
-            trial_used: 0,
-          },
-        },
-        {
-          table: "balances",
-          row: {
-            org_id: d.orgId,
-            balance_micros: "0",
-            credited_micros: "0",
-            charged_micros: "0",
-            refunded_micros: "0",
-          },
-        },
-      ];
-    }
+    case "OrganizationCreated":
+      return organizationCreated(e);
     case "CreditsAdded":
       return moneyIn(read, e, e.data.orgId, BigInt(e.data.amountMicros), "credit", null, e.data.reference);
     case "RefundIssued":
       return moneyIn(read, e, e.data.orgId, BigInt(e.data.amountMicros), "refund", e.data.queryId, e.data.reference);
-    case "SearchCharged": {
-      const d = e.data;
-      const amount = BigInt(d.amountMicros);
-      return [
-        bumpOrgVersion(read, e, d.orgId, (org) => (usesTrialQuery(d) ? { trial_used: org.trial_used + 1 } : {})),
-        ...debit(read, e, d.orgId, d.keyId, d.queryId, amount, "charge"),
-        ...usageChanges(read, e, d.orgId, 1, d.tokens, amount),
-        ...collectionUsageChanges(read, e, d.orgId, d.collections, "search", new Map()),
-        keyUsed(e, d.orgId, d.keyId),
-      ];
-    }
+    case "SearchCharged":
+      return searchCharged(e, read);
     case "ToolCallCharged": {
       // a ledger charge named after the tool (query_id is the call's id); usage money, but no query and no collection
       const d = e.data;
@@ -266,60 +294,12 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
         keyUsed(e, d.orgId, d.keyId),
       ];
     }
-    case "ResultsUnlocked": {
-      const d = e.data;
-      const amount = BigInt(d.amountMicros);
-      const rowsByCollection = new Map(d.collections.map((line) => [line.collection, line.results ?? 0]));
-      return [
-        bumpOrgVersion(read, e, d.orgId, (org) =>
-          d.billingMode === "trial" ? { trial_used: org.trial_used + 1 } : {},
-        ),
-        ...debit(read, e, d.orgId, d.keyId, d.queryId, amount, "unlock"),
-        ...usageChanges(read, e, d.orgId, 0, d.tokens, amount),
-        ...collectionUsageChanges(read, e, d.orgId, d.collections, "unlock", rowsByCollection),
-        ...d.resultIds.map((resultId): Change => ({
-          table: "unlocks",
-          row: { query_id: d.queryId, result_id: resultId, org_id: d.orgId, key_id: d.keyId, position: e.position },
-        })),
-        keyUsed(e, d.orgId, d.keyId),
-      ];
-    }
-    case "ApiKeyCreated": {
-      const d = e.data;
-      return [
-        {
-          table: "api_keys",
-          row: {
-            key_id: d.keyId,
-            org_id: d.orgId,
-            mode: d.mode,
-            key_hash: d.keyHash,
-            key_prefix: d.keyPrefix,
-            collections: d.collections,
-            spending_cap_micros: d.spendingCapMicros,
-            spent_micros: "0",
-            revoked: false,
-            version: e.streamVersion,
-            name: d.name ?? null,
-          },
-        },
-      ];
-    }
-    case "ApiKeyRevoked": {
-      const key = read.apiKey(e.data.keyId);
-      if (!key) throw new Error(`projection: no api key ${e.data.keyId}`);
-      return [{ table: "api_keys", row: Object.assign(key, { revoked: true, version: e.streamVersion }) }];
-    }
-    case "ApiKeySpendingCapChanged": {
-      const key = read.apiKey(e.data.keyId);
-      if (!key) throw new Error(`projection: no api key ${e.data.keyId}`);
-      return [
-        {
-          table: "api_keys",
-          row: Object.assign(key, { spending_cap_micros: e.data.spendingCapMicros, version: e.streamVersion }),
-        },
-      ];
-    }
+    case "ResultsUnlocked":
+      return resultsUnlocked(e, read);
+    case "ApiKeyCreated":
+    case "ApiKeyRevoked":
+    case "ApiKeySpendingCapChanged":
+      return projectKey(e, read);
     case "LimitsChanged":
       return [bumpOrgVersion(read, e, e.data.orgId, { limits: { ...e.data.limits } })];
     case "BillingSettingsChanged": {
@@ -367,42 +347,10 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
     case "SessionStarted":
     case "SessionEnded":
       return projectMember(e, read);
-    case "IngestionStarted": {
-      const d = e.data;
-      return [
-        {
-          table: "ingestions",
-          row: {
-            ingestion_id: d.ingestionId,
-            collection: d.collection,
-            mode: d.mode,
-            files: [...d.files],
-            state: "running",
-            started_at: e.recordedAt,
-            finished_at: null,
-            error: null,
-            counts: null,
-          },
-        },
-      ];
-    }
+    case "IngestionStarted":
     case "IngestionCompleted":
-    case "IngestionFailed": {
-      const row = read.ingestion(e.data.ingestionId);
-      if (!row) throw new Error(`projection: no ingestion ${e.data.ingestionId}`);
-      const failed = e.type === "IngestionFailed";
-      return [
-        {
-          table: "ingestions",
-          row: Object.assign(row, {
-            state: failed ? "failed" : "completed",
-            finished_at: e.recordedAt,
-            error: failed ? e.data.error : null,
-            counts: e.data.counts,
-          }),
-        },
-      ];
-    }
+    case "IngestionFailed":
+      return projectIngestion(e, read);
     case "WebhookEndpointCreated":
     case "WebhookSecretRotated":
     case "WebhookEndpointDeleted":

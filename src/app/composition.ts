@@ -300,7 +300,7 @@ export function openIngestionActivityDeps(
  * The reasoner of assisted search: the chat model when one is configured (falling back to the built-in one), else the
  * built-in one.
  */
-export function openReasoner(
+function openReasoner(
   config: Config,
   deps: {
     engine: SearchEngine;
@@ -475,6 +475,323 @@ async function startDevServer(
   return devServer;
 }
 
+/** The components the service runs on: Temporal (a dev server where no address is set), the event store, the search
+ * engine, the embedding model and the catalogue in force, with each collection's readiness. */
+async function openInfrastructure(config: Config, log: Logger, clock: () => Date, closers: (() => Promise<void>)[]) {
+  const devServer = config.temporalAddress ? undefined : await startDevServer(config, log, closers);
+  const address = devServer?.address ?? config.temporalAddress!;
+  const db = await openEventStore(config);
+  closers.push(() => db.close());
+  const engine = await openSearchEngine(config, log);
+  if (engine.vectorSearchMode)
+    void engine
+      .vectorSearchMode()
+      .catch((err) => log.warn({ err }, "could not ask the search engine how it searches vectors"));
+  closers.push(() => engine.close());
+  const embedder = await openEmbedder(config);
+  closers.push(() => embedder.close());
+  const catalog = await openCatalogue(config, db, clock, log);
+  closers.push(async () => catalog.close());
+  const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
+  // an operator-defined collection answers 503 until one of its ingestions completed (followed below)
+  for (const collection of catalog.collections)
+    if (!catalog.isSeeded(collection.name)) readiness.set(collection.name, "ingesting");
+  return { devServer, address, db, engine, embedder, catalog, readiness };
+}
+
+/** The use cases that read and search: accounts, members, retractions and integrity, the catalogue, works, search and
+ * the gateway's tools. */
+async function openQueryServices(
+  config: Config,
+  options: RuntimeOptions,
+  log: Logger,
+  clock: () => Date,
+  { db, engine, embedder, catalog, readiness }: Awaited<ReturnType<typeof openInfrastructure>>,
+) {
+  const accounts = createAccounts(db, clock);
+  const catalogueEvents = createCatalogueEvents(db, clock);
+  const members = createMembers(db, accounts, {
+    clock,
+    sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000,
+    catalog,
+  });
+  const retractions = createLiveRetractions({
+    db,
+    dataRoot: config.dataRoot,
+    clock,
+    heldDois: heldDoisIn({ engine, catalog }),
+    engineKind: engine.kind,
+  });
+  // every row a client is given (and every work an alert delivers) carries metadata.integrity by the one rule
+  const integrityOf = integrityOfWorks({ db, engineKind: engine.kind, retractions });
+  const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);
+  const journals = journalTable.journals;
+  const metricsBasis = metricsBasisSentence(journalTable.metricsBasis);
+  const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journalTable));
+  const figureImages = options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir), config.dataRoot);
+  const catalogue = createCatalogueService({
+    catalog,
+    journals: journalLookupOf(journals),
+    metricsBasis,
+    inventoryOf: (collection) => readInventory(engine, collection),
+    topicWeights: (collection, topic) => journalWeightsForTopic({ engine, embedder }, collection, topic),
+    priceOf: (auth, collection) => pricePer1000For(auth.org, collection),
+    record: (auth, answer) =>
+      catalogueEvents.recordCatalogueAnswer({ orgId: auth.org.id, keyId: auth.key.id, ...answer }),
+    recordJournalRequest: (auth, request) =>
+      catalogueEvents.requestJournal({ orgId: auth.org.id, keyId: auth.key.id, ...request }),
+    takeMinuteSlot: (auth) => takeMinuteBudget(db, auth.org, clock()),
+  });
+  const works = createWorks({
+    db,
+    catalog,
+    engineKind: engine.kind,
+    integrity: (evidence) => retractions.integrity(evidence),
+    rowIntegrity: integrityOf,
+    clock,
+  });
+  const search = createSearchService({
+    db,
+    accounts,
+    clock,
+    catalog,
+    engine,
+    embedder,
+    planFilters,
+    figureImages,
+    catalogue,
+    readiness,
+    retractions,
+  });
+  const tools =
+    options.tools ??
+    (await createGatewayTools({
+      retractions,
+      engine,
+      catalog,
+      journals,
+      metricsBasis,
+      prices: config.toolPrices,
+      upstreams: config.toolUpstreams,
+      log,
+    }));
+
+  return {
+    accounts,
+    members,
+    retractions,
+    integrityOf,
+    journals,
+    metricsBasis,
+    planFilters,
+    figureImages,
+    catalogue,
+    works,
+    search,
+    tools,
+  };
+}
+
+/** The Temporal worker (where this process runs one) and the client; the client shares the worker's connection. */
+async function connectTemporal(
+  config: Config,
+  options: RuntimeOptions,
+  closers: (() => Promise<void>)[],
+  address: string,
+  deps: {
+    db: Db;
+    accounts: ReturnType<typeof createAccounts>;
+    engine: SearchEngine;
+    embedder: OnnxEmbedder;
+    clock: () => Date;
+    assisted: Awaited<ReturnType<typeof openAssistedActivityDeps>>;
+    webhooks: ReturnType<typeof openWebhookActivityDeps>;
+    alerts: ReturnType<typeof openAlerts>;
+  },
+): Promise<{ worker: Runtime["worker"]; client: Client }> {
+  const { db, accounts, engine, embedder, clock, alerts } = deps;
+  let worker: Runtime["worker"];
+  let client: Client;
+  if (options.worker) {
+    const ingestion = openIngestionActivityDeps(config, {
+      db,
+      engine,
+      embedder,
+      clock,
+      openPassageEmbedder: options.openPassageEmbedder,
+    });
+    const created = await createTemporalWorker({
+      address,
+      namespace: config.temporalNamespace,
+      taskQueue: TASK_QUEUE,
+      deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs },
+      assisted: deps.assisted,
+      ingestion,
+      webhooks: deps.webhooks,
+      alerts: { alerts },
+      ingestBatches: options.ingestBatches,
+    });
+    const running = runTemporalWorker(created);
+    worker = { worker: created.worker, running };
+    closers.push(async () => {
+      // the SDK's own SIGINT/SIGTERM handling may have begun the shutdown already
+      for (const w of [created.worker, created.batchWorker]) if (w?.getState() === "RUNNING") w.shutdown();
+      await running.catch(() => undefined);
+      await created.connection.close();
+      await ingestion.close();
+    });
+    // the client shares the worker's connection, so an unlock starts eagerly on this process's worker
+    client = new Client({ connection: created.connection, namespace: config.temporalNamespace });
+  } else {
+    const connection = await Connection.connect({ address });
+    closers.push(() => connection.close());
+    client = new Client({ connection, namespace: config.temporalNamespace });
+  }
+  return { worker, client };
+}
+
+/** What /health/ready asks each component, and the details it shows. */
+function healthChecks(
+  db: Db,
+  client: Client,
+  engine: SearchEngine,
+  readiness: ReturnType<typeof createCollectionReadiness>,
+) {
+  return {
+    readiness: {
+      eventStore: async () => (await db.query("SELECT 1 AS ok")).length === 1,
+      temporal: async () => {
+        await client.workflowService.getSystemInfo({});
+        return true;
+      },
+      search: () => engine.ping(),
+    },
+    readinessDetails: async () => ({
+      searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : "exact",
+      collections: readiness.summary(),
+    }),
+  };
+}
+
+/** The operator's side: ingestions (started and followed), collection administration and the operations. */
+async function openOperations(
+  config: Config,
+  log: Logger,
+  clock: () => Date,
+  closers: (() => Promise<void>)[],
+  parts: {
+    db: Db;
+    client: Client;
+    engine: SearchEngine;
+    catalog: Awaited<ReturnType<typeof openCatalogue>>;
+    readiness: ReturnType<typeof createCollectionReadiness>;
+    accounts: ReturnType<typeof createAccounts>;
+    members: ReturnType<typeof createMembers>;
+    retractions: ReturnType<typeof createLiveRetractions>;
+    webhooks: ReturnType<typeof createWebhooks>;
+    alerts: ReturnType<typeof openAlerts>;
+  },
+) {
+  const { db, client, engine, catalog, readiness, accounts, members, retractions, webhooks, alerts } = parts;
+  const ingestions = createTemporalIngestions({
+    db,
+    client,
+    catalog,
+    dataRoot: config.dataRoot,
+    clock,
+    taskQueue: TASK_QUEUE,
+    batchSize: config.ingestBatchSize,
+    parallelism: config.ingestParallelism,
+  });
+  const collectionAdmin = createCollectionAdmin({
+    catalog,
+    engine,
+    db,
+    readiness,
+    ingestions,
+    dataRoot: config.dataRoot,
+    onIndexDeleteFailure: (collection, err) =>
+      log.warn({ collection, err }, "a retired collection's index could not be deleted"),
+    pauseAlertsOf: (collection, actor) => alerts().pauseForRetiredCollection(collection, actor),
+    onAlertPauseFailure: (collection, err) =>
+      log.warn(
+        { collection, err },
+        "the alerts of a retired collection could not all be paused (each pauses at its next run)",
+      ),
+  });
+  const following = followCollectionIngestions({
+    catalog,
+    readiness,
+    ingestions,
+    onError: (err) => log.warn({ err }, "could not read the state of an ingestion"),
+  });
+  closers.push(async () => following.stop());
+  await following.check();
+  const operations = createOperations(accounts, {
+    catalog,
+    clock,
+    members,
+    retractions,
+    collections: collectionAdmin,
+    ingestions,
+    uploads: createUploads({ dataRoot: config.dataRoot, maxBytes: config.uploadMaxBytes }),
+    webhooks,
+    alerts: alerts(),
+  });
+  return { ingestions, operations };
+}
+
+/** What the workflows need (assisted search, webhooks, alerts) and Temporal, where they run. */
+async function startWorkflows(
+  config: Config,
+  options: RuntimeOptions,
+  log: Logger,
+  clock: () => Date,
+  closers: (() => Promise<void>)[],
+  infra: Awaited<ReturnType<typeof openInfrastructure>>,
+  queries: Awaited<ReturnType<typeof openQueryServices>>,
+) {
+  const { address, db, engine, embedder, catalog } = infra;
+  const { accounts, retractions, integrityOf, journals, planFilters } = queries;
+  const assistedDeps = await openAssistedActivityDeps(config, {
+    db,
+    accounts,
+    engine,
+    embedder,
+    catalog,
+    clock,
+    log,
+    journals,
+    planFilters,
+    judgeModel: options.judgeModel,
+    retractions,
+  });
+
+  let client: Client;
+  const webhookDeps = openWebhookActivityDeps(config, { db, clock, client: () => client });
+  const alerts = openAlerts(config, {
+    db,
+    accounts,
+    clock,
+    search: assistedDeps,
+    client: () => client,
+    integrity: integrityOf,
+  });
+  const temporal = await connectTemporal(config, options, closers, address, {
+    db,
+    accounts,
+    engine,
+    embedder,
+    clock,
+    assisted: assistedDeps,
+    webhooks: webhookDeps,
+    alerts,
+  });
+  const worker = temporal.worker;
+  client = temporal.client;
+  return { alerts, client, worker };
+}
+
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const log = options.log ?? pino({ level: config.logLevel, base: { service: "litsearch" } });
   const clock = options.clock ?? (() => new Date());
@@ -483,153 +800,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     for (const c of closers.reverse()) await c().catch((err) => log.warn({ err }, "shutdown step failed"));
   };
   try {
-    const devServer = config.temporalAddress ? undefined : await startDevServer(config, log, closers);
-    const address = devServer?.address ?? config.temporalAddress!;
-    const db = await openEventStore(config);
-    closers.push(() => db.close());
-    const engine = await openSearchEngine(config, log);
-    if (engine.vectorSearchMode)
-      void engine
-        .vectorSearchMode()
-        .catch((err) => log.warn({ err }, "could not ask the search engine how it searches vectors"));
-    closers.push(() => engine.close());
-    const embedder = await openEmbedder(config);
-    closers.push(() => embedder.close());
-    const catalog = await openCatalogue(config, db, clock, log);
-    closers.push(async () => catalog.close());
-    const readiness = createCollectionReadiness(catalog.collections.map((c) => c.name));
-    // an operator-defined collection answers 503 until one of its ingestions completed (followed below)
-    for (const collection of catalog.collections)
-      if (!catalog.isSeeded(collection.name)) readiness.set(collection.name, "ingesting");
-    const accounts = createAccounts(db, clock);
-    const catalogueEvents = createCatalogueEvents(db, clock);
-    const members = createMembers(db, accounts, {
-      clock,
-      sessionLifetimeMs: config.dashboard.sessionHours * 3600 * 1000,
-      catalog,
-    });
-    const retractions = createLiveRetractions({
-      db,
-      dataRoot: config.dataRoot,
-      clock,
-      heldDois: heldDoisIn({ engine, catalog }),
-      engineKind: engine.kind,
-    });
-    // every row a client is given (and every work an alert delivers) carries metadata.integrity by the one rule
-    const integrityOf = integrityOfWorks({ db, engineKind: engine.kind, retractions });
-    const journalTable = await loadJournalTable(config.dataDir, config.dataRoot);
-    const journals = journalTable.journals;
-    const metricsBasis = metricsBasisSentence(journalTable.metricsBasis);
-    const planFilters = options.planFilters ?? (await loadFilterPlanner(config.dataDir, config.dataRoot, journalTable));
-    const figureImages =
-      options.figureImages ?? createJpegFigureRenderer(figureRootOf(config.dataDir), config.dataRoot);
-    const catalogue = createCatalogueService({
-      catalog,
-      journals: journalLookupOf(journals),
-      metricsBasis,
-      inventoryOf: (collection) => readInventory(engine, collection),
-      topicWeights: (collection, topic) => journalWeightsForTopic({ engine, embedder }, collection, topic),
-      priceOf: (auth, collection) => pricePer1000For(auth.org, collection),
-      record: (auth, answer) =>
-        catalogueEvents.recordCatalogueAnswer({ orgId: auth.org.id, keyId: auth.key.id, ...answer }),
-      recordJournalRequest: (auth, request) =>
-        catalogueEvents.requestJournal({ orgId: auth.org.id, keyId: auth.key.id, ...request }),
-      takeMinuteSlot: (auth) => takeMinuteBudget(db, auth.org, clock()),
-    });
-    const works = createWorks({
-      db,
-      catalog,
-      engineKind: engine.kind,
-      integrity: (evidence) => retractions.integrity(evidence),
-      rowIntegrity: integrityOf,
-      clock,
-    });
-    const search = createSearchService({
-      db,
-      accounts,
-      clock,
-      catalog,
-      engine,
-      embedder,
-      planFilters,
-      figureImages,
-      catalogue,
-      readiness,
-      retractions,
-    });
-    const tools =
-      options.tools ??
-      (await createGatewayTools({
-        retractions,
-        engine,
-        catalog,
-        journals,
-        metricsBasis,
-        prices: config.toolPrices,
-        upstreams: config.toolUpstreams,
-        log,
-      }));
+    const infra = await openInfrastructure(config, log, clock, closers);
+    const { devServer, address, db, engine, embedder, catalog, readiness } = infra;
+    const queries = await openQueryServices(config, options, log, clock, infra);
+    const { accounts, members, retractions, integrityOf, planFilters, figureImages } = queries;
+    const { catalogue, works, search, tools } = queries;
 
-    const assistedDeps = await openAssistedActivityDeps(config, {
-      db,
-      accounts,
-      engine,
-      embedder,
-      catalog,
-      clock,
-      log,
-      journals,
-      planFilters,
-      judgeModel: options.judgeModel,
-      retractions,
-    });
-
-    let worker: Runtime["worker"];
-    let client: Client;
-    const webhookDeps = openWebhookActivityDeps(config, { db, clock, client: () => client });
-    const alerts = openAlerts(config, {
-      db,
-      accounts,
-      clock,
-      search: assistedDeps,
-      client: () => client,
-      integrity: integrityOf,
-    });
-    if (options.worker) {
-      const ingestion = openIngestionActivityDeps(config, {
-        db,
-        engine,
-        embedder,
-        clock,
-        openPassageEmbedder: options.openPassageEmbedder,
-      });
-      const created = await createTemporalWorker({
-        address,
-        namespace: config.temporalNamespace,
-        taskQueue: TASK_QUEUE,
-        deps: { db, accounts, clock, afterChargeDelayMs: config.faultAfterChargeDelayMs },
-        assisted: assistedDeps,
-        ingestion,
-        webhooks: webhookDeps,
-        alerts: { alerts },
-        ingestBatches: options.ingestBatches,
-      });
-      const running = runTemporalWorker(created);
-      worker = { worker: created.worker, running };
-      closers.push(async () => {
-        // the SDK's own SIGINT/SIGTERM handling may have begun the shutdown already
-        for (const w of [created.worker, created.batchWorker]) if (w?.getState() === "RUNNING") w.shutdown();
-        await running.catch(() => undefined);
-        await created.connection.close();
-        await ingestion.close();
-      });
-      // the client shares the worker's connection, so an unlock starts eagerly on this process's worker
-      client = new Client({ connection: created.connection, namespace: config.temporalNamespace });
-    } else {
-      const connection = await Connection.connect({ address });
-      closers.push(() => connection.close());
-      client = new Client({ connection, namespace: config.temporalNamespace });
-    }
+    const { alerts, client, worker } = await startWorkflows(config, options, log, clock, closers, infra, queries);
     const assisted = createAssistedSearch({
       client,
       db,
@@ -659,50 +836,17 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       eagerStart: options.worker,
       figureImages,
     });
-    const ingestions = createTemporalIngestions({
+    const { ingestions, operations } = await openOperations(config, log, clock, closers, {
       db,
       client,
-      catalog,
-      dataRoot: config.dataRoot,
-      clock,
-      taskQueue: TASK_QUEUE,
-      batchSize: config.ingestBatchSize,
-      parallelism: config.ingestParallelism,
-    });
-    const collectionAdmin = createCollectionAdmin({
-      catalog,
       engine,
-      db,
-      readiness,
-      ingestions,
-      dataRoot: config.dataRoot,
-      onIndexDeleteFailure: (collection, err) =>
-        log.warn({ collection, err }, "a retired collection's index could not be deleted"),
-      pauseAlertsOf: (collection, actor) => alerts().pauseForRetiredCollection(collection, actor),
-      onAlertPauseFailure: (collection, err) =>
-        log.warn(
-          { collection, err },
-          "the alerts of a retired collection could not all be paused (each pauses at its next run)",
-        ),
-    });
-    const following = followCollectionIngestions({
       catalog,
       readiness,
-      ingestions,
-      onError: (err) => log.warn({ err }, "could not read the state of an ingestion"),
-    });
-    closers.push(async () => following.stop());
-    await following.check();
-    const operations = createOperations(accounts, {
-      catalog,
-      clock,
+      accounts,
       members,
       retractions,
-      collections: collectionAdmin,
-      ingestions,
-      uploads: createUploads({ dataRoot: config.dataRoot, maxBytes: config.uploadMaxBytes }),
       webhooks,
-      alerts: alerts(),
+      alerts,
     });
     // every row a client is given carries metadata.integrity from the update lists in force at that moment
     const searchForClients = searchWithIntegrity(search, integrityOf);
@@ -743,18 +887,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       dashboard: config.dashboard,
       tls: config.tls,
       publicUrl: config.publicUrl,
-      readiness: {
-        eventStore: async () => (await db.query("SELECT 1 AS ok")).length === 1,
-        temporal: async () => {
-          await client.workflowService.getSystemInfo({});
-          return true;
-        },
-        search: () => engine.ping(),
-      },
-      readinessDetails: async () => ({
-        searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : "exact",
-        collections: readiness.summary(),
-      }),
+      ...healthChecks(db, client, engine, readiness),
     });
     return {
       config,

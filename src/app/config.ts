@@ -86,7 +86,7 @@ export const CONFIG_VARIABLES = [
   "DASHBOARD_CREDIT_PRICE",
 ] as const;
 
-export type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
+type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
 
 export type { DashboardSettings, ToolUpstreamConfig };
 
@@ -192,7 +192,7 @@ export interface WebhookSettings {
 }
 
 /** The OpenAI-compatible chat model of assisted search; set only when LLM_BASE_URL and LLM_MODEL both are. */
-export interface LlmReasonerConfig {
+interface LlmReasonerConfig {
   baseUrl: string;
   model: string;
   apiKey?: string;
@@ -266,7 +266,7 @@ function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: numb
 /**
  * OPENSEARCH_URL: one node's address, or a cluster's nodes comma-separated; the nodes as a list (empty when unset).
  */
-export function opensearchNodesFrom(raw: string | undefined): string[] {
+function opensearchNodesFrom(raw: string | undefined): string[] {
   const entries = (raw ?? "")
     .split(",")
     .map((e) => e.trim())
@@ -291,7 +291,7 @@ export function opensearchNodesFrom(raw: string | undefined): string[] {
 }
 
 /** OpenSearch indexes: shards 1 to 1024, replicas 0 to 16 (one per further node, at most). */
-export function opensearchLayoutFrom(env: NodeJS.ProcessEnv): { shards: number; replicas: number } {
+function opensearchLayoutFrom(env: NodeJS.ProcessEnv): { shards: number; replicas: number } {
   const shards = positiveInteger(env, "OPENSEARCH_SHARDS", 1);
   const replicas = nonNegativeInteger(env, "OPENSEARCH_REPLICAS", 0);
   if (shards > 1024) throw new Error(`OPENSEARCH_SHARDS must be 1024 or fewer, got ${shards}`);
@@ -349,10 +349,10 @@ export interface EmbeddingServerConfig {
   retryForMs: number;
 }
 
-export const EMBEDDING_SERVER_DEFAULTS = { batchSize: 32, concurrency: 4, timeoutMs: 30_000, retryForMs: 600_000 };
+const EMBEDDING_SERVER_DEFAULTS = { batchSize: 32, concurrency: 4, timeoutMs: 30_000, retryForMs: 600_000 };
 
 /** EMBEDDING_URL turns the remote embedding port on; every EMBEDDING_ variable is read (and checked) either way. */
-export function embeddingServerConfigFrom(env: NodeJS.ProcessEnv): EmbeddingServerConfig | null {
+function embeddingServerConfigFrom(env: NodeJS.ProcessEnv): EmbeddingServerConfig | null {
   const raw = env.EMBEDDING_URL?.trim() || undefined;
   const protocol = (env.EMBEDDING_PROTOCOL?.trim() || "openai") as EmbeddingProtocol;
   if (!EMBEDDING_PROTOCOLS.includes(protocol))

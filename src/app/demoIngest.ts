@@ -78,7 +78,7 @@ async function ingestThroughWorkflow(
   };
 }
 
-export interface DemoIngestionOptions {
+interface DemoIngestionOptions {
   /** rebuild every collection, even those whose index holds the same input */
   force?: boolean;
   /** awaited before each collection is built; tests hold one back to see the service answer while it ingests */

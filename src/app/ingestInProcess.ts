@@ -31,7 +31,7 @@ const IN_PROCESS_ACTOR: Actor = { kind: "operator", id: "in-process-ingestion" }
 const DEFAULT_BATCH_SIZE = 1024;
 const DEFAULT_PARALLELISM = 2;
 
-export interface InProcessIngestion {
+interface InProcessIngestion {
   collection: PlainCollection;
   /** relative paths under the data root; by default the collection's source files */
   files?: string[];
@@ -119,7 +119,7 @@ export async function dropCollectionIndex(db: Db, engine: SearchEngine, collecti
   await clearManifest(db, manifestKey(engine.kind, collection));
 }
 
-export interface CollectionBuild extends Omit<InProcessIngestion, "files" | "mode"> {
+interface CollectionBuild extends Omit<InProcessIngestion, "files" | "mode"> {
   /** lower-case DOIs of the retraction list the input fingerprint names (loadRetractedDois) */
   retracted: ReadonlySet<string>;
   /** JSON file holding the input fingerprint of every built index */

@@ -15,7 +15,7 @@ import { waitForReady } from "../infra/readiness.js";
 import { startSupervisedProcess, type SupervisedProcess } from "../infra/supervisedProcess.js";
 import { startTemporalDevServer } from "../infra/temporalDevServer.js";
 
-export interface ScaledTopologyOptions {
+interface ScaledTopologyOptions {
   /**
    * The launcher's configuration: DATA_DIR holds the components' data, the logs and what the API processes share
    * (journals table, figures, admin token); DATABASE_URL, TEMPORAL_ADDRESS and OPENSEARCH_URL, when set, are used
@@ -30,19 +30,19 @@ export interface ScaledTopologyOptions {
   say?: (line: string) => void;
 }
 
-export interface ScaledProcess {
+interface ScaledProcess {
   name: string;
   /** pid of the supervising shell (the process group leader) */
   pid: number;
   logFile: string;
 }
 
-export interface ScaledWorker extends ScaledProcess {
+interface ScaledWorker extends ScaledProcess {
   /** the worker's Temporal identity (pid@host of its Node process), as pollers and workflow histories show it */
   identity: string;
 }
 
-export interface ScaledTopology {
+interface ScaledTopology {
   apis: Array<ScaledProcess & { url: string }>;
   workers: ScaledWorker[];
   databaseUrl: string;

@@ -32,7 +32,7 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   return bundle;
 }
 
-export interface WorkerOptions {
+interface WorkerOptions {
   address: string;
   namespace: string;
   taskQueue?: string;
@@ -53,7 +53,7 @@ export interface WorkerOptions {
   ingestBatches?: boolean;
 }
 
-export interface TemporalWorker {
+interface TemporalWorker {
   /** the workflows and their short activities */
   worker: Worker;
   /** the ingestion batches' worker, when this process takes batches */

@@ -23,7 +23,7 @@ export type KeyCommand =
   /** null clears the cap */
   | { type: "SetSpendingCap"; keyId: string; spendingCapMicros: bigint | null };
 
-export const KEY_NAME_MAX_LENGTH = 100;
+const KEY_NAME_MAX_LENGTH = 100;
 
 /**
  * A key's name as kept: trimmed, inner whitespace runs as one space; empty is no name; control characters are refused.

@@ -21,8 +21,8 @@ const pricePer1000 = z
 const relativeDataPath = z.string().min(1).max(1000);
 
 /** The most characters of the operator's text that customers are shown (the catalogue, the dashboard). */
-export const DISPLAY_NAME_MAX = 200;
-export const DESCRIPTION_MAX = 2000;
+const DISPLAY_NAME_MAX = 200;
+const DESCRIPTION_MAX = 2000;
 const displayName = z.string().min(1).max(DISPLAY_NAME_MAX, `at most ${DISPLAY_NAME_MAX} characters`);
 const description = z.string().max(DESCRIPTION_MAX, `at most ${DESCRIPTION_MAX} characters`).nullable();
 
@@ -31,7 +31,7 @@ const description = z.string().max(DESCRIPTION_MAX, `at most ${DESCRIPTION_MAX} 
  * reads any corpus written one document a line with the spec's metadata field names (src/ingest/jsonlReader.ts);
  * `jats` reads PMC open-access article XML with its sections and figures (src/ingest/jatsReader.ts).
  */
-export const SOURCE_READERS = ["beir", "openalex", "medline", "medline-editorial", "jsonl", "jats"] as const;
+const SOURCE_READERS = ["beir", "openalex", "medline", "medline-editorial", "jsonl", "jats"] as const;
 export type SourceReader = (typeof SOURCE_READERS)[number];
 
 const sourceSchema = z.strictObject({
@@ -64,7 +64,7 @@ const metaCollectionSchema = z.strictObject({
   members: z.array(collectionName).min(2),
 });
 
-export const collectionsConfigSchema = z
+const collectionsConfigSchema = z
   .strictObject({
     $comment: z.string().optional(),
     collections: z.array(plainCollectionSchema).min(1),
@@ -94,7 +94,7 @@ export const collectionsConfigSchema = z
   });
 
 export type PlainCollectionConfig = z.infer<typeof plainCollectionSchema>;
-export type MetaCollectionConfig = z.infer<typeof metaCollectionSchema>;
+type MetaCollectionConfig = z.infer<typeof metaCollectionSchema>;
 
 export interface PlainCollection extends Omit<PlainCollectionConfig, "$comment"> {
   readonly type: "plain";
@@ -114,7 +114,7 @@ export interface PriceRange {
 }
 
 /** Price of one plain collection as a decimal string, or null when it cannot be resolved (e.g. no org price). */
-export type CollectionPriceResolver = (collection: PlainCollection) => string | null;
+type CollectionPriceResolver = (collection: PlainCollection) => string | null;
 
 export interface CollectionCatalog {
   readonly collections: readonly PlainCollection[];

@@ -10,7 +10,7 @@ export interface PricedRow {
   costMicros: string;
 }
 
-export interface CostCapOutcome<T> {
+interface CostCapOutcome<T> {
   kept: T[];
   /** rows the cap held back (those after the first that did not fit) */
   withheld: number;

@@ -84,7 +84,7 @@ export interface Actor {
 
 /** A member's role in their organization: owners also invite, set spending caps and revoke any key. */
 export type MemberRole = "owner" | "member";
-export const MEMBER_ROLES: readonly MemberRole[] = ["owner", "member"];
+const MEMBER_ROLES: readonly MemberRole[] = ["owner", "member"];
 
 export function parseMemberRole(value: unknown): MemberRole {
   if (!MEMBER_ROLES.includes(value as MemberRole)) throw new Error(`not a member role: ${JSON.stringify(value)}`);

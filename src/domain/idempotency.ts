@@ -22,7 +22,7 @@ export type KeyedRun =
   /** could not be asked (the workflow service did not answer) */
   | "unknown";
 
-export type KeyedRepeat = "replay" | "in_progress" | "gone" | "unavailable";
+type KeyedRepeat = "replay" | "in_progress" | "gone" | "unavailable";
 
 /**
  * What a repeat of the key gets. `answerStored`: the first request's answer is in the store, read after the run was

@@ -50,7 +50,7 @@ export interface WorkId {
 }
 
 /** Longest identifier read; longer is none (no DOI comes near it). */
-export const MAX_WORK_ID_LENGTH = 300;
+const MAX_WORK_ID_LENGTH = 300;
 
 // a URL's scheme with one slash or two: a proxy that merges slashes leaves "https:/doi.org/…"
 const SCHEME = String.raw`^(?:https?:\/\/?)?(?:www\.)?`;

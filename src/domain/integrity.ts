@@ -3,7 +3,7 @@
 // says whether a work is retracted: ingestion keeps a work out of search by it, search leaves out a work flagged since
 // by it, and integrity answers `retracted` by it, so the three cannot disagree. Pure: src/ingest/ reads the sources.
 
-export type IntegrityStatus = "none" | "corrected" | "expression_of_concern" | "retracted";
+type IntegrityStatus = "none" | "corrected" | "expression_of_concern" | "retracted";
 
 /**
  * Who recorded a notice: the work's own source record (`openalex`: is_retracted; `medline`: its publication types and

@@ -9,7 +9,7 @@ import { COMMON_PASSWORDS } from "./commonPasswords.js";
 export const INVITE_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 export const PASSWORD_MIN_LENGTH = 12;
 /** scrypt's input stays small whatever a client sends */
-export const PASSWORD_MAX_LENGTH = 200;
+const PASSWORD_MAX_LENGTH = 200;
 const EMAIL = /^[^\s@<>"',;]{1,64}@[^\s@<>"',;]+\.[^\s@<>"',;]{2,}$/;
 
 /** An email as the service keeps and compares it: trimmed, lower-case; undefined when it is not an address. */
@@ -220,7 +220,7 @@ export function decideMember(command: MemberCommand, state: InviteState | Sessio
 }
 
 /** What the dashboard lets someone do in an organization. */
-export type MemberAction =
+type MemberAction =
   | "invite"
   | "cancelInvite"
   | "removeMember"

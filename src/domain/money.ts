@@ -1,6 +1,6 @@
 // Money as integer micro-credits (bigint) inside; decimal strings only at the edges.
 
-export const MICROS_PER_CREDIT = 1_000_000n;
+const MICROS_PER_CREDIT = 1_000_000n;
 
 const DECIMAL = /^(-)?(\d{1,12})(?:\.(\d{1,6}))?$/;
 

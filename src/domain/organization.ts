@@ -18,7 +18,7 @@ export interface OrgAccount extends BillingSettings {
 }
 
 /** A balance below this (1 credit) is low: the MCP instructions and the dashboard say so. */
-export const LOW_BALANCE_MICROS = 1_000_000n;
+const LOW_BALANCE_MICROS = 1_000_000n;
 
 /** A live balance under 1 credit; a hidden balance is never told, not even as low. */
 export function isLowBalance(
@@ -127,11 +127,11 @@ export function chargeModeOf(state: Pick<OrgState, "billingEnabled" | "billingMo
 }
 
 /** What the money rules read of an organization and of the key paying. */
-export type Payer = Pick<
+type Payer = Pick<
   OrgAccount,
   "suspended" | "balanceMicros" | "billingEnabled" | "billingMode" | "trialUsed" | "trialQueries"
 >;
-export type Spender = Pick<KeyState, "revoked" | "spendingCapMicros" | "spentMicros">;
+type Spender = Pick<KeyState, "revoked" | "spendingCapMicros" | "spentMicros">;
 
 /**
  * 429 API_KEY_BUDGET_EXCEEDED saying what is left of the cap and what the request would cost, so a client can ask for

@@ -54,7 +54,7 @@ export function endpointSecret(masterKey: string, endpointId: string, version: n
 }
 
 /** `v1,<base64 HMAC-SHA256>` over `id.timestamp.body`, keyed by the base64 part of a `whsec_` secret. */
-export function signatureOf(secret: string, messageId: string, timestampSeconds: number, body: string): string {
+function signatureOf(secret: string, messageId: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
   return `v1,${createHmac("sha256", key).update(`${messageId}.${timestampSeconds}.${body}`).digest("base64")}`;
 }

@@ -12,7 +12,7 @@ export interface EncoderSessionOptions {
   threads: number;
 }
 
-export interface EncoderSession {
+interface EncoderSession {
   /** one unit vector per text of the batch, in batch order; each entry is [CLS] pieces [SEP], already truncated */
   encode(batch: readonly ArrayLike<number>[]): Promise<Float32Array[]>;
   release(): Promise<void>;

@@ -10,7 +10,7 @@ import { openEncoderSession, type EncoderSessionOptions } from "./encoderSession
 /** Which graph of the manifest runs: the fp32 export, or its int8 quantization (manifest `onnxInt8`). */
 export type EmbeddingPrecision = "fp32" | "int8";
 
-export interface OnnxEmbedderOptions {
+interface OnnxEmbedderOptions {
   /** the manifest itself, or the path of model.json */
   manifest: ModelManifest | string;
   /** default fp32; int8 needs a manifest that names an int8 graph */

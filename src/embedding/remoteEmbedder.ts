@@ -82,7 +82,7 @@ interface AttemptFailure {
   retryAfter?: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { baseMs: 250, maxMs: 15_000, retryAfterCapMs: 60_000 };
+const DEFAULT_RETRY: RetryPolicy = { baseMs: 250, maxMs: 15_000, retryAfterCapMs: 60_000 };
 
 /**
  * Requests allowed in flight after an answer: half as many after a throttle (at least one), one more after a success
@@ -100,7 +100,7 @@ export const PROBE_TEXTS = [
 ];
 
 /** A server's vectors agree with the path's when every probe's cosine is at least this. */
-export const PROBE_MIN_COSINE = 0.999;
+const PROBE_MIN_COSINE = 0.999;
 
 /**
  * Why the server's probe vectors are not the reference's, or undefined when they are: the width, then each probe's

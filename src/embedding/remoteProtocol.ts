@@ -44,7 +44,7 @@ export function embeddingRequestBody(protocol: EmbeddingProtocol, texts: readonl
   return { input: texts, encoding_format: "float", ...(model ? { model } : {}) };
 }
 
-export interface EmbeddingAnswer {
+interface EmbeddingAnswer {
   /** one L2-normalized vector per text, in the texts' order */
   vectors: Float32Array[];
   /** the model the server says answered (OpenAI-compatible servers name it; TEI's /embed does not) */

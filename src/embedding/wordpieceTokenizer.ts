@@ -4,13 +4,13 @@ import { join } from "node:path";
 import type { ModelManifest } from "./modelManifest.js";
 import type { Tokenizer } from "./port.js";
 
-export interface WordpieceEncoding {
+interface WordpieceEncoding {
   /** [CLS] pieces… [SEP], truncated to maxLen */
   inputIds: number[];
   attentionMask: number[];
 }
 
-export interface WordpieceTokenizerOptions {
+interface WordpieceTokenizerOptions {
   /** vocabulary in id order (vocab.txt: one token a line) */
   vocab: readonly string[];
   /** the model's name, reported in the tokenizer name */

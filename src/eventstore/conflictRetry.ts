@@ -4,7 +4,7 @@ import { Rejection } from "../domain/rejection.js";
 import { StreamVersionConflict } from "./eventStore.js";
 
 /** How long a command keeps waiting its turn behind other writers before it answers 503. */
-export const CONTENTION_DEADLINE_MS = 10_000;
+const CONTENTION_DEADLINE_MS = 10_000;
 
 /** The pause before the n-th retry: a few milliseconds, doubling up to 50, jittered so colliding writers spread out. */
 function pauseMs(attempt: number): number {

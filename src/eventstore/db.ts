@@ -65,7 +65,7 @@ export function pgErrorCode(err: unknown): string | undefined {
  * timed out, the server shutting down or out of resources, a statement or lock wait cut short): the caller hears 503
  * SERVICE_UNAVAILABLE without the driver's internals. Anything else (a constraint, a bug) is not an outage.
  */
-export function storeOutage(err: unknown): Rejection | undefined {
+function storeOutage(err: unknown): Rejection | undefined {
   if (err instanceof Rejection) return undefined;
   const code = pgErrorCode(err);
   const message = err instanceof Error ? err.message : "";

@@ -4,7 +4,7 @@
 // the saving; on PostgreSQL a charge batch shares one WAL flush.
 
 /** One group's answers, in the order of its inputs; an input may fail on its own by answering an Error. */
-export type GroupRunner<I, O> = (inputs: I[]) => Promise<Array<O | Error>>;
+type GroupRunner<I, O> = (inputs: I[]) => Promise<Array<O | Error>>;
 
 export function groupCalls<I, O>(run: GroupRunner<I, O>, maxGroup: number): (input: I) => Promise<O> {
   const queue: { input: I; resolve: (output: O) => void; reject: (err: unknown) => void }[] = [];

@@ -29,7 +29,7 @@ export type CollectionFilterPlan =
   | { collection: string; outcome: "skip"; reason: "editorial_field_not_indexed"; field: string }
   | { collection: string; outcome: "skip"; reason: "open_access_collection_excluded"; field: "open_access" };
 
-export interface CollectionBinding {
+interface CollectionBinding {
   plan: CollectionFilterPlan;
   /** unindexed fields this collection will match by scanning (only when it is searched) */
   scannedFields: string[];

@@ -7,7 +7,7 @@ import { DATE_FIELDS, dateRangeMillis, filterDatePeriod } from "./compileToPredi
 export type OpenSearchQuery = { [clause: string]: unknown };
 
 /** Where chunk metadata lives in the index documents. */
-export const METADATA_PATH = "metadata";
+const METADATA_PATH = "metadata";
 
 function fieldPath(field: string): string {
   return `${METADATA_PATH}.${field}`;

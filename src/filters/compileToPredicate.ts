@@ -3,13 +3,13 @@
 import type { FilterNode, RangeBounds, ScalarValue } from "./ast.js";
 import { lowerCaseLikeLucene } from "../text/englishAnalyzer.js";
 
-export type MetadataPredicate = (metadata: Readonly<Record<string, unknown>>) => boolean;
+type MetadataPredicate = (metadata: Readonly<Record<string, unknown>>) => boolean;
 
 /** Metadata fields holding dates (indexed as `date` in OpenSearch, compared as instants here). */
 export const DATE_FIELDS: ReadonlySet<string> = new Set(["publication_date", "last_updated_date"]);
 
 /** A date value read as the span of time it names: "2020" is all of 2020, "2020-05-01" that whole day. */
-export interface DatePeriod {
+interface DatePeriod {
   /** first millisecond (UTC) */
   start: number;
   /** last millisecond (UTC) */

@@ -7,7 +7,7 @@ import type { CollectionCatalog } from "../domain/collectionDefinitions.js";
 export const MAX_DOIS_CHECKED = 10;
 
 /** How long the check may run beside the search; past it the warnings are omitted (the spec's best effort). */
-export const DEFAULT_DOI_REACH_BUDGET_MS = 1_500;
+const DEFAULT_DOI_REACH_BUDGET_MS = 1_500;
 
 /**
  * DOI -> the collections among `collections` holding at least one chunk with it (the search use case asks the engine);
@@ -15,7 +15,7 @@ export const DEFAULT_DOI_REACH_BUDGET_MS = 1_500;
  */
 export type DoiHolders = (collections: readonly string[], dois: readonly string[]) => Promise<Map<string, string[]>>;
 
-export interface DoiReachInput {
+interface DoiReachInput {
   holders: DoiHolders;
   /** canonical DOIs pinned by the filter (eq/in outside any negation), in filter order */
   dois: readonly string[];

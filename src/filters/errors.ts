@@ -1,7 +1,7 @@
 // The one error the filter language raises: what was wrong, where, and (for metric bounds) which bounds apply.
 import { INDEXED_FIELDS } from "./fields.js";
 
-export interface FilterErrorDetails {
+interface FilterErrorDetails {
   /** the filter field the error concerns */
   field?: string;
   /** the offending part of the filter as sent (a condition, a combinator, or the whole filter) */
@@ -16,7 +16,7 @@ export interface FilterErrorDetails {
   indexedFields?: typeof INDEXED_FIELDS;
 }
 
-export type FilterLimitName =
+type FilterLimitName =
   "issns_per_metric_condition" | "filter_values_per_request" | "metric_conditions_per_filter" | "nesting_depth";
 
 /**

@@ -7,13 +7,13 @@ import { METRIC_FIELDS } from "../journals/metricFields.js";
  * - metric: journal metrics, resolved to ISSNs (range operators only)
  * - scan: result metadata without an index, matched by scanning where the collection allows it
  */
-export type FieldGroup = "indexed" | "editorial" | "metric" | "scan";
+type FieldGroup = "indexed" | "editorial" | "metric" | "scan";
 
 /**
  * How values of a field are validated and normalized.
  * `publication_date` takes partial dates (YYYY, YYYY-MM); `full_date` does not.
  */
-export type FieldValueKind =
+type FieldValueKind =
   | "text"
   | "issn"
   | "doi"

@@ -24,7 +24,7 @@ export interface JournalMetricExpansion {
   metricsBasis?: string;
 }
 
-export interface ExpandedMetricConditions {
+interface ExpandedMetricConditions {
   /** the AST each metric condition stands for: `in` on issn, or `none` when it matched no journal */
   nodes: Map<MetricTest, FilterNode>;
   expansions: JournalMetricExpansion[];
@@ -117,7 +117,7 @@ export function expandMetricConditions(
 }
 
 /** The narrowest interval the condition's bounds describe (gt beats gte at the same value). */
-export function intervalOf(test: MetricTest): MetricInterval {
+function intervalOf(test: MetricTest): MetricInterval {
   const { gt, gte, lt, lte } = test.bounds;
   const interval: MetricInterval = {};
   if (gt !== undefined || gte !== undefined) {

@@ -18,13 +18,13 @@ export type { JournalMetricExpansion } from "./journalMetricConditions.js";
 export type { FilterWarning } from "./warnings.js";
 export { FilterError } from "./errors.js";
 
-export interface FilterContext {
+interface FilterContext {
   journals: JournalMetricIndex;
   /** one-ended metric bounds; defaults to the spec's table (src/journals/bounds.json) */
   bounds?: MetricBoundsTable;
 }
 
-export interface CompiledFilter {
+interface CompiledFilter {
   /** one plan per profile, in the order given */
   collections: CollectionFilterPlan[];
   /** the validated filter for `filtersApplied` */
@@ -75,7 +75,7 @@ export function compileFilterForCollections(
   };
 }
 
-export interface ParsedFilter {
+interface ParsedFilter {
   /** the collection's AST; `none` when the collection is left out (see `plan`) */
   ast: FilterNode;
   plan: CollectionFilterPlan;

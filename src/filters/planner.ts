@@ -65,7 +65,7 @@ export async function loadFilterPlanner(
 }
 
 /** `metricsBasis`: the sentence saying what the metrics were computed from, carried by every expansion entry. */
-export function createFilterPlanner(
+function createFilterPlanner(
   journals: JournalMetricIndex,
   options: { bounds?: MetricBoundsTable; metricsBasis?: string } = {},
 ): FilterPlanner {

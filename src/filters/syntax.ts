@@ -30,7 +30,7 @@ export interface FieldTest {
 }
 
 /** Numeric bounds of a journal metric condition as sent (`between` arrives as gte + lte). */
-export interface MetricBoundsSent {
+interface MetricBoundsSent {
   gt?: number;
   gte?: number;
   lt?: number;
@@ -54,7 +54,7 @@ export type ConditionTree =
   | FieldTest
   | MetricTest;
 
-export interface ParsedFilterSyntax {
+interface ParsedFilterSyntax {
   format: "simple" | "structured";
   /** null for an empty simple filter `{}`, which matches everything */
   tree: ConditionTree | null;
@@ -95,7 +95,7 @@ function isPlainObject(value: unknown): value is PlainObject {
 }
 
 /** A short, never-throwing rendering of a value for messages. */
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === undefined) return "undefined";
   if (typeof value === "bigint" || typeof value === "symbol" || typeof value === "function") return typeof value;
   if (typeof value === "number" && !Number.isFinite(value)) return String(value);

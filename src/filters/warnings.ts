@@ -1,6 +1,6 @@
 // Non-fatal filter outcomes reported to the caller in `filterWarnings` (the spec's four codes).
 
-export type FilterWarningCode =
+type FilterWarningCode =
   | "unindexed_filter_field"
   | "doi_not_in_collection"
   | "journal_metric_matched_nothing"
@@ -10,7 +10,7 @@ export type FilterWarningCode =
  * Why a pinned DOI drew `doi_not_in_collection`: another collection the key reaches holds it, only collections the key
  * cannot reach hold it (never named), or no collection of the service holds it.
  */
-export type DoiNotInCollectionReason = "in_other_collection" | "outside_key_scope" | "not_held";
+type DoiNotInCollectionReason = "in_other_collection" | "outside_key_scope" | "not_held";
 
 export interface FilterWarning {
   code: FilterWarningCode;

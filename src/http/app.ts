@@ -70,7 +70,7 @@ export interface AppDeps
   publicUrl?: string;
 }
 
-export const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = {
+const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = {
   requestsPerMinute: 300,
   failedLoginsPerMinute: 10,
   failedLoginsPerAccount: 5,

@@ -11,7 +11,7 @@ import { clientAddress, refuseTooManyRequests, type IpLimiter } from "./ipLimite
 /**
  * The headers a key may come in, as the client wrote them (repeats included: Node keeps only the first Authorization).
  */
-export type KeyHeaders = { authorization: string[]; apiKey: string[] };
+type KeyHeaders = { authorization: string[]; apiKey: string[] };
 
 export function keyHeadersOf(rawHeaders: readonly string[]): KeyHeaders {
   const found: KeyHeaders = { authorization: [], apiKey: [] };
@@ -79,7 +79,7 @@ export function apiKeyAuthentication(authenticate: Authenticate) {
   };
 }
 
-export interface OperatorLimiters {
+interface OperatorLimiters {
   /** every operator request, per address: a generous cap */
   requests: IpLimiter;
   /** operator requests without the right token, per address */

@@ -20,7 +20,7 @@ const EXPOSED_RESPONSE_HEADERS = [
 ].join(", ");
 const PREFLIGHT_MAX_AGE_SECONDS = "600";
 
-export interface CrossOriginOptions {
+interface CrossOriginOptions {
   /** exact origins (scheme://host[:port]), or '*' for any; empty: CORS off */
   origins: readonly string[];
   /** the methods the cross-origin routes serve on a path; empty when the path is not one of them */

@@ -11,10 +11,10 @@ import type { Members, SignedIn } from "../usecases/members/members.js";
 
 const MINUTE_MS = 60_000;
 /** failed sign-ins per account are counted over this window */
-export const ACCOUNT_WINDOW_MS = 15 * MINUTE_MS;
+const ACCOUNT_WINDOW_MS = 15 * MINUTE_MS;
 
 /** The signed-in request: the session (csrfToken null when the operator token in a header authenticated it). */
-export interface DashboardState {
+interface DashboardState {
   signedIn: Omit<SignedIn, "csrfToken"> & { csrfToken: string | null };
 }
 
@@ -27,7 +27,7 @@ export const dashboardStateOf = (ctx: Context): DashboardState["signedIn"] => {
 /** A browser navigation or form (answered with pages and redirects) rather than a JSON client. */
 export const wantsHtml = (ctx: Context): boolean => ctx.accepts("json", "html") === "html";
 
-export interface DashboardAccessOptions {
+interface DashboardAccessOptions {
   members: Members;
   adminToken: string;
   settings: DashboardSettings;

@@ -3,7 +3,7 @@
 import { isIPv6 } from "node:net";
 import type { Context } from "koa";
 
-export interface IpLimiterOptions {
+interface IpLimiterOptions {
   /** events admitted per address in one window */
   limit: number;
   windowMs: number;

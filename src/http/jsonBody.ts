@@ -72,7 +72,7 @@ export function parseJsonBody(raw: string): unknown {
  * Parses an application/x-www-form-urlencoded body into an object of strings. A field sent twice is refused (no
  * handler has to guess which one counts); the text rules are the JSON bodies'.
  */
-export function parseFormBody(raw: string): Record<string, string> {
+function parseFormBody(raw: string): Record<string, string> {
   const fields: [string, string][] = [];
   const seen = new Set<string>();
   for (const [name, value] of new URLSearchParams(raw)) {

@@ -9,7 +9,7 @@ import type { RequestState } from "./requestContext.js";
 
 /** Assigns the request id (honouring a sane incoming X-Request-Id), logs one line per request. */
 /** The path as the request log keeps it: an invite link's token is a secret (only its hash is stored), so it is not. */
-export const loggedPath = (path: string): string => path.replace(/^(\/dashboard\/invite\/)[^/]+/i, "$1[token]");
+const loggedPath = (path: string): string => path.replace(/^(\/dashboard\/invite\/)[^/]+/i, "$1[token]");
 
 export function requestIdentity(rootLog: Logger) {
   return async (ctx: Context, next: Next) => {

@@ -11,7 +11,7 @@ export function textProblem(text: string): string | undefined {
   return undefined;
 }
 
-export interface TextDefect {
+interface TextDefect {
   /** dotted path of the offending value or key inside the document ("" for the document itself) */
   path: string;
   problem: string;

@@ -13,7 +13,7 @@ export interface RouteGroup {
   forms?: boolean;
 }
 
-export interface RouteGroups {
+interface RouteGroups {
   /** Runs the authentication of every group with a route for this method and path; mount it before the body is read. */
   authorize: Middleware;
   /**

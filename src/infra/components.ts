@@ -4,7 +4,7 @@
 import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
-export type ComponentName = "temporal" | "opensearch" | "postgres" | "temporalTestServer" | "chromium";
+type ComponentName = "temporal" | "opensearch" | "postgres" | "temporalTestServer" | "chromium";
 
 export interface TemporalCliComponent {
   /** Absolute path of the `temporal` CLI binary. */
@@ -33,7 +33,7 @@ export interface PostgresComponent {
 }
 
 /** Temporal's time-skipping test server (Java), for TestWorkflowEnvironment.createTimeSkipping() in tests. */
-export interface TemporalTestServerComponent {
+interface TemporalTestServerComponent {
   /** io.temporal:temporal-test-server version, e.g. "1.38.0". */
   version: string;
   /** Launcher script run as `<executable> <port> [--enable-time-skipping]` (the SDK's existing-path executable). */
@@ -43,12 +43,12 @@ export interface TemporalTestServerComponent {
 }
 
 /** Debian's Chromium, driven headless by the dashboard's browser test (playwright-core, executablePath). */
-export interface ChromiumComponent {
+interface ChromiumComponent {
   executablePath: string;
   version: string;
 }
 
-export interface ProvisionedComponents {
+interface ProvisionedComponents {
   temporal: TemporalCliComponent;
   opensearch: OpenSearchComponent;
   postgres: PostgresComponent;

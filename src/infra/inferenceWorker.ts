@@ -4,14 +4,14 @@
 // blocks the thread that calls it, so models run here to keep the thread that serves HTTP and runs activities free.
 import { Worker, type Transferable } from "node:worker_threads";
 
-export interface WorkerReply {
+interface WorkerReply {
   id?: number;
   ready?: true;
   error?: string;
   [field: string]: unknown;
 }
 
-export interface InferenceWorker {
+interface InferenceWorker {
   /** sends one request and resolves with the worker's reply to it */
   request(message: Record<string, unknown>, transfer: readonly Transferable[]): Promise<WorkerReply>;
   /** ends the thread once the requests in flight have their replies */

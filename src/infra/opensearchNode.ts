@@ -6,7 +6,7 @@ import type { OpenSearchComponent } from "./components.js";
 import { waitForReady } from "./readiness.js";
 import { startSupervisedProcess } from "./supervisedProcess.js";
 
-export interface OpenSearchNodeOptions {
+interface OpenSearchNodeOptions {
   /** Node home (config, data, logs) plus opensearch.log; created if missing. Reusing it keeps the indices. */
   dataDir: string;
   /** HTTP port; when omitted the node binds a free one itself and reports it. */
@@ -20,7 +20,7 @@ export interface OpenSearchNodeOptions {
   heap?: string;
 }
 
-export interface OpenSearchClusterMember {
+interface OpenSearchClusterMember {
   clusterName: string;
   nodeName: string;
   transportPort: number;

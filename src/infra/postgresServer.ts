@@ -12,7 +12,7 @@ import { startSupervisedProcess } from "./supervisedProcess.js";
 
 const execFileAsync = promisify(execFile);
 
-export interface PostgresServerOptions {
+interface PostgresServerOptions {
   /** Holds the cluster (pgdata/) and postgres.log; created if missing. Reusing it keeps the data. */
   dataDir: string;
   /** TCP port on 127.0.0.1; a free one when omitted. */

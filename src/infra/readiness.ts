@@ -2,7 +2,7 @@
 // ready.
 import type { SupervisedProcess } from "./supervisedProcess.js";
 
-export interface WaitForReadyOptions<T> {
+interface WaitForReadyOptions<T> {
   /** What is being waited for, e.g. "PostgreSQL on 127.0.0.1:5433". */
   what: string;
   process: SupervisedProcess;

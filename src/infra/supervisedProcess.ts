@@ -4,9 +4,9 @@ import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { Socket } from "node:net";
 
-export type StopSignal = "SIGTERM" | "SIGINT";
+type StopSignal = "SIGTERM" | "SIGINT";
 
-export interface SupervisedProcessOptions {
+interface SupervisedProcessOptions {
   /** Short name used in messages, e.g. "postgres". */
   name: string;
   command: string;
@@ -23,7 +23,7 @@ export interface SupervisedProcessOptions {
   runAs?: { uid: number; gid: number };
 }
 
-export interface ProcessExit {
+interface ProcessExit {
   /**
    * The server's own exit status as the supervisor logged it (signals as 128 + n); undefined if it never got to log it.
    */

@@ -8,7 +8,7 @@ import { findFreePort } from "./freePort.js";
 import { waitForReady } from "./readiness.js";
 import { startSupervisedProcess } from "./supervisedProcess.js";
 
-export interface TemporalDevServerOptions {
+interface TemporalDevServerOptions {
   /** Holds temporal.sqlite and temporal.log; created if missing. */
   dataDir: string;
   /** gRPC frontend port; a free one when omitted. */

@@ -10,7 +10,7 @@ const beirRecord = z.object({
 });
 
 /** Maps one BEIR corpus record; the abstract becomes one "abstract" section, the title stays metadata. */
-export function beirRecordToDocument(raw: unknown): SourceDocument {
+function beirRecordToDocument(raw: unknown): SourceDocument {
   const record = beirRecord.parse(raw);
   const title = record.title?.trim() || null;
   const text = record.text?.trim() ?? "";

@@ -12,8 +12,8 @@ export const CHUNKER_VERSION = 2;
 // so a full chunk leaves room for a title of about 30 tokens.
 export const DEFAULT_MAX_CHUNK_TOKENS = 224;
 /** A chunk below either threshold is a fragment (an isolated heading, a stray label) and is never indexed alone. */
-export const DEFAULT_MIN_CHUNK_TOKENS = 8;
-export const DEFAULT_MIN_CHUNK_WORDS = 4;
+const DEFAULT_MIN_CHUNK_TOKENS = 8;
+const DEFAULT_MIN_CHUNK_WORDS = 4;
 /**
  * A chunk of fewer words does not stand alone ("However, further randomized clinical trials may be needed."): it joins
  * a neighbour in the same document when one can take it, and is indexed alone only when none can.
@@ -28,7 +28,7 @@ export interface ChunkingOptions {
   minStandaloneWords?: number;
 }
 
-export interface DocumentChunk {
+interface DocumentChunk {
   /** 0-based position of the chunk in its document */
   chunk_index: number;
   section: string;
@@ -37,7 +37,7 @@ export interface DocumentChunk {
   tokens: number;
 }
 
-export interface ChunkedDocument {
+interface ChunkedDocument {
   chunks: DocumentChunk[];
   /** fragments that could not be merged into a neighbour without exceeding maxTokens */
   droppedFragments: number;

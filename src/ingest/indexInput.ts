@@ -34,7 +34,7 @@ export interface IndexInputOptions {
 }
 
 /** Everything that decides an index's content; the price, description and display name are deliberately left out. */
-export async function inputFingerprint(options: IndexInputOptions): Promise<string> {
+async function inputFingerprint(options: IndexInputOptions): Promise<string> {
   const { collection } = options;
   const files = await Promise.all(
     sourceFilePaths(collection, options.dataRoot).map(async (path, position) => ({

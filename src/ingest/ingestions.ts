@@ -2,7 +2,7 @@
 // collection and follow it. Implemented by the Temporal ingestion workflow (workflows/ingestion.ts).
 import type { Actor, IngestionCounts, IngestionMode } from "../domain/events.js";
 
-export type IngestionState = "running" | "completed" | "failed";
+type IngestionState = "running" | "completed" | "failed";
 
 /** What GET /admin/v1/ingestions/{id} answers. */
 export interface IngestionStatus extends IngestionCounts {

@@ -19,9 +19,9 @@ import { authorshipsInOrder } from "../domain/authors.js";
 import type { FigureRef } from "../retrieval/port.js";
 
 /** The section of text that sits in `<body>` outside any `<sec>` (a short editorial, a letter). */
-export const JATS_BODY_SECTION = "body";
+const JATS_BODY_SECTION = "body";
 /** The section of an abstract without `<sec>` parts (the name the MEDLINE reader gives an unstructured abstract). */
-export const JATS_ABSTRACT_SECTION = "abstract";
+const JATS_ABSTRACT_SECTION = "abstract";
 
 interface XmlElement {
   name: string;

@@ -11,7 +11,7 @@ import type { DocumentSection, SourceItem } from "./sourceDocument.js";
 import { badLinesError, LISTED_BAD_LINES, readLineRecords, tooLongLine } from "./sourceFiles.js";
 
 /** The section name of a document given as one `text`. */
-export const JSONL_TEXT_SECTION = "body";
+const JSONL_TEXT_SECTION = "body";
 
 const text = z.string().trim().min(1).nullish();
 const texts = z
@@ -101,7 +101,7 @@ function readableIssues(error: z.ZodError): string {
  * Maps one line's record to a document or, with `"deleted": true`, a deletion; throws a readable message when it does
  * not fit.
  */
-export function jsonlRecordToItem(raw: unknown): SourceItem {
+function jsonlRecordToItem(raw: unknown): SourceItem {
   if (typeof raw === "object" && raw !== null && (raw as { deleted?: unknown }).deleted === true) {
     const deletion = jsonlDeletion.safeParse(raw);
     if (!deletion.success) throw new Error(readableIssues(deletion.error));

@@ -29,14 +29,14 @@ const PHASES: Record<string, string> = {
   "Clinical Trial, Phase IV": "phase4",
 };
 
-export function isClinicalTrialCitation(citation: MedlineCitation): boolean {
+function isClinicalTrialCitation(citation: MedlineCitation): boolean {
   return (
     citation.publicationTypes.some((type) => /Clinical Trial|Controlled Trial/.test(type)) ||
     citation.dataBanks.some((bank) => TRIAL_REGISTRIES.has(bank.name))
   );
 }
 
-export function editorialFieldsOf(citation: MedlineCitation): EditorialMetadata {
+function editorialFieldsOf(citation: MedlineCitation): EditorialMetadata {
   const topic = citation.meshHeadings.find((heading) => heading.major)?.descriptor ?? citation.keywords[0] ?? null;
   const fields: EditorialMetadata = {
     topic,

@@ -268,7 +268,7 @@ export function medlineNotices(
 /**
  * One MEDLINE file: its citations (new or revised: a revision is the whole citation again) and the PMIDs it deletes.
  */
-export interface MedlineFile {
+interface MedlineFile {
   citations: MedlineCitation[];
   /**
    * the PMIDs of the file's DeleteCitation (a set holds at most one, listing every PMID NLM withdrew), in file order

@@ -65,7 +65,7 @@ const openAlexWork = z.object({
   abstract_inverted_index: z.record(z.string(), z.unknown()).nullish(),
 });
 
-export type OpenAlexWork = z.infer<typeof openAlexWork>;
+type OpenAlexWork = z.infer<typeof openAlexWork>;
 
 /** OpenAlex oa_status values that mean the work is free to read; "closed" is not, null is unknown. */
 const OPEN_ACCESS_STATUSES = new Set(["gold", "green", "bronze", "hybrid", "diamond"]);

@@ -7,7 +7,7 @@ import { open, realpath, type FileHandle } from "node:fs/promises";
 import { isAbsolute, resolve, sep } from "node:path";
 
 /** The largest source file an operator may name (a whole MEDLINE baseline file is about 200 MB gunzipped). */
-export const SOURCE_FILE_MAX_BYTES = 16 * 1024 ** 3;
+const SOURCE_FILE_MAX_BYTES = 16 * 1024 ** 3;
 
 /** A file an operator named that cannot be read, and why; the message names the file as given and never its content. */
 export class OperatorFileError extends Error {
@@ -69,7 +69,7 @@ const inside = (root: string, path: string): boolean =>
  * Opens a file the operator named, relative to `dataRoot`, for reading: every rule of the guard, checked on the opened
  * descriptor. The caller closes the handle. Throws OperatorFileError naming the file as given.
  */
-export async function openOperatorFile(
+async function openOperatorFile(
   dataRoot: string,
   name: string,
   maxBytes = SOURCE_FILE_MAX_BYTES,

@@ -19,7 +19,7 @@ import { isRetractedWork } from "../domain/integrity.js";
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 export const PIPELINE_VERSION = 1;
 /** chunks per indexChunks call */
-export const INDEX_CALL_CHUNKS = 64;
+const INDEX_CALL_CHUNKS = 64;
 /**
  * Bump a reader's entry when what it reads changes; its collections re-ingest on the next start. OpenAlex: 2, works
  * keep cited_by_count; 3, abstracts keep their sentence boundaries and works carry their subjects. MEDLINE: 1,
@@ -34,9 +34,9 @@ const READER_VERSIONS: Partial<Record<PlainCollection["source"]["reader"], numbe
   jats: 1,
 };
 /** An ingestion is split into about this many batches, so its counts move batch by batch (each batch commits). */
-export const PROGRESS_BATCHES = 10;
+const PROGRESS_BATCHES = 10;
 /** ... but no batch smaller than this, so a small ingestion does not commit the index document by document. */
-export const MIN_BATCH_DOCUMENTS = 20;
+const MIN_BATCH_DOCUMENTS = 20;
 
 /**
  * Documents per batch for an ingestion of `documents`: at most `maxBatch` (INGEST_BATCH_SIZE, or the caller's), and
@@ -53,7 +53,7 @@ export function batchSizeFor(documents: number, maxBatch: number): number {
  */
 export const DEFAULT_EMBEDDING_INPUT_TOKENS = 254;
 
-export interface PreparedCollection {
+interface PreparedCollection {
   records: ChunkRecord[];
   /**
    * one text per record, what the embedder sees: the title (cut to fit the embedder's input), a newline, the chunk text
@@ -125,7 +125,7 @@ function titleWithin(title: string, budget: number, tokenizer: Tokenizer): strin
 }
 
 /** What becomes of one document: excluded by a rule of its collection, or its chunk records and embedding inputs. */
-export type PreparedDocument =
+type PreparedDocument =
   | { kind: "retracted" | "notOpenAccess" | "empty" }
   | { kind: "fragmentOnly"; droppedFragments: number }
   | { kind: "chunks"; records: ChunkRecord[]; embeddingInputs: string[]; tokens: number; droppedFragments: number };

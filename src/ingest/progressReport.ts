@@ -3,13 +3,13 @@
 // clock time. Counts only go up, whatever order the batches report in; nothing is shown that is not known yet.
 import type { IngestionProgressView, IngestionStatus } from "./ingestions.js";
 
-export interface ProgressCount {
+interface ProgressCount {
   done: number;
   /** null while it is not known (the source is still being read) */
   total: number | null;
 }
 
-export interface ProgressSnapshot {
+interface ProgressSnapshot {
   collection: string;
   documents?: ProgressCount;
   chunks?: ProgressCount;
@@ -67,7 +67,7 @@ export interface ProgressReporter {
   stop(): void;
 }
 
-export interface ProgressReporterOptions {
+interface ProgressReporterOptions {
   stream?: NodeJS.WritableStream & { isTTY?: boolean };
   /** a log (no terminal) gets a line at most this often per collection, and at each finish (default 5 s) */
   logIntervalMs?: number;

@@ -46,13 +46,13 @@ async function* readSourceFile(
  * The most text one document may carry (title and sections): a long full-text article has a few hundred thousand
  * characters.
  */
-export const MAX_DOCUMENT_CHARS = 1_000_000;
+const MAX_DOCUMENT_CHARS = 1_000_000;
 
 /**
  * Whether any string of a record holds U+0000: no stored text may (PostgreSQL refuses it), so a document holding one
  * is refused at reading, before any of it reaches the index.
  */
-export function holdsNul(value: unknown): boolean {
+function holdsNul(value: unknown): boolean {
   if (typeof value === "string") return value.includes("\u0000");
   if (Array.isArray(value)) return value.some(holdsNul);
   if (value !== null && typeof value === "object") return Object.values(value).some(holdsNul);

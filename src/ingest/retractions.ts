@@ -20,10 +20,10 @@ import {
 } from "./sourceFiles.js";
 
 /** Every Crossref update record of the dump; its `retracted: true` records are the retracted subset below. */
-export const OPEN_UPDATES_FILE = "retractions/open_retractions.all_updates.jsonl.gz";
+const OPEN_UPDATES_FILE = "retractions/open_retractions.all_updates.jsonl.gz";
 /** The retracted subset alone, read when a data root holds no OPEN_UPDATES_FILE. */
-export const OPEN_RETRACTIONS_FILE = "retractions/open_retractions.retracted.jsonl";
-export const RETRACTION_WATCH_FILE = "retractions/retraction_watch_etl_sampled.csv";
+const OPEN_RETRACTIONS_FILE = "retractions/open_retractions.retracted.jsonl";
+const RETRACTION_WATCH_FILE = "retractions/retraction_watch_etl_sampled.csv";
 
 export type { RetractionNotice } from "../domain/retraction.js";
 import type { RetractionNotice } from "../domain/retraction.js";
@@ -172,7 +172,7 @@ export async function readOpenRetractionsList(path: string): Promise<UpdateList>
 /**
  * Notices of `retracted: true` records by DOI (lower-case); `identifier.doi` is the retracted article, not the notice.
  */
-export async function readOpenRetractionNotices(path: string): Promise<Map<string, RetractionNotice>> {
+async function readOpenRetractionNotices(path: string): Promise<Map<string, RetractionNotice>> {
   return (await readOpenRetractionsList(path)).retracted;
 }
 
@@ -265,7 +265,7 @@ export async function readRetractionWatchList(path: string): Promise<UpdateList>
  * Notices of Retraction Watch rows whose retractionnature is "Retraction" (not EoC, correction, reinstatement), by
  * original-paper DOI.
  */
-export async function readRetractionWatchNotices(path: string): Promise<Map<string, RetractionNotice>> {
+async function readRetractionWatchNotices(path: string): Promise<Map<string, RetractionNotice>> {
   return (await readRetractionWatchList(path)).retracted;
 }
 

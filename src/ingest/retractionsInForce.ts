@@ -33,7 +33,7 @@ export interface LiveRetractionsDeps {
 }
 
 /** What this process knows of the retractions stream. */
-export interface RetractionsState {
+interface RetractionsState {
   version: number;
   added: Map<string, RetractionNotice>;
   addedUpdates: Map<string, IntegrityNotice[]>;
@@ -87,7 +87,7 @@ export function sourceOfFiles(files: readonly string[]): IntegritySource {
  * them searchable: the same work under another source that does not flag it. The retraction rule reads every holder,
  * so the search leaves them out too. Reads the few flagged rows through their partial index.
  */
-export async function sourceFlaggedElsewhere(db: Db, engineKind: string): Promise<string[]> {
+async function sourceFlaggedElsewhere(db: Db, engineKind: string): Promise<string[]> {
   const rows = await db.query<{ doi: string }>(
     `SELECT DISTINCT s.doi FROM works r JOIN works s ON s.doi = r.doi
       WHERE r.retracted AND s.searchable AND starts_with(r.index_key, $1) AND starts_with(s.index_key, $1)

@@ -35,7 +35,7 @@ export interface RetractionsLoad {
  * does not parse, or that names no work is 422 naming it and why, never its text. Besides the retracted works, every
  * notice of any kind (corrections, expressions of concern) is read: each work's integrity follows them.
  */
-export async function readRetractionFile(dataRoot: string, file: string): Promise<UpdateList> {
+async function readRetractionFile(dataRoot: string, file: string): Promise<UpdateList> {
   const refuse = (reason: string) =>
     new Rejection(
       "VALIDATION_ERROR",

@@ -54,7 +54,7 @@ const ABBREVIATIONS = new Set([
 // a terminator (. ! ?), optional closing quotes/brackets, whitespace, then something that can start a sentence
 const BOUNDARY = /([.!?])(["')\]]*)\s+(?=["'([]?[A-Z0-9])/g;
 
-export function endsWithAbbreviation(textBefore: string): boolean {
+function endsWithAbbreviation(textBefore: string): boolean {
   const lastWord = /(\S+)$/.exec(textBefore)?.[1]?.toLowerCase() ?? "";
   const bare = lastWord.replace(/^["'([]+/, "");
   if (ABBREVIATIONS.has(bare)) return true;

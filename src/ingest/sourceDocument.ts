@@ -13,7 +13,7 @@ export interface DocumentSection {
 /**
  * Result metadata fields shared by scholarly and editorial documents: the port's chunk fields, article_type narrowed.
  */
-export type ScholarlyMetadata = Pick<
+type ScholarlyMetadata = Pick<
   ChunkMetadata,
   | "title"
   | "authors"
@@ -100,7 +100,7 @@ export interface SourceDocument {
 }
 
 /** The source says a document is gone (a JSONL `{"id", "deleted": true}` line, a MEDLINE `DeleteCitation`). */
-export interface SourceDeletion {
+interface SourceDeletion {
   deleted: true;
   /** the doc_id of the document to remove, in the same identity the document was read under */
   doc_id: string;

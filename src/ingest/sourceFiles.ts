@@ -10,7 +10,7 @@ import { openRegularFile } from "./operatorFiles.js";
 /** The longest line a JSON-lines source may have (an OpenAlex work with its abstract index is well under 1 MB). */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 /** The most a file read whole (an XML file, gunzipped) may hold: a MEDLINE baseline file is about 200 MB. */
-export const MAX_TEXT_BYTES = 384 * 1024 * 1024;
+const MAX_TEXT_BYTES = 384 * 1024 * 1024;
 /** Bad lines listed in an error; the count says how many more there were. */
 export const LISTED_BAD_LINES = 10;
 
@@ -37,7 +37,7 @@ async function openTextStream(path: string): Promise<Readable> {
 /**
  * One non-empty line of a text file by its number (1-based, every line counted), or a line over the limit by its size.
  */
-export type LineRecord =
+type LineRecord =
   { number: number; text: string; tooLong?: undefined } | { number: number; tooLong: number; text?: undefined };
 
 /**

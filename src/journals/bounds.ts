@@ -23,7 +23,7 @@ export interface MetricBoundsTable {
 
 export const MAX_ISSNS_PER_METRIC_CONDITION = 35_000;
 
-export function parseMetricBoundsTable(value: unknown): MetricBoundsTable {
+function parseMetricBoundsTable(value: unknown): MetricBoundsTable {
   if (typeof value !== "object" || value === null) throw new Error("metric bounds: not an object");
   const record = value as Record<string, unknown>;
   const bounds = record.bounds;

@@ -11,7 +11,7 @@ import { writeJournalTable, type JournalRecord, type JournalTable } from "./tabl
 import { WorkMetricsAccumulator } from "./worksMetrics.js";
 import { metricsBasisSentence } from "./metricsBasis.js";
 
-export interface BuildJournalTableOptions {
+interface BuildJournalTableOptions {
   /** folder holding articles/ (OpenAlex works) and journals/ (DOAJ, optional OpenAlex sources) */
   dataRoot: string;
   /** default: every articles/openalex_works*.jsonl[.gz] */
@@ -39,7 +39,7 @@ function filesMatching(folder: string, pattern: RegExp): string[] {
 }
 
 /** Every JSON Lines file (gzipped or not) under a folder, at any depth, in path order; refuses a folder with none. */
-export function openAlexSourceFiles(folder: string): string[] {
+function openAlexSourceFiles(folder: string): string[] {
   if (!existsSync(folder) || !statSync(folder).isDirectory())
     throw new Error(`--openalex-sources ${folder}: no such folder`);
   const files: string[] = [];
@@ -183,7 +183,7 @@ export function mergeJournals(
   return rows;
 }
 
-export interface JournalTableSummary {
+interface JournalTableSummary {
   outPath: string;
   /** the one-ended bounds recomputed from this table, when written */
   boundsPath?: string;
@@ -197,7 +197,7 @@ export interface JournalTableSummary {
   citationYear: number | null;
 }
 
-export function summarizeJournalTable(table: JournalTable, outPath: string): JournalTableSummary {
+function summarizeJournalTable(table: JournalTable, outPath: string): JournalTableSummary {
   return {
     outPath,
     metricsBasis: metricsBasisSentence(table.metricsBasis),

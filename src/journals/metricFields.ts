@@ -9,9 +9,9 @@ export const METRIC_FIELDS = [
 
 export type MetricField = (typeof METRIC_FIELDS)[number];
 
-export type JournalMetricKey = "two_yr_mean_citedness" | "h_index" | "i10_index" | "impact_factor";
+type JournalMetricKey = "two_yr_mean_citedness" | "h_index" | "i10_index" | "impact_factor";
 
-export interface MetricDescription {
+interface MetricDescription {
   key: JournalMetricKey;
   /** h_index and i10_index take whole values, so `gt N` selects what `gte N+1` selects */
   integer: boolean;

@@ -2,7 +2,7 @@
 import type { JournalRecord } from "./table.js";
 import { METRICS, METRIC_FIELDS, type MetricField } from "./metricFields.js";
 
-export interface MetricEnd {
+interface MetricEnd {
   value: number;
   inclusive: boolean;
 }
@@ -13,7 +13,7 @@ export interface MetricInterval {
   upper?: MetricEnd;
 }
 
-export interface MetricMatch {
+interface MetricMatch {
   matchedJournals: number;
   /** distinct ISSNs of the matched journals, highest metric first */
   issns: string[];
@@ -24,7 +24,7 @@ interface ScoredJournal {
   issns: string[];
 }
 
-export function intervalContains(interval: MetricInterval, value: number): boolean {
+function intervalContains(interval: MetricInterval, value: number): boolean {
   const { lower, upper } = interval;
   if (lower && (lower.inclusive ? value < lower.value : value <= lower.value)) return false;
   if (upper && (upper.inclusive ? value > upper.value : value >= upper.value)) return false;

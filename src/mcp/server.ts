@@ -21,7 +21,7 @@ import { formatCredits } from "../domain/money.js";
 import { toolsFor } from "./tools.js";
 import { isLowBalanceOf, toolNotFound, type McpDeps, type ToolsRequest } from "./toolKit.js";
 
-export const SERVER_INFO = { name: "litsearch", version: "0.1.0" };
+const SERVER_INFO = { name: "litsearch", version: "0.1.0" };
 
 /**
  * tools/call as the protocol layer receives it, params unchecked: the SDK's Server then checks them against
@@ -33,7 +33,7 @@ const ToolsCall = z.looseObject({ method: z.literal("tools/call"), params: z.unk
 /**
  * The server's instructions: how to use the tools, and this account's balance, trial queries and a low-balance notice.
  */
-export function instructionsFor(auth: AuthContext, dashboardUrl: string): string {
+function instructionsFor(auth: AuthContext, dashboardUrl: string): string {
   const account: string[] = [];
   const balance = auth.org.hideBalance
     ? "hidden by the organization"

@@ -46,7 +46,7 @@ export interface McpTool {
  * What a tool may do while it runs: report progress (sent as MCP progress notifications when the client asked for
  * them).
  */
-export interface ToolCallContext {
+interface ToolCallContext {
   progress?: (message: string) => void;
 }
 

@@ -101,7 +101,7 @@ const UNLISTED_OPTIONS = [
  * `full_metadata`: the MCP answers' row shape (compact by default); an MCP-only argument, taken off before the REST
  * schema checks the rest.
  */
-export const FULL_METADATA = "full_metadata";
+const FULL_METADATA = "full_metadata";
 const fullMetadataProperty = { [FULL_METADATA]: { type: "boolean" } };
 
 /** The listed schema of a tool whose rows come compact: its lean arguments and `full_metadata`. */
@@ -208,7 +208,7 @@ export const callToolArgs = z.strictObject({
  * JSON numbers and handed to the REST query schema as the strings a query string carries, so the rules and messages are
  * the REST ones; this schema is what clients see.
  */
-export const listJournalsSchema: Record<string, unknown> = {
+const listJournalsSchema: Record<string, unknown> = {
   type: "object",
   properties: {
     collection: { type: "string", description: "a collection the key can reach (list_collections)" },
@@ -274,7 +274,7 @@ export const requestJournalSchemas = toolSchemasOf(jsonSchemaOf(journalRequestBo
 export const listJournalsSchemas = toolSchemasOf(listJournalsSchema);
 
 /** alerts: one tool for the alerts of POST/GET /api/v1/alerts, an action and, to create, the REST body's fields. */
-export const ALERT_ACTIONS = ["create", "list", "get", "pause", "resume", "delete"] as const;
+const ALERT_ACTIONS = ["create", "list", "get", "pause", "resume", "delete"] as const;
 export const alertsArgs = alertBody.partial().extend({
   action: z
     .enum(ALERT_ACTIONS)

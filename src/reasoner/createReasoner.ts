@@ -10,13 +10,13 @@ import { createLlmReasoner } from "./llm/llmReasoner.js";
 import type { Reasoner } from "./port.js";
 
 /** The built-in reasoner's dependencies, and what the chat model needs beside them. */
-export interface ReasonerDeps extends BuiltinReasonerDeps {
+interface ReasonerDeps extends BuiltinReasonerDeps {
   /** told when the chat model failed and the built-in reasoner answered instead */
   onFallback?: (stage: "understand" | "plan" | "judge", error: Error) => void;
   fetch?: typeof fetch;
 }
 
-export interface ReasonerConfig {
+interface ReasonerConfig {
   /** the chat model (Config.assisted.llm); null: the built-in reasoner alone */
   llm: LlmConfig | null;
   builtin?: BuiltinReasonerOptions;

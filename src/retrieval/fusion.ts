@@ -75,7 +75,7 @@ export interface RankedCandidate extends RankCandidate {
 }
 
 /** Dense scores are cosines; clamped into 0..1 (negative similarity carries no relevance). */
-export function normalizeDense(cosine: number): number {
+function normalizeDense(cosine: number): number {
   return cosine <= 0 ? 0 : cosine >= 1 ? 1 : cosine;
 }
 
@@ -84,7 +84,7 @@ export function normalizeDense(cosine: number): number {
  * saturated with every query term). Unlike a division by the best score of the result list, this depends only on
  * the query, the chunk and the index statistics, so a weak best match stays weak and scores compare across lists.
  */
-export function normalizeSparse(bm25: number, ceiling: number): number {
+function normalizeSparse(bm25: number, ceiling: number): number {
   return ceiling > 0 ? Math.min(1, bm25 / ceiling) : 0;
 }
 

@@ -3,7 +3,7 @@
 import type { Embedder } from "../embedding/port.js";
 
 /** Entries kept per embedder (384 floats each: about 1.5 KB, so about 6 MB at most). */
-export const QUERY_VECTOR_CACHE_ENTRIES = 4096;
+const QUERY_VECTOR_CACHE_ENTRIES = 4096;
 
 interface QueryVectorCache {
   /** insertion-ordered: the first key is the least recently used */

@@ -65,7 +65,7 @@ export type RelevanceModel = Readonly<Record<RetrievalMode, RelevanceCoefficient
 export const RELEVANCE_MODEL: RelevanceModel = fitted.modes;
 
 /** What the model reads of one row. */
-export interface RelevanceInput {
+interface RelevanceInput {
   /** the row's engine score */
   score: number;
   /**

@@ -1,6 +1,7 @@
 // Which of a search's ranked rows are delivered: at most one row per document when asked (the rule assisted search
 // delivers by, workflows/deliverableRows.ts), and none below the caller's relevance threshold. Pure.
 import type { ChunkMetadata } from "./port.js";
+import { meetsMinRelevance } from "../domain/relevance.js";
 
 /** What a row says about the work it belongs to. */
 export interface DocumentRow {
@@ -58,6 +59,6 @@ export function selectRows<T extends DocumentRow & { relevance: number | null }>
 ): { rows: T[]; belowMinRelevance: number } {
   const listed = selection.onePerDocument ? firstPerDocument(ranked, (row) => row, limit) : ranked.slice(0, limit);
   if (selection.minRelevance <= 0) return { rows: listed, belowMinRelevance: 0 };
-  const rows = listed.filter((row) => row.relevance !== null && row.relevance >= selection.minRelevance);
+  const rows = listed.filter((row) => meetsMinRelevance(row.relevance, selection.minRelevance));
   return { rows, belowMinRelevance: listed.length - rows.length };
 }

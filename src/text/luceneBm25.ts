@@ -47,7 +47,7 @@ const LENGTH_TABLE: Float32Array = (() => {
 })();
 
 /** Collection statistics of the BM25 field. */
-export interface Bm25FieldStats {
+interface Bm25FieldStats {
   /** documents with at least one term in the field */
   docCount: number;
   /** total number of terms in the field over all documents */

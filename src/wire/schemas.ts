@@ -200,7 +200,7 @@ export function snakeFigureOptionsOf(body: {
     : null;
 }
 
-export function unknownFieldsMessage(keys: readonly string[], known: readonly string[]): string {
+function unknownFieldsMessage(keys: readonly string[], known: readonly string[]): string {
   const named = keys.slice(0, 10).map((key) => {
     const meant = known.find((k) => spellingOf(k) === spellingOf(key));
     return meant ? `${key} (this endpoint spells it ${meant})` : key;

@@ -24,7 +24,7 @@ type AlertList = Awaited<ReturnType<Operations["listAlerts"]>>;
 type AlertWithRuns = Awaited<ReturnType<Operations["alert"]>>;
 
 /** The alert list as a table: one line an alert. */
-export function alertListTable(list: AlertList): string {
+function alertListTable(list: AlertList): string {
   return renderTable(list.data as never, [
     { heading: "id", cell: (r) => r.id },
     { heading: "status", cell: (r) => r.status },
@@ -39,7 +39,7 @@ export function alertListTable(list: AlertList): string {
 }
 
 /** One alert: its definition, then its runs as a table. */
-export function alertTable(alert: AlertWithRuns): string {
+function alertTable(alert: AlertWithRuns): string {
   const { runs, ...definition } = alert;
   return [
     ...Object.entries(definition).map(

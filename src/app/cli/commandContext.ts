@@ -6,7 +6,7 @@ import type { BillingMode } from "../../domain/events.js";
 import type { CliOperations, LocalStore, Remote } from "./operations.js";
 
 /** Every option of every command (parseArgs is strict: an unknown option is refused). */
-export const CLI_OPTIONS = {
+const CLI_OPTIONS = {
   name: { type: "string" },
   "billing-mode": { type: "string" },
   "per-minute": { type: "string" },
@@ -52,7 +52,7 @@ export function parseCommandLine(argv: string[]) {
   return parseArgs({ args: argv, allowPositionals: true, options: CLI_OPTIONS });
 }
 
-export type CliValues = ReturnType<typeof parseCommandLine>["values"];
+type CliValues = ReturnType<typeof parseCommandLine>["values"];
 
 export interface CommandContext {
   values: CliValues;

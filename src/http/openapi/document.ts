@@ -1525,14 +1525,15 @@ function dashboardOperations(): Operation[] {
   ];
 }
 
-function operatorOperations(): Operation[] {
-  const op = (
-    method: Operation["method"],
-    path: string,
-    operationId: string,
-    summary: string,
-    rest: Pick<Operation, "response"> & Partial<Operation>,
-  ): Operation => ({
+/** An operator operation: under /admin/v1, tagged and authorized as the operator's, with the operator errors. */
+function operatorOp(
+  method: Operation["method"],
+  path: string,
+  operationId: string,
+  summary: string,
+  rest: Pick<Operation, "response"> & Partial<Operation>,
+): Operation {
+  return {
     method,
     path: `/admin/v1${path}`,
     tag: "operator",
@@ -1541,7 +1542,12 @@ function operatorOperations(): Operation[] {
     summary,
     errors: OPERATOR_ERRORS,
     ...rest,
-  });
+  };
+}
+
+/** Organizations, their money and books, keys and members. */
+function operatorAccountOperations(): Operation[] {
+  const op = operatorOp;
   const reconciliation = queryParameters(reconciliationQuery, {
     from: "First day (UTC), inclusive.",
     to: "Last day (UTC), inclusive.",
@@ -1685,6 +1691,13 @@ function operatorOperations(): Operation[] {
     op("get", "/organizations/{orgId}/ledger.csv", "getLedgerCsv", "Ledger entries as CSV", {
       response: { content: csv },
     }),
+  ];
+}
+
+/** The log's checks, journal requests, retractions, collections and their ingestions. */
+function operatorCatalogueOperations(): Operation[] {
+  const op = operatorOp;
+  return [
     op("post", "/replay", "replay", "Rebuild the projections from the event log and compare", {
       description:
         "A divergence is 409 CONFLICT with the replay report in error.details; a replay already running is 409 too.",
@@ -1781,6 +1794,13 @@ function operatorOperations(): Operation[] {
       "An ingestion's state and counts: progress while it runs, the recorded outcome after",
       { response: "IngestionStatus" },
     ),
+  ];
+}
+
+/** An organization's webhook endpoints and alerts, and the hash chain's check. */
+function operatorFeatureOperations(): Operation[] {
+  const op = operatorOp;
+  return [
     op("get", "/organizations/{orgId}/webhooks", "listOrganizationWebhooks", "The organization's webhook endpoints", {
       response: "WebhookEndpointList",
     }),
@@ -1852,6 +1872,10 @@ function operatorOperations(): Operation[] {
       errors: [401, 409, 429],
     }),
   ];
+}
+
+function operatorOperations(): Operation[] {
+  return [...operatorAccountOperations(), ...operatorCatalogueOperations(), ...operatorFeatureOperations()];
 }
 
 const SECURITY: Record<Access, Json[]> = {

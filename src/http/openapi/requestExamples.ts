@@ -7,7 +7,7 @@
  * - `x-queryId-from`: "operationId/exampleName" whose answer's `queryId` replaces the placeholder `queryId` here;
  * - `x-after`: operationIds to run first on the same organization (e.g. credits before a refund).
  */
-export interface RequestExample {
+interface RequestExample {
   summary: string;
   description?: string;
   value: unknown;

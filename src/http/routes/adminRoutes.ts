@@ -33,13 +33,8 @@ import { requestBaseUrl, type RequestState } from "../requestContext.js";
 export const streamsBody = (ctx: { method: string; path: string }): boolean =>
   ctx.method === "PUT" && ctx.path.startsWith("/admin/v1/uploads/");
 
-/**
- * `publicUrl`: the service's address as its users reach it (invite links); by default the address this request came to.
- */
-export function adminRoutes(ops: Operations, publicUrl?: string): Router {
-  // one spelling per route: /ADMIN/v1/... and /admin/v1/organizations/ are not routes
-  const router = new Router({ prefix: "/admin/v1", sensitive: true, strict: true });
-
+/** Organizations: their settings, money (credits, refunds, prices) and books (balance, ledger). */
+function organizationRoutes(router: Router, ops: Operations): void {
   router.post("/organizations", async (ctx) => {
     const body = parseOr422(organizationBody, ctx.request.body);
     ctx.status = 201;
@@ -72,17 +67,6 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   router.delete("/organizations/:orgId/prices/:collection", async (ctx) => {
     ctx.body = await ops.setPrice(ctx.params.orgId!, ctx.params.collection!, null);
   });
-  router.get("/organizations/:orgId/reconciliation", async (ctx) => {
-    const q = parseOr422(reconciliationQuery, ctx.query);
-    ctx.body = await ops.reconcile(ctx.params.orgId!, q.from, q.to);
-  });
-  router.get("/reconciliation", async (ctx) => {
-    const q = parseOr422(reconciliationQuery, ctx.query);
-    ctx.body = await ops.reconcileAll(q.from, q.to);
-  });
-  router.get("/keys/:keyId", async (ctx) => {
-    ctx.body = await ops.getKey(ctx.params.keyId!);
-  });
   router.post("/organizations/:orgId/limits", async (ctx) => {
     ctx.body = await ops.changeLimits(ctx.params.orgId!, parseOr422(limitsBody, ctx.request.body));
   });
@@ -92,6 +76,28 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   });
   router.post("/organizations/:orgId/resume", async (ctx) => {
     ctx.body = await ops.setSuspended(ctx.params.orgId!, false);
+  });
+  router.get("/organizations/:orgId/balance", async (ctx) => {
+    ctx.body = await ops.balance(ctx.params.orgId!);
+  });
+  router.get("/organizations/:orgId/ledger", async (ctx) => {
+    const q = parseOr422(reconciliationQuery, ctx.query);
+    const ledger = await ops.ledger(ctx.params.orgId!);
+    if (q.format === "csv") {
+      ctx.type = "text/csv; charset=utf-8";
+      ctx.body = ledgerCsv(ledger.entries);
+    } else ctx.body = ledger;
+  });
+  router.get("/organizations/:orgId/ledger.csv", async (ctx) => {
+    ctx.type = "text/csv; charset=utf-8";
+    ctx.body = ledgerCsv((await ops.ledger(ctx.params.orgId!)).entries);
+  });
+}
+
+/** API keys and the people of an organization (invites, members). `publicUrl`: see adminRoutes. */
+function keyAndMemberRoutes(router: Router, ops: Operations, publicUrl?: string): void {
+  router.get("/keys/:keyId", async (ctx) => {
+    ctx.body = await ops.getKey(ctx.params.keyId!);
   });
   router.post("/organizations/:orgId/keys", async (ctx) => {
     const body = parseOr422(keyBody, ctx.request.body);
@@ -119,20 +125,17 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   router.post("/organizations/:orgId/members/:memberId/remove", async (ctx) => {
     ctx.body = await ops.removeMember(ctx.params.orgId!, ctx.params.memberId!);
   });
-  router.get("/organizations/:orgId/balance", async (ctx) => {
-    ctx.body = await ops.balance(ctx.params.orgId!);
-  });
-  router.get("/organizations/:orgId/ledger", async (ctx) => {
+}
+
+/** Checks of the books and the log (reconciliation, replay, hash chain), journal requests and retractions. */
+function auditRoutes(router: Router, ops: Operations): void {
+  router.get("/organizations/:orgId/reconciliation", async (ctx) => {
     const q = parseOr422(reconciliationQuery, ctx.query);
-    const ledger = await ops.ledger(ctx.params.orgId!);
-    if (q.format === "csv") {
-      ctx.type = "text/csv; charset=utf-8";
-      ctx.body = ledgerCsv(ledger.entries);
-    } else ctx.body = ledger;
+    ctx.body = await ops.reconcile(ctx.params.orgId!, q.from, q.to);
   });
-  router.get("/organizations/:orgId/ledger.csv", async (ctx) => {
-    ctx.type = "text/csv; charset=utf-8";
-    ctx.body = ledgerCsv((await ops.ledger(ctx.params.orgId!)).entries);
+  router.get("/reconciliation", async (ctx) => {
+    const q = parseOr422(reconciliationQuery, ctx.query);
+    ctx.body = await ops.reconcileAll(q.from, q.to);
   });
   // a divergence or a broken chain is a finding, reported in the envelope: the report or verdict is its details
   router.post("/replay", async (ctx) => {
@@ -153,6 +156,21 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
     const body = parseOr422(retractionsBody, ctx.request.body);
     ctx.body = await ops.loadRetractions(body.files);
   });
+  router.get("/verify", async (ctx) => {
+    const verdict = await ops.verify();
+    if (!verdict.ok)
+      throw new ApiError(
+        409,
+        "CONFLICT",
+        `the hash chain breaks at position ${verdict.firstBadPosition}; error.details is the verdict`,
+        { ...verdict },
+      );
+    ctx.body = verdict;
+  });
+}
+
+/** Collections and meta-collections, their ingestions and the uploads they read. */
+function collectionRoutes(router: Router, ops: Operations): void {
   router.get("/collections", async (ctx) => {
     ctx.body = await ops.listCollections();
   });
@@ -195,6 +213,10 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   router.get("/ingestions/:ingestionId", async (ctx) => {
     ctx.body = await ops.ingestion(ctx.params.ingestionId!);
   });
+}
+
+/** An organization's webhook endpoints and alerts, for any organization (docs/webhooks.md). */
+function organizationFeatureRoutes(router: Router, ops: Operations): void {
   // an organization's webhook endpoints: the members' actions (docs/webhooks.md), for any organization
   router.get("/organizations/:orgId/webhooks", async (ctx) => {
     ctx.body = await ops.listWebhooks(ctx.params.orgId!);
@@ -236,16 +258,19 @@ export function adminRoutes(ops: Operations, publicUrl?: string): Router {
   router.delete("/organizations/:orgId/alerts/:id", async (ctx) => {
     ctx.body = await ops.deleteAlert(ctx.params.orgId!, ctx.params.id!);
   });
-  router.get("/verify", async (ctx) => {
-    const verdict = await ops.verify();
-    if (!verdict.ok)
-      throw new ApiError(
-        409,
-        "CONFLICT",
-        `the hash chain breaks at position ${verdict.firstBadPosition}; error.details is the verdict`,
-        { ...verdict },
-      );
-    ctx.body = verdict;
-  });
+}
+
+/**
+ * `publicUrl`: the service's address as its users reach it (invite links); by default the address this request came to.
+ */
+export function adminRoutes(ops: Operations, publicUrl?: string): Router {
+  // one spelling per route: /ADMIN/v1/... and /admin/v1/organizations/ are not routes
+  const router = new Router({ prefix: "/admin/v1", sensitive: true, strict: true });
+
+  organizationRoutes(router, ops);
+  keyAndMemberRoutes(router, ops, publicUrl);
+  auditRoutes(router, ops);
+  collectionRoutes(router, ops);
+  organizationFeatureRoutes(router, ops);
   return router;
 }

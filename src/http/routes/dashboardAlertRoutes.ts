@@ -59,7 +59,7 @@ export async function refusedOnPage<T>(
 }
 
 /** The form's text fields as the alert rules take them (a number field that is not one is left for them to refuse). */
-export function alertRequestOfForm(form: z.output<typeof dashboardAlertForm>): AlertRequest {
+function alertRequestOfForm(form: z.output<typeof dashboardAlertForm>): AlertRequest {
   const relevance = form.min_relevance?.trim() ?? "";
   return {
     query: form.query,

@@ -28,7 +28,7 @@ import {
 import { playgroundPage, type PlaygroundView } from "../dashboard/playgroundPage.js";
 import type { DashboardHelpers, Member } from "./dashboardAlertRoutes.js";
 
-export interface DashboardPlaygroundDeps {
+interface DashboardPlaygroundDeps {
   playground: Playground;
   catalog: CollectionCatalog;
 }

@@ -31,7 +31,7 @@ export function quotedPercentages(text: string): number[] {
 const escapeXml = (text: string): string => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The chart as SVG: one bar per value, its value above it, a title saying it was generated. */
-export function percentageChartSvg(values: readonly number[], title: string): string {
+function percentageChartSvg(values: readonly number[], title: string): string {
   const left = 120;
   const bottom = HEIGHT - 120;
   const top = 180;

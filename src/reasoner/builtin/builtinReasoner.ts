@@ -24,7 +24,7 @@ export interface BuiltinReasonerOptions {
   maxEmbeddedChunks?: number;
 }
 
-export const BUILTIN_REASONER_NAME = "builtin";
+const BUILTIN_REASONER_NAME = "builtin";
 
 /** The rounds the built-in planner proposes: the understanding's sub-questions, then one broadened round. */
 export function planByRules(input: PlanInput): string[] {

@@ -157,7 +157,7 @@ export function sentencesText(sentences: readonly string[]): ConceptText {
  * How the text names the phrase: the phrase itself as written, a synonym as written, or the phrase's terms together
  * (their stems: "fractures" for "fracture"), returned as the text writes them where it can; null when it does not.
  */
-export function namedAs(phrase: string, text: ConceptText): string | null {
+function namedAs(phrase: string, text: ConceptText): string | null {
   const whole = surfaceIn(text.raw, phrase);
   if (whole) return whole;
   for (const synonym of SYNONYMS[phrase.toLowerCase()] ?? []) {
@@ -248,7 +248,7 @@ function keywordParts(concept: string, text: ConceptText): string[] {
  * A concept's units: its analyzed terms, a term of one or two characters joined to its neighbour ("vitamin d", "0
  * dimension"), so that a unit never matches a fragment such as the "d" of "5 mg/d".
  */
-export function conceptUnits(concept: string): string[][] {
+function conceptUnits(concept: string): string[][] {
   const terms = analyzed(concept);
   const units: string[][] = [];
   for (let i = 0; i < terms.length; i++) {

@@ -4,7 +4,7 @@
 import { canonicalArticleType, type ArticleType } from "../../filters/articleTypes.js";
 import type { JournalRecord } from "../../journals/table.js";
 
-export interface ReadConstraints {
+interface ReadConstraints {
   /** the query with every constraint phrase replaced by a break marker */
   remainder: string;
   filters: Record<string, unknown>;

@@ -66,7 +66,7 @@ export interface JudgeRule<F extends string = FeatureName> {
 export type JudgeForm = QueryForm | "topic";
 
 /** The part of a judge that decides delivery from the probabilities. */
-export type DeliveryRule = Pick<JudgeRule, "threshold" | "relativeCut" | "floor">;
+type DeliveryRule = Pick<JudgeRule, "threshold" | "relativeCut" | "floor">;
 
 /** The judge: a logistic regression on standardized features. */
 export interface JudgeModel<F extends string = FeatureName> extends JudgeRule<F> {
@@ -108,7 +108,7 @@ export interface JudgeDeps {
   readQualifiers?: boolean;
 }
 
-export const DEFAULT_MAX_EMBEDDED_CHUNKS = 12;
+const DEFAULT_MAX_EMBEDDED_CHUNKS = 12;
 
 /** Passage vectors by text: a candidate recurs across rounds and calls, and a text always embeds the same. */
 const passageVectors = new WeakMap<Embedder, Map<string, Float32Array>>();
@@ -130,7 +130,7 @@ async function embedPassagesCached(embedder: Embedder, texts: string[]): Promise
 }
 
 /** Everything the features of one call need, with the best sentence of each candidate. */
-export interface PreparedJudgement extends JudgeInputs {
+interface PreparedJudgement extends JudgeInputs {
   bestSentence: number[];
 }
 
@@ -277,7 +277,7 @@ export function matchedTermsOf(entities: readonly string[], candidate: Pick<Cand
  * One sentence quoting only what the row carries: a sentence of its text, or its title named as the title (the title
  * is the row's `metadata.title`, not part of its `text`).
  */
-export function rationaleOf(
+function rationaleOf(
   evidence: { text: string; isTitle: boolean } | null,
   matched: readonly string[],
   verified: boolean,

@@ -32,7 +32,7 @@ export const FEATURE_NAMES = [
 export type FeatureName = (typeof FEATURE_NAMES)[number];
 
 /** A chunk's text cut into sentences (the title first, when it has one), each with its analyzed terms. */
-export interface SentenceTerms {
+interface SentenceTerms {
   text: string;
   terms: Set<string>;
   /** adjacent analyzed terms, "a b" */
@@ -72,7 +72,7 @@ export function termWeights(
   return weights;
 }
 
-export function weightedCoverage(weights: ReadonlyMap<string, number>, terms: ReadonlySet<string>): number {
+function weightedCoverage(weights: ReadonlyMap<string, number>, terms: ReadonlySet<string>): number {
   let total = 0;
   let found = 0;
   for (const [term, weight] of weights) {
@@ -87,7 +87,7 @@ export function entityTerms(entities: readonly string[]): string[][] {
   return entities.map((entity) => [...new Set(analyzeEnglish(entity))]).filter((terms) => terms.length > 0);
 }
 
-export function entityMatches(entities: readonly string[][], terms: ReadonlySet<string>): number {
+function entityMatches(entities: readonly string[][], terms: ReadonlySet<string>): number {
   let matched = 0;
   for (const entity of entities) {
     const hits = entity.filter((t) => terms.has(t)).length;

@@ -39,7 +39,7 @@ const SEXES: readonly { name: string; words: RegExp }[] = [
   { name: "men", words: /\b(?:men|man|males?|boys|fathers?)\b/i },
 ];
 
-export interface Qualifier {
+interface Qualifier {
   /** the words as the query says them */
   text: string;
   /** stems the candidate must mention */

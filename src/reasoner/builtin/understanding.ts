@@ -18,7 +18,7 @@ import {
   YES_NO_QUESTION,
 } from "./vocabulary.js";
 
-export interface UnderstandingContext {
+interface UnderstandingContext {
   vocabulary: CatalogueVocabulary;
   now: Date;
 }

@@ -20,7 +20,7 @@ export const SCALE_INPUTS = [
   "logitNearBest",
 ] as const;
 
-export type ScaleInput = (typeof SCALE_INPUTS)[number];
+type ScaleInput = (typeof SCALE_INPUTS)[number];
 
 /**
  * What a request asks of a row: a request to check (a claim, or a yes/no question about one) is addressed by the few

@@ -30,7 +30,7 @@ export interface LlmReasonerDeps {
   fetch?: typeof fetch;
 }
 
-export type LlmStage = "understand" | "plan" | "judge";
+type LlmStage = "understand" | "plan" | "judge";
 
 /** What every stage reads: built once by createLlmReasoner. */
 export interface LlmContext {

@@ -55,7 +55,7 @@ export interface ChargeResult {
 }
 
 /** Enough to keep a batch's statement well under PostgreSQL's 65,535 parameters (about 25 per charge). */
-export const MAX_CHARGES_PER_BATCH = 64;
+const MAX_CHARGES_PER_BATCH = 64;
 
 /** The idempotency key of a search charge: one per query. */
 export const searchChargeKey = (queryId: string) => `search:${queryId}`;

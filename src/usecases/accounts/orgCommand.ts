@@ -88,7 +88,7 @@ async function loadOrgState(
   return { state, key, head, prefetched };
 }
 
-export interface OrgCommandOptions {
+interface OrgCommandOptions {
   idempotencyKey?: string;
   requestId?: string;
   keyId?: string;

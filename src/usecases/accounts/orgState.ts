@@ -24,7 +24,7 @@ export interface ApiKeyRecord extends KeyState {
 }
 
 /** `balanceMicros` is the balance row's decimal string (absent: 0). */
-export function orgAccountOf(org: OrganizationRow, balanceMicros: string | null | undefined): OrgAccount {
+function orgAccountOf(org: OrganizationRow, balanceMicros: string | null | undefined): OrgAccount {
   return {
     orgId: org.org_id,
     billingMode: parseBillingMode(org.billing_mode),

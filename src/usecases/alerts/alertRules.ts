@@ -8,6 +8,7 @@ import { documentOf, type DocumentRow } from "../../retrieval/rowSelection.js";
 import { assertSearchableQuery } from "../search/queryValidation.js";
 import { ENDPOINT_ID_PATTERN } from "../../domain/webhooks.js";
 import type { AlertDefinitionData, AlertPausedReason } from "../../domain/events.js";
+import { meetsMinRelevance } from "../../domain/relevance.js";
 
 export const ALERT_SCHEDULES = ["on_ingest", "daily", "weekly"] as const;
 export type AlertSchedule = (typeof ALERT_SCHEDULES)[number];
@@ -142,7 +143,7 @@ export function selectRun<T extends AlertRow>(
     const work = workOf(row);
     if (seen.has(work)) continue;
     if (def.onePerDocument && taken.has(work)) continue;
-    if (def.minRelevance > 0 && (row.relevance === null || row.relevance < def.minRelevance)) {
+    if (def.minRelevance > 0 && !meetsMinRelevance(row.relevance, def.minRelevance)) {
       belowMinRelevance++;
       continue;
     }

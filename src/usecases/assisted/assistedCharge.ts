@@ -8,7 +8,7 @@ import { capToCost } from "../../domain/costCap.js";
 import { PAYLOAD_VERSION, type AssistedPayload, type CachedRow, type QueryRecord } from "../search/queryCache.js";
 import type { ChargeAssistedInput } from "../../../workflows/assistedTypes.js";
 
-export interface AssistedCharge {
+interface AssistedCharge {
   /** the rows delivered, best first */
   kept: CachedRow[];
   /** verified rows left out to stay within maxCost */

@@ -29,7 +29,7 @@ export interface AssistedRequest {
   maxCostMicros?: bigint;
 }
 
-export interface AssistedRow {
+interface AssistedRow {
   row: CachedRow;
   judgeScore: number;
   matchedTerms: string[];

@@ -81,10 +81,7 @@ export async function replay(
  * How a run stands, with its progress when it answers the query. A run that cannot answer the query yet (its first
  * step not taken, its worker busy) has not ended for that: the workflow service tells whether it still runs.
  */
-export async function runOf(
-  ctx: AssistedContext,
-  queryId: string,
-): Promise<{ run: KeyedRun; progress?: AssistedProgress }> {
+async function runOf(ctx: AssistedContext, queryId: string): Promise<{ run: KeyedRun; progress?: AssistedProgress }> {
   const handle = ctx.deps.client.workflow.getHandle(assistedWorkflowId(queryId));
   const progress = await handle.query(progressQuery).catch(() => undefined);
   // 'done': charged (its answer is stored, the caller reads it) or over without an answer

@@ -138,7 +138,7 @@ export async function launch(
  * Waits for the run's outcome, or for it to ask a question, up to the deadline; reads its progress meanwhile.
  * Past the deadline the run is cancelled and the caller gets 503, unless its charge made it into the store.
  */
-export async function awaitRun(
+async function awaitRun(
   ctx: AssistedContext,
   auth: AuthContext,
   queryId: string,

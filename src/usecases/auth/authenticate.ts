@@ -5,7 +5,7 @@ import { groupCalls } from "../../eventstore/groupCalls.js";
 import { ORGANIZATION_COLUMNS, organizationIn } from "../accounts/accountReads.js";
 import { apiKeyRecordOf, type ApiKeyRecord, type Organization } from "../accounts/orgState.js";
 
-export type Authenticated = { key: ApiKeyRecord; org: Organization | undefined } | undefined;
+type Authenticated = { key: ApiKeyRecord; org: Organization | undefined } | undefined;
 
 export type Authenticate = (keyHash: string) => Promise<Authenticated>;
 

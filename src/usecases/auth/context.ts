@@ -1,7 +1,7 @@
 // Who is calling: the authenticated key, its organization and the billing mode that applies to the request.
 import type { ApiKeyRecord, Organization } from "../accounts/accounts.js";
 
-export type EffectiveBillingMode = "live" | "trial" | "exempt" | "sandbox";
+type EffectiveBillingMode = "live" | "trial" | "exempt" | "sandbox";
 
 export interface AuthContext {
   key: ApiKeyRecord;

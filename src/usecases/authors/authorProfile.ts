@@ -5,7 +5,7 @@ import type { AuthorId } from "../../domain/authors.js";
 import type { AuthorshipRow } from "./authorsReads.js";
 
 /** The ids one person is known by: the OpenAlex ids and ORCIDs that tie authorships to them. */
-export interface AuthorIdentity {
+interface AuthorIdentity {
   ids: Set<string>;
   orcids: Set<string>;
 }
@@ -79,7 +79,7 @@ export function coAuthorsOf(
 }
 
 /** A person a name search found: the OpenAlex id (else ORCID) they are looked up by, and their authorships. */
-export interface FoundAuthor {
+interface FoundAuthor {
   id: string;
   ids: { openalex: string | null; orcid: string | null };
   name: string;

@@ -14,7 +14,7 @@ import { authorshipsByIds, authorshipsOfDocuments, identifiedAuthorshipsNamed } 
 import { byFrequency, coAuthorsOf, identityOf, isOwn, peopleOf, type CoAuthor } from "./authorProfile.js";
 
 /** Co-authors an author's answer lists. */
-export const CO_AUTHORS_LISTED = 10;
+const CO_AUTHORS_LISTED = 10;
 
 export interface Author {
   /** the id asked for, canonical: the OpenAlex short id, or the ORCID as 0000-0000-0000-000X */
@@ -32,7 +32,7 @@ export interface Author {
   synthetic?: true;
 }
 
-export interface AuthorSummary {
+interface AuthorSummary {
   id: string;
   name: string;
   ids: { openalex: string | null; orcid: string | null };
@@ -51,20 +51,20 @@ export interface AuthorWorksPage {
   nextCursor: string | null;
 }
 
-export interface AuthorsDeps {
+interface AuthorsDeps {
   db: Db;
   works: Pick<Works, "listing">;
 }
 
 /** An author id read for a lookup; 422 naming the spellings that are. */
-export function authorIdOr422(raw: string): AuthorId {
+function authorIdOr422(raw: string): AuthorId {
   const parsed = parseAuthorId(raw);
   if (!parsed.ok) throw new Rejection("VALIDATION_ERROR", parsed.reason, { field: "id" });
   return parsed.id;
 }
 
 /** Why no author answers: what was looked for, and that only the reachable collections count. */
-export function authorNotFound(id: AuthorId): string {
+function authorNotFound(id: AuthorId): string {
   const what = id.kind === "openalex" ? `OpenAlex author id ${id.value}` : `ORCID ${id.value}`;
   return (
     `no collection this key can reach holds a work by an author with ${what}; ` +
@@ -226,7 +226,7 @@ function listedKey(rows: readonly WorkRow[]): { date: string | null; key: string
 }
 
 /** A sandbox key's author: the live shape, deterministic from the id, marked synthetic. */
-export function syntheticAuthor(id: AuthorId): Author {
+function syntheticAuthor(id: AuthorId): Author {
   const digest = createHash("sha256").update(id.value).digest("hex");
   return {
     id: id.value,

@@ -32,7 +32,7 @@ import {
 } from "./discovery.js";
 
 /** What is recorded of each answer, as a free event. */
-export interface CatalogueAnswerRecord {
+interface CatalogueAnswerRecord {
   queryId: string;
   endpoint: string;
   intent: CatalogueIntent;
@@ -40,7 +40,7 @@ export interface CatalogueAnswerRecord {
   collections: string[];
 }
 
-export interface CatalogueDeps {
+interface CatalogueDeps {
   catalog: CollectionCatalog;
   journals: JournalLookup;
   /** the journals table's sentence saying what its metrics were computed from (metricsBasisSentence) */
@@ -65,7 +65,7 @@ export interface JournalRequestInput {
   note?: string;
 }
 
-export interface JournalListing {
+interface JournalListing {
   topic: string | null;
   publisher?: string;
   minHIndex?: number;
@@ -74,33 +74,59 @@ export interface JournalListing {
 }
 
 /** Journals shown per scope in a catalogue answer to a search endpoint (the listing takes `limit`). */
-export const ANSWER_JOURNALS_PER_SCOPE = 20;
+const ANSWER_JOURNALS_PER_SCOPE = 20;
 
 export type CatalogueService = ReturnType<typeof createCatalogueService>;
 
+/** The catalogue entries (collections and meta-collections) an API key can reach. */
+function reachable(catalog: CollectionCatalog, auth: AuthContext): CatalogEntry[] {
+  const scope = auth.key.collections?.map((c) => c.toLowerCase()) ?? null;
+  return [...catalog.collections, ...catalog.metaCollections].filter(
+    (c) => !scope || scope.includes(c.name.toLowerCase()),
+  );
+}
+
+/** The physical collections behind some entries, each once. */
+function members(catalog: CollectionCatalog, entries: CatalogEntry[]): PlainCollection[] {
+  return [...new Map(entries.flatMap((e) => catalog.physicalMembers(e)).map((c) => [c.name, c])).values()];
+}
+
+/** One collection's row of a sources answer: its size and the organization's price (or price range). */
+async function collectionRow(deps: CatalogueDeps, auth: AuthContext, entry: CatalogEntry): Promise<CollectionRow> {
+  const { catalog } = deps;
+  const physical = catalog.physicalMembers(entry);
+  const inventories = await Promise.all(physical.map(deps.inventoryOf));
+  const documentCount = inventories.reduce((s, i) => s + i.documentCount, 0);
+  const base = { name: entry.name, displayName: entry.displayName, description: entry.description, documentCount };
+  if (entry.type === "plain") return { ...base, pricePer1000: formatPricePer1000(deps.priceOf(auth, entry)) };
+  const range = catalog.priceRange(entry, (m) => formatPricePer1000(deps.priceOf(auth, m)));
+  return range && range.min === range.max ? { ...base, pricePer1000: range.min } : { ...base, priceRange: range };
+}
+
+/** A sources answer: one scope per requested entry, then one per other reachable entry. */
+async function sourceScopes(deps: CatalogueDeps, auth: AuthContext, requested: CatalogEntry[]): Promise<ScopeBlock[]> {
+  const { catalog } = deps;
+  const requestedNames = new Set(requested.map((r) => r.name));
+  const entries = [...requested, ...reachable(catalog, auth).filter((e) => !requestedNames.has(e.name))];
+  return Promise.all(
+    entries.map(async (entry) => {
+      const physical = catalog.physicalMembers(entry);
+      const rows = [
+        await collectionRow(deps, auth, entry),
+        ...(entry.type === "meta" ? await Promise.all(physical.map((m) => collectionRow(deps, auth, m))) : []),
+      ];
+      return sourceScope(
+        { name: entry.name, displayName: entry.displayName },
+        rows,
+        await Promise.all(physical.map(deps.inventoryOf)),
+        deps.journals,
+      );
+    }),
+  );
+}
+
 export function createCatalogueService(deps: CatalogueDeps) {
   const { catalog } = deps;
-
-  const reachable = (auth: AuthContext): CatalogEntry[] => {
-    const scope = auth.key.collections?.map((c) => c.toLowerCase()) ?? null;
-    return [...catalog.collections, ...catalog.metaCollections].filter(
-      (c) => !scope || scope.includes(c.name.toLowerCase()),
-    );
-  };
-
-  const members = (entries: CatalogEntry[]): PlainCollection[] => [
-    ...new Map(entries.flatMap((e) => catalog.physicalMembers(e)).map((c) => [c.name, c])).values(),
-  ];
-
-  async function collectionRow(auth: AuthContext, entry: CatalogEntry): Promise<CollectionRow> {
-    const physical = catalog.physicalMembers(entry);
-    const inventories = await Promise.all(physical.map(deps.inventoryOf));
-    const documentCount = inventories.reduce((s, i) => s + i.documentCount, 0);
-    const base = { name: entry.name, displayName: entry.displayName, description: entry.description, documentCount };
-    if (entry.type === "plain") return { ...base, pricePer1000: formatPricePer1000(deps.priceOf(auth, entry)) };
-    const range = catalog.priceRange(entry, (m) => formatPricePer1000(deps.priceOf(auth, m)));
-    return range && range.min === range.max ? { ...base, pricePer1000: range.min } : { ...base, priceRange: range };
-  }
 
   async function scopesFor(
     auth: AuthContext,
@@ -108,27 +134,9 @@ export function createCatalogueService(deps: CatalogueDeps) {
     requested: CatalogEntry[],
     listing: JournalListing,
   ): Promise<ScopeBlock[]> {
-    if (question.intent === "sources") {
-      const requestedNames = new Set(requested.map((r) => r.name));
-      const entries = [...requested, ...reachable(auth).filter((e) => !requestedNames.has(e.name))];
-      return Promise.all(
-        entries.map(async (entry) => {
-          const physical = catalog.physicalMembers(entry);
-          const rows = [
-            await collectionRow(auth, entry),
-            ...(entry.type === "meta" ? await Promise.all(physical.map((m) => collectionRow(auth, m))) : []),
-          ];
-          return sourceScope(
-            { name: entry.name, displayName: entry.displayName },
-            rows,
-            await Promise.all(physical.map(deps.inventoryOf)),
-            deps.journals,
-          );
-        }),
-      );
-    }
+    if (question.intent === "sources") return sourceScopes(deps, auth, requested);
     return Promise.all(
-      members(requested).map(async (collection) => {
+      members(catalog, requested).map(async (collection) => {
         const scope = { name: collection.name, displayName: collection.displayName };
         const inventory = await deps.inventoryOf(collection);
         if (question.intent === "publishers") return publisherScope(scope, inventory, deps.journals, listing.limit);

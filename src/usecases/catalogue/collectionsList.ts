@@ -15,7 +15,7 @@ import type { CollectionReadiness } from "../../domain/readiness.js";
 import { Rejection } from "../../domain/rejection.js";
 import type { SearchEngine } from "../../retrieval/port.js";
 
-export interface CollectionsListDeps {
+interface CollectionsListDeps {
   catalog: CollectionCatalog;
   engine: Pick<SearchEngine, "getInventory">;
   readiness?: CollectionReadiness;

@@ -44,14 +44,14 @@ export interface ScopeBlock {
   unranked: CatalogueItem[];
 }
 
-export type NextActionKind = "search" | "list_collections" | "list_journals" | "request_journal";
+type NextActionKind = "search" | "list_collections" | "list_journals" | "request_journal";
 
-export interface NextAction {
+interface NextAction {
   action: NextActionKind;
   hint: string;
 }
 
-export interface Callout {
+interface Callout {
   kind: "add_payment_method";
   message: string;
 }
@@ -90,7 +90,7 @@ export function journalLookupOf(journals: readonly JournalRecord[]): JournalLook
  */
 export type TopicWeights = ReadonlyMap<string, { weight: number; documents?: number }>;
 
-export interface JournalListOptions {
+interface JournalListOptions {
   topic: string | null;
   topicWeights?: TopicWeights;
   publisher?: string;
@@ -541,7 +541,7 @@ function describeItem(i: CatalogueItem): string {
 }
 
 /** The answer as text, as an MCP client shows it. */
-export function discoveryText(d: Omit<Discovery, "text">): string {
+function discoveryText(d: Omit<Discovery, "text">): string {
   const lines: string[] = [];
   const what =
     d.intent === "journals"

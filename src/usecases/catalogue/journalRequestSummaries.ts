@@ -2,7 +2,7 @@
 import type { Queryable } from "../../eventstore/db.js";
 
 /** Requests for one journal, for operators deciding what to add. */
-export interface JournalRequestSummary {
+interface JournalRequestSummary {
   issn: string | null;
   title: string | null;
   requests: number;

@@ -9,7 +9,7 @@ import { SUBJECT_MIN_SHARE, type SubjectCount, type SubjectScheme } from "../../
 const SCHEME_NAMES: Record<SubjectScheme, string> = { openalex_concept: "OpenAlex concept", mesh: "MeSH heading" };
 
 /** Whether a subject or title names the topic: it holds every word of the topic (stemmed) and at most one more. */
-export type TopicReader = (name: string) => boolean;
+type TopicReader = (name: string) => boolean;
 
 export function topicReader(topic: string): TopicReader | null {
   const wanted = new Set(analyzeEnglish(topic));
@@ -27,13 +27,13 @@ export function topicReader(topic: string): TopicReader | null {
 }
 
 /** A title names a topic when its words hold the topic's, whatever else it says ("Journal of Nuclear Cardiology"). */
-export function titleNamesTopic(topic: string, title: string): boolean {
+function titleNamesTopic(topic: string, title: string): boolean {
   const wanted = analyzeEnglish(topic);
   const terms = new Set(analyzeEnglish(title));
   return wanted.length > 0 && wanted.every((t) => terms.has(t));
 }
 
-export interface SubjectMatch {
+interface SubjectMatch {
   /** documents of the journal on the subject (all of them when its title names the topic) */
   documents: number;
   /** documents of the journal in the collection */

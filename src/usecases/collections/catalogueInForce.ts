@@ -24,7 +24,7 @@ import {
 } from "../../domain/collectionDefinitions.js";
 
 /** How stale another process's catalogue change may be here: one indexed read of the stream's version per interval. */
-export const CATALOGUE_RECHECK_MS = 1000;
+const CATALOGUE_RECHECK_MS = 1000;
 
 export interface LiveCatalog extends CollectionCatalog {
   /** the catalogue stream's version this process holds */

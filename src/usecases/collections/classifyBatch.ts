@@ -12,7 +12,7 @@ import { chunkIdsOf, zeroCounts, type ManifestEntry } from "../../ingest/manifes
 import type { SourceItem } from "../../ingest/sourceDocument.js";
 import type { StoredWork } from "../../ingest/works.js";
 
-export interface BatchPlan {
+interface BatchPlan {
   /** chunks of new and changed documents, to embed (when the collection has vectors) and index */
   records: ChunkRecord[];
   /** the embedder's input of each record, in the same order */

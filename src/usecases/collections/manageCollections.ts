@@ -14,7 +14,7 @@ import { definitionOf, plainCollectionOf, type PlainCollectionConfig } from "../
 import type { LiveCatalog } from "./catalogueInForce.js";
 import type { CollectionReadiness, CollectionState } from "../../domain/readiness.js";
 
-export interface CollectionAdminDeps {
+interface CollectionAdminDeps {
   catalog: LiveCatalog;
   ingestions?: Ingestions;
   engine: Pick<SearchEngine, "kind" | "getInventory" | "hasIndex" | "deleteIndex">;
@@ -32,7 +32,7 @@ export interface CollectionAdminDeps {
 }
 
 /** A plain collection as the operator sees it: its definition, whether it answers, its size and last ingestion. */
-export interface CollectionAdminView extends CollectionDefinition {
+interface CollectionAdminView extends CollectionDefinition {
   type: "plain";
   state: CollectionState;
   /** seeded from the configuration file on the first start (the demo collections) */
@@ -41,7 +41,7 @@ export interface CollectionAdminView extends CollectionDefinition {
   lastIngestion: IngestionStatus | null;
 }
 
-export interface MetaCollectionAdminView extends MetaCollectionDefinition {
+interface MetaCollectionAdminView extends MetaCollectionDefinition {
   type: "meta";
 }
 

@@ -18,7 +18,7 @@ import type { IngestionRequest, Ingestions, IngestionStatus } from "../../ingest
 
 const CANCELLED_BY: Actor = { kind: "operator", id: "admin" };
 
-export interface TemporalIngestionsDeps {
+interface TemporalIngestionsDeps {
   db: Db;
   client: Client;
   /** the live catalogue (refreshed once when a name is unknown: another process may have just defined it) */

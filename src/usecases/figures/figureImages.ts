@@ -4,7 +4,7 @@
 import type { ChunkMetadata, FigureRef } from "../../retrieval/port.js";
 
 /** What figures read of a result row (a query record's row has these and more). */
-export interface FigureRow {
+interface FigureRow {
   id: string;
   /** the physical collection holding the row */
   physical: string;

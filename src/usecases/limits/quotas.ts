@@ -79,7 +79,7 @@ export async function assertQueryQuota(db: Queryable, org: Organization, now: Da
   return quotaFromUsage(org, usage, now);
 }
 
-export interface SearchAdmission {
+interface SearchAdmission {
   /** INVALID_QUERY rejections of the organization this minute */
   invalidQueries: number;
   /** false: the per-minute budget is used up (nothing was taken) */

@@ -1,7 +1,7 @@
 // Fixed-window counters in the shared database, so limits hold across several API processes.
 import type { Queryable } from "../../eventstore/db.js";
 
-export interface WindowHit {
+interface WindowHit {
   allowed: boolean;
   count: number;
   limit: number;

@@ -51,14 +51,14 @@ export interface SignedIn {
   orgName: string | null;
 }
 
-export interface PendingInvite {
+interface PendingInvite {
   email: string;
   role: MemberRole;
   orgName: string;
   expiresAt: string;
 }
 
-export interface MembersOptions {
+interface MembersOptions {
   clock: () => Date;
   /** how long a session lasts from sign-in (no sliding renewal: a stolen cookie stops working on its own) */
   sessionLifetimeMs: number;

@@ -76,7 +76,7 @@ function reconciliationView(r: OrgReconciliation) {
   };
 }
 
-export type ReconciliationView = ReturnType<typeof reconciliationView>;
+type ReconciliationView = ReturnType<typeof reconciliationView>;
 
 /** A page of listOrganizations as the operator API and the CLI print it: the balance as a decimal string of credits. */
 export function organizationListView(list: Awaited<ReturnType<Operations["listOrganizations"]>>) {
@@ -91,7 +91,7 @@ export function organizationListView(list: Awaited<ReturnType<Operations["listOr
 
 export type OrganizationListView = ReturnType<typeof organizationListView>;
 
-export interface OperationsOptions {
+interface OperationsOptions {
   /** checks collection names of price overrides; without it any name is accepted */
   catalog?: CollectionCatalog;
   clock?: () => Date;

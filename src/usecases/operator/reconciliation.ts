@@ -5,7 +5,7 @@ import { readStream } from "../../eventstore/eventStore.js";
 import { orgStream, type StoredEvent } from "../../domain/events.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
 
-export interface ReconciliationLine {
+interface ReconciliationLine {
   day: string;
   /** null for money that belongs to no collection (credits, refunds) */
   collection: string | null;
@@ -17,10 +17,10 @@ export interface ReconciliationLine {
   refundsMicros: bigint;
 }
 
-export type DiscrepancyKind =
+type DiscrepancyKind =
   "balance_equation" | "ledger_chain" | "ledger_vs_events" | "usage_vs_events" | "balance_projection";
 
-export interface Discrepancy {
+interface Discrepancy {
   orgId: string;
   kind: DiscrepancyKind;
   day?: string;

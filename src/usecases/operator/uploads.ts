@@ -9,13 +9,13 @@ import { join } from "node:path";
 import { Rejection } from "../../domain/rejection.js";
 
 /** The folder under the data root uploads go to; definitions and ingestions name a file as `uploads/<name>`. */
-export const UPLOAD_DIR = "uploads";
+const UPLOAD_DIR = "uploads";
 
 /** A file name: letters, digits, `.`, `_`, `-`; starts with a letter or digit; at most 128 characters. */
 const UPLOAD_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** Why `name` cannot name an upload, or null when it can. */
-export function uploadNameProblem(name: string): string | null {
+function uploadNameProblem(name: string): string | null {
   if (!UPLOAD_NAME.test(name))
     return 'an upload name is 1 to 128 letters, digits, ".", "_" or "-", starting with a letter or digit (no folders)';
   if (name.includes("..")) return 'an upload name holds no ".."';

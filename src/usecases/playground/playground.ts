@@ -16,7 +16,7 @@ import type { ExportWork } from "../works/citationExport.js";
 
 type Member = Extract<Principal, { kind: "member" }>;
 
-export interface PlaygroundDeps {
+interface PlaygroundDeps {
   accounts: Pick<Accounts, "getKey" | "getOrganization">;
   /** the organization's keys with who created each; the organization and key of a kept search or preview */
   consoleData: Pick<ConsoleData, "keys" | "queryOwner">;

@@ -11,7 +11,7 @@ export const PLAYGROUND_MAX_ROWS = 30;
 /** The checkbox of the preview's n-th row (1-based): each row its own field, since a form sends a field once. */
 export const rowField = (n: number): string => `row_${n}`;
 
-export interface PlaygroundKey {
+interface PlaygroundKey {
   id: string;
   mode: "live" | "test";
   revoked: boolean;
@@ -113,7 +113,7 @@ export function unlockQuote(
 }
 
 /** A row as a customer reads it in the playground: relevance, title, journal, year, integrity, cost, its text. */
-export interface PlaygroundRow {
+interface PlaygroundRow {
   id: string;
   /** the id its work page opens with: the DOI, else pmid:…, else the document's id */
   workId: string;

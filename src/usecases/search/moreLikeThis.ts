@@ -55,7 +55,7 @@ function likeText(chunks: readonly ChunkRecord[]): string {
   return text.length <= LIKE_TEXT_CHARS ? text : text.slice(0, LIKE_TEXT_CHARS).replace(/\s+\S*$/, "");
 }
 
-export interface LikeDeps {
+interface LikeDeps {
   catalog: CollectionCatalog;
   engine: Pick<SearchEngine, "findChunks" | "hasIndex">;
   retractions?: Pick<LiveRetractions, "exclusionFilter">;

@@ -99,7 +99,7 @@ export function nextPageQueryId(previousQueryId: string, keyId: string): string 
 }
 
 /** What the previous page's record must satisfy for its cursor to be honoured here. */
-export interface PreviousPage {
+interface PreviousPage {
   orgId: string;
   kind: string;
   page?: PageState;

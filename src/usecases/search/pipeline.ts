@@ -36,6 +36,7 @@ import { chargeModeOf } from "../../domain/organization.js";
 import { capToCost } from "../../domain/costCap.js";
 import { MAX_LIST_DEPTH, type PageExclusion } from "./paging.js";
 import { sortRows, type SortOrder } from "./sortOrder.js";
+import { meetsMinRelevance } from "../../domain/relevance.js";
 
 export type { FilterPlan, FilterPlanner } from "../../filters/planner.js";
 
@@ -137,7 +138,7 @@ const listKey = (requested: CatalogEntry, collection: PlainCollection): string =
   `${requested.name}\u0000${collection.name}`;
 
 /** One physical collection to search, under the name it was requested by. */
-export interface CollectionSearch {
+interface CollectionSearch {
   key: string;
   collection: PlainCollection;
   /** the compiled filter, or 'skip' when the collection cannot take part */
@@ -317,7 +318,7 @@ export async function prepareRetrieval(
 export const MAX_DOCUMENT_DEPTH = 270;
 
 /** One physical collection's search as `retrieve` runs it: under which requested entry. */
-export interface TargetList extends CollectionSearch {
+interface TargetList extends CollectionSearch {
   requested: CatalogEntry;
 }
 
@@ -418,7 +419,7 @@ async function rankedRows(
     const last = merged[merged.length - 1];
     const ended = merged.length < depth || depth >= maxDepth;
     if (!page && !selection.onePerDocument) return { rows, ended };
-    const belowThreshold = last !== undefined && last.relevance < selection.minRelevance;
+    const belowThreshold = last !== undefined && !meetsMinRelevance(last.relevance, selection.minRelevance);
     const enough =
       (selection.onePerDocument ? firstPerDocument(rows, (row) => row, input.limit).length : rows.length) >=
       input.limit;
@@ -493,7 +494,7 @@ export function shapeList(ranked: CachedRow[], input: SearchRequestInput, paying
   let candidates = ranked;
   let sorted: RetrievalOutcome["sorted"];
   if (input.sort && input.sort !== "relevance") {
-    const relevant = candidates.filter((r) => r.relevance !== null && r.relevance >= selection.minRelevance);
+    const relevant = candidates.filter((r) => meetsMinRelevance(r.relevance, selection.minRelevance));
     sorted = { by: input.sort, minRelevance: selection.minRelevance, candidates: relevant.length };
     const page = input.page;
     candidates = sortRows(relevant, input.sort);

@@ -6,11 +6,11 @@ import { canonicalJson } from "../../eventstore/eventStore.js";
 import { Rejection } from "../../domain/rejection.js";
 import { keyInProgress, type KeyedOperation } from "../../domain/idempotency.js";
 
-export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** A claim still without a queryId after this long belongs to a request that died; a retry may take it over. */
-export const ABANDONED_CLAIM_MS = 2 * 60 * 1000;
+const ABANDONED_CLAIM_MS = 2 * 60 * 1000;
 
-export type IdempotencyClaim = { kind: "claimed" } | { kind: "replay"; queryId: string };
+type IdempotencyClaim = { kind: "claimed" } | { kind: "replay"; queryId: string };
 
 export function idempotencyBodyHash(body: unknown): string {
   return createHash("sha256")
@@ -18,7 +18,7 @@ export function idempotencyBodyHash(body: unknown): string {
     .digest("hex");
 }
 
-export function assertIdempotencyKey(key: string): void {
+function assertIdempotencyKey(key: string): void {
   if (key.length < 1 || key.length > 255)
     throw new Rejection("VALIDATION_ERROR", "Idempotency-Key must be 1 to 255 characters");
 }

@@ -10,7 +10,7 @@ import { deflateText } from "./payloadDeflate.js";
 
 /** Bumped when the cached row shape changes; older records answer 410 CACHED_RESULT_EXPIRED. */
 export const PAYLOAD_VERSION = 1;
-export const CACHE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+const CACHE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
 export type { CachedRow } from "../../domain/resultRow.js";
 
@@ -182,7 +182,7 @@ export function assertNotRefunded(record: QueryRecord): void {
   }
 }
 
-export type RecordFreshness = "fresh" | "expired";
+type RecordFreshness = "fresh" | "expired";
 
 /** Until when a record made at `createdAt` is re-fetched free (X-Cache-Expires). */
 export const cachedUntil = (createdAt: Date): Date => new Date(createdAt.getTime() + CACHE_LIFETIME_MS);
@@ -190,6 +190,19 @@ export const cachedUntil = (createdAt: Date): Date => new Date(createdAt.getTime
 export function freshness(r: QueryRecord, now: Date): RecordFreshness {
   if (r.payloadVersion !== PAYLOAD_VERSION) return "expired";
   return now.getTime() >= cachedUntil(r.createdAt).getTime() ? "expired" : "fresh";
+}
+
+/**
+ * The one refusal of an expired record (410 CACHED_RESULT_EXPIRED), for a re-fetch and for an unlock's charge: `again`
+ * is what the client runs to have rows anew.
+ */
+export function assertFresh(record: QueryRecord, now: Date, again: "search" | "preview"): void {
+  if (freshness(record, now) === "expired")
+    throw new Rejection(
+      "CACHED_RESULT_EXPIRED",
+      `query ${record.queryId} has expired (results are kept 7 days, and a change of the result format retires ` +
+        `older ones); run the ${again} again`,
+    );
 }
 
 /** The record of a query made with this key (re-fetch, unlock): 404 for unknown or another key's, 410 once expired. */
@@ -202,12 +215,7 @@ export async function loadOwnQueryRecord(
   const record = await loadQueryRecord(db, queryId);
   if (!record || record.keyId !== keyId)
     throw new Rejection("NOT_FOUND", `query ${queryId} not found for this API key`);
-  if (freshness(record, now) === "expired")
-    throw new Rejection(
-      "CACHED_RESULT_EXPIRED",
-      `query ${queryId} has expired (results are kept 7 days, and a change of the result format retires older ` +
-        "ones); run the search again",
-    );
+  assertFresh(record, now, "search");
   assertNotRefunded(record);
   return record;
 }

@@ -18,7 +18,7 @@ const NON_CONTENT_WORDS = new Set(
 
 const WORD = /[\p{L}\p{N}]+(?:[-'][\p{L}\p{N}]+)*/gu;
 
-export type QueryProblem =
+type QueryProblem =
   | "empty"
   | "no_letters_or_digits"
   | "too_few_letters_or_digits"

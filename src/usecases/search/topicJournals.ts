@@ -10,9 +10,9 @@ import { journalKey } from "../../domain/inventory.js";
  * a journal with a handful of relevant documents still shows up beside one holding dozens, and past the first few
  * hundred chunks the calibrated relevance is near zero and would add nothing but noise.
  */
-export const TOPIC_RETRIEVAL_DEPTH = 300;
+const TOPIC_RETRIEVAL_DEPTH = 300;
 
-export interface JournalTopicWeight {
+interface JournalTopicWeight {
   /** sum over the journal's retrieved documents of each document's best calibrated relevance (0..1 each) */
   weight: number;
   /** retrieved chunks of the journal's documents */

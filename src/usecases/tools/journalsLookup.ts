@@ -14,7 +14,7 @@ const input = z.union(
   },
 );
 
-export const journalsLookupSchema = {
+const journalsLookupSchema = {
   type: "object",
   oneOf: [
     {

@@ -7,11 +7,11 @@ import type { LiveRetractions } from "../../ingest/liveRetractions.js";
 import { ToolError, type RegisteredTool } from "./toolRegistry.js";
 import { toolInput } from "./toolInput.js";
 
-export const MAX_DOIS_PER_CHECK = 100;
+const MAX_DOIS_PER_CHECK = 100;
 
 const input = z.object({ dois: z.array(z.string()).min(1).max(MAX_DOIS_PER_CHECK) }).strict();
 
-export const retractionsCheckSchema = {
+const retractionsCheckSchema = {
   type: "object",
   properties: {
     dois: {
@@ -26,7 +26,7 @@ export const retractionsCheckSchema = {
   additionalProperties: false,
 };
 
-export interface RetractionCheck {
+interface RetractionCheck {
   /** as sent */
   input: string;
   /** canonical, lower-case */

@@ -12,7 +12,7 @@ import { createToolRegistry, type RegisteredTool, type ToolRegistry } from "./to
 import { mountUpstream } from "./upstreamTools.js";
 import { worksLookupTool } from "./worksLookup.js";
 
-export const SHIPPED_PREFIXES = ["retractions", "works", "journals"] as const;
+const SHIPPED_PREFIXES = ["retractions", "works", "journals"] as const;
 
 export function shippedTools(deps: {
   retractions: Pick<LiveRetractions, "notices" | "exclusionFilter">;

@@ -12,14 +12,14 @@ import { takeMinuteBudget } from "../limits/quotas.js";
 import { refuseSandbox } from "../search/sandbox.js";
 import { ToolError, type ToolRegistry } from "./toolRegistry.js";
 
-export interface ToolCallDeps {
+interface ToolCallDeps {
   db: Db;
   tools: ToolRegistry;
   clock: () => Date;
   accounts: Pick<Accounts, "chargeToolCall">;
 }
 
-export interface ToolCallOutcome {
+interface ToolCallOutcome {
   answer: unknown;
   /** what the call cost (0 for a free tool or an organization not billed live) */
   costMicros: bigint;

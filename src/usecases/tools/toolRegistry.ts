@@ -9,7 +9,7 @@ export class ToolError extends Error {
   }
 }
 
-export interface ToolCall {
+interface ToolCall {
   orgId: string;
   keyId: string;
   payload: unknown;
@@ -20,13 +20,13 @@ export interface ToolCall {
   keyScope?: readonly string[] | null;
 }
 
-export type ToolHandler = (call: ToolCall) => Promise<unknown>;
+type ToolHandler = (call: ToolCall) => Promise<unknown>;
 
 /**
  * What a client sees of a gateway tool (MCP find-tools, inspect-tool): named `prefix--tool`, called at
  * /api/v1/tools/{prefix}/{tool}.
  */
-export interface ToolDescription {
+interface ToolDescription {
   prefix: string;
   tool: string;
   /** `${prefix}--${tool}` */

@@ -8,7 +8,7 @@ import { Rejection } from "../../domain/rejection.js";
 import { ToolError, type RegisteredTool } from "./toolRegistry.js";
 
 /** How long one upstream call (connect, call, close) may take before the gateway gives up with 503. */
-export const UPSTREAM_CALL_TIMEOUT_MS = 30_000;
+const UPSTREAM_CALL_TIMEOUT_MS = 30_000;
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]+$/;
 
@@ -90,7 +90,7 @@ function upstreamTool(
   };
 }
 
-export interface MountedUpstream {
+interface MountedUpstream {
   prefix: string;
   /** by "prefix/tool" */
   tools: Record<string, RegisteredTool>;

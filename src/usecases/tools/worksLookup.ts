@@ -18,7 +18,7 @@ const input = z.union(
   },
 );
 
-export const worksLookupSchema = {
+const worksLookupSchema = {
   type: "object",
   oneOf: [
     {
@@ -34,7 +34,7 @@ export const worksLookupSchema = {
   ],
 };
 
-export interface WorkMetadata {
+interface WorkMetadata {
   title: string | null;
   authors: string[];
   /** the authors with their OpenAlex ids and ORCIDs, as works and rows carry them (empty where the source has none) */

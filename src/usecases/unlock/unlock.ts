@@ -29,7 +29,7 @@ import { renderFigureImages, type FigureImageRenderer, type ImageOptions } from 
 import type { SearchEngine } from "../../retrieval/port.js";
 import { guarded, takeMinuteBudget } from "../limits/quotas.js";
 
-export interface UnlockDeps {
+interface UnlockDeps {
   client: Client;
   db: Db;
   accounts: Accounts;
@@ -81,7 +81,7 @@ export interface UnlockResult {
 }
 
 /** One workflow per (query, requested rows): identical concurrent calls join the same run and pay once. */
-export function unlockWorkflowId(queryId: string, requestedIds: string[]): string {
+function unlockWorkflowId(queryId: string, requestedIds: string[]): string {
   const digest = createHash("sha256")
     .update([...requestedIds].sort().join("\n"))
     .digest("hex")
@@ -111,7 +111,7 @@ function rejectionFrom(err: unknown): Rejection {
  * The rows among `rows` whose chunk its collection no longer holds: an operator's replace or delete ingestion removed
  * their document (or the collection) after the preview. Each physical collection is asked once, by chunk id.
  */
-export async function withdrawnRows(
+async function withdrawnRows(
   engine: Pick<SearchEngine, "getChunks" | "hasIndex">,
   rows: readonly CachedRow[],
 ): Promise<CachedRow[]> {

@@ -5,7 +5,7 @@ import type { Db } from "../../eventstore/db.js";
 import { formatCredits } from "../../domain/money.js";
 import type { WebhookEventType } from "../../domain/webhooks.js";
 
-export interface AccountNoticeDeps {
+interface AccountNoticeDeps {
   db: Db;
   publish: (orgId: string, type: WebhookEventType, data: Record<string, unknown>, source: string) => Promise<unknown>;
   intervalMs?: number;

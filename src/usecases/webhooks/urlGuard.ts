@@ -6,7 +6,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { Rejection } from "../../domain/rejection.js";
 
-export interface ResolvedAddress {
+interface ResolvedAddress {
   address: string;
   family: 4 | 6;
 }
@@ -14,13 +14,13 @@ export interface ResolvedAddress {
 /** Resolves a host name to every address it has (dns.lookup with all: true by default). */
 export type HostLookup = (hostname: string) => Promise<ResolvedAddress[]>;
 
-export const systemLookup: HostLookup = async (hostname) =>
+const systemLookup: HostLookup = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({
     address: a.address,
     family: a.family === 6 ? 6 : 4,
   }));
 
-export interface UrlGuardOptions {
+interface UrlGuardOptions {
   /**
    * WEBHOOK_ALLOW_PRIVATE_URLS=1: loopback, private and plain-http receivers pass (tests, on-premise); metadata never
    */
@@ -34,12 +34,12 @@ export interface CheckedTarget {
   addresses: ResolvedAddress[];
 }
 
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
+const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /**
  * 'never': refused whatever the configuration; 'private': refused unless private receivers are allowed; null: public.
  */
-export type AddressClass = "never" | "private" | null;
+type AddressClass = "never" | "private" | null;
 
 type Range = [base: number, bits: number, cls: Exclude<AddressClass, null>];
 
@@ -123,7 +123,7 @@ export function classifyAddress(address: string): AddressClass {
 const refuse = (message: string) => new Rejection("VALIDATION_ERROR", message);
 
 /** The URL's own problems (scheme, credentials, length), before any lookup. */
-export function parseWebhookUrl(raw: string, allowPrivate: boolean): URL {
+function parseWebhookUrl(raw: string, allowPrivate: boolean): URL {
   if (raw.length > MAX_WEBHOOK_URL_LENGTH) throw refuse(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   let url: URL;
   try {

@@ -42,7 +42,7 @@ export interface WebhookSettings {
   allowPrivateUrls: boolean;
 }
 
-export interface WebhooksDeps {
+interface WebhooksDeps {
   db: Db;
   client: Client;
   clock: () => Date;
@@ -66,7 +66,7 @@ export interface EndpointView {
   createdAt: string;
 }
 
-export interface AttemptView {
+interface AttemptView {
   attempt: number;
   at: string;
   /** the receiver's HTTP status; null when no answer came */
@@ -93,8 +93,7 @@ export interface NewEndpointInput {
 /**
  * The message id (every attempt's webhook-id) of an event named by its source: a retried publish names the same one.
  */
-export const messageIdOf = (source: string) =>
-  `msg_${createHash("sha256").update(source).digest("base64url").slice(0, 32)}`;
+const messageIdOf = (source: string) => `msg_${createHash("sha256").update(source).digest("base64url").slice(0, 32)}`;
 
 const endpointView = (r: WebhookEndpointRow): EndpointView => ({
   id: r.endpoint_id,

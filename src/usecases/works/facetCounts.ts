@@ -5,6 +5,7 @@ import type { Authorship } from "../../domain/authors.js";
 import type { Integrity } from "../../domain/integrity.js";
 import type { ChunkMetadata } from "../../retrieval/port.js";
 import { documentOf } from "../../retrieval/rowSelection.js";
+import { meetsMinRelevance } from "../../domain/relevance.js";
 
 /** The facets there are, in the order they are documented. */
 export const FACETS = [
@@ -86,7 +87,7 @@ export function worksOfRankedList<T extends RankedFacetRow>(
     const work = documentOf(row);
     if (seen.has(work)) continue;
     seen.add(work);
-    if (row.relevance !== null && row.relevance >= minRelevance) works.push(row);
+    if (meetsMinRelevance(row.relevance, minRelevance)) works.push(row);
   }
   return works;
 }

@@ -68,7 +68,7 @@ function searchResult(row: CachedRow, includeMetadata: boolean, includeFigures: 
  * Preview/cached/unlocked row: locked rows show only the teaser; unlocked rows carry their figures (and images when
  * fetched). `withMetadata` false (a re-fetch of a search that asked for none) answers metadata null.
  */
-export function ledgerRow(
+function ledgerRow(
   row: CachedRow,
   unlocked: boolean,
   withRelevance: boolean,
@@ -124,7 +124,7 @@ const costCapBody = (cap: { withheld: number; nextRowCostMicros: bigint | null }
  * the order applied (`sort`), the price cap's effect (`withheldByMaxCost`, `nextRowCost`) and the work searched near
  * (`like`).
  */
-export function listBody(list: ListFields) {
+function listBody(list: ListFields) {
   return {
     nextCursor: list.nextCursor,
     ...(list.sorted
@@ -270,11 +270,7 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
  * The row selection of a body in the snake_case spelling (/query, /preview and the MCP search tools); a sorted
  * request's threshold defaults higher.
  */
-export function selectionOf(body: {
-  min_relevance?: number;
-  one_per_document: boolean;
-  sort?: SortOrder;
-}): RowSelection {
+function selectionOf(body: { min_relevance?: number; one_per_document: boolean; sort?: SortOrder }): RowSelection {
   return {
     minRelevance:
       body.min_relevance ?? (body.sort !== undefined && body.sort !== "relevance" ? SORTED_DEFAULT_MIN_RELEVANCE : 0),
@@ -283,7 +279,7 @@ export function selectionOf(body: {
 }
 
 /** A search or preview body in the snake_case spelling, as far as the list it asks for goes. */
-export interface ListBody {
+interface ListBody {
   query?: string;
   like?: { work: string };
   limit: number;
