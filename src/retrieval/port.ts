@@ -1,4 +1,5 @@
 // The retrieval port: one contract that the embedded engine and the OpenSearch adapter both obey.
+import type { EngineFacet, EngineFacetCounts } from "./workFacetValues.js";
 import type { CollectionInventory } from "../domain/inventory.js";
 import type { FilterNode } from "../filters/ast.js";
 import type { ChunkMetadata } from "../domain/resultRow.js";
@@ -126,6 +127,20 @@ export interface SearchEngine {
    * doc_id. The works a filter selects (works/facets counts them, src/usecases/works/workFacets.ts)
    */
   listDocuments(index: string, filter: FilterNode | undefined, fields: readonly string[]): Promise<ChunkMetadata[]>;
+  /**
+   * The works of the index under `filter` counted per facet from each document's first chunk, without reading every
+   * document (OpenSearch: one aggregation request; embedded: a per-work table of facet values kept per committed
+   * segment): the same counts as listDocuments counted by works/facets (facetCounts.ts), each facet's `limit` largest
+   * buckets by count, ties by value. Null when the index cannot answer exactly (the filter names a field a document's
+   * chunks may not share, two documents share a DOI, an OpenSearch index written before its facet fields or split
+   * into several shards): the caller then counts listDocuments.
+   */
+  facetCounts(
+    index: string,
+    filter: FilterNode | undefined,
+    facets: readonly EngineFacet[],
+    limit: number,
+  ): Promise<EngineFacetCounts | null>;
   stats(index: string): Promise<IndexStats>;
   hasIndex(index: string): Promise<boolean>;
   deleteIndex(index: string): Promise<void>;

@@ -35,6 +35,8 @@ import {
   writeIndexGeneration,
   type RowLayout,
 } from "./indexFiles.js";
+import { buildWorkFacetTable, countWorkFacets, type WorkFacetTable } from "./workFacetTable.js";
+import { isDocumentLevelFilter } from "../../workFacetValues.js";
 import { countTerms, emptySegment, mergeSegment, type IndexSegment, type PendingChunk } from "./indexSegment.js";
 import {
   cosineAt,
@@ -108,6 +110,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
   const loading = new Map<string, Promise<IndexState | undefined>>();
   /** inventories rebuilt from the chunks of segments committed without one */
   const rebuiltInventories = new WeakMap<IndexSegment, CollectionInventory>();
+  /** each committed segment's per-work facet values, built on the first facets request that reads it */
+  const facetTables = new WeakMap<IndexSegment, WorkFacetTable>();
 
   function indexDir(name: string): string {
     if (!INDEX_NAME.test(name) || name.includes("..")) {
@@ -499,6 +503,16 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
         documents.set(metadata.doc_id, pickFields(metadata, fields));
       }
       return [...documents.values()].sort(byDocId);
+    },
+
+    async facetCounts(index, filter, facets, limit) {
+      const segment = (await requireState(index)).segment;
+      if (!isDocumentLevelFilter(filter)) return null;
+      let table = facetTables.get(segment);
+      if (!table) facetTables.set(segment, (table = buildWorkFacetTable(segment.chunks)));
+      const predicate = filter ? compileToPredicate(filter) : undefined;
+      const passes = predicate && ((ordinal: number) => predicate(segment.chunks[ordinal].metadata));
+      return countWorkFacets(table, passes, facets, limit);
     },
 
     async stats(index): Promise<IndexStats> {

@@ -46,6 +46,7 @@ import {
   chunkIndexBody,
   FIELD,
   mappingUpgradeBody,
+  DEFAULT_INDEX_LAYOUT,
   OPENSEARCH_MAPPING_VERSION,
   READABLE_MAPPING_VERSIONS,
   type IndexLayout,
@@ -69,6 +70,8 @@ import {
   type TermVectorsBody,
 } from "./queryBuilder.js";
 import { createTransport } from "./transport.js";
+import { facetAggregationBody, facetCountsOf, type FacetAggregationResponse } from "./facetAggregations.js";
+import { isDocumentLevelFilter } from "../../workFacetValues.js";
 
 export interface OpenSearchEngineOptions {
   /** e.g. http://127.0.0.1:9200, or every node of a cluster (requests go round them; a dead one is retried later) */
@@ -233,6 +236,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       embedding: typeof meta.embedding === "string" ? meta.embedding : null,
       vectorStorage,
       binaryVectors: vectorStorage === "binary" || meta.mappingVersion >= 2,
+      workFacets: (meta as { workFacets?: unknown }).workFacets === true,
     };
     infoByIndex.set(index, info);
     return info;
@@ -696,6 +700,18 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
         },
       );
       return [...documents.values()].sort(byDocId);
+    },
+
+    async facetCounts(index, filter, facets, limit) {
+      const info = await requireInfo(index);
+      const shards = options.indexLayout?.shards ?? DEFAULT_INDEX_LAYOUT.shards;
+      if (!info.workFacets || shards > 1 || !isDocumentLevelFilter(filter)) return null;
+      const { body } = await call<FacetAggregationResponse>(
+        "POST",
+        `/${indexName(index)}/_search?allow_partial_search_results=false`,
+        facetAggregationBody(filter, facets, limit),
+      );
+      return facetCountsOf(body, facets, limit);
     },
 
     async stats(index) {
