@@ -238,12 +238,6 @@ try {
       fiveFacets: await timed("facets, five facets (all but author and integrity), no query", () =>
         facetsApi.facets(auth, request([...five])),
       ),
-      filteredYearAndJournal: await timed("facets year+journal, no query, filter open_access and a year range", () =>
-        facetsApi.facets(auth, {
-          ...request(["publication_year", "journal"]),
-          filters: { open_access: true, publication_date: { gte: "2010" } },
-        }),
-      ),
       authorFacet: await timed(
         "facets, the author facet (works listed), no query",
         () => facetsApi.facets(auth, request(["author"])),

@@ -1,5 +1,4 @@
 // The retrieval port: one contract that the embedded engine and the OpenSearch adapter both obey.
-import type { EngineFacet, EngineFacetCounts } from "./workFacetValues.js";
 import type { CollectionInventory } from "../domain/inventory.js";
 import type { FilterNode } from "../filters/ast.js";
 import type { ChunkMetadata } from "../domain/resultRow.js";
@@ -155,3 +154,22 @@ export interface SearchEngine {
 }
 
 export type VectorSearchMode = "lucene-hnsw" | "exact";
+
+/**
+ * The facets an engine counts itself (facetCounts; the author and integrity facets are counted in Node by
+ * works/facets): src/retrieval/workFacetValues.ts derives a work's values for them.
+ */
+export type EngineFacet = "publication_year" | "journal" | "subject" | "article_type" | "open_access";
+
+export interface EngineFacetBucket {
+  value: string;
+  count: number;
+  /** the journal's smallest ISSN among the counted works */
+  id?: string;
+}
+
+/** What an engine counts: the works and the buckets of each facet asked for (at most `limit`, ordered). */
+export interface EngineFacetCounts {
+  total: number;
+  facets: Partial<Record<EngineFacet, EngineFacetBucket[]>>;
+}

@@ -2,27 +2,22 @@
 // derivation from a document's metadata, so an OpenSearch aggregation, the embedded engine's per-work table and the
 // count in Node read the same values. Also which filters an engine may answer over each document's first chunk.
 import type { FilterNode } from "../filters/ast.js";
-import type { ChunkMetadata } from "./port.js";
+import type { EngineFacet, EngineFacetBucket, EngineFacetCounts } from "./port.js";
+/** a document's metadata as its chunks carry it (the port's ChunkMetadata, which imports this file's types) */
+type Metadata = Readonly<Record<string, unknown>>;
 
 /** The facets an engine counts itself (the author and integrity facets are counted in Node: facetCounts.ts). */
-export const ENGINE_FACETS = ["publication_year", "journal", "subject", "article_type", "open_access"] as const;
-export type EngineFacet = (typeof ENGINE_FACETS)[number];
+export const ENGINE_FACETS = [
+  "publication_year",
+  "journal",
+  "subject",
+  "article_type",
+  "open_access",
+] as const satisfies readonly EngineFacet[];
+export type { EngineFacet, EngineFacetBucket, EngineFacetCounts };
 
 /** One work's values for each engine facet, each once, and its ISSNs (a journal bucket's id is the smallest). */
 export type WorkFacetValues = Record<EngineFacet | "issn", string[]>;
-
-export interface EngineFacetBucket {
-  value: string;
-  count: number;
-  /** the journal's smallest ISSN among the counted works */
-  id?: string;
-}
-
-/** What an engine answers: the works counted and the buckets of each facet asked for (at most `limit`, ordered). */
-export interface EngineFacetCounts {
-  total: number;
-  facets: Partial<Record<EngineFacet, EngineFacetBucket[]>>;
-}
 
 const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
 /** trimmed non-empty strings of an array, each once, in their first order */
@@ -30,7 +25,7 @@ export const texts = (v: unknown): string[] =>
   Array.isArray(v) ? [...new Set(v.map(text).filter((x): x is string => x !== null))] : [];
 const one = (v: string | null | undefined): string[] => (v ? [v] : []);
 
-export function workFacetValues(m: Partial<ChunkMetadata>): WorkFacetValues {
+export function workFacetValues(m: Metadata): WorkFacetValues {
   return {
     publication_year: one(/^(\d{4})/.exec(text(m.publication_date) ?? "")?.[1]),
     journal: one(text(m.journal)),

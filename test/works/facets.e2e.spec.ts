@@ -119,7 +119,7 @@ describe.each(ENGINES)("works facets on the %s engine", (engine) => {
     }
   });
 
-  it("counts the facets an engine counts itself (aggregation, per-work table) as the listed works are counted", async () => {
+  it("counts the facets an engine counts itself (aggregation, per-work table) as listed works count", async () => {
     // without author and integrity, over one collection: the engine's own count (engine.facetCounts), which the
     // request with all seven facets above, counted from the listed works in Node, must equal bucket for bucket
     const five = FACETS.filter((f) => f !== "author" && f !== "integrity");

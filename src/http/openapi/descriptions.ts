@@ -36,7 +36,8 @@ export const DESCRIPTIONS = {
   ].join(" "),
   searchAuthors: [
     "Free; one slot of the per-minute budget. People with an OpenAlex author id or an ORCID whose name has a word",
-    "starting with each word sent (accents, case and punctuation ignored), most works first. Authors the sources name without any id",
+    "starting with each word sent (accents, case and punctuation ignored), most works first. Authors the " +
+      "sources name without any id",
     "are not listed: nothing tells one of them from another of the same name.",
   ].join(" "),
   getWorkReferences: [

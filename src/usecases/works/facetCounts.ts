@@ -105,7 +105,10 @@ export function distinctWorks<T extends FacetDocument>(documents: readonly T[]):
 
 const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
 
-/** The values one work has for a facet, each once (a work counts once in a bucket): workFacetValues, as engines index them. */
+/**
+ * The values one work has for a facet, each once (a work counts once in a bucket): workFacetValues, as engines index
+ * them.
+ */
 function valuesOf(facet: FacetName, d: FacetDocument, integrity: Integrity | undefined): string[] {
   switch (facet) {
     case "author":

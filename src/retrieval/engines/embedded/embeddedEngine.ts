@@ -11,10 +11,8 @@ import {
   sparseFieldValues,
   type RankCandidate,
 } from "../../fusion.js";
-import { byDocId, pickFields } from "../../documentFields.js";
 import {
   EmbeddingMismatchError,
-  type ChunkMetadata,
   type ChunkRecord,
   type IndexStats,
   type KeptRows,
@@ -35,8 +33,7 @@ import {
   writeIndexGeneration,
   type RowLayout,
 } from "./indexFiles.js";
-import { buildWorkFacetTable, countWorkFacets, type WorkFacetTable } from "./workFacetTable.js";
-import { isDocumentLevelFilter } from "../../workFacetValues.js";
+import { countSegmentFacets, listSegmentDocuments } from "./workFacetTable.js";
 import { countTerms, emptySegment, mergeSegment, type IndexSegment, type PendingChunk } from "./indexSegment.js";
 import {
   cosineAt,
@@ -110,8 +107,6 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
   const loading = new Map<string, Promise<IndexState | undefined>>();
   /** inventories rebuilt from the chunks of segments committed without one */
   const rebuiltInventories = new WeakMap<IndexSegment, CollectionInventory>();
-  /** each committed segment's per-work facet values, built on the first facets request that reads it */
-  const facetTables = new WeakMap<IndexSegment, WorkFacetTable>();
 
   function indexDir(name: string): string {
     if (!INDEX_NAME.test(name) || name.includes("..")) {
@@ -494,25 +489,11 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     },
 
     async listDocuments(index, filter, fields) {
-      const segment = (await requireState(index)).segment;
-      const predicate = filter ? compileToPredicate(filter) : () => true;
-      const documents = new Map<string, ChunkMetadata>();
-      for (const chunk of segment.chunks) {
-        const metadata = chunk.metadata;
-        if (documents.has(metadata.doc_id) || !predicate(metadata)) continue;
-        documents.set(metadata.doc_id, pickFields(metadata, fields));
-      }
-      return [...documents.values()].sort(byDocId);
+      return listSegmentDocuments((await requireState(index)).segment, filter, fields);
     },
 
     async facetCounts(index, filter, facets, limit) {
-      const segment = (await requireState(index)).segment;
-      if (!isDocumentLevelFilter(filter)) return null;
-      let table = facetTables.get(segment);
-      if (!table) facetTables.set(segment, (table = buildWorkFacetTable(segment.chunks)));
-      const predicate = filter ? compileToPredicate(filter) : undefined;
-      const passes = predicate && ((ordinal: number) => predicate(segment.chunks[ordinal].metadata));
-      return countWorkFacets(table, passes, facets, limit);
+      return countSegmentFacets((await requireState(index)).segment, filter, facets, limit);
     },
 
     async stats(index): Promise<IndexStats> {

@@ -10,6 +10,11 @@ import {
   type EngineFacetCounts,
 } from "../../workFacetValues.js";
 import type { ChunkMetadata } from "../../port.js";
+import type { FilterNode } from "../../../filters/ast.js";
+import { compileToPredicate } from "../../../filters/compileToPredicate.js";
+import { byDocId, pickFields } from "../../documentFields.js";
+import { isDocumentLevelFilter } from "../../workFacetValues.js";
+import type { IndexSegment } from "./indexSegment.js";
 
 /** One facet's values per work: work i holds ids[offsets[i] .. offsets[i + 1]) into dict. */
 interface Column {
@@ -112,4 +117,42 @@ export function countWorkFacets(
     out.facets[facet] = buckets.sort(byCountThenValue).slice(0, limit);
   }
   return out;
+}
+
+/** each committed segment's per-work facet values, built on the first facets request that reads it */
+const tables = new WeakMap<IndexSegment, WorkFacetTable>();
+
+/** SearchEngine.facetCounts over a committed segment (its table built once, then kept with it). */
+export function countSegmentFacets(
+  segment: IndexSegment,
+  filter: FilterNode | undefined,
+  facets: readonly EngineFacet[],
+  limit: number,
+): EngineFacetCounts | null {
+  if (!isDocumentLevelFilter(filter)) return null;
+  let table = tables.get(segment);
+  if (!table) tables.set(segment, (table = buildWorkFacetTable(segment.chunks)));
+  const predicate = filter ? compileToPredicate(filter) : undefined;
+  return countWorkFacets(
+    table,
+    predicate && ((ordinal) => predicate(segment.chunks[ordinal]!.metadata)),
+    facets,
+    limit,
+  );
+}
+
+/** SearchEngine.listDocuments over a committed segment: what works/facets counts in Node when the table cannot. */
+export function listSegmentDocuments(
+  segment: IndexSegment,
+  filter: FilterNode | undefined,
+  fields: readonly string[],
+): ChunkMetadata[] {
+  const predicate = filter ? compileToPredicate(filter) : () => true;
+  const documents = new Map<string, ChunkMetadata>();
+  for (const chunk of segment.chunks) {
+    const metadata = chunk.metadata;
+    if (documents.has(metadata.doc_id) || !predicate(metadata)) continue;
+    documents.set(metadata.doc_id, pickFields(metadata, fields));
+  }
+  return [...documents.values()].sort(byDocId);
 }

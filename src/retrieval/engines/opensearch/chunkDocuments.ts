@@ -29,8 +29,6 @@ export interface IndexInfo {
    * 2)
    */
   binaryVectors: boolean;
-  /** every first chunk carries work_facets (an index created at mapping version 4 or later) */
-  workFacets: boolean;
 }
 
 /** Vector fields a search response needs in _source only where this adapter computes exact cosines from them. */

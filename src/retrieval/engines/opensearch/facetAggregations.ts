@@ -10,7 +10,10 @@ import {
   type EngineFacetBucket,
   type EngineFacetCounts,
 } from "../../workFacetValues.js";
-import { FIELD, FIRST_CHUNKS } from "./indexMapping.js";
+import { DEFAULT_INDEX_LAYOUT, FIELD, FIRST_CHUNKS, type IndexLayout } from "./indexMapping.js";
+import type { SearchEngine } from "../../port.js";
+import type { Transport } from "./transport.js";
+import { isDocumentLevelFilter } from "../../workFacetValues.js";
 
 /** the aggregation telling whether two counted documents share a DOI (then they are one work: counted in Node) */
 const SHARED_DOI = "shared_doi";
@@ -77,4 +80,37 @@ export function facetCountsOf(
       .slice(0, limit);
   }
   return out;
+}
+
+/**
+ * SearchEngine.facetCounts on OpenSearch: null for an index written before its first chunks carried work_facets
+ * (its `_meta.workFacets`, read once and kept once true; a missing index throws as a search does), split into several
+ * shards (terms aggregations are then approximate), or under a chunk-level filter; else one aggregation request.
+ */
+export function facetCountsOver(
+  call: Transport["call"],
+  indexName: (index: string) => string,
+  layout: IndexLayout = DEFAULT_INDEX_LAYOUT,
+): SearchEngine["facetCounts"] {
+  const withFacets = new Set<string>();
+  async function hasFacetFields(name: string): Promise<boolean> {
+    if (withFacets.has(name)) return true;
+    const { body } = await call<Record<string, { mappings: { _meta?: { workFacets?: unknown } } }>>(
+      "GET",
+      `/${name}/_mapping`,
+    );
+    if (body[name]?.mappings._meta?.workFacets !== true) return false;
+    withFacets.add(name);
+    return true;
+  }
+  return async (index, filter, facets, limit) => {
+    const name = indexName(index);
+    if (layout.shards > 1 || !isDocumentLevelFilter(filter) || !(await hasFacetFields(name))) return null;
+    const { body } = await call<FacetAggregationResponse>(
+      "POST",
+      `/${name}/_search?allow_partial_search_results=false`,
+      facetAggregationBody(filter, facets, limit),
+    );
+    return facetCountsOf(body, facets, limit);
+  };
 }

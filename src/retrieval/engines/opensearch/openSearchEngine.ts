@@ -19,10 +19,8 @@ import {
   type RankCandidate,
   type RankedCandidate,
 } from "../../fusion.js";
-import { byDocId, pickFields } from "../../documentFields.js";
 import {
   EmbeddingMismatchError,
-  type ChunkMetadata,
   type ChunkRecord,
   type SearchEngine,
   type SearchHit,
@@ -46,13 +44,12 @@ import {
   chunkIndexBody,
   FIELD,
   mappingUpgradeBody,
-  DEFAULT_INDEX_LAYOUT,
   OPENSEARCH_MAPPING_VERSION,
   READABLE_MAPPING_VERSIONS,
   type IndexLayout,
   type VectorStorage,
 } from "./indexMapping.js";
-import { scanChunkMetadata } from "./chunkScan.js";
+import { listIndexDocuments } from "./chunkScan.js";
 import { createInventoryStore } from "./inventoryStore.js";
 import {
   bm25HitsAsked,
@@ -70,8 +67,7 @@ import {
   type TermVectorsBody,
 } from "./queryBuilder.js";
 import { createTransport } from "./transport.js";
-import { facetAggregationBody, facetCountsOf, type FacetAggregationResponse } from "./facetAggregations.js";
-import { isDocumentLevelFilter } from "../../workFacetValues.js";
+import { facetCountsOver } from "./facetAggregations.js";
 
 export interface OpenSearchEngineOptions {
   /** e.g. http://127.0.0.1:9200, or every node of a cluster (requests go round them; a dead one is retried later) */
@@ -98,8 +94,6 @@ const INDEX_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 const COSINE_CLAUSE = "cosine";
 /** how long a chunk count read for an index's ef_search is used before it is read again (in the background) */
 const CHUNK_COUNT_TTL_MS = 60_000;
-/** chunks per page of listDocuments' scan (search_after, so any number of pages) */
-const DOCUMENT_SCAN_PAGE = 5_000;
 
 /** An index's `_meta` when this adapter can read it; else an error that says to re-index. */
 function readableMeta(
@@ -236,7 +230,6 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       embedding: typeof meta.embedding === "string" ? meta.embedding : null,
       vectorStorage,
       binaryVectors: vectorStorage === "binary" || meta.mappingVersion >= 2,
-      workFacets: (meta as { workFacets?: unknown }).workFacets === true,
     };
     infoByIndex.set(index, info);
     return info;
@@ -687,32 +680,10 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
     async listDocuments(index, filter, fields) {
       await requireInfo(index);
-      const name = indexName(index);
-      const documents = new Map<string, ChunkMetadata>();
-      const query = filter ? { bool: { filter: [compileToOpenSearch(filter)] } } : { match_all: {} };
-      await scanChunkMetadata(
-        call,
-        name,
-        { query, fields: ["doc_id", ...fields], pageSize: DOCUMENT_SCAN_PAGE },
-        (metadata) => {
-          if (typeof metadata.doc_id !== "string" || documents.has(metadata.doc_id)) return;
-          documents.set(metadata.doc_id, pickFields(metadata, fields));
-        },
-      );
-      return [...documents.values()].sort(byDocId);
+      return listIndexDocuments(call, indexName(index), filter, fields);
     },
 
-    async facetCounts(index, filter, facets, limit) {
-      const info = await requireInfo(index);
-      const shards = options.indexLayout?.shards ?? DEFAULT_INDEX_LAYOUT.shards;
-      if (!info.workFacets || shards > 1 || !isDocumentLevelFilter(filter)) return null;
-      const { body } = await call<FacetAggregationResponse>(
-        "POST",
-        `/${indexName(index)}/_search?allow_partial_search_results=false`,
-        facetAggregationBody(filter, facets, limit),
-      );
-      return facetCountsOf(body, facets, limit);
-    },
+    facetCounts: facetCountsOver(call, indexName, options.indexLayout),
 
     async stats(index) {
       await requireInfo(index);
