@@ -11,10 +11,10 @@ const FOLDERS = ["src", "workflows", "activities", "projections"];
 
 /** Functions over the limit today, "file name": lines; split one and remove it here. */
 const STILL_LONG: Record<string, number> = {
-  "src/retrieval/engines/opensearch/openSearchEngine.ts createOpenSearchEngine": 565,
+  "src/retrieval/engines/opensearch/openSearchEngine.ts createOpenSearchEngine": 555,
   "src/usecases/search/searchService.ts createSearchService": 507,
   "projections/project.ts project": 227,
-  "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 427,
+  "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 423,
   "src/http/openapi/document.ts dashboardOperations": 419,
   "src/http/routes/dashboardRoutes.ts dashboardRoutes": 372,
   "src/http/openapi/document.ts operatorOperations": 328,
