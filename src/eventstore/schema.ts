@@ -116,6 +116,25 @@ CREATE TABLE IF NOT EXISTS work_authors (
 );
 CREATE INDEX IF NOT EXISTS work_authors_author_id ON work_authors (author_id);
 CREATE INDEX IF NOT EXISTS work_authors_orcid ON work_authors (orcid);
+-- The words of each identified authorship's folded name (an OpenAlex id or an ORCID: the ones a name search finds),
+-- so GET /authors?name= reads the authorships whose name has a word starting with the query's longest word from an
+-- index (byte order, "C": a prefix is a range) instead of scanning every name with LIKE. Filled from work_authors
+-- where a store predates it (each authorship once: those already in it are skipped).
+CREATE TABLE IF NOT EXISTS work_author_words (
+  index_key TEXT NOT NULL,
+  doc_id    TEXT NOT NULL,
+  position  INTEGER NOT NULL,
+  word      TEXT COLLATE "C" NOT NULL,
+  PRIMARY KEY (index_key, doc_id, position, word)
+);
+CREATE INDEX IF NOT EXISTS work_author_words_word ON work_author_words (word, index_key);
+INSERT INTO work_author_words (index_key, doc_id, position, word)
+  SELECT DISTINCT a.index_key, a.doc_id, a.position, w.word
+  FROM work_authors a, unnest(string_to_array(a.folded, ' ')) AS w(word)
+  WHERE w.word <> '' AND (a.author_id IS NOT NULL OR a.orcid IS NOT NULL)
+    AND NOT EXISTS (SELECT 1 FROM work_author_words x
+                    WHERE x.index_key = a.index_key AND x.doc_id = a.doc_id AND x.position = a.position)
+  ON CONFLICT DO NOTHING;
 -- What each committed batch of an ingestion did, written in the manifest's transaction: a retried batch answers these.
 CREATE TABLE IF NOT EXISTS ingest_batches (
   ingestion_id TEXT NOT NULL,

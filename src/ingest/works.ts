@@ -117,6 +117,10 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
       indexKey,
       keep,
     ]);
+    await tx.query("DELETE FROM work_author_words WHERE index_key = $1 AND NOT (doc_id = ANY($2::text[]))", [
+      indexKey,
+      keep,
+    ]);
     await tx.query("DELETE FROM works WHERE index_key = $1 AND NOT (doc_id = ANY($2::text[]))", [indexKey, keep]);
   }
   const gone = [...change.deletes, ...change.upserts.map((w) => w.docId)];
@@ -124,6 +128,7 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
     const ids = gone.slice(from, from + WRITE_ROWS);
     await tx.query("DELETE FROM work_references WHERE index_key = $1 AND doc_id = ANY($2::text[])", [indexKey, ids]);
     await tx.query("DELETE FROM work_authors WHERE index_key = $1 AND doc_id = ANY($2::text[])", [indexKey, ids]);
+    await tx.query("DELETE FROM work_author_words WHERE index_key = $1 AND doc_id = ANY($2::text[])", [indexKey, ids]);
   }
   for (let from = 0; from < change.deletes.length; from += WRITE_ROWS) {
     await tx.query("DELETE FROM works WHERE index_key = $1 AND doc_id = ANY($2::text[])", [
@@ -216,6 +221,20 @@ async function writeAuthorships(tx: Queryable, indexKey: string, works: readonly
       ],
     );
   }
+  // the words a name search starts from (identified authorships only: the search finds no other)
+  const words = rows.flatMap((r) =>
+    r.id === null && r.orcid === null
+      ? []
+      : [...new Set(r.folded.split(" ").filter((w) => w !== ""))].map((word) => ({ ...r, word })),
+  );
+  for (let from = 0; from < words.length; from += WRITE_ROWS * 5) {
+    const part = words.slice(from, from + WRITE_ROWS * 5);
+    await tx.query(
+      `INSERT INTO work_author_words (index_key, doc_id, position, word)
+       SELECT $1, d, p, w FROM unnest($2::text[], $3::int[], $4::text[]) AS t(d, p, w)`,
+      [indexKey, part.map((r) => r.docId), part.map((r) => r.position), part.map((r) => r.word)],
+    );
+  }
 }
 
 /** Makes the index's works exactly these (a full pipeline build), in one transaction. */
@@ -234,12 +253,14 @@ export async function analyzeWorks(db: Queryable): Promise<void> {
   await db.query("ANALYZE works");
   await db.query("ANALYZE work_references");
   await db.query("ANALYZE work_authors");
+  await db.query("ANALYZE work_author_words");
 }
 
 /** Drops an index's works and edges (its collection retired). */
 export async function clearWorks(db: Queryable, indexKey: string): Promise<void> {
   await db.query("DELETE FROM work_references WHERE index_key = $1", [indexKey]);
   await db.query("DELETE FROM work_authors WHERE index_key = $1", [indexKey]);
+  await db.query("DELETE FROM work_author_words WHERE index_key = $1", [indexKey]);
   await db.query("DELETE FROM works WHERE index_key = $1", [indexKey]);
 }
 

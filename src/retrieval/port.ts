@@ -126,6 +126,20 @@ export interface SearchEngine {
    * doc_id. The works a filter selects (works/facets counts them, src/usecases/works/workFacets.ts)
    */
   listDocuments(index: string, filter: FilterNode | undefined, fields: readonly string[]): Promise<ChunkMetadata[]>;
+  /**
+   * The works of the index under `filter` counted per facet from each document's first chunk, without reading every
+   * document (OpenSearch: one aggregation request; embedded: a per-work table of facet values kept per committed
+   * segment): the same counts as listDocuments counted by works/facets (facetCounts.ts), each facet's `limit` largest
+   * buckets by count, ties by value. Null when the index cannot answer exactly (the filter names a field a document's
+   * chunks may not share, two documents share a DOI, an OpenSearch index written before its facet fields or split
+   * into several shards): the caller then counts listDocuments.
+   */
+  facetCounts(
+    index: string,
+    filter: FilterNode | undefined,
+    facets: readonly EngineFacet[],
+    limit: number,
+  ): Promise<EngineFacetCounts | null>;
   stats(index: string): Promise<IndexStats>;
   hasIndex(index: string): Promise<boolean>;
   deleteIndex(index: string): Promise<void>;
@@ -140,3 +154,22 @@ export interface SearchEngine {
 }
 
 export type VectorSearchMode = "lucene-hnsw" | "exact";
+
+/**
+ * The facets an engine counts itself (facetCounts; the author and integrity facets are counted in Node by
+ * works/facets): src/retrieval/workFacetValues.ts derives a work's values for them.
+ */
+export type EngineFacet = "publication_year" | "journal" | "subject" | "article_type" | "open_access";
+
+export interface EngineFacetBucket {
+  value: string;
+  count: number;
+  /** the journal's smallest ISSN among the counted works */
+  id?: string;
+}
+
+/** What an engine counts: the works and the buckets of each facet asked for (at most `limit`, ordered). */
+export interface EngineFacetCounts {
+  total: number;
+  facets: Partial<Record<EngineFacet, EngineFacetBucket[]>>;
+}

@@ -463,7 +463,10 @@ export const workListQuery = z.strictObject({
   cursor: z.string().max(1000, "cursor is at most 1000 characters").optional(),
 });
 
-/** GET /authors: people whose name holds every word of `name` (accents, case and punctuation ignored), a page. */
+/**
+ * GET /authors: people whose name has a word starting with each word of `name` (accents, case and punctuation ignored),
+ * a page.
+ */
 export const authorSearchQuery = z.strictObject({
   name: z
     .string()

@@ -11,14 +11,14 @@ const FOLDERS = ["src", "workflows", "activities", "projections"];
 
 /** Functions over the limit today, "file name": lines; split one and remove it here. */
 const STILL_LONG: Record<string, number> = {
-  "src/retrieval/engines/opensearch/openSearchEngine.ts createOpenSearchEngine": 560,
+  "src/retrieval/engines/opensearch/openSearchEngine.ts createOpenSearchEngine": 550,
   "src/usecases/search/searchService.ts createSearchService": 496,
-  "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 427,
+  "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 423,
   "src/http/openapi/document.ts dashboardOperations": 375,
   "src/http/routes/dashboardRoutes.ts dashboardRoutes": 330,
-  "activities/ingestion.ts createIngestionActivities": 257,
+  "activities/ingestion.ts createIngestionActivities": 254,
   "src/usecases/dashboard/consoleData.ts createConsoleData": 194,
-  "src/usecases/works/works.ts createWorks": 242,
+  "src/usecases/works/works.ts createWorks": 241,
   "src/http/routes/searchRoutes.ts searchRoutes": 229,
 };
 

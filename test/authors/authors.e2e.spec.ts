@@ -160,6 +160,11 @@ describe.each(ENGINES)("authors on the %s engine", (engine) => {
     const accented = await get("/api/v1/authors?name=uwe%20puhse");
     expect(accented.body.data.map((a: { id: string }) => a.id)).toContain(PUHSE.id);
     expect(accented.body.data[0].name).toBe("Uwe Pühse");
+    // a word's start, from the words' index (work_author_words): "PÜH u" finds him, the middle of a word does not
+    const prefix = await get(`/api/v1/authors?name=${encodeURIComponent("PÜH u")}`);
+    expect(prefix.body.data.map((a: { id: string }) => a.id)).toContain(PUHSE.id);
+    const middle = await get("/api/v1/authors?name=uhse");
+    expect(middle.body.data.map((a: { id: string }) => a.id)).not.toContain(PUHSE.id);
     const foreignCursor = await get(`/api/v1/authors?name=puhse&cursor=${page.body.nextCursor}`);
     expect([foreignCursor.status, foreignCursor.body.error.code]).toEqual([422, "VALIDATION_ERROR"]);
     for (const bad of ["", "a", "%20.%20"]) {

@@ -208,6 +208,17 @@ describe("the integrity facet", () => {
       undefined,
     );
   });
+
+  it("reads the integrity of a query's 200 works in one batched call, not one per work", async () => {
+    const works = Array.from({ length: 200 }, (_, i) => doc("m", String(i), { doi: `10.1/${i}` }));
+    let calls = 0;
+    const statusOf = await worksIntegrity(works, ["integrity", "journal"], async (refs) => {
+      calls++;
+      return refs.map((): Integrity => ({ status: "none", notices: [] }));
+    });
+    expect(calls).toBe(1);
+    expect(countFacets(works, ["integrity"], 10, statusOf).facets.integrity).toEqual([{ value: "none", count: 200 }]);
+  });
 });
 
 describe("the facets request", () => {

@@ -35,8 +35,9 @@ export const DESCRIPTIONS = {
     "for; an id that is neither spelling is 422 naming the spellings. Sandbox keys get a synthetic author.",
   ].join(" "),
   searchAuthors: [
-    "Free; one slot of the per-minute budget. People with an OpenAlex author id or an ORCID whose name holds every",
-    "word sent (accents, case and punctuation ignored), most works first. Authors the sources name without any id",
+    "Free; one slot of the per-minute budget. People with an OpenAlex author id or an ORCID whose name has a word",
+    "starting with each word sent (accents, case and punctuation ignored), most works first. Authors the " +
+      "sources name without any id",
     "are not listed: nothing tells one of them from another of the same name.",
   ].join(" "),
   getWorkReferences: [

@@ -62,9 +62,17 @@ export async function authorshipsOfDocuments(
   return rows.map(rowOf);
 }
 
+/** The smallest string after every string starting with `prefix` in code-point (UTF-8 byte, "C") order. */
+export function prefixEnd(prefix: string): string {
+  const points = [...prefix];
+  const last = points.pop()!.codePointAt(0)!;
+  return points.join("") + String.fromCodePoint(last + 1);
+}
+
 /**
- * The identified authorships (an OpenAlex id or an ORCID) of the reachable indexes whose folded name holds every one
- * of these folded words. Folded words hold only letters, digits and spaces, so none is a LIKE wildcard.
+ * The identified authorships (an OpenAlex id or an ORCID) of the reachable indexes whose folded name has, for each of
+ * these folded words, a word starting with it: read from work_author_words' index by the longest word's prefix range,
+ * the other words checked on those rows. Folded words hold only letters, digits and spaces, so none is a LIKE wildcard.
  */
 export async function identifiedAuthorshipsNamed(
   db: Queryable,
@@ -72,11 +80,15 @@ export async function identifiedAuthorshipsNamed(
   words: readonly string[],
 ): Promise<AuthorshipRow[]> {
   if (indexKeys.length === 0 || words.length === 0) return [];
-  const conditions = words.map((_, i) => `a.folded LIKE $${i + 2}`).join(" AND ");
+  const longest = [...words].sort((a, b) => b.length - a.length)[0]!;
+  const conditions = words.map((_, i) => `(' ' || a.folded) LIKE $${i + 4}`).join(" AND ");
   const rows = await db.query<RawRow>(
     `SELECT ${COLUMNS} FROM work_authors a
-     WHERE a.index_key = ANY($1::text[]) AND (a.author_id IS NOT NULL OR a.orcid IS NOT NULL) AND ${conditions}`,
-    [[...indexKeys], ...words.map((w) => `%${w}%`)],
+     JOIN (SELECT DISTINCT w.index_key, w.doc_id, w.position FROM work_author_words w
+           WHERE w.word >= $2 AND w.word < $3 AND w.index_key = ANY($1::text[])) m
+       ON a.index_key = m.index_key AND a.doc_id = m.doc_id AND a.position = m.position
+     WHERE (a.author_id IS NOT NULL OR a.orcid IS NOT NULL) AND ${conditions}`,
+    [[...indexKeys], longest, prefixEnd(longest), ...words.map((w) => `% ${w}%`)],
   );
   return rows.map(rowOf);
 }

@@ -6,6 +6,7 @@ import type { Integrity } from "../../domain/integrity.js";
 import type { ChunkMetadata } from "../../retrieval/port.js";
 import { documentOf } from "../../retrieval/rowSelection.js";
 import { meetsMinRelevance } from "../../domain/relevance.js";
+import { texts, workFacetValues } from "../../retrieval/workFacetValues.js";
 
 /** The facets there are, in the order they are documented. */
 export const FACETS = [
@@ -104,33 +105,19 @@ export function distinctWorks<T extends FacetDocument>(documents: readonly T[]):
 }
 
 const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
-const texts = (v: unknown): string[] =>
-  Array.isArray(v) ? [...new Set(v.map(text).filter((x): x is string => x !== null))] : [];
 
-/** The values one work has for a facet, each once (a work counts once in a bucket). */
+/**
+ * The values one work has for a facet, each once (a work counts once in a bucket): workFacetValues, as engines index
+ * them.
+ */
 function valuesOf(facet: FacetName, d: FacetDocument, integrity: Integrity | undefined): string[] {
-  const m = d.metadata;
   switch (facet) {
-    case "publication_year": {
-      const year = /^(\d{4})/.exec(text(m.publication_date) ?? "")?.[1];
-      return year ? [year] : [];
-    }
-    case "journal": {
-      const journal = text(m.journal);
-      return journal ? [journal] : [];
-    }
-    case "subject":
-      return texts(m.keywords);
     case "author":
-      return texts(m.authors); // counted by person in authorBuckets
-    case "article_type": {
-      const type = text(m.article_type);
-      return type ? [type] : [];
-    }
-    case "open_access":
-      return typeof m.open_access === "boolean" ? [String(m.open_access)] : [];
+      return texts(d.metadata.authors); // counted by person in authorBuckets
     case "integrity":
       return [integrity?.status ?? "none"];
+    default:
+      return workFacetValues(d.metadata)[facet];
   }
 }
 

@@ -34,6 +34,7 @@ import {
   type FacetName,
 } from "./facetCounts.js";
 import { decideFacets } from "./facetsFacts.js";
+import { ENGINE_FACETS, type EngineFacet } from "../../retrieval/workFacetValues.js";
 
 export interface FacetsRequest {
   /** 1 to 5 collection or meta-collection names */
@@ -87,6 +88,30 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
     return distinctWorks(perCollection.flat());
   }
 
+  /**
+   * Without a query, over one collection, facets the engine counts itself (not author nor integrity): its counts over
+   * each document's first chunk (an aggregation, a per-work table) without listing the works. Null when the engine
+   * cannot answer exactly, or several collections are counted (a work two hold is counted once: by listing them).
+   */
+  async function engineCounts(
+    prepared: PreparedRetrieval,
+    facets: readonly FacetName[],
+    limit: number,
+  ): Promise<FacetCounts | null> {
+    const asked = facets.filter(isEngineFacet);
+    if (asked.length !== facets.length) return null;
+    const lists = (await targetListsOf(deps.search, prepared)).filter((l) => l.filter !== "skip");
+    if (lists.length !== 1) return null;
+    const { collection, filter } = lists[0]!;
+    const counts = await unavailableUnless(collection.name, () =>
+      deps.search.engine.facetCounts(collection.name, filter === "skip" ? undefined : filter, asked, limit),
+    );
+    // an open-access collection: every work it holds is open access, whatever its record says
+    if (counts?.facets.open_access && collection.openAccessOnly)
+      counts.facets.open_access = counts.total > 0 ? [{ value: "true", count: counts.total }] : [];
+    return counts;
+  }
+
   /** One query of the quota, re-checked under the append lock: the event that counts it. */
   async function record(auth: AuthContext, request: FacetsRequest, names: string[], requestId?: string) {
     const facetsId = randomUUID();
@@ -128,7 +153,7 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
       const now = clock();
       await takeMinuteBudget(db, auth.org, now);
       const names = prepared.targets.map((t) => t.requested.name);
-      const counted: FacetsAnswer["counted"] =
+      const countedBy: FacetsAnswer["counted"] =
         request.query === undefined
           ? { by: "collection" }
           : {
@@ -147,17 +172,30 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
         : {};
       // a sandbox key: synthetic buckets in the live shape, no quota, no event
       if (auth.billingMode === "sandbox")
-        return { ...syntheticFacets(request, names, facets), counted, ...applied, synthetic: true };
+        return { ...syntheticFacets(request, names, facets), counted: countedBy, ...applied, synthetic: true };
       await guarded("the quota store", () => assertQueryQuota(db, auth.org, now));
-      const works = await worksOf(auth, prepared, request.query);
-      const counts = countFacets(works, facets, request.limit, await worksIntegrity(works, facets, deps.integrity));
+      const counted =
+        (request.query === undefined ? await engineCounts(prepared, facets, request.limit) : null) ??
+        (await countListed(await worksOf(auth, prepared, request.query), facets, request.limit, deps.integrity));
       await record(auth, { ...request, facets }, names, requestId);
-      return { ...counts, counted, ...applied };
+      return { ...counted, counted: countedBy, ...applied };
     },
   };
 }
 
 export type WorkFacets = ReturnType<typeof createWorkFacets>;
+
+/** The listed works counted in Node (facetCounts.ts), with their integrity when that facet is asked for. */
+async function countListed(
+  works: readonly FacetDocument[],
+  facets: readonly FacetName[],
+  limit: number,
+  integrity: IntegrityOf,
+): Promise<FacetCounts> {
+  return countFacets(works, facets, limit, await worksIntegrity(works, facets, integrity));
+}
+
+const isEngineFacet = (facet: FacetName): facet is EngineFacet => (ENGINE_FACETS as readonly string[]).includes(facet);
 
 /**
  * Each work's integrity as a row of it is given it (by its DOI or PMID: rowsWithIntegrity), read only when the

@@ -11,10 +11,8 @@ import {
   sparseFieldValues,
   type RankCandidate,
 } from "../../fusion.js";
-import { byDocId, pickFields } from "../../documentFields.js";
 import {
   EmbeddingMismatchError,
-  type ChunkMetadata,
   type ChunkRecord,
   type IndexStats,
   type KeptRows,
@@ -35,6 +33,7 @@ import {
   writeIndexGeneration,
   type RowLayout,
 } from "./indexFiles.js";
+import { countSegmentFacets, listSegmentDocuments } from "./workFacetTable.js";
 import { countTerms, emptySegment, mergeSegment, type IndexSegment, type PendingChunk } from "./indexSegment.js";
 import {
   cosineAt,
@@ -490,15 +489,11 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     },
 
     async listDocuments(index, filter, fields) {
-      const segment = (await requireState(index)).segment;
-      const predicate = filter ? compileToPredicate(filter) : () => true;
-      const documents = new Map<string, ChunkMetadata>();
-      for (const chunk of segment.chunks) {
-        const metadata = chunk.metadata;
-        if (documents.has(metadata.doc_id) || !predicate(metadata)) continue;
-        documents.set(metadata.doc_id, pickFields(metadata, fields));
-      }
-      return [...documents.values()].sort(byDocId);
+      return listSegmentDocuments((await requireState(index)).segment, filter, fields);
+    },
+
+    async facetCounts(index, filter, facets, limit) {
+      return countSegmentFacets((await requireState(index)).segment, filter, facets, limit);
     },
 
     async stats(index): Promise<IndexStats> {

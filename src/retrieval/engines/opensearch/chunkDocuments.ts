@@ -1,6 +1,7 @@
 // What the OpenSearch adapter stores per chunk, what it knows of a collection index, and how a chunk record maps onto
 // the stored document and back.
 import type { ChunkMetadata, ChunkRecord } from "../../port.js";
+import { workFacetValues, type WorkFacetValues } from "../../workFacetValues.js";
 import { decodeVector, encodeVector } from "./denseScoring.js";
 import { FIELD, type VectorStorage } from "./indexMapping.js";
 
@@ -13,6 +14,8 @@ export interface ChunkDocument {
   [FIELD.fingerprint]: string;
   [FIELD.vectorBinary]?: string;
   [FIELD.vectorKnn]?: number[];
+  /** on a document's first chunk (chunk_index 0) only: one chunk per work for the facets' aggregations */
+  [FIELD.workFacets]?: WorkFacetValues;
 }
 
 /** What the adapter knows of a collection index, from its mapping. */
@@ -43,6 +46,7 @@ export function toDocument(chunk: ChunkRecord, info: IndexInfo, fingerprint: str
     [FIELD.metadata]: chunk.metadata,
     [FIELD.fingerprint]: fingerprint,
   };
+  if (chunk.metadata.chunk_index === 0) document[FIELD.workFacets] = workFacetValues(chunk.metadata);
   if (chunk.vector) {
     if (chunk.vector.length !== info.dims) {
       throw new Error(

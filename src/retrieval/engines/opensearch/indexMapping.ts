@@ -2,24 +2,31 @@
 // same k1/b as the embedded engine), typed metadata fields with the filter semantics, and the vector field.
 import { DATE_FIELDS, MAX_FILTERABLE_TEXT_LENGTH } from "../../../filters/compileToPredicate.js";
 import { BM25_B, BM25_K1 } from "../../fusion.js";
+import { ENGINE_FACETS } from "../../workFacetValues.js";
 
 /**
  * Version of this mapping. 2: k-NN indexes keep the vector out of the stored _source (as JSON it was most of the index
  * and of every search response) and carry it as binary doc values too, for exact cosines in a script field. The
  * adapter still reads version 1 indexes (their cosines come from the _source vector); older ones need a re-index.
  */
-export const OPENSEARCH_MAPPING_VERSION = 3;
-export const READABLE_MAPPING_VERSIONS: readonly number[] = [1, 2, 3];
+export const OPENSEARCH_MAPPING_VERSION = 4;
+export const READABLE_MAPPING_VERSIONS: readonly number[] = [1, 2, 3, 4];
 
 /**
  * Version 3 maps `metadata.author_id` (the authorships' OpenAlex ids and ORCIDs the `author_id` filter matches). An
  * older index gets the field added in place on first use (adding a field is allowed on a live index); its documents
  * carry the field once re-ingested, which the readers' version bump does on the next start.
+ * Version 4 maps `work_facets` (exact values of each document's first chunk, which works/facets aggregates). An older
+ * index gets the fields in place too, but not `_meta.workFacets`: its facets stay counted from the listed documents
+ * (exact, slower) until the collection is re-indexed into a new index, whose `_meta` says every first chunk has them.
  */
 export function mappingUpgradeBody(meta: Record<string, unknown>): Record<string, unknown> {
   return {
     _meta: { ...meta, mappingVersion: OPENSEARCH_MAPPING_VERSION },
-    properties: { [FIELD.metadata]: { properties: { author_id: keyword() } } },
+    properties: {
+      [FIELD.metadata]: { properties: { author_id: keyword() } },
+      [FIELD.workFacets]: workFacetsMapping(),
+    },
   };
 }
 
@@ -53,6 +60,8 @@ export const FIELD = {
   vectorBinary: "vector_bin",
   vectorKnn: "vector_knn",
   fingerprint: "content_hash",
+  /** a document's first chunk only: its facet values (workFacetValues), exact keywords for the facets' aggregations */
+  workFacets: "work_facets",
 } as const;
 
 /** Each document's first chunk (chunk_index 0), which carries the document's metadata: one chunk per document. */
@@ -114,6 +123,19 @@ function metadataProperties(): Record<string, unknown> {
   return properties;
 }
 
+/** The longest facet value indexed (a keyword term is at most 32,766 UTF-8 bytes); no journal or subject comes near. */
+const FACET_VALUE_IGNORE_ABOVE = 8_000;
+
+/** Exact (case-kept, untokenized) values, one keyword field per facet and the ISSNs that name a journal bucket. */
+function workFacetsMapping(): Record<string, unknown> {
+  const exact = { type: "keyword", ignore_above: FACET_VALUE_IGNORE_ABOVE };
+  return {
+    type: "object",
+    dynamic: false,
+    properties: Object.fromEntries([...ENGINE_FACETS, "issn"].map((facet) => [facet, exact] as const)),
+  };
+}
+
 /**
  * How an index is split and copied over a cluster's nodes (OPENSEARCH_SHARDS, OPENSEARCH_REPLICAS), set when it is
  * created; one node: one shard, no replica.
@@ -165,7 +187,14 @@ export function chunkIndexBody(
     },
     mappings: {
       dynamic: false,
-      _meta: { dims, vectorStorage, mappingVersion: OPENSEARCH_MAPPING_VERSION, ...(embedding ? { embedding } : {}) },
+      _meta: {
+        dims,
+        vectorStorage,
+        mappingVersion: OPENSEARCH_MAPPING_VERSION,
+        // every first chunk indexed into this index carries work_facets (see mappingUpgradeBody)
+        workFacets: true,
+        ...(embedding ? { embedding } : {}),
+      },
       // the graph's copy of the vector is not stored as JSON: the binary field (base64 in _source) carries it
       ...(vectorStorage === "knn" ? { _source: { excludes: [FIELD.vectorKnn] } } : {}),
       properties: {
@@ -176,6 +205,7 @@ export function chunkIndexBody(
         [FIELD.fingerprint]: { type: "keyword", index: false, doc_values: false },
         ...vectorProperty,
         [FIELD.metadata]: { type: "object", dynamic: false, properties: metadataProperties() },
+        [FIELD.workFacets]: workFacetsMapping(),
       },
     },
   };

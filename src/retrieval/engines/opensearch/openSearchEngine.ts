@@ -19,10 +19,8 @@ import {
   type RankCandidate,
   type RankedCandidate,
 } from "../../fusion.js";
-import { byDocId, pickFields } from "../../documentFields.js";
 import {
   EmbeddingMismatchError,
-  type ChunkMetadata,
   type ChunkRecord,
   type KeptRows,
   type SearchEngine,
@@ -52,7 +50,7 @@ import {
   type IndexLayout,
   type VectorStorage,
 } from "./indexMapping.js";
-import { scanChunkMetadata } from "./chunkScan.js";
+import { listIndexDocuments } from "./chunkScan.js";
 import { createInventoryStore } from "./inventoryStore.js";
 import {
   bm25HitsAsked,
@@ -70,6 +68,7 @@ import {
   type TermVectorsBody,
 } from "./queryBuilder.js";
 import { createTransport } from "./transport.js";
+import { facetCountsOver } from "./facetAggregations.js";
 
 export interface OpenSearchEngineOptions {
   /** e.g. http://127.0.0.1:9200, or every node of a cluster (requests go round them; a dead one is retried later) */
@@ -96,8 +95,6 @@ const INDEX_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 const COSINE_CLAUSE = "cosine";
 /** how long a chunk count read for an index's ef_search is used before it is read again (in the background) */
 const CHUNK_COUNT_TTL_MS = 60_000;
-/** chunks per page of listDocuments' scan (search_after, so any number of pages) */
-const DOCUMENT_SCAN_PAGE = 5_000;
 
 /** An index's `_meta` when this adapter can read it; else an error that says to re-index. */
 function readableMeta(
@@ -732,20 +729,10 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
 
     async listDocuments(index, filter, fields) {
       await requireInfo(index);
-      const name = indexName(index);
-      const documents = new Map<string, ChunkMetadata>();
-      const query = filter ? { bool: { filter: [compileToOpenSearch(filter)] } } : { match_all: {} };
-      await scanChunkMetadata(
-        call,
-        name,
-        { query, fields: ["doc_id", ...fields], pageSize: DOCUMENT_SCAN_PAGE },
-        (metadata) => {
-          if (typeof metadata.doc_id !== "string" || documents.has(metadata.doc_id)) return;
-          documents.set(metadata.doc_id, pickFields(metadata, fields));
-        },
-      );
-      return [...documents.values()].sort(byDocId);
+      return listIndexDocuments(call, indexName(index), filter, fields);
     },
+
+    facetCounts: facetCountsOver(call, indexName, options.indexLayout),
 
     async stats(index) {
       await requireInfo(index);

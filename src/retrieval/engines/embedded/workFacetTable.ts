@@ -1,0 +1,158 @@
+// works/facets on the embedded engine: a per-work table of facet values, built once per committed segment (the engine
+// keeps it beside the segment), so counting the works under a filter reads interned value ids, not every work's
+// metadata. The values are workFacetValues of each document's first chunk, as the OpenSearch adapter indexes them.
+import {
+  byCountThenValue,
+  ENGINE_FACETS,
+  workFacetValues,
+  type EngineFacet,
+  type EngineFacetBucket,
+  type EngineFacetCounts,
+} from "../../workFacetValues.js";
+import type { ChunkMetadata } from "../../port.js";
+import type { FilterNode } from "../../../filters/ast.js";
+import { compileToPredicate } from "../../../filters/compileToPredicate.js";
+import { byDocId, pickFields } from "../../documentFields.js";
+import { isDocumentLevelFilter } from "../../workFacetValues.js";
+import type { IndexSegment } from "./indexSegment.js";
+
+/** One facet's values per work: work i holds ids[offsets[i] .. offsets[i + 1]) into dict. */
+interface Column {
+  dict: string[];
+  offsets: Int32Array;
+  ids: Int32Array;
+}
+
+export interface WorkFacetTable {
+  /** ordinals of the segment's first chunks (chunk_index 0), one per document */
+  heads: Int32Array;
+  /**
+   * false when counting first chunks would not count each work once: a document without a first chunk, or two
+   * documents sharing a DOI (one work, which works/facets counts once)
+   */
+  exact: boolean;
+  columns: Record<EngineFacet, Column>;
+  /** per work: its smallest ISSN's rank in issns (code-unit order), -1 when it has none */
+  minIssn: Int32Array;
+  issns: string[];
+}
+
+function interned(values: string[][]): Column {
+  const index = new Map<string, number>();
+  const dict: string[] = [];
+  const offsets = new Int32Array(values.length + 1);
+  const ids: number[] = [];
+  values.forEach((vs, i) => {
+    for (const v of vs) {
+      let id = index.get(v);
+      if (id === undefined) index.set(v, (id = dict.push(v) - 1));
+      ids.push(id);
+    }
+    offsets[i + 1] = ids.length;
+  });
+  return { dict, offsets, ids: Int32Array.from(ids) };
+}
+
+export function buildWorkFacetTable(chunks: ReadonlyArray<{ metadata: ChunkMetadata }>): WorkFacetTable {
+  const heads: number[] = [];
+  const documents = new Set<string>();
+  const dois = new Set<string>();
+  let exact = true;
+  for (let ordinal = 0; ordinal < chunks.length; ordinal++) {
+    const m = chunks[ordinal]!.metadata;
+    documents.add(String(m.doc_id));
+    if (m.chunk_index !== 0) continue;
+    heads.push(ordinal);
+    const doi = m.doi;
+    if (typeof doi === "string" && doi !== "") {
+      const key = doi.toLowerCase();
+      if (dois.has(key)) exact = false;
+      dois.add(key);
+    }
+  }
+  if (documents.size !== heads.length) exact = false;
+  const values = heads.map((ordinal) => workFacetValues(chunks[ordinal]!.metadata));
+  const columns = Object.fromEntries(
+    ENGINE_FACETS.map((facet) => [facet, interned(values.map((v) => v[facet]))] as const),
+  ) as Record<EngineFacet, Column>;
+  const smallest = values.map((v) => (v.issn.length > 0 ? v.issn.reduce((a, b) => (b < a ? b : a)) : null));
+  const issns = [...new Set(smallest.filter((x): x is string => x !== null))].sort((a, b) => (a < b ? -1 : 1));
+  const rank = new Map(issns.map((issn, i) => [issn, i]));
+  const minIssn = Int32Array.from(smallest, (issn) => (issn === null ? -1 : rank.get(issn)!));
+  return { heads: Int32Array.from(heads), exact, columns, minIssn, issns };
+}
+
+/**
+ * The works whose first chunk passes `passes` (every work when absent) counted per facet: each facet's `limit` largest
+ * buckets, count desc then value asc; a journal's id is the smallest ISSN its counted works carry. Null when the table
+ * is not exact.
+ */
+export function countWorkFacets(
+  table: WorkFacetTable,
+  passes: ((ordinal: number) => boolean) | undefined,
+  facets: readonly EngineFacet[],
+  limit: number,
+): EngineFacetCounts | null {
+  if (!table.exact) return null;
+  const works: number[] = [];
+  for (let i = 0; i < table.heads.length; i++) if (!passes || passes(table.heads[i]!)) works.push(i);
+  const out: EngineFacetCounts = { total: works.length, facets: {} };
+  for (const facet of facets) {
+    const { dict, offsets, ids } = table.columns[facet];
+    const counts = new Int32Array(dict.length);
+    const issn = facet === "journal" ? new Int32Array(dict.length).fill(-1) : undefined;
+    for (const work of works)
+      for (let k = offsets[work]!; k < offsets[work + 1]!; k++) {
+        const id = ids[k]!;
+        counts[id]!++;
+        const own = table.minIssn[work]!;
+        if (issn && own >= 0 && (issn[id]! < 0 || own < issn[id]!)) issn[id] = own;
+      }
+    const buckets: EngineFacetBucket[] = [];
+    counts.forEach((count, id) => {
+      if (count === 0) return;
+      const rank = issn?.[id] ?? -1;
+      buckets.push(rank >= 0 ? { value: dict[id]!, count, id: table.issns[rank]! } : { value: dict[id]!, count });
+    });
+    out.facets[facet] = buckets.sort(byCountThenValue).slice(0, limit);
+  }
+  return out;
+}
+
+/** each committed segment's per-work facet values, built on the first facets request that reads it */
+const tables = new WeakMap<IndexSegment, WorkFacetTable>();
+
+/** SearchEngine.facetCounts over a committed segment (its table built once, then kept with it). */
+export function countSegmentFacets(
+  segment: IndexSegment,
+  filter: FilterNode | undefined,
+  facets: readonly EngineFacet[],
+  limit: number,
+): EngineFacetCounts | null {
+  if (!isDocumentLevelFilter(filter)) return null;
+  let table = tables.get(segment);
+  if (!table) tables.set(segment, (table = buildWorkFacetTable(segment.chunks)));
+  const predicate = filter ? compileToPredicate(filter) : undefined;
+  return countWorkFacets(
+    table,
+    predicate && ((ordinal) => predicate(segment.chunks[ordinal]!.metadata)),
+    facets,
+    limit,
+  );
+}
+
+/** SearchEngine.listDocuments over a committed segment: what works/facets counts in Node when the table cannot. */
+export function listSegmentDocuments(
+  segment: IndexSegment,
+  filter: FilterNode | undefined,
+  fields: readonly string[],
+): ChunkMetadata[] {
+  const predicate = filter ? compileToPredicate(filter) : () => true;
+  const documents = new Map<string, ChunkMetadata>();
+  for (const chunk of segment.chunks) {
+    const metadata = chunk.metadata;
+    if (documents.has(metadata.doc_id) || !predicate(metadata)) continue;
+    documents.set(metadata.doc_id, pickFields(metadata, fields));
+  }
+  return [...documents.values()].sort(byDocId);
+}

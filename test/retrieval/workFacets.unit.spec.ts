@@ -1,0 +1,157 @@
+// The facets an engine counts itself (src/retrieval/workFacetValues.ts): the embedded engine's per-work table and the
+// OpenSearch aggregation's request and answer give the counts works/facets gives the listed works in Node
+// (facetCounts.ts), bucket for bucket; a filter on a field a document's chunks need not share, two documents of one
+// DOI and a document without its first chunk leave the count to the listing.
+import { describe, expect, it } from "vitest";
+import { countFacets, type FacetDocument } from "../../src/usecases/works/facetCounts.js";
+import { buildWorkFacetTable, countWorkFacets } from "../../src/retrieval/engines/embedded/workFacetTable.js";
+import { facetAggregationBody, facetCountsOf } from "../../src/retrieval/engines/opensearch/facetAggregations.js";
+import { toDocument } from "../../src/retrieval/engines/opensearch/chunkDocuments.js";
+import { compileToPredicate } from "../../src/filters/compileToPredicate.js";
+import { ENGINE_FACETS, isDocumentLevelFilter, type EngineFacet } from "../../src/retrieval/workFacetValues.js";
+import type { FilterNode } from "../../src/filters/ast.js";
+import type { ChunkMetadata } from "../../src/retrieval/port.js";
+
+/** a small deterministic generator (no Math.random: the same documents every run) */
+function documents(n: number): ChunkMetadata[][] {
+  let seed = 7;
+  const next = (k: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % k);
+  const journals = ["Stress", "stress", " Stress ", "Psychoneuroendocrinology", "Ärztliche Praxis", "𝔐ath", "\uE000x"];
+  const subjects = ["Cortisol", "cortisol", "Hair", "Stress", "hair "];
+  return Array.from({ length: n }, (_, i) => {
+    const metadata: ChunkMetadata = {
+      doc_id: `d${String(i).padStart(4, "0")}`,
+      chunk_index: 0,
+      ...(next(5) > 0 ? { journal: journals[next(journals.length)] } : {}),
+      ...(next(4) > 0 ? { publication_date: `${2000 + next(20)}-0${1 + next(9)}-01` } : {}),
+      ...(next(3) > 0 ? { keywords: [subjects[next(5)], subjects[next(5)], ""] } : {}),
+      ...(next(2) > 0 ? { article_type: next(2) ? "review" : "research-article" } : {}),
+      ...(next(3) > 0 ? { open_access: next(2) === 0 } : {}),
+      ...(next(2) > 0 ? { issn: [`${1000 + next(3)}-000${next(9)}`, `0${next(9)}00-1234`] } : {}),
+      ...(next(2) > 0 ? { doi: `10.1/${i}` } : {}),
+    };
+    // a second chunk: the same document-level fields, its own section
+    return [
+      { ...metadata, section: "abstract" },
+      { ...metadata, chunk_index: 1, section: next(2) ? "methods" : "results" },
+    ];
+  });
+}
+
+const listed = (chunks: ChunkMetadata[], filter?: FilterNode): FacetDocument[] => {
+  const passes = filter ? compileToPredicate(filter) : () => true;
+  const kept = new Set(chunks.filter((m) => passes(m)).map((m) => m.doc_id));
+  return chunks
+    .filter((m) => m.chunk_index === 0 && kept.has(m.doc_id))
+    .map((metadata) => ({ physical: "c", metadata }));
+};
+
+const FILTERS: (FilterNode | undefined)[] = [
+  undefined,
+  { kind: "eq", field: "open_access", value: true },
+  { kind: "range", field: "publication_date", bounds: { gte: "2010" } },
+  { kind: "not", child: { kind: "eq", field: "journal", value: "stress" } },
+];
+
+describe("the embedded engine's per-work facet table", () => {
+  const chunks = documents(400).flat();
+  const table = buildWorkFacetTable(chunks.map((metadata) => ({ metadata })));
+
+  it.each(FILTERS.map((f) => [JSON.stringify(f ?? null), f] as const))(
+    "counts as the listed works are counted (filter %s)",
+    (_, filter) => {
+      const predicate = filter ? compileToPredicate(filter) : undefined;
+      for (const limit of [1, 3, 100]) {
+        const own = countWorkFacets(table, predicate && ((o) => predicate(chunks[o]!)), ENGINE_FACETS, limit);
+        expect(own).toEqual(countFacets(listed(chunks, filter), ENGINE_FACETS, limit));
+      }
+    },
+  );
+
+  it("keeps case and accents apart ('Stress' and 'stress' are two journals) and trims", () => {
+    const journals = countWorkFacets(table, undefined, ["journal"], 100)!.facets.journal!.map((b) => b.value);
+    expect(journals).toContain("Stress");
+    expect(journals).toContain("stress");
+    expect(journals).not.toContain(" Stress ");
+  });
+
+  it("declines (null: the works are listed) when two documents share a DOI or one has no first chunk", () => {
+    const shared = documents(3)
+      .flat()
+      .map((m) => ({ metadata: { ...m, doi: "10.1/SAME" } }));
+    expect(countWorkFacets(buildWorkFacetTable(shared), undefined, ["journal"], 5)).toBeNull();
+    const headless = documents(3)
+      .flat()
+      .filter((m) => !(m.doc_id === "d0001" && m.chunk_index === 0));
+    expect(
+      countWorkFacets(buildWorkFacetTable(headless.map((metadata) => ({ metadata }))), undefined, ["journal"], 5),
+    ).toBeNull();
+  });
+});
+
+describe("which filters an engine counts over first chunks", () => {
+  it("takes document-level fields, not section, chunk_index or a book's chapters", () => {
+    expect(isDocumentLevelFilter(undefined)).toBe(true);
+    expect(isDocumentLevelFilter(FILTERS[3])).toBe(true);
+    const section: FilterNode = { kind: "eq", field: "section", value: "methods" };
+    expect(isDocumentLevelFilter(section)).toBe(false);
+    expect(isDocumentLevelFilter({ kind: "and", children: [FILTERS[1]!, { kind: "not", child: section }] })).toBe(
+      false,
+    );
+    expect(isDocumentLevelFilter({ kind: "exists", field: "chapter_title" })).toBe(false);
+    expect(isDocumentLevelFilter({ kind: "range", field: "chunk_index", bounds: { lte: 0 } })).toBe(false);
+  });
+});
+
+describe("the OpenSearch facets aggregation", () => {
+  const facets: EngineFacet[] = [...ENGINE_FACETS];
+
+  it("is one request of size 0 over first chunks, the filter as the query, exact keywords, the total tracked", () => {
+    const body = facetAggregationBody(FILTERS[1], facets, 10) as {
+      size: number;
+      track_total_hits: boolean;
+      query: { bool: { filter: unknown[] } };
+      aggs: Record<string, { terms: { field: string; size: number } }>;
+    };
+    expect(body.size).toBe(0);
+    expect(body.track_total_hits).toBe(true);
+    expect(body.query.bool.filter).toHaveLength(2);
+    expect(body.query.bool.filter[1]).toEqual({ term: { "metadata.chunk_index": 0 } });
+    expect(body.aggs.journal!.terms).toEqual({ field: "work_facets.journal", size: 11 });
+  });
+
+  it("writes each first chunk's values (and only the first chunk's) as the table counts them", () => {
+    const [first, second] = documents(1)[0]!;
+    const info = { dims: 2, embedding: null, vectorStorage: "binary", binaryVectors: true, workFacets: true } as const;
+    const record = (metadata: ChunkMetadata) => ({ id: "x", text: "t", tokens: 1, metadata });
+    expect(toDocument(record(second!), info, "f").work_facets).toBeUndefined();
+    const values = toDocument(record(first!), info, "f").work_facets!;
+    expect(Object.keys(values).sort()).toEqual([...ENGINE_FACETS, "issn"].sort());
+  });
+
+  it("answers buckets in code-unit order of ties, the journal's smallest ISSN, and null for a DOI two share", () => {
+    const response = (shared: number) => ({
+      hits: { total: { value: 9 } },
+      aggregations: {
+        shared_doi: { buckets: Array.from({ length: shared }, () => ({ key: "10.1/x", doc_count: 2 })) },
+        journal: {
+          buckets: [
+            { key: "\uE000x", doc_count: 3, issn: { buckets: [{ key: "1000-0001" }] } },
+            { key: "𝔐ath", doc_count: 3, issn: { buckets: [] } },
+            { key: "A", doc_count: 2, issn: { buckets: [{ key: "0100-1234" }] } },
+          ],
+        },
+      },
+    });
+    expect(facetCountsOf(response(0), ["journal"], 2)).toEqual({
+      total: 9,
+      facets: {
+        journal: [
+          { value: "𝔐ath", count: 3 },
+          { value: "\uE000x", count: 3, id: "1000-0001" },
+        ],
+      },
+    });
+    expect(facetCountsOf(response(1), ["journal"], 2)).toBeNull();
+  });
+});
