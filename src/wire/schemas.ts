@@ -788,6 +788,12 @@ export const operatorDoneQuery = z.strictObject({
 
 /** GET /dashboard/queries: optionally the one search a ledger entry links to. */
 export const queriesQuery = z.strictObject({ queryId: z.string().min(1).max(100).optional() });
+/** GET /dashboard/usage and usage.csv: a range's days as typed (the usage rules read them, naming each fix). */
+export const usageRangeQuery = z.strictObject({
+  from: z.string().max(40).optional(),
+  to: z.string().max(40).optional(),
+  days: z.string().max(40).optional(),
+});
 /** GET /dashboard/queries/{queryId}/export: the file's format. */
 export const dashboardExportQuery = z.strictObject({ format: exportFormat });
 

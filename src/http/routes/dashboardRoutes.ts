@@ -24,7 +24,9 @@ import {
   operatorLimitsForm,
   operatorSuspendForm,
   limitsBody,
+  usageRangeQuery,
 } from "../../wire/schemas.js";
+import { DEFAULT_USAGE_DAYS, parseUsageRange } from "../../usecases/dashboard/usageReport.js";
 import { sendExport } from "./exportResponse.js";
 import type { Works } from "../../usecases/works/works.js";
 import { refuseTooManyRequests } from "../ipLimiter.js";
@@ -389,18 +391,30 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
+  /** The range a usage request asks for: the page again with the reason (422) for a browser, the envelope else. */
+  const usageRange = (ctx: Context) => {
+    const input = parseOr422(usageRangeQuery, ctx.query);
+    return { input, parsed: parseUsageRange(input, deps.clock().toISOString().slice(0, 10)) };
+  };
   router.get(
     "/dashboard/usage",
     memberPage(async (ctx, member) => {
-      page(ctx, pages.usagePage(viewer(ctx), await deps.consoleData.usage(member.orgId)));
+      const { input, parsed } = usageRange(ctx);
+      if (!parsed.ok) return page(ctx, pages.usagePage(viewer(ctx), { error: parsed.error, input }), 422);
+      const report = await deps.consoleData.usageReport(member.orgId, parsed.range);
+      const quickDays = input.days ? Number(input.days) : input.from || input.to ? null : DEFAULT_USAGE_DAYS;
+      page(ctx, pages.usagePage(viewer(ctx), { report, input, quickDays }));
     }),
   );
   router.get(
     "/dashboard/usage.csv",
     memberPage(async (ctx, member) => {
+      const { parsed } = usageRange(ctx);
+      if (!parsed.ok) throw new ApiError(422, "VALIDATION_ERROR", parsed.error);
+      const report = await deps.consoleData.usageReport(member.orgId, parsed.range);
       ctx.type = "text/csv; charset=utf-8";
-      ctx.set("Content-Disposition", 'attachment; filename="usage.csv"');
-      ctx.body = pages.usageCsv((await deps.consoleData.usage(member.orgId)).rows);
+      ctx.set("Content-Disposition", `attachment; filename="usage-${parsed.range.from}-${parsed.range.to}.csv"`);
+      ctx.body = pages.usageCsv(report);
     }),
   );
 
