@@ -23,7 +23,7 @@ export function usageTable(days: string[], rows: UsageDay[]): Html {
     .filter((r) => days.includes(r.day))
     .slice()
     .reverse();
-  return html`<div class="scroll"><table id="usage-table">
+  return html`<div class="scroll" tabindex="0"><table id="usage-table">
 <caption>Per day and collection (newest first)</caption>
 ${tableHead(["Day", "Collection", "Searches", "Unlocked results", "Tokens", "Spend"])}
 <tbody>${shown.length ? shown.map(usageRow) : html`<tr><td colspan="6">No usage in these days.</td></tr>`}</tbody>
@@ -69,7 +69,7 @@ function breakdownTable(id: string, caption: string, first: string, groups: Tota
     groups.map((g) => ({ ...g, day: "", keyId: "", collection: "" })),
     () => "Total",
   )[0] ?? { name: "Total", searches: 0, unlockedResults: 0, tokens: 0n, spendMicros: 0n };
-  return html`<div class="scroll"><table id="${id}"><caption>${caption}</caption>
+  return html`<div class="scroll" tabindex="0"><table id="${id}"><caption>${caption}</caption>
 ${tableHead([first, "Searches", "Unlocked results", "Tokens", "Spend"])}
 <tbody>${
     groups.length
